@@ -1,0 +1,1 @@
+"""The Discord bot (issue 4)."""

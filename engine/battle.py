@@ -1,0 +1,99 @@
+"""Battle arithmetic (R16, R21-R26, R34, R62-R64): what the played cards add up to, and what
+happens if the battle ends now. Used by the rules, the agents and the renderer alike."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.catalog import tables
+from engine.state import BASE_HAND, Battle, GameState, Seat
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    """Attack and defence split by source, and the outcome if the battle ended now."""
+
+    attack_cards: int
+    attack_equipment: int
+    attack_ability: int
+    defence_cards: int
+    defence_equipment: int
+    monster_attack: int
+    monster_hp: int
+    damage: int
+    hp_after: int
+    knocked_out: bool
+    win: bool
+    heal_after: int
+
+    @property
+    def attack(self) -> int:
+        """Total attack."""
+        return self.attack_cards + self.attack_equipment + self.attack_ability
+
+    @property
+    def defence(self) -> int:
+        """Total defence."""
+        return self.defence_cards + self.defence_equipment
+
+
+def active_curses(battle: Battle) -> tuple[str, ...]:
+    """The monster's curses that apply: all but the one a countercurse potion removed."""
+    return tuple(c for c in tables().monsters[battle.monster].curses if c != battle.countered)
+
+
+def hand_size(seat: Seat, curses: tuple[str, ...] = ()) -> int:
+    """A full hand: 4 plus the hand-size bonuses of equipment not cursed (R23, R31)."""
+    eq = tables().equipment
+    size = BASE_HAND
+    if seat.weapon and "weapon" not in curses:
+        size += eq[seat.weapon].hand
+    if seat.armour and "armour" not in curses:
+        size += eq[seat.armour].hand
+    return size
+
+
+def aderyn_applies(state: GameState, battle: Battle) -> bool:
+    """Aderyn's ability (R64, D6): she may still win after losing her last HP, never the Lord."""
+    return state.config.abilities and state.seat.hero == "aderyn" and battle.level != 4
+
+
+def totals(state: GameState) -> Totals:
+    """The battle's running totals and the outcome if the current seat ended it now."""
+    battle = state.battle
+    assert battle is not None, "no battle in progress"
+    t = tables()
+    seat = state.seat
+    curses = active_curses(battle)
+    cards = {"attack": 0, "defence": 0}
+    for idx, cid in enumerate(battle.chain):
+        info = t.actions[cid]
+        for effect in ("attack", "defence"):
+            value = info.effect(effect)
+            if not value:
+                continue
+            if effect in curses and (idx, effect) not in battle.unlocked:
+                continue
+            if (idx, effect) in battle.boosted:
+                value *= 2
+            cards[effect] += value
+    eq_att = eq_def = heal = 0
+    for slot in ("weapon", "armour"):
+        item = getattr(seat, slot)
+        if item and slot not in curses:
+            info_e = t.equipment[item]
+            eq_att += info_e.attack
+            eq_def += info_e.defence
+            heal += info_e.heal
+    ability = 1 if battle.horan_bonus else 0
+    monster = t.monsters[battle.monster]
+    defence = cards["defence"] + eq_def
+    damage = max(0, monster.attack - defence)
+    hp_after = max(0, seat.hp - damage)
+    knocked = damage > 0 and hp_after == 0
+    attack = cards["attack"] + eq_att + ability
+    win = attack >= monster.hp and (not knocked or aderyn_applies(state, battle))
+    if not knocked:
+        hp_after = min(5, hp_after + heal)
+    return Totals(cards["attack"], eq_att, ability, cards["defence"], eq_def, monster.attack,
+                  monster.hp, damage, hp_after, knocked, win, 0 if knocked else heal)

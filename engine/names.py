@@ -1,0 +1,38 @@
+"""Translatable names of the game's things (cards, heroes, seats, colours), as i18n messages."""
+
+from __future__ import annotations
+
+from engine.catalog import tables
+from engine.state import GameState
+from i18n import Msg, Param, msg
+
+ROMAN = {1: "I", 2: "II", 3: "III", 4: "X"}
+
+
+def monster_name(card: str) -> Msg:
+    """The name on a monster's front."""
+    return msg(f"card.{card}")
+
+
+def card_name(card: str) -> Msg:
+    """The name of a card as held by a seat: starting card, or the reward on a monster's back."""
+    t = tables()
+    if card in t.monsters and t.monsters[card].reward in ("action", "weapon", "armour"):
+        return msg(f"back.{card}")
+    return msg(f"card.{card}")
+
+
+def hero_name(hero: str) -> Msg:
+    """A hero's name."""
+    return msg(f"hero.{hero}.name")
+
+
+def seat_name(state: GameState, seat: int) -> Param:
+    """What to call a seat: the player's name if the table knows it, else the hero's name."""
+    name = state.config.seats[seat].name
+    return name if name else hero_name(state.seats[seat].hero)
+
+
+def word(kind: str, value: str) -> Msg:
+    """A game word: ``word('colour', 'red')``, ``word('curse', 'weapon')``, ``word('potion', ...)``."""
+    return msg(f"{kind}.{value}")

@@ -1,0 +1,137 @@
+"""What one seat (or a spectator) may know: the only view the renderer and the bot may show.
+
+An :class:`Observation` holds the public table, the viewer's own hand and private events, and the
+viewer's legal actions when it is their decision. It never holds another seat's hand, the order of
+any deck (only the face-up top card of the caverns' decks, which the rules show), or the Lords
+left out of the game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.actions import POTIONS, Action
+from engine.battle import Totals, active_curses, hand_size, totals
+from engine.catalog import tables
+from engine.names import seat_name
+from engine.rules import legal_actions
+from engine.state import Event, GameState, Phase
+from i18n import Param
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """What everyone sees of a seat."""
+
+    index: int
+    name: Param
+    hero: str
+    ai: bool
+    hp: int
+    keys: tuple[int, ...]  # levels whose key the seat holds
+    weapon: str | None
+    armour: str | None
+    potions: tuple[str, ...]
+    hand_count: int
+    hand_size: int
+    deck_count: int
+    discard: tuple[str, ...]  # face up, so public
+    stacking: str
+
+
+@dataclass(frozen=True, slots=True)
+class LevelView:
+    """A cavern level as seen on the table."""
+
+    level: int
+    row: tuple[str | None, ...]
+    deck_top: str | None
+    deck_count: int
+    gate_top: str | None
+    gate_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class BattleView:
+    """The battle in progress, with its running totals."""
+
+    seat: int
+    level: int
+    slot: int
+    monster: str
+    curses: tuple[str, ...]
+    countered: str | None
+    chain: tuple[str, ...]
+    boosted: tuple[tuple[int, str], ...]
+    unlocked: tuple[tuple[int, str], ...]
+    ability_used: bool
+    horan_bonus: bool
+    totals: Totals
+    active_curses: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """Everything ``viewer`` may know now (``viewer`` None: a spectator)."""
+
+    viewer: int | None
+    step: int
+    round: int
+    phase: Phase
+    current: int
+    order: tuple[int, ...]
+    abilities: bool
+    seats: tuple[SeatView, ...]
+    levels: tuple[LevelView, ...]
+    lord: str
+    potion_piles: tuple[tuple[str, int], ...]
+    pawnshop: tuple[str, ...]
+    battle: BattleView | None
+    pending: str | None  # the won equipment (REWARD) or the purchase (PAY); public
+    winner: int | None
+    events: tuple[Event, ...]  # recent events the viewer may see
+    hand: tuple[str, ...]  # the viewer's hand (empty for spectators)
+    drawn: tuple[str, ...]  # Taia's pending pair, only to Taia
+    legal: tuple[Action, ...]  # the viewer's legal actions when they must decide
+
+
+def observe(state: GameState, viewer: int | None = None) -> Observation:
+    """The observation of ``state`` for seat ``viewer`` (None for a spectator)."""
+    t = tables()
+    seats = tuple(
+        SeatView(
+            index=i, name=seat_name(state, i), hero=s.hero, ai=state.config.seats[i].ai,
+            hp=s.hp, keys=tuple(sorted(t.monsters[k].level for k in s.keys)), weapon=s.weapon,
+            armour=s.armour, potions=tuple(p for p in POTIONS if p in s.potions),
+            hand_count=len(s.hand), hand_size=hand_size(s), deck_count=len(s.deck),
+            discard=s.discard, stacking=s.stacking,
+        )
+        for i, s in enumerate(state.seats)
+    )
+    levels = tuple(
+        LevelView(level=i + 1, row=lv.row, deck_top=lv.deck[0] if lv.deck else None,
+                  deck_count=len(lv.deck), gate_top=lv.gates[0] if lv.gates else None,
+                  gate_count=len(lv.gates))
+        for i, lv in enumerate(state.levels)
+    )
+    battle = None
+    b = state.battle
+    if b is not None and state.phase is not Phase.OVER:
+        battle = BattleView(
+            seat=state.current, level=b.level, slot=b.slot, monster=b.monster,
+            curses=t.monsters[b.monster].curses, countered=b.countered, chain=b.chain,
+            boosted=b.boosted, unlocked=b.unlocked, ability_used=b.ability_used,
+            horan_bonus=b.horan_bonus, totals=totals(state), active_curses=active_curses(b),
+        )
+    mine = viewer is not None and viewer == state.current and state.phase is not Phase.OVER
+    return Observation(
+        viewer=viewer, step=state.step, round=state.round, phase=state.phase,
+        current=state.current, order=state.order, abilities=state.config.abilities,
+        seats=seats, levels=levels, lord=state.lord,
+        potion_piles=tuple(zip(POTIONS, state.potions, strict=True)), pawnshop=state.pawnshop,
+        battle=battle, pending=state.pending, winner=state.winner,
+        events=tuple(e for e in state.log if e.to is None or e.to == viewer),
+        hand=state.seats[viewer].hand if viewer is not None else (),
+        drawn=b.drawn if (b is not None and mine) else (),
+        legal=tuple(legal_actions(state)) if mine else (),
+    )

@@ -1,0 +1,590 @@
+"""The rules: which actions are legal now (the one source of truth) and what applying one does.
+
+``legal_actions(state)`` lists every action the current seat may take; ``apply(state, action)``
+returns the new state and the events it caused, or raises :class:`~engine.errors.IllegalAction`
+with the reason. Rule ids (R-n, D-n) refer to ``shared/rules/RULES.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine import rng
+from engine.actions import (
+    LORD_LEVEL,
+    POTIONS,
+    STACK_MODES,
+    Action,
+    BuyPawned,
+    BuyPotion,
+    CancelPurchase,
+    Discard,
+    DrinkCountercurse,
+    DrinkHealing,
+    DrinkStrength,
+    EndBattle,
+    Fight,
+    KeepDrawn,
+    LeaveMerchant,
+    Pay,
+    Play,
+    Revive,
+    SetStacking,
+    TakeReward,
+    VisitMerchant,
+)
+from engine.battle import active_curses, hand_size, totals
+from engine.catalog import tables
+from engine.errors import IllegalAction, NotYourTurn
+from engine.names import ROMAN, card_name, monster_name, seat_name, word
+from engine.state import LOG_LENGTH, MAX_HP, Battle, Event, GameState, Phase, Seat
+from i18n import Msg, msg
+
+HEAL_PHASES = (Phase.TURN, Phase.DISCARD, Phase.BATTLE, Phase.MERCHANT, Phase.REWARD)
+
+
+# --------------------------------------------------------------------------- legality
+
+
+def fight_targets(state: GameState) -> list[Fight]:
+    """Every monster the current seat may fight now (R10-R13, D1)."""
+    seat = state.seat
+    if seat.hp <= 0:
+        return []
+    t = tables()
+    key_levels = {t.monsters[k].level for k in seat.keys}
+    out: list[Fight] = []
+    for level in (1, 2, 3):
+        if any(lv not in key_levels for lv in range(1, level)):
+            break
+        lv = state.levels[level - 1]
+        out.extend(Fight(level, i + 1) for i, card in enumerate(lv.row) if card is not None)
+        if lv.gates and level not in key_levels:
+            out.append(Fight(level, 0))
+    if {1, 2, 3} <= key_levels:
+        out.append(Fight(LORD_LEVEL, 0))
+    return out
+
+
+def payments(seat: Seat) -> list[str]:
+    """What the seat may pay a purchase with (R40): weapon, armour, reward cards in hand."""
+    out = [slot for slot in ("weapon", "armour") if getattr(seat, slot)]
+    actions = tables().actions
+    out.extend(c for c in seat.hand if actions[c].reward)
+    return out
+
+
+def _plays(state: GameState) -> list[Play]:
+    battle = state.battle
+    assert battle is not None
+    seat = state.seat
+    t = tables().actions
+    curses = active_curses(battle)
+    abilities = state.config.abilities
+    hero = seat.hero if abilities else ""
+    prev = t[battle.chain[-1]] if battle.chain else None
+    out: list[Play] = []
+    for cid in seat.hand:
+        info = t[cid]
+        follows = prev is None or info.colour in prev.next
+        if hero == "victorius" and len(battle.chain) == 1:
+            follows = True  # R65: the second card may be of any colour not cursed
+        cursed = info.colour in curses
+        if cursed and not (hero == "xanros" and not battle.ability_used and follows):
+            continue  # R21 (R63: Xanros may play one card of a cursed colour)
+        if not follows and not (
+            hero == "argentus" and info.colour == "blue" and not battle.ability_used
+        ):
+            continue  # R15 (R61: Argentus may play one blue card off the chain)
+        out.append(Play(cid))
+        if hero == "xanros" and not battle.ability_used and not cursed:
+            out.extend(Play(cid, e) for e in ("attack", "defence", "draw", "heal")
+                       if e in curses and info.effect(e))
+    return out
+
+
+def _heal_ok(state: GameState) -> bool:
+    seat = state.seat
+    return "healing" in seat.potions and 0 < seat.hp < MAX_HP and state.phase in HEAL_PHASES
+
+
+def _counters(state: GameState) -> list[DrinkCountercurse]:
+    battle = state.battle
+    if battle is None or battle.countered or "countercurse" not in state.seat.potions:
+        return []
+    return [DrinkCountercurse(c) for c in tables().monsters[battle.monster].curses]
+
+
+def legal_actions(state: GameState) -> list[Action]:
+    """Every action the current seat may take now, without duplicates; empty once the game ends."""
+    phase = state.phase
+    seat = state.seat
+    out: list[Action] = []
+    if phase is Phase.TURN:
+        out.extend(fight_targets(state))
+        if seat.hp > 0:
+            out.append(VisitMerchant())
+        out.append(Revive())
+        out.extend(SetStacking(m) for m in STACK_MODES if m != seat.stacking)
+    elif phase is Phase.DISCARD:
+        out.extend(Discard(c) for c in seat.hand)
+        out.extend(_counters(state))
+    elif phase is Phase.BATTLE:
+        battle = state.battle
+        assert battle is not None
+        out.extend(_plays(state))
+        if battle.chain and "strength" in seat.potions and not any(
+            i == len(battle.chain) - 1 for i, _ in battle.boosted
+        ):
+            last = tables().actions[battle.chain[-1]]
+            out.extend(DrinkStrength(e) for e in ("attack", "defence") if last.effect(e))
+        out.extend(_counters(state))
+        out.append(EndBattle())
+    elif phase is Phase.TAIA:
+        assert state.battle is not None
+        out.extend(KeepDrawn(c) for c in dict.fromkeys(state.battle.drawn))
+    elif phase is Phase.REWARD:
+        out.extend((TakeReward(True), TakeReward(False)))
+    elif phase is Phase.MERCHANT:
+        if payments(seat):
+            out.extend(BuyPotion(k) for i, k in enumerate(POTIONS)
+                       if state.potions[i] > 0 and k not in seat.potions)
+            if not state.bought_pawned:
+                out.extend(BuyPawned(c) for c in dict.fromkeys(state.pawnshop))
+        out.append(LeaveMerchant())
+    elif phase is Phase.PAY:
+        out.extend(Pay(p) for p in payments(seat))
+        out.append(CancelPurchase())
+    if _heal_ok(state):
+        out.append(DrinkHealing())
+    return out
+
+
+# --------------------------------------------------------------------------- applying
+
+
+class _Work:
+    """A mutable working copy of a state, used while one action is applied."""
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        self.rng = state.rng
+        self.seats = list(state.seats)
+        self.levels = list(state.levels)
+        self.potions = list(state.potions)
+        self.pawnshop = list(state.pawnshop)
+        self.phase = state.phase
+        self.battle = state.battle
+        self.pending = state.pending
+        self.bought_pawned = state.bought_pawned
+        self.winner = state.winner
+        self.turn = state.turn
+        self.round = state.round
+        self.events: list[Event] = []
+        self.me = state.current
+
+    @property
+    def seat(self) -> Seat:
+        return self.seats[self.me]
+
+    def set(self, **changes: object) -> None:
+        self.seats[self.me] = replace(self.seats[self.me], **changes)  # type: ignore[arg-type]
+
+    def say(self, key: str, to: int | None = None, **params: object) -> None:
+        self.events.append(Event(msg(key, **params), to))  # type: ignore[arg-type]
+
+    def who(self, seat: int | None = None) -> object:
+        return seat_name(self.state, self.me if seat is None else seat)
+
+    def freeze(self) -> GameState:
+        log = (self.state.log + tuple(self.events))[-LOG_LENGTH:]
+        return replace(
+            self.state, rng=self.rng, seats=tuple(self.seats), levels=tuple(self.levels),
+            potions=(self.potions[0], self.potions[1], self.potions[2]),
+            pawnshop=tuple(self.pawnshop), phase=self.phase, battle=self.battle,
+            pending=self.pending, bought_pawned=self.bought_pawned, winner=self.winner,
+            turn=self.turn, round=self.round, step=self.state.step + 1, log=log,
+        )
+
+    # ---- cards
+
+    def rebuild_deck(self, index: int) -> None:
+        """R17 + D5: the discard pile becomes the deck, per the seat's stacking preference."""
+        seat = self.seats[index]
+        actions = tables().actions
+        mode = seat.stacking
+        if mode == "shuffle":
+            deck, self.rng = rng.shuffled(self.rng, seat.discard)
+        else:
+            start, self.rng = rng.shuffled(
+                self.rng, [c for c in seat.discard if not actions[c].reward])
+            rewards, self.rng = rng.shuffled(
+                self.rng, [c for c in seat.discard if actions[c].reward])
+            deck = rewards + start if mode == "top" else start + rewards
+        self.seats[index] = replace(seat, deck=seat.deck + deck, discard=())
+        self.say("event.reshuffle", who=self.who(index), count=len(deck))
+
+    def take(self, index: int) -> str | None:
+        """Take the top card of a seat's deck, reshuffling only when it is empty (R17)."""
+        if not self.seats[index].deck:
+            if not self.seats[index].discard:
+                return None
+            self.rebuild_deck(index)
+        seat = self.seats[index]
+        card = seat.deck[0]
+        self.seats[index] = replace(seat, deck=seat.deck[1:])
+        return card
+
+    def draw(self, index: int, count: int) -> int:
+        drawn: list[str] = []
+        for _ in range(count):
+            card = self.take(index)
+            if card is None:
+                break
+            drawn.append(card)
+        if drawn:
+            seat = self.seats[index]
+            self.seats[index] = replace(seat, hand=seat.hand + tuple(drawn))
+            self.say("event.draw", who=self.who(index), count=len(drawn))
+            self.say("event.draw_private", to=index, cards=card_list(drawn))
+        return len(drawn)
+
+    # ---- turn flow
+
+    def end_turn(self) -> None:
+        """R28: played cards to the discard pile, draw up to a full hand, next seat."""
+        if self.battle is not None:
+            self.set(discard=self.seat.discard + self.battle.chain)
+            self.battle = None
+        missing = hand_size(self.seat) - len(self.seat.hand)
+        if missing > 0:
+            self.draw(self.me, missing)
+        self.pending = None
+        self.bought_pawned = False
+        self.phase = Phase.TURN
+        self.turn = (self.turn + 1) % len(self.state.order)
+        if self.turn == 0:
+            self.round += 1
+        self.me = self.state.order[self.turn]
+        self.say("event.turn", who=self.who(), round=self.round)
+
+    def remove_monster(self, battle: Battle) -> None:
+        """R27: take the beaten monster; refill its row slot from the level's deck."""
+        if battle.level == LORD_LEVEL:
+            return
+        lv = self.levels[battle.level - 1]
+        if battle.slot == 0:
+            self.levels[battle.level - 1] = replace(lv, gates=lv.gates[1:])
+            return
+        row = list(lv.row)
+        row[battle.slot - 1] = lv.deck[0] if lv.deck else None
+        self.levels[battle.level - 1] = replace(lv, row=tuple(row), deck=lv.deck[1:])
+
+
+def card_list(cards: list[str]) -> Msg:
+    """A list of card names as one message ("Cleave, Guard and Lunge")."""
+    if not cards:
+        return msg("list.0")
+    out = card_name(cards[0])
+    for i, card in enumerate(cards[1:], start=2):
+        out = msg("list.last" if i == len(cards) else "list.more", head=out, tail=card_name(card))
+    return out
+
+
+def apply(state: GameState, action: Action, seat: int | None = None,
+          check: bool = True) -> tuple[GameState, list[Event]]:
+    """Apply ``action`` for the current seat; return the new state and the events it caused.
+
+    ``seat``, when given, is the seat trying to act (a different seat raises
+    :class:`~engine.errors.NotYourTurn`). ``check=False`` skips the legality check and is only for
+    callers that took the action from :func:`legal_actions` of this very state.
+    """
+    if check:
+        if state.phase is Phase.OVER:
+            raise IllegalAction(msg("error.game_over"))
+        if seat is not None and seat != state.current:
+            raise NotYourTurn(msg("error.not_your_turn", who=seat_name(state, state.current)))
+        if action not in legal_actions(state):
+            from engine.explain import why_illegal
+
+            raise IllegalAction(why_illegal(state, action))
+    w = _Work(state)
+    _HANDLERS[type(action)](w, action)
+    return w.freeze(), w.events
+
+
+def _fight(w: _Work, a: Action) -> None:
+    assert isinstance(a, Fight)
+    state = w.state
+    if a.level == LORD_LEVEL:
+        monster = state.lord
+    elif a.slot == 0:
+        monster = state.levels[a.level - 1].gates[0]
+    else:
+        card = state.levels[a.level - 1].row[a.slot - 1]
+        assert card is not None
+        monster = card
+    w.battle = Battle(level=a.level, slot=a.slot, monster=monster)
+    w.say("event.fight", who=w.who(), monster=monster_name(monster), level=ROMAN[a.level])
+    _enter_battle(w)
+
+
+def _enter_battle(w: _Work) -> None:
+    """R23: discard down first when an equipment curse takes away a hand-size bonus."""
+    assert w.battle is not None
+    curses = active_curses(w.battle)
+    allowed = hand_size(w.seat, curses)
+    if allowed < hand_size(w.seat) and len(w.seat.hand) > allowed:
+        w.phase = Phase.DISCARD
+    else:
+        w.phase = Phase.BATTLE
+
+
+def _merchant(w: _Work, a: Action) -> None:
+    w.phase = Phase.MERCHANT
+    w.bought_pawned = False
+    w.say("event.merchant", who=w.who())
+
+
+def _revive(w: _Work, a: Action) -> None:
+    w.set(hp=MAX_HP)
+    w.say("event.revive", who=w.who())
+    w.end_turn()
+
+
+def _stack(w: _Work, a: Action) -> None:
+    assert isinstance(a, SetStacking)
+    w.set(stacking=a.mode)
+    w.say("event.stacking", who=w.who(), mode=word("stacking", a.mode))
+
+
+def _heal(w: _Work, a: Action) -> None:
+    w.set(hp=MAX_HP, potions=tuple(p for p in w.seat.potions if p != "healing"))
+    w.potions[1] += 1
+    w.say("event.potion_healing", who=w.who())
+
+
+def _discard(w: _Work, a: Action) -> None:
+    assert isinstance(a, Discard) and w.battle is not None
+    hand = list(w.seat.hand)
+    hand.remove(a.card)
+    w.set(hand=tuple(hand), discard=w.seat.discard + (a.card,))
+    w.say("event.discard", who=w.who(), card=card_name(a.card))
+    _enter_battle(w)
+
+
+def _play(w: _Work, a: Action) -> None:
+    assert isinstance(a, Play) and w.battle is not None
+    t = tables().actions
+    battle = w.battle
+    info = t[a.card]
+    curses = active_curses(battle)
+    hero = w.seat.hero if w.state.config.abilities else ""
+    prev = t[battle.chain[-1]] if battle.chain else None
+    follows = prev is None or info.colour in prev.next or (hero == "victorius"
+                                                            and len(battle.chain) == 1)
+    idx = len(battle.chain)
+    used = battle.ability_used
+    unlocked = battle.unlocked
+    if info.colour in curses or not follows:
+        used = True  # R61 / R63: the once-per-battle ability made this card playable
+        w.say("event.ability", who=w.who(), hero=word("hero", f"{w.seat.hero}.name"))
+    if a.ability:
+        used = True
+        unlocked = unlocked + ((idx, a.ability),)
+        w.say("event.ability", who=w.who(), hero=word("hero", f"{w.seat.hero}.name"))
+    horan = battle.horan_bonus
+    if hero == "horan" and not horan and prev is not None and prev.attack and info.attack:
+        horan = True  # R62
+        w.say("event.horan", who=w.who())
+    hand = list(w.seat.hand)
+    hand.remove(a.card)
+    w.set(hand=tuple(hand))
+    w.battle = battle = replace(battle, chain=battle.chain + (a.card,), ability_used=used,
+                                unlocked=unlocked, horan_bonus=horan)
+    w.say("event.play", who=w.who(), card=card_name(a.card))
+
+    def counts(effect: str) -> bool:
+        return effect not in curses or (idx, effect) in unlocked
+
+    if info.heal and counts("heal"):  # R18
+        gain = min(MAX_HP, w.seat.hp + info.heal) - w.seat.hp
+        w.set(hp=w.seat.hp + gain)
+        w.say("event.heal", who=w.who(), count=gain)
+    if info.draw and counts("draw"):  # R17, R66
+        if hero == "taia":
+            _taia_draw(w, info.draw)
+        else:
+            w.draw(w.me, info.draw)
+
+
+def _taia_draw(w: _Work, remaining: int) -> None:
+    """R66: for each card to draw, Taia draws two, keeps one, the other goes under her deck."""
+    assert w.battle is not None
+    while remaining > 0:
+        first = w.take(w.me)
+        if first is None:
+            break
+        second = w.take(w.me)
+        remaining -= 1
+        if second is None:
+            w.set(hand=w.seat.hand + (first,))
+            w.say("event.draw", who=w.who(), count=1)
+            continue
+        w.battle = replace(w.battle, drawn=(first, second), draws_left=remaining)
+        w.phase = Phase.TAIA
+        w.say("event.taia_choice", to=w.me, first=card_name(first), second=card_name(second))
+        return
+    w.battle = replace(w.battle, drawn=(), draws_left=0)
+    w.phase = Phase.BATTLE
+
+
+def _keep(w: _Work, a: Action) -> None:
+    assert isinstance(a, KeepDrawn) and w.battle is not None
+    drawn = list(w.battle.drawn)
+    drawn.remove(a.card)
+    w.set(hand=w.seat.hand + (a.card,), deck=w.seat.deck + (drawn[0],))
+    w.say("event.draw", who=w.who(), count=1)
+    w.say("event.taia_kept", to=w.me, card=card_name(a.card), other=card_name(drawn[0]))
+    _taia_draw(w, w.battle.draws_left)
+
+
+def _strength(w: _Work, a: Action) -> None:
+    assert isinstance(a, DrinkStrength) and w.battle is not None
+    b = w.battle
+    w.battle = replace(b, boosted=b.boosted + ((len(b.chain) - 1, a.effect),))
+    w.set(potions=tuple(p for p in w.seat.potions if p != "strength"))
+    w.potions[0] += 1
+    w.say("event.potion_strength", who=w.who(), effect=word("effect", a.effect),
+          card=card_name(b.chain[-1]))
+
+
+def _counter(w: _Work, a: Action) -> None:
+    assert isinstance(a, DrinkCountercurse) and w.battle is not None
+    w.battle = replace(w.battle, countered=a.curse)
+    w.set(potions=tuple(p for p in w.seat.potions if p != "countercurse"))
+    w.potions[2] += 1
+    w.say("event.potion_counter", who=w.who(), curse=word("curse", a.curse))
+    if w.phase is Phase.DISCARD:
+        _enter_battle(w)
+
+
+def _end_battle(w: _Work, a: Action) -> None:
+    """R24-R27: take hits, heal from equipment, hit the monster, take the reward."""
+    battle = w.battle
+    assert battle is not None
+    result = totals(w.state)
+    monster = tables().monsters[battle.monster]
+    w.set(hp=result.hp_after)
+    if result.damage:
+        w.say("event.hits", who=w.who(), count=result.damage)
+    if result.knocked_out:
+        w.say("event.knocked_out", who=w.who())
+    elif result.heal_after:
+        w.say("event.heal", who=w.who(), count=result.heal_after)
+    if not result.win:
+        if not result.knocked_out:
+            w.say("event.lost", who=w.who(), monster=monster_name(monster.id),
+                  attack=result.attack, hp=monster.hp)
+        w.end_turn()
+        return
+    w.say("event.won", who=w.who(), monster=monster_name(monster.id),
+          attack=result.attack, hp=monster.hp)
+    if battle.level == LORD_LEVEL:  # R60
+        w.winner = w.me
+        w.phase = Phase.OVER
+        w.say("event.champion", who=w.who())
+        return
+    w.remove_monster(battle)
+    if monster.reward == "key":
+        w.set(keys=w.seat.keys + (monster.id,))
+        w.say("event.key", who=w.who(), level=ROMAN[monster.level])
+        w.end_turn()
+    elif monster.reward == "action":
+        w.set(discard=w.seat.discard + (monster.id,))
+        w.say("event.reward_card", who=w.who(), card=card_name(monster.id))
+        w.end_turn()
+    else:
+        w.pending = monster.id
+        w.phase = Phase.REWARD
+
+
+def _reward(w: _Work, a: Action) -> None:
+    assert isinstance(a, TakeReward) and w.pending is not None
+    card = w.pending
+    kind = tables().equipment[card].kind
+    if a.keep:
+        old = getattr(w.seat, kind)
+        if old:
+            w.pawnshop.append(old)
+            w.say("event.pawned", who=w.who(), card=card_name(old))
+        w.set(**{kind: card})
+        w.say("event.equip", who=w.who(), card=card_name(card))
+    else:
+        w.pawnshop.append(card)
+        w.say("event.pawned", who=w.who(), card=card_name(card))
+    w.end_turn()
+
+
+def _buy_potion(w: _Work, a: Action) -> None:
+    assert isinstance(a, BuyPotion)
+    w.pending = f"potion:{a.kind}"
+    w.phase = Phase.PAY
+
+
+def _buy_pawned(w: _Work, a: Action) -> None:
+    assert isinstance(a, BuyPawned)
+    w.pending = a.card
+    w.phase = Phase.PAY
+
+
+def _cancel(w: _Work, a: Action) -> None:
+    w.pending = None
+    w.phase = Phase.MERCHANT
+
+
+def _pay(w: _Work, a: Action) -> None:
+    """R40-R42: the payment goes to the pawnshop, then the purchase is delivered."""
+    assert isinstance(a, Pay) and w.pending is not None
+    if a.source in ("weapon", "armour"):
+        paid = getattr(w.seat, a.source)
+        w.set(**{a.source: None})
+    else:
+        paid = a.source
+        hand = list(w.seat.hand)
+        hand.remove(paid)
+        w.set(hand=tuple(hand))
+    w.pawnshop.append(paid)
+    pending, w.pending = w.pending, None
+    if pending.startswith("potion:"):
+        kind = pending.split(":", 1)[1]
+        w.potions[POTIONS.index(kind)] -= 1  # type: ignore[arg-type]
+        w.set(potions=w.seat.potions + (kind,))
+        w.say("event.bought", who=w.who(), item=word("potion", kind), paid=card_name(paid))
+    else:
+        w.pawnshop.remove(pending)
+        w.bought_pawned = True
+        equipment = tables().equipment.get(pending)
+        if equipment is not None:
+            old = getattr(w.seat, equipment.kind)
+            if old:
+                w.pawnshop.append(old)
+            w.set(**{equipment.kind: pending})
+        else:
+            w.set(deck=(pending,) + w.seat.deck)  # D2: on top of the draw deck
+        w.say("event.bought", who=w.who(), item=card_name(pending), paid=card_name(paid))
+    w.phase = Phase.MERCHANT
+
+
+def _leave(w: _Work, a: Action) -> None:
+    w.say("event.leave", who=w.who())
+    w.end_turn()
+
+
+_HANDLERS = {
+    Fight: _fight, VisitMerchant: _merchant, Revive: _revive, SetStacking: _stack,
+    DrinkHealing: _heal, Discard: _discard, Play: _play, KeepDrawn: _keep,
+    DrinkStrength: _strength, DrinkCountercurse: _counter, EndBattle: _end_battle,
+    TakeReward: _reward, BuyPotion: _buy_potion, BuyPawned: _buy_pawned,
+    CancelPurchase: _cancel, Pay: _pay, LeaveMerchant: _leave,
+}

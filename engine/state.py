@@ -1,0 +1,138 @@
+"""The immutable game state: seats, caverns, merchant, the pending decision and the generator.
+
+Everything is a frozen dataclass of tuples, so a state can be shared, compared and stored safely.
+Zones hold card ids; a monster card won as a reward keeps its id (its back is the reward).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+from i18n import Msg
+
+#: Version of the serialised state format (bump with a migration in engine.serialize).
+STATE_FORMAT = 1
+MAX_HP = 5
+BASE_HAND = 4
+LOG_LENGTH = 12
+
+
+class Phase(str, Enum):
+    """The kind of decision pending (always the current seat's)."""
+
+    TURN = "turn"  # fight, merchant or revive
+    DISCARD = "discard"  # discard down to the hand size an equipment curse leaves (R23)
+    BATTLE = "battle"  # play a card, drink a potion or end the battle
+    TAIA = "taia"  # keep one of two drawn cards (R66)
+    REWARD = "reward"  # keep or pawn won equipment (R27)
+    MERCHANT = "merchant"  # buy or leave (R40-R43)
+    PAY = "pay"  # choose the payment of a purchase (R40)
+    OVER = "over"  # the game has a winner
+
+
+@dataclass(frozen=True, slots=True)
+class SeatConfig:
+    """One seat as the table was set up: hero, display name and whether an AI plays it."""
+
+    hero: str
+    name: str = ""
+    ai: bool = False
+    stacking: str = "shuffle"
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    """How a game is created: seats, the hero-abilities variant (D4) and the seed."""
+
+    seats: tuple[SeatConfig, ...]
+    abilities: bool = False
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One seat's hero, HP, cards and equipment. Deck index 0 is the top."""
+
+    hero: str
+    hp: int = MAX_HP
+    hand: tuple[str, ...] = ()
+    deck: tuple[str, ...] = ()
+    discard: tuple[str, ...] = ()
+    weapon: str | None = None
+    armour: str | None = None
+    keys: tuple[str, ...] = ()  # gatekeeper card ids, one per level at most
+    potions: tuple[str, ...] = ()  # potion kinds held, at most one of each
+    stacking: str = "shuffle"  # D5 preference: shuffle, top or bottom
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """One cavern level: its row of 5 slots, its regular deck and its gatekeeper deck."""
+
+    row: tuple[str | None, ...]
+    deck: tuple[str, ...]
+    gates: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Battle:
+    """The battle in progress: which monster, from where, and what has happened so far."""
+
+    level: int  # 1-3, or 4 for the Lord
+    slot: int  # 1-5 for a row slot, 0 for the gatekeeper deck or the Lord
+    monster: str
+    chain: tuple[str, ...] = ()  # cards played, in order
+    boosted: tuple[tuple[int, str], ...] = ()  # (chain index, effect) doubled by strength
+    countered: str | None = None  # curse countered by a potion
+    ability_used: bool = False  # Argentus / Xanros once-per-battle ability
+    unlocked: tuple[tuple[int, str], ...] = ()  # (chain index, effect) Xanros counts anyway
+    horan_bonus: bool = False
+    drawn: tuple[str, ...] = ()  # Taia's two drawn cards awaiting her choice
+    draws_left: int = 0  # Taia's remaining draws after the pending choice
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened, as a message; ``to`` is the only seat that may see it, or None."""
+
+    text: Msg
+    to: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """A complete game position. ``step`` counts applied actions (the state version)."""
+
+    config: GameConfig
+    rng: int
+    seats: tuple[Seat, ...]
+    order: tuple[int, ...]  # seat indexes in turn order (R6)
+    turn: int  # position in ``order`` whose turn it is
+    round: int
+    levels: tuple[Level, ...]
+    lord: str
+    potions: tuple[int, int, int]  # strength, healing, countercurse pile sizes
+    pawnshop: tuple[str, ...]
+    phase: Phase
+    battle: Battle | None = None
+    pending: str | None = None  # REWARD: the won card; PAY: "potion:<kind>" or a pawnshop card
+    bought_pawned: bool = False  # a pawnshop card was bought this visit (R42)
+    winner: int | None = None
+    step: int = 0
+    log: tuple[Event, ...] = field(default=())
+
+    @property
+    def current(self) -> int:
+        """The seat whose turn it is (and who must decide)."""
+        return self.order[self.turn]
+
+    @property
+    def seat(self) -> Seat:
+        """The current seat's state."""
+        return self.seats[self.order[self.turn]]
+
+    def with_seat(self, index: int, seat: Seat) -> GameState:
+        """A copy with seat ``index`` replaced."""
+        seats = self.seats[:index] + (seat,) + self.seats[index + 1:]
+        return replace(self, seats=seats)

@@ -1,0 +1,1 @@
+"""Renders observations into images (issue 3)."""
