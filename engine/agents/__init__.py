@@ -1,0 +1,33 @@
+"""Players the engine can seat itself: a random agent and a heuristic one.
+
+An agent sees only its seat's :class:`~engine.observe.Observation` (no hidden cards) and picks one
+of ``observation.legal``.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from engine.actions import Action
+from engine.observe import Observation
+
+
+class Agent(Protocol):
+    """Anything that chooses an action from a seat's observation."""
+
+    def choose(self, observation: Observation) -> Action:
+        """Return one of ``observation.legal``."""
+        ...
+
+
+def make_agent(kind: str, seed: int = 0) -> Agent:
+    """An agent by name: ``random`` or ``heuristic``."""
+    if kind == "random":
+        from engine.agents.random_agent import RandomAgent
+
+        return RandomAgent(seed)
+    if kind == "heuristic":
+        from engine.agents.heuristic import HeuristicAgent
+
+        return HeuristicAgent(seed)
+    raise ValueError(f"unknown agent {kind!r} (random or heuristic)")
