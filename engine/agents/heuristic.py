@@ -1,0 +1,329 @@
+"""The heuristic agent: plans each battle by searching the card sequences it can play, picks the
+monster with the best reward it can beat, buys and revives sensibly. It sees only its observation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.actions import (
+    LORD_LEVEL,
+    Action,
+    BuyPawned,
+    BuyPotion,
+    Discard,
+    DrinkCountercurse,
+    DrinkHealing,
+    DrinkStrength,
+    EndBattle,
+    Fight,
+    KeepDrawn,
+    LeaveMerchant,
+    Pay,
+    Play,
+    Revive,
+    SetStacking,
+    TakeReward,
+    VisitMerchant,
+)
+from engine.agents.planner import DRAW_VALUE, Outcome, Situation, distinct, plans
+from engine.catalog import EquipInfo, tables
+from engine.observe import Observation, SeatView
+from engine.state import MAX_HP, Phase
+
+
+@dataclass(frozen=True, slots=True)
+class Forecast:
+    """How a plan would end against a monster."""
+
+    win: bool
+    damage: int
+    knocked: bool
+    margin: float  # expected attack minus monster HP
+    score: float
+
+
+def _equip_totals(me: SeatView, curses: frozenset[str]) -> tuple[int, int, int]:
+    eq = tables().equipment
+    att = dfn = heal = 0
+    for slot in ("weapon", "armour"):
+        item = getattr(me, slot)
+        if item and slot not in curses:
+            att += eq[item].attack
+            dfn += eq[item].defence
+            heal += eq[item].heal
+    return att, dfn, heal
+
+
+def card_value(card: str) -> float:
+    """How good an action card is to keep (attack counts most, then draw, defence, heal)."""
+    c = tables().actions[card]
+    return c.attack * 1.0 + c.draw * 1.2 + c.defence * 0.7 + c.heal * 0.5 + len(c.next) * 0.15
+
+
+def equip_value(item: str | None) -> float:
+    """How good a weapon or armour is."""
+    if item is None:
+        return 0.0
+    e: EquipInfo = tables().equipment[item]
+    return e.attack * 1.2 + e.defence * 1.0 + e.heal * 0.8 + e.hand * 1.5
+
+
+class HeuristicAgent:
+    """A planning agent strong enough to finish games and to balance the catalogue with."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
+    # ------------------------------------------------------------------ evaluation
+
+    def _forecast(self, obs: Observation, monster: str, outcome: Outcome, base_att: int,
+                  base_def: int, hp: int, curses: frozenset[str], strength: bool,
+                  level: int) -> Forecast:
+        m = tables().monsters[monster]
+        me = obs.seats[obs.current]
+        eq_att, eq_def, eq_heal = _equip_totals(me, curses)
+        att = base_att + outcome.attack + eq_att
+        dfn = base_def + outcome.defence + eq_def
+        if strength:
+            gain_a = outcome.best_attack_card
+            gain_d = outcome.best_defence_card
+            if att < m.hp <= att + gain_a or gain_a >= gain_d:
+                att += gain_a
+            else:
+                dfn += gain_d
+        hp_now = min(MAX_HP, hp + outcome.heal)
+        damage = max(0, m.attack - dfn)
+        knocked = damage >= hp_now and damage > 0
+        aderyn = obs.abilities and me.hero == "aderyn" and level != LORD_LEVEL
+        expected = att + DRAW_VALUE * outcome.draws
+        win = att >= m.hp and (not knocked or aderyn)
+        score = (100.0 if win else -10.0 * max(0, m.hp - expected)) - 6.0 * damage \
+            - (60.0 if knocked else 0.0) - 0.3 * len(outcome.cards) + 0.5 * eq_heal
+        return Forecast(win, damage, knocked, expected - m.hp, score)
+
+    def _target_value(self, obs: Observation, fight: Fight, monster: str) -> float:
+        t = tables()
+        m = t.monsters[monster]
+        me = obs.seats[obs.current]
+        if fight.level == LORD_LEVEL:
+            return 1000.0
+        if m.reward == "key":
+            return 60.0 + 10 * m.level
+        if m.reward == "action":
+            return 6.0 + 5.0 * m.level + card_value(monster)
+        kind = t.equipment[monster].kind
+        gain = equip_value(monster) - equip_value(getattr(me, kind))
+        return 4.0 + 3.0 * m.level + max(0.0, gain) * 6.0
+
+    def _monster_at(self, obs: Observation, fight: Fight) -> str:
+        if fight.level == LORD_LEVEL:
+            return obs.lord
+        lv = obs.levels[fight.level - 1]
+        card = lv.gate_top if fight.slot == 0 else lv.row[fight.slot - 1]
+        assert card is not None
+        return card
+
+    def _best_against(self, obs: Observation, fight: Fight, cache: dict[object, list[Outcome]]
+                      ) -> tuple[Forecast, Outcome, str | None]:
+        me = obs.seats[obs.current]
+        monster = self._monster_at(obs, fight)
+        m = tables().monsters[monster]
+        hero = me.hero if obs.abilities else ""
+        options: list[str | None] = [None]
+        if "countercurse" in me.potions:
+            options += list(m.curses)
+        best: tuple[Forecast, Outcome, str | None] | None = None
+        for counter in options:
+            curses = frozenset(c for c in m.curses if c != counter)
+            key = (curses,)
+            if key not in cache:
+                cache[key] = distinct(plans(obs.hand, Situation(hero=hero, curses=curses)))
+            for outcome in cache[key]:
+                f = self._forecast(obs, monster, outcome, 0, 0, me.hp, curses,
+                                   "strength" in me.potions, fight.level)
+                score = f.score - (3.0 if counter else 0.0)
+                if best is None or score > best[0].score:
+                    best = (Forecast(f.win, f.damage, f.knocked, f.margin, score), outcome,
+                            counter)
+        assert best is not None
+        return best
+
+    # ------------------------------------------------------------------ decisions
+
+    def choose(self, observation: Observation) -> Action:
+        """Pick an action for the observing seat."""
+        obs = observation
+        legal = list(obs.legal)
+        phase = obs.phase
+        if phase is Phase.TURN:
+            return self._turn(obs, legal)
+        if phase is Phase.BATTLE:
+            return self._battle(obs, legal)
+        if phase is Phase.DISCARD:
+            counters = [a for a in legal if isinstance(a, DrinkCountercurse)]
+            if counters and obs.battle and obs.battle.curses:
+                eq = [a for a in counters if a.curse in ("weapon", "armour")]
+                if eq:
+                    return eq[0]
+            discards = [a for a in legal if isinstance(a, Discard)]
+            return min(discards, key=lambda a: card_value(a.card))
+        if phase is Phase.TAIA:
+            keeps = [a for a in legal if isinstance(a, KeepDrawn)]
+            return max(keeps, key=lambda a: card_value(a.card))
+        if phase is Phase.REWARD:
+            me = obs.seats[obs.current]
+            assert obs.pending is not None
+            kind = tables().equipment[obs.pending].kind
+            keep = equip_value(obs.pending) > equip_value(getattr(me, kind))
+            return TakeReward(keep)
+        if phase is Phase.MERCHANT:
+            return self._merchant(obs, legal)
+        if phase is Phase.PAY:
+            return self._payment(obs, legal)
+        return legal[0]
+
+    def _turn(self, obs: Observation, legal: list[Action]) -> Action:
+        me = obs.seats[obs.current]
+        if SetStacking("top") in legal:
+            return SetStacking("top")
+        fights = [a for a in legal if isinstance(a, Fight)]
+        if not fights and VisitMerchant() not in legal:
+            return Revive()
+        cache: dict[object, list[Outcome]] = {}
+        ranked: list[tuple[float, Fight, Forecast]] = []
+        for fight in fights:
+            forecast, _, _ = self._best_against(obs, fight, cache)
+            value = self._target_value(obs, fight, self._monster_at(obs, fight))
+            rank = (value + forecast.score) if forecast.win else forecast.score - 200.0
+            ranked.append((rank, fight, forecast))
+        ranked.sort(key=lambda r: -r[0])
+        if ranked and ranked[0][2].win:
+            if DrinkHealing() in legal and ranked[0][2].knocked:
+                return DrinkHealing()
+            return ranked[0][1]
+        if me.hp <= 2:
+            if DrinkHealing() in legal:
+                return DrinkHealing()
+            return Revive()
+        shop = self._shopping_list(obs)
+        if shop and VisitMerchant() in legal:
+            return VisitMerchant()
+        safe = [r for r in ranked if not r[2].knocked]
+        if safe:
+            # Nothing can be beaten now: fight the most promising monster to cycle the hand.
+            return max(safe, key=lambda r: r[2].margin - r[2].damage)[1]
+        if me.hp < MAX_HP:
+            return Revive()
+        return ranked[0][1] if ranked else Revive()
+
+    def _battle(self, obs: Observation, legal: list[Action]) -> Action:
+        battle = obs.battle
+        assert battle is not None
+        me = obs.seats[obs.current]
+        hero = me.hero if obs.abilities else ""
+        curses = frozenset(battle.active_curses)
+        counters = [a for a in legal if isinstance(a, DrinkCountercurse)]
+        base_att = battle.totals.attack_cards + battle.totals.attack_ability
+        base_def = battle.totals.defence_cards
+        where = Situation(hero=hero, curses=curses,
+                          prev=battle.chain[-1] if battle.chain else None,
+                          length=len(battle.chain), ability_used=battle.ability_used,
+                          horan_bonus=battle.horan_bonus)
+        outcomes = plans(obs.hand, where)
+        strength = "strength" in me.potions
+
+        def best_of(outs: list[Outcome], cs: frozenset[str], with_strength: bool
+                    ) -> tuple[Forecast, Outcome]:
+            scored = [(self._forecast(obs, battle.monster, o, base_att, base_def, me.hp, cs,
+                                      with_strength, battle.level), o) for o in outs]
+            return max(scored, key=lambda s: s[0].score)
+
+        best_f, best_o = best_of(outcomes, curses, strength)
+        if counters and not best_f.win:
+            for action in counters:
+                cs = frozenset(c for c in curses if c != action.curse)
+                alt = plans(obs.hand, Situation(hero, cs, where.prev, where.length,
+                                                where.ability_used, where.horan_bonus))
+                f, _ = best_of(alt, cs, strength)
+                if f.win:
+                    return action
+        strengths = [a for a in legal if isinstance(a, DrinkStrength)]
+        if strengths:
+            now_f, _ = best_of(outcomes, curses, False)
+            if not now_f.win or now_f.knocked:
+                for action in strengths:
+                    idx = len(battle.chain) - 1
+                    card = tables().actions[battle.chain[idx]]
+                    gain = card.effect(action.effect)
+                    if action.effect in curses and (idx, action.effect) not in battle.unlocked:
+                        continue
+                    ba = base_att + (gain if action.effect == "attack" else 0)
+                    bd = base_def + (gain if action.effect == "defence" else 0)
+                    scored = max((self._forecast(obs, battle.monster, o, ba, bd, me.hp, curses,
+                                                 False, battle.level) for o in outcomes),
+                                 key=lambda f: f.score)
+                    if scored.score > now_f.score + 5:
+                        return action
+        if best_o.cards:
+            card, unlock = best_o.cards[0]
+            play = Play(card, unlock)
+            if play in legal:
+                return play
+        final = self._forecast(obs, battle.monster, Outcome((), 0, 0, 0, 0, 0, 0, False),
+                               base_att, base_def, me.hp, curses, False, battle.level)
+        if final.knocked and DrinkHealing() in legal:
+            return DrinkHealing()
+        plays = [a for a in legal if isinstance(a, Play)]
+        if plays and not final.win and final.damage == 0:
+            return max(plays, key=lambda a: card_value(a.card))  # nothing to lose: dig deeper
+        return EndBattle()
+
+    def _payments(self, obs: Observation) -> list[tuple[float, str]]:
+        me = obs.seats[obs.current]
+        actions = tables().actions
+        out = [(card_value(c) + 1.0, c) for c in obs.hand if actions[c].reward]
+        out += [(equip_value(getattr(me, s)) * 2.0, s) for s in ("weapon", "armour")
+                if getattr(me, s)]
+        return sorted(out)
+
+    def _shopping_list(self, obs: Observation) -> list[Action]:
+        me = obs.seats[obs.current]
+        pay = self._payments(obs)
+        if not pay:
+            return []
+        cheapest = pay[0][0]
+        wants: list[tuple[float, Action]] = []
+        piles = dict(obs.potion_piles)
+        for kind, worth in (("strength", 4.0), ("countercurse", 3.0), ("healing", 3.0)):
+            if kind not in me.potions and piles.get(kind, 0) > 0 and worth > cheapest:
+                wants.append((worth - cheapest, BuyPotion(kind)))  # type: ignore[arg-type]
+        eq = tables().equipment
+        for card in dict.fromkeys(obs.pawnshop):
+            if card in eq:
+                gain = equip_value(card) - equip_value(getattr(me, eq[card].kind))
+                if gain * 2.0 > cheapest:
+                    wants.append((gain * 2.0 - cheapest, BuyPawned(card)))
+            elif card_value(card) > cheapest + 1.5:
+                wants.append((card_value(card) - cheapest, BuyPawned(card)))
+        wants.sort(key=lambda w: -w[0])
+        return [w[1] for w in wants]
+
+    def _merchant(self, obs: Observation, legal: list[Action]) -> Action:
+        for want in self._shopping_list(obs):
+            if want in legal:
+                return want
+        if DrinkHealing() in legal and obs.seats[obs.current].hp <= 2:
+            return DrinkHealing()
+        return LeaveMerchant()
+
+    def _payment(self, obs: Observation, legal: list[Action]) -> Action:
+        pays = [a for a in legal if isinstance(a, Pay)]
+        ranked = {source: worth for worth, source in self._payments(obs)}
+        pending = obs.pending or ""
+        eq = tables().equipment
+        if pending in eq:  # paying with the slot being replaced costs nothing extra
+            slot = eq[pending].kind
+            if Pay(slot) in pays:
+                return Pay(slot)
+        return min(pays, key=lambda a: ranked.get(a.source, 99.0))

@@ -1,0 +1,119 @@
+"""Battle planning for the heuristic agent: every sequence of cards a seat could play from its hand.
+
+The search follows the same chaining rules as the engine (R14, R15, R21, R22, R61-R63, R65) and
+sums what each prefix of each sequence would add. Cards a draw effect would bring are unknown, so
+draws are only counted as a small expected bonus; the agent re-plans after every card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.catalog import ActionInfo, tables
+
+DRAW_VALUE = 0.8  # attack a drawn card is expected to add, for ranking plans only
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What playing ``cards`` (in order) would add to the battle."""
+
+    cards: tuple[tuple[str, str], ...]  # (card id, Xanros unlocked effect or "")
+    attack: int
+    defence: int
+    heal: int
+    draws: int
+    best_attack_card: int  # largest single counted attack (what strength could double)
+    best_defence_card: int
+    horan: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Situation:
+    """Where the chain stands: the previous card, abilities left, curses that apply."""
+
+    hero: str  # "" when abilities are off
+    curses: frozenset[str]
+    prev: str | None = None
+    length: int = 0
+    ability_used: bool = False
+    horan_bonus: bool = False
+
+
+def plans(hand: tuple[str, ...], where: Situation, limit: int = 4000) -> list[Outcome]:
+    """Every playable prefix of every legal sequence from ``hand`` (the empty plan first)."""
+    t = tables().actions
+    infos = [t[c] for c in hand]
+    curses = where.curses
+    hero = where.hero
+    out: list[Outcome] = [Outcome((), 0, 0, 0, 0, 0, 0, False)]
+    seen: set[tuple[object, ...]] = set()
+
+    def counted(info: ActionInfo, effect: str, unlock: str) -> int:
+        value = info.effect(effect)
+        if value and effect in curses and unlock != effect:
+            return 0
+        return value
+
+    def walk(prev: ActionInfo | None, length: int, used: bool, horan: bool, left: int,
+             seq: tuple[tuple[str, str], ...], att: int, dfn: int, heal: int, draws: int,
+             best_a: int, best_d: int) -> None:
+        if len(out) >= limit:
+            return
+        for i, info in enumerate(infos):
+            if not left >> i & 1:
+                continue
+            follows = prev is None or info.colour in prev.next
+            if hero == "victorius" and length == 1:
+                follows = True
+            cursed = info.colour in curses
+            use = used
+            if cursed:
+                if not (hero == "xanros" and not used and follows):
+                    continue
+                use = True
+            if not follows:
+                if not (hero == "argentus" and info.colour == "blue" and not used):
+                    continue
+                use = True
+            unlocks = [""]
+            if hero == "xanros" and not use:
+                unlocks += [e for e in ("attack", "defence", "draw", "heal")
+                            if e in curses and info.effect(e)]
+            for unlock in unlocks:
+                a = counted(info, "attack", unlock)
+                d = counted(info, "defence", unlock)
+                hb = horan
+                bonus = 0
+                if hero == "horan" and not horan and prev is not None and prev.attack \
+                        and info.attack:
+                    hb, bonus = True, 1
+                key = (left & ~(1 << i), info.id, use or bool(unlock), hb, att + a + bonus,
+                       dfn + d, heal + counted(info, "heal", unlock))
+                if key in seen:
+                    continue
+                seen.add(key)
+                nseq = seq + ((info.id, unlock),)
+                o = Outcome(nseq, att + a + bonus, dfn + d, heal + counted(info, "heal", unlock),
+                            draws + counted(info, "draw", unlock), max(best_a, a), max(best_d, d),
+                            hb)
+                out.append(o)
+                walk(info, length + 1, use or bool(unlock), hb, left & ~(1 << i), nseq,
+                     o.attack, o.defence, o.heal, o.draws, o.best_attack_card,
+                     o.best_defence_card)
+
+    prev = t[where.prev] if where.prev else None
+    walk(prev, where.length, where.ability_used, where.horan_bonus, (1 << len(infos)) - 1, (),
+         0, 0, 0, 0, 0, 0)
+    return out
+
+
+def distinct(outcomes: list[Outcome]) -> list[Outcome]:
+    """One plan per distinct result (the shortest), keeping the input order otherwise."""
+    best: dict[tuple[int, ...], Outcome] = {}
+    for o in outcomes:
+        key = (o.attack, o.defence, o.heal, o.draws, o.best_attack_card, o.best_defence_card)
+        kept = best.get(key)
+        if kept is None or len(o.cards) < len(kept.cards):
+            best[key] = o
+    return list(best.values())

@@ -1,0 +1,172 @@
+"""Play many complete games between agents and print what happened as one JSON object.
+
+    python -m engine.simulate --games 1000 --players 4 --seed 1 --agent heuristic --abilities on --json
+
+Game ``i`` uses seed ``S + i`` for the table (heroes drawn at random, seat order, shuffles) and for
+its agents, so every figure is reproducible. Games run in parallel worker processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import rng
+from engine.agents import make_agent
+from engine.catalog import tables
+from engine.observe import observe
+from engine.rules import apply
+from engine.setup import new_game
+from engine.state import GameConfig, Phase, SeatConfig
+
+HEROES = ("argentus", "horan", "xanros", "aderyn", "victorius", "taia")
+ROUND_CAP = 150
+
+
+@dataclass
+class GameResult:
+    """The summary of one simulated game."""
+
+    seed: int
+    heroes: tuple[str, ...]
+    order: tuple[int, ...]
+    winner: int | None
+    rounds: int
+    steps: int
+    error: str | None = None
+    fights: Counter[int] = field(default_factory=Counter)
+    fight_wins: Counter[int] = field(default_factory=Counter)
+
+
+def play_game(seed: int, players: int, agent: str, abilities: bool,
+              cap: int = ROUND_CAP) -> GameResult:
+    """Play one game to its end (or the round cap) and summarise it."""
+    state_rng = rng.seed_state(seed ^ 0xC0FFEE)
+    heroes, _ = rng.shuffled(state_rng, HEROES)
+    picked = heroes[:players]
+    config = GameConfig(seats=tuple(SeatConfig(h, ai=True) for h in picked),
+                        abilities=abilities, seed=seed)
+    state = new_game(config)
+    agents = [make_agent(agent, seed * 8 + i) for i in range(players)]
+    result = GameResult(seed, picked, state.order, None, 0, 0)
+    monsters = tables().monsters
+    try:
+        while state.phase is not Phase.OVER and state.round <= cap:
+            action = agents[state.current].choose(observe(state, state.current))
+            before = state
+            state, events = apply(state, action, check=False)
+            if before.phase is Phase.BATTLE and state.phase is not Phase.BATTLE and \
+                    before.battle is not None and type(action).__name__ == "EndBattle":
+                level = monsters[before.battle.monster].level
+                result.fights[level] += 1
+                if any(e.text.key == "event.won" for e in events):
+                    result.fight_wins[level] += 1
+    except Exception as exc:  # noqa: BLE001 - a simulator reports every failure, it never hides one
+        result.error = f"{type(exc).__name__}: {exc}"
+    result.winner = state.winner
+    result.rounds = state.round
+    result.steps = state.step
+    return result
+
+
+def _batch(args: tuple[list[int], int, str, bool]) -> list[GameResult]:
+    seeds, players, agent, abilities = args
+    return [play_game(s, players, agent, abilities) for s in seeds]
+
+
+def run(games: int, players: int, seed: int, agent: str, abilities: bool,
+        workers: int | None = None) -> list[GameResult]:
+    """Play ``games`` games, spread over worker processes."""
+    seeds = [seed + i for i in range(games)]
+    workers = max(1, min(workers or os.cpu_count() or 1, games))
+    if workers == 1:
+        return _batch((seeds, players, agent, abilities))
+    chunks = [seeds[i::workers * 4] for i in range(workers * 4)]
+    with ProcessPoolExecutor(workers) as pool:
+        parts = pool.map(_batch, [(c, players, agent, abilities) for c in chunks if c])
+        out = [r for part in parts for r in part]
+    return sorted(out, key=lambda r: r.seed)
+
+
+def _pct(values: list[int], q: float) -> int:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def summarise(results: list[GameResult], seconds: float) -> dict[str, Any]:
+    """The JSON summary of a batch of games."""
+    finished = [r for r in results if r.winner is not None]
+    rounds = [r.rounds for r in finished] or [0]
+    played: Counter[str] = Counter()
+    won: Counter[str] = Counter()
+    seat_won: Counter[int] = Counter()
+    fights: Counter[int] = Counter()
+    fight_wins: Counter[int] = Counter()
+    for r in results:
+        played.update(r.heroes)
+        fights.update(r.fights)
+        fight_wins.update(r.fight_wins)
+        if r.winner is not None:
+            won[r.heroes[r.winner]] += 1
+            seat_won[r.order.index(r.winner) + 1] += 1
+    players = len(results[0].heroes) if results else 0
+    return {
+        "games": len(results),
+        "finished": len(finished),
+        "errors": sum(r.error is not None for r in results),
+        "error_examples": sorted({r.error for r in results if r.error})[:5],
+        "rounds": {"mean": round(statistics.fmean(rounds), 2), "p50": _pct(rounds, 0.5),
+                   "p95": _pct(rounds, 0.95), "max": max(rounds)},
+        "wins_by_hero": {h: {"games": played[h], "wins": won[h],
+                             "share": round(won[h] / played[h], 4) if played[h] else 0.0}
+                         for h in HEROES if played[h]},
+        "wins_by_seat": {str(s): {"wins": seat_won[s],
+                                  "share": round(seat_won[s] / max(1, len(finished)), 4)}
+                         for s in range(1, players + 1)},
+        "fight_win_rate_by_level": {
+            ("X" if lv == 4 else str(lv)): round(fight_wins[lv] / fights[lv], 4)
+            for lv in sorted(fights) if fights[lv]},
+        "fights_by_level": {("X" if lv == 4 else str(lv)): fights[lv] for lv in sorted(fights)},
+        "seconds": round(seconds, 2),
+        "games_per_second": round(len(results) / seconds, 2) if seconds else None,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(prog="python -m engine.simulate", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--agent", choices=("heuristic", "random"), default="heuristic")
+    parser.add_argument("--abilities", choices=("on", "off"), default="on")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="worker processes (default: one per core)")
+    parser.add_argument("--json", action="store_true", help="print only the JSON summary")
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    start = time.perf_counter()
+    results = run(args.games, args.players, args.seed, args.agent, args.abilities == "on",
+                  args.workers)
+    summary = summarise(results, time.perf_counter() - start)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(f"{summary['finished']}/{summary['games']} games finished, "
+              f"{summary['errors']} errors, rounds {summary['rounds']}", file=sys.stderr)
+        print(json.dumps(summary, indent=2))
+    return 1 if summary["errors"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
