@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from cards.models import HERO_IDS, Catalogue, Hero, Lord, Monster
+from cards.models import HERO_IDS, ActionCard, Catalogue, Hero, Lord, Monster
 
 DATA = Path(__file__).parent / "data"
 
@@ -42,20 +42,51 @@ def _entries(path: Path, table: str) -> list[dict[str, Any]]:
     if extra:
         raise CatalogueError(f"{path.name}: unknown top-level entries {sorted(extra)}")
     rows = doc.get(table, [])
-    if not isinstance(rows, list):
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise CatalogueError(f"{path.name}: [[{table}]] must be an array of tables")
     return rows
 
 
-def _model(cls: type[Any], raw: dict[str, Any], path: Path, index: int) -> Any:
+def _problem(error: Any) -> str:
+    """One pydantic error as ``field: what is wrong`` (without pydantic's "Value error, ")."""
+    where = ".".join(str(p) for p in error["loc"])
+    text = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        text = "unknown field"
+    elif error["type"] == "union_tag_invalid":
+        ctx = error.get("ctx", {})
+        text = f"unknown kind {ctx.get('tag')!r} (expected {ctx.get('expected_tags')})"
+    elif error["type"] == "literal_error":
+        text = f"unknown value {error['input']!r} ({text[0].lower()}{text[1:]})"
+    return f"{where}: {text}" if where else text
+
+
+def _model(cls: type[Any], raw: dict[str, Any], path: Path, index: int,
+           what: str = "card") -> Any:
     name = raw.get("id", f"entry #{index + 1}")
     try:
         return cls.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'card'}: {e['msg']}" for e in exc.errors()
-        )
-        raise CatalogueError(f"{path.name}: card {name!r}: {problems}") from exc
+        problems = "; ".join(_problem(e) for e in exc.errors())
+        raise CatalogueError(f"{path.name}: {what} {name!r}: {problems}") from exc
+
+
+def _hero(raw: dict[str, Any], path: Path, index: int) -> Hero:
+    """A hero, checking each starting card on its own first so errors name the card."""
+    cards = raw.get("cards")
+    if isinstance(cards, list):
+        if len(cards) != STARTING_CARDS:
+            raise CatalogueError(f"{path.name}: hero {raw.get('id', index + 1)!r}: "
+                                 f"{len(cards)} starting cards, needs {STARTING_CARDS}")
+        for i, card in enumerate(cards):
+            if not isinstance(card, dict):
+                raise CatalogueError(
+                    f"{path.name}: hero {raw.get('id', index + 1)!r}: card #{i + 1} is not a table"
+                )
+            _model(ActionCard, card, path, i)
+    hero = _model(Hero, raw, path, index, what="hero")
+    assert isinstance(hero, Hero)
+    return hero
 
 
 def _check_structure(cat: Catalogue, origin: dict[str, str]) -> None:
@@ -73,14 +104,13 @@ def _check_structure(cat: Catalogue, origin: dict[str, str]) -> None:
         gates = sum(m.gatekeeper for m in here)
         where = f"level{level}.toml"
         if regular != want:
-            raise CatalogueError(f"{where}: level {level} has {regular} regular monsters, needs {want}")
+            raise CatalogueError(
+                f"{where}: level {level} has {regular} regular monsters, needs {want}"
+            )
         if gates != GATEKEEPERS_PER_LEVEL:
             raise CatalogueError(
                 f"{where}: level {level} has {gates} gatekeepers, needs {GATEKEEPERS_PER_LEVEL}"
             )
-        wrong = [m.id for m in here if origin.get(m.id) != where]
-        if wrong:
-            raise CatalogueError(f"{origin[wrong[0]]}: card {wrong[0]!r}: level {level} card in wrong file")
     if len(cat.lords) != LORDS:
         raise CatalogueError(f"lords.toml: {len(cat.lords)} lords, needs {LORDS}")
 
@@ -102,29 +132,43 @@ def _check_names(cat: Catalogue, origin: dict[str, str]) -> None:
             )
 
 
+def _place(origin: dict[str, str], card: str, path: Path) -> None:
+    """Remember which file defines ``card``; a second definition is a duplicate id."""
+    if card in origin:
+        where = origin[card] if origin[card] == path.name else f"{origin[card]} and {path.name}"
+        raise CatalogueError(f"{path.name}: card {card!r}: duplicate id (defined in {where})")
+    origin[card] = path.name
+
+
 def load_from(folder: Path) -> Catalogue:
     """Read and validate the catalogue in ``folder`` (raises :class:`CatalogueError`)."""
     origin: dict[str, str] = {}
     heroes: list[Hero] = []
     path = folder / "heroes.toml"
     for i, raw in enumerate(_entries(path, "hero")):
-        hero = _model(Hero, raw, path, i)
+        hero = _hero(raw, path, i)
         heroes.append(hero)
         for card in hero.cards:
-            origin.setdefault(card.id, path.name)
+            _place(origin, card.id, path)
             if card.reward:
-                raise CatalogueError(f"{path.name}: card {card.id!r}: starting cards are not rewards")
+                raise CatalogueError(
+                    f"{path.name}: card {card.id!r}: starting cards are not rewards"
+                )
     monsters: list[Monster] = []
     for level in (1, 2, 3):
         path = folder / f"level{level}.toml"
         for i, raw in enumerate(_entries(path, "monster")):
             m = _model(Monster, raw, path, i)
+            if m.level != level:
+                raise CatalogueError(
+                    f"{path.name}: card {m.id!r}: level {m.level} card in the level {level} file"
+                )
             monsters.append(m)
-            origin.setdefault(m.id, path.name)
+            _place(origin, m.id, path)
     path = folder / "lords.toml"
     lords = [_model(Lord, raw, path, i) for i, raw in enumerate(_entries(path, "lord"))]
     for lord in lords:
-        origin.setdefault(lord.id, path.name)
+        _place(origin, lord.id, path)
     cat = Catalogue(heroes=tuple(heroes), monsters=tuple(monsters), lords=tuple(lords),
                     potions_per_kind=POTIONS_PER_KIND)
     _check_structure(cat, origin)

@@ -1,0 +1,328 @@
+"""The card catalogue: the real data loads with the fixed structure, and broken data is refused.
+
+Card VALUES are being tuned, so nothing here depends on a card's numbers: defects are made by
+editing a temporary copy of ``cards/data`` around ids and field names only.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from cards import COLOURS, CURSES, load_catalogue
+from cards.loader import (
+    DATA,
+    GATEKEEPERS_PER_LEVEL,
+    REGULAR_PER_LEVEL,
+    CatalogueError,
+    load_from,
+)
+from engine import GameConfig, SeatConfig, new_game
+from engine.catalog import tables
+from engine.validate import card_places, expected_cards
+from i18n import has_key
+
+HEROES = ("argentus", "horan", "xanros", "aderyn", "victorius", "taia")
+
+
+# --------------------------------------------------------------------------- the real catalogue
+
+
+def test_real_catalogue_counts() -> None:
+    cat = load_catalogue()
+    assert sorted(h.id for h in cat.heroes) == sorted(HEROES)
+    assert sum(len(h.cards) for h in cat.heroes) == 36
+    assert all(len(h.cards) == 6 for h in cat.heroes)
+    for level, regular in ((1, 20), (2, 20), (3, 24)):
+        here = [m for m in cat.monsters if m.level == level]
+        assert sum(not m.gatekeeper for m in here) == regular == REGULAR_PER_LEVEL[level]
+        assert sum(m.gatekeeper for m in here) == 5 == GATEKEEPERS_PER_LEVEL
+        assert all(m.reward.kind == "key" for m in here if m.gatekeeper)
+    assert len(cat.lords) == 3
+    assert cat.potions_per_kind * 3 == 12
+
+
+def test_ids_follow_the_naming_scheme() -> None:
+    cat = load_catalogue()
+    prefixes = {"argentus": "arg", "horan": "hor", "xanros": "xan", "aderyn": "ade",
+                "victorius": "vic", "taia": "tai"}
+    for hero in cat.heroes:
+        assert [c.id for c in hero.cards] == [f"{prefixes[hero.id]}{i}" for i in range(1, 7)]
+    for level in (1, 2, 3):
+        regular = sorted(m.id for m in cat.monsters if m.level == level and not m.gatekeeper)
+        assert regular == [f"m{level}-{i:02d}" for i in range(1, REGULAR_PER_LEVEL[level] + 1)]
+        gates = sorted(m.id for m in cat.monsters if m.level == level and m.gatekeeper)
+        assert gates == [f"g{level}-{i}" for i in range(1, 6)]
+    assert sorted(lord.id for lord in cat.lords) == ["lord-1", "lord-2", "lord-3"]
+
+
+def test_every_card_has_english_names() -> None:
+    cat = load_catalogue()
+    for hero in cat.heroes:
+        assert has_key(f"hero.{hero.id}.name")
+        for card in hero.cards:
+            assert has_key(f"card.{card.id}"), card.id
+    for m in cat.monsters:
+        assert has_key(f"card.{m.id}"), m.id
+        if m.reward.kind != "key":
+            assert has_key(f"back.{m.id}"), m.id
+    for lord in cat.lords:
+        assert has_key(f"card.{lord.id}"), lord.id
+
+
+def test_engine_tables_match_the_catalogue() -> None:
+    cat = load_catalogue()
+    t = tables()
+    starting = {c.id for h in cat.heroes for c in h.cards}
+    backs = {m.id: m.reward.kind for m in cat.monsters}
+    assert set(t.actions) == starting | {i for i, k in backs.items() if k == "action"}
+    assert set(t.equipment) == {i for i, k in backs.items() if k in ("weapon", "armour")}
+    assert {i for i, info in t.monsters.items() if info.level < 4} == set(backs)
+    assert set(t.lords) == {lord.id for lord in cat.lords}
+    for cid, info in t.actions.items():
+        assert info.colour in COLOURS and info.next <= set(COLOURS), cid
+        assert info.reward == (cid not in starting)
+        assert info.attack or info.defence or info.draw or info.heal, cid
+    for mid, m in t.monsters.items():
+        assert set(m.curses) <= set(CURSES), mid
+        assert m.hp >= 1
+
+
+def test_every_card_is_reachable() -> None:
+    """Every card of the catalogue is in play: each hero's cards, every monster, each Lord."""
+    t = tables()
+    lords_seen: set[str] = set()
+    for seed in range(60):
+        heroes = HEROES[seed % 3: seed % 3 + 4]
+        state = new_game(GameConfig(tuple(SeatConfig(h) for h in heroes), seed=seed))
+        assert card_places(state) == expected_cards(state)
+        lords_seen.add(state.lord)
+        in_play = set(card_places(state))
+        for level in (1, 2, 3):
+            assert set(t.regular[level]) | set(t.gatekeepers[level]) <= in_play
+        for hero in heroes:
+            assert set(t.hero_cards[hero]) <= in_play
+    assert lords_seen == set(t.lords)
+    # every action card can at least open a chain, and every colour can be followed by something
+    follows = Counter(c for info in t.actions.values() for c in info.next)
+    assert set(follows) == set(COLOURS)
+
+
+# --------------------------------------------------------------------------- broken copies
+
+
+def _copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "data"
+    shutil.copytree(DATA, folder)
+    return folder
+
+
+def _edit(folder: Path, name: str, pattern: str, replacement: str) -> None:
+    """Replace the first match of ``pattern`` in ``name``; the pattern must match."""
+    path = folder / name
+    text = path.read_text(encoding="utf-8")
+    new, count = re.subn(pattern, replacement, text, count=1, flags=re.S)
+    assert count == 1, f"test setup: {pattern!r} not found in {name}"
+    path.write_text(new, encoding="utf-8")
+
+
+def _refused(folder: Path, *fragments: str) -> str:
+    with pytest.raises(CatalogueError) as info:
+        load_from(folder)
+    text = str(info.value)
+    for fragment in fragments:
+        assert fragment in text, f"{fragment!r} not in message {text!r}"
+    return text
+
+
+def test_copy_of_real_data_loads(tmp_path: Path) -> None:
+    assert load_from(_copy(tmp_path)) == load_catalogue()
+
+
+@pytest.mark.parametrize(("name", "card", "anchor"), [
+    ("heroes.toml", "arg1", r'id = "arg1"\n'),
+    ("heroes.toml", "vic4", r'id = "vic4"\n'),
+    ("level1.toml", "m1-01", r'id = "m1-01"\n'),
+    ("level3.toml", "g3-2", r'id = "g3-2"\n'),
+    ("lords.toml", "lord-2", r'id = "lord-2"\n'),
+])
+def test_unknown_field(tmp_path: Path, name: str, card: str, anchor: str) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, name, anchor, r"\g<0>sparkle = 3\n")
+    _refused(folder, name, repr(card), "sparkle", "unknown field")
+
+
+def test_unknown_field_in_reward(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "level2.toml", r'(id = "m2-03"\n.*?\[monster\.reward\]\n)',
+          r"\1sparkle = 1\n")
+    _refused(folder, "level2.toml", "'m2-03'", "sparkle", "unknown field")
+
+
+def test_duplicate_id_in_one_file(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "level1.toml", r'id = "m1-07"', 'id = "m1-06"')
+    _refused(folder, "level1.toml", "'m1-06'", "duplicate id")
+
+
+def test_duplicate_id_across_files(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "level2.toml", r'id = "m2-07"', 'id = "m1-04"')
+    _refused(folder, "level1.toml", "level2.toml", "'m1-04'", "duplicate id")
+
+
+def test_duplicate_starting_card_id(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "heroes.toml", r'id = "tai2"', 'id = "hor5"')
+    _refused(folder, "heroes.toml", "'hor5'", "duplicate id")
+
+
+def test_unknown_colour(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "heroes.toml", r'(id = "xan3"\n)colour = "\w+"', r'\1colour = "purple"')
+    _refused(folder, "heroes.toml", "'xan3'", "colour", "purple")
+
+
+def test_unknown_next_colour(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "heroes.toml", r'(id = "ade2"\n.*?)next = \[', r'\1next = ["pink", ')
+    _refused(folder, "heroes.toml", "'ade2'", "next", "pink")
+
+
+def test_unknown_reward_colour(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    kind_action = r'(kind = "action"\n)colour = "\w+"'
+    _edit(folder, "level1.toml", kind_action, r'\1colour = "purple"')
+    _refused(folder, "level1.toml", "'m1-", "purple")
+
+
+def test_unknown_effect(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "heroes.toml", r'(id = "arg5"\n)', r"\1poison = 2\n")
+    _refused(folder, "heroes.toml", "'arg5'", "poison")
+
+
+def test_unknown_curse(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "level3.toml", r'(id = "m3-05"\n.*?)curses = \[[^\]]*\]', r'\1curses = ["sleep"]')
+    _refused(folder, "level3.toml", "'m3-05'", "curses", "sleep")
+
+
+def test_unknown_lord_curse(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "lords.toml", r'(id = "lord-3"\n.*?)curses = \[[^\]]*\]', r'\1curses = ["mud"]')
+    _refused(folder, "lords.toml", "'lord-3'", "mud")
+
+
+def test_unknown_reward_kind(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "level2.toml", r'(id = "m2-02"\n.*?)kind = "\w+"', r'\1kind = "shield"')
+    _refused(folder, "level2.toml", "'m2-02'", "shield")
+
+
+def _drop_block(folder: Path, name: str, header: str, card: str) -> None:
+    """Remove the ``[[header]]`` table of ``card`` (and its sub-tables) from a file."""
+    path = folder / name
+    blocks = path.read_text(encoding="utf-8").split(f"[[{header}]]\n")
+    kept = [b for b in blocks if not b.startswith(f'id = "{card}"\n')]
+    assert len(kept) == len(blocks) - 1, f"test setup: {card} not found in {name}"
+    path.write_text(f"[[{header}]]\n".join(kept), encoding="utf-8")
+
+
+def test_wrong_count_of_regular_monsters(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _drop_block(folder, "level2.toml", "monster", "m2-11")
+    _refused(folder, "level2.toml", "19 regular monsters", "20")
+
+
+def test_wrong_count_of_gatekeepers(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _drop_block(folder, "level3.toml", "monster", "g3-4")
+    _refused(folder, "level3.toml", "4 gatekeepers", "5")
+
+
+def test_wrong_count_of_lords(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _drop_block(folder, "lords.toml", "lord", "lord-2")
+    _refused(folder, "lords.toml", "2 lords", "3")
+
+
+def test_wrong_count_of_starting_cards(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _drop_block(folder, "heroes.toml", "hero.cards", "hor4")
+    _refused(folder, "heroes.toml", "'horan'", "5 starting cards", "6")
+
+
+def test_missing_hero(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    path = folder / "heroes.toml"
+    text = path.read_text(encoding="utf-8")
+    start = text.index('[[hero]]\nid = "taia"')
+    path.write_text(text[:start], encoding="utf-8")
+    _refused(folder, "heroes.toml", "taia")
+
+
+def test_monster_in_the_wrong_level_file(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "level1.toml", r'(id = "m1-09"\n)level = 1', r"\1level = 2")
+    _refused(folder, "level1.toml", "'m1-09'", "level 2")
+
+
+def test_gatekeeper_without_key(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "level1.toml", r'(id = "g1-3"\n.*?)gatekeeper = true', r"\1gatekeeper = false")
+    _refused(folder, "level1.toml", "'g1-3'", "key")
+
+
+def test_missing_english_name(tmp_path: Path) -> None:
+    assert not has_key("card.m1-99")
+    folder = _copy(tmp_path)
+    _edit(folder, "level1.toml", r'id = "m1-12"', 'id = "m1-99"')
+    _refused(folder, "level1.toml", "'m1-99'", "English name", "card.m1-99")
+
+
+def test_missing_english_name_of_starting_card(tmp_path: Path) -> None:
+    assert not has_key("card.tai9")
+    folder = _copy(tmp_path)
+    _edit(folder, "heroes.toml", r'id = "tai6"', 'id = "tai9"')
+    _refused(folder, "heroes.toml", "'tai9'", "English name")
+
+
+def test_not_toml(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    (folder / "level2.toml").write_text("[[monster]\nid = ", encoding="utf-8")
+    _refused(folder, "level2.toml", "not valid TOML")
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    (folder / "lords.toml").unlink()
+    _refused(folder, "lords.toml", "missing")
+
+
+def test_unknown_top_level_table(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    with (folder / "level1.toml").open("a", encoding="utf-8") as fh:
+        fh.write('\n[[monsters]]\nid = "m1-50"\n')
+    _refused(folder, "level1.toml", "monsters")
+
+
+def test_entries_must_be_tables(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    (folder / "lords.toml").write_text('lord = ["lord-1", "lord-2", "lord-3"]\n', encoding="utf-8")
+    _refused(folder, "lords.toml", "array of tables")
+
+
+def test_action_card_without_effect(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    path = folder / "heroes.toml"
+    text = path.read_text(encoding="utf-8")
+    start = text.index('id = "vic2"\n')
+    end = text.index("[[", start)
+    block = re.sub(r"^(attack|defence|draw|heal) = \d+\n", "", text[start:end], flags=re.M)
+    path.write_text(text[:start] + block + text[end:], encoding="utf-8")
+    _refused(folder, "heroes.toml", "'vic2'", "effect")
