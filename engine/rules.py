@@ -558,7 +558,7 @@ def _pay(w: _Work, a: Action) -> None:
     pending, w.pending = w.pending, None
     if pending.startswith("potion:"):
         kind = pending.split(":", 1)[1]
-        w.potions[POTIONS.index(kind)] -= 1  # type: ignore[arg-type]
+        w.potions[POTIONS.index(kind)] -= 1
         w.set(potions=w.seat.potions + (kind,))
         w.say("event.bought", who=w.who(), item=word("potion", kind), paid=card_name(paid))
     else:

@@ -18,7 +18,7 @@ BASE_HAND = 4
 LOG_LENGTH = 12
 
 
-class Phase(str, Enum):
+class Phase(str, Enum):  # noqa: UP042 - str() and JSON keep the plain value
     """The kind of decision pending (always the current seat's)."""
 
     TURN = "turn"  # fight, merchant or revive
