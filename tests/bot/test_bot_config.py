@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from bot.config import ConfigProblem, load_settings, read_env_file
+
+TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
+
+
+def test_valid_settings(tmp_path: Path) -> None:
+    s = load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db"),
+                       "KARAK_LOG_LEVEL": "debug", "KARAK_DEV_GUILD": "123",
+                       "KARAK_TURN_TIMER": "300"}, env_file=None)
+    assert s.token.get_secret_value() == TOKEN
+    assert s.log_level == "DEBUG" and s.dev_guild == 123 and s.turn_timer == 300
+    assert TOKEN not in repr(s) and TOKEN not in str(s)
+
+
+def test_env_file_and_environment_precedence(tmp_path: Path) -> None:
+    env = tmp_path / ".env"
+    env.write_text(f"# comment\nexport DISCORD_TOKEN='{TOKEN}'\nKARAK_DB={tmp_path}/a.db  # x\n"
+                   "KARAK_LOG_LEVEL=INFO\n")
+    assert read_env_file(env)["KARAK_DB"] == f"{tmp_path}/a.db"
+    s = load_settings({"KARAK_LOG_LEVEL": "ERROR"}, env_file=env)
+    assert s.log_level == "ERROR" and s.db == tmp_path / "a.db"
+
+
+@pytest.mark.parametrize(("env", "needle"), [
+    ({}, "No DISCORD_TOKEN"),
+    ({"DISCORD_TOKEN": "not-a-token"}, "malformed"),
+    ({"DISCORD_TOKEN": TOKEN, "KARAK_TURN_TIMER": "5"}, "KARAK_TURN_TIMER"),
+    ({"DISCORD_TOKEN": TOKEN, "KARAK_TURN_TIMER": "soon"}, "KARAK_TURN_TIMER"),
+    ({"DISCORD_TOKEN": TOKEN, "KARAK_LOG_LEVEL": "loud"}, "KARAK_LOG_LEVEL"),
+    ({"DISCORD_TOKEN": TOKEN, "KARAK_DEV_GUILD": "-4"}, "KARAK_DEV_GUILD"),
+    ({"DISCORD_TOKEN": TOKEN, "KARAK_API_BASE": "discord"}, "KARAK_API_BASE"),
+    ({"DISCORD_TOKEN": TOKEN, "KARAK_DB": "/nonexistent-dir/k.db"}, "KARAK_DB"),
+])
+def test_problems_are_one_line_without_token(env: dict[str, str], needle: str,
+                                             tmp_path: Path) -> None:
+    env = {"KARAK_DB": str(tmp_path / "k.db"), **env}
+    with pytest.raises(ConfigProblem) as info:
+        load_settings(env, env_file=None)
+    text = str(info.value)
+    assert needle in text and "\n" not in text and TOKEN not in text
+
+
+def test_unwritable_database_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        import os
+        if os.access(folder, os.W_OK):  # running as root: permissions do not bind
+            pytest.skip("root ignores folder permissions")
+        with pytest.raises(ConfigProblem, match="KARAK_DB"):
+            load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(folder / "k.db")}, None)
+    finally:
+        folder.chmod(0o700)
+
+
+def test_directory_as_database(tmp_path: Path) -> None:
+    with pytest.raises(ConfigProblem, match="KARAK_DB"):
+        load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path)}, None)
+
+
+def test_bad_env_file_line(tmp_path: Path) -> None:
+    env = tmp_path / ".env"
+    env.write_text("this is not an assignment\n")
+    with pytest.raises(ConfigProblem, match="line 1"):
+        load_settings({}, env_file=env)
+
+
+def test_token_is_never_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db")}, None)
+    assert TOKEN not in caplog.text
