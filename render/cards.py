@@ -1,0 +1,218 @@
+"""Cards drawn from the catalogue: action cards, monsters, equipment and card backs.
+
+A card never changes during a process, so every sprite is cached by (card, width, locale). The
+drawing follows the printed cards in spirit only: a frame in the card's colour with that colour's
+symbol, big effect numbers beside icons, and the allowed next colours as triangles at the bottom.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from PIL import Image, ImageDraw
+
+from engine.catalog import tables
+from engine.names import card_name, monster_name
+from i18n import translate
+from render.icons import DARK, colour_badge, curse_icon, icon
+from render.style import (
+    CARD_INK,
+    CARD_INNER,
+    COLOURS,
+    INK,
+    LEVEL_FRAME,
+    ON_COLOUR,
+    PANEL,
+    RGB,
+    draw_text,
+)
+
+RATIO = 1.4  # card height / width
+EFFECTS = ("attack", "defence", "draw", "heal")
+
+
+def card_height(width: int) -> int:
+    """The height of a card ``width`` pixels wide."""
+    return round(width * RATIO)
+
+
+def _base(width: int, height: int, frame: RGB, inner: RGB,
+          top: float, bottom: float) -> tuple[Image.Image, ImageDraw.ImageDraw]:
+    img = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+    d = ImageDraw.Draw(img)
+    r = max(6, width // 12)
+    d.rounded_rectangle((0, 0, width - 1, height - 1), radius=r, fill=frame, outline=DARK,
+                        width=max(2, width // 50))
+    m = max(4, width // 22)
+    d.rounded_rectangle((m, round(height * top), width - 1 - m, round(height * bottom)),
+                        radius=max(4, r // 2), fill=inner)
+    return img, d
+
+
+def _effect_rows(img: Image.Image, d: ImageDraw.ImageDraw, values: list[tuple[str, int]],
+                 box: tuple[int, int, int, int], ink: RGB, plus: bool = False) -> None:
+    """Icons with big numbers, stacked in ``box`` (x0, y0, x1, y1)."""
+    x0, y0, x1, y1 = box
+    if not values:
+        return
+    n = len(values)
+    row_h = (y1 - y0) // n
+    size = min(row_h - 4, round((x1 - x0) * 0.42))
+    num = min(round(size * 1.05), round(row_h * 0.9))
+    for i, (name, value) in enumerate(values):
+        cy = y0 + row_h * i + row_h // 2
+        cx = (x0 + x1) // 2
+        ic = icon(name, size)
+        img.alpha_composite(ic, (cx - size - 2, cy - size // 2))
+        text = f"+{value}" if plus else str(value)
+        draw_text(d, (cx + 4, cy), text, num, fill=ink, anchor="lm")
+
+
+def _name_band(d: ImageDraw.ImageDraw, name: str, x0: int, x1: int, cy: int, size: int,
+               ink: RGB) -> None:
+    draw_text(d, ((x0 + x1) // 2, cy), name, size, fill=ink, anchor="mm", condensed=True,
+              max_width=x1 - x0, min_size=max(9, size // 2))
+
+
+def _next_triangles(img: Image.Image, d: ImageDraw.ImageDraw, nexts: list[str], width: int,
+                    y0: int, y1: int) -> None:
+    """The allowed next colours: downward triangles, each with its colour's symbol."""
+    n = max(1, len(nexts))
+    tri_w = min(round(width * 0.3), (width - 16) // n)
+    gap = max(2, width // 40)
+    total = n * tri_w + (n - 1) * gap
+    x = (width - total) // 2
+    for c in nexts:
+        d.polygon([(x, y0), (x + tri_w, y0), (x + tri_w // 2, y1)], fill=COLOURS[c],
+                  outline=DARK, width=max(2, width // 70))
+        s = round(tri_w * 0.42)
+        sym = icon_symbol(c, s)
+        img.alpha_composite(sym, (x + (tri_w - s) // 2, y0 + max(2, (y1 - y0) // 10)))
+        x += tri_w + gap
+
+
+@cache
+def icon_symbol(colour: str, size: int) -> Image.Image:
+    """A colour's symbol in the ink that reads on that colour."""
+    from render.icons import colour_symbol
+
+    return colour_symbol(colour, size, on_colour=True)
+
+
+@cache
+def action_card(card: str, width: int, locale: str = "en") -> Image.Image:
+    """An action card (starting card or a reward's back) as an RGBA sprite."""
+    info = tables().actions[card]
+    h = card_height(width)
+    frame = COLOURS[info.colour]
+    img, d = _base(width, h, frame, CARD_INNER, 0.2, 0.74)
+    badge = round(width * 0.26)
+    img.alpha_composite(colour_badge(info.colour, badge), (max(3, width // 30),
+                                                           max(3, width // 30)))
+    name = translate(card_name(card), locale)
+    _name_band(d, name, badge + width // 20, width - width // 20, round(h * 0.1),
+               max(10, width // 8), ON_COLOUR[info.colour])
+    values = [(e, info.effect(e)) for e in EFFECTS if info.effect(e)]
+    _effect_rows(img, d, values, (width // 12, round(h * 0.21), width - width // 12,
+                                  round(h * 0.73)), CARD_INK)
+    m = max(4, width // 22)
+    d.rounded_rectangle((m, round(h * 0.77), width - 1 - m, h - 1 - m), radius=max(4, width // 24),
+                        fill=(45, 45, 52))
+    order = [c for c in COLOURS if c in info.next]
+    _next_triangles(img, d, order, width, round(h * 0.785), h - m - max(3, width // 40))
+    return img
+
+
+def level_pips(d: ImageDraw.ImageDraw, level: int, x: int, y: int, size: int,
+               fill: RGB = INK) -> None:
+    """Level marks: one diamond per level, from (x, y) rightwards."""
+    for i in range(level):
+        cx = x + i * (size + size // 3) + size // 2
+        cy = y + size // 2
+        half = size // 2
+        d.polygon([(cx, cy - half), (cx + half, cy), (cx, cy + half), (cx - half, cy)],
+                  fill=fill, outline=DARK)
+
+
+@cache
+def monster_card(card: str, width: int, locale: str = "en") -> Image.Image:
+    """A monster's (or the Lord's) front: attack, hit points, curses, level, key if gatekeeper."""
+    info = tables().monsters[card]
+    h = card_height(width)
+    frame = LEVEL_FRAME[info.level]
+    img, d = _base(width, h, frame, (36, 32, 40), 0.2, 0.97)
+    top = round(h * 0.1)
+    mark = round(width * 0.2)
+    if info.level == 4:
+        img.alpha_composite(icon("crown", mark), (width // 20, top - mark // 2))
+    else:
+        pip = max(8, width // 10)
+        level_pips(d, info.level, width // 16, top - pip // 2, pip, fill=(255, 250, 235))
+    if info.gatekeeper:
+        img.alpha_composite(icon("key", mark), (width - mark - width // 20, top - mark // 2))
+    name = translate(monster_name(card), locale)
+    x_name = width // 16 + (3 * (max(8, width // 10) * 4 // 3) if info.level != 4 else mark + 4)
+    x_end = width - (mark + width // 12 if info.gatekeeper else width // 16)
+    _name_band(d, name, x_name, x_end, top, max(10, width // 9), (255, 250, 235))
+    curses = info.curses
+    stats_bottom = round(h * (0.74 if curses else 0.95))
+    _effect_rows(img, d, [("attack", info.attack), ("heart", info.hp)],
+                 (width // 12, round(h * 0.22), width - width // 12, stats_bottom), INK)
+    if curses:
+        cs = min(round(width * 0.3), (width - 12) // len(curses))
+        x = (width - cs * len(curses)) // 2
+        for c in curses:
+            img.alpha_composite(curse_icon(c, cs), (x, round(h * 0.955) - cs))
+            x += cs
+    return img
+
+
+@cache
+def equipment_card(card: str, width: int, locale: str = "en") -> Image.Image:
+    """A weapon or armour (a reward's back): its kind and what it adds."""
+    info = tables().equipment[card]
+    h = card_height(width)
+    img, d = _base(width, h, (120, 126, 140), (36, 38, 46), 0.2, 0.97)
+    mark = round(width * 0.22)
+    img.alpha_composite(icon(info.kind, mark), (width // 20, round(h * 0.1) - mark // 2))
+    name = translate(card_name(card), locale)
+    _name_band(d, name, mark + width // 10, width - width // 20, round(h * 0.1),
+               max(10, width // 9), INK)
+    values = [(e, v) for e, v in (("attack", info.attack), ("defence", info.defence),
+                                  ("heal", info.heal), ("hand", info.hand)) if v]
+    _effect_rows(img, d, values, (width // 12, round(h * 0.22), width - width // 12,
+                                  round(h * 0.95)), INK, plus=True)
+    return img
+
+
+@cache
+def card_back(width: int, level: int = 0) -> Image.Image:
+    """A face-down card (a deck), framed in the level's colour when ``level`` is given."""
+    h = card_height(width)
+    frame = LEVEL_FRAME.get(level, (110, 80, 150))
+    img, d = _base(width, h, frame, PANEL, 0.06, 0.94)
+    m = width // 5
+    d.line((m, m, width - m, h - m), fill=frame, width=max(2, width // 25))
+    d.line((width - m, m, m, h - m), fill=frame, width=max(2, width // 25))
+    return img
+
+
+def any_card(card: str, width: int, locale: str = "en") -> Image.Image:
+    """The face a seat sees of ``card``: action card, equipment, or monster front."""
+    t = tables()
+    if card in t.actions:
+        return action_card(card, width, locale)
+    if card in t.equipment:
+        return equipment_card(card, width, locale)
+    return monster_card(card, width, locale)
+
+
+@cache
+def empty_slot(width: int) -> Image.Image:
+    """An empty row slot: a dashed outline."""
+    h = card_height(width)
+    img = Image.new("RGBA", (width, h), (0, 0, 0, 0))
+    d = ImageDraw.Draw(img)
+    d.rounded_rectangle((2, 2, width - 3, h - 3), radius=max(6, width // 12),
+                        outline=(80, 84, 96), width=max(2, width // 45))
+    return img

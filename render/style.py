@@ -1,0 +1,154 @@
+"""Palette, bundled fonts, text helpers and PNG encoding shared by every picture.
+
+Everything here is built once per process and cached: fonts per size, measured texts.
+"""
+
+from __future__ import annotations
+
+import io
+from functools import cache
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFont
+
+FONT_DIR = Path(__file__).parent / "fonts"
+RGB = tuple[int, int, int]
+
+# Background and ink: strong contrast on a dark table.
+BG: RGB = (24, 26, 31)
+PANEL: RGB = (40, 43, 52)
+PANEL_HI: RGB = (58, 62, 75)
+LINE: RGB = (88, 94, 110)
+INK: RGB = (245, 245, 240)
+MUTED: RGB = (170, 176, 190)
+GOLD: RGB = (245, 196, 60)
+GOOD: RGB = (70, 200, 100)
+BAD: RGB = (235, 70, 60)
+HEART: RGB = (230, 55, 70)
+CARD_INNER: RGB = (250, 246, 236)
+CARD_INK: RGB = (30, 30, 34)
+
+# The four card colours; each also has a distinct symbol (see render.icons.SYMBOL).
+COLOURS: dict[str, RGB] = {
+    "green": (40, 160, 70),
+    "blue": (45, 110, 220),
+    "red": (215, 55, 45),
+    "yellow": (235, 185, 25),
+}
+# Ink that reads on each colour.
+ON_COLOUR: dict[str, RGB] = {
+    "green": (255, 255, 255),
+    "blue": (255, 255, 255),
+    "red": (255, 255, 255),
+    "yellow": (30, 30, 34),
+}
+# Monster frames per level (1-3, 4 = the Lord).
+LEVEL_FRAME: dict[int, RGB] = {
+    1: (150, 110, 70),
+    2: (140, 150, 165),
+    3: (200, 160, 50),
+    4: (120, 40, 120),
+}
+POTION_COLOUR: dict[str, RGB] = {
+    "strength": (235, 120, 30),
+    "healing": (220, 50, 80),
+    "countercurse": (150, 80, 220),
+}
+# Hero accents for seat markers.
+HERO_COLOUR: dict[str, RGB] = {
+    "argentus": (90, 150, 255),
+    "horan": (230, 90, 60),
+    "xanros": (170, 90, 230),
+    "aderyn": (80, 200, 120),
+    "victorius": (240, 200, 70),
+    "taia": (70, 210, 220),
+}
+
+
+@cache
+def font(size: int, bold: bool = True, condensed: bool = False) -> ImageFont.FreeTypeFont:
+    """The bundled DejaVu Sans at ``size`` px (bold by default; condensed for tight spots)."""
+    if condensed:
+        name = "DejaVuSansCondensed-Bold.ttf"
+    else:
+        name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
+    return ImageFont.truetype(str(FONT_DIR / name), size)
+
+
+@cache
+def text_width(text: str, size: int, bold: bool = True, condensed: bool = False) -> int:
+    """Width in pixels of ``text`` in the given font."""
+    return int(font(size, bold, condensed).getlength(text))
+
+
+def fit(text: str, max_width: int, size: int, min_size: int = 14, bold: bool = True,
+        condensed: bool = False) -> tuple[str, int]:
+    """The largest size (down to ``min_size``) at which ``text`` fits, shortening it if needed."""
+    s = size
+    while s > min_size and text_width(text, s, bold, condensed) > max_width:
+        s -= 2
+    s = max(s, min_size)
+    if text_width(text, s, bold, condensed) <= max_width:
+        return text, s
+    cut = text
+    while cut and text_width(cut + "…", s, bold, condensed) > max_width:
+        cut = cut[:-1]
+    return (cut.rstrip() + "…") if cut else "", s
+
+
+def draw_text(d: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: int,
+              fill: RGB = INK, anchor: str = "la", bold: bool = True, condensed: bool = False,
+              max_width: int | None = None, min_size: int = 14, outline: RGB | None = None) -> int:
+    """Draw ``text`` (shrunk or shortened to ``max_width``); returns the width drawn."""
+    if max_width is not None:
+        text, size = fit(text, max_width, size, min_size, bold, condensed)
+    f = font(size, bold, condensed)
+    if outline is not None:
+        d.text(xy, text, font=f, fill=fill, anchor=anchor, stroke_width=max(2, size // 12),
+               stroke_fill=outline)
+    else:
+        d.text(xy, text, font=f, fill=fill, anchor=anchor)
+    return text_width(text, size, bold, condensed)
+
+
+def wrap(text: str, max_width: int, size: int, bold: bool = False,
+         max_lines: int = 2) -> list[str]:
+    """Break ``text`` into at most ``max_lines`` lines no wider than ``max_width``."""
+    words = text.split()
+    lines: list[str] = []
+    line = ""
+    for w in words:
+        cand = f"{line} {w}" if line else w
+        if text_width(cand, size, bold) <= max_width or not line:
+            line = cand
+        else:
+            lines.append(line)
+            line = w
+    if line:
+        lines.append(line)
+    if len(lines) > max_lines:
+        lines = lines[:max_lines]
+        last, _ = fit(lines[-1] + " …", max_width, size, size, bold)
+        lines[-1] = last
+    return [fit(ln, max_width, size, size, bold)[0] for ln in lines]
+
+
+def new_canvas(width: int, height: int, colour: RGB = BG) -> tuple[Image.Image,
+                                                                    ImageDraw.ImageDraw]:
+    """A fresh RGB canvas and its drawing context."""
+    img = Image.new("RGB", (width, height), colour)
+    return img, ImageDraw.Draw(img)
+
+
+def panel(d: ImageDraw.ImageDraw, box: tuple[int, int, int, int], fill: RGB = PANEL,
+          outline: RGB | None = None, width: int = 3, radius: int = 14) -> None:
+    """A rounded panel."""
+    d.rounded_rectangle(box, radius=radius, fill=fill, outline=outline, width=width)
+
+
+def encode(img: Image.Image) -> bytes:
+    """PNG bytes of ``img``: reduced to a 256-colour palette, which keeps files small and fast."""
+    pal = img.quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    buf = io.BytesIO()
+    pal.save(buf, format="PNG", compress_level=6)
+    return buf.getvalue()

@@ -1,0 +1,233 @@
+"""The public table picture: caverns, Lord, merchant, pawnshop, seats and the latest events.
+
+It draws only public parts of the observation (never ``hand``, ``drawn``, ``legal`` nor private
+events), so every viewer, spectators included, gets the same picture.
+"""
+
+from __future__ import annotations
+
+from PIL import Image, ImageDraw
+
+from engine.names import hero_name
+from engine.observe import LevelView, Observation, SeatView
+from engine.state import MAX_HP, Phase
+from i18n import Msg, Param, msg, translate
+from render.cards import any_card, card_back, card_height, empty_slot, level_pips, monster_card
+from render.icons import colour_badge, icon, paste
+from render.style import (
+    BG,
+    GOLD,
+    HERO_COLOUR,
+    INK,
+    LINE,
+    MUTED,
+    PANEL,
+    PANEL_HI,
+    RGB,
+    draw_text,
+    new_canvas,
+    panel,
+    wrap,
+)
+
+WIDTH = 1200
+MARGIN = 20
+CARD_W = 140
+CARD_H = card_height(CARD_W)
+COL = 150  # column pitch of the cavern grid
+LABEL_W = 46
+HEADER_H = 70
+ROW_H = CARD_H + 18
+SEAT_H = 284
+EVENT_LINES = 4
+EVENT_SIZE = 26
+EVENT_LINE_H = 36
+
+
+def name_text(name: Param, locale: str) -> str:
+    """A seat's display name (player name or hero name message) as text."""
+    if isinstance(name, Msg):
+        return translate(name, locale)
+    return str(name)
+
+
+def count_badge(img: Image.Image, d: ImageDraw.ImageDraw, cx: int, cy: int, count: int,
+                r: int = 24, fill: RGB = (20, 20, 24), ink: RGB = INK) -> None:
+    """A round badge with a number, centred on (cx, cy)."""
+    d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=fill, outline=GOLD, width=3)
+    draw_text(d, (cx, cy), str(count), round(r * 1.15), fill=ink, anchor="mm")
+
+
+def pile(img: Image.Image, d: ImageDraw.ImageDraw, x: int, y: int, top: str | None, count: int,
+         level: int, locale: str) -> None:
+    """A deck: its face-up top card over the backs beneath, with a count badge."""
+    if count == 0:
+        paste(img, empty_slot(CARD_W - 8), (x, y))
+        count_badge(img, d, x + CARD_W - 20, y + CARD_H - 22, 0)
+        return
+    for off in (8, 4):
+        if count * 4 > off:
+            paste(img, card_back(CARD_W - 8, level), (x + off, y + off // 2))
+    if top is not None:
+        paste(img, monster_card(top, CARD_W - 8, locale), (x, y))
+    count_badge(img, d, x + CARD_W - 20, y + CARD_H - 22, count)
+
+
+def _row(img: Image.Image, d: ImageDraw.ImageDraw, lv: LevelView, y: int, locale: str) -> None:
+    x0 = MARGIN + LABEL_W
+    pip = 20
+    for i in range(lv.level):
+        level_pips(d, 1, MARGIN + 8, y + 20 + i * (pip + 8), pip, fill=(240, 235, 220))
+    for slot, card in enumerate(lv.row):
+        x = x0 + slot * COL
+        if card is None:
+            paste(img, empty_slot(CARD_W), (x, y))
+            draw_text(d, (x + CARD_W // 2, y + CARD_H // 2), str(slot + 1), 44, fill=LINE,
+                      anchor="mm")
+        else:
+            paste(img, monster_card(card, CARD_W, locale), (x, y))
+    xd = x0 + 5 * COL + 14
+    pile(img, d, xd, y, lv.deck_top, lv.deck_count, lv.level, locale)
+    pile(img, d, xd + COL, y, lv.gate_top, lv.gate_count, lv.level, locale)
+
+
+def _lord_row(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, y: int,
+              locale: str) -> None:
+    paste(img, icon("crown", 36), (MARGIN + 4, y + 14))
+    x0 = MARGIN + LABEL_W
+    paste(img, monster_card(obs.lord, CARD_W, locale), (x0, y))
+    # Merchant: the potion piles with counts.
+    mx = x0 + COL + 6
+    panel(d, (mx, y, mx + 2 * COL - 16, y + CARD_H), fill=PANEL)
+    draw_text(d, (mx + COL - 8, y + 22), translate("render.merchant", locale), 26, fill=MUTED,
+              anchor="mm", max_width=2 * COL - 30)
+    pw = (2 * COL - 16) // 3
+    for i, (kind, n) in enumerate(obs.potion_piles):
+        cx = mx + pw * i + pw // 2
+        paste(img, icon(f"potion.{kind}", 70), (cx - 35, y + 50))
+        draw_text(d, (cx, y + 158), str(n), 40, fill=INK if n else LINE, anchor="mm")
+    # Pawnshop: whatever was sold, as small cards.
+    px = mx + 2 * COL
+    pw_end = WIDTH - MARGIN
+    panel(d, (px, y, pw_end, y + CARD_H), fill=PANEL)
+    draw_text(d, (px + 14, y + 22), translate("render.pawnshop", locale), 26, fill=MUTED,
+              anchor="lm")
+    mini = 104
+    avail = pw_end - px - 28
+    items = obs.pawnshop
+    if not items:
+        draw_text(d, ((px + pw_end) // 2, y + CARD_H // 2 + 12),
+                  translate("render.empty", locale), 28, fill=LINE, anchor="mm")
+        return
+    step = min(mini + 8, (avail - mini) // max(1, len(items) - 1)) if len(items) > 1 else mini
+    for i, card in enumerate(items):
+        paste(img, any_card(card, mini, locale), (px + 14 + i * step, y + 40))
+
+
+def hearts(img: Image.Image, hp: int, x: int, y: int, size: int) -> int:
+    """HP as hearts, lost HP as skulls; returns the x after the last icon."""
+    for i in range(MAX_HP):
+        paste(img, icon("heart" if i < hp else "skull", size), (x, y))
+        x += size + 4
+    return x
+
+
+def _seat(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, s: SeatView,
+          box: tuple[int, int, int, int], locale: str) -> None:
+    x0, y0, x1, y1 = box
+    turn = s.index == obs.current and obs.phase is not Phase.OVER
+    won = obs.winner == s.index
+    accent = HERO_COLOUR.get(s.hero, INK)
+    panel(d, box, fill=PANEL_HI if turn else PANEL, outline=GOLD if (turn or won) else LINE,
+          width=6 if turn else 2)
+    d.rectangle((x0 + 10, y0 + 14, x0 + 20, y0 + 58), fill=accent)
+    name = name_text(s.name, locale)
+    tx = x0 + 30
+    if turn:
+        paste(img, icon("arrow", 40), (tx, y0 + 16))
+        tx += 46
+    if won:
+        paste(img, icon("trophy", 40), (tx, y0 + 16))
+        tx += 46
+    draw_text(d, (tx, y0 + 34), name, 34, anchor="lm", max_width=x1 - tx - 12, min_size=20)
+    hero = translate(hero_name(s.hero), locale)
+    if hero != name:
+        draw_text(d, (x0 + 30, y0 + 66), hero, 22, fill=MUTED, anchor="lm", bold=False,
+                  max_width=x1 - x0 - 40)
+    hearts(img, s.hp, x0 + 14, y0 + 80, 42)
+    # Keys held: one key per level, its level pips below; then weapon and armour.
+    ky = y0 + 132
+    kx = x0 + 14
+    for level in (1, 2, 3):
+        held = level in s.keys
+        paste(img, icon("key", 40, GOLD if held else (70, 72, 80)), (kx, ky))
+        level_pips(d, level, kx + 4, ky + 40, 8, fill=INK if held else LINE)
+        kx += 46
+    ex = kx + 10
+    for item, slot in ((s.weapon, "weapon"), (s.armour, "armour")):
+        if item is not None:
+            paste(img, icon(slot, 44), (ex, ky - 2))
+            ex += 50
+    # Potions held.
+    px = x0 + 14
+    for p in s.potions:
+        paste(img, icon(f"potion.{p}", 44), (px, y0 + 186))
+        px += 50
+    # Hand / deck / discard counts.
+    cy = y1 - 28
+    cx = x0 + 14
+    for name_icon, n in (("hand", s.hand_count), ("deck", s.deck_count),
+                         ("discard", len(s.discard))):
+        paste(img, icon(name_icon, 36), (cx, cy - 18))
+        w = draw_text(d, (cx + 40, cy), str(n), 32, anchor="lm")
+        cx += 40 + w + 16
+
+
+def _header(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, locale: str) -> None:
+    rnd = translate(msg("render.round", round=obs.round), locale)
+    who = name_text(obs.seats[obs.current].name, locale)
+    if obs.winner is not None:
+        text = translate(msg("render.winner", who=name_text(obs.seats[obs.winner].name,
+                                                              locale)), locale)
+        paste(img, icon("trophy", 48), (MARGIN, 11))
+    else:
+        turn = translate(msg("render.turn", who=who), locale)
+        phase = translate(f"render.phase.{obs.phase.value}", locale)
+        text = f"{turn} · {phase}"
+        paste(img, icon("arrow", 48), (MARGIN, 11))
+    w = draw_text(d, (WIDTH - MARGIN, HEADER_H // 2), rnd, 30, fill=MUTED, anchor="rm")
+    draw_text(d, (MARGIN + 60, HEADER_H // 2), text, 38, anchor="lm",
+              max_width=WIDTH - 2 * MARGIN - 90 - w, min_size=22)
+
+
+def _events(d: ImageDraw.ImageDraw, obs: Observation, y: int, locale: str) -> None:
+    public = [e for e in obs.events if e.to is None][-EVENT_LINES:]
+    for i, e in enumerate(public):
+        line = wrap(translate(e.text, locale), WIDTH - 2 * MARGIN - 30, EVENT_SIZE,
+                    max_lines=1)
+        fill = INK if i == len(public) - 1 else MUTED
+        d.ellipse((MARGIN + 4, y + i * EVENT_LINE_H + 12, MARGIN + 16,
+                   y + i * EVENT_LINE_H + 24), fill=fill)
+        draw_text(d, (MARGIN + 28, y + i * EVENT_LINE_H + 18), line[0] if line else "",
+                  EVENT_SIZE, fill=fill, anchor="lm", bold=False)
+
+
+def draw_table(obs: Observation, locale: str) -> Image.Image:
+    """The table picture of ``obs`` as an RGB image."""
+    n = len(obs.seats)
+    rows_y = HEADER_H + 6
+    seats_y = rows_y + 4 * ROW_H + 8
+    events_y = seats_y + SEAT_H + 14
+    height = events_y + EVENT_LINES * EVENT_LINE_H + 10
+    img, d = new_canvas(WIDTH, height, BG)
+    _header(img, d, obs, locale)
+    for i, lv in enumerate(obs.levels):
+        _row(img, d, lv, rows_y + i * ROW_H, locale)
+    _lord_row(img, d, obs, rows_y + 3 * ROW_H, locale)
+    sw = (WIDTH - 2 * MARGIN - (n - 1) * 12) // n
+    for i, s in enumerate(obs.seats):
+        x = MARGIN + i * (sw + 12)
+        _seat(img, d, obs, s, (x, seats_y, x + sw, seats_y + SEAT_H), locale)
+    _events(d, obs, events_y, locale)
+    _ = colour_badge  # symbols are reached through the cards
+    return img
