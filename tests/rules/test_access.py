@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine import Fight, GameState, legal_actions
 from engine.position import SeatSetup, position
 
-from .helpers import T, legal, refused, run
+from .helpers import T, refused, run
 
 
 def targets(state: GameState) -> set[str]:

@@ -65,8 +65,10 @@ def test_r15_follows_the_card_played_immediately_before() -> None:
     target = plain(1)
     # a, then b allowed by a; c allowed by a but not by b
     for a in cards(lambda x: True, exclude=(target,)):
-        for b in cards(lambda x: x.colour in info(a).next, exclude=(target, a)):
-            cs = cards(lambda x: x.colour in info(a).next and x.colour not in info(b).next,
+        na = info(a).next
+        for b in cards(lambda x, na=na: x.colour in na, exclude=(target, a)):
+            nb = info(b).next
+            cs = cards(lambda x, na=na, nb=nb: x.colour in na and x.colour not in nb,
                        exclude=(target, a, b))
             if cs:
                 c = cs[0]
