@@ -490,7 +490,9 @@ def _end_battle(w: _Work, a: Action) -> None:
         return
     w.say("event.won", who=w.who(), monster=monster_name(monster.id),
           attack=result.attack, hp=monster.hp)
-    if battle.level == LORD_LEVEL:  # R60
+    if battle.level == LORD_LEVEL:  # R60: the game ends at once
+        w.set(discard=w.seat.discard + battle.chain)  # the table is left tidy (no battle)
+        w.battle = None
         w.winner = w.me
         w.phase = Phase.OVER
         w.say("event.champion", who=w.who())
