@@ -159,3 +159,41 @@ def name(text_id: str, *, monster: bool = False) -> str:
     from i18n import translate
 
     return translate(monster_name(text_id) if monster else card_name(text_id))
+
+
+def chain(target: str, *, attack: int = 0, defence: int = 0, hero: str | None = None,
+          exclude: Iterable[str] = (), max_len: int = 6) -> list[str]:
+    """A legal chain of cards (play order) against ``target`` reaching the given card totals.
+
+    Cursed colours are avoided and cursed effects do not count, as the rules say; the search is a
+    small depth-first walk over the hero's starting cards and the reward cards.
+    """
+    curses = T.monsters[target].curses
+    pool = [T.actions[c] for c in
+            cards(lambda a: a.colour not in curses, hero=hero, exclude=(target, *exclude))]
+    count_att = "attack" not in curses
+    count_def = "defence" not in curses
+    budget = [30000]
+
+    def walk(done: list[ActionInfo], att: int, dfn: int) -> list[str] | None:
+        if att >= attack and dfn >= defence:
+            return [a.id for a in done]
+        if len(done) >= max_len or budget[0] <= 0:
+            return None
+        budget[0] -= 1
+        need_att = attack - att > 0
+        options = [a for a in pool if a not in done
+                   and (not done or a.colour in done[-1].next)]
+        options.sort(key=lambda a: -(a.attack if need_att else a.defence) * 10
+                     - (a.defence if need_att else a.attack) - len(a.next))
+        for a in options:
+            found = walk(done + [a], att + a.attack * count_att, dfn + a.defence * count_def)
+            if found is not None:
+                return found
+        return None
+
+    found = walk([], 0, 0)
+    if found is None:
+        pytest.fail(f"no chain of cards reaches attack {attack} and defence {defence} "
+                    f"against {target}")
+    return found
