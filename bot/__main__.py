@@ -1,0 +1,7 @@
+"""``python -m bot`` runs the bot (see :mod:`bot.main`)."""
+
+import sys
+
+from bot.main import main
+
+sys.exit(main())

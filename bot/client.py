@@ -1,0 +1,105 @@
+"""The Discord client: no privileged intents, the ``/goblin`` commands, the persistent dynamic
+items, command sync only when the commands changed (or on request), and table resumption."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.controller import Controller, PillowRenderer, Renderer
+from bot.service import GameService
+from bot.views import GoblinItem
+from i18n import Msg, has_key, normalise_locale, translate
+
+log = logging.getLogger("karak.bot")
+SYNC_KEY = "commands_hash"
+
+
+class Translator(app_commands.Translator):
+    """Command names and descriptions through i18n: a ``locale_str`` with a ``key`` extra."""
+
+    async def translate(self, string: app_commands.locale_str, locale: discord.Locale,
+                        context: app_commands.TranslationContextTypes) -> str | None:
+        """The text for ``locale`` when that locale has its own translation, else None."""
+        key = string.extras.get("key")
+        lc = normalise_locale(str(locale.value))
+        if not key or lc == "en" or not has_key(key, lc):
+            return None
+        return translate(Msg(key), lc)
+
+
+def intents() -> discord.Intents:
+    """The gateway intents: guilds only (no privileged intent, no message content)."""
+    return discord.Intents(guilds=True)
+
+
+class KarakBot(commands.Bot):
+    """The Karak: Goblin bot."""
+
+    def __init__(self, service: GameService, renderer: Renderer | None = None, *,
+                 dev_guild: int | None = None, force_sync: bool = False, ai_pace: float = 1.5,
+                 edit_delay: float = 1.0, timer_poll: float = 5.0,
+                 gateway_url: str | None = None, **options: Any) -> None:
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents(),
+                         help_command=None, **options)
+        self.service = service
+        self.dev_guild = dev_guild
+        self.force_sync = force_sync
+        self.controller = Controller(self, service, renderer or PillowRenderer(),
+                                     ai_pace=ai_pace, edit_delay=edit_delay,
+                                     timer_poll=timer_poll)
+        if gateway_url:
+            self._override_gateway(gateway_url)
+
+    def _override_gateway(self, url: str) -> None:
+        original = self.http.get_bot_gateway
+
+        async def get_bot_gateway() -> Any:
+            shards, _, limits = await original()
+            return shards, url, limits
+
+        self.http.get_bot_gateway = get_bot_gateway  # type: ignore[method-assign]
+
+    async def setup_hook(self) -> None:
+        """Register dynamic items and commands, sync if needed, resume tables, start timers."""
+        from bot.cogs.goblin import GoblinCog
+
+        self.add_dynamic_items(GoblinItem)
+        await self.tree.set_translator(Translator())
+        await self.add_cog(GoblinCog(self))
+        await self.sync_commands(force=self.force_sync)
+        await self.controller.resume()
+        self.controller.start_timers()
+
+    def commands_hash(self) -> str:
+        """A hash of the command tree as Discord would receive it (in English)."""
+        data = [c.to_dict(self.tree) for c in self.tree.get_commands()]
+        text = json.dumps([data, self.dev_guild], sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    async def sync_commands(self, force: bool = False) -> bool:
+        """Sync the commands when they changed since the last sync (or when forced)."""
+        digest = self.commands_hash()
+        key = f"{SYNC_KEY}:{self.dev_guild or 'global'}"
+        if not force and await self.service.store.get_meta(key) == digest:
+            log.info("commands unchanged, not syncing")
+            return False
+        guild = discord.Object(self.dev_guild) if self.dev_guild else None
+        if guild is not None:
+            self.tree.copy_global_to(guild=guild)
+        synced = await self.tree.sync(guild=guild)
+        await self.service.store.set_meta(key, digest)
+        log.info("synced %d commands %s", len(synced),
+                 f"to server {self.dev_guild}" if guild else "globally")
+        return True
+
+    async def close(self) -> None:
+        """Stop background work, then disconnect."""
+        await self.controller.close()
+        await super().close()

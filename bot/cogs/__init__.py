@@ -1,0 +1,1 @@
+"""Command groups of the bot (discord.py cogs)."""

@@ -1,0 +1,615 @@
+"""Between Discord and the game service: answers clicks and commands, keeps the table message
+up to date, lets AI seats play at a visible pace and enforces turn timers.
+
+Every interaction is acknowledged first (deferred), images are drawn in a worker thread, and edits
+of a table message are coalesced: while one edit is pending, further changes only mark the table
+dirty, so a fast AI turn costs a handful of edits instead of one per move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from collections.abc import Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+import discord
+
+from bot.present import Controls, controls, phase_line, seat_line
+from bot.service import GameService, Outcome, Refusal, Stale
+from bot.storage import TableRecord
+from bot.views import BadCustomId, lobby_view, moves_view, parse_custom_id, table_view
+from engine import Observation, observe
+from i18n import Msg, msg, normalise_locale, translate
+
+if TYPE_CHECKING:
+    from bot.client import KarakBot
+
+log = logging.getLogger("karak.bot")
+EVENTS_SHOWN = 6
+EMPTY = Controls((), ())
+MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
+NO_MENTIONS = discord.AllowedMentions.none()
+
+
+class Renderer(Protocol):
+    """Turns observations into PNG bytes (the real one is :class:`PillowRenderer`)."""
+
+    def table(self, obs: Observation, locale: str) -> bytes:
+        """The public table."""
+        ...
+
+    def battle(self, obs: Observation, locale: str) -> bytes:
+        """The battle in progress."""
+        ...
+
+    def hand(self, obs: Observation, locale: str) -> bytes:
+        """The viewer's hand."""
+        ...
+
+
+class PillowRenderer:
+    """The project's renderer (``render`` package)."""
+
+    def table(self, obs: Observation, locale: str) -> bytes:
+        """The public table."""
+        from render import table_image
+
+        return table_image(obs, locale)
+
+    def battle(self, obs: Observation, locale: str) -> bytes:
+        """The battle in progress."""
+        from render import battle_image
+
+        return battle_image(obs, locale)
+
+    def hand(self, obs: Observation, locale: str) -> bytes:
+        """The viewer's hand."""
+        from render import hand_image
+
+        return hand_image(obs, locale)
+
+
+def loc(interaction: discord.Interaction[Any]) -> str:
+    """The clicking user's locale, mapped onto a shipped one."""
+    return normalise_locale(str(interaction.locale.value) if interaction.locale else None)
+
+
+def timer_text(seconds: int) -> Msg:
+    """A turn timer as words."""
+    if seconds <= 0:
+        return msg("bot.lobby.no_timer")
+    if seconds % 60 == 0:
+        return msg("bot.lobby.minutes", n=seconds // 60)
+    return msg("bot.lobby.seconds", n=seconds)
+
+
+def jump_url(record: TableRecord) -> str:
+    """Link to the table's current message (or its channel)."""
+    where = record.message_id or record.lobby_message_id
+    guild = record.guild_id if record.guild_id else "@me"
+    base = f"https://discord.com/channels/{guild}/{record.channel_id}"
+    return f"{base}/{where}" if where else base
+
+
+class Controller:
+    """The bot's behaviour; one per client."""
+
+    def __init__(self, bot: KarakBot, service: GameService, renderer: Renderer, *,
+                 ai_pace: float = 1.5, edit_delay: float = 1.0, timer_poll: float = 5.0) -> None:
+        self.bot = bot
+        self.service = service
+        self.renderer = renderer
+        self.ai_pace = ai_pace
+        self.edit_delay = edit_delay
+        self.timer_poll = timer_poll
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._dirty: set[int] = set()
+        self._refreshing: dict[int, asyncio.Task[Any]] = {}
+        self._ai: dict[int, asyncio.Task[Any]] = {}
+        self._timer_task: asyncio.Task[Any] | None = None
+
+    # ------------------------------------------------------------------ background work
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
+        """Run ``coro`` in the background, logging (never raising) its failure."""
+        task = asyncio.get_running_loop().create_task(self._guard(coro, name), name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    @staticmethod
+    async def _guard(coro: Coroutine[Any, Any, Any], name: str) -> None:
+        try:
+            await coro
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("background task %s failed", name)
+
+    async def idle(self) -> None:
+        """Wait until no background work is left (tests; a clean shutdown)."""
+        while True:
+            pending = [t for t in self._tasks if not t.done() and t is not self._timer_task]
+            if not pending:
+                return
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    async def close(self) -> None:
+        """Cancel background work."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def start_timers(self) -> None:
+        """Start the loop that enforces turn timers."""
+        if self._timer_task is None:
+            self._timer_task = self.spawn(self._timer_loop(), "turn-timers")
+
+    async def _timer_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.timer_poll)
+            await self.check_timers()
+
+    async def check_timers(self) -> None:
+        """Let the AI play every turn whose timer ran out (D7)."""
+        now = self.service.clock()
+        for table, version, deadline in await self.service.due():
+            if deadline > now:
+                continue
+            try:
+                outcomes = await self.service.expire(table, version)
+            except Refusal:
+                continue
+            if not outcomes:
+                continue
+            record = outcomes[-1].record
+            seat = outcomes[0].seat
+            who = record.seats[seat].name or msg(f"hero.{record.game.seats[seat].hero}.name")
+            key = "bot.table.timeout_final" if outcomes[0].handed_to_ai else "bot.table.timeout"
+            await self._send_text(record, translate(msg(key, who=who), record.locale))
+            await self.after(outcomes)
+
+    async def resume(self) -> None:
+        """On start: every running table gets its message refreshed and its AI seats going."""
+        for tid in await self.service.store.ids_with_status("running"):
+            try:
+                record = await self.service.load(tid)
+            except Refusal as exc:
+                log.error("table %s cannot be resumed: %s", tid, exc.reason.key)
+                continue
+            self.mark_dirty(tid)
+            self.kick_ai(record)
+
+    # ------------------------------------------------------------------ pictures and payloads
+
+    async def _png(self, kind: str, obs: Observation, locale: str) -> bytes | None:
+        draw = getattr(self.renderer, kind)
+        try:
+            data = await asyncio.to_thread(draw, obs, locale)
+        except Exception:
+            log.exception("could not draw the %s image", kind)
+            return None
+        return data if isinstance(data, bytes) else None
+
+    def _events(self, obs: Observation, locale: str, count: int = EVENTS_SHOWN) -> list[str]:
+        return [translate(e.text, locale) for e in obs.events[-count:]]
+
+    async def table_payload(self, record: TableRecord) -> tuple[discord.Embed,
+                                                                list[discord.File],
+                                                                discord.ui.View | None]:
+        """Embed, image and view of the public table message."""
+        lc = record.locale
+        obs = observe(record.game, None)
+        lines = [f"**{translate(phase_line(obs), lc)}**", ""]
+        lines += [translate(seat_line(obs, i), lc) for i in obs.order]
+        events = self._events(obs, lc)
+        if events:
+            lines += ["", *(f"> {e}" for e in events)]
+        embed = discord.Embed(title=translate(msg("bot.table.title", table=record.id), lc),
+                              description="\n".join(lines)[:4000], colour=0x8B5A2B)
+        embed.set_footer(text=translate(msg("bot.table.footer", round=obs.round, step=obs.step),
+                                        lc))
+        files: list[discord.File] = []
+        kind = "battle" if obs.battle is not None else "table"
+        png = await self._png(kind, obs, lc)
+        if png is not None:
+            files.append(discord.File(io.BytesIO(png), filename=f"{kind}.png"))
+            embed.set_image(url=f"attachment://{kind}.png")
+        view = table_view(record.id, lc) if record.status == "running" else None
+        return embed, files, view
+
+    async def hand_payload(self, record: TableRecord, seat: int, locale: str,
+                           note: Msg | None = None) -> tuple[list[discord.Embed],
+                                                             list[discord.File],
+                                                             discord.ui.View | None]:
+        """Embeds, images and move controls of one seat's private hand message."""
+        obs = observe(record.game, seat)
+        playing = record.status == "running" and not record.seats[seat].ai
+        ctrls = controls(obs) if playing else EMPTY
+        lines: list[str] = []
+        if note is not None:
+            lines += [f"*{translate(note, locale)}*", ""]
+        if ctrls.notations():
+            prompt = msg("bot.hand.your_move", phase=msg(f"phase.{obs.phase.value}"))
+            lines.append(f"**{translate(prompt, locale)}**")
+        else:
+            lines.append(translate(phase_line(obs), locale))
+        lines.append(translate(seat_line(obs, seat), locale))
+        private = [translate(e.text, locale) for e in obs.events[-EVENTS_SHOWN:]
+                   if e.to == seat]
+        lines += [f"> {e}" for e in private[-3:]]
+        hand = discord.Embed(title=translate(msg("bot.hand.title", table=record.id), locale),
+                             description="\n".join(lines)[:4000], colour=0x3B7A57)
+        hand.set_footer(text=translate(msg("bot.table.footer", round=obs.round, step=obs.step),
+                                       locale))
+        embeds = [hand]
+        files: list[discord.File] = []
+        png = await self._png("hand", obs, locale)
+        if png is not None:
+            files.append(discord.File(io.BytesIO(png), filename="hand.png"))
+            hand.set_image(url="attachment://hand.png")
+        if obs.battle is not None:
+            battle_png = await self._png("battle", obs, locale)
+            if battle_png is not None:
+                files.append(discord.File(io.BytesIO(battle_png), filename="battle.png"))
+                embeds.append(discord.Embed(colour=0x8B0000).set_image(
+                    url="attachment://battle.png"))
+        view = moves_view(record.id, record.version, ctrls, locale) if ctrls.notations() else None
+        return embeds, files, view
+
+    def lobby_payload(self, record: TableRecord) -> tuple[discord.Embed, discord.ui.View | None]:
+        """Embed and view of a lobby message."""
+        lc = record.locale
+        lines = []
+        for i, s in enumerate(record.seats, start=1):
+            who: str | Msg = f"<@{s.user}>" if s.user else msg("bot.lobby.ai_name")
+            hero = msg(f"hero.{s.hero}.name") if s.hero else msg("bot.lobby.random_hero")
+            lines.append(translate(msg("bot.lobby.seat", n=i, who=who, hero=hero), lc))
+        lines += ["", translate(msg("bot.lobby.settings",
+                                    abilities=msg("bot.lobby.on" if record.abilities
+                                                  else "bot.lobby.off"),
+                                    timer=timer_text(record.timer)), lc),
+                  translate(msg("bot.lobby.host", who=f"<@{record.host_id}>"), lc)]
+        if record.status == "running":
+            lines.append(translate(msg("bot.lobby.started"), lc))
+        elif record.status != "lobby":
+            lines.append(translate(msg("bot.lobby.cancelled"), lc))
+        embed = discord.Embed(title=translate(msg("bot.lobby.title", table=record.id), lc),
+                              description="\n".join(lines), colour=0xC8A951)
+        view = None
+        if record.status == "lobby":
+            view = lobby_view(record.id, {s.hero for s in record.seats if s.hero},
+                              len(record.seats), lc)
+        return embed, view
+
+    # ------------------------------------------------------------------ channel messages
+
+    def _channel(self, record: TableRecord) -> discord.PartialMessageable:
+        return self.bot.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
+
+    async def _send_text(self, record: TableRecord, text: str) -> None:
+        await self._channel(record).send(content=text[:2000], allowed_mentions=NO_MENTIONS)
+
+    async def post_table(self, record: TableRecord, content: str | None = None,
+                         mention: bool = False) -> None:
+        """Post a fresh table message (a turn starts, the game ends, or the old one is gone)."""
+        embed, files, view = await self.table_payload(record)
+        kwargs: dict[str, Any] = {}
+        if view is not None:
+            kwargs["view"] = view
+        message = await self._channel(record).send(
+            content=content, embed=embed, files=files,
+            allowed_mentions=MENTIONS if mention else NO_MENTIONS, **kwargs)
+        await self.service.store.set_message(record.id, message_id=message.id)
+
+    async def edit_table(self, record: TableRecord) -> None:
+        """Bring the table message up to date (re-posting it when it was deleted)."""
+        if record.message_id is None:
+            await self.post_table(record)
+            return
+        embed, files, view = await self.table_payload(record)
+        message = self._channel(record).get_partial_message(record.message_id)
+        try:
+            await message.edit(embed=embed, attachments=files, view=view)
+        except discord.NotFound:
+            await self.post_table(record)
+
+    def mark_dirty(self, table: int) -> None:
+        """Ask for the table message to be refreshed soon (coalesced)."""
+        self._dirty.add(table)
+        task = self._refreshing.get(table)
+        if task is None or task.done():
+            self._refreshing[table] = self.spawn(self._refresh(table), f"refresh-{table}")
+
+    async def _refresh(self, table: int) -> None:
+        await asyncio.sleep(self.edit_delay)
+        while table in self._dirty:
+            self._dirty.discard(table)
+            try:
+                record = await self.service.load(table)
+            except Refusal:
+                return
+            if record.state is None:
+                return
+            await self.edit_table(record)
+
+    async def after(self, outcomes: Sequence[Outcome]) -> None:
+        """Show what the moves changed: a new message (with a mention) when a human's turn
+        starts or the game ends, else a coalesced edit; then let AI seats play."""
+        if not outcomes:
+            return
+        last = outcomes[-1]
+        record = await self.service.load(last.record.id)
+        state = record.game
+        if record.status == "finished" and state.winner is not None:
+            self._dirty.discard(record.id)
+            winner = record.seats[state.winner]
+            who: str | Msg = (f"<@{winner.user}>" if winner.user and not winner.ai
+                              else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
+                                                       ".name")))
+            await self.post_table(record, translate(
+                msg("bot.table.game_over", who=who, steps=state.step), record.locale),
+                mention=True)
+            return
+        if any(o.turn_changed for o in outcomes):
+            seat = record.seats[state.current]
+            if seat.user is not None and not seat.ai:
+                self._dirty.discard(record.id)
+                await self.post_table(record, translate(
+                    msg("bot.table.your_turn", who=f"<@{seat.user}>"), record.locale),
+                    mention=True)
+                return
+        self.mark_dirty(record.id)
+        self.kick_ai(record)
+
+    def kick_ai(self, record: TableRecord) -> None:
+        """Start the AI loop of a table if an AI seat must decide."""
+        if record.status != "running" or record.state is None:
+            return
+        if not record.seats[record.game.current].ai:
+            return
+        task = self._ai.get(record.id)
+        if task is None or task.done():
+            self._ai[record.id] = self.spawn(self._ai_loop(record.id), f"ai-{record.id}")
+
+    async def _ai_loop(self, table: int) -> None:
+        while True:
+            await asyncio.sleep(self.ai_pace)
+            try:
+                outcome = await self.service.ai_step(table)
+            except Refusal as exc:
+                log.error("AI cannot play table %s: %s", table, exc.reason.key)
+                return
+            if outcome is None:
+                return
+            await self.after([outcome])
+
+    # ------------------------------------------------------------------ replies
+
+    @staticmethod
+    async def _refuse(interaction: discord.Interaction[Any], reason: Msg, locale: str) -> None:
+        text = translate(reason, locale)
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+
+    # ------------------------------------------------------------------ components
+
+    async def on_component(self, interaction: discord.Interaction[Any], body: str,
+                           values: list[str]) -> None:
+        """Route a click on one of our buttons or menus."""
+        locale = loc(interaction)
+        try:
+            target = parse_custom_id(body)
+        except BadCustomId:
+            log.warning("unreadable custom_id %r", body[:100])
+            await self._refuse(interaction, msg("bot.error.bad_button"), locale)
+            return
+        try:
+            if target.kind == "hand":
+                await self.show_hand(interaction, target.table)
+            elif target.kind == "lobby":
+                await self.lobby_click(interaction, target.table, target.arg)
+            elif target.kind == "hero":
+                await self.hero_pick(interaction, target.table, values)
+            else:
+                notation = target.arg if target.kind == "do" else (values[0] if values else "")
+                assert target.version is not None
+                await self.play(interaction, target.table, target.version, notation)
+        except Refusal as exc:
+            await self._refuse(interaction, exc.reason, locale)
+        except Exception:
+            log.exception("click on %s failed", body[:100])
+            await self._refuse(interaction, msg("bot.error.internal"), locale)
+
+    async def show_hand(self, interaction: discord.Interaction[Any], table: int,
+                        note: Msg | None = None) -> None:
+        """Answer with a fresh ephemeral hand message (hand image and the seat's moves)."""
+        locale = loc(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        record = await self.service.load(table)
+        seat = record.seat_of(interaction.user.id)
+        if seat is None:
+            await interaction.edit_original_response(
+                content=translate(msg("bot.error.not_seated"), locale))
+            return
+        if record.state is None:
+            await interaction.edit_original_response(
+                content=translate(msg("bot.error.not_started"), locale))
+            return
+        embeds, files, view = await self.hand_payload(record, seat, locale, note)
+        kwargs: dict[str, Any] = {"view": view} if view is not None else {}
+        await interaction.edit_original_response(embeds=embeds, attachments=files, **kwargs)
+
+    async def play(self, interaction: discord.Interaction[Any], table: int, version: int,
+                   notation: str) -> None:
+        """Apply a move clicked in a hand message, then refresh that message and the table."""
+        locale = loc(interaction)
+        await interaction.response.defer()
+        try:
+            outcome = await self.service.act(table, interaction.user.id, version, notation)
+        except Stale as exc:
+            record = exc.record
+            seat = record.seat_of(interaction.user.id) if record else None
+            if record is not None and seat is not None and record.state is not None:
+                embeds, files, view = await self.hand_payload(record, seat, locale, exc.reason)
+                await interaction.edit_original_response(embeds=embeds, attachments=files,
+                                                         view=view)
+            else:
+                await self._refuse(interaction, exc.reason, locale)
+            return
+        record = outcome.record
+        embeds, files, view = await self.hand_payload(record, outcome.seat, locale)
+        await interaction.edit_original_response(embeds=embeds, attachments=files, view=view)
+        await self.after([outcome])
+
+    async def _edit_lobby(self, interaction: discord.Interaction[Any] | None,
+                          record: TableRecord) -> None:
+        embed, view = self.lobby_payload(record)
+        if interaction is not None:
+            await interaction.edit_original_response(embed=embed, view=view)
+        elif record.lobby_message_id is not None:
+            message = self._channel(record).get_partial_message(record.lobby_message_id)
+            try:
+                await message.edit(embed=embed, view=view)
+            except discord.HTTPException:
+                log.warning("could not edit the lobby message of table %s", record.id)
+
+    async def lobby_click(self, interaction: discord.Interaction[Any], table: int,
+                          op: str) -> None:
+        """Join / Leave / Add AI / Start / Cancel on the lobby message."""
+        await interaction.response.defer()
+        record = await self.lobby_op(interaction, table, op)
+        await self._edit_lobby(interaction, record)
+        if op == "start":
+            await self.begin(record)
+
+    async def lobby_op(self, interaction: discord.Interaction[Any], table: int,
+                       op: str) -> TableRecord:
+        """Run one lobby operation for the interaction's user."""
+        user = interaction.user
+        svc = self.service
+        if op == "join":
+            return await svc.join(table, user.id, user.display_name)
+        if op == "leave":
+            record = await svc.leave(table, user.id)
+            if record.status == "running":
+                self.kick_ai(record)
+            return record
+        if op == "ai":
+            return await svc.add_ai(table, user.id)
+        if op == "start":
+            return await svc.start(table, user.id)
+        manager = bool(interaction.permissions.manage_channels) if interaction.guild_id else False
+        return await svc.cancel(table, user.id, manager)
+
+    async def begin(self, record: TableRecord) -> None:
+        """The game started: post the table message mentioning the first player."""
+        seat = record.seats[record.game.current]
+        content = None
+        if seat.user is not None and not seat.ai:
+            content = translate(msg("bot.table.your_turn", who=f"<@{seat.user}>"), record.locale)
+        await self.post_table(record, content, mention=content is not None)
+        self.kick_ai(record)
+
+    async def hero_pick(self, interaction: discord.Interaction[Any], table: int,
+                        values: list[str]) -> None:
+        """A seated player picked a hero in the lobby menu."""
+        await interaction.response.defer()
+        if not values:
+            raise Refusal(msg("bot.error.unknown_hero"))
+        record = await self.service.pick_hero(table, interaction.user.id, values[0])
+        await self._edit_lobby(interaction, record)
+
+    # ------------------------------------------------------------------ commands
+
+    async def cmd_new(self, interaction: discord.Interaction[Any], abilities: bool | None,
+                      timer: int | None) -> None:
+        """/goblin new: open a lobby in this channel."""
+        locale = loc(interaction)
+        if interaction.channel_id is None:
+            raise Refusal(msg("bot.error.guild_only"))
+        table_locale = normalise_locale(str(interaction.guild_locale.value)
+                                        if interaction.guild_locale else locale)
+        try:
+            record = await self.service.create(
+                guild_id=interaction.guild_id, channel_id=interaction.channel_id,
+                host_id=interaction.user.id, host_name=interaction.user.display_name,
+                abilities=abilities, timer=timer, locale=table_locale)
+        except Refusal as exc:
+            tid = await self.service.store.active_in_channel(interaction.channel_id)
+            text = translate(exc.reason, locale)
+            if tid is not None:
+                try:
+                    text += " " + jump_url(await self.service.load(tid))
+                except Refusal:
+                    pass
+            await interaction.response.send_message(text, ephemeral=True)
+            return
+        embed, view = self.lobby_payload(record)
+        kwargs: dict[str, Any] = {"view": view} if view is not None else {}
+        response = await interaction.response.send_message(embed=embed, **kwargs)
+        message_id = response.message_id if response is not None else None
+        if message_id is not None:
+            await self.service.store.set_message(record.id, lobby_message_id=message_id)
+
+    async def cmd_lobby(self, interaction: discord.Interaction[Any], op: str) -> None:
+        """/goblin join|leave|start: the same as the lobby buttons, for this channel's table."""
+        locale = loc(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        assert interaction.channel_id is not None
+        table = await self.service.in_channel(interaction.channel_id)
+        record = await self.lobby_op(interaction, table.id, op)
+        await interaction.edit_original_response(
+            content=translate(msg(f"bot.done.{op}", table=record.id), locale))
+        if record.status == "lobby" or op == "start":
+            await self._edit_lobby(None, record)
+        if op == "start":
+            await self.begin(record)
+
+    async def cmd_hand(self, interaction: discord.Interaction[Any]) -> None:
+        """/goblin hand."""
+        assert interaction.channel_id is not None
+        table = await self.service.in_channel(interaction.channel_id)
+        await self.show_hand(interaction, table.id)
+
+    async def cmd_status(self, interaction: discord.Interaction[Any]) -> None:
+        """/goblin status: the table as it is now, only for the asker."""
+        locale = loc(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        assert interaction.channel_id is not None
+        record = await self.service.in_channel(interaction.channel_id)
+        if record.state is None:
+            embed, _ = self.lobby_payload(record)
+            await interaction.edit_original_response(embed=embed)
+            return
+        embed, files, _ = await self.table_payload(record)
+        await interaction.edit_original_response(
+            content=translate(msg("bot.done.status", url=jump_url(record)), locale),
+            embed=embed, attachments=files)
+
+    async def cmd_abandon(self, interaction: discord.Interaction[Any]) -> None:
+        """/goblin abandon: the host or a channel manager closes the table (kept as history)."""
+        locale = loc(interaction)
+        assert interaction.channel_id is not None
+        manager = bool(interaction.permissions.manage_channels)
+        tid = await self.service.store.active_in_channel(interaction.channel_id)
+        if tid is None:
+            raise Refusal(msg("bot.error.no_table_here"))
+        try:
+            record = await self.service.load(tid)
+        except Refusal:
+            if not manager:
+                raise Refusal(msg("bot.error.manage_only")) from None
+            await self.service.abandon_damaged(interaction.channel_id, tid)
+            await interaction.response.send_message(
+                translate(msg("bot.done.abandon", table=tid), locale))
+            return
+        if record.host_id != interaction.user.id and not manager:
+            raise Refusal(msg("bot.error.manage_only"))
+        await self.service.cancel(tid, interaction.user.id, manager=True)
+        await interaction.response.send_message(translate(msg("bot.done.abandon", table=tid),
+                                                          locale))

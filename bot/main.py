@@ -1,0 +1,102 @@
+"""Entry point: ``python -m bot [--sync] [--check]`` reads the settings and runs the bot.
+
+Any setting problem (no token, malformed token, unwritable database, bad timer...) stops the
+bot with one line on stderr and exit status 2; the token is never printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+from bot.config import ConfigProblem, Settings, load_settings
+from i18n import msg, translate
+
+log = logging.getLogger("karak.bot")
+
+
+class _NoToken(logging.Filter):
+    """Drops any log record that would contain the token (defence in depth)."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self.token = token
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """False for a record whose text contains the token."""
+        try:
+            return self.token not in record.getMessage()
+        except Exception:  # pragma: no cover - a broken record is not ours to fix
+            return True
+
+
+def setup_logging(settings: Settings) -> None:
+    """Log to stderr at the configured level, never letting the token through."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(_NoToken(settings.token.get_secret_value()))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(settings.log_level)
+    logging.getLogger("discord").setLevel(max(logging.INFO, root.level))
+
+
+async def run(settings: Settings, force_sync: bool = False) -> None:
+    """Open the database and run the bot until it is stopped."""
+    import discord
+
+    from bot.client import KarakBot
+    from bot.service import GameService
+    from bot.storage import Store
+
+    if settings.api_base:
+        discord.http.Route.BASE = settings.api_base
+    store = await Store.open(settings.db)
+    try:
+        service = GameService(store, default_timer=settings.turn_timer)
+        bot = KarakBot(service, dev_guild=settings.dev_guild, force_sync=force_sync,
+                       ai_pace=settings.ai_pace, gateway_url=settings.gateway_url)
+        async with bot:
+            await bot.start(settings.token.get_secret_value())
+    finally:
+        await store.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the bot; returns the process exit status."""
+    parser = argparse.ArgumentParser(prog="python -m bot",
+                                     description=translate(msg("bot.cli.description")))
+    parser.add_argument("--sync", action="store_true", help=translate(msg("bot.cli.sync")))
+    parser.add_argument("--check", action="store_true", help=translate(msg("bot.cli.check")))
+    parser.add_argument("--env-file", type=Path, default=Path(".env"),
+                        help=translate(msg("bot.cli.env_file")))
+    args = parser.parse_args(argv)
+    try:
+        settings = load_settings(env_file=args.env_file)
+    except ConfigProblem as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    if args.check:
+        print(translate(msg("bot.cli.ok", db=str(settings.db))))
+        return 0
+    setup_logging(settings)
+    try:
+        asyncio.run(run(settings, force_sync=args.sync))
+    except KeyboardInterrupt:
+        return 0
+    except Exception as exc:  # one line for the admin; details at debug level
+        import discord
+
+        if isinstance(exc, discord.LoginFailure):
+            print(translate(msg("bot.cli.login_failed")), file=sys.stderr)
+            return 2
+        if isinstance(exc, discord.PrivilegedIntentsRequired):  # pragma: no cover
+            print(translate(msg("bot.cli.intents")), file=sys.stderr)
+            return 2
+        log.debug("fatal error", exc_info=True)
+        print(translate(msg("bot.cli.crashed", error=type(exc).__name__)), file=sys.stderr)
+        return 1
+    return 0
