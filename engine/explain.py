@@ -93,6 +93,10 @@ def why_illegal(state: GameState, action: Action) -> Msg:
     if isinstance(action, Pay):
         if action.source in ("weapon", "armour"):
             return msg("error.no_equipment", slot=word("slot", action.source))
+        if action.source in seat.keys:
+            return msg("error.key_payment")
+        if action.source in POTIONS:
+            return msg("error.potion_payment")
         if action.source not in seat.hand:
             return msg("error.not_in_hand")
         if not t.actions[action.source].reward:
