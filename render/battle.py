@@ -36,7 +36,7 @@ HEADER_H = 70
 MONSTER_W = 300
 RIGHT_X = MARGIN + MONSTER_W + 30
 RIGHT_W = WIDTH - MARGIN - RIGHT_X
-CHAIN_MAX_W = 130
+CHAIN_MAX_W = 170
 
 
 def _chain(img: Image.Image, d: ImageDraw.ImageDraw, b: BattleView, y: int,
@@ -79,20 +79,28 @@ def _chain(img: Image.Image, d: ImageDraw.ImageDraw, b: BattleView, y: int,
 
 
 def _total_line(img: Image.Image, d: ImageDraw.ImageDraw, y: int, kind: str, total: int,
-                parts: list[tuple[str, str, int]], target: str, ok: bool, locale: str) -> None:
-    """One line of totals: icon, big total, its split by source, and what it is measured against."""
-    panel(d, (RIGHT_X, y, WIDTH - MARGIN, y + 84), fill=PANEL)
-    paste(img, icon(kind, 60), (RIGHT_X + 12, y + 12))
-    draw_text(d, (RIGHT_X + 84, y + 42), str(total), 60, fill=GOOD if ok else BAD, anchor="lm")
-    x = RIGHT_X + 170
+                parts: list[tuple[str, str, int]], target: tuple[str, int], ok: bool,
+                locale: str) -> None:
+    """One line of totals: icon, big total, its split by source, and the monster's figure."""
+    panel(d, (RIGHT_X, y, WIDTH - MARGIN, y + 92), fill=PANEL)
+    paste(img, icon(kind, 64), (RIGHT_X + 12, y + 14))
+    draw_text(d, (RIGHT_X + 90, y + 46), str(total), 64, fill=GOOD if ok else BAD, anchor="lm")
+    x = RIGHT_X + 180
     for ic, label, value in parts:
-        paste(img, icon(ic, 30), (x, y + 10))
-        draw_text(d, (x + 36, y + 25), str(value), 28, anchor="lm")
-        draw_text(d, (x, y + 62), label, 20, fill=MUTED, anchor="lm", bold=False,
-                  max_width=120, min_size=14)
-        x += 130
-    draw_text(d, (WIDTH - MARGIN - 16, y + 42), target, 32, fill=INK, anchor="rm",
-              max_width=WIDTH - MARGIN - 16 - x, min_size=18)
+        paste(img, icon(ic, 36), (x, y + 8))
+        draw_text(d, (x + 42, y + 27), str(value), 34, anchor="lm")
+        draw_text(d, (x, y + 70), label, 22, fill=MUTED, anchor="lm", bold=False,
+                  max_width=128, min_size=14)
+        x += 136
+    # What the total is measured against: the monster's hit points or attack.
+    target_icon, value = target
+    vw = draw_text(d, (WIDTH - MARGIN - 16, y + 46), str(value), 56, anchor="rm")
+    tx = WIDTH - MARGIN - 16 - vw - 56
+    paste(img, icon(target_icon, 50), (tx, y + 21))
+    label = translate("render.battle.needed" if kind == "attack" else "render.battle.against",
+                      locale)
+    draw_text(d, (tx - 12, y + 46), label, 24, fill=MUTED, anchor="rm", bold=False,
+              max_width=max(40, tx - 12 - x), min_size=14)
 
 
 def _outcome(img: Image.Image, d: ImageDraw.ImageDraw, t: Totals, hp_before: int, y: int,
@@ -191,16 +199,14 @@ def draw_battle(obs: Observation, locale: str) -> Image.Image:
     ability = translate("render.battle.ability", locale)
     att_parts = [("hand", cards, t.attack_cards), ("weapon", equip, t.attack_equipment)]
     if obs.abilities:
-        att_parts.append(("arrow", ability, t.attack_ability))
-    _total_line(img, d, y, "attack", t.attack, att_parts,
-                translate(msg("render.battle.needed", hp=t.monster_hp), locale),
+        att_parts.append(("spark", ability, t.attack_ability))
+    _total_line(img, d, y, "attack", t.attack, att_parts, ("heart", t.monster_hp),
                 t.attack >= t.monster_hp, locale)
-    y += 94
+    y += 102
     _total_line(img, d, y, "defence", t.defence,
                 [("hand", cards, t.defence_cards), ("armour", equip, t.defence_equipment)],
-                translate(msg("render.battle.against", attack=t.monster_attack), locale),
-                t.defence >= t.monster_attack, locale)
-    y += 94
+                ("attack", t.monster_attack), t.defence >= t.monster_attack, locale)
+    y += 102
     y = _potions(img, d, b, y, locale) + 6
     y = _outcome(img, d, t, seat.hp, y, locale) + MARGIN
     return img.crop((0, 0, WIDTH, min(height, max(y, bottom_left + MARGIN))))

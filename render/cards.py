@@ -25,6 +25,7 @@ from render.style import (
     PANEL,
     RGB,
     draw_text,
+    text_width,
 )
 
 RATIO = 1.4  # card height / width
@@ -51,7 +52,7 @@ def _base(width: int, height: int, frame: RGB, inner: RGB,
 
 def _effect_rows(img: Image.Image, d: ImageDraw.ImageDraw, values: list[tuple[str, int]],
                  box: tuple[int, int, int, int], ink: RGB, plus: bool = False) -> None:
-    """Icons with big numbers, stacked in ``box`` (x0, y0, x1, y1)."""
+    """Icons with big numbers, stacked in ``box`` (x0, y0, x1, y1), centred as one block."""
     x0, y0, x1, y1 = box
     if not values:
         return
@@ -59,13 +60,16 @@ def _effect_rows(img: Image.Image, d: ImageDraw.ImageDraw, values: list[tuple[st
     row_h = (y1 - y0) // n
     size = min(row_h - 4, round((x1 - x0) * 0.42))
     num = min(round(size * 1.05), round(row_h * 0.9))
-    for i, (name, value) in enumerate(values):
+    texts = [f"+{v}" if plus else str(v) for _, v in values]
+    while num > 12 and size + 6 + max(text_width(t, num) for t in texts) > x1 - x0:
+        num -= 2
+        size = min(size, num)
+    block = size + 6 + max(text_width(t, num) for t in texts)
+    left = (x0 + x1 - block) // 2
+    for i, ((name, _value), text) in enumerate(zip(values, texts, strict=True)):
         cy = y0 + row_h * i + row_h // 2
-        cx = (x0 + x1) // 2
-        ic = icon(name, size)
-        img.alpha_composite(ic, (cx - size - 2, cy - size // 2))
-        text = f"+{value}" if plus else str(value)
-        draw_text(d, (cx + 4, cy), text, num, fill=ink, anchor="lm")
+        img.alpha_composite(icon(name, size), (left, cy - size // 2))
+        draw_text(d, (left + size + 6, cy), text, num, fill=ink, anchor="lm")
 
 
 def _name_band(d: ImageDraw.ImageDraw, name: str, x0: int, x1: int, cy: int, size: int,
@@ -155,14 +159,14 @@ def monster_card(card: str, width: int, locale: str = "en") -> Image.Image:
     x_end = width - (mark + width // 12 if info.gatekeeper else width // 16)
     _name_band(d, name, x_name, x_end, top, max(10, width // 9), (255, 250, 235))
     curses = info.curses
-    stats_bottom = round(h * (0.74 if curses else 0.95))
+    stats_bottom = round(h * (0.72 if curses else 0.95))
     _effect_rows(img, d, [("attack", info.attack), ("heart", info.hp)],
                  (width // 12, round(h * 0.22), width - width // 12, stats_bottom), INK)
     if curses:
-        cs = min(round(width * 0.3), (width - 12) // len(curses))
+        cs = min(round(width * 0.36), (width - 12) // len(curses))
         x = (width - cs * len(curses)) // 2
         for c in curses:
-            img.alpha_composite(curse_icon(c, cs), (x, round(h * 0.955) - cs))
+            img.alpha_composite(curse_icon(c, cs), (x, round(h * 0.96) - cs))
             x += cs
     return img
 
@@ -215,4 +219,39 @@ def empty_slot(width: int) -> Image.Image:
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((2, 2, width - 3, h - 3), radius=max(6, width // 12),
                         outline=(80, 84, 96), width=max(2, width // 45))
+    return img
+
+
+@cache
+def card_chip(card: str, height: int) -> Image.Image:
+    """A compact token of a held card: colour badge (or equipment icon) and its effects.
+
+    Used where whole cards do not fit, such as a long pawnshop.
+    """
+    t = tables()
+    values: list[tuple[str, int]]
+    if card in t.actions:
+        info = t.actions[card]
+        lead = colour_badge(info.colour, height - 6)
+        values = [(e, info.effect(e)) for e in EFFECTS if info.effect(e)]
+        frame = COLOURS[info.colour]
+    else:
+        eq = t.equipment[card]
+        lead = icon(eq.kind, height - 6)
+        values = [(e, v) for e, v in (("attack", eq.attack), ("defence", eq.defence),
+                                      ("heal", eq.heal), ("hand", eq.hand)) if v]
+        frame = (150, 156, 170)
+    small = round(height * 0.55)
+    num = round(height * 0.6)
+    width = height + sum(small + 4 + text_width(str(v), num) + 8 for _, v in values) + 6
+    img = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+    d = ImageDraw.Draw(img)
+    d.rounded_rectangle((0, 0, width - 1, height - 1), radius=height // 4, fill=(28, 30, 36),
+                        outline=frame, width=max(2, height // 14))
+    img.alpha_composite(lead, (3, 3))
+    x = height + 2
+    for name, value in values:
+        img.alpha_composite(icon(name, small), (x, (height - small) // 2))
+        x += small + 4
+        x += draw_text(d, (x, height // 2), str(value), num, fill=INK, anchor="lm") + 8
     return img

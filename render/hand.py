@@ -8,15 +8,15 @@ from __future__ import annotations
 from PIL import Image, ImageDraw
 
 from engine.actions import Play
+from engine.catalog import tables
 from engine.observe import Observation
 from i18n import msg, translate
 from render.cards import action_card, card_height, equipment_card
-from render.icons import icon, paste
+from render.icons import curse_icon, icon, paste
 from render.style import (
     BG,
     GOLD,
     GOOD,
-    INK,
     LINE,
     MUTED,
     PANEL,
@@ -31,7 +31,6 @@ MARGIN = 20
 HEADER_H = 70
 MAX_CARD_W = 220
 GAP = 16
-LIFT = 22  # playable cards stand higher
 
 
 def playable_cards(obs: Observation) -> frozenset[str]:
@@ -40,24 +39,28 @@ def playable_cards(obs: Observation) -> frozenset[str]:
 
 
 def _cards_row(img: Image.Image, d: ImageDraw.ImageDraw, cards: tuple[str, ...],
-               playable: frozenset[str], y: int, locale: str, max_w: int = MAX_CARD_W) -> int:
+               playable: frozenset[str], cursed: frozenset[str], y: int, locale: str,
+               max_w: int = MAX_CARD_W) -> int:
+    """Cards side by side; playable ones framed green with a check below, cursed ones marked."""
     n = len(cards)
     w = min(max_w, (WIDTH - 2 * MARGIN - (n - 1) * GAP) // max(1, n))
     h = card_height(w)
     total = n * w + (n - 1) * GAP
     x = (WIDTH - total) // 2
+    mark = min(56, max(36, w // 4))
     for card in cards:
-        lift = LIFT if card in playable else 0
-        yy = y + LIFT - lift
         if card in playable:
-            d.rounded_rectangle((x - 7, yy - 7, x + w + 6, yy + h + 6), radius=w // 10 + 6,
+            d.rounded_rectangle((x - 7, y - 7, x + w + 6, y + h + 6), radius=w // 10 + 6,
                                 outline=GOOD, width=7)
-        paste(img, action_card(card, w, locale), (x, yy))
+        paste(img, action_card(card, w, locale), (x, y))
         if card in playable:
-            s = max(40, w // 4)
-            paste(img, icon("check", s, GOOD), (x + w - s + 10, yy - 14))
+            paste(img, icon("check", mark, GOOD), (x + (w - mark) // 2, y + h + 12))
+        colour = tables().actions[card].colour
+        if colour in cursed:
+            c = max(36, w // 4)
+            paste(img, curse_icon(colour, c), (x + w - c - 4, y + round(h * 0.22)))
         x += w + GAP
-    return y + LIFT + h + 10
+    return y + h + (mark + 20 if playable else 12)
 
 
 def draw_hand(obs: Observation, locale: str) -> Image.Image:
@@ -66,11 +69,17 @@ def draw_hand(obs: Observation, locale: str) -> Image.Image:
         raise ValueError("hand_image needs a seat's observation; a spectator has no hand")
     me = obs.seats[obs.viewer]
     playable = playable_cards(obs)
+    cursed = frozenset(obs.battle.active_curses) if obs.battle is not None else frozenset()
     height = 1400  # drawn tall, cropped to what is used
     img, d = new_canvas(WIDTH, height, BG)
     title = translate(msg("render.hand.title", who=name_text(me.name, locale)), locale)
     paste(img, icon("hand", 48), (MARGIN, 11))
-    status_key = "render.hand.playable" if playable else "render.hand.waiting"
+    if playable:
+        status_key = "render.hand.playable"
+    elif obs.legal:
+        status_key = "render.hand.none_playable"
+    else:
+        status_key = "render.hand.waiting"
     status = translate(status_key, locale)
     sw = draw_text(d, (WIDTH - MARGIN, HEADER_H // 2), status, 30,
                    fill=GOOD if playable else MUTED, anchor="rm")
@@ -81,7 +90,7 @@ def draw_hand(obs: Observation, locale: str) -> Image.Image:
               max_width=WIDTH - 2 * MARGIN - 90 - sw, min_size=22)
     y = HEADER_H + 6
     if obs.hand:
-        y = _cards_row(img, d, obs.hand, playable, y, locale)
+        y = _cards_row(img, d, obs.hand, playable, cursed, y + 8, locale)
     else:
         panel(d, (MARGIN, y, WIDTH - MARGIN, y + 140), fill=PANEL)
         draw_text(d, (WIDTH // 2, y + 70), translate("render.hand.empty", locale), 34,
@@ -90,31 +99,32 @@ def draw_hand(obs: Observation, locale: str) -> Image.Image:
     if obs.drawn:
         draw_text(d, (MARGIN, y + 20), translate("render.hand.drawn", locale), 30, fill=GOLD,
                   anchor="lm")
-        y = _cards_row(img, d, obs.drawn, frozenset(), y + 40, locale, max_w=180)
+        y = _cards_row(img, d, obs.drawn, frozenset(), cursed, y + 44, locale, max_w=180)
     # The kit: HP, deck and discard counts, hand size, equipment and potions.
     y += 6
     box_h = 200
     panel(d, (MARGIN, y, WIDTH - MARGIN, y + box_h), fill=PANEL)
     hearts(img, me.hp, MARGIN + 16, y + 16, 50)
+    size = translate(msg("render.hand.size", size=me.hand_size), locale)
+    paste(img, icon("hand", 40), (MARGIN + 300, y + 21))
+    draw_text(d, (MARGIN + 348, y + 41), size, 26, fill=MUTED, anchor="lm", bold=False,
+              max_width=200, min_size=14)
     cx = MARGIN + 16
-    cy = y + 120
+    cy = y + 118
     for ic, n, key in (("deck", me.deck_count, "render.hand.deck"),
                        ("discard", len(me.discard), "render.hand.discard")):
-        paste(img, icon(ic, 50), (cx, cy - 25))
-        w = draw_text(d, (cx + 58, cy - 4), str(n), 46, anchor="lm")
-        draw_text(d, (cx + 58, cy + 36), translate(key, locale), 22, fill=MUTED, anchor="lm",
-                  bold=False)
-        cx += 58 + max(w, 90) + 30
-    size = translate(msg("render.hand.size", size=me.hand_size), locale)
-    draw_text(d, (MARGIN + 16, y + box_h - 22), size, 22, fill=MUTED, anchor="lm", bold=False)
-    ex = MARGIN + 560
+        paste(img, icon(ic, 56), (cx, cy - 28))
+        w = draw_text(d, (cx + 64, cy), str(n), 50, anchor="lm")
+        draw_text(d, (cx + 2, cy + 52), translate(key, locale), 24, fill=MUTED, anchor="lm",
+                  bold=False, max_width=230, min_size=14)
+        cx += 64 + max(w, 60) + 40
+    ex = MARGIN + 580
     for item in (me.weapon, me.armour):
         if item is not None:
             paste(img, equipment_card(item, 120, locale), (ex, y + 16))
             ex += 132
-    px = max(ex + 10, WIDTH - MARGIN - 3 * 66 - 10)
+    px = max(ex + 10, WIDTH - MARGIN - 3 * 70 - 6)
     for p in me.potions:
-        paste(img, icon(f"potion.{p}", 60), (px, y + 20))
-        px += 66
-    _ = INK
+        paste(img, icon(f"potion.{p}", 64), (px, y + 68))
+        px += 70
     return img.crop((0, 0, WIDTH, y + box_h + MARGIN))

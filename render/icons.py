@@ -54,14 +54,15 @@ def _outline(k: float) -> int:
 
 
 def sword(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
-    """Attack: a sword pointing up-right."""
-    blade = [(82, 8), (92, 18), (40, 70), (30, 60)]
+    """Attack: a broad sword pointing up-right."""
+    blade = [(90, 4), (96, 10), (92, 22), (42, 72), (28, 58), (78, 8)]
     d.polygon(_p(blade, k), fill=STEEL, outline=DARK, width=_outline(k))
-    guard = [(18, 58), (26, 50), (50, 74), (42, 82)]
+    d.line(_p([(88, 12), (36, 64)], k), fill=(150, 156, 170), width=max(1, round(3 * k)))
+    guard = [(14, 56), (24, 46), (54, 76), (44, 86)]
     d.polygon(_p(guard, k), fill=GOLD, outline=DARK, width=_outline(k))
-    grip = [(30, 66), (36, 72), (18, 90), (12, 84)]
+    grip = [(28, 68), (36, 76), (18, 94), (10, 86)]
     d.polygon(_p(grip, k), fill=WOOD, outline=DARK, width=_outline(k))
-    d.ellipse(_box(4, 84, 18, 98, k), fill=GOLD, outline=DARK, width=_outline(k))
+    d.ellipse(_box(2, 84, 18, 100, k), fill=GOLD, outline=DARK, width=_outline(k))
 
 
 def shield(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
@@ -121,21 +122,24 @@ def skull(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
 
 
 def key(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
-    """A key (gatekeepers, keys held)."""
-    d.ellipse(_box(6, 26, 48, 68, k), fill=c, outline=DARK, width=_outline(k))
-    d.ellipse(_box(18, 38, 36, 56, k), fill=DARK)
-    d.rectangle(_box(44, 40, 96, 54, k), fill=c, outline=DARK, width=_outline(k))
-    d.rectangle(_box(72, 52, 82, 72, k), fill=c, outline=DARK, width=_outline(k))
-    d.rectangle(_box(86, 52, 96, 66, k), fill=c, outline=DARK, width=_outline(k))
-    d.rectangle(_box(46, 43, 94, 51, k), fill=c)
+    """A key (gatekeepers, keys held): ring, shaft and two broad teeth."""
+    w = max(1, round(3 * k))
+    d.polygon(_p([(40, 38), (96, 38), (96, 54), (90, 54), (90, 74), (76, 74), (76, 54),
+                  (68, 54), (68, 68), (56, 68), (56, 54), (40, 54)], k), fill=c, outline=DARK,
+              width=w)
+    d.ellipse(_box(4, 22, 52, 70, k), fill=c, outline=DARK, width=w)
+    d.ellipse(_box(17, 35, 39, 57, k), fill=(0, 0, 0, 0), outline=DARK, width=w)
 
 
 def axe(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
-    """A weapon: an axe."""
-    d.polygon(_p([(62, 6), (70, 10), (30, 96), (22, 92)], k), fill=WOOD, outline=DARK,
-              width=_outline(k))
-    blade = [(52, 14), (88, 10), (96, 34), (84, 56), (58, 40)]
-    d.polygon(_p(blade, k), fill=STEEL, outline=DARK, width=_outline(k))
+    """A weapon: a battle axe."""
+    handle = (200, 150, 90)
+    d.polygon(_p([(60, 4), (72, 8), (32, 98), (20, 94)], k), fill=handle, outline=DARK,
+              width=max(1, round(3 * k)))
+    blade = [(56, 14), (74, 20), (96, 8), (98, 52), (76, 42), (50, 36)]
+    d.polygon(_p(blade, k), fill=STEEL, outline=DARK, width=max(1, round(3 * k)))
+    d.polygon(_p([(56, 14), (50, 36), (36, 40), (28, 22)], k), fill=STEEL, outline=DARK,
+              width=max(1, round(3 * k)))
 
 
 def armour(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
@@ -178,11 +182,20 @@ def potion_countercurse(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
 
 
 def leaf(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
-    """Green's symbol: a leaf."""
-    d.chord(_box(10, 10, 110, 110, k), 180, 270, fill=c)
-    d.chord(_box(-10, -10, 90, 90, k), 0, 90, fill=c)
-    d.line(_p([(18, 82), (82, 18)], k), fill=c, width=round(8 * k))
-    d.line(_p([(10, 90), (30, 70)], k), fill=c, width=round(8 * k))
+    """Green's symbol: a slim leaf with a short cut-out vein and a stem."""
+    pts: list[Pt] = []
+    bulge = 24
+    for i in range(25):  # one edge from the stem end to the tip, then the other edge back
+        t = i / 24
+        b = bulge * math.sin(math.pi * t)
+        pts.append((18 + 74 * t - b, 82 - 74 * t - b))
+    for i in range(25):
+        t = 1 - i / 24
+        b = bulge * math.sin(math.pi * t)
+        pts.append((18 + 74 * t + b, 82 - 74 * t + b))
+    d.polygon(_p(pts, k), fill=c)
+    d.line(_p([(4, 96), (22, 78)], k), fill=c, width=round(9 * k))
+    d.line(_p([(34, 66), (70, 30)], k), fill=(0, 0, 0, 0), width=round(5 * k))
 
 
 def drop(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
@@ -208,6 +221,16 @@ def sun(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
         l2 = (50 + 26 * math.cos(a - 0.35), 50 + 26 * math.sin(a - 0.35))
         d.polygon(_p([tip, l1, l2], k), fill=c)
     d.ellipse(_box(24, 24, 76, 76, k), fill=c)
+
+
+def spark(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
+    """A hero's ability: a four-pointed star."""
+    pts: list[Pt] = []
+    for i in range(8):
+        a = i * math.pi / 4 - math.pi / 2
+        r = 48 if i % 2 == 0 else 16
+        pts.append((50 + r * math.cos(a), 50 + r * math.sin(a)))
+    d.polygon(_p(pts, k), fill=c, outline=DARK, width=_outline(k))
 
 
 def crown(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
@@ -280,10 +303,12 @@ PAINTERS: dict[str, Painter] = {
     "potion.strength": potion_strength, "potion.healing": potion_healing,
     "potion.countercurse": potion_countercurse, "leaf": leaf, "drop": drop, "flame": flame,
     "sun": sun, "crown": crown, "deck": deck, "discard": discard, "hand": hand,
-    "check": check, "ban": ban, "arrow": arrow, "chevron": chevron, "trophy": trophy,
+    "check": check, "ban": ban, "spark": spark, "arrow": arrow, "chevron": chevron,
+    "trophy": trophy,
 }
 DEFAULT_FILL: dict[str, RGB] = {"heart": HEART, "key": GOLD, "check": (40, 170, 80), "ban": BAD,
-                                "arrow": GOLD, "chevron": INK}
+                                "arrow": GOLD, "chevron": INK,
+                                "spark": GOLD}
 
 
 @cache

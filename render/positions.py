@@ -1,17 +1,38 @@
-"""Positions to draw: a mid-game battle reached by simulated play, rebuilt deterministically.
+"""Positions to draw, rebuilt deterministically: for the demo, the golden images and the benchmark.
 
-The demo, the golden images and the benchmark all draw the same kind of position: a game played
-by seeded random agents until a battle is under way with cards played and equipment on the table.
+* :func:`battle_position` plays seeded random agents until a battle is under way with cards played
+  and equipment on the table (the demo's "mid-game position reached by simulated play").
+* :data:`SCENARIOS` are exact positions built with :mod:`engine.position` and a few legal moves.
+  Cards are picked by property from the catalogue at build time (never by hard-coded values), and
+  moves are the first legal ones of a kind, so a re-tuned catalogue still yields a position.
 """
 
 from __future__ import annotations
 
-from engine import GameConfig, GameState, Phase, SeatConfig, apply, legal_actions, observe
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine import (
+    DrinkCountercurse,
+    DrinkStrength,
+    GameConfig,
+    GameState,
+    Phase,
+    Play,
+    SeatConfig,
+    apply,
+    legal_actions,
+    new_game,
+    observe,
+)
 from engine.agents import make_agent
-from engine.state import Event
+from engine.catalog import tables
+from engine.observe import Observation
+from engine.position import SeatSetup, position
 
 HEROES = ("horan", "taia", "argentus", "aderyn")
 MAX_STEPS = 4000
+DEMO_SEED = 35
 
 
 class NoPosition(RuntimeError):
@@ -19,46 +40,173 @@ class NoPosition(RuntimeError):
 
 
 def demo_config(seed: int, seats: int = 3, abilities: bool = True) -> GameConfig:
-    """The table the demo position is played on."""
+    """The table the simulated demo game is played on."""
     return GameConfig(seats=tuple(SeatConfig(h) for h in HEROES[:seats]), abilities=abilities,
                       seed=seed)
 
 
-def _interesting(state: GameState, min_chain: int) -> bool:
+def _battle_with_cards(state: GameState, min_chain: int) -> bool:
     b = state.battle
     if state.phase is not Phase.BATTLE or b is None or len(b.chain) < min_chain:
         return False
+    return any(s.weapon or s.armour for s in state.seats)
+
+
+def _rich(state: GameState) -> bool:
+    """A battle worth showing: the fighter has equipment and potions (or drank one) and can play."""
+    b = state.battle
+    assert b is not None
     seat = state.seats[state.current]
-    equipped = any(s.weapon or s.armour for s in state.seats)
-    return equipped and state.round >= 3 and seat.hand != () and b.level <= 3
+    potions = bool(seat.potions or b.boosted or b.countered)
+    can_play = any(isinstance(a, Play) for a in legal_actions(state))
+    return bool(seat.weapon or seat.armour) and potions and can_play
 
 
 def battle_position(seed: int, seats: int = 3, min_chain: int = 2,
                     abilities: bool = True) -> tuple[GameState, list[str]]:
     """Play seeded random agents until a battle with ``min_chain`` cards played and equipment.
 
-    Returns the state and the actions (notation) that reach it from ``demo_config(seed)``.
+    The first such battle where the fighter also has equipment, a potion and a playable card is
+    preferred; failing that, the first battle with cards played and equipment anywhere. Returns
+    the state and the actions (notation) that reach it from ``demo_config(seed, ...)``.
     """
-    state = _new(seed, seats, abilities)
+    state = new_game(demo_config(seed, seats, abilities))
     agents = [make_agent("random", seed * 31 + i) for i in range(seats)]
     actions: list[str] = []
+    fallback: tuple[GameState, list[str]] | None = None
     for _ in range(MAX_STEPS):
         if state.phase is Phase.OVER:
             break
-        if _interesting(state, min_chain) and legal_actions(state):
-            return state, actions
+        if _battle_with_cards(state, min_chain):
+            if _rich(state):
+                return state, actions
+            if fallback is None:
+                fallback = (state, list(actions))
         action = agents[state.current].choose(observe(state, state.current))
         state, _events = apply(state, action)
         actions.append(str(action))
-    raise NoPosition(f"seed {seed}: no battle with {min_chain} cards and equipment reached")
+    if fallback is not None:
+        return fallback
+    raise NoPosition(f"seed {seed}: no battle with {min_chain} cards played and equipment")
 
 
-def _new(seed: int, seats: int, abilities: bool) -> GameState:
-    from engine import new_game
-
-    return new_game(demo_config(seed, seats, abilities))
+# ---- exact scenarios -----------------------------------------------------------------------
 
 
-def public_events(events: tuple[Event, ...]) -> tuple[Event, ...]:
-    """The events every seat sees."""
-    return tuple(e for e in events if e.to is None)
+def _equipment(kind: str, level: int, skip: int = 0) -> str:
+    t = tables()
+    found = [e for e in sorted(t.equipment) if t.equipment[e].kind == kind
+             and t.monsters[e].level == level]
+    return found[skip % len(found)]
+
+
+def _reward_actions(level: int, count: int) -> list[str]:
+    t = tables()
+    return [c for c in sorted(t.actions) if t.actions[c].reward
+            and t.monsters[c].level == level][:count]
+
+
+def _cursed_monster(level: int) -> str:
+    """A regular monster of ``level`` with a colour curse (else any curse, else the first)."""
+    t = tables()
+    regular = t.regular[level]
+    colour = [m for m in regular if set(t.monsters[m].curses) & {"green", "blue", "red", "yellow"}]
+    cursed = [m for m in regular if t.monsters[m].curses]
+    return (colour or cursed or list(regular))[0]
+
+
+def _first(state: GameState, kind: type) -> object | None:
+    options = sorted((a for a in legal_actions(state) if isinstance(a, kind)), key=str)
+    return options[0] if options else None
+
+
+def _moves(state: GameState, kinds: list[type]) -> GameState:
+    """Apply, in turn, the first legal action of each kind that has one."""
+    for kind in kinds:
+        if state.phase is not Phase.BATTLE:
+            break
+        action = _first(state, kind)
+        if action is not None:
+            state, _ = apply(state, action)  # type: ignore[arg-type]
+    return state
+
+
+def midgame() -> tuple[GameState, int | None]:
+    """Four seats in round 7 with keys, equipment, potions and a pawnshop; a battle against a
+    cursed monster with a countercurse drunk, two cards played and a strength potion."""
+    pawn = [_equipment("weapon", 1, 1), _equipment("armour", 2, 0), *_reward_actions(1, 3),
+            _equipment("weapon", 2, 1)]
+    state = position(
+        SeatSetup("horan", name="Kateřina", hp=3, weapon=_equipment("weapon", 1),
+                  armour=_equipment("armour", 1), keys=[1],
+                  potions=["strength", "countercurse"]),
+        SeatSetup("taia", hp=1, potions=["healing"]),
+        SeatSetup("argentus", name="François"),
+        SeatSetup("aderyn", keys=[1, 2], armour=_equipment("armour", 1, 1)),
+        pawnshop=pawn, fight=_cursed_monster(2), abilities=True, round=7, current=0,
+    )
+    return _moves(state, [DrinkCountercurse, Play, Play, DrinkStrength]), 0
+
+
+def lord() -> tuple[GameState, int | None]:
+    """Two seats; the second, holding all three keys, fights the Lord after one card."""
+    state = position(
+        SeatSetup("victorius", hp=2),
+        SeatSetup("xanros", keys=[1, 2, 3], weapon=_equipment("weapon", 3),
+                  armour=_equipment("armour", 2), potions=["strength"]),
+        fight="lord", abilities=True, round=12, current=1,
+    )
+    return _moves(state, [Play]), 1
+
+
+def taia_draws() -> tuple[GameState, int | None]:
+    """Taia plays a card that draws and must keep one of the two cards she drew."""
+    t = tables()
+    own = t.hero_cards["taia"]
+    drawers = [c for c in own if t.actions[c].draw]
+    others = [c for c in own if c not in drawers]
+    hand = (drawers[:1] + others)[:4]
+    state = position(
+        SeatSetup("taia", hand=hand), SeatSetup("horan"), SeatSetup("aderyn"),
+        fight=t.regular[1][0], abilities=True, round=2, current=0,
+    )
+    for card in hand:
+        if state.phase is not Phase.BATTLE:
+            break
+        plays = [a for a in legal_actions(state) if isinstance(a, Play) and a.card == card]
+        if plays and t.actions[card].draw:
+            state, _ = apply(state, plays[0])
+    return state, 0
+
+
+def start() -> tuple[GameState, int | None]:
+    """A new two-seat game as a spectator sees it."""
+    return new_game(GameConfig(seats=(SeatConfig("argentus"), SeatConfig("victorius")),
+                               seed=5)), None
+
+
+SCENARIOS: dict[str, Callable[[], tuple[GameState, int | None]]] = {
+    "midgame": midgame,
+    "lord": lord,
+    "taia": taia_draws,
+    "start": start,
+}
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A named position with the viewer whose observation is drawn."""
+
+    name: str
+    state: GameState
+    viewer: int | None
+
+    def observation(self) -> Observation:
+        """The viewer's observation of the position."""
+        return observe(self.state, self.viewer)
+
+
+def scene(name: str) -> Scene:
+    """Build the scenario ``name``."""
+    state, viewer = SCENARIOS[name]()
+    return Scene(name, state, viewer)

@@ -146,9 +146,37 @@ def panel(d: ImageDraw.ImageDraw, box: tuple[int, int, int, int], fill: RGB = PA
     d.rounded_rectangle(box, radius=radius, fill=fill, outline=outline, width=width)
 
 
+def _key_colours() -> list[RGB]:
+    """The flat colours of the style, kept exact in every palette."""
+    out: list[RGB] = [BG, PANEL, PANEL_HI, LINE, INK, MUTED, GOLD, GOOD, BAD, HEART, CARD_INNER,
+                      CARD_INK]
+    for table in (COLOURS, ON_COLOUR, LEVEL_FRAME, POTION_COLOUR, HERO_COLOUR):
+        out.extend(table.values())
+    return list(dict.fromkeys(out))
+
+
+KEY_COLOURS = _key_colours()
+
+
+def palette_of(img: Image.Image) -> Image.Image:
+    """A 256-colour palette for ``img``: the style's flat colours plus an octree of the rest.
+
+    The octree is built on a quarter-size copy (its averaged pixels also cover anti-aliased
+    edges), which makes it about ten times faster than quantizing the full picture.
+    """
+    small = img.reduce(4).quantize(colors=256 - len(KEY_COLOURS),
+                                   method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    pal = (small.getpalette() or [])[: 3 * (256 - len(KEY_COLOURS))]
+    pal += [v for c in KEY_COLOURS for v in c]
+    pal += [0] * (768 - len(pal))
+    out = Image.new("P", (1, 1))
+    out.putpalette(pal)
+    return out
+
+
 def encode(img: Image.Image) -> bytes:
-    """PNG bytes of ``img``: reduced to a 256-colour palette, which keeps files small and fast."""
-    pal = img.quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    """PNG bytes of ``img`` reduced to a 256-colour palette: small files, fast to write."""
+    pal = img.quantize(palette=palette_of(img), dither=Image.Dither.NONE)
     buf = io.BytesIO()
-    pal.save(buf, format="PNG", compress_level=6)
+    pal.save(buf, format="PNG", compress_level=3)
     return buf.getvalue()

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
+from engine.catalog import tables
 from engine.names import hero_name
 from engine.observe import LevelView, Observation, SeatView
 from engine.state import MAX_HP, Phase
 from i18n import Msg, Param, msg, translate
-from render.cards import any_card, card_back, card_height, empty_slot, level_pips, monster_card
-from render.icons import colour_badge, icon, paste
+from render.cards import card_back, card_chip, card_height, empty_slot, level_pips, monster_card
+from render.icons import icon, paste
 from render.style import (
     BG,
     GOLD,
@@ -73,7 +74,17 @@ def pile(img: Image.Image, d: ImageDraw.ImageDraw, x: int, y: int, top: str | No
     count_badge(img, d, x + CARD_W - 20, y + CARD_H - 22, count)
 
 
-def _row(img: Image.Image, d: ImageDraw.ImageDraw, lv: LevelView, y: int, locale: str) -> None:
+def battle_mark(img: Image.Image, d: ImageDraw.ImageDraw, x: int, y: int, w: int) -> None:
+    """Mark the card being fought: a thick gold frame and a sword badge."""
+    h = card_height(w)
+    d.rounded_rectangle((x - 5, y - 5, x + w + 4, y + h + 4), radius=w // 12 + 5, outline=GOLD,
+                        width=6)
+    d.ellipse((x + w - 34, y - 14, x + w + 12, y + 32), fill=GOLD, outline=BG, width=3)
+    paste(img, icon("attack", 34), (x + w - 28, y - 8))
+
+
+def _row(img: Image.Image, d: ImageDraw.ImageDraw, lv: LevelView, y: int, locale: str,
+         fought: tuple[int, int] | None) -> None:
     x0 = MARGIN + LABEL_W
     pip = 20
     for i in range(lv.level):
@@ -86,9 +97,13 @@ def _row(img: Image.Image, d: ImageDraw.ImageDraw, lv: LevelView, y: int, locale
                       anchor="mm")
         else:
             paste(img, monster_card(card, CARD_W, locale), (x, y))
+        if fought == (lv.level, slot + 1):
+            battle_mark(img, d, x, y, CARD_W)
     xd = x0 + 5 * COL + 14
     pile(img, d, xd, y, lv.deck_top, lv.deck_count, lv.level, locale)
     pile(img, d, xd + COL, y, lv.gate_top, lv.gate_count, lv.level, locale)
+    if fought == (lv.level, 0):
+        battle_mark(img, d, xd + COL, y, CARD_W - 8)
 
 
 def _lord_row(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, y: int,
@@ -96,6 +111,8 @@ def _lord_row(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, y: int
     paste(img, icon("crown", 36), (MARGIN + 4, y + 14))
     x0 = MARGIN + LABEL_W
     paste(img, monster_card(obs.lord, CARD_W, locale), (x0, y))
+    if obs.battle is not None and obs.battle.level == 4:
+        battle_mark(img, d, x0, y, CARD_W)
     # Merchant: the potion piles with counts.
     mx = x0 + COL + 6
     panel(d, (mx, y, mx + 2 * COL - 16, y + CARD_H), fill=PANEL)
@@ -112,16 +129,26 @@ def _lord_row(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, y: int
     panel(d, (px, y, pw_end, y + CARD_H), fill=PANEL)
     draw_text(d, (px + 14, y + 22), translate("render.pawnshop", locale), 26, fill=MUTED,
               anchor="lm")
-    mini = 104
-    avail = pw_end - px - 28
     items = obs.pawnshop
     if not items:
         draw_text(d, ((px + pw_end) // 2, y + CARD_H // 2 + 12),
                   translate("render.empty", locale), 28, fill=LINE, anchor="mm")
         return
-    step = min(mini + 8, (avail - mini) // max(1, len(items) - 1)) if len(items) > 1 else mini
+    # Cards as chips, in rows; what does not fit is counted.
+    chip_h = 44
+    cx, cy = px + 14, y + 44
     for i, card in enumerate(items):
-        paste(img, any_card(card, mini, locale), (px + 14 + i * step, y + 40))
+        chip = card_chip(card, chip_h)
+        if cx + chip.width > pw_end - 10:
+            cx, cy = px + 14, cy + chip_h + 8
+        if cy + chip_h > y + CARD_H - 4 or (cy + 2 * chip_h + 8 > y + CARD_H - 4
+                                            and cx + chip.width > pw_end - 90
+                                            and i < len(items) - 1):
+            more = translate(msg("render.more", count=len(items) - i), locale)
+            draw_text(d, (pw_end - 14, y + 22), more, 28, fill=GOLD, anchor="rm")
+            break
+        paste(img, chip, (cx, cy))
+        cx += chip.width + 8
 
 
 def hearts(img: Image.Image, hp: int, x: int, y: int, size: int) -> int:
@@ -155,24 +182,23 @@ def _seat(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, s: SeatVie
         draw_text(d, (x0 + 30, y0 + 66), hero, 22, fill=MUTED, anchor="lm", bold=False,
                   max_width=x1 - x0 - 40)
     hearts(img, s.hp, x0 + 14, y0 + 80, 42)
-    # Keys held: one key per level, its level pips below; then weapon and armour.
+    # Keys held (one per level, level pips below), then potions held.
     ky = y0 + 132
     kx = x0 + 14
     for level in (1, 2, 3):
         held = level in s.keys
-        paste(img, icon("key", 40, GOLD if held else (70, 72, 80)), (kx, ky))
-        level_pips(d, level, kx + 4, ky + 40, 8, fill=INK if held else LINE)
-        kx += 46
-    ex = kx + 10
-    for item, slot in ((s.weapon, "weapon"), (s.armour, "armour")):
-        if item is not None:
-            paste(img, icon(slot, 44), (ex, ky - 2))
-            ex += 50
-    # Potions held.
-    px = x0 + 14
+        paste(img, icon("key", 40, GOLD if held else (62, 64, 72)), (kx, ky))
+        level_pips(d, level, kx + 6, ky + 40, 8, fill=INK if held else LINE)
+        kx += 44
+    kx += 8
     for p in s.potions:
-        paste(img, icon(f"potion.{p}", 44), (px, y0 + 186))
-        px += 50
+        paste(img, icon(f"potion.{p}", 42), (kx, ky - 2))
+        kx += 42
+    # Weapon and armour with what they add.
+    ex = x0 + 14
+    for item in (s.weapon, s.armour):
+        if item is not None:
+            ex = equipment_chip(img, d, item, ex, y0 + 190) + 14
     # Hand / deck / discard counts.
     cy = y1 - 28
     cx = x0 + 14
@@ -181,6 +207,23 @@ def _seat(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, s: SeatVie
         paste(img, icon(name_icon, 36), (cx, cy - 18))
         w = draw_text(d, (cx + 40, cy), str(n), 32, anchor="lm")
         cx += 40 + w + 16
+
+
+def equipment_chip(img: Image.Image, d: ImageDraw.ImageDraw, item: str, x: int, y: int,
+                   size: int = 40) -> int:
+    """A weapon or armour as its icon followed by its bonuses; returns the x after it."""
+    info = tables().equipment[item]
+    paste(img, icon(info.kind, size), (x, y))
+    x += size + 2
+    num = round(size * 0.75)
+    small = round(size * 0.6)
+    for effect, value in (("attack", info.attack), ("defence", info.defence),
+                          ("heal", info.heal), ("hand", info.hand)):
+        if value:
+            paste(img, icon(effect, small), (x, y + (size - small) // 2))
+            x += small + 2
+            x += draw_text(d, (x, y + size // 2), f"+{value}", num, anchor="lm") + 6
+    return x
 
 
 def _header(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, locale: str) -> None:
@@ -221,13 +264,13 @@ def draw_table(obs: Observation, locale: str) -> Image.Image:
     height = events_y + EVENT_LINES * EVENT_LINE_H + 10
     img, d = new_canvas(WIDTH, height, BG)
     _header(img, d, obs, locale)
+    fought = (obs.battle.level, obs.battle.slot) if obs.battle is not None else None
     for i, lv in enumerate(obs.levels):
-        _row(img, d, lv, rows_y + i * ROW_H, locale)
+        _row(img, d, lv, rows_y + i * ROW_H, locale, fought)
     _lord_row(img, d, obs, rows_y + 3 * ROW_H, locale)
     sw = (WIDTH - 2 * MARGIN - (n - 1) * 12) // n
     for i, s in enumerate(obs.seats):
         x = MARGIN + i * (sw + 12)
         _seat(img, d, obs, s, (x, seats_y, x + sw, seats_y + SEAT_H), locale)
     _events(d, obs, events_y, locale)
-    _ = colour_badge  # symbols are reached through the cards
     return img
