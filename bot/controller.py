@@ -71,6 +71,20 @@ class PillowRenderer:
         return hand_image(obs, locale)
 
 
+class ImageFile(discord.File):
+    """A PNG upload whose attachment id is sent as a snowflake string, as the API specifies
+    (discord.py sends the bare index as a number)."""
+
+    def __init__(self, data: bytes, filename: str) -> None:
+        super().__init__(io.BytesIO(data), filename=filename)
+
+    def to_dict(self, index: int) -> dict[str, Any]:
+        """The attachment entry of the request's payload_json."""
+        payload = super().to_dict(index)
+        payload["id"] = str(index)
+        return payload
+
+
 def loc(interaction: discord.Interaction[Any]) -> str:
     """The clicking user's locale, mapped onto a shipped one."""
     return normalise_locale(str(interaction.locale.value) if interaction.locale else None)
@@ -215,7 +229,7 @@ class Controller:
         kind = "battle" if obs.battle is not None else "table"
         png = await self._png(kind, obs, lc)
         if png is not None:
-            files.append(discord.File(io.BytesIO(png), filename=f"{kind}.png"))
+            files.append(ImageFile(png, f"{kind}.png"))
             embed.set_image(url=f"attachment://{kind}.png")
         view = table_view(record.id, lc) if record.status == "running" else None
         return embed, files, view
@@ -248,12 +262,12 @@ class Controller:
         files: list[discord.File] = []
         png = await self._png("hand", obs, locale)
         if png is not None:
-            files.append(discord.File(io.BytesIO(png), filename="hand.png"))
+            files.append(ImageFile(png, "hand.png"))
             hand.set_image(url="attachment://hand.png")
         if obs.battle is not None:
             battle_png = await self._png("battle", obs, locale)
             if battle_png is not None:
-                files.append(discord.File(io.BytesIO(battle_png), filename="battle.png"))
+                files.append(ImageFile(battle_png, "battle.png"))
                 embeds.append(discord.Embed(colour=0x8B0000).set_image(
                     url="attachment://battle.png"))
         view = moves_view(record.id, record.version, ctrls, locale) if ctrls.notations() else None
