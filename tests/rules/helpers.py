@@ -163,6 +163,17 @@ def name(text_id: str, *, monster: bool = False) -> str:
 
 def chain(target: str, *, attack: int = 0, defence: int = 0, hero: str | None = None,
           exclude: Iterable[str] = (), max_len: int = 6) -> list[str]:
+    """A legal chain of cards against ``target`` reaching the totals; fails the test if none."""
+    found = maybe_chain(target, attack=attack, defence=defence, hero=hero, exclude=exclude,
+                        max_len=max_len)
+    if found is None:
+        pytest.fail(f"no chain of cards reaches attack {attack} and defence {defence} "
+                    f"against {target}")
+    return found
+
+
+def maybe_chain(target: str, *, attack: int = 0, defence: int = 0, hero: str | None = None,
+                exclude: Iterable[str] = (), max_len: int = 6) -> list[str] | None:
     """A legal chain of cards (play order) against ``target`` reaching the given card totals.
 
     Cursed colours are avoided and cursed effects do not count, as the rules say; the search is a
@@ -192,8 +203,4 @@ def chain(target: str, *, attack: int = 0, defence: int = 0, hero: str | None = 
                 return found
         return None
 
-    found = walk([], 0, 0)
-    if found is None:
-        pytest.fail(f"no chain of cards reaches attack {attack} and defence {defence} "
-                    f"against {target}")
-    return found
+    return walk([], 0, 0)

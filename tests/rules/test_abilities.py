@@ -1,0 +1,412 @@
+"""R61-R66 and D4/D6: the hero abilities variant."""
+
+from __future__ import annotations
+
+from engine import GameState, Phase, apply, parse, totals
+
+from .helpers import (
+    T,
+    battle,
+    card,
+    cards,
+    cursed,
+    gear,
+    info,
+    legal,
+    maybe_chain,
+    mon,
+    name,
+    plain,
+    refused,
+    run,
+)
+
+# ---------------------------------------------------------------- R61 Argentus
+
+
+def argentus_case(target: str) -> tuple[str, str, str]:
+    """A first card not allowing blue, then two blue cards."""
+    first = card(lambda a: "blue" not in a.next and a.colour != "blue", "not allowing blue",
+                 exclude=(target,))
+    blues = cards(lambda a: a.colour == "blue", exclude=(target, first))
+    return first, blues[0], blues[1]
+
+
+def test_r61_argentus_plays_blue_off_the_chain_once() -> None:
+    target = plain(1)
+    first, blue, _ = argentus_case(target)
+    state = run(battle(target, first, blue, hero="argentus", abilities=True), f"play:{first}")
+    assert state.battle is not None and not state.battle.ability_used
+    assert f"play:{blue}" in legal(state)
+    state, events = apply(state, parse(f"play:{blue}"))
+    assert state.battle is not None and state.battle.ability_used
+    assert state.battle.chain == (first, blue)
+    assert any(e.text.key == "event.ability" for e in events)
+
+
+def test_r61_argentus_once_per_battle() -> None:
+    target = plain(1)
+    first = card(lambda a: "blue" not in a.next and a.colour != "blue", "not allowing blue",
+                 exclude=(target,))
+    blue = card(lambda a: a.colour == "blue" and bool(a.next - {"blue"}), "blue",
+                exclude=(target, first))
+    again = card(lambda a: a.colour in info(blue).next and "blue" not in a.next
+                 and a.colour != "blue", "leading away from blue", exclude=(target, first, blue))
+    blue2 = card(lambda a: a.colour == "blue", "blue", exclude=(target, first, blue, again))
+    state = run(battle(target, first, blue, again, blue2, hero="argentus", abilities=True),
+                f"play:{first}", f"play:{blue}", f"play:{again}")
+    refused(state, f"play:{blue2}", "wrong_colour", name(again))
+
+
+def test_r61_argentus_only_blue() -> None:
+    target = plain(1)
+    first = card(lambda a: len(a.next) < 4, "restricting", exclude=(target,))
+    other = card(lambda a: a.colour != "blue" and a.colour not in info(first).next,
+                 "off chain, not blue", exclude=(target, first))
+    state = run(battle(target, first, other, hero="argentus", abilities=True), f"play:{first}")
+    refused(state, f"play:{other}", "wrong_colour")
+
+
+def test_r61_argentus_never_against_blue_curse() -> None:
+    target = cursed("blue")
+    first, blue, _ = argentus_case(target)
+    state = run(battle(target, first, blue, hero="argentus", abilities=True), f"play:{first}")
+    refused(state, f"play:{blue}", "colour_cursed", "blue")
+
+
+def test_r61_argentus_without_the_variant() -> None:
+    target = plain(1)
+    first, blue, _ = argentus_case(target)
+    state = run(battle(target, first, blue, hero="argentus"), f"play:{first}")
+    refused(state, f"play:{blue}", "wrong_colour")
+
+
+# ---------------------------------------------------------------- R62 Horan
+
+
+def attack_pair(target: str) -> tuple[str, str]:
+    for a in cards(lambda x: x.attack > 0, exclude=(target,)):
+        follow = cards(lambda x, a=a: x.attack > 0 and x.colour in info(a).next,
+                       exclude=(target, a))
+        if follow:
+            return a, follow[0]
+    raise AssertionError("no two attack cards in a row")
+
+
+def test_r62_horan_two_attack_cards_in_a_row() -> None:
+    target = plain(1)
+    a, b = attack_pair(target)
+    state = run(battle(target, a, b, hero="horan", abilities=True), f"play:{a}")
+    assert totals(state).attack_ability == 0
+    state = run(state, f"play:{b}")
+    t = totals(state)
+    assert t.attack_ability == 1 and t.attack == info(a).attack + info(b).attack + 1
+
+
+def test_r62_horan_once_per_battle() -> None:
+    target = plain(1)
+    a, b = attack_pair(target)
+    c = card(lambda x: x.attack > 0 and x.colour in info(b).next, "third attack",
+             exclude=(target, a, b))
+    state = run(battle(target, a, b, c, hero="horan", abilities=True),
+                f"play:{a}", f"play:{b}", f"play:{c}")
+    assert totals(state).attack_ability == 1
+
+
+def test_r62_horan_not_when_interrupted() -> None:
+    target = plain(1)
+    for a in cards(lambda x: x.attack > 0, exclude=(target,)):
+        mids = cards(lambda x, a=a: x.attack == 0 and x.colour in info(a).next,
+                     exclude=(target, a))
+        for m in mids:
+            ends = cards(lambda x, m=m: x.attack > 0 and x.colour in info(m).next,
+                         exclude=(target, a, m))
+            if ends:
+                state = run(battle(target, a, m, ends[0], hero="horan", abilities=True),
+                            f"play:{a}", f"play:{m}", f"play:{ends[0]}")
+                assert totals(state).attack_ability == 0
+                return
+    raise AssertionError("no attack, non-attack, attack chain")
+
+
+def test_r62_horan_without_the_variant() -> None:
+    target = plain(1)
+    a, b = attack_pair(target)
+    state = run(battle(target, a, b, hero="horan"), f"play:{a}", f"play:{b}")
+    assert totals(state).attack_ability == 0
+
+
+def test_r62_d6_horan_bonus_survives_attack_curse() -> None:
+    target = cursed("attack")
+    a, b = attack_pair(target)
+    state = run(battle(target, a, b, hero="horan", abilities=True), f"play:{a}", f"play:{b}")
+    t = totals(state)
+    assert t.attack_cards == 0 and t.attack_ability == 1 and t.attack == 1
+
+
+# ---------------------------------------------------------------- R63 Xanros
+
+
+def test_r63_xanros_plays_one_card_of_a_cursed_colour() -> None:
+    target = cursed("red")
+    reds = cards(lambda a: a.colour == "red" and "red" in a.next, exclude=(target,))
+    first = reds[0]
+    second = card(lambda a: a.colour == "red", "red", exclude=(target, first))
+    state = battle(target, first, second, hero="xanros", abilities=True)
+    assert f"play:{first}" in legal(state)
+    state = run(state, f"play:{first}")
+    assert state.battle is not None and state.battle.ability_used
+    refused(state, f"play:{second}", "colour_cursed", "red")
+
+
+def test_r63_xanros_cursed_colour_must_still_follow() -> None:
+    target = cursed("red")
+    first = card(lambda a: "red" not in a.next and a.colour != "red", "not allowing red",
+                 exclude=(target,))
+    red = card(lambda a: a.colour == "red", "red", exclude=(target, first))
+    state = run(battle(target, first, red, hero="xanros", abilities=True), f"play:{first}")
+    assert f"play:{red}" not in legal(state)
+
+
+def test_r63_xanros_counts_one_cursed_effect() -> None:
+    target = cursed("attack")
+    a, b = attack_pair(target)
+    state = battle(target, a, b, hero="xanros", abilities=True)
+    assert f"play:{a}:attack" in legal(state) and f"play:{a}" in legal(state)
+    state = run(state, f"play:{a}:attack")
+    assert totals(state).attack_cards == info(a).attack
+    assert f"play:{b}:attack" not in legal(state)
+    refused(state, f"play:{b}:attack", "ability_used")
+    state = run(state, f"play:{b}")
+    assert totals(state).attack_cards == info(a).attack  # b's attack stays cursed
+
+
+def test_r63_xanros_counts_a_cursed_draw() -> None:
+    target = cursed("draw")
+    d = card(lambda a: a.draw > 0, "drawing", exclude=(target,))
+    state = run(battle(target, d, hero="xanros", abilities=True), f"play:{d}:draw")
+    assert len(state.seats[0].hand) == info(d).draw
+
+
+def test_r63_xanros_only_a_cursed_effect() -> None:
+    target = cursed("attack")
+    d = card(lambda a: a.defence > 0, "defending", exclude=(target,))
+    state = battle(target, d, hero="xanros", abilities=True)
+    refused(state, f"play:{d}:defence", "effect_not_cursed", "defence")
+
+
+def test_r63_xanros_never_against_equipment_curses() -> None:
+    target = cursed("weapon")
+    weapon = gear("weapon", lambda e: e.attack > 0, "attacking", exclude=(target,))
+    a = card(lambda x: x.attack > 0, "attacking", exclude=(target, weapon))
+    state = battle(target, a, hero="xanros", abilities=True, weapon=weapon)
+    assert not any(x.count(":") == 2 for x in legal(state))
+    state = run(state, f"play:{a}")
+    assert totals(state).attack_equipment == 0
+
+
+def test_r63_xanros_without_the_variant() -> None:
+    target = cursed("attack")
+    a, _ = attack_pair(target)
+    state = battle(target, a, hero="xanros")
+    refused(state, f"play:{a}:attack", "no_ability")
+    red_target = cursed("red")
+    red = card(lambda x: x.colour == "red", "red", exclude=(red_target,))
+    refused(battle(red_target, red, hero="xanros"), f"play:{red}", "colour_cursed")
+
+
+# ---------------------------------------------------------------- R64 Aderyn
+
+
+def aderyn_case(abilities: bool, *, lord: bool = False, healing_armour: bool = False,
+                ) -> tuple[str, GameState]:
+    """Aderyn in a battle she wins on attack while the hits take exactly her last HP."""
+    weapon = max((e for e in T.equipment.values() if e.kind == "weapon"), key=lambda e: e.attack)
+    armours: list[str | None] = [e.id for e in T.equipment.values() if e.kind == "armour"
+                                 and (e.heal > 0 or not healing_armour)]
+    if not healing_armour:
+        armours.insert(0, None)
+    targets = list(T.lords) if lord else [m for lv in (1, 2, 3) for m in T.regular[lv]
+                                          if not mon(m).curses]
+    for target in targets:
+        m = mon(target)
+        w_att = 0 if (not lord or "weapon" in m.curses) else weapon.attack
+        for armour in armours:
+            if armour == target:
+                continue
+            play = maybe_chain(target, attack=m.hp - w_att, hero="aderyn",
+                               exclude=[armour or "", weapon.id], max_len=5)
+            if play is None:
+                continue
+            defence = sum(info(c).defence for c in play) * ("defence" not in m.curses)
+            a_def = T.equipment[armour].defence if armour else 0
+            hp = m.attack - defence - a_def
+            if 1 <= hp <= 5:
+                seat: dict[str, object] = {"armour": armour}
+                if lord:
+                    seat["weapon"] = weapon.id
+                state = battle(target, *play, hero="aderyn", abilities=abilities, hp=hp, **seat)
+                return target, run(state, *(f"play:{c}" for c in play))
+    raise AssertionError("no battle where the hits take exactly Aderyn's last HP")
+
+
+def test_r64_aderyn_wins_despite_losing_her_last_hp() -> None:
+    target, state = aderyn_case(True)
+    t = totals(state)
+    assert t.knocked_out and t.win
+    after = run(state, "end")
+    assert after.seats[0].hp == 0
+    assert target in after.seats[0].discard or after.phase is Phase.REWARD
+    assert all(target not in lv.row for lv in after.levels)
+
+
+def test_r64_aderyn_must_revive_next_turn() -> None:
+    _, state = aderyn_case(True)
+    state = run(state, "end")
+    if state.phase is Phase.REWARD:
+        state = run(state, "reward:pawn")
+    state = run(state, "revive")  # seat 1
+    assert state.current == 0
+    assert {a for a in legal(state) if not a.startswith("stack:")} == {"revive"}
+
+
+def test_r64_aderyn_no_heal_after_battle() -> None:
+    _, state = aderyn_case(True, healing_armour=True)
+    t = totals(state)
+    assert t.knocked_out and t.win and t.heal_after == 0 and t.hp_after == 0
+
+
+def test_r64_aderyn_without_the_variant() -> None:
+    _, state = aderyn_case(False)
+    t = totals(state)
+    assert t.knocked_out and not t.win
+
+
+def test_r64_d6_aderyn_never_against_the_lord() -> None:
+    _, state = aderyn_case(True, lord=True)
+    t = totals(state)
+    assert t.knocked_out and not t.win
+    after = run(state, "end")
+    assert after.winner is None and after.phase is Phase.TURN
+
+
+# ---------------------------------------------------------------- R65 Victorius
+
+
+def test_r65_victorius_second_card_any_colour() -> None:
+    target = plain(1)
+    first = card(lambda a: len(a.next) < 4, "restricting", exclude=(target,))
+    off = card(lambda a: a.colour not in info(first).next, "off chain", exclude=(target, first))
+    state = run(battle(target, first, off, hero="victorius", abilities=True), f"play:{first}")
+    assert f"play:{off}" in legal(state)
+    run(state, f"play:{off}")
+
+
+def test_r65_victorius_third_card_follows_again() -> None:
+    target = plain(1)
+    first = card(lambda a: len(a.next) < 4, "restricting", exclude=(target,))
+    second = card(lambda a: a.colour not in info(first).next and len(a.next) < 4, "off chain",
+                  exclude=(target, first))
+    third = card(lambda a: a.colour not in info(second).next, "off the second",
+                 exclude=(target, first, second))
+    state = run(battle(target, first, second, third, hero="victorius", abilities=True),
+                f"play:{first}", f"play:{second}")
+    refused(state, f"play:{third}", "wrong_colour", name(second))
+
+
+def test_r65_victorius_second_card_not_cursed() -> None:
+    target = cursed("red")
+    first = card(lambda a: a.colour != "red", "not red", exclude=(target,))
+    red = card(lambda a: a.colour == "red", "red", exclude=(target, first))
+    state = run(battle(target, first, red, hero="victorius", abilities=True), f"play:{first}")
+    refused(state, f"play:{red}", "colour_cursed", "red")
+
+
+def test_r65_victorius_without_the_variant() -> None:
+    target = plain(1)
+    first = card(lambda a: len(a.next) < 4, "restricting", exclude=(target,))
+    off = card(lambda a: a.colour not in info(first).next, "off chain", exclude=(target, first))
+    state = run(battle(target, first, off, hero="victorius"), f"play:{first}")
+    refused(state, f"play:{off}", "wrong_colour")
+
+
+# ---------------------------------------------------------------- R66 Taia
+
+
+def drawer(target: str, n: int = 1) -> str:
+    return card(lambda a: a.draw == n, f"drawing {n}", exclude=(target,))
+
+
+def test_r66_taia_draws_two_keeps_one() -> None:
+    target = plain(1)
+    d = drawer(target)
+    state = battle(target, d, hero="taia", abilities=True,
+                   deck=["tai1", "tai2", "tai3", "tai4", "tai5", "tai6"])
+    state = run(state, f"play:{d}")
+    assert state.phase is Phase.TAIA and state.battle is not None
+    assert state.battle.drawn == ("tai1", "tai2")
+    assert legal(state) == {"keep:tai1", "keep:tai2"}
+    refused(state, "keep:tai3", "not_drawn")
+    refused(state, "end", "not_now", "keep")
+    state = run(state, "keep:tai2")
+    seat = state.seats[0]
+    assert seat.hand == ("tai2",) and seat.deck == ("tai3", "tai4", "tai5", "tai6", "tai1")
+    assert state.phase is Phase.BATTLE
+
+
+def test_r66_taia_two_draws_two_choices() -> None:
+    target = plain(1)
+    d = drawer(target, 2)
+    state = battle(target, d, hero="taia", abilities=True,
+                   deck=["tai1", "tai2", "tai3", "tai4", "tai5", "tai6"])
+    state = run(state, f"play:{d}", "keep:tai1")
+    assert state.phase is Phase.TAIA and state.battle is not None
+    assert state.battle.drawn == ("tai3", "tai4")
+    state = run(state, "keep:tai4")
+    assert state.seats[0].hand == ("tai1", "tai4")
+    assert state.seats[0].deck == ("tai5", "tai6", "tai2", "tai3")
+
+
+def test_r66_taia_reshuffles_when_the_deck_has_one() -> None:
+    target = plain(1)
+    d = drawer(target)
+    state = battle(target, d, "tai4", "tai5", "tai6", hero="taia", abilities=True,
+                   deck=["tai1"], discard=["tai2", "tai3"])
+    state = run(state, f"play:{d}")
+    assert state.battle is not None and state.battle.drawn[0] == "tai1"
+    assert state.battle.drawn[1] in ("tai2", "tai3") and state.seats[0].discard == ()
+    state = run(state, "keep:tai1")
+    assert state.seats[0].deck[-1] in ("tai2", "tai3") and len(state.seats[0].deck) == 2
+
+
+def test_r66_taia_only_one_card_left_keeps_it() -> None:
+    target = plain(1)
+    d = drawer(target)
+    state = battle(target, d, "tai2", "tai3", "tai4", "tai5", "tai6", hero="taia",
+                   abilities=True, deck=["tai1"], discard=[])
+    state = run(state, f"play:{d}")
+    assert state.phase is Phase.BATTLE
+    assert state.seats[0].hand[-1] == "tai1" and state.seats[0].deck == ()
+
+
+def test_r66_taia_not_for_the_end_of_turn_draw() -> None:
+    target = plain(1)
+    state = battle(target, hero="taia", abilities=True,
+                   deck=["tai1", "tai2", "tai3", "tai4", "tai5", "tai6"])
+    state = run(state, "end")
+    assert state.seats[0].hand == ("tai1", "tai2", "tai3", "tai4")
+
+
+def test_r66_taia_without_the_variant() -> None:
+    target = plain(1)
+    d = drawer(target)
+    state = run(battle(target, d, hero="taia", deck=["tai1", "tai2", "tai3", "tai4", "tai5",
+                                                     "tai6"]), f"play:{d}")
+    assert state.phase is Phase.BATTLE and state.seats[0].hand == ("tai1",)
+
+
+def test_r66_taia_draw_curse_draws_nothing() -> None:
+    target = cursed("draw")
+    d = drawer(target)
+    state = run(battle(target, d, hero="taia", abilities=True), f"play:{d}")
+    assert state.phase is Phase.BATTLE and state.seats[0].hand == ()
