@@ -70,7 +70,7 @@ from engine.rules import HEAL_PHASES
 from engine.serialize import to_data
 from engine.state import MAX_HP
 from engine.validate import card_places, check_state, expected_cards
-from i18n import has_key, translate
+from i18n import has_key
 
 HEROES = ("argentus", "horan", "xanros", "aderyn", "victorius", "taia")
 MAX_STEPS = 300
@@ -214,7 +214,7 @@ def expected_reasons(state: GameState, action: Action) -> set[str] | None:
 
 
 def check_refused(state: GameState, action: Action) -> None:
-    """``action`` (not legal in ``state``) raises IllegalAction with a specific, translated reason."""
+    """``action`` (not legal in ``state``) is refused with a specific, translated reason."""
     with pytest.raises(IllegalAction) as info:
         apply(state, action)
     error = info.value
