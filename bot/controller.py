@@ -191,7 +191,7 @@ class Controller:
             try:
                 record = await self.service.load(tid)
             except Refusal as exc:
-                log.error("table %s cannot be resumed: %s", tid, exc.reason.key)
+                log.error("table %s cannot be resumed: %s", tid, exc.__cause__ or exc.reason.key)
                 continue
             self.mark_dirty(tid)
             self.kick_ai(record)

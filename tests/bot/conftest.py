@@ -26,3 +26,8 @@ async def store(tmp_path: Path, clock: Clock) -> AsyncIterator[Store]:
 def service(store: Store, clock: Clock) -> GameService:
     seeds = iter(range(1000, 100000))
     return GameService(store, agent_kind="heuristic", clock=clock, seeds=lambda: next(seeds))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "allow_errors(*texts): error log lines containing these texts are expected")

@@ -12,7 +12,7 @@ import itertools
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,7 @@ def snowflake() -> int:
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(UTC).isoformat()
 
 
 # ---------------------------------------------------------------------------- the spec
@@ -373,8 +373,10 @@ class Harness:
         import time
 
         store = await Store.open(db, clock=clock or time.time)
-        service = GameService(store, agent_kind=agent, clock=clock or time.time,
-                              **({"seeds": seeds} if seeds else {}))
+        if seeds is None:
+            numbers = itertools.count(7)
+            seeds = lambda: next(numbers)  # noqa: E731 - deterministic games in tests
+        service = GameService(store, agent_kind=agent, clock=clock or time.time, seeds=seeds)
         bot = KarakBot(service, renderer, dev_guild=dev_guild, ai_pace=0, edit_delay=0,
                        timer_poll=3600)
         await bot._async_setup_hook()

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -157,3 +158,206 @@ async def test_whole_match_two_humans(bot: Harness, fake: FakeDiscord) -> None:
         if c.method == "POST" and c.template == "/channels/{channel_id}/messages":
             am = c.body.get("allowed_mentions") or {}
             assert "everyone" not in am.get("parse", [])
+
+
+@pytest.fixture(autouse=True)
+def no_errors_logged(caplog: pytest.LogCaptureFixture, request: pytest.FixtureRequest) -> Any:
+    """Any error the bot logs fails the test, unless the test expects it."""
+    caplog.set_level("WARNING")
+    yield
+    marker = request.node.get_closest_marker("allow_errors")
+    allowed = marker.args if marker else ()
+    records = caplog.get_records("setup") + caplog.get_records("call")
+    bad = [r.getMessage() for r in records if r.levelno >= 40
+           and not any(a in r.getMessage() for a in allowed)]
+    assert not bad, bad
+
+
+async def my_turn_hand(h: Harness, tid: int, users: list[User]) -> tuple[User, Any, Any]:
+    rec = await h.bot.service.load(tid)
+    uid = rec.seats[rec.game.current].user
+    user = next(u for u in users if u.id == uid)
+    players = Players(h, tid, users)
+    msg = await players.open_hand(user)
+    return user, msg, rec
+
+
+async def test_restart_in_the_middle_old_buttons_still_work(
+        fake: FakeDiscord, tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    h1 = await Harness.start(fake, db, TinyRenderer())
+    tid = await open_table(h1, ANN, [BOB])
+    players = Players(h1, tid, [ANN, BOB])
+    for _ in range(12):
+        await players.step()
+    user, hand, rec = await my_turn_hand(h1, tid, [ANN, BOB])
+    table_msg = fake.last_table_message()
+    syncs = sum(1 for c in fake.calls if c.method == "PUT")
+    await h1.stop()
+
+    h2 = await Harness.start(fake, db, TinyRenderer())  # a new process, same database
+    try:
+        assert sum(1 for c in fake.calls if c.method == "PUT") == syncs  # unchanged: no sync
+        # the hand message opened before the restart still plays
+        offered = hand.offered()
+        notation, (cid, value) = next(iter(offered.items()))
+        if value is None:
+            await h2.click(user, hand, cid)
+        else:
+            await h2.choose(user, hand, cid, [value])
+        assert (await h2.bot.service.load(tid)).version == rec.version + 1
+        # and the table message's "My hand" button from before the restart opens a hand
+        token = await h2.click(user, table_msg, f"kg:hand:{tid}")
+        assert h2.reply(token).flags & 64
+        players = Players(h2, tid, [ANN, BOB])
+        for _ in range(3000):
+            if not await players.step():
+                break
+        assert (await h2.bot.service.load(tid)).status == "finished"
+    finally:
+        await h2.stop()
+
+
+async def test_restart_reposts_a_deleted_table_message(fake: FakeDiscord, tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    h1 = await Harness.start(fake, db, TinyRenderer())
+    tid = await open_table(h1, ANN, [BOB])
+    old = fake.last_table_message()
+    await h1.stop()
+    fake.missing.add(old.id)  # someone deleted it while the bot was down
+    h2 = await Harness.start(fake, db, TinyRenderer())
+    try:
+        new = fake.last_table_message()
+        assert new.id != old.id
+        assert (await h2.store.get(tid)).message_id == new.id  # type: ignore[union-attr]
+    finally:
+        await h2.stop()
+
+
+async def test_double_click_applies_once(bot: Harness, fake: FakeDiscord) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    user, hand, rec = await my_turn_hand(bot, tid, [ANN, BOB])
+    notation, (cid, value) = next((n, v) for n, v in hand.offered().items() if v[1] is None)
+    since = len(fake.calls)
+    p1 = bot._base(user, 3, {"custom_id": cid, "component_type": 2}, hand)
+    p2 = bot._base(user, 3, {"custom_id": cid, "component_type": 2}, hand)
+    bot.bot._connection.parse_interaction_create(p1)  # type: ignore[arg-type]
+    bot.bot._connection.parse_interaction_create(p2)  # type: ignore[arg-type]
+    await bot.settle()
+    after = await bot.bot.service.load(tid)
+    assert after.version == rec.version + 1
+    log = await bot.store.action_log(tid)
+    assert [r.action for r in log] == [notation]
+    texts = " ".join(bot.ephemeral_texts(since))
+    embeds = json.dumps([c.body for c in fake.calls[since:]])
+    assert "already played" in texts + embeds
+
+
+async def test_stranger_and_out_of_turn_are_refused(bot: Harness, fake: FakeDiscord) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    user, hand, rec = await my_turn_hand(bot, tid, [ANN, BOB])
+    other = BOB if user.id == ANN.id else ANN
+    cid = next(v[0] for v in hand.offered().values() if v[1] is None)
+    since = len(fake.calls)
+    await bot.click(EVE, hand, cid)
+    await bot.click(other, hand, cid)
+    texts = bot.ephemeral_texts(since)
+    assert any("don't have a seat" in t for t in texts)
+    assert any("Not your turn" in t for t in texts)
+    assert (await bot.bot.service.load(tid)).version == rec.version
+    # a stranger asking for a hand is told politely, privately
+    since = len(fake.calls)
+    token = await bot.click(EVE, fake.last_table_message(), f"kg:hand:{tid}")
+    assert bot.reply(token).flags & 64
+    assert any("don't have a seat" in t for t in bot.ephemeral_texts(since))
+    # only the host starts or cancels; a stranger cannot take a seat in a running game
+    await bot.command(EVE, "abandon")
+    assert (await bot.bot.service.load(tid)).status == "running"
+
+
+async def test_stale_version_answers_already_played(bot: Harness, fake: FakeDiscord) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    user, hand, rec = await my_turn_hand(bot, tid, [ANN, BOB])
+    cid = next(v[0] for v in hand.offered().values() if v[1] is None)
+    # forge a click on the same move one version back
+    parts = cid.split(":", 4)
+    await bot.bot.service.act(tid, user.id, rec.version,
+                              next(iter(hand.offered())))  # someone moved in between
+    since = len(fake.calls)
+    await bot.click(user, hand, cid)
+    assert (await bot.bot.service.load(tid)).version == rec.version + 1
+    bodies = json.dumps([c.body for c in fake.calls[since:]])
+    assert "already played" in bodies
+    assert parts[3] == str(rec.version)
+
+
+@pytest.mark.parametrize("custom_id", [
+    "kg:", "kg:do", "kg:do:abc:1:end", "kg:do:1:x:end", "kg:do:1:2:", "kg:hand:-4",
+    "kg:lobby:1:explode", "kg:zzz:1", "kg:pick:1:1", "kg:" + "9" * 97,
+])
+async def test_malformed_custom_ids_get_a_polite_answer(bot: Harness, fake: FakeDiscord,
+                                                        custom_id: str) -> None:
+    from discord_harness import CHANNEL, Message
+    msg = Message(12345, CHANNEL, flags=64, components=[{"type": 1, "components": [
+        {"type": 2, "style": 1, "label": "x", "custom_id": custom_id}]}])
+    fake.messages[msg.id] = msg
+    since = len(fake.calls)
+    await bot.click(ANN, msg, custom_id)
+    texts = bot.ephemeral_texts(since)
+    assert texts and "damaged" in texts[0]
+
+
+async def test_unknown_move_notation_is_refused(bot: Harness, fake: FakeDiscord) -> None:
+    from discord_harness import CHANNEL, Message
+    tid = await open_table(bot, ANN, [BOB])
+    rec = await bot.bot.service.load(tid)
+    user = ANN if rec.seats[rec.game.current].user == ANN.id else BOB
+    for cid in (f"kg:do:{tid}:{rec.version}:fight:9-9", f"kg:do:{tid}:{rec.version}:fight:lord",
+                "kg:do:999:0:end"):
+        msg = Message(99999, CHANNEL, flags=64, components=[{"type": 1, "components": [
+            {"type": 2, "style": 1, "label": "x", "custom_id": cid}]}])
+        fake.messages[msg.id] = msg
+        since = len(fake.calls)
+        await bot.click(user, msg, cid)
+        assert bot.ephemeral_texts(since), cid
+    assert (await bot.bot.service.load(tid)).version == rec.version
+
+
+@pytest.mark.allow_errors("cannot be resumed")
+async def test_corrupt_row_hurts_only_its_table(fake: FakeDiscord, tmp_path: Path) -> None:
+    from discord_harness import CHANNEL
+    db = tmp_path / "k.db"
+    h1 = await Harness.start(fake, db, TinyRenderer())
+    t1 = await open_table(h1, ANN, [BOB])
+    await h1.stop()
+    # a second table in another channel, then damage the first one
+    import discord_harness
+    store = await discord_harness.Store.open(db)
+    from bot.service import GameService
+    svc = GameService(store)
+    rec2 = await svc.create(guild_id=1, channel_id=CHANNEL + 1, host_id=ANN.id, host_name="Ann")
+    await svc.join(rec2.id, BOB.id, "Bob")
+    await svc.start(rec2.id, ANN.id)
+    await store.raw_execute("UPDATE tables SET state = '{\"format\": 1, \"state\": 3}' "
+                            "WHERE id = ?", (t1,))
+    await store.close()
+    h2 = await Harness.start(fake, db, TinyRenderer())  # resumes: logs one clear error
+    try:
+        since = len(fake.calls)
+        await h2.command(ANN, "status")
+        assert any("damaged" in t for t in h2.ephemeral_texts(since))
+        # the other table plays on
+        rec = await h2.bot.service.load(rec2.id)
+        uid = rec.seats[rec.game.current].user
+        assert uid is not None
+        out = await h2.bot.service.act(rec2.id, uid, rec.version,
+                                       str(__import__("engine").legal_actions(rec.game)[0]))
+        assert out.record.version == rec.version + 1
+        # a channel manager clears the damaged table away; the channel is free again
+        admin = User(2000000000000000009, "Mod", perms=discord_harness.ALL_PERMS)
+        await h2.command(admin, "abandon")
+        assert await h2.store.active_in_channel(CHANNEL) is None
+        await h2.command(ANN, "new")
+        assert await h2.store.active_in_channel(CHANNEL) is not None
+    finally:
+        await h2.stop()
