@@ -56,9 +56,9 @@ def _cards_row(img: Image.Image, d: ImageDraw.ImageDraw, cards: tuple[str, ...],
         if card in playable:
             paste(img, icon("check", mark, GOOD), (x + (w - mark) // 2, y + h + 12))
         colour = tables().actions[card].colour
-        if colour in cursed:
-            c = max(36, w // 4)
-            paste(img, curse_icon(colour, c), (x + w - c - 4, y + round(h * 0.22)))
+        if colour in cursed:  # over the name: the card cannot simply be played
+            c = max(36, round(w * 0.3))
+            paste(img, curse_icon(colour, c), (x + w - c + 6, y - 8))
         x += w + GAP
     return y + h + (mark + 20 if playable else 12)
 

@@ -1,0 +1,1 @@
+"""Speed and size measurements; each module is a script printing its figures."""

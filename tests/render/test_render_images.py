@@ -1,0 +1,125 @@
+"""The pictures fit Discord, every text goes through i18n, the font covers fr/cs, the demo runs."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import re
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+import render
+from engine import Phase
+from engine.catalog import tables
+from i18n import has_key
+from render.demo import main as demo_main
+from render.positions import SCENARIOS, battle_position, scene
+from render.style import FONT_DIR, font
+
+RENDER_DIR = Path(render.__file__).parent
+MAX_WIDTH = 1600
+MAX_BYTES = 300 * 1024
+
+
+def all_pictures() -> list[tuple[str, str, bytes]]:
+    out = []
+    for name in SCENARIOS:
+        obs = scene(name).observation()
+        out.append((name, "table", render.table_image(obs)))
+        if obs.battle is not None:
+            out.append((name, "battle", render.battle_image(obs)))
+        if obs.viewer is not None:
+            out.append((name, "hand", render.hand_image(obs)))
+    return out
+
+
+def test_pictures_fit_discord() -> None:
+    pictures = all_pictures()
+    assert {k for _, k, _ in pictures} == {"table", "battle", "hand"}
+    for name, kind, png in pictures:
+        img = Image.open(io.BytesIO(png))
+        assert img.format == "PNG"
+        assert img.width <= MAX_WIDTH, f"{name} {kind}: {img.width} px wide"
+        assert len(png) <= MAX_BYTES, f"{name} {kind}: {len(png)} bytes"
+        # Readable on a phone: not a sliver (the aspect stays within portrait-ish bounds).
+        assert img.height <= 1.3 * img.width, f"{name} {kind}: {img.size} too tall"
+
+
+def test_rendering_is_deterministic() -> None:
+    obs = scene("midgame").observation()
+    assert render.table_image(obs) == render.table_image(obs)
+    assert render.hand_image(obs) == render.hand_image(obs)
+
+
+def test_playable_cards_come_from_legal_plays() -> None:
+    obs = scene("midgame").observation()
+    playable = render.playable_cards(obs)
+    assert playable == {a.card for a in obs.legal if type(a).__name__ == "Play"}
+    assert playable, "the scenario should leave a card playable"
+    # Without legal moves nothing is marked, and the picture changes accordingly.
+    idle = dataclasses.replace(obs, legal=())
+    assert render.playable_cards(idle) == frozenset()
+    a = Image.open(io.BytesIO(render.hand_image(obs))).convert("RGB")
+    b = Image.open(io.BytesIO(render.hand_image(idle))).convert("RGB")
+    assert a.size != b.size or ImageChops.difference(a, b).getbbox() is not None
+
+
+@pytest.mark.parametrize("phase", list(Phase))
+def test_table_draws_every_phase(phase: Phase) -> None:
+    obs = scene("midgame").observation()
+    winner = 0 if phase is Phase.OVER else None
+    png = render.table_image(dataclasses.replace(obs, phase=phase, winner=winner))
+    assert Image.open(io.BytesIO(png)).width <= MAX_WIDTH
+
+
+def test_long_names_and_many_pawned_cards_still_fit() -> None:
+    obs = scene("midgame").observation()
+    seats = tuple(dataclasses.replace(s, name="Žluťoučký kůň úpěl ďábelské ódy " * 3)
+                  for s in obs.seats)
+    pawned = tuple(sorted(tables().equipment))
+    png = render.table_image(dataclasses.replace(obs, seats=seats, pawnshop=pawned))
+    assert Image.open(io.BytesIO(png)).width <= MAX_WIDTH
+
+
+def test_unknown_locale_falls_back_to_english() -> None:
+    obs = scene("midgame").observation()
+    assert render.table_image(obs, "fr") == render.table_image(obs, "en")
+
+
+def test_render_keys_exist() -> None:
+    """Every ``render.*`` key the code uses has an English text."""
+    used: set[str] = set()
+    for path in RENDER_DIR.glob("*.py"):
+        used |= set(re.findall(r'"(render\.[a-z_.]+)"', path.read_text()))
+        for prefix in re.findall(r'f"(render\.[a-z_.]+)\{', path.read_text()):
+            used.add(prefix + "turn")  # f-strings over phases: every phase must exist
+    assert used
+    missing = sorted(k for k in used if not has_key(k))
+    assert not missing, f"keys without text in i18n/locales/en/render.toml: {missing}"
+    for phase in Phase:
+        assert has_key(f"render.phase.{phase.value}")
+
+
+def test_font_covers_french_and_czech() -> None:
+    assert any(FONT_DIR.glob("LICENSE*")), "the font's licence must ship with it"
+    f = font(40)
+    notdef = bytes(f.getmask("\u4e00"))  # a CJK ideograph: not in DejaVu Sans, drawn as a box
+    assert bytes(f.getmask("a")) != notdef
+    for ch in "ěščřžýáíéůàçèêôœĚŠČŘŽÝÁÍÉŮÀÇÈÊÔŒúďťňÚĎŤŇ":
+        assert bytes(f.getmask(ch)) != notdef, f"the bundled font has no {ch!r}"
+
+
+def test_demo_writes_three_pictures(tmp_path: Path) -> None:
+    assert demo_main(["--seed", "1", "--out", str(tmp_path)]) == 0
+    for name in ("table", "battle", "hand"):
+        img = Image.open(tmp_path / f"{name}.png")
+        assert img.width <= MAX_WIDTH
+
+
+def test_battle_position_has_cards_played_and_equipment() -> None:
+    state, actions = battle_position(1)
+    assert state.battle is not None and len(state.battle.chain) >= 2
+    assert any(s.weapon or s.armour for s in state.seats)
+    assert actions
