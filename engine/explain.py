@@ -133,19 +133,25 @@ def _why_play(state: GameState, action: Play) -> Msg:
     t = tables().actions
     info = t[action.card]
     curses = active_curses(battle)
+    hero = state.seat.hero if state.config.abilities else ""
     if info.colour in curses:
         return msg("error.colour_cursed", colour=word("colour", info.colour),
                    monster=monster_name(battle.monster))
+    if battle.chain and not (hero == "victorius" and len(battle.chain) == 1):
+        prev = t[battle.chain[-1]]
+        if info.colour not in prev.next:
+            if hero == "argentus" and info.colour == "blue" and battle.ability_used:
+                return msg("error.ability_used")  # R61: the one blue card is spent
+            return msg("error.wrong_colour", colour=word("colour", info.colour),
+                       card=card_name(prev.id))
     if action.ability:
-        if not (state.config.abilities and state.seat.hero == "xanros"):
+        if hero != "xanros":
             return msg("error.no_ability")
         if battle.ability_used:
             return msg("error.ability_used")
-        return msg("error.effect_not_cursed", effect=word("effect", action.ability))
-    if battle.chain:
-        prev = t[battle.chain[-1]]
-        if info.colour not in prev.next:
-            return msg("error.wrong_colour", colour=word("colour", info.colour),
-                       card=card_name(prev.id))
+        if action.ability not in curses:
+            return msg("error.effect_not_cursed", effect=word("effect", action.ability))
+        if not info.effect(action.ability):
+            return msg("error.no_effect", card=card_name(action.card),
+                       effect=word("effect", action.ability))
     return msg("error.not_allowed")
-
