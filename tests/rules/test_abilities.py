@@ -44,20 +44,6 @@ def test_r61_argentus_plays_blue_off_the_chain_once() -> None:
     assert any(e.text.key == "event.ability" for e in events)
 
 
-def test_r61_argentus_once_per_battle() -> None:
-    target = plain(1)
-    first = card(lambda a: "blue" not in a.next and a.colour != "blue", "not allowing blue",
-                 exclude=(target,))
-    blue = card(lambda a: a.colour == "blue" and bool(a.next - {"blue"}), "blue",
-                exclude=(target, first))
-    again = card(lambda a: a.colour in info(blue).next and "blue" not in a.next
-                 and a.colour != "blue", "leading away from blue", exclude=(target, first, blue))
-    blue2 = card(lambda a: a.colour == "blue", "blue", exclude=(target, first, blue, again))
-    state = run(battle(target, first, blue, again, blue2, hero="argentus", abilities=True),
-                f"play:{first}", f"play:{blue}", f"play:{again}")
-    refused(state, f"play:{blue2}", "wrong_colour", name(again))
-
-
 def test_r61_argentus_only_blue() -> None:
     target = plain(1)
     first = card(lambda a: len(a.next) < 4, "restricting", exclude=(target,))
@@ -410,3 +396,33 @@ def test_r66_taia_draw_curse_draws_nothing() -> None:
     d = drawer(target)
     state = run(battle(target, d, hero="taia", abilities=True), f"play:{d}")
     assert state.phase is Phase.BATTLE and state.seats[0].hand == ()
+
+
+def test_r63_xanros_effect_must_be_on_the_card() -> None:
+    target = cursed("attack")
+    d = card(lambda a: a.attack == 0, "without attack", exclude=(target,))
+    state = battle(target, d, hero="xanros", abilities=True)
+    refused(state, f"play:{d}:attack", "no_effect", name(d), "attack")
+
+
+def test_r63_xanros_ability_card_must_follow_the_chain() -> None:
+    target = cursed("attack")
+    first = card(lambda a: len(a.next) < 4, "restricting", exclude=(target,))
+    off = card(lambda a: a.attack > 0 and a.colour not in info(first).next, "off chain",
+               exclude=(target, first))
+    state = run(battle(target, first, off, hero="xanros", abilities=True), f"play:{first}")
+    refused(state, f"play:{off}:attack", "wrong_colour", name(first))
+
+
+def test_r61_argentus_once_per_battle() -> None:
+    target = plain(1)
+    first = card(lambda a: "blue" not in a.next and a.colour != "blue", "not allowing blue",
+                 exclude=(target,))
+    blue = card(lambda a: a.colour == "blue" and bool(a.next - {"blue"}), "blue",
+                exclude=(target, first))
+    again = card(lambda a: a.colour in info(blue).next and "blue" not in a.next
+                 and a.colour != "blue", "leading away from blue", exclude=(target, first, blue))
+    blue2 = card(lambda a: a.colour == "blue", "blue", exclude=(target, first, blue, again))
+    state = run(battle(target, first, blue, again, blue2, hero="argentus", abilities=True),
+                f"play:{first}", f"play:{blue}", f"play:{again}")
+    refused(state, f"play:{blue2}", "ability_used")
