@@ -16,7 +16,6 @@ from render.icons import curse_icon, icon, paste
 from render.style import (
     BAD,
     BG,
-    GOLD,
     GOOD,
     INK,
     LINE,
@@ -69,7 +68,7 @@ def _chain(img: Image.Image, d: ImageDraw.ImageDraw, b: BattleView, y: int,
         if i in boosted:
             paste(img, icon("potion.strength", badge), (x + w - badge + 6, yy - 8))
         if i in unlocked:
-            paste(img, icon("key", badge, GOLD), (x - 6, yy - 8))
+            paste(img, icon("spark", badge), (x - 6, yy - 8))
         draw_text(d, (x + 6, yy + h - 4), str(i + 1), 20, fill=INK, anchor="lb",
                   outline=(0, 0, 0))
         if col < per_row - 1 and i < n - 1:
@@ -160,7 +159,8 @@ def _potions(img: Image.Image, d: ImageDraw.ImageDraw, b: BattleView, y: int,
     for idx, effect in b.boosted:
         paste(img, icon("potion.strength", 44), (x, y - 2))
         paste(img, icon(effect, 30), (x + 46, y + 6))
-        w = draw_text(d, (x + 80, y + 20), f"#{idx + 1} ×2", 26, anchor="lm")
+        times = translate("render.battle.boosted", locale)
+        w = draw_text(d, (x + 80, y + 20), f"#{idx + 1} {times}", 26, anchor="lm")
         x += 100 + w
         drunk = True
     if b.countered is not None:

@@ -29,7 +29,7 @@ from render.table import hearts, name_text
 WIDTH = 1200
 MARGIN = 20
 HEADER_H = 70
-MAX_CARD_W = 220
+MAX_CARD_W = 250
 GAP = 16
 
 

@@ -41,8 +41,8 @@ HEADER_H = 70
 ROW_H = CARD_H + 18
 SEAT_H = 284
 EVENT_LINES = 4
-EVENT_SIZE = 26
-EVENT_LINE_H = 36
+EVENT_SIZE = 30
+EVENT_LINE_H = 40
 
 
 def name_text(name: Param, locale: str) -> str:
@@ -226,6 +226,15 @@ def equipment_chip(img: Image.Image, d: ImageDraw.ImageDraw, item: str, x: int, 
     return x
 
 
+def pending_sprite(pending: str, height: int) -> Image.Image:
+    """The item being decided: a potion being bought, or a card (won or bought) as a chip."""
+    if pending.startswith("potion:"):
+        return icon(f"potion.{pending.split(':', 1)[1]}", height)
+    if pending in tables().actions or pending in tables().equipment:
+        return card_chip(pending, height)
+    return icon("key", height)
+
+
 def _header(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, locale: str) -> None:
     rnd = translate(msg("render.round", round=obs.round), locale)
     who = name_text(obs.seats[obs.current].name, locale)
@@ -239,6 +248,11 @@ def _header(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, locale: 
         text = f"{turn} · {phase}"
         paste(img, icon("arrow", 48), (MARGIN, 11))
     w = draw_text(d, (WIDTH - MARGIN, HEADER_H // 2), rnd, 30, fill=MUTED, anchor="rm")
+    if obs.pending is not None and obs.winner is None:
+        # The won equipment or the purchase being decided, beside the round.
+        chip = pending_sprite(obs.pending, 48)
+        w += chip.width + 16
+        paste(img, chip, (WIDTH - MARGIN - w, (HEADER_H - 48) // 2))
     draw_text(d, (MARGIN + 60, HEADER_H // 2), text, 38, anchor="lm",
               max_width=WIDTH - 2 * MARGIN - 90 - w, min_size=22)
 
