@@ -36,7 +36,7 @@ DRAW: dict[str, Callable[[Observation, str], bytes]] = {
 CASES: tuple[tuple[str, str], ...] = (
     ("midgame", "table"), ("midgame", "battle"), ("midgame", "hand"),
     ("lord", "battle"), ("lord", "hand"),
-    ("taia", "hand"),
+    ("taia", "hand"), ("discard", "hand"),
     ("start", "table"),
 )
 

@@ -179,6 +179,30 @@ def taia_draws() -> tuple[GameState, int | None]:
     return state, 0
 
 
+def discard_step() -> tuple[GameState, int | None]:
+    """A fight against a monster whose curse takes away the hand-size bonus of the seat's
+    equipment, so the seat must discard a card (R23) before the battle."""
+    t = tables()
+    for item in sorted(t.equipment):
+        eq = t.equipment[item]
+        if not eq.hand:
+            continue
+        foes = [m for m in sorted(t.monsters) if eq.kind in t.monsters[m].curses
+                and t.monsters[m].level in (1, 2, 3) and m != item
+                and not t.monsters[m].gatekeeper]
+        if foes:
+            hand = [*t.hero_cards["aderyn"][:4], *_reward_actions(1, 1)]
+            kind = {eq.kind: item}
+            state = position(
+                SeatSetup("aderyn", hand=hand, weapon=kind.get("weapon"),
+                          armour=kind.get("armour"),
+                          keys=list(range(1, t.monsters[foes[0]].level))),
+                SeatSetup("victorius"), fight=foes[0], round=9, current=0,
+            )
+            return state, 0
+    raise NoPosition("no equipment with a hand-size bonus meets a monster cursing it")
+
+
 def start() -> tuple[GameState, int | None]:
     """A new two-seat game as a spectator sees it."""
     return new_game(GameConfig(seats=(SeatConfig("argentus"), SeatConfig("victorius")),
@@ -189,6 +213,7 @@ SCENARIOS: dict[str, Callable[[], tuple[GameState, int | None]]] = {
     "midgame": midgame,
     "lord": lord,
     "taia": taia_draws,
+    "discard": discard_step,
     "start": start,
 }
 

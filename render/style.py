@@ -6,7 +6,7 @@ Everything here is built once per process and cached: fonts per size, measured t
 from __future__ import annotations
 
 import io
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
@@ -75,7 +75,7 @@ def font(size: int, bold: bool = True, condensed: bool = False) -> ImageFont.Fre
     return ImageFont.truetype(str(FONT_DIR / name), size)
 
 
-@cache
+@lru_cache(maxsize=8192)
 def text_width(text: str, size: int, bold: bool = True, condensed: bool = False) -> int:
     """Width in pixels of ``text`` in the given font."""
     return int(font(size, bold, condensed).getlength(text))
