@@ -64,14 +64,14 @@ def pile(img: Image.Image, d: ImageDraw.ImageDraw, x: int, y: int, top: str | No
     """A deck: its face-up top card over the backs beneath, with a count badge."""
     if count == 0:
         paste(img, empty_slot(CARD_W - 8), (x, y))
-        count_badge(img, d, x + CARD_W - 20, y + CARD_H - 22, 0)
+        count_badge(img, d, x + CARD_W - 8, y + CARD_H - 6, 0, r=23)
         return
     for off in (8, 4):
         if count * 4 > off:
             paste(img, card_back(CARD_W - 8, level), (x + off, y + off // 2))
     if top is not None:
         paste(img, monster_card(top, CARD_W - 8, locale), (x, y))
-    count_badge(img, d, x + CARD_W - 20, y + CARD_H - 22, count)
+    count_badge(img, d, x + CARD_W - 8, y + CARD_H - 6, count, r=23)
 
 
 def battle_mark(img: Image.Image, d: ImageDraw.ImageDraw, x: int, y: int, w: int) -> None:
