@@ -140,7 +140,7 @@ def midgame() -> tuple[GameState, int | None]:
         SeatSetup("horan", name="Kateřina", hp=3, weapon=_equipment("weapon", 1),
                   armour=_equipment("armour", 1), keys=[1],
                   potions=["strength", "countercurse"]),
-        SeatSetup("taia", hp=1, potions=["healing"]),
+        SeatSetup("taia", hp=1, potions=["healing"], ai=True),
         SeatSetup("argentus", name="François"),
         SeatSetup("aderyn", keys=[1, 2], armour=_equipment("armour", 1, 1)),
         pawnshop=pawn, fight=_cursed_monster(2), abilities=True, round=7, current=0,

@@ -28,6 +28,7 @@ from render.style import (
     draw_text,
     new_canvas,
     panel,
+    text_width,
     wrap,
 )
 
@@ -176,7 +177,14 @@ def _seat(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, s: SeatVie
     if won:
         paste(img, icon("trophy", 40), (tx, y0 + 16))
         tx += 46
-    draw_text(d, (tx, y0 + 34), name, 34, anchor="lm", max_width=x1 - tx - 12, min_size=20)
+    right = x1 - 12
+    if s.ai:  # a pill saying the seat is played by the bot
+        label = translate("render.ai", locale)
+        lw = text_width(label, 22) + 20
+        d.rounded_rectangle((right - lw, y0 + 20, right, y0 + 50), radius=15, fill=LINE)
+        draw_text(d, (right - lw // 2, y0 + 35), label, 22, anchor="mm")
+        right -= lw + 8
+    draw_text(d, (tx, y0 + 34), name, 34, anchor="lm", max_width=right - tx, min_size=20)
     hero = translate(hero_name(s.hero), locale)
     if hero != name:
         draw_text(d, (x0 + 30, y0 + 66), hero, 22, fill=MUTED, anchor="lm", bold=False,
