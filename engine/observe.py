@@ -15,7 +15,7 @@ from engine.battle import Totals, active_curses, hand_size, totals
 from engine.catalog import tables
 from engine.names import seat_name
 from engine.rules import legal_actions
-from engine.state import Event, GameState, Phase
+from engine.state import Event, GameConfig, GameState, Level, Phase, Seat
 from i18n import Param
 
 
@@ -95,31 +95,70 @@ class Observation:
     legal: tuple[Action, ...]  # the viewer's legal actions when they must decide
 
 
+#: Views of unchanged seats and levels are reused: a state shares its untouched parts with the
+#: state before it, so most of a new observation is already built. Keyed by object identity (the
+#: cache holds the object, so its id cannot be reused while cached); cleared when it grows.
+_CACHE_LIMIT = 4096
+_seat_views: dict[int, tuple[Seat, GameConfig, int, SeatView]] = {}
+_level_views: dict[int, tuple[Level, int, LevelView]] = {}
+
+
+def _seat_view(state: GameState, i: int, s: Seat) -> SeatView:
+    hit = _seat_views.get(id(s))
+    if hit is not None and hit[0] is s and hit[1] is state.config and hit[2] == i:
+        return hit[3]
+    monsters = tables().monsters
+    view = SeatView(
+        index=i, name=seat_name(state, i), hero=s.hero, ai=state.config.seats[i].ai,
+        hp=s.hp, keys=tuple(sorted(monsters[k].level for k in s.keys)), weapon=s.weapon,
+        armour=s.armour, potions=tuple(p for p in POTIONS if p in s.potions),
+        hand_count=len(s.hand), hand_size=hand_size(s), deck_count=len(s.deck),
+        discard=s.discard, stacking=s.stacking,
+    )
+    if len(_seat_views) >= _CACHE_LIMIT:
+        _seat_views.clear()
+    _seat_views[id(s)] = (s, state.config, i, view)
+    return view
+
+
+def _level_view(n: int, lv: Level) -> LevelView:
+    hit = _level_views.get(id(lv))
+    if hit is not None and hit[0] is lv and hit[1] == n:
+        return hit[2]
+    view = LevelView(level=n, row=lv.row, deck_top=lv.deck[0] if lv.deck else None,
+                     deck_count=len(lv.deck), gate_top=lv.gates[0] if lv.gates else None,
+                     gate_count=len(lv.gates))
+    if len(_level_views) >= _CACHE_LIMIT:
+        _level_views.clear()
+    _level_views[id(lv)] = (lv, n, view)
+    return view
+
+
+_observations: dict[tuple[int, int | None], tuple[GameState, Observation]] = {}
+
+
 def observe(state: GameState, viewer: int | None = None) -> Observation:
     """The observation of ``state`` for seat ``viewer`` (None for a spectator)."""
-    t = tables()
-    seats = tuple(
-        SeatView(
-            index=i, name=seat_name(state, i), hero=s.hero, ai=state.config.seats[i].ai,
-            hp=s.hp, keys=tuple(sorted(t.monsters[k].level for k in s.keys)), weapon=s.weapon,
-            armour=s.armour, potions=tuple(p for p in POTIONS if p in s.potions),
-            hand_count=len(s.hand), hand_size=hand_size(s), deck_count=len(s.deck),
-            discard=s.discard, stacking=s.stacking,
-        )
-        for i, s in enumerate(state.seats)
-    )
-    levels = tuple(
-        LevelView(level=i + 1, row=lv.row, deck_top=lv.deck[0] if lv.deck else None,
-                  deck_count=len(lv.deck), gate_top=lv.gates[0] if lv.gates else None,
-                  gate_count=len(lv.gates))
-        for i, lv in enumerate(state.levels)
-    )
+    hit = _observations.get((id(state), viewer))
+    if hit is not None and hit[0] is state:
+        return hit[1]
+    view = _observe(state, viewer)
+    if len(_observations) >= 256:
+        _observations.clear()
+    _observations[(id(state), viewer)] = (state, view)
+    return view
+
+
+def _observe(state: GameState, viewer: int | None) -> Observation:
+    seats = tuple([_seat_view(state, i, s) for i, s in enumerate(state.seats)])
+    levels = tuple([_level_view(i, lv) for i, lv in enumerate(state.levels, start=1)])
     battle = None
     b = state.battle
     if b is not None and state.phase is not Phase.OVER:
+        curses = tables().monsters[b.monster].curses
         battle = BattleView(
             seat=state.current, level=b.level, slot=b.slot, monster=b.monster,
-            curses=t.monsters[b.monster].curses, countered=b.countered, chain=b.chain,
+            curses=curses, countered=b.countered, chain=b.chain,
             boosted=b.boosted, unlocked=b.unlocked, ability_used=b.ability_used,
             horan_bonus=b.horan_bonus, totals=totals(state), active_curses=active_curses(b),
         )
@@ -128,9 +167,11 @@ def observe(state: GameState, viewer: int | None = None) -> Observation:
         viewer=viewer, step=state.step, round=state.round, phase=state.phase,
         current=state.current, order=state.order, abilities=state.config.abilities,
         seats=seats, levels=levels, lord=state.lord,
-        potion_piles=tuple(zip(POTIONS, state.potions, strict=True)), pawnshop=state.pawnshop,
+        potion_piles=((POTIONS[0], state.potions[0]), (POTIONS[1], state.potions[1]),
+                      (POTIONS[2], state.potions[2])),
+        pawnshop=state.pawnshop,
         battle=battle, pending=state.pending, winner=state.winner,
-        events=tuple(e for e in state.log if e.to is None or e.to == viewer),
+        events=tuple([e for e in state.log if e.to is None or e.to == viewer]),
         hand=state.seats[viewer].hand if viewer is not None else (),
         drawn=b.drawn if (b is not None and mine) else (),
         legal=tuple(legal_actions(state)) if mine else (),

@@ -1,0 +1,177 @@
+"""Engine speed on one core: complete random 4-seat games per second, and the cost of each call.
+
+    .venv/bin/python benchmarks/engine.py                  # 20 games, round cap 150
+    .venv/bin/python benchmarks/engine.py --games 50 --cap 150 --seed 7
+
+Every seat is played by the random agent (``engine.agents.make_agent("random", seed)``), which
+sees only its observation, so one step costs ``observe`` + ``choose`` + ``apply``. The same games
+are then replayed with ``apply(check=False)`` alone, the engine's floor. Per-call medians are
+measured on positions sampled from those games. Throughput is CPU time of this process (the
+machine may be shared), wall time is shown beside it. The goal is >= 50 complete games per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from engine import (  # noqa: E402
+    Action,
+    GameConfig,
+    GameState,
+    Phase,
+    SeatConfig,
+    apply,
+    legal_actions,
+    new_game,
+    observe,
+    state_from_json,
+    state_to_json,
+)
+from engine import rng as game_rng  # noqa: E402
+from engine.agents import make_agent  # noqa: E402
+from engine.validate import check_state  # noqa: E402
+
+HEROES = ("argentus", "horan", "xanros", "aderyn", "victorius", "taia")
+GOAL = 50.0
+
+
+@dataclass
+class Played:
+    """One benchmark game: its configuration, the actions taken and how it ended."""
+
+    config: GameConfig
+    actions: list[Action]
+    finished: bool
+    rounds: int
+    samples: list[tuple[GameState, Action]]
+
+
+def table(seed: int, abilities: bool) -> GameConfig:
+    """A 4-seat table with heroes drawn from the seed."""
+    heroes, _ = game_rng.shuffled(game_rng.seed_state(seed ^ 0xBE7C4), HEROES)
+    return GameConfig(seats=tuple(SeatConfig(h, ai=True) for h in heroes[:4]),
+                      abilities=abilities, seed=seed)
+
+
+def play(config: GameConfig, cap: int, every: int) -> Played:
+    """Play one game with random agents until it ends or passes ``cap`` rounds."""
+    state = new_game(config)
+    agents = [make_agent("random", config.seed * 8 + i) for i in range(len(config.seats))]
+    actions: list[Action] = []
+    samples: list[tuple[GameState, Action]] = []
+    while state.phase is not Phase.OVER and state.round <= cap:
+        action = agents[state.current].choose(observe(state, state.current))
+        if every and len(actions) % every == 0:
+            samples.append((state, action))
+        actions.append(action)
+        state, _ = apply(state, action)
+    return Played(config, actions, state.phase is Phase.OVER, state.round, samples)
+
+
+def engine_only(game: Played) -> None:
+    """Replay a game's actions with the legality check off: the engine's own cost."""
+    state = new_game(game.config)
+    for action in game.actions:
+        state, _ = apply(state, action, check=False)
+
+
+def median_us(calls: list[Callable[[], object]], repeat: int = 3) -> float:
+    """The median over ``calls`` of the best of ``repeat`` timings of each, in microseconds."""
+    clock = time.perf_counter_ns
+    best = []
+    for call in calls:
+        fastest = None
+        for _ in range(repeat):
+            start = clock()
+            call()
+            took = clock() - start
+            fastest = took if fastest is None else min(fastest, took)
+        assert fastest is not None
+        best.append(fastest)
+    return statistics.median(best) / 1000
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--cap", type=int, default=150, help="round cap per game")
+    parser.add_argument("--positions", type=int, default=3000,
+                        help="positions sampled for the per-call medians")
+    args = parser.parse_args(argv)
+
+    every = 1
+    start, wall = time.process_time(), time.perf_counter()
+    games = [play(table(args.seed + i, abilities=bool(i % 2)), args.cap, every)
+             for i in range(args.games)]
+    took, wall = time.process_time() - start, time.perf_counter() - wall
+    steps = [len(g.actions) for g in games]
+    finished = sum(g.finished for g in games)
+    per_second = len(games) / took
+    print(f"random 4-seat games, random agent at every seat, round cap {args.cap}, one core:")
+    print(f"  games {len(games)}: finished {finished}, hit the round cap {len(games) - finished}")
+    print(f"  mean steps/game {statistics.mean(steps):.0f}"
+          f" (min {min(steps)}, max {max(steps)}),"
+          f" mean rounds {statistics.mean(g.rounds for g in games):.1f}")
+    print(f"  {per_second:.2f} games/s, {sum(steps) / took:,.0f} steps/s,"
+          f" {took / sum(steps) * 1e6:.1f} us/step (observe + choose + apply)"
+          f" CPU ({len(games) / wall:.2f} games/s wall)")
+    print(f"  goal >= {GOAL:.0f} games/s: {'met' if per_second >= GOAL else 'NOT met'}")
+    finished_games = [g for g in games if g.finished]
+    if finished_games:
+        mean_done = statistics.mean(len(g.actions) for g in finished_games)
+        print(f"  finished games only: mean steps {mean_done:.0f},"
+              f" so {sum(steps) / took / mean_done:.1f} finished-length games/s")
+
+    start = time.process_time()
+    for game in games:
+        engine_only(game)
+    floor = time.process_time() - start
+    print(f"  replaying the same actions with apply(check=False) only: {len(games) / floor:.2f}"
+          f" games/s, {floor / sum(steps) * 1e6:.1f} us/step")
+
+    pool = [s for g in games for s in g.samples]
+    stride = max(1, len(pool) // args.positions)
+    sample = pool[::stride][:args.positions]
+    states = [s for s, _ in sample]
+    print(f"per call, median over {len(sample)} positions from these games (best of 3 each):")
+    agent = make_agent("random", 3)
+    views = [observe(s, s.current) for s in states]
+    texts = [state_to_json(s) for s in states]
+    rows: list[tuple[str, list[Callable[[], object]]]] = [
+        ("apply(check=True)", [partial(apply, s, a) for s, a in sample]),
+        ("apply(check=False)", [partial(apply, s, a, check=False) for s, a in sample]),
+        ("legal_actions", [partial(legal_actions, s) for s in states]),
+        ("observe (seat to move)", [partial(observe, s, s.current) for s in states]),
+        ("observe (other seat)",
+         [partial(observe, s, (s.current + 1) % len(s.seats)) for s in states]),
+        ("observe (spectator)", [partial(observe, s, None) for s in states]),
+        ("random agent choose", [partial(agent.choose, v) for v in views]),
+        ("check_state", [partial(check_state, s) for s in states]),
+        ("state_to_json", [partial(state_to_json, s) for s in states]),
+        ("state_from_json", [partial(state_from_json, t) for t in texts]),
+    ]
+    figures = {}
+    for name, calls in rows:
+        figures[name] = median_us(calls)
+        print(f"  {name:<24} {figures[name]:9.1f} us")
+    check_cost = figures["apply(check=True)"] - figures["apply(check=False)"]
+    print(f"  the legality check adds {check_cost:.1f} us to apply"
+          f" ({check_cost / figures['apply(check=True)']:.0%})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
