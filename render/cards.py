@@ -14,16 +14,26 @@ from PIL import Image, ImageDraw
 from engine.catalog import tables
 from engine.names import card_name, monster_name
 from i18n import translate
-from render.icons import DARK, colour_badge, curse_icon, icon
+from render.icons import colour_badge, curse_icon, icon
 from render.style import (
+    BACK_FRAME,
+    CARD_DARK,
     CARD_INK,
     CARD_INNER,
+    CHIP_BG,
+    CHIP_FRAME,
     COLOURS,
+    DARK,
+    EQUIP_FRAME,
+    EQUIP_INNER,
     INK,
+    IVORY,
     LEVEL_FRAME,
+    NEXT_BAND,
     ON_COLOUR,
     PANEL,
     RGB,
+    SLOT_LINE,
     draw_text,
     text_width,
 )
@@ -121,7 +131,7 @@ def action_card(card: str, width: int, locale: str = "en") -> Image.Image:
                                   round(h * 0.73)), CARD_INK)
     m = max(4, width // 22)
     d.rounded_rectangle((m, round(h * 0.77), width - 1 - m, h - 1 - m), radius=max(4, width // 24),
-                        fill=(45, 45, 52))
+                        fill=NEXT_BAND)
     order = [c for c in COLOURS if c in info.next]
     _next_triangles(img, d, order, width, round(h * 0.785), h - m - max(3, width // 40))
     return img
@@ -144,20 +154,20 @@ def monster_card(card: str, width: int, locale: str = "en") -> Image.Image:
     info = tables().monsters[card]
     h = card_height(width)
     frame = LEVEL_FRAME[info.level]
-    img, d = _base(width, h, frame, (36, 32, 40), 0.2, 0.97)
+    img, d = _base(width, h, frame, CARD_DARK, 0.2, 0.97)
     top = round(h * 0.1)
     mark = round(width * 0.2)
     if info.level == 4:
         img.alpha_composite(icon("crown", mark), (width // 20, top - mark // 2))
     else:
         pip = max(8, width // 10)
-        level_pips(d, info.level, width // 16, top - pip // 2, pip, fill=(255, 250, 235))
+        level_pips(d, info.level, width // 16, top - pip // 2, pip, fill=IVORY)
     if info.gatekeeper:
         img.alpha_composite(icon("key", mark), (width - mark - width // 20, top - mark // 2))
     name = translate(monster_name(card), locale)
     x_name = width // 16 + (3 * (max(8, width // 10) * 4 // 3) if info.level != 4 else mark + 4)
     x_end = width - (mark + width // 12 if info.gatekeeper else width // 16)
-    _name_band(d, name, x_name, x_end, top, max(10, width // 9), (255, 250, 235))
+    _name_band(d, name, x_name, x_end, top, max(10, width // 9), IVORY)
     curses = info.curses
     stats_bottom = round(h * (0.72 if curses else 0.95))
     _effect_rows(img, d, [("attack", info.attack), ("heart", info.hp)],
@@ -176,7 +186,7 @@ def equipment_card(card: str, width: int, locale: str = "en") -> Image.Image:
     """A weapon or armour (a reward's back): its kind and what it adds."""
     info = tables().equipment[card]
     h = card_height(width)
-    img, d = _base(width, h, (120, 126, 140), (36, 38, 46), 0.2, 0.97)
+    img, d = _base(width, h, EQUIP_FRAME, EQUIP_INNER, 0.2, 0.97)
     mark = round(width * 0.22)
     img.alpha_composite(icon(info.kind, mark), (width // 20, round(h * 0.1) - mark // 2))
     name = translate(card_name(card), locale)
@@ -193,7 +203,7 @@ def equipment_card(card: str, width: int, locale: str = "en") -> Image.Image:
 def card_back(width: int, level: int = 0) -> Image.Image:
     """A face-down card (a deck), framed in the level's colour when ``level`` is given."""
     h = card_height(width)
-    frame = LEVEL_FRAME.get(level, (110, 80, 150))
+    frame = LEVEL_FRAME.get(level, BACK_FRAME)
     img, d = _base(width, h, frame, PANEL, 0.06, 0.94)
     m = width // 5
     d.line((m, m, width - m, h - m), fill=frame, width=max(2, width // 25))
@@ -218,7 +228,7 @@ def empty_slot(width: int) -> Image.Image:
     img = Image.new("RGBA", (width, h), (0, 0, 0, 0))
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((2, 2, width - 3, h - 3), radius=max(6, width // 12),
-                        outline=(80, 84, 96), width=max(2, width // 45))
+                        outline=SLOT_LINE, width=max(2, width // 45))
     return img
 
 
@@ -240,13 +250,13 @@ def card_chip(card: str, height: int) -> Image.Image:
         lead = icon(eq.kind, height - 6)
         values = [(e, v) for e, v in (("attack", eq.attack), ("defence", eq.defence),
                                       ("heal", eq.heal), ("hand", eq.hand)) if v]
-        frame = (150, 156, 170)
+        frame = CHIP_FRAME
     small = round(height * 0.55)
     num = round(height * 0.6)
     width = height + sum(small + 4 + text_width(str(v), num) + 8 for _, v in values) + 6
     img = Image.new("RGBA", (width, height), (0, 0, 0, 0))
     d = ImageDraw.Draw(img)
-    d.rounded_rectangle((0, 0, width - 1, height - 1), radius=height // 4, fill=(28, 30, 36),
+    d.rounded_rectangle((0, 0, width - 1, height - 1), radius=height // 4, fill=CHIP_BG,
                         outline=frame, width=max(2, height // 14))
     img.alpha_composite(lead, (3, 3))
     x = height + 2

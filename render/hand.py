@@ -17,6 +17,7 @@ from render.cards import action_card, card_height, equipment_card
 from render.icons import curse_icon, icon, paste
 from render.style import (
     BG,
+    DISCARD,
     GOLD,
     GOOD,
     LINE,
@@ -34,7 +35,6 @@ MARGIN = 20
 HEADER_H = 70
 MAX_CARD_W = 250
 GAP = 16
-DISCARD: RGB = (240, 140, 40)
 
 
 def playable_cards(obs: Observation) -> frozenset[str]:

@@ -14,13 +14,22 @@ from PIL import Image, ImageDraw
 
 from render.style import (
     BAD,
+    BONE,
+    CARD_BACK,
     COLOURS,
+    DARK,
     GOLD,
+    HANDLE,
+    HEAL,
     HEART,
     INK,
     ON_COLOUR,
     POTION_COLOUR,
     RGB,
+    SHIELD,
+    STEEL,
+    WHITE,
+    WOOD,
 )
 
 SS = 4  # supersampling factor
@@ -30,14 +39,6 @@ Painter = Callable[[ImageDraw.ImageDraw, float, RGB], None]
 # The symbol of each card colour: colour is never the only cue.
 SYMBOL = {"green": "leaf", "blue": "drop", "red": "flame", "yellow": "sun"}
 
-WHITE: RGB = (255, 255, 255)
-DARK: RGB = (25, 25, 30)
-STEEL: RGB = (215, 220, 230)
-WOOD: RGB = (150, 100, 55)
-SHIELD: RGB = (90, 140, 220)
-BONE: RGB = (235, 235, 225)
-HEAL: RGB = (60, 200, 90)
-CARD_BACK: RGB = (120, 90, 160)
 
 
 def _p(points: Sequence[Pt], k: float) -> list[Pt]:
@@ -133,7 +134,7 @@ def key(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
 
 def axe(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
     """A weapon: a battle axe."""
-    handle = (200, 150, 90)
+    handle = HANDLE
     d.polygon(_p([(60, 4), (72, 8), (32, 98), (20, 94)], k), fill=handle, outline=DARK,
               width=max(1, round(3 * k)))
     blade = [(56, 14), (74, 20), (96, 8), (98, 52), (76, 42), (50, 36)]

@@ -20,6 +20,8 @@ from render.style import (
     GOLD,
     HERO_COLOUR,
     INK,
+    IVORY,
+    KEY_OFF,
     LINE,
     MUTED,
     PANEL,
@@ -89,7 +91,7 @@ def _row(img: Image.Image, d: ImageDraw.ImageDraw, lv: LevelView, y: int, locale
     x0 = MARGIN + LABEL_W
     pip = 20
     for i in range(lv.level):
-        level_pips(d, 1, MARGIN + 8, y + 20 + i * (pip + 8), pip, fill=(240, 235, 220))
+        level_pips(d, 1, MARGIN + 8, y + 20 + i * (pip + 8), pip, fill=IVORY)
     for slot, card in enumerate(lv.row):
         x = x0 + slot * COL
         if card is None:
@@ -195,7 +197,7 @@ def _seat(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, s: SeatVie
     kx = x0 + 14
     for level in (1, 2, 3):
         held = level in s.keys
-        paste(img, icon("key", 40, GOLD if held else (62, 64, 72)), (kx, ky))
+        paste(img, icon("key", 40, GOLD if held else KEY_OFF), (kx, ky))
         level_pips(d, level, kx + 6, ky + 40, 8, fill=INK if held else LINE)
         kx += 44
     kx += 8
