@@ -94,3 +94,73 @@ def check_state(state: GameState) -> None:
         raise BadState("battle and phase disagree")
     if (state.phase is Phase.OVER) != (state.winner is not None):
         raise BadState("winner and phase disagree")
+    if state.winner is not None and not 0 <= state.winner < n:
+        raise BadState("the winner is no seat")
+    _check_places(state)
+    _check_pending(state)
+
+
+def _check_places(state: GameState) -> None:
+    """Cards sit in zones that can hold them (R3, R27, R30, R40)."""
+    t = tables()
+    for level, lv in enumerate(state.levels, start=1):
+        if len(lv.row) != 5:
+            raise BadState(f"row {level} has {len(lv.row)} slots, not 5")
+        for card in (*(c for c in lv.row if c), *lv.deck):
+            info = t.monsters.get(card)
+            if info is None or info.level != level or info.gatekeeper:
+                raise BadState(f"{card!r} is not a regular monster of level {level}")
+        for card in lv.gates:
+            info = t.monsters.get(card)
+            if info is None or info.level != level or not info.gatekeeper:
+                raise BadState(f"{card!r} is not a gatekeeper of level {level}")
+    for card in state.pawnshop:
+        if card not in t.equipment and not (card in t.actions and t.actions[card].reward):
+            raise BadState(f"{card!r} cannot be in the pawnshop")
+    owner = {c: hero for hero, cards in t.hero_cards.items() for c in cards}
+    for i, seat in enumerate(state.seats):
+        if any(not t.monsters[k].gatekeeper for k in seat.keys if k in t.monsters):
+            raise BadState("a key that is not a gatekeeper")
+        zones = seat.hand + seat.deck + seat.discard
+        if state.battle is not None and state.current == i:
+            zones += state.battle.chain + state.battle.drawn
+        if any(owner.get(c, seat.hero) != seat.hero for c in zones):
+            raise BadState(f"seat {i} holds another hero's starting card")
+
+
+def _check_pending(state: GameState) -> None:
+    """The pending purchase or reward matches the phase; the battle matches the table."""
+    t = tables()
+    pending, phase, battle = state.pending, state.phase, state.battle
+    if phase is Phase.REWARD:
+        if pending not in t.equipment or battle is None:
+            raise BadState("a reward decision without won equipment")
+    elif phase is Phase.PAY:
+        if pending is None:
+            raise BadState("a payment without a purchase")
+        if pending.startswith("potion:"):
+            kind = pending.split(":", 1)[1]
+            if kind not in POTIONS or kind in state.seat.potions \
+                    or state.potions[POTIONS.index(kind)] <= 0:
+                raise BadState(f"bad pending purchase {pending!r}")
+        elif pending not in state.pawnshop:
+            raise BadState(f"pending purchase {pending!r} is not in the pawnshop")
+    elif pending is not None:
+        raise BadState(f"pending {pending!r} outside a reward or payment")
+    if battle is None or phase not in (Phase.BATTLE, Phase.DISCARD, Phase.TAIA):
+        return
+    if battle.level == 4:
+        where: str | None = state.lord
+    elif not 1 <= battle.level <= 3:
+        raise BadState(f"battle on level {battle.level}")
+    elif battle.slot == 0:
+        gates = state.levels[battle.level - 1].gates
+        where = gates[0] if gates else None
+    elif 1 <= battle.slot <= 5:
+        where = state.levels[battle.level - 1].row[battle.slot - 1]
+    else:
+        raise BadState(f"battle in slot {battle.slot}")
+    if where != battle.monster:
+        raise BadState(f"the battle's monster {battle.monster!r} is not where the battle is")
+    if (phase is Phase.TAIA) != bool(battle.drawn) or len(battle.drawn) not in (0, 2):
+        raise BadState("Taia's drawn cards and the phase disagree")
