@@ -128,19 +128,15 @@ class Controller:
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
         """Run ``coro`` in the background, logging (never raising) its failure."""
-        task = asyncio.get_running_loop().create_task(self._guard(coro, name), name=name)
+        task = asyncio.get_running_loop().create_task(coro, name=name)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._finished)
         return task
 
-    @staticmethod
-    async def _guard(coro: Coroutine[Any, Any, Any], name: str) -> None:
-        try:
-            await coro
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("background task %s failed", name)
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task %s failed", task.get_name(), exc_info=task.exception())
 
     async def idle(self) -> None:
         """Wait until no background work is left (tests; a clean shutdown)."""
@@ -338,6 +334,7 @@ class Controller:
             self._refreshing[table] = self.spawn(self._refresh(table), f"refresh-{table}")
 
     async def _refresh(self, table: int) -> None:
+        """Edit the table message at most once per ``edit_delay``, always with the latest state."""
         await asyncio.sleep(self.edit_delay)
         while table in self._dirty:
             self._dirty.discard(table)
@@ -348,6 +345,7 @@ class Controller:
             if record.state is None:
                 return
             await self.edit_table(record)
+            await asyncio.sleep(self.edit_delay)
 
     async def after(self, outcomes: Sequence[Outcome]) -> None:
         """Show what the moves changed: a new message (with a mention) when a human's turn

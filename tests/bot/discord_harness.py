@@ -369,7 +369,7 @@ class Harness:
     @classmethod
     async def start(cls, fake: FakeDiscord, db: Path, renderer: Any = None, *,
                     clock: Any = None, seeds: Any = None, agent: str = "heuristic",
-                    dev_guild: int | None = None) -> Harness:
+                    dev_guild: int | None = None, edit_delay: float = 0) -> Harness:
         import time
 
         store = await Store.open(db, clock=clock or time.time)
@@ -377,7 +377,7 @@ class Harness:
             numbers = itertools.count(7)
             seeds = lambda: next(numbers)  # noqa: E731 - deterministic games in tests
         service = GameService(store, agent_kind=agent, clock=clock or time.time, seeds=seeds)
-        bot = KarakBot(service, renderer, dev_guild=dev_guild, ai_pace=0, edit_delay=0,
+        bot = KarakBot(service, renderer, dev_guild=dev_guild, ai_pace=0, edit_delay=edit_delay,
                        timer_poll=3600)
         await bot._async_setup_hook()
         bot._connection.application_id = APP_ID
