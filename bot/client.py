@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from pathlib import Path
 from typing import Any
 
 import discord
@@ -45,11 +46,13 @@ class KarakBot(commands.Bot):
     def __init__(self, service: GameService, renderer: Renderer | None = None, *,
                  dev_guild: int | None = None, force_sync: bool = False, ai_pace: float = 1.5,
                  edit_delay: float = 1.0, timer_poll: float = 5.0,
-                 gateway_url: str | None = None, **options: Any) -> None:
+                 gateway_url: str | None = None, heartbeat: Path | None = None,
+                 **options: Any) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=intents(),
                          help_command=None, **options)
         self.service = service
         self.dev_guild = dev_guild
+        self.heartbeat = heartbeat
         self.force_sync = force_sync
         self.controller = Controller(self, service, renderer or PillowRenderer(),
                                      ai_pace=ai_pace, edit_delay=edit_delay,

@@ -39,6 +39,7 @@ class Settings(BaseModel):
     gateway_url: str | None = None
     turn_timer: int = 0  # default turn timer (seconds) of new tables; 0 = no timer
     ai_pace: float = 1.5  # seconds between two moves of an AI seat
+    heartbeat: Path | None = None  # file touched while connected (container health check)
 
     @field_validator("token")
     @classmethod
@@ -91,6 +92,7 @@ ENV = {
     "KARAK_GATEWAY_URL": "gateway_url",
     "KARAK_TURN_TIMER": "turn_timer",
     "KARAK_AI_PACE": "ai_pace",
+    "KARAK_HEARTBEAT": "heartbeat",
 }
 _FIELD_ENV = {v: k for k, v in ENV.items()}
 

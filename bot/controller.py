@@ -160,7 +160,20 @@ class Controller:
     async def _timer_loop(self) -> None:
         while True:
             await asyncio.sleep(self.timer_poll)
-            await self.check_timers()
+            self.beat()
+            try:
+                await self.check_timers()
+            except Exception:
+                log.exception("turn timers failed; trying again")
+
+    def beat(self) -> None:
+        """Touch the heartbeat file while connected to Discord (container health check)."""
+        path = self.bot.heartbeat
+        if path is not None and self.bot.is_ready() and not self.bot.is_closed():
+            try:
+                path.touch()
+            except OSError:
+                log.warning("cannot touch the heartbeat file %s", path)
 
     async def check_timers(self) -> None:
         """Let the AI play every turn whose timer ran out (D7)."""

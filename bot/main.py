@@ -58,7 +58,8 @@ async def run(settings: Settings, force_sync: bool = False) -> None:
     try:
         service = GameService(store, default_timer=settings.turn_timer)
         bot = KarakBot(service, dev_guild=settings.dev_guild, force_sync=force_sync,
-                       ai_pace=settings.ai_pace, gateway_url=settings.gateway_url)
+                       ai_pace=settings.ai_pace, gateway_url=settings.gateway_url,
+                       heartbeat=settings.heartbeat)
         async with bot:
             await bot.start(settings.token.get_secret_value())
     finally:

@@ -1,0 +1,39 @@
+# Karak: Goblin Discord bot. Build: docker build -t karak-goblin .  Run: see docker-compose.yml
+# Stage 1 installs the dependencies (from pyproject.toml) into a virtual environment; stage 2
+# copies only that environment and the source onto a clean slim image (no pip cache, no build
+# tools), running as an unprivileged user with the database on the /data volume.
+
+FROM python:3.11-slim-bookworm AS build
+ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PYTHONDONTWRITEBYTECODE=1
+WORKDIR /src
+COPY pyproject.toml ./
+RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > requirements.txt \
+    && python -m venv /opt/venv \
+    && /opt/venv/bin/pip install --no-cache-dir --only-binary=:all: -r requirements.txt
+
+FROM python:3.11-slim-bookworm
+LABEL org.opencontainers.image.title="karak-goblin-bot" \
+      org.opencontainers.image.description="Self-hosted Discord bot for the card game Karak: Goblin" \
+      org.opencontainers.image.licenses="MIT"
+ENV PATH=/opt/venv/bin:$PATH \
+    PYTHONPATH=/app \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    KARAK_DB=/data/karak.sqlite3 \
+    KARAK_HEARTBEAT=/tmp/karak.alive
+RUN groupadd --system --gid 10001 karak \
+    && useradd --system --uid 10001 --gid karak --home-dir /app --shell /usr/sbin/nologin karak \
+    && mkdir -p /data \
+    && chown karak:karak /data
+COPY --from=build /opt/venv /opt/venv
+WORKDIR /app
+COPY engine ./engine
+COPY cards ./cards
+COPY render ./render
+COPY i18n ./i18n
+COPY bot ./bot
+USER 10001:10001
+VOLUME ["/data"]
+HEALTHCHECK --interval=60s --timeout=10s --start-period=120s --retries=3 \
+    CMD ["python", "-m", "bot.health"]
+ENTRYPOINT ["python", "-m", "bot"]
