@@ -312,3 +312,14 @@ def test_r60_lord_needs_one_hp_left() -> None:
     assert t.knocked_out and not t.win and t.attack >= mon(lord).hp
     state = run(state, "end")
     assert state.phase is Phase.TURN and state.winner is None
+
+
+def test_r28_kept_armour_hand_bonus_counts_at_once() -> None:
+    target = monster(lambda m: m.reward == "armour" and not m.gatekeeper
+                     and T.equipment[m.id].hand > 0, "an armour with a hand-size bonus")
+    cards = chain(target, attack=mon(target).hp)
+    defence = sum(info(c).defence for c in cards)
+    hp = min(5, max(0, mon(target).attack - defence) + 1)
+    state = play(battle(target, *cards, hp=hp, deck=list(T.hero_cards["horan"])), *cards)
+    state = run(state, "end", "reward:keep")
+    assert len(state.seats[0].hand) == 4 + T.equipment[target].hand

@@ -182,3 +182,11 @@ def test_r40_merchant_refuses_battle_actions() -> None:
     state = shop(weapon=gear("weapon", lambda e: True, "any"))
     refused(state, "end", "not_now", "shopping")
     refused(state, "revive", "not_now")
+
+
+def test_r42_buy_back_what_was_just_paid() -> None:
+    state = shop(weapon=WEAPONS[0], hand=[REWARDS[0]])
+    state = run(state, "buy:potion:strength", "pay:weapon", f"buy:card:{WEAPONS[0]}")
+    assert legal(state) == {f"pay:card:{REWARDS[0]}", "cancel"}  # never the card itself
+    state = run(state, f"pay:card:{REWARDS[0]}")
+    assert state.seats[0].weapon == WEAPONS[0] and state.pawnshop == (REWARDS[0],)
