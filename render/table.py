@@ -205,10 +205,13 @@ def _seat(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, s: SeatVie
         paste(img, icon(f"potion.{p}", 42), (kx, ky - 2))
         kx += 42
     # Weapon and armour with what they add.
+    items = [i for i in (s.weapon, s.armour) if i is not None]
+    size = 40
+    while size > 24 and sum(equipment_chip_width(i, size) + 14 for i in items) > x1 - x0 - 20:
+        size -= 4
     ex = x0 + 14
-    for item in (s.weapon, s.armour):
-        if item is not None:
-            ex = equipment_chip(img, d, item, ex, y0 + 190) + 14
+    for item in items:
+        ex = equipment_chip(img, d, item, ex, y0 + 190 + (40 - size) // 2, size) + 14
     # Hand / deck / discard counts.
     cy = y1 - 28
     cx = x0 + 14
@@ -219,20 +222,28 @@ def _seat(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, s: SeatVie
         cx += 40 + w + 16
 
 
+def _bonuses(item: str) -> list[tuple[str, int]]:
+    info = tables().equipment[item]
+    return [(e, v) for e, v in (("attack", info.attack), ("defence", info.defence),
+                                ("heal", info.heal), ("hand", info.hand)) if v]
+
+
+def equipment_chip_width(item: str, size: int) -> int:
+    """The width :func:`equipment_chip` takes at ``size``."""
+    num, small = round(size * 0.75), round(size * 0.6)
+    return size + 2 + sum(small + 2 + text_width(f"+{v}", num) + 6 for _, v in _bonuses(item))
+
+
 def equipment_chip(img: Image.Image, d: ImageDraw.ImageDraw, item: str, x: int, y: int,
                    size: int = 40) -> int:
     """A weapon or armour as its icon followed by its bonuses; returns the x after it."""
-    info = tables().equipment[item]
-    paste(img, icon(info.kind, size), (x, y))
+    paste(img, icon(tables().equipment[item].kind, size), (x, y))
     x += size + 2
-    num = round(size * 0.75)
-    small = round(size * 0.6)
-    for effect, value in (("attack", info.attack), ("defence", info.defence),
-                          ("heal", info.heal), ("hand", info.hand)):
-        if value:
-            paste(img, icon(effect, small), (x, y + (size - small) // 2))
-            x += small + 2
-            x += draw_text(d, (x, y + size // 2), f"+{value}", num, anchor="lm") + 6
+    num, small = round(size * 0.75), round(size * 0.6)
+    for effect, value in _bonuses(item):
+        paste(img, icon(effect, small), (x, y + (size - small) // 2))
+        x += small + 2
+        x += draw_text(d, (x, y + size // 2), f"+{value}", num, anchor="lm") + 6
     return x
 
 

@@ -135,3 +135,30 @@ def test_battle_position_has_cards_played_and_equipment() -> None:
     assert state.battle is not None and len(state.battle.chain) >= 2
     assert any(s.weapon or s.armour for s in state.seats)
     assert actions
+
+
+def test_every_kind_of_position_of_simulated_games_renders() -> None:
+    """Smoke test over whole random games: empty rows and decks, Lord fights, the end."""
+    from engine import apply, new_game, observe
+    from engine.agents import make_agent
+    from render.positions import demo_config
+
+    phases: set[Phase] = set()
+    for seed in (2, 3):
+        state = new_game(demo_config(seed, seats=2 + seed % 3))
+        agents = [make_agent("random", seed + i) for i in range(len(state.seats))]
+        step = 0
+        while state.phase is not Phase.OVER and step < 3000:
+            if step % 25 == 0 or state.phase not in (Phase.TURN, Phase.BATTLE):
+                obs = observe(state, state.current)
+                if state.phase not in phases or step % 100 == 0:
+                    phases.add(state.phase)
+                    assert render.table_image(obs)
+                    assert render.hand_image(obs)
+                    if obs.battle is not None:
+                        assert render.battle_image(obs)
+            state, _ = apply(state, agents[state.current].choose(observe(state, state.current)))
+            step += 1
+        obs = observe(state, None)
+        assert render.table_image(obs)
+    assert Phase.BATTLE in phases and Phase.TURN in phases
