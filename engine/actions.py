@@ -247,7 +247,7 @@ def parse(text: str) -> Action:
         if m:
             return Fight(int(m[1]), 0 if m[2] == "gate" else int(m[2]))
     elif head == "stack" and len(rest) == 1 and rest[0] in STACK_MODES:
-        return SetStacking(rest[0])  # type: ignore[arg-type]
+        return SetStacking(rest[0])
     elif head == "play" and len(rest) == 1:
         return Play(_card(rest[0], text))
     elif head == "play" and len(rest) == 2 and rest[1] in _EFFECTS:
@@ -263,7 +263,7 @@ def parse(text: str) -> Action:
     elif head == "reward" and len(rest) == 1 and rest[0] in ("keep", "pawn"):
         return TakeReward(rest[0] == "keep")
     elif head == "buy" and len(rest) == 2 and rest[0] == "potion" and rest[1] in POTIONS:
-        return BuyPotion(rest[1])  # type: ignore[arg-type]
+        return BuyPotion(rest[1])
     elif head == "buy" and len(rest) == 2 and rest[0] == "card":
         return BuyPawned(_card(rest[1], text))
     elif head == "pay" and len(rest) == 1 and rest[0] in ("weapon", "armour"):

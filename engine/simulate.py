@@ -1,6 +1,7 @@
 """Play many complete games between agents and print what happened as one JSON object.
 
-    python -m engine.simulate --games 1000 --players 4 --seed 1 --agent heuristic --abilities on --json
+    python -m engine.simulate --games 1000 --players 4 --seed 1 --agent heuristic \\
+        --abilities on --json
 
 Game ``i`` uses seed ``S + i`` for the table (heroes drawn at random, seat order, shuffles) and for
 its agents, so every figure is reproducible. Games run in parallel worker processes.

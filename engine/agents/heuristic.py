@@ -170,7 +170,8 @@ class HeuristicAgent:
             return min(discards, key=lambda a: card_value(a.card))
         if phase is Phase.TAIA:
             keeps = [a for a in legal if isinstance(a, KeepDrawn)]
-            return max(keeps, key=lambda a: card_value(a.card))
+            return max(keeps, key=lambda a: (self._battle_score(obs, obs.hand + (a.card,)),
+                                             card_value(a.card)))
         if phase is Phase.REWARD:
             me = obs.seats[obs.current]
             assert obs.pending is not None
@@ -217,6 +218,21 @@ class HeuristicAgent:
             return Revive()
         return ranked[0][1] if ranked else Revive()
 
+    def _battle_score(self, obs: Observation, hand: tuple[str, ...]) -> float:
+        """The best forecast score the current battle could reach with ``hand``."""
+        battle = obs.battle
+        assert battle is not None
+        me = obs.seats[obs.current]
+        curses = frozenset(battle.active_curses)
+        where = Situation(hero=me.hero if obs.abilities else "", curses=curses,
+                          prev=battle.chain[-1] if battle.chain else None,
+                          length=len(battle.chain), ability_used=battle.ability_used,
+                          horan_bonus=battle.horan_bonus)
+        base_att = battle.totals.attack_cards + battle.totals.attack_ability
+        return max(self._forecast(obs, battle.monster, o, base_att, battle.totals.defence_cards,
+                                  me.hp, curses, "strength" in me.potions, battle.level).score
+                   for o in distinct(plans(hand, where)))
+
     def _battle(self, obs: Observation, legal: list[Action]) -> Action:
         battle = obs.battle
         assert battle is not None
@@ -241,30 +257,30 @@ class HeuristicAgent:
 
         best_f, best_o = best_of(outcomes, curses, strength)
         if counters and not best_f.win:
-            for action in counters:
-                cs = frozenset(c for c in curses if c != action.curse)
+            for counter in counters:
+                cs = frozenset(c for c in curses if c != counter.curse)
                 alt = plans(obs.hand, Situation(hero, cs, where.prev, where.length,
                                                 where.ability_used, where.horan_bonus))
                 f, _ = best_of(alt, cs, strength)
                 if f.win:
-                    return action
+                    return counter
         strengths = [a for a in legal if isinstance(a, DrinkStrength)]
         if strengths:
             now_f, _ = best_of(outcomes, curses, False)
             if not now_f.win or now_f.knocked:
-                for action in strengths:
+                for drink in strengths:
                     idx = len(battle.chain) - 1
-                    card = tables().actions[battle.chain[idx]]
-                    gain = card.effect(action.effect)
-                    if action.effect in curses and (idx, action.effect) not in battle.unlocked:
+                    last = tables().actions[battle.chain[idx]]
+                    gain = last.effect(drink.effect)
+                    if drink.effect in curses and (idx, drink.effect) not in battle.unlocked:
                         continue
-                    ba = base_att + (gain if action.effect == "attack" else 0)
-                    bd = base_def + (gain if action.effect == "defence" else 0)
+                    ba = base_att + (gain if drink.effect == "attack" else 0)
+                    bd = base_def + (gain if drink.effect == "defence" else 0)
                     scored = max((self._forecast(obs, battle.monster, o, ba, bd, me.hp, curses,
                                                  False, battle.level) for o in outcomes),
                                  key=lambda f: f.score)
                     if scored.score > now_f.score + 5:
-                        return action
+                        return drink
         if best_o.cards:
             card, unlock = best_o.cards[0]
             play = Play(card, unlock)

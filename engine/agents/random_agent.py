@@ -6,6 +6,8 @@ actions of the chosen kind is uniform. Its own seeded generator keeps simulation
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from engine import rng
 from engine.actions import (
     Action,
@@ -26,7 +28,7 @@ class RandomAgent:
     def __init__(self, seed: int = 0) -> None:
         self._rng = rng.seed_state(seed ^ 0x5EED)
 
-    def _pick(self, options: list[Action]) -> Action:
+    def _pick(self, options: Sequence[Action]) -> Action:
         i, self._rng = rng.below(self._rng, len(options))
         return options[i]
 
