@@ -198,3 +198,10 @@ def test_r23_discard_choice_is_any_card() -> None:
     assert state.seats[0].discard == tuple(chosen)
     assert state.seats[0].hand == tuple(hand[:4])
     refused(state, f"discard:{hand[0]}", "not_now")
+
+
+def test_r22_heal_curse_leaves_equipment_heal() -> None:
+    target = cursed("heal")
+    armour = gear("armour", lambda e: e.heal > 0, "healing after battle", exclude=(target,))
+    t = totals(battle(target, armour=armour, hp=5))
+    assert not t.knocked_out and t.heal_after == T.equipment[armour].heal
