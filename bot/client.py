@@ -35,6 +35,19 @@ class Translator(app_commands.Translator):
         return translate(Msg(key), lc)
 
 
+def invite_permissions() -> discord.Permissions:
+    """The channel permissions the bot needs: see the channel, post, embed, upload, threads."""
+    return discord.Permissions(view_channel=True, send_messages=True,
+                               send_messages_in_threads=True, embed_links=True,
+                               attach_files=True)
+
+
+def invite_url(application_id: int) -> str:
+    """The invite link with scopes ``bot`` and ``applications.commands``."""
+    return discord.utils.oauth_url(application_id, permissions=invite_permissions(),
+                                   scopes=("bot", "applications.commands"))
+
+
 def intents() -> discord.Intents:
     """The gateway intents: guilds only (no privileged intent, no message content)."""
     return discord.Intents(guilds=True)
@@ -101,6 +114,13 @@ class KarakBot(commands.Bot):
         log.info("synced %d commands %s", len(synced),
                  f"to server {self.dev_guild}" if guild else "globally")
         return True
+
+    async def on_ready(self) -> None:
+        """Log who we are and the invite link once connected."""
+        if self.user is not None:
+            log.info("connected as %s (%s); invite: %s", self.user, self.user.id,
+                     invite_url(self.user.id))
+        self.controller.beat()
 
     async def close(self) -> None:
         """Stop background work, then disconnect."""

@@ -137,3 +137,17 @@ def test_dockerfile_install_steps_in_a_fresh_venv(tmp_path: Path) -> None:
     result = subprocess.run([str(python), "-m", "bot", "--check"], cwd=app, env=env,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
+
+
+def test_admin_docs_match_the_code() -> None:
+    from bot.client import invite_permissions, invite_url
+    from bot.config import ENV
+
+    text = (ROOT / "docs" / "admin.md").read_text()
+    assert f"permissions={invite_permissions().value}" in text
+    assert "scope=bot+applications.commands" in invite_url(1)
+    for name in ENV:
+        assert f"`{name}`" in text, name
+    example = (ROOT / ".env.example").read_text()
+    for name in ENV:
+        assert f"{name}=" in example, name
