@@ -122,7 +122,7 @@ def _outcome(img: Image.Image, d: ImageDraw.ImageDraw, t: Totals, hp_before: int
     hearts(img, t.hp_after, x, y + 50, 44)
     after = translate(msg("render.battle.hp_after", hp=t.hp_after), locale)
     if t.knocked_out:
-        after = f"{after} · {translate('render.battle.knocked_out', locale)}"
+        after = translate(msg("render.battle.knocked_out", hp_after=after), locale)
     draw_text(d, (x, y + 124), after, 24, fill=MUTED, anchor="lm", bold=False,
               max_width=WIDTH - MARGIN - x - 12)
     _ = hp_before
@@ -159,8 +159,8 @@ def _potions(img: Image.Image, d: ImageDraw.ImageDraw, b: BattleView, y: int,
     for idx, effect in b.boosted:
         paste(img, icon("potion.strength", 44), (x, y - 2))
         paste(img, icon(effect, 30), (x + 46, y + 6))
-        times = translate("render.battle.boosted", locale)
-        w = draw_text(d, (x + 80, y + 20), f"#{idx + 1} {times}", 26, anchor="lm")
+        label = translate(msg("render.battle.boosted", index=idx + 1), locale)
+        w = draw_text(d, (x + 80, y + 20), label, 26, anchor="lm")
         x += 100 + w
         drunk = True
     if b.countered is not None:

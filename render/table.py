@@ -264,9 +264,8 @@ def _header(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, locale: 
                                                               locale)), locale)
         paste(img, icon("trophy", 48), (MARGIN, 11))
     else:
-        turn = translate(msg("render.turn", who=who), locale)
-        phase = translate(f"render.phase.{obs.phase.value}", locale)
-        text = f"{turn} · {phase}"
+        phase = msg(f"render.phase.{obs.phase.value}")
+        text = translate(msg("render.turn", who=who, phase=phase), locale)
         paste(img, icon("arrow", 48), (MARGIN, 11))
     w = draw_text(d, (WIDTH - MARGIN, HEADER_H // 2), rnd, 30, fill=MUTED, anchor="rm")
     if obs.pending is not None and obs.winner is None:
