@@ -6,6 +6,7 @@ Everything here is built once per process and cached: fonts per size, measured t
 from __future__ import annotations
 
 import io
+import threading
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -90,6 +91,11 @@ HERO_COLOUR: dict[str, RGB] = {
 }
 
 
+# FreeType faces must not be used by two threads at once (the bot draws in worker threads);
+# every use of a font below holds this lock. Cached results need no font, hence no lock.
+_FONT_LOCK = threading.Lock()
+
+
 @cache
 def font(size: int, bold: bool = True, condensed: bool = False) -> ImageFont.FreeTypeFont:
     """The bundled DejaVu Sans at ``size`` px (bold by default; condensed for tight spots)."""
@@ -97,13 +103,16 @@ def font(size: int, bold: bool = True, condensed: bool = False) -> ImageFont.Fre
         name = "DejaVuSansCondensed-Bold.ttf"
     else:
         name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
-    return ImageFont.truetype(str(FONT_DIR / name), size)
+    with _FONT_LOCK:
+        return ImageFont.truetype(str(FONT_DIR / name), size)
 
 
 @lru_cache(maxsize=8192)
 def text_width(text: str, size: int, bold: bool = True, condensed: bool = False) -> int:
     """Width in pixels of ``text`` in the given font."""
-    return int(font(size, bold, condensed).getlength(text))
+    f = font(size, bold, condensed)
+    with _FONT_LOCK:
+        return int(f.getlength(text))
 
 
 def fit(text: str, max_width: int, size: int, min_size: int = 14, bold: bool = True,
@@ -127,9 +136,10 @@ def text_mask(text: str, size: int, bold: bool, condensed: bool,
     """The anti-aliased coverage of ``text`` and its offset from the anchor point (cached:
     rasterising glyphs is the costliest part of a picture, and most texts repeat)."""
     f = font(size, bold, condensed)
-    x0, y0, x1, y1 = (int(v) for v in f.getbbox(text, anchor=anchor))
-    mask = Image.new("L", (max(1, x1 - x0), max(1, y1 - y0)), 0)
-    ImageDraw.Draw(mask).text((-x0, -y0), text, font=f, fill=255, anchor=anchor)
+    with _FONT_LOCK:
+        x0, y0, x1, y1 = (int(v) for v in f.getbbox(text, anchor=anchor))
+        mask = Image.new("L", (max(1, x1 - x0), max(1, y1 - y0)), 0)
+        ImageDraw.Draw(mask).text((-x0, -y0), text, font=f, fill=255, anchor=anchor)
     return mask, x0, y0
 
 
@@ -142,8 +152,10 @@ def draw_text(d: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: 
     if not text:
         return 0
     if outline is not None:
-        d.text(xy, text, font=font(size, bold, condensed), fill=fill, anchor=anchor,
-               stroke_width=max(2, size // 12), stroke_fill=outline)
+        f = font(size, bold, condensed)
+        with _FONT_LOCK:
+            d.text(xy, text, font=f, fill=fill, anchor=anchor, stroke_width=max(2, size // 12),
+                   stroke_fill=outline)
     else:
         mask, dx, dy = text_mask(text, size, bold, condensed, anchor)
         d.bitmap((round(xy[0]) + dx, round(xy[1]) + dy), mask, fill=fill)

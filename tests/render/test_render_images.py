@@ -162,3 +162,21 @@ def test_every_kind_of_position_of_simulated_games_renders() -> None:
         obs = observe(state, None)
         assert render.table_image(obs)
     assert Phase.BATTLE in phases and Phase.TURN in phases
+
+
+def test_drawing_from_several_threads_gives_the_same_pictures() -> None:
+    """The bot draws in worker threads; shared caches and fonts must not mix pictures up."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    observations = [scene(n).observation() for n in ("midgame", "lord", "taia", "discard")]
+    jobs = [(draw, obs) for obs in observations
+            for draw in (render.table_image, render.hand_image)] * 3
+    from render.cards import action_card, monster_card
+    from render.style import text_mask, text_width
+
+    for cached in (action_card, monster_card, text_mask, text_width):
+        cached.cache_clear()  # cold caches: threads race to fill them
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        parallel = list(pool.map(lambda job: job[0](job[1]), jobs))
+    serial = [draw(obs) for draw, obs in jobs]
+    assert parallel == serial
