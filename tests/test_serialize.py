@@ -1,0 +1,155 @@
+"""Saved games: JSON round trips, and corrupt or foreign data refused with a clear BadState."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from engine import (
+    BadState,
+    GameConfig,
+    GameState,
+    Phase,
+    SeatConfig,
+    apply,
+    new_game,
+    observe,
+    state_from_json,
+    state_to_json,
+)
+from engine.agents import make_agent
+from engine.serialize import config_from_data, config_to_data, from_data, to_data
+from engine.state import STATE_FORMAT, Event
+from i18n import Msg, msg
+
+CONFIG = GameConfig((SeatConfig("horan", name="Ann"), SeatConfig("taia", ai=True, stacking="top"),
+                     SeatConfig("xanros")), abilities=True, seed=2024)
+
+
+def _positions(count: int = 400) -> list[GameState]:
+    state = new_game(CONFIG)
+    agents = [make_agent("random", i) for i in range(3)]
+    out = [state]
+    for _ in range(count):
+        if state.phase is Phase.OVER:
+            break
+        state, _ = apply(state, agents[state.current].choose(observe(state, state.current)))
+        out.append(state)
+    return out
+
+
+def test_round_trip_along_a_game() -> None:
+    phases = set()
+    for state in _positions():
+        text = state_to_json(state)
+        assert state_from_json(text) == state
+        assert state_from_json(text.encode()) == state
+        phases.add(state.phase)
+    assert {Phase.TURN, Phase.BATTLE} <= phases
+
+
+def test_the_json_is_versioned_plain_data() -> None:
+    doc = json.loads(state_to_json(new_game(CONFIG)))
+    assert doc["format"] == STATE_FORMAT
+    assert doc["state"]["config"]["seed"] == 2024
+    assert doc["state"]["phase"] == "turn"
+
+
+def test_config_round_trip() -> None:
+    assert config_from_data(config_to_data(CONFIG)) == CONFIG
+    assert config_from_data(json.loads(json.dumps(config_to_data(CONFIG)))) == CONFIG
+
+
+def test_nested_messages_round_trip() -> None:
+    event = Event(msg("event.bought", who="Ann", item=msg("back.m1-03"), paid=msg("card.g1-1")), 2)
+    assert from_data(Event, json.loads(json.dumps(to_data(event)))) == event
+
+
+def _corrupt(change: Callable[[dict[str, Any]], None]) -> str:
+    doc = json.loads(state_to_json(_positions(60)[-1]))
+    change(doc)
+    return json.dumps(doc)
+
+
+def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    def change(doc: dict[str, Any]) -> None:
+        node: Any = doc
+        keys = [int(k) if k.isdigit() else k for k in path.split("/")]
+        for key in keys[:-1]:
+            node = node[key]
+        node[keys[-1]] = value
+    return change
+
+
+def _drop(path: str) -> Callable[[dict[str, Any]], None]:
+    def change(doc: dict[str, Any]) -> None:
+        node: Any = doc
+        keys = path.split("/")
+        for key in keys[:-1]:
+            node = node[int(key) if key.isdigit() else key]
+        del node[keys[-1]]
+    return change
+
+
+def _hand_card(doc: dict[str, Any]) -> str:
+    return str(doc["state"]["seats"][0]["hand"][0])
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (_set("format", STATE_FORMAT + 1), f"format {STATE_FORMAT + 1}"),
+    (_set("format", "1"), "format"),
+    (_drop("state"), "not a saved game"),
+    (_set("state/phase", "napping"), "napping"),
+    (_set("state/seats/0/hp", "5"), "number"),
+    (_set("state/seats/0/hp", True), "number"),
+    (_set("state/seats/0/hp", 9), "HP 9"),
+    (_set("state/seats/1/hp", -1), "HP -1"),
+    (_set("state/seats/0/sparkle", 1), "sparkle"),
+    (_set("state/sparkle", 1), "sparkle"),
+    (_set("state/lord", "lord-9"), "lord-9"),
+    (_set("state/potions", [4, 4]), "items"),
+    (_set("state/potions", [9, 4, 4]), "potions"),
+    (_set("state/seats/0/potions", ["elixir"]), "potions"),
+    (_set("state/seats/0/hand", ["m1-01", "m1-01"]), "cards out of place"),
+    (_set("state/levels/2/deck", []), "missing"),
+    (_set("state/seats/0/weapon", "m1-01"), ""),
+    (_set("state/turn", 7), "turn"),
+    (_set("state/order", [0, 0, 1]), "order"),
+    (_set("state/config/seats/1/hero", "gandalf"), "gandalf"),
+    (_set("state/config/seats", []), "seats"),
+    (_set("state/config/seats/0/stacking", "sideways"), "sideways"),
+    (_set("state/winner", 1), "winner"),
+    (_set("state/log/0/text", {"key": "event.start"}), "key and params"),
+    (_set("state/log/0/text/params", {"who": [1]}), "parameter"),
+    (_set("state/seats", {"0": {}}), "list"),
+])
+def test_corrupt_state_is_refused(change: Callable[[dict[str, Any]], None], words: str) -> None:
+    with pytest.raises(BadState) as info:
+        state_from_json(_corrupt(change))
+    assert words in str(info.value), str(info.value)
+
+
+def test_a_card_in_two_places_is_refused() -> None:
+    def twice(doc: dict[str, Any]) -> None:
+        seat = doc["state"]["seats"][0]
+        seat["discard"] = [*seat["discard"], _hand_card(doc)]
+    with pytest.raises(BadState, match="cards out of place"):
+        state_from_json(_corrupt(twice))
+
+
+@pytest.mark.parametrize("text", ["", "{", "[]", "null", "42", '{"format": 1}', b"\xff\xfe"])
+def test_not_a_saved_game(text: str | bytes) -> None:
+    with pytest.raises(BadState):
+        state_from_json(text)
+
+
+def test_messages_read_back_as_messages() -> None:
+    state = _positions(30)[-1]
+    again = state_from_json(state_to_json(state))
+    for event in again.log:
+        assert isinstance(event.text, Msg)
+        for _, value in event.text.params:
+            assert isinstance(value, str | int | Msg)
