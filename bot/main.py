@@ -91,6 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # one line for the admin; details at debug level
         import discord
 
+        from bot.storage import SchemaTooNew
+
+        if isinstance(exc, SchemaTooNew):
+            print(translate(msg("bot.cli.schema_too_new", found=exc.found, known=exc.known)),
+                  file=sys.stderr)
+            return 2
         if isinstance(exc, discord.LoginFailure):
             print(translate(msg("bot.cli.login_failed")), file=sys.stderr)
             return 2

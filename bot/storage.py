@@ -83,6 +83,15 @@ class StorageError(Exception):
     """A storage problem that is not about one table (schema too new, unreadable file)."""
 
 
+class SchemaTooNew(StorageError):
+    """The database was written by a newer version of the bot."""
+
+    def __init__(self, found: int, known: int) -> None:
+        super().__init__(f"database schema {found} is newer than this bot's {known}")
+        self.found = found
+        self.known = known
+
+
 class TableExists(StorageError):
     """The channel already has an active table (``table_id``)."""
 
@@ -257,8 +266,7 @@ class Store:
         """Run every migration newer than the stored schema version, each in a transaction."""
         current = await self.schema_version()
         if current > SCHEMA_VERSION:
-            raise StorageError(
-                f"database schema {current} is newer than this bot ({SCHEMA_VERSION}): upgrade")
+            raise SchemaTooNew(current, SCHEMA_VERSION)
         for number in range(current + 1, SCHEMA_VERSION + 1):
             async with self._tx() as db:
                 for statement in MIGRATIONS[number - 1].split(";"):

@@ -212,3 +212,14 @@ async def test_reopen_keeps_everything(tmp_path: Path, clock: Clock) -> None:
         assert await s2.ids_with_status("running") == [tid]
     finally:
         await s2.close()
+
+
+async def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    from bot.storage import SchemaTooNew
+    path = tmp_path / "k.db"
+    s = await Store.open(path)
+    await s.raw_execute("SELECT 1")
+    await s._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    await s.close()
+    with pytest.raises(SchemaTooNew):
+        await Store.open(path)
