@@ -89,9 +89,11 @@ def battle_mark(img: Image.Image, d: ImageDraw.ImageDraw, x: int, y: int, w: int
 def _row(img: Image.Image, d: ImageDraw.ImageDraw, lv: LevelView, y: int, locale: str,
          fought: tuple[int, int] | None) -> None:
     x0 = MARGIN + LABEL_W
+    # The level: its number (as the bot's menus name it) above its level marks.
+    draw_text(d, (MARGIN + 18, y + 24), str(lv.level), 40, fill=IVORY, anchor="mm")
     pip = 20
     for i in range(lv.level):
-        level_pips(d, 1, MARGIN + 8, y + 20 + i * (pip + 8), pip, fill=IVORY)
+        level_pips(d, 1, MARGIN + 8, y + 54 + i * (pip + 8), pip, fill=IVORY)
     for slot, card in enumerate(lv.row):
         x = x0 + slot * COL
         if card is None:
@@ -102,6 +104,10 @@ def _row(img: Image.Image, d: ImageDraw.ImageDraw, lv: LevelView, y: int, locale
             paste(img, monster_card(card, CARD_W, locale), (x, y))
         if fought == (lv.level, slot + 1):
             battle_mark(img, d, x, y, CARD_W)
+        if card is not None:  # the place number, as the bot's fight menu names it
+            d.ellipse((x - 10, y + CARD_H - 26, x + 22, y + CARD_H + 6), fill=BG, outline=LINE,
+                      width=2)
+            draw_text(d, (x + 6, y + CARD_H - 10), str(slot + 1), 22, fill=INK, anchor="mm")
     xd = x0 + 5 * COL + 14
     pile(img, d, xd, y, lv.deck_top, lv.deck_count, lv.level, locale)
     pile(img, d, xd + COL, y, lv.gate_top, lv.gate_count, lv.level, locale)
