@@ -15,7 +15,7 @@ the result passes :func:`engine.validate.check_state`:
 
 Example::
 
-    from engine.position import SeatSetup, position
+    from engine.position import SeatSetup, advance, position
 
     state = position(
         SeatSetup("horan", hand=["hor1", "hor2"], hp=3, weapon="m1-10", keys=[1]),
@@ -23,6 +23,7 @@ Example::
         rows={2: ["m2-04", None, "m2-05", None, None]},
         fight="m2-04",  # start a battle against it (row II slot 1)
     )
+    state = advance(state, "play:hor1")  # then any actions, checked by the rules
 
 Cards are catalogue ids (``hor1``, ``m1-03``, ``g2-1``, ``lord-2``); a reward card (a monster's
 back) keeps its monster's id. Every mistake (unknown card, a card placed twice, a starting card of
@@ -35,7 +36,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from engine import rng
-from engine.actions import LORD_LEVEL, POTIONS, STACK_MODES, Fight, parse
+from engine.actions import LORD_LEVEL, POTIONS, STACK_MODES, Action, Fight, parse
 from engine.catalog import tables
 from engine.errors import BadState
 from engine.names import seat_name
@@ -356,3 +357,15 @@ def locate(state: GameState, monster: str) -> Fight:
         if lv.gates and lv.gates[0] == monster:
             return Fight(level, 0)
     raise PositionError(f"{monster!r} is not face up in a row nor on top of a gatekeeper deck")
+
+
+def advance(state: GameState, *actions: Action | str) -> GameState:
+    """Apply ``actions`` (objects or notation) in turn through the rules and return the result.
+
+    An illegal action raises :class:`~engine.errors.IllegalAction` with its reason, as in play.
+    """
+    from engine.rules import apply
+
+    for action in actions:
+        state, _ = apply(state, parse(action) if isinstance(action, str) else action)
+    return state

@@ -151,3 +151,16 @@ def test_check_state_refuses_a_battle_in_the_wrong_place() -> None:
     assert state.battle is not None
     with pytest.raises(BadState, match="not where the battle is"):
         check_state(replace(state, battle=replace(state.battle, slot=3)))
+
+
+def test_docstring_example_runs() -> None:
+    import engine.position as module
+
+    text = module.__doc__ or ""
+    block = text.split("Example::", 1)[1].split("\nCards are", 1)[0]
+    scope: dict[str, object] = {}
+    exec("\n".join(line[4:] for line in block.splitlines()), scope)  # noqa: S102
+    state = scope["state"]
+    assert isinstance(state, type(position("horan", "taia")))
+    assert state.battle is not None and state.battle.chain == ("hor1",)
+    check_state(state)
