@@ -77,30 +77,36 @@ class HeuristicAgent:
 
     # ------------------------------------------------------------------ evaluation
 
-    def _forecast(self, obs: Observation, monster: str, outcome: Outcome, base_att: int,
-                  base_def: int, hp: int, curses: frozenset[str], strength: bool,
-                  level: int) -> Forecast:
+    def _context(self, obs: Observation, monster: str, curses: frozenset[str],
+                 level: int) -> tuple[int, int, int, int, int, bool]:
+        """Monster attack and HP, uncursed equipment totals, and whether Aderyn's ability helps."""
         m = tables().monsters[monster]
         me = obs.seats[obs.current]
         eq_att, eq_def, eq_heal = _equip_totals(me, curses)
+        aderyn = obs.abilities and me.hero == "aderyn" and level != LORD_LEVEL
+        return m.attack, m.hp, eq_att, eq_def, eq_heal, aderyn
+
+    @staticmethod
+    def _forecast(ctx: tuple[int, int, int, int, int, bool], outcome: Outcome, base_att: int,
+                  base_def: int, hp: int, strength: bool) -> Forecast:
+        m_att, m_hp, eq_att, eq_def, eq_heal, aderyn = ctx
         att = base_att + outcome.attack + eq_att
         dfn = base_def + outcome.defence + eq_def
         if strength:
             gain_a = outcome.best_attack_card
             gain_d = outcome.best_defence_card
-            if att < m.hp <= att + gain_a or gain_a >= gain_d:
+            if att < m_hp <= att + gain_a or gain_a >= gain_d:
                 att += gain_a
             else:
                 dfn += gain_d
         hp_now = min(MAX_HP, hp + outcome.heal)
-        damage = max(0, m.attack - dfn)
+        damage = max(0, m_att - dfn)
         knocked = damage >= hp_now and damage > 0
-        aderyn = obs.abilities and me.hero == "aderyn" and level != LORD_LEVEL
         expected = att + DRAW_VALUE * outcome.draws
-        win = att >= m.hp and (not knocked or aderyn)
-        score = (100.0 if win else -10.0 * max(0, m.hp - expected)) - 6.0 * damage \
+        win = att >= m_hp and (not knocked or aderyn)
+        score = (100.0 if win else -10.0 * max(0.0, m_hp - expected)) - 6.0 * damage \
             - (60.0 if knocked else 0.0) - 0.3 * len(outcome.cards) + 0.5 * eq_heal
-        return Forecast(win, damage, knocked, expected - m.hp, score)
+        return Forecast(win, damage, knocked, expected - m_hp, score)
 
     def _target_value(self, obs: Observation, fight: Fight, monster: str) -> float:
         t = tables()
@@ -139,9 +145,10 @@ class HeuristicAgent:
             key = (curses,)
             if key not in cache:
                 cache[key] = distinct(plans(obs.hand, Situation(hero=hero, curses=curses)))
+            ctx = self._context(obs, monster, curses, fight.level)
+            strength = "strength" in me.potions
             for outcome in cache[key]:
-                f = self._forecast(obs, monster, outcome, 0, 0, me.hp, curses,
-                                   "strength" in me.potions, fight.level)
+                f = self._forecast(ctx, outcome, 0, 0, me.hp, strength)
                 score = f.score - (3.0 if counter else 0.0)
                 if best is None or score > best[0].score:
                     best = (Forecast(f.win, f.damage, f.knocked, f.margin, score), outcome,
@@ -229,8 +236,9 @@ class HeuristicAgent:
                           length=len(battle.chain), ability_used=battle.ability_used,
                           horan_bonus=battle.horan_bonus)
         base_att = battle.totals.attack_cards + battle.totals.attack_ability
-        return max(self._forecast(obs, battle.monster, o, base_att, battle.totals.defence_cards,
-                                  me.hp, curses, "strength" in me.potions, battle.level).score
+        ctx = self._context(obs, battle.monster, curses, battle.level)
+        return max(self._forecast(ctx, o, base_att, battle.totals.defence_cards, me.hp,
+                                  "strength" in me.potions).score
                    for o in distinct(plans(hand, where)))
 
     def _battle(self, obs: Observation, legal: list[Action]) -> Action:
@@ -246,21 +254,24 @@ class HeuristicAgent:
                           prev=battle.chain[-1] if battle.chain else None,
                           length=len(battle.chain), ability_used=battle.ability_used,
                           horan_bonus=battle.horan_bonus)
-        outcomes = plans(obs.hand, where)
+        outcomes = distinct(plans(obs.hand, where))
         strength = "strength" in me.potions
 
         def best_of(outs: list[Outcome], cs: frozenset[str], with_strength: bool
                     ) -> tuple[Forecast, Outcome]:
-            scored = [(self._forecast(obs, battle.monster, o, base_att, base_def, me.hp, cs,
-                                      with_strength, battle.level), o) for o in outs]
+            ctx = self._context(obs, battle.monster, cs, battle.level)
+            scored = [(self._forecast(ctx, o, base_att, base_def, me.hp, with_strength), o)
+                      for o in outs]
             return max(scored, key=lambda s: s[0].score)
+
+        here = self._context(obs, battle.monster, curses, battle.level)
 
         best_f, best_o = best_of(outcomes, curses, strength)
         if counters and not best_f.win:
             for counter in counters:
                 cs = frozenset(c for c in curses if c != counter.curse)
-                alt = plans(obs.hand, Situation(hero, cs, where.prev, where.length,
-                                                where.ability_used, where.horan_bonus))
+                alt = distinct(plans(obs.hand, Situation(hero, cs, where.prev, where.length,
+                                                         where.ability_used, where.horan_bonus)))
                 f, _ = best_of(alt, cs, strength)
                 if f.win:
                     return counter
@@ -276,9 +287,8 @@ class HeuristicAgent:
                         continue
                     ba = base_att + (gain if drink.effect == "attack" else 0)
                     bd = base_def + (gain if drink.effect == "defence" else 0)
-                    scored = max((self._forecast(obs, battle.monster, o, ba, bd, me.hp, curses,
-                                                 False, battle.level) for o in outcomes),
-                                 key=lambda f: f.score)
+                    scored = max((self._forecast(here, o, ba, bd, me.hp, False)
+                                  for o in outcomes), key=lambda f: f.score)
                     if scored.score > now_f.score + 5:
                         return drink
         if best_o.cards:
@@ -286,8 +296,8 @@ class HeuristicAgent:
             play = Play(card, unlock)
             if play in legal:
                 return play
-        final = self._forecast(obs, battle.monster, Outcome((), 0, 0, 0, 0, 0, 0, False),
-                               base_att, base_def, me.hp, curses, False, battle.level)
+        final = self._forecast(here, Outcome((), 0, 0, 0, 0, 0, 0, False), base_att, base_def,
+                               me.hp, False)
         if final.knocked and DrinkHealing() in legal:
             return DrinkHealing()
         plays = [a for a in legal if isinstance(a, Play)]

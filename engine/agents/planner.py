@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from engine.catalog import ActionInfo, tables
 
 DRAW_VALUE = 0.8  # attack a drawn card is expected to add, for ranking plans only
+_EFFECTS = ("attack", "defence", "draw", "heal")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,67 +44,69 @@ class Situation:
 def plans(hand: tuple[str, ...], where: Situation, limit: int = 4000) -> list[Outcome]:
     """Every playable prefix of every legal sequence from ``hand`` (the empty plan first)."""
     t = tables().actions
-    infos = [t[c] for c in hand]
     curses = where.curses
     hero = where.hero
+    # Per card: id, colour, next colours, and its four effects as curses leave them.
+    cards = []
+    for cid in hand:
+        info = t[cid]
+        effects = tuple(0 if e in curses else info.effect(e) for e in _EFFECTS)
+        cursed_effects = tuple(e for e in _EFFECTS if e in curses and info.effect(e))
+        cards.append((info, effects, cursed_effects, info.colour in curses))
     out: list[Outcome] = [Outcome((), 0, 0, 0, 0, 0, 0, False)]
     seen: set[tuple[object, ...]] = set()
-
-    def counted(info: ActionInfo, effect: str, unlock: str) -> int:
-        value = info.effect(effect)
-        if value and effect in curses and unlock != effect:
-            return 0
-        return value
+    xanros = hero == "xanros"
 
     def walk(prev: ActionInfo | None, length: int, used: bool, horan: bool, left: int,
              seq: tuple[tuple[str, str], ...], att: int, dfn: int, heal: int, draws: int,
              best_a: int, best_d: int) -> None:
         if len(out) >= limit:
             return
-        for i, info in enumerate(infos):
+        for i, (info, effects, cursed_effects, cursed) in enumerate(cards):
             if not left >> i & 1:
                 continue
-            follows = prev is None or info.colour in prev.next
-            if hero == "victorius" and length == 1:
-                follows = True
-            cursed = info.colour in curses
+            follows = prev is None or info.colour in prev.next or (
+                hero == "victorius" and length == 1)
             use = used
             if cursed:
-                if not (hero == "xanros" and not used and follows):
+                if not (xanros and not used and follows):
                     continue
                 use = True
             if not follows:
                 if not (hero == "argentus" and info.colour == "blue" and not used):
                     continue
                 use = True
-            unlocks = [""]
-            if hero == "xanros" and not use:
-                unlocks += [e for e in ("attack", "defence", "draw", "heal")
-                            if e in curses and info.effect(e)]
+            rest = left & ~(1 << i)
+            unlocks: tuple[str, ...] = ("",)
+            if xanros and not use and cursed_effects:
+                unlocks = ("", *cursed_effects)
             for unlock in unlocks:
-                a = counted(info, "attack", unlock)
-                d = counted(info, "defence", unlock)
+                a, d, dr, h = effects
+                if unlock:
+                    value = info.effect(unlock)
+                    a, d, dr, h = (value if unlock == "attack" else a,
+                                   value if unlock == "defence" else d,
+                                   value if unlock == "draw" else dr,
+                                   value if unlock == "heal" else h)
                 hb = horan
                 bonus = 0
                 if hero == "horan" and not horan and prev is not None and prev.attack \
                         and info.attack:
                     hb, bonus = True, 1
-                key = (left & ~(1 << i), info.id, use or bool(unlock), hb, att + a + bonus,
-                       dfn + d, heal + counted(info, "heal", unlock))
+                now_used = use or bool(unlock)
+                key = (rest, info.id, now_used, hb, att + a + bonus, dfn + d, heal + h)
                 if key in seen:
                     continue
                 seen.add(key)
                 nseq = seq + ((info.id, unlock),)
-                o = Outcome(nseq, att + a + bonus, dfn + d, heal + counted(info, "heal", unlock),
-                            draws + counted(info, "draw", unlock), max(best_a, a), max(best_d, d),
-                            hb)
+                o = Outcome(nseq, att + a + bonus, dfn + d, heal + h, draws + dr,
+                            max(best_a, a), max(best_d, d), hb)
                 out.append(o)
-                walk(info, length + 1, use or bool(unlock), hb, left & ~(1 << i), nseq,
-                     o.attack, o.defence, o.heal, o.draws, o.best_attack_card,
-                     o.best_defence_card)
+                walk(info, length + 1, now_used, hb, rest, nseq, o.attack, o.defence, o.heal,
+                     o.draws, o.best_attack_card, o.best_defence_card)
 
     prev = t[where.prev] if where.prev else None
-    walk(prev, where.length, where.ability_used, where.horan_bonus, (1 << len(infos)) - 1, (),
+    walk(prev, where.length, where.ability_used, where.horan_bonus, (1 << len(cards)) - 1, (),
          0, 0, 0, 0, 0, 0)
     return out
 
