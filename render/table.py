@@ -124,7 +124,9 @@ def _lord_row(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, y: int
         battle_mark(img, d, x0, y, CARD_W)
     # Merchant: the potion piles with counts.
     mx = x0 + COL + 6
-    panel(d, (mx, y, mx + 2 * COL - 16, y + CARD_H), fill=PANEL)
+    shopping = obs.phase in (Phase.MERCHANT, Phase.PAY)
+    frame, frame_w = (GOLD, 5) if shopping else (None, 3)
+    panel(d, (mx, y, mx + 2 * COL - 16, y + CARD_H), fill=PANEL, outline=frame, width=frame_w)
     draw_text(d, (mx + COL - 8, y + 22), translate("render.merchant", locale), 26, fill=MUTED,
               anchor="mm", max_width=2 * COL - 30)
     pw = (2 * COL - 16) // 3
@@ -135,7 +137,7 @@ def _lord_row(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, y: int
     # Pawnshop: whatever was sold, as small cards.
     px = mx + 2 * COL
     pw_end = WIDTH - MARGIN
-    panel(d, (px, y, pw_end, y + CARD_H), fill=PANEL)
+    panel(d, (px, y, pw_end, y + CARD_H), fill=PANEL, outline=frame, width=frame_w)
     draw_text(d, (px + 14, y + 22), translate("render.pawnshop", locale), 26, fill=MUTED,
               anchor="lm")
     items = obs.pawnshop
@@ -309,8 +311,8 @@ def draw_table(obs: Observation, locale: str) -> Image.Image:
         _row(img, d, lv, rows_y + i * ROW_H, locale, fought)
     _lord_row(img, d, obs, rows_y + 3 * ROW_H, locale)
     sw = (WIDTH - 2 * MARGIN - (n - 1) * 12) // n
-    for i, s in enumerate(obs.seats):
+    for i, seat in enumerate(obs.order):  # in turn order, so the next player is to the right
         x = MARGIN + i * (sw + 12)
-        _seat(img, d, obs, s, (x, seats_y, x + sw, seats_y + SEAT_H), locale)
+        _seat(img, d, obs, obs.seats[seat], (x, seats_y, x + sw, seats_y + SEAT_H), locale)
     _events(d, obs, events_y, locale)
     return img
