@@ -152,9 +152,7 @@ def _lord_row(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, y: int
         chip = card_chip(card, chip_h)
         if cx + chip.width > pw_end - 10:
             cx, cy = px + 14, cy + chip_h + 8
-        if cy + chip_h > y + CARD_H - 4 or (cy + 2 * chip_h + 8 > y + CARD_H - 4
-                                            and cx + chip.width > pw_end - 90
-                                            and i < len(items) - 1):
+        if cy + chip_h > y + CARD_H - 4:  # no room left: count the rest in the title
             more = translate(msg("render.more", count=len(items) - i), locale)
             draw_text(d, (pw_end - 14, y + 22), more, 28, fill=GOLD, anchor="rm")
             break
