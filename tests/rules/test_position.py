@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import BadState, Phase
 from engine.position import PositionError, SeatSetup, locate, position
@@ -164,3 +166,40 @@ def test_docstring_example_runs() -> None:
     assert isinstance(state, type(position("horan", "taia")))
     assert state.battle is not None and state.battle.chain == ("hor1",)
     check_state(state)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_any_built_position_is_consistent(data: st.DataObject) -> None:
+    from engine import legal_actions, observe, state_from_json, state_to_json
+
+    heroes = data.draw(st.lists(st.sampled_from(sorted(T.hero_cards)), min_size=2, max_size=4,
+                                unique=True))
+    weapons = data.draw(st.permutations([e.id for e in T.equipment.values()
+                                         if e.kind == "weapon"]))
+    armours = data.draw(st.permutations([e.id for e in T.equipment.values()
+                                         if e.kind == "armour"]))
+    rewards = data.draw(st.permutations([c for c, a in T.actions.items() if a.reward]))
+    specs = []
+    for i, hero in enumerate(heroes):
+        own = list(data.draw(st.permutations(T.hero_cards[hero])))
+        extra = list(rewards[i * 2:i * 2 + data.draw(st.integers(0, 2))])
+        cards = own + extra
+        a, b = sorted(data.draw(st.lists(st.integers(0, len(cards)), min_size=2, max_size=2)))
+        specs.append(SeatSetup(
+            hero, hand=cards[:a], deck=cards[a:b], discard=cards[b:],
+            hp=data.draw(st.integers(0, 5)),
+            weapon=weapons[i] if data.draw(st.booleans()) else None,
+            armour=armours[i] if data.draw(st.booleans()) else None,
+            keys=data.draw(st.lists(st.sampled_from([1, 2, 3]), unique=True)),
+            potions=data.draw(st.lists(st.sampled_from(["strength", "healing", "countercurse"]),
+                                       unique=True)),
+            stacking=data.draw(st.sampled_from(["shuffle", "top", "bottom"])),
+        ))
+    state = position(*specs, current=data.draw(st.integers(0, len(heroes) - 1)),
+                     abilities=data.draw(st.booleans()), seed=data.draw(st.integers(0, 99)))
+    check_state(state)
+    assert state_from_json(state_to_json(state)) == state
+    assert legal_actions(state)
+    for viewer in [None, *range(len(heroes))]:
+        observe(state, viewer)
