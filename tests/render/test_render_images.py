@@ -11,7 +11,7 @@ import pytest
 from PIL import Image, ImageChops
 
 import render
-from engine import Phase
+from engine import Phase, Play
 from engine.catalog import tables
 from i18n import has_key, keys
 from render.demo import main as demo_main
@@ -56,7 +56,7 @@ def test_rendering_is_deterministic() -> None:
 def test_playable_cards_come_from_legal_plays() -> None:
     obs = scene("midgame").observation()
     playable = render.playable_cards(obs)
-    assert playable == {a.card for a in obs.legal if type(a).__name__ == "Play"}
+    assert playable == {a.card for a in obs.legal if isinstance(a, Play)}
     assert playable, "the scenario should leave a card playable"
     # Without legal moves nothing is marked, and the picture changes accordingly.
     idle = dataclasses.replace(obs, legal=())
