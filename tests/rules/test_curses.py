@@ -205,3 +205,21 @@ def test_r22_heal_curse_leaves_equipment_heal() -> None:
     armour = gear("armour", lambda e: e.heal > 0, "healing after battle", exclude=(target,))
     t = totals(battle(target, armour=armour, hp=5))
     assert not t.knocked_out and t.heal_after == T.equipment[armour].heal
+
+
+def test_r23_discard_down_to_what_uncursed_equipment_allows(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # an armour curse with a weapon that also gives +1 (patched): discard down to 5, not 4
+    import engine.battle
+
+    target = cursed("armour")
+    armour = hand_armour(target)
+    weapon = gear("weapon", lambda e: True, "any", exclude=(target,))
+    patched = replace(T, equipment={**T.equipment,
+                                    weapon: replace(T.equipment[weapon], hand=1)})
+    monkeypatch.setattr(engine.battle, "tables", lambda: patched)
+    hand = list(T.hero_cards["horan"])
+    state = battle(target, *hand, armour=armour, weapon=weapon)
+    assert state.phase is Phase.DISCARD
+    state = run(state, f"discard:{hand[0]}")
+    assert state.phase is Phase.BATTLE and len(state.seats[0].hand) == 5
