@@ -85,7 +85,8 @@ def tables() -> Tables:
         assert isinstance(m.reward, ActionReward | EquipmentReward) or kind == "key"
         monsters[m.id] = MonsterInfo(m.id, m.level, m.gatekeeper, m.attack, m.hp, m.curses, kind)
     for lord in cat.lords:
-        monsters[lord.id] = MonsterInfo(lord.id, 4, False, lord.attack, lord.hp, lord.curses, "none")
+        monsters[lord.id] = MonsterInfo(
+            lord.id, 4, False, lord.attack, lord.hp, lord.curses, "none")
     return Tables(
         actions=actions,
         equipment=equipment,

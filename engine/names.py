@@ -34,5 +34,6 @@ def seat_name(state: GameState, seat: int) -> Param:
 
 
 def word(kind: str, value: str) -> Msg:
-    """A game word: ``word('colour', 'red')``, ``word('curse', 'weapon')``, ``word('potion', ...)``."""
+    """A game word: ``word('colour', 'red')``, ``word('curse', 'weapon')``, ``word('potion', ...)``.
+    """
     return msg(f"{kind}.{value}")

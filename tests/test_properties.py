@@ -260,7 +260,7 @@ def check_successor(before: GameState, after: GameState, events: list[Any]) -> N
 
 
 @given(config=configs(), data=st.data())
-@PROPS
+@settings(PROPS, max_examples=20)
 def test_invariants_and_every_legal_action_applies(config: GameConfig, data: st.DataObject) -> None:
     notations = all_notations()
     for state in walk(data, fast_forward(data, config)):
@@ -408,8 +408,8 @@ def _play(config: GameConfig, choices: list[int],
 
 
 @given(config=configs(),
-       choices=st.lists(st.integers(0, 1000), min_size=1, max_size=MAX_STEPS))
-@settings(deadline=None, max_examples=40)
+       choices=st.lists(st.integers(0, 1000), min_size=100, max_size=MAX_STEPS))
+@settings(deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow])
 def test_same_seed_same_game(config: GameConfig, choices: list[int]) -> None:
     states, actions = _play(config, choices)
     random.seed(12345)
