@@ -10,6 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import discord
+import discord.gateway
+import discord.http
+import yarl
 from discord import app_commands
 from discord.ext import commands
 
@@ -48,6 +51,20 @@ def invite_url(application_id: int) -> str:
                                    scopes=("bot", "applications.commands"))
 
 
+def route_to(api_base: str | None = None, gateway_url: str | None = None) -> None:
+    """Send ALL of discord.py's traffic to another Discord (a stand-in) instead of discord.com.
+
+    REST and webhook / interaction-callback requests build their URLs from ``Route.BASE``. A
+    non-sharded client connects to ``DiscordWebSocket.DEFAULT_GATEWAY`` (it never asks
+    ``/gateway/bot``), and falls back to it after an invalidated session; resuming uses the
+    ``resume_gateway_url`` the gateway itself sent. Both are process-wide settings.
+    """
+    if api_base:
+        discord.http.Route.BASE = api_base.rstrip("/")
+    if gateway_url:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+
+
 def intents() -> discord.Intents:
     """The gateway intents: guilds only (no privileged intent, no message content)."""
     return discord.Intents(guilds=True)
@@ -71,16 +88,7 @@ class KarakBot(commands.Bot):
                                      ai_pace=ai_pace, edit_delay=edit_delay,
                                      timer_poll=timer_poll)
         if gateway_url:
-            self._override_gateway(gateway_url)
-
-    def _override_gateway(self, url: str) -> None:
-        original = self.http.get_bot_gateway
-
-        async def get_bot_gateway() -> Any:
-            shards, _, limits = await original()
-            return shards, url, limits
-
-        self.http.get_bot_gateway = get_bot_gateway  # type: ignore[method-assign]
+            route_to(gateway_url=gateway_url)
 
     async def setup_hook(self) -> None:
         """Register dynamic items and commands, sync if needed, resume tables, start timers."""

@@ -46,14 +46,11 @@ def setup_logging(settings: Settings) -> None:
 
 async def run(settings: Settings, force_sync: bool = False) -> None:
     """Open the database and run the bot until it is stopped."""
-    import discord
-
-    from bot.client import KarakBot
+    from bot.client import KarakBot, route_to
     from bot.service import GameService
     from bot.storage import Store
 
-    if settings.api_base:
-        discord.http.Route.BASE = settings.api_base
+    route_to(settings.api_base, settings.gateway_url)
     store = await Store.open(settings.db)
     try:
         service = GameService(store, default_timer=settings.turn_timer)

@@ -10,27 +10,22 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import discord
 import discord.http
 import discord.webhook.async_ as webhook_async
-import jsonschema
 import pytest
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 
 from bot.client import KarakBot
 from bot.service import GameService
 from bot.storage import Store
+from loopback.spec import SPEC_PATH, Spec, spec  # noqa: F401 - re-exported for the bot tests
 
 ROOT = Path(__file__).resolve().parents[2]
-SPEC_PATH = ROOT.parent / "shared" / "discord-api" / "openapi.json"
 APP_ID = 1100000000000000001
 BOT_USER = {"id": str(APP_ID), "username": "Karak", "discriminator": "0", "global_name": None,
             "avatar": None, "bot": True}
@@ -51,67 +46,7 @@ def now() -> str:
 
 
 # ---------------------------------------------------------------------------- the spec
-
-
-class Spec:
-    """Discord's OpenAPI document: find the operation of a request and validate its body."""
-
-    def __init__(self, path: Path = SPEC_PATH) -> None:
-        self.doc = json.loads(path.read_text())
-        self.registry: Registry[Any] = Registry().with_resource(
-            "urn:discord", Resource.from_contents(self.doc, default_specification=DRAFT202012))
-        self.paths: list[tuple[re.Pattern[str], str]] = []
-        for template in self.doc["paths"]:
-            regex = re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template))
-            self.paths.append((re.compile(f"^{regex}$"), template))
-        # static paths first (e.g. /messages/@original before /messages/{message_id})
-        self.paths.sort(key=lambda p: p[1].count("{"))
-        self._validators: dict[tuple[str, str], jsonschema.protocols.Validator] = {}
-
-    def template(self, path: str) -> str:
-        for regex, template in self.paths:
-            if regex.match(path):
-                return template
-        raise AssertionError(f"{path} is not an endpoint of the Discord API")
-
-    def validator(self, method: str, template: str) -> jsonschema.protocols.Validator | None:
-        key = (method, template)
-        if key not in self._validators:
-            op = self.doc["paths"][template].get(method.lower())
-            assert op is not None, f"{method} {template} is not in the Discord API"
-            body = op.get("requestBody")
-            if body is None:
-                self._validators[key] = None  # type: ignore[assignment]
-            else:
-                assert "application/json" in body["content"], f"{method} {template}: no JSON"
-                pointer = "/".join(p.replace("~", "~0").replace("/", "~1") for p in (
-                    "paths", template, method.lower(), "requestBody", "content",
-                    "application/json", "schema"))
-                schema = {"$ref": f"urn:discord#/{pointer}"}
-                self._validators[key] = jsonschema.Draft202012Validator(
-                    schema, registry=self.registry)
-        return self._validators[key]
-
-    def check(self, method: str, path: str, body: Any) -> str:
-        template = self.template(path)
-        validator = self.validator(method, template)
-        if validator is None:
-            assert body is None, f"{method} {template} takes no body, got {body!r}"[:300]
-            return template
-        if body is None:
-            return template
-        errors = sorted(validator.iter_errors(body), key=lambda e: e.path)
-        if errors:
-            best = jsonschema.exceptions.best_match(errors)
-            raise AssertionError(
-                f"{method} {template}: body violates the Discord API schema: {best.message} "
-                f"at {list(best.absolute_path)}\n{json.dumps(body)[:1500]}")
-        return template
-
-
-@cache
-def spec() -> Spec:
-    return Spec()
+# One validator for the harness and the loopback stand-in: loopback.spec.Spec.
 
 
 # ---------------------------------------------------------------------------- captured HTTP

@@ -1,0 +1,63 @@
+"""A loopback Discord stand-in: the real bot end to end, offline, without a token.
+
+``Loopback`` is a small server on 127.0.0.1 speaking enough of Discord's REST API v10 and
+gateway for this bot, holding it to Discord's rules (3 s first response, 15 min tokens, one
+initial response, component limits, request bodies valid against Discord's OpenAPI document;
+see :mod:`loopback.world`), and letting tests, benchmarks and a web page act as Discord users.
+
+Pointing the bot at it is configuration only::
+
+    async with Loopback() as lb:
+        env = lb.env()        # DISCORD_TOKEN (fake, well-formed), KARAK_API_BASE,
+                              # KARAK_GATEWAY_URL; start ``python -m bot`` with it
+        guild = lb.create_guild("Karak Club", locale="en-US")
+        channel = lb.create_channel(guild, "goblin")
+        ann = lb.create_user("Ann", locale="fr")
+        await lb.wait_connected()
+
+The user side (all checks a Discord client makes are made; ``forge=True`` skips them)::
+
+    ix = await lb.command(ann, channel, "goblin new", abilities=True)
+    await ix.answered()       # the initial response (InteractionFailed if none)
+    await ix.done()           # the visible result (after a deferral: the first edit/follow-up)
+    seen = lb.messages_for(channel, ann)          # oldest first, Ann's ephemerals included
+    lobby = seen[-1]
+    ix = await lb.click(ann, lobby, lobby.custom_ids()[0])
+    ix = await lb.select(ann, lobby, "kg:hero:1", ["horan"])
+    choices = await lb.autocomplete(ann, channel, "goblin card", "name", "gob")
+    await lb.changed(after=lb.version)            # wait until anything visible changes
+
+Rules and faults::
+
+    lb.breaches               # list[Breach]; tests assert it is empty
+    lb.orphaned               # interactions lost because the bot's connection died
+    lb.inject_429(r"/channels/\\d+/messages", count=2, retry_after=0.3)
+    lb.clock.advance(16 * 60) # with Loopback(clock=ManualClock())
+    await lb.gateway.drop()   # the socket closes; the bot RESUMEs
+
+The same user side is served as JSON over HTTP under ``/_loopback/`` (documented in
+:mod:`loopback.server`) so a web page can drive it. ``python -m loopback`` runs a stand-in on its
+own and prints the bot's environment. :mod:`loopback.botproc` starts and kills a real bot
+process against it.
+"""
+
+from loopback.clock import ManualClock, SystemClock
+from loopback.model import (
+    Attachment,
+    Breach,
+    Channel,
+    Guild,
+    Interaction,
+    InteractionFailed,
+    Message,
+    User,
+)
+from loopback.server import FAKE_TOKEN, Loopback
+from loopback.spec import Spec
+from loopback.world import LoopbackError, World
+
+__all__ = [
+    "FAKE_TOKEN", "Attachment", "Breach", "Channel", "Guild", "Interaction",
+    "InteractionFailed", "Loopback", "LoopbackError", "ManualClock", "Message", "Spec",
+    "SystemClock", "User", "World",
+]

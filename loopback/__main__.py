@@ -1,0 +1,48 @@
+"""``python -m loopback [--port N] [--users Ann,Bob] [--locale en-US]``: run a stand-in alone.
+
+Creates one guild with one channel and the given users, prints the bot's environment
+(``DISCORD_TOKEN``, ``KARAK_API_BASE``, ``KARAK_GATEWAY_URL``) and the control API's address,
+then serves until interrupted. Start the bot with that environment (and ``--sync`` when its
+database already exists, since a fresh stand-in knows no commands).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+
+from loopback.server import Loopback
+
+
+async def serve(port: int, users: list[str], locale: str, validate: bool) -> None:
+    """Run the stand-in until cancelled."""
+    async with Loopback(port=port, validate=validate) as lb:
+        guild = lb.create_guild("Karak Club", locale=locale)
+        channel = lb.create_channel(guild, "goblin")
+        made = [lb.create_user(name, locale=locale) for name in users]
+        for key, value in lb.env().items():
+            print(f"{key}={value}")
+        print(json.dumps({"control": lb.base_url + "/_loopback/", "guild": str(guild.id),
+                          "channel": str(channel.id),
+                          "users": {u.name: str(u.id) for u in made}}), flush=True)
+        await asyncio.Event().wait()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the arguments and serve."""
+    parser = argparse.ArgumentParser(prog="python -m loopback", description=__doc__)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--users", default="Ann,Bob,Cleo,Dan")
+    parser.add_argument("--locale", default="en-US")
+    parser.add_argument("--no-validate", action="store_true",
+                        help="skip OpenAPI validation of request bodies")
+    args = parser.parse_args(argv)
+    names = [n.strip() for n in args.users.split(",") if n.strip()]
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(args.port, names, args.locale, not args.no_validate))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,318 @@
+"""The stand-in's gateway: a websocket speaking Discord's gateway protocol (v10, JSON).
+
+HELLO, heartbeat and HEARTBEAT_ACK, IDENTIFY (token checked, close 4004 otherwise), READY and one
+GUILD_CREATE per guild, RESUME (missed events replayed, then RESUMED; an unknown session gets
+INVALID_SESSION), and dispatches (INTERACTION_CREATE, GUILD_CREATE, CHANNEL_CREATE). Transport
+compression ``zlib-stream`` is used when the client asks for it in the URL, ``zstd-stream``
+when a zstd module is importable, none otherwise.
+
+Tests can break the connection on purpose: :meth:`Gateway.drop` (the socket closes; discord.py
+resumes), :meth:`Gateway.send_reconnect` (op 7) and :meth:`Gateway.invalidate` (op 9).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import zlib
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import WSMsgType, web
+
+if TYPE_CHECKING:
+    from loopback.world import World
+
+log = logging.getLogger("loopback.gateway")
+
+DISPATCH, HEARTBEAT, IDENTIFY, RESUME, RECONNECT, INVALID_SESSION, HELLO, HEARTBEAT_ACK = (
+    0, 1, 2, 6, 7, 9, 10, 11)
+#: Events kept for RESUME.
+BUFFER = 2000
+#: Seconds a session whose socket closed still receives events (for a RESUME).
+RESUME_WINDOW = 5.0
+
+
+def _zstd() -> Callable[[], Callable[[bytes], bytes]] | None:
+    """A factory of streaming zstd compressors (flushing a block per message), if available."""
+    try:
+        import zstandard  # type: ignore[import-not-found]
+
+        def make_zstandard() -> Callable[[bytes], bytes]:
+            obj = zstandard.ZstdCompressor().compressobj()
+
+            def one(data: bytes) -> bytes:
+                return bytes(obj.compress(data) + obj.flush(zstandard.COMPRESSOBJ_FLUSH_BLOCK))
+            return one
+        return make_zstandard
+    except ImportError:
+        pass
+    try:
+        from compression import zstd  # type: ignore[import-not-found]
+
+        def make_stdlib() -> Callable[[bytes], bytes]:
+            obj = zstd.ZstdCompressor()
+
+            def one(data: bytes) -> bytes:
+                return bytes(obj.compress(data, mode=zstd.ZstdCompressor.FLUSH_BLOCK))
+            return one
+        return make_stdlib
+    except ImportError:
+        return None
+
+
+def _zlib() -> Callable[[bytes], bytes]:
+    obj = zlib.compressobj()
+
+    def one(data: bytes) -> bytes:
+        return obj.compress(data) + obj.flush(zlib.Z_SYNC_FLUSH)
+    return one
+
+
+@dataclass
+class Connection:
+    """One websocket: its compression and its outgoing queue."""
+
+    ws: web.WebSocketResponse
+    compress: Callable[[bytes], bytes] | None
+    queue: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
+    session: Session | None = None
+
+    def send(self, payload: dict[str, Any]) -> None:
+        """Queue a gateway payload (sent in order by the writer)."""
+        self.queue.put_nowait(json.dumps(payload, separators=(",", ":"), ensure_ascii=False))
+
+    async def writer(self) -> None:
+        """Send queued payloads until None is queued or the socket closes."""
+        while True:
+            text = await self.queue.get()
+            if text is None or self.ws.closed:
+                return
+            try:
+                if self.compress is not None:
+                    await self.ws.send_bytes(self.compress(text.encode()))
+                else:
+                    await self.ws.send_str(text)
+            except (ConnectionError, RuntimeError):
+                return
+
+
+@dataclass
+class Session:
+    """A gateway session (survives its socket for a RESUME)."""
+
+    id: str
+    seq: int = 0
+    buffer: deque[tuple[int, dict[str, Any]]] = field(default_factory=lambda: deque(
+        maxlen=BUFFER))
+    conn: Connection | None = None
+    closed_at: float | None = None
+    superseded: bool = False
+
+    def dispatch(self, event: str, data: Any) -> None:
+        """Number, keep and (if connected) send one event."""
+        self.seq += 1
+        payload = {"op": DISPATCH, "t": event, "s": self.seq, "d": data}
+        self.buffer.append((self.seq, payload))
+        if self.conn is not None:
+            self.conn.send(payload)
+
+
+class Gateway:
+    """Every session of the bot; the current one receives interactions."""
+
+    def __init__(self, world: World, heartbeat_interval: float = 41.25) -> None:
+        self.world = world
+        self.heartbeat_interval = heartbeat_interval
+        self.url = "ws://127.0.0.1/gateway"
+        self.sessions: dict[str, Session] = {}
+        self.current: Session | None = None
+        self.identifies = 0
+        self.resumes = 0
+        self.heartbeats = 0
+        self._ready = asyncio.Event()
+
+    # ------------------------------------------------------------------ state
+
+    def connected(self) -> bool:
+        """True while the current session has an open socket."""
+        return self.current is not None and self.current.conn is not None
+
+    async def wait_connected(self, timeout: float = 30.0) -> None:
+        """Wait until a bot session is connected (after IDENTIFY or RESUME)."""
+        async def wait() -> None:
+            while not self.connected():
+                self._ready.clear()
+                await self._ready.wait()
+        await asyncio.wait_for(wait(), timeout)
+
+    def lost_since(self, session_id: str, since: float) -> bool:
+        """True when the session's socket was closed at or after ``since`` (or is closed)."""
+        s = self.sessions.get(session_id)
+        if s is None or s.superseded or s.conn is None:
+            return True
+        return s.closed_at is not None and s.closed_at >= since
+
+    def deliver(self, payload: dict[str, Any]) -> str | None:
+        """Send INTERACTION_CREATE to the bot; the session id, or None when it is offline."""
+        s = self.current
+        if s is None:
+            return None
+        if s.conn is None and (s.closed_at is None
+                               or self.world.now() - s.closed_at > RESUME_WINDOW):
+            return None
+        s.dispatch("INTERACTION_CREATE", payload)
+        return s.id
+
+    def broadcast(self, event: str, data: Any) -> None:
+        """Dispatch an event to the current session (if any)."""
+        if self.current is not None:
+            self.current.dispatch(event, data)
+
+    # ------------------------------------------------------------------ breaking things
+
+    async def drop(self, code: int = 4000) -> None:
+        """Close the bot's socket (code 4000: discord.py reconnects and RESUMEs)."""
+        if self.current is not None and self.current.conn is not None:
+            await self.current.conn.ws.close(code=code)
+
+    def send_reconnect(self) -> None:
+        """Ask the bot to reconnect (op 7); it resumes."""
+        if self.current is not None and self.current.conn is not None:
+            self.current.conn.send({"op": RECONNECT, "d": None})
+
+    def invalidate(self, resumable: bool = False) -> None:
+        """Invalidate the session (op 9); with ``resumable=False`` the bot identifies anew."""
+        if self.current is not None and self.current.conn is not None:
+            self.current.conn.send({"op": INVALID_SESSION, "d": resumable})
+
+    # ------------------------------------------------------------------ the socket
+
+    def _ready_payload(self, session: Session, shard: Any) -> dict[str, Any]:
+        world = self.world
+        out: dict[str, Any] = {
+            "v": 10, "user_settings": {}, "user": dict(world.bot.payload(), verified=True,
+                                                       mfa_enabled=False, flags=0),
+            "guilds": [{"id": str(g), "unavailable": True} for g in world.guilds],
+            "session_id": session.id, "session_type": "normal",
+            "resume_gateway_url": self.url, "private_channels": [], "relationships": [],
+            "presences": [], "guild_join_requests": [], "geo_ordered_rtc_regions": [],
+            "application": {"id": str(world.application_id), "flags": 0},
+        }
+        if shard is not None:
+            out["shard"] = shard
+        return out
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        """The aiohttp handler of ``/gateway``."""
+        ws = web.WebSocketResponse(max_msg_size=0, autoping=True)
+        await ws.prepare(request)
+        q = request.query
+        if q.get("encoding", "json") != "json" or q.get("v", "10") not in ("9", "10"):
+            await ws.close(code=4002 if q.get("encoding", "json") != "json" else 4012)
+            return ws
+        compress: Callable[[bytes], bytes] | None = None
+        if q.get("compress") == "zlib-stream":
+            compress = _zlib()
+        elif q.get("compress") == "zstd-stream":
+            factory = _zstd()
+            if factory is None:
+                await ws.close(code=4000, message=b"zstd-stream is not available")
+                return ws
+            compress = factory()
+        conn = Connection(ws, compress)
+        writer = asyncio.get_running_loop().create_task(conn.writer())
+        conn.send({"op": HELLO, "d": {"heartbeat_interval": int(self.heartbeat_interval
+                                                                  * 1000)}})
+        try:
+            async for frame in ws:
+                if frame.type is not WSMsgType.TEXT:
+                    if frame.type is WSMsgType.BINARY:
+                        await ws.close(code=4002)  # we never ask for ETF or compressed input
+                    continue
+                try:
+                    msg = json.loads(frame.data)
+                    op = msg["op"]
+                except (ValueError, KeyError, TypeError):
+                    await ws.close(code=4002)
+                    break
+                if not await self._on_op(conn, op, msg.get("d")):
+                    break
+        finally:
+            conn.queue.put_nowait(None)
+            await writer
+            s = conn.session
+            if s is not None and s.conn is conn:
+                s.conn = None
+                s.closed_at = self.world.now()
+                self.world.bump()
+            if not ws.closed:
+                await ws.close()
+        return ws
+
+    async def _on_op(self, conn: Connection, op: int, data: Any) -> bool:
+        """Handle one client payload; False once the socket is to be closed."""
+        world = self.world
+        if op == HEARTBEAT:
+            self.heartbeats += 1
+            conn.send({"op": HEARTBEAT_ACK})
+            return True
+        if op == IDENTIFY:
+            if conn.session is not None:
+                await conn.ws.close(code=4005)  # already authenticated
+                return False
+            if not isinstance(data, dict) or not world.authorised(f"Bot {data.get('token')}"):
+                await conn.ws.close(code=4004)  # authentication failed
+                return False
+            if self.current is not None:
+                self.current.superseded = True
+            session = Session(secrets.token_hex(16))
+            self.sessions[session.id] = session
+            self.current = session
+            self._attach(conn, session)
+            self.identifies += 1
+            session.dispatch("READY", self._ready_payload(session, data.get("shard")))
+            for guild in world.guilds.values():
+                session.dispatch("GUILD_CREATE", world.guild_payload(guild))
+            self._ready.set()
+            world.bump()
+            return True
+        if op == RESUME:
+            d = data if isinstance(data, dict) else {}
+            found = self.sessions.get(str(d.get("session_id")))
+            seq = d.get("seq")
+            oldest = found.buffer[0][0] if found and found.buffer else 1
+            if (found is None or session.superseded or not world.authorised(
+                    f"Bot {d.get('token')}") or not isinstance(seq, int) or seq < oldest - 1
+                    or seq > found.seq):
+                conn.send({"op": INVALID_SESSION, "d": False})
+                return True
+            session = found
+            if session.conn is not None and session.conn is not conn:
+                await session.conn.ws.close(code=4000)
+            self._attach(conn, session)
+            for n, payload in session.buffer:
+                if n > seq:
+                    conn.send(payload)
+            session.dispatch("RESUMED", {})
+            self.resumes += 1
+            self._ready.set()
+            world.bump()
+            return True
+        if conn.session is None and op not in (3, 4, 8):
+            await conn.ws.close(code=4003)  # not authenticated
+            return False
+        if op in (3, 4, 8, 14, 31):  # presence, voice, members, ... : nothing to do
+            return True
+        await conn.ws.close(code=4001)  # unknown opcode
+        return False
+
+    @staticmethod
+    def _attach(conn: Connection, session: Session) -> None:
+        conn.session = session
+        session.conn = conn
+        session.closed_at = None

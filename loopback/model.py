@@ -1,0 +1,394 @@
+"""The stand-in's Discord objects (users, guilds, channels, messages, attachments, interactions)
+and their JSON payloads as Discord's API and gateway shape them.
+
+Everything here is plain data; :mod:`loopback.world` holds the objects and applies the rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+#: 2015-01-01, Discord's epoch for snowflakes (milliseconds).
+DISCORD_EPOCH = 1_420_070_400_000
+#: Permission bits: every permission (the guild owner, an administrator).
+ALL_PERMISSIONS = (1 << 51) - 1
+#: A plain member: view, send, embed, attach, history, reactions, use application commands.
+MEMBER_PERMISSIONS = ((1 << 6) | (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16)
+                      | (1 << 31))
+EPHEMERAL = 1 << 6
+LOADING = 1 << 7
+
+_counter = itertools.count()
+
+
+def snowflake() -> int:
+    """A new unique snowflake id whose timestamp is now."""
+    ms = int(time.time() * 1000) - DISCORD_EPOCH
+    return (ms << 22) | (next(_counter) & 0x3FFFFF)
+
+
+def iso_now() -> str:
+    """The current time as Discord writes timestamps."""
+    return datetime.now(UTC).isoformat()
+
+
+@dataclass
+class User:
+    """A Discord user; ``locale`` is what their client sends (``en-US``, ``fr``, ``cs`` ...)."""
+
+    id: int
+    name: str
+    locale: str = "en-US"
+    admin: bool = False
+    bot: bool = False
+
+    @property
+    def permissions(self) -> int:
+        """The user's permissions in every channel of the stand-in."""
+        return ALL_PERMISSIONS if self.admin else MEMBER_PERMISSIONS
+
+    def payload(self) -> dict[str, Any]:
+        """The user object."""
+        return {"id": str(self.id), "username": self.name.lower().replace(" ", "_")[:32] or "u",
+                "discriminator": "0", "global_name": self.name, "avatar": None,
+                "bot": self.bot, "public_flags": 0}
+
+    def member(self, joined: str | None = None) -> dict[str, Any]:
+        """The guild member object (with ``permissions``, as interactions carry it)."""
+        return {"user": self.payload(), "nick": None, "avatar": None, "roles": [],
+                "joined_at": joined or iso_now(), "premium_since": None, "deaf": False,
+                "mute": False, "flags": 0, "pending": False,
+                "permissions": str(self.permissions), "communication_disabled_until": None}
+
+    def public(self) -> dict[str, Any]:
+        """What the control API tells about the user."""
+        return {"id": str(self.id), "name": self.name, "locale": self.locale,
+                "admin": self.admin}
+
+
+@dataclass
+class Channel:
+    """A text channel of a guild."""
+
+    id: int
+    guild_id: int
+    name: str
+    position: int = 0
+
+    def payload(self) -> dict[str, Any]:
+        """The channel object."""
+        return {"id": str(self.id), "type": 0, "guild_id": str(self.guild_id), "name": self.name,
+                "position": self.position, "permission_overwrites": [], "nsfw": False,
+                "parent_id": None, "topic": None, "last_message_id": None,
+                "rate_limit_per_user": 0, "flags": 0}
+
+    def public(self) -> dict[str, Any]:
+        """What the control API tells about the channel."""
+        return {"id": str(self.id), "guild_id": str(self.guild_id), "name": self.name}
+
+
+@dataclass
+class Guild:
+    """A guild (server); ``locale`` is its preferred locale."""
+
+    id: int
+    name: str
+    locale: str = "en-US"
+    owner_id: int = 0
+    channels: list[Channel] = field(default_factory=list)
+    joined: str = field(default_factory=iso_now)
+
+    def payload(self, bot: User, members: int) -> dict[str, Any]:
+        """The GUILD_CREATE payload (everything a bot with the guilds intent receives)."""
+        everyone = {"id": str(self.id), "name": "@everyone", "color": 0, "colors": {
+            "primary_color": 0, "secondary_color": None, "tertiary_color": None},
+            "hoist": False, "icon": None, "unicode_emoji": None, "position": 0,
+            "permissions": str(MEMBER_PERMISSIONS), "managed": False, "mentionable": False,
+            "flags": 0}
+        return {
+            "id": str(self.id), "name": self.name, "icon": None, "splash": None,
+            "discovery_splash": None, "owner_id": str(self.owner_id or bot.id),
+            "afk_channel_id": None, "afk_timeout": 300, "verification_level": 0,
+            "default_message_notifications": 0, "explicit_content_filter": 0,
+            "roles": [everyone], "emojis": [], "features": [], "mfa_level": 0,
+            "application_id": None, "system_channel_id": None, "system_channel_flags": 0,
+            "rules_channel_id": None, "vanity_url_code": None, "description": None,
+            "banner": None, "premium_tier": 0, "premium_subscription_count": 0,
+            "preferred_locale": self.locale, "public_updates_channel_id": None,
+            "nsfw_level": 0, "stickers": [], "premium_progress_bar_enabled": False,
+            "joined_at": self.joined, "large": False, "unavailable": False,
+            "member_count": members, "voice_states": [], "members": [bot.member(self.joined)],
+            "channels": [c.payload() for c in self.channels], "threads": [], "presences": [],
+            "stage_instances": [], "guild_scheduled_events": [], "soundboard_sounds": [],
+        }
+
+    def public(self) -> dict[str, Any]:
+        """What the control API tells about the guild."""
+        return {"id": str(self.id), "name": self.name, "locale": self.locale,
+                "channels": [c.public() for c in self.channels]}
+
+
+@dataclass
+class Attachment:
+    """A stored upload, served at ``/attachments/{id}/{secret}/{filename}``."""
+
+    id: int
+    filename: str
+    size: int
+    content_type: str
+    data: bytes | None
+    secret: str
+    description: str | None = None
+
+    @property
+    def path(self) -> str:
+        """The URL path the file is served at (unguessable, like Discord's signed CDN URLs)."""
+        return f"/attachments/{self.id}/{self.secret}/{self.filename}"
+
+    def payload(self, base: str) -> dict[str, Any]:
+        """The attachment object, its URLs under ``base`` (``http://127.0.0.1:port``)."""
+        out: dict[str, Any] = {"id": str(self.id), "filename": self.filename, "size": self.size,
+                               "url": base + self.path, "proxy_url": base + self.path,
+                               "content_type": self.content_type}
+        if self.description:
+            out["description"] = self.description
+        return out
+
+
+@dataclass
+class Message:
+    """A message in a channel. ``owner`` is set for an ephemeral message: only they see it."""
+
+    id: int
+    channel_id: int
+    guild_id: int | None
+    author: User
+    content: str = ""
+    embeds: list[dict[str, Any]] = field(default_factory=list)
+    components: list[dict[str, Any]] = field(default_factory=list)
+    attachments: list[Attachment] = field(default_factory=list)
+    flags: int = 0
+    owner: int | None = None
+    interaction_id: int | None = None
+    interaction_user: User | None = None
+    interaction_name: str | None = None
+    mentions: list[int] = field(default_factory=list)
+    timestamp: str = field(default_factory=iso_now)
+    edited: str | None = None
+    revision: int = 0
+    deleted: bool = False
+
+    @property
+    def ephemeral(self) -> bool:
+        """True when only ``owner`` sees the message."""
+        return self.owner is not None
+
+    @property
+    def loading(self) -> bool:
+        """True while the message is a "thinking..." placeholder of a deferred response."""
+        return bool(self.flags & LOADING)
+
+    def visible_to(self, user_id: int) -> bool:
+        """True when ``user_id`` can see this message in its channel."""
+        return not self.deleted and (self.owner is None or self.owner == user_id)
+
+    def _embeds(self, base: str) -> list[dict[str, Any]]:
+        """Embeds with ``attachment://name`` URLs resolved to the served file."""
+        by_name = {a.filename: a for a in self.attachments}
+        out = []
+        for e in self.embeds:
+            e = dict(e)
+            for key in ("image", "thumbnail"):
+                media = e.get(key)
+                url = media.get("url") if isinstance(media, dict) else None
+                if isinstance(url, str) and url.startswith("attachment://"):
+                    found = by_name.get(url[len("attachment://"):])
+                    if found is not None and isinstance(media, dict):
+                        e[key] = dict(media, url=base + found.path, proxy_url=base + found.path)
+            out.append(e)
+        return out
+
+    def payload(self, base: str, application_id: int) -> dict[str, Any]:
+        """The message object as the API returns it."""
+        out: dict[str, Any] = {
+            "id": str(self.id), "channel_id": str(self.channel_id), "type": 0,
+            "content": self.content, "author": self.author.payload(),
+            "embeds": self._embeds(base), "components": self.components,
+            "attachments": [a.payload(base) for a in self.attachments],
+            "mentions": [], "mention_roles": [], "mention_everyone": False, "pinned": False,
+            "tts": False, "timestamp": self.timestamp, "edited_timestamp": self.edited,
+            "flags": self.flags,
+        }
+        if self.guild_id is not None:
+            out["guild_id"] = str(self.guild_id)
+        if self.author.bot:
+            out["application_id"] = str(application_id)
+        if self.interaction_id is not None and self.interaction_user is not None:
+            out["type"] = 20 if self.interaction_name else 0
+            out["webhook_id"] = str(application_id)
+            out["interaction_metadata"] = {
+                "id": str(self.interaction_id), "type": 2 if self.interaction_name else 3,
+                "user": self.interaction_user.payload(), "authorizing_integration_owners": {}}
+        return out
+
+    def view(self, base: str, application_id: int) -> dict[str, Any]:
+        """The payload plus what the stand-in knows (ephemeral owner, revision, loading)."""
+        out = self.payload(base, application_id)
+        out["loopback"] = {"ephemeral_for": str(self.owner) if self.owner else None,
+                           "revision": self.revision, "loading": self.loading,
+                           "interaction_user": (str(self.interaction_user.id)
+                                                if self.interaction_user else None),
+                           "mentions": [str(m) for m in self.mentions]}
+        return out
+
+    # -- components
+
+    def items(self) -> list[dict[str, Any]]:
+        """Every component inside the action rows (buttons and menus)."""
+        return [c for row in self.components for c in row.get("components") or []]
+
+    def component(self, custom_id: str) -> dict[str, Any] | None:
+        """The component with this custom_id, or None."""
+        return next((c for c in self.items() if c.get("custom_id") == custom_id), None)
+
+    def custom_ids(self) -> list[str]:
+        """The custom_ids of the message's components, in order."""
+        return [c["custom_id"] for c in self.items() if isinstance(c.get("custom_id"), str)]
+
+    def text(self) -> str:
+        """Every human-readable text of the message (content, embeds, component labels)."""
+        parts = [self.content]
+        for e in self.embeds:
+            parts += [str(e.get("title") or ""), str(e.get("description") or ""),
+                      str((e.get("footer") or {}).get("text") or "")]
+            parts += [f"{f.get('name')} {f.get('value')}" for f in e.get("fields") or []]
+        for c in self.items():
+            parts.append(str(c.get("label") or c.get("placeholder") or ""))
+            parts += [f"{o.get('label')} {o.get('description') or ''}"
+                      for o in c.get("options") or []]
+        return "\n".join(p for p in parts if p)
+
+
+@dataclass
+class Breach:
+    """A rule of Discord the bot broke (tests assert there are none)."""
+
+    rule: str
+    detail: str
+    route: str = ""
+    interaction: int | None = None
+
+    def __str__(self) -> str:
+        where = f" [{self.route}]" if self.route else ""
+        ix = f" (interaction {self.interaction})" if self.interaction else ""
+        return f"{self.rule}{where}{ix}: {self.detail}"
+
+
+class InteractionFailed(Exception):
+    """The interaction was not answered: the bot was offline, disconnected, or too slow."""
+
+
+@dataclass
+class Interaction:
+    """One interaction a user made, and what the bot did with it.
+
+    Times come from the stand-in's clock: ``created``, ``responded`` (the initial response),
+    ``completed`` (the visible result: an immediate response, or the first edit / follow-up after
+    a deferral) and ``imaged`` (the first response or edit carrying an image).
+    """
+
+    id: int
+    token: str
+    type: int
+    user: User
+    channel_id: int
+    guild_id: int | None
+    data: dict[str, Any]
+    created: float
+    message_id: int | None = None
+    session: str | None = None
+    response_type: int | None = None
+    ephemeral: bool = False
+    original_id: int | None = None
+    responded: float | None = None
+    completed: float | None = None
+    imaged: float | None = None
+    failed: str | None = None
+    choices: list[dict[str, Any]] | None = None
+    modal: dict[str, Any] | None = None
+    followups: list[int] = field(default_factory=list)
+    _answered: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+    _done: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+
+    @property
+    def kind(self) -> str:
+        """``command``, ``component``, ``autocomplete`` or ``modal``."""
+        return {2: "command", 3: "component", 4: "autocomplete", 5: "modal"}.get(self.type, "?")
+
+    def mark_responded(self, at: float) -> None:
+        """The initial response arrived."""
+        self.responded = at
+        self._answered.set()
+
+    def mark_completed(self, at: float) -> None:
+        """The visible result arrived."""
+        if self.completed is None:
+            self.completed = at
+        self._answered.set()
+        self._done.set()
+
+    def mark_failed(self, reason: str) -> None:
+        """The interaction will never be answered."""
+        if self.failed is None and self.completed is None:
+            self.failed = reason
+            self._answered.set()
+            self._done.set()
+
+    async def answered(self, timeout: float = 10.0) -> Interaction:
+        """Wait for the initial response; :class:`InteractionFailed` if none will come."""
+        try:
+            await asyncio.wait_for(self._answered.wait(), timeout)
+        except TimeoutError:
+            raise InteractionFailed(f"no response within {timeout} s") from None
+        if self.responded is None:
+            raise InteractionFailed(self.failed or "not answered")
+        return self
+
+    async def done(self, timeout: float = 10.0) -> Interaction:
+        """Wait for the visible result (after a deferral: the first edit or follow-up)."""
+        try:
+            await asyncio.wait_for(self._done.wait(), timeout)
+        except TimeoutError:
+            raise InteractionFailed(f"no result within {timeout} s") from None
+        if self.completed is None:
+            raise InteractionFailed(self.failed or "not answered")
+        return self
+
+    def status(self) -> str:
+        """``pending``, ``deferred``, ``done`` or ``failed``."""
+        if self.completed is not None:
+            return "done"
+        if self.failed is not None:
+            return "failed"
+        if self.responded is not None:
+            return "deferred"
+        return "pending"
+
+    def public(self) -> dict[str, Any]:
+        """What the control API tells about the interaction."""
+        return {"id": str(self.id), "kind": self.kind, "user": str(self.user.id),
+                "channel_id": str(self.channel_id), "status": self.status(),
+                "failed": self.failed, "response_type": self.response_type,
+                "message_id": str(self.message_id) if self.message_id else None,
+                "original_id": str(self.original_id) if self.original_id else None,
+                "followups": [str(f) for f in self.followups],
+                "choices": self.choices,
+                "first_response_ms": (None if self.responded is None
+                                      else round((self.responded - self.created) * 1000, 1)),
+                "done_ms": (None if self.completed is None
+                            else round((self.completed - self.created) * 1000, 1))}

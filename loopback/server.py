@@ -1,0 +1,342 @@
+"""The stand-in's HTTP server on 127.0.0.1: Discord's REST API under ``/api/v10``, the gateway at
+``/gateway``, stored uploads at ``/attachments/...``, and the control API under ``/_loopback/``.
+
+Control API (JSON over HTTP, for a web page or any script; ids are strings):
+
+``GET  /_loopback/``
+    Summary: counts, breaches, whether the bot is connected, the world ``version``.
+``GET  /_loopback/users`` / ``POST /_loopback/users`` ``{"name", "locale"?, "admin"?}``
+    List or create users (``locale`` as Discord clients send it: ``en-US``, ``fr``, ``cs``).
+``GET  /_loopback/guilds`` / ``POST /_loopback/guilds`` ``{"name", "locale"?}``
+    List or create guilds; ``POST /_loopback/channels`` ``{"guild_id", "name"}`` adds a channel.
+``GET  /_loopback/commands?guild_id=``
+    The slash commands the bot registered, as a user of that guild sees them.
+``GET  /_loopback/channels/{channel_id}/messages?user={user_id}``
+    ``{"version", "messages": [...]}``: the channel as that user sees it, oldest first (their
+    own ephemeral messages included, nobody else's). Each message is Discord's message object
+    (embeds' ``attachment://`` images resolved to served URLs) plus a ``loopback`` object:
+    ``ephemeral_for``, ``revision``, ``loading``, ``interaction_user``, ``mentions``.
+``POST /_loopback/command`` ``{"user", "channel", "command": "goblin new", "options"?: {},
+"wait"?: "answered"|"done"}``
+    Run a slash command as the user; answers the interaction (see below).
+``POST /_loopback/click`` ``{"user", "message", "custom_id", "wait"?}``
+    Click a button the user sees.
+``POST /_loopback/select`` ``{"user", "message", "custom_id", "values": [...], "wait"?}``
+    Choose in a select menu the user sees.
+``POST /_loopback/autocomplete`` ``{"user", "channel", "command", "option", "value",
+"options"?}``
+    ``{"choices": [...]}`` the bot suggests.
+``GET  /_loopback/interactions/{id}``
+    ``{"id", "kind", "status": pending|deferred|done|failed, "failed", "first_response_ms",
+    "done_ms", "original_id", "followups", "choices"}``.
+``GET  /_loopback/wait?after={version}&timeout={s}``
+    Long poll: returns ``{"version"}`` once anything visible changed after ``version``.
+``GET  /_loopback/breaches``
+    ``{"breaches": [...], "orphaned": [...]}``: the rules the bot broke.
+``GET  /_loopback/attachments/{id}?user={user_id}``
+    The file, only when it is on a message that user can see.
+
+A user who cannot do something (hidden message, unknown button, invalid option) gets HTTP 400
+``{"error": "..."}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from loopback.model import Interaction, InteractionFailed, Message
+from loopback.world import LoopbackError, Reply, Upload, World, dumps
+
+log = logging.getLogger("loopback")
+API = "/api/v10"
+FAKE_TOKEN = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GLoopb.loopback-token-not-a-real-discord-token"
+
+
+class Loopback(World):
+    """A Discord stand-in listening on 127.0.0.1 (``async with Loopback() as lb: ...``).
+
+    Everything of :class:`~loopback.world.World` (the user side) plus the server: ``base_url``,
+    ``api_base`` and ``gateway_url`` once started, and :meth:`env` for the bot's settings.
+    """
+
+    def __init__(self, *, port: int = 0, host: str = "127.0.0.1", **options: Any) -> None:
+        options.setdefault("token", FAKE_TOKEN)
+        super().__init__(**options)
+        self.host = host
+        self.port = port
+        self.app = self._make_app()
+        self._runner: web.AppRunner | None = None
+        self._watchdog: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> Loopback:
+        """Start listening (``port=0``: a free port)."""
+        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        sockets = getattr(site._server, "sockets", None)
+        if sockets:
+            self.port = sockets[0].getsockname()[1]
+        self.base_url = f"http://{self.host}:{self.port}"
+        self.gateway.url = f"ws://{self.host}:{self.port}/gateway"
+        self._watchdog = asyncio.get_running_loop().create_task(self._watch())
+        return self
+
+    async def stop(self) -> None:
+        """Close every socket and stop listening."""
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watchdog
+        for s in self.gateway.sessions.values():
+            if s.conn is not None:
+                await s.conn.ws.close(code=1001)
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> Loopback:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(0.1)
+            self.check_deadlines()
+
+    @property
+    def api_base(self) -> str:
+        """The REST base URL (``KARAK_API_BASE``)."""
+        return self.base_url + API
+
+    @property
+    def gateway_url(self) -> str:
+        """The gateway URL (``KARAK_GATEWAY_URL``)."""
+        return self.gateway.url
+
+    def env(self) -> dict[str, str]:
+        """The environment that points the bot here."""
+        return {"DISCORD_TOKEN": self.token or FAKE_TOKEN, "KARAK_API_BASE": self.api_base,
+                "KARAK_GATEWAY_URL": self.gateway_url}
+
+    async def wait_connected(self, timeout: float = 30.0) -> None:
+        """Wait until the bot is connected to the gateway."""
+        await self.gateway.wait_connected(timeout)
+
+    # ------------------------------------------------------------------ HTTP glue
+
+    def _make_app(self) -> web.Application:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_get("/gateway", self.gateway.handle)
+        app.router.add_get("/gateway/", self.gateway.handle)
+        app.router.add_get("/attachments/{aid}/{secret}/{name}", self._file)
+        control: list[tuple[str, str, Callable[[web.Request], Awaitable[Any]]]] = [
+            ("GET", "/_loopback/", self._c_summary),
+            ("GET", "/_loopback/users", self._c_users),
+            ("POST", "/_loopback/users", self._c_new_user),
+            ("GET", "/_loopback/guilds", self._c_guilds),
+            ("POST", "/_loopback/guilds", self._c_new_guild),
+            ("POST", "/_loopback/channels", self._c_new_channel),
+            ("GET", "/_loopback/commands", self._c_commands),
+            ("GET", "/_loopback/channels/{cid}/messages", self._c_messages),
+            ("POST", "/_loopback/command", self._c_command),
+            ("POST", "/_loopback/click", self._c_click),
+            ("POST", "/_loopback/select", self._c_select),
+            ("POST", "/_loopback/autocomplete", self._c_autocomplete),
+            ("GET", "/_loopback/interactions/{iid}", self._c_interaction),
+            ("GET", "/_loopback/wait", self._c_wait),
+            ("GET", "/_loopback/breaches", self._c_breaches),
+            ("GET", "/_loopback/attachments/{aid}", self._c_attachment),
+        ]
+        for method, path, handler in control:
+            app.router.add_route(method, path, self._control(handler))
+        app.router.add_route("*", API + "/{tail:.*}", self._api)
+        return app
+
+    async def _api(self, request: web.Request) -> web.StreamResponse:
+        path = "/" + request.match_info["tail"]
+        body: Any = None
+        uploads: list[Upload] = []
+        if request.content_type.startswith("multipart/"):
+            reader = await request.multipart()
+            while True:
+                part = await reader.next()
+                if part is None:
+                    break
+                name = getattr(part, "name", None) or ""
+                data = await part.read()  # type: ignore[union-attr]
+                if name == "payload_json":
+                    body = json.loads(data.decode())
+                else:
+                    uploads.append(Upload(name, getattr(part, "filename", None) or name,
+                                          part.headers.get("Content-Type",
+                                                           "application/octet-stream"),
+                                          bytes(data)))
+        elif request.can_read_body:
+            raw = await request.read()
+            if raw:
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    return web.json_response({"message": "400: Bad Request", "code": 50109},
+                                             status=400)
+        query = {k: v for k, v in request.query.items()}
+        reply = await self.rest(request.method, path, query,
+                                request.headers.get("Authorization"), body, uploads)
+        return self._respond(reply)
+
+    @staticmethod
+    def _respond(reply: Reply) -> web.Response:
+        if reply.status == 204 or reply.body is None:
+            return web.Response(status=reply.status, headers=reply.headers)
+        # exactly "application/json": discord.py compares the header without parameters
+        headers = dict(reply.headers, **{"Content-Type": "application/json"})
+        return web.Response(status=reply.status, body=dumps(reply.body).encode(),
+                            headers=headers)
+
+    async def _file(self, request: web.Request) -> web.StreamResponse:
+        aid = request.match_info["aid"]
+        att = self.files.get(int(aid)) if aid.isdigit() else None
+        if att is None or att.secret != request.match_info["secret"] or att.data is None:
+            return web.json_response({"message": "404: Not Found", "code": 0}, status=404)
+        return web.Response(body=att.data, content_type=att.content_type.split(";")[0])
+
+    # ------------------------------------------------------------------ control API
+
+    def _control(self, handler: Callable[[web.Request], Awaitable[Any]]
+                 ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        async def wrapped(request: web.Request) -> web.StreamResponse:
+            try:
+                out = await handler(request)
+            except (LoopbackError, KeyError, ValueError, TypeError) as exc:
+                text = str(exc) if isinstance(exc, LoopbackError) else f"bad request: {exc!r}"
+                return web.json_response({"error": text}, status=400)
+            if isinstance(out, web.StreamResponse):
+                return out
+            return web.Response(text=dumps(out), content_type="application/json")
+        return wrapped
+
+    @staticmethod
+    async def _json(request: web.Request) -> dict[str, Any]:
+        data = await request.json()
+        if not isinstance(data, dict):
+            raise LoopbackError("a JSON object is expected")
+        return data
+
+    async def _c_summary(self, request: web.Request) -> Any:
+        return dict(self.summary(), api_base=self.api_base, gateway_url=self.gateway_url)
+
+    async def _c_users(self, request: web.Request) -> Any:
+        return {"users": [u.public() for u in self.users.values()]}
+
+    async def _c_new_user(self, request: web.Request) -> Any:
+        d = await self._json(request)
+        return self.create_user(str(d["name"]), str(d.get("locale", "en-US")),
+                                bool(d.get("admin", False))).public()
+
+    async def _c_guilds(self, request: web.Request) -> Any:
+        return {"guilds": [g.public() for g in self.guilds.values()]}
+
+    async def _c_new_guild(self, request: web.Request) -> Any:
+        d = await self._json(request)
+        return self.create_guild(str(d.get("name", "Karak Club")),
+                                 str(d.get("locale", "en-US"))).public()
+
+    async def _c_new_channel(self, request: web.Request) -> Any:
+        d = await self._json(request)
+        guild = self.guilds.get(int(d["guild_id"]))
+        if guild is None:
+            raise LoopbackError(f"no guild {d['guild_id']}")
+        return self.create_channel(guild, str(d.get("name", "goblin"))).public()
+
+    async def _c_commands(self, request: web.Request) -> Any:
+        gid = request.query.get("guild_id")
+        return {"commands": self.registered(int(gid) if gid else None)}
+
+    async def _c_messages(self, request: web.Request) -> Any:
+        channel = self.channel(request.match_info["cid"])
+        user = self.user(request.query["user"])
+        return {"version": self.version,
+                "messages": [self.view(m) for m in self.messages_for(channel, user)]}
+
+    async def _answer(self, ix: Interaction, wait: Any) -> Any:
+        if wait in ("answered", "done"):
+            try:
+                await (ix.answered() if wait == "answered" else ix.done())
+            except InteractionFailed:
+                pass
+        return ix.public()
+
+    async def _c_command(self, request: web.Request) -> Any:
+        d = await self._json(request)
+        options = d.get("options") or {}
+        if not isinstance(options, dict):
+            raise LoopbackError("options must be an object")
+        ix = await self.command(self.user(d["user"]), self.channel(d["channel"]),
+                                str(d["command"]), **options)
+        return await self._answer(ix, d.get("wait"))
+
+    def _target(self, d: dict[str, Any]) -> Message:
+        return self.message(d["message"])
+
+    async def _c_click(self, request: web.Request) -> Any:
+        d = await self._json(request)
+        ix = await self.click(self.user(d["user"]), self._target(d), str(d["custom_id"]))
+        return await self._answer(ix, d.get("wait"))
+
+    async def _c_select(self, request: web.Request) -> Any:
+        d = await self._json(request)
+        values = d.get("values")
+        if not isinstance(values, list):
+            raise LoopbackError("values must be a list")
+        ix = await self.select(self.user(d["user"]), self._target(d), str(d["custom_id"]),
+                               [str(v) for v in values])
+        return await self._answer(ix, d.get("wait"))
+
+    async def _c_autocomplete(self, request: web.Request) -> Any:
+        d = await self._json(request)
+        try:
+            choices = await self.autocomplete(
+                self.user(d["user"]), self.channel(d["channel"]), str(d["command"]),
+                str(d["option"]), str(d.get("value", "")), **(d.get("options") or {}))
+        except InteractionFailed as exc:
+            raise LoopbackError(f"the bot did not answer: {exc}") from None
+        return {"choices": choices}
+
+    async def _c_interaction(self, request: web.Request) -> Any:
+        ix = self.interactions.get(int(request.match_info["iid"]))
+        if ix is None:
+            raise LoopbackError("no such interaction")
+        return ix.public()
+
+    async def _c_wait(self, request: web.Request) -> Any:
+        after = int(request.query.get("after", "0"))
+        timeout = min(60.0, float(request.query.get("timeout", "25")))
+        return {"version": await self.changed(after, timeout)}
+
+    async def _c_breaches(self, request: web.Request) -> Any:
+        self.check_deadlines()
+        return {"breaches": [str(b) for b in self.breaches],
+                "orphaned": [ix.public() for ix in self.orphaned]}
+
+    async def _c_attachment(self, request: web.Request) -> web.StreamResponse:
+        aid = int(request.match_info["aid"])
+        user = self.user(request.query["user"])
+        for m in self.messages.values():
+            if m.visible_to(user.id):
+                for a in m.attachments:
+                    if a.id == aid and a.data is not None:
+                        return web.Response(body=a.data,
+                                            content_type=a.content_type.split(";")[0])
+        return web.json_response({"error": "no such attachment for this user"}, status=404)

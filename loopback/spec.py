@@ -1,0 +1,145 @@
+"""Discord's OpenAPI document as a request validator.
+
+:class:`Spec` finds the operation a request path belongs to (``/channels/123/messages`` ->
+``/channels/{channel_id}/messages``) and validates a request body against that operation's JSON
+schema. The stand-in validates every body the bot sends, and the offline harness of
+``tests/bot`` uses the same class, so both hold the bot to one reading of the API.
+
+The document lives outside the repository at ``../shared/discord-api/openapi.json`` (relative to
+the project root); another file can be given explicitly. ``jsonschema`` (a development
+dependency) does the validation; :func:`available` tells whether it can be used.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC_PATH = ROOT.parent / "shared" / "discord-api" / "openapi.json"
+
+
+class SpecUnavailable(RuntimeError):
+    """The OpenAPI document or the ``jsonschema`` package is missing."""
+
+
+def available(path: Path = SPEC_PATH) -> bool:
+    """True when the document exists and ``jsonschema`` can be imported."""
+    try:
+        import jsonschema  # type: ignore[import-untyped]  # noqa: F401
+        import referencing  # noqa: F401
+    except ImportError:
+        return False
+    return path.is_file()
+
+
+class Spec:
+    """Discord's OpenAPI document: find the operation of a request and validate its body."""
+
+    def __init__(self, path: Path = SPEC_PATH) -> None:
+        try:
+            import jsonschema  # noqa: F401
+            from referencing import Registry, Resource
+            from referencing.jsonschema import DRAFT202012
+        except ImportError as exc:  # pragma: no cover - a dev dependency
+            raise SpecUnavailable("request validation needs the jsonschema package") from exc
+        try:
+            self.doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise SpecUnavailable(f"cannot read the Discord API document {path}") from exc
+        self.registry: Any = Registry().with_resource(
+            "urn:discord", Resource.from_contents(self.doc, default_specification=DRAFT202012))
+        self.paths: list[tuple[re.Pattern[str], str]] = []
+        for template in self.doc["paths"]:
+            regex = re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template))
+            self.paths.append((re.compile(f"^{regex}$"), template))
+        # static paths first (e.g. /messages/@original before /messages/{message_id})
+        self.paths.sort(key=lambda p: p[1].count("{"))
+        self._validators: dict[tuple[str, str], Any] = {}
+
+    def find(self, path: str) -> str | None:
+        """The path template matching ``path`` (without query), or None."""
+        for regex, template in self.paths:
+            if regex.match(path):
+                return template
+        return None
+
+    def template(self, path: str) -> str:
+        """The path template matching ``path``; AssertionError when there is none."""
+        found = self.find(path)
+        if found is None:
+            raise AssertionError(f"{path} is not an endpoint of the Discord API")
+        return found
+
+    def has_operation(self, method: str, template: str) -> bool:
+        """True when the API defines ``method`` on ``template``."""
+        return method.lower() in self.doc["paths"].get(template, {})
+
+    def takes_body(self, method: str, template: str) -> bool:
+        """True when the operation has a request body."""
+        op = self.doc["paths"][template].get(method.lower()) or {}
+        return "requestBody" in op
+
+    def validator(self, method: str, template: str) -> Any:
+        """The JSON schema validator of an operation's body (None when it takes no body)."""
+        import jsonschema
+
+        key = (method.upper(), template)
+        if key not in self._validators:
+            op = self.doc["paths"][template].get(method.lower())
+            if op is None:
+                raise AssertionError(f"{method} {template} is not in the Discord API")
+            body = op.get("requestBody")
+            if body is None:
+                self._validators[key] = None
+            else:
+                if "application/json" not in body["content"]:
+                    raise AssertionError(f"{method} {template}: no JSON body in the API")
+                pointer = "/".join(p.replace("~", "~0").replace("/", "~1") for p in (
+                    "paths", template, method.lower(), "requestBody", "content",
+                    "application/json", "schema"))
+                schema = {"$ref": f"urn:discord#/{pointer}"}
+                self._validators[key] = jsonschema.Draft202012Validator(
+                    schema, registry=self.registry)
+        return self._validators[key]
+
+    def problems(self, method: str, path: str, body: Any) -> tuple[str | None, list[str]]:
+        """The template of the request and what is wrong with it (empty when it is valid)."""
+        import jsonschema
+
+        template = self.find(path)
+        if template is None:
+            return None, [f"{method} {path} is not an endpoint of the Discord API"]
+        if not self.has_operation(method, template):
+            return template, [f"{method} {template} is not in the Discord API"]
+        validator = self.validator(method, template)
+        if validator is None:
+            if body is not None:
+                return template, [f"{method} {template} takes no body, got "
+                                  f"{json.dumps(body)[:200]}"]
+            return template, []
+        if body is None:
+            return template, []
+        errors = sorted(validator.iter_errors(body), key=lambda e: list(e.path))
+        if not errors:
+            return template, []
+        best = jsonschema.exceptions.best_match(errors)
+        return template, [f"{method} {template}: body violates the Discord API schema: "
+                          f"{best.message[:300]} at {list(best.absolute_path)}"]
+
+    def check(self, method: str, path: str, body: Any) -> str:
+        """Validate a request; returns its template, raises AssertionError when it is wrong."""
+        template, problems = self.problems(method, path, body)
+        if problems:
+            raise AssertionError(f"{problems[0]}\n{json.dumps(body)[:1500]}")
+        assert template is not None
+        return template
+
+
+@cache
+def spec(path: Path = SPEC_PATH) -> Spec:
+    """The shared (cached) :class:`Spec` of ``path``."""
+    return Spec(path)
