@@ -4,24 +4,46 @@ A :class:`Msg` is a translation key with parameters; parameters may themselves b
 name inside an event sentence), and are translated in the same locale. Locale files live in
 ``i18n/locales/<locale>/*.toml`` as nested tables whose dotted paths are the keys. English is the
 reference language and the fallback for unknown locales or missing keys.
+
+Two things a plain ``str.format`` cannot do are handled here, so translators write real sentences:
+
+* **Plurals.** A key may be a table of plural forms (``one``, ``few``, ``other``...; ``other`` is
+  required) instead of one text; the form is chosen by the message's ``count`` parameter with the
+  language's plural rule (English and French: one/other, French counting 0 as one; Czech:
+  one/few/other). ``draw = { one = "{who} draws a card.", other = "{who} draws {count} cards." }``
+* **French typography.** In French, the space before ``: ; ! ?`` and inside ``« »`` becomes a
+  no-break space, and ``de``/``que`` before a parameter starting with a vowel are elided
+  (``la main d'Aderyn``), so translations can be written with ordinary spaces.
 """
 
 from __future__ import annotations
 
+import re
 import string
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Union
 
-__all__ = ["Msg", "msg", "translate", "has_key", "keys", "LOCALES", "DEFAULT_LOCALE"]
+__all__ = [
+    "DEFAULT_LOCALE", "LOCALES", "LOCALE_NAMES", "Msg", "PLURAL_FORMS", "Param", "catalog",
+    "has_key", "keys", "msg", "normalise_locale", "placeholders", "plural_form", "texts",
+    "translate",
+]
 
 DEFAULT_LOCALE = "en"
-LOCALES = ("en",)
+LOCALES = ("en", "fr", "cs")
+#: Each shipped language named in itself (for menus that offer a language).
+LOCALE_NAMES = {"en": "English", "fr": "Français", "cs": "Čeština"}
+#: The plural categories a key's table of forms may use (CLDR names).
+PLURAL_FORMS = ("zero", "one", "two", "few", "many", "other")
 _ROOT = Path(__file__).parent / "locales"
 
 Param = Union[str, int, "Msg"]
+#: One entry of a locale: a text, or a table of plural forms.
+Entry = str | Mapping[str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,11 +69,20 @@ def msg(key: str, **params: Param) -> Msg:
     return Msg(key, tuple(sorted(params.items())))
 
 
-def _flatten(prefix: str, table: dict[str, object], out: dict[str, str]) -> None:
+def _is_plural(table: Mapping[str, object]) -> bool:
+    """True for a table of plural forms: only plural category names, ``other`` among them."""
+    return ("other" in table and set(table) <= set(PLURAL_FORMS)
+            and all(isinstance(v, str) for v in table.values()))
+
+
+def _flatten(prefix: str, table: Mapping[str, object], out: dict[str, Entry]) -> None:
     for name, value in table.items():
         key = f"{prefix}.{name}" if prefix else name
         if isinstance(value, dict):
-            _flatten(key, value, out)
+            if _is_plural(value):
+                out[key] = {str(k): str(v) for k, v in value.items()}
+            else:
+                _flatten(key, value, out)
         elif isinstance(value, str):
             out[key] = value
         else:
@@ -59,13 +90,13 @@ def _flatten(prefix: str, table: dict[str, object], out: dict[str, str]) -> None
 
 
 @cache
-def catalog(locale: str) -> dict[str, str]:
-    """Every key of ``locale`` with its text, read once from that locale's TOML files."""
-    out: dict[str, str] = {}
+def catalog(locale: str) -> dict[str, Entry]:
+    """Every key of ``locale`` with its entry, read once from that locale's TOML files."""
+    out: dict[str, Entry] = {}
     folder = _ROOT / locale
     for path in sorted(folder.glob("*.toml")):
         with path.open("rb") as fh:
-            part: dict[str, str] = {}
+            part: dict[str, Entry] = {}
             _flatten("", tomllib.load(fh), part)
         clash = out.keys() & part.keys()
         if clash:
@@ -74,11 +105,17 @@ def catalog(locale: str) -> dict[str, str]:
     return out
 
 
+def texts(entry: Entry) -> tuple[str, ...]:
+    """The text(s) of an entry: one text, or each plural form."""
+    return (entry,) if isinstance(entry, str) else tuple(entry.values())
+
+
 def normalise_locale(locale: str | None) -> str:
-    """Map a Discord-style locale (``fr``, ``cs``, ``en-US``) onto one we ship, else English."""
+    """Map a Discord-style locale (``fr``, ``cs``, ``en-US``, ``fr_FR``) onto one we ship, else
+    English."""
     if not locale:
         return DEFAULT_LOCALE
-    base = locale.split("-")[0].lower()
+    base = locale.replace("_", "-").split("-")[0].lower()
     return base if base in LOCALES else DEFAULT_LOCALE
 
 
@@ -92,9 +129,56 @@ def keys(locale: str = DEFAULT_LOCALE) -> frozenset[str]:
     return frozenset(catalog(locale))
 
 
-def placeholders(text: str) -> frozenset[str]:
-    """The ``{name}`` placeholders a translation uses."""
-    return frozenset(f for _, f, _, _ in string.Formatter().parse(text) if f)
+def placeholders(text: Entry) -> frozenset[str]:
+    """The ``{name}`` placeholders a translation uses (every plural form together)."""
+    out: set[str] = set()
+    for t in texts(text):
+        out |= {f for _, f, _, _ in string.Formatter().parse(t) if f}
+    return frozenset(out)
+
+
+def plural_form(locale: str, n: int) -> str:
+    """The plural category of the number ``n`` in ``locale`` (CLDR rules for whole numbers)."""
+    n = abs(n)
+    if locale == "cs":
+        if n == 1:
+            return "one"
+        return "few" if 2 <= n <= 4 else "other"
+    if locale == "fr":
+        return "one" if n in (0, 1) else "other"
+    return "one" if n == 1 else "other"
+
+
+_VOWEL_START = re.compile(r"[AEIOUÀÂÆÉÈÊËÎÏÔŒÙÛÜaeiouàâæéèêëîïôœùûü]")
+_ELIDABLE = re.compile(r"\b([Dd]e|[Qq]ue) \{(\w+)\}")
+_FR_SPACE_BEFORE = re.compile(r" ([:;!?»])")
+_FR_SPACE_AFTER = re.compile(r"« ")
+
+
+def _french(template: str, values: Mapping[str, object]) -> str:
+    """Elide ``de``/``que`` before a vowel-initial parameter (``d'Aderyn``)."""
+
+    def elide(m: re.Match[str]) -> str:
+        value = str(values.get(m[2], ""))
+        if value and _VOWEL_START.match(value):
+            return f"{m[1][0]}'{{{m[2]}}}" if m[1].lower() == "de" else f"{m[1][:2]}'{{{m[2]}}}"
+        return m[0]
+
+    return _ELIDABLE.sub(elide, template)
+
+
+def _typography(text: str) -> str:
+    """French no-break spaces before ``: ; ! ? »`` and after ``«``."""
+    text = _FR_SPACE_BEFORE.sub("\u00a0\\1", text)
+    return _FR_SPACE_AFTER.sub("«\u00a0", text)
+
+
+def _pick(entry: Entry, locale: str, values: Mapping[str, object]) -> str:
+    if isinstance(entry, str):
+        return entry
+    count = values.get("count")
+    form = plural_form(locale, count) if isinstance(count, int) else "other"
+    return entry.get(form) or entry["other"]
 
 
 def translate(message: Msg | str, locale: str | None = DEFAULT_LOCALE) -> str:
@@ -104,12 +188,21 @@ def translate(message: Msg | str, locale: str | None = DEFAULT_LOCALE) -> str:
     """
     loc = normalise_locale(locale)
     m = Msg(message) if isinstance(message, str) else message
-    text = catalog(loc).get(m.key) or catalog(DEFAULT_LOCALE).get(m.key)
-    if text is None:
-        return m.key
+    entry = catalog(loc).get(m.key)
+    if entry is None:
+        loc_text = DEFAULT_LOCALE
+        entry = catalog(DEFAULT_LOCALE).get(m.key)
+        if entry is None:
+            return m.key
+    else:
+        loc_text = loc
+    values: dict[str, object] = {k: translate(v, loc) if isinstance(v, Msg) else v
+                                 for k, v in m.params}
+    text = _pick(entry, loc_text, values)
+    if loc_text == "fr":
+        text = _typography(_french(text, values) if values else text)
     if not m.params:
         return text
-    values = {k: translate(v, loc) if isinstance(v, Msg) else v for k, v in m.params}
     try:
         return text.format(**values)
     except (KeyError, IndexError, ValueError):
