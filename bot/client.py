@@ -19,21 +19,25 @@ from discord.ext import commands
 from bot.controller import Controller, PillowRenderer, Renderer
 from bot.service import GameService
 from bot.views import GoblinItem
-from i18n import Msg, has_key, normalise_locale, translate
+from i18n import DEFAULT_LOCALE, Msg, has_key, normalise_locale, translate
 
 log = logging.getLogger("karak.bot")
 SYNC_KEY = "commands_hash"
 
 
 class Translator(app_commands.Translator):
-    """Command names and descriptions through i18n: a ``locale_str`` with a ``key`` extra."""
+    """Command names, descriptions, option names and choices through i18n.
+
+    Every ``locale_str`` of the command tree carries its i18n ``key`` as an extra; Discord gets
+    each shipped language's text as a localisation (English is the default text itself).
+    """
 
     async def translate(self, string: app_commands.locale_str, locale: discord.Locale,
                         context: app_commands.TranslationContextTypes) -> str | None:
         """The text for ``locale`` when that locale has its own translation, else None."""
         key = string.extras.get("key")
         lc = normalise_locale(str(locale.value))
-        if not key or lc == "en" or not has_key(key, lc):
+        if not key or lc == DEFAULT_LOCALE or not has_key(key, lc):
             return None
         return translate(Msg(key), lc)
 
@@ -101,15 +105,24 @@ class KarakBot(commands.Bot):
         await self.controller.resume()
         self.controller.start_timers()
 
-    def commands_hash(self) -> str:
-        """A hash of the command tree as Discord would receive it (in English)."""
-        data = [c.to_dict(self.tree) for c in self.tree.get_commands()]
+    async def command_payload(self) -> list[dict[str, Any]]:
+        """The command tree exactly as a sync sends it: English texts with every shipped
+        language's localisations."""
+        translator = self.tree.translator
+        commands = self.tree.get_commands()
+        if translator is None:
+            return [c.to_dict(self.tree) for c in commands]
+        return [await c.get_translated_payload(self.tree, translator) for c in commands]
+
+    async def commands_hash(self) -> str:
+        """A hash of the command tree as Discord would receive it (with its translations)."""
+        data = await self.command_payload()
         text = json.dumps([data, self.dev_guild], sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
     async def sync_commands(self, force: bool = False) -> bool:
         """Sync the commands when they changed since the last sync (or when forced)."""
-        digest = self.commands_hash()
+        digest = await self.commands_hash()
         key = f"{SYNC_KEY}:{self.dev_guild or 'global'}"
         if not force and await self.service.store.get_meta(key) == digest:
             log.info("commands unchanged, not syncing")

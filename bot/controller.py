@@ -90,6 +90,14 @@ def loc(interaction: discord.Interaction[Any]) -> str:
     return normalise_locale(str(interaction.locale.value) if interaction.locale else None)
 
 
+def public_locale(interaction: discord.Interaction[Any]) -> str:
+    """The language of what everyone sees: the server's preferred language in Discord (the
+    clicking user's outside a server); a server's forced language is applied by the service."""
+    if interaction.guild_locale is not None:
+        return normalise_locale(str(interaction.guild_locale.value))
+    return loc(interaction)
+
+
 def timer_text(seconds: int) -> Msg:
     """A turn timer as words."""
     if seconds <= 0:
@@ -219,11 +227,11 @@ class Controller:
     def _events(self, obs: Observation, locale: str, count: int = EVENTS_SHOWN) -> list[str]:
         return [translate(e.text, locale) for e in obs.events[-count:]]
 
-    async def table_payload(self, record: TableRecord) -> tuple[discord.Embed,
-                                                                list[discord.File],
-                                                                discord.ui.View | None]:
-        """Embed, image and view of the public table message."""
-        lc = record.locale
+    async def table_payload(self, record: TableRecord, locale: str | None = None,
+                            ) -> tuple[discord.Embed, list[discord.File], discord.ui.View | None]:
+        """Embed, image and view of the table message: in the table's (public) language, or in
+        ``locale`` for a private copy."""
+        lc = locale or record.locale
         obs = observe(record.game, None)
         lines = [f"**{translate(phase_line(obs), lc)}**", ""]
         lines += [translate(seat_line(obs, i), lc) for i in obs.order]
@@ -282,9 +290,10 @@ class Controller:
         view = moves_view(record.id, record.version, ctrls, locale) if ctrls.notations() else None
         return embeds, files, view
 
-    def lobby_payload(self, record: TableRecord) -> tuple[discord.Embed, discord.ui.View | None]:
-        """Embed and view of a lobby message."""
-        lc = record.locale
+    def lobby_payload(self, record: TableRecord, locale: str | None = None,
+                      ) -> tuple[discord.Embed, discord.ui.View | None]:
+        """Embed and view of a lobby message (in the table's language, or ``locale``)."""
+        lc = locale or record.locale
         lines = []
         for i, s in enumerate(record.seats, start=1):
             who: str | Msg = f"<@{s.user}>" if s.user else msg("bot.lobby.ai_name")
@@ -531,6 +540,18 @@ class Controller:
         manager = bool(interaction.permissions.manage_channels) if interaction.guild_id else False
         return await svc.cancel(table, user.id, manager)
 
+    async def relocalise_guild(self, guild_id: int, locale: str) -> None:
+        """A server's language changed: its lobbies and tables switch and are redrawn."""
+        for tid in await self.service.store.relocalise(guild_id, locale):
+            try:
+                record = await self.service.load(tid)
+            except Refusal:
+                continue
+            if record.status == "lobby":
+                await self._edit_lobby(None, record)
+            else:
+                self.mark_dirty(tid)
+
     async def begin(self, record: TableRecord) -> None:
         """The game started: post the table message mentioning the first player."""
         seat = record.seats[record.game.current]
@@ -557,8 +578,7 @@ class Controller:
         locale = loc(interaction)
         if interaction.channel_id is None:
             raise Refusal(msg("bot.error.guild_only"))
-        table_locale = normalise_locale(str(interaction.guild_locale.value)
-                                        if interaction.guild_locale else locale)
+        table_locale = public_locale(interaction)
         try:
             record = await self.service.create(
                 guild_id=interaction.guild_id, channel_id=interaction.channel_id,
@@ -608,17 +628,16 @@ class Controller:
         assert interaction.channel_id is not None
         record = await self.service.in_channel(interaction.channel_id)
         if record.state is None:
-            embed, _ = self.lobby_payload(record)
+            embed, _ = self.lobby_payload(record, locale)
             await interaction.edit_original_response(embed=embed)
             return
-        embed, files, _ = await self.table_payload(record)
+        embed, files, _ = await self.table_payload(record, locale)
         await interaction.edit_original_response(
             content=translate(msg("bot.done.status", url=jump_url(record)), locale),
             embed=embed, attachments=files)
 
     async def cmd_abandon(self, interaction: discord.Interaction[Any]) -> None:
         """/goblin abandon: the host or a channel manager closes the table (kept as history)."""
-        locale = loc(interaction)
         assert interaction.channel_id is not None
         manager = bool(interaction.permissions.manage_channels)
         tid = await self.service.store.active_in_channel(interaction.channel_id)
@@ -631,10 +650,10 @@ class Controller:
                 raise Refusal(msg("bot.error.manage_only")) from None
             await self.service.abandon_damaged(interaction.channel_id, tid)
             await interaction.response.send_message(
-                translate(msg("bot.done.abandon", table=tid), locale))
+                translate(msg("bot.done.abandon", table=tid), public_locale(interaction)))
             return
         if record.host_id != interaction.user.id and not manager:
             raise Refusal(msg("bot.error.manage_only"))
         await self.service.cancel(tid, interaction.user.id, manager=True)
         await interaction.response.send_message(translate(msg("bot.done.abandon", table=tid),
-                                                          locale))
+                                                          record.locale))

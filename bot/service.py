@@ -156,7 +156,12 @@ class GameService:
     async def create(self, *, guild_id: int | None, channel_id: int, host_id: int,
                      host_name: str, abilities: bool | None = None, timer: int | None = None,
                      locale: str = "en") -> TableRecord:
-        """Open a lobby in the channel with the host in the first seat."""
+        """Open a lobby in the channel with the host in the first seat.
+
+        ``locale`` is the server's language in Discord; the public messages of the table use it
+        unless the server's admins forced another one (``/goblin settings language``).
+        """
+        locale = await self.store.guild_locale(guild_id) or locale
         saved = await self.store.guild_settings(guild_id)
         if abilities is None:
             abilities = saved[0] if saved else False

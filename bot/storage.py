@@ -75,6 +75,10 @@ MIGRATIONS: tuple[str, ...] = (
         value TEXT NOT NULL
     );
     """,
+    # 2: a server may force the language of its tables (NULL: the server's language in Discord)
+    """
+    ALTER TABLE settings ADD COLUMN locale TEXT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -459,6 +463,41 @@ class Store:
                 "INSERT INTO settings (guild_id, abilities, timer) VALUES (?, ?, ?) "
                 "ON CONFLICT(guild_id) DO UPDATE SET abilities = excluded.abilities, "
                 "timer = excluded.timer", (guild_id, int(abilities), timer))
+
+    async def guild_locale(self, guild_id: int | None) -> str | None:
+        """The language a server forced for its tables, or None (follow Discord's language)."""
+        if guild_id is None:
+            return None
+        async with self._db.execute(
+                "SELECT locale FROM settings WHERE guild_id = ?", (guild_id,)) as cur:
+            row = await cur.fetchone()
+        return None if row is None or row[0] is None else str(row[0])
+
+    async def set_guild_locale(self, guild_id: int, locale: str | None) -> None:
+        """Force the language of a server's tables (None: follow Discord's language again).
+
+        The server's settings row must exist: store its defaults with
+        :meth:`set_guild_settings` first.
+        """
+        async with self._tx() as db:
+            cur = await db.execute("UPDATE settings SET locale = ? WHERE guild_id = ?",
+                                   (locale, guild_id))
+            if cur.rowcount != 1:
+                raise StorageError(f"server {guild_id} has no settings yet")
+
+    async def relocalise(self, guild_id: int, locale: str) -> list[int]:
+        """Set the language of a server's lobbies and running tables; returns the ids of the
+        tables whose language changed."""
+        async with self._tx() as db:
+            async with db.execute(
+                    "SELECT id FROM tables WHERE guild_id = ? AND status IN ('lobby','running') "
+                    "AND locale != ? ORDER BY id", (guild_id, locale)) as cur:
+                ids = [int(r[0]) for r in await cur.fetchall()]
+            if ids:
+                marks = ",".join("?" for _ in ids)
+                await db.execute(f"UPDATE tables SET locale = ?, updated_at = ? "
+                                 f"WHERE id IN ({marks})", (locale, self.clock(), *ids))
+        return ids
 
     async def get_meta(self, key: str) -> str | None:
         """A stored metadata value (e.g. the hash of the synced command tree)."""

@@ -11,11 +11,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.controller import loc, timer_text
+from bot.controller import loc, public_locale, timer_text
 from bot.service import TIMERS, Refusal
 from engine.catalog import tables
 from engine.names import card_name, word
-from i18n import Msg, msg, translate
+from i18n import LOCALES, Msg, msg, normalise_locale, translate
 
 if TYPE_CHECKING:
     from bot.client import KarakBot
@@ -28,7 +28,18 @@ def _t(key: str) -> app_commands.locale_str:
     return app_commands.locale_str(translate(Msg(key), "en"), key=key)
 
 
+def _name(command: str) -> app_commands.locale_str:
+    """A command's name (``bot.cmd.name.<command>``), localised like every other text."""
+    return _t(f"bot.cmd.name.{command}")
+
+
+#: The options' names, localised (the Python parameter keeps the English name).
+OPTION = {o: _t(f"bot.cmd.option.{o}") for o in ("abilities", "timer", "name", "language")}
 TIMER_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.timer.t{t}"), value=t) for t in TIMERS]
+#: ``auto`` follows the server's language in Discord; the others force a shipped language.
+AUTO = "auto"
+LANGUAGE_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.lang.{c}"), value=c)
+                    for c in (AUTO, *LOCALES)]
 
 
 async def _run(interaction: discord.Interaction[Any], work: Awaitable[None]) -> None:
@@ -94,7 +105,7 @@ def card_lines(card: str, locale: str) -> list[str]:
     return lines
 
 
-class GoblinCog(commands.GroupCog, group_name="goblin",
+class GoblinCog(commands.GroupCog, group_name=_name("group"),
                 group_description=_t("bot.cmd.group")):
     """The ``/goblin`` commands."""
 
@@ -107,8 +118,9 @@ class GoblinCog(commands.GroupCog, group_name="goblin",
         """The bot's controller."""
         return self.bot.controller
 
-    @app_commands.command(name="new", description=_t("bot.cmd.new"))
+    @app_commands.command(name=_name("new"), description=_t("bot.cmd.new"))
     @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"))
+    @app_commands.rename(abilities=OPTION["abilities"], timer=OPTION["timer"])
     @app_commands.choices(timer=TIMER_CHOICES)
     @app_commands.guild_only()
     async def new(self, interaction: discord.Interaction[Any], abilities: bool | None = None,
@@ -117,37 +129,37 @@ class GoblinCog(commands.GroupCog, group_name="goblin",
         await _run(interaction, self.ctl.cmd_new(interaction, abilities,
                                                  timer.value if timer else None))
 
-    @app_commands.command(name="join", description=_t("bot.cmd.join"))
+    @app_commands.command(name=_name("join"), description=_t("bot.cmd.join"))
     @app_commands.guild_only()
     async def join(self, interaction: discord.Interaction[Any]) -> None:
         """Take a seat at this channel's table."""
         await _run(interaction, self.ctl.cmd_lobby(interaction, "join"))
 
-    @app_commands.command(name="leave", description=_t("bot.cmd.leave"))
+    @app_commands.command(name=_name("leave"), description=_t("bot.cmd.leave"))
     @app_commands.guild_only()
     async def leave(self, interaction: discord.Interaction[Any]) -> None:
         """Leave the lobby, or hand your seat in a running game to the AI."""
         await _run(interaction, self.ctl.cmd_lobby(interaction, "leave"))
 
-    @app_commands.command(name="start", description=_t("bot.cmd.start"))
+    @app_commands.command(name=_name("start"), description=_t("bot.cmd.start"))
     @app_commands.guild_only()
     async def start(self, interaction: discord.Interaction[Any]) -> None:
         """Start the game (host)."""
         await _run(interaction, self.ctl.cmd_lobby(interaction, "start"))
 
-    @app_commands.command(name="hand", description=_t("bot.cmd.hand"))
+    @app_commands.command(name=_name("hand"), description=_t("bot.cmd.hand"))
     @app_commands.guild_only()
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
         """Your hand and your moves, only for you."""
         await _run(interaction, self.ctl.cmd_hand(interaction))
 
-    @app_commands.command(name="status", description=_t("bot.cmd.status"))
+    @app_commands.command(name=_name("status"), description=_t("bot.cmd.status"))
     @app_commands.guild_only()
     async def status(self, interaction: discord.Interaction[Any]) -> None:
         """The table as it is now, only for you."""
         await _run(interaction, self.ctl.cmd_status(interaction))
 
-    @app_commands.command(name="rules", description=_t("bot.cmd.rules"))
+    @app_commands.command(name=_name("rules"), description=_t("bot.cmd.rules"))
     async def rules(self, interaction: discord.Interaction[Any]) -> None:
         """A short summary of the rules."""
         locale = loc(interaction)
@@ -157,8 +169,9 @@ class GoblinCog(commands.GroupCog, group_name="goblin",
                               description="\n\n".join(parts)[:4000])
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
-    @app_commands.command(name="card", description=_t("bot.cmd.card"))
+    @app_commands.command(name=_name("card"), description=_t("bot.cmd.card"))
     @app_commands.describe(name=_t("bot.cmd.card_name"))
+    @app_commands.rename(name=OPTION["name"])
     async def card(self, interaction: discord.Interaction[Any], name: str) -> None:
         """Look a card up."""
         locale = loc(interaction)
@@ -192,35 +205,48 @@ class GoblinCog(commands.GroupCog, group_name="goblin",
                 break
         return out
 
-    @app_commands.command(name="abandon", description=_t("bot.cmd.abandon"))
+    @app_commands.command(name=_name("abandon"), description=_t("bot.cmd.abandon"))
     @app_commands.guild_only()
     async def abandon(self, interaction: discord.Interaction[Any]) -> None:
         """Close this channel's table (host or Manage Channels)."""
         await _run(interaction, self.ctl.cmd_abandon(interaction))
 
-    @app_commands.command(name="settings", description=_t("bot.cmd.settings"))
-    @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"))
+    @app_commands.command(name=_name("settings"), description=_t("bot.cmd.settings"))
+    @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"),
+                           language=_t("bot.cmd.language"))
+    @app_commands.rename(abilities=OPTION["abilities"], timer=OPTION["timer"],
+                         language=OPTION["language"])
     @app_commands.choices(timer=TIMER_CHOICES)
+    @app_commands.choices(language=LANGUAGE_CHOICES)
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.guild_only()
     async def settings(self, interaction: discord.Interaction[Any], abilities: bool | None = None,
-                       timer: app_commands.Choice[int] | None = None) -> None:
-        """Server defaults for new tables (admins)."""
+                       timer: app_commands.Choice[int] | None = None,
+                       language: app_commands.Choice[str] | None = None) -> None:
+        """Server defaults for new tables, and the language of the server's tables (admins)."""
         locale = loc(interaction)
-        if interaction.guild_id is None or not interaction.permissions.manage_guild:
+        guild = interaction.guild_id
+        if guild is None or not interaction.permissions.manage_guild:
             await interaction.response.send_message(
                 translate(msg("bot.error.admins_only"), locale), ephemeral=True)
             return
         store = self.bot.service.store
-        current = await store.guild_settings(interaction.guild_id) or (
-            False, self.bot.service.default_timer)
+        current = await store.guild_settings(guild) or (False, self.bot.service.default_timer)
         new = (current[0] if abilities is None else abilities,
                current[1] if timer is None else timer.value)
-        if new != current or abilities is not None or timer is not None:
-            await store.set_guild_settings(interaction.guild_id, new[0], new[1])
+        if abilities is not None or timer is not None or language is not None:
+            await store.set_guild_settings(guild, new[0], new[1])
+        if language is not None:
+            forced = None if language.value == AUTO else normalise_locale(language.value)
+            await store.set_guild_locale(guild, forced)
+            await self.ctl.relocalise_guild(guild, forced or public_locale(interaction))
+        forced_now = await store.guild_locale(guild)
+        shown: Msg = msg(f"bot.language.{forced_now}") if forced_now else msg(
+            "bot.done.language_auto",
+            language=msg(f"bot.language.{public_locale(interaction)}"))
         await interaction.response.send_message(translate(msg(
             "bot.done.settings", abilities=msg("bot.lobby.on" if new[0] else "bot.lobby.off"),
-            timer=timer_text(new[1])), locale), ephemeral=True)
+            timer=timer_text(new[1]), language=shown), locale), ephemeral=True)
 
 
 __all__ = ["GoblinCog", "card_ids", "card_label", "card_lines"]
