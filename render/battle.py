@@ -65,8 +65,8 @@ def _chain(img: Image.Image, d: ImageDraw.ImageDraw, b: BattleView, y: int,
         yy = y + row * (h + 16)
         paste(img, action_card(card, w, locale), (x, yy))
         badge = max(30, w // 3)
-        if i in boosted:
-            paste(img, icon("potion.strength", badge), (x + w - badge + 6, yy - 8))
+        if i in boosted:  # at the foot of the card, never over its name
+            paste(img, icon("potion.strength", badge), (x + w - badge + 6, yy + h - badge + 8))
         if i in unlocked:
             paste(img, icon("spark", badge), (x - 6, yy - 8))
         draw_text(d, (x + 6, yy + h - 4), str(i + 1), 20, fill=INK, anchor="lb",
@@ -91,15 +91,17 @@ def _total_line(img: Image.Image, d: ImageDraw.ImageDraw, y: int, kind: str, tot
         draw_text(d, (x, y + 70), label, 22, fill=MUTED, anchor="lm", bold=False,
                   max_width=128, min_size=14)
         x += 136
-    # What the total is measured against: the monster's hit points or attack.
+    # What the total is measured against: the monster's hit points or attack, with what it
+    # means written under it (as the parts are), so a longer language has the room it needs.
     target_icon, value = target
-    vw = draw_text(d, (WIDTH - MARGIN - 16, y + 46), str(value), 56, anchor="rm")
-    tx = WIDTH - MARGIN - 16 - vw - 56
-    paste(img, icon(target_icon, 50), (tx, y + 21))
+    right = WIDTH - MARGIN - 16
+    vw = draw_text(d, (right, y + 36), str(value), 50, anchor="rm")
+    tx = right - vw - 50
+    paste(img, icon(target_icon, 44), (tx, y + 14))
     label = translate("render.battle.needed" if kind == "attack" else "render.battle.against",
                       locale)
-    draw_text(d, (tx - 12, y + 46), label, 24, fill=MUTED, anchor="rm", bold=False,
-              max_width=max(40, tx - 12 - x), min_size=14)
+    draw_text(d, (right, y + 72), label, 22, fill=MUTED, anchor="rm", bold=False,
+              max_width=right - x, min_size=14)
 
 
 def _outcome(img: Image.Image, d: ImageDraw.ImageDraw, t: Totals, hp_before: int, y: int,

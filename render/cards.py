@@ -35,6 +35,7 @@ from render.style import (
     RGB,
     SLOT_LINE,
     draw_text,
+    fit,
     text_width,
 )
 
@@ -82,10 +83,55 @@ def _effect_rows(img: Image.Image, d: ImageDraw.ImageDraw, values: list[tuple[st
         draw_text(d, (left + size + 6, cy), text, num, fill=ink, anchor="lm")
 
 
-def _name_band(d: ImageDraw.ImageDraw, name: str, x0: int, x1: int, cy: int, size: int,
-               ink: RGB) -> None:
-    draw_text(d, ((x0 + x1) // 2, cy), name, size, fill=ink, anchor="mm", condensed=True,
-              max_width=x1 - x0, min_size=max(9, size // 2))
+#: Smallest name size on a card, as a share of the size the card would like (one line, then two).
+ONE_LINE_SHRINK = 0.8
+TWO_LINE_SHRINK = 0.7
+
+
+def _two_lines(name: str, size: int) -> tuple[str, str] | None:
+    """``name`` split at the space that makes its widest line narrowest, or None (one word)."""
+    words = name.split(" ")
+    if len(words) < 2:
+        return None
+    splits = [(" ".join(words[:i]), " ".join(words[i:])) for i in range(1, len(words))]
+    return min(splits, key=lambda p: max(text_width(p[0], size, condensed=True),
+                                         text_width(p[1], size, condensed=True)))
+
+
+def name_layout(name: str, width: int, height: int, size: int) -> tuple[tuple[str, ...], int]:
+    """How a card name fits a ``width`` x ``height`` band: its lines and their size.
+
+    One line at ``size`` (shrinking a little if needed), else two lines, shrinking as far as the
+    band allows; only a name that fits neither way is shortened with an ellipsis.
+    """
+    smallest = max(9, round(size * ONE_LINE_SHRINK))
+    for s in range(size, smallest - 1, -1):
+        if text_width(name, s, condensed=True) <= width:
+            return (name,), s
+    smallest = max(9, round(size * TWO_LINE_SHRINK))
+    for s in range(size, smallest - 1, -1):
+        pair = _two_lines(name, s)
+        if pair is None or round(2 * s * LINE_SPACING) > height:
+            continue
+        if max(text_width(p, s, condensed=True) for p in pair) <= width:
+            return pair, s
+    text, s = fit(name, width, size, max(9, size // 2), condensed=True)
+    return (text,), s
+
+
+#: Line pitch of a two-line card name, in font sizes.
+LINE_SPACING = 1.08
+
+
+def _name_band(d: ImageDraw.ImageDraw, name: str, x0: int, x1: int, y0: int, y1: int,
+               size: int, ink: RGB) -> None:
+    """The card's name centred in the band (x0, y0)-(x1, y1): one line or two."""
+    lines, s = name_layout(name, x1 - x0, y1 - y0, size)
+    cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
+    pitch = round(s * LINE_SPACING)
+    first = cy - pitch * (len(lines) - 1) / 2
+    for i, line in enumerate(lines):
+        draw_text(d, (cx, first + i * pitch), line, s, fill=ink, anchor="mm", condensed=True)
 
 
 def _next_triangles(img: Image.Image, d: ImageDraw.ImageDraw, nexts: list[str], width: int,
@@ -124,7 +170,7 @@ def action_card(card: str, width: int, locale: str = "en") -> Image.Image:
     img.alpha_composite(colour_badge(info.colour, badge), (max(3, width // 30),
                                                            max(3, width // 30)))
     name = translate(card_name(card), locale)
-    _name_band(d, name, badge + width // 20, width - width // 20, round(h * 0.1),
+    _name_band(d, name, badge + width // 16, width - width // 20, 2, round(h * 0.2) - 1,
                max(10, width // 8), ON_COLOUR[info.colour])
     values = [(e, info.effect(e)) for e in EFFECTS if info.effect(e)]
     _effect_rows(img, d, values, (width // 12, round(h * 0.21), width - width // 12,
@@ -150,28 +196,28 @@ def level_pips(d: ImageDraw.ImageDraw, level: int, x: int, y: int, size: int,
 
 @cache
 def monster_card(card: str, width: int, locale: str = "en") -> Image.Image:
-    """A monster's (or the Lord's) front: attack, hit points, curses, level, key if gatekeeper."""
+    """A monster's (or the Lord's) front: its name across the top band; below it a strip with
+    the level marks (the Lord's crown) and a gatekeeper's key; then attack, hit points, curses."""
     info = tables().monsters[card]
     h = card_height(width)
     frame = LEVEL_FRAME[info.level]
+    band = round(h * 0.2)
     img, d = _base(width, h, frame, CARD_DARK, 0.2, 0.97)
-    top = round(h * 0.1)
-    mark = round(width * 0.2)
-    if info.level == 4:
-        img.alpha_composite(icon("crown", mark), (width // 20, top - mark // 2))
-    else:
-        pip = max(8, width // 10)
-        level_pips(d, info.level, width // 16, top - pip // 2, pip, fill=IVORY)
-    if info.gatekeeper:
-        img.alpha_composite(icon("key", mark), (width - mark - width // 20, top - mark // 2))
     name = translate(monster_name(card), locale)
-    x_name = width // 16 + (3 * (max(8, width // 10) * 4 // 3) if info.level != 4 else mark + 4)
-    x_end = width - (mark + width // 12 if info.gatekeeper else width // 16)
-    _name_band(d, name, x_name, x_end, top, max(10, width // 9), IVORY)
+    m = max(4, width // 22)
+    _name_band(d, name, m + 2, width - m - 2, 2, band - 1, max(10, width // 9), IVORY)
+    strip = max(9, width // 11)
+    sy = band + max(3, width // 30)
+    if info.level == 4:
+        img.alpha_composite(icon("crown", strip + 4), (m + 4, sy - 2))
+    else:
+        level_pips(d, info.level, m + 5, sy, strip, fill=IVORY)
+    if info.gatekeeper:
+        img.alpha_composite(icon("key", strip + 6), (width - m - strip - 10, sy - 3))
     curses = info.curses
     stats_bottom = round(h * (0.72 if curses else 0.95))
     _effect_rows(img, d, [("attack", info.attack), ("heart", info.hp)],
-                 (width // 12, round(h * 0.22), width - width // 12, stats_bottom), INK)
+                 (width // 12, sy + strip + 2, width - width // 12, stats_bottom), INK)
     if curses:
         cs = min(round(width * 0.36), (width - 12) // len(curses))
         x = (width - cs * len(curses)) // 2
@@ -190,7 +236,7 @@ def equipment_card(card: str, width: int, locale: str = "en") -> Image.Image:
     mark = round(width * 0.22)
     img.alpha_composite(icon(info.kind, mark), (width // 20, round(h * 0.1) - mark // 2))
     name = translate(card_name(card), locale)
-    _name_band(d, name, mark + width // 10, width - width // 20, round(h * 0.1),
+    _name_band(d, name, mark + width // 10, width - width // 20, 2, round(h * 0.2) - 1,
                max(10, width // 9), INK)
     values = [(e, v) for e, v in (("attack", info.attack), ("defence", info.defence),
                                   ("heal", info.heal), ("hand", info.hand)) if v]

@@ -32,23 +32,29 @@ CHANGED_SHARE = 0.0001
 DRAW: dict[str, Callable[[Observation, str], bytes]] = {
     "table": table_image, "battle": battle_image, "hand": hand_image,
 }
-#: (scenario, picture) pairs kept as goldens.
-CASES: tuple[tuple[str, str], ...] = (
-    ("midgame", "table"), ("midgame", "battle"), ("midgame", "hand"),
-    ("lord", "battle"), ("lord", "hand"),
-    ("taia", "hand"), ("discard", "hand"),
-    ("start", "table"),
+#: (scenario, picture, language) kept as goldens: every picture in English, and the busiest ones
+#: in French and Czech too (their longer texts and diacritics must fit and show).
+CASES: tuple[tuple[str, str, str], ...] = (
+    ("midgame", "table", "en"), ("midgame", "battle", "en"), ("midgame", "hand", "en"),
+    ("lord", "battle", "en"), ("lord", "hand", "en"),
+    ("taia", "hand", "en"), ("discard", "hand", "en"),
+    ("start", "table", "en"),
+    ("midgame", "table", "fr"), ("midgame", "battle", "fr"), ("midgame", "hand", "fr"),
+    ("taia", "hand", "fr"),
+    ("midgame", "table", "cs"), ("midgame", "battle", "cs"), ("midgame", "hand", "cs"),
+    ("discard", "hand", "cs"),
 )
 
 
-def golden_path(scenario: str, kind: str) -> Path:
-    """Where the golden of ``kind`` for ``scenario`` is stored."""
-    return GOLDEN_DIR / f"{scenario}-{kind}.png"
+def golden_path(scenario: str, kind: str, locale: str = "en") -> Path:
+    """Where the golden of ``kind`` for ``scenario`` in ``locale`` is stored."""
+    suffix = "" if locale == "en" else f"-{locale}"
+    return GOLDEN_DIR / f"{scenario}-{kind}{suffix}.png"
 
 
-def render_case(scenario: str, kind: str) -> bytes:
-    """Draw picture ``kind`` of ``scenario`` (PNG bytes)."""
-    return DRAW[kind](scene(scenario).observation(), "en")
+def render_case(scenario: str, kind: str, locale: str = "en") -> bytes:
+    """Draw picture ``kind`` of ``scenario`` in ``locale`` (PNG bytes)."""
+    return DRAW[kind](scene(scenario).observation(), locale)
 
 
 @dataclass(frozen=True)
@@ -88,9 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
     differ = 0
-    for scenario, kind in CASES:
-        path = golden_path(scenario, kind)
-        png = render_case(scenario, kind)
+    for scenario, kind, locale in CASES:
+        path = golden_path(scenario, kind, locale)
+        png = render_case(scenario, kind, locale)
         if args.check:
             if not path.exists():
                 print(f"missing  {path.name}")

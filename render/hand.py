@@ -35,6 +35,8 @@ MARGIN = 20
 HEADER_H = 70
 MAX_CARD_W = 250
 GAP = 16
+#: Widest label under the deck and discard counts (two fit before the equipment at x=580).
+COUNT_LABEL_W = 250
 
 
 def playable_cards(obs: Observation) -> frozenset[str]:
@@ -70,21 +72,28 @@ def _cards_row(img: Image.Image, d: ImageDraw.ImageDraw, cards: tuple[str, ...],
     total = n * w + (n - 1) * GAP
     x = (WIDTH - total) // 2
     size = min(56, max(36, w // 4))
+    below = False  # anything drawn under a card (a mark, a curse)
     for card in cards:
         mark = marks.get(card)
         if mark is not None:
             d.rounded_rectangle((x - 7, y - 7, x + w + 6, y + h + 6), radius=w // 10 + 6,
                                 outline=MARK_COLOUR[mark], width=7)
         paste(img, action_card(card, w, locale), (x, y))
+        # Under the card: what may be done with it, and the curse on its colour (never over
+        # the card, whose name must stay readable).
+        signs: list[Image.Image] = []
         if mark is not None:
-            colour_arg = GOOD if mark != "discard" else None
-            paste(img, icon(MARK_ICON[mark], size, colour_arg), (x + (w - size) // 2, y + h + 12))
+            signs.append(icon(MARK_ICON[mark], size, GOOD if mark != "discard" else None))
         colour = tables().actions[card].colour
-        if colour in cursed:  # over the name: the card cannot simply be played
-            c = max(36, round(w * 0.3))
-            paste(img, curse_icon(colour, c), (x + w - c + 6, y - 8))
+        if colour in cursed:
+            signs.append(curse_icon(colour, size))
+        sx = x + (w - len(signs) * size - (len(signs) - 1) * 8) // 2
+        for sign in signs:
+            paste(img, sign, (sx, y + h + 12))
+            sx += size + 8
+        below = below or bool(signs)
         x += w + GAP
-    return y + h + (size + 20 if any(c in marks for c in cards) else 12)
+    return y + h + (size + 20 if below else 12)
 
 
 def draw_hand(obs: Observation, locale: str) -> Image.Image:
@@ -151,15 +160,16 @@ def draw_hand(obs: Observation, locale: str) -> Image.Image:
                        ("discard", len(me.discard), "render.hand.discard")):
         paste(img, icon(ic, 56), (cx, cy - 28))
         w = draw_text(d, (cx + 64, cy), str(n), 50, anchor="lm")
-        draw_text(d, (cx + 2, cy + 52), translate(key, locale), 24, fill=MUTED, anchor="lm",
-                  bold=False, max_width=230, min_size=14)
-        cx += 64 + max(w, 60) + 40
+        lw = draw_text(d, (cx + 2, cy + 52), translate(key, locale), 24, fill=MUTED,
+                       anchor="lm", bold=False, max_width=COUNT_LABEL_W, min_size=14)
+        cx += max(64 + max(w, 60), lw + 2) + 36
     ex = MARGIN + 580
     for item, slot in ((me.weapon, "weapon"), (me.armour, "armour")):
         if item is not None:
             paste(img, equipment_card(item, 120, locale), (ex, y + 16))
-            if slot in cursed:  # this battle's curse switches the equipment off
-                paste(img, curse_icon(slot, 56), (ex + 70, y + 4))
+            if slot in cursed:  # this battle's curse switches the equipment off (the name
+                # stays readable: the curse sits at the card's foot)
+                paste(img, curse_icon(slot, 52), (ex + 74, y + 140))
             ex += 132
     px = max(ex + 10, WIDTH - MARGIN - 3 * 70 - 6)
     for p in me.potions:

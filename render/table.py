@@ -31,7 +31,6 @@ from render.style import (
     new_canvas,
     panel,
     text_width,
-    wrap,
 )
 
 WIDTH = 1200
@@ -45,6 +44,7 @@ ROW_H = CARD_H + 18
 SEAT_H = 284
 EVENT_LINES = 4
 EVENT_SIZE = 30
+EVENT_MIN_SIZE = 22
 EVENT_LINE_H = 40
 
 
@@ -78,12 +78,17 @@ def pile(img: Image.Image, d: ImageDraw.ImageDraw, x: int, y: int, top: str | No
 
 
 def battle_mark(img: Image.Image, d: ImageDraw.ImageDraw, x: int, y: int, w: int) -> None:
-    """Mark the card being fought: a thick gold frame and a sword badge."""
+    """Mark the card being fought: a thick gold frame and a sword badge in the card's level
+    strip (between the level marks and a gatekeeper's key, never over the name)."""
     h = card_height(w)
     d.rounded_rectangle((x - 5, y - 5, x + w + 4, y + h + 4), radius=w // 12 + 5, outline=GOLD,
                         width=6)
-    d.ellipse((x + w - 34, y - 14, x + w + 12, y + 32), fill=GOLD, outline=BG, width=3)
-    paste(img, icon("attack", 34), (x + w - 28, y - 8))
+    strip = max(9, w // 11)  # as in render.cards.monster_card
+    size = strip + 4
+    cx, cy = x + w // 2, y + round(h * 0.2) + max(3, w // 30) + strip // 2
+    d.rounded_rectangle((cx - size, cy - size // 2 - 1, cx + size, cy + size // 2 + 1),
+                        radius=size // 2 + 1, fill=GOLD, outline=BG, width=2)
+    paste(img, icon("attack", size), (cx - size // 2, cy - size // 2))
 
 
 def _row(img: Image.Image, d: ImageDraw.ImageDraw, lv: LevelView, y: int, locale: str,
@@ -286,13 +291,13 @@ def _header(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, locale: 
 def _events(d: ImageDraw.ImageDraw, obs: Observation, y: int, locale: str) -> None:
     public = [e for e in obs.events if e.to is None][-EVENT_LINES:]
     for i, e in enumerate(public):
-        line = wrap(translate(e.text, locale), WIDTH - 2 * MARGIN - 30, EVENT_SIZE,
-                    max_lines=1)
         fill = INK if i == len(public) - 1 else MUTED
         d.ellipse((MARGIN + 4, y + i * EVENT_LINE_H + 12, MARGIN + 16,
                    y + i * EVENT_LINE_H + 24), fill=fill)
-        draw_text(d, (MARGIN + 28, y + i * EVENT_LINE_H + 18), line[0] if line else "",
-                  EVENT_SIZE, fill=fill, anchor="lm", bold=False)
+        # A long sentence (longer languages, long names) shrinks before it is shortened.
+        draw_text(d, (MARGIN + 28, y + i * EVENT_LINE_H + 18), translate(e.text, locale),
+                  EVENT_SIZE, fill=fill, anchor="lm", bold=False,
+                  max_width=WIDTH - 2 * MARGIN - 30, min_size=EVENT_MIN_SIZE)
 
 
 def draw_table(obs: Observation, locale: str) -> Image.Image:

@@ -14,11 +14,12 @@ from PIL import Image, ImageDraw
 from render.goldens import CASES, REGENERATE, difference, golden_path, render_case
 
 
-@pytest.mark.parametrize(("scenario", "kind"), CASES, ids=[f"{s}-{k}" for s, k in CASES])
-def test_matches_golden(scenario: str, kind: str) -> None:
-    path = golden_path(scenario, kind)
+@pytest.mark.parametrize(("scenario", "kind", "locale"), CASES,
+                         ids=[f"{s}-{k}-{lc}" for s, k, lc in CASES])
+def test_matches_golden(scenario: str, kind: str, locale: str) -> None:
+    path = golden_path(scenario, kind, locale)
     assert path.exists(), f"golden {path.name} is missing: run `{REGENERATE}`"
-    drawn = Image.open(io.BytesIO(render_case(scenario, kind)))
+    drawn = Image.open(io.BytesIO(render_case(scenario, kind, locale)))
     diff = difference(drawn, Image.open(path))
     assert diff.within(), (
         f"{scenario} {kind} picture differs from {path.name} ({diff}). If the change is "

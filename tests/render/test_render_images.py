@@ -85,7 +85,8 @@ def test_long_names_and_many_pawned_cards_still_fit() -> None:
 
 def test_unknown_locale_falls_back_to_english() -> None:
     obs = scene("midgame").observation()
-    assert render.table_image(obs, "fr") == render.table_image(obs, "en")
+    assert render.table_image(obs, "de") == render.table_image(obs, "en")
+    assert render.table_image(obs, "en-GB") == render.table_image(obs, "en")
 
 
 def used_render_keys() -> set[str]:
