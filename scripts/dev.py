@@ -1,6 +1,6 @@
 """Bootstrap and run the project with nothing but Python 3.11: ``python3 scripts/dev.py run|test``.
 
-``run`` starts the main program (the bot; until it lands, the simulator), ``test`` runs the whole
+``run`` starts the main program (the bot, ``python -m bot``), ``test`` runs the whole
 test suite plus ruff and mypy. Both first create ``.venv`` and install the project into it when
 ``pyproject.toml`` is newer than the last install.
 """
@@ -52,7 +52,7 @@ def run(argv: list[str]) -> int:
                 return code
         return 0
     if cmd == "run":
-        return subprocess.run([str(PY), "-m", "engine.simulate", *rest], cwd=ROOT).returncode
+        return subprocess.run([str(PY), "-m", "bot", *rest], cwd=ROOT).returncode
     if cmd == "python":
         return subprocess.run([str(PY), *rest], cwd=ROOT).returncode
     print(__doc__)

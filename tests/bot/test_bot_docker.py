@@ -143,7 +143,7 @@ def test_admin_docs_match_the_code() -> None:
     from bot.client import invite_permissions, invite_url
     from bot.config import ENV
 
-    text = (ROOT / "docs" / "admin.md").read_text()
+    text = (ROOT / "README.md").read_text()
     assert f"permissions={invite_permissions().value}" in text
     assert "scope=bot+applications.commands" in invite_url(1)
     for name in ENV:
