@@ -1,0 +1,206 @@
+"""The translation layer and its three languages: complete, consistent and really translated."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from i18n import (
+    DEFAULT_LOCALE,
+    LOCALES,
+    PLURAL_FORMS,
+    catalog,
+    keys,
+    msg,
+    normalise_locale,
+    placeholders,
+    plural_form,
+    texts,
+    translate,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+OTHERS = [lc for lc in LOCALES if lc != DEFAULT_LOCALE]
+#: Plural categories each language uses for whole numbers (CLDR).
+FORMS = {"en": {"one", "other"}, "fr": {"one", "other"}, "cs": {"one", "few", "other"}}
+#: Texts that are rightly the same as in English: names, numbers and punctuation only, words
+#: the other language shares, and each language's own name.
+SAME_AS_ENGLISH = {
+    "hero.argentus.name", "hero.horan.name", "hero.xanros.name", "hero.aderyn.name",
+    "hero.victorius.name", "hero.taia.name",
+    "card.m1-09", "card.m1-18", "card.m2-08", "card.m2-14", "card.m3-05", "card.m3-09",
+    "card.m3-11", "card.m3-12", "card.m3-17", "card.m3-20", "card.vic2", "back.m3-24",
+    "render.hand.deck", "bot.cmd.name.group", "bot.cmd.lang.en", "bot.cmd.lang.fr",
+    "bot.cmd.lang.cs", "bot.cmd.timer.t60", "bot.cmd.timer.t120", "bot.cmd.timer.t300",
+    "bot.cmd.timer.t600", "bot.cmd.timer.t1800", "bot.lobby.minutes", "bot.lobby.seconds",
+    "bot.table.ai", "render.ai", "bot.lobby.ai_name",
+}
+
+
+def test_every_language_has_every_key() -> None:
+    english = keys(DEFAULT_LOCALE)
+    assert len(english) > 400
+    for lc in OTHERS:
+        mine = keys(lc)
+        assert not english - mine, f"{lc} lacks {sorted(english - mine)[:20]}"
+        assert not mine - english, f"{lc} has keys English lacks: {sorted(mine - english)[:20]}"
+
+
+@pytest.mark.parametrize("locale", OTHERS)
+def test_same_placeholders_as_english(locale: str) -> None:
+    english = catalog(DEFAULT_LOCALE)
+    bad = [k for k, entry in catalog(locale).items()
+           if placeholders(entry) != placeholders(english[k])]
+    assert not bad, [(k, sorted(placeholders(catalog(locale)[k])),
+                      sorted(placeholders(english[k]))) for k in bad[:10]]
+    # Each plural form uses only placeholders the English message has.
+    for k, entry in catalog(locale).items():
+        for text in texts(entry):
+            assert placeholders(text) <= placeholders(english[k]), (k, text)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_plural_tables_use_the_language_s_forms(locale: str) -> None:
+    english = catalog(DEFAULT_LOCALE)
+    for k, entry in catalog(locale).items():
+        if isinstance(entry, str):
+            continue
+        assert "other" in entry and set(entry) <= FORMS[locale], (k, sorted(entry))
+        assert "count" in placeholders(english[k]), f"{k} has plural forms but no {{count}}"
+
+
+def test_plural_rules() -> None:
+    assert [plural_form("en", n) for n in (0, 1, 2, 5)] == ["other", "one", "other", "other"]
+    assert [plural_form("fr", n) for n in (0, 1, 2, 5)] == ["one", "one", "other", "other"]
+    assert [plural_form("cs", n) for n in (0, 1, 2, 4, 5, 11)] == [
+        "other", "one", "few", "few", "other", "other"]
+    assert set(PLURAL_FORMS) >= {f for forms in FORMS.values() for f in forms}
+
+
+def test_counts_choose_the_plural_form() -> None:
+    hits = [translate(msg("event.hits", who="Eva", count=n), "cs") for n in (1, 3, 5)]
+    assert hits == ["Eva ztrácí 1 život.", "Eva ztrácí 3 životy.", "Eva ztrácí 5 životů."]
+    assert translate(msg("event.draw", who="Ann", count=1), "en") == "Ann draws a card."
+    assert translate(msg("event.draw", who="Ann", count=2), "en") == "Ann draws 2 cards."
+    assert translate(msg("render.battle.hits", count=0), "fr") == "encaisse 0 coup"
+    assert translate(msg("render.battle.hits", count=2), "fr") == "encaisse 2 coups"
+
+
+def test_no_text_writes_a_plural_as_a_parenthesis() -> None:
+    for lc in LOCALES:
+        for k, entry in catalog(lc).items():
+            for text in texts(entry):
+                assert not re.search(r"\w\((s|y|e|es|i|ů)\)(?!:)", text), (lc, k, text)
+
+
+def test_french_typography_and_elision() -> None:
+    turn = translate(msg("event.turn", who="Aderyn", round=2), "fr")
+    assert turn == "Manche 2\u00a0: au tour d'Aderyn."
+    assert translate(msg("event.turn", who="Horan", round=2), "fr").endswith("de Horan.")
+    assert translate(msg("render.hand.title", who="Ivan"), "fr") == "Main d'Ivan"
+    champion = translate(msg("event.champion", who="Bob"), "fr")
+    assert champion.endswith("Royaume\u00a0!") and " !" not in champion
+    # Only French gets these rules.
+    assert translate(msg("event.turn", who="Aderyn", round=2), "cs") == (
+        "Kolo 2: na tahu je Aderyn.")
+
+
+@pytest.mark.parametrize(("given", "expected"), [
+    ("fr", "fr"), ("cs", "cs"), ("en-US", "en"), ("en-GB", "en"), ("fr_FR", "fr"),
+    ("de", "en"), ("pt-BR", "en"), ("", "en"), (None, "en"),
+])
+def test_discord_locales_map_onto_ours(given: str | None, expected: str) -> None:
+    assert normalise_locale(given) == expected
+
+
+def test_unknown_locales_fall_back_to_english() -> None:
+    for lc in ("de", "ja", "es-ES"):
+        assert translate("bot.table.my_hand", lc) == "My hand"
+    assert translate("bot.table.my_hand", "cs") == "Moje ruka"
+    assert translate("no.such.key", "fr") == "no.such.key"
+
+
+def _same_as_english(locale: str) -> set[str]:
+    """Keys whose text in ``locale`` is the English text, words and all."""
+    english = catalog(DEFAULT_LOCALE)
+    return {k for k, entry in catalog(locale).items()
+            if texts(entry) == texts(english[k])
+            and any(re.search(r"[^\W\d_]", re.sub(r"\{[^}]*\}", "", t)) for t in texts(entry))}
+
+
+@pytest.mark.parametrize("locale", OTHERS)
+def test_texts_are_really_translated(locale: str) -> None:
+    """A text identical to the English one is a forgotten translation (names aside)."""
+    same = sorted(_same_as_english(locale) - SAME_AS_ENGLISH)
+    assert not same, f"{locale}: still English: {same[:20]}"
+
+
+def test_the_same_as_english_list_is_exact() -> None:
+    found = set().union(*(_same_as_english(lc) for lc in OTHERS))
+    assert SAME_AS_ENGLISH <= found, sorted(SAME_AS_ENGLISH - found)
+
+
+def test_the_rulebooks_vocabulary() -> None:
+    """The game's own terms, as the printed French and Czech rulebooks name them."""
+    fr = {k: " ".join(texts(v)) for k, v in catalog("fr").items()}
+    cs = {k: " ".join(texts(v)) for k, v in catalog("cs").items()}
+    assert fr["render.pawnshop"] == "Prêteur sur gages"
+    assert "Seigneur de Tous les Monstres" in fr["bot.card.reward_none"]
+    assert "gardien" in fr["bot.card.reward_key"]
+    assert fr["potion.countercurse"] == "potion de contre-malédiction"
+    assert fr["hero.aderyn.title"] == "la Voleuse" and fr["hero.taia.title"] == "la Prophétesse"
+    assert cs["render.pawnshop"] == "Vetešnictví"
+    assert "klíčník" in cs["bot.card.reward_key"]
+    assert "vládce nestvůr" in cs["bot.card.reward_none"].lower()
+    assert cs["potion.countercurse"] == "lektvar ochrany"
+    assert cs["hero.aderyn.title"] == "lupička" and cs["hero.taia.title"] == "vědma"
+
+
+def test_commands_named_in_texts_are_the_language_s_command_names() -> None:
+    """``/goblin new`` in English is ``/goblin créer`` for a French user, ``/goblin založit``
+    for a Czech one: texts must name the commands as Discord shows them to that reader."""
+    for lc in LOCALES:
+        names = {v for k, v in catalog(lc).items() if k.startswith("bot.cmd.name.")}
+        for k, entry in catalog(lc).items():
+            for text in texts(entry):
+                for used in re.findall(r"/goblin ([^\s.,;:!?)]+)", text):
+                    assert used in names, f"{lc} {k}: /goblin {used} is not a command in {lc}"
+
+
+def _key_literals() -> list[tuple[str, int, str, bool]]:
+    """(file, line, key or key prefix, is_prefix) of every literal key the code names."""
+    out: list[tuple[str, int, str, bool]] = []
+    for folder in ("engine", "bot", "render", "cards"):
+        for path in (ROOT / folder).rglob("*.py"):
+            tree = ast.parse(path.read_text())
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.Call) or not node.args:
+                    continue
+                func = node.func
+                name = func.id if isinstance(func, ast.Name) else (
+                    func.attr if isinstance(func, ast.Attribute) else "")
+                first = node.args[0]
+                rel = path.relative_to(ROOT).as_posix()
+                if name in ("msg", "Msg", "translate", "_t", "has_key"):
+                    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                        out.append((rel, node.lineno, first.value, False))
+                    elif isinstance(first, ast.JoinedStr) and isinstance(
+                            first.values[0], ast.Constant):
+                        out.append((rel, node.lineno, str(first.values[0].value), True))
+                elif name == "say" and isinstance(first, ast.Constant):
+                    out.append((rel, node.lineno, str(first.value), False))
+                elif name == "word" and isinstance(first, ast.Constant):
+                    out.append((rel, node.lineno, f"{first.value!s}.", True))
+    return out
+
+
+def test_every_key_the_code_names_exists() -> None:
+    found = _key_literals()
+    assert len(found) > 150
+    english = keys(DEFAULT_LOCALE)
+    missing = [(f, line, k) for f, line, k, prefix in found
+               if not (any(e.startswith(k) for e in english) if prefix else k in english)]
+    assert not missing, missing
