@@ -74,6 +74,19 @@ def card_label(card: str, locale: str) -> str:
     return translate(card_name(card), locale)
 
 
+def find_card(name: str, locale: str) -> str | None:
+    """The card called ``name`` (its label, the monster on its front or the reward on its back),
+    in the asker's language first, then in any shipped language."""
+    wanted = name.strip().lower()
+    for lc in (locale, *(other for other in LOCALES if other != locale)):
+        for c in card_ids():
+            names = (card_label(c, lc), translate(msg(f"card.{c}"), lc),
+                     translate(card_name(c), lc))
+            if wanted in (n.lower() for n in names):
+                return c
+    return None
+
+
 def card_lines(card: str, locale: str) -> list[str]:
     """What the lookup tells about a card."""
     t = tables()
@@ -176,11 +189,7 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
         """Look a card up."""
         locale = loc(interaction)
         ids = card_ids()
-        found = name if name in ids else None
-        if found is None:
-            wanted = name.strip().lower()
-            found = next((c for c in ids if card_label(c, locale).lower() == wanted
-                          or translate(card_name(c), locale).lower() == wanted), None)
+        found = name if name in ids else find_card(name, locale)
         if found is None:
             await interaction.response.send_message(
                 translate(msg("bot.error.unknown_card", name=name[:100]), locale),
@@ -249,4 +258,4 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
             timer=timer_text(new[1]), language=shown), locale), ephemeral=True)
 
 
-__all__ = ["GoblinCog", "card_ids", "card_label", "card_lines"]
+__all__ = ["GoblinCog", "card_ids", "card_label", "card_lines", "find_card"]

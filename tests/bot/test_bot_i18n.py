@@ -1,0 +1,316 @@
+"""The bot in French and Czech: slash commands Discord accepts in every language, private replies
+in the clicking user's language, public ones in the server's (which admins may override)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import unicodedata
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import discord
+import pytest
+from discord_harness import ALL_PERMS, APP_ID, CHANNEL, GUILD, FakeDiscord, Harness, Message, User
+from discord_harness import spec as discord_spec
+from test_bot_discord import PNG, open_table
+
+from bot.storage import MIGRATIONS, SCHEMA_VERSION, StorageError, Store
+from engine import Observation
+from i18n import LOCALES, translate
+
+ANN = User(2000000000000000101, "Anna")
+BOB = User(2000000000000000102, "Benoît")
+ADMIN = User(2000000000000000109, "Mod", perms=ALL_PERMS)
+#: Our languages as Discord names them in localisation dictionaries.
+DISCORD_LOCALE = {"fr": "fr", "cs": "cs"}
+
+
+class RecordingRenderer:
+    """Tiny pictures, remembering the language each kind of picture was drawn in."""
+
+    def __init__(self) -> None:
+        self.drawn: list[tuple[str, str]] = []
+
+    def table(self, obs: Observation, locale: str) -> bytes:
+        self.drawn.append(("table", locale))
+        return PNG
+
+    def battle(self, obs: Observation, locale: str) -> bytes:
+        self.drawn.append(("battle", locale))
+        return PNG
+
+    def hand(self, obs: Observation, locale: str) -> bytes:
+        self.drawn.append(("hand", locale))
+        return PNG
+
+
+class LocaleHarness(Harness):
+    """The harness with a server language and each user's own Discord language."""
+
+    guild_locale = "en-US"
+    user_locales: dict[int, str] = {}
+
+    def _base(self, user: User, kind: int, data: dict[str, Any],
+              message: Message | None = None, locale: str = "en-US") -> dict[str, Any]:
+        payload = super()._base(user, kind, data, message, self.user_locales.get(user.id, locale))
+        payload["guild_locale"] = self.guild_locale
+        return payload
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDiscord:
+    f = FakeDiscord()
+    f.install(monkeypatch)
+    return f
+
+
+@pytest.fixture
+def renderer() -> RecordingRenderer:
+    return RecordingRenderer()
+
+
+@pytest.fixture
+async def bot(fake: FakeDiscord, tmp_path: Path,
+              renderer: RecordingRenderer) -> AsyncIterator[LocaleHarness]:
+    h = await LocaleHarness.start(fake, tmp_path / "k.db", renderer)
+    h.user_locales = {ANN.id: "cs", BOB.id: "fr", ADMIN.id: "en-GB"}
+    yield h  # type: ignore[misc]
+    await h.stop()
+
+
+# ---------------------------------------------------------------------------- slash commands
+
+
+def _name_ok(name: str) -> bool:
+    """Discord's rule for command and option names: ^[-_\\p{L}\\p{N}\\p{sc=Deva}\\p{sc=Thai}]{1,32}$
+    and lowercase wherever a letter has a lowercase form."""
+    if not 1 <= len(name) <= 32 or name != name.lower():
+        return False
+    for ch in name:
+        cat = unicodedata.category(ch)
+        deva_thai = "\u0900" <= ch <= "\u097f" or "\u0e00" <= ch <= "\u0e7f"
+        if not (ch in "-_" or cat[0] in "LN" or deva_thai):
+            return False
+    return True
+
+
+def _in(payload: Any, lang: str) -> Any:
+    """The command payload as a user of ``lang`` sees it: every name, description and choice
+    replaced by its localisation (English is the payload itself)."""
+    if isinstance(payload, list):
+        return [_in(p, lang) for p in payload]
+    if not isinstance(payload, dict):
+        return payload
+    out = {k: (v if k.endswith("_localizations") else _in(v, lang)) for k, v in payload.items()}
+    if lang != "en" and "name" in payload:
+        for field in ("name", "description"):
+            if field not in payload:
+                continue
+            local = payload.get(f"{field}_localizations") or {}
+            assert DISCORD_LOCALE[lang] in local, f"{payload.get('name')}: no {lang} {field}"
+            out[field] = local[DISCORD_LOCALE[lang]]
+    return out
+
+
+def _walk(commands: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], list[Any]]]:
+    """(path, command or option, its siblings) for every command, option and choice."""
+    out: list[tuple[str, dict[str, Any], list[Any]]] = []
+
+    def visit(items: list[dict[str, Any]], where: str) -> None:
+        for item in items:
+            path = f"{where}/{item['name']}"
+            out.append((path, item, items))
+            visit(item.get("options") or [], path)
+            for choice in item.get("choices") or []:
+                out.append((f"{path}={choice['value']}", choice, item["choices"]))
+
+    visit(commands, "")
+    return out
+
+
+@pytest.mark.parametrize("lang", LOCALES)
+async def test_slash_commands_validate_in_every_language(bot: LocaleHarness, lang: str) -> None:
+    payload = await bot.bot.command_payload()
+    route = f"/applications/{APP_ID}/commands"
+    discord_spec().check("PUT", route, payload)  # the real sync body, all languages at once
+    seen = _in(payload, lang)
+    discord_spec().check("PUT", route, seen)
+    entries = _walk(seen)
+    assert len([e for e in entries if "=" not in e[0]]) >= 15  # group, 10 commands, options
+    for path, item, siblings in entries:
+        if "=" in path:  # a choice: a display name of 1 to 100 characters
+            assert 1 <= len(item["name"]) <= 100, (lang, path, item["name"])
+            continue
+        assert _name_ok(item["name"]), (lang, path, item["name"])
+        assert 1 <= len(item["description"]) <= 100, (lang, path, item["description"])
+        names = [s["name"] for s in siblings]
+        assert len(names) == len(set(names)), f"{lang}: two {item['name']!r} in {path}"
+    for locale_dict in ("name_localizations", "description_localizations"):
+        for _path, item, _ in _walk(payload):
+            assert set(item.get(locale_dict) or {}) <= {loc.value for loc in discord.Locale}
+
+
+async def test_names_and_choices_are_translated(bot: LocaleHarness) -> None:
+    payload = await bot.bot.command_payload()
+    fr = {p for p, _, _ in _walk(_in(payload, "fr"))}
+    cs = {p for p, _, _ in _walk(_in(payload, "cs"))}
+    assert "/goblin/créer/minuteur" in fr and "/goblin/réglages/langue" in fr
+    assert "/goblin/založit/časovač" in cs and "/goblin/karta/jméno" in cs
+    choices = {c["value"]: c for _, item, _ in _walk(payload) if item.get("choices")
+               for c in item["choices"]}
+    assert choices[60]["name_localizations"] == {"fr": "1 minute", "cs": "1 minuta"}
+    assert choices["auto"]["name_localizations"]["cs"] == "Jazyk serveru na Discordu"
+
+
+# ---------------------------------------------------------------------------- replies
+
+
+def _texts(message: Message) -> str:
+    return json.dumps([message.content, message.embeds, message.components], ensure_ascii=False)
+
+
+async def test_private_follows_the_user_public_follows_the_server(
+        bot: LocaleHarness, fake: FakeDiscord, renderer: RecordingRenderer) -> None:
+    bot.guild_locale = "cs"
+    since = len(fake.calls)
+    await bot.command(BOB, "hand")  # no table yet: a French refusal
+    assert bot.ephemeral_texts(since) == [
+        "Il n'y a pas de table dans ce salon. Ouvrez-en une avec /goblin créer."]
+    await bot.command(BOB, "new")  # a French user opens a table on a Czech server
+    lobby = fake.public()[-1]
+    assert lobby.embeds[0]["title"] == "Karak: Goblin – nový stůl č. 1"
+    assert "Přisednout" in _texts(lobby) and "Rejoindre" not in _texts(lobby)
+    since = len(fake.calls)
+    await bot.command(BOB, "new")
+    assert "Ce salon a déjà une table" in bot.ephemeral_texts(since)[0]
+    tid = int(next(i for i in lobby.custom_ids() if i.startswith("kg:lobby:")).split(":")[2])
+    await bot.click(ANN, fake.messages[lobby.id], f"kg:lobby:{tid}:join")
+    since = len(fake.calls)
+    await bot.click(ANN, fake.messages[lobby.id], f"kg:lobby:{tid}:join")
+    assert bot.ephemeral_texts(since) == ["U tohoto stolu už máte místo."]
+    await bot.click(BOB, fake.messages[lobby.id], f"kg:lobby:{tid}:start")
+    table = fake.last_table_message()
+    assert table.embeds[0]["title"] == f"Karak: Goblin – stůl č. {tid}"
+    assert "Kolo 1: na tahu je" in _texts(table) and "Moje ruka" in _texts(table)
+    assert ("table", "cs") in renderer.drawn and ("table", "fr") not in renderer.drawn
+    # Each player's hand in their own language, drawn in it too.
+    token = await bot.click(BOB, table, f"kg:hand:{tid}")
+    hand = bot.reply(token)
+    assert hand.flags & 64
+    assert hand.embeds[0]["title"] == f"Votre main – table n° {tid}"
+    assert ("hand", "fr") in renderer.drawn
+    token = await bot.click(ANN, table, f"kg:hand:{tid}")
+    assert bot.reply(token).embeds[0]["title"] == f"Vaše ruka – stůl č. {tid}"
+    assert ("hand", "cs") in renderer.drawn
+
+
+async def test_moves_are_labelled_in_the_player_s_language(bot: LocaleHarness,
+                                                           fake: FakeDiscord) -> None:
+    bot.guild_locale = "en-US"
+    tid = await open_table(bot, BOB, [ANN])
+    rec = await bot.bot.service.load(tid)
+    user = BOB if rec.seats[rec.game.current].user == BOB.id else ANN
+    table = fake.last_table_message()
+    assert "Round 1" in _texts(table) or "My hand" in _texts(table)
+    token = await bot.click(user, table, f"kg:hand:{tid}")
+    hand = bot.reply(token)
+    words = {"fr": ("Rendre visite au marchand", "Choisissez un monstre à combattre…"),
+             "cs": ("Navštívit obchodníka", "Vyberte nestvůru k souboji…")}
+    lang = "fr" if user is BOB else "cs"
+    assert all(w in _texts(hand) for w in words[lang]), _texts(hand)[:600]
+    # Playing a move keeps the hand in the player's language and the table in the server's.
+    cid, _ = hand.offered()["merchant"]
+    await bot.click(user, hand, cid)
+    assert all(w not in _texts(fake.messages[hand.id]) for w in ("Visit the merchant",))
+    table = fake.last_table_message()
+    assert "visits the merchant" in _texts(table)
+
+
+async def test_rules_and_card_lookup_in_czech(bot: LocaleHarness, fake: FakeDiscord) -> None:
+    since = len(fake.calls)
+    await bot.command(ANN, "rules")
+    body = next(c.body for c in fake.calls[since:] if c.template.endswith("/callback"))
+    assert body["data"]["embeds"][0]["title"] == "Karak: Goblin ve zkratce"
+    assert "vládce nestvůr" in body["data"]["embeds"][0]["description"]
+    since = len(fake.calls)
+    await bot.autocomplete(ANN, "card", "name", "pavou")
+    body = next(c.body for c in fake.calls[since:] if c.template.endswith("/callback"))
+    names = [c["name"] for c in body["data"]["choices"]]
+    assert any(n.startswith("Pavouk /") for n in names), names  # the monster / its reward
+    assert any(n.startswith("Obří pavouk") for n in names), names
+    since = len(fake.calls)
+    await bot.command(ANN, "card", name="Pavouk")
+    body = next(c.body for c in fake.calls[since:] if c.template.endswith("/callback"))
+    assert "Nestvůra z patra 1" in body["data"]["embeds"][0]["description"]
+    since = len(fake.calls)
+    await bot.command(ANN, "card", name="spider")  # another language's name is found too
+    body = next(c.body for c in fake.calls[since:] if c.template.endswith("/callback"))
+    assert body["data"]["embeds"][0]["title"].startswith("Pavouk")
+
+
+# ---------------------------------------------------------------------------- server language
+
+
+async def test_admins_may_force_the_server_language(bot: LocaleHarness, fake: FakeDiscord,
+                                                    renderer: RecordingRenderer) -> None:
+    bot.guild_locale = "en-US"  # a server that is not a community server always says en-US
+    await bot.command(BOB, "new")
+    lobby = fake.public()[-1]
+    assert "Join" in _texts(lobby)
+    since = len(fake.calls)
+    await bot.command(BOB, "settings", language="cs")
+    assert "Seuls les administrateurs" in bot.ephemeral_texts(since)[0]
+    assert await bot.store.guild_locale(GUILD) is None
+    since = len(fake.calls)
+    await bot.command(ADMIN, "settings", language="cs")
+    reply = bot.ephemeral_texts(since)[-1]
+    assert reply.endswith("narration: Czech.")  # the admin reads English
+    assert await bot.store.guild_locale(GUILD) == "cs"
+    assert "Přisednout" in _texts(fake.messages[lobby.id])  # the open lobby switched at once
+    rec = await bot.bot.service.in_channel(CHANNEL)
+    assert rec.locale == "cs"
+    await bot.click(BOB, fake.messages[lobby.id], f"kg:lobby:{rec.id}:ai")
+    await bot.click(BOB, fake.messages[lobby.id], f"kg:lobby:{rec.id}:start")
+    assert "Moje ruka" in _texts(fake.last_table_message())
+    # Back to Discord's language: running tables follow at their next refresh.
+    since = len(fake.calls)
+    await bot.command(ADMIN, "settings", language="auto")
+    assert "Discord language (now: English)" in bot.ephemeral_texts(since)[-1]
+    assert await bot.store.guild_locale(GUILD) is None
+    assert (await bot.bot.service.in_channel(CHANNEL)).locale == "en"
+    await bot.settle()
+    assert "My hand" in _texts(fake.last_table_message())
+
+
+async def test_forced_language_applies_to_new_tables(bot: LocaleHarness,
+                                                     fake: FakeDiscord) -> None:
+    bot.guild_locale = "cs"
+    await bot.command(ADMIN, "settings", language="fr", abilities=True)
+    assert await bot.store.guild_settings(GUILD) == (True, 0)
+    await bot.command(ANN, "new")
+    lobby = fake.public()[-1]
+    assert lobby.embeds[0]["title"].startswith("Karak: Goblin – nouvelle table")
+    assert translate("bot.lobby.join", "fr") in _texts(lobby)
+
+
+async def test_schema_1_databases_gain_the_language_setting(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    con = sqlite3.connect(db)
+    con.executescript(MIGRATIONS[0])
+    con.execute("INSERT INTO settings (guild_id, abilities, timer) VALUES (?, 1, 300)", (GUILD,))
+    con.execute("PRAGMA user_version = 1")
+    con.commit()
+    con.close()
+    store = await Store.open(db)
+    try:
+        assert await store.schema_version() == SCHEMA_VERSION == 2
+        assert await store.guild_settings(GUILD) == (True, 300)
+        assert await store.guild_locale(GUILD) is None
+        await store.set_guild_locale(GUILD, "fr")
+        assert await store.guild_locale(GUILD) == "fr"
+        with pytest.raises(StorageError):
+            await store.set_guild_locale(GUILD + 1, "cs")  # no settings row to change
+    finally:
+        await store.close()
