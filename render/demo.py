@@ -1,7 +1,9 @@
 """Write the three pictures of a mid-game position reached by simulated play.
 
-Usage: ``python -m render.demo --seed S --out DIR [--seats N] [--locale en]`` writes ``table.png``,
-``battle.png`` and ``hand.png`` (the hand of the seat fighting) into DIR.
+Usage: ``python -m render.demo --seed S --out DIR [--seats N] [--locale en] [--suffix S]`` writes
+``table.png``, ``battle.png`` and ``hand.png`` (the hand of the seat fighting) into DIR, in the
+given language; ``--suffix=-fr`` names them ``table-fr.png``... (the README's screenshots:
+``--out docs/images`` once per language).
 """
 
 from __future__ import annotations
@@ -11,18 +13,21 @@ import sys
 from pathlib import Path
 
 from engine import observe
+from i18n import LOCALES
 from render import battle_image, hand_image, table_image
 from render.positions import DEMO_SEED, NoPosition, battle_position
 
 
-def write_demo(seed: int, out: Path, seats: int = 3, locale: str = "en") -> list[Path]:
-    """Simulate a game from ``seed`` to a battle and write the three pictures into ``out``."""
+def write_demo(seed: int, out: Path, seats: int = 3, locale: str = "en",
+               suffix: str = "") -> list[Path]:
+    """Simulate a game from ``seed`` to a battle and write the three pictures into ``out`` in
+    ``locale`` (file names end with ``suffix``)."""
     state, actions = battle_position(seed, seats=seats)
     obs = observe(state, state.current)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, draw in (("table", table_image), ("battle", battle_image), ("hand", hand_image)):
-        path = out / f"{name}.png"
+        path = out / f"{name}{suffix}.png"
         path.write_bytes(draw(obs, locale))
         written.append(path)
     return written
@@ -34,10 +39,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=DEMO_SEED, help="game seed")
     parser.add_argument("--out", type=Path, required=True, help="folder to write into")
     parser.add_argument("--seats", type=int, default=3, choices=(2, 3, 4))
-    parser.add_argument("--locale", default="en")
+    parser.add_argument("--locale", default="en", choices=LOCALES,
+                        help="language of the pictures")
+    parser.add_argument("--suffix", default="", help="appended to the file names, e.g. -fr")
     args = parser.parse_args(argv)
     try:
-        paths = write_demo(args.seed, args.out, args.seats, args.locale)
+        paths = write_demo(args.seed, args.out, args.seats, args.locale, args.suffix)
     except NoPosition as exc:
         print(f"{exc}; try another --seed", file=sys.stderr)
         return 1
