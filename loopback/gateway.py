@@ -270,6 +270,7 @@ class Gateway:
                 return False
             if self.current is not None:
                 self.current.superseded = True
+                world.session_ended(self.current.id)
             session = Session(secrets.token_hex(16))
             self.sessions[session.id] = session
             self.current = session
@@ -286,7 +287,7 @@ class Gateway:
             found = self.sessions.get(str(d.get("session_id")))
             seq = d.get("seq")
             oldest = found.buffer[0][0] if found and found.buffer else 1
-            if (found is None or session.superseded or not world.authorised(
+            if (found is None or found.superseded or not world.authorised(
                     f"Bot {d.get('token')}") or not isinstance(seq, int) or seq < oldest - 1
                     or seq > found.seq):
                 conn.send({"op": INVALID_SESSION, "d": False})

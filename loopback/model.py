@@ -336,9 +336,10 @@ class Interaction:
         self._answered.set()
 
     def mark_completed(self, at: float) -> None:
-        """The visible result arrived."""
+        """The visible result arrived (also after a failure: a late result still shows)."""
         if self.completed is None:
             self.completed = at
+        self.failed = None
         self._answered.set()
         self._done.set()
 

@@ -11,8 +11,8 @@ way Discord answers it):
 
 - ``schema``: a request body that does not validate against Discord's OpenAPI document;
 - ``limits``: content, embed, component, attachment or autocomplete limits (:mod:`.limits`);
-- ``late``: an initial response after 3 s (Discord answers 404 Unknown interaction);
-- ``no-response``: no initial response at all within 3 s (the user sees "interaction failed");
+- ``late``: no initial response within 3 s (the user sees "interaction failed"; a response
+  that comes later gets 404 Unknown interaction, as from Discord);
 - ``double``: a second initial response (400 "already acknowledged");
 - ``response-type``: a response type that does not fit the interaction;
 - ``expired``: a follow-up or edit through a token older than 15 minutes (401);
@@ -227,10 +227,27 @@ class World:
                 ix.mark_failed("the bot's connection was lost")
                 self.orphaned.append(ix)
             else:
-                self.breach("no-response", f"{ix.kind} interaction not answered within "
+                self.breach("late", f"{ix.kind} interaction not answered within "
                             f"{self.response_deadline:g} s", interaction=ix)
                 ix.mark_failed(f"no response within {self.response_deadline:g} s")
             self.bump()
+
+    def session_ended(self, session: str) -> None:
+        """A new IDENTIFY replaced ``session`` (the bot restarted): what it still held is lost.
+
+        Interactions not answered yet fail now (no need to wait for the 3 s deadline); deferred
+        ones not finished fail too (on Discord they would show "thinking..." until the token
+        expires). Both go to :attr:`orphaned`, not to the breaches. A later completion through
+        the token still counts.
+        """
+        for ix in self.interactions.values():
+            if ix.session != session or ix.completed is not None or ix.failed is not None:
+                continue
+            self._pending.discard(ix.id)
+            ix.mark_failed("the bot's connection was lost" if ix.responded is None
+                           else "the bot restarted before finishing")
+            self.orphaned.append(ix)
+        self.bump()
 
     # ------------------------------------------------------------------ the world
 
@@ -854,7 +871,9 @@ class World:
         if ix.responded is not None:
             self.breach("double", "a second initial response", route, ix)
             raise ApiError(400, 40060, "Interaction has already been acknowledged.")
-        if now - ix.created > self.response_deadline or ix.failed is not None:
+        if ix.failed is not None:  # already failed (and recorded): too late, or orphaned
+            raise ApiError(404, 10062, "Unknown interaction")
+        if now - ix.created > self.response_deadline:
             self.breach("late", f"initial response after {now - ix.created:.2f} s "
                         f"(at most {self.response_deadline:g} s)", route, ix)
             self._pending.discard(ix.id)

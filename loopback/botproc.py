@@ -1,0 +1,126 @@
+"""Run the real bot (``python -m bot``) as a separate process against a stand-in.
+
+Tests kill it with SIGKILL and start it again on the same database; the load benchmark reads
+its memory. The bot gets its settings from the environment only (``--env-file /dev/null``: a
+developer's ``.env`` with a real token is never read), pointing it at the stand-in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from pathlib import Path
+
+from loopback.server import Loopback
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class BotExited(RuntimeError):
+    """The bot process ended while it was expected to connect."""
+
+
+class BotProcess:
+    """One bot process at a time for a stand-in and a database file."""
+
+    def __init__(self, lb: Loopback, db: Path, *, log: Path | None = None,
+                 ai_pace: float = 0.0, extra_env: dict[str, str] | None = None) -> None:
+        self.lb = lb
+        self.db = db
+        self.log = log or db.with_suffix(".log")
+        self.ai_pace = ai_pace
+        self.extra_env = dict(extra_env or {})
+        self.proc: asyncio.subprocess.Process | None = None
+        self.starts = 0
+
+    def env(self) -> dict[str, str]:
+        """The bot's environment: this machine's, minus any bot setting, plus the stand-in's."""
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("KARAK_") and k != "DISCORD_TOKEN"}
+        env.update(self.lb.env())
+        env.update({"KARAK_DB": str(self.db), "KARAK_AI_PACE": f"{self.ai_pace:g}",
+                    "KARAK_LOG_LEVEL": "INFO", "PYTHONUNBUFFERED": "1"})
+        env.update(self.extra_env)
+        return env
+
+    @property
+    def pid(self) -> int | None:
+        """The running process's id."""
+        return self.proc.pid if self.proc is not None and self.proc.returncode is None else None
+
+    async def start(self, *, sync: bool = False, timeout: float = 60.0) -> None:
+        """Start the bot and wait until it is connected (IDENTIFY answered with READY)."""
+        if self.pid is not None:
+            raise RuntimeError("the bot is already running")
+        before = self.lb.gateway.identifies
+        args = [sys.executable, "-m", "bot", "--env-file", os.devnull]
+        if sync:
+            args.append("--sync")
+        with self.log.open("ab") as out:
+            out.write(f"\n===== start {self.starts + 1}\n".encode())
+            out.flush()
+            self.proc = await asyncio.create_subprocess_exec(
+                *args, cwd=str(ROOT), env=self.env(), stdin=asyncio.subprocess.DEVNULL,
+                stdout=out, stderr=out)
+        self.starts += 1
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.lb.gateway.identifies == before or not self.lb.gateway.connected():
+            if self.proc.returncode is not None:
+                raise BotExited(f"the bot exited with {self.proc.returncode}: "
+                                f"{self.log_tail()}")
+            if loop.time() > deadline:
+                raise TimeoutError(f"the bot did not connect in {timeout} s: {self.log_tail()}")
+            await self.lb.changed(self.lb.version, 0.2)
+
+    def kill(self) -> None:
+        """SIGKILL: no clean-up, no goodbye (a crash, a power cut, an OOM kill)."""
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.send_signal(signal.SIGKILL)
+
+    async def wait(self) -> int:
+        """Wait for the process to end; its exit status."""
+        if self.proc is None:
+            return 0
+        return await self.proc.wait()
+
+    async def stop(self) -> None:
+        """End the bot politely (SIGINT), then SIGKILL if it lingers."""
+        if self.proc is None or self.proc.returncode is not None:
+            return
+        # a second SIGINT is needed now and then: Python 3.11's asyncio.wait_for can swallow
+        # the cancellation the first one causes when it lands as a wait finishes
+        for _ in range(2):
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                await asyncio.wait_for(self.proc.wait(), 3)
+                return
+            except TimeoutError:
+                continue
+        self.kill()
+        await self.proc.wait()
+
+    def rss(self) -> int:
+        """Resident memory of the process in bytes (Linux), 0 when unknown."""
+        pid = self.pid
+        if pid is None:
+            return 0
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        return 0
+
+    def log_text(self) -> str:
+        """Everything the bot printed so far."""
+        try:
+            return self.log.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def log_tail(self, lines: int = 30) -> str:
+        """The last lines the bot printed."""
+        return "\n".join(self.log_text().splitlines()[-lines:])
