@@ -410,7 +410,8 @@ def _play(w: _Work, a: Action) -> None:
     if info.heal and counts("heal"):  # R18
         gain = min(MAX_HP, w.seat.hp + info.heal) - w.seat.hp
         w.set(hp=w.seat.hp + gain)
-        w.say("event.heal", who=w.who(), count=gain)
+        if gain:
+            w.say("event.heal", who=w.who(), count=gain)
     if info.draw and counts("draw"):  # R17, R66
         if hero == "taia":
             _taia_draw(w, info.draw)

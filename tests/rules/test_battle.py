@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine import Phase, totals
+from engine import Phase, apply, parse, totals
 from engine.state import MAX_HP
 
 from .helpers import (
@@ -196,6 +196,14 @@ def test_r18_heal_up_to_five_excess_lost() -> None:
     state = run(battle(target, healer, hp=4), f"play:{healer}")
     assert state.seats[0].hp == MAX_HP
     assert totals(state).defence_cards == info(healer).defence  # excess not stored as defence
+
+
+def test_r18_no_healing_told_at_full_hp() -> None:
+    target = plain(1)
+    healer = card(lambda a: a.heal >= 1, "healing", exclude=(target,))
+    _, events = apply(battle(target, healer, hp=MAX_HP), parse(f"play:{healer}"))
+    assert "event.play" in [e.text.key for e in events]
+    assert "event.heal" not in [e.text.key for e in events]  # no "heals 0 HP"
 
 
 def test_r19_stop_whenever() -> None:
