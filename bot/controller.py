@@ -480,9 +480,17 @@ class Controller:
 
     async def play(self, interaction: discord.Interaction[Any], table: int, version: int,
                    notation: str) -> None:
-        """Apply a move clicked in a hand message, then refresh that message and the table."""
+        """Apply a move clicked in a hand message, then refresh that message and the table.
+
+        A move button on a message everyone sees (an older bot's, a forged one) must not turn
+        that message into the player's hand: the answer is then a new private message.
+        """
         locale = loc(interaction)
-        await interaction.response.defer()
+        message = interaction.message
+        if message is not None and message.flags.ephemeral:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=True, thinking=True)
         try:
             outcome = await self.service.act(table, interaction.user.id, version, notation)
         except Stale as exc:
