@@ -99,11 +99,38 @@ class KarakBot(commands.Bot):
         from bot.cogs.goblin import GoblinCog
 
         self.add_dynamic_items(GoblinItem)
+        self.tree.error(self.answer_command_error)
         await self.tree.set_translator(Translator())
         await self.add_cog(GoblinCog(self))
         await self.sync_commands(force=self.force_sync)
         await self.controller.resume()
         self.controller.start_timers()
+
+    async def answer_command_error(self, interaction: discord.Interaction[Any],
+                                   error: app_commands.AppCommandError) -> None:
+        """Any command that fails still gets a private answer within Discord's 3 seconds: an
+        option value the command does not accept (a modified client can send anything), or
+        an apology for an internal error (logged)."""
+        from bot.controller import loc
+
+        if isinstance(error, app_commands.TransformerError | app_commands.CommandSignatureMismatch
+                      | app_commands.CommandNotFound):
+            log.warning("refused a command with unusable options: %s", error)
+            key = "bot.error.bad_option"
+        elif isinstance(error, app_commands.NoPrivateMessage):
+            key = "bot.error.guild_only"
+        else:
+            log.error("command %s failed", interaction.command and interaction.command.name,
+                      exc_info=error)
+            key = "bot.error.internal"
+        text = translate(Msg(key), loc(interaction))
+        try:
+            if interaction.response.is_done():
+                await interaction.followup.send(text, ephemeral=True)
+            else:
+                await interaction.response.send_message(text, ephemeral=True)
+        except discord.HTTPException:
+            log.warning("could not answer a failed command")
 
     async def command_payload(self) -> list[dict[str, Any]]:
         """The command tree exactly as a sync sends it: English texts with every shipped
