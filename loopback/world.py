@@ -429,12 +429,13 @@ class World:
         if not message.visible_to(user.id) and not forge:
             raise LoopbackError(f"{user.name} cannot see message {message.id}")
         component = message.component(custom_id)
-        if forge:
-            return component or {"type": kind, "custom_id": custom_id}
+        # Discord's servers (not only its client) refuse a component the message does not have
         if component is None:
             raise LoopbackError(f"message {message.id} has no component {custom_id!r}")
         if component.get("type") != kind:
             raise LoopbackError(f"component {custom_id!r} is not of type {kind}")
+        if forge:
+            return component
         if component.get("disabled"):
             raise LoopbackError(f"component {custom_id!r} is disabled")
         if message.loading:
@@ -445,8 +446,9 @@ class World:
                     forge: bool = False) -> Interaction:
         """``user`` clicks the button ``custom_id`` on ``message`` (which they must see).
 
-        ``forge=True`` sends the click even when the message has no such button (a damaged or
-        forged custom_id, or a message the user cannot see)."""
+        ``forge=True`` skips what only the client checks (the user sees the message, the
+        button is enabled), as a modified client could; Discord's servers still refuse a
+        custom_id the message does not carry (use :meth:`plant_message` for damaged ones)."""
         component = self._component_target(user, message, custom_id, 2, forge)
         if component.get("style") == limits.LINK and not forge:
             raise LoopbackError("a link button opens a URL, it sends no interaction")
@@ -468,6 +470,18 @@ class World:
         return self._interact(user, self.channel(message.channel_id), 3,
                               {"custom_id": custom_id, "component_type": 3,
                                "values": list(values)}, message)
+
+    def plant_message(self, channel: Channel, components: list[dict[str, Any]],
+                      content: str = "", owner: User | None = None) -> Message:
+        """A message of the bot's application written without the bot: as if an older
+        version of the bot (or a corrupted one) had posted it, e.g. with damaged custom_ids."""
+        message = Message(snowflake(), channel.id, channel.guild_id, self.bot, content=content,
+                          components=components, owner=owner.id if owner else None)
+        message.revision = 1
+        self.messages[message.id] = message
+        self.channel_log.setdefault(channel.id, []).append(message.id)
+        self.bump()
+        return message
 
     def _interact(self, user: User, channel: Channel, kind: int, data: dict[str, Any],
                   message: Message | None) -> Interaction:

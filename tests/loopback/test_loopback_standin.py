@@ -170,13 +170,22 @@ async def test_components_clicks_and_what_users_may_do(lb: Loopback, mini: MiniB
         await lb.command(ann, channel, "goblin card")  # required option missing
     with pytest.raises(LoopbackError):
         await lb.command(ann, channel, "chess")
-    forged = await lb.click(ann, lobby, "kg:nothing", forge=True)  # a modified client
+    with pytest.raises(LoopbackError):  # Discord's servers refuse it, even from a bad client
+        await lb.click(ann, lobby, "kg:nothing", forge=True)
+    forged = await lb.click(ann, lobby, "kg:off", forge=True)  # a modified client
     fdata = await mini.interaction()
-    assert fdata["data"]["custom_id"] == "kg:nothing"
+    assert fdata["data"]["custom_id"] == "kg:off"
     await mini.respond(fdata, {"type": 4, "data": {"content": "no", "flags": 64}})
     await forged.done()
+    old = lb.plant_message(channel, [{"type": 1, "components": [
+        {"type": 2, "style": 1, "label": "?", "custom_id": "kg:zzz"}]}])
+    planted = await lb.click(bob, old, "kg:zzz")
+    pdata = await mini.interaction()
+    assert pdata["message"]["author"]["id"] == str(lb.application_id)
+    await mini.respond(pdata, {"type": 4, "data": {"content": "damaged", "flags": 64}})
+    await planted.done()
     # an ephemeral message cannot be clicked by someone who cannot see it
-    secret = lb.messages_for(channel, ann)[-1]
+    secret = lb.message(forged.original_id or 0)
     assert secret.owner == ann.id
     with pytest.raises(LoopbackError):
         await lb.click(bob, secret, "x")
