@@ -260,17 +260,18 @@ class World:
         return user
 
     def create_guild(self, name: str = "Karak Club", locale: str = "en-US",
-                     owner: User | None = None) -> Guild:
+                     owner: User | None = None, guild_id: int | None = None) -> Guild:
         """A new guild the bot is in (sent to a connected bot as GUILD_CREATE)."""
-        guild = Guild(snowflake(), name, locale, owner.id if owner else 0)
+        guild = Guild(guild_id or snowflake(), name, locale, owner.id if owner else 0)
         self.guilds[guild.id] = guild
         self.gateway.broadcast("GUILD_CREATE", self.guild_payload(guild))
         self.bump()
         return guild
 
-    def create_channel(self, guild: Guild, name: str = "goblin") -> Channel:
+    def create_channel(self, guild: Guild, name: str = "goblin",
+                       channel_id: int | None = None) -> Channel:
         """A new text channel of ``guild`` (sent as CHANNEL_CREATE)."""
-        channel = Channel(snowflake(), guild.id, name, len(guild.channels))
+        channel = Channel(channel_id or snowflake(), guild.id, name, len(guild.channels))
         guild.channels.append(channel)
         self.channels[channel.id] = channel
         self.channel_log[channel.id] = []
