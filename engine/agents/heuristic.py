@@ -69,6 +69,12 @@ def equip_value(item: str | None) -> float:
     return e.attack * 1.2 + e.defence * 1.0 + e.heal * 0.8 + e.hand * 1.5
 
 
+def _knock_penalty(win: bool) -> float:
+    """What losing the last HP costs: the next turn spent reviving (R50) and, unless the battle is
+    still won (Aderyn, R64), the battle itself."""
+    return 12.0 if win else 60.0
+
+
 class HeuristicAgent:
     """A planning agent strong enough to finish games and to balance the catalogue with."""
 
@@ -104,8 +110,9 @@ class HeuristicAgent:
         knocked = damage >= hp_now and damage > 0
         expected = att + DRAW_VALUE * outcome.draws
         win = att >= m_hp and (not knocked or aderyn)
+        knock = _knock_penalty(win) if knocked else 0.0
         score = (100.0 if win else -10.0 * max(0.0, m_hp - expected)) - 6.0 * damage \
-            - (60.0 if knocked else 0.0) - 0.3 * len(outcome.cards) + 0.5 * eq_heal
+            - knock - 0.3 * len(outcome.cards) + 0.5 * eq_heal
         return Forecast(win, damage, knocked, expected - m_hp, score)
 
     def _target_value(self, obs: Observation, fight: Fight, monster: str) -> float:
