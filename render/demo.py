@@ -18,7 +18,7 @@ from render import battle_image, hand_image, table_image
 from render.positions import DEMO_SEED, NoPosition, battle_position
 
 
-def write_demo(seed: int, out: Path, seats: int = 3, locale: str = "en",
+def write_demo(seed: int, out: Path, seats: int = 4, locale: str = "en",
                suffix: str = "") -> list[Path]:
     """Simulate a game from ``seed`` to a battle and write the three pictures into ``out`` in
     ``locale`` (file names end with ``suffix``)."""
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m render.demo", description=__doc__)
     parser.add_argument("--seed", type=int, default=DEMO_SEED, help="game seed")
     parser.add_argument("--out", type=Path, required=True, help="folder to write into")
-    parser.add_argument("--seats", type=int, default=3, choices=(2, 3, 4))
+    parser.add_argument("--seats", type=int, default=4, choices=(2, 3, 4))
     parser.add_argument("--locale", default="en", choices=LOCALES,
                         help="language of the pictures")
     parser.add_argument("--suffix", default="", help="appended to the file names, e.g. -fr")

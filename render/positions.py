@@ -32,7 +32,7 @@ from engine.position import SeatSetup, position
 
 HEROES = ("horan", "taia", "argentus", "aderyn")
 MAX_STEPS = 4000
-DEMO_SEED = 35
+DEMO_SEED = 5
 
 
 class NoPosition(RuntimeError):
