@@ -115,8 +115,24 @@ def _counters(state: GameState) -> list[DrinkCountercurse]:
     return [DrinkCountercurse(c) for c in tables().monsters[battle.monster].curses]
 
 
+#: The last position asked about and its legal actions: ``observe`` and ``apply(check=True)`` ask
+#: about the same state in turn, so the second call is free. States are immutable, so identity is
+#: enough; one tuple is swapped atomically, so threads cannot see a mismatched pair.
+_last: tuple[GameState | None, tuple[Action, ...]] = (None, ())
+
+
 def legal_actions(state: GameState) -> list[Action]:
     """Every action the current seat may take now, without duplicates; empty once the game ends."""
+    global _last
+    seen, actions = _last
+    if seen is state:
+        return list(actions)
+    out = _legal_actions(state)
+    _last = (state, tuple(out))
+    return out
+
+
+def _legal_actions(state: GameState) -> list[Action]:
     phase = state.phase
     seat = state.seat
     out: list[Action] = []
