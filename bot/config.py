@@ -26,6 +26,10 @@ class ConfigProblem(Exception):
     """A setting that keeps the bot from starting; ``str()`` is the one-line explanation."""
 
 
+class NoToken(ConfigProblem):
+    """No ``DISCORD_TOKEN`` at all (``python -m bot`` then opens the browser playground)."""
+
+
 class Settings(BaseModel):
     """Validated settings of one bot process."""
 
@@ -154,7 +158,7 @@ def load_settings(environ: Mapping[str, str] | None = None,
         if value:
             data[field] = value.upper() if field == "log_level" else value
     if "token" not in data:
-        raise ConfigProblem(translate(msg("bot.config.no_token")))
+        raise NoToken(translate(msg("bot.config.no_token")))
     try:
         settings = Settings.model_validate(data)
     except ValidationError as exc:

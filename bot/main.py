@@ -1,18 +1,22 @@
 """Entry point: ``python -m bot [--sync] [--check]`` reads the settings and runs the bot.
 
-Any setting problem (no token, malformed token, unwritable database, bad timer...) stops the
-bot with one line on stderr and exit status 2; the token is never printed.
+Without any ``DISCORD_TOKEN`` it runs the browser playground instead (:mod:`playground`: the
+bot against a loopback Discord stand-in, with a web page), when that package is installed (the
+Docker image ships without it). Any other setting problem (malformed token, unwritable
+database, bad timer...) stops the bot with one line on stderr and exit status 2; the token is
+never printed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import logging
 import sys
 from pathlib import Path
 
-from bot.config import ConfigProblem, Settings, load_settings
+from bot.config import ConfigProblem, NoToken, Settings, load_settings
 from i18n import msg, translate
 
 log = logging.getLogger("karak.bot")
@@ -74,6 +78,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         settings = load_settings(env_file=args.env_file)
+    except NoToken as exc:
+        if args.check or not playground_installed():
+            print(str(exc), file=sys.stderr)
+            return 2
+        from playground.app import main as playground
+
+        return playground(env_file=args.env_file)
     except ConfigProblem as exc:
         print(str(exc), file=sys.stderr)
         return 2
@@ -85,22 +96,33 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(run(settings, force_sync=args.sync))
     except KeyboardInterrupt:
         return 0
-    except Exception as exc:  # one line for the admin; details at debug level
-        import discord
-
-        from bot.storage import SchemaTooNew
-
-        if isinstance(exc, SchemaTooNew):
-            print(translate(msg("bot.cli.schema_too_new", found=exc.found, known=exc.known)),
-                  file=sys.stderr)
-            return 2
-        if isinstance(exc, discord.LoginFailure):
-            print(translate(msg("bot.cli.login_failed")), file=sys.stderr)
-            return 2
-        if isinstance(exc, discord.PrivilegedIntentsRequired):  # pragma: no cover
-            print(translate(msg("bot.cli.intents")), file=sys.stderr)
-            return 2
-        log.debug("fatal error", exc_info=True)
-        print(translate(msg("bot.cli.crashed", error=type(exc).__name__)), file=sys.stderr)
-        return 1
+    except Exception as exc:
+        return explain_fatal(exc)
     return 0
+
+
+def playground_installed() -> bool:
+    """True when the browser playground and the stand-in it needs can be imported."""
+    return all(importlib.util.find_spec(name) is not None for name in ("playground", "loopback"))
+
+
+def explain_fatal(exc: Exception) -> int:
+    """Print one line for the admin about what stopped the bot (details at debug level);
+    return the exit status."""
+    import discord
+
+    from bot.storage import SchemaTooNew
+
+    if isinstance(exc, SchemaTooNew):
+        print(translate(msg("bot.cli.schema_too_new", found=exc.found, known=exc.known)),
+              file=sys.stderr)
+        return 2
+    if isinstance(exc, discord.LoginFailure):
+        print(translate(msg("bot.cli.login_failed")), file=sys.stderr)
+        return 2
+    if isinstance(exc, discord.PrivilegedIntentsRequired):  # pragma: no cover
+        print(translate(msg("bot.cli.intents")), file=sys.stderr)
+        return 2
+    log.debug("fatal error", exc_info=True)
+    print(translate(msg("bot.cli.crashed", error=type(exc).__name__)), file=sys.stderr)
+    return 1

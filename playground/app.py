@@ -1,0 +1,313 @@
+"""The playground's server side: the stand-in plus the page, one server, one channel, four users,
+and the real bot connected to it.
+
+Settings (environment or ``.env``, besides the bot's own ``KARAK_*`` ones, which still apply):
+
+``KARAK_PLAYGROUND_DB``
+    The playground's database file (default ``karak-playground.sqlite3``); it never mixes with the
+    Discord bot's ``KARAK_DB``. Server, channel and user ids are fixed, so a match goes on after a
+    restart of the playground.
+``KARAK_PLAYGROUND_PORT``
+    The page's port on 127.0.0.1 (default 8080; a free port is taken when it is busy; 0 = any).
+``KARAK_PLAYGROUND_HOST``
+    The address to listen on (default ``127.0.0.1``; the page has no password, so only open it
+    to a network you trust).
+``KARAK_PLAYGROUND_LOCALE``
+    ``en``, ``fr`` or ``cs``: the server's language and the users' (default: from ``LANG``).
+
+Routes added to the stand-in (its own API is documented in :mod:`loopback.server`): ``GET /``
+the page, ``GET /static/...`` its files, ``GET /play/config`` the channel, users and the page's
+texts in every language, ``POST /play/locale`` ``{"user", "locale"}`` a user's language.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import hashlib
+import logging
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from bot.config import ConfigProblem, Settings, load_settings, read_env_file
+from i18n import LOCALE_NAMES, LOCALES, catalog, msg, normalise_locale, placeholders, translate
+from loopback import FAKE_TOKEN, Loopback, LoopbackError
+from loopback.model import Channel
+from loopback.spec import available as spec_available
+from loopback.world import dumps
+
+log = logging.getLogger("karak.playground")
+
+STATIC = Path(__file__).with_name("static")
+#: Fixed ids (well-formed snowflakes), so the playground's database outlives a restart.
+GUILD_ID = 1_220_000_000_000_000_001
+CHANNEL_ID = 1_220_000_000_000_000_002
+#: The people of the playground (user id, name); the first one owns the server (an admin).
+PEOPLE = ((1_220_000_000_000_000_011, "Ann"), (1_220_000_000_000_000_012, "Bob"),
+          (1_220_000_000_000_000_013, "Cleo"), (1_220_000_000_000_000_014, "Dan"))
+GUILD_NAME = "Karak Club"
+CHANNEL_NAME = "goblin"
+#: Our locale -> the locale a Discord client of that language sends.
+DISCORD_LOCALES = {"en": "en-US", "fr": "fr", "cs": "cs"}
+DEFAULT_PORT = 8080
+DEFAULT_DB = Path("karak-playground.sqlite3")
+ENV_DB = "KARAK_PLAYGROUND_DB"
+ENV_PORT = "KARAK_PLAYGROUND_PORT"
+ENV_HOST = "KARAK_PLAYGROUND_HOST"
+ENV_LOCALE = "KARAK_PLAYGROUND_LOCALE"
+#: Bot settings the playground sets itself (a leftover Discord value must not leak in).
+OVERRIDDEN = ("DISCORD_TOKEN", "KARAK_API_BASE", "KARAK_GATEWAY_URL", "KARAK_DB",
+              "KARAK_DEV_GUILD")
+PAGE_PREFIX = "playground.page."
+
+
+@dataclass(frozen=True)
+class Options:
+    """Where the playground listens, its database and its language."""
+
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    db: Path = DEFAULT_DB
+    locale: str = "en"
+
+
+def page_strings(locale: str) -> dict[str, str]:
+    """The page's texts in ``locale`` (``playground.page.*`` without the prefix), placeholders
+    kept as ``{name}`` for the page to fill in."""
+    out: dict[str, str] = {}
+    for key, entry in catalog(locale).items():
+        if key.startswith(PAGE_PREFIX):
+            keep = {p: "{" + p + "}" for p in placeholders(entry)}
+            out[key[len(PAGE_PREFIX):]] = translate(msg(key, **keep), locale)
+    return out
+
+
+def _static_version() -> str:
+    """A short hash of the page's files (cache busting after an update)."""
+    digest = hashlib.sha256()
+    for path in sorted(STATIC.iterdir()):
+        if path.is_file():
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:10]
+
+
+class Playground:
+    """The stand-in with the page's routes, one server with one channel, and four users.
+
+    ``async with Playground(port=0) as pg: ...`` then point a bot at ``pg.lb.env()``; the page
+    is at :attr:`url`.
+    """
+
+    def __init__(self, *, host: str = "127.0.0.1", port: int = 0, locale: str = "en",
+                 validate: bool | None = None) -> None:
+        self.host = host
+        self.port = port
+        self.locale = normalise_locale(locale)
+        self.validate = spec_available() if validate is None else validate
+        self.lb = self._standin(port)
+        self.channel: Channel | None = None
+
+    def _standin(self, port: int) -> Loopback:
+        lb = Loopback(host=self.host, port=port, validate=self.validate)
+        lb.app.router.add_get("/", self._page)
+        lb.app.router.add_get("/play/config", self._config)
+        lb.app.router.add_post("/play/locale", self._set_locale)
+        lb.app.router.add_static("/static/", STATIC)
+        return lb
+
+    async def start(self) -> Playground:
+        """Listen (on a free port when the chosen one is busy) and create the people."""
+        try:
+            await self.lb.start()
+        except OSError as exc:
+            if self.port == 0 or exc.errno != errno.EADDRINUSE:
+                raise
+            await self.lb.stop()
+            log.info("port %s is busy, taking a free one", self.port)
+            self.lb = self._standin(0)
+            await self.lb.start()
+        self._populate()
+        return self
+
+    def _populate(self) -> None:
+        lc = DISCORD_LOCALES[self.locale]
+        users = [self.lb.create_user(name, locale=lc, admin=i == 0, user_id=uid)
+                 for i, (uid, name) in enumerate(PEOPLE)]
+        guild = self.lb.create_guild(GUILD_NAME, locale=lc, owner=users[0], guild_id=GUILD_ID)
+        self.channel = self.lb.create_channel(guild, CHANNEL_NAME, channel_id=CHANNEL_ID)
+
+    async def stop(self) -> None:
+        """Stop listening."""
+        await self.lb.stop()
+
+    async def __aenter__(self) -> Playground:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    @property
+    def url(self) -> str:
+        """The page's address."""
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.lb.port}/"
+
+    # ------------------------------------------------------------------ routes
+
+    async def _page(self, request: web.Request) -> web.Response:
+        html = (STATIC / "index.html").read_text(encoding="utf-8")
+        html = html.replace("{{version}}", _static_version())
+        return web.Response(text=html, content_type="text/html", charset="utf-8",
+                            headers={"Cache-Control": "no-cache"})
+
+    def config(self) -> dict[str, Any]:
+        """What the page needs: the channel, the users, the languages and the page's texts."""
+        assert self.channel is not None
+        return {
+            "guild": str(self.channel.guild_id), "guild_name": GUILD_NAME,
+            "channel": str(self.channel.id), "channel_name": self.channel.name,
+            "bot": {"id": str(self.lb.bot.id), "name": self.lb.bot.name},
+            "users": [dict(u.public(), locale=normalise_locale(u.locale))
+                      for u in self.lb.users.values()],
+            "locale": self.locale,
+            "languages": {lc: LOCALE_NAMES[lc] for lc in LOCALES},
+            "discord_locales": DISCORD_LOCALES,
+            "strings": {lc: page_strings(lc) for lc in LOCALES},
+        }
+
+    async def _config(self, request: web.Request) -> web.Response:
+        return web.Response(text=dumps(self.config()), content_type="application/json",
+                            headers={"Cache-Control": "no-cache"})
+
+    async def _set_locale(self, request: web.Request) -> web.Response:
+        try:
+            data = await request.json()
+            if not isinstance(data, dict):
+                raise LoopbackError("a JSON object is expected")
+            user = self.lb.user(str(data["user"]))
+            locale = str(data["locale"])
+            if locale not in DISCORD_LOCALES:
+                raise LoopbackError(f"unknown locale {locale!r}")
+        except (LoopbackError, KeyError, ValueError) as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        user.locale = DISCORD_LOCALES[locale]
+        self.lb.bump()
+        return web.json_response(dict(user.public(), locale=locale))
+
+
+# ---------------------------------------------------------------------- settings and running
+
+
+def _values(environ: Mapping[str, str] | None, env_file: Path | None) -> dict[str, str]:
+    """The ``.env`` file's values overridden by the environment's (as the bot reads them)."""
+    values: dict[str, str] = {}
+    if env_file is not None:
+        values.update(read_env_file(env_file))
+    values.update(os.environ if environ is None else environ)
+    return values
+
+
+def _default_locale(values: Mapping[str, str]) -> str:
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = values.get(name, "").split(".")[0]
+        if value and value not in ("C", "POSIX"):
+            return normalise_locale(value)
+    return "en"
+
+
+def prepare(environ: Mapping[str, str] | None = None,
+            env_file: Path | None = Path(".env")) -> tuple[Options, Settings]:
+    """Read the playground's options and the bot's settings (with a placeholder address, filled
+    in once the stand-in listens); :class:`ConfigProblem` with one line when one is wrong."""
+    values = _values(environ, env_file)
+    port_text = values.get(ENV_PORT, "").strip() or str(DEFAULT_PORT)
+    if not port_text.isdigit() or int(port_text) > 65535:
+        raise ConfigProblem(translate(msg("playground.config.bad_port", name=ENV_PORT,
+                                          value=port_text[:80])))
+    locale_text = values.get(ENV_LOCALE, "").strip().lower()
+    if locale_text and locale_text not in LOCALES:
+        raise ConfigProblem(translate(msg("playground.config.bad_locale", name=ENV_LOCALE,
+                                          value=locale_text[:80])))
+    options = Options(host=values.get(ENV_HOST, "").strip() or "127.0.0.1",
+                      port=int(port_text),
+                      db=Path(values.get(ENV_DB, "").strip() or DEFAULT_DB),
+                      locale=locale_text or _default_locale(values))
+    bot_values = {k: v for k, v in values.items() if k not in OVERRIDDEN}
+    bot_values.update({"DISCORD_TOKEN": FAKE_TOKEN, "KARAK_DB": str(options.db),
+                       "KARAK_API_BASE": "http://127.0.0.1/api/v10",
+                       "KARAK_GATEWAY_URL": "ws://127.0.0.1/gateway"})
+    bot_values.setdefault("KARAK_LOG_LEVEL", "WARNING")
+    try:
+        settings = load_settings(bot_values, env_file=None)
+    except ConfigProblem as exc:
+        if str(options.db) in str(exc):
+            raise ConfigProblem(translate(msg("playground.config.db_unwritable", name=ENV_DB,
+                                              path=str(options.db)))) from None
+        raise
+    return options, settings
+
+
+async def serve(options: Options, settings: Settings,
+                announce: Callable[[str], None] | None = None) -> None:
+    """Run the stand-in, the page and the bot until cancelled; ``announce`` gets the one line
+    with the page's address once the bot is connected."""
+    from bot.main import run
+
+    playground = await Playground(host=options.host, port=options.port,
+                                  locale=options.locale).start()
+    bot: asyncio.Task[None] | None = None
+    try:
+        lb = playground.lb
+        settings = settings.model_copy(update={"api_base": lb.api_base,
+                                               "gateway_url": lb.gateway_url})
+        bot = asyncio.get_running_loop().create_task(run(settings, force_sync=True))
+        while not lb.gateway.connected():
+            if bot.done():
+                await bot  # raises what stopped the bot
+                return
+            await lb.changed(lb.version, 0.2)
+        line = translate(msg("playground.console.ready", url=playground.url), options.locale)
+        (announce or _print)(line)
+        await bot
+    finally:
+        if bot is not None and not bot.done():
+            bot.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await bot
+        await playground.stop()
+
+
+def _print(line: str) -> None:
+    print(line, flush=True)
+
+
+def main(env_file: Path | None = Path(".env"), environ: Mapping[str, str] | None = None) -> int:
+    """``python -m bot`` without a token: run the playground until Ctrl-C; the exit status."""
+    from bot.main import explain_fatal, setup_logging
+
+    try:
+        options, settings = prepare(environ, env_file)
+    except ConfigProblem as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    setup_logging(settings)
+    if logging.getLogger().level >= logging.WARNING:
+        # discord.py warns that voice support is missing: noise for someone trying the game
+        logging.getLogger("discord.client").setLevel(logging.ERROR)
+    try:
+        asyncio.run(serve(options, settings))
+    except KeyboardInterrupt:
+        return 0
+    except Exception as exc:
+        return explain_fatal(exc)
+    return 0

@@ -1,0 +1,282 @@
+"""Playing the playground through its web page, by clicking like a person (tests, screenshots,
+and ``python -m playground.drive``, which plays a whole match against AI seats and reports).
+
+:class:`PlaygroundProcess` starts ``python -m bot`` without a token (exactly what a newcomer
+runs) and reads the page's address from its one line; :class:`Driver` acts on a Playwright page:
+slash commands typed into the command box, buttons and menus clicked, the user switch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+EPHEMERAL = "article[data-ephemeral='1']"
+ENABLED = ".btn[data-custom-id]:not([disabled]), .select > button:not([disabled])"
+
+
+class PlaygroundProcess:
+    """``python -m bot`` with no ``DISCORD_TOKEN``, its own database and a free port."""
+
+    def __init__(self, db: Path, *, ai_pace: float = 0.2, locale: str = "en",
+                 timeout: float = 60.0) -> None:
+        self.db = db
+        self.ai_pace = ai_pace
+        self.locale = locale
+        self.timeout = timeout
+        self.proc: subprocess.Popen[str] | None = None
+        self.url = ""
+        self.lines: list[str] = []
+
+    def env(self) -> dict[str, str]:
+        """This machine's environment without any bot setting, plus the playground's."""
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("KARAK_") and k != "DISCORD_TOKEN"}
+        env.update({"KARAK_PLAYGROUND_DB": str(self.db), "KARAK_PLAYGROUND_PORT": "0",
+                    "KARAK_PLAYGROUND_LOCALE": self.locale, "KARAK_AI_PACE": f"{self.ai_pace:g}",
+                    "PYTHONUNBUFFERED": "1"})
+        return env
+
+    def start(self) -> str:
+        """Start it and wait for the line with the page's address; the address."""
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bot", "--env-file", os.devnull], cwd=ROOT, env=self.env(),
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True)
+        found: list[str] = []
+
+        def read() -> None:
+            assert self.proc is not None and self.proc.stdout is not None
+            for line in self.proc.stdout:
+                self.lines.append(line.rstrip("\n"))
+                match = re.search(r"https?://\S+/", line)
+                if match and not found:
+                    found.append(match.group(0))
+
+        threading.Thread(target=read, daemon=True).start()
+        deadline = time.monotonic() + self.timeout
+        while not found:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("the playground did not start:\n" + "\n".join(self.lines))
+            time.sleep(0.05)
+        self.url = found[0]
+        return self.url
+
+    def stop(self) -> int | None:
+        """Ctrl-C (SIGINT), as a person stops it; SIGKILL if it lingers. The exit status."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+    def __enter__(self) -> PlaygroundProcess:
+        self.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+
+class Driver:
+    """Acts on the playground's page (a ``playwright.sync_api.Page``) like a person would."""
+
+    def __init__(self, page: Any, url: str, *, timeout: float = 20.0) -> None:
+        self.page = page
+        self.url = url
+        self.timeout_ms = timeout * 1000
+        page.set_default_timeout(self.timeout_ms)
+
+    def open(self, user: int = 1) -> None:
+        """Load the page acting as user number ``user`` (1-4)."""
+        self.page.goto(f"{self.url}?as={user}")
+        self.page.wait_for_selector("body[data-ready='1']")
+
+    def act_as(self, user: int) -> None:
+        """Click the user switch."""
+        self.page.click(f".user-tab[data-index='{user}']")
+        self.page.wait_for_selector(f".user-tab[data-index='{user}'][aria-selected='true']")
+        self.settle()
+
+    def settle(self, quiet: float = 0.4) -> None:
+        """Wait until the page shows nothing newer for ``quiet`` seconds (the bot is idle)."""
+        deadline = time.monotonic() + self.timeout_ms / 1000
+        last = None
+        stable_since = time.monotonic()
+        while time.monotonic() < deadline:
+            now = self.page.evaluate(
+                "() => [...document.querySelectorAll('article.msg')].map(a => a.outerHTML.length"
+                " + ':' + a.id).join(',') + document.querySelectorAll('.busy').length")
+            if now != last:
+                last = now
+                stable_since = time.monotonic()
+            elif time.monotonic() - stable_since >= quiet:
+                return
+            time.sleep(0.1)
+
+    def command(self, text: str, **options: str) -> None:
+        """Type a slash command (``/goblin new``), fill its options, send it."""
+        self.page.fill("#command-input", text)
+        self.page.keyboard.press("Enter")
+        for name, label in options.items():
+            self.page.select_option(f"#command-options [data-option='{name}']", label=label)
+        if self.page.is_visible("#command-chip"):
+            self.page.click("#send")
+        self.settle()
+
+    def click(self, custom_id_end: str) -> None:
+        """Click the newest enabled button whose custom_id ends with ``custom_id_end``."""
+        button = self.page.locator(
+            f"button.btn[data-custom-id$='{custom_id_end}']:not([disabled])").last
+        button.click()
+        self.settle()
+
+    def choose(self, message: Any, custom_id: str, value: str) -> None:
+        """Open a menu of ``message`` and pick the option ``value``."""
+        menu = message.locator(f".select[data-custom-id='{custom_id}']")
+        menu.locator("> button").click()
+        menu.locator(f".option[data-value='{value}']").click()
+        self.settle()
+
+    def hand(self) -> Any:
+        """The newest private message (the hand), as a locator."""
+        return self.page.locator(EPHEMERAL).last
+
+    def controls(self) -> list[tuple[str, str, str]]:
+        """The enabled controls of the newest private message: (kind, custom_id, value) for
+        each button (value ``""``) and each option of each menu."""
+        found: list[tuple[str, str, str]] = self.page.evaluate(
+            """(sel) => {
+              const all = document.querySelectorAll(sel);
+              const m = all[all.length - 1];
+              if (!m) return [];
+              const out = [];
+              for (const b of m.querySelectorAll('.btn[data-custom-id]:not([disabled])'))
+                out.push(['button', b.dataset.customId, '']);
+              for (const s of m.querySelectorAll('.select')) {
+                if (s.querySelector(':scope > button').disabled) continue;
+                for (const o of s.querySelectorAll('.option'))
+                  out.push(['select', s.dataset.customId, o.dataset.value]);
+              }
+              return out;
+            }""", EPHEMERAL)
+        return found
+
+    def act(self, kind: str, custom_id: str, value: str) -> None:
+        """Use one control of the newest private message."""
+        if kind == "button":
+            self.hand().locator(f".btn[data-custom-id='{custom_id}']").click()
+            self.settle()
+        else:
+            self.choose(self.hand(), custom_id, value)
+
+    def over(self) -> bool:
+        """True once the game-over message is in the channel (a public message whose table has
+        no "My hand" button and that says who won)."""
+        return bool(self.page.evaluate(
+            """() => [...document.querySelectorAll('article.msg:not([data-ephemeral])')]
+              .some(a => a.querySelector('.embed .image img')
+                    && a.querySelector('.content').innerText.trim() !== ''
+                    && !a.querySelector('[data-custom-id^="kg:hand:"]'))"""))
+
+
+def prefer(controls: list[tuple[str, str, str]], rng: random.Random) -> tuple[str, str, str]:
+    """A sensible move among the controls (cards before ending a battle, fights before the
+    merchant), with some randomness so matches differ."""
+    def rank(c: tuple[str, str, str]) -> int:
+        kind, cid, value = c
+        move = value or cid.rsplit(":", 1)[-1]
+        order = ("play:", "fight:", "reward:", "keep:", "discard:", "stack:", "heal", "revive",
+                 "strength:", "counter:", "end", "buy:", "pay:", "leave", "cancel", "merchant")
+        for i, prefix in enumerate(order):
+            if move.startswith(prefix):
+                return i
+        return len(order)
+    best = min(rank(c) for c in controls)
+    return rng.choice([c for c in controls if rank(c) == best])
+
+
+def play_match(driver: Driver, rng: random.Random, *, ai_seats: int = 1,
+               max_clicks: int = 2000, log: Any = None) -> dict[str, Any]:
+    """Open a table as user 1, add ``ai_seats`` AI seats, start, and play user 1's seat by
+    clicking until the game is over; returns figures (clicks, seconds)."""
+    start = time.monotonic()
+    driver.command("/goblin new")
+    for _ in range(ai_seats):
+        driver.click(":ai")
+    driver.click(":start")
+    clicks = 0
+    opened_for = ""
+    while clicks < max_clicks:
+        if driver.over():
+            break
+        controls = driver.controls()
+        if controls:
+            move = prefer(controls, rng)
+            if log:
+                log(f"click {clicks}: {move[2] or move[1]}")
+            driver.act(*move)
+            clicks += 1
+            continue
+        turn = driver.page.locator(
+            "article.msg.pinged:has([data-custom-id^='kg:hand:'])").last
+        if turn.count():
+            mid = turn.get_attribute("data-message-id") or ""
+            if mid != opened_for:
+                opened_for = mid
+                turn.locator("[data-custom-id^='kg:hand:']").click()
+                driver.settle()
+                continue
+        time.sleep(0.2)
+        driver.settle(0.2)
+    return {"clicks": clicks, "seconds": round(time.monotonic() - start, 1),
+            "over": driver.over()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m playground.drive``: start the playground, play a whole match in a headless
+    Chromium against AI seats, and print what it took."""
+    from playground.browser import chromium
+
+    parser = argparse.ArgumentParser(prog="python -m playground.drive", description=__doc__)
+    parser.add_argument("--ai", type=int, default=1, help="AI seats (1-3)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--pace", type=float, default=0.1, help="seconds between AI moves")
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp, \
+            PlaygroundProcess(Path(tmp) / "pg.sqlite3", ai_pace=args.pace) as proc, \
+            chromium() as page:
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        driver = Driver(page, proc.url)
+        driver.open(1)
+        result = play_match(driver, random.Random(args.seed), ai_seats=args.ai,
+                            log=print if args.verbose else None)
+        breaches = driver.page.evaluate("() => fetch('/_loopback/breaches').then(r => r.json())")
+        result.update(page_errors=errors, breaches=breaches)
+        print(result)
+        return 0 if result["over"] and not errors and not breaches["breaches"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,809 @@
+/* Karak: Goblin playground: shows the stand-in's channel the way Discord does and acts as one of
+ * its users through the stand-in's JSON API (/_loopback/, see loopback/server.py) and the
+ * playground's own routes (/play/config, /play/locale, see playground/app.py).
+ * Plain JavaScript, no dependencies, no build step. Every text comes from the server (i18n). */
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const KEEP = 150;                 // messages shown (the newest)
+  const COLOURS = ["#5865f2", "#23a55a", "#f0b232", "#eb459e", "#ed4245", "#80848e"];
+  const EYE = '<svg width="16" height="16" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M12 5C5.6 5 2 12 2 12s3.6 7 10 7 10-7 10-7-3.6-7-10-7Zm0 11a4 4 0 1 1 0-8 4 4 0 0 1 0 8Zm0-2a2 2 0 1 0 0-4 2 2 0 0 0 0 4Z"/></svg>';
+  const CHEVRON = '<svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M7 10l5 5 5-5z"/></svg>';
+  const CHECK = '<svg width="11" height="11" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M9 16.2 4.8 12l-1.4 1.4L9 19 21 7l-1.4-1.4z"/></svg>';
+
+  const state = {
+    config: null,
+    user: null,             // id of the user we act as
+    version: 0,
+    messages: [],
+    commands: [],
+    nodes: new Map(),       // message id -> {sig, el}
+    failed: new Set(),      // message ids whose last interaction failed
+    busy: new Map(),        // message id -> custom_id of the interaction in flight
+    openSelect: null,       // "message id|custom_id" of the open menu
+    used: loadJSON("kg-used", {}),   // interaction id -> "/goblin new" as sent from here
+    seen: loadJSON("kg-seen", {}),   // user id -> newest message id they looked at
+    cmd: null,              // the command being filled in
+    suggest: [],            // items of the suggestion list
+    active: 0,
+    stick: true,
+    rendering: null,
+    again: false,
+    welcomeLang: null,
+  };
+
+  // ------------------------------------------------------------------ helpers
+
+  function loadJSON(key, fallback) {
+    try { return JSON.parse(localStorage.getItem(key)) || fallback; } catch { return fallback; }
+  }
+  function saveJSON(key, value) {
+    try { localStorage.setItem(key, JSON.stringify(value)); } catch { /* private mode */ }
+  }
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const esc = (s) => String(s ?? "").replace(/[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  const newer = (a, b) => (a.length !== b.length ? a.length > b.length : a > b); // snowflakes
+
+  async function api(path, body) {
+    const init = body === undefined ? {} : {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
+    const res = await fetch(path, init);
+    let data = null;
+    try { data = await res.json(); } catch { /* empty */ }
+    if (!res.ok) {
+      const err = new Error((data && (data.error || data.message)) || res.statusText);
+      err.status = res.status;
+      throw err;
+    }
+    return data;
+  }
+
+  function me() { return state.config.users.find((u) => u.id === state.user); }
+  function lang() { return me().locale || state.config.locale; }
+  function discordLocale() { return state.config.discord_locales[lang()]; }
+  function t(key, params = {}) {
+    const text = (state.config.strings[lang()] || {})[key] ?? state.config.strings.en[key] ?? key;
+    return text.replace(/\{(\w+)\}/g, (m, p) => (p in params ? params[p] : m));
+  }
+  /** A text whose placeholders are filled with HTML (the rest escaped). */
+  function tHtml(key, html) {
+    const text = (state.config.strings[lang()] || {})[key] ?? key;
+    return text.split(/(\{\w+\})/).map((part) => {
+      const m = /^\{(\w+)\}$/.exec(part);
+      return m && m[1] in html ? html[m[1]] : esc(part);
+    }).join("");
+  }
+  function userName(id) {
+    if (state.config.bot.id === id) return state.config.bot.name;
+    const u = state.config.users.find((x) => x.id === id);
+    return u ? u.name : "?";
+  }
+  function colour(id) {
+    const i = state.config.users.findIndex((u) => u.id === id);
+    return COLOURS[(i < 0 ? 5 : i) % COLOURS.length];
+  }
+  function avatar(author) {
+    if (author.bot) return '<div class="avatar bot" aria-hidden="true">K</div>';
+    const name = author.global_name || author.username || "?";
+    return `<div class="avatar" style="background:${colour(author.id)}" aria-hidden="true">${esc(name[0].toUpperCase())}</div>`;
+  }
+  function localPath(url) {
+    try { const u = new URL(url, location.href); return u.pathname + u.search; } catch { return url; }
+  }
+  function localized(obj, field) {
+    const l = obj[`${field}_localizations`];
+    return (l && l[discordLocale()]) || obj[field];
+  }
+  let toastTimer = 0;
+  function toast(text) {
+    const el = $("toast");
+    el.textContent = text;
+    el.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { el.hidden = true; }, 5000);
+  }
+
+  // ------------------------------------------------------------------ markdown (Discord's subset)
+
+  function inline(text) {
+    const keep = [];
+    const stash = (html) => { keep.push(html); return `\u0000${keep.length - 1}\u0000`; };
+    let s = esc(text);
+    s = s.replace(/`([^`\n]+)`/g, (_, c) => stash(`<code>${c}</code>`));
+    s = s.replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)|(https?:\/\/[^\s<]+[^\s<.,;:!?)])/g,
+      (_, label, url, bare) => stash(link(url || bare, label || bare)));
+    s = s.replace(/&lt;@!?(\d+)&gt;/g, (_, id) => stash(`<span class="mention">@${esc(userName(id))}</span>`));
+    s = s.replace(/&lt;#(\d+)&gt;/g, () => stash(`<span class="mention">#${esc(state.config.channel_name)}</span>`));
+    s = s.replace(/\*\*(.+?)\*\*/g, "<strong>$1</strong>");
+    s = s.replace(/__(.+?)__/g, "<u>$1</u>");
+    s = s.replace(/(^|[^*\w])\*(?![\s*])(.+?)\*(?!\w)/g, "$1<em>$2</em>");
+    s = s.replace(/(^|[^\w])_(?![\s_])(.+?)_(?!\w)/g, "$1<em>$2</em>");
+    s = s.replace(/~~(.+?)~~/g, "<s>$1</s>");
+    return s.replace(/\u0000(\d+)\u0000/g, (_, i) => keep[Number(i)]);
+  }
+  function link(url, label) {
+    const jump = /^https:\/\/discord\.com\/channels\/\d+\/\d+\/(\d+)$/.exec(url);
+    if (jump) return `<a href="#m-${jump[1]}" data-jump="${jump[1]}">${label === url ? "#" + esc(state.config.channel_name) : label}</a>`;
+    return `<a href="${url}" target="_blank" rel="noopener noreferrer">${label}</a>`;
+  }
+  function md(text) {
+    return String(text || "").split("\n").map((line) => {
+      if (line.startsWith("> ")) return `<div class="quote">${inline(line.slice(2)) || "<br>"}</div>`;
+      return `<div>${inline(line) || "<br>"}</div>`;
+    }).join("");
+  }
+
+  // ------------------------------------------------------------------ messages
+
+  function grouped(prev, m) {
+    if (!prev || prev.author.id !== m.author.id || m.interaction_metadata) return false;
+    if (Boolean(prev.loopback.ephemeral_for) !== Boolean(m.loopback.ephemeral_for)) return false;
+    return Date.parse(m.timestamp) - Date.parse(prev.timestamp) < 7 * 60 * 1000;
+  }
+
+  function signature(m, group) {
+    return JSON.stringify([m.loopback.revision, m.loopback.loading, m.content, m.embeds,
+      m.components, m.attachments.map((a) => a.id), group, state.busy.get(m.id) ?? null,
+      state.failed.has(m.id), state.used[m.interaction_metadata?.id] ?? null, lang(),
+      (m.loopback.mentions || []).includes(state.user)]);
+  }
+
+  function build(m, group) {
+    const el = document.createElement("article");
+    el.className = "msg";
+    el.id = `m-${m.id}`;
+    el.dataset.messageId = m.id;
+    if (m.loopback.ephemeral_for) { el.classList.add("ephemeral"); el.dataset.ephemeral = "1"; }
+    if (group) el.classList.add("grouped");
+    if ((m.loopback.mentions || []).includes(state.user)) el.classList.add("pinged");
+    let html = "";
+    const meta = m.interaction_metadata;
+    if (meta && meta.type === 2) {
+      const who = meta.user;
+      const command = state.used[meta.id] || `/${(state.commands[0] || { name: "goblin" }).name}`;
+      html += `<div class="used">${avatar(who)}<span>${tHtml("used", {
+        user: `<b>${esc(who.global_name || who.username)}</b>`,
+        command: `<span class="cmd">${esc(command)}</span>` })}</span></div>`;
+    }
+    html += avatar(m.author);
+    html += '<div class="body">';
+    if (!group) {
+      const time = new Date(m.timestamp).toLocaleTimeString(lang(), { hour: "2-digit", minute: "2-digit" });
+      html += `<div class="head"><span class="author">${esc(m.author.global_name || m.author.username)}</span>`;
+      if (m.author.bot) html += `<span class="app-badge">${CHECK}</span>`;
+      html += `<time class="stamp" datetime="${esc(m.timestamp)}">${esc(time)}</time></div>`;
+    }
+    if (m.loopback.loading) {
+      html += `<div class="loading"><span class="dots"><i></i><i></i><i></i></span>${esc(t("thinking", { bot: m.author.global_name || m.author.username }))}</div>`;
+    } else {
+      const edited = m.edited_timestamp && m.content ? `<span class="edited">${esc(t("edited"))}</span>` : "";
+      html += `<div class="content">${m.content ? md(m.content) : ""}${edited}</div>`;
+      html += embeds(m);
+      html += attachments(m);
+      html += components(m);
+    }
+    if (state.failed.has(m.id)) html += `<div class="failed">${esc(t("failed"))}</div>`;
+    if (m.loopback.ephemeral_for) html += `<div class="note">${EYE}<span>${esc(t("only_you"))}</span></div>`;
+    html += "</div>";
+    el.innerHTML = html;
+    return el;
+  }
+
+  function embedImages(m) {
+    const used = new Set();
+    for (const e of m.embeds) {
+      for (const k of ["image", "thumbnail"]) if (e[k] && e[k].url) used.add(localPath(e[k].url));
+    }
+    return used;
+  }
+
+  function embeds(m) {
+    return m.embeds.map((e) => {
+      const bar = e.color != null ? `#${e.color.toString(16).padStart(6, "0")}` : "var(--line)";
+      let h = `<div class="embed" style="border-left-color:${bar}">`;
+      if (e.author && e.author.name) h += `<div class="title">${esc(e.author.name)}</div>`;
+      if (e.title) {
+        h += e.url ? `<div class="title">${link(e.url, esc(e.title))}</div>`
+          : `<div class="title">${esc(e.title)}</div>`;
+      }
+      if (e.description) h += `<div class="md">${md(e.description)}</div>`;
+      if (e.fields && e.fields.length) {
+        h += '<div class="fields">' + e.fields.map((f) =>
+          `<div class="field${f.inline ? " inline" : ""}"><div class="name">${inline(f.name)}</div><div class="md">${md(f.value)}</div></div>`).join("") + "</div>";
+      }
+      const img = e.image || e.thumbnail;
+      if (img && img.url) h += `<div class="image"><img src="${esc(localPath(img.url))}" alt="" loading="eager"></div>`;
+      if (e.footer && e.footer.text) h += `<div class="footer">${esc(e.footer.text)}</div>`;
+      return h + "</div>";
+    }).join("");
+  }
+
+  function attachments(m) {
+    const used = embedImages(m);
+    const rest = m.attachments.filter((a) => !used.has(localPath(a.url)));
+    if (!rest.length) return "";
+    return '<div class="attachments">' + rest.map((a) => (/\.(png|jpe?g|gif|webp)$/i.test(a.filename)
+      ? `<img src="${esc(localPath(a.url))}" alt="${esc(a.description || a.filename)}">`
+      : `<a href="${esc(localPath(a.url))}" download>${esc(a.filename)}</a>`)).join("") + "</div>";
+  }
+
+  function components(m) {
+    if (!m.components || !m.components.length) return "";
+    const busy = state.busy.get(m.id);
+    let h = '<div class="components">';
+    for (const row of m.components) {
+      h += '<div class="row">';
+      for (const c of row.components || []) {
+        const off = c.disabled || busy !== undefined;
+        if (c.type === 2) {
+          const emoji = c.emoji && c.emoji.name ? `<span>${esc(c.emoji.name)}</span>` : "";
+          if (c.style === 5) {
+            h += `<a class="btn s5" href="${esc(c.url)}" target="_blank" rel="noopener noreferrer">${emoji}${esc(c.label || "")} ↗</a>`;
+          } else {
+            h += `<button type="button" class="btn s${c.style}${busy === c.custom_id ? " busy" : ""}" data-custom-id="${esc(c.custom_id)}"${off ? " disabled" : ""}>${emoji}${esc(c.label || "")}</button>`;
+          }
+        } else if (c.type === 3) {
+          const chosen = (c.options || []).find((o) => o.default);
+          h += `<div class="select${busy === c.custom_id ? " busy" : ""}" data-custom-id="${esc(c.custom_id)}">`;
+          h += `<button type="button" aria-haspopup="listbox"${off ? " disabled" : ""}><span${chosen ? ' class="chosen"' : ""}>${esc(chosen ? chosen.label : c.placeholder || "")}</span>${CHEVRON}</button>`;
+          h += '<div class="options" role="listbox" hidden>';
+          for (const o of c.options || []) {
+            h += `<button type="button" class="option" role="option" data-value="${esc(o.value)}"><span class="label">${esc(o.label)}</span>`;
+            if (o.description) h += `<span class="desc">${esc(o.description)}</span>`;
+            h += "</button>";
+          }
+          h += "</div></div>";
+        }
+      }
+      h += "</div>";
+    }
+    return h + "</div>";
+  }
+
+  function welcome() {
+    let el = $("welcome");
+    if (el && state.welcomeLang === lang()) return el;
+    state.welcomeLang = lang();
+    if (!el) {
+      el = document.createElement("section");
+      el.id = "welcome";
+      el.className = "welcome";
+    }
+    let text = md(t("welcome", { channel: state.config.channel_name }));
+    // "/goblin new" in the welcome text starts that command
+    text = text.replace(/\/([\w\u00C0-\u024F-]+) ([\w\u00C0-\u024F-]+)/g, (all, root, sub) => {
+      const leaf = leaves().find((l) => l.names[0] === root && l.names[1] === sub);
+      return leaf ? `<a href="#" data-command="${esc(leaf.path.join(" "))}">${all}</a>` : all;
+    });
+    el.innerHTML = `<h1><span class="hash">#</span>${esc(state.config.channel_name)}</h1><p>${text}</p>`;
+    return el;
+  }
+
+  function atBottom() {
+    const s = $("scroller");
+    return s.scrollHeight - s.scrollTop - s.clientHeight < 80;
+  }
+  function toBottom() { const s = $("scroller"); s.scrollTop = s.scrollHeight; }
+
+  async function ready(el) {
+    const imgs = [...el.querySelectorAll("img")];
+    if (!imgs.length) return;
+    await Promise.race([Promise.all(imgs.map((i) => i.decode().catch(() => null))), sleep(2500)]);
+  }
+
+  /** Bring the DOM in line with state.messages, one render at a time (never two at once). */
+  function render() {
+    if (state.rendering) { state.again = true; return state.rendering; }
+    state.rendering = (async () => {
+      do {
+        state.again = false;
+        await renderOnce();
+      } while (state.again);
+      state.rendering = null;
+    })();
+    return state.rendering;
+  }
+
+  async function renderOnce() {
+    const list = state.messages.slice(-KEEP);
+    const wanted = [];
+    let prev = null;
+    for (const m of list) {
+      const group = grouped(prev, m);
+      const sig = signature(m, group);
+      const old = state.nodes.get(m.id);
+      wanted.push({ m, sig, el: old && old.sig === sig ? old.el : build(m, group), fresh: !old || old.sig !== sig });
+      prev = m;
+    }
+    await Promise.all(wanted.filter((w) => w.fresh).map((w) => ready(w.el)));
+    const stick = state.stick || atBottom();
+    const box = $("messages");
+    const keep = new Set(wanted.map((w) => w.m.id));
+    for (const [id, node] of state.nodes) if (!keep.has(id)) { node.el.remove(); state.nodes.delete(id); }
+    let cursor = welcome();
+    if (box.firstChild !== cursor) box.prepend(cursor);
+    for (const w of wanted) {
+      const old = state.nodes.get(w.m.id);
+      if (old && old.el !== w.el) old.el.replaceWith(w.el);
+      if (cursor.nextSibling !== w.el) cursor.after(w.el);
+      state.nodes.set(w.m.id, { sig: w.sig, el: w.el });
+      cursor = w.el;
+      if (w.fresh && state.openSelect && state.openSelect.startsWith(w.m.id + "|")) {
+        const sel = w.el.querySelector(`.select[data-custom-id="${CSS.escape(state.openSelect.split("|")[1])}"]`);
+        if (sel) openMenu(sel, false); else state.openSelect = null;
+      }
+    }
+    if (stick) toBottom();
+    markSeen();
+  }
+
+  // ------------------------------------------------------------------ users, mentions, language
+
+  function renderUsers() {
+    const nav = $("users");
+    nav.innerHTML = state.config.users.map((u, i) => `<button type="button" class="user-tab" role="tab" data-user="${u.id}" data-index="${i + 1}" aria-selected="${u.id === state.user}"><span class="avatar" style="background:${colour(u.id)}" aria-hidden="true">${esc(u.name[0])}</span><span class="name">${esc(u.name)}</span><span class="badge" hidden></span></button>`).join("");
+    badges();
+  }
+
+  function markSeen() {
+    const last = state.messages.length ? state.messages[state.messages.length - 1].id : "0";
+    if (!state.seen[state.user] || newer(last, state.seen[state.user])) {
+      state.seen[state.user] = last;
+      saveJSON("kg-seen", state.seen);
+    }
+    badges();
+  }
+
+  function badges() {
+    for (const tab of document.querySelectorAll(".user-tab")) {
+      const id = tab.dataset.user;
+      const seen = state.seen[id] || "0";
+      const pinged = id !== state.user && state.messages.some((m) => !m.loopback.ephemeral_for
+        && (m.loopback.mentions || []).includes(id) && newer(m.id, seen));
+      const badge = tab.querySelector(".badge");
+      badge.hidden = !pinged;
+      tab.title = pinged ? t("mentioned", { user: userName(id) }) : "";
+    }
+  }
+
+  function applyTexts() {
+    document.documentElement.lang = lang();
+    document.title = t("title");
+    $("channel-name").textContent = state.config.channel_name;
+    $("guild-name").textContent = state.config.guild_name;
+    $("acting-as").textContent = t("acting_as");
+    $("language-label").textContent = t("language");
+    $("send-label").textContent = t("send");
+    $("send").title = t("send");
+    $("command-input").placeholder = t("command_hint");
+    const select = $("language");
+    select.title = t("language");
+    select.innerHTML = Object.entries(state.config.languages).map(([code, name]) =>
+      `<option value="${code}"${code === lang() ? " selected" : ""}>${esc(name)}</option>`).join("");
+  }
+
+  async function switchUser(id, index) {
+    if (id === state.user) return;
+    state.user = id;
+    try { localStorage.setItem("kg-user", id); } catch { /* private mode */ }
+    const url = new URL(location.href);
+    url.searchParams.set("as", String(index));
+    history.replaceState(null, "", url);
+    for (const node of state.nodes.values()) node.el.remove();
+    state.nodes.clear();
+    state.messages = [];
+    state.openSelect = null;
+    state.stick = true;
+    clearCommand();
+    applyTexts();
+    renderUsers();
+    await refresh();
+  }
+
+  async function setLanguage(code) {
+    try {
+      const user = await api("/play/locale", { user: state.user, locale: code });
+      me().locale = user.locale;
+    } catch (e) { toast(t("refused", { error: e.message })); }
+    applyTexts();
+    clearCommand();
+    await render();
+  }
+
+  // ------------------------------------------------------------------ talking to the stand-in
+
+  function banner(text, bad) {
+    const el = $("banner");
+    el.textContent = text || "";
+    el.hidden = !text;
+    el.classList.toggle("bad", Boolean(bad));
+  }
+
+  let refreshing = null;
+  let refreshAgain = false;
+  async function refresh() {
+    if (refreshing) { refreshAgain = true; return refreshing; }
+    refreshing = (async () => {
+      do {
+        refreshAgain = false;
+        const user = state.user;
+        const [data, summary] = await Promise.all([
+          api(`/_loopback/channels/${state.config.channel}/messages?user=${user}`),
+          api("/_loopback/")]);
+        if (user !== state.user) { refreshAgain = true; continue; }
+        state.version = Math.max(state.version, data.version);
+        state.messages = data.messages;
+        banner(summary.bot_connected ? "" : t("waiting_bot"));
+        if (!state.commands.length) await loadCommands();
+        await render();
+      } while (refreshAgain);
+    })();
+    try { await refreshing; } finally { refreshing = null; }
+  }
+
+  async function loadCommands() {
+    try {
+      const data = await api(`/_loopback/commands?guild_id=${state.config.guild}`);
+      state.commands = data.commands || [];
+    } catch { state.commands = []; }
+  }
+
+  async function watch() {
+    for (;;) {
+      try {
+        const r = await api(`/_loopback/wait?after=${state.version}&timeout=20`);
+        if (r.version > state.version) { state.version = r.version; await refresh(); }
+      } catch {
+        banner(t("server_gone"), true);
+        await sleep(2000);
+        try { await refresh(); } catch { /* still gone */ }
+      }
+    }
+  }
+
+  async function interact(kind, messageId, customId, values) {
+    if (state.busy.has(messageId)) return;
+    state.busy.set(messageId, customId);
+    state.failed.delete(messageId);
+    render();
+    try {
+      const body = { user: state.user, message: messageId, custom_id: customId, wait: "answered" };
+      if (values) body.values = values;
+      const ix = await api(`/_loopback/${kind}`, body);
+      if (ix.status === "failed") state.failed.add(messageId);
+    } catch (e) {
+      toast(t("refused", { error: e.message }));
+    } finally {
+      state.busy.delete(messageId);
+      await refresh().catch(() => render());
+    }
+  }
+
+  // ------------------------------------------------------------------ menus
+
+  function closeMenus(except) {
+    for (const sel of document.querySelectorAll(".select.open")) {
+      if (sel === except) continue;
+      sel.classList.remove("open");
+      sel.querySelector(".options").hidden = true;
+    }
+    if (!except) state.openSelect = null;
+  }
+
+  function openMenu(sel, scroll = true) {
+    closeMenus(sel);
+    const list = sel.querySelector(".options");
+    sel.classList.add("open");
+    list.hidden = false;
+    const msgEl = sel.closest(".msg");
+    state.openSelect = `${msgEl.dataset.messageId}|${sel.dataset.customId}`;
+    if (scroll) list.scrollIntoView({ block: "nearest" });
+  }
+
+  // ------------------------------------------------------------------ slash commands
+
+  function leaves() {
+    const out = [];
+    for (const root of state.commands) {
+      if ((root.type || 1) !== 1) continue;
+      const subs = (root.options || []).filter((o) => o.type === 1 || o.type === 2);
+      if (!subs.length) {
+        out.push({ path: [root.name], names: [localized(root, "name")], desc: localized(root, "description"), options: root.options || [] });
+      }
+      for (const sub of subs) {
+        const inner = sub.type === 2 ? (sub.options || []).filter((o) => o.type === 1) : [sub];
+        for (const leaf of inner) {
+          const path = sub.type === 2 ? [root.name, sub.name, leaf.name] : [root.name, sub.name];
+          const names = sub.type === 2 ? [localized(root, "name"), localized(sub, "name"), localized(leaf, "name")]
+            : [localized(root, "name"), localized(sub, "name")];
+          out.push({ path, names, desc: localized(leaf, "description"), options: leaf.options || [] });
+        }
+      }
+    }
+    return out;
+  }
+
+  function showSuggest(items, onPick) {
+    const box = $("suggest");
+    state.suggest = items;
+    state.pick = onPick;
+    state.active = 0;
+    if (!items.length) { box.hidden = true; return; }
+    box.innerHTML = items.map((it, i) => (it.empty
+      ? `<div class="empty">${esc(it.name)}</div>`
+      : `<button type="button" data-i="${i}" class="${i === 0 ? "active" : ""}" role="option"><span class="name">${esc(it.name)}</span><span class="desc">${esc(it.desc || "")}</span></button>`)).join("");
+    box.hidden = false;
+  }
+  function hideSuggest() { $("suggest").hidden = true; state.suggest = []; }
+  function moveActive(step) {
+    const buttons = [...$("suggest").querySelectorAll("button")];
+    if (!buttons.length) return;
+    state.active = (state.active + step + buttons.length) % buttons.length;
+    buttons.forEach((b, i) => b.classList.toggle("active", i === state.active));
+    buttons[state.active].scrollIntoView({ block: "nearest" });
+  }
+
+  function suggestCommands() {
+    const text = $("command-input").value.trim().replace(/^\//, "").toLowerCase();
+    if (!$("command-input").value.startsWith("/") && text) { hideSuggest(); return; }
+    const items = leaves().filter((l) => {
+      const shown = l.names.join(" ").toLowerCase();
+      const plain = l.path.join(" ");
+      return !text || shown.startsWith(text) || plain.startsWith(text)
+        || l.names[l.names.length - 1].toLowerCase().startsWith(text);
+    }).slice(0, 25).map((l) => ({ name: "/" + l.names.join(" "), desc: l.desc, leaf: l }));
+    showSuggest(items.length ? items : [{ empty: true, name: t("no_match") }], (it) => chooseCommand(it.leaf));
+  }
+
+  function clearCommand() {
+    state.cmd = null;
+    $("command-form").classList.remove("has-command");
+    $("command-chip").hidden = true;
+    $("command-chip").innerHTML = "";
+    $("command-options").innerHTML = "";
+    $("command-input").hidden = false;
+    $("command-input").value = "";
+    hideSuggest();
+  }
+
+  function chooseCommand(leaf) {
+    hideSuggest();
+    if (!leaf.options.length) {
+      state.cmd = { leaf, fields: [] };
+      runCommand();
+      return;
+    }
+    state.cmd = { leaf, fields: [] };
+    const chip = $("command-chip");
+    chip.innerHTML = `<span>/${esc(leaf.names.join(" "))}</span><button type="button" aria-label="${esc(t("close"))}" title="${esc(t("close"))}">×</button>`;
+    chip.hidden = false;
+    $("command-form").classList.add("has-command");
+    $("command-input").hidden = true;
+    $("command-input").value = "";
+    const box = $("command-options");
+    box.innerHTML = "";
+    for (const o of leaf.options) {
+      const label = localized(o, "name");
+      const wrap = document.createElement("label");
+      wrap.className = "opt" + (o.required ? " required" : "");
+      wrap.title = localized(o, "description") || "";
+      wrap.innerHTML = `<span>${esc(label)}</span>`;
+      let control;
+      if (o.type === 5 || (o.choices && o.choices.length)) {
+        control = document.createElement("select");
+        const choices = o.type === 5 ? [{ name: t("yes"), value: true }, { name: t("no"), value: false }]
+          : o.choices.map((c) => ({ name: localized(c, "name"), value: c.value }));
+        control.innerHTML = '<option value=""></option>' + choices.map((c, i) => `<option value="${i}">${esc(c.name)}</option>`).join("");
+        control.choices = choices;
+      } else {
+        control = document.createElement("input");
+        control.type = o.type === 4 || o.type === 10 ? "number" : "text";
+        if (o.min_value != null) control.min = o.min_value;
+        if (o.max_value != null) control.max = o.max_value;
+        if (o.max_length != null) control.maxLength = o.max_length;
+        if (o.autocomplete) {
+          control.setAttribute("aria-autocomplete", "list");
+          control.addEventListener("input", () => autocomplete(o, control));
+          control.addEventListener("focus", () => autocomplete(o, control));
+          control.addEventListener("keydown", suggestKeys);
+        }
+      }
+      control.dataset.option = o.name;
+      wrap.appendChild(control);
+      box.appendChild(wrap);
+      state.cmd.fields.push({ o, control, wrap, label });
+    }
+    const first = box.querySelector("input, select");
+    if (first) first.focus();
+  }
+
+  let autoTimer = 0;
+  function autocomplete(option, control) {
+    clearTimeout(autoTimer);
+    delete control.dataset.value;
+    const leaf = state.cmd && state.cmd.leaf;
+    if (!leaf) return;
+    autoTimer = setTimeout(async () => {
+      try {
+        const data = await api("/_loopback/autocomplete", {
+          user: state.user, channel: state.config.channel, command: leaf.path.join(" "),
+          option: option.name, value: control.value });
+        if (document.activeElement !== control) return;
+        const items = (data.choices || []).map((c) => ({ name: c.name, value: c.value }));
+        showSuggest(items.length ? items : [{ empty: true, name: t("no_match") }], (it) => {
+          control.value = it.name;
+          control.dataset.value = String(it.value);
+          hideSuggest();
+        });
+      } catch (e) { toast(t("refused", { error: e.message })); }
+    }, 200);
+  }
+
+  function suggestKeys(ev) {
+    if ($("suggest").hidden || !state.suggest.length || state.suggest[0].empty) return;
+    if (ev.key === "ArrowDown") { ev.preventDefault(); moveActive(1); }
+    else if (ev.key === "ArrowUp") { ev.preventDefault(); moveActive(-1); }
+    else if (ev.key === "Enter" || ev.key === "Tab") {
+      ev.preventDefault();
+      ev.stopPropagation();
+      state.pick(state.suggest[state.active]);
+    } else if (ev.key === "Escape") { hideSuggest(); }
+  }
+
+  function typed() {
+    const text = $("command-input").value.trim().replace(/^\//, "").toLowerCase().replace(/\s+/g, " ");
+    if (!text) return null;
+    return leaves().find((l) => l.names.join(" ").toLowerCase() === text || l.path.join(" ") === text) || null;
+  }
+
+  async function runCommand() {
+    if (!state.cmd) {
+      const leaf = typed();
+      if (leaf) chooseCommand(leaf); else suggestCommands();
+      return;
+    }
+    const options = {};
+    for (const f of state.cmd.fields) {
+      f.wrap.classList.remove("missing");
+      let value;
+      if (f.control.tagName === "SELECT") {
+        value = f.control.value === "" ? undefined : f.control.choices[Number(f.control.value)].value;
+      } else if (f.control.value.trim() !== "") {
+        if (f.o.type === 4) value = parseInt(f.control.value, 10);
+        else if (f.o.type === 10) value = Number(f.control.value);
+        else value = f.control.dataset.value ?? f.control.value;
+      }
+      if (value === undefined || Number.isNaN(value)) {
+        if (f.o.required) {
+          f.wrap.classList.add("missing");
+          toast(t("missing", { option: f.label }));
+          f.control.focus();
+          return;
+        }
+        continue;
+      }
+      options[f.o.name] = value;
+    }
+    const leaf = state.cmd.leaf;
+    const shown = "/" + leaf.names.join(" ");
+    clearCommand();
+    state.stick = true;
+    try {
+      const ix = await api("/_loopback/command", {
+        user: state.user, channel: state.config.channel, command: leaf.path.join(" "), options,
+        wait: "answered" });
+      state.used[ix.id] = shown;
+      const ids = Object.keys(state.used);
+      if (ids.length > 300) for (const id of ids.slice(0, ids.length - 300)) delete state.used[id];
+      saveJSON("kg-used", state.used);
+      if (ix.status === "failed") toast(t("failed"));
+    } catch (e) {
+      toast(t("refused", { error: e.message }));
+    }
+    await refresh();
+  }
+
+  // ------------------------------------------------------------------ events
+
+  function wire() {
+    $("users").addEventListener("click", (ev) => {
+      const tab = ev.target.closest(".user-tab");
+      if (tab) switchUser(tab.dataset.user, Number(tab.dataset.index));
+    });
+    $("language").addEventListener("change", (ev) => setLanguage(ev.target.value));
+    $("scroller").addEventListener("scroll", () => { state.stick = atBottom(); }, { passive: true });
+    $("messages").addEventListener("load", (ev) => {
+      if (ev.target.tagName === "IMG" && state.stick) toBottom();
+    }, true);
+    $("messages").addEventListener("click", (ev) => {
+      const img = ev.target.closest(".image img, .attachments img");
+      if (img) {
+        const box = $("lightbox");
+        box.querySelector("img").src = img.src;
+        box.hidden = false;
+        return;
+      }
+      const jump = ev.target.closest("[data-jump]");
+      if (jump) {
+        ev.preventDefault();
+        const el = $(`m-${jump.dataset.jump}`);
+        if (el) {
+          el.scrollIntoView({ block: "center", behavior: "smooth" });
+          el.classList.remove("flash");
+          void el.offsetWidth;
+          el.classList.add("flash");
+        }
+        return;
+      }
+      const start = ev.target.closest("[data-command]");
+      if (start) {
+        ev.preventDefault();
+        const leaf = leaves().find((l) => l.path.join(" ") === start.dataset.command);
+        if (leaf) chooseCommand(leaf);
+        return;
+      }
+      const msgEl = ev.target.closest(".msg");
+      if (!msgEl) return;
+      const option = ev.target.closest(".option");
+      if (option) {
+        const sel = option.closest(".select");
+        closeMenus();
+        interact("select", msgEl.dataset.messageId, sel.dataset.customId, [option.dataset.value]);
+        return;
+      }
+      const opener = ev.target.closest(".select > button");
+      if (opener && !opener.disabled) {
+        const sel = opener.parentElement;
+        if (sel.classList.contains("open")) closeMenus(); else openMenu(sel);
+        return;
+      }
+      const button = ev.target.closest("button.btn[data-custom-id]");
+      if (button && !button.disabled) interact("click", msgEl.dataset.messageId, button.dataset.customId);
+    });
+    document.addEventListener("click", (ev) => {
+      if (!ev.target.closest(".select")) closeMenus();
+      if (!ev.target.closest(".composer")) hideSuggest();
+    });
+    document.addEventListener("keydown", (ev) => {
+      if (ev.key === "Escape") { closeMenus(); hideSuggest(); $("lightbox").hidden = true; }
+    });
+    $("lightbox").addEventListener("click", () => { $("lightbox").hidden = true; });
+    const input = $("command-input");
+    input.addEventListener("input", suggestCommands);
+    input.addEventListener("focus", () => { if (input.value.startsWith("/") || !input.value) suggestCommands(); });
+    input.addEventListener("keydown", suggestKeys);
+    $("suggest").addEventListener("mousedown", (ev) => ev.preventDefault());
+    $("suggest").addEventListener("click", (ev) => {
+      const b = ev.target.closest("button[data-i]");
+      if (b) state.pick(state.suggest[Number(b.dataset.i)]);
+    });
+    $("command-chip").addEventListener("click", (ev) => {
+      if (ev.target.closest("button")) { clearCommand(); $("command-input").focus(); }
+    });
+    $("command-form").addEventListener("submit", (ev) => { ev.preventDefault(); runCommand(); });
+    $("command-options").addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && ev.target.tagName === "SELECT") { ev.preventDefault(); runCommand(); }
+    });
+  }
+
+  async function boot() {
+    for (;;) {
+      try { state.config = await api("/play/config"); break; } catch { await sleep(1000); }
+    }
+    const users = state.config.users;
+    const asked = Number(new URLSearchParams(location.search).get("as"));
+    const stored = localStorage.getItem("kg-user");
+    state.user = (users[asked - 1] || users.find((u) => u.id === stored) || users[0]).id;
+    wire();
+    applyTexts();
+    renderUsers();
+    await loadCommands();
+    await refresh().catch(() => banner(t("server_gone"), true));
+    document.body.dataset.ready = "1";
+    watch();
+  }
+
+  boot();
+})();

@@ -1,0 +1,267 @@
+"""The playground without a browser: ``python -m bot`` without a token, its settings, the page's
+routes and texts, and a match that outlives a restart of the playground."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import ClientSession
+
+import bot.main
+import playground.app
+from bot.config import ConfigProblem
+from i18n import LOCALES, catalog
+from playground.app import (
+    CHANNEL_ID,
+    DEFAULT_DB,
+    GUILD_ID,
+    PEOPLE,
+    STATIC,
+    Playground,
+    page_strings,
+    prepare,
+)
+from playground.drive import PlaygroundProcess
+
+TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """No bot setting from the machine running the tests; an empty .env; work in tmp_path."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("KARAK_") or name == "DISCORD_TOKEN":
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    env = tmp_path / ".env"
+    env.write_text("# nothing\n")
+    return env
+
+
+# ---------------------------------------------------------------------- python -m bot
+
+
+def test_no_token_opens_the_playground(clean_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[Path | None] = []
+
+    def fake(env_file: Path | None = None) -> int:
+        seen.append(env_file)
+        return 0
+
+    monkeypatch.setattr(playground.app, "main", fake)
+    assert bot.main.main(["--env-file", str(clean_env)]) == 0
+    assert seen == [clean_env]
+    # an empty value (a .env copied from the example) is no token either
+    clean_env.write_text("DISCORD_TOKEN=\n")
+    assert bot.main.main(["--env-file", str(clean_env)]) == 0
+    assert len(seen) == 2
+
+
+@pytest.mark.parametrize(("args", "env", "needle"), [
+    ([], {"DISCORD_TOKEN": "not-a-token"}, "malformed"),
+    (["--check"], {}, "DISCORD_TOKEN"),
+    ([], {"DISCORD_TOKEN": TOKEN, "KARAK_TURN_TIMER": "soon"}, "KARAK_TURN_TIMER"),
+])
+def test_other_problems_still_stop_with_one_line(
+        clean_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        args: list[str], env: dict[str, str], needle: str) -> None:
+    def never(env_file: Path | None = None) -> int:
+        raise AssertionError("the playground must not start")
+
+    monkeypatch.setattr(playground.app, "main", never)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert bot.main.main([*args, "--env-file", str(clean_env)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert needle in err and "\n" not in err and TOKEN not in err
+
+
+def test_without_the_playground_package_no_token_stops(
+        clean_env: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The Docker image ships bot/ without playground/ and loopback/."""
+    assert bot.main.playground_installed()
+    monkeypatch.setattr(bot.main, "playground_installed", lambda: False)
+    assert bot.main.main(["--env-file", str(clean_env)]) == 2
+    assert "No DISCORD_TOKEN" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- settings
+
+
+def test_settings_defaults_and_overrides(tmp_path: Path) -> None:
+    options, settings = prepare({"LANG": "fr_FR.UTF-8"}, env_file=None)
+    assert options.port == 8080 and options.host == "127.0.0.1" and options.db == DEFAULT_DB
+    assert options.locale == "fr"
+    assert settings.db == DEFAULT_DB and settings.log_level == "WARNING"
+    assert settings.dev_guild is None
+    db = tmp_path / "p.sqlite3"
+    options, settings = prepare({
+        "KARAK_PLAYGROUND_DB": str(db), "KARAK_PLAYGROUND_PORT": "0",
+        "KARAK_PLAYGROUND_LOCALE": "cs", "LANG": "fr_FR.UTF-8",
+        # the Discord bot's own database, server and address never leak into the playground
+        "KARAK_DB": str(tmp_path / "real.sqlite3"), "KARAK_DEV_GUILD": "123",
+        "KARAK_API_BASE": "https://discord.com/api/v10", "DISCORD_TOKEN": "",
+        "KARAK_TURN_TIMER": "300", "KARAK_AI_PACE": "0.5", "KARAK_LOG_LEVEL": "debug"},
+        env_file=None)
+    assert options.port == 0 and options.locale == "cs" and options.db == db
+    assert settings.db == db and settings.dev_guild is None
+    assert settings.turn_timer == 300 and settings.ai_pace == 0.5 and settings.log_level == "DEBUG"
+    assert settings.api_base != "https://discord.com/api/v10"
+
+
+@pytest.mark.parametrize(("env", "needle"), [
+    ({"KARAK_PLAYGROUND_PORT": "eighty"}, "KARAK_PLAYGROUND_PORT"),
+    ({"KARAK_PLAYGROUND_PORT": "70000"}, "KARAK_PLAYGROUND_PORT"),
+    ({"KARAK_PLAYGROUND_LOCALE": "de"}, "KARAK_PLAYGROUND_LOCALE"),
+    ({"KARAK_PLAYGROUND_DB": "/nonexistent-dir/p.sqlite3"}, "KARAK_PLAYGROUND_DB"),
+    ({"KARAK_AI_PACE": "fast"}, "KARAK_AI_PACE"),
+])
+def test_bad_settings_are_one_line(env: dict[str, str], needle: str,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ConfigProblem) as info:
+        prepare(env, env_file=None)
+    assert needle in str(info.value) and "\n" not in str(info.value)
+    assert playground.app.main(env_file=None, environ=env) == 2
+    assert needle in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- the page's texts
+
+
+def test_every_text_the_page_uses_exists_in_every_language() -> None:
+    script = (STATIC / "app.js").read_text()
+    used = set(re.findall(r"\bt(?:Html)?\(\"(\w+)\"", script))
+    assert len(used) > 15
+    english = page_strings("en")
+    assert used <= set(english), sorted(used - set(english))
+    assert set(english) <= used, f"unused page texts: {sorted(set(english) - used)}"
+    for lc in LOCALES:
+        texts = page_strings(lc)
+        assert set(texts) == set(english)
+        for key, text in texts.items():
+            assert set(re.findall(r"\{(\w+)\}", text)) == set(
+                re.findall(r"\{(\w+)\}", english[key])), (lc, key)
+    # French typography is applied on the server, placeholders survive it
+    assert page_strings("fr")["refused"] == "Discord refuserait cela\u00a0: {error}"
+
+
+def test_page_names_the_commands_as_each_language_does() -> None:
+    for lc in LOCALES:
+        name = catalog(lc)["bot.cmd.name.new"]
+        assert f"/goblin {name}" in page_strings(lc)["welcome"]
+
+
+def test_the_page_has_no_outside_resources() -> None:
+    for path in STATIC.iterdir():
+        text = path.read_text()
+        assert not re.search(r"(src|href)=\"(https?:)?//", text), path.name
+        assert "@import" not in text and "cdn" not in text.lower(), path.name
+
+
+# ---------------------------------------------------------------------- the server
+
+
+async def test_routes_of_the_page() -> None:
+    async with Playground(port=0, locale="en", validate=False) as pg, ClientSession() as http:
+        base = pg.url
+        assert base == f"http://127.0.0.1:{pg.lb.port}/"
+        async with http.get(base) as r:
+            html = await r.text()
+            assert r.status == 200 and r.content_type == "text/html"
+            assert re.search(r"/static/app\.js\?v=[0-9a-f]{10}", html)
+        for name, kind in (("app.js", "javascript"), ("style.css", "css"),
+                           ("favicon.svg", "svg")):
+            async with http.get(base + "static/" + name) as r:
+                assert r.status == 200 and kind in r.content_type
+        async with http.get(base + "static/../app.py") as r:
+            assert r.status in (403, 404)
+        async with http.get(base + "play/config") as r:
+            config: dict[str, Any] = await r.json()
+        assert config["guild"] == str(GUILD_ID) and config["channel"] == str(CHANNEL_ID)
+        assert [(u["id"], u["name"]) for u in config["users"]] == [
+            (str(uid), name) for uid, name in PEOPLE]
+        assert [u["admin"] for u in config["users"]] == [True, False, False, False]
+        assert set(config["strings"]) == set(LOCALES)
+        bob = config["users"][1]["id"]
+        async with http.post(base + "play/locale", json={"user": bob, "locale": "cs"}) as r:
+            assert r.status == 200 and (await r.json())["locale"] == "cs"
+        assert pg.lb.user(bob).locale == "cs"
+        for bad in ({"user": bob, "locale": "de"}, {"user": "1", "locale": "fr"}, ["x"]):
+            async with http.post(base + "play/locale", json=bad) as r:
+                assert r.status == 400 and "error" in await r.json()
+        assert pg.lb.user(bob).locale == "cs"
+
+
+async def test_a_busy_port_falls_back_to_a_free_one() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        async with Playground(port=port, validate=False) as pg:
+            assert pg.lb.port not in (0, port)
+
+
+# ---------------------------------------------------------------------- the real thing
+
+
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def _post(url: str, body: dict[str, Any]) -> Any:
+    req = urllib.request.Request(url, json.dumps(body).encode(),
+                                 {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def _messages(url: str, user: str) -> list[dict[str, Any]]:
+    data = _get(f"{url}_loopback/channels/{CHANNEL_ID}/messages?user={user}")
+    return list(data["messages"])
+
+
+def test_python_m_bot_without_token_serves_a_table_that_outlives_a_restart(
+        tmp_path: Path) -> None:
+    """What a newcomer runs: the line with the address, the bot's commands on the stand-in, a
+    table, Ctrl-C, and the same table again after a restart (fixed ids, same database)."""
+    db = tmp_path / "pg.sqlite3"
+    ann = str(PEOPLE[0][0])
+    with PlaygroundProcess(db, ai_pace=0.05) as proc:
+        assert len([line for line in proc.lines if proc.url in line]) == 1
+        names = [c["name"] for c in _get(proc.url + "_loopback/commands?guild_id="
+                                         + str(GUILD_ID))["commands"]]
+        assert names == ["goblin"]
+        ix = _post(proc.url + "_loopback/command", {
+            "user": ann, "channel": str(CHANNEL_ID), "command": "goblin new", "wait": "done"})
+        assert ix["status"] == "done"
+        lobby = _messages(proc.url, ann)[-1]
+        buttons = [c["custom_id"] for row in lobby["components"] for c in row["components"]]
+        for op in ("ai", "start"):
+            cid = next(b for b in buttons if b.endswith(":" + op))
+            done = _post(proc.url + "_loopback/click", {
+                "user": ann, "message": lobby["id"], "custom_id": cid, "wait": "done"})
+            assert done["status"] == "done"
+            lobby = _messages(proc.url, ann)[-1] if op == "ai" else lobby
+        assert _get(proc.url + "_loopback/breaches") == {"breaches": [], "orphaned": []}
+    assert proc.proc is not None and proc.proc.returncode == 0
+    with PlaygroundProcess(db, ai_pace=0.05) as again:
+        found = False
+        for _ in range(100):
+            msgs = _messages(again.url, ann)
+            if any(c.get("custom_id") == "kg:hand:1" for m in msgs for row in m["components"]
+                   for c in row["components"]):
+                found = True
+                break
+            time.sleep(0.1)
+        assert found, "the running table was not shown again after the restart"

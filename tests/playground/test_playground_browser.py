@@ -1,0 +1,123 @@
+"""The playground in a real headless Chromium (Debian's ``chromium`` driven by Playwright): a
+newcomer's first turn, by clicking, and a private hand only its owner sees.
+
+Chromium and Playwright are installed when missing (apt-get as root, pip from the dev extra);
+the test skips, saying why, only when that is impossible. The screenshot goes to a temporary
+folder; ``python -m playground.screenshot`` refreshes docs/images/playground.png.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from playground import browser
+from playground.app import PEOPLE
+from playground.drive import EPHEMERAL, Driver, PlaygroundProcess, prefer
+
+
+@pytest.fixture(scope="module")
+def chromium_ready() -> None:
+    try:
+        browser.ensure()
+    except browser.BrowserUnavailable as exc:
+        pytest.skip(f"no headless Chromium: {exc}")
+
+
+def test_a_turn_by_clicking_and_a_private_hand(chromium_ready: None, tmp_path: Path) -> None:
+    errors: list[str] = []
+    with PlaygroundProcess(tmp_path / "pg.sqlite3", ai_pace=0.05) as proc, \
+            browser.chromium(1280, 900) as page:
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(f"{m.text} {m.location}") if (
+            m.type == "error" and "/_loopback/attachments/" not in str(m.location)) else None)
+        d = Driver(page, proc.url)
+        d.open(1)
+        assert page.locator(".user-tab").count() == len(PEOPLE)
+        assert page.locator(".user-tab[aria-selected='true'] .name").inner_text().strip() == "Ann"
+
+        # a table, typed into the command box; two AI seats; start
+        d.command("/goblin new")
+        lobby = page.locator("article.msg").last
+        assert "Ann used /goblin new" in lobby.inner_text()
+        assert "table #1" in lobby.inner_text()
+        d.click(":ai")
+        d.click(":ai")
+        assert lobby.inner_text().count("AI:") == 2
+        d.click(":start")
+
+        # the AI seats play until it is Ann's turn: a message that mentions her
+        turn = page.locator("article.msg.pinged:has([data-custom-id^='kg:hand:'])").last
+        turn.wait_for(timeout=30_000)
+        turn.locator("[data-custom-id^='kg:hand:']").click()
+        d.settle()
+        hand = d.hand()
+        hand_id = hand.get_attribute("data-message-id")
+        assert hand.locator(".note").inner_text().strip() == "Only you can see this"
+        assert hand.locator(".embed .image img").count() >= 1
+        assert page.evaluate("(id) => document.querySelector(`#m-${id} img`).naturalWidth",
+                             hand_id) > 100
+
+        # a turn by clicking: fight a monster, play cards, end the battle
+        moves: list[tuple[str, str, str]] = []
+        rng = random.Random(5)
+        for _ in range(40):
+            controls = d.controls()
+            assert controls, f"no move offered after {moves}"
+            move = prefer(controls, rng)
+            d.act(*move)
+            moves.append(move)
+            if move[1].endswith(":end"):
+                break
+        notations = [value or cid.split(":", 4)[-1] for _, cid, value in moves]
+        assert any(n.startswith("fight:") for n in notations), notations
+        assert notations[-1] == "end", notations
+        shot = tmp_path / "playground.png"
+        page.screenshot(path=str(shot))
+        assert shot.stat().st_size > 20_000
+
+        # the hand is Ann's alone: Bob sees the channel without it, and cannot fetch its image
+        images = page.evaluate(
+            "(sel) => [...document.querySelectorAll(sel + ' img')].map(i => i.src)", EPHEMERAL)
+        assert images
+        d.act_as(2)
+        assert page.locator(".user-tab[aria-selected='true'] .name").inner_text().strip() == "Bob"
+        assert page.locator("article.msg").count() > 2
+        assert page.locator(EPHEMERAL).count() == 0
+        assert page.locator(f"#m-{hand_id}").count() == 0
+        bob = str(PEOPLE[1][0])
+        ids = page.evaluate(
+            """async (bob) => {
+                 const cfg = await (await fetch('/play/config')).json();
+                 const r = await fetch(`/_loopback/channels/${cfg.channel}/messages?user=${bob}`);
+                 return (await r.json()).messages.map(m => m.id);
+               }""", bob)
+        assert ids and hand_id not in ids
+        for src in images:
+            aid = src.split("/attachments/")[1].split("/")[0]
+            status = page.evaluate(
+                "([a, u]) => fetch(`/_loopback/attachments/${a}?user=${u}`).then(r => r.status)",
+                [aid, bob])
+            assert status == 404
+
+        # back to Ann, in French: the hand is there, with Discord's hint in her language
+        d.act_as(1)
+        assert page.locator(f"#m-{hand_id}").count() == 1
+        page.select_option("#language", "fr")
+        page.wait_for_function("() => document.documentElement.lang === 'fr'")
+        d.settle()
+        note = page.locator(f"#m-{hand_id} .note").inner_text().strip()
+        assert note == "Visible uniquement par vous"
+        assert page.get_attribute("#command-input", "placeholder") == "Tapez / pour les commandes"
+
+        # narrow phone screen: nothing wider than the screen
+        page.set_viewport_size({"width": 390, "height": 844})
+        d.settle()
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= 390
+
+        breaches = page.evaluate("() => fetch('/_loopback/breaches').then(r => r.json())")
+        assert breaches == {"breaches": [], "orphaned": []}
+    assert not errors, errors
