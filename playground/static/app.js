@@ -399,7 +399,7 @@
     clearCommand();
     applyTexts();
     renderUsers();
-    await refresh();
+    await safeRefresh();
   }
 
   async function setLanguage(code) {
@@ -433,7 +433,7 @@
           api(`/_loopback/channels/${state.config.channel}/messages?user=${user}`),
           api("/_loopback/")]);
         if (user !== state.user) { refreshAgain = true; continue; }
-        state.version = Math.max(state.version, data.version);
+        state.version = data.version;
         state.messages = data.messages;
         banner(summary.bot_connected ? "" : t("waiting_bot"));
         if (!state.commands.length) await loadCommands();
@@ -441,6 +441,11 @@
       } while (refreshAgain);
     })();
     try { await refreshing; } finally { refreshing = null; }
+  }
+
+  /** refresh(), showing the "not answering" banner instead of failing. */
+  function safeRefresh() {
+    return refresh().catch(() => banner(t("server_gone"), true));
   }
 
   async function loadCommands() {
@@ -454,11 +459,19 @@
     for (;;) {
       try {
         const r = await api(`/_loopback/wait?after=${state.version}&timeout=20`);
-        if (r.version > state.version) { state.version = r.version; await refresh(); }
+        if (r.version !== state.version) { state.version = r.version; await refresh(); }
       } catch {
         banner(t("server_gone"), true);
         await sleep(2000);
-        try { await refresh(); } catch { /* still gone */ }
+        try {
+          // back after a restart: its users, languages and commands may differ
+          const config = await api("/play/config");
+          if (config.users.some((u) => u.id === state.user)) state.config = config;
+          state.commands = [];
+          applyTexts();
+          renderUsers();
+          await refresh();
+        } catch { /* still gone */ }
       }
     }
   }
@@ -477,7 +490,7 @@
       toast(t("refused", { error: e.message }));
     } finally {
       state.busy.delete(messageId);
-      await refresh().catch(() => render());
+      await safeRefresh();
     }
   }
 
@@ -559,7 +572,6 @@
 
   function clearCommand() {
     state.cmd = null;
-    $("command-form").classList.remove("has-command");
     $("command-chip").hidden = true;
     $("command-chip").innerHTML = "";
     $("command-options").innerHTML = "";
@@ -579,7 +591,6 @@
     const chip = $("command-chip");
     chip.innerHTML = `<span>/${esc(leaf.names.join(" "))}</span><button type="button" aria-label="${esc(t("close"))}" title="${esc(t("close"))}">×</button>`;
     chip.hidden = false;
-    $("command-form").classList.add("has-command");
     $("command-input").hidden = true;
     $("command-input").value = "";
     const box = $("command-options");
@@ -702,7 +713,7 @@
     } catch (e) {
       toast(t("refused", { error: e.message }));
     }
-    await refresh();
+    await safeRefresh();
   }
 
   // ------------------------------------------------------------------ events
@@ -800,7 +811,7 @@
     applyTexts();
     renderUsers();
     await loadCommands();
-    await refresh().catch(() => banner(t("server_gone"), true));
+    await safeRefresh();
     document.body.dataset.ready = "1";
     watch();
   }

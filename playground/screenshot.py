@@ -1,0 +1,90 @@
+"""``python -m playground.screenshot [--out docs/images/playground.png]``: refresh the README's
+picture of the playground.
+
+Starts ``python -m bot`` without a token (a throw-away database), opens the page in a headless
+Chromium as Ann, opens a table with two AI seats, plays until Ann is in a battle with a card
+played, and saves the window. Needs Chromium and Playwright (installed when missing, see
+:mod:`playground.browser`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+from playground.browser import chromium
+from playground.drive import Driver, PlaygroundProcess
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_OUT = ROOT / "docs" / "images" / "playground.png"
+
+
+def battle_scene(driver: Driver, rng: random.Random, tries: int = 60) -> bool:
+    """Play Ann's seat until she is in a battle with at least one card played; True if so."""
+    page = driver.page
+    driver.command("/goblin new")
+    driver.click(":ai")
+    driver.click(":ai")
+    driver.click(":start")
+    opened = ""
+    played = False
+    for _ in range(tries):
+        controls = driver.controls()
+        if not controls:
+            turn = page.locator("article.msg.pinged:has([data-custom-id^='kg:hand:'])").last
+            turn.wait_for(timeout=30_000)
+            mid = turn.get_attribute("data-message-id") or ""
+            if mid == opened:
+                driver.settle(0.3)
+                continue
+            opened = mid
+            turn.locator("[data-custom-id^='kg:hand:']").click()
+            driver.settle()
+            continue
+        plays = [c for c in controls if c[2].startswith("play:")]
+        fights = [c for c in controls if c[2].startswith("fight:") and "lord" not in c[2]]
+        if played and any(c[1].endswith(":end") for c in controls):
+            return True
+        if plays:
+            driver.act(*rng.choice(plays))
+            played = True
+        elif fights:
+            driver.act(*min(fights, key=lambda c: c[2]))
+        else:
+            ends = [c for c in controls if c[1].endswith(":end")]
+            driver.act(*(ends[0] if ends else rng.choice(controls)))
+    return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Take the screenshot."""
+    parser = argparse.ArgumentParser(prog="python -m playground.screenshot", description=__doc__)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--locale", default="en", choices=("en", "fr", "cs"))
+    parser.add_argument("--width", type=int, default=1000)
+    parser.add_argument("--height", type=int, default=1150)
+    parser.add_argument("--seed", type=int, default=4)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp, \
+            PlaygroundProcess(Path(tmp) / "pg.sqlite3", ai_pace=0.05,
+                              locale=args.locale) as proc, \
+            chromium(args.width, args.height) as page:
+        driver = Driver(page, proc.url)
+        driver.open(1)
+        if not battle_scene(driver, random.Random(args.seed)):
+            print("could not reach a battle; picture taken anyway", file=sys.stderr)
+        page.mouse.move(5, 5)  # no hover highlight on a message
+        page.evaluate("() => { const s = document.getElementById('scroller');"
+                      " s.scrollTop = s.scrollHeight; }")
+        driver.settle()
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(args.out))
+    print(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
