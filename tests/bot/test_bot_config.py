@@ -77,3 +77,17 @@ def test_token_is_never_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture)
     caplog.set_level(logging.DEBUG)
     load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db")}, None)
     assert TOKEN not in caplog.text
+
+
+def test_no_token_is_told_apart_from_a_malformed_one(tmp_path: Path) -> None:
+    """No token at all opens the browser playground (python -m bot); a malformed one must
+    still stop the bot, never fall back to the playground silently."""
+    from bot.config import NoToken
+
+    db = str(tmp_path / "k.db")
+    for env in ({"KARAK_DB": db}, {"KARAK_DB": db, "DISCORD_TOKEN": "  "}):
+        with pytest.raises(NoToken):
+            load_settings(env, env_file=None)
+    with pytest.raises(ConfigProblem) as info:
+        load_settings({"KARAK_DB": db, "DISCORD_TOKEN": "not-a-token"}, env_file=None)
+    assert not isinstance(info.value, NoToken)
