@@ -31,6 +31,12 @@ EVENTS_SHOWN = 6
 EMPTY = Controls((), ())
 MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
 NO_MENTIONS = discord.AllowedMentions.none()
+#: Metadata key remembering that a finished table's result was posted.
+ANNOUNCED = "announced:{}"
+#: On start, results not yet posted are posted for games that ended this recently (seconds)...
+ANNOUNCE_WINDOW = 3600.0
+#: ... among this many most recent finished or abandoned tables.
+RECENT_ENDS = 50
 
 
 class Renderer(Protocol):
@@ -203,7 +209,8 @@ class Controller:
             await self.after(outcomes)
 
     async def resume(self) -> None:
-        """On start: every running table gets its message refreshed and its AI seats going."""
+        """On start: every running table gets its message refreshed and its AI seats going,
+        and a game that ended just before a crash gets its result posted."""
         for tid in await self.service.store.ids_with_status("running"):
             try:
                 record = await self.service.load(tid)
@@ -212,6 +219,32 @@ class Controller:
                 continue
             self.mark_dirty(tid)
             self.kick_ai(record)
+        now = self.service.clock()
+        for tid in await self.service.store.history(limit=RECENT_ENDS):
+            if await self.service.store.get_meta(ANNOUNCED.format(tid)) is not None:
+                continue
+            try:
+                record = await self.service.load(tid)
+            except Refusal:
+                continue
+            if (record.status == "finished" and record.state is not None
+                    and record.game.winner is not None
+                    and now - record.updated_at <= ANNOUNCE_WINDOW):
+                await self.announce_end(record)
+
+    async def announce_end(self, record: TableRecord) -> None:
+        """Post the final table with the winner (once: remembered in the database)."""
+        state = record.game
+        assert state.winner is not None
+        self._dirty.discard(record.id)
+        winner = record.seats[state.winner]
+        who: str | Msg = (f"<@{winner.user}>" if winner.user and not winner.ai
+                          else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
+                                                   ".name")))
+        await self.post_table(record, translate(
+            msg("bot.table.game_over", who=who, steps=state.step), record.locale),
+            mention=True)
+        await self.service.store.set_meta(ANNOUNCED.format(record.id), "1")
 
     # ------------------------------------------------------------------ pictures and payloads
 
@@ -378,14 +411,7 @@ class Controller:
         record = await self.service.load(last.record.id)
         state = record.game
         if record.status == "finished" and state.winner is not None:
-            self._dirty.discard(record.id)
-            winner = record.seats[state.winner]
-            who: str | Msg = (f"<@{winner.user}>" if winner.user and not winner.ai
-                              else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
-                                                       ".name")))
-            await self.post_table(record, translate(
-                msg("bot.table.game_over", who=who, steps=state.step), record.locale),
-                mention=True)
+            await self.announce_end(record)
             return
         if any(o.turn_changed for o in outcomes):
             seat = record.seats[state.current]
