@@ -66,6 +66,8 @@ ENV_LOCALE = "KARAK_PLAYGROUND_LOCALE"
 OVERRIDDEN = ("DISCORD_TOKEN", "KARAK_API_BASE", "KARAK_GATEWAY_URL", "KARAK_DB",
               "KARAK_DEV_GUILD")
 PAGE_PREFIX = "playground.page."
+#: Seconds to wait for the bot's connection before printing the page's address anyway.
+CONNECT_WAIT = 60.0
 
 
 @dataclass(frozen=True)
@@ -260,7 +262,8 @@ def prepare(environ: Mapping[str, str] | None = None,
 async def serve(options: Options, settings: Settings,
                 announce: Callable[[str], None] | None = None) -> None:
     """Run the stand-in, the page and the bot until cancelled; ``announce`` gets the one line
-    with the page's address once the bot is connected."""
+    with the page's address once the bot is connected (or after :data:`CONNECT_WAIT` seconds
+    anyway: the page then says it waits for the bot)."""
     from bot.main import run
 
     playground = await Playground(host=options.host, port=options.port,
@@ -270,8 +273,10 @@ async def serve(options: Options, settings: Settings,
         lb = playground.lb
         settings = settings.model_copy(update={"api_base": lb.api_base,
                                                "gateway_url": lb.gateway_url})
-        bot = asyncio.get_running_loop().create_task(run(settings, force_sync=True))
-        while not lb.gateway.connected():
+        loop = asyncio.get_running_loop()
+        bot = loop.create_task(run(settings, force_sync=True))
+        deadline = loop.time() + CONNECT_WAIT
+        while not lb.gateway.connected() and loop.time() < deadline:
             if bot.done():
                 await bot  # raises what stopped the bot
                 return

@@ -189,14 +189,20 @@ class Driver:
         else:
             self.choose(self.hand(), custom_id, value)
 
+    def ending(self) -> str:
+        """The text of the game-over message (a public message with a table picture, a text,
+        and no "My hand" button), or ``""`` while the game goes on."""
+        text: str = self.page.evaluate(
+            """() => ([...document.querySelectorAll('article.msg:not([data-ephemeral])')]
+              .filter(a => a.querySelector('.embed .image img')
+                      && a.querySelector('.content').innerText.trim() !== ''
+                      && !a.querySelector('[data-custom-id^="kg:hand:"]'))
+              .map(a => a.querySelector('.content').innerText.trim()).pop() || '')""")
+        return text
+
     def over(self) -> bool:
-        """True once the game-over message is in the channel (a public message whose table has
-        no "My hand" button and that says who won)."""
-        return bool(self.page.evaluate(
-            """() => [...document.querySelectorAll('article.msg:not([data-ephemeral])')]
-              .some(a => a.querySelector('.embed .image img')
-                    && a.querySelector('.content').innerText.trim() !== ''
-                    && !a.querySelector('[data-custom-id^="kg:hand:"]'))"""))
+        """True once the game-over message is in the channel."""
+        return self.ending() != ""
 
 
 def prefer(controls: list[tuple[str, str, str]], rng: random.Random) -> tuple[str, str, str]:
@@ -249,7 +255,7 @@ def play_match(driver: Driver, rng: random.Random, *, ai_seats: int = 1,
         time.sleep(0.2)
         driver.settle(0.2)
     return {"clicks": clicks, "seconds": round(time.monotonic() - start, 1),
-            "over": driver.over()}
+            "over": driver.over(), "ending": driver.ending()}
 
 
 def main(argv: list[str] | None = None) -> int:
