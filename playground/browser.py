@@ -71,23 +71,32 @@ def install_chromium() -> str:
 
 
 def playwright_requirement() -> str:
-    """The ``playwright`` requirement of the dev extra in pyproject.toml."""
-    with (ROOT / "pyproject.toml").open("rb") as fh:
-        dev = tomllib.load(fh)["project"]["optional-dependencies"]["dev"]
+    """The ``playwright`` requirement of the dev extra in pyproject.toml (just ``playwright``
+    when installed without the source tree)."""
+    try:
+        with (ROOT / "pyproject.toml").open("rb") as fh:
+            dev = tomllib.load(fh)["project"]["optional-dependencies"]["dev"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return "playwright"
     for req in dev:
         if re.match(r"playwright\b", req):
             return str(req)
     return "playwright"
 
 
+def playwright_installed() -> bool:
+    """True when the ``playwright`` package can be imported."""
+    importlib.invalidate_caches()
+    return importlib.util.find_spec("playwright") is not None
+
+
 def install_playwright() -> None:
     """Make ``import playwright`` work, installing the dev extra's pin with pip if needed."""
-    if importlib.util.find_spec("playwright") is not None:
+    if playwright_installed():
         return
     ok, out = _run([sys.executable, "-m", "pip", "install", "--quiet",
                     playwright_requirement()], 600)
-    importlib.invalidate_caches()
-    if not ok or importlib.util.find_spec("playwright") is None:
+    if not ok or not playwright_installed():
         raise BrowserUnavailable(f"pip install playwright failed: {out.strip()}")
 
 

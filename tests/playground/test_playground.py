@@ -265,3 +265,38 @@ def test_python_m_bot_without_token_serves_a_table_that_outlives_a_restart(
                 break
             time.sleep(0.1)
         assert found, "the running table was not shown again after the restart"
+
+
+# ---------------------------------------------------------------------- installing the browser
+
+
+def test_missing_browser_is_installed_or_explained(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import shutil
+
+    from playground import browser
+
+    calls: list[list[str]] = []
+
+    def fake_run(cmd: list[str], timeout: float) -> tuple[bool, str]:
+        calls.append(cmd)
+        return False, "E: Unable to locate package chromium"
+
+    monkeypatch.setattr(browser, "_run", fake_run)
+    monkeypatch.setattr(browser, "chromium_path", lambda: None)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    with pytest.raises(browser.BrowserUnavailable, match="apt-get cannot be run as root"):
+        browser.install_chromium()
+    assert calls == []
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/" + name)
+    with pytest.raises(browser.BrowserUnavailable, match="Unable to locate package"):
+        browser.install_chromium()
+    assert [c[:2] for c in calls] == [["apt-get", "install"], ["apt-get", "update"],
+                                      ["apt-get", "install"]]
+    calls.clear()
+    monkeypatch.setattr(browser, "playwright_installed", lambda: False)
+    with pytest.raises(browser.BrowserUnavailable, match="pip install playwright failed"):
+        browser.install_playwright()
+    assert calls and calls[0][-1] == browser.playwright_requirement()
+    assert browser.playwright_requirement().startswith("playwright>=")
