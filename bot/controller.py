@@ -1,7 +1,8 @@
 """Between Discord and the game service: answers clicks and commands, keeps the table message
 up to date, lets AI seats play at a visible pace and enforces turn timers.
 
-Every interaction is acknowledged first (deferred), images are drawn in a worker thread, and edits
+Every interaction is acknowledged first (deferred), images are drawn off the event loop (in worker
+processes in production, see :mod:`bot.drawing`; urgent pictures first), and edits
 of a table message are coalesced: while one edit is pending, further changes only mark the table
 dirty, so a fast AI turn costs a handful of edits instead of one per move.
 """
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
 
+from bot.drawing import BACKGROUND, URGENT, DrawingPool
 from bot.present import Controls, controls, phase_line, seat_line
 from bot.service import GameService, Outcome, Refusal, Stale
 from bot.storage import TableRecord
@@ -56,7 +58,22 @@ class Renderer(Protocol):
 
 
 class PillowRenderer:
-    """The project's renderer (``render`` package)."""
+    """The project's renderer (``render`` package).
+
+    With ``workers`` > 0 the pictures are drawn in that many worker processes, urgent ones
+    first (:mod:`bot.drawing`); with 0, in threads of the bot's process.
+    """
+
+    def __init__(self, workers: int = 0) -> None:
+        self.pool = DrawingPool(workers)
+
+    async def draw(self, kind: str, obs: Observation, locale: str, urgent: bool = True) -> bytes:
+        """Draw ``kind`` (table, battle, hand) off the event loop."""
+        return await self.pool.draw(kind, obs, locale, URGENT if urgent else BACKGROUND)
+
+    async def close(self) -> None:
+        """Stop the worker processes."""
+        await self.pool.close()
 
     def table(self, obs: Observation, locale: str) -> bytes:
         """The public table."""
@@ -89,6 +106,11 @@ class ImageFile(discord.File):
         payload = super().to_dict(index)
         payload["id"] = str(index)
         return payload
+
+
+async def _nothing() -> None:
+    """No picture."""
+    return None
 
 
 def loc(interaction: discord.Interaction[Any]) -> str:
@@ -161,10 +183,13 @@ class Controller:
             await asyncio.gather(*pending, return_exceptions=True)
 
     async def close(self) -> None:
-        """Cancel background work."""
+        """Cancel background work and stop the drawing workers."""
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        closer = getattr(self.renderer, "close", None)
+        if closer is not None:
+            await closer()
 
     def start_timers(self) -> None:
         """Start the loop that enforces turn timers."""
@@ -248,10 +273,15 @@ class Controller:
 
     # ------------------------------------------------------------------ pictures and payloads
 
-    async def _png(self, kind: str, obs: Observation, locale: str) -> bytes | None:
-        draw = getattr(self.renderer, kind)
+    async def _png(self, kind: str, obs: Observation, locale: str,
+                   urgent: bool = True) -> bytes | None:
+        """A picture drawn off the event loop (``urgent``: someone is waiting for it)."""
+        drawer = getattr(self.renderer, "draw", None)
         try:
-            data = await asyncio.to_thread(draw, obs, locale)
+            if drawer is not None:
+                data = await drawer(kind, obs, locale, urgent)
+            else:
+                data = await asyncio.to_thread(getattr(self.renderer, kind), obs, locale)
         except Exception:
             log.exception("could not draw the %s image", kind)
             return None
@@ -261,9 +291,11 @@ class Controller:
         return [translate(e.text, locale) for e in obs.events[-count:]]
 
     async def table_payload(self, record: TableRecord, locale: str | None = None,
+                            urgent: bool = True,
                             ) -> tuple[discord.Embed, list[discord.File], discord.ui.View | None]:
         """Embed, image and view of the table message: in the table's (public) language, or in
-        ``locale`` for a private copy."""
+        ``locale`` for a private copy (``urgent=False``: a background refresh, drawn after
+        the pictures people are waiting for)."""
         lc = locale or record.locale
         obs = observe(record.game, None)
         lines = [f"**{translate(phase_line(obs), lc)}**", ""]
@@ -277,7 +309,7 @@ class Controller:
                                         lc))
         files: list[discord.File] = []
         kind = "battle" if obs.battle is not None else "table"
-        png = await self._png(kind, obs, lc)
+        png = await self._png(kind, obs, lc, urgent)
         if png is not None:
             files.append(ImageFile(png, f"{kind}.png"))
             embed.set_image(url=f"attachment://{kind}.png")
@@ -310,12 +342,13 @@ class Controller:
                                        locale))
         embeds = [hand]
         files: list[discord.File] = []
-        png = await self._png("hand", obs, locale)
+        png, battle_png = await asyncio.gather(
+            self._png("hand", obs, locale),
+            self._png("battle", obs, locale) if obs.battle is not None else _nothing())
         if png is not None:
             files.append(ImageFile(png, "hand.png"))
             hand.set_image(url="attachment://hand.png")
         if obs.battle is not None:
-            battle_png = await self._png("battle", obs, locale)
             if battle_png is not None:
                 files.append(ImageFile(battle_png, "battle.png"))
                 embeds.append(discord.Embed(colour=0x8B0000).set_image(
@@ -374,7 +407,7 @@ class Controller:
         if record.message_id is None:
             await self.post_table(record)
             return
-        embed, files, view = await self.table_payload(record)
+        embed, files, view = await self.table_payload(record, urgent=False)
         message = self._channel(record).get_partial_message(record.message_id)
         try:
             await message.edit(embed=embed, attachments=files, view=view)

@@ -51,6 +51,8 @@ def setup_logging(settings: Settings) -> None:
 async def run(settings: Settings, force_sync: bool = False) -> None:
     """Open the database and run the bot until it is stopped."""
     from bot.client import KarakBot, route_to
+    from bot.controller import PillowRenderer
+    from bot.drawing import default_workers
     from bot.service import GameService
     from bot.storage import Store
 
@@ -58,7 +60,8 @@ async def run(settings: Settings, force_sync: bool = False) -> None:
     store = await Store.open(settings.db)
     try:
         service = GameService(store, default_timer=settings.turn_timer)
-        bot = KarakBot(service, dev_guild=settings.dev_guild, force_sync=force_sync,
+        bot = KarakBot(service, PillowRenderer(default_workers()),
+                       dev_guild=settings.dev_guild, force_sync=force_sync,
                        ai_pace=settings.ai_pace, gateway_url=settings.gateway_url,
                        heartbeat=settings.heartbeat)
         async with bot:
