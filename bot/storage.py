@@ -200,7 +200,13 @@ _COLUMNS = ("id, guild_id, channel_id, host_id, status, abilities, timer, seed, 
             "updated_at")
 
 
-def _record(row: sqlite3.Row | tuple[object, ...]) -> TableRecord:
+#: Parsed states kept per table (the latest one each), so reading a table again is cheap.
+STATE_CACHE = 4096
+StateCache = dict[int, tuple[str, GameState]]
+
+
+def _record(row: sqlite3.Row | tuple[object, ...], states: StateCache | None = None,
+            ) -> TableRecord:
     (tid, guild, channel, host, status, abilities, timer, seed, locale, seats, state, version,
      message, lobby, deadline, winner, created, updated) = tuple(row)
     assert isinstance(tid, int)
@@ -210,10 +216,16 @@ def _record(row: sqlite3.Row | tuple[object, ...]) -> TableRecord:
         raise CorruptTable(tid, f"seats: {exc}") from None
     game: GameState | None = None
     if state is not None:
+        text = str(state)
+        known = states.get(tid) if states is not None else None
         try:
-            game = load_state(str(state), status == "finished")
+            # the same stored text always reads back to the same (immutable) state
+            game = known[1] if known is not None and known[0] == text else load_state(
+                text, status == "finished")
         except BadState as exc:
             raise CorruptTable(tid, str(exc)) from None
+        if states is not None and (known is None or known[1] is not game):
+            _remember(states, tid, text, game)
         if game.step != version:
             raise CorruptTable(tid, f"state step {game.step} != stored version {version}")
         if len(game.seats) != len(seat_infos):
@@ -228,6 +240,14 @@ def _record(row: sqlite3.Row | tuple[object, ...]) -> TableRecord:
     )
 
 
+def _remember(states: StateCache, table_id: int, text: str, state: GameState) -> None:
+    """Keep ``state`` as the parsed form of ``text`` for table ``table_id`` (bounded)."""
+    states.pop(table_id, None)
+    if len(states) >= STATE_CACHE:
+        states.pop(next(iter(states)))
+    states[table_id] = (text, state)
+
+
 def _opt_int(value: object) -> int | None:
     return None if value is None else int(str(value))
 
@@ -239,6 +259,7 @@ class Store:
         self._db = db
         self._write = asyncio.Lock()
         self.clock = clock
+        self._states: StateCache = {}
 
     @classmethod
     async def open(cls, path: Path | str, clock: Callable[[], float] = time.time) -> Store:
@@ -320,7 +341,7 @@ class Store:
         async with self._db.execute(f"SELECT {_COLUMNS} FROM tables WHERE id = ?",
                                     (table_id,)) as cur:
             row = await cur.fetchone()
-        return None if row is None else _record(tuple(row))
+        return None if row is None else _record(tuple(row), self._states)
 
     async def active_in_channel(self, channel_id: int) -> int | None:
         """The id of the channel's lobby or running table, if any."""
@@ -374,8 +395,10 @@ class Store:
     async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
                          deadline: float | None) -> None:
         """Turn a lobby into a running game holding ``state`` (version ``state.step``)."""
+        text = storable(state)
         await self._update(table_id, 0, status="running", seats=seats_to_json(seats),
-                           state=storable(state), version=state.step, deadline=deadline)
+                           state=text, version=state.step, deadline=deadline)
+        _remember(self._states, table_id, text, state)
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
@@ -407,6 +430,7 @@ class Store:
                 "INSERT INTO actions (table_id, step, seat, user_id, by_ai, action, at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (table_id, log.step, log.seat, log.user_id, int(log.by_ai), log.action, log.at))
+        _remember(self._states, table_id, text, state)  # what storable() just read back
 
     async def set_message(self, table_id: int, *, message_id: int | None = None,
                           lobby_message_id: int | None = None) -> None:
