@@ -103,16 +103,38 @@ class BotProcess:
         self.kill()
         await self.proc.wait()
 
-    def rss(self) -> int:
-        """Resident memory of the process in bytes (Linux), 0 when unknown."""
+    def pids(self) -> list[int]:
+        """The bot's process and its descendants (drawing workers), Linux only."""
         pid = self.pid
         if pid is None:
-            return 0
-        with contextlib.suppress(OSError):
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-        return 0
+            return []
+        out, todo = [], [pid]
+        while todo:
+            p = todo.pop()
+            out.append(p)
+            with contextlib.suppress(OSError, ValueError):
+                for task in Path(f"/proc/{p}/task").iterdir():
+                    todo += [int(c) for c in (task / "children").read_text().split()]
+        return out
+
+    def rss(self, children: bool = True) -> int:
+        """Resident memory in bytes of the bot (and its workers), 0 when unknown (Linux)."""
+        total = 0
+        for pid in self.pids() if children else self.pids()[:1]:
+            with contextlib.suppress(OSError):
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+        return total
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU seconds used so far by the bot and its live workers (Linux)."""
+        total = 0.0
+        for pid in self.pids():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return total
 
     def log_text(self) -> str:
         """Everything the bot printed so far."""

@@ -1,0 +1,298 @@
+"""Load on the real bot: N concurrent tables of simulated players against the loopback stand-in.
+
+Usage: ``python benchmarks/load.py [--tables 200] [--humans 2] [--ai 2] [--think 3]
+[--duration 60] [--warmup 15] [--ai-pace 1.5] [--validate]``.
+
+The bot runs as its own process (``python -m bot``) exactly as in production, pointed at the
+stand-in by ``KARAK_API_BASE`` / ``KARAK_GATEWAY_URL``, with a fresh database. Every table has
+``--humans`` simulated people and ``--ai`` AI seats. A person acts only on what they see: when a
+table message mentions them they click "My hand", then pick one of the move controls of their
+private hand message (weighted towards fighting and playing cards so games move on), wait their
+thinking time (uniform between half and 1.5 times ``--think`` seconds) and go on while the hand
+offers moves. A finished table is replaced by a new one in the same channel.
+
+Printed after the warm-up window, over the measured window: interactions per second (answered
+ones), the latency from INTERACTION_CREATE (the stand-in dispatching it) to the first response
+(p50 / p99 / max) and to the updated image (the first response or edit that carries the new hand
+picture), the number of table messages posted and edited, Discord rule breaches, and the bot's
+RSS and CPU use. Goal on the 2-core development machine: p99 first response <= 250 ms with
+200 tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import random
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from loopback import Channel, Interaction, InteractionFailed, Loopback, Message, User  # noqa: E402
+from loopback.botproc import BotProcess  # noqa: E402
+
+#: Preference of a simulated person among the moves offered (first match wins a weighted draw).
+PREFERENCE = (("fight:", 8.0), ("play:", 6.0), ("reward:keep", 4.0), ("keep:", 4.0),
+              ("discard:", 3.0), ("strength:", 2.0), ("counter:", 2.0), ("heal", 2.0),
+              ("buy:", 1.0), ("pay:", 3.0), ("revive", 0.5), ("merchant", 0.3),
+              ("leave", 3.0), ("end", 1.0), ("cancel", 0.2), ("stack:", 0.5))
+
+
+def moves(message: Message) -> list[tuple[str, str, str | None]]:
+    """(notation, custom_id, select value or None) of every move control of a message."""
+    out: list[tuple[str, str, str | None]] = []
+    for c in message.items():
+        cid = str(c.get("custom_id", ""))
+        if cid.startswith("kg:do:"):
+            out.append((cid.split(":", 4)[4], cid, None))
+        elif cid.startswith("kg:pick:"):
+            out += [(str(o["value"]), cid, str(o["value"])) for o in c.get("options") or []]
+    return out
+
+
+def weight(notation: str) -> float:
+    """How much a simulated person likes a move."""
+    return next((w for prefix, w in PREFERENCE if notation.startswith(prefix)), 1.0)
+
+
+def pct(values: list[float], q: float) -> float:
+    """The q-quantile (0..1) of ``values`` (nearest rank), in milliseconds."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))] * 1000
+
+
+@dataclass
+class Stats:
+    """What the simulated people did."""
+
+    moves: int = 0
+    hands: int = 0
+    refused: int = 0
+    failed: int = 0
+    games: int = 0
+    opened: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class Table:
+    """One channel with its players; opens a new table whenever the previous one ends."""
+
+    def __init__(self, lb: Loopback, channel: Channel, humans: list[User], ai: int,
+                 think: float, rng: random.Random, stats: Stats) -> None:
+        self.lb = lb
+        self.channel = channel
+        self.humans = humans
+        self.ai = ai
+        self.think = think
+        self.rng = rng
+        self.stats = stats
+        self.stop = False
+        self.table_id = 0
+
+    async def _wait(self, ix: Interaction) -> bool:
+        try:
+            await ix.done(30)
+            return True
+        except InteractionFailed:
+            self.stats.failed += 1
+            return False
+
+    async def open(self) -> None:
+        """/goblin new, joins, AI seats, start."""
+        host = self.humans[0]
+        ix = await self.lb.command(host, self.channel, "goblin new")
+        if not await self._wait(ix) or ix.original_id is None:
+            raise RuntimeError("could not open a table")
+        lobby = self.lb.message(ix.original_id)
+        ids = [c for c in lobby.custom_ids() if c.startswith("kg:lobby:")]
+        if not ids:
+            raise RuntimeError(f"no lobby: {lobby.text()[:200]}")
+        self.table_id = int(ids[0].split(":")[2])
+        steps = [(u, "join") for u in self.humans[1:]] + [(host, "ai")] * self.ai
+        for who, op in [*steps, (host, "start")]:
+            ix = await self.lb.click(who, self.lb.message(lobby.id),
+                                     f"kg:lobby:{self.table_id}:{op}")
+            await self._wait(ix)
+        self.stats.opened += 1
+
+    def _table_message(self, user: User) -> Message | None:
+        tag = f"kg:hand:{self.table_id}"
+        return self.lb.latest(self.channel, user, lambda m: m.owner is None and (
+            tag in m.custom_ids()  # the table, with its "My hand" button
+            or (not m.components and any(a.filename in ("table.png", "battle.png")
+                                         for a in m.attachments))))  # the game is over
+
+    async def person(self, user: User) -> None:
+        """One simulated person at this table."""
+        lb = self.lb
+        acted: dict[int, int] = {}
+        asked: set[tuple[int, int]] = set()
+        idle_since = time.monotonic()
+        while not self.stop:
+            version = lb.channel_versions.get(self.channel.id, 0)
+            hand = lb.latest(self.channel, user, lambda m: m.owner == user.id and bool(moves(m)))
+            if hand is not None and acted.get(hand.id) != hand.revision:
+                acted[hand.id] = hand.revision
+                offered = moves(hand)
+                notation, cid, value = self.rng.choices(
+                    offered, [weight(n) for n, _, _ in offered])[0]
+                await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
+                if self.stop:
+                    return
+                current = lb.message(hand.id)
+                if current.revision != hand.revision:
+                    continue  # the hand changed while thinking (a turn timer, a refresh)
+                ix = await (lb.click(user, current, cid) if value is None
+                            else lb.select(user, current, cid, [value]))
+                if await self._wait(ix):
+                    self.stats.moves += 1
+                    if ix.followups:
+                        self.stats.refused += 1
+                else:
+                    acted.pop(hand.id, None)
+                idle_since = time.monotonic()
+                continue
+            table = self._table_message(user)
+            if table is not None and not table.custom_ids():
+                return  # the game is over
+            if table is not None:
+                key = (table.id, table.revision)
+                stale = time.monotonic() - idle_since > 20
+                if key not in asked and (user.id in table.mentions or stale):
+                    asked.add(key)
+                    ix = await lb.click(user, table, f"kg:hand:{self.table_id}")
+                    if await self._wait(ix):
+                        self.stats.hands += 1
+                    idle_since = time.monotonic()
+                    continue
+            await lb.channel_changed(self.channel.id, version, 5)
+
+    async def run(self) -> None:
+        """Play tables in this channel until stopped."""
+        while not self.stop:
+            try:
+                await self.open()
+                await asyncio.gather(*(self.person(u) for u in self.humans))
+                self.stats.games += 1
+            except Exception as exc:  # keep the load going; report at the end
+                self.stats.errors.append(f"{type(exc).__name__}: {exc}"[:300])
+                await asyncio.sleep(1)
+
+
+async def main(args: argparse.Namespace) -> int:
+    """Run the load and print the figures."""
+    rng = random.Random(args.seed)
+    stats = Stats()
+    with tempfile.TemporaryDirectory() as tmp:
+        async with Loopback(validate=args.validate, keep_files=False) as lb:
+            guild = lb.create_guild("Load", locale="en-US")
+            bot = BotProcess(lb, Path(tmp) / "load.sqlite3", ai_pace=args.ai_pace,
+                             log=Path(tmp) / "bot.log")
+            await bot.start()
+            tables = []
+            for n in range(args.tables):
+                channel = lb.create_channel(guild, f"table-{n}")
+                humans = [lb.create_user(f"P{n}-{i}") for i in range(args.humans)]
+                tables.append(Table(lb, channel, humans, args.ai, args.think,
+                                    random.Random(rng.random()), stats))
+            print(f"{args.tables} tables x {args.humans} people + {args.ai} AI seats, "
+                  f"think {args.think} s, AI pace {args.ai_pace} s, validation "
+                  f"{'on' if args.validate else 'off'}; bot pid {bot.pid}", flush=True)
+            started = time.monotonic()
+            tasks = []
+            for t in tables:  # open the tables progressively, as a server fills up
+                tasks.append(asyncio.get_running_loop().create_task(t.run()))
+                await asyncio.sleep(args.warmup / max(1, len(tables)) / 2)
+            await asyncio.sleep(max(0.0, started + args.warmup - time.monotonic()))
+            window_start, cpu_start = lb.now(), bot.cpu_seconds()
+            own_start = time.process_time()
+            stats_start = (stats.moves, stats.hands)
+            rss: list[tuple[int, int]] = []
+            for _ in range(int(args.duration)):
+                await asyncio.sleep(1)
+                rss.append((bot.rss(children=False), bot.rss()))
+            processes = len(bot.pids())
+            window_end, cpu_end = lb.now(), bot.cpu_seconds()
+            own_cpu = time.process_time() - own_start
+            for t in tables:
+                t.stop = True
+            for task in tasks:
+                task.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.gather(*tasks, return_exceptions=True)
+            await bot.stop()
+
+            span = window_end - window_start
+            window = [ix for ix in lb.interactions.values()
+                      if window_start <= ix.created < window_end]
+            answered = [ix for ix in window if ix.responded is not None]
+            first = [ix.responded - ix.created for ix in answered if ix.responded is not None]
+            clicks = [ix for ix in window if ix.kind == "component"
+                      and str(ix.data.get("custom_id", "")).startswith(("kg:do", "kg:pick",
+                                                                           "kg:hand"))]
+            image = [ix.imaged - ix.created for ix in clicks if ix.imaged is not None]
+            requests = [(m, p) for t, m, p in lb.requests if window_start <= t < window_end]
+            posts = sum(1 for m, p in requests if m == "POST" and p.startswith("/channels"))
+            edits = sum(1 for m, p in requests if m == "PATCH" and p.startswith("/channels"))
+            print(f"measured {span:.0f} s after a {args.warmup:.0f} s warm-up "
+                  f"({stats.opened} tables opened, {stats.games} games finished)")
+            print(f"interactions: {len(answered) / span:.1f}/s answered ({len(window)} sent, "
+                  f"{len(window) - len(answered)} unanswered); moves "
+                  f"{(stats.moves - stats_start[0]) / span:.1f}/s, hands opened "
+                  f"{(stats.hands - stats_start[1]) / span:.1f}/s")
+            print(f"first response: p50 {pct(first, 0.5):.0f} ms, p99 {pct(first, 0.99):.0f} "
+                  f"ms, max {max(first, default=float('nan')) * 1000:.0f} ms "
+                  f"(goal p99 <= 250 ms)")
+            print(f"updated image:  p50 {pct(image, 0.5):.0f} ms, p99 {pct(image, 0.99):.0f} ms, "
+                  f"max {max(image, default=float('nan')) * 1000:.0f} ms "
+                  f"({len(image)} hand pictures)")
+            print(f"table messages: {posts / span:.1f} posted/s, {edits / span:.1f} edited/s")
+            main_rss = statistics.median(r[0] for r in rss) / 2**20
+            all_rss = statistics.median(r[1] for r in rss) / 2**20
+            print(f"bot: RSS {main_rss:.0f} MiB (with its drawing workers {all_rss:.0f} MiB, "
+                  f"max {max(r[1] for r in rss) / 2**20:.0f} MiB); CPU "
+                  f"{(cpu_end - cpu_start) / span * 100:.0f}% of one core "
+                  f"({processes} processes)")
+            print(f"this process (stand-in and simulated people): CPU "
+                  f"{own_cpu / span * 100:.0f}% of one core")
+            print(f"Discord rule breaches: {len(lb.breaches)}; failed interactions: "
+                  f"{stats.failed}; refusals: {stats.refused}")
+            for b in lb.breaches[:5]:
+                print("  ", b)
+            for e in sorted(set(stats.errors))[:5]:
+                print("  simulation error:", e)
+            if args.show_log:
+                print(bot.log_tail(40))
+            return 0 if not lb.breaches else 1
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--tables", type=int, default=200)
+    p.add_argument("--humans", type=int, default=2, choices=(1, 2, 3, 4))
+    p.add_argument("--ai", type=int, default=2, choices=(0, 1, 2, 3))
+    p.add_argument("--think", type=float, default=3.0, help="mean thinking time (s)")
+    p.add_argument("--duration", type=float, default=60.0, help="measured seconds")
+    p.add_argument("--warmup", type=float, default=15.0, help="seconds before measuring")
+    p.add_argument("--ai-pace", type=float, default=1.5, help="KARAK_AI_PACE of the bot")
+    p.add_argument("--validate", action="store_true",
+                   help="validate every request body against the OpenAPI document")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--show-log", action="store_true", help="print the end of the bot's log")
+    args = p.parse_args(argv)
+    if args.humans + args.ai > 4 or args.humans + args.ai < 2:
+        p.error("a table has 2 to 4 seats")
+    return args
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(parse())))
