@@ -17,6 +17,7 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -79,20 +80,23 @@ class _Job:
 class DrawingPool:
     """Worker processes drawing pictures, fed from a priority queue (urgent first)."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, executor: Callable[[], Executor] | None = None) -> None:
         self.workers = workers
+        self._make_executor = executor or self._processes
         self._executor: Executor | None = None
         self._queue: asyncio.PriorityQueue[_Job] | None = None
         self._feeders: list[asyncio.Task[None]] = []
         self._seq = itertools.count()
         self._broken = False
 
+    def _processes(self) -> Executor:
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_warm_up)
+
     def _start(self) -> asyncio.PriorityQueue[_Job]:
         if self._queue is None:
             self._queue = asyncio.PriorityQueue()
-            self._executor = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_warm_up)
+            self._executor = self._make_executor()
             loop = asyncio.get_running_loop()
             self._feeders = [loop.create_task(self._feed(), name=f"drawing-{i}")
                              for i in range(self.workers)]
