@@ -67,6 +67,8 @@ RESPONSE_DEADLINE = 3.0
 TOKEN_LIFETIME = 15 * 60.0
 #: Tolerance for clock granularity when checking a retry against ``retry_after``.
 RETRY_SLACK = 0.02
+SUPPRESS_EMBEDS = 1 << 2
+SUPPRESS_NOTIFICATIONS = 1 << 12
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
 
 
@@ -818,8 +820,12 @@ class World:
                 self.breach("empty", "cannot send an empty message", route, interaction)
                 raise ApiError(400, 50006, "Cannot send an empty message")
             channel = self.channels[channel_id]
+            raw = body.get("flags")
+            asked = raw if isinstance(raw, int) else 0
+            flags = (create_flags | (EPHEMERAL if owner is not None else 0)
+                     | (asked & (SUPPRESS_EMBEDS | SUPPRESS_NOTIFICATIONS)))
             message = Message(snowflake(), channel_id, channel.guild_id, self.bot,
-                              flags=create_flags, owner=owner)
+                              flags=flags, owner=owner)
             if interaction is not None:
                 message.interaction_id = interaction.id
                 message.interaction_user = interaction.user

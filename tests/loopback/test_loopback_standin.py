@@ -186,7 +186,7 @@ async def test_components_clicks_and_what_users_may_do(lb: Loopback, mini: MiniB
     await planted.done()
     # an ephemeral message cannot be clicked by someone who cannot see it
     secret = lb.message(forged.original_id or 0)
-    assert secret.owner == ann.id
+    assert secret.owner == ann.id and lb.view(secret)["flags"] & 64
     with pytest.raises(LoopbackError):
         await lb.click(bob, secret, "x")
     assert ix.status() == "done" and lb.breaches == []
