@@ -405,3 +405,32 @@ async def test_control_api_drives_users(lb: Loopback, mini: MiniBot) -> None:
         assert waited["version"] > 0
         _, report = await call("GET", "/breaches")
         assert report == {"breaches": [], "orphaned": []}
+
+
+async def test_guild_commands_come_first(lb: Loopback, mini: MiniBot) -> None:
+    guild = lb.create_guild()
+    channel = lb.create_channel(guild)
+    ann = lb.create_user("Ann")
+    await connected(lb, mini)
+    local = dict(GOBLIN, description="guild copy")
+    path = f"/applications/{lb.application_id}/guilds/{guild.id}/commands"
+    status, stored, _ = await mini.rest("PUT", path, [local])
+    assert status == 200 and stored[0]["guild_id"] == str(guild.id)
+    assert (await mini.rest("PUT", f"/applications/{lb.application_id}/guilds/1/commands",
+                            [local]))[0] == 404
+    again = (await mini.rest("PUT", path, [local]))[1]
+    assert again[0]["id"] == stored[0]["id"]  # same name: the id is kept
+    ix = await lb.command(ann, channel, "goblin new")
+    data = await mini.interaction()
+    assert data["data"]["id"] == stored[0]["id"] and data["data"]["guild_id"] == str(guild.id)
+    await mini.respond(data, {"type": 4, "data": {"content": "ok"}})
+    await ix.done()
+    # /goblin settings is hidden from members when it asks for Manage Server
+    admin_only = dict(GOBLIN, default_member_permissions=1 << 5)
+    await mini.rest("PUT", path, [admin_only])
+    with pytest.raises(LoopbackError, match="hidden"):
+        await lb.command(ann, channel, "goblin settings")
+    boss = lb.create_user("Boss", admin=True)
+    ix = await lb.command(boss, channel, "goblin settings")
+    await mini.interaction()
+    assert lb.breaches == []
