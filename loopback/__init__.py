@@ -26,6 +26,14 @@ The user side (all checks a Discord client makes are made; ``forge=True`` skips 
     ix = await lb.select(ann, lobby, "kg:hero:1", ["horan"])
     choices = await lb.autocomplete(ann, channel, "goblin card", "name", "gob")
     await lb.changed(after=lb.version)            # wait until anything visible changes
+    await lb.channel_changed(channel.id, lb.channel_versions.get(channel.id, 0))
+    hand = lb.latest(channel, ann, lambda m: m.owner == ann.id)   # newest match, cheap
+    old = lb.plant_message(channel, components)   # as if an older bot had posted it
+
+``Interaction`` records what the bot did: ``responded`` / ``completed`` / ``imaged`` times (the
+stand-in's clock), ``original_id`` (the message of the initial response, or the clicked one),
+``followups``, ``choices`` (autocomplete), ``status()``. An interaction whose bot session died
+fails (``InteractionFailed``) and is listed in ``lb.orphaned`` rather than in the breaches.
 
 Rules and faults::
 
