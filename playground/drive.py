@@ -118,16 +118,18 @@ class Driver:
         self.settle()
 
     def settle(self, quiet: float = 0.4) -> None:
-        """Wait until the page shows nothing newer for ``quiet`` seconds (the bot is idle)."""
+        """Wait until no click is pending, no message is "thinking", and the page showed
+        nothing new for ``quiet`` seconds (the bot is idle)."""
         deadline = time.monotonic() + self.timeout_ms / 1000
         last = None
         stable_since = time.monotonic()
         while time.monotonic() < deadline:
-            now = self.page.evaluate(
-                "() => [...document.querySelectorAll('article.msg')].map(a => a.outerHTML.length"
-                " + ':' + a.id).join(',') + document.querySelectorAll('.busy').length")
-            if now != last:
-                last = now
+            shown, pending = self.page.evaluate(
+                "() => [[...document.querySelectorAll('article.msg')].map(a => a.id + ':'"
+                " + a.outerHTML.length).join(','),"
+                " document.querySelectorAll('.busy, .loading').length]")
+            if shown != last or pending:
+                last = shown
                 stable_since = time.monotonic()
             elif time.monotonic() - stable_since >= quiet:
                 return
@@ -153,9 +155,20 @@ class Driver:
     def choose(self, message: Any, custom_id: str, value: str) -> None:
         """Open a menu of ``message`` and pick the option ``value``."""
         menu = message.locator(f".select[data-custom-id='{custom_id}']")
-        menu.locator("> button").click()
+        menu.locator("button[aria-haspopup]").click()
         menu.locator(f".option[data-value='{value}']").click()
         self.settle()
+
+    def describe(self) -> str:
+        """The channel as the page shows it now, one line per message (for failure reports)."""
+        text: str = self.page.evaluate(
+            """() => [...document.querySelectorAll('article.msg')].map(a =>
+                 (a.dataset.ephemeral ? 'private ' : 'public ') + a.id + ': '
+                 + a.innerText.replace(/\\s+/g, ' ').slice(0, 160) + ' ['
+                 + [...a.querySelectorAll('[data-custom-id]')].map(c => c.dataset.customId
+                   + (c.disabled || c.querySelector(':scope > button:disabled') ? '(off)' : ''))
+                   .join(' ') + ']').join('\\n')""")
+        return text
 
     def hand(self) -> Any:
         """The newest private message (the hand), as a locator."""
@@ -182,12 +195,21 @@ class Driver:
         return found
 
     def act(self, kind: str, custom_id: str, value: str) -> None:
-        """Use one control of the newest private message."""
-        if kind == "button":
-            self.hand().locator(f".btn[data-custom-id='{custom_id}']").click()
-            self.settle()
-        else:
-            self.choose(self.hand(), custom_id, value)
+        """Use one control (from :meth:`controls`) of the private messages; AssertionError
+        describing the channel when the page does not offer it."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        owner = self.page.locator(EPHEMERAL).filter(
+            has=self.page.locator(f"[data-custom-id='{custom_id}']")).last
+        try:
+            if kind == "button":
+                owner.locator(f".btn[data-custom-id='{custom_id}']").click()
+                self.settle()
+            else:
+                self.choose(owner, custom_id, value)
+        except PlaywrightTimeout:
+            raise AssertionError(f"the page does not offer {kind} {custom_id} {value}; "
+                                 f"it shows:\n{self.describe()}") from None
 
     def ending(self) -> str:
         """The text of the game-over message (a public message with a table picture, a text,
