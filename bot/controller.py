@@ -33,6 +33,8 @@ EVENTS_SHOWN = 6
 EMPTY = Controls((), ())
 MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
 NO_MENTIONS = discord.AllowedMentions.none()
+#: Battle pictures kept (table, version, language): shared by hand and table messages.
+BATTLE_PICTURES = 64
 #: Metadata key remembering that a finished table's result was posted.
 ANNOUNCED = "announced:{}"
 #: On start, results not yet posted are posted for games that ended this recently (seconds)...
@@ -159,6 +161,7 @@ class Controller:
         self._refreshing: dict[int, asyncio.Task[Any]] = {}
         self._ai: dict[int, asyncio.Task[Any]] = {}
         self._timer_task: asyncio.Task[Any] | None = None
+        self._battles: dict[tuple[int, int, str], asyncio.Future[bytes | None]] = {}
 
     # ------------------------------------------------------------------ background work
 
@@ -273,6 +276,22 @@ class Controller:
 
     # ------------------------------------------------------------------ pictures and payloads
 
+    async def _shared_png(self, key: tuple[int, int, str], obs: Observation, locale: str,
+                          urgent: bool = True) -> bytes | None:
+        """The battle picture of table ``key[0]`` at version ``key[1]``: the same for every
+        viewer, so the hand messages and the table message of that version share one drawing
+        (and a drawing in progress is awaited rather than repeated)."""
+        found = self._battles.get(key)
+        if found is None:
+            found = asyncio.ensure_future(self._png("battle", obs, locale, urgent))
+            self._battles[key] = found
+            while len(self._battles) > BATTLE_PICTURES:
+                self._battles.pop(next(iter(self._battles)))
+        png = await asyncio.shield(found)
+        if png is None and self._battles.get(key) is found:
+            del self._battles[key]  # a failed drawing is tried again next time
+        return png
+
     async def _png(self, kind: str, obs: Observation, locale: str,
                    urgent: bool = True) -> bytes | None:
         """A picture drawn off the event loop (``urgent``: someone is waiting for it)."""
@@ -309,7 +328,8 @@ class Controller:
                                         lc))
         files: list[discord.File] = []
         kind = "battle" if obs.battle is not None else "table"
-        png = await self._png(kind, obs, lc, urgent)
+        png = (await self._shared_png((record.id, record.version, lc), obs, lc, urgent)
+               if kind == "battle" else await self._png(kind, obs, lc, urgent))
         if png is not None:
             files.append(ImageFile(png, f"{kind}.png"))
             embed.set_image(url=f"attachment://{kind}.png")
@@ -344,7 +364,8 @@ class Controller:
         files: list[discord.File] = []
         png, battle_png = await asyncio.gather(
             self._png("hand", obs, locale),
-            self._png("battle", obs, locale) if obs.battle is not None else _nothing())
+            self._shared_png((record.id, record.version, locale), obs, locale)
+            if obs.battle is not None else _nothing())
         if png is not None:
             files.append(ImageFile(png, "hand.png"))
             hand.set_image(url="attachment://hand.png")

@@ -28,7 +28,7 @@ from engine import Observation
 log = logging.getLogger("karak.bot")
 URGENT, BACKGROUND = 0, 1
 #: A background picture waits behind urgent ones for at most about this many seconds.
-BACKGROUND_SLACK = 2.0
+BACKGROUND_SLACK = 8.0
 #: Niceness of the drawing workers: the bot's own process (answering within 3 s) goes first.
 WORKER_NICE = 5
 #: Seconds between two checks of a worker that the bot's process still lives.
