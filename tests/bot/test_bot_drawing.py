@@ -86,3 +86,29 @@ async def test_no_workers_draws_in_threads(monkeypatch: pytest.MonkeyPatch) -> N
     pool = DrawingPool(0)
     assert await pool.draw("battle", None, "en") == b"battle"
     await pool.close()
+
+
+async def test_a_battle_picture_is_drawn_once_per_version() -> None:
+    from bot.controller import Controller
+
+    calls: list[str] = []
+
+    class Counting:
+        def table(self, obs: Any, locale: str) -> bytes:
+            return b"t"
+
+        def hand(self, obs: Any, locale: str) -> bytes:
+            return b"h"
+
+        def battle(self, obs: Any, locale: str) -> bytes:
+            calls.append(locale)
+            time.sleep(0.01)
+            return b"b" + locale.encode()
+
+    ctl = Controller(None, None, Counting())  # type: ignore[arg-type]
+    first = await asyncio.gather(*(ctl._shared_png((1, 7, "en"), _obs(), "en") for _ in range(3)))
+    again = await ctl._shared_png((1, 7, "en"), _obs(), "en")
+    other = await ctl._shared_png((1, 8, "en"), _obs(), "en")
+    french = await ctl._shared_png((1, 8, "fr"), _obs(), "fr")
+    assert first == [b"ben"] * 3 and again == b"ben" and other == b"ben" and french == b"bfr"
+    assert calls == ["en", "en", "fr"]
