@@ -153,11 +153,10 @@ class Driver:
         self.settle()
 
     def choose(self, message: Any, custom_id: str, value: str) -> None:
-        """Open a menu of ``message`` and pick the option ``value``."""
+        """Open a menu of ``message`` and pick the option ``value`` (without waiting)."""
         menu = message.locator(f".select[data-custom-id='{custom_id}']")
         menu.locator("button[aria-haspopup]").click()
         menu.locator(f".option[data-value='{value}']").click()
-        self.settle()
 
     def describe(self) -> str:
         """The channel as the page shows it now, one line per message (for failure reports)."""
@@ -204,12 +203,37 @@ class Driver:
         try:
             if kind == "button":
                 owner.locator(f".btn[data-custom-id='{custom_id}']").click()
-                self.settle()
             else:
                 self.choose(owner, custom_id, value)
         except PlaywrightTimeout:
             raise AssertionError(f"the page does not offer {kind} {custom_id} {value}; "
                                  f"it shows:\n{self.describe()}") from None
+        self.wait_moved_past(custom_id)
+        self.settle()
+
+    def wait_moved_past(self, custom_id: str) -> None:
+        """After a move control (``kg:do:T:V:...`` or ``kg:pick:T:V:...``) was used, wait until
+        the newest private message no longer offers controls of table ``T`` at version ``V``:
+        the bot has answered the move, however slowly it drew the new hand. A quiet page alone
+        does not prove that on a loaded machine."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        parts = custom_id.split(":")
+        if len(parts) < 5 or parts[0] != "kg" or parts[1] not in ("do", "pick"):
+            return
+        stale = [f"kg:{kind}:{parts[2]}:{parts[3]}:" for kind in ("do", "pick")]
+        try:
+            self.page.wait_for_function(
+                """([sel, stale]) => {
+                  const all = document.querySelectorAll(sel);
+                  const m = all[all.length - 1];
+                  if (!m) return true;
+                  return ![...m.querySelectorAll('[data-custom-id]')].some(
+                    c => stale.some(p => c.dataset.customId.startsWith(p)));
+                }""", arg=[EPHEMERAL, stale])
+        except PlaywrightTimeout:
+            raise AssertionError(f"the bot never answered {custom_id}; the page shows:\n"
+                                 f"{self.describe()}") from None
 
     def ending(self) -> str:
         """The text of the game-over message (a public message with a table picture, a text,
