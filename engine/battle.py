@@ -89,7 +89,8 @@ def totals(state: GameState) -> Totals:
     monster = t.monsters[battle.monster]
     defence = cards["defence"] + eq_def
     damage = max(0, monster.attack - defence)
-    hp_after = max(0, seat.hp - damage)
+    hp = seat.hp if battle.hp_before is None else battle.hp_before
+    hp_after = max(0, hp - damage)
     knocked = damage > 0 and hp_after == 0
     attack = cards["attack"] + eq_att + ability
     win = attack >= monster.hp and (not knocked or aderyn_applies(state, battle))

@@ -492,13 +492,14 @@ def _end_battle(w: _Work, a: Action) -> None:
     assert battle is not None
     result = totals(w.state)
     monster = tables().monsters[battle.monster]
+    hp_before = w.seat.hp
     w.set(hp=result.hp_after)
     if result.damage:
         w.say("event.hits", who=w.who(), count=result.damage)
     if result.knocked_out:
         w.say("event.knocked_out", who=w.who())
-    elif result.heal_after:
-        w.say("event.heal", who=w.who(), count=result.heal_after)
+    elif result.hp_after > hp_before - result.damage:  # R25, narrated as the HP it gave
+        w.say("event.heal", who=w.who(), count=result.hp_after - (hp_before - result.damage))
     if not result.win:
         if not result.knocked_out:
             w.say("event.lost", who=w.who(), monster=monster_name(monster.id),
@@ -523,7 +524,8 @@ def _end_battle(w: _Work, a: Action) -> None:
         w.set(discard=w.seat.discard + (monster.id,))
         w.say("event.reward_card", who=w.who(), card=card_name(monster.id))
         w.end_turn()
-    else:
+    else:  # the battle stays open for the keep-or-pawn choice, its outcome settled
+        w.battle = replace(battle, hp_before=hp_before)
         w.pending = monster.id
         w.phase = Phase.REWARD
 

@@ -90,6 +90,7 @@ class Battle:
     horan_bonus: bool = False
     drawn: tuple[str, ...] = ()  # Taia's two drawn cards awaiting her choice
     draws_left: int = 0  # Taia's remaining draws after the pending choice
+    hp_before: int | None = None  # HP before the hits, once resolved (reward choice)
 
 
 @dataclass(frozen=True, slots=True)

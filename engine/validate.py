@@ -147,6 +147,8 @@ def _check_pending(state: GameState) -> None:
             raise BadState(f"pending purchase {pending!r} is not in the pawnshop")
     elif pending is not None:
         raise BadState(f"pending {pending!r} outside a reward or payment")
+    if battle is not None and battle.hp_before is not None and phase is not Phase.REWARD:
+        raise BadState("a settled battle outside its reward decision")
     if battle is None or phase not in (Phase.BATTLE, Phase.DISCARD, Phase.TAIA):
         return
     if battle.level == 4:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine import GameState, Phase, totals
+from engine import GameState, Phase, observe, state_from_json, state_to_json, totals
 from engine.position import SeatSetup, position
 from engine.state import MAX_HP
 from engine.validate import check_state
@@ -189,6 +189,38 @@ def test_r27_weapon_keep_replaces_old_into_pawnshop() -> None:
     kept = run(state, "reward:keep")
     assert kept.seats[0].weapon == target and kept.pawnshop == (old,)
     assert kept.phase is Phase.TURN and kept.current == 1
+
+
+def test_r27_reward_choice_shows_the_settled_battle() -> None:
+    """While the keep-or-pawn choice is open, everyone sees the battle as it ended: the hits
+    are not taken a second time from the HP they already left."""
+    target = regular(1, lambda m: m.reward == "weapon" and 2 <= m.attack <= 3 and not m.curses,
+                     "a weapon reward that hits")
+    cards = chain(target, attack=mon(target).hp, exclude=(target,))
+    fought = play(battle(target, *cards, hp=4), *cards)
+    settled = totals(fought)
+    assert settled.win and settled.damage > 0
+    state = run(fought, "end")
+    assert state.phase is Phase.REWARD
+    assert state.seats[0].hp == settled.hp_after
+    assert totals(state) == settled
+    for viewer in (0, 1, None):
+        view = observe(state, viewer).battle
+        assert view is not None and view.totals == settled
+    check_state(state)
+    assert state_from_json(state_to_json(state)) == state
+
+
+def test_r25_heal_after_battle_is_narrated_as_the_hp_it_gave() -> None:
+    armour = gear("armour", lambda e: e.heal > 0, "healing after battle")
+    eq = T.equipment[armour]
+    target = plain(1, lambda m: m.attack <= eq.defence, exclude=(armour,))
+    full = run(battle(target, armour=armour, hp=5), "end")
+    assert full.seats[0].hp == 5
+    assert not [e for e in full.log if e.text.key == "event.heal"]
+    hurt = run(battle(target, armour=armour, hp=4), "end")
+    heals = [dict(e.text.params)["count"] for e in hurt.log if e.text.key == "event.heal"]
+    assert heals == [1] and hurt.seats[0].hp == 5
 
 
 def test_r27_weapon_pawn_keeps_old() -> None:
