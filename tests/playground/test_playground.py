@@ -277,19 +277,39 @@ def test_missing_browser_is_installed_or_explained(monkeypatch: pytest.MonkeyPat
     from playground import browser
 
     calls: list[list[str]] = []
+    sudo_works = False
 
     def fake_run(cmd: list[str], timeout: float) -> tuple[bool, str]:
         calls.append(cmd)
+        if cmd[-2:] == ["-n", "true"]:
+            return sudo_works, "" if sudo_works else "sudo: a password is required"
         return False, "E: Unable to locate package chromium"
 
     monkeypatch.setattr(browser, "_run", fake_run)
     monkeypatch.setattr(browser, "chromium_path", lambda: None)
+    # not root, no sudo
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(shutil, "which",
+                        lambda name: None if name == "sudo" else "/usr/bin/" + name)
     with pytest.raises(browser.BrowserUnavailable, match="apt-get cannot be run as root"):
         browser.install_chromium()
     assert calls == []
-    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    # not root, sudo asks for a password: given up after one try of ``sudo -n``
     monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/" + name)
+    with pytest.raises(browser.BrowserUnavailable, match="neither directly nor with sudo -n"):
+        browser.install_chromium()
+    assert calls == [["/usr/bin/sudo", "-n", "true"]]
+    # not root, sudo without a password: apt-get through ``sudo -n``
+    calls.clear()
+    sudo_works = True
+    with pytest.raises(browser.BrowserUnavailable, match="Unable to locate package"):
+        browser.install_chromium()
+    assert [c[:4] for c in calls[1:]] == [["/usr/bin/sudo", "-n", "apt-get", "install"],
+                                          ["/usr/bin/sudo", "-n", "apt-get", "update"],
+                                          ["/usr/bin/sudo", "-n", "apt-get", "install"]]
+    # root: apt-get itself
+    calls.clear()
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
     with pytest.raises(browser.BrowserUnavailable, match="Unable to locate package"):
         browser.install_chromium()
     assert [c[:2] for c in calls] == [["apt-get", "install"], ["apt-get", "update"],
@@ -300,3 +320,17 @@ def test_missing_browser_is_installed_or_explained(monkeypatch: pytest.MonkeyPat
         browser.install_playwright()
     assert calls and calls[0][-1] == browser.playwright_requirement()
     assert browser.playwright_requirement().startswith("playwright>=")
+
+
+@pytest.mark.parametrize(("value", "ci"), [(None, False), ("", False), ("0", False),
+                                           ("false", False), ("No", False), ("true", True),
+                                           ("1", True), ("yes", True)])
+def test_ci_is_told_by_the_environment(monkeypatch: pytest.MonkeyPatch, value: str | None,
+                                       ci: bool) -> None:
+    from playground import browser
+
+    if value is None:
+        monkeypatch.delenv("CI", raising=False)
+    else:
+        monkeypatch.setenv("CI", value)
+    assert browser.in_ci() is ci

@@ -1,9 +1,10 @@
 """The playground in a real headless Chromium (Debian's ``chromium`` driven by Playwright): a
 newcomer's first turn, by clicking, and a private hand only its owner sees.
 
-Chromium and Playwright are installed when missing (apt-get as root, pip from the dev extra);
-the test skips, saying why, only when that is impossible. The screenshot goes to a temporary
-folder; ``python -m playground.screenshot`` refreshes docs/images/playground.png.
+Chromium and Playwright are installed when missing (apt-get as root or with ``sudo -n``, pip
+from the dev extra). When that is impossible the test fails with the reason under CI (the ``CI``
+environment variable set, e.g. ``CI=true``) and skips, saying why, elsewhere. The screenshot goes
+to a temporary folder; ``python -m playground.screenshot`` refreshes docs/images/playground.png.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ def chromium_ready() -> None:
     try:
         browser.ensure()
     except browser.BrowserUnavailable as exc:
+        if browser.in_ci():
+            pytest.fail(f"no headless Chromium under CI: {exc}")
         pytest.skip(f"no headless Chromium: {exc}")
 
 
