@@ -233,8 +233,13 @@ class Controller:
             seat = outcomes[0].seat
             who = record.seats[seat].name or msg(f"hero.{record.game.seats[seat].hero}.name")
             key = "bot.table.timeout_final" if outcomes[0].handed_to_ai else "bot.table.timeout"
-            await self._send_text(record, translate(msg(key, who=who), record.locale))
-            await self.after(outcomes)
+            try:
+                await self._send_text(record, translate(msg(key, who=who), record.locale))
+            except discord.HTTPException as exc:
+                log.warning("could not tell table %s its turn timer ran out (%s)", record.id,
+                            exc.status)
+            finally:
+                await self.after(outcomes)
 
     async def resume(self) -> None:
         """On start: every running table gets its message refreshed and its AI seats going,
@@ -453,7 +458,11 @@ class Controller:
                 return
             if record.state is None:
                 return
-            await self.edit_table(record)
+            try:
+                await self.edit_table(record)
+            except discord.HTTPException as exc:
+                log.warning("could not refresh the table message of table %s (%s)", table,
+                            exc.status)
             await asyncio.sleep(self.edit_delay)
 
     async def after(self, outcomes: Sequence[Outcome]) -> None:
@@ -465,18 +474,35 @@ class Controller:
         record = await self.service.load(last.record.id)
         state = record.game
         if record.status == "finished" and state.winner is not None:
-            await self.announce_end(record)
+            try:
+                await self.announce_end(record)
+            except discord.HTTPException as exc:  # posted again on the next start
+                log.warning("could not post the result of table %s (%s)", record.id, exc.status)
+            self.forget(record.id)
             return
-        if any(o.turn_changed for o in outcomes):
-            seat = record.seats[state.current]
-            if seat.user is not None and not seat.ai:
-                self._dirty.discard(record.id)
-                await self.post_table(record, translate(
-                    msg("bot.table.your_turn", who=f"<@{seat.user}>"), record.locale),
-                    mention=True)
-                return
-        self.mark_dirty(record.id)
-        self.kick_ai(record)
+        try:
+            if any(o.turn_changed for o in outcomes):
+                seat = record.seats[state.current]
+                if seat.user is not None and not seat.ai:
+                    self._dirty.discard(record.id)
+                    try:
+                        await self.post_table(record, translate(
+                            msg("bot.table.your_turn", who=f"<@{seat.user}>"), record.locale),
+                            mention=True)
+                        return
+                    except discord.HTTPException as exc:
+                        log.warning("could not post the turn of table %s (%s)", record.id,
+                                    exc.status)
+            self.mark_dirty(record.id)
+        finally:
+            self.kick_ai(record)
+
+    def forget(self, table: int) -> None:
+        """Drop what is kept in memory for a table that ended (finished or abandoned)."""
+        self._dirty.discard(table)
+        self._ai.pop(table, None)
+        self._refreshing.pop(table, None)
+        self.service.forget(table)
 
     def kick_ai(self, record: TableRecord) -> None:
         """Start the AI loop of a table if an AI seat must decide."""
@@ -583,10 +609,34 @@ class Controller:
             else:
                 await self._refuse(interaction, exc.reason, locale)
             return
-        record = outcome.record
-        embeds, files, view = await self.hand_payload(record, outcome.seat, locale)
-        await interaction.edit_original_response(embeds=embeds, attachments=files, view=view)
-        await self.after([outcome])
+        try:
+            await self._reply_hand(interaction, outcome.record, outcome.seat, locale)
+        finally:
+            # the move is saved: the table, the next player and the AI go on whatever the reply
+            self.spawn(self.after([outcome]), f"after-{table}")
+
+    async def _reply_hand(self, interaction: discord.Interaction[Any], record: TableRecord,
+                          seat: int, locale: str) -> None:
+        """Show the seat's hand after its move: in the clicked message, or, when that message
+        cannot be edited any more (dismissed, deleted, too old), in a fresh private one. A failed
+        reply is logged and never reported as a failed move."""
+        embeds, files, view = await self.hand_payload(record, seat, locale)
+        try:
+            await interaction.edit_original_response(embeds=embeds, attachments=files, view=view)
+            return
+        except discord.HTTPException as exc:
+            log.warning("could not edit the hand message of table %s (%s); sending a new one",
+                        record.id, exc.status)
+        embeds, files, view = await self.hand_payload(record, seat, locale)
+        kwargs: dict[str, Any] = {"view": view} if view is not None else {}
+        try:
+            await interaction.followup.send(embeds=embeds, files=files, ephemeral=True, **kwargs)
+        except discord.HTTPException as exc:
+            log.warning("could not send a new hand message for table %s (%s)", record.id,
+                        exc.status)
+        finally:
+            if view is not None:
+                view.stop()  # the buttons are dynamic items: no per-message view is needed
 
     async def _edit_lobby(self, interaction: discord.Interaction[Any] | None,
                           record: TableRecord) -> None:
@@ -605,9 +655,11 @@ class Controller:
         """Join / Leave / Add AI / Start / Cancel on the lobby message."""
         await interaction.response.defer()
         record = await self.lobby_op(interaction, table, op)
-        await self._edit_lobby(interaction, record)
-        if op == "start":
-            await self.begin(record)
+        try:
+            await self._edit_lobby(interaction, record)
+        finally:
+            if op == "start":  # the game started: it goes on whatever the reply did
+                await self.begin(record)
 
     async def lobby_op(self, interaction: discord.Interaction[Any], table: int,
                        op: str) -> TableRecord:
@@ -646,8 +698,13 @@ class Controller:
         content = None
         if seat.user is not None and not seat.ai:
             content = translate(msg("bot.table.your_turn", who=f"<@{seat.user}>"), record.locale)
-        await self.post_table(record, content, mention=content is not None)
-        self.kick_ai(record)
+        try:
+            await self.post_table(record, content, mention=content is not None)
+        except discord.HTTPException as exc:
+            log.warning("could not post the table message of table %s (%s)", record.id,
+                        exc.status)
+        finally:
+            self.kick_ai(record)
 
     async def hero_pick(self, interaction: discord.Interaction[Any], table: int,
                         values: list[str]) -> None:
@@ -696,12 +753,14 @@ class Controller:
         assert interaction.channel_id is not None
         table = await self.service.in_channel(interaction.channel_id)
         record = await self.lobby_op(interaction, table.id, op)
-        await interaction.edit_original_response(
-            content=translate(msg(f"bot.done.{op}", table=record.id), locale))
-        if record.status == "lobby" or op == "start":
-            await self._edit_lobby(None, record)
-        if op == "start":
-            await self.begin(record)
+        try:
+            await interaction.edit_original_response(
+                content=translate(msg(f"bot.done.{op}", table=record.id), locale))
+        finally:
+            if record.status == "lobby" or op == "start":
+                await self._edit_lobby(None, record)
+            if op == "start":
+                await self.begin(record)
 
     async def cmd_hand(self, interaction: discord.Interaction[Any]) -> None:
         """/goblin hand."""

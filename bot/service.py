@@ -132,6 +132,12 @@ class GameService:
             found = self._locks[table_id] = asyncio.Lock()
         return found
 
+    def forget(self, table_id: int) -> None:
+        """Drop the lock of a table that ended (nothing is done with it any more)."""
+        found = self._locks.get(table_id)
+        if found is not None and not found.locked():
+            del self._locks[table_id]
+
     # ------------------------------------------------------------------ reading
 
     async def load(self, table_id: int) -> TableRecord:

@@ -139,6 +139,7 @@ class FakeDiscord:
         self.token_interaction: dict[str, int] = {}
         self.validate = validate
         self.missing: set[int] = set()  # message ids that answer 404 (deleted by a user)
+        self.forbidden = False  # channel posts answer 403 (the bot lost its permissions)
         self.commands: list[dict[str, Any]] = []
 
     # -- installation
@@ -193,6 +194,9 @@ class FakeDiscord:
         parts = path.strip("/").split("/")
         m, t = route.method, template
         if t == "/channels/{channel_id}/messages" and m == "POST":
+            if self.forbidden:
+                raise discord.Forbidden(_Resp(403, "Forbidden"),
+                                        {"code": 50013, "message": "Missing Permissions"})
             msg = Message(snowflake(), int(parts[1]))
             msg.update(body, files)
             self.messages[msg.id] = msg
@@ -208,6 +212,8 @@ class FakeDiscord:
             return self._callback(parts[1], parts[2], body, files)
         if t == "/webhooks/{webhook_id}/{webhook_token}/messages/@original" and m == "PATCH":
             mid = self.by_token[parts[2]]
+            if mid in self.missing:  # dismissed or deleted: Discord answers Unknown Message
+                raise discord.NotFound(_Resp(404), {"code": 10008, "message": "Unknown Message"})
             self.messages[mid].update(body, files)
             return self.messages[mid].payload()
         if t == "/webhooks/{webhook_id}/{webhook_token}" and m == "POST":
@@ -270,9 +276,9 @@ class FakeDiscord:
 
 
 class _Resp:
-    def __init__(self, status: int) -> None:
+    def __init__(self, status: int, reason: str = "Not Found") -> None:
         self.status = status
-        self.reason = "Not Found"
+        self.reason = reason
 
 
 # ---------------------------------------------------------------------------- users and payloads

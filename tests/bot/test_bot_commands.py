@@ -229,3 +229,30 @@ async def test_ai_turns_coalesce_table_edits(fake: FakeDiscord, tmp_path: Path) 
         assert "wins" in (fake.public()[-1].content or "")
     finally:
         await bot.stop()
+
+
+async def test_a_failed_time_is_up_message_does_not_stop_the_game(
+        fake: FakeDiscord, tmp_path: Path) -> None:
+    clock = Clock()
+    h = await Harness.start(fake, tmp_path / "k.db", TinyRenderer(), clock=clock)
+    try:
+        await h.command(ANN, "new", timer=60)
+        lobby = fake.public()[-1]
+        tid = int(lobby.custom_ids()[0].split(":")[2])
+        await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
+        await h.click(ANN, lobby, f"kg:lobby:{tid}:start")
+        rec = await h.bot.service.load(tid)
+        assert not rec.seats[rec.game.current].ai and rec.deadline is not None
+        fake.forbidden = True  # posting in the channel fails from now on
+        clock.now = rec.deadline + 1
+        await h.bot.controller.check_timers()
+        await h.settle()
+        after = await h.bot.service.load(tid)
+        log = await h.store.action_log(tid)
+        timed_out = [r for r in log if r.step > rec.version]
+        assert timed_out and all(r.by_ai for r in timed_out)
+        # the AI played the timed-out turn AND its own seat's turn: the human decides again
+        assert after.status == "finished" or not after.seats[after.game.current].ai
+        assert (after.game.round, after.game.turn) != (rec.game.round, rec.game.turn + 1)
+    finally:
+        await h.stop()

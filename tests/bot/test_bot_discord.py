@@ -361,3 +361,60 @@ async def test_corrupt_row_hurts_only_its_table(fake: FakeDiscord, tmp_path: Pat
         assert await h2.store.active_in_channel(CHANNEL) is not None
     finally:
         await h2.stop()
+
+
+async def test_a_failed_hand_edit_neither_freezes_the_table_nor_reports_a_failure(
+        bot: Harness, fake: FakeDiscord) -> None:
+    """Every hand message is gone when its move is clicked (dismissed, deleted): the move is
+    saved, the player gets a fresh private hand, no apology, and the AI seat plays its turns."""
+    from engine import observe
+    from engine.agents import make_agent
+
+    tid = await open_table(bot, ANN, [], ai=1, heroes={ANN.id: "horan"})
+    players = Players(bot, tid, [ANN])
+    turns = 0
+    for _ in range(60):
+        rec = await bot.bot.service.load(tid)
+        if rec.status != "running":
+            break
+        assert not rec.seats[rec.game.current].ai, "the AI seat must have played its turn"
+        hand = await players.open_hand(ANN)
+        fake.missing.add(hand.id)
+        obs = observe(rec.game, rec.game.current)
+        cid, value = hand.offered()[str(make_agent("heuristic", rec.version).choose(obs))]
+        since = len(fake.calls)
+        if value is None:
+            await bot.click(ANN, hand, cid)
+        else:
+            await bot.choose(ANN, hand, cid, [value])
+        after = await bot.bot.service.load(tid)
+        assert after.version > rec.version
+        assert not any("went wrong" in t for t in bot.ephemeral_texts(since))
+        fresh = [b for b in bot.followups(since) if b.get("embeds")]
+        assert fresh and all(b["flags"] & 64 for b in fresh), "a new private hand message"
+        if (after.game.round, after.game.turn) != (rec.game.round, rec.game.turn):
+            turns += 1
+        if turns >= 2:
+            break
+    assert turns >= 2
+    log = await bot.store.action_log(tid)
+    assert any(r.by_ai for r in log)
+
+
+async def test_a_failed_table_post_at_start_does_not_stop_the_ai(
+        fake: FakeDiscord, tmp_path: Path) -> None:
+    bot = await Harness.start(fake, tmp_path / "k.db", TinyRenderer(), seeds=lambda: 2)
+    try:
+        await bot.command(ANN, "new")
+        lobby = fake.public()[-1]
+        tid = int(lobby.custom_ids()[0].split(":")[2])
+        for _ in range(3):
+            await bot.click(ANN, fake.messages[lobby.id], f"kg:lobby:{tid}:ai")
+        fake.forbidden = True  # the bot lost the right to post in the channel
+        await bot.click(ANN, fake.messages[lobby.id], f"kg:lobby:{tid}:start")
+        rec = await bot.bot.service.load(tid)
+        log = await bot.store.action_log(tid)
+        assert log and log[0].by_ai, "this seed lets an AI seat begin"
+        assert rec.status == "finished" or not rec.seats[rec.game.current].ai
+    finally:
+        await bot.stop()
