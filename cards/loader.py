@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from cards.models import HERO_IDS, ActionCard, Catalogue, Hero, Lord, Monster
+from cards.models import HERO_IDS, ActionCard, Catalogue, Hero, Lord, Monster, PotionPile
 
 DATA = Path(__file__).parent / "data"
 
@@ -19,7 +19,8 @@ REGULAR_PER_LEVEL = {1: 20, 2: 20, 3: 24}
 GATEKEEPERS_PER_LEVEL = 5
 LORDS = 3
 STARTING_CARDS = 6
-POTIONS_PER_KIND = 4
+POTIONS_PER_KIND = 4  # D3: 4 + 4 + 4
+POTION_KINDS = ("strength", "healing", "countercurse")
 
 
 class CatalogueError(ValueError):
@@ -115,6 +116,18 @@ def _check_structure(cat: Catalogue, origin: dict[str, str]) -> None:
         raise CatalogueError(f"lords.toml: {len(cat.lords)} lords, needs {LORDS}")
 
 
+def _check_potions(piles: list[PotionPile]) -> None:
+    """R5 and D3: one pile of each kind, in the merchant's order, 4 potions each."""
+    kinds = [p.kind for p in piles]
+    if kinds != list(POTION_KINDS):
+        raise CatalogueError(f"potions.toml: piles must be {list(POTION_KINDS)} in this order, "
+                             f"got {kinds}")
+    for pile in piles:
+        if pile.count != POTIONS_PER_KIND:
+            raise CatalogueError(f"potions.toml: potion pile {pile.kind!r}: {pile.count} potions, "
+                                 f"needs {POTIONS_PER_KIND}")
+
+
 def _check_names(cat: Catalogue, origin: dict[str, str]) -> None:
     from i18n import has_key
 
@@ -169,8 +182,12 @@ def load_from(folder: Path) -> Catalogue:
     lords = [_model(Lord, raw, path, i) for i, raw in enumerate(_entries(path, "lord"))]
     for lord in lords:
         _place(origin, lord.id, path)
+    path = folder / "potions.toml"
+    potions = [_model(PotionPile, raw, path, i, what="potion pile")
+               for i, raw in enumerate(_entries(path, "potion"))]
+    _check_potions(potions)
     cat = Catalogue(heroes=tuple(heroes), monsters=tuple(monsters), lords=tuple(lords),
-                    potions_per_kind=POTIONS_PER_KIND)
+                    potions=tuple(potions))
     _check_structure(cat, origin)
     _check_names(cat, origin)
     return cat

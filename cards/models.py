@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 Colour = Literal["green", "blue", "red", "yellow"]
 CurseName = Literal[
@@ -17,27 +17,36 @@ CURSES: tuple[str, ...] = COLOURS + EFFECT_CURSES + EQUIPMENT_CURSES
 HERO_IDS = ("argentus", "horan", "xanros", "aderyn", "victorius", "taia")
 
 Small = Annotated[int, Field(ge=0, le=20)]
-CardId = Annotated[str, Field(pattern=r"^[a-z0-9-]{2,12}$")]
+#: Ids a card may not have: ``Pay`` names its source by card id or by the words ``weapon`` and
+#: ``armour`` (the seat's equipment slots), so a card with such an id would mean two things.
+RESERVED_IDS = frozenset({"weapon", "armour"})
+
+
+def _not_reserved(card_id: str) -> str:
+    if card_id in RESERVED_IDS:
+        raise ValueError(f"{card_id!r} names an equipment slot in the action notation")
+    return card_id
+
+
+CardId = Annotated[str, Field(pattern=r"^[a-z0-9-]{2,12}$"), AfterValidator(_not_reserved)]
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class ActionCard(_Strict):
-    """An action card: one colour, the colours that may follow it, and its effects."""
+class _ActionFace(_Strict):
+    """What an action card shows: one colour, the colours that may follow it, its effects."""
 
-    id: CardId
     colour: Colour
     next: tuple[Colour, ...] = Field(min_length=1, max_length=4)
     attack: Small = 0
     defence: Small = 0
     draw: Small = 0
     heal: Small = 0
-    reward: bool = False
 
     @model_validator(mode="after")
-    def _check(self) -> ActionCard:
+    def _check_face(self) -> _ActionFace:
         if len(set(self.next)) != len(self.next):
             raise ValueError("next colours repeat")
         if not (self.attack or self.defence or self.draw or self.heal):
@@ -45,10 +54,16 @@ class ActionCard(_Strict):
         return self
 
 
-class Equipment(_Strict):
-    """A weapon or an armour: attack, defence, heal after battle and hand-size bonus."""
+class ActionCard(_ActionFace):
+    """An action card: a starting card, or the action back of a monster (``reward``)."""
 
     id: CardId
+    reward: bool = False
+
+
+class _EquipmentFace(_Strict):
+    """What a weapon or an armour gives: attack, defence, heal after battle, hand size."""
+
     kind: Literal["weapon", "armour"]
     attack: Small = 0
     defence: Small = 0
@@ -56,32 +71,26 @@ class Equipment(_Strict):
     hand: Annotated[int, Field(ge=0, le=2)] = 0
 
     @model_validator(mode="after")
-    def _check(self) -> Equipment:
+    def _check_face(self) -> _EquipmentFace:
         if not (self.attack or self.defence or self.heal or self.hand):
             raise ValueError("equipment needs at least one effect")
         return self
 
 
-class ActionReward(_Strict):
+class Equipment(_EquipmentFace):
+    """A weapon or an armour in play (the id of the monster whose back it is)."""
+
+    id: CardId
+
+
+class ActionReward(_ActionFace):
     """The back of a monster that is an action card (drawn to the discard pile on a win)."""
 
     kind: Literal["action"]
-    colour: Colour
-    next: tuple[Colour, ...] = Field(min_length=1, max_length=4)
-    attack: Small = 0
-    defence: Small = 0
-    draw: Small = 0
-    heal: Small = 0
 
 
-class EquipmentReward(_Strict):
+class EquipmentReward(_EquipmentFace):
     """The back of a monster that is a weapon or an armour."""
-
-    kind: Literal["weapon", "armour"]
-    attack: Small = 0
-    defence: Small = 0
-    heal: Small = 0
-    hand: Annotated[int, Field(ge=0, le=2)] = 0
 
 
 class KeyReward(_Strict):
@@ -129,13 +138,25 @@ class Hero(_Strict):
     cards: tuple[ActionCard, ...] = Field(min_length=6, max_length=6)
 
 
+class PotionPile(_Strict):
+    """One of the merchant's potion piles (R5): its kind and how many potions it holds."""
+
+    kind: Literal["strength", "healing", "countercurse"]
+    count: Annotated[int, Field(ge=1, le=12)]
+
+
 class Catalogue(_Strict):
     """Every card of the game, with lookup tables built once."""
 
     heroes: tuple[Hero, ...]
     monsters: tuple[Monster, ...]
     lords: tuple[Lord, ...]
-    potions_per_kind: int = 4
+    potions: tuple[PotionPile, ...]
+
+    @property
+    def potions_per_kind(self) -> int:
+        """Potions in each pile at setup (the loader checks that the piles are equal)."""
+        return self.potions[0].count
 
     def hero(self, hero_id: str) -> Hero:
         """The hero called ``hero_id``."""

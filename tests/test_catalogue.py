@@ -17,11 +17,13 @@ from cards import COLOURS, CURSES, load_catalogue
 from cards.loader import (
     DATA,
     GATEKEEPERS_PER_LEVEL,
+    POTION_KINDS,
     REGULAR_PER_LEVEL,
     CatalogueError,
     load_from,
 )
 from engine import GameConfig, SeatConfig, new_game
+from engine.actions import POTIONS
 from engine.catalog import tables
 from engine.validate import card_places, expected_cards
 from i18n import has_key
@@ -326,3 +328,63 @@ def test_action_card_without_effect(tmp_path: Path) -> None:
     block = re.sub(r"^(attack|defence|draw|heal) = \d+\n", "", text[start:end], flags=re.M)
     path.write_text(text[:start] + block + text[end:], encoding="utf-8")
     _refused(folder, "heroes.toml", "'vic2'", "effect")
+
+
+def _strip_effects(folder: Path, name: str, card: str) -> None:
+    """Remove every effect line (attack, defence, draw, heal, hand) from ``card``'s reward."""
+    path = folder / name
+    text = path.read_text(encoding="utf-8")
+    start = text.index("[monster.reward]\n", text.index(f'id = "{card}"\n'))
+    end = text.find("[[", start)
+    end = len(text) if end < 0 else end
+    block = re.sub(r"^(attack|defence|draw|heal|hand) = \d+\n", "", text[start:end], flags=re.M)
+    path.write_text(text[:start] + block + text[end:], encoding="utf-8")
+
+
+def test_action_reward_without_effect(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _strip_effects(folder, "level1.toml", "m1-01")
+    _refused(folder, "level1.toml", "'m1-01'", "reward", "at least one effect")
+
+
+def test_action_reward_with_repeated_next_colours(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "level1.toml", r'(id = "m1-02"\n.*?)next = \[[^\]]*\]',
+          r'\1next = ["red", "red"]')
+    _refused(folder, "level1.toml", "'m1-02'", "reward", "next colours repeat")
+
+
+def test_equipment_reward_without_effect(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _strip_effects(folder, "level1.toml", "m1-16")
+    _refused(folder, "level1.toml", "'m1-16'", "reward", "equipment needs at least one effect")
+
+
+@pytest.mark.parametrize("reserved", ["weapon", "armour"])
+def test_card_ids_that_name_an_equipment_slot_are_refused(tmp_path: Path, reserved: str) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "level1.toml", r'id = "m1-05"', f'id = "{reserved}"')
+    _refused(folder, "level1.toml", repr(reserved), "equipment slot")
+
+
+def test_potion_piles_are_data(tmp_path: Path) -> None:
+    cat = load_catalogue()
+    assert [(p.kind, p.count) for p in cat.potions] == [
+        ("strength", 4), ("healing", 4), ("countercurse", 4)]
+    assert sum(p.count for p in cat.potions) == 12  # D3
+    assert tuple(p.kind for p in cat.potions) == POTIONS == POTION_KINDS
+    folder = _copy(tmp_path)
+    _edit(folder, "potions.toml", r'(kind = "healing"\n)count = 4', r"\1count = 5")
+    _refused(folder, "potions.toml", "'healing'", "5 potions, needs 4")
+
+
+def test_unknown_potion_kind(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "potions.toml", r'kind = "countercurse"', 'kind = "invisibility"')
+    _refused(folder, "potions.toml", "invisibility")
+
+
+def test_missing_potion_pile(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    _edit(folder, "potions.toml", r'\[\[potion\]\]\nkind = "strength"\ncount = 4\n', "")
+    _refused(folder, "potions.toml", "piles must be", "['healing', 'countercurse']")
