@@ -63,7 +63,7 @@ def play_game(seed: int, players: int, agent: str, abilities: bool,
         while state.phase is not Phase.OVER and state.round <= cap:
             action = agents[state.current].choose(observe(state, state.current))
             before = state
-            state, events = apply(state, action, check=False)
+            state, events = apply(state, action)  # an agent's illegal move is an error
             if before.phase is Phase.BATTLE and state.phase is not Phase.BATTLE and \
                     before.battle is not None and type(action).__name__ == "EndBattle":
                 level = monsters[before.battle.monster].level

@@ -87,3 +87,22 @@ def test_balance_verdict_and_fresh_curve() -> None:
     assert any("did not finish" in p for p in problems)
     assert any("horan" in p for p in problems) and not any("taia" in p for p in problems)
     assert len(catalogue_hash()) == 12
+
+
+def test_an_illegal_agent_move_is_counted_as_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.simulate as simulate
+    from engine.actions import EndBattle
+    from engine.observe import Observation
+
+    class Cheater:
+        """Ends a battle that was never started."""
+
+        def choose(self, observation: Observation) -> EndBattle:
+            return EndBattle()
+
+    monkeypatch.setattr(simulate, "make_agent", lambda kind, seed: Cheater())
+    result = play_game(3, 2, "random", abilities=False)
+    assert result.error is not None and result.error.startswith("IllegalAction")
+    assert result.winner is None
+    summary = summarise([result], 1.0)
+    assert summary["errors"] == 1 and summary["finished"] == 0
