@@ -227,6 +227,9 @@ class Controller:
                 outcomes = await self.service.expire(table, version)
             except Refusal:
                 continue
+            except Exception:  # one table's trouble never stops the others' timers
+                log.exception("the turn timer of table %s failed", table)
+                continue
             if not outcomes:
                 continue
             record = outcomes[-1].record
@@ -249,6 +252,9 @@ class Controller:
                 record = await self.service.load(tid)
             except Refusal as exc:
                 log.error("table %s cannot be resumed: %s", tid, exc.__cause__ or exc.reason.key)
+                continue
+            except Exception:  # one table's trouble never stops the bot from starting
+                log.exception("table %s cannot be resumed", tid)
                 continue
             self.mark_dirty(tid)
             self.kick_ai(record)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -207,13 +208,37 @@ StateCache = dict[int, tuple[str, GameState]]
 
 def _record(row: sqlite3.Row | tuple[object, ...], states: StateCache | None = None,
             ) -> TableRecord:
+    """The table in a stored row; any damaged value raises :class:`CorruptTable` for this table
+    only (never a bare ValueError or TypeError that would stop every other table)."""
+    values = tuple(row)
+    tid = values[0]
+    if not isinstance(tid, int):  # pragma: no cover - an INTEGER PRIMARY KEY is always an int
+        raise CorruptTable(-1, f"table id {tid!r}")
+    try:
+        return _read_record(values, states)
+    except CorruptTable:
+        raise
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise CorruptTable(tid, str(exc) or type(exc).__name__) from None
+
+
+#: The statuses a stored table may have.
+STATUSES: tuple[Status, ...] = ("lobby", "running", "finished", "abandoned")
+
+
+def _read_record(values: tuple[object, ...], states: StateCache | None) -> TableRecord:
     (tid, guild, channel, host, status, abilities, timer, seed, locale, seats, state, version,
-     message, lobby, deadline, winner, created, updated) = tuple(row)
+     message, lobby, deadline, winner, created, updated) = values
     assert isinstance(tid, int)
+    if status not in STATUSES:
+        raise CorruptTable(tid, f"status {status!r}")
+    if not isinstance(locale, str) or not locale:
+        raise CorruptTable(tid, f"locale {locale!r}")
     try:
         seat_infos = seats_from_json(str(seats))
     except ValueError as exc:
         raise CorruptTable(tid, f"seats: {exc}") from None
+    number = _int(version, "version")
     game: GameState | None = None
     if state is not None:
         text = str(state)
@@ -226,17 +251,24 @@ def _record(row: sqlite3.Row | tuple[object, ...], states: StateCache | None = N
             raise CorruptTable(tid, str(exc)) from None
         if states is not None and (known is None or known[1] is not game):
             _remember(states, tid, text, game)
-        if game.step != version:
-            raise CorruptTable(tid, f"state step {game.step} != stored version {version}")
+        if game.step != number:
+            raise CorruptTable(tid, f"state step {game.step} != stored version {number}")
         if len(game.seats) != len(seat_infos):
             raise CorruptTable(tid, "seat count differs from the game")
+    elif status in ("running", "finished"):
+        raise CorruptTable(tid, "no game state")
+    timer_s = _int(timer, "timer")
+    if timer_s < 0:
+        raise CorruptTable(tid, f"timer {timer_s}")
     return TableRecord(
-        id=tid, guild_id=_opt_int(guild), channel_id=int(str(channel)), host_id=int(str(host)),
-        status=str(status), abilities=bool(abilities), timer=int(str(timer)),  # type: ignore[arg-type]
-        seed=int(str(seed)), locale=str(locale), seats=seat_infos, state=game,
-        version=int(str(version)), message_id=_opt_int(message), lobby_message_id=_opt_int(lobby),
-        deadline=None if deadline is None else float(str(deadline)), winner=_opt_int(winner),
-        created_at=float(str(created)), updated_at=float(str(updated)),
+        id=tid, guild_id=_opt_int(guild, "guild_id"), channel_id=_int(channel, "channel_id"),
+        host_id=_int(host, "host_id"), status=status,  # type: ignore[arg-type]
+        abilities=bool(abilities), timer=timer_s,
+        seed=_int(seed, "seed"), locale=locale, seats=seat_infos, state=game, version=number,
+        message_id=_opt_int(message, "message_id"),
+        lobby_message_id=_opt_int(lobby, "lobby_message_id"),
+        deadline=_opt_float(deadline, "deadline"), winner=_opt_int(winner, "winner"),
+        created_at=_float(created, "created_at"), updated_at=_float(updated, "updated_at"),
     )
 
 
@@ -248,8 +280,26 @@ def _remember(states: StateCache, table_id: int, text: str, state: GameState) ->
     states[table_id] = (text, state)
 
 
-def _opt_int(value: object) -> int | None:
-    return None if value is None else int(str(value))
+def _int(value: object, column: str) -> int:
+    """An INTEGER column's value; ValueError naming the column when it holds anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ValueError(f"{column} {value!r:.40}")
+
+
+def _opt_int(value: object, column: str = "value") -> int | None:
+    return None if value is None else _int(value, column)
+
+
+def _float(value: object, column: str) -> float:
+    """A REAL column's value; ValueError naming the column when it is not a finite number."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    raise ValueError(f"{column} {value!r:.40}")
+
+
+def _opt_float(value: object, column: str) -> float | None:
+    return None if value is None else _float(value, column)
 
 
 class Store:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from discord_harness import FakeDiscord, Harness, User
 
+from bot.storage import Store
 from engine import Observation
 
 ANN = User(2000000000000000001, "Ann")
@@ -418,3 +419,46 @@ async def test_a_failed_table_post_at_start_does_not_stop_the_ai(
         assert rec.status == "finished" or not rec.seats[rec.game.current].ai
     finally:
         await bot.stop()
+
+
+@pytest.mark.allow_errors("cannot be resumed")
+@pytest.mark.parametrize(("column", "value"), [
+    ("guild_id", "'guild'"), ("deadline", "'tomorrow'"), ("timer", "'soon'"),
+    ("message_id", "'gone'"), ("created_at", "'then'"),
+])
+async def test_a_damaged_ordinary_column_neither_stops_the_start_nor_the_timers(
+        fake: FakeDiscord, tmp_path: Path, column: str, value: str) -> None:
+    from bot_helpers import Clock
+    from discord_harness import CHANNEL
+
+    clock = Clock()
+    db = tmp_path / "k.db"
+    h1 = await Harness.start(fake, db, TinyRenderer(), clock=clock)
+    await h1.command(ANN, "new", timer=60)
+    t1 = int(fake.public()[-1].custom_ids()[0].split(":")[2])
+    await h1.click(BOB, fake.public()[-1], f"kg:lobby:{t1}:join")
+    await h1.click(ANN, fake.messages[fake.public()[-1].id], f"kg:lobby:{t1}:start")
+    svc = h1.bot.service
+    rec2 = await svc.create(guild_id=1, channel_id=CHANNEL + 1, host_id=ANN.id, host_name="Ann",
+                            timer=60)
+    await svc.add_ai(rec2.id, ANN.id)
+    await svc.start(rec2.id, ANN.id)
+    await h1.stop()
+    store = await Store.open(db)
+    await store.raw_execute(f"UPDATE tables SET {column} = {value} WHERE id = ?", (t1,))
+    await store.close()
+    h2 = await Harness.start(fake, db, TinyRenderer(), clock=clock)  # starts all the same
+    try:
+        rec2 = await h2.bot.service.load(rec2.id)
+        assert rec2.message_id is not None  # the healthy table was resumed (its message posted)
+        if rec2.seats[rec2.game.current].ai:
+            await h2.settle()
+            rec2 = await h2.bot.service.load(rec2.id)
+        assert rec2.deadline is not None
+        clock.now = rec2.deadline + 1
+        await h2.bot.controller.check_timers()  # the damaged table does not stop the others
+        await h2.settle()
+        log = await h2.store.action_log(rec2.id)
+        assert any(r.by_ai and r.seat == 0 for r in log)  # the AI played Ann's timed-out turn
+    finally:
+        await h2.stop()

@@ -223,3 +223,33 @@ async def test_newer_schema_is_refused(tmp_path: Path) -> None:
     await s.close()
     with pytest.raises(SchemaTooNew):
         await Store.open(path)
+
+
+#: Damage to ordinary columns (not the game state): (column, stored value).
+DAMAGE = [
+    ("guild_id", "'guild'"), ("channel_id", "'chan'"), ("host_id", "'host'"),
+    ("timer", "'soon'"), ("deadline", "'tomorrow'"), ("seed", "1.5"), ("version", "'v'"),
+    ("message_id", "X'00'"), ("created_at", "'then'"), ("updated_at", "'later'"), ("locale", "''"),
+    ("seats", "'[1'"),
+    ("winner", "'nobody'"),
+]
+
+
+@pytest.mark.parametrize(("column", "value"), DAMAGE)
+async def test_a_damaged_ordinary_column_only_hurts_its_table(
+        service: GameService, store: Store, clock: Clock, column: str, value: str) -> None:
+    from bot.storage import CorruptTable
+
+    t1 = await started(service, channel=1, timer=60)
+    t2 = await started(service, channel=2, timer=60)
+    await store.raw_execute(f"UPDATE tables SET {column} = {value} WHERE id = ?", (t1,))
+    with pytest.raises(CorruptTable):
+        await store.get(t1)
+    with pytest.raises(Damaged):
+        await service.load(t1)
+    # the turn timers of every other table go on
+    due = await service.due()
+    assert [t for t, _, _ in due] == [t2]
+    clock.now += 61
+    rec2 = await service.load(t2)
+    assert await service.expire(t2, rec2.version)
