@@ -259,6 +259,17 @@ def check_successor(before: GameState, after: GameState, events: list[Any]) -> N
         assert event.to is None or 0 <= event.to < n
 
 
+def check_public_events(before: GameState, after: GameState, events: list[Any]) -> None:
+    """A public event names no card that is hidden from a spectator both before and after it
+    (a card may be named as it goes from a hand to the pawnshop, or from the pawnshop onto a
+    deck, but never while it stays in a hand, a deck or Taia's pair)."""
+    hidden = _hidden_from(before, None) & _hidden_from(after, None)
+    for event in events:
+        if event.to is None:
+            leaked = set(_strings(to_data(event.text))) & hidden
+            assert not leaked, f"public event {event.text.key} names hidden {sorted(leaked)}"
+
+
 @given(config=configs(), data=st.data())
 @settings(PROPS, max_examples=20)
 def test_invariants_and_every_legal_action_applies(config: GameConfig, data: st.DataObject) -> None:
@@ -272,6 +283,7 @@ def test_invariants_and_every_legal_action_applies(config: GameConfig, data: st.
             after, events = apply(state, action)
             check_state(after)
             check_successor(state, after, events)
+            check_public_events(state, after, events)
             assert apply(state, action, check=False) == (after, events)
         if legal:
             other = (state.current + 1) % len(state.seats)
