@@ -74,6 +74,58 @@ def test_compose_keeps_the_database_on_a_volume() -> None:
     assert "/data" in text and "env_file: .env" in text and "restart:" in text
 
 
+def compose_environment() -> dict[str, str]:
+    """The ``environment:`` mapping of the compose service (a tiny reader of that block)."""
+    out: dict[str, str] = {}
+    lines = (ROOT / "docker-compose.yml").read_text().splitlines()
+    for i, line in enumerate(lines):
+        if line.strip().startswith("environment:"):
+            indent = len(line) - len(line.lstrip())
+            for item in lines[i + 1:]:
+                if not item.strip() or len(item) - len(item.lstrip()) <= indent:
+                    break
+                key, _, value = item.strip().partition(":")
+                out[key.strip()] = value.split(" #")[0].strip().strip("\"'")
+    return out
+
+
+def image_environment() -> dict[str, str]:
+    """The final stage's ``ENV`` values."""
+    out: dict[str, str] = {}
+    for kind, args in stages()[-1]:
+        if kind == "ENV":
+            for pair in args.split():
+                key, _, value = pair.partition("=")
+                out[key] = value
+    return out
+
+
+def test_container_heartbeat_is_the_file_the_health_check_reads(tmp_path: Path) -> None:
+    """What the container sees when an admin copies .env.example to .env and fills in the
+    token: the image's ENV, overridden by the env_file, overridden by compose's environment."""
+    from bot.config import load_settings, read_env_file
+    from bot.health import DEFAULT_HEARTBEAT, heartbeat_path
+
+    env = image_environment()
+    assert env["KARAK_HEARTBEAT"] == str(DEFAULT_HEARTBEAT)
+    env.update(read_env_file(ROOT / ".env.example"))
+    env.update(compose_environment())
+    env["DISCORD_TOKEN"] = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
+    env["KARAK_DB"] = str(tmp_path / "k.sqlite3")
+    settings = load_settings(env, env_file=None)
+    assert settings.heartbeat is not None, "the bot would never touch the heartbeat"
+    assert settings.heartbeat == heartbeat_path(env) == DEFAULT_HEARTBEAT
+
+
+def test_empty_heartbeat_setting_means_the_image_default() -> None:
+    from bot.health import DEFAULT_HEARTBEAT, heartbeat_path
+
+    assert heartbeat_path({"KARAK_HEARTBEAT": ""}) == DEFAULT_HEARTBEAT
+    assert heartbeat_path({"KARAK_HEARTBEAT": "  "}) == DEFAULT_HEARTBEAT
+    assert heartbeat_path({}) == DEFAULT_HEARTBEAT
+    assert heartbeat_path({"KARAK_HEARTBEAT": "/run/beat"}) == Path("/run/beat")
+
+
 def test_health_check(tmp_path: Path) -> None:
     beat = tmp_path / "alive"
     assert not healthy(beat)
