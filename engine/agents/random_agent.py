@@ -1,7 +1,8 @@
 """A random agent: uniform among the legal actions of a sensible kind, so its games still end.
 
-It prefers playing a card to ending a battle and fighting to shopping, but any choice among the
-actions of the chosen kind is uniform. Its own seeded generator keeps simulations reproducible.
+It prefers playing a card to ending a battle and fighting to shopping, and once it holds the
+three keys it fights the Lord (without that, random games may wander for thousands of rounds);
+any other choice among the actions of the chosen kind is uniform. Its own seeded generator keeps simulations reproducible.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Sequence
 
 from engine import rng
 from engine.actions import (
+    LORD_LEVEL,
     Action,
     EndBattle,
     Fight,
@@ -46,6 +48,9 @@ class RandomAgent:
             me = observation.seats[observation.current]
             if me.hp <= 2 and self._chance(60):
                 return Revive()
+            lord = [a for a in fights if a.level == LORD_LEVEL]
+            if lord:  # holding all three keys, it goes for the win
+                return lord[0]
             if self._chance(85):
                 return self._pick(fights)
             rest = [a for a in legal if isinstance(a, VisitMerchant | Revive)]
