@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +26,29 @@ async def store(tmp_path: Path, clock: Clock) -> AsyncIterator[Store]:
 def service(store: Store, clock: Clock) -> GameService:
     seeds = iter(range(1000, 100000))
     return GameService(store, agent_kind="heuristic", clock=clock, seeds=lambda: next(seeds))
+
+
+@pytest.fixture(autouse=True)
+def no_errors_logged(caplog: pytest.LogCaptureFixture,
+                     request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every bot test fails when the bot logs an error (the catch-all handlers turn any failure,
+    a request Discord's API would reject included, into a polite reply plus an error log line),
+    unless the test expects it (``@pytest.mark.allow_errors``), and when any captured request
+    broke Discord's API schema, whoever caught the failure."""
+    from discord_harness import FakeDiscord
+
+    FakeDiscord.instances.clear()
+    caplog.set_level("WARNING")
+    yield
+    marker = request.node.get_closest_marker("allow_errors")
+    allowed = marker.args if marker else ()
+    records = caplog.get_records("setup") + caplog.get_records("call")
+    bad = [r.getMessage() for r in records if r.levelno >= 40
+           and not any(a in r.getMessage() for a in allowed)]
+    assert not bad, bad
+    broken = [v for fake in FakeDiscord.instances for v in fake.violations]
+    FakeDiscord.instances.clear()
+    assert not broken, broken
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -129,9 +129,16 @@ class Message:
 
 
 class FakeDiscord:
-    """Captures and answers every request the bot makes."""
+    """Captures and answers every request the bot makes; a request that breaks Discord's API
+    schema is refused (as Discord would) and remembered in ``violations``, which the autouse
+    guard in conftest.py asserts empty after every test."""
+
+    #: Every fake made during the current test (the guard checks their violations).
+    instances: list[FakeDiscord] = []
 
     def __init__(self, validate: bool = True) -> None:
+        FakeDiscord.instances.append(self)
+        self.violations: list[str] = []
         self.calls: list[Call] = []
         self.messages: dict[int, Message] = {}
         self.channel_order: list[int] = []  # public messages, oldest first
@@ -189,7 +196,11 @@ class FakeDiscord:
                      query: dict[str, Any]) -> Any:
         await asyncio.sleep(0)
         path = self._path(route)
-        template = spec().check(route.method, path, body) if self.validate else path
+        try:
+            template = spec().check(route.method, path, body) if self.validate else path
+        except AssertionError as exc:
+            self.violations.append(f"{route.method} {path}: {exc}"[:2000])
+            raise
         self.calls.append(Call(route.method, path, template, body, files, dict(query)))
         parts = path.strip("/").split("/")
         m, t = route.method, template

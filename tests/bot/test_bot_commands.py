@@ -256,3 +256,25 @@ async def test_a_failed_time_is_up_message_does_not_stop_the_game(
         assert (after.game.round, after.game.turn) != (rec.game.round, rec.game.turn + 1)
     finally:
         await h.stop()
+
+
+@pytest.mark.allow_errors("command new failed")
+async def test_a_request_breaking_the_api_schema_is_recorded(
+        bot: Harness, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The catch-all handlers answer "something went wrong" and the test would pass: the fake
+    remembers the violation, and the guard in conftest.py fails any test that leaves one."""
+    import discord
+
+    ctl = bot.bot.controller
+    real = ctl.lobby_payload
+
+    def too_long(record: Any, locale: str | None = None) -> Any:
+        embed, view = real(record, locale)
+        return discord.Embed(title="x" * 300), view  # titles are at most 256 characters
+
+    monkeypatch.setattr(ctl, "lobby_payload", too_long)
+    since = len(fake.calls)
+    await bot.command(ANN, "new")
+    assert any("went wrong" in t for t in bot.ephemeral_texts(since))  # looks handled...
+    assert fake.violations and "title" in fake.violations[0]  # ...but Discord would refuse it
+    fake.violations.clear()

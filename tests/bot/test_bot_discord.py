@@ -161,19 +161,6 @@ async def test_whole_match_two_humans(bot: Harness, fake: FakeDiscord) -> None:
             assert "everyone" not in am.get("parse", [])
 
 
-@pytest.fixture(autouse=True)
-def no_errors_logged(caplog: pytest.LogCaptureFixture, request: pytest.FixtureRequest) -> Any:
-    """Any error the bot logs fails the test, unless the test expects it."""
-    caplog.set_level("WARNING")
-    yield
-    marker = request.node.get_closest_marker("allow_errors")
-    allowed = marker.args if marker else ()
-    records = caplog.get_records("setup") + caplog.get_records("call")
-    bad = [r.getMessage() for r in records if r.levelno >= 40
-           and not any(a in r.getMessage() for a in allowed)]
-    assert not bad, bad
-
-
 async def my_turn_hand(h: Harness, tid: int, users: list[User]) -> tuple[User, Any, Any]:
     rec = await h.bot.service.load(tid)
     uid = rec.seats[rec.game.current].user
