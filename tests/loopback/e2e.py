@@ -7,13 +7,18 @@ import asyncio
 import random
 import re
 import sqlite3
+import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.storage import _COLUMNS, LogRow, TableRecord, _record
-from engine import observe
+from engine import GameConfig, GameState, apply, new_game, observe
+from engine.actions import parse
 from engine.agents import make_agent
+from engine.catalog import tables as tables_of
+from engine.names import card_name, hero_name, monster_name, seat_name
+from i18n import LOCALES, Msg, Param, catalog, texts, translate
 from loopback import Channel, Interaction, InteractionFailed, Loopback, Message, User
 from loopback.botproc import BotProcess
 
@@ -42,6 +47,10 @@ class Oracle:
                                "WHERE table_id = ? ORDER BY step", (tid,)).fetchall()
         return [LogRow(int(r[0]), int(r[1]), r[2], bool(r[3]), str(r[4]), float(r[5]))
                 for r in rows]
+
+    def history(self, tid: int) -> tuple[GameConfig, list[str]]:
+        """A table's game configuration and its action log (the moves, in order)."""
+        return self.table(tid).game.config, [r.action for r in self.log(tid)]
 
 
 def moves_of(message: Message) -> dict[str, tuple[str, str | None]]:
@@ -232,14 +241,145 @@ async def play(lb: Loopback, players: list[Player], tables: list[int], oracle: O
     raise AssertionError("the matches did not finish")
 
 
+#: Texts only a seat's private hand message may hold: its title, the move prompt, the private
+#: draw event and Taia's choice (every language, every plural form).
+HAND_ONLY_KEYS = ("bot.hand.title", "bot.hand.your_move", "event.draw_private",
+                  "event.taia_choice", "event.taia_kept")
+_SPACE = "[ \u00a0\u202f]"
+_ELIDED = re.compile(r"(?:^|(?<=\W))([Dd]e|[Qq]ue) $")
+
+
+def template_pattern(template: str, fields: dict[str, str] | None = None) -> str:
+    """A regular expression matching what :func:`i18n.translate` makes of ``template``: any text
+    for each placeholder (``fields`` may give a named pattern instead), ordinary or no-break
+    spaces, and French ``de``/``que`` elided before a parameter."""
+    out: list[str] = []
+    for literal, name, _, _ in string.Formatter().parse(template):
+        lit = literal
+        elided = _ELIDED.search(lit) if name else None
+        if elided is not None:
+            lit = lit[:elided.start(1)]
+        out.append(_SPACE.join(re.escape(part) for part in lit.split(" ")))
+        if elided is not None:
+            word = elided.group(1)
+            out.append(f"(?:{re.escape(word)}{_SPACE}|{re.escape(word[:-1])}')")
+        if name:
+            known = (fields or {}).get(name)
+            out.append(f"(?P<{name}>{known})" if known else "[^\n]+?")
+    return "".join(out)
+
+
+def catalogue_patterns(key: str, fields: dict[str, str] | None = None) -> list[re.Pattern[str]]:
+    """Patterns of ``key``'s text in every shipped language (and each plural form)."""
+    found: dict[str, re.Pattern[str]] = {}
+    for locale in LOCALES:
+        for text in texts(catalog(locale)[key]):
+            pattern = template_pattern(text, fields)
+            found.setdefault(pattern, re.compile(pattern))
+    return list(found.values())
+
+
+HAND_ONLY = [(key, p) for key in HAND_ONLY_KEYS for p in catalogue_patterns(key)]
+TABLE_TITLE = catalogue_patterns("bot.table.title", {"table": r"\d+"})
+TABLE_FOOTER = catalogue_patterns("bot.table.footer", {"round": r"\d+", "step": r"\d+"})
+
+
+def full_text(message: Message) -> str:
+    """Every text a person can read in a message: content, embeds (title, author, description,
+    fields, footer), component labels, placeholders and options, attachment names and alt
+    texts."""
+    parts = [message.content]
+    for e in message.embeds:
+        parts += [str(e.get("title") or ""), str((e.get("author") or {}).get("name") or ""),
+                  str(e.get("description") or ""), str((e.get("footer") or {}).get("text") or "")]
+        parts += [f"{f.get('name')}\n{f.get('value')}" for f in e.get("fields") or []]
+    for c in message.items():
+        parts += [str(c.get("label") or ""), str(c.get("placeholder") or "")]
+        parts += [f"{o.get('label')}\n{o.get('description') or ''}" for o in c.get("options") or []]
+    for a in message.attachments:
+        parts += [a.filename, a.description or ""]
+    return "\n".join(p for p in parts if p)
+
+
+def where_shown(text: str) -> tuple[int, int] | None:
+    """(table, step) of a public table message, read from its title and footer (any
+    language); None for other messages."""
+    title = next((m for p in TABLE_TITLE if (m := p.search(text))), None)
+    footer = next((m for p in TABLE_FOOTER if (m := p.search(text))), None)
+    if title is None or footer is None:
+        return None
+    return int(title.group("table")), int(footer.group("step"))
+
+
+def _param(value: Param, locale: str) -> str:
+    return translate(value, locale) if isinstance(value, Msg) else str(value)
+
+
+def _named(pattern: str, text: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(pattern)}(?!\w)", text) is not None
+
+
+@dataclass(frozen=True)
+class Secrets:
+    """At one step of a game, in one language: the names of the cards hidden in hands (and
+    Taia's drawn pair), and every text a public message may legitimately hold that could
+    contain a card name (public cards, monsters, heroes, seats, public events)."""
+
+    hidden: dict[str, str]  # name -> card id
+    public: tuple[str, ...]  # longest first
+
+    @staticmethod
+    def of(state: GameState, locale: str) -> Secrets:
+        """What is secret (and what is public) in ``state``, named in ``locale``."""
+        held = [c for seat in state.seats for c in seat.hand]
+        if state.battle is not None:
+            held += list(state.battle.drawn)
+        obs = observe(state, None)
+        shown: list[str] = [obs.lord]
+        for sv in obs.seats:
+            shown += [c for c in (sv.weapon, sv.armour) if c] + list(sv.discard)
+        for lv in obs.levels:
+            shown += [c for c in (*lv.row, lv.deck_top, lv.gate_top) if c]
+        if obs.battle is not None:
+            shown += [obs.battle.monster, *obs.battle.chain]
+        if obs.pending and not obs.pending.startswith("potion:"):
+            shown.append(obs.pending)
+        shown += list(obs.pawnshop)
+        public = {translate(card_name(c), locale) for c in shown}
+        public |= {translate(monster_name(c), locale) for c in shown}
+        public |= {translate(hero_name(s.hero), locale) for s in state.seats}
+        public |= {_param(seat_name(state, i), locale) for i in range(len(state.seats))}
+        public |= {translate(e.text, locale) for e in obs.events if e.to is None}
+        hidden = {translate(card_name(c), locale): c for c in held}
+        return Secrets(hidden, tuple(sorted(public, key=len, reverse=True)))
+
+    def leaks(self, text: str) -> list[str]:
+        """Names of hidden cards ``text`` mentions outside the public texts it holds."""
+        rest = text
+        for shown in self.public:
+            if shown:
+                rest = rest.replace(shown, "\x00")
+        return [f"{name} ({card})" for name, card in sorted(self.hidden.items())
+                if _named(name, rest)]
+
+
+#: Reads a table's game: its configuration and action list (notation), in order.
+History = Callable[[int], tuple[GameConfig, list[str]]]
+
+
 @dataclass
 class PrivacyWatch:
-    """Records every message revision; fails on hands shown publicly (checked live) and keeps
-    ephemeral move controls for the after-match check against the action log."""
+    """Records every message revision. Live, it fails a public revision holding a hand picture,
+    a hand embed, move controls or a text only a hand message holds (the catalogue's hand-only
+    texts in every language). After the match, :meth:`check_cards` replays each table's action
+    log to the step a public table message shows and fails it if it names a card hidden in a
+    hand at that step (and not shown publicly), and :meth:`check_moves` checks every set of
+    private move controls went to the seat deciding."""
 
     lb: Loopback
     problems: list[str] = field(default_factory=list)
     private_moves: list[tuple[int, int, int]] = field(default_factory=list)  # owner, table, ver
+    public: list[tuple[int, int, str]] = field(default_factory=list)  # id, revision, text
     hands_seen: int = 0
 
     def __call__(self, message: Message) -> None:
@@ -249,9 +389,16 @@ class PrivacyWatch:
                       or (e.get("image") or {}).get("url") == "attachment://hand.png"]
         moves = moves_of(message)
         if message.owner is None:
+            text = full_text(message)
+            self.public.append((message.id, message.revision, text))
             if hand_image or hand_embed or moves:
-                self.problems.append(f"public message {message.id} shows a hand: "
-                                     f"{message.text()[:200]}")
+                self.problems.append(f"public message {message.id} shows a hand: {text[:200]}")
+            for key, pattern in HAND_ONLY:
+                found = pattern.search(text)
+                if found:
+                    self.problems.append(f"public message {message.id} revision "
+                                         f"{message.revision} holds hand text ({key}): "
+                                         f"{found.group(0)[:200]!r}")
             return
         owner = self.lb.users[message.owner]
         if hand_embed:
@@ -263,6 +410,60 @@ class PrivacyWatch:
         where = table_of(message)
         if where is not None:
             self.private_moves.append((owner.id, *where))
+
+    def check_cards(self, history: History, tables: list[int]) -> int:
+        """No public revision names a card hidden in a hand: a table message against its
+        table's state at the step its footer shows; any other public message against every
+        card that was ever in a hand at ``tables`` (it should name no card at all, minus
+        monsters, heroes and seats). Returns how many table messages were checked at a step."""
+        wanted: dict[int, set[int]] = {}
+        shown: list[tuple[int, int, str, tuple[int, int] | None]] = []
+        for mid, rev, text in self.public:
+            where = where_shown(text)
+            if where is not None:
+                wanted.setdefault(where[0], set()).add(where[1])
+            shown.append((mid, rev, text, where))
+        at: dict[tuple[int, int], GameState] = {}
+        ever: dict[str, dict[str, str]] = {lc: {} for lc in LOCALES}
+        always: dict[str, set[str]] = {lc: set() for lc in LOCALES}
+        for tid in sorted(set(tables) | set(wanted)):
+            config, actions = history(tid)
+            state = new_game(config)
+            for i in range(len(actions) + 1):
+                if i in wanted.get(tid, ()):
+                    at[(tid, i)] = state
+                for lc in LOCALES:
+                    for seat in state.seats:
+                        ever[lc].update((translate(card_name(c), lc), c) for c in seat.hand)
+                if i < len(actions):
+                    state, _ = apply(state, parse(actions[i]))
+            for lc in LOCALES:
+                always[lc] |= {translate(hero_name(s.hero), lc) for s in state.seats}
+                always[lc] |= {_param(seat_name(state, i), lc)
+                               for i in range(len(state.seats))}
+        monsters = {lc: {translate(monster_name(m), lc) for m in tables_of().monsters}
+                    for lc in LOCALES}
+        checked = 0
+        for mid, rev, text, where in shown:
+            if where is not None and where in at:
+                state = at[where]
+                secrets = [Secrets.of(state, lc) for lc in LOCALES]
+                checked += 1
+            elif where is not None:
+                self.problems.append(f"public message {mid} revision {rev} shows table "
+                                     f"{where[0]} at step {where[1]}, a step it never had")
+                continue
+            else:
+                secrets = [Secrets(ever[lc], tuple(sorted(always[lc] | monsters[lc], key=len,
+                                                          reverse=True)))
+                           for lc in LOCALES]
+            for lc, secret in zip(LOCALES, secrets, strict=True):
+                leaked = secret.leaks(text)
+                if leaked:
+                    self.problems.append(f"public message {mid} revision {rev} names cards "
+                                         f"hidden in a hand ({lc}): {', '.join(leaked)}; "
+                                         f"{text[:300]!r}")
+        return checked
 
     def check_moves(self, oracle: Oracle) -> None:
         """Every set of move controls went to the user whose seat was deciding."""

@@ -170,6 +170,7 @@ async def test_abuse_is_answered_clearly_and_harms_nothing(lb: Loopback, bot: Bo
     assert lb.breaches == [], "\n".join(map(str, lb.breaches))
     assert all(ix.status() == "done" for ix in lb.interactions.values())
     watch.check_moves(oracle)
+    assert watch.check_cards(oracle.history, [tid]) > 0
     assert watch.problems == [], watch.problems
     assert bot_errors(bot) == []
 

@@ -75,7 +75,8 @@ async def test_matches_survive_random_sigkills(lb: Loopback, bot: BotProcess,
     confirmed = check_acknowledged(players, oracle)
     assert confirmed > 100
     watch.check_moves(oracle)
-    assert watch.problems == [] and watch.hands_seen > 50
+    shown = watch.check_cards(oracle.history, [t1, t2])
+    assert watch.problems == [] and watch.hands_seen > 50 and shown > 50
     assert all(p.unoffered == [] for p in players), [p.unoffered for p in players]
     # interactions lost only when the bot died under them, never otherwise
     failed = [ix for ix in lb.interactions.values() if ix.failed]

@@ -1,0 +1,153 @@
+"""The end-to-end suite's privacy watch itself: it lets honest public table messages through and
+catches leaks planted in public messages (hand texts in any language, hidden card names), so the
+end-to-end tests' "no problems" means something."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from e2e import PrivacyWatch, Secrets, full_text, template_pattern, where_shown
+
+from bot.present import phase_line, seat_line
+from engine import GameConfig, GameState, SeatConfig, apply, new_game, observe
+from engine.actions import parse
+from engine.agents import make_agent
+from engine.names import card_name
+from i18n import LOCALES, msg, translate
+from loopback import Loopback, Message
+from loopback.model import snowflake
+
+CONFIG = GameConfig(seats=(SeatConfig("taia", "Ann"), SeatConfig("horan", "Bob"),
+                           SeatConfig("aderyn", "Cyril")), seed=41)
+TABLE = 7
+
+
+def play(steps: int) -> list[str]:
+    """The first ``steps`` moves of a game of heuristic agents (notation)."""
+    state, agent, actions = new_game(CONFIG), make_agent("heuristic", 3), []
+    for _ in range(steps):
+        action = agent.choose(observe(state, state.current))
+        actions.append(str(action))
+        state, _ = apply(state, action)
+    return actions
+
+
+def state_at(actions: list[str], step: int) -> GameState:
+    state = new_game(CONFIG)
+    for a in actions[:step]:
+        state, _ = apply(state, parse(a))
+    return state
+
+
+def table_text(state: GameState, locale: str) -> tuple[str, str, str]:
+    """Title, description and footer of an honest public table message (as the bot writes
+    it: from the spectator's observation only)."""
+    obs = observe(state, None)
+    lines = [f"**{translate(phase_line(obs), locale)}**", ""]
+    lines += [translate(seat_line(obs, i), locale) for i in obs.order]
+    lines += ["", *(f"> {translate(e.text, locale)}" for e in obs.events[-6:])]
+    return (translate(msg("bot.table.title", table=TABLE), locale), "\n".join(lines),
+            translate(msg("bot.table.footer", round=obs.round, step=obs.step), locale))
+
+
+def public(lb: Loopback, title: str = "", description: str = "", footer: str = "",
+           content: str = "", owner: int | None = None) -> Message:
+    channel = next(iter(lb.channels.values()))
+    embed = {"title": title, "description": description, "footer": {"text": footer}}
+    return Message(snowflake(), channel.id, channel.guild_id, lb.bot, content=content,
+                   embeds=[embed] if title or description or footer else [], owner=owner,
+                   revision=1)
+
+
+def test_template_patterns_follow_french_typography_and_elision() -> None:
+    pattern = re.compile(template_pattern("la main de {who} : {n} cartes", {"n": r"\d+"}))
+    assert pattern.fullmatch("la main d'Aderyn\u00a0: 3 cartes")
+    assert pattern.fullmatch("la main de Bruno : 4 cartes")
+    assert not pattern.fullmatch("la main de Bruno : beaucoup de cartes")
+    title = translate(msg("bot.table.title", table=12), "fr")
+    footer = translate(msg("bot.table.footer", round=3, step=41), "fr")
+    assert where_shown(f"{title}\nblah\n{footer}") == (12, 41)
+    assert where_shown(title) is None
+
+
+def test_watch_passes_honest_messages_and_catches_planted_leaks(lb: Loopback) -> None:
+    guild = lb.create_guild()
+    lb.create_channel(guild)
+    ann = lb.create_user("Ann")
+    actions = play(40)
+    watch = PrivacyWatch(lb)
+
+    # honest public table messages, at several steps, in every language: nothing to say
+    steps = (0, 9, 23, 40)
+    for step in steps:
+        state = state_at(actions, step)
+        for locale in LOCALES:
+            watch(public(lb, *table_text(state, locale)))
+    watch(public(lb, content=translate(msg("bot.table.your_turn", who="Ann"), "cs")))
+    assert watch.problems == []
+    assert watch.check_cards(lambda tid: (CONFIG, actions), [TABLE]) == len(steps) * 3
+    assert watch.problems == []
+
+    # a hidden card's name slipped into a public table message, in each language
+    step = 23
+    state = state_at(actions, step)
+    for locale in LOCALES:
+        secrets = Secrets.of(state, locale)
+        name, card = next((n, c) for n, c in sorted(secrets.hidden.items())
+                          if not any(n in shown for shown in secrets.public))
+        assert name == translate(card_name(card), locale)
+        title, description, footer = table_text(state, locale)
+        leak = PrivacyWatch(lb)
+        leak(public(lb, title, f"{description}\n> {name}", footer))
+        assert leak.problems == []  # names are checked against the replayed game, afterwards
+        leak.check_cards(lambda tid: (CONFIG, actions), [TABLE])
+        assert len(leak.problems) == 1 and card in leak.problems[0], leak.problems
+        # a table message claiming a step the table never had cannot be vouched for
+        other = PrivacyWatch(lb)
+        other(public(lb, title, f"{description}\n> {name}", footer.replace(str(step), "999")))
+        other.check_cards(lambda tid: (CONFIG, actions), [TABLE])
+        assert other.problems and "a step it never had" in other.problems[0]
+
+    # a card name in a public message that is no table message (no footer)
+    hand_card = state.seats[0].hand[0]
+    stray = PrivacyWatch(lb)
+    stray(public(lb, content=f"Ann likes {translate(card_name(hand_card), 'en')}"))
+    stray.check_cards(lambda tid: (CONFIG, actions), [TABLE])
+    assert len(stray.problems) == 1 and hand_card in stray.problems[0]
+
+    # texts only a hand message holds, in a public message: caught at once, in any language
+    cards = translate(card_name(hand_card), "fr")
+    planted = {
+        "bot.hand.title": translate(msg("bot.hand.title", table=TABLE), "cs"),
+        "bot.hand.your_move": translate(msg("bot.hand.your_move",
+                                            phase=msg("phase.battle")), "en"),
+        "event.draw_private": translate(msg("event.draw_private", cards=cards), "fr"),
+        "event.taia_choice": translate(msg("event.taia_choice", first="A", second="B"), "cs"),
+        "event.taia_kept": translate(msg("event.taia_kept", card="Y", other="Z"), "fr"),
+    }
+    for key, text in planted.items():
+        live = PrivacyWatch(lb)
+        live(public(lb, description=f"Table news\n{text}"))
+        assert len(live.problems) == 1 and f"({key})" in live.problems[0], (key, live.problems)
+        # the very same text in the owner's private hand message is fine
+        mine = PrivacyWatch(lb)
+        mine(public(lb, description=text, owner=ann.id))
+        assert mine.problems == []
+
+
+@pytest.mark.parametrize("where", ["content", "option"])
+def test_full_text_reads_every_part_of_a_message(lb: Loopback, where: str) -> None:
+    guild = lb.create_guild()
+    lb.create_channel(guild)
+    secret = translate(msg("bot.hand.title", table=3), "en")
+    m = public(lb)
+    if where == "content":
+        m.content = secret
+    else:
+        m.components = [{"type": 1, "components": [{
+            "type": 3, "custom_id": "x", "options": [{"label": "a", "value": "a",
+                                                      "description": secret}]}]}]
+    assert secret in full_text(m)
+    watch = PrivacyWatch(lb)
+    watch(m)
+    assert len(watch.problems) == 1
