@@ -26,9 +26,11 @@ from render.style import (
     DARK,
     EQUIP_FRAME,
     EQUIP_INNER,
+    GOLD,
     INK,
     IVORY,
     LEVEL_FRAME,
+    MIN_TEXT,
     NEXT_BAND,
     ON_COLOUR,
     PANEL,
@@ -83,50 +85,67 @@ def _effect_rows(img: Image.Image, d: ImageDraw.ImageDraw, values: list[tuple[st
         draw_text(d, (left + size + 6, cy), text, num, fill=ink, anchor="lm")
 
 
-#: Smallest name size on a card, as a share of the size the card would like (one line, then two).
+#: Smallest name size on a card, as a share of the size the card would like (one line, then two);
+#: never below :data:`render.style.MIN_TEXT` (the floor of every text).
 ONE_LINE_SHRINK = 0.8
 TWO_LINE_SHRINK = 0.7
+#: Line pitch of a two-line card name, in font sizes.
+LINE_SPACING = 1.08
+
+
+def join_lines(lines: tuple[str, ...]) -> str:
+    """The name whose lines are ``lines`` (a line ending with a hyphen was cut after it)."""
+    out = ""
+    for line in lines:
+        out += line if (not out or out.endswith("-")) else " " + line
+    return out
 
 
 def _two_lines(name: str, size: int) -> tuple[str, str] | None:
-    """``name`` split at the space that makes its widest line narrowest, or None (one word)."""
-    words = name.split(" ")
-    if len(words) < 2:
+    """``name`` split at the space (or after the hyphen) that makes its widest line narrowest,
+    or None when it is one unbreakable word."""
+    splits = [(name[:i], name[i + 1:]) for i, ch in enumerate(name) if ch == " "]
+    splits += [(name[:i + 1], name[i + 1:]) for i, ch in enumerate(name)
+               if ch == "-" and 0 < i < len(name) - 1]
+    if not splits:
         return None
-    splits = [(" ".join(words[:i]), " ".join(words[i:])) for i in range(1, len(words))]
     return min(splits, key=lambda p: max(text_width(p[0], size, condensed=True),
                                          text_width(p[1], size, condensed=True)))
 
 
-def name_layout(name: str, width: int, height: int, size: int) -> tuple[tuple[str, ...], int]:
+def name_band_height(size: int) -> int:
+    """The height of a name band that holds two lines at ``size`` px."""
+    return round(2 * size * LINE_SPACING) + 10
+
+
+def name_layout(name: str, width: int, height: int, size: int,
+                floor: int = MIN_TEXT) -> tuple[tuple[str, ...], int]:
     """How a card name fits a ``width`` x ``height`` band: its lines and their size.
 
     One line at ``size`` (shrinking a little if needed), else two lines, shrinking as far as the
-    band allows; only a name that fits neither way is shortened with an ellipsis.
+    band allows but never below ``floor``; only a name that fits neither way is shortened with an
+    ellipsis.
     """
-    smallest = max(9, round(size * ONE_LINE_SHRINK))
+    smallest = min(size, max(floor, round(size * ONE_LINE_SHRINK)))
     for s in range(size, smallest - 1, -1):
         if text_width(name, s, condensed=True) <= width:
             return (name,), s
-    smallest = max(9, round(size * TWO_LINE_SHRINK))
+    smallest = min(size, max(floor, round(size * TWO_LINE_SHRINK)))
     for s in range(size, smallest - 1, -1):
         pair = _two_lines(name, s)
         if pair is None or round(2 * s * LINE_SPACING) > height:
             continue
         if max(text_width(p, s, condensed=True) for p in pair) <= width:
             return pair, s
-    text, s = fit(name, width, size, max(9, size // 2), condensed=True)
+    low = min(size, floor)
+    text, s = fit(name, width, size, low, condensed=True)
     return (text,), s
 
 
-#: Line pitch of a two-line card name, in font sizes.
-LINE_SPACING = 1.08
-
-
 def _name_band(d: ImageDraw.ImageDraw, name: str, x0: int, x1: int, y0: int, y1: int,
-               size: int, ink: RGB) -> None:
+               size: int, ink: RGB, floor: int = MIN_TEXT) -> None:
     """The card's name centred in the band (x0, y0)-(x1, y1): one line or two."""
-    lines, s = name_layout(name, x1 - x0, y1 - y0, size)
+    lines, s = name_layout(name, x1 - x0, y1 - y0, size, floor)
     cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
     pitch = round(s * LINE_SPACING)
     first = cy - pitch * (len(lines) - 1) / 2
@@ -194,19 +213,47 @@ def level_pips(d: ImageDraw.ImageDraw, level: int, x: int, y: int, size: int,
                   fill=fill, outline=DARK)
 
 
+def monster_band(width: int, name_px: int | None = None) -> tuple[int, int, int]:
+    """(width, height, size) of the name band of a monster card ``width`` wide: proportional to
+    the card, or sized for two lines at ``name_px`` (the table's narrow cards)."""
+    if name_px is None:
+        m = max(4, width // 22)
+        return width - 2 * m - 4, round(card_height(width) * 0.2) - 3, max(10, width // 9)
+    return width - 10, name_band_height(name_px) - 3, name_px
+
+
+def monster_height(width: int, name_px: int | None = None, height: int | None = None) -> int:
+    """The height of :func:`monster_card` drawn with these arguments."""
+    if height is not None:
+        return height
+    base = card_height(width)
+    if name_px is None:
+        return base
+    return base - round(base * 0.2) + name_band_height(name_px)
+
+
 @cache
-def monster_card(card: str, width: int, locale: str = "en") -> Image.Image:
+def monster_card(card: str, width: int, locale: str = "en", name_px: int | None = None,
+                 height: int | None = None) -> Image.Image:
     """A monster's (or the Lord's) front: its name across the top band; below it a strip with
-    the level marks (the Lord's crown) and a gatekeeper's key; then attack, hit points, curses."""
+    the level marks (the Lord's crown) and a gatekeeper's key; then attack, hit points, curses.
+
+    By default the card keeps the printed proportions and its name grows with it; ``name_px``
+    gives the name a band of two lines at that size whatever the width (the table's cards, read
+    on a phone), and ``height`` then sets the card's height (the body shares what is left).
+    """
     info = tables().monsters[card]
-    h = card_height(width)
+    h = monster_height(width, name_px, height)
+    base = card_height(width)
     frame = LEVEL_FRAME[info.level]
-    band = round(h * 0.2)
-    img, d = _base(width, h, frame, CARD_DARK, 0.2, 0.97)
+    band_w, band_h, size = monster_band(width, name_px)
+    band = band_h + 3
+    img, d = _base(width, h, frame, CARD_DARK, band / h, 0.97)
     name = translate(monster_name(card), locale)
+    x0 = (width - band_w) // 2
+    _name_band(d, name, x0, x0 + band_w, 2, band - 1, size, IVORY, floor=min(size, MIN_TEXT))
     m = max(4, width // 22)
-    _name_band(d, name, m + 2, width - m - 2, 2, band - 1, max(10, width // 9), IVORY)
-    strip = max(9, width // 11)
+    strip = max(9, width // 11) if name_px is None else max(18, width // 8)
     sy = band + max(3, width // 30)
     if info.level == 4:
         img.alpha_composite(icon("crown", strip + 4), (m + 4, sy - 2))
@@ -215,14 +262,17 @@ def monster_card(card: str, width: int, locale: str = "en") -> Image.Image:
     if info.gatekeeper:
         img.alpha_composite(icon("key", strip + 6), (width - m - strip - 10, sy - 3))
     curses = info.curses
-    stats_bottom = round(h * (0.72 if curses else 0.95))
+    body = h - band  # the printed card's body is 80% of its height
+    scale = body / (base * 0.8)
+    stats_bottom = h - round(base * scale * (0.28 if curses else 0.05))
     _effect_rows(img, d, [("attack", info.attack), ("heart", info.hp)],
                  (width // 12, sy + strip + 2, width - width // 12, stats_bottom), INK)
     if curses:
-        cs = min(round(width * 0.36), (width - 12) // len(curses))
+        cs = min(round(width * 0.36), (width - 12) // len(curses),
+                 round(base * scale * 0.26))
         x = (width - cs * len(curses)) // 2
         for c in curses:
-            img.alpha_composite(curse_icon(c, cs), (x, round(h * 0.96) - cs))
+            img.alpha_composite(curse_icon(c, cs), (x, h - round(base * scale * 0.04) - cs))
             x += cs
     return img
 
@@ -278,9 +328,22 @@ def empty_slot(width: int) -> Image.Image:
     return img
 
 
+def chip_key(card: str) -> tuple[str, tuple[tuple[str, int], ...]]:
+    """What :func:`card_chip` shows of ``card`` (colour or equipment kind, and its effects):
+    cards with the same key look the same as chips, so a list may count them together."""
+    t = tables()
+    if card in t.actions:
+        info = t.actions[card]
+        return info.colour, tuple((e, info.effect(e)) for e in EFFECTS if info.effect(e))
+    eq = t.equipment[card]
+    return eq.kind, tuple((e, v) for e, v in (("attack", eq.attack), ("defence", eq.defence),
+                                              ("heal", eq.heal), ("hand", eq.hand)) if v)
+
+
 @cache
-def card_chip(card: str, height: int) -> Image.Image:
-    """A compact token of a held card: colour badge (or equipment icon) and its effects.
+def card_chip(card: str, height: int, count: int = 1) -> Image.Image:
+    """A compact token of a held card: colour badge (or equipment icon) and its effects, then
+    ``×count`` when it stands for several identical cards.
 
     Used where whole cards do not fit, such as a long pawnshop.
     """
@@ -299,7 +362,10 @@ def card_chip(card: str, height: int) -> Image.Image:
         frame = CHIP_FRAME
     small = round(height * 0.55)
     num = round(height * 0.6)
+    times = f"×{count}" if count > 1 else ""
     width = height + sum(small + 4 + text_width(str(v), num) + 8 for _, v in values) + 6
+    if times:
+        width += text_width(times, num) + 8
     img = Image.new("RGBA", (width, height), (0, 0, 0, 0))
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((0, 0, width - 1, height - 1), radius=height // 4, fill=CHIP_BG,
@@ -310,4 +376,7 @@ def card_chip(card: str, height: int) -> Image.Image:
         img.alpha_composite(icon(name, small), (x, (height - small) // 2))
         x += small + 4
         x += draw_text(d, (x, height // 2), str(value), num, fill=INK, anchor="lm") + 8
+    if times:
+        d.line((x - 2, 6, x - 2, height - 7), fill=frame, width=2)
+        draw_text(d, (x + 4, height // 2), times, num, fill=GOLD, anchor="lm")
     return img

@@ -272,6 +272,13 @@ def check(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
            joint="curve")
 
 
+def cross(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
+    """Not enough: a cross in a disc (the check mark's opposite, told apart by shape)."""
+    d.ellipse(_box(2, 2, 98, 98, k), fill=c, outline=DARK, width=_outline(k))
+    d.line(_p([(30, 30), (70, 70)], k), fill=WHITE, width=round(13 * k))
+    d.line(_p([(70, 30), (30, 70)], k), fill=WHITE, width=round(13 * k))
+
+
 def ban(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
     """The curse mark: a red ring with a slash."""
     d.ellipse(_box(4, 4, 96, 96, k), outline=c, width=round(11 * k))
@@ -304,10 +311,11 @@ PAINTERS: dict[str, Painter] = {
     "potion.strength": potion_strength, "potion.healing": potion_healing,
     "potion.countercurse": potion_countercurse, "leaf": leaf, "drop": drop, "flame": flame,
     "sun": sun, "crown": crown, "deck": deck, "discard": discard, "hand": hand,
-    "check": check, "ban": ban, "spark": spark, "arrow": arrow, "chevron": chevron,
+    "check": check, "cross": cross, "ban": ban, "spark": spark, "arrow": arrow, "chevron": chevron,
     "trophy": trophy,
 }
-DEFAULT_FILL: dict[str, RGB] = {"heart": HEART, "key": GOLD, "check": (40, 170, 80), "ban": BAD,
+DEFAULT_FILL: dict[str, RGB] = {"heart": HEART, "key": GOLD, "check": (40, 170, 80), "cross": BAD,
+                                "ban": BAD,
                                 "arrow": GOLD, "chevron": INK,
                                 "spark": GOLD}
 

@@ -203,6 +203,57 @@ def discard_step() -> tuple[GameState, int | None]:
     raise NoPosition("no equipment with a hand-size bonus meets a monster cursing it")
 
 
+def xanros() -> tuple[GameState, int | None]:
+    """Lord Xanros counts a cursed effect with his ability (R63), then doubles another card
+    with a strength potion; his armour heals after the battle."""
+    t = tables()
+    foe = next(m for m in sorted(t.monsters) if t.monsters[m].curses == ("attack",)
+               and t.monsters[m].level == 2 and not t.monsters[m].gatekeeper)
+    heal = next(e for e in sorted(t.equipment) if t.equipment[e].kind == "armour"
+                and t.equipment[e].heal and t.monsters[e].level == 2)
+    state = position(
+        SeatSetup("xanros", hp=4, keys=[1], armour=heal, potions=["strength"]),
+        SeatSetup("aderyn"), fight=foe, abilities=True, round=6, current=0,
+    )
+    unlock = sorted((a for a in legal_actions(state) if isinstance(a, Play) and a.ability),
+                    key=str)
+    if unlock:
+        state, _ = apply(state, unlock[0])
+    return _moves(state, [Play, DrinkStrength]), 0
+
+
+def crowded() -> tuple[GameState, int | None]:
+    """The fullest table: four seats with long names, all keys, three potions, a weapon and an
+    armour with two bonuses each, two-digit decks and discards, and a long pawnshop."""
+    t = tables()
+    eq = t.equipment
+
+    def two(kind: str) -> list[str]:
+        return [e for e in sorted(eq) if eq[e].kind == kind
+                and sum(1 for v in (eq[e].attack, eq[e].defence, eq[e].heal, eq[e].hand) if v) > 1]
+
+    weapons, armours = two("weapon"), two("armour")
+    rewards = [c for c in sorted(t.actions) if t.actions[c].reward]
+    used = set(weapons[:4] + armours[:4])
+    pawn = [e for e in sorted(eq) if e not in used] + rewards[36:38]
+    potions = ["strength", "healing", "countercurse"]
+    names = ("Kateřina Nováková", "", "François-Xavier", "Přemysl")
+    heroes = ("horan", "taia", "argentus", "aderyn")
+    seats = [SeatSetup(h, name=n, hp=5 - i, keys=[1, 2, 3], weapon=weapons[i],
+                       armour=armours[i], potions=potions, ai=(h == "taia"),
+                       hand=t.hero_cards[h][:4] if i < 2 else None,
+                       deck=rewards[i * 18: i * 18 + 10] if i < 2 else None,
+                       discard=[*t.hero_cards[h][4:], *rewards[i * 18 + 10: i * 18 + 18]]
+                       if i < 2 else None)
+             for i, (h, n) in enumerate(zip(heroes, names, strict=True))]
+    taken = used | set(pawn) | set(rewards[:38])
+    foe = next(m for lv in (3, 2, 1) for m in t.regular[lv]
+               if m not in taken and t.monsters[m].curses)
+    state = position(*seats, pawnshop=pawn, potion_piles=(0, 0, 0),
+                     fight=foe, abilities=True, round=23, current=0)
+    return _moves(state, [Play, Play]), 0
+
+
 def start() -> tuple[GameState, int | None]:
     """A new two-seat game as a spectator sees it."""
     return new_game(GameConfig(seats=(SeatConfig("argentus"), SeatConfig("victorius")),
@@ -215,6 +266,8 @@ SCENARIOS: dict[str, Callable[[], tuple[GameState, int | None]]] = {
     "taia": taia_draws,
     "discard": discard_step,
     "start": start,
+    "xanros": xanros,
+    "crowded": crowded,
 }
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import io
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -91,6 +93,10 @@ HERO_COLOUR: dict[str, RGB] = {
 }
 
 
+#: The smallest text (px) drawn: a 1200-px picture is shown ~400 px wide on a phone, a third of
+#: its size, and text under about 24 px then stops being readable. Every text obeys it.
+MIN_TEXT = 24
+
 # FreeType faces must not be used by two threads at once (the bot draws in worker threads);
 # every use of a font below holds this lock. Cached results need no font, hence no lock.
 _FONT_LOCK = threading.Lock()
@@ -115,7 +121,7 @@ def text_width(text: str, size: int, bold: bool = True, condensed: bool = False)
         return int(f.getlength(text))
 
 
-def fit(text: str, max_width: int, size: int, min_size: int = 14, bold: bool = True,
+def fit(text: str, max_width: int, size: int, min_size: int = MIN_TEXT, bold: bool = True,
         condensed: bool = False) -> tuple[str, int]:
     """The largest size (down to ``min_size``) at which ``text`` fits, shortening it if needed."""
     s = size
@@ -143,14 +149,32 @@ def text_mask(text: str, size: int, bold: bool, condensed: bool,
     return mask, x0, y0
 
 
+_RECORDERS: list[list[tuple[str, int]]] = []
+
+
+@contextmanager
+def record_text() -> Iterator[list[tuple[str, int]]]:
+    """Collect ``(text, size)`` of every text drawn inside the ``with`` block (for the tests that
+    hold every picture to :data:`MIN_TEXT`; cached sprites must be cleared to be seen)."""
+    seen: list[tuple[str, int]] = []
+    _RECORDERS.append(seen)
+    try:
+        yield seen
+    finally:
+        _RECORDERS.remove(seen)
+
+
 def draw_text(d: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: int,
               fill: RGB = INK, anchor: str = "la", bold: bool = True, condensed: bool = False,
-              max_width: int | None = None, min_size: int = 14, outline: RGB | None = None) -> int:
+              max_width: int | None = None, min_size: int = MIN_TEXT,
+              outline: RGB | None = None) -> int:
     """Draw ``text`` (shrunk or shortened to ``max_width``); returns the width drawn."""
     if max_width is not None:
         text, size = fit(text, max_width, size, min_size, bold, condensed)
     if not text:
         return 0
+    for seen in _RECORDERS:
+        seen.append((text, size))
     if outline is not None:
         f = font(size, bold, condensed)
         with _FONT_LOCK:

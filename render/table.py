@@ -6,6 +6,8 @@ events), so every viewer, spectators included, gets the same picture.
 
 from __future__ import annotations
 
+from functools import cache
+
 from PIL import Image, ImageDraw
 
 from engine.catalog import tables
@@ -13,39 +15,51 @@ from engine.names import hero_name
 from engine.observe import LevelView, Observation, SeatView
 from engine.state import MAX_HP, Phase
 from i18n import Msg, Param, msg, translate
-from render.cards import card_back, card_chip, card_height, empty_slot, level_pips, monster_card
+from render.cards import (
+    card_back,
+    card_chip,
+    chip_key,
+    empty_slot,
+    level_pips,
+    monster_card,
+    monster_height,
+)
 from render.icons import icon, paste
 from render.style import (
     BG,
+    DARK,
     GOLD,
     HERO_COLOUR,
     INK,
-    IVORY,
     KEY_OFF,
     LINE,
     MUTED,
     PANEL,
     PANEL_HI,
-    RGB,
     draw_text,
+    fit,
     new_canvas,
     panel,
     text_width,
+    wrap,
 )
 
 WIDTH = 1200
 MARGIN = 20
-CARD_W = 140
-CARD_H = card_height(CARD_W)
-COL = 150  # column pitch of the cavern grid
-LABEL_W = 46
+GRID_X = 12  # the cavern grid uses almost the whole width: its cards must name themselves
+CARD_W = 160
+COL = 168  # column pitch of the cavern grid (7 columns: 5 places, the deck, the gatekeepers)
+NAME_PX = 24  # card names on the table: two lines at this size when one does not do
+CARD_H = monster_height(CARD_W, NAME_PX, 230)
+CAPTION_H = 36  # above each row: its level, the place numbers, the decks' marks
+ROW_H = CAPTION_H + CARD_H + 10
 HEADER_H = 70
-ROW_H = CARD_H + 18
-SEAT_H = 284
 EVENT_LINES = 4
-EVENT_SIZE = 30
-EVENT_MIN_SIZE = 22
-EVENT_LINE_H = 40
+EVENT_SIZE = 28
+EVENT_LINE_H = 38
+SEAT_GAP = 10
+CHIP_H = 46  # pawnshop chips (their numbers are 60% of it)
+ROMAN = {1: "I", 2: "II", 3: "III"}
 
 
 def name_text(name: Param, locale: str) -> str:
@@ -55,114 +69,159 @@ def name_text(name: Param, locale: str) -> str:
     return str(name)
 
 
-def count_badge(img: Image.Image, d: ImageDraw.ImageDraw, cx: int, cy: int, count: int,
-                r: int = 24, fill: RGB = (20, 20, 24), ink: RGB = INK) -> None:
-    """A round badge with a number, centred on (cx, cy)."""
-    d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=fill, outline=GOLD, width=3)
-    draw_text(d, (cx, cy), str(count), round(r * 1.15), fill=ink, anchor="mm")
+def table_card(card: str, locale: str) -> Image.Image:
+    """A monster as the table shows it: narrow, with a name band of two lines at NAME_PX."""
+    return monster_card(card, CARD_W, locale, NAME_PX, CARD_H)
+
+
+@cache
+def table_back(level: int) -> Image.Image:
+    """A face-down card of ``level`` at the table's card size."""
+    return card_back(CARD_W, level).resize((CARD_W, CARD_H))
 
 
 def pile(img: Image.Image, d: ImageDraw.ImageDraw, x: int, y: int, top: str | None, count: int,
-         level: int, locale: str) -> None:
-    """A deck: its face-up top card over the backs beneath, with a count badge."""
+         level: int, locale: str = "en") -> None:
+    """A deck: its face-up top card over the backs beneath (peeking out below); its count is
+    in the row's caption."""
     if count == 0:
-        paste(img, empty_slot(CARD_W - 8), (x, y))
-        count_badge(img, d, x + CARD_W - 8, y + CARD_H - 6, 0, r=23)
+        paste(img, empty_slot(CARD_W - 8), (x + 4, y))
         return
-    for off in (8, 4):
-        if count * 4 > off:
-            paste(img, card_back(CARD_W - 8, level), (x + off, y + off // 2))
+    for off in (6, 3):
+        if count * 3 > off:
+            paste(img, table_back(level), (x + off // 3, y + off))
     if top is not None:
-        paste(img, monster_card(top, CARD_W - 8, locale), (x, y))
-    count_badge(img, d, x + CARD_W - 8, y + CARD_H - 6, count, r=23)
+        paste(img, table_card(top, locale), (x, y))
 
 
-def battle_mark(img: Image.Image, d: ImageDraw.ImageDraw, x: int, y: int, w: int) -> None:
-    """Mark the card being fought: a thick gold frame and a sword badge in the card's level
-    strip (between the level marks and a gatekeeper's key, never over the name)."""
-    h = card_height(w)
-    d.rounded_rectangle((x - 5, y - 5, x + w + 4, y + h + 4), radius=w // 12 + 5, outline=GOLD,
+def caption(img: Image.Image, d: ImageDraw.ImageDraw, cx: int, cy: int,
+            parts: list[Image.Image | str], fought: bool = False) -> None:
+    """A column's caption centred on (cx, cy): icons and numbers side by side; over the card
+    being fought, in a gold pill led by a sword."""
+    if fought:
+        parts = [icon("attack", 30, DARK), *parts]
+    widths = [p.width if isinstance(p, Image.Image) else text_width(p, 30) for p in parts]
+    w = sum(widths) + 6 * (len(parts) - 1)
+    x = cx - w // 2
+    if fought:
+        d.rounded_rectangle((x - 12, cy - 17, x + w + 12, cy + 17), radius=17, fill=GOLD)
+    for part, pw in zip(parts, widths, strict=True):
+        if isinstance(part, Image.Image):
+            paste(img, part, (x, cy - part.height // 2))
+        else:
+            draw_text(d, (x, cy), part, 30, fill=DARK if fought else INK, anchor="lm")
+        x += pw + 6
+
+
+def frame_fought(d: ImageDraw.ImageDraw, x: int, y: int, w: int, h: int) -> None:
+    """A thick gold frame around the card being fought."""
+    d.rounded_rectangle((x - 4, y - 4, x + w + 3, y + h + 3), radius=w // 12 + 4, outline=GOLD,
                         width=6)
-    strip = max(9, w // 11)  # as in render.cards.monster_card
-    size = strip + 4
-    cx, cy = x + w // 2, y + round(h * 0.2) + max(3, w // 30) + strip // 2
-    d.rounded_rectangle((cx - size, cy - size // 2 - 1, cx + size, cy + size // 2 + 1),
-                        radius=size // 2 + 1, fill=GOLD, outline=BG, width=2)
-    paste(img, icon("attack", size), (cx - size // 2, cy - size // 2))
 
 
 def _row(img: Image.Image, d: ImageDraw.ImageDraw, lv: LevelView, y: int, locale: str,
          fought: tuple[int, int] | None) -> None:
-    x0 = MARGIN + LABEL_W
-    # The level: its number (as the bot's menus name it) above its level marks.
-    draw_text(d, (MARGIN + 18, y + 24), str(lv.level), 40, fill=IVORY, anchor="mm")
-    pip = 20
-    for i in range(lv.level):
-        level_pips(d, 1, MARGIN + 8, y + 54 + i * (pip + 8), pip, fill=IVORY)
+    # The caption: the level (as the bot's menus name it), each place's number, the decks' marks.
+    cy = y + CAPTION_H // 2
+    draw_text(d, (GRID_X + 2, cy), ROMAN[lv.level], 34, fill=GOLD, anchor="lm")
+    y += CAPTION_H
     for slot, card in enumerate(lv.row):
-        x = x0 + slot * COL
+        x = GRID_X + slot * COL
         if card is None:
             paste(img, empty_slot(CARD_W), (x, y))
-            draw_text(d, (x + CARD_W // 2, y + CARD_H // 2), str(slot + 1), 44, fill=LINE,
-                      anchor="mm")
         else:
-            paste(img, monster_card(card, CARD_W, locale), (x, y))
-        if fought == (lv.level, slot + 1):
-            battle_mark(img, d, x, y, CARD_W)
-        if card is not None:  # the place number, as the bot's fight menu names it
-            d.ellipse((x - 10, y + CARD_H - 26, x + 22, y + CARD_H + 6), fill=BG, outline=LINE,
-                      width=2)
-            draw_text(d, (x + 6, y + CARD_H - 10), str(slot + 1), 22, fill=INK, anchor="mm")
-    xd = x0 + 5 * COL + 14
+            paste(img, table_card(card, locale), (x, y))
+        hit = fought == (lv.level, slot + 1)
+        if hit:
+            frame_fought(d, x, y, CARD_W, CARD_H)
+        caption(img, d, x + CARD_W // 2, cy, [str(slot + 1)], hit)
+    # The decks: their mark (a deck, a gatekeeper's key) and how many cards they hold.
+    xd = GRID_X + 5 * COL
     pile(img, d, xd, y, lv.deck_top, lv.deck_count, lv.level, locale)
-    pile(img, d, xd + COL, y, lv.gate_top, lv.gate_count, lv.level, locale)
-    if fought == (lv.level, 0):
-        battle_mark(img, d, xd + COL, y, CARD_W - 8)
+    caption(img, d, xd + CARD_W // 2, cy, [icon("deck", 30), str(lv.deck_count)])
+    xg = xd + COL
+    pile(img, d, xg, y, lv.gate_top, lv.gate_count, lv.level, locale)
+    hit = fought == (lv.level, 0)
+    if hit:
+        frame_fought(d, xg, y, CARD_W, CARD_H)
+    caption(img, d, xg + CARD_W // 2, cy,
+            [icon("key", 30, DARK if hit else None), str(lv.gate_count)], hit)
+
+
+def pawnshop_groups(items: tuple[str, ...]) -> list[tuple[str, int]]:
+    """The pawnshop's cards, those that look the same as chips (same colour or kind, same
+    effects) counted together: (a card of the group, how many), in order of first sale."""
+    first: dict[object, str] = {}
+    counts: dict[object, int] = {}
+    for card in items:
+        key = chip_key(card)
+        first.setdefault(key, card)
+        counts[key] = counts.get(key, 0) + 1
+    return [(first[k], n) for k, n in counts.items()]
+
+
+def _pawn_layout(groups: list[tuple[str, int]], x0: int, x1: int,
+                 y0: int) -> tuple[list[tuple[Image.Image, int, int]], int]:
+    """Chips of the pawnshop in rows between x0 and x1 from y0; and the y below them."""
+    placed: list[tuple[Image.Image, int, int]] = []
+    cx, cy = x0, y0
+    for card, n in groups:
+        chip = card_chip(card, CHIP_H, n)
+        if cx + chip.width > x1 and cx > x0:
+            cx, cy = x0, cy + CHIP_H + 8
+        placed.append((chip, cx, cy))
+        cx += chip.width + 8
+    return placed, cy + CHIP_H
+
+
+def lord_row_height(obs: Observation) -> int:
+    """The Lord's row: a card high, or more when the pawnshop needs it (it shows everything)."""
+    px = GRID_X + 3 * COL
+    _, bottom = _pawn_layout(pawnshop_groups(obs.pawnshop), px + 12, WIDTH - GRID_X - 12, 0)
+    return max(CARD_H, bottom + 12)
 
 
 def _lord_row(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, y: int,
               locale: str) -> None:
-    paste(img, icon("crown", 36), (MARGIN + 4, y + 14))
-    x0 = MARGIN + LABEL_W
-    paste(img, monster_card(obs.lord, CARD_W, locale), (x0, y))
-    if obs.battle is not None and obs.battle.level == 4:
-        battle_mark(img, d, x0, y, CARD_W)
+    cy = y + CAPTION_H // 2
+    y += CAPTION_H
+    h = lord_row_height(obs)
+    x0 = GRID_X
+    paste(img, table_card(obs.lord, locale), (x0, y))
+    hit = obs.battle is not None and obs.battle.level == 4
+    if hit:
+        frame_fought(d, x0, y, CARD_W, CARD_H)
+    caption(img, d, x0 + CARD_W // 2, cy, [icon("crown", 32)], hit)
     # Merchant: the potion piles with counts.
-    mx = x0 + COL + 6
+    mx = x0 + COL
+    mw = 2 * COL - 8
     shopping = obs.phase in (Phase.MERCHANT, Phase.PAY)
     frame, frame_w = (GOLD, 5) if shopping else (None, 3)
-    panel(d, (mx, y, mx + 2 * COL - 16, y + CARD_H), fill=PANEL, outline=frame, width=frame_w)
-    draw_text(d, (mx + COL - 8, y + 22), translate("render.merchant", locale), 26, fill=MUTED,
-              anchor="mm", max_width=2 * COL - 30)
-    pw = (2 * COL - 16) // 3
+    draw_text(d, (mx + mw // 2, cy), translate("render.merchant", locale), 28, fill=MUTED,
+              anchor="mm", max_width=mw)
+    panel(d, (mx, y, mx + mw, y + h), fill=PANEL, outline=frame, width=frame_w)
+    pw = mw // 3
+    top = y + (CARD_H - 140) // 2
     for i, (kind, n) in enumerate(obs.potion_piles):
         cx = mx + pw * i + pw // 2
-        paste(img, icon(f"potion.{kind}", 70), (cx - 35, y + 50))
-        draw_text(d, (cx, y + 158), str(n), 40, fill=INK if n else LINE, anchor="mm")
-    # Pawnshop: whatever was sold, as small cards.
-    px = mx + 2 * COL
-    pw_end = WIDTH - MARGIN
-    panel(d, (px, y, pw_end, y + CARD_H), fill=PANEL, outline=frame, width=frame_w)
-    draw_text(d, (px + 14, y + 22), translate("render.pawnshop", locale), 26, fill=MUTED,
+        paste(img, icon(f"potion.{kind}", 76), (cx - 38, top))
+        draw_text(d, (cx, top + 112), str(n), 42, fill=INK if n else LINE, anchor="mm")
+    # Pawnshop: whatever was sold, identical cards counted together; the row grows to show all.
+    px = x0 + 3 * COL
+    pw_end = WIDTH - GRID_X
+    draw_text(d, (px + 12, cy), translate("render.pawnshop", locale), 28, fill=MUTED,
               anchor="lm")
-    items = obs.pawnshop
-    if not items:
-        draw_text(d, ((px + pw_end) // 2, y + CARD_H // 2 + 12),
-                  translate("render.empty", locale), 28, fill=LINE, anchor="mm")
+    panel(d, (px, y, pw_end, y + h), fill=PANEL, outline=frame, width=frame_w)
+    groups = pawnshop_groups(obs.pawnshop)
+    if not groups:
+        draw_text(d, ((px + pw_end) // 2, y + h // 2), translate("render.empty", locale), 28,
+                  fill=LINE, anchor="mm")
         return
-    # Cards as chips, in rows; what does not fit is counted.
-    chip_h = 44
-    cx, cy = px + 14, y + 44
-    for i, card in enumerate(items):
-        chip = card_chip(card, chip_h)
-        if cx + chip.width > pw_end - 10:
-            cx, cy = px + 14, cy + chip_h + 8
-        if cy + chip_h > y + CARD_H - 4:  # no room left: count the rest in the title
-            more = translate(msg("render.more", count=len(items) - i), locale)
-            draw_text(d, (pw_end - 14, y + 22), more, 28, fill=GOLD, anchor="rm")
-            break
-        paste(img, chip, (cx, cy))
-        cx += chip.width + 8
+    total = translate(msg("render.pawn_count", count=len(obs.pawnshop)), locale)
+    draw_text(d, (pw_end - 12, cy), total, 28, fill=MUTED, anchor="rm")
+    placed, _ = _pawn_layout(groups, px + 12, pw_end - 12, y + 12)
+    for chip, cx, chy in placed:
+        paste(img, chip, (cx, chy))
 
 
 def hearts(img: Image.Image, hp: int, x: int, y: int, size: int) -> int:
@@ -173,64 +232,117 @@ def hearts(img: Image.Image, hp: int, x: int, y: int, size: int) -> int:
     return x
 
 
+SEAT_PAD = 14
+NAME_ROW = 52
+HERO_ROW = 32
+HEART_ROW = 52
+KEY_ROW = 62
+EQUIP_ROW = 50
+COUNT_ROW = 48
+
+
+def _seat_width(n: int) -> int:
+    return (WIDTH - 2 * GRID_X - (n - 1) * SEAT_GAP) // n
+
+
+def _equipment_rows(s: SeatView, inner: int) -> list[list[str]]:
+    """The seat's weapon and armour on one line when both fit, else one line each."""
+    items = [i for i in (s.weapon, s.armour) if i is not None]
+    if not items:
+        return []
+    if sum(equipment_chip_width(i, 40) for i in items) + 16 * (len(items) - 1) <= inner:
+        return [items]
+    return [[i] for i in items]
+
+
+def _shows_hero(s: SeatView, locale: str) -> bool:
+    return translate(hero_name(s.hero), locale) != name_text(s.name, locale)
+
+
+def seat_height(obs: Observation, locale: str) -> int:
+    """The height of the seat panels: enough for the fullest seat."""
+    inner = _seat_width(len(obs.seats)) - 2 * SEAT_PAD
+    hero = any(_shows_hero(s, locale) for s in obs.seats)
+    equip = max(len(_equipment_rows(s, inner)) for s in obs.seats)
+    return (12 + NAME_ROW + (HERO_ROW if hero else 0) + HEART_ROW + KEY_ROW + equip * EQUIP_ROW
+            + COUNT_ROW + 8)
+
+
 def _seat(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, s: SeatView,
-          box: tuple[int, int, int, int], locale: str) -> None:
+          box: tuple[int, int, int, int], locale: str, hero_row: bool) -> None:
     x0, y0, x1, y1 = box
     turn = s.index == obs.current and obs.phase is not Phase.OVER
     won = obs.winner == s.index
     accent = HERO_COLOUR.get(s.hero, INK)
     panel(d, box, fill=PANEL_HI if turn else PANEL, outline=GOLD if (turn or won) else LINE,
           width=6 if turn else 2)
-    d.rectangle((x0 + 10, y0 + 14, x0 + 20, y0 + 58), fill=accent)
-    name = name_text(s.name, locale)
-    tx = x0 + 30
+    left, right = x0 + SEAT_PAD, x1 - SEAT_PAD
+    inner = right - left
+    y = y0 + 12
+    d.rectangle((x0 + 8, y + 2, x0 + 16, y + NAME_ROW - 8), fill=accent)
+    tx = left + 6
+    mid = y + NAME_ROW // 2 - 2
     if turn:
-        paste(img, icon("arrow", 40), (tx, y0 + 16))
-        tx += 46
+        paste(img, icon("arrow", 38), (tx, mid - 19))
+        tx += 44
     if won:
-        paste(img, icon("trophy", 40), (tx, y0 + 16))
-        tx += 46
-    right = x1 - 12
+        paste(img, icon("trophy", 38), (tx, mid - 19))
+        tx += 44
+    name_right = right
     if s.ai:  # a pill saying the seat is played by the bot
         label = translate("render.ai", locale)
-        lw = text_width(label, 22) + 20
-        d.rounded_rectangle((right - lw, y0 + 20, right, y0 + 50), radius=15, fill=LINE)
-        draw_text(d, (right - lw // 2, y0 + 35), label, 22, anchor="mm")
-        right -= lw + 8
-    draw_text(d, (tx, y0 + 34), name, 34, anchor="lm", max_width=right - tx, min_size=20)
-    hero = translate(hero_name(s.hero), locale)
-    if hero != name:
-        draw_text(d, (x0 + 30, y0 + 66), hero, 22, fill=MUTED, anchor="lm", bold=False,
-                  max_width=x1 - x0 - 40)
-    hearts(img, s.hp, x0 + 14, y0 + 80, 42)
-    # Keys held (one per level, level pips below), then potions held.
-    ky = y0 + 132
-    kx = x0 + 14
+        lw = text_width(label, 26) + 22
+        d.rounded_rectangle((right - lw, mid - 17, right, mid + 17), radius=17, fill=LINE)
+        draw_text(d, (right - lw // 2, mid), label, 26, anchor="mm")
+        name_right -= lw + 8
+    draw_text(d, (tx, mid), name_text(s.name, locale), 34, anchor="lm",
+              max_width=name_right - tx, min_size=26)
+    y += NAME_ROW
+    if hero_row:
+        if _shows_hero(s, locale):
+            draw_text(d, (left + 6, y + HERO_ROW // 2 - 4), translate(hero_name(s.hero), locale),
+                      26, fill=MUTED, anchor="lm", bold=False, max_width=inner - 6)
+        y += HERO_ROW
+    size = min(44, (inner - 4 * 5) // 5)
+    hearts(img, s.hp, left, y, size)
+    y += HEART_ROW
+    # Keys held (one per level, its level marks below), then the potions held.
+    kx = left
     for level in (1, 2, 3):
         held = level in s.keys
-        paste(img, icon("key", 40, GOLD if held else KEY_OFF), (kx, ky))
-        level_pips(d, level, kx + 6, ky + 40, 8, fill=INK if held else LINE)
-        kx += 44
-    kx += 8
-    for p in s.potions:
-        paste(img, icon(f"potion.{p}", 42), (kx, ky - 2))
-        kx += 42
+        paste(img, icon("key", 38, GOLD if held else KEY_OFF), (kx, y))
+        pip = 11
+        pw = level * pip + (level - 1) * (pip // 3)
+        level_pips(d, level, kx + (38 - pw) // 2, y + 42, pip, fill=INK if held else LINE)
+        kx += 46
+    kx += 6
+    if s.potions:
+        ps = min(42, (right - kx) // len(s.potions))
+        for p in s.potions:
+            paste(img, icon(f"potion.{p}", ps), (kx, y + (40 - ps) // 2))
+            kx += ps
+    y += KEY_ROW
     # Weapon and armour with what they add.
-    items = [i for i in (s.weapon, s.armour) if i is not None]
-    size = 40
-    while size > 24 and sum(equipment_chip_width(i, size) + 14 for i in items) > x1 - x0 - 20:
-        size -= 4
-    ex = x0 + 14
-    for item in items:
-        ex = equipment_chip(img, d, item, ex, y0 + 190 + (40 - size) // 2, size) + 14
-    # Hand / deck / discard counts.
-    cy = y1 - 28
-    cx = x0 + 14
-    for name_icon, n in (("hand", s.hand_count), ("deck", s.deck_count),
-                         ("discard", len(s.discard))):
-        paste(img, icon(name_icon, 36), (cx, cy - 18))
-        w = draw_text(d, (cx + 40, cy), str(n), 32, anchor="lm")
-        cx += 40 + w + 16
+    for line in _equipment_rows(s, inner):
+        ex = left
+        for item in line:
+            ex = equipment_chip(img, d, item, ex, y, 40) + 16
+        y += EQUIP_ROW
+    # Hand / deck / discard counts, spread over the panel's width.
+    counts = [("hand", s.hand_count), ("deck", s.deck_count), ("discard", len(s.discard))]
+    ic, num = 36, 32
+    while True:
+        widths = [ic + 4 + text_width(str(n), num) for _, n in counts]
+        if sum(widths) + 2 * 8 <= inner or num <= 26:
+            break
+        ic, num = ic - 2, num - 2
+    gap = (inner - sum(widths)) // 2
+    cy = y1 - 10 - COUNT_ROW // 2
+    cx = left
+    for (name_icon, n), w in zip(counts, widths, strict=True):
+        paste(img, icon(name_icon, ic), (cx, cy - ic // 2))
+        draw_text(d, (cx + ic + 4, cy), str(n), num, anchor="lm")
+        cx += w + gap
 
 
 def _bonuses(item: str) -> list[tuple[str, int]]:
@@ -241,7 +353,7 @@ def _bonuses(item: str) -> list[tuple[str, int]]:
 
 def equipment_chip_width(item: str, size: int) -> int:
     """The width :func:`equipment_chip` takes at ``size``."""
-    num, small = round(size * 0.75), round(size * 0.6)
+    num, small = round(size * 0.75), round(size * 0.7)
     return size + 2 + sum(small + 2 + text_width(f"+{v}", num) + 6 for _, v in _bonuses(item))
 
 
@@ -250,7 +362,7 @@ def equipment_chip(img: Image.Image, d: ImageDraw.ImageDraw, item: str, x: int, 
     """A weapon or armour as its icon followed by its bonuses; returns the x after it."""
     paste(img, icon(tables().equipment[item].kind, size), (x, y))
     x += size + 2
-    num, small = round(size * 0.75), round(size * 0.6)
+    num, small = round(size * 0.75), round(size * 0.7)
     for effect, value in _bonuses(item):
         paste(img, icon(effect, small), (x, y + (size - small) // 2))
         x += small + 2
@@ -285,37 +397,58 @@ def _header(img: Image.Image, d: ImageDraw.ImageDraw, obs: Observation, locale: 
         w += chip.width + 16
         paste(img, chip, (WIDTH - MARGIN - w, (HEADER_H - 48) // 2))
     draw_text(d, (MARGIN + 60, HEADER_H // 2), text, 38, anchor="lm",
-              max_width=WIDTH - 2 * MARGIN - 90 - w, min_size=22)
+              max_width=WIDTH - 2 * MARGIN - 90 - w, min_size=26)
+
+
+def event_lines(obs: Observation, locale: str) -> list[tuple[str, int, bool, bool]]:
+    """The latest public events as (line, size, newest, first line of its event) in at most
+    EVENT_LINES lines: a long sentence shrinks a little, then takes two lines, never drops below
+    the text floor."""
+    width = WIDTH - 2 * MARGIN - 30
+    out: list[tuple[str, int, bool, bool]] = []
+    public = [e for e in obs.events if e.to is None]
+    for k, e in enumerate(reversed(public)):
+        text = translate(e.text, locale)
+        _, size = fit(text, width, EVENT_SIZE, 26, bold=False)
+        lines = [text] if text_width(text, size, bold=False) <= width else \
+            wrap(text, width, 26, bold=False, max_lines=2)
+        if len(lines) > 1:
+            size = 26
+        if len(out) + len(lines) > EVENT_LINES:
+            break
+        out = [(line, size, k == 0, j == 0) for j, line in enumerate(lines)] + out
+    return out
 
 
 def _events(d: ImageDraw.ImageDraw, obs: Observation, y: int, locale: str) -> None:
-    public = [e for e in obs.events if e.to is None][-EVENT_LINES:]
-    for i, e in enumerate(public):
-        fill = INK if i == len(public) - 1 else MUTED
-        d.ellipse((MARGIN + 4, y + i * EVENT_LINE_H + 12, MARGIN + 16,
-                   y + i * EVENT_LINE_H + 24), fill=fill)
-        # A long sentence (longer languages, long names) shrinks before it is shortened.
-        draw_text(d, (MARGIN + 28, y + i * EVENT_LINE_H + 18), translate(e.text, locale),
-                  EVENT_SIZE, fill=fill, anchor="lm", bold=False,
-                  max_width=WIDTH - 2 * MARGIN - 30, min_size=EVENT_MIN_SIZE)
+    for i, (line, size, newest, first) in enumerate(event_lines(obs, locale)):
+        fill = INK if newest else MUTED
+        ly = y + i * EVENT_LINE_H + 18
+        if first:
+            d.ellipse((MARGIN + 4, ly - 6, MARGIN + 16, ly + 6), fill=fill)
+        draw_text(d, (MARGIN + 28, ly), line, size, fill=fill, anchor="lm", bold=False)
 
 
 def draw_table(obs: Observation, locale: str) -> Image.Image:
     """The table picture of ``obs`` as an RGB image."""
     n = len(obs.seats)
-    rows_y = HEADER_H + 6
-    seats_y = rows_y + 4 * ROW_H + 8
-    events_y = seats_y + SEAT_H + 14
+    rows_y = HEADER_H
+    lord_y = rows_y + 3 * ROW_H
+    seats_y = lord_y + CAPTION_H + lord_row_height(obs) + 16
+    seat_h = seat_height(obs, locale)
+    events_y = seats_y + seat_h + 12
     height = events_y + EVENT_LINES * EVENT_LINE_H + 10
     img, d = new_canvas(WIDTH, height, BG)
     _header(img, d, obs, locale)
     fought = (obs.battle.level, obs.battle.slot) if obs.battle is not None else None
     for i, lv in enumerate(obs.levels):
         _row(img, d, lv, rows_y + i * ROW_H, locale, fought)
-    _lord_row(img, d, obs, rows_y + 3 * ROW_H, locale)
-    sw = (WIDTH - 2 * MARGIN - (n - 1) * 12) // n
+    _lord_row(img, d, obs, lord_y, locale)
+    sw = _seat_width(n)
+    hero_row = any(_shows_hero(s, locale) for s in obs.seats)
     for i, seat in enumerate(obs.order):  # in turn order, so the next player is to the right
-        x = MARGIN + i * (sw + 12)
-        _seat(img, d, obs, obs.seats[seat], (x, seats_y, x + sw, seats_y + SEAT_H), locale)
+        x = GRID_X + i * (sw + SEAT_GAP)
+        _seat(img, d, obs, obs.seats[seat], (x, seats_y, x + sw, seats_y + seat_h), locale,
+              hero_row)
     _events(d, obs, events_y, locale)
     return img
