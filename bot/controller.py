@@ -145,6 +145,46 @@ def jump_url(record: TableRecord) -> str:
     return f"{base}/{where}" if where else base
 
 
+#: What the bot needs in a channel to run a table there (threads: sending in threads instead).
+NEEDED = ("view_channel", "send_messages", "embed_links", "attach_files")
+THREAD_TYPES = (discord.ChannelType.public_thread, discord.ChannelType.private_thread,
+                discord.ChannelType.news_thread)
+
+
+def missing_permissions(interaction: discord.Interaction[Any]) -> list[str]:
+    """The permissions the bot lacks in the interaction's channel to post a table there (names
+    of :class:`discord.Permissions` flags, in a fixed order)."""
+    have = interaction.app_permissions
+    channel = interaction.channel
+    in_thread = getattr(channel, "type", None) in THREAD_TYPES
+    needed = [("send_messages_in_threads" if in_thread and p == "send_messages" else p)
+              for p in NEEDED]
+    return [p for p in needed if not getattr(have, p)]
+
+
+def missing_message(missing: Sequence[str]) -> Msg:
+    """The refusal naming the missing permissions as Discord's settings call them."""
+    names: Msg | str = msg("list.0")
+    for i, name in enumerate(missing):
+        part = msg(f"bot.perm.{name}")
+        names = part if i == 0 else msg("list.more", head=names, tail=part)
+    return msg("bot.error.missing_permissions", missing=names)
+
+
+def lobby_seen(message: discord.Message | None, table: int) -> int | None:
+    """The number of seats a lobby message showed, read from its Remove AI button's custom_id
+    (the lobby's version; None for a message without it)."""
+    if message is None:
+        return None
+    prefix = f"kg:lobby:{table}:unai:"
+    for row in message.components:
+        for item in getattr(row, "children", ()):
+            cid = getattr(item, "custom_id", None) or ""
+            if cid.startswith(prefix) and cid[len(prefix):].isdigit():
+                return int(cid[len(prefix):])
+    return None
+
+
 class Controller:
     """The bot's behaviour; one per client."""
 
@@ -329,7 +369,12 @@ class Controller:
         lc = locale or record.locale
         obs = observe(record.game, None)
         lines = [f"**{translate(phase_line(obs), lc)}**", ""]
-        lines += [translate(seat_line(obs, i), lc) for i in obs.order]
+        if record.status == "abandoned":
+            lines[:0] = [f"**{translate(msg('bot.table.abandoned'), lc)}**"]
+        elif record.deadline is not None and record.status == "running":
+            lines.insert(1, translate(msg("bot.table.deadline",
+                                          when=f"<t:{int(record.deadline)}:R>"), lc))
+        lines += [translate(seat_line(obs, i, record.seats[i].ai), lc) for i in obs.order]
         events = self._events(obs, lc)
         if events:
             lines += ["", *(f"> {e}" for e in events)]
@@ -363,7 +408,7 @@ class Controller:
             lines.append(f"**{translate(prompt, locale)}**")
         else:
             lines.append(translate(phase_line(obs), locale))
-        lines.append(translate(seat_line(obs, seat), locale))
+        lines.append(translate(seat_line(obs, seat, record.seats[seat].ai), locale))
         private = [translate(e.text, locale) for e in obs.events[-EVENTS_SHOWN:]
                    if e.to == seat]
         lines += [f"> {e}" for e in private[-3:]]
@@ -411,7 +456,7 @@ class Controller:
         view = None
         if record.status == "lobby":
             view = lobby_view(record.id, {s.hero for s in record.seats if s.hero},
-                              len(record.seats), lc)
+                              len(record.seats), lc, sum(1 for s in record.seats if s.ai))
         return embed, view
 
     # ------------------------------------------------------------------ channel messages
@@ -434,17 +479,20 @@ class Controller:
             allowed_mentions=MENTIONS if mention else NO_MENTIONS, **kwargs)
         await self.service.store.set_message(record.id, message_id=message.id)
 
-    async def edit_table(self, record: TableRecord) -> None:
-        """Bring the table message up to date (re-posting it when it was deleted)."""
+    async def edit_table(self, record: TableRecord, repost: bool = True) -> None:
+        """Bring the table message up to date (re-posting it when it was deleted, unless
+        ``repost`` is false)."""
         if record.message_id is None:
-            await self.post_table(record)
+            if repost:
+                await self.post_table(record)
             return
         embed, files, view = await self.table_payload(record, urgent=False)
         message = self._channel(record).get_partial_message(record.message_id)
         try:
             await message.edit(embed=embed, attachments=files, view=view)
         except discord.NotFound:
-            await self.post_table(record)
+            if repost:
+                await self.post_table(record)
 
     def mark_dirty(self, table: int) -> None:
         """Ask for the table message to be refreshed soon (coalesced)."""
@@ -531,6 +579,8 @@ class Controller:
             if outcome is None:
                 return
             await self.after([outcome])
+            if outcome.record.status != "running":
+                return
 
     # ------------------------------------------------------------------ replies
 
@@ -558,7 +608,7 @@ class Controller:
             if target.kind == "hand":
                 await self.show_hand(interaction, target.table)
             elif target.kind == "lobby":
-                await self.lobby_click(interaction, target.table, target.arg)
+                await self.lobby_click(interaction, target.table, target.arg, target.version)
             elif target.kind == "hero":
                 await self.hero_pick(interaction, target.table, values)
             else:
@@ -657,31 +707,44 @@ class Controller:
                 log.warning("could not edit the lobby message of table %s", record.id)
 
     async def lobby_click(self, interaction: discord.Interaction[Any], table: int,
-                          op: str) -> None:
-        """Join / Leave / Add AI / Start / Cancel on the lobby message."""
+                          op: str, seen: int | None = None) -> None:
+        """Join / Leave / Add AI / Remove AI / Start / Cancel on the lobby message. ``seen`` is
+        the number of seats the clicked message showed (the lobby's version): a double click
+        on Add AI or Remove AI then changes the lobby once."""
+        if seen is None and op == "ai":
+            seen = lobby_seen(interaction.message, table)
         await interaction.response.defer()
-        record = await self.lobby_op(interaction, table, op)
+        record = await self.lobby_op(interaction, table, op, seen)
         try:
             await self._edit_lobby(interaction, record)
         finally:
             if op == "start":  # the game started: it goes on whatever the reply did
                 await self.begin(record)
+            elif record.status == "abandoned":
+                self.forget(record.id)
 
     async def lobby_op(self, interaction: discord.Interaction[Any], table: int,
-                       op: str) -> TableRecord:
-        """Run one lobby operation for the interaction's user."""
+                       op: str, seen: int | None = None) -> TableRecord:
+        """Run one lobby operation for the interaction's user (``seen``: the number of seats
+        the clicked lobby message showed, when known)."""
         user = interaction.user
         svc = self.service
         if op == "join":
             return await svc.join(table, user.id, user.display_name)
         if op == "leave":
             record = await svc.leave(table, user.id)
-            if record.status == "running":
+            if record.status == "running":  # the seat is the AI's now: show it, let it play
+                self.mark_dirty(record.id)
                 self.kick_ai(record)
             return record
         if op == "ai":
-            return await svc.add_ai(table, user.id)
+            return await svc.add_ai(table, user.id, seen)
+        if op == "unai":
+            return await svc.remove_ai(table, user.id, seen)
         if op == "start":
+            missing = missing_permissions(interaction)
+            if missing:
+                raise Refusal(missing_message(missing))
             return await svc.start(table, user.id)
         manager = bool(interaction.permissions.manage_channels) if interaction.guild_id else False
         return await svc.cancel(table, user.id, manager)
@@ -729,6 +792,9 @@ class Controller:
         locale = loc(interaction)
         if interaction.channel_id is None:
             raise Refusal(msg("bot.error.guild_only"))
+        missing = missing_permissions(interaction)
+        if missing:
+            raise Refusal(missing_message(missing))
         table_locale = public_locale(interaction)
         try:
             record = await self.service.create(
@@ -763,10 +829,12 @@ class Controller:
             await interaction.edit_original_response(
                 content=translate(msg(f"bot.done.{op}", table=record.id), locale))
         finally:
-            if record.status == "lobby" or op == "start":
+            if record.status in ("lobby", "abandoned") or op == "start":
                 await self._edit_lobby(None, record)
             if op == "start":
                 await self.begin(record)
+            elif record.status == "abandoned":  # the last player left the lobby
+                self.forget(record.id)
 
     async def cmd_hand(self, interaction: discord.Interaction[Any]) -> None:
         """/goblin hand."""
@@ -790,7 +858,10 @@ class Controller:
             embed=embed, attachments=files)
 
     async def cmd_abandon(self, interaction: discord.Interaction[Any]) -> None:
-        """/goblin abandon: the host or a channel manager closes the table (kept as history)."""
+        """/goblin abandon: the host or a channel manager closes the table (kept as history).
+
+        The rights are checked without the table's lock, then the answer is deferred (publicly:
+        the channel learns the table was closed) before waiting for the lock."""
         assert interaction.channel_id is not None
         manager = bool(interaction.permissions.manage_channels)
         tid = await self.service.store.active_in_channel(interaction.channel_id)
@@ -801,12 +872,33 @@ class Controller:
         except Refusal:
             if not manager:
                 raise Refusal(msg("bot.error.manage_only")) from None
+            await interaction.response.defer(thinking=True)
             await self.service.abandon_damaged(interaction.channel_id, tid)
-            await interaction.response.send_message(
-                translate(msg("bot.done.abandon", table=tid), public_locale(interaction)))
+            self.forget(tid)
+            await interaction.edit_original_response(
+                content=translate(msg("bot.done.abandon", table=tid), public_locale(interaction)))
             return
         if record.host_id != interaction.user.id and not manager:
             raise Refusal(msg("bot.error.manage_only"))
-        await self.service.cancel(tid, interaction.user.id, manager=True)
-        await interaction.response.send_message(translate(msg("bot.done.abandon", table=tid),
-                                                          record.locale))
+        await interaction.response.defer(thinking=True)
+        record = await self.service.cancel(tid, interaction.user.id, manager=True)
+        try:
+            await interaction.edit_original_response(
+                content=translate(msg("bot.done.abandon", table=tid), record.locale))
+        finally:
+            await self.closed(record)
+
+    async def closed(self, record: TableRecord) -> None:
+        """A table was cancelled or abandoned: its lobby or table message loses its buttons
+        (and says so), and what was kept in memory for it is dropped."""
+        self.forget(record.id)
+        if record.state is None:
+            await self._edit_lobby(None, record)
+            return
+        if record.message_id is None:
+            return
+        try:
+            await self.edit_table(record, repost=False)
+        except discord.HTTPException as exc:
+            log.warning("could not close the table message of table %s (%s)", record.id,
+                        exc.status)

@@ -199,9 +199,12 @@ def phase_line(obs: Observation) -> Msg:
                phase=msg(f"phase.{obs.phase.value}"))
 
 
-def seat_line(obs: Observation, seat: int) -> Msg:
-    """One seat's public summary: name, hero, HP, keys, equipment, potions, hand size."""
+def seat_line(obs: Observation, seat: int, ai: bool | None = None) -> Msg:
+    """One seat's public summary: name, hero, HP, keys, equipment, potions, hand size (``ai``:
+    whether the AI plays the seat now, when the table knows better than the game's setup)."""
     s = obs.seats[seat]
+    if ai is None:
+        ai = s.ai
     keys = ", ".join(ROMAN.get(k, str(k)) for k in s.keys) or "-"
     kit: list[Param] = []
     if s.weapon:
@@ -213,4 +216,4 @@ def seat_line(obs: Observation, seat: int) -> Msg:
     for i, part in enumerate(kit):
         items = part if i == 0 else msg("list.more", head=items, tail=part)
     return msg("bot.table.seat", who=s.name, hero=hero_name(s.hero), hp=s.hp, keys=keys,
-               items=items, hand=s.hand_count, ai=msg("bot.table.ai") if s.ai else "")
+               items=items, hand=s.hand_count, ai=msg("bot.table.ai") if ai else "")

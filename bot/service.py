@@ -201,16 +201,38 @@ class GameService:
             await self.store.update_lobby(table_id, seats)
             return await self.load(table_id)
 
-    async def add_ai(self, table_id: int, user_id: int) -> TableRecord:
-        """The host adds an AI seat."""
+    async def add_ai(self, table_id: int, user_id: int, seen: int | None = None) -> TableRecord:
+        """The host adds an AI seat (``seen``: the seat count the host was looking at; a
+        second click of a double click then changes nothing)."""
         async with self.lock(table_id):
             record = await self._lobby(table_id)
             self._host_only(record, user_id)
+            self._unchanged(record, seen)
             if len(record.seats) >= MAX_SEATS:
                 raise Refusal(msg("bot.error.table_full", max=MAX_SEATS), record)
             seats = (*record.seats, SeatInfo(ai=True))
             await self.store.update_lobby(table_id, seats)
             return await self.load(table_id)
+
+    async def remove_ai(self, table_id: int, user_id: int,
+                        seen: int | None = None) -> TableRecord:
+        """The host removes the last AI seat (``seen`` as for :meth:`add_ai`)."""
+        async with self.lock(table_id):
+            record = await self._lobby(table_id)
+            self._host_only(record, user_id)
+            self._unchanged(record, seen)
+            last = max((i for i, s in enumerate(record.seats) if s.ai), default=None)
+            if last is None:
+                raise Refusal(msg("bot.error.no_ai_seat"), record)
+            seats = tuple(s for i, s in enumerate(record.seats) if i != last)
+            await self.store.update_lobby(table_id, seats)
+            return await self.load(table_id)
+
+    @staticmethod
+    def _unchanged(record: TableRecord, seen: int | None) -> None:
+        """Refuse a lobby click made on a lobby that has changed since (a double click)."""
+        if seen is not None and seen != len(record.seats):
+            raise Refusal(msg("bot.error.lobby_moved"), record)
 
     async def pick_hero(self, table_id: int, user_id: int, hero: str) -> TableRecord:
         """A seated player picks a hero no other seat holds."""
@@ -363,10 +385,7 @@ class GameService:
     def agent(self, record: TableRecord) -> Agent:
         """The agent that moves for an AI seat at this table and version (reproducible)."""
         seed = (record.seed * 1_000_003 + record.version) % (2**31)
-        try:
-            return make_agent(self.agent_kind, seed)
-        except ImportError:  # pragma: no cover - the heuristic agent is being written
-            return make_agent("random", seed)
+        return make_agent(self.agent_kind, seed)
 
     def _ai_move(self, record: TableRecord) -> Action:
         state = record.game

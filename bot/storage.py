@@ -262,7 +262,7 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
         raise CorruptTable(tid, f"timer {timer_s}")
     return TableRecord(
         id=tid, guild_id=_opt_int(guild, "guild_id"), channel_id=_int(channel, "channel_id"),
-        host_id=_int(host, "host_id"), status=status,  # type: ignore[arg-type]
+        host_id=_int(host, "host_id"), status=status,
         abilities=bool(abilities), timer=timer_s,
         seed=_int(seed, "seed"), locale=locale, seats=seat_infos, state=game, version=number,
         message_id=_opt_int(message, "message_id"),

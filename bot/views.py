@@ -30,7 +30,7 @@ STYLES = {
     "success": discord.ButtonStyle.success,
     "danger": discord.ButtonStyle.danger,
 }
-LOBBY_OPS = ("join", "leave", "ai", "start", "cancel")
+LOBBY_OPS = ("join", "leave", "ai", "unai", "start", "cancel")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +62,11 @@ def parse_custom_id(body: str) -> Target:
             return Target("hero", table)
         if kind == "lobby" and len(parts) == 3 and parts[2] in LOBBY_OPS:
             return Target("lobby", table, arg=parts[2])
+        if kind == "lobby" and len(parts) == 4 and parts[2] in LOBBY_OPS:
+            seats = int(parts[3])  # the lobby's seat count when the button was drawn
+            if seats < 0:
+                raise ValueError
+            return Target("lobby", table, seats, parts[2])
         if kind in ("do", "pick") and len(parts) == 4:
             version = int(parts[2])
             if version < 0 or not parts[3]:
@@ -118,8 +123,15 @@ def table_view(table: int, locale: str) -> discord.ui.View:
     return view
 
 
-def lobby_view(table: int, taken: set[str], seats: int, locale: str) -> discord.ui.View:
-    """The lobby's hero menu and its Join / Leave / Add AI / Start / Cancel buttons."""
+def lobby_view(table: int, taken: set[str], seats: int, locale: str,
+               ai_seats: int = 0) -> discord.ui.View:
+    """The lobby's hero menu, its Join / Leave / Start / Cancel buttons and, on a second row,
+    Add AI seat / Remove AI seat.
+
+    The Remove AI seat button carries the number of seats (the lobby's version), so a double
+    click removes one seat; an Add AI seat click is checked against the same number, read from
+    the clicked message.
+    """
     view = discord.ui.View(timeout=None)
     options = [discord.SelectOption(label=_text(translate(msg(f"hero.{h}.name"), locale), 100),
                                     value=h,
@@ -131,14 +143,16 @@ def lobby_view(table: int, taken: set[str], seats: int, locale: str) -> discord.
             custom_id=custom_id("hero", table), options=options, row=0,
             placeholder=translate(msg("bot.lobby.pick_hero"), locale))))
     full = seats >= MAX_SEATS
-    for op, style in (("join", discord.ButtonStyle.success),
-                      ("leave", discord.ButtonStyle.secondary),
-                      ("ai", discord.ButtonStyle.secondary),
-                      ("start", discord.ButtonStyle.primary),
-                      ("cancel", discord.ButtonStyle.danger)):
-        disabled = (op in ("join", "ai") and full) or (op == "start" and seats < 2)
+    buttons = (("join", discord.ButtonStyle.success, 1, full, ()),
+               ("leave", discord.ButtonStyle.secondary, 1, False, ()),
+               ("start", discord.ButtonStyle.primary, 1, seats < 2, ()),
+               ("cancel", discord.ButtonStyle.danger, 1, False, ()),
+               ("ai", discord.ButtonStyle.secondary, 2, full, ()),
+               ("unai", discord.ButtonStyle.secondary, 2, ai_seats == 0, (seats,)))
+    for op, style, row, disabled, rest in buttons:
         view.add_item(_button(translate(msg(f"bot.lobby.{op}"), locale),
-                              custom_id("lobby", table, op), style, row=1, disabled=disabled))
+                              custom_id("lobby", table, op, *rest), style, row=row,
+                              disabled=disabled))
     return view
 
 

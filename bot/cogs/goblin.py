@@ -227,35 +227,47 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
                          language=OPTION["language"])
     @app_commands.choices(timer=TIMER_CHOICES)
     @app_commands.choices(language=LANGUAGE_CHOICES)
-    @app_commands.default_permissions(manage_guild=True)
     @app_commands.guild_only()
     async def settings(self, interaction: discord.Interaction[Any], abilities: bool | None = None,
                        timer: app_commands.Choice[int] | None = None,
                        language: app_commands.Choice[str] | None = None) -> None:
-        """Server defaults for new tables, and the language of the server's tables (admins)."""
+        """Server defaults for new tables, and the language of the server's tables (admins).
+
+        Discord has no default permissions for a subcommand (only for the whole ``/goblin``
+        group, which every player needs), so everyone sees this one; the Manage Server check
+        below is what keeps it for admins. Server admins may also restrict it in the server's
+        Integrations settings.
+        """
         locale = loc(interaction)
         guild = interaction.guild_id
         if guild is None or not interaction.permissions.manage_guild:
             await interaction.response.send_message(
                 translate(msg("bot.error.admins_only"), locale), ephemeral=True)
             return
+        # answer first (Discord's 3 seconds), then write and redraw the server's tables
+        await interaction.response.defer(ephemeral=True, thinking=True)
         store = self.bot.service.store
         current = await store.guild_settings(guild) or (False, self.bot.service.default_timer)
         new = (current[0] if abilities is None else abilities,
                current[1] if timer is None else timer.value)
         if abilities is not None or timer is not None or language is not None:
             await store.set_guild_settings(guild, new[0], new[1])
+        relocalise: str | None = None
         if language is not None:
             forced = None if language.value == AUTO else normalise_locale(language.value)
             await store.set_guild_locale(guild, forced)
-            await self.ctl.relocalise_guild(guild, forced or public_locale(interaction))
+            relocalise = forced or public_locale(interaction)
         forced_now = await store.guild_locale(guild)
         shown: Msg = msg(f"bot.language.{forced_now}") if forced_now else msg(
             "bot.done.language_auto",
             language=msg(f"bot.language.{public_locale(interaction)}"))
-        await interaction.response.send_message(translate(msg(
-            "bot.done.settings", abilities=msg("bot.lobby.on" if new[0] else "bot.lobby.off"),
-            timer=timer_text(new[1]), language=shown), locale), ephemeral=True)
+        try:
+            await interaction.edit_original_response(content=translate(msg(
+                "bot.done.settings", abilities=msg("bot.lobby.on" if new[0] else "bot.lobby.off"),
+                timer=timer_text(new[1]), language=shown), locale))
+        finally:
+            if relocalise is not None:  # the lobbies and tables are redrawn after the answer
+                await self.ctl.relocalise_guild(guild, relocalise)
 
 
 __all__ = ["GoblinCog", "card_ids", "card_label", "card_lines", "find_card"]

@@ -317,6 +317,8 @@ class Harness:
         self.fake = fake
         self.bot = bot
         self.store = store
+        self.app_permissions = ALL_PERMS  # what the bot may do in the channel
+        self.channel_type = 0  # 0: a text channel, 11: a public thread
 
     @classmethod
     async def start(cls, fake: FakeDiscord, db: Path, renderer: Any = None, *,
@@ -364,14 +366,21 @@ class Harness:
             "id": str(snowflake()), "application_id": str(APP_ID), "type": kind,
             "token": token, "version": 1, "guild_id": str(GUILD),
             "channel_id": str(CHANNEL),
-            "channel": {"id": str(CHANNEL), "type": 0, "guild_id": str(GUILD), "name": "games",
+            "channel": {"id": str(CHANNEL), "type": self.channel_type, "guild_id": str(GUILD),
+                        "name": "games",
                         "position": 0, "permission_overwrites": [], "nsfw": False,
                         "parent_id": None},
             "member": user.member(), "locale": locale, "guild_locale": "en-US",
-            "app_permissions": ALL_PERMS, "entitlements": [],
+            "app_permissions": self.app_permissions, "entitlements": [],
             "authorizing_integration_owners": {"0": str(GUILD)}, "context": 0, "data": data,
             "attachment_size_limit": 10485760,
         }
+        if self.channel_type in (10, 11, 12):  # a thread: Discord sends its metadata
+            payload["channel"].update(
+                parent_id=str(CHANNEL - 1), owner_id=str(user.id), message_count=0,
+                member_count=1, thread_metadata={
+                    "archived": False, "auto_archive_duration": 1440,
+                    "archive_timestamp": now(), "locked": False})
         if message is not None:
             payload["message"] = message.payload()
             self.fake.by_token[token] = message.id

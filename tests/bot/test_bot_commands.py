@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 from collections.abc import AsyncIterator
@@ -139,10 +140,14 @@ async def test_settings_for_admins_only(bot: Harness, fake: FakeDiscord) -> None
     rec = await bot.bot.service.in_channel(CHANNEL)
     assert rec.abilities and rec.timer == 600
     sync = next(c for c in fake.calls if c.method == "PUT")
-    settings = next(o for c in sync.body for o in c.get("options", [])
-                    if o["name"] == "settings")
-    assert settings  # the settings subcommand is registered; default permissions on the group
     group = next(c for c in sync.body if c["name"] == "goblin")
+    settings = next(o for o in group["options"] if o["name"] == "settings")
+    assert settings["type"] == 1 and {o["name"] for o in settings["options"]} == {
+        "abilities", "timer", "language"}
+    # Discord has no per-subcommand permissions: the group stays open to every player (the
+    # run-time Manage Server check above is what keeps the settings for admins)
+    assert "default_member_permissions" not in settings
+    assert group.get("default_member_permissions") is None
     assert group.get("contexts") in (None, [0]) or 0 in group["contexts"]
 
 
@@ -227,6 +232,10 @@ async def test_ai_turns_coalesce_table_edits(fake: FakeDiscord, tmp_path: Path) 
         writes = [c for c in fake.calls if c.template.startswith("/channels/")]
         assert len(writes) < rec.version / 4, (len(writes), rec.version)
         assert "wins" in (fake.public()[-1].content or "")
+        # nothing is kept in memory for a finished table
+        ctl = bot.bot.controller
+        assert tid not in ctl._ai and tid not in ctl._refreshing
+        assert tid not in bot.bot.service._locks
     finally:
         await bot.stop()
 
@@ -278,3 +287,172 @@ async def test_a_request_breaking_the_api_schema_is_recorded(
     assert any("went wrong" in t for t in bot.ephemeral_texts(since))  # looks handled...
     assert fake.violations and "title" in fake.violations[0]  # ...but Discord would refuse it
     fake.violations.clear()
+
+
+def lobby_id(message: Any, op: str) -> str:
+    """The custom_id of a lobby button (``op``: join, leave, ai, unai, start, cancel)."""
+    return next(c for c in message.custom_ids() if c.startswith("kg:lobby:")
+                and c.split(":")[3] == op)
+
+
+async def double_click(h: Harness, user: User, message: Any, custom_id: str) -> None:
+    """Two clicks on the same message before either is answered."""
+    p1 = h._base(user, 3, {"custom_id": custom_id, "component_type": 2}, message)
+    p2 = h._base(user, 3, {"custom_id": custom_id, "component_type": 2}, message)
+    h.bot._connection.parse_interaction_create(p1)  # type: ignore[arg-type]
+    h.bot._connection.parse_interaction_create(p2)  # type: ignore[arg-type]
+    await h.settle()
+
+
+async def test_double_clicks_on_add_and_remove_ai_change_the_lobby_once(
+        bot: Harness, fake: FakeDiscord) -> None:
+    await bot.command(ANN, "new")
+    lobby = fake.public()[-1]
+    tid = int(lobby.custom_ids()[0].split(":")[2])
+    assert lobby.component(lobby_id(lobby, "unai"))["disabled"]  # no AI seat yet
+    since = len(fake.calls)
+    await double_click(bot, ANN, copy.deepcopy(lobby), lobby_id(lobby, "ai"))
+    rec = await bot.bot.service.load(tid)
+    assert [s.ai for s in rec.seats] == [False, True]
+    assert any("changed in the meantime" in t for t in bot.ephemeral_texts(since))
+    lobby = fake.messages[lobby.id]
+    await bot.click(ANN, lobby, lobby_id(lobby, "ai"))  # a deliberate second click adds one
+    assert [s.ai for s in (await bot.bot.service.load(tid)).seats] == [False, True, True]
+    lobby = fake.messages[lobby.id]
+    unai = lobby_id(lobby, "unai")
+    assert not lobby.component(unai)["disabled"]
+    since = len(fake.calls)
+    await bot.click(BOB, lobby, unai)  # only the host
+    assert any("Only the host" in t for t in bot.ephemeral_texts(since))
+    await double_click(bot, ANN, copy.deepcopy(lobby), unai)
+    assert [s.ai for s in (await bot.bot.service.load(tid)).seats] == [False, True]
+    lobby = fake.messages[lobby.id]
+    await bot.click(ANN, lobby, lobby_id(lobby, "unai"))
+    rec = await bot.bot.service.load(tid)
+    assert [s.ai for s in rec.seats] == [False]
+    assert fake.messages[lobby.id].component(lobby_id(fake.messages[lobby.id], "unai"))[
+        "disabled"]
+
+
+@pytest.mark.parametrize(("perms", "thread", "named"), [
+    (("view_channel", "send_messages", "embed_links"), False, "Attach Files"),
+    (("view_channel", "attach_files"), False, "Send Messages, Embed Links"),
+    (("view_channel", "send_messages", "embed_links", "attach_files"), True,
+     "Send Messages in Threads"),
+])
+async def test_new_and_start_refuse_where_the_bot_cannot_post(
+        bot: Harness, fake: FakeDiscord, perms: tuple[str, ...], thread: bool,
+        named: str) -> None:
+    import discord
+
+    bot.app_permissions = str(discord.Permissions(**{p: True for p in perms}).value)
+    bot.channel_type = 11 if thread else 0
+    since = len(fake.calls)
+    await bot.command(ANN, "new")
+    body = callbacks(fake, since)[0]
+    assert body["data"]["flags"] & 64
+    assert "lack these permissions" in body["data"]["content"] and named in body["data"][
+        "content"]
+    assert await bot.store.active_in_channel(CHANNEL) is None
+    # a lobby opened while the bot could post; it lost the right before the start
+    bot.app_permissions = ALL_PERMS
+    await bot.command(ANN, "new", timer=60)
+    lobby = fake.public()[-1]
+    tid = int(lobby.custom_ids()[0].split(":")[2])
+    await bot.click(BOB, lobby, f"kg:lobby:{tid}:join")
+    bot.app_permissions = str(discord.Permissions(**{p: True for p in perms}).value)
+    since = len(fake.calls)
+    await bot.click(ANN, fake.messages[lobby.id], f"kg:lobby:{tid}:start")
+    assert any(named in t for t in bot.ephemeral_texts(since))
+    assert (await bot.bot.service.load(tid)).status == "lobby"
+    since = len(fake.calls)
+    await bot.command(ANN, "start")
+    assert any(named in t for t in bot.ephemeral_texts(since))
+    assert (await bot.bot.service.load(tid)).status == "lobby"
+
+
+async def test_settings_answer_before_the_tables_are_redrawn(
+        bot: Harness, fake: FakeDiscord) -> None:
+    await bot.command(ANN, "new")
+    lobby = fake.public()[-1]
+    since = len(fake.calls)
+    await bot.command(ADMIN, "settings", language="fr")
+    calls = fake.calls[since:]
+    first = calls[0]
+    assert first.template.endswith("/callback") and first.body["type"] == 5  # deferred
+    edit = next(i for i, c in enumerate(calls) if c.method == "PATCH"
+                and c.path.endswith(f"/messages/{lobby.id}"))
+    answer = next(i for i, c in enumerate(calls) if c.template.endswith("@original"))
+    assert answer < edit  # the admin's answer does not wait for the lobbies
+    assert "nouvelle table" in json.dumps(fake.messages[lobby.id].embeds)
+
+
+async def test_abandon_answers_before_waiting_for_the_table(
+        bot: Harness, fake: FakeDiscord) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    since = len(fake.calls)
+    lock = bot.bot.service.lock(tid)
+    await lock.acquire()  # a long move holds the table
+    try:
+        payload = bot._base(ANN, 2, {"id": "1", "name": "goblin", "type": 1, "options": [
+            {"name": "abandon", "type": 1, "options": []}]})
+        bot.bot._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+        for _ in range(500):
+            if any(c.template.endswith("/callback") for c in fake.calls[since:]):
+                break
+            await asyncio.sleep(0)
+        assert any(c.template.endswith("/callback") for c in fake.calls[since:]), \
+            "no first response while the table is busy"
+        assert (await bot.bot.service.load(tid)).status == "running"
+    finally:
+        lock.release()
+    await bot.settle()
+    assert (await bot.bot.service.load(tid)).status == "abandoned"
+    assert any("was abandoned" in t for t in bot.ephemeral_texts(since))
+
+
+async def test_an_abandoned_table_loses_its_buttons(bot: Harness, fake: FakeDiscord) -> None:
+    await bot.command(ANN, "new")
+    lobby = fake.public()[-1]
+    await bot.command(ANN, "abandon")
+    assert not fake.messages[lobby.id].custom_ids()  # the lobby, closed by command
+    tid = await open_table(bot, ANN, [BOB])
+    table = fake.last_table_message()
+    await bot.command(ANN, "abandon")
+    closed = fake.messages[table.id]
+    assert not closed.custom_ids()
+    assert "abandoned" in json.dumps(closed.embeds)
+    assert (await bot.bot.service.load(tid)).status == "abandoned"
+    ctl = bot.bot.controller
+    assert tid not in ctl._ai and tid not in ctl._refreshing
+    assert tid not in bot.bot.service._locks
+
+
+async def test_leaving_a_running_game_shows_the_ai_seat(bot: Harness, fake: FakeDiscord) -> None:
+    tid = await open_table(bot, ANN, [BOB, EVE])
+    rec = await bot.bot.service.load(tid)
+    leaver = next(u for u in (ANN, BOB, EVE)
+                  if u.id != rec.seats[rec.game.current].user)  # not the one playing now
+    table = fake.last_table_message()
+    assert "[AI]" not in json.dumps(table.embeds)
+    await bot.command(leaver, "leave")
+    rec = await bot.bot.service.load(tid)
+    assert rec.seats[rec.seat_of(leaver.id) or 0].ai
+    assert "[AI]" in json.dumps(fake.messages[table.id].embeds)
+
+
+async def test_a_running_turn_timer_shows_its_deadline(fake: FakeDiscord, tmp_path: Path) -> None:
+    clock = Clock()
+    h = await Harness.start(fake, tmp_path / "k.db", TinyRenderer(), clock=clock)
+    try:
+        await h.command(ANN, "new", timer=300)
+        lobby = fake.public()[-1]
+        tid = int(lobby.custom_ids()[0].split(":")[2])
+        await h.click(BOB, lobby, f"kg:lobby:{tid}:join")
+        await h.click(ANN, fake.messages[lobby.id], f"kg:lobby:{tid}:start")
+        rec = await h.bot.service.load(tid)
+        assert rec.deadline is not None
+        text = json.dumps(fake.last_table_message().embeds)
+        assert f"<t:{int(rec.deadline)}:R>" in text
+    finally:
+        await h.stop()

@@ -52,8 +52,8 @@ async def test_new_table_posts_a_lobby(bot: Harness, fake: FakeDiscord) -> None:
     lobby = fake.public()[-1]
     ids = lobby.custom_ids()
     assert any(i.startswith("kg:hero:") for i in ids)
-    assert {i.rsplit(":", 1)[1] for i in ids if i.startswith("kg:lobby:")} == {
-        "join", "leave", "ai", "start", "cancel"}
+    assert {i.split(":")[3] for i in ids if i.startswith("kg:lobby:")} == {
+        "join", "leave", "ai", "unai", "start", "cancel"}
 
 
 async def open_table(h: Harness, host: User, others: list[User], ai: int = 0,
