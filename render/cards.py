@@ -24,8 +24,6 @@ from render.style import (
     CHIP_FRAME,
     COLOURS,
     DARK,
-    EQUIP_FRAME,
-    EQUIP_INNER,
     GOLD,
     INK,
     IVORY,
@@ -113,18 +111,36 @@ def _two_lines(name: str, size: int) -> tuple[str, str] | None:
                                          text_width(p[1], size, condensed=True)))
 
 
-def name_band_height(size: int) -> int:
-    """The height of a name band that holds two lines at ``size`` px."""
-    return round(2 * size * LINE_SPACING) + 10
+def _three_lines(name: str, size: int) -> tuple[str, str, str] | None:
+    """``name`` in three lines (cut at spaces or after hyphens) whose widest is narrowest."""
+    cuts = [(i, i + 1) for i, ch in enumerate(name) if ch == " "]
+    cuts += [(i + 1, i + 1) for i, ch in enumerate(name) if ch == "-" and 0 < i < len(name) - 1]
+    cuts.sort()
+    best: tuple[str, str, str] | None = None
+    best_w = 0
+    for a in range(len(cuts)):
+        for b in range(a + 1, len(cuts)):
+            if cuts[b][0] <= cuts[a][1]:
+                continue
+            parts = (name[:cuts[a][0]], name[cuts[a][1]:cuts[b][0]], name[cuts[b][1]:])
+            w = max(text_width(p, size, condensed=True) for p in parts)
+            if best is None or w < best_w:
+                best, best_w = parts, w
+    return best
+
+
+def name_band_height(size: int, lines: int = 2) -> int:
+    """The height of a name band that holds ``lines`` lines at ``size`` px."""
+    return round(lines * size * LINE_SPACING) + 8
 
 
 def name_layout(name: str, width: int, height: int, size: int,
                 floor: int = MIN_TEXT) -> tuple[tuple[str, ...], int]:
     """How a card name fits a ``width`` x ``height`` band: its lines and their size.
 
-    One line at ``size`` (shrinking a little if needed), else two lines, shrinking as far as the
-    band allows but never below ``floor``; only a name that fits neither way is shortened with an
-    ellipsis.
+    One line at ``size`` (shrinking a little if needed), else two lines, else three when the band
+    is tall enough, shrinking as far as the band allows but never below ``floor``; only a name
+    that fits no way is shortened with an ellipsis.
     """
     smallest = min(size, max(floor, round(size * ONE_LINE_SHRINK)))
     for s in range(size, smallest - 1, -1):
@@ -137,6 +153,12 @@ def name_layout(name: str, width: int, height: int, size: int,
             continue
         if max(text_width(p, s, condensed=True) for p in pair) <= width:
             return pair, s
+    for s in range(size, smallest - 1, -1):
+        three = _three_lines(name, s)
+        if three is None or round(3 * s * LINE_SPACING) > height:
+            continue
+        if max(text_width(p, s, condensed=True) for p in three) <= width:
+            return three, s
     low = min(size, floor)
     text, s = fit(name, width, size, low, condensed=True)
     return (text,), s
@@ -215,11 +237,11 @@ def level_pips(d: ImageDraw.ImageDraw, level: int, x: int, y: int, size: int,
 
 def monster_band(width: int, name_px: int | None = None) -> tuple[int, int, int]:
     """(width, height, size) of the name band of a monster card ``width`` wide: proportional to
-    the card, or sized for two lines at ``name_px`` (the table's narrow cards)."""
+    the card, or sized for three lines at ``name_px`` (the table's narrow cards)."""
     if name_px is None:
         m = max(4, width // 22)
         return width - 2 * m - 4, round(card_height(width) * 0.2) - 3, max(10, width // 9)
-    return width - 10, name_band_height(name_px) - 3, name_px
+    return width - 10, name_band_height(name_px, 3) - 3, name_px
 
 
 def monster_height(width: int, name_px: int | None = None, height: int | None = None) -> int:
@@ -229,7 +251,7 @@ def monster_height(width: int, name_px: int | None = None, height: int | None = 
     base = card_height(width)
     if name_px is None:
         return base
-    return base - round(base * 0.2) + name_band_height(name_px)
+    return base - round(base * 0.2) + name_band_height(name_px, 3)
 
 
 @cache
@@ -239,27 +261,33 @@ def monster_card(card: str, width: int, locale: str = "en", name_px: int | None 
     the level marks (the Lord's crown) and a gatekeeper's key; then attack, hit points, curses.
 
     By default the card keeps the printed proportions and its name grows with it; ``name_px``
-    gives the name a band of two lines at that size whatever the width (the table's cards, read
-    on a phone), and ``height`` then sets the card's height (the body shares what is left).
+    gives the name the lines it needs at that size whatever the width (the table's cards, read
+    on a phone: the table's captions then carry level, crown and key, so the strip is left
+    out), and ``height`` sets the card's height (the body shares what is left).
     """
     info = tables().monsters[card]
     h = monster_height(width, name_px, height)
     base = card_height(width)
     frame = LEVEL_FRAME[info.level]
     band_w, band_h, size = monster_band(width, name_px)
+    name = translate(monster_name(card), locale)
+    if name_px is not None:  # the band takes the lines this name needs (two at least)
+        lines, _ = name_layout(name, band_w, band_h, size, min(size, MIN_TEXT))
+        band_h = name_band_height(name_px, max(2, len(lines))) - 3
     band = band_h + 3
     img, d = _base(width, h, frame, CARD_DARK, band / h, 0.97)
-    name = translate(monster_name(card), locale)
     x0 = (width - band_w) // 2
     _name_band(d, name, x0, x0 + band_w, 2, band - 1, size, IVORY, floor=min(size, MIN_TEXT))
     m = max(4, width // 22)
-    strip = max(9, width // 11) if name_px is None else max(18, width // 8)
+    strip = max(9, width // 11)
     sy = band + max(3, width // 30)
-    if info.level == 4:
+    if name_px is not None:  # the table writes level, crown and key in its captions instead
+        strip, sy = 0, band + 2
+    elif info.level == 4:
         img.alpha_composite(icon("crown", strip + 4), (m + 4, sy - 2))
     else:
         level_pips(d, info.level, m + 5, sy, strip, fill=IVORY)
-    if info.gatekeeper:
+    if info.gatekeeper and name_px is None:
         img.alpha_composite(icon("key", strip + 6), (width - m - strip - 10, sy - 3))
     curses = info.curses
     body = h - band  # the printed card's body is 80% of its height
@@ -278,24 +306,6 @@ def monster_card(card: str, width: int, locale: str = "en", name_px: int | None 
 
 
 @cache
-def equipment_card(card: str, width: int, locale: str = "en") -> Image.Image:
-    """A weapon or armour (a reward's back): its kind and what it adds."""
-    info = tables().equipment[card]
-    h = card_height(width)
-    img, d = _base(width, h, EQUIP_FRAME, EQUIP_INNER, 0.2, 0.97)
-    mark = round(width * 0.22)
-    img.alpha_composite(icon(info.kind, mark), (width // 20, round(h * 0.1) - mark // 2))
-    name = translate(card_name(card), locale)
-    _name_band(d, name, mark + width // 10, width - width // 20, 2, round(h * 0.2) - 1,
-               max(10, width // 9), INK)
-    values = [(e, v) for e, v in (("attack", info.attack), ("defence", info.defence),
-                                  ("heal", info.heal), ("hand", info.hand)) if v]
-    _effect_rows(img, d, values, (width // 12, round(h * 0.22), width - width // 12,
-                                  round(h * 0.95)), INK, plus=True)
-    return img
-
-
-@cache
 def card_back(width: int, level: int = 0) -> Image.Image:
     """A face-down card (a deck), framed in the level's colour when ``level`` is given."""
     h = card_height(width)
@@ -305,16 +315,6 @@ def card_back(width: int, level: int = 0) -> Image.Image:
     d.line((m, m, width - m, h - m), fill=frame, width=max(2, width // 25))
     d.line((width - m, m, m, h - m), fill=frame, width=max(2, width // 25))
     return img
-
-
-def any_card(card: str, width: int, locale: str = "en") -> Image.Image:
-    """The face a seat sees of ``card``: action card, equipment, or monster front."""
-    t = tables()
-    if card in t.actions:
-        return action_card(card, width, locale)
-    if card in t.equipment:
-        return equipment_card(card, width, locale)
-    return monster_card(card, width, locale)
 
 
 @cache

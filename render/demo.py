@@ -2,8 +2,10 @@
 
 Usage: ``python -m render.demo --seed S --out DIR [--seats N] [--locale en] [--suffix S]`` writes
 ``table.png``, ``battle.png`` and ``hand.png`` (the hand of the seat fighting) into DIR, in the
-given language; ``--suffix=-fr`` names them ``table-fr.png``... (the README's screenshots:
-``--out docs/images`` once per language).
+given language; ``--suffix=-fr`` names them ``table-fr.png``...
+
+``python -m render.demo --out docs/images --all-locales`` rewrites every README screenshot at
+once: the English pictures without a suffix, the others as ``table-fr.png``, ``table-cs.png``...
 """
 
 from __future__ import annotations
@@ -41,10 +43,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seats", type=int, default=4, choices=(2, 3, 4))
     parser.add_argument("--locale", default="en", choices=LOCALES,
                         help="language of the pictures")
-    parser.add_argument("--suffix", default="", help="appended to the file names, e.g. -fr")
+    parser.add_argument("--suffix", default="",
+                        help="appended to the file names, e.g. --suffix=-fr")
+    parser.add_argument("--all-locales", action="store_true",
+                        help="every language: English without a suffix, the others with -LOCALE "
+                             "(the README's screenshots)")
     args = parser.parse_args(argv)
+    jobs = ([(loc, "" if loc == "en" else f"-{loc}") for loc in LOCALES] if args.all_locales
+            else [(args.locale, args.suffix)])
     try:
-        paths = write_demo(args.seed, args.out, args.seats, args.locale, args.suffix)
+        paths = [p for loc, suffix in jobs
+                 for p in write_demo(args.seed, args.out, args.seats, loc, suffix)]
     except NoPosition as exc:
         print(f"{exc}; try another --seed", file=sys.stderr)
         return 1

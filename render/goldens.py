@@ -43,6 +43,8 @@ CASES: tuple[tuple[str, str, str], ...] = (
     ("taia", "hand", "fr"),
     ("midgame", "table", "cs"), ("midgame", "battle", "cs"), ("midgame", "hand", "cs"),
     ("discard", "hand", "cs"),
+    ("xanros", "battle", "en"), ("xanros", "hand", "en"),
+    ("crowded", "table", "en"), ("crowded", "table", "cs"), ("crowded", "battle", "fr"),
 )
 
 

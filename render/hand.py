@@ -129,33 +129,54 @@ def _status(obs: Observation, marks: dict[str, str]) -> tuple[str, str | None]:
     return "render.hand.none_playable", None
 
 
-def _equipment_strip(img: Image.Image, d: ImageDraw.ImageDraw, item: str, x: int, y: int,
-                     x1: int, cursed: bool, locale: str) -> None:
-    """A weapon or armour as one line: its kind, its name, what it adds (struck through by the
-    battle's curse, whose mark ends the line)."""
+STRIP_X0 = EQUIP_X
+STRIP_X1 = WIDTH - MARGIN - 16
+STRIP_NAME = 28  # equipment names: condensed, shrinking to MIN_TEXT at most
+
+
+def _bonuses(item: str) -> list[tuple[str, int]]:
     info = tables().equipment[item]
+    return [(e, v) for e, v in (("attack", info.attack), ("defence", info.defence),
+                                ("heal", info.heal), ("hand", info.hand)) if v]
+
+
+def _strip_parts(item: str, cursed: bool) -> tuple[int, int, list[int]]:
+    """Where a strip's bonuses start and end, and each bonus's width."""
+    right = STRIP_X1 - 10
+    widths = [32 + 2 + text_width(f"+{v}", 30) for _, v in _bonuses(item)]
+    return right - sum(widths) - 10 * (len(widths) - 1), right, widths
+
+
+def strip_name_width(item: str, cursed: bool) -> int:
+    """The room an equipment strip leaves for the item's name."""
+    start, _, _ = _strip_parts(item, cursed)
+    return start - 12 - (STRIP_X0 + 56)
+
+
+def _equipment_strip(img: Image.Image, d: ImageDraw.ImageDraw, item: str, y: int,
+                     cursed: bool, locale: str) -> None:
+    """A weapon or armour as one line: its kind, its name, what it adds (struck through when the
+    battle's curse switches it off, the curse's mark then leading the line)."""
+    info = tables().equipment[item]
+    x, x1 = STRIP_X0, STRIP_X1
     h = 56
     cy = y + h // 2
     panel(d, (x, y, x1, y + h), fill=EQUIP_INNER, outline=EQUIP_FRAME, width=2, radius=10)
-    paste(img, icon(info.kind, 40), (x + 8, cy - 20))
-    right = x1 - 10
-    if cursed:
-        right -= 44
-        paste(img, curse_icon(info.kind, 44), (right + 4, cy - 22))
-        right -= 8
-    bonuses = [(e, v) for e, v in (("attack", info.attack), ("defence", info.defence),
-                                   ("heal", info.heal), ("hand", info.hand)) if v]
-    widths = [32 + 2 + text_width(f"+{v}", 30) for _, v in bonuses]
-    bx = right - sum(widths) - 10 * (len(bonuses) - 1)
-    start = bx
+    if cursed:  # the curse's mark stands for the item's kind
+        paste(img, curse_icon(info.kind, 46), (x + 5, cy - 23))
+    else:
+        paste(img, icon(info.kind, 40), (x + 8, cy - 20))
+    start, right, widths = _strip_parts(item, cursed)
+    bonuses = _bonuses(item)
+    bx = start
     for (effect, value), w in zip(bonuses, widths, strict=True):
         paste(img, icon(effect, 32), (bx, cy - 16))
         draw_text(d, (bx + 34, cy), f"+{value}", 30, fill=LINE if cursed else INK, anchor="lm")
         bx += w + 10
     if cursed:
         d.line((start - 4, cy, right, cy), fill=BAD, width=4)
-    draw_text(d, (x + 56, cy), translate(card_name(item), locale), 28, anchor="lm",
-              condensed=True, max_width=start - 12 - (x + 56))
+    draw_text(d, (x + 56, cy), translate(card_name(item), locale), STRIP_NAME, anchor="lm",
+              condensed=True, max_width=strip_name_width(item, cursed))
 
 
 def draw_hand(obs: Observation, locale: str) -> Image.Image:
@@ -221,6 +242,6 @@ def draw_hand(obs: Observation, locale: str) -> Image.Image:
         px += 70
     ey = y + 88
     for item, slot in items:
-        _equipment_strip(img, d, item, EQUIP_X, ey, WIDTH - MARGIN - 16, slot in cursed, locale)
+        _equipment_strip(img, d, item, ey, slot in cursed, locale)
         ey += 66
     return img.crop((0, 0, WIDTH, y + box_h + MARGIN))

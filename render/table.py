@@ -49,14 +49,14 @@ MARGIN = 20
 GRID_X = 12  # the cavern grid uses almost the whole width: its cards must name themselves
 CARD_W = 160
 COL = 168  # column pitch of the cavern grid (7 columns: 5 places, the deck, the gatekeepers)
-NAME_PX = 24  # card names on the table: two lines at this size when one does not do
-CARD_H = monster_height(CARD_W, NAME_PX, 230)
-CAPTION_H = 36  # above each row: its level, the place numbers, the decks' marks
-ROW_H = CAPTION_H + CARD_H + 10
-HEADER_H = 70
-EVENT_LINES = 4
+NAME_PX = 24  # card names on the table: two (or three) lines at this size when one does not do
+CARD_H = monster_height(CARD_W, NAME_PX, 210)
+CAPTION_H = 30  # above each row: its level, the place numbers, the decks' marks
+ROW_H = CAPTION_H + CARD_H + 8
+HEADER_H = 66
+EVENT_LINES = 3
 EVENT_SIZE = 28
-EVENT_LINE_H = 38
+EVENT_LINE_H = 36
 SEAT_GAP = 10
 CHIP_H = 46  # pawnshop chips (their numbers are 60% of it)
 ROMAN = {1: "I", 2: "II", 3: "III"}
@@ -233,11 +233,11 @@ def hearts(img: Image.Image, hp: int, x: int, y: int, size: int) -> int:
 
 
 SEAT_PAD = 14
-NAME_ROW = 52
+NAME_ROW = 46
 HERO_ROW = 32
-HEART_ROW = 52
-KEY_ROW = 62
-EQUIP_ROW = 50
+HEART_ROW = 50
+KEY_ROW = 58
+EQUIP_ROW = 48
 COUNT_ROW = 48
 
 
@@ -434,7 +434,7 @@ def draw_table(obs: Observation, locale: str) -> Image.Image:
     n = len(obs.seats)
     rows_y = HEADER_H
     lord_y = rows_y + 3 * ROW_H
-    seats_y = lord_y + CAPTION_H + lord_row_height(obs) + 16
+    seats_y = lord_y + CAPTION_H + lord_row_height(obs) + 14
     seat_h = seat_height(obs, locale)
     events_y = seats_y + seat_h + 12
     height = events_y + EVENT_LINES * EVENT_LINE_H + 10

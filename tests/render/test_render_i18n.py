@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -14,38 +13,37 @@ import render
 from engine.catalog import tables
 from engine.names import card_name, monster_name
 from i18n import LOCALES, catalog, texts, translate
-from render import battle, cards, hand, table
+from render import battle, hand, table
 from render.cards import (
     LINE_SPACING,
     TWO_LINE_SHRINK,
     action_card,
+    card_chip,
     card_height,
-    equipment_card,
+    join_lines,
+    monster_band,
     monster_card,
     name_layout,
 )
 from render.demo import main as demo_main
 from render.positions import SCENARIOS, scene
+from render.style import MIN_TEXT, fit, record_text
 
 DIACRITICS = {"fr": set("éèêàâçôûùîïœÉ"), "cs": set("ěščřžýáíéůúťďňĚŠČŘŽÝÁÍÉŮÚ")}
 
 
+SPRITES = (action_card, monster_card, card_chip)
+
+
 @pytest.fixture
-def drawn(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Every text the renderer draws from now on (card sprites redrawn, not taken from cache)."""
-    seen: list[str] = []
-    original = render.style.draw_text
-
-    def recording(d: Any, xy: Any, text: str, *args: Any, **kwargs: Any) -> int:
-        seen.append(text)
-        return original(d, xy, text, *args, **kwargs)
-
-    for module in (table, battle, hand, cards):
-        monkeypatch.setattr(module, "draw_text", recording)
-    for cached in (action_card, monster_card, equipment_card):
+def drawn() -> Iterator[list[tuple[str, int]]]:
+    """Every text the renderer draws from now on, with its size (card sprites redrawn, not
+    taken from cache)."""
+    for cached in SPRITES:
         cached.cache_clear()
-    yield seen
-    for cached in (action_card, monster_card, equipment_card):
+    with record_text() as seen:
+        yield seen
+    for cached in SPRITES:
         cached.cache_clear()
 
 
@@ -79,9 +77,10 @@ def test_the_leak_patterns_see_composed_texts() -> None:
 
 
 @pytest.mark.parametrize("locale", ["fr", "cs"])
-def test_every_word_drawn_is_in_the_picture_s_language(drawn: list[str], locale: str) -> None:
+def test_every_word_drawn_is_in_the_picture_s_language(drawn: list[tuple[str, int]],
+                                                       locale: str) -> None:
     _pictures(locale)
-    words = [t for t in drawn if re.search(r"[^\W\d_]", t)]
+    words = [t for t, _ in drawn if re.search(r"[^\W\d_]", t)]
     assert len(words) > 200
     english, mine = _patterns("en"), _patterns(locale)
     leaks = sorted({t for t in words if english.fullmatch(t.replace("\u00a0", " "))
@@ -99,54 +98,77 @@ def test_a_czech_picture_differs_from_the_english_one() -> None:
     assert len(set(pictures.values())) == len(LOCALES)
 
 
-#: Card widths the pictures use: table rows and piles, battle monster, hand (one card to
-#: seven), battle chain (one row of six to two rows of seven), Taia's pair, kit equipment.
-WIDTHS = {
-    "monster": (132, 140, 300),
-    "action": (116, 131, 148, 170, 180, 218, 250),
-    "equipment": (120,),
-}
-#: The smallest name size that still reads on a phone.
-MIN_NAME_SIZE = 10
-
-
-def _bands(kind: str, w: int) -> tuple[int, int, int]:
-    """(width, height, size) of the name band of a card ``w`` wide (as render.cards draws)."""
+#: The name bands the pictures draw: (kind, band width, band height, preferred size) - the
+#: table's narrow cards with two lines at table.NAME_PX, the battle's big monster, the hand's
+#: cards (always hand.CARD_W wide).
+def _bands() -> list[tuple[str, int, int, int]]:
+    out = []
+    for args in ((table.CARD_W, table.NAME_PX), (battle.MONSTER_W, None)):
+        out.append(("monster", *monster_band(*args)))
+    w = hand.CARD_W
     h = card_height(w)
-    band_h = round(h * 0.2) - 3
-    if kind == "monster":
-        m = max(4, w // 22)
-        return w - 2 * m - 4, band_h, max(10, w // 9)
-    if kind == "action":
-        return w - w // 20 - (round(w * 0.26) + w // 16), band_h, max(10, w // 8)
-    return w - w // 20 - (round(w * 0.22) + w // 10), band_h, max(10, w // 9)
+    out.append(("action", w - w // 20 - (round(w * 0.26) + w // 16), round(h * 0.2) - 3,
+                max(10, w // 8)))
+    return out
 
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_every_card_name_fits_its_card(locale: str) -> None:
+    """At the sizes the pictures use, every name is whole and at least MIN_TEXT px."""
     t = tables()
-    ids = {"monster": (list(t.monsters), monster_name),
-           "action": (list(t.actions), card_name),
-           "equipment": (list(t.equipment), card_name)}
+    ids = {"monster": (list(t.monsters), monster_name), "action": (list(t.actions), card_name)}
     problems = []
-    for kind, (cards_of_kind, name_of) in ids.items():
-        for w in WIDTHS[kind]:
-            width, height, size = _bands(kind, w)
-            for card in cards_of_kind:
-                name = translate(name_of(card), locale)
-                lines, s = name_layout(name, width, height, size)
-                if lines[-1].endswith("…") or s < MIN_NAME_SIZE or " ".join(lines) != name:
-                    problems.append((kind, w, name, lines, s))
+    for kind, width, height, size in _bands():
+        cards_of_kind, name_of = ids[kind]
+        for card in cards_of_kind:
+            name = translate(name_of(card), locale)
+            lines, s = name_layout(name, width, height, size)
+            if lines[-1].endswith("…") or s < MIN_TEXT or join_lines(lines) != name:
+                problems.append((kind, width, name, lines, s))
+    # Equipment names are written on the hand's equipment strips, cursed (shortest) or not.
+    for item in t.equipment:
+        name = translate(card_name(item), locale)
+        text, s = fit(name, hand.strip_name_width(item, True), hand.STRIP_NAME, MIN_TEXT,
+                      condensed=True)
+        if text != name:
+            problems.append(("equipment", 0, name, (text,), s))
     assert not problems, problems[:10]
 
 
 def test_name_layout_goes_to_two_lines_then_shortens() -> None:
-    assert name_layout("Orc", 100, 40, 20) == (("Orc",), 20)
-    lines, size = name_layout("Chevalier de la mort", 90, 40, 16)
-    assert len(lines) == 2 and " ".join(lines) == "Chevalier de la mort"
+    assert name_layout("Orc", 100, 40, 20, floor=10) == (("Orc",), 20)
+    lines, size = name_layout("Chevalier de la mort", 90, 40, 16, floor=10)
+    assert len(lines) == 2 and join_lines(lines) == "Chevalier de la mort"
     assert size >= round(16 * TWO_LINE_SHRINK) and 2 * size * LINE_SPACING <= 40
-    lines, _ = name_layout("Supercalifragilisticexpialidocious", 60, 40, 16)
+    lines, _ = name_layout("Supercalifragilisticexpialidocious", 60, 40, 16, floor=10)
     assert lines[0].endswith("…")
+    # A hyphenated word may break after its hyphen; the floor is never crossed.
+    lines, size = name_layout("Homme-champignon", 160, 60, 24)
+    assert lines == ("Homme-", "champignon") and size == 24
+    assert join_lines(lines) == "Homme-champignon"
+    assert name_layout("Supercalifragilistic", 100, 60, 30)[1] >= MIN_TEXT
+
+
+def test_every_text_drawn_is_at_least_the_floor(drawn: list[tuple[str, int]]) -> None:
+    """A 1200-px picture is read ~400 px wide on a phone: no text under MIN_TEXT px, in any
+    picture of any scenario, in any language."""
+    for locale in LOCALES:
+        _pictures(locale)
+    assert len(drawn) > 500
+    small = sorted({(size, text) for text, size in drawn if size < MIN_TEXT})
+    assert not small, f"texts under {MIN_TEXT} px: {small[:10]}"
+
+
+def test_the_floor_check_sees_small_text(drawn: list[tuple[str, int]]) -> None:
+    """The recorder behind the floor test catches a small text, including one drawn inside a
+    card sprite (whose cache the fixture clears)."""
+    from PIL import Image, ImageDraw
+
+    render.style.draw_text(ImageDraw.Draw(Image.new("RGB", (10, 10))), (0, 0), "tiny", 14)
+    monster_card("lord-1", 60)  # a card too small for its name: the name shrinks under the floor
+    small = {text for text, size in drawn if size < MIN_TEXT}
+    assert "tiny" in small
+    assert any(text.startswith(translate(monster_name("lord-1"), "en")[:3]) for text in small)
 
 
 def test_demo_writes_the_pictures_of_a_language(tmp_path: Path) -> None:
@@ -154,3 +176,11 @@ def test_demo_writes_the_pictures_of_a_language(tmp_path: Path) -> None:
                       "--suffix=-cs"]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "battle-cs.png", "hand-cs.png", "table-cs.png"]
+
+
+def test_demo_writes_every_language_at_once(tmp_path: Path) -> None:
+    """One command rewrites all the README's screenshots (no --suffix needed)."""
+    assert demo_main(["--out", str(tmp_path), "--all-locales"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        f"{kind}{'' if loc == 'en' else '-' + loc}.png"
+        for kind in ("table", "battle", "hand") for loc in LOCALES)

@@ -15,6 +15,7 @@ from engine import Phase, Play
 from engine.catalog import tables
 from i18n import has_key, keys
 from render.demo import main as demo_main
+from render.hand import PENDING_PHASES
 from render.positions import SCENARIOS, battle_position, scene
 from render.style import FONT_DIR, font
 
@@ -97,6 +98,8 @@ def used_render_keys() -> set[str]:
         used |= set(re.findall(r"""["'](render\.[a-z_.]+)["']""", text))
         if re.search(r"""f["']render\.phase\.\{""", text):
             used |= {f"render.phase.{p.value}" for p in Phase}
+        if re.search(r"""f["']render\.hand\.pending\.\{""", text):
+            used |= {f"render.hand.pending.{p.value}" for p in PENDING_PHASES}
     return used
 
 
