@@ -258,31 +258,35 @@ class Controller:
                 log.warning("cannot touch the heartbeat file %s", path)
 
     async def check_timers(self) -> None:
-        """Let the AI play every turn whose timer ran out (D7)."""
+        """Let the AI play every turn whose timer ran out (D7); one table's trouble never stops
+        the others' timers."""
         now = self.service.clock()
         for table, version, deadline in await self.service.due():
             if deadline > now:
                 continue
             try:
-                outcomes = await self.service.expire(table, version)
+                await self._expire(table, version)
             except Refusal:
                 continue
-            except Exception:  # one table's trouble never stops the others' timers
+            except Exception:
                 log.exception("the turn timer of table %s failed", table)
-                continue
-            if not outcomes:
-                continue
-            record = outcomes[-1].record
-            seat = outcomes[0].seat
-            who = record.seats[seat].name or msg(f"hero.{record.game.seats[seat].hero}.name")
-            key = "bot.table.timeout_final" if outcomes[0].handed_to_ai else "bot.table.timeout"
-            try:
-                await self._send_text(record, translate(msg(key, who=who), record.locale))
-            except discord.HTTPException as exc:
-                log.warning("could not tell table %s its turn timer ran out (%s)", record.id,
-                            exc.status)
-            finally:
-                await self.after(outcomes)
+
+    async def _expire(self, table: int, version: int) -> None:
+        """The AI plays a timed-out turn; the table is told, and goes on whatever that did."""
+        outcomes = await self.service.expire(table, version)
+        if not outcomes:
+            return
+        record = outcomes[-1].record
+        seat = outcomes[0].seat
+        who = record.seats[seat].name or msg(f"hero.{record.game.seats[seat].hero}.name")
+        key = "bot.table.timeout_final" if outcomes[0].handed_to_ai else "bot.table.timeout"
+        try:
+            await self._send_text(record, translate(msg(key, who=who), record.locale))
+        except discord.HTTPException as exc:
+            log.warning("could not tell table %s its turn timer ran out (%s)", record.id,
+                        exc.status)
+        finally:
+            await self.after(outcomes)
 
     async def resume(self) -> None:
         """On start: every running table gets its message refreshed and its AI seats going,
@@ -659,9 +663,7 @@ class Controller:
             record = exc.record
             seat = record.seat_of(interaction.user.id) if record else None
             if record is not None and seat is not None and record.state is not None:
-                embeds, files, view = await self.hand_payload(record, seat, locale, exc.reason)
-                await interaction.edit_original_response(embeds=embeds, attachments=files,
-                                                         view=view)
+                await self._reply_hand(interaction, record, seat, locale, exc.reason)
             else:
                 await self._refuse(interaction, exc.reason, locale)
             return
@@ -672,18 +674,18 @@ class Controller:
             self.spawn(self.after([outcome]), f"after-{table}")
 
     async def _reply_hand(self, interaction: discord.Interaction[Any], record: TableRecord,
-                          seat: int, locale: str) -> None:
-        """Show the seat's hand after its move: in the clicked message, or, when that message
+                          seat: int, locale: str, note: Msg | None = None) -> None:
+        """Show the seat's hand after a click: in the clicked message, or, when that message
         cannot be edited any more (dismissed, deleted, too old), in a fresh private one. A failed
         reply is logged and never reported as a failed move."""
-        embeds, files, view = await self.hand_payload(record, seat, locale)
+        embeds, files, view = await self.hand_payload(record, seat, locale, note)
         try:
             await interaction.edit_original_response(embeds=embeds, attachments=files, view=view)
             return
         except discord.HTTPException as exc:
             log.warning("could not edit the hand message of table %s (%s); sending a new one",
                         record.id, exc.status)
-        embeds, files, view = await self.hand_payload(record, seat, locale)
+        embeds, files, view = await self.hand_payload(record, seat, locale, note)
         kwargs: dict[str, Any] = {"view": view} if view is not None else {}
         try:
             await interaction.followup.send(embeds=embeds, files=files, ephemeral=True, **kwargs)

@@ -449,3 +449,54 @@ async def test_a_damaged_ordinary_column_neither_stops_the_start_nor_the_timers(
         assert any(r.by_ai and r.seat == 0 for r in log)  # the AI played Ann's timed-out turn
     finally:
         await h2.stop()
+
+
+async def test_a_stale_click_on_a_gone_hand_message_gets_a_fresh_hand(
+        bot: Harness, fake: FakeDiscord) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    user, hand, rec = await my_turn_hand(bot, tid, [ANN, BOB])
+    cid, value = next(iter(hand.offered().values()))
+    await bot.bot.service.act(tid, user.id, rec.version, next(iter(hand.offered())))
+    fake.missing.add(hand.id)  # dismissed meanwhile
+    since = len(fake.calls)
+    if value is None:
+        await bot.click(user, hand, cid)
+    else:
+        await bot.choose(user, hand, cid, [value])
+    fresh = [b for b in bot.followups(since) if b.get("embeds")]
+    assert fresh and fresh[0]["flags"] & 64 and "already played" in json.dumps(fresh[0])
+    assert not any("went wrong" in t for t in bot.ephemeral_texts(since))
+
+
+@pytest.mark.allow_errors("turn timer of table")
+async def test_one_broken_timer_does_not_stop_the_others(
+        fake: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot_helpers import Clock
+    from discord_harness import CHANNEL
+
+    clock = Clock()
+    h = await Harness.start(fake, tmp_path / "k.db", TinyRenderer(), clock=clock)
+    try:
+        svc = h.bot.service
+        tids = []
+        for n in range(2):
+            rec = await svc.create(guild_id=1, channel_id=CHANNEL + 10 + n, host_id=ANN.id,
+                                   host_name="Ann", timer=60)
+            await svc.join(rec.id, BOB.id, "Bob")
+            await svc.start(rec.id, ANN.id)
+            tids.append(rec.id)
+        real = svc.expire
+
+        async def expire(table: int, version: int) -> Any:
+            if table == tids[0]:
+                raise RuntimeError("boom")
+            return await real(table, version)
+
+        monkeypatch.setattr(svc, "expire", expire)
+        clock.now += 61
+        await h.bot.controller.check_timers()
+        await h.settle()
+        assert (await svc.load(tids[0])).version == 0
+        assert (await svc.load(tids[1])).version > 0
+    finally:
+        await h.stop()
