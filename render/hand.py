@@ -192,9 +192,11 @@ def draw_hand(obs: Observation, locale: str) -> Image.Image:
     paste(img, icon("hand", 48), (MARGIN, 11))
     status_key, status_mark = _status(obs, marks)
     status = translate(status_key, locale)
+    # The status takes what the title (up to 420 px of it) leaves.
+    room = WIDTH - 2 * MARGIN - 90 - min(text_width(title, 38), 420) - (50 if status_mark else 0)
     sw = draw_text(d, (WIDTH - MARGIN, HEADER_H // 2), status, 30,
                    fill=MARK_COLOUR[status_mark] if status_mark else MUTED, anchor="rm",
-                   max_width=600, min_size=26)
+                   max_width=room, min_size=26)
     if status_mark:
         paste(img, icon(MARK_ICON[status_mark], 40, GOOD if status_mark != "discard" else None),
               (WIDTH - MARGIN - sw - 50, HEADER_H // 2 - 20))
