@@ -48,6 +48,13 @@ class Oracle:
         return [LogRow(int(r[0]), int(r[1]), r[2], bool(r[3]), str(r[4]), float(r[5]))
                 for r in rows]
 
+    def active_in(self, channel: int) -> int | None:
+        """The table in a lobby or running in ``channel``, if any."""
+        with self._connect() as con:
+            row = con.execute("SELECT id FROM tables WHERE channel_id = ? AND status IN "
+                              "('lobby', 'running')", (channel,)).fetchone()
+        return int(row[0]) if row else None
+
     def history(self, tid: int) -> tuple[GameConfig, list[str]]:
         """A table's game configuration and its action log (the moves, in order)."""
         return self.table(tid).game.config, [r.action for r in self.log(tid)]
@@ -186,25 +193,77 @@ class Player:
 
 
 class Chaos:
-    """Kills the bot at random points and starts it again on the same database."""
+    """Kills the bot (SIGKILL) and starts it again on the same database: after some move clicks
+    (``every``: a countdown of clicks, the kill 0-30 ms after the click) and, once
+    :meth:`start_timer` ran, from a timer at random moments (``timer``: seconds between kills),
+    whatever is going on then: a table opening, a hand being opened, AI seats playing alone,
+    the bot just back from the previous kill (every ``quick``-th timed kill is followed by one
+    0.05-0.5 s after the restart; ``limit`` timed kills at most). ``phase`` names what the
+    test is doing; :attr:`log` keeps (how, phase) of every kill."""
 
-    def __init__(self, bot: BotProcess, rng: random.Random, every: tuple[int, int]) -> None:
+    def __init__(self, bot: BotProcess, rng: random.Random, every: tuple[int, int],
+                 timer: tuple[float, float] | None = None, quick: int = 3,
+                 limit: int = 12) -> None:
         self.bot = bot
         self.rng = rng
         self.every = every
+        self.timer = timer
+        self.quick = quick
+        self.limit = limit  # timed kills at most (each restart costs a second or two)
         self.countdown = rng.randint(*every)
         self.kills = 0
+        self.timed = 0
+        self.right_after = 0
+        self.phase = ""
+        self.log: list[tuple[str, str]] = []
+        self._lock = asyncio.Lock()
+        self._task: asyncio.Task[None] | None = None
 
     def due(self) -> bool:
+        """Count one move click; True when the bot should die under it."""
         self.countdown -= 1
         return self.countdown <= 0 and self.every[1] > 0
 
-    async def restart(self) -> None:
-        self.bot.kill()
-        await self.bot.wait()
-        self.kills += 1
-        self.countdown = self.rng.randint(*self.every)
-        await self.bot.start()
+    async def restart(self, how: str = "click") -> None:
+        """SIGKILL the bot, wait for it to be gone, start it again (one at a time)."""
+        async with self._lock:
+            self.log.append((how, self.phase))
+            self.bot.kill()
+            await self.bot.wait()
+            self.kills += 1
+            self.countdown = self.rng.randint(*self.every)
+            await self.bot.start()
+
+    def start_timer(self, first: float | None = None) -> None:
+        """Start killing the bot at random moments in the background (the first kill after
+        ``first`` seconds when given)."""
+        if self.timer is not None and self._task is None:
+            self._task = asyncio.ensure_future(self._timed_kills(self.timer, first))
+
+    async def stop_timer(self) -> None:
+        """Stop the timer (the bot is left running)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+        async with self._lock:  # a restart under way completes
+            pass
+
+    async def _timed_kills(self, timer: tuple[float, float], first: float | None) -> None:
+        quick = False
+        delay = first
+        while self.timed < self.limit:
+            if delay is None:
+                delay = self.rng.uniform(0.05, 0.5) if quick else self.rng.uniform(*timer)
+            await asyncio.sleep(delay)
+            delay = None
+            await self.restart("right after a restart" if quick else "timer")
+            self.timed += 1
+            self.right_after += quick
+            quick = not quick and self.timed % self.quick == 0
 
 
 async def play(lb: Loopback, players: list[Player], tables: list[int], oracle: Oracle,
@@ -215,6 +274,9 @@ async def play(lb: Loopback, players: list[Player], tables: list[int], oracle: O
     for _ in range(max_rounds):
         if all(oracle.table(t).status == "finished" for t in tables):
             return
+        if not lb.gateway.connected():  # the bot is down: people wait a moment, then retry
+            await lb.changed(lb.version, 0.2)
+            continue
         acted = False
         order = list(players)
         rng.shuffle(order)
@@ -506,6 +568,61 @@ async def open_table(lb: Loopback, channel: Channel, host: User, others: list[Us
         await ix.done()
     await until(lb, lambda: any(hand_button(m) == f"kg:hand:{tid}"
                                 for m in lb.messages_for(channel, host)))
+    return tid
+
+
+async def settle(ix: Interaction, timeout: float = 15) -> bool:
+    """Wait for an interaction's answer; False when it was lost (the bot died under it)."""
+    try:
+        await ix.done(timeout)
+    except InteractionFailed:
+        return False
+    return True
+
+
+def lobby_message(lb: Loopback, channel: Channel, host: User, tid: int) -> Message | None:
+    """The newest message of the channel holding table ``tid``'s lobby buttons."""
+    found = [m for m in lb.messages_for(channel, host)
+             if any(c.startswith(f"kg:lobby:{tid}:") for c in m.custom_ids())]
+    return found[-1] if found else None
+
+
+async def open_table_despite_crashes(lb: Loopback, oracle: Oracle, channel: Channel, host: User,
+                                     others: list[User], ai: int = 0, tries: int = 60) -> int:
+    """:func:`open_table` while the bot may die at any moment: every step is checked in the
+    database and done again if it was lost, as people would (AI seats first: a lobby message
+    whose last edit was lost refuses Add AI once it shows fewer seats than there are). A lobby
+    whose message was never posted is abandoned with /goblin abandon and opened again."""
+    tid: int | None = None
+    for _ in range(tries):
+        await until(lb, lambda: lb.gateway.connected(), 90)
+        if tid is None:
+            await settle(await lb.command(host, channel, "goblin new"))
+            tid = oracle.active_in(channel.id)
+            if tid is None:
+                continue
+        rec = oracle.table(tid)
+        if rec.status == "running":
+            break
+        lobby = lobby_message(lb, channel, host, tid)
+        if rec.status != "lobby" or lobby is None:
+            if rec.status == "lobby":  # the bot died before posting the lobby: start again
+                await settle(await lb.command(host, channel, "goblin abandon"))
+            tid = None
+            continue
+        missing = [u for u in others if rec.seat_of(u.id) is None]
+        if sum(s.ai for s in rec.seats) < ai:
+            who, op = host, "ai"
+        elif missing:
+            who, op = missing[0], "join"
+        else:
+            who, op = host, "start"
+        await settle(await lb.click(who, lobby, f"kg:lobby:{tid}:{op}"))
+    else:
+        raise AssertionError("the table could not be opened")
+    assert tid is not None
+    await until(lb, lambda: any(hand_button(m) == f"kg:hand:{tid}"
+                                for m in lb.messages_for(channel, host)), 90)
     return tid
 
 
