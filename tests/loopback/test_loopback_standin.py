@@ -2,7 +2,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -12,6 +16,7 @@ from minibot import GOBLIN, MiniBot
 from loopback import Loopback, LoopbackError, ManualClock
 from loopback.limits import message_problems
 
+ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x01" * 40
 
 
@@ -30,6 +35,14 @@ async def connected(lb: Loopback, mini: MiniBot, compress: str | None = "zlib-st
 
 def rules(lb: Loopback) -> list[str]:
     return [b.rule for b in lb.breaches]
+
+
+def consumed(lb: Loopback) -> list[str]:
+    """The rules broken so far, cleared: breaches a test provoked on purpose and checked (the
+    autouse ``no_leftover_breaches`` fails a test that leaves any)."""
+    found = rules(lb)
+    lb.breaches.clear()
+    return found
 
 
 @pytest.mark.parametrize("compress", ["zlib-stream", None])
@@ -247,7 +260,7 @@ async def test_deadlines_double_responses_and_expired_tokens(
     ix = await lb.command(ann, channel, "goblin new")
     data = await mini.interaction()
     assert (await mini.respond(data, {"type": 8, "data": {"choices": []}}))[0] == 400
-    assert rules(lb)[-1] == "response-type"
+    assert consumed(lb) == ["late", "late", "double", "expired", "response-type"]
 
 
 async def test_lost_connection_orphans_instead_of_breaching(
@@ -309,7 +322,7 @@ async def test_limits_and_schema_are_breaches(lb: Loopback, mini: MiniBot) -> No
     status, _, _ = await mini.rest("POST", f"/channels/{channel.id}/messages",
                                    {"embeds": [{"image": {"url": "attachment://gone.png"}}]})
     assert (await mini.rest("GET", "/guilds/1/bans"))[0] == 404
-    assert rules(lb) == ["limits", "schema", "empty", "attachment", "unsupported"]
+    assert consumed(lb) == ["limits", "schema", "empty", "attachment", "unsupported"]
 
 
 async def test_attachments_are_stored_served_and_replaced(lb: Loopback, mini: MiniBot) -> None:
@@ -359,7 +372,7 @@ async def test_injected_429_and_early_retry(lb: Loopback, mini: MiniBot) -> None
     assert (await mini.rest("POST", path, {"content": "c"}))[0] == 429
     await asyncio.sleep(0.1)
     assert (await mini.rest("POST", path, {"content": "d"}))[0] == 200
-    assert rules(lb) == ["retry"]
+    assert consumed(lb) == ["retry"]
 
 
 async def test_control_api_drives_users(lb: Loopback, mini: MiniBot) -> None:
@@ -434,3 +447,30 @@ async def test_guild_commands_come_first(lb: Loopback, mini: MiniBot) -> None:
     ix = await lb.command(boss, channel, "goblin settings")
     await mini.interaction()
     assert lb.breaches == []
+
+
+def test_a_leftover_breach_fails_the_test(tmp_path: Path) -> None:
+    """The autouse check of conftest.py really fails a test that forgets a breach (and only
+    that test), run in a pytest of its own."""
+    (tmp_path / "conftest.py").write_text(
+        (Path(__file__).with_name("conftest.py")).read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "test_forgetful.py").write_text(
+        "from loopback import Loopback\n\n"
+        "async def test_forgets(lb: Loopback) -> None:\n"
+        "    lb.breach('late', 'answered after 3 s')\n\n"
+        "async def test_clears(lb: Loopback) -> None:\n"
+        "    lb.breach('late', 'answered after 3 s')\n"
+        "    lb.breaches.clear()\n\n"
+        "def test_without_a_stand_in() -> None:\n"
+        "    pass\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "asyncio_mode=auto",
+         "-o", "asyncio_default_fixture_loop_scope=function", "-rA", str(tmp_path)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    assert "ERROR test_forgetful.py::test_forgets" in out, out
+    assert "Discord rules broken" in out and "answered after 3 s" in out, out
+    assert "PASSED test_forgetful.py::test_clears" in out, out
+    assert "PASSED test_forgetful.py::test_without_a_stand_in" in out, out
