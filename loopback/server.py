@@ -220,8 +220,9 @@ class Loopback(World):
             try:
                 out = await handler(request)
             except (LoopbackError, KeyError, ValueError, TypeError) as exc:
-                text = str(exc) if isinstance(exc, LoopbackError) else f"bad request: {exc!r}"
-                return web.json_response({"error": text}, status=400)
+                refusal = (exc if isinstance(exc, LoopbackError)
+                           else LoopbackError(f"bad request: {exc!r}", "bad_request"))
+                return web.json_response(refusal.public(), status=400)
             if isinstance(out, web.StreamResponse):
                 return out
             return web.Response(text=dumps(out), content_type="application/json")
@@ -231,7 +232,7 @@ class Loopback(World):
     async def _json(request: web.Request) -> dict[str, Any]:
         data = await request.json()
         if not isinstance(data, dict):
-            raise LoopbackError("a JSON object is expected")
+            raise LoopbackError("a JSON object is expected", "bad_request")
         return data
 
     async def _c_summary(self, request: web.Request) -> Any:
@@ -257,7 +258,7 @@ class Loopback(World):
         d = await self._json(request)
         guild = self.guilds.get(int(d["guild_id"]))
         if guild is None:
-            raise LoopbackError(f"no guild {d['guild_id']}")
+            raise LoopbackError(f"no guild {d['guild_id']}", "no_guild")
         return self.create_channel(guild, str(d.get("name", "goblin"))).public()
 
     async def _c_commands(self, request: web.Request) -> Any:
@@ -282,7 +283,7 @@ class Loopback(World):
         d = await self._json(request)
         options = d.get("options") or {}
         if not isinstance(options, dict):
-            raise LoopbackError("options must be an object")
+            raise LoopbackError("options must be an object", "bad_request")
         ix = await self.command(self.user(d["user"]), self.channel(d["channel"]),
                                 str(d["command"]), **options)
         return await self._answer(ix, d.get("wait"))
@@ -299,7 +300,7 @@ class Loopback(World):
         d = await self._json(request)
         values = d.get("values")
         if not isinstance(values, list):
-            raise LoopbackError("values must be a list")
+            raise LoopbackError("values must be a list", "bad_request")
         ix = await self.select(self.user(d["user"]), self._target(d), str(d["custom_id"]),
                                [str(v) for v in values])
         return await self._answer(ix, d.get("wait"))
@@ -311,13 +312,13 @@ class Loopback(World):
                 self.user(d["user"]), self.channel(d["channel"]), str(d["command"]),
                 str(d["option"]), str(d.get("value", "")), **(d.get("options") or {}))
         except InteractionFailed as exc:
-            raise LoopbackError(f"the bot did not answer: {exc}") from None
+            raise LoopbackError(f"the bot did not answer: {exc}", "bot_silent") from None
         return {"choices": choices}
 
     async def _c_interaction(self, request: web.Request) -> Any:
         ix = self.interactions.get(int(request.match_info["iid"]))
         if ix is None:
-            raise LoopbackError("no such interaction")
+            raise LoopbackError("no such interaction", "no_interaction")
         return ix.public()
 
     async def _c_wait(self, request: web.Request) -> Any:

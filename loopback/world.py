@@ -73,7 +73,20 @@ _TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}
 
 
 class LoopbackError(ValueError):
-    """Something a Discord user cannot do (click a hidden message, run an unknown command...)."""
+    """Something a Discord user cannot do (click a hidden message, run an unknown command...).
+
+    The text (``str(error)``) is English, for tests and logs; ``code`` names the refusal and
+    ``params`` fill its placeholders, so the playground shows it in the viewer's language
+    (``playground.page.refusal.<code>`` in ``i18n/locales/*/playground.toml``)."""
+
+    def __init__(self, text: str, code: str = "bad_request", **params: str | int) -> None:
+        super().__init__(text)
+        self.code = code
+        self.params = {k: str(v) for k, v in params.items()}
+
+    def public(self) -> dict[str, Any]:
+        """The error as the control API answers it: English text, code and parameters."""
+        return {"error": str(self), "code": self.code, "params": self.params}
 
 
 class ApiError(Exception):
@@ -329,21 +342,21 @@ class World:
         """The user with this id; LoopbackError when there is none."""
         found = self.users.get(int(user_id))
         if found is None:
-            raise LoopbackError(f"no user {user_id}")
+            raise LoopbackError(f"no user {user_id}", "no_user")
         return found
 
     def channel(self, channel_id: int | str) -> Channel:
         """The channel with this id; LoopbackError when there is none."""
         found = self.channels.get(int(channel_id))
         if found is None:
-            raise LoopbackError(f"no channel {channel_id}")
+            raise LoopbackError(f"no channel {channel_id}", "no_channel")
         return found
 
     def message(self, message_id: int | str) -> Message:
         """The message with this id; LoopbackError when there is none."""
         found = self.messages.get(int(message_id))
         if found is None:
-            raise LoopbackError(f"no message {message_id}")
+            raise LoopbackError(f"no message {message_id}", "no_message")
         return found
 
     # ------------------------------------------------------------------ the user side
@@ -370,23 +383,26 @@ class World:
             dict[str, Any], list[str], list[dict[str, Any]]]:
         names = path.split()
         if not names:
-            raise LoopbackError("empty command")
+            raise LoopbackError("empty command", "empty_command")
         root = next((c for c in self.registered(guild_id)
                      if c["name"] == names[0] and c.get("type", 1) == 1), None)
         if root is None:
             known = ", ".join(sorted(c["name"] for c in self.registered(guild_id))) or "none"
-            raise LoopbackError(f"no command /{names[0]} is registered (known: {known})")
+            raise LoopbackError(f"no command /{names[0]} is registered (known: {known})",
+                                 "unknown_command", command=names[0])
         options: list[dict[str, Any]] = root.get("options") or []
         chain: list[str] = []
         for name in names[1:]:
             sub = next((o for o in options if o["name"] == name and o["type"] in (1, 2)), None)
             if sub is None:
-                raise LoopbackError(f"/{' '.join(names[:len(chain) + 1])} has no sub-command "
-                                    f"{name}")
+                command = " ".join(names[:len(chain) + 1])
+                raise LoopbackError(f"/{command} has no sub-command {name}", "no_subcommand",
+                                    command=command, name=name)
             chain.append(name)
             options = sub.get("options") or []
         if any(o["type"] in (1, 2) for o in options):
-            raise LoopbackError(f"/{path} needs a sub-command")
+            raise LoopbackError(f"/{path} needs a sub-command", "needs_subcommand",
+                                command=path)
         return root, chain, options
 
     @staticmethod
@@ -397,21 +413,26 @@ class World:
               5: isinstance(value, bool),
               10: isinstance(value, int | float) and not isinstance(value, bool)}.get(kind, True)
         if not ok and not forge:
-            raise LoopbackError(f"option {name}: {value!r} is not of type {kind}")
+            raise LoopbackError(f"option {name}: {value!r} is not of type {kind}", "option_type",
+                                option=name)
         if not forge:
             choices = spec.get("choices")
             if choices and value not in [c["value"] for c in choices]:
-                raise LoopbackError(f"option {name}: {value!r} is not one of its choices")
+                raise LoopbackError(f"option {name}: {value!r} is not one of its choices",
+                                    "option_choice", option=name, value=str(value))
             if kind == 3:
                 low, high = spec.get("min_length", 0), spec.get("max_length", 6000)
                 if not low <= len(value) <= high:
                     raise LoopbackError(f"option {name}: length {len(value)} not in "
-                                        f"{low}..{high}")
+                                        f"{low}..{high}", "option_length", option=name,
+                                        low=low, high=high)
             if kind in (4, 10):
                 if "min_value" in spec and value < spec["min_value"]:
-                    raise LoopbackError(f"option {name}: below {spec['min_value']}")
+                    raise LoopbackError(f"option {name}: below {spec['min_value']}",
+                                        "option_below", option=name, limit=spec["min_value"])
                 if "max_value" in spec and value > spec["max_value"]:
-                    raise LoopbackError(f"option {name}: above {spec['max_value']}")
+                    raise LoopbackError(f"option {name}: above {spec['max_value']}",
+                                        "option_above", option=name, limit=spec["max_value"])
         return {"name": name, "type": kind, "value": value}
 
     def _command_data(self, channel: Channel, path: str, options: dict[str, Any],
@@ -419,25 +440,29 @@ class World:
         root, chain, specs = self._find_command(channel.guild_id, path)
         perms = root.get("default_member_permissions")
         if perms not in (None, "") and int(perms) & ~user.permissions and not forge:
-            raise LoopbackError(f"/{root['name']} is hidden from {user.name} (permissions)")
+            raise LoopbackError(f"/{root['name']} is hidden from {user.name} (permissions)",
+                                "command_hidden", command=root["name"])
         by_name = {o["name"]: o for o in specs}
         built = []
         for name, value in options.items():
             spec = by_name.get(name)
             if spec is None:
                 if not forge:
-                    raise LoopbackError(f"/{path} has no option {name}")
+                    raise LoopbackError(f"/{path} has no option {name}", "no_option",
+                                        command=path, option=name)
                 spec = {"name": name, "type": 3}
             item = self._option(spec, value, forge or name == focused)
             if name == focused:
                 if not spec.get("autocomplete"):
-                    raise LoopbackError(f"option {name} has no autocomplete")
+                    raise LoopbackError(f"option {name} has no autocomplete", "no_autocomplete",
+                                        option=name)
                 item["focused"] = True
             built.append(item)
         if not forge and focused is None:
             missing = [o["name"] for o in specs if o.get("required") and o["name"] not in options]
             if missing:
-                raise LoopbackError(f"/{path} needs {', '.join(missing)}")
+                raise LoopbackError(f"/{path} needs {', '.join(missing)}", "missing_options",
+                                    command=path, options=", ".join(missing))
         for name in reversed(chain):
             kind = 1 if name == chain[-1] else 2
             built = [{"name": name, "type": kind, "options": built}]
@@ -470,19 +495,20 @@ class World:
     def _component_target(self, user: User, message: Message, custom_id: str, kind: int,
                           forge: bool) -> dict[str, Any]:
         if not message.visible_to(user.id) and not forge:
-            raise LoopbackError(f"{user.name} cannot see message {message.id}")
+            raise LoopbackError(f"{user.name} cannot see message {message.id}", "message_hidden")
         component = message.component(custom_id)
         # Discord's servers (not only its client) refuse a component the message does not have
         if component is None:
-            raise LoopbackError(f"message {message.id} has no component {custom_id!r}")
+            raise LoopbackError(f"message {message.id} has no component {custom_id!r}",
+                                "no_component")
         if component.get("type") != kind:
-            raise LoopbackError(f"component {custom_id!r} is not of type {kind}")
+            raise LoopbackError(f"component {custom_id!r} is not of type {kind}", "component_type")
         if forge:
             return component
         if component.get("disabled"):
-            raise LoopbackError(f"component {custom_id!r} is disabled")
+            raise LoopbackError(f"component {custom_id!r} is disabled", "component_disabled")
         if message.loading:
-            raise LoopbackError(f"message {message.id} is still loading")
+            raise LoopbackError(f"message {message.id} is still loading", "message_loading")
         return component
 
     async def click(self, user: User, message: Message, custom_id: str, *,
@@ -494,7 +520,7 @@ class World:
         custom_id the message does not carry (use :meth:`plant_message` for damaged ones)."""
         component = self._component_target(user, message, custom_id, 2, forge)
         if component.get("style") == limits.LINK and not forge:
-            raise LoopbackError("a link button opens a URL, it sends no interaction")
+            raise LoopbackError("a link button opens a URL, it sends no interaction", "link_button")
         return self._interact(user, self.channel(message.channel_id), 3,
                               {"custom_id": custom_id, "component_type": 2}, message)
 
@@ -506,10 +532,11 @@ class World:
             offered = {o["value"] for o in component.get("options") or []}
             unknown = [v for v in values if v not in offered]
             if unknown:
-                raise LoopbackError(f"{unknown} are not options of {custom_id!r}")
+                raise LoopbackError(f"{unknown} are not options of {custom_id!r}", "not_options")
             low, high = component.get("min_values", 1), component.get("max_values", 1)
             if not low <= len(values) <= high:
-                raise LoopbackError(f"{len(values)} values, the menu takes {low}..{high}")
+                raise LoopbackError(f"{len(values)} values, the menu takes {low}..{high}",
+                                    "value_count", low=low, high=high)
         return self._interact(user, self.channel(message.channel_id), 3,
                               {"custom_id": custom_id, "component_type": 3,
                                "values": list(values)}, message)

@@ -195,13 +195,15 @@ class Playground:
         try:
             data = await request.json()
             if not isinstance(data, dict):
-                raise LoopbackError("a JSON object is expected")
+                raise LoopbackError("a JSON object is expected", "bad_request")
             user = self.lb.user(str(data["user"]))
             locale = str(data["locale"])
             if locale not in DISCORD_LOCALES:
-                raise LoopbackError(f"unknown locale {locale!r}")
+                raise LoopbackError(f"unknown locale {locale!r}", "unknown_locale")
         except (LoopbackError, KeyError, ValueError) as exc:
-            return web.json_response({"error": str(exc)}, status=400)
+            refusal = (exc if isinstance(exc, LoopbackError)
+                       else LoopbackError(f"bad request: {exc!r}", "bad_request"))
+            return web.json_response(refusal.public(), status=400)
         user.locale = DISCORD_LOCALES[locale]
         self.lb.bump()
         return web.json_response(dict(user.public(), locale=locale))

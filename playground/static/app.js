@@ -55,6 +55,8 @@
     if (!res.ok) {
       const err = new Error((data && (data.error || data.message)) || res.statusText);
       err.status = res.status;
+      err.code = data && typeof data.code === "string" ? data.code : null;
+      err.params = (data && data.params) || {};
       throw err;
     }
     return data;
@@ -66,6 +68,18 @@
   function t(key, params = {}) {
     const text = (state.config.strings[lang()] || {})[key] ?? state.config.strings.en[key] ?? key;
     return text.replace(/\{(\w+)\}/g, (m, p) => (p in params ? params[p] : m));
+  }
+  /** "Discord would refuse that: ..." in the viewer's language: the stand-in's refusal code
+   *  translated (refusal.<code>), a generic line with the code when the page has no text for
+   *  it, and the page's "does not answer" line when the server could not be reached. */
+  function refusal(e) {
+    if (e && e.code) {
+      const key = `refusal.${e.code}`;
+      const known = key in ((state.config.strings[lang()] || {})) || key in state.config.strings.en;
+      return known ? t("refused", { error: t(key, e.params || {}) })
+                   : t("refused_code", { code: e.code });
+    }
+    return e && e.status ? t("refused_code", { code: e.status }) : t("server_gone");
   }
   /** A text whose placeholders are filled with HTML (the rest escaped). */
   function tHtml(key, html) {
@@ -406,7 +420,7 @@
     try {
       const user = await api("/play/locale", { user: state.user, locale: code });
       me().locale = user.locale;
-    } catch (e) { toast(t("refused", { error: e.message })); }
+    } catch (e) { toast(refusal(e)); }
     applyTexts();
     clearCommand();
     await render();
@@ -487,7 +501,7 @@
       const ix = await api(`/_loopback/${kind}`, body);
       if (ix.status === "failed") state.failed.add(messageId);
     } catch (e) {
-      toast(t("refused", { error: e.message }));
+      toast(refusal(e));
     } finally {
       state.busy.delete(messageId);
       await safeRefresh();
@@ -648,7 +662,7 @@
           control.dataset.value = String(it.value);
           hideSuggest();
         });
-      } catch (e) { toast(t("refused", { error: e.message })); }
+      } catch (e) { toast(refusal(e)); }
     }, 200);
   }
 
@@ -711,7 +725,7 @@
       saveJSON("kg-used", state.used);
       if (ix.status === "failed") toast(t("failed"));
     } catch (e) {
-      toast(t("refused", { error: e.message }));
+      toast(refusal(e));
     }
     await safeRefresh();
   }

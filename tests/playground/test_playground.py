@@ -3,6 +3,7 @@ routes and texts, and a match that outlives a restart of the playground."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import socket
@@ -138,10 +139,30 @@ def test_bad_settings_are_one_line(env: dict[str, str], needle: str,
 # ---------------------------------------------------------------------- the page's texts
 
 
+def refusal_codes() -> set[str]:
+    """Every code a :class:`loopback.LoopbackError` is raised with in loopback/ and playground/
+    (the page shows each as ``refusal.<code>``)."""
+    codes: set[str] = set()
+    root = Path(playground.app.__file__).resolve().parents[1]
+    for path in [*(root / "loopback").glob("*.py"), *(root / "playground").glob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "LoopbackError"):
+                continue
+            given = [k.value for k in node.keywords if k.arg == "code"] + node.args[1:2]
+            assert given and isinstance(given[0], ast.Constant), (
+                f"{path.name}:{node.lineno}: a LoopbackError without a literal refusal code")
+            codes.add(str(given[0].value))
+    return codes
+
+
 def test_every_text_the_page_uses_exists_in_every_language() -> None:
     script = (STATIC / "app.js").read_text()
     used = set(re.findall(r"\bt(?:Html)?\(\"(\w+)\"", script))
     assert len(used) > 15
+    codes = refusal_codes()
+    assert {"no_component", "message_loading", "unknown_command", "bad_request"} <= codes
+    used |= {f"refusal.{code}" for code in codes}  # translated by the page's refusal()
     english = page_strings("en")
     assert used <= set(english), sorted(used - set(english))
     assert set(english) <= used, f"unused page texts: {sorted(set(english) - used)}"
@@ -196,9 +217,20 @@ async def test_routes_of_the_page() -> None:
         async with http.post(base + "play/locale", json={"user": bob, "locale": "cs"}) as r:
             assert r.status == 200 and (await r.json())["locale"] == "cs"
         assert pg.lb.user(bob).locale == "cs"
-        for bad in ({"user": bob, "locale": "de"}, {"user": "1", "locale": "fr"}, ["x"]):
+        for bad, code in (({"user": bob, "locale": "de"}, "unknown_locale"),
+                          ({"user": "1", "locale": "fr"}, "no_user"), (["x"], "bad_request"),
+                          ({"locale": "fr"}, "bad_request")):
             async with http.post(base + "play/locale", json=bad) as r:
-                assert r.status == 400 and "error" in await r.json()
+                answer = await r.json()
+                assert r.status == 400 and answer["code"] == code and answer["error"], answer
+        # the stand-in's refusals carry a code and parameters the page translates
+        async with http.post(base + "_loopback/command", json={
+                "user": bob, "channel": str(CHANNEL_ID), "command": "dance"}) as r:
+            answer = await r.json()
+            assert r.status == 400 and answer["code"] == "unknown_command"
+            assert answer["params"] == {"command": "dance"}
+            text = page_strings("fr")["refusal." + answer["code"]]
+            assert text.format(**answer["params"]) == "Il n'y a pas de commande /dance."
         assert pg.lb.user(bob).locale == "cs"
 
 
