@@ -26,14 +26,22 @@ class SpecUnavailable(RuntimeError):
     """The OpenAPI document or the ``jsonschema`` package is missing."""
 
 
-def available(path: Path = SPEC_PATH) -> bool:
-    """True when the document exists and ``jsonschema`` can be imported."""
+def unavailable_reason(path: Path = SPEC_PATH) -> str | None:
+    """Why request bodies cannot be validated here (None when they can): the ``jsonschema``
+    package is missing, or the OpenAPI document is not at ``path``."""
     try:
         import jsonschema  # type: ignore[import-untyped]  # noqa: F401
         import referencing  # noqa: F401
-    except ImportError:
-        return False
-    return path.is_file()
+    except ImportError as exc:
+        return f"the {exc.name or 'jsonschema'} package is not installed"
+    if not path.is_file():
+        return f"the Discord API description {path} is missing"
+    return None
+
+
+def available(path: Path = SPEC_PATH) -> bool:
+    """True when the document exists and ``jsonschema`` can be imported."""
+    return unavailable_reason(path) is None
 
 
 class Spec:

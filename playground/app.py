@@ -40,7 +40,7 @@ from bot.config import ConfigProblem, Settings, load_settings, read_env_file
 from i18n import LOCALE_NAMES, LOCALES, catalog, msg, normalise_locale, placeholders, translate
 from loopback import FAKE_TOKEN, Loopback, LoopbackError
 from loopback.model import Channel
-from loopback.spec import available as spec_available
+from loopback.spec import unavailable_reason
 from loopback.world import dumps
 
 log = logging.getLogger("karak.playground")
@@ -113,7 +113,13 @@ class Playground:
         self.host = host
         self.port = port
         self.locale = normalise_locale(locale)
-        self.validate = spec_available() if validate is None else validate
+        if validate is None:
+            reason = unavailable_reason()
+            validate = reason is None
+            if reason is not None:
+                log.warning("request validation is off (%s): the bot's requests are not "
+                            "checked against Discord's API description", reason)
+        self.validate = validate
         self.lb = self._standin(port)
         self.channel: Channel | None = None
 

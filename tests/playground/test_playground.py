@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import logging
 import re
 import socket
 import time
@@ -232,6 +233,22 @@ async def test_routes_of_the_page() -> None:
             text = page_strings("fr")["refusal." + answer["code"]]
             assert text.format(**answer["params"]) == "Il n'y a pas de commande /dance."
         assert pg.lb.user(bob).locale == "cs"
+
+
+async def test_validation_off_is_said_in_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="karak.playground")
+    monkeypatch.setattr(playground.app, "unavailable_reason",
+                        lambda: "the jsonschema package is not installed")
+    assert Playground(port=0).validate is False
+    lines = [r.getMessage() for r in caplog.records if r.name == "karak.playground"]
+    assert len(lines) == 1 and "request validation is off" in lines[0]
+    assert "jsonschema package is not installed" in lines[0]
+    caplog.clear()
+    assert Playground(port=0, validate=False).validate is False  # asked for: nothing to say
+    monkeypatch.setattr(playground.app, "unavailable_reason", lambda: None)
+    assert Playground(port=0).validate is True
+    assert not [r for r in caplog.records if r.name == "karak.playground"]
 
 
 async def test_a_busy_port_falls_back_to_a_free_one() -> None:
