@@ -11,12 +11,15 @@ private hand message (weighted towards fighting and playing cards so games move 
 thinking time (uniform between half and 1.5 times ``--think`` seconds) and go on while the hand
 offers moves. A finished table is replaced by a new one in the same channel.
 
-Printed after the warm-up window, over the measured window: interactions per second (answered
-ones), the latency from INTERACTION_CREATE (the stand-in dispatching it) to the first response
-(p50 / p99 / max) and to the updated image (the first response or edit that carries the new hand
-picture), the number of table messages posted and edited, Discord rule breaches, and the bot's
-RSS and CPU use. Goal on the 2-core development machine: p99 first response <= 250 ms with
-200 tables.
+Printed after the warm-up window, over the measured window, and saying whether request
+validation (``--validate``) was on: interactions per second (answered ones), the latency from
+INTERACTION_CREATE (the stand-in dispatching it) to the first response (p50 / p99 / max) and to
+the updated images of an accepted move: the mover's new hand picture (the first response or edit
+of that interaction uploading a picture) and the new table picture (the first upload to the
+channel's public table message whose footer shows the move applied), with how many moves got no
+new picture of each kind; also the hand pictures of "My hand" clicks, the number of table
+messages posted and edited, Discord rule breaches, and the bot's RSS and CPU use. Goal on the
+2-core development machine: p99 first response <= 250 ms with 200 tables.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import argparse
 import asyncio
 import contextlib
 import random
+import re
 import statistics
 import sys
 import tempfile
@@ -34,6 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from i18n import LOCALES, catalog  # noqa: E402
 from loopback import Channel, Interaction, InteractionFailed, Loopback, Message, User  # noqa: E402
 from loopback.botproc import BotProcess  # noqa: E402
 
@@ -54,6 +59,63 @@ def moves(message: Message) -> list[tuple[str, str, str | None]]:
         elif cid.startswith("kg:pick:"):
             out += [(str(o["value"]), cid, str(o["value"])) for o in c.get("options") or []]
     return out
+
+
+#: A move control's custom_id: table and version it was offered at.
+MOVE = re.compile(r"^kg:(?:do|pick):(\d+):(\d+):")
+#: A refusal shown in the clicked hand message: a note in italics first ("already played").
+NOTE = re.compile(r"^\*[^*]")
+#: The table message's footer in every language ("Round 3 - move 41"): the step it shows.
+FOOTERS = [re.compile(re.escape(str(catalog(lc)["bot.table.footer"]))
+                      .replace(re.escape("{round}"), r"\d+")
+                      .replace(re.escape("{step}"), r"(?P<step>\d+)")) for lc in LOCALES]
+TABLE_PICTURES = ("table.png", "battle.png")
+
+
+def shown_step(message: Message) -> int | None:
+    """The game step a table message shows (read from its footer), or None."""
+    for e in message.embeds:
+        text = str((e.get("footer") or {}).get("text") or "")
+        for pattern in FOOTERS:
+            found = pattern.search(text.replace("\u00a0", " "))
+            if found:
+                return int(found.group("step"))
+    return None
+
+
+class TablePictures:
+    """Watches the stand-in: every upload of a new table (or battle) picture to a public
+    message, with the channel, the time and the step the message's footer shows."""
+
+    def __init__(self, lb: Loopback) -> None:
+        self.lb = lb
+        self.seen: dict[int, tuple[int, ...]] = {}  # message id -> its picture attachments
+        self.updates: dict[int, list[tuple[float, int]]] = {}  # channel -> (time, step)
+
+    def __call__(self, message: Message) -> None:
+        if message.owner is not None:
+            return
+        pictures = tuple(a.id for a in message.attachments if a.filename in TABLE_PICTURES)
+        if not pictures or self.seen.get(message.id) == pictures:
+            return
+        self.seen[message.id] = pictures
+        step = shown_step(message)
+        if step is not None:
+            self.updates.setdefault(message.channel_id, []).append((self.lb.now(), step))
+
+    def latency(self, ix: Interaction, step: int) -> float | None:
+        """Seconds from ``ix`` to the first new table picture showing ``step`` or later."""
+        return next((t - ix.created for t, shown in self.updates.get(ix.channel_id, [])
+                     if t >= ix.created and shown >= step), None)
+
+
+def accepted(lb: Loopback, ix: Interaction) -> bool:
+    """True when the bot took the move: answered, no follow-up refusal, no refusal note."""
+    if ix.responded is None or ix.followups or ix.failed:
+        return False
+    reply = lb.messages.get(ix.original_id or 0)
+    return reply is None or not any(NOTE.match(str(e.get("description", "")))
+                                    for e in reply.embeds[:1])
 
 
 def weight(notation: str) -> float:
@@ -196,6 +258,8 @@ async def main(args: argparse.Namespace) -> int:
             guild = lb.create_guild("Load", locale="en-US")
             bot = BotProcess(lb, Path(tmp) / "load.sqlite3", ai_pace=args.ai_pace,
                              log=Path(tmp) / "bot.log")
+            pictures = TablePictures(lb)
+            lb.watchers.append(pictures)
             await bot.start()
             tables = []
             for n in range(args.tables):
@@ -235,15 +299,24 @@ async def main(args: argparse.Namespace) -> int:
                       if window_start <= ix.created < window_end]
             answered = [ix for ix in window if ix.responded is not None]
             first = [ix.responded - ix.created for ix in answered if ix.responded is not None]
-            clicks = [ix for ix in window if ix.kind == "component"
-                      and str(ix.data.get("custom_id", "")).startswith(("kg:do", "kg:pick",
-                                                                           "kg:hand"))]
-            image = [ix.imaged - ix.created for ix in clicks if ix.imaged is not None]
+            moved: list[tuple[Interaction, int]] = []  # accepted moves, version after them
+            for ix in window:
+                found = MOVE.match(str(ix.data.get("custom_id", ""))) if (
+                    ix.kind == "component") else None
+                if found and accepted(lb, ix):
+                    moved.append((ix, int(found.group(2)) + 1))
+            hand_image = [ix.imaged - ix.created for ix, _ in moved if ix.imaged is not None]
+            table_image = [t for t in (pictures.latency(ix, v) for ix, v in moved)
+                           if t is not None]
+            opened = [ix for ix in window if ix.kind == "component"
+                      and str(ix.data.get("custom_id", "")).startswith("kg:hand:")]
+            opened_image = [ix.imaged - ix.created for ix in opened if ix.imaged is not None]
             requests = [(m, p) for t, m, p in lb.requests if window_start <= t < window_end]
             posts = sum(1 for m, p in requests if m == "POST" and p.startswith("/channels"))
             edits = sum(1 for m, p in requests if m == "PATCH" and p.startswith("/channels"))
             print(f"measured {span:.0f} s after a {args.warmup:.0f} s warm-up "
-                  f"({stats.opened} tables opened, {stats.games} games finished)")
+                  f"({stats.opened} tables opened, {stats.games} games finished); request "
+                  f"validation {'ON (--validate)' if args.validate else 'OFF (no --validate)'}")
             print(f"interactions: {len(answered) / span:.1f}/s answered ({len(window)} sent, "
                   f"{len(window) - len(answered)} unanswered); moves "
                   f"{(stats.moves - stats_start[0]) / span:.1f}/s, hands opened "
@@ -251,9 +324,18 @@ async def main(args: argparse.Namespace) -> int:
             print(f"first response: p50 {pct(first, 0.5):.0f} ms, p99 {pct(first, 0.99):.0f} "
                   f"ms, max {max(first, default=float('nan')) * 1000:.0f} ms "
                   f"(goal p99 <= 250 ms)")
-            print(f"updated image:  p50 {pct(image, 0.5):.0f} ms, p99 {pct(image, 0.99):.0f} ms, "
-                  f"max {max(image, default=float('nan')) * 1000:.0f} ms "
-                  f"({len(image)} hand pictures)")
+
+            def spread(values: list[float]) -> str:
+                return (f"p50 {pct(values, 0.5):.0f} ms, p99 {pct(values, 0.99):.0f} ms, max "
+                        f"{max(values, default=float('nan')) * 1000:.0f} ms")
+
+            print(f"updated image after a move ({len(moved)} accepted moves):")
+            print(f"  hand picture:  {spread(hand_image)} "
+                  f"({len(moved) - len(hand_image)} moves without a new hand picture)")
+            print(f"  table picture: {spread(table_image)} "
+                  f"({len(moved) - len(table_image)} moves without a new table picture)")
+            print(f"hand picture after My hand: {spread(opened_image)} "
+                  f"({len(opened)} clicks, {len(opened) - len(opened_image)} without a picture)")
             print(f"table messages: {posts / span:.1f} posted/s, {edits / span:.1f} edited/s")
             main_rss = statistics.median(r[0] for r in rss) / 2**20
             all_rss = statistics.median(r[1] for r in rss) / 2**20
