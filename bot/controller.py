@@ -538,6 +538,8 @@ class Controller:
                 log.warning("could not post the result of table %s (%s)", record.id, exc.status)
             self.forget(record.id)
             return
+        if record.status != "running":  # abandoned meanwhile: its message was closed
+            return
         try:
             if any(o.turn_changed for o in outcomes):
                 seat = record.seats[state.current]
