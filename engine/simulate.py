@@ -124,6 +124,7 @@ def summarise(results: list[GameResult], seconds: float) -> dict[str, Any]:
         "finished": len(finished),
         "errors": sum(r.error is not None for r in results),
         "error_examples": sorted({r.error for r in results if r.error})[:5],
+        "unfinished_seeds": [r.seed for r in results if r.winner is None][:10],
         "rounds": {"mean": round(statistics.fmean(rounds), 2), "p50": _pct(rounds, 0.5),
                    "p95": _pct(rounds, 0.95), "max": max(rounds)},
         "wins_by_hero": {h: {"games": played[h], "wins": won[h],

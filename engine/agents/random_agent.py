@@ -2,7 +2,8 @@
 
 It prefers playing a card to ending a battle and fighting to shopping, and once it holds the
 three keys it fights the Lord (without that, random games may wander for thousands of rounds);
-any other choice among the actions of the chosen kind is uniform. Its own seeded generator keeps simulations reproducible.
+any other choice among the actions of the chosen kind is uniform. Its own seeded generator keeps
+simulations reproducible.
 """
 
 from __future__ import annotations
