@@ -415,6 +415,19 @@ class Secrets:
         hidden = {translate(card_name(c), locale): c for c in held}
         return Secrets(hidden, tuple(sorted(public, key=len, reverse=True)))
 
+    @staticmethod
+    def merged(parts: list[Secrets]) -> Secrets:
+        """The secrets of several languages at once: a message in one language may quote a
+        public text of its own language holding a name another language gives a hidden card
+        (``Avalanche`` is English and French), so every language's public texts are set aside
+        before any language's hidden names are looked for."""
+        hidden: dict[str, str] = {}
+        public: set[str] = set()
+        for part in parts:
+            hidden.update(part.hidden)
+            public.update(part.public)
+        return Secrets(hidden, tuple(sorted(public, key=len, reverse=True)))
+
     def leaks(self, text: str) -> list[str]:
         """Names of hidden cards ``text`` mentions outside the public texts it holds."""
         rest = text
@@ -508,23 +521,19 @@ class PrivacyWatch:
         checked = 0
         for mid, rev, text, where in shown:
             if where is not None and where in at:
-                state = at[where]
-                secrets = [Secrets.of(state, lc) for lc in LOCALES]
+                secrets = Secrets.merged([Secrets.of(at[where], lc) for lc in LOCALES])
                 checked += 1
             elif where is not None:
                 self.problems.append(f"public message {mid} revision {rev} shows table "
                                      f"{where[0]} at step {where[1]}, a step it never had")
                 continue
             else:
-                secrets = [Secrets(ever[lc], tuple(sorted(always[lc] | monsters[lc], key=len,
-                                                          reverse=True)))
-                           for lc in LOCALES]
-            for lc, secret in zip(LOCALES, secrets, strict=True):
-                leaked = secret.leaks(text)
-                if leaked:
-                    self.problems.append(f"public message {mid} revision {rev} names cards "
-                                         f"hidden in a hand ({lc}): {', '.join(leaked)}; "
-                                         f"{text[:300]!r}")
+                secrets = Secrets.merged([Secrets(ever[lc], tuple(always[lc] | monsters[lc]))
+                                          for lc in LOCALES])
+            leaked = secrets.leaks(text)
+            if leaked:
+                self.problems.append(f"public message {mid} revision {rev} names cards hidden "
+                                     f"in a hand: {', '.join(leaked)}; {text[:300]!r}")
         return checked
 
     def check_moves(self, oracle: Oracle) -> None:

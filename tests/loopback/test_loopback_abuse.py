@@ -178,6 +178,8 @@ async def test_abuse_is_answered_clearly_and_harms_nothing(lb: Loopback, bot: Bo
 async def test_rate_limits_gateway_faults_and_old_tokens(
         lb: Loopback, bot: BotProcess, clock: ManualClock) -> None:
     rng = random.Random(11)
+    watch = PrivacyWatch(lb)
+    lb.watchers.append(watch)
     guild = lb.create_guild()
     channel = lb.create_channel(guild)
     ann, bob = lb.create_user("Ann"), lb.create_user("Bob", locale="fr")
@@ -238,4 +240,7 @@ async def test_rate_limits_gateway_faults_and_old_tokens(
     lost = [ix for ix in lb.interactions.values() if ix.status() != "done"]
     assert all(ix in lb.orphaned for ix in lost)
     assert hand_button(lb.messages_for(channel, bob)[0]) is None  # the lobby, closed
+    watch.check_moves(oracle)
+    assert watch.check_cards(oracle.history, [tid]) > 10
+    assert watch.problems == [], watch.problems
     assert bot_errors(bot) == []

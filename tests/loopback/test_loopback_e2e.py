@@ -57,7 +57,7 @@ async def test_matches_survive_random_sigkills(lb: Loopback, bot: BotProcess,
     # tables open, hands open, AI seats play alone, or just after the previous restart
     chaos = Chaos(bot, random.Random(rng.random()), every=(25, 90), timer=(2.0, 6.0))
     chaos.phase = "opening tables"
-    chaos.start_timer(first=0.3)
+    chaos.start_timer(first=0.15)  # the first one while the hall's table opens
     t1 = await open_table_despite_crashes(lb, oracle, hall, four[0], four[1:])
     t2 = await open_table_despite_crashes(lb, oracle, den, two[0], two[1:], ai=2)
     players = ([Player(lb, u, hall, oracle, rng) for u in four]
@@ -74,6 +74,7 @@ async def test_matches_survive_random_sigkills(lb: Loopback, bot: BotProcess,
 
     assert chaos.kills - chaos.timed >= 3, f"too few kills after clicks: {chaos.log}"
     assert chaos.timed >= 4 and chaos.right_after >= 1, f"too few timed kills: {chaos.log}"
+    assert ("timer", "opening tables") in chaos.log, chaos.log
     assert lb.breaches == [], "\n".join(map(str, lb.breaches))
     for tid in (t1, t2):
         rec = oracle.table(tid)

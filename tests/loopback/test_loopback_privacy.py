@@ -91,10 +91,11 @@ def test_watch_passes_honest_messages_and_catches_planted_leaks(lb: Loopback) ->
     # a hidden card's name slipped into a public table message, in each language
     step = 23
     state = state_at(actions, step)
+    every = Secrets.merged([Secrets.of(state, lc) for lc in LOCALES])
     for locale in LOCALES:
         secrets = Secrets.of(state, locale)
         name, card = next((n, c) for n, c in sorted(secrets.hidden.items())
-                          if not any(n in shown for shown in secrets.public))
+                          if not any(n in shown for shown in every.public))
         assert name == translate(card_name(card), locale)
         title, description, footer = table_text(state, locale)
         leak = PrivacyWatch(lb)
@@ -151,3 +152,13 @@ def test_full_text_reads_every_part_of_a_message(lb: Loopback, where: str) -> No
     watch = PrivacyWatch(lb)
     watch(m)
     assert len(watch.problems) == 1
+
+
+def test_a_name_shared_by_two_languages_is_no_leak_when_quoted_publicly() -> None:
+    # "Avalanche" is a hidden card's French name, and the English name of a public card
+    english = Secrets({}, ("Finn plays Avalanche.",))
+    french = Secrets({"Avalanche": "m3-24"}, ())
+    text = "> Finn plays Avalanche."
+    assert french.leaks(text) == ["Avalanche (m3-24)"]
+    assert Secrets.merged([english, french]).leaks(text) == []
+    assert Secrets.merged([english, french]).leaks("> Avalanche") == ["Avalanche (m3-24)"]
