@@ -37,7 +37,8 @@ Control API (JSON over HTTP, for a web page or any script; ids are strings):
     The file, only when it is on a message that user can see.
 
 A user who cannot do something (hidden message, unknown button, invalid option) gets HTTP 400
-``{"error": "..."}``.
+``{"error": "<English text>", "code": "<refusal code>", "params": {...}}``: the playground page
+shows ``playground.page.refusal.<code>`` with ``params`` in the viewer's language.
 """
 
 from __future__ import annotations
