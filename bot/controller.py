@@ -13,6 +13,7 @@ import asyncio
 import io
 import logging
 from collections.abc import Coroutine, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
@@ -171,6 +172,14 @@ def missing_message(missing: Sequence[str]) -> Msg:
     return msg("bot.error.missing_permissions", missing=names)
 
 
+def is_lobby_message(message: discord.Message, table: int) -> bool:
+    """True when ``message`` is a lobby message of table ``table`` (it holds its lobby
+    buttons), not some other message a forged click came from."""
+    prefix = f"kg:lobby:{table}:"
+    return any((getattr(item, "custom_id", None) or "").startswith(prefix)
+               for row in message.components for item in getattr(row, "children", ()))
+
+
 def lobby_seen(message: discord.Message | None, table: int) -> int | None:
     """The number of seats a lobby message showed, read from its Remove AI button's custom_id
     (the lobby's version; None for a message without it)."""
@@ -289,8 +298,12 @@ class Controller:
             await self.after(outcomes)
 
     async def resume(self) -> None:
-        """On start: every running table gets its message refreshed and its AI seats going,
-        and a game that ended just before a crash gets its result posted."""
+        """On start: every open lobby gets its message redrawn from the database (posted again
+        when it was never posted or is gone), every running table gets its message refreshed
+        and its AI seats going, and a game that ended just before a crash gets its result
+        posted."""
+        for tid in await self.service.store.ids_with_status("lobby"):
+            self.spawn(self._resume_lobby(tid), f"lobby-{tid}")
         for tid in await self.service.store.ids_with_status("running"):
             try:
                 record = await self.service.load(tid)
@@ -314,6 +327,17 @@ class Controller:
                     and record.game.winner is not None
                     and now - record.updated_at <= ANNOUNCE_WINDOW):
                 await self.announce_end(record)
+
+    async def _resume_lobby(self, tid: int) -> None:
+        """Redraw one open lobby's message after a restart (its last edit, or its first post,
+        may have been lost in a crash)."""
+        try:
+            record = await self.service.load(tid)
+        except Refusal as exc:
+            log.error("table %s cannot be resumed: %s", tid, exc.__cause__ or exc.reason.key)
+            return
+        if record.status == "lobby":
+            await self._refresh_lobby(record)
 
     async def announce_end(self, record: TableRecord) -> None:
         """Post the final table with the winner (once: remembered in the database)."""
@@ -710,6 +734,58 @@ class Controller:
             except discord.HTTPException:
                 log.warning("could not edit the lobby message of table %s", record.id)
 
+    async def show_lobby(self, record: TableRecord) -> TableRecord:
+        """Bring a lobby's message up to date, posting it in the table's channel when it was
+        never posted (the bot died first) or is gone; returns the table with the message's id.
+        Raises :class:`discord.HTTPException` when Discord refuses both."""
+        embed, view = self.lobby_payload(record)
+        channel = self._channel(record)
+        if record.lobby_message_id is not None:
+            try:
+                await channel.get_partial_message(record.lobby_message_id).edit(embed=embed,
+                                                                                 view=view)
+                return record
+            except discord.NotFound:
+                log.info("the lobby message of table %s is gone; posting it again", record.id)
+        kwargs: dict[str, Any] = {"view": view} if view is not None else {}
+        message = await channel.send(embed=embed, allowed_mentions=NO_MENTIONS, **kwargs)
+        await self.service.store.set_message(record.id, lobby_message_id=message.id)
+        return replace(record, lobby_message_id=message.id)
+
+    async def _refresh_lobby(self, record: TableRecord) -> None:
+        """:meth:`show_lobby`, logging (never raising) Discord's refusal."""
+        try:
+            await self.show_lobby(record)
+        except discord.HTTPException as exc:
+            log.warning("could not redraw the lobby message of table %s (%s)", record.id,
+                        exc.status)
+
+    async def _redraw_stale_lobby(self, interaction: discord.Interaction[Any], table: int,
+                                  refusal: Refusal) -> None:
+        """A lobby click was refused: when the clicked lobby message no longer shows the table
+        as it is (a lost edit, a double click, a crash), redraw it from the database, so the
+        next click on it works."""
+        message = interaction.message
+        if (refusal.record is None or message is None or message.flags.ephemeral
+                or not is_lobby_message(message, table)):
+            return
+        try:
+            record = await self.service.load(table)
+        except Refusal:
+            return
+        embed, view = self.lobby_payload(record)
+        shown = message.embeds[0] if message.embeds else None
+        if (shown is not None and shown.title == embed.title
+                and shown.description == embed.description
+                and (record.status != "lobby"
+                     or lobby_seen(message, table) == len(record.seats))):
+            return
+        try:
+            await interaction.edit_original_response(embed=embed, view=view)
+        except discord.HTTPException as exc:
+            log.warning("could not redraw the lobby message of table %s (%s)", table,
+                        exc.status)
+
     async def lobby_click(self, interaction: discord.Interaction[Any], table: int,
                           op: str, seen: int | None = None) -> None:
         """Join / Leave / Add AI / Remove AI / Start / Cancel on the lobby message. ``seen`` is
@@ -718,7 +794,11 @@ class Controller:
         if seen is None and op == "ai":
             seen = lobby_seen(interaction.message, table)
         await interaction.response.defer()
-        record = await self.lobby_op(interaction, table, op, seen)
+        try:
+            record = await self.lobby_op(interaction, table, op, seen)
+        except Refusal as exc:
+            await self._redraw_stale_lobby(interaction, table, exc)
+            raise
         try:
             await self._edit_lobby(interaction, record)
         finally:
@@ -785,7 +865,11 @@ class Controller:
         await interaction.response.defer()
         if not values:
             raise Refusal(msg("bot.error.unknown_hero"))
-        record = await self.service.pick_hero(table, interaction.user.id, values[0])
+        try:
+            record = await self.service.pick_hero(table, interaction.user.id, values[0])
+        except Refusal as exc:
+            await self._redraw_stale_lobby(interaction, table, exc)
+            raise
         await self._edit_lobby(interaction, record)
 
     # ------------------------------------------------------------------ commands
@@ -810,9 +894,14 @@ class Controller:
             text = translate(exc.reason, locale)
             if tid is not None:
                 try:
-                    text += " " + jump_url(await self.service.load(tid))
+                    found = await self.service.load(tid)
                 except Refusal:
                     pass
+                else:
+                    if found.status == "lobby":
+                        await self._point_to_lobby(interaction, found, locale)
+                        return
+                    text += " " + jump_url(found)
             await interaction.response.send_message(text, ephemeral=True)
             return
         embed, view = self.lobby_payload(record)
@@ -821,6 +910,19 @@ class Controller:
         message_id = response.message_id if response is not None else None
         if message_id is not None:
             await self.service.store.set_message(record.id, lobby_message_id=message_id)
+
+    async def _point_to_lobby(self, interaction: discord.Interaction[Any], record: TableRecord,
+                              locale: str) -> None:
+        """/goblin new where a lobby is already open: its message is brought up to date (posted
+        again when it never was, or is gone) and the asker gets a link to it."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            record = await self.show_lobby(record)
+        except discord.HTTPException as exc:  # the link then leads to the channel at least
+            log.warning("could not redraw the lobby message of table %s (%s)", record.id,
+                        exc.status)
+        await interaction.edit_original_response(content=translate(
+            msg("bot.error.lobby_exists", table=record.id, url=jump_url(record)), locale))
 
     async def cmd_lobby(self, interaction: discord.Interaction[Any], op: str) -> None:
         """/goblin join|leave|start: the same as the lobby buttons, for this channel's table."""
@@ -833,7 +935,9 @@ class Controller:
             await interaction.edit_original_response(
                 content=translate(msg(f"bot.done.{op}", table=record.id), locale))
         finally:
-            if record.status in ("lobby", "abandoned") or op == "start":
+            if record.status == "lobby":  # posted again if it was lost or deleted
+                await self._refresh_lobby(record)
+            elif record.status == "abandoned" or op == "start":
                 await self._edit_lobby(None, record)
             if op == "start":
                 await self.begin(record)

@@ -37,12 +37,26 @@ def callbacks(fake: FakeDiscord, since: int) -> list[dict[str, Any]]:
 
 async def test_second_new_says_where_the_running_table_is(bot: Harness, fake: FakeDiscord) -> None:
     await bot.command(ANN, "new")
+    lobby = fake.public()[-1]
     since = len(fake.calls)
-    await bot.command(BOB, "new")
+    await bot.command(BOB, "new")  # a lobby: a private link to its message
     body = callbacks(fake, since)[0]
     assert body["data"]["flags"] & 64
-    assert "already has a table" in body["data"]["content"]
-    assert f"https://discord.com/channels/{GUILD}/{CHANNEL}/" in body["data"]["content"]
+    assert any("already has a table waiting for players" in t
+               and f"https://discord.com/channels/{GUILD}/{CHANNEL}/{lobby.id}" in t
+               for t in bot.ephemeral_texts(since))
+    assert fake.public()[-1].id == lobby.id  # the lobby message is there: not posted again
+    first = int(lobby.custom_ids()[0].split(":")[2])
+    await bot.click(ANN, fake.messages[lobby.id], f"kg:lobby:{first}:cancel")
+    tid = await open_table(bot, ANN, [BOB])
+    table = fake.last_table_message()
+    assert (await bot.bot.service.load(tid)).message_id == table.id
+    since = len(fake.calls)
+    await bot.command(EVE, "new")  # a running table: a link to its table message
+    body = callbacks(fake, since)[0]
+    assert body["data"]["flags"] & 64
+    assert "already has a table (" in body["data"]["content"]
+    assert f"https://discord.com/channels/{GUILD}/{CHANNEL}/{table.id}" in body["data"]["content"]
 
 
 async def test_lobby_by_commands(bot: Harness, fake: FakeDiscord) -> None:
