@@ -1,6 +1,10 @@
 from __future__ import annotations
 
 import logging
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,13 +56,42 @@ def test_unwritable_database_folder(tmp_path: Path) -> None:
     folder.mkdir()
     folder.chmod(0o500)
     try:
-        import os
         if os.access(folder, os.W_OK):  # running as root: permissions do not bind
-            pytest.skip("root ignores folder permissions")
+            _unwritable_as_root(tmp_path)
+            return
         with pytest.raises(ConfigProblem, match="KARAK_DB"):
             load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(folder / "k.db")}, None)
     finally:
         folder.chmod(0o700)
+
+
+def _unwritable_as_root(tmp_path: Path) -> None:
+    """Root writes through folder permissions, so the folder is a read-only file system instead,
+    mounted in a private mount namespace of a child process (``unshare``)."""
+    if shutil.which("unshare") is None:
+        pytest.skip("running as root without unshare: no read-only folder to try")
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    check = ("import sys\n"
+             "from bot.config import ConfigProblem, load_settings\n"
+             "try:\n"
+             f"    load_settings({{'DISCORD_TOKEN': {TOKEN!r}, 'KARAK_DB': sys.argv[1]}}, None)\n"
+             "except ConfigProblem as exc:\n"
+             "    print('refused', exc)\n"
+             "else:\n"
+             "    print('accepted')\n")
+    script = tmp_path / "check.py"
+    script.write_text(check, encoding="utf-8")
+    done = subprocess.run(
+        ["unshare", "--mount", "sh", "-c",
+         'mount -t tmpfs -o ro tmpfs "$1" && exec "$2" "$3" "$1/k.db"', "sh",
+         str(mount), sys.executable, str(script)],
+        capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
+    if "mount" in done.stderr and done.returncode != 0:
+        pytest.skip(f"cannot mount a read-only folder here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.strip()
+    assert out.startswith("refused") and "KARAK_DB" in out and "\n" not in out, out
 
 
 def test_directory_as_database(tmp_path: Path) -> None:
