@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 from bot_helpers import Clock
+from discord_harness import FakeDiscord, Harness
 
 from bot.service import GameService
 from bot.storage import Store
@@ -35,8 +36,6 @@ def no_errors_logged(caplog: pytest.LogCaptureFixture,
     a request Discord's API would reject included, into a polite reply plus an error log line),
     unless the test expects it (``@pytest.mark.allow_errors``), and when any captured request
     broke Discord's API schema, whoever caught the failure."""
-    from discord_harness import FakeDiscord
-
     FakeDiscord.instances.clear()
     caplog.set_level("WARNING")
     yield
@@ -54,3 +53,21 @@ def no_errors_logged(caplog: pytest.LogCaptureFixture,
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "allow_errors(*texts): error log lines containing these texts are expected")
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDiscord:
+    """The captured Discord HTTP layer of one test (requests checked against the API schema)."""
+    f = FakeDiscord()
+    f.install(monkeypatch)
+    return f
+
+
+@pytest.fixture
+async def bot(fake: FakeDiscord, tmp_path: Path) -> AsyncIterator[Harness]:
+    """The real client on a fresh database, with pictures stood in by a tiny PNG."""
+    from test_bot_discord import TinyRenderer
+
+    h = await Harness.start(fake, tmp_path / "k.db", TinyRenderer())
+    yield h
+    await h.stop()

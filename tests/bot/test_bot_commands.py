@@ -3,7 +3,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -15,20 +14,6 @@ from test_bot_discord import ANN, BOB, EVE, TinyRenderer, open_table
 from bot.controller import PillowRenderer
 
 ADMIN = User(2000000000000000009, "Mod", perms=ALL_PERMS)
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDiscord:
-    f = FakeDiscord()
-    f.install(monkeypatch)
-    return f
-
-
-@pytest.fixture
-async def bot(fake: FakeDiscord, tmp_path: Path) -> AsyncIterator[Harness]:
-    h = await Harness.start(fake, tmp_path / "k.db", TinyRenderer())
-    yield h
-    await h.stop()
 
 
 def callbacks(fake: FakeDiscord, since: int) -> list[dict[str, Any]]:
@@ -411,10 +396,10 @@ async def test_abandon_answers_before_waiting_for_the_table(
         payload = bot._base(ANN, 2, {"id": "1", "name": "goblin", "type": 1, "options": [
             {"name": "abandon", "type": 1, "options": []}]})
         bot.bot._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
-        for _ in range(500):
+        for _ in range(1000):  # the table stays locked: only an answer first can arrive
             if any(c.template.endswith("/callback") for c in fake.calls[since:]):
                 break
-            await asyncio.sleep(0)
+            await asyncio.sleep(0.01)  # the rights check reads the database in a thread
         assert any(c.template.endswith("/callback") for c in fake.calls[since:]), \
             "no first response while the table is busy"
         assert (await bot.bot.service.load(tid)).status == "running"

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from discord_harness import FakeDiscord, Harness
 from test_bot_discord import ANN, BOB, Players, TinyRenderer, open_table
 
 from engine import apply, observe
 from engine.agents import make_agent
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDiscord:
-    f = FakeDiscord()
-    f.install(monkeypatch)
-    return f
 
 
 def game_overs(fake: FakeDiscord) -> list[str]:

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -30,20 +29,6 @@ class TinyRenderer:
     def hand(self, obs: Observation, locale: str) -> bytes:
         assert obs.viewer is not None
         return PNG
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDiscord:
-    f = FakeDiscord()
-    f.install(monkeypatch)
-    return f
-
-
-@pytest.fixture
-async def bot(fake: FakeDiscord, tmp_path: Path) -> AsyncIterator[Harness]:
-    h = await Harness.start(fake, tmp_path / "k.db", TinyRenderer())
-    yield h
-    await h.stop()
 
 
 async def test_new_table_posts_a_lobby(bot: Harness, fake: FakeDiscord) -> None:

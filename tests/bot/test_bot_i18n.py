@@ -60,13 +60,6 @@ class LocaleHarness(Harness):
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDiscord:
-    f = FakeDiscord()
-    f.install(monkeypatch)
-    return f
-
-
-@pytest.fixture
 def renderer() -> RecordingRenderer:
     return RecordingRenderer()
 

@@ -6,31 +6,15 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from discord_harness import CHANNEL, GUILD, FakeDiscord, Harness, Message
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer
 
 from bot.storage import TableRecord
 
 LINK = f"https://discord.com/channels/{GUILD}/{CHANNEL}/"
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDiscord:
-    f = FakeDiscord()
-    f.install(monkeypatch)
-    return f
-
-
-@pytest.fixture
-async def bot(fake: FakeDiscord, tmp_path: Path) -> AsyncIterator[Harness]:
-    h = await Harness.start(fake, tmp_path / "k.db", TinyRenderer())
-    yield h
-    await h.stop()
 
 
 def lobby_id(message: Message, op: str) -> str:
