@@ -7,6 +7,7 @@ symbol, big effect numbers beside icons, and the allowed next colours as triangl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 
 from PIL import Image, ImageDraw
@@ -147,18 +148,15 @@ def name_layout(name: str, width: int, height: int, size: int,
         if text_width(name, s, condensed=True) <= width:
             return (name,), s
     smallest = min(size, max(floor, round(size * TWO_LINE_SHRINK)))
-    for s in range(size, smallest - 1, -1):
-        pair = _two_lines(name, s)
-        if pair is None or round(2 * s * LINE_SPACING) > height:
-            continue
-        if max(text_width(p, s, condensed=True) for p in pair) <= width:
-            return pair, s
-    for s in range(size, smallest - 1, -1):
-        three = _three_lines(name, s)
-        if three is None or round(3 * s * LINE_SPACING) > height:
-            continue
-        if max(text_width(p, s, condensed=True) for p in three) <= width:
-            return three, s
+    splits: tuple[tuple[int, Callable[[str, int], tuple[str, ...] | None]], ...] = (
+        (2, _two_lines), (3, _three_lines))
+    for count, split in splits:
+        for s in range(size, smallest - 1, -1):
+            parts = split(name, s)
+            if parts is None or round(count * s * LINE_SPACING) > height:
+                continue
+            if max(text_width(p, s, condensed=True) for p in parts) <= width:
+                return parts, s
     low = min(size, floor)
     text, s = fit(name, width, size, low, condensed=True)
     return (text,), s
