@@ -192,16 +192,22 @@ async def test_real_images_are_attached(fake: FakeDiscord, tmp_path: Path) -> No
         await h.stop()
 
 
+async def open_timed_table(h: Harness, fake: FakeDiscord) -> int:
+    """Ann opens a table with a 60 s turn timer and one AI seat, and starts it; its id."""
+    await h.command(ANN, "new", timer=60)
+    lobby = fake.public()[-1]
+    tid = int(lobby.custom_ids()[0].split(":")[2])
+    await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
+    await h.click(ANN, lobby, f"kg:lobby:{tid}:start")
+    return tid
+
+
 async def test_turn_timer_lets_the_ai_play_then_takes_the_seat(
         fake: FakeDiscord, tmp_path: Path) -> None:
     clock = Clock()
     h = await Harness.start(fake, tmp_path / "k.db", TinyRenderer(), clock=clock)
     try:
-        await h.command(ANN, "new", timer=60)
-        lobby = fake.public()[-1]
-        tid = int(lobby.custom_ids()[0].split(":")[2])
-        await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
-        await h.click(ANN, lobby, f"kg:lobby:{tid}:start")
+        tid = await open_timed_table(h, fake)
         await h.settle()
         for _ in range(2):
             rec = await h.bot.service.load(tid)
@@ -244,11 +250,7 @@ async def test_a_failed_time_is_up_message_does_not_stop_the_game(
     clock = Clock()
     h = await Harness.start(fake, tmp_path / "k.db", TinyRenderer(), clock=clock)
     try:
-        await h.command(ANN, "new", timer=60)
-        lobby = fake.public()[-1]
-        tid = int(lobby.custom_ids()[0].split(":")[2])
-        await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
-        await h.click(ANN, lobby, f"kg:lobby:{tid}:start")
+        tid = await open_timed_table(h, fake)
         rec = await h.bot.service.load(tid)
         assert not rec.seats[rec.game.current].ai and rec.deadline is not None
         fake.forbidden = True  # posting in the channel fails from now on
