@@ -106,3 +106,11 @@ def test_an_illegal_agent_move_is_counted_as_an_error(monkeypatch: pytest.Monkey
     assert result.winner is None
     summary = summarise([result], 1.0)
     assert summary["errors"] == 1 and summary["finished"] == 0
+
+
+def test_a_stalled_self_play_game_still_ends() -> None:
+    """Seed 9461 without abilities once went past the round cap: every seat stuck before
+    monsters it could not beat, cycling its hand. Late in a game potions are worth a good card."""
+    result = play_game(9461, 4, "heuristic", abilities=False)
+    assert result.error is None and result.winner is not None
+    assert result.rounds <= 60

@@ -69,6 +69,12 @@ def equip_value(item: str | None) -> float:
     return e.attack * 1.2 + e.defence * 1.0 + e.heal * 0.8 + e.hand * 1.5
 
 
+#: The round from which a game counts as stalled (self-play games end by round 26 in 95 of 100
+#: and by 66 at the longest, docs/balance.md), and how much more potions are then worth.
+STALL_ROUND = 40
+STALL_POTION_BOOST = 3.0
+
+
 def _knock_penalty(win: bool) -> float:
     """What losing the last HP costs: the next turn spent reviving (R50) and, unless the battle is
     still won (Aderyn, R64), the battle itself."""
@@ -328,7 +334,11 @@ class HeuristicAgent:
         cheapest = pay[0][0]
         wants: list[tuple[float, Action]] = []
         piles = dict(obs.potion_piles)
+        # A game still going this late has stalled (every seat stuck before a monster it cannot
+        # beat): potions, even paid with a good card, are then the way out.
+        boost = STALL_POTION_BOOST if obs.round >= STALL_ROUND else 1.0
         for kind, worth in (("strength", 4.0), ("countercurse", 3.0), ("healing", 3.0)):
+            worth *= boost
             if kind not in me.potions and piles.get(kind, 0) > 0 and worth > cheapest:
                 wants.append((worth - cheapest, BuyPotion(kind)))  # type: ignore[arg-type]
         eq = tables().equipment
