@@ -766,12 +766,9 @@ class Controller:
         as it is (a lost edit, a double click, a crash), redraw it from the database, so the
         next click on it works."""
         message = interaction.message
-        if (refusal.record is None or message is None or message.flags.ephemeral
+        record = refusal.record  # read under the table's lock when the click was refused
+        if (record is None or message is None or message.flags.ephemeral
                 or not is_lobby_message(message, table)):
-            return
-        try:
-            record = await self.service.load(table)
-        except Refusal:
             return
         embed, view = self.lobby_payload(record)
         shown = message.embeds[0] if message.embeds else None
