@@ -68,10 +68,11 @@ def table(seed: int, abilities: bool) -> GameConfig:
                       abilities=abilities, seed=seed)
 
 
-def play(config: GameConfig, cap: int, every: int) -> Played:
-    """Play one game with random agents until it ends or passes ``cap`` rounds."""
+def play(config: GameConfig, cap: int, every: int, agent: str = "random") -> Played:
+    """Play one game with ``agent`` at every seat until it ends or passes ``cap`` rounds,
+    keeping every ``every``-th position (none when 0)."""
     state = new_game(config)
-    agents = [make_agent("random", config.seed * 8 + i) for i in range(len(config.seats))]
+    agents = [make_agent(agent, config.seed * 8 + i) for i in range(len(config.seats))]
     actions: list[Action] = []
     samples: list[tuple[GameState, Action]] = []
     while state.phase is not Phase.OVER and state.round <= cap:
@@ -119,14 +120,9 @@ def median_us(calls: list[Callable[[], object]], repeat: int = 3) -> float:
 
 def heuristic_steps(seed: int, games: int = 4) -> int:
     """The median length, in steps, of a few 4-seat heuristic self-play games."""
-    lengths = []
-    for i in range(games):
-        state = new_game(table(seed + i, abilities=bool(i % 2)))
-        agents = [make_agent("heuristic", seed * 8 + k) for k in range(4)]
-        while state.phase is not Phase.OVER and state.round <= 200:
-            state, _ = apply(state, agents[state.current].choose(observe(state, state.current)))
-        lengths.append(state.step)
-    return int(statistics.median(lengths))
+    played = [play(table(seed + i, abilities=bool(i % 2)), 200, 0, "heuristic")
+              for i in range(games)]
+    return int(statistics.median(len(g.actions) for g in played))
 
 
 def main(argv: list[str] | None = None) -> int:
