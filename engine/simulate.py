@@ -48,16 +48,17 @@ class GameResult:
 
 
 def play_game(seed: int, players: int, agent: str, abilities: bool,
-              cap: int = ROUND_CAP) -> GameResult:
-    """Play one game to its end (or the round cap) and summarise it."""
-    state_rng = rng.seed_state(seed ^ 0xC0FFEE)
-    heroes, _ = rng.shuffled(state_rng, HEROES)
-    picked = heroes[:players]
-    config = GameConfig(seats=tuple(SeatConfig(h, ai=True) for h in picked),
+              cap: int = ROUND_CAP, heroes: tuple[str, ...] | None = None) -> GameResult:
+    """Play one game to its end (or the round cap) and summarise it. The seated heroes are
+    drawn from the seed unless ``heroes`` names them (then ``players`` is their number)."""
+    if heroes is None:
+        drawn, _ = rng.shuffled(rng.seed_state(seed ^ 0xC0FFEE), HEROES)
+        heroes = tuple(drawn[:players])
+    config = GameConfig(seats=tuple(SeatConfig(h, ai=True) for h in heroes),
                         abilities=abilities, seed=seed)
     state = new_game(config)
-    agents = [make_agent(agent, seed * 8 + i) for i in range(players)]
-    result = GameResult(seed, picked, state.order, None, 0, 0)
+    agents = [make_agent(agent, seed * 8 + i) for i in range(len(heroes))]
+    result = GameResult(seed, heroes, state.order, None, 0, 0)
     monsters = tables().monsters
     try:
         while state.phase is not Phase.OVER and state.round <= cap:

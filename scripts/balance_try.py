@@ -33,11 +33,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import cards.loader  # noqa: E402
-from engine import GameConfig, Phase, SeatConfig, apply, new_game, observe  # noqa: E402
 from engine import rng as game_rng  # noqa: E402
-from engine.agents import make_agent  # noqa: E402
 from engine.catalog import tables  # noqa: E402
-from engine.simulate import HEROES, ROUND_CAP  # noqa: E402
+from engine.simulate import HEROES, play_game  # noqa: E402
 
 LIST_FIELDS = ("next", "curses")
 
@@ -103,14 +101,8 @@ def play(seed: int, hero: str, abilities: bool) -> tuple[tuple[str, ...], str | 
     others, state_rng = game_rng.shuffled(game_rng.seed_state(seed ^ 0xC0FFEE),
                                           [h for h in HEROES if h != hero])
     seats, _ = game_rng.shuffled(state_rng, [hero, *others[:3]])
-    config = GameConfig(seats=tuple(SeatConfig(h, ai=True) for h in seats),
-                        abilities=abilities, seed=seed)
-    state = new_game(config)
-    agents = [make_agent("heuristic", seed * 8 + i) for i in range(len(seats))]
-    while state.phase is not Phase.OVER and state.round <= ROUND_CAP:
-        state, _ = apply(state, agents[state.current].choose(observe(state, state.current)))
-    winner = None if state.winner is None else seats[state.winner]
-    return tuple(seats), winner, state.round
+    game = play_game(seed, 4, "heuristic", abilities, heroes=tuple(seats))
+    return game.heroes, None if game.winner is None else game.heroes[game.winner], game.rounds
 
 
 def _batch(args: tuple[list[int], str, bool]) -> list[tuple[tuple[str, ...], str | None, int]]:
