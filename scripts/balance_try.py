@@ -38,6 +38,7 @@ from engine.catalog import tables  # noqa: E402
 from engine.simulate import HEROES, play_game  # noqa: E402
 
 LIST_FIELDS = ("next", "curses")
+ALL = "all"  # --hero all: every hero's share, heroes seated as in docs/balance.md
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,11 @@ def _use_catalogue(folder: str) -> None:
 
 
 def play(seed: int, hero: str, abilities: bool) -> tuple[tuple[str, ...], str | None, int]:
-    """One 4-seat heuristic game with ``hero`` seated: the heroes, the winner and the rounds."""
+    """One 4-seat heuristic game with ``hero`` seated: the heroes, the winner and the rounds.
+    With ``hero`` "all" the heroes are drawn as ``docs/balance.md`` draws them."""
+    if hero == ALL:
+        game = play_game(seed, 4, "heuristic", abilities)
+        return game.heroes, None if game.winner is None else game.heroes[game.winner], game.rounds
     others, state_rng = game_rng.shuffled(game_rng.seed_state(seed ^ 0xC0FFEE),
                                           [h for h in HEROES if h != hero])
     seats, _ = game_rng.shuffled(state_rng, [hero, *others[:3]])
@@ -149,7 +154,12 @@ def run(folder: Path, hero: str, abilities: bool, games: int, seed: int,
 
 
 def describe(label: str, shares: Shares, hero: str) -> str:
-    """One line: the hero's share with its error, then every other hero's share."""
+    """One line: the hero's share with its error, then every other hero's share (with ``hero``
+    "all": every hero's share and the widest standard error)."""
+    if hero == ALL:
+        error = max(shares.share(h)[1] for h in shares.wins)
+        each = "  ".join(f"{h} {shares.share(h)[0]:.1f}" for h in HEROES if h in shares.wins)
+        return f"  {label:<9} {each}  (± {error:.1f}; rounds {shares.rounds:.1f})"
     share, error = shares.share(hero)
     rest = "  ".join(f"{h} {shares.share(h)[0]:.1f}" for h in HEROES
                      if h != hero and h in shares.wins)
@@ -161,7 +171,8 @@ def describe(label: str, shares: Shares, hero: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line, build the changed catalogue, play and print the shares."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--hero", choices=HEROES, required=True)
+    parser.add_argument("--hero", choices=[*HEROES, ALL], required=True,
+                        help="the hero always seated, or 'all' for the report's own seating")
     parser.add_argument("--set", dest="changes", action="append", default=[],
                         metavar="FILE:ID.FIELD=VALUE")
     parser.add_argument("--games", type=int, default=1000)
@@ -197,8 +208,9 @@ def main(argv: list[str] | None = None) -> int:
             new = run(changed, args.hero, mode == "on", args.games, args.seed, args.workers)
             lines.append(describe("changed", new, args.hero))
             if args.baseline:
-                diff = new.share(args.hero)[0] - base.share(args.hero)[0]
-                lines.append(f"  paired difference {diff:+.1f} pp")
+                focus = HEROES if args.hero == ALL else (args.hero,)
+                diffs = "  ".join(f"{h} {new.share(h)[0] - base.share(h)[0]:+.1f}" for h in focus)
+                lines.append(f"  paired difference (pp): {diffs}")
             print("\n".join(lines) + f"  ({time.perf_counter() - started:.0f} s)", flush=True)
     return 0
 

@@ -78,3 +78,16 @@ def test_every_game_seats_the_hero() -> None:
         seats, winner, _ = balance_try.play(seed, "horan", abilities=False)
         assert "horan" in seats and len(set(seats)) == 4
         assert winner is None or winner in seats
+
+
+def test_all_heroes_mode_seats_heroes_like_the_report_and_prints_each_share(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.simulate import HEROES, play_game
+    seats, winner, _ = balance_try.play(5, balance_try.ALL, abilities=True)
+    assert seats == play_game(5, 4, "heuristic", True).heroes
+    code = balance_try.main(["--hero", "all", "--games", "3", "--modes", "off", "--workers", "1",
+                             "--baseline"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "paired difference" in out
+    assert sum(h in out for h in HEROES) >= 4
