@@ -8,9 +8,11 @@ import pytest
 
 from engine import GameConfig, Phase, SeatConfig, apply, legal_actions, new_game, observe
 from engine.agents import make_agent
-from engine.agents.planner import Situation, plans
+from engine.agents.heuristic import TAIA_DRAW_VALUE, HeuristicAgent
+from engine.agents.planner import DRAW_VALUE, Outcome, Situation, plans
 from engine.balance import catalogue_hash, fresh_curve, verdict
 from engine.catalog import tables
+from engine.observe import Observation
 from engine.simulate import main, play_game, run, summarise
 
 
@@ -92,7 +94,6 @@ def test_balance_verdict_and_fresh_curve() -> None:
 def test_an_illegal_agent_move_is_counted_as_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import engine.simulate as simulate
     from engine.actions import EndBattle
-    from engine.observe import Observation
 
     class Cheater:
         """Ends a battle that was never started."""
@@ -114,3 +115,33 @@ def test_a_stalled_self_play_game_still_ends() -> None:
     result = play_game(9461, 4, "heuristic", abilities=False)
     assert result.error is None and result.winner is not None
     assert result.rounds <= 60
+
+
+def _first_turn(hero: str, abilities: bool) -> Observation:
+    """The opening observation of a two-seat game in which ``hero`` moves first."""
+    for seed in range(1, 50):
+        state = new_game(GameConfig(seats=(SeatConfig(hero, ai=True), SeatConfig(
+            "argentus" if hero != "argentus" else "horan", ai=True)), abilities=abilities,
+            seed=seed))
+        if state.seats[state.current].hero == hero:
+            return observe(state, state.current)
+    raise AssertionError(f"no seed lets {hero} move first")
+
+
+def test_heuristic_counts_taias_draws_as_the_better_of_two_only_with_abilities() -> None:
+    agent = HeuristicAgent()
+    monster = next(m for m in tables().monsters.values() if m.level == 1)
+    drawn = Outcome((), 0, 0, 0, 2, 0, 0, False)  # two draws, no attack: a losing plan
+    values = {}
+    for hero, abilities in (("taia", True), ("taia", False), ("horan", True)):
+        ctx = agent._context(_first_turn(hero, abilities), monster.id, frozenset(), 1)
+        values[hero, abilities] = ctx.draw_value
+        if (hero, abilities) == ("taia", True):
+            taia = agent._forecast(ctx, drawn, 0, 0, 5, False)
+        elif hero == "taia":
+            plain = agent._forecast(ctx, drawn, 0, 0, 5, False)
+    assert values == {("taia", True): TAIA_DRAW_VALUE, ("taia", False): DRAW_VALUE,
+                      ("horan", True): DRAW_VALUE}
+    assert TAIA_DRAW_VALUE > DRAW_VALUE
+    # the same losing plan looks more promising to Taia when her draws keep the better card
+    assert taia.margin > plain.margin and taia.score > plain.score

@@ -5,6 +5,7 @@ monster with the best reward it can beat, buys and revives sensibly. It sees onl
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.actions import (
     LORD_LEVEL,
@@ -41,6 +42,23 @@ class Forecast:
     knocked: bool
     margin: float  # expected attack minus monster HP
     score: float
+
+
+class Context(NamedTuple):
+    """What a forecast needs besides the plan: the monster, the seat's equipment, its ability."""
+
+    monster_attack: int
+    monster_hp: int
+    equip_attack: int
+    equip_defence: int
+    equip_heal: int
+    aderyn: bool  # R64 lets the battle be won on the last HP
+    draw_value: float  # attack one card a draw effect brings is expected to add
+
+
+#: Taia's draws (R66) keep the better of two cards: a card that chains and hits is found about
+#: half again as often as with one card (1 - (1 - p)^2 against p, for p about one half).
+TAIA_DRAW_VALUE = DRAW_VALUE * 1.5
 
 
 def _equip_totals(me: SeatView, curses: frozenset[str]) -> tuple[int, int, int]:
@@ -91,18 +109,21 @@ class HeuristicAgent:
     # ------------------------------------------------------------------ evaluation
 
     def _context(self, obs: Observation, monster: str, curses: frozenset[str],
-                 level: int) -> tuple[int, int, int, int, int, bool]:
-        """Monster attack and HP, uncursed equipment totals, and whether Aderyn's ability helps."""
+                 level: int) -> Context:
+        """Monster attack and HP, uncursed equipment totals, whether Aderyn's ability helps and
+        what one card a draw effect brings is worth to this seat."""
         m = tables().monsters[monster]
         me = obs.seats[obs.current]
         eq_att, eq_def, eq_heal = _equip_totals(me, curses)
         aderyn = obs.abilities and me.hero == "aderyn" and level != LORD_LEVEL
-        return m.attack, m.hp, eq_att, eq_def, eq_heal, aderyn
+        taia = obs.abilities and me.hero == "taia"
+        return Context(m.attack, m.hp, eq_att, eq_def, eq_heal, aderyn,
+                       TAIA_DRAW_VALUE if taia else DRAW_VALUE)
 
     @staticmethod
-    def _forecast(ctx: tuple[int, int, int, int, int, bool], outcome: Outcome, base_att: int,
+    def _forecast(ctx: Context, outcome: Outcome, base_att: int,
                   base_def: int, hp: int, strength: bool) -> Forecast:
-        m_att, m_hp, eq_att, eq_def, eq_heal, aderyn = ctx
+        m_att, m_hp, eq_att, eq_def, eq_heal, aderyn, draw_value = ctx
         att = base_att + outcome.attack + eq_att
         dfn = base_def + outcome.defence + eq_def
         if strength:
@@ -115,7 +136,7 @@ class HeuristicAgent:
         hp_now = min(MAX_HP, hp + outcome.heal)
         damage = max(0, m_att - dfn)
         knocked = damage >= hp_now and damage > 0
-        expected = att + DRAW_VALUE * outcome.draws
+        expected = att + draw_value * outcome.draws
         win = att >= m_hp and (not knocked or aderyn)
         knock = _knock_penalty(win) if knocked else 0.0
         score = (100.0 if win else -10.0 * max(0.0, m_hp - expected)) - 6.0 * damage \
