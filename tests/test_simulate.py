@@ -8,7 +8,7 @@ import pytest
 
 from engine import GameConfig, Phase, SeatConfig, apply, legal_actions, new_game, observe
 from engine.agents import make_agent
-from engine.agents.heuristic import TAIA_DRAW_VALUE, HeuristicAgent
+from engine.agents.heuristic import TAIA_DRAW_VALUE, Context, HeuristicAgent
 from engine.agents.planner import DRAW_VALUE, Outcome, Situation, plans
 from engine.balance import catalogue_hash, fresh_curve, verdict
 from engine.catalog import tables
@@ -131,17 +131,18 @@ def _first_turn(hero: str, abilities: bool) -> Observation:
 def test_heuristic_counts_taias_draws_as_the_better_of_two_only_with_abilities() -> None:
     agent = HeuristicAgent()
     monster = next(m for m in tables().monsters.values() if m.level == 1)
-    drawn = Outcome((), 0, 0, 0, 2, 0, 0, False)  # two draws, no attack: a losing plan
-    values = {}
-    for hero, abilities in (("taia", True), ("taia", False), ("horan", True)):
-        ctx = agent._context(_first_turn(hero, abilities), monster.id, frozenset(), 1)
-        values[hero, abilities] = ctx.draw_value
-        if (hero, abilities) == ("taia", True):
-            taia = agent._forecast(ctx, drawn, 0, 0, 5, False)
-        elif hero == "taia":
-            plain = agent._forecast(ctx, drawn, 0, 0, 5, False)
-    assert values == {("taia", True): TAIA_DRAW_VALUE, ("taia", False): DRAW_VALUE,
-                      ("horan", True): DRAW_VALUE}
+
+    def context(hero: str, abilities: bool) -> Context:
+        return agent._context(_first_turn(hero, abilities), monster.id, frozenset(), 1)
+
+    taia_on, taia_off, horan_on = context("taia", True), context("taia", False), \
+        context("horan", True)
+    assert (taia_on.draw_value, taia_off.draw_value, horan_on.draw_value) == (
+        TAIA_DRAW_VALUE, DRAW_VALUE, DRAW_VALUE)
     assert TAIA_DRAW_VALUE > DRAW_VALUE
-    # the same losing plan looks more promising to Taia when her draws keep the better card
-    assert taia.margin > plain.margin and taia.score > plain.score
+    # the same losing plan (two draws, no attack) looks more promising to Taia when her draws
+    # keep the better card
+    drawn = Outcome((), 0, 0, 0, 2, 0, 0, False)
+    better = agent._forecast(taia_on, drawn, 0, 0, 5, False)
+    plain = agent._forecast(taia_off, drawn, 0, 0, 5, False)
+    assert better.margin > plain.margin and better.score > plain.score
