@@ -9,7 +9,8 @@ Each ``--set FILE:ID.FIELD=VALUE`` edits a copy of ``cards/data`` (FILE defaults
 copy is validated like the real catalogue, so a change that breaks a rule of CARDS.md is refused
 with the loader's message. Every game seats ``--hero`` with three other heroes drawn from the seed
 (the same tables ``docs/balance.md`` plays, conditioned on the hero), 4 seats, heuristic
-self-play. A share is printed with its standard error; ``--baseline`` plays the unchanged
+self-play; ``--hero all`` seats heroes as ``docs/balance.md`` does and prints every hero's share.
+A share is printed with its standard error; ``--baseline`` plays the unchanged
 catalogue on the same seeds first, so the difference is paired. The committed report is still
 ``python -m engine.balance``; this is the quick loop that finds what to commit.
 """
