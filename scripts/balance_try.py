@@ -5,14 +5,15 @@ the unchanged catalogue on the same seeds, with hero abilities on and off.
         --set tai4.defence= --set tai4.draw=2 --set lords.toml:lord-1.curses=armour
 
 Each ``--set FILE:ID.FIELD=VALUE`` edits a copy of ``cards/data`` (FILE defaults to
-``heroes.toml``; an empty VALUE removes the field; ``next`` and ``curses`` take a comma list). The
-copy is validated like the real catalogue, so a change that breaks a rule of CARDS.md is refused
-with the loader's message. Every game seats ``--hero`` with three other heroes drawn from the seed
-(the same tables ``docs/balance.md`` plays, conditioned on the hero), 4 seats, heuristic
-self-play; ``--hero all`` seats heroes as ``docs/balance.md`` does and prints every hero's share.
-A share is printed with its standard error; ``--baseline`` plays the unchanged
-catalogue on the same seeds first, so the difference is paired. The committed report is still
-``python -m engine.balance``; this is the quick loop that finds what to commit.
+``heroes.toml``; FIELD ``reward.X`` edits a monster's back; an empty VALUE removes the field;
+``next`` and ``curses`` take a comma list). The copy is validated like the real catalogue, so a
+change that breaks a rule of CARDS.md is refused with the loader's message. Every game seats
+``--hero`` with three other heroes drawn from the seed (the same tables ``docs/balance.md`` plays,
+conditioned on the hero), 4 seats, heuristic self-play; ``--hero all`` seats heroes as
+``docs/balance.md`` does and prints every hero's share. A share is printed with its standard error;
+``--baseline`` plays the unchanged catalogue on the same seeds first, so the difference is paired.
+The committed report is still ``python -m engine.balance``; this is the quick loop that finds what
+to commit.
 """
 
 from __future__ import annotations
@@ -54,14 +55,15 @@ class Change:
 
 def parse_change(text: str) -> Change:
     """Read ``FILE:ID.FIELD=VALUE`` (FILE optional, VALUE empty to remove the field)."""
-    match = re.fullmatch(r"(?:([\w.-]+\.toml):)?([\w-]+)\.(\w+)=(.*)", text.strip())
+    match = re.fullmatch(r"(?:([\w.-]+\.toml):)?([\w-]+)\.((?:reward\.)?\w+)=(.*)",
+                         text.strip())
     if not match:
         raise ValueError(f"--set {text!r}: expected FILE:ID.FIELD=VALUE, e.g. tai4.draw=2")
     file, card, name, raw = match.groups()
     value: int | str | list[str] | None
     if raw == "":
         value = None
-    elif name in LIST_FIELDS:
+    elif name.removeprefix("reward.") in LIST_FIELDS:
         value = [v.strip() for v in raw.split(",") if v.strip()]
     elif re.fullmatch(r"-?\d+", raw):
         value = int(raw)
@@ -81,12 +83,19 @@ def apply_changes(folder: Path, changes: list[Change]) -> None:
         entry = re.search(rf'\nid = "{card}"\n(.*?)(?=\n\[|\n\n|\Z)', text, re.S)
         if entry is None:
             raise ValueError(f"--set: no card {change.card!r} in {change.file}")
+        field = change.field
+        if field.startswith("reward."):  # the monster's back: the table right under its entry
+            field = field.removeprefix("reward.")
+            entry = re.compile(r"\n\[monster\.reward\]\n(.*?)(?=\n\[|\n\n|\Z)", re.S).match(
+                text, entry.end(1))
+            if entry is None:
+                raise ValueError(f"--set: card {change.card!r} has no reward table")
         fields = dict(line.split(" = ", 1) for line in entry.group(1).splitlines()
                       if " = " in line)
         if change.value is None:
-            fields.pop(change.field, None)
+            fields.pop(field, None)
         else:
-            fields[change.field] = json.dumps(change.value)
+            fields[field] = json.dumps(change.value)
         body = "\n".join(f"{k} = {v}" for k, v in fields.items())
         path.write_text(text[:entry.start(1)] + body + text[entry.end(1):], encoding="utf-8")
 

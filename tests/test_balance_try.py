@@ -91,3 +91,21 @@ def test_all_heroes_mode_seats_heroes_like_the_report_and_prints_each_share(
     assert code == 0
     assert "paired difference" in out
     assert sum(h in out for h in HEROES) >= 4
+
+
+def test_a_reward_field_edits_the_monsters_back_not_its_front(data: Path) -> None:
+    before = load_from(data)
+    monster = next(m for m in before.monsters if m.id == "m2-04")
+    balance_try.apply_changes(data, [
+        balance_try.parse_change("level2.toml:m2-04.reward.draw=1"),
+        balance_try.parse_change("level2.toml:m2-04.reward.next=green,red"),
+        balance_try.parse_change("level2.toml:m2-04.attack=5"),
+    ])
+    after = load_from(data)
+    back = after.action_cards()["m2-04"]
+    assert back.draw == 1 and list(back.next) == ["green", "red"]
+    assert back.attack == before.action_cards()["m2-04"].attack  # the front's attack moved
+    assert next(m for m in after.monsters if m.id == "m2-04").attack == 5 != monster.attack
+    with pytest.raises(ValueError, match="no reward table"):
+        balance_try.apply_changes(data, [
+            balance_try.parse_change("lords.toml:lord-1.reward.draw=1")])
