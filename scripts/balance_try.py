@@ -110,13 +110,12 @@ def _use_catalogue(folder: str) -> None:
 def play(seed: int, hero: str, abilities: bool) -> tuple[tuple[str, ...], str | None, int]:
     """One 4-seat heuristic game with ``hero`` seated: the heroes, the winner and the rounds.
     With ``hero`` "all" the heroes are drawn as ``docs/balance.md`` draws them."""
-    if hero == ALL:
-        game = play_game(seed, 4, "heuristic", abilities)
-        return game.heroes, None if game.winner is None else game.heroes[game.winner], game.rounds
-    others, state_rng = game_rng.shuffled(game_rng.seed_state(seed ^ 0xC0FFEE),
-                                          [h for h in HEROES if h != hero])
-    seats, _ = game_rng.shuffled(state_rng, [hero, *others[:3]])
-    game = play_game(seed, 4, "heuristic", abilities, heroes=tuple(seats))
+    seats: tuple[str, ...] | None = None  # play_game draws the heroes from the seed
+    if hero != ALL:
+        others, state_rng = game_rng.shuffled(game_rng.seed_state(seed ^ 0xC0FFEE),
+                                              [h for h in HEROES if h != hero])
+        seats = tuple(game_rng.shuffled(state_rng, [hero, *others[:3]])[0])
+    game = play_game(seed, 4, "heuristic", abilities, heroes=seats)
     return game.heroes, None if game.winner is None else game.heroes[game.winner], game.rounds
 
 

@@ -104,7 +104,8 @@ def test_a_reward_field_edits_the_monsters_back_not_its_front(data: Path) -> Non
     after = load_from(data)
     back = after.action_cards()["m2-04"]
     assert back.draw == 1 and list(back.next) == ["green", "red"]
-    assert back.attack == before.action_cards()["m2-04"].attack  # the front's attack moved
+    # the front's attack changed, the back's did not
+    assert back.attack == before.action_cards()["m2-04"].attack
     assert next(m for m in after.monsters if m.id == "m2-04").attack == 5 != monster.attack
     with pytest.raises(ValueError, match="no reward table"):
         balance_try.apply_changes(data, [
