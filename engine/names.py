@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from engine.catalog import tables
+from functools import cache
+
+from engine.catalog import Tables, tables
 from engine.state import GameState
 from i18n import Msg, Param, msg
 
 ROMAN = {1: "I", 2: "II", 3: "III", 4: "X"}
 
 
+@cache
 def monster_name(card: str) -> Msg:
     """The name on a monster's front."""
     return msg(f"card.{card}")
@@ -17,11 +20,22 @@ def monster_name(card: str) -> Msg:
 def card_name(card: str) -> Msg:
     """The name of a card as held by a seat: starting card, or the reward on a monster's back."""
     t = tables()
-    if card in t.monsters and t.monsters[card].reward in ("action", "weapon", "armour"):
-        return msg(f"back.{card}")
-    return msg(f"card.{card}")
+    if _card_names_of[0] is not t:  # the catalogue was reloaded (tools that edit it do)
+        _card_names.clear()
+        _card_names_of[0] = t
+    name = _card_names.get(card)
+    if name is None:
+        back = card in t.monsters and t.monsters[card].reward in ("action", "weapon", "armour")
+        name = _card_names[card] = msg(f"back.{card}" if back else f"card.{card}")
+    return name
 
 
+#: Card names built so far (messages are immutable), for the catalogue in ``_card_names_of``.
+_card_names: dict[str, Msg] = {}
+_card_names_of: list[Tables | None] = [None]
+
+
+@cache
 def hero_name(hero: str) -> Msg:
     """A hero's name."""
     return msg(f"hero.{hero}.name")
@@ -33,6 +47,7 @@ def seat_name(state: GameState, seat: int) -> Param:
     return name if name else hero_name(state.seats[seat].hero)
 
 
+@cache
 def word(kind: str, value: str) -> Msg:
     """A game word: ``word('colour', 'red')``, ``word('curse', 'weapon')``, ``word('potion', ...)``.
     """

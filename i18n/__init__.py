@@ -66,7 +66,9 @@ class Msg:
 
 def msg(key: str, **params: Param) -> Msg:
     """Build a :class:`Msg` from a key and keyword parameters."""
-    return Msg(key, tuple(sorted(params.items())))
+    if not params:
+        return Msg(key)
+    return Msg(key, tuple(sorted(params.items())) if len(params) > 1 else tuple(params.items()))
 
 
 def _is_plural(table: Mapping[str, object]) -> bool:
