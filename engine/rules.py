@@ -7,8 +7,6 @@ with the reason. Rule ids (R-n, D-n) refer to ``shared/rules/RULES.md``.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from engine import rng
 from engine.actions import (
     LORD_LEVEL,
@@ -37,7 +35,7 @@ from engine.battle import active_curses, hand_size, totals
 from engine.catalog import tables
 from engine.errors import IllegalAction, NotYourTurn
 from engine.names import ROMAN, card_name, monster_name, seat_name, word
-from engine.state import LOG_LENGTH, MAX_HP, Battle, Event, GameState, Phase, Seat
+from engine.state import LOG_LENGTH, MAX_HP, Battle, Event, GameState, Phase, Seat, evolve
 from i18n import Msg, msg
 
 HEAL_PHASES = (Phase.TURN, Phase.DISCARD, Phase.BATTLE, Phase.MERCHANT, Phase.REWARD)
@@ -204,7 +202,7 @@ class _Work:
         return self.seats[self.me]
 
     def set(self, **changes: object) -> None:
-        self.seats[self.me] = replace(self.seats[self.me], **changes)  # type: ignore[arg-type]
+        self.seats[self.me] = evolve(self.seats[self.me], **changes)
 
     def say(self, key: str, to: int | None = None, **params: object) -> None:
         self.events.append(Event(msg(key, **params), to))  # type: ignore[arg-type]
@@ -214,7 +212,7 @@ class _Work:
 
     def freeze(self) -> GameState:
         log = (self.state.log + tuple(self.events))[-LOG_LENGTH:]
-        return replace(
+        return evolve(
             self.state, rng=self.rng, seats=tuple(self.seats), levels=tuple(self.levels),
             potions=(self.potions[0], self.potions[1], self.potions[2]),
             pawnshop=tuple(self.pawnshop), phase=self.phase, battle=self.battle,
@@ -237,7 +235,7 @@ class _Work:
             rewards, self.rng = rng.shuffled(
                 self.rng, [c for c in seat.discard if actions[c].reward])
             deck = rewards + start if mode == "top" else start + rewards
-        self.seats[index] = replace(seat, deck=seat.deck + deck, discard=())
+        self.seats[index] = evolve(seat, deck=seat.deck + deck, discard=())
         self.say("event.reshuffle", who=self.who(index), count=len(deck))
 
     def take(self, index: int) -> str | None:
@@ -248,7 +246,7 @@ class _Work:
             self.rebuild_deck(index)
         seat = self.seats[index]
         card = seat.deck[0]
-        self.seats[index] = replace(seat, deck=seat.deck[1:])
+        self.seats[index] = evolve(seat, deck=seat.deck[1:])
         return card
 
     def draw(self, index: int, count: int) -> int:
@@ -260,7 +258,7 @@ class _Work:
             drawn.append(card)
         if drawn:
             seat = self.seats[index]
-            self.seats[index] = replace(seat, hand=seat.hand + tuple(drawn))
+            self.seats[index] = evolve(seat, hand=seat.hand + tuple(drawn))
             self.say("event.draw", who=self.who(index), count=len(drawn))
             self.say("event.draw_private", to=index, cards=card_list(drawn))
         return len(drawn)
@@ -290,11 +288,11 @@ class _Work:
             return
         lv = self.levels[battle.level - 1]
         if battle.slot == 0:
-            self.levels[battle.level - 1] = replace(lv, gates=lv.gates[1:])
+            self.levels[battle.level - 1] = evolve(lv, gates=lv.gates[1:])
             return
         row = list(lv.row)
         row[battle.slot - 1] = lv.deck[0] if lv.deck else None
-        self.levels[battle.level - 1] = replace(lv, row=tuple(row), deck=lv.deck[1:])
+        self.levels[battle.level - 1] = evolve(lv, row=tuple(row), deck=lv.deck[1:])
 
 
 def card_list(cards: list[str]) -> Msg:
@@ -416,7 +414,7 @@ def _play(w: _Work, a: Action) -> None:
     hand = list(w.seat.hand)
     hand.remove(a.card)
     w.set(hand=tuple(hand))
-    w.battle = battle = replace(battle, chain=battle.chain + (a.card,), ability_used=used,
+    w.battle = battle = evolve(battle, chain=battle.chain + (a.card,), ability_used=used,
                                 unlocked=unlocked, horan_bonus=horan)
     w.say("event.play", who=w.who(), card=card_name(a.card))
 
@@ -448,11 +446,11 @@ def _taia_draw(w: _Work, remaining: int) -> None:
             w.set(hand=w.seat.hand + (first,))
             w.say("event.draw", who=w.who(), count=1)
             continue
-        w.battle = replace(w.battle, drawn=(first, second), draws_left=remaining)
+        w.battle = evolve(w.battle, drawn=(first, second), draws_left=remaining)
         w.phase = Phase.TAIA
         w.say("event.taia_choice", to=w.me, first=card_name(first), second=card_name(second))
         return
-    w.battle = replace(w.battle, drawn=(), draws_left=0)
+    w.battle = evolve(w.battle, drawn=(), draws_left=0)
     w.phase = Phase.BATTLE
 
 
@@ -469,7 +467,7 @@ def _keep(w: _Work, a: Action) -> None:
 def _strength(w: _Work, a: Action) -> None:
     assert isinstance(a, DrinkStrength) and w.battle is not None
     b = w.battle
-    w.battle = replace(b, boosted=b.boosted + ((len(b.chain) - 1, a.effect),))
+    w.battle = evolve(b, boosted=b.boosted + ((len(b.chain) - 1, a.effect),))
     w.set(potions=tuple(p for p in w.seat.potions if p != "strength"))
     w.potions[0] += 1
     w.say("event.potion_strength", who=w.who(), effect=word("effect", a.effect),
@@ -478,7 +476,7 @@ def _strength(w: _Work, a: Action) -> None:
 
 def _counter(w: _Work, a: Action) -> None:
     assert isinstance(a, DrinkCountercurse) and w.battle is not None
-    w.battle = replace(w.battle, countered=a.curse)
+    w.battle = evolve(w.battle, countered=a.curse)
     w.set(potions=tuple(p for p in w.seat.potions if p != "countercurse"))
     w.potions[2] += 1
     w.say("event.potion_counter", who=w.who(), curse=word("curse", a.curse))
@@ -525,7 +523,7 @@ def _end_battle(w: _Work, a: Action) -> None:
         w.say("event.reward_card", who=w.who(), card=card_name(monster.id))
         w.end_turn()
     else:  # the battle stays open for the keep-or-pawn choice, its outcome settled
-        w.battle = replace(battle, hp_before=hp_before)
+        w.battle = evolve(battle, hp_before=hp_before)
         w.pending = monster.id
         w.phase = Phase.REWARD
 
