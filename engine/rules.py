@@ -415,7 +415,7 @@ def _play(w: _Work, a: Action) -> None:
     hand.remove(a.card)
     w.set(hand=tuple(hand))
     w.battle = battle = evolve(battle, chain=battle.chain + (a.card,), ability_used=used,
-                                unlocked=unlocked, horan_bonus=horan)
+                               unlocked=unlocked, horan_bonus=horan)
     w.say("event.play", who=w.who(), card=card_name(a.card))
 
     def counts(effect: str) -> bool:
