@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.catalog import tables
+from engine.catalog import Tables, tables
 from engine.state import BASE_HAND, Battle, GameState, Seat
 
 
@@ -39,7 +39,10 @@ class Totals:
 
 def active_curses(battle: Battle) -> tuple[str, ...]:
     """The monster's curses that apply: all but the one a countercurse potion removed."""
-    return tuple(c for c in tables().monsters[battle.monster].curses if c != battle.countered)
+    curses = tables().monsters[battle.monster].curses
+    if battle.countered is None:
+        return curses
+    return tuple(c for c in curses if c != battle.countered)
 
 
 def hand_size(seat: Seat, curses: tuple[str, ...] = ()) -> int:
@@ -58,12 +61,29 @@ def aderyn_applies(state: GameState, battle: Battle) -> bool:
     return state.config.abilities and state.seat.hero == "aderyn" and battle.level != 4
 
 
+#: The last totals worked out and what they were worked out from: ``observe`` and the end of a
+#: battle ask about the same battle and seat in turn. Battles, seats and the catalogue are
+#: immutable, so identity is enough; one tuple is swapped at once, so threads see a matching set.
+_last: tuple[Battle, Seat, Tables, bool, Totals] | None = None
+
+
 def totals(state: GameState) -> Totals:
     """The battle's running totals and the outcome if the current seat ended it now."""
+    global _last
     battle = state.battle
     assert battle is not None, "no battle in progress"
     t = tables()
     seat = state.seat
+    abilities = state.config.abilities
+    last = _last
+    if last and last[0] is battle and last[1] is seat and last[2] is t and last[3] == abilities:
+        return last[4]
+    result = _totals(state, battle, seat, t)
+    _last = (battle, seat, t, abilities, result)
+    return result
+
+
+def _totals(state: GameState, battle: Battle, seat: Seat, t: Tables) -> Totals:
     curses = active_curses(battle)
     cards = {"attack": 0, "defence": 0}
     for idx, cid in enumerate(battle.chain):
