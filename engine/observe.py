@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.actions import POTIONS, Action
+from engine.actions import LORD_LEVEL, POTIONS, Action, Fight
 from engine.battle import Totals, active_curses, hand_size, totals
 from engine.catalog import tables
 from engine.names import seat_name
@@ -93,6 +93,13 @@ class Observation:
     hand: tuple[str, ...]  # the viewer's hand (empty for spectators)
     drawn: tuple[str, ...]  # Taia's pending pair, only to Taia
     legal: tuple[Action, ...]  # the viewer's legal actions when they must decide
+
+    def target(self, fight: Fight) -> str | None:
+        """The monster ``fight`` would face: the Lord, a gatekeeper deck's top or a row card."""
+        if fight.level == LORD_LEVEL:
+            return self.lord
+        level = self.levels[fight.level - 1]
+        return level.gate_top if fight.slot == 0 else level.row[fight.slot - 1]
 
 
 #: Views of unchanged seats and levels are reused: a state shares its untouched parts with the

@@ -158,10 +158,7 @@ class HeuristicAgent:
         return 4.0 + 3.0 * m.level + max(0.0, gain) * 6.0
 
     def _monster_at(self, obs: Observation, fight: Fight) -> str:
-        if fight.level == LORD_LEVEL:
-            return obs.lord
-        lv = obs.levels[fight.level - 1]
-        card = lv.gate_top if fight.slot == 0 else lv.row[fight.slot - 1]
+        card = obs.target(fight)
         assert card is not None
         return card
 

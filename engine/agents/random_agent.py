@@ -1,9 +1,23 @@
-"""A random agent: uniform among the legal actions of a sensible kind, so its games still end.
+"""A random agent: uniform among the legal actions of a sensible kind, so its games end.
 
-It prefers playing a card to ending a battle and fighting to shopping, and once it holds the
-three keys it fights the Lord (without that, random games may wander for thousands of rounds);
-any other choice among the actions of the chosen kind is uniform. Its own seeded generator keeps
-simulations reproducible.
+It plays no plan. Among the actions of the kind it picks, its choice is uniform, and every kind
+keeps a small chance, so random play still reaches every corner of the rules. What makes a kind
+sensible:
+
+- In battle it plays a card while it can (97%), rather than ending the battle early.
+- It fights on 85% of its turns (it revives instead at 2 HP or less, 60%), and it picks among
+  the monsters "within reach" when there are any. A monster is within reach when its HP is at
+  most the attack printed on the hand plus the weapon's: an optimistic bound, blind to colours
+  and curses.
+- Holding the three keys, it fights the Lord as soon as the Lord is within reach.
+- It keeps won equipment when it beats the item it replaces (90%).
+- It mostly leaves the merchant without buying (80%): every purchase costs a reward card or
+  equipment (R40), and seats that sold them all could no longer beat level III.
+
+Without these preferences, random 4-seat games lasted a median 188 rounds, and 12 of 100 passed
+5,000 rounds without a winner: the rows were empty and every seat was back to its six starting
+cards, with no weapon. With them: a median 83 rounds, the longest of the same 100 games 336.
+Its own seeded generator keeps simulations reproducible.
 """
 
 from __future__ import annotations
@@ -20,9 +34,13 @@ from engine.actions import (
     Play,
     Revive,
     SetStacking,
+    TakeReward,
     VisitMerchant,
 )
+from engine.agents.heuristic import equip_value
+from engine.catalog import tables
 from engine.observe import Observation
+from engine.state import Phase
 
 
 class RandomAgent:
@@ -46,24 +64,50 @@ class RandomAgent:
             return self._pick(list(observation.legal))
         fights = [a for a in legal if isinstance(a, Fight)]
         if fights:
-            me = observation.seats[observation.current]
-            if me.hp <= 2 and self._chance(60):
-                return Revive()
-            lord = [a for a in fights if a.level == LORD_LEVEL]
-            if lord:  # holding all three keys, it goes for the win
-                return lord[0]
-            if self._chance(85):
-                return self._pick(fights)
-            rest = [a for a in legal if isinstance(a, VisitMerchant | Revive)]
-            return self._pick(rest or legal)
+            return self._turn(observation, legal, fights)
         plays = [a for a in legal if isinstance(a, Play)]
-        if plays and self._chance(90):
+        if plays and self._chance(97):
             return self._pick(plays)
+        if observation.phase is Phase.REWARD and self._chance(90):
+            return TakeReward(self._better(observation))
         if any(isinstance(a, EndBattle) for a in legal) and not plays:
             others = [a for a in legal if not isinstance(a, EndBattle)]
             if others and self._chance(30):
                 return self._pick(others)
             return EndBattle()
-        if any(isinstance(a, LeaveMerchant) for a in legal) and self._chance(40):
+        if any(isinstance(a, LeaveMerchant) for a in legal) and self._chance(80):
             return LeaveMerchant()
         return self._pick(legal)
+
+    def _turn(self, obs: Observation, legal: list[Action], fights: list[Fight]) -> Action:
+        """Revive when low, else fight, preferring monsters within reach."""
+        if obs.seats[obs.current].hp <= 2 and self._chance(60):
+            return Revive()
+        reach = self._reach(obs)
+        near: list[Action] = []
+        for fight in fights:
+            monster = obs.target(fight)
+            if monster is not None and tables().monsters[monster].hp <= reach:
+                if fight.level == LORD_LEVEL:  # holding all three keys, it goes for the win
+                    return fight
+                near.append(fight)
+        if self._chance(85):
+            return self._pick(near if near else fights)
+        rest = [a for a in legal if isinstance(a, VisitMerchant | Revive)]
+        return self._pick(rest or legal)
+
+    @staticmethod
+    def _reach(obs: Observation) -> int:
+        """The attack printed on the hand plus the weapon: an optimistic bound of a battle."""
+        t = tables()
+        weapon = obs.seats[obs.current].weapon
+        return (sum(t.actions[c].attack for c in obs.hand)
+                + (t.equipment[weapon].attack if weapon else 0))
+
+    @staticmethod
+    def _better(obs: Observation) -> bool:
+        """Whether the won equipment beats the item of its kind the seat holds (R27)."""
+        assert obs.pending is not None
+        won = obs.pending
+        held = getattr(obs.seats[obs.current], tables().equipment[won].kind)
+        return held is None or equip_value(won) >= equip_value(held)
