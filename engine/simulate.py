@@ -170,8 +170,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--games must be at least 1")
     settle()
     start = time.perf_counter()
-    results = run(args.games, args.players, args.seed, args.agent, args.abilities == "on",
-                  args.workers)
+    try:
+        results = run(args.games, args.players, args.seed, args.agent, args.abilities == "on",
+                      args.workers)
+    finally:
+        gc.unfreeze()  # tests call main() in their own process
     summary = summarise(results, time.perf_counter() - start)
     if args.json:
         print(json.dumps(summary, indent=2))

@@ -146,3 +146,16 @@ def test_heuristic_counts_taias_draws_as_the_better_of_two_only_with_abilities()
     better = agent._forecast(taia_on, drawn, 0, 0, 5, False)
     plain = agent._forecast(taia_off, drawn, 0, 0, 5, False)
     assert better.margin > plain.margin and better.score > plain.score
+
+
+def test_settle_takes_the_process_objects_out_of_the_collector() -> None:
+    import gc
+
+    from engine.simulate import settle
+
+    try:
+        settle()
+        assert gc.get_freeze_count() > 10_000  # the modules and the catalogue, at least
+    finally:
+        gc.unfreeze()
+    assert gc.get_freeze_count() == 0
