@@ -115,6 +115,7 @@ class Driver:
         """Click the user switch."""
         self.page.click(f".user-tab[data-index='{user}']")
         self.page.wait_for_selector(f".user-tab[data-index='{user}'][aria-selected='true']")
+        self.page.wait_for_selector("body:not([data-switching])", state="attached")
         self.settle()
 
     def settle(self, quiet: float = 0.4) -> None:

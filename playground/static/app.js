@@ -400,6 +400,11 @@
 
   async function switchUser(id, index) {
     if (id === state.user) return;
+    document.body.dataset.switching = "1"; // until the new user's messages are shown
+    try { await showUser(id, index); } finally { delete document.body.dataset.switching; }
+  }
+
+  async function showUser(id, index) {
     state.user = id;
     try { localStorage.setItem("kg-user", id); } catch { /* private mode */ }
     const url = new URL(location.href);
