@@ -15,8 +15,9 @@ sensible:
   equipment (R40), and seats that sold them all could no longer beat level III.
 
 Without these preferences, random 4-seat games lasted a median 188 rounds, and 12 of 100 passed
-5,000 rounds without a winner: the rows were empty and every seat was back to its six starting
-cards, with no weapon. With them: a median 83 rounds, the longest of the same 100 games 336.
+5,000 rounds without a winner: the regular decks were empty, most seats were back to their six
+starting cards with no weapon, and those holding the three keys kept losing to the Lord. With
+them: a median 83 rounds, the longest of the same 100 games 336.
 Its own seeded generator keeps simulations reproducible.
 """
 
