@@ -85,10 +85,11 @@ class RandomAgent:
         if obs.seats[obs.current].hp <= 2 and self._chance(60):
             return Revive()
         reach = self._reach(obs)
+        monsters = tables().monsters
         near: list[Action] = []
         for fight in fights:
             monster = obs.target(fight)
-            if monster is not None and tables().monsters[monster].hp <= reach:
+            if monster is not None and monsters[monster].hp <= reach:
                 if fight.level == LORD_LEVEL:  # holding all three keys, it goes for the win
                     return fight
                 near.append(fight)
