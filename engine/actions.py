@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from engine.errors import BadNotation
+from engine.values import fast_init
 
 PotionKind = Literal["strength", "healing", "countercurse"]
 POTIONS: tuple[PotionKind, ...] = ("strength", "healing", "countercurse")
@@ -32,6 +33,7 @@ class Action:
         raise NotImplementedError
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Fight(Action):
     """Fight a monster: ``level`` 1-3 with ``slot`` 1-5 (row) or 0 (gatekeeper); level 4 = Lord."""
@@ -66,6 +68,7 @@ class Revive(Action):
         return "revive"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class SetStacking(Action):
     """Change this seat's standing deck-stacking preference (D5); does not end the decision."""
@@ -87,6 +90,7 @@ class DrinkHealing(Action):
         return "heal"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Play(Action):
     """Play an action card from hand in battle.
@@ -102,6 +106,7 @@ class Play(Action):
         return f"play:{self.card}:{self.ability}" if self.ability else f"play:{self.card}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DrinkStrength(Action):
     """Drink the strength potion to double the last card's attack or defence (R34)."""
@@ -113,6 +118,7 @@ class DrinkStrength(Action):
         return f"strength:{self.effect}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DrinkCountercurse(Action):
     """Drink the countercurse potion against one curse of the monster (R33)."""
@@ -134,6 +140,7 @@ class EndBattle(Action):
         return "end"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Discard(Action):
     """Discard a card from hand, down to the hand size an equipment curse leaves (R23)."""
@@ -145,6 +152,7 @@ class Discard(Action):
         return f"discard:{self.card}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class KeepDrawn(Action):
     """Taia keeps this one of the two cards she drew; the other goes under her deck (R66)."""
@@ -156,6 +164,7 @@ class KeepDrawn(Action):
         return f"keep:{self.card}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class TakeReward(Action):
     """Keep the won weapon or armour (``keep``) or send it to the pawnshop (R27)."""
@@ -167,6 +176,7 @@ class TakeReward(Action):
         return f"reward:{'keep' if self.keep else 'pawn'}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BuyPotion(Action):
     """Buy a potion of this kind from the merchant (R41); payment is chosen next."""
@@ -178,6 +188,7 @@ class BuyPotion(Action):
         return f"buy:potion:{self.kind}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BuyPawned(Action):
     """Buy this card from the pawnshop (R42); payment is chosen next."""
@@ -189,6 +200,7 @@ class BuyPawned(Action):
         return f"buy:card:{self.card}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Pay(Action):
     """Pay the pending purchase with ``weapon``, ``armour`` or a reward card from hand (R40)."""

@@ -7,8 +7,10 @@ from dataclasses import dataclass
 
 from engine.catalog import Tables, tables
 from engine.state import BASE_HAND, Battle, GameState, Seat
+from engine.values import fast_init
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Totals:
     """Attack and defence split by source, and the outcome if the battle ended now."""
@@ -85,18 +87,17 @@ def totals(state: GameState) -> Totals:
 
 def _totals(state: GameState, battle: Battle, seat: Seat, t: Tables) -> Totals:
     curses = active_curses(battle)
-    cards = {"attack": 0, "defence": 0}
-    for idx, cid in enumerate(battle.chain):
+    unlocked, boosted = battle.unlocked, battle.boosted
+    attack_cursed, defence_cursed = "attack" in curses, "defence" in curses
+    card_attack = card_defence = 0
+    for idx, cid in enumerate(battle.chain):  # R22 cursed effects, R63 unlocked, R34 doubled
         info = t.actions[cid]
-        for effect in ("attack", "defence"):
-            value = info.effect(effect)
-            if not value:
-                continue
-            if effect in curses and (idx, effect) not in battle.unlocked:
-                continue
-            if (idx, effect) in battle.boosted:
-                value *= 2
-            cards[effect] += value
+        value = info.attack
+        if value and (not attack_cursed or (idx, "attack") in unlocked):
+            card_attack += value * 2 if boosted and (idx, "attack") in boosted else value
+        value = info.defence
+        if value and (not defence_cursed or (idx, "defence") in unlocked):
+            card_defence += value * 2 if boosted and (idx, "defence") in boosted else value
     eq_att = eq_def = heal = 0
     for slot in ("weapon", "armour"):
         item = getattr(seat, slot)
@@ -107,14 +108,14 @@ def _totals(state: GameState, battle: Battle, seat: Seat, t: Tables) -> Totals:
             heal += info_e.heal
     ability = 1 if battle.horan_bonus else 0
     monster = t.monsters[battle.monster]
-    defence = cards["defence"] + eq_def
+    defence = card_defence + eq_def
     damage = max(0, monster.attack - defence)
     hp = seat.hp if battle.hp_before is None else battle.hp_before
     hp_after = max(0, hp - damage)
     knocked = damage > 0 and hp_after == 0
-    attack = cards["attack"] + eq_att + ability
+    attack = card_attack + eq_att + ability
     win = attack >= monster.hp and (not knocked or aderyn_applies(state, battle))
     if not knocked:
         hp_after = min(5, hp_after + heal)
-    return Totals(cards["attack"], eq_att, ability, cards["defence"], eq_def, monster.attack,
+    return Totals(card_attack, eq_att, ability, card_defence, eq_def, monster.attack,
                   monster.hp, damage, hp_after, knocked, win, 0 if knocked else heal)

@@ -16,9 +16,11 @@ from engine.catalog import tables
 from engine.names import seat_name
 from engine.rules import legal_actions
 from engine.state import Event, GameConfig, GameState, Level, Phase, Seat
+from engine.values import fast_init
 from i18n import Param
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class SeatView:
     """What everyone sees of a seat."""
@@ -39,6 +41,7 @@ class SeatView:
     stacking: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class LevelView:
     """A cavern level as seen on the table."""
@@ -51,6 +54,7 @@ class LevelView:
     gate_count: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BattleView:
     """The battle in progress, with its running totals."""
@@ -70,6 +74,7 @@ class BattleView:
     active_curses: tuple[str, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Observation:
     """Everything ``viewer`` may know now (``viewer`` None: a spectator)."""

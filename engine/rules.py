@@ -35,13 +35,39 @@ from engine.battle import active_curses, hand_size, totals
 from engine.catalog import tables
 from engine.errors import IllegalAction, NotYourTurn
 from engine.names import ROMAN, card_name, monster_name, seat_name, word
-from engine.state import LOG_LENGTH, MAX_HP, Battle, Event, GameState, Phase, Seat, evolve
+from engine.state import (
+    LOG_LENGTH,
+    MAX_HP,
+    Battle,
+    Event,
+    GameState,
+    Phase,
+    Seat,
+    evolve,
+    evolve_state,
+)
 from i18n import Msg, msg
 
 HEAL_PHASES = (Phase.TURN, Phase.DISCARD, Phase.BATTLE, Phase.MERCHANT, Phase.REWARD)
 
 
 # --------------------------------------------------------------------------- legality
+
+#: Actions are immutable values, so the ones offered again and again are built once.
+_FIGHTS = {(level, slot): Fight(level, slot) for level in (1, 2, 3) for slot in range(6)}
+_FIGHT_LORD = Fight(LORD_LEVEL, 0)
+_VISIT, _REVIVE, _END, _HEAL = VisitMerchant(), Revive(), EndBattle(), DrinkHealing()
+_STACKING = {mode: SetStacking(mode) for mode in STACK_MODES}
+_PLAYS: dict[str, Play] = {}
+
+
+def _play_of(card: str) -> Play:
+    """The action of playing ``card`` (built once per card id)."""
+    action = _PLAYS.get(card)
+    if action is None:
+        action = _PLAYS[card] = Play(card)
+    return action
+
 
 
 def fight_targets(state: GameState) -> list[Fight]:
@@ -56,11 +82,11 @@ def fight_targets(state: GameState) -> list[Fight]:
         if any(lv not in key_levels for lv in range(1, level)):
             break
         lv = state.levels[level - 1]
-        out.extend(Fight(level, i + 1) for i, card in enumerate(lv.row) if card is not None)
+        out.extend(_FIGHTS[level, i + 1] for i, card in enumerate(lv.row) if card is not None)
         if lv.gates and level not in key_levels:
-            out.append(Fight(level, 0))
+            out.append(_FIGHTS[level, 0])
     if {1, 2, 3} <= key_levels:
-        out.append(Fight(LORD_LEVEL, 0))
+        out.append(_FIGHT_LORD)
     return out
 
 
@@ -94,7 +120,7 @@ def _plays(state: GameState) -> list[Play]:
             hero == "argentus" and info.colour == "blue" and not battle.ability_used
         ):
             continue  # R15 (R61: Argentus may play one blue card off the chain)
-        out.append(Play(cid))
+        out.append(_play_of(cid))
         if hero == "xanros" and not battle.ability_used and not cursed:
             out.extend(Play(cid, e) for e in ("attack", "defence", "draw", "heal")
                        if e in curses and info.effect(e))
@@ -137,9 +163,9 @@ def _legal_actions(state: GameState) -> list[Action]:
     if phase is Phase.TURN:
         out.extend(fight_targets(state))
         if seat.hp > 0:
-            out.append(VisitMerchant())
-        out.append(Revive())
-        out.extend(SetStacking(m) for m in STACK_MODES if m != seat.stacking)
+            out.append(_VISIT)
+        out.append(_REVIVE)
+        out.extend(action for m, action in _STACKING.items() if m != seat.stacking)
     elif phase is Phase.DISCARD:
         out.extend(Discard(c) for c in seat.hand)
         out.extend(_counters(state))
@@ -153,7 +179,7 @@ def _legal_actions(state: GameState) -> list[Action]:
             last = tables().actions[battle.chain[-1]]
             out.extend(DrinkStrength(e) for e in ("attack", "defence") if last.effect(e))
         out.extend(_counters(state))
-        out.append(EndBattle())
+        out.append(_END)
     elif phase is Phase.TAIA:
         assert state.battle is not None
         out.extend(KeepDrawn(c) for c in dict.fromkeys(state.battle.drawn))
@@ -170,7 +196,7 @@ def _legal_actions(state: GameState) -> list[Action]:
         out.extend(Pay(p) for p in payments(seat))
         out.append(CancelPurchase())
     if _heal_ok(state):
-        out.append(DrinkHealing())
+        out.append(_HEAL)
     return out
 
 
@@ -212,7 +238,7 @@ class _Work:
 
     def freeze(self) -> GameState:
         log = (self.state.log + tuple(self.events))[-LOG_LENGTH:]
-        return evolve(
+        return evolve_state(
             self.state, rng=self.rng, seats=tuple(self.seats), levels=tuple(self.levels),
             potions=(self.potions[0], self.potions[1], self.potions[2]),
             pawnshop=tuple(self.pawnshop), phase=self.phase, battle=self.battle,

@@ -7,10 +7,11 @@ Zones hold card ids; a monster card won as a reward keeps its id (its back is th
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, TypeVar
 
+from engine.values import evolver, fast_init
 from i18n import Msg
 
 #: Version of the serialised state format (bump with a migration in engine.serialize).
@@ -52,6 +53,7 @@ class GameConfig:
     seed: int = 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Seat:
     """One seat's hero, HP, cards and equipment. Deck index 0 is the top."""
@@ -68,6 +70,7 @@ class Seat:
     stacking: str = "shuffle"  # D5 preference: shuffle, top or bottom
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Level:
     """One cavern level: its row of 5 slots, its regular deck and its gatekeeper deck."""
@@ -77,6 +80,7 @@ class Level:
     gates: tuple[str, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Battle:
     """The battle in progress: which monster, from where, and what has happened so far."""
@@ -95,6 +99,7 @@ class Battle:
     hp_before: int | None = None  # HP before the hits, once resolved (reward choice)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened, as a message; ``to`` is the only seat that may see it, or None."""
@@ -103,6 +108,7 @@ class Event:
     to: int | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class GameState:
     """A complete game position. ``step`` counts applied actions (the state version)."""
@@ -142,24 +148,12 @@ class GameState:
 
 
 T = TypeVar("T")
-_KEEP: Any = object()
 
-
-def _evolver(cls: type[T]) -> Callable[..., T]:
-    """A function ``(obj, **changes) -> copy`` for one frozen dataclass, generated like the
-    dataclass's own ``__init__``: a third of :func:`dataclasses.replace`'s cost, which matters
-    because every applied action copies several seats, levels and battles."""
-    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
-    params = ", ".join(f"{n}=_KEEP" for n in names)
-    values = ", ".join(f"{n}=o.{n} if {n} is _KEEP else {n}" for n in names)
-    namespace: dict[str, Any] = {"cls": cls, "_KEEP": _KEEP}
-    exec(f"def evolve(o, *, {params}):\n    return cls({values})\n", namespace)  # noqa: S102
-    function: Callable[..., T] = namespace["evolve"]
-    return function
-
-
+#: Copy-with-changes functions of the values every applied action copies (see engine.values).
 _EVOLVERS: dict[type, Callable[..., Any]] = {
-    cls: _evolver(cls) for cls in (Seat, Level, Battle, GameState)}
+    cls: evolver(cls) for cls in (Seat, Level, Battle, GameState)}
+#: The game state's own, for the one copy each action ends with.
+evolve_state: Callable[..., GameState] = _EVOLVERS[GameState]
 
 
 def evolve(obj: T, **changes: Any) -> T:

@@ -1,0 +1,98 @@
+"""engine.values: the fast __init__ and copy of frozen value classes behave like the dataclass's."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import pickle
+
+import pytest
+
+from engine import GameConfig, SeatConfig, new_game
+from engine.actions import Play
+from engine.state import Battle, GameState, Seat, evolve
+from engine.values import evolver, fast_init
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Plain:
+    """A reference class with the dataclass's own __init__."""
+
+    name: str
+    hp: int = 5
+    cards: tuple[str, ...] = ()
+
+
+@fast_init
+@dataclasses.dataclass(frozen=True, slots=True)
+class Fast:
+    """The same fields with the fast __init__."""
+
+    name: str
+    hp: int = 5
+    cards: tuple[str, ...] = ()
+
+
+def test_fast_init_keeps_signature_defaults_and_values() -> None:
+    assert str(inspect.signature(Fast)) == str(inspect.signature(Plain))
+    for args, kwargs in ((("a",), {}), (("a", 3), {}),
+                         ((), {"name": "b", "cards": ("x",)}), (("c",), {"hp": 0})):
+        fast, plain = Fast(*args, **kwargs), Plain(*args, **kwargs)
+        assert dataclasses.astuple(fast) == dataclasses.astuple(plain)
+        assert fast == Fast(*args, **kwargs) and hash(fast) == hash(Fast(*args, **kwargs))
+    with pytest.raises(TypeError):
+        Fast()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Fast("a", colour="red")  # type: ignore[call-arg]
+
+
+def test_fast_values_stay_frozen_and_pickle() -> None:
+    value = Fast("a", 2, ("x",))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        value.hp = 3  # type: ignore[misc]
+    assert pickle.loads(pickle.dumps(value)) == value
+    state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=4))
+    assert pickle.loads(pickle.dumps(state)) == state
+
+
+def test_evolver_matches_dataclasses_replace() -> None:
+    state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=4))
+    seat = state.seats[0]
+    assert evolve(seat, hp=2, keys=("g1",)) == dataclasses.replace(seat, hp=2, keys=("g1",))
+    assert evolve(seat) == seat and evolve(seat) is not seat
+    battle = Battle(level=1, slot=2, monster="m")
+    assert evolve(battle, chain=("c",)) == dataclasses.replace(battle, chain=("c",))
+    later = evolve(state, step=7, round=3)
+    assert later == dataclasses.replace(state, step=7, round=3)
+    assert isinstance(later, GameState) and later.seats is state.seats
+    with pytest.raises(TypeError):
+        evolve(seat, colour="red")
+
+
+def test_engine_values_use_the_fast_init() -> None:
+    """The hot classes really got it (a plain dataclass __init__ calls object.__setattr__)."""
+    for cls in (Seat, Battle, GameState, Play):
+        assert "set_" in " ".join(cls.__init__.__code__.co_names), cls
+
+
+def test_classes_the_fast_paths_cannot_serve_are_refused() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class NoSlots:
+        a: int
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Factory:
+        a: list[int] = dataclasses.field(default_factory=list)
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Post:
+        a: int
+
+        def __post_init__(self) -> None:
+            pass
+
+    for cls in (NoSlots, Factory, Post):
+        with pytest.raises(TypeError):
+            fast_init(cls)
+        with pytest.raises(TypeError):
+            evolver(cls)
