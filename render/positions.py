@@ -32,7 +32,7 @@ from engine.position import SeatSetup, position
 
 HEROES = ("horan", "taia", "argentus", "aderyn")
 MAX_STEPS = 4000
-DEMO_SEED = 37  # Argentus, both equipment, two potions, against a cursed level II Ogre
+DEMO_SEED = 7  # Aderyn, weapon, armour, healing potion, vs a level II gatekeeper cursed twice
 
 
 class NoPosition(RuntimeError):
