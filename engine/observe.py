@@ -14,7 +14,7 @@ from engine.actions import LORD_LEVEL, POTIONS, Action, Fight
 from engine.battle import Totals, active_curses, hand_size, totals
 from engine.catalog import tables
 from engine.names import seat_name
-from engine.rules import legal_actions
+from engine.rules import legal_tuple
 from engine.state import Event, GameConfig, GameState, Level, Phase, Seat
 from engine.values import fast_init
 from i18n import Param
@@ -186,5 +186,5 @@ def _observe(state: GameState, viewer: int | None) -> Observation:
         events=tuple([e for e in state.log if e.to is None or e.to == viewer]),
         hand=state.seats[viewer].hand if viewer is not None else (),
         drawn=b.drawn if (b is not None and mine) else (),
-        legal=tuple(legal_actions(state)) if mine else (),
+        legal=legal_tuple(state) if mine else (),
     )

@@ -147,13 +147,17 @@ _last: tuple[GameState | None, tuple[Action, ...]] = (None, ())
 
 def legal_actions(state: GameState) -> list[Action]:
     """Every action the current seat may take now, without duplicates; empty once the game ends."""
+    return list(legal_tuple(state))
+
+
+def legal_tuple(state: GameState) -> tuple[Action, ...]:
+    """:func:`legal_actions` as the remembered tuple itself (no copy), for the engine's own use."""
     global _last
     seen, actions = _last
-    if seen is state:
-        return list(actions)
-    out = _legal_actions(state)
-    _last = (state, tuple(out))
-    return out
+    if seen is not state:
+        actions = tuple(_legal_actions(state))
+        _last = (state, actions)
+    return actions
 
 
 def _legal_actions(state: GameState) -> list[Action]:
@@ -344,7 +348,7 @@ def apply(state: GameState, action: Action, seat: int | None = None,
             raise IllegalAction(msg("error.game_over"))
         if seat is not None and seat != state.current:
             raise NotYourTurn(msg("error.not_your_turn", who=seat_name(state, state.current)))
-        if action not in legal_actions(state):
+        if action not in legal_tuple(state):
             from engine.explain import why_illegal
 
             raise IllegalAction(why_illegal(state, action))
