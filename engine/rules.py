@@ -43,7 +43,9 @@ from engine.state import (
     GameState,
     Phase,
     Seat,
-    evolve,
+    evolve_battle,
+    evolve_level,
+    evolve_seat,
     evolve_state,
 )
 from i18n import Msg, msg
@@ -232,7 +234,7 @@ class _Work:
         return self.seats[self.me]
 
     def set(self, **changes: object) -> None:
-        self.seats[self.me] = evolve(self.seats[self.me], **changes)
+        self.seats[self.me] = evolve_seat(self.seats[self.me], **changes)
 
     def say(self, key: str, to: int | None = None, **params: object) -> None:
         self.events.append(Event(msg(key, **params), to))  # type: ignore[arg-type]
@@ -265,7 +267,7 @@ class _Work:
             rewards, self.rng = rng.shuffled(
                 self.rng, [c for c in seat.discard if actions[c].reward])
             deck = rewards + start if mode == "top" else start + rewards
-        self.seats[index] = evolve(seat, deck=seat.deck + deck, discard=())
+        self.seats[index] = evolve_seat(seat, deck=seat.deck + deck, discard=())
         self.say("event.reshuffle", who=self.who(index), count=len(deck))
 
     def take(self, index: int) -> str | None:
@@ -276,7 +278,7 @@ class _Work:
             self.rebuild_deck(index)
         seat = self.seats[index]
         card = seat.deck[0]
-        self.seats[index] = evolve(seat, deck=seat.deck[1:])
+        self.seats[index] = evolve_seat(seat, deck=seat.deck[1:])
         return card
 
     def draw(self, index: int, count: int) -> int:
@@ -288,7 +290,7 @@ class _Work:
             drawn.append(card)
         if drawn:
             seat = self.seats[index]
-            self.seats[index] = evolve(seat, hand=seat.hand + tuple(drawn))
+            self.seats[index] = evolve_seat(seat, hand=seat.hand + tuple(drawn))
             self.say("event.draw", who=self.who(index), count=len(drawn))
             self.say("event.draw_private", to=index, cards=card_list(drawn))
         return len(drawn)
@@ -318,11 +320,11 @@ class _Work:
             return
         lv = self.levels[battle.level - 1]
         if battle.slot == 0:
-            self.levels[battle.level - 1] = evolve(lv, gates=lv.gates[1:])
+            self.levels[battle.level - 1] = evolve_level(lv, gates=lv.gates[1:])
             return
         row = list(lv.row)
         row[battle.slot - 1] = lv.deck[0] if lv.deck else None
-        self.levels[battle.level - 1] = evolve(lv, row=tuple(row), deck=lv.deck[1:])
+        self.levels[battle.level - 1] = evolve_level(lv, row=tuple(row), deck=lv.deck[1:])
 
 
 def card_list(cards: list[str]) -> Msg:
@@ -444,7 +446,7 @@ def _play(w: _Work, a: Action) -> None:
     hand = list(w.seat.hand)
     hand.remove(a.card)
     w.set(hand=tuple(hand))
-    w.battle = battle = evolve(battle, chain=battle.chain + (a.card,), ability_used=used,
+    w.battle = battle = evolve_battle(battle, chain=battle.chain + (a.card,), ability_used=used,
                                unlocked=unlocked, horan_bonus=horan)
     w.say("event.play", who=w.who(), card=card_name(a.card))
 
@@ -476,11 +478,11 @@ def _taia_draw(w: _Work, remaining: int) -> None:
             w.set(hand=w.seat.hand + (first,))
             w.say("event.draw", who=w.who(), count=1)
             continue
-        w.battle = evolve(w.battle, drawn=(first, second), draws_left=remaining)
+        w.battle = evolve_battle(w.battle, drawn=(first, second), draws_left=remaining)
         w.phase = Phase.TAIA
         w.say("event.taia_choice", to=w.me, first=card_name(first), second=card_name(second))
         return
-    w.battle = evolve(w.battle, drawn=(), draws_left=0)
+    w.battle = evolve_battle(w.battle, drawn=(), draws_left=0)
     w.phase = Phase.BATTLE
 
 
@@ -497,7 +499,7 @@ def _keep(w: _Work, a: Action) -> None:
 def _strength(w: _Work, a: Action) -> None:
     assert isinstance(a, DrinkStrength) and w.battle is not None
     b = w.battle
-    w.battle = evolve(b, boosted=b.boosted + ((len(b.chain) - 1, a.effect),))
+    w.battle = evolve_battle(b, boosted=b.boosted + ((len(b.chain) - 1, a.effect),))
     w.set(potions=tuple(p for p in w.seat.potions if p != "strength"))
     w.potions[0] += 1
     w.say("event.potion_strength", who=w.who(), effect=word("effect", a.effect),
@@ -506,7 +508,7 @@ def _strength(w: _Work, a: Action) -> None:
 
 def _counter(w: _Work, a: Action) -> None:
     assert isinstance(a, DrinkCountercurse) and w.battle is not None
-    w.battle = evolve(w.battle, countered=a.curse)
+    w.battle = evolve_battle(w.battle, countered=a.curse)
     w.set(potions=tuple(p for p in w.seat.potions if p != "countercurse"))
     w.potions[2] += 1
     w.say("event.potion_counter", who=w.who(), curse=word("curse", a.curse))
@@ -553,7 +555,7 @@ def _end_battle(w: _Work, a: Action) -> None:
         w.say("event.reward_card", who=w.who(), card=card_name(monster.id))
         w.end_turn()
     else:  # the battle stays open for the keep-or-pawn choice, its outcome settled
-        w.battle = evolve(battle, hp_before=hp_before)
+        w.battle = evolve_battle(battle, hp_before=hp_before)
         w.pending = monster.id
         w.phase = Phase.REWARD
 

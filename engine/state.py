@@ -150,10 +150,12 @@ class GameState:
 T = TypeVar("T")
 
 #: Copy-with-changes functions of the values every applied action copies (see engine.values).
+evolve_seat: Callable[..., Seat] = evolver(Seat)
+evolve_level: Callable[..., Level] = evolver(Level)
+evolve_battle: Callable[..., Battle] = evolver(Battle)
+evolve_state: Callable[..., GameState] = evolver(GameState)
 _EVOLVERS: dict[type, Callable[..., Any]] = {
-    cls: evolver(cls) for cls in (Seat, Level, Battle, GameState)}
-#: The game state's own, for the one copy each action ends with.
-evolve_state: Callable[..., GameState] = _EVOLVERS[GameState]
+    Seat: evolve_seat, Level: evolve_level, Battle: evolve_battle, GameState: evolve_state}
 
 
 def evolve(obj: T, **changes: Any) -> T:
