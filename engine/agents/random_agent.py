@@ -65,13 +65,15 @@ class RandomAgent:
         legal = [a for a in observation.legal if not isinstance(a, SetStacking)]
         if not legal:
             return self._pick(list(observation.legal))
-        fights = [a for a in legal if isinstance(a, Fight)]
-        if fights:
-            return self._turn(observation, legal, fights)
-        plays = [a for a in legal if isinstance(a, Play)]
+        phase = observation.phase  # fights are offered only on a turn, plays only in battle
+        if phase is Phase.TURN:
+            fights = [a for a in legal if isinstance(a, Fight)]
+            if fights:
+                return self._turn(observation, legal, fights)
+        plays = [a for a in legal if isinstance(a, Play)] if phase is Phase.BATTLE else []
         if plays and self._chance(97):
             return self._pick(plays)
-        if observation.phase is Phase.REWARD and self._chance(90):
+        if phase is Phase.REWARD and self._chance(90):
             return TakeReward(self._better(observation))
         if any(isinstance(a, EndBattle) for a in legal) and not plays:
             others = [a for a in legal if not isinstance(a, EndBattle)]
