@@ -113,6 +113,7 @@ def clear_caches() -> None:
     observe_module._observations.clear()
     observe_module._seat_views.clear()
     observe_module._level_views.clear()
+    setattr(observe_module, "_last_levels", (None, ()))  # noqa: B010 - the same
 
 
 class CollectorClock:

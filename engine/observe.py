@@ -151,6 +151,8 @@ def _level_view(n: int, lv: Level) -> LevelView:
 
 
 _observations: dict[tuple[int, int | None], tuple[GameState, Observation]] = {}
+#: The last levels tuple viewed and its views, swapped as one tuple (so threads see a pair).
+_last_levels: tuple[tuple[Level, ...] | None, tuple[LevelView, ...]] = (None, ())
 
 
 def observe(state: GameState, viewer: int | None = None) -> Observation:
@@ -167,7 +169,11 @@ def observe(state: GameState, viewer: int | None = None) -> Observation:
 
 def _observe(state: GameState, viewer: int | None) -> Observation:
     seats = tuple([_seat_view(state, i, s) for i, s in enumerate(state.seats)])
-    levels = tuple([_level_view(i, lv) for i, lv in enumerate(state.levels, start=1)])
+    global _last_levels
+    seen, levels = _last_levels
+    if seen is not state.levels:  # an action that takes no monster keeps the levels tuple
+        levels = tuple([_level_view(i, lv) for i, lv in enumerate(state.levels, start=1)])
+        _last_levels = (state.levels, levels)
     battle = None
     b = state.battle
     if b is not None and state.phase is not Phase.OVER:

@@ -216,9 +216,9 @@ class _Work:
         self.state = state
         self.rng = state.rng
         self.seats = list(state.seats)
-        self.levels = list(state.levels)
-        self.potions = list(state.potions)
-        self.pawnshop = list(state.pawnshop)
+        self.levels = state.levels  # these three change rarely: replaced, never mutated, so an
+        self.potions = state.potions  # untouched one stays the same object in the new state
+        self.pawnshop = state.pawnshop
         self.phase = state.phase
         self.battle = state.battle
         self.pending = state.pending
@@ -239,15 +239,20 @@ class _Work:
     def say(self, key: str, to: int | None = None, **params: object) -> None:
         self.events.append(Event(msg(key, **params), to))  # type: ignore[arg-type]
 
+    def pile(self, kind: str, change: int) -> None:
+        """Return potions to (``change`` > 0) or take them from the merchant's ``kind`` pile."""
+        piles = list(self.potions)
+        piles[POTIONS.index(kind)] += change
+        self.potions = (piles[0], piles[1], piles[2])
+
     def who(self, seat: int | None = None) -> object:
         return seat_name(self.state, self.me if seat is None else seat)
 
     def freeze(self) -> GameState:
         log = (self.state.log + tuple(self.events))[-LOG_LENGTH:]
         return evolve_state(
-            self.state, rng=self.rng, seats=tuple(self.seats), levels=tuple(self.levels),
-            potions=(self.potions[0], self.potions[1], self.potions[2]),
-            pawnshop=tuple(self.pawnshop), phase=self.phase, battle=self.battle,
+            self.state, rng=self.rng, seats=tuple(self.seats), levels=self.levels,
+            potions=self.potions, pawnshop=self.pawnshop, phase=self.phase, battle=self.battle,
             pending=self.pending, bought_pawned=self.bought_pawned, winner=self.winner,
             turn=self.turn, round=self.round, step=self.state.step + 1, log=log,
         )
@@ -318,13 +323,21 @@ class _Work:
         """R27: take the beaten monster; refill its row slot from the level's deck."""
         if battle.level == LORD_LEVEL:
             return
-        lv = self.levels[battle.level - 1]
+        levels = list(self.levels)
+        lv = levels[battle.level - 1]
         if battle.slot == 0:
-            self.levels[battle.level - 1] = evolve_level(lv, gates=lv.gates[1:])
-            return
-        row = list(lv.row)
-        row[battle.slot - 1] = lv.deck[0] if lv.deck else None
-        self.levels[battle.level - 1] = evolve_level(lv, row=tuple(row), deck=lv.deck[1:])
+            levels[battle.level - 1] = evolve_level(lv, gates=lv.gates[1:])
+        else:
+            row = list(lv.row)
+            row[battle.slot - 1] = lv.deck[0] if lv.deck else None
+            levels[battle.level - 1] = evolve_level(lv, row=tuple(row), deck=lv.deck[1:])
+        self.levels = tuple(levels)
+
+
+def _without(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
+    """``cards`` with the first copy of ``card`` taken out."""
+    i = cards.index(card)
+    return cards[:i] + cards[i + 1:]
 
 
 def card_list(cards: list[str]) -> Msg:
@@ -406,7 +419,7 @@ def _stack(w: _Work, a: Action) -> None:
 
 def _heal(w: _Work, a: Action) -> None:
     w.set(hp=MAX_HP, potions=tuple(p for p in w.seat.potions if p != "healing"))
-    w.potions[1] += 1
+    w.pile("healing", 1)
     w.say("event.potion_healing", who=w.who())
 
 
@@ -501,7 +514,7 @@ def _strength(w: _Work, a: Action) -> None:
     b = w.battle
     w.battle = evolve_battle(b, boosted=b.boosted + ((len(b.chain) - 1, a.effect),))
     w.set(potions=tuple(p for p in w.seat.potions if p != "strength"))
-    w.potions[0] += 1
+    w.pile("strength", 1)
     w.say("event.potion_strength", who=w.who(), effect=word("effect", a.effect),
           card=card_name(b.chain[-1]))
 
@@ -510,7 +523,7 @@ def _counter(w: _Work, a: Action) -> None:
     assert isinstance(a, DrinkCountercurse) and w.battle is not None
     w.battle = evolve_battle(w.battle, countered=a.curse)
     w.set(potions=tuple(p for p in w.seat.potions if p != "countercurse"))
-    w.potions[2] += 1
+    w.pile("countercurse", 1)
     w.say("event.potion_counter", who=w.who(), curse=word("curse", a.curse))
     if w.phase is Phase.DISCARD:
         _enter_battle(w)
@@ -567,12 +580,12 @@ def _reward(w: _Work, a: Action) -> None:
     if a.keep:
         old = getattr(w.seat, kind)
         if old:
-            w.pawnshop.append(old)
+            w.pawnshop += (old,)
             w.say("event.pawned", who=w.who(), card=card_name(old))
         w.set(**{kind: card})
         w.say("event.equip", who=w.who(), card=card_name(card))
     else:
-        w.pawnshop.append(card)
+        w.pawnshop += (card,)
         w.say("event.pawned", who=w.who(), card=card_name(card))
     w.end_turn()
 
@@ -605,21 +618,21 @@ def _pay(w: _Work, a: Action) -> None:
         hand = list(w.seat.hand)
         hand.remove(paid)
         w.set(hand=tuple(hand))
-    w.pawnshop.append(paid)
+    w.pawnshop += (paid,)
     pending, w.pending = w.pending, None
     if pending.startswith("potion:"):
         kind = pending.split(":", 1)[1]
-        w.potions[POTIONS.index(kind)] -= 1
+        w.pile(kind, -1)
         w.set(potions=w.seat.potions + (kind,))
         w.say("event.bought", who=w.who(), item=word("potion", kind), paid=card_name(paid))
     else:
-        w.pawnshop.remove(pending)
+        w.pawnshop = _without(w.pawnshop, pending)
         w.bought_pawned = True
         equipment = tables().equipment.get(pending)
         if equipment is not None:
             old = getattr(w.seat, equipment.kind)
             if old:
-                w.pawnshop.append(old)
+                w.pawnshop += (old,)
             w.set(**{equipment.kind: pending})
         else:
             w.set(deck=(pending,) + w.seat.deck)  # D2: on top of the draw deck
