@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, TypeVar
 
 from engine.values import evolver, fast_init
 from i18n import Msg
@@ -147,19 +146,8 @@ class GameState:
         return replace(self, seats=seats)
 
 
-T = TypeVar("T")
-
 #: Copy-with-changes functions of the values every applied action copies (see engine.values).
 evolve_seat: Callable[..., Seat] = evolver(Seat)
 evolve_level: Callable[..., Level] = evolver(Level)
 evolve_battle: Callable[..., Battle] = evolver(Battle)
 evolve_state: Callable[..., GameState] = evolver(GameState)
-_EVOLVERS: dict[type, Callable[..., Any]] = {
-    Seat: evolve_seat, Level: evolve_level, Battle: evolve_battle, GameState: evolve_state}
-
-
-def evolve(obj: T, **changes: Any) -> T:
-    """A copy of a seat, level, battle or game state with ``changes`` (like
-    :func:`dataclasses.replace`, which stays right for any other value and for cold paths)."""
-    result: T = _EVOLVERS[type(obj)](obj, **changes)
-    return result

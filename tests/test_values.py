@@ -10,7 +10,7 @@ import pytest
 
 from engine import GameConfig, SeatConfig, new_game
 from engine.actions import Play
-from engine.state import Battle, GameState, Seat, evolve
+from engine.state import Battle, GameState, Seat, evolve_battle, evolve_seat, evolve_state
 from engine.values import evolver, fast_init
 
 
@@ -58,15 +58,15 @@ def test_fast_values_stay_frozen_and_pickle() -> None:
 def test_evolver_matches_dataclasses_replace() -> None:
     state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=4))
     seat = state.seats[0]
-    assert evolve(seat, hp=2, keys=("g1",)) == dataclasses.replace(seat, hp=2, keys=("g1",))
-    assert evolve(seat) == seat and evolve(seat) is not seat
+    assert evolve_seat(seat, hp=2, keys=("g1",)) == dataclasses.replace(seat, hp=2, keys=("g1",))
+    assert evolve_seat(seat) == seat and evolve_seat(seat) is not seat
     battle = Battle(level=1, slot=2, monster="m")
-    assert evolve(battle, chain=("c",)) == dataclasses.replace(battle, chain=("c",))
-    later = evolve(state, step=7, round=3)
+    assert evolve_battle(battle, chain=("c",)) == dataclasses.replace(battle, chain=("c",))
+    later = evolve_state(state, step=7, round=3)
     assert later == dataclasses.replace(state, step=7, round=3)
     assert isinstance(later, GameState) and later.seats is state.seats
     with pytest.raises(TypeError):
-        evolve(seat, colour="red")
+        evolve_seat(seat, colour="red")
 
 
 def test_engine_values_use_the_fast_init() -> None:
