@@ -425,9 +425,7 @@ def _heal(w: _Work, a: Action) -> None:
 
 def _discard(w: _Work, a: Action) -> None:
     assert isinstance(a, Discard) and w.battle is not None
-    hand = list(w.seat.hand)
-    hand.remove(a.card)
-    w.set(hand=tuple(hand), discard=w.seat.discard + (a.card,))
+    w.set(hand=_without(w.seat.hand, a.card), discard=w.seat.discard + (a.card,))
     w.say("event.discard", who=w.who(), card=card_name(a.card))
     _enter_battle(w)
 
@@ -456,9 +454,7 @@ def _play(w: _Work, a: Action) -> None:
     if hero == "horan" and not horan and prev is not None and prev.attack and info.attack:
         horan = True  # R62
         w.say("event.horan", who=w.who())
-    hand = list(w.seat.hand)
-    hand.remove(a.card)
-    w.set(hand=tuple(hand))
+    w.set(hand=_without(w.seat.hand, a.card))
     w.battle = battle = evolve_battle(battle, chain=battle.chain + (a.card,), ability_used=used,
                                unlocked=unlocked, horan_bonus=horan)
     w.say("event.play", who=w.who(), card=card_name(a.card))
@@ -501,11 +497,10 @@ def _taia_draw(w: _Work, remaining: int) -> None:
 
 def _keep(w: _Work, a: Action) -> None:
     assert isinstance(a, KeepDrawn) and w.battle is not None
-    drawn = list(w.battle.drawn)
-    drawn.remove(a.card)
-    w.set(hand=w.seat.hand + (a.card,), deck=w.seat.deck + (drawn[0],))
+    other = _without(w.battle.drawn, a.card)[0]
+    w.set(hand=w.seat.hand + (a.card,), deck=w.seat.deck + (other,))
     w.say("event.draw", who=w.who(), count=1)
-    w.say("event.taia_kept", to=w.me, card=card_name(a.card), other=card_name(drawn[0]))
+    w.say("event.taia_kept", to=w.me, card=card_name(a.card), other=card_name(other))
     _taia_draw(w, w.battle.draws_left)
 
 
@@ -615,9 +610,7 @@ def _pay(w: _Work, a: Action) -> None:
         w.set(**{a.source: None})
     else:
         paid = a.source
-        hand = list(w.seat.hand)
-        hand.remove(paid)
-        w.set(hand=tuple(hand))
+        w.set(hand=_without(w.seat.hand, paid))
     w.pawnshop += (paid,)
     pending, w.pending = w.pending, None
     if pending.startswith("potion:"):
