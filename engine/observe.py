@@ -3,12 +3,16 @@
 An :class:`Observation` holds the public table, the viewer's own hand and private events, and the
 viewer's legal actions when it is their decision. It never holds another seat's hand, the order of
 any deck (only the face-up top card of the caverns' decks, which the rules show), or the Lords
-left out of the game.
+left out of the game. Its costlier parts are worked out when first read, from the state it keeps
+in a private slot that is no field (so no comparison, copy or serialisation reaches it); code
+outside the engine never reads private members (ruff's SLF001 is on for it).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from engine.actions import LORD_LEVEL, POTIONS, Action, Fight
 from engine.battle import Totals, active_curses, hand_size, totals
@@ -16,7 +20,7 @@ from engine.catalog import tables
 from engine.names import seat_name
 from engine.rules import legal_tuple
 from engine.state import Event, GameConfig, GameState, Level, Phase, Seat
-from engine.values import fast_init
+from engine.values import builder, fast_init
 from i18n import Param
 
 
@@ -74,10 +78,26 @@ class BattleView:
     active_curses: tuple[str, ...]
 
 
-@fast_init
+class _Deferred:
+    """Where an :class:`Observation` works out its deferred parts from, until they are asked for.
+
+    Holds the state privately (no field of the observation, so no view of it, serialisation or
+    comparison ever reaches it); only the functions of this module read it, and each derives a
+    part the viewer may know.
+    """
+
+    __slots__ = ("_state",)
+
+
 @dataclass(frozen=True, slots=True)
-class Observation:
-    """Everything ``viewer`` may know now (``viewer`` None: a spectator)."""
+class Observation(_Deferred):
+    """Everything ``viewer`` may know now (``viewer`` None: a spectator).
+
+    :func:`observe` defers ``seats``, ``levels``, ``potion_piles``, ``battle``, ``events`` and
+    ``legal``: each is worked out the first time it is read, then kept (an agent deciding a
+    battle reads only ``phase`` and ``legal``). To everything outside, the fields behave as plain
+    values: reading, comparing, :func:`dataclasses.replace` and serialising all see them.
+    """
 
     viewer: int | None
     step: int
@@ -98,6 +118,16 @@ class Observation:
     hand: tuple[str, ...]  # the viewer's hand (empty for spectators)
     drawn: tuple[str, ...]  # Taia's pending pair, only to Taia
     legal: tuple[Action, ...]  # the viewer's legal actions when they must decide
+
+    if not TYPE_CHECKING:  # typed attribute access stays checked; this only fills a deferred part
+
+        def __getattr__(self, name: str) -> object:
+            make = _DEFERRED.get(name)
+            if make is None:
+                raise AttributeError(name)
+            value = make(self._state, self.viewer)
+            _SETTERS[name](self, value)
+            return value
 
     def target(self, fight: Fight) -> str | None:
         """The monster ``fight`` would face: the Lord, a gatekeeper deck's top or a row card."""
@@ -168,33 +198,66 @@ def observe(state: GameState, viewer: int | None = None) -> Observation:
 
 
 def _observe(state: GameState, viewer: int | None) -> Observation:
-    seats = tuple([_seat_view(state, i, s) for i, s in enumerate(state.seats)])
+    b = state.battle
+    mine = viewer == state.current and state.phase is not Phase.OVER
+    view = _shell(viewer, state.step, state.round, state.phase, state.current, state.order,
+                  state.config.abilities, state.lord, state.pawnshop, state.pending, state.winner,
+                  state.seats[viewer].hand if viewer is not None else (),
+                  b.drawn if b is not None and mine else ())
+    _set_state(view, state)
+    return view
+
+
+def _seats(state: GameState, viewer: int | None) -> tuple[SeatView, ...]:
+    return tuple([_seat_view(state, i, s) for i, s in enumerate(state.seats)])
+
+
+def _levels(state: GameState, viewer: int | None) -> tuple[LevelView, ...]:
     global _last_levels
     seen, levels = _last_levels
     if seen is not state.levels:  # an action that takes no monster keeps the levels tuple
         levels = tuple([_level_view(i, lv) for i, lv in enumerate(state.levels, start=1)])
         _last_levels = (state.levels, levels)
-    battle = None
+    return levels
+
+
+def _potion_piles(state: GameState, viewer: int | None) -> tuple[tuple[str, int], ...]:
+    return ((POTIONS[0], state.potions[0]), (POTIONS[1], state.potions[1]),
+            (POTIONS[2], state.potions[2]))
+
+
+def _battle(state: GameState, viewer: int | None) -> BattleView | None:
     b = state.battle
-    if b is not None and state.phase is not Phase.OVER:
-        curses = tables().monsters[b.monster].curses
-        battle = BattleView(
-            seat=state.current, level=b.level, slot=b.slot, monster=b.monster,
-            curses=curses, countered=b.countered, chain=b.chain,
-            boosted=b.boosted, unlocked=b.unlocked, ability_used=b.ability_used,
-            horan_bonus=b.horan_bonus, totals=totals(state), active_curses=active_curses(b),
-        )
-    mine = viewer is not None and viewer == state.current and state.phase is not Phase.OVER
-    return Observation(
-        viewer=viewer, step=state.step, round=state.round, phase=state.phase,
-        current=state.current, order=state.order, abilities=state.config.abilities,
-        seats=seats, levels=levels, lord=state.lord,
-        potion_piles=((POTIONS[0], state.potions[0]), (POTIONS[1], state.potions[1]),
-                      (POTIONS[2], state.potions[2])),
-        pawnshop=state.pawnshop,
-        battle=battle, pending=state.pending, winner=state.winner,
-        events=tuple([e for e in state.log if e.to is None or e.to == viewer]),
-        hand=state.seats[viewer].hand if viewer is not None else (),
-        drawn=b.drawn if (b is not None and mine) else (),
-        legal=legal_tuple(state) if mine else (),
+    if b is None or state.phase is Phase.OVER:
+        return None
+    return BattleView(
+        seat=state.current, level=b.level, slot=b.slot, monster=b.monster,
+        curses=tables().monsters[b.monster].curses, countered=b.countered, chain=b.chain,
+        boosted=b.boosted, unlocked=b.unlocked, ability_used=b.ability_used,
+        horan_bonus=b.horan_bonus, totals=totals(state), active_curses=active_curses(b),
     )
+
+
+def _events(state: GameState, viewer: int | None) -> tuple[Event, ...]:
+    return tuple([e for e in state.log if e.to is None or e.to == viewer])
+
+
+def _legal(state: GameState, viewer: int | None) -> tuple[Action, ...]:
+    if viewer is None or viewer != state.current or state.phase is Phase.OVER:
+        return ()
+    return legal_tuple(state)
+
+
+#: How each deferred field of an observation is worked out, and the slot stores of every field.
+_DEFERRED: dict[str, Callable[[GameState, int | None], object]] = {
+    "seats": _seats, "levels": _levels, "potion_piles": _potion_piles, "battle": _battle,
+    "events": _events, "legal": _legal,
+}
+_SETTERS: dict[str, Callable[[Observation, object], None]] = {
+    name: getattr(Observation, name).__set__ for name in _DEFERRED
+}
+_set_state = _Deferred._state.__set__  # type: ignore[attr-defined]  # noqa: SLF001
+#: Makes an observation with every field but the deferred ones filled, in this order.
+_shell = builder(Observation, (
+    "viewer", "step", "round", "phase", "current", "order", "abilities", "lord", "pawnshop",
+    "pending", "winner", "hand", "drawn"))

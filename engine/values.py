@@ -79,3 +79,18 @@ def evolver(cls: type[T]) -> Callable[..., T]:
          namespace)
     function: Callable[..., T] = namespace["evolve"]
     return function
+
+
+def builder(cls: type[T], names: tuple[str, ...]) -> Callable[..., T]:
+    """A function ``(*values) -> obj`` that makes a ``cls`` with only the slots ``names`` filled,
+    in that order; the others stay unset (for a class that works them out when first read)."""
+    known = {f.name for f in _slots(cls)}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise TypeError(f"{cls.__name__} has no field {unknown[0]}")
+    namespace = _namespace(cls, list(names))
+    body = "".join(f"    set_{n}(x, {n})\n" for n in names)
+    exec(f"def build({', '.join(names)}):\n    x = new(cls)\n{body}    return x\n",  # noqa: S102
+         namespace)
+    function: Callable[..., T] = namespace["build"]
+    return function

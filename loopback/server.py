@@ -84,7 +84,7 @@ class Loopback(World):
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
         await site.start()
-        sockets = getattr(site._server, "sockets", None)
+        sockets = getattr(site._server, "sockets", None)  # noqa: SLF001 - aiohttp keeps no public one
         if sockets:
             self.port = sockets[0].getsockname()[1]
         self.base_url = f"http://{self.host}:{self.port}"
