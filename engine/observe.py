@@ -153,14 +153,16 @@ def _seat_view(state: GameState, i: int, s: Seat) -> SeatView:
     hit = _seat_views.get(id(s))
     if hit is not None and hit[0] is s and hit[1] is state.config and hit[2] == i:
         return hit[3]
-    monsters = tables().monsters
-    view = SeatView(
-        index=i, name=seat_name(state, i), hero=s.hero, ai=state.config.seats[i].ai,
-        hp=s.hp, keys=tuple(sorted(monsters[k].level for k in s.keys)), weapon=s.weapon,
-        armour=s.armour, potions=tuple(p for p in POTIONS if p in s.potions),
-        hand_count=len(s.hand), hand_size=hand_size(s), deck_count=len(s.deck),
-        discard=s.discard, stacking=s.stacking,
-    )
+    potions = s.potions
+    if len(potions) > 1:  # in the merchant's order
+        potions = tuple([p for p in POTIONS if p in potions])
+    keys: tuple[int, ...] = ()
+    if s.keys:
+        monsters = tables().monsters
+        keys = tuple(sorted([monsters[k].level for k in s.keys]))
+    view = SeatView(i, seat_name(state, i), s.hero, state.config.seats[i].ai, s.hp, keys,
+                    s.weapon, s.armour, potions, len(s.hand), hand_size(s), len(s.deck),
+                    s.discard, s.stacking)
     if len(_seat_views) >= _CACHE_LIMIT:
         _seat_views.clear()
     _seat_views[id(s)] = (s, state.config, i, view)
@@ -256,7 +258,7 @@ _DEFERRED: dict[str, Callable[[GameState, int | None], object]] = {
 _SETTERS: dict[str, Callable[[Observation, object], None]] = {
     name: getattr(Observation, name).__set__ for name in _DEFERRED
 }
-_set_state = _Deferred._state.__set__  # type: ignore[attr-defined]  # noqa: SLF001
+_set_state = _Deferred.__dict__["_state"].__set__
 #: Makes an observation with every field but the deferred ones filled, in this order.
 _shell = builder(Observation, (
     "viewer", "step", "round", "phase", "current", "order", "abilities", "lord", "pawnshop",

@@ -58,8 +58,11 @@ HEAL_PHASES = (Phase.TURN, Phase.DISCARD, Phase.BATTLE, Phase.MERCHANT, Phase.RE
 #: Actions are immutable values, so the ones offered again and again are built once.
 _FIGHTS = {(level, slot): Fight(level, slot) for level in (1, 2, 3) for slot in range(6)}
 _FIGHT_LORD = Fight(LORD_LEVEL, 0)
+_ROW_FIGHTS = {level: tuple(_FIGHTS[level, slot] for slot in range(1, 6)) for level in (1, 2, 3)}
 _VISIT, _REVIVE, _END, _HEAL = VisitMerchant(), Revive(), EndBattle(), DrinkHealing()
-_STACKING = {mode: SetStacking(mode) for mode in STACK_MODES}
+#: The preference changes a seat may choose, by its present preference (D5).
+_STACKING: dict[str, tuple[SetStacking, ...]] = {
+    mode: tuple(SetStacking(m) for m in STACK_MODES if m != mode) for mode in STACK_MODES}
 _PLAYS: dict[str, Play] = {}
 
 
@@ -77,14 +80,18 @@ def fight_targets(state: GameState) -> list[Fight]:
     seat = state.seat
     if seat.hp <= 0:
         return []
-    t = tables()
-    key_levels = {t.monsters[k].level for k in seat.keys}
+    monsters = tables().monsters
+    key_levels = {monsters[k].level for k in seat.keys}
     out: list[Fight] = []
-    for level in (1, 2, 3):
-        if any(lv not in key_levels for lv in range(1, level)):
+    for level in (1, 2, 3):  # level n is open with the keys of every level above it
+        if level > 1 and level - 1 not in key_levels:
             break
         lv = state.levels[level - 1]
-        out.extend(_FIGHTS[level, i + 1] for i, card in enumerate(lv.row) if card is not None)
+        row = lv.row
+        if None in row:
+            out.extend([_FIGHTS[level, i] for i, card in enumerate(row, 1) if card is not None])
+        else:
+            out.extend(_ROW_FIGHTS[level])
         if lv.gates and level not in key_levels:
             out.append(_FIGHTS[level, 0])
     if {1, 2, 3} <= key_levels:
@@ -171,7 +178,7 @@ def _legal_actions(state: GameState) -> list[Action]:
         if seat.hp > 0:
             out.append(_VISIT)
         out.append(_REVIVE)
-        out.extend(action for m, action in _STACKING.items() if m != seat.stacking)
+        out.extend(_STACKING[seat.stacking])
     elif phase is Phase.DISCARD:
         out.extend(Discard(c) for c in seat.hand)
         out.extend(_counters(state))
@@ -287,15 +294,24 @@ class _Work:
         return card
 
     def draw(self, index: int, count: int) -> int:
-        drawn: list[str] = []
-        for _ in range(count):
-            card = self.take(index)
-            if card is None:
-                break
-            drawn.append(card)
-        if drawn:
+        """Draw up to ``count`` cards into a seat's hand (R17); how many it drew."""
+        seat = self.seats[index]
+        if len(seat.deck) >= count:  # no reshuffle on the way: take them at once
+            drawn = seat.deck[:count]
+            seat = evolve_seat(seat, hand=seat.hand + drawn, deck=seat.deck[count:])
+        else:
+            cards: list[str] = []
+            for _ in range(count):
+                card = self.take(index)
+                if card is None:
+                    break
+                cards.append(card)
+            drawn = tuple(cards)
             seat = self.seats[index]
-            self.seats[index] = evolve_seat(seat, hand=seat.hand + tuple(drawn))
+            if drawn:
+                seat = evolve_seat(seat, hand=seat.hand + drawn)
+        self.seats[index] = seat
+        if drawn:
             self.say("event.draw", who=self.who(index), count=len(drawn))
             self.say("event.draw_private", to=index, cards=card_list(drawn))
         return len(drawn)
@@ -340,7 +356,7 @@ def _without(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
     return cards[:i] + cards[i + 1:]
 
 
-def card_list(cards: list[str]) -> Msg:
+def card_list(cards: tuple[str, ...] | list[str]) -> Msg:
     """A list of card names as one message ("Cleave, Guard and Lunge")."""
     if not cards:
         return msg("list.0")

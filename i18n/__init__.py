@@ -64,11 +64,25 @@ class Msg:
         return translate(self)
 
 
+#: The slots of a message, filled directly by :func:`msg`: the rules build a few messages for
+#: every action applied, and the frozen dataclass's own ``__init__`` costs twice as much.
+_set_key = Msg.__dict__["key"].__set__
+_set_params = Msg.__dict__["params"].__set__
+_new = object.__new__
+
+
 def msg(key: str, **params: Param) -> Msg:
-    """Build a :class:`Msg` from a key and keyword parameters."""
-    if not params:
-        return Msg(key)
-    return Msg(key, tuple(sorted(params.items())) if len(params) > 1 else tuple(params.items()))
+    """Build a :class:`Msg` from a key and keyword parameters (kept in name order)."""
+    message = _new(Msg)
+    _set_key(message, key)
+    items = tuple(params.items())
+    if len(items) == 2:
+        if items[1][0] < items[0][0]:
+            items = (items[1], items[0])
+    elif len(items) > 2:
+        items = tuple(sorted(items))
+    _set_params(message, items)
+    return message
 
 
 def _is_plural(table: Mapping[str, object]) -> bool:

@@ -62,25 +62,26 @@ class RandomAgent:
 
     def choose(self, observation: Observation) -> Action:
         """Pick a legal action at random, favouring progress."""
-        legal = [a for a in observation.legal if not isinstance(a, SetStacking)]
+        offered = observation.legal
+        legal = [a for a in offered if type(a) is not SetStacking]
         if not legal:
-            return self._pick(list(observation.legal))
+            return self._pick(list(offered))
         phase = observation.phase  # fights are offered only on a turn, plays only in battle
         if phase is Phase.TURN:
-            fights = [a for a in legal if isinstance(a, Fight)]
+            fights = [a for a in legal if type(a) is Fight]
             if fights:
                 return self._turn(observation, legal, fights)
-        plays = [a for a in legal if isinstance(a, Play)] if phase is Phase.BATTLE else []
+        plays = [a for a in legal if type(a) is Play] if phase is Phase.BATTLE else []
         if plays and self._chance(97):
             return self._pick(plays)
         if phase is Phase.REWARD and self._chance(90):
             return TakeReward(self._better(observation))
-        if any(isinstance(a, EndBattle) for a in legal) and not plays:
-            others = [a for a in legal if not isinstance(a, EndBattle)]
+        if any(type(a) is EndBattle for a in legal) and not plays:
+            others = [a for a in legal if type(a) is not EndBattle]
             if others and self._chance(30):
                 return self._pick(others)
             return EndBattle()
-        if any(isinstance(a, LeaveMerchant) for a in legal) and self._chance(80):
+        if any(type(a) is LeaveMerchant for a in legal) and self._chance(80):
             return LeaveMerchant()
         return self._pick(legal)
 
@@ -90,43 +91,48 @@ class RandomAgent:
             return Revive()
         monsters = tables().monsters
         attack = self._attack_by_source(obs)
+        reach: dict[tuple[str, ...], int] = {}  # by the monster's curses
         near: list[Action] = []
         for fight in fights:
             monster = obs.target(fight)
             if monster is None:
                 continue
             info = monsters[monster]
-            if info.hp <= self._reach(attack, info.curses):
+            within = reach.get(info.curses)
+            if within is None:
+                within = reach[info.curses] = self._reach(attack, info.curses)
+            if info.hp <= within:
                 if fight.level == LORD_LEVEL:  # holding all three keys, it goes for the win
                     return fight
                 near.append(fight)
         if self._chance(85):
             return self._pick(near if near else fights)
-        rest = [a for a in legal if isinstance(a, VisitMerchant | Revive)]
+        rest = [a for a in legal if type(a) is VisitMerchant or type(a) is Revive]
         return self._pick(rest or legal)
 
     @staticmethod
     def _attack_by_source(obs: Observation) -> dict[str, int]:
         """The attack printed on the hand by card colour, and on each piece of equipment."""
         t = tables()
+        actions = t.actions
         out: dict[str, int] = {}
         for card in obs.hand:
-            info = t.actions[card]
+            info = actions[card]
             out[info.colour] = out.get(info.colour, 0) + info.attack
         seat = obs.seats[obs.current]
-        for slot, item in (("weapon", seat.weapon), ("armour", seat.armour)):
-            if item:
-                out[slot] = t.equipment[item].attack
+        if seat.weapon:
+            out["weapon"] = t.equipment[seat.weapon].attack
+        if seat.armour:
+            out["armour"] = t.equipment[seat.armour].attack
         return out
 
     @staticmethod
     def _reach(attack: dict[str, int], curses: tuple[str, ...]) -> int:
         """What of ``attack`` (see :meth:`_attack_by_source`) counts against a monster with
         ``curses``: an optimistic bound of a battle."""
-        cards_count = "attack" not in curses
-        return sum(value for source, value in attack.items()
-                   if source not in curses
-                   and (cards_count or source in ("weapon", "armour")))
+        if "attack" in curses:  # R22: the cards' attack is lost, the equipment's is not
+            return sum(attack.get(slot, 0) for slot in ("weapon", "armour") if slot not in curses)
+        return sum(attack.values()) - sum(attack.get(curse, 0) for curse in curses)
 
     @staticmethod
     def _better(obs: Observation) -> bool:
