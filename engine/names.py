@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 
 from engine.catalog import Tables, tables
-from engine.state import GameState
+from engine.state import GameConfig, GameState
 from i18n import Msg, Param, msg
 
 ROMAN = {1: "I", 2: "II", 3: "III", 4: "X"}
@@ -43,8 +43,23 @@ def hero_name(hero: str) -> Msg:
 
 def seat_name(state: GameState, seat: int) -> Param:
     """What to call a seat: the player's name if the table knows it, else the hero's name."""
-    name = state.config.seats[seat].name
-    return name if name else hero_name(state.seats[seat].hero)
+    return seat_names(state.config)[seat]
+
+
+def seat_names(config: GameConfig) -> tuple[Param, ...]:
+    """What to call every seat of a table (see :func:`seat_name`), worked out once per table."""
+    hit = _seat_names.get(id(config))
+    if hit is not None and hit[0] is config:
+        return hit[1]
+    names = tuple(s.name if s.name else hero_name(s.hero) for s in config.seats)
+    if len(_seat_names) >= 256:
+        _seat_names.clear()
+    _seat_names[id(config)] = (config, names)  # holding the config keeps its id unique
+    return names
+
+
+#: Seat names by table (configurations are immutable, so identity is enough).
+_seat_names: dict[int, tuple[GameConfig, tuple[Param, ...]]] = {}
 
 
 @cache

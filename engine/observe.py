@@ -93,9 +93,9 @@ class _Deferred:
 class Observation(_Deferred):
     """Everything ``viewer`` may know now (``viewer`` None: a spectator).
 
-    :func:`observe` defers ``seats``, ``levels``, ``potion_piles``, ``battle``, ``events`` and
-    ``legal``: each is worked out the first time it is read, then kept (an agent deciding a
-    battle reads only ``phase`` and ``legal``). To everything outside, the fields behave as plain
+    :func:`observe` defers ``seats``, ``levels``, ``potion_piles``, ``battle`` and ``events``:
+    each is worked out the first time it is read, then kept (an agent deciding a battle reads
+    only ``phase`` and ``legal``). To everything outside, the fields behave as plain
     values: reading, comparing, :func:`dataclasses.replace` and serialising all see them.
     """
 
@@ -205,7 +205,7 @@ def _observe(state: GameState, viewer: int | None) -> Observation:
     view = _shell(viewer, state.step, state.round, state.phase, state.current, state.order,
                   state.config.abilities, state.lord, state.pawnshop, state.pending, state.winner,
                   state.seats[viewer].hand if viewer is not None else (),
-                  b.drawn if b is not None and mine else ())
+                  b.drawn if b is not None and mine else (), legal_tuple(state) if mine else ())
     _set_state(view, state)
     return view
 
@@ -244,16 +244,10 @@ def _events(state: GameState, viewer: int | None) -> tuple[Event, ...]:
     return tuple([e for e in state.log if e.to is None or e.to == viewer])
 
 
-def _legal(state: GameState, viewer: int | None) -> tuple[Action, ...]:
-    if viewer is None or viewer != state.current or state.phase is Phase.OVER:
-        return ()
-    return legal_tuple(state)
-
-
 #: How each deferred field of an observation is worked out, and the slot stores of every field.
 _DEFERRED: dict[str, Callable[[GameState, int | None], object]] = {
     "seats": _seats, "levels": _levels, "potion_piles": _potion_piles, "battle": _battle,
-    "events": _events, "legal": _legal,
+    "events": _events,
 }
 _SETTERS: dict[str, Callable[[Observation, object], None]] = {
     name: getattr(Observation, name).__set__ for name in _DEFERRED
@@ -262,4 +256,4 @@ _set_state = _Deferred.__dict__["_state"].__set__
 #: Makes an observation with every field but the deferred ones filled, in this order.
 _shell = builder(Observation, (
     "viewer", "step", "round", "phase", "current", "order", "abilities", "lord", "pawnshop",
-    "pending", "winner", "hand", "drawn"))
+    "pending", "winner", "hand", "drawn", "legal"))

@@ -12,6 +12,9 @@ from typing import TypeVar
 T = TypeVar("T")
 _MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
+#: The rejection limits of :func:`below` for the small ranges games ask for.
+_SMALL = 128
+_LIMITS = [0] + [(1 << 64) - ((1 << 64) % n) for n in range(1, _SMALL)]
 
 
 def seed_state(seed: int) -> int:
@@ -29,14 +32,20 @@ def next_u64(state: int) -> tuple[int, int]:
 
 
 def below(state: int, n: int) -> tuple[int, int]:
-    """Return ``(k, new_state)`` with ``k`` uniform in ``0..n-1`` (rejection sampling, no bias)."""
+    """Return ``(k, new_state)`` with ``k`` uniform in ``0..n-1`` (rejection sampling, no bias).
+
+    The steps of :func:`next_u64` are repeated inline: this is the engine's busiest function.
+    """
     if n <= 0:
         raise ValueError("n must be positive")
-    limit = (1 << 64) - ((1 << 64) % n)
+    limit = _LIMITS[n] if n < _SMALL else (1 << 64) - ((1 << 64) % n)
     while True:
-        value, state = next_u64(state)
-        if value < limit:
-            return value % n, state
+        state = (state + _GAMMA) & _MASK
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        z ^= z >> 31
+        if z < limit:
+            return z % n, state
 
 
 def shuffled(state: int, items: Sequence[T]) -> tuple[tuple[T, ...], int]:

@@ -34,7 +34,7 @@ from engine.actions import (
 from engine.battle import active_curses, hand_size, totals
 from engine.catalog import tables
 from engine.errors import IllegalAction, NotYourTurn
-from engine.names import ROMAN, card_name, monster_name, seat_name, word
+from engine.names import ROMAN, card_name, monster_name, seat_name, seat_names, word
 from engine.state import (
     LOG_LENGTH,
     MAX_HP,
@@ -107,20 +107,27 @@ def payments(seat: Seat) -> list[str]:
     return out
 
 
-def _plays(state: GameState) -> list[Play]:
-    battle = state.battle
-    assert battle is not None
-    seat = state.seat
+#: Heroes whose abilities change which cards may be played (R61, R63, R65).
+_PLAY_HEROES = frozenset({"argentus", "xanros", "victorius"})
+
+
+def _plays(state: GameState, seat: Seat, battle: Battle) -> list[Play]:
     t = tables().actions
     curses = active_curses(battle)
-    abilities = state.config.abilities
-    hero = seat.hero if abilities else ""
-    prev = t[battle.chain[-1]] if battle.chain else None
+    hero = seat.hero if state.config.abilities else ""
+    chain = battle.chain
+    if hero not in _PLAY_HEROES:  # R15 follow the chain's colours, R21 no cursed colour
+        if not chain:
+            return [_play_of(c) for c in seat.hand if t[c].colour not in curses]
+        after = t[chain[-1]].next
+        return [_play_of(c) for c in seat.hand
+                if t[c].colour in after and t[c].colour not in curses]
+    prev = t[chain[-1]] if chain else None
     out: list[Play] = []
     for cid in seat.hand:
         info = t[cid]
         follows = prev is None or info.colour in prev.next
-        if hero == "victorius" and len(battle.chain) == 1:
+        if hero == "victorius" and len(chain) == 1:
             follows = True  # R65: the second card may be of any colour not cursed
         cursed = info.colour in curses
         if cursed and not (hero == "xanros" and not battle.ability_used and follows):
@@ -136,14 +143,12 @@ def _plays(state: GameState) -> list[Play]:
     return out
 
 
-def _heal_ok(state: GameState) -> bool:
-    seat = state.seat
+def _heal_ok(state: GameState, seat: Seat) -> bool:
     return "healing" in seat.potions and 0 < seat.hp < MAX_HP and state.phase in HEAL_PHASES
 
 
-def _counters(state: GameState) -> list[DrinkCountercurse]:
-    battle = state.battle
-    if battle is None or battle.countered or "countercurse" not in state.seat.potions:
+def _counters(battle: Battle | None, seat: Seat) -> list[DrinkCountercurse]:
+    if battle is None or battle.countered or "countercurse" not in seat.potions:
         return []
     return [DrinkCountercurse(c) for c in tables().monsters[battle.monster].curses]
 
@@ -171,7 +176,7 @@ def legal_tuple(state: GameState) -> tuple[Action, ...]:
 
 def _legal_actions(state: GameState) -> list[Action]:
     phase = state.phase
-    seat = state.seat
+    seat = state.seats[state.order[state.turn]]
     out: list[Action] = []
     if phase is Phase.TURN:
         out.extend(fight_targets(state))
@@ -181,17 +186,17 @@ def _legal_actions(state: GameState) -> list[Action]:
         out.extend(_STACKING[seat.stacking])
     elif phase is Phase.DISCARD:
         out.extend(Discard(c) for c in seat.hand)
-        out.extend(_counters(state))
+        out.extend(_counters(state.battle, seat))
     elif phase is Phase.BATTLE:
         battle = state.battle
         assert battle is not None
-        out.extend(_plays(state))
+        out.extend(_plays(state, seat, battle))
         if battle.chain and "strength" in seat.potions and not any(
             i == len(battle.chain) - 1 for i, _ in battle.boosted
         ):
             last = tables().actions[battle.chain[-1]]
             out.extend(DrinkStrength(e) for e in ("attack", "defence") if last.effect(e))
-        out.extend(_counters(state))
+        out.extend(_counters(battle, seat))
         out.append(_END)
     elif phase is Phase.TAIA:
         assert state.battle is not None
@@ -208,7 +213,7 @@ def _legal_actions(state: GameState) -> list[Action]:
     elif phase is Phase.PAY:
         out.extend(Pay(p) for p in payments(seat))
         out.append(CancelPurchase())
-    if _heal_ok(state):
+    if _heal_ok(state, seat):
         out.append(_HEAL)
     return out
 
@@ -235,6 +240,7 @@ class _Work:
         self.round = state.round
         self.events: list[Event] = []
         self.me = state.current
+        self.names = seat_names(state.config)
 
     @property
     def seat(self) -> Seat:
@@ -253,7 +259,7 @@ class _Work:
         self.potions = (piles[0], piles[1], piles[2])
 
     def who(self, seat: int | None = None) -> object:
-        return seat_name(self.state, self.me if seat is None else seat)
+        return self.names[self.me if seat is None else seat]
 
     def freeze(self) -> GameState:
         log = (self.state.log + tuple(self.events))[-LOG_LENGTH:]

@@ -61,6 +61,9 @@ def check_state(state: GameState) -> None:
         raise BadState("seats and turn order do not match the table")
     if not 0 <= state.turn < n:
         raise BadState("turn points at no seat")
+    for i, (seat, seated) in enumerate(zip(state.seats, state.config.seats, strict=True)):
+        if seat.hero != seated.hero:
+            raise BadState(f"seat {i} plays {seat.hero!r}, but the table seated {seated.hero!r}")
     if state.lord not in tables().lords:
         raise BadState(f"unknown lord {state.lord!r}")
     places = card_places(state)

@@ -16,7 +16,7 @@ from engine.serialize import to_data
 CONFIG = GameConfig((SeatConfig("horan", name="Ann"), SeatConfig("taia", ai=True),
                      SeatConfig("xanros")), abilities=True, seed=77)
 OBSERVE = sys.modules["engine.observe"]
-DEFERRED = ("seats", "levels", "potion_piles", "battle", "events", "legal")
+DEFERRED = ("seats", "levels", "potion_piles", "battle", "events")
 
 
 def _positions(count: int = 150) -> list[GameState]:

@@ -120,6 +120,7 @@ def _hand_card(doc: dict[str, Any]) -> str:
     (_set("state/order", [0, 0, 1]), "order"),
     (_set("state/config/seats/1/hero", "gandalf"), "gandalf"),
     (_set("state/config/seats", []), "seats"),
+    (_set("state/config/seats/2/hero", "aderyn"), "plays 'xanros', but the table seated 'aderyn'"),
     (_set("state/config/seats/0/stacking", "sideways"), "sideways"),
     (_set("state/winner", 1), "winner"),
     (_set("state/log/0/text", {"key": "event.start"}), "key and params"),
