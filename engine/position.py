@@ -35,13 +35,12 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from engine import rng
+from engine import events, rng
 from engine.actions import LORD_LEVEL, POTIONS, STACK_MODES, Action, Fight, parse
 from engine.catalog import tables
 from engine.errors import BadState
 from engine.names import seat_name
-from engine.state import MAX_HP, Event, GameConfig, GameState, Level, Phase, Seat, SeatConfig
-from i18n import msg
+from engine.state import MAX_HP, GameConfig, GameState, Level, Phase, Seat, SeatConfig
 
 ROW_SLOTS = 5
 
@@ -310,8 +309,7 @@ def position(
         turn=turn_order.index(current), round=round, levels=tuple(levels), lord=lord_id,
         potions=potion_piles, pawnshop=tuple(pawnshop) + tuple(spare_pawned), phase=Phase.TURN,
     )
-    state = replace(state, log=(Event(msg("event.turn", who=seat_name(state, current),
-                                          round=round)),))
+    state = replace(state, log=(events.turn(seat_name(state, current), round),))
     from engine.validate import check_state
 
     try:

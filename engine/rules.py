@@ -7,7 +7,7 @@ with the reason. Rule ids (R-n, D-n) refer to ``shared/rules/RULES.md``.
 
 from __future__ import annotations
 
-from engine import rng
+from engine import events, rng
 from engine.actions import (
     LORD_LEVEL,
     POTIONS,
@@ -46,7 +46,6 @@ from engine.state import (
     evolve_battle,
     evolve_level,
     evolve_seat,
-    evolve_state,
 )
 from i18n import Msg, msg
 
@@ -224,6 +223,9 @@ def _legal_actions(state: GameState) -> list[Action]:
 class _Work:
     """A mutable working copy of a state, used while one action is applied."""
 
+    __slots__ = ("state", "rng", "seats", "levels", "potions", "pawnshop", "phase", "battle",
+                 "pending", "bought_pawned", "winner", "turn", "round", "said", "me", "names")
+
     def __init__(self, state: GameState) -> None:
         self.state = state
         self.rng = state.rng
@@ -238,7 +240,7 @@ class _Work:
         self.winner = state.winner
         self.turn = state.turn
         self.round = state.round
-        self.events: list[Event] = []
+        self.said: list[Event] = []  # the events of this action, in order
         self.me = state.current
         self.names = seat_names(state.config)
 
@@ -248,9 +250,6 @@ class _Work:
 
     def set(self, **changes: object) -> None:
         self.seats[self.me] = evolve_seat(self.seats[self.me], **changes)
-
-    def say(self, key: str, to: int | None = None, **params: object) -> None:
-        self.events.append(Event(msg(key, **params), to))  # type: ignore[arg-type]
 
     def pile(self, kind: str, change: int) -> None:
         """Return potions to (``change`` > 0) or take them from the merchant's ``kind`` pile."""
@@ -262,12 +261,12 @@ class _Work:
         return self.names[self.me if seat is None else seat]
 
     def freeze(self) -> GameState:
-        log = (self.state.log + tuple(self.events))[-LOG_LENGTH:]
-        return evolve_state(
-            self.state, rng=self.rng, seats=tuple(self.seats), levels=self.levels,
-            potions=self.potions, pawnshop=self.pawnshop, phase=self.phase, battle=self.battle,
-            pending=self.pending, bought_pawned=self.bought_pawned, winner=self.winner,
-            turn=self.turn, round=self.round, step=self.state.step + 1, log=log,
+        state = self.state
+        log = (state.log + tuple(self.said))[-LOG_LENGTH:] if self.said else state.log
+        return GameState(  # every field, in the class's order (positional is quicker)
+            state.config, self.rng, tuple(self.seats), state.order, self.turn, self.round,
+            self.levels, state.lord, self.potions, self.pawnshop, self.phase, self.battle,
+            self.pending, self.bought_pawned, self.winner, state.step + 1, log,
         )
 
     # ---- cards
@@ -286,7 +285,7 @@ class _Work:
                 self.rng, [c for c in seat.discard if actions[c].reward])
             deck = rewards + start if mode == "top" else start + rewards
         self.seats[index] = evolve_seat(seat, deck=seat.deck + deck, discard=())
-        self.say("event.reshuffle", who=self.who(index), count=len(deck))
+        self.said.append(events.reshuffle(self.who(index), len(deck)))
 
     def take(self, index: int) -> str | None:
         """Take the top card of a seat's deck, reshuffling only when it is empty (R17)."""
@@ -318,8 +317,8 @@ class _Work:
                 seat = evolve_seat(seat, hand=seat.hand + drawn)
         self.seats[index] = seat
         if drawn:
-            self.say("event.draw", who=self.who(index), count=len(drawn))
-            self.say("event.draw_private", to=index, cards=card_list(drawn))
+            self.said.append(events.draw(self.who(index), len(drawn)))
+            self.said.append(events.draw_private(card_list(drawn), to=index))
         return len(drawn)
 
     # ---- turn flow
@@ -339,7 +338,7 @@ class _Work:
         if self.turn == 0:
             self.round += 1
         self.me = self.state.order[self.turn]
-        self.say("event.turn", who=self.who(), round=self.round)
+        self.said.append(events.turn(self.who(), self.round))
 
     def remove_monster(self, battle: Battle) -> None:
         """R27: take the beaten monster; refill its row slot from the level's deck."""
@@ -391,7 +390,7 @@ def apply(state: GameState, action: Action, seat: int | None = None,
             raise IllegalAction(why_illegal(state, action))
     w = _Work(state)
     _HANDLERS[type(action)](w, action)
-    return w.freeze(), w.events
+    return w.freeze(), w.said
 
 
 def _fight(w: _Work, a: Action) -> None:
@@ -406,7 +405,7 @@ def _fight(w: _Work, a: Action) -> None:
         assert card is not None
         monster = card
     w.battle = Battle(level=a.level, slot=a.slot, monster=monster)
-    w.say("event.fight", who=w.who(), monster=monster_name(monster), level=ROMAN[a.level])
+    w.said.append(events.fight(w.who(), monster_name(monster), ROMAN[a.level]))
     _enter_battle(w)
 
 
@@ -424,31 +423,31 @@ def _enter_battle(w: _Work) -> None:
 def _merchant(w: _Work, a: Action) -> None:
     w.phase = Phase.MERCHANT
     w.bought_pawned = False
-    w.say("event.merchant", who=w.who())
+    w.said.append(events.merchant(w.who()))
 
 
 def _revive(w: _Work, a: Action) -> None:
     w.set(hp=MAX_HP)
-    w.say("event.revive", who=w.who())
+    w.said.append(events.revive(w.who()))
     w.end_turn()
 
 
 def _stack(w: _Work, a: Action) -> None:
     assert isinstance(a, SetStacking)
     w.set(stacking=a.mode)
-    w.say("event.stacking", who=w.who(), mode=word("stacking", a.mode))
+    w.said.append(events.stacking(w.who(), word("stacking", a.mode)))
 
 
 def _heal(w: _Work, a: Action) -> None:
     w.set(hp=MAX_HP, potions=tuple(p for p in w.seat.potions if p != "healing"))
     w.pile("healing", 1)
-    w.say("event.potion_healing", who=w.who())
+    w.said.append(events.potion_healing(w.who()))
 
 
 def _discard(w: _Work, a: Action) -> None:
     assert isinstance(a, Discard) and w.battle is not None
     w.set(hand=_without(w.seat.hand, a.card), discard=w.seat.discard + (a.card,))
-    w.say("event.discard", who=w.who(), card=card_name(a.card))
+    w.said.append(events.discard(w.who(), card_name(a.card)))
     _enter_battle(w)
 
 
@@ -467,19 +466,19 @@ def _play(w: _Work, a: Action) -> None:
     unlocked = battle.unlocked
     if info.colour in curses or not follows:
         used = True  # R61 / R63: the once-per-battle ability made this card playable
-        w.say("event.ability", who=w.who(), hero=word("hero", f"{w.seat.hero}.name"))
+        w.said.append(events.ability(w.who(), word("hero", f"{w.seat.hero}.name")))
     if a.ability:
         used = True
         unlocked = unlocked + ((idx, a.ability),)
-        w.say("event.ability", who=w.who(), hero=word("hero", f"{w.seat.hero}.name"))
+        w.said.append(events.ability(w.who(), word("hero", f"{w.seat.hero}.name")))
     horan = battle.horan_bonus
     if hero == "horan" and not horan and prev is not None and prev.attack and info.attack:
         horan = True  # R62
-        w.say("event.horan", who=w.who())
+        w.said.append(events.horan(w.who()))
     w.set(hand=_without(w.seat.hand, a.card))
     w.battle = battle = evolve_battle(battle, chain=battle.chain + (a.card,), ability_used=used,
                                unlocked=unlocked, horan_bonus=horan)
-    w.say("event.play", who=w.who(), card=card_name(a.card))
+    w.said.append(events.play(w.who(), card_name(a.card)))
 
     def counts(effect: str) -> bool:
         return effect not in curses or (idx, effect) in unlocked
@@ -488,7 +487,7 @@ def _play(w: _Work, a: Action) -> None:
         gain = min(MAX_HP, w.seat.hp + info.heal) - w.seat.hp
         w.set(hp=w.seat.hp + gain)
         if gain:
-            w.say("event.heal", who=w.who(), count=gain)
+            w.said.append(events.heal(w.who(), gain))
     if info.draw and counts("draw"):  # R17, R66
         if hero == "taia":
             _taia_draw(w, info.draw)
@@ -507,11 +506,11 @@ def _taia_draw(w: _Work, remaining: int) -> None:
         remaining -= 1
         if second is None:
             w.set(hand=w.seat.hand + (first,))
-            w.say("event.draw", who=w.who(), count=1)
+            w.said.append(events.draw(w.who(), 1))
             continue
         w.battle = evolve_battle(w.battle, drawn=(first, second), draws_left=remaining)
         w.phase = Phase.TAIA
-        w.say("event.taia_choice", to=w.me, first=card_name(first), second=card_name(second))
+        w.said.append(events.taia_choice(card_name(first), card_name(second), to=w.me))
         return
     w.battle = evolve_battle(w.battle, drawn=(), draws_left=0)
     w.phase = Phase.BATTLE
@@ -521,8 +520,8 @@ def _keep(w: _Work, a: Action) -> None:
     assert isinstance(a, KeepDrawn) and w.battle is not None
     other = _without(w.battle.drawn, a.card)[0]
     w.set(hand=w.seat.hand + (a.card,), deck=w.seat.deck + (other,))
-    w.say("event.draw", who=w.who(), count=1)
-    w.say("event.taia_kept", to=w.me, card=card_name(a.card), other=card_name(other))
+    w.said.append(events.draw(w.who(), 1))
+    w.said.append(events.taia_kept(card_name(a.card), card_name(other), to=w.me))
     _taia_draw(w, w.battle.draws_left)
 
 
@@ -532,8 +531,8 @@ def _strength(w: _Work, a: Action) -> None:
     w.battle = evolve_battle(b, boosted=b.boosted + ((len(b.chain) - 1, a.effect),))
     w.set(potions=tuple(p for p in w.seat.potions if p != "strength"))
     w.pile("strength", 1)
-    w.say("event.potion_strength", who=w.who(), effect=word("effect", a.effect),
-          card=card_name(b.chain[-1]))
+    w.said.append(events.potion_strength(w.who(), word("effect", a.effect),
+                                           card_name(b.chain[-1])))
 
 
 def _counter(w: _Work, a: Action) -> None:
@@ -541,7 +540,7 @@ def _counter(w: _Work, a: Action) -> None:
     w.battle = evolve_battle(w.battle, countered=a.curse)
     w.set(potions=tuple(p for p in w.seat.potions if p != "countercurse"))
     w.pile("countercurse", 1)
-    w.say("event.potion_counter", who=w.who(), curse=word("curse", a.curse))
+    w.said.append(events.potion_counter(w.who(), word("curse", a.curse)))
     if w.phase is Phase.DISCARD:
         _enter_battle(w)
 
@@ -555,34 +554,33 @@ def _end_battle(w: _Work, a: Action) -> None:
     hp_before = w.seat.hp
     w.set(hp=result.hp_after)
     if result.damage:
-        w.say("event.hits", who=w.who(), count=result.damage)
+        w.said.append(events.hits(w.who(), result.damage))
     if result.knocked_out:
-        w.say("event.knocked_out", who=w.who())
+        w.said.append(events.knocked_out(w.who()))
     elif result.hp_after > hp_before - result.damage:  # R25, narrated as the HP it gave
-        w.say("event.heal", who=w.who(), count=result.hp_after - (hp_before - result.damage))
+        w.said.append(events.heal(w.who(), result.hp_after - (hp_before - result.damage)))
     if not result.win:
         if not result.knocked_out:
-            w.say("event.lost", who=w.who(), monster=monster_name(monster.id),
-                  attack=result.attack, hp=monster.hp)
+            w.said.append(events.lost(w.who(), monster_name(monster.id), result.attack,
+                                        monster.hp))
         w.end_turn()
         return
-    w.say("event.won", who=w.who(), monster=monster_name(monster.id),
-          attack=result.attack, hp=monster.hp)
+    w.said.append(events.won(w.who(), monster_name(monster.id), result.attack, monster.hp))
     if battle.level == LORD_LEVEL:  # R60: the game ends at once
         w.set(discard=w.seat.discard + battle.chain)  # the table is left tidy (no battle)
         w.battle = None
         w.winner = w.me
         w.phase = Phase.OVER
-        w.say("event.champion", who=w.who())
+        w.said.append(events.champion(w.who()))
         return
     w.remove_monster(battle)
     if monster.reward == "key":
         w.set(keys=w.seat.keys + (monster.id,))
-        w.say("event.key", who=w.who(), level=ROMAN[monster.level])
+        w.said.append(events.key(w.who(), ROMAN[monster.level]))
         w.end_turn()
     elif monster.reward == "action":
         w.set(discard=w.seat.discard + (monster.id,))
-        w.say("event.reward_card", who=w.who(), card=card_name(monster.id))
+        w.said.append(events.reward_card(w.who(), card_name(monster.id)))
         w.end_turn()
     else:  # the battle stays open for the keep-or-pawn choice, its outcome settled
         w.battle = evolve_battle(battle, hp_before=hp_before)
@@ -598,12 +596,12 @@ def _reward(w: _Work, a: Action) -> None:
         old = getattr(w.seat, kind)
         if old:
             w.pawnshop += (old,)
-            w.say("event.pawned", who=w.who(), card=card_name(old))
+            w.said.append(events.pawned(w.who(), card_name(old)))
         w.set(**{kind: card})
-        w.say("event.equip", who=w.who(), card=card_name(card))
+        w.said.append(events.equip(w.who(), card_name(card)))
     else:
         w.pawnshop += (card,)
-        w.say("event.pawned", who=w.who(), card=card_name(card))
+        w.said.append(events.pawned(w.who(), card_name(card)))
     w.end_turn()
 
 
@@ -639,7 +637,7 @@ def _pay(w: _Work, a: Action) -> None:
         kind = pending.split(":", 1)[1]
         w.pile(kind, -1)
         w.set(potions=w.seat.potions + (kind,))
-        w.say("event.bought", who=w.who(), item=word("potion", kind), paid=card_name(paid))
+        w.said.append(events.bought(w.who(), word("potion", kind), card_name(paid)))
     else:
         w.pawnshop = _without(w.pawnshop, pending)
         w.bought_pawned = True
@@ -651,12 +649,12 @@ def _pay(w: _Work, a: Action) -> None:
             w.set(**{equipment.kind: pending})
         else:
             w.set(deck=(pending,) + w.seat.deck)  # D2: on top of the draw deck
-        w.say("event.bought", who=w.who(), item=card_name(pending), paid=card_name(paid))
+        w.said.append(events.bought(w.who(), card_name(pending), card_name(paid)))
     w.phase = Phase.MERCHANT
 
 
 def _leave(w: _Work, a: Action) -> None:
-    w.say("event.leave", who=w.who())
+    w.said.append(events.leave(w.who()))
     w.end_turn()
 
 

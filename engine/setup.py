@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from engine import rng
+from engine import events, rng
 from engine.actions import STACK_MODES
 from engine.catalog import tables
 from engine.names import seat_name
-from engine.state import BASE_HAND, MAX_HP, Event, GameConfig, GameState, Level, Phase, Seat
+from engine.state import BASE_HAND, MAX_HP, GameConfig, GameState, Level, Phase, Seat
 from i18n import msg
 
 
@@ -53,8 +53,7 @@ def new_game(config: GameConfig) -> GameState:
         levels=tuple(levels), lord=t.lords[pick], potions=(n, n, n), pawnshop=(),
         phase=Phase.TURN,
     )
-    log = (Event(msg("event.start", lord=msg(f"card.{game.lord}"))),
-           Event(msg("event.turn", who=seat_name(game, game.current), round=1)))
+    log = (events.start(msg(f"card.{game.lord}")), events.turn(seat_name(game, game.current), 1))
     from dataclasses import replace
 
     return replace(game, log=log)

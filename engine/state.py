@@ -150,4 +150,3 @@ class GameState:
 evolve_seat: Callable[..., Seat] = evolver(Seat)
 evolve_level: Callable[..., Level] = evolver(Level)
 evolve_battle: Callable[..., Battle] = evolver(Battle)
-evolve_state: Callable[..., GameState] = evolver(GameState)

@@ -10,7 +10,7 @@ import pytest
 
 from engine import GameConfig, SeatConfig, new_game
 from engine.actions import Play
-from engine.state import Battle, GameState, Seat, evolve_battle, evolve_seat, evolve_state
+from engine.state import Battle, GameState, Seat, evolve_battle, evolve_seat
 from engine.values import evolver, fast_init
 
 
@@ -62,7 +62,7 @@ def test_evolver_matches_dataclasses_replace() -> None:
     assert evolve_seat(seat) == seat and evolve_seat(seat) is not seat
     battle = Battle(level=1, slot=2, monster="m")
     assert evolve_battle(battle, chain=("c",)) == dataclasses.replace(battle, chain=("c",))
-    later = evolve_state(state, step=7, round=3)
+    later = evolver(GameState)(state, step=7, round=3)
     assert later == dataclasses.replace(state, step=7, round=3)
     assert isinstance(later, GameState) and later.seats is state.seats
     with pytest.raises(TypeError):
