@@ -189,24 +189,20 @@ _last_levels: tuple[tuple[Level, ...] | None, tuple[LevelView, ...]] = (None, ()
 
 def observe(state: GameState, viewer: int | None = None) -> Observation:
     """The observation of ``state`` for seat ``viewer`` (None for a spectator)."""
-    hit = _observations.get((id(state), viewer))
+    memo = (id(state), viewer)
+    hit = _observations.get(memo)
     if hit is not None and hit[0] is state:
         return hit[1]
-    view = _observe(state, viewer)
-    if len(_observations) >= _OBSERVATION_LIMIT:
-        _observations.clear()
-    _observations[(id(state), viewer)] = (state, view)
-    return view
-
-
-def _observe(state: GameState, viewer: int | None) -> Observation:
     b = state.battle
-    mine = viewer == state.current and state.phase is not Phase.OVER
-    view = _shell(viewer, state.step, state.round, state.phase, state.current, state.order,
+    current = state.order[state.turn]
+    mine = viewer == current and state.phase is not Phase.OVER
+    view = _shell(state, viewer, state.step, state.round, state.phase, current, state.order,
                   state.config.abilities, state.lord, state.pawnshop, state.pending, state.winner,
                   state.seats[viewer].hand if viewer is not None else (),
                   b.drawn if b is not None and mine else (), legal_tuple(state) if mine else ())
-    _set_state(view, state)
+    if len(_observations) >= _OBSERVATION_LIMIT:
+        _observations.clear()
+    _observations[memo] = (state, view)
     return view
 
 
@@ -252,8 +248,7 @@ _DEFERRED: dict[str, Callable[[GameState, int | None], object]] = {
 _SETTERS: dict[str, Callable[[Observation, object], None]] = {
     name: getattr(Observation, name).__set__ for name in _DEFERRED
 }
-_set_state = _Deferred.__dict__["_state"].__set__
-#: Makes an observation with every field but the deferred ones filled, in this order.
+#: Makes an observation with its state and every field but the deferred ones, in this order.
 _shell = builder(Observation, (
-    "viewer", "step", "round", "phase", "current", "order", "abilities", "lord", "pawnshop",
-    "pending", "winner", "hand", "drawn", "legal"))
+    "_state", "viewer", "step", "round", "phase", "current", "order", "abilities", "lord",
+    "pawnshop", "pending", "winner", "hand", "drawn", "legal"))

@@ -317,7 +317,7 @@ class _Work:
                 seat = evolve_seat(seat, hand=seat.hand + drawn)
         self.seats[index] = seat
         if drawn:
-            self.said.append(events.draw(self.who(index), len(drawn)))
+            self.said.append(events.draw(self.names[index], len(drawn)))
             self.said.append(events.draw_private(card_list(drawn), to=index))
         return len(drawn)
 
@@ -325,20 +325,23 @@ class _Work:
 
     def end_turn(self) -> None:
         """R28: played cards to the discard pile, draw up to a full hand, next seat."""
+        me = self.me
+        seat = self.seats[me]
         if self.battle is not None:
-            self.set(discard=self.seat.discard + self.battle.chain)
+            self.seats[me] = seat = evolve_seat(seat, discard=seat.discard + self.battle.chain)
             self.battle = None
-        missing = hand_size(self.seat) - len(self.seat.hand)
+        missing = hand_size(seat) - len(seat.hand)
         if missing > 0:
-            self.draw(self.me, missing)
+            self.draw(me, missing)
         self.pending = None
         self.bought_pawned = False
         self.phase = Phase.TURN
-        self.turn = (self.turn + 1) % len(self.state.order)
+        order = self.state.order
+        self.turn = (self.turn + 1) % len(order)
         if self.turn == 0:
             self.round += 1
-        self.me = self.state.order[self.turn]
-        self.said.append(events.turn(self.who(), self.round))
+        self.me = order[self.turn]
+        self.said.append(events.turn(self.names[self.me], self.round))
 
     def remove_monster(self, battle: Battle) -> None:
         """R27: take the beaten monster; refill its row slot from the level's deck."""
@@ -413,6 +416,9 @@ def _enter_battle(w: _Work) -> None:
     """R23: discard down first when an equipment curse takes away a hand-size bonus."""
     assert w.battle is not None
     curses = active_curses(w.battle)
+    if ("weapon" not in curses and "armour" not in curses) or not (w.seat.weapon or w.seat.armour):
+        w.phase = Phase.BATTLE  # no hand-size bonus is taken away
+        return
     allowed = hand_size(w.seat, curses)
     if allowed < hand_size(w.seat) and len(w.seat.hand) > allowed:
         w.phase = Phase.DISCARD
@@ -454,45 +460,43 @@ def _discard(w: _Work, a: Action) -> None:
 def _play(w: _Work, a: Action) -> None:
     assert isinstance(a, Play) and w.battle is not None
     t = tables().actions
-    battle = w.battle
-    info = t[a.card]
+    battle, card, me = w.battle, a.card, w.me
+    seat = w.seats[me]
+    info = t[card]
+    chain = battle.chain
     curses = active_curses(battle)
-    hero = w.seat.hero if w.state.config.abilities else ""
-    prev = t[battle.chain[-1]] if battle.chain else None
+    hero = seat.hero if w.state.config.abilities else ""
+    prev = t[chain[-1]] if chain else None
     follows = prev is None or info.colour in prev.next or (hero == "victorius"
-                                                            and len(battle.chain) == 1)
-    idx = len(battle.chain)
+                                                            and len(chain) == 1)
+    idx = len(chain)
     used = battle.ability_used
     unlocked = battle.unlocked
     if info.colour in curses or not follows:
         used = True  # R61 / R63: the once-per-battle ability made this card playable
-        w.said.append(events.ability(w.who(), word("hero", f"{w.seat.hero}.name")))
+        w.said.append(events.ability(w.names[me], word("hero", f"{seat.hero}.name")))
     if a.ability:
         used = True
         unlocked = unlocked + ((idx, a.ability),)
-        w.said.append(events.ability(w.who(), word("hero", f"{w.seat.hero}.name")))
+        w.said.append(events.ability(w.names[me], word("hero", f"{seat.hero}.name")))
     horan = battle.horan_bonus
     if hero == "horan" and not horan and prev is not None and prev.attack and info.attack:
         horan = True  # R62
-        w.said.append(events.horan(w.who()))
-    w.set(hand=_without(w.seat.hand, a.card))
-    w.battle = battle = evolve_battle(battle, chain=battle.chain + (a.card,), ability_used=used,
-                               unlocked=unlocked, horan_bonus=horan)
-    w.said.append(events.play(w.who(), card_name(a.card)))
-
-    def counts(effect: str) -> bool:
-        return effect not in curses or (idx, effect) in unlocked
-
-    if info.heal and counts("heal"):  # R18
-        gain = min(MAX_HP, w.seat.hp + info.heal) - w.seat.hp
-        w.set(hp=w.seat.hp + gain)
+        w.said.append(events.horan(w.names[me]))
+    w.seats[me] = seat = evolve_seat(seat, hand=_without(seat.hand, card))
+    w.battle = evolve_battle(battle, chain=chain + (card,), ability_used=used, unlocked=unlocked,
+                             horan_bonus=horan)
+    w.said.append(events.play(w.names[me], card_name(card)))
+    if info.heal and ("heal" not in curses or (idx, "heal") in unlocked):  # R18
+        gain = min(MAX_HP, seat.hp + info.heal) - seat.hp
         if gain:
-            w.said.append(events.heal(w.who(), gain))
-    if info.draw and counts("draw"):  # R17, R66
+            w.seats[me] = evolve_seat(seat, hp=seat.hp + gain)
+            w.said.append(events.heal(w.names[me], gain))
+    if info.draw and ("draw" not in curses or (idx, "draw") in unlocked):  # R17, R66
         if hero == "taia":
             _taia_draw(w, info.draw)
         else:
-            w.draw(w.me, info.draw)
+            w.draw(me, info.draw)
 
 
 def _taia_draw(w: _Work, remaining: int) -> None:

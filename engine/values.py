@@ -83,8 +83,11 @@ def evolver(cls: type[T]) -> Callable[..., T]:
 
 def builder(cls: type[T], names: tuple[str, ...]) -> Callable[..., T]:
     """A function ``(*values) -> obj`` that makes a ``cls`` with only the slots ``names`` filled,
-    in that order; the others stay unset (for a class that works them out when first read)."""
+    in that order (fields, or slots of a base class); the others stay unset (for a class that
+    works them out when first read)."""
     known = {f.name for f in _slots(cls)}
+    for base in cls.__mro__[1:]:  # slots of base classes (private state, say) may be filled too
+        known.update(getattr(base, "__slots__", ()))
     unknown = [n for n in names if n not in known]
     if unknown:
         raise TypeError(f"{cls.__name__} has no field {unknown[0]}")
