@@ -144,7 +144,6 @@ class Observation(_Deferred):
 #: its hits save (random 4-seat games: 4096 seats and 256 observations, 43-45 us/step; 512 and
 #: 32, 40-44 us/step, alternated in one run of benchmarks/engine.py).
 _CACHE_LIMIT = 512
-_OBSERVATION_LIMIT = 32
 _seat_views: dict[int, tuple[Seat, GameConfig, int, SeatView]] = {}
 _level_views: dict[int, tuple[Level, int, LevelView]] = {}
 
@@ -182,15 +181,16 @@ def _level_view(n: int, lv: Level) -> LevelView:
     return view
 
 
-_observations: dict[tuple[int, int | None], tuple[GameState, Observation]] = {}
+#: The last observation made for each viewer (a seat index, or None), with its state: the bot
+#: shows one state to several viewers in turn, each perhaps more than once.
+_observations: dict[int | None, tuple[GameState, Observation]] = {}
 #: The last levels tuple viewed and its views, swapped as one tuple (so threads see a pair).
 _last_levels: tuple[tuple[Level, ...] | None, tuple[LevelView, ...]] = (None, ())
 
 
 def observe(state: GameState, viewer: int | None = None) -> Observation:
     """The observation of ``state`` for seat ``viewer`` (None for a spectator)."""
-    memo = (id(state), viewer)
-    hit = _observations.get(memo)
+    hit = _observations.get(viewer)
     if hit is not None and hit[0] is state:
         return hit[1]
     b = state.battle
@@ -200,9 +200,9 @@ def observe(state: GameState, viewer: int | None = None) -> Observation:
                   state.config.abilities, state.lord, state.pawnshop, state.pending, state.winner,
                   state.seats[viewer].hand if viewer is not None else (),
                   b.drawn if b is not None and mine else (), legal_tuple(state) if mine else ())
-    if len(_observations) >= _OBSERVATION_LIMIT:
+    if len(_observations) >= 8:  # a viewer that is no seat index was asked about
         _observations.clear()
-    _observations[memo] = (state, view)
+    _observations[viewer] = (state, view)
     return view
 
 

@@ -45,6 +45,8 @@ from engine.catalog import tables
 from engine.observe import Observation
 from engine.state import Phase
 
+_END = EndBattle()
+
 
 class RandomAgent:
     """Chooses at random among legal actions, weighted by kind."""
@@ -63,24 +65,24 @@ class RandomAgent:
     def choose(self, observation: Observation) -> Action:
         """Pick a legal action at random, favouring progress."""
         offered = observation.legal
+        phase = observation.phase  # fights are offered only on a turn, plays only in battle
+        if phase is Phase.BATTLE:  # a card while it can; else end it, or (30%) drink a potion
+            plays = [a for a in offered if type(a) is Play]
+            if plays:
+                return self._pick(plays if self._chance(97) else offered)
+            others = [a for a in offered if type(a) is not EndBattle]
+            if others and self._chance(30):
+                return self._pick(others)
+            return _END
         legal = [a for a in offered if type(a) is not SetStacking]
         if not legal:
             return self._pick(list(offered))
-        phase = observation.phase  # fights are offered only on a turn, plays only in battle
         if phase is Phase.TURN:
             fights = [a for a in legal if type(a) is Fight]
             if fights:
                 return self._turn(observation, legal, fights)
-        plays = [a for a in legal if type(a) is Play] if phase is Phase.BATTLE else []
-        if plays and self._chance(97):
-            return self._pick(plays)
         if phase is Phase.REWARD and self._chance(90):
             return TakeReward(self._better(observation))
-        if any(type(a) is EndBattle for a in legal) and not plays:
-            others = [a for a in legal if type(a) is not EndBattle]
-            if others and self._chance(30):
-                return self._pick(others)
-            return EndBattle()
         if any(type(a) is LeaveMerchant for a in legal) and self._chance(80):
             return LeaveMerchant()
         return self._pick(legal)
