@@ -7,6 +7,8 @@ with the reason. Rule ids (R-n, D-n) refer to ``shared/rules/RULES.md``.
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from engine import events, rng
 from engine.actions import (
     LORD_LEVEL,
@@ -47,6 +49,7 @@ from engine.state import (
     evolve_level,
     evolve_seat,
 )
+from engine.values import builder
 from i18n import Msg, msg
 
 HEAL_PHASES = (Phase.TURN, Phase.DISCARD, Phase.BATTLE, Phase.MERCHANT, Phase.REWARD)
@@ -220,6 +223,10 @@ def _legal_actions(state: GameState) -> list[Action]:
 # --------------------------------------------------------------------------- applying
 
 
+#: Makes a game state from all its fields in the class's order (see engine.values.builder).
+_new_state = builder(GameState, tuple(f.name for f in fields(GameState)))
+
+
 class _Work:
     """A mutable working copy of a state, used while one action is applied."""
 
@@ -263,7 +270,7 @@ class _Work:
     def freeze(self) -> GameState:
         state = self.state
         log = (state.log + tuple(self.said))[-LOG_LENGTH:] if self.said else state.log
-        return GameState(  # every field, in the class's order (positional is quicker)
+        return _new_state(
             state.config, self.rng, tuple(self.seats), state.order, self.turn, self.round,
             self.levels, state.lord, self.potions, self.pawnshop, self.phase, self.battle,
             self.pending, self.bought_pawned, self.winner, state.step + 1, log,
