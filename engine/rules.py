@@ -193,12 +193,13 @@ def _legal_actions(state: GameState) -> list[Action]:
         battle = state.battle
         assert battle is not None
         out.extend(_plays(state, seat, battle))
-        if battle.chain and "strength" in seat.potions and not any(
-            i == len(battle.chain) - 1 for i, _ in battle.boosted
-        ):
-            last = tables().actions[battle.chain[-1]]
-            out.extend(DrinkStrength(e) for e in ("attack", "defence") if last.effect(e))
-        out.extend(_counters(battle, seat))
+        if seat.potions:
+            if battle.chain and "strength" in seat.potions and not any(
+                i == len(battle.chain) - 1 for i, _ in battle.boosted
+            ):
+                last = tables().actions[battle.chain[-1]]
+                out.extend(DrinkStrength(e) for e in ("attack", "defence") if last.effect(e))
+            out.extend(_counters(battle, seat))
         out.append(_END)
     elif phase is Phase.TAIA:
         assert state.battle is not None
@@ -215,7 +216,7 @@ def _legal_actions(state: GameState) -> list[Action]:
     elif phase is Phase.PAY:
         out.extend(Pay(p) for p in payments(seat))
         out.append(CancelPurchase())
-    if _heal_ok(state, seat):
+    if seat.potions and _heal_ok(state, seat):
         out.append(_HEAL)
     return out
 

@@ -139,8 +139,16 @@ class RandomAgent:
         """What of ``attack`` (see :meth:`_attack_by_source`) counts against a monster with
         ``curses``: an optimistic bound of a battle."""
         if "attack" in curses:  # R22: the cards' attack is lost, the equipment's is not
-            return sum(attack.get(slot, 0) for slot in ("weapon", "armour") if slot not in curses)
-        return sum(attack.values()) - sum(attack.get(curse, 0) for curse in curses)
+            reach = 0
+            if "weapon" not in curses:
+                reach += attack.get("weapon", 0)
+            if "armour" not in curses:
+                reach += attack.get("armour", 0)
+            return reach
+        reach = sum(attack.values())
+        for curse in curses:  # a colour (R21) or a piece of equipment (R23)
+            reach -= attack.get(curse, 0)
+        return reach
 
     @staticmethod
     def _better(obs: Observation) -> bool:
