@@ -87,6 +87,7 @@ class _Deferred:
     """
 
     __slots__ = ("_state",)
+    _state: GameState
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +129,15 @@ class Observation(_Deferred):
             value = make(self._state, self.viewer)
             _SETTERS[name](self, value)
             return value
+
+    def seat_view(self, index: int) -> SeatView:
+        """``seats[index]``, without working out the other seats' views when ``seats`` was not
+        read yet (an agent deciding its turn needs only its own)."""
+        try:
+            seats = _read_seats(self)  # the slot itself: unset until ``seats`` is read
+        except AttributeError:
+            return _seat_view(self._state, index, self._state.seats[index])
+        return seats[index]
 
     def target(self, fight: Fight) -> str | None:
         """The monster ``fight`` would face: the Lord, a gatekeeper deck's top or a row card."""
@@ -245,6 +255,7 @@ _DEFERRED: dict[str, Callable[[GameState, int | None], object]] = {
     "seats": _seats, "levels": _levels, "potion_piles": _potion_piles, "battle": _battle,
     "events": _events,
 }
+_read_seats: Callable[[Observation], tuple[SeatView, ...]] = Observation.__dict__["seats"].__get__
 _SETTERS: dict[str, Callable[[Observation, object], None]] = {
     name: getattr(Observation, name).__set__ for name in _DEFERRED
 }

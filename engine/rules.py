@@ -372,14 +372,25 @@ def _without(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
     return cards[:i] + cards[i + 1:]
 
 
-def card_list(cards: tuple[str, ...] | list[str]) -> Msg:
+def card_list(cards: tuple[str, ...]) -> Msg:
     """A list of card names as one message ("Cleave, Guard and Lunge")."""
+    t = tables()
+    hit = _card_lists.get(cards)
+    if hit is not None and hit[0] is t:
+        return hit[1]
     if not cards:
         return msg("list.0")
     out = card_name(cards[0])
     for i, card in enumerate(cards[1:], start=2):
         out = msg("list.last" if i == len(cards) else "list.more", head=out, tail=card_name(card))
+    if len(_card_lists) >= 1024:
+        _card_lists.clear()
+    _card_lists[cards] = (t, out)  # names follow the catalogue (tools may reload it)
     return out
+
+
+#: Card lists already worked out (messages are immutable), with the catalogue they named.
+_card_lists: dict[tuple[str, ...], tuple[object, Msg]] = {}
 
 
 def apply(state: GameState, action: Action, seat: int | None = None,

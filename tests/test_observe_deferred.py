@@ -73,6 +73,11 @@ def test_deferred_parts_match_whatever_order_they_are_read_in() -> None:
             assert dataclasses.replace(_fresh(state, viewer)) == first
             assert hash(_fresh(state, viewer)) == hash(first)
             assert pickle.loads(pickle.dumps(_fresh(state, viewer))) == first
+            one_by_one = _fresh(state, viewer)
+            for i, seat in enumerate(first.seats):
+                assert one_by_one.seat_view(i) == seat  # before seats is worked out
+            assert one_by_one.seats == first.seats
+            assert [one_by_one.seat_view(i) for i in range(len(first.seats))] == list(first.seats)
     assert {Phase.TURN, Phase.BATTLE} <= phases
 
 
