@@ -151,8 +151,8 @@ class Observation(_Deferred):
 #: state before it, so most of a new observation is already built. Keyed by object identity (the
 #: cache holds the object, so its id cannot be reused while cached); cleared when it grows.
 #: Small on purpose: the old states a larger cache keeps alive cost more in memory traffic than
-#: its hits save (random 4-seat games: 4096 seats and 256 observations, 43-45 us/step; 512 and
-#: 32, 40-44 us/step, alternated in one run of benchmarks/engine.py).
+#: its hits save (random 4-seat games, when observations were built whole: 4096 seats, 43-45
+#: us/step; 512, 40-44 us/step, alternated in one run of benchmarks/engine.py).
 _CACHE_LIMIT = 512
 _seat_views: dict[int, tuple[Seat, GameConfig, int, SeatView]] = {}
 _level_views: dict[int, tuple[Level, int, LevelView]] = {}
