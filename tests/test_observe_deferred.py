@@ -7,9 +7,9 @@ import pickle
 import sys
 
 import pytest
+from random_play import random_positions
 
-from engine import GameConfig, GameState, Phase, SeatConfig, apply, new_game, observe
-from engine.agents import make_agent
+from engine import GameConfig, GameState, Phase, SeatConfig, new_game, observe
 from engine.observe import Observation
 from engine.serialize import to_data
 
@@ -20,15 +20,7 @@ DEFERRED = ("seats", "levels", "potion_piles", "battle", "events")
 
 
 def _positions(count: int = 150) -> list[GameState]:
-    state = new_game(CONFIG)
-    agents = [make_agent("random", i) for i in range(3)]
-    out = [state]
-    for _ in range(count):
-        if state.phase is Phase.OVER:
-            break
-        state, _ = apply(state, agents[state.current].choose(observe(state, state.current)))
-        out.append(state)
-    return out
+    return random_positions(CONFIG, count)
 
 
 def _fresh(state: GameState, viewer: int | None) -> Observation:

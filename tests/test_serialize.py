@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from random_play import random_positions
 
 from engine import (
     BadState,
@@ -14,13 +15,10 @@ from engine import (
     GameState,
     Phase,
     SeatConfig,
-    apply,
     new_game,
-    observe,
     state_from_json,
     state_to_json,
 )
-from engine.agents import make_agent
 from engine.serialize import config_from_data, config_to_data, from_data, to_data
 from engine.state import STATE_FORMAT, Event
 from i18n import Msg, msg
@@ -30,15 +28,7 @@ CONFIG = GameConfig((SeatConfig("horan", name="Ann"), SeatConfig("taia", ai=True
 
 
 def _positions(count: int = 400) -> list[GameState]:
-    state = new_game(CONFIG)
-    agents = [make_agent("random", i) for i in range(3)]
-    out = [state]
-    for _ in range(count):
-        if state.phase is Phase.OVER:
-            break
-        state, _ = apply(state, agents[state.current].choose(observe(state, state.current)))
-        out.append(state)
-    return out
+    return random_positions(CONFIG, count)
 
 
 def test_round_trip_along_a_game() -> None:
