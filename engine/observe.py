@@ -134,10 +134,10 @@ class Observation(_Deferred):
         """``seats[index]``, without working out the other seats' views when ``seats`` was not
         read yet (an agent deciding its turn needs only its own)."""
         try:
-            seats = _read_seats(self)  # the slot itself: unset until ``seats`` is read
-        except AttributeError:
-            return _seat_view(self._state, index, self._state.seats[index])
-        return seats[index]
+            state = self._state
+        except AttributeError:  # built whole, not by observe (a dataclasses.replace copy, say)
+            return self.seats[index]
+        return _seat_view(state, index, state.seats[index])  # equal to seats[index]
 
     def target(self, fight: Fight) -> str | None:
         """The monster ``fight`` would face: the Lord, a gatekeeper deck's top or a row card."""
@@ -255,7 +255,6 @@ _DEFERRED: dict[str, Callable[[GameState, int | None], object]] = {
     "seats": _seats, "levels": _levels, "potion_piles": _potion_piles, "battle": _battle,
     "events": _events,
 }
-_read_seats: Callable[[Observation], tuple[SeatView, ...]] = Observation.__dict__["seats"].__get__
 _SETTERS: dict[str, Callable[[Observation, object], None]] = {
     name: getattr(Observation, name).__set__ for name in _DEFERRED
 }

@@ -65,16 +65,17 @@ _VISIT, _REVIVE, _END, _HEAL = VisitMerchant(), Revive(), EndBattle(), DrinkHeal
 #: The preference changes a seat may choose, by its present preference (D5).
 _STACKING: dict[str, tuple[SetStacking, ...]] = {
     mode: tuple(SetStacking(m) for m in STACK_MODES if m != mode) for mode in STACK_MODES}
-_PLAYS: dict[str, Play] = {}
 
 
-def _play_of(card: str) -> Play:
-    """The action of playing ``card`` (built once per card id)."""
-    action = _PLAYS.get(card)
-    if action is None:
-        action = _PLAYS[card] = Play(card)
-    return action
+class _Plays(dict[str, Play]):
+    """The action of playing each card id, built the first time it is asked for."""
 
+    def __missing__(self, card: str) -> Play:
+        action = self[card] = Play(card)
+        return action
+
+
+_PLAYS = _Plays()
 
 
 def fight_targets(state: GameState) -> list[Fight]:
@@ -120,9 +121,9 @@ def _plays(state: GameState, seat: Seat, battle: Battle) -> list[Play]:
     chain = battle.chain
     if hero not in _PLAY_HEROES:  # R15 follow the chain's colours, R21 no cursed colour
         if not chain:
-            return [_play_of(c) for c in seat.hand if t[c].colour not in curses]
+            return [_PLAYS[c] for c in seat.hand if t[c].colour not in curses]
         after = t[chain[-1]].next
-        return [_play_of(c) for c in seat.hand
+        return [_PLAYS[c] for c in seat.hand
                 if t[c].colour in after and t[c].colour not in curses]
     prev = t[chain[-1]] if chain else None
     out: list[Play] = []
@@ -138,7 +139,7 @@ def _plays(state: GameState, seat: Seat, battle: Battle) -> list[Play]:
             hero == "argentus" and info.colour == "blue" and not battle.ability_used
         ):
             continue  # R15 (R61: Argentus may play one blue card off the chain)
-        out.append(_play_of(cid))
+        out.append(_PLAYS[cid])
         if hero == "xanros" and not battle.ability_used and not cursed:
             out.extend(Play(cid, e) for e in ("attack", "defence", "draw", "heal")
                        if e in curses and info.effect(e))

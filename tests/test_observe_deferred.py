@@ -92,3 +92,11 @@ def test_the_state_it_reads_from_is_no_field() -> None:
     assert "_state" not in {f.name for f in dataclasses.fields(view)}
     assert "_state" not in to_data(view)
     assert "_state" not in repr(view)
+
+
+def test_seat_view_of_a_copy_reads_the_copys_seats() -> None:
+    state = _positions(30)[-1]
+    view = _fresh(state, 0)
+    moved = dataclasses.replace(view.seats[1], hp=1)
+    copy = dataclasses.replace(view, seats=(view.seats[0], moved, *view.seats[2:]))
+    assert copy.seat_view(1) is moved and view.seat_view(1) == view.seats[1] != moved
