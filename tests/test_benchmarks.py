@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import sys
 from pathlib import Path
@@ -23,3 +24,20 @@ def test_the_engine_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[s
     assert "complete games/s" in out and "apply(check=True)" in out
     assert "games 1: finished 1" in out
     assert "garbage collector" in out
+
+
+def test_the_instruction_count_workload_plays_and_replays() -> None:
+    """The part of benchmarks/engine_instructions.py that runs under valgrind (valgrind itself is
+    too slow for the suite: about two minutes for one comparison)."""
+    spec = importlib.util.spec_from_file_location("bench_instructions",
+                                                  ROOT / "benchmarks/engine_instructions.py")
+    assert spec is not None and spec.loader is not None
+    counter = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(counter)
+    try:
+        played = counter.workload(ROOT, games=1, passes=1, replay=False)
+        replayed = counter.workload(ROOT, games=1, passes=2, replay=True)
+    finally:
+        gc.unfreeze()  # the workload, like engine.simulate, froze what was alive
+    assert played > 100 and replayed == played
+    assert counter.main(["--against", str(ROOT / "docs")]) == 2  # no checkout (or no valgrind)
