@@ -95,14 +95,8 @@ class RandomAgent:
         attack = self._attack_by_source(obs)
         reach: dict[tuple[str, ...], int] = {}  # by the monster's curses
         near: list[Action] = []
-        levels = obs.levels
-        for fight in fights:  # the monster each would face (Observation.target, inline)
-            if fight.level == LORD_LEVEL:
-                monster: str | None = obs.lord
-            elif fight.slot == 0:
-                monster = levels[fight.level - 1].gate_top
-            else:
-                monster = levels[fight.level - 1].row[fight.slot - 1]
+        for fight in fights:
+            monster = obs.target(fight)
             if monster is None:
                 continue
             info = monsters[monster]
