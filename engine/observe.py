@@ -250,7 +250,7 @@ def _events(state: GameState, viewer: int | None) -> tuple[Event, ...]:
     return tuple([e for e in state.log if e.to is None or e.to == viewer])
 
 
-#: How each deferred field of an observation is worked out, and the slot stores of every field.
+#: How each deferred field of an observation is worked out, and the stores into their slots.
 _DEFERRED: dict[str, Callable[[GameState, int | None], object]] = {
     "seats": _seats, "levels": _levels, "potion_piles": _potion_piles, "battle": _battle,
     "events": _events,
