@@ -120,7 +120,7 @@ def clear_caches() -> None:
     rules_module = sys.modules["engine.rules"]
     observe_module = sys.modules["engine.observe"]
     setattr(rules_module, "_last", (None, ()))  # noqa: B010 - a private memo, emptied on purpose
-    rules_module._card_lists.clear()
+    sys.modules["engine.names"]._card_lists.clear()
     setattr(sys.modules["engine.battle"], "_last", None)  # noqa: B010 - the same
     observe_module._observations.clear()
     observe_module._seat_views.clear()

@@ -17,12 +17,18 @@ def monster_name(card: str) -> Msg:
     return msg(f"card.{card}")
 
 
+def _names_for(t: Tables) -> None:
+    """Forget the names built for another catalogue (tools that edit it reload it)."""
+    if _card_names_of[0] is not t:
+        _card_names.clear()
+        _card_lists.clear()
+        _card_names_of[0] = t
+
+
 def card_name(card: str) -> Msg:
     """The name of a card as held by a seat: starting card, or the reward on a monster's back."""
     t = tables()
-    if _card_names_of[0] is not t:  # the catalogue was reloaded (tools that edit it do)
-        _card_names.clear()
-        _card_names_of[0] = t
+    _names_for(t)
     name = _card_names.get(card)
     if name is None:
         back = card in t.monsters and t.monsters[card].reward in ("action", "weapon", "armour")
@@ -30,8 +36,27 @@ def card_name(card: str) -> Msg:
     return name
 
 
-#: Card names built so far (messages are immutable), for the catalogue in ``_card_names_of``.
+def card_list(cards: tuple[str, ...]) -> Msg:
+    """A list of card names as one message ("Cleave, Guard and Lunge")."""
+    _names_for(tables())
+    out = _card_lists.get(cards)
+    if out is not None:
+        return out
+    if not cards:
+        return msg("list.0")
+    out = card_name(cards[0])
+    for i, card in enumerate(cards[1:], start=2):
+        out = msg("list.last" if i == len(cards) else "list.more", head=out, tail=card_name(card))
+    if len(_card_lists) >= 1024:
+        _card_lists.clear()
+    _card_lists[cards] = out
+    return out
+
+
+#: Card names and lists built so far (messages are immutable), for the catalogue in
+#: ``_card_names_of``.
 _card_names: dict[str, Msg] = {}
+_card_lists: dict[tuple[str, ...], Msg] = {}
 _card_names_of: list[Tables | None] = [None]
 
 

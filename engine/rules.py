@@ -36,7 +36,7 @@ from engine.actions import (
 from engine.battle import active_curses, hand_size, totals
 from engine.catalog import tables
 from engine.errors import IllegalAction, NotYourTurn
-from engine.names import ROMAN, card_name, monster_name, seat_name, seat_names, word
+from engine.names import ROMAN, card_list, card_name, monster_name, seat_name, seat_names, word
 from engine.state import (
     LOG_LENGTH,
     MAX_HP,
@@ -50,7 +50,7 @@ from engine.state import (
     evolve_seat,
 )
 from engine.values import builder
-from i18n import Msg, msg
+from i18n import msg
 
 HEAL_PHASES = (Phase.TURN, Phase.DISCARD, Phase.BATTLE, Phase.MERCHANT, Phase.REWARD)
 
@@ -146,10 +146,6 @@ def _plays(state: GameState, seat: Seat, battle: Battle) -> list[Play]:
     return out
 
 
-def _heal_ok(state: GameState, seat: Seat) -> bool:
-    return "healing" in seat.potions and 0 < seat.hp < MAX_HP and state.phase in HEAL_PHASES
-
-
 def _counters(battle: Battle | None, seat: Seat) -> list[DrinkCountercurse]:
     if battle is None or battle.countered or "countercurse" not in seat.potions:
         return []
@@ -194,13 +190,12 @@ def _legal_actions(state: GameState) -> list[Action]:
         battle = state.battle
         assert battle is not None
         out.extend(_plays(state, seat, battle))
-        if seat.potions:
-            if battle.chain and "strength" in seat.potions and not any(
-                i == len(battle.chain) - 1 for i, _ in battle.boosted
-            ):
-                last = tables().actions[battle.chain[-1]]
-                out.extend(DrinkStrength(e) for e in ("attack", "defence") if last.effect(e))
-            out.extend(_counters(battle, seat))
+        if battle.chain and "strength" in seat.potions and not any(
+            i == len(battle.chain) - 1 for i, _ in battle.boosted
+        ):
+            last = tables().actions[battle.chain[-1]]
+            out.extend(DrinkStrength(e) for e in ("attack", "defence") if last.effect(e))
+        out.extend(_counters(battle, seat))
         out.append(_END)
     elif phase is Phase.TAIA:
         assert state.battle is not None
@@ -217,7 +212,7 @@ def _legal_actions(state: GameState) -> list[Action]:
     elif phase is Phase.PAY:
         out.extend(Pay(p) for p in payments(seat))
         out.append(CancelPurchase())
-    if seat.potions and _heal_ok(state, seat):
+    if "healing" in seat.potions and 0 < seat.hp < MAX_HP and phase in HEAL_PHASES:
         out.append(_HEAL)
     return out
 
@@ -371,27 +366,6 @@ def _without(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
     """``cards`` with the first copy of ``card`` taken out."""
     i = cards.index(card)
     return cards[:i] + cards[i + 1:]
-
-
-def card_list(cards: tuple[str, ...]) -> Msg:
-    """A list of card names as one message ("Cleave, Guard and Lunge")."""
-    t = tables()
-    hit = _card_lists.get(cards)
-    if hit is not None and hit[0] is t:
-        return hit[1]
-    if not cards:
-        return msg("list.0")
-    out = card_name(cards[0])
-    for i, card in enumerate(cards[1:], start=2):
-        out = msg("list.last" if i == len(cards) else "list.more", head=out, tail=card_name(card))
-    if len(_card_lists) >= 1024:
-        _card_lists.clear()
-    _card_lists[cards] = (t, out)  # names follow the catalogue (tools may reload it)
-    return out
-
-
-#: Card lists already worked out (messages are immutable), with the catalogue they named.
-_card_lists: dict[tuple[str, ...], tuple[object, Msg]] = {}
 
 
 def apply(state: GameState, action: Action, seat: int | None = None,
