@@ -11,6 +11,9 @@ Two things a plain ``str.format`` cannot do are handled here, so translators wri
   required) instead of one text; the form is chosen by the message's ``count`` parameter with the
   language's plural rule (English and French: one/other, French counting 0 as one; Czech:
   one/few/other). ``draw = { one = "{who} draws a card.", other = "{who} draws {count} cards." }``
+* **Names with grammar.** A catalogue name may be a table ``{ text = "Araignée", gender = "f" }``
+  and a sentence may ask for it with its article: ``{monster:the}`` gives "l'Araignée", ``{card:of}``
+  "du Casque de cuir" (see :mod:`i18n.grammar`); a list of names gives the form to each name.
 * **French typography.** In French, the space before ``: ; ! ?`` and inside ``« »`` becomes a
   no-break space, and ``de``/``que`` before a parameter starting with a vowel are elided
   (``la main d'Aderyn``), so translations can be written with ordinary spaces.
@@ -27,6 +30,8 @@ from functools import cache
 from pathlib import Path
 from typing import Union
 
+from i18n.grammar import Name, inflect, name_entry
+
 __all__ = [
     "DEFAULT_LOCALE", "LOCALES", "LOCALE_NAMES", "Msg", "PLURAL_FORMS", "Param", "catalog",
     "has_key", "keys", "msg", "normalise_locale", "placeholders", "plural_form", "texts",
@@ -42,8 +47,8 @@ PLURAL_FORMS = ("zero", "one", "two", "few", "many", "other")
 _ROOT = Path(__file__).parent / "locales"
 
 Param = Union[str, int, "Msg"]
-#: One entry of a locale: a text, or a table of plural forms.
-Entry = str | Mapping[str, str]
+#: One entry of a locale: a text, a table of plural forms, or a name with its grammar.
+Entry = str | Mapping[str, str] | Name
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,25 +69,9 @@ class Msg:
         return translate(self)
 
 
-#: The slots of a message, filled directly by :func:`msg`: the rules build a few messages for
-#: every action applied, and the frozen dataclass's own ``__init__`` costs twice as much.
-_set_key = Msg.__dict__["key"].__set__
-_set_params = Msg.__dict__["params"].__set__
-_new = object.__new__
-
-
 def msg(key: str, **params: Param) -> Msg:
     """Build a :class:`Msg` from a key and keyword parameters (kept in name order)."""
-    message = _new(Msg)
-    _set_key(message, key)
-    items = tuple(params.items())
-    if len(items) == 2:
-        if items[1][0] < items[0][0]:
-            items = (items[1], items[0])
-    elif len(items) > 2:
-        items = tuple(sorted(items))
-    _set_params(message, items)
-    return message
+    return Msg(key, tuple(sorted(params.items())))
 
 
 def _is_plural(table: Mapping[str, object]) -> bool:
@@ -97,6 +86,8 @@ def _flatten(prefix: str, table: Mapping[str, object], out: dict[str, Entry]) ->
         if isinstance(value, dict):
             if _is_plural(value):
                 out[key] = {str(k): str(v) for k, v in value.items()}
+            elif "text" in value:
+                out[key] = name_entry(key, value)
             else:
                 _flatten(key, value, out)
         elif isinstance(value, str):
@@ -122,7 +113,9 @@ def catalog(locale: str) -> dict[str, Entry]:
 
 
 def texts(entry: Entry) -> tuple[str, ...]:
-    """The text(s) of an entry: one text, or each plural form."""
+    """The text(s) of an entry: one text, each plural form, or a name's text."""
+    if isinstance(entry, Name):
+        return (entry.text,)
     return (entry,) if isinstance(entry, str) else tuple(entry.values())
 
 
@@ -189,7 +182,7 @@ def _typography(text: str) -> str:
     return _FR_SPACE_AFTER.sub("«\u00a0", text)
 
 
-def _pick(entry: Entry, locale: str, values: Mapping[str, object]) -> str:
+def _pick(entry: str | Mapping[str, str], locale: str, values: Mapping[str, object]) -> str:
     if isinstance(entry, str):
         return entry
     count = values.get("count")
@@ -197,13 +190,22 @@ def _pick(entry: Entry, locale: str, values: Mapping[str, object]) -> str:
     return entry.get(form) or entry["other"]
 
 
+#: A placeholder asking a form of its value: ``{monster:the}`` (see :mod:`i18n.grammar`).
+_FORM = re.compile(r"\{(\w+):(\w+)\}")
+
+
 def translate(message: Msg | str, locale: str | None = DEFAULT_LOCALE) -> str:
     """Turn a message (or a bare key) into text in ``locale``, falling back to English.
 
     A key missing everywhere is returned as the key itself, so a gap shows instead of crashing.
     """
-    loc = normalise_locale(locale)
-    m = Msg(message) if isinstance(message, str) else message
+    return _render(Msg(message) if isinstance(message, str) else message,
+                   normalise_locale(locale), None)
+
+
+def _render(m: Msg, loc: str, form: str | None) -> str:
+    """``m`` in ``loc``; ``form`` is the form a sentence asked of it (a name takes its article,
+    a list gives the form to each of its items, any other message ignores it)."""
     entry = catalog(loc).get(m.key)
     if entry is None:
         loc_text = DEFAULT_LOCALE
@@ -212,9 +214,14 @@ def translate(message: Msg | str, locale: str | None = DEFAULT_LOCALE) -> str:
             return m.key
     else:
         loc_text = loc
-    values: dict[str, object] = {k: translate(v, loc) if isinstance(v, Msg) else v
+    if isinstance(entry, Name):
+        return inflect(entry.text, entry, form, loc_text) if form else entry.text
+    inner = form if m.key.startswith("list.") else None
+    values: dict[str, object] = {k: _render(v, loc, inner) if isinstance(v, Msg) else v
                                  for k, v in m.params}
     text = _pick(entry, loc_text, values)
+    if "{" in text and ":" in text:
+        text = _FORM.sub(lambda f: _asked(m, f[1], f[2], loc, loc_text), text)
     if loc_text == "fr":
         text = _typography(_french(text, values) if values else text)
     if not m.params:
@@ -223,3 +230,13 @@ def translate(message: Msg | str, locale: str | None = DEFAULT_LOCALE) -> str:
         return text.format(**values)
     except (KeyError, IndexError, ValueError):
         return text
+
+
+def _asked(m: Msg, name: str, form: str, loc: str, loc_text: str) -> str:
+    """The parameter ``name`` of ``m`` in ``form``, escaped to stand in a template."""
+    value = m.get(name)
+    if value is None:
+        return "{" + name + "}"
+    text = (_render(value, loc, form) if isinstance(value, Msg)
+            else inflect(str(value), None, form, loc_text))
+    return text.replace("{", "{{").replace("}", "}}")

@@ -1,0 +1,107 @@
+"""Names with grammar: a catalogue name that knows its gender, number and elision, and the forms a
+sentence may ask of it (``{monster:the}`` is "l'Araignée" in French, "the Spider" in English).
+
+A name entry is written in a locale file as an inline table instead of a text::
+
+    "m1-05" = { text = "Araignée", gender = "f" }
+    "ade3" = { text = "Dagues jumelles", gender = "f", number = "plural" }
+    "m2-09" = { text = "Harpie", gender = "f", elision = false }   # h aspiré: « la Harpie »
+
+``elision`` (French) defaults to "the name starts with a vowel"; a name starting with *h* must say
+whether its *h* is silent (``l'Hydre``) or aspirated (``la Harpie``), as no rule can tell.
+
+The forms (a placeholder's format spec, capitalised to start a sentence: ``{monster:The}``):
+
+======  =========================  ==========================  ===================
+form    French                     English                     Czech
+======  =========================  ==========================  ===================
+the     le / la / l' / les         the                         (the name alone)
+of      du / de la / de l' / des   of the                      (the name alone)
+to      au / à la / à l' / aux     to the                      (the name alone)
+a       un / une / des             a / an                      (the name alone)
+======  =========================  ==========================  ===================
+
+A value with no grammar (a player's name) takes no article: ``of`` gives "de Bob" / "d'Aderyn".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["FORMS", "GENDERS", "NUMBERS", "Name", "inflect", "name_entry"]
+
+#: The forms a placeholder may ask of a name.
+FORMS = ("the", "of", "to", "a")
+GENDERS = ("m", "f", "n")
+NUMBERS = ("singular", "plural")
+_FIELDS = {"text", "gender", "number", "elision"}
+_VOWEL = re.compile(r"[AEIOUYÀÂÆÉÈÊËÎÏÔŒÙÛÜaeiouyàâæéèêëîïôœùûü]")
+
+#: French articles by form, then by (plural, feminine): (masculine, feminine, before a vowel).
+_FRENCH = {
+    "the": (("le ", "la ", "l'"), ("les ", "les ", "les ")),
+    "of": (("du ", "de la ", "de l'"), ("des ", "des ", "des ")),
+    "to": (("au ", "à la ", "à l'"), ("aux ", "aux ", "aux ")),
+    "a": (("un ", "une ", "un "), ("des ", "des ", "des ")),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    """A catalogue name with the grammar its language needs to put an article before it."""
+
+    text: str
+    gender: str = "m"
+    plural: bool = False
+    elision: bool | None = None
+
+    @property
+    def elides(self) -> bool:
+        """True when a French article before it elides (``l'Araignée``)."""
+        if self.elision is not None:
+            return self.elision
+        return bool(_VOWEL.match(self.text))
+
+
+def name_entry(key: str, table: dict[str, object]) -> Name:
+    """Read a name entry (``{ text = ..., gender = ... }``) of a locale file, checked."""
+    unknown = set(table) - _FIELDS
+    text, gender = table.get("text"), table.get("gender", "m")
+    number, elision = table.get("number", "singular"), table.get("elision")
+    if (unknown or not isinstance(text, str) or gender not in GENDERS or number not in NUMBERS
+            or not (elision is None or isinstance(elision, bool))):
+        raise ValueError(f"name {key!r} must be {{ text, gender = m|f|n, number = singular|plural,"
+                         f" elision = true|false }}, not {table!r}")
+    return Name(text, str(gender), number == "plural", elision)
+
+
+def _vowel_start(text: str) -> bool:
+    return bool(_VOWEL.match(text))
+
+
+def inflect(text: str, name: Name | None, form: str, locale: str) -> str:
+    """``text`` in ``form`` (see the module's table), with ``name``'s grammar, or None for a
+    person's name, which takes no article; unknown forms give the text alone."""
+    lower = form.lower()
+    if lower not in FORMS or locale == "cs":
+        return text
+    if locale == "fr":
+        if name is None:
+            if lower == "of":
+                return _capital(("d'" if _vowel_start(text) else "de ") + text, form)
+            return _capital("à " + text, form) if lower == "to" else text
+        column = 2 if name.elides else (1 if name.gender == "f" else 0)
+        return _capital(_FRENCH[lower][name.plural][column] + text, form)
+    if name is None:
+        return text
+    if lower == "a":
+        article = "" if name.plural else ("an " if _vowel_start(text) else "a ")
+    else:
+        article = {"the": "the ", "of": "of the ", "to": "to the "}[lower]
+    return _capital(article + text, form)
+
+
+def _capital(text: str, form: str) -> str:
+    """Capitalise ``text`` when the form was written capitalised (``{monster:The}``)."""
+    return text[:1].upper() + text[1:] if form[:1].isupper() else text
