@@ -1,0 +1,109 @@
+"""Each language uses one word for each game term: the glossaries in ``docs/glossary/`` name it,
+and no catalogue text uses a variant they forbid."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from i18n import LOCALES, catalog, texts
+
+ROOT = Path(__file__).resolve().parents[1]
+GLOSSARIES = ROOT / "docs" / "glossary"
+RULEBOOKS = ROOT.parent / "shared" / "rules"
+#: Keys holding proper names (cards, monsters, heroes): the glossary does not judge them.
+NAMES = re.compile(r"^(card|back)\.|^hero\.\w+\.name$")
+
+
+@dataclass(frozen=True)
+class Term:
+    """One row of a glossary: the notion, the word(s) used, the variants never used."""
+
+    notion: str
+    words: tuple[str, ...]
+    never: tuple[str, ...]
+    source: str
+
+
+def glossary(locale: str) -> list[Term]:
+    """The rows of ``docs/glossary/<locale>.md``'s table."""
+    rows = []
+    for line in (GLOSSARIES / f"{locale}.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or not line.startswith("|") or set(cells[0]) <= {"-"}:
+            continue
+        words, never = (tuple(re.findall(r"`([^`]+)`", c)) for c in cells[1:3])
+        if words:
+            rows.append(Term(cells[0], words, never, cells[3]))
+    return rows
+
+
+def sentences(locale: str) -> dict[str, str]:
+    """Every text of ``locale`` but the proper names, by key (plural forms joined)."""
+    return {k: " / ".join(texts(v)) for k, v in catalog(locale).items() if not NAMES.match(k)}
+
+
+def _uses(text: str, variant: str) -> bool:
+    """True when ``text`` uses ``variant``: a piece with a placeholder anywhere in the template, a
+    word at the start of a word of the text (placeholders left out)."""
+    if "{" in variant:
+        return variant.lower() in text.lower()
+    words = re.sub(r"\{[^}]*\}", "{}", text)
+    return re.search(r"(?<!\w)" + re.escape(variant), words, re.IGNORECASE) is not None
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_language_has_a_glossary(locale: str) -> None:
+    terms = glossary(locale)
+    assert len(terms) >= 15, f"{locale}: {len(terms)} terms"
+    assert {t.source for t in terms} <= {"rulebook", "project"}
+    assert sum(bool(t.never) for t in terms) >= 10
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_no_text_uses_a_forbidden_variant(locale: str) -> None:
+    found = [(term.notion, variant, key, text)
+             for term in glossary(locale) for variant in term.never
+             for key, text in sentences(locale).items() if _uses(text, variant)]
+    assert not found, found[:10]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_chosen_words_are_the_ones_players_read(locale: str) -> None:
+    everything = " ".join(sentences(locale).values()).lower()
+    missing = [(t.notion, w) for t in glossary(locale) for w in t.words
+               if w.lower() not in everything]
+    assert not missing, missing
+
+
+def _rulebook(locale: str) -> str | None:
+    path = RULEBOOKS / f"karak-goblin-rulebook.{locale}.txt"
+    if not path.exists():
+        return None
+    return " ".join(path.read_text(encoding="utf-8").split()).lower()
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_rulebook_words_are_the_printed_rulebook_s(locale: str) -> None:
+    book = _rulebook(locale)
+    if book is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"../shared/rules/karak-goblin-rulebook.{locale}.txt is missing under CI")
+        pytest.skip(f"no ../shared/rules: glossary words not checked against the {locale} "
+                    "rulebook")
+    absent = [(t.notion, t.words) for t in glossary(locale) if t.source == "rulebook"
+              and not any(w.lower().replace("{", "") in book for w in t.words)]
+    assert not absent, absent
+
+
+def test_a_forbidden_variant_is_caught() -> None:
+    """The check itself: a text using a forbidden variant is found."""
+    assert _uses("Líznuté karty", "lízn")
+    assert not _uses("olíznout", "lízn")  # at a word's start only
+    assert not _uses("vybavení", "výbav")
+    assert not _uses("životy {hp}", "HP")  # placeholders are not words
+    assert _uses("Kolo {round} – tah {step}", "tah {step}")
