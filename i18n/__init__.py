@@ -12,8 +12,8 @@ Two things a plain ``str.format`` cannot do are handled here, so translators wri
   language's plural rule (English and French: one/other, French counting 0 as one; Czech:
   one/few/other). ``draw = { one = "{who} draws a card.", other = "{who} draws {count} cards." }``
 * **Names with grammar.** A catalogue name may be a table ``{ text = "Araignée", gender = "f" }``
-  and a sentence may ask for it with its article: ``{monster:the}`` gives "l'Araignée", ``{card:of}``
-  "du Casque de cuir" (see :mod:`i18n.grammar`); a list of names gives the form to each name.
+  and a sentence may ask for it with its article: ``{monster:the}`` gives "l'Araignée",
+  ``{card:of}`` "du Casque de cuir" (see :mod:`i18n.grammar`); a list gives the form to each name.
 * **French typography.** In French, the space before ``: ; ! ?`` and inside ``« »`` becomes a
   no-break space, and ``de``/``que`` before a parameter starting with a vowel are elided
   (``la main d'Aderyn``), so translations can be written with ordinary spaces.

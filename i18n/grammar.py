@@ -38,12 +38,11 @@ NUMBERS = ("singular", "plural")
 _FIELDS = {"text", "gender", "number", "elision"}
 _VOWEL = re.compile(r"[AEIOUYÀÂÆÉÈÊËÎÏÔŒÙÛÜaeiouyàâæéèêëîïôœùûü]")
 
-#: French articles by form, then by (plural, feminine): (masculine, feminine, before a vowel).
+#: French articles by form, then by number: (masculine, feminine, before a vowel).
 _FRENCH = {
     "the": (("le ", "la ", "l'"), ("les ", "les ", "les ")),
     "of": (("du ", "de la ", "de l'"), ("des ", "des ", "des ")),
     "to": (("au ", "à la ", "à l'"), ("aux ", "aux ", "aux ")),
-    "a": (("un ", "une ", "un "), ("des ", "des ", "des ")),
 }
 
 
@@ -91,8 +90,12 @@ def inflect(text: str, name: Name | None, form: str, locale: str) -> str:
             if lower == "of":
                 return _capital(("d'" if _vowel_start(text) else "de ") + text, form)
             return _capital("à " + text, form) if lower == "to" else text
-        column = 2 if name.elides else (1 if name.gender == "f" else 0)
-        return _capital(_FRENCH[lower][name.plural][column] + text, form)
+        if lower == "a":
+            article = "des " if name.plural else ("une " if name.gender == "f" else "un ")
+        else:
+            column = 2 if name.elides else (1 if name.gender == "f" else 0)
+            article = _FRENCH[lower][name.plural][column]
+        return _capital(article + text, form)
     if name is None:
         return text
     if lower == "a":

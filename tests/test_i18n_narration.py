@@ -1,0 +1,92 @@
+"""The narration of whole seeded games, read in French and Czech: the sentences players really get
+use names with their articles, the chosen words and the right plural forms."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from i18n import catalog, msg, translate
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@cache
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("narrate_script", ROOT / "scripts" / "narrate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@cache
+def narration(locale: str) -> str:
+    """Two seeded four-seat games (one heuristic, one random), narrated in ``locale``."""
+    lines = _script().narrate(2, 4, "heuristic", locale) + _script().narrate(5, 4, "random", locale)
+    return "\n".join(lines)
+
+
+def test_the_games_are_long_enough_to_read() -> None:
+    for locale in ("fr", "cs"):
+        assert narration(locale).count("\n") > 300
+
+
+def test_french_narration_uses_articles() -> None:
+    text = narration("fr")
+    assert re.search(r" affronte (l'|la |le |les )\w", text)
+    assert re.search(r" terrasse (l'|la |le |les )\w", text)
+    assert re.search(r"\n(L'|La |Le |Les )\w[^\n]* tient bon", text)
+    assert re.search(r" joue (l'|la |le |les )\w", text)
+    for wrong in (" de le ", " de les ", " à le ", " à les ", "monstre de niveau", " achète :",
+                  "contre cette malédiction", "hors jeu", " d'l'", " de l'l"):
+        assert wrong not in text, wrong
+    assert not re.search(r"(joue|défausse|affronte|terrasse|gagne) [A-ZÉÈ]", text)
+
+
+def test_czech_narration_reads_like_czech() -> None:
+    text = narration("cs")
+    assert "bojuje s nestvůrou" in text and "získává zpět" in text
+    for wrong in ("lízn", "Lízn", "si léčí", "výbav", "Goblin ", "počet zásahů", "šampion",
+                  "dobíracího balíčku o", "tazích"):
+        assert wrong not in text, wrong
+    # Plurals after numbers: 2-4 take the "few" form, 5 and more the "other" one.
+    assert not re.search(r"\b[2-4] (životů|karet)\b", text)
+    assert not re.search(r"\b([5-9]|\d\d) (životy|karty)\b", text)
+
+
+@pytest.mark.parametrize(("low", "high"), [(1, 3), (2, 4), (1, 25)])
+def test_czech_menus_count_their_options_in_any_number(low: int, high: int) -> None:
+    text = translate(msg("playground.page.refusal.value_count", low=low, high=high), "cs")
+    assert text == f"Počet vybraných možností v této nabídce musí být od {low} do {high}."
+
+
+@pytest.mark.parametrize(("count", "cs", "fr"), [
+    (1, "Eva získává zpět 1 život.", "Eva récupère 1 PV."),
+    (3, "Eva získává zpět 3 životy.", "Eva récupère 3 PV."),
+    (5, "Eva získává zpět 5 životů.", "Eva récupère 5 PV."),
+])
+def test_healing_plurals(count: int, cs: str, fr: str) -> None:
+    assert translate(msg("event.heal", who="Eva", count=count), "cs") == cs
+    assert translate(msg("event.heal", who="Eva", count=count), "fr") == fr
+
+
+@pytest.mark.parametrize(("count", "expected"), [
+    (1, "(1 karta)"), (4, "(4 karty)"), (7, "(7 karet)")])
+def test_czech_reshuffle_counts_cards(count: int, expected: str) -> None:
+    assert translate(msg("event.reshuffle", who="Eva", count=count), "cs").endswith(
+        f"nový dobírací balíček {expected}.")
+
+
+def test_count_sentences_have_plural_forms() -> None:
+    """A text putting a word after ``{count}`` is a table of plural forms in every language
+    whose plural differs (French and Czech), so no number meets the wrong form."""
+    for locale in ("fr", "cs"):
+        for key, entry in catalog(locale).items():
+            if isinstance(entry, str) and re.search(r"\{count\} (?!PV)[^\W\d_]", entry):
+                pytest.fail(f"{locale} {key}: {entry!r} needs plural forms")
