@@ -205,3 +205,12 @@ def test_every_key_the_code_names_exists() -> None:
     missing = [(f, line, k) for f, line, k, prefix in found
                if not (any(e.startswith(k) for e in english) if prefix else k in english)]
     assert not missing, missing
+
+
+def test_msg_keeps_its_parameters_in_name_order() -> None:
+    made = msg("event.won", who="Ann", monster=msg("card.m1-05"), attack=3, hp=2)
+    assert [k for k, _ in made.params] == ["attack", "hp", "monster", "who"]
+    assert made == msg("event.won", hp=2, attack=3, who="Ann", monster=msg("card.m1-05"))
+    assert msg("event.turn", who="A", round=1).params == (("round", 1), ("who", "A"))
+    assert msg("list.0").params == ()
+    assert made.get("hp") == 2 and made.get("nothing") is None
