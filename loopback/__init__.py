@@ -50,16 +50,8 @@ process against it.
 """
 
 from loopback.clock import ManualClock, SystemClock
-from loopback.model import (
-    Attachment,
-    Breach,
-    Channel,
-    Guild,
-    Interaction,
-    InteractionFailed,
-    Message,
-    User,
-)
+from loopback.interaction import Breach, Interaction, InteractionFailed
+from loopback.model import Attachment, Channel, Guild, Message, User
 from loopback.server import FAKE_TOKEN, Loopback
 from loopback.spec import Spec
 from loopback.world import LoopbackError, World

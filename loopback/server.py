@@ -52,7 +52,8 @@ from typing import Any
 
 from aiohttp import web
 
-from loopback.model import Interaction, InteractionFailed, Message
+from loopback.interaction import Interaction, InteractionFailed
+from loopback.model import Message
 from loopback.world import LoopbackError, Reply, Upload, World, dumps
 
 log = logging.getLogger("loopback")

@@ -18,6 +18,7 @@ way Discord answers it):
 - ``expired``: a follow-up or edit through a token older than 15 minutes (401);
 - ``early``: a webhook call of an interaction before its initial response;
 - ``retry``: a request repeated before the ``retry_after`` of an injected 429 elapsed;
+- ``old-edit``: too many edits of a message older than an hour (429, JSON code 30046);
 - ``attachment``: an embed showing ``attachment://name`` that the message does not carry;
 - ``empty``, ``unknown``, ``unsupported``: empty messages, unknown objects, routes the stand-in
   does not implement (so a test notices when the bot starts using something new).
@@ -42,16 +43,17 @@ from typing import Any
 
 from loopback import limits
 from loopback.clock import Clock, SystemClock
+from loopback.components import file_urls, media_urls
 from loopback.gateway import Gateway
+from loopback.interaction import Breach, Interaction
+from loopback.layout import IS_COMPONENTS_V2, error_tree
 from loopback.model import (
     ALL_PERMISSIONS,
     EPHEMERAL,
     LOADING,
     Attachment,
-    Breach,
     Channel,
     Guild,
-    Interaction,
     Message,
     User,
     iso_now,
@@ -65,6 +67,11 @@ log = logging.getLogger("loopback")
 RESPONSE_DEADLINE = 3.0
 #: Interaction tokens are valid for 15 minutes.
 TOKEN_LIFETIME = 15 * 60.0
+#: A message older than this (seconds) takes only a few edits an hour (JSON error 30046).
+OLD_MESSAGE_AGE = 3600.0
+#: Edits Discord lets through, within any hour, to a message older than an hour (see
+#: :meth:`World._old_message_edit`).
+OLD_MESSAGE_EDITS = 3
 #: Tolerance for clock granularity when checking a retry against ``retry_after``.
 RETRY_SLACK = 0.02
 SUPPRESS_EMBEDS = 1 << 2
@@ -93,18 +100,22 @@ class ApiError(Exception):
     """An error answer of the API: HTTP status, Discord error code and message."""
 
     def __init__(self, status: int, code: int, message: str,
-                 errors: dict[str, Any] | None = None) -> None:
+                 errors: dict[str, Any] | None = None, retry_after: float | None = None) -> None:
         super().__init__(f"{status} {code} {message}")
         self.status = status
         self.code = code
         self.message = message
         self.errors = errors
+        self.retry_after = retry_after
 
     def reply(self) -> Reply:
         """The HTTP answer."""
         body: dict[str, Any] = {"message": self.message, "code": self.code}
         if self.errors:
             body["errors"] = self.errors
+        if self.retry_after is not None:
+            body["retry_after"] = self.retry_after
+            body["global"] = False
         return Reply(self.status, body)
 
 
@@ -163,7 +174,8 @@ class World:
                  application_id: int | None = None, bot_name: str = "Karak",
                  keep_files: bool = True, heartbeat_interval: float = 41.25,
                  response_deadline: float = RESPONSE_DEADLINE,
-                 token_lifetime: float = TOKEN_LIFETIME) -> None:
+                 token_lifetime: float = TOKEN_LIFETIME,
+                 old_message_edits: int = OLD_MESSAGE_EDITS) -> None:
         self.clock: Clock = clock or SystemClock()
         self.spec: Spec | None = Spec(spec_path) if validate else None
         self.token = token
@@ -172,6 +184,7 @@ class World:
         self.keep_files = keep_files
         self.response_deadline = response_deadline
         self.token_lifetime = token_lifetime
+        self.old_message_edits = old_message_edits
         self.base_url = "http://127.0.0.1"
         self.users: dict[int, User] = {}
         self.guilds: dict[int, Guild] = {}
@@ -542,11 +555,17 @@ class World:
                                "values": list(values)}, message)
 
     def plant_message(self, channel: Channel, components: list[dict[str, Any]],
-                      content: str = "", owner: User | None = None) -> Message:
+                      content: str = "", owner: User | None = None, *, flags: int = 0,
+                      files: dict[str, bytes] | None = None) -> Message:
         """A message of the bot's application written without the bot: as if an older
-        version of the bot (or a corrupted one) had posted it, e.g. with damaged custom_ids."""
+        version of the bot (or a corrupted one) had posted it, e.g. with damaged custom_ids.
+        ``files`` (name -> bytes, PNG pictures) become its attachments."""
         message = Message(snowflake(), channel.id, channel.guild_id, self.bot, content=content,
-                          components=components, owner=owner.id if owner else None)
+                          components=components, owner=owner.id if owner else None,
+                          flags=flags | (EPHEMERAL if owner else 0), created=self.now())
+        message.attachments = [self._new_attachment(Upload(f"files[{i}]", name, "image/png",
+                                                           data))
+                               for i, (name, data) in enumerate((files or {}).items())]
         message.revision = 1
         self.messages[message.id] = message
         self.channel_log.setdefault(channel.id, []).append(message.id)
@@ -829,17 +848,91 @@ class World:
             return ids
         return [i for i in ids if str(i) in {str(u) for u in allowed.get("users") or []}]
 
+    def _flags_after(self, message: Message | None, body: dict[str, Any], route: str,
+                     interaction: Interaction | None) -> int:
+        """The message's flags after the request: a new message takes the flags a bot may set
+        (suppress embeds, suppress notifications, Components V2); an edit may set Components
+        V2 (or toggle suppress embeds) but never remove Components V2, as on Discord."""
+        raw = body.get("flags")
+        asked = raw if isinstance(raw, int) else 0
+        settable = SUPPRESS_EMBEDS | IS_COMPONENTS_V2
+        if message is None:
+            return asked & (settable | SUPPRESS_NOTIFICATIONS)
+        if message.components_v2 and isinstance(raw, int) and not raw & IS_COMPONENTS_V2:
+            problem = "the IS_COMPONENTS_V2 flag cannot be removed from a message"
+            self.breach("limits", problem, route, interaction)
+            raise ApiError(400, 50035, "Invalid Form Body",
+                           error_tree([(("flags",), problem)]))
+        if not isinstance(raw, int):
+            return message.flags
+        return (message.flags & ~SUPPRESS_EMBEDS) | (asked & settable)
+
+    def _check_body(self, message: Message | None, body: dict[str, Any], uploads: list[Upload],
+                    flags: int, route: str, interaction: Interaction | None) -> None:
+        """Refuse (400, code 50035 with Discord's error tree) a body breaking a limit. An edit
+        is judged with what it leaves of the message: content or embeds kept from before
+        break a Components V2 message too."""
+        whole = dict(body)
+        if message is not None:
+            whole.setdefault("content", message.content)
+            whole.setdefault("embeds", message.embeds)
+        problems = limits.message_errors(whole, len(uploads), flags)
+        if flags & IS_COMPONENTS_V2:
+            names = self._names_after(message, body, uploads)
+            components = body.get("components") or []
+            problems += [(("components",), f"{url} is not among the message's attachments "
+                          f"{sorted(names)}")
+                         for url in media_urls(components) + file_urls(components)
+                         if url.startswith("attachment://") and url[13:] not in names]
+        if problems:
+            for path, text in problems:
+                self.breach("limits", f"{'.'.join(map(str, path))}: {text}", route, interaction)
+            raise ApiError(400, 50035, "Invalid Form Body", error_tree(problems))
+
+    def _old_message_edit(self, message: Message, route: str,
+                          interaction: Interaction | None) -> None:
+        """Discord's JSON error 30046, "Maximum number of edits to messages older than 1 hour
+        reached. Try again later.": Discord documents the refusal but not its number. The
+        stand-in lets :attr:`old_message_edits` (3 by default) edits through within any hour
+        to a message whose age by the stand-in's clock is over an hour, and refuses the next
+        ones until an hour has passed since the oldest of them. Discord answers this refusal
+        with HTTP 429 and the JSON code 30046, without the rate-limit headers (so clients
+        such as discord.py raise it rather than wait), and so does the stand-in. Every edit
+        counts: a channel message edit, a webhook (interaction) edit, and a component's
+        "update message" response. It is recorded as a breach ``old-edit``."""
+        now = self.now()
+        if now - message.created <= OLD_MESSAGE_AGE:
+            return
+        message.old_edits = [t for t in message.old_edits if now - t < OLD_MESSAGE_AGE]
+        if len(message.old_edits) >= self.old_message_edits:
+            self.breach("old-edit", f"edit {len(message.old_edits) + 1} within an hour of a "
+                        f"message {(now - message.created) / 3600:.1f} hours old", route,
+                        interaction)
+            raise ApiError(429, 30046, "Maximum number of edits to messages older than 1 "
+                           "hour reached. Try again later.", retry_after=round(
+                               OLD_MESSAGE_AGE - (now - message.old_edits[0]), 3))
+        message.old_edits.append(now)
+
+    @staticmethod
+    def _names_after(message: Message | None, body: dict[str, Any],
+                     uploads: list[Upload]) -> set[str]:
+        """The file names the message will carry after the request."""
+        old = {str(a.id): a.filename for a in (message.attachments if message else [])}
+        listed = body.get("attachments")
+        kept = (set(old.values()) if listed is None else
+                {old[str(e.get("id"))] for e in listed
+                 if isinstance(e, dict) and str(e.get("id")) in old})
+        return kept | {u.filename for u in uploads}
+
     def _write(self, message: Message | None, body: dict[str, Any], uploads: list[Upload],
                route: str, interaction: Interaction | None = None, *,
                channel_id: int = 0, owner: int | None = None,
                create_flags: int = 0) -> Message:
         """Create (``message`` None) or edit a message from a request body, after the checks."""
-        problems = limits.message_problems(body, len(uploads))
-        if problems:
-            for p in problems:
-                self.breach("limits", p, route, interaction)
-            raise ApiError(400, 50035, "Invalid Form Body",
-                           {"_errors": [{"code": "LIMIT", "message": problems[0]}]})
+        flags = self._flags_after(message, body, route, interaction)
+        self._check_body(message, body, uploads, flags, route, interaction)
+        if message is not None and not message.loading:
+            self._old_message_edit(message, route, interaction)
         if message is None:
             if not (body.get("content") or body.get("embeds") or body.get("components")
                     or uploads or body.get("sticker_ids") or body.get("poll")
@@ -847,12 +940,9 @@ class World:
                 self.breach("empty", "cannot send an empty message", route, interaction)
                 raise ApiError(400, 50006, "Cannot send an empty message")
             channel = self.channels[channel_id]
-            raw = body.get("flags")
-            asked = raw if isinstance(raw, int) else 0
-            flags = (create_flags | (EPHEMERAL if owner is not None else 0)
-                     | (asked & (SUPPRESS_EMBEDS | SUPPRESS_NOTIFICATIONS)))
+            flags |= create_flags | (EPHEMERAL if owner is not None else 0)
             message = Message(snowflake(), channel_id, channel.guild_id, self.bot,
-                              flags=flags, owner=owner)
+                              flags=flags, owner=owner, created=self.now())
             if interaction is not None:
                 message.interaction_id = interaction.id
                 message.interaction_user = interaction.user
@@ -863,7 +953,7 @@ class World:
             self.channel_log.setdefault(channel_id, []).append(message.id)
         else:
             message.edited = message.edited if message.loading else iso_now()
-            message.flags &= ~LOADING
+            message.flags = flags & ~LOADING
         if "content" in body:
             message.content = body["content"] or ""
         if "embeds" in body:
