@@ -1,5 +1,6 @@
 """Refusals and faults the stand-in produces on its clock or schedule: the edit limit of
-messages older than an hour (JSON code 30046)."""
+messages older than an hour (JSON code 30046), 429s on a seeded schedule with the record of each
+retry, and damaged component interactions on the gateway."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
@@ -7,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from minibot import GOBLIN, MiniBot
 
-from loopback import Loopback, ManualClock
+from loopback import FAKE_TOKEN, Loopback, ManualClock, Schedule, World
 
 
 @pytest.fixture
@@ -67,3 +68,93 @@ async def test_an_update_response_counts_as_an_edit(lb: Loopback, mini: MiniBot,
     lb.check_deadlines()
     assert click.failed and [b.rule for b in lb.breaches] == ["late"]
     lb.breaches.clear()
+
+
+async def _post_many(world: World, channel_id: int, n: int) -> list[int]:
+    """POST ``n`` messages straight to the world; the statuses, waiting out each 429."""
+    statuses = []
+    for i in range(n):
+        reply = await world.rest("POST", f"/channels/{channel_id}/messages", {},
+                                 f"Bot {FAKE_TOKEN}", {"content": f"m{i}"}, [])
+        statuses.append(reply.status)
+        if reply.status == 429:
+            assert isinstance(world.clock, ManualClock)
+            world.clock.advance(reply.body["retry_after"])
+    return statuses
+
+
+def _world(seed: int) -> World:
+    return World(clock=ManualClock(), validate=False, token=FAKE_TOKEN,
+                 rate_limits=Schedule(seed=seed, rate=0.3, retry_after=0.5, global_share=0.5))
+
+
+async def test_scheduled_429s_follow_their_seed() -> None:
+    worlds = [_world(11), _world(11), _world(12)]
+    runs = []
+    for world in worlds:
+        channel = world.create_channel(world.create_guild())
+        runs.append(await _post_many(world, channel.id, 60))
+    assert runs[0] == runs[1] != runs[2]
+    assert 5 <= runs[0].count(429) <= 35 and runs[0].count(200) + runs[0].count(429) == 60
+    assert worlds[0].limiter.scheduled == runs[0].count(429)
+    # every wait was honoured: each retry is recorded, none early, no breach
+    assert worlds[0].limiter.retries and worlds[0].limiter.early == 0
+    assert worlds[0].breaches == []
+    assert World(validate=False).limiter.schedule is None  # off by default
+
+
+async def test_scheduled_429s_look_like_discords_and_early_retries_count() -> None:
+    world = World(clock=ManualClock(), validate=False, token=FAKE_TOKEN,
+                  rate_limits=Schedule(seed=3, rate=1.0, retry_after=0.5, global_share=0.0))
+    channel = world.create_channel(world.create_guild())
+    path = f"/channels/{channel.id}/messages"
+    first = await world.rest("POST", path, {}, f"Bot {FAKE_TOKEN}", {"content": "a"}, [])
+    assert first.status == 429 and first.body == {
+        "message": "You are being rate limited.", "retry_after": 0.5, "global": False}
+    assert first.headers["X-RateLimit-Scope"] == "user" and "X-RateLimit-Global" not in (
+        first.headers)
+    assert first.headers["X-RateLimit-Reset-After"] == "0.500" and first.headers["Via"]
+    await world.rest("POST", path, {}, f"Bot {FAKE_TOKEN}", {"content": "a"}, [])  # too soon
+    assert world.limiter.early == 1 and [b.rule for b in world.breaches] == ["retry"]
+    world.breaches.clear()
+    assert isinstance(world.clock, ManualClock)
+    world.clock.advance(0.5)
+    await world.rest("POST", path, {}, f"Bot {FAKE_TOKEN}", {"content": "a"}, [])  # on time
+    assert [r.honoured for r in world.limiter.retries] == [False, True]
+    # a global 429 holds every route back
+    glob = World(clock=ManualClock(), validate=False, token=FAKE_TOKEN,
+                 rate_limits=Schedule(seed=3, rate=1.0, retry_after=2.0, global_share=1.0))
+    channel = glob.create_channel(glob.create_guild())
+    reply = await glob.rest("POST", f"/channels/{channel.id}/messages", {}, f"Bot {FAKE_TOKEN}",
+                            {"content": "a"}, [])
+    assert reply.body["global"] is True and reply.headers["X-RateLimit-Global"] == "true"
+    await glob.rest("GET", f"/channels/{channel.id}", {}, f"Bot {FAKE_TOKEN}", None, [])
+    assert glob.limiter.early == 1 and glob.limiter.retries[0].global_
+    glob.breaches.clear()
+
+
+@pytest.mark.parametrize("how, expected", [
+    ("no_custom_id", {"component_type": 2}),
+    ("int_custom_id", {"custom_id": 1234567890, "component_type": 2}),
+    ("no_component_type", {"custom_id": "kg:go"}),
+])
+async def test_malformed_component_events_on_demand(lb: Loopback, mini: MiniBot, how: str,
+                                                    expected: dict[str, object]) -> None:
+    channel = lb.create_channel(lb.create_guild())
+    ann = lb.create_user("Ann")
+    row = [{"type": 1, "components": [{"type": 2, "style": 1, "label": "Go",
+                                       "custom_id": "kg:go"}]}]
+    message = lb.plant_message(channel, row, "lobby")
+    lb.send_malformed(how)
+    click = await lb.click(ann, message, "kg:go")
+    data = await mini.interaction()
+    assert data["data"] == expected
+    assert click.data == {"custom_id": "kg:go", "component_type": 2}  # what Ann did
+    await mini.respond(data, {"type": 6})
+    await click.answered()
+    lb.send_malformed(None)
+    await lb.click(ann, message, "kg:go")
+    assert (await mini.interaction())["data"] == {"custom_id": "kg:go", "component_type": 2}
+    with pytest.raises(ValueError, match="unknown damage"):
+        lb.send_malformed("no_values")
+    lb.breaches.clear()  # the second click was left unanswered on purpose
