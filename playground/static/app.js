@@ -9,8 +9,6 @@
   const KEEP = 150;                 // messages shown (the newest)
   const COLOURS = ["#5865f2", "#23a55a", "#f0b232", "#eb459e", "#ed4245", "#80848e"];
   const EYE = '<svg width="16" height="16" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M12 5C5.6 5 2 12 2 12s3.6 7 10 7 10-7 10-7-3.6-7-10-7Zm0 11a4 4 0 1 1 0-8 4 4 0 0 1 0 8Zm0-2a2 2 0 1 0 0-4 2 2 0 0 0 0 4Z"/></svg>';
-  const CHEVRON = '<svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M7 10l5 5 5-5z"/></svg>';
-  const COMPONENTS_V2 = 1 << 15;  // the message flag of a Components V2 layout
   const CHECK = '<svg width="11" height="11" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M9 16.2 4.8 12l-1.4 1.4L9 19 21 7l-1.4-1.4z"/></svg>';
 
   const state = {
@@ -107,6 +105,8 @@
   function localPath(url) {
     try { const u = new URL(url, location.href); return u.pathname + u.search; } catch { return url; }
   }
+  const view = window.KarakMessage({ esc, localPath, userName,
+    channelName: () => state.config.channel_name });
   function localized(obj, field) {
     const l = obj[`${field}_localizations`];
     return (l && l[discordLocale()]) || obj[field];
@@ -118,58 +118,6 @@
     el.hidden = false;
     clearTimeout(toastTimer);
     toastTimer = setTimeout(() => { el.hidden = true; }, 5000);
-  }
-
-  // ------------------------------------------------------------------ markdown (Discord's subset)
-
-  function inline(text) {
-    const keep = [];
-    const stash = (html) => { keep.push(html); return `\u0000${keep.length - 1}\u0000`; };
-    let s = esc(text);
-    s = s.replace(/`([^`\n]+)`/g, (_, c) => stash(`<code>${c}</code>`));
-    s = s.replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)|(https?:\/\/[^\s<]+[^\s<.,;:!?)])/g,
-      (_, label, url, bare) => stash(link(url || bare, label || bare)));
-    s = s.replace(/&lt;@!?(\d+)&gt;/g, (_, id) => stash(`<span class="mention">@${esc(userName(id))}</span>`));
-    s = s.replace(/&lt;#(\d+)&gt;/g, () => stash(`<span class="mention">#${esc(state.config.channel_name)}</span>`));
-    s = s.replace(/\*\*(.+?)\*\*/g, "<strong>$1</strong>");
-    s = s.replace(/__(.+?)__/g, "<u>$1</u>");
-    s = s.replace(/(^|[^*\w])\*(?![\s*])(.+?)\*(?!\w)/g, "$1<em>$2</em>");
-    s = s.replace(/(^|[^\w])_(?![\s_])(.+?)_(?!\w)/g, "$1<em>$2</em>");
-    s = s.replace(/~~(.+?)~~/g, "<s>$1</s>");
-    return s.replace(/\u0000(\d+)\u0000/g, (_, i) => keep[Number(i)]);
-  }
-  function link(url, label) {
-    const jump = url.match(/^https:\/\/discord\.com\/channels\/\d+\/\d+\/(\d+)$/);
-    if (jump) return `<a href="#m-${jump[1]}" data-jump="${jump[1]}">${label === url ? "#" + esc(state.config.channel_name) : label}</a>`;
-    return `<a href="${url}" target="_blank" rel="noopener noreferrer">${label}</a>`;
-  }
-  /** Discord's block markdown: headings (#, ##, ###), -# subtext, > quotes, - / 1. lists. */
-  function md(text) {
-    const out = [];
-    let list = null;
-    const flush = () => {
-      if (list) out.push(`<${list.tag}${list.start > 1 ? ` start="${list.start}"` : ""}>${list.items.join("")}</${list.tag}>`);
-      list = null;
-    };
-    const item = (tag, start, html) => {
-      if (!list || list.tag !== tag) { flush(); list = { tag, start, items: [] }; }
-      list.items.push(`<li>${html}</li>`);
-    };
-    for (const line of String(text || "").split("\n")) {
-      const bullet = line.match(/^\s*[-*] (.+)$/);
-      const numbered = line.match(/^\s*(\d+)\. (.+)$/);
-      if (bullet) { item("ul", 1, inline(bullet[1])); continue; }
-      if (numbered) { item("ol", Number(numbered[1]), inline(numbered[2])); continue; }
-      flush();
-      const heading = line.match(/^(#{1,3}) (.+)$/);
-      const sub = line.match(/^-# (.+)$/);
-      if (heading) out.push(`<div class="h${heading[1].length}">${inline(heading[2])}</div>`);
-      else if (sub) out.push(`<div class="subtext">${inline(sub[1])}</div>`);
-      else if (line.startsWith("> ")) out.push(`<div class="quote">${inline(line.slice(2)) || "<br>"}</div>`);
-      else out.push(`<div>${inline(line) || "<br>"}</div>`);
-    }
-    flush();
-    return out.join("");
   }
 
   // ------------------------------------------------------------------ messages
@@ -214,140 +162,14 @@
     }
     if (m.loopback.loading) {
       html += `<div class="loading"><span class="dots"><i></i><i></i><i></i></span>${esc(t("thinking", { bot: m.author.global_name || m.author.username }))}</div>`;
-    } else if (isLayout(m)) {
-      html += layout(m);  // a layout shows only what its components show
     } else {
-      const edited = m.edited_timestamp && m.content ? `<span class="edited">${esc(t("edited"))}</span>` : "";
-      html += `<div class="content">${m.content ? md(m.content) : ""}${edited}</div>`;
-      html += embeds(m);
-      html += attachments(m);
-      html += components(m);
+      html += view.body(m, state.busy.get(m.id), t("edited"));
     }
     if (state.failed.has(m.id)) html += `<div class="failed">${esc(t("failed"))}</div>`;
     if (m.loopback.ephemeral_for) html += `<div class="note">${EYE}<span>${esc(t("only_you"))}</span></div>`;
     html += "</div>";
     el.innerHTML = html;
     return el;
-  }
-
-  function embedImages(m) {
-    const used = new Set();
-    for (const e of m.embeds) {
-      for (const k of ["image", "thumbnail"]) if (e[k] && e[k].url) used.add(localPath(e[k].url));
-    }
-    return used;
-  }
-
-  function embeds(m) {
-    return m.embeds.map((e) => {
-      const bar = e.color != null ? `#${e.color.toString(16).padStart(6, "0")}` : "var(--line)";
-      let h = `<div class="embed" style="border-left-color:${bar}">`;
-      if (e.author && e.author.name) h += `<div class="title">${esc(e.author.name)}</div>`;
-      if (e.title) {
-        h += e.url ? `<div class="title">${link(e.url, esc(e.title))}</div>`
-          : `<div class="title">${esc(e.title)}</div>`;
-      }
-      if (e.description) h += `<div class="md">${md(e.description)}</div>`;
-      if (e.fields && e.fields.length) {
-        h += '<div class="fields">' + e.fields.map((f) =>
-          `<div class="field${f.inline ? " inline" : ""}"><div class="name">${inline(f.name)}</div><div class="md">${md(f.value)}</div></div>`).join("") + "</div>";
-      }
-      const img = e.image || e.thumbnail;
-      if (img && img.url) h += `<div class="image"><img src="${esc(localPath(img.url))}" alt="" loading="eager"></div>`;
-      if (e.footer && e.footer.text) h += `<div class="footer">${esc(e.footer.text)}</div>`;
-      return h + "</div>";
-    }).join("");
-  }
-
-  function attachments(m) {
-    const used = embedImages(m);
-    const rest = m.attachments.filter((a) => !used.has(localPath(a.url)));
-    if (!rest.length) return "";
-    return '<div class="attachments">' + rest.map((a) => (/\.(png|jpe?g|gif|webp)$/i.test(a.filename)
-      ? `<img src="${esc(localPath(a.url))}" alt="${esc(a.description || a.filename)}">`
-      : `<a href="${esc(localPath(a.url))}" download>${esc(a.filename)}</a>`)).join("") + "</div>";
-  }
-
-  /** A button or select menu (in an action row, or beside a section's text). */
-  function control(c, busy) {
-    const off = c.disabled || busy !== undefined;
-    if (c.type === 2) {
-      const emoji = c.emoji && c.emoji.name ? `<span>${esc(c.emoji.name)}</span>` : "";
-      if (c.style === 5) {
-        return `<a class="btn s5" href="${esc(c.url)}" target="_blank" rel="noopener noreferrer">${emoji}${esc(c.label || "")} ↗</a>`;
-      }
-      return `<button type="button" class="btn s${c.style}${busy === c.custom_id ? " busy" : ""}" data-custom-id="${esc(c.custom_id)}"${off ? " disabled" : ""}>${emoji}${esc(c.label || "")}</button>`;
-    }
-    if (c.type !== 3) return "";
-    const chosen = (c.options || []).find((o) => o.default);
-    let h = `<div class="select${busy === c.custom_id ? " busy" : ""}" data-custom-id="${esc(c.custom_id)}">`;
-    h += `<button type="button" aria-haspopup="listbox"${off ? " disabled" : ""}><span${chosen ? ' class="chosen"' : ""}>${esc(chosen ? chosen.label : c.placeholder || "")}</span>${CHEVRON}</button>`;
-    h += '<div class="options" role="listbox" hidden>';
-    for (const o of c.options || []) {
-      h += `<button type="button" class="option" role="option" data-value="${esc(o.value)}"><span class="label">${esc(o.label)}</span>`;
-      if (o.description) h += `<span class="desc">${esc(o.description)}</span>`;
-      h += "</button>";
-    }
-    return h + "</div></div>";
-  }
-
-  function actionRow(row, busy) {
-    return `<div class="row">${(row.components || []).map((c) => control(c, busy)).join("")}</div>`;
-  }
-
-  function components(m) {
-    if (!m.components || !m.components.length) return "";
-    const busy = state.busy.get(m.id);
-    return `<div class="components">${m.components.map((row) => actionRow(row, busy)).join("")}</div>`;
-  }
-
-  // ------------------------------------------------------------------ Components V2 layout
-
-  function isLayout(m) { return (m.flags & COMPONENTS_V2) !== 0; }
-
-  function picture(media, alt, cls) {
-    const url = media && media.url ? localPath(media.url) : "";
-    return `<img class="${cls}" src="${esc(url)}" alt="${esc(alt || "")}" loading="eager">`;
-  }
-
-  /** Discord's gallery grid: rows of 1 to 3 pictures; three pictures show one large beside two. */
-  const GALLERY_ROWS = { 1: [1], 2: [2], 3: [3], 4: [2, 2], 5: [2, 3], 6: [3, 3], 7: [1, 3, 3],
-    8: [2, 3, 3], 9: [3, 3, 3], 10: [1, 3, 3, 3] };
-
-  function gallery(c) {
-    const items = (c.items || []).slice(0, 10);
-    const spans = (GALLERY_ROWS[items.length] || [1]).flatMap((n) => Array(n).fill(6 / n));
-    return `<div class="gallery n${items.length}">` + items.map((it, i) =>
-      `<div class="cell" style="grid-column:span ${spans[i]}">${picture(it.media, it.description, it.spoiler ? "spoiler" : "")}</div>`).join("") + "</div>";
-  }
-
-  function piece(c, busy) {
-    switch (c.type) {
-      case 1: return actionRow(c, busy);
-      case 10: return `<div class="text-display md">${md(c.content)}</div>`;
-      case 11: return `<div class="thumbnail">${picture(c.media, c.description, c.spoiler ? "spoiler" : "")}</div>`;
-      case 12: return gallery(c);
-      case 13: {
-        const url = c.file && c.file.url ? localPath(c.file.url) : "";
-        const name = url.split("/").pop() || "file";
-        return `<a class="file" href="${esc(url)}" download>${esc(decodeURIComponent(name))}</a>`;
-      }
-      case 14: return `<div class="separator${c.divider === false ? "" : " line"} s${c.spacing === 2 ? 2 : 1}"></div>`;
-      case 9: {
-        const side = c.accessory ? `<div class="accessory">${piece(c.accessory, busy) || control(c.accessory, busy)}</div>` : "";
-        return `<div class="section"><div class="texts">${(c.components || []).map((x) => piece(x, busy)).join("")}</div>${side}</div>`;
-      }
-      case 17: {
-        const bar = c.accent_color != null ? ` style="border-left-color:#${c.accent_color.toString(16).padStart(6, "0")}"` : "";
-        return `<div class="container${c.accent_color != null ? " accent" : ""}${c.spoiler ? " spoiler" : ""}"${bar}>${(c.components || []).map((x) => piece(x, busy)).join("")}</div>`;
-      }
-      default: return "";
-    }
-  }
-
-  function layout(m) {
-    const busy = state.busy.get(m.id);
-    return `<div class="layout">${m.components.map((c) => piece(c, busy)).join("")}</div>`;
   }
 
   function welcome() {
@@ -359,7 +181,7 @@
       el.id = "welcome";
       el.className = "welcome";
     }
-    let text = md(t("welcome", { channel: state.config.channel_name }));
+    let text = view.md(t("welcome", { channel: state.config.channel_name }));
     // "/goblin new" in the welcome text starts that command
     text = text.replace(/\/([\w\u00C0-\u024F-]+) ([\w\u00C0-\u024F-]+)/g, (all, root, sub) => {
       const leaf = leaves().find((l) => l.names[0] === root && l.names[1] === sub);

@@ -3,11 +3,10 @@ refusals answered with Discord's error tree, edits into and out of the layout, a
 layout shows, and nested buttons and menus that people click."""
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from minibot import GOBLIN, MiniBot
+from minibot import MiniBot
 
 from loopback import Loopback
 from loopback.limits import message_problems
@@ -109,47 +108,37 @@ def test_layout_rules_accept(body: dict[str, Any]) -> None:
     assert message_problems(body) == []
 
 
-@pytest.fixture
-async def mini(lb: Loopback) -> AsyncIterator[MiniBot]:
-    bot = MiniBot(lb)
-    await bot.connect("zlib-stream")
-    await bot.next_op(0, "READY")
-    await bot.register([GOBLIN])
-    yield bot
-    await bot.close()
-
-
 def consumed(lb: Loopback) -> list[str]:
     found = [b.rule for b in lb.breaches]
     lb.breaches.clear()
     return found
 
 
-async def test_refusals_carry_discords_error_tree(lb: Loopback, mini: MiniBot) -> None:
+async def test_refusals_carry_discords_error_tree(lb: Loopback, client: MiniBot) -> None:
     channel = lb.create_channel(lb.create_guild())
     path = f"/channels/{channel.id}/messages"
-    status, out, _ = await mini.rest("POST", path, cv2(
+    status, out, _ = await client.rest("POST", path, cv2(
         text("ok"), container(text("a"), row(menu("m"), button("b")))))
     assert status == 400 and out["code"] == 50035 and out["message"] == "Invalid Form Body"
     leaf = out["errors"]["components"]["1"]["components"]["1"]["_errors"]
     assert "alone in its row" in leaf[0]["message"]
-    status, out, _ = await mini.rest("POST", path, cv2(text(), content="also"))
+    status, out, _ = await client.rest("POST", path, cv2(text(), content="also"))
     assert status == 400 and "content" in out["errors"]
     assert consumed(lb) == ["limits", "limits"]
     assert lb.messages_for(channel, lb.create_user("Ann")) == []  # nothing was stored
 
 
-async def test_pictures_and_files_must_be_uploaded(lb: Loopback, mini: MiniBot) -> None:
+async def test_pictures_and_files_must_be_uploaded(lb: Loopback, client: MiniBot) -> None:
     channel = lb.create_channel(lb.create_guild())
     path = f"/channels/{channel.id}/messages"
     shown = cv2(container(text("Table"), {"type": 12, "items": [
         {"media": {"url": "attachment://table.png"}, "description": "the table"}]}),
         {"type": 13, "file": {"url": "attachment://table.png"}})
-    status, out, _ = await mini.rest("POST", path, shown)
+    status, out, _ = await client.rest("POST", path, shown)
     assert status == 400 and "table.png" in str(out["errors"])
     assert consumed(lb) == ["limits", "limits"]
     body = dict(shown, attachments=[{"id": "0", "filename": "table.png"}])
-    status, out, _ = await mini.rest("POST", path, body, files={"table.png": PNG})
+    status, out, _ = await client.rest("POST", path, body, files={"table.png": PNG})
     assert status == 200, out
     url = out["components"][0]["components"][1]["items"][0]["media"]["url"]
     assert url == out["attachments"][0]["url"]  # resolved to the served file
@@ -157,69 +146,69 @@ async def test_pictures_and_files_must_be_uploaded(lb: Loopback, mini: MiniBot) 
     assert message.images() == ["attachment://table.png"]
     assert "Table" in message.text() and "the table" in message.text()
     # an edit keeping the upload may go on showing it; one dropping it may not
-    status, _, _ = await mini.rest("PATCH", f"{path}/{out['id']}", {"components": [
+    status, _, _ = await client.rest("PATCH", f"{path}/{out['id']}", {"components": [
         container(text("Still"), {"type": 12, "items": [
             {"media": {"url": "attachment://table.png"}}]})]})
     assert status == 200
     dropped = {"attachments": [], "components": [gallery(1), {"type": 12, "items": [
         {"media": {"url": "attachment://table.png"}}]}]}
-    status, _, _ = await mini.rest("PATCH", f"{path}/{out['id']}", dropped)
+    status, _, _ = await client.rest("PATCH", f"{path}/{out['id']}", dropped)
     assert status == 400 and consumed(lb) == ["limits"]
 
 
-async def test_edits_into_and_out_of_components_v2(lb: Loopback, mini: MiniBot) -> None:
+async def test_edits_into_and_out_of_components_v2(lb: Loopback, client: MiniBot) -> None:
     channel = lb.create_channel(lb.create_guild())
     path = f"/channels/{channel.id}/messages"
-    _, old, _ = await mini.rest("POST", path, {"content": "lobby", "embeds": [
+    _, old, _ = await client.rest("POST", path, {"content": "lobby", "embeds": [
         {"description": "open"}]})
     # into the layout: content and embeds must go in the same edit
-    status, out, _ = await mini.rest("PATCH", f"{path}/{old['id']}", cv2(container(text())))
+    status, out, _ = await client.rest("PATCH", f"{path}/{old['id']}", cv2(container(text())))
     assert status == 400 and {"content", "embeds"} <= set(out["errors"])
-    status, out, _ = await mini.rest("PATCH", f"{path}/{old['id']}",
+    status, out, _ = await client.rest("PATCH", f"{path}/{old['id']}",
                                      cv2(container(text()), content="", embeds=[]))
     assert status == 200 and out["flags"] & CV2 and out["content"] == ""
     # the flag stays: an edit without flags is still judged as a layout...
-    status, _, _ = await mini.rest("PATCH", f"{path}/{old['id']}",
+    status, _, _ = await client.rest("PATCH", f"{path}/{old['id']}",
                                    {"components": [container(text("turn 2"))]})
     assert status == 200 and lb.message(old["id"]).components_v2
-    status, _, _ = await mini.rest("PATCH", f"{path}/{old['id']}", {"content": "back"})
+    status, _, _ = await client.rest("PATCH", f"{path}/{old['id']}", {"content": "back"})
     assert status == 400
     # ...and it cannot be taken away
-    status, out, _ = await mini.rest("PATCH", f"{path}/{old['id']}", {
+    status, out, _ = await client.rest("PATCH", f"{path}/{old['id']}", {
         "flags": 0, "content": "legacy", "components": []})
     assert status == 400 and "flags" in out["errors"]
     assert consumed(lb) == ["limits", "limits", "limits", "limits"]
     assert lb.message(old["id"]).text() == "turn 2"
 
 
-async def test_people_click_nested_buttons_and_menus(lb: Loopback, mini: MiniBot) -> None:
+async def test_people_click_nested_buttons_and_menus(lb: Loopback, client: MiniBot) -> None:
     guild = lb.create_guild()
     channel = lb.create_channel(guild)
     ann = lb.create_user("Ann")
     ix = await lb.command(ann, channel, "goblin new")
-    data = await mini.interaction()
+    data = await client.interaction()
     layout = cv2(container(
         section(text("## Table 1"), text("Ann's turn"), accessory=button("kg:hand:1", "My hand")),
         {"type": 14},
         row(menu("kg:hero:1")),
         row(button("kg:lobby:1:start", "Start"), {"type": 2, "style": 5, "label": "Rules",
                                                   "url": "https://example.org"})))
-    status, _ = await mini.respond(data, {"type": 4, "data": layout})
+    status, _ = await client.respond(data, {"type": 4, "data": layout})
     assert status == 200
     await ix.done()
     table = lb.messages_for(channel, ann)[-1]
     assert table.custom_ids() == ["kg:hand:1", "kg:hero:1", "kg:lobby:1:start"]
     assert "Ann's turn" in table.text() and "My hand" in table.text()
     pick = await lb.select(ann, table, "kg:hero:1", ["b"])
-    pdata = await mini.interaction()
+    pdata = await client.interaction()
     assert pdata["data"] == {"custom_id": "kg:hero:1", "component_type": 3, "values": ["b"]}
-    await mini.respond(pdata, {"type": 6})
+    await client.respond(pdata, {"type": 6})
     await pick.answered()
     click = await lb.click(ann, table, "kg:hand:1")
-    cdata = await mini.interaction()
+    cdata = await client.interaction()
     assert cdata["data"] == {"custom_id": "kg:hand:1", "component_type": 2}
     assert cdata["message"]["flags"] & CV2
-    await mini.respond(cdata, {"type": 7, "data": {"components": [container(
+    await client.respond(cdata, {"type": 7, "data": {"components": [container(
         section(text("## Table 1"), accessory=dict(button("kg:hand:1", "My hand"),
                                                    disabled=True)))]}})
     await click.done()

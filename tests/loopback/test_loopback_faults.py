@@ -3,36 +3,24 @@ messages older than an hour (JSON code 30046), 429s on a seeded schedule with th
 retry, and damaged component interactions on the gateway."""
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
-from minibot import GOBLIN, MiniBot
+from minibot import MiniBot
 
 from loopback import FAKE_TOKEN, Loopback, ManualClock, Schedule, World
 
 
-@pytest.fixture
-async def mini(lb: Loopback) -> AsyncIterator[MiniBot]:
-    bot = MiniBot(lb)
-    await bot.connect("zlib-stream")
-    await bot.next_op(0, "READY")
-    await bot.register([GOBLIN])
-    yield bot
-    await bot.close()
-
-
-async def test_messages_older_than_an_hour_take_few_edits(lb: Loopback, mini: MiniBot,
+async def test_messages_older_than_an_hour_take_few_edits(lb: Loopback, client: MiniBot,
                                                           clock: ManualClock) -> None:
     channel = lb.create_channel(lb.create_guild())
     path = f"/channels/{channel.id}/messages"
-    _, old, _ = await mini.rest("POST", path, {"content": "table"})
+    _, old, _ = await client.rest("POST", path, {"content": "table"})
     for i in range(10):  # a young message: edits are free
-        assert (await mini.rest("PATCH", f"{path}/{old['id']}", {"content": f"v{i}"}))[0] == 200
+        assert (await client.rest("PATCH", f"{path}/{old['id']}", {"content": f"v{i}"}))[0] == 200
     clock.advance(3601)
     for i in range(lb.old_message_edits):
-        assert (await mini.rest("PATCH", f"{path}/{old['id']}", {"content": f"w{i}"}))[0] == 200
+        assert (await client.rest("PATCH", f"{path}/{old['id']}", {"content": f"w{i}"}))[0] == 200
         clock.advance(60)
-    status, out, headers = await mini.rest("PATCH", f"{path}/{old['id']}", {"content": "late"})
+    status, out, headers = await client.rest("PATCH", f"{path}/{old['id']}", {"content": "late"})
     assert status == 429 and out["code"] == 30046 and "older than 1 hour" in out["message"]
     assert out["retry_after"] == pytest.approx(3600 - 3 * 60, abs=1)
     assert "Via" not in headers  # not a bucket limit: clients raise it instead of waiting
@@ -40,13 +28,13 @@ async def test_messages_older_than_an_hour_take_few_edits(lb: Loopback, mini: Mi
     assert [b.rule for b in lb.breaches] == ["old-edit"]
     lb.breaches.clear()
     # a new message of the same channel is young again; the old one recovers after an hour
-    _, new, _ = await mini.rest("POST", path, {"content": "table 2"})
-    assert (await mini.rest("PATCH", f"{path}/{new['id']}", {"content": "x"}))[0] == 200
+    _, new, _ = await client.rest("POST", path, {"content": "table 2"})
+    assert (await client.rest("PATCH", f"{path}/{new['id']}", {"content": "x"}))[0] == 200
     clock.advance(3600)
-    assert (await mini.rest("PATCH", f"{path}/{old['id']}", {"content": "again"}))[0] == 200
+    assert (await client.rest("PATCH", f"{path}/{old['id']}", {"content": "again"}))[0] == 200
 
 
-async def test_an_update_response_counts_as_an_edit(lb: Loopback, mini: MiniBot,
+async def test_an_update_response_counts_as_an_edit(lb: Loopback, client: MiniBot,
                                                     clock: ManualClock) -> None:
     channel = lb.create_channel(lb.create_guild())
     ann = lb.create_user("Ann")
@@ -56,8 +44,8 @@ async def test_an_update_response_counts_as_an_edit(lb: Loopback, mini: MiniBot,
     clock.advance(2 * 3600)
     for i in range(lb.old_message_edits + 1):
         click = await lb.click(ann, lb.message(lobby.id), "kg:go")
-        data = await mini.interaction()
-        status, out = await mini.respond(data, {"type": 7, "data": {"content": f"n{i}"}})
+        data = await client.interaction()
+        status, out = await client.respond(data, {"type": 7, "data": {"content": f"n{i}"}})
         if i < lb.old_message_edits:
             assert status == 200
             await click.done()
@@ -138,7 +126,7 @@ async def test_scheduled_429s_look_like_discords_and_early_retries_count() -> No
     ("int_custom_id", {"custom_id": 1234567890, "component_type": 2}),
     ("no_component_type", {"custom_id": "kg:go"}),
 ])
-async def test_malformed_component_events_on_demand(lb: Loopback, mini: MiniBot, how: str,
+async def test_malformed_component_events_on_demand(lb: Loopback, client: MiniBot, how: str,
                                                     expected: dict[str, object]) -> None:
     channel = lb.create_channel(lb.create_guild())
     ann = lb.create_user("Ann")
@@ -147,14 +135,14 @@ async def test_malformed_component_events_on_demand(lb: Loopback, mini: MiniBot,
     message = lb.plant_message(channel, row, "lobby")
     lb.send_malformed(how)
     click = await lb.click(ann, message, "kg:go")
-    data = await mini.interaction()
+    data = await client.interaction()
     assert data["data"] == expected
     assert click.data == {"custom_id": "kg:go", "component_type": 2}  # what Ann did
-    await mini.respond(data, {"type": 6})
+    await client.respond(data, {"type": 6})
     await click.answered()
     lb.send_malformed(None)
     await lb.click(ann, message, "kg:go")
-    assert (await mini.interaction())["data"] == {"custom_id": "kg:go", "component_type": 2}
+    assert (await client.interaction())["data"] == {"custom_id": "kg:go", "component_type": 2}
     with pytest.raises(ValueError, match="unknown damage"):
         lb.send_malformed("no_values")
     lb.breaches.clear()  # the second click was left unanswered on purpose

@@ -23,16 +23,6 @@ from playground.drive import Driver
 CV2 = 1 << 15
 
 
-@pytest.fixture(scope="module")
-def chromium_ready() -> None:
-    try:
-        browser.ensure()
-    except browser.BrowserUnavailable as exc:
-        if browser.in_ci():
-            pytest.fail(f"no headless Chromium under CI: {exc}")
-        pytest.skip(f"no headless Chromium: {exc}")
-
-
 def _png(colour: tuple[int, int, int]) -> bytes:
     out = io.BytesIO()
     Image.new("RGB", (320, 200), colour).save(out, "PNG")
