@@ -3,10 +3,13 @@ messages older than an hour (JSON code 30046), 429s on a seeded schedule with th
 retry, and damaged component interactions on the gateway."""
 from __future__ import annotations
 
+import argparse
+
 import pytest
 from minibot import MiniBot
 
 from loopback import FAKE_TOKEN, Loopback, ManualClock, Schedule, World
+from loopback.__main__ import schedule
 
 
 async def test_messages_older_than_an_hour_take_few_edits(lb: Loopback, client: MiniBot,
@@ -146,3 +149,10 @@ async def test_malformed_component_events_on_demand(lb: Loopback, client: MiniBo
     with pytest.raises(ValueError, match="unknown damage"):
         lb.send_malformed("no_values")
     lb.breaches.clear()  # the second click was left unanswered on purpose
+
+
+def test_the_command_line_turns_the_schedule_on() -> None:
+    assert schedule("7:0.05") == Schedule(7, 0.05)
+    for bad in ("7", "x:0.1", "7:1.5"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            schedule(bad)
