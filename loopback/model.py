@@ -149,6 +149,12 @@ class Attachment:
     description: str | None = None
 
     @property
+    def picture(self) -> bool:
+        """True for an image (which Discord's client shows rather than links)."""
+        return self.content_type.startswith("image/") or self.filename.lower().endswith(
+            (".png", ".jpg", ".jpeg", ".gif", ".webp"))
+
+    @property
     def path(self) -> str:
         """The URL path the file is served at (unguessable, like Discord's signed CDN URLs)."""
         return f"/attachments/{self.id}/{self.secret}/{self.filename}"
@@ -305,9 +311,7 @@ class Message:
         shown += media_urls(self.components)
         if not self.components_v2:
             shown += [f"attachment://{a.filename}" for a in self.attachments
-                      if a.content_type.startswith("image/") or a.filename.lower().endswith(
-                          (".png", ".jpg", ".jpeg", ".gif", ".webp"))
-                      and f"attachment://{a.filename}" not in shown]
+                      if a.picture and f"attachment://{a.filename}" not in shown]
         return shown
 
 

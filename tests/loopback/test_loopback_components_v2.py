@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from minibot import MiniBot
 
-from loopback import Loopback
+from loopback import Attachment, Loopback, Message, User
 from loopback.limits import message_problems
 
 CV2 = 1 << 15
@@ -216,3 +216,22 @@ async def test_people_click_nested_buttons_and_menus(lb: Loopback, client: MiniB
         "kg:hand:1"]
     with pytest.raises(Exception, match="disabled"):
         await lb.click(ann, lb.message(table.id), "kg:hand:1")
+
+
+def test_message_accessors_read_both_shapes() -> None:
+    ann = User(1, "Ann")
+    picture = Attachment(2, "hand.png", 9, "image/png", None, "s")
+    extra = Attachment(3, "table.png", 9, "image/png", None, "s", description="the table")
+    legacy = Message(10, 1, 1, ann, content="turn", embeds=[
+        {"title": "Table 1", "description": "**Ann**", "image": {"url": "attachment://hand.png"}}],
+        components=[row(button("kg:hand:1", "My hand"))], attachments=[picture, extra])
+    assert legacy.images() == ["attachment://hand.png", "attachment://table.png"]
+    assert legacy.custom_ids() == ["kg:hand:1"]
+    assert all(s in legacy.text() for s in ("turn", "Table 1", "**Ann**", "My hand", "the table"))
+    layout = Message(11, 1, 1, ann, flags=CV2, attachments=[picture, extra], components=[
+        container(section(text("## Table 1"), accessory={"type": 11, "media": {
+            "url": "attachment://hand.png"}, "description": "your hand"}),
+            row(menu("kg:hero:1")))])
+    assert layout.images() == ["attachment://hand.png"]  # a layout shows only what it names
+    assert layout.custom_ids() == ["kg:hero:1"] and layout.component("kg:hero:1") is not None
+    assert all(s in layout.text() for s in ("## Table 1", "your hand", "A", "B"))
