@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from loopback.components import ROW
 from loopback.layout import (
     IS_COMPONENTS_V2,
     Problem,
@@ -33,9 +34,6 @@ FILES = 10
 CHOICES = 25
 CHOICE_NAME = 100
 CHOICE_VALUE = 100
-ROW = 1
-LINK = 5
-EPHEMERAL = 64
 
 #: Interaction type -> the initial response types Discord accepts for it.
 RESPONSES = {

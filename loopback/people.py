@@ -9,9 +9,9 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-from loopback import limits
 from loopback.errors import LoopbackError, Upload
 from loopback.interaction import Interaction
+from loopback.layout import LINK
 from loopback.model import ALL_PERMISSIONS, EPHEMERAL, Channel, Message, User, snowflake
 from loopback.referee import Referee
 from loopback.slash import command_data
@@ -103,7 +103,7 @@ class People:
         button is enabled), as a modified client could; Discord's servers still refuse a
         custom_id the message does not carry (use :meth:`plant_message` for damaged ones)."""
         component = self._component_target(user, message, custom_id, 2, forge)
-        if component.get("style") == limits.LINK and not forge:
+        if component.get("style") == LINK and not forge:
             raise LoopbackError("a link button opens a URL, it sends no interaction", "link_button")
         return self._interact(user, self.state.channel(message.channel_id), 3,
                               {"custom_id": custom_id, "component_type": 2}, message)
