@@ -224,7 +224,10 @@ class Message:
                            if isinstance(e.get(key), dict)}) for e in self.embeds]
 
     def _components(self, base: str) -> list[dict[str, Any]]:
-        """Components with their pictures' and files' ``attachment://`` URLs resolved."""
+        """Components with their pictures' and files' ``attachment://`` URLs resolved (only a
+        layout shows pictures and files in its components)."""
+        if not self.components_v2:
+            return self.components
         out: list[dict[str, Any]] = copy.deepcopy(self.components)
         for c in walk(out):
             for key in ("media", "file"):
