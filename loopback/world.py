@@ -17,14 +17,15 @@ Rules held (each breach is appended to :attr:`World.breaches`, and the request i
 way Discord answers it):
 
 - ``schema``: a request body that does not validate against Discord's OpenAPI document;
-- ``limits``: content, embed, component, attachment or autocomplete limits (:mod:`.limits`);
+- ``limits``: content, embed, component, Components V2 layout, attachment or autocomplete
+  limits (:mod:`.limits`, :mod:`.layout`; 400 with code 50035 and Discord's error tree);
 - ``late``: no initial response within 3 s (the user sees "interaction failed"; a response
   that comes later gets 404 Unknown interaction, as from Discord);
 - ``double``: a second initial response (400 "already acknowledged");
 - ``response-type``: a response type that does not fit the interaction;
 - ``expired``: a follow-up or edit through a token older than 15 minutes (401);
 - ``early``: a webhook call of an interaction before its initial response;
-- ``retry``: a request repeated before the ``retry_after`` of an injected 429 elapsed;
+- ``retry``: a request repeated before the ``retry_after`` of a 429 elapsed;
 - ``old-edit``: too many edits of a message older than an hour (429, JSON code 30046);
 - ``attachment``: an embed showing ``attachment://name`` that the message does not carry;
 - ``empty``, ``unknown``, ``unsupported``: empty messages, unknown objects, routes the stand-in
