@@ -21,6 +21,7 @@ from engine.names import card_name, hero_name, monster_name, seat_name
 from i18n import LOCALES, Msg, Param, catalog, texts, translate
 from loopback import Channel, Interaction, InteractionFailed, Loopback, Message, User
 from loopback.botproc import BotProcess
+from loopback.components import TEXT_DISPLAY, walk
 
 MOVE = re.compile(r"^kg:(do|pick):(\d+):(\d+):(.+)$")
 NOTE = re.compile(r"^\*[^*]")
@@ -82,6 +83,15 @@ def table_of(message: Message) -> tuple[int, int] | None:
         if m:
             return int(m.group(2)), int(m.group(3))
     return None
+
+
+def lead_text(message: Message) -> str:
+    """The first text of a message body: the first embed's description, or the first text
+    display of a Components V2 message."""
+    if message.embeds:
+        return str(message.embeds[0].get("description") or "")
+    return next((str(c.get("content") or "") for c in walk(message.components)
+                 if c.get("type") == TEXT_DISPLAY), "")
 
 
 def hand_button(message: Message) -> str | None:
@@ -169,7 +179,7 @@ class Player:
         if ix.followups:
             return  # refused with a message
         reply = self.lb.message(ix.original_id or 0)
-        if any(NOTE.match(str(e.get("description", ""))) for e in reply.embeds[:1]):
+        if NOTE.match(lead_text(reply)):
             return  # a note in italics first: refused ("already played")
         self.acknowledged.append(Acknowledged(self.user.id, where[0], where[1], notation))
 
@@ -347,20 +357,8 @@ TABLE_FOOTER = catalogue_patterns("bot.table.footer", {"round": r"\d+", "step": 
 
 
 def full_text(message: Message) -> str:
-    """Every text a person can read in a message: content, embeds (title, author, description,
-    fields, footer), component labels, placeholders and options, attachment names and alt
-    texts."""
-    parts = [message.content]
-    for e in message.embeds:
-        parts += [str(e.get("title") or ""), str((e.get("author") or {}).get("name") or ""),
-                  str(e.get("description") or ""), str((e.get("footer") or {}).get("text") or "")]
-        parts += [f"{f.get('name')}\n{f.get('value')}" for f in e.get("fields") or []]
-    for c in message.items():
-        parts += [str(c.get("label") or ""), str(c.get("placeholder") or "")]
-        parts += [f"{o.get('label')}\n{o.get('description') or ''}" for o in c.get("options") or []]
-    for a in message.attachments:
-        parts += [a.filename, a.description or ""]
-    return "\n".join(p for p in parts if p)
+    """Every text a person can read in a message (see :meth:`Message.text`)."""
+    return message.text()
 
 
 def where_shown(text: str) -> tuple[int, int] | None:
@@ -459,9 +457,8 @@ class PrivacyWatch:
 
     def __call__(self, message: Message) -> None:
         hand_image = any(a.filename.startswith("hand") for a in message.attachments)
-        hand_embed = [e for e in message.embeds
-                      if str((e.get("image") or {}).get("url", "")).endswith("/hand.png")
-                      or (e.get("image") or {}).get("url") == "attachment://hand.png"]
+        hand_embed = [url for url in message.images() if url.endswith("/hand.png")
+                      or url == "attachment://hand.png"]
         moves = moves_of(message)
         if message.owner is None:
             text = full_text(message)
@@ -478,7 +475,7 @@ class PrivacyWatch:
         owner = self.lb.users[message.owner]
         if hand_embed:
             self.hands_seen += 1
-            text = str(hand_embed[0].get("description", ""))
+            text = message.text()
             if f"**{owner.name}**" not in text:
                 self.problems.append(f"{owner.name} was shown a hand that is not theirs: "
                                      f"{text[:200]}")

@@ -20,6 +20,7 @@ import bot.main
 import playground.app
 from bot.config import ConfigProblem
 from i18n import LOCALES, catalog
+from loopback.components import interactive
 from playground.app import (
     CHANNEL_ID,
     DEFAULT_DB,
@@ -158,7 +159,7 @@ def refusal_codes() -> set[str]:
 
 
 def test_every_text_the_page_uses_exists_in_every_language() -> None:
-    script = (STATIC / "app.js").read_text()
+    script = "\n".join(p.read_text() for p in sorted(STATIC.glob("*.js")))
     used = set(re.findall(r"\bt(?:Html)?\(\"(\w+)\"", script))
     assert len(used) > 15
     codes = refusal_codes()
@@ -295,7 +296,7 @@ def test_python_m_bot_without_token_serves_a_table_that_outlives_a_restart(
             "user": ann, "channel": str(CHANNEL_ID), "command": "goblin new", "wait": "done"})
         assert ix["status"] == "done"
         lobby = _messages(proc.url, ann)[-1]
-        buttons = [c["custom_id"] for row in lobby["components"] for c in row["components"]]
+        buttons = [c["custom_id"] for c in interactive(lobby["components"])]
         for op in ("ai", "start"):
             cid = next(b for b in buttons if b.endswith(":" + op))
             done = _post(proc.url + "_loopback/click", {
@@ -308,8 +309,8 @@ def test_python_m_bot_without_token_serves_a_table_that_outlives_a_restart(
         found = False
         for _ in range(100):
             msgs = _messages(again.url, ann)
-            if any(c.get("custom_id") == "kg:hand:1" for m in msgs for row in m["components"]
-                   for c in row["components"]):
+            if any(c.get("custom_id") == "kg:hand:1" for m in msgs
+                   for c in interactive(m["components"])):
                 found = True
                 break
             time.sleep(0.1)
