@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from bot_helpers import Clock
 from discord_harness import FakeDiscord, Harness
+from shared_files import discord_api_checked
 
 from bot.service import GameService
 from bot.storage import Store
@@ -57,8 +58,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDiscord:
-    """The captured Discord HTTP layer of one test (requests checked against the API schema)."""
-    f = FakeDiscord()
+    """The captured Discord HTTP layer of one test (requests checked against the API schema when
+    its description is at hand: see ``shared_files.discord_api_checked``)."""
+    f = FakeDiscord(validate=discord_api_checked())
     f.install(monkeypatch)
     return f
 
