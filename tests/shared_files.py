@@ -8,7 +8,8 @@ present. The files:
   ``KARAK_DISCORD_OPENAPI`` (see :mod:`loopback.spec`): request bodies are validated against it.
   Tests whose point is not the validation run without it, unchecked, and the end of the run
   says so in one line (:func:`discord_api_checked`).
-- The shared rules reference, ``../shared/rules/RULES.md``, which ``docs/rules.md`` restates.
+- The shared rules reference, ``../shared/rules/RULES.md``, which ``docs/rules.md`` restates,
+  and the printed rulebooks as text, whose words the French and Czech catalogues use.
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ RULES_REFERENCE = SHARED / "rules" / "RULES.md"
 
 #: Why requests went unchecked, with how many tests ran so; reported by :func:`unchecked_lines`.
 _UNCHECKED: Counter[str] = Counter()
+
+
+def rulebook(lc: str) -> Path:
+    """The printed rulebook in language ``lc`` (``en``, ``fr``, ``cs``), as text."""
+    return SHARED / "rules" / f"karak-goblin-rulebook.{lc}.txt"
 
 
 def missing(reason: str, unchecked: str) -> NoReturn:
