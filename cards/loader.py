@@ -14,7 +14,8 @@ from cards.models import HERO_IDS, ActionCard, Catalogue, Hero, Lord, Monster, P
 
 DATA = Path(__file__).parent / "data"
 
-#: Fixed structure (CARDS.md): regular monsters and gatekeepers per level, and lords.
+#: Fixed structure (docs/rules.md, the card catalogue): regular monsters and gatekeepers per
+#: level, and lords.
 REGULAR_PER_LEVEL = {1: 20, 2: 20, 3: 24}
 GATEKEEPERS_PER_LEVEL = 5
 LORDS = 3

@@ -2,7 +2,7 @@
 
 ``legal_actions(state)`` lists every action the current seat may take; ``apply(state, action)``
 returns the new state and the events it caused, or raises :class:`~engine.errors.IllegalAction`
-with the reason. Rule ids (R-n, D-n) refer to ``shared/rules/RULES.md``.
+with the reason. Rule ids (R-n, D-n) refer to ``docs/rules.md``.
 """
 
 from __future__ import annotations

@@ -5,21 +5,25 @@
 schema. The stand-in validates every body the bot sends, and the offline harness of
 ``tests/bot`` uses the same class, so both hold the bot to one reading of the API.
 
-The document lives outside the repository at ``../shared/discord-api/openapi.json`` (relative to
-the project root); another file can be given explicitly. ``jsonschema`` (a development
-dependency) does the validation; :func:`available` tells whether it can be used.
+The document lives outside the repository: the path in the ``KARAK_DISCORD_OPENAPI`` environment
+variable, else ``../shared/discord-api/openapi.json`` (relative to the project root); another file
+can be given explicitly. ``jsonschema`` (a development dependency) does the validation;
+:func:`available` tells whether it can be used.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-SPEC_PATH = ROOT.parent / "shared" / "discord-api" / "openapi.json"
+#: Discord's OpenAPI description: ``KARAK_DISCORD_OPENAPI`` when set, else beside the project.
+SPEC_PATH = Path(os.environ.get("KARAK_DISCORD_OPENAPI")
+                 or ROOT.parent / "shared" / "discord-api" / "openapi.json")
 
 
 class SpecUnavailable(RuntimeError):
@@ -35,7 +39,8 @@ def unavailable_reason(path: Path = SPEC_PATH) -> str | None:
     except ImportError as exc:
         return f"the {exc.name or 'jsonschema'} package is not installed"
     if not path.is_file():
-        return f"the Discord API description {path} is missing"
+        return (f"the Discord API description {path} is missing; "
+                "KARAK_DISCORD_OPENAPI may name where it is")
     return None
 
 

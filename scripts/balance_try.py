@@ -7,13 +7,13 @@ the unchanged catalogue on the same seeds, with hero abilities on and off.
 Each ``--set FILE:ID.FIELD=VALUE`` edits a copy of ``cards/data`` (FILE defaults to
 ``heroes.toml``; FIELD ``reward.X`` edits a monster's back; an empty VALUE removes the field;
 ``next`` and ``curses`` take a comma list). The copy is validated like the real catalogue, so a
-change that breaks a rule of CARDS.md is refused with the loader's message. Every game seats
-``--hero`` with three other heroes drawn from the seed (the same tables ``docs/balance.md`` plays,
-conditioned on the hero), 4 seats, heuristic self-play; ``--hero all`` seats heroes as
-``docs/balance.md`` does and prints every hero's share. A share is printed with its standard error;
-``--baseline`` plays the unchanged catalogue on the same seeds first, so the difference is paired.
-The committed report is still ``python -m engine.balance``; this is the quick loop that finds what
-to commit.
+change that breaks its structure (``docs/rules.md``) is refused with the loader's message. Every
+game seats ``--hero`` with three other heroes drawn from the seed (the same tables
+``docs/balance.md`` plays, conditioned on the hero), 4 seats, heuristic self-play; ``--hero all``
+seats heroes as ``docs/balance.md`` does and prints every hero's share. A share is printed with
+its standard error; ``--baseline`` plays the unchanged catalogue on the same seeds first, so the
+difference is paired. The committed report is still ``python -m engine.balance``; this is the
+quick loop that finds what to commit.
 """
 
 from __future__ import annotations

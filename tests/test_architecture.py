@@ -3,7 +3,9 @@
 ``bot -> render, engine, cards``; ``render -> engine``; ``engine -> cards``; everything may use
 the one translation layer ``i18n``. Each package may import only the standard library, the
 project packages listed for it and the third-party packages listed for it. Imports are read from
-the source with :mod:`ast`, so a lazy import inside a function counts too.
+the source with :mod:`ast`, so a lazy import inside a function counts too. Inside a package, no
+module may import itself back through others (no import cycle), apart from the cycles of
+:data:`KNOWN_CYCLES`, which are to be removed.
 """
 
 from __future__ import annotations
@@ -77,3 +79,114 @@ def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
     source.write_text("import os\n\ndef f():\n    from PIL import Image\n    import discord.ui\n"
                       "from .sibling import x\n", encoding="utf-8")
     assert imports(source) == {"os", "PIL", "discord"}
+
+
+# ------------------------------------------------------------------ cycles inside a package
+
+#: Import cycles that exist today, to be removed: the test fails when one of them is gone (delete
+#: it here) and when any other appears, so this list can only shrink. Each cycle starts at its
+#: smallest module and is closed by an import of that module.
+KNOWN_CYCLES: dict[str, set[tuple[str, ...]]] = {
+    # the client's type, imported under TYPE_CHECKING by the parts it holds
+    "bot": {
+        ("bot.client", "bot.cogs.goblin"),
+        ("bot.client", "bot.cogs.goblin", "bot.controller"),
+        ("bot.client", "bot.cogs.goblin", "bot.controller", "bot.views"),
+        ("bot.client", "bot.controller"),
+        ("bot.client", "bot.controller", "bot.views"),
+        ("bot.client", "bot.views"),
+    },
+    # rules explains a refusal with a lazy import; explain reads rules' HEAL_PHASES
+    "engine": {("engine.explain", "engine.rules")},
+}
+
+
+def module_name(path: Path, root: Path) -> str:
+    """``bot/cogs/goblin.py`` -> ``bot.cogs.goblin``; a package's ``__init__.py`` is the package."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(path: Path, module: str, modules: set[str]) -> set[str]:
+    """The modules of ``modules`` that the source of ``module`` imports: absolute and relative
+    imports, at the top or inside a function or an ``if TYPE_CHECKING:`` block."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    wanted: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            wanted.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join([*up, base] if base else up)
+            for alias in node.names:  # from base import name: base.name when it is a module
+                inner = f"{base}.{alias.name}" if base else alias.name
+                wanted.add(inner if inner in modules else base)
+    found = set()
+    for name in wanted:
+        while name and name not in modules:  # import a.b.c names module a.b when c is not one
+            name = name.rpartition(".")[0]
+        if name and name != module:
+            found.add(name)
+    return found
+
+
+def import_graph(root: Path, package: str) -> dict[str, set[str]]:
+    """Each module of ``package`` (a folder under ``root``) -> the package's modules it imports."""
+    paths = {module_name(p, root): p for p in sorted((root / package).rglob("*.py"))}
+    return {m: imported_modules(p, m, set(paths)) for m, p in paths.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> set[tuple[str, ...]]:
+    """Every elementary cycle of ``graph``, each starting at its smallest module."""
+    found: set[tuple[str, ...]] = set()
+
+    def walk(start: str, path: list[str]) -> None:
+        for nxt in sorted(graph[path[-1]]):
+            if nxt == start:
+                found.add(tuple(path))
+            elif nxt > start and nxt not in path:
+                walk(start, [*path, nxt])
+
+    for start in sorted(graph):
+        walk(start, [start])
+    return found
+
+
+def shown(cycle: tuple[str, ...]) -> str:
+    return " -> ".join([*cycle, cycle[0]])
+
+
+@pytest.mark.parametrize("package", sorted(PROJECT))
+def test_no_import_cycle_inside_a_package(package: str) -> None:
+    found = cycles(import_graph(ROOT, package))
+    known = KNOWN_CYCLES.get(package, set())
+    new = sorted(shown(c) for c in found - known)
+    gone = sorted(shown(c) for c in known - found)
+    assert not new, f"import cycles in {package}: {new}"
+    assert not gone, f"gone, remove from KNOWN_CYCLES: {gone}"
+
+
+def test_the_checker_sees_an_import_cycle(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    files = {
+        "__init__.py": "from pkg.a import A\n",
+        "a.py": "import pkg.sub.b\nA = 1\n",
+        "sub/__init__.py": "",
+        "sub/b.py": "def f():\n    from ..c import C\n    return C\n",
+        "c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import a\nC = 2\n",
+        "d.py": "from pkg import sub\nfrom pkg.sub import b\n",
+        "e.py": "from .e import x\nimport pkg.d\n",
+    }
+    for name, text in files.items():
+        (pkg / name).write_text(text, encoding="utf-8")
+    graph = import_graph(tmp_path, "pkg")
+    assert graph == {"pkg": {"pkg.a"}, "pkg.a": {"pkg.sub.b"}, "pkg.sub": set(),
+                     "pkg.sub.b": {"pkg.c"}, "pkg.c": {"pkg.a"},
+                     "pkg.d": {"pkg.sub", "pkg.sub.b"}, "pkg.e": {"pkg.d"}}
+    assert cycles(graph) == {("pkg.a", "pkg.sub.b", "pkg.c")}
+    assert shown(("pkg.a", "pkg.sub.b", "pkg.c")) == "pkg.a -> pkg.sub.b -> pkg.c -> pkg.a"
+    assert cycles({"x": {"y"}, "y": {"x", "z"}, "z": {"x"}}) == {("x", "y"), ("x", "y", "z")}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import shutil
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -123,268 +124,149 @@ def _copy(tmp_path: Path) -> Path:
     return folder
 
 
-def _edit(folder: Path, name: str, pattern: str, replacement: str) -> None:
-    """Replace the first match of ``pattern`` in ``name``; the pattern must match."""
-    path = folder / name
-    text = path.read_text(encoding="utf-8")
-    new, count = re.subn(pattern, replacement, text, count=1, flags=re.S)
-    assert count == 1, f"test setup: {pattern!r} not found in {name}"
-    path.write_text(new, encoding="utf-8")
+#: A defect made in one data file of the copy.
+Defect = Callable[[Path], None]
 
 
-def _refused(folder: Path, *fragments: str) -> str:
-    with pytest.raises(CatalogueError) as info:
-        load_from(folder)
-    text = str(info.value)
-    for fragment in fragments:
-        assert fragment in text, f"{fragment!r} not in message {text!r}"
-    return text
+def edit(pattern: str, replacement: str) -> Defect:
+    """Replace the first match of ``pattern`` in the file; the pattern must match."""
+    def apply(path: Path) -> None:
+        text = path.read_text(encoding="utf-8")
+        new, count = re.subn(pattern, replacement, text, count=1, flags=re.S)
+        assert count == 1, f"test setup: {pattern!r} not found in {path.name}"
+        path.write_text(new, encoding="utf-8")
+    return apply
+
+
+def drop(header: str, card: str) -> Defect:
+    """Remove the ``[[header]]`` table of ``card`` (and its sub-tables) from the file."""
+    def apply(path: Path) -> None:
+        blocks = path.read_text(encoding="utf-8").split(f"[[{header}]]\n")
+        kept = [b for b in blocks if not b.startswith(f'id = "{card}"\n')]
+        assert len(kept) == len(blocks) - 1, f"test setup: {card} not found in {path.name}"
+        path.write_text(f"[[{header}]]\n".join(kept), encoding="utf-8")
+    return apply
+
+
+def strip_effects(card: str, table: str = "") -> Defect:
+    """Remove every effect line (attack, defence, draw, heal, hand) from ``card``'s own table,
+    or from its sub-table ``table`` (its reward)."""
+    def apply(path: Path) -> None:
+        text = path.read_text(encoding="utf-8")
+        start = text.index(f'id = "{card}"\n')
+        start = text.index(f"[{table}]\n", start) if table else start
+        end = text.find("[[", start)
+        end = len(text) if end < 0 else end
+        effects = r"^(attack|defence|draw|heal|hand) = \d+\n"
+        block = re.sub(effects, "", text[start:end], flags=re.M)
+        path.write_text(text[:start] + block + text[end:], encoding="utf-8")
+    return apply
 
 
 def test_copy_of_real_data_loads(tmp_path: Path) -> None:
     assert load_from(_copy(tmp_path)) == load_catalogue()
 
 
-@pytest.mark.parametrize(("name", "card", "anchor"), [
-    ("heroes.toml", "arg1", r'id = "arg1"\n'),
-    ("heroes.toml", "vic4", r'id = "vic4"\n'),
-    ("level1.toml", "m1-01", r'id = "m1-01"\n'),
-    ("level3.toml", "g3-2", r'id = "g3-2"\n'),
-    ("lords.toml", "lord-2", r'id = "lord-2"\n'),
-])
-def test_unknown_field(tmp_path: Path, name: str, card: str, anchor: str) -> None:
+#: Broken copies of the data: the file, its defect, and what the refusal must say besides the
+#: file's name (the card and the fault).
+DEFECTS = [
+    *(pytest.param(name, edit(rf'id = "{card}"\n', r"\g<0>sparkle = 3\n"),
+                   (repr(card), "sparkle", "unknown field"), id=f"unknown-field-{card}")
+      for name, card in (("heroes.toml", "arg1"), ("heroes.toml", "vic4"),
+                         ("level1.toml", "m1-01"), ("level3.toml", "g3-2"),
+                         ("lords.toml", "lord-2"))),
+    pytest.param("level2.toml", edit(r'(id = "m2-03"\n.*?\[monster\.reward\]\n)',
+                                     r"\1sparkle = 1\n"),
+                 ("'m2-03'", "sparkle", "unknown field"), id="unknown-field-in-reward"),
+    pytest.param("level1.toml", edit(r'id = "m1-07"', 'id = "m1-06"'),
+                 ("'m1-06'", "duplicate id"), id="duplicate-id-in-one-file"),
+    pytest.param("level2.toml", edit(r'id = "m2-07"', 'id = "m1-04"'),
+                 ("level1.toml", "'m1-04'", "duplicate id"), id="duplicate-id-across-files"),
+    pytest.param("heroes.toml", edit(r'id = "tai2"', 'id = "hor5"'),
+                 ("'hor5'", "duplicate id"), id="duplicate-starting-card-id"),
+    pytest.param("heroes.toml", edit(r'(id = "xan3"\n)colour = "\w+"', r'\1colour = "purple"'),
+                 ("'xan3'", "colour", "purple"), id="unknown-colour"),
+    pytest.param("heroes.toml", edit(r'(id = "ade2"\n.*?)next = \[', r'\1next = ["pink", '),
+                 ("'ade2'", "next", "pink"), id="unknown-next-colour"),
+    pytest.param("level1.toml", edit(r'(kind = "action"\n)colour = "\w+"', r'\1colour = "purple"'),
+                 ("'m1-", "purple"), id="unknown-reward-colour"),
+    pytest.param("heroes.toml", edit(r'(id = "arg5"\n)', r"\1poison = 2\n"),
+                 ("'arg5'", "poison"), id="unknown-effect"),
+    pytest.param("level3.toml", edit(r'(id = "m3-05"\n.*?)curses = \[[^\]]*\]',
+                                     r'\1curses = ["sleep"]'),
+                 ("'m3-05'", "curses", "sleep"), id="unknown-curse"),
+    pytest.param("lords.toml", edit(r'(id = "lord-3"\n.*?)curses = \[[^\]]*\]',
+                                    r'\1curses = ["mud"]'),
+                 ("'lord-3'", "mud"), id="unknown-lord-curse"),
+    pytest.param("level2.toml", edit(r'(id = "m2-02"\n.*?)kind = "\w+"', r'\1kind = "shield"'),
+                 ("'m2-02'", "shield"), id="unknown-reward-kind"),
+    pytest.param("level1.toml", edit(r'(id = "m1-09"\n)level = 1', r"\1level = 2"),
+                 ("'m1-09'", "level 2"), id="monster-in-the-wrong-level-file"),
+    pytest.param("level1.toml", edit(r'(id = "g1-3"\n.*?)gatekeeper = true',
+                                     r"\1gatekeeper = false"),
+                 ("'g1-3'", "key"), id="gatekeeper-without-key"),
+    pytest.param("level1.toml", edit(r'id = "m1-12"', 'id = "m1-99"'),
+                 ("'m1-99'", "English name", "card.m1-99"), id="missing-english-name"),
+    pytest.param("heroes.toml", edit(r'id = "tai6"', 'id = "tai9"'),
+                 ("'tai9'", "English name"), id="missing-english-name-of-starting-card"),
+    pytest.param("level1.toml", edit(r'(id = "m1-02"\n.*?)next = \[[^\]]*\]',
+                                     r'\1next = ["red", "red"]'),
+                 ("'m1-02'", "reward", "next colours repeat"),
+                 id="action-reward-with-repeated-next-colours"),
+    *(pytest.param("level1.toml", edit(r'id = "m1-05"', f'id = "{reserved}"'),
+                   (repr(reserved), "equipment slot"), id=f"card-id-{reserved}")
+      for reserved in ("weapon", "armour")),
+    pytest.param("heroes.toml", strip_effects("vic2"), ("'vic2'", "effect"),
+                 id="action-card-without-effect"),
+    pytest.param("level1.toml", strip_effects("m1-01", "monster.reward"),
+                 ("'m1-01'", "reward", "at least one effect"), id="action-reward-without-effect"),
+    pytest.param("level1.toml", strip_effects("m1-16", "monster.reward"),
+                 ("'m1-16'", "reward", "equipment needs at least one effect"),
+                 id="equipment-reward-without-effect"),
+    pytest.param("level2.toml", drop("monster", "m2-11"), ("19 regular monsters", "20"),
+                 id="wrong-count-of-regular-monsters"),
+    pytest.param("level3.toml", drop("monster", "g3-4"), ("4 gatekeepers", "5"),
+                 id="wrong-count-of-gatekeepers"),
+    pytest.param("lords.toml", drop("lord", "lord-2"), ("2 lords", "3"),
+                 id="wrong-count-of-lords"),
+    pytest.param("heroes.toml", drop("hero.cards", "hor4"),
+                 ("'horan'", "5 starting cards", "6"), id="wrong-count-of-starting-cards"),
+    pytest.param("heroes.toml", drop("hero", "taia"), ("taia",), id="missing-hero"),
+    pytest.param("lords.toml", Path.unlink, ("missing",), id="missing-file"),
+    pytest.param("level2.toml", edit(r".*", "[[monster]\nid = "), ("not valid TOML",),
+                 id="not-toml"),
+    pytest.param("level1.toml", edit(r"\Z", '\n[[monsters]]\nid = "m1-50"\n'), ("monsters",),
+                 id="unknown-top-level-table"),
+    pytest.param("lords.toml", edit(r".*", 'lord = ["lord-1", "lord-2", "lord-3"]\n'),
+                 ("array of tables",), id="entries-must-be-tables"),
+    pytest.param("potions.toml", edit(r'(kind = "healing"\n)count = 4', r"\1count = 5"),
+                 ("'healing'", "5 potions, needs 4"), id="potion-pile-of-five"),
+    pytest.param("potions.toml", edit(r'kind = "countercurse"', 'kind = "invisibility"'),
+                 ("invisibility",), id="unknown-potion-kind"),
+    pytest.param("potions.toml", edit(r'\[\[potion\]\]\nkind = "strength"\ncount = 4\n', ""),
+                 ("piles must be", "['healing', 'countercurse']"), id="missing-potion-pile"),
+]
+
+
+@pytest.mark.parametrize(("name", "defect", "fragments"), DEFECTS)
+def test_a_broken_copy_is_refused(tmp_path: Path, name: str, defect: Defect,
+                                  fragments: tuple[str, ...]) -> None:
     folder = _copy(tmp_path)
-    _edit(folder, name, anchor, r"\g<0>sparkle = 3\n")
-    _refused(folder, name, repr(card), "sparkle", "unknown field")
+    defect(folder / name)
+    with pytest.raises(CatalogueError) as info:
+        load_from(folder)
+    for fragment in (name, *fragments):
+        assert fragment in str(info.value), f"{fragment!r} not in message {info.value}"
 
 
-def test_unknown_field_in_reward(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _edit(folder, "level2.toml", r'(id = "m2-03"\n.*?\[monster\.reward\]\n)',
-          r"\1sparkle = 1\n")
-    _refused(folder, "level2.toml", "'m2-03'", "sparkle", "unknown field")
+def test_the_ids_given_to_unnamed_cards_have_no_name() -> None:
+    """The missing-name defects above rename cards to ids that must stay unnamed."""
+    assert not has_key("card.m1-99") and not has_key("card.tai9")
 
 
-def test_duplicate_id_in_one_file(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _edit(folder, "level1.toml", r'id = "m1-07"', 'id = "m1-06"')
-    _refused(folder, "level1.toml", "'m1-06'", "duplicate id")
-
-
-def test_duplicate_id_across_files(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _edit(folder, "level2.toml", r'id = "m2-07"', 'id = "m1-04"')
-    _refused(folder, "level1.toml", "level2.toml", "'m1-04'", "duplicate id")
-
-
-def test_duplicate_starting_card_id(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _edit(folder, "heroes.toml", r'id = "tai2"', 'id = "hor5"')
-    _refused(folder, "heroes.toml", "'hor5'", "duplicate id")
-
-
-def test_unknown_colour(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _edit(folder, "heroes.toml", r'(id = "xan3"\n)colour = "\w+"', r'\1colour = "purple"')
-    _refused(folder, "heroes.toml", "'xan3'", "colour", "purple")
-
-
-def test_unknown_next_colour(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _edit(folder, "heroes.toml", r'(id = "ade2"\n.*?)next = \[', r'\1next = ["pink", ')
-    _refused(folder, "heroes.toml", "'ade2'", "next", "pink")
-
-
-def test_unknown_reward_colour(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    kind_action = r'(kind = "action"\n)colour = "\w+"'
-    _edit(folder, "level1.toml", kind_action, r'\1colour = "purple"')
-    _refused(folder, "level1.toml", "'m1-", "purple")
-
-
-def test_unknown_effect(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _edit(folder, "heroes.toml", r'(id = "arg5"\n)', r"\1poison = 2\n")
-    _refused(folder, "heroes.toml", "'arg5'", "poison")
-
-
-def test_unknown_curse(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _edit(folder, "level3.toml", r'(id = "m3-05"\n.*?)curses = \[[^\]]*\]', r'\1curses = ["sleep"]')
-    _refused(folder, "level3.toml", "'m3-05'", "curses", "sleep")
-
-
-def test_unknown_lord_curse(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _edit(folder, "lords.toml", r'(id = "lord-3"\n.*?)curses = \[[^\]]*\]', r'\1curses = ["mud"]')
-    _refused(folder, "lords.toml", "'lord-3'", "mud")
-
-
-def test_unknown_reward_kind(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _edit(folder, "level2.toml", r'(id = "m2-02"\n.*?)kind = "\w+"', r'\1kind = "shield"')
-    _refused(folder, "level2.toml", "'m2-02'", "shield")
-
-
-def _drop_block(folder: Path, name: str, header: str, card: str) -> None:
-    """Remove the ``[[header]]`` table of ``card`` (and its sub-tables) from a file."""
-    path = folder / name
-    blocks = path.read_text(encoding="utf-8").split(f"[[{header}]]\n")
-    kept = [b for b in blocks if not b.startswith(f'id = "{card}"\n')]
-    assert len(kept) == len(blocks) - 1, f"test setup: {card} not found in {name}"
-    path.write_text(f"[[{header}]]\n".join(kept), encoding="utf-8")
-
-
-def test_wrong_count_of_regular_monsters(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _drop_block(folder, "level2.toml", "monster", "m2-11")
-    _refused(folder, "level2.toml", "19 regular monsters", "20")
-
-
-def test_wrong_count_of_gatekeepers(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _drop_block(folder, "level3.toml", "monster", "g3-4")
-    _refused(folder, "level3.toml", "4 gatekeepers", "5")
-
-
-def test_wrong_count_of_lords(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _drop_block(folder, "lords.toml", "lord", "lord-2")
-    _refused(folder, "lords.toml", "2 lords", "3")
-
-
-def test_wrong_count_of_starting_cards(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _drop_block(folder, "heroes.toml", "hero.cards", "hor4")
-    _refused(folder, "heroes.toml", "'horan'", "5 starting cards", "6")
-
-
-def test_missing_hero(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    path = folder / "heroes.toml"
-    text = path.read_text(encoding="utf-8")
-    start = text.index('[[hero]]\nid = "taia"')
-    path.write_text(text[:start], encoding="utf-8")
-    _refused(folder, "heroes.toml", "taia")
-
-
-def test_monster_in_the_wrong_level_file(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _edit(folder, "level1.toml", r'(id = "m1-09"\n)level = 1', r"\1level = 2")
-    _refused(folder, "level1.toml", "'m1-09'", "level 2")
-
-
-def test_gatekeeper_without_key(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _edit(folder, "level1.toml", r'(id = "g1-3"\n.*?)gatekeeper = true', r"\1gatekeeper = false")
-    _refused(folder, "level1.toml", "'g1-3'", "key")
-
-
-def test_missing_english_name(tmp_path: Path) -> None:
-    assert not has_key("card.m1-99")
-    folder = _copy(tmp_path)
-    _edit(folder, "level1.toml", r'id = "m1-12"', 'id = "m1-99"')
-    _refused(folder, "level1.toml", "'m1-99'", "English name", "card.m1-99")
-
-
-def test_missing_english_name_of_starting_card(tmp_path: Path) -> None:
-    assert not has_key("card.tai9")
-    folder = _copy(tmp_path)
-    _edit(folder, "heroes.toml", r'id = "tai6"', 'id = "tai9"')
-    _refused(folder, "heroes.toml", "'tai9'", "English name")
-
-
-def test_not_toml(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    (folder / "level2.toml").write_text("[[monster]\nid = ", encoding="utf-8")
-    _refused(folder, "level2.toml", "not valid TOML")
-
-
-def test_missing_file(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    (folder / "lords.toml").unlink()
-    _refused(folder, "lords.toml", "missing")
-
-
-def test_unknown_top_level_table(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    with (folder / "level1.toml").open("a", encoding="utf-8") as fh:
-        fh.write('\n[[monsters]]\nid = "m1-50"\n')
-    _refused(folder, "level1.toml", "monsters")
-
-
-def test_entries_must_be_tables(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    (folder / "lords.toml").write_text('lord = ["lord-1", "lord-2", "lord-3"]\n', encoding="utf-8")
-    _refused(folder, "lords.toml", "array of tables")
-
-
-def test_action_card_without_effect(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    path = folder / "heroes.toml"
-    text = path.read_text(encoding="utf-8")
-    start = text.index('id = "vic2"\n')
-    end = text.index("[[", start)
-    block = re.sub(r"^(attack|defence|draw|heal) = \d+\n", "", text[start:end], flags=re.M)
-    path.write_text(text[:start] + block + text[end:], encoding="utf-8")
-    _refused(folder, "heroes.toml", "'vic2'", "effect")
-
-
-def _strip_effects(folder: Path, name: str, card: str) -> None:
-    """Remove every effect line (attack, defence, draw, heal, hand) from ``card``'s reward."""
-    path = folder / name
-    text = path.read_text(encoding="utf-8")
-    start = text.index("[monster.reward]\n", text.index(f'id = "{card}"\n'))
-    end = text.find("[[", start)
-    end = len(text) if end < 0 else end
-    block = re.sub(r"^(attack|defence|draw|heal|hand) = \d+\n", "", text[start:end], flags=re.M)
-    path.write_text(text[:start] + block + text[end:], encoding="utf-8")
-
-
-def test_action_reward_without_effect(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _strip_effects(folder, "level1.toml", "m1-01")
-    _refused(folder, "level1.toml", "'m1-01'", "reward", "at least one effect")
-
-
-def test_action_reward_with_repeated_next_colours(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _edit(folder, "level1.toml", r'(id = "m1-02"\n.*?)next = \[[^\]]*\]',
-          r'\1next = ["red", "red"]')
-    _refused(folder, "level1.toml", "'m1-02'", "reward", "next colours repeat")
-
-
-def test_equipment_reward_without_effect(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _strip_effects(folder, "level1.toml", "m1-16")
-    _refused(folder, "level1.toml", "'m1-16'", "reward", "equipment needs at least one effect")
-
-
-@pytest.mark.parametrize("reserved", ["weapon", "armour"])
-def test_card_ids_that_name_an_equipment_slot_are_refused(tmp_path: Path, reserved: str) -> None:
-    folder = _copy(tmp_path)
-    _edit(folder, "level1.toml", r'id = "m1-05"', f'id = "{reserved}"')
-    _refused(folder, "level1.toml", repr(reserved), "equipment slot")
-
-
-def test_potion_piles_are_data(tmp_path: Path) -> None:
+def test_potion_piles_are_data() -> None:
     cat = load_catalogue()
     assert [(p.kind, p.count) for p in cat.potions] == [
         ("strength", 4), ("healing", 4), ("countercurse", 4)]
     assert sum(p.count for p in cat.potions) == 12  # D3
     assert tuple(p.kind for p in cat.potions) == POTIONS == POTION_KINDS
-    folder = _copy(tmp_path)
-    _edit(folder, "potions.toml", r'(kind = "healing"\n)count = 4', r"\1count = 5")
-    _refused(folder, "potions.toml", "'healing'", "5 potions, needs 4")
-
-
-def test_unknown_potion_kind(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _edit(folder, "potions.toml", r'kind = "countercurse"', 'kind = "invisibility"')
-    _refused(folder, "potions.toml", "invisibility")
-
-
-def test_missing_potion_pile(tmp_path: Path) -> None:
-    folder = _copy(tmp_path)
-    _edit(folder, "potions.toml", r'\[\[potion\]\]\nkind = "strength"\ncount = 4\n', "")
-    _refused(folder, "potions.toml", "piles must be", "['healing', 'countercurse']")

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from shared_files import require_file, rulebook
 
 from i18n import (
     DEFAULT_LOCALE,
@@ -158,6 +159,21 @@ def test_the_rulebooks_vocabulary() -> None:
     assert "vládce nestvůr" in cs["bot.card.reward_none"].lower()
     assert cs["potion.countercurse"] == "lektvar ochrany"
     assert cs["hero.aderyn.title"] == "lupička" and cs["hero.taia.title"] == "vědma"
+
+
+#: The words of the vocabulary test above, as each printed rulebook writes them.
+RULEBOOK_WORDS = {
+    "fr": ("Prêteur sur gages", "Seigneur de Tous les Monstres", "gardien",
+           "potion de contre-malédiction", "la Voleuse", "la Prophétesse"),
+    "cs": ("Vetešnictví", "klíčník", "vládce nestvůr", "lektvar ochrany", "lupička", "vědma"),
+}
+
+
+@pytest.mark.parametrize("lc", sorted(RULEBOOK_WORDS))
+def test_the_rulebooks_use_those_words(lc: str) -> None:
+    book = require_file(rulebook(lc), f"that the printed {lc} rulebook uses the catalogue's words")
+    text = book.read_text(encoding="utf-8").casefold()
+    assert [w for w in RULEBOOK_WORDS[lc] if w.casefold() not in text] == []
 
 
 def test_commands_named_in_texts_are_the_language_s_command_names() -> None:

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 from bot_helpers import Clock
-from discord_harness import FakeDiscord, Harness
+from discord_harness import FakeDiscord, Harness, route_of
+from shared_files import discord_api_checked
 
 from bot.service import GameService
 from bot.storage import Store
@@ -56,11 +57,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDiscord:
-    """The captured Discord HTTP layer of one test (requests checked against the API schema)."""
-    f = FakeDiscord()
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDiscord]:
+    """The captured Discord HTTP layer of one test (requests checked against the API schema when
+    its description is at hand: see ``shared_files.discord_api_checked``). When they are, the
+    routes the fake finds without the description must be the ones the description names."""
+    f = FakeDiscord(validate=discord_api_checked())
     f.install(monkeypatch)
-    return f
+    yield f
+    if f.validate:
+        assert [route_of(c.path) for c in f.calls] == [c.template for c in f.calls]
 
 
 @pytest.fixture

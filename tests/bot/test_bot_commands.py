@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from bot_helpers import Clock
 from discord_harness import ALL_PERMS, CHANNEL, GUILD, FakeDiscord, Harness, User
+from shared_files import require_discord_api
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer, open_table
 
 from bot.controller import PillowRenderer
@@ -274,6 +275,8 @@ async def test_a_request_breaking_the_api_schema_is_recorded(
     """The catch-all handlers answer "something went wrong" and the test would pass: the fake
     remembers the violation, and the guard in conftest.py fails any test that leaves one."""
     import discord
+
+    require_discord_api("that the fake Discord refuses a request breaking the API schema")
 
     ctl = bot.bot.controller
     real = ctl.lobby_payload

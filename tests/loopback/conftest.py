@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from minibot import GOBLIN, MiniBot
+from shared_files import discord_api_checked
 
 from loopback import Loopback, ManualClock
 
@@ -19,8 +20,9 @@ def clock() -> ManualClock:
 
 @pytest.fixture
 async def lb(clock: ManualClock) -> AsyncIterator[Loopback]:
-    """A running stand-in on 127.0.0.1."""
-    async with Loopback(clock=clock) as server:
+    """A running stand-in on 127.0.0.1 (validating request bodies when Discord's OpenAPI
+    description is at hand: see ``shared_files.discord_api_checked``)."""
+    async with Loopback(clock=clock, validate=discord_api_checked()) as server:
         yield server
 
 

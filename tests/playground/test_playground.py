@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from aiohttp import ClientSession
+from shared_files import require_discord_api
 
 import bot.main
 import playground.app
@@ -247,7 +248,12 @@ async def test_validation_off_is_said_in_one_line(monkeypatch: pytest.MonkeyPatc
     assert "jsonschema package is not installed" in lines[0]
     caplog.clear()
     assert Playground(port=0, validate=False).validate is False  # asked for: nothing to say
-    monkeypatch.setattr(playground.app, "unavailable_reason", lambda: None)
+    assert not [r for r in caplog.records if r.name == "karak.playground"]
+
+
+async def test_validation_on_is_silent(caplog: pytest.LogCaptureFixture) -> None:
+    require_discord_api("that the playground validates requests when it can, silently")
+    caplog.set_level(logging.INFO, logger="karak.playground")
     assert Playground(port=0).validate is True
     assert not [r for r in caplog.records if r.name == "karak.playground"]
 
