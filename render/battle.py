@@ -54,8 +54,8 @@ MARGIN = 10
 MONSTER_W = 176
 SIDE_X = MARGIN + MONSTER_W + 14
 SIDE_W = WIDTH - MARGIN - SIDE_X
-STRIP_H = 48  # one played card whose name takes one line
-STRIP_GAP = 6
+STRIP_H = 44  # one played card whose name takes one line
+STRIP_GAP = 5
 TRI_W = 34
 NAME_X = 84  # where a strip's name starts, from the strip's left
 
@@ -149,10 +149,10 @@ def _total_line(kind: str, total: int, parts: tuple[tuple[str, int], ...],
     """One panel of totals: icon, big total with a check or a cross (enough or not: never by
     colour alone) and the monster's figure it is measured against; under them, the total's
     split by source (cards, equipment, ability) and what the figure means."""
-    img, d = new_canvas(WIDTH, 86, BG)
+    img, d = new_canvas(WIDTH, 80, BG)
     y = 0
-    panel(d, (MARGIN, y, WIDTH - MARGIN, y + 80), fill=PANEL, radius=10)
-    cy = y + 24
+    panel(d, (MARGIN, y, WIDTH - MARGIN, y + 75), fill=PANEL, radius=10)
+    cy = y + 22
     paste(img, icon(kind, 36), (MARGIN + 10, cy - 18))
     tw = draw_text(d, (MARGIN + 54, cy), str(total), 40, fill=GOOD if ok else BAD, anchor="lm")
     paste(img, icon("check" if ok else "cross", 28), (MARGIN + 60 + tw, cy - 14))
@@ -160,7 +160,7 @@ def _total_line(kind: str, total: int, parts: tuple[tuple[str, int], ...],
     right = WIDTH - MARGIN - 12
     vw = draw_text(d, (right, cy), str(value), 40, anchor="rm")
     paste(img, icon(target_icon, 32), (right - vw - 38, cy - 16))
-    cy = y + 60
+    cy = y + 55
     x = MARGIN + 12
     for ic, part in parts:
         paste(img, icon(ic, 24), (x, cy - 12))

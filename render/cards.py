@@ -275,6 +275,11 @@ def level_pips(d: ImageDraw.ImageDraw, level: int, x: int, y: int, size: int,
                   fill=fill, outline=DARK)
 
 
+#: A monster card's body (below its name), as a share of its width: a little squatter than the
+#: printed card, so the battle picture stays short.
+MONSTER_BODY = 0.95
+
+
 def _monster_layout(width: int, name: str) -> tuple[int, tuple[tuple[str, ...], int]]:
     """(name band height, (name lines, size)) of a monster card ``width`` wide."""
     lines = name_lines(name, width - 10)
@@ -284,7 +289,7 @@ def _monster_layout(width: int, name: str) -> tuple[int, tuple[tuple[str, ...], 
 def monster_height(card: str, width: int, locale: str) -> int:
     """The height of :func:`monster_card` of ``card``."""
     band, _ = _monster_layout(width, translate(monster_name(card), locale))
-    return band + round(card_height(width) * 0.8)
+    return band + round(width * MONSTER_BODY)
 
 
 def monster_card(card: str, width: int, locale: str = "en") -> Image.Image:
@@ -297,7 +302,7 @@ def monster_card(card: str, width: int, locale: str = "en") -> Image.Image:
 @remembered(CARDS)
 def _monster_card(info: MonsterInfo, name: str, width: int) -> Image.Image:
     band, lines = _monster_layout(width, name)
-    body = round(card_height(width) * 0.8)
+    body = round(width * MONSTER_BODY)
     h = band + body
     img, d = _base(width, h, LEVEL_FRAME[info.level], CARD_DARK, band / h, 0.97)
     _draw_name(d, *lines, width / 2, band, IVORY)

@@ -43,7 +43,8 @@ GAP = 8
 PAD = 10
 NAME_ROW = 38
 ROW = 34
-HEARTS_W = 5 * 26 + 8  # the hit points (or the fighter's mark), then the keys
+HEART = 22
+HEARTS_W = 5 * (HEART + 3) + 6  # the hit points (or the fighter's mark), then the keys
 NAME_PX = 30
 PER_ROW = 2
 SEAT_W = (WIDTH - 2 * GRID_X - (PER_ROW - 1) * GAP) // PER_ROW
@@ -156,15 +157,15 @@ def _seat(img: Image.Image, d: ImageDraw.ImageDraw, game: Turn, s: SeatView,
     if game.fighter == s.index:  # hit points change with the cards played: see the battle
         paste(img, icon("attack", 30), (left + 4, cy - 15))
     else:
-        hearts(img, s.hp, left, cy - 12, 24)
+        hearts(img, s.hp, left, cy - HEART // 2, HEART)
     # Keys held by level: a gold key and its level, or a dark key and a dim level.
     kx = left + HEARTS_W
     for level in (1, 2, 3):
         held = level in s.keys
-        paste(img, icon("key", 24, GOLD if held else KEY_OFF), (kx, cy - 12))
-        kx += 25
+        paste(img, icon("key", 22, GOLD if held else KEY_OFF), (kx, cy - 11))
+        kx += 23
         kx += draw_text(d, (kx, cy), str(level), MIN_TEXT, fill=INK if held else LINE,
-                        anchor="lm") + 6
+                        anchor="lm") + 5
     if kit:
         _kit(img, d, s, left, y + ROW + ROW // 2)
 
