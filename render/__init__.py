@@ -17,10 +17,11 @@ picture reads, a key that changes only when the picture would: draw again only w
 from __future__ import annotations
 
 from engine.observe import Observation
+from render.bands import encode
 from render.battle import draw_battle
 from render.hand import draw_hand, playable_cards
 from render.keys import battle_key, hand_key, table_key
-from render.style import encode, forget_drawings
+from render.style import forget_drawings
 from render.table import draw_table
 
 __all__ = ["battle_image", "battle_key", "forget_drawings", "hand_image", "hand_key",

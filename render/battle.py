@@ -15,6 +15,7 @@ from engine.catalog import tables
 from engine.names import card_name, monster_name, word
 from engine.observe import BattleView, Observation
 from i18n import msg, translate
+from render.bands import Band, band
 from render.cards import EFFECTS, icon_symbol, monster_card, monster_height
 from render.icons import colour_badge, curse_icon, icon, paste
 from render.layout import (
@@ -24,7 +25,6 @@ from render.layout import (
     lines_of,
     may_shorten,
     name_text,
-    stack,
     title_band,
 )
 from render.seats import hearts
@@ -82,7 +82,7 @@ MARKS = {"boost": ("potion.strength", 34), "spark": ("spark", 32)}
 
 
 @remembered(BANDS)
-def _strip(card: str, index: int, kinds: tuple[str, ...], locale: str) -> Image.Image:
+def _strip(card: str, index: int, kinds: tuple[str, ...], locale: str) -> Band:
     """A played card as a strip, read left to right: its place in the chain, colour badge,
     name, then effects, what boosted it (potion, ability) and the colours allowed after it."""
     info = tables().actions[card]
@@ -116,11 +116,11 @@ def _strip(card: str, index: int, kinds: tuple[str, ...], locale: str) -> Image.
     for effect, value in values:
         paste(img, icon(effect, 26), (x, cy - 13))
         x += 29 + draw_text(d, (x + 29, cy), str(value), MIN_TEXT, anchor="lm") + 10
-    return img
+    return band(img)
 
 
 @remembered(BANDS)
-def _chain_head(locale: str, empty: bool) -> Image.Image:
+def _chain_head(locale: str, empty: bool) -> Band:
     """The chain's label, and a panel saying no card was played yet when ``empty``."""
     img, d = new_canvas(WIDTH, 34 + (64 if empty else 0), BG)
     draw_text(d, (MARGIN, 18), translate("render.battle.chain", locale), MIN_TEXT,
@@ -129,10 +129,10 @@ def _chain_head(locale: str, empty: bool) -> Image.Image:
         panel(d, (MARGIN, 34, WIDTH - MARGIN, 90), fill=PANEL, radius=10)
         draw_text(d, (WIDTH // 2, 62), translate("render.battle.no_cards", locale),
                   MIN_TEXT, fill=LINE, anchor="mm", max_width=WIDTH - 2 * MARGIN - 20)
-    return img
+    return band(img)
 
 
-def _chain(b: BattleView, locale: str) -> list[Image.Image]:
+def _chain(b: BattleView, locale: str) -> list[Band]:
     """The played cards in order, one strip each, under their label."""
     boosted = {i for i, _ in b.boosted}
     unlocked = {i for i, _ in b.unlocked}
@@ -145,7 +145,7 @@ def _chain(b: BattleView, locale: str) -> list[Image.Image]:
 
 @remembered(BANDS)
 def _total_line(kind: str, total: int, parts: tuple[tuple[str, int], ...],
-                target: tuple[str, int], ok: bool, locale: str) -> Image.Image:
+                target: tuple[str, int], ok: bool, locale: str) -> Band:
     """One panel of totals: icon, big total with a check or a cross (enough or not: never by
     colour alone) and the monster's figure it is measured against; under them, the total's
     split by source (cards, equipment, ability) and what the figure means."""
@@ -168,11 +168,11 @@ def _total_line(kind: str, total: int, parts: tuple[tuple[str, int], ...],
     label = translate("render.battle.needed" if kind == "attack" else "render.battle.against",
                       locale)
     draw_text(d, (right, cy), label, MIN_TEXT, fill=MUTED, anchor="rm", max_width=right - x)
-    return img
+    return band(img)
 
 
 @remembered(BANDS)
-def _outcome(t: Totals, locale: str) -> Image.Image:
+def _outcome(t: Totals, locale: str) -> Band:
     """What happens if the battle ends now: win or not, hits taken, healing, HP after."""
     heal = t.heal_after if not t.knocked_out else 0
     colour: RGB = GOOD if t.win else BAD
@@ -216,7 +216,7 @@ def _outcome(t: Totals, locale: str) -> Image.Image:
         ly = draw_lines(d, x + 34, ly, heal_lines, fill=GOOD)
     hearts(img, t.hp_after, x, ly - 12, 28)
     draw_lines(d, x + 165, ly, after_lines)
-    return img
+    return band(img)
 
 
 def _side(img: Image.Image, d: ImageDraw.ImageDraw, fighter: tuple[int, int, int],
@@ -273,16 +273,16 @@ class Besides:
 
 
 @remembered(BANDS)
-def _top(monster: str, fighter: tuple[int, int, int], b: Besides, locale: str) -> Image.Image:
+def _top(monster: str, fighter: tuple[int, int, int], b: Besides, locale: str) -> Band:
     """The monster's card and, beside it, the fighter's state, the curses and potions drunk."""
     img, d = new_canvas(WIDTH, 640, BG)
     paste(img, monster_card(monster, MONSTER_W, locale), (MARGIN, 0))
     bottom = max(monster_height(monster, MONSTER_W, locale), _side(img, d, fighter, b, 0, locale))
-    return img.crop((0, 0, WIDTH, bottom + 8))
+    return band(img.crop((0, 0, WIDTH, bottom + 8)))
 
 
-def draw_battle(obs: Observation, locale: str) -> Image.Image:
-    """The battle picture of ``obs`` (which must have a battle) as an RGB image."""
+def draw_battle(obs: Observation, locale: str) -> list[Band]:
+    """The battle picture of ``obs`` (which must have a battle), as its bands."""
     b = obs.battle
     if b is None:
         raise ValueError("battle_image needs an observation with a battle in progress")
@@ -297,11 +297,11 @@ def draw_battle(obs: Observation, locale: str) -> Image.Image:
                                               ("weapon", t.attack_equipment))
     if obs.abilities:
         att_parts += (("spark", t.attack_ability),)
-    return stack([
+    return [
         title_band("attack", title, rnd, may_shorten(seat.name)), top, *_chain(b, locale),
         _total_line("attack", t.attack, att_parts, ("heart", t.monster_hp),
                     t.attack >= t.monster_hp, locale),
         _total_line("defence", t.defence, (("hand", t.defence_cards),
                                            ("armour", t.defence_equipment)),
                     ("attack", t.monster_attack), t.defence >= t.monster_attack, locale),
-        _outcome(t, locale)])
+        _outcome(t, locale)]

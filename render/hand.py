@@ -17,6 +17,7 @@ from engine.names import card_name
 from engine.observe import Observation
 from engine.state import Phase
 from i18n import msg, translate
+from render.bands import Band, band
 from render.cards import EFFECTS, action_card, action_height
 from render.icons import curse_icon, icon, paste
 from render.layout import (
@@ -26,7 +27,6 @@ from render.layout import (
     lines_of,
     may_shorten,
     name_text,
-    stack,
     title_bar,
 )
 from render.seats import hearts
@@ -92,7 +92,7 @@ def cancelled(card: str, cursed: frozenset[str]) -> list[str]:
 
 
 def _cards_rows(cards: tuple[str, ...], marks: dict[str, str], cursed: frozenset[str],
-                locale: str) -> list[Image.Image]:
+                locale: str) -> list[Band]:
     """The cards in rows of PER_ROW, a band each."""
     out = []
     for start in range(0, len(cards), PER_ROW):
@@ -104,7 +104,7 @@ def _cards_rows(cards: tuple[str, ...], marks: dict[str, str], cursed: frozenset
 
 @remembered(BANDS)
 def _cards_row(row: tuple[str, ...], marks: tuple[str | None, ...],
-               curses: tuple[tuple[str, ...], ...], locale: str) -> Image.Image:
+               curses: tuple[tuple[str, ...], ...], locale: str) -> Band:
     """Cards side by side; those a legal move uses are framed with a mark below them, and a
     curse that hits a card (its colour or one of its effects) is shown under it."""
     w = CARD_W
@@ -131,7 +131,7 @@ def _cards_row(row: tuple[str, ...], marks: tuple[str | None, ...],
             paste(img, sign, (sx, y + h + 8))
             sx += SIGN + 6
         x += w + GAP
-    return img
+    return band(img)
 
 
 def _status(obs: Observation, marks: dict[str, str]) -> tuple[str, str | None]:
@@ -226,7 +226,7 @@ def kit_of(obs: Observation, cursed: frozenset[str]) -> Kit:
 
 
 @remembered(BANDS)
-def _kit(me: Kit, locale: str) -> Image.Image:
+def _kit(me: Kit, locale: str) -> Band:
     """HP, hand size and potions; deck and discard counts; weapon and armour."""
     items = me.items
     size = translate(msg("render.hand.size", size=me.hand_size), locale)
@@ -262,12 +262,12 @@ def _kit(me: Kit, locale: str) -> Image.Image:
     ey = cy + 28 + (14 if two else 0)
     for item, off in items:
         ey = _equipment_strip(img, d, item, ey, off, locale)
-    return img
+    return band(img)
 
 
 @remembered(BANDS)
 def _head(title: str, shorten: bool, status_key: str, status_mark: str | None,
-          locale: str) -> Image.Image:
+          locale: str) -> Band:
     """The title, and under it what the viewer may do now."""
     img, d = new_canvas(WIDTH, 220, BG)
     y = title_bar(img, d, "hand", title, "", shorten=shorten)
@@ -279,11 +279,11 @@ def _head(title: str, shorten: bool, status_key: str, status_mark: str | None,
     status = lines_of(translate(status_key, locale), WIDTH - MARGIN - x)
     y = draw_lines(d, x, y + 9, status,
                    fill=MARK_COLOUR[status_mark] if status_mark else MUTED) - 4
-    return img.crop((0, 0, WIDTH, y))
+    return band(img.crop((0, 0, WIDTH, y)))
 
 
 @remembered(BANDS)
-def _note(key: str, locale: str, empty_panel: bool) -> Image.Image:
+def _note(key: str, locale: str, empty_panel: bool) -> Band:
     """A line of text (the drawn pair's label), or an empty hand's panel."""
     if empty_panel:
         img, d = new_canvas(WIDTH, 96, BG)
@@ -291,15 +291,15 @@ def _note(key: str, locale: str, empty_panel: bool) -> Image.Image:
         draw_text(d, (WIDTH // 2, 46), translate(key, locale), MIN_TEXT, fill=LINE,
                   max_width=WIDTH - 2 * MARGIN - 20,
                   anchor="mm")
-        return img
+        return band(img)
     lines = lines_of(translate(key, locale), WIDTH - 2 * MARGIN)
     img, d = new_canvas(WIDTH, 12 + LINE_H * len(lines), BG)
     draw_lines(d, MARGIN, 12 + LINE_H // 2, lines, fill=GOLD)
-    return img
+    return band(img)
 
 
-def draw_hand(obs: Observation, locale: str) -> Image.Image:
-    """The hand picture of ``obs`` (a seat's observation) as an RGB image."""
+def draw_hand(obs: Observation, locale: str) -> list[Band]:
+    """The hand picture of ``obs`` (a seat's observation), as its bands."""
     if obs.viewer is None:
         raise ValueError("hand_image needs a seat's observation; a spectator has no hand")
     me = obs.seats[obs.viewer]
@@ -315,4 +315,4 @@ def draw_hand(obs: Observation, locale: str) -> Image.Image:
         bands.append(_note("render.hand.drawn", locale, False))
         bands += _cards_rows(obs.drawn, marks, cursed, locale)
     bands.append(_kit(kit_of(obs, cursed), locale))
-    return stack(bands)
+    return bands

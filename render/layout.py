@@ -10,6 +10,7 @@ from __future__ import annotations
 from PIL import Image, ImageDraw
 
 from i18n import Msg, Param, translate
+from render.bands import Band, band
 from render.icons import icon, paste
 from render.style import (
     BG,
@@ -93,19 +94,9 @@ def title_bar(img: Image.Image, d: ImageDraw.ImageDraw, mark: Image.Image | str,
 BANDS = 24
 
 
-def stack(bands: list[Image.Image]) -> Image.Image:
-    """The picture made of ``bands`` (full-width RGB strips) one under the other."""
-    img = Image.new("RGB", (WIDTH, sum(b.height for b in bands)))
-    y = 0
-    for b in bands:
-        img.paste(b, (0, y))
-        y += b.height
-    return img
-
-
 @remembered(BANDS)
-def title_band(mark: str, title: str, right: str, shorten: bool = False) -> Image.Image:
+def title_band(mark: str, title: str, right: str, shorten: bool = False) -> Band:
     """The title bar (see :func:`title_bar`) as a band of its own."""
     img, d = new_canvas(WIDTH, 120, BG)
     h = title_bar(img, d, mark, title, right, shorten=shorten)
-    return img.crop((0, 0, WIDTH, h))
+    return band(img.crop((0, 0, WIDTH, h)))

@@ -18,6 +18,7 @@ from engine.catalog import tables
 from engine.observe import Observation, SeatView
 from engine.state import MAX_HP, Phase
 from i18n import translate
+from render.bands import Band, band
 from render.icons import icon, paste
 from render.layout import BANDS, may_shorten, name_text
 from render.style import (
@@ -171,16 +172,16 @@ def _seat(img: Image.Image, d: ImageDraw.ImageDraw, game: Turn, s: SeatView,
 
 
 @remembered(BANDS)
-def _row_band(seats: tuple[SeatView, ...], game: Turn, kit: bool, locale: str) -> Image.Image:
+def _row_band(seats: tuple[SeatView, ...], game: Turn, kit: bool, locale: str) -> Band:
     h = _panel_height(kit)
     img, d = new_canvas(WIDTH, h + GAP, BG)
     for col, seat in enumerate(seats):
         x = GRID_X + col * (SEAT_W + GAP)
         _seat(img, d, game, seat, (x, 0, x + SEAT_W, h), locale, kit)
-    return img
+    return band(img)
 
 
-def seat_bands(obs: Observation, locale: str) -> list[Image.Image]:
+def seat_bands(obs: Observation, locale: str) -> list[Band]:
     """The seat panels in turn order, PER_ROW a band (each band is drawn again only when one
     of its seats changed)."""
     kit = any(_kit_row(s) for s in obs.seats)

@@ -1,4 +1,4 @@
-"""Palette, bundled fonts, text helpers and PNG encoding shared by every picture.
+"""Colours, bundled fonts, text helpers and the caches shared by every picture.
 
 Every picture is :data:`WIDTH` pixels wide and laid out for the width a phone shows it (about
 400 px): its smallest text and icon are sized so that, scaled to 400 px, a number is at least
@@ -8,7 +8,6 @@ Every picture is :data:`WIDTH` pixels wide and laid out for the width a phone sh
 
 from __future__ import annotations
 
-import io
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -288,30 +287,3 @@ def _key_colours() -> list[RGB]:
 
 
 KEY_COLOURS = _key_colours()
-
-
-def palette_of(img: Image.Image) -> Image.Image:
-    """A 256-colour palette for ``img``: the style's flat colours plus an octree of the rest.
-
-    The octree is built on every eighth pixel of every eighth row (enough to meet each
-    anti-aliased edge colour), which is some fifty times faster than quantizing the picture.
-    """
-    sample = img.resize((max(1, img.width // 8), max(1, img.height // 8)),
-                        Image.Resampling.NEAREST)
-    small = sample.quantize(colors=256 - len(KEY_COLOURS),
-                                   method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    pal = (small.getpalette() or [])[: 3 * (256 - len(KEY_COLOURS))]
-    pal += [v for c in KEY_COLOURS for v in c]
-    pal += [0] * (768 - len(pal))
-    out = Image.new("P", (1, 1))
-    out.putpalette(pal)
-    return out
-
-
-def encode(img: Image.Image) -> bytes:
-    """PNG bytes of ``img`` reduced to a 256-colour palette at zlib level 1: the quickest
-    setting, and still far below Discord's upload limit (a table is some 60 KB)."""
-    pal = img.quantize(palette=palette_of(img), dither=Image.Dither.NONE)
-    buf = io.BytesIO()
-    pal.save(buf, format="PNG", compress_level=1)
-    return buf.getvalue()

@@ -15,9 +15,10 @@ from PIL import Image, ImageDraw
 from engine.observe import LevelView, Observation
 from engine.state import Phase
 from i18n import msg, translate
+from render.bands import Band, band
 from render.cards import card_back, card_chip, chip_key, empty_slot, monster_tile
 from render.icons import icon, paste
-from render.layout import BANDS, name_text, stack, title_bar
+from render.layout import BANDS, name_text, title_bar
 from render.seats import seat_bands
 from render.style import (
     BG,
@@ -121,7 +122,7 @@ def _pile(img: Image.Image, x: int, y: int, top: str | None, count: int, level: 
 
 @remembered(32)
 def _cavern(levels: tuple[LevelView, ...], fought: Place | None,
-            open_: frozenset[Place] | None) -> Image.Image:
+            open_: frozenset[Place] | None) -> Band:
     """The three levels' rows (they change only when a monster is fought or a deck is drawn)."""
     img, d = new_canvas(WIDTH, 3 * ROW_H, BG)
     for i, lv in enumerate(levels):
@@ -156,7 +157,7 @@ def _cavern(levels: tuple[LevelView, ...], fought: Place | None,
             frame_fought(d, xg, y)
         caption(img, d, xg + TILE_W // 2, cy,
                 [icon("key", 24, DARK if hit else None), str(lv.gate_count)], hit)
-    return img
+    return band(img)
 
 
 def pawnshop_groups(items: tuple[str, ...]) -> list[tuple[str, int]]:
@@ -258,14 +259,14 @@ def pending_sprite(pending: str, height: int) -> Image.Image:
 
 
 @remembered(BANDS)
-def _header_band(mark: str, title: str, right: str, pending: str | None) -> Image.Image:
+def _header_band(mark: str, title: str, right: str, pending: str | None) -> Band:
     img, d = new_canvas(WIDTH, 120, BG)
     chip = pending_sprite(pending, 40) if pending is not None else None
     h = title_bar(img, d, mark, title, right, shorten=True, right_mark=chip)
-    return img.crop((0, 0, WIDTH, h))
+    return band(img.crop((0, 0, WIDTH, h)))
 
 
-def _header(obs: Observation, locale: str) -> Image.Image:
+def _header(obs: Observation, locale: str) -> Band:
     rnd = translate(msg("render.round", round=obs.round), locale)
     if obs.winner is not None:
         winner = obs.seats[obs.winner].name
@@ -279,15 +280,15 @@ def _header(obs: Observation, locale: str) -> Image.Image:
 
 @remembered(BANDS)
 def _lord_band(lord: str, piles: tuple[tuple[str, int], ...], pawnshop: tuple[str, ...],
-               shopping: bool, hit: bool, dim: bool, locale: str) -> Image.Image:
+               shopping: bool, hit: bool, dim: bool, locale: str) -> Band:
     h = lord_row_height(pawnshop)
     img, d = new_canvas(WIDTH, CAPTION_H + h + 12, BG)
     _lord_row(img, d, lord, piles, pawnshop, shopping, hit, dim, locale)
-    return img
+    return band(img)
 
 
-def draw_table(obs: Observation, locale: str) -> Image.Image:
-    """The table picture of ``obs`` as an RGB image."""
+def draw_table(obs: Observation, locale: str) -> list[Band]:
+    """The table picture of ``obs``, as its bands from top to bottom."""
     open_ = open_places(obs)
     fought = (obs.battle.level, obs.battle.slot) if obs.battle is not None else None
     shopping = obs.phase in (Phase.MERCHANT, Phase.PAY)
@@ -295,4 +296,4 @@ def draw_table(obs: Observation, locale: str) -> Image.Image:
                       fought is not None and fought[0] == 4,
                       open_ is not None and (4, 0) not in open_, locale)
     cavern = _cavern(tuple(obs.levels), fought if fought and fought[0] < 4 else None, open_)
-    return stack([_header(obs, locale), cavern, lord, *seat_bands(obs, locale)])
+    return [_header(obs, locale), cavern, lord, *seat_bands(obs, locale)]

@@ -185,3 +185,18 @@ def test_drawing_from_several_threads_gives_the_same_pictures() -> None:
         parallel = list(pool.map(lambda job: job[0](job[1]), jobs))
     serial = [draw(obs) for draw, obs in jobs]
     assert parallel == serial
+
+
+def test_bands_join_into_one_png() -> None:
+    """Bands compressed apart join into one valid PNG whose rows are theirs, in order."""
+    from render.bands import band, encode
+    from render.style import WIDTH
+
+    red = band(Image.new("RGB", (WIDTH, 7), (215, 55, 45)))
+    blue = band(Image.new("RGB", (WIDTH, 5), (45, 110, 220)))
+    img = Image.open(io.BytesIO(encode([red, blue, red])))
+    img.load()  # decodes the whole stream: checksums and all
+    rgb = img.convert("RGB")
+    assert rgb.size == (WIDTH, 19)
+    assert rgb.getpixel((0, 0)) == rgb.getpixel((WIDTH - 1, 18)) == (215, 55, 45)
+    assert rgb.getpixel((3, 7)) == rgb.getpixel((3, 11)) == (45, 110, 220)
