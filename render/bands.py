@@ -44,12 +44,32 @@ LEVEL = 1
 
 @dataclass(frozen=True)
 class Band:
-    """A full-width strip of a picture, as palette indices (each row led by PNG's "no filter"
-    byte) and as those bytes compressed into a self-contained piece of a deflate stream."""
+    """A full-width strip of a picture: its rows of palette indices (each led by PNG's "no
+    filter" byte) compressed into a self-contained piece of a deflate stream, with their length
+    and Adler-32 checksum (the stream's checksum is combined from its bands')."""
 
     height: int
-    rows: bytes
+    size: int
+    check: int
     deflated: bytes
+
+
+_BASE = 65521  # the Adler-32 modulus
+
+
+def adler32_combine(first: int, second: int, second_size: int) -> int:
+    """The Adler-32 of two byte strings one after the other, from their checksums and the
+    second's length (zlib's adler32_combine, which Python's zlib does not offer)."""
+    rem = second_size % _BASE
+    low = first & 0xFFFF
+    high = (rem * low) % _BASE
+    low += (second & 0xFFFF) + _BASE - 1
+    high += ((first >> 16) & 0xFFFF) + ((second >> 16) & 0xFFFF) + _BASE - rem
+    low = low - _BASE if low >= _BASE else low
+    low = low - _BASE if low >= _BASE else low
+    high = high - 2 * _BASE if high >= 2 * _BASE else high
+    high = high - _BASE if high >= _BASE else high
+    return low | (high << 16)
 
 
 @cache
@@ -88,7 +108,8 @@ def band(img: Image.Image) -> Band:
     indices = img.quantize(palette=palette(), dither=Image.Dither.NONE).tobytes()
     rows = b"".join(b"\0" + indices[i:i + WIDTH] for i in range(0, len(indices), WIDTH))
     packer = zlib.compressobj(LEVEL, zlib.DEFLATED, -15)
-    return Band(img.height, rows, packer.compress(rows) + packer.flush(zlib.Z_FULL_FLUSH))
+    return Band(img.height, len(rows), zlib.adler32(rows),
+                packer.compress(rows) + packer.flush(zlib.Z_FULL_FLUSH))
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -98,9 +119,9 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 def encode(bands: list[Band]) -> bytes:
     """The PNG of ``bands`` one under the other: their compressed pieces joined into one
     stream (ended by an empty final block and the stream's checksum)."""
-    check = 1
+    check = 1  # the Adler-32 of nothing
     for b in bands:
-        check = zlib.adler32(b.rows, check)
+        check = adler32_combine(check, b.check, b.size)
     stream = b"\x78\x01" + b"".join(b.deflated for b in bands) + b"\x03\x00" \
         + struct.pack(">I", check)
     height = sum(b.height for b in bands)

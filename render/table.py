@@ -16,7 +16,8 @@ from engine.observe import LevelView, Observation
 from engine.state import Phase
 from i18n import msg, translate
 from render.bands import Band, band
-from render.cards import card_back, card_chip, chip_key, empty_slot, monster_tile
+from render.cards import card_back, empty_slot, monster_tile
+from render.chips import card_chip, chip_key
 from render.icons import icon, paste
 from render.layout import BANDS, name_text, title_bar
 from render.seats import seat_bands

@@ -200,3 +200,16 @@ def test_bands_join_into_one_png() -> None:
     assert rgb.size == (WIDTH, 19)
     assert rgb.getpixel((0, 0)) == rgb.getpixel((WIDTH - 1, 18)) == (215, 55, 45)
     assert rgb.getpixel((3, 7)) == rgb.getpixel((3, 11)) == (45, 110, 220)
+
+
+def test_band_checksums_combine_as_zlib_computes_them() -> None:
+    import random
+    import zlib
+
+    from render.bands import adler32_combine
+
+    rng = random.Random(5)
+    for size_a, size_b in ((0, 0), (1, 0), (0, 7), (5, 70000), (131072, 3), (65521, 65521)):
+        a = bytes(rng.randrange(256) for _ in range(size_a))
+        b = bytes(rng.randrange(256) for _ in range(size_b))
+        assert adler32_combine(zlib.adler32(a), zlib.adler32(b), len(b)) == zlib.adler32(a + b)
