@@ -34,7 +34,6 @@ from render.style import (
     PANEL,
     PANEL_HI,
     WIDTH,
-    font,
 )
 
 #: zlib level of the bands: the quickest (a table picture is some 60 KB, far under Discord's
@@ -75,7 +74,7 @@ def adler32_combine(first: int, second: int, second_size: int) -> int:
 @cache
 def palette() -> Image.Image:
     """The palette every picture shares: the style's flat colours, and the colours of a sheet of
-    every icon and of text in each ink over each background (their anti-aliased edges)."""
+    every icon and of each ink's anti-aliased edges over each background."""
     from render.icons import PAINTERS, colour_badge, curse_icon, icon
 
     grounds = [BG, PANEL, PANEL_HI, CARD_DARK, CARD_INNER, CHIP_BG, EQUIP_INNER, NEXT_BAND,
@@ -84,14 +83,18 @@ def palette() -> Image.Image:
     sprites = [icon(name, 40) for name in sorted(PAINTERS)]
     sprites += [colour_badge(c, 40) for c in COLOURS]
     sprites += [curse_icon(c, 40) for c in (*COLOURS, "attack", "defence", "draw", "heal")]
-    sheet = Image.new("RGB", (40 * len(sprites), 60 * len(grounds)))
+    # Each ink's anti-aliased edge over each ground: a smoothly shrunk disc (as text's edges).
+    disc = Image.new("L", (160, 160), 0)
+    ImageDraw.Draw(disc).ellipse((8, 8, 152, 152), fill=255)
+    edge = disc.resize((20, 20), Image.Resampling.LANCZOS)
+    sheet = Image.new("RGB", (max(40 * len(sprites), 20 * len(inks)), 60 * len(grounds)))
     d = ImageDraw.Draw(sheet)
     for j, ground in enumerate(grounds):
         d.rectangle((0, 60 * j, sheet.width, 60 * j + 59), fill=ground)
         for i, sprite in enumerate(sprites):
             sheet.paste(sprite, (40 * i, 60 * j), sprite)
         for k, ink in enumerate(inks):
-            d.text((300 * k, 60 * j + 40), "Ag 0123", font=font(16), fill=ink)
+            sheet.paste(ink, (20 * k, 60 * j + 40, 20 * k + 20, 60 * j + 60), edge)
     own = 256 - len(KEY_COLOURS)
     reduced = sheet.quantize(colors=own, method=Image.Quantize.MEDIANCUT,
                              dither=Image.Dither.NONE)
