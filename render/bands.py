@@ -98,9 +98,9 @@ def palette() -> Image.Image:
     own = 256 - len(KEY_COLOURS)
     reduced = sheet.quantize(colors=own, method=Image.Quantize.MEDIANCUT,
                              dither=Image.Dither.NONE)
-    values = (reduced.getpalette() or [])[: 3 * own]
-    values += [0] * (3 * own - len(values))
-    values += [v for c in KEY_COLOURS for v in c]
+    learnt = (reduced.getpalette() or [])[: 3 * own]
+    values = [v for c in KEY_COLOURS for v in c] + learnt  # flat colours first: kept exact
+    values += [0] * (768 - len(values))
     out = Image.new("P", (1, 1))
     out.putpalette(values)
     return out

@@ -198,8 +198,14 @@ def test_bands_join_into_one_png() -> None:
     img.load()  # decodes the whole stream: checksums and all
     rgb = img.convert("RGB")
     assert rgb.size == (WIDTH, 19)
-    assert rgb.getpixel((0, 0)) == rgb.getpixel((WIDTH - 1, 18)) == (215, 55, 45)
-    assert rgb.getpixel((3, 7)) == rgb.getpixel((3, 11)) == (45, 110, 220)
+
+    def near(xy: tuple[int, int], colour: tuple[int, int, int]) -> bool:
+        """The palette keeps colours within a few levels (its lookup works on 5-6-5 cells)."""
+        return max(abs(a - b) for a, b in zip(rgb.getpixel(xy), colour, strict=True)) <= 4
+
+    assert near((0, 0), (215, 55, 45)) and near((WIDTH - 1, 18), (215, 55, 45))
+    assert near((3, 7), (45, 110, 220)) and near((3, 11), (45, 110, 220))
+    assert not near((3, 7), (215, 55, 45))
 
 
 def test_band_checksums_combine_as_zlib_computes_them() -> None:
