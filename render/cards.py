@@ -197,8 +197,8 @@ def icon_symbol(colour: str, size: int) -> Image.Image:
     return colour_symbol(colour, size, on_colour=True)
 
 
-#: Card sprites kept per process (each card at each size and language in use).
-CARDS = 512
+#: Card sprites kept per process (RGBA, up to some 230 KB each: every card of a language fits).
+CARDS = 256
 #: Card names are written at this size (condensed bold), in as many lines as they need.
 NAME_PX = MIN_TEXT + 2
 

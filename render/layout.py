@@ -89,9 +89,10 @@ def title_bar(img: Image.Image, d: ImageDraw.ImageDraw, mark: Image.Image | str,
     return y - cy + 18
 
 
-#: Bands kept per kind of band (each a few hundred kilobytes): the parts of the last pictures
-#: that did not change are pasted, not drawn again.
-BANDS = 24
+#: Bands kept per kind of band (each holds only its compressed bytes, a few to some twenty
+#: kilobytes): the parts of recent pictures, of several tables and languages, are not drawn
+#: again while they do not change.
+BANDS = 64
 
 
 @remembered(BANDS)
