@@ -2,7 +2,7 @@
 
 Three pictures, each drawn from the observation alone (never from a game state):
 
-* :func:`table_image` - the public table (caverns, Lord, merchant, pawnshop, seats, events);
+* :func:`table_image` - the public table (caverns, Lord, merchant, pawnshop, seats);
 * :func:`battle_image` - the battle in progress with its running totals;
 * :func:`hand_image` - the viewer's own hand, playable cards marked (seats only).
 

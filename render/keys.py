@@ -7,7 +7,12 @@ only when the key changed. A card played in battle changes the battle picture an
 hand, never the table picture: the table leaves out the events and, while a battle is on, the
 fighter's hit points and card counts (the battle picture shows them).
 
-Keys are short hexadecimal strings, stable within a process and across processes.
+Keys are short hexadecimal strings, the same in every process. A caller keeps, per message,
+the key of the picture it last sent::
+
+    key = render.table_key(obs, locale)
+    if key != sent_key:
+        png, sent_key = render.table_image(obs, locale), key
 """
 
 from __future__ import annotations
