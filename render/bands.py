@@ -96,7 +96,7 @@ def palette() -> Image.Image:
         for k, ink in enumerate(inks):
             sheet.paste(ink, (20 * k, 60 * j + 40, 20 * k + 20, 60 * j + 60), edge)
     own = 256 - len(KEY_COLOURS)
-    reduced = sheet.quantize(colors=own, method=Image.Quantize.MEDIANCUT,
+    reduced = sheet.quantize(colors=own, method=Image.Quantize.FASTOCTREE,
                              dither=Image.Dither.NONE)
     learnt = (reduced.getpalette() or [])[: 3 * own]
     values = [v for c in KEY_COLOURS for v in c] + learnt  # flat colours first: kept exact
