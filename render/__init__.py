@@ -2,23 +2,30 @@
 
 Three pictures, each drawn from the observation alone (never from a game state):
 
-* :func:`table_image` - the public table (caverns, Lord, merchant, pawnshop, seats, events);
+* :func:`table_image` - the public table (caverns, Lord, merchant, pawnshop, seats);
 * :func:`battle_image` - the battle in progress with its running totals;
 * :func:`hand_image` - the viewer's own hand, playable cards marked (seats only).
 
-All text goes through :mod:`i18n` in the bundled DejaVu Sans font; images are at most 1200 px
-wide and a few hundred kilobytes, sized to be read on a phone.
+All text goes through :mod:`i18n` in the bundled DejaVu Sans font. Pictures are 600 px wide and
+laid out for the width a phone shows them (about 400 px, where every number is at least 12 px
+high and every word and icon at least 9 px); they are palette PNGs of some tens of kilobytes.
+
+:func:`table_key`, :func:`battle_key` and :func:`hand_key` compute, from exactly what each
+picture reads, a key that changes only when the picture would: draw again only when it changed.
 """
 
 from __future__ import annotations
 
 from engine.observe import Observation
+from render.bands import encode
 from render.battle import draw_battle
 from render.hand import draw_hand, playable_cards
-from render.style import encode
+from render.keys import battle_key, hand_key, table_key
+from render.style import forget_drawings
 from render.table import draw_table
 
-__all__ = ["battle_image", "hand_image", "playable_cards", "table_image"]
+__all__ = ["battle_image", "battle_key", "forget_drawings", "hand_image", "hand_key",
+           "playable_cards", "table_image", "table_key"]
 
 
 def _check(obs: object) -> Observation:

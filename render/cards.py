@@ -1,6 +1,7 @@
 """Cards drawn from the catalogue: action cards, monsters, equipment and card backs.
 
-A card never changes during a process, so every sprite is cached by (card, width, locale). The
+Every sprite is cached (bounded) by value: what the card shows (its catalogue entry, its name in
+the picture's language) and its size, so a reloaded catalogue or another language draws anew. The
 drawing follows the printed cards in spirit only: a frame in the card's colour with that colour's
 symbol, big effect numbers beside icons, and the allowed next colours as triangles at the bottom.
 """
@@ -8,11 +9,10 @@ symbol, big effect numbers beside icons, and the allowed next colours as triangl
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 
 from PIL import Image, ImageDraw
 
-from engine.catalog import tables
+from engine.catalog import ActionInfo, MonsterInfo, tables
 from engine.names import card_name, monster_name
 from i18n import translate
 from render.icons import colour_badge, curse_icon, icon
@@ -21,14 +21,12 @@ from render.style import (
     CARD_DARK,
     CARD_INK,
     CARD_INNER,
-    CHIP_BG,
-    CHIP_FRAME,
     COLOURS,
     DARK,
-    GOLD,
     INK,
     IVORY,
     LEVEL_FRAME,
+    MIN_ICON,
     MIN_TEXT,
     NEXT_BAND,
     ON_COLOUR,
@@ -37,6 +35,7 @@ from render.style import (
     SLOT_LINE,
     draw_text,
     fit,
+    remembered,
     text_width,
 )
 
@@ -73,9 +72,10 @@ def _effect_rows(img: Image.Image, d: ImageDraw.ImageDraw, values: list[tuple[st
     size = min(row_h - 4, round((x1 - x0) * 0.42))
     num = min(round(size * 1.05), round(row_h * 0.9))
     texts = [f"+{v}" if plus else str(v) for _, v in values]
-    while num > 12 and size + 6 + max(text_width(t, num) for t in texts) > x1 - x0:
+    while num > MIN_TEXT and size + 6 + max(text_width(t, num) for t in texts) > x1 - x0:
         num -= 2
         size = min(size, num)
+    num = max(num, MIN_TEXT)
     block = size + 6 + max(text_width(t, num) for t in texts)
     left = (x0 + x1 - block) // 2
     for i, ((name, _value), text) in enumerate(zip(values, texts, strict=True)):
@@ -190,7 +190,6 @@ def _next_triangles(img: Image.Image, d: ImageDraw.ImageDraw, nexts: list[str], 
         x += tri_w + gap
 
 
-@cache
 def icon_symbol(colour: str, size: int) -> Image.Image:
     """A colour's symbol in the ink that reads on that colour."""
     from render.icons import colour_symbol
@@ -198,27 +197,67 @@ def icon_symbol(colour: str, size: int) -> Image.Image:
     return colour_symbol(colour, size, on_colour=True)
 
 
-@cache
+#: Card sprites kept per process (RGBA, up to some 230 KB each: every card of a language fits).
+CARDS = 256
+#: Card names are written at this size (condensed bold), in as many lines as they need.
+NAME_PX = MIN_TEXT + 2
+
+
+def name_lines(name: str, width: int, size: int = NAME_PX) -> tuple[tuple[str, ...], int]:
+    """``name`` in the fewest lines (up to three) no wider than ``width`` at ``size`` (or at
+    MIN_TEXT when a long word needs it), and that size."""
+    lines, _ = name_layout(name, width, round(3 * size * LINE_SPACING), size, size)
+    if lines[-1].endswith("…"):  # a long word: the smallest size may hold it
+        return name_layout(name, width, round(3 * size * LINE_SPACING), MIN_TEXT, MIN_TEXT)
+    return lines, size
+
+
+def _draw_name(d: ImageDraw.ImageDraw, lines: tuple[str, ...], size: int, cx: float,
+               band: int, ink: RGB) -> None:
+    """A card name's lines centred on ``cx`` in a band ``band`` high at the card's top."""
+    pitch = round(size * LINE_SPACING)
+    first = band / 2 - pitch * (len(lines) - 1) / 2
+    for i, line in enumerate(lines):
+        draw_text(d, (cx, first + i * pitch), line, size, fill=ink, anchor="mm", condensed=True)
+
+
+def _action_layout(width: int, name: str) -> tuple[int, int, tuple[tuple[str, ...], int]]:
+    """(badge size, name band height, name lines) of an action card ``width`` wide: the name
+    spans the card's width, the colour badge leads the body."""
+    badge = round(width * 0.22)
+    lines = name_lines(name, width - 14)
+    return badge, name_band_height(NAME_PX, max(2, len(lines[0]))), lines
+
+
+def action_height(card: str, width: int, locale: str) -> int:
+    """The height of :func:`action_card` of ``card``: its body, and a band its name fits in."""
+    _, band, _ = _action_layout(width, translate(card_name(card), locale))
+    return band + round(width * 1.12)
+
+
 def action_card(card: str, width: int, locale: str = "en") -> Image.Image:
-    """An action card (starting card or a reward's back) as an RGBA sprite."""
-    info = tables().actions[card]
-    h = card_height(width)
+    """An action card (starting card or a reward's back) as an RGBA sprite: its name, colour
+    badge and big effect numbers, the allowed next colours as triangles."""
+    return _action_card(tables().actions[card], translate(card_name(card), locale), width)
+
+
+@remembered(CARDS)
+def _action_card(info: ActionInfo, name: str, width: int) -> Image.Image:
+    badge, band, lines = _action_layout(width, name)
+    h = band + round(width * 1.12)
     frame = COLOURS[info.colour]
-    img, d = _base(width, h, frame, CARD_INNER, 0.2, 0.74)
-    badge = round(width * 0.26)
-    img.alpha_composite(colour_badge(info.colour, badge), (max(3, width // 30),
-                                                           max(3, width // 30)))
-    name = translate(card_name(card), locale)
-    _name_band(d, name, badge + width // 16, width - width // 20, 2, round(h * 0.2) - 1,
-               max(10, width // 8), ON_COLOUR[info.colour])
-    values = [(e, info.effect(e)) for e in EFFECTS if info.effect(e)]
-    _effect_rows(img, d, values, (width // 12, round(h * 0.21), width - width // 12,
-                                  round(h * 0.73)), CARD_INK)
+    img, d = _base(width, h, frame, CARD_INNER, band / h, (band + width * 0.8) / h)
+    _draw_name(d, *lines, width / 2, band, ON_COLOUR[info.colour])
     m = max(4, width // 22)
-    d.rounded_rectangle((m, round(h * 0.77), width - 1 - m, h - 1 - m), radius=max(4, width // 24),
+    img.alpha_composite(colour_badge(info.colour, badge), (m + 3, band + 4))
+    values = [(e, info.effect(e)) for e in EFFECTS if info.effect(e)]
+    _effect_rows(img, d, values, (m + badge + 4, band + 4, width - m - 4,
+                                  band + round(width * 0.8) - 4), CARD_INK)
+    top = band + round(width * 0.84)
+    d.rounded_rectangle((m, top, width - 1 - m, h - 1 - m), radius=max(4, width // 24),
                         fill=NEXT_BAND)
     order = [c for c in COLOURS if c in info.next]
-    _next_triangles(img, d, order, width, round(h * 0.785), h - m - max(3, width // 40))
+    _next_triangles(img, d, order, width, top + 6, h - m - max(3, width // 40))
     return img
 
 
@@ -233,80 +272,95 @@ def level_pips(d: ImageDraw.ImageDraw, level: int, x: int, y: int, size: int,
                   fill=fill, outline=DARK)
 
 
-def monster_band(width: int, name_px: int | None = None) -> tuple[int, int, int]:
-    """(width, height, size) of the name band of a monster card ``width`` wide: proportional to
-    the card, or sized for three lines at ``name_px`` (the table's narrow cards)."""
-    if name_px is None:
-        m = max(4, width // 22)
-        return width - 2 * m - 4, round(card_height(width) * 0.2) - 3, max(10, width // 9)
-    return width - 10, name_band_height(name_px, 3) - 3, name_px
+#: A monster card's body (below its name), as a share of its width: a little squatter than the
+#: printed card, so the battle picture stays short.
+MONSTER_BODY = 0.95
 
 
-def monster_height(width: int, name_px: int | None = None, height: int | None = None) -> int:
-    """The height of :func:`monster_card` drawn with these arguments."""
-    if height is not None:
-        return height
-    base = card_height(width)
-    if name_px is None:
-        return base
-    return base - round(base * 0.2) + name_band_height(name_px, 3)
+def _monster_layout(width: int, name: str) -> tuple[int, tuple[tuple[str, ...], int]]:
+    """(name band height, (name lines, size)) of a monster card ``width`` wide."""
+    lines = name_lines(name, width - 10)
+    return name_band_height(NAME_PX, len(lines[0])), lines
 
 
-@cache
-def monster_card(card: str, width: int, locale: str = "en", name_px: int | None = None,
-                 height: int | None = None) -> Image.Image:
-    """A monster's (or the Lord's) front: its name across the top band; below it a strip with
-    the level marks (the Lord's crown) and a gatekeeper's key; then attack, hit points, curses.
+def monster_height(card: str, width: int, locale: str) -> int:
+    """The height of :func:`monster_card` of ``card``."""
+    band, _ = _monster_layout(width, translate(monster_name(card), locale))
+    return band + round(width * MONSTER_BODY)
 
-    By default the card keeps the printed proportions and its name grows with it; ``name_px``
-    gives the name the lines it needs at that size whatever the width (the table's cards, read
-    on a phone: the table's captions then carry level, crown and key, so the strip is left
-    out), and ``height`` sets the card's height (the body shares what is left).
-    """
-    info = tables().monsters[card]
-    h = monster_height(width, name_px, height)
-    base = card_height(width)
-    frame = LEVEL_FRAME[info.level]
-    band_w, band_h, size = monster_band(width, name_px)
-    name = translate(monster_name(card), locale)
-    if name_px is not None:  # the band takes the lines this name needs (two at least)
-        lines, _ = name_layout(name, band_w, band_h, size, min(size, MIN_TEXT))
-        band_h = name_band_height(name_px, max(2, len(lines))) - 3
-    band = band_h + 3
-    img, d = _base(width, h, frame, CARD_DARK, band / h, 0.97)
-    x0 = (width - band_w) // 2
-    _name_band(d, name, x0, x0 + band_w, 2, band - 1, size, IVORY, floor=min(size, MIN_TEXT))
+
+def monster_card(card: str, width: int, locale: str = "en") -> Image.Image:
+    """A monster's (or the Lord's) front: its name across the top band (in the lines it needs);
+    below it a strip with the level marks (the Lord's crown) and a gatekeeper's key; then
+    attack, hit points and curses."""
+    return _monster_card(tables().monsters[card], translate(monster_name(card), locale), width)
+
+
+@remembered(CARDS)
+def _monster_card(info: MonsterInfo, name: str, width: int) -> Image.Image:
+    band, lines = _monster_layout(width, name)
+    body = round(width * MONSTER_BODY)
+    h = band + body
+    img, d = _base(width, h, LEVEL_FRAME[info.level], CARD_DARK, band / h, 0.97)
+    _draw_name(d, *lines, width / 2, band, IVORY)
     m = max(4, width // 22)
-    strip = max(9, width // 11)
+    strip = max(MIN_ICON, width // 11)
     sy = band + max(3, width // 30)
-    if name_px is not None:  # the table writes level, crown and key in its captions instead
-        strip, sy = 0, band + 2
-    elif info.level == 4:
+    if info.level == 4:
         img.alpha_composite(icon("crown", strip + 4), (m + 4, sy - 2))
     else:
         level_pips(d, info.level, m + 5, sy, strip, fill=IVORY)
-    if info.gatekeeper and name_px is None:
+    if info.gatekeeper:
         img.alpha_composite(icon("key", strip + 6), (width - m - strip - 10, sy - 3))
     curses = info.curses
-    body = h - band  # the printed card's body is 80% of its height
-    scale = body / (base * 0.8)
-    stats_bottom = h - round(base * scale * (0.28 if curses else 0.05))
+    stats_bottom = h - round(body * (0.34 if curses else 0.06))
     _effect_rows(img, d, [("attack", info.attack), ("heart", info.hp)],
                  (width // 12, sy + strip + 2, width - width // 12, stats_bottom), INK)
     if curses:
-        cs = min(round(width * 0.36), (width - 12) // len(curses),
-                 round(base * scale * 0.26))
+        cs = min(round(width * 0.36), (width - 12) // len(curses), round(body * 0.3))
         x = (width - cs * len(curses)) // 2
         for c in curses:
-            img.alpha_composite(curse_icon(c, cs), (x, h - round(base * scale * 0.04) - cs))
+            img.alpha_composite(curse_icon(c, cs), (x, h - round(body * 0.04) - cs))
             x += cs
     return img
 
 
-@cache
-def card_back(width: int, level: int = 0) -> Image.Image:
+def monster_tile(card: str, width: int, height: int) -> Image.Image:
+    """A monster as the table shows it on a phone: no name (its battle picture and the card
+    command give it), big attack and hit points, its curses' marks, and a key for a
+    gatekeeper; framed in its level's colour."""
+    return _monster_tile(tables().monsters[card], width, height)
+
+
+#: Number size on a table tile, and the size of its icons.
+TILE_NUM = 28
+TILE_ICON = 24
+
+
+@remembered(CARDS)
+def _monster_tile(info: MonsterInfo, width: int, height: int) -> Image.Image:
+    img, d = _base(width, height, LEVEL_FRAME[info.level], CARD_DARK, 0.05, 0.95)
+    row = TILE_NUM + 2
+    for i, (name, value) in enumerate((("attack", info.attack), ("heart", info.hp))):
+        cy = 6 + row * i + row // 2
+        img.alpha_composite(icon(name, TILE_ICON), (8, cy - TILE_ICON // 2))
+        draw_text(d, (12 + TILE_ICON, cy), str(value), TILE_NUM, fill=INK, anchor="lm")
+    n = len(info.curses) + info.gatekeeper
+    size = min(28, (width - 8) // max(1, n))
+    marks: list[Image.Image] = [curse_icon(c, size) for c in info.curses]
+    if info.gatekeeper:
+        marks.append(icon("key", size))
+    x = (width - size * len(marks)) // 2
+    for mark in marks:
+        img.alpha_composite(mark, (x, height - 5 - size))
+        x += size
+    return img
+
+
+@remembered(64)
+def card_back(width: int, level: int = 0, height: int | None = None) -> Image.Image:
     """A face-down card (a deck), framed in the level's colour when ``level`` is given."""
-    h = card_height(width)
+    h = height or card_height(width)
     frame = LEVEL_FRAME.get(level, BACK_FRAME)
     img, d = _base(width, h, frame, PANEL, 0.06, 0.94)
     m = width // 5
@@ -315,66 +369,12 @@ def card_back(width: int, level: int = 0) -> Image.Image:
     return img
 
 
-@cache
-def empty_slot(width: int) -> Image.Image:
+@remembered(64)
+def empty_slot(width: int, height: int | None = None) -> Image.Image:
     """An empty row slot: a dashed outline."""
-    h = card_height(width)
+    h = height or card_height(width)
     img = Image.new("RGBA", (width, h), (0, 0, 0, 0))
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((2, 2, width - 3, h - 3), radius=max(6, width // 12),
                         outline=SLOT_LINE, width=max(2, width // 45))
-    return img
-
-
-def chip_key(card: str) -> tuple[str, tuple[tuple[str, int], ...]]:
-    """What :func:`card_chip` shows of ``card`` (colour or equipment kind, and its effects):
-    cards with the same key look the same as chips, so a list may count them together."""
-    t = tables()
-    if card in t.actions:
-        info = t.actions[card]
-        return info.colour, tuple((e, info.effect(e)) for e in EFFECTS if info.effect(e))
-    eq = t.equipment[card]
-    return eq.kind, tuple((e, v) for e, v in (("attack", eq.attack), ("defence", eq.defence),
-                                              ("heal", eq.heal), ("hand", eq.hand)) if v)
-
-
-@cache
-def card_chip(card: str, height: int, count: int = 1) -> Image.Image:
-    """A compact token of a held card: colour badge (or equipment icon) and its effects, then
-    ``×count`` when it stands for several identical cards.
-
-    Used where whole cards do not fit, such as a long pawnshop.
-    """
-    t = tables()
-    values: list[tuple[str, int]]
-    if card in t.actions:
-        info = t.actions[card]
-        lead = colour_badge(info.colour, height - 6)
-        values = [(e, info.effect(e)) for e in EFFECTS if info.effect(e)]
-        frame = COLOURS[info.colour]
-    else:
-        eq = t.equipment[card]
-        lead = icon(eq.kind, height - 6)
-        values = [(e, v) for e, v in (("attack", eq.attack), ("defence", eq.defence),
-                                      ("heal", eq.heal), ("hand", eq.hand)) if v]
-        frame = CHIP_FRAME
-    small = round(height * 0.55)
-    num = round(height * 0.6)
-    times = f"×{count}" if count > 1 else ""
-    width = height + sum(small + 4 + text_width(str(v), num) + 8 for _, v in values) + 6
-    if times:
-        width += text_width(times, num) + 8
-    img = Image.new("RGBA", (width, height), (0, 0, 0, 0))
-    d = ImageDraw.Draw(img)
-    d.rounded_rectangle((0, 0, width - 1, height - 1), radius=height // 4, fill=CHIP_BG,
-                        outline=frame, width=max(2, height // 14))
-    img.alpha_composite(lead, (3, 3))
-    x = height + 2
-    for name, value in values:
-        img.alpha_composite(icon(name, small), (x, (height - small) // 2))
-        x += small + 4
-        x += draw_text(d, (x, height // 2), str(value), num, fill=INK, anchor="lm") + 8
-    if times:
-        d.line((x - 2, 6, x - 2, height - 7), fill=frame, width=2)
-        draw_text(d, (x + 4, height // 2), times, num, fill=GOLD, anchor="lm")
     return img

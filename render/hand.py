@@ -7,6 +7,8 @@ marked instead, and Taia's drawn pair is marked when she must keep one.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from PIL import Image, ImageDraw
 
 from engine.actions import Discard, KeepDrawn, Play
@@ -15,8 +17,19 @@ from engine.names import card_name
 from engine.observe import Observation
 from engine.state import Phase
 from i18n import msg, translate
-from render.cards import EFFECTS, action_card, card_height
+from render.bands import Band, band
+from render.cards import EFFECTS, action_card, action_height
 from render.icons import curse_icon, icon, paste
+from render.layout import (
+    BANDS,
+    LINE_H,
+    draw_lines,
+    lines_of,
+    may_shorten,
+    name_text,
+    title_bar,
+)
+from render.seats import hearts
 from render.style import (
     BAD,
     BG,
@@ -27,25 +40,23 @@ from render.style import (
     GOOD,
     INK,
     LINE,
+    MIN_TEXT,
     MUTED,
     PANEL,
     RGB,
+    WIDTH,
     draw_text,
     new_canvas,
     panel,
+    remembered,
     text_width,
 )
-from render.table import hearts, name_text
 
-WIDTH = 1200
-MARGIN = 20
-HEADER_H = 70
-CARD_W = 270  # every card of the hand at this width: its name reads on a phone
-PER_ROW = 4
-GAP = 16
-#: Widest label under the deck and discard counts (two fit before the equipment).
-COUNT_LABEL_W = 250
-EQUIP_X = MARGIN + 560
+MARGIN = 10
+CARD_W = 192  # every card of the hand at this width: its longest word fits in one line
+PER_ROW = 3
+GAP = 6
+SIGN = 36  # the marks under a card
 #: What the header says when the viewer must decide something other than playing a card.
 PENDING_PHASES = (Phase.TURN, Phase.REWARD, Phase.MERCHANT, Phase.PAY)
 
@@ -80,42 +91,51 @@ def cancelled(card: str, cursed: frozenset[str]) -> list[str]:
     return out
 
 
-def _cards_row(img: Image.Image, d: ImageDraw.ImageDraw, cards: tuple[str, ...],
-               marks: dict[str, str], cursed: frozenset[str], y: int, locale: str) -> int:
-    """Cards side by side (rows of PER_ROW); those a legal move uses are framed with a mark
-    below them, and a curse that hits a card (its colour or one of its effects) is shown under
-    it."""
-    w, h = CARD_W, card_height(CARD_W)
-    size = 56
+def _cards_rows(cards: tuple[str, ...], marks: dict[str, str], cursed: frozenset[str],
+                locale: str) -> list[Band]:
+    """The cards in rows of PER_ROW, a band each."""
+    out = []
     for start in range(0, len(cards), PER_ROW):
         row = cards[start:start + PER_ROW]
-        n = len(row)
-        x = (WIDTH - (n * w + (n - 1) * GAP)) // 2
-        below = False  # anything drawn under a card (a mark, a curse)
-        for card in row:
-            mark = marks.get(card)
-            if mark is not None:
-                d.rounded_rectangle((x - 7, y - 7, x + w + 6, y + h + 6), radius=w // 10 + 6,
-                                    outline=MARK_COLOUR[mark], width=7)
-            paste(img, action_card(card, w, locale), (x, y))
-            # Under the card: what may be done with it, and the curses that hit it (never over
-            # the card, whose name must stay readable).
-            signs: list[Image.Image] = []
-            if mark is not None:
-                signs.append(icon(MARK_ICON[mark], size, GOOD if mark != "discard" else None))
-            signs += [curse_icon(c, size) for c in cancelled(card, cursed)]
-            sx = x + (w - len(signs) * size - (len(signs) - 1) * 8) // 2
-            for sign in signs:
-                paste(img, sign, (sx, y + h + 12))
-                sx += size + 8
-            below = below or bool(signs)
-            x += w + GAP
-        y += h + (size + 24 if below else 16)
-    return y
+        out.append(_cards_row(row, tuple(marks.get(c) for c in row),
+                              tuple(tuple(cancelled(c, cursed)) for c in row), locale))
+    return out
+
+
+@remembered(BANDS)
+def _cards_row(row: tuple[str, ...], marks: tuple[str | None, ...],
+               curses: tuple[tuple[str, ...], ...], locale: str) -> Band:
+    """Cards side by side; those a legal move uses are framed with a mark below them, and a
+    curse that hits a card (its colour or one of its effects) is shown under it."""
+    w = CARD_W
+    n = len(row)
+    x = (WIDTH - (n * w + (n - 1) * GAP)) // 2
+    h = max(action_height(card, w, locale) for card in row)
+    below = any(m is not None for m in marks) or any(curses)
+    img, d = new_canvas(WIDTH, 6 + h + (SIGN + 16 if below else 10), BG)
+    y = 6
+    for card, mark, hits in zip(row, marks, curses, strict=True):
+        ch = action_height(card, w, locale)
+        if mark is not None:
+            d.rounded_rectangle((x - 4, y - 4, x + w + 3, y + ch + 3), radius=w // 12 + 4,
+                                outline=MARK_COLOUR[mark], width=5)
+        paste(img, action_card(card, w, locale), (x, y))
+        # Under the card: what may be done with it, and the curses that hit it (never over
+        # the card, whose name must stay readable).
+        signs: list[Image.Image] = []
+        if mark is not None:
+            signs.append(icon(MARK_ICON[mark], SIGN, GOOD if mark != "discard" else None))
+        signs += [curse_icon(c, SIGN) for c in hits]
+        sx = x + (w - len(signs) * SIGN - (len(signs) - 1) * 6) // 2
+        for sign in signs:
+            paste(img, sign, (sx, y + h + 8))
+            sx += SIGN + 6
+        x += w + GAP
+    return band(img)
 
 
 def _status(obs: Observation, marks: dict[str, str]) -> tuple[str, str | None]:
-    """The header's right side: what the viewer may do now, and the mark that goes with it."""
+    """What the viewer may do now, and the mark that goes with it."""
     if "play" in marks.values():
         return "render.hand.playable", "play"
     if "discard" in marks.values():
@@ -129,9 +149,8 @@ def _status(obs: Observation, marks: dict[str, str]) -> tuple[str, str | None]:
     return "render.hand.none_playable", None
 
 
-STRIP_X0 = EQUIP_X
-STRIP_X1 = WIDTH - MARGIN - 16
-STRIP_NAME = 28  # equipment names: condensed, shrinking to MIN_TEXT at most
+STRIP_X0 = MARGIN + 12
+STRIP_X1 = WIDTH - MARGIN - 12
 
 
 def _bonuses(item: str) -> list[tuple[str, int]]:
@@ -140,110 +159,160 @@ def _bonuses(item: str) -> list[tuple[str, int]]:
                                 ("heal", info.heal), ("hand", info.hand)) if v]
 
 
-def _strip_parts(item: str, cursed: bool) -> tuple[int, int, list[int]]:
-    """Where a strip's bonuses start and end, and each bonus's width."""
-    right = STRIP_X1 - 10
-    widths = [32 + 2 + text_width(f"+{v}", 30) for _, v in _bonuses(item)]
-    return right - sum(widths) - 10 * (len(widths) - 1), right, widths
+def _bonus_widths(item: str) -> list[int]:
+    return [26 + 2 + text_width(f"+{v}", MIN_TEXT) for _, v in _bonuses(item)]
 
 
-def strip_name_width(item: str, cursed: bool) -> int:
-    """The room an equipment strip leaves for the item's name."""
-    start, _, _ = _strip_parts(item, cursed)
-    return start - 12 - (STRIP_X0 + 56)
+def strip_name_lines(item: str, locale: str) -> list[str]:
+    """The lines of an equipment's name in its strip (two when one does not hold it)."""
+    widths = _bonus_widths(item)
+    room = STRIP_X1 - 10 - sum(widths) - 10 * len(widths) - (STRIP_X0 + 46) - 4
+    return lines_of(translate(card_name(item), locale), room, max_lines=2, condensed=True)
 
 
 def _equipment_strip(img: Image.Image, d: ImageDraw.ImageDraw, item: str, y: int,
-                     cursed: bool, locale: str) -> None:
-    """A weapon or armour as one line: its kind, its name, what it adds (struck through when the
-    battle's curse switches it off, the curse's mark then leading the line)."""
+                     cursed: bool, locale: str) -> int:
+    """A weapon or armour as one strip: its kind, its name, what it adds (struck through when
+    the battle's curse switches it off, the curse's mark then leading the strip); returns the
+    y below it."""
     info = tables().equipment[item]
     x, x1 = STRIP_X0, STRIP_X1
-    h = 56
+    lines = strip_name_lines(item, locale)
+    h = 46 + 30 * (len(lines) - 1)
     cy = y + h // 2
-    panel(d, (x, y, x1, y + h), fill=EQUIP_INNER, outline=EQUIP_FRAME, width=2, radius=10)
+    panel(d, (x, y, x1, y + h), fill=EQUIP_INNER, outline=EQUIP_FRAME, width=2, radius=8)
     if cursed:  # the curse's mark stands for the item's kind
-        paste(img, curse_icon(info.kind, 46), (x + 5, cy - 23))
+        paste(img, curse_icon(info.kind, 36), (x + 4, cy - 18))
     else:
-        paste(img, icon(info.kind, 40), (x + 8, cy - 20))
-    start, right, widths = _strip_parts(item, cursed)
-    bonuses = _bonuses(item)
+        paste(img, icon(info.kind, 32), (x + 6, cy - 16))
+    widths = _bonus_widths(item)
+    start = x1 - 10 - sum(widths) - 10 * (len(widths) - 1)
     bx = start
-    for (effect, value), w in zip(bonuses, widths, strict=True):
-        paste(img, icon(effect, 32), (bx, cy - 16))
-        draw_text(d, (bx + 34, cy), f"+{value}", 30, fill=LINE if cursed else INK, anchor="lm")
+    for (effect, value), w in zip(_bonuses(item), widths, strict=True):
+        paste(img, icon(effect, 26), (bx, cy - 13))
+        draw_text(d, (bx + 28, cy), f"+{value}", MIN_TEXT, fill=LINE if cursed else INK,
+                  anchor="lm")
         bx += w + 10
     if cursed:
-        d.line((start - 4, cy, right, cy), fill=BAD, width=4)
-    draw_text(d, (x + 56, cy), translate(card_name(item), locale), STRIP_NAME, anchor="lm",
-              condensed=True, max_width=strip_name_width(item, cursed))
+        d.line((start - 4, cy, x1 - 8, cy), fill=BAD, width=3)
+    draw_lines(d, x + 46, cy - 15 * (len(lines) - 1), lines, fill=INK, condensed=True,
+               pitch=30)
+    return y + h + 6
 
 
-def draw_hand(obs: Observation, locale: str) -> Image.Image:
-    """The hand picture of ``obs`` (a seat's observation) as an RGB image."""
+@dataclass(frozen=True)
+class Kit:
+    """What the kit panel shows of the viewer's seat (cursed: its equipment the battle's curses
+    switch off)."""
+
+    hp: int
+    hand_size: int
+    potions: tuple[str, ...]
+    deck_count: int
+    discard_count: int
+    items: tuple[tuple[str, bool], ...]
+
+
+def kit_of(obs: Observation, cursed: frozenset[str]) -> Kit:
+    """The viewer's kit as the hand picture shows it."""
+    assert obs.viewer is not None
+    me = obs.seats[obs.viewer]
+    items = tuple((i, slot in cursed) for i, slot in ((me.weapon, "weapon"),
+                                                       (me.armour, "armour")) if i is not None)
+    # The hand size this battle allows: an equipment curse takes that item's bonus away (R23).
+    eq = tables().equipment
+    lost = sum(eq[i].hand for i, off in items if off)
+    return Kit(me.hp, me.hand_size - lost, me.potions, me.deck_count, len(me.discard), items)
+
+
+@remembered(BANDS)
+def _kit(me: Kit, locale: str) -> Band:
+    """HP, hand size and potions; deck and discard counts; weapon and armour."""
+    items = me.items
+    size = translate(msg("render.hand.size", size=me.hand_size), locale)
+    x = MARGIN + 12
+    size_x = x + 5 * 35 + 8 + 34
+    potions_w = 36 * len(me.potions)
+    size_lines = lines_of(size, WIDTH - MARGIN - 12 - potions_w - size_x - 6)
+    counts = (("deck", me.deck_count, "render.hand.deck"),
+              ("discard", me.discard_count, "render.hand.discard"))
+    strips = sum(46 + 30 * (len(strip_name_lines(i, locale)) - 1) + 6 for i, _ in items)
+    half = (WIDTH - 2 * MARGIN - 24) // 2  # each count with its label has half the line
+    labels = [lines_of(translate(key, locale), half - 40 - text_width(str(n), 34) - 16)
+              for _, n, key in counts]
+    two = max(len(lb) for lb in labels) > 1
+    box_h = 14 + max(40, LINE_H * len(size_lines)) + 50 + (28 if two else 0) + strips + 10
+    img, d = new_canvas(WIDTH, box_h + MARGIN, BG)
+    y = 0
+    panel(d, (MARGIN, y, WIDTH - MARGIN, y + box_h), fill=PANEL, radius=10)
+    top = y + 14
+    hearts(img, me.hp, x, top, 32)
+    paste(img, icon("hand", 28), (size_x - 34, top + 2))
+    draw_lines(d, size_x, top + 16, size_lines)
+    px = WIDTH - MARGIN - 12 - potions_w
+    for p in me.potions:
+        paste(img, icon(f"potion.{p}", 34), (px, top))
+        px += 36
+    cy = top + max(40, LINE_H * len(size_lines)) + 22 + (14 if two else 0)
+    for i, ((ic, n, _), label) in enumerate(zip(counts, labels, strict=True)):
+        cx = x + i * half
+        paste(img, icon(ic, 34), (cx, cy - 17))
+        cx += 40 + draw_text(d, (cx + 40, cy), str(n), 34, anchor="lm") + 8
+        draw_lines(d, cx, cy - 14 * (len(label) - 1), label, pitch=28)
+    ey = cy + 28 + (14 if two else 0)
+    for item, off in items:
+        ey = _equipment_strip(img, d, item, ey, off, locale)
+    return band(img)
+
+
+@remembered(BANDS)
+def _head(title: str, shorten: bool, status_key: str, status_mark: str | None,
+          locale: str) -> Band:
+    """The title, and under it what the viewer may do now."""
+    img, d = new_canvas(WIDTH, 220, BG)
+    y = title_bar(img, d, "hand", title, "", shorten=shorten)
+    x = MARGIN
+    if status_mark:
+        paste(img, icon(MARK_ICON[status_mark], 30, GOOD if status_mark != "discard" else None),
+              (x, y - 6))
+        x += 38
+    status = lines_of(translate(status_key, locale), WIDTH - MARGIN - x)
+    y = draw_lines(d, x, y + 9, status,
+                   fill=MARK_COLOUR[status_mark] if status_mark else MUTED) - 4
+    return band(img.crop((0, 0, WIDTH, y)))
+
+
+@remembered(BANDS)
+def _note(key: str, locale: str, empty_panel: bool) -> Band:
+    """A line of text (the drawn pair's label), or an empty hand's panel."""
+    if empty_panel:
+        img, d = new_canvas(WIDTH, 96, BG)
+        panel(d, (MARGIN, 6, WIDTH - MARGIN, 86), fill=PANEL, radius=10)
+        draw_text(d, (WIDTH // 2, 46), translate(key, locale), MIN_TEXT, fill=LINE,
+                  max_width=WIDTH - 2 * MARGIN - 20,
+                  anchor="mm")
+        return band(img)
+    lines = lines_of(translate(key, locale), WIDTH - 2 * MARGIN)
+    img, d = new_canvas(WIDTH, 12 + LINE_H * len(lines), BG)
+    draw_lines(d, MARGIN, 12 + LINE_H // 2, lines, fill=GOLD)
+    return band(img)
+
+
+def draw_hand(obs: Observation, locale: str) -> list[Band]:
+    """The hand picture of ``obs`` (a seat's observation), as its bands."""
     if obs.viewer is None:
         raise ValueError("hand_image needs a seat's observation; a spectator has no hand")
     me = obs.seats[obs.viewer]
     marks = card_marks(obs)
     cursed = frozenset(obs.battle.active_curses) if obs.battle is not None else frozenset()
-    height = 2400  # drawn tall, cropped to what is used
-    img, d = new_canvas(WIDTH, height, BG)
     title = translate(msg("render.hand.title", who=name_text(me.name, locale)), locale)
-    paste(img, icon("hand", 48), (MARGIN, 11))
-    status_key, status_mark = _status(obs, marks)
-    status = translate(status_key, locale)
-    # The status takes what the title (up to 420 px of it) leaves.
-    room = WIDTH - 2 * MARGIN - 90 - min(text_width(title, 38), 420) - (50 if status_mark else 0)
-    sw = draw_text(d, (WIDTH - MARGIN, HEADER_H // 2), status, 30,
-                   fill=MARK_COLOUR[status_mark] if status_mark else MUTED, anchor="rm",
-                   max_width=room, min_size=26)
-    if status_mark:
-        paste(img, icon(MARK_ICON[status_mark], 40, GOOD if status_mark != "discard" else None),
-              (WIDTH - MARGIN - sw - 50, HEADER_H // 2 - 20))
-        sw += 50
-    draw_text(d, (MARGIN + 60, HEADER_H // 2), title, 38, anchor="lm",
-              max_width=WIDTH - 2 * MARGIN - 90 - sw, min_size=26)
-    y = HEADER_H + 6
+    bands = [_head(title, may_shorten(me.name), *_status(obs, marks), locale)]
     if obs.hand:
-        y = _cards_row(img, d, obs.hand, marks, cursed, y + 8, locale)
+        bands += _cards_rows(obs.hand, marks, cursed, locale)
     else:
-        panel(d, (MARGIN, y, WIDTH - MARGIN, y + 140), fill=PANEL)
-        draw_text(d, (WIDTH // 2, y + 70), translate("render.hand.empty", locale), 34,
-                  fill=LINE, anchor="mm")
-        y += 150
+        bands.append(_note("render.hand.empty", locale, True))
     if obs.drawn:
-        draw_text(d, (MARGIN, y + 20), translate("render.hand.drawn", locale), 30, fill=GOLD,
-                  anchor="lm")
-        y = _cards_row(img, d, obs.drawn, marks, cursed, y + 50, locale)
-    # The kit: HP, hand size, potions; deck and discard counts; weapon and armour.
-    y += 6
-    items = [(i, slot) for i, slot in ((me.weapon, "weapon"), (me.armour, "armour"))
-             if i is not None]
-    box_h = max(220, 88 + 66 * len(items))
-    panel(d, (MARGIN, y, WIDTH - MARGIN, y + box_h), fill=PANEL)
-    hearts(img, me.hp, MARGIN + 16, y + 16, 50)
-    # The hand size this battle allows: an equipment curse takes that item's bonus away (R23).
-    eq = tables().equipment
-    lost = sum(eq[i].hand for i, slot in items if slot in cursed)
-    size = translate(msg("render.hand.size", size=me.hand_size - lost), locale)
-    paste(img, icon("hand", 40), (MARGIN + 300, y + 21))
-    draw_text(d, (MARGIN + 348, y + 41), size, 26, fill=MUTED, anchor="lm", bold=False,
-              max_width=EQUIP_X - MARGIN - 360)
-    cx = MARGIN + 16
-    cy = y + 118
-    for ic, n, key in (("deck", me.deck_count, "render.hand.deck"),
-                       ("discard", len(me.discard), "render.hand.discard")):
-        paste(img, icon(ic, 56), (cx, cy - 28))
-        w = draw_text(d, (cx + 64, cy), str(n), 50, anchor="lm")
-        lw = draw_text(d, (cx + 2, cy + 54), translate(key, locale), 26, fill=MUTED,
-                       anchor="lm", bold=False, max_width=COUNT_LABEL_W)
-        cx += max(64 + max(w, 60), lw + 2) + 36
-    px = WIDTH - MARGIN - 16 - 70 * len(me.potions)
-    for p in me.potions:
-        paste(img, icon(f"potion.{p}", 64), (px + 3, y + 12))
-        px += 70
-    ey = y + 88
-    for item, slot in items:
-        _equipment_strip(img, d, item, ey, slot in cursed, locale)
-        ey += 66
-    return img.crop((0, 0, WIDTH, y + box_h + MARGIN))
+        bands.append(_note("render.hand.drawn", locale, False))
+        bands += _cards_rows(obs.drawn, marks, cursed, locale)
+    bands.append(_kit(kit_of(obs, cursed), locale))
+    return bands

@@ -1,16 +1,20 @@
-"""Palette, bundled fonts, text helpers and PNG encoding shared by every picture.
+"""Colours, bundled fonts, text helpers and the caches shared by every picture.
 
-Everything here is built once per process and cached: fonts per size, measured texts.
+Every picture is :data:`WIDTH` pixels wide and laid out for the width a phone shows it (about
+400 px): its smallest text and icon are sized so that, scaled to 400 px, a number is at least
+12 px high and a word or an icon at least 9 px. Fonts per size and measured texts are cached
+(bounded, keyed by value).
 """
 
 from __future__ import annotations
 
-import io
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -93,9 +97,36 @@ HERO_COLOUR: dict[str, RGB] = {
 }
 
 
-#: The smallest text (px) drawn: a 1200-px picture is shown ~400 px wide on a phone, a third of
-#: its size, and text under about 24 px then stops being readable. Every text obeys it.
-MIN_TEXT = 24
+#: Width of every picture; a phone shows it about 400 px wide (two thirds of its size).
+WIDTH = 600
+#: The width the sizes below are chosen for: a phone's picture width.
+PHONE_WIDTH = 400
+#: The smallest text (px) drawn: scaled to PHONE_WIDTH its digits (0.75 of the size in DejaVu
+#: Sans) are 13 px high and its lower-case letters (0.55) 9.5 px. Every text obeys it.
+MIN_TEXT = 26
+#: The smallest icon (px): 9.3 px at PHONE_WIDTH.
+MIN_ICON = 14
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+_FORGET: list[Callable[[], None]] = []
+
+
+def remembered(maxsize: int) -> Callable[[_F], _F]:
+    """Keep the last ``maxsize`` results of a drawing function, by the values of its arguments
+    (never by object identity); :func:`forget_drawings` empties every such cache."""
+    def wrap(function: _F) -> _F:
+        cached = lru_cache(maxsize=maxsize)(function)
+        _FORGET.append(cached.cache_clear)
+        return cast("_F", cached)
+    return wrap
+
+
+def forget_drawings() -> None:
+    """Empty every cache of drawn parts (cards, icons, bands), so the next pictures are drawn
+    from scratch (for the tests that record what is drawn)."""
+    for forget in _FORGET:
+        forget()
+
 
 # FreeType faces must not be used by two threads at once (the bot draws in worker threads);
 # every use of a font below holds this lock. Cached results need no font, hence no lock.
@@ -123,7 +154,10 @@ def text_width(text: str, size: int, bold: bool = True, condensed: bool = False)
 
 def fit(text: str, max_width: int, size: int, min_size: int = MIN_TEXT, bold: bool = True,
         condensed: bool = False) -> tuple[str, int]:
-    """The largest size (down to ``min_size``) at which ``text`` fits, shortening it if needed."""
+    """The largest size (down to ``min_size``, never below MIN_TEXT) at which ``text`` fits,
+    shortening it with an ellipsis if needed."""
+    min_size = max(min_size, MIN_TEXT)
+    size = max(size, min_size)
     s = size
     while s > min_size and text_width(text, s, bold, condensed) > max_width:
         s -= 2
@@ -149,14 +183,30 @@ def text_mask(text: str, size: int, bold: bool, condensed: bool,
     return mask, x0, y0
 
 
-_RECORDERS: list[list[tuple[str, int]]] = []
+@dataclass(frozen=True)
+class Drawn:
+    """One text as drawn: what was asked for, what was drawn (shortened or not), its font."""
+
+    wanted: str
+    text: str
+    size: int
+    bold: bool
+    condensed: bool
+    may_shorten: bool  # a player name beyond PLAYER_NAME_WHOLE characters
+
+    def cut(self) -> bool:
+        """True when the text drawn is not all of the text asked for."""
+        return self.text != self.wanted
+
+
+_RECORDERS: list[list[Drawn]] = []
 
 
 @contextmanager
-def record_text() -> Iterator[list[tuple[str, int]]]:
-    """Collect ``(text, size)`` of every text drawn inside the ``with`` block (for the tests that
-    hold every picture to :data:`MIN_TEXT`; cached sprites must be cleared to be seen)."""
-    seen: list[tuple[str, int]] = []
+def record_text() -> Iterator[list[Drawn]]:
+    """Collect every text drawn inside the ``with`` block (for the tests that hold every picture
+    to :data:`MIN_TEXT` and to whole labels; cached sprites must be cleared to be seen)."""
+    seen: list[Drawn] = []
     _RECORDERS.append(seen)
     try:
         yield seen
@@ -167,14 +217,19 @@ def record_text() -> Iterator[list[tuple[str, int]]]:
 def draw_text(d: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: int,
               fill: RGB = INK, anchor: str = "la", bold: bool = True, condensed: bool = False,
               max_width: int | None = None, min_size: int = MIN_TEXT,
-              outline: RGB | None = None) -> int:
-    """Draw ``text`` (shrunk or shortened to ``max_width``); returns the width drawn."""
+              outline: RGB | None = None, may_shorten: bool = False) -> int:
+    """Draw ``text`` (shrunk or shortened to ``max_width``); returns the width drawn.
+
+    ``may_shorten`` says the text is a player name beyond PLAYER_NAME_WHOLE characters, the
+    one kind of text a layout may end with an ellipsis.
+    """
+    wanted = text
     if max_width is not None:
         text, size = fit(text, max_width, size, min_size, bold, condensed)
     if not text:
         return 0
     for seen in _RECORDERS:
-        seen.append((text, size))
+        seen.append(Drawn(wanted, text, size, bold, condensed, may_shorten))
     if outline is not None:
         f = font(size, bold, condensed)
         with _FONT_LOCK:
@@ -186,15 +241,16 @@ def draw_text(d: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: 
     return text_width(text, size, bold, condensed)
 
 
-def wrap(text: str, max_width: int, size: int, bold: bool = False,
-         max_lines: int = 2) -> list[str]:
-    """Break ``text`` into at most ``max_lines`` lines no wider than ``max_width``."""
+def wrap(text: str, max_width: int, size: int, bold: bool = True,
+         max_lines: int = 2, condensed: bool = False) -> list[str]:
+    """Break ``text`` into at most ``max_lines`` lines no wider than ``max_width`` (the last
+    line ends with an ellipsis when it all does not fit)."""
     words = text.split()
     lines: list[str] = []
     line = ""
     for w in words:
         cand = f"{line} {w}" if line else w
-        if text_width(cand, size, bold) <= max_width or not line:
+        if text_width(cand, size, bold, condensed) <= max_width or not line:
             line = cand
         else:
             lines.append(line)
@@ -203,9 +259,9 @@ def wrap(text: str, max_width: int, size: int, bold: bool = False,
         lines.append(line)
     if len(lines) > max_lines:
         lines = lines[:max_lines]
-        last, _ = fit(lines[-1] + " …", max_width, size, size, bold)
+        last, _ = fit(lines[-1] + " …", max_width, size, size, bold, condensed)
         lines[-1] = last
-    return [fit(ln, max_width, size, size, bold)[0] for ln in lines]
+    return [fit(ln, max_width, size, size, bold, condensed)[0] for ln in lines]
 
 
 def new_canvas(width: int, height: int, colour: RGB = BG) -> tuple[Image.Image,
@@ -231,27 +287,3 @@ def _key_colours() -> list[RGB]:
 
 
 KEY_COLOURS = _key_colours()
-
-
-def palette_of(img: Image.Image) -> Image.Image:
-    """A 256-colour palette for ``img``: the style's flat colours plus an octree of the rest.
-
-    The octree is built on an eighth-size copy (its averaged pixels also cover anti-aliased
-    edges), which makes it some twenty times faster than quantizing the full picture.
-    """
-    small = img.reduce(8).quantize(colors=256 - len(KEY_COLOURS),
-                                   method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    pal = (small.getpalette() or [])[: 3 * (256 - len(KEY_COLOURS))]
-    pal += [v for c in KEY_COLOURS for v in c]
-    pal += [0] * (768 - len(pal))
-    out = Image.new("P", (1, 1))
-    out.putpalette(pal)
-    return out
-
-
-def encode(img: Image.Image) -> bytes:
-    """PNG bytes of ``img`` reduced to a 256-colour palette: small files, fast to write."""
-    pal = img.quantize(palette=palette_of(img), dither=Image.Dither.NONE)
-    buf = io.BytesIO()
-    pal.save(buf, format="PNG", compress_level=3)
-    return buf.getvalue()

@@ -10,41 +10,23 @@ from pathlib import Path
 import pytest
 
 import render
-from engine.catalog import tables
-from engine.names import card_name, monster_name
+from engine.names import monster_name
 from i18n import LOCALES, catalog, texts, translate
-from render import battle, hand, table
-from render.cards import (
-    LINE_SPACING,
-    TWO_LINE_SHRINK,
-    action_card,
-    card_chip,
-    card_height,
-    join_lines,
-    monster_band,
-    monster_card,
-    name_layout,
-)
+from render.cards import LINE_SPACING, TWO_LINE_SHRINK, join_lines, name_layout
 from render.demo import main as demo_main
 from render.positions import SCENARIOS, scene
-from render.style import MIN_TEXT, fit, record_text
+from render.style import MIN_TEXT, Drawn, forget_drawings, record_text
 
 DIACRITICS = {"fr": set("éèêàâçôûùîïœÉ"), "cs": set("ěščřžýáíéůúťďňĚŠČŘŽÝÁÍÉŮÚ")}
 
 
-SPRITES = (action_card, monster_card, card_chip)
-
-
 @pytest.fixture
-def drawn() -> Iterator[list[tuple[str, int]]]:
-    """Every text the renderer draws from now on, with its size (card sprites redrawn, not
-    taken from cache)."""
-    for cached in SPRITES:
-        cached.cache_clear()
+def drawn() -> Iterator[list[Drawn]]:
+    """Every text the renderer draws from now on (cached parts forgotten, so drawn again)."""
+    forget_drawings()
     with record_text() as seen:
         yield seen
-    for cached in SPRITES:
-        cached.cache_clear()
+    forget_drawings()
 
 
 def _pictures(locale: str) -> None:
@@ -77,10 +59,10 @@ def test_the_leak_patterns_see_composed_texts() -> None:
 
 
 @pytest.mark.parametrize("locale", ["fr", "cs"])
-def test_every_word_drawn_is_in_the_picture_s_language(drawn: list[tuple[str, int]],
+def test_every_word_drawn_is_in_the_picture_s_language(drawn: list[Drawn],
                                                        locale: str) -> None:
     _pictures(locale)
-    words = [t for t, _ in drawn if re.search(r"[^\W\d_]", t)]
+    words = [d.text for d in drawn if re.search(r"[^\W\d_]", d.text)]
     assert len(words) > 200
     english, mine = _patterns("en"), _patterns(locale)
     leaks = sorted({t for t in words if english.fullmatch(t.replace("\u00a0", " "))
@@ -98,43 +80,6 @@ def test_a_czech_picture_differs_from_the_english_one() -> None:
     assert len(set(pictures.values())) == len(LOCALES)
 
 
-#: The name bands the pictures draw: (kind, band width, band height, preferred size) - the
-#: table's narrow cards with two lines at table.NAME_PX, the battle's big monster, the hand's
-#: cards (always hand.CARD_W wide).
-def _bands() -> list[tuple[str, int, int, int]]:
-    out = []
-    for args in ((table.CARD_W, table.NAME_PX), (battle.MONSTER_W, None)):
-        out.append(("monster", *monster_band(*args)))
-    w = hand.CARD_W
-    h = card_height(w)
-    out.append(("action", w - w // 20 - (round(w * 0.26) + w // 16), round(h * 0.2) - 3,
-                max(10, w // 8)))
-    return out
-
-
-@pytest.mark.parametrize("locale", LOCALES)
-def test_every_card_name_fits_its_card(locale: str) -> None:
-    """At the sizes the pictures use, every name is whole and at least MIN_TEXT px."""
-    t = tables()
-    ids = {"monster": (list(t.monsters), monster_name), "action": (list(t.actions), card_name)}
-    problems = []
-    for kind, width, height, size in _bands():
-        cards_of_kind, name_of = ids[kind]
-        for card in cards_of_kind:
-            name = translate(name_of(card), locale)
-            lines, s = name_layout(name, width, height, size)
-            if lines[-1].endswith("…") or s < MIN_TEXT or join_lines(lines) != name:
-                problems.append((kind, width, name, lines, s))
-    # Equipment names are written on the hand's equipment strips, cursed (shortest) or not.
-    for item in t.equipment:
-        name = translate(card_name(item), locale)
-        text, s = fit(name, hand.strip_name_width(item, True), hand.STRIP_NAME, MIN_TEXT,
-                      condensed=True)
-        if text != name:
-            problems.append(("equipment", 0, name, (text,), s))
-    assert not problems, problems[:10]
-
-
 def test_name_layout_goes_to_two_lines_then_shortens() -> None:
     assert name_layout("Orc", 100, 40, 20, floor=10) == (("Orc",), 20)
     lines, size = name_layout("Chevalier de la mort", 90, 40, 16, floor=10)
@@ -149,26 +94,26 @@ def test_name_layout_goes_to_two_lines_then_shortens() -> None:
     assert name_layout("Supercalifragilistic", 100, 60, 30)[1] >= MIN_TEXT
 
 
-def test_every_text_drawn_is_at_least_the_floor(drawn: list[tuple[str, int]]) -> None:
-    """A 1200-px picture is read ~400 px wide on a phone: no text under MIN_TEXT px, in any
-    picture of any scenario, in any language."""
+def test_every_text_drawn_is_at_least_the_floor(drawn: list[Drawn]) -> None:
+    """No text under MIN_TEXT px, in any picture of any scenario, in any language (the glyphs
+    themselves are measured at phone width in test_render_phone)."""
     for locale in LOCALES:
         _pictures(locale)
     assert len(drawn) > 500
-    small = sorted({(size, text) for text, size in drawn if size < MIN_TEXT})
+    small = sorted({(d.size, d.text) for d in drawn if d.size < MIN_TEXT})
     assert not small, f"texts under {MIN_TEXT} px: {small[:10]}"
 
 
-def test_the_floor_check_sees_small_text(drawn: list[tuple[str, int]]) -> None:
-    """The recorder behind the floor test catches a small text, including one drawn inside a
-    card sprite (whose cache the fixture clears)."""
+def test_the_floor_check_sees_small_text(drawn: list[Drawn]) -> None:
+    """The recorder behind the floor test catches a small text, and texts drawn inside cached
+    sprites (the fixture forgets them, so they are drawn again)."""
     from PIL import Image, ImageDraw
 
     render.style.draw_text(ImageDraw.Draw(Image.new("RGB", (10, 10))), (0, 0), "tiny", 14)
-    monster_card("lord-1", 60)  # a card too small for its name: the name shrinks under the floor
-    small = {text for text, size in drawn if size < MIN_TEXT}
-    assert "tiny" in small
-    assert any(text.startswith(translate(monster_name("lord-1"), "en")[:3]) for text in small)
+    render.battle_image(scene("lord").observation())
+    assert "tiny" in {d.text for d in drawn if d.size < MIN_TEXT}
+    assert translate(monster_name(scene("lord").observation().lord), "en").split()[0] in {
+        w for d in drawn for w in d.text.split()}
 
 
 def test_demo_writes_the_pictures_of_a_language(tmp_path: Path) -> None:

@@ -1,0 +1,103 @@
+"""Parts every picture shares: the title bar, player names and wrapped labels.
+
+Player names follow one policy: a name of up to :data:`PLAYER_NAME_WHOLE` characters is always
+drawn whole (the layouts leave it the room); a longer one may end with an ellipsis where its line
+is full. Game names (cards, monsters, heroes, labels) are never shortened: they take another line.
+"""
+
+from __future__ import annotations
+
+from PIL import Image, ImageDraw
+
+from i18n import Msg, Param, translate
+from render.bands import Band, band
+from render.icons import icon, paste
+from render.style import (
+    BG,
+    INK,
+    MIN_TEXT,
+    MUTED,
+    RGB,
+    WIDTH,
+    draw_text,
+    new_canvas,
+    remembered,
+    text_width,
+    wrap,
+)
+
+#: Player names up to this many characters are drawn whole everywhere.
+PLAYER_NAME_WHOLE = 12
+MARGIN = 10
+TITLE_PX = 30
+LINE_H = 34  # pitch of a line of text at TITLE_PX or less
+
+
+def name_text(name: Param, locale: str) -> str:
+    """A seat's display name (player name or hero name message) as text."""
+    if isinstance(name, Msg):
+        return translate(name, locale)
+    return str(name)
+
+
+def may_shorten(name: Param) -> bool:
+    """True when ``name`` is a player's name beyond the length always drawn whole."""
+    return not isinstance(name, Msg) and len(str(name)) > PLAYER_NAME_WHOLE
+
+
+def lines_of(text: str, width: int, size: int = MIN_TEXT, max_lines: int = 3,
+             condensed: bool = False) -> list[str]:
+    """``text`` broken into lines no wider than ``width`` at ``size`` (up to ``max_lines``)."""
+    return wrap(text, width, size, max_lines=max_lines, condensed=condensed)
+
+
+def draw_lines(d: ImageDraw.ImageDraw, x: int, y: int, lines: list[str], size: int = MIN_TEXT,
+               fill: RGB = MUTED, anchor: str = "lm", condensed: bool = False,
+               pitch: int = LINE_H, shorten: bool = False) -> int:
+    """Draw ``lines`` from (x, y) (the first line's anchor) downwards; returns the y below."""
+    for line in lines:
+        draw_text(d, (x, y), line, size, fill=fill, anchor=anchor, condensed=condensed,
+                  may_shorten=shorten)
+        y += pitch
+    return y
+
+
+def title_bar(img: Image.Image, d: ImageDraw.ImageDraw, mark: Image.Image | str, title: str,
+              right: str, right_fill: RGB = MUTED, shorten: bool = False,
+              right_mark: Image.Image | None = None) -> int:
+    """The picture's first lines: a mark (icon name or sprite), the title (in two lines when one
+    does not hold it), and a short text at the right (with an optional sprite before it);
+    returns the height used."""
+    sprite = icon(mark, 34) if isinstance(mark, str) else mark
+    paste(img, sprite, (MARGIN, 8))
+    rw = text_width(right, MIN_TEXT) if right else 0
+    if right_mark is not None:
+        rw += right_mark.width + 8
+    x = MARGIN + sprite.width + 8
+    room = WIDTH - MARGIN - x - (rw + 14 if rw else 0)
+    lines = wrap(title, room, TITLE_PX, max_lines=1)
+    size = TITLE_PX
+    if lines[0] != title:
+        lines = wrap(title, room, MIN_TEXT, max_lines=2)
+        size = MIN_TEXT
+    cy = 25
+    y = draw_lines(d, x, cy, lines, size, fill=INK, shorten=shorten)
+    if right:
+        draw_text(d, (WIDTH - MARGIN, cy), right, MIN_TEXT, fill=right_fill, anchor="rm")
+    if right_mark is not None:
+        paste(img, right_mark, (WIDTH - MARGIN - rw, cy - right_mark.height // 2))
+    return y - cy + 18
+
+
+#: Bands kept per kind of band (each holds only its compressed bytes, a few to some twenty
+#: kilobytes): the parts of recent pictures, of several tables and languages, are not drawn
+#: again while they do not change.
+BANDS = 64
+
+
+@remembered(BANDS)
+def title_band(mark: str, title: str, right: str, shorten: bool = False) -> Band:
+    """The title bar (see :func:`title_bar`) as a band of its own."""
+    img, d = new_canvas(WIDTH, 120, BG)
+    h = title_bar(img, d, mark, title, right, shorten=shorten)
+    return band(img.crop((0, 0, WIDTH, h)))
