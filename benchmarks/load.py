@@ -74,8 +74,9 @@ TABLE_PICTURES = ("table.png", "battle.png")
 
 def shown_step(message: Message) -> int | None:
     """The game step a table message shows (read from its footer), or None."""
-    for e in message.embeds:
-        text = str((e.get("footer") or {}).get("text") or "")
+    shown = [str(c.get("content") or "") for c in message.items() if c.get("type") == 10]
+    shown += [str((e.get("footer") or {}).get("text") or "") for e in message.embeds]
+    for text in shown:
         for pattern in FOOTERS:
             found = pattern.search(text.replace("\u00a0", " "))
             if found:
@@ -114,8 +115,10 @@ def accepted(lb: Loopback, ix: Interaction) -> bool:
     if ix.responded is None or ix.followups or ix.failed:
         return False
     reply = lb.messages.get(ix.original_id or 0)
-    return reply is None or not any(NOTE.match(str(e.get("description", "")))
-                                    for e in reply.embeds[:1])
+    if reply is None:
+        return True
+    first = [str(c.get("content") or "") for c in reply.items() if c.get("type") == 10][:1]
+    return not any(NOTE.match(line) for line in (first[0].split("\n")[:2] if first else []))
 
 
 def weight(notation: str) -> float:
@@ -180,8 +183,10 @@ class Table:
         self.table_id = int(ids[0].split(":")[2])
         steps = [(u, "join") for u in self.humans[1:]] + [(host, "ai")] * self.ai
         for who, op in [*steps, (host, "start")]:
-            ix = await self.lb.click(who, self.lb.message(lobby.id),
-                                     f"kg:lobby:{self.table_id}:{op}")
+            current = self.lb.message(lobby.id)
+            prefix = f"kg:lobby:{self.table_id}:{op}"
+            cid = next(c for c in current.custom_ids() if c.split(":")[:4] == prefix.split(":"))
+            ix = await self.lb.click(who, current, cid)
             await self._wait(ix)
         self.stats.opened += 1
 

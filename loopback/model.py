@@ -249,8 +249,18 @@ class Message:
     # -- components
 
     def items(self) -> list[dict[str, Any]]:
-        """Every component inside the action rows (buttons and menus)."""
-        return [c for row in self.components for c in row.get("components") or []]
+        """Every component inside the message's layout (rows, containers, sections)."""
+        out: list[dict[str, Any]] = []
+        todo = list(reversed(self.components))
+        while todo:
+            c = todo.pop()
+            if c.get("type") != 1:
+                out.append(c)
+            inner = list(c.get("components") or [])
+            if isinstance(c.get("accessory"), dict):
+                inner.append(c["accessory"])
+            todo.extend(reversed(inner))
+        return out
 
     def component(self, custom_id: str) -> dict[str, Any] | None:
         """The component with this custom_id, or None."""
@@ -268,7 +278,7 @@ class Message:
                       str((e.get("footer") or {}).get("text") or "")]
             parts += [f"{f.get('name')} {f.get('value')}" for f in e.get("fields") or []]
         for c in self.items():
-            parts.append(str(c.get("label") or c.get("placeholder") or ""))
+            parts.append(str(c.get("label") or c.get("placeholder") or c.get("content") or ""))
             parts += [f"{o.get('label')} {o.get('description') or ''}"
                       for o in c.get("options") or []]
         return "\n".join(p for p in parts if p)

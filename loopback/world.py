@@ -850,7 +850,8 @@ class World:
             raw = body.get("flags")
             asked = raw if isinstance(raw, int) else 0
             flags = (create_flags | (EPHEMERAL if owner is not None else 0)
-                     | (asked & (SUPPRESS_EMBEDS | SUPPRESS_NOTIFICATIONS)))
+                     | (asked & (SUPPRESS_EMBEDS | SUPPRESS_NOTIFICATIONS
+                                | limits.IS_COMPONENTS_V2)))
             message = Message(snowflake(), channel_id, channel.guild_id, self.bot,
                               flags=flags, owner=owner)
             if interaction is not None:
@@ -864,6 +865,8 @@ class World:
         else:
             message.edited = message.edited if message.loading else iso_now()
             message.flags &= ~LOADING
+            raw = body.get("flags")  # a message becomes Components V2 for good, never back
+            message.flags |= (raw if isinstance(raw, int) else 0) & limits.IS_COMPONENTS_V2
         if "content" in body:
             message.content = body["content"] or ""
         if "embeds" in body:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -99,26 +100,48 @@ class Message:
             "application_id": str(APP_ID),
         }
 
+    def items(self) -> list[dict[str, Any]]:
+        """Every component of the message, nested ones (in containers, rows, sections) too."""
+        return list(walk(self.components))
+
+    def text(self) -> str:
+        """What the message says: its content, embeds and text displays."""
+        parts = [self.content or ""]
+        for e in self.embeds:
+            parts += [str(e.get("title") or ""), str(e.get("description") or "")]
+        parts += [str(c.get("content") or "") for c in self.items() if c.get("type") == 10]
+        return "\n".join(p for p in parts if p)
+
     def custom_ids(self) -> list[str]:
-        out = []
-        for row in self.components:
-            for c in row.get("components", []):
-                if "custom_id" in c:
-                    out.append(c["custom_id"])
-        return out
+        return [c["custom_id"] for c in self.items() if "custom_id" in c]
+
+    def pictures(self) -> list[str]:
+        """The URLs of the message's media gallery items and embed images."""
+        urls = [i["media"]["url"] for c in self.items() if c.get("type") == 12
+                for i in c.get("items") or []]
+        return urls + [e["image"]["url"] for e in self.embeds if e.get("image")]
+
+    def resolve(self, custom_id: str) -> str:
+        """``custom_id`` as the message carries it: a lobby button named without the lobby
+        revision it was drawn at (``kg:lobby:1:join``) is found with it (``...:join:3``)."""
+        ids = self.custom_ids()
+        if custom_id in ids:
+            return custom_id
+        longer = [i for i in ids if i.startswith(custom_id + ":")]
+        return longer[0] if len(longer) == 1 else custom_id
 
     def component(self, custom_id: str) -> dict[str, Any]:
-        for row in self.components:
-            for c in row.get("components", []):
-                if c.get("custom_id") == custom_id:
-                    return dict(c)
+        custom_id = self.resolve(custom_id)
+        for c in self.items():
+            if c.get("custom_id") == custom_id:
+                return dict(c)
         raise KeyError(custom_id)
 
     def offered(self) -> dict[str, tuple[str, str | None]]:
         """notation -> (custom_id, option value or None) of every move in this message."""
         out: dict[str, tuple[str, str | None]] = {}
-        for row in self.components:
-            for c in row.get("components", []):
+        for c in self.items():
+            if True:
                 cid = c.get("custom_id", "")
                 if c["type"] == 2 and cid.startswith("kg:do:"):
                     out[cid.split(":", 4)[4]] = (cid, None)
@@ -126,6 +149,22 @@ class Message:
                     for o in c["options"]:
                         out[o["value"]] = (cid, o["value"])
         return out
+
+
+def walk(components: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Every component in ``components`` and inside them (depth first)."""
+    for c in components:
+        yield c
+        yield from walk(c.get("components") or [])
+        if isinstance(c.get("accessory"), dict):
+            yield from walk([c["accessory"]])
+
+
+def body_text(body: dict[str, Any]) -> str:
+    """What a request body's message says: content, embeds and text displays."""
+    m = Message(0, 0)
+    m.update(body, [])
+    return m.text()
 
 
 class FakeDiscord:
@@ -343,7 +382,8 @@ class Harness:
 
     async def stop(self) -> None:
         await self.settle()
-        await self.bot.controller.close()
+        await self.bot.tasks.close()
+        await self.bot.pictures.close()
         await self.store.close()
 
     async def settle(self) -> None:
@@ -410,6 +450,7 @@ class Harness:
         return snowflake()
 
     async def click(self, user: User, message: Message, custom_id: str) -> str:
+        custom_id = message.resolve(custom_id)
         component = message.component(custom_id)
         assert component["type"] == 2
         payload = self._base(user, 3, {"custom_id": custom_id, "component_type": 2}, message)
@@ -418,6 +459,7 @@ class Harness:
 
     async def choose(self, user: User, message: Message, custom_id: str,
                      values: list[str]) -> str:
+        custom_id = message.resolve(custom_id)
         component = message.component(custom_id)
         assert component["type"] == 3
         offered = {o["value"] for o in component["options"]}

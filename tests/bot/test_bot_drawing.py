@@ -89,7 +89,7 @@ async def test_no_workers_draws_in_threads(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 async def test_a_battle_picture_is_drawn_once_per_version() -> None:
-    from bot.controller import Controller
+    from bot.pictures import Pictures
 
     calls: list[str] = []
 
@@ -105,10 +105,10 @@ async def test_a_battle_picture_is_drawn_once_per_version() -> None:
             time.sleep(0.01)
             return b"b" + locale.encode()
 
-    ctl = Controller(None, None, Counting())  # type: ignore[arg-type]
-    first = await asyncio.gather(*(ctl._shared_png((1, 7, "en"), _obs(), "en") for _ in range(3)))
-    again = await ctl._shared_png((1, 7, "en"), _obs(), "en")
-    other = await ctl._shared_png((1, 8, "en"), _obs(), "en")
-    french = await ctl._shared_png((1, 8, "fr"), _obs(), "fr")
+    pictures = Pictures(Counting())
+    first = await asyncio.gather(*(pictures.battle((1, 7, "en"), _obs()) for _ in range(3)))
+    again = await pictures.battle((1, 7, "en"), _obs())
+    other = await pictures.battle((1, 8, "en"), _obs())
+    french = await pictures.battle((1, 8, "fr"), _obs())
     assert first == [b"ben"] * 3 and again == b"ben" and other == b"ben" and french == b"bfr"
     assert calls == ["en", "en", "fr"]

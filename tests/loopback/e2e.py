@@ -12,7 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.storage import _COLUMNS, LogRow, TableRecord, _record
+from bot.records import LogRow, TableRecord
+from bot.records import read_record as _record
+from bot.storage import _COLUMNS
 from engine import GameConfig, GameState, apply, new_game, observe
 from engine.actions import parse
 from engine.agents import make_agent
@@ -82,6 +84,34 @@ def table_of(message: Message) -> tuple[int, int] | None:
         if m:
             return int(m.group(2)), int(m.group(3))
     return None
+
+
+def message_texts(message: Message) -> list[str]:
+    """The message's text displays (Components V2), then its embeds' descriptions."""
+    return ([str(c.get("content") or "") for c in message.items() if c.get("type") == 10]
+            + [str(e.get("description") or "") for e in message.embeds])
+
+
+def refused(message: Message) -> bool:
+    """True when a hand message opens with a note in italics (a refusal: "already played")."""
+    first = message_texts(message)[:1]
+    lines = first[0].split("\n") if first else []
+    return any(NOTE.match(line) for line in lines[:2])
+
+
+def pictures(message: Message) -> list[str]:
+    """The picture URLs a message shows (media gallery items and embed images)."""
+    urls = [str((i.get("media") or {}).get("url") or "") for c in message.items()
+            if c.get("type") == 12 for i in c.get("items") or []]
+    return urls + [str((e.get("image") or {}).get("url") or "") for e in message.embeds]
+
+
+def lobby_button(message: Message, table: int, op: str) -> str:
+    """The custom_id of a lobby button as the message carries it (with the lobby revision it
+    was drawn at)."""
+    prefix = f"kg:lobby:{table}:{op}"
+    return next((c for c in message.custom_ids() if c == prefix or c.startswith(prefix + ":")),
+                prefix)
 
 
 def hand_button(message: Message) -> str | None:
@@ -169,7 +199,7 @@ class Player:
         if ix.followups:
             return  # refused with a message
         reply = self.lb.message(ix.original_id or 0)
-        if any(NOTE.match(str(e.get("description", ""))) for e in reply.embeds[:1]):
+        if refused(reply):
             return  # a note in italics first: refused ("already played")
         self.acknowledged.append(Acknowledged(self.user.id, where[0], where[1], notation))
 
@@ -356,7 +386,9 @@ def full_text(message: Message) -> str:
                   str(e.get("description") or ""), str((e.get("footer") or {}).get("text") or "")]
         parts += [f"{f.get('name')}\n{f.get('value')}" for f in e.get("fields") or []]
     for c in message.items():
-        parts += [str(c.get("label") or ""), str(c.get("placeholder") or "")]
+        parts += [str(c.get("label") or ""), str(c.get("placeholder") or ""),
+                  str(c.get("content") or "")]
+        parts += [str(i.get("description") or "") for i in c.get("items") or []]
         parts += [f"{o.get('label')}\n{o.get('description') or ''}" for o in c.get("options") or []]
     for a in message.attachments:
         parts += [a.filename, a.description or ""]
@@ -459,9 +491,8 @@ class PrivacyWatch:
 
     def __call__(self, message: Message) -> None:
         hand_image = any(a.filename.startswith("hand") for a in message.attachments)
-        hand_embed = [e for e in message.embeds
-                      if str((e.get("image") or {}).get("url", "")).endswith("/hand.png")
-                      or (e.get("image") or {}).get("url") == "attachment://hand.png"]
+        hand_embed = [u for u in pictures(message)
+                      if u.endswith("/hand.png") or u == "attachment://hand.png"]
         moves = moves_of(message)
         if message.owner is None:
             text = full_text(message)
@@ -478,7 +509,7 @@ class PrivacyWatch:
         owner = self.lb.users[message.owner]
         if hand_embed:
             self.hands_seen += 1
-            text = str(hand_embed[0].get("description", ""))
+            text = "\n".join(message_texts(message))
             if f"**{owner.name}**" not in text:
                 self.problems.append(f"{owner.name} was shown a hand that is not theirs: "
                                      f"{text[:200]}")
@@ -573,7 +604,8 @@ async def open_table(lb: Loopback, channel: Channel, host: User, others: list[Us
     lobby = lb.message(ix.original_id or 0)
     tid = int(next(c for c in lobby.custom_ids() if c.startswith("kg:lobby:")).split(":")[2])
     for who, op in [(u, "join") for u in others] + [(host, "ai")] * ai + [(host, "start")]:
-        ix = await lb.click(who, lb.message(lobby.id), f"kg:lobby:{tid}:{op}")
+        current = lb.message(lobby.id)
+        ix = await lb.click(who, current, lobby_button(current, tid, op))
         await ix.done()
     await until(lb, lambda: any(hand_button(m) == f"kg:hand:{tid}"
                                 for m in lb.messages_for(channel, host)))
@@ -626,7 +658,7 @@ async def open_table_despite_crashes(lb: Loopback, oracle: Oracle, channel: Chan
             who, op = missing[0], "join"
         else:
             who, op = host, "start"
-        await settle(await lb.click(who, lobby, f"kg:lobby:{tid}:{op}"))
+        await settle(await lb.click(who, lobby, lobby_button(lobby, tid, op)))
     else:
         raise AssertionError("the table could not be opened")
     assert tid is not None
