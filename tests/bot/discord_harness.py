@@ -185,6 +185,7 @@ class FakeDiscord:
         self.token_interaction: dict[str, int] = {}
         self.validate = validate
         self.missing: set[int] = set()  # message ids that answer 404 (deleted by a user)
+        self.too_old: set[int] = set()  # message ids whose edits Discord refuses (30046)
         self.forbidden = False  # channel posts answer 403 (the bot lost its permissions)
         self.commands: list[dict[str, Any]] = []
 
@@ -256,8 +257,19 @@ class FakeDiscord:
             mid = int(parts[3])
             if mid in self.missing or mid not in self.messages:
                 raise discord.NotFound(_Resp(404), {"code": 10008, "message": "Unknown Message"})
+            if mid in self.too_old:
+                raise discord.HTTPException(_Resp(400, "Bad Request"), {
+                    "code": 30046, "message": "Maximum number of edits to messages older than "
+                                              "1 hour reached. Try again later"})
             self.messages[mid].update(body, files)
             return self.messages[mid].payload()
+        if t == "/channels/{channel_id}/messages/{message_id}" and m == "DELETE":
+            mid = int(parts[3])
+            if mid in self.missing or mid not in self.messages:
+                raise discord.NotFound(_Resp(404), {"code": 10008, "message": "Unknown Message"})
+            self.messages[mid].deleted = True
+            self.channel_order.remove(mid)
+            return None
         if t == "/interactions/{interaction_id}/{interaction_token}/callback":
             return self._callback(parts[1], parts[2], body, files)
         if t == "/webhooks/{webhook_id}/{webhook_token}/messages/@original" and m == "PATCH":
