@@ -192,7 +192,7 @@ class Table:
 
     def _table_message(self, user: User) -> Message | None:
         tag = f"kg:hand:{self.table_id}"
-        return self.lb.latest(self.channel, user, lambda m: m.owner is None and (
+        return self.lb.world.latest(self.channel, user, lambda m: m.owner is None and (
             tag in m.custom_ids()  # the table, with its "My hand" button
             or (not m.components and any(a.filename in ("table.png", "battle.png")
                                          for a in m.attachments))))  # the game is over

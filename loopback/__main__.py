@@ -1,4 +1,5 @@
-"""``python -m loopback [--port N] [--users Ann,Bob] [--locale en-US]``: run a stand-in alone.
+"""``python -m loopback [--port N] [--users Ann,Bob] [--locale en-US] [--rate-limits SEED:RATE]``:
+run a stand-in alone (``--rate-limits 7:0.05``: 429s on 5 % of requests, seeded with 7).
 
 Creates one guild with one channel and the given users, prints the bot's environment
 (``DISCORD_TOKEN``, ``KARAK_API_BASE``, ``KARAK_GATEWAY_URL``) and the control API's address,
@@ -13,12 +14,26 @@ import asyncio
 import contextlib
 import json
 
+from loopback.ratelimit import Schedule
 from loopback.server import Loopback
 
 
-async def serve(port: int, users: list[str], locale: str, validate: bool) -> None:
+def schedule(text: str) -> Schedule:
+    """``SEED:RATE`` (``7:0.05``) as a rate limit schedule."""
+    seed, _, rate = text.partition(":")
+    try:
+        found = Schedule(int(seed), float(rate))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not SEED:RATE (e.g. 7:0.05)") from None
+    if not 0 <= found.rate <= 1:
+        raise argparse.ArgumentTypeError(f"rate {found.rate} is not between 0 and 1")
+    return found
+
+
+async def serve(port: int, users: list[str], locale: str, validate: bool,
+                rate_limits: Schedule | None = None) -> None:
     """Run the stand-in until cancelled."""
-    async with Loopback(port=port, validate=validate) as lb:
+    async with Loopback(port=port, validate=validate, rate_limits=rate_limits) as lb:
         guild = lb.create_guild("Karak Club", locale=locale)
         channel = lb.create_channel(guild, "goblin")
         made = [lb.create_user(name, locale=locale) for name in users]
@@ -38,10 +53,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--locale", default="en-US")
     parser.add_argument("--no-validate", action="store_true",
                         help="skip OpenAPI validation of request bodies")
+    parser.add_argument("--rate-limits", type=schedule, default=None, metavar="SEED:RATE",
+                        help="answer a seeded share of requests with 429s (e.g. 7:0.05)")
     args = parser.parse_args(argv)
     names = [n.strip() for n in args.users.split(",") if n.strip()]
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(args.port, names, args.locale, not args.no_validate))
+        asyncio.run(serve(args.port, names, args.locale, not args.no_validate,
+                          args.rate_limits))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -33,7 +34,7 @@ class BotProcess:
         self.log = log or db.with_suffix(".log")
         self.ai_pace = ai_pace
         self.extra_env = dict(extra_env or {})
-        self.proc: asyncio.subprocess.Process | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
 
     def env(self) -> dict[str, str]:
@@ -49,7 +50,7 @@ class BotProcess:
     @property
     def pid(self) -> int | None:
         """The running process's id."""
-        return self.proc.pid if self.proc is not None and self.proc.returncode is None else None
+        return self.proc.pid if self.proc is not None and self.proc.poll() is None else None
 
     async def start(self, *, sync: bool = False, timeout: float = 60.0) -> None:
         """Start the bot and wait until it is connected (IDENTIFY answered with READY)."""
@@ -62,14 +63,13 @@ class BotProcess:
         with self.log.open("ab") as out:
             out.write(f"\n===== start {self.starts + 1}\n".encode())
             out.flush()
-            self.proc = await asyncio.create_subprocess_exec(
-                *args, cwd=str(ROOT), env=self.env(), stdin=asyncio.subprocess.DEVNULL,
-                stdout=out, stderr=out)
+            self.proc = subprocess.Popen(args, cwd=str(ROOT), env=self.env(),
+                                         stdin=subprocess.DEVNULL, stdout=out, stderr=out)
         self.starts += 1
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while self.lb.gateway.identifies == before or not self.lb.gateway.connected():
-            if self.proc.returncode is not None:
+            if self.proc.poll() is not None:
                 raise BotExited(f"the bot exited with {self.proc.returncode}: "
                                 f"{self.log_tail()}")
             if loop.time() > deadline:
@@ -78,30 +78,30 @@ class BotProcess:
 
     def kill(self) -> None:
         """SIGKILL: no clean-up, no goodbye (a crash, a power cut, an OOM kill)."""
-        if self.proc is not None and self.proc.returncode is None:
+        if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL)
 
     async def wait(self) -> int:
         """Wait for the process to end; its exit status."""
         if self.proc is None:
             return 0
-        return await self.proc.wait()
+        return await asyncio.to_thread(self.proc.wait)
 
     async def stop(self) -> None:
         """End the bot politely (SIGINT), then SIGKILL if it lingers."""
-        if self.proc is None or self.proc.returncode is not None:
+        if self.proc is None or self.proc.poll() is not None:
             return
         # a second SIGINT is needed now and then: Python 3.11's asyncio.wait_for can swallow
         # the cancellation the first one causes when it lands as a wait finishes
         for _ in range(2):
             self.proc.send_signal(signal.SIGINT)
             try:
-                await asyncio.wait_for(self.proc.wait(), 3)
+                await asyncio.to_thread(self.proc.wait, 3)
                 return
-            except TimeoutError:
+            except subprocess.TimeoutExpired:
                 continue
         self.kill()
-        await self.proc.wait()
+        await self.wait()
 
     def pids(self) -> list[int]:
         """The bot's process and its descendants (drawing workers), Linux only."""

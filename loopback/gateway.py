@@ -20,12 +20,39 @@ import zlib
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from aiohttp import WSMsgType, web
 
-if TYPE_CHECKING:
-    from loopback.world import World
+from loopback.model import Guild, User
+
+
+class Host(Protocol):
+    """What the gateway needs of the stand-in it serves (a :class:`~loopback.world.World`)."""
+
+    application_id: int
+    bot: User
+    guilds: dict[int, Guild]
+
+    def now(self) -> float:
+        """The stand-in's clock."""
+        ...
+
+    def bump(self, channel_id: int | None = None) -> None:
+        """Something visible changed."""
+        ...
+
+    def authorised(self, header: str | None) -> bool:
+        """True for a valid ``Bot <token>``."""
+        ...
+
+    def session_ended(self, session: str) -> None:
+        """A new IDENTIFY replaced ``session``."""
+        ...
+
+    def guild_payload(self, guild: Guild) -> dict[str, Any]:
+        """GUILD_CREATE data of ``guild``."""
+        ...
 
 log = logging.getLogger("loopback.gateway")
 
@@ -125,7 +152,7 @@ class Session:
 class Gateway:
     """Every session of the bot; the current one receives interactions."""
 
-    def __init__(self, world: World, heartbeat_interval: float = 41.25) -> None:
+    def __init__(self, world: Host, heartbeat_interval: float = 41.25) -> None:
         self.world = world
         self.heartbeat_interval = heartbeat_interval
         self.url = "ws://127.0.0.1/gateway"

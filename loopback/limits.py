@@ -1,14 +1,23 @@
 """Discord's limits on what a bot may send, as plain checks returning a list of problems.
 
 These are the rules the Discord client and API enforce beyond the request's JSON shape (the
-OpenAPI schema covers types and some lengths): message content and embed sizes, the layout of
-action rows, buttons and select menus, unique custom_ids, autocomplete results, and which
-interaction response types fit which interaction.
+OpenAPI schema covers types and some lengths): message content and embed sizes, components
+(legacy action rows here, the Components V2 layout in :mod:`loopback.layout`), autocomplete
+results, and which interaction response types fit which interaction.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from loopback.components import ROW
+from loopback.layout import (
+    IS_COMPONENTS_V2,
+    Problem,
+    id_problems,
+    layout_problems,
+    row_problems,
+)
 
 CONTENT = 2000
 EMBEDS = 10
@@ -21,23 +30,10 @@ FIELD_VALUE = 1024
 FOOTER = 2048
 AUTHOR = 256
 ROWS = 5
-ROW_BUTTONS = 5
-CUSTOM_ID = 100
-LABEL = 80
-PLACEHOLDER = 150
-OPTIONS = 25
-OPTION_TEXT = 100
 FILES = 10
 CHOICES = 25
 CHOICE_NAME = 100
 CHOICE_VALUE = 100
-SELECT_TYPES = (3, 5, 6, 7, 8)
-BUTTON = 2
-ROW = 1
-LINK = 5
-PREMIUM = 6
-EPHEMERAL = 64
-IS_COMPONENTS_V2 = 1 << 15
 
 #: Interaction type -> the initial response types Discord accepts for it.
 RESPONSES = {
@@ -90,114 +86,50 @@ def embed_problems(embeds: list[Any]) -> list[str]:
     return out
 
 
-def _button(c: dict[str, Any], where: str) -> list[str]:
-    out: list[str] = []
-    style = c.get("style")
-    label = c.get("label")
-    if style == LINK:
-        if not c.get("url") or c.get("custom_id"):
-            out.append(f"{where}: a link button needs a url and no custom_id")
-    elif style == PREMIUM:
-        if not c.get("sku_id"):
-            out.append(f"{where}: a premium button needs a sku_id")
-    elif style in (1, 2, 3, 4):
-        if not c.get("custom_id"):
-            out.append(f"{where}: a button without custom_id")
-        if c.get("url"):
-            out.append(f"{where}: a non-link button with a url")
-    else:
-        out.append(f"{where}: unknown button style {style!r}")
-    if _len(label) > LABEL:
-        out.append(f"{where}: label of {_len(label)} characters (at most {LABEL})")
-    if style != PREMIUM and not label and not c.get("emoji"):
-        out.append(f"{where}: a button needs a label or an emoji")
-    return out
-
-
-def _select(c: dict[str, Any], where: str) -> list[str]:
-    out: list[str] = []
-    if _len(c.get("placeholder")) > PLACEHOLDER:
-        out.append(f"{where}: placeholder of {_len(c.get('placeholder'))} characters "
-                   f"(at most {PLACEHOLDER})")
-    low = c.get("min_values", 1)
-    high = c.get("max_values", 1)
-    if not (isinstance(low, int) and isinstance(high, int) and 0 <= low <= high <= OPTIONS
-            and high >= 1):
-        out.append(f"{where}: min_values {low!r} / max_values {high!r} out of range")
-    if c.get("type") == 3:
-        options = c.get("options") or []
-        if not 1 <= len(options) <= OPTIONS:
-            out.append(f"{where}: {len(options)} options (1 to {OPTIONS})")
-        if isinstance(high, int) and high > len(options):
-            out.append(f"{where}: max_values {high} exceeds its {len(options)} options")
-        values: set[str] = set()
-        for o in options:
-            for key in ("label", "value", "description"):
-                if _len(o.get(key)) > OPTION_TEXT:
-                    out.append(f"{where}: option {key} of {_len(o.get(key))} characters "
-                               f"(at most {OPTION_TEXT})")
-            if not o.get("label") or not o.get("value"):
-                out.append(f"{where}: an option without label or value")
-            if o.get("value") in values:
-                out.append(f"{where}: option value {o.get('value')!r} appears twice")
-            values.add(o.get("value"))
-    return out
-
-
-def component_problems(components: list[Any], flags: int = 0) -> list[str]:
-    """What breaks Discord's component rules (rows, buttons, selects, custom_ids)."""
-    if flags & IS_COMPONENTS_V2:
-        return []  # the bot does not use components v2; nothing to check here
+def component_problems(components: list[Any]) -> list[str]:
+    """What breaks Discord's rules for a legacy message's components (no Components V2
+    flag): at most 5 action rows, each of 1 to 5 buttons or one select menu."""
     out: list[str] = []
     if len(components) > ROWS:
         out.append(f"{len(components)} action rows (at most {ROWS})")
-    seen: set[str] = set()
     for r, row in enumerate(components):
         if not isinstance(row, dict) or row.get("type") != ROW:
-            out.append(f"top-level component {r} is not an action row")
+            out.append(f"top-level component {r} is not an action row (without the "
+                       "IS_COMPONENTS_V2 flag)")
             continue
-        items = row.get("components") or []
-        if not items:
-            out.append(f"row {r} is empty")
-        kinds = {c.get("type") for c in items}
-        if kinds & set(SELECT_TYPES) and len(items) != 1:
-            out.append(f"row {r}: a select menu must be alone in its row")
-        if kinds == {BUTTON} and len(items) > ROW_BUTTONS:
-            out.append(f"row {r}: {len(items)} buttons (at most {ROW_BUTTONS})")
-        for i, c in enumerate(items):
-            where = f"row {r} item {i}"
-            cid = c.get("custom_id")
-            if isinstance(cid, str):
-                if not 1 <= len(cid) <= CUSTOM_ID:
-                    out.append(f"{where}: custom_id of {len(cid)} characters (1 to {CUSTOM_ID})")
-                if cid in seen:
-                    out.append(f"{where}: custom_id {cid!r} used twice in one message")
-                seen.add(cid)
-            if c.get("type") == BUTTON:
-                out += _button(c, where)
-            elif c.get("type") in SELECT_TYPES:
-                if not cid:
-                    out.append(f"{where}: a select menu without custom_id")
-                out += _select(c, where)
-            else:
-                out.append(f"{where}: component type {c.get('type')!r} cannot sit in a row")
-    return out
+        out += row_problems(row, f"row {r}")
+    return out + id_problems(components)
 
 
-def message_problems(body: dict[str, Any], files: int = 0) -> list[str]:
-    """Every limit a message body (create, edit, callback data, follow-up) breaks."""
-    out: list[str] = []
+def message_errors(body: dict[str, Any], files: int = 0,
+                   flags: int | None = None) -> list[Problem]:
+    """Every limit a message body (create, edit, callback data, follow-up) breaks, each with
+    the path of the field at fault. ``flags`` are the message's flags after the request (an
+    edit keeps IS_COMPONENTS_V2); by default the body's own."""
+    if flags is None:
+        raw = body.get("flags")
+        flags = raw if isinstance(raw, int) else 0
+    out: list[Problem] = []
     content = body.get("content")
     if _len(content) > CONTENT:
-        out.append(f"content of {_len(content)} characters (at most {CONTENT})")
-    out += embed_problems(body.get("embeds") or [])
-    flags = body.get("flags") or 0
-    out += component_problems(body.get("components") or [], flags if isinstance(flags, int)
-                              else 0)
+        out.append((("content",), f"content of {_len(content)} characters (at most {CONTENT})"))
+    out += [(("embeds",), p) for p in embed_problems(body.get("embeds") or [])]
+    if flags & IS_COMPONENTS_V2:
+        out += layout_problems(body)
+    else:
+        out += [(("components",), p) for p in component_problems(body.get("components") or [])]
     attachments = body.get("attachments") or []
     if max(files, len(attachments)) > FILES:
-        out.append(f"{max(files, len(attachments))} attachments (at most {FILES})")
+        out.append((("attachments",),
+                    f"{max(files, len(attachments))} attachments (at most {FILES})"))
     return out
+
+
+def message_problems(body: dict[str, Any], files: int = 0,
+                     flags: int | None = None) -> list[str]:
+    """:func:`message_errors` as plain sentences (``path: problem``)."""
+    return [f"{'.'.join(map(str, path))}: {text}" for path, text in
+            message_errors(body, files, flags)]
 
 
 def choices_problems(choices: list[Any]) -> list[str]:

@@ -6,12 +6,15 @@ Everything here is plain data; :mod:`loopback.world` holds the objects and appli
 
 from __future__ import annotations
 
-import asyncio
+import copy
 import itertools
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+from loopback.components import interactive, media_urls, texts, walk
+from loopback.layout import IS_COMPONENTS_V2
 
 #: 2015-01-01, Discord's epoch for snowflakes (milliseconds).
 DISCORD_EPOCH = 1_420_070_400_000
@@ -146,6 +149,12 @@ class Attachment:
     description: str | None = None
 
     @property
+    def picture(self) -> bool:
+        """True for an image (which Discord's client shows rather than links)."""
+        return self.content_type.startswith("image/") or self.filename.lower().endswith(
+            (".png", ".jpg", ".jpeg", ".gif", ".webp"))
+
+    @property
     def path(self) -> str:
         """The URL path the file is served at (unguessable, like Discord's signed CDN URLs)."""
         return f"/attachments/{self.id}/{self.secret}/{self.filename}"
@@ -181,6 +190,8 @@ class Message:
     timestamp: str = field(default_factory=iso_now)
     edited: str | None = None
     revision: int = 0
+    created: float = 0.0  # by the stand-in's clock
+    old_edits: list[float] = field(default_factory=list)  # edits made once over an hour old
     deleted: bool = False
 
     @property
@@ -197,20 +208,34 @@ class Message:
         """True when ``user_id`` can see this message in its channel."""
         return not self.deleted and (self.owner is None or self.owner == user_id)
 
+    def _resolve(self, media: Any, base: str) -> Any:
+        """A media object with an ``attachment://name`` URL pointed at the served file (as
+        Discord answers with its CDN URL); anything else unchanged."""
+        url = _url(media)
+        found = next((a for a in self.attachments if url == f"attachment://{a.filename}"), None)
+        if found is None:
+            return media
+        return dict(media, url=base + found.path, proxy_url=base + found.path,
+                    content_type=found.content_type, attachment_id=str(found.id))
+
     def _embeds(self, base: str) -> list[dict[str, Any]]:
         """Embeds with ``attachment://name`` URLs resolved to the served file."""
-        by_name = {a.filename: a for a in self.attachments}
-        out = []
-        for e in self.embeds:
-            e = dict(e)
-            for key in ("image", "thumbnail"):
-                media = e.get(key)
-                url = media.get("url") if isinstance(media, dict) else None
-                if isinstance(url, str) and url.startswith("attachment://"):
-                    found = by_name.get(url[len("attachment://"):])
-                    if found is not None and isinstance(media, dict):
-                        e[key] = dict(media, url=base + found.path, proxy_url=base + found.path)
-            out.append(e)
+        return [dict(e, **{key: self._resolve(e[key], base) for key in ("image", "thumbnail")
+                           if isinstance(e.get(key), dict)}) for e in self.embeds]
+
+    def _components(self, base: str) -> list[dict[str, Any]]:
+        """Components with their pictures' and files' ``attachment://`` URLs resolved (only a
+        layout shows pictures and files in its components)."""
+        if not self.components_v2:
+            return self.components
+        out: list[dict[str, Any]] = copy.deepcopy(self.components)
+        for c in walk(out):
+            for key in ("media", "file"):
+                if isinstance(c.get(key), dict):
+                    c[key] = self._resolve(c[key], base)
+            for item in c.get("items") or []:
+                if isinstance(item, dict) and isinstance(item.get("media"), dict):
+                    item["media"] = self._resolve(item["media"], base)
         return out
 
     def payload(self, base: str, application_id: int) -> dict[str, Any]:
@@ -218,7 +243,7 @@ class Message:
         out: dict[str, Any] = {
             "id": str(self.id), "channel_id": str(self.channel_id), "type": 0,
             "content": self.content, "author": self.author.payload(),
-            "embeds": self._embeds(base), "components": self.components,
+            "embeds": self._embeds(base), "components": self._components(base),
             "attachments": [a.payload(base) for a in self.attachments],
             "mentions": [], "mention_roles": [], "mention_everyone": False, "pinned": False,
             "tts": False, "timestamp": self.timestamp, "edited_timestamp": self.edited,
@@ -246,160 +271,53 @@ class Message:
                            "mentions": [str(m) for m in self.mentions]}
         return out
 
-    # -- components
+    # -- what a person sees
+
+    @property
+    def components_v2(self) -> bool:
+        """True for a Components V2 message (its layout lives in ``components``)."""
+        return bool(self.flags & IS_COMPONENTS_V2)
 
     def items(self) -> list[dict[str, Any]]:
-        """Every component inside the message's layout (rows, containers, sections)."""
-        out: list[dict[str, Any]] = []
-        todo = list(reversed(self.components))
-        while todo:
-            c = todo.pop()
-            if c.get("type") != 1:
-                out.append(c)
-            inner = list(c.get("components") or [])
-            if isinstance(c.get("accessory"), dict):
-                inner.append(c["accessory"])
-            todo.extend(reversed(inner))
-        return out
+        """Every interactive component (buttons and select menus), wherever it is nested."""
+        return interactive(self.components)
 
     def component(self, custom_id: str) -> dict[str, Any] | None:
-        """The component with this custom_id, or None."""
+        """The interactive component with this custom_id, or None."""
         return next((c for c in self.items() if c.get("custom_id") == custom_id), None)
 
     def custom_ids(self) -> list[str]:
-        """The custom_ids of the message's components, in order."""
+        """The custom_ids of the message's interactive components, in reading order."""
         return [c["custom_id"] for c in self.items() if isinstance(c.get("custom_id"), str)]
 
     def text(self) -> str:
-        """Every human-readable text of the message (content, embeds, component labels)."""
+        """Every text a person can read in the message: content, embeds (title, author,
+        description, fields, footer), text displays, button labels, menu placeholders and
+        options, pictures' descriptions, attachment names and alt texts."""
         parts = [self.content]
         for e in self.embeds:
-            parts += [str(e.get("title") or ""), str(e.get("description") or ""),
+            parts += [str(e.get("title") or ""), str((e.get("author") or {}).get("name") or ""),
+                      str(e.get("description") or ""),
                       str((e.get("footer") or {}).get("text") or "")]
-            parts += [f"{f.get('name')} {f.get('value')}" for f in e.get("fields") or []]
-        for c in self.items():
-            parts.append(str(c.get("label") or c.get("placeholder") or c.get("content") or ""))
-            parts += [f"{o.get('label')} {o.get('description') or ''}"
-                      for o in c.get("options") or []]
+            parts += [f"{f.get('name')}\n{f.get('value')}" for f in e.get("fields") or []]
+        parts += texts(self.components)
+        for a in self.attachments:
+            parts += [a.filename, a.description or ""]
         return "\n".join(p for p in parts if p)
 
-
-@dataclass
-class Breach:
-    """A rule of Discord the bot broke (tests assert there are none)."""
-
-    rule: str
-    detail: str
-    route: str = ""
-    interaction: int | None = None
-
-    def __str__(self) -> str:
-        where = f" [{self.route}]" if self.route else ""
-        ix = f" (interaction {self.interaction})" if self.interaction else ""
-        return f"{self.rule}{where}{ix}: {self.detail}"
+    def images(self) -> list[str]:
+        """The pictures the message shows, as sent (``attachment://name`` for an upload): embed
+        images and thumbnails, gallery items and thumbnails of a Components V2 message, and
+        (legacy messages only) image attachments no embed shows, which Discord lists below."""
+        shown = [url for e in self.embeds for key in ("image", "thumbnail")
+                 if (url := _url(e.get(key)))]
+        shown += media_urls(self.components)
+        if not self.components_v2:
+            shown += [f"attachment://{a.filename}" for a in self.attachments
+                      if a.picture and f"attachment://{a.filename}" not in shown]
+        return shown
 
 
-class InteractionFailed(Exception):
-    """The interaction was not answered: the bot was offline, disconnected, or too slow."""
-
-
-@dataclass
-class Interaction:
-    """One interaction a user made, and what the bot did with it.
-
-    Times come from the stand-in's clock: ``created``, ``responded`` (the initial response),
-    ``completed`` (the visible result: an immediate response, or the first edit / follow-up after
-    a deferral) and ``imaged`` (the first response or edit carrying an image).
-    """
-
-    id: int
-    token: str
-    type: int
-    user: User
-    channel_id: int
-    guild_id: int | None
-    data: dict[str, Any]
-    created: float
-    message_id: int | None = None
-    session: str | None = None
-    response_type: int | None = None
-    ephemeral: bool = False
-    original_id: int | None = None
-    responded: float | None = None
-    completed: float | None = None
-    imaged: float | None = None
-    failed: str | None = None
-    choices: list[dict[str, Any]] | None = None
-    modal: dict[str, Any] | None = None
-    followups: list[int] = field(default_factory=list)
-    _answered: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
-    _done: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
-
-    @property
-    def kind(self) -> str:
-        """``command``, ``component``, ``autocomplete`` or ``modal``."""
-        return {2: "command", 3: "component", 4: "autocomplete", 5: "modal"}.get(self.type, "?")
-
-    def mark_responded(self, at: float) -> None:
-        """The initial response arrived."""
-        self.responded = at
-        self._answered.set()
-
-    def mark_completed(self, at: float) -> None:
-        """The visible result arrived (also after a failure: a late result still shows)."""
-        if self.completed is None:
-            self.completed = at
-        self.failed = None
-        self._answered.set()
-        self._done.set()
-
-    def mark_failed(self, reason: str) -> None:
-        """The interaction will never be answered."""
-        if self.failed is None and self.completed is None:
-            self.failed = reason
-            self._answered.set()
-            self._done.set()
-
-    async def answered(self, timeout: float = 10.0) -> Interaction:
-        """Wait for the initial response; :class:`InteractionFailed` if none will come."""
-        try:
-            await asyncio.wait_for(self._answered.wait(), timeout)
-        except TimeoutError:
-            raise InteractionFailed(f"no response within {timeout} s") from None
-        if self.responded is None:
-            raise InteractionFailed(self.failed or "not answered")
-        return self
-
-    async def done(self, timeout: float = 10.0) -> Interaction:
-        """Wait for the visible result (after a deferral: the first edit or follow-up)."""
-        try:
-            await asyncio.wait_for(self._done.wait(), timeout)
-        except TimeoutError:
-            raise InteractionFailed(f"no result within {timeout} s") from None
-        if self.completed is None:
-            raise InteractionFailed(self.failed or "not answered")
-        return self
-
-    def status(self) -> str:
-        """``pending``, ``deferred``, ``done`` or ``failed``."""
-        if self.completed is not None:
-            return "done"
-        if self.failed is not None:
-            return "failed"
-        if self.responded is not None:
-            return "deferred"
-        return "pending"
-
-    def public(self) -> dict[str, Any]:
-        """What the control API tells about the interaction."""
-        return {"id": str(self.id), "kind": self.kind, "user": str(self.user.id),
-                "channel_id": str(self.channel_id), "status": self.status(),
-                "failed": self.failed, "response_type": self.response_type,
-                "message_id": str(self.message_id) if self.message_id else None,
-                "original_id": str(self.original_id) if self.original_id else None,
-                "followups": [str(f) for f in self.followups],
-                "choices": self.choices,
-                "first_response_ms": (None if self.responded is None
-                                      else round((self.responded - self.created) * 1000, 1)),
-                "done_ms": (None if self.completed is None
-                            else round((self.completed - self.created) * 1000, 1))}
+def _url(media: Any) -> str:
+    url = media.get("url") if isinstance(media, dict) else None
+    return url if isinstance(url, str) else ""

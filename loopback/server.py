@@ -52,7 +52,8 @@ from typing import Any
 
 from aiohttp import web
 
-from loopback.model import Interaction, InteractionFailed, Message
+from loopback.interaction import Interaction, InteractionFailed
+from loopback.model import Message
 from loopback.world import LoopbackError, Reply, Upload, World, dumps
 
 log = logging.getLogger("loopback")
@@ -60,21 +61,29 @@ API = "/api/v10"
 FAKE_TOKEN = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GLoopb.loopback-token-not-a-real-discord-token"
 
 
-class Loopback(World):
+class Loopback:
     """A Discord stand-in listening on 127.0.0.1 (``async with Loopback() as lb: ...``).
 
-    Everything of :class:`~loopback.world.World` (the user side) plus the server: ``base_url``,
-    ``api_base`` and ``gateway_url`` once started, and :meth:`env` for the bot's settings.
+    It serves a :class:`~loopback.world.World` (:attr:`world`, made from ``options``): the
+    server's own are ``api_base`` and ``gateway_url`` once started, and :meth:`env` for the
+    bot's settings; every other attribute is the world's (``lb.click`` is
+    ``lb.world.click``).
     """
 
     def __init__(self, *, port: int = 0, host: str = "127.0.0.1", **options: Any) -> None:
         options.setdefault("token", FAKE_TOKEN)
-        super().__init__(**options)
+        self.world = World(**options)
         self.host = host
         self.port = port
         self.app = self._make_app()
         self._runner: web.AppRunner | None = None
         self._watchdog: asyncio.Task[None] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        """The world's attribute ``name`` (the user side, the state, the rules' records)."""
+        if name == "world":  # not set yet: no world to ask
+            raise AttributeError(name)
+        return getattr(self.world, name)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -87,8 +96,8 @@ class Loopback(World):
         sockets = getattr(site._server, "sockets", None)  # noqa: SLF001 - aiohttp keeps no public one
         if sockets:
             self.port = sockets[0].getsockname()[1]
-        self.base_url = f"http://{self.host}:{self.port}"
-        self.gateway.url = f"ws://{self.host}:{self.port}/gateway"
+        self.world.base_url = f"http://{self.host}:{self.port}"
+        self.world.gateway.url = f"ws://{self.host}:{self.port}/gateway"
         self._watchdog = asyncio.get_running_loop().create_task(self._watch())
         return self
 
@@ -98,7 +107,7 @@ class Loopback(World):
             self._watchdog.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._watchdog
-        for s in self.gateway.sessions.values():
+        for s in self.world.gateway.sessions.values():
             if s.conn is not None:
                 await s.conn.ws.close(code=1001)
         if self._runner is not None:
@@ -114,33 +123,33 @@ class Loopback(World):
     async def _watch(self) -> None:
         while True:
             await asyncio.sleep(0.1)
-            self.check_deadlines()
+            self.world.check_deadlines()
 
     @property
     def api_base(self) -> str:
         """The REST base URL (``KARAK_API_BASE``)."""
-        return self.base_url + API
+        return self.world.base_url + API
 
     @property
     def gateway_url(self) -> str:
         """The gateway URL (``KARAK_GATEWAY_URL``)."""
-        return self.gateway.url
+        return self.world.gateway.url
 
     def env(self) -> dict[str, str]:
         """The environment that points the bot here."""
-        return {"DISCORD_TOKEN": self.token or FAKE_TOKEN, "KARAK_API_BASE": self.api_base,
+        return {"DISCORD_TOKEN": self.world.token or FAKE_TOKEN, "KARAK_API_BASE": self.api_base,
                 "KARAK_GATEWAY_URL": self.gateway_url}
 
     async def wait_connected(self, timeout: float = 30.0) -> None:
         """Wait until the bot is connected to the gateway."""
-        await self.gateway.wait_connected(timeout)
+        await self.world.gateway.wait_connected(timeout)
 
     # ------------------------------------------------------------------ HTTP glue
 
     def _make_app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024 * 1024)
-        app.router.add_get("/gateway", self.gateway.handle)
-        app.router.add_get("/gateway/", self.gateway.handle)
+        app.router.add_get("/gateway", self.world.gateway.handle)
+        app.router.add_get("/gateway/", self.world.gateway.handle)
         app.router.add_get("/attachments/{aid}/{secret}/{name}", self._file)
         control: list[tuple[str, str, Callable[[web.Request], Awaitable[Any]]]] = [
             ("GET", "/_loopback/", self._c_summary),
@@ -193,7 +202,7 @@ class Loopback(World):
                     return web.json_response({"message": "400: Bad Request", "code": 50109},
                                              status=400)
         query = {k: v for k, v in request.query.items()}
-        reply = await self.rest(request.method, path, query,
+        reply = await self.world.rest(request.method, path, query,
                                 request.headers.get("Authorization"), body, uploads)
         return self._respond(reply)
 
@@ -208,7 +217,7 @@ class Loopback(World):
 
     async def _file(self, request: web.Request) -> web.StreamResponse:
         aid = request.match_info["aid"]
-        att = self.files.get(int(aid)) if aid.isdigit() else None
+        att = self.world.files.get(int(aid)) if aid.isdigit() else None
         if att is None or att.secret != request.match_info["secret"] or att.data is None:
             return web.json_response({"message": "404: Not Found", "code": 0}, status=404)
         return web.Response(body=att.data, content_type=att.content_type.split(";")[0])
@@ -237,40 +246,40 @@ class Loopback(World):
         return data
 
     async def _c_summary(self, request: web.Request) -> Any:
-        return dict(self.summary(), api_base=self.api_base, gateway_url=self.gateway_url)
+        return dict(self.world.summary(), api_base=self.api_base, gateway_url=self.gateway_url)
 
     async def _c_users(self, request: web.Request) -> Any:
-        return {"users": [u.public() for u in self.users.values()]}
+        return {"users": [u.public() for u in self.world.users.values()]}
 
     async def _c_new_user(self, request: web.Request) -> Any:
         d = await self._json(request)
-        return self.create_user(str(d["name"]), str(d.get("locale", "en-US")),
+        return self.world.create_user(str(d["name"]), str(d.get("locale", "en-US")),
                                 bool(d.get("admin", False))).public()
 
     async def _c_guilds(self, request: web.Request) -> Any:
-        return {"guilds": [g.public() for g in self.guilds.values()]}
+        return {"guilds": [g.public() for g in self.world.guilds.values()]}
 
     async def _c_new_guild(self, request: web.Request) -> Any:
         d = await self._json(request)
-        return self.create_guild(str(d.get("name", "Karak Club")),
+        return self.world.create_guild(str(d.get("name", "Karak Club")),
                                  str(d.get("locale", "en-US"))).public()
 
     async def _c_new_channel(self, request: web.Request) -> Any:
         d = await self._json(request)
-        guild = self.guilds.get(int(d["guild_id"]))
+        guild = self.world.guilds.get(int(d["guild_id"]))
         if guild is None:
             raise LoopbackError(f"no guild {d['guild_id']}", "no_guild")
-        return self.create_channel(guild, str(d.get("name", "goblin"))).public()
+        return self.world.create_channel(guild, str(d.get("name", "goblin"))).public()
 
     async def _c_commands(self, request: web.Request) -> Any:
         gid = request.query.get("guild_id")
-        return {"commands": self.registered(int(gid) if gid else None)}
+        return {"commands": self.world.registered(int(gid) if gid else None)}
 
     async def _c_messages(self, request: web.Request) -> Any:
-        channel = self.channel(request.match_info["cid"])
-        user = self.user(request.query["user"])
-        return {"version": self.version,
-                "messages": [self.view(m) for m in self.messages_for(channel, user)]}
+        channel = self.world.channel(request.match_info["cid"])
+        user = self.world.user(request.query["user"])
+        return {"version": self.world.version,
+                "messages": [self.world.view(m) for m in self.world.messages_for(channel, user)]}
 
     async def _answer(self, ix: Interaction, wait: Any) -> Any:
         if wait in ("answered", "done"):
@@ -285,16 +294,17 @@ class Loopback(World):
         options = d.get("options") or {}
         if not isinstance(options, dict):
             raise LoopbackError("options must be an object", "bad_request")
-        ix = await self.command(self.user(d["user"]), self.channel(d["channel"]),
+        ix = await self.world.command(self.world.user(d["user"]), self.world.channel(d["channel"]),
                                 str(d["command"]), **options)
         return await self._answer(ix, d.get("wait"))
 
     def _target(self, d: dict[str, Any]) -> Message:
-        return self.message(d["message"])
+        return self.world.message(d["message"])
 
     async def _c_click(self, request: web.Request) -> Any:
         d = await self._json(request)
-        ix = await self.click(self.user(d["user"]), self._target(d), str(d["custom_id"]))
+        ix = await self.world.click(self.world.user(d["user"]), self._target(d),
+                                    str(d["custom_id"]))
         return await self._answer(ix, d.get("wait"))
 
     async def _c_select(self, request: web.Request) -> Any:
@@ -302,22 +312,22 @@ class Loopback(World):
         values = d.get("values")
         if not isinstance(values, list):
             raise LoopbackError("values must be a list", "bad_request")
-        ix = await self.select(self.user(d["user"]), self._target(d), str(d["custom_id"]),
-                               [str(v) for v in values])
+        ix = await self.world.select(self.world.user(d["user"]), self._target(d),
+                                     str(d["custom_id"]), [str(v) for v in values])
         return await self._answer(ix, d.get("wait"))
 
     async def _c_autocomplete(self, request: web.Request) -> Any:
         d = await self._json(request)
         try:
-            choices = await self.autocomplete(
-                self.user(d["user"]), self.channel(d["channel"]), str(d["command"]),
+            choices = await self.world.autocomplete(
+                self.world.user(d["user"]), self.world.channel(d["channel"]), str(d["command"]),
                 str(d["option"]), str(d.get("value", "")), **(d.get("options") or {}))
         except InteractionFailed as exc:
             raise LoopbackError(f"the bot did not answer: {exc}", "bot_silent") from None
         return {"choices": choices}
 
     async def _c_interaction(self, request: web.Request) -> Any:
-        ix = self.interactions.get(int(request.match_info["iid"]))
+        ix = self.world.interactions.get(int(request.match_info["iid"]))
         if ix is None:
             raise LoopbackError("no such interaction", "no_interaction")
         return ix.public()
@@ -325,17 +335,17 @@ class Loopback(World):
     async def _c_wait(self, request: web.Request) -> Any:
         after = int(request.query.get("after", "0"))
         timeout = min(60.0, float(request.query.get("timeout", "25")))
-        return {"version": await self.changed(after, timeout)}
+        return {"version": await self.world.changed(after, timeout)}
 
     async def _c_breaches(self, request: web.Request) -> Any:
-        self.check_deadlines()
-        return {"breaches": [str(b) for b in self.breaches],
-                "orphaned": [ix.public() for ix in self.orphaned]}
+        self.world.check_deadlines()
+        return {"breaches": [str(b) for b in self.world.breaches],
+                "orphaned": [ix.public() for ix in self.world.orphaned]}
 
     async def _c_attachment(self, request: web.Request) -> web.StreamResponse:
         aid = int(request.match_info["aid"])
-        user = self.user(request.query["user"])
-        for m in self.messages.values():
+        user = self.world.user(request.query["user"])
+        for m in self.world.messages.values():
             if m.visible_to(user.id):
                 for a in m.attachments:
                     if a.id == aid and a.data is not None:

@@ -240,13 +240,14 @@ class Driver:
 
     def ending(self) -> str:
         """The text of the game-over message (a public message with a table picture, a text,
-        and no "My hand" button), or ``""`` while the game goes on."""
+        and no "My hand" button; embeds or a Components V2 layout), or ``""`` while the game
+        goes on."""
         text: str = self.page.evaluate(
             """() => ([...document.querySelectorAll('article.msg:not([data-ephemeral])')]
-              .filter(a => a.querySelector('.embed .image img')
-                      && a.querySelector('.content').innerText.trim() !== ''
+              .filter(a => a.querySelector('.embed .image img, .gallery img, .thumbnail img')
+                      && (a.querySelector('.content, .layout')?.innerText.trim() || '') !== ''
                       && !a.querySelector('[data-custom-id^="kg:hand:"]'))
-              .map(a => a.querySelector('.content').innerText.trim()).pop() || '')""")
+              .map(a => a.querySelector('.content, .layout').innerText.trim()).pop() || '')""")
         return text
 
     def over(self) -> bool:

@@ -9,7 +9,6 @@
   const KEEP = 150;                 // messages shown (the newest)
   const COLOURS = ["#5865f2", "#23a55a", "#f0b232", "#eb459e", "#ed4245", "#80848e"];
   const EYE = '<svg width="16" height="16" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M12 5C5.6 5 2 12 2 12s3.6 7 10 7 10-7 10-7-3.6-7-10-7Zm0 11a4 4 0 1 1 0-8 4 4 0 0 1 0 8Zm0-2a2 2 0 1 0 0-4 2 2 0 0 0 0 4Z"/></svg>';
-  const CHEVRON = '<svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M7 10l5 5 5-5z"/></svg>';
   const CHECK = '<svg width="11" height="11" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M9 16.2 4.8 12l-1.4 1.4L9 19 21 7l-1.4-1.4z"/></svg>';
 
   const state = {
@@ -85,7 +84,7 @@
   function tHtml(key, html) {
     const text = (state.config.strings[lang()] || {})[key] ?? key;
     return text.split(/(\{\w+\})/).map((part) => {
-      const m = /^\{(\w+)\}$/.exec(part);
+      const m = part.match(/^\{(\w+)\}$/);
       return m && m[1] in html ? html[m[1]] : esc(part);
     }).join("");
   }
@@ -106,6 +105,10 @@
   function localPath(url) {
     try { const u = new URL(url, location.href); return u.pathname + u.search; } catch { return url; }
   }
+  const view = window.KarakMessage({ esc, localPath, userName,
+    channelName: () => state.config.channel_name });
+  const composer = window.KarakComposer({ state, $, esc, t, api, toast, refusal, localized,
+    saveJSON, safeRefresh });
   function localized(obj, field) {
     const l = obj[`${field}_localizations`];
     return (l && l[discordLocale()]) || obj[field];
@@ -117,36 +120,6 @@
     el.hidden = false;
     clearTimeout(toastTimer);
     toastTimer = setTimeout(() => { el.hidden = true; }, 5000);
-  }
-
-  // ------------------------------------------------------------------ markdown (Discord's subset)
-
-  function inline(text) {
-    const keep = [];
-    const stash = (html) => { keep.push(html); return `\u0000${keep.length - 1}\u0000`; };
-    let s = esc(text);
-    s = s.replace(/`([^`\n]+)`/g, (_, c) => stash(`<code>${c}</code>`));
-    s = s.replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)|(https?:\/\/[^\s<]+[^\s<.,;:!?)])/g,
-      (_, label, url, bare) => stash(link(url || bare, label || bare)));
-    s = s.replace(/&lt;@!?(\d+)&gt;/g, (_, id) => stash(`<span class="mention">@${esc(userName(id))}</span>`));
-    s = s.replace(/&lt;#(\d+)&gt;/g, () => stash(`<span class="mention">#${esc(state.config.channel_name)}</span>`));
-    s = s.replace(/\*\*(.+?)\*\*/g, "<strong>$1</strong>");
-    s = s.replace(/__(.+?)__/g, "<u>$1</u>");
-    s = s.replace(/(^|[^*\w])\*(?![\s*])(.+?)\*(?!\w)/g, "$1<em>$2</em>");
-    s = s.replace(/(^|[^\w])_(?![\s_])(.+?)_(?!\w)/g, "$1<em>$2</em>");
-    s = s.replace(/~~(.+?)~~/g, "<s>$1</s>");
-    return s.replace(/\u0000(\d+)\u0000/g, (_, i) => keep[Number(i)]);
-  }
-  function link(url, label) {
-    const jump = /^https:\/\/discord\.com\/channels\/\d+\/\d+\/(\d+)$/.exec(url);
-    if (jump) return `<a href="#m-${jump[1]}" data-jump="${jump[1]}">${label === url ? "#" + esc(state.config.channel_name) : label}</a>`;
-    return `<a href="${url}" target="_blank" rel="noopener noreferrer">${label}</a>`;
-  }
-  function md(text) {
-    return String(text || "").split("\n").map((line) => {
-      if (line.startsWith("> ")) return `<div class="quote">${inline(line.slice(2)) || "<br>"}</div>`;
-      return `<div>${inline(line) || "<br>"}</div>`;
-    }).join("");
   }
 
   // ------------------------------------------------------------------ messages
@@ -192,88 +165,13 @@
     if (m.loopback.loading) {
       html += `<div class="loading"><span class="dots"><i></i><i></i><i></i></span>${esc(t("thinking", { bot: m.author.global_name || m.author.username }))}</div>`;
     } else {
-      const edited = m.edited_timestamp && m.content ? `<span class="edited">${esc(t("edited"))}</span>` : "";
-      html += `<div class="content">${m.content ? md(m.content) : ""}${edited}</div>`;
-      html += embeds(m);
-      html += attachments(m);
-      html += components(m);
+      html += view.body(m, state.busy.get(m.id), t("edited"));
     }
     if (state.failed.has(m.id)) html += `<div class="failed">${esc(t("failed"))}</div>`;
     if (m.loopback.ephemeral_for) html += `<div class="note">${EYE}<span>${esc(t("only_you"))}</span></div>`;
     html += "</div>";
     el.innerHTML = html;
     return el;
-  }
-
-  function embedImages(m) {
-    const used = new Set();
-    for (const e of m.embeds) {
-      for (const k of ["image", "thumbnail"]) if (e[k] && e[k].url) used.add(localPath(e[k].url));
-    }
-    return used;
-  }
-
-  function embeds(m) {
-    return m.embeds.map((e) => {
-      const bar = e.color != null ? `#${e.color.toString(16).padStart(6, "0")}` : "var(--line)";
-      let h = `<div class="embed" style="border-left-color:${bar}">`;
-      if (e.author && e.author.name) h += `<div class="title">${esc(e.author.name)}</div>`;
-      if (e.title) {
-        h += e.url ? `<div class="title">${link(e.url, esc(e.title))}</div>`
-          : `<div class="title">${esc(e.title)}</div>`;
-      }
-      if (e.description) h += `<div class="md">${md(e.description)}</div>`;
-      if (e.fields && e.fields.length) {
-        h += '<div class="fields">' + e.fields.map((f) =>
-          `<div class="field${f.inline ? " inline" : ""}"><div class="name">${inline(f.name)}</div><div class="md">${md(f.value)}</div></div>`).join("") + "</div>";
-      }
-      const img = e.image || e.thumbnail;
-      if (img && img.url) h += `<div class="image"><img src="${esc(localPath(img.url))}" alt="" loading="eager"></div>`;
-      if (e.footer && e.footer.text) h += `<div class="footer">${esc(e.footer.text)}</div>`;
-      return h + "</div>";
-    }).join("");
-  }
-
-  function attachments(m) {
-    const used = embedImages(m);
-    const rest = m.attachments.filter((a) => !used.has(localPath(a.url)));
-    if (!rest.length) return "";
-    return '<div class="attachments">' + rest.map((a) => (/\.(png|jpe?g|gif|webp)$/i.test(a.filename)
-      ? `<img src="${esc(localPath(a.url))}" alt="${esc(a.description || a.filename)}">`
-      : `<a href="${esc(localPath(a.url))}" download>${esc(a.filename)}</a>`)).join("") + "</div>";
-  }
-
-  function components(m) {
-    if (!m.components || !m.components.length) return "";
-    const busy = state.busy.get(m.id);
-    let h = '<div class="components">';
-    for (const row of m.components) {
-      h += '<div class="row">';
-      for (const c of row.components || []) {
-        const off = c.disabled || busy !== undefined;
-        if (c.type === 2) {
-          const emoji = c.emoji && c.emoji.name ? `<span>${esc(c.emoji.name)}</span>` : "";
-          if (c.style === 5) {
-            h += `<a class="btn s5" href="${esc(c.url)}" target="_blank" rel="noopener noreferrer">${emoji}${esc(c.label || "")} ↗</a>`;
-          } else {
-            h += `<button type="button" class="btn s${c.style}${busy === c.custom_id ? " busy" : ""}" data-custom-id="${esc(c.custom_id)}"${off ? " disabled" : ""}>${emoji}${esc(c.label || "")}</button>`;
-          }
-        } else if (c.type === 3) {
-          const chosen = (c.options || []).find((o) => o.default);
-          h += `<div class="select${busy === c.custom_id ? " busy" : ""}" data-custom-id="${esc(c.custom_id)}">`;
-          h += `<button type="button" aria-haspopup="listbox"${off ? " disabled" : ""}><span${chosen ? ' class="chosen"' : ""}>${esc(chosen ? chosen.label : c.placeholder || "")}</span>${CHEVRON}</button>`;
-          h += '<div class="options" role="listbox" hidden>';
-          for (const o of c.options || []) {
-            h += `<button type="button" class="option" role="option" data-value="${esc(o.value)}"><span class="label">${esc(o.label)}</span>`;
-            if (o.description) h += `<span class="desc">${esc(o.description)}</span>`;
-            h += "</button>";
-          }
-          h += "</div></div>";
-        }
-      }
-      h += "</div>";
-    }
-    return h + "</div>";
   }
 
   function welcome() {
@@ -285,10 +183,10 @@
       el.id = "welcome";
       el.className = "welcome";
     }
-    let text = md(t("welcome", { channel: state.config.channel_name }));
+    let text = view.md(t("welcome", { channel: state.config.channel_name }));
     // "/goblin new" in the welcome text starts that command
     text = text.replace(/\/([\w\u00C0-\u024F-]+) ([\w\u00C0-\u024F-]+)/g, (all, root, sub) => {
-      const leaf = leaves().find((l) => l.names[0] === root && l.names[1] === sub);
+      const leaf = composer.leaves().find((l) => l.names[0] === root && l.names[1] === sub);
       return leaf ? `<a href="#" data-command="${esc(leaf.path.join(" "))}">${all}</a>` : all;
     });
     el.innerHTML = `<h1><span class="hash">#</span>${esc(state.config.channel_name)}</h1><p>${text}</p>`;
@@ -415,7 +313,7 @@
     state.messages = [];
     state.openSelect = null;
     state.stick = true;
-    clearCommand();
+    composer.clearCommand();
     applyTexts();
     renderUsers();
     await safeRefresh();
@@ -427,7 +325,7 @@
       me().locale = user.locale;
     } catch (e) { toast(refusal(e)); }
     applyTexts();
-    clearCommand();
+    composer.clearCommand();
     await render();
   }
 
@@ -534,207 +432,6 @@
     if (scroll) list.scrollIntoView({ block: "nearest" });
   }
 
-  // ------------------------------------------------------------------ slash commands
-
-  function leaves() {
-    const out = [];
-    for (const root of state.commands) {
-      if ((root.type || 1) !== 1) continue;
-      const subs = (root.options || []).filter((o) => o.type === 1 || o.type === 2);
-      if (!subs.length) {
-        out.push({ path: [root.name], names: [localized(root, "name")], desc: localized(root, "description"), options: root.options || [] });
-      }
-      for (const sub of subs) {
-        const inner = sub.type === 2 ? (sub.options || []).filter((o) => o.type === 1) : [sub];
-        for (const leaf of inner) {
-          const path = sub.type === 2 ? [root.name, sub.name, leaf.name] : [root.name, sub.name];
-          const names = sub.type === 2 ? [localized(root, "name"), localized(sub, "name"), localized(leaf, "name")]
-            : [localized(root, "name"), localized(sub, "name")];
-          out.push({ path, names, desc: localized(leaf, "description"), options: leaf.options || [] });
-        }
-      }
-    }
-    return out;
-  }
-
-  function showSuggest(items, onPick) {
-    const box = $("suggest");
-    state.suggest = items;
-    state.pick = onPick;
-    state.active = 0;
-    if (!items.length) { box.hidden = true; return; }
-    box.innerHTML = items.map((it, i) => (it.empty
-      ? `<div class="empty">${esc(it.name)}</div>`
-      : `<button type="button" data-i="${i}" class="${i === 0 ? "active" : ""}" role="option"><span class="name">${esc(it.name)}</span><span class="desc">${esc(it.desc || "")}</span></button>`)).join("");
-    box.hidden = false;
-  }
-  function hideSuggest() { $("suggest").hidden = true; state.suggest = []; }
-  function moveActive(step) {
-    const buttons = [...$("suggest").querySelectorAll("button")];
-    if (!buttons.length) return;
-    state.active = (state.active + step + buttons.length) % buttons.length;
-    buttons.forEach((b, i) => b.classList.toggle("active", i === state.active));
-    buttons[state.active].scrollIntoView({ block: "nearest" });
-  }
-
-  function suggestCommands() {
-    const text = $("command-input").value.trim().replace(/^\//, "").toLowerCase();
-    if (!$("command-input").value.startsWith("/") && text) { hideSuggest(); return; }
-    const items = leaves().filter((l) => {
-      const shown = l.names.join(" ").toLowerCase();
-      const plain = l.path.join(" ");
-      return !text || shown.startsWith(text) || plain.startsWith(text)
-        || l.names[l.names.length - 1].toLowerCase().startsWith(text);
-    }).slice(0, 25).map((l) => ({ name: "/" + l.names.join(" "), desc: l.desc, leaf: l }));
-    showSuggest(items.length ? items : [{ empty: true, name: t("no_match") }], (it) => chooseCommand(it.leaf));
-  }
-
-  function clearCommand() {
-    state.cmd = null;
-    $("command-chip").hidden = true;
-    $("command-chip").innerHTML = "";
-    $("command-options").innerHTML = "";
-    $("command-input").hidden = false;
-    $("command-input").value = "";
-    hideSuggest();
-  }
-
-  function chooseCommand(leaf) {
-    hideSuggest();
-    if (!leaf.options.length) {
-      state.cmd = { leaf, fields: [] };
-      runCommand();
-      return;
-    }
-    state.cmd = { leaf, fields: [] };
-    const chip = $("command-chip");
-    chip.innerHTML = `<span>/${esc(leaf.names.join(" "))}</span><button type="button" aria-label="${esc(t("close"))}" title="${esc(t("close"))}">×</button>`;
-    chip.hidden = false;
-    $("command-input").hidden = true;
-    $("command-input").value = "";
-    const box = $("command-options");
-    box.innerHTML = "";
-    for (const o of leaf.options) {
-      const label = localized(o, "name");
-      const wrap = document.createElement("label");
-      wrap.className = "opt" + (o.required ? " required" : "");
-      wrap.title = localized(o, "description") || "";
-      wrap.innerHTML = `<span>${esc(label)}</span>`;
-      let control;
-      if (o.type === 5 || (o.choices && o.choices.length)) {
-        control = document.createElement("select");
-        const choices = o.type === 5 ? [{ name: t("yes"), value: true }, { name: t("no"), value: false }]
-          : o.choices.map((c) => ({ name: localized(c, "name"), value: c.value }));
-        control.innerHTML = '<option value=""></option>' + choices.map((c, i) => `<option value="${i}">${esc(c.name)}</option>`).join("");
-        control.choices = choices;
-      } else {
-        control = document.createElement("input");
-        control.type = o.type === 4 || o.type === 10 ? "number" : "text";
-        if (o.min_value != null) control.min = o.min_value;
-        if (o.max_value != null) control.max = o.max_value;
-        if (o.max_length != null) control.maxLength = o.max_length;
-        if (o.autocomplete) {
-          control.setAttribute("aria-autocomplete", "list");
-          control.addEventListener("input", () => autocomplete(o, control));
-          control.addEventListener("focus", () => autocomplete(o, control));
-          control.addEventListener("keydown", suggestKeys);
-        }
-      }
-      control.dataset.option = o.name;
-      wrap.appendChild(control);
-      box.appendChild(wrap);
-      state.cmd.fields.push({ o, control, wrap, label });
-    }
-    const first = box.querySelector("input, select");
-    if (first) first.focus();
-  }
-
-  let autoTimer = 0;
-  function autocomplete(option, control) {
-    clearTimeout(autoTimer);
-    delete control.dataset.value;
-    const leaf = state.cmd && state.cmd.leaf;
-    if (!leaf) return;
-    autoTimer = setTimeout(async () => {
-      try {
-        const data = await api("/_loopback/autocomplete", {
-          user: state.user, channel: state.config.channel, command: leaf.path.join(" "),
-          option: option.name, value: control.value });
-        if (document.activeElement !== control) return;
-        const items = (data.choices || []).map((c) => ({ name: c.name, value: c.value }));
-        showSuggest(items.length ? items : [{ empty: true, name: t("no_match") }], (it) => {
-          control.value = it.name;
-          control.dataset.value = String(it.value);
-          hideSuggest();
-        });
-      } catch (e) { toast(refusal(e)); }
-    }, 200);
-  }
-
-  function suggestKeys(ev) {
-    if ($("suggest").hidden || !state.suggest.length || state.suggest[0].empty) return;
-    if (ev.key === "ArrowDown") { ev.preventDefault(); moveActive(1); }
-    else if (ev.key === "ArrowUp") { ev.preventDefault(); moveActive(-1); }
-    else if (ev.key === "Enter" || ev.key === "Tab") {
-      ev.preventDefault();
-      ev.stopPropagation();
-      state.pick(state.suggest[state.active]);
-    } else if (ev.key === "Escape") { hideSuggest(); }
-  }
-
-  function typed() {
-    const text = $("command-input").value.trim().replace(/^\//, "").toLowerCase().replace(/\s+/g, " ");
-    if (!text) return null;
-    return leaves().find((l) => l.names.join(" ").toLowerCase() === text || l.path.join(" ") === text) || null;
-  }
-
-  async function runCommand() {
-    if (!state.cmd) {
-      const leaf = typed();
-      if (leaf) chooseCommand(leaf); else suggestCommands();
-      return;
-    }
-    const options = {};
-    for (const f of state.cmd.fields) {
-      f.wrap.classList.remove("missing");
-      let value;
-      if (f.control.tagName === "SELECT") {
-        value = f.control.value === "" ? undefined : f.control.choices[Number(f.control.value)].value;
-      } else if (f.control.value.trim() !== "") {
-        if (f.o.type === 4) value = parseInt(f.control.value, 10);
-        else if (f.o.type === 10) value = Number(f.control.value);
-        else value = f.control.dataset.value ?? f.control.value;
-      }
-      if (value === undefined || Number.isNaN(value)) {
-        if (f.o.required) {
-          f.wrap.classList.add("missing");
-          toast(t("missing", { option: f.label }));
-          f.control.focus();
-          return;
-        }
-        continue;
-      }
-      options[f.o.name] = value;
-    }
-    const leaf = state.cmd.leaf;
-    const shown = "/" + leaf.names.join(" ");
-    clearCommand();
-    state.stick = true;
-    try {
-      const ix = await api("/_loopback/command", {
-        user: state.user, channel: state.config.channel, command: leaf.path.join(" "), options,
-        wait: "answered" });
-      state.used[ix.id] = shown;
-      const ids = Object.keys(state.used);
-      if (ids.length > 300) for (const id of ids.slice(0, ids.length - 300)) delete state.used[id];
-      saveJSON("kg-used", state.used);
-      if (ix.status === "failed") toast(t("failed"));
-    } catch (e) {
-      toast(refusal(e));
-    }
-    await safeRefresh();
-  }
-
   // ------------------------------------------------------------------ events
 
   function wire() {
@@ -748,7 +445,7 @@
       if (ev.target.tagName === "IMG" && state.stick) toBottom();
     }, true);
     $("messages").addEventListener("click", (ev) => {
-      const img = ev.target.closest(".image img, .attachments img");
+      const img = ev.target.closest(".image img, .attachments img, .gallery img, .thumbnail img");
       if (img) {
         const box = $("lightbox");
         box.querySelector("img").src = img.src;
@@ -770,8 +467,8 @@
       const start = ev.target.closest("[data-command]");
       if (start) {
         ev.preventDefault();
-        const leaf = leaves().find((l) => l.path.join(" ") === start.dataset.command);
-        if (leaf) chooseCommand(leaf);
+        const leaf = composer.leaves().find((l) => l.path.join(" ") === start.dataset.command);
+        if (leaf) composer.chooseCommand(leaf);
         return;
       }
       const msgEl = ev.target.closest(".msg");
@@ -794,27 +491,27 @@
     });
     document.addEventListener("click", (ev) => {
       if (!ev.target.closest(".select")) closeMenus();
-      if (!ev.target.closest(".composer")) hideSuggest();
+      if (!ev.target.closest(".composer")) composer.hideSuggest();
     });
     document.addEventListener("keydown", (ev) => {
-      if (ev.key === "Escape") { closeMenus(); hideSuggest(); $("lightbox").hidden = true; }
+      if (ev.key === "Escape") { closeMenus(); composer.hideSuggest(); $("lightbox").hidden = true; }
     });
     $("lightbox").addEventListener("click", () => { $("lightbox").hidden = true; });
     const input = $("command-input");
-    input.addEventListener("input", suggestCommands);
-    input.addEventListener("focus", () => { if (input.value.startsWith("/") || !input.value) suggestCommands(); });
-    input.addEventListener("keydown", suggestKeys);
+    input.addEventListener("input", composer.suggestCommands);
+    input.addEventListener("focus", () => { if (input.value.startsWith("/") || !input.value) composer.suggestCommands(); });
+    input.addEventListener("keydown", composer.suggestKeys);
     $("suggest").addEventListener("mousedown", (ev) => ev.preventDefault());
     $("suggest").addEventListener("click", (ev) => {
       const b = ev.target.closest("button[data-i]");
       if (b) state.pick(state.suggest[Number(b.dataset.i)]);
     });
     $("command-chip").addEventListener("click", (ev) => {
-      if (ev.target.closest("button")) { clearCommand(); $("command-input").focus(); }
+      if (ev.target.closest("button")) { composer.clearCommand(); $("command-input").focus(); }
     });
-    $("command-form").addEventListener("submit", (ev) => { ev.preventDefault(); runCommand(); });
+    $("command-form").addEventListener("submit", (ev) => { ev.preventDefault(); composer.runCommand(); });
     $("command-options").addEventListener("keydown", (ev) => {
-      if (ev.key === "Enter" && ev.target.tagName === "SELECT") { ev.preventDefault(); runCommand(); }
+      if (ev.key === "Enter" && ev.target.tagName === "SELECT") { ev.preventDefault(); composer.runCommand(); }
     });
   }
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from minibot import GOBLIN, MiniBot
 
 from loopback import Loopback, ManualClock
 
@@ -21,6 +22,17 @@ async def lb(clock: ManualClock) -> AsyncIterator[Loopback]:
     """A running stand-in on 127.0.0.1."""
     async with Loopback(clock=clock) as server:
         yield server
+
+
+@pytest.fixture
+async def client(lb: Loopback) -> AsyncIterator[MiniBot]:
+    """A minimal client connected to ``lb`` (READY received, /goblin registered)."""
+    mini = MiniBot(lb)
+    await mini.connect("zlib-stream")
+    await mini.next_op(0, "READY")
+    await mini.register([GOBLIN])
+    yield mini
+    await mini.close()
 
 
 @pytest.fixture(autouse=True)

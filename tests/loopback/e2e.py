@@ -23,6 +23,7 @@ from engine.names import card_name, hero_name, monster_name, seat_name
 from i18n import LOCALES, Msg, Param, catalog, texts, translate
 from loopback import Channel, Interaction, InteractionFailed, Loopback, Message, User
 from loopback.botproc import BotProcess
+from loopback.components import TEXT_DISPLAY, walk
 
 MOVE = re.compile(r"^kg:(do|pick):(\d+):(\d+):(.+)$")
 NOTE = re.compile(r"^\*[^*]")
@@ -112,6 +113,15 @@ def lobby_button(message: Message, table: int, op: str) -> str:
     prefix = f"kg:lobby:{table}:{op}"
     return next((c for c in message.custom_ids() if c == prefix or c.startswith(prefix + ":")),
                 prefix)
+
+
+def lead_text(message: Message) -> str:
+    """The first text of a message body: the first embed's description, or the first text
+    display of a Components V2 message."""
+    if message.embeds:
+        return str(message.embeds[0].get("description") or "")
+    return next((str(c.get("content") or "") for c in walk(message.components)
+                 if c.get("type") == TEXT_DISPLAY), "")
 
 
 def hand_button(message: Message) -> str | None:
@@ -377,22 +387,8 @@ TABLE_FOOTER = catalogue_patterns("bot.table.footer", {"round": r"\d+", "step": 
 
 
 def full_text(message: Message) -> str:
-    """Every text a person can read in a message: content, embeds (title, author, description,
-    fields, footer), component labels, placeholders and options, attachment names and alt
-    texts."""
-    parts = [message.content]
-    for e in message.embeds:
-        parts += [str(e.get("title") or ""), str((e.get("author") or {}).get("name") or ""),
-                  str(e.get("description") or ""), str((e.get("footer") or {}).get("text") or "")]
-        parts += [f"{f.get('name')}\n{f.get('value')}" for f in e.get("fields") or []]
-    for c in message.items():
-        parts += [str(c.get("label") or ""), str(c.get("placeholder") or ""),
-                  str(c.get("content") or "")]
-        parts += [str(i.get("description") or "") for i in c.get("items") or []]
-        parts += [f"{o.get('label')}\n{o.get('description') or ''}" for o in c.get("options") or []]
-    for a in message.attachments:
-        parts += [a.filename, a.description or ""]
-    return "\n".join(p for p in parts if p)
+    """Every text a person can read in a message (see :meth:`Message.text`)."""
+    return message.text()
 
 
 def where_shown(text: str) -> tuple[int, int] | None:
@@ -491,8 +487,8 @@ class PrivacyWatch:
 
     def __call__(self, message: Message) -> None:
         hand_image = any(a.filename.startswith("hand") for a in message.attachments)
-        hand_embed = [u for u in pictures(message)
-                      if u.endswith("/hand.png") or u == "attachment://hand.png"]
+        hand_embed = [url for url in message.images() if url.endswith("/hand.png")
+                      or url == "attachment://hand.png"]
         moves = moves_of(message)
         if message.owner is None:
             text = full_text(message)
@@ -509,7 +505,7 @@ class PrivacyWatch:
         owner = self.lb.users[message.owner]
         if hand_embed:
             self.hands_seen += 1
-            text = "\n".join(message_texts(message))
+            text = message.text()
             if f"**{owner.name}**" not in text:
                 self.problems.append(f"{owner.name} was shown a hand that is not theirs: "
                                      f"{text[:200]}")

@@ -467,7 +467,7 @@ def test_a_leftover_breach_fails_the_test(tmp_path: Path) -> None:
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "asyncio_mode=auto",
          "-o", "asyncio_default_fixture_loop_scope=function", "-rA", str(tmp_path)],
         cwd=tmp_path, capture_output=True, text=True, timeout=120,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(Path(__file__).parent)])))
     out = done.stdout + done.stderr
     assert done.returncode == 1, out
     assert "ERROR test_forgetful.py::test_forgets" in out, out

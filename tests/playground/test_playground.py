@@ -20,6 +20,7 @@ from aiohttp import ClientSession
 import playground.app
 from bot.settings import ConfigProblem
 from i18n import LOCALES, catalog
+from loopback.components import interactive
 from playground.app import (
     CHANNEL_ID,
     DEFAULT_DB,
@@ -168,7 +169,7 @@ def refusal_codes() -> set[str]:
 
 
 def test_every_text_the_page_uses_exists_in_every_language() -> None:
-    script = (STATIC / "app.js").read_text()
+    script = "\n".join(p.read_text() for p in sorted(STATIC.glob("*.js")))
     used = set(re.findall(r"\bt(?:Html)?\(\"(\w+)\"", script))
     assert len(used) > 15
     codes = refusal_codes()
@@ -306,7 +307,7 @@ def test_python_m_bot_without_token_serves_a_table_that_outlives_a_restart(
         assert ix["status"] == "done"
         lobby = _messages(proc.url, ann)[-1]
         for op in ("ai", "start"):
-            buttons = [c["custom_id"] for c in _walk(lobby["components"]) if "custom_id" in c]
+            buttons = [c["custom_id"] for c in interactive(lobby["components"])]
             cid = next(b for b in buttons if b.split(":")[3:4] == [op])
             done = _post(proc.url + "_loopback/click", {
                 "user": ann, "message": lobby["id"], "custom_id": cid, "wait": "done"})
@@ -320,22 +321,11 @@ def test_python_m_bot_without_token_serves_a_table_that_outlives_a_restart(
         for _ in range(100):
             msgs = _messages(again.url, ann)
             if any(c.get("custom_id") == "kg:hand:1" for m in msgs
-                   for c in _walk(m["components"])):
+                   for c in interactive(m["components"])):
                 found = True
                 break
             time.sleep(0.1)
         assert found, "the running table was not shown again after the restart"
-
-
-def _walk(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every component, nested ones (rows, containers, section accessories) included."""
-    out: list[dict[str, Any]] = []
-    for c in components:
-        out.append(c)
-        out += _walk(c.get("components") or [])
-        if isinstance(c.get("accessory"), dict):
-            out += _walk([c["accessory"]])
-    return out
 
 
 # ---------------------------------------------------------------------- installing the browser

@@ -12,21 +12,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import pytest
-
 from playground import browser
 from playground.app import PEOPLE
 from playground.drive import EPHEMERAL, Driver, PlaygroundProcess, prefer
-
-
-@pytest.fixture(scope="module")
-def chromium_ready() -> None:
-    try:
-        browser.ensure()
-    except browser.BrowserUnavailable as exc:
-        if browser.in_ci():
-            pytest.fail(f"no headless Chromium under CI: {exc}")
-        pytest.skip(f"no headless Chromium: {exc}")
 
 
 def test_a_turn_by_clicking_and_a_private_hand(chromium_ready: None, tmp_path: Path) -> None:
@@ -59,7 +47,7 @@ def test_a_turn_by_clicking_and_a_private_hand(chromium_ready: None, tmp_path: P
         hand = d.hand()
         hand_id = hand.get_attribute("data-message-id")
         assert hand.locator(".note").inner_text().strip() == "Only you can see this"
-        assert hand.locator(".embed .image img").count() >= 1
+        assert hand.locator(".embed .image img, .gallery img, .thumbnail img").count() >= 1
         assert page.evaluate("(id) => document.querySelector(`#m-${id} img`).naturalWidth",
                              hand_id) > 100
 

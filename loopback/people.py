@@ -1,0 +1,181 @@
+"""The user side: people run slash commands, type into autocompleted options, click buttons
+and pick in select menus, with every check Discord's client and servers make
+(``forge=True`` skips what only the client checks). Each act becomes an interaction delivered
+to the bot through :attr:`People.deliver` (the world hands it to the gateway)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from loopback.errors import LoopbackError, Upload
+from loopback.interaction import Interaction
+from loopback.layout import LINK
+from loopback.model import ALL_PERMISSIONS, EPHEMERAL, Channel, Message, User, snowflake
+from loopback.referee import Referee
+from loopback.slash import command_data
+from loopback.state import State
+
+Deliver = Callable[[dict[str, Any]], "str | None"]
+
+
+#: The ways a component interaction's ``data`` can arrive damaged (see :func:`malform`).
+MALFORMED = ("no_custom_id", "int_custom_id", "no_component_type")
+
+
+def malform(data: dict[str, Any], how: str) -> dict[str, Any]:
+    """A copy of a component interaction's ``data`` damaged as ``how`` says: without its
+    ``custom_id``, with an integer ``custom_id``, or without ``component_type`` (what a broken
+    client or proxy could send; the bot must not fall over)."""
+    out = dict(data)
+    if how == "no_custom_id":
+        out.pop("custom_id", None)
+    elif how == "int_custom_id":
+        out["custom_id"] = 1234567890
+    elif how == "no_component_type":
+        out.pop("component_type", None)
+    else:
+        raise ValueError(f"unknown damage {how!r} (one of {', '.join(MALFORMED)})")
+    return out
+
+
+def _nobody(payload: dict[str, Any]) -> str | None:
+    """No gateway: nobody receives the interaction."""
+    return None
+
+
+class People:
+    """Discord users acting in the stand-in's channels."""
+
+    def __init__(self, state: State, referee: Referee) -> None:
+        self.state = state
+        self.referee = referee
+        self.deliver: Deliver = _nobody
+        self.malformed: str | None = None  # one of MALFORMED: how to damage component events
+
+    async def command(self, user: User, channel: Channel, path: str, *, forge: bool = False,
+                      **options: Any) -> Interaction:
+        """``user`` runs the slash command ``path`` (``"goblin new"``) in ``channel``.
+
+        Options are checked against the registered command like Discord's client does (types,
+        choices, lengths, required ones); ``forge=True`` sends them unchecked, as a modified
+        client could. Returns at once; await :meth:`Interaction.answered` / ``done``.
+        """
+        data = command_data(self.state.registered(channel.guild_id), channel, path, options,
+                            None, forge, user)
+        return self._interact(user, channel, 2, data, None)
+
+    async def autocomplete(self, user: User, channel: Channel, path: str, option: str,
+                           text: str, timeout: float = 5.0,
+                           **options: Any) -> list[dict[str, Any]]:
+        """``user`` types ``text`` into ``option`` of ``path``; returns the bot's choices."""
+        data = command_data(self.state.registered(channel.guild_id), channel, path,
+                            {**options, option: text}, option, False, user)
+        ix = self._interact(user, channel, 4, data, None)
+        await ix.done(timeout)
+        return list(ix.choices or [])
+
+    def _component_target(self, user: User, message: Message, custom_id: str, kind: int,
+                          forge: bool) -> dict[str, Any]:
+        if not message.visible_to(user.id) and not forge:
+            raise LoopbackError(f"{user.name} cannot see message {message.id}", "message_hidden")
+        component = message.component(custom_id)
+        # Discord's servers (not only its client) refuse a component the message does not have
+        if component is None:
+            raise LoopbackError(f"message {message.id} has no component {custom_id!r}",
+                                "no_component")
+        if component.get("type") != kind:
+            raise LoopbackError(f"component {custom_id!r} is not of type {kind}", "component_type")
+        if forge:
+            return component
+        if component.get("disabled"):
+            raise LoopbackError(f"component {custom_id!r} is disabled", "component_disabled")
+        if message.loading:
+            raise LoopbackError(f"message {message.id} is still loading", "message_loading")
+        return component
+
+    async def click(self, user: User, message: Message, custom_id: str, *,
+                    forge: bool = False) -> Interaction:
+        """``user`` clicks the button ``custom_id`` on ``message`` (which they must see).
+
+        ``forge=True`` skips what only the client checks (the user sees the message, the
+        button is enabled), as a modified client could; Discord's servers still refuse a
+        custom_id the message does not carry (use :meth:`plant_message` for damaged ones)."""
+        component = self._component_target(user, message, custom_id, 2, forge)
+        if component.get("style") == LINK and not forge:
+            raise LoopbackError("a link button opens a URL, it sends no interaction", "link_button")
+        return self._interact(user, self.state.channel(message.channel_id), 3,
+                              {"custom_id": custom_id, "component_type": 2}, message)
+
+    async def select(self, user: User, message: Message, custom_id: str, values: list[str], *,
+                     forge: bool = False) -> Interaction:
+        """``user`` picks ``values`` in the select menu ``custom_id`` on ``message``."""
+        component = self._component_target(user, message, custom_id, 3, forge)
+        if not forge:
+            offered = {o["value"] for o in component.get("options") or []}
+            unknown = [v for v in values if v not in offered]
+            if unknown:
+                raise LoopbackError(f"{unknown} are not options of {custom_id!r}", "not_options")
+            low, high = component.get("min_values", 1), component.get("max_values", 1)
+            if not low <= len(values) <= high:
+                raise LoopbackError(f"{len(values)} values, the menu takes {low}..{high}",
+                                    "value_count", low=low, high=high)
+        return self._interact(user, self.state.channel(message.channel_id), 3,
+                              {"custom_id": custom_id, "component_type": 3,
+                               "values": list(values)}, message)
+
+    def plant_message(self, channel: Channel, components: list[dict[str, Any]],
+                      content: str = "", owner: User | None = None, *, flags: int = 0,
+                      files: dict[str, bytes] | None = None) -> Message:
+        """A message of the bot's application written without the bot: as if an older
+        version of the bot (or a corrupted one) had posted it, e.g. with damaged custom_ids.
+        ``files`` (name -> bytes, PNG pictures) become its attachments."""
+        message = Message(snowflake(), channel.id, channel.guild_id, self.state.bot,
+                          content=content, components=components, owner=owner.id if owner else None,
+                          flags=flags | (EPHEMERAL if owner else 0), created=self.state.now())
+        message.attachments = [self.state.new_attachment(Upload(f"files[{i}]", name, "image/png",
+                                                           data))
+                               for i, (name, data) in enumerate((files or {}).items())]
+        message.revision = 1
+        self.state.messages[message.id] = message
+        self.state.channel_log.setdefault(channel.id, []).append(message.id)
+        self.state.bump(channel.id)
+        return message
+
+    def _interact(self, user: User, channel: Channel, kind: int, data: dict[str, Any],
+                  message: Message | None) -> Interaction:
+        ix = Interaction(snowflake(), "aW50" + secrets.token_urlsafe(60), kind, user, channel.id,
+                         channel.guild_id, data, self.state.now(),
+                         message_id=message.id if message else None)
+        self.state.interactions[ix.id] = ix
+        self.state.by_token[ix.token] = ix
+        payload = self._interaction_payload(ix, channel, message)
+        if self.malformed is not None and kind == 3:
+            payload["data"] = malform(payload["data"], self.malformed)
+        ix.session = self.deliver(payload)
+        if ix.session is None:
+            ix.mark_failed("the bot is offline")
+        else:
+            self.referee.pending.add(ix.id)
+        self.state.bump(channel.id)
+        return ix
+
+    def _interaction_payload(self, ix: Interaction, channel: Channel,
+                             message: Message | None) -> dict[str, Any]:
+        guild = self.state.guilds.get(channel.guild_id)
+        out: dict[str, Any] = {
+            "id": str(ix.id), "application_id": str(self.state.application_id), "type": ix.type,
+            "token": ix.token, "version": 1, "guild_id": str(channel.guild_id),
+            "guild": {"id": str(channel.guild_id), "locale": guild.locale if guild else "en-US",
+                      "features": []},
+            "channel_id": str(channel.id), "channel": channel.payload(),
+            "member": ix.user.member(), "locale": ix.user.locale,
+            "guild_locale": guild.locale if guild else "en-US",
+            "app_permissions": str(ALL_PERMISSIONS), "entitlements": [],
+            "authorizing_integration_owners": {"0": str(channel.guild_id)}, "context": 0,
+            "attachment_size_limit": 10 * 1024 * 1024, "data": ix.data,
+        }
+        if message is not None:
+            out["message"] = message.payload(self.state.base_url, self.state.application_id)
+        return out

@@ -1,0 +1,157 @@
+"""Rate limits on demand: the stand-in answers chosen requests (:meth:`Limiter.inject_429`), or
+requests drawn on a seeded schedule (:class:`Schedule`), with 429 Too Many Requests, Discord's
+body and headers, global or for one route, and records every retry after one and whether it
+honoured ``retry_after``."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import time
+import zlib
+from dataclasses import dataclass, field
+
+from loopback.clock import Clock
+from loopback.errors import Reply
+from loopback.referee import Referee
+
+#: Tolerance for clock granularity when checking a retry against ``retry_after``.
+RETRY_SLACK = 0.02
+
+
+@dataclass
+class RateLimit:
+    """An injected rate limit: the next ``count`` matching requests get a 429."""
+
+    pattern: re.Pattern[str]
+    method: str | None
+    count: int
+    retry_after: float
+    scope: str = "user"
+    global_: bool = False
+    hits: list[str] = field(default_factory=list)
+
+    def matches(self, method: str, path: str) -> bool:
+        """True for a request this rule still limits."""
+        return (self.count > 0 and (self.method is None or self.method == method)
+                and self.pattern.search(path) is not None)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """429s the stand-in answers by itself, off unless given: each request is limited with
+    probability ``rate`` (0 to 1), drawn from a generator seeded with ``seed`` (the same
+    requests in the same order get the same 429s); ``global_share`` of them are global (the
+    client must pause every request), the others limit the one route. Each asks the client
+    to wait ``retry_after`` seconds."""
+
+    seed: int
+    rate: float
+    retry_after: float = 0.25
+    global_share: float = 0.2
+
+
+@dataclass(frozen=True)
+class Retry:
+    """A request that came after a 429 asked it (or every request, for a global one) to
+    wait: ``waited`` seconds of the ``asked`` ones; ``honoured`` when it waited enough."""
+
+    route: str
+    asked: float
+    waited: float
+    global_: bool
+
+    @property
+    def honoured(self) -> bool:
+        """True when the client waited the ``retry_after`` it was given."""
+        return self.waited >= self.asked - RETRY_SLACK
+
+
+class Limiter:
+    """The rate limits in force (injected rules, the seeded schedule), the 429s answered and
+    every retry after one (:attr:`retries`; :attr:`early` counts those that came too soon,
+    each also a breach ``retry``)."""
+
+    def __init__(self, clock: Clock, referee: Referee, schedule: Schedule | None = None) -> None:
+        self.clock = clock
+        self.referee = referee
+        self.rules: list[RateLimit] = []
+        self.schedule = schedule
+        self._draw = random.Random(schedule.seed if schedule else 0)
+        self._limited: dict[str, tuple[float, float]] = {}
+        self._global: tuple[float, float] | None = None
+        self.retries: list[Retry] = []
+        self.scheduled = 0  # 429s answered by the schedule
+
+    @property
+    def early(self) -> int:
+        """How many requests came before the ``retry_after`` of their 429."""
+        return sum(not r.honoured for r in self.retries)
+
+    def inject_429(self, pattern: str = ".", *, method: str | None = None, count: int = 1,
+                   retry_after: float = 0.3, scope: str = "user",
+                   global_: bool = False) -> RateLimit:
+        """Answer the next ``count`` requests whose path matches ``pattern`` (a regex searched
+        in the path after ``/api/v10``) with 429 Too Many Requests, as Discord does."""
+        rule = RateLimit(re.compile(pattern), method.upper() if method else None, count,
+                         retry_after, scope, global_)
+        self.rules.append(rule)
+        return rule
+
+    def _retried(self, route: str, key: str, now: float) -> None:
+        """Record the request as a retry when a 429 asked its route (or everyone) to wait."""
+        for limit, global_ in ((self._limited.pop(key, None), False), (self._global, True)):
+            if limit is None:
+                continue
+            at, wait = limit
+            if global_ and now >= at + wait:
+                self._global = None
+                continue
+            retry = Retry(route, wait, now - at, global_)
+            self.retries.append(retry)
+            if not retry.honoured:
+                self.referee.breach("retry", f"retried {now - at:.3f} s after a "
+                                    f"{'global ' if global_ else ''}429 asking for {wait:g} s",
+                                    route)
+            if global_:
+                self._global = None
+
+    def check(self, method: str, path: str, key: str) -> Reply | None:
+        """A 429 answer for this request when a rule or the schedule limits it, else None.
+        ``key`` names the request's bucket (a route, or an interaction token's)."""
+        now = self.clock()
+        route = f"{method} {path}"
+        self._retried(route, key, now)
+        for rule in self.rules:
+            if rule.matches(method, path):
+                rule.count -= 1
+                rule.hits.append(route)
+                return self._limit(key, now, rule.retry_after, rule.scope, rule.global_)
+        if self.schedule is not None and self._draw.random() < self.schedule.rate:
+            self.scheduled += 1
+            global_ = self._draw.random() < self.schedule.global_share
+            return self._limit(key, now, self.schedule.retry_after, "user", global_)
+        return None
+
+    def _limit(self, key: str, now: float, retry_after: float, scope: str,
+               global_: bool) -> Reply:
+        """The 429 answer, Discord's body and headers; the wait it asks is remembered."""
+        if global_:
+            self._global = (now, retry_after)
+        else:
+            self._limited[key] = (now, retry_after)
+        reset = time.time() + retry_after
+        headers = {
+            "Retry-After": str(max(1, math.ceil(retry_after))),
+            "X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "0",
+            "X-RateLimit-Reset": f"{reset:.3f}",
+            "X-RateLimit-Reset-After": f"{retry_after:.3f}",
+            "X-RateLimit-Bucket": "loopback" + str(zlib.crc32(key.encode())),
+            "X-RateLimit-Scope": "global" if global_ else scope,
+            "Via": "1.1 google",
+        }
+        if global_:
+            headers["X-RateLimit-Global"] = "true"
+        return Reply(429, {"message": "You are being rate limited.",
+                           "retry_after": retry_after, "global": global_}, headers)

@@ -1,0 +1,110 @@
+"""What Discord's client checks before it sends a slash command: the command and sub-command
+exist, the user may see it, every option has the right type, choice, length and bounds, and the
+required ones are there. Each refusal is a :class:`~loopback.errors.LoopbackError`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from loopback.errors import LoopbackError
+from loopback.model import Channel, User
+
+
+def find_command(registered: list[dict[str, Any]], path: str) -> tuple[
+        dict[str, Any], list[str], list[dict[str, Any]]]:
+    """The registered command ``path`` names: (root command, sub-command chain, options)."""
+    names = path.split()
+    if not names:
+        raise LoopbackError("empty command", "empty_command")
+    root = next((c for c in registered
+                 if c["name"] == names[0] and c.get("type", 1) == 1), None)
+    if root is None:
+        known = ", ".join(sorted(c["name"] for c in registered)) or "none"
+        raise LoopbackError(f"no command /{names[0]} is registered (known: {known})",
+                             "unknown_command", command=names[0])
+    options: list[dict[str, Any]] = root.get("options") or []
+    chain: list[str] = []
+    for name in names[1:]:
+        sub = next((o for o in options if o["name"] == name and o["type"] in (1, 2)), None)
+        if sub is None:
+            command = " ".join(names[:len(chain) + 1])
+            raise LoopbackError(f"/{command} has no sub-command {name}", "no_subcommand",
+                                command=command, name=name)
+        chain.append(name)
+        options = sub.get("options") or []
+    if any(o["type"] in (1, 2) for o in options):
+        raise LoopbackError(f"/{path} needs a sub-command", "needs_subcommand",
+                            command=path)
+    return root, chain, options
+
+def option(spec: dict[str, Any], value: Any, forge: bool) -> dict[str, Any]:
+    """One option of an interaction, checked like Discord's client checks it (type, choices,
+    lengths, bounds) unless ``forge``."""
+    kind = spec["type"]
+    name = spec["name"]
+    ok = {3: isinstance(value, str), 4: isinstance(value, int) and not isinstance(value, bool),
+          5: isinstance(value, bool),
+          10: isinstance(value, int | float) and not isinstance(value, bool)}.get(kind, True)
+    if not ok and not forge:
+        raise LoopbackError(f"option {name}: {value!r} is not of type {kind}", "option_type",
+                            option=name)
+    if not forge:
+        choices = spec.get("choices")
+        if choices and value not in [c["value"] for c in choices]:
+            raise LoopbackError(f"option {name}: {value!r} is not one of its choices",
+                                "option_choice", option=name, value=str(value))
+        if kind == 3:
+            low, high = spec.get("min_length", 0), spec.get("max_length", 6000)
+            if not low <= len(value) <= high:
+                raise LoopbackError(f"option {name}: length {len(value)} not in "
+                                    f"{low}..{high}", "option_length", option=name,
+                                    low=low, high=high)
+        if kind in (4, 10):
+            if "min_value" in spec and value < spec["min_value"]:
+                raise LoopbackError(f"option {name}: below {spec['min_value']}",
+                                    "option_below", option=name, limit=spec["min_value"])
+            if "max_value" in spec and value > spec["max_value"]:
+                raise LoopbackError(f"option {name}: above {spec['max_value']}",
+                                    "option_above", option=name, limit=spec["max_value"])
+    return {"name": name, "type": kind, "value": value}
+
+
+def command_data(registered: list[dict[str, Any]], channel: Channel, path: str,
+                 options: dict[str, Any], focused: str | None, forge: bool,
+                 user: User) -> dict[str, Any]:
+    """The ``data`` of a slash command (or autocomplete) interaction of ``user``, checked
+    against the registered command like Discord's client does (``forge``: unchecked)."""
+    root, chain, specs = find_command(registered, path)
+    perms = root.get("default_member_permissions")
+    if perms not in (None, "") and int(perms) & ~user.permissions and not forge:
+        raise LoopbackError(f"/{root['name']} is hidden from {user.name} (permissions)",
+                            "command_hidden", command=root["name"])
+    by_name = {o["name"]: o for o in specs}
+    built = []
+    for name, value in options.items():
+        spec = by_name.get(name)
+        if spec is None:
+            if not forge:
+                raise LoopbackError(f"/{path} has no option {name}", "no_option",
+                                    command=path, option=name)
+            spec = {"name": name, "type": 3}
+        item = option(spec, value, forge or name == focused)
+        if name == focused:
+            if not spec.get("autocomplete"):
+                raise LoopbackError(f"option {name} has no autocomplete", "no_autocomplete",
+                                    option=name)
+            item["focused"] = True
+        built.append(item)
+    if not forge and focused is None:
+        missing = [o["name"] for o in specs if o.get("required") and o["name"] not in options]
+        if missing:
+            raise LoopbackError(f"/{path} needs {', '.join(missing)}", "missing_options",
+                                command=path, options=", ".join(missing))
+    for name in reversed(chain):
+        kind = 1 if name == chain[-1] else 2
+        built = [{"name": name, "type": kind, "options": built}]
+    data: dict[str, Any] = {"id": root["id"], "name": root["name"], "type": 1,
+                            "options": built}
+    if root.get("guild_id"):
+        data["guild_id"] = root["guild_id"]
+    return data

@@ -1,0 +1,193 @@
+/* Karak: Goblin playground: draws a message's body the way Discord's client does: content and
+ * embeds in Discord's markdown, attachments, action rows of buttons and menus, or a Components V2
+ * layout (containers with their accent bar, text displays, sections with a button or thumbnail
+ * beside their text, media galleries, files, separators). Plain JavaScript, no dependencies.
+ * app.js makes one with KarakMessage({ esc, localPath, userName, channelName }). */
+"use strict";
+
+window.KarakMessage = (ctx) => {
+  const { esc, localPath } = ctx;
+  const CHEVRON = '<svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M7 10l5 5 5-5z"/></svg>';
+  const COMPONENTS_V2 = 1 << 15;  // the message flag of a Components V2 layout
+
+  // ------------------------------------------------------------------ markdown (Discord's subset)
+
+  function inline(text) {
+    const keep = [];
+    const stash = (html) => { keep.push(html); return `\u0000${keep.length - 1}\u0000`; };
+    let s = esc(text);
+    s = s.replace(/`([^`\n]+)`/g, (_, c) => stash(`<code>${c}</code>`));
+    s = s.replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)|(https?:\/\/[^\s<]+[^\s<.,;:!?)])/g,
+      (_, label, url, bare) => stash(link(url || bare, label || bare)));
+    s = s.replace(/&lt;@!?(\d+)&gt;/g, (_, id) => stash(`<span class="mention">@${esc(ctx.userName(id))}</span>`));
+    s = s.replace(/&lt;#(\d+)&gt;/g, () => stash(`<span class="mention">#${esc(ctx.channelName())}</span>`));
+    s = s.replace(/\*\*(.+?)\*\*/g, "<strong>$1</strong>");
+    s = s.replace(/__(.+?)__/g, "<u>$1</u>");
+    s = s.replace(/(^|[^*\w])\*(?![\s*])(.+?)\*(?!\w)/g, "$1<em>$2</em>");
+    s = s.replace(/(^|[^\w])_(?![\s_])(.+?)_(?!\w)/g, "$1<em>$2</em>");
+    s = s.replace(/~~(.+?)~~/g, "<s>$1</s>");
+    return s.replace(/\u0000(\d+)\u0000/g, (_, i) => keep[Number(i)]);
+  }
+  function link(url, label) {
+    const jump = url.match(/^https:\/\/discord\.com\/channels\/\d+\/\d+\/(\d+)$/);
+    if (jump) return `<a href="#m-${jump[1]}" data-jump="${jump[1]}">${label === url ? "#" + esc(ctx.channelName()) : label}</a>`;
+    return `<a href="${url}" target="_blank" rel="noopener noreferrer">${label}</a>`;
+  }
+  /** Discord's block markdown: headings (#, ##, ###), -# subtext, > quotes, - / 1. lists. */
+  function md(text) {
+    const out = [];
+    let list = null;
+    const flush = () => {
+      if (list) out.push(`<${list.tag}${list.start > 1 ? ` start="${list.start}"` : ""}>${list.items.join("")}</${list.tag}>`);
+      list = null;
+    };
+    const item = (tag, start, html) => {
+      if (!list || list.tag !== tag) { flush(); list = { tag, start, items: [] }; }
+      list.items.push(`<li>${html}</li>`);
+    };
+    for (const line of String(text || "").split("\n")) {
+      const bullet = line.match(/^\s*[-*] (.+)$/);
+      const numbered = line.match(/^\s*(\d+)\. (.+)$/);
+      if (bullet) { item("ul", 1, inline(bullet[1])); continue; }
+      if (numbered) { item("ol", Number(numbered[1]), inline(numbered[2])); continue; }
+      flush();
+      const heading = line.match(/^(#{1,3}) (.+)$/);
+      const sub = line.match(/^-# (.+)$/);
+      if (heading) out.push(`<div class="h${heading[1].length}">${inline(heading[2])}</div>`);
+      else if (sub) out.push(`<div class="subtext">${inline(sub[1])}</div>`);
+      else if (line.startsWith("> ")) out.push(`<div class="quote">${inline(line.slice(2)) || "<br>"}</div>`);
+      else out.push(`<div>${inline(line) || "<br>"}</div>`);
+    }
+    flush();
+    return out.join("");
+  }
+
+  function embedImages(m) {
+    const used = new Set();
+    for (const e of m.embeds) {
+      for (const k of ["image", "thumbnail"]) if (e[k] && e[k].url) used.add(localPath(e[k].url));
+    }
+    return used;
+  }
+
+  function embeds(m) {
+    return m.embeds.map((e) => {
+      const bar = e.color != null ? `#${e.color.toString(16).padStart(6, "0")}` : "var(--line)";
+      let h = `<div class="embed" style="border-left-color:${bar}">`;
+      if (e.author && e.author.name) h += `<div class="title">${esc(e.author.name)}</div>`;
+      if (e.title) {
+        h += e.url ? `<div class="title">${link(e.url, esc(e.title))}</div>`
+          : `<div class="title">${esc(e.title)}</div>`;
+      }
+      if (e.description) h += `<div class="md">${md(e.description)}</div>`;
+      if (e.fields && e.fields.length) {
+        h += '<div class="fields">' + e.fields.map((f) =>
+          `<div class="field${f.inline ? " inline" : ""}"><div class="name">${inline(f.name)}</div><div class="md">${md(f.value)}</div></div>`).join("") + "</div>";
+      }
+      const img = e.image || e.thumbnail;
+      if (img && img.url) h += `<div class="image"><img src="${esc(localPath(img.url))}" alt="" loading="eager"></div>`;
+      if (e.footer && e.footer.text) h += `<div class="footer">${esc(e.footer.text)}</div>`;
+      return h + "</div>";
+    }).join("");
+  }
+
+  function attachments(m) {
+    const used = embedImages(m);
+    const rest = m.attachments.filter((a) => !used.has(localPath(a.url)));
+    if (!rest.length) return "";
+    return '<div class="attachments">' + rest.map((a) => (/\.(png|jpe?g|gif|webp)$/i.test(a.filename)
+      ? `<img src="${esc(localPath(a.url))}" alt="${esc(a.description || a.filename)}">`
+      : `<a href="${esc(localPath(a.url))}" download>${esc(a.filename)}</a>`)).join("") + "</div>";
+  }
+
+  /** A button or select menu (in an action row, or beside a section's text). */
+  function control(c, busy) {
+    const off = c.disabled || busy !== undefined;
+    if (c.type === 2) {
+      const emoji = c.emoji && c.emoji.name ? `<span>${esc(c.emoji.name)}</span>` : "";
+      if (c.style === 5) {
+        return `<a class="btn s5" href="${esc(c.url)}" target="_blank" rel="noopener noreferrer">${emoji}${esc(c.label || "")} ↗</a>`;
+      }
+      return `<button type="button" class="btn s${c.style}${busy === c.custom_id ? " busy" : ""}" data-custom-id="${esc(c.custom_id)}"${off ? " disabled" : ""}>${emoji}${esc(c.label || "")}</button>`;
+    }
+    if (c.type !== 3) return "";
+    const chosen = (c.options || []).find((o) => o.default);
+    let h = `<div class="select${busy === c.custom_id ? " busy" : ""}" data-custom-id="${esc(c.custom_id)}">`;
+    h += `<button type="button" aria-haspopup="listbox"${off ? " disabled" : ""}><span${chosen ? ' class="chosen"' : ""}>${esc(chosen ? chosen.label : c.placeholder || "")}</span>${CHEVRON}</button>`;
+    h += '<div class="options" role="listbox" hidden>';
+    for (const o of c.options || []) {
+      h += `<button type="button" class="option" role="option" data-value="${esc(o.value)}"><span class="label">${esc(o.label)}</span>`;
+      if (o.description) h += `<span class="desc">${esc(o.description)}</span>`;
+      h += "</button>";
+    }
+    return h + "</div></div>";
+  }
+
+  function actionRow(row, busy) {
+    return `<div class="row">${(row.components || []).map((c) => control(c, busy)).join("")}</div>`;
+  }
+
+  function components(m, busy) {
+    if (!m.components || !m.components.length) return "";
+    return `<div class="components">${m.components.map((row) => actionRow(row, busy)).join("")}</div>`;
+  }
+
+  // ------------------------------------------------------------------ Components V2 layout
+
+  function isLayout(m) { return (m.flags & COMPONENTS_V2) !== 0; }
+
+  function picture(media, alt, cls) {
+    const url = media && media.url ? localPath(media.url) : "";
+    return `<img class="${cls}" src="${esc(url)}" alt="${esc(alt || "")}" loading="eager">`;
+  }
+
+  /** Discord's gallery grid: rows of 1 to 3 pictures; three pictures show one large beside two. */
+  const GALLERY_ROWS = { 1: [1], 2: [2], 3: [3], 4: [2, 2], 5: [2, 3], 6: [3, 3], 7: [1, 3, 3],
+    8: [2, 3, 3], 9: [3, 3, 3], 10: [1, 3, 3, 3] };
+
+  function gallery(c) {
+    const items = (c.items || []).slice(0, 10);
+    const spans = (GALLERY_ROWS[items.length] || [1]).flatMap((n) => Array(n).fill(6 / n));
+    return `<div class="gallery n${items.length}">` + items.map((it, i) =>
+      `<div class="cell" style="grid-column:span ${spans[i]}">${picture(it.media, it.description, it.spoiler ? "spoiler" : "")}</div>`).join("") + "</div>";
+  }
+
+  function piece(c, busy) {
+    switch (c.type) {
+      case 1: return actionRow(c, busy);
+      case 10: return `<div class="text-display md">${md(c.content)}</div>`;
+      case 11: return `<div class="thumbnail">${picture(c.media, c.description, c.spoiler ? "spoiler" : "")}</div>`;
+      case 12: return gallery(c);
+      case 13: {
+        const url = c.file && c.file.url ? localPath(c.file.url) : "";
+        const name = url.split("/").pop() || "file";
+        return `<a class="file" href="${esc(url)}" download>${esc(decodeURIComponent(name))}</a>`;
+      }
+      case 14: return `<div class="separator${c.divider === false ? "" : " line"} s${c.spacing === 2 ? 2 : 1}"></div>`;
+      case 9: {
+        const side = c.accessory ? `<div class="accessory">${piece(c.accessory, busy) || control(c.accessory, busy)}</div>` : "";
+        return `<div class="section"><div class="texts">${(c.components || []).map((x) => piece(x, busy)).join("")}</div>${side}</div>`;
+      }
+      case 17: {
+        const bar = c.accent_color != null ? ` style="border-left-color:#${c.accent_color.toString(16).padStart(6, "0")}"` : "";
+        return `<div class="container${c.accent_color != null ? " accent" : ""}${c.spoiler ? " spoiler" : ""}"${bar}>${(c.components || []).map((x) => piece(x, busy)).join("")}</div>`;
+      }
+      default: return "";
+    }
+  }
+
+  function layout(m, busy) {
+    return `<div class="layout">${m.components.map((c) => piece(c, busy)).join("")}</div>`;
+  }
+
+  /** The body of a message: its layout, or its content, embeds, attachments and rows.
+   * busy: the custom_id of the interaction in flight on it (its controls are disabled). */
+  function body(m, busy, editedLabel) {
+    if (isLayout(m)) return layout(m, busy);  // a layout shows only what its components show
+    const edited = m.edited_timestamp && m.content ? `<span class="edited">${esc(editedLabel)}</span>` : "";
+    return `<div class="content">${m.content ? md(m.content) : ""}${edited}</div>`
+      + embeds(m) + attachments(m) + components(m, busy);
+  }
+
+  return { body, inline, md };
+};
