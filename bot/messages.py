@@ -40,8 +40,9 @@ TOO_OLD_TO_EDIT = 30046
 
 
 def transient(exc: discord.HTTPException) -> bool:
-    """True for a failure that may pass by itself (rate limit, Discord's own trouble)."""
-    return exc.status == 429 or exc.status >= 500
+    """True for a failure that may pass by itself (a rate limit, Discord's own trouble); an
+    old message's edit limit (429 with JSON code 30046) lasts up to an hour: not transient."""
+    return exc.code != TOO_OLD_TO_EDIT and (exc.status == 429 or exc.status >= 500)
 
 
 Payload = tuple[discord.ui.LayoutView, list[discord.File]]

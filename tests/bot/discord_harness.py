@@ -258,7 +258,7 @@ class FakeDiscord:
             if mid in self.missing or mid not in self.messages:
                 raise discord.NotFound(_Resp(404), {"code": 10008, "message": "Unknown Message"})
             if mid in self.too_old:
-                raise discord.HTTPException(_Resp(400, "Bad Request"), {
+                raise discord.HTTPException(_Resp(429, "Too Many Requests"), {
                     "code": 30046, "message": "Maximum number of edits to messages older than "
                                               "1 hour reached. Try again later"})
             self.messages[mid].update(body, files)
