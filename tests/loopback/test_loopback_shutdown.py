@@ -1,5 +1,6 @@
-"""Stopping the real bot: SIGTERM (``docker stop``) and Ctrl-C (SIGINT) end it with status 0,
-no traceback, the database checkpointed and no drawing worker left behind."""
+"""The real bot on Discord's terms: SIGTERM (``docker stop``) and Ctrl-C (SIGINT) end it with
+status 0, no traceback, the database checkpointed and no drawing worker left behind; a table
+message Discord no longer lets it edit is posted afresh."""
 from __future__ import annotations
 
 import asyncio
@@ -8,9 +9,9 @@ import signal
 from pathlib import Path
 
 import pytest
-from e2e import open_table
+from e2e import hand_button, open_table, until
 
-from loopback import Loopback
+from loopback import Loopback, ManualClock
 from loopback.botproc import BotProcess
 
 
@@ -56,3 +57,34 @@ async def test_the_bot_stops_cleanly(lb: Loopback, tmp_path: Path, sig: signal.S
         await ended(pid)
     wal = db.with_name(db.name + "-wal")
     assert not wal.exists() or wal.stat().st_size == 0, "the write-ahead log was checkpointed"
+
+
+async def test_a_table_message_discord_refuses_to_edit_is_posted_afresh(
+        lb: Loopback, clock: ManualClock, tmp_path: Path) -> None:
+    """The stand-in lets a message older than an hour take 3 edits an hour, then answers 429
+    with JSON code 30046, as Discord does: the bot posts the table afresh and takes the buttons
+    off the old message."""
+    bot = BotProcess(lb, tmp_path / "karak.sqlite3")
+    await bot.start()
+    try:
+        guild = lb.create_guild("Karak Club", locale="en-US")
+        channel = lb.create_channel(guild, "goblin-hall")
+        ann, bob = lb.create_user("Ann"), lb.create_user("Bob")
+        admin = lb.create_user("Ada", admin=True)
+        tid = await open_table(lb, channel, ann, [bob])
+        first = [m for m in lb.messages_for(channel, ann) if hand_button(m) == f"kg:hand:{tid}"]
+        assert len(first) == 1
+        clock.advance(2 * 3600)  # the table message is two hours old now
+        old = first[0]
+        for language in ("fr", "en", "cs", "en"):  # each redraws the table message
+            seen = (old.revision, len(lb.breaches))
+            ix = await lb.command(admin, channel, "goblin settings", language=language)
+            await ix.done()
+            await until(lb, lambda: (old.revision, len(lb.breaches)) != seen, 30)
+        await until(lb, lambda: len([m for m in lb.messages_for(channel, ann)
+                                     if hand_button(m) == f"kg:hand:{tid}"]) == 1
+                    and (old.deleted or hand_button(old) is None), 30)
+    finally:
+        await bot.stop()
+    assert lb.breaches and {b.rule for b in lb.breaches} == {"old-edit"}, lb.breaches
+    lb.breaches.clear()  # provoked on purpose
