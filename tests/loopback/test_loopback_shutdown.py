@@ -80,7 +80,7 @@ async def test_a_table_message_discord_refuses_to_edit_is_posted_afresh(
             seen = (old.revision, len(lb.breaches))
             ix = await lb.command(admin, channel, "goblin settings", language=language)
             await ix.done()
-            await until(lb, lambda: (old.revision, len(lb.breaches)) != seen, 30)
+            await until(lb, lambda seen=seen: (old.revision, len(lb.breaches)) != seen, 30)
         await until(lb, lambda: len([m for m in lb.messages_for(channel, ann)
                                      if hand_button(m) == f"kg:hand:{tid}"]) == 1
                     and (old.deleted or hand_button(old) is None), 30)
