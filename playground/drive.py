@@ -149,9 +149,12 @@ class Driver:
         self.settle()
 
     def click(self, custom_id_end: str) -> None:
-        """Click the newest enabled button whose custom_id ends with ``custom_id_end``."""
+        """Click the newest enabled button whose custom_id ends with ``custom_id_end`` (a lobby
+        button's custom_id goes on with the lobby's revision: ``kg:lobby:1:ai:3``)."""
         button = self.page.locator(
-            f"button.btn[data-custom-id$='{custom_id_end}']:not([disabled])").last
+            f"button.btn[data-custom-id$='{custom_id_end}']:not([disabled]), "
+            f"button.btn[data-custom-id*='{custom_id_end}:'][data-custom-id^='kg:lobby:']"
+            ":not([disabled])").last
         button.click()
         self.settle()
 

@@ -23,7 +23,8 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "cards": ({"i18n"}, {"pydantic"}),
     "engine": ({"cards", "i18n"}, set()),
     "render": ({"engine", "i18n"}, {"PIL"}),
-    "bot": ({"engine", "render", "cards", "i18n"}, {"discord", "aiosqlite", "pydantic", "yarl"}),
+    "bot": ({"engine", "render", "cards", "i18n"}, {"discord", "aiosqlite", "pydantic",
+                                                 "pydantic_settings", "yarl"}),
     # compression: the standard library's zstd from Python 3.14 on
     "loopback": (set(), {"aiohttp", "jsonschema", "referencing", "zstandard", "compression"}),
     "playground": ({"loopback", "bot", "i18n"}, {"aiohttp", "playwright"}),

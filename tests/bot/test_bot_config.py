@@ -124,3 +124,21 @@ def test_no_token_is_told_apart_from_a_malformed_one(tmp_path: Path) -> None:
     with pytest.raises(ConfigProblem) as info:
         load_settings({"KARAK_DB": db, "DISCORD_TOKEN": "not-a-token"}, env_file=None)
     assert not isinstance(info.value, NoToken)
+
+
+def test_the_real_environment_and_env_file_through_pydantic_settings(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith("KARAK_") or name == "DISCORD_TOKEN":
+            monkeypatch.delenv(name)
+    env = tmp_path / ".env"
+    env.write_text(f"# the bot\nexport DISCORD_TOKEN='{TOKEN}'\nKARAK_DB={tmp_path}/a.db  # here\n"
+                   "KARAK_TURN_TIMER=300\nKARAK_HEARTBEAT=\nKARAK_LOG_LEVEL=info\n")
+    monkeypatch.setenv("KARAK_LOG_LEVEL", "error")  # the environment wins over .env
+    s = load_settings(env_file=env)
+    assert s.token.get_secret_value() == TOKEN and s.db == tmp_path / "a.db"
+    assert s.turn_timer == 300 and s.log_level == "ERROR" and s.heartbeat is None
+    monkeypatch.setenv("KARAK_AI_PACE", "fast")
+    with pytest.raises(ConfigProblem) as info:
+        load_settings(env_file=env)
+    assert "KARAK_AI_PACE" in str(info.value) and "\n" not in str(info.value)
