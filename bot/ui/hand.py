@@ -11,7 +11,7 @@ import discord
 from bot.present import Controls, Group, phase_line, seat_line
 from bot.records import TableRecord
 from bot.ui.custom_ids import move_id, pick_id
-from bot.ui.parts import MAX_COMPONENTS, ROW_BUTTONS, button, cut, layout, menu, row, text_block
+from bot.ui.parts import MAX_COMPONENTS, ROW_BUTTONS, button, layout, menu, picture, row, text_block
 from engine import Observation
 from i18n import Msg, msg, translate
 from render.style import HERO_COLOUR
@@ -27,11 +27,15 @@ def _colour(obs: Observation, seat: int) -> int:
 
 def _group_items(record: TableRecord, group: Group, index: int,
                  locale: str) -> list[discord.ui.Item[Any]]:
-    """A group's title line and its rows of menus and buttons."""
-    title = f"**{translate(group.title, locale)}**"
+    """A group's title line (none when its one button says the same) and its rows of menus and
+    buttons."""
+    title = translate(group.title, locale)
+    alone = not group.menus and len(group.buttons) == 1
+    lines = [] if alone and translate(group.buttons[0].label, locale) == title else [
+        f"**{title}**"]
     if group.note is not None:
-        title += f"\n-# {translate(group.note, locale)}"
-    items: list[discord.ui.Item[Any]] = [text_block(title)]
+        lines.append(f"-# {translate(group.note, locale)}")
+    items: list[discord.ui.Item[Any]] = [text_block("\n".join(lines))] if lines else []
     for i, m in enumerate(group.menus):
         options = [(translate(c.label, locale), c.notation,
                     translate(c.description, locale) if c.description else None)
@@ -66,12 +70,9 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
     lines += [f"> {translate(e.text, locale)}" for e in obs.events[-RECENT:]]
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(lines)),
                                                       accent_colour=_colour(obs, seat))
-    if filenames:
-        box.add_item(discord.ui.MediaGallery(*(discord.MediaGalleryItem(
-            f"attachment://{f}", description=cut(translate(msg(f"bot.hand.picture_{f[:-4]}"),
-                                                           locale), 1024))
-            for f in filenames)))
-    used = 2 + (1 if filenames else 0)
+    for f in filenames:  # one gallery each: side by side, Discord would crop them
+        box.add_item(picture(f, translate(msg(f"bot.hand.picture_{f[:-4]}"), locale)))
+    used = 2 + len(filenames)
     for index, group in enumerate(ctrls.groups):
         items = _group_items(record, group, index, locale)
         if used + _size(items) > MAX_COMPONENTS:  # never seen: the rules offer far fewer moves
