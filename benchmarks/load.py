@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from i18n import LOCALES, catalog  # noqa: E402
 from loopback import Channel, Interaction, InteractionFailed, Loopback, Message, User  # noqa: E402
 from loopback.botproc import BotProcess  # noqa: E402
+from loopback.components import TEXT_DISPLAY, walk  # noqa: E402
 
 #: Preference of a simulated person among the moves offered (first match wins a weighted draw).
 PREFERENCE = (("fight:", 8.0), ("play:", 6.0), ("reward:keep", 4.0), ("keep:", 4.0),
@@ -74,9 +75,7 @@ TABLE_PICTURES = ("table.png", "battle.png")
 
 def shown_step(message: Message) -> int | None:
     """The game step a table message shows (read from its footer), or None."""
-    shown = [str(c.get("content") or "") for c in message.items() if c.get("type") == 10]
-    shown += [str((e.get("footer") or {}).get("text") or "") for e in message.embeds]
-    for text in shown:
+    for text in [message.text()]:
         for pattern in FOOTERS:
             found = pattern.search(text.replace("\u00a0", " "))
             if found:
@@ -117,7 +116,8 @@ def accepted(lb: Loopback, ix: Interaction) -> bool:
     reply = lb.messages.get(ix.original_id or 0)
     if reply is None:
         return True
-    first = [str(c.get("content") or "") for c in reply.items() if c.get("type") == 10][:1]
+    first = [str(c.get("content") or "") for c in walk(reply.components)
+             if c.get("type") == TEXT_DISPLAY][:1]
     return not any(NOTE.match(line) for line in (first[0].split("\n")[:2] if first else []))
 
 

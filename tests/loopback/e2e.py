@@ -89,7 +89,8 @@ def table_of(message: Message) -> tuple[int, int] | None:
 
 def message_texts(message: Message) -> list[str]:
     """The message's text displays (Components V2), then its embeds' descriptions."""
-    return ([str(c.get("content") or "") for c in message.items() if c.get("type") == 10]
+    return ([str(c.get("content") or "") for c in walk(message.components)
+             if c.get("type") == TEXT_DISPLAY]
             + [str(e.get("description") or "") for e in message.embeds])
 
 
@@ -98,13 +99,6 @@ def refused(message: Message) -> bool:
     first = message_texts(message)[:1]
     lines = first[0].split("\n") if first else []
     return any(NOTE.match(line) for line in lines[:2])
-
-
-def pictures(message: Message) -> list[str]:
-    """The picture URLs a message shows (media gallery items and embed images)."""
-    urls = [str((i.get("media") or {}).get("url") or "") for c in message.items()
-            if c.get("type") == 12 for i in c.get("items") or []]
-    return urls + [str((e.get("image") or {}).get("url") or "") for e in message.embeds]
 
 
 def lobby_button(message: Message, table: int, op: str) -> str:
