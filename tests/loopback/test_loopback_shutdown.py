@@ -48,7 +48,7 @@ async def test_the_bot_stops_cleanly(lb: Loopback, tmp_path: Path, sig: signal.S
         assert len(pids) > 1, "drawing workers were started"
         assert bot.proc is not None
         bot.proc.send_signal(sig)
-        status = await asyncio.wait_for(bot.proc.wait(), 30)  # a guard, not a measurement
+        status = await asyncio.wait_for(bot.wait(), 30)  # a guard, not a measurement
     finally:
         await bot.stop()
     assert status == 0, bot.log_tail()
