@@ -1,4 +1,4 @@
-# Karak: Goblin Discord bot. Build: docker build -t karak-goblin .  Run: see docker-compose.yml
+# Karak: Goblin Discord bot. Build: docker build -t karak-goblin-bot .  Run: see docker-compose.yml
 # Stage 1 installs the dependencies (from pyproject.toml) into a virtual environment; stage 2
 # copies only that environment and the source onto a clean slim image (no pip cache, no build
 # tools), running as an unprivileged user with the database on the /data volume.

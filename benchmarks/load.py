@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from i18n import LOCALES, catalog  # noqa: E402
 from loopback import Channel, Interaction, InteractionFailed, Loopback, Message, User  # noqa: E402
 from loopback.botproc import BotProcess  # noqa: E402
+from loopback.components import TEXT_DISPLAY, walk  # noqa: E402
 
 #: Preference of a simulated person among the moves offered (first match wins a weighted draw).
 PREFERENCE = (("fight:", 8.0), ("play:", 6.0), ("reward:keep", 4.0), ("keep:", 4.0),
@@ -74,8 +75,7 @@ TABLE_PICTURES = ("table.png", "battle.png")
 
 def shown_step(message: Message) -> int | None:
     """The game step a table message shows (read from its footer), or None."""
-    for e in message.embeds:
-        text = str((e.get("footer") or {}).get("text") or "")
+    for text in [message.text()]:
         for pattern in FOOTERS:
             found = pattern.search(text.replace("\u00a0", " "))
             if found:
@@ -114,8 +114,11 @@ def accepted(lb: Loopback, ix: Interaction) -> bool:
     if ix.responded is None or ix.followups or ix.failed:
         return False
     reply = lb.messages.get(ix.original_id or 0)
-    return reply is None or not any(NOTE.match(str(e.get("description", "")))
-                                    for e in reply.embeds[:1])
+    if reply is None:
+        return True
+    first = [str(c.get("content") or "") for c in walk(reply.components)
+             if c.get("type") == TEXT_DISPLAY][:1]
+    return not any(NOTE.match(line) for line in (first[0].split("\n")[:2] if first else []))
 
 
 def weight(notation: str) -> float:
@@ -180,8 +183,10 @@ class Table:
         self.table_id = int(ids[0].split(":")[2])
         steps = [(u, "join") for u in self.humans[1:]] + [(host, "ai")] * self.ai
         for who, op in [*steps, (host, "start")]:
-            ix = await self.lb.click(who, self.lb.message(lobby.id),
-                                     f"kg:lobby:{self.table_id}:{op}")
+            current = self.lb.message(lobby.id)
+            prefix = f"kg:lobby:{self.table_id}:{op}"
+            cid = next(c for c in current.custom_ids() if c.split(":")[:4] == prefix.split(":"))
+            ix = await self.lb.click(who, current, cid)
             await self._wait(ix)
         self.stats.opened += 1
 

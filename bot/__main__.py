@@ -1,7 +1,7 @@
-"""``python -m bot`` runs the bot (see :mod:`bot.main`)."""
+"""``python -m bot`` runs the bot (see :mod:`bot.app`)."""
 
 import sys
 
-from bot.main import main
+from bot.app import main
 
 sys.exit(main())

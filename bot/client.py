@@ -1,5 +1,7 @@
 """The Discord client: no privileged intents, the ``/goblin`` commands, the persistent dynamic
-items, command sync only when the commands changed (or on request), and table resumption."""
+items, command sync only when the commands changed (or on request), and table resumption. It
+builds the parts of the bot (messages, background work, click and command answers) and holds
+them for the time it runs."""
 
 from __future__ import annotations
 
@@ -16,13 +18,21 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
-from bot.controller import Controller, PillowRenderer, Renderer
+from bot.background import Background
+from bot.cogs.goblin import GoblinCog
+from bot.commands import Commands
+from bot.context import loc
+from bot.interactions import Interactions
+from bot.messages import Messages
+from bot.pictures import Pictures, PillowRenderer, Renderer
 from bot.service import GameService
-from bot.views import GoblinItem
+from bot.tasks import Tasks
+from bot.ui.custom_ids import GoblinItem
 from i18n import DEFAULT_LOCALE, Msg, has_key, normalise_locale, translate
 
 log = logging.getLogger("karak.bot")
-SYNC_KEY = "commands_hash"
+#: Seconds given to moves being saved and messages being sent when the bot is stopped.
+SHUTDOWN_GRACE = 5.0
 
 
 class Translator(app_commands.Translator):
@@ -86,33 +96,32 @@ class KarakBot(commands.Bot):
                          help_command=None, **options)
         self.service = service
         self.dev_guild = dev_guild
-        self.heartbeat = heartbeat
         self.force_sync = force_sync
-        self.controller = Controller(self, service, renderer or PillowRenderer(),
-                                     ai_pace=ai_pace, edit_delay=edit_delay,
-                                     timer_poll=timer_poll)
+        self.tasks = Tasks()
+        self.pictures = Pictures(renderer or PillowRenderer())
+        self.messages = Messages(self, service, self.pictures, self.tasks, edit_delay)
+        self.background = Background(self, service, self.messages, self.tasks, ai_pace=ai_pace,
+                                     timer_poll=timer_poll, heartbeat=heartbeat)
+        self.clicks = Interactions(service, self.messages, self.background)
+        self.bodies = Commands(service, self.messages, self.clicks)
         if gateway_url:
             route_to(gateway_url=gateway_url)
 
     async def setup_hook(self) -> None:
         """Register dynamic items and commands, sync if needed, resume tables, start timers."""
-        from bot.cogs.goblin import GoblinCog
-
         self.add_dynamic_items(GoblinItem)
         self.tree.error(self.answer_command_error)
         await self.tree.set_translator(Translator())
-        await self.add_cog(GoblinCog(self))
+        await self.add_cog(GoblinCog(self.bodies))
         await self.sync_commands(force=self.force_sync)
-        await self.controller.resume()
-        self.controller.start_timers()
+        await self.background.resume()
+        self.background.start_timers()
 
     async def answer_command_error(self, interaction: discord.Interaction[Any],
                                    error: app_commands.AppCommandError) -> None:
         """Any command that fails still gets a private answer within Discord's 3 seconds: an
         option value the command does not accept (a modified client can send anything), or
         an apology for an internal error (logged)."""
-        from bot.controller import loc
-
         if isinstance(error, app_commands.TransformerError | app_commands.CommandSignatureMismatch
                       | app_commands.CommandNotFound):
             log.warning("refused a command with unusable options: %s", error)
@@ -136,10 +145,10 @@ class KarakBot(commands.Bot):
         """The command tree exactly as a sync sends it: English texts with every shipped
         language's localisations."""
         translator = self.tree.translator
-        commands = self.tree.get_commands()
+        tree = self.tree.get_commands()
         if translator is None:
-            return [c.to_dict(self.tree) for c in commands]
-        return [await c.get_translated_payload(self.tree, translator) for c in commands]
+            return [c.to_dict(self.tree) for c in tree]
+        return [await c.get_translated_payload(self.tree, translator) for c in tree]
 
     async def commands_hash(self) -> str:
         """A hash of the command tree as Discord would receive it (with its translations)."""
@@ -150,15 +159,15 @@ class KarakBot(commands.Bot):
     async def sync_commands(self, force: bool = False) -> bool:
         """Sync the commands when they changed since the last sync (or when forced)."""
         digest = await self.commands_hash()
-        key = f"{SYNC_KEY}:{self.dev_guild or 'global'}"
-        if not force and await self.service.store.get_meta(key) == digest:
+        key = str(self.dev_guild or "global")
+        if not force and await self.service.synced(key) == digest:
             log.info("commands unchanged, not syncing")
             return False
         guild = discord.Object(self.dev_guild) if self.dev_guild else None
         if guild is not None:
             self.tree.copy_global_to(guild=guild)
         synced = await self.tree.sync(guild=guild)
-        await self.service.store.set_meta(key, digest)
+        await self.service.remember_sync(key, digest)
         log.info("synced %d commands %s", len(synced),
                  f"to server {self.dev_guild}" if guild else "globally")
         return True
@@ -168,9 +177,14 @@ class KarakBot(commands.Bot):
         if self.user is not None:
             log.info("connected as %s (%s); invite: %s", self.user, self.user.id,
                      invite_url(self.user.id))
-        self.controller.beat()
+        self.background.beat()
 
     async def close(self) -> None:
-        """Stop background work, then disconnect."""
-        await self.controller.close()
+        """Let moves being saved and messages being sent finish (a few seconds at most), stop
+        the background work and the drawing workers, then disconnect."""
+        await self.tasks.close(SHUTDOWN_GRACE if self.is_ready() else 0.0)
+        await self.pictures.close()
         await super().close()
+
+
+__all__ = ["KarakBot", "Translator", "intents", "invite_permissions", "invite_url", "route_to"]

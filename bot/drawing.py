@@ -80,8 +80,10 @@ class _Job:
 class DrawingPool:
     """Worker processes drawing pictures, fed from a priority queue (urgent first)."""
 
-    def __init__(self, workers: int, executor: Callable[[], Executor] | None = None) -> None:
+    def __init__(self, workers: int, executor: Callable[[], Executor] | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
         self.workers = workers
+        self.clock = clock  # seconds, for the order of the queue (default: the event loop's)
         self._make_executor = executor or self._processes
         self._executor: Executor | None = None
         self._queue: asyncio.PriorityQueue[_Job] | None = None
@@ -138,7 +140,8 @@ class DrawingPool:
         done: asyncio.Future[bytes] = loop.create_future()
         # earliest due first: urgent pictures now, background ones a little later, so they
         # give way to urgent ones but are never starved
-        due = loop.time() + (BACKGROUND_SLACK if priority == BACKGROUND else 0.0)
+        now = self.clock() if self.clock is not None else loop.time()
+        due = now + (BACKGROUND_SLACK if priority == BACKGROUND else 0.0)
         queue.put_nowait(_Job(due, next(self._seq), kind, obs, locale, done))
         return await done
 

@@ -37,14 +37,27 @@ from i18n import Msg, Param, msg
 #: Kinds of moves offered as a menu (many similar choices); the others are buttons.
 MENU_KINDS = ("fight", "play", "discard", "keep", "buy", "pay")
 MENU_SIZE = 25
-MAX_ROWS = 5
 ROW_BUTTONS = 5
 ROMAN = {1: "I", 2: "II", 3: "III"}
+#: The HP a revive brings a seat back to (R7): reviving at it only passes the turn.
+REVIVE_HP = 5
+#: The group of each kind of move in the hand message, in the order the groups are shown: what
+#: a player looks for first comes first, a standing preference last.
+GROUP_OF = {
+    "fight": "fight", "merchant": "turn", "revive": "turn",
+    "play": "cards", "discard": "cards", "keep": "cards",
+    "heal": "potions", "strength": "potions", "counter": "potions",
+    "end": "end", "reward": "reward",
+    "buy": "shop", "pay": "shop", "cancel": "shop", "leave": "shop",
+    "stack": "setting",
+}
+GROUPS = ("reward", "cards", "potions", "end", "fight", "turn", "shop", "setting")
 
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    """One legal move as offered: its notation, label, optional description and style."""
+    """One legal move as offered: its notation, label, optional description and style
+    (``success`` and ``danger`` only where the move is surely good or bad for the player)."""
 
     notation: str
     label: Msg
@@ -62,17 +75,27 @@ class Menu:
 
 
 @dataclass(frozen=True, slots=True)
-class Controls:
-    """The controls of one decision: menus (one row each) and rows of buttons."""
+class Group:
+    """The moves of one group of the hand message (cards to play, potions, ...): a title, an
+    optional line of explanation, its menus and its buttons."""
 
+    key: str
+    title: Msg
     menus: tuple[Menu, ...]
-    buttons: tuple[tuple[Choice, ...], ...]
+    buttons: tuple[Choice, ...]
+    note: Msg | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Controls:
+    """The controls of one decision, in groups."""
+
+    groups: tuple[Group, ...]
 
     def notations(self) -> set[str]:
         """Every move offered."""
-        out = {c.notation for m in self.menus for c in m.choices}
-        out.update(c.notation for row in self.buttons for c in row)
-        return out
+        return {c.notation for g in self.groups
+                for c in (*g.buttons, *(c for m in g.menus for c in m.choices))}
 
 
 def kind_of(action: Action) -> str:
@@ -111,9 +134,10 @@ def describe(action: Action, obs: Observation) -> Choice:
     if isinstance(action, VisitMerchant):
         return Choice(n, msg("bot.move.merchant"), style="primary")
     if isinstance(action, Revive):
-        return Choice(n, msg("bot.move.revive"), style="success")
+        me = obs.seats[obs.current]
+        return Choice(n, msg("bot.move.rest" if me.hp >= REVIVE_HP else "bot.move.revive"))
     if isinstance(action, SetStacking):
-        return Choice(n, msg("bot.move.stack", mode=word("stacking", action.mode)))
+        return Choice(n, msg("bot.move.stack_to", mode=word("stacking", action.mode)))
     if isinstance(action, DrinkHealing):
         return Choice(n, msg("bot.move.heal"), style="success")
     if isinstance(action, Play):
@@ -129,7 +153,10 @@ def describe(action: Action, obs: Observation) -> Choice:
         return Choice(n, msg("bot.move.counter", curse=word("curse", action.curse)),
                       style="primary")
     if isinstance(action, EndBattle):
-        return Choice(n, msg("bot.move.end"), style="danger")
+        totals = obs.battle.totals if obs.battle is not None else None
+        style = ("success" if totals is not None and totals.win
+                 else "danger" if totals is not None and totals.knocked_out else "secondary")
+        return Choice(n, msg("bot.move.end"), style=style)
     if isinstance(action, Discard):
         return Choice(n, msg("bot.move.discard", card=card_name(action.card)),
                       _card_desc(action.card))
@@ -139,7 +166,7 @@ def describe(action: Action, obs: Observation) -> Choice:
     if isinstance(action, TakeReward):
         won: Param = card_name(obs.pending) if obs.pending else msg("bot.move.the_reward")
         return Choice(n, msg("bot.move.reward_keep" if action.keep else "bot.move.reward_pawn",
-                             card=won), style="success" if action.keep else "secondary")
+                             card=won), style="primary" if action.keep else "secondary")
     if isinstance(action, BuyPotion):
         return Choice(n, msg("bot.move.buy_potion", potion=word("potion", action.kind)))
     if isinstance(action, BuyPawned):
@@ -150,35 +177,58 @@ def describe(action: Action, obs: Observation) -> Choice:
                        else card_name(action.source))
         return Choice(n, msg("bot.move.pay", item=what))
     if isinstance(action, CancelPurchase):
-        return Choice(n, msg("bot.move.cancel"), style="danger")
+        return Choice(n, msg("bot.move.cancel"))
     if isinstance(action, LeaveMerchant):
-        return Choice(n, msg("bot.move.leave"), style="danger")
+        return Choice(n, msg("bot.move.leave"))
     return Choice(n, msg("bot.move.other", notation=n))  # pragma: no cover - every kind is listed
 
 
 def controls(obs: Observation) -> Controls:
-    """Menus and button rows for ``obs.legal`` (empty when the viewer has nothing to decide).
-
-    Moves of a menu kind go into a menu when there are two or more of them; everything else is a
-    button. At most five rows; a move that would not fit is left out (never seen in practice).
-    """
-    groups: dict[str, list[Action]] = {}
+    """The viewer's legal moves (``obs.legal``) in groups (empty when they have nothing to
+    decide). Moves of a menu kind go into a menu when there are two or more of them (25
+    choices a menu); everything else is a button."""
+    kinds: dict[str, list[Action]] = {}
     for action in obs.legal:
-        groups.setdefault(kind_of(action), []).append(action)
-    menus: list[Menu] = []
-    loose: list[Choice] = []
-    for kind, actions in groups.items():
+        kinds.setdefault(kind_of(action), []).append(action)
+    menus: dict[str, list[Menu]] = {}
+    buttons: dict[str, list[Choice]] = {}
+    for kind, actions in kinds.items():
+        group = GROUP_OF.get(kind, "turn")
+        choices = [describe(a, obs) for a in actions]
         if kind in MENU_KINDS and len(actions) > 1:
-            choices = [describe(a, obs) for a in actions]
-            for start in range(0, len(choices), MENU_SIZE):
-                menus.append(Menu(kind, msg(f"bot.menu.{kind}"),
-                                  tuple(choices[start:start + MENU_SIZE])))
+            menus.setdefault(group, []).extend(
+                Menu(kind, msg(f"bot.menu.{kind}"), tuple(choices[s:s + MENU_SIZE]))
+                for s in range(0, len(choices), MENU_SIZE))
         else:
-            loose.extend(describe(a, obs) for a in actions)
-    rows = [tuple(loose[i:i + ROW_BUTTONS]) for i in range(0, len(loose), ROW_BUTTONS)]
-    menus = menus[:MAX_ROWS - min(len(rows), 1)]
-    rows = rows[:MAX_ROWS - len(menus)]
-    return Controls(tuple(menus), tuple(rows))
+            buttons.setdefault(group, []).extend(choices)
+    groups = [Group(g, msg(f"bot.group.{g}"), tuple(menus.get(g, ())),
+                    tuple(buttons.get(g, ())), group_note(g, obs))
+              for g in GROUPS if g in menus or g in buttons]
+    return Controls(tuple(groups))
+
+
+def group_note(group: str, obs: Observation) -> Msg | None:
+    """A line under a group's title: what a reward is worth, why the merchant sells nothing,
+    which preference is set now."""
+    if group == "reward" and obs.pending:
+        return card_stats(obs.pending)
+    if group == "shop" and not any(kind_of(a) in ("buy", "pay") for a in obs.legal):
+        return msg("bot.hand.nothing_to_pay")
+    if group == "setting":
+        return msg("bot.hand.stacking_now",
+                   mode=word("stacking", obs.seats[obs.current].stacking))
+    return None
+
+
+def card_stats(card: str) -> Msg:
+    """What a card is worth, in a line: an equipment's slot and bonuses, or an action card's
+    colour and values."""
+    equipment = tables().equipment.get(card)
+    if equipment is not None:
+        return msg("bot.card.equipment", name=card_name(card), kind=word("slot", equipment.kind),
+                   attack=equipment.attack, defence=equipment.defence, heal=equipment.heal,
+                   hand=equipment.hand)
+    return msg("bot.move.card_named", card=card_name(card), stats=_card_desc(card))
 
 
 def seat_label(obs: Observation, seat: int) -> Param:
@@ -215,5 +265,16 @@ def seat_line(obs: Observation, seat: int, ai: bool | None = None) -> Msg:
     items: Param = msg("list.0")
     for i, part in enumerate(kit):
         items = part if i == 0 else msg("list.more", head=items, tail=part)
-    return msg("bot.table.seat", who=s.name, hero=hero_name(s.hero), hp=s.hp, keys=keys,
+    # an AI seat is called by its hero's name: the hero is not named twice
+    key = "bot.table.seat" if s.name != hero_name(s.hero) else "bot.table.seat_hero"
+    return msg(key, who=s.name, hero=hero_name(s.hero), hp=s.hp, keys=keys,
                items=items, hand=s.hand_count, ai=msg("bot.table.ai") if ai else "")
+
+
+def timer_text(seconds: int) -> Msg:
+    """A turn timer as words."""
+    if seconds <= 0:
+        return msg("bot.lobby.no_timer")
+    if seconds % 60 == 0:
+        return msg("bot.lobby.minutes", n=seconds // 60)
+    return msg("bot.lobby.seconds", n=seconds)

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from loopback import limits
-from loopback.components import file_urls, media_urls
+from loopback.components import TEXT_DISPLAY, file_urls, media_urls, walk
 from loopback.errors import ApiError, Reply, Upload
 from loopback.interaction import Interaction
 from loopback.layout import IS_COMPONENTS_V2, error_tree
@@ -70,7 +70,11 @@ class Messages:
         return out
 
     def _mentions(self, body: dict[str, Any]) -> list[int]:
-        ids = [int(i) for i in re.findall(r"<@!?(\d+)>", body.get("content") or "")]
+        # a Components V2 message mentions people in its text displays
+        said = "\n".join([body.get("content") or "", *(
+            str(c.get("content") or "") for c in walk(body.get("components") or [])
+            if c.get("type") == TEXT_DISPLAY)])
+        ids = [int(i) for i in re.findall(r"<@!?(\d+)>", said)]
         allowed = body.get("allowed_mentions")
         if allowed is None:
             return ids

@@ -1,6 +1,6 @@
 """The browser playground: Karak: Goblin without a Discord token.
 
-``python -m bot`` with no ``DISCORD_TOKEN`` (see :func:`playground.app.main`) starts the
+``scripts/dev.py run`` with no ``DISCORD_TOKEN`` (see :func:`playground.app.main`) starts the
 loopback Discord stand-in (:mod:`loopback`) on 127.0.0.1, the real bot against it (through its
 ``KARAK_API_BASE`` / ``KARAK_GATEWAY_URL`` settings, with a fake well-formed token: the
 production code path), and serves a web page on the same port that shows the stand-in's channel

@@ -1,5 +1,5 @@
 """``python -m playground``: run the browser playground even when a ``DISCORD_TOKEN`` is set
-(``python -m bot`` runs it only without one); see :mod:`playground.app`."""
+(``scripts/dev.py run`` runs it only without one); see :mod:`playground.app`."""
 
 import sys
 

@@ -1,9 +1,10 @@
 """Playing the playground through its web page, by clicking like a person (tests, screenshots,
 and ``python -m playground.drive``, which plays a whole match against AI seats and reports).
 
-:class:`PlaygroundProcess` starts ``python -m bot`` without a token (exactly what a newcomer
-runs) and reads the page's address from its one line; :class:`Driver` acts on a Playwright page:
-slash commands typed into the command box, buttons and menus clicked, the user switch.
+:class:`PlaygroundProcess` starts the launcher of ``scripts/dev.py run`` without a token (what a
+newcomer runs) and reads the page's address from its one line; :class:`Driver` acts on a
+Playwright page: slash commands typed into the command box, buttons and menus clicked, the user
+switch.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ ENABLED = ".btn[data-custom-id]:not([disabled]), .select > button:not([disabled]
 
 
 class PlaygroundProcess:
-    """``python -m bot`` with no ``DISCORD_TOKEN``, its own database and a free port."""
+    """``scripts/dev.py run`` with no ``DISCORD_TOKEN``, its own database and a free port."""
 
     def __init__(self, db: Path, *, ai_pace: float = 0.2, locale: str = "en",
                  timeout: float = 60.0) -> None:
@@ -52,7 +53,8 @@ class PlaygroundProcess:
     def start(self) -> str:
         """Start it and wait for the line with the page's address; the address."""
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot", "--env-file", os.devnull], cwd=ROOT, env=self.env(),
+            [sys.executable, str(ROOT / "scripts" / "dev.py"), "launch", "--env-file",
+             os.devnull], cwd=ROOT, env=self.env(),
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             text=True)
         found: list[str] = []
@@ -147,9 +149,12 @@ class Driver:
         self.settle()
 
     def click(self, custom_id_end: str) -> None:
-        """Click the newest enabled button whose custom_id ends with ``custom_id_end``."""
+        """Click the newest enabled button whose custom_id ends with ``custom_id_end`` (a lobby
+        button's custom_id goes on with the lobby's revision: ``kg:lobby:1:ai:3``)."""
         button = self.page.locator(
-            f"button.btn[data-custom-id$='{custom_id_end}']:not([disabled])").last
+            f"button.btn[data-custom-id$='{custom_id_end}']:not([disabled]), "
+            f"button.btn[data-custom-id*='{custom_id_end}:'][data-custom-id^='kg:lobby:']"
+            ":not([disabled])").last
         button.click()
         self.settle()
 

@@ -1,7 +1,7 @@
 """``python -m playground.screenshot [--out docs/images/playground.png]``: refresh the README's
 picture of the playground.
 
-Starts ``python -m bot`` without a token (a throw-away database), opens the page in a headless
+Starts ``scripts/dev.py run`` without a token (a throw-away database), opens the page in a headless
 Chromium as Ann, opens a table with two AI seats, plays until Ann is in a battle with a card
 played, and saves the window. Needs Chromium and Playwright (installed when missing, see
 :mod:`playground.browser`).

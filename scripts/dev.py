@@ -1,8 +1,10 @@
 """Bootstrap and run the project with nothing but Python 3.11: ``python3 scripts/dev.py run|test``.
 
-``run`` starts the main program (the bot, ``python -m bot``), ``test`` runs the whole
-test suite plus ruff and mypy. Both first create ``.venv`` and install the project into it when
-``pyproject.toml`` is newer than the last install.
+``run`` starts the main program: the bot (``python -m bot``) when a ``DISCORD_TOKEN`` is set,
+else the browser playground (``python -m playground``: the bot against a Discord stand-in on
+this machine). ``test`` runs the whole test suite plus ruff and mypy. Both first create
+``.venv`` and install the project into it when ``pyproject.toml`` is newer than the last
+install. Ctrl-C stops the program cleanly (no traceback here).
 """
 
 from __future__ import annotations
@@ -33,8 +35,41 @@ def ensure_env() -> None:
     STAMP.write_text("ok\n")
 
 
+def child(cmd: list[str]) -> int:
+    """Run ``cmd`` in the project folder and return its exit status. Ctrl-C reaches the child
+    too (same terminal), which stops by itself: it is waited for, not interrupted."""
+    process = subprocess.Popen(cmd, cwd=ROOT)
+    while True:
+        try:
+            return process.wait()
+        except KeyboardInterrupt:
+            continue
+
+
+def launch(argv: list[str]) -> int:
+    """Inside ``.venv``: run the bot when a token is set (or when only checking the settings),
+    else the playground. Any other setting problem is the bot's to explain in one line."""
+    from bot.app import main as bot
+    from bot.settings import ConfigProblem, NoToken, load_settings
+
+    env_file = Path(argv[argv.index("--env-file") + 1]) if "--env-file" in argv[:-1] \
+        else Path(".env")
+    try:
+        load_settings(env_file=env_file)
+    except NoToken:
+        if "--check" not in argv:
+            from playground.app import main as playground
+
+            return playground(env_file=env_file)
+    except ConfigProblem:
+        pass
+    return bot(argv)
+
+
 def run(argv: list[str]) -> int:
     """Run one of the project commands inside the environment."""
+    if argv[:1] == ["launch"]:
+        return launch(argv[1:])
     ensure_env()
     cmd = argv[0] if argv else "help"
     rest = argv[1:]
@@ -52,9 +87,9 @@ def run(argv: list[str]) -> int:
                 return code
         return 0
     if cmd == "run":
-        return subprocess.run([str(PY), "-m", "bot", *rest], cwd=ROOT).returncode
+        return child([str(PY), str(Path(__file__).resolve()), "launch", *rest])
     if cmd == "python":
-        return subprocess.run([str(PY), *rest], cwd=ROOT).returncode
+        return child([str(PY), *rest])
     print(__doc__)
     return 0 if cmd == "help" else 2
 

@@ -44,7 +44,10 @@ SINKS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "set_footer": ((), ("text",)),
     "set_author": ((), ("name",)),
     "add_field": ((), ("name", "value")),
-    # components
+    # components (Components V2 texts and picture descriptions included)
+    "TextDisplay": ((0,), ("content",)),
+    "text_block": ((0,), ()),
+    "MediaGalleryItem": ((), ("description",)),
     "Button": ((), ("label",)),
     "Select": ((), ("placeholder",)),
     "SelectOption": ((0,), ("label", "description")),
@@ -229,7 +232,8 @@ def test_no_user_facing_literal_in_bot_and_render() -> None:
     sources = project_sources()
     calls = [c for p in sources for c in sink_calls(p.read_text())]
     # The check really looks at the project's messages, components, commands and drawings.
-    for name in ("send_message", "Embed", "Button", "SelectOption", "command", "Choice",
+    for name in ("send_message", "TextDisplay", "text_block", "Button", "SelectOption", "command",
+                 "Choice",
                  "draw_text", "print"):
         assert name in calls, f"no {name}() call found: is the checker still looking?"
     assert len(calls) > 100

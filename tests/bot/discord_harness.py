@@ -11,6 +11,7 @@ import asyncio
 import itertools
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -118,26 +119,48 @@ class Message:
             "application_id": str(APP_ID),
         }
 
+    def items(self) -> list[dict[str, Any]]:
+        """Every component of the message, nested ones (in containers, rows, sections) too."""
+        return list(walk(self.components))
+
+    def text(self) -> str:
+        """What the message says: its content, embeds and text displays."""
+        parts = [self.content or ""]
+        for e in self.embeds:
+            parts += [str(e.get("title") or ""), str(e.get("description") or "")]
+        parts += [str(c.get("content") or "") for c in self.items() if c.get("type") == 10]
+        return "\n".join(p for p in parts if p)
+
     def custom_ids(self) -> list[str]:
-        out = []
-        for row in self.components:
-            for c in row.get("components", []):
-                if "custom_id" in c:
-                    out.append(c["custom_id"])
-        return out
+        return [c["custom_id"] for c in self.items() if "custom_id" in c]
+
+    def pictures(self) -> list[str]:
+        """The URLs of the message's media gallery items and embed images."""
+        urls = [i["media"]["url"] for c in self.items() if c.get("type") == 12
+                for i in c.get("items") or []]
+        return urls + [e["image"]["url"] for e in self.embeds if e.get("image")]
+
+    def resolve(self, custom_id: str) -> str:
+        """``custom_id`` as the message carries it: a lobby button named without the lobby
+        revision it was drawn at (``kg:lobby:1:join``) is found with it (``...:join:3``)."""
+        ids = self.custom_ids()
+        if custom_id in ids:
+            return custom_id
+        longer = [i for i in ids if i.startswith(custom_id + ":")]
+        return longer[0] if len(longer) == 1 else custom_id
 
     def component(self, custom_id: str) -> dict[str, Any]:
-        for row in self.components:
-            for c in row.get("components", []):
-                if c.get("custom_id") == custom_id:
-                    return dict(c)
+        custom_id = self.resolve(custom_id)
+        for c in self.items():
+            if c.get("custom_id") == custom_id:
+                return dict(c)
         raise KeyError(custom_id)
 
     def offered(self) -> dict[str, tuple[str, str | None]]:
         """notation -> (custom_id, option value or None) of every move in this message."""
         out: dict[str, tuple[str, str | None]] = {}
-        for row in self.components:
-            for c in row.get("components", []):
+        for c in self.items():
+            if True:
                 cid = c.get("custom_id", "")
                 if c["type"] == 2 and cid.startswith("kg:do:"):
                     out[cid.split(":", 4)[4]] = (cid, None)
@@ -145,6 +168,22 @@ class Message:
                     for o in c["options"]:
                         out[o["value"]] = (cid, o["value"])
         return out
+
+
+def walk(components: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Every component in ``components`` and inside them (depth first)."""
+    for c in components:
+        yield c
+        yield from walk(c.get("components") or [])
+        if isinstance(c.get("accessory"), dict):
+            yield from walk([c["accessory"]])
+
+
+def body_text(body: dict[str, Any]) -> str:
+    """What a request body's message says: content, embeds and text displays."""
+    m = Message(0, 0)
+    m.update(body, [])
+    return m.text()
 
 
 class FakeDiscord:
@@ -165,6 +204,7 @@ class FakeDiscord:
         self.token_interaction: dict[str, int] = {}
         self.validate = validate
         self.missing: set[int] = set()  # message ids that answer 404 (deleted by a user)
+        self.too_old: set[int] = set()  # message ids whose edits Discord refuses (30046)
         self.forbidden = False  # channel posts answer 403 (the bot lost its permissions)
         self.commands: list[dict[str, Any]] = []
 
@@ -237,8 +277,19 @@ class FakeDiscord:
             mid = int(parts[3])
             if mid in self.missing or mid not in self.messages:
                 raise discord.NotFound(_Resp(404), {"code": 10008, "message": "Unknown Message"})
+            if mid in self.too_old:
+                raise discord.HTTPException(_Resp(429, "Too Many Requests"), {
+                    "code": 30046, "message": "Maximum number of edits to messages older than "
+                                              "1 hour reached. Try again later"})
             self.messages[mid].update(body, files)
             return self.messages[mid].payload()
+        if t == "/channels/{channel_id}/messages/{message_id}" and m == "DELETE":
+            mid = int(parts[3])
+            if mid in self.missing or mid not in self.messages:
+                raise discord.NotFound(_Resp(404), {"code": 10008, "message": "Unknown Message"})
+            self.messages[mid].deleted = True
+            self.channel_order.remove(mid)
+            return None
         if t == "/interactions/{interaction_id}/{interaction_token}/callback":
             return self._callback(parts[1], parts[2], body, files)
         if t == "/webhooks/{webhook_id}/{webhook_token}/messages/@original" and m == "PATCH":
@@ -363,7 +414,8 @@ class Harness:
 
     async def stop(self) -> None:
         await self.settle()
-        await self.bot.controller.close()
+        await self.bot.tasks.close()
+        await self.bot.pictures.close()
         await self.store.close()
 
     async def settle(self) -> None:
@@ -430,6 +482,7 @@ class Harness:
         return snowflake()
 
     async def click(self, user: User, message: Message, custom_id: str) -> str:
+        custom_id = message.resolve(custom_id)
         component = message.component(custom_id)
         assert component["type"] == 2
         payload = self._base(user, 3, {"custom_id": custom_id, "component_type": 2}, message)
@@ -438,6 +491,7 @@ class Harness:
 
     async def choose(self, user: User, message: Message, custom_id: str,
                      values: list[str]) -> str:
+        custom_id = message.resolve(custom_id)
         component = message.component(custom_id)
         assert component["type"] == 3
         offered = {o["value"] for o in component["options"]}

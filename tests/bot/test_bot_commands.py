@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 from bot_helpers import Clock
-from discord_harness import ALL_PERMS, CHANNEL, GUILD, FakeDiscord, Harness, User
+from discord_harness import ALL_PERMS, CHANNEL, GUILD, FakeDiscord, Harness, User, body_text
 from shared_files import require_discord_api
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer, open_table
 
-from bot.controller import PillowRenderer
+from bot.pictures import PillowRenderer
 
 ADMIN = User(2000000000000000009, "Mod", perms=ALL_PERMS)
 
@@ -48,14 +48,14 @@ async def test_second_new_says_where_the_running_table_is(bot: Harness, fake: Fa
 async def test_lobby_by_commands(bot: Harness, fake: FakeDiscord) -> None:
     await bot.command(ANN, "new", abilities=True, timer=300)
     lobby = fake.public()[-1]
-    assert "on" in json.dumps(lobby.embeds) and "5 min" in json.dumps(lobby.embeds)
+    assert "on" in lobby.text() and "5 min" in lobby.text()
     await bot.command(BOB, "join")
-    assert f"<@{BOB.id}>" in json.dumps(fake.messages[lobby.id].embeds)  # lobby edited
+    assert f"<@{BOB.id}>" in fake.messages[lobby.id].text()  # lobby edited
     since = len(fake.calls)
     await bot.command(BOB, "start")
     assert any("Only the host" in t for t in bot.ephemeral_texts(since))
     await bot.command(BOB, "leave")
-    assert f"<@{BOB.id}>" not in json.dumps(fake.messages[lobby.id].embeds)
+    assert f"<@{BOB.id}>" not in fake.messages[lobby.id].text()
     await bot.command(EVE, "join")
     await bot.command(ANN, "start")
     rec = await bot.bot.service.in_channel(CHANNEL)
@@ -120,7 +120,7 @@ async def test_status_rules_card_and_autocomplete(bot: Harness, fake: FakeDiscor
     since = len(fake.calls)
     await bot.command(EVE, "card", name=choices[0]["value"])
     body = callbacks(fake, since)[0]
-    assert body["data"]["embeds"][0]["title"] == choices[0]["name"]
+    assert choices[0]["name"] in body_text(body["data"])
     since = len(fake.calls)
     await bot.command(EVE, "card", name="no such card")
     assert any("No card is called" in t for t in bot.ephemeral_texts(since))
@@ -176,7 +176,7 @@ async def test_real_images_are_attached(fake: FakeDiscord, tmp_path: Path) -> No
         tid = await open_table(h, ANN, [BOB])
         table = fake.last_table_message()
         assert table.files == ["table.png"]
-        assert table.embeds[0]["image"]["url"] == "attachment://table.png"
+        assert table.pictures() == ["attachment://table.png"]
         rec = await h.bot.service.load(tid)
         user = ANN if rec.seats[rec.game.current].user == ANN.id else BOB
         token = await h.click(user, table, f"kg:hand:{tid}")
@@ -214,12 +214,12 @@ async def test_turn_timer_lets_the_ai_play_then_takes_the_seat(
             rec = await h.bot.service.load(tid)
             assert rec.game.current == 0 or rec.seats[rec.game.current].ai is False
             assert rec.deadline is not None
-            await h.bot.controller.check_timers()  # not due: nothing happens
+            await h.bot.background.check_timers()  # not due: nothing happens
             assert (await h.bot.service.load(tid)).version == rec.version
             clock.now = rec.deadline + 1
-            await h.bot.controller.check_timers()
+            await h.bot.background.check_timers()
             await h.settle()
-        texts = [m.content or "" for m in fake.public()]
+        texts = [m.text() for m in fake.public()]
         assert any("Time is up" in t and "this turn" in t for t in texts)
         assert any("for good" in t for t in texts)
         rec = await h.bot.service.load(tid)
@@ -237,10 +237,9 @@ async def test_ai_turns_coalesce_table_edits(fake: FakeDiscord, tmp_path: Path) 
         assert rec.status == "finished"
         writes = [c for c in fake.calls if c.template.startswith("/channels/")]
         assert len(writes) < rec.version / 4, (len(writes), rec.version)
-        assert "wins" in (fake.public()[-1].content or "")
+        assert "wins" in fake.public()[-1].text()
         # nothing is kept in memory for a finished table
-        ctl = bot.bot.controller
-        assert tid not in ctl._ai and tid not in ctl._refreshing
+        assert not bot.bot.background.busy(tid)
         assert tid not in bot.bot.service._locks
     finally:
         await bot.stop()
@@ -256,7 +255,7 @@ async def test_a_failed_time_is_up_message_does_not_stop_the_game(
         assert not rec.seats[rec.game.current].ai and rec.deadline is not None
         fake.forbidden = True  # posting in the channel fails from now on
         clock.now = rec.deadline + 1
-        await h.bot.controller.check_timers()
+        await h.bot.background.check_timers()
         await h.settle()
         after = await h.bot.service.load(tid)
         log = await h.store.action_log(tid)
@@ -276,16 +275,17 @@ async def test_a_request_breaking_the_api_schema_is_recorded(
     remembers the violation, and the guard in conftest.py fails any test that leaves one."""
     import discord
 
+    from bot import commands as bodies
+
     require_discord_api("that the fake Discord refuses a request breaking the API schema")
 
-    ctl = bot.bot.controller
-    real = ctl.lobby_payload
+    def too_long(record: Any, locale: str) -> Any:
+        view = discord.ui.LayoutView(timeout=None)  # a text holds at most 4000 characters
+        view.add_item(discord.ui.Container(discord.ui.TextDisplay("title " + "x" * 4100)))
+        view.stop()
+        return view
 
-    def too_long(record: Any, locale: str | None = None) -> Any:
-        embed, view = real(record, locale)
-        return discord.Embed(title="x" * 300), view  # titles are at most 256 characters
-
-    monkeypatch.setattr(ctl, "lobby_payload", too_long)
+    monkeypatch.setattr(bodies, "lobby_view", too_long)
     since = len(fake.calls)
     await bot.command(ANN, "new")
     assert any("went wrong" in t for t in bot.ephemeral_texts(since))  # looks handled...
@@ -388,7 +388,7 @@ async def test_settings_answer_before_the_tables_are_redrawn(
                 and c.path.endswith(f"/messages/{lobby.id}"))
     answer = next(i for i, c in enumerate(calls) if c.template.endswith("@original"))
     assert answer < edit  # the admin's answer does not wait for the lobbies
-    assert "nouvelle table" in json.dumps(fake.messages[lobby.id].embeds)
+    assert "nouvelle table" in fake.messages[lobby.id].text()
 
 
 async def test_abandon_answers_before_waiting_for_the_table(
@@ -425,10 +425,9 @@ async def test_an_abandoned_table_loses_its_buttons(bot: Harness, fake: FakeDisc
     await bot.command(ANN, "abandon")
     closed = fake.messages[table.id]
     assert not closed.custom_ids()
-    assert "abandoned" in json.dumps(closed.embeds)
+    assert "abandoned" in closed.text()
     assert (await bot.bot.service.load(tid)).status == "abandoned"
-    ctl = bot.bot.controller
-    assert tid not in ctl._ai and tid not in ctl._refreshing
+    assert not bot.bot.background.busy(tid)
     assert tid not in bot.bot.service._locks
 
 
@@ -438,11 +437,11 @@ async def test_leaving_a_running_game_shows_the_ai_seat(bot: Harness, fake: Fake
     leaver = next(u for u in (ANN, BOB, EVE)
                   if u.id != rec.seats[rec.game.current].user)  # not the one playing now
     table = fake.last_table_message()
-    assert "[AI]" not in json.dumps(table.embeds)
+    assert "[AI]" not in table.text()
     await bot.command(leaver, "leave")
     rec = await bot.bot.service.load(tid)
     assert rec.seats[rec.seat_of(leaver.id) or 0].ai
-    assert "[AI]" in json.dumps(fake.messages[table.id].embeds)
+    assert "[AI]" in fake.messages[table.id].text()
 
 
 async def test_a_running_turn_timer_shows_its_deadline(fake: FakeDiscord, tmp_path: Path) -> None:
@@ -456,7 +455,7 @@ async def test_a_running_turn_timer_shows_its_deadline(fake: FakeDiscord, tmp_pa
         await h.click(ANN, fake.messages[lobby.id], f"kg:lobby:{tid}:start")
         rec = await h.bot.service.load(tid)
         assert rec.deadline is not None
-        text = json.dumps(fake.last_table_message().embeds)
+        text = fake.last_table_message().text()
         assert f"<t:{int(rec.deadline)}:R>" in text
     finally:
         await h.stop()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import ConfigProblem, load_settings, read_env_file
+from bot.settings import ConfigProblem, load_settings, read_env_file
 
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
 
@@ -73,7 +73,7 @@ def _unwritable_as_root(tmp_path: Path) -> None:
     mount = tmp_path / "mnt"
     mount.mkdir()
     check = ("import sys\n"
-             "from bot.config import ConfigProblem, load_settings\n"
+             "from bot.settings import ConfigProblem, load_settings\n"
              "try:\n"
              f"    load_settings({{'DISCORD_TOKEN': {TOKEN!r}, 'KARAK_DB': sys.argv[1]}}, None)\n"
              "except ConfigProblem as exc:\n"
@@ -115,7 +115,7 @@ def test_token_is_never_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture)
 def test_no_token_is_told_apart_from_a_malformed_one(tmp_path: Path) -> None:
     """No token at all opens the browser playground (python -m bot); a malformed one must
     still stop the bot, never fall back to the playground silently."""
-    from bot.config import NoToken
+    from bot.settings import NoToken
 
     db = str(tmp_path / "k.db")
     for env in ({"KARAK_DB": db}, {"KARAK_DB": db, "DISCORD_TOKEN": "  "}):
@@ -124,3 +124,21 @@ def test_no_token_is_told_apart_from_a_malformed_one(tmp_path: Path) -> None:
     with pytest.raises(ConfigProblem) as info:
         load_settings({"KARAK_DB": db, "DISCORD_TOKEN": "not-a-token"}, env_file=None)
     assert not isinstance(info.value, NoToken)
+
+
+def test_the_real_environment_and_env_file_through_pydantic_settings(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith("KARAK_") or name == "DISCORD_TOKEN":
+            monkeypatch.delenv(name)
+    env = tmp_path / ".env"
+    env.write_text(f"# the bot\nexport DISCORD_TOKEN='{TOKEN}'\nKARAK_DB={tmp_path}/a.db  # here\n"
+                   "KARAK_TURN_TIMER=300\nKARAK_HEARTBEAT=\nKARAK_LOG_LEVEL=info\n")
+    monkeypatch.setenv("KARAK_LOG_LEVEL", "error")  # the environment wins over .env
+    s = load_settings(env_file=env)
+    assert s.token.get_secret_value() == TOKEN and s.db == tmp_path / "a.db"
+    assert s.turn_timer == 300 and s.log_level == "ERROR" and s.heartbeat is None
+    monkeypatch.setenv("KARAK_AI_PACE", "fast")
+    with pytest.raises(ConfigProblem) as info:
+        load_settings(env_file=env)
+    assert "KARAK_AI_PACE" in str(info.value) and "\n" not in str(info.value)

@@ -12,7 +12,7 @@ from engine.agents import make_agent
 
 
 def game_overs(fake: FakeDiscord) -> list[str]:
-    return [m.content or "" for m in fake.public() if "wins" in (m.content or "")]
+    return [m.content or "" for m in fake.public() if "wins" in m.text()]
 
 
 async def test_result_lost_in_a_crash_is_posted_on_restart(fake: FakeDiscord,

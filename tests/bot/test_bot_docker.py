@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -103,8 +104,8 @@ def image_environment() -> dict[str, str]:
 def test_container_heartbeat_is_the_file_the_health_check_reads(tmp_path: Path) -> None:
     """What the container sees when an admin copies .env.example to .env and fills in the
     token: the image's ENV, overridden by the env_file, overridden by compose's environment."""
-    from bot.config import load_settings, read_env_file
     from bot.health import DEFAULT_HEARTBEAT, heartbeat_path
+    from bot.settings import load_settings, read_env_file
 
     env = image_environment()
     assert env["KARAK_HEARTBEAT"] == str(DEFAULT_HEARTBEAT)
@@ -193,7 +194,7 @@ def test_dockerfile_install_steps_in_a_fresh_venv(tmp_path: Path) -> None:
 
 def test_admin_docs_match_the_code() -> None:
     from bot.client import invite_permissions, invite_url
-    from bot.config import ENV
+    from bot.settings import ENV
 
     text = (ROOT / "README.md").read_text()
     assert f"permissions={invite_permissions().value}" in text
@@ -203,3 +204,16 @@ def test_admin_docs_match_the_code() -> None:
     example = (ROOT / ".env.example").read_text()
     for name in ENV:
         assert f"{name}=" in example, name
+
+
+def test_compose_and_dockerfile_agree() -> None:
+    """The compose file names the image the Dockerfile's comment builds, and every document it
+    points to exists; the database's WAL companions stay out of git."""
+    compose = (ROOT / "docker-compose.yml").read_text()
+    image = next(line.split(":", 1)[1].strip() for line in compose.splitlines()
+                 if line.strip().startswith("image:"))
+    assert f"docker build -t {image.split(':')[0]} ." in DOCKERFILE.read_text()
+    for doc in re.findall(r"[\w./-]+\.(?:md|example)\b", compose):
+        assert (ROOT / doc).exists(), doc
+    ignored = (ROOT / ".gitignore").read_text().split()
+    assert {"*.sqlite3", "*.sqlite3-wal", "*.sqlite3-shm"} <= set(ignored)

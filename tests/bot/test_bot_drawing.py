@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
 from concurrent.futures import Executor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -31,35 +31,44 @@ async def test_pictures_come_from_worker_processes() -> None:
 
 
 async def test_urgent_first_but_background_not_starved(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The queue's order on an injected clock: a worker held busy by one picture, the others
+    waiting behind it, then released."""
     order: list[str] = []
+    started, release = threading.Event(), threading.Event()
 
     def fake_draw(kind: str, obs: Any, locale: str) -> bytes:
-        time.sleep(0.02)
+        if locale.startswith("hold"):
+            started.set()
+            release.wait(30)
         order.append(locale)
         return b"png"
 
+    now = [100.0]
     monkeypatch.setattr(drawing, "draw", fake_draw)
-    monkeypatch.setattr(drawing, "BACKGROUND_SLACK", 0.15)
-    pool = DrawingPool(1, executor=lambda: ThreadPoolExecutor(1))
+    pool = DrawingPool(1, executor=lambda: ThreadPoolExecutor(1), clock=lambda: now[0])
+
+    async def held(jobs: list[tuple[str, int]]) -> None:
+        started.clear()
+        release.clear()
+        first = asyncio.ensure_future(pool.draw("table", None, "hold", URGENT))
+        await asyncio.to_thread(started.wait, 30)  # the worker is busy: the rest waits
+        waiting = []
+        for locale, priority in jobs:
+            waiting.append(asyncio.ensure_future(pool.draw("table", None, locale, priority)))
+            await asyncio.sleep(0)  # let it join the queue
+            if locale == "late":
+                now[0] += drawing.BACKGROUND_SLACK + 1  # urgent pictures keep coming later
+        release.set()
+        await asyncio.gather(first, *waiting)
+
     try:
-        first = asyncio.ensure_future(pool.draw("table", None, "bg0", BACKGROUND))
-        await asyncio.sleep(0.005)  # the first picture is being drawn: the rest waits
-        jobs = [asyncio.ensure_future(pool.draw("table", None, "bg1", BACKGROUND))]
-        await asyncio.sleep(0)
-        jobs += [asyncio.ensure_future(pool.draw("hand", None, f"u{i}", URGENT))
-                 for i in range(3)]
-        await asyncio.gather(first, *jobs)
-        # the waiting background picture gives way to urgent ones...
-        assert order[:4] == ["bg0", "u0", "u1", "u2"] and order[4] == "bg1"
-        # ...but only for a while: under a stream of urgent pictures it still gets its turn
+        # a waiting background picture gives way to urgent ones...
+        await held([("bg", BACKGROUND), ("u0", URGENT), ("u1", URGENT), ("u2", URGENT)])
+        assert order == ["hold", "u0", "u1", "u2", "bg"]
+        # ...but only for a while: urgent pictures asked for after its slack come after it
         order.clear()
-        late = asyncio.ensure_future(pool.draw("table", None, "late", BACKGROUND))
-        stream = []
-        for i in range(20):  # urgent pictures keep coming, one every 10 ms
-            stream.append(asyncio.ensure_future(pool.draw("hand", None, f"s{i}", URGENT)))
-            await asyncio.sleep(0.01)
-        await asyncio.gather(late, *stream)
-        assert order.index("late") < len(order) - 1
+        await held([("late", BACKGROUND), ("s0", URGENT), ("s1", URGENT)])
+        assert order == ["hold", "late", "s0", "s1"]
     finally:
         await pool.close()
 
@@ -89,7 +98,7 @@ async def test_no_workers_draws_in_threads(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 async def test_a_battle_picture_is_drawn_once_per_version() -> None:
-    from bot.controller import Controller
+    from bot.pictures import Pictures
 
     calls: list[str] = []
 
@@ -101,14 +110,13 @@ async def test_a_battle_picture_is_drawn_once_per_version() -> None:
             return b"h"
 
         def battle(self, obs: Any, locale: str) -> bytes:
-            calls.append(locale)
-            time.sleep(0.01)
+            calls.append(locale)  # the three first requests share one drawing in progress
             return b"b" + locale.encode()
 
-    ctl = Controller(None, None, Counting())  # type: ignore[arg-type]
-    first = await asyncio.gather(*(ctl._shared_png((1, 7, "en"), _obs(), "en") for _ in range(3)))
-    again = await ctl._shared_png((1, 7, "en"), _obs(), "en")
-    other = await ctl._shared_png((1, 8, "en"), _obs(), "en")
-    french = await ctl._shared_png((1, 8, "fr"), _obs(), "fr")
+    pictures = Pictures(Counting())
+    first = await asyncio.gather(*(pictures.battle((1, 7, "en"), _obs()) for _ in range(3)))
+    again = await pictures.battle((1, 7, "en"), _obs())
+    other = await pictures.battle((1, 8, "en"), _obs())
+    french = await pictures.battle((1, 8, "fr"), _obs())
     assert first == [b"ben"] * 3 and again == b"ben" and other == b"ben" and french == b"bfr"
     assert calls == ["en", "en", "fr"]

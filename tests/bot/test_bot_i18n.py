@@ -12,12 +12,23 @@ from typing import Any
 
 import discord
 import pytest
-from discord_harness import ALL_PERMS, APP_ID, CHANNEL, GUILD, FakeDiscord, Harness, Message, User
+from discord_harness import (
+    ALL_PERMS,
+    APP_ID,
+    CHANNEL,
+    GUILD,
+    FakeDiscord,
+    Harness,
+    Message,
+    User,
+    body_text,
+)
 from discord_harness import spec as discord_spec
 from shared_files import require_discord_api
 from test_bot_discord import PNG, open_table
 
-from bot.storage import MIGRATIONS, SCHEMA_VERSION, StorageError, Store
+from bot.records import StorageError
+from bot.storage import MIGRATIONS, SCHEMA_VERSION, Store
 from engine import Observation
 from i18n import LOCALES, translate
 
@@ -181,7 +192,7 @@ async def test_private_follows_the_user_public_follows_the_server(
         "Il n'y a pas de table dans ce salon. Ouvrez-en une avec /goblin créer."]
     await bot.command(BOB, "new")  # a French user opens a table on a Czech server
     lobby = fake.public()[-1]
-    assert lobby.embeds[0]["title"] == "Karak: Goblin – nový stůl č. 1"
+    assert "Karak: Goblin – nový stůl č. 1" in lobby.text()
     assert "Přisednout" in _texts(lobby) and "Rejoindre" not in _texts(lobby)
     since = len(fake.calls)
     await bot.command(BOB, "new")
@@ -194,17 +205,17 @@ async def test_private_follows_the_user_public_follows_the_server(
     assert bot.ephemeral_texts(since) == ["U tohoto stolu už máte místo."]
     await bot.click(BOB, fake.messages[lobby.id], f"kg:lobby:{tid}:start")
     table = fake.last_table_message()
-    assert table.embeds[0]["title"] == f"Karak: Goblin – stůl č. {tid}"
+    assert f"Karak: Goblin – stůl č. {tid}" in table.text()
     assert "Kolo 1: na tahu je" in _texts(table) and "Moje ruka" in _texts(table)
     assert ("table", "cs") in renderer.drawn and ("table", "fr") not in renderer.drawn
     # Each player's hand in their own language, drawn in it too.
     token = await bot.click(BOB, table, f"kg:hand:{tid}")
     hand = bot.reply(token)
     assert hand.flags & 64
-    assert hand.embeds[0]["title"] == f"Votre main – table n° {tid}"
+    assert f"Votre main – table n° {tid}" in hand.text()
     assert ("hand", "fr") in renderer.drawn
     token = await bot.click(ANN, table, f"kg:hand:{tid}")
-    assert bot.reply(token).embeds[0]["title"] == f"Vaše ruka – stůl č. {tid}"
+    assert f"Vaše ruka – stůl č. {tid}" in bot.reply(token).text()
     assert ("hand", "cs") in renderer.drawn
 
 
@@ -234,8 +245,8 @@ async def test_rules_and_card_lookup_in_czech(bot: LocaleHarness, fake: FakeDisc
     since = len(fake.calls)
     await bot.command(ANN, "rules")
     body = next(c.body for c in fake.calls[since:] if c.template.endswith("/callback"))
-    assert body["data"]["embeds"][0]["title"] == "Karak: Goblin ve zkratce"
-    assert "vládce nestvůr" in body["data"]["embeds"][0]["description"]
+    assert "Karak: Goblin ve zkratce" in body_text(body["data"])
+    assert "vládce nestvůr" in body_text(body["data"])
     since = len(fake.calls)
     await bot.autocomplete(ANN, "card", "name", "pavou")
     body = next(c.body for c in fake.calls[since:] if c.template.endswith("/callback"))
@@ -245,11 +256,11 @@ async def test_rules_and_card_lookup_in_czech(bot: LocaleHarness, fake: FakeDisc
     since = len(fake.calls)
     await bot.command(ANN, "card", name="Pavouk")
     body = next(c.body for c in fake.calls[since:] if c.template.endswith("/callback"))
-    assert "Nestvůra z patra 1" in body["data"]["embeds"][0]["description"]
+    assert "Nestvůra z patra 1" in body_text(body["data"])
     since = len(fake.calls)
     await bot.command(ANN, "card", name="spider")  # another language's name is found too
     body = next(c.body for c in fake.calls[since:] if c.template.endswith("/callback"))
-    assert body["data"]["embeds"][0]["title"].startswith("Pavouk")
+    assert "### Pavouk" in body_text(body["data"])
 
 
 # ---------------------------------------------------------------------------- server language
@@ -263,7 +274,7 @@ async def test_admins_may_force_the_server_language(bot: LocaleHarness, fake: Fa
     assert "Join" in _texts(lobby)
     since = len(fake.calls)
     await bot.command(BOB, "settings", language="cs")
-    assert "Seuls les administrateurs" in bot.ephemeral_texts(since)[0]
+    assert any("Seuls les administrateurs" in t for t in bot.ephemeral_texts(since))
     assert await bot.store.guild_locale(GUILD) is None
     since = len(fake.calls)
     await bot.command(ADMIN, "settings", language="cs")
@@ -293,7 +304,7 @@ async def test_forced_language_applies_to_new_tables(bot: LocaleHarness,
     assert await bot.store.guild_settings(GUILD) == (True, 0)
     await bot.command(ANN, "new")
     lobby = fake.public()[-1]
-    assert lobby.embeds[0]["title"].startswith("Karak: Goblin – nouvelle table")
+    assert "### " + "Karak: Goblin – nouvelle table" in lobby.text()
     assert translate("bot.lobby.join", "fr") in _texts(lobby)
 
 
@@ -307,7 +318,7 @@ async def test_schema_1_databases_gain_the_language_setting(tmp_path: Path) -> N
     con.close()
     store = await Store.open(db)
     try:
-        assert await store.schema_version() == SCHEMA_VERSION == 2
+        assert await store.schema_version() == SCHEMA_VERSION == 3
         assert await store.guild_settings(GUILD) == (True, 300)
         assert await store.guild_locale(GUILD) is None
         await store.set_guild_locale(GUILD, "fr")

@@ -5,14 +5,13 @@ to the lobby (posting it again when it has no message)."""
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 from typing import Any
 
 from discord_harness import CHANNEL, GUILD, FakeDiscord, Harness, Message
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer
 
-from bot.storage import TableRecord
+from bot.records import TableRecord
 
 LINK = f"https://discord.com/channels/{GUILD}/{CHANNEL}/"
 
@@ -58,18 +57,18 @@ async def test_restart_redraws_a_lobby_whose_last_edit_was_lost(fake: FakeDiscor
     await h1.click(ANN, lobby, lobby_id(lobby, "ai"))
     assert await ai_seats(h1, tid) == [False, True]
     # an AI seat and a player are saved, then the bot dies before the lobby message is edited
-    await h1.bot.service.add_ai(tid, ANN.id, 2)
+    await h1.bot.service.add_ai(tid, ANN.id, 1)
     await h1.bot.service.join(tid, BOB.id, BOB.name)
     await h1.stop()
-    assert lobby_id(fake.messages[lobby.id], "unai").endswith(":2")  # shows 2 seats of 4
+    assert lobby_id(fake.messages[lobby.id], "unai").endswith(":1")  # shows revision 1
     posted = len(fake.public())
 
     h2 = await Harness.start(fake, db, TinyRenderer())
     try:
         lobby = fake.messages[lobby.id]
         assert len(fake.public()) == posted  # edited in place, not posted again
-        assert lobby_id(lobby, "unai") == f"kg:lobby:{tid}:unai:4"
-        assert f"<@{BOB.id}>" in json.dumps(lobby.embeds)
+        assert lobby_id(lobby, "unai") == f"kg:lobby:{tid}:unai:3"
+        assert f"<@{BOB.id}>" in lobby.text()
         assert lobby.component(lobby_id(lobby, "join"))["disabled"]  # the table is full
         since = len(fake.calls)
         await h2.click(ANN, lobby, lobby_id(lobby, "unai"))
@@ -86,7 +85,7 @@ async def test_a_refused_click_on_a_stale_lobby_redraws_it(bot: Harness,
                                                            fake: FakeDiscord) -> None:
     tid, lobby = await open_lobby(bot)
     await bot.click(ANN, lobby, lobby_id(lobby, "ai"))
-    await bot.bot.service.add_ai(tid, ANN.id, 2)  # saved; the edit of the message was lost
+    await bot.bot.service.add_ai(tid, ANN.id, 1)  # saved; the edit of the message was lost
     stale = copy.deepcopy(fake.messages[lobby.id])
     for op in ("unai", "ai"):
         since = len(fake.calls)
@@ -94,14 +93,30 @@ async def test_a_refused_click_on_a_stale_lobby_redraws_it(bot: Harness,
         assert any("changed in the meantime" in t for t in bot.ephemeral_texts(since))
         assert await ai_seats(bot, tid) == [False, True, True]  # nothing was done...
         fresh = fake.messages[lobby.id]
-        assert lobby_id(fresh, "unai") == f"kg:lobby:{tid}:unai:3"  # ...but it is shown now
+        assert lobby_id(fresh, "unai") == f"kg:lobby:{tid}:unai:2"  # ...but it is shown now
         fake.messages[lobby.id] = copy.deepcopy(stale)  # and lost again, for the next op
     fake.messages[lobby.id] = stale
     await bot.click(ANN, stale, lobby_id(stale, "unai"))
     fresh = fake.messages[lobby.id]
     await bot.click(ANN, fresh, lobby_id(fresh, "unai"))  # the next click works
     assert await ai_seats(bot, tid) == [False, True]
-    assert lobby_id(fake.messages[lobby.id], "unai") == f"kg:lobby:{tid}:unai:2"
+    assert lobby_id(fake.messages[lobby.id], "unai") == f"kg:lobby:{tid}:unai:3"
+
+
+async def test_a_click_on_a_lobby_that_changed_and_changed_back_is_refused(
+        bot: Harness, fake: FakeDiscord) -> None:
+    """One join and one leave leave the seat count as it was, but not the lobby's revision: a
+    Start or Add AI seat pressed on the message from before is refused, not applied."""
+    tid, lobby = await open_lobby(bot)
+    stale = copy.deepcopy(fake.messages[lobby.id])
+    await bot.bot.service.join(tid, BOB.id, BOB.name)  # both saved; the edits were lost
+    await bot.bot.service.leave(tid, BOB.id)
+    for op in ("ai", "start"):
+        since = len(fake.calls)
+        await bot.click(ANN, stale, lobby_id(stale, op))
+        assert any("changed in the meantime" in t for t in bot.ephemeral_texts(since))
+        rec = await bot.bot.service.load(tid)
+        assert rec.status == "lobby" and len(rec.seats) == 1 and rec.revision == 2
 
 
 async def test_a_hero_taken_meanwhile_is_refused_and_the_menu_redrawn(
@@ -145,9 +160,9 @@ async def test_restart_redraws_a_started_tables_lobby_left_with_buttons(
         assert lobby.custom_ids()  # a running table's lobby is not redrawn on start...
         since = len(fake.calls)
         await h2.click(EVE, lobby, lobby_id(lobby, "join"))
-        assert any("not taking seats" in t for t in h2.ephemeral_texts(since))
+        assert any("already started" in t for t in h2.ephemeral_texts(since))
         assert not fake.messages[lobby.id].custom_ids()  # ...but a click on it closes it
-        assert "started" in json.dumps(fake.messages[lobby.id].embeds)
+        assert "started" in fake.messages[lobby.id].text()
     finally:
         await h2.stop()
 
@@ -165,7 +180,7 @@ async def test_restart_posts_a_lobby_that_was_never_posted(fake: FakeDiscord,
         assert lobby.channel_id == CHANNEL
         assert (await h2.bot.service.load(record.id)).lobby_message_id == lobby.id
         await h2.click(BOB, lobby, lobby_id(lobby, "join"))
-        assert f"<@{BOB.id}>" in json.dumps(fake.messages[lobby.id].embeds)
+        assert f"<@{BOB.id}>" in fake.messages[lobby.id].text()
     finally:
         await h2.stop()
     h3 = await Harness.start(fake, db, TinyRenderer())  # the next start edits it, no new post
@@ -203,7 +218,7 @@ async def test_second_new_posts_a_lobby_that_has_no_message(bot: Harness,
     assert any("waiting for players" in t and LINK + str(lobby.id) in t
                for t in bot.ephemeral_texts(since))
     await bot.click(BOB, lobby, lobby_id(lobby, "join"))
-    assert f"<@{BOB.id}>" in json.dumps(fake.messages[lobby.id].embeds)
+    assert f"<@{BOB.id}>" in fake.messages[lobby.id].text()
     since = len(fake.calls)
     await bot.command(EVE, "new")  # now it has one: pointed to, not posted again
     assert [m.id for m in lobbies_of(fake, record.id)] == [lobby.id]
@@ -227,5 +242,5 @@ async def test_join_by_command_posts_a_lobby_that_has_no_message(bot: Harness,
     record = await created_without_message(bot)
     await bot.command(BOB, "join")
     [lobby] = lobbies_of(fake, record.id)
-    assert f"<@{BOB.id}>" in json.dumps(lobby.embeds)
+    assert f"<@{BOB.id}>" in lobby.text()
     assert (await bot.bot.service.load(record.id)).lobby_message_id == lobby.id

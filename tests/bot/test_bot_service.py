@@ -173,7 +173,9 @@ async def test_corrupt_row_only_hurts_its_table(service: GameService, store: Sto
     assert user is not None
     await service.act(t2, user, 0, str(legal_actions(rec2.game)[0]))
     assert [t for t, _, _ in await service.due()] == []
-    await service.abandon_damaged(1, t1)
+    with pytest.raises(Refusal):  # only a channel manager may close a damaged table
+        await service.abandon(1, user, manager=False)
+    assert await service.abandon(1, user, manager=True) == t1
     assert await store.active_in_channel(1) is None
 
 
@@ -215,7 +217,7 @@ async def test_reopen_keeps_everything(tmp_path: Path, clock: Clock) -> None:
 
 
 async def test_newer_schema_is_refused(tmp_path: Path) -> None:
-    from bot.storage import SchemaTooNew
+    from bot.records import SchemaTooNew
     path = tmp_path / "k.db"
     s = await Store.open(path)
     await s.raw_execute("SELECT 1")
@@ -238,7 +240,7 @@ DAMAGE = [
 @pytest.mark.parametrize(("column", "value"), DAMAGE)
 async def test_a_damaged_ordinary_column_only_hurts_its_table(
         service: GameService, store: Store, clock: Clock, column: str, value: str) -> None:
-    from bot.storage import CorruptTable
+    from bot.records import CorruptTable
 
     t1 = await started(service, channel=1, timer=60)
     t2 = await started(service, channel=2, timer=60)

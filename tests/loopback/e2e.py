@@ -12,7 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.storage import _COLUMNS, LogRow, TableRecord, _record
+from bot.records import LogRow, TableRecord
+from bot.records import read_record as _record
+from bot.storage import _COLUMNS
 from engine import GameConfig, GameState, apply, new_game, observe
 from engine.actions import parse
 from engine.agents import make_agent
@@ -83,6 +85,28 @@ def table_of(message: Message) -> tuple[int, int] | None:
         if m:
             return int(m.group(2)), int(m.group(3))
     return None
+
+
+def message_texts(message: Message) -> list[str]:
+    """The message's text displays (Components V2), then its embeds' descriptions."""
+    return ([str(c.get("content") or "") for c in walk(message.components)
+             if c.get("type") == TEXT_DISPLAY]
+            + [str(e.get("description") or "") for e in message.embeds])
+
+
+def refused(message: Message) -> bool:
+    """True when a hand message opens with a note in italics (a refusal: "already played")."""
+    first = message_texts(message)[:1]
+    lines = first[0].split("\n") if first else []
+    return any(NOTE.match(line) for line in lines[:2])
+
+
+def lobby_button(message: Message, table: int, op: str) -> str:
+    """The custom_id of a lobby button as the message carries it (with the lobby revision it
+    was drawn at)."""
+    prefix = f"kg:lobby:{table}:{op}"
+    return next((c for c in message.custom_ids() if c == prefix or c.startswith(prefix + ":")),
+                prefix)
 
 
 def lead_text(message: Message) -> str:
@@ -179,7 +203,7 @@ class Player:
         if ix.followups:
             return  # refused with a message
         reply = self.lb.message(ix.original_id or 0)
-        if NOTE.match(lead_text(reply)):
+        if refused(reply):
             return  # a note in italics first: refused ("already played")
         self.acknowledged.append(Acknowledged(self.user.id, where[0], where[1], notation))
 
@@ -570,7 +594,8 @@ async def open_table(lb: Loopback, channel: Channel, host: User, others: list[Us
     lobby = lb.message(ix.original_id or 0)
     tid = int(next(c for c in lobby.custom_ids() if c.startswith("kg:lobby:")).split(":")[2])
     for who, op in [(u, "join") for u in others] + [(host, "ai")] * ai + [(host, "start")]:
-        ix = await lb.click(who, lb.message(lobby.id), f"kg:lobby:{tid}:{op}")
+        current = lb.message(lobby.id)
+        ix = await lb.click(who, current, lobby_button(current, tid, op))
         await ix.done()
     await until(lb, lambda: any(hand_button(m) == f"kg:hand:{tid}"
                                 for m in lb.messages_for(channel, host)))
@@ -623,7 +648,7 @@ async def open_table_despite_crashes(lb: Loopback, oracle: Oracle, channel: Chan
             who, op = missing[0], "join"
         else:
             who, op = host, "start"
-        await settle(await lb.click(who, lobby, f"kg:lobby:{tid}:{op}"))
+        await settle(await lb.click(who, lobby, lobby_button(lobby, tid, op)))
     else:
         raise AssertionError("the table could not be opened")
     assert tid is not None

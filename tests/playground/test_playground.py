@@ -4,6 +4,7 @@ routes and texts, and a match that outlives a restart of the playground."""
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import logging
 import re
@@ -17,9 +18,8 @@ import pytest
 from aiohttp import ClientSession
 from shared_files import require_discord_api
 
-import bot.main
 import playground.app
-from bot.config import ConfigProblem
+from bot.settings import ConfigProblem
 from i18n import LOCALES, catalog
 from loopback.components import interactive
 from playground.app import (
@@ -35,6 +35,11 @@ from playground.app import (
 from playground.drive import PlaygroundProcess
 
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
+_DEV = importlib.util.spec_from_file_location(
+    "dev", Path(__file__).resolve().parents[2] / "scripts" / "dev.py")
+assert _DEV is not None and _DEV.loader is not None
+dev = importlib.util.module_from_spec(_DEV)
+_DEV.loader.exec_module(dev)  # the launcher of ``scripts/dev.py run``
 
 
 @pytest.fixture
@@ -51,7 +56,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return env
 
 
-# ---------------------------------------------------------------------- python -m bot
+# ---------------------------------------------------------------------- scripts/dev.py run
 
 
 def test_no_token_opens_the_playground(clean_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -62,11 +67,11 @@ def test_no_token_opens_the_playground(clean_env: Path, monkeypatch: pytest.Monk
         return 0
 
     monkeypatch.setattr(playground.app, "main", fake)
-    assert bot.main.main(["--env-file", str(clean_env)]) == 0
+    assert dev.launch(["--env-file", str(clean_env)]) == 0
     assert seen == [clean_env]
     # an empty value (a .env copied from the example) is no token either
     clean_env.write_text("DISCORD_TOKEN=\n")
-    assert bot.main.main(["--env-file", str(clean_env)]) == 0
+    assert dev.launch(["--env-file", str(clean_env)]) == 0
     assert len(seen) == 2
 
 
@@ -84,18 +89,23 @@ def test_other_problems_still_stop_with_one_line(
     monkeypatch.setattr(playground.app, "main", never)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    assert bot.main.main([*args, "--env-file", str(clean_env)]) == 2
+    assert dev.launch([*args, "--env-file", str(clean_env)]) == 2
     err = capsys.readouterr().err.strip()
     assert needle in err and "\n" not in err and TOKEN not in err
 
 
-def test_without_the_playground_package_no_token_stops(
+def test_python_m_bot_never_opens_the_playground(
         clean_env: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    """The Docker image ships bot/ without playground/ and loopback/."""
-    assert bot.main.playground_installed()
-    monkeypatch.setattr(bot.main, "playground_installed", lambda: False)
-    assert bot.main.main(["--env-file", str(clean_env)]) == 2
+    """The Docker image runs ``python -m bot`` and ships without playground/ and loopback/:
+    without a token it stops with one line; only the launcher picks the playground."""
+    from bot.app import main
+
+    def never(env_file: Path | None = None) -> int:
+        raise AssertionError("the playground must not start")
+
+    monkeypatch.setattr(playground.app, "main", never)
+    assert main(["--env-file", str(clean_env)]) == 2
     assert "No DISCORD_TOKEN" in capsys.readouterr().err
 
 
@@ -302,12 +312,13 @@ def test_python_m_bot_without_token_serves_a_table_that_outlives_a_restart(
             "user": ann, "channel": str(CHANNEL_ID), "command": "goblin new", "wait": "done"})
         assert ix["status"] == "done"
         lobby = _messages(proc.url, ann)[-1]
-        buttons = [c["custom_id"] for c in interactive(lobby["components"])]
         for op in ("ai", "start"):
-            cid = next(b for b in buttons if b.endswith(":" + op))
+            buttons = [c["custom_id"] for c in interactive(lobby["components"])]
+            cid = next(b for b in buttons if b.split(":")[3:4] == [op])
             done = _post(proc.url + "_loopback/click", {
                 "user": ann, "message": lobby["id"], "custom_id": cid, "wait": "done"})
-            assert done["status"] == "done"
+            assert done["status"] == "done", (done, proc.lines[-20:],
+                                              _get(proc.url + "_loopback/breaches"))
             lobby = _messages(proc.url, ann)[-1] if op == "ai" else lobby
         assert _get(proc.url + "_loopback/breaches") == {"breaches": [], "orphaned": []}
     assert proc.proc is not None and proc.proc.returncode == 0

@@ -1,22 +1,24 @@
-"""Entry point: ``python -m bot [--sync] [--check]`` reads the settings and runs the bot.
+"""Entry point: ``python -m bot [--sync] [--check]`` reads the settings, builds the bot's parts
+(database, game service, renderer, client) and runs it until it is stopped.
 
-Without any ``DISCORD_TOKEN`` it runs the browser playground instead (:mod:`playground`: the
-bot against a loopback Discord stand-in, with a web page), when that package is installed (the
-Docker image ships without it). Any other setting problem (malformed token, unwritable
-database, bad timer...) stops the bot with one line on stderr and exit status 2; the token is
-never printed.
+Any setting problem (no or malformed token, unwritable database, bad timer...) stops the bot with
+one line on stderr and exit status 2; the token is never printed. SIGTERM (``docker stop``) and
+Ctrl-C stop it cleanly: moves being saved finish, the database is checkpointed, the drawing
+workers stop, and the exit status is 0.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import logging
+import signal
 import sys
 from pathlib import Path
 
-from bot.config import ConfigProblem, NoToken, Settings, load_settings
+import discord
+
+from bot.settings import ConfigProblem, Settings, load_settings
 from i18n import msg, translate
 
 log = logging.getLogger("karak.bot")
@@ -49,10 +51,10 @@ def setup_logging(settings: Settings) -> None:
 
 
 async def run(settings: Settings, force_sync: bool = False) -> None:
-    """Open the database and run the bot until it is stopped."""
+    """Open the database and run the bot until it is stopped (SIGTERM or SIGINT close it)."""
     from bot.client import KarakBot, route_to
-    from bot.controller import PillowRenderer
     from bot.drawing import default_workers
+    from bot.pictures import PillowRenderer
     from bot.service import GameService
     from bot.storage import Store
 
@@ -65,9 +67,28 @@ async def run(settings: Settings, force_sync: bool = False) -> None:
                        ai_pace=settings.ai_pace, gateway_url=settings.gateway_url,
                        heartbeat=settings.heartbeat)
         async with bot:
+            stop_on_signals(bot)
             await bot.start(settings.token.get_secret_value())
     finally:
         await store.close()
+
+
+def stop_on_signals(bot: discord.Client) -> None:
+    """Close ``bot`` on SIGTERM and SIGINT, once."""
+    loop = asyncio.get_running_loop()
+    closer = bot.close
+    stopping: list[asyncio.Task[None]] = []
+
+    def stop() -> None:
+        if not stopping:
+            log.info("stopping")
+            stopping.append(loop.create_task(closer(), name="shutdown"))
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, stop)
+        except (NotImplementedError, RuntimeError):  # pragma: no cover - not on this platform
+            pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,13 +102,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         settings = load_settings(env_file=args.env_file)
-    except NoToken as exc:
-        if args.check or not playground_installed():
-            print(str(exc), file=sys.stderr)
-            return 2
-        from playground.app import main as playground
-
-        return playground(env_file=args.env_file)
     except ConfigProblem as exc:
         print(str(exc), file=sys.stderr)
         return 2
@@ -104,17 +118,12 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def playground_installed() -> bool:
-    """True when the browser playground and the stand-in it needs can be imported."""
-    return all(importlib.util.find_spec(name) is not None for name in ("playground", "loopback"))
-
-
 def explain_fatal(exc: Exception) -> int:
     """Print one line for the admin about what stopped the bot (details at debug level);
     return the exit status."""
     import discord
 
-    from bot.storage import SchemaTooNew
+    from bot.records import SchemaTooNew
 
     if isinstance(exc, SchemaTooNew):
         print(translate(msg("bot.cli.schema_too_new", found=exc.found, known=exc.known)),

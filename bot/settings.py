@@ -1,7 +1,9 @@
-"""The bot's settings, read from the environment and an optional ``.env`` file, then validated.
+"""The bot's settings, read from the environment and an optional ``.env`` file by
+pydantic-settings, then validated.
 
 Every problem stops the bot with one line naming the setting and what is wrong; the token is never
-printed, logged or kept in an exception message.
+printed, logged or kept in an exception message. A line of ``.env`` that is not an assignment is
+refused with its line number (python-dotenv would skip it silently).
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from i18n import msg, translate
 
@@ -30,20 +33,30 @@ class NoToken(ConfigProblem):
     """No ``DISCORD_TOKEN`` at all (``python -m bot`` then opens the browser playground)."""
 
 
-class Settings(BaseModel):
-    """Validated settings of one bot process."""
+class Settings(BaseSettings):
+    """Validated settings of one bot process: the environment first, then ``.env``."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = SettingsConfigDict(frozen=True, extra="ignore", case_sensitive=True,
+                                      env_ignore_empty=True, populate_by_name=True)
 
-    token: SecretStr
-    db: Path = Path("karak.sqlite3")
-    dev_guild: int | None = None
-    log_level: LogLevel = "INFO"
-    api_base: str | None = None
-    gateway_url: str | None = None
-    turn_timer: int = 0  # default turn timer (seconds) of new tables; 0 = no timer
-    ai_pace: float = 1.5  # seconds between two moves of an AI seat
-    heartbeat: Path | None = None  # file touched while connected (container health check)
+    token: SecretStr = Field(validation_alias="DISCORD_TOKEN")
+    db: Path = Field(Path("karak.sqlite3"), validation_alias="KARAK_DB")
+    dev_guild: int | None = Field(None, validation_alias="KARAK_DEV_GUILD")
+    log_level: LogLevel = Field("INFO", validation_alias="KARAK_LOG_LEVEL")
+    api_base: str | None = Field(None, validation_alias="KARAK_API_BASE")
+    gateway_url: str | None = Field(None,
+                                    validation_alias="KARAK_GATEWAY_URL")
+    # default turn timer (seconds) of new tables; 0 = no timer
+    turn_timer: int = Field(0, validation_alias="KARAK_TURN_TIMER")
+    # seconds between two moves of an AI seat
+    ai_pace: float = Field(1.5, validation_alias="KARAK_AI_PACE")
+    # file touched while connected (container health check)
+    heartbeat: Path | None = Field(None, validation_alias="KARAK_HEARTBEAT")
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.strip().upper() if isinstance(value, str) else value
 
     @field_validator("token")
     @classmethod
@@ -142,32 +155,46 @@ def check_db_path(path: Path) -> None:
         raise ConfigProblem(translate(msg("bot.config.db_unwritable", path=str(path))))
 
 
+class _Given(Settings):
+    """Settings from a given mapping only (tests, the playground): no other source is read."""
+
+    @classmethod
+    def settings_customise_sources(
+            cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Only the values passed in."""
+        return (init_settings,)
+
+
 def load_settings(environ: Mapping[str, str] | None = None,
                   env_file: Path | None = Path(".env")) -> Settings:
     """Read, validate and return the settings; raise :class:`ConfigProblem` with one line.
 
-    Values in the real environment win over the ``.env`` file.
+    Values in the real environment (or ``environ``, when given, instead of it) win over the
+    ``.env`` file; empty values count as unset.
     """
-    values: dict[str, str] = {}
-    if env_file is not None:
-        values.update(read_env_file(env_file))
-    values.update(os.environ if environ is None else environ)
-    data: dict[str, str] = {}
-    for name, field in ENV.items():
-        value = values.get(name, "").strip()
-        if value:
-            data[field] = value.upper() if field == "log_level" else value
-    if "token" not in data:
+    file_values = read_env_file(env_file) if env_file is not None else {}  # syntax checked
+    given = os.environ if environ is None else environ
+    present = {k: v for k, v in {**file_values, **given}.items() if k in ENV and v.strip()}
+    if not present.get("DISCORD_TOKEN", "").strip():
         raise NoToken(translate(msg("bot.config.no_token")))
     try:
-        settings = Settings.model_validate(data)
+        if environ is None:
+            settings: Settings = Settings(_env_file=env_file)  # type: ignore[call-arg]
+        else:
+            settings = _Given.model_validate({k: v.strip() for k, v in present.items()})
     except ValidationError as exc:
         err = exc.errors()[0]
-        field = str(err["loc"][0]) if err["loc"] else "?"
+        where = str(err["loc"][0]) if err["loc"] else "?"
+        field = ENV.get(where, where)
         if field == "token":
             raise ConfigProblem(translate(msg("bot.config.bad_token"))) from None
         name = _FIELD_ENV.get(field, field)
         raise ConfigProblem(translate(msg(
-            f"bot.config.bad.{field}", name=name, value=str(data.get(field, ""))[:80]))) from None
+            f"bot.config.bad.{field}", name=name,
+            value=str(present.get(name, ""))[:80]))) from None
     check_db_path(settings.db)
     return settings

@@ -1,0 +1,229 @@
+"""Clicks on the bot's buttons and menus: each is acknowledged first (deferred), handed to the
+service, and answered (the hand message, the lobby message or a private refusal).
+
+Clicks are routed by their parsed custom_id (:mod:`bot.ui.custom_ids`) with ``match``. The
+service decides every rule and right; this module only turns its answers into messages.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+
+from bot.background import Background
+from bot.context import (
+    answer_privately,
+    can_manage_channel,
+    loc,
+    missing_message,
+    missing_permissions,
+)
+from bot.messages import Messages
+from bot.records import TableRecord
+from bot.refusals import Refusal, Stale
+from bot.service import GameService
+from bot.ui.custom_ids import HeroPick, LobbyOp, Move, OpenHand, Pick, Target, Unreadable
+from bot.ui.lobby import lobby_view
+from i18n import Msg, msg, translate
+
+log = logging.getLogger("karak.bot")
+
+
+class Interactions:
+    """Answers clicks (the client's ``clicks``)."""
+
+    def __init__(self, service: GameService, messages: Messages, background: Background) -> None:
+        self.service = service
+        self.messages = messages
+        self.background = background
+
+    async def on_click(self, interaction: discord.Interaction[Any], target: Target,
+                       values: list[str]) -> None:
+        """Route one click; a refusal or a failure becomes a private answer."""
+        locale = loc(interaction)
+        try:
+            match target:
+                case OpenHand(table):
+                    await self.show_hand(interaction, table)
+                case LobbyOp(table, op, revision):
+                    await self.lobby_click(interaction, table, op, revision)
+                case HeroPick(table):
+                    await self.hero_pick(interaction, table, values)
+                case Move(table, version, notation):
+                    await self.play(interaction, table, version, notation)
+                case Pick(table, version, _):
+                    await self.play(interaction, table, version, values[0] if values else "")
+                case Unreadable(text):
+                    log.warning("unreadable custom_id %r", text)
+                    await answer_privately(interaction, translate(msg("bot.error.bad_button"),
+                                                                  locale))
+        except Refusal as exc:
+            await answer_privately(interaction, translate(exc.reason, locale))
+        except Exception:
+            log.exception("click on %s failed", target)
+            await answer_privately(interaction, translate(msg("bot.error.internal"), locale))
+
+    # ------------------------------------------------------------------ the hand
+
+    async def show_hand(self, interaction: discord.Interaction[Any], table: int,
+                        note: Msg | None = None) -> None:
+        """Answer with a fresh private hand message (pictures and the seat's moves)."""
+        locale = loc(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        record = await self.service.load(table)
+        seat = record.seat_of(interaction.user.id)
+        if seat is None:
+            await interaction.edit_original_response(
+                content=translate(msg("bot.error.not_seated"), locale))
+            return
+        if record.state is None:
+            await interaction.edit_original_response(
+                content=translate(msg("bot.error.not_started"), locale))
+            return
+        view, files = await self.messages.hand_payload(record, seat, locale, note)
+        await interaction.edit_original_response(view=view, attachments=files)
+
+    async def play(self, interaction: discord.Interaction[Any], table: int, version: int,
+                   notation: str) -> None:
+        """Apply a move clicked in a hand message, then refresh that message and the table.
+
+        A move button on a message everyone sees (an older bot's, a forged one) must not turn
+        that message into the player's hand: the answer is then a new private message.
+        """
+        locale = loc(interaction)
+        message = interaction.message
+        if message is not None and message.flags.ephemeral:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            outcome = await self.service.act(table, interaction.user.id, version, notation)
+        except Stale as exc:
+            record = exc.record
+            seat = record.seat_of(interaction.user.id) if record else None
+            if record is not None and seat is not None and record.state is not None:
+                await self.reply_hand(interaction, record, seat, locale, exc.reason)
+            else:
+                await answer_privately(interaction, translate(exc.reason, locale))
+            return
+        try:
+            await self.reply_hand(interaction, outcome.record, outcome.seat, locale)
+        finally:
+            # the move is saved: the table, the next player and the AI go on whatever the reply
+            self.messages.tasks.spawn(self.background.after([outcome]), f"after-{table}")
+
+    async def reply_hand(self, interaction: discord.Interaction[Any], record: TableRecord,
+                         seat: int, locale: str, note: Msg | None = None) -> None:
+        """Show the seat's hand after a click: in the clicked message, or, when that message
+        cannot be edited any more (dismissed, deleted, too old), in a fresh private one. A failed
+        reply is logged and never reported as a failed move."""
+        view, files = await self.messages.hand_payload(record, seat, locale, note)
+        try:
+            await interaction.edit_original_response(view=view, attachments=files)
+            return
+        except discord.HTTPException as exc:
+            log.warning("could not edit the hand message of table %s (%s); sending a new one",
+                        record.id, exc.status)
+        view, files = await self.messages.hand_payload(record, seat, locale, note)
+        try:
+            await interaction.followup.send(view=view, files=files, ephemeral=True)
+        except discord.HTTPException as exc:
+            log.warning("could not send a new hand message for table %s (%s)", record.id,
+                        exc.status)
+
+    # ------------------------------------------------------------------ the lobby
+
+    async def lobby_click(self, interaction: discord.Interaction[Any], table: int, op: str,
+                          revision: int | None) -> None:
+        """Join / Leave / Add AI / Remove AI / Start / Cancel on the lobby message, drawn at
+        lobby ``revision``."""
+        await interaction.response.defer()
+        try:
+            record = await self.lobby_op(interaction, table, op, revision)
+        except Refusal as exc:
+            await self._redraw_stale_lobby(interaction, exc, revision)
+            raise
+        try:
+            await self.messages.edit_lobby(interaction, record)
+        finally:
+            await self.lobby_changed(record, op)
+
+    async def lobby_changed(self, record: TableRecord, op: str) -> None:
+        """What follows a lobby change: a started game's table message and AI seats, a closed
+        table forgotten, a seat handed to the AI shown."""
+        if op == "start" and record.status == "running":
+            await self.begin(record)
+        elif record.status == "abandoned":
+            self.background.forget(record.id)
+        elif op == "leave" and record.status == "running":
+            self.messages.mark_dirty(record.id)
+            self.background.kick_ai(record)
+
+    async def lobby_op(self, interaction: discord.Interaction[Any], table: int, op: str,
+                       revision: int | None = None) -> TableRecord:
+        """Run one lobby operation for the interaction's user (``revision``: the lobby revision
+        the clicked message showed; None from a command)."""
+        user = interaction.user
+        svc = self.service
+        match op:
+            case "join":
+                return await svc.join(table, user.id, user.display_name)
+            case "leave":
+                return await svc.leave(table, user.id)
+            case "ai":
+                return await svc.add_ai(table, user.id, revision)
+            case "unai":
+                return await svc.remove_ai(table, user.id, revision)
+            case "start":
+                missing = missing_permissions(interaction)
+                if missing:
+                    raise Refusal(missing_message(missing))
+                return await svc.start(table, user.id, revision)
+            case _:
+                return await svc.cancel(table, user.id, can_manage_channel(interaction))
+
+    async def hero_pick(self, interaction: discord.Interaction[Any], table: int,
+                        values: list[str]) -> None:
+        """A seated player picked a hero in the lobby menu."""
+        await interaction.response.defer()
+        if not values:
+            raise Refusal(msg("bot.error.unknown_hero"))
+        try:
+            record = await self.service.pick_hero(table, interaction.user.id, values[0])
+        except Refusal as exc:
+            await self._redraw_stale_lobby(interaction, exc, None)
+            raise
+        await self.messages.edit_lobby(interaction, record)
+
+    async def _redraw_stale_lobby(self, interaction: discord.Interaction[Any], refusal: Refusal,
+                                  revision: int | None) -> None:
+        """A lobby click was refused: when the clicked message is the table's lobby message and
+        shows an older lobby (a lost edit, a double click, a crash), redraw it from the table
+        read under its lock, so the next click on it works."""
+        record = refusal.record
+        message = interaction.message
+        if (record is None or message is None or message.flags.ephemeral
+                or message.id != record.lobby_message_id
+                or (revision is not None and revision == record.revision)):
+            return
+        try:
+            await interaction.edit_original_response(view=lobby_view(record, record.locale))
+        except discord.HTTPException as exc:
+            log.warning("could not redraw the lobby message of table %s (%s)", record.id,
+                        exc.status)
+
+    async def begin(self, record: TableRecord) -> None:
+        """The game started: post the table message (pinging the first player) and let AI
+        seats play."""
+        try:
+            await self.messages.post_table(record)
+        except discord.HTTPException as exc:
+            log.warning("could not post the table message of table %s (%s)", record.id,
+                        exc.status)
+        finally:
+            self.background.kick_ai(record)
+
+
+__all__ = ["Interactions"]

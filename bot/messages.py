@@ -1,0 +1,261 @@
+"""The bot's messages in the table's channel: posting, editing and re-posting the table
+message, coalescing its edits, and the lobby message.
+
+Edits of a table message are coalesced: while one edit is pending, further changes only mark
+the table dirty, so a fast AI turn costs a handful of edits instead of one per move. When an
+edit of the table message fails for good (the message is gone, or Discord refuses edits of a
+message older than an hour, JSON error 30046), the table is posted afresh and the old message
+loses its buttons. Whenever a newer message carries the table, the older one is reduced to one
+line pointing to it, so no stale mention or button is left standing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import replace
+from typing import Any
+
+import discord
+
+from bot.context import jump_url
+from bot.pictures import ImageFile, Pictures
+from bot.present import Controls, controls
+from bot.records import TableRecord
+from bot.refusals import Refusal
+from bot.service import GameService
+from bot.tasks import Tasks
+from bot.ui.hand import hand_view
+from bot.ui.lobby import lobby_view
+from bot.ui.table import moved_view, table_view, to_move
+from engine import observe
+from i18n import Msg, translate
+
+log = logging.getLogger("karak.bot")
+MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
+NO_MENTIONS = discord.AllowedMentions.none()
+#: Discord's JSON error code for an edit refused because the message is older than an hour and
+#: was edited too often since.
+TOO_OLD_TO_EDIT = 30046
+
+
+def transient(exc: discord.HTTPException) -> bool:
+    """True for a failure that may pass by itself (a rate limit, Discord's own trouble); an
+    old message's edit limit (429 with JSON code 30046) lasts up to an hour: not transient."""
+    return exc.code != TOO_OLD_TO_EDIT and (exc.status == 429 or exc.status >= 500)
+
+
+Payload = tuple[discord.ui.LayoutView, list[discord.File]]
+
+
+class Messages:
+    """Posts and edits the lobby and table messages of every table."""
+
+    def __init__(self, client: discord.Client, service: GameService, pictures: Pictures,
+                 tasks: Tasks, edit_delay: float = 1.0) -> None:
+        self.client = client
+        self.service = service
+        self.pictures = pictures
+        self.tasks = tasks
+        self.edit_delay = edit_delay
+        self._dirty: set[int] = set()
+        self._refreshing: dict[int, asyncio.Task[Any]] = {}
+
+    def channel(self, record: TableRecord) -> discord.PartialMessageable:
+        """The table's channel."""
+        return self.client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
+
+    async def send_text(self, record: TableRecord, text: str) -> None:
+        """A plain line in the table's channel (no mention pings)."""
+        await self.channel(record).send(content=text[:2000], allowed_mentions=NO_MENTIONS)
+
+    # ------------------------------------------------------------------ payloads
+
+    async def table_payload(self, record: TableRecord, locale: str | None = None,
+                            urgent: bool = True, headline: Msg | None = None) -> Payload:
+        """The table message: in the table's (public) language, or in ``locale`` for a private
+        copy (``urgent=False``: a background refresh, drawn after the pictures people are
+        waiting for)."""
+        lc = locale or record.locale
+        obs = observe(record.game, None)
+        kind = "battle" if obs.battle is not None else "table"
+        png = (await self.pictures.battle((record.id, record.version, lc), obs, urgent)
+               if kind == "battle" else await self.pictures.png(kind, obs, lc, urgent))
+        files: list[discord.File] = [ImageFile(png, f"{kind}.png")] if png is not None else []
+        view = table_view(record, obs, lc, f"{kind}.png" if png is not None else None,
+                          translate(headline, lc) if headline is not None else None)
+        return view, files
+
+    async def hand_payload(self, record: TableRecord, seat: int, locale: str,
+                           note: Msg | None = None) -> Payload:
+        """One seat's private hand message: pictures, note and move controls."""
+        obs = observe(record.game, seat)
+        playing = record.status == "running" and not record.seats[seat].ai
+        ctrls = controls(obs) if playing else Controls(())
+        hand, battle = await asyncio.gather(
+            self.pictures.png("hand", obs, locale),
+            self.pictures.battle((record.id, record.version, locale), obs)
+            if obs.battle is not None else _nothing())
+        files: list[discord.File] = []
+        if hand is not None:
+            files.append(ImageFile(hand, "hand.png"))
+        if battle is not None:
+            files.append(ImageFile(battle, "battle.png"))
+        names = [f.filename for f in files]
+        return hand_view(record, seat, obs, locale, ctrls, note, names), files
+
+    # ------------------------------------------------------------------ the table message
+
+    async def post_table(self, record: TableRecord, headline: Msg | None = None) -> None:
+        """Post a fresh table message (a person's turn starts, the game ends, the old message
+        is gone or refuses edits); it pings the person who must play. The older message is
+        reduced to a line pointing to the new one."""
+        view, files = await self.table_payload(record, headline=headline)
+        message = await self.channel(record).send(
+            view=view, files=files,
+            allowed_mentions=MENTIONS if to_move(record, observe(record.game, None)) else
+            NO_MENTIONS)
+        await self.service.set_message(record.id, message_id=message.id)
+        if record.message_id is not None and record.message_id != message.id:
+            await self.retire(replace(record, message_id=message.id), record.message_id)
+
+    async def retire(self, record: TableRecord, old: int) -> None:
+        """Reduce the older table message ``old`` to a line pointing to the current one (or
+        delete it when even that edit is refused)."""
+        message = self.channel(record).get_partial_message(old)
+        try:
+            await message.edit(view=moved_view(record, jump_url(record), record.locale),
+                               attachments=[], allowed_mentions=NO_MENTIONS)
+            return
+        except discord.NotFound:
+            return
+        except discord.HTTPException as exc:
+            log.info("could not retire message %s of table %s (%s); deleting it", old,
+                     record.id, exc.code or exc.status)
+        try:
+            await message.delete()
+        except discord.HTTPException as exc:
+            log.warning("could not take the buttons off message %s of table %s (%s)", old,
+                        record.id, exc.status)
+
+    async def edit_table(self, record: TableRecord, repost: bool = True) -> None:
+        """Bring the table message up to date; when Discord will not edit it any more (gone,
+        too old, refused), post it afresh (unless ``repost`` is false)."""
+        if record.message_id is None:
+            if repost:
+                await self.post_table(record)
+            return
+        view, files = await self.table_payload(record, urgent=False)
+        message = self.channel(record).get_partial_message(record.message_id)
+        try:
+            await message.edit(view=view, attachments=files, allowed_mentions=NO_MENTIONS)
+        except discord.NotFound:
+            if repost:
+                await self.post_table(replace(record, message_id=None))
+        except discord.HTTPException as exc:
+            if transient(exc) or not repost:
+                raise
+            log.info("table %s: its message refuses edits (%s); posting it again", record.id,
+                     exc.code or exc.status)
+            await self.post_table(record)
+
+    def mark_dirty(self, table: int) -> None:
+        """Ask for the table message to be refreshed soon (coalesced)."""
+        self._dirty.add(table)
+        task = self._refreshing.get(table)
+        if task is None or task.done():
+            self._refreshing[table] = self.tasks.spawn(self._refresh(table), f"refresh-{table}")
+
+    def clean(self, table: int) -> None:
+        """The table message was just posted: a pending refresh has nothing left to do."""
+        self._dirty.discard(table)
+
+    async def _refresh(self, table: int) -> None:
+        """Edit the table message at most once per ``edit_delay``, always with the latest state."""
+        await asyncio.sleep(self.edit_delay)
+        while table in self._dirty:
+            self._dirty.discard(table)
+            try:
+                record = await self.service.load(table)
+            except Refusal:
+                return
+            if record.state is None:
+                return
+            try:
+                await self.edit_table(record)
+            except discord.HTTPException as exc:
+                log.warning("could not refresh the table message of table %s (%s)", table,
+                            exc.status)
+            await asyncio.sleep(self.edit_delay)
+
+    def forget(self, table: int) -> None:
+        """Drop what is kept for a table that ended."""
+        self._dirty.discard(table)
+        self._refreshing.pop(table, None)
+
+    def busy(self, table: int) -> bool:
+        """True while something is kept for the table (tests)."""
+        return table in self._dirty or table in self._refreshing
+
+    # ------------------------------------------------------------------ the lobby message
+
+    async def edit_lobby(self, interaction: discord.Interaction[Any] | None,
+                         record: TableRecord) -> None:
+        """Redraw the lobby message: through the clicked interaction, or directly."""
+        view = lobby_view(record, record.locale)
+        if interaction is not None:
+            await interaction.edit_original_response(view=view)
+        elif record.lobby_message_id is not None:
+            message = self.channel(record).get_partial_message(record.lobby_message_id)
+            try:
+                await message.edit(view=view, allowed_mentions=NO_MENTIONS)
+            except discord.HTTPException:
+                log.warning("could not edit the lobby message of table %s", record.id)
+
+    async def show_lobby(self, record: TableRecord) -> TableRecord:
+        """Bring a lobby's message up to date, posting it in the table's channel when it was
+        never posted (the bot died first) or is gone; returns the table with the message's id.
+        Raises :class:`discord.HTTPException` when Discord refuses both."""
+        view = lobby_view(record, record.locale)
+        channel = self.channel(record)
+        if record.lobby_message_id is not None:
+            try:
+                await channel.get_partial_message(record.lobby_message_id).edit(
+                    view=view, allowed_mentions=NO_MENTIONS)
+                return record
+            except discord.NotFound:
+                log.info("the lobby message of table %s is gone; posting it again", record.id)
+        message = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
+        await self.service.set_message(record.id, lobby_message_id=message.id)
+        return replace(record, lobby_message_id=message.id)
+
+    async def refresh_lobby(self, record: TableRecord) -> None:
+        """:meth:`show_lobby`, logging (never raising) Discord's refusal."""
+        try:
+            await self.show_lobby(record)
+        except discord.HTTPException as exc:
+            log.warning("could not redraw the lobby message of table %s (%s)", record.id,
+                        exc.status)
+
+    async def closed(self, record: TableRecord) -> None:
+        """A table was cancelled or abandoned: its lobby or table message loses its buttons
+        (and says so)."""
+        self.forget(record.id)
+        if record.state is None:
+            await self.edit_lobby(None, record)
+            return
+        if record.message_id is None:
+            return
+        try:
+            await self.edit_table(record, repost=False)
+        except discord.HTTPException as exc:
+            log.warning("could not close the table message of table %s (%s)", record.id,
+                        exc.status)
+
+
+async def _nothing() -> None:
+    """No picture."""
+    return None
+
+
+__all__ = ["MENTIONS", "Messages", "NO_MENTIONS", "TOO_OLD_TO_EDIT", "transient"]

@@ -1,0 +1,90 @@
+"""The real bot on Discord's terms: SIGTERM (``docker stop``) and Ctrl-C (SIGINT) end it with
+status 0, no traceback, the database checkpointed and no drawing worker left behind; a table
+message Discord no longer lets it edit is posted afresh."""
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from e2e import hand_button, open_table, until
+
+from loopback import Loopback, ManualClock
+from loopback.botproc import BotProcess
+
+
+async def ended(pid: int, guard: float = 30) -> None:
+    """Wait until process ``pid`` has ended (told by a pidfd, no polling)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+    loop.add_reader(fd, lambda: done.done() or done.set_result(None))
+    try:
+        await asyncio.wait_for(done, guard)
+    except TimeoutError:
+        raise AssertionError(f"process {pid} was left behind: "
+                             f"{Path(f'/proc/{pid}/cmdline').read_text()!r}") from None
+    finally:
+        loop.remove_reader(fd)
+        os.close(fd)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+async def test_the_bot_stops_cleanly(lb: Loopback, tmp_path: Path, sig: signal.Signals) -> None:
+    db = tmp_path / "karak.sqlite3"
+    bot = BotProcess(lb, db)
+    await bot.start()
+    try:
+        guild = lb.create_guild("Karak Club", locale="en-US")
+        channel = lb.create_channel(guild, "goblin-hall")
+        ann = lb.create_user("Ann")
+        await open_table(lb, channel, ann, [], ai=1)  # pictures drawn: the workers run
+        pids = bot.pids()
+        assert len(pids) > 1, "drawing workers were started"
+        assert bot.proc is not None
+        bot.proc.send_signal(sig)
+        status = await asyncio.wait_for(bot.wait(), 30)  # a guard, not a measurement
+    finally:
+        await bot.stop()
+    assert status == 0, bot.log_tail()
+    assert "Traceback" not in bot.log_text(), bot.log_tail()
+    for pid in pids:  # the workers and multiprocessing's resource tracker end with the bot
+        await ended(pid)
+    wal = db.with_name(db.name + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0, "the write-ahead log was checkpointed"
+
+
+async def test_a_table_message_discord_refuses_to_edit_is_posted_afresh(
+        lb: Loopback, clock: ManualClock, tmp_path: Path) -> None:
+    """The stand-in lets a message older than an hour take 3 edits an hour, then answers 429
+    with JSON code 30046, as Discord does: the bot posts the table afresh and takes the buttons
+    off the old message."""
+    bot = BotProcess(lb, tmp_path / "karak.sqlite3")
+    await bot.start()
+    try:
+        guild = lb.create_guild("Karak Club", locale="en-US")
+        channel = lb.create_channel(guild, "goblin-hall")
+        ann, bob = lb.create_user("Ann"), lb.create_user("Bob")
+        admin = lb.create_user("Ada", admin=True)
+        tid = await open_table(lb, channel, ann, [bob])
+        first = [m for m in lb.messages_for(channel, ann) if hand_button(m) == f"kg:hand:{tid}"]
+        assert len(first) == 1
+        clock.advance(2 * 3600)  # the table message is two hours old now
+        old = first[0]
+        for language in ("fr", "en", "cs", "en"):  # each redraws the table message
+            seen = (old.revision, len(lb.breaches))
+            ix = await lb.command(admin, channel, "goblin settings", language=language)
+            await ix.done()
+            await until(lb, lambda seen=seen: (old.revision, len(lb.breaches)) != seen, 30)
+        await until(lb, lambda: len([m for m in lb.messages_for(channel, ann)
+                                     if hand_button(m) == f"kg:hand:{tid}"]) == 1
+                    and (old.deleted or hand_button(old) is None), 30)
+    finally:
+        await bot.stop()
+    assert lb.breaches and {b.rule for b in lb.breaches} == {"old-edit"}, lb.breaches
+    lb.breaches.clear()  # provoked on purpose
