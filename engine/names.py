@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 from engine.catalog import tables
-from engine.state import GameConfig, GameState
+from engine.state import GameState
 from i18n import Msg, Param, msg
 
 ROMAN = {1: "I", 2: "II", 3: "III", 4: "X"}
 
 
-@cache
 def monster_name(card: str) -> Msg:
     """The name on a monster's front."""
     return msg(f"card.{card}")
@@ -34,7 +31,6 @@ def card_list(cards: tuple[str, ...]) -> Msg:
     return out
 
 
-@cache
 def hero_name(hero: str) -> Msg:
     """A hero's name."""
     return msg(f"hero.{hero}.name")
@@ -46,12 +42,6 @@ def seat_name(state: GameState, seat: int) -> Param:
     return seated.name if seated.name else hero_name(seated.hero)
 
 
-def seat_names(config: GameConfig) -> tuple[Param, ...]:
-    """What to call every seat of a table (see :func:`seat_name`)."""
-    return tuple(s.name if s.name else hero_name(s.hero) for s in config.seats)
-
-
-@cache
 def word(kind: str, value: str) -> Msg:
     """A game word: ``word('colour', 'red')``, ``word('curse', 'weapon')``, ``word('potion', ...)``.
     """

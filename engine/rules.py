@@ -52,7 +52,7 @@ from engine.legality import (
     refuse_fight,
     strength_refusal,
 )
-from engine.names import ROMAN, card_list, card_name, monster_name, seat_name, seat_names, word
+from engine.names import ROMAN, card_list, card_name, monster_name, seat_name, word
 from engine.state import (
     LOG_LENGTH,
     MAX_HP,
@@ -151,7 +151,7 @@ class _Work:
     """A mutable working copy of a state, used while one action is applied."""
 
     __slots__ = ("state", "rng", "seats", "levels", "potions", "pawnshop", "phase", "battle",
-                 "pending", "bought_pawned", "winner", "turn", "round", "said", "me", "names")
+                 "pending", "bought_pawned", "winner", "turn", "round", "said", "me")
 
     def __init__(self, state: GameState) -> None:
         self.state = state
@@ -169,7 +169,6 @@ class _Work:
         self.round = state.round
         self.said: list[Event] = []  # the events of this action, in order
         self.me = state.current
-        self.names = seat_names(state.config)
 
     @property
     def seat(self) -> Seat:
@@ -185,7 +184,7 @@ class _Work:
         self.potions = (piles[0], piles[1], piles[2])
 
     def who(self, seat: int | None = None) -> Param:
-        return self.names[self.me if seat is None else seat]
+        return seat_name(self.state, self.me if seat is None else seat)
 
     def freeze(self) -> GameState:
         state = self.state
@@ -244,7 +243,7 @@ class _Work:
                 seat = _with_cards(seat, seat.hand + drawn, seat.deck, seat.discard)
         self.seats[index] = seat
         if drawn:
-            self.said.append(events.draw(self.names[index], len(drawn)))
+            self.said.append(events.draw(self.who(index), len(drawn)))
             self.said.append(events.draw_private(card_list(drawn), to=index))
         return len(drawn)
 
@@ -269,7 +268,7 @@ class _Work:
         if self.turn == 0:
             self.round += 1
         self.me = order[self.turn]
-        self.said.append(events.turn(self.names[self.me], self.round))
+        self.said.append(events.turn(self.who(), self.round))
 
     def remove_monster(self, battle: Battle) -> None:
         """R27: take the beaten monster; refill its row slot from the level's deck."""
@@ -399,25 +398,25 @@ def _play(w: _Work, a: Action) -> None:
     unlocked = battle.unlocked
     if info.colour in curses or not follows:
         used = True  # R61 / R63: the once-per-battle ability made this card playable
-        w.said.append(events.ability(w.names[me], word("hero", f"{seat.hero}.name")))
+        w.said.append(events.ability(w.who(), word("hero", f"{seat.hero}.name")))
     if a.ability:
         used = True
         unlocked = unlocked + ((idx, a.ability),)
-        w.said.append(events.ability(w.names[me], word("hero", f"{seat.hero}.name")))
+        w.said.append(events.ability(w.who(), word("hero", f"{seat.hero}.name")))
     horan = battle.horan_bonus
     if hero == "horan" and not horan and prev is not None and prev.attack and info.attack:
         horan = True  # R62
-        w.said.append(events.horan(w.names[me]))
+        w.said.append(events.horan(w.who()))
     w.seats[me] = seat = _with_cards(seat, _without(seat.hand, card), seat.deck, seat.discard)
     w.battle = Battle(battle.level, battle.slot, battle.monster, chain + (card,), battle.boosted,
                       battle.countered, used, unlocked, horan, battle.drawn, battle.draws_left,
                       battle.hp_before)
-    w.said.append(events.play(w.names[me], card_name(card)))
+    w.said.append(events.play(w.who(), card_name(card)))
     if info.heal and ("heal" not in curses or (idx, "heal") in unlocked):  # R18
         gain = min(MAX_HP, seat.hp + info.heal) - seat.hp
         if gain:
             w.seats[me] = replace(seat, hp=seat.hp + gain)
-            w.said.append(events.heal(w.names[me], gain))
+            w.said.append(events.heal(w.who(), gain))
     if info.draw and ("draw" not in curses or (idx, "draw") in unlocked):  # R17, R66
         if hero == "taia":
             _taia_draw(w, info.draw)
