@@ -7,7 +7,6 @@ colour, card, monster or level the sentence names.
 from __future__ import annotations
 
 from engine.actions import (
-    LORD_LEVEL,
     Action,
     DrinkCountercurse,
     DrinkHealing,
@@ -48,7 +47,7 @@ def _details(key: str, state: GameState, action: Action) -> dict[str, Param]:
             keys = key_levels(state.seat)
             return {"level": ROMAN[min(n for n in range(1, action.level) if n not in keys)]}
         if key in ("error.has_key", "error.no_gatekeeper"):
-            return {"level": ROMAN[action.level] if action.level != LORD_LEVEL else ""}
+            return {"level": ROMAN[action.level]}
     if battle is None:
         return {}
     if key == "error.no_such_curse" and isinstance(action, DrinkCountercurse):
