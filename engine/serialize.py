@@ -71,7 +71,7 @@ def state_from_json(text: str | bytes) -> GameState:
     :class:`BadState` on any problem, naming where it is."""
     try:
         saved = _ENVELOPE.decode(text)
-    except msgspec.DecodeError as exc:  # not JSON, or no format and state
+    except (msgspec.DecodeError, TypeError) as exc:  # not JSON text, or no format and state
         raise BadState(f"not a saved game: {exc}") from exc
     if saved.format == STATE_FORMAT:
         try:
