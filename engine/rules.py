@@ -93,8 +93,9 @@ def _plays(state: GameState, seat: Seat, battle: Battle) -> list[Play]:
         play = Play(card)
         if play_refusal(state, play) is None:
             out.append(play)
-            out.extend(p for p in (Play(card, e) for e in UNLOCKABLE if e in curses)
-                       if play_refusal(state, p) is None)
+            if curses:
+                out.extend(p for p in (Play(card, e) for e in UNLOCKABLE if e in curses)
+                           if play_refusal(state, p) is None)
     return out
 
 
