@@ -148,10 +148,8 @@ class Observation:
         """The monster ``fight`` would face: the Lord, a gatekeeper deck's top or a row card."""
         if fight.level == LORD_LEVEL:
             return self.lord
-        level = self._state.levels[fight.level - 1]
-        if fight.slot == 0:
-            return level.gates[0] if level.gates else None
-        return level.row[fight.slot - 1]
+        level = self.levels[fight.level - 1]
+        return level.gate_top if fight.slot == 0 else level.row[fight.slot - 1]
 
     def replaced(self, **parts: Any) -> Observation:
         """A copy with the named public parts replaced and every other one as here: a made-up

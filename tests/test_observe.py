@@ -92,6 +92,8 @@ def test_replaced_fixes_the_given_parts_and_keeps_the_others() -> None:
     assert copy.seat_view(1) is moved and copy.seats[1] is moved and view.seats[1] != moved
     assert copy.phase is Phase.OVER and copy.battle == view.battle and copy != view
     assert view.replaced() == view
+    first = dataclasses.replace(view.levels[0], row=("nobody",) * len(view.levels[0].row))
+    assert view.replaced(levels=(first, *view.levels[1:])).target(Fight(1, 1)) == "nobody"
     with pytest.raises(TypeError):
         view.replaced(nonsense=1)
     with pytest.raises(TypeError):
