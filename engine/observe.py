@@ -1,30 +1,26 @@
 """What one seat (or a spectator) may know: the only view the renderer and the bot may show.
 
 An :class:`Observation` holds the public table, the viewer's own hand and private events, and the
-viewer's legal actions when it is their decision. It never holds another seat's hand, the order of
-any deck (only the face-up top card of the caverns' decks, which the rules show), or the Lords
-left out of the game. Its costlier parts are worked out when first read, from the state it keeps
-in a private slot that is no field (so no comparison, copy or serialisation reaches it); code
-outside the engine never reads private members (ruff's SLF001 is on for it).
+viewer's legal actions when it is their decision. None of its public parts shows another seat's
+hand, the order of any deck (only the face-up top card of the caverns' decks, which the rules
+show), or the Lords left out of the game.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
+from typing import Any
 
 from engine.actions import LORD_LEVEL, POTIONS, Action, Fight
 from engine.battle import Totals, active_curses, hand_size, totals
 from engine.catalog import tables
-from engine.names import seat_name
-from engine.rules import legal_tuple
-from engine.state import Event, GameConfig, GameState, Level, Phase, Seat
-from engine.values import builder, fast_init
+from engine.names import hero_name
+from engine.rules import legal_actions
+from engine.state import Event, GameState, Level, Phase, Seat, SeatConfig
 from i18n import Param
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class SeatView:
     """What everyone sees of a seat."""
@@ -45,7 +41,6 @@ class SeatView:
     stacking: str
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class LevelView:
     """A cavern level as seen on the table."""
@@ -58,7 +53,6 @@ class LevelView:
     gate_count: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class BattleView:
     """The battle in progress, with its running totals."""
@@ -78,26 +72,20 @@ class BattleView:
     active_curses: tuple[str, ...]
 
 
-class _Deferred:
-    """Where an :class:`Observation` works out its deferred parts from, until they are asked for.
-
-    Holds the state privately (no field of the observation, so no view of it, serialisation or
-    comparison ever reaches it); only the functions of this module read it, and each derives a
-    part the viewer may know.
-    """
-
-    __slots__ = ("_state",)
-    _state: GameState
+#: The public parts of an observation, in the order :meth:`Observation.public` lists them.
+PARTS = ("viewer", "step", "round", "phase", "current", "order", "abilities", "seats", "levels",
+         "lord", "potion_piles", "pawnshop", "battle", "pending", "winner", "events", "hand",
+         "drawn", "legal")
 
 
-@dataclass(frozen=True, slots=True)
-class Observation(_Deferred):
+@dataclass(frozen=True, eq=False)
+class Observation:
     """Everything ``viewer`` may know now (``viewer`` None: a spectator).
 
-    :func:`observe` defers ``seats``, ``levels``, ``potion_piles``, ``battle`` and ``events``:
-    each is worked out the first time it is read, then kept (an agent deciding a battle reads
-    only ``phase`` and ``legal``). To everything outside, the fields behave as plain
-    values: reading, comparing, :func:`dataclasses.replace` and serialising all see them.
+    The fields are filled by :func:`observe`; the views of the seats, levels, battle, potion piles
+    and events are worked out from the observed state when first read (most readers, the agents
+    above all, read only a few of them) and kept. Equality, hashing and :meth:`public` cover all
+    public parts and never the state behind them.
     """
 
     viewer: int | None
@@ -107,37 +95,54 @@ class Observation(_Deferred):
     current: int
     order: tuple[int, ...]
     abilities: bool
-    seats: tuple[SeatView, ...]
-    levels: tuple[LevelView, ...]
     lord: str
-    potion_piles: tuple[tuple[str, int], ...]
     pawnshop: tuple[str, ...]
-    battle: BattleView | None
     pending: str | None  # the won equipment (REWARD) or the purchase (PAY); public
     winner: int | None
-    events: tuple[Event, ...]  # recent events the viewer may see
     hand: tuple[str, ...]  # the viewer's hand (empty for spectators)
     drawn: tuple[str, ...]  # Taia's pending pair, only to Taia
     legal: tuple[Action, ...]  # the viewer's legal actions when they must decide
+    _state: GameState = field(repr=False)  # the observed state; read only through the views
 
-    if not TYPE_CHECKING:  # typed attribute access stays checked; this only fills a deferred part
-
-        def __getattr__(self, name: str) -> object:
-            make = _DEFERRED.get(name)
-            if make is None:
-                raise AttributeError(name)
-            value = make(self._state, self.viewer)
-            _SETTERS[name](self, value)
-            return value
+    @cached_property
+    def _seat_views(self) -> list[SeatView | None]:
+        """The seat views worked out so far, by seat."""
+        return [None] * len(self._state.seats)
 
     def seat_view(self, index: int) -> SeatView:
-        """``seats[index]``, without working out the other seats' views when ``seats`` was not
-        read yet (an agent deciding its turn needs only its own)."""
-        try:
+        """What everyone sees of seat ``index`` (worked out for this seat alone)."""
+        views = self._seat_views
+        view = views[index]
+        if view is None:
             state = self._state
-        except AttributeError:  # built whole, not by observe (a dataclasses.replace copy, say)
-            return self.seats[index]
-        return _seat_view(state, index, state.seats[index])  # equal to seats[index]
+            view = views[index] = _seat_view(index, state.seats[index], state.config.seats[index])
+        return view
+
+    @cached_property
+    def seats(self) -> tuple[SeatView, ...]:
+        """What everyone sees of each seat, by seat index."""
+        return tuple([self.seat_view(i) for i in range(len(self._seat_views))])
+
+    @cached_property
+    def levels(self) -> tuple[LevelView, ...]:
+        """The three cavern levels as seen on the table."""
+        return tuple([_level_view(n, lv) for n, lv in enumerate(self._state.levels, start=1)])
+
+    @cached_property
+    def potion_piles(self) -> tuple[tuple[str, int], ...]:
+        """The merchant's potions left, by kind."""
+        return tuple(zip(POTIONS, self._state.potions, strict=True))
+
+    @cached_property
+    def battle(self) -> BattleView | None:
+        """The battle in progress, with its running totals (None once the game is over)."""
+        return None if self.phase is Phase.OVER else _battle(self._state)
+
+    @cached_property
+    def events(self) -> tuple[Event, ...]:
+        """The recent events the viewer may see."""
+        viewer = self.viewer
+        return tuple([e for e in self._state.log if e.to is None or e.to == viewer])
 
     def target(self, fight: Fight) -> str | None:
         """The monster ``fight`` would face: the Lord, a gatekeeper deck's top or a row card."""
@@ -146,22 +151,49 @@ class Observation(_Deferred):
         level = self.levels[fight.level - 1]
         return level.gate_top if fight.slot == 0 else level.row[fight.slot - 1]
 
+    def replaced(self, **parts: Any) -> Observation:
+        """A copy with the named public parts replaced and every other one as here: a made-up
+        position (``dataclasses.replace`` replaces only the fields)."""
+        unknown = set(parts) - set(PARTS)
+        if unknown:
+            raise TypeError(f"not a part of an observation: {', '.join(sorted(unknown))}")
+        names = {f.name for f in fields(self)}
+        copy = replace(self, **{k: v for k, v in parts.items() if k in names})
+        for name in PARTS:  # the worked-out parts, fixed as cached_property keeps them
+            if name not in names:
+                copy.__dict__[name] = parts.get(name, getattr(self, name))
+        copy.__dict__["_seat_views"] = list(copy.seats)  # seat_view reads the given seats
+        return copy
 
-#: Views of unchanged seats and levels are reused: a state shares its untouched parts with the
-#: state before it, so most of a new observation is already built. Keyed by object identity (the
-#: cache holds the object, so its id cannot be reused while cached); cleared when it grows.
-#: Small on purpose: the old states a larger cache keeps alive cost more in memory traffic than
-#: its hits save (random 4-seat games, when observations were built whole: 4096 seats, 43-45
-#: us/step; 512, 40-44 us/step, alternated in one run of benchmarks/engine.py).
-_CACHE_LIMIT = 512
-_seat_views: dict[int, tuple[Seat, GameConfig, int, SeatView]] = {}
-_level_views: dict[int, tuple[Level, int, LevelView]] = {}
+    def public(self) -> dict[str, Any]:
+        """Every public part by name (see :data:`PARTS`)."""
+        return {name: getattr(self, name) for name in PARTS}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Observation):
+            return NotImplemented
+        return self.public() == other.public()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.public().values()))
 
 
-def _seat_view(state: GameState, i: int, s: Seat) -> SeatView:
-    hit = _seat_views.get(id(s))
-    if hit is not None and hit[0] is s and hit[1] is state.config and hit[2] == i:
-        return hit[3]
+def observe(state: GameState, viewer: int | None = None) -> Observation:
+    """The observation of ``state`` for seat ``viewer`` (None for a spectator)."""
+    current = state.current
+    mine = viewer == current and state.phase is not Phase.OVER
+    battle = state.battle
+    return Observation(
+        viewer=viewer, step=state.step, round=state.round, phase=state.phase, current=current,
+        order=state.order, abilities=state.config.abilities, lord=state.lord,
+        pawnshop=state.pawnshop, pending=state.pending, winner=state.winner,
+        hand=state.seats[viewer].hand if viewer is not None else (),
+        drawn=battle.drawn if battle is not None and mine else (),
+        legal=tuple(legal_actions(state)) if mine else (), _state=state,
+    )
+
+
+def _seat_view(i: int, s: Seat, seated: SeatConfig) -> SeatView:
     potions = s.potions
     if len(potions) > 1:  # in the merchant's order
         potions = tuple([p for p in POTIONS if p in potions])
@@ -169,74 +201,20 @@ def _seat_view(state: GameState, i: int, s: Seat) -> SeatView:
     if s.keys:
         monsters = tables().monsters
         keys = tuple(sorted([monsters[k].level for k in s.keys]))
-    view = SeatView(i, seat_name(state, i), s.hero, state.config.seats[i].ai, s.hp, keys,
+    return SeatView(i, seated.name or hero_name(seated.hero), s.hero, seated.ai, s.hp, keys,
                     s.weapon, s.armour, potions, len(s.hand), hand_size(s), len(s.deck),
                     s.discard, s.stacking)
-    if len(_seat_views) >= _CACHE_LIMIT:
-        _seat_views.clear()
-    _seat_views[id(s)] = (s, state.config, i, view)
-    return view
 
 
 def _level_view(n: int, lv: Level) -> LevelView:
-    hit = _level_views.get(id(lv))
-    if hit is not None and hit[0] is lv and hit[1] == n:
-        return hit[2]
-    view = LevelView(level=n, row=lv.row, deck_top=lv.deck[0] if lv.deck else None,
+    return LevelView(level=n, row=lv.row, deck_top=lv.deck[0] if lv.deck else None,
                      deck_count=len(lv.deck), gate_top=lv.gates[0] if lv.gates else None,
                      gate_count=len(lv.gates))
-    if len(_level_views) >= _CACHE_LIMIT:
-        _level_views.clear()
-    _level_views[id(lv)] = (lv, n, view)
-    return view
 
 
-#: The last observation made for each viewer (a seat index, or None), with its state: the bot
-#: shows one state to several viewers in turn, each perhaps more than once.
-_observations: dict[int | None, tuple[GameState, Observation]] = {}
-#: The last levels tuple viewed and its views, swapped as one tuple (so threads see a pair).
-_last_levels: tuple[tuple[Level, ...] | None, tuple[LevelView, ...]] = (None, ())
-
-
-def observe(state: GameState, viewer: int | None = None) -> Observation:
-    """The observation of ``state`` for seat ``viewer`` (None for a spectator)."""
-    hit = _observations.get(viewer)
-    if hit is not None and hit[0] is state:
-        return hit[1]
+def _battle(state: GameState) -> BattleView | None:
     b = state.battle
-    current = state.order[state.turn]
-    mine = viewer == current and state.phase is not Phase.OVER
-    view = _shell(state, viewer, state.step, state.round, state.phase, current, state.order,
-                  state.config.abilities, state.lord, state.pawnshop, state.pending, state.winner,
-                  state.seats[viewer].hand if viewer is not None else (),
-                  b.drawn if b is not None and mine else (), legal_tuple(state) if mine else ())
-    if len(_observations) >= 8:  # a viewer that is no seat index was asked about
-        _observations.clear()
-    _observations[viewer] = (state, view)
-    return view
-
-
-def _seats(state: GameState, viewer: int | None) -> tuple[SeatView, ...]:
-    return tuple([_seat_view(state, i, s) for i, s in enumerate(state.seats)])
-
-
-def _levels(state: GameState, viewer: int | None) -> tuple[LevelView, ...]:
-    global _last_levels
-    seen, levels = _last_levels
-    if seen is not state.levels:  # an action that takes no monster keeps the levels tuple
-        levels = tuple([_level_view(i, lv) for i, lv in enumerate(state.levels, start=1)])
-        _last_levels = (state.levels, levels)
-    return levels
-
-
-def _potion_piles(state: GameState, viewer: int | None) -> tuple[tuple[str, int], ...]:
-    return ((POTIONS[0], state.potions[0]), (POTIONS[1], state.potions[1]),
-            (POTIONS[2], state.potions[2]))
-
-
-def _battle(state: GameState, viewer: int | None) -> BattleView | None:
-    b = state.battle
-    if b is None or state.phase is Phase.OVER:
+    if b is None:
         return None
     return BattleView(
         seat=state.current, level=b.level, slot=b.slot, monster=b.monster,
@@ -244,21 +222,3 @@ def _battle(state: GameState, viewer: int | None) -> BattleView | None:
         boosted=b.boosted, unlocked=b.unlocked, ability_used=b.ability_used,
         horan_bonus=b.horan_bonus, totals=totals(state), active_curses=active_curses(b),
     )
-
-
-def _events(state: GameState, viewer: int | None) -> tuple[Event, ...]:
-    return tuple([e for e in state.log if e.to is None or e.to == viewer])
-
-
-#: How each deferred field of an observation is worked out, and the stores into their slots.
-_DEFERRED: dict[str, Callable[[GameState, int | None], object]] = {
-    "seats": _seats, "levels": _levels, "potion_piles": _potion_piles, "battle": _battle,
-    "events": _events,
-}
-_SETTERS: dict[str, Callable[[Observation, object], None]] = {
-    name: getattr(Observation, name).__set__ for name in _DEFERRED
-}
-#: Makes an observation with its state and every field but the deferred ones, in this order.
-_shell = builder(Observation, (
-    "_state", "viewer", "step", "round", "phase", "current", "order", "abilities", "lord",
-    "pawnshop", "pending", "winner", "hand", "drawn", "legal"))

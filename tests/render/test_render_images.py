@@ -81,7 +81,7 @@ def test_long_names_and_many_pawned_cards_still_fit() -> None:
     seats = tuple(dataclasses.replace(s, name="Žluťoučký kůň úpěl ďábelské ódy " * 3)
                   for s in obs.seats)
     pawned = tuple(sorted(tables().equipment))
-    png = render.table_image(dataclasses.replace(obs, seats=seats, pawnshop=pawned))
+    png = render.table_image(obs.replaced(seats=seats, pawnshop=pawned))
     assert Image.open(io.BytesIO(png)).width <= MAX_WIDTH
 
 
@@ -151,7 +151,7 @@ def test_every_kind_of_position_of_simulated_games_renders() -> None:
     phases: set[Phase] = set()
     for seed in (2, 3):
         state = new_game(demo_config(seed, seats=2 + seed % 3))
-        agents = [make_agent("random", seed + i) for i in range(len(state.seats))]
+        agents = [make_agent("reach", seed + i) for i in range(len(state.seats))]
         step = 0
         while state.phase is not Phase.OVER and step < 3000:
             if step % 25 == 0 or state.phase not in (Phase.TURN, Phase.BATTLE):

@@ -1,0 +1,100 @@
+"""engine.observe: an observation is a plain value, the same whoever builds it and however often."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+import pytest
+from random_play import random_positions
+
+from engine import GameConfig, GameState, Phase, SeatConfig, legal_actions, observe
+from engine.actions import Fight
+from engine.observe import PARTS, Observation
+from engine.serialize import to_data
+
+CONFIG = GameConfig((SeatConfig("horan", name="Ann"), SeatConfig("taia", ai=True),
+                     SeatConfig("xanros")), abilities=True, seed=77)
+
+
+def _positions(count: int = 150) -> list[GameState]:
+    return random_positions(CONFIG, count)
+
+
+def test_observations_compare_copy_and_pickle_as_values() -> None:
+    phases = set()
+    for state in _positions():
+        phases.add(state.phase)
+        for viewer in (*range(len(state.seats)), None):
+            view = observe(state, viewer)
+            again = observe(state, viewer)
+            assert again == view and hash(again) == hash(view) and to_data(again) == to_data(view)
+            assert dataclasses.replace(view) == view
+            assert pickle.loads(pickle.dumps(view)) == view
+            assert Observation(**{f.name: getattr(view, f.name)
+                                  for f in dataclasses.fields(view)}) == view
+            assert [view.seat_view(i) for i in range(len(state.seats))] == list(view.seats)
+    assert {Phase.TURN, Phase.BATTLE} <= phases
+
+
+def test_the_fields_describe_the_state() -> None:
+    for state in _positions(80):
+        view = observe(state, state.current)
+        assert (view.step, view.round, view.phase, view.current) == (
+            state.step, state.round, state.phase, state.current)
+        assert view.hand == state.seat.hand
+        assert list(view.legal) == (legal_actions(state) if state.phase is not Phase.OVER else [])
+        for seat, seen in zip(state.seats, view.seats, strict=True):
+            assert (seen.hero, seen.hp, seen.hand_count, seen.deck_count, seen.discard) == (
+                seat.hero, seat.hp, len(seat.hand), len(seat.deck), seat.discard)
+        for level, seen in zip(state.levels, view.levels, strict=True):
+            assert seen.row == level.row and seen.deck_count == len(level.deck)
+            assert seen.gate_top == (level.gates[0] if level.gates else None)
+        assert (view.battle is None) == (state.battle is None or state.phase is Phase.OVER)
+        for fight in view.legal:
+            if isinstance(fight, Fight):
+                assert view.target(fight) is not None
+        spectator = observe(state, None)
+        assert spectator.hand == () and spectator.legal == () and spectator.drawn == ()
+
+
+def test_observations_are_frozen() -> None:
+    view = observe(_positions(40)[-1], 0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.seats = ()  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.seats[0].hp = 1  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        view.nonsense  # type: ignore[attr-defined]  # noqa: B018 - reading is the test
+
+
+def test_parts_read_in_any_order_are_the_same() -> None:
+    for state in _positions(60)[::6]:
+        early = observe(state, state.current)
+        singles = [early.seat_view(i) for i in reversed(range(len(state.seats)))][::-1]
+        assert list(early.seats) == singles and early.seats[0] is singles[0]
+        late = observe(state, state.current)
+        assert late.seats == early.seats and late.seat_view(1) is late.seats[1]
+        assert late.battle == early.battle and late.levels == early.levels
+
+
+def test_public_data_leaves_the_state_out() -> None:
+    view = observe(_positions(30)[-1], 0)
+    data = to_data(view)
+    assert list(data) == list(PARTS) and "_state" not in repr(view)
+    assert data["seats"] == to_data(view.seats)
+
+
+def test_replaced_fixes_the_given_parts_and_keeps_the_others() -> None:
+    view = observe(_positions(30)[-1], 0)
+    moved = dataclasses.replace(view.seats[1], hp=1)
+    copy = view.replaced(seats=(view.seats[0], moved, *view.seats[2:]), phase=Phase.OVER)
+    assert copy.seat_view(1) is moved and copy.seats[1] is moved and view.seats[1] != moved
+    assert copy.phase is Phase.OVER and copy.battle == view.battle and copy != view
+    assert view.replaced() == view
+    first = dataclasses.replace(view.levels[0], row=("nobody",) * len(view.levels[0].row))
+    assert view.replaced(levels=(first, *view.levels[1:])).target(Fight(1, 1)) == "nobody"
+    with pytest.raises(TypeError):
+        view.replaced(nonsense=1)
+    with pytest.raises(TypeError):
+        view.replaced(_state=None)
