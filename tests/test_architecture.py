@@ -4,8 +4,7 @@
 the one translation layer ``i18n``. Each package may import only the standard library, the
 project packages listed for it and the third-party packages listed for it. Imports are read from
 the source with :mod:`ast`, so a lazy import inside a function counts too. Inside a package, no
-module may import itself back through others (no import cycle), apart from the cycles of
-:data:`KNOWN_CYCLES`, which are to be removed.
+module may import itself back through others (no import cycle).
 """
 
 from __future__ import annotations
@@ -80,15 +79,6 @@ def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------ cycles inside a package
 
-#: Import cycles that exist today, to be removed: the test fails when one of them is gone (delete
-#: it here) and when any other appears, so this list can only shrink. Each cycle starts at its
-#: smallest module and is closed by an import of that module.
-KNOWN_CYCLES: dict[str, set[tuple[str, ...]]] = {
-    # rules explains a refusal with a lazy import; explain reads rules' HEAL_PHASES
-    "engine": {("engine.explain", "engine.rules")},
-}
-
-
 def module_name(path: Path, root: Path) -> str:
     """``bot/cogs/goblin.py`` -> ``bot.cogs.goblin``; a package's ``__init__.py`` is the package."""
     parts = list(path.relative_to(root).with_suffix("").parts)
@@ -149,12 +139,8 @@ def shown(cycle: tuple[str, ...]) -> str:
 
 @pytest.mark.parametrize("package", sorted(PROJECT))
 def test_no_import_cycle_inside_a_package(package: str) -> None:
-    found = cycles(import_graph(ROOT, package))
-    known = KNOWN_CYCLES.get(package, set())
-    new = sorted(shown(c) for c in found - known)
-    gone = sorted(shown(c) for c in known - found)
-    assert not new, f"import cycles in {package}: {new}"
-    assert not gone, f"gone, remove from KNOWN_CYCLES: {gone}"
+    found = sorted(shown(c) for c in cycles(import_graph(ROOT, package)))
+    assert not found, f"import cycles in {package}: {found}"
 
 
 def test_the_checker_sees_an_import_cycle(tmp_path: Path) -> None:
