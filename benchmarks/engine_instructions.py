@@ -6,7 +6,7 @@
 The machines here are shared, so two timings of one version differ by 5-10%, more than many
 changes are worth. valgrind's callgrind tool counts the instructions a process runs instead: the
 same from run to run, whatever else the machine does. This script runs, under callgrind, the first
-``--games`` games of ``benchmarks/engine.py`` (random agents, observe + choose + apply) once and
+``--games`` games of ``benchmarks/engine.py`` (reach agents, observe + choose + apply) once and
 twice, and their actions replayed with ``apply(check=False)`` once and twice; the differences,
 divided by the steps, are the instructions of one step with start-up left out. ``--against``
 counts another checkout of the project the same way, with this project's Python, for a comparison
@@ -22,28 +22,48 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine import Action, GameConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def workload(root: Path, games: int, passes: int, replay: bool) -> int:
-    """Play (or replay) the benchmark's first ``games`` games ``passes`` times with the engine of
-    ``root``; return the steps of one pass."""
+    """Play (or replay) the first ``games`` games of ``benchmarks/engine.py`` ``passes`` times with
+    the engine of ``root``; return the steps of one pass."""
     sys.path.insert(0, str(root))
-    from benchmarks import engine as bench  # the checkout's own benchmark and engine
+    from engine import Phase, apply, new_game, observe
     from engine.simulate import settle
 
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.engine import agent, table  # this checkout's tables, any checkout's engine
+
     settle()
-    tables = [bench.table(1 + i, abilities=bool(i % 2)) for i in range(games)]
-    played = [bench.play(config, 5000) for config in tables] if replay else []
+    tables = [table(1 + i, abilities=bool(i % 2)) for i in range(games)]
+
+    def play(config: GameConfig) -> list[Action]:
+        state = new_game(config)
+        seats = [agent("reach", config.seed * 8 + i) for i in range(len(config.seats))]
+        actions = []
+        while state.phase is not Phase.OVER and state.round <= 5000:
+            action = seats[state.current].choose(observe(state, state.current))
+            actions.append(action)
+            state, _ = apply(state, action)
+        return actions
+
+    played = [(config, play(config)) for config in tables] if replay else []
     steps = 0
     for _ in range(passes):
         if replay:
-            for game in played:
-                bench.engine_only(game)
-            steps = sum(len(g.actions) for g in played)
+            for config, actions in played:
+                state = new_game(config)
+                for action in actions:
+                    state, _ = apply(state, action, check=False)
+            steps = sum(len(actions) for _, actions in played)
         else:
-            steps = sum(len(bench.play(config, 5000).actions) for config in tables)
+            steps = sum(len(play(config)) for config in tables)
     return steps
 
 

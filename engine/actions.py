@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from engine.errors import BadNotation
-from engine.values import fast_init
 
 PotionKind = Literal["strength", "healing", "countercurse"]
 POTIONS: tuple[PotionKind, ...] = ("strength", "healing", "countercurse")
@@ -33,7 +32,6 @@ class Action:
         raise NotImplementedError
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Fight(Action):
     """Fight a monster: ``level`` 1-3 with ``slot`` 1-5 (row) or 0 (gatekeeper); level 4 = Lord."""
@@ -68,7 +66,6 @@ class Revive(Action):
         return "revive"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class SetStacking(Action):
     """Change this seat's standing deck-stacking preference (D5); does not end the decision."""
@@ -90,7 +87,6 @@ class DrinkHealing(Action):
         return "heal"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Play(Action):
     """Play an action card from hand in battle.
@@ -106,7 +102,6 @@ class Play(Action):
         return f"play:{self.card}:{self.ability}" if self.ability else f"play:{self.card}"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class DrinkStrength(Action):
     """Drink the strength potion to double the last card's attack or defence (R34)."""
@@ -118,7 +113,6 @@ class DrinkStrength(Action):
         return f"strength:{self.effect}"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class DrinkCountercurse(Action):
     """Drink the countercurse potion against one curse of the monster (R33)."""
@@ -140,7 +134,6 @@ class EndBattle(Action):
         return "end"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Discard(Action):
     """Discard a card from hand, down to the hand size an equipment curse leaves (R23)."""
@@ -152,7 +145,6 @@ class Discard(Action):
         return f"discard:{self.card}"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class KeepDrawn(Action):
     """Taia keeps this one of the two cards she drew; the other goes under her deck (R66)."""
@@ -164,7 +156,6 @@ class KeepDrawn(Action):
         return f"keep:{self.card}"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class TakeReward(Action):
     """Keep the won weapon or armour (``keep``) or send it to the pawnshop (R27)."""
@@ -176,7 +167,6 @@ class TakeReward(Action):
         return f"reward:{'keep' if self.keep else 'pawn'}"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class BuyPotion(Action):
     """Buy a potion of this kind from the merchant (R41); payment is chosen next."""
@@ -188,7 +178,6 @@ class BuyPotion(Action):
         return f"buy:potion:{self.kind}"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class BuyPawned(Action):
     """Buy this card from the pawnshop (R42); payment is chosen next."""
@@ -200,7 +189,6 @@ class BuyPawned(Action):
         return f"buy:card:{self.card}"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Pay(Action):
     """Pay the pending purchase with ``weapon``, ``armour`` or a reward card from hand (R40)."""

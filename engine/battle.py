@@ -7,10 +7,8 @@ from dataclasses import dataclass
 
 from engine.catalog import Tables, tables
 from engine.state import BASE_HAND, Battle, GameState, Seat
-from engine.values import fast_init
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Totals:
     """Attack and defence split by source, and the outcome if the battle ended now."""
@@ -63,26 +61,11 @@ def aderyn_applies(state: GameState, battle: Battle) -> bool:
     return state.config.abilities and state.seat.hero == "aderyn" and battle.level != 4
 
 
-#: The last totals worked out and what they were worked out from: ``observe`` and the end of a
-#: battle ask about the same battle and seat in turn. Battles, seats and the catalogue are
-#: immutable, so identity is enough; one tuple is swapped at once, so threads see a matching set.
-_last: tuple[Battle, Seat, Tables, bool, Totals] | None = None
-
-
 def totals(state: GameState) -> Totals:
     """The battle's running totals and the outcome if the current seat ended it now."""
-    global _last
     battle = state.battle
     assert battle is not None, "no battle in progress"
-    t = tables()
-    seat = state.seat
-    abilities = state.config.abilities
-    last = _last
-    if last and last[0] is battle and last[1] is seat and last[2] is t and last[3] == abilities:
-        return last[4]
-    result = _totals(state, battle, seat, t)
-    _last = (battle, seat, t, abilities, result)
-    return result
+    return _totals(state, battle, state.seat, tables())
 
 
 def _totals(state: GameState, battle: Battle, seat: Seat, t: Tables) -> Totals:

@@ -66,7 +66,7 @@ class Tables:
     potions_per_kind: int
 
 
-@cache
+@cache  # the catalogue read once per process: reading the TOML files again would cost milliseconds
 def tables() -> Tables:
     """The catalogue as engine lookup tables."""
     cat = load_catalogue()

@@ -1,46 +1,42 @@
 """The events the rules narrate, one maker per event: ``events.play(who, card)`` is the event
 "Ann plays Cleave." as an :class:`~engine.state.Event` holding its :class:`~i18n.Msg`.
 
-Made the plain way (``Event(msg("event.play", who=..., card=...))``), an event costs a keyword
-dictionary, an ordering of its parameters and two constructors, and the rules narrate two or three
-events for every action applied. A maker is built once by :func:`maker`: it takes the parameters
-positionally, already knows their name order and fills the slots directly. Every maker also takes
-``to``, the only seat that may see the event (None: everyone).
+Each maker takes its parameters by position, in the order it was declared with, and ``to``, the
+only seat that may see the event (None: everyone).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 
 from engine.state import Event
-from i18n import Msg
+from i18n import Msg, Param
 
-#: Every maker by its event key (the tests check each against the English text's placeholders).
+#: Every maker's parameter names by its event key (the tests check each against the English
+#: text's placeholders).
 MAKERS: dict[str, tuple[str, ...]] = {}
 
 
-def maker(key: str, *names: str) -> Callable[..., Event]:
-    """A function ``(*values, to=None) -> Event`` making the event ``key`` with the parameters
-    ``names``, given in that order."""
+@dataclass(frozen=True, slots=True)
+class EventMaker:
+    """Makes the event ``key`` from the values of its parameters ``names``, given in that order."""
+
+    key: str
+    names: tuple[str, ...]
+
+    def __call__(self, *values: Param, to: int | None = None) -> Event:
+        """The event with these parameter values, seen by seat ``to`` only (None: everyone)."""
+        if len(values) != len(self.names):
+            raise TypeError(f"{self.key} takes {len(self.names)} values, not {len(values)}")
+        return Event(Msg(self.key, tuple(sorted(zip(self.names, values, strict=True)))), to)
+
+
+def maker(key: str, *names: str) -> EventMaker:
+    """Declare the event ``key`` with the parameters ``names`` and return its maker."""
     if key in MAKERS or len(set(names)) != len(names) or "to" in names:
         raise ValueError(f"bad event maker {key!r} {names!r}")
     MAKERS[key] = names
-    namespace = {
-        "new": object.__new__, "Msg": Msg, "Event": Event, "KEY": key,
-        "set_key": Msg.__dict__["key"].__set__, "set_params": Msg.__dict__["params"].__set__,
-        "set_text": Event.__dict__["text"].__set__, "set_to": Event.__dict__["to"].__set__,
-    }
-    params = "".join(f"({name!r}, {name}), " for name in sorted(names))
-    args = "".join(f"{name}, " for name in names)
-    exec(  # noqa: S102 - built once per event key from the names above
-        f"def make({args}*, to=None):\n"
-        f"    text = new(Msg)\n    set_key(text, KEY)\n    set_params(text, ({params}))\n"
-        f"    event = new(Event)\n    set_text(event, text)\n    set_to(event, to)\n"
-        f"    return event\n", namespace)
-    function: Callable[..., Event] = namespace["make"]
-    function.__name__ = function.__qualname__ = key.rsplit(".", 1)[-1]
-    function.__doc__ = f"The event {key!r} with the parameters {', '.join(names) or 'none'}."
-    return function
+    return EventMaker(key, names)
 
 
 start = maker("event.start", "lord")

@@ -7,7 +7,8 @@ with the reason. Rule ids (R-n, D-n) refer to ``shared/rules/RULES.md``.
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import replace
+from typing import Any
 
 from engine import events, rng
 from engine.actions import (
@@ -36,7 +37,22 @@ from engine.actions import (
 from engine.battle import active_curses, hand_size, totals
 from engine.catalog import tables
 from engine.errors import IllegalAction, NotYourTurn
-from engine.names import ROMAN, card_list, card_name, monster_name, seat_name, seat_names, word
+from engine.explain import why_illegal
+from engine.legality import (
+    HEAL_PHASES,
+    UNLOCKABLE,
+    counter_refusal,
+    healing_refusal,
+    key_levels,
+    pawned_refusal,
+    payments,
+    play_refusal,
+    potion_refusal,
+    refusal,
+    refuse_fight,
+    strength_refusal,
+)
+from engine.names import ROMAN, card_list, card_name, monster_name, seat_name, word
 from engine.state import (
     LOG_LENGTH,
     MAX_HP,
@@ -45,174 +61,85 @@ from engine.state import (
     GameState,
     Phase,
     Seat,
-    evolve_battle,
-    evolve_level,
-    evolve_seat,
 )
-from engine.values import builder
-from i18n import msg
-
-HEAL_PHASES = (Phase.TURN, Phase.DISCARD, Phase.BATTLE, Phase.MERCHANT, Phase.REWARD)
-
+from i18n import Param, msg
 
 # --------------------------------------------------------------------------- legality
 
 #: Actions are immutable values, so the ones offered again and again are built once.
-_FIGHTS = {(level, slot): Fight(level, slot) for level in (1, 2, 3) for slot in range(6)}
-_FIGHT_LORD = Fight(LORD_LEVEL, 0)
-_ROW_FIGHTS = {level: tuple(_FIGHTS[level, slot] for slot in range(1, 6)) for level in (1, 2, 3)}
+_FIGHTS = (*(Fight(level, slot) for level in (1, 2, 3) for slot in (1, 2, 3, 4, 5, 0)),
+           Fight(LORD_LEVEL, 0))
 _VISIT, _REVIVE, _END, _HEAL = VisitMerchant(), Revive(), EndBattle(), DrinkHealing()
-#: The preference changes a seat may choose, by its present preference (D5).
-_STACKING: dict[str, tuple[SetStacking, ...]] = {
-    mode: tuple(SetStacking(m) for m in STACK_MODES if m != mode) for mode in STACK_MODES}
-
-
-class _Plays(dict[str, Play]):
-    """The action of playing each card id, built the first time it is asked for."""
-
-    def __missing__(self, card: str) -> Play:
-        action = self[card] = Play(card)
-        return action
-
-
-_PLAYS = _Plays()
+_STACKING = tuple(SetStacking(m) for m in STACK_MODES)
+_REWARDS = (TakeReward(True), TakeReward(False))
+_STRENGTH = (DrinkStrength("attack"), DrinkStrength("defence"))
+_BUY_POTIONS = tuple(BuyPotion(k) for k in POTIONS)
 
 
 def fight_targets(state: GameState) -> list[Fight]:
-    """Every monster the current seat may fight now (R10-R13, D1)."""
+    """Every monster the current seat may fight now (R10-R13, D1), row by row, gatekeeper last,
+    the Lord at the end."""
     seat = state.seat
-    if seat.hp <= 0:
-        return []
-    monsters = tables().monsters
-    key_levels = {monsters[k].level for k in seat.keys}
-    out: list[Fight] = []
-    for level in (1, 2, 3):  # level n is open with the keys of every level above it
-        if level > 1 and level - 1 not in key_levels:
-            break
-        lv = state.levels[level - 1]
-        row = lv.row
-        if None in row:
-            out.extend([_FIGHTS[level, i] for i, card in enumerate(row, 1) if card is not None])
-        else:
-            out.extend(_ROW_FIGHTS[level])
-        if lv.gates and level not in key_levels:
-            out.append(_FIGHTS[level, 0])
-    if {1, 2, 3} <= key_levels:
-        out.append(_FIGHT_LORD)
-    return out
-
-
-def payments(seat: Seat) -> list[str]:
-    """What the seat may pay a purchase with (R40): weapon, armour, reward cards in hand."""
-    out = [slot for slot in ("weapon", "armour") if getattr(seat, slot)]
-    actions = tables().actions
-    out.extend(c for c in seat.hand if actions[c].reward)
-    return out
-
-
-#: Heroes whose abilities change which cards may be played (R61, R63, R65).
-_PLAY_HEROES = frozenset({"argentus", "xanros", "victorius"})
+    keys = key_levels(seat)
+    return [f for f in _FIGHTS if refuse_fight(seat.hp, keys, state.levels, f) is None]
 
 
 def _plays(state: GameState, seat: Seat, battle: Battle) -> list[Play]:
-    t = tables().actions
-    curses = active_curses(battle)
-    hero = seat.hero if state.config.abilities else ""
-    chain = battle.chain
-    if hero not in _PLAY_HEROES:  # R15 follow the chain's colours, R21 no cursed colour
-        if not chain:
-            return [_PLAYS[c] for c in seat.hand if t[c].colour not in curses]
-        after = t[chain[-1]].next
-        return [_PLAYS[c] for c in seat.hand
-                if t[c].colour in after and t[c].colour not in curses]
-    prev = t[chain[-1]] if chain else None
+    """Every card the seat may play, each followed by the cursed effects Xanros may count."""
     out: list[Play] = []
-    for cid in seat.hand:
-        info = t[cid]
-        follows = prev is None or info.colour in prev.next
-        if hero == "victorius" and len(chain) == 1:
-            follows = True  # R65: the second card may be of any colour not cursed
-        cursed = info.colour in curses
-        if cursed and not (hero == "xanros" and not battle.ability_used and follows):
-            continue  # R21 (R63: Xanros may play one card of a cursed colour)
-        if not follows and not (
-            hero == "argentus" and info.colour == "blue" and not battle.ability_used
-        ):
-            continue  # R15 (R61: Argentus may play one blue card off the chain)
-        out.append(_PLAYS[cid])
-        if hero == "xanros" and not battle.ability_used and not cursed:
-            out.extend(Play(cid, e) for e in ("attack", "defence", "draw", "heal")
-                       if e in curses and info.effect(e))
+    xanros = state.config.abilities and seat.hero == "xanros" and not battle.ability_used
+    curses = active_curses(battle) if xanros else ()
+    for card in seat.hand:
+        play = Play(card)
+        if play_refusal(state, play) is None:
+            out.append(play)
+            out.extend(p for p in (Play(card, e) for e in UNLOCKABLE if e in curses)
+                       if play_refusal(state, p) is None)
     return out
 
 
 def _counters(battle: Battle | None, seat: Seat) -> list[DrinkCountercurse]:
-    if battle is None or battle.countered or "countercurse" not in seat.potions:
+    if battle is None:
         return []
-    return [DrinkCountercurse(c) for c in tables().monsters[battle.monster].curses]
-
-
-#: The last position asked about and its legal actions: ``observe`` and ``apply(check=True)`` ask
-#: about the same state in turn, so the second call is free. States are immutable, so identity is
-#: enough; one tuple is swapped atomically, so threads cannot see a mismatched pair.
-_last: tuple[GameState | None, tuple[Action, ...]] = (None, ())
+    return [DrinkCountercurse(c) for c in tables().monsters[battle.monster].curses
+            if counter_refusal(battle, seat, c) is None]
 
 
 def legal_actions(state: GameState) -> list[Action]:
-    """Every action the current seat may take now, without duplicates; empty once the game ends."""
-    return list(legal_tuple(state))
+    """Every action the current seat may take now, without duplicates; empty once the game ends.
 
-
-def legal_tuple(state: GameState) -> tuple[Action, ...]:
-    """:func:`legal_actions` as the remembered tuple itself (no copy), for the engine's own use."""
-    global _last
-    seen, actions = _last
-    if seen is not state:
-        actions = tuple(_legal_actions(state))
-        _last = (state, actions)
-    return actions
-
-
-def _legal_actions(state: GameState) -> list[Action]:
+    Each kind of action is offered when the rule of :mod:`engine.legality` for it allows it.
+    """
     phase = state.phase
-    seat = state.seats[state.order[state.turn]]
+    seat = state.seat
+    battle = state.battle
     out: list[Action] = []
     if phase is Phase.TURN:
         out.extend(fight_targets(state))
-        if seat.hp > 0:
-            out.append(_VISIT)
-        out.append(_REVIVE)
-        out.extend(_STACKING[seat.stacking])
+        out.extend(a for a in (_VISIT, _REVIVE, *_STACKING) if refusal(state, a) is None)
     elif phase is Phase.DISCARD:
         out.extend(Discard(c) for c in seat.hand)
-        out.extend(_counters(state.battle, seat))
+        out.extend(_counters(battle, seat))
     elif phase is Phase.BATTLE:
-        battle = state.battle
         assert battle is not None
         out.extend(_plays(state, seat, battle))
-        if battle.chain and "strength" in seat.potions and not any(
-            i == len(battle.chain) - 1 for i, _ in battle.boosted
-        ):
-            last = tables().actions[battle.chain[-1]]
-            out.extend(DrinkStrength(e) for e in ("attack", "defence") if last.effect(e))
+        out.extend(a for a in _STRENGTH if strength_refusal(battle, seat, a.effect) is None)
         out.extend(_counters(battle, seat))
         out.append(_END)
     elif phase is Phase.TAIA:
-        assert state.battle is not None
-        out.extend(KeepDrawn(c) for c in dict.fromkeys(state.battle.drawn))
+        assert battle is not None
+        out.extend(KeepDrawn(c) for c in dict.fromkeys(battle.drawn))
     elif phase is Phase.REWARD:
-        out.extend((TakeReward(True), TakeReward(False)))
+        out.extend(_REWARDS)
     elif phase is Phase.MERCHANT:
-        if payments(seat):
-            out.extend(BuyPotion(k) for i, k in enumerate(POTIONS)
-                       if state.potions[i] > 0 and k not in seat.potions)
-            if not state.bought_pawned:
-                out.extend(BuyPawned(c) for c in dict.fromkeys(state.pawnshop))
+        out.extend(a for a in _BUY_POTIONS if potion_refusal(state, a.kind) is None)
+        out.extend(a for a in (BuyPawned(c) for c in dict.fromkeys(state.pawnshop))
+                   if pawned_refusal(state, a.card) is None)
         out.append(LeaveMerchant())
     elif phase is Phase.PAY:
         out.extend(Pay(p) for p in payments(seat))
         out.append(CancelPurchase())
-    if "healing" in seat.potions and 0 < seat.hp < MAX_HP and phase in HEAL_PHASES:
+    if phase in HEAL_PHASES and healing_refusal(seat) is None:
         out.append(_HEAL)
     return out
 
@@ -220,15 +147,11 @@ def _legal_actions(state: GameState) -> list[Action]:
 # --------------------------------------------------------------------------- applying
 
 
-#: Makes a game state from all its fields in the class's order (see engine.values.builder).
-_new_state = builder(GameState, tuple(f.name for f in fields(GameState)))
-
-
 class _Work:
     """A mutable working copy of a state, used while one action is applied."""
 
     __slots__ = ("state", "rng", "seats", "levels", "potions", "pawnshop", "phase", "battle",
-                 "pending", "bought_pawned", "winner", "turn", "round", "said", "me", "names")
+                 "pending", "bought_pawned", "winner", "turn", "round", "said", "me")
 
     def __init__(self, state: GameState) -> None:
         self.state = state
@@ -246,14 +169,13 @@ class _Work:
         self.round = state.round
         self.said: list[Event] = []  # the events of this action, in order
         self.me = state.current
-        self.names = seat_names(state.config)
 
     @property
     def seat(self) -> Seat:
         return self.seats[self.me]
 
-    def set(self, **changes: object) -> None:
-        self.seats[self.me] = evolve_seat(self.seats[self.me], **changes)
+    def set(self, **changes: Any) -> None:
+        self.seats[self.me] = replace(self.seats[self.me], **changes)
 
     def pile(self, kind: str, change: int) -> None:
         """Return potions to (``change`` > 0) or take them from the merchant's ``kind`` pile."""
@@ -261,13 +183,13 @@ class _Work:
         piles[POTIONS.index(kind)] += change
         self.potions = (piles[0], piles[1], piles[2])
 
-    def who(self, seat: int | None = None) -> object:
-        return self.names[self.me if seat is None else seat]
+    def who(self, seat: int | None = None) -> Param:
+        return seat_name(self.state, self.me if seat is None else seat)
 
     def freeze(self) -> GameState:
         state = self.state
         log = (state.log + tuple(self.said))[-LOG_LENGTH:] if self.said else state.log
-        return _new_state(
+        return GameState(
             state.config, self.rng, tuple(self.seats), state.order, self.turn, self.round,
             self.levels, state.lord, self.potions, self.pawnshop, self.phase, self.battle,
             self.pending, self.bought_pawned, self.winner, state.step + 1, log,
@@ -288,7 +210,7 @@ class _Work:
             rewards, self.rng = rng.shuffled(
                 self.rng, [c for c in seat.discard if actions[c].reward])
             deck = rewards + start if mode == "top" else start + rewards
-        self.seats[index] = evolve_seat(seat, deck=seat.deck + deck, discard=())
+        self.seats[index] = _with_cards(seat, seat.hand, seat.deck + deck, ())
         self.said.append(events.reshuffle(self.who(index), len(deck)))
 
     def take(self, index: int) -> str | None:
@@ -299,7 +221,7 @@ class _Work:
             self.rebuild_deck(index)
         seat = self.seats[index]
         card = seat.deck[0]
-        self.seats[index] = evolve_seat(seat, deck=seat.deck[1:])
+        self.seats[index] = _with_cards(seat, seat.hand, seat.deck[1:], seat.discard)
         return card
 
     def draw(self, index: int, count: int) -> int:
@@ -307,7 +229,7 @@ class _Work:
         seat = self.seats[index]
         if len(seat.deck) >= count:  # no reshuffle on the way: take them at once
             drawn = seat.deck[:count]
-            seat = evolve_seat(seat, hand=seat.hand + drawn, deck=seat.deck[count:])
+            seat = _with_cards(seat, seat.hand + drawn, seat.deck[count:], seat.discard)
         else:
             cards: list[str] = []
             for _ in range(count):
@@ -318,10 +240,10 @@ class _Work:
             drawn = tuple(cards)
             seat = self.seats[index]
             if drawn:
-                seat = evolve_seat(seat, hand=seat.hand + drawn)
+                seat = _with_cards(seat, seat.hand + drawn, seat.deck, seat.discard)
         self.seats[index] = seat
         if drawn:
-            self.said.append(events.draw(self.names[index], len(drawn)))
+            self.said.append(events.draw(self.who(index), len(drawn)))
             self.said.append(events.draw_private(card_list(drawn), to=index))
         return len(drawn)
 
@@ -332,7 +254,8 @@ class _Work:
         me = self.me
         seat = self.seats[me]
         if self.battle is not None:
-            self.seats[me] = seat = evolve_seat(seat, discard=seat.discard + self.battle.chain)
+            self.seats[me] = seat = _with_cards(seat, seat.hand, seat.deck,
+                                                 seat.discard + self.battle.chain)
             self.battle = None
         missing = hand_size(seat) - len(seat.hand)
         if missing > 0:
@@ -345,7 +268,7 @@ class _Work:
         if self.turn == 0:
             self.round += 1
         self.me = order[self.turn]
-        self.said.append(events.turn(self.names[self.me], self.round))
+        self.said.append(events.turn(self.who(), self.round))
 
     def remove_monster(self, battle: Battle) -> None:
         """R27: take the beaten monster; refill its row slot from the level's deck."""
@@ -354,12 +277,21 @@ class _Work:
         levels = list(self.levels)
         lv = levels[battle.level - 1]
         if battle.slot == 0:
-            levels[battle.level - 1] = evolve_level(lv, gates=lv.gates[1:])
+            levels[battle.level - 1] = replace(lv, gates=lv.gates[1:])
         else:
             row = list(lv.row)
             row[battle.slot - 1] = lv.deck[0] if lv.deck else None
-            levels[battle.level - 1] = evolve_level(lv, row=tuple(row), deck=lv.deck[1:])
+            levels[battle.level - 1] = replace(lv, row=tuple(row), deck=lv.deck[1:])
         self.levels = tuple(levels)
+
+
+def _with_cards(seat: Seat, hand: tuple[str, ...], deck: tuple[str, ...],
+                discard: tuple[str, ...]) -> Seat:
+    """``seat`` holding these hand, deck and discard pile, the rest unchanged (the rules move
+    cards between them at almost every action, so this spells the constructor out rather than
+    going through :func:`dataclasses.replace`, at less than half its cost)."""
+    return Seat(seat.hero, seat.hp, hand, deck, discard, seat.weapon, seat.armour, seat.keys,
+                seat.potions, seat.stacking)
 
 
 def _without(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
@@ -381,9 +313,7 @@ def apply(state: GameState, action: Action, seat: int | None = None,
             raise IllegalAction(msg("error.game_over"))
         if seat is not None and seat != state.current:
             raise NotYourTurn(msg("error.not_your_turn", who=seat_name(state, state.current)))
-        if action not in legal_tuple(state):
-            from engine.explain import why_illegal
-
+        if refusal(state, action) is not None:
             raise IllegalAction(why_illegal(state, action))
     w = _Work(state)
     _HANDLERS[type(action)](w, action)
@@ -468,24 +398,25 @@ def _play(w: _Work, a: Action) -> None:
     unlocked = battle.unlocked
     if info.colour in curses or not follows:
         used = True  # R61 / R63: the once-per-battle ability made this card playable
-        w.said.append(events.ability(w.names[me], word("hero", f"{seat.hero}.name")))
+        w.said.append(events.ability(w.who(), word("hero", f"{seat.hero}.name")))
     if a.ability:
         used = True
         unlocked = unlocked + ((idx, a.ability),)
-        w.said.append(events.ability(w.names[me], word("hero", f"{seat.hero}.name")))
+        w.said.append(events.ability(w.who(), word("hero", f"{seat.hero}.name")))
     horan = battle.horan_bonus
     if hero == "horan" and not horan and prev is not None and prev.attack and info.attack:
         horan = True  # R62
-        w.said.append(events.horan(w.names[me]))
-    w.seats[me] = seat = evolve_seat(seat, hand=_without(seat.hand, card))
-    w.battle = evolve_battle(battle, chain=chain + (card,), ability_used=used, unlocked=unlocked,
-                             horan_bonus=horan)
-    w.said.append(events.play(w.names[me], card_name(card)))
+        w.said.append(events.horan(w.who()))
+    w.seats[me] = seat = _with_cards(seat, _without(seat.hand, card), seat.deck, seat.discard)
+    w.battle = Battle(battle.level, battle.slot, battle.monster, chain + (card,), battle.boosted,
+                      battle.countered, used, unlocked, horan, battle.drawn, battle.draws_left,
+                      battle.hp_before)
+    w.said.append(events.play(w.who(), card_name(card)))
     if info.heal and ("heal" not in curses or (idx, "heal") in unlocked):  # R18
         gain = min(MAX_HP, seat.hp + info.heal) - seat.hp
         if gain:
-            w.seats[me] = evolve_seat(seat, hp=seat.hp + gain)
-            w.said.append(events.heal(w.names[me], gain))
+            w.seats[me] = replace(seat, hp=seat.hp + gain)
+            w.said.append(events.heal(w.who(), gain))
     if info.draw and ("draw" not in curses or (idx, "draw") in unlocked):  # R17, R66
         if hero == "taia":
             _taia_draw(w, info.draw)
@@ -506,11 +437,11 @@ def _taia_draw(w: _Work, remaining: int) -> None:
             w.set(hand=w.seat.hand + (first,))
             w.said.append(events.draw(w.who(), 1))
             continue
-        w.battle = evolve_battle(w.battle, drawn=(first, second), draws_left=remaining)
+        w.battle = replace(w.battle, drawn=(first, second), draws_left=remaining)
         w.phase = Phase.TAIA
         w.said.append(events.taia_choice(card_name(first), card_name(second), to=w.me))
         return
-    w.battle = evolve_battle(w.battle, drawn=(), draws_left=0)
+    w.battle = replace(w.battle, drawn=(), draws_left=0)
     w.phase = Phase.BATTLE
 
 
@@ -526,7 +457,7 @@ def _keep(w: _Work, a: Action) -> None:
 def _strength(w: _Work, a: Action) -> None:
     assert isinstance(a, DrinkStrength) and w.battle is not None
     b = w.battle
-    w.battle = evolve_battle(b, boosted=b.boosted + ((len(b.chain) - 1, a.effect),))
+    w.battle = replace(b, boosted=b.boosted + ((len(b.chain) - 1, a.effect),))
     w.set(potions=tuple(p for p in w.seat.potions if p != "strength"))
     w.pile("strength", 1)
     w.said.append(events.potion_strength(w.who(), word("effect", a.effect),
@@ -535,7 +466,7 @@ def _strength(w: _Work, a: Action) -> None:
 
 def _counter(w: _Work, a: Action) -> None:
     assert isinstance(a, DrinkCountercurse) and w.battle is not None
-    w.battle = evolve_battle(w.battle, countered=a.curse)
+    w.battle = replace(w.battle, countered=a.curse)
     w.set(potions=tuple(p for p in w.seat.potions if p != "countercurse"))
     w.pile("countercurse", 1)
     w.said.append(events.potion_counter(w.who(), word("curse", a.curse)))
@@ -581,7 +512,7 @@ def _end_battle(w: _Work, a: Action) -> None:
         w.said.append(events.reward_card(w.who(), card_name(monster.id)))
         w.end_turn()
     else:  # the battle stays open for the keep-or-pawn choice, its outcome settled
-        w.battle = evolve_battle(battle, hp_before=hp_before)
+        w.battle = replace(battle, hp_before=hp_before)
         w.pending = monster.id
         w.phase = Phase.REWARD
 

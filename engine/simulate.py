@@ -82,8 +82,8 @@ def play_game(seed: int, players: int, agent: str, abilities: bool,
 
 def settle() -> None:
     """Load the catalogue, then take every object alive so far out of the garbage collector's
-    reach (:func:`gc.freeze`). Modules and the catalogue live as long as the process, yet every
-    full collection walked them all: 12% of a random game's time (benchmarks/engine.py)."""
+    reach (:func:`gc.freeze`). Modules and the catalogue live as long as the process, so no
+    full collection needs to walk them again."""
     tables()
     gc.collect()
     gc.freeze()
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--agent", choices=("heuristic", "random"), default="heuristic")
+    parser.add_argument("--agent", choices=("heuristic", "reach", "random"), default="heuristic")
     parser.add_argument("--abilities", choices=("on", "off"), default="on")
     parser.add_argument("--workers", type=int, default=None,
                         help="worker processes (default: one per core)")

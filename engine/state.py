@@ -6,15 +6,13 @@ Zones hold card ids; a monster card won as a reward keeps its id (its back is th
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
-from engine.values import evolver, fast_init
 from i18n import Msg
 
-#: Version of the serialised state format (bump with a migration in engine.serialize).
-STATE_FORMAT = 1
+#: Version of the saved state format (engine.serialize reads the older ones too).
+STATE_FORMAT = 2
 MAX_HP = 5
 BASE_HAND = 4
 LOG_LENGTH = 12
@@ -52,7 +50,6 @@ class GameConfig:
     seed: int = 0
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Seat:
     """One seat's hero, HP, cards and equipment. Deck index 0 is the top."""
@@ -69,7 +66,6 @@ class Seat:
     stacking: str = "shuffle"  # D5 preference: shuffle, top or bottom
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Level:
     """One cavern level: its row of 5 slots, its regular deck and its gatekeeper deck."""
@@ -79,7 +75,6 @@ class Level:
     gates: tuple[str, ...]
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Battle:
     """The battle in progress: which monster, from where, and what has happened so far."""
@@ -98,7 +93,6 @@ class Battle:
     hp_before: int | None = None  # HP before the hits, once resolved (reward choice)
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened, as a message; ``to`` is the only seat that may see it, or None."""
@@ -107,7 +101,6 @@ class Event:
     to: int | None = None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class GameState:
     """A complete game position. ``step`` counts applied actions (the state version)."""
@@ -145,8 +138,3 @@ class GameState:
         seats = self.seats[:index] + (seat,) + self.seats[index + 1:]
         return replace(self, seats=seats)
 
-
-#: Copy-with-changes functions of the values every applied action copies (see engine.values).
-evolve_seat: Callable[..., Seat] = evolver(Seat)
-evolve_level: Callable[..., Level] = evolver(Level)
-evolve_battle: Callable[..., Battle] = evolver(Battle)

@@ -14,40 +14,50 @@ from engine.setup import ConfigError, check_config
 from engine.state import MAX_HP, GameState, Phase
 
 
+def _cards_in_play(state: GameState) -> list[str]:
+    """Every card id in every zone of the state, once per place it is found."""
+    cards: list[str] = []
+    for seat in state.seats:
+        cards += seat.hand
+        cards += seat.deck
+        cards += seat.discard
+        cards += seat.keys
+        cards += [c for c in (seat.weapon, seat.armour) if c]
+    if state.battle is not None:
+        cards += state.battle.chain
+        cards += state.battle.drawn
+    for level in state.levels:
+        cards += [c for c in level.row if c]
+        cards += level.deck
+        cards += level.gates
+    cards += state.pawnshop
+    cards.append(state.lord)
+    if state.phase is Phase.REWARD and state.pending:
+        cards.append(state.pending)
+    return cards
+
+
+def _cards_expected(state: GameState) -> list[str]:
+    """Every physical card a game with these seats has, once each."""
+    t = tables()
+    cards: list[str] = []
+    for seat in state.seats:
+        cards += t.hero_cards.get(seat.hero, ())
+    for level in (1, 2, 3):
+        cards += t.regular[level]
+        cards += t.gatekeepers[level]
+    cards.append(state.lord)
+    return cards
+
+
 def card_places(state: GameState) -> Counter[str]:
     """How many times each card id appears across every zone of the state."""
-    seen: Counter[str] = Counter()
-    for seat in state.seats:
-        seen.update(seat.hand)
-        seen.update(seat.deck)
-        seen.update(seat.discard)
-        seen.update(seat.keys)
-        seen.update(c for c in (seat.weapon, seat.armour) if c)
-    if state.battle is not None:
-        seen.update(state.battle.chain)
-        seen.update(state.battle.drawn)
-    for level in state.levels:
-        seen.update(c for c in level.row if c)
-        seen.update(level.deck)
-        seen.update(level.gates)
-    seen.update(state.pawnshop)
-    seen[state.lord] += 1
-    if state.phase is Phase.REWARD and state.pending:
-        seen[state.pending] += 1
-    return seen
+    return Counter(_cards_in_play(state))
 
 
 def expected_cards(state: GameState) -> Counter[str]:
     """Every physical card a game with these seats has in play."""
-    t = tables()
-    want: Counter[str] = Counter()
-    for seat in state.seats:
-        want.update(t.hero_cards[seat.hero])
-    for level in (1, 2, 3):
-        want.update(t.regular[level])
-        want.update(t.gatekeepers[level])
-    want[state.lord] += 1
-    return want
+    return Counter(_cards_expected(state))
 
 
 def check_state(state: GameState) -> None:
@@ -66,9 +76,8 @@ def check_state(state: GameState) -> None:
             raise BadState(f"seat {i} plays {seat.hero!r}, but the table seated {seated.hero!r}")
     if state.lord not in tables().lords:
         raise BadState(f"unknown lord {state.lord!r}")
-    places = card_places(state)
-    want = expected_cards(state)
-    if places != want:
+    if sorted(_cards_in_play(state)) != sorted(_cards_expected(state)):
+        places, want = card_places(state), expected_cards(state)
         extra = sorted((places - want).elements())[:3]
         missing = sorted((want - places).elements())[:3]
         raise BadState(f"cards out of place: extra {extra}, missing {missing}")
@@ -85,9 +94,8 @@ def check_state(state: GameState) -> None:
             raise BadState("bad potions")
         if len({t.monsters[k].level for k in seat.keys}) != len(seat.keys):
             raise BadState("two keys of one level")
-        for zone in (seat.hand, seat.deck, seat.discard):
-            if any(c not in t.actions for c in zone):
-                raise BadState("a non-action card in hand, deck or discard")
+        if not t.actions.keys() >= {*seat.hand, *seat.deck, *seat.discard}:
+            raise BadState("a non-action card in hand, deck or discard")
     for i, kind in enumerate(POTIONS):
         held = sum(kind in s.potions for s in state.seats)
         if state.potions[i] < 0 or state.potions[i] + held != t.potions_per_kind:
@@ -109,25 +117,25 @@ def _check_places(state: GameState) -> None:
     for level, lv in enumerate(state.levels, start=1):
         if len(lv.row) != 5:
             raise BadState(f"row {level} has {len(lv.row)} slots, not 5")
+        regular = set(t.regular[level])
         for card in (*(c for c in lv.row if c), *lv.deck):
-            info = t.monsters.get(card)
-            if info is None or info.level != level or info.gatekeeper:
+            if card not in regular:
                 raise BadState(f"{card!r} is not a regular monster of level {level}")
+        gatekeepers = set(t.gatekeepers[level])
         for card in lv.gates:
-            info = t.monsters.get(card)
-            if info is None or info.level != level or not info.gatekeeper:
+            if card not in gatekeepers:
                 raise BadState(f"{card!r} is not a gatekeeper of level {level}")
     for card in state.pawnshop:
         if card not in t.equipment and not (card in t.actions and t.actions[card].reward):
             raise BadState(f"{card!r} cannot be in the pawnshop")
-    owner = {c: hero for hero, cards in t.hero_cards.items() for c in cards}
+    starting = {c for cards in t.hero_cards.values() for c in cards}
     for i, seat in enumerate(state.seats):
         if any(not t.monsters[k].gatekeeper for k in seat.keys if k in t.monsters):
             raise BadState("a key that is not a gatekeeper")
-        zones = seat.hand + seat.deck + seat.discard
+        zones = {*seat.hand, *seat.deck, *seat.discard}
         if state.battle is not None and state.current == i:
-            zones += state.battle.chain + state.battle.drawn
-        if any(owner.get(c, seat.hero) != seat.hero for c in zones):
+            zones.update(state.battle.chain, state.battle.drawn)
+        if not zones & starting <= set(t.hero_cards[seat.hero]):
             raise BadState(f"seat {i} holds another hero's starting card")
 
 

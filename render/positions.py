@@ -71,7 +71,7 @@ def battle_position(seed: int, seats: int = 3, min_chain: int = 2,
     the state and the actions (notation) that reach it from ``demo_config(seed, ...)``.
     """
     state = new_game(demo_config(seed, seats, abilities))
-    agents = [make_agent("random", seed * 31 + i) for i in range(seats)]
+    agents = [make_agent("reach", seed * 31 + i) for i in range(seats)]
     actions: list[str] = []
     fallback: tuple[GameState, list[str]] | None = None
     for _ in range(MAX_STEPS):

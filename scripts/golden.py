@@ -3,11 +3,12 @@
     .venv/bin/python scripts/golden.py          # rewrite every golden file
     .venv/bin/python scripts/golden.py --check  # only say whether they are up to date
 
-Each file records a few seeded games played by the random agent, step by step: a compact summary of
-the position, the sorted legal actions and the action chosen. ``tests/test_golden.py`` replays them
-and compares line by line, so any change in the rules, the setup or the random generator shows up
-as a diff. The header carries a hash of the catalogue data (``cards/data/*.toml``), so a mismatch
-caused by re-tuned card values says so.
+Each file records a few seeded games played by the uniformly random agent (``make_agent("random")``,
+which knows nothing of the game, so tuning the other agents never changes these files), step by
+step: a compact summary of the position, the sorted legal actions and the action chosen.
+``tests/test_golden.py`` replays them and compares line by line, so any change in the rules, the
+setup or the random generator shows up as a diff. The header carries a hash of the catalogue
+data (``cards/data/*.toml``), so a mismatch caused by re-tuned card values says so.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ def random_positions(config: GameConfig, count: int) -> list[GameState]:
     """The first ``count`` + 1 positions of ``config`` played by random agents (fewer if it
     ends)."""
     state = new_game(config)
-    agents = [make_agent("random", i) for i in range(len(config.seats))]
+    agents = [make_agent("reach", i) for i in range(len(config.seats))]
     out = [state]
     for _ in range(count):
         if state.phase is Phase.OVER:

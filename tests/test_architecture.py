@@ -21,7 +21,7 @@ PROJECT = {"engine", "cards", "render", "bot", "i18n", "loopback", "playground"}
 ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "i18n": (set(), set()),
     "cards": ({"i18n"}, {"pydantic"}),
-    "engine": ({"cards", "i18n"}, set()),
+    "engine": ({"cards", "i18n"}, {"msgspec"}),
     "render": ({"engine", "i18n"}, {"PIL"}),
     "bot": ({"engine", "render", "cards", "i18n"}, {"discord", "aiosqlite", "pydantic", "yarl"}),
     # compression: the standard library's zstd from Python 3.14 on

@@ -17,13 +17,14 @@ def test_the_engine_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[s
     spec = importlib.util.spec_from_file_location("bench_engine", ROOT / "benchmarks/engine.py")
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, bench)  # dataclasses look their module up there
+    monkeypatch.setitem(sys.modules, spec.name, bench)
     spec.loader.exec_module(bench)
-    assert bench.main(["--games", "1", "--positions", "20"]) == 0
+    assert bench.main(["--games", "1", "--heuristic-games", "1", "--rounds", "1"]) == 0
     out = capsys.readouterr().out
-    assert "complete games/s" in out and "apply(check=True)" in out
-    assert "games 1: finished 1" in out
-    assert "garbage collector" in out
+    assert "heuristic self-play:" in out and "steps/s" in out
+    assert "complete games/s (1 of 1 finished)" in out
+    assert "state_to_json + state_from_json, midgame:" in out
+    assert bench.main(["--against", str(ROOT / "docs")]) == 2  # not a checkout
 
 
 def test_the_instruction_count_workload_plays_and_replays() -> None:

@@ -1,4 +1,4 @@
-"""Golden playthroughs: seeded random-agent games must replay exactly as recorded in tests/golden.
+"""Golden playthroughs: seeded games of the uniformly random agent replay exactly as recorded.
 
 The files are written by ``scripts/golden.py``; when a change of the rules, the setup, the random
 generator or the catalogue is intended, regenerate them with ``.venv/bin/python scripts/golden.py``

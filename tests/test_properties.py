@@ -125,7 +125,7 @@ def fast_forward(data: st.DataObject, config: GameConfig) -> GameState:
     about a fifth are over (late positions, mostly still in play), after 2,000 all of them."""
     state = new_game(config)
     steps = data.draw(st.sampled_from((0, 0, 50, 400, 700, 2000)), label="agent moves first")
-    agents = [make_agent("random", config.seed % 1000 + i) for i in range(len(config.seats))]
+    agents = [make_agent("reach", config.seed % 1000 + i) for i in range(len(config.seats))]
     for _ in range(steps):
         if state.phase is Phase.OVER:
             break
@@ -439,12 +439,12 @@ def test_same_seed_same_game(config: GameConfig, choices: list[int]) -> None:
 
 
 def _finished_game() -> tuple[GameConfig, list[Action], list[GameState]]:
-    """The first random-agent 4-seat game (by seed) that ends within the round cap."""
+    """The first reach-agent 4-seat game (by seed) that ends within the round cap."""
     for seed in range(40):
         config = GameConfig(tuple(SeatConfig(h) for h in HEROES[seed % 3: seed % 3 + 4]),
                             abilities=bool(seed % 2), seed=seed)
         state = new_game(config)
-        agents = [make_agent("random", seed * 8 + i) for i in range(4)]
+        agents = [make_agent("reach", seed * 8 + i) for i in range(4)]
         actions: list[Action] = []
         states = [state]
         while state.phase is not Phase.OVER and state.round <= 150:

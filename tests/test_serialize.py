@@ -90,17 +90,16 @@ def _hand_card(doc: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize(("change", "words"), [
     (_set("format", STATE_FORMAT + 1), f"format {STATE_FORMAT + 1}"),
-    (_set("format", "1"), "format"),
+    (_set("format", "1"), "not a saved game"),
     (_drop("state"), "not a saved game"),
     (_set("state/phase", "napping"), "napping"),
-    (_set("state/seats/0/hp", "5"), "number"),
-    (_set("state/seats/0/hp", True), "number"),
+    (_set("state/seats/0/hp", "5"), "Expected `int`, got `str` - at `$.seats[0].hp`"),
+    (_set("state/seats/0/hp", True), "Expected `int`, got `bool`"),
     (_set("state/seats/0/hp", 9), "HP 9"),
     (_set("state/seats/1/hp", -1), "HP -1"),
-    (_set("state/seats/0/sparkle", 1), "sparkle"),
-    (_set("state/sparkle", 1), "sparkle"),
+    (_drop("state/seats/0/hero"), "missing required field `hero`"),
     (_set("state/lord", "lord-9"), "lord-9"),
-    (_set("state/potions", [4, 4]), "items"),
+    (_set("state/potions", [4, 4]), "length 3"),
     (_set("state/potions", [9, 4, 4]), "potions"),
     (_set("state/seats/0/potions", ["elixir"]), "potions"),
     (_set("state/seats/0/hand", ["m1-01", "m1-01"]), "cards out of place"),
@@ -113,14 +112,23 @@ def _hand_card(doc: dict[str, Any]) -> str:
     (_set("state/config/seats/2/hero", "aderyn"), "plays 'xanros', but the table seated 'aderyn'"),
     (_set("state/config/seats/0/stacking", "sideways"), "sideways"),
     (_set("state/winner", 1), "winner"),
-    (_set("state/log/0/text", {"key": "event.start"}), "key and params"),
-    (_set("state/log/0/text/params", {"who": [1]}), "parameter"),
-    (_set("state/seats", {"0": {}}), "list"),
+    (_set("state/log/0/text", {"params": []}), "missing required field `key`"),
+    (_set("state/log/0/text/params", [["who", [1]]]), "params"),
+    (_set("state/log/0/text/params", {"who": "Ann"}), "params"),  # format 1's shape in format 2
+    (_set("state/seats", {"0": {}}), "Expected `array`, got `object` - at `$.seats`"),
 ])
 def test_corrupt_state_is_refused(change: Callable[[dict[str, Any]], None], words: str) -> None:
     with pytest.raises(BadState) as info:
         state_from_json(_corrupt(change))
     assert words in str(info.value), str(info.value)
+
+
+def test_fields_the_engine_does_not_know_are_ignored() -> None:
+    state = _positions(60)[-1]
+    for change in (_set("state/sparkle", 1), _set("state/seats/0/sparkle", 1)):
+        doc = json.loads(state_to_json(state))
+        change(doc)
+        assert state_from_json(json.dumps(doc)) == state
 
 
 def test_a_card_in_two_places_is_refused() -> None:
@@ -131,7 +139,8 @@ def test_a_card_in_two_places_is_refused() -> None:
         state_from_json(_corrupt(twice))
 
 
-@pytest.mark.parametrize("text", ["", "{", "[]", "null", "42", '{"format": 1}', b"\xff\xfe"])
+@pytest.mark.parametrize("text", ["", "{", "[]", "null", "42", '{"format": 2}', b"\xff\xfe",
+                                  '{"format": 1, "state": {"seats": 3}}'])
 def test_not_a_saved_game(text: str | bytes) -> None:
     with pytest.raises(BadState):
         state_from_json(text)

@@ -16,7 +16,7 @@ from engine.observe import Observation
 from engine.simulate import main, play_game, run, summarise
 
 
-@pytest.mark.parametrize("kind", ["heuristic", "random"])
+@pytest.mark.parametrize("kind", ["heuristic", "reach", "random"])
 def test_agents_only_choose_legal_actions(kind: str) -> None:
     config = GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia"), SeatConfig("xanros")),
                         abilities=True, seed=11)

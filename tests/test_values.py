@@ -1,169 +1,64 @@
-"""engine.values: the fast __init__ and copy of frozen value classes behave like the dataclass's."""
+"""The engine's values behave as values: built by keyword, equal and hashed by content, frozen,
+copied with changes by dataclasses.replace, pickled and read back from JSON unchanged."""
 
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import pickle
+from typing import Any
 
 import pytest
 
-from engine import GameConfig, SeatConfig, new_game, values
-from engine.actions import Play
-from engine.state import Battle, GameState, Seat, evolve_battle, evolve_seat
-from engine.values import builder, evolver, fast_init
+from engine import GameConfig, SeatConfig, new_game
+from engine.actions import Fight, Play
+from engine.battle import Totals
+from engine.serialize import from_data, to_data
+from engine.state import Battle, Event, GameState, Level, Seat
+from i18n import msg
+
+STATE = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=4))
+VALUES: list[Any] = [
+    STATE, STATE.seats[0], STATE.levels[0], STATE.config, STATE.config.seats[0],
+    Battle(level=1, slot=2, monster="m1-01", chain=("hor1",), boosted=((0, "attack"),)),
+    Event(msg("event.play", who="Ann", card=msg("card.hor1")), to=1),
+    Fight(level=2, slot=0), Play(card="hor1", ability="attack"),
+    Totals(1, 2, 0, 3, 0, 4, 5, 1, 4, False, False, 0),
+]
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Plain:
-    """A reference class with the dataclass's own __init__."""
-
-    name: str
-    hp: int = 5
-    cards: tuple[str, ...] = ()
-
-
-@fast_init
-@dataclasses.dataclass(frozen=True, slots=True)
-class Fast:
-    """The same fields with the fast __init__."""
-
-    name: str
-    hp: int = 5
-    cards: tuple[str, ...] = ()
-
-
-def test_fast_init_keeps_signature_defaults_and_values() -> None:
-    assert str(inspect.signature(Fast)) == str(inspect.signature(Plain))
-    for args, kwargs in ((("a",), {}), (("a", 3), {}),
-                         ((), {"name": "b", "cards": ("x",)}), (("c",), {"hp": 0})):
-        fast, plain = Fast(*args, **kwargs), Plain(*args, **kwargs)
-        assert dataclasses.astuple(fast) == dataclasses.astuple(plain)
-        assert fast == Fast(*args, **kwargs) and hash(fast) == hash(Fast(*args, **kwargs))
-    with pytest.raises(TypeError):
-        Fast()  # type: ignore[call-arg]
-    with pytest.raises(TypeError):
-        Fast("a", colour="red")  # type: ignore[call-arg]
-
-
-def test_fast_values_stay_frozen_and_pickle() -> None:
-    value = Fast("a", 2, ("x",))
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        value.hp = 3  # type: ignore[misc]
+@pytest.mark.parametrize("value", VALUES, ids=lambda v: type(v).__name__)
+def test_values_compare_hash_copy_and_pickle_by_content(value: Any) -> None:
+    fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    twin = type(value)(**fields)
+    assert twin == value and hash(twin) == hash(value) and twin is not value
+    assert dataclasses.replace(value) == value
     assert pickle.loads(pickle.dumps(value)) == value
-    state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=4))
-    assert pickle.loads(pickle.dumps(state)) == state
+    assert from_data(type(value), to_data(value)) == value
+    name = next(iter(fields))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(value, name, fields[name])
+    assert not hasattr(value, "__dict__")  # slotted: no stray attribute can be added
 
 
-def test_evolver_matches_dataclasses_replace() -> None:
-    state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=4))
-    seat = state.seats[0]
-    assert evolve_seat(seat, hp=2, keys=("g1",)) == dataclasses.replace(seat, hp=2, keys=("g1",))
-    assert evolve_seat(seat) == seat and evolve_seat(seat) is not seat
-    battle = Battle(level=1, slot=2, monster="m")
-    assert evolve_battle(battle, chain=("c",)) == dataclasses.replace(battle, chain=("c",))
-    later = evolver(GameState)(state, step=7, round=3)
-    assert later == dataclasses.replace(state, step=7, round=3)
-    assert isinstance(later, GameState) and later.seats is state.seats
+def test_keyword_construction_fills_the_defaults() -> None:
+    seat = Seat(hero="horan")
+    assert (seat.hp, seat.hand, seat.weapon, seat.stacking) == (5, (), None, "shuffle")
+    battle = Battle(level=1, slot=0, monster="g1-1")
+    assert (battle.chain, battle.ability_used, battle.hp_before) == ((), False, None)
+    assert Level(row=(None,) * 5, deck=(), gates=()).row == (None,) * 5
     with pytest.raises(TypeError):
-        evolve_seat(seat, colour="red")
+        Seat()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Seat(hero="horan", colour="red")  # type: ignore[call-arg]
 
 
-def test_engine_values_use_the_fast_init() -> None:
-    """The hot classes really got it (a plain dataclass __init__ calls object.__setattr__)."""
-    for cls in (Seat, Battle, GameState, Play):
-        assert "set_" in " ".join(cls.__init__.__code__.co_names), cls
-    for cls in (Seat, Battle, GameState):  # wide enough to be built as their twins
-        assert "Twin" in cls.__init__.__code__.co_names, cls
-
-
-def test_classes_the_fast_paths_cannot_serve_are_refused() -> None:
-    @dataclasses.dataclass(frozen=True)
-    class NoSlots:
-        a: int
-
-    @dataclasses.dataclass(frozen=True, slots=True)
-    class Factory:
-        a: list[int] = dataclasses.field(default_factory=list)
-
-    @dataclasses.dataclass(frozen=True, slots=True)
-    class Post:
-        a: int
-
-        def __post_init__(self) -> None:
-            pass
-
-    for cls in (NoSlots, Factory, Post):
-        with pytest.raises(TypeError):
-            fast_init(cls)
-        with pytest.raises(TypeError):
-            evolver(cls)
-
-
-@fast_init
-@dataclasses.dataclass(frozen=True, slots=True)
-class Wide:
-    """Enough fields to be built as its twin (engine.values._TWIN_FROM)."""
-
-    a: int
-    b: str
-    c: tuple[int, ...] = ()
-    d: int | None = None
-    e: bool = False
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class PlainWide:
-    """The same fields with the dataclass's own __init__."""
-
-    a: int
-    b: str
-    c: tuple[int, ...] = ()
-    d: int | None = None
-    e: bool = False
-
-
-class WideChild(Wide):
-    """A subclass: its instances must keep their own class."""
-
-    __slots__ = ()
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class FrozenBase:
-    """A frozen base class, whose own __setattr__ rules out a twin for its subclasses."""
-
-    a: int
-
-
-@fast_init
-@dataclasses.dataclass(frozen=True, slots=True)
-class FrozenChild(FrozenBase):
-    """Built slot by slot: its base would refuse the twin's stores."""
-
-    b: int
-    c: int = 0
-    d: int = 0
-
-
-def test_twin_built_values_are_the_class_itself_and_stay_frozen() -> None:
-    assert values._twin(Wide) is not None and values._twin(FrozenChild) is None
-    wide, plain = Wide(1, "x", (2,), e=True), PlainWide(1, "x", (2,), e=True)
-    assert type(wide) is Wide and dataclasses.astuple(wide) == dataclasses.astuple(plain)
-    assert wide == Wide(1, "x", (2,), None, True) and hash(wide) == hash(Wide(1, "x", (2,), e=True))
-    assert pickle.loads(pickle.dumps(wide)) == wide
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        wide.a = 2  # type: ignore[misc]
-    changed = evolver(Wide)(wide, d=4)
-    assert type(changed) is Wide and changed == Wide(1, "x", (2,), 4, True)
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        changed.d = 5  # type: ignore[misc]
-    half = builder(Wide, ("a", "b"))(7, "y")
-    assert type(half) is Wide and (half.a, half.b) == (7, "y")
-    with pytest.raises(AttributeError):
-        half.c  # noqa: B018 - an unset slot
-    child = WideChild(3, "z")
-    assert type(child) is WideChild and (child.a, child.b, child.c) == (3, "z", ())
-    frozen = FrozenChild(1, 2, d=3)
-    assert type(frozen) is FrozenChild and dataclasses.astuple(frozen) == (1, 2, 0, 3)
-    assert evolver(FrozenChild)(frozen, c=9) == FrozenChild(1, 2, 9, 3)
+def test_replace_changes_only_what_it_names() -> None:
+    seat = STATE.seats[0]
+    hurt = dataclasses.replace(seat, hp=2, keys=("g1-1",))
+    assert (hurt.hp, hurt.keys) == (2, ("g1-1",)) and hurt.hand is seat.hand
+    assert seat.hp == 5 and seat.keys == ()
+    later = dataclasses.replace(STATE, step=7, round=3)
+    assert isinstance(later, GameState) and later.seats is STATE.seats and later != STATE
+    assert STATE.with_seat(0, hurt).seats == (hurt, STATE.seats[1])
+    with pytest.raises(TypeError):
+        dataclasses.replace(seat, colour="red")

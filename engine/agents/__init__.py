@@ -1,4 +1,5 @@
-"""Players the engine can seat itself: a random agent and a heuristic one.
+"""Players the engine can seat itself: a uniformly random agent, a random agent that prefers the
+monsters it can beat (``reach``) and a heuristic one.
 
 An agent sees only its seat's :class:`~engine.observe.Observation` (no hidden cards) and picks one
 of ``observation.legal``.
@@ -21,13 +22,17 @@ class Agent(Protocol):
 
 
 def make_agent(kind: str, seed: int = 0) -> Agent:
-    """An agent by name: ``random`` or ``heuristic``."""
+    """An agent by name: ``random``, ``reach`` or ``heuristic``."""
     if kind == "random":
         from engine.agents.random_agent import RandomAgent
 
         return RandomAgent(seed)
+    if kind == "reach":
+        from engine.agents.reach import ReachAgent
+
+        return ReachAgent(seed)
     if kind == "heuristic":
         from engine.agents.heuristic import HeuristicAgent
 
         return HeuristicAgent(seed)
-    raise ValueError(f"unknown agent {kind!r} (random or heuristic)")
+    raise ValueError(f"unknown agent {kind!r} (random, reach or heuristic)")

@@ -150,7 +150,7 @@ def test_every_kind_of_position_of_simulated_games_renders() -> None:
     phases: set[Phase] = set()
     for seed in (2, 3):
         state = new_game(demo_config(seed, seats=2 + seed % 3))
-        agents = [make_agent("random", seed + i) for i in range(len(state.seats))]
+        agents = [make_agent("reach", seed + i) for i in range(len(state.seats))]
         step = 0
         while state.phase is not Phase.OVER and step < 3000:
             if step % 25 == 0 or state.phase not in (Phase.TURN, Phase.BATTLE):

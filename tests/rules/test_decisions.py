@@ -128,7 +128,7 @@ def test_d7_every_position_of_a_game_offers_an_action() -> None:
         config = GameConfig(seats=tuple(SeatConfig(h) for h in heroes), abilities=seed % 2 == 0,
                             seed=seed)
         state = new_game(config)
-        agents = [make_agent("random", seed * 10 + i) for i in range(len(heroes))]
+        agents = [make_agent("reach", seed * 10 + i) for i in range(len(heroes))]
         for _ in range(400):
             if state.phase is Phase.OVER:
                 assert legal_actions(state) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import replace
 
 import pytest
@@ -156,16 +157,24 @@ def test_check_state_refuses_a_battle_in_the_wrong_place() -> None:
 
 
 def test_docstring_example_runs() -> None:
+    """The module docstring's example is this test's code, and it works."""
     import engine.position as module
+    from engine.position import SeatSetup, advance, position
 
-    text = module.__doc__ or ""
-    block = text.split("Example::", 1)[1].split("\nCards are", 1)[0]
-    scope: dict[str, object] = {}
-    exec("\n".join(line[4:] for line in block.splitlines()), scope)  # noqa: S102
-    state = scope["state"]
-    assert isinstance(state, type(position("horan", "taia")))
+    state = position(
+        SeatSetup("horan", hand=["hor1", "hor2"], hp=3, weapon="m1-10", keys=[1]),
+        SeatSetup("taia"),
+        rows={2: ["m2-04", None, "m2-05", None, None]},
+        fight="m2-04",  # start a battle against it (row II slot 1)
+    )
+    state = advance(state, "play:hor1")  # then any actions, checked by the rules
     assert state.battle is not None and state.battle.chain == ("hor1",)
     check_state(state)
+    source = inspect.getsource(test_docstring_example_runs).split('"""', 2)[2]
+    code = [line.strip() for line in source.split("    assert state.battle")[0].splitlines()
+            if line.strip() and "import engine.position" not in line]
+    doc = (module.__doc__ or "").split("Example::", 1)[1].split("\nCards are", 1)[0]
+    assert code == [line.strip() for line in doc.splitlines() if line.strip()]
 
 
 @settings(max_examples=60, deadline=None)

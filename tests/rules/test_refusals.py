@@ -58,7 +58,7 @@ def test_refusals_are_specific_and_legal_actions_are_exact() -> None:
         config = GameConfig(seats=tuple(SeatConfig(h) for h in heroes),
                             abilities=seed % 2 == 1, seed=100 + seed)
         state = new_game(config)
-        agents = [make_agent("random", seed * 7 + i) for i in range(len(heroes))]
+        agents = [make_agent("reach", seed * 7 + i) for i in range(len(heroes))]
         for _ in range(250):
             if state.phase is Phase.OVER:
                 break

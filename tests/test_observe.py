@@ -1,0 +1,75 @@
+"""engine.observe: an observation is a plain value, the same whoever builds it and however often."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+import pytest
+from random_play import random_positions
+
+from engine import GameConfig, GameState, Phase, SeatConfig, legal_actions, observe
+from engine.actions import Fight
+from engine.observe import Observation
+from engine.serialize import to_data
+
+CONFIG = GameConfig((SeatConfig("horan", name="Ann"), SeatConfig("taia", ai=True),
+                     SeatConfig("xanros")), abilities=True, seed=77)
+
+
+def _positions(count: int = 150) -> list[GameState]:
+    return random_positions(CONFIG, count)
+
+
+def test_observations_compare_copy_and_pickle_as_values() -> None:
+    phases = set()
+    for state in _positions():
+        phases.add(state.phase)
+        for viewer in (*range(len(state.seats)), None):
+            view = observe(state, viewer)
+            again = observe(state, viewer)
+            assert again == view and hash(again) == hash(view) and to_data(again) == to_data(view)
+            assert dataclasses.replace(view) == view
+            assert pickle.loads(pickle.dumps(view)) == view
+            assert Observation(**{f.name: getattr(view, f.name)
+                                  for f in dataclasses.fields(view)}) == view
+            assert [view.seat_view(i) for i in range(len(state.seats))] == list(view.seats)
+    assert {Phase.TURN, Phase.BATTLE} <= phases
+
+
+def test_the_fields_describe_the_state() -> None:
+    for state in _positions(80):
+        view = observe(state, state.current)
+        assert (view.step, view.round, view.phase, view.current) == (
+            state.step, state.round, state.phase, state.current)
+        assert view.hand == state.seat.hand
+        assert list(view.legal) == (legal_actions(state) if state.phase is not Phase.OVER else [])
+        for seat, seen in zip(state.seats, view.seats, strict=True):
+            assert (seen.hero, seen.hp, seen.hand_count, seen.deck_count, seen.discard) == (
+                seat.hero, seat.hp, len(seat.hand), len(seat.deck), seat.discard)
+        for level, seen in zip(state.levels, view.levels, strict=True):
+            assert seen.row == level.row and seen.deck_count == len(level.deck)
+            assert seen.gate_top == (level.gates[0] if level.gates else None)
+        assert (view.battle is None) == (state.battle is None or state.phase is Phase.OVER)
+        for fight in view.legal:
+            if isinstance(fight, Fight):
+                assert view.target(fight) is not None
+        spectator = observe(state, None)
+        assert spectator.hand == () and spectator.legal == () and spectator.drawn == ()
+
+
+def test_observations_are_frozen() -> None:
+    view = observe(_positions(40)[-1], 0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.seats = ()  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.seats[0].hp = 1  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        view.nonsense  # type: ignore[attr-defined]  # noqa: B018 - reading is the test
+
+
+def test_seat_view_of_a_copy_reads_the_copys_seats() -> None:
+    view = observe(_positions(30)[-1], 0)
+    moved = dataclasses.replace(view.seats[1], hp=1)
+    copy = dataclasses.replace(view, seats=(view.seats[0], moved, *view.seats[2:]))
+    assert copy.seat_view(1) is moved and view.seat_view(1) == view.seats[1] != moved
