@@ -19,16 +19,20 @@ MAKERS: dict[str, tuple[str, ...]] = {}
 
 @dataclass(frozen=True, slots=True)
 class EventMaker:
-    """Makes the event ``key`` from the values of its parameters ``names``, given in that order."""
+    """Makes the event ``key`` from the values of its parameters ``names``, given in that order;
+    ``order`` lists the positions of the names in alphabetical order, the order of a message's
+    parameters."""
 
     key: str
     names: tuple[str, ...]
+    order: tuple[int, ...]
 
     def __call__(self, *values: Param, to: int | None = None) -> Event:
         """The event with these parameter values, seen by seat ``to`` only (None: everyone)."""
-        if len(values) != len(self.names):
-            raise TypeError(f"{self.key} takes {len(self.names)} values, not {len(values)}")
-        return Event(Msg(self.key, tuple(sorted(zip(self.names, values, strict=True)))), to)
+        names = self.names
+        if len(values) != len(names):
+            raise TypeError(f"{self.key} takes {len(names)} values, not {len(values)}")
+        return Event(Msg(self.key, tuple([(names[i], values[i]) for i in self.order])), to)
 
 
 def maker(key: str, *names: str) -> EventMaker:
@@ -36,7 +40,7 @@ def maker(key: str, *names: str) -> EventMaker:
     if key in MAKERS or len(set(names)) != len(names) or "to" in names:
         raise ValueError(f"bad event maker {key!r} {names!r}")
     MAKERS[key] = names
-    return EventMaker(key, names)
+    return EventMaker(key, names, tuple(sorted(range(len(names)), key=names.__getitem__)))
 
 
 start = maker("event.start", "lord")

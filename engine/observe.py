@@ -1,14 +1,16 @@
 """What one seat (or a spectator) may know: the only view the renderer and the bot may show.
 
 An :class:`Observation` holds the public table, the viewer's own hand and private events, and the
-viewer's legal actions when it is their decision. It never holds another seat's hand, the order of
-any deck (only the face-up top card of the caverns' decks, which the rules show), or the Lords
-left out of the game.
+viewer's legal actions when it is their decision. None of its public parts shows another seat's
+hand, the order of any deck (only the face-up top card of the caverns' decks, which the rules
+show), or the Lords left out of the game.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
+from typing import Any
 
 from engine.actions import LORD_LEVEL, POTIONS, Action, Fight
 from engine.battle import Totals, active_curses, hand_size, totals
@@ -70,9 +72,21 @@ class BattleView:
     active_curses: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+#: The public parts of an observation, in the order :meth:`Observation.public` lists them.
+PARTS = ("viewer", "step", "round", "phase", "current", "order", "abilities", "seats", "levels",
+         "lord", "potion_piles", "pawnshop", "battle", "pending", "winner", "events", "hand",
+         "drawn", "legal")
+
+
+@dataclass(frozen=True, eq=False)
 class Observation:
-    """Everything ``viewer`` may know now (``viewer`` None: a spectator)."""
+    """Everything ``viewer`` may know now (``viewer`` None: a spectator).
+
+    The fields are filled by :func:`observe`; the views of the seats, levels, battle, potion piles
+    and events are worked out from the observed state when first read (most readers, the agents
+    above all, read only a few of them) and kept. Equality, hashing and :meth:`public` cover all
+    public parts and never the state behind them.
+    """
 
     viewer: int | None
     step: int
@@ -81,22 +95,54 @@ class Observation:
     current: int
     order: tuple[int, ...]
     abilities: bool
-    seats: tuple[SeatView, ...]
-    levels: tuple[LevelView, ...]
     lord: str
-    potion_piles: tuple[tuple[str, int], ...]
     pawnshop: tuple[str, ...]
-    battle: BattleView | None
     pending: str | None  # the won equipment (REWARD) or the purchase (PAY); public
     winner: int | None
-    events: tuple[Event, ...]  # recent events the viewer may see
     hand: tuple[str, ...]  # the viewer's hand (empty for spectators)
     drawn: tuple[str, ...]  # Taia's pending pair, only to Taia
     legal: tuple[Action, ...]  # the viewer's legal actions when they must decide
+    _state: GameState = field(repr=False)  # the observed state; read only through the views
+
+    @cached_property
+    def _seat_views(self) -> list[SeatView | None]:
+        """The seat views worked out so far, by seat."""
+        return [None] * len(self._state.seats)
 
     def seat_view(self, index: int) -> SeatView:
-        """What everyone sees of seat ``index``."""
-        return self.seats[index]
+        """What everyone sees of seat ``index`` (worked out for this seat alone)."""
+        views = self._seat_views
+        view = views[index]
+        if view is None:
+            state = self._state
+            view = views[index] = _seat_view(index, state.seats[index], state.config.seats[index])
+        return view
+
+    @cached_property
+    def seats(self) -> tuple[SeatView, ...]:
+        """What everyone sees of each seat, by seat index."""
+        return tuple([self.seat_view(i) for i in range(len(self._seat_views))])
+
+    @cached_property
+    def levels(self) -> tuple[LevelView, ...]:
+        """The three cavern levels as seen on the table."""
+        return tuple([_level_view(n, lv) for n, lv in enumerate(self._state.levels, start=1)])
+
+    @cached_property
+    def potion_piles(self) -> tuple[tuple[str, int], ...]:
+        """The merchant's potions left, by kind."""
+        return tuple(zip(POTIONS, self._state.potions, strict=True))
+
+    @cached_property
+    def battle(self) -> BattleView | None:
+        """The battle in progress, with its running totals (None once the game is over)."""
+        return None if self.phase is Phase.OVER else _battle(self._state)
+
+    @cached_property
+    def events(self) -> tuple[Event, ...]:
+        """The recent events the viewer may see."""
+        viewer = self.viewer
+        return tuple([e for e in self._state.log if e.to is None or e.to == viewer])
 
     def target(self, fight: Fight) -> str | None:
         """The monster ``fight`` would face: the Lord, a gatekeeper deck's top or a row card."""
@@ -104,6 +150,32 @@ class Observation:
             return self.lord
         level = self.levels[fight.level - 1]
         return level.gate_top if fight.slot == 0 else level.row[fight.slot - 1]
+
+    def replaced(self, **parts: Any) -> Observation:
+        """A copy with the named public parts replaced and every other one as here: a made-up
+        position (``dataclasses.replace`` replaces only the fields)."""
+        unknown = set(parts) - set(PARTS)
+        if unknown:
+            raise TypeError(f"not a part of an observation: {', '.join(sorted(unknown))}")
+        names = {f.name for f in fields(self)}
+        copy = replace(self, **{k: v for k, v in parts.items() if k in names})
+        for name in PARTS:  # the worked-out parts, fixed as cached_property keeps them
+            if name not in names:
+                copy.__dict__[name] = parts.get(name, getattr(self, name))
+        copy.__dict__["_seat_views"] = list(copy.seats)  # seat_view reads the given seats
+        return copy
+
+    def public(self) -> dict[str, Any]:
+        """Every public part by name (see :data:`PARTS`)."""
+        return {name: getattr(self, name) for name in PARTS}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Observation):
+            return NotImplemented
+        return self.public() == other.public()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.public().values()))
 
 
 def observe(state: GameState, viewer: int | None = None) -> Observation:
@@ -113,17 +185,11 @@ def observe(state: GameState, viewer: int | None = None) -> Observation:
     battle = state.battle
     return Observation(
         viewer=viewer, step=state.step, round=state.round, phase=state.phase, current=current,
-        order=state.order, abilities=state.config.abilities,
-        seats=tuple([_seat_view(i, seat, state.config.seats[i])
-                     for i, seat in enumerate(state.seats)]),
-        levels=tuple([_level_view(n, lv) for n, lv in enumerate(state.levels, start=1)]),
-        lord=state.lord, potion_piles=tuple(zip(POTIONS, state.potions, strict=True)),
-        pawnshop=state.pawnshop, battle=_battle(state), pending=state.pending,
-        winner=state.winner,
-        events=tuple([e for e in state.log if e.to is None or e.to == viewer]),
+        order=state.order, abilities=state.config.abilities, lord=state.lord,
+        pawnshop=state.pawnshop, pending=state.pending, winner=state.winner,
         hand=state.seats[viewer].hand if viewer is not None else (),
         drawn=battle.drawn if battle is not None and mine else (),
-        legal=tuple(legal_actions(state)) if mine else (),
+        legal=tuple(legal_actions(state)) if mine else (), _state=state,
     )
 
 
@@ -148,7 +214,7 @@ def _level_view(n: int, lv: Level) -> LevelView:
 
 def _battle(state: GameState) -> BattleView | None:
     b = state.battle
-    if b is None or state.phase is Phase.OVER:
+    if b is None:
         return None
     return BattleView(
         seat=state.current, level=b.level, slot=b.slot, monster=b.monster,

@@ -93,8 +93,9 @@ def _plays(state: GameState, seat: Seat, battle: Battle) -> list[Play]:
         play = Play(card)
         if play_refusal(state, play) is None:
             out.append(play)
-            out.extend(p for p in (Play(card, e) for e in UNLOCKABLE if e in curses)
-                       if play_refusal(state, p) is None)
+            if curses:
+                out.extend(p for p in (Play(card, e) for e in UNLOCKABLE if e in curses)
+                           if play_refusal(state, p) is None)
     return out
 
 
@@ -390,6 +391,7 @@ def _play(w: _Work, a: Action) -> None:
     chain = battle.chain
     curses = active_curses(battle)
     hero = seat.hero if w.state.config.abilities else ""
+    who = w.who()  # the seat playing, named in every event below
     prev = t[chain[-1]] if chain else None
     follows = prev is None or info.colour in prev.next or (hero == "victorius"
                                                             and len(chain) == 1)
@@ -398,25 +400,25 @@ def _play(w: _Work, a: Action) -> None:
     unlocked = battle.unlocked
     if info.colour in curses or not follows:
         used = True  # R61 / R63: the once-per-battle ability made this card playable
-        w.said.append(events.ability(w.who(), word("hero", f"{seat.hero}.name")))
+        w.said.append(events.ability(who, word("hero", f"{seat.hero}.name")))
     if a.ability:
         used = True
         unlocked = unlocked + ((idx, a.ability),)
-        w.said.append(events.ability(w.who(), word("hero", f"{seat.hero}.name")))
+        w.said.append(events.ability(who, word("hero", f"{seat.hero}.name")))
     horan = battle.horan_bonus
     if hero == "horan" and not horan and prev is not None and prev.attack and info.attack:
         horan = True  # R62
-        w.said.append(events.horan(w.who()))
+        w.said.append(events.horan(who))
     w.seats[me] = seat = _with_cards(seat, _without(seat.hand, card), seat.deck, seat.discard)
     w.battle = Battle(battle.level, battle.slot, battle.monster, chain + (card,), battle.boosted,
                       battle.countered, used, unlocked, horan, battle.drawn, battle.draws_left,
                       battle.hp_before)
-    w.said.append(events.play(w.who(), card_name(card)))
+    w.said.append(events.play(who, card_name(card)))
     if info.heal and ("heal" not in curses or (idx, "heal") in unlocked):  # R18
         gain = min(MAX_HP, seat.hp + info.heal) - seat.hp
         if gain:
             w.seats[me] = replace(seat, hp=seat.hp + gain)
-            w.said.append(events.heal(w.who(), gain))
+            w.said.append(events.heal(who, gain))
     if info.draw and ("draw" not in curses or (idx, "draw") in unlocked):  # R17, R66
         if hero == "taia":
             _taia_draw(w, info.draw)
@@ -481,35 +483,36 @@ def _end_battle(w: _Work, a: Action) -> None:
     result = totals(w.state)
     monster = tables().monsters[battle.monster]
     hp_before = w.seat.hp
+    who = w.who()  # the seat that fought, named in every event below
     w.set(hp=result.hp_after)
     if result.damage:
-        w.said.append(events.hits(w.who(), result.damage))
+        w.said.append(events.hits(who, result.damage))
     if result.knocked_out:
-        w.said.append(events.knocked_out(w.who()))
+        w.said.append(events.knocked_out(who))
     elif result.hp_after > hp_before - result.damage:  # R25, narrated as the HP it gave
-        w.said.append(events.heal(w.who(), result.hp_after - (hp_before - result.damage)))
+        w.said.append(events.heal(who, result.hp_after - (hp_before - result.damage)))
     if not result.win:
         if not result.knocked_out:
-            w.said.append(events.lost(w.who(), monster_name(monster.id), result.attack,
+            w.said.append(events.lost(who, monster_name(monster.id), result.attack,
                                         monster.hp))
         w.end_turn()
         return
-    w.said.append(events.won(w.who(), monster_name(monster.id), result.attack, monster.hp))
+    w.said.append(events.won(who, monster_name(monster.id), result.attack, monster.hp))
     if battle.level == LORD_LEVEL:  # R60: the game ends at once
         w.set(discard=w.seat.discard + battle.chain)  # the table is left tidy (no battle)
         w.battle = None
         w.winner = w.me
         w.phase = Phase.OVER
-        w.said.append(events.champion(w.who()))
+        w.said.append(events.champion(who))
         return
     w.remove_monster(battle)
     if monster.reward == "key":
         w.set(keys=w.seat.keys + (monster.id,))
-        w.said.append(events.key(w.who(), ROMAN[monster.level]))
+        w.said.append(events.key(who, ROMAN[monster.level]))
         w.end_turn()
     elif monster.reward == "action":
         w.set(discard=w.seat.discard + (monster.id,))
-        w.said.append(events.reward_card(w.who(), card_name(monster.id)))
+        w.said.append(events.reward_card(who, card_name(monster.id)))
         w.end_turn()
     else:  # the battle stays open for the keep-or-pawn choice, its outcome settled
         w.battle = replace(battle, hp_before=hp_before)

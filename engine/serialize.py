@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from engine.errors import BadState
+from engine.observe import Observation
 from engine.state import STATE_FORMAT, GameConfig, GameState
 from engine.validate import check_state
 
@@ -35,7 +36,10 @@ _STATE = msgspec.json.Decoder(GameState)
 
 
 def to_data(value: Any) -> Any:
-    """Plain JSON-ready data (dicts, lists, strings, numbers) for any engine value."""
+    """Plain JSON-ready data (dicts, lists, strings, numbers) for any engine value (of an
+    observation: its public parts)."""
+    if isinstance(value, Observation):
+        value = value.public()
     return msgspec.to_builtins(value)
 
 
@@ -71,7 +75,7 @@ def state_from_json(text: str | bytes) -> GameState:
     :class:`BadState` on any problem, naming where it is."""
     try:
         saved = _ENVELOPE.decode(text)
-    except msgspec.DecodeError as exc:  # not JSON, or no format and state
+    except (msgspec.DecodeError, TypeError) as exc:  # not JSON text, or no format and state
         raise BadState(f"not a saved game: {exc}") from exc
     if saved.format == STATE_FORMAT:
         try:

@@ -10,7 +10,7 @@ from random_play import random_positions
 
 from engine import GameConfig, GameState, Phase, SeatConfig, legal_actions, observe
 from engine.actions import Fight
-from engine.observe import Observation
+from engine.observe import PARTS, Observation
 from engine.serialize import to_data
 
 CONFIG = GameConfig((SeatConfig("horan", name="Ann"), SeatConfig("taia", ai=True),
@@ -68,8 +68,33 @@ def test_observations_are_frozen() -> None:
         view.nonsense  # type: ignore[attr-defined]  # noqa: B018 - reading is the test
 
 
-def test_seat_view_of_a_copy_reads_the_copys_seats() -> None:
+def test_parts_read_in_any_order_are_the_same() -> None:
+    for state in _positions(60)[::6]:
+        early = observe(state, state.current)
+        singles = [early.seat_view(i) for i in reversed(range(len(state.seats)))][::-1]
+        assert list(early.seats) == singles and early.seats[0] is singles[0]
+        late = observe(state, state.current)
+        assert late.seats == early.seats and late.seat_view(1) is late.seats[1]
+        assert late.battle == early.battle and late.levels == early.levels
+
+
+def test_public_data_leaves_the_state_out() -> None:
+    view = observe(_positions(30)[-1], 0)
+    data = to_data(view)
+    assert list(data) == list(PARTS) and "_state" not in repr(view)
+    assert data["seats"] == to_data(view.seats)
+
+
+def test_replaced_fixes_the_given_parts_and_keeps_the_others() -> None:
     view = observe(_positions(30)[-1], 0)
     moved = dataclasses.replace(view.seats[1], hp=1)
-    copy = dataclasses.replace(view, seats=(view.seats[0], moved, *view.seats[2:]))
-    assert copy.seat_view(1) is moved and view.seat_view(1) == view.seats[1] != moved
+    copy = view.replaced(seats=(view.seats[0], moved, *view.seats[2:]), phase=Phase.OVER)
+    assert copy.seat_view(1) is moved and copy.seats[1] is moved and view.seats[1] != moved
+    assert copy.phase is Phase.OVER and copy.battle == view.battle and copy != view
+    assert view.replaced() == view
+    first = dataclasses.replace(view.levels[0], row=("nobody",) * len(view.levels[0].row))
+    assert view.replaced(levels=(first, *view.levels[1:])).target(Fight(1, 1)) == "nobody"
+    with pytest.raises(TypeError):
+        view.replaced(nonsense=1)
+    with pytest.raises(TypeError):
+        view.replaced(_state=None)

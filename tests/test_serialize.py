@@ -153,3 +153,9 @@ def test_messages_read_back_as_messages() -> None:
         assert isinstance(event.text, Msg)
         for _, value in event.text.params:
             assert isinstance(value, str | int | Msg)
+
+
+@pytest.mark.parametrize("value", [None, 42, ["a"]])
+def test_what_is_no_text_is_no_saved_game(value: Any) -> None:
+    with pytest.raises(BadState, match="not a saved game"):
+        state_from_json(value)

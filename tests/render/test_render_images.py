@@ -80,7 +80,7 @@ def test_long_names_and_many_pawned_cards_still_fit() -> None:
     seats = tuple(dataclasses.replace(s, name="Žluťoučký kůň úpěl ďábelské ódy " * 3)
                   for s in obs.seats)
     pawned = tuple(sorted(tables().equipment))
-    png = render.table_image(dataclasses.replace(obs, seats=seats, pawnshop=pawned))
+    png = render.table_image(obs.replaced(seats=seats, pawnshop=pawned))
     assert Image.open(io.BytesIO(png)).width <= MAX_WIDTH
 
 
