@@ -110,9 +110,10 @@ def _card_ids() -> list[str]:
 
 
 CARDS = _card_ids()
-ODD = [None, True, False, 0, -1, 1, 7, -(10 ** 30), 10 ** 30, 2 ** 63, 0.5, float("nan"), "",
-       "x", "shuffle", "top", "bottom", "potion:healing", "potion:nectar", [], [1], ["m1-01"],
-       {}, {"key": "event.turn", "params": []}]
+WORDS = ["", "x", "shuffle", "top", "bottom", "potion:healing", "potion:nectar", "lord-9",
+         "gandalf"]
+ODD = [None, True, False, 0, -1, 1, 7, -(10 ** 30), 10 ** 30, 2 ** 63, 0.5, float("nan"), *WORDS,
+       [], [1], ["m1-01"], {}, {"key": "event.turn", "params": []}]
 
 
 def _swap(rng: random.Random, doc: Doc) -> None:
@@ -167,7 +168,7 @@ def _retype(rng: random.Random, doc: Doc) -> None:
 
 def _string(rng: random.Random, doc: Doc) -> None:
     paths = [p for p in _scalars(doc) if isinstance(_at(doc, p), str)]
-    _set(doc, rng.choice(paths), rng.choice([*CARDS, *ODD[14:20], "lord-9", "gandalf"]))
+    _set(doc, rng.choice(paths), rng.choice([*CARDS, *WORDS]))
 
 
 def _seat_field(rng: random.Random, doc: Doc) -> None:
