@@ -180,17 +180,13 @@ def _check_pending(state: GameState) -> None:
         raise BadState("Taia's drawn cards and the phase disagree")
     if phase not in (Phase.BATTLE, Phase.DISCARD, Phase.TAIA):
         return
-    if battle.level == 4:
+    if battle.level == LORD_LEVEL:  # level and slot are in range (_check_battle)
         where: str | None = state.lord
-    elif not 1 <= battle.level <= 3:
-        raise BadState(f"battle on level {battle.level}")
     elif battle.slot == 0:
         gates = state.levels[battle.level - 1].gates
         where = gates[0] if gates else None
-    elif 1 <= battle.slot <= 5:
-        where = state.levels[battle.level - 1].row[battle.slot - 1]
     else:
-        raise BadState(f"battle in slot {battle.slot}")
+        where = state.levels[battle.level - 1].row[battle.slot - 1]
     if where != battle.monster:
         raise BadState(f"the battle's monster {battle.monster!r} is not where the battle is")
 
