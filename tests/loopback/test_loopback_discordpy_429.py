@@ -51,8 +51,11 @@ class GlobalWait:
             body: Any = await params.response.json(content_type=None)
         except (ValueError, aiohttp.ClientError):
             return
-        if isinstance(body, dict) and body.get("global") is True:
-            self.until = max(self.until, time.monotonic() + float(body["retry_after"]))
+        if not isinstance(body, dict) or body.get("global") is not True:
+            return
+        wait = body.get("retry_after")
+        if isinstance(wait, int | float):
+            self.until = max(self.until, time.monotonic() + wait)
 
 
 async def _client(hooks: GlobalWait) -> discord.http.HTTPClient:
