@@ -7,11 +7,15 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engine.actions import POTIONS
+from cards.models import EFFECT_CURSES
+from engine.actions import LORD_LEVEL, POTIONS, STACK_MODES
 from engine.catalog import tables
 from engine.errors import BadState
 from engine.setup import ConfigError, check_config
-from engine.state import MAX_HP, GameState, Phase
+from engine.state import MAX_HP, Battle, GameState, Phase
+
+#: Bound of the step and round counters: far beyond any game, and a 64-bit integer still.
+MAX_COUNT = 1 << 62
 
 
 def _cards_in_play(state: GameState) -> list[str]:
@@ -71,6 +75,10 @@ def check_state(state: GameState) -> None:
         raise BadState("seats and turn order do not match the table")
     if not 0 <= state.turn < n:
         raise BadState("turn points at no seat")
+    if not 0 <= state.rng < 1 << 64:
+        raise BadState("the generator's state is not a 64-bit number")
+    if not 1 <= state.round < MAX_COUNT or not 0 <= state.step < MAX_COUNT:
+        raise BadState(f"round {state.round} or step {state.step} out of range")
     for i, (seat, seated) in enumerate(zip(state.seats, state.config.seats, strict=True)):
         if seat.hero != seated.hero:
             raise BadState(f"seat {i} plays {seat.hero!r}, but the table seated {seated.hero!r}")
@@ -82,7 +90,7 @@ def check_state(state: GameState) -> None:
         missing = sorted((want - places).elements())[:3]
         raise BadState(f"cards out of place: extra {extra}, missing {missing}")
     t = tables()
-    for seat in state.seats:
+    for i, seat in enumerate(state.seats):
         if not 0 <= seat.hp <= MAX_HP:
             raise BadState(f"HP {seat.hp} out of range")
         for slot in ("weapon", "armour"):
@@ -92,10 +100,17 @@ def check_state(state: GameState) -> None:
                 raise BadState(f"{item!r} is not a {slot}")
         if len(set(seat.potions)) != len(seat.potions) or set(seat.potions) - set(POTIONS):
             raise BadState("bad potions")
+        if seat.stacking not in STACK_MODES:
+            raise BadState(f"seat {i}: unknown stacking preference {seat.stacking!r}")
+        if any(k not in t.monsters or not t.monsters[k].gatekeeper for k in seat.keys):
+            raise BadState(f"seat {i} holds a key that is not a gatekeeper")
         if len({t.monsters[k].level for k in seat.keys}) != len(seat.keys):
             raise BadState("two keys of one level")
         if not t.actions.keys() >= {*seat.hand, *seat.deck, *seat.discard}:
             raise BadState("a non-action card in hand, deck or discard")
+    if state.battle is not None and not t.actions.keys() >= {*state.battle.chain,
+                                                             *state.battle.drawn}:
+        raise BadState("a non-action card played or drawn in the battle")
     for i, kind in enumerate(POTIONS):
         held = sum(kind in s.potions for s in state.seats)
         if state.potions[i] < 0 or state.potions[i] + held != t.potions_per_kind:
@@ -130,8 +145,6 @@ def _check_places(state: GameState) -> None:
             raise BadState(f"{card!r} cannot be in the pawnshop")
     starting = {c for cards in t.hero_cards.values() for c in cards}
     for i, seat in enumerate(state.seats):
-        if any(not t.monsters[k].gatekeeper for k in seat.keys if k in t.monsters):
-            raise BadState("a key that is not a gatekeeper")
         zones = {*seat.hand, *seat.deck, *seat.discard}
         if state.battle is not None and state.current == i:
             zones.update(state.battle.chain, state.battle.drawn)
@@ -160,20 +173,41 @@ def _check_pending(state: GameState) -> None:
         raise BadState(f"pending {pending!r} outside a reward or payment")
     if battle is not None and battle.hp_before is not None and phase is not Phase.REWARD:
         raise BadState("a settled battle outside its reward decision")
-    if battle is None or phase not in (Phase.BATTLE, Phase.DISCARD, Phase.TAIA):
+    if battle is None:
         return
-    if battle.level == 4:
+    _check_battle(state, battle)
+    if (phase is Phase.TAIA) != bool(battle.drawn) or len(battle.drawn) not in (0, 2):
+        raise BadState("Taia's drawn cards and the phase disagree")
+    if phase not in (Phase.BATTLE, Phase.DISCARD, Phase.TAIA):
+        return
+    if battle.level == LORD_LEVEL:  # level and slot are in range (_check_battle)
         where: str | None = state.lord
-    elif not 1 <= battle.level <= 3:
-        raise BadState(f"battle on level {battle.level}")
     elif battle.slot == 0:
         gates = state.levels[battle.level - 1].gates
         where = gates[0] if gates else None
-    elif 1 <= battle.slot <= 5:
-        where = state.levels[battle.level - 1].row[battle.slot - 1]
     else:
-        raise BadState(f"battle in slot {battle.slot}")
+        where = state.levels[battle.level - 1].row[battle.slot - 1]
     if where != battle.monster:
         raise BadState(f"the battle's monster {battle.monster!r} is not where the battle is")
-    if (phase is Phase.TAIA) != bool(battle.drawn) or len(battle.drawn) not in (0, 2):
-        raise BadState("Taia's drawn cards and the phase disagree")
+
+
+def _check_battle(state: GameState, battle: Battle) -> None:
+    """The battle's monster, place and counters are in range; doubled, unlocked and countered
+    effects belong to cards played and curses the monster has (R20-R27, R34, R63, R66)."""
+    t = tables()
+    if battle.monster not in t.monsters:
+        raise BadState(f"the battle's monster {battle.monster!r} is no monster")
+    if not 1 <= battle.level <= LORD_LEVEL or not 0 <= battle.slot <= 5:
+        raise BadState(f"a battle on level {battle.level}, slot {battle.slot}")
+    if battle.hp_before is not None and not 0 <= battle.hp_before <= MAX_HP:
+        raise BadState(f"HP before the battle {battle.hp_before} out of range")
+    most = max(info.draw for info in t.actions.values())
+    if not 0 <= battle.draws_left < max(most, 1) \
+            or (battle.draws_left and state.phase is not Phase.TAIA):
+        raise BadState(f"{battle.draws_left} cards left to draw")
+    for index, effect in (*battle.boosted, *battle.unlocked):
+        if not 0 <= index < len(battle.chain) or effect not in EFFECT_CURSES:
+            raise BadState(f"effect {effect!r} of card {index}, which was not played")
+    if battle.countered is not None \
+            and battle.countered not in t.monsters[battle.monster].curses:
+        raise BadState(f"countered curse {battle.countered!r} is not the monster's")

@@ -44,7 +44,9 @@ class Schedule:
     probability ``rate`` (0 to 1), drawn from a generator seeded with ``seed`` (the same
     requests in the same order get the same 429s); ``global_share`` of them are global (the
     client must pause every request), the others limit the one route. Each asks the client
-    to wait ``retry_after`` seconds."""
+    to wait ``retry_after`` seconds. Interaction routes (the callback and the interaction's
+    webhook) are not bound by the global limit, as on Discord, so their 429s are never
+    global and a global 429 does not hold them back."""
 
     seed: int
     rate: float
@@ -99,10 +101,11 @@ class Limiter:
         self.rules.append(rule)
         return rule
 
-    def _retried(self, route: str, key: str, now: float) -> None:
-        """Record the request as a retry when a 429 asked its route (or everyone) to wait."""
+    def _retried(self, route: str, key: str, now: float, interaction: bool) -> None:
+        """Record the request as a retry when a 429 asked its route (or everyone but the
+        interaction routes) to wait."""
         for limit, global_ in ((self._limited.pop(key, None), False), (self._global, True)):
-            if limit is None:
+            if limit is None or (global_ and interaction):
                 continue
             at, wait = limit
             if global_ and now >= at + wait:
@@ -117,12 +120,13 @@ class Limiter:
             if global_:
                 self._global = None
 
-    def check(self, method: str, path: str, key: str) -> Reply | None:
+    def check(self, method: str, path: str, key: str, interaction: bool = False) -> Reply | None:
         """A 429 answer for this request when a rule or the schedule limits it, else None.
-        ``key`` names the request's bucket (a route, or an interaction token's)."""
+        ``key`` names the request's bucket (a route, or an interaction token's);
+        ``interaction``: the route answers an interaction (outside the global limit)."""
         now = self.clock()
         route = f"{method} {path}"
-        self._retried(route, key, now)
+        self._retried(route, key, now, interaction)
         for rule in self.rules:
             if rule.matches(method, path):
                 rule.count -= 1
@@ -130,7 +134,7 @@ class Limiter:
                 return self._limit(key, now, rule.retry_after, rule.scope, rule.global_)
         if self.schedule is not None and self._draw.random() < self.schedule.rate:
             self.scheduled += 1
-            global_ = self._draw.random() < self.schedule.global_share
+            global_ = self._draw.random() < self.schedule.global_share and not interaction
             return self._limit(key, now, self.schedule.retry_after, "user", global_)
         return None
 

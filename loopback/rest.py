@@ -101,9 +101,10 @@ class Rest:
                                        "errors": {"_errors": [{"code": "SCHEMA",
                                                                "message": problems[0]}]}})
             key = f"{method} {path}"
-            if found.groupdict().get("token"):  # one bucket per interaction token
+            interaction = bool(found.groupdict().get("token"))
+            if interaction:  # one bucket per interaction token
                 key = f"{method} {regex.pattern} {found['token']}"
-            limited = self.limiter.check(method, path, key)
+            limited = self.limiter.check(method, path, key, interaction)
             if limited is not None:
                 return limited
             try:

@@ -156,3 +156,20 @@ def test_the_command_line_turns_the_schedule_on() -> None:
     for bad in ("7", "x:0.1", "7:1.5"):
         with pytest.raises(argparse.ArgumentTypeError):
             schedule(bad)
+
+
+async def test_interaction_routes_are_outside_the_global_limit() -> None:
+    world = World(clock=ManualClock(), validate=False, token=FAKE_TOKEN,
+                  rate_limits=Schedule(seed=3, rate=1.0, retry_after=2.0, global_share=1.0))
+    channel = world.create_channel(world.create_guild())
+    reply = await world.rest("POST", f"/channels/{channel.id}/messages", {}, f"Bot {FAKE_TOKEN}",
+                             {"content": "a"}, [])
+    assert reply.body["global"] is True
+    # an interaction's callback and webhook: limited per token only, never globally, and not
+    # held back by the global 429 just answered
+    for method, path in (("POST", "/interactions/1/tok/callback"),
+                         ("PATCH", "/webhooks/1/tok/messages/@original")):
+        reply = await world.rest(method, path, {}, None, {"type": 6}, [])
+        assert reply.status == 429 and reply.body["global"] is False
+        assert "X-RateLimit-Global" not in reply.headers
+    assert world.limiter.retries == [] and world.breaches == []
