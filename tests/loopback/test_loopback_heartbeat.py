@@ -7,16 +7,15 @@ test would pass without the delay."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import threading
 from collections.abc import Iterator
 
 import discord
 import pytest
-import yarl
+from discordpy_client import discordpy_client
 
-from loopback import FAKE_TOKEN, Loopback, ManualClock
+from loopback import Loopback, ManualClock
 
 INTERVAL = 0.3  # seconds between heartbeats announced by the stand-in for this test
 
@@ -55,22 +54,8 @@ async def test_discordpy_latency_is_the_network_delay(
     ack latency; the client's ``latency`` stays well under the interval (an ack arriving before
     the thread records its send time reads as about one interval)."""
     caplog.set_level(logging.WARNING, logger="discord.gateway")
-    base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    discord.http.Route.BASE = remote_lb.api_base
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(remote_lb.gateway_url)
-    bot = discord.Client(intents=discord.Intents(guilds=True))
-    await bot.login(FAKE_TOKEN)
-    running = asyncio.get_running_loop().create_task(bot.connect(reconnect=False))
-    try:
-        await asyncio.wait_for(bot.wait_until_ready(), 20)
+    async with discordpy_client(remote_lb) as bot:
         latencies = [await _next_latency(bot, 20.0) for _ in range(4)]
-    finally:
-        await bot.close()
-        running.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await running
-        discord.http.Route.BASE = base
-        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway
     # the first ack may answer the heartbeat sent on HELLO, not one of the thread's
     assert all(latency < INTERVAL / 2 for latency in latencies[1:]), latencies
     assert min(latencies[1:]) >= remote_lb.world.gateway.ack_latency, latencies
