@@ -11,10 +11,13 @@ anyway, without starving it. With no worker processes (tests) it draws in thread
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import itertools
 import logging
 import multiprocessing
 import os
+import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -31,8 +34,10 @@ URGENT, BACKGROUND = 0, 1
 BACKGROUND_SLACK = 8.0
 #: Niceness of the drawing workers: the bot's own process (answering within 3 s) goes first.
 WORKER_NICE = 5
-#: Seconds between two checks of a worker that the bot's process still lives.
+#: Seconds between two checks of a worker that the bot's process still lives (not on Linux).
 PARENT_CHECK = 0.5
+#: prctl(2) option: the signal a process gets when its parent ends.
+PR_SET_PDEATHSIG = 1
 
 
 def draw(kind: str, obs: Observation, locale: str) -> bytes:
@@ -43,18 +48,36 @@ def draw(kind: str, obs: Observation, locale: str) -> bytes:
     return painters[kind](obs, locale)
 
 
+def _die_with(parent: int) -> None:
+    """End this worker as soon as the bot's process ``parent`` is gone, even killed with SIGKILL
+    (no chance then to shut the pool down; the worker would wait for work forever).
+
+    On Linux the kernel does it: ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` kills the worker when the
+    thread that started it ends (the pool starts its workers from the bot's event loop thread,
+    which lives as long as the process). The bot may already have died before that call, so
+    the parent is checked once after it. Elsewhere a thread checks the parent every
+    :data:`PARENT_CHECK` seconds."""
+    if sys.platform == "linux":
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
+            if os.getppid() != parent:
+                os._exit(0)
+            return
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
+                     name="parent-watch").start()
+
+
 def _watch_parent(parent: int) -> None:
-    """End this worker as soon as the bot's process is gone (even killed with SIGKILL, which
-    leaves no chance to shut the pool down): it would otherwise wait for work forever."""
+    """Exit once this process's parent is no longer ``parent``."""
     while os.getppid() == parent:
         time.sleep(PARENT_CHECK)
     os._exit(0)
 
 
-def _warm_up() -> None:
-    """Start a worker: follow the bot's life, lower its priority, load the renderer."""
-    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True,
-                     name="parent-watch").start()
+def _warm_up(parent: int) -> None:
+    """Start a worker: die with the bot's process ``parent``, lower its priority, load the
+    renderer."""
+    _die_with(parent)
     try:
         os.nice(WORKER_NICE)
     except OSError:  # pragma: no cover - not allowed here: draw at normal priority
@@ -93,7 +116,7 @@ class DrawingPool:
 
     def _processes(self) -> Executor:
         return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_warm_up)
+                                   initializer=_warm_up, initargs=(os.getpid(),))
 
     def _start(self) -> asyncio.PriorityQueue[_Job]:
         if self._queue is None:

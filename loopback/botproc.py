@@ -3,6 +3,10 @@
 Tests kill it with SIGKILL and start it again on the same database; the load benchmark reads
 its memory. The bot gets its settings from the environment only (``--env-file /dev/null``: a
 developer's ``.env`` with a real token is never read), pointing it at the stand-in.
+
+The bot runs in a process group of its own (with its drawing workers and multiprocessing's
+resource tracker); waiting for the bot waits until that whole group is gone, so a test leaves no
+process behind, even after a SIGKILL.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from pathlib import Path
 from loopback.server import Loopback
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Seconds a stopped bot's workers get to end after the bot itself.
+GROUP_GRACE = 15.0
 
 
 class BotExited(RuntimeError):
@@ -35,6 +41,7 @@ class BotProcess:
         self.ai_pace = ai_pace
         self.extra_env = dict(extra_env or {})
         self.proc: subprocess.Popen[bytes] | None = None
+        self.group: int | None = None  # the last bot's process group
         self.starts = 0
 
     def env(self) -> dict[str, str]:
@@ -64,7 +71,9 @@ class BotProcess:
             out.write(f"\n===== start {self.starts + 1}\n".encode())
             out.flush()
             self.proc = subprocess.Popen(args, cwd=str(ROOT), env=self.env(),
-                                         stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+                                         stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                         start_new_session=True)
+        self.group = self.proc.pid
         self.starts += 1
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -82,14 +91,45 @@ class BotProcess:
             self.proc.send_signal(signal.SIGKILL)
 
     async def wait(self) -> int:
-        """Wait for the process to end; its exit status."""
+        """Wait for the process to end, then for the rest of its group (its workers); the
+        bot's exit status."""
         if self.proc is None:
             return 0
-        return await asyncio.to_thread(self.proc.wait)
+        status = await asyncio.to_thread(self.proc.wait)
+        await self.group_gone()
+        return status
+
+    def group_pids(self) -> list[int]:
+        """Live processes (zombies aside) of the last bot's process group (Linux)."""
+        if self.group is None:
+            return []
+        out = []
+        for entry in Path("/proc").iterdir():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) == self.group and fields[0] != "Z":
+                    out.append(int(entry.name))
+        return out
+
+    async def group_gone(self, timeout: float = GROUP_GRACE) -> None:
+        """Wait until no process of the last bot's group lives (polled); TimeoutError naming
+        the survivors otherwise."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while survivors := self.group_pids():
+            if loop.time() > deadline:
+                with contextlib.suppress(OSError):
+                    os.killpg(self.group or 0, signal.SIGKILL)  # leave nothing behind
+                raise TimeoutError(f"processes of the bot outlived it: {survivors}")
+            await asyncio.sleep(0.05)
 
     async def stop(self) -> None:
-        """End the bot politely (SIGINT), then SIGKILL if it lingers."""
-        if self.proc is None or self.proc.poll() is not None:
+        """End the bot politely (SIGINT), then SIGKILL if it lingers; either way wait until its
+        workers are gone too."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is not None:
+            await self.group_gone()
             return
         # a second SIGINT is needed now and then: Python 3.11's asyncio.wait_for can swallow
         # the cancellation the first one causes when it lands as a wait finishes
@@ -97,6 +137,7 @@ class BotProcess:
             self.proc.send_signal(signal.SIGINT)
             try:
                 await asyncio.to_thread(self.proc.wait, 3)
+                await self.group_gone()
                 return
             except subprocess.TimeoutExpired:
                 continue

@@ -1,6 +1,9 @@
 """The stand-in's gateway: a websocket speaking Discord's gateway protocol (v10, JSON).
 
-HELLO, heartbeat and HEARTBEAT_ACK, IDENTIFY (token checked, close 4004 otherwise), READY and one
+HELLO, heartbeat and HEARTBEAT_ACK (sent ``ack_latency`` seconds after the heartbeat arrives, as
+over a real network: discord.py records a heartbeat's send time only once its send has
+completed, so an instant ack would be measured against the previous heartbeat and read as a
+latency of a whole interval), IDENTIFY (token checked, close 4004 otherwise), READY and one
 GUILD_CREATE per guild, RESUME (missed events replayed, then RESUMED; an unknown session gets
 INVALID_SESSION), and dispatches (INTERACTION_CREATE, GUILD_CREATE, CHANNEL_CREATE). Transport
 compression ``zlib-stream`` is used when the client asks for it in the URL, ``zstd-stream``
@@ -152,9 +155,11 @@ class Session:
 class Gateway:
     """Every session of the bot; the current one receives interactions."""
 
-    def __init__(self, world: Host, heartbeat_interval: float = 41.25) -> None:
+    def __init__(self, world: Host, heartbeat_interval: float = 41.25,
+                 ack_latency: float = 0.04) -> None:
         self.world = world
         self.heartbeat_interval = heartbeat_interval
+        self.ack_latency = ack_latency
         self.url = "ws://127.0.0.1/gateway"
         self.sessions: dict[str, Session] = {}
         self.current: Session | None = None
@@ -286,7 +291,10 @@ class Gateway:
         world = self.world
         if op == HEARTBEAT:
             self.heartbeats += 1
-            conn.send({"op": HEARTBEAT_ACK})
+            # The network's delay on the way back, timed by the loop (the stand-in's clocks run
+            # at the machine's pace; a manual clock only adds jumps).
+            asyncio.get_running_loop().call_later(self.ack_latency, conn.send,
+                                                  {"op": HEARTBEAT_ACK})
             return True
         if op == IDENTIFY:
             if conn.session is not None:

@@ -17,7 +17,16 @@ from loopback.components import TEXT_DISPLAY, file_urls, media_urls, walk
 from loopback.errors import ApiError, Reply, Upload
 from loopback.interaction import Interaction
 from loopback.layout import IS_COMPONENTS_V2, error_tree
-from loopback.model import EPHEMERAL, LOADING, Attachment, Channel, Message, iso_now, snowflake
+from loopback.model import (
+    EPHEMERAL,
+    LOADING,
+    Attachment,
+    Channel,
+    Message,
+    command_path,
+    iso_now,
+    snowflake,
+)
 from loopback.referee import Referee
 from loopback.state import State
 
@@ -181,7 +190,7 @@ class Messages:
             if interaction is not None:
                 message.interaction_id = interaction.id
                 message.interaction_user = interaction.user
-                message.interaction_name = (interaction.data.get("name")
+                message.interaction_name = (command_path(interaction.data)
                                             if interaction.type == 2 else None)
             message.mentions = self._mentions(body)
             self.state.messages[message.id] = message

@@ -185,7 +185,7 @@ class Message:
     owner: int | None = None
     interaction_id: int | None = None
     interaction_user: User | None = None
-    interaction_name: str | None = None
+    interaction_name: str | None = None  # "goblin new": the command path, sub-commands included
     mentions: list[int] = field(default_factory=list)
     timestamp: str = field(default_factory=iso_now)
     edited: str | None = None
@@ -256,6 +256,10 @@ class Message:
         if self.interaction_id is not None and self.interaction_user is not None:
             out["type"] = 20 if self.interaction_name else 0
             out["webhook_id"] = str(application_id)
+            if self.interaction_name:  # the full command path, as Discord's client shows it
+                out["interaction"] = {
+                    "id": str(self.interaction_id), "type": 2, "name": self.interaction_name,
+                    "user": self.interaction_user.payload()}
             out["interaction_metadata"] = {
                 "id": str(self.interaction_id), "type": 2 if self.interaction_name else 3,
                 "user": self.interaction_user.payload(), "authorizing_integration_owners": {}}
@@ -321,3 +325,14 @@ class Message:
 def _url(media: Any) -> str:
     url = media.get("url") if isinstance(media, dict) else None
     return url if isinstance(url, str) else ""
+
+
+def command_path(data: dict[str, Any]) -> str:
+    """The full path of an application command's interaction data: the command's name followed
+    by its sub-command group and sub-command, if any (``"goblin new"``)."""
+    names = [str(data.get("name", ""))]
+    options: list[dict[str, Any]] = data.get("options") or []
+    while (sub := next((o for o in options if o.get("type") in (1, 2)), None)) is not None:
+        names.append(str(sub.get("name", "")))
+        options = sub.get("options") or []
+    return " ".join(names)

@@ -149,7 +149,8 @@
     const meta = m.interaction_metadata;
     if (meta && meta.type === 2) {
       const who = meta.user;
-      const command = state.used[meta.id] || `/${(state.commands[0] || { name: "goblin" }).name}`;
+      const command = state.used[meta.id]
+        || `/${m.interaction?.name || (state.commands[0] || { name: "goblin" }).name}`;
       html += `<div class="used">${avatar(who)}<span>${tHtml("used", {
         user: `<b>${esc(who.global_name || who.username)}</b>`,
         command: `<span class="cmd">${esc(command)}</span>` })}</span></div>`;

@@ -5,39 +5,24 @@ client library against the stand-in, in one process."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import io
 from collections.abc import AsyncIterator
 from typing import Any
 
 import discord
 import pytest
-import yarl
 from discord import ui
+from discordpy_client import discordpy_client
 from PIL import Image
 
-from loopback import FAKE_TOKEN, Loopback
+from loopback import Loopback
 
 
 @pytest.fixture
 async def client(lb: Loopback) -> AsyncIterator[discord.Client]:
     """A discord.py client connected to the stand-in (its URLs restored afterwards)."""
-    base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    discord.http.Route.BASE = lb.api_base
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(lb.gateway_url)
-    bot = discord.Client(intents=discord.Intents(guilds=True))
-    await bot.login(FAKE_TOKEN)
-    running = asyncio.get_running_loop().create_task(bot.connect(reconnect=False))
-    try:
-        await asyncio.wait_for(bot.wait_until_ready(), 20)
+    async with discordpy_client(lb) as bot:
         yield bot
-    finally:
-        await bot.close()
-        running.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await running
-        discord.http.Route.BASE = base
-        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway
 
 
 class Picture(discord.File):

@@ -1,9 +1,11 @@
 """The real bot on Discord's terms: SIGTERM (``docker stop``) and Ctrl-C (SIGINT) end it with
-status 0, no traceback, the database checkpointed and no drawing worker left behind; a table
-message Discord no longer lets it edit is posted afresh."""
+status 0, no traceback, the database checkpointed and no drawing worker left behind; SIGKILL
+while its drawing workers start leaves none of them behind either; a table message Discord no
+longer lets it edit is posted afresh."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 from pathlib import Path
@@ -88,3 +90,40 @@ async def test_a_table_message_discord_refuses_to_edit_is_posted_afresh(
         await bot.stop()
     assert lb.breaches and {b.rule for b in lb.breaches} == {"old-edit"}, lb.breaches
     lb.breaches.clear()  # provoked on purpose
+
+
+async def test_a_killed_bot_takes_its_starting_workers_along(lb: Loopback, tmp_path: Path) -> None:
+    """SIGKILL the bot as soon as the first pictures start a drawing worker (still starting up,
+    maybe before it has asked to die with the bot): every process of its group ends."""
+    bot = BotProcess(lb, tmp_path / "karak.sqlite3")
+    await bot.start()
+    try:
+        channel = lb.create_channel(lb.create_guild("Karak Club", locale="en-US"), "goblin-hall")
+        alone = set(bot.group_pids())
+        assert bot.pid in alone
+        opening = asyncio.ensure_future(open_table(lb, channel, lb.create_user("Ann"), [], ai=1))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 60  # a guard, not a measurement
+        started: set[int] = set()
+        while not any(b"spawn_main" in _cmdline(pid) for pid in started):  # a worker, starting
+            assert loop.time() < deadline and not opening.done(), "no drawing worker started"
+            await asyncio.sleep(0.005)
+            started = set(bot.group_pids()) - alone
+        bot.kill()
+        opening.cancel()
+        with contextlib.suppress(BaseException):
+            await opening
+        await bot.wait()  # the bot, then its whole group (bounded; TimeoutError names survivors)
+    finally:
+        await bot.stop()
+    assert bot.group_pids() == []
+    for pid in started | alone:
+        await ended(pid)
+
+
+def _cmdline(pid: int) -> bytes:
+    """The command line of process ``pid`` (empty once it has ended)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""

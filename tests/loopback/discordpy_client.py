@@ -1,0 +1,35 @@
+"""A real discord.py client pointed at a stand-in (for tests running it in their own loop)."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import discord
+import yarl
+
+from loopback import FAKE_TOKEN, Loopback
+
+
+@contextlib.asynccontextmanager
+async def discordpy_client(lb: Loopback) -> AsyncIterator[discord.Client]:
+    """A discord.py client connected to ``lb`` (READY received); closed, and discord.py's URLs
+    restored, on leaving."""
+    base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    discord.http.Route.BASE = lb.api_base
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(lb.gateway_url)
+    bot = discord.Client(intents=discord.Intents(guilds=True))
+    running: asyncio.Task[None] | None = None
+    try:
+        await bot.login(FAKE_TOKEN)
+        running = asyncio.get_running_loop().create_task(bot.connect(reconnect=False))
+        await asyncio.wait_for(bot.wait_until_ready(), 20)
+        yield bot
+    finally:
+        await bot.close()
+        if running is not None:
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await running
+        discord.http.Route.BASE = base
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway
