@@ -25,6 +25,7 @@ from bot.context import loc
 from bot.interactions import Interactions
 from bot.messages import Messages
 from bot.pictures import Pictures, PillowRenderer, Renderer
+from bot.ratelimits import GlobalWait
 from bot.service import GameService
 from bot.tasks import Tasks
 from bot.ui.custom_ids import GoblinItem
@@ -92,8 +93,9 @@ class KarakBot(commands.Bot):
                  edit_delay: float = 1.0, timer_poll: float = 5.0,
                  gateway_url: str | None = None, heartbeat: Path | None = None,
                  **options: Any) -> None:
+        self.global_wait = GlobalWait()  # honours global 429s discord.py would not wait for
         super().__init__(command_prefix=commands.when_mentioned, intents=intents(),
-                         help_command=None, **options)
+                         help_command=None, http_trace=self.global_wait.trace, **options)
         self.service = service
         self.dev_guild = dev_guild
         self.force_sync = force_sync

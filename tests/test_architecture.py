@@ -24,7 +24,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "cards": ({"i18n"}, {"pydantic"}),
     "engine": ({"cards", "i18n"}, {"msgspec"}),
     "render": ({"engine", "i18n"}, {"PIL"}),
-    "bot": ({"engine", "render", "cards", "i18n"}, {"discord", "aiosqlite", "pydantic",
+    "bot": ({"engine", "render", "cards", "i18n"}, {"aiohttp", "discord", "aiosqlite", "pydantic",
                                                  "pydantic_settings", "yarl"}),
     # compression: the standard library's zstd from Python 3.14 on
     "loopback": (set(), {"aiohttp", "jsonschema", "referencing", "zstandard", "compression"}),
