@@ -491,3 +491,10 @@ async def test_one_broken_timer_does_not_stop_the_others(
         assert (await svc.load(tids[1])).version > 0
     finally:
         await h.stop()
+
+
+async def test_the_client_waits_out_global_rate_limits(bot: Harness) -> None:
+    """discord.py's session carries the hooks that hold requests through a global 429 (their
+    behaviour is tested against the stand-in in tests/loopback/test_loopback_discordpy_429.py)."""
+    assert bot.bot.http.http_trace is bot.bot.global_wait.trace
+    assert bot.bot.global_wait.hold
