@@ -3,6 +3,7 @@ language, the permissions the bot lacks in the channel, and links to a table's m
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,6 +11,8 @@ import discord
 
 from bot.records import TableRecord
 from i18n import Msg, msg, normalise_locale
+
+log = logging.getLogger(__name__)
 
 #: What the bot needs in a channel to run a table there (threads: sending in threads instead).
 NEEDED = ("view_channel", "send_messages", "embed_links", "attach_files")
@@ -66,9 +69,20 @@ __all__ = ["answer_privately", "can_manage_channel", "jump_url", "loc", "missing
            "missing_permissions", "public_locale"]
 
 
+def expired(error: discord.HTTPException) -> bool:
+    """Whether Discord no longer takes answers to the interaction: it expired (JSON code 10062,
+    its 3 seconds ran out) or its answer stayed rate limited past every retry (429)."""
+    return error.code == 10062 or error.status == 429
+
+
 async def answer_privately(interaction: discord.Interaction[Any], text: str) -> None:
-    """A private answer: the interaction's first response, or a private follow-up after it."""
-    if interaction.response.is_done():
-        await interaction.followup.send(text, ephemeral=True)
-    else:
-        await interaction.response.send_message(text, ephemeral=True)
+    """A private answer: the interaction's first response, or a private follow-up after it. An
+    answer Discord refuses is logged in one line (there is nobody left to tell)."""
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+    except discord.HTTPException as exc:
+        log.warning("could not answer interaction %s (%s %s)", interaction.id, exc.status,
+                    exc.code)

@@ -16,6 +16,7 @@ from bot.background import Background
 from bot.context import (
     answer_privately,
     can_manage_channel,
+    expired,
     loc,
     missing_message,
     missing_permissions,
@@ -61,6 +62,13 @@ class Interactions:
                                                                   locale))
         except Refusal as exc:
             await answer_privately(interaction, translate(exc.reason, locale))
+        except discord.HTTPException as exc:
+            if expired(exc):
+                log.warning("interaction %s expired before it could be answered (%s %s)",
+                            interaction.id, exc.status, exc.code)
+                return
+            log.exception("click on %s failed", target)
+            await answer_privately(interaction, translate(msg("bot.error.internal"), locale))
         except Exception:
             log.exception("click on %s failed", target)
             await answer_privately(interaction, translate(msg("bot.error.internal"), locale))

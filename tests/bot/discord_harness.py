@@ -206,6 +206,7 @@ class FakeDiscord:
         self.missing: set[int] = set()  # message ids that answer 404 (deleted by a user)
         self.too_old: set[int] = set()  # message ids whose edits Discord refuses (30046)
         self.forbidden = False  # channel posts answer 403 (the bot lost its permissions)
+        self.expired = False  # interaction answers answer 404 (10062: their 3 seconds ran out)
         self.commands: list[dict[str, Any]] = []
 
     # -- installation
@@ -290,6 +291,8 @@ class FakeDiscord:
             self.messages[mid].deleted = True
             self.channel_order.remove(mid)
             return None
+        if self.expired and t.startswith(("/interactions/", "/webhooks/")):
+            raise discord.NotFound(_Resp(404), {"code": 10062, "message": "Unknown interaction"})
         if t == "/interactions/{interaction_id}/{interaction_token}/callback":
             return self._callback(parts[1], parts[2], body, files)
         if t == "/webhooks/{webhook_id}/{webhook_token}/messages/@original" and m == "PATCH":

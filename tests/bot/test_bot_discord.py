@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -498,3 +500,23 @@ async def test_the_client_waits_out_global_rate_limits(bot: Harness) -> None:
     behaviour is tested against the stand-in in tests/loopback/test_loopback_discordpy_429.py)."""
     assert bot.bot.http.http_trace is bot.bot.global_wait.trace
     assert bot.bot.global_wait.hold
+
+
+async def test_an_expired_click_is_one_warning_and_no_traceback(
+        bot: Harness, fake: FakeDiscord, caplog: pytest.LogCaptureFixture) -> None:
+    """A click whose answer Discord no longer takes (404, JSON code 10062) is logged in one
+    warning line: no traceback, no second answer that would fail the same way."""
+    await bot.command(ANN, "new")
+    lobby = fake.public()[-1]
+    tid = int(next(i for i in lobby.custom_ids() if i.startswith("kg:lobby:")).split(":")[2])
+    fake.expired = True
+    since = len(fake.calls)
+    with caplog.at_level(logging.WARNING):
+        await bot.click(BOB, lobby, f"kg:lobby:{tid}:join")
+        for _ in range(20):
+            await asyncio.sleep(0)
+    answers = [c for c in fake.calls[since:] if c.template.startswith(("/interactions/",
+                                                                      "/webhooks/"))]
+    assert len(answers) == 1, [c.template for c in answers]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert any("expired" in r.getMessage() for r in caplog.records)
