@@ -1,4 +1,5 @@
-"""Players the engine can seat itself: a random agent and a heuristic one.
+"""Players the engine can seat itself: a random agent, a heuristic one and the three levels an AI
+seat may play at (``easy``, ``normal`` which is the heuristic agent, and ``hard`` which searches).
 
 An agent sees only its seat's :class:`~engine.observe.Observation` (no hidden cards) and picks one
 of ``observation.legal``.
@@ -20,14 +21,26 @@ class Agent(Protocol):
         ...
 
 
+#: The levels an AI seat may play at, weakest first.
+LEVELS = ("easy", "normal", "hard")
+
+
 def make_agent(kind: str, seed: int = 0) -> Agent:
-    """An agent by name: ``random`` or ``heuristic``."""
+    """An agent by name: ``random``, ``heuristic``, or a level (``easy``, ``normal``, ``hard``)."""
     if kind == "random":
         from engine.agents.random_agent import RandomAgent
 
         return RandomAgent(seed)
-    if kind == "heuristic":
+    if kind in ("heuristic", "normal"):
         from engine.agents.heuristic import HeuristicAgent
 
         return HeuristicAgent(seed)
-    raise ValueError(f"unknown agent {kind!r} (random or heuristic)")
+    if kind == "easy":
+        from engine.agents.easy import EasyAgent
+
+        return EasyAgent(seed)
+    if kind == "hard":
+        from engine.agents.search import HardAgent
+
+        return HardAgent(seed)
+    raise ValueError(f"unknown agent {kind!r} (random, heuristic, easy, normal or hard)")
