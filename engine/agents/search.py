@@ -31,8 +31,8 @@ from engine.rules import apply
 from engine.sampling import sample_state
 from engine.state import GameState, Phase
 
-#: Playouts per decision when no budget is given: about 0.3 s on one core of a 2020s machine.
-DEFAULT_ITERATIONS = 48
+#: Playouts per searched decision when no budget is given (benchmarks/ai_strength.py times them).
+DEFAULT_ITERATIONS = 32
 #: How much better (on the 0..1 score) a candidate must do than the heuristic's choice.
 MARGIN = 0.01
 #: Fights shortlisted besides the heuristic's choice.

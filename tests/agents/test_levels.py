@@ -128,3 +128,4 @@ def test_strength_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str
         assert 0.0 <= lo <= figures["levels"][level]["share"] <= hi <= 1.0
         assert set(figures["decision_ms"][level]) == {"p50", "p99"}
     assert bench.wilson(50, 100) == pytest.approx((0.4038, 0.5962), abs=1e-3)
+
