@@ -129,3 +129,13 @@ def test_strength_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str
         assert set(figures["decision_ms"][level]) == {"p50", "p99"}
     assert bench.wilson(50, 100) == pytest.approx((0.4038, 0.5962), abs=1e-3)
 
+
+def test_a_regenerated_balance_report_keeps_the_levels_section() -> None:
+    from engine.balance import keep_section
+
+    old = "# Balance\n\n## Hero abilities on\nold\n## AI levels\n\nhard 40%\n\n## Raw figures\n{}\n"
+    new = "# Balance\n\n## Hero abilities on\nnew\n\n## Raw figures\n{1}\n"
+    kept = keep_section(old, new)
+    assert kept == "# Balance\n\n## Hero abilities on\nnew\n\n## AI levels\n\nhard 40%\n" \
+                   "\n## Raw figures\n{1}\n"
+    assert keep_section(new, new) == new
