@@ -32,7 +32,7 @@ from engine.sampling import sample_state
 from engine.state import GameState, Phase
 
 #: Playouts per searched decision when no budget is given (benchmarks/ai_strength.py times them).
-DEFAULT_ITERATIONS = 32
+DEFAULT_ITERATIONS = 48
 #: How much better (on the 0..1 score) a candidate must do than the heuristic's choice.
 MARGIN = 0.01
 #: Fights shortlisted besides the heuristic's choice.
