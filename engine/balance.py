@@ -147,6 +147,23 @@ def _section(s: dict[str, Any], abilities: bool, problems: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The hand-written section a regenerated report keeps (its figures come from
+#: ``benchmarks/ai_strength.py``, not from self-play).
+KEPT_SECTION = "## AI levels"
+RAW_HEADING = "\n## Raw figures"
+
+
+def keep_section(old: str, new: str) -> str:
+    """``new`` with the :data:`KEPT_SECTION` of ``old`` (if any) placed before its raw figures."""
+    start = old.find("\n" + KEPT_SECTION)
+    if start < 0:
+        return new
+    end = old.find("\n## ", start + 1)
+    kept = old[start:end if end >= 0 else len(old)].rstrip("\n") + "\n"
+    at = new.find(RAW_HEADING)
+    return new + kept if at < 0 else new[:at] + kept + new[at:]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point: write the report, exit 1 if a check fails."""
     parser = argparse.ArgumentParser(prog="python -m engine.balance", description=__doc__,
@@ -159,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     text, ok = report(args.games, args.seed, args.fresh)
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    if args.out.exists():
+        text = keep_section(args.out.read_text(), text)
     args.out.write_text(text)
     print(f"wrote {args.out}: {'all checks pass' if ok else 'some checks fail'}")
     return 0 if ok else 1

@@ -1,5 +1,6 @@
 """Players the engine can seat itself: a uniformly random agent, a random agent that prefers the
-monsters it can beat (``reach``) and a heuristic one.
+monsters it can beat (``reach``), a heuristic one and the three levels an AI seat may play at
+(``easy``, ``normal`` which is the heuristic agent, and ``hard`` which searches).
 
 An agent sees only its seat's :class:`~engine.observe.Observation` (no hidden cards) and picks one
 of ``observation.legal``.
@@ -21,8 +22,13 @@ class Agent(Protocol):
         ...
 
 
+#: The levels an AI seat may play at, weakest first.
+LEVELS = ("easy", "normal", "hard")
+
+
 def make_agent(kind: str, seed: int = 0) -> Agent:
-    """An agent by name: ``random``, ``reach`` or ``heuristic``."""
+    """An agent by name: ``random``, ``reach``, ``heuristic``, or a level (``easy``, ``normal``,
+    ``hard``)."""
     if kind == "random":
         from engine.agents.random_agent import RandomAgent
 
@@ -31,8 +37,16 @@ def make_agent(kind: str, seed: int = 0) -> Agent:
         from engine.agents.reach import ReachAgent
 
         return ReachAgent(seed)
-    if kind == "heuristic":
+    if kind in ("heuristic", "normal"):
         from engine.agents.heuristic import HeuristicAgent
 
         return HeuristicAgent(seed)
-    raise ValueError(f"unknown agent {kind!r} (random, reach or heuristic)")
+    if kind == "easy":
+        from engine.agents.easy import EasyAgent
+
+        return EasyAgent(seed)
+    if kind == "hard":
+        from engine.agents.search import HardAgent
+
+        return HardAgent(seed)
+    raise ValueError(f"unknown agent {kind!r} (random, reach, heuristic, easy, normal or hard)")
