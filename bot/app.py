@@ -39,15 +39,23 @@ class _NoToken(logging.Filter):
             return True
 
 
+#: Libraries whose DEBUG lines carry what the bot sends or saves: discord.py logs gateway payloads
+#: and request bodies (interaction tokens, private answers), aiosqlite logs every statement with
+#: its parameters (saved game states: every hand and the generator). They stay at INFO or above
+#: whatever ``KARAK_LOG_LEVEL`` says.
+TALKATIVE_LIBRARIES = ("discord", "aiosqlite")
+
+
 def setup_logging(settings: Settings) -> None:
-    """Log to stderr at the configured level, never letting the token through."""
+    """Log to stderr at the configured level, never letting the token or a saved state through."""
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(_NoToken(settings.token.get_secret_value()))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level)
-    logging.getLogger("discord").setLevel(max(logging.INFO, root.level))
+    for name in TALKATIVE_LIBRARIES:
+        logging.getLogger(name).setLevel(max(logging.INFO, root.level))
 
 
 async def run(settings: Settings, force_sync: bool = False) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,28 @@ def route_to(api_base: str | None = None, gateway_url: str | None = None) -> Non
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
+def drop_malformed_interactions(parsers: dict[str, Callable[[Any], None]]) -> None:
+    """Make discord.py's ``INTERACTION_CREATE`` parser log and drop an event it cannot read.
+
+    discord.py reads a component interaction's ``custom_id`` and ``component_type`` without
+    checking them; a missing key or a number where a string belongs raises inside the gateway's
+    reader and ends the connection, and with it the bot. Such an event is one warning line
+    (the interaction's id and what was wrong, never the payload: it holds the interaction's
+    token) and the bot keeps serving.
+    """
+    parse = parsers["INTERACTION_CREATE"]
+
+    def guarded(data: Any) -> None:
+        try:
+            parse(data)
+        except Exception as exc:  # noqa: BLE001 - any unreadable event is dropped, not fatal
+            ident = data.get("id") if isinstance(data, dict) else None
+            log.warning("dropped a malformed interaction %s: %s: %s", ident,
+                        type(exc).__name__, exc)
+
+    parsers["INTERACTION_CREATE"] = guarded
+
+
 def intents() -> discord.Intents:
     """The gateway intents: guilds only (no privileged intent, no message content)."""
     return discord.Intents(guilds=True)
@@ -108,6 +131,7 @@ class KarakBot(commands.Bot):
         self.bodies = Commands(service, self.messages, self.clicks)
         if gateway_url:
             route_to(gateway_url=gateway_url)
+        drop_malformed_interactions(self._connection.parsers)
 
     async def setup_hook(self) -> None:
         """Register dynamic items and commands, sync if needed, resume tables, start timers."""
@@ -189,4 +213,5 @@ class KarakBot(commands.Bot):
         await super().close()
 
 
-__all__ = ["KarakBot", "Translator", "intents", "invite_permissions", "invite_url", "route_to"]
+__all__ = ["KarakBot", "Translator", "drop_malformed_interactions", "intents", "invite_permissions",
+           "invite_url", "route_to"]

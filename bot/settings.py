@@ -1,8 +1,9 @@
 """The bot's settings, read from the environment and an optional ``.env`` file by
 pydantic-settings, then validated.
 
-Every problem stops the bot with one line naming the setting and what is wrong; the token is never
-printed, logged or kept in an exception message. A line of ``.env`` that is not an assignment is
+Every problem stops the bot with one line naming the setting and what is wrong; no value is ever
+echoed (a token pasted into the wrong setting stays secret), and the token is never printed, logged
+or kept in an exception message. A line of ``.env`` that is not an assignment is
 refused with its line number (python-dotenv would skip it silently).
 """
 
@@ -193,8 +194,7 @@ def load_settings(environ: Mapping[str, str] | None = None,
         if field == "token":
             raise ConfigProblem(translate(msg("bot.config.bad_token"))) from None
         name = _FIELD_ENV.get(field, field)
-        raise ConfigProblem(translate(msg(
-            f"bot.config.bad.{field}", name=name,
-            value=str(present.get(name, ""))[:80]))) from None
+        # the value itself is never shown: it may be a secret pasted into the wrong setting
+        raise ConfigProblem(translate(msg(f"bot.config.bad.{field}", name=name))) from None
     check_db_path(settings.db)
     return settings

@@ -142,3 +142,18 @@ def test_the_real_environment_and_env_file_through_pydantic_settings(
     with pytest.raises(ConfigProblem) as info:
         load_settings(env_file=env)
     assert "KARAK_AI_PACE" in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["KARAK_AI_PACE", "KARAK_TURN_TIMER", "KARAK_DEV_GUILD",
+                                  "KARAK_LOG_LEVEL", "KARAK_API_BASE"])
+def test_a_token_pasted_into_another_setting_is_not_echoed(name: str, tmp_path: Path) -> None:
+    """The refusal names the variable and why it is refused, in one line, without its value
+    (nor the validation library's copy of it) anywhere in the message or its chain."""
+    env = {"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db"), name: TOKEN}
+    with pytest.raises(ConfigProblem) as info:
+        load_settings(env, env_file=None)
+    text = str(info.value)
+    assert name in text and "\n" not in text and TOKEN not in text
+    assert "must be" in text
+    assert info.value.__cause__ is None and info.value.__suppress_context__
+    assert "abcdefghijklmnopqrstuvwxyz" not in text

@@ -1,0 +1,46 @@
+"""The real bot process against component interactions that reach it damaged (no
+``custom_id``, a number as ``custom_id``, no ``component_type``): each is logged in one line and
+dropped, and the bot stays connected and keeps answering ``/goblin`` commands."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from loopback import Loopback
+from loopback.botproc import BotProcess
+
+DAMAGES = ("no_custom_id", "int_custom_id", "no_component_type")
+
+
+async def test_a_malformed_interaction_is_dropped_and_the_bot_keeps_serving(
+        tmp_path: Path) -> None:
+    async with Loopback() as lb:
+        bot = BotProcess(lb, tmp_path / "karak.sqlite3")
+        try:
+            guild = lb.create_guild("Karak Club", locale="en-US")
+            host = lb.create_user("Eve", "en-US")
+            guest = lb.create_user("Bo", "en-US")
+            await bot.start()
+            lobby = await lb.command(host, lb.create_channel(guild, "hall"), "goblin new")
+            await lobby.done()
+            message = lb.message(lobby.original_id or 0)
+            join = next(c for c in message.custom_ids() if ":join" in c)
+            for number, damage in enumerate(DAMAGES, start=1):
+                lb.send_malformed(damage)
+                await lb.click(guest, lb.message(message.id), join)
+                lb.send_malformed(None)
+                # the gateway delivers in order: this answer comes after the damaged event
+                ix = await lb.command(host, lb.create_channel(guild, f"room-{number}"),
+                                      "goblin new")
+                await ix.done()
+                assert bot.pid is not None, bot.log_tail()
+                assert ix.original_id is not None
+                dropped = [line for line in bot.log_text().splitlines()
+                           if "dropped a malformed interaction" in line]
+                assert len(dropped) == number, bot.log_tail()
+                assert "Traceback" not in bot.log_text()
+            assert lb.gateway.identifies == 1  # never reconnected either
+        finally:
+            await bot.stop()
+        # the three damaged clicks were never answered: the bot could not read them
+        assert all(b.interaction is not None for b in lb.breaches), lb.breaches
+        lb.breaches.clear()
