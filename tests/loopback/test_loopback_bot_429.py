@@ -6,13 +6,15 @@ import random
 from pathlib import Path
 
 from e2e import Oracle, Player, open_table_despite_crashes, play
+from shared_files import discord_api_checked
 
 from loopback import Loopback, Schedule
 from loopback.botproc import BotProcess
 
 
 async def test_the_bot_honours_every_retry_after(tmp_path: Path) -> None:
-    async with Loopback(rate_limits=Schedule(seed=9, rate=0.08, global_share=0.5)) as lb:
+    async with Loopback(rate_limits=Schedule(seed=9, rate=0.08, global_share=0.5),
+                        validate=discord_api_checked()) as lb:
         bot = BotProcess(lb, tmp_path / "karak.sqlite3")
         try:
             guild = lb.create_guild("Karak Club", locale="en-US")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from shared_files import discord_api_checked
+
 from loopback import Loopback
 from loopback.botproc import BotProcess
 
@@ -13,7 +15,7 @@ DAMAGES = ("no_custom_id", "int_custom_id", "no_component_type")
 
 async def test_a_malformed_interaction_is_dropped_and_the_bot_keeps_serving(
         tmp_path: Path) -> None:
-    async with Loopback() as lb:
+    async with Loopback(validate=discord_api_checked()) as lb:
         bot = BotProcess(lb, tmp_path / "karak.sqlite3")
         try:
             guild = lb.create_guild("Karak Club", locale="en-US")
