@@ -9,7 +9,7 @@ import hashlib
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import discord
 import discord.gateway
@@ -21,14 +21,14 @@ from discord.ext import commands
 from bot.background import Background
 from bot.cogs.goblin import GoblinCog
 from bot.commands import Commands
-from bot.context import loc
+from bot.context import answer_privately, loc
 from bot.interactions import Interactions
 from bot.messages import Messages
 from bot.pictures import Pictures, PillowRenderer, Renderer
 from bot.ratelimits import GlobalWait
 from bot.service import GameService
 from bot.tasks import Tasks
-from bot.ui.custom_ids import GoblinItem
+from bot.ui.custom_ids import GoblinItem, is_ours
 from i18n import DEFAULT_LOCALE, Msg, has_key, normalise_locale, translate
 
 log = logging.getLogger("karak.bot")
@@ -118,6 +118,20 @@ class KarakBot(commands.Bot):
         await self.sync_commands(force=self.force_sync)
         await self.background.resume()
         self.background.start_timers()
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """A click on a component whose custom_id is not the bot's (another bot's, a forged
+        one) is claimed by no item: it still gets a private answer instead of "interaction
+        failed"."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data = cast(dict[str, Any], interaction.data or {})
+        custom_id = str(data.get("custom_id", ""))
+        if is_ours(custom_id):
+            return
+        log.warning("click on a custom_id that is not ours: %r", custom_id[:100])
+        await answer_privately(interaction, translate(Msg("bot.error.bad_button"),
+                                                      loc(interaction)))
 
     async def answer_command_error(self, interaction: discord.Interaction[Any],
                                    error: app_commands.AppCommandError) -> None:

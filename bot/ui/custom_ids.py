@@ -113,6 +113,11 @@ def _number(text: str, least: int) -> int:
     return value
 
 
+def is_ours(custom_id: str) -> bool:
+    """True for a custom_id in the bot's format (its items claim it, even a damaged one)."""
+    return _TEMPLATE.fullmatch(custom_id) is not None
+
+
 def parse(custom_id: str) -> Target:
     """The target of one of our custom_ids (never raises)."""
     parts = custom_id.split(":", 4)
@@ -177,5 +182,5 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
 
 __all__ = [
     "GoblinItem", "HeroPick", "LobbyOp", "Move", "OpenHand", "Pick", "Target", "Unreadable",
-    "hand_id", "hero_id", "lobby_id", "move_id", "parse", "pick_id",
+    "hand_id", "hero_id", "is_ours", "lobby_id", "move_id", "parse", "pick_id",
 ]

@@ -1,0 +1,54 @@
+"""Forged and out-of-place interactions: every one gets a clear private answer and changes
+nothing it should not (a foreign custom_id, a huge table id, option values of the wrong type,
+a click carried to another channel, a move through the wrong component, too many values)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from discord_harness import CHANNEL, FakeDiscord, Harness, Message, User
+from test_bot_discord import ANN
+
+HUGE = "9" * 20  # past SQLite's 64-bit integers
+
+
+def _message(custom_id: str, kind: int = 2, flags: int = 64, mid: int = 4242) -> Message:
+    component: dict[str, Any] = {"type": kind, "custom_id": custom_id}
+    if kind == 2:
+        component.update(style=1, label="x")
+    else:
+        component["options"] = [{"label": "x", "value": "x"}]
+    return Message(mid, CHANNEL, flags=flags, components=[{"type": 1,
+                                                            "components": [component]}])
+
+
+async def _raw_click(h: Harness, user: User, message: Message, custom_id: str, kind: int,
+                     values: list[str] | None = None, channel: int = CHANNEL) -> list[str]:
+    h.fake.messages[message.id] = message
+    data: dict[str, Any] = {"custom_id": custom_id, "component_type": kind}
+    if values is not None:
+        data["values"] = values
+    payload = h._base(user, 3, data, message)
+    payload["channel_id"] = str(channel)
+    payload["channel"]["id"] = str(channel)
+    since = len(h.fake.calls)
+    await h.feed(payload)
+    return h.ephemeral_texts(since)
+
+
+@pytest.mark.parametrize("custom_id", ["other:thing", "x", "KG:hand:1", "kgx:hand:1"])
+async def test_a_custom_id_that_is_not_ours_gets_a_private_answer(
+        bot: Harness, fake: FakeDiscord, custom_id: str) -> None:
+    texts = await _raw_click(bot, ANN, _message(custom_id), custom_id, 2)
+    assert texts and "damaged" in texts[0], texts
+
+
+@pytest.mark.parametrize("custom_id", [f"kg:hand:{HUGE}", f"kg:do:{HUGE}:0:end",
+                                       f"kg:lobby:{HUGE}:join:0", f"kg:hero:{HUGE}"])
+async def test_a_table_id_past_sqlite_integers_is_an_unknown_table(
+        bot: Harness, fake: FakeDiscord, custom_id: str) -> None:
+    kind = 3 if custom_id.startswith("kg:hero") else 2
+    texts = await _raw_click(bot, ANN, _message(custom_id, kind), custom_id, kind,
+                             ["x"] if kind == 3 else None)
+    assert texts and "does not exist" in texts[-1], texts
