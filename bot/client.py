@@ -24,6 +24,7 @@ from bot.commands import Commands
 from bot.context import answer_privately, loc
 from bot.interactions import Interactions
 from bot.messages import Messages
+from bot.options import OptionTree
 from bot.pictures import Pictures, PillowRenderer, Renderer
 from bot.ratelimits import GlobalWait
 from bot.service import GameService
@@ -95,7 +96,8 @@ class KarakBot(commands.Bot):
                  **options: Any) -> None:
         self.global_wait = GlobalWait()  # honours global 429s discord.py would not wait for
         super().__init__(command_prefix=commands.when_mentioned, intents=intents(),
-                         help_command=None, http_trace=self.global_wait.trace, **options)
+                         help_command=None, tree_cls=OptionTree,
+                         http_trace=self.global_wait.trace, **options)
         self.service = service
         self.dev_guild = dev_guild
         self.force_sync = force_sync

@@ -52,3 +52,30 @@ async def test_a_table_id_past_sqlite_integers_is_an_unknown_table(
     texts = await _raw_click(bot, ANN, _message(custom_id, kind), custom_id, kind,
                              ["x"] if kind == 3 else None)
     assert texts and "does not exist" in texts[-1], texts
+
+
+async def _raw_command(h: Harness, user: User, sub: str, options: Any) -> list[str]:
+    data = {"id": str(h._command_id()), "name": "goblin", "type": 1,
+            "options": [{"name": sub, "type": 1, "options": options}]}
+    since = len(h.fake.calls)
+    await h.feed(h._base(user, 2, data))
+    return h.ephemeral_texts(since)
+
+
+@pytest.mark.parametrize(("sub", "options"), [
+    ("new", [{"name": "abilities", "type": 5, "value": "yes"}]),
+    ("new", [{"name": "abilities", "type": 5, "value": 2}]),
+    ("new", [{"name": "timer", "type": 4, "value": "soon"}]),
+    ("new", [{"name": "timer", "type": 4, "value": 7}]),
+    ("settings", [{"name": "language", "type": 3, "value": 5}]),
+    ("card", [{"name": "name", "type": 3, "value": 12}]),
+    ("card", [{"name": "name", "type": 3, "value": ["a"]}]),
+    ("card", None),
+    ("new", None),
+])
+async def test_forged_option_values_are_refused(bot: Harness, fake: FakeDiscord, sub: str,
+                                                options: Any) -> None:
+    texts = await _raw_command(bot, ANN, sub, options)
+    assert texts and "option" in texts[-1], texts
+    assert bot.bot.service.store is not None
+    assert await bot.bot.service.store.active_in_channel(CHANNEL) is None
