@@ -50,12 +50,15 @@ class Interactions:
                     await self.show_hand(interaction, table)
                 case LobbyOp(table, op, revision):
                     await self.lobby_click(interaction, table, op, revision)
+                case HeroPick() | Pick() if len(values) != 1:
+                    await answer_privately(interaction, translate(msg("bot.error.one_choice"),
+                                                                  locale))
                 case HeroPick(table):
                     await self.hero_pick(interaction, table, values)
                 case Move(table, version, notation):
                     await self.play(interaction, table, version, notation)
                 case Pick(table, version, _):
-                    await self.play(interaction, table, version, values[0] if values else "")
+                    await self.play(interaction, table, version, values[0])
                 case Unreadable(text):
                     log.warning("unreadable custom_id %r", text)
                     await answer_privately(interaction, translate(msg("bot.error.bad_button"),
@@ -107,7 +110,8 @@ class Interactions:
         else:
             await interaction.response.defer(ephemeral=True, thinking=True)
         try:
-            outcome = await self.service.act(table, interaction.user.id, version, notation)
+            outcome = await self.service.act(table, interaction.user.id, version, notation,
+                                             channel_id=interaction.channel_id)
         except Stale as exc:
             record = exc.record
             seat = record.seat_of(interaction.user.id) if record else None

@@ -73,10 +73,14 @@ class Outcome:
 class GameService(LobbyService):
     """Table operations over a :class:`bot.storage.Store`: the lobby's, and the game's."""
 
-    async def act(self, table_id: int, user_id: int, version: int, notation: str) -> Outcome:
-        """Apply the move ``notation`` for ``user_id``, clicked on table version ``version``."""
+    async def act(self, table_id: int, user_id: int, version: int, notation: str, *,
+                  channel_id: int | None = None) -> Outcome:
+        """Apply the move ``notation`` for ``user_id``, clicked on table version ``version`` in
+        channel ``channel_id`` (a move clicked in another table's channel is refused)."""
         async with self.lock(table_id):
             record = await self.load(table_id)
+            if channel_id is not None and channel_id != record.channel_id:
+                raise Illegal(msg("bot.error.other_channel"))
             seat = record.seat_of(user_id)
             if seat is None:
                 raise NotSeated(msg("bot.error.not_seated"), record)

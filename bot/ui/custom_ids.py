@@ -72,6 +72,13 @@ class Unreadable:
 Target = OpenHand | Move | Pick | LobbyOp | HeroPick | Unreadable
 
 
+#: The kind of component each target is drawn as.
+_COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
+    OpenHand: discord.ui.Button, Move: discord.ui.Button, LobbyOp: discord.ui.Button,
+    Pick: discord.ui.Select, HeroPick: discord.ui.Select,
+}
+
+
 def _join(*parts: object) -> str:
     text = ":".join(str(p) for p in (PREFIX, *parts))
     if len(text) > MAX_CUSTOM_ID:
@@ -170,8 +177,12 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str], /) -> GoblinItem:
-        """Wrap the clicked component with its parsed target."""
-        return cls(item, parse(match.string))
+        """Wrap the clicked component with its parsed target; a target sent through a kind of
+        component it never belongs to (a move button's id from a menu) is unreadable."""
+        target = parse(match.string)
+        if not isinstance(item, _COMPONENT.get(type(target), discord.ui.Item)):
+            target = Unreadable(match.string[:MAX_CUSTOM_ID])
+        return cls(item, target)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Hand the click to whoever answers clicks."""

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from discord_harness import CHANNEL, FakeDiscord, Harness, Message, User
-from test_bot_discord import ANN
+from test_bot_discord import ANN, BOB, open_table
 
 HUGE = "9" * 20  # past SQLite's 64-bit integers
 
@@ -79,3 +79,65 @@ async def test_forged_option_values_are_refused(bot: Harness, fake: FakeDiscord,
     assert texts and "option" in texts[-1], texts
     assert bot.bot.service.store is not None
     assert await bot.bot.service.store.active_in_channel(CHANNEL) is None
+
+
+async def _current(h: Harness, tid: int) -> tuple[User, Any]:
+    rec = await h.bot.service.load(tid)
+    user = ANN if rec.seats[rec.game.current].user == ANN.id else BOB
+    return user, rec
+
+
+async def test_a_move_clicked_in_another_channel_is_refused(bot: Harness,
+                                                          fake: FakeDiscord) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    user, rec = await _current(bot, tid)
+    from engine import observe
+    move = str(observe(rec.game, rec.game.current).legal[0])
+    cid = f"kg:do:{tid}:{rec.version}:{move}"
+    texts = await _raw_click(bot, user, _message(cid), cid, 2, channel=CHANNEL + 7)
+    assert texts and "channel" in texts[-1], texts
+    assert (await bot.bot.service.load(tid)).version == rec.version
+
+
+async def test_a_move_button_id_sent_from_a_menu_is_refused(bot: Harness,
+                                                            fake: FakeDiscord) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    user, rec = await _current(bot, tid)
+    from engine import observe
+    move = str(observe(rec.game, rec.game.current).legal[0])
+    cid = f"kg:do:{tid}:{rec.version}:{move}"
+    texts = await _raw_click(bot, user, _message(cid, 3), cid, 3, [move])
+    assert texts and "damaged" in texts[-1], texts
+    assert (await bot.bot.service.load(tid)).version == rec.version
+
+
+async def test_a_menu_id_sent_from_a_button_is_refused(bot: Harness, fake: FakeDiscord) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    user, rec = await _current(bot, tid)
+    cid = f"kg:pick:{tid}:{rec.version}:fight00"
+    texts = await _raw_click(bot, user, _message(cid), cid, 2)
+    assert texts and "damaged" in texts[-1], texts
+    assert (await bot.bot.service.load(tid)).version == rec.version
+
+
+async def test_a_move_menu_with_two_values_is_refused(bot: Harness, fake: FakeDiscord) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    user, rec = await _current(bot, tid)
+    from engine import observe
+    legal = [str(a) for a in observe(rec.game, rec.game.current).legal]
+    cid = f"kg:pick:{tid}:{rec.version}:fight00"
+    texts = await _raw_click(bot, user, _message(cid, 3), cid, 3, [legal[0], legal[0]])
+    assert texts and "one" in texts[-1], texts
+    assert (await bot.bot.service.load(tid)).version == rec.version
+
+
+async def test_a_hero_pick_with_two_values_is_refused(bot: Harness, fake: FakeDiscord) -> None:
+    await bot.command(ANN, "new")
+    lobby = fake.public()[-1]
+    tid = int(next(i for i in lobby.custom_ids() if i.startswith("kg:lobby:")).split(":")[2])
+    hero_cid = next(i for i in lobby.custom_ids() if i.startswith("kg:hero:"))
+    heroes = [o["value"] for o in lobby.component(hero_cid)["options"]]
+    before = await bot.bot.service.load(tid)
+    texts = await _raw_click(bot, ANN, lobby, hero_cid, 3, heroes[:2])
+    assert texts and "one" in texts[-1], texts
+    assert (await bot.bot.service.load(tid)).seats == before.seats
