@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.lobby import AUTO, MAX_SEATS, MIN_SEATS, TIMERS, LobbyService, ServerSettings, heroes
+from bot.present import controls
 from bot.records import LogRow, SeatInfo, StaleVersion, Status, TableRecord, with_seat
 from bot.refusals import (
     Damaged,
@@ -74,9 +75,10 @@ class GameService(LobbyService):
     """Table operations over a :class:`bot.storage.Store`: the lobby's, and the game's."""
 
     async def act(self, table_id: int, user_id: int, version: int, notation: str, *,
-                  channel_id: int | None = None) -> Outcome:
+                  channel_id: int | None = None, menu: str | None = None) -> Outcome:
         """Apply the move ``notation`` for ``user_id``, clicked on table version ``version`` in
-        channel ``channel_id`` (a move clicked in another table's channel is refused)."""
+        channel ``channel_id`` (a move clicked in another table's channel is refused), picked
+        in the hand message's menu ``menu`` (None: a button) that must offer it."""
         async with self.lock(table_id):
             record = await self.load(table_id)
             if channel_id is not None and channel_id != record.channel_id:
@@ -99,6 +101,9 @@ class GameService(LobbyService):
             seats = record.seats
             if seats[seat].ai:
                 raise OutOfTurn(msg("bot.error.seat_is_ai"), record)
+            if menu is not None and notation not in controls(
+                    observe(state, seat)).menus().get(menu, set()):
+                raise Illegal(msg("bot.error.not_in_menu"), record)
             if seats[seat].timeouts:
                 seats = with_seat(seats, seat, seats[seat].model_copy(update={"timeouts": 0}))
             return await self._apply(record, action, seat, user_id, False, seats)

@@ -141,3 +141,30 @@ async def test_a_hero_pick_with_two_values_is_refused(bot: Harness, fake: FakeDi
     texts = await _raw_click(bot, ANN, lobby, hero_cid, 3, heroes[:2])
     assert texts and "one" in texts[-1], texts
     assert (await bot.bot.service.load(tid)).seats == before.seats
+
+
+async def test_a_move_sent_through_a_menu_that_does_not_offer_it_is_refused(
+        bot: Harness, fake: FakeDiscord) -> None:
+    from test_bot_discord import Players
+
+    from bot.present import controls
+    from engine import observe
+    tid = await open_table(bot, ANN, [BOB])
+    players = Players(bot, tid, [ANN, BOB])
+    for _ in range(300):
+        user, rec = await _current(bot, tid)
+        obs = observe(rec.game, rec.game.current)
+        menus = controls(obs).menus()
+        legal = {str(a) for a in obs.legal}
+        found = [(key, sorted(legal - offered)[0]) for key, offered in menus.items()
+                 if legal - offered]
+        if found:
+            break
+        assert await players.step()
+    else:
+        raise AssertionError("no decision with a menu came up")
+    key, outside = found[0]
+    cid = f"kg:pick:{tid}:{rec.version}:{key}"
+    texts = await _raw_click(bot, user, _message(cid, 3), cid, 3, [outside])
+    assert texts and "menu" in texts[-1], texts
+    assert (await bot.bot.service.load(tid)).version == rec.version
