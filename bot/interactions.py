@@ -45,6 +45,8 @@ class Interactions:
         """Route one click; a refusal or a failure becomes a private answer."""
         locale = loc(interaction)
         try:
+            if not isinstance(target, Unreadable | Move | Pick):  # a move checks it under its lock
+                await self.service.check_channel(target.table, interaction.channel_id)
             match target:
                 case OpenHand(table):
                     await self.show_hand(interaction, table)

@@ -168,3 +168,17 @@ async def test_a_move_sent_through_a_menu_that_does_not_offer_it_is_refused(
     texts = await _raw_click(bot, user, _message(cid, 3), cid, 3, [outside])
     assert texts and "menu" in texts[-1], texts
     assert (await bot.bot.service.load(tid)).version == rec.version
+
+
+async def test_lobby_and_hand_clicks_in_another_channel_are_refused(bot: Harness,
+                                                                    fake: FakeDiscord) -> None:
+    await bot.command(ANN, "new")
+    lobby = fake.public()[-1]
+    tid = int(next(i for i in lobby.custom_ids() if i.startswith("kg:lobby:")).split(":")[2])
+    join = lobby.resolve(f"kg:lobby:{tid}:join")
+    texts = await _raw_click(bot, BOB, lobby, join, 2, channel=CHANNEL + 7)
+    assert texts and "channel" in texts[-1], texts
+    assert (await bot.bot.service.load(tid)).seat_of(BOB.id) is None
+    hand = f"kg:hand:{tid}"
+    texts = await _raw_click(bot, ANN, _message(hand, flags=0), hand, 2, channel=CHANNEL + 7)
+    assert texts and "channel" in texts[-1], texts
