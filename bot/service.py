@@ -109,11 +109,12 @@ class GameService(LobbyService):
             return await self._apply(record, action, seat, user_id, False, seats)
 
     async def check_channel(self, table_id: int, channel_id: int | None) -> None:
-        """Refuse a click on table ``table_id`` made in another channel than the table's."""
-        async with self.lock(table_id):
-            record = await self.load(table_id)
-            if channel_id is not None and channel_id != record.channel_id:
-                raise Illegal(msg("bot.error.other_channel"))
+        """Refuse a click on table ``table_id`` made in another channel than the table's. A
+        table never changes channel, so this need not wait for the table's lock (the click is
+        answered within Discord's 3 seconds even while the AI holds it)."""
+        record = await self.load(table_id)
+        if channel_id is not None and channel_id != record.channel_id:
+            raise Illegal(msg("bot.error.other_channel"))
 
     async def _apply(self, record: TableRecord, action: Action, seat: int, user_id: int | None,
                      by_ai: bool, seats: tuple[SeatInfo, ...], timed_out: bool = False,

@@ -182,3 +182,14 @@ async def test_lobby_and_hand_clicks_in_another_channel_are_refused(bot: Harness
     hand = f"kg:hand:{tid}"
     texts = await _raw_click(bot, ANN, _message(hand, flags=0), hand, 2, channel=CHANNEL + 7)
     assert texts and "channel" in texts[-1], texts
+
+
+async def test_a_forged_autocomplete_gets_an_empty_suggestion_list(bot: Harness,
+                                                                    fake: FakeDiscord) -> None:
+    data = {"id": str(bot._command_id()), "name": "goblin", "type": 1,
+            "options": [{"name": "card", "type": 1, "options": [
+                {"name": "name", "type": 3, "value": 12, "focused": True}]}]}
+    since = len(fake.calls)
+    await bot.feed(bot._base(ANN, 4, data))
+    answers = [c.body for c in fake.calls[since:] if c.template.endswith("/callback")]
+    assert answers == [{"type": 8, "data": {"choices": []}}], answers
