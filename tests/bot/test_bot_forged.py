@@ -87,12 +87,17 @@ async def _current(h: Harness, tid: int) -> tuple[User, Any]:
     return user, rec
 
 
+async def _first_move(h: Harness) -> tuple[int, User, Any, str]:
+    """A started two-player table, the seat to play, the table and its first legal move."""
+    from engine import observe
+    tid = await open_table(h, ANN, [BOB])
+    user, rec = await _current(h, tid)
+    return tid, user, rec, str(observe(rec.game, rec.game.current).legal[0])
+
+
 async def test_a_move_clicked_in_another_channel_is_refused(bot: Harness,
                                                           fake: FakeDiscord) -> None:
-    tid = await open_table(bot, ANN, [BOB])
-    user, rec = await _current(bot, tid)
-    from engine import observe
-    move = str(observe(rec.game, rec.game.current).legal[0])
+    tid, user, rec, move = await _first_move(bot)
     cid = f"kg:do:{tid}:{rec.version}:{move}"
     texts = await _raw_click(bot, user, _message(cid), cid, 2, channel=CHANNEL + 7)
     assert texts and "channel" in texts[-1], texts
@@ -101,10 +106,7 @@ async def test_a_move_clicked_in_another_channel_is_refused(bot: Harness,
 
 async def test_a_move_button_id_sent_from_a_menu_is_refused(bot: Harness,
                                                             fake: FakeDiscord) -> None:
-    tid = await open_table(bot, ANN, [BOB])
-    user, rec = await _current(bot, tid)
-    from engine import observe
-    move = str(observe(rec.game, rec.game.current).legal[0])
+    tid, user, rec, move = await _first_move(bot)
     cid = f"kg:do:{tid}:{rec.version}:{move}"
     texts = await _raw_click(bot, user, _message(cid, 3), cid, 3, [move])
     assert texts and "damaged" in texts[-1], texts
