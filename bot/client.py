@@ -10,7 +10,7 @@ import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import discord
 import discord.gateway
@@ -22,14 +22,15 @@ from discord.ext import commands
 from bot.background import Background
 from bot.cogs.goblin import GoblinCog
 from bot.commands import Commands
-from bot.context import loc
+from bot.context import answer_privately, loc
 from bot.interactions import Interactions
 from bot.messages import Messages
+from bot.options import OptionTree
 from bot.pictures import Pictures, PillowRenderer, Renderer
 from bot.ratelimits import GlobalWait
 from bot.service import GameService
 from bot.tasks import Tasks
-from bot.ui.custom_ids import GoblinItem
+from bot.ui.custom_ids import GoblinItem, is_ours
 from i18n import DEFAULT_LOCALE, Msg, has_key, normalise_locale, translate
 
 log = logging.getLogger("karak.bot")
@@ -118,7 +119,8 @@ class KarakBot(commands.Bot):
                  **options: Any) -> None:
         self.global_wait = GlobalWait()  # honours global 429s discord.py would not wait for
         super().__init__(command_prefix=commands.when_mentioned, intents=intents(),
-                         help_command=None, http_trace=self.global_wait.trace, **options)
+                         help_command=None, tree_cls=OptionTree,
+                         http_trace=self.global_wait.trace, **options)
         self.service = service
         self.dev_guild = dev_guild
         self.force_sync = force_sync
@@ -142,6 +144,20 @@ class KarakBot(commands.Bot):
         await self.sync_commands(force=self.force_sync)
         await self.background.resume()
         self.background.start_timers()
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """A click on a component whose custom_id is not the bot's (another bot's, a forged
+        one) is claimed by no item: it still gets a private answer instead of "interaction
+        failed"."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data = cast(dict[str, Any], interaction.data or {})
+        custom_id = str(data.get("custom_id", ""))
+        if is_ours(custom_id):
+            return
+        log.warning("click on a custom_id that is not ours: %r", custom_id[:100])
+        await answer_privately(interaction, translate(Msg("bot.error.bad_button"),
+                                                      loc(interaction)))
 
     async def answer_command_error(self, interaction: discord.Interaction[Any],
                                    error: app_commands.AppCommandError) -> None:

@@ -45,17 +45,22 @@ class Interactions:
         """Route one click; a refusal or a failure becomes a private answer."""
         locale = loc(interaction)
         try:
+            if not isinstance(target, Unreadable | Move | Pick):  # a move checks it under its lock
+                await self.service.check_channel(target.table, interaction.channel_id)
             match target:
                 case OpenHand(table):
                     await self.show_hand(interaction, table)
                 case LobbyOp(table, op, revision):
                     await self.lobby_click(interaction, table, op, revision)
+                case HeroPick() | Pick() if len(values) != 1:
+                    await answer_privately(interaction, translate(msg("bot.error.one_choice"),
+                                                                  locale))
                 case HeroPick(table):
                     await self.hero_pick(interaction, table, values)
                 case Move(table, version, notation):
                     await self.play(interaction, table, version, notation)
-                case Pick(table, version, _):
-                    await self.play(interaction, table, version, values[0] if values else "")
+                case Pick(table, version, menu):
+                    await self.play(interaction, table, version, values[0], menu)
                 case Unreadable(text):
                     log.warning("unreadable custom_id %r", text)
                     await answer_privately(interaction, translate(msg("bot.error.bad_button"),
@@ -94,8 +99,9 @@ class Interactions:
         await interaction.edit_original_response(view=view, attachments=files)
 
     async def play(self, interaction: discord.Interaction[Any], table: int, version: int,
-                   notation: str) -> None:
-        """Apply a move clicked in a hand message, then refresh that message and the table.
+                   notation: str, menu: str | None = None) -> None:
+        """Apply a move clicked in a hand message (``menu``: the menu it was picked in, None for
+        a button), then refresh that message and the table.
 
         A move button on a message everyone sees (an older bot's, a forged one) must not turn
         that message into the player's hand: the answer is then a new private message.
@@ -107,7 +113,8 @@ class Interactions:
         else:
             await interaction.response.defer(ephemeral=True, thinking=True)
         try:
-            outcome = await self.service.act(table, interaction.user.id, version, notation)
+            outcome = await self.service.act(table, interaction.user.id, version, notation,
+                                             channel_id=interaction.channel_id, menu=menu)
         except Stale as exc:
             record = exc.record
             seat = record.seat_of(interaction.user.id) if record else None

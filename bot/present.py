@@ -92,10 +92,21 @@ class Controls:
 
     groups: tuple[Group, ...]
 
+    def menus(self) -> dict[str, set[str]]:
+        """The moves of each menu, by the name its custom_id carries (:func:`menu_key`)."""
+        return {menu_key(m.kind, g, i): {c.notation for c in m.choices}
+                for g, group in enumerate(self.groups) for i, m in enumerate(group.menus)}
+
     def notations(self) -> set[str]:
         """Every move offered."""
         return {c.notation for g in self.groups
                 for c in (*g.buttons, *(c for m in g.menus for c in m.choices))}
+
+
+def menu_key(kind: str, group: int, index: int) -> str:
+    """The name of a hand message's menu in its custom_id: the ``index``-th menu of kind
+    ``kind`` in group ``group``."""
+    return f"{kind}{group}{index}"
 
 
 def kind_of(action: Action) -> str:

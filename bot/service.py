@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.lobby import AUTO, MAX_SEATS, MIN_SEATS, TIMERS, LobbyService, ServerSettings, heroes
+from bot.present import controls
 from bot.records import LogRow, SeatInfo, StaleVersion, Status, TableRecord, with_seat
 from bot.refusals import (
     Damaged,
@@ -73,10 +74,15 @@ class Outcome:
 class GameService(LobbyService):
     """Table operations over a :class:`bot.storage.Store`: the lobby's, and the game's."""
 
-    async def act(self, table_id: int, user_id: int, version: int, notation: str) -> Outcome:
-        """Apply the move ``notation`` for ``user_id``, clicked on table version ``version``."""
+    async def act(self, table_id: int, user_id: int, version: int, notation: str, *,
+                  channel_id: int | None = None, menu: str | None = None) -> Outcome:
+        """Apply the move ``notation`` for ``user_id``, clicked on table version ``version`` in
+        channel ``channel_id`` (a move clicked in another table's channel is refused), picked
+        in the hand message's menu ``menu`` (None: a button) that must offer it."""
         async with self.lock(table_id):
             record = await self.load(table_id)
+            if channel_id is not None and channel_id != record.channel_id:
+                raise Illegal(msg("bot.error.other_channel"))
             seat = record.seat_of(user_id)
             if seat is None:
                 raise NotSeated(msg("bot.error.not_seated"), record)
@@ -95,9 +101,20 @@ class GameService(LobbyService):
             seats = record.seats
             if seats[seat].ai:
                 raise OutOfTurn(msg("bot.error.seat_is_ai"), record)
+            if menu is not None and notation not in controls(
+                    observe(state, seat)).menus().get(menu, set()):
+                raise Illegal(msg("bot.error.not_in_menu"), record)
             if seats[seat].timeouts:
                 seats = with_seat(seats, seat, seats[seat].model_copy(update={"timeouts": 0}))
             return await self._apply(record, action, seat, user_id, False, seats)
+
+    async def check_channel(self, table_id: int, channel_id: int | None) -> None:
+        """Refuse a click on table ``table_id`` made in another channel than the table's. A
+        table never changes channel, so this need not wait for the table's lock (the click is
+        answered within Discord's 3 seconds even while the AI holds it)."""
+        record = await self.load(table_id)
+        if channel_id is not None and channel_id != record.channel_id:
+            raise Illegal(msg("bot.error.other_channel"))
 
     async def _apply(self, record: TableRecord, action: Action, seat: int, user_id: int | None,
                      by_ai: bool, seats: tuple[SeatInfo, ...], timed_out: bool = False,

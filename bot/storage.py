@@ -94,6 +94,8 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+#: The range of SQLite's integers: a table id outside it names no table.
+SQLITE_MIN, SQLITE_MAX = -(2**63), 2**63 - 1
 _COLUMNS = ("id, guild_id, channel_id, host_id, status, abilities, timer, seed, locale, seats, "
             "state, version, message_id, lobby_message_id, deadline, winner, created_at, "
             "updated_at, revision")
@@ -190,7 +192,10 @@ class Store:
         return record
 
     async def get(self, table_id: int) -> TableRecord | None:
-        """The table ``table_id`` or None; raises :class:`CorruptTable` if its row is damaged."""
+        """The table ``table_id`` or None; raises :class:`CorruptTable` if its row is damaged.
+        An id no SQLite integer can hold (a forged custom_id) is no table."""
+        if not SQLITE_MIN <= table_id <= SQLITE_MAX:
+            return None
         async with self._db.execute(f"SELECT {_COLUMNS} FROM tables WHERE id = ?",
                                     (table_id,)) as cur:
             row = await cur.fetchone()

@@ -72,6 +72,13 @@ class Unreadable:
 Target = OpenHand | Move | Pick | LobbyOp | HeroPick | Unreadable
 
 
+#: The kind of component each target is drawn as.
+_COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
+    OpenHand: discord.ui.Button, Move: discord.ui.Button, LobbyOp: discord.ui.Button,
+    Pick: discord.ui.Select, HeroPick: discord.ui.Select,
+}
+
+
 def _join(*parts: object) -> str:
     text = ":".join(str(p) for p in (PREFIX, *parts))
     if len(text) > MAX_CUSTOM_ID:
@@ -111,6 +118,11 @@ def _number(text: str, least: int) -> int:
     if value < least:
         raise ValueError(text)
     return value
+
+
+def is_ours(custom_id: str) -> bool:
+    """True for a custom_id in the bot's format (its items claim it, even a damaged one)."""
+    return _TEMPLATE.fullmatch(custom_id) is not None
 
 
 def parse(custom_id: str) -> Target:
@@ -165,8 +177,12 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str], /) -> GoblinItem:
-        """Wrap the clicked component with its parsed target."""
-        return cls(item, parse(match.string))
+        """Wrap the clicked component with its parsed target; a target sent through a kind of
+        component it never belongs to (a move button's id from a menu) is unreadable."""
+        target = parse(match.string)
+        if not isinstance(item, _COMPONENT.get(type(target), discord.ui.Item)):
+            target = Unreadable(match.string[:MAX_CUSTOM_ID])
+        return cls(item, target)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Hand the click to whoever answers clicks."""
@@ -177,5 +193,5 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
 
 __all__ = [
     "GoblinItem", "HeroPick", "LobbyOp", "Move", "OpenHand", "Pick", "Target", "Unreadable",
-    "hand_id", "hero_id", "lobby_id", "move_id", "parse", "pick_id",
+    "hand_id", "hero_id", "is_ours", "lobby_id", "move_id", "parse", "pick_id",
 ]

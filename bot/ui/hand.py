@@ -8,7 +8,7 @@ from typing import Any
 
 import discord
 
-from bot.present import Controls, Group, phase_line, seat_line
+from bot.present import Controls, Group, menu_key, phase_line, seat_line
 from bot.records import TableRecord
 from bot.ui.custom_ids import move_id, pick_id
 from bot.ui.parts import MAX_COMPONENTS, ROW_BUTTONS, button, layout, menu, picture, row, text_block
@@ -40,7 +40,7 @@ def _group_items(record: TableRecord, group: Group, index: int,
         options = [(translate(c.label, locale), c.notation,
                     translate(c.description, locale) if c.description else None)
                    for c in m.choices]
-        items.append(row(menu(pick_id(record.id, record.version, f"{m.kind}{index}{i}"),
+        items.append(row(menu(pick_id(record.id, record.version, menu_key(m.kind, index, i)),
                               translate(m.placeholder, locale), options)))
     loose = list(group.buttons)
     for start in range(0, len(loose), ROW_BUTTONS):
