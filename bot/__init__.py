@@ -1,1 +1,1 @@
-"""The Discord bot (issue 4)."""
+"""The Discord bot: commands, Components V2 messages, the game service and its storage."""
