@@ -247,13 +247,8 @@ class LobbyService:
     async def cancel(self, table_id: int, user_id: int, manager: bool = False) -> TableRecord:
         """The host (or a channel manager) closes a lobby or abandons a running game."""
         async with self.lock(table_id):
-            record = await self.load(table_id)
-            if record.status not in ("lobby", "running"):
-                raise Refusal(msg("bot.error.not_active"), record)
-            if record.host_id != user_id and not manager:
-                raise Refusal(msg("bot.error.host_only"), record)
-            await self.store.set_status(table_id, "abandoned")
-            return await self.load(table_id)
+            return await self._close(await self.load(table_id), user_id, manager,
+                                     "bot.error.host_only")
 
     async def abandon(self, channel_id: int, user_id: int, manager: bool) -> TableRecord | int:
         """/goblin abandon: the host or a channel manager (``manager``: the user may Manage
@@ -270,12 +265,18 @@ class LobbyService:
                     raise Refusal(msg("bot.error.manage_only")) from None
                 await self.store.abandon_damaged(tid, channel_id)
                 return tid
-            if record.status not in ("lobby", "running"):
-                raise Refusal(msg("bot.error.not_active"), record)
-            if record.host_id != user_id and not manager:
-                raise Refusal(msg("bot.error.manage_only"), record)
-            await self.store.set_status(tid, "abandoned")
-            return await self.load(tid)
+            return await self._close(record, user_id, manager, "bot.error.manage_only")
+
+    async def _close(self, record: TableRecord, user_id: int, manager: bool,
+                     refusal: str) -> TableRecord:
+        """Abandon an active table (kept as history) for its host or a channel manager, under
+        the caller's lock; anyone else is refused with the message ``refusal``."""
+        if record.status not in ("lobby", "running"):
+            raise Refusal(msg("bot.error.not_active"), record)
+        if record.host_id != user_id and not manager:
+            raise Refusal(msg(refusal), record)
+        await self.store.set_status(record.id, "abandoned")
+        return await self.load(record.id)
 
     def _guild_lock(self, guild_id: int) -> asyncio.Lock:
         """The lock of a server's settings."""
