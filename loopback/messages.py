@@ -75,7 +75,7 @@ class Messages:
             if u.index is None or u.index not in used:
                 out.append(self.state.new_attachment(u))
         for dropped in set(old) - {str(a.id) for a in out}:
-            self.state.files.pop(int(dropped), None)
+            self.state.replace_file(int(dropped))
         return out
 
     def _mentions(self, body: dict[str, Any]) -> list[int]:

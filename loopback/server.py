@@ -217,6 +217,7 @@ class Loopback:
 
     async def _file(self, request: web.Request) -> web.StreamResponse:
         aid = request.match_info["aid"]
+        self.world.state.forget_replaced()
         att = self.world.files.get(int(aid)) if aid.isdigit() else None
         if att is None or att.secret != request.match_info["secret"] or att.data is None:
             return web.json_response({"message": "404: Not Found", "code": 0}, status=404)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,9 @@ from loopback.clock import Clock
 from loopback.errors import LoopbackError, Upload
 from loopback.interaction import Interaction
 from loopback.model import Attachment, Channel, Guild, Message, User, snowflake
+
+REPLACED_FILE_SECONDS = 120.0
+"""How long a file an edit replaced stays fetchable."""
 
 Watcher = Callable[[Message], None]
 Announce = Callable[[str, dict[str, Any]], None]
@@ -44,6 +48,7 @@ class State:
         self.messages: dict[int, Message] = {}
         self.channel_log: dict[int, list[int]] = {}
         self.files: dict[int, Attachment] = {}
+        self.replaced: deque[tuple[float, int]] = deque()
         self.interactions: dict[int, Interaction] = {}
         self.by_token: dict[str, Interaction] = {}
         self.commands: dict[int | None, list[dict[str, Any]]] = {}
@@ -197,4 +202,17 @@ class State:
                          upload.data if self.keep_files else None, secrets.token_urlsafe(9),
                          description)
         self.files[att.id] = att
+        self.forget_replaced()
         return att
+
+    def replace_file(self, attachment_id: int) -> None:
+        """An edit dropped this file: like Discord's CDN, keep serving it for
+        ``REPLACED_FILE_SECONDS`` so a client still loading the old picture gets it."""
+        self.replaced.append((self.now() + REPLACED_FILE_SECONDS, attachment_id))
+        self.forget_replaced()
+
+    def forget_replaced(self) -> None:
+        """Stop serving the replaced files whose grace period is over."""
+        now = self.now()
+        while self.replaced and self.replaced[0][0] <= now:
+            self.files.pop(self.replaced.popleft()[1], None)

@@ -16,6 +16,7 @@ from shared_files import require_discord_api
 
 from loopback import Loopback, LoopbackError, ManualClock
 from loopback.limits import message_problems
+from loopback.state import REPLACED_FILE_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x01" * 40
@@ -334,7 +335,8 @@ async def test_a_body_breaking_the_api_schema_is_a_breach(lb: Loopback, mini: Mi
     assert consumed(lb) == ["schema"]
 
 
-async def test_attachments_are_stored_served_and_replaced(lb: Loopback, mini: MiniBot) -> None:
+async def test_attachments_are_stored_served_and_replaced(lb: Loopback, mini: MiniBot,
+                                                            clock: ManualClock) -> None:
     guild = lb.create_guild()
     channel = lb.create_channel(guild)
     ann = lb.create_user("Ann")
@@ -355,7 +357,10 @@ async def test_attachments_are_stored_served_and_replaced(lb: Loopback, mini: Mi
     assert status == 200 and len(msg2["attachments"]) == 1
     async with aiohttp.ClientSession() as http:
         async with http.get(url) as resp:
-            assert resp.status == 404  # the replaced file is gone
+            assert resp.status == 200  # a client still loading the old picture gets it
+        clock.advance(REPLACED_FILE_SECONDS)
+        async with http.get(url) as resp:
+            assert resp.status == 404  # then the replaced file is gone
         async with http.get(msg2["attachments"][0]["url"]) as resp:
             assert await resp.read() == new
         aid = msg2["attachments"][0]["id"]
