@@ -253,11 +253,19 @@ class World:
         """Answer one REST request (``path`` after ``/api/v10``), enforcing the rules."""
         return await self.rest_api.rest(method, path, query, auth, body, uploads)
 
+    def unfinished(self) -> int:
+        """Interactions of the last 15 minutes (a token's life) whose visible result has not
+        come yet: not answered, or deferred and not yet edited or followed up."""
+        since = self.state.now() - 15 * 60
+        return sum(1 for ix in self.interactions.values()
+                   if ix.created >= since and ix.status() in ("pending", "deferred"))
+
     def summary(self) -> dict[str, Any]:
         """Counts for the control API and reports."""
         return {"users": len(self.users), "guilds": len(self.guilds),
                 "messages": len(self.messages), "interactions": len(self.interactions),
                 "breaches": [str(b) for b in self.breaches],
                 "orphaned": [ix.id for ix in self.orphaned],
+                "unfinished": self.unfinished(),
                 "bot_connected": self.gateway.connected(), "version": self.version,
                 "commands": sum(len(v) for v in self.commands.values())}

@@ -78,13 +78,14 @@ class PlaygroundProcess:
         return self.url
 
     def stop(self) -> int | None:
-        """Ctrl-C (SIGINT), as a person stops it; SIGKILL if it lingers. The exit status."""
+        """Ctrl-C (SIGINT), as a person stops it; SIGKILL if it lingers past the timeout (a busy
+        machine slows the shutdown, not only the start). The exit status."""
         if self.proc is None:
             return None
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
             try:
-                self.proc.wait(15)
+                self.proc.wait(self.timeout)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
@@ -121,16 +122,19 @@ class Driver:
         self.settle()
 
     def settle(self, quiet: float = 0.4) -> None:
-        """Wait until no click is pending, no message is "thinking", and the page showed
-        nothing new for ``quiet`` seconds (the bot is idle)."""
+        """Wait until no click is pending, no message is "thinking", the page is not drawing
+        messages (it waits for their pictures before showing them), every interaction the
+        stand-in saw has its visible result, and the page showed nothing new for ``quiet``
+        seconds (the bot is idle)."""
         deadline = time.monotonic() + self.timeout_ms / 1000
         last = None
         stable_since = time.monotonic()
         while time.monotonic() < deadline:
             shown, pending = self.page.evaluate(
-                "() => [[...document.querySelectorAll('article.msg')].map(a => a.id + ':'"
+                "async () => [[...document.querySelectorAll('article.msg')].map(a => a.id + ':'"
                 " + a.outerHTML.length).join(','),"
-                " document.querySelectorAll('.busy, .loading').length]")
+                " document.querySelectorAll('.busy, .loading, body[data-rendering]').length"
+                " + (await (await fetch('/_loopback/')).json()).unfinished]")
             if shown != last or pending:
                 last = shown
                 stable_since = time.monotonic()

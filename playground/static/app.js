@@ -109,6 +109,8 @@
     channelName: () => state.config.channel_name });
   const composer = window.KarakComposer({ state, $, esc, t, api, toast, refusal, localized,
     saveJSON, safeRefresh });
+  const controls = window.KarakControls({ state, $, api, toast, refusal, render, safeRefresh,
+    composer, switchUser, setLanguage, atBottom, toBottom });
   function localized(obj, field) {
     const l = obj[`${field}_localizations`];
     return (l && l[discordLocale()]) || obj[field];
@@ -209,12 +211,17 @@
   /** Bring the DOM in line with state.messages, one render at a time (never two at once). */
   function render() {
     if (state.rendering) { state.again = true; return state.rendering; }
+    document.body.dataset.rendering = "1";  // a page driver waits for this to go
     state.rendering = (async () => {
-      do {
-        state.again = false;
-        await renderOnce();
-      } while (state.again);
-      state.rendering = null;
+      try {
+        do {
+          state.again = false;
+          await renderOnce();
+        } while (state.again);
+      } finally {
+        state.rendering = null;
+        delete document.body.dataset.rendering;
+      }
     })();
     return state.rendering;
   }
@@ -245,7 +252,7 @@
       cursor = w.el;
       if (w.fresh && state.openSelect && state.openSelect.startsWith(w.m.id + "|")) {
         const sel = w.el.querySelector(`.select[data-custom-id="${CSS.escape(state.openSelect.split("|")[1])}"]`);
-        if (sel) openMenu(sel, false); else state.openSelect = null;
+        if (sel) controls.openMenu(sel, false); else state.openSelect = null;
       }
     }
     if (stick) toBottom();
@@ -394,128 +401,6 @@
     }
   }
 
-  async function interact(kind, messageId, customId, values) {
-    if (state.busy.has(messageId)) return;
-    state.busy.set(messageId, customId);
-    state.failed.delete(messageId);
-    render();
-    try {
-      const body = { user: state.user, message: messageId, custom_id: customId, wait: "answered" };
-      if (values) body.values = values;
-      const ix = await api(`/_loopback/${kind}`, body);
-      if (ix.status === "failed") state.failed.add(messageId);
-    } catch (e) {
-      toast(refusal(e));
-    } finally {
-      state.busy.delete(messageId);
-      await safeRefresh();
-    }
-  }
-
-  // ------------------------------------------------------------------ menus
-
-  function closeMenus(except) {
-    for (const sel of document.querySelectorAll(".select.open")) {
-      if (sel === except) continue;
-      sel.classList.remove("open");
-      sel.querySelector(".options").hidden = true;
-    }
-    if (!except) state.openSelect = null;
-  }
-
-  function openMenu(sel, scroll = true) {
-    closeMenus(sel);
-    const list = sel.querySelector(".options");
-    sel.classList.add("open");
-    list.hidden = false;
-    const msgEl = sel.closest(".msg");
-    state.openSelect = `${msgEl.dataset.messageId}|${sel.dataset.customId}`;
-    if (scroll) list.scrollIntoView({ block: "nearest" });
-  }
-
-  // ------------------------------------------------------------------ events
-
-  function wire() {
-    $("users").addEventListener("click", (ev) => {
-      const tab = ev.target.closest(".user-tab");
-      if (tab) switchUser(tab.dataset.user, Number(tab.dataset.index));
-    });
-    $("language").addEventListener("change", (ev) => setLanguage(ev.target.value));
-    $("scroller").addEventListener("scroll", () => { state.stick = atBottom(); }, { passive: true });
-    $("messages").addEventListener("load", (ev) => {
-      if (ev.target.tagName === "IMG" && state.stick) toBottom();
-    }, true);
-    $("messages").addEventListener("click", (ev) => {
-      const img = ev.target.closest(".image img, .attachments img, .gallery img, .thumbnail img");
-      if (img) {
-        const box = $("lightbox");
-        box.querySelector("img").src = img.src;
-        box.hidden = false;
-        return;
-      }
-      const jump = ev.target.closest("[data-jump]");
-      if (jump) {
-        ev.preventDefault();
-        const el = $(`m-${jump.dataset.jump}`);
-        if (el) {
-          el.scrollIntoView({ block: "center", behavior: "smooth" });
-          el.classList.remove("flash");
-          void el.offsetWidth;
-          el.classList.add("flash");
-        }
-        return;
-      }
-      const start = ev.target.closest("[data-command]");
-      if (start) {
-        ev.preventDefault();
-        const leaf = composer.leaves().find((l) => l.path.join(" ") === start.dataset.command);
-        if (leaf) composer.chooseCommand(leaf);
-        return;
-      }
-      const msgEl = ev.target.closest(".msg");
-      if (!msgEl) return;
-      const option = ev.target.closest(".option");
-      if (option) {
-        const sel = option.closest(".select");
-        closeMenus();
-        interact("select", msgEl.dataset.messageId, sel.dataset.customId, [option.dataset.value]);
-        return;
-      }
-      const opener = ev.target.closest(".select > button");
-      if (opener && !opener.disabled) {
-        const sel = opener.parentElement;
-        if (sel.classList.contains("open")) closeMenus(); else openMenu(sel);
-        return;
-      }
-      const button = ev.target.closest("button.btn[data-custom-id]");
-      if (button && !button.disabled) interact("click", msgEl.dataset.messageId, button.dataset.customId);
-    });
-    document.addEventListener("click", (ev) => {
-      if (!ev.target.closest(".select")) closeMenus();
-      if (!ev.target.closest(".composer")) composer.hideSuggest();
-    });
-    document.addEventListener("keydown", (ev) => {
-      if (ev.key === "Escape") { closeMenus(); composer.hideSuggest(); $("lightbox").hidden = true; }
-    });
-    $("lightbox").addEventListener("click", () => { $("lightbox").hidden = true; });
-    const input = $("command-input");
-    input.addEventListener("input", composer.suggestCommands);
-    input.addEventListener("focus", () => { if (input.value.startsWith("/") || !input.value) composer.suggestCommands(); });
-    input.addEventListener("keydown", composer.suggestKeys);
-    $("suggest").addEventListener("mousedown", (ev) => ev.preventDefault());
-    $("suggest").addEventListener("click", (ev) => {
-      const b = ev.target.closest("button[data-i]");
-      if (b) state.pick(state.suggest[Number(b.dataset.i)]);
-    });
-    $("command-chip").addEventListener("click", (ev) => {
-      if (ev.target.closest("button")) { composer.clearCommand(); $("command-input").focus(); }
-    });
-    $("command-form").addEventListener("submit", (ev) => { ev.preventDefault(); composer.runCommand(); });
-    $("command-options").addEventListener("keydown", (ev) => {
-      if (ev.key === "Enter" && ev.target.tagName === "SELECT") { ev.preventDefault(); composer.runCommand(); }
-    });
-  }
-
   async function boot() {
     for (;;) {
       try { state.config = await api("/play/config"); break; } catch { await sleep(1000); }
@@ -524,7 +409,7 @@
     const asked = Number(new URLSearchParams(location.search).get("as"));
     const stored = localStorage.getItem("kg-user");
     state.user = (users[asked - 1] || users.find((u) => u.id === stored) || users[0]).id;
-    wire();
+    controls.wire();
     applyTexts();
     renderUsers();
     await loadCommands();

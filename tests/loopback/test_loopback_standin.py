@@ -118,6 +118,7 @@ async def test_command_ephemeral_followup_edit_delete(lb: Loopback, mini: MiniBo
     ann, bob = lb.create_user("Ann", locale="cs"), lb.create_user("Bob")
     await connected(lb, mini)
     ix = await lb.command(ann, channel, "goblin new", abilities=True, timer=60)
+    assert lb.unfinished() == 1
     data = await mini.interaction()
     assert data["locale"] == "cs" and data["member"]["user"]["id"] == str(ann.id)
     sub = data["data"]["options"][0]
@@ -126,13 +127,14 @@ async def test_command_ephemeral_followup_edit_delete(lb: Loopback, mini: MiniBo
     status, out = await mini.respond(data, {"type": 5, "data": {"flags": 64}})
     assert status == 200 and out["interaction"]["response_message_loading"] is True
     await ix.answered()
-    assert ix.status() == "deferred"
+    assert ix.status() == "deferred" and lb.unfinished() == 1
     placeholder = lb.messages_for(channel, ann)[-1]
     assert placeholder.loading and lb.messages_for(channel, bob) == []
     status, msg, _ = await mini.rest("PATCH", mini.hook(data, "/messages/@original"),
                                      {"content": "only for Ann"}, auth=False)
     assert status == 200 and msg["content"] == "only for Ann"
     await ix.done()
+    assert lb.unfinished() == 0
     status, follow, _ = await mini.rest("POST", mini.hook(data), {"content": "public"},
                                         auth=False, params={"wait": "true"})
     assert status == 200

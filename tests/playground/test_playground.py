@@ -213,8 +213,10 @@ async def test_routes_of_the_page() -> None:
             html = await r.text()
             assert r.status == 200 and r.content_type == "text/html"
             assert re.search(r"/static/app\.js\?v=[0-9a-f]{10}", html)
-        for name, kind in (("app.js", "javascript"), ("style.css", "css"),
-                           ("favicon.svg", "svg")):
+        scripts = re.findall(r'<script src="/static/([a-z]+\.js)\?v=', html)
+        assert {"message.js", "composer.js", "controls.js", "app.js"} <= set(scripts)
+        for name, kind in ([(s, "javascript") for s in scripts]
+                           + [("style.css", "css"), ("favicon.svg", "svg")]):
             async with http.get(base + "static/" + name) as r:
                 assert r.status == 200 and kind in r.content_type
         async with http.get(base + "static/../app.py") as r:
@@ -323,14 +325,15 @@ def test_python_m_bot_without_token_serves_a_table_that_outlives_a_restart(
         assert _get(proc.url + "_loopback/breaches") == {"breaches": [], "orphaned": []}
     assert proc.proc is not None and proc.proc.returncode == 0
     with PlaygroundProcess(db, ai_pace=0.05) as again:
-        found = False
-        for _ in range(100):
+        # wait on the stand-in's change feed (no fixed sleep): a busy machine resumes later
+        version, found = 0, False
+        deadline = time.monotonic() + again.timeout
+        while not found and time.monotonic() < deadline:
             msgs = _messages(again.url, ann)
-            if any(c.get("custom_id") == "kg:hand:1" for m in msgs
-                   for c in interactive(m["components"])):
-                found = True
-                break
-            time.sleep(0.1)
+            found = any(c.get("custom_id") == "kg:hand:1" for m in msgs
+                        for c in interactive(m["components"]))
+            if not found:
+                version = _get(f"{again.url}_loopback/wait?after={version}&timeout=5")["version"]
         assert found, "the running table was not shown again after the restart"
 
 
