@@ -29,22 +29,29 @@ import discord.http
 from bot.client import KarakBot, route_to
 from bot.service import GameService
 from bot.storage import Store
-from loopback import FAKE_TOKEN, Channel, Guild, Interaction, InteractionFailed, Loopback, Message
-from loopback import User as Person
+from loopback import (
+    FAKE_TOKEN,
+    Channel,
+    Guild,
+    Interaction,
+    InteractionFailed,
+    Loopback,
+    Message,
+    User,
+)
 from loopback.world import Reply, Upload
 
 GUILD = 1200000000000000001
 CHANNEL = 1300000000000000001
 LINK = f"https://discord.com/channels/{GUILD}/{CHANNEL}/"
 
+__all__ = ["CHANNEL", "GUILD", "LINK", "Call", "LiveBot", "User", "component",
+           "dismissed_on_answer", "offered", "on_answer", "record_requests", "resolve",
+           "table_id"]
+
 #: Tasks of the stand-in's server side and of a running client that never end by themselves.
 _RESIDENT = ("RequestHandler.start", "RequestHandler._handle_request", "Connection.writer",
              "Loopback._watch", "Client.connect")
-
-
-def User(user_id: int, name: str, locale: str = "en-US", admin: bool = False) -> Person:  # noqa: N802
-    """A Discord user of the stand-in (``admin``: every permission, Manage Server included)."""
-    return Person(user_id, name, locale, admin)
 
 
 # ---------------------------------------------------------------------------- requests
@@ -219,6 +226,9 @@ class LiveBot:
             await self._run
         await self.store.close()
         discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = self._routes
+        left = [t.get_name() for t in self._waiting()] + [
+            t.get_name() for t in self.bot.tasks.endless if not t.done()]
+        assert not left, f"the bot left tasks behind: {left}"
 
     def _waiting(self) -> list[asyncio.Task[Any]]:
         me = asyncio.current_task()
@@ -235,7 +245,7 @@ class LiveBot:
 
     # -- people acting
 
-    def _known(self, user: Person) -> Person:
+    def _known(self, user: User) -> User:
         self.lb.users.setdefault(user.id, user)
         return user
 
@@ -248,14 +258,14 @@ class LiveBot:
         await self.settle()
         return interactions[-1]
 
-    async def command(self, user: Person, sub: str, *, forge: bool = False,
+    async def command(self, user: User, sub: str, *, forge: bool = False,
                       channel: Channel | None = None, **options: Any) -> Interaction:
         """``user`` runs ``/goblin <sub>`` with ``options`` (``forge``: unchecked options)."""
         ix = await self.lb.command(self._known(user), channel or self.channel, f"goblin {sub}",
                                    forge=forge, **options)
         return await self.handled(ix)
 
-    async def autocomplete(self, user: Person, sub: str, option: str,
+    async def autocomplete(self, user: User, sub: str, option: str,
                            text: Any) -> list[dict[str, Any]]:
         """The choices the bot suggests while ``user`` types ``text`` into ``option``."""
         choices = await self.lb.autocomplete(self._known(user), self.channel, f"goblin {sub}",
@@ -263,21 +273,21 @@ class LiveBot:
         await self.settle()
         return choices
 
-    async def click(self, user: Person, message: Message, custom_id: str, *,
+    async def click(self, user: User, message: Message, custom_id: str, *,
                     forge: bool = False) -> Interaction:
         """``user`` clicks the button ``custom_id`` (see :func:`resolve`) on ``message``."""
         ix = await self.lb.click(self._known(user), message, resolve(message, custom_id),
                                  forge=forge)
         return await self.handled(ix)
 
-    async def choose(self, user: Person, message: Message, custom_id: str, values: list[str], *,
+    async def choose(self, user: User, message: Message, custom_id: str, values: list[str], *,
                      forge: bool = False) -> Interaction:
         """``user`` picks ``values`` in the menu ``custom_id`` on ``message``."""
         ix = await self.lb.select(self._known(user), message, resolve(message, custom_id),
                                   values, forge=forge)
         return await self.handled(ix)
 
-    async def play(self, user: Person, message: Message, move: str) -> Interaction:
+    async def play(self, user: User, message: Message, move: str) -> Interaction:
         """``user`` plays the move ``move`` (notation) the message offers."""
         cid, value = offered(message)[move]
         if value is None:
