@@ -186,7 +186,6 @@ class LiveBot:
         self.channel: Channel = lb.channels[CHANNEL]
         self._run = run
         self._routes = routes
-        self._resident: set[asyncio.Task[Any]] = set()
 
     @staticmethod
     def world(lb: Loopback, guild_locale: str = "en-US") -> None:

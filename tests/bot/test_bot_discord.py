@@ -36,7 +36,8 @@ class TinyRenderer:
 
 
 async def test_new_table_posts_a_lobby(bot: LiveBot, calls: list[Call]) -> None:
-    assert bot.lb.registered(None)  # the first start synced the commands
+    assert [c.method for c in calls if c.path.endswith("/commands")] == ["PUT"]  # first start
+    assert [c["name"] for c in bot.lb.registered(None)] == ["goblin"]  # synced the commands
     await bot.command(ANN, "new")
     lobby = bot.public()[-1]
     ids = lobby.custom_ids()
