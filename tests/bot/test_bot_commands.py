@@ -388,11 +388,7 @@ async def test_leaving_a_running_game_shows_the_ai_seat(bot: LiveBot) -> None:
 
 
 async def test_a_running_turn_timer_shows_its_deadline(bot: LiveBot) -> None:
-    await bot.command(ANN, "new", timer=300)
-    lobby = bot.public()[-1]
-    tid = table_id(lobby)
-    await bot.click(BOB, lobby, f"kg:lobby:{tid}:join")
-    await bot.click(ANN, lobby, f"kg:lobby:{tid}:start")
+    tid = await open_timed_table(bot)
     rec = await bot.bot.service.load(tid)
     assert rec.deadline is not None
     assert f"<t:{int(rec.deadline)}:R>" in bot.last_table_message().text()
