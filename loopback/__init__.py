@@ -43,6 +43,9 @@ Rules and faults::
     Loopback(rate_limits=Schedule(seed=7, rate=0.05))   # 429s on a seeded schedule
     lb.limiter.retries, lb.limiter.early                # each retry after a 429; too early
     lb.send_malformed("int_custom_id")                  # damaged component interactions
+    lb.delete_message(message)                          # a moderator deletes it (or dismissed)
+    channel.bot_permissions = 0                         # posts there answer 403 (50013)
+    thread = lb.create_thread(channel)                  # a public thread (type 11)
     lb.clock.advance(16 * 60) # with Loopback(clock=ManualClock())
     await lb.gateway.drop()   # the socket closes; the bot RESUMEs
 

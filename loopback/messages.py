@@ -152,9 +152,10 @@ class Messages:
             self.referee.breach("old-edit", f"edit {len(message.old_edits) + 1} within an hour "
                                 f"of a message {(now - message.created) / 3600:.1f} hours old",
                                 route, interaction)
+            since = now - message.old_edits[0] if message.old_edits else 0.0  # none allowed
             raise ApiError(429, 30046, "Maximum number of edits to messages older than 1 "
-                           "hour reached. Try again later.", retry_after=round(
-                               OLD_MESSAGE_AGE - (now - message.old_edits[0]), 3))
+                           "hour reached. Try again later.",
+                           retry_after=round(OLD_MESSAGE_AGE - since, 3))
         message.old_edits.append(now)
 
     @staticmethod
@@ -257,6 +258,8 @@ class Messages:
                     query: dict[str, str]) -> Reply:
         """Post a message in the channel."""
         channel = self._channel_param(params)
+        if not channel.may_post(len(uploads)):  # the bot lost its rights here: not a breach
+            raise ApiError(403, 50013, "Missing Permissions")
         message = self.write(None, body or {}, uploads, "POST /channels/{id}/messages",
                               channel_id=channel.id)
         return Reply(200, self.state.payload(message))

@@ -25,6 +25,15 @@ MEMBER_PERMISSIONS = ((1 << 6) | (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) |
                       | (1 << 31))
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7
+#: Permission bits a post needs: view the channel, send messages (in a thread: send messages in
+#: threads), attach files (when it uploads any).
+VIEW_CHANNEL = 1 << 10
+SEND_MESSAGES = 1 << 11
+ATTACH_FILES = 1 << 15
+SEND_MESSAGES_IN_THREADS = 1 << 38
+#: Channel types: a guild text channel, a public thread.
+TEXT_CHANNEL = 0
+PUBLIC_THREAD = 11
 
 _counter = itertools.count()
 
@@ -76,19 +85,42 @@ class User:
 
 @dataclass
 class Channel:
-    """A text channel of a guild."""
+    """A text channel of a guild, or a public thread (``type`` 11) under ``parent_id``.
+    ``bot_permissions`` are the bot's permissions in it (interactions carry them as
+    ``app_permissions``; a post without the ones it needs is refused with 403)."""
 
     id: int
     guild_id: int
     name: str
     position: int = 0
+    type: int = TEXT_CHANNEL
+    parent_id: int | None = None
+    bot_permissions: int = ALL_PERMISSIONS
+
+    @property
+    def thread(self) -> bool:
+        """True for a thread."""
+        return self.type == PUBLIC_THREAD
+
+    def may_post(self, uploads: int) -> bool:
+        """Whether the bot may post here (a message with ``uploads`` files)."""
+        send = SEND_MESSAGES_IN_THREADS if self.thread else SEND_MESSAGES
+        needed = VIEW_CHANNEL | send | (ATTACH_FILES if uploads else 0)
+        return self.bot_permissions & needed == needed
 
     def payload(self) -> dict[str, Any]:
         """The channel object."""
-        return {"id": str(self.id), "type": 0, "guild_id": str(self.guild_id), "name": self.name,
-                "position": self.position, "permission_overwrites": [], "nsfw": False,
-                "parent_id": None, "topic": None, "last_message_id": None,
-                "rate_limit_per_user": 0, "flags": 0}
+        out: dict[str, Any] = {
+            "id": str(self.id), "type": self.type, "guild_id": str(self.guild_id),
+            "name": self.name, "position": self.position, "permission_overwrites": [],
+            "nsfw": False, "parent_id": str(self.parent_id) if self.parent_id else None,
+            "topic": None, "last_message_id": None, "rate_limit_per_user": 0, "flags": 0}
+        if self.thread:
+            # who opened the thread is not modelled
+            out.update(owner_id="1", message_count=0, member_count=1,
+                       thread_metadata={"archived": False, "auto_archive_duration": 1440,
+                                        "archive_timestamp": iso_now(), "locked": False})
+        return out
 
     def public(self) -> dict[str, Any]:
         """What the control API tells about the channel."""
@@ -126,7 +158,8 @@ class Guild:
             "nsfw_level": 0, "stickers": [], "premium_progress_bar_enabled": False,
             "joined_at": self.joined, "large": False, "unavailable": False,
             "member_count": members, "voice_states": [], "members": [bot.member(self.joined)],
-            "channels": [c.payload() for c in self.channels], "threads": [], "presences": [],
+            "channels": [c.payload() for c in self.channels if not c.thread],
+            "threads": [c.payload() for c in self.channels if c.thread], "presences": [],
             "stage_instances": [], "guild_scheduled_events": [], "soundboard_sounds": [],
         }
 

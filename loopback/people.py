@@ -12,7 +12,7 @@ from typing import Any
 from loopback.errors import LoopbackError, Upload
 from loopback.interaction import Interaction
 from loopback.layout import LINK
-from loopback.model import ALL_PERMISSIONS, EPHEMERAL, Channel, Message, User, snowflake
+from loopback.model import EPHEMERAL, Channel, Message, User, snowflake
 from loopback.referee import Referee
 from loopback.slash import command_data
 from loopback.state import State
@@ -143,6 +143,13 @@ class People:
         self.state.bump(channel.id)
         return message
 
+    def delete(self, message: Message) -> None:
+        """A moderator deletes ``message`` (or its owner dismisses an ephemeral one): it is
+        gone for everyone, and the API answers Unknown Message for it."""
+        message.deleted = True
+        message.revision += 1
+        self.state.bump(message.channel_id)
+
     def _interact(self, user: User, channel: Channel, kind: int, data: dict[str, Any],
                   message: Message | None) -> Interaction:
         ix = Interaction(snowflake(), "aW50" + secrets.token_urlsafe(60), kind, user, channel.id,
@@ -172,7 +179,7 @@ class People:
             "channel_id": str(channel.id), "channel": channel.payload(),
             "member": ix.user.member(), "locale": ix.user.locale,
             "guild_locale": guild.locale if guild else "en-US",
-            "app_permissions": str(ALL_PERMISSIONS), "entitlements": [],
+            "app_permissions": str(channel.bot_permissions), "entitlements": [],
             "authorizing_integration_owners": {"0": str(channel.guild_id)}, "context": 0,
             "attachment_size_limit": 10 * 1024 * 1024, "data": ix.data,
         }

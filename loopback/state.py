@@ -18,7 +18,7 @@ from typing import Any
 from loopback.clock import Clock
 from loopback.errors import LoopbackError, Upload
 from loopback.interaction import Interaction
-from loopback.model import Attachment, Channel, Guild, Message, User, snowflake
+from loopback.model import PUBLIC_THREAD, Attachment, Channel, Guild, Message, User, snowflake
 
 REPLACED_FILE_SECONDS = 120.0
 """How long a file an edit replaced stays fetchable."""
@@ -140,10 +140,21 @@ class State:
                        channel_id: int | None = None) -> Channel:
         """A new text channel of ``guild`` (sent as CHANNEL_CREATE)."""
         channel = Channel(channel_id or snowflake(), guild.id, name, len(guild.channels))
+        return self._add_channel(guild, channel)
+
+    def create_thread(self, parent: Channel, name: str = "goblin thread",
+                      channel_id: int | None = None) -> Channel:
+        """A new public thread under ``parent`` (sent as THREAD_CREATE)."""
+        guild = self.guilds[parent.guild_id]
+        thread = Channel(channel_id or snowflake(), guild.id, name, type=PUBLIC_THREAD,
+                         parent_id=parent.id)
+        return self._add_channel(guild, thread)
+
+    def _add_channel(self, guild: Guild, channel: Channel) -> Channel:
         guild.channels.append(channel)
         self.channels[channel.id] = channel
         self.channel_log[channel.id] = []
-        self.announce("CHANNEL_CREATE", channel.payload())
+        self.announce("THREAD_CREATE" if channel.thread else "CHANNEL_CREATE", channel.payload())
         self.bump()
         return channel
 

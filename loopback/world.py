@@ -49,7 +49,7 @@ from loopback.people import MALFORMED, People
 from loopback.ratelimit import Limiter, RateLimit, Schedule
 from loopback.referee import RESPONSE_DEADLINE, TOKEN_LIFETIME, Referee
 from loopback.rest import Rest
-from loopback.spec import SPEC_PATH, Spec
+from loopback.spec import SPEC_PATH, spec
 from loopback.state import State, Watcher
 
 __all__ = ["ApiError", "LoopbackError", "Reply", "Upload", "World", "dumps"]
@@ -71,8 +71,9 @@ class World:
         self.referee = Referee(self.state, response_deadline, token_lifetime)
         self.limiter = Limiter(self.clock, self.referee, rate_limits)
         self.people = People(self.state, self.referee)
+        # the description is read, and its validators built, once for every world
         self.rest_api = Rest(self.state, self.referee, self.limiter,
-                             Spec(spec_path) if validate else None, token, old_message_edits)
+                             spec(spec_path) if validate else None, token, old_message_edits)
         self.gateway = Gateway(self, heartbeat_interval=heartbeat_interval)
         self.state.announce = self.gateway.broadcast
         self.people.deliver = self.gateway.deliver
@@ -146,6 +147,11 @@ class World:
                        channel_id: int | None = None) -> Channel:
         """A new text channel of ``guild`` (sent as CHANNEL_CREATE)."""
         return self.state.create_channel(guild, name, channel_id)
+
+    def create_thread(self, parent: Channel, name: str = "goblin thread",
+                      channel_id: int | None = None) -> Channel:
+        """A new public thread under ``parent`` (sent as THREAD_CREATE)."""
+        return self.state.create_thread(parent, name, channel_id)
 
     def guild_payload(self, guild: Guild) -> dict[str, Any]:
         """GUILD_CREATE data of ``guild``."""
@@ -234,6 +240,10 @@ class World:
                      forge: bool = False) -> Interaction:
         """``user`` picks ``values`` in the select menu ``custom_id`` on ``message``."""
         return await self.people.select(user, message, custom_id, values, forge=forge)
+
+    def delete_message(self, message: Message) -> None:
+        """A moderator deletes ``message`` (or its owner dismisses an ephemeral one)."""
+        self.people.delete(message)
 
     def plant_message(self, channel: Channel, components: list[dict[str, Any]],
                       content: str = "", owner: User | None = None, *, flags: int = 0,

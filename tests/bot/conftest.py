@@ -5,11 +5,12 @@ from pathlib import Path
 
 import pytest
 from bot_helpers import Clock
-from discord_harness import FakeDiscord, Harness, route_of
+from live_bot import Call, LiveBot, record_requests
 from shared_files import discord_api_checked
 
 from bot.service import GameService
 from bot.storage import Store
+from loopback import Loopback, ManualClock
 
 
 @pytest.fixture
@@ -35,9 +36,10 @@ def no_errors_logged(caplog: pytest.LogCaptureFixture,
                      request: pytest.FixtureRequest) -> Iterator[None]:
     """Every bot test fails when the bot logs an error (the catch-all handlers turn any failure,
     a request Discord's API would reject included, into a polite reply plus an error log line),
-    unless the test expects it (``@pytest.mark.allow_errors``), and when any captured request
-    broke Discord's API schema, whoever caught the failure."""
-    FakeDiscord.instances.clear()
+    unless the test expects it (``@pytest.mark.allow_errors``), and when the stand-in it used
+    recorded a broken Discord rule (a request breaking the API schema or a limit, a late answer:
+    whoever caught the failure). A test that provokes breaches on purpose asserts them and
+    clears ``lb.breaches``."""
     caplog.set_level("WARNING")
     yield
     marker = request.node.get_closest_marker("allow_errors")
@@ -46,9 +48,10 @@ def no_errors_logged(caplog: pytest.LogCaptureFixture,
     bad = [r.getMessage() for r in records if r.levelno >= 40
            and not any(a in r.getMessage() for a in allowed)]
     assert not bad, bad
-    broken = [v for fake in FakeDiscord.instances for v in fake.violations]
-    FakeDiscord.instances.clear()
-    assert not broken, broken
+    server = request.node.funcargs.get("lb")
+    if isinstance(server, Loopback) and server.breaches:
+        pytest.fail("Discord rules broken:\n" + "\n".join(map(str, server.breaches)),
+                    pytrace=False)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -57,22 +60,28 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDiscord]:
-    """The captured Discord HTTP layer of one test (requests checked against the API schema when
-    its description is at hand: see ``shared_files.discord_api_checked``). When they are, the
-    routes the fake finds without the description must be the ones the description names."""
-    f = FakeDiscord(validate=discord_api_checked())
-    f.install(monkeypatch)
-    yield f
-    if f.validate:
-        assert [route_of(c.path) for c in f.calls] == [c.template for c in f.calls]
+async def lb() -> AsyncIterator[Loopback]:
+    """The stand-in on 127.0.0.1 with the bot's guild and channel (requests validated against
+    Discord's OpenAPI description when it is at hand: see ``shared_files.discord_api_checked``),
+    on a clock moved by hand."""
+    async with Loopback(clock=ManualClock(), validate=discord_api_checked()) as server:
+        LiveBot.world(server)
+        yield server
 
 
 @pytest.fixture
-async def bot(fake: FakeDiscord, tmp_path: Path) -> AsyncIterator[Harness]:
-    """The real client on a fresh database, with pictures stood in by a tiny PNG."""
+def calls(lb: Loopback) -> list[Call]:
+    """Every request the stand-in receives during the test (bodies included)."""
+    return record_requests(lb)
+
+
+@pytest.fixture
+async def bot(lb: Loopback, calls: list[Call], tmp_path: Path,
+              clock: Clock) -> AsyncIterator[LiveBot]:
+    """The real bot on the stand-in and a fresh database, with pictures stood in by a tiny
+    PNG."""
     from test_bot_discord import TinyRenderer
 
-    h = await Harness.start(fake, tmp_path / "k.db", TinyRenderer())
-    yield h
-    await h.stop()
+    live = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock)
+    yield live
+    await live.stop()

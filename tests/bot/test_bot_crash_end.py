@@ -4,21 +4,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from discord_harness import FakeDiscord, Harness
+from bot_helpers import Clock
+from live_bot import LiveBot
 from test_bot_discord import ANN, BOB, Players, TinyRenderer, open_table
 
 from engine import apply, observe
 from engine.agents import make_agent
+from loopback import Loopback
 
 
-def game_overs(fake: FakeDiscord) -> list[str]:
-    return [m.content or "" for m in fake.public() if "wins" in m.text()]
+def game_overs(bot: LiveBot) -> list[str]:
+    return [m.text() for m in bot.public() if "wins" in m.text()]
 
 
-async def test_result_lost_in_a_crash_is_posted_on_restart(fake: FakeDiscord,
-                                                            tmp_path: Path) -> None:
+async def test_result_lost_in_a_crash_is_posted_on_restart(lb: Loopback, tmp_path: Path,
+                                                            clock: Clock) -> None:
     db = tmp_path / "k.db"
-    h1 = await Harness.start(fake, db, TinyRenderer())
+    h1 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     tid = await open_table(h1, ANN, [BOB])
     players = Players(h1, tid, [ANN, BOB])
     svc = h1.bot.service
@@ -35,11 +37,11 @@ async def test_result_lost_in_a_crash_is_posted_on_restart(fake: FakeDiscord,
     assert user is not None
     await svc.act(tid, user, rec.version, str(action))
     await h1.stop()
-    assert game_overs(fake) == []
-    h2 = await Harness.start(fake, db, TinyRenderer())
+    assert game_overs(h1) == []
+    h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     await h2.stop()
-    assert len(game_overs(fake)) == 1
-    assert not fake.public()[-1].custom_ids()
-    h3 = await Harness.start(fake, db, TinyRenderer())  # and only once
+    assert len(game_overs(h2)) == 1
+    assert not h2.public()[-1].custom_ids()
+    h3 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)  # and only once
     await h3.stop()
-    assert len(game_overs(fake)) == 1
+    assert len(game_overs(h3)) == 1

@@ -32,7 +32,8 @@ async def test_pictures_come_from_worker_processes() -> None:
 
 async def test_urgent_first_but_background_not_starved(monkeypatch: pytest.MonkeyPatch) -> None:
     """The queue's order on an injected clock: a worker held busy by one picture, the others
-    waiting behind it, then released."""
+    joining the queue one by one (each checked to be in it before the clock moves), then
+    released."""
     order: list[str] = []
     started, release = threading.Event(), threading.Event()
 
@@ -47,6 +48,11 @@ async def test_urgent_first_but_background_not_starved(monkeypatch: pytest.Monke
     monkeypatch.setattr(drawing, "draw", fake_draw)
     pool = DrawingPool(1, executor=lambda: ThreadPoolExecutor(1), clock=lambda: now[0])
 
+    async def queued(count: int) -> None:
+        """Let the event loop run until ``count`` pictures wait in the queue."""
+        while pool.stats()["waiting"] < count:
+            await asyncio.sleep(0)  # no time passes: the drawing tasks take their turn
+
     async def held(jobs: list[tuple[str, int]]) -> None:
         started.clear()
         release.clear()
@@ -55,7 +61,7 @@ async def test_urgent_first_but_background_not_starved(monkeypatch: pytest.Monke
         waiting = []
         for locale, priority in jobs:
             waiting.append(asyncio.ensure_future(pool.draw("table", None, locale, priority)))
-            await asyncio.sleep(0)  # let it join the queue
+            await queued(len(waiting))  # it waits in the queue now, due by the clock's time
             if locale == "late":
                 now[0] += drawing.BACKGROUND_SLACK + 1  # urgent pictures keep coming later
         release.set()

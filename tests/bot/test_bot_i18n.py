@@ -12,18 +12,8 @@ from typing import Any
 
 import discord
 import pytest
-from discord_harness import (
-    ALL_PERMS,
-    APP_ID,
-    CHANNEL,
-    GUILD,
-    FakeDiscord,
-    Harness,
-    Message,
-    User,
-    body_text,
-)
-from discord_harness import spec as discord_spec
+from bot_helpers import Clock
+from live_bot import CHANNEL, GUILD, LiveBot, User, offered, table_id
 from shared_files import require_discord_api
 from test_bot_discord import PNG, open_table
 
@@ -31,10 +21,12 @@ from bot.records import StorageError
 from bot.storage import MIGRATIONS, SCHEMA_VERSION, Store
 from engine import Observation
 from i18n import LOCALES, translate
+from loopback import Loopback, Message
+from loopback.spec import spec as discord_spec
 
-ANN = User(2000000000000000101, "Anna")
-BOB = User(2000000000000000102, "Benoît")
-ADMIN = User(2000000000000000109, "Mod", perms=ALL_PERMS)
+ANN = User(2000000000000000101, "Anna", locale="cs")
+BOB = User(2000000000000000102, "Benoît", locale="fr")
+ADMIN = User(2000000000000000109, "Mod", locale="en-GB", admin=True)
 #: Our languages as Discord names them in localisation dictionaries.
 DISCORD_LOCALE = {"fr": "fr", "cs": "cs"}
 
@@ -58,31 +50,19 @@ class RecordingRenderer:
         return PNG
 
 
-class LocaleHarness(Harness):
-    """The harness with a server language and each user's own Discord language."""
-
-    guild_locale = "en-US"
-    user_locales: dict[int, str] = {}
-
-    def _base(self, user: User, kind: int, data: dict[str, Any],
-              message: Message | None = None, locale: str = "en-US") -> dict[str, Any]:
-        payload = super()._base(user, kind, data, message, self.user_locales.get(user.id, locale))
-        payload["guild_locale"] = self.guild_locale
-        return payload
-
-
 @pytest.fixture
 def renderer() -> RecordingRenderer:
     return RecordingRenderer()
 
 
 @pytest.fixture
-async def bot(fake: FakeDiscord, tmp_path: Path,
-              renderer: RecordingRenderer) -> AsyncIterator[LocaleHarness]:
-    h = await LocaleHarness.start(fake, tmp_path / "k.db", renderer)
-    h.user_locales = {ANN.id: "cs", BOB.id: "fr", ADMIN.id: "en-GB"}
-    yield h  # type: ignore[misc]
-    await h.stop()
+async def bot(lb: Loopback, tmp_path: Path, clock: Clock,
+              renderer: RecordingRenderer) -> AsyncIterator[LiveBot]:
+    """The bot on a server whose language each test sets (``bot.guild.locale``), with a Czech,
+    a French and a British English user."""
+    live = await LiveBot.start(lb, tmp_path / "k.db", renderer, clock=clock)
+    yield live
+    await live.stop()
 
 
 # ---------------------------------------------------------------------------- slash commands
@@ -137,17 +117,17 @@ def _walk(commands: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], lis
 
 @pytest.mark.parametrize("lang", LOCALES)
 async def test_slash_commands_match_the_api_schema_in_every_language(
-        bot: LocaleHarness, lang: str) -> None:
+        bot: LiveBot, lang: str) -> None:
     require_discord_api("the slash commands' payload against Discord's API schema")
     payload = await bot.bot.command_payload()
-    route = f"/applications/{APP_ID}/commands"
+    route = f"/applications/{bot.lb.application_id}/commands"
     discord_spec().check("PUT", route, payload)  # the real sync body, all languages at once
     discord_spec().check("PUT", route, _in(payload, lang))
 
 
 @pytest.mark.parametrize("lang", LOCALES)
 async def test_slash_commands_are_well_formed_in_every_language(
-        bot: LocaleHarness, lang: str) -> None:
+        bot: LiveBot, lang: str) -> None:
     payload = await bot.bot.command_payload()
     entries = _walk(_in(payload, lang))
     assert len([e for e in entries if "=" not in e[0]]) >= 15  # group, 10 commands, options
@@ -164,7 +144,7 @@ async def test_slash_commands_are_well_formed_in_every_language(
             assert set(item.get(locale_dict) or {}) <= {loc.value for loc in discord.Locale}
 
 
-async def test_names_and_choices_are_translated(bot: LocaleHarness) -> None:
+async def test_names_and_choices_are_translated(bot: LiveBot) -> None:
     payload = await bot.bot.command_payload()
     fr = {p for p, _, _ in _walk(_in(payload, "fr"))}
     cs = {p for p, _, _ in _walk(_in(payload, "cs"))}
@@ -184,126 +164,107 @@ def _texts(message: Message) -> str:
 
 
 async def test_private_follows_the_user_public_follows_the_server(
-        bot: LocaleHarness, fake: FakeDiscord, renderer: RecordingRenderer) -> None:
-    bot.guild_locale = "cs"
-    since = len(fake.calls)
-    await bot.command(BOB, "hand")  # no table yet: a French refusal
-    assert bot.ephemeral_texts(since) == [
+        bot: LiveBot, renderer: RecordingRenderer) -> None:
+    bot.guild.locale = "cs"
+    ix = await bot.command(BOB, "hand")  # no table yet: a French refusal
+    assert bot.said(ix) == [
         "Il n'y a pas de table dans ce salon. Ouvrez-en une avec /goblin créer."]
     await bot.command(BOB, "new")  # a French user opens a table on a Czech server
-    lobby = fake.public()[-1]
+    lobby = bot.public()[-1]
     assert "Karak: Goblin – nový stůl č. 1" in lobby.text()
     assert "Přisednout" in _texts(lobby) and "Rejoindre" not in _texts(lobby)
-    since = len(fake.calls)
-    await bot.command(BOB, "new")
+    ix = await bot.command(BOB, "new")
     assert any("Ce salon a déjà une table qui attend ses joueurs" in t
-               for t in bot.ephemeral_texts(since))  # the asker's language
-    tid = int(next(i for i in lobby.custom_ids() if i.startswith("kg:lobby:")).split(":")[2])
-    await bot.click(ANN, fake.messages[lobby.id], f"kg:lobby:{tid}:join")
-    since = len(fake.calls)
-    await bot.click(ANN, fake.messages[lobby.id], f"kg:lobby:{tid}:join")
-    assert bot.ephemeral_texts(since) == ["U tohoto stolu už máte místo."]
-    await bot.click(BOB, fake.messages[lobby.id], f"kg:lobby:{tid}:start")
-    table = fake.last_table_message()
+               for t in bot.said(ix))  # the asker's language
+    tid = table_id(lobby)
+    await bot.click(ANN, lobby, f"kg:lobby:{tid}:join")
+    ix = await bot.click(ANN, lobby, f"kg:lobby:{tid}:join")
+    assert bot.said(ix) == ["U tohoto stolu už máte místo."]
+    await bot.click(BOB, lobby, f"kg:lobby:{tid}:start")
+    table = bot.last_table_message()
     assert f"Karak: Goblin – stůl č. {tid}" in table.text()
     assert "Kolo 1: na tahu je" in _texts(table) and "Moje ruka" in _texts(table)
     assert ("table", "cs") in renderer.drawn and ("table", "fr") not in renderer.drawn
     # Each player's hand in their own language, drawn in it too.
-    token = await bot.click(BOB, table, f"kg:hand:{tid}")
-    hand = bot.reply(token)
-    assert hand.flags & 64
+    hand = bot.reply(await bot.click(BOB, table, f"kg:hand:{tid}"))
+    assert hand.owner == BOB.id
     assert f"Votre main – table n° {tid}" in hand.text()
     assert ("hand", "fr") in renderer.drawn
-    token = await bot.click(ANN, table, f"kg:hand:{tid}")
-    assert f"Vaše ruka – stůl č. {tid}" in bot.reply(token).text()
+    ix = await bot.click(ANN, table, f"kg:hand:{tid}")
+    assert f"Vaše ruka – stůl č. {tid}" in bot.reply(ix).text()
     assert ("hand", "cs") in renderer.drawn
 
 
-async def test_moves_are_labelled_in_the_player_s_language(bot: LocaleHarness,
-                                                           fake: FakeDiscord) -> None:
-    bot.guild_locale = "en-US"
+async def test_moves_are_labelled_in_the_player_s_language(bot: LiveBot) -> None:
+    bot.guild.locale = "en-US"
     tid = await open_table(bot, BOB, [ANN])
     rec = await bot.bot.service.load(tid)
     user = BOB if rec.seats[rec.game.current].user == BOB.id else ANN
-    table = fake.last_table_message()
+    table = bot.last_table_message()
     assert "Round 1" in _texts(table) or "My hand" in _texts(table)
-    token = await bot.click(user, table, f"kg:hand:{tid}")
-    hand = bot.reply(token)
+    hand = bot.reply(await bot.click(user, table, f"kg:hand:{tid}"))
     words = {"fr": ("Rendre visite au marchand", "Choisissez un monstre à combattre…"),
              "cs": ("Navštívit obchodníka", "Vyberte nestvůru k souboji…")}
     lang = "fr" if user is BOB else "cs"
     assert all(w in _texts(hand) for w in words[lang]), _texts(hand)[:600]
     # Playing a move keeps the hand in the player's language and the table in the server's.
-    cid, _ = hand.offered()["merchant"]
-    await bot.click(user, hand, cid)
-    assert all(w not in _texts(fake.messages[hand.id]) for w in ("Visit the merchant",))
-    table = fake.last_table_message()
+    assert "merchant" in offered(hand)
+    await bot.play(user, hand, "merchant")
+    assert all(w not in _texts(hand) for w in ("Visit the merchant",))
+    table = bot.last_table_message()
     assert "visits the merchant" in _texts(table)
 
 
-async def test_rules_and_card_lookup_in_czech(bot: LocaleHarness, fake: FakeDiscord) -> None:
-    since = len(fake.calls)
-    await bot.command(ANN, "rules")
-    body = next(c.body for c in fake.calls[since:] if c.template.endswith("/callback"))
-    assert "Karak: Goblin ve zkratce" in body_text(body["data"])
-    assert "vládce nestvůr" in body_text(body["data"])
-    since = len(fake.calls)
-    await bot.autocomplete(ANN, "card", "name", "pavou")
-    body = next(c.body for c in fake.calls[since:] if c.template.endswith("/callback"))
-    names = [c["name"] for c in body["data"]["choices"]]
+async def test_rules_and_card_lookup_in_czech(bot: LiveBot) -> None:
+    ix = await bot.command(ANN, "rules")
+    assert "Karak: Goblin ve zkratce" in bot.reply(ix).text()
+    assert "vládce nestvůr" in bot.reply(ix).text()
+    names = [c["name"] for c in await bot.autocomplete(ANN, "card", "name", "pavou")]
     assert any(n.startswith("Pavouk /") for n in names), names  # the monster / its reward
     assert any(n.startswith("Obří pavouk") for n in names), names
-    since = len(fake.calls)
-    await bot.command(ANN, "card", name="Pavouk")
-    body = next(c.body for c in fake.calls[since:] if c.template.endswith("/callback"))
-    assert "Nestvůra z patra 1" in body_text(body["data"])
-    since = len(fake.calls)
-    await bot.command(ANN, "card", name="spider")  # another language's name is found too
-    body = next(c.body for c in fake.calls[since:] if c.template.endswith("/callback"))
-    assert "### Pavouk" in body_text(body["data"])
+    ix = await bot.command(ANN, "card", name="Pavouk")
+    assert "Nestvůra z patra 1" in bot.reply(ix).text()
+    ix = await bot.command(ANN, "card", name="spider")  # another language's name is found too
+    assert "### Pavouk" in bot.reply(ix).text()
 
 
 # ---------------------------------------------------------------------------- server language
 
 
-async def test_admins_may_force_the_server_language(bot: LocaleHarness, fake: FakeDiscord,
+async def test_admins_may_force_the_server_language(bot: LiveBot,
                                                     renderer: RecordingRenderer) -> None:
-    bot.guild_locale = "en-US"  # a server that is not a community server always says en-US
+    bot.guild.locale = "en-US"  # a server that is not a community server always says en-US
     await bot.command(BOB, "new")
-    lobby = fake.public()[-1]
+    lobby = bot.public()[-1]
     assert "Join" in _texts(lobby)
-    since = len(fake.calls)
-    await bot.command(BOB, "settings", language="cs")
-    assert any("Seuls les administrateurs" in t for t in bot.ephemeral_texts(since))
+    ix = await bot.command(BOB, "settings", language="cs")
+    assert any("Seuls les administrateurs" in t for t in bot.said(ix))
     assert await bot.store.guild_locale(GUILD) is None
-    since = len(fake.calls)
-    await bot.command(ADMIN, "settings", language="cs")
-    reply = bot.ephemeral_texts(since)[-1]
+    ix = await bot.command(ADMIN, "settings", language="cs")
+    reply = bot.said(ix)[-1]
     assert reply.endswith("narration: Czech.")  # the admin reads English
     assert await bot.store.guild_locale(GUILD) == "cs"
-    assert "Přisednout" in _texts(fake.messages[lobby.id])  # the open lobby switched at once
+    assert "Přisednout" in _texts(lobby)  # the open lobby switched at once
     rec = await bot.bot.service.in_channel(CHANNEL)
     assert rec.locale == "cs"
-    await bot.click(BOB, fake.messages[lobby.id], f"kg:lobby:{rec.id}:ai")
-    await bot.click(BOB, fake.messages[lobby.id], f"kg:lobby:{rec.id}:start")
-    assert "Moje ruka" in _texts(fake.last_table_message())
+    await bot.click(BOB, lobby, f"kg:lobby:{rec.id}:ai")
+    await bot.click(BOB, lobby, f"kg:lobby:{rec.id}:start")
+    assert "Moje ruka" in _texts(bot.last_table_message())
     # Back to Discord's language: running tables follow at their next refresh.
-    since = len(fake.calls)
-    await bot.command(ADMIN, "settings", language="auto")
-    assert "Discord language (now: English)" in bot.ephemeral_texts(since)[-1]
+    ix = await bot.command(ADMIN, "settings", language="auto")
+    assert "Discord language (now: English)" in bot.said(ix)[-1]
     assert await bot.store.guild_locale(GUILD) is None
     assert (await bot.bot.service.in_channel(CHANNEL)).locale == "en"
     await bot.settle()
-    assert "My hand" in _texts(fake.last_table_message())
+    assert "My hand" in _texts(bot.last_table_message())
 
 
-async def test_forced_language_applies_to_new_tables(bot: LocaleHarness,
-                                                     fake: FakeDiscord) -> None:
-    bot.guild_locale = "cs"
+async def test_forced_language_applies_to_new_tables(bot: LiveBot) -> None:
+    bot.guild.locale = "cs"
     await bot.command(ADMIN, "settings", language="fr", abilities=True)
     assert await bot.store.guild_settings(GUILD) == (True, 0)
     await bot.command(ANN, "new")
-    lobby = fake.public()[-1]
+    lobby = bot.public()[-1]
     assert "### " + "Karak: Goblin – nouvelle table" in lobby.text()
     assert translate("bot.lobby.join", "fr") in _texts(lobby)
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import Any
 
-from discord_harness import CHANNEL, GUILD, FakeDiscord, Harness, Message
+from bot_helpers import Clock
+from live_bot import CHANNEL, GUILD, LINK, Call, LiveBot, component, table_id
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer
 
 from bot.records import TableRecord
-
-LINK = f"https://discord.com/channels/{GUILD}/{CHANNEL}/"
+from loopback import Loopback, Message
 
 
 def lobby_id(message: Message, op: str) -> str:
@@ -22,37 +21,41 @@ def lobby_id(message: Message, op: str) -> str:
                 and c.split(":")[3] == op)
 
 
-def lobbies_of(fake: FakeDiscord, tid: int) -> list[Message]:
+def lobbies_of(bot: LiveBot, tid: int) -> list[Message]:
     """The public messages holding table ``tid``'s lobby buttons, oldest first."""
-    return [m for m in fake.public() if any(c.startswith(f"kg:lobby:{tid}:")
-                                            for c in m.custom_ids())]
+    return [m for m in bot.public() if any(c.startswith(f"kg:lobby:{tid}:")
+                                           for c in m.custom_ids())]
 
 
-async def ai_seats(h: Harness, tid: int) -> list[bool]:
+def lost_edit(lb: Loopback, stale: Message) -> None:
+    """The stand-in shows ``stale`` again, as if the bot's last edits of it never arrived."""
+    lb.messages[stale.id] = copy.deepcopy(stale)
+
+
+async def ai_seats(h: LiveBot, tid: int) -> list[bool]:
     return [s.ai for s in (await h.bot.service.load(tid)).seats]
 
 
-async def open_lobby(h: Harness) -> tuple[int, Message]:
+async def open_lobby(h: LiveBot) -> tuple[int, Message]:
     await h.command(ANN, "new")
-    lobby = h.fake.public()[-1]
-    return int(lobby_id(lobby, "join").split(":")[2]), lobby
+    lobby = h.public()[-1]
+    return table_id(lobby), lobby
 
 
-async def created_without_message(h: Harness) -> TableRecord:
+async def created_without_message(h: LiveBot) -> TableRecord:
     """/goblin new saved the table, then the bot died before the lobby message was posted."""
     return await h.bot.service.create(guild_id=GUILD, channel_id=CHANNEL, host_id=ANN.id,
                                       host_name=ANN.name)
 
 
-def original_edits(fake: FakeDiscord, since: int) -> list[Any]:
-    return [c.body for c in fake.calls[since:]
-            if c.template.endswith("/messages/@original") and c.method == "PATCH"]
+def original_edits(calls: list[Call], since: int) -> list[Call]:
+    return [c for c in calls[since:] if c.original_edit]
 
 
-async def test_restart_redraws_a_lobby_whose_last_edit_was_lost(fake: FakeDiscord,
-                                                                  tmp_path: Path) -> None:
+async def test_restart_redraws_a_lobby_whose_last_edit_was_lost(lb: Loopback, tmp_path: Path,
+                                                                  clock: Clock) -> None:
     db = tmp_path / "k.db"
-    h1 = await Harness.start(fake, db, TinyRenderer())
+    h1 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     tid, lobby = await open_lobby(h1)
     await h1.click(ANN, lobby, lobby_id(lobby, "ai"))
     assert await ai_seats(h1, tid) == [False, True]
@@ -60,144 +63,131 @@ async def test_restart_redraws_a_lobby_whose_last_edit_was_lost(fake: FakeDiscor
     await h1.bot.service.add_ai(tid, ANN.id, 1)
     await h1.bot.service.join(tid, BOB.id, BOB.name)
     await h1.stop()
-    assert lobby_id(fake.messages[lobby.id], "unai").endswith(":1")  # shows revision 1
-    posted = len(fake.public())
+    assert lobby_id(lobby, "unai").endswith(":1")  # shows revision 1
+    posted = len(h1.public())
 
-    h2 = await Harness.start(fake, db, TinyRenderer())
+    h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     try:
-        lobby = fake.messages[lobby.id]
-        assert len(fake.public()) == posted  # edited in place, not posted again
+        assert len(h2.public()) == posted  # edited in place, not posted again
         assert lobby_id(lobby, "unai") == f"kg:lobby:{tid}:unai:3"
         assert f"<@{BOB.id}>" in lobby.text()
-        assert lobby.component(lobby_id(lobby, "join"))["disabled"]  # the table is full
-        since = len(fake.calls)
-        await h2.click(ANN, lobby, lobby_id(lobby, "unai"))
-        assert not any("changed in the meantime" in t for t in h2.ephemeral_texts(since))
+        assert component(lobby, lobby_id(lobby, "join"))["disabled"]  # the table is full
+        ix = await h2.click(ANN, lobby, lobby_id(lobby, "unai"))
+        assert not any("changed in the meantime" in t for t in h2.said(ix))
         assert await ai_seats(h2, tid) == [False, True, False]
-        lobby = fake.messages[lobby.id]
         await h2.click(ANN, lobby, lobby_id(lobby, "ai"))
         assert await ai_seats(h2, tid) == [False, True, False, True]
     finally:
         await h2.stop()
 
 
-async def test_a_refused_click_on_a_stale_lobby_redraws_it(bot: Harness,
-                                                           fake: FakeDiscord) -> None:
+async def test_a_refused_click_on_a_stale_lobby_redraws_it(bot: LiveBot) -> None:
     tid, lobby = await open_lobby(bot)
     await bot.click(ANN, lobby, lobby_id(lobby, "ai"))
     await bot.bot.service.add_ai(tid, ANN.id, 1)  # saved; the edit of the message was lost
-    stale = copy.deepcopy(fake.messages[lobby.id])
+    stale = copy.deepcopy(bot.message(lobby))
     for op in ("unai", "ai"):
-        since = len(fake.calls)
-        await bot.click(ANN, fake.messages[lobby.id], lobby_id(stale, op))
-        assert any("changed in the meantime" in t for t in bot.ephemeral_texts(since))
+        ix = await bot.click(ANN, bot.message(lobby), lobby_id(stale, op))
+        assert any("changed in the meantime" in t for t in bot.said(ix))
         assert await ai_seats(bot, tid) == [False, True, True]  # nothing was done...
-        fresh = fake.messages[lobby.id]
+        fresh = bot.message(lobby)
         assert lobby_id(fresh, "unai") == f"kg:lobby:{tid}:unai:2"  # ...but it is shown now
-        fake.messages[lobby.id] = copy.deepcopy(stale)  # and lost again, for the next op
-    fake.messages[lobby.id] = stale
-    await bot.click(ANN, stale, lobby_id(stale, "unai"))
-    fresh = fake.messages[lobby.id]
+        lost_edit(bot.lb, stale)  # and lost again, for the next op
+    await bot.click(ANN, bot.message(lobby), lobby_id(stale, "unai"))
+    fresh = bot.message(lobby)
     await bot.click(ANN, fresh, lobby_id(fresh, "unai"))  # the next click works
     assert await ai_seats(bot, tid) == [False, True]
-    assert lobby_id(fake.messages[lobby.id], "unai") == f"kg:lobby:{tid}:unai:3"
+    assert lobby_id(bot.message(lobby), "unai") == f"kg:lobby:{tid}:unai:3"
 
 
 async def test_a_click_on_a_lobby_that_changed_and_changed_back_is_refused(
-        bot: Harness, fake: FakeDiscord) -> None:
+        bot: LiveBot) -> None:
     """One join and one leave leave the seat count as it was, but not the lobby's revision: a
     Start or Add AI seat pressed on the message from before is refused, not applied."""
     tid, lobby = await open_lobby(bot)
-    stale = copy.deepcopy(fake.messages[lobby.id])
+    stale = copy.deepcopy(lobby)
     await bot.bot.service.join(tid, BOB.id, BOB.name)  # both saved; the edits were lost
     await bot.bot.service.leave(tid, BOB.id)
-    for op in ("ai", "start"):
-        since = len(fake.calls)
-        await bot.click(ANN, stale, lobby_id(stale, op))
-        assert any("changed in the meantime" in t for t in bot.ephemeral_texts(since))
+    for op in ("ai", "start"):  # Start is disabled with one seat: a modified client sends it
+        ix = await bot.click(ANN, stale, lobby_id(stale, op), forge=op == "start")
+        assert any("changed in the meantime" in t for t in bot.said(ix))
         rec = await bot.bot.service.load(tid)
         assert rec.status == "lobby" and len(rec.seats) == 1 and rec.revision == 2
 
 
-async def test_a_hero_taken_meanwhile_is_refused_and_the_menu_redrawn(
-        bot: Harness, fake: FakeDiscord) -> None:
+async def test_a_hero_taken_meanwhile_is_refused_and_the_menu_redrawn(bot: LiveBot) -> None:
     tid, lobby = await open_lobby(bot)
     await bot.click(BOB, lobby, lobby_id(lobby, "join"))
     await bot.bot.service.pick_hero(tid, ANN.id, "horan")  # saved; the edit was lost
-    lobby = fake.messages[lobby.id]
-    assert "horan" in [o["value"] for o in lobby.component(f"kg:hero:{tid}")["options"]]
-    since = len(fake.calls)
-    await bot.choose(BOB, lobby, f"kg:hero:{tid}", ["horan"])
-    assert any("already taken" in t for t in bot.ephemeral_texts(since))
-    lobby = fake.messages[lobby.id]
-    assert "horan" not in [o["value"] for o in lobby.component(f"kg:hero:{tid}")["options"]]
+    assert "horan" in [o["value"] for o in component(lobby, f"kg:hero:{tid}")["options"]]
+    ix = await bot.choose(BOB, lobby, f"kg:hero:{tid}", ["horan"])
+    assert any("already taken" in t for t in bot.said(ix))
+    assert "horan" not in [o["value"] for o in component(lobby, f"kg:hero:{tid}")["options"]]
 
 
-async def test_a_refusal_on_an_up_to_date_lobby_redraws_nothing(bot: Harness,
-                                                                 fake: FakeDiscord) -> None:
+async def test_a_refusal_on_an_up_to_date_lobby_redraws_nothing(bot: LiveBot,
+                                                                 calls: list[Call]) -> None:
     tid, lobby = await open_lobby(bot)
     await bot.click(BOB, lobby, lobby_id(lobby, "join"))
-    lobby = fake.messages[lobby.id]
     for user, op, said in ((BOB, "ai", "Only the host"), (BOB, "join", "already have a seat"),
                            (BOB, "start", "Only the host")):
-        since = len(fake.calls)
-        await bot.click(user, lobby, lobby_id(lobby, op))
-        assert any(said in t for t in bot.ephemeral_texts(since))
-        assert original_edits(fake, since) == []
+        revision = lobby.revision
+        since = len(calls)
+        ix = await bot.click(user, lobby, lobby_id(lobby, op))
+        assert any(said in t for t in bot.said(ix))
+        assert original_edits(calls, since) == [] and lobby.revision == revision
 
 
 async def test_restart_redraws_a_started_tables_lobby_left_with_buttons(
-        fake: FakeDiscord, tmp_path: Path) -> None:
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
     db = tmp_path / "k.db"
-    h1 = await Harness.start(fake, db, TinyRenderer())
+    h1 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     tid, lobby = await open_lobby(h1)
     await h1.click(BOB, lobby, lobby_id(lobby, "join"))
     await h1.bot.service.start(tid, ANN.id)  # started, then the bot died
     await h1.stop()
-    h2 = await Harness.start(fake, db, TinyRenderer())
+    h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     try:
-        lobby = fake.messages[lobby.id]
         assert lobby.custom_ids()  # a running table's lobby is not redrawn on start...
-        since = len(fake.calls)
-        await h2.click(EVE, lobby, lobby_id(lobby, "join"))
-        assert any("already started" in t for t in h2.ephemeral_texts(since))
-        assert not fake.messages[lobby.id].custom_ids()  # ...but a click on it closes it
-        assert "started" in fake.messages[lobby.id].text()
+        ix = await h2.click(EVE, lobby, lobby_id(lobby, "join"))
+        assert any("already started" in t for t in h2.said(ix))
+        assert not lobby.custom_ids()  # ...but a click on it closes it
+        assert "started" in lobby.text()
     finally:
         await h2.stop()
 
 
-async def test_restart_posts_a_lobby_that_was_never_posted(fake: FakeDiscord,
-                                                           tmp_path: Path) -> None:
+async def test_restart_posts_a_lobby_that_was_never_posted(lb: Loopback, tmp_path: Path,
+                                                           clock: Clock) -> None:
     db = tmp_path / "k.db"
-    h1 = await Harness.start(fake, db, TinyRenderer())
+    h1 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     record = await created_without_message(h1)
     await h1.stop()
-    assert lobbies_of(fake, record.id) == []
-    h2 = await Harness.start(fake, db, TinyRenderer())
+    assert lobbies_of(h1, record.id) == []
+    h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     try:
-        [lobby] = lobbies_of(fake, record.id)
+        [lobby] = lobbies_of(h2, record.id)
         assert lobby.channel_id == CHANNEL
         assert (await h2.bot.service.load(record.id)).lobby_message_id == lobby.id
         await h2.click(BOB, lobby, lobby_id(lobby, "join"))
-        assert f"<@{BOB.id}>" in fake.messages[lobby.id].text()
+        assert f"<@{BOB.id}>" in lobby.text()
     finally:
         await h2.stop()
-    h3 = await Harness.start(fake, db, TinyRenderer())  # the next start edits it, no new post
+    h3 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)  # edits it, no new post
     await h3.stop()
-    assert [m.id for m in lobbies_of(fake, record.id)] == [lobby.id]
+    assert [m.id for m in lobbies_of(h3, record.id)] == [lobby.id]
 
 
 async def test_restart_posts_again_a_lobby_deleted_while_the_bot_was_down(
-        fake: FakeDiscord, tmp_path: Path) -> None:
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
     db = tmp_path / "k.db"
-    h1 = await Harness.start(fake, db, TinyRenderer())
+    h1 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     tid, lobby = await open_lobby(h1)
     await h1.stop()
-    fake.missing.add(lobby.id)
-    h2 = await Harness.start(fake, db, TinyRenderer())
+    lb.delete_message(lobby)
+    h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     try:
-        new = lobbies_of(fake, tid)[-1]
+        new = lobbies_of(h2, tid)[-1]
         assert new.id != lobby.id
         assert (await h2.bot.service.load(tid)).lobby_message_id == new.id
         await h2.click(ANN, new, lobby_id(new, "ai"))
@@ -206,41 +196,34 @@ async def test_restart_posts_again_a_lobby_deleted_while_the_bot_was_down(
         await h2.stop()
 
 
-async def test_second_new_posts_a_lobby_that_has_no_message(bot: Harness,
-                                                            fake: FakeDiscord) -> None:
+async def test_second_new_posts_a_lobby_that_has_no_message(bot: LiveBot) -> None:
     record = await created_without_message(bot)
-    since = len(fake.calls)
-    await bot.command(BOB, "new")
-    first = [c.body for c in fake.calls[since:] if c.template.endswith("/callback")][0]
-    assert first["type"] == 5 and first["data"]["flags"] & 64  # answered first, privately
-    [lobby] = lobbies_of(fake, record.id)
+    ix = await bot.command(BOB, "new")
+    assert ix.response_type == 5 and ix.ephemeral  # answered first, privately
+    [lobby] = lobbies_of(bot, record.id)
     assert (await bot.bot.service.load(record.id)).lobby_message_id == lobby.id
-    assert any("waiting for players" in t and LINK + str(lobby.id) in t
-               for t in bot.ephemeral_texts(since))
+    assert any("waiting for players" in t and LINK + str(lobby.id) in t for t in bot.said(ix))
     await bot.click(BOB, lobby, lobby_id(lobby, "join"))
-    assert f"<@{BOB.id}>" in fake.messages[lobby.id].text()
-    since = len(fake.calls)
-    await bot.command(EVE, "new")  # now it has one: pointed to, not posted again
-    assert [m.id for m in lobbies_of(fake, record.id)] == [lobby.id]
-    assert any(LINK + str(lobby.id) in t for t in bot.ephemeral_texts(since))
+    assert f"<@{BOB.id}>" in lobby.text()
+    ix = await bot.command(EVE, "new")  # now it has one: pointed to, not posted again
+    assert [m.id for m in lobbies_of(bot, record.id)] == [lobby.id]
+    assert any(LINK + str(lobby.id) in t for t in bot.said(ix))
 
 
-async def test_second_new_posts_again_a_deleted_lobby(bot: Harness, fake: FakeDiscord) -> None:
+async def test_second_new_posts_again_a_deleted_lobby(bot: LiveBot) -> None:
     tid, lobby = await open_lobby(bot)
-    fake.missing.add(lobby.id)
-    since = len(fake.calls)
-    await bot.command(BOB, "new")
-    new = lobbies_of(fake, tid)[-1]
+    bot.lb.delete_message(lobby)
+    ix = await bot.command(BOB, "new")
+    new = lobbies_of(bot, tid)[-1]
     assert new.id != lobby.id
-    assert any(LINK + str(new.id) in t for t in bot.ephemeral_texts(since))
+    assert any(LINK + str(new.id) in t for t in bot.said(ix))
     await bot.click(BOB, new, lobby_id(new, "join"))
     assert (await bot.bot.service.load(tid)).seat_of(BOB.id) == 1
 
 
-async def test_join_by_command_posts_a_lobby_that_has_no_message(bot: Harness,
-                                                                 fake: FakeDiscord) -> None:
+async def test_join_by_command_posts_a_lobby_that_has_no_message(bot: LiveBot) -> None:
     record = await created_without_message(bot)
     await bot.command(BOB, "join")
-    [lobby] = lobbies_of(fake, record.id)
+    [lobby] = lobbies_of(bot, record.id)
     assert f"<@{BOB.id}>" in lobby.text()
     assert (await bot.bot.service.load(record.id)).lobby_message_id == lobby.id

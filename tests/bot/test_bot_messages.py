@@ -2,38 +2,44 @@
 afresh (and pings the person to play), and the old one is left without buttons."""
 from __future__ import annotations
 
-from discord_harness import FakeDiscord, Harness, body_text
+from live_bot import Call, LiveBot
 from test_bot_discord import ANN, BOB, open_table
 
 
-async def test_a_table_message_too_old_to_edit_is_posted_afresh(bot: Harness,
-                                                                fake: FakeDiscord) -> None:
+async def test_a_table_message_too_old_to_edit_is_posted_afresh(bot: LiveBot,
+                                                                calls: list[Call]) -> None:
     tid = await open_table(bot, ANN, [BOB])
-    old = fake.last_table_message()
-    fake.too_old.add(old.id)  # older than an hour and edited too often: Discord says 30046
-    since = len(fake.calls)
+    old = bot.last_table_message()
+    # older than an hour, and the hour's edits used up: Discord answers 429 with code 30046
+    bot.lb.rest_api.messages.old_message_edits = 0
+    bot.lb.clock.advance(3601)
+    since = len(calls)
     bot.bot.messages.mark_dirty(tid)  # any change of the table asks for an edit
     await bot.settle()
-    new = fake.last_table_message()
+    # refused twice: the edit of the table, then its reduction to a pointer to the new one
+    assert [b.rule for b in bot.lb.breaches] == ["old-edit", "old-edit"]
+    bot.lb.breaches.clear()
+    new = bot.last_table_message()
     assert new.id != old.id
     assert (await bot.bot.service.load(tid)).message_id == new.id
     rec = await bot.bot.service.load(tid)
     to_play = rec.seats[rec.game.current].user
-    post = next(c.body for c in fake.calls[since:] if c.method == "POST")
-    assert f"<@{to_play}>" in body_text(post)  # the fresh message names who plays now...
+    assert to_play is not None
+    post = next(c.body for c in calls[since:] if c.channel_post)
+    assert f"<@{to_play}>" in new.text()  # the fresh message names who plays now...
     assert "users" in post["allowed_mentions"].get("parse", [])  # ...and pings them
+    assert new.mentions == [to_play]
     # the old message refuses edits too: it is deleted, so no button or ping is left on it
-    assert old.deleted and not [m for m in fake.public() if m.id == old.id]
-    assert [m.id for m in fake.public() if f"kg:hand:{tid}" in m.custom_ids()] == [new.id]
+    assert old.deleted and not [m for m in bot.public() if m.id == old.id]
+    assert [m.id for m in bot.public() if f"kg:hand:{tid}" in m.custom_ids()] == [new.id]
 
 
-async def test_an_older_table_message_points_to_the_newer_one(bot: Harness,
-                                                              fake: FakeDiscord) -> None:
+async def test_an_older_table_message_points_to_the_newer_one(bot: LiveBot) -> None:
     tid = await open_table(bot, ANN, [BOB])
-    old = fake.last_table_message()
+    old = bot.last_table_message()
     rec = await bot.bot.service.load(tid)
     await bot.bot.messages.post_table(rec)  # a new turn's message
     await bot.settle()
-    new = fake.last_table_message()
-    assert new.id != old.id and not old.custom_ids() and not old.pictures()
+    new = bot.last_table_message()
+    assert new.id != old.id and not old.custom_ids() and not old.images()
     assert str(new.id) in old.text() and "<@" not in old.text()

@@ -1,0 +1,233 @@
+"""The bot on Discord's bad days, on the stand-in: damaged database rows, hand messages gone
+under a click, posts Discord refuses, a broken turn timer, clicks answered too late; and the
+client's hold on global rate limits."""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bot_helpers import Clock
+from live_bot import (
+    CHANNEL,
+    Call,
+    LiveBot,
+    User,
+    dismissed_on_answer,
+    offered,
+    on_answer,
+    resolve,
+    table_id,
+)
+from test_bot_discord import ANN, BOB, Players, TinyRenderer, my_turn_hand, open_table
+
+from bot.storage import Store
+from loopback import Loopback
+
+
+@pytest.mark.allow_errors("cannot be resumed")
+async def test_corrupt_row_hurts_only_its_table(lb: Loopback, tmp_path: Path,
+                                                clock: Clock) -> None:
+    from bot.service import GameService
+    from engine import legal_actions
+
+    db = tmp_path / "k.db"
+    h1 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    t1 = await open_table(h1, ANN, [BOB])
+    await h1.stop()
+    # a second table in another channel, then damage the first one
+    other = lb.create_channel(h1.guild, "other")
+    store = await Store.open(db, clock=clock)
+    svc = GameService(store, clock=clock)
+    rec2 = await svc.create(guild_id=h1.guild.id, channel_id=other.id, host_id=ANN.id,
+                            host_name="Ann")
+    await svc.join(rec2.id, BOB.id, "Bob")
+    await svc.start(rec2.id, ANN.id)
+    await store.raw_execute("UPDATE tables SET state = '{\"format\": 1, \"state\": 3}' "
+                            "WHERE id = ?", (t1,))
+    await store.close()
+    h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)  # resumes: one clear error
+    try:
+        ix = await h2.command(ANN, "status")
+        assert any("damaged" in t for t in h2.said(ix))
+        # the other table plays on (and was resumed: its table message is posted)
+        assert h2.public(other)
+        rec = await h2.bot.service.load(rec2.id)
+        uid = rec.seats[rec.game.current].user
+        assert uid is not None
+        out = await h2.bot.service.act(rec2.id, uid, rec.version,
+                                       str(legal_actions(rec.game)[0]))
+        assert out.record.version == rec.version + 1
+        # a channel manager clears the damaged table away; the channel is free again
+        await h2.command(User(2000000000000000009, "Mod", admin=True), "abandon")
+        assert await h2.store.active_in_channel(CHANNEL) is None
+        await h2.command(ANN, "new")
+        assert await h2.store.active_in_channel(CHANNEL) is not None
+    finally:
+        await h2.stop()
+
+
+async def test_a_failed_hand_edit_neither_freezes_the_table_nor_reports_a_failure(
+        bot: LiveBot) -> None:
+    """Every hand message is gone when its move is clicked (dismissed, deleted): the move is
+    saved, the player gets a fresh private hand, no apology, and the AI seat plays its turns."""
+    from engine import observe
+    from engine.agents import make_agent
+
+    tid = await open_table(bot, ANN, [], ai=1, heroes={ANN.id: "horan"})
+    players = Players(bot, tid, [ANN])
+    turns = 0
+    for _ in range(60):
+        rec = await bot.bot.service.load(tid)
+        if rec.status != "running":
+            break
+        assert not rec.seats[rec.game.current].ai, "the AI seat must have played its turn"
+        hand = await players.open_hand(ANN)
+        dismissed_on_answer(bot.lb, hand)
+        obs = observe(rec.game, rec.game.current)
+        ix = await bot.play(ANN, hand, str(make_agent("heuristic", rec.version).choose(obs)))
+        assert hand.deleted
+        after = await bot.bot.service.load(tid)
+        assert after.version > rec.version
+        assert not any("went wrong" in t for t in bot.said(ix))
+        fresh = [m for m in bot.followups(ix) if m.components]
+        assert fresh and all(m.owner == ANN.id for m in fresh), "a new private hand message"
+        if (after.game.round, after.game.turn) != (rec.game.round, rec.game.turn):
+            turns += 1
+        if turns >= 2:
+            break
+    assert turns >= 2
+    log = await bot.store.action_log(tid)
+    assert any(r.by_ai for r in log)
+
+
+async def test_a_failed_table_post_at_start_does_not_stop_the_ai(
+        lb: Loopback, calls: list[Call], tmp_path: Path, clock: Clock) -> None:
+    bot = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
+                              seeds=lambda: 2)
+    try:
+        await bot.command(ANN, "new")
+        lobby = bot.public()[-1]
+        tid = table_id(lobby)
+        for _ in range(3):
+            await bot.click(ANN, lobby, f"kg:lobby:{tid}:ai")
+
+        def revoke() -> None:  # the bot loses the right to post as the game starts
+            bot.channel.bot_permissions = 0
+
+        on_answer(lb, lobby, revoke)
+        await bot.click(ANN, lobby, f"kg:lobby:{tid}:start")
+        assert [c.status for c in calls if c.channel_post][-1] == 403  # Discord refused
+        rec = await bot.bot.service.load(tid)
+        log = await bot.store.action_log(tid)
+        assert log and log[0].by_ai, "this seed lets an AI seat begin"
+        assert rec.status == "finished" or not rec.seats[rec.game.current].ai
+    finally:
+        await bot.stop()
+
+
+@pytest.mark.allow_errors("cannot be resumed")
+@pytest.mark.parametrize(("column", "value"), [
+    ("guild_id", "'guild'"), ("deadline", "'tomorrow'"), ("timer", "'soon'"),
+    ("message_id", "'gone'"), ("created_at", "'then'"),
+])
+async def test_a_damaged_ordinary_column_neither_stops_the_start_nor_the_timers(
+        lb: Loopback, tmp_path: Path, clock: Clock, column: str, value: str) -> None:
+    db = tmp_path / "k.db"
+    h1 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    await h1.command(ANN, "new", timer=60)
+    lobby = h1.public()[-1]
+    t1 = table_id(lobby)
+    await h1.click(BOB, lobby, f"kg:lobby:{t1}:join")
+    await h1.click(ANN, lobby, f"kg:lobby:{t1}:start")
+    other = lb.create_channel(h1.guild, "other")
+    svc = h1.bot.service
+    rec2 = await svc.create(guild_id=h1.guild.id, channel_id=other.id, host_id=ANN.id,
+                            host_name="Ann", timer=60)
+    await svc.add_ai(rec2.id, ANN.id)
+    await svc.start(rec2.id, ANN.id)
+    await h1.stop()
+    store = await Store.open(db, clock=clock)
+    await store.raw_execute(f"UPDATE tables SET {column} = {value} WHERE id = ?", (t1,))
+    await store.close()
+    h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)  # starts all the same
+    try:
+        rec2 = await h2.bot.service.load(rec2.id)
+        assert rec2.message_id is not None  # the healthy table was resumed (its message posted)
+        assert [m.id for m in h2.public(other)][-1] == rec2.message_id
+        assert rec2.deadline is not None
+        clock.now = rec2.deadline + 1
+        await h2.bot.background.check_timers()  # the damaged table does not stop the others
+        await h2.settle()
+        log = await h2.store.action_log(rec2.id)
+        assert any(r.by_ai and r.seat == 0 for r in log)  # the AI played Ann's timed-out turn
+    finally:
+        await h2.stop()
+
+
+async def test_a_stale_click_on_a_gone_hand_message_gets_a_fresh_hand(bot: LiveBot) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    user, hand, rec = await my_turn_hand(bot, tid, [ANN, BOB])
+    move = next(iter(offered(hand)))
+    await bot.bot.service.act(tid, user.id, rec.version, move)
+    dismissed_on_answer(bot.lb, hand)  # dismissed meanwhile
+    ix = await bot.play(user, hand, move)
+    assert hand.deleted
+    fresh = [m for m in bot.followups(ix) if m.components]
+    assert fresh and fresh[0].owner == user.id and "already played" in fresh[0].text()
+    assert not any("went wrong" in t for t in bot.said(ix))
+
+
+@pytest.mark.allow_errors("turn timer of table")
+async def test_one_broken_timer_does_not_stop_the_others(
+        bot: LiveBot, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    svc = bot.bot.service
+    tids = []
+    for n in range(2):
+        channel = bot.lb.create_channel(bot.guild, f"table-{n}")
+        rec = await svc.create(guild_id=bot.guild.id, channel_id=channel.id, host_id=ANN.id,
+                               host_name="Ann", timer=60)
+        await svc.join(rec.id, BOB.id, "Bob")
+        await svc.start(rec.id, ANN.id)
+        tids.append(rec.id)
+    real = svc.expire
+
+    async def expire(table: int, version: int) -> Any:
+        if table == tids[0]:
+            raise RuntimeError("boom")
+        return await real(table, version)
+
+    monkeypatch.setattr(svc, "expire", expire)
+    clock.now += 61
+    await bot.bot.background.check_timers()
+    await bot.settle()
+    assert (await svc.load(tids[0])).version == 0
+    assert (await svc.load(tids[1])).version > 0
+
+
+async def test_the_client_waits_out_global_rate_limits(bot: LiveBot) -> None:
+    """discord.py's session carries the hooks that hold requests through a global 429 (their
+    behaviour is tested against the stand-in in tests/loopback/test_loopback_discordpy_429.py)."""
+    assert bot.bot.http.http_trace is bot.bot.global_wait.trace
+    assert bot.bot.global_wait.hold
+
+
+async def test_an_expired_click_is_one_warning_and_no_traceback(
+        bot: LiveBot, calls: list[Call], caplog: pytest.LogCaptureFixture) -> None:
+    """A click answered after Discord's 3 seconds (404, JSON code 10062) is logged in one
+    warning line: no traceback, no second answer that would fail the same way."""
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    since = len(calls)
+    with caplog.at_level(logging.WARNING):
+        ix = await bot.lb.click(BOB, lobby, resolve(lobby, f"kg:lobby:{tid}:join"))
+        bot.lb.clock.advance(4)  # the answer comes too late
+        await bot.handled(ix)
+    answers = [c for c in calls[since:] if c.path.startswith(("/interactions/", "/webhooks/"))]
+    assert len(answers) == 1 and answers[0].status == 404, [(c.path, c.status) for c in answers]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert any("expired" in r.getMessage() for r in caplog.records)
+    assert [b.rule for b in bot.lb.breaches] == ["late"]
+    bot.lb.breaches.clear()

@@ -1,0 +1,67 @@
+"""The bot's rights in a channel and what moderators do there: interactions carry the bot's
+permissions in the channel, a post lacking the ones it needs is refused as Discord refuses it
+(403, code 50013; no breach: the bot did nothing wrong by trying), threads come as threads, and a
+message a moderator deleted is gone for every route."""
+from __future__ import annotations
+
+from minibot import MiniBot
+
+from loopback import Loopback
+from loopback.model import ALL_PERMISSIONS, ATTACH_FILES, SEND_MESSAGES, VIEW_CHANNEL
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
+
+
+async def test_posts_need_the_bots_permissions(lb: Loopback, client: MiniBot) -> None:
+    guild = lb.create_guild()
+    channel = lb.create_channel(guild)
+    ann = lb.create_user("Ann")
+    channel.bot_permissions = VIEW_CHANNEL | SEND_MESSAGES  # no Attach Files
+    ix = await lb.command(ann, channel, "goblin settings")
+    payload = await client.interaction()
+    assert payload["app_permissions"] == str(VIEW_CHANNEL | SEND_MESSAGES)
+    # answering an interaction needs no permission in the channel
+    status, _ = await client.respond(payload, {"type": 4, "data": {"content": "ok",
+                                                                   "flags": 64}})
+    assert status == 200 and ix.status() == "done"
+    where = f"/channels/{channel.id}/messages"
+    status, body, _ = await client.rest("POST", where, {"content": "hello"})
+    assert status == 200, body
+    status, body, _ = await client.rest("POST", where, {"content": "a picture"},
+                                        files={"table.png": PNG})
+    assert (status, body["code"]) == (403, 50013)
+    channel.bot_permissions = ATTACH_FILES | VIEW_CHANNEL  # no Send Messages
+    status, body, _ = await client.rest("POST", where, {"content": "hello"})
+    assert (status, body["code"]) == (403, 50013)
+    channel.bot_permissions = ALL_PERMISSIONS
+    assert (await client.rest("POST", where, {"content": "back"}))[0] == 200
+    assert [m.content for m in lb.messages_for(channel, ann)] == ["ok", "hello", "back"]
+    assert lb.breaches == []
+
+
+async def test_a_thread_needs_send_messages_in_threads(lb: Loopback, client: MiniBot) -> None:
+    guild = lb.create_guild()
+    parent = lb.create_channel(guild)
+    await client.next_op(0, "CHANNEL_CREATE")
+    thread = lb.create_thread(parent, "a game")
+    created = (await client.next_op(0, "THREAD_CREATE"))["d"]
+    assert created["type"] == 11 and created["parent_id"] == str(parent.id)
+    assert created["thread_metadata"]["archived"] is False
+    thread.bot_permissions = VIEW_CHANNEL | SEND_MESSAGES  # not Send Messages in Threads
+    status, body, _ = await client.rest("POST", f"/channels/{thread.id}/messages",
+                                        {"content": "hello"})
+    assert (status, body["code"]) == (403, 50013)
+
+
+async def test_a_deleted_message_is_gone(lb: Loopback, client: MiniBot) -> None:
+    guild = lb.create_guild()
+    channel = lb.create_channel(guild)
+    ann = lb.create_user("Ann")
+    status, body, _ = await client.rest("POST", f"/channels/{channel.id}/messages",
+                                        {"content": "hello"})
+    message = lb.message(body["id"])
+    lb.delete_message(message)
+    assert lb.messages_for(channel, ann) == []
+    status, body, _ = await client.rest("PATCH", f"/channels/{channel.id}/messages/{message.id}",
+                                        {"content": "edited"})
+    assert (status, body["code"]) == (404, 10008)
