@@ -29,13 +29,25 @@ class GlobalWait:
         self.until = 0.0  # time.monotonic() at which the last global wait ends
         self.trace = aiohttp.TraceConfig()
         self.trace.on_request_start.append(self._start)
+        # a request may wait for its connection after it started: hold it again once it has one
+        self.trace.on_connection_create_end.append(self._connected)
+        self.trace.on_connection_reuseconn.append(self._connected)
         self.trace.on_request_end.append(self._end)
+
+    async def _wait(self) -> None:
+        while (wait := self.until - time.monotonic()) > 0:
+            await asyncio.sleep(wait)
 
     async def _start(self, session: aiohttp.ClientSession, context: SimpleNamespace,
                      params: aiohttp.TraceRequestStartParams) -> None:
-        if self.hold and not any(part in params.url.path for part in UNBOUND):
-            while (wait := self.until - time.monotonic()) > 0:
-                await asyncio.sleep(wait)
+        context.bound = self.hold and not any(part in params.url.path for part in UNBOUND)
+        if context.bound:
+            await self._wait()
+
+    async def _connected(self, session: aiohttp.ClientSession, context: SimpleNamespace,
+                         params: object) -> None:
+        if getattr(context, "bound", False):
+            await self._wait()
 
     async def _end(self, session: aiohttp.ClientSession, context: SimpleNamespace,
                    params: aiohttp.TraceRequestEndParams) -> None:
