@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import re
 import logging
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
