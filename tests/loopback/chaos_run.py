@@ -95,6 +95,7 @@ class Figures:
             (not plan.disk_full or (self.refused_while_full > 0 and self.stored_while_full == 0),
              f"the full disk refused {self.refused_while_full} clicks and let "
              f"{self.stored_while_full} moves be stored"),
+            (not self.stalled, f"tables {self.stalled} did not move on after the full disk"),
             (self.replays_identical == plan.tables,
              f"{plan.tables - self.replays_identical} replays differ from their stored state"),
             (self.integrity == "ok", f"integrity_check: {self.integrity}"),
@@ -104,6 +105,7 @@ class Figures:
 
     def report(self) -> str:
         """The figures, one per line."""
+        clicked = sum(how == "after a click" for how, _ in self.kills)
         full = ("no full disk" if self.stored_while_full < 0 else
                 f"{self.refused_while_full} clicks refused, {self.stored_while_full} moves "
                 "stored meanwhile; " + (
@@ -114,7 +116,7 @@ class Figures:
             f"chaos run, seed {self.seed}, {self.seconds:.0f} s:",
             f"  tables finished:          {self.finished} of {self.tables} "
             f"({self.stored_moves} moves stored)",
-            f"  SIGKILLs:                 {len(self.kills)}",
+            f"  SIGKILLs:                 {len(self.kills)} ({clicked} 0-30 ms after a click)",
             f"  moves acknowledged:       {self.acknowledged}",
             f"  acknowledged moves lost:  {len(self.lost)}",
             f"  429s injected:            {self.injected_429}",
