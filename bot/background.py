@@ -8,13 +8,16 @@ to play) when a person's turn starts or the game ends, else a coalesced edit; th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import discord
 
+from bot.health import write_heartbeat
 from bot.messages import Messages
 from bot.records import TableRecord
 from bot.refusals import Refusal
@@ -27,6 +30,13 @@ log = logging.getLogger("karak.bot")
 ANNOUNCE_WINDOW = 3600.0
 #: ... among this many most recent finished or abandoned tables.
 RECENT_ENDS = 50
+#: The name of the loop enforcing turn timers (in the log and the health check).
+TIMER_LOOP = "turn-timers"
+HEARTBEAT = "heartbeat"
+
+
+class TimersFailed(Exception):
+    """The turn timers of some tables could not be enforced (the others' were)."""
 
 
 class Background:
@@ -109,51 +119,67 @@ class Background:
             return
         task = self._ai.get(record.id)
         if task is None or task.done():
-            self._ai[record.id] = self.tasks.spawn(self._ai_loop(record.id), f"ai-{record.id}")
+            tid = record.id
+            self._ai[tid] = self.tasks.repeat(partial(self._ai_move, tid), f"ai-{tid}",
+                                              self.ai_pace)
 
-    async def _ai_loop(self, table: int) -> None:
-        while True:
-            await asyncio.sleep(self.ai_pace)
-            try:
-                outcome = await self.service.ai_step(table)
-            except Refusal as exc:
-                log.error("AI cannot play table %s: %s", table, exc.reason.key)
-                return
-            if outcome is None:
-                return
-            await self.after([outcome])
-            if outcome.record.status != "running":
-                return
+    async def _ai_move(self, table: int) -> bool:
+        """One move of the AI seat that must decide, shown; False when no AI seat must."""
+        try:
+            outcome = await self.service.ai_step(table)
+        except Refusal as exc:
+            log.error("AI cannot play table %s: %s", table, exc.reason.key)
+            return False
+        if outcome is None:
+            await self.catch_up(table)
+            return False
+        await self.after([outcome])
+        return outcome.record.status == "running"
+
+    async def catch_up(self, table: int) -> None:
+        """Post the result of a game that ended while showing its end failed (a full disk)."""
+        try:
+            record = await self.service.load(table)
+        except Refusal:
+            return
+        if record.status == "finished" and not await self.service.was_announced(table):
+            await self.announce_end(record)
+            self.forget(table)
 
     # ------------------------------------------------------------------ timers and heartbeat
 
     def start_timers(self) -> None:
         """Start the loop that enforces turn timers and touches the heartbeat."""
         if self._timers is None:
-            self._timers = self.tasks.spawn(self._timer_loop(), "turn-timers", endless=True)
+            self._timers = self.tasks.repeat(self._timer_pass, TIMER_LOOP, self.timer_poll,
+                                             endless=True)
 
-    async def _timer_loop(self) -> None:
-        while True:
-            await asyncio.sleep(self.timer_poll)
-            self.beat()
-            try:
-                await self.check_timers()
-            except Exception:
-                log.exception("turn timers failed; trying again")
+    async def _timer_pass(self) -> bool:
+        self.beat()
+        await self.check_timers()
+        return True
 
     def beat(self) -> None:
-        """Touch the heartbeat file while connected to Discord (container health check)."""
+        """Write the heartbeat file while connected to Discord (container health check): it
+        names the background work that keeps failing, if any."""
         path = self.heartbeat
-        if path is not None and self.client.is_ready() and not self.client.is_closed():
-            try:
+        if path is None or not self.client.is_ready() or self.client.is_closed():
+            return
+        try:
+            write_heartbeat(path, self.tasks.failures.unhealthy())
+        except OSError as exc:  # a full disk: at least say the bot is alive
+            self.tasks.failures.failed(HEARTBEAT, exc)
+            with contextlib.suppress(OSError):
                 path.touch()
-            except OSError:
-                log.warning("cannot touch the heartbeat file %s", path)
+        else:
+            self.tasks.failures.worked(HEARTBEAT)
 
     async def check_timers(self) -> None:
         """Let the AI play every turn whose timer ran out; one table's trouble never stops the
-        others' timers."""
+        others' timers (it is raised once all were tried)."""
         now = self.service.clock()
+        failed: list[int] = []
+        first: Exception | None = None
         for table, version, deadline in await self.service.due():
             if deadline > now:
                 continue
@@ -161,8 +187,11 @@ class Background:
                 await self._expire(table, version)
             except Refusal:
                 continue
-            except Exception:
-                log.exception("the turn timer of table %s failed", table)
+            except Exception as exc:
+                failed.append(table)
+                first = first or exc
+        if first is not None:
+            raise TimersFailed(f"tables {failed}: {type(first).__name__}: {first}") from first
 
     async def _expire(self, table: int, version: int) -> None:
         """The AI plays a timed-out turn; the table is told, and goes on whatever that did."""
@@ -189,7 +218,7 @@ class Background:
         and its AI seats going, and a game that ended just before a crash gets its result
         posted."""
         for tid in await self.service.ids_with_status("lobby"):
-            self.tasks.spawn(self._resume_lobby(tid), f"lobby-{tid}")
+            self.tasks.supervise(partial(self._resume_lobby, tid), f"lobby-{tid}")
         for tid in await self.service.ids_with_status("running"):
             try:
                 record = await self.service.load(tid)
@@ -204,7 +233,8 @@ class Background:
         now = self.service.clock()
         for record in await self.service.unannounced(RECENT_ENDS):
             if now - record.updated_at <= ANNOUNCE_WINDOW:
-                await self.announce_end(record)
+                self.tasks.supervise(partial(self.announce_end, record),
+                                     f"announce-{record.id}")
 
     async def _resume_lobby(self, tid: int) -> None:
         """Redraw one open lobby's message after a restart (its last edit, or its first post,

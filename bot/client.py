@@ -5,6 +5,7 @@ them for the time it runs."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -29,7 +30,7 @@ from bot.options import OptionTree
 from bot.pictures import Pictures, PillowRenderer, Renderer
 from bot.ratelimits import GlobalWait
 from bot.service import GameService
-from bot.tasks import Tasks
+from bot.tasks import Sleep, Tasks
 from bot.ui.custom_ids import GoblinItem, is_ours
 from i18n import DEFAULT_LOCALE, Msg, has_key, normalise_locale, translate
 
@@ -116,7 +117,7 @@ class KarakBot(commands.Bot):
                  dev_guild: int | None = None, force_sync: bool = False, ai_pace: float = 1.5,
                  edit_delay: float = 1.0, timer_poll: float = 5.0,
                  gateway_url: str | None = None, heartbeat: Path | None = None,
-                 **options: Any) -> None:
+                 sleep: Sleep = asyncio.sleep, **options: Any) -> None:
         self.global_wait = GlobalWait()  # honours global 429s discord.py would not wait for
         super().__init__(command_prefix=commands.when_mentioned, intents=intents(),
                          help_command=None, tree_cls=OptionTree,
@@ -124,7 +125,7 @@ class KarakBot(commands.Bot):
         self.service = service
         self.dev_guild = dev_guild
         self.force_sync = force_sync
-        self.tasks = Tasks()
+        self.tasks = Tasks(sleep, service.clock)  # injectable: tests make time pass at once
         self.pictures = Pictures(renderer or PillowRenderer())
         self.messages = Messages(self, service, self.pictures, self.tasks, edit_delay)
         self.background = Background(self, service, self.messages, self.tasks, ai_pace=ai_pace,

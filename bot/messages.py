@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import discord
@@ -164,7 +165,8 @@ class Messages:
         self._dirty.add(table)
         task = self._refreshing.get(table)
         if task is None or task.done():
-            self._refreshing[table] = self.tasks.spawn(self._refresh(table), f"refresh-{table}")
+            self._refreshing[table] = self.tasks.supervise(partial(self._refresh, table),
+                                                           f"refresh-{table}")
 
     def clean(self, table: int) -> None:
         """The table message was just posted: a pending refresh has nothing left to do."""
@@ -186,6 +188,9 @@ class Messages:
             except discord.HTTPException as exc:
                 log.warning("could not refresh the table message of table %s (%s)", table,
                             exc.status)
+            except Exception:
+                self._dirty.add(table)  # tried again by the supervisor
+                raise
             await asyncio.sleep(self.edit_delay)
 
     def forget(self, table: int) -> None:

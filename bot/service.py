@@ -236,6 +236,10 @@ class GameService(LobbyService):
                 out.append(record)
         return out
 
+    async def was_announced(self, table_id: int) -> bool:
+        """True when the result of the table was posted."""
+        return await self.store.get_meta(ANNOUNCED.format(table_id)) is not None
+
     async def announced(self, table_id: int) -> None:
         """Remember that the result of the table was posted."""
         await self.store.set_meta(ANNOUNCED.format(table_id), "1")

@@ -1,22 +1,108 @@
 """The bot's background work: every task started here is kept, its failure logged (never
-raised), and all of it can be awaited or cancelled at shutdown."""
+raised), and all of it can be awaited or cancelled at shutdown.
+
+Work that must keep going (the AI seats' play, the turn timers, table refreshes, resuming) is
+*supervised*: when it fails, the failure is logged once for the whole streak of failures (not
+one traceback per retry), the work is tried again after a growing pause (doubling, capped at
+:data:`BACKOFF_CAP`), and a streak that lasts (:data:`UNHEALTHY_AFTER` failures or
+:data:`UNHEALTHY_FOR` seconds) is reported to the container's health check by name. A database
+that was full, once it has room again, lets the work go on without a restart.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any
 
 log = logging.getLogger("karak.bot")
 
+Sleep = Callable[[float], Awaitable[None]]
+#: Seconds before the first retry of failed work; each further failure doubles the pause...
+BACKOFF_START = 1.0
+#: ... up to this many seconds.
+BACKOFF_CAP = 60.0
+#: A failure streak this long (in failures, or in seconds) makes the bot unhealthy.
+UNHEALTHY_AFTER = 5
+UNHEALTHY_FOR = 120.0
+
+
+def backoff(failures: int) -> float:
+    """The pause in seconds before retrying work that failed ``failures`` times in a row."""
+    return min(BACKOFF_CAP, BACKOFF_START * 2.0 ** min(failures - 1, 32))
+
+
+@dataclass
+class Streak:
+    """Failures in a row of one piece of background work."""
+
+    since: float
+    failures: int
+    error: str
+    reported: bool = False  # the streak was logged as lasting (unhealthy)
+
+
+class Failures:
+    """The failure streaks of the bot's background work, by the work's name."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock
+        self.streaks: dict[str, Streak] = {}
+
+    def failed(self, name: str, exc: BaseException) -> int:
+        """Note a failure of ``name``: the first of a streak is logged with its traceback, later
+        ones only when the streak becomes lasting. Returns the failures in the streak."""
+        now = self.clock()
+        error = f"{type(exc).__name__}: {exc}"[:200]
+        streak = self.streaks.get(name)
+        if streak is None:
+            streak = self.streaks[name] = Streak(now, 0, error)
+            log.error("%s failed (%s); retrying until it works", name, error, exc_info=exc)
+        streak.failures += 1
+        streak.error = error
+        self.lasting(name, streak, now)
+        return streak.failures
+
+    def lasting(self, name: str, streak: Streak, now: float) -> bool:
+        """True when the streak makes the bot unhealthy (logged once per streak)."""
+        if streak.failures < UNHEALTHY_AFTER and now - streak.since < UNHEALTHY_FOR:
+            return False
+        if not streak.reported:
+            streak.reported = True
+            log.warning("%s keeps failing (%d failures in %.0f s, last: %s)", name,
+                        streak.failures, now - streak.since, streak.error)
+        return True
+
+    def worked(self, name: str) -> None:
+        """``name`` succeeded: its failure streak, if any, is over."""
+        streak = self.streaks.pop(name, None)
+        if streak is not None:
+            log.info("%s works again after %d failures", name, streak.failures)
+
+    def drop(self, name: str) -> None:
+        """``name`` ended (or was stopped): forget its streak without a word."""
+        self.streaks.pop(name, None)
+
+    def unhealthy(self) -> list[str]:
+        """One line for each lasting failure streak (what the health check reports)."""
+        now = self.clock()
+        return [f"{name} failing: {s.failures} failures in {now - s.since:.0f} s, last: "
+                f"{s.error}" for name, s in sorted(self.streaks.items())
+                if self.lasting(name, s, now)]
+
 
 class Tasks:
-    """Background tasks of one bot."""
+    """Background tasks of one bot (``sleep`` and ``clock``: injectable for tests)."""
 
-    def __init__(self) -> None:
+    def __init__(self, sleep: Sleep = asyncio.sleep,
+                 clock: Callable[[], float] = time.time) -> None:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.endless: set[asyncio.Task[Any]] = set()  # loops that never finish by themselves
+        self.sleep = sleep
+        self.failures = Failures(clock)
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str,
               endless: bool = False) -> asyncio.Task[Any]:
@@ -28,9 +114,42 @@ class Tasks:
         task.add_done_callback(self._finished)
         return task
 
+    def supervise(self, work: Callable[[], Coroutine[Any, Any, Any]], name: str,
+                  endless: bool = False) -> asyncio.Task[Any]:
+        """Run ``work()`` in the background until it returns; whenever it fails, run it again
+        after the backoff pause (see the module's docstring)."""
+        return self.spawn(self._supervised(work, name), name, endless)
+
+    def repeat(self, step: Callable[[], Awaitable[bool]], name: str, pause: float,
+               endless: bool = False) -> asyncio.Task[Any]:
+        """Supervise ``step``, run every ``pause`` seconds until it returns False; each
+        success ends a failure streak."""
+
+        async def loop() -> None:
+            while True:
+                await self.sleep(pause)
+                going = await step()
+                self.failures.worked(name)
+                if not going:
+                    return
+
+        return self.supervise(loop, name, endless)
+
+    async def _supervised(self, work: Callable[[], Coroutine[Any, Any, Any]],
+                          name: str) -> None:
+        while True:
+            try:
+                await work()
+            except Exception as exc:  # noqa: BLE001 - logged once per streak, then retried
+                await self.sleep(backoff(self.failures.failed(name, exc)))
+                continue
+            self.failures.worked(name)
+            return
+
     def _finished(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
         self.endless.discard(task)
+        self.failures.drop(task.get_name())
         if not task.cancelled() and task.exception() is not None:
             log.error("background task %s failed", task.get_name(), exc_info=task.exception())
 
@@ -56,4 +175,5 @@ class Tasks:
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
-__all__ = ["Tasks"]
+__all__ = ["BACKOFF_CAP", "Failures", "Sleep", "Streak", "Tasks", "UNHEALTHY_AFTER",
+           "UNHEALTHY_FOR", "backoff"]

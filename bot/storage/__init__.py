@@ -106,10 +106,13 @@ class Store:
             await self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
+                await self._db.execute("COMMIT")
             except BaseException:
-                await self._db.execute("ROLLBACK")
+                # SQLite has already rolled back after some errors (a full disk): the
+                # original error is what matters, not "no transaction is active"
+                if self._db.in_transaction:
+                    await self._db.execute("ROLLBACK")
                 raise
-            await self._db.execute("COMMIT")
 
     # ------------------------------------------------------------------ tables
 

@@ -1,0 +1,130 @@
+"""The real bot (:class:`bot.client.KarakBot`, the real discord.py client) running in the test's
+own event loop against the stand-in, on a real SQLite file, with time the test moves by hand:
+the bot's clock and its background pauses (AI pace, turn-timer polls, retry backoff) come from a
+:class:`FakeTime`, so a test makes minutes pass at once and never really waits."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import io
+import itertools
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import discord
+import yarl
+from PIL import Image
+
+from bot.client import KarakBot
+from bot.service import GameService
+from bot.storage import Store
+from engine import Observation
+from loopback import FAKE_TOKEN, Loopback
+
+
+def _tiny_png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (4, 4), (40, 90, 40)).save(out, "PNG")
+    return out.getvalue()
+
+
+PNG = _tiny_png()
+
+
+class TinyRenderer:
+    """Stands in for Pillow where a test plays whole matches (pictures are tested apart)."""
+
+    def table(self, obs: Observation, locale: str) -> bytes:
+        return PNG
+
+    def battle(self, obs: Observation, locale: str) -> bytes:
+        return PNG
+
+    def hand(self, obs: Observation, locale: str) -> bytes:
+        return PNG
+
+
+class FakeTime:
+    """A clock and a ``sleep`` the test moves: a sleeper wakes when :meth:`advance` passes its
+    wake-up time (a pause of 0 or less only yields to the event loop)."""
+
+    def __init__(self, start: float = 1_700_000_000.0) -> None:
+        self.now = start
+        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._order = itertools.count()
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        if seconds <= 0:
+            await asyncio.sleep(0)
+            return
+        wake: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._sleepers, (self.now + seconds, next(self._order), wake))
+        await wake
+
+    def next_wake(self) -> float:
+        """When the next sleeper wakes (now when none sleeps)."""
+        live = [when for when, _, f in self._sleepers if not f.done()]
+        return min(live, default=self.now)
+
+    def sleeping(self) -> int:
+        """How many sleepers wait (cancelled ones aside)."""
+        return sum(1 for _, _, f in self._sleepers if not f.done())
+
+    async def advance(self, seconds: float) -> None:
+        """Move time ``seconds`` forward, waking each sleeper due on the way in order (each
+        gets to run before time moves on)."""
+        end = self.now + seconds
+        while self._sleepers and self._sleepers[0][0] <= end:
+            when, _, wake = heapq.heappop(self._sleepers)
+            self.now = max(self.now, when)
+            if not wake.done():
+                wake.set_result(None)
+                for _ in range(5):
+                    await asyncio.sleep(0)
+        self.now = end
+
+
+@dataclass
+class InProcessBot:
+    bot: KarakBot
+    store: Store
+    time: FakeTime
+    heartbeat: Path
+
+
+@contextlib.asynccontextmanager
+async def inprocess_bot(lb: Loopback, db: Path, *, time: FakeTime | None = None,
+                        timer_poll: float = 5.0,
+                        seeds: Callable[[], int] | None = None) -> AsyncIterator[InProcessBot]:
+    """The bot connected to ``lb`` (READY received, commands synced, tables resumed); stopped,
+    its database closed and discord.py's URLs restored on leaving."""
+    time = time or FakeTime()
+    base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    discord.http.Route.BASE = lb.api_base
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(lb.gateway_url)
+    store = await Store.open(db, clock=time.clock)
+    numbers = itertools.count(7)
+    service = GameService(store, clock=time.clock, seeds=seeds or (lambda: next(numbers)))
+    heartbeat = db.with_name(db.name + ".alive")
+    bot = KarakBot(service, TinyRenderer(), ai_pace=1.0, edit_delay=0, timer_poll=timer_poll,
+                   heartbeat=heartbeat, sleep=time.sleep)
+    running: asyncio.Task[None] | None = None
+    try:
+        await bot.login(FAKE_TOKEN)
+        running = asyncio.get_running_loop().create_task(bot.connect(reconnect=False))
+        await asyncio.wait_for(bot.wait_until_ready(), 30)
+        yield InProcessBot(bot, store, time, heartbeat)
+    finally:
+        await bot.close()
+        if running is not None:
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await running
+        await store.close()
+        discord.http.Route.BASE = base
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway

@@ -1,0 +1,139 @@
+"""The bot's background loops never die silently: the database fills up (SQLite's own
+"database or disk is full", from a page limit on the bot's connection) while AI seats play two
+tables; their AI loops fail, are logged once per failure streak, back off and retry, the health
+check names them, and once the database has room again both matches go on to the end without a
+restart."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from e2e import open_table
+from inprocess import InProcessBot, inprocess_bot
+
+from bot.health import healthy, problems
+from bot.storage import Store
+from bot.tasks import UNHEALTHY_AFTER
+from loopback import Loopback
+
+#: SQLite's largest page limit: "room again".
+NO_LIMIT = 1073741823
+
+
+async def quiet(ib: InProcessBot) -> None:
+    """Wait until every running background task of the bot waits on the test's time."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 60
+    while ib.time.sleeping() < sum(1 for t in ib.bot.tasks._tasks if not t.done()):
+        if loop.time() > deadline:
+            raise AssertionError("the bot's background work never came to rest")
+        await asyncio.sleep(0.005)
+
+
+async def run_until(ib: InProcessBot, done: Callable[[], Awaitable[bool]], what: str,
+                    jumps: int = 5000) -> None:
+    """Let the bot's time pass, from one wake-up to the next, until ``done()``."""
+    for _ in range(jumps):
+        await quiet(ib)
+        if await done():
+            return
+        await ib.time.advance(ib.time.next_wake() - ib.time.now)
+    raise AssertionError(f"{what} never happened")
+
+
+async def fill_up(store: Store) -> None:
+    """Make the database full: no page may be added, and the free ones are taken."""
+    async with store._write:  # never inside one of the bot's transactions
+        await _fill_up(store)
+
+
+async def _fill_up(store: Store) -> None:
+    db = store._db
+    await db.execute("CREATE TABLE IF NOT EXISTS filler (x BLOB)")
+    async with db.execute("PRAGMA page_count") as cur:
+        row = await cur.fetchone()
+    assert row is not None
+    await db.execute(f"PRAGMA max_page_count = {int(row[0])}")
+    for size in (4000, 1000, 100, 10):
+        while True:
+            try:
+                await db.execute("INSERT INTO filler VALUES (zeroblob(?))", (size,))
+            except sqlite3.OperationalError as exc:
+                assert "full" in str(exc)
+                break
+
+
+async def make_room(store: Store) -> None:
+    async with store._write:
+        await store._db.execute(f"PRAGMA max_page_count = {NO_LIMIT}")
+
+
+def records(caplog: pytest.LogCaptureFixture, level: int, name: str) -> list[str]:
+    return [r.getMessage() for r in caplog.records
+            if r.levelno == level and r.getMessage().startswith(f"{name} ")]
+
+
+async def test_a_full_database_freezes_ai_tables_only_until_it_has_room(
+        lb: Loopback, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="karak.bot")
+    guild = lb.create_guild("Karak Club")
+    host = lb.create_user("Eve")
+    async with inprocess_bot(lb, tmp_path / "karak.sqlite3") as ib:
+        channels = {}
+        for name in ("hall", "cellar"):
+            channel = lb.create_channel(guild, name)
+            tid = await open_table(lb, channel, host, [], ai=1)
+            await (await lb.command(host, channel, "goblin leave")).done()  # all seats AI
+            channels[tid] = channel
+        tables = list(channels)
+        await quiet(ib)
+        await fill_up(ib.store)
+        failures = ib.bot.tasks.failures
+
+        async def both_failing_long() -> bool:
+            return all(s.failures >= UNHEALTHY_AFTER for s in
+                       (failures.streaks.get(f"ai-{t}") for t in tables) if s is not None) \
+                and all(f"ai-{t}" in failures.streaks for t in tables)
+
+        await run_until(ib, both_failing_long, "both AI loops failing")
+        for tid in tables:
+            assert (await ib.store.get(tid)).status == "running"  # type: ignore[union-attr]
+        await ib.time.advance(5)  # a heartbeat
+        await quiet(ib)
+        said = problems(ib.heartbeat)
+        assert not healthy(ib.heartbeat)
+        for tid in tables:
+            assert any(line.startswith(f"ai-{tid} failing") and "database or disk is full"
+                       in line for line in said), said
+
+        await make_room(ib.store)
+
+        async def finished() -> bool:
+            found = [await ib.store.get(t) for t in tables]
+            return all(r is not None and r.status == "finished" for r in found)
+
+        await run_until(ib, finished, "both matches finishing")
+        await run_until(ib, lambda: _true(not ib.bot.tasks.failures.streaks), "recovery")
+        await ib.time.advance(5)
+        await quiet(ib)
+        assert healthy(ib.heartbeat), problems(ib.heartbeat)
+        for tid, channel in channels.items():  # the results were posted
+            assert any(m.owner is None and "wins" in m.text()
+                       for m in lb.messages_for(channel, host)), tid
+        # one error line per failure streak, however many retries it took
+        for tid in tables:
+            errors = records(caplog, logging.ERROR, f"ai-{tid}")
+            recovered = records(caplog, logging.INFO, f"ai-{tid}")
+            assert 1 <= len(errors) == len(recovered), (errors, recovered)
+            assert len(records(caplog, logging.WARNING, f"ai-{tid}")) >= 1  # kept failing
+        errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+        assert len(errors) == sum(len(records(caplog, logging.ERROR, f"ai-{t}"))
+                                  for t in tables), [r.getMessage() for r in errors]
+
+
+async def _true(value: bool) -> bool:
+    return value
