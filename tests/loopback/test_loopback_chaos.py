@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from chaos_run import ChaosRun, Plan
 from shared_files import discord_api_checked
 
@@ -24,9 +23,6 @@ async def test_matches_survive_kills_429s_and_a_full_disk(tmp_path: Path) -> Non
         finally:
             await bot.stop()
         print("\n" + figures.report())
-        if figures.stalled:  # the other shortfalls (too few kills) follow from this one
-            pytest.xfail("a background loop of the bot (the AI's) ends on a database error "
-                         f"such as a full disk: tables {figures.stalled} waited for a restart")
         assert figures.problems(PLAN) == []
         assert lb.breaches == [], "\n".join(map(str, lb.breaches))
         assert bot.group_pids() == []  # nothing of the bot is left running
