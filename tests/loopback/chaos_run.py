@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from e2e import Oracle, Player, open_table_despite_crashes, settle
+from test_loopback_e2e import bot_errors
 
 from engine.replay import replay
 from i18n import msg, translate
@@ -82,6 +83,7 @@ class Figures:
     stored_while_full: int = -1  # moves stored while the disk refused writes (-1: no full disk)
     stalled: list[int] = field(default_factory=list)  # tables idle after the disk was freed
     breaches: int = 0
+    errors: list[str] = field(default_factory=list)  # ERROR lines and tracebacks the bot logged
 
     def problems(self, plan: Plan) -> list[str]:
         """What falls short of a passing run of ``plan`` (nothing: it passed)."""
@@ -100,6 +102,7 @@ class Figures:
              f"{plan.tables - self.replays_identical} replays differ from their stored state"),
             (self.integrity == "ok", f"integrity_check: {self.integrity}"),
             (self.breaches == 0, f"{self.breaches} Discord rules broken"),
+            (not self.errors, "the bot logged errors:\n" + "\n".join(self.errors)),
         ]
         return [problem for ok, problem in checks if not ok]
 
@@ -124,6 +127,7 @@ class Figures:
             f"  replays identical:        {self.replays_identical} of {self.tables}",
             f"  integrity_check:          {self.integrity}",
             f"  Discord rules broken:     {self.breaches}",
+            f"  bot errors logged:        {len(self.errors)} (outside the full disk)",
         ])
 
 
@@ -361,3 +365,4 @@ class ChaosRun:
         f.acknowledged = self.acknowledged()
         f.injected_429 = self.lb.world.limiter.scheduled
         f.breaches = len(self.lb.breaches)
+        f.errors = bot_errors(self.bot, killed=True)
