@@ -9,6 +9,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
@@ -83,26 +84,38 @@ def route_to(api_base: str | None = None, gateway_url: str | None = None) -> Non
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
-def drop_malformed_interactions(parsers: dict[str, Callable[[Any], None]]) -> None:
-    """Make discord.py's ``INTERACTION_CREATE`` parser log and drop an event it cannot read.
+def drop_malformed_events(parsers: dict[str, Callable[[Any], None]]) -> None:
+    """Make every one of discord.py's gateway event parsers log and drop an event it cannot read.
 
-    discord.py reads a component interaction's ``custom_id`` and ``component_type`` without
-    checking them; a missing key or a number where a string belongs raises inside the gateway's
-    reader and ends the connection, and with it the bot. Such an event is one warning line
-    (the interaction's id and what was wrong, never the payload: it holds the interaction's
-    token) and the bot keeps serving.
+    discord.py reads events without checking them (a component interaction's ``custom_id``, a
+    message's channel, a server's id); a missing key or a value of the wrong kind raises inside
+    the gateway's reader and ends the connection, and with it the bot. Such an event is one
+    warning line naming the event type and what was wrong (never the payload: it may hold an
+    interaction's token or people's messages) and the bot keeps serving.
     """
-    parse = parsers["INTERACTION_CREATE"]
+    for event, parse in list(parsers.items()):
+        parsers[event] = _guarded(event, parse)
+
+
+def _guarded(event: str, parse: Callable[[Any], None]) -> Callable[[Any], None]:
+    """``parse``, logging and dropping an ``event`` it cannot read."""
 
     def guarded(data: Any) -> None:
         try:
             parse(data)
         except Exception as exc:  # noqa: BLE001 - any unreadable event is dropped, not fatal
-            ident = data.get("id") if isinstance(data, dict) else None
-            log.warning("dropped a malformed interaction %s: %s: %s", ident,
-                        type(exc).__name__, exc)
+            log.warning("dropped a malformed %s event: %s", event, unquoted(exc))
 
-    parsers["INTERACTION_CREATE"] = guarded
+    return guarded
+
+
+def unquoted(exc: Exception) -> str:
+    """The error's type and text with every quoted value taken out (a value read from the
+    event could be a token); a missing key is named (keys come from discord.py's code)."""
+    if isinstance(exc, KeyError):
+        return f"KeyError: missing {str(exc)[:60]}"
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "'...'", str(exc))
+    return f"{type(exc).__name__}: {text[:200]}"
 
 
 def intents() -> discord.Intents:
@@ -134,7 +147,7 @@ class KarakBot(commands.Bot):
         self.bodies = Commands(service, self.messages, self.clicks)
         if gateway_url:
             route_to(gateway_url=gateway_url)
-        drop_malformed_interactions(self._connection.parsers)
+        drop_malformed_events(self._connection.parsers)
 
     async def setup_hook(self) -> None:
         """Register dynamic items and commands, sync if needed, resume tables, start timers."""
@@ -230,5 +243,5 @@ class KarakBot(commands.Bot):
         await super().close()
 
 
-__all__ = ["KarakBot", "Translator", "drop_malformed_interactions", "intents", "invite_permissions",
+__all__ = ["KarakBot", "Translator", "drop_malformed_events", "intents", "invite_permissions",
            "invite_url", "route_to"]

@@ -252,8 +252,9 @@ class LobbyService:
 
     async def abandon(self, channel_id: int, user_id: int, manager: bool) -> TableRecord | int:
         """/goblin abandon: the host or a channel manager (``manager``: the user may Manage
-        Channels here) closes the channel's table, kept as history. A damaged table can only be
-        closed by a manager; its id is returned instead of a record."""
+        Channels here) closes the channel's table, kept as history. A damaged table is closed
+        the same way (its host is read from its row alone); its id is returned instead of a
+        record."""
         tid = await self.store.active_in_channel(channel_id)
         if tid is None:
             raise NoTable(msg("bot.error.no_table_here"))
@@ -261,7 +262,7 @@ class LobbyService:
             try:
                 record = await self.load(tid)
             except Damaged:
-                if not manager:
+                if not manager and await self.store.host_of(tid) != user_id:
                     raise Refusal(msg("bot.error.manage_only")) from None
                 await self.store.abandon_damaged(tid, channel_id)
                 return tid

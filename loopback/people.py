@@ -40,6 +40,16 @@ def malform(data: dict[str, Any], how: str) -> dict[str, Any]:
     return out
 
 
+#: Gateway events as a broken Discord or proxy could send them, each unreadable by discord.py:
+#: a message without its channel, a server whose id is no number, a channel update without id.
+#: Each holds a secret that must never reach the bot's log.
+MALFORMED_EVENTS: dict[str, dict[str, Any]] = {
+    "MESSAGE_CREATE": {"id": "1", "content": "leaked-secret-token", "author": None},
+    "GUILD_CREATE": {"id": "leaked-secret-token", "name": "Karak Club"},
+    "CHANNEL_UPDATE": {"id": None, "type": 0, "topic": "leaked-secret-token"},
+}
+
+
 def _nobody(payload: dict[str, Any]) -> str | None:
     """No gateway: nobody receives the interaction."""
     return None

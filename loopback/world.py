@@ -11,7 +11,8 @@ lost there explains an unanswered interaction. :mod:`loopback.server` serves a w
 Faults on demand: ``World(rate_limits=Schedule(seed=7, rate=0.05))`` answers a seeded share of
 requests with 429s (global or per route; ``world.limiter.retries`` tells whether each
 ``retry_after`` was honoured, ``world.limiter.early`` counts those that were not), and
-:meth:`World.send_malformed` damages the component interactions the bot receives.
+:meth:`World.send_malformed` damages the component interactions the bot receives, and
+:meth:`World.send_malformed_event` sends other gateway events it cannot read.
 
 Rules held (each breach is appended to :attr:`World.breaches`, and the request is answered the
 way Discord answers it):
@@ -45,7 +46,7 @@ from loopback.errors import ApiError, LoopbackError, Reply, Upload, dumps
 from loopback.gateway import Gateway
 from loopback.interaction import Breach, Interaction
 from loopback.model import Channel, Guild, Message, User, snowflake
-from loopback.people import MALFORMED, People
+from loopback.people import MALFORMED, MALFORMED_EVENTS, People
 from loopback.ratelimit import Limiter, RateLimit, Schedule
 from loopback.referee import RESPONSE_DEADLINE, TOKEN_LIFETIME, Referee
 from loopback.rest import Rest
@@ -210,6 +211,14 @@ class World:
         if how is not None and how not in MALFORMED:
             raise ValueError(f"unknown damage {how!r} (one of {', '.join(MALFORMED)})")
         self.people.malformed = how
+
+    def send_malformed_event(self, event: str) -> None:
+        """Dispatch one gateway ``event`` damaged so discord.py cannot read it (one of
+        :data:`~loopback.people.MALFORMED_EVENTS`: ``MESSAGE_CREATE``, ``GUILD_CREATE``,
+        ``CHANNEL_UPDATE``) to the bot's current session."""
+        if event not in MALFORMED_EVENTS:
+            raise ValueError(f"unknown event {event!r} (one of {', '.join(MALFORMED_EVENTS)})")
+        self.gateway.broadcast(event, dict(MALFORMED_EVENTS[event]))
 
     # ------------------------------------------------------------------ people
 

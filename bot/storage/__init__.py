@@ -339,6 +339,15 @@ class Store:
             await db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO "
                              "UPDATE SET value = excluded.value", (key, value))
 
+    async def host_of(self, table_id: int) -> int | None:
+        """The host of a table read from its row alone (None when unreadable): a damaged
+        table's host may still close it."""
+        async with self._db.execute("SELECT host_id FROM tables WHERE id = ?",
+                                    (table_id,)) as cur:
+            row = await cur.fetchone()
+        value = None if row is None else row[0]
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
     async def abandon_damaged(self, table_id: int, channel_id: int) -> None:
         """Mark a table whose row cannot be read abandoned (the row stays for inspection)."""
         async with self._tx() as db:

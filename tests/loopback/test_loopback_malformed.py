@@ -9,6 +9,7 @@ from shared_files import discord_api_checked
 
 from loopback import Loopback
 from loopback.botproc import BotProcess
+from loopback.people import MALFORMED_EVENTS
 
 DAMAGES = ("no_custom_id", "int_custom_id", "no_component_type")
 
@@ -37,7 +38,7 @@ async def test_a_malformed_interaction_is_dropped_and_the_bot_keeps_serving(
                 assert bot.pid is not None, bot.log_tail()
                 assert ix.original_id is not None
                 dropped = [line for line in bot.log_text().splitlines()
-                           if "dropped a malformed interaction" in line]
+                           if "dropped a malformed INTERACTION_CREATE event" in line]
                 assert len(dropped) == number, bot.log_tail()
                 assert "Traceback" not in bot.log_text()
             assert lb.gateway.identifies == 1  # never reconnected either
@@ -46,3 +47,35 @@ async def test_a_malformed_interaction_is_dropped_and_the_bot_keeps_serving(
         # the three damaged clicks were never answered: the bot could not read them
         assert all(b.interaction is not None for b in lb.breaches), lb.breaches
         lb.breaches.clear()
+
+
+async def test_any_unreadable_gateway_event_is_dropped_and_the_bot_keeps_serving(
+        tmp_path: Path) -> None:
+    """A damaged MESSAGE_CREATE, GUILD_CREATE or CHANNEL_UPDATE: one warning line naming the
+    event and the error (never the payload), no traceback, no reconnect, and the bot answers
+    the next command."""
+    async with Loopback(validate=discord_api_checked()) as lb:
+        bot = BotProcess(lb, tmp_path / "karak.sqlite3")
+        try:
+            guild = lb.create_guild("Karak Club", locale="en-US")
+            host = lb.create_user("Eve", "en-US")
+            await bot.start()
+            for number, event in enumerate(MALFORMED_EVENTS, start=1):
+                lb.send_malformed_event(event)
+                # the gateway delivers in order: this answer comes after the damaged event
+                ix = await lb.command(host, lb.create_channel(guild, f"room-{number}"),
+                                      "goblin new")
+                await ix.done()
+                assert bot.pid is not None, bot.log_tail()
+                assert ix.original_id is not None
+                log = bot.log_text()
+                dropped = [line for line in log.splitlines()
+                           if "dropped a malformed" in line and " event" in line]
+                assert len(dropped) == number, bot.log_tail()
+                assert f"dropped a malformed {event} event" in dropped[-1], dropped
+                assert "Traceback" not in log
+                assert "leaked-secret-token" not in log
+            assert lb.gateway.identifies == 1  # never reconnected
+            assert lb.gateway.resumes == 0
+        finally:
+            await bot.stop()

@@ -1,0 +1,99 @@
+"""Supervised background work: a failure streak is one error line, the retries back off
+(doubling, capped), a lasting streak is named in the heartbeat file the health check reads, and
+the work goes on once the trouble passes."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot import health
+from bot.tasks import BACKOFF_CAP, UNHEALTHY_AFTER, Tasks
+
+
+class Pauses:
+    """A ``sleep`` that records the pauses asked for and a clock they move."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.asked: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.asked.append(seconds)
+        self.now += seconds
+        await asyncio.sleep(0)
+
+
+@pytest.mark.allow_errors("ai-7 failed")
+async def test_a_failure_streak_is_logged_once_backs_off_and_ends(
+        caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
+    caplog.set_level(logging.INFO, logger="karak.bot")
+    pauses = Pauses()
+    tasks = Tasks(pauses.sleep, pauses.clock)
+    calls: list[int] = []
+    seen_unhealthy: list[list[str]] = []
+
+    async def step() -> bool:
+        calls.append(1)
+        seen_unhealthy.append(tasks.failures.unhealthy())
+        if len(calls) <= 8:
+            raise sqlite3.OperationalError("database or disk is full")
+        return len(calls) < 10
+
+    await tasks.repeat(step, "ai-7", pause=1.5)
+    assert len(calls) == 10
+    # each run waits its pause; each failure its backoff: 1, 2, 4 ... capped
+    backoffs = [p for p in pauses.asked if p != 1.5]
+    assert backoffs == [1, 2, 4, 8, 16, 32, BACKOFF_CAP, BACKOFF_CAP]
+    # unhealthy once the streak reached UNHEALTHY_AFTER failures, named; healthy after
+    assert seen_unhealthy[UNHEALTHY_AFTER - 1] == []
+    lines = seen_unhealthy[UNHEALTHY_AFTER]
+    assert len(lines) == 1 and lines[0].startswith("ai-7 failing: 5 failures")
+    assert "database or disk is full" in lines[0]
+    assert tasks.failures.unhealthy() == []
+    logged = [(r.levelno, r.getMessage()) for r in caplog.records]
+    assert [m for lv, m in logged if lv == logging.ERROR] == [
+        "ai-7 failed (OperationalError: database or disk is full); retrying until it works"]
+    assert len([m for lv, m in logged if lv == logging.WARNING]) == 1
+    assert [m for lv, m in logged if lv == logging.INFO] == ["ai-7 works again after 8 failures"]
+    assert sum(1 for r in caplog.records if r.exc_info) == 1  # one traceback, not eight
+
+
+@pytest.mark.allow_errors("turn-timers failed")
+async def test_a_long_streak_is_unhealthy_by_time_too() -> None:
+    pauses = Pauses()
+    tasks = Tasks(pauses.sleep, pauses.clock)
+    tasks.failures.failed("turn-timers", RuntimeError("boom"))
+    assert tasks.failures.unhealthy() == []
+    pauses.now += 121
+    assert [line.split(":")[0] for line in tasks.failures.unhealthy()] == [
+        "turn-timers failing"]
+    tasks.failures.worked("turn-timers")
+    assert tasks.failures.unhealthy() == []
+
+
+def test_the_health_check_reports_failing_loops(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "alive"
+    monkeypatch.setenv("KARAK_HEARTBEAT", str(path))
+    assert health.main() == 1
+    assert "no heartbeat file" in capsys.readouterr().out
+    health.write_heartbeat(path, [])
+    assert health.healthy(path) and health.main() == 0
+    line = "ai-3 failing: 6 failures in 31 s, last: OperationalError: database or disk is full"
+    health.write_heartbeat(path, [line])
+    assert not health.healthy(path)
+    assert health.main() == 1
+    assert capsys.readouterr().out.strip() == line
+    health.write_heartbeat(path, [])
+    stat = path.stat()
+    os.utime(path, (stat.st_atime, stat.st_mtime - 120))
+    assert health.problems(path) == ["heartbeat 120 s old"]
