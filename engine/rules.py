@@ -7,8 +7,9 @@ with the reason. Rule ids (R-n, D-n) refer to ``docs/rules.md``.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from engine import events, rng
 from engine.actions import (
