@@ -23,7 +23,7 @@ _EFFECTS = ("attack", "defence", "draw", "heal")
 _CURSES = ("green", "blue", "red", "yellow", *_EFFECTS, "weapon", "armour")
 
 
-class Action(Struct, frozen=True):
+class Action(Struct, frozen=True, gc=False):
     """Base class of all actions; subclasses are frozen structs (equal and hashed by content)."""
 
     verb: ClassVar[str] = ""

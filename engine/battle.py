@@ -9,7 +9,7 @@ from engine.catalog import Tables, tables
 from engine.state import BASE_HAND, Battle, GameState, Seat
 
 
-class Totals(Struct, frozen=True):
+class Totals(Struct, frozen=True, gc=False):
     """Attack and defence split by source, and the outcome if the battle ended now."""
 
     attack_cards: int

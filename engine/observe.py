@@ -23,7 +23,7 @@ from engine.state import Event, GameState, Level, Phase, Seat, SeatConfig
 from i18n import Param
 
 
-class SeatView(Struct, frozen=True):
+class SeatView(Struct, frozen=True, gc=False):
     """What everyone sees of a seat."""
 
     index: int
@@ -42,7 +42,7 @@ class SeatView(Struct, frozen=True):
     stacking: str
 
 
-class LevelView(Struct, frozen=True):
+class LevelView(Struct, frozen=True, gc=False):
     """A cavern level as seen on the table."""
 
     level: int
@@ -53,7 +53,7 @@ class LevelView(Struct, frozen=True):
     gate_count: int
 
 
-class BattleView(Struct, frozen=True):
+class BattleView(Struct, frozen=True, gc=False):
     """The battle in progress, with its running totals."""
 
     seat: int

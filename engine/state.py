@@ -1,7 +1,10 @@
 """The immutable game state: seats, caverns, merchant, the pending decision and the generator.
 
 Everything is a frozen ``msgspec.Struct`` of tuples, so a state can be shared, compared and stored
-safely; ``msgspec.structs.replace(value, field=...)`` copies one with changes.
+safely; ``msgspec.structs.replace(value, field=...)`` copies one with changes. The engine's values
+(these, the actions, battle totals and observation views) hold only text, numbers, messages,
+tuples and other such values, so none can be part of a reference cycle: they are declared with
+``gc=False`` and the garbage collector never walks the states a game keeps.
 Zones hold card ids; a monster card won as a reward keeps its id (its back is the reward).
 """
 
@@ -34,7 +37,7 @@ class Phase(str, Enum):  # noqa: UP042 - str() and JSON keep the plain value
     OVER = "over"  # the game has a winner
 
 
-class SeatConfig(Struct, frozen=True):
+class SeatConfig(Struct, frozen=True, gc=False):
     """One seat as the table was set up: hero, display name and whether an AI plays it."""
 
     hero: str
@@ -43,7 +46,7 @@ class SeatConfig(Struct, frozen=True):
     stacking: str = "shuffle"
 
 
-class GameConfig(Struct, frozen=True):
+class GameConfig(Struct, frozen=True, gc=False):
     """How a game is created: seats, the hero-abilities variant (D4) and the seed."""
 
     seats: tuple[SeatConfig, ...]
@@ -51,7 +54,7 @@ class GameConfig(Struct, frozen=True):
     seed: int = 0
 
 
-class Seat(Struct, frozen=True):
+class Seat(Struct, frozen=True, gc=False):
     """One seat's hero, HP, cards and equipment. Deck index 0 is the top."""
 
     hero: str
@@ -66,7 +69,7 @@ class Seat(Struct, frozen=True):
     stacking: str = "shuffle"  # D5 preference: shuffle, top or bottom
 
 
-class Level(Struct, frozen=True):
+class Level(Struct, frozen=True, gc=False):
     """One cavern level: its row of 5 slots, its regular deck and its gatekeeper deck."""
 
     row: tuple[str | None, ...]
@@ -74,7 +77,7 @@ class Level(Struct, frozen=True):
     gates: tuple[str, ...]
 
 
-class Battle(Struct, frozen=True):
+class Battle(Struct, frozen=True, gc=False):
     """The battle in progress: which monster, from where, and what has happened so far."""
 
     level: int  # 1-3, or 4 for the Lord
@@ -91,14 +94,14 @@ class Battle(Struct, frozen=True):
     hp_before: int | None = None  # HP before the hits, once resolved (reward choice)
 
 
-class Event(Struct, frozen=True):
+class Event(Struct, frozen=True, gc=False):
     """Something that happened, as a message; ``to`` is the only seat that may see it, or None."""
 
     text: Msg
     to: int | None = None
 
 
-class GameState(Struct, frozen=True):
+class GameState(Struct, frozen=True, gc=False):
     """A complete game position. ``step`` counts applied actions (the state version)."""
 
     config: GameConfig
