@@ -8,8 +8,8 @@ show), or the Lords left out of the game.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Generic, TypeVar, overload
+from functools import cached_property
+from typing import Any
 
 from msgspec import Struct
 from msgspec.structs import fields, replace
@@ -71,32 +71,6 @@ class BattleView(Struct, frozen=True, gc=False):
     active_curses: tuple[str, ...]
 
 
-T = TypeVar("T")
-
-
-class _Part(Generic[T]):
-    """A part of an observation worked out when first read and then kept in the observation's
-    ``__dict__``, which Python reads before this descriptor from then on: what
-    ``functools.cached_property`` does, without the lock Python 3.11's takes at every first read."""
-
-    def __init__(self, make: Callable[[Observation], T]) -> None:
-        self.make = make
-        self.name = make.__name__
-        self.__doc__ = make.__doc__
-
-    @overload
-    def __get__(self, obs: None, owner: type) -> _Part[T]: ...
-
-    @overload
-    def __get__(self, obs: Observation, owner: type | None = None) -> T: ...
-
-    def __get__(self, obs: Observation | None, owner: type | None = None) -> T | _Part[T]:
-        if obs is None:
-            return self
-        value = obs.__dict__[self.name] = self.make(obs)
-        return value
-
-
 #: The public parts of an observation, in the order :meth:`Observation.public` lists them.
 PARTS = ("viewer", "step", "round", "phase", "current", "order", "abilities", "seats", "levels",
          "lord", "potion_piles", "pawnshop", "battle", "pending", "winner", "events", "hand",
@@ -128,7 +102,7 @@ class Observation(Struct, frozen=True, dict=True, eq=False):
     legal: tuple[Action, ...]  # the viewer's legal actions when they must decide
     _state: GameState  # the observed state; read only through the views
 
-    @_Part
+    @cached_property
     def _seat_views(self) -> list[SeatView | None]:
         """The seat views worked out so far, by seat."""
         return [None] * len(self._state.seats)
@@ -142,27 +116,27 @@ class Observation(Struct, frozen=True, dict=True, eq=False):
             view = views[index] = _seat_view(index, state.seats[index], state.config.seats[index])
         return view
 
-    @_Part
+    @cached_property
     def seats(self) -> tuple[SeatView, ...]:
         """What everyone sees of each seat, by seat index."""
         return tuple([self.seat_view(i) for i in range(len(self._seat_views))])
 
-    @_Part
+    @cached_property
     def levels(self) -> tuple[LevelView, ...]:
         """The three cavern levels as seen on the table."""
         return tuple([_level_view(n, lv) for n, lv in enumerate(self._state.levels, start=1)])
 
-    @_Part
+    @cached_property
     def potion_piles(self) -> tuple[tuple[str, int], ...]:
         """The merchant's potions left, by kind."""
         return tuple(zip(POTIONS, self._state.potions, strict=True))
 
-    @_Part
+    @cached_property
     def battle(self) -> BattleView | None:
         """The battle in progress, with its running totals (None once the game is over)."""
         return None if self.phase is Phase.OVER else _battle(self._state)
 
-    @_Part
+    @cached_property
     def events(self) -> tuple[Event, ...]:
         """The recent events the viewer may see."""
         viewer = self.viewer
@@ -183,7 +157,7 @@ class Observation(Struct, frozen=True, dict=True, eq=False):
             raise TypeError(f"not a part of an observation: {', '.join(sorted(unknown))}")
         names = {f.name for f in fields(self)}
         copy = replace(self, **{k: v for k, v in parts.items() if k in names})
-        for name in PARTS:  # the worked-out parts, fixed as _Part keeps them
+        for name in PARTS:  # the worked-out parts, fixed as cached_property keeps them
             if name not in names:
                 copy.__dict__[name] = parts.get(name, getattr(self, name))
         copy.__dict__["_seat_views"] = list(copy.seats)  # seat_view reads the given seats
