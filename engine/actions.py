@@ -7,8 +7,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import ClassVar, Literal
+
+from msgspec import Struct
 
 from engine.errors import BadNotation
 
@@ -22,18 +23,16 @@ _EFFECTS = ("attack", "defence", "draw", "heal")
 _CURSES = ("green", "blue", "red", "yellow", *_EFFECTS, "weapon", "armour")
 
 
-class Action:
-    """Base class of all actions; subclasses are frozen dataclasses."""
+class Action(Struct, frozen=True, gc=False):
+    """Base class of all actions; subclasses are frozen structs (equal and hashed by content)."""
 
-    __slots__ = ()
     verb: ClassVar[str] = ""
 
     def __str__(self) -> str:  # pragma: no cover - every subclass overrides
         raise NotImplementedError
 
 
-@dataclass(frozen=True, slots=True)
-class Fight(Action):
+class Fight(Action, frozen=True):
     """Fight a monster: ``level`` 1-3 with ``slot`` 1-5 (row) or 0 (gatekeeper); level 4 = Lord."""
 
     level: int
@@ -46,8 +45,7 @@ class Fight(Action):
         return f"fight:{self.level}-{'gate' if self.slot == 0 else self.slot}"
 
 
-@dataclass(frozen=True, slots=True)
-class VisitMerchant(Action):
+class VisitMerchant(Action, frozen=True):
     """Spend the turn at the merchant (R40)."""
 
     verb: ClassVar[str] = "merchant"
@@ -56,8 +54,7 @@ class VisitMerchant(Action):
         return "merchant"
 
 
-@dataclass(frozen=True, slots=True)
-class Revive(Action):
+class Revive(Action, frozen=True):
     """Spend the turn reviving: HP back to 5 (R50)."""
 
     verb: ClassVar[str] = "revive"
@@ -66,8 +63,7 @@ class Revive(Action):
         return "revive"
 
 
-@dataclass(frozen=True, slots=True)
-class SetStacking(Action):
+class SetStacking(Action, frozen=True):
     """Change this seat's standing deck-stacking preference (D5); does not end the decision."""
 
     mode: StackMode
@@ -77,8 +73,7 @@ class SetStacking(Action):
         return f"stack:{self.mode}"
 
 
-@dataclass(frozen=True, slots=True)
-class DrinkHealing(Action):
+class DrinkHealing(Action, frozen=True):
     """Drink the healing potion: back to 5 HP (R35)."""
 
     verb: ClassVar[str] = "heal"
@@ -87,8 +82,7 @@ class DrinkHealing(Action):
         return "heal"
 
 
-@dataclass(frozen=True, slots=True)
-class Play(Action):
+class Play(Action, frozen=True):
     """Play an action card from hand in battle.
 
     ``ability`` names a cursed effect that Lord Xanros counts anyway with his ability (R63).
@@ -102,8 +96,7 @@ class Play(Action):
         return f"play:{self.card}:{self.ability}" if self.ability else f"play:{self.card}"
 
 
-@dataclass(frozen=True, slots=True)
-class DrinkStrength(Action):
+class DrinkStrength(Action, frozen=True):
     """Drink the strength potion to double the last card's attack or defence (R34)."""
 
     effect: Literal["attack", "defence"]
@@ -113,8 +106,7 @@ class DrinkStrength(Action):
         return f"strength:{self.effect}"
 
 
-@dataclass(frozen=True, slots=True)
-class DrinkCountercurse(Action):
+class DrinkCountercurse(Action, frozen=True):
     """Drink the countercurse potion against one curse of the monster (R33)."""
 
     curse: str
@@ -124,8 +116,7 @@ class DrinkCountercurse(Action):
         return f"counter:{self.curse}"
 
 
-@dataclass(frozen=True, slots=True)
-class EndBattle(Action):
+class EndBattle(Action, frozen=True):
     """Stop playing cards and resolve the battle (R24-R27)."""
 
     verb: ClassVar[str] = "end"
@@ -134,8 +125,7 @@ class EndBattle(Action):
         return "end"
 
 
-@dataclass(frozen=True, slots=True)
-class Discard(Action):
+class Discard(Action, frozen=True):
     """Discard a card from hand, down to the hand size an equipment curse leaves (R23)."""
 
     card: str
@@ -145,8 +135,7 @@ class Discard(Action):
         return f"discard:{self.card}"
 
 
-@dataclass(frozen=True, slots=True)
-class KeepDrawn(Action):
+class KeepDrawn(Action, frozen=True):
     """Taia keeps this one of the two cards she drew; the other goes under her deck (R66)."""
 
     card: str
@@ -156,8 +145,7 @@ class KeepDrawn(Action):
         return f"keep:{self.card}"
 
 
-@dataclass(frozen=True, slots=True)
-class TakeReward(Action):
+class TakeReward(Action, frozen=True):
     """Keep the won weapon or armour (``keep``) or send it to the pawnshop (R27)."""
 
     keep: bool
@@ -167,8 +155,7 @@ class TakeReward(Action):
         return f"reward:{'keep' if self.keep else 'pawn'}"
 
 
-@dataclass(frozen=True, slots=True)
-class BuyPotion(Action):
+class BuyPotion(Action, frozen=True):
     """Buy a potion of this kind from the merchant (R41); payment is chosen next."""
 
     kind: PotionKind
@@ -178,8 +165,7 @@ class BuyPotion(Action):
         return f"buy:potion:{self.kind}"
 
 
-@dataclass(frozen=True, slots=True)
-class BuyPawned(Action):
+class BuyPawned(Action, frozen=True):
     """Buy this card from the pawnshop (R42); payment is chosen next."""
 
     card: str
@@ -189,8 +175,7 @@ class BuyPawned(Action):
         return f"buy:card:{self.card}"
 
 
-@dataclass(frozen=True, slots=True)
-class Pay(Action):
+class Pay(Action, frozen=True):
     """Pay the pending purchase with ``weapon``, ``armour`` or a reward card from hand (R40)."""
 
     source: str
@@ -202,8 +187,7 @@ class Pay(Action):
         return f"pay:card:{self.source}"
 
 
-@dataclass(frozen=True, slots=True)
-class CancelPurchase(Action):
+class CancelPurchase(Action, frozen=True):
     """Take back the pending purchase before paying."""
 
     verb: ClassVar[str] = "cancel"
@@ -212,8 +196,7 @@ class CancelPurchase(Action):
         return "cancel"
 
 
-@dataclass(frozen=True, slots=True)
-class LeaveMerchant(Action):
+class LeaveMerchant(Action, frozen=True):
     """Leave the merchant and end the turn (R43)."""
 
     verb: ClassVar[str] = "leave"

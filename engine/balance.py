@@ -14,9 +14,10 @@ import hashlib
 import json
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+from msgspec.structs import replace
 
 from engine import rng
 from engine.agents import make_agent

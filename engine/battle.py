@@ -3,14 +3,13 @@ happens if the battle ends now. Used by the rules, the agents and the renderer a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from engine.catalog import Tables, tables
 from engine.state import BASE_HAND, Battle, GameState, Seat
 
 
-@dataclass(frozen=True, slots=True)
-class Totals:
+class Totals(Struct, frozen=True, gc=False):
     """Attack and defence split by source, and the outcome if the battle ended now."""
 
     attack_cards: int

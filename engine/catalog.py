@@ -1,4 +1,5 @@
-"""Fast read-only views of the card catalogue used by the rules (built once per process)."""
+"""Fast read-only views of the card catalogue used by the rules (built once per process), with
+the names of its cards and heroes as translatable messages."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from functools import cache
 
 from cards import load_catalogue
 from cards.models import ActionReward, EquipmentReward
+from i18n import Msg
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,12 @@ class Tables:
     gatekeepers: dict[int, tuple[str, ...]]
     lords: tuple[str, ...]
     potions_per_kind: int
+    #: Each card's name as a seat holds it: a starting card's, or the reward on a monster's back.
+    card_names: dict[str, Msg]
+    #: Each monster's (and Lord's) name on its front.
+    monster_names: dict[str, Msg]
+    #: Each hero's name.
+    hero_names: dict[str, Msg]
 
 
 @cache  # the catalogue read once per process: reading the TOML files again would cost milliseconds
@@ -87,6 +95,7 @@ def tables() -> Tables:
     for lord in cat.lords:
         monsters[lord.id] = MonsterInfo(
             lord.id, 4, False, lord.attack, lord.hp, lord.curses, "none")
+    backs = {m.id for m in monsters.values() if m.reward in ("action", "weapon", "armour")}
     return Tables(
         actions=actions,
         equipment=equipment,
@@ -98,4 +107,8 @@ def tables() -> Tables:
                      for lv in (1, 2, 3)},
         lords=tuple(lord.id for lord in cat.lords),
         potions_per_kind=cat.potions_per_kind,
+        card_names={card: Msg(f"back.{card}" if card in backs else f"card.{card}")
+                    for card in (*actions, *monsters)},
+        monster_names={m: Msg(f"card.{m}") for m in monsters},
+        hero_names={h.id: Msg(f"hero.{h.id}.name") for h in cat.heroes},
     )

@@ -115,10 +115,15 @@ def play_refusal(state: GameState, play: Play) -> str | None:
         return "error.not_allowed"
     if play.card not in seat.hand:
         return "error.not_in_hand"
+    return refuse_play(seat.hero if state.config.abilities else "", battle, active_curses(battle),
+                       play)
+
+
+def refuse_play(hero: str, battle: Battle, curses: tuple[str, ...], play: Play) -> str | None:
+    """:func:`play_refusal` from its parts, for a card in the current seat's hand: the seat's hero
+    when hero abilities are on (else ""), the battle and its active curses."""
     t = tables().actions
     info = t[play.card]
-    curses = active_curses(battle)
-    hero = seat.hero if state.config.abilities else ""
     chain = battle.chain
     spare = not battle.ability_used  # the once-per-battle ability is still there
     follows = (not chain or info.colour in t[chain[-1]].next

@@ -11,14 +11,14 @@ ROMAN = {1: "I", 2: "II", 3: "III", 4: "X"}
 
 def monster_name(card: str) -> Msg:
     """The name on a monster's front."""
-    return msg(f"card.{card}")
+    name = tables().monster_names.get(card)
+    return msg(f"card.{card}") if name is None else name
 
 
 def card_name(card: str) -> Msg:
     """The name of a card as held by a seat: starting card, or the reward on a monster's back."""
-    monster = tables().monsters.get(card)
-    back = monster is not None and monster.reward in ("action", "weapon", "armour")
-    return msg(f"back.{card}" if back else f"card.{card}")
+    name = tables().card_names.get(card)
+    return msg(f"card.{card}") if name is None else name
 
 
 def card_list(cards: tuple[str, ...]) -> Msg:
@@ -33,7 +33,8 @@ def card_list(cards: tuple[str, ...]) -> Msg:
 
 def hero_name(hero: str) -> Msg:
     """A hero's name."""
-    return msg(f"hero.{hero}.name")
+    name = tables().hero_names.get(hero)
+    return msg(f"hero.{hero}.name") if name is None else name
 
 
 def seat_name(state: GameState, seat: int) -> Param:

@@ -8,9 +8,11 @@ show), or the Lords left out of the game.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import fields, replace
 
 from engine.actions import LORD_LEVEL, POTIONS, Action, Fight
 from engine.battle import Totals, active_curses, hand_size, totals
@@ -21,8 +23,7 @@ from engine.state import Event, GameState, Level, Phase, Seat, SeatConfig
 from i18n import Param
 
 
-@dataclass(frozen=True, slots=True)
-class SeatView:
+class SeatView(Struct, frozen=True, gc=False):
     """What everyone sees of a seat."""
 
     index: int
@@ -41,8 +42,7 @@ class SeatView:
     stacking: str
 
 
-@dataclass(frozen=True, slots=True)
-class LevelView:
+class LevelView(Struct, frozen=True, gc=False):
     """A cavern level as seen on the table."""
 
     level: int
@@ -53,8 +53,7 @@ class LevelView:
     gate_count: int
 
 
-@dataclass(frozen=True, slots=True)
-class BattleView:
+class BattleView(Struct, frozen=True, gc=False):
     """The battle in progress, with its running totals."""
 
     seat: int
@@ -78,14 +77,13 @@ PARTS = ("viewer", "step", "round", "phase", "current", "order", "abilities", "s
          "drawn", "legal")
 
 
-@dataclass(frozen=True, eq=False)
-class Observation:
+class Observation(Struct, frozen=True, dict=True, eq=False):
     """Everything ``viewer`` may know now (``viewer`` None: a spectator).
 
     The fields are filled by :func:`observe`; the views of the seats, levels, battle, potion piles
     and events are worked out from the observed state when first read (most readers, the agents
-    above all, read only a few of them) and kept. Equality, hashing and :meth:`public` cover all
-    public parts and never the state behind them.
+    above all, read only a few of them) and kept (the struct's ``__dict__`` holds them). Equality,
+    hashing, ``repr`` and :meth:`public` cover all public parts and never the state behind them.
     """
 
     viewer: int | None
@@ -102,7 +100,7 @@ class Observation:
     hand: tuple[str, ...]  # the viewer's hand (empty for spectators)
     drawn: tuple[str, ...]  # Taia's pending pair, only to Taia
     legal: tuple[Action, ...]  # the viewer's legal actions when they must decide
-    _state: GameState = field(repr=False)  # the observed state; read only through the views
+    _state: GameState  # the observed state; read only through the views
 
     @cached_property
     def _seat_views(self) -> list[SeatView | None]:
@@ -153,7 +151,7 @@ class Observation:
 
     def replaced(self, **parts: Any) -> Observation:
         """A copy with the named public parts replaced and every other one as here: a made-up
-        position (``dataclasses.replace`` replaces only the fields)."""
+        position (``msgspec.structs.replace`` replaces only the fields)."""
         unknown = set(parts) - set(PARTS)
         if unknown:
             raise TypeError(f"not a part of an observation: {', '.join(sorted(unknown))}")
@@ -176,6 +174,10 @@ class Observation:
 
     def __hash__(self) -> int:
         return hash(tuple(self.public().values()))
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{name}={getattr(self, name)!r}" for name in PARTS)
+        return f"Observation({parts})"
 
 
 def observe(state: GameState, viewer: int | None = None) -> Observation:

@@ -33,7 +33,9 @@ another hero, a key of a level given twice...) raises :class:`PositionError` wit
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+
+from msgspec.structs import replace
 
 from engine import events, rng
 from engine.actions import LORD_LEVEL, POTIONS, STACK_MODES, Action, Fight, parse

@@ -7,8 +7,9 @@ with the reason. Rule ids (R-n, D-n) refer to ``docs/rules.md``.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from engine import events, rng
 from engine.actions import (
@@ -46,10 +47,10 @@ from engine.legality import (
     key_levels,
     pawned_refusal,
     payments,
-    play_refusal,
     potion_refusal,
     refusal,
     refuse_fight,
+    refuse_play,
     strength_refusal,
 )
 from engine.names import ROMAN, card_list, card_name, monster_name, seat_name, word
@@ -87,15 +88,17 @@ def fight_targets(state: GameState) -> list[Fight]:
 def _plays(state: GameState, seat: Seat, battle: Battle) -> list[Play]:
     """Every card the seat may play, each followed by the cursed effects Xanros may count."""
     out: list[Play] = []
-    xanros = state.config.abilities and seat.hero == "xanros" and not battle.ability_used
-    curses = active_curses(battle) if xanros else ()
+    hero = seat.hero if state.config.abilities else ""
+    curses = active_curses(battle)
+    unlocks = [e for e in UNLOCKABLE if e in curses] if hero == "xanros" \
+        and not battle.ability_used else []
     for card in seat.hand:
         play = Play(card)
-        if play_refusal(state, play) is None:
+        if refuse_play(hero, battle, curses, play) is None:
             out.append(play)
-            if curses:
-                out.extend(p for p in (Play(card, e) for e in UNLOCKABLE if e in curses)
-                           if play_refusal(state, p) is None)
+            if unlocks:
+                out.extend(p for p in (Play(card, e) for e in unlocks)
+                           if refuse_play(hero, battle, curses, p) is None)
     return out
 
 
@@ -211,7 +214,7 @@ class _Work:
             rewards, self.rng = rng.shuffled(
                 self.rng, [c for c in seat.discard if actions[c].reward])
             deck = rewards + start if mode == "top" else start + rewards
-        self.seats[index] = _with_cards(seat, seat.hand, seat.deck + deck, ())
+        self.seats[index] = replace(seat, deck=seat.deck + deck, discard=())
         self.said.append(events.reshuffle(self.who(index), len(deck)))
 
     def take(self, index: int) -> str | None:
@@ -222,7 +225,7 @@ class _Work:
             self.rebuild_deck(index)
         seat = self.seats[index]
         card = seat.deck[0]
-        self.seats[index] = _with_cards(seat, seat.hand, seat.deck[1:], seat.discard)
+        self.seats[index] = replace(seat, deck=seat.deck[1:])
         return card
 
     def draw(self, index: int, count: int) -> int:
@@ -230,7 +233,7 @@ class _Work:
         seat = self.seats[index]
         if len(seat.deck) >= count:  # no reshuffle on the way: take them at once
             drawn = seat.deck[:count]
-            seat = _with_cards(seat, seat.hand + drawn, seat.deck[count:], seat.discard)
+            seat = replace(seat, hand=seat.hand + drawn, deck=seat.deck[count:])
         else:
             cards: list[str] = []
             for _ in range(count):
@@ -241,7 +244,7 @@ class _Work:
             drawn = tuple(cards)
             seat = self.seats[index]
             if drawn:
-                seat = _with_cards(seat, seat.hand + drawn, seat.deck, seat.discard)
+                seat = replace(seat, hand=seat.hand + drawn)
         self.seats[index] = seat
         if drawn:
             self.said.append(events.draw(self.who(index), len(drawn)))
@@ -255,8 +258,7 @@ class _Work:
         me = self.me
         seat = self.seats[me]
         if self.battle is not None:
-            self.seats[me] = seat = _with_cards(seat, seat.hand, seat.deck,
-                                                 seat.discard + self.battle.chain)
+            self.seats[me] = seat = replace(seat, discard=seat.discard + self.battle.chain)
             self.battle = None
         missing = hand_size(seat) - len(seat.hand)
         if missing > 0:
@@ -284,15 +286,6 @@ class _Work:
             row[battle.slot - 1] = lv.deck[0] if lv.deck else None
             levels[battle.level - 1] = replace(lv, row=tuple(row), deck=lv.deck[1:])
         self.levels = tuple(levels)
-
-
-def _with_cards(seat: Seat, hand: tuple[str, ...], deck: tuple[str, ...],
-                discard: tuple[str, ...]) -> Seat:
-    """``seat`` holding these hand, deck and discard pile, the rest unchanged (the rules move
-    cards between them at almost every action, so this spells the constructor out rather than
-    going through :func:`dataclasses.replace`, at less than half its cost)."""
-    return Seat(seat.hero, seat.hp, hand, deck, discard, seat.weapon, seat.armour, seat.keys,
-                seat.potions, seat.stacking)
 
 
 def _without(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
@@ -409,7 +402,7 @@ def _play(w: _Work, a: Action) -> None:
     if hero == "horan" and not horan and prev is not None and prev.attack and info.attack:
         horan = True  # R62
         w.said.append(events.horan(who))
-    w.seats[me] = seat = _with_cards(seat, _without(seat.hand, card), seat.deck, seat.discard)
+    w.seats[me] = seat = replace(seat, hand=_without(seat.hand, card))
     w.battle = Battle(battle.level, battle.slot, battle.monster, chain + (card,), battle.boosted,
                       battle.countered, used, unlocked, horan, battle.drawn, battle.draws_left,
                       battle.hp_before)

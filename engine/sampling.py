@@ -206,7 +206,7 @@ def _bought_pawned(obs: Observation) -> bool:
 def _with_battle(obs: Observation, sample: GameState, drawn: tuple[str, ...]) -> GameState:
     """The sample with its battle: what the battle view shows, plus Taia's pending draws and,
     while won equipment waits (REWARD), the HP before the hits that the totals imply."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from engine.observe import observe
 

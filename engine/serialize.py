@@ -1,6 +1,6 @@
 """Versioned JSON for states and configurations, written and read by msgspec.
 
-A saved game is ``{"format": 2, "state": {...}}``: the state's dataclasses as JSON objects, tuples
+A saved game is ``{"format": 2, "state": {...}}``: the state's structs as JSON objects, tuples
 as lists, the phase as its value, and a message as ``{"key": ..., "params": [[name, value], ...]}``.
 Reading checks every type (a number where text belongs, an unknown phase...) and then the game's
 invariants (:func:`engine.validate.check_state`); fields the engine does not know are ignored.

@@ -54,6 +54,6 @@ def new_game(config: GameConfig) -> GameState:
         phase=Phase.TURN,
     )
     log = (events.start(msg(f"card.{game.lord}")), events.turn(seat_name(game, game.current), 1))
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     return replace(game, log=log)

@@ -1,13 +1,19 @@
 """The immutable game state: seats, caverns, merchant, the pending decision and the generator.
 
-Everything is a frozen dataclass of tuples, so a state can be shared, compared and stored safely.
+Everything is a frozen ``msgspec.Struct`` of tuples, so a state can be shared, compared and stored
+safely; ``msgspec.structs.replace(value, field=...)`` copies one with changes. The engine's values
+(these, the actions, battle totals and observation views) hold only text, numbers, messages,
+tuples and other such values, so none can be part of a reference cycle: they are declared with
+``gc=False`` and the garbage collector never walks the states a game keeps.
 Zones hold card ids; a monster card won as a reward keeps its id (its back is the reward).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from enum import Enum
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from i18n import Msg
 
@@ -31,8 +37,7 @@ class Phase(str, Enum):  # noqa: UP042 - str() and JSON keep the plain value
     OVER = "over"  # the game has a winner
 
 
-@dataclass(frozen=True, slots=True)
-class SeatConfig:
+class SeatConfig(Struct, frozen=True, gc=False):
     """One seat as the table was set up: hero, display name and whether an AI plays it."""
 
     hero: str
@@ -41,8 +46,7 @@ class SeatConfig:
     stacking: str = "shuffle"
 
 
-@dataclass(frozen=True, slots=True)
-class GameConfig:
+class GameConfig(Struct, frozen=True, gc=False):
     """How a game is created: seats, the hero-abilities variant (D4) and the seed."""
 
     seats: tuple[SeatConfig, ...]
@@ -50,8 +54,7 @@ class GameConfig:
     seed: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Seat:
+class Seat(Struct, frozen=True, gc=False):
     """One seat's hero, HP, cards and equipment. Deck index 0 is the top."""
 
     hero: str
@@ -66,8 +69,7 @@ class Seat:
     stacking: str = "shuffle"  # D5 preference: shuffle, top or bottom
 
 
-@dataclass(frozen=True, slots=True)
-class Level:
+class Level(Struct, frozen=True, gc=False):
     """One cavern level: its row of 5 slots, its regular deck and its gatekeeper deck."""
 
     row: tuple[str | None, ...]
@@ -75,8 +77,7 @@ class Level:
     gates: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Battle:
+class Battle(Struct, frozen=True, gc=False):
     """The battle in progress: which monster, from where, and what has happened so far."""
 
     level: int  # 1-3, or 4 for the Lord
@@ -93,16 +94,14 @@ class Battle:
     hp_before: int | None = None  # HP before the hits, once resolved (reward choice)
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(Struct, frozen=True, gc=False):
     """Something that happened, as a message; ``to`` is the only seat that may see it, or None."""
 
     text: Msg
     to: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class GameState:
+class GameState(Struct, frozen=True, gc=False):
     """A complete game position. ``step`` counts applied actions (the state version)."""
 
     config: GameConfig
@@ -121,7 +120,7 @@ class GameState:
     bought_pawned: bool = False  # a pawnshop card was bought this visit (R42)
     winner: int | None = None
     step: int = 0
-    log: tuple[Event, ...] = field(default=())
+    log: tuple[Event, ...] = ()
 
     @property
     def current(self) -> int:

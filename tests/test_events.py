@@ -3,9 +3,8 @@ its English text expects."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
+from msgspec import structs
 
 from engine import events
 from engine.state import Event
@@ -30,7 +29,7 @@ def test_a_maker_matches_the_plain_constructors(key: str) -> None:
     plain = Event(msg(key, **dict(zip(names, values, strict=True))))
     made = make(*values)
     assert made == plain and hash(made) == hash(plain)
-    assert dataclasses.astuple(made) == dataclasses.astuple(plain)
+    assert structs.astuple(made) == structs.astuple(plain)
     assert made.text.params == tuple(sorted(made.text.params))
     assert make(*values, to=2) == Event(plain.text, 2)
     assert translate(made.text) == translate(plain.text)

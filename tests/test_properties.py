@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -28,6 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import Phase as Stage
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from engine import (
     Action,

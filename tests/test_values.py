@@ -1,13 +1,13 @@
 """The engine's values behave as values: built by keyword, equal and hashed by content, frozen,
-copied with changes by dataclasses.replace, pickled and read back from JSON unchanged."""
+copied with changes by msgspec.structs.replace, pickled and read back from JSON unchanged."""
 
 from __future__ import annotations
 
-import dataclasses
 import pickle
 from typing import Any
 
 import pytest
+from msgspec import structs
 
 from engine import GameConfig, SeatConfig, new_game
 from engine.actions import Fight, Play
@@ -28,14 +28,14 @@ VALUES: list[Any] = [
 
 @pytest.mark.parametrize("value", VALUES, ids=lambda v: type(v).__name__)
 def test_values_compare_hash_copy_and_pickle_by_content(value: Any) -> None:
-    fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    fields = {f.name: getattr(value, f.name) for f in structs.fields(value)}
     twin = type(value)(**fields)
     assert twin == value and hash(twin) == hash(value) and twin is not value
-    assert dataclasses.replace(value) == value
+    assert structs.replace(value) == value
     assert pickle.loads(pickle.dumps(value)) == value
     assert from_data(type(value), to_data(value)) == value
     name = next(iter(fields))
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         setattr(value, name, fields[name])
     assert not hasattr(value, "__dict__")  # slotted: no stray attribute can be added
 
@@ -54,11 +54,11 @@ def test_keyword_construction_fills_the_defaults() -> None:
 
 def test_replace_changes_only_what_it_names() -> None:
     seat = STATE.seats[0]
-    hurt = dataclasses.replace(seat, hp=2, keys=("g1-1",))
+    hurt = structs.replace(seat, hp=2, keys=("g1-1",))
     assert (hurt.hp, hurt.keys) == (2, ("g1-1",)) and hurt.hand is seat.hand
     assert seat.hp == 5 and seat.keys == ()
-    later = dataclasses.replace(STATE, step=7, round=3)
+    later = structs.replace(STATE, step=7, round=3)
     assert isinstance(later, GameState) and later.seats is STATE.seats and later != STATE
     assert STATE.with_seat(0, hurt).seats == (hurt, STATE.seats[1])
     with pytest.raises(TypeError):
-        dataclasses.replace(seat, colour="red")
+        structs.replace(seat, colour="red")

@@ -14,7 +14,7 @@ It sees only its observation; its own seeded generator keeps games reproducible.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from engine import rng
 from engine.actions import (

@@ -4,8 +4,9 @@ monster with the best reward it can beat, buys and revives sensibly. It sees onl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
+
+from msgspec import Struct
 
 from engine.actions import (
     LORD_LEVEL,
@@ -33,8 +34,7 @@ from engine.observe import Observation, SeatView
 from engine.state import MAX_HP, Phase
 
 
-@dataclass(frozen=True, slots=True)
-class Forecast:
+class Forecast(Struct, frozen=True, gc=False):
     """How a plan would end against a monster."""
 
     win: bool

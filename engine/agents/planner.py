@@ -7,7 +7,7 @@ draws are only counted as a small expected bonus; the agent re-plans after every
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from engine.catalog import ActionInfo, tables
 
@@ -15,8 +15,7 @@ DRAW_VALUE = 0.8  # attack a drawn card is expected to add, for ranking plans on
 _EFFECTS = ("attack", "defence", "draw", "heal")
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(Struct, frozen=True, gc=False):
     """What playing ``cards`` (in order) would add to the battle."""
 
     cards: tuple[tuple[str, str], ...]  # (card id, Xanros unlocked effect or "")
@@ -29,8 +28,7 @@ class Outcome:
     horan: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Situation:
+class Situation(Struct, frozen=True, gc=False):
     """Where the chain stands: the previous card, abilities left, curses that apply."""
 
     hero: str  # "" when abilities are off

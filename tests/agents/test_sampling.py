@@ -4,9 +4,9 @@ valid game, and deals the hidden cards differently from one seed to the next."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import fields
 
 import pytest
+from msgspec.structs import fields
 
 from engine import GameConfig, GameState, Phase, SeatConfig, apply, new_game, observe
 from engine.agents import make_agent

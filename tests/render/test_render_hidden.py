@@ -7,11 +7,11 @@ differ in private parts; the hand picture refuses a spectator.
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import io
 
 import pytest
+from msgspec import structs
 from PIL import Image, ImageChops
 
 import render
@@ -85,9 +85,9 @@ def test_hand_shows_only_the_viewers_own_cards() -> None:
     """The hand picture changes with the viewer's hand and stays the same when it does not."""
     obs = scene("midgame").observation()
     assert obs.hand
-    emptied = dataclasses.replace(obs, hand=obs.hand[:-1])
+    emptied = structs.replace(obs, hand=obs.hand[:-1])
     assert not same_pixels(render.hand_image(obs), render.hand_image(emptied))
     other_seat_changed = obs.replaced(
-        seats=tuple(dataclasses.replace(s, hand_count=s.hand_count + 1)
+        seats=tuple(structs.replace(s, hand_count=s.hand_count + 1)
                     if s.index != obs.viewer else s for s in obs.seats))
     assert same_pixels(render.hand_image(obs), render.hand_image(other_seat_changed))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import re
 from pathlib import Path
 
 import pytest
+from msgspec import structs
 from PIL import Image, ImageChops
 
 import render
@@ -61,7 +61,7 @@ def test_playable_cards_come_from_legal_plays() -> None:
     assert playable == {a.card for a in obs.legal if isinstance(a, Play)}
     assert playable, "the scenario should leave a card playable"
     # Without legal moves nothing is marked, and the picture changes accordingly.
-    idle = dataclasses.replace(obs, legal=())
+    idle = structs.replace(obs, legal=())
     assert render.playable_cards(idle) == frozenset()
     a = Image.open(io.BytesIO(render.hand_image(obs))).convert("RGB")
     b = Image.open(io.BytesIO(render.hand_image(idle))).convert("RGB")
@@ -72,13 +72,13 @@ def test_playable_cards_come_from_legal_plays() -> None:
 def test_table_draws_every_phase(phase: Phase) -> None:
     obs = scene("midgame").observation()
     winner = 0 if phase is Phase.OVER else None
-    png = render.table_image(dataclasses.replace(obs, phase=phase, winner=winner))
+    png = render.table_image(structs.replace(obs, phase=phase, winner=winner))
     assert Image.open(io.BytesIO(png)).width <= MAX_WIDTH
 
 
 def test_long_names_and_many_pawned_cards_still_fit() -> None:
     obs = scene("midgame").observation()
-    seats = tuple(dataclasses.replace(s, name="Žluťoučký kůň úpěl ďábelské ódy " * 3)
+    seats = tuple(structs.replace(s, name="Žluťoučký kůň úpěl ďábelské ódy " * 3)
                   for s in obs.seats)
     pawned = tuple(sorted(tables().equipment))
     png = render.table_image(obs.replaced(seats=seats, pawnshop=pawned))

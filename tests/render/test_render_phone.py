@@ -4,11 +4,11 @@ sprites as drawn; and no label is cut, whatever the card, hero, monster or langu
 
 from __future__ import annotations
 
-import dataclasses
 import io
 from collections.abc import Iterator
 
 import pytest
+from msgspec import structs
 from PIL import Image
 
 import render
@@ -116,11 +116,11 @@ def _battles(obs: Observation) -> Iterator[Observation]:
     for i, monster in enumerate(sorted(t.monsters)):
         start = (i * chunk) % len(actions)
         chain = tuple(actions[start:start + chunk])
-        yield obs.replaced(battle=dataclasses.replace(
+        yield obs.replaced(battle=structs.replace(
             obs.battle, monster=monster, curses=t.monsters[monster].curses, countered=None,
             chain=chain, boosted=((0, "attack"),), unlocked=((1, "spark"),)))
     for start in range(0, len(actions), chunk):  # every card, whatever the monsters' count
-        yield obs.replaced(battle=dataclasses.replace(
+        yield obs.replaced(battle=structs.replace(
             obs.battle, chain=tuple(actions[start:start + chunk])))
 
 
@@ -133,12 +133,12 @@ def _hands(obs: Observation) -> Iterator[Observation]:
     weapons = sorted(e for e in t.equipment if t.equipment[e].kind == "weapon")
     armours = sorted(e for e in t.equipment if t.equipment[e].kind == "armour")
     for i, start in enumerate(range(0, len(actions), 6)):
-        seat = dataclasses.replace(me, weapon=weapons[i % len(weapons)],
+        seat = structs.replace(me, weapon=weapons[i % len(weapons)],
                                    armour=armours[i % len(armours)])
         seats = tuple(seat if s.index == me.index else s for s in obs.seats)
         yield obs.replaced(hand=tuple(actions[start:start + 6]), seats=seats)
     for w, a in zip(weapons, armours * len(weapons), strict=False):
-        seat = dataclasses.replace(me, weapon=w, armour=a)
+        seat = structs.replace(me, weapon=w, armour=a)
         yield obs.replaced(seats=tuple(seat if s.index == me.index else s
                                                    for s in obs.seats))
 
@@ -152,13 +152,13 @@ def _tables(obs: Observation) -> Iterator[Observation]:
     heroes = sorted(tables().hero_cards)
     n = len(obs.seats)
     for start in range(0, len(heroes), n):
-        seats = tuple(dataclasses.replace(s, hero=h, name=hero_name(h))
+        seats = tuple(structs.replace(s, hero=h, name=hero_name(h))
                       for s, h in zip(obs.seats, (heroes * 2)[start:start + n], strict=True))
         yield obs.replaced(seats=seats)
     for k in range(len(WHOLE_NAMES)):
         names = (WHOLE_NAMES * 2)[k:k + n]
         yield obs.replaced(seats=tuple(
-            dataclasses.replace(s, name=name) for s, name in zip(obs.seats, names, strict=True)))
+            structs.replace(s, name=name) for s, name in zip(obs.seats, names, strict=True)))
 
 
 @pytest.mark.parametrize("locale", LOCALES)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from msgspec.structs import replace as struct_replace
 
 from engine import BadState, totals
 from engine.battle import hand_size
@@ -20,7 +21,7 @@ def test_r30_equipment_never_in_hand_or_deck() -> None:
     state = position(SeatSetup("horan", weapon=weapon), "taia")
     seat = state.seats[0]
     assert weapon not in seat.hand + seat.deck + seat.discard
-    bad = state.with_seat(0, replace(seat, weapon=None, hand=seat.hand + (weapon,)))
+    bad = state.with_seat(0, struct_replace(seat, weapon=None, hand=seat.hand + (weapon,)))
     with pytest.raises(BadState, match="non-action card"):
         check_state(bad)
     with pytest.raises(PositionError, match="not an action card"):
@@ -32,7 +33,8 @@ def test_r30_one_weapon_one_armour() -> None:
     armour = gear("armour", lambda e: True, "any")
     state = position(SeatSetup("horan", weapon=weapon, armour=armour), "taia")
     with pytest.raises(BadState, match="is not a weapon"):
-        check_state(state.with_seat(0, replace(state.seats[0], weapon=armour, armour=weapon)))
+        swapped = struct_replace(state.seats[0], weapon=armour, armour=weapon)
+        check_state(state.with_seat(0, swapped))
     with pytest.raises(PositionError, match="is not a armour"):
         position(SeatSetup("horan", armour=weapon), "taia")
 
@@ -42,11 +44,11 @@ def test_r30_one_key_per_level() -> None:
     second = next(g for g in T.gatekeepers[1] if g not in state.seats[0].keys)
     with pytest.raises(PositionError, match="two keys of one level"):
         position(SeatSetup("horan", keys=[1, second]), "taia")
-    doubled = replace(state.seats[0], keys=state.seats[0].keys + (second,))
-    levels = tuple(replace(lv, gates=tuple(g for g in lv.gates if g != second))
+    doubled = struct_replace(state.seats[0], keys=state.seats[0].keys + (second,))
+    levels = tuple(struct_replace(lv, gates=tuple(g for g in lv.gates if g != second))
                    for lv in state.levels)
     with pytest.raises(BadState, match="two keys of one level"):
-        check_state(replace(state.with_seat(0, doubled), levels=levels))
+        check_state(struct_replace(state.with_seat(0, doubled), levels=levels))
 
 
 def test_r30_one_potion_of_each_kind() -> None:

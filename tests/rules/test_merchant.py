@@ -101,7 +101,7 @@ def test_r41_last_potion_of_a_pile() -> None:
 
 
 def test_r41_empty_pile_cannot_be_bought() -> None:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     state = shop(weapon=WEAPONS[0])
     dry = replace(state, potions=(0, 4, 4))

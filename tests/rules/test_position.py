@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import inspect
-from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from engine import BadState, Phase
 from engine.position import PositionError, SeatSetup, locate, position
