@@ -48,7 +48,7 @@ def draw(kind: str, obs: Observation, locale: str) -> bytes:
     return painters[kind](obs, locale)
 
 
-def _die_with(parent: int) -> None:
+def die_with(parent: int) -> None:
     """End this worker as soon as the bot's process ``parent`` is gone, even killed with SIGKILL
     (no chance then to shut the pool down; the worker would wait for work forever).
 
@@ -77,7 +77,7 @@ def _watch_parent(parent: int) -> None:
 def _warm_up(parent: int) -> None:
     """Start a worker: die with the bot's process ``parent``, lower its priority, load the
     renderer."""
-    _die_with(parent)
+    die_with(parent)
     try:
         os.nice(WORKER_NICE)
     except OSError:  # pragma: no cover - not allowed here: draw at normal priority

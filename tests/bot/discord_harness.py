@@ -25,6 +25,7 @@ import pytest
 from bot.client import KarakBot
 from bot.service import GameService
 from bot.storage import Store
+from bot.thinking import Thinking
 from loopback.spec import SPEC_PATH, Spec, spec  # noqa: F401 - re-exported for the bot tests
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -396,7 +397,7 @@ class Harness:
 
     @classmethod
     async def start(cls, fake: FakeDiscord, db: Path, renderer: Any = None, *,
-                    clock: Any = None, seeds: Any = None, agent: str = "heuristic",
+                    clock: Any = None, seeds: Any = None, thinking: Any = None,
                     dev_guild: int | None = None, edit_delay: float = 0) -> Harness:
         import time
 
@@ -404,7 +405,8 @@ class Harness:
         if seeds is None:
             numbers = itertools.count(7)
             seeds = lambda: next(numbers)  # noqa: E731 - deterministic games in tests
-        service = GameService(store, agent_kind=agent, clock=clock or time.time, seeds=seeds)
+        service = GameService(store, clock=clock or time.time, seeds=seeds,
+                              thinking=thinking or Thinking())
         bot = KarakBot(service, renderer, dev_guild=dev_guild, ai_pace=0, edit_delay=edit_delay,
                        timer_poll=3600)
         await bot._async_setup_hook()
@@ -419,6 +421,7 @@ class Harness:
         await self.settle()
         await self.bot.tasks.close()
         await self.bot.pictures.close()
+        await self.bot.service.thinking.close()
         await self.store.close()
 
     async def settle(self) -> None:

@@ -135,7 +135,7 @@ async def test_settings_for_admins_only(bot: Harness, fake: FakeDiscord) -> None
     assert any("Only server admins" in t for t in bot.ephemeral_texts(since))
     assert await bot.store.guild_settings(GUILD) is None
     await bot.command(ADMIN, "settings", abilities=True, timer=600)
-    assert await bot.store.guild_settings(GUILD) == (True, 600)
+    assert await bot.store.guild_settings(GUILD) == (True, 600, "normal")
     await bot.command(ANN, "new")
     rec = await bot.bot.service.in_channel(CHANNEL)
     assert rec.abilities and rec.timer == 600
@@ -143,7 +143,7 @@ async def test_settings_for_admins_only(bot: Harness, fake: FakeDiscord) -> None
     group = next(c for c in sync.body if c["name"] == "goblin")
     settings = next(o for o in group["options"] if o["name"] == "settings")
     assert settings["type"] == 1 and {o["name"] for o in settings["options"]} == {
-        "abilities", "timer", "language"}
+        "abilities", "timer", "language", "ai_level"}
     # Discord has no per-subcommand permissions: the group stays open to every player (the
     # run-time Manage Server check above is what keeps the settings for admins)
     assert "default_member_permissions" not in settings

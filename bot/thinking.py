@@ -1,0 +1,120 @@
+"""Choosing the moves of AI seats without holding the bot up.
+
+An easy or normal decision takes a millisecond or two and is made at once. A hard decision
+searches for up to a second, so it runs in a worker process (like the drawing workers: at a lower
+CPU priority, and dying with the bot), with a time budget. A worker that dies or does not answer
+in time costs one decision, which is made at normal level instead; the next hard decision starts
+a fresh worker. With no worker processes (``workers=0``) hard decisions are made in a thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from bot.drawing import WORKER_NICE, die_with
+from bot.records import DEFAULT_LEVEL
+from engine import Action, Observation, parse
+from engine.agents import make_agent
+
+log = logging.getLogger("karak.bot")
+#: Seconds a hard decision may search (``KARAK_AI_THINK``).
+THINK_SECONDS = 1.0
+#: Seconds a worker gets beyond the budget (starting, loading the engine) before the decision is
+#: made at normal level instead.
+SLACK = 15.0
+#: What a worker runs: (level, seed, observation, seconds) -> the chosen move's notation.
+Decide = Callable[[str, int, Observation, float | None], str]
+
+
+def decide(level: str, seed: int, obs: Observation, seconds: float | None) -> str:
+    """The notation of the move an agent of ``level`` picks (``seconds``: the budget of a hard
+    search). Runs in a worker process for hard decisions."""
+    return str(make_agent(level, seed, seconds=seconds).choose(obs))
+
+
+def _warm_up(parent: int) -> None:
+    """Start a worker: die with the bot's process ``parent``, lower its priority, load the
+    search."""
+    die_with(parent)
+    try:
+        os.nice(WORKER_NICE)
+    except OSError:  # pragma: no cover - not allowed here: think at normal priority
+        pass
+    make_agent("hard")
+
+
+def _end(executor: Executor) -> None:
+    """Stop a pool whose worker died or is stuck, at once: its processes are killed (the
+    standard library offers no public way before Python 3.14's ``terminate_workers``)."""
+    processes = getattr(executor, "_processes", None) or {}
+    for process in list(processes.values()):
+        process.kill()
+    executor.shutdown(wait=False, cancel_futures=True)
+
+
+class Thinking:
+    """Makes the decisions of AI seats: hard ones in worker processes, the others at once."""
+
+    def __init__(self, workers: int = 1, seconds: float = THINK_SECONDS,
+                 work: Decide = decide, executor: Callable[[], Executor] | None = None) -> None:
+        self.workers = workers
+        self.seconds = seconds
+        self.work = work  # what a worker runs (tests put a failing or waiting one here)
+        self._make_executor = executor or self._processes
+        self._executor: Executor | None = None
+
+    def _processes(self) -> Executor:
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_warm_up, initargs=(os.getpid(),))
+
+    async def choose(self, level: str, seed: int, obs: Observation) -> Action:
+        """A legal move for the observing seat at ``level``; never raises for a worker's
+        trouble (the move is then normal's)."""
+        if level == "hard":
+            try:
+                action = parse(await self._far(level, seed, obs))
+            except Exception as exc:  # noqa: BLE001 - any failure: the move is normal's
+                log.warning("a hard AI decision failed (%s); playing it at normal level",
+                            type(exc).__name__)
+                action = self._near(DEFAULT_LEVEL, seed, obs)
+        else:
+            action = self._near(level, seed, obs)
+        return action if action in obs.legal else obs.legal[0]  # an agent bug stalls nothing
+
+    @staticmethod
+    def _near(level: str, seed: int, obs: Observation) -> Action:
+        """A quick decision, made in the event loop."""
+        return make_agent(level, seed).choose(obs)
+
+    async def _far(self, level: str, seed: int, obs: Observation) -> str:
+        """A decision made by a worker (a thread when there are none), within the budget."""
+        if self.workers <= 0:
+            return await asyncio.to_thread(self.work, level, seed, obs, self.seconds)
+        if self._executor is None:
+            self._executor = self._make_executor()
+        executor = self._executor
+        loop = asyncio.get_running_loop()
+        try:
+            return await asyncio.wait_for(
+                loop.run_in_executor(executor, self.work, level, seed, obs, self.seconds),
+                self.seconds + SLACK)
+        except (BrokenProcessPool, TimeoutError):
+            if self._executor is executor:  # a dead or stuck worker: the next decision gets
+                self._executor = None      # a fresh one
+                _end(executor)
+            raise
+
+    async def close(self) -> None:
+        """Stop the worker processes (waiting for a decision in progress)."""
+        if self._executor is not None:
+            executor, self._executor = self._executor, None
+            await asyncio.to_thread(executor.shutdown, True, cancel_futures=True)
+
+
+__all__ = ["SLACK", "THINK_SECONDS", "Thinking", "decide"]
