@@ -62,9 +62,11 @@ class Thinking:
     """Makes the decisions of AI seats: hard ones in worker processes, the others at once."""
 
     def __init__(self, workers: int = 1, seconds: float = THINK_SECONDS,
-                 work: Decide = decide, executor: Callable[[], Executor] | None = None) -> None:
+                 work: Decide = decide, executor: Callable[[], Executor] | None = None,
+                 slack: float = SLACK) -> None:
         self.workers = workers
         self.seconds = seconds
+        self.slack = slack
         self.work = work  # what a worker runs (tests put a failing or waiting one here)
         self._make_executor = executor or self._processes
         self._executor: Executor | None = None
@@ -103,7 +105,7 @@ class Thinking:
         try:
             return await asyncio.wait_for(
                 loop.run_in_executor(executor, self.work, level, seed, obs, self.seconds),
-                self.seconds + SLACK)
+                self.seconds + self.slack)
         except (BrokenProcessPool, TimeoutError):
             if self._executor is executor:  # a dead or stuck worker: the next decision gets
                 self._executor = None      # a fresh one
