@@ -5,6 +5,7 @@ seat the AI takes over after timeouts. The real client, with captured HTTP."""
 from __future__ import annotations
 
 import copy
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,9 @@ from test_bot_commands import ADMIN
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer
 from test_bot_forged import _message, _raw_click
 
+from bot.refusals import Damaged
+from bot.service import GameService
+from bot.storage import MIGRATIONS, SCHEMA_VERSION, Store
 from bot.thinking import Thinking
 from bot.ui.table import header
 from engine import Action, Observation, observe
@@ -195,3 +199,43 @@ async def test_a_seat_taken_over_after_timeouts_plays_at_normal(
         assert rec.status == "finished"  # both seats the AI's: it played to the end
     finally:
         await h.stop()
+
+
+async def test_schema_3_databases_gain_the_levels(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    con = sqlite3.connect(db)
+    for script in MIGRATIONS[:3]:
+        con.executescript(script)
+    con.execute("INSERT INTO settings (guild_id, abilities, timer) VALUES (?, 1, 300)", (GUILD,))
+    seats = '[{"user":1,"name":"Ann","hero":null,"ai":false,"timeouts":0},' \
+            '{"user":null,"name":"","hero":null,"ai":true,"timeouts":0}]'
+    con.execute("INSERT INTO tables (guild_id, channel_id, host_id, status, seed, seats, "
+                "created_at, updated_at) VALUES (?, 5, 1, 'lobby', 9, ?, 0, 0)", (GUILD, seats))
+    con.execute("PRAGMA user_version = 3")
+    con.commit()
+    con.close()
+    store = await Store.open(db)
+    try:
+        assert await store.schema_version() == SCHEMA_VERSION == 4
+        rec = await store.get(1)
+        assert rec is not None and rec.ai_level == "normal"
+        assert [s.level for s in rec.seats] == ["normal", "normal"]
+        assert await store.guild_settings(GUILD) == (True, 300, "normal")
+    finally:
+        await store.close()
+
+
+async def test_a_damaged_level_damages_one_table_only(service: GameService, store: Store) -> None:
+    one = await service.create(guild_id=GUILD, channel_id=1, host_id=1, host_name="Ann")
+    two = await service.create(guild_id=GUILD, channel_id=2, host_id=1, host_name="Ann")
+    await store.raw_execute("UPDATE tables SET ai_level = 'godlike' WHERE id = ?", (one.id,))
+    with pytest.raises(Damaged):
+        await service.load(one.id)
+    await store.raw_execute("UPDATE tables SET seats = ? WHERE id = ?", (
+        '[{"user":1,"name":"Ann","ai":false},{"ai":true,"level":"godlike"}]', two.id))
+    with pytest.raises(Damaged):
+        await service.load(two.id)
+    await store.set_guild_settings(GUILD, False, 0, "hard")
+    await store.raw_execute("UPDATE settings SET ai_level = 'godlike'")  # read as the default
+    three = await service.create(guild_id=GUILD, channel_id=3, host_id=1, host_name="Ann")
+    assert three.ai_level == "normal"
