@@ -17,7 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from bot.drawing import WORKER_NICE, die_with
+from bot.drawing import start_worker
 from bot.records import DEFAULT_LEVEL
 from engine import Action, Observation, parse
 from engine.agents import make_agent
@@ -39,13 +39,8 @@ def decide(level: str, seed: int, obs: Observation, seconds: float | None) -> st
 
 
 def _warm_up(parent: int) -> None:
-    """Start a worker: die with the bot's process ``parent``, lower its priority, load the
-    search."""
-    die_with(parent)
-    try:
-        os.nice(WORKER_NICE)
-    except OSError:  # pragma: no cover - not allowed here: think at normal priority
-        pass
+    """Start a thinking worker (:func:`bot.drawing.start_worker`) and load the search."""
+    start_worker(parent)
     make_agent("hard")
 
 
