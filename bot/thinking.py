@@ -57,18 +57,14 @@ class Thinking:
     """Makes the decisions of AI seats: hard ones in worker processes, the others at once."""
 
     def __init__(self, workers: int = 1, seconds: float = THINK_SECONDS,
-                 work: Decide = decide, executor: Callable[[], Executor] | None = None,
-                 slack: float = SLACK) -> None:
+                 work: Decide = decide, slack: float = SLACK) -> None:
         self.workers = workers
         self.seconds = seconds
         self.slack = slack
         self.work = work  # what a worker runs (tests put a failing or waiting one here)
-        self._make_executor = executor or self._processes
         self._executor: Executor | None = None
-
-    def _processes(self) -> Executor:
-        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_warm_up, initargs=(os.getpid(),))
+        # decisions wait here for a free worker, so a decision's clock starts when it does
+        self._free = asyncio.Semaphore(max(1, workers))
 
     async def choose(self, level: str, seed: int, obs: Observation) -> Action:
         """A legal move for the observing seat at ``level``; never raises for a worker's
@@ -93,19 +89,22 @@ class Thinking:
         """A decision made by a worker (a thread when there are none), within the budget."""
         if self.workers <= 0:
             return await asyncio.to_thread(self.work, level, seed, obs, self.seconds)
-        if self._executor is None:
-            self._executor = self._make_executor()
-        executor = self._executor
-        loop = asyncio.get_running_loop()
-        try:
-            return await asyncio.wait_for(
-                loop.run_in_executor(executor, self.work, level, seed, obs, self.seconds),
-                self.seconds + self.slack)
-        except (BrokenProcessPool, TimeoutError):
-            if self._executor is executor:  # a dead or stuck worker: the next decision gets
-                self._executor = None      # a fresh one
-                _end(executor)
-            raise
+        async with self._free:
+            if self._executor is None:
+                self._executor = ProcessPoolExecutor(
+                    self.workers, mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_warm_up, initargs=(os.getpid(),))
+            executor = self._executor
+            loop = asyncio.get_running_loop()
+            try:
+                return await asyncio.wait_for(
+                    loop.run_in_executor(executor, self.work, level, seed, obs, self.seconds),
+                    self.seconds + self.slack)
+            except (BrokenProcessPool, TimeoutError):
+                if self._executor is executor:  # a dead or stuck worker: the next decision
+                    self._executor = None      # gets a fresh one
+                    _end(executor)
+                raise
 
     async def close(self) -> None:
         """Stop the worker processes (waiting for a decision in progress)."""
