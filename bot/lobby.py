@@ -380,5 +380,5 @@ class LobbyService:
             raise Refusal(msg("bot.error.host_only"), record)
 
 
-__all__ = ["AUTO", "LobbyService", "level_of", "MAX_SEATS", "MIN_SEATS", "ServerSettings", "TIMERS",
-           "heroes"]
+__all__ = ["AUTO", "LobbyService", "MAX_SEATS", "MIN_SEATS", "ServerSettings", "TIMERS",
+           "heroes", "level_of"]

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 from bot_helpers import Clock, normal_instead
-from discord_harness import GUILD, FakeDiscord, Harness
+from discord_harness import CHANNEL, GUILD, FakeDiscord, Harness
 from test_bot_commands import ADMIN
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer
-from test_bot_forged import _message, _raw_click
+from test_bot_forged import _message, _raw_click, _raw_command
 
 from bot.refusals import Damaged
 from bot.service import GameService
@@ -138,6 +138,16 @@ async def test_new_and_the_server_settings_set_the_default_level(quick: Harness,
     since = len(fake.calls)
     await quick.command(ADMIN, "settings", timer=60)  # other settings keep the level
     assert await quick.store.guild_settings(GUILD) == (False, 60, "easy")
+
+
+@pytest.mark.parametrize("sub", ["new", "settings"])
+async def test_a_forged_level_option_is_refused(quick: Harness, sub: str) -> None:
+    for value in ("godlike", 3):
+        texts = await _raw_command(quick, ADMIN, sub, [{"name": "ai_level", "type": 3,
+                                                        "value": value}])
+        assert any("not one this command accepts" in t for t in texts), texts
+    assert await quick.store.guild_settings(GUILD) is None
+    assert await quick.store.active_in_channel(CHANNEL) is None
 
 
 async def test_the_level_options_are_translated(quick: Harness, fake: FakeDiscord) -> None:
