@@ -113,12 +113,14 @@ class Background:
 
     async def _ai_loop(self, table: int) -> None:
         while True:
-            await asyncio.sleep(self.ai_pace)
+            pace = asyncio.ensure_future(asyncio.sleep(self.ai_pace))  # runs while the AI thinks
             try:
-                outcome = await self.service.ai_step(table)
+                outcome = await self.service.ai_step(table, pace)
             except Refusal as exc:
                 log.error("AI cannot play table %s: %s", table, exc.reason.key)
                 return
+            finally:
+                pace.cancel()
             if outcome is None:
                 return
             await self.after([outcome])

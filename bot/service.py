@@ -8,6 +8,7 @@ version). Refusals are :class:`bot.refusals.Refusal` exceptions carrying a trans
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 
 from bot.lobby import AUTO, MAX_SEATS, MIN_SEATS, TIMERS, LobbyService, ServerSettings, heroes
@@ -169,12 +170,14 @@ class GameService(LobbyService):
         return (record.status == "running" and record.game.phase is not Phase.OVER
                 and record.seats[record.game.current].ai)
 
-    async def ai_step(self, table_id: int) -> Outcome | None:
+    async def ai_step(self, table_id: int, ready: Awaitable[object] | None = None,
+                      ) -> Outcome | None:
         """If an AI seat must decide, make its one next move at its level; else None.
 
         The decision is made without the table's lock (a hard one takes up to a second, in a
-        worker process), then applied under it if the table is still where it was decided;
-        if it moved on meanwhile, the decision is made again."""
+        worker process), then, once ``ready`` is done (the AI's pace), applied under the lock if
+        the table is still where it was decided; if it moved on meanwhile, the decision is made
+        again."""
         while True:
             record = await self.load(table_id)
             if not self._ai_to_move(record):
@@ -182,6 +185,8 @@ class GameService(LobbyService):
             seat = record.game.current
             action = await self.thinking.choose(record.seats[seat].level, self.seed_of(record),
                                                 observe(record.game, seat))
+            if ready is not None:
+                await ready
             async with self.lock(table_id):
                 now = await self.load(table_id)
                 if now.version == record.version and now.seats == record.seats:

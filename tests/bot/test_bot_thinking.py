@@ -15,8 +15,9 @@ from bot_helpers import dying_decide, gated_decide, stuck_decide
 from discord_harness import FakeDiscord, Harness
 from test_bot_discord import ANN, TinyRenderer
 
+from bot.service import GameService
 from bot.thinking import Thinking
-from engine import GameConfig, SeatConfig, new_game, observe
+from engine import Action, GameConfig, Observation, SeatConfig, new_game, observe
 
 
 def ai_first_seed() -> int:
@@ -145,3 +146,34 @@ async def test_a_hard_decision_in_a_worker_is_legal(tmp_path: Path) -> None:
         assert await thinking.choose("easy", 1, obs) in obs.legal  # at once, no worker needed
     finally:
         await thinking.close()
+
+
+async def test_a_decided_move_waits_for_the_ai_s_pace(service: GameService) -> None:
+    """The pace runs while the AI thinks; the move is applied when both are done."""
+    table = await service.create(guild_id=1, channel_id=1, host_id=1, host_name="Ann")
+    await service.add_ai(table.id, 1)
+    await service.start(table.id, 1)
+    rec = await service.leave(table.id, 1)  # every seat is the AI's
+    decided = asyncio.Event()
+    choose = service.thinking.choose
+
+    async def noting(level: str, seed: int, obs: Observation) -> Action:
+        action = await choose(level, seed, obs)
+        decided.set()
+        return action
+
+    service.thinking.choose = noting  # type: ignore[method-assign]
+    pacing, over = asyncio.Event(), asyncio.get_running_loop().create_future()
+
+    async def pace() -> None:
+        pacing.set()
+        await over
+
+    step = asyncio.create_task(service.ai_step(table.id, pace()))
+    waiting = asyncio.create_task(pacing.wait())
+    await asyncio.wait({step, waiting}, return_when=asyncio.FIRST_COMPLETED)
+    assert decided.is_set() and waiting.done() and not step.done()  # chosen, waiting its pace
+    assert (await service.load(table.id)).version == rec.version
+    over.set_result(None)  # ...and played once the pace is over
+    outcome = await step
+    assert outcome is not None and outcome.record.version == rec.version + 1

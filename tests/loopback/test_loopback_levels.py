@@ -70,9 +70,11 @@ async def test_a_table_with_hard_and_easy_seats(lb: Loopback, bot: BotProcess) -
     while oracle.table(tid).status == "running" and not (
             len(player.acknowledged) >= 3 and {r.seat for r in oracle.log(tid) if r.by_ai}
             == {1, 2}):  # Ann's clicks answered while both AI seats took turns
+        assert idle < 300, "the table stopped moving"  # about 90 s without a move to make
         sent = await player.send_move()
         if sent is not None:
             await player.finish_move(*sent)
+            idle = 0
         elif not await player.open_hand():
             idle += 1
             await lb.changed(lb.version, 0.3)
