@@ -4,7 +4,7 @@
 Any setting problem (no or malformed token, unwritable database, bad timer...) stops the bot with
 one line on stderr and exit status 2; the token is never printed. SIGTERM (``docker stop``) and
 Ctrl-C stop it cleanly: moves being saved finish, the database is checkpointed, the drawing
-workers stop, and the exit status is 0.
+and thinking workers stop, and the exit status is 0.
 """
 
 from __future__ import annotations
@@ -65,11 +65,13 @@ async def run(settings: Settings, force_sync: bool = False) -> None:
     from bot.pictures import PillowRenderer
     from bot.service import GameService
     from bot.storage import Store
+    from bot.thinking import Thinking
 
     route_to(settings.api_base, settings.gateway_url)
     store = await Store.open(settings.db)
     try:
-        service = GameService(store, default_timer=settings.turn_timer)
+        service = GameService(store, default_timer=settings.turn_timer,
+                              thinking=Thinking(seconds=settings.ai_think))
         bot = KarakBot(service, PillowRenderer(default_workers()),
                        dev_guild=settings.dev_guild, force_sync=force_sync,
                        ai_pace=settings.ai_pace, gateway_url=settings.gateway_url,

@@ -120,16 +120,19 @@ class Background:
         task = self._ai.get(record.id)
         if task is None or task.done():
             tid = record.id
-            self._ai[tid] = self.tasks.repeat(partial(self._ai_move, tid), f"ai-{tid}",
-                                              self.ai_pace)
+            self._ai[tid] = self.tasks.repeat(partial(self._ai_move, tid), f"ai-{tid}", 0.0)
 
     async def _ai_move(self, table: int) -> bool:
-        """One move of the AI seat that must decide, shown; False when no AI seat must."""
+        """One move of the AI seat that must decide, shown once the AI's pace is over (the pace
+        runs while the AI thinks); False when no AI seat must."""
+        pace = asyncio.ensure_future(self.tasks.sleep(self.ai_pace))
         try:
-            outcome = await self.service.ai_step(table)
+            outcome = await self.service.ai_step(table, pace)
         except Refusal as exc:
             log.error("AI cannot play table %s: %s", table, exc.reason.key)
             return False
+        finally:
+            pace.cancel()
         if outcome is None:
             await self.catch_up(table)
             return False

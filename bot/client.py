@@ -237,9 +237,10 @@ class KarakBot(commands.Bot):
 
     async def close(self) -> None:
         """Let moves being saved and messages being sent finish (a few seconds at most), stop
-        the background work and the drawing workers, then disconnect."""
+        the background work, the drawing and the thinking workers, then disconnect."""
         await self.tasks.close(SHUTDOWN_GRACE if self.is_ready() else 0.0)
         await self.pictures.close()
+        await self.service.thinking.close()
         await super().close()
 
 

@@ -46,8 +46,9 @@ class Commands:
         self.clicks = clicks
 
     async def new(self, interaction: discord.Interaction[Any], abilities: bool | None,
-                  timer: int | None) -> None:
-        """/goblin new: open a lobby in this channel."""
+                  timer: int | None, ai_level: str | None = None) -> None:
+        """/goblin new: open a lobby in this channel (``ai_level``: the level of the AI seats
+        the host adds; None: the server's default)."""
         locale = loc(interaction)
         if interaction.channel_id is None:
             raise Refusal(msg("bot.error.guild_only"))
@@ -58,7 +59,8 @@ class Commands:
             record = await self.service.create(
                 guild_id=interaction.guild_id, channel_id=interaction.channel_id,
                 host_id=interaction.user.id, host_name=interaction.user.display_name,
-                abilities=abilities, timer=timer, locale=public_locale(interaction))
+                abilities=abilities, timer=timer, locale=public_locale(interaction),
+                ai_level=ai_level)
         except Refusal as exc:
             found = exc.record
             if found is not None and found.status == "lobby":
@@ -143,15 +145,16 @@ class Commands:
             self.clicks.background.forget(tid)
 
     async def settings(self, interaction: discord.Interaction[Any], abilities: bool | None,
-                       timer: int | None, language: str | None) -> None:
-        """/goblin settings: the server's defaults for new tables and the language of its
-        tables (the service checks Manage Server)."""
+                       timer: int | None, language: str | None,
+                       ai_level: str | None = None) -> None:
+        """/goblin settings: the server's defaults for new tables (AI level included) and the
+        language of its tables (the service checks Manage Server)."""
         locale = loc(interaction)
         # answer first (Discord's 3 seconds), then write and redraw the server's tables
         await interaction.response.defer(ephemeral=True, thinking=True)
         now = await self.service.change_settings(
             interaction.guild_id, bool(interaction.permissions.manage_guild),
-            abilities=abilities, timer=timer, language=language,
+            abilities=abilities, timer=timer, language=language, ai_level=ai_level,
             discord_locale=public_locale(interaction))
         shown: Msg = msg(f"bot.language.{now.forced_locale}") if now.forced_locale else msg(
             "bot.done.language_auto",
@@ -160,7 +163,8 @@ class Commands:
             await interaction.edit_original_response(content=translate(msg(
                 "bot.done.settings", abilities=msg("bot.lobby.on" if now.abilities
                                                    else "bot.lobby.off"),
-                timer=timer_text(now.timer), language=shown), locale))
+                timer=timer_text(now.timer), level=msg(f"bot.level.{now.ai_level}"),
+                language=shown), locale))
         finally:  # the lobbies and tables are redrawn after the answer
             for tid in now.relocalised:
                 await self._redraw(tid)

@@ -74,14 +74,19 @@ def _watch_parent(parent: int) -> None:
     os._exit(0)
 
 
-def _warm_up(parent: int) -> None:
-    """Start a worker: die with the bot's process ``parent``, lower its priority, load the
-    renderer."""
+def start_worker(parent: int) -> None:
+    """In a new worker process: die with the bot's process ``parent`` and give the bot's own
+    process (answering within 3 s) the CPU first."""
     _die_with(parent)
     try:
         os.nice(WORKER_NICE)
-    except OSError:  # pragma: no cover - not allowed here: draw at normal priority
+    except OSError:  # pragma: no cover - not allowed here: work at normal priority
         pass
+
+
+def _warm_up(parent: int) -> None:
+    """Start a drawing worker (:func:`start_worker`) and load the renderer."""
+    start_worker(parent)
     import render  # noqa: F401
 
 

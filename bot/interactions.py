@@ -25,7 +25,16 @@ from bot.messages import Messages
 from bot.records import TableRecord
 from bot.refusals import Refusal, Stale
 from bot.service import GameService
-from bot.ui.custom_ids import HeroPick, LobbyOp, Move, OpenHand, Pick, Target, Unreadable
+from bot.ui.custom_ids import (
+    HeroPick,
+    LevelPick,
+    LobbyOp,
+    Move,
+    OpenHand,
+    Pick,
+    Target,
+    Unreadable,
+)
 from bot.ui.lobby import lobby_view
 from i18n import Msg, msg, translate
 
@@ -52,11 +61,13 @@ class Interactions:
                     await self.show_hand(interaction, table)
                 case LobbyOp(table, op, revision):
                     await self.lobby_click(interaction, table, op, revision)
-                case HeroPick() | Pick() if len(values) != 1:
+                case HeroPick() | Pick() | LevelPick() if len(values) != 1:
                     await answer_privately(interaction, translate(msg("bot.error.one_choice"),
                                                                   locale))
                 case HeroPick(table):
                     await self.hero_pick(interaction, table, values)
+                case LevelPick(table, seat, revision):
+                    await self.level_pick(interaction, table, seat, revision, values[0])
                 case Move(table, version, notation):
                     await self.play(interaction, table, version, notation)
                 case Pick(table, version, menu):
@@ -208,6 +219,18 @@ class Interactions:
         try:
             record = await self.service.pick_hero(table, interaction.user.id, values[0])
         except Refusal as exc:
+            await self._redraw_stale_lobby(interaction, exc, None)
+            raise
+        await self.messages.edit_lobby(interaction, record)
+
+    async def level_pick(self, interaction: discord.Interaction[Any], table: int, seat: int,
+                         revision: int, level: str) -> None:
+        """The host picked the level of an AI seat in the lobby drawn at ``revision``."""
+        await interaction.response.defer()
+        try:
+            record = await self.service.set_level(table, interaction.user.id, seat, level,
+                                                  revision)
+        except Refusal as exc:  # redrawn even when current: the menu shows the real level again
             await self._redraw_stale_lobby(interaction, exc, None)
             raise
         await self.messages.edit_lobby(interaction, record)

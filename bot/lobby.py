@@ -16,7 +16,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bot.records import CorruptTable, SeatInfo, TableExists, TableRecord, with_seat
+from bot.records import (
+    DEFAULT_LEVEL,
+    LEVELS,
+    CorruptTable,
+    Level,
+    SeatInfo,
+    TableExists,
+    TableRecord,
+    with_seat,
+)
 from bot.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
 from bot.storage import Store
 from engine import GameConfig, GameState, Phase, SeatConfig, new_game
@@ -29,6 +38,14 @@ MAX_SEATS = 4
 TIMERS = (0, 60, 120, 300, 600, 1800, 3600, 86400)
 #: The language choice of /goblin settings that follows the server's language in Discord.
 AUTO = "auto"
+
+
+def level_of(text: str) -> Level:
+    """The AI level ``text`` names, or a refusal (a forged option or menu value)."""
+    for level in LEVELS:
+        if level == text:
+            return level
+    raise Refusal(msg("bot.error.not_in_menu"))
 
 
 def heroes() -> tuple[str, ...]:
@@ -44,6 +61,7 @@ class ServerSettings:
     timer: int
     forced_locale: str | None
     relocalised: tuple[int, ...] = ()  # tables whose language changed with this request
+    ai_level: Level = DEFAULT_LEVEL  # the level of the AI seats of new tables
 
 
 @dataclass
@@ -52,7 +70,6 @@ class LobbyService:
     injectable for tests); :class:`bot.service.GameService` adds the game itself."""
 
     store: Store
-    agent_kind: str = "heuristic"
     default_timer: int = 0
     clock: Callable[[], float] = time.time
     seeds: Callable[[], int] = field(default=lambda: secrets.randbits(31))
@@ -95,11 +112,12 @@ class LobbyService:
 
     async def create(self, *, guild_id: int | None, channel_id: int, host_id: int,
                      host_name: str, abilities: bool | None = None, timer: int | None = None,
-                     locale: str = "en") -> TableRecord:
+                     locale: str = "en", ai_level: str | None = None) -> TableRecord:
         """Open a lobby in the channel with the host in the first seat.
 
         ``locale`` is the server's language in Discord; the public messages of the table use it
         unless the server's admins forced another one (``/goblin settings language``).
+        ``ai_level`` is the level of the AI seats the host adds (None: the server's default).
         """
         locale = await self.store.guild_locale(guild_id) or locale
         saved = await self.store.guild_settings(guild_id)
@@ -109,11 +127,13 @@ class LobbyService:
             timer = saved[1] if saved else self.default_timer
         if timer not in TIMERS and not 30 <= timer <= 86400:
             raise Refusal(msg("bot.error.bad_timer"))
+        level = level_of(ai_level) if ai_level is not None else (
+            saved[2] if saved else DEFAULT_LEVEL)
         try:
             return await self.store.create_table(
                 guild_id=guild_id, channel_id=channel_id, host_id=host_id,
                 seats=(SeatInfo(user=host_id, name=host_name[:32]),), abilities=abilities,
-                timer=timer, seed=self.seeds(), locale=locale)
+                timer=timer, seed=self.seeds(), locale=locale, ai_level=level)
         except TableExists as exc:
             try:
                 found: TableRecord | None = await self.load(exc.table_id)
@@ -151,7 +171,7 @@ class LobbyService:
             self._unchanged(record, seen)
             if len(record.seats) >= MAX_SEATS:
                 raise Refusal(msg("bot.error.table_full", max=MAX_SEATS), record)
-            seats = (*record.seats, SeatInfo(ai=True))
+            seats = (*record.seats, SeatInfo(ai=True, level=record.ai_level))
             await self.store.update_lobby(table_id, seats)
             return await self.load(table_id)
 
@@ -166,6 +186,22 @@ class LobbyService:
             if last is None:
                 raise Refusal(msg("bot.error.no_ai_seat"), record)
             seats = tuple(s for i, s in enumerate(record.seats) if i != last)
+            await self.store.update_lobby(table_id, seats)
+            return await self.load(table_id)
+
+    async def set_level(self, table_id: int, user_id: int, seat: int, level: str,
+                        seen: int | None = None) -> TableRecord:
+        """The host sets the level an AI seat of the lobby plays at (``seen`` as for
+        :meth:`add_ai`)."""
+        async with self.lock(table_id):
+            record = await self._lobby(table_id)
+            if record.host_id != user_id:
+                raise Refusal(msg("bot.error.level_host_only"), record)
+            self._unchanged(record, seen)
+            if not 0 <= seat < len(record.seats) or not record.seats[seat].ai:
+                raise Refusal(msg("bot.error.not_ai_seat"), record)
+            seats = with_seat(record.seats, seat, record.seats[seat].model_copy(
+                update={"level": level_of(level)}))
             await self.store.update_lobby(table_id, seats)
             return await self.load(table_id)
 
@@ -202,7 +238,7 @@ class LobbyService:
                 raise NotSeated(msg("bot.error.not_seated"), record)
             if record.status == "running":
                 seats = with_seat(record.seats, index, record.seats[index].model_copy(
-                    update={"ai": True}))
+                    update={"ai": True, "level": DEFAULT_LEVEL}))
                 await self.store.update_seats(table_id, record.version, seats)
                 return await self.load(table_id)
             if record.status != "lobby":
@@ -289,13 +325,13 @@ class LobbyService:
     async def settings(self, guild_id: int | None) -> ServerSettings:
         """A server's defaults for new tables (read by anyone)."""
         saved = await self.store.guild_settings(guild_id)
-        abilities, timer = saved if saved else (False, self.default_timer)
+        abilities, timer, level = saved if saved else (False, self.default_timer, DEFAULT_LEVEL)
         forced = await self.store.guild_locale(guild_id)
-        return ServerSettings(abilities, timer, forced)
+        return ServerSettings(abilities, timer, forced, ai_level=level)
 
     async def change_settings(self, guild_id: int | None, admin: bool, *,
                               abilities: bool | None = None, timer: int | None = None,
-                              language: str | None = None,
+                              language: str | None = None, ai_level: str | None = None,
                               discord_locale: str = "en") -> ServerSettings:
         """/goblin settings: people who may Manage Server (``admin``) set the defaults of new
         tables and the language of the server's tables (``language``: a shipped locale or
@@ -308,12 +344,16 @@ class LobbyService:
             raise Refusal(msg("bot.error.bad_timer"))
         if language is not None and language != AUTO and language not in LOCALES:
             raise Refusal(msg("bot.error.bad_option"))
+        level = level_of(ai_level) if ai_level is not None else None
         async with self._guild_lock(guild_id):
             now = await self.settings(guild_id)
             new = ServerSettings(now.abilities if abilities is None else abilities,
-                                 now.timer if timer is None else timer, now.forced_locale)
-            if abilities is not None or timer is not None or language is not None:
-                await self.store.set_guild_settings(guild_id, new.abilities, new.timer)
+                                 now.timer if timer is None else timer, now.forced_locale,
+                                 ai_level=now.ai_level if level is None else level)
+            if abilities is not None or timer is not None or language is not None \
+                    or level is not None:
+                await self.store.set_guild_settings(guild_id, new.abilities, new.timer,
+                                                    new.ai_level)
             if language is None:
                 return new
             forced = None if language == AUTO else normalise_locale(language)
@@ -324,7 +364,7 @@ class LobbyService:
                 async with self.lock(tid):
                     if await self.store.relocalise(tid, target):
                         changed.append(tid)
-            return ServerSettings(new.abilities, new.timer, forced, tuple(changed))
+            return ServerSettings(new.abilities, new.timer, forced, tuple(changed), new.ai_level)
 
     def _deadline(self, timer: int, seats: tuple[SeatInfo, ...] | list[SeatInfo],
                   state: GameState, previous: float | None, new_turn: bool) -> float | None:
@@ -342,4 +382,4 @@ class LobbyService:
 
 
 __all__ = ["AUTO", "LobbyService", "MAX_SEATS", "MIN_SEATS", "ServerSettings", "TIMERS",
-           "heroes"]
+           "heroes", "level_of"]

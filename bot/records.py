@@ -20,6 +20,11 @@ from engine.serialize import from_data
 
 Status = Literal["lobby", "running", "finished", "abandoned"]
 ACTIVE: tuple[Status, ...] = ("lobby", "running")
+#: The level an AI seat plays at (the engine's agent of that name).
+Level = Literal["easy", "normal", "hard"]
+LEVELS: tuple[Level, ...] = ("easy", "normal", "hard")
+#: The level of an AI seat nobody chose, and of a person's seat the AI takes over.
+DEFAULT_LEVEL: Level = "normal"
 
 
 class StorageError(Exception):
@@ -57,7 +62,8 @@ class StaleVersion(StorageError):
 
 
 class SeatInfo(BaseModel):
-    """Who holds a seat: a Discord user or the AI, the chosen hero, and missed turns."""
+    """Who holds a seat: a Discord user or the AI (at ``level``), the chosen hero, and missed
+    turns."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -66,6 +72,7 @@ class SeatInfo(BaseModel):
     hero: str | None = None
     ai: bool = False
     timeouts: int = 0
+    level: Level = DEFAULT_LEVEL
 
 
 def seats_to_json(seats: Sequence[SeatInfo]) -> str:
@@ -107,6 +114,7 @@ class TableRecord:
     created_at: float
     updated_at: float
     revision: int = 0  # a lobby's revision: every lobby change bumps it
+    ai_level: Level = DEFAULT_LEVEL  # the level of the AI seats the host adds
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat index held by ``user_id``, or None."""
@@ -163,7 +171,7 @@ STATUSES: tuple[Status, ...] = ("lobby", "running", "finished", "abandoned")
 
 def _read_record(values: tuple[object, ...], states: StateCache | None) -> TableRecord:
     (tid, guild, channel, host, status, abilities, timer, seed, locale, seats, state, version,
-     message, lobby, deadline, winner, created, updated, revision) = values
+     message, lobby, deadline, winner, created, updated, revision, ai_level) = values
     assert isinstance(tid, int)
     if status not in STATUSES:
         raise CorruptTable(tid, f"status {status!r}")
@@ -195,6 +203,9 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
     timer_s = as_int(timer, "timer")
     if timer_s < 0:
         raise CorruptTable(tid, f"timer {timer_s}")
+    level = next((lv for lv in LEVELS if lv == ai_level), None)
+    if level is None:
+        raise CorruptTable(tid, f"ai_level {ai_level!r:.40}")
     return TableRecord(
         id=tid, guild_id=opt_int(guild, "guild_id"), channel_id=as_int(channel, "channel_id"),
         host_id=as_int(host, "host_id"), status=status,
@@ -204,7 +215,7 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
         lobby_message_id=opt_int(lobby, "lobby_message_id"),
         deadline=opt_float(deadline, "deadline"), winner=opt_int(winner, "winner"),
         created_at=as_float(created, "created_at"), updated_at=as_float(updated, "updated_at"),
-        revision=as_int(revision, "revision"),
+        revision=as_int(revision, "revision"), ai_level=level,
     )
 
 

@@ -8,11 +8,20 @@ version). Refusals are :class:`bot.refusals.Refusal` exceptions carrying a trans
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
 
 from bot.lobby import AUTO, MAX_SEATS, MIN_SEATS, TIMERS, LobbyService, ServerSettings, heroes
 from bot.present import controls
-from bot.records import LogRow, SeatInfo, StaleVersion, Status, TableRecord, with_seat
+from bot.records import (
+    DEFAULT_LEVEL,
+    LogRow,
+    SeatInfo,
+    StaleVersion,
+    Status,
+    TableRecord,
+    with_seat,
+)
 from bot.refusals import (
     Damaged,
     Illegal,
@@ -22,6 +31,7 @@ from bot.refusals import (
     Refusal,
     Stale,
 )
+from bot.thinking import Thinking
 from engine import (
     Action,
     BadNotation,
@@ -33,7 +43,7 @@ from engine import (
     observe,
     parse,
 )
-from engine.agents import Agent, make_agent
+from engine.agents import make_agent
 from i18n import Msg, msg
 
 #: After this many turns in a row played by the AI because the timer ran out, the seat is the AI's.
@@ -71,8 +81,12 @@ class Outcome:
         return (s.round, s.turn) != (self.before.round, self.before.turn) or s.winner is not None
 
 
+@dataclass
 class GameService(LobbyService):
-    """Table operations over a :class:`bot.storage.Store`: the lobby's, and the game's."""
+    """Table operations over a :class:`bot.storage.Store`: the lobby's, and the game's
+    (``thinking`` makes the AI seats' decisions, hard ones away from the event loop)."""
+
+    thinking: Thinking = field(default_factory=Thinking)
 
     async def act(self, table_id: int, user_id: int, version: int, notation: str, *,
                   channel_id: int | None = None, menu: str | None = None) -> Outcome:
@@ -138,30 +152,47 @@ class GameService(LobbyService):
         return Outcome(record=after, before=state, action=action, seat=seat, by_ai=by_ai,
                        events=tuple(events), timed_out=timed_out, handed_to_ai=handed)
 
-    def agent(self, record: TableRecord) -> Agent:
-        """The agent that moves for an AI seat at this table and version (reproducible)."""
-        seed = (record.seed * 1_000_003 + record.version) % (2**31)
-        return make_agent(self.agent_kind, seed)
+    @staticmethod
+    def seed_of(record: TableRecord) -> int:
+        """The seed of the AI's decision at this table and version (reproducible)."""
+        return (record.seed * 1_000_003 + record.version) % (2**31)
 
     def _ai_move(self, record: TableRecord) -> Action:
+        """A normal-level move for the seat to play (a person's turn the timer ended)."""
         state = record.game
         obs = observe(state, state.current)
-        action = self.agent(record).choose(obs)
-        if action not in obs.legal:  # an agent bug must not stall the table
-            action = obs.legal[0]
-        return action
+        action = make_agent(DEFAULT_LEVEL, self.seed_of(record)).choose(obs)
+        return action if action in obs.legal else obs.legal[0]  # an agent bug stalls nothing
 
-    async def ai_step(self, table_id: int) -> Outcome | None:
-        """If an AI seat must decide, make its one next move; else None."""
-        async with self.lock(table_id):
+    @staticmethod
+    def _ai_to_move(record: TableRecord) -> bool:
+        """True when an AI seat must decide at this running table."""
+        return (record.status == "running" and record.game.phase is not Phase.OVER
+                and record.seats[record.game.current].ai)
+
+    async def ai_step(self, table_id: int, ready: Awaitable[object] | None = None,
+                      ) -> Outcome | None:
+        """If an AI seat must decide, make its one next move at its level; else None.
+
+        The decision is made without the table's lock (a hard one takes up to a second, in a
+        worker process), then, once ``ready`` is done (the AI's pace), applied under the lock if
+        the table is still where it was decided; if it moved on meanwhile, the decision is made
+        again."""
+        while True:
             record = await self.load(table_id)
-            if record.status != "running":
+            if not self._ai_to_move(record):
                 return None
-            state = record.game
-            if state.phase is Phase.OVER or not record.seats[state.current].ai:
-                return None
-            return await self._apply(record, self._ai_move(record), state.current, None, True,
-                                     record.seats)
+            seat = record.game.current
+            action = await self.thinking.choose(record.seats[seat].level, self.seed_of(record),
+                                                observe(record.game, seat))
+            if ready is not None:
+                await ready
+            async with self.lock(table_id):
+                now = await self.load(table_id)
+                if now.version == record.version and now.seats == record.seats:
+                    if not self._ai_to_move(now):
+                        return None
+                    return await self._apply(now, action, seat, None, True, now.seats)
 
     async def expire(self, table_id: int, version: int) -> list[Outcome]:
         """The turn timer ran out at ``version``: the AI plays the rest of this turn (D7).
@@ -181,8 +212,8 @@ class GameService(LobbyService):
                 return []
             count = info.timeouts + 1
             handed = count >= MAX_TIMEOUTS
-            seats = with_seat(record.seats, seat, info.model_copy(
-                update={"timeouts": count, "ai": handed}))
+            seats = with_seat(record.seats, seat, info.model_copy(  # taken over at normal
+                update={"timeouts": count, "ai": handed, "level": DEFAULT_LEVEL}))
             out: list[Outcome] = []
             turn = (state.round, state.turn)
             for _ in range(MAX_AI_MOVES_PER_TURN):

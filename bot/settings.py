@@ -51,6 +51,8 @@ class Settings(BaseSettings):
     turn_timer: int = Field(0, validation_alias="KARAK_TURN_TIMER")
     # seconds between two moves of an AI seat
     ai_pace: float = Field(1.5, validation_alias="KARAK_AI_PACE")
+    # seconds a hard AI seat may think about one decision (in a worker process)
+    ai_think: float = Field(1.0, validation_alias="KARAK_AI_THINK")
     # file touched while connected (container health check)
     heartbeat: Path | None = Field(None, validation_alias="KARAK_HEARTBEAT")
 
@@ -90,6 +92,13 @@ class Settings(BaseSettings):
             raise ValueError("ai_pace")
         return value
 
+    @field_validator("ai_think")
+    @classmethod
+    def _think(cls, value: float) -> float:
+        if not 0.1 <= value <= 10:
+            raise ValueError("ai_think")
+        return value
+
     @field_validator("api_base", "gateway_url")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
@@ -110,6 +119,7 @@ ENV = {
     "KARAK_GATEWAY_URL": "gateway_url",
     "KARAK_TURN_TIMER": "turn_timer",
     "KARAK_AI_PACE": "ai_pace",
+    "KARAK_AI_THINK": "ai_think",
     "KARAK_HEARTBEAT": "heartbeat",
 }
 _FIELD_ENV = {v: k for k, v in ENV.items()}

@@ -42,3 +42,14 @@ def test_the_instruction_count_workload_plays_and_replays() -> None:
         gc.unfreeze()  # the workload, like engine.simulate, froze what was alive
     assert played > 100 and replayed == played
     assert counter.main(["--against", str(ROOT / "docs")]) == 2  # no checkout (or no valgrind)
+
+
+def test_the_ai_thinking_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    spec = importlib.util.spec_from_file_location("bench_ai_think",
+                                                  ROOT / "benchmarks/ai_think.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--decisions", "1", "--seconds", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"{mode}:" in out for mode in ("loop", "thread", "worker")), out

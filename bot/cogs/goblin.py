@@ -15,6 +15,7 @@ from bot.commands import Commands
 from bot.context import answer_privately, loc
 from bot.lobby import AUTO, TIMERS
 from bot.lookup import card_ids, card_label
+from bot.records import LEVELS
 from bot.refusals import Refusal
 from i18n import LOCALES, Msg, translate
 
@@ -30,11 +31,13 @@ def _name(command: str) -> app_commands.locale_str:
 
 
 #: The options' names, localised (the Python parameter keeps the English name).
-OPTION = {o: _t(f"bot.cmd.option.{o}") for o in ("abilities", "timer", "name", "language")}
+OPTION = {o: _t(f"bot.cmd.option.{o}")
+          for o in ("abilities", "timer", "name", "language", "ai_level")}
 TIMER_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.timer.t{t}"), value=t) for t in TIMERS]
 #: ``auto`` follows the server's language in Discord; the others force a shipped language.
 LANGUAGE_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.lang.{c}"), value=c)
                     for c in (AUTO, *LOCALES)]
+LEVEL_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.level.{lv}"), value=lv) for lv in LEVELS]
 
 
 async def _run(interaction: discord.Interaction[Any], work: Awaitable[None]) -> None:
@@ -58,15 +61,20 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
         super().__init__()
 
     @app_commands.command(name=_name("new"), description=_t("bot.cmd.new"))
-    @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"))
-    @app_commands.rename(abilities=OPTION["abilities"], timer=OPTION["timer"])
+    @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"),
+                           ai_level=_t("bot.cmd.new_ai_level"))
+    @app_commands.rename(abilities=OPTION["abilities"], timer=OPTION["timer"],
+                         ai_level=OPTION["ai_level"])
     @app_commands.choices(timer=TIMER_CHOICES)
+    @app_commands.choices(ai_level=LEVEL_CHOICES)
     @app_commands.guild_only()
     async def new(self, interaction: discord.Interaction[Any], abilities: bool | None = None,
-                  timer: app_commands.Choice[int] | None = None) -> None:
+                  timer: app_commands.Choice[int] | None = None,
+                  ai_level: app_commands.Choice[str] | None = None) -> None:
         """Open a table in this channel."""
         await _run(interaction, self.bodies.new(interaction, abilities,
-                                                timer.value if timer else None))
+                                                timer.value if timer else None,
+                                                ai_level.value if ai_level else None))
 
     @app_commands.command(name=_name("join"), description=_t("bot.cmd.join"))
     @app_commands.guild_only()
@@ -133,15 +141,17 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
 
     @app_commands.command(name=_name("settings"), description=_t("bot.cmd.settings"))
     @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"),
-                           language=_t("bot.cmd.language"))
+                           language=_t("bot.cmd.language"), ai_level=_t("bot.cmd.new_ai_level"))
     @app_commands.rename(abilities=OPTION["abilities"], timer=OPTION["timer"],
-                         language=OPTION["language"])
+                         language=OPTION["language"], ai_level=OPTION["ai_level"])
     @app_commands.choices(timer=TIMER_CHOICES)
     @app_commands.choices(language=LANGUAGE_CHOICES)
+    @app_commands.choices(ai_level=LEVEL_CHOICES)
     @app_commands.guild_only()
     async def settings(self, interaction: discord.Interaction[Any], abilities: bool | None = None,
                        timer: app_commands.Choice[int] | None = None,
-                       language: app_commands.Choice[str] | None = None) -> None:
+                       language: app_commands.Choice[str] | None = None,
+                       ai_level: app_commands.Choice[str] | None = None) -> None:
         """Server defaults for new tables, and the language of the server's tables (admins).
 
         Discord has no default permissions for a subcommand (only for the whole ``/goblin``
@@ -151,7 +161,7 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
         """
         await _run(interaction, self.bodies.settings(
             interaction, abilities, timer.value if timer else None,
-            language.value if language else None))
+            language.value if language else None, ai_level.value if ai_level else None))
 
 
 __all__ = ["GoblinCog"]

@@ -18,6 +18,9 @@ from pathlib import Path
 import aiosqlite
 
 from bot.records import (
+    DEFAULT_LEVEL,
+    LEVELS,
+    Level,
     LogRow,
     SchemaTooNew,
     SeatInfo,
@@ -44,7 +47,7 @@ __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Store"]
 SQLITE_MIN, SQLITE_MAX = -(2**63), 2**63 - 1
 _COLUMNS = ("id, guild_id, channel_id, host_id, status, abilities, timer, seed, locale, seats, "
             "state, version, message_id, lobby_message_id, deadline, winner, created_at, "
-            "updated_at, revision")
+            "updated_at, revision, ai_level")
 
 
 class Store:
@@ -118,7 +121,7 @@ class Store:
 
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
-                           locale: str = "en") -> TableRecord:
+                           locale: str = "en", ai_level: Level = DEFAULT_LEVEL) -> TableRecord:
         """Create a lobby; raises :class:`TableExists` when the channel has an active table."""
         now = self.clock()
         async with self._tx() as db:
@@ -130,10 +133,10 @@ class Store:
                 raise TableExists(int(row[0]))
             cur2 = await db.execute(
                 "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, timer, "
-                "seed, locale, seats, version, created_at, updated_at) "
-                "VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?)",
+                "seed, locale, seats, version, created_at, updated_at, ai_level) "
+                "VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?)",
                 (guild_id, channel_id, host_id, int(abilities), timer, seed, locale,
-                 seats_to_json(seats), now, now))
+                 seats_to_json(seats), now, now, ai_level))
             tid = cur2.lastrowid
         assert tid is not None
         record = await self.get(tid)
@@ -274,22 +277,29 @@ class Store:
 
     # ------------------------------------------------------------------ settings and meta
 
-    async def guild_settings(self, guild_id: int | None) -> tuple[bool, int] | None:
-        """A server's defaults for new tables (abilities, timer), or None when never set."""
+    async def guild_settings(self, guild_id: int | None) -> tuple[bool, int, Level] | None:
+        """A server's defaults for new tables (abilities, timer, AI level), or None when never
+        set. A level this bot does not know reads as the default level."""
         if guild_id is None:
             return None
         async with self._db.execute(
-                "SELECT abilities, timer FROM settings WHERE guild_id = ?", (guild_id,)) as cur:
+                "SELECT abilities, timer, ai_level FROM settings WHERE guild_id = ?",
+                (guild_id,)) as cur:
             row = await cur.fetchone()
-        return None if row is None else (bool(row[0]), int(row[1]))
+        if row is None:
+            return None
+        level = next((lv for lv in LEVELS if lv == row[2]), DEFAULT_LEVEL)
+        return bool(row[0]), int(row[1]), level
 
-    async def set_guild_settings(self, guild_id: int, abilities: bool, timer: int) -> None:
+    async def set_guild_settings(self, guild_id: int, abilities: bool, timer: int,
+                                 ai_level: Level = DEFAULT_LEVEL) -> None:
         """Store a server's defaults for new tables."""
         async with self._tx() as db:
             await db.execute(
-                "INSERT INTO settings (guild_id, abilities, timer) VALUES (?, ?, ?) "
+                "INSERT INTO settings (guild_id, abilities, timer, ai_level) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT(guild_id) DO UPDATE SET abilities = excluded.abilities, "
-                "timer = excluded.timer", (guild_id, int(abilities), timer))
+                "timer = excluded.timer, ai_level = excluded.ai_level",
+                (guild_id, int(abilities), timer, ai_level))
 
     async def guild_locale(self, guild_id: int | None) -> str | None:
         """The language a server forced for its tables, or None (follow Discord's language)."""

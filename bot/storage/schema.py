@@ -58,5 +58,10 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE tables ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
     """,
+    # 4: the level of the AI seats a host adds, and a server's default for new tables
+    """
+    ALTER TABLE tables ADD COLUMN ai_level TEXT NOT NULL DEFAULT 'normal';
+    ALTER TABLE settings ADD COLUMN ai_level TEXT NOT NULL DEFAULT 'normal';
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -15,6 +15,8 @@ from typing import Any, Protocol, cast
 
 import discord
 
+from bot.lobby import MAX_SEATS
+
 PREFIX = "kg"
 MAX_CUSTOM_ID = 100
 LOBBY_OPS = ("join", "leave", "ai", "unai", "start", "cancel")
@@ -63,19 +65,28 @@ class HeroPick:
 
 
 @dataclass(frozen=True, slots=True)
+class LevelPick:
+    """The level menu of one AI seat of a lobby, drawn at lobby revision ``revision``."""
+
+    table: int
+    seat: int
+    revision: int
+
+
+@dataclass(frozen=True, slots=True)
 class Unreadable:
     """A custom_id starting with ``kg:`` that does not parse (damaged, forged, too old)."""
 
     text: str
 
 
-Target = OpenHand | Move | Pick | LobbyOp | HeroPick | Unreadable
+Target = OpenHand | Move | Pick | LobbyOp | HeroPick | LevelPick | Unreadable
 
 
 #: The kind of component each target is drawn as.
 _COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
     OpenHand: discord.ui.Button, Move: discord.ui.Button, LobbyOp: discord.ui.Button,
-    Pick: discord.ui.Select, HeroPick: discord.ui.Select,
+    Pick: discord.ui.Select, HeroPick: discord.ui.Select, LevelPick: discord.ui.Select,
 }
 
 
@@ -111,6 +122,11 @@ def hero_id(table: int) -> str:
     return _join("hero", table)
 
 
+def level_id(table: int, seat: int, revision: int) -> str:
+    """The custom_id of the level menu of AI seat ``seat`` (counted from 0) of a lobby."""
+    return _join("level", table, seat, revision)
+
+
 def _number(text: str, least: int) -> int:
     if not text.isdigit():
         raise ValueError(text)
@@ -142,6 +158,8 @@ def parse(custom_id: str) -> Target:
                 return LobbyOp(table, op)
             case "lobby", [op, revision] if op in LOBBY_OPS:
                 return LobbyOp(table, op, _number(revision, 0))
+            case "level", [seat, revision] if _number(seat, 0) < MAX_SEATS:
+                return LevelPick(table, int(seat), _number(revision, 0))
             case "do", [version, notation] if notation:
                 return Move(table, _number(version, 0), notation)
             case "pick", [version, menu] if menu:
@@ -192,6 +210,7 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
 
 
 __all__ = [
-    "GoblinItem", "HeroPick", "LobbyOp", "Move", "OpenHand", "Pick", "Target", "Unreadable",
-    "hand_id", "hero_id", "is_ours", "lobby_id", "move_id", "parse", "pick_id",
+    "GoblinItem", "HeroPick", "LevelPick", "LobbyOp", "Move", "OpenHand", "Pick", "Target",
+    "Unreadable", "hand_id", "hero_id", "is_ours", "level_id", "lobby_id", "move_id", "parse",
+    "pick_id",
 ]

@@ -38,13 +38,15 @@ def button(label: str, custom_id: str, style: str = "secondary",
                                         style=STYLES[style], disabled=disabled))
 
 
-def menu(custom_id: str, placeholder: str,
-         options: Sequence[tuple[str, str, str | None]]) -> GoblinItem:
-    """A select menu of ours: ``options`` are (label, value, description)."""
+def menu(custom_id: str, placeholder: str, options: Sequence[tuple[str, str, str | None]],
+         chosen: str | None = None) -> GoblinItem:
+    """A select menu of ours: ``options`` are (label, value, description); the option whose
+    value is ``chosen`` shows as picked."""
     return GoblinItem(discord.ui.Select(
         custom_id=custom_id, placeholder=cut(placeholder, 150),
         options=[discord.SelectOption(label=cut(label, 100), value=value,
-                                      description=cut(desc, 100) if desc else None)
+                                      description=cut(desc, 100) if desc else None,
+                                      default=value == chosen)
                  for label, value, desc in options]))
 
 

@@ -41,8 +41,8 @@ def to_move(record: TableRecord, obs: Observation) -> int | None:
 
 def header(record: TableRecord, obs: Observation, locale: str,
            headline: str | None = None) -> str:
-    """Title, whose turn (a mention while a person must play), the turn timer, and a small
-    line with the round and the move number."""
+    """Title, whose turn (a mention while a person must play), the turn timer, and small lines
+    with the AI seats' levels, the round and the move number."""
     lines = [f"### {translate(msg('bot.table.title', table=record.id), locale)}"]
     if headline:
         lines.append(f"**{headline}**")
@@ -65,6 +65,12 @@ def header(record: TableRecord, obs: Observation, locale: str,
     if record.deadline is not None and record.status == "running":
         lines.append(translate(msg("bot.table.deadline", when=f"<t:{int(record.deadline)}:R>"),
                                locale))
+    ai_seats = [translate(msg("bot.table.ai_seat", who=obs.seats[i].name,
+                              level=msg(f"bot.level.{seat.level}")), locale)
+                for i, seat in enumerate(record.seats) if seat.ai]
+    if ai_seats and record.status == "running":
+        lines.append("-# " + translate(msg("bot.table.ai_seats", seats=", ".join(ai_seats)),
+                                       locale))
     lines.append("-# " + translate(msg("bot.table.footer", round=obs.round, step=obs.step),
                                    locale))
     return "\n".join(lines)

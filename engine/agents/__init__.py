@@ -26,9 +26,10 @@ class Agent(Protocol):
 LEVELS = ("easy", "normal", "hard")
 
 
-def make_agent(kind: str, seed: int = 0) -> Agent:
+def make_agent(kind: str, seed: int = 0, seconds: float | None = None) -> Agent:
     """An agent by name: ``random``, ``reach``, ``heuristic``, or a level (``easy``, ``normal``,
-    ``hard``)."""
+    ``hard``). ``seconds`` bounds the time the hard agent searches per decision (None: its
+    default budget); the other agents decide at once and ignore it."""
     if kind == "random":
         from engine.agents.random_agent import RandomAgent
 
@@ -48,5 +49,5 @@ def make_agent(kind: str, seed: int = 0) -> Agent:
     if kind == "hard":
         from engine.agents.search import HardAgent
 
-        return HardAgent(seed)
+        return HardAgent(seed, seconds=seconds)
     raise ValueError(f"unknown agent {kind!r} (random, reach, heuristic, easy, normal or hard)")

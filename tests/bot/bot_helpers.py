@@ -1,6 +1,12 @@
 """Shared helpers of the bot tests (a unique module name: tests/bot is on sys.path)."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+from bot.thinking import decide
+from engine import Observation
+
 
 class Clock:
     def __init__(self) -> None:
@@ -8,3 +14,33 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+def normal_instead(level: str, seed: int, obs: Observation, seconds: float | None) -> str:
+    """A worker's decision made at normal level (quick games with hard seats)."""
+    return decide("normal", seed, obs, seconds)
+
+
+def gated_decide(level: str, seed: int, obs: Observation, seconds: float | None) -> str:
+    """A worker's decision that, while ``$KARAK_TEST_GATE/armed`` exists, first tells its pid
+    through the FIFO ``started`` and waits until the test writes to the FIFO ``go``."""
+    gate = Path(os.environ["KARAK_TEST_GATE"])
+    if (gate / "armed").exists():
+        (gate / "armed").unlink()
+        with open(gate / "started", "w") as started:
+            started.write(str(os.getpid()))
+        with open(gate / "go") as go:
+            go.read()
+    return decide(level, seed, obs, seconds)
+
+
+def stuck_decide(level: str, seed: int, obs: Observation, seconds: float | None) -> str:
+    """A worker that never answers (it waits on a FIFO nobody writes to)."""
+    with open(Path(os.environ["KARAK_TEST_GATE"]) / "never") as never:
+        never.read()
+    return decide(level, seed, obs, seconds)  # pragma: no cover - never reached
+
+
+def dying_decide(level: str, seed: int, obs: Observation, seconds: float | None) -> str:
+    """A worker that dies in the middle of a decision."""
+    os._exit(3)

@@ -28,7 +28,7 @@ async def store(tmp_path: Path, clock: Clock) -> AsyncIterator[Store]:
 @pytest.fixture
 def service(store: Store, clock: Clock) -> GameService:
     seeds = iter(range(1000, 100000))
-    return GameService(store, agent_kind="heuristic", clock=clock, seeds=lambda: next(seeds))
+    return GameService(store, clock=clock, seeds=lambda: next(seeds))
 
 
 @pytest.fixture(autouse=True)

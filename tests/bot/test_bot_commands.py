@@ -109,7 +109,7 @@ async def test_settings_for_admins_only(bot: LiveBot, calls: list[Call]) -> None
     assert any("Only server admins" in t for t in bot.said(ix))
     assert await bot.store.guild_settings(GUILD) is None
     await bot.command(ADMIN, "settings", abilities=True, timer=600)
-    assert await bot.store.guild_settings(GUILD) == (True, 600)
+    assert await bot.store.guild_settings(GUILD) == (True, 600, "normal")
     await bot.command(ANN, "new")
     rec = await bot.bot.service.in_channel(CHANNEL)
     assert rec.abilities and rec.timer == 600
@@ -117,7 +117,7 @@ async def test_settings_for_admins_only(bot: LiveBot, calls: list[Call]) -> None
     group = next(c for c in sync.body if c["name"] == "goblin")
     settings = next(o for o in group["options"] if o["name"] == "settings")
     assert settings["type"] == 1 and {o["name"] for o in settings["options"]} == {
-        "abilities", "timer", "language"}
+        "abilities", "timer", "language", "ai_level"}
     # Discord has no per-subcommand permissions: the group stays open to every player (the
     # run-time Manage Server check above is what keeps the settings for admins)
     assert "default_member_permissions" not in settings

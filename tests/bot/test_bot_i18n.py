@@ -262,7 +262,7 @@ async def test_admins_may_force_the_server_language(bot: LiveBot,
 async def test_forced_language_applies_to_new_tables(bot: LiveBot) -> None:
     bot.guild.locale = "cs"
     await bot.command(ADMIN, "settings", language="fr", abilities=True)
-    assert await bot.store.guild_settings(GUILD) == (True, 0)
+    assert await bot.store.guild_settings(GUILD) == (True, 0, "normal")
     await bot.command(ANN, "new")
     lobby = bot.public()[-1]
     assert "### " + "Karak: Goblin – nouvelle table" in lobby.text()
@@ -279,8 +279,8 @@ async def test_schema_1_databases_gain_the_language_setting(tmp_path: Path) -> N
     con.close()
     store = await Store.open(db)
     try:
-        assert await store.schema_version() == SCHEMA_VERSION == 3
-        assert await store.guild_settings(GUILD) == (True, 300)
+        assert await store.schema_version() == SCHEMA_VERSION
+        assert await store.guild_settings(GUILD) == (True, 300, "normal")
         assert await store.guild_locale(GUILD) is None
         await store.set_guild_locale(GUILD, "fr")
         assert await store.guild_locale(GUILD) == "fr"

@@ -36,7 +36,7 @@ def test_a_turn_by_clicking_and_a_private_hand(chromium_ready: None, tmp_path: P
         assert "table #1" in lobby.inner_text()
         d.click(":ai")
         d.click(":ai")
-        assert lobby.inner_text().count("AI:") == 2
+        assert lobby.inner_text().count("AI (normal):") == 2
         d.click(":start")
 
         # the AI seats play until it is Ann's turn: a message that mentions her

@@ -1,0 +1,179 @@
+"""Hard AI seats think in a worker process: the bot keeps answering while a hard decision runs,
+and a worker that dies or never answers costs one decision, made at normal level, instead of
+freezing the table. Real worker processes (spawned), the real client with captured HTTP; no
+process is left behind."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bot_helpers import dying_decide, gated_decide, stuck_decide
+from discord_harness import FakeDiscord, Harness
+from test_bot_discord import ANN, TinyRenderer
+
+from bot.service import GameService
+from bot.thinking import Thinking
+from engine import Action, GameConfig, Observation, SeatConfig, new_game, observe
+
+
+def ai_first_seed() -> int:
+    """A seed whose two-seat game starts with the second seat (the AI's)."""
+    return next(s for s in range(1, 1000) if new_game(GameConfig(
+        seats=(SeatConfig("horan"), SeatConfig("taia")), seed=s)).current == 1)
+
+
+async def start(fake: FakeDiscord, tmp_path: Path, thinking: Thinking) -> Harness:
+    seed = ai_first_seed()
+    return await Harness.start(fake, tmp_path / "k.db", TinyRenderer(), seeds=lambda: seed,
+                               thinking=thinking)
+
+
+async def hard_lobby(h: Harness) -> tuple[int, Any]:
+    """Ann's lobby with one hard AI seat; (table id, start payload not yet fed)."""
+    await h.command(ANN, "new", ai_level="hard")
+    lobby = h.fake.public()[-1]
+    tid = int(lobby.custom_ids()[0].split(":")[2])
+    await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
+    lobby = h.fake.messages[lobby.id]
+    start_id = lobby.resolve(f"kg:lobby:{tid}:start")
+    return tid, h._base(ANN, 3, {"custom_id": start_id, "component_type": 2}, lobby)
+
+
+async def answered(h: Harness, payload: dict[str, Any]) -> None:
+    """Feed an interaction and wait for everything it started but the AI seats' work."""
+    h.bot._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+    me = asyncio.current_task()
+    while True:
+        pending = [t for t in asyncio.all_tasks() if t is not me and not t.done()
+                   and t.get_name() != "turn-timers" and not t.get_name().startswith("ai-")]
+        if not pending:
+            return
+        await asyncio.wait(pending, timeout=30)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def test_the_bot_answers_while_a_hard_decision_runs_in_a_worker(
+        fake: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    for fifo in ("started", "go"):
+        os.mkfifo(gate / fifo)
+    (gate / "armed").touch()
+    monkeypatch.setenv("KARAK_TEST_GATE", str(gate))  # the spawned worker inherits it
+    h = await start(fake, tmp_path, Thinking(workers=1, seconds=0.2, work=gated_decide))
+    try:
+        tid, start_click = await hard_lobby(h)
+        await answered(h, start_click)  # the game starts; the hard seat starts thinking
+        worker = int(await asyncio.to_thread((gate / "started").read_text))
+        assert worker != os.getpid()  # the decision runs in another process...
+        rec = await h.bot.service.load(tid)
+        assert rec.version == 0 and rec.seats[rec.game.current].ai  # ...and is not made yet
+        # meanwhile the bot answers: Ann's hand (the table's lock is free) and a command
+        since = len(fake.calls)
+        table = fake.last_table_message()
+        await answered(h, h._base(ANN, 3, {"custom_id": f"kg:hand:{tid}",
+                                           "component_type": 2}, table))
+        hand = [c for c in fake.calls[since:] if c.template.endswith("@original")]
+        assert hand and "Your hand" in str(hand[-1].body)
+        since = len(fake.calls)
+        await answered(h, h._base(ANN, 2, {
+            "id": str(h._command_id()), "name": "goblin", "type": 1,
+            "options": [{"name": "rules", "type": 1, "options": []}]}))
+        assert any("in short" in str(c.body) for c in fake.calls[since:])
+        assert (await h.bot.service.load(tid)).version == 0  # still thinking
+        await asyncio.to_thread((gate / "go").write_text, "go")
+        await h.settle()  # the worker decides with the real hard agent, the seat plays on
+        rec = await h.bot.service.load(tid)
+        log = await h.store.action_log(tid)
+        assert log and log[0].by_ai and log[0].seat == 1
+        assert rec.status == "finished" or not rec.seats[rec.game.current].ai  # Ann's turn
+    finally:
+        await h.stop()
+    assert not alive(worker)  # the worker stopped with the bot
+
+
+async def test_a_dying_worker_costs_a_normal_move_not_the_table(
+        fake: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    h = await start(fake, tmp_path, Thinking(workers=1, seconds=0.2, work=dying_decide))
+    try:
+        tid, start_click = await hard_lobby(h)
+        await h.feed(start_click)
+        rec = await h.bot.service.load(tid)
+        log = await h.store.action_log(tid)
+        assert log and all(r.by_ai and r.seat == 1 for r in log)  # the AI's turn was played
+        assert rec.status == "finished" or not rec.seats[rec.game.current].ai  # Ann's turn
+        failed = [r.getMessage() for r in caplog.records if "hard AI decision" in r.getMessage()]
+        assert failed and all("BrokenProcessPool" in m for m in failed)
+        assert h.bot.service.thinking._executor is None  # the next one starts a fresh worker
+    finally:
+        await h.stop()
+
+
+async def test_a_stuck_worker_is_stopped_and_the_move_made_at_normal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+        ) -> None:
+    os.mkfifo(tmp_path / "never")
+    monkeypatch.setenv("KARAK_TEST_GATE", str(tmp_path))
+    thinking = Thinking(workers=1, seconds=0.1, work=stuck_decide, slack=0.5)
+    state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=3))
+    obs = observe(state, state.current)
+    try:
+        action = await thinking.choose("hard", 5, obs)
+        assert action in obs.legal
+        assert any("TimeoutError" in r.getMessage() for r in caplog.records)
+        assert thinking._executor is None
+    finally:
+        await thinking.close()
+
+
+async def test_a_hard_decision_in_a_worker_is_legal(tmp_path: Path) -> None:
+    thinking = Thinking(workers=1, seconds=0.2)
+    state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=11))
+    obs = observe(state, state.current)
+    try:
+        assert await thinking.choose("hard", 1, obs) in obs.legal
+        assert await thinking.choose("easy", 1, obs) in obs.legal  # at once, no worker needed
+    finally:
+        await thinking.close()
+
+
+async def test_a_decided_move_waits_for_the_ai_s_pace(service: GameService) -> None:
+    """The pace runs while the AI thinks; the move is applied when both are done."""
+    table = await service.create(guild_id=1, channel_id=1, host_id=1, host_name="Ann")
+    await service.add_ai(table.id, 1)
+    await service.start(table.id, 1)
+    rec = await service.leave(table.id, 1)  # every seat is the AI's
+    decided = asyncio.Event()
+    choose = service.thinking.choose
+
+    async def noting(level: str, seed: int, obs: Observation) -> Action:
+        action = await choose(level, seed, obs)
+        decided.set()
+        return action
+
+    service.thinking.choose = noting  # type: ignore[method-assign]
+    pacing, over = asyncio.Event(), asyncio.get_running_loop().create_future()
+
+    async def pace() -> None:
+        pacing.set()
+        await over
+
+    step = asyncio.create_task(service.ai_step(table.id, pace()))
+    waiting = asyncio.create_task(pacing.wait())
+    await asyncio.wait({step, waiting}, return_when=asyncio.FIRST_COMPLETED)
+    assert decided.is_set() and waiting.done() and not step.done()  # chosen, waiting its pace
+    assert (await service.load(table.id)).version == rec.version
+    over.set_result(None)  # ...and played once the pace is over
+    outcome = await step
+    assert outcome is not None and outcome.record.version == rec.version + 1
