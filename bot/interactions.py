@@ -32,6 +32,15 @@ from i18n import Msg, msg, translate
 log = logging.getLogger("karak.bot")
 
 
+def hand_owner(message: discord.Message | None) -> int | None:
+    """The user a clicked private message was shown to: Discord names the user whose
+    interaction made it. None for a public message, or when Discord does not say."""
+    if message is None or not message.flags.ephemeral:
+        return None
+    made_by = message.interaction_metadata
+    return made_by.user.id if made_by is not None else None
+
+
 class Interactions:
     """Answers clicks (the client's ``clicks``)."""
 
@@ -103,18 +112,21 @@ class Interactions:
         """Apply a move clicked in a hand message (``menu``: the menu it was picked in, None for
         a button), then refresh that message and the table.
 
-        A move button on a message everyone sees (an older bot's, a forged one) must not turn
-        that message into the player's hand: the answer is then a new private message.
+        Only the clicker's own private hand message is redrawn in place. A move control on a
+        message everyone sees (an older bot's, a forged one), or on a private message of
+        another user or of an unknown one, must never show the clicker's hand there: the
+        answer is then a new private message (another user's hand message is refused).
         """
         locale = loc(interaction)
-        message = interaction.message
-        if message is not None and message.flags.ephemeral:
+        owner = hand_owner(interaction.message)
+        if owner is not None and owner == interaction.user.id:
             await interaction.response.defer()
         else:
             await interaction.response.defer(ephemeral=True, thinking=True)
         try:
             outcome = await self.service.act(table, interaction.user.id, version, notation,
-                                             channel_id=interaction.channel_id, menu=menu)
+                                             channel_id=interaction.channel_id, menu=menu,
+                                             hand_of=owner)
         except Stale as exc:
             record = exc.record
             seat = record.seat_of(interaction.user.id) if record else None

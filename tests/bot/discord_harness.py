@@ -93,6 +93,7 @@ class Message:
     flags: int = 0
     files: list[str] = field(default_factory=list)
     deleted: bool = False
+    made_by: dict[str, Any] | None = None  # the interaction that made it, as Discord names it
 
     def update(self, body: dict[str, Any], files: list[str]) -> None:
         if "content" in body:
@@ -117,6 +118,7 @@ class Message:
             "mentions": [], "mention_roles": [], "mention_everyone": False, "pinned": False,
             "tts": False, "timestamp": now(), "edited_timestamp": None, "flags": self.flags,
             "application_id": str(APP_ID),
+            **({"interaction_metadata": self.made_by} if self.made_by else {}),
         }
 
     def items(self) -> list[dict[str, Any]]:
@@ -202,6 +204,7 @@ class FakeDiscord:
         self.channel_order: list[int] = []  # public messages, oldest first
         self.by_token: dict[str, int] = {}  # interaction token -> @original message id
         self.token_interaction: dict[str, int] = {}
+        self.made_by: dict[str, dict[str, Any]] = {}  # token -> the interaction's metadata
         self.validate = validate
         self.missing: set[int] = set()  # message ids that answer 404 (deleted by a user)
         self.too_old: set[int] = set()  # message ids whose edits Discord refuses (30046)
@@ -302,7 +305,7 @@ class FakeDiscord:
             self.messages[mid].update(body, files)
             return self.messages[mid].payload()
         if t == "/webhooks/{webhook_id}/{webhook_token}" and m == "POST":
-            msg = Message(snowflake(), CHANNEL)
+            msg = Message(snowflake(), CHANNEL, made_by=self.made_by.get(parts[2]))
             msg.update(body, files)
             self.messages[msg.id] = msg
             return msg.payload()
@@ -323,7 +326,8 @@ class FakeDiscord:
         resource: dict[str, Any] = {"type": kind}
         message_id = None
         if kind in (4, 5):  # a new message (or its "thinking" placeholder)
-            msg = Message(snowflake(), CHANNEL, flags=64 if ephemeral else 0)
+            msg = Message(snowflake(), CHANNEL, flags=64 if ephemeral else 0,
+                          made_by=self.made_by.get(token))
             msg.update(data, files)
             self.messages[msg.id] = msg
             if not ephemeral:
@@ -456,6 +460,8 @@ class Harness:
                 member_count=1, thread_metadata={
                     "archived": False, "auto_archive_duration": 1440,
                     "archive_timestamp": now(), "locked": False})
+        self.fake.made_by[token] = {"id": payload["id"], "type": kind, "user": user.payload(),
+                                    "authorizing_integration_owners": {}}
         if message is not None:
             payload["message"] = message.payload()
             self.fake.by_token[token] = message.id

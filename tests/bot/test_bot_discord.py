@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from discord_harness import FakeDiscord, Harness, User, body_text
+from discord_harness import CHANNEL, FakeDiscord, Harness, Message, User, body_text, snowflake
 
 from bot.storage import Store
 from engine import Observation
@@ -244,7 +244,14 @@ async def test_stranger_and_out_of_turn_are_refused(bot: Harness, fake: FakeDisc
     await bot.click(other, hand, cid)
     texts = bot.ephemeral_texts(since)
     assert any("don't have a seat" in t for t in texts)
-    assert any("Not your turn" in t for t in texts)
+    assert any("not yours" in t for t in texts)  # the hand message is the player's
+    # the same move on a message of nobody in particular (an older bot's): not their turn
+    public = Message(snowflake(), CHANNEL, components=copy.deepcopy(hand.components),
+                     flags=hand.flags & ~64)
+    fake.messages[public.id] = public
+    since = len(fake.calls)
+    await bot.click(other, public, cid)
+    assert any("Not your turn" in t for t in bot.ephemeral_texts(since))
     assert (await bot.bot.service.load(tid)).version == rec.version
     # a stranger asking for a hand is told politely, privately
     since = len(fake.calls)
