@@ -173,9 +173,17 @@ class Interactions:
             await self._redraw_stale_lobby(interaction, exc, revision)
             raise
         try:
-            await self.messages.edit_lobby(interaction, record)
+            await self.redraw_lobby(interaction, table)
         finally:
             await self.lobby_changed(record, op)
+
+    async def redraw_lobby(self, interaction: discord.Interaction[Any] | None,
+                           table: int) -> None:
+        """Redraw the lobby message (through the clicked ``interaction``, or directly) from
+        the table as it is now, under its lock: two lobby edits never land out of order, and a
+        lobby never shows an outcome a later request undid (a start, then /goblin abandon)."""
+        async with self.service.lock(table):
+            await self.messages.edit_lobby(interaction, await self.service.load(table))
 
     async def lobby_changed(self, record: TableRecord, op: str) -> None:
         """What follows a lobby change: a started game's table message and AI seats, a closed
@@ -243,14 +251,19 @@ class Interactions:
 
     async def begin(self, record: TableRecord) -> None:
         """The game started: post the table message (pinging the first player) and let AI
-        seats play."""
-        try:
-            await self.messages.post_table(record)
-        except discord.HTTPException as exc:
-            log.warning("could not post the table message of table %s (%s)", record.id,
-                        exc.status)
-        finally:
-            self.background.kick_ai(record)
+        seats play. The message is posted under the table's lock, only while the table is
+        still running: a /goblin abandon that came after the start either closes the posted
+        message or leaves nothing to post."""
+        async with self.service.lock(record.id):
+            record = await self.service.load(record.id)
+            if record.status != "running":
+                return
+            try:
+                await self.messages.post_table(record)
+            except discord.HTTPException as exc:
+                log.warning("could not post the table message of table %s (%s)", record.id,
+                            exc.status)
+        self.background.kick_ai(record)
 
 
 __all__ = ["Interactions"]
