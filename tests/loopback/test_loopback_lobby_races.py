@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e import Oracle, hand_button, lobby_button
+from e2e import Oracle, Player, hand_button, lobby_button
 from live import Gate, live_bot
 
 from bot.client import KarakBot
@@ -27,19 +27,20 @@ CLOSED = "not taking seats any more"
 LOBBY_EXISTS = "already has a table waiting for players"
 
 
-async def settle(bot: KarakBot) -> None:
-    """Wait until the bot answered every interaction it received and its background work
-    (table messages, AI seats) is done."""
-    me = asyncio.current_task()
+def handlers() -> list[asyncio.Task[Any]]:
+    """discord.py's tasks answering interactions (clicks and commands) still running."""
+    return [t for t in asyncio.all_tasks() if not t.done()
+            and t.get_name().startswith(("discord-ui-", "CommandTree"))]
+
+
+async def settle(bot: KarakBot, background: bool = True) -> None:
+    """Wait until the bot answered every interaction it received to the end, and (with
+    ``background``) its background work (table messages, AI seats) is done."""
     while True:
-        busy = [t for t in asyncio.all_tasks() if t is not me and not t.done()
-                and t.get_name().startswith(("discord-ui-", "CommandTree"))]
-        if busy:
-            await asyncio.gather(*busy, return_exceptions=True)
-            continue
-        await bot.tasks.idle()
-        if not [t for t in asyncio.all_tasks() if not t.done()
-                and t.get_name().startswith(("discord-ui-", "CommandTree"))]:
+        await asyncio.gather(*handlers(), return_exceptions=True)
+        if background:
+            await bot.tasks.idle()
+        if not handlers():
             return
 
 
@@ -272,4 +273,97 @@ async def test_a_new_table_waiting_its_turn_opens_when_the_first_is_refused(
         assert oracle.table(tid).host_id == bob.id
         told = answer(lb, second, bob)
         assert f"Table #{tid} is open" in told and str(lobbies[0].id) in told, told
+    assert lb.breaches == []
+
+
+async def abandon_while_held(lb: Loopback, bot: KarakBot, channel: Channel, host: User,
+                             tid: int, gate: Gate) -> None:
+    """The host abandons the table while the bot is held at ``gate`` drawing the table
+    message; then the gate opens. When the drawing holds the table's lock, the abandon waits
+    for it; else the abandon goes through first (the order a slow drawing gives)."""
+    await gate.passed.wait()
+    abandoned = await lb.command(host, channel, "goblin abandon")
+    await abandoned.answered(10)
+    if not bot.service.lock(tid).locked():
+        await settle(bot, background=False)  # the abandon closed the table message
+    gate.open()
+    await abandoned.done(10)
+    await settle(bot)
+
+
+def no_working_table(lb: Loopback, oracle: Oracle, channel: Channel, viewer: User,
+                     tid: int) -> None:
+    """The table is abandoned and no message of it offers "My hand"."""
+    assert oracle.table(tid).status == "abandoned"
+    public = [m for m in lb.messages_for(channel, viewer) if m.owner is None]
+    assert [m.text()[:120] for m in public if hand_button(m)] == [], "a working My hand"
+
+
+def hold_first(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, gate: Gate) -> None:
+    """Make ``owner.name`` (a coroutine method) wait at ``gate`` before its first call."""
+    real: Callable[..., Awaitable[Any]] = getattr(owner, name)
+
+    async def held(*args: Any, **kwargs: Any) -> Any:
+        if not gate.passed.is_set():
+            await gate()
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, held)
+
+
+async def test_a_move_drawn_as_the_table_is_abandoned_leaves_no_working_table(
+        lb: Loopback, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        people: tuple[User, User, User]) -> None:
+    ann, bob, _ = people
+    channel = lb.create_channel(lb.create_guild())
+    oracle = Oracle(tmp_path / "k.sqlite3")
+    async with live_bot(lb, oracle.db) as bot:
+        tid, lobby = await open_lobby(lb, channel, ann, bob)
+        ix = await lb.click(ann, lobby, lobby_button(lb.message(lobby.id), tid, "start"))
+        await ix.done(10)
+        await settle(bot)
+        rec = oracle.table(tid)
+        player = Player(lb, ann if rec.seats[rec.game.current].user == ann.id else bob,
+                        channel, oracle, random.Random(1))
+        assert await player.open_hand(force=True)
+        gate = Gate()
+        hold_first(monkeypatch, bot.messages, "table_payload", gate)  # the table after it
+        sent = await player.send_move()
+        assert sent is not None
+        await player.finish_move(*sent)
+        await abandon_while_held(lb, bot, channel, ann, tid, gate)
+        no_working_table(lb, oracle, channel, ann, tid)
+    assert lb.breaches == []
+
+
+async def test_a_turn_posted_as_the_table_is_abandoned_leaves_no_working_table(
+        lb: Loopback, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        people: tuple[User, User, User]) -> None:
+    ann = people[0]
+    channel = lb.create_channel(lb.create_guild())
+    oracle = Oracle(tmp_path / "k.sqlite3")
+    async with live_bot(lb, oracle.db) as bot:
+        ix = await lb.command(ann, channel, "goblin new")
+        await ix.done()
+        lobby = lb.message(ix.original_id or 0)
+        tid = int(lobby.custom_ids()[-1].split(":")[2])
+        for op in ("ai", "start"):
+            ix = await lb.click(ann, lobby, lobby_button(lb.message(lobby.id), tid, op))
+            await ix.done(10)
+        await settle(bot)
+        gate = Gate()
+        hold_first(monkeypatch, bot.messages, "post_table", gate)  # Ann's next turn
+        player = Player(lb, ann, channel, oracle, random.Random(1))
+        for _ in range(300):  # Ann plays her turn; the AI plays its own
+            if gate.passed.is_set():
+                break
+            sent = await player.send_move()
+            if sent is not None:
+                await player.finish_move(*sent)
+            else:
+                player.asked.clear()
+                await player.open_hand(force=True)
+                await lb.changed(lb.version, 0.5)  # the AI plays meanwhile
+        await abandon_while_held(lb, bot, channel, ann, tid, gate)
+        no_working_table(lb, oracle, channel, ann, tid)
     assert lb.breaches == []
