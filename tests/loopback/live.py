@@ -14,15 +14,13 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import discord
-import discord.gateway
-import discord.http
+from discordpy_client import discordpy_client
 
-from bot.client import KarakBot, route_to
+from bot.client import KarakBot
 from bot.service import GameService
 from bot.storage import Store
 from engine import Observation
-from loopback import FAKE_TOKEN, Loopback
+from loopback import Loopback
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
 
@@ -70,30 +68,13 @@ class Gate:
 async def live_bot(lb: Loopback, db: Path, clock: Clock | None = None) -> AsyncIterator[KarakBot]:
     """The bot connected to ``lb`` (READY received, commands synced); stopped, its database
     closed and discord.py's URLs restored on leaving."""
-    base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    route_to(lb.api_base, lb.gateway_url)
     clock = clock or Clock()
     store = await Store.open(db, clock=clock)
     seeds = itertools.count(7)
     service = GameService(store, clock=clock, seeds=lambda: next(seeds))
-    bot = KarakBot(service, TinyRenderer(), ai_pace=0, edit_delay=0, timer_poll=3600)
-    running: asyncio.Task[None] | None = None
     try:
-        await bot.login(lb.token or FAKE_TOKEN)
-        running = asyncio.get_running_loop().create_task(bot.connect(reconnect=False))
-        await asyncio.wait_for(bot.wait_until_ready(), 20)
-        yield bot
+        bot = KarakBot(service, TinyRenderer(), ai_pace=0, edit_delay=0, timer_poll=3600)
+        async with discordpy_client(lb, bot):
+            yield bot
     finally:
-        await bot.close()
-        if running is not None:
-            running.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await running
         await store.close()
-        discord.http.Route.BASE = base
-        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway
-
-
-async def idle(bot: KarakBot) -> None:
-    """Wait until the bot's background work (table messages, AI seats) is done."""
-    await bot.tasks.idle()
