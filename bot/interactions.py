@@ -253,10 +253,12 @@ class Interactions:
         """The game started: post the table message (pinging the first player) and let AI
         seats play. The message is posted under the table's lock, only while the table is
         still running: a /goblin abandon that came after the start either closes the posted
-        message or leaves nothing to post."""
+        message or leaves nothing to post (and the lobby, which said it started, says it
+        was cancelled)."""
         async with self.service.lock(record.id):
             record = await self.service.load(record.id)
             if record.status != "running":
+                await self.messages.edit_lobby(None, record)
                 return
             try:
                 await self.messages.post_table(record)

@@ -367,3 +367,25 @@ async def test_a_turn_posted_as_the_table_is_abandoned_leaves_no_working_table(
         await abandon_while_held(lb, bot, channel, ann, tid, gate)
         no_working_table(lb, oracle, channel, ann, tid)
     assert lb.breaches == []
+
+
+async def test_start_shown_then_abandoned_before_its_table_is_posted(
+        lb: Loopback, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        people: tuple[User, User, User]) -> None:
+    ann, bob, _ = people
+    channel = lb.create_channel(lb.create_guild())
+    oracle = Oracle(tmp_path / "k.sqlite3")
+    async with live_bot(lb, oracle.db) as bot:
+        tid, lobby = await open_lobby(lb, channel, ann, bob)
+        gate = Gate()
+        hold_first(monkeypatch, bot.clicks, "begin", gate)  # the lobby already says started
+        started = await lb.click(ann, lobby, lobby_button(lobby, tid, "start"))
+        await gate.passed.wait()
+        assert STARTED in lb.message(lobby.id).text()
+        abandoned = await lb.command(ann, channel, "goblin abandon")
+        await abandoned.done(10)
+        gate.open()
+        await started.done(10)
+        await settle(bot)
+        assert check_one_outcome(lb, oracle, channel, ann, tid, lobby) == "abandoned"
+    assert lb.breaches == []
