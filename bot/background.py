@@ -77,7 +77,11 @@ class Background:
             if any(o.turn_changed for o in outcomes) and seat.user is not None and not seat.ai:
                 self.messages.clean(record.id)
                 try:
-                    await self.messages.post_table(record)
+                    async with self.service.lock(record.id):  # never after a /goblin abandon
+                        record = await self.service.load(record.id)
+                        if record.status != "running":
+                            return
+                        await self.messages.post_table(record)
                     return
                 except discord.HTTPException as exc:
                     log.warning("could not post the turn of table %s (%s)", record.id,

@@ -3,7 +3,9 @@ answers (the rights themselves are the service's)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import weakref
 from typing import Any
 
 import discord
@@ -44,20 +46,35 @@ class Commands:
         self.service = service
         self.messages = messages
         self.clicks = clicks
+        # per channel: held while a /goblin new there opens a table and posts its lobby
+        self._opening: weakref.WeakValueDictionary[int, asyncio.Lock] = (
+            weakref.WeakValueDictionary())
 
     async def new(self, interaction: discord.Interaction[Any], abilities: bool | None,
                   timer: int | None, ai_level: str | None = None) -> None:
         """/goblin new: open a lobby in this channel (``ai_level``: the level of the AI seats
-        the host adds; None: the server's default)."""
-        locale = loc(interaction)
+        the host adds; None: the server's default). Simultaneous ones in a channel take
+        turns (each waiting one answers privately first, in Discord's 3 seconds): the first
+        opens the table and posts its lobby, the others are pointed to that lobby."""
         if interaction.channel_id is None:
             raise Refusal(msg("bot.error.guild_only"))
         missing = missing_permissions(interaction)
         if missing:
             raise Refusal(missing_message(missing))
+        lock = self._opening.setdefault(interaction.channel_id, asyncio.Lock())
+        if lock.locked():
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        async with lock:
+            await self._open(interaction, interaction.channel_id, abilities, timer, ai_level)
+
+    async def _open(self, interaction: discord.Interaction[Any], channel_id: int,
+                    abilities: bool | None, timer: int | None, ai_level: str | None) -> None:
+        """Open a lobby and post it (under the channel's opening lock), or point to the
+        channel's table."""
+        locale = loc(interaction)
         try:
             record = await self.service.create(
-                guild_id=interaction.guild_id, channel_id=interaction.channel_id,
+                guild_id=interaction.guild_id, channel_id=channel_id,
                 host_id=interaction.user.id, host_name=interaction.user.display_name,
                 abilities=abilities, timer=timer, locale=public_locale(interaction),
                 ai_level=ai_level)
@@ -69,7 +86,15 @@ class Commands:
             answer = translate(exc.reason, locale)
             if found is not None:
                 answer += " " + jump_url(found)
-            await interaction.response.send_message(answer, ephemeral=True)
+            if interaction.response.is_done():
+                await interaction.edit_original_response(content=answer)
+            else:
+                await interaction.response.send_message(answer, ephemeral=True)
+            return
+        if interaction.response.is_done():  # answered privately while waiting its turn
+            record = await self.messages.show_lobby(record)
+            await interaction.edit_original_response(content=translate(
+                msg("bot.done.new", table=record.id, url=jump_url(record)), locale))
             return
         response = await interaction.response.send_message(
             view=lobby_view(record, record.locale))
@@ -80,7 +105,8 @@ class Commands:
                               locale: str) -> None:
         """/goblin new where a lobby is already open: its message is brought up to date (posted
         again when it never was, or is gone) and the asker gets a link to it."""
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        if not interaction.response.is_done():
+            await interaction.response.defer(ephemeral=True, thinking=True)
         try:
             record = await self.messages.show_lobby(record)
         except discord.HTTPException as exc:  # the link then leads to the channel at least
@@ -103,7 +129,7 @@ class Commands:
             if record.status == "lobby":  # posted again if it was lost or deleted
                 await self.messages.refresh_lobby(record)
             elif record.status == "abandoned" or op == "start":
-                await self.messages.edit_lobby(None, record)
+                await self.clicks.redraw_lobby(None, record.id)
             await self.clicks.lobby_changed(record, op)
 
     async def hand(self, interaction: discord.Interaction[Any]) -> None:

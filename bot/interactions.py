@@ -41,6 +41,15 @@ from i18n import Msg, msg, translate
 log = logging.getLogger("karak.bot")
 
 
+def hand_owner(message: discord.Message | None) -> int | None:
+    """The user a clicked private message was shown to: Discord names the user whose
+    interaction made it. None for a public message, or when Discord does not say."""
+    if message is None or not message.flags.ephemeral:
+        return None
+    made_by = message.interaction_metadata
+    return made_by.user.id if made_by is not None else None
+
+
 class Interactions:
     """Answers clicks (the client's ``clicks``)."""
 
@@ -114,18 +123,21 @@ class Interactions:
         """Apply a move clicked in a hand message (``menu``: the menu it was picked in, None for
         a button), then refresh that message and the table.
 
-        A move button on a message everyone sees (an older bot's, a forged one) must not turn
-        that message into the player's hand: the answer is then a new private message.
+        Only the clicker's own private hand message is redrawn in place. A move control on a
+        message everyone sees (an older bot's, a forged one), or on a private message of
+        another user or of an unknown one, must never show the clicker's hand there: the
+        answer is then a new private message (another user's hand message is refused).
         """
         locale = loc(interaction)
-        message = interaction.message
-        if message is not None and message.flags.ephemeral:
+        owner = hand_owner(interaction.message)
+        if owner is not None and owner == interaction.user.id:
             await interaction.response.defer()
         else:
             await interaction.response.defer(ephemeral=True, thinking=True)
         try:
             outcome = await self.service.act(table, interaction.user.id, version, notation,
-                                             channel_id=interaction.channel_id, menu=menu)
+                                             channel_id=interaction.channel_id, menu=menu,
+                                             hand_of=owner)
         except Stale as exc:
             record = exc.record
             seat = record.seat_of(interaction.user.id) if record else None
@@ -172,9 +184,17 @@ class Interactions:
             await self._redraw_stale_lobby(interaction, exc, revision)
             raise
         try:
-            await self.messages.edit_lobby(interaction, record)
+            await self.redraw_lobby(interaction, table)
         finally:
             await self.lobby_changed(record, op)
+
+    async def redraw_lobby(self, interaction: discord.Interaction[Any] | None,
+                           table: int) -> None:
+        """Redraw the lobby message (through the clicked ``interaction``, or directly) from
+        the table as it is now, under its lock: two lobby edits never land out of order, and a
+        lobby never shows an outcome a later request undid (a start, then /goblin abandon)."""
+        async with self.service.lock(table):
+            await self.messages.edit_lobby(interaction, await self.service.load(table))
 
     async def lobby_changed(self, record: TableRecord, op: str) -> None:
         """What follows a lobby change: a started game's table message and AI seats, a closed
@@ -254,14 +274,21 @@ class Interactions:
 
     async def begin(self, record: TableRecord) -> None:
         """The game started: post the table message (pinging the first player) and let AI
-        seats play."""
-        try:
-            await self.messages.post_table(record)
-        except discord.HTTPException as exc:
-            log.warning("could not post the table message of table %s (%s)", record.id,
-                        exc.status)
-        finally:
-            self.background.kick_ai(record)
+        seats play. The message is posted under the table's lock, only while the table is
+        still running: a /goblin abandon that came after the start either closes the posted
+        message or leaves nothing to post (and the lobby, which said it started, says it
+        was cancelled)."""
+        async with self.service.lock(record.id):
+            record = await self.service.load(record.id)
+            if record.status != "running":
+                await self.messages.edit_lobby(None, record)
+                return
+            try:
+                await self.messages.post_table(record)
+            except discord.HTTPException as exc:
+                log.warning("could not post the table message of table %s (%s)", record.id,
+                            exc.status)
+        self.background.kick_ai(record)
 
 
 __all__ = ["Interactions"]

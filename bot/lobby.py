@@ -281,10 +281,13 @@ class LobbyService:
             return await self.load(table_id)
 
     async def cancel(self, table_id: int, user_id: int, manager: bool = False) -> TableRecord:
-        """The host (or a channel manager) closes a lobby or abandons a running game."""
+        """The host (or a channel manager) closes a lobby. A game that started is closed with
+        /goblin abandon only: a Cancel clicked as the lobby started lost the race to Start."""
         async with self.lock(table_id):
-            return await self._close(await self.load(table_id), user_id, manager,
-                                     "bot.error.host_only")
+            record = await self.load(table_id)
+            if record.status == "running":
+                raise Refusal(msg("bot.error.already_started"), record)
+            return await self._close(record, user_id, manager, "bot.error.host_only")
 
     async def abandon(self, channel_id: int, user_id: int, manager: bool) -> TableRecord | int:
         """/goblin abandon: the host or a channel manager (``manager``: the user may Manage

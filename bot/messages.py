@@ -178,13 +178,15 @@ class Messages:
         while table in self._dirty:
             self._dirty.discard(table)
             try:
-                record = await self.service.load(table)
+                # under the table's lock: a table closed meanwhile is drawn closed, and its
+                # closing edit never comes before this one
+                async with self.service.lock(table):
+                    record = await self.service.load(table)
+                    if record.state is None:
+                        return
+                    await self.edit_table(record)
             except Refusal:
                 return
-            if record.state is None:
-                return
-            try:
-                await self.edit_table(record)
             except discord.HTTPException as exc:
                 log.warning("could not refresh the table message of table %s (%s)", table,
                             exc.status)

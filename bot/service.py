@@ -89,10 +89,13 @@ class GameService(LobbyService):
     thinking: Thinking = field(default_factory=Thinking)
 
     async def act(self, table_id: int, user_id: int, version: int, notation: str, *,
-                  channel_id: int | None = None, menu: str | None = None) -> Outcome:
+                  channel_id: int | None = None, menu: str | None = None,
+                  hand_of: int | None = None) -> Outcome:
         """Apply the move ``notation`` for ``user_id``, clicked on table version ``version`` in
         channel ``channel_id`` (a move clicked in another table's channel is refused), picked
-        in the hand message's menu ``menu`` (None: a button) that must offer it."""
+        in the hand message's menu ``menu`` (None: a button) that must offer it. ``hand_of``
+        is the user the clicked hand message was shown to (None: unknown): anyone else's click
+        on it is refused, whatever the table's state, so it never shows the clicker's hand."""
         async with self.lock(table_id):
             record = await self.load(table_id)
             if channel_id is not None and channel_id != record.channel_id:
@@ -100,6 +103,8 @@ class GameService(LobbyService):
             seat = record.seat_of(user_id)
             if seat is None:
                 raise NotSeated(msg("bot.error.not_seated"), record)
+            if hand_of is not None and hand_of != user_id:
+                raise Refusal(msg("bot.error.not_your_hand"), record)
             if record.status != "running":
                 raise Stale(msg("bot.error.game_closed"), record)
             if version != record.version:

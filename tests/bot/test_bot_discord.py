@@ -229,7 +229,11 @@ async def test_stranger_and_out_of_turn_are_refused(bot: LiveBot) -> None:
     texts = bot.said(await bot.click(EVE, hand, cid, forge=True),
                      await bot.click(other, hand, cid, forge=True))
     assert any("don't have a seat" in t for t in texts)
-    assert any("Not your turn" in t for t in texts)
+    assert any("not yours" in t for t in texts)  # the hand message is the player's
+    # the same move on a message of nobody in particular (an older bot's): not their turn
+    public = bot.lb.plant_message(bot.lb.channel(CHANNEL), copy.deepcopy(hand.components),
+                                  flags=hand.flags & ~64)
+    assert any("Not your turn" in t for t in bot.said(await bot.click(other, public, cid)))
     assert (await bot.bot.service.load(tid)).version == rec.version
     # a stranger asking for a hand is told politely, privately
     ix = await bot.click(EVE, bot.last_table_message(), f"kg:hand:{tid}")

@@ -12,13 +12,14 @@ from loopback import FAKE_TOKEN, Loopback
 
 
 @contextlib.asynccontextmanager
-async def discordpy_client(lb: Loopback) -> AsyncIterator[discord.Client]:
-    """A discord.py client connected to ``lb`` (READY received); closed, and discord.py's URLs
-    restored, on leaving."""
+async def discordpy_client(lb: Loopback,
+                           client: discord.Client | None = None) -> AsyncIterator[discord.Client]:
+    """A discord.py client (``client``, else a plain one) connected to ``lb`` (READY
+    received); closed, and discord.py's URLs restored, on leaving."""
     base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
     discord.http.Route.BASE = lb.api_base
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(lb.gateway_url)
-    bot = discord.Client(intents=discord.Intents(guilds=True))
+    bot = client or discord.Client(intents=discord.Intents(guilds=True))
     running: asyncio.Task[None] | None = None
     try:
         await bot.login(FAKE_TOKEN)

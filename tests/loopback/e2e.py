@@ -58,6 +58,10 @@ class Oracle:
                               "('lobby', 'running')", (channel,)).fetchone()
         return int(row[0]) if row else None
 
+    def heroes(self, tid: int) -> dict[int, str]:
+        """user id -> hero of every person seated at a table (once heroes are dealt)."""
+        return {s.user: s.hero for s in self.table(tid).seats if s.user is not None and s.hero}
+
     def history(self, tid: int) -> tuple[GameConfig, list[str]]:
         """A table's game configuration and its action log (the moves, in order)."""
         return self.table(tid).game.config, [r.action for r in self.log(tid)]
@@ -377,6 +381,9 @@ def catalogue_patterns(key: str, fields: dict[str, str] | None = None) -> list[r
 
 HAND_ONLY = [(key, p) for key in HAND_ONLY_KEYS for p in catalogue_patterns(key)]
 TABLE_TITLE = catalogue_patterns("bot.table.title", {"table": r"\d+"})
+HAND_TITLE = catalogue_patterns("bot.hand.title", {"table": r"\d+"})
+#: Every hero's name in every language: a hand message names its seat's hero on its seat line.
+HERO_NAMES = {h: {translate(hero_name(h), lc) for lc in LOCALES} for h in tables_of().hero_cards}
 TABLE_FOOTER = catalogue_patterns("bot.table.footer", {"round": r"\d+", "step": r"\d+"})
 
 
@@ -462,6 +469,21 @@ class Secrets:
 
 #: Reads a table's game: its configuration and action list (notation), in order.
 History = Callable[[int], tuple[GameConfig, list[str]]]
+#: Reads who sits at a table: user id -> hero of each person's seat.
+Seating = Callable[[int], dict[int, str]]
+
+
+def hand_table(text: str) -> int | None:
+    """The table a hand message is about, read from its title (any language)."""
+    found = next((m for p in HAND_TITLE if (m := p.search(text))), None)
+    return int(found.group("table")) if found else None
+
+
+def seat_heroes(text: str) -> set[str]:
+    """The heroes named on a hand message's seat line (its first ``-#`` line, any language):
+    the seat whose hand it shows, as heroes are one a seat."""
+    line = next((line for line in text.splitlines() if line.startswith("-# ")), "")
+    return {h for h, names in HERO_NAMES.items() if any(_named(n, line) for n in names)}
 
 
 @dataclass
@@ -471,9 +493,14 @@ class PrivacyWatch:
     texts in every language). After the match, :meth:`check_cards` replays each table's action
     log to the step a public table message shows and fails it if it names a card hidden in a
     hand at that step (and not shown publicly), and :meth:`check_moves` checks every set of
-    private move controls went to the seat deciding."""
+    private move controls went to the seat deciding.
+
+    With ``seating`` (who sits where, read from the bot's database), every private message
+    showing a hand is checked, live, to show the hand of its owner's seat: people are told
+    apart by user id and seat, never by display name (two people may share one)."""
 
     lb: Loopback
+    seating: Seating | None = None
     problems: list[str] = field(default_factory=list)
     private_moves: list[tuple[int, int, int]] = field(default_factory=list)  # owner, table, ver
     public: list[tuple[int, int, str]] = field(default_factory=list)  # id, revision, text
@@ -499,13 +526,26 @@ class PrivacyWatch:
         owner = self.lb.users[message.owner]
         if hand_embed:
             self.hands_seen += 1
-            text = message.text()
-            if f"**{owner.name}**" not in text:
-                self.problems.append(f"{owner.name} was shown a hand that is not theirs: "
-                                     f"{text[:200]}")
+            self.check_owner(message)
         where = table_of(message)
         if where is not None:
             self.private_moves.append((owner.id, *where))
+
+    def check_owner(self, message: Message) -> None:
+        """A private hand message shows its owner's seat: the hero on its seat line is the
+        hero of the seat the owner's user id holds at the table its title names."""
+        if self.seating is None or message.owner is None:
+            return
+        text = message.text()
+        table = hand_table(text)
+        seats = self.seating(table) if table is not None else {}
+        mine = seats.get(message.owner)
+        shown = seat_heroes(text) & set(seats.values())
+        if mine is None or shown != {mine}:
+            self.problems.append(
+                f"user {message.owner} (seat hero {mine}) was shown the hand of "
+                f"{sorted(shown) or 'no seat'} at table {table} in message {message.id} "
+                f"revision {message.revision}: {text[:200]!r}")
 
     def check_cards(self, history: History, tables: list[int]) -> int:
         """No public revision names a card hidden in a hand: a table message against its

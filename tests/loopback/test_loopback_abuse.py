@@ -66,7 +66,7 @@ async def answered(lb: Loopback, ix: Interaction, user: User, *expected: str) ->
 
 async def test_abuse_is_answered_clearly_and_harms_nothing(lb: Loopback, bot: BotProcess) -> None:
     rng = random.Random(7)
-    watch = PrivacyWatch(lb)
+    watch = PrivacyWatch(lb, seating=Oracle(bot.db).heroes)
     lb.watchers.append(watch)
     guild = lb.create_guild()
     channel = lb.create_channel(guild)
@@ -90,9 +90,9 @@ async def test_abuse_is_answered_clearly_and_harms_nothing(lb: Loopback, bot: Bo
     cid = next(c for c, v in moves_of(old_hand).values() if v is None)
     ix = await lb.click(eve, old_hand, cid, forge=True)
     await answered(lb, ix, eve, "don't have a seat")
-    # out of turn: the other player forges the current player's button
+    # another player forges a click on the current player's hand: it is not theirs
     ix = await lb.click(other, old_hand, cid, forge=True)
-    await answered(lb, ix, other, "Not your turn")
+    await answered(lb, ix, other, "not yours")
     assert oracle.table(tid).version == rec.version
 
     # a second hand message, then a double click on it: exactly one move is applied
@@ -178,7 +178,7 @@ async def test_abuse_is_answered_clearly_and_harms_nothing(lb: Loopback, bot: Bo
 async def test_rate_limits_gateway_faults_and_old_tokens(
         lb: Loopback, bot: BotProcess, clock: ManualClock) -> None:
     rng = random.Random(11)
-    watch = PrivacyWatch(lb)
+    watch = PrivacyWatch(lb, seating=Oracle(bot.db).heroes)
     lb.watchers.append(watch)
     guild = lb.create_guild()
     channel = lb.create_channel(guild)

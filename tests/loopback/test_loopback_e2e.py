@@ -54,7 +54,7 @@ async def bot(lb: Loopback, tmp_path: Path) -> AsyncIterator[BotProcess]:
 async def test_matches_survive_random_sigkills(lb: Loopback, bot: BotProcess,
                                                tmp_path: Path) -> None:
     rng = random.Random(20261122)
-    watch = PrivacyWatch(lb)
+    watch = PrivacyWatch(lb, seating=Oracle(bot.db).heroes)
     lb.watchers.append(watch)
     guild = lb.create_guild("Karak Club", locale="en-US")
     hall, den = lb.create_channel(guild, "goblin-hall"), lb.create_channel(guild, "goblin-den")

@@ -7,6 +7,7 @@ import re
 
 import pytest
 from e2e import PrivacyWatch, Secrets, full_text, template_pattern, where_shown
+from minibot import MiniBot
 
 from bot.present import phase_line, seat_line
 from engine import GameConfig, GameState, SeatConfig, apply, new_game, observe
@@ -162,3 +163,34 @@ def test_a_name_shared_by_two_languages_is_no_leak_when_quoted_publicly() -> Non
     assert french.leaks(text) == ["Avalanche (m3-24)"]
     assert Secrets.merged([english, french]).leaks(text) == []
     assert Secrets.merged([english, french]).leaks("> Avalanche") == ["Avalanche (m3-24)"]
+
+
+async def test_watch_tells_hands_apart_by_seat_when_names_are_equal(
+        lb: Loopback, client: MiniBot) -> None:
+    # two people called Sam; a fake bot answers each one's command with a private hand
+    # message, and deliberately shows the first Sam's seat to the second Sam
+    channel = lb.create_channel(lb.create_guild())
+    first, second = lb.create_user("Sam"), lb.create_user("Sam")
+    state = new_game(GameConfig(seats=(SeatConfig("taia", "Sam"), SeatConfig("horan", "Sam")),
+                                seed=5))
+    seating = {TABLE: {first.id: "taia", second.id: "horan"}}
+    watch = PrivacyWatch(lb, seating=seating.__getitem__)
+    lb.watchers.append(watch)
+    png = b"\x89PNG\r\n\x1a\n" + b"\x01" * 40
+    for user, seat in ((first, 0), (second, 1), (second, 0)):
+        ix = await lb.command(user, channel, "goblin new")
+        data = await client.interaction()
+        obs = observe(state, seat)
+        text = (f"### {translate(msg('bot.hand.title', table=TABLE), 'en')}\n"
+                f"-# {translate(seat_line(obs, seat), 'en')}")
+        body = {"type": 4, "data": {"flags": 64 | (1 << 15), "components": [
+            {"type": 17, "components": [{"type": 10, "content": text}, {"type": 12, "items": [
+                {"media": {"url": "attachment://hand.png"}}]}]}],
+            "attachments": [{"id": "0", "filename": "hand.png"}]}}
+        status, out = await client.respond(data, body, files={"hand.png": png})
+        assert status == 200, out
+        await ix.done()
+    assert watch.hands_seen == 3
+    assert len(watch.problems) == 1, watch.problems
+    assert f"user {second.id} (seat hero horan) was shown the hand of ['taia']" in (
+        watch.problems[0])
