@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from e2e import Oracle, Player, PrivacyWatch, moves_of, open_table
-from live import live_bot
+from inprocess import live_bot
 
 from loopback import Interaction, Loopback, Message, User
 

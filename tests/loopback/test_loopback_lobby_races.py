@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from e2e import Oracle, Player, hand_button, lobby_button
-from live import Gate, live_bot
+from inprocess import Gate, live_bot
 
 from bot.client import KarakBot
 from bot.refusals import Refusal

@@ -1,7 +1,8 @@
 """The real bot (:class:`bot.client.KarakBot`, the real discord.py client) running in the test's
-own event loop against the stand-in, on a real SQLite file, with time the test moves by hand:
-the bot's clock and its background pauses (AI pace, turn-timer polls, retry backoff) come from a
-:class:`FakeTime`, so a test makes minutes pass at once and never really waits."""
+own event loop against the stand-in (rather than as a process, see :mod:`loopback.botproc`), on
+a real SQLite file, with time the test moves by hand: the bot's clock and its background pauses
+(AI pace, turn-timer polls, retry backoff) come from a :class:`FakeTime`, so a test makes minutes
+pass at once and never really waits."""
 from __future__ import annotations
 
 import asyncio
@@ -10,18 +11,17 @@ import heapq
 import io
 import itertools
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-import discord
-import yarl
+from discordpy_client import discordpy_client
 from PIL import Image
 
 from bot.client import KarakBot
 from bot.service import GameService
 from bot.storage import Store
 from engine import Observation
-from loopback import FAKE_TOKEN, Loopback
+from loopback import Loopback
 
 
 def _tiny_png() -> bytes:
@@ -97,34 +97,46 @@ class InProcessBot:
     heartbeat: Path
 
 
+@dataclass
+class Gate:
+    """A point where the bot waits until the test opens the gate (``passed`` tells the test
+    that the bot reached it): a race test holds one request of the bot there and so plays the
+    race the same way every time."""
+
+    passed: asyncio.Event = field(default_factory=asyncio.Event)
+    opened: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def __call__(self) -> None:
+        self.passed.set()
+        await self.opened.wait()
+
+    def open(self) -> None:
+        self.opened.set()
+
+
 @contextlib.asynccontextmanager
 async def inprocess_bot(lb: Loopback, db: Path, *, time: FakeTime | None = None,
-                        timer_poll: float = 5.0,
+                        ai_pace: float = 1.0, timer_poll: float = 5.0,
                         seeds: Callable[[], int] | None = None) -> AsyncIterator[InProcessBot]:
     """The bot connected to ``lb`` (READY received, commands synced, tables resumed); stopped,
     its database closed and discord.py's URLs restored on leaving."""
     time = time or FakeTime()
-    base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    discord.http.Route.BASE = lb.api_base
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(lb.gateway_url)
     store = await Store.open(db, clock=time.clock)
     numbers = itertools.count(7)
     service = GameService(store, clock=time.clock, seeds=seeds or (lambda: next(numbers)))
     heartbeat = db.with_name(db.name + ".alive")
-    bot = KarakBot(service, TinyRenderer(), ai_pace=1.0, edit_delay=0, timer_poll=timer_poll,
+    bot = KarakBot(service, TinyRenderer(), ai_pace=ai_pace, edit_delay=0, timer_poll=timer_poll,
                    heartbeat=heartbeat, sleep=time.sleep)
-    running: asyncio.Task[None] | None = None
     try:
-        await bot.login(FAKE_TOKEN)
-        running = asyncio.get_running_loop().create_task(bot.connect(reconnect=False))
-        await asyncio.wait_for(bot.wait_until_ready(), 30)
-        yield InProcessBot(bot, store, time, heartbeat)
+        async with discordpy_client(lb, bot):
+            yield InProcessBot(bot, store, time, heartbeat)
     finally:
-        await bot.close()
-        if running is not None:
-            running.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await running
         await store.close()
-        discord.http.Route.BASE = base
-        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway
+
+
+@contextlib.asynccontextmanager
+async def live_bot(lb: Loopback, db: Path) -> AsyncIterator[KarakBot]:
+    """:func:`inprocess_bot` with no AI pace and no turn-timer polls: the bot alone, for tests
+    that drive every step themselves."""
+    async with inprocess_bot(lb, db, ai_pace=0, timer_poll=3600) as running:
+        yield running.bot
