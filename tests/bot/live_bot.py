@@ -29,6 +29,7 @@ import discord.http
 from bot.client import KarakBot, route_to
 from bot.service import GameService
 from bot.storage import Store
+from bot.thinking import Thinking
 from loopback import (
     FAKE_TOKEN,
     Channel,
@@ -196,17 +197,18 @@ class LiveBot:
     @classmethod
     async def start(cls, lb: Loopback, db: Path, renderer: Any = None, *,
                     clock: Callable[[], float], seeds: Callable[[], int] | None = None,
-                    agent: str = "heuristic", dev_guild: int | None = None,
+                    thinking: Thinking | None = None, dev_guild: int | None = None,
                     edit_delay: float = 0) -> LiveBot:
         """Open the database and connect a new bot to ``lb`` (commands synced when they
-        changed, tables resumed, READY received), settled."""
+        changed, tables resumed, READY received), settled; ``thinking`` makes the AI seats'
+        decisions (default: as the bot does, hard ones in a worker process)."""
         if seeds is None:
             numbers = itertools.count(7)
             seeds = lambda: next(numbers)  # noqa: E731 - deterministic games in tests
         routes = (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY)
         route_to(lb.api_base, lb.gateway_url)
         store = await Store.open(db, clock=clock)
-        service = GameService(store, agent_kind=agent, clock=clock, seeds=seeds)
+        service = GameService(store, clock=clock, seeds=seeds, thinking=thinking or Thinking())
         bot = KarakBot(service, renderer, dev_guild=dev_guild, ai_pace=0,
                        edit_delay=edit_delay, timer_poll=3600, guild_ready_timeout=0.0)
         await bot.login(FAKE_TOKEN)
@@ -229,15 +231,17 @@ class LiveBot:
             t.get_name() for t in self.bot.tasks.endless if not t.done()]
         assert not left, f"the bot left tasks behind: {left}"
 
-    def _waiting(self) -> list[asyncio.Task[Any]]:
+    def _waiting(self, but: str | None = None) -> list[asyncio.Task[Any]]:
         me = asyncio.current_task()
         return [t for t in asyncio.all_tasks() if t is not me and not t.done()
                 and t not in self.bot.tasks.endless
-                and getattr(t.get_coro(), "__qualname__", "") not in _RESIDENT]
+                and getattr(t.get_coro(), "__qualname__", "") not in _RESIDENT
+                and not (but and t.get_name().startswith(but))]
 
-    async def settle(self) -> None:
-        """Wait until every task the bot started (answers, AI turns, edits) is done."""
-        while pending := self._waiting():
+    async def settle(self, *, but: str | None = None) -> None:
+        """Wait until every task the bot started (answers, AI turns, edits) is done, but the
+        tasks whose names start with ``but`` (``"ai-"``: AI turns still thinking)."""
+        while pending := self._waiting(but):
             _, left = await asyncio.wait(pending, timeout=30)
             if left:
                 raise AssertionError(f"the bot never settled: {[t.get_name() for t in left]}")

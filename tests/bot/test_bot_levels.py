@@ -1,20 +1,21 @@
 """The level of each AI seat: picked by the host in the lobby (and nobody else), defaulted by
 /goblin new and the server's settings, shown in the lobby and on the table, and normal for a
-seat the AI takes over after timeouts. The real client, with captured HTTP."""
+seat the AI takes over after timeouts. The real bot on the loopback stand-in."""
 
 from __future__ import annotations
 
 import copy
 import sqlite3
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from bot_helpers import Clock, normal_instead
-from discord_harness import CHANNEL, GUILD, FakeDiscord, Harness
+from live_bot import CHANNEL, GUILD, Call, LiveBot, table_id
 from test_bot_commands import ADMIN
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer
-from test_bot_forged import _message, _raw_click, _raw_command
+from test_bot_forged import _message, _raw_click
 
 from bot.refusals import Damaged
 from bot.service import GameService
@@ -22,18 +23,20 @@ from bot.storage import MIGRATIONS, SCHEMA_VERSION, Store
 from bot.thinking import Thinking
 from bot.ui.table import header
 from engine import Action, Observation, observe
+from loopback import Loopback, Message
 
 
 @pytest.fixture
-async def quick(fake: FakeDiscord, tmp_path: Path) -> Any:
+async def quick(lb: Loopback, calls: list[Call], tmp_path: Path,
+                clock: Clock) -> AsyncIterator[LiveBot]:
     """The bot, its hard seats deciding at normal level in a thread (quick games)."""
-    h = await Harness.start(fake, tmp_path / "k.db", TinyRenderer(),
-                            thinking=Thinking(workers=0, work=normal_instead))
-    yield h
-    await h.stop()
+    live = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
+                               thinking=Thinking(workers=0, work=normal_instead))
+    yield live
+    await live.stop()
 
 
-def level_menus(lobby: Any) -> dict[int, dict[str, Any]]:
+def level_menus(lobby: Message) -> dict[int, dict[str, Any]]:
     """seat index -> its level menu in a lobby message."""
     return {int(c["custom_id"].split(":")[3]): c for c in lobby.items()
             if str(c.get("custom_id", "")).startswith("kg:level:")}
@@ -43,18 +46,18 @@ def picked(menu: dict[str, Any]) -> list[str]:
     return [o["value"] for o in menu["options"] if o.get("default")]
 
 
-async def lobby_with_ai(h: Harness, seats: int = 2, **options: Any) -> tuple[int, Any]:
+async def lobby_with_ai(h: LiveBot, seats: int = 2, **options: Any) -> tuple[int, Message]:
     """Ann opens a lobby (``options`` of /goblin new), Bob joins, Ann adds ``seats`` AI seats."""
     await h.command(ANN, "new", **options)
-    lobby = h.fake.public()[-1]
-    tid = int(lobby.custom_ids()[0].split(":")[2])
+    lobby = h.public()[-1]
+    tid = table_id(lobby)
     await h.click(BOB, lobby, f"kg:lobby:{tid}:join")
     for _ in range(seats):
-        await h.click(ANN, h.fake.messages[lobby.id], f"kg:lobby:{tid}:ai")
-    return tid, h.fake.messages[lobby.id]
+        await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
+    return tid, h.message(lobby)
 
 
-async def test_the_host_picks_each_ai_seat_s_level(quick: Harness, fake: FakeDiscord) -> None:
+async def test_the_host_picks_each_ai_seat_s_level(quick: LiveBot) -> None:
     tid, lobby = await lobby_with_ai(quick)
     menus = level_menus(lobby)
     assert sorted(menus) == [2, 3]  # one menu per AI seat, none for people
@@ -62,11 +65,10 @@ async def test_the_host_picks_each_ai_seat_s_level(quick: Harness, fake: FakeDis
     assert [o["value"] for o in menus[2]["options"]] == ["easy", "normal", "hard"]
     assert "3. AI (normal)" in lobby.text() and "New AI seats: normal" in lobby.text()
     await quick.choose(ANN, lobby, menus[3]["custom_id"], ["hard"])
-    await quick.choose(ANN, fake.messages[lobby.id], level_menus(fake.messages[lobby.id])[2][
-        "custom_id"], ["easy"])
+    await quick.choose(ANN, lobby, level_menus(quick.message(lobby))[2]["custom_id"], ["easy"])
     rec = await quick.bot.service.load(tid)
     assert [s.level for s in rec.seats if s.ai] == ["easy", "hard"]
-    lobby = fake.messages[lobby.id]
+    lobby = quick.message(lobby)
     assert "3. AI (easy)" in lobby.text() and "4. AI (hard)" in lobby.text()
     assert picked(level_menus(lobby)[3]) == ["hard"]
     await quick.click(ANN, lobby, f"kg:lobby:{tid}:start")
@@ -75,39 +77,34 @@ async def test_the_host_picks_each_ai_seat_s_level(quick: Harness, fake: FakeDis
     assert [(s.ai, s.level) for s in rec.seats][2:] == [(True, "easy"), (True, "hard")]
 
 
-async def test_only_the_host_sets_a_level(quick: Harness, fake: FakeDiscord) -> None:
+async def test_only_the_host_sets_a_level(quick: LiveBot) -> None:
     tid, lobby = await lobby_with_ai(quick, seats=1)
     menu = level_menus(lobby)[2]["custom_id"]
     for who in (BOB, EVE):  # a seated player, a stranger
-        since = len(fake.calls)
-        await quick.choose(who, lobby, menu, ["hard"])
-        assert "Only the host can choose the level of an AI seat." in quick.ephemeral_texts(
-            since)
+        ix = await quick.choose(who, lobby, menu, ["hard"])
+        assert "Only the host can choose the level of an AI seat." in quick.said(ix)
     rec = await quick.bot.service.load(tid)
-    assert rec.seats[2].level == "normal" and picked(level_menus(fake.messages[lobby.id])[2]) \
+    assert rec.seats[2].level == "normal" and picked(level_menus(quick.message(lobby))[2]) \
         == ["normal"]  # the menu is drawn again with the real level
 
 
-async def test_a_level_menu_of_an_older_lobby_changes_nothing(quick: Harness,
-                                                              fake: FakeDiscord) -> None:
+async def test_a_level_menu_of_an_older_lobby_changes_nothing(quick: LiveBot) -> None:
     tid, lobby = await lobby_with_ai(quick, seats=1)
-    old = copy.deepcopy(lobby)
+    old = copy.deepcopy(lobby)  # the lobby as someone's screen still shows it
     await quick.click(ANN, lobby, f"kg:lobby:{tid}:unai")  # seat 3 is gone...
-    await quick.click(ANN, fake.messages[lobby.id], f"kg:lobby:{tid}:ai")  # ...and back
-    since = len(fake.calls)
-    await quick.choose(ANN, old, level_menus(old)[2]["custom_id"], ["hard"])
-    assert any("changed in the meantime" in t for t in quick.ephemeral_texts(since))
+    await quick.click(ANN, lobby, f"kg:lobby:{tid}:ai")  # ...and back
+    ix = await quick.choose(ANN, old, level_menus(old)[2]["custom_id"], ["hard"])
+    assert any("changed in the meantime" in t for t in quick.said(ix))
     assert (await quick.bot.service.load(tid)).seats[2].level == "normal"
 
 
-async def test_forged_level_menus_get_a_clear_answer(quick: Harness, fake: FakeDiscord) -> None:
+async def test_forged_level_menus_get_a_clear_answer(quick: LiveBot) -> None:
     tid, lobby = await lobby_with_ai(quick, seats=1)
     rev = (await quick.bot.service.load(tid)).revision
 
     async def forged(custom_id: str, values: list[str] | None = None, kind: int = 3) -> str:
-        texts = await _raw_click(quick, ANN, _message(custom_id, kind, flags=0), custom_id, kind,
-                                 values)
-        return " ".join(texts)
+        planted = _message(quick, ANN, custom_id, kind, ephemeral=False)
+        return " ".join(await _raw_click(quick, ANN, planted, custom_id, kind, values))
 
     assert "not one this menu offers" in await forged(f"kg:level:{tid}:2:{rev}", ["godlike"])
     assert "not an AI seat" in await forged(f"kg:level:{tid}:0:{rev}", ["hard"])  # Ann's seat
@@ -120,14 +117,12 @@ async def test_forged_level_menus_get_a_clear_answer(quick: Harness, fake: FakeD
     assert [s.level for s in rec.seats] == ["normal"] * 3 and rec.revision == rev
 
 
-async def test_new_and_the_server_settings_set_the_default_level(quick: Harness,
-                                                                 fake: FakeDiscord) -> None:
-    since = len(fake.calls)
-    await quick.command(EVE, "settings", ai_level="easy")  # not an admin
-    assert any("Only server admins" in t for t in quick.ephemeral_texts(since))
+async def test_new_and_the_server_settings_set_the_default_level(quick: LiveBot) -> None:
+    ix = await quick.command(EVE, "settings", ai_level="easy")  # not an admin
+    assert any("Only server admins" in t for t in quick.said(ix))
     assert await quick.store.guild_settings(GUILD) is None
-    await quick.command(ADMIN, "settings", ai_level="easy")
-    assert any("AI seats easy" in t for t in quick.ephemeral_texts(since))
+    ix = await quick.command(ADMIN, "settings", ai_level="easy")
+    assert any("AI seats easy" in t for t in quick.said(ix))
     assert await quick.store.guild_settings(GUILD) == (False, 0, "easy")
     tid, lobby = await lobby_with_ai(quick, seats=1)  # the server's default
     assert "New AI seats: easy" in lobby.text() and "3. AI (easy)" in lobby.text()
@@ -135,23 +130,22 @@ async def test_new_and_the_server_settings_set_the_default_level(quick: Harness,
     tid, lobby = await lobby_with_ai(quick, seats=1, ai_level="hard")  # the option wins
     assert "3. AI (hard)" in lobby.text()
     assert (await quick.bot.service.load(tid)).ai_level == "hard"
-    since = len(fake.calls)
     await quick.command(ADMIN, "settings", timer=60)  # other settings keep the level
     assert await quick.store.guild_settings(GUILD) == (False, 60, "easy")
 
 
 @pytest.mark.parametrize("sub", ["new", "settings"])
-async def test_a_forged_level_option_is_refused(quick: Harness, sub: str) -> None:
+async def test_a_forged_level_option_is_refused(quick: LiveBot, sub: str) -> None:
     for value in ("godlike", 3):
-        texts = await _raw_command(quick, ADMIN, sub, [{"name": "ai_level", "type": 3,
-                                                        "value": value}])
+        ix = await quick.command(ADMIN, sub, forge=True, ai_level=value)
+        texts = quick.said(ix)
         assert any("not one this command accepts" in t for t in texts), texts
     assert await quick.store.guild_settings(GUILD) is None
     assert await quick.store.active_in_channel(CHANNEL) is None
 
 
-async def test_the_level_options_are_translated(quick: Harness, fake: FakeDiscord) -> None:
-    sync = next(c for c in fake.calls if c.method == "PUT")
+async def test_the_level_options_are_translated(quick: LiveBot, calls: list[Call]) -> None:
+    sync = next(c for c in calls if c.method == "PUT")
     group = next(c for c in sync.body if c["name"] == "goblin")
     new = next(o for o in group["options"] if o["name"] == "new")
     option = next(o for o in new["options"] if o["name"] == "ai_level")
@@ -162,13 +156,13 @@ async def test_the_level_options_are_translated(quick: Harness, fake: FakeDiscor
     assert option["choices"][2]["name_localizations"]["cs"] == "Těžká"
 
 
-async def test_the_table_shows_each_ai_seat_s_level(quick: Harness, fake: FakeDiscord) -> None:
+async def test_the_table_shows_each_ai_seat_s_level(quick: LiveBot) -> None:
     tid, lobby = await lobby_with_ai(quick)
     await quick.choose(ANN, lobby, level_menus(lobby)[3]["custom_id"], ["hard"])
-    await quick.click(ANN, fake.messages[lobby.id], f"kg:lobby:{tid}:start")
+    await quick.click(ANN, lobby, f"kg:lobby:{tid}:start")
     rec = await quick.bot.service.load(tid)
     names = [s.name for s in observe(rec.game, 0).seats]
-    text = fake.last_table_message().text()
+    text = quick.last_table_message().text()
     assert f"AI: {names[2]} (normal), {names[3]} (hard)" in text
     obs = observe(rec.game, 0)
     assert (f"Niveau des IA\u00a0: {names[2]} (normal), {names[3]} (difficile)"
@@ -176,39 +170,34 @@ async def test_the_table_shows_each_ai_seat_s_level(quick: Harness, fake: FakeDi
     assert f"Obtížnost AI: {names[2]} (běžná), {names[3]} (těžká)" in header(rec, obs, "cs")
 
 
-async def test_a_seat_taken_over_after_timeouts_plays_at_normal(
-        fake: FakeDiscord, tmp_path: Path) -> None:
-    clock = Clock()
-    h = await Harness.start(fake, tmp_path / "k.db", TinyRenderer(), clock=clock,
-                            thinking=Thinking(workers=0, work=normal_instead))
+async def test_a_seat_taken_over_after_timeouts_plays_at_normal(quick: LiveBot,
+                                                                clock: Clock) -> None:
     asked: list[tuple[int, str]] = []
-    choose = h.bot.service.thinking.choose
+    thinking = quick.bot.service.thinking
+    choose = thinking.choose
 
     async def recording(level: str, seed: int, obs: Observation) -> Action:
         assert obs.viewer is not None
         asked.append((obs.viewer, level))
         return await choose(level, seed, obs)
 
-    h.bot.service.thinking.choose = recording  # type: ignore[method-assign]
-    try:
-        await h.command(ANN, "new", timer=60, ai_level="hard")  # AI seats are hard here
-        lobby = fake.public()[-1]
-        tid = int(lobby.custom_ids()[0].split(":")[2])
-        await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
-        await h.click(ANN, fake.messages[lobby.id], f"kg:lobby:{tid}:start")
-        for _ in range(2):
-            rec = await h.bot.service.load(tid)
-            assert rec.deadline is not None and not rec.seats[rec.game.current].ai
-            clock.now = rec.deadline + 1
-            await h.bot.background.check_timers()
-            await h.settle()
-        rec = await h.bot.service.load(tid)
-        assert [(s.ai, s.level) for s in rec.seats] == [(True, "normal"), (True, "hard")]
-        assert {level for seat, level in asked if seat == 0} == {"normal"}
-        assert {level for seat, level in asked if seat == 1} == {"hard"}
-        assert rec.status == "finished"  # both seats the AI's: it played to the end
-    finally:
-        await h.stop()
+    thinking.choose = recording  # type: ignore[method-assign]
+    await quick.command(ANN, "new", timer=60, ai_level="hard")  # AI seats are hard here
+    lobby = quick.public()[-1]
+    tid = table_id(lobby)
+    await quick.click(ANN, lobby, f"kg:lobby:{tid}:ai")
+    await quick.click(ANN, lobby, f"kg:lobby:{tid}:start")
+    for _ in range(2):
+        rec = await quick.bot.service.load(tid)
+        assert rec.deadline is not None and not rec.seats[rec.game.current].ai
+        clock.now = rec.deadline + 1
+        await quick.bot.background.check_timers()
+        await quick.settle()
+    rec = await quick.bot.service.load(tid)
+    assert [(s.ai, s.level) for s in rec.seats] == [(True, "normal"), (True, "hard")]
+    assert {level for seat, level in asked if seat == 0} == {"normal"}
+    assert {level for seat, level in asked if seat == 1} == {"hard"}
+    assert rec.status == "finished"  # both seats the AI's: it played to the end
 
 
 async def test_schema_3_databases_gain_the_levels(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """Hard AI seats think in a worker process: the bot keeps answering while a hard decision runs,
 and a worker that dies or never answers costs one decision, made at normal level, instead of
-freezing the table. Real worker processes (spawned), the real client with captured HTTP; no
+freezing the table. Real worker processes (spawned), the real bot on the loopback stand-in; no
 process is left behind."""
 
 from __future__ import annotations
@@ -8,16 +8,16 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
-from bot_helpers import dying_decide, gated_decide, stuck_decide
-from discord_harness import FakeDiscord, Harness
+from bot_helpers import Clock, dying_decide, gated_decide, stuck_decide
+from live_bot import LiveBot, resolve, table_id
 from test_bot_discord import ANN, TinyRenderer
 
 from bot.service import GameService
 from bot.thinking import Thinking
 from engine import Action, GameConfig, Observation, SeatConfig, new_game, observe
+from loopback import Interaction, Loopback
 
 
 def ai_first_seed() -> int:
@@ -26,33 +26,26 @@ def ai_first_seed() -> int:
         seats=(SeatConfig("horan"), SeatConfig("taia")), seed=s)).current == 1)
 
 
-async def start(fake: FakeDiscord, tmp_path: Path, thinking: Thinking) -> Harness:
+async def start(lb: Loopback, tmp_path: Path, clock: Clock, thinking: Thinking) -> LiveBot:
     seed = ai_first_seed()
-    return await Harness.start(fake, tmp_path / "k.db", TinyRenderer(), seeds=lambda: seed,
-                               thinking=thinking)
+    return await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
+                               seeds=lambda: seed, thinking=thinking)
 
 
-async def hard_lobby(h: Harness) -> tuple[int, Any]:
-    """Ann's lobby with one hard AI seat; (table id, start payload not yet fed)."""
+async def hard_lobby(h: LiveBot) -> tuple[int, str]:
+    """Ann's lobby with one hard AI seat; (table id, its start button)."""
     await h.command(ANN, "new", ai_level="hard")
-    lobby = h.fake.public()[-1]
-    tid = int(lobby.custom_ids()[0].split(":")[2])
+    lobby = h.public()[-1]
+    tid = table_id(lobby)
     await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
-    lobby = h.fake.messages[lobby.id]
-    start_id = lobby.resolve(f"kg:lobby:{tid}:start")
-    return tid, h._base(ANN, 3, {"custom_id": start_id, "component_type": 2}, lobby)
+    return tid, resolve(h.message(lobby), f"kg:lobby:{tid}:start")
 
 
-async def answered(h: Harness, payload: dict[str, Any]) -> None:
-    """Feed an interaction and wait for everything it started but the AI seats' work."""
-    h.bot._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
-    me = asyncio.current_task()
-    while True:
-        pending = [t for t in asyncio.all_tasks() if t is not me and not t.done()
-                   and t.get_name() != "turn-timers" and not t.get_name().startswith("ai-")]
-        if not pending:
-            return
-        await asyncio.wait(pending, timeout=30)
+async def answered(h: LiveBot, ix: Interaction) -> Interaction:
+    """Wait until the bot answered ``ix`` and finished everything but the AI seats' turns."""
+    await ix.answered(20)
+    await h.settle(but="ai-")
+    return ix
 
 
 def alive(pid: int) -> bool:
@@ -64,33 +57,27 @@ def alive(pid: int) -> bool:
 
 
 async def test_the_bot_answers_while_a_hard_decision_runs_in_a_worker(
-        fake: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        lb: Loopback, tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
     gate = tmp_path / "gate"
     gate.mkdir()
     for fifo in ("started", "go"):
         os.mkfifo(gate / fifo)
     (gate / "armed").touch()
     monkeypatch.setenv("KARAK_TEST_GATE", str(gate))  # the spawned worker inherits it
-    h = await start(fake, tmp_path, Thinking(workers=1, seconds=0.2, work=gated_decide))
+    h = await start(lb, tmp_path, clock, Thinking(workers=1, seconds=0.2, work=gated_decide))
     try:
-        tid, start_click = await hard_lobby(h)
-        await answered(h, start_click)  # the game starts; the hard seat starts thinking
+        tid, start_id = await hard_lobby(h)
+        # the game starts; the hard seat starts thinking
+        await answered(h, await lb.click(ANN, h.public()[-1], start_id))
         worker = int(await asyncio.to_thread((gate / "started").read_text))
         assert worker != os.getpid()  # the decision runs in another process...
         rec = await h.bot.service.load(tid)
         assert rec.version == 0 and rec.seats[rec.game.current].ai  # ...and is not made yet
         # meanwhile the bot answers: Ann's hand (the table's lock is free) and a command
-        since = len(fake.calls)
-        table = fake.last_table_message()
-        await answered(h, h._base(ANN, 3, {"custom_id": f"kg:hand:{tid}",
-                                           "component_type": 2}, table))
-        hand = [c for c in fake.calls[since:] if c.template.endswith("@original")]
-        assert hand and "Your hand" in str(hand[-1].body)
-        since = len(fake.calls)
-        await answered(h, h._base(ANN, 2, {
-            "id": str(h._command_id()), "name": "goblin", "type": 1,
-            "options": [{"name": "rules", "type": 1, "options": []}]}))
-        assert any("in short" in str(c.body) for c in fake.calls[since:])
+        hand = await answered(h, await lb.click(ANN, h.last_table_message(), f"kg:hand:{tid}"))
+        assert "Your hand" in h.reply(hand).text()
+        rules = await answered(h, await lb.command(ANN, h.channel, "goblin rules"))
+        assert any("in short" in t for t in h.said(rules))
         assert (await h.bot.service.load(tid)).version == 0  # still thinking
         await asyncio.to_thread((gate / "go").write_text, "go")
         await h.settle()  # the worker decides with the real hard agent, the seat plays on
@@ -104,11 +91,11 @@ async def test_the_bot_answers_while_a_hard_decision_runs_in_a_worker(
 
 
 async def test_a_dying_worker_costs_a_normal_move_not_the_table(
-        fake: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    h = await start(fake, tmp_path, Thinking(workers=1, seconds=0.2, work=dying_decide))
+        lb: Loopback, tmp_path: Path, clock: Clock, caplog: pytest.LogCaptureFixture) -> None:
+    h = await start(lb, tmp_path, clock, Thinking(workers=1, seconds=0.2, work=dying_decide))
     try:
-        tid, start_click = await hard_lobby(h)
-        await h.feed(start_click)
+        tid, start_id = await hard_lobby(h)
+        await h.click(ANN, h.public()[-1], start_id)
         rec = await h.bot.service.load(tid)
         log = await h.store.action_log(tid)
         assert log and all(r.by_ai and r.seat == 1 for r in log)  # the AI's turn was played
