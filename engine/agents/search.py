@@ -87,7 +87,7 @@ class HardAgent:
         obs = observation
         self._remember(obs)
         default = self._normal.choose(obs)
-        if len(obs.legal) == 1 or isinstance(default, SetStacking):
+        if len(obs.legal) == 1 or isinstance(default, SetStacking) or _planned(obs):
             return default
         if obs.phase is Phase.TURN:
             candidates = self._shortlist(obs, default)
@@ -213,6 +213,16 @@ class HardAgent:
             action = agent.choose(observe(state, state.current))
             state, _ = apply(state, action, check=False)
         return evaluate(state, me)
+
+
+def _planned(obs: Observation) -> bool:
+    """Whether the heuristic's battle plan is exact: no card in hand draws, so every card the
+    battle can see is known and the planner has tried every sequence of them."""
+    if obs.phase is not Phase.BATTLE or (obs.abilities and obs.seat_view(obs.current).hero
+                                         == "taia"):
+        return False
+    actions = tables().actions
+    return not any(actions[card].draw for card in obs.hand)
 
 
 def _uct(child: _Node) -> float:
