@@ -40,7 +40,7 @@ from engine.sampling import sample_state
 from engine.state import GameState, Phase
 
 #: Iterations per searched decision when no budget is given (benchmarks/ai_strength.py times them).
-DEFAULT_ITERATIONS = 64
+DEFAULT_ITERATIONS = 256
 #: UCT's exploration constant (scores are in 0..1).
 EXPLORATION = 0.35
 #: A node with ``n`` visits may have ``1 + WIDENING * sqrt(n)`` children.
