@@ -52,17 +52,18 @@ MAX_FIGHTS = 4
 
 
 @dataclass
-class _Node:
+class Node:
     """The statistics of one sequence of the seat's own actions, over every deal it was tried
     on, and the actions tried after it."""
 
     visits: int = 0
     total: float = 0.0
     available: int = 0  # iterations in which this node's action was legal at its parent
-    children: dict[Action, _Node] = field(default_factory=dict)
+    children: dict[Action, Node] = field(default_factory=dict)
 
     @property
     def mean(self) -> float:
+        """The average score of the iterations through this node."""
         return self.total / self.visits if self.visits else 0.0
 
 
@@ -96,7 +97,12 @@ class HardAgent:
                                      if a != default and not isinstance(a, SetStacking))]
         if len(candidates) == 1:
             return default
-        return self._search(obs, candidates)
+        root = self.tree(obs, candidates)
+        choice = root.children.get(default)
+        best_action, best = max(root.children.items(), key=lambda c: (c[1].visits, c[1].mean))
+        if choice is None or best.mean > choice.mean + MARGIN:
+            return best_action
+        return default
 
     # ------------------------------------------------------------------ memory
 
@@ -145,9 +151,10 @@ class HardAgent:
         out.extend(f for _, f in fights[:MAX_FIGHTS])
         return out
 
-    def _search(self, obs: Observation, candidates: list[Action]) -> Action:
-        """ISMCTS from ``obs`` over the seat's decisions up to the end of its turn."""
-        root = _Node()
+    def tree(self, obs: Observation, candidates: list[Action]) -> Node:
+        """The ISMCTS tree from ``obs`` over the seat's decisions up to the end of its turn,
+        its root's children among ``candidates`` (the first is tried first)."""
+        root = Node()
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         base = rng.seed_state(self.seed * 1_000_003 + obs.step)
         for deal in range(self.iterations):
@@ -155,13 +162,9 @@ class HardAgent:
                 break
             seed, _ = rng.next_u64(base + deal)
             self._iterate(sample_state(obs, seed, self._holders), root, candidates, obs.current)
-        default = root.children.get(candidates[0])
-        best_action, best = max(root.children.items(), key=lambda c: (c[1].visits, c[1].mean))
-        if default is None or best.mean > default.mean + MARGIN:
-            return best_action
-        return candidates[0]
+        return root
 
-    def _iterate(self, state: GameState, root: _Node, candidates: list[Action], me: int) -> None:
+    def _iterate(self, state: GameState, root: Node, candidates: list[Action], me: int) -> None:
         """One deal: select and expand along the seat's decisions, play out, back up."""
         node = root
         path = [root]
@@ -177,7 +180,7 @@ class HardAgent:
             allowed = legal[:1 + int(WIDENING * math.sqrt(node.visits))]
             action = next((a for a in allowed if a not in node.children), None)
             if action is not None:
-                node.children[action] = _Node()
+                node.children[action] = Node()
                 expanded = True
             for a in allowed:
                 if a in node.children:
@@ -225,7 +228,7 @@ def _planned(obs: Observation) -> bool:
     return not any(actions[card].draw for card in obs.hand)
 
 
-def _uct(child: _Node) -> float:
+def _uct(child: Node) -> float:
     """The child's mean plus its exploration bonus (by availability count)."""
     return child.mean + EXPLORATION * math.sqrt(math.log(max(child.available, 1)) / child.visits)
 
