@@ -171,7 +171,8 @@ class HardAgent:
         expanded = False
         while not expanded and state.phase is not Phase.OVER and state.current == me:
             if node is root:
-                legal = [a for a in candidates if a in legal_actions(state)]
+                now = legal_actions(state)
+                legal = [a for a in candidates if a in now]
             else:
                 legal = self._ordered(state, me)
             if len(legal) == 1:
