@@ -51,20 +51,21 @@ class Game:
     turn_times: list[float] = field(default_factory=list)  # seconds per turn decision
 
 
-def _agent(level: str, seed: int, iterations: int) -> Agent:
+def _agent(level: str, seed: int, iterations: int, horizon: int) -> Agent:
     if level == "hard":
-        return HardAgent(seed, iterations=iterations)
+        return HardAgent(seed, iterations=iterations, horizon=horizon)
     return make_agent(level, seed)
 
 
-def play(level: str, seed: int, iterations: int = DEFAULT_ITERATIONS, cap: int = 150) -> Game:
+def play(level: str, seed: int, iterations: int = DEFAULT_ITERATIONS, horizon: int = 0,
+         cap: int = 150) -> Game:
     """Play game ``seed``: the level at seat ``seed % 4``, normal agents at the others."""
     drawn, _ = game_rng.shuffled(game_rng.seed_state(seed ^ 0xC0FFEE), HEROES)
     heroes = drawn[:SEATS]
     tested = seed % SEATS
     config = GameConfig(seats=tuple(SeatConfig(h, ai=True) for h in heroes), abilities=True,
                         seed=seed)
-    agents = [_agent(level, seed * 8 + i, iterations) if i == tested
+    agents = [_agent(level, seed * 8 + i, iterations, horizon) if i == tested
               else make_agent("normal", seed * 8 + i) for i in range(SEATS)]
     game = Game(level, seed)
     try:
@@ -90,9 +91,9 @@ def play(level: str, seed: int, iterations: int = DEFAULT_ITERATIONS, cap: int =
     return game
 
 
-def _batch(args: tuple[str, list[int], int]) -> list[Game]:
-    level, seeds, iterations = args
-    return [play(level, s, iterations) for s in seeds]
+def _batch(args: tuple[str, list[int], int, int]) -> list[Game]:
+    level, seeds, iterations, horizon = args
+    return [play(level, s, iterations, horizon) for s in seeds]
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -113,14 +114,14 @@ def percentile_ms(values: list[float], q: float) -> float:
     return round(1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
 
 
-def run(levels: list[str], games: int, seed: int, iterations: int,
-        workers: int) -> dict[str, list[Game]]:
+def run(levels: list[str], games: int, seed: int, iterations: int, workers: int,
+        horizon: int = 0) -> dict[str, list[Game]]:
     """Play ``games`` games per level over ``workers`` processes."""
-    jobs: list[tuple[str, list[int], int]] = []
+    jobs: list[tuple[str, list[int], int, int]] = []
     for level in levels:
         seeds = [seed + i for i in range(games)]
         chunks = max(1, min(games, workers * 8))
-        jobs.extend((level, seeds[c::chunks], iterations) for c in range(chunks))
+        jobs.extend((level, seeds[c::chunks], iterations, horizon) for c in range(chunks))
     jobs = [j for j in jobs if j[1]]
     if workers <= 1:
         parts = [_batch(j) for j in jobs]
@@ -158,7 +159,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated levels to measure (easy, normal, hard)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS,
-                        help="the hard level's playouts per searched decision")
+                        help="the hard level's search iterations per searched decision")
+    parser.add_argument("--horizon", type=int, default=0,
+                        help="the hard level's playouts: how many of its later turns they play")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--json", action="store_true", help="print only the JSON figures")
     args = parser.parse_args(argv)
@@ -169,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 1:
         parser.error("--games must be at least 1")
     start = time.perf_counter()
-    results = run(levels, args.games, args.seed, args.iterations, max(1, args.workers))
+    results = run(levels, args.games, args.seed, args.iterations, max(1, args.workers),
+                  args.horizon)
     figures = summary(results, args.games)
     print(json.dumps(figures, indent=None if args.json else 2))
     if not args.json:

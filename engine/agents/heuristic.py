@@ -28,7 +28,7 @@ from engine.actions import (
     TakeReward,
     VisitMerchant,
 )
-from engine.agents.planner import DRAW_VALUE, Outcome, Situation, distinct, plans
+from engine.agents.planner import DRAW_VALUE, Outcome, Situation, best_plans
 from engine.catalog import EquipInfo, tables
 from engine.observe import Observation, SeatView
 from engine.state import MAX_HP, Phase
@@ -162,7 +162,7 @@ class HeuristicAgent:
         assert card is not None
         return card
 
-    def _best_against(self, obs: Observation, fight: Fight, cache: dict[object, list[Outcome]]
+    def _best_against(self, obs: Observation, fight: Fight
                       ) -> tuple[Forecast, Outcome, str | None]:
         me = obs.seat_view(obs.current)
         monster = self._monster_at(obs, fight)
@@ -174,12 +174,9 @@ class HeuristicAgent:
         best: tuple[Forecast, Outcome, str | None] | None = None
         for counter in options:
             curses = frozenset(c for c in m.curses if c != counter)
-            key = (curses,)
-            if key not in cache:
-                cache[key] = distinct(plans(obs.hand, Situation(hero=hero, curses=curses)))
             ctx = self._context(obs, monster, curses, fight.level)
             strength = "strength" in me.potions
-            for outcome in cache[key]:
+            for outcome in best_plans(obs.hand, Situation(hero=hero, curses=curses)):
                 f = self._forecast(ctx, outcome, 0, 0, me.hp, strength)
                 score = f.score - (3.0 if counter else 0.0)
                 if best is None or score > best[0].score:
@@ -230,10 +227,9 @@ class HeuristicAgent:
         fights = [a for a in legal if isinstance(a, Fight)]
         if not fights and VisitMerchant() not in legal:
             return Revive()
-        cache: dict[object, list[Outcome]] = {}
         ranked: list[tuple[float, Fight, Forecast]] = []
         for fight in fights:
-            forecast, _, _ = self._best_against(obs, fight, cache)
+            forecast, _, _ = self._best_against(obs, fight)
             value = self._target_value(obs, fight, self._monster_at(obs, fight))
             rank = (value + forecast.score) if forecast.win else forecast.score - 200.0
             ranked.append((rank, fight, forecast))
@@ -271,7 +267,7 @@ class HeuristicAgent:
         ctx = self._context(obs, battle.monster, curses, battle.level)
         return max(self._forecast(ctx, o, base_att, battle.totals.defence_cards, me.hp,
                                   "strength" in me.potions).score
-                   for o in distinct(plans(hand, where)))
+                   for o in best_plans(hand, where))
 
     def _battle(self, obs: Observation, legal: list[Action]) -> Action:
         battle = obs.battle
@@ -286,10 +282,10 @@ class HeuristicAgent:
                           prev=battle.chain[-1] if battle.chain else None,
                           length=len(battle.chain), ability_used=battle.ability_used,
                           horan_bonus=battle.horan_bonus)
-        outcomes = distinct(plans(obs.hand, where))
+        outcomes = best_plans(obs.hand, where)
         strength = "strength" in me.potions
 
-        def best_of(outs: list[Outcome], cs: frozenset[str], with_strength: bool
+        def best_of(outs: tuple[Outcome, ...], cs: frozenset[str], with_strength: bool
                     ) -> tuple[Forecast, Outcome]:
             ctx = self._context(obs, battle.monster, cs, battle.level)
             scored = [(self._forecast(ctx, o, base_att, base_def, me.hp, with_strength), o)
@@ -302,8 +298,8 @@ class HeuristicAgent:
         if counters and not best_f.win:
             for counter in counters:
                 cs = frozenset(c for c in curses if c != counter.curse)
-                alt = distinct(plans(obs.hand, Situation(hero, cs, where.prev, where.length,
-                                                         where.ability_used, where.horan_bonus)))
+                alt = best_plans(obs.hand, Situation(hero, cs, where.prev, where.length,
+                                                         where.ability_used, where.horan_bonus))
                 f, _ = best_of(alt, cs, strength)
                 if f.win:
                     return counter

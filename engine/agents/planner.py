@@ -7,6 +7,8 @@ draws are only counted as a small expected bonus; the agent re-plans after every
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from msgspec import Struct
 
 from engine.catalog import ActionInfo, tables
@@ -118,3 +120,10 @@ def distinct(outcomes: list[Outcome]) -> list[Outcome]:
         if kept is None or len(o.cards) < len(kept.cards):
             best[key] = o
     return list(best.values())
+
+
+@lru_cache(maxsize=8192)
+def best_plans(hand: tuple[str, ...], where: Situation) -> tuple[Outcome, ...]:
+    """``distinct(plans(hand, where))``, remembered by value: searches replay the same hands and
+    battles many times."""
+    return tuple(distinct(plans(hand, where)))

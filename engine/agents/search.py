@@ -1,15 +1,22 @@
-"""The hard agent: information-set search over its turn decisions, from its observation alone.
+"""The hard agent: information-set Monte Carlo tree search over its own decisions, from its
+observation alone.
 
-At each turn decision that is not forced (fight which monster, visit the merchant or revive), it
-deals complete states consistent with what it has seen (:func:`engine.sampling.sample_state`),
-tries each shortlisted action on them and plays on with the heuristic agent for every seat until
-the end of its own next turn, then scores the position (:mod:`engine.agents.evaluation`). Every
-candidate is tried on the same deals (common random numbers: a deal that favours one candidate
-favours its rivals alike), and sequential halving spends the budget: each round keeps the better
-half of the candidates and gives the survivors more deals. The choice is the best mean over all
-deals, and the heuristic's own choice wins ties within a small margin (the search overrides it
-only on evidence). The other decisions (battles, rewards, the merchant's stock, payments) are the
-heuristic agent's.
+At each of its decisions with a real choice, the agent builds a tree of its own decisions from
+there to the end of its turn (which monster to fight or the merchant or reviving, then which card
+to play, which potion to drink, when to end the battle, whether to keep won equipment, what to
+buy and how to pay). Every iteration deals a complete state consistent with what the seat has
+seen (:func:`engine.sampling.sample_state`, a determinization), walks down the tree choosing
+among the actions that deal allows by UCT, adds one node, then plays on with the heuristic agent
+(every seat, chance from the deal's generator) until the playout's horizon and scores the
+position (:mod:`engine.agents.evaluation`). Nodes are keyed by the seat's own actions only, so
+one tree gathers the statistics of every deal (single-observer ISMCTS); a node's exploration
+term counts the iterations in which it was available (availability counts).
+
+The heuristic agent guides the tree: its choice is the first child tried at every node, other
+children open one by one as the node gathers visits (progressive widening), and the turn
+decision only considers a shortlist (the heuristic's choice, reviving, the merchant and the
+fights the hand might win). The root's most visited action is played, unless the heuristic's
+choice scores within a small margin of it (the search overrides the heuristic only on evidence).
 
 Deals and playouts depend only on the agent's seed, the observation and what the agent remembers
 from earlier observations, so with an iteration budget (no time limit) the same seed chooses the
@@ -18,6 +25,7 @@ same action whatever is hidden from it.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -27,38 +35,47 @@ from engine.agents.evaluation import evaluate
 from engine.agents.heuristic import HeuristicAgent
 from engine.catalog import tables
 from engine.observe import Observation, observe
-from engine.rules import apply
+from engine.rules import apply, legal_actions
 from engine.sampling import sample_state
 from engine.state import GameState, Phase
 
-#: Playouts per searched decision when no budget is given (benchmarks/ai_strength.py times them).
-DEFAULT_ITERATIONS = 48
-#: How much better (on the 0..1 score) a candidate must do than the heuristic's choice.
+#: Iterations per searched decision when no budget is given (benchmarks/ai_strength.py times them).
+DEFAULT_ITERATIONS = 256
+#: UCT's exploration constant (scores are in 0..1).
+EXPLORATION = 0.35
+#: A node with ``n`` visits may have ``1 + WIDENING * sqrt(n)`` children.
+WIDENING = 0.6
+#: How much better (on the 0..1 score) the most visited action must do than the heuristic's.
 MARGIN = 0.01
 #: Fights shortlisted besides the heuristic's choice.
 MAX_FIGHTS = 4
 
 
 @dataclass
-class _Arm:
-    """One candidate action and the scores of its playouts."""
+class Node:
+    """The statistics of one sequence of the seat's own actions, over every deal it was tried
+    on, and the actions tried after it."""
 
-    action: Action
-    scores: list[float] = field(default_factory=list)
+    visits: int = 0
+    total: float = 0.0
+    available: int = 0  # iterations in which this node's action was legal at its parent
+    children: dict[Action, Node] = field(default_factory=dict)
 
     @property
     def mean(self) -> float:
-        return sum(self.scores) / len(self.scores) if self.scores else 0.0
+        """The average score of the iterations through this node."""
+        return self.total / self.visits if self.visits else 0.0
 
 
 class HardAgent:
-    """Searches its turn decisions on sampled deals; plays the rest like the heuristic agent."""
+    """Searches its decisions with ISMCTS on sampled deals, guided by the heuristic agent."""
 
     def __init__(self, seed: int = 0, iterations: int = DEFAULT_ITERATIONS,
-                 seconds: float | None = None, horizon: int = 1) -> None:
-        """``iterations`` playouts at most per searched decision; ``seconds``, if given, also
-        stops the search on the clock (then choices depend on the machine's speed);
-        ``horizon`` is how many of its own later turns a playout plays before it is scored."""
+                 seconds: float | None = None, horizon: int = 0) -> None:
+        """``iterations`` deals at most per searched decision; ``seconds``, if given, also stops
+        the search on the clock (then choices depend on the machine's speed); ``horizon`` is how
+        many of the seat's later turns a playout plays after the current one before it is
+        scored."""
         self.seed = seed
         self.iterations = max(1, iterations)
         self.seconds = seconds
@@ -71,12 +88,21 @@ class HardAgent:
         obs = observation
         self._remember(obs)
         default = self._normal.choose(obs)
-        if obs.phase is not Phase.TURN or len(obs.legal) == 1 or isinstance(default, SetStacking):
+        if len(obs.legal) == 1 or isinstance(default, SetStacking) or _planned(obs):
             return default
-        arms = [_Arm(a) for a in self._shortlist(obs, default)]
-        if len(arms) == 1:
+        if obs.phase is Phase.TURN:
+            candidates = self._shortlist(obs, default)
+        else:
+            candidates = [default, *(a for a in obs.legal
+                                     if a != default and not isinstance(a, SetStacking))]
+        if len(candidates) == 1:
             return default
-        return self._halving(obs, arms)
+        root = self.tree(obs, candidates)
+        choice = root.children.get(default)
+        best_action, best = max(root.children.items(), key=lambda c: (c[1].visits, c[1].mean))
+        if choice is None or best.mean > choice.mean + MARGIN:
+            return best_action
+        return default
 
     # ------------------------------------------------------------------ memory
 
@@ -125,55 +151,87 @@ class HardAgent:
         out.extend(f for _, f in fights[:MAX_FIGHTS])
         return out
 
-    def _halving(self, obs: Observation, arms: list[_Arm]) -> Action:
-        """Sequential halving over ``arms`` on shared deals, within the playout budget."""
-        rounds = max(1, (len(arms) - 1).bit_length())
-        budget = self.iterations
+    def tree(self, obs: Observation, candidates: list[Action]) -> Node:
+        """The ISMCTS tree from ``obs`` over the seat's decisions up to the end of its turn,
+        its root's children among ``candidates`` (the first is tried first)."""
+        root = Node()
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         base = rng.seed_state(self.seed * 1_000_003 + obs.step)
-        deal = 0
-        live = list(arms)
-        for r in range(rounds):
-            per_arm = max(1, budget // (len(live) * (rounds - r)))
-            for _ in range(per_arm):
-                if budget < len(live) or (deadline is not None and time.perf_counter() > deadline):
-                    break
-                seed, _ = rng.next_u64(base + deal)
-                deal += 1
-                sample = sample_state(obs, seed, self._holders)
-                for arm in live:
-                    arm.scores.append(self._playout(sample, arm.action, obs))
-                budget -= len(live)
-            if len(live) <= 2 and r < rounds - 1:
-                continue
-            live.sort(key=lambda a: -a.mean)
-            live = live[:max(2, (len(live) + 1) // 2)] if r < rounds - 1 else live
-        default = arms[0]
-        best = max(arms, key=lambda a: a.mean if a.scores else -1.0)
-        if not default.scores or best.mean > default.mean + MARGIN:
-            return best.action
-        return default.action
+        for deal in range(self.iterations):
+            if deadline is not None and deal > 0 and time.perf_counter() > deadline:
+                break
+            seed, _ = rng.next_u64(base + deal)
+            self._iterate(sample_state(obs, seed, self._holders), root, candidates, obs.current)
+        return root
 
-    def _playout(self, sample: GameState, first: Action, obs: Observation) -> float:
-        """Play ``first`` on the sample, then the heuristic for everyone until the seat has
-        played ``horizon`` more turns (or the game ends); the score of where it got to."""
-        me = obs.current
-        state, _ = apply(sample, first, check=False)
-        start = (obs.round, obs.order.index(me))
-        turns = 0
-        where = start
+    def _iterate(self, state: GameState, root: Node, candidates: list[Action], me: int) -> None:
+        """One deal: select and expand along the seat's decisions, play out, back up."""
+        node = root
+        path = [root]
+        expanded = False
+        while not expanded and state.phase is not Phase.OVER and state.current == me:
+            if node is root:
+                now = legal_actions(state)
+                legal = [a for a in candidates if a in now]
+            else:
+                legal = self._ordered(state, me)
+            if len(legal) == 1:
+                state, _ = apply(state, legal[0], check=False)
+                continue
+            allowed = legal[:1 + int(WIDENING * math.sqrt(node.visits))]
+            action = next((a for a in allowed if a not in node.children), None)
+            if action is not None:
+                node.children[action] = Node()
+                expanded = True
+            for a in allowed:
+                if a in node.children:
+                    node.children[a].available += 1
+            if action is None:
+                action = max(allowed, key=lambda a: _uct(node.children[a]))
+            node = node.children[action]
+            path.append(node)
+            state, _ = apply(state, action, check=False)
+        score = self._playout(state, me)
+        for visited in path:
+            visited.visits += 1
+            visited.total += score
+
+    def _ordered(self, state: GameState, me: int) -> list[Action]:
+        """The seat's legal actions in ``state``, the heuristic's choice first."""
+        view = observe(state, me)
+        first = self._normal.choose(view)
+        return [first, *(a for a in view.legal if a != first and not isinstance(a, SetStacking))]
+
+    def _playout(self, state: GameState, me: int) -> float:
+        """The heuristic for every seat until the seat has finished its turn and ``horizon`` more
+        (or the game ends); the score of where it got to."""
+        mine = state.current == me
+        turns = 0 if mine else 1  # a playout may start after the seat's turn ended in the tree
         agent = self._normal
-        while state.phase is not Phase.OVER:
-            if state.current == me and state.phase is Phase.TURN:
-                now = (state.round, state.turn)
-                if now != where and now != start:
-                    where = now
+        while state.phase is not Phase.OVER and turns <= self.horizon:
+            if (state.current == me) != mine:
+                mine = not mine
+                if not mine:
                     turns += 1
-                    if turns > self.horizon:
-                        break
+                    continue
             action = agent.choose(observe(state, state.current))
             state, _ = apply(state, action, check=False)
         return evaluate(state, me)
+
+
+def _planned(obs: Observation) -> bool:
+    """Whether the heuristic's battle plan is exact: no card in hand draws, so every card the
+    battle can see is known and the planner has tried every sequence of them."""
+    if obs.phase is not Phase.BATTLE or (obs.abilities and obs.seat_view(obs.current).hero
+                                         == "taia"):
+        return False
+    actions = tables().actions
+    return not any(actions[card].draw for card in obs.hand)
+
+
+def _uct(child: Node) -> float:
+    """The child's mean plus its exploration bonus (by availability count)."""
+    return child.mean + EXPLORATION * math.sqrt(math.log(max(child.available, 1)) / child.visits)
 
 
 def _reach(obs: Observation, curses: tuple[str, ...]) -> int:

@@ -103,6 +103,19 @@ def test_hard_search_looks_at_more_than_one_move() -> None:
     assert differ > 0
 
 
+def test_hard_tree_reaches_the_decisions_after_the_first() -> None:
+    """The tree is more than one ply: below a fight it holds the seat's battle decisions (which
+    card to play, ending the battle), and every iteration is counted at the root."""
+    deeper = 0
+    for state in searched_turns(seed=22, count=6):
+        view = observe(state, state.current)
+        agent = HardAgent(seed=3, iterations=48)
+        root = agent.tree(view, agent._shortlist(view, make_agent("normal").choose(view)))
+        assert root.visits == 48 == sum(child.visits for child in root.children.values())
+        deeper += any(child.children for child in root.children.values())
+    assert deeper > 0
+
+
 def test_evaluation_is_a_win_probability_like_score() -> None:
     state = table(3)
     scores = [evaluate(state, i) for i in range(4)]
