@@ -21,6 +21,7 @@ import discord
 import discord.http
 import discord.webhook.async_ as webhook_async
 import pytest
+from pace_clock import PaceClock
 
 from bot.client import KarakBot
 from bot.service import GameService
@@ -397,7 +398,7 @@ class Harness:
     @classmethod
     async def start(cls, fake: FakeDiscord, db: Path, renderer: Any = None, *,
                     clock: Any = None, seeds: Any = None, agent: str = "heuristic",
-                    dev_guild: int | None = None, edit_delay: float = 0) -> Harness:
+                    dev_guild: int | None = None, pace: PaceClock | None = None) -> Harness:
         import time
 
         store = await Store.open(db, clock=clock or time.time)
@@ -405,8 +406,10 @@ class Harness:
             numbers = itertools.count(7)
             seeds = lambda: next(numbers)  # noqa: E731 - deterministic games in tests
         service = GameService(store, agent_kind=agent, clock=clock or time.time, seeds=seeds)
-        bot = KarakBot(service, renderer, dev_guild=dev_guild, ai_pace=0, edit_delay=edit_delay,
+        paced = pace or PaceClock()  # table edits wait on a clock of the bot's own work
+        bot = KarakBot(service, renderer, dev_guild=dev_guild, ai_pace=0, pace=paced.pace(),
                        timer_poll=3600)
+        paced.follow(bot.tasks)
         await bot._async_setup_hook()
         bot._connection.application_id = APP_ID
         bot._connection.user = discord.ClientUser(state=bot._connection, data=BOT_USER)  # type: ignore[arg-type]

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from bot_helpers import Clock
 from discord_harness import ALL_PERMS, CHANNEL, GUILD, FakeDiscord, Harness, User, body_text
+from pace_clock import PaceClock
 from shared_files import require_discord_api
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer, open_table
 
@@ -229,7 +230,8 @@ async def test_turn_timer_lets_the_ai_play_then_takes_the_seat(
 
 
 async def test_ai_turns_coalesce_table_edits(fake: FakeDiscord, tmp_path: Path) -> None:
-    bot = await Harness.start(fake, tmp_path / "k.db", TinyRenderer(), edit_delay=0.05)
+    paced = PaceClock()
+    bot = await Harness.start(fake, tmp_path / "k.db", TinyRenderer(), pace=paced)
     try:
         tid = await open_table(bot, ANN, [], ai=3)
         await bot.command(ANN, "leave")  # every seat is the AI's now: it plays to the end
@@ -237,6 +239,7 @@ async def test_ai_turns_coalesce_table_edits(fake: FakeDiscord, tmp_path: Path) 
         assert rec.status == "finished"
         writes = [c for c in fake.calls if c.template.startswith("/channels/")]
         assert len(writes) < rec.version / 4, (len(writes), rec.version)
+        assert paced.waits  # edits waited for the channel: the moves came faster
         assert "wins" in fake.public()[-1].text()
         # nothing is kept in memory for a finished table
         assert not bot.bot.background.busy(tid)
