@@ -3,7 +3,6 @@ stand-in: a picture is drawn and uploaded only when what it shows changed, and a
 waits only when the channel's message limit would otherwise be hit (injected clock)."""
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import io
 import itertools
@@ -12,18 +11,18 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import discord
+from discordpy_client import discordpy_client
 from e2e import hand_button, moves_of, open_table
 from pace_clock import PaceClock
 from PIL import Image
 
-from bot.client import KarakBot, route_to
+from bot.client import KarakBot
 from bot.records import TableRecord
 from bot.service import GameService
 from bot.storage import Store
 from engine import Observation
 from engine.actions import parse
-from loopback import FAKE_TOKEN, ChannelLimit, Loopback, Message, User
+from loopback import ChannelLimit, Loopback, Message, User
 
 
 def _png() -> bytes:
@@ -57,30 +56,22 @@ class CountingRenderer:
 @contextlib.asynccontextmanager
 async def karak(lb: Loopback, db: Path, renderer: CountingRenderer,
                 paced: PaceClock) -> AsyncIterator[KarakBot]:
-    """The real bot connected to ``lb`` in this process (AI without pause, pace on ``paced``);
-    closed, and discord.py's URLs restored, on leaving."""
-    base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    route_to(lb.api_base, lb.gateway_url)
+    """The real bot connected to ``lb`` in this process (AI without pause, pace on ``paced``),
+    closed on leaving."""
     store = await Store.open(db)
     seeds = itertools.count(11)
     service = GameService(store, agent_kind="heuristic", seeds=lambda: next(seeds))
-    bot = KarakBot(service, renderer, ai_pace=0, pace=paced.pace(), timer_poll=3600)
-    paced.follow(bot.tasks)
-    running: asyncio.Task[None] | None = None
+
+    def make() -> KarakBot:
+        bot = KarakBot(service, renderer, ai_pace=0, pace=paced.pace(), timer_poll=3600)
+        paced.follow(bot.tasks)
+        return bot
+
     try:
-        await bot.login(FAKE_TOKEN)
-        running = asyncio.get_running_loop().create_task(bot.connect(reconnect=False))
-        await asyncio.wait_for(bot.wait_until_ready(), 30)
-        yield bot
+        async with discordpy_client(lb, make) as bot:
+            yield bot
     finally:
-        await bot.close()
-        if running is not None:
-            running.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await running
         await store.close()
-        discord.http.Route.BASE = base
-        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway
 
 
 def table_message(lb: Loopback, channel: Any, viewer: User, tid: int) -> Message:
