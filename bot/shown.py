@@ -51,8 +51,11 @@ class Shown:
 
     def remember(self, slot: Slot, message: discord.Message, keys: dict[str, str]) -> None:
         """``message`` was just posted or edited with the pictures of ``keys`` (file name ->
-        key): it is the slot's message now."""
+        key): it is the slot's message now, and no other slot's (an edit in another language
+        replaced the pictures it carried)."""
         by_name = {a.filename: a.id for a in message.attachments}
+        for other in [s for s, m in self._slots.items() if m.id == message.id and s != slot]:
+            del self._slots[other]  # the message shows another language now: that one is gone
         self._slots[slot] = _Message(message.id, {
             name: (key, by_name[name]) for name, key in keys.items() if name in by_name})
         self._slots.move_to_end(slot)
