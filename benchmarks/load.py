@@ -239,8 +239,10 @@ class Table:
             if table is not None and not table.custom_ids():
                 return  # the game is over
             if table is not None:
-                key = (table.id, table.revision)
+                # a mention opens the hand once per table message (its edits mention the
+                # person again); someone idle for 20 s looks again at each new revision
                 stale = time.monotonic() - idle_since > 20
+                key = (table.id, table.revision if stale else 0)
                 if key not in asked and (user.id in table.mentions or stale):
                     asked.add(key)
                     ix = await lb.click(user, table, f"kg:hand:{self.table_id}")
