@@ -5,9 +5,9 @@ process slow down everything else it does (answering interactions within Discord
 above all). :class:`DrawingPool` draws in separate worker processes instead (at a lower CPU
 priority than the bot itself), and serves pictures a person is waiting for (their hand after a
 click, a new turn's table) before the background refresh of a table message, which is coalesced
-anyway, without starving it. Drawing is cheap since pictures are composed of cached bands (a
-few milliseconds after a move), so by default one thread of the bot's process draws, in the
-same order (:func:`drawing_thread`), and the memory of the worker processes is saved.
+anyway, without starving it. With ``KARAK_DRAWING_WORKERS=0`` one thread of the bot's process
+draws instead, in the same order (:func:`drawing_thread`): it saves the workers' memory, but
+that thread competes with the event loop for the interpreter.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ class Settings(BaseSettings):
     # file touched while connected (container health check)
     heartbeat: Path | None = Field(None, validation_alias="KARAK_HEARTBEAT")
     # processes drawing the pictures; 0 = one thread of the bot's own process
-    drawing_workers: int = Field(0, validation_alias="KARAK_DRAWING_WORKERS")
+    drawing_workers: int = Field(1, validation_alias="KARAK_DRAWING_WORKERS")
 
     @field_validator("log_level", mode="before")
     @classmethod
