@@ -429,7 +429,8 @@ class Harness:
         me = asyncio.current_task()
         for _ in range(10000):
             pending = [t for t in asyncio.all_tasks() if t is not me and not t.done()
-                       and t.get_name() != "turn-timers"]
+                       and t.get_name() != "turn-timers"  # endless loops: the timers and
+                       and not t.get_name().startswith("drawing-")]  # the drawing feeders
             if not pending:
                 return
             await asyncio.wait(pending, timeout=30)
