@@ -61,7 +61,6 @@ def setup_logging(settings: Settings) -> None:
 async def run(settings: Settings, force_sync: bool = False) -> None:
     """Open the database and run the bot until it is stopped (SIGTERM or SIGINT close it)."""
     from bot.client import KarakBot, route_to
-    from bot.drawing import default_workers
     from bot.pictures import PillowRenderer
     from bot.service import GameService
     from bot.storage import Store
@@ -72,7 +71,7 @@ async def run(settings: Settings, force_sync: bool = False) -> None:
     try:
         service = GameService(store, default_timer=settings.turn_timer,
                               thinking=Thinking(seconds=settings.ai_think))
-        bot = KarakBot(service, PillowRenderer(default_workers()),
+        bot = KarakBot(service, PillowRenderer(settings.drawing_workers),
                        dev_guild=settings.dev_guild, force_sync=force_sync,
                        ai_pace=settings.ai_pace, gateway_url=settings.gateway_url,
                        heartbeat=settings.heartbeat)

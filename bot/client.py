@@ -28,6 +28,7 @@ from bot.context import answer_privately, loc
 from bot.interactions import Interactions
 from bot.messages import Messages
 from bot.options import OptionTree
+from bot.pace import ChannelPace
 from bot.pictures import Pictures, PillowRenderer, Renderer
 from bot.ratelimits import GlobalWait
 from bot.service import GameService
@@ -128,7 +129,7 @@ class KarakBot(commands.Bot):
 
     def __init__(self, service: GameService, renderer: Renderer | None = None, *,
                  dev_guild: int | None = None, force_sync: bool = False, ai_pace: float = 1.5,
-                 edit_delay: float = 1.0, timer_poll: float = 5.0,
+                 pace: ChannelPace | None = None, timer_poll: float = 5.0,
                  gateway_url: str | None = None, heartbeat: Path | None = None,
                  sleep: Sleep = asyncio.sleep, **options: Any) -> None:
         self.global_wait = GlobalWait()  # honours global 429s discord.py would not wait for
@@ -140,7 +141,7 @@ class KarakBot(commands.Bot):
         self.force_sync = force_sync
         self.tasks = Tasks(sleep, service.clock)  # injectable: tests make time pass at once
         self.pictures = Pictures(renderer or PillowRenderer())
-        self.messages = Messages(self, service, self.pictures, self.tasks, edit_delay)
+        self.messages = Messages(self, service, self.pictures, self.tasks, pace)
         self.background = Background(self, service, self.messages, self.tasks, ai_pace=ai_pace,
                                      timer_poll=timer_poll, heartbeat=heartbeat)
         self.clicks = Interactions(service, self.messages, self.background)

@@ -147,9 +147,9 @@ class Commands:
         if record.state is None:
             await interaction.edit_original_response(view=lobby_view(record, locale))
             return
-        view, files = await self.messages.table_payload(
+        payload = await self.messages.table_payload(
             record, locale, headline=msg("bot.done.status", url=jump_url(record)))
-        await interaction.edit_original_response(view=view, attachments=files)
+        await interaction.edit_original_response(view=payload.view, attachments=payload.files)
 
     async def abandon(self, interaction: discord.Interaction[Any]) -> None:
         """/goblin abandon: the host or a channel manager closes the table (kept as history).

@@ -5,7 +5,9 @@ process slow down everything else it does (answering interactions within Discord
 above all). :class:`DrawingPool` draws in separate worker processes instead (at a lower CPU
 priority than the bot itself), and serves pictures a person is waiting for (their hand after a
 click, a new turn's table) before the background refresh of a table message, which is coalesced
-anyway, without starving it. With no worker processes (tests) it draws in threads.
+anyway, without starving it. With ``KARAK_DRAWING_WORKERS=0`` one thread of the bot's process
+draws instead, in the same order (:func:`drawing_thread`): it saves the workers' memory, but
+that thread competes with the event loop for the interpreter.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,9 +92,10 @@ def _warm_up(parent: int) -> None:
     import render  # noqa: F401
 
 
-def default_workers() -> int:
-    """Worker processes for drawing: one per core, at most two (started when needed)."""
-    return max(1, min(2, os.cpu_count() or 1))
+def drawing_thread() -> Executor:
+    """One thread of the bot's own process that draws every picture, one at a time (the
+    renderer's caches are shared, and pictures after a move cost a few milliseconds)."""
+    return ThreadPoolExecutor(1, thread_name_prefix="drawing")
 
 
 @dataclass(order=True)

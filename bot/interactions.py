@@ -115,8 +115,10 @@ class Interactions:
             await interaction.edit_original_response(
                 content=translate(msg("bot.error.not_started"), locale))
             return
-        view, files = await self.messages.hand_payload(record, seat, locale, note)
-        await interaction.edit_original_response(view=view, attachments=files)
+        payload = await self.messages.hand_payload(record, seat, locale, note)
+        sent = await interaction.edit_original_response(view=payload.view,
+                                                        attachments=payload.files)
+        self.messages.sent_hand(record, seat, locale, sent, payload)
 
     async def play(self, interaction: discord.Interaction[Any], table: int, version: int,
                    notation: str, menu: str | None = None) -> None:
@@ -157,16 +159,22 @@ class Interactions:
         """Show the seat's hand after a click: in the clicked message, or, when that message
         cannot be edited any more (dismissed, deleted, too old), in a fresh private one. A failed
         reply is logged and never reported as a failed move."""
-        view, files = await self.messages.hand_payload(record, seat, locale, note)
+        clicked = interaction.message
+        payload = await self.messages.hand_payload(
+            record, seat, locale, note,
+            clicked.id if clicked is not None and clicked.flags.ephemeral else None)
         try:
-            await interaction.edit_original_response(view=view, attachments=files)
+            sent = await interaction.edit_original_response(view=payload.view,
+                                                            attachments=payload.files)
+            self.messages.sent_hand(record, seat, locale, sent, payload)
             return
         except discord.HTTPException as exc:
             log.warning("could not edit the hand message of table %s (%s); sending a new one",
                         record.id, exc.status)
-        view, files = await self.messages.hand_payload(record, seat, locale, note)
+        payload = await self.messages.hand_payload(record, seat, locale, note)
         try:
-            await interaction.followup.send(view=view, files=files, ephemeral=True)
+            await interaction.followup.send(view=payload.view, files=payload.uploads(),
+                                            ephemeral=True)
         except discord.HTTPException as exc:
             log.warning("could not send a new hand message for table %s (%s)", record.id,
                         exc.status)

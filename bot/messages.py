@@ -13,24 +13,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import replace
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
 import discord
 
 from bot.context import jump_url
+from bot.pace import ChannelPace
 from bot.pictures import ImageFile, Pictures
 from bot.present import Controls, controls
 from bot.records import TableRecord
 from bot.refusals import Refusal
 from bot.service import GameService
+from bot.shown import Shown, Slot
 from bot.tasks import Tasks
 from bot.ui.hand import hand_view
 from bot.ui.lobby import lobby_view
 from bot.ui.table import moved_view, table_view, to_move
 from engine import observe
 from i18n import Msg, translate
+from render import battle_key, hand_key, table_key
 
 log = logging.getLogger("karak.bot")
 MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
@@ -46,20 +50,34 @@ def transient(exc: discord.HTTPException) -> bool:
     return exc.code != TOO_OLD_TO_EDIT and (exc.status == 429 or exc.status >= 500)
 
 
-Payload = tuple[discord.ui.LayoutView, list[discord.File]]
+@dataclass
+class Payload:
+    """A table or hand message: its view, its pictures (new drawings, or the attachments the
+    edited message already carries when their picture did not change) and the key of each
+    picture by file name."""
+
+    view: discord.ui.LayoutView
+    files: list[discord.File | discord.Attachment] = field(default_factory=list)
+    keys: dict[str, str] = field(default_factory=dict)
+
+    def uploads(self) -> list[discord.File]:
+        """The new drawings only (a new message carries no older attachment)."""
+        return [f for f in self.files if isinstance(f, discord.File)]
 
 
 class Messages:
     """Posts and edits the lobby and table messages of every table."""
 
     def __init__(self, client: discord.Client, service: GameService, pictures: Pictures,
-                 tasks: Tasks, edit_delay: float = 1.0) -> None:
+                 tasks: Tasks, pace: ChannelPace | None = None) -> None:
         self.client = client
         self.service = service
         self.pictures = pictures
         self.tasks = tasks
-        self.edit_delay = edit_delay
+        self.pace = pace or ChannelPace()
+        self.shown = Shown()
         self._dirty: set[int] = set()
+        self._channels: dict[int, int] = {}  # table -> its channel, once known
         self._refreshing: dict[int, asyncio.Task[Any]] = {}
 
     def channel(self, record: TableRecord) -> discord.PartialMessageable:
@@ -68,42 +86,70 @@ class Messages:
 
     async def send_text(self, record: TableRecord, text: str) -> None:
         """A plain line in the table's channel (no mention pings)."""
+        self.pace.note(record.channel_id)
         await self.channel(record).send(content=text[:2000], allowed_mentions=NO_MENTIONS)
 
     # ------------------------------------------------------------------ payloads
 
+    async def _picture(self, slot: Slot, message: int | None, name: str, key: str,
+                       draw: Callable[[], Awaitable[bytes | None]]
+                       ) -> discord.File | discord.Attachment | None:
+        """The picture ``name`` of ``key``: the attachment ``message`` already carries when it
+        shows that very picture, else a new drawing (None when drawing failed)."""
+        kept = self.shown.kept(slot, message, name, key)
+        if kept is not None:
+            return kept
+        png = await draw()
+        return ImageFile(png, name) if png is not None else None
+
     async def table_payload(self, record: TableRecord, locale: str | None = None,
-                            urgent: bool = True, headline: Msg | None = None) -> Payload:
+                            urgent: bool = True, headline: Msg | None = None,
+                            message: int | None = None) -> Payload:
         """The table message: in the table's (public) language, or in ``locale`` for a private
         copy (``urgent=False``: a background refresh, drawn after the pictures people are
-        waiting for)."""
+        waiting for; ``message``: the message it will edit, whose picture is kept when it did
+        not change)."""
         lc = locale or record.locale
         obs = observe(record.game, None)
         kind = "battle" if obs.battle is not None else "table"
-        png = (await self.pictures.battle((record.id, record.version, lc), obs, urgent)
-               if kind == "battle" else await self.pictures.png(kind, obs, lc, urgent))
-        files: list[discord.File] = [ImageFile(png, f"{kind}.png")] if png is not None else []
-        view = table_view(record, obs, lc, f"{kind}.png" if png is not None else None,
+        name = f"{kind}.png"
+        key = battle_key(obs, lc) if kind == "battle" else table_key(obs, lc)
+        picture = await self._picture(
+            (record.id, None, lc), message, name, key,
+            lambda: self.pictures.battle((record.id, record.version, lc), obs, urgent)
+            if kind == "battle" else self.pictures.png(kind, obs, lc, urgent))
+        files = [picture] if picture is not None else []
+        view = table_view(record, obs, lc, name if files else None,
                           translate(headline, lc) if headline is not None else None)
-        return view, files
+        return Payload(view, files, {name: key} if files else {})
 
     async def hand_payload(self, record: TableRecord, seat: int, locale: str,
-                           note: Msg | None = None) -> Payload:
-        """One seat's private hand message: pictures, note and move controls."""
+                           note: Msg | None = None, message: int | None = None) -> Payload:
+        """One seat's private hand message: pictures, note and move controls (``message``: the
+        hand message it will edit, whose pictures are kept when they did not change)."""
         obs = observe(record.game, seat)
         playing = record.status == "running" and not record.seats[seat].ai
         ctrls = controls(obs) if playing else Controls(())
+        slot = (record.id, seat, locale)
+        keys = {"hand.png": hand_key(obs, locale)}
+        if obs.battle is not None:
+            keys["battle.png"] = battle_key(obs, locale)
         hand, battle = await asyncio.gather(
-            self.pictures.png("hand", obs, locale),
-            self.pictures.battle((record.id, record.version, locale), obs)
+            self._picture(slot, message, "hand.png", keys["hand.png"],
+                          lambda: self.pictures.png("hand", obs, locale)),
+            self._picture(slot, message, "battle.png", keys["battle.png"],
+                          lambda: self.pictures.battle((record.id, record.version, locale), obs))
             if obs.battle is not None else _nothing())
-        files: list[discord.File] = []
-        if hand is not None:
-            files.append(ImageFile(hand, "hand.png"))
-        if battle is not None:
-            files.append(ImageFile(battle, "battle.png"))
+        files = [f for f in (hand, battle) if f is not None]
         names = [f.filename for f in files]
-        return hand_view(record, seat, obs, locale, ctrls, note, names), files
+        view = hand_view(record, seat, obs, locale, ctrls, note, names)
+        return Payload(view, files, {n: keys[n] for n in names})
+
+    def sent_hand(self, record: TableRecord, seat: int, locale: str, message: discord.Message,
+                  payload: Payload) -> None:
+        """``message`` now carries ``payload``, the seat's hand: its next edit keeps the
+        pictures that did not change."""
+        self.shown.remember((record.id, seat, locale), message, payload.keys)
 
     # ------------------------------------------------------------------ the table message
 
@@ -111,11 +157,13 @@ class Messages:
         """Post a fresh table message (a person's turn starts, the game ends, the old message
         is gone or refuses edits); it pings the person who must play. The older message is
         reduced to a line pointing to the new one."""
-        view, files = await self.table_payload(record, headline=headline)
+        payload = await self.table_payload(record, headline=headline)
+        self.pace.note(record.channel_id)
         message = await self.channel(record).send(
-            view=view, files=files,
+            view=payload.view, files=payload.uploads(),
             allowed_mentions=MENTIONS if to_move(record, observe(record.game, None)) else
             NO_MENTIONS)
+        self.shown.remember((record.id, None, record.locale), message, payload.keys)
         await self.service.set_message(record.id, message_id=message.id)
         if record.message_id is not None and record.message_id != message.id:
             await self.retire(replace(record, message_id=message.id), record.message_id)
@@ -125,6 +173,7 @@ class Messages:
         delete it when even that edit is refused)."""
         message = self.channel(record).get_partial_message(old)
         try:
+            self.pace.note(record.channel_id)
             await message.edit(view=moved_view(record, jump_url(record), record.locale),
                                attachments=[], allowed_mentions=NO_MENTIONS)
             return
@@ -134,31 +183,41 @@ class Messages:
             log.info("could not retire message %s of table %s (%s); deleting it", old,
                      record.id, exc.code or exc.status)
         try:
+            self.pace.note(record.channel_id)
             await message.delete()
         except discord.HTTPException as exc:
             log.warning("could not take the buttons off message %s of table %s (%s)", old,
                         record.id, exc.status)
 
     async def edit_table(self, record: TableRecord, repost: bool = True) -> None:
-        """Bring the table message up to date; when Discord will not edit it any more (gone,
-        too old, refused), post it afresh (unless ``repost`` is false)."""
+        """Bring the table message up to date, drawing its picture only when it changed; when
+        Discord will not edit it any more (gone, too old, refused), post it afresh (unless
+        ``repost`` is false)."""
         if record.message_id is None:
             if repost:
                 await self.post_table(record)
             return
-        view, files = await self.table_payload(record, urgent=False)
+        slot = (record.id, None, record.locale)
+        payload = await self.table_payload(record, urgent=False, message=record.message_id)
         message = self.channel(record).get_partial_message(record.message_id)
         try:
-            await message.edit(view=view, attachments=files, allowed_mentions=NO_MENTIONS)
+            self.pace.note(record.channel_id)
+            edited = await message.edit(view=payload.view, attachments=payload.files,
+                                        allowed_mentions=NO_MENTIONS)
         except discord.NotFound:
+            self.shown.drop(slot)
             if repost:
                 await self.post_table(replace(record, message_id=None))
+            return
         except discord.HTTPException as exc:
+            self.shown.drop(slot)
             if transient(exc) or not repost:
                 raise
             log.info("table %s: its message refuses edits (%s); posting it again", record.id,
                      exc.code or exc.status)
             await self.post_table(record)
+            return
+        self.shown.remember(slot, edited, payload.keys)
 
     def mark_dirty(self, table: int) -> None:
         """Ask for the table message to be refreshed soon (coalesced)."""
@@ -173,9 +232,14 @@ class Messages:
         self._dirty.discard(table)
 
     async def _refresh(self, table: int) -> None:
-        """Edit the table message at most once per ``edit_delay``, always with the latest state."""
-        await asyncio.sleep(self.edit_delay)
+        """Edit the table message with the latest state: at once while its channel is quiet,
+        else as soon as the channel's rate limit allows (changes meanwhile make one edit)."""
         while table in self._dirty:
+            channel = self._channels.get(table)
+            if channel is not None:
+                await self.pace.ready(channel)
+                if table not in self._dirty:  # posted afresh meanwhile
+                    return
             self._dirty.discard(table)
             try:
                 # under the table's lock: a table closed meanwhile is drawn closed, and its
@@ -184,6 +248,10 @@ class Messages:
                     record = await self.service.load(table)
                     if record.state is None:
                         return
+                    self._channels[table] = record.channel_id
+                    if channel is None and self.pace.wait(record.channel_id) > 0:
+                        self._dirty.add(table)  # wait for the channel, then show the latest
+                        continue
                     await self.edit_table(record)
             except Refusal:
                 return
@@ -193,12 +261,13 @@ class Messages:
             except Exception:
                 self._dirty.add(table)  # tried again by the supervisor
                 raise
-            await asyncio.sleep(self.edit_delay)
 
     def forget(self, table: int) -> None:
         """Drop what is kept for a table that ended."""
         self._dirty.discard(table)
         self._refreshing.pop(table, None)
+        self._channels.pop(table, None)
+        self.shown.forget(table)
 
     def busy(self, table: int) -> bool:
         """True while something is kept for the table (tests)."""
@@ -215,6 +284,7 @@ class Messages:
         elif record.lobby_message_id is not None:
             message = self.channel(record).get_partial_message(record.lobby_message_id)
             try:
+                self.pace.note(record.channel_id)
                 await message.edit(view=view, allowed_mentions=NO_MENTIONS)
             except discord.HTTPException:
                 log.warning("could not edit the lobby message of table %s", record.id)
@@ -227,11 +297,13 @@ class Messages:
         channel = self.channel(record)
         if record.lobby_message_id is not None:
             try:
+                self.pace.note(record.channel_id)
                 await channel.get_partial_message(record.lobby_message_id).edit(
                     view=view, allowed_mentions=NO_MENTIONS)
                 return record
             except discord.NotFound:
                 log.info("the lobby message of table %s is gone; posting it again", record.id)
+        self.pace.note(record.channel_id)
         message = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
         await self.service.set_message(record.id, lobby_message_id=message.id)
         return replace(record, lobby_message_id=message.id)

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import discord
 
-from bot.drawing import BACKGROUND, URGENT, DrawingPool
+from bot.drawing import BACKGROUND, URGENT, DrawingPool, drawing_thread
 from engine import Observation
 
 log = logging.getLogger("karak.bot")
@@ -41,12 +41,12 @@ class Renderer(Protocol):
 class PillowRenderer:
     """The project's renderer (``render`` package).
 
-    With ``workers`` > 0 the pictures are drawn in that many worker processes, urgent ones
-    first (:mod:`bot.drawing`); with 0, in threads of the bot's process.
+    With ``workers`` > 0 the pictures are drawn in that many worker processes, with 0 in one
+    thread of the bot's process; urgent ones first either way (:mod:`bot.drawing`).
     """
 
     def __init__(self, workers: int = 0) -> None:
-        self.pool = DrawingPool(workers)
+        self.pool = DrawingPool(workers) if workers > 0 else DrawingPool(1, drawing_thread)
 
     async def draw(self, kind: str, obs: Observation, locale: str, urgent: bool = True) -> bytes:
         """Draw ``kind`` (table, battle, hand) off the event loop."""
@@ -87,6 +87,23 @@ class ImageFile(discord.File):
         payload = super().to_dict(index)
         payload["id"] = str(index)
         return payload
+
+
+class KeptPicture(discord.Attachment):
+    """A picture the edited message already carries, sent back by its attachment id (a
+    snowflake string, as the API specifies) instead of being drawn and uploaded again.
+
+    Only the id and the file name are known and sent (discord.py's attachment sends every
+    field it read, the id as a number), so the parent's constructor, which reads a whole
+    attachment payload, is not called."""
+
+    def __init__(self, attachment_id: int, filename: str) -> None:
+        self.id = attachment_id
+        self.filename = filename
+
+    def to_dict(self) -> Any:
+        """The attachment entry of the edit's payload: keep this one."""
+        return {"id": str(self.id), "filename": self.filename}
 
 
 class Pictures:
@@ -133,4 +150,4 @@ class Pictures:
             await closer()
 
 
-__all__ = ["ImageFile", "PillowRenderer", "Pictures", "Renderer"]
+__all__ = ["ImageFile", "KeptPicture", "PillowRenderer", "Pictures", "Renderer"]

@@ -24,6 +24,8 @@ from i18n import msg, translate
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 MAX_TIMER = 24 * 3600
+#: Drawing processes allowed at most (the machine a bot runs on rarely has more cores).
+MAX_WORKERS = 4
 
 
 class ConfigProblem(Exception):
@@ -55,6 +57,8 @@ class Settings(BaseSettings):
     ai_think: float = Field(1.0, validation_alias="KARAK_AI_THINK")
     # file touched while connected (container health check)
     heartbeat: Path | None = Field(None, validation_alias="KARAK_HEARTBEAT")
+    # processes drawing the pictures; 0 = one thread of the bot's own process
+    drawing_workers: int = Field(1, validation_alias="KARAK_DRAWING_WORKERS")
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -99,6 +103,13 @@ class Settings(BaseSettings):
             raise ValueError("ai_think")
         return value
 
+    @field_validator("drawing_workers")
+    @classmethod
+    def _workers(cls, value: int) -> int:
+        if not 0 <= value <= MAX_WORKERS:
+            raise ValueError("drawing_workers")
+        return value
+
     @field_validator("api_base", "gateway_url")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
@@ -121,6 +132,7 @@ ENV = {
     "KARAK_AI_PACE": "ai_pace",
     "KARAK_AI_THINK": "ai_think",
     "KARAK_HEARTBEAT": "heartbeat",
+    "KARAK_DRAWING_WORKERS": "drawing_workers",
 }
 _FIELD_ENV = {v: k for k, v in ENV.items()}
 

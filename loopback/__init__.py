@@ -41,6 +41,7 @@ Rules and faults::
     lb.orphaned               # interactions lost because the bot's connection died
     lb.inject_429(r"/channels/\\d+/messages", count=2, retry_after=0.3)
     Loopback(rate_limits=Schedule(seed=7, rate=0.05))   # 429s on a seeded schedule
+    Loopback(channel_limit=ChannelLimit(5, 5.0))        # a channel's message limit
     lb.limiter.retries, lb.limiter.early                # each retry after a 429; too early
     lb.send_malformed("int_custom_id")                  # damaged component interactions
     lb.delete_message(message)                          # a moderator deletes it (or dismissed)
@@ -58,13 +59,13 @@ process against it.
 from loopback.clock import ManualClock, SystemClock
 from loopback.interaction import Breach, Interaction, InteractionFailed
 from loopback.model import Attachment, Channel, Guild, Message, User
-from loopback.ratelimit import Schedule
+from loopback.ratelimit import ChannelLimit, Schedule
 from loopback.server import FAKE_TOKEN, Loopback
 from loopback.spec import Spec
 from loopback.world import LoopbackError, World
 
 __all__ = [
-    "FAKE_TOKEN", "Attachment", "Breach", "Channel", "Guild", "Interaction",
+    "FAKE_TOKEN", "Attachment", "Breach", "Channel", "ChannelLimit", "Guild", "Interaction",
     "InteractionFailed", "Loopback", "LoopbackError", "ManualClock", "Message", "Schedule", "Spec",
     "SystemClock", "User", "World",
 ]

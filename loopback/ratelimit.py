@@ -1,7 +1,7 @@
-"""Rate limits on demand: the stand-in answers chosen requests (:meth:`Limiter.inject_429`), or
-requests drawn on a seeded schedule (:class:`Schedule`), with 429 Too Many Requests, Discord's
-body and headers, global or for one route, and records every retry after one and whether it
-honoured ``retry_after``."""
+"""Rate limits on demand: the stand-in answers chosen requests (:meth:`Limiter.inject_429`),
+requests drawn on a seeded schedule (:class:`Schedule`), or requests over a channel's message
+limit (:class:`ChannelLimit`) with 429 Too Many Requests, Discord's body and headers, global or
+for one route, and records every retry after one and whether it honoured ``retry_after``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import random
 import re
 import time
 import zlib
+from collections import deque
 from dataclasses import dataclass, field
 
 from loopback.clock import Clock
@@ -55,6 +56,22 @@ class Schedule:
 
 
 @dataclass(frozen=True)
+class ChannelLimit:
+    """Discord's limit on a channel's messages, off unless given: within any ``period``
+    seconds (the stand-in's clock), at most ``limit`` posts in one channel, and as many edits
+    and as many deletions of its messages (one bucket per route and channel, as discord.py
+    sees them); the next request gets a 429 asking it to wait until the oldest leaves the
+    window."""
+
+    limit: int = 5
+    period: float = 5.0
+
+
+#: A channel's message routes: posting (``/channels/{id}/messages``), editing or deleting one.
+CHANNEL_MESSAGES = re.compile(r"^/channels/(\d+)/messages(/\d+)?$")
+
+
+@dataclass(frozen=True)
 class Retry:
     """A request that came after a 429 asked it (or every request, for a global one) to
     wait: ``waited`` seconds of the ``asked`` ones; ``honoured`` when it waited enough."""
@@ -75,11 +92,15 @@ class Limiter:
     every retry after one (:attr:`retries`; :attr:`early` counts those that came too soon,
     each also a breach ``retry``)."""
 
-    def __init__(self, clock: Clock, referee: Referee, schedule: Schedule | None = None) -> None:
+    def __init__(self, clock: Clock, referee: Referee, schedule: Schedule | None = None,
+                 channel_limit: ChannelLimit | None = None) -> None:
         self.clock = clock
         self.referee = referee
         self.rules: list[RateLimit] = []
         self.schedule = schedule
+        self.channel_limit = channel_limit
+        self._channel_writes: dict[str, deque[float]] = {}
+        self.channel_limited = 0  # 429s answered for a channel's message limit
         self._draw = random.Random(schedule.seed if schedule else 0)
         self._limited: dict[str, tuple[float, float]] = {}
         self._global: tuple[float, float] | None = None
@@ -136,6 +157,23 @@ class Limiter:
             self.scheduled += 1
             global_ = self._draw.random() < self.schedule.global_share and not interaction
             return self._limit(key, now, self.schedule.retry_after, "user", global_)
+        return self._channel_check(method, path, key, now)
+
+    def _channel_check(self, method: str, path: str, key: str, now: float) -> Reply | None:
+        """A 429 when the request goes over :attr:`channel_limit`, else None (and counted)."""
+        found = CHANNEL_MESSAGES.match(path)
+        limit = self.channel_limit
+        if limit is None or found is None or method == "GET":
+            return None
+        bucket = f"{method} {found.group(1)} {'message' if found.group(2) else 'channel'}"
+        writes = self._channel_writes.setdefault(bucket, deque())
+        while writes and writes[0] <= now - limit.period:
+            writes.popleft()
+        if len(writes) >= limit.limit:
+            self.channel_limited += 1
+            return self._limit(key, now, round(writes[0] + limit.period - now, 3), "shared",
+                               False)
+        writes.append(now)
         return None
 
     def _limit(self, key: str, now: float, retry_after: float, scope: str,

@@ -47,7 +47,7 @@ from loopback.gateway import Gateway
 from loopback.interaction import Breach, Interaction
 from loopback.model import Channel, Guild, Message, User, snowflake
 from loopback.people import MALFORMED, MALFORMED_EVENTS, People
-from loopback.ratelimit import Limiter, RateLimit, Schedule
+from loopback.ratelimit import ChannelLimit, Limiter, RateLimit, Schedule
 from loopback.referee import RESPONSE_DEADLINE, TOKEN_LIFETIME, Referee
 from loopback.rest import Rest
 from loopback.spec import SPEC_PATH, spec
@@ -66,11 +66,12 @@ class World:
                  response_deadline: float = RESPONSE_DEADLINE,
                  token_lifetime: float = TOKEN_LIFETIME,
                  old_message_edits: int | None = None,
-                 rate_limits: Schedule | None = None) -> None:
+                 rate_limits: Schedule | None = None,
+                 channel_limit: ChannelLimit | None = None) -> None:
         self.clock: Clock = clock or SystemClock()
         self.state = State(self.clock, application_id or snowflake(), bot_name, keep_files)
         self.referee = Referee(self.state, response_deadline, token_lifetime)
-        self.limiter = Limiter(self.clock, self.referee, rate_limits)
+        self.limiter = Limiter(self.clock, self.referee, rate_limits, channel_limit)
         self.people = People(self.state, self.referee)
         # the description is read, and its validators built, once for every world
         self.rest_api = Rest(self.state, self.referee, self.limiter,

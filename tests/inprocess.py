@@ -18,6 +18,7 @@ from discordpy_client import discordpy_client
 from PIL import Image
 
 from bot.client import KarakBot
+from bot.pace import ChannelPace
 from bot.service import GameService
 from bot.storage import Store
 from engine import Observation
@@ -31,6 +32,8 @@ def _tiny_png() -> bytes:
 
 
 PNG = _tiny_png()
+#: Writes per channel the in-process bot makes before a table edit would wait: never reached.
+UNPACED = 1_000_000
 
 
 class TinyRenderer:
@@ -125,7 +128,10 @@ async def inprocess_bot(lb: Loopback, db: Path, *, time: FakeTime | None = None,
     numbers = itertools.count(7)
     service = GameService(store, clock=time.clock, seeds=seeds or (lambda: next(numbers)))
     heartbeat = db.with_name(db.name + ".alive")
-    bot = KarakBot(service, TinyRenderer(), ai_pace=ai_pace, edit_delay=0, timer_poll=timer_poll,
+    # table edits never wait for the channel here (the races make many writes in one instant
+    # of the test's time); the pace itself is tested with tests/pace_clock.py
+    unpaced = ChannelPace(limit=UNPACED, clock=time.clock, sleep=time.sleep)
+    bot = KarakBot(service, TinyRenderer(), ai_pace=ai_pace, pace=unpaced, timer_poll=timer_poll,
                    heartbeat=heartbeat, sleep=time.sleep)
     try:
         async with discordpy_client(lb, bot):

@@ -25,6 +25,7 @@ from typing import Any
 import discord
 import discord.gateway
 import discord.http
+from pace_clock import PaceClock
 
 from bot.client import KarakBot, route_to
 from bot.service import GameService
@@ -198,7 +199,7 @@ class LiveBot:
     async def start(cls, lb: Loopback, db: Path, renderer: Any = None, *,
                     clock: Callable[[], float], seeds: Callable[[], int] | None = None,
                     thinking: Thinking | None = None, dev_guild: int | None = None,
-                    edit_delay: float = 0) -> LiveBot:
+                    pace: PaceClock | None = None) -> LiveBot:
         """Open the database and connect a new bot to ``lb`` (commands synced when they
         changed, tables resumed, READY received), settled; ``thinking`` makes the AI seats'
         decisions (default: as the bot does, hard ones in a worker process)."""
@@ -209,8 +210,10 @@ class LiveBot:
         route_to(lb.api_base, lb.gateway_url)
         store = await Store.open(db, clock=clock)
         service = GameService(store, clock=clock, seeds=seeds, thinking=thinking or Thinking())
-        bot = KarakBot(service, renderer, dev_guild=dev_guild, ai_pace=0,
-                       edit_delay=edit_delay, timer_poll=3600, guild_ready_timeout=0.0)
+        paced = pace or PaceClock()  # table edits wait on a clock of the bot's own work
+        bot = KarakBot(service, renderer, dev_guild=dev_guild, ai_pace=0, pace=paced.pace(),
+                       timer_poll=3600, guild_ready_timeout=0.0)
+        paced.follow(bot.tasks)
         await bot.login(FAKE_TOKEN)
         run = asyncio.get_running_loop().create_task(bot.connect(reconnect=False))
         live = cls(lb, bot, store, run, routes)
@@ -236,6 +239,7 @@ class LiveBot:
         return [t for t in asyncio.all_tasks() if t is not me and not t.done()
                 and t not in self.bot.tasks.endless
                 and getattr(t.get_coro(), "__qualname__", "") not in _RESIDENT
+                and not t.get_name().startswith("drawing-")  # the drawing feeders never end
                 and not (but and t.get_name().startswith(but))]
 
     async def settle(self, *, but: str | None = None) -> None:

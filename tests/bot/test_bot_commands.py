@@ -11,6 +11,7 @@ import discord
 import pytest
 from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LINK, Call, LiveBot, User, component, offered, table_id
+from pace_clock import PaceClock
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer, open_table
 
 from bot.pictures import PillowRenderer
@@ -201,8 +202,8 @@ async def test_turn_timer_lets_the_ai_play_then_takes_the_seat(bot: LiveBot,
 
 async def test_ai_turns_coalesce_table_edits(lb: Loopback, calls: list[Call], tmp_path: Path,
                                              clock: Clock) -> None:
-    bot = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
-                              edit_delay=0.05)
+    paced = PaceClock()
+    bot = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock, pace=paced)
     try:
         tid = await open_table(bot, ANN, [], ai=3)
         await bot.command(ANN, "leave")  # every seat is the AI's now: it plays to the end
@@ -210,6 +211,7 @@ async def test_ai_turns_coalesce_table_edits(lb: Loopback, calls: list[Call], tm
         assert rec.status == "finished"
         writes = [c for c in calls if c.path.startswith("/channels/")]
         assert len(writes) < rec.version / 4, (len(writes), rec.version)
+        assert paced.waits  # edits waited for the channel: the moves came faster
         assert "wins" in bot.public()[-1].text()
         # nothing is kept in memory for a finished table
         assert not bot.bot.background.busy(tid)

@@ -126,3 +126,25 @@ async def test_a_battle_picture_is_drawn_once_per_version() -> None:
     french = await pictures.battle((1, 8, "fr"), _obs())
     assert first == [b"ben"] * 3 and again == b"ben" and other == b"ben" and french == b"bfr"
     assert calls == ["en", "en", "fr"]
+
+
+async def test_without_workers_one_thread_of_the_bot_draws(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """KARAK_DRAWING_WORKERS=0: every picture is drawn by the one drawing thread, in order."""
+    from bot.pictures import PillowRenderer
+
+    seen: list[str] = []
+
+    def fake_draw(kind: str, obs: Any, locale: str) -> bytes:
+        seen.append(threading.current_thread().name)
+        return kind.encode()
+
+    monkeypatch.setattr(drawing, "draw", fake_draw)
+    renderer = PillowRenderer(0)
+    try:
+        drawn = await asyncio.gather(*(renderer.draw(k, None, "en", urgent=k != "table")
+                                       for k in ("table", "hand", "battle")))
+    finally:
+        await renderer.close()
+    assert drawn == [b"table", b"hand", b"battle"]
+    assert len(set(seen)) == 1 and seen[0].startswith("drawing")

@@ -16,6 +16,9 @@ from e2e import hand_button, open_table, until
 from loopback import Loopback, ManualClock
 from loopback.botproc import BotProcess
 
+#: The bot draws in worker processes here (its default draws in a thread of its own process).
+WORKERS = {"KARAK_DRAWING_WORKERS": "2"}
+
 
 async def ended(pid: int, guard: float = 30) -> None:
     """Wait until process ``pid`` has ended (told by a pidfd, no polling)."""
@@ -39,7 +42,7 @@ async def ended(pid: int, guard: float = 30) -> None:
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 async def test_the_bot_stops_cleanly(lb: Loopback, tmp_path: Path, sig: signal.Signals) -> None:
     db = tmp_path / "karak.sqlite3"
-    bot = BotProcess(lb, db)
+    bot = BotProcess(lb, db, extra_env=WORKERS)
     await bot.start()
     try:
         guild = lb.create_guild("Karak Club", locale="en-US")
@@ -95,7 +98,7 @@ async def test_a_table_message_discord_refuses_to_edit_is_posted_afresh(
 async def test_a_killed_bot_takes_its_starting_workers_along(lb: Loopback, tmp_path: Path) -> None:
     """SIGKILL the bot as soon as the first pictures start a drawing worker (still starting up,
     maybe before it has asked to die with the bot): every process of its group ends."""
-    bot = BotProcess(lb, tmp_path / "karak.sqlite3")
+    bot = BotProcess(lb, tmp_path / "karak.sqlite3", extra_env=WORKERS)
     await bot.start()
     try:
         channel = lb.create_channel(lb.create_guild("Karak Club", locale="en-US"), "goblin-hall")
