@@ -38,6 +38,7 @@ class Shown:
     def __init__(self, size: int = SHOWN_MESSAGES) -> None:
         self.size = size
         self._slots: OrderedDict[Slot, _Message] = OrderedDict()
+        self._owner: dict[int, Slot] = {}  # message id -> the slot whose message it is
 
     def kept(self, slot: Slot, message: int | None, name: str,
              key: str) -> KeptPicture | None:
@@ -54,22 +55,26 @@ class Shown:
         key): it is the slot's message now, and no other slot's (an edit in another language
         replaced the pictures it carried)."""
         by_name = {a.filename: a.id for a in message.attachments}
-        for other in [s for s, m in self._slots.items() if m.id == message.id and s != slot]:
-            del self._slots[other]  # the message shows another language now: that one is gone
+        other = self._owner.get(message.id)
+        if other is not None and other != slot:
+            self.drop(other)  # the message shows another language now: that one is gone
+        self.drop(slot)
         self._slots[slot] = _Message(message.id, {
             name: (key, by_name[name]) for name, key in keys.items() if name in by_name})
-        self._slots.move_to_end(slot)
+        self._owner[message.id] = slot
         while len(self._slots) > self.size:
-            self._slots.popitem(last=False)
+            self.drop(next(iter(self._slots)))
 
     def drop(self, slot: Slot) -> None:
         """Forget the slot's message (its edit failed: what it shows is not known)."""
-        self._slots.pop(slot, None)
+        known = self._slots.pop(slot, None)
+        if known is not None and self._owner.get(known.id) == slot:
+            del self._owner[known.id]
 
     def forget(self, table: int) -> None:
         """Forget every message of a table that ended."""
         for slot in [s for s in self._slots if s[0] == table]:
-            del self._slots[slot]
+            self.drop(slot)
 
     def __len__(self) -> int:
         return len(self._slots)
