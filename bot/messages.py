@@ -189,16 +189,18 @@ class Messages:
             log.warning("could not take the buttons off message %s of table %s (%s)", old,
                         record.id, exc.status)
 
-    async def edit_table(self, record: TableRecord, repost: bool = True) -> None:
-        """Bring the table message up to date, drawing its picture only when it changed; when
-        Discord will not edit it any more (gone, too old, refused), post it afresh (unless
-        ``repost`` is false)."""
+    async def edit_table(self, record: TableRecord, repost: bool = True,
+                         payload: Payload | None = None) -> None:
+        """Bring the table message up to date (with ``payload`` when it is drawn already),
+        drawing its picture only when it changed; when Discord will not edit it any more (gone,
+        too old, refused), post it afresh (unless ``repost`` is false)."""
         if record.message_id is None:
             if repost:
                 await self.post_table(record)
             return
         slot = (record.id, None, record.locale)
-        payload = await self.table_payload(record, urgent=False, message=record.message_id)
+        if payload is None:
+            payload = await self.table_payload(record, urgent=False, message=record.message_id)
         message = self.channel(record).get_partial_message(record.message_id)
         try:
             self.pace.note(record.channel_id)
@@ -242,17 +244,30 @@ class Messages:
                     return
             self._dirty.discard(table)
             try:
-                # under the table's lock: a table closed meanwhile is drawn closed, and its
-                # closing edit never comes before this one
+                record = await self.service.load(table)
+                if record.state is None:
+                    return
+                self._channels[table] = record.channel_id
+                if channel is None and self.pace.wait(record.channel_id) > 0:
+                    self._dirty.add(table)  # wait for the channel, then show the latest
+                    continue
+                # drawn before taking the table's lock: moves on the table never wait for a
+                # background picture
+                payload = (await self.table_payload(record, urgent=False,
+                                                    message=record.message_id)
+                           if record.message_id is not None else None)
+                # edited under the table's lock: a table closed meanwhile is drawn closed, and
+                # its closing edit never comes before this one
                 async with self.service.lock(table):
-                    record = await self.service.load(table)
-                    if record.state is None:
+                    now = await self.service.load(table)
+                    if now.state is None:
                         return
-                    self._channels[table] = record.channel_id
-                    if channel is None and self.pace.wait(record.channel_id) > 0:
-                        self._dirty.add(table)  # wait for the channel, then show the latest
+                    if payload is None or not same_message(now, record):
+                        await self.edit_table(now)
                         continue
-                    await self.edit_table(record)
+                    if now.version != record.version:
+                        self._dirty.add(table)  # moves came meanwhile: another edit follows
+                    await self.edit_table(record, payload=payload)
             except Refusal:
                 return
             except discord.HTTPException as exc:
@@ -330,6 +345,14 @@ class Messages:
         except discord.HTTPException as exc:
             log.warning("could not close the table message of table %s (%s)", record.id,
                         exc.status)
+
+
+def same_message(now: TableRecord, drawn: TableRecord) -> bool:
+    """True when a table message drawn from ``drawn`` may still be sent for the table as it is
+    ``now``: the same running game on the same message, in the same language (at most a few
+    moves behind, and another edit follows)."""
+    return (now.message_id == drawn.message_id and now.locale == drawn.locale
+            and now.status == drawn.status == "running")
 
 
 async def _nothing() -> None:
