@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import discord
@@ -18,8 +20,9 @@ from bot.drawing import BACKGROUND, URGENT, DrawingPool, drawing_thread
 from engine import Observation
 
 log = logging.getLogger("karak.bot")
-#: Battle pictures kept (table, version, language): shared by hand and table messages.
-BATTLE_PICTURES = 64
+#: Battle pictures kept, the latest version of each table and language: shared by the hand
+#: and table messages of every table in play (a few tens of kilobytes each).
+BATTLE_PICTURES = 1024
 
 
 class Renderer(Protocol):
@@ -106,12 +109,21 @@ class KeptPicture(discord.Attachment):
         return {"id": str(self.id), "filename": self.filename}
 
 
+@dataclass
+class _Battle:
+    """The battle picture of one table version, drawn or being drawn."""
+
+    version: int
+    urgent: bool
+    drawing: asyncio.Future[bytes | None]
+
+
 class Pictures:
     """PNG pictures for the messages; a failed drawing is logged and gives None."""
 
     def __init__(self, renderer: Renderer) -> None:
         self.renderer = renderer
-        self._battles: dict[tuple[int, int, str], asyncio.Future[bytes | None]] = {}
+        self._battles: OrderedDict[tuple[int, str], _Battle] = OrderedDict()
 
     async def png(self, kind: str, obs: Observation, locale: str,
                   urgent: bool = True) -> bytes | None:
@@ -132,15 +144,22 @@ class Pictures:
         """The battle picture of table ``key[0]`` at version ``key[1]`` in language ``key[2]``:
         the same for every viewer, so the hand messages and the table message of that version
         share one drawing (and a drawing in progress is awaited rather than repeated)."""
-        found = self._battles.get(key)
-        if found is None:
-            found = asyncio.ensure_future(self.png("battle", obs, key[2], urgent))
-            self._battles[key] = found
+        table, version, locale = key
+        found = self._battles.get((table, locale))
+        if found is not None and version < found.version:
+            return await self.png("battle", obs, locale, urgent)  # a late request: not kept
+        if (found is None or found.version != version
+                or (urgent and not found.urgent and not found.drawing.done())):
+            # someone waits for it: an urgent drawing, not the queued background one
+            found = _Battle(version, urgent,
+                            asyncio.ensure_future(self.png("battle", obs, locale, urgent)))
+            self._battles[(table, locale)] = found
+            self._battles.move_to_end((table, locale))
             while len(self._battles) > BATTLE_PICTURES:
-                self._battles.pop(next(iter(self._battles)))
-        png = await asyncio.shield(found)
-        if png is None and self._battles.get(key) is found:
-            del self._battles[key]  # a failed drawing is tried again next time
+                self._battles.popitem(last=False)
+        png = await asyncio.shield(found.drawing)
+        if png is None and self._battles.get((table, locale)) is found:
+            del self._battles[(table, locale)]  # a failed drawing is tried again next time
         return png
 
     async def close(self) -> None:

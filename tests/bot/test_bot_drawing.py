@@ -128,6 +128,32 @@ async def test_a_battle_picture_is_drawn_once_per_version() -> None:
     assert calls == ["en", "en", "fr"]
 
 
+async def test_a_person_never_waits_for_a_background_battle_picture() -> None:
+    """The table refresh asked for a battle picture in the background; a hand message needing
+    the same picture gets an urgent drawing of its own, kept for the next ones."""
+    from bot.pictures import Pictures
+
+    held = asyncio.Event()
+    asked: list[bool] = []
+
+    class Queued:
+        async def draw(self, kind: str, obs: Any, locale: str, urgent: bool) -> bytes:
+            asked.append(urgent)
+            if not urgent:
+                await held.wait()  # behind the urgent pictures of other tables
+            return b"urgent" if urgent else b"background"
+
+    pictures = Pictures(Queued())  # type: ignore[arg-type]
+    background = asyncio.ensure_future(pictures.battle((1, 7, "en"), _obs(), urgent=False))
+    await asyncio.sleep(0)
+    assert await asyncio.wait_for(pictures.battle((1, 7, "en"), _obs()), 5) == b"urgent"
+    assert await pictures.battle((1, 7, "en"), _obs(), urgent=False) == b"urgent"
+    assert await pictures.battle((1, 6, "en"), _obs()) == b"urgent"  # late: drawn, not kept
+    assert asked == [False, True, True]
+    held.set()
+    assert await background == b"background"
+
+
 async def test_without_workers_one_thread_of_the_bot_draws(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """KARAK_DRAWING_WORKERS=0: every picture is drawn by the one drawing thread, in order."""
