@@ -58,7 +58,7 @@ def _agent(level: str, seed: int, iterations: int, horizon: int) -> Agent:
 
 
 def play(level: str, seed: int, iterations: int = DEFAULT_ITERATIONS, horizon: int = 0,
-         cap: int = 150) -> Game:
+         cap: int = 150, max_steps: int = 5000) -> Game:
     """Play game ``seed``: the level at seat ``seed % 4``, normal agents at the others."""
     drawn, _ = game_rng.shuffled(game_rng.seed_state(seed ^ 0xC0FFEE), HEROES)
     heroes = drawn[:SEATS]
@@ -71,8 +71,8 @@ def play(level: str, seed: int, iterations: int = DEFAULT_ITERATIONS, horizon: i
     try:
         state = new_game(config)
         while state.phase is not Phase.OVER:
-            if state.round > cap:
-                raise RuntimeError(f"no winner after {cap} rounds")
+            if state.round > cap or state.step > max_steps:
+                raise RuntimeError(f"no winner after {cap} rounds or {max_steps} moves")
             seat = state.current
             view = observe(state, seat)
             if seat == tested:

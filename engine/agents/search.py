@@ -30,7 +30,15 @@ import time
 from dataclasses import dataclass, field
 
 from engine import rng
-from engine.actions import LORD_LEVEL, Action, Fight, Revive, SetStacking, VisitMerchant
+from engine.actions import (
+    LORD_LEVEL,
+    Action,
+    CancelPurchase,
+    Fight,
+    Revive,
+    SetStacking,
+    VisitMerchant,
+)
 from engine.agents.evaluation import evaluate
 from engine.agents.heuristic import HeuristicAgent
 from engine.catalog import tables
@@ -93,8 +101,10 @@ class HardAgent:
         if obs.phase is Phase.TURN:
             candidates = self._shortlist(obs, default)
         else:
-            candidates = [default, *(a for a in obs.legal
-                                     if a != default and not isinstance(a, SetStacking))]
+            # taking back a purchase is the heuristic's call alone: the search, weighing it
+            # against paying, could buy and take back the same potion for ever
+            candidates = [default, *(a for a in obs.legal if a != default
+                                     and not isinstance(a, SetStacking | CancelPurchase))]
         if len(candidates) == 1:
             return default
         root = self.tree(obs, candidates)

@@ -7,6 +7,7 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,13 +124,26 @@ def test_evaluation_is_a_win_probability_like_score() -> None:
     assert max(scores) - min(scores) < 0.2  # a fresh table is about even
 
 
-def test_strength_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def strength_benchmark(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """benchmarks/ai_strength.py, imported."""
     spec = importlib.util.spec_from_file_location("bench_ai", ROOT / "benchmarks/ai_strength.py")
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, spec.name, bench)
     spec.loader.exec_module(bench)
+    return bench
+
+
+def test_hard_never_takes_back_a_purchase_for_ever(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Game 161 of the strength benchmark: the hard seat at the merchant once bought a potion
+    and took the purchase back, again and again, and the game never ended."""
+    game = strength_benchmark(monkeypatch).play("hard", 161)
+    assert game.error is None and game.times
+
+
+def test_strength_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = strength_benchmark(monkeypatch)
     assert bench.main(["--games", "2", "--levels", "easy,hard", "--iterations", "2",
                        "--workers", "1", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
