@@ -15,6 +15,7 @@ from discordpy_client import discordpy_client
 from e2e import hand_button, moves_of, open_table
 from pace_clock import PaceClock
 from PIL import Image
+from shared_files import discord_api_checked
 
 from bot.client import KarakBot
 from bot.records import TableRecord
@@ -148,7 +149,8 @@ async def test_table_edits_wait_only_for_the_channel_limit(tmp_path: Path) -> No
     from loopback import ManualClock
 
     clock = ManualClock()
-    async with Loopback(clock=clock, channel_limit=ChannelLimit(5, 5.0)) as lb:
+    async with Loopback(clock=clock, channel_limit=ChannelLimit(5, 5.0),
+                        validate=discord_api_checked()) as lb:
         guild = lb.create_guild("Karak Club", locale="en-US")
         hall = lb.create_channel(guild, "goblin-hall")
         eve = lb.create_user("Eve", "en-US")
