@@ -262,12 +262,12 @@ class Messages:
                     now = await self.service.load(table)
                     if now.state is None:
                         return
-                    if payload is None or not same_message(now, record):
+                    if payload is not None and same_message(now, record):
+                        if now.version != record.version:
+                            self._dirty.add(table)  # moves came meanwhile: another edit follows
+                        await self.edit_table(record, payload=payload)
+                    else:
                         await self.edit_table(now)
-                        continue
-                    if now.version != record.version:
-                        self._dirty.add(table)  # moves came meanwhile: another edit follows
-                    await self.edit_table(record, payload=payload)
             except Refusal:
                 return
             except discord.HTTPException as exc:
