@@ -1,8 +1,13 @@
 """How good a position is for one seat, as a number in 0..1: the search's score of a cut-short
-playout. A won game is 1, a lost one 0; otherwise the seat's progress against the other seats'.
+playout. A won game is 1, a lost one 0; otherwise the chance that the seat wins, estimated from
+what every seat has gathered.
 
-Progress counts what brings the Lord within reach: keys most (each opens the next level, R11,
-and the three open the Lord), then what wins fights (equipment, reward cards, potions) and HP.
+Each seat's strength is a weighted sum of its features (keys, the three keys, equipment, reward
+cards, potions, HP, its cards' attack, the attack it can bring to a fight, and how soon it plays
+next); a seat's chance is its share of ``exp(strength)`` over the seats (a conditional logit).
+The weights were fitted by maximum likelihood to positions of games between normal seats, at the
+start of every turn, labelled with the game's winner: ``python scripts/fit_evaluation.py``
+prints them.
 """
 
 from __future__ import annotations
@@ -10,42 +15,57 @@ from __future__ import annotations
 import math
 
 from engine.agents.heuristic import card_value, equip_value
+from engine.battle import hand_size
 from engine.catalog import tables
-from engine.state import GameState, Seat
+from engine.state import GameState
 
-KEY = 12.0  # one key: a level further down the caverns
-ALL_KEYS = 8.0  # the three keys: the Lord may be fought
-EQUIPMENT = 1.5  # per point of equip_value
-REWARD_CARD = 1.0  # per point a reward card is worth above a starting card
-STARTING_CARD = 2.3  # card_value of a typical starting card
-POTION = 2.0
-HP = 0.8
-#: Progress difference worth a 0.88 score (tanh(1) mapped to 0..1).
-SCALE = 10.0
+#: card_value of a typical starting card: a reward card counts what it is worth above one.
+STARTING_CARD = 2.3
+
+#: The features :func:`features` computes, in order.
+FEATURES = ("keys", "all_keys", "equipment", "rewards", "potions", "hp", "attack_mean",
+            "reach", "all_keys_reach", "next_1", "next_2", "next_3")
+
+#: Fitted weights per feature (``scripts/fit_evaluation.py``: 3,000 games, seeds from 100,000).
+WEIGHTS = {"keys": 0.5591, "all_keys": 1.5103, "equipment": 0.1163, "rewards": 0.0369,
+           "potions": 0.2649, "hp": 0.1398, "attack_mean": 0.927, "reach": 0.139,
+           "all_keys_reach": -0.0859, "next_1": -0.1228, "next_2": -0.2146, "next_3": -0.2277}
 
 
-def progress(seat: Seat) -> float:
-    """What a seat has gathered towards beating the Lord."""
-    t = tables().actions
-    keys = len(seat.keys)
-    score = KEY * keys + (ALL_KEYS if keys >= 3 else 0.0)
-    score += EQUIPMENT * (equip_value(seat.weapon) + equip_value(seat.armour))
+def features(state: GameState, index: int) -> tuple[float, ...]:
+    """Seat ``index``'s features, in the order of :data:`FEATURES`."""
+    t = tables()
+    seat = state.seats[index]
+    all_keys = 1.0 if len(seat.keys) >= 3 else 0.0
+    rewards = 0.0
+    attack = cards = 0
     for zone in (seat.hand, seat.deck, seat.discard):
         for card in zone:
-            if t[card].reward:
-                score += REWARD_CARD * max(0.0, card_value(card) - STARTING_CARD)
-    return score + POTION * len(seat.potions) + HP * seat.hp
+            info = t.actions[card]
+            attack += info.attack
+            cards += 1
+            if info.reward:
+                rewards += max(0.0, card_value(card) - STARTING_CARD)
+    mean = attack / cards if cards else 0.0
+    worn = sum(t.equipment[item].attack for item in (seat.weapon, seat.armour) if item)
+    reach = worn + hand_size(seat) * mean
+    after = (state.order.index(index) - state.turn) % len(state.order)  # 0: its turn now
+    return (float(len(seat.keys)), all_keys, equip_value(seat.weapon) + equip_value(seat.armour),
+            rewards, float(len(seat.potions)), float(seat.hp), mean, reach, all_keys * reach,
+            float(after == 1), float(after == 2), float(after == 3))
+
+
+def strength(state: GameState, index: int, weights: dict[str, float] = WEIGHTS) -> float:
+    """Seat ``index``'s weighted sum of features (its log-odds up to a constant)."""
+    values = features(state, index)
+    return sum(weights[name] * value for name, value in zip(FEATURES, values, strict=True))
 
 
 def evaluate(state: GameState, seat: int) -> float:
-    """The position's worth to ``seat``: 1 won, 0 lost, else its progress against its rivals'
-    (half the best rival's, half their average), squashed into 0..1."""
+    """The position's worth to ``seat``: 1 won, 0 lost, else its estimated chance to win."""
     if state.winner is not None:
         return 1.0 if state.winner == seat else 0.0
-    scores = [progress(s) for s in state.seats]
-    mine = scores[seat]
-    rivals = scores[:seat] + scores[seat + 1:]
-    if not rivals:
-        return 0.5
-    lead = mine - 0.5 * max(rivals) - 0.5 * sum(rivals) / len(rivals)
-    return 0.5 + 0.5 * math.tanh(lead / SCALE)
+    strengths = [strength(state, i) for i in range(len(state.seats))]
+    top = max(strengths)
+    shares = [math.exp(s - top) for s in strengths]
+    return shares[seat] / sum(shares)

@@ -49,8 +49,8 @@ from engine.state import GameState, Phase
 
 #: Iterations per searched decision when no budget is given (benchmarks/ai_strength.py times them).
 DEFAULT_ITERATIONS = 256
-#: UCT's exploration constant (scores are in 0..1).
-EXPLORATION = 0.35
+#: UCT's exploration constant (scores are chances to win: moves differ by a few hundredths).
+EXPLORATION = 0.1
 #: A node with ``n`` visits may have ``1 + WIDENING * sqrt(n)`` children.
 WIDENING = 0.6
 #: How much better (on the 0..1 score) the most visited action must do than the heuristic's.
