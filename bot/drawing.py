@@ -29,8 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from engine import Observation
 
 log = logging.getLogger("karak.bot")
@@ -68,16 +66,13 @@ def serve(parent: int) -> None:
     os.dup2(2, 1)  # a stray print goes to the log, never into the pictures
     with contextlib.suppress(BrokenPipeError):  # the bot is gone: so is the work
         while head := jobs.read(4):
-            kind, locale, obs = _JOB.decode(jobs.read(int.from_bytes(head, "big")))
+            kind, locale, obs = jobs.read(int.from_bytes(head, "big")).split(b" ", 2)
             try:
-                status, data = 0, draw(kind, unpacked(obs), locale)
+                status, data = 0, draw(kind.decode(), unpacked(obs), locale.decode())
             except Exception as exc:  # noqa: BLE001 - handed to the bot, which logs it
                 status, data = 1, f"{type(exc).__name__}: {exc}".encode()
             out.write(bytes([status]) + len(data).to_bytes(4, "big") + data)
             out.flush()
-
-
-_JOB = msgspec.msgpack.Decoder(tuple[str, str, bytes])
 
 
 class WorkerGone(Exception):
@@ -85,9 +80,10 @@ class WorkerGone(Exception):
 
 
 class _Worker:
-    """One drawing process fed through its standard input and output: a job is the picture's
-    kind, its language and the observation packed (:meth:`~engine.Observation.packed`); the
-    answer a status byte, a length and the PNG. No thread of the bot is involved."""
+    """One drawing process fed through its standard input and output: a job is its length,
+    then the picture's kind, its language and the observation packed
+    (:meth:`~engine.Observation.packed`), apart by spaces; the answer a status byte, a length
+    and the PNG (or the error). No thread of the bot is involved."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
@@ -107,7 +103,7 @@ class _Worker:
         """The picture, drawn by this worker; :class:`WorkerGone` when it died."""
         stdin, stdout = self.process.stdin, self.process.stdout
         assert stdin is not None and stdout is not None
-        job = msgspec.msgpack.encode((kind, locale, obs.packed()))
+        job = f"{kind} {locale} ".encode() + obs.packed()
         try:
             stdin.write(len(job).to_bytes(4, "big") + job)
             await stdin.drain()

@@ -6,9 +6,8 @@ its version (``state.step``) and the action log row, guarded by the previous ver
 and its log never disagree and a stale writer changes nothing. Finished and abandoned tables stay
 as history.
 
-The process owns its database: the table last read is kept (:data:`RECORDS` of them at most) and
-served again without SQL until a write of that table, committed or not, drops it, so what
-:meth:`Store.get` returns is always what the database holds.
+The process owns its database: a table read is kept (:data:`RECORDS` at most) and served again
+without SQL until a write of it ends (committed or not), so it is always what the database holds.
 """
 
 from __future__ import annotations
@@ -35,6 +34,7 @@ from bot.records import (
     StorageError,
     TableExists,
     TableRecord,
+    keep,
     opt_int,
     read_record,
     remember,
@@ -131,10 +131,7 @@ class Store:
                 yield db
         finally:
             self._writes += 1
-            if table_id is None:
-                self._records.clear()
-            else:
-                self._records.pop(table_id, None)
+            self._records.pop(table_id, None) if table_id is not None else self._records.clear()
 
     # ------------------------------------------------------------------ tables
 
@@ -167,8 +164,7 @@ class Store:
         An id no SQLite integer can hold (a forged custom_id) is no table."""
         if not SQLITE_MIN <= table_id <= SQLITE_MAX:
             return None
-        kept = self._records.get(table_id)
-        if kept is not None:
+        if (kept := self._records.get(table_id)) is not None:
             return kept
         writes = self._writes
         async with self._db.execute(f"SELECT {_COLUMNS} FROM tables WHERE id = ?",
@@ -178,9 +174,7 @@ class Store:
             return None
         record = read_record(tuple(row), self._states)
         if writes == self._writes:  # no write ended meanwhile: the row is still the table
-            if len(self._records) >= RECORDS:
-                self._records.pop(next(iter(self._records)))
-            self._records[table_id] = record
+            keep(self._records, table_id, record, RECORDS)
         return record
 
     async def active_in_channel(self, channel_id: int) -> int | None:
