@@ -45,7 +45,7 @@ async def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="karak-chaos-") as tmp:
         async with Loopback(rate_limits=plan.schedule(),
                             validate=args.validate) as lb:
-            bot = BotProcess(lb, Path(tmp) / "karak.sqlite3")
+            bot = BotProcess(lb, Path(tmp) / "karak.sqlite3", ai_pace=plan.ai_pace)
             try:
                 figures = await chaos.ChaosRun(plan, lb, bot).run()
             finally:

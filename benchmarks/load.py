@@ -20,11 +20,13 @@ the move, with a new hand picture or keeping the pictures that did not change) a
 message (the first edit of the channel's public table message whose footer shows the move
 applied), with how many moves got no such update; also the hand pictures of "My hand" clicks,
 the number of table messages posted and edited, Discord rule breaches, and the bot's RSS and
-CPU use.
+CPU use (also as CPU milliseconds per move applied, people's and AI's: bot and drawing workers
+together, a figure that holds even on a shared machine).
 
-Then the capacity: a bounded search of ``--capacity-rounds`` short runs (fresh stand-in and
-bot each) for the largest number of tables at which the hand after a move stays under 1 s at
-p99 (doubling from ``--tables`` while it holds, then halving the interval).
+Then the capacity (``benchmarks/capacity.py``): a bounded search of ``--capacity-rounds`` short
+runs (fresh stand-in and bot each) for the largest number of tables at which the hand after a
+move stays under 1 s at p99 (doubling from ``--tables`` while it holds, then halving the
+interval).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import asyncio
 import contextlib
 import random
 import re
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -43,6 +46,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.capacity import Figures, capacity, pct  # noqa: E402
 from i18n import LOCALES, catalog  # noqa: E402
 from loopback import Channel, Interaction, InteractionFailed, Loopback, Message, User  # noqa: E402
 from loopback.botproc import BotProcess  # noqa: E402
@@ -76,8 +80,6 @@ FOOTERS = [re.compile(re.escape(str(catalog(lc)["bot.table.footer"]))
                       .replace(re.escape("{round}"), r"\d+")
                       .replace(re.escape("{step}"), r"(?P<step>\d+)")) for lc in LOCALES]
 TABLE_PICTURES = ("table.png", "battle.png")
-#: Seconds the hand after a move may take at p99 for a table count to count as held.
-CAPACITY_GOAL = 1.0
 
 
 def shown_step(message: Message) -> int | None:
@@ -129,17 +131,15 @@ def accepted(lb: Loopback, ix: Interaction) -> bool:
     return not any(NOTE.match(line) for line in (first[0].split("\n")[:2] if first else []))
 
 
+def applied(db: Path) -> int:
+    """How many moves (people's and AI's) the bot has written to its action log so far."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
+        return int(con.execute("SELECT COUNT(*) FROM actions").fetchone()[0])
+
+
 def weight(notation: str) -> float:
     """How much a simulated person likes a move."""
     return next((w for prefix, w in PREFERENCE if notation.startswith(prefix)), 1.0)
-
-
-def pct(values: list[float], q: float) -> float:
-    """The q-quantile (0..1) of ``values`` (nearest rank), in milliseconds."""
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))] * 1000
 
 
 @dataclass
@@ -264,17 +264,6 @@ class Table:
                 await asyncio.sleep(1)
 
 
-@dataclass
-class Figures:
-    """What one load run measured (seconds; RSS in bytes)."""
-
-    tables: int
-    span: float
-    hand: list[float]
-    table: list[float]
-    breaches: int
-
-
 async def measure(args: argparse.Namespace, count: int, warmup: float, duration: float,
                   report: bool) -> Figures:
     """Run ``count`` tables against a fresh stand-in and bot; print every figure if
@@ -284,7 +273,8 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
     with tempfile.TemporaryDirectory() as tmp:
         async with Loopback(validate=args.validate, keep_files=False) as lb:
             guild = lb.create_guild("Load", locale="en-US")
-            bot = BotProcess(lb, Path(tmp) / "load.sqlite3", ai_pace=args.ai_pace,
+            db = Path(tmp) / "load.sqlite3"
+            bot = BotProcess(lb, db, ai_pace=args.ai_pace,
                              log=Path(tmp) / "bot.log", extra_env=args.bot_env)
             pictures = TablePictures(lb)
             lb.watchers.append(pictures)
@@ -306,6 +296,8 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
                 await asyncio.sleep(warmup / max(1, len(tables)) / 2)
             await asyncio.sleep(max(0.0, started + warmup - time.monotonic()))
             window_start, cpu_start = lb.now(), bot.cpu_seconds()
+            own_bot_start = bot.cpu_seconds(children=False)
+            applied_start = applied(db)
             own_start = time.process_time()
             stats_start = (stats.moves, stats.hands)
             rss: list[tuple[int, int]] = []
@@ -314,6 +306,8 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
                 rss.append((bot.rss(children=False), bot.rss()))
             processes = len(bot.pids())
             window_end, cpu_end = lb.now(), bot.cpu_seconds()
+            own_bot = bot.cpu_seconds(children=False) - own_bot_start
+            made = applied(db) - applied_start
             own_cpu = time.process_time() - own_start
             for t in tables:
                 t.stop = True
@@ -374,6 +368,9 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
                   f"max {max(r[1] for r in rss) / 2**20:.0f} MiB); CPU "
                   f"{(cpu_end - cpu_start) / span * 100:.0f}% of one core "
                   f"({processes} processes)")
+            print(f"bot CPU per move: {(cpu_end - cpu_start) / max(1, made) * 1000:.1f} ms "
+                  f"(its own process {own_bot / max(1, made) * 1000:.1f} ms; {made} moves "
+                  f"applied, people's and AI's)")
             print(f"this process (stand-in and simulated people): CPU "
                   f"{own_cpu / span * 100:.0f}% of one core")
             print(f"Discord rule breaches: {len(lb.breaches)}; failed interactions: "
@@ -393,48 +390,13 @@ def spread(values: list[float]) -> str:
             f"{max(values, default=float('nan')) * 1000:.0f} ms")
 
 
-def holds(figures: Figures) -> bool:
-    """True when the hand message after a move came within :data:`CAPACITY_GOAL` at p99 (and
-    no Discord rule was broken)."""
-    return (bool(figures.hand) and pct(figures.hand, 0.99) < CAPACITY_GOAL * 1000
-            and figures.breaches == 0)
-
-
-async def capacity(args: argparse.Namespace, first: Figures) -> int:
-    """A bounded search (``--capacity-rounds`` short runs) for the largest number of tables at
-    which the hand after a move stays under :data:`CAPACITY_GOAL` at p99: doubling from the
-    main run while it holds, then halving the interval between the largest count that held
-    and the smallest that did not. Returns that largest count (0: none held)."""
-    good = first.tables if holds(first) else 0
-    bad = None if holds(first) else first.tables
-    tried = [first]
-    for _ in range(args.capacity_rounds):
-        count = min(good * 2, args.capacity_max) if bad is None else (good + bad) // 2
-        if count <= good or (bad is not None and bad - good <= max(10, good // 10)):
-            break
-        figures = await measure(args, count, args.capacity_warmup, args.capacity_duration,
-                                report=False)
-        tried.append(figures)
-        print(f"  capacity round: {count} tables, hand p99 {pct(figures.hand, 0.99):.0f} ms "
-              f"({len(figures.hand)} moves) -> {'holds' if holds(figures) else 'too slow'}",
-              flush=True)
-        if holds(figures):
-            good = count
-        else:
-            bad = count
-    print(f"capacity: {good} tables with the hand after a move under "
-          f"{CAPACITY_GOAL * 1000:.0f} ms at p99 (goal >= 400; searched "
-          + ", ".join(f"{f.tables}" for f in tried)
-          + (f"; {bad} tables did not hold)" if bad is not None else
-             f"; the search stopped at {good})"))
-    return good
-
-
 async def main(args: argparse.Namespace) -> int:
     """Run the load and print the figures (then the capacity, unless ``--capacity-rounds 0``)."""
     figures = await measure(args, args.tables, args.warmup, args.duration, report=True)
     if args.capacity_rounds > 0:
-        await capacity(args, figures)
+        await capacity(figures, args.capacity_rounds, args.capacity_max,
+                       lambda count: measure(args, count, args.capacity_warmup,
+                                             args.capacity_duration, report=False))
     return 0 if figures.breaches == 0 else 1
 
 

@@ -3,7 +3,8 @@
 Pillow holds Python's global lock for much of its work, so pictures drawn in threads of the bot's
 process slow down everything else it does (answering interactions within Discord's 3 seconds
 above all). :class:`DrawingPool` draws in separate worker processes instead (at a lower CPU
-priority than the bot itself), and serves pictures a person is waiting for (their hand after a
+priority than the bot itself, each fed through its standard input and output by the event loop
+alone), and serves pictures a person is waiting for (their hand after a
 click, a new turn's table) before the background refresh of a table message, which is coalesced
 anyway, without starving it. With ``KARAK_DRAWING_WORKERS=0`` one thread of the bot's process
 draws instead, in the same order (:func:`drawing_thread`): it saves the workers' memory, but
@@ -13,19 +14,19 @@ that thread competes with the event loop for the interpreter.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import itertools
 import logging
-import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from engine import Observation
@@ -40,6 +41,8 @@ WORKER_NICE = 5
 PARENT_CHECK = 0.5
 #: prctl(2) option: the signal a process gets when its parent ends.
 PR_SET_PDEATHSIG = 1
+#: Seconds a drawing worker has to end once its input closed.
+STOP_GRACE = 5.0
 
 
 def draw(kind: str, obs: Observation, locale: str) -> bytes:
@@ -48,6 +51,80 @@ def draw(kind: str, obs: Observation, locale: str) -> bytes:
 
     painters = {"table": table_image, "battle": battle_image, "hand": hand_image}
     return painters[kind](obs, locale)
+
+
+def serve(parent: int) -> None:
+    """A drawing worker's life (``python -c``, see :class:`_Worker`): read jobs from standard
+    input, write each picture (or the error that stopped it) to standard output, until the
+    input ends (the bot closed it, or died)."""
+    start_worker(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the bot, which stops this
+    import render  # noqa: F401 - loaded before the first picture is asked for
+    from engine.observe import unpacked
+
+    jobs, out = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # a stray print goes to the log, never into the pictures
+    with contextlib.suppress(BrokenPipeError):  # the bot is gone: so is the work
+        while head := jobs.read(4):
+            kind, locale, obs = jobs.read(int.from_bytes(head, "big")).split(b" ", 2)
+            try:
+                status, data = 0, draw(kind.decode(), unpacked(obs), locale.decode())
+            except Exception as exc:  # noqa: BLE001 - handed to the bot, which logs it
+                status, data = 1, f"{type(exc).__name__}: {exc}".encode()
+            out.write(bytes([status]) + len(data).to_bytes(4, "big") + data)
+            out.flush()
+
+
+class WorkerGone(Exception):
+    """A drawing worker ended before answering."""
+
+
+class _Worker:
+    """One drawing process fed through its standard input and output: a job is its length,
+    then the picture's kind, its language and the observation packed
+    (:meth:`~engine.Observation.packed`), apart by spaces; the answer a status byte, a length
+    and the PNG (or the error). No thread of the bot is involved."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+
+    @classmethod
+    async def start(cls) -> _Worker:
+        """Start a worker process running :func:`serve` with this bot's code."""
+        root = str(Path(__file__).resolve().parent.parent)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            [root, *filter(None, [os.environ.get("PYTHONPATH")])])}
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", f"from bot.drawing import serve; serve({os.getpid()})",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env)
+        return cls(process)
+
+    async def draw(self, kind: str, obs: Observation, locale: str) -> bytes:
+        """The picture, drawn by this worker; :class:`WorkerGone` when it died."""
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None
+        job = f"{kind} {locale} ".encode() + obs.packed()
+        try:
+            stdin.write(len(job).to_bytes(4, "big") + job)
+            await stdin.drain()
+            head = await stdout.readexactly(5)
+            data = await stdout.readexactly(int.from_bytes(head[1:], "big"))
+        except (OSError, asyncio.IncompleteReadError) as exc:
+            raise WorkerGone(str(exc)) from exc
+        if head[0]:
+            raise RuntimeError(data.decode(errors="replace"))
+        return data
+
+    async def stop(self) -> None:
+        """End the worker: its input closes, it exits (killed if it does not at once)."""
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            await asyncio.wait_for(self.process.wait(), STOP_GRACE)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+            await self.process.wait()
 
 
 def _die_with(parent: int) -> None:
@@ -86,12 +163,6 @@ def start_worker(parent: int) -> None:
         pass
 
 
-def _warm_up(parent: int) -> None:
-    """Start a drawing worker (:func:`start_worker`) and load the renderer."""
-    start_worker(parent)
-    import render  # noqa: F401
-
-
 def drawing_thread() -> Executor:
     """One thread of the bot's own process that draws every picture, one at a time (the
     renderer's caches are shared, and pictures after a move cost a few milliseconds)."""
@@ -109,48 +180,53 @@ class _Job:
 
 
 class DrawingPool:
-    """Worker processes drawing pictures, fed from a priority queue (urgent first)."""
+    """Worker processes (:class:`_Worker`) drawing pictures, fed from a priority queue (urgent
+    first); with ``executor``, that executor's threads draw instead."""
 
     def __init__(self, workers: int, executor: Callable[[], Executor] | None = None,
                  clock: Callable[[], float] | None = None) -> None:
         self.workers = workers
         self.clock = clock  # seconds, for the order of the queue (default: the event loop's)
-        self._make_executor = executor or self._processes
+        self._make_executor = executor
         self._executor: Executor | None = None
+        self._processes: list[_Worker] = []
         self._queue: asyncio.PriorityQueue[_Job] | None = None
         self._feeders: list[asyncio.Task[None]] = []
         self._seq = itertools.count()
         self._broken = False
 
-    def _processes(self) -> Executor:
-        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_warm_up, initargs=(os.getpid(),))
-
     def _start(self) -> asyncio.PriorityQueue[_Job]:
         if self._queue is None:
             self._queue = asyncio.PriorityQueue()
-            self._executor = self._make_executor()
+            if self._make_executor is not None:
+                self._executor = self._make_executor()
             loop = asyncio.get_running_loop()
             self._feeders = [loop.create_task(self._feed(), name=f"drawing-{i}")
                              for i in range(self.workers)]
         return self._queue
 
     async def _feed(self) -> None:
-        """Hand the most urgent waiting picture to a free worker, one at a time."""
+        """Hand the most urgent waiting picture to this feeder's worker, one at a time."""
         assert self._queue is not None
         loop = asyncio.get_running_loop()
+        worker: _Worker | None = None
         while True:
             job = await self._queue.get()
             if job.done.done():
                 continue
             try:
-                if self._broken or self._executor is None:
-                    data = await asyncio.to_thread(draw, job.kind, job.obs, job.locale)
-                else:
+                if self._executor is not None:
                     data = await loop.run_in_executor(self._executor, draw, job.kind, job.obs,
                                                       job.locale)
-            except BrokenProcessPool:
-                log.warning("the drawing processes died; drawing in threads from now on")
+                elif self._broken:
+                    data = await asyncio.to_thread(draw, job.kind, job.obs, job.locale)
+                else:
+                    if worker is None:
+                        worker = await _Worker.start()
+                        self._processes.append(worker)
+                    data = await worker.draw(job.kind, job.obs, job.locale)
+            except WorkerGone as exc:
+                log.warning("a drawing process died (%s); drawing in threads from now on", exc)
                 self._broken = True
                 self._queue.put_nowait(job)
                 continue
@@ -185,6 +261,8 @@ class DrawingPool:
         if self._executor is not None:
             executor, self._executor = self._executor, None
             await asyncio.to_thread(executor.shutdown, True, cancel_futures=True)
+        workers, self._processes = self._processes, []
+        await asyncio.gather(*(w.stop() for w in workers))
         self._queue = None
 
     def stats(self) -> dict[str, Any]:

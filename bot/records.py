@@ -11,7 +11,7 @@ import math
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -165,6 +165,7 @@ def read_record(row: sqlite3.Row | tuple[object, ...], states: StateCache | None
         raise CorruptTable(tid, str(exc) or type(exc).__name__) from None
 
 
+V = TypeVar("V")
 #: The statuses a stored table may have.
 STATUSES: tuple[Status, ...] = ("lobby", "running", "finished", "abandoned")
 
@@ -221,10 +222,16 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
 
 def remember(states: StateCache, table_id: int, text: str, state: GameState) -> None:
     """Keep ``state`` as the parsed form of ``text`` for table ``table_id`` (bounded)."""
-    states.pop(table_id, None)
-    if len(states) >= STATE_CACHE:
-        states.pop(next(iter(states)))
-    states[table_id] = (text, state)
+    keep(states, table_id, (text, state), STATE_CACHE)
+
+
+def keep(kept: dict[int, V], table_id: int, value: V, most: int) -> None:
+    """Keep ``value`` for table ``table_id`` in ``kept``, which holds at most ``most`` tables
+    (the one kept longest goes first)."""
+    kept.pop(table_id, None)
+    if len(kept) >= most:
+        kept.pop(next(iter(kept)))
+    kept[table_id] = value
 
 
 def as_int(value: object, column: str) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
+import msgspec
 from msgspec import Struct
 from msgspec.structs import fields, replace
 
@@ -161,7 +162,17 @@ class Observation(Struct, frozen=True, dict=True, eq=False):
             if name not in names:
                 copy.__dict__[name] = parts.get(name, getattr(self, name))
         copy.__dict__["_seat_views"] = list(copy.seats)  # seat_view reads the given seats
+        copy.__dict__["_made_up"] = True  # no state behind it holds these parts
         return copy
+
+    def packed(self) -> bytes:
+        """This observation as bytes for another process of this program (:func:`unpacked`):
+        the observed state and the viewer in MessagePack, far quicker both ways than pickling
+        the observation. Secret parts included: never show or store them. A made-up
+        observation (:meth:`replaced`) cannot travel so."""
+        if "_made_up" in self.__dict__:
+            raise ValueError("a made-up observation cannot be packed")
+        return _PACKER.encode((self._state, self.viewer))
 
     def public(self) -> dict[str, Any]:
         """Every public part by name (see :data:`PARTS`)."""
@@ -193,6 +204,16 @@ def observe(state: GameState, viewer: int | None = None) -> Observation:
         drawn=battle.drawn if battle is not None and mine else (),
         legal=tuple(legal_actions(state)) if mine else (), _state=state,
     )
+
+
+def unpacked(data: bytes) -> Observation:
+    """The observation :meth:`Observation.packed` turned into ``data``."""
+    state, viewer = _UNPACKER.decode(data)
+    return observe(state, viewer)
+
+
+_PACKER = msgspec.msgpack.Encoder()
+_UNPACKER = msgspec.msgpack.Decoder(tuple[GameState, int | None])
 
 
 def _seat_view(i: int, s: Seat, seated: SeatConfig) -> SeatView:

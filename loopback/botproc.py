@@ -168,10 +168,10 @@ class BotProcess:
                         total += int(line.split()[1]) * 1024
         return total
 
-    def cpu_seconds(self) -> float:
-        """User + system CPU seconds used so far by the bot and its live workers (Linux)."""
+    def cpu_seconds(self, children: bool = True) -> float:
+        """User + system CPU seconds used so far by the bot (and its live workers) (Linux)."""
         total = 0.0
-        for pid in self.pids():
+        for pid in self.pids() if children else self.pids()[:1]:
             with contextlib.suppress(OSError, IndexError, ValueError):
                 fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
                 total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

@@ -90,9 +90,9 @@ def title_bar(img: Image.Image, d: ImageDraw.ImageDraw, mark: Image.Image | str,
 
 
 #: Bands kept per kind of band (each holds only its compressed bytes, a few to some twenty
-#: kilobytes): the parts of recent pictures, of several tables and languages, are not drawn
-#: again while they do not change.
-BANDS = 64
+#: kilobytes; some 7 MiB in all): the parts of the recent pictures of a few hundred tables, in
+#: their languages, are not drawn again while they do not change.
+BANDS = 256
 
 
 @remembered(BANDS)

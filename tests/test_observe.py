@@ -10,7 +10,7 @@ from random_play import random_positions
 
 from engine import GameConfig, GameState, Phase, SeatConfig, legal_actions, observe
 from engine.actions import Fight
-from engine.observe import PARTS, Observation
+from engine.observe import PARTS, Observation, unpacked
 from engine.serialize import to_data
 
 CONFIG = GameConfig((SeatConfig("horan", name="Ann"), SeatConfig("taia", ai=True),
@@ -31,6 +31,7 @@ def test_observations_compare_copy_and_pickle_as_values() -> None:
             assert again == view and hash(again) == hash(view) and to_data(again) == to_data(view)
             assert structs.replace(view) == view
             assert pickle.loads(pickle.dumps(view)) == view
+            assert unpacked(view.packed()) == view  # how a drawing worker gets it
             assert Observation(**{f.name: getattr(view, f.name)
                                   for f in structs.fields(view)}) == view
             assert [view.seat_view(i) for i in range(len(state.seats))] == list(view.seats)
@@ -98,3 +99,5 @@ def test_replaced_fixes_the_given_parts_and_keeps_the_others() -> None:
         view.replaced(nonsense=1)
     with pytest.raises(TypeError):
         view.replaced(_state=None)
+    with pytest.raises(ValueError):  # no state behind it holds the parts it was given
+        view.replaced().packed()

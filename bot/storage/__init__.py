@@ -5,6 +5,9 @@ upgraded by numbered migrations. Applying an action is ONE transaction that writ
 its version (``state.step``) and the action log row, guarded by the previous version, so a state
 and its log never disagree and a stale writer changes nothing. Finished and abandoned tables stay
 as history.
+
+The process owns its database: a table read is kept (:data:`RECORDS` at most) and served again
+without SQL until a write of it ends (committed or not), so it is always what the database holds.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import aiosqlite
 from bot.records import (
     DEFAULT_LEVEL,
     LEVELS,
+    STATE_CACHE,
     Level,
     LogRow,
     SchemaTooNew,
@@ -30,6 +34,7 @@ from bot.records import (
     StorageError,
     TableExists,
     TableRecord,
+    keep,
     opt_int,
     read_record,
     remember,
@@ -39,10 +44,8 @@ from bot.records import (
 from bot.storage.schema import MIGRATIONS, SCHEMA_VERSION
 from engine import GameState
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Store"]
-
-
-
+#: Tables whose record is kept, read or written last (beyond it the oldest kept is dropped).
+RECORDS = STATE_CACHE
 #: The range of SQLite's integers: a table id outside it names no table.
 SQLITE_MIN, SQLITE_MAX = -(2**63), 2**63 - 1
 _COLUMNS = ("id, guild_id, channel_id, host_id, status, abilities, timer, seed, locale, seats, "
@@ -58,6 +61,8 @@ class Store:
         self._write = asyncio.Lock()
         self.clock = clock
         self._states: StateCache = {}
+        self._records: dict[int, TableRecord] = {}
+        self._writes = 0  # tables written so far: a read overtaken by a write is not kept
 
     @classmethod
     async def open(cls, path: Path | str, clock: Callable[[], float] = time.time) -> Store:
@@ -117,6 +122,17 @@ class Store:
                     await self._db.execute("ROLLBACK")
                 raise
 
+    @asynccontextmanager
+    async def _table_tx(self, table_id: int | None) -> AsyncIterator[aiosqlite.Connection]:
+        """A write transaction of table ``table_id`` (None: of any table); the kept record of
+        the table (of every table) is dropped once the transaction ended, committed or not."""
+        try:
+            async with self._tx() as db:
+                yield db
+        finally:
+            self._writes += 1
+            self._records.pop(table_id, None) if table_id is not None else self._records.clear()
+
     # ------------------------------------------------------------------ tables
 
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
@@ -148,10 +164,18 @@ class Store:
         An id no SQLite integer can hold (a forged custom_id) is no table."""
         if not SQLITE_MIN <= table_id <= SQLITE_MAX:
             return None
+        if (kept := self._records.get(table_id)) is not None:
+            return kept
+        writes = self._writes
         async with self._db.execute(f"SELECT {_COLUMNS} FROM tables WHERE id = ?",
                                     (table_id,)) as cur:
             row = await cur.fetchone()
-        return None if row is None else read_record(tuple(row), self._states)
+        if row is None:
+            return None
+        record = read_record(tuple(row), self._states)
+        if writes == self._writes:  # no write ended meanwhile: the row is still the table
+            keep(self._records, table_id, record, RECORDS)
+        return record
 
     async def active_in_channel(self, channel_id: int) -> int | None:
         """The id of the channel's lobby or running table, if any."""
@@ -183,7 +207,7 @@ class Store:
         if guard is not None:
             sql += " AND version = ?"
             values.append(guard)
-        async with self._tx() as db:
+        async with self._table_tx(table_id) as db:
             cur = await db.execute(sql, values)
             if cur.rowcount != 1:
                 raise StaleVersion(f"table {table_id} moved on")
@@ -236,7 +260,7 @@ class Store:
             columns.update(status="finished", winner=state.winner, finished_at=self.clock(),
                            deadline=None)
         sets = ", ".join(f"{name} = ?" for name in columns)
-        async with self._tx() as db:
+        async with self._table_tx(table_id) as db:
             cur = await db.execute(
                 f"UPDATE tables SET {sets} WHERE id = ? AND version = ? AND status = 'running'",
                 (*columns.values(), table_id, before))
@@ -331,7 +355,7 @@ class Store:
 
     async def relocalise(self, table_id: int, locale: str) -> bool:
         """Set the language of a lobby or running table; True when it changed."""
-        async with self._tx() as db:
+        async with self._table_tx(table_id) as db:
             cur = await db.execute(
                 "UPDATE tables SET locale = ?, updated_at = ? WHERE id = ? AND locale != ? "
                 "AND status IN ('lobby','running')", (locale, self.clock(), table_id, locale))
@@ -360,13 +384,14 @@ class Store:
 
     async def abandon_damaged(self, table_id: int, channel_id: int) -> None:
         """Mark a table whose row cannot be read abandoned (the row stays for inspection)."""
-        async with self._tx() as db:
+        async with self._table_tx(table_id) as db:
             await db.execute("UPDATE tables SET status = 'abandoned', revision = revision + 1 "
                              "WHERE id = ? AND channel_id = ?", (table_id, channel_id))
 
     async def raw_execute(self, sql: str, args: Sequence[object] = ()) -> None:
-        """Run one write statement in a transaction (maintenance and tests)."""
-        async with self._tx() as db:
+        """Run one write statement in a transaction (maintenance and tests); it may change any
+        table."""
+        async with self._table_tx(None) as db:
             await db.execute(sql, args)
 
 

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
-from concurrent.futures import Executor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -26,8 +26,11 @@ async def test_pictures_come_from_worker_processes() -> None:
                                            pool.draw("table", _obs(), "fr", BACKGROUND))
         assert hand.startswith(b"\x89PNG") and table.startswith(b"\x89PNG")
         assert not pool.stats()["threads"]
+        workers = [w.process for w in pool._processes]
+        assert len(workers) == 1 and workers[0].pid != os.getpid()
     finally:
         await pool.close()
+    assert all(w.returncode is not None for w in workers)  # closing the pool ended them
 
 
 async def test_urgent_first_but_background_not_starved(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -79,19 +82,27 @@ async def test_urgent_first_but_background_not_starved(monkeypatch: pytest.Monke
         await pool.close()
 
 
-async def test_a_broken_pool_falls_back_to_threads(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Broken(ThreadPoolExecutor):
-        def submit(self, *args: Any, **kwargs: Any) -> Any:
-            raise BrokenProcessPool("gone")
-
-    def make() -> Executor:
-        return Broken(1)
-
-    monkeypatch.setattr(drawing, "draw", lambda kind, obs, locale: b"drawn")
-    pool = DrawingPool(1, executor=make)
+async def test_a_dead_worker_leaves_drawing_to_threads() -> None:
+    pool = DrawingPool(1)
     try:
-        assert await pool.draw("hand", None, "en") == b"drawn"
+        assert (await pool.draw("hand", _obs(), "en")).startswith(b"\x89PNG")
+        [worker] = pool._processes
+        worker.process.kill()
+        await worker.process.wait()
+        assert (await pool.draw("table", _obs(), "en")).startswith(b"\x89PNG")
         assert pool.stats()["threads"]
+    finally:
+        await pool.close()
+    assert not pool._processes
+
+
+async def test_a_picture_the_worker_cannot_draw_is_an_error_and_the_worker_goes_on() -> None:
+    pool = DrawingPool(1)
+    try:
+        with pytest.raises(RuntimeError, match="KeyError"):
+            await pool.draw("nonsense", _obs(), "en")
+        assert (await pool.draw("hand", _obs(), "cs")).startswith(b"\x89PNG")
+        assert not pool.stats()["threads"]
     finally:
         await pool.close()
 

@@ -49,7 +49,8 @@ class Plan:
     """What a chaos run does: ``tables`` matches, ``kills`` SIGKILLs at least, 429s on
     ``rate`` of the REST requests, each person playing ``moves`` (a range) acknowledged moves
     before handing their seat to the AI, and a full disk until ``refusals`` clicks were refused
-    (``disk_full`` False: none)."""
+    (``disk_full`` False: none). The AI seats wait ``ai_pace`` seconds before each move, so the
+    matches outlast the kills however quick the bot (each restart takes a second or so)."""
 
     seed: int
     tables: int = 10
@@ -58,6 +59,7 @@ class Plan:
     moves: tuple[int, int] = (3, 6)
     disk_full: bool = True
     refusals: int = 3
+    ai_pace: float = 0.03
 
     def schedule(self) -> Schedule:
         """The stand-in's 429s for this plan (each for its route: see the module's text)."""

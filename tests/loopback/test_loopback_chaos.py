@@ -17,7 +17,7 @@ PLAN = Plan(seed=20261124, tables=10, kills=10)
 
 async def test_matches_survive_kills_429s_and_a_full_disk(tmp_path: Path) -> None:
     async with Loopback(rate_limits=PLAN.schedule(), validate=discord_api_checked()) as lb:
-        bot = BotProcess(lb, tmp_path / "karak.sqlite3")
+        bot = BotProcess(lb, tmp_path / "karak.sqlite3", ai_pace=PLAN.ai_pace)
         try:
             figures = await ChaosRun(PLAN, lb, bot).run()
         finally:

@@ -24,9 +24,10 @@ from engine.replay import replay
 from loopback import Channel, Loopback
 from loopback.botproc import BotProcess
 
-#: The traceback a drawing worker prints when its bot was SIGKILLed while the worker was being
-#: spawned: the worker finds its parent gone before it could read what to run. Printed by the
-#: orphan into the shared log, not by the bot; expected only where the bot is killed.
+#: The traceback a worker process of multiprocessing (the hard level's thinking) prints when its
+#: bot was SIGKILLed while the worker was being spawned: the worker finds its parent gone before
+#: it could read what to run. Printed by the orphan into the shared log, not by the bot; expected
+#: only where the bot is killed.
 ORPHANED_WORKER = re.compile(
     r"^Traceback \(most recent call last\):\n(?:  .*\n)*?.*multiprocessing/spawn\.py.*\n"
     r"(?:  .*\n)*EOFError: Ran out of input$", re.MULTILINE)
@@ -34,10 +35,10 @@ ORPHANED_WORKER = re.compile(
 
 def bot_errors(bot: BotProcess, allowed: tuple[str, ...] = (), killed: bool = False) -> list[str]:
     """ERROR / CRITICAL lines and tracebacks the bot printed (minus expected ones). ``killed``:
-    the bot was SIGKILLed, so tracebacks of its orphaned drawing workers are expected."""
+    the bot was SIGKILLed, so tracebacks of its orphaned workers are expected."""
     text = bot.log_text()
     if killed:
-        text = ORPHANED_WORKER.sub("(a drawing worker found its killed bot gone)", text)
+        text = ORPHANED_WORKER.sub("(a worker found its killed bot gone)", text)
     bad = [line for line in text.splitlines()
            if re.search(r" (ERROR|CRITICAL) |^Traceback", line)
            and not any(a in line for a in allowed)]
