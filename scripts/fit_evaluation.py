@@ -28,6 +28,10 @@ from engine.agents import make_agent  # noqa: E402
 from engine.agents.evaluation import FEATURES, features  # noqa: E402
 from engine.simulate import HEROES, ROUND_CAP  # noqa: E402
 
+#: Parts the games are played in (fixed, so the positions' order, and the one in ``--every``
+#: kept, do not depend on the number of workers).
+CHUNKS = 16
+
 #: One position: every seat's features, and the index of the seat that won the game.
 Position = tuple[list[tuple[float, ...]], int]
 
@@ -59,7 +63,7 @@ def _batch(seeds: list[int]) -> list[Position]:
 def play(games: int, seed: int, workers: int) -> list[Position]:
     """Positions of ``games`` games seeded from ``seed``, over ``workers`` processes."""
     seeds = list(range(seed, seed + games))
-    chunks = [seeds[i::workers * 8] for i in range(workers * 8)]
+    chunks = [seeds[i::CHUNKS] for i in range(CHUNKS)]
     with ProcessPoolExecutor(workers) as pool:
         return [p for part in pool.map(_batch, chunks) for p in part]
 
