@@ -6,8 +6,9 @@ Usage: ``python benchmarks/load.py [--tables 200] [--humans 2] [--ai 2] [--think
 
 The bot runs as its own process (``python -m bot``) exactly as in production, pointed at the
 stand-in by ``KARAK_API_BASE`` / ``KARAK_GATEWAY_URL``, with a fresh database. Every table has
-``--humans`` simulated people and ``--ai`` AI seats. A person acts only on what they see: when a
-table message mentions them they click "My hand", then pick one of the move controls of their
+``--humans`` simulated people (``benchmarks/people.py``) and ``--ai`` AI seats. A person acts
+only on what they see: when a table message mentions them they click "My hand", then pick one of
+the move controls of their
 private hand message (weighted towards fighting and playing cards so games move on), wait their
 thinking time (uniform between half and 1.5 times ``--think`` seconds) and go on while the hand
 offers moves. A finished table is replaced by a new one in the same channel.
@@ -41,35 +42,16 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.capacity import Figures, capacity, pct  # noqa: E402
+from benchmarks.people import Stats, Table  # noqa: E402
 from i18n import LOCALES, catalog  # noqa: E402
-from loopback import Channel, Interaction, InteractionFailed, Loopback, Message, User  # noqa: E402
+from loopback import Interaction, Loopback, Message  # noqa: E402
 from loopback.botproc import BotProcess  # noqa: E402
 from loopback.components import TEXT_DISPLAY, walk  # noqa: E402
-
-#: Preference of a simulated person among the moves offered (first match wins a weighted draw).
-PREFERENCE = (("fight:", 8.0), ("play:", 6.0), ("reward:keep", 4.0), ("keep:", 4.0),
-              ("discard:", 3.0), ("strength:", 2.0), ("counter:", 2.0), ("heal", 2.0),
-              ("buy:", 1.0), ("pay:", 3.0), ("revive", 0.5), ("merchant", 0.3),
-              ("leave", 3.0), ("end", 1.0), ("cancel", 0.2), ("stack:", 0.5))
-
-
-def moves(message: Message) -> list[tuple[str, str, str | None]]:
-    """(notation, custom_id, select value or None) of every move control of a message."""
-    out: list[tuple[str, str, str | None]] = []
-    for c in message.items():
-        cid = str(c.get("custom_id", ""))
-        if cid.startswith("kg:do:"):
-            out.append((cid.split(":", 4)[4], cid, None))
-        elif cid.startswith("kg:pick:"):
-            out += [(str(o["value"]), cid, str(o["value"])) for o in c.get("options") or []]
-    return out
-
 
 #: A move control's custom_id: table and version it was offered at.
 MOVE = re.compile(r"^kg:(?:do|pick):(\d+):(\d+):")
@@ -135,133 +117,6 @@ def applied(db: Path) -> int:
     """How many moves (people's and AI's) the bot has written to its action log so far."""
     with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
         return int(con.execute("SELECT COUNT(*) FROM actions").fetchone()[0])
-
-
-def weight(notation: str) -> float:
-    """How much a simulated person likes a move."""
-    return next((w for prefix, w in PREFERENCE if notation.startswith(prefix)), 1.0)
-
-
-@dataclass
-class Stats:
-    """What the simulated people did."""
-
-    moves: int = 0
-    hands: int = 0
-    refused: int = 0
-    failed: int = 0
-    games: int = 0
-    opened: int = 0
-    errors: list[str] = field(default_factory=list)
-
-
-class Table:
-    """One channel with its players; opens a new table whenever the previous one ends."""
-
-    def __init__(self, lb: Loopback, channel: Channel, humans: list[User], ai: int,
-                 think: float, rng: random.Random, stats: Stats) -> None:
-        self.lb = lb
-        self.channel = channel
-        self.humans = humans
-        self.ai = ai
-        self.think = think
-        self.rng = rng
-        self.stats = stats
-        self.stop = False
-        self.table_id = 0
-
-    async def _wait(self, ix: Interaction) -> bool:
-        try:
-            await ix.done(30)
-            return True
-        except InteractionFailed:
-            self.stats.failed += 1
-            return False
-
-    async def open(self) -> None:
-        """/goblin new, joins, AI seats, start."""
-        host = self.humans[0]
-        ix = await self.lb.command(host, self.channel, "goblin new")
-        if not await self._wait(ix) or ix.original_id is None:
-            raise RuntimeError("could not open a table")
-        lobby = self.lb.message(ix.original_id)
-        ids = [c for c in lobby.custom_ids() if c.startswith("kg:lobby:")]
-        if not ids:
-            raise RuntimeError(f"no lobby: {lobby.text()[:200]}")
-        self.table_id = int(ids[0].split(":")[2])
-        steps = [(u, "join") for u in self.humans[1:]] + [(host, "ai")] * self.ai
-        for who, op in [*steps, (host, "start")]:
-            current = self.lb.message(lobby.id)
-            prefix = f"kg:lobby:{self.table_id}:{op}"
-            cid = next(c for c in current.custom_ids() if c.split(":")[:4] == prefix.split(":"))
-            ix = await self.lb.click(who, current, cid)
-            await self._wait(ix)
-        self.stats.opened += 1
-
-    def _table_message(self, user: User) -> Message | None:
-        tag = f"kg:hand:{self.table_id}"
-        return self.lb.world.latest(self.channel, user, lambda m: m.owner is None and (
-            tag in m.custom_ids()  # the table, with its "My hand" button
-            or (not m.components and any(a.filename in ("table.png", "battle.png")
-                                         for a in m.attachments))))  # the game is over
-
-    async def person(self, user: User) -> None:
-        """One simulated person at this table."""
-        lb = self.lb
-        acted: dict[int, int] = {}
-        asked: set[tuple[int, int]] = set()
-        idle_since = time.monotonic()
-        while not self.stop:
-            version = lb.channel_versions.get(self.channel.id, 0)
-            hand = lb.latest(self.channel, user, lambda m: m.owner == user.id and bool(moves(m)))
-            if hand is not None and acted.get(hand.id) != hand.revision:
-                acted[hand.id] = hand.revision
-                offered = moves(hand)
-                notation, cid, value = self.rng.choices(
-                    offered, [weight(n) for n, _, _ in offered])[0]
-                await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
-                if self.stop:
-                    return
-                current = lb.message(hand.id)
-                if current.revision != hand.revision:
-                    continue  # the hand changed while thinking (a turn timer, a refresh)
-                ix = await (lb.click(user, current, cid) if value is None
-                            else lb.select(user, current, cid, [value]))
-                if await self._wait(ix):
-                    self.stats.moves += 1
-                    if ix.followups:
-                        self.stats.refused += 1
-                else:
-                    acted.pop(hand.id, None)
-                idle_since = time.monotonic()
-                continue
-            table = self._table_message(user)
-            if table is not None and not table.custom_ids():
-                return  # the game is over
-            if table is not None:
-                # a mention opens the hand once per table message (its edits mention the
-                # person again); someone idle for 20 s looks again at each new revision
-                stale = time.monotonic() - idle_since > 20
-                key = (table.id, table.revision if stale else 0)
-                if key not in asked and (user.id in table.mentions or stale):
-                    asked.add(key)
-                    ix = await lb.click(user, table, f"kg:hand:{self.table_id}")
-                    if await self._wait(ix):
-                        self.stats.hands += 1
-                    idle_since = time.monotonic()
-                    continue
-            await lb.channel_changed(self.channel.id, version, 5)
-
-    async def run(self) -> None:
-        """Play tables in this channel until stopped."""
-        while not self.stop:
-            try:
-                await self.open()
-                await asyncio.gather(*(self.person(u) for u in self.humans))
-                self.stats.games += 1
-            except Exception as exc:  # keep the load going; report at the end
-                self.stats.errors.append(f"{type(exc).__name__}: {exc}"[:300])
-                await asyncio.sleep(1)
 
 
 async def measure(args: argparse.Namespace, count: int, warmup: float, duration: float,
