@@ -131,7 +131,10 @@ class Store:
                 yield db
         finally:
             self._writes += 1
-            self._records.pop(table_id, None) if table_id is not None else self._records.clear()
+            if table_id is None:
+                self._records.clear()
+            else:
+                self._records.pop(table_id, None)
 
     # ------------------------------------------------------------------ tables
 
