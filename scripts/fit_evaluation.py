@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:
 
 from engine import GameConfig, Phase, SeatConfig, apply, new_game, observe, rng  # noqa: E402
 from engine.agents import make_agent  # noqa: E402
-from engine.agents.evaluation import FEATURES, features  # noqa: E402
+from engine.agents.evaluation import FEATURES, chances, features  # noqa: E402
 from engine.simulate import HEROES, ROUND_CAP  # noqa: E402
 
 #: Parts the games are played in (fixed, so the positions' order, and the one in ``--every``
@@ -69,11 +69,7 @@ def play(games: int, seed: int, workers: int) -> list[Position]:
 
 
 def _shares(weights: list[float], snap: list[tuple[float, ...]]) -> list[float]:
-    strengths = [sum(w * x for w, x in zip(weights, seat, strict=True)) for seat in snap]
-    top = max(strengths)
-    exps = [math.exp(s - top) for s in strengths]
-    total = sum(exps)
-    return [e / total for e in exps]
+    return chances([sum(w * x for w, x in zip(weights, seat, strict=True)) for seat in snap])
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:

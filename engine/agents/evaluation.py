@@ -13,6 +13,7 @@ prints them.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from engine.agents.heuristic import card_value, equip_value
 from engine.battle import hand_size
@@ -55,17 +56,22 @@ def features(state: GameState, index: int) -> tuple[float, ...]:
             float(after == 1), float(after == 2), float(after == 3))
 
 
-def strength(state: GameState, index: int, weights: dict[str, float] = WEIGHTS) -> float:
+def strength(state: GameState, index: int) -> float:
     """Seat ``index``'s weighted sum of features (its log-odds up to a constant)."""
     values = features(state, index)
-    return sum(weights[name] * value for name, value in zip(FEATURES, values, strict=True))
+    return sum(WEIGHTS[name] * value for name, value in zip(FEATURES, values, strict=True))
+
+
+def chances(strengths: Sequence[float]) -> list[float]:
+    """Each seat's chance to win from the seats' strengths: its share of ``exp(strength)``."""
+    top = max(strengths)
+    exps = [math.exp(s - top) for s in strengths]
+    total = sum(exps)
+    return [e / total for e in exps]
 
 
 def evaluate(state: GameState, seat: int) -> float:
     """The position's worth to ``seat``: 1 won, 0 lost, else its estimated chance to win."""
     if state.winner is not None:
         return 1.0 if state.winner == seat else 0.0
-    strengths = [strength(state, i) for i in range(len(state.seats))]
-    top = max(strengths)
-    shares = [math.exp(s - top) for s in strengths]
-    return shares[seat] / sum(shares)
+    return chances([strength(state, i) for i in range(len(state.seats))])[seat]
