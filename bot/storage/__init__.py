@@ -124,8 +124,7 @@ class Store:
 
     @asynccontextmanager
     async def _table_tx(self, table_id: int | None) -> AsyncIterator[aiosqlite.Connection]:
-        """A write transaction of table ``table_id`` (None: of any table); the kept record of
-        the table (of every table) is dropped once the transaction ended, committed or not."""
+        """Write table ``table_id`` (None: any); its kept record goes after, committed or not."""
         try:
             async with self._tx() as db:
                 yield db
