@@ -14,6 +14,7 @@ that thread competes with the event loop for the interpreter.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import ctypes
 import itertools
@@ -43,6 +44,9 @@ PARENT_CHECK = 0.5
 PR_SET_PDEATHSIG = 1
 #: Seconds a drawing worker has to end once its input closed.
 STOP_GRACE = 5.0
+#: Pictures handed to a worker process at once: it starts the next while the bot's event loop
+#: takes in the last, and an urgent picture asked for meanwhile waits behind one at most.
+IN_FLIGHT = 2
 
 
 def draw(kind: str, obs: Observation, locale: str) -> bytes:
@@ -75,6 +79,18 @@ def serve(parent: int) -> None:
             out.flush()
 
 
+def _settle(job: _Job, ok: bool, result: bytes | BaseException) -> None:
+    """Give ``job``'s asker its picture (``ok``) or the error, unless it stopped waiting."""
+    if job.done.done():
+        return
+    if ok:
+        assert isinstance(result, bytes)
+        job.done.set_result(result)
+    else:
+        assert isinstance(result, BaseException)
+        job.done.set_exception(result)
+
+
 class WorkerGone(Exception):
     """A drawing worker ended before answering."""
 
@@ -99,21 +115,35 @@ class _Worker:
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env)
         return cls(process)
 
-    async def draw(self, kind: str, obs: Observation, locale: str) -> bytes:
-        """The picture, drawn by this worker; :class:`WorkerGone` when it died."""
-        stdin, stdout = self.process.stdin, self.process.stdout
-        assert stdin is not None and stdout is not None
-        job = f"{kind} {locale} ".encode() + obs.packed()
+    def send(self, job: _Job) -> None:
+        """Hand ``job`` to this worker (written to its input; :meth:`flush` sends it on)."""
+        stdin = self.process.stdin
+        assert stdin is not None
+        data = f"{job.kind} {job.locale} ".encode() + job.obs.packed()
         try:
-            stdin.write(len(job).to_bytes(4, "big") + job)
-            await stdin.drain()
+            stdin.write(len(data).to_bytes(4, "big") + data)
+        except (OSError, RuntimeError) as exc:  # RuntimeError: its input is closed
+            raise WorkerGone(str(exc)) from exc
+
+    async def flush(self) -> None:
+        """Wait until the jobs handed over fit in the worker's input pipe."""
+        assert self.process.stdin is not None
+        try:
+            await self.process.stdin.drain()
+        except OSError as exc:
+            raise WorkerGone(str(exc)) from exc
+
+    async def answer(self) -> tuple[bool, bytes]:
+        """The answer to the oldest job handed over: whether it is a picture, and the PNG (or
+        the error); :class:`WorkerGone` when the worker died."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        try:
             head = await stdout.readexactly(5)
             data = await stdout.readexactly(int.from_bytes(head[1:], "big"))
         except (OSError, asyncio.IncompleteReadError) as exc:
             raise WorkerGone(str(exc)) from exc
-        if head[0]:
-            raise RuntimeError(data.decode(errors="replace"))
-        return data
+        return head[0] == 0, data
 
     async def stop(self) -> None:
         """End the worker: its input closes, it exits (killed if it does not at once)."""
@@ -206,36 +236,68 @@ class DrawingPool:
         return self._queue
 
     async def _feed(self) -> None:
-        """Hand the most urgent waiting picture to this feeder's worker, one at a time."""
-        assert self._queue is not None
+        """This feeder's work: keep its worker process drawing; in threads once that worker
+        died (or could not start), or in the executor's threads when there is one."""
+        if self._executor is None:
+            try:
+                worker = await _Worker.start()
+                self._processes.append(worker)
+                await self._keep_busy(worker)
+            except (OSError, WorkerGone) as exc:
+                log.warning("a drawing process died (%s); drawing in threads from now on", exc)
+                self._broken = True
         loop = asyncio.get_running_loop()
-        worker: _Worker | None = None
         while True:
-            job = await self._queue.get()
-            if job.done.done():
-                continue
+            job = await self._next()
             try:
                 if self._executor is not None:
                     data = await loop.run_in_executor(self._executor, draw, job.kind, job.obs,
                                                       job.locale)
-                elif self._broken:
-                    data = await asyncio.to_thread(draw, job.kind, job.obs, job.locale)
                 else:
-                    if worker is None:
-                        worker = await _Worker.start()
-                        self._processes.append(worker)
-                    data = await worker.draw(job.kind, job.obs, job.locale)
-            except WorkerGone as exc:
-                log.warning("a drawing process died (%s); drawing in threads from now on", exc)
-                self._broken = True
+                    data = await asyncio.to_thread(draw, job.kind, job.obs, job.locale)
+            except Exception as exc:  # noqa: BLE001 - handed to whoever asked for the picture
+                _settle(job, False, exc)
+                continue
+            _settle(job, True, data)
+
+    async def _keep_busy(self, worker: _Worker) -> None:
+        """Feed ``worker`` the most urgent pictures, up to :data:`IN_FLIGHT` at once so it
+        starts the next while the event loop takes in the last; it answers them in order.
+        Raises :class:`WorkerGone` when it died, its unanswered pictures queued again."""
+        assert self._queue is not None
+        sent: collections.deque[_Job] = collections.deque()
+        try:
+            while True:
+                if not sent:
+                    sent.append(await self._next())
+                    worker.send(sent[-1])
+                while len(sent) < IN_FLIGHT and (job := self._waiting()) is not None:
+                    sent.append(job)
+                    worker.send(job)
+                await worker.flush()
+                ok, data = await worker.answer()
+                _settle(sent.popleft(), ok, data if ok else RuntimeError(
+                    data.decode(errors="replace")))
+        except WorkerGone:
+            for job in sent:
                 self._queue.put_nowait(job)
-                continue
-            except Exception as exc:
-                if not job.done.done():
-                    job.done.set_exception(exc)
-                continue
+            raise
+
+    async def _next(self) -> _Job:
+        """The most urgent picture still wanted, once there is one."""
+        assert self._queue is not None
+        while (job := await self._queue.get()).done.done():
+            pass
+        return job
+
+    def _waiting(self) -> _Job | None:
+        """The most urgent picture still wanted, if one is waiting now."""
+        assert self._queue is not None
+        while not self._queue.empty():
+            job = self._queue.get_nowait()
             if not job.done.done():
-                job.done.set_result(data)
+                return job
+        return None
 
     async def draw(self, kind: str, obs: Observation, locale: str,
                    priority: int = URGENT) -> bytes:
