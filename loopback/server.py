@@ -47,6 +47,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -58,6 +59,10 @@ from loopback.world import LoopbackError, Reply, Upload, World, dumps
 
 log = logging.getLogger("loopback")
 API = "/api/v10"
+#: A form part's name or file name in its Content-Disposition header (read with a pattern:
+#: aiohttp's own parser goes through the email package, a third of the stand-in's time under
+#: load).
+DISPOSITION = re.compile(r';\s*(name|filename)="([^"\\]*)"')
 FAKE_TOKEN = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GLoopb.loopback-token-not-a-real-discord-token"
 
 
@@ -178,18 +183,20 @@ class Loopback:
         path = "/" + request.match_info["tail"]
         body: Any = None
         uploads: list[Upload] = []
-        if request.content_type.startswith("multipart/"):
+        if request.headers.get("Content-Type", "").startswith("multipart/"):
             reader = await request.multipart()
             while True:
                 part = await reader.next()
                 if part is None:
                     break
-                name = getattr(part, "name", None) or ""
+                found = dict(DISPOSITION.findall(part.headers.get("Content-Disposition", "")))
+                name = found.get("name") or getattr(part, "name", None) or ""
                 data = await part.read()  # type: ignore[union-attr]
                 if name == "payload_json":
                     body = json.loads(data.decode())
                 else:
-                    uploads.append(Upload(name, getattr(part, "filename", None) or name,
+                    uploads.append(Upload(name, found.get("filename")
+                                          or getattr(part, "filename", None) or name,
                                           part.headers.get("Content-Type",
                                                            "application/octet-stream"),
                                           bytes(data)))
