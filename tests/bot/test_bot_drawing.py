@@ -185,3 +185,86 @@ async def test_without_workers_one_thread_of_the_bot_draws(
         await renderer.close()
     assert drawn == [b"table", b"hand", b"battle"]
     assert len(set(seen)) == 1 and seen[0].startswith("drawing")
+
+
+class _FakeWorker:
+    """A drawing worker that records what it is handed and answers when the test says so."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.answers: asyncio.Queue[tuple[bool, bytes]] = asyncio.Queue()
+
+    def send(self, job: Any) -> None:
+        self.sent.append(job.locale)
+
+    async def flush(self) -> None:
+        pass
+
+    async def answer(self) -> tuple[bool, bytes]:
+        answer = await self.answers.get()
+        if not answer[1]:
+            raise drawing.WorkerGone("killed")
+        return answer
+
+    async def stop(self) -> None:
+        pass
+
+
+async def _until(check: Any) -> None:
+    """Let the event loop run (no time passes) until ``check()`` holds."""
+    for _ in range(1000):
+        if check():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("never happened")
+
+
+async def test_a_worker_has_the_next_picture_before_it_answers_the_last(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two pictures are handed to a worker at once, the most urgent first; the others wait in
+    the queue, and each answer goes to the one who asked for that picture."""
+    fake = _FakeWorker()
+
+    async def start() -> _FakeWorker:
+        return fake
+
+    monkeypatch.setattr(drawing._Worker, "start", staticmethod(start))
+    pool = DrawingPool(1, clock=lambda: 0.0)
+    try:
+        asked = {name: asyncio.ensure_future(pool.draw("hand", None, name, priority))
+                 for name, priority in [("a", URGENT), ("b", BACKGROUND), ("c", URGENT),
+                                        ("d", URGENT)]}
+        await _until(lambda: len(fake.sent) == 2)
+        assert fake.sent == ["a", "c"] and pool.stats()["waiting"] == 2
+        fake.answers.put_nowait((True, b"A"))
+        await _until(lambda: len(fake.sent) == 3)
+        assert await asked["a"] == b"A" and fake.sent == ["a", "c", "d"]
+        assert not asked["c"].done()  # answered in order: c's answer has not come yet
+        for answer in [(False, b"KeyError: 'x'"), (True, b"D"), (True, b"B")]:
+            fake.answers.put_nowait(answer)
+        with pytest.raises(RuntimeError, match="KeyError"):
+            await asked["c"]
+        assert await asked["d"] == b"D" and await asked["b"] == b"B"
+        assert fake.sent == ["a", "c", "d", "b"] and not pool.stats()["threads"]
+    finally:
+        await pool.close()
+
+
+async def test_pictures_handed_to_a_worker_that_died_are_drawn_in_threads(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = _FakeWorker()
+
+    async def start() -> _FakeWorker:
+        return fake
+
+    monkeypatch.setattr(drawing._Worker, "start", staticmethod(start))
+    monkeypatch.setattr(drawing, "draw", lambda kind, obs, locale: locale.encode())
+    pool = DrawingPool(1)
+    try:
+        asked = [asyncio.ensure_future(pool.draw("hand", None, name)) for name in "xy"]
+        await _until(lambda: len(fake.sent) == 2)
+        fake.answers.put_nowait((True, b""))  # the worker is gone before answering
+        assert await asyncio.gather(*asked) == [b"x", b"y"]
+        assert pool.stats()["threads"]
+    finally:
+        await pool.close()
