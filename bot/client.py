@@ -31,6 +31,7 @@ from bot.options import OptionTree
 from bot.pace import ChannelPace
 from bot.pictures import Pictures, PillowRenderer, Renderer
 from bot.ratelimits import GlobalWait
+from bot.records import CannotSave
 from bot.service import GameService
 from bot.tasks import Sleep, Tasks
 from bot.ui.custom_ids import GoblinItem, is_ours
@@ -177,14 +178,19 @@ class KarakBot(commands.Bot):
     async def answer_command_error(self, interaction: discord.Interaction[Any],
                                    error: app_commands.AppCommandError) -> None:
         """Any command that fails still gets a private answer within Discord's 3 seconds: an
-        option value the command does not accept (a modified client can send anything), or
-        an apology for an internal error (logged)."""
+        option value the command does not accept (a modified client can send anything), a
+        database that cannot save (nothing was saved), or an apology for an internal error
+        (logged)."""
         if isinstance(error, app_commands.TransformerError | app_commands.CommandSignatureMismatch
                       | app_commands.CommandNotFound):
             log.warning("refused a command with unusable options: %s", error)
             key = "bot.error.bad_option"
         elif isinstance(error, app_commands.NoPrivateMessage):
             key = "bot.error.guild_only"
+        elif (isinstance(error, app_commands.CommandInvokeError)
+              and isinstance(error.original, CannotSave)):
+            log.warning("command %s not saved: %s", error.command.name, error.original)
+            key = "bot.error.cannot_save"
         else:
             log.error("command %s failed", interaction.command and interaction.command.name,
                       exc_info=error)

@@ -4,7 +4,7 @@ and names no failing work.
 The running bot writes the heartbeat file (``KARAK_HEARTBEAT``) every few seconds while it is
 connected to Discord; a missing or stale file means the bot is down or cut off. The file holds
 one line for each background loop that keeps failing (``ai-12 failing: 7 failures in 64 s,
-last: OperationalError: database or disk is full``); any such line makes the bot unhealthy, and
+last: CannotSave: database or disk is full``); any such line makes the bot unhealthy, and
 the check prints it (``docker inspect`` shows what the check printed). An unset or empty
 ``KARAK_HEARTBEAT`` means the image's default file, :data:`DEFAULT_HEARTBEAT` (an ``.env`` line
 ``KARAK_HEARTBEAT=`` must not send the check to look at the current folder).

@@ -22,7 +22,7 @@ from bot.context import (
     missing_permissions,
 )
 from bot.messages import Messages
-from bot.records import TableRecord
+from bot.records import CannotSave, TableRecord
 from bot.refusals import Refusal, Stale
 from bot.service import GameService
 from bot.ui.custom_ids import (
@@ -87,6 +87,9 @@ class Interactions:
                                                                   locale))
         except Refusal as exc:
             await answer_privately(interaction, translate(exc.reason, locale))
+        except CannotSave as exc:
+            log.warning("click on %s not saved: %s", target, exc)
+            await answer_privately(interaction, translate(msg("bot.error.cannot_save"), locale))
         except discord.HTTPException as exc:
             if expired(exc):
                 log.warning("interaction %s expired before it could be answered (%s %s)",

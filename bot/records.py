@@ -61,6 +61,18 @@ class StaleVersion(StorageError):
     """The table moved on since the version a write was based on."""
 
 
+class CannotSave(StorageError):
+    """A write the database refused because its disk is full or failing: nothing was written,
+    and the same write may work later."""
+
+
+def cannot_save(exc: BaseException) -> bool:
+    """True when ``exc`` is SQLite saying the database or its disk is full, or an I/O error."""
+    return (isinstance(exc, sqlite3.OperationalError)
+            and getattr(exc, "sqlite_errorcode", 0) & 0xFF
+            in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR))
+
+
 class SeatInfo(BaseModel):
     """Who holds a seat: a Discord user or the AI (at ``level``), the chosen hero, and missed
     turns."""

@@ -4,7 +4,7 @@ One aiosqlite connection in WAL mode. The schema is versioned with ``PRAGMA user
 upgraded by numbered migrations. Applying an action is ONE transaction that writes the new state,
 its version (``state.step``) and the action log row, guarded by the previous version, so a state
 and its log never disagree and a stale writer changes nothing. Finished and abandoned tables stay
-as history.
+as history. A write the disk refuses (full, failing) raises :class:`~bot.records.CannotSave`.
 
 The process owns its database: a table read is kept (:data:`RECORDS` at most) and served again
 without SQL until a write of it ends (committed or not), so it is always what the database holds.
@@ -24,6 +24,7 @@ from bot.records import (
     DEFAULT_LEVEL,
     LEVELS,
     STATE_CACHE,
+    CannotSave,
     Level,
     LogRow,
     SchemaTooNew,
@@ -34,6 +35,7 @@ from bot.records import (
     StorageError,
     TableExists,
     TableRecord,
+    cannot_save,
     keep,
     opt_int,
     read_record,
@@ -81,8 +83,7 @@ class Store:
         return store
 
     async def close(self) -> None:
-        """Wait for a write in progress, fold the write-ahead log into the database file and
-        close the connection."""
+        """Wait for a write in progress, fold the write-ahead log in and close the database."""
         async with self._write:
             try:
                 await self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -115,11 +116,13 @@ class Store:
             try:
                 yield self._db
                 await self._db.execute("COMMIT")
-            except BaseException:
+            except BaseException as exc:
                 # SQLite has already rolled back after some errors (a full disk): the
                 # original error is what matters, not "no transaction is active"
                 if self._db.in_transaction:
                     await self._db.execute("ROLLBACK")
+                if cannot_save(exc):
+                    raise CannotSave(str(exc)) from exc
                 raise
 
     @asynccontextmanager
@@ -338,10 +341,7 @@ class Store:
 
     async def set_guild_locale(self, guild_id: int, locale: str | None) -> None:
         """Force the language of a server's tables (None: follow Discord's language again).
-
-        The server's settings row must exist: store its defaults with
-        :meth:`set_guild_settings` first.
-        """
+        Its settings row must exist: store its defaults with :meth:`set_guild_settings` first."""
         async with self._tx() as db:
             cur = await db.execute("UPDATE settings SET locale = ? WHERE guild_id = ?",
                                    (locale, guild_id))
@@ -391,8 +391,7 @@ class Store:
                              "WHERE id = ? AND channel_id = ?", (table_id, channel_id))
 
     async def raw_execute(self, sql: str, args: Sequence[object] = ()) -> None:
-        """Run one write statement in a transaction (maintenance and tests); it may change any
-        table."""
+        """Run one write statement, on any table, in a transaction (maintenance and tests)."""
         async with self._table_tx(None) as db:
             await db.execute(sql, args)
 

@@ -145,12 +145,12 @@ def refuse_writes(bot: BotProcess, limit: int) -> None:
 @dataclass
 class Person(Player):
     """A player who plays ``quota`` acknowledged moves at ``table``, then hands their seat to
-    the AI. A move refused by an internal error (the disk is full) is tried again."""
+    the AI. A move the bot could not save (the disk is full) is tried again."""
 
     table: int = 0
     quota: int = 0
     left: bool = False
-    internal_errors: int = 0
+    unsaved: int = 0
 
     def playing(self) -> bool:
         """True while this person still clicks moves."""
@@ -158,12 +158,12 @@ class Person(Player):
 
     async def finish_move(self, ix: Interaction, notation: str, hand: Message,
                           where: tuple[int, int]) -> None:
-        """As :meth:`Player.finish_move`; an apology for an internal error is counted and the
-        hand message clicked again."""
+        """As :meth:`Player.finish_move`; an answer that nothing could be saved is counted and
+        the hand message clicked again."""
         await super().finish_move(ix, notation, hand, where)
-        sorry = translate(msg("bot.error.internal"), self.user.locale)
+        sorry = translate(msg("bot.error.cannot_save"), self.user.locale)
         if any(sorry in self.lb.message(f).text() for f in ix.followups):
-            self.internal_errors += 1
+            self.unsaved += 1
             self.acted.pop(hand.id, None)
 
     async def leave(self) -> None:
@@ -306,8 +306,8 @@ class ChaosRun:
         return sum(len(p.acknowledged) for p in self.people)
 
     def refused(self) -> int:
-        """Clicks answered with an apology for an internal error so far."""
-        return sum(p.internal_errors for p in self.people)
+        """Clicks answered that nothing could be saved so far."""
+        return sum(p.unsaved for p in self.people)
 
     def disk(self, moved: int, idle: int) -> None:
         """The full disk: filled once the seeded number of people left, while a person who
