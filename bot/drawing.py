@@ -91,6 +91,18 @@ def _settle(job: _Job, ok: bool, result: bytes | BaseException) -> None:
         job.done.set_exception(result)
 
 
+def _hand_over(worker: _Worker, job: _Job, sent: collections.deque[_Job]) -> None:
+    """Send ``job`` to ``worker`` and note it among those awaiting an answer; a picture whose
+    observation cannot travel (a made-up one) fails alone."""
+    try:
+        packed = job.obs.packed()
+    except Exception as exc:  # noqa: BLE001 - handed to whoever asked for the picture
+        _settle(job, False, exc)
+        return
+    sent.append(job)
+    worker.send(job.kind, job.locale, packed)
+
+
 class WorkerGone(Exception):
     """A drawing worker ended before answering."""
 
@@ -115,11 +127,12 @@ class _Worker:
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env)
         return cls(process)
 
-    def send(self, job: _Job) -> None:
-        """Hand ``job`` to this worker (written to its input; :meth:`flush` sends it on)."""
+    def send(self, kind: str, locale: str, packed: bytes) -> None:
+        """Hand a picture to this worker: its kind, language and packed observation
+        (:meth:`flush` sends it on)."""
         stdin = self.process.stdin
         assert stdin is not None
-        data = f"{job.kind} {job.locale} ".encode() + job.obs.packed()
+        data = f"{kind} {locale} ".encode() + packed
         try:
             stdin.write(len(data).to_bytes(4, "big") + data)
         except (OSError, RuntimeError) as exc:  # RuntimeError: its input is closed
@@ -269,11 +282,11 @@ class DrawingPool:
         try:
             while True:
                 if not sent:
-                    sent.append(await self._next())
-                    worker.send(sent[-1])
-                while len(sent) < IN_FLIGHT and (job := self._waiting()) is not None:
-                    sent.append(job)
-                    worker.send(job)
+                    _hand_over(worker, await self._next(), sent)
+                while sent and len(sent) < IN_FLIGHT and (job := self._waiting()) is not None:
+                    _hand_over(worker, job, sent)
+                if not sent:
+                    continue
                 await worker.flush()
                 ok, data = await worker.answer()
                 _settle(sent.popleft(), ok, data if ok else RuntimeError(

@@ -101,6 +101,8 @@ async def test_a_picture_the_worker_cannot_draw_is_an_error_and_the_worker_goes_
     try:
         with pytest.raises(RuntimeError, match="KeyError"):
             await pool.draw("nonsense", _obs(), "en")
+        with pytest.raises(ValueError, match="made-up"):  # it cannot travel to the worker
+            await pool.draw("hand", _obs().replaced(), "en")
         assert (await pool.draw("hand", _obs(), "cs")).startswith(b"\x89PNG")
         assert not pool.stats()["threads"]
     finally:
@@ -194,8 +196,8 @@ class _FakeWorker:
         self.sent: list[str] = []
         self.answers: asyncio.Queue[tuple[bool, bytes]] = asyncio.Queue()
 
-    def send(self, job: Any) -> None:
-        self.sent.append(job.locale)
+    def send(self, kind: str, locale: str, packed: bytes) -> None:
+        self.sent.append(locale)
 
     async def flush(self) -> None:
         pass
@@ -231,7 +233,7 @@ async def test_a_worker_has_the_next_picture_before_it_answers_the_last(
     monkeypatch.setattr(drawing._Worker, "start", staticmethod(start))
     pool = DrawingPool(1, clock=lambda: 0.0)
     try:
-        asked = {name: asyncio.ensure_future(pool.draw("hand", None, name, priority))
+        asked = {name: asyncio.ensure_future(pool.draw("hand", _obs(), name, priority))
                  for name, priority in [("a", URGENT), ("b", BACKGROUND), ("c", URGENT),
                                         ("d", URGENT)]}
         await _until(lambda: len(fake.sent) == 2)
@@ -261,7 +263,7 @@ async def test_pictures_handed_to_a_worker_that_died_are_drawn_in_threads(
     monkeypatch.setattr(drawing, "draw", lambda kind, obs, locale: locale.encode())
     pool = DrawingPool(1)
     try:
-        asked = [asyncio.ensure_future(pool.draw("hand", None, name)) for name in "xy"]
+        asked = [asyncio.ensure_future(pool.draw("hand", _obs(), name)) for name in "xy"]
         await _until(lambda: len(fake.sent) == 2)
         fake.answers.put_nowait((True, b""))  # the worker is gone before answering
         assert await asyncio.gather(*asked) == [b"x", b"y"]
