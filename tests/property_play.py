@@ -13,16 +13,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import Phase as Stage
 from hypothesis import strategies as st
 
-from engine import (
-    GameConfig,
-    GameState,
-    Phase,
-    SeatConfig,
-    apply,
-    legal_actions,
-    new_game,
-    observe,
-)
+from engine import GameConfig, GameState, Phase, SeatConfig, apply, legal_actions, new_game, observe
 from engine.actions import STACK_MODES
 from engine.agents import make_agent
 from engine.catalog import tables
