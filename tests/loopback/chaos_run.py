@@ -30,7 +30,9 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from e2e import Oracle, Player, open_table_despite_crashes, settle
+from e2e.lobby import open_table_despite_crashes, settle
+from e2e.oracle import Oracle
+from e2e.player import Player
 from test_loopback_e2e import bot_errors
 
 from engine.replay import replay

@@ -1,12 +1,13 @@
-"""Fixtures of the stand-in's tests: a :class:`~loopback.Loopback` on a manual clock, and an
-autouse check that fails every test leaving a Discord rule breach recorded by the stand-in (a test
-that provokes breaches on purpose asserts them and clears ``lb.breaches``)."""
+"""Fixtures of the stand-in's tests: a :class:`~loopback.Loopback` on a manual clock, a minimal
+hand-written client of it (connected or not), and an autouse check that fails every test
+leaving a Discord rule breach recorded by the stand-in (a test that provokes breaches on purpose
+asserts them and clears ``lb.breaches``)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-from minibot import GOBLIN, MiniBot
+from minibot import MiniBot, connected
 from shared_files import discord_api_checked
 
 from loopback import Loopback, ManualClock
@@ -27,12 +28,18 @@ async def lb(clock: ManualClock) -> AsyncIterator[Loopback]:
 
 
 @pytest.fixture
+async def mini(lb: Loopback) -> AsyncIterator[MiniBot]:
+    """A minimal client of ``lb``, not connected yet (see ``minibot.connected``)."""
+    bot = MiniBot(lb)
+    yield bot
+    await bot.close()
+
+
+@pytest.fixture
 async def client(lb: Loopback) -> AsyncIterator[MiniBot]:
     """A minimal client connected to ``lb`` (READY received, /goblin registered)."""
     mini = MiniBot(lb)
-    await mini.connect("zlib-stream")
-    await mini.next_op(0, "READY")
-    await mini.register([GOBLIN])
+    await connected(lb, mini)
     yield mini
     await mini.close()
 

@@ -1,4 +1,6 @@
-"""A minimal hand-written Discord client for testing the stand-in without the real bot."""
+"""A minimal hand-written Discord client for testing the stand-in without the real bot, and the
+steps its tests share: connecting it, and reading (and clearing) the Discord rules broken
+on the stand-in."""
 from __future__ import annotations
 
 import asyncio
@@ -136,3 +138,23 @@ GOBLIN = {"name": "goblin", "description": "Play", "type": 1, "contexts": [0], "
         {"name": "name", "description": "Card", "type": 3, "required": True,
          "autocomplete": True}]},
     {"name": "settings", "description": "Admins", "type": 1}]}
+
+
+async def connected(lb: Loopback, mini: MiniBot, compress: str | None = "zlib-stream") -> None:
+    """Connect ``mini`` to ``lb``'s gateway, wait for READY and register /goblin."""
+    await mini.connect(compress)
+    await mini.next_op(0, "READY")
+    await mini.register([GOBLIN])
+
+
+def rules(lb: Loopback) -> list[str]:
+    """The rules broken so far on ``lb`` (its breaches, in order)."""
+    return [b.rule for b in lb.breaches]
+
+
+def consumed(lb: Loopback) -> list[str]:
+    """The rules broken so far, cleared: breaches a test provoked on purpose and checked (the
+    autouse ``no_leftover_breaches`` fails a test that leaves any)."""
+    found = rules(lb)
+    lb.breaches.clear()
+    return found

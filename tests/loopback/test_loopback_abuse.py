@@ -10,16 +10,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from e2e import (
-    Oracle,
-    Player,
-    PrivacyWatch,
-    hand_button,
-    moves_of,
-    open_table,
-    play,
-    until,
-)
+from e2e.lobby import open_table, until
+from e2e.messages import hand_button, moves_of
+from e2e.oracle import Oracle
+from e2e.player import Player, play
+from e2e.privacy import PrivacyWatch
 from test_loopback_e2e import bot_errors
 
 from engine.replay import replay

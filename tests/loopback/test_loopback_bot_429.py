@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from e2e import Oracle, Player, open_table_despite_crashes, play
+from e2e.lobby import open_table_despite_crashes
+from e2e.oracle import Oracle
+from e2e.player import Player, play
 from shared_files import discord_api_checked
 
 from loopback import Loopback, Schedule

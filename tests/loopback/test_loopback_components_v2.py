@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from minibot import MiniBot
+from minibot import MiniBot, consumed
 
 from loopback import Attachment, Loopback, Message, User
 from loopback.limits import message_problems
@@ -106,12 +106,6 @@ def test_layout_rules_refuse(body: dict[str, Any], problem: str) -> None:
 @pytest.mark.parametrize("body", ACCEPTED)
 def test_layout_rules_accept(body: dict[str, Any]) -> None:
     assert message_problems(body) == []
-
-
-def consumed(lb: Loopback) -> list[str]:
-    found = [b.rule for b in lb.breaches]
-    lb.breaches.clear()
-    return found
 
 
 async def test_refusals_carry_discords_error_tree(lb: Loopback, client: MiniBot) -> None:

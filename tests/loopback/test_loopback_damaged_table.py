@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e import hand_button, lobby_button, moves_of, until
+from e2e.lobby import until
+from e2e.messages import hand_button, lobby_button, moves_of
 from inprocess import FakeTime, InProcessBot, inprocess_bot
 from test_loopback_abuse import reply
 from test_loopback_supervision import quiet

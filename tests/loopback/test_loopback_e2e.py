@@ -8,17 +8,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from e2e import (
-    Chaos,
-    Oracle,
-    Player,
-    PrivacyWatch,
-    check_acknowledged,
-    open_table,
-    open_table_despite_crashes,
-    play,
-    until,
-)
+from e2e.chaos import Chaos
+from e2e.lobby import open_table, open_table_despite_crashes, until
+from e2e.oracle import Oracle
+from e2e.player import Player, check_acknowledged, play
+from e2e.privacy import PrivacyWatch
 
 from engine.replay import replay
 from loopback import Channel, Loopback

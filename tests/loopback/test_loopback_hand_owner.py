@@ -8,7 +8,11 @@ import random
 from pathlib import Path
 
 import pytest
-from e2e import Oracle, Player, PrivacyWatch, moves_of, open_table
+from e2e.lobby import open_table
+from e2e.messages import moves_of
+from e2e.oracle import Oracle
+from e2e.player import Player
+from e2e.privacy import PrivacyWatch
 from inprocess import live_bot
 
 from loopback import Interaction, Loopback, Message, User

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e import Oracle, Player, hand_button, lobby_button
+from e2e.messages import hand_button, lobby_button
+from e2e.oracle import Oracle
+from e2e.player import Player
 from inprocess import Gate, live_bot
 
 from bot.client import KarakBot

@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from e2e import PrivacyWatch, Secrets, full_text, template_pattern, where_shown
+from e2e.catalogue import template_pattern, where_shown
+from e2e.messages import full_text
+from e2e.privacy import PrivacyWatch, Secrets
 from minibot import MiniBot
 
 from bot.present import phase_line, seat_line

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from discordpy_client import discordpy_client
-from e2e import hand_button, moves_of, open_table
+from e2e.lobby import open_table
+from e2e.messages import hand_button, moves_of
 from pace_clock import PaceClock
 from PIL import Image
 from shared_files import discord_api_checked

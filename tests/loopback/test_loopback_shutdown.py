@@ -11,7 +11,8 @@ import signal
 from pathlib import Path
 
 import pytest
-from e2e import hand_button, open_table, until
+from e2e.lobby import open_table, until
+from e2e.messages import hand_button
 
 from loopback import Loopback, ManualClock
 from loopback.botproc import BotProcess

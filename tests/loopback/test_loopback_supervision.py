@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from e2e import open_table
+from e2e.lobby import open_table
 from inprocess import InProcessBot, inprocess_bot
 
 from bot.health import healthy, problems

@@ -1,4 +1,6 @@
-"""Helpers of the rules scenario tests: pick catalogue cards by property, apply, expect refusals.
+"""Helpers of the rules scenario tests: pick catalogue cards by property, apply, expect refusals,
+and build the battles several scenario files share (two attack cards in a row, Aderyn on her
+last HP).
 
 Card values are re-tuned in cards/data/*.toml, so tests never name a card by number: they ask for
 "a green reward card whose next colours exclude red" and read every value from the catalogue.
@@ -204,3 +206,45 @@ def maybe_chain(target: str, *, attack: int = 0, defence: int = 0, hero: str | N
         return None
 
     return walk([], 0, 0)
+
+
+def attack_pair(target: str) -> tuple[str, str]:
+    """Two attack cards (not ``target``), the second following the first's colours."""
+    for a in cards(lambda x: x.attack > 0, exclude=(target,)):
+        follow = cards(lambda x, a=a: x.attack > 0 and x.colour in info(a).next,
+                       exclude=(target, a))
+        if follow:
+            return a, follow[0]
+    raise AssertionError("no two attack cards in a row")
+
+
+def aderyn_case(abilities: bool, *, lord: bool = False, healing_armour: bool = False,
+                ) -> tuple[str, GameState]:
+    """Aderyn in a battle she wins on attack while the hits take exactly her last HP."""
+    weapon = max((e for e in T.equipment.values() if e.kind == "weapon"), key=lambda e: e.attack)
+    armours: list[str | None] = [e.id for e in T.equipment.values() if e.kind == "armour"
+                                 and (e.heal > 0 or not healing_armour)]
+    if not healing_armour:
+        armours.insert(0, None)
+    targets = list(T.lords) if lord else [m for lv in (1, 2, 3) for m in T.regular[lv]
+                                          if not mon(m).curses]
+    for target in targets:
+        m = mon(target)
+        w_att = 0 if (not lord or "weapon" in m.curses) else weapon.attack
+        for armour in armours:
+            if armour == target:
+                continue
+            play = maybe_chain(target, attack=m.hp - w_att, hero="aderyn",
+                               exclude=[armour or "", weapon.id], max_len=5)
+            if play is None:
+                continue
+            defence = sum(info(c).defence for c in play) * ("defence" not in m.curses)
+            a_def = T.equipment[armour].defence if armour else 0
+            hp = m.attack - defence - a_def
+            if 1 <= hp <= 5:
+                seat: dict[str, object] = {"armour": armour}
+                if lord:
+                    seat["weapon"] = weapon.id
+                state = battle(target, *play, hero="aderyn", abilities=abilities, hp=hp, **seat)
+                return target, run(state, *(f"play:{c}" for c in play))
+    raise AssertionError("no battle where the hits take exactly Aderyn's last HP")

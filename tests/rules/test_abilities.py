@@ -1,11 +1,13 @@
-"""R61-R66 and D4/D6: the hero abilities variant."""
+"""R61-R63, R65 and D4/D6: the hero abilities variant within a battle's chain of cards: Argentus
+playing a blue card off the chain, Horan's bonus for two attack cards in a row, Xanros using a
+cursed colour or effect once, Victorius's second card of any colour."""
 
 from __future__ import annotations
 
-from engine import GameState, Phase, apply, parse, totals
+from engine import apply, parse, totals
 
 from .helpers import (
-    T,
+    attack_pair,
     battle,
     card,
     cards,
@@ -13,8 +15,6 @@ from .helpers import (
     gear,
     info,
     legal,
-    maybe_chain,
-    mon,
     name,
     plain,
     refused,
@@ -67,16 +67,21 @@ def test_r61_argentus_without_the_variant() -> None:
     refused(state, f"play:{blue}", "wrong_colour")
 
 
+def test_r61_argentus_once_per_battle() -> None:
+    target = plain(1)
+    first = card(lambda a: "blue" not in a.next and a.colour != "blue", "not allowing blue",
+                 exclude=(target,))
+    blue = card(lambda a: a.colour == "blue" and bool(a.next - {"blue"}), "blue",
+                exclude=(target, first))
+    again = card(lambda a: a.colour in info(blue).next and "blue" not in a.next
+                 and a.colour != "blue", "leading away from blue", exclude=(target, first, blue))
+    blue2 = card(lambda a: a.colour == "blue", "blue", exclude=(target, first, blue, again))
+    state = run(battle(target, first, blue, again, blue2, hero="argentus", abilities=True),
+                f"play:{first}", f"play:{blue}", f"play:{again}")
+    refused(state, f"play:{blue2}", "ability_used")
+
+
 # ---------------------------------------------------------------- R62 Horan
-
-
-def attack_pair(target: str) -> tuple[str, str]:
-    for a in cards(lambda x: x.attack > 0, exclude=(target,)):
-        follow = cards(lambda x, a=a: x.attack > 0 and x.colour in info(a).next,
-                       exclude=(target, a))
-        if follow:
-            return a, follow[0]
-    raise AssertionError("no two attack cards in a row")
 
 
 def test_r62_horan_two_attack_cards_in_a_row() -> None:
@@ -201,79 +206,20 @@ def test_r63_xanros_without_the_variant() -> None:
     refused(battle(red_target, red, hero="xanros"), f"play:{red}", "colour_cursed")
 
 
-# ---------------------------------------------------------------- R64 Aderyn
+def test_r63_xanros_effect_must_be_on_the_card() -> None:
+    target = cursed("attack")
+    d = card(lambda a: a.attack == 0, "without attack", exclude=(target,))
+    state = battle(target, d, hero="xanros", abilities=True)
+    refused(state, f"play:{d}:attack", "no_effect", name(d), "attack")
 
 
-def aderyn_case(abilities: bool, *, lord: bool = False, healing_armour: bool = False,
-                ) -> tuple[str, GameState]:
-    """Aderyn in a battle she wins on attack while the hits take exactly her last HP."""
-    weapon = max((e for e in T.equipment.values() if e.kind == "weapon"), key=lambda e: e.attack)
-    armours: list[str | None] = [e.id for e in T.equipment.values() if e.kind == "armour"
-                                 and (e.heal > 0 or not healing_armour)]
-    if not healing_armour:
-        armours.insert(0, None)
-    targets = list(T.lords) if lord else [m for lv in (1, 2, 3) for m in T.regular[lv]
-                                          if not mon(m).curses]
-    for target in targets:
-        m = mon(target)
-        w_att = 0 if (not lord or "weapon" in m.curses) else weapon.attack
-        for armour in armours:
-            if armour == target:
-                continue
-            play = maybe_chain(target, attack=m.hp - w_att, hero="aderyn",
-                               exclude=[armour or "", weapon.id], max_len=5)
-            if play is None:
-                continue
-            defence = sum(info(c).defence for c in play) * ("defence" not in m.curses)
-            a_def = T.equipment[armour].defence if armour else 0
-            hp = m.attack - defence - a_def
-            if 1 <= hp <= 5:
-                seat: dict[str, object] = {"armour": armour}
-                if lord:
-                    seat["weapon"] = weapon.id
-                state = battle(target, *play, hero="aderyn", abilities=abilities, hp=hp, **seat)
-                return target, run(state, *(f"play:{c}" for c in play))
-    raise AssertionError("no battle where the hits take exactly Aderyn's last HP")
-
-
-def test_r64_aderyn_wins_despite_losing_her_last_hp() -> None:
-    target, state = aderyn_case(True)
-    t = totals(state)
-    assert t.knocked_out and t.win
-    after = run(state, "end")
-    assert after.seats[0].hp == 0
-    assert target in after.seats[0].discard or after.phase is Phase.REWARD
-    assert all(target not in lv.row for lv in after.levels)
-
-
-def test_r64_aderyn_must_revive_next_turn() -> None:
-    _, state = aderyn_case(True)
-    state = run(state, "end")
-    if state.phase is Phase.REWARD:
-        state = run(state, "reward:pawn")
-    state = run(state, "revive")  # seat 1
-    assert state.current == 0
-    assert {a for a in legal(state) if not a.startswith("stack:")} == {"revive"}
-
-
-def test_r64_aderyn_no_heal_after_battle() -> None:
-    _, state = aderyn_case(True, healing_armour=True)
-    t = totals(state)
-    assert t.knocked_out and t.win and t.heal_after == 0 and t.hp_after == 0
-
-
-def test_r64_aderyn_without_the_variant() -> None:
-    _, state = aderyn_case(False)
-    t = totals(state)
-    assert t.knocked_out and not t.win
-
-
-def test_r64_d6_aderyn_never_against_the_lord() -> None:
-    _, state = aderyn_case(True, lord=True)
-    t = totals(state)
-    assert t.knocked_out and not t.win
-    after = run(state, "end")
-    assert after.winner is None and after.phase is Phase.TURN
+def test_r63_xanros_ability_card_must_follow_the_chain() -> None:
+    target = cursed("attack")
+    first = card(lambda a: len(a.next) < 4, "restricting", exclude=(target,))
+    off = card(lambda a: a.attack > 0 and a.colour not in info(first).next, "off chain",
+               exclude=(target, first))
+    state = run(battle(target, first, off, hero="xanros", abilities=True), f"play:{first}")
+    refused(state, f"play:{off}:attack", "wrong_colour", name(first))
 
 
 # ---------------------------------------------------------------- R65 Victorius
@@ -314,115 +260,3 @@ def test_r65_victorius_without_the_variant() -> None:
     off = card(lambda a: a.colour not in info(first).next, "off chain", exclude=(target, first))
     state = run(battle(target, first, off, hero="victorius"), f"play:{first}")
     refused(state, f"play:{off}", "wrong_colour")
-
-
-# ---------------------------------------------------------------- R66 Taia
-
-
-def drawer(target: str, n: int = 1) -> str:
-    return card(lambda a: a.draw == n, f"drawing {n}", exclude=(target,))
-
-
-def test_r66_taia_draws_two_keeps_one() -> None:
-    target = plain(1)
-    d = drawer(target)
-    state = battle(target, d, hero="taia", abilities=True,
-                   deck=["tai1", "tai2", "tai3", "tai4", "tai5", "tai6"])
-    state = run(state, f"play:{d}")
-    assert state.phase is Phase.TAIA and state.battle is not None
-    assert state.battle.drawn == ("tai1", "tai2")
-    assert legal(state) == {"keep:tai1", "keep:tai2"}
-    refused(state, "keep:tai3", "not_drawn")
-    refused(state, "end", "not_now", "keep")
-    state = run(state, "keep:tai2")
-    seat = state.seats[0]
-    assert seat.hand == ("tai2",) and seat.deck == ("tai3", "tai4", "tai5", "tai6", "tai1")
-    assert state.phase is Phase.BATTLE
-
-
-def test_r66_taia_two_draws_two_choices() -> None:
-    target = plain(1)
-    d = drawer(target, 2)
-    state = battle(target, d, hero="taia", abilities=True,
-                   deck=["tai1", "tai2", "tai3", "tai4", "tai5", "tai6"])
-    state = run(state, f"play:{d}", "keep:tai1")
-    assert state.phase is Phase.TAIA and state.battle is not None
-    assert state.battle.drawn == ("tai3", "tai4")
-    state = run(state, "keep:tai4")
-    assert state.seats[0].hand == ("tai1", "tai4")
-    assert state.seats[0].deck == ("tai5", "tai6", "tai2", "tai3")
-
-
-def test_r66_taia_reshuffles_when_the_deck_has_one() -> None:
-    target = plain(1)
-    d = drawer(target)
-    state = battle(target, d, "tai4", "tai5", "tai6", hero="taia", abilities=True,
-                   deck=["tai1"], discard=["tai2", "tai3"])
-    state = run(state, f"play:{d}")
-    assert state.battle is not None and state.battle.drawn[0] == "tai1"
-    assert state.battle.drawn[1] in ("tai2", "tai3") and state.seats[0].discard == ()
-    state = run(state, "keep:tai1")
-    assert state.seats[0].deck[-1] in ("tai2", "tai3") and len(state.seats[0].deck) == 2
-
-
-def test_r66_taia_only_one_card_left_keeps_it() -> None:
-    target = plain(1)
-    d = drawer(target)
-    state = battle(target, d, "tai2", "tai3", "tai4", "tai5", "tai6", hero="taia",
-                   abilities=True, deck=["tai1"], discard=[])
-    state = run(state, f"play:{d}")
-    assert state.phase is Phase.BATTLE
-    assert state.seats[0].hand[-1] == "tai1" and state.seats[0].deck == ()
-
-
-def test_r66_taia_not_for_the_end_of_turn_draw() -> None:
-    target = plain(1)
-    state = battle(target, hero="taia", abilities=True,
-                   deck=["tai1", "tai2", "tai3", "tai4", "tai5", "tai6"])
-    state = run(state, "end")
-    assert state.seats[0].hand == ("tai1", "tai2", "tai3", "tai4")
-
-
-def test_r66_taia_without_the_variant() -> None:
-    target = plain(1)
-    d = drawer(target)
-    state = run(battle(target, d, hero="taia", deck=["tai1", "tai2", "tai3", "tai4", "tai5",
-                                                     "tai6"]), f"play:{d}")
-    assert state.phase is Phase.BATTLE and state.seats[0].hand == ("tai1",)
-
-
-def test_r66_taia_draw_curse_draws_nothing() -> None:
-    target = cursed("draw")
-    d = drawer(target)
-    state = run(battle(target, d, hero="taia", abilities=True), f"play:{d}")
-    assert state.phase is Phase.BATTLE and state.seats[0].hand == ()
-
-
-def test_r63_xanros_effect_must_be_on_the_card() -> None:
-    target = cursed("attack")
-    d = card(lambda a: a.attack == 0, "without attack", exclude=(target,))
-    state = battle(target, d, hero="xanros", abilities=True)
-    refused(state, f"play:{d}:attack", "no_effect", name(d), "attack")
-
-
-def test_r63_xanros_ability_card_must_follow_the_chain() -> None:
-    target = cursed("attack")
-    first = card(lambda a: len(a.next) < 4, "restricting", exclude=(target,))
-    off = card(lambda a: a.attack > 0 and a.colour not in info(first).next, "off chain",
-               exclude=(target, first))
-    state = run(battle(target, first, off, hero="xanros", abilities=True), f"play:{first}")
-    refused(state, f"play:{off}:attack", "wrong_colour", name(first))
-
-
-def test_r61_argentus_once_per_battle() -> None:
-    target = plain(1)
-    first = card(lambda a: "blue" not in a.next and a.colour != "blue", "not allowing blue",
-                 exclude=(target,))
-    blue = card(lambda a: a.colour == "blue" and bool(a.next - {"blue"}), "blue",
-                exclude=(target, first))
-    again = card(lambda a: a.colour in info(blue).next and "blue" not in a.next
-                 and a.colour != "blue", "leading away from blue", exclude=(target, first, blue))
-    blue2 = card(lambda a: a.colour == "blue", "blue", exclude=(target, first, blue, again))
-    state = run(battle(target, first, blue, again, blue2, hero="argentus", abilities=True),
-                f"play:{first}", f"play:{blue}", f"play:{again}")
-    refused(state, f"play:{blue2}", "ability_used")

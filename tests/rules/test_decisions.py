@@ -10,8 +10,19 @@ from engine.agents import make_agent
 from engine.position import SeatSetup, position
 from engine.validate import check_state
 
-from .helpers import HEROES, T, battle, card, cursed, info, legal, plain, run
-from .test_abilities import aderyn_case, attack_pair
+from .helpers import (
+    HEROES,
+    T,
+    aderyn_case,
+    attack_pair,
+    battle,
+    card,
+    cursed,
+    info,
+    legal,
+    plain,
+    run,
+)
 
 
 def test_d1_only_row_and_top_gatekeeper_are_targets() -> None:

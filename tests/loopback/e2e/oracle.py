@@ -1,0 +1,49 @@
+"""The "oracle": a read-only look at the bot's SQLite database while the bot runs, to choose
+sensibly and to check the outcome (never to act)."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from bot.records import LogRow, TableRecord
+from bot.records import read_record as _record
+from bot.storage import _COLUMNS
+from engine import GameConfig
+
+
+class Oracle:
+    """Reads the bot's SQLite database (read-only) while the bot runs."""
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10)
+
+    def table(self, tid: int) -> TableRecord:
+        with self._connect() as con:
+            row = con.execute(f"SELECT {_COLUMNS} FROM tables WHERE id = ?", (tid,)).fetchone()
+        assert row is not None, f"no table {tid}"
+        return _record(row)
+
+    def log(self, tid: int) -> list[LogRow]:
+        with self._connect() as con:
+            rows = con.execute("SELECT step, seat, user_id, by_ai, action, at FROM actions "
+                               "WHERE table_id = ? ORDER BY step", (tid,)).fetchall()
+        return [LogRow(int(r[0]), int(r[1]), r[2], bool(r[3]), str(r[4]), float(r[5]))
+                for r in rows]
+
+    def active_in(self, channel: int) -> int | None:
+        """The table in a lobby or running in ``channel``, if any."""
+        with self._connect() as con:
+            row = con.execute("SELECT id FROM tables WHERE channel_id = ? AND status IN "
+                              "('lobby', 'running')", (channel,)).fetchone()
+        return int(row[0]) if row else None
+
+    def heroes(self, tid: int) -> dict[int, str]:
+        """user id -> hero of every person seated at a table (once heroes are dealt)."""
+        return {s.user: s.hero for s in self.table(tid).seats if s.user is not None and s.hero}
+
+    def history(self, tid: int) -> tuple[GameConfig, list[str]]:
+        """A table's game configuration and its action log (the moves, in order)."""
+        return self.table(tid).game.config, [r.action for r in self.log(tid)]

@@ -1,0 +1,149 @@
+"""The playground's page and server, without a browser: every text the page uses in every
+language, no outside resources, the routes it serves, request validation said in one line,
+and a busy port."""
+
+from __future__ import annotations
+
+import ast
+import logging
+import re
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import ClientSession
+from shared_files import require_discord_api
+
+import playground.app
+from i18n import LOCALES, catalog
+from playground.app import CHANNEL_ID, GUILD_ID, PEOPLE, STATIC, Playground, page_strings
+
+# ---------------------------------------------------------------------- the page's texts
+
+
+def refusal_codes() -> set[str]:
+    """Every code a :class:`loopback.LoopbackError` is raised with in loopback/ and playground/
+    (the page shows each as ``refusal.<code>``)."""
+    codes: set[str] = set()
+    root = Path(playground.app.__file__).resolve().parents[1]
+    for path in [*(root / "loopback").glob("*.py"), *(root / "playground").glob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "LoopbackError"):
+                continue
+            given = [k.value for k in node.keywords if k.arg == "code"] + node.args[1:2]
+            assert given and isinstance(given[0], ast.Constant), (
+                f"{path.name}:{node.lineno}: a LoopbackError without a literal refusal code")
+            codes.add(str(given[0].value))
+    return codes
+
+
+def test_every_text_the_page_uses_exists_in_every_language() -> None:
+    script = "\n".join(p.read_text() for p in sorted(STATIC.glob("*.js")))
+    used = set(re.findall(r"\bt(?:Html)?\(\"(\w+)\"", script))
+    assert len(used) > 15
+    codes = refusal_codes()
+    assert {"no_component", "message_loading", "unknown_command", "bad_request"} <= codes
+    used |= {f"refusal.{code}" for code in codes}  # translated by the page's refusal()
+    english = page_strings("en")
+    assert used <= set(english), sorted(used - set(english))
+    assert set(english) <= used, f"unused page texts: {sorted(set(english) - used)}"
+    for lc in LOCALES:
+        texts = page_strings(lc)
+        assert set(texts) == set(english)
+        for key, text in texts.items():
+            assert set(re.findall(r"\{(\w+)\}", text)) == set(
+                re.findall(r"\{(\w+)\}", english[key])), (lc, key)
+    # French typography is applied on the server, placeholders survive it
+    assert page_strings("fr")["refused"] == "Discord refuserait cela\u00a0: {error}"
+
+
+def test_page_names_the_commands_as_each_language_does() -> None:
+    for lc in LOCALES:
+        name = catalog(lc)["bot.cmd.name.new"]
+        assert f"/goblin {name}" in page_strings(lc)["welcome"]
+
+
+def test_the_page_has_no_outside_resources() -> None:
+    for path in STATIC.iterdir():
+        text = path.read_text()
+        assert not re.search(r"(src|href)=\"(https?:)?//", text), path.name
+        assert "@import" not in text and "cdn" not in text.lower(), path.name
+
+
+# ---------------------------------------------------------------------- the server
+
+
+async def test_routes_of_the_page() -> None:
+    async with Playground(port=0, locale="en", validate=False) as pg, ClientSession() as http:
+        base = pg.url
+        assert base == f"http://127.0.0.1:{pg.lb.port}/"
+        async with http.get(base) as r:
+            html = await r.text()
+            assert r.status == 200 and r.content_type == "text/html"
+            assert re.search(r"/static/app\.js\?v=[0-9a-f]{10}", html)
+        scripts = re.findall(r'<script src="/static/([a-z]+\.js)\?v=', html)
+        assert {"message.js", "composer.js", "controls.js", "app.js"} <= set(scripts)
+        for name, kind in ([(s, "javascript") for s in scripts]
+                           + [("style.css", "css"), ("favicon.svg", "svg")]):
+            async with http.get(base + "static/" + name) as r:
+                assert r.status == 200 and kind in r.content_type
+        async with http.get(base + "static/../app.py") as r:
+            assert r.status in (403, 404)
+        async with http.get(base + "play/config") as r:
+            config: dict[str, Any] = await r.json()
+        assert config["guild"] == str(GUILD_ID) and config["channel"] == str(CHANNEL_ID)
+        assert [(u["id"], u["name"]) for u in config["users"]] == [
+            (str(uid), name) for uid, name in PEOPLE]
+        assert [u["admin"] for u in config["users"]] == [True, False, False, False]
+        assert set(config["strings"]) == set(LOCALES)
+        bob = config["users"][1]["id"]
+        async with http.post(base + "play/locale", json={"user": bob, "locale": "cs"}) as r:
+            assert r.status == 200 and (await r.json())["locale"] == "cs"
+        assert pg.lb.user(bob).locale == "cs"
+        for bad, code in (({"user": bob, "locale": "de"}, "unknown_locale"),
+                          ({"user": "1", "locale": "fr"}, "no_user"), (["x"], "bad_request"),
+                          ({"locale": "fr"}, "bad_request")):
+            async with http.post(base + "play/locale", json=bad) as r:
+                answer = await r.json()
+                assert r.status == 400 and answer["code"] == code and answer["error"], answer
+        # the stand-in's refusals carry a code and parameters the page translates
+        async with http.post(base + "_loopback/command", json={
+                "user": bob, "channel": str(CHANNEL_ID), "command": "dance"}) as r:
+            answer = await r.json()
+            assert r.status == 400 and answer["code"] == "unknown_command"
+            assert answer["params"] == {"command": "dance"}
+            text = page_strings("fr")["refusal." + answer["code"]]
+            assert text.format(**answer["params"]) == "Il n'y a pas de commande /dance."
+        assert pg.lb.user(bob).locale == "cs"
+
+
+async def test_validation_off_is_said_in_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="karak.playground")
+    monkeypatch.setattr(playground.app, "unavailable_reason",
+                        lambda: "the jsonschema package is not installed")
+    assert Playground(port=0).validate is False
+    lines = [r.getMessage() for r in caplog.records if r.name == "karak.playground"]
+    assert len(lines) == 1 and "request validation is off" in lines[0]
+    assert "jsonschema package is not installed" in lines[0]
+    caplog.clear()
+    assert Playground(port=0, validate=False).validate is False  # asked for: nothing to say
+    assert not [r for r in caplog.records if r.name == "karak.playground"]
+
+
+async def test_validation_on_is_silent(caplog: pytest.LogCaptureFixture) -> None:
+    require_discord_api("that the playground validates requests when it can, silently")
+    caplog.set_level(logging.INFO, logger="karak.playground")
+    assert Playground(port=0).validate is True
+    assert not [r for r in caplog.records if r.name == "karak.playground"]
+
+
+async def test_a_busy_port_falls_back_to_a_free_one() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        async with Playground(port=port, validate=False) as pg:
+            assert pg.lb.port not in (0, port)
