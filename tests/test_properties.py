@@ -66,7 +66,7 @@ from engine import (
 from engine.actions import LORD_LEVEL, STACK_MODES
 from engine.agents import make_agent
 from engine.catalog import tables
-from engine.rules import HEAL_PHASES
+from engine.legality import HEAL_PHASES
 from engine.serialize import to_data
 from engine.state import MAX_HP
 from engine.validate import card_places, check_state, expected_cards
