@@ -75,7 +75,8 @@ def adler32_combine(first: int, second: int, second_size: int) -> int:
 def palette() -> Image.Image:
     """The palette every picture shares: the style's flat colours, and the colours of a sheet of
     every icon and of each ink's anti-aliased edges over each background."""
-    from render.icons import PAINTERS, colour_badge, curse_icon, icon
+    from render.icons import colour_badge, curse_icon, icon
+    from render.painters import PAINTERS
 
     grounds = [BG, PANEL, PANEL_HI, CARD_DARK, CARD_INNER, CHIP_BG, EQUIP_INNER, NEXT_BAND,
                *COLOURS.values(), *LEVEL_FRAME.values()]

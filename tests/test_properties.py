@@ -61,7 +61,7 @@ from engine import (
 )
 from engine.actions import LORD_LEVEL
 from engine.catalog import tables
-from engine.rules import HEAL_PHASES
+from engine.legality import HEAL_PHASES
 from engine.serialize import to_data
 from engine.validate import check_state
 from i18n import has_key
