@@ -6,8 +6,8 @@ import contextlib
 from collections.abc import AsyncIterator
 
 import discord
-import yarl
 
+from bot.client import route_to
 from loopback import FAKE_TOKEN, Loopback
 
 
@@ -17,8 +17,7 @@ async def discordpy_client(lb: Loopback,
     """A discord.py client (``client``, else a plain one) connected to ``lb`` (READY
     received); closed, and discord.py's URLs restored, on leaving."""
     base, gateway = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
-    discord.http.Route.BASE = lb.api_base
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(lb.gateway_url)
+    route_to(lb.api_base, lb.gateway_url)  # as the bot does when KARAK_API_BASE is set
     bot = client or discord.Client(intents=discord.Intents(guilds=True))
     running: asyncio.Task[None] | None = None
     try:

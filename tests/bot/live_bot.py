@@ -22,17 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import discord
-import discord.gateway
-import discord.http
+from discordpy_client import discordpy_client
 from pace_clock import PaceClock
 
-from bot.client import KarakBot, route_to
+from bot.client import KarakBot
 from bot.service import GameService
 from bot.storage import Store
 from bot.thinking import Thinking
 from loopback import (
-    FAKE_TOKEN,
     Channel,
     Guild,
     Interaction,
@@ -179,15 +176,14 @@ class LiveBot:
     """One running bot (a "process") on ``lb``, in guild :data:`GUILD`, channel
     :data:`CHANNEL`."""
 
-    def __init__(self, lb: Loopback, bot: KarakBot, store: Store, run: asyncio.Task[None],
-                 routes: tuple[str, Any]) -> None:
+    def __init__(self, lb: Loopback, bot: KarakBot, store: Store,
+                 connection: contextlib.AsyncExitStack) -> None:
         self.lb = lb
         self.bot = bot
         self.store = store
         self.guild: Guild = lb.guilds[GUILD]
         self.channel: Channel = lb.channels[CHANNEL]
-        self._run = run
-        self._routes = routes
+        self._connection = connection
 
     @staticmethod
     def world(lb: Loopback, guild_locale: str = "en-US") -> None:
@@ -206,30 +202,23 @@ class LiveBot:
         if seeds is None:
             numbers = itertools.count(7)
             seeds = lambda: next(numbers)  # noqa: E731 - deterministic games in tests
-        routes = (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY)
-        route_to(lb.api_base, lb.gateway_url)
         store = await Store.open(db, clock=clock)
         service = GameService(store, clock=clock, seeds=seeds, thinking=thinking or Thinking())
         paced = pace or PaceClock()  # table edits wait on a clock of the bot's own work
         bot = KarakBot(service, renderer, dev_guild=dev_guild, ai_pace=0, pace=paced.pace(),
                        timer_poll=3600, guild_ready_timeout=0.0)
         paced.follow(bot.tasks)
-        await bot.login(FAKE_TOKEN)
-        run = asyncio.get_running_loop().create_task(bot.connect(reconnect=False))
-        live = cls(lb, bot, store, run, routes)
-        await asyncio.wait_for(bot.wait_until_ready(), 20)
+        connection = contextlib.AsyncExitStack()
+        await connection.enter_async_context(discordpy_client(lb, bot))
+        live = cls(lb, bot, store, connection)
         await live.settle()
         return live
 
     async def stop(self) -> None:
         """Let the bot finish what it started, close it, its database and its connection."""
         await self.settle()
-        await self.bot.close()
-        self._run.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._run
+        await self._connection.aclose()
         await self.store.close()
-        discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = self._routes
         left = [t.get_name() for t in self._waiting()] + [
             t.get_name() for t in self.bot.tasks.endless if not t.done()]
         assert not left, f"the bot left tasks behind: {left}"
