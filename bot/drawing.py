@@ -79,16 +79,14 @@ def serve(parent: int) -> None:
             out.flush()
 
 
-def _settle(job: _Job, ok: bool, result: bytes | BaseException) -> None:
-    """Give ``job``'s asker its picture (``ok``) or the error, unless it stopped waiting."""
+def _settle(job: _Job, result: bytes | BaseException) -> None:
+    """Give ``job``'s asker its picture or the error, unless it stopped waiting."""
     if job.done.done():
         return
-    if ok:
-        assert isinstance(result, bytes)
-        job.done.set_result(result)
-    else:
-        assert isinstance(result, BaseException)
+    if isinstance(result, BaseException):
         job.done.set_exception(result)
+    else:
+        job.done.set_result(result)
 
 
 def _hand_over(worker: _Worker, job: _Job, sent: collections.deque[_Job]) -> None:
@@ -97,7 +95,7 @@ def _hand_over(worker: _Worker, job: _Job, sent: collections.deque[_Job]) -> Non
     try:
         packed = job.obs.packed()
     except Exception as exc:  # noqa: BLE001 - handed to whoever asked for the picture
-        _settle(job, False, exc)
+        _settle(job, exc)
         return
     sent.append(job)
     worker.send(job.kind, job.locale, packed)
@@ -129,14 +127,10 @@ class _Worker:
 
     def send(self, kind: str, locale: str, packed: bytes) -> None:
         """Hand a picture to this worker: its kind, language and packed observation
-        (:meth:`flush` sends it on)."""
-        stdin = self.process.stdin
-        assert stdin is not None
+        (:meth:`flush` sends it on; a dead worker shows there or in :meth:`answer`)."""
+        assert self.process.stdin is not None
         data = f"{kind} {locale} ".encode() + packed
-        try:
-            stdin.write(len(data).to_bytes(4, "big") + data)
-        except (OSError, RuntimeError) as exc:  # RuntimeError: its input is closed
-            raise WorkerGone(str(exc)) from exc
+        self.process.stdin.write(len(data).to_bytes(4, "big") + data)
 
     async def flush(self) -> None:
         """Wait until the jobs handed over fit in the worker's input pipe."""
@@ -146,9 +140,9 @@ class _Worker:
         except OSError as exc:
             raise WorkerGone(str(exc)) from exc
 
-    async def answer(self) -> tuple[bool, bytes]:
-        """The answer to the oldest job handed over: whether it is a picture, and the PNG (or
-        the error); :class:`WorkerGone` when the worker died."""
+    async def answer(self) -> bytes | RuntimeError:
+        """The answer to the oldest job handed over: the PNG, or the error that stopped it;
+        :class:`WorkerGone` when the worker died."""
         stdout = self.process.stdout
         assert stdout is not None
         try:
@@ -156,7 +150,7 @@ class _Worker:
             data = await stdout.readexactly(int.from_bytes(head[1:], "big"))
         except (OSError, asyncio.IncompleteReadError) as exc:
             raise WorkerGone(str(exc)) from exc
-        return head[0] == 0, data
+        return RuntimeError(data.decode(errors="replace")) if head[0] else data
 
     async def stop(self) -> None:
         """End the worker: its input closes, it exits (killed if it does not at once)."""
@@ -269,9 +263,9 @@ class DrawingPool:
                 else:
                     data = await asyncio.to_thread(draw, job.kind, job.obs, job.locale)
             except Exception as exc:  # noqa: BLE001 - handed to whoever asked for the picture
-                _settle(job, False, exc)
+                _settle(job, exc)
                 continue
-            _settle(job, True, data)
+            _settle(job, data)
 
     async def _keep_busy(self, worker: _Worker) -> None:
         """Feed ``worker`` the most urgent pictures, up to :data:`IN_FLIGHT` at once so it
@@ -288,9 +282,8 @@ class DrawingPool:
                 if not sent:
                     continue
                 await worker.flush()
-                ok, data = await worker.answer()
-                _settle(sent.popleft(), ok, data if ok else RuntimeError(
-                    data.decode(errors="replace")))
+                answer = await worker.answer()  # first: a dead worker's pictures stay in sent
+                _settle(sent.popleft(), answer)
         except WorkerGone:
             for job in sent:
                 self._queue.put_nowait(job)

@@ -194,7 +194,7 @@ class _FakeWorker:
 
     def __init__(self) -> None:
         self.sent: list[str] = []
-        self.answers: asyncio.Queue[tuple[bool, bytes]] = asyncio.Queue()
+        self.answers: asyncio.Queue[bytes | RuntimeError] = asyncio.Queue()
 
     def send(self, kind: str, locale: str, packed: bytes) -> None:
         self.sent.append(locale)
@@ -202,9 +202,9 @@ class _FakeWorker:
     async def flush(self) -> None:
         pass
 
-    async def answer(self) -> tuple[bool, bytes]:
+    async def answer(self) -> bytes | RuntimeError:
         answer = await self.answers.get()
-        if not answer[1]:
+        if answer == b"":  # the test says the worker died
             raise drawing.WorkerGone("killed")
         return answer
 
@@ -238,11 +238,11 @@ async def test_a_worker_has_the_next_picture_before_it_answers_the_last(
                                         ("d", URGENT)]}
         await _until(lambda: len(fake.sent) == 2)
         assert fake.sent == ["a", "c"] and pool.stats()["waiting"] == 2
-        fake.answers.put_nowait((True, b"A"))
+        fake.answers.put_nowait(b"A")
         await _until(lambda: len(fake.sent) == 3)
         assert await asked["a"] == b"A" and fake.sent == ["a", "c", "d"]
         assert not asked["c"].done()  # answered in order: c's answer has not come yet
-        for answer in [(False, b"KeyError: 'x'"), (True, b"D"), (True, b"B")]:
+        for answer in [RuntimeError("KeyError: 'x'"), b"D", b"B"]:
             fake.answers.put_nowait(answer)
         with pytest.raises(RuntimeError, match="KeyError"):
             await asked["c"]
@@ -265,7 +265,7 @@ async def test_pictures_handed_to_a_worker_that_died_are_drawn_in_threads(
     try:
         asked = [asyncio.ensure_future(pool.draw("hand", _obs(), name)) for name in "xy"]
         await _until(lambda: len(fake.sent) == 2)
-        fake.answers.put_nowait((True, b""))  # the worker is gone before answering
+        fake.answers.put_nowait(b"")  # the worker is gone before answering
         assert await asyncio.gather(*asked) == [b"x", b"y"]
         assert pool.stats()["threads"]
     finally:
