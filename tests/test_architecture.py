@@ -77,10 +77,67 @@ def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
     assert imports(source) == {"os", "PIL", "discord"}
 
 
+# ------------------------------------------------------------------ the bot's layers
+
+#: sub-package of ``bot`` -> the other sub-packages it may import (each says so in its __init__)
+BOT_LAYERS: dict[str, set[str]] = {
+    "process": {"discord_side", "game", "workers", "supervision", "storage"},
+    "discord_side": {"game", "workers", "supervision", "storage"},
+    "game": {"workers", "storage"},
+    "workers": set(),
+    "supervision": set(),
+    "storage": set(),
+}
+
+
+def _layer(module: str) -> str | None:
+    """The sub-package of ``bot`` that ``module`` belongs to (None: ``bot`` itself)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in BOT_LAYERS) else None
+
+
+def bot_layer_violations(root: Path) -> list[str]:
+    """Every import of one sub-package of ``bot`` by another that :data:`BOT_LAYERS` forbids."""
+    bot = root / "bot"
+    graph = import_graph(root, "bot")
+    out = []
+    for module, imported in sorted(graph.items()):
+        layer = _layer(module)
+        if layer is None:  # bot itself and bot.__main__ start the process
+            continue
+        for name in sorted(imported):
+            other = _layer(name)
+            if other not in (None, layer) and other not in BOT_LAYERS[layer]:
+                out.append(f"{module} imports {name}")
+    assert set(BOT_LAYERS) == {p.name for p in bot.iterdir() if (p / "__init__.py").exists()}
+    return out
+
+
+def test_the_bots_layers_import_downwards() -> None:
+    assert bot_layer_violations(ROOT) == []
+
+
+def test_every_bot_layer_says_what_it_owns() -> None:
+    for layer in BOT_LAYERS:
+        doc = ast.get_docstring(ast.parse((ROOT / "bot" / layer / "__init__.py").read_text()))
+        assert doc, f"bot/{layer}/__init__.py has no docstring"
+
+
+def test_the_layer_checker_sees_an_upward_import(tmp_path: Path) -> None:
+    for layer in BOT_LAYERS:
+        (tmp_path / "bot" / layer).mkdir(parents=True)
+        (tmp_path / "bot" / layer / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "bot" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "bot" / "storage" / "x.py").write_text("from bot.game import y\n")
+    (tmp_path / "bot" / "game" / "y.py").write_text("from bot.storage import x\n")
+    assert bot_layer_violations(tmp_path) == ["bot.storage.x imports bot.game.y"]
+
+
 # ------------------------------------------------------------------ cycles inside a package
 
 def module_name(path: Path, root: Path) -> str:
-    """``bot/cogs/goblin.py`` -> ``bot.cogs.goblin``; a package's ``__init__.py`` is the package."""
+    """``bot/discord_side/cog.py`` -> ``bot.discord_side.cog``; a package's ``__init__.py`` is
+    the package."""
     parts = list(path.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 

@@ -1,5 +1,5 @@
 """The database schema: numbered migrations, each one script run once in order by
-:meth:`bot.storage.Store.migrate` (``PRAGMA user_version`` counts those applied)."""
+:meth:`bot.storage.sqlite.Store.migrate` (``PRAGMA user_version`` counts those applied)."""
 
 from __future__ import annotations
 

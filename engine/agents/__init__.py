@@ -8,7 +8,7 @@ of ``observation.legal``.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Literal, Protocol
 
 from engine.actions import Action
 from engine.observe import Observation
@@ -22,8 +22,12 @@ class Agent(Protocol):
         ...
 
 
+#: The name of an AI seat's level.
+Level = Literal["easy", "normal", "hard"]
 #: The levels an AI seat may play at, weakest first.
-LEVELS = ("easy", "normal", "hard")
+LEVELS: tuple[Level, ...] = ("easy", "normal", "hard")
+#: The level of an AI seat nobody chose a level for (and of a seat the AI takes over).
+DEFAULT_LEVEL: Level = "normal"
 
 
 def make_agent(kind: str, seed: int = 0, seconds: float | None = None) -> Agent:

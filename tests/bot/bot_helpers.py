@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from bot.thinking import decide
+from bot.workers.thinking import decide
 from engine import Observation
 
 

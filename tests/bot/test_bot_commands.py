@@ -14,7 +14,7 @@ from live_bot import CHANNEL, GUILD, LINK, Call, LiveBot, User, component, offer
 from pace_clock import PaceClock
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer, open_table
 
-from bot.pictures import PillowRenderer
+from bot.workers.pictures import PillowRenderer
 from loopback import Loopback, Message
 
 ADMIN = User(2000000000000000009, "Mod", admin=True)
@@ -245,7 +245,7 @@ async def test_a_request_breaking_discords_limits_is_recorded(
         bot: LiveBot, monkeypatch: pytest.MonkeyPatch) -> None:
     """The catch-all handlers answer "something went wrong" and the test would pass: the
     stand-in records the broken rule, and the guard in conftest.py fails any test leaving one."""
-    from bot import commands as bodies
+    from bot.discord_side import commands as bodies
 
     def too_long(record: Any, locale: str) -> Any:
         view = discord.ui.LayoutView(timeout=None)  # a text holds at most 4000 characters

@@ -82,7 +82,7 @@ class Players:
 
     async def step(self) -> bool:
         """One decision by the seat that must decide; False once the game is over."""
-        from bot.service import GameService
+        from bot.game.play import GameService
         from engine import observe
         from engine.agents import make_agent
 

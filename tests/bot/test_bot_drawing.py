@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from bot import drawing
-from bot.drawing import BACKGROUND, URGENT, DrawingPool
+from bot.workers import drawing
+from bot.workers.drawing import BACKGROUND, URGENT, DrawingPool
 from engine import GameConfig, SeatConfig, new_game, observe
 
 
@@ -117,7 +117,7 @@ async def test_no_workers_draws_in_threads(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 async def test_a_battle_picture_is_drawn_once_per_version() -> None:
-    from bot.pictures import Pictures
+    from bot.workers.pictures import Pictures
 
     calls: list[str] = []
 
@@ -144,7 +144,7 @@ async def test_a_battle_picture_is_drawn_once_per_version() -> None:
 async def test_a_person_never_waits_for_a_background_battle_picture() -> None:
     """The table refresh asked for a battle picture in the background; a hand message needing
     the same picture gets an urgent drawing of its own, kept for the next ones."""
-    from bot.pictures import Pictures
+    from bot.workers.pictures import Pictures
 
     held = asyncio.Event()
     asked: list[bool] = []
@@ -170,7 +170,7 @@ async def test_a_person_never_waits_for_a_background_battle_picture() -> None:
 async def test_without_workers_one_thread_of_the_bot_draws(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """KARAK_DRAWING_WORKERS=0: every picture is drawn by the one drawing thread, in order."""
-    from bot.pictures import PillowRenderer
+    from bot.workers.pictures import PillowRenderer
 
     seen: list[str] = []
 

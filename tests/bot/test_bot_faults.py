@@ -22,15 +22,15 @@ from live_bot import (
 )
 from test_bot_discord import ANN, BOB, Players, TinyRenderer, my_turn_hand, open_table
 
-from bot.background import TimersFailed
-from bot.storage import Store
+from bot.discord_side.background import TimersFailed
+from bot.storage.sqlite import Store
 from loopback import Loopback
 
 
 @pytest.mark.allow_errors("cannot be resumed")
 async def test_corrupt_row_hurts_only_its_table(lb: Loopback, tmp_path: Path,
                                                 clock: Clock) -> None:
-    from bot.service import GameService
+    from bot.game.play import GameService
     from engine import legal_actions
 
     db = tmp_path / "k.db"

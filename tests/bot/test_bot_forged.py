@@ -145,7 +145,7 @@ async def test_a_move_sent_through_a_menu_that_does_not_offer_it_is_refused(
         bot: LiveBot) -> None:
     from test_bot_discord import Players
 
-    from bot.present import controls
+    from bot.game.texts import controls
     from engine import observe
     tid = await open_table(bot, ANN, [BOB])
     players = Players(bot, tid, [ANN, BOB])

@@ -17,8 +17,8 @@ from live_bot import CHANNEL, GUILD, LiveBot, User, offered, table_id
 from shared_files import require_discord_api
 from test_bot_discord import PNG, open_table
 
-from bot.records import StorageError
-from bot.storage import MIGRATIONS, SCHEMA_VERSION, Store
+from bot.storage.records import StorageError
+from bot.storage.sqlite import MIGRATIONS, SCHEMA_VERSION, Store
 from engine import Observation
 from i18n import LOCALES, translate
 from loopback import Loopback, Message

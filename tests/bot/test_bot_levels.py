@@ -17,11 +17,11 @@ from test_bot_commands import ADMIN
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer
 from test_bot_forged import _message, _raw_click
 
-from bot.refusals import Damaged
-from bot.service import GameService
-from bot.storage import MIGRATIONS, SCHEMA_VERSION, Store
-from bot.thinking import Thinking
-from bot.ui.table import header
+from bot.discord_side.ui.table import header
+from bot.game.play import GameService
+from bot.game.refusals import Damaged
+from bot.storage.sqlite import MIGRATIONS, SCHEMA_VERSION, Store
+from bot.workers.thinking import Thinking
 from engine import Action, Observation, observe
 from loopback import Loopback, Message
 

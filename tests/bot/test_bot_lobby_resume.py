@@ -11,7 +11,7 @@ from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LINK, Call, LiveBot, component, table_id
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer
 
-from bot.records import TableRecord
+from bot.storage.records import TableRecord
 from loopback import Loopback, Message
 
 

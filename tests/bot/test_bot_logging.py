@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import setup_logging
-from bot.records import SeatInfo, storable
-from bot.settings import load_settings
-from bot.storage import Store
+from bot.process.app import setup_logging
+from bot.process.settings import load_settings
+from bot.storage.records import SeatInfo, storable
+from bot.storage.sqlite import Store
 from engine.setup import new_game
 from engine.state import GameConfig, SeatConfig
 

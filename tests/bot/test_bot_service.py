@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from bot_helpers import Clock
 
-from bot.service import (
+from bot.game.play import (
     MAX_TIMEOUTS,
     Damaged,
     GameService,
@@ -17,7 +17,7 @@ from bot.service import (
     Refusal,
     Stale,
 )
-from bot.storage import SCHEMA_VERSION, Store
+from bot.storage.sqlite import SCHEMA_VERSION, Store
 from engine import Phase, legal_actions, state_from_json
 
 A, B, C = 101, 202, 303
@@ -217,7 +217,7 @@ async def test_reopen_keeps_everything(tmp_path: Path, clock: Clock) -> None:
 
 
 async def test_newer_schema_is_refused(tmp_path: Path) -> None:
-    from bot.records import SchemaTooNew
+    from bot.storage.records import SchemaTooNew
     path = tmp_path / "k.db"
     s = await Store.open(path)
     await s.raw_execute("SELECT 1")
@@ -240,7 +240,7 @@ DAMAGE = [
 @pytest.mark.parametrize(("column", "value"), DAMAGE)
 async def test_a_damaged_ordinary_column_only_hurts_its_table(
         service: GameService, store: Store, clock: Clock, column: str, value: str) -> None:
-    from bot.records import CorruptTable
+    from bot.storage.records import CorruptTable
 
     t1 = await started(service, channel=1, timer=60)
     t2 = await started(service, channel=2, timer=60)

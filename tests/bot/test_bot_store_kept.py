@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from bot_helpers import Clock
 
-from bot.records import CorruptTable, StaleVersion, TableRecord
-from bot.service import GameService
-from bot.storage import Store
+from bot.game.play import GameService
+from bot.storage.records import CorruptTable, StaleVersion, TableRecord
+from bot.storage.sqlite import Store
 from engine import legal_actions
 
 A, B = 101, 202
@@ -109,7 +109,7 @@ async def test_a_damaged_row_is_reported_even_when_the_table_was_kept(
 
 async def test_what_is_kept_is_bounded(service: GameService, store: Store,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("bot.storage.RECORDS", 2)
+    monkeypatch.setattr("bot.storage.sqlite.RECORDS", 2)
     ids = []
     for channel in range(1, 5):
         ids.append((await service.create(guild_id=9, channel_id=channel, host_id=A,

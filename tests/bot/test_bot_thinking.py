@@ -14,8 +14,8 @@ from bot_helpers import Clock, dying_decide, gated_decide, stuck_decide
 from live_bot import LiveBot, resolve, table_id
 from test_bot_discord import ANN, TinyRenderer
 
-from bot.service import GameService
-from bot.thinking import Thinking
+from bot.game.play import GameService
+from bot.workers.thinking import Thinking
 from engine import Action, GameConfig, Observation, SeatConfig, new_game, observe
 from loopback import Interaction, Loopback
 

@@ -16,7 +16,7 @@ from inprocess import FakeTime, InProcessBot, inprocess_bot
 from test_loopback_abuse import reply
 from test_loopback_supervision import quiet
 
-from bot.storage import Store
+from bot.storage.sqlite import Store
 from engine import BadState, state_from_json
 from loopback import Channel, Loopback, User
 

@@ -17,8 +17,8 @@ from e2e.oracle import Oracle
 from e2e.player import Player
 from inprocess import Gate, live_bot
 
-from bot.client import KarakBot
-from bot.refusals import Refusal
+from bot.discord_side.client import KarakBot
+from bot.game.refusals import Refusal
 from i18n import msg
 from loopback import Channel, Interaction, Loopback, Message, User
 

@@ -18,10 +18,10 @@ from pace_clock import PaceClock
 from PIL import Image
 from shared_files import discord_api_checked
 
-from bot.client import KarakBot
-from bot.records import TableRecord
-from bot.service import GameService
-from bot.storage import Store
+from bot.discord_side.client import KarakBot
+from bot.game.play import GameService
+from bot.storage.records import TableRecord
+from bot.storage.sqlite import Store
 from engine import Observation
 from engine.actions import parse
 from loopback import ChannelLimit, Loopback, Message, User

@@ -15,9 +15,9 @@ import pytest
 from e2e.lobby import open_table
 from inprocess import InProcessBot, inprocess_bot
 
-from bot.health import healthy, problems
-from bot.storage import Store
-from bot.tasks import UNHEALTHY_AFTER
+from bot.storage.sqlite import Store
+from bot.supervision.health import healthy, problems
+from bot.supervision.tasks import UNHEALTHY_AFTER
 from loopback import Loopback
 
 #: SQLite's largest page limit: "room again".

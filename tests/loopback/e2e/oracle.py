@@ -5,9 +5,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from bot.records import LogRow, TableRecord
-from bot.records import read_record as _record
-from bot.storage import _COLUMNS
+from bot.storage.records import LogRow, TableRecord
+from bot.storage.records import read_record as _record
+from bot.storage.sqlite import _COLUMNS
 from engine import GameConfig
 
 

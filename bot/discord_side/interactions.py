@@ -1,8 +1,9 @@
 """Clicks on the bot's buttons and menus: each is acknowledged first (deferred), handed to the
 service, and answered (the hand message, the lobby message or a private refusal).
 
-Clicks are routed by their parsed custom_id (:mod:`bot.ui.custom_ids`) with ``match``. The
-service decides every rule and right; this module only turns its answers into messages.
+Clicks are routed by their parsed custom_id (:mod:`bot.discord_side.ui.custom_ids`) with
+``match``. The service decides every rule and right; this module only turns its answers into
+messages.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from typing import Any
 
 import discord
 
-from bot.background import Background
-from bot.context import (
+from bot.discord_side.background import Background
+from bot.discord_side.context import (
     answer_privately,
     can_manage_channel,
     expired,
@@ -21,11 +22,8 @@ from bot.context import (
     missing_message,
     missing_permissions,
 )
-from bot.messages import Messages
-from bot.records import CannotSave, TableRecord
-from bot.refusals import Refusal, Stale
-from bot.service import GameService
-from bot.ui.custom_ids import (
+from bot.discord_side.messages import Messages
+from bot.discord_side.ui.custom_ids import (
     HeroPick,
     LevelPick,
     LobbyOp,
@@ -35,7 +33,10 @@ from bot.ui.custom_ids import (
     Target,
     Unreadable,
 )
-from bot.ui.lobby import lobby_view
+from bot.discord_side.ui.lobby import lobby_view
+from bot.game.play import GameService
+from bot.game.refusals import Refusal, Stale
+from bot.storage.records import CannotSave, TableRecord
 from i18n import Msg, msg, translate
 
 log = logging.getLogger("karak.bot")

@@ -10,7 +10,7 @@ from typing import Any
 
 import discord
 
-from bot.context import (
+from bot.discord_side.context import (
     can_manage_channel,
     jump_url,
     loc,
@@ -18,15 +18,15 @@ from bot.context import (
     missing_permissions,
     public_locale,
 )
-from bot.interactions import Interactions
-from bot.lookup import card_ids, card_label, card_lines, find_card
-from bot.messages import Messages
-from bot.present import timer_text
-from bot.records import TableRecord
-from bot.refusals import Refusal
-from bot.service import GameService
-from bot.ui.lobby import lobby_view
-from bot.ui.parts import MAX_TEXT, cut, layout, text_block
+from bot.discord_side.interactions import Interactions
+from bot.discord_side.messages import Messages
+from bot.discord_side.ui.lobby import lobby_view
+from bot.discord_side.ui.parts import MAX_TEXT, cut, layout, text_block
+from bot.game.card_lookup import card_ids, card_label, card_lines, find_card
+from bot.game.play import GameService
+from bot.game.refusals import Refusal
+from bot.game.texts import timer_text
+from bot.storage.records import TableRecord
 from i18n import Msg, msg, translate
 
 log = logging.getLogger("karak.bot")

@@ -10,7 +10,7 @@ from typing import Any, cast
 import discord
 from discord import app_commands
 
-from bot.context import answer_privately, loc
+from bot.discord_side.context import answer_privately, loc
 from i18n import msg, translate
 
 log = logging.getLogger("karak.bot")

@@ -16,15 +16,11 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from engine import BadState, GameState, Phase, state_from_json, state_to_json
+from engine.agents import DEFAULT_LEVEL, LEVELS, Level
 from engine.serialize import from_data
 
 Status = Literal["lobby", "running", "finished", "abandoned"]
 ACTIVE: tuple[Status, ...] = ("lobby", "running")
-#: The level an AI seat plays at (the engine's agent of that name).
-Level = Literal["easy", "normal", "hard"]
-LEVELS: tuple[Level, ...] = ("easy", "normal", "hard")
-#: The level of an AI seat nobody chose, and of a person's seat the AI takes over.
-DEFAULT_LEVEL: Level = "normal"
 
 
 class StorageError(Exception):

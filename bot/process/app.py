@@ -18,7 +18,7 @@ from pathlib import Path
 
 import discord
 
-from bot.settings import ConfigProblem, Settings, load_settings
+from bot.process.settings import ConfigProblem, Settings, load_settings
 from i18n import msg, translate
 
 log = logging.getLogger("karak.bot")
@@ -60,11 +60,11 @@ def setup_logging(settings: Settings) -> None:
 
 async def run(settings: Settings, force_sync: bool = False) -> None:
     """Open the database and run the bot until it is stopped (SIGTERM or SIGINT close it)."""
-    from bot.client import KarakBot, route_to
-    from bot.pictures import PillowRenderer
-    from bot.service import GameService
-    from bot.storage import Store
-    from bot.thinking import Thinking
+    from bot.discord_side.client import KarakBot, route_to
+    from bot.game.play import GameService
+    from bot.storage.sqlite import Store
+    from bot.workers.pictures import PillowRenderer
+    from bot.workers.thinking import Thinking
 
     route_to(settings.api_base, settings.gateway_url)
     store = await Store.open(settings.db)
@@ -132,7 +132,7 @@ def explain_fatal(exc: Exception) -> int:
     return the exit status."""
     import discord
 
-    from bot.records import SchemaTooNew
+    from bot.storage.records import SchemaTooNew
 
     if isinstance(exc, SchemaTooNew):
         print(translate(msg("bot.cli.schema_too_new", found=exc.found, known=exc.known)),

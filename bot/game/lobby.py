@@ -16,20 +16,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bot.records import (
-    DEFAULT_LEVEL,
-    LEVELS,
-    CorruptTable,
-    Level,
-    SeatInfo,
-    TableExists,
-    TableRecord,
-    with_seat,
-)
-from bot.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
-from bot.storage import Store
+from bot.game.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
+from bot.storage.records import CorruptTable, SeatInfo, TableExists, TableRecord, with_seat
+from bot.storage.sqlite import Store
 from engine import GameConfig, GameState, Phase, SeatConfig, new_game
 from engine import rng as engine_rng
+from engine.agents import DEFAULT_LEVEL, LEVELS, Level
 from engine.catalog import tables
 from i18n import LOCALES, msg, normalise_locale
 
@@ -67,7 +59,7 @@ class ServerSettings:
 @dataclass
 class LobbyService:
     """Lobby and table-closing operations over a :class:`Store` (``clock`` and ``seeds`` are
-    injectable for tests); :class:`bot.service.GameService` adds the game itself."""
+    injectable for tests); :class:`bot.game.play.GameService` adds the game itself."""
 
     store: Store
     default_timer: int = 0

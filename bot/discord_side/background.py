@@ -17,12 +17,12 @@ from typing import Any
 
 import discord
 
-from bot.health import write_heartbeat
-from bot.messages import Messages
-from bot.records import TableRecord
-from bot.refusals import Refusal
-from bot.service import GameService, Outcome
-from bot.tasks import Tasks
+from bot.discord_side.messages import Messages
+from bot.game.play import GameService, Outcome
+from bot.game.refusals import Refusal
+from bot.storage.records import TableRecord
+from bot.supervision.health import write_heartbeat
+from bot.supervision.tasks import Tasks
 from i18n import Msg, msg, translate
 
 log = logging.getLogger("karak.bot")

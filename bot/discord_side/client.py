@@ -21,20 +21,20 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
-from bot.background import Background
-from bot.cogs.goblin import GoblinCog
-from bot.commands import Commands
-from bot.context import answer_privately, loc
-from bot.interactions import Interactions
-from bot.messages import Messages
-from bot.options import OptionTree
-from bot.pace import ChannelPace
-from bot.pictures import Pictures, PillowRenderer, Renderer
-from bot.ratelimits import GlobalWait
-from bot.records import CannotSave
-from bot.service import GameService
-from bot.tasks import Sleep, Tasks
-from bot.ui.custom_ids import GoblinItem, is_ours
+from bot.discord_side.background import Background
+from bot.discord_side.cog import GoblinCog
+from bot.discord_side.commands import Commands
+from bot.discord_side.context import answer_privately, loc
+from bot.discord_side.interactions import Interactions
+from bot.discord_side.messages import Messages
+from bot.discord_side.options import OptionTree
+from bot.discord_side.pace import ChannelPace
+from bot.discord_side.ratelimits import GlobalWait
+from bot.discord_side.ui.custom_ids import GoblinItem, is_ours
+from bot.game.play import GameService
+from bot.storage.records import CannotSave
+from bot.supervision.tasks import Sleep, Tasks
+from bot.workers.pictures import Pictures, PillowRenderer, Renderer
 from i18n import DEFAULT_LOCALE, Msg, has_key, normalise_locale, translate
 
 log = logging.getLogger("karak.bot")

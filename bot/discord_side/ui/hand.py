@@ -8,10 +8,19 @@ from typing import Any
 
 import discord
 
-from bot.present import Controls, Group, menu_key, phase_line, seat_line
-from bot.records import TableRecord
-from bot.ui.custom_ids import move_id, pick_id
-from bot.ui.parts import MAX_COMPONENTS, ROW_BUTTONS, button, layout, menu, picture, row, text_block
+from bot.discord_side.ui.custom_ids import move_id, pick_id
+from bot.discord_side.ui.parts import (
+    MAX_COMPONENTS,
+    ROW_BUTTONS,
+    button,
+    layout,
+    menu,
+    picture,
+    row,
+    text_block,
+)
+from bot.game.texts import Controls, Group, menu_key, phase_line, seat_line
+from bot.storage.records import TableRecord
 from engine import Observation
 from i18n import Msg, msg, translate
 from render.style import HERO_COLOUR

@@ -1,5 +1,5 @@
-"""Container health check: ``python -m bot.health`` exits 0 while the bot's heartbeat is fresh
-and names no failing work.
+"""Container health check: ``python -m bot.supervision.health`` exits 0 while the bot's heartbeat
+is fresh and names no failing work.
 
 The running bot writes the heartbeat file (``KARAK_HEARTBEAT``) every few seconds while it is
 connected to Discord; a missing or stale file means the bot is down or cut off. The file holds

@@ -121,7 +121,7 @@ class _Worker:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(
             [root, *filter(None, [os.environ.get("PYTHONPATH")])])}
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", f"from bot.drawing import serve; serve({os.getpid()})",
+            sys.executable, "-c", f"from bot.workers.drawing import serve; serve({os.getpid()})",
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env)
         return cls(process)
 

@@ -1,6 +1,6 @@
 """The ``/goblin`` slash command group: new, join, leave, start, hand, status, rules, card,
 abandon and settings. This module only declares the commands and their options; their bodies
-are in :mod:`bot.commands`."""
+are in :mod:`bot.discord_side.commands`."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.commands import Commands
-from bot.context import answer_privately, loc
-from bot.lobby import AUTO, TIMERS
-from bot.lookup import card_ids, card_label
-from bot.records import LEVELS
-from bot.refusals import Refusal
+from bot.discord_side.commands import Commands
+from bot.discord_side.context import answer_privately, loc
+from bot.game.card_lookup import card_ids, card_label
+from bot.game.lobby import AUTO, TIMERS
+from bot.game.refusals import Refusal
+from engine.agents import LEVELS
 from i18n import LOCALES, Msg, translate
 
 

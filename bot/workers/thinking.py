@@ -17,10 +17,9 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from bot.drawing import start_worker
-from bot.records import DEFAULT_LEVEL
+from bot.workers.drawing import start_worker
 from engine import Action, Observation, parse
-from engine.agents import make_agent
+from engine.agents import DEFAULT_LEVEL, make_agent
 
 log = logging.getLogger("karak.bot")
 #: Seconds a hard decision may search (``KARAK_AI_THINK``).
@@ -39,7 +38,7 @@ def decide(level: str, seed: int, obs: Observation, seconds: float | None) -> st
 
 
 def _warm_up(parent: int) -> None:
-    """Start a thinking worker (:func:`bot.drawing.start_worker`) and load the search."""
+    """Start a thinking worker (:func:`bot.workers.drawing.start_worker`) and load the search."""
     start_worker(parent)
     make_agent("hard")
 

@@ -20,18 +20,18 @@ from typing import Any
 
 import discord
 
-from bot.context import jump_url
-from bot.pace import ChannelPace
-from bot.pictures import ImageFile, Pictures
-from bot.present import Controls, controls
-from bot.records import TableRecord
-from bot.refusals import Refusal
-from bot.service import GameService
-from bot.shown import Shown, Slot
-from bot.tasks import Tasks
-from bot.ui.hand import hand_view
-from bot.ui.lobby import lobby_view
-from bot.ui.table import moved_view, table_view, to_move
+from bot.discord_side.context import jump_url
+from bot.discord_side.pace import ChannelPace
+from bot.discord_side.shown import Shown, Slot
+from bot.discord_side.ui.hand import hand_view
+from bot.discord_side.ui.lobby import lobby_view
+from bot.discord_side.ui.table import moved_view, table_view, to_move
+from bot.game.play import GameService
+from bot.game.refusals import Refusal
+from bot.game.texts import Controls, controls
+from bot.storage.records import TableRecord
+from bot.supervision.tasks import Tasks
+from bot.workers.pictures import ImageFile, Pictures
 from engine import observe
 from i18n import Msg, translate
 from render import battle_key, hand_key, table_key

@@ -9,7 +9,7 @@ from typing import Any
 
 import discord
 
-from bot.records import TableRecord
+from bot.storage.records import TableRecord
 from i18n import Msg, msg, normalise_locale
 
 log = logging.getLogger(__name__)

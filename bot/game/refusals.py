@@ -3,7 +3,7 @@ when known, the table as it was read under its lock (so a stale message can be r
 
 from __future__ import annotations
 
-from bot.records import TableRecord
+from bot.storage.records import TableRecord
 from i18n import Msg
 
 

@@ -1,9 +1,9 @@
 """The game service: moves, AI seats and turn timers on top of the lobby operations of
-:class:`bot.lobby.LobbyService`, with no Discord in sight.
+:class:`bot.game.lobby.LobbyService`, with no Discord in sight.
 
 Every operation on a table runs under that table's asyncio lock and re-reads the table from the
 store, so two simultaneous clicks are serialised and the second sees the first's result (a stale
-version). Refusals are :class:`bot.refusals.Refusal` exceptions carrying a translatable reason.
+version). Refusals are :class:`bot.game.refusals.Refusal` exceptions carrying a translatable reason.
 """
 
 from __future__ import annotations
@@ -11,18 +11,8 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 
-from bot.lobby import AUTO, MAX_SEATS, MIN_SEATS, TIMERS, LobbyService, ServerSettings, heroes
-from bot.present import controls
-from bot.records import (
-    DEFAULT_LEVEL,
-    LogRow,
-    SeatInfo,
-    StaleVersion,
-    Status,
-    TableRecord,
-    with_seat,
-)
-from bot.refusals import (
+from bot.game.lobby import AUTO, MAX_SEATS, MIN_SEATS, TIMERS, LobbyService, ServerSettings, heroes
+from bot.game.refusals import (
     Damaged,
     Illegal,
     NoTable,
@@ -31,7 +21,9 @@ from bot.refusals import (
     Refusal,
     Stale,
 )
-from bot.thinking import Thinking
+from bot.game.texts import controls
+from bot.storage.records import LogRow, SeatInfo, StaleVersion, Status, TableRecord, with_seat
+from bot.workers.thinking import Thinking
 from engine import (
     Action,
     BadNotation,
@@ -43,7 +35,7 @@ from engine import (
     observe,
     parse,
 )
-from engine.agents import make_agent
+from engine.agents import DEFAULT_LEVEL, make_agent
 from i18n import Msg, msg
 
 #: After this many turns in a row played by the AI because the timer ran out, the seat is the AI's.
@@ -83,7 +75,7 @@ class Outcome:
 
 @dataclass
 class GameService(LobbyService):
-    """Table operations over a :class:`bot.storage.Store`: the lobby's, and the game's
+    """Table operations over a :class:`bot.storage.sqlite.Store`: the lobby's, and the game's
     (``thinking`` makes the AI seats' decisions, hard ones away from the event loop)."""
 
     thinking: Thinking = field(default_factory=Thinking)

@@ -15,7 +15,7 @@ from typing import Any, Protocol, cast
 
 import discord
 
-from bot.lobby import MAX_SEATS
+from bot.game.lobby import MAX_SEATS
 
 PREFIX = "kg"
 MAX_CUSTOM_ID = 100
@@ -170,7 +170,7 @@ def parse(custom_id: str) -> Target:
 
 
 class Clicks(Protocol):
-    """What answers a click (:class:`bot.interactions.Interactions`)."""
+    """What answers a click (:class:`bot.discord_side.interactions.Interactions`)."""
 
     async def on_click(self, interaction: discord.Interaction[Any], target: Target,
                        values: list[str]) -> None:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import discord
 
-from bot.present import phase_line
-from bot.records import TableRecord
-from bot.ui.custom_ids import hand_id
-from bot.ui.parts import GREY, button, layout, picture, row, text_block
+from bot.discord_side.ui.custom_ids import hand_id
+from bot.discord_side.ui.parts import GREY, button, layout, picture, row, text_block
+from bot.game.texts import phase_line
+from bot.storage.records import TableRecord
 from engine import Observation
 from i18n import msg, translate
 from render.style import HERO_COLOUR

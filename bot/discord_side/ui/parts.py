@@ -8,7 +8,7 @@ from typing import Any
 
 import discord
 
-from bot.ui.custom_ids import GoblinItem
+from bot.discord_side.ui.custom_ids import GoblinItem
 
 STYLES = {
     "primary": discord.ButtonStyle.primary,

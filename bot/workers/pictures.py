@@ -1,8 +1,8 @@
 """The pictures of the bot's messages, drawn off the event loop.
 
 :class:`PillowRenderer` draws with the ``render`` package (in worker processes, urgent pictures
-first, see :mod:`bot.drawing`). :class:`Pictures` asks it for PNG bytes and shares the battle
-picture of one table version between the table message and every hand message showing it.
+first, see :mod:`bot.workers.drawing`). :class:`Pictures` asks it for PNG bytes and shares the
+battle picture of one table version between the table message and every hand message showing it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import discord
 
-from bot.drawing import BACKGROUND, URGENT, DrawingPool, drawing_thread
+from bot.workers.drawing import BACKGROUND, URGENT, DrawingPool, drawing_thread
 from engine import Observation
 
 log = logging.getLogger("karak.bot")
@@ -45,7 +45,7 @@ class PillowRenderer:
     """The project's renderer (``render`` package).
 
     With ``workers`` > 0 the pictures are drawn in that many worker processes, with 0 in one
-    thread of the bot's process; urgent ones first either way (:mod:`bot.drawing`).
+    thread of the bot's process; urgent ones first either way (:mod:`bot.workers.drawing`).
     """
 
     def __init__(self, workers: int = 0) -> None:

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import discord
 
-from bot.lobby import MAX_SEATS, heroes
-from bot.present import timer_text
-from bot.records import LEVELS, SeatInfo, TableRecord
-from bot.ui.custom_ids import GoblinItem, hero_id, level_id, lobby_id
-from bot.ui.parts import GOLD, GREY, button, layout, menu, row, text_block
+from bot.discord_side.ui.custom_ids import GoblinItem, hero_id, level_id, lobby_id
+from bot.discord_side.ui.parts import GOLD, GREY, button, layout, menu, row, text_block
+from bot.game.lobby import MAX_SEATS, heroes
+from bot.game.texts import timer_text
+from bot.storage.records import SeatInfo, TableRecord
+from engine.agents import LEVELS
 from i18n import Msg, msg, translate
 
 
