@@ -19,7 +19,7 @@ from PIL import Image
 
 from bot.discord_side.client import KarakBot
 from bot.discord_side.pace import ChannelPace
-from bot.game.play import GameService
+from bot.game.service import GameService
 from bot.storage.sqlite import Store
 from engine import Observation
 from loopback import Loopback

@@ -18,8 +18,9 @@ from typing import Any
 import discord
 
 from bot.discord_side.messages import Messages
-from bot.game.play import GameService, Outcome
+from bot.game.play import Outcome
 from bot.game.refusals import Refusal
+from bot.game.service import GameService
 from bot.storage.records import TableRecord
 from bot.supervision.health import write_heartbeat
 from bot.supervision.tasks import Tasks
@@ -61,7 +62,7 @@ class Background:
         """Show what the moves changed, then let AI seats play."""
         if not outcomes:
             return
-        record = await self.service.load(outcomes[-1].record.id)
+        record = await self.service.tables.load(outcomes[-1].record.id)
         state = record.game
         if record.status == "finished" and state.winner is not None:
             try:
@@ -77,8 +78,8 @@ class Background:
             if any(o.turn_changed for o in outcomes) and seat.user is not None and not seat.ai:
                 self.messages.clean(record.id)
                 try:
-                    async with self.service.lock(record.id):  # never after a /goblin abandon
-                        record = await self.service.load(record.id)
+                    # never after a /goblin abandon
+                    async with self.service.tables.hold(record.id) as record:
                         if record.status != "running":
                             return
                         await self.messages.post_table(record)
@@ -101,13 +102,13 @@ class Background:
                                                    ".name")))
         await self.messages.post_table(record, msg("bot.table.game_over", who=who,
                                                    steps=state.step))
-        await self.service.announced(record.id)
+        await self.service.meta.announced(record.id)
 
     def forget(self, table: int) -> None:
         """Drop what is kept in memory for a table that ended (finished or abandoned)."""
         self._ai.pop(table, None)
         self.messages.forget(table)
-        self.service.forget(table)
+        self.service.tables.forget(table)
 
     def busy(self, table: int) -> bool:
         """True while something is kept in memory for the table (tests)."""
@@ -131,7 +132,7 @@ class Background:
         runs while the AI thinks); False when no AI seat must."""
         pace = asyncio.ensure_future(self.tasks.sleep(self.ai_pace))
         try:
-            outcome = await self.service.ai_step(table, pace)
+            outcome = await self.service.play.ai_step(table, pace)
         except Refusal as exc:
             log.error("AI cannot play table %s: %s", table, exc.reason.key)
             return False
@@ -146,10 +147,10 @@ class Background:
     async def catch_up(self, table: int) -> None:
         """Post the result of a game that ended while showing its end failed (a full disk)."""
         try:
-            record = await self.service.load(table)
+            record = await self.service.tables.load(table)
         except Refusal:
             return
-        if record.status == "finished" and not await self.service.was_announced(table):
+        if record.status == "finished" and not await self.service.meta.was_announced(table):
             await self.announce_end(record)
             self.forget(table)
 
@@ -187,7 +188,7 @@ class Background:
         now = self.service.clock()
         failed: list[int] = []
         first: Exception | None = None
-        for table, version, deadline in await self.service.due():
+        for table, version, deadline in await self.service.play.due():
             if deadline > now:
                 continue
             try:
@@ -202,7 +203,7 @@ class Background:
 
     async def _expire(self, table: int, version: int) -> None:
         """The AI plays a timed-out turn; the table is told, and goes on whatever that did."""
-        outcomes = await self.service.expire(table, version)
+        outcomes = await self.service.play.expire(table, version)
         if not outcomes:
             return
         record = outcomes[-1].record
@@ -224,11 +225,11 @@ class Background:
         when it was never posted or is gone), every running table gets its message refreshed
         and its AI seats going, and a game that ended just before a crash gets its result
         posted."""
-        for tid in await self.service.ids_with_status("lobby"):
+        for tid in await self.service.tables.ids_with_status("lobby"):
             self.tasks.supervise(partial(self._resume_lobby, tid), f"lobby-{tid}")
-        for tid in await self.service.ids_with_status("running"):
+        for tid in await self.service.tables.ids_with_status("running"):
             try:
-                record = await self.service.load(tid)
+                record = await self.service.tables.load(tid)
             except Refusal as exc:
                 log.error("table %s cannot be resumed: %s", tid, exc.__cause__ or exc.reason.key)
                 continue
@@ -238,7 +239,7 @@ class Background:
             self.messages.mark_dirty(tid)
             self.kick_ai(record)
         now = self.service.clock()
-        for record in await self.service.unannounced(RECENT_ENDS):
+        for record in await self.service.meta.unannounced(RECENT_ENDS):
             if now - record.updated_at <= ANNOUNCE_WINDOW:
                 self.tasks.supervise(partial(self.announce_end, record),
                                      f"announce-{record.id}")
@@ -247,7 +248,7 @@ class Background:
         """Redraw one open lobby's message after a restart (its last edit, or its first post,
         may have been lost in a crash)."""
         try:
-            record = await self.service.load(tid)
+            record = await self.service.tables.load(tid)
         except Refusal as exc:
             log.error("table %s cannot be resumed: %s", tid, exc.__cause__ or exc.reason.key)
             return

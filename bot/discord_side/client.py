@@ -31,7 +31,7 @@ from bot.discord_side.options import OptionTree
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.ui.custom_ids import GoblinItem, is_ours
-from bot.game.play import GameService
+from bot.game.service import GameService
 from bot.storage.records import CannotSave
 from bot.supervision.tasks import Sleep, Tasks
 from bot.workers.pictures import Pictures, PillowRenderer, Renderer
@@ -223,14 +223,14 @@ class KarakBot(commands.Bot):
         """Sync the commands when they changed since the last sync (or when forced)."""
         digest = await self.commands_hash()
         key = str(self.dev_guild or "global")
-        if not force and await self.service.synced(key) == digest:
+        if not force and await self.service.meta.synced(key) == digest:
             log.info("commands unchanged, not syncing")
             return False
         guild = discord.Object(self.dev_guild) if self.dev_guild else None
         if guild is not None:
             self.tree.copy_global_to(guild=guild)
         synced = await self.tree.sync(guild=guild)
-        await self.service.remember_sync(key, digest)
+        await self.service.meta.remember_sync(key, digest)
         log.info("synced %d commands %s", len(synced),
                  f"to server {self.dev_guild}" if guild else "globally")
         return True

@@ -14,8 +14,9 @@ from discord.ext import commands
 from bot.discord_side.commands import Commands
 from bot.discord_side.context import answer_privately, loc
 from bot.game.card_lookup import card_ids, card_label
-from bot.game.lobby import AUTO, TIMERS
 from bot.game.refusals import Refusal
+from bot.game.seats import TIMERS
+from bot.game.servers import AUTO
 from engine.agents import LEVELS
 from i18n import LOCALES, Msg, translate
 

@@ -23,8 +23,8 @@ from bot.discord_side.messages import Messages
 from bot.discord_side.ui.lobby import lobby_view
 from bot.discord_side.ui.parts import MAX_TEXT, cut, layout, text_block
 from bot.game.card_lookup import card_ids, card_label, card_lines, find_card
-from bot.game.play import GameService
 from bot.game.refusals import Refusal
+from bot.game.service import GameService
 from bot.game.texts import timer_text
 from bot.storage.records import TableRecord
 from i18n import Msg, msg, translate
@@ -73,7 +73,7 @@ class Commands:
         channel's table."""
         locale = loc(interaction)
         try:
-            record = await self.service.create(
+            record = await self.service.lobby.create(
                 guild_id=interaction.guild_id, channel_id=channel_id,
                 host_id=interaction.user.id, host_name=interaction.user.display_name,
                 abilities=abilities, timer=timer, locale=public_locale(interaction),
@@ -99,7 +99,7 @@ class Commands:
         response = await interaction.response.send_message(
             view=lobby_view(record, record.locale))
         if response is not None and response.message_id is not None:
-            await self.service.set_message(record.id, lobby_message_id=response.message_id)
+            await self.service.tables.set_message(record.id, lobby_message_id=response.message_id)
 
     async def _point_to_lobby(self, interaction: discord.Interaction[Any], record: TableRecord,
                               locale: str) -> None:
@@ -120,7 +120,7 @@ class Commands:
         locale = loc(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
         assert interaction.channel_id is not None
-        table = await self.service.in_channel(interaction.channel_id)
+        table = await self.service.tables.in_channel(interaction.channel_id)
         record = await self.clicks.lobby_op(interaction, table.id, op)
         try:
             await interaction.edit_original_response(
@@ -135,7 +135,7 @@ class Commands:
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
         """/goblin hand."""
         assert interaction.channel_id is not None
-        table = await self.service.in_channel(interaction.channel_id)
+        table = await self.service.tables.in_channel(interaction.channel_id)
         await self.clicks.show_hand(interaction, table.id)
 
     async def status(self, interaction: discord.Interaction[Any]) -> None:
@@ -143,7 +143,7 @@ class Commands:
         locale = loc(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
         assert interaction.channel_id is not None
-        record = await self.service.in_channel(interaction.channel_id)
+        record = await self.service.tables.in_channel(interaction.channel_id)
         if record.state is None:
             await interaction.edit_original_response(view=lobby_view(record, locale))
             return
@@ -156,7 +156,7 @@ class Commands:
         The answer is private until the service agreed; then the channel is told."""
         assert interaction.channel_id is not None
         await interaction.response.defer(ephemeral=True, thinking=True)
-        closed = await self.service.abandon(interaction.channel_id, interaction.user.id,
+        closed = await self.service.lobby.abandon(interaction.channel_id, interaction.user.id,
                                             can_manage_channel(interaction))
         record = closed if isinstance(closed, TableRecord) else None
         tid = closed.id if isinstance(closed, TableRecord) else closed
@@ -178,7 +178,7 @@ class Commands:
         locale = loc(interaction)
         # answer first (Discord's 3 seconds), then write and redraw the server's tables
         await interaction.response.defer(ephemeral=True, thinking=True)
-        now = await self.service.change_settings(
+        now = await self.service.servers.change_settings(
             interaction.guild_id, bool(interaction.permissions.manage_guild),
             abilities=abilities, timer=timer, language=language, ai_level=ai_level,
             discord_locale=public_locale(interaction))
@@ -187,9 +187,10 @@ class Commands:
             language=msg(f"bot.language.{public_locale(interaction)}"))
         try:
             await interaction.edit_original_response(content=translate(msg(
-                "bot.done.settings", abilities=msg("bot.lobby.on" if now.abilities
+                "bot.done.settings", abilities=msg("bot.lobby.on" if now.defaults.abilities
                                                    else "bot.lobby.off"),
-                timer=timer_text(now.timer), level=msg(f"bot.level.{now.ai_level}"),
+                timer=timer_text(now.defaults.timer),
+                level=msg(f"bot.level.{now.defaults.ai_level}"),
                 language=shown), locale))
         finally:  # the lobbies and tables are redrawn after the answer
             for tid in now.relocalised:
@@ -198,7 +199,7 @@ class Commands:
     async def _redraw(self, table: int) -> None:
         """Redraw a table's lobby or table message (its language changed)."""
         try:
-            record = await self.service.load(table)
+            record = await self.service.tables.load(table)
         except Refusal:
             return
         if record.status == "lobby":

@@ -34,8 +34,8 @@ from bot.discord_side.ui.custom_ids import (
     Unreadable,
 )
 from bot.discord_side.ui.lobby import lobby_view
-from bot.game.play import GameService
 from bot.game.refusals import Refusal, Stale
+from bot.game.service import GameService
 from bot.storage.records import CannotSave, TableRecord
 from i18n import Msg, msg, translate
 
@@ -65,7 +65,7 @@ class Interactions:
         locale = loc(interaction)
         try:
             if not isinstance(target, Unreadable | Move | Pick):  # a move checks it under its lock
-                await self.service.check_channel(target.table, interaction.channel_id)
+                await self.service.play.check_channel(target.table, interaction.channel_id)
             match target:
                 case OpenHand(table):
                     await self.show_hand(interaction, table)
@@ -109,7 +109,7 @@ class Interactions:
         """Answer with a fresh private hand message (pictures and the seat's moves)."""
         locale = loc(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
-        record = await self.service.load(table)
+        record = await self.service.tables.load(table)
         seat = record.seat_of(interaction.user.id)
         if seat is None:
             await interaction.edit_original_response(
@@ -141,7 +141,7 @@ class Interactions:
         else:
             await interaction.response.defer(ephemeral=True, thinking=True)
         try:
-            outcome = await self.service.act(table, interaction.user.id, version, notation,
+            outcome = await self.service.play.act(table, interaction.user.id, version, notation,
                                              channel_id=interaction.channel_id, menu=menu,
                                              hand_of=owner)
         except Stale as exc:
@@ -205,8 +205,8 @@ class Interactions:
         """Redraw the lobby message (through the clicked ``interaction``, or directly) from
         the table as it is now, under its lock: two lobby edits never land out of order, and a
         lobby never shows an outcome a later request undid (a start, then /goblin abandon)."""
-        async with self.service.lock(table):
-            await self.messages.edit_lobby(interaction, await self.service.load(table))
+        async with self.service.tables.hold(table) as record:
+            await self.messages.edit_lobby(interaction, record)
 
     async def lobby_changed(self, record: TableRecord, op: str) -> None:
         """What follows a lobby change: a started game's table message and AI seats, a closed
@@ -227,20 +227,20 @@ class Interactions:
         svc = self.service
         match op:
             case "join":
-                return await svc.join(table, user.id, user.display_name)
+                return await svc.lobby.join(table, user.id, user.display_name)
             case "leave":
-                return await svc.leave(table, user.id)
+                return await svc.lobby.leave(table, user.id)
             case "ai":
-                return await svc.add_ai(table, user.id, revision)
+                return await svc.lobby.add_ai(table, user.id, revision)
             case "unai":
-                return await svc.remove_ai(table, user.id, revision)
+                return await svc.lobby.remove_ai(table, user.id, revision)
             case "start":
                 missing = missing_permissions(interaction)
                 if missing:
                     raise Refusal(missing_message(missing))
-                return await svc.start(table, user.id, revision)
+                return await svc.lobby.start(table, user.id, revision)
             case _:
-                return await svc.cancel(table, user.id, can_manage_channel(interaction))
+                return await svc.lobby.cancel(table, user.id, can_manage_channel(interaction))
 
     async def hero_pick(self, interaction: discord.Interaction[Any], table: int,
                         values: list[str]) -> None:
@@ -249,7 +249,7 @@ class Interactions:
         if not values:
             raise Refusal(msg("bot.error.unknown_hero"))
         try:
-            record = await self.service.pick_hero(table, interaction.user.id, values[0])
+            record = await self.service.lobby.pick_hero(table, interaction.user.id, values[0])
         except Refusal as exc:
             await self._redraw_stale_lobby(interaction, exc, None)
             raise
@@ -260,7 +260,7 @@ class Interactions:
         """The host picked the level of an AI seat in the lobby drawn at ``revision``."""
         await interaction.response.defer()
         try:
-            record = await self.service.set_level(table, interaction.user.id, seat, level,
+            record = await self.service.lobby.set_level(table, interaction.user.id, seat, level,
                                                   revision)
         except Refusal as exc:  # redrawn even when current: the menu shows the real level again
             await self._redraw_stale_lobby(interaction, exc, None)
@@ -290,8 +290,7 @@ class Interactions:
         still running: a /goblin abandon that came after the start either closes the posted
         message or leaves nothing to post (and the lobby, which said it started, says it
         was cancelled)."""
-        async with self.service.lock(record.id):
-            record = await self.service.load(record.id)
+        async with self.service.tables.hold(record.id) as record:
             if record.status != "running":
                 await self.messages.edit_lobby(None, record)
                 return

@@ -26,8 +26,8 @@ from bot.discord_side.shown import Shown, Slot
 from bot.discord_side.ui.hand import hand_view
 from bot.discord_side.ui.lobby import lobby_view
 from bot.discord_side.ui.table import moved_view, table_view, to_move
-from bot.game.play import GameService
 from bot.game.refusals import Refusal
+from bot.game.service import GameService
 from bot.game.texts import Controls, controls
 from bot.storage.records import TableRecord
 from bot.supervision.tasks import Tasks
@@ -164,7 +164,7 @@ class Messages:
             allowed_mentions=MENTIONS if to_move(record, observe(record.game, None)) else
             NO_MENTIONS)
         self.shown.remember((record.id, None, record.locale), message, payload.keys)
-        await self.service.set_message(record.id, message_id=message.id)
+        await self.service.tables.set_message(record.id, message_id=message.id)
         if record.message_id is not None and record.message_id != message.id:
             await self.retire(replace(record, message_id=message.id), record.message_id)
 
@@ -244,7 +244,7 @@ class Messages:
                     return
             self._dirty.discard(table)
             try:
-                record = await self.service.load(table)
+                record = await self.service.tables.load(table)
                 if record.state is None:
                     return
                 self._channels[table] = record.channel_id
@@ -258,8 +258,7 @@ class Messages:
                            if record.message_id is not None else None)
                 # edited under the table's lock: a table closed meanwhile is drawn closed, and
                 # its closing edit never comes before this one
-                async with self.service.lock(table):
-                    now = await self.service.load(table)
+                async with self.service.tables.hold(table) as now:
                     if now.state is None:
                         return
                     if payload is not None and same_message(now, record):
@@ -320,7 +319,7 @@ class Messages:
                 log.info("the lobby message of table %s is gone; posting it again", record.id)
         self.pace.note(record.channel_id)
         message = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
-        await self.service.set_message(record.id, lobby_message_id=message.id)
+        await self.service.tables.set_message(record.id, lobby_message_id=message.id)
         return replace(record, lobby_message_id=message.id)
 
     async def refresh_lobby(self, record: TableRecord) -> None:

@@ -1,28 +1,24 @@
-"""The game service: moves, AI seats and turn timers on top of the lobby operations of
-:class:`bot.game.lobby.LobbyService`, with no Discord in sight.
+"""The game: people's moves, AI seats' moves and turn timers, with no Discord in sight.
 
-Every operation on a table runs under that table's asyncio lock and re-reads the table from the
-store, so two simultaneous clicks are serialised and the second sees the first's result (a stale
-version). Refusals are :class:`bot.game.refusals.Refusal` exceptions carrying a translatable reason.
+Every move runs under the table's lock (:meth:`bot.game.tables.Tables.hold`) on the table re-read
+from the store, so two simultaneous clicks are serialised and the second sees the first's result
+(a stale version). Refusals are :class:`bot.game.refusals.Refusal` exceptions carrying a
+translatable reason.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+import logging
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from bot.game.lobby import AUTO, MAX_SEATS, MIN_SEATS, TIMERS, LobbyService, ServerSettings, heroes
-from bot.game.refusals import (
-    Damaged,
-    Illegal,
-    NoTable,
-    NotSeated,
-    OutOfTurn,
-    Refusal,
-    Stale,
-)
+from bot.game.refusals import Illegal, NotSeated, OutOfTurn, Refusal, Stale
+from bot.game.seats import deadline, seat_label
+from bot.game.tables import Tables
 from bot.game.texts import controls
-from bot.storage.records import LogRow, SeatInfo, StaleVersion, Status, TableRecord, with_seat
+from bot.storage.interface import Storage
+from bot.storage.records import LogRow, SeatInfo, StaleVersion, TableRecord, with_seat
 from bot.workers.thinking import Thinking
 from engine import (
     Action,
@@ -36,16 +32,13 @@ from engine import (
     parse,
 )
 from engine.agents import DEFAULT_LEVEL, make_agent
-from i18n import Msg, msg
+from i18n import msg
 
+log = logging.getLogger(__name__)
 #: After this many turns in a row played by the AI because the timer ran out, the seat is the AI's.
 MAX_TIMEOUTS = 2
 #: Safety bound on the moves the AI makes in one timed-out turn.
 MAX_AI_MOVES_PER_TURN = 200
-#: Metadata key remembering that a finished table's result was posted.
-ANNOUNCED = "announced:{}"
-#: Metadata key of the hash of the last synced command tree.
-SYNC_KEY = "commands_hash"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,11 +67,14 @@ class Outcome:
 
 
 @dataclass
-class GameService(LobbyService):
-    """Table operations over a :class:`bot.storage.sqlite.Store`: the lobby's, and the game's
-    (``thinking`` makes the AI seats' decisions, hard ones away from the event loop)."""
+class Play:
+    """The moves of a running table (``thinking`` makes the AI seats' decisions, hard ones away
+    from the event loop; ``clock`` is injectable for tests)."""
 
+    store: Storage
+    tables: Tables
     thinking: Thinking = field(default_factory=Thinking)
+    clock: Callable[[], float] = time.time
 
     async def act(self, table_id: int, user_id: int, version: int, notation: str, *,
                   channel_id: int | None = None, menu: str | None = None,
@@ -88,8 +84,7 @@ class GameService(LobbyService):
         in the hand message's menu ``menu`` (None: a button) that must offer it. ``hand_of``
         is the user the clicked hand message was shown to (None: unknown): anyone else's click
         on it is refused, whatever the table's state, so it never shows the clicker's hand."""
-        async with self.lock(table_id):
-            record = await self.load(table_id)
+        async with self.tables.hold(table_id) as record:
             if channel_id is not None and channel_id != record.channel_id:
                 raise Illegal(msg("bot.error.other_channel"))
             seat = record.seat_of(user_id)
@@ -104,7 +99,7 @@ class GameService(LobbyService):
             state = record.game
             if seat != state.current:
                 raise OutOfTurn(msg("bot.error.not_your_turn",
-                                    who=_seat_label(record, state.current)), record)
+                                    who=seat_label(record, state.current)), record)
             try:
                 action = parse(notation)
             except BadNotation as exc:
@@ -123,7 +118,7 @@ class GameService(LobbyService):
         """Refuse a click on table ``table_id`` made in another channel than the table's. A
         table never changes channel, so this need not wait for the table's lock (the click is
         answered within Discord's 3 seconds even while the AI holds it)."""
-        record = await self.load(table_id)
+        record = await self.tables.load(table_id)
         if channel_id is not None and channel_id != record.channel_id:
             raise Illegal(msg("bot.error.other_channel"))
 
@@ -136,16 +131,16 @@ class GameService(LobbyService):
         except IllegalAction as exc:
             raise Illegal(exc.reason, record) from exc
         new_turn = (new.round, new.turn) != (state.round, state.turn)
-        deadline = self._deadline(record.timer, seats, new, record.deadline, new_turn)
+        due = deadline(self.clock(), record.timer, seats, new, record.deadline, new_turn)
         try:
             await self.store.apply(
                 record.id, record.version, new,
                 LogRow(step=new.step, seat=seat, user_id=user_id, by_ai=by_ai,
                        action=str(action), at=self.clock()),
-                seats=seats if seats != record.seats else None, deadline=deadline)
+                seats=seats if seats != record.seats else None, deadline=due)
         except StaleVersion as exc:  # pragma: no cover - the lock makes this unreachable
             raise Stale(msg("bot.error.already_played"), record) from exc
-        after = await self.load(record.id)
+        after = await self.tables.load(record.id)
         return Outcome(record=after, before=state, action=action, seat=seat, by_ai=by_ai,
                        events=tuple(events), timed_out=timed_out, handed_to_ai=handed)
 
@@ -159,7 +154,11 @@ class GameService(LobbyService):
         state = record.game
         obs = observe(state, state.current)
         action = make_agent(DEFAULT_LEVEL, self.seed_of(record)).choose(obs)
-        return action if action in obs.legal else obs.legal[0]  # an agent bug stalls nothing
+        if action in obs.legal:
+            return action
+        log.error("table %s: the %s agent chose %s, which is not legal; playing %s instead",
+                  record.id, DEFAULT_LEVEL, action, obs.legal[0])
+        return obs.legal[0]  # an agent bug stalls nothing
 
     @staticmethod
     def _ai_to_move(record: TableRecord) -> bool:
@@ -176,7 +175,7 @@ class GameService(LobbyService):
         the table is still where it was decided; if it moved on meanwhile, the decision is made
         again."""
         while True:
-            record = await self.load(table_id)
+            record = await self.tables.load(table_id)
             if not self._ai_to_move(record):
                 return None
             seat = record.game.current
@@ -184,8 +183,7 @@ class GameService(LobbyService):
                                                 observe(record.game, seat))
             if ready is not None:
                 await ready
-            async with self.lock(table_id):
-                now = await self.load(table_id)
+            async with self.tables.hold(table_id) as now:
                 if now.version == record.version and now.seats == record.seats:
                     if not self._ai_to_move(now):
                         return None
@@ -197,8 +195,7 @@ class GameService(LobbyService):
         The seat's timeout count grows; at :data:`MAX_TIMEOUTS` the seat goes to the AI for good.
         Nothing happens when the table moved on or the deadline is not reached.
         """
-        async with self.lock(table_id):
-            record = await self.load(table_id)
+        async with self.tables.hold(table_id) as record:
             if (record.status != "running" or record.version != version
                     or record.deadline is None or self.clock() < record.deadline):
                 return []
@@ -228,7 +225,7 @@ class GameService(LobbyService):
         out: list[tuple[int, int, float]] = []
         for tid in await self.store.ids_with_status("running"):
             try:
-                record = await self.load(tid)
+                record = await self.tables.load(tid)
             except Refusal:
                 continue
             if record.deadline is not None:
@@ -236,60 +233,4 @@ class GameService(LobbyService):
         return out
 
 
-    # ------------------------------------------------------------------ messages and records
-
-    async def ids_with_status(self, status: Status) -> list[int]:
-        """Ids of the tables with ``status`` (oldest first)."""
-        return await self.store.ids_with_status(status)
-
-    async def set_message(self, table_id: int, *, message_id: int | None = None,
-                          lobby_message_id: int | None = None) -> None:
-        """Remember the table's current public message (or its lobby message)."""
-        await self.store.set_message(table_id, message_id=message_id,
-                                     lobby_message_id=lobby_message_id)
-
-    async def unannounced(self, limit: int) -> list[TableRecord]:
-        """Finished games among the ``limit`` most recent ended tables whose result was never
-        posted (the bot stopped in between)."""
-        out: list[TableRecord] = []
-        for tid in await self.store.history(limit=limit):
-            if await self.store.get_meta(ANNOUNCED.format(tid)) is not None:
-                continue
-            try:
-                record = await self.load(tid)
-            except Refusal:
-                continue
-            if record.status == "finished" and record.state is not None \
-                    and record.game.winner is not None:
-                out.append(record)
-        return out
-
-    async def was_announced(self, table_id: int) -> bool:
-        """True when the result of the table was posted."""
-        return await self.store.get_meta(ANNOUNCED.format(table_id)) is not None
-
-    async def announced(self, table_id: int) -> None:
-        """Remember that the result of the table was posted."""
-        await self.store.set_meta(ANNOUNCED.format(table_id), "1")
-
-    async def synced(self, key: str) -> str | None:
-        """The hash of the command tree last synced for ``key`` (a server or all)."""
-        return await self.store.get_meta(f"{SYNC_KEY}:{key}")
-
-    async def remember_sync(self, key: str, digest: str) -> None:
-        """Remember the hash of the command tree just synced for ``key``."""
-        await self.store.set_meta(f"{SYNC_KEY}:{key}", digest)
-
-
-def _seat_label(record: TableRecord, seat: int) -> Msg | str:
-    info = record.seats[seat]
-    if info.name:
-        return info.name
-    return msg(f"hero.{record.game.seats[seat].hero}.name")
-
-
-__all__ = [
-    "AUTO", "Damaged", "GameService", "Illegal", "MAX_SEATS", "MAX_TIMEOUTS", "MIN_SEATS",
-    "NoTable", "NotSeated", "OutOfTurn", "Outcome", "Refusal", "ServerSettings", "Stale", "TIMERS",
-    "heroes",
-]
+__all__ = ["MAX_AI_MOVES_PER_TURN", "MAX_TIMEOUTS", "Outcome", "Play"]

@@ -61,7 +61,7 @@ def setup_logging(settings: Settings) -> None:
 async def run(settings: Settings, force_sync: bool = False) -> None:
     """Open the database and run the bot until it is stopped (SIGTERM or SIGINT close it)."""
     from bot.discord_side.client import KarakBot, route_to
-    from bot.game.play import GameService
+    from bot.game.service import GameService
     from bot.storage.sqlite import Store
     from bot.workers.pictures import PillowRenderer
     from bot.workers.thinking import Thinking

@@ -23,6 +23,15 @@ Status = Literal["lobby", "running", "finished", "abandoned"]
 ACTIVE: tuple[Status, ...] = ("lobby", "running")
 
 
+@dataclass(frozen=True, slots=True)
+class ServerDefaults:
+    """A server's defaults for the tables opened there."""
+
+    abilities: bool = False
+    timer: int = 0
+    ai_level: Level = DEFAULT_LEVEL
+
+
 class StorageError(Exception):
     """A storage problem that is not about one table (schema too new, unreadable file)."""
 
@@ -304,7 +313,7 @@ def with_seat(seats: Sequence[SeatInfo], index: int, seat: SeatInfo) -> tuple[Se
 
 
 __all__ = [
-    "ACTIVE", "CorruptTable", "LogRow", "SchemaTooNew", "SeatInfo", "StaleVersion", "Status",
-    "StorageError", "TableExists", "TableRecord", "load_state", "read_record", "seats_from_json",
-    "seats_to_json", "storable", "with_seat",
+    "ACTIVE", "CorruptTable", "LogRow", "SchemaTooNew", "SeatInfo", "ServerDefaults",
+    "StaleVersion", "Status", "StorageError", "TableExists", "TableRecord", "load_state",
+    "read_record", "seats_from_json", "seats_to_json", "storable", "with_seat",
 ]

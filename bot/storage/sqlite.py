@@ -27,6 +27,7 @@ from bot.storage.records import (
     LogRow,
     SchemaTooNew,
     SeatInfo,
+    ServerDefaults,
     StaleVersion,
     StateCache,
     Status,
@@ -305,7 +306,7 @@ class Store:
 
     # ------------------------------------------------------------------ settings and meta
 
-    async def guild_settings(self, guild_id: int | None) -> tuple[bool, int, Level] | None:
+    async def guild_settings(self, guild_id: int | None) -> ServerDefaults | None:
         """A server's defaults for new tables (abilities, timer, AI level), or None when never
         set. A level this bot does not know reads as the default level."""
         if guild_id is None:
@@ -317,17 +318,16 @@ class Store:
         if row is None:
             return None
         level = next((lv for lv in LEVELS if lv == row[2]), DEFAULT_LEVEL)
-        return bool(row[0]), int(row[1]), level
+        return ServerDefaults(bool(row[0]), int(row[1]), level)
 
-    async def set_guild_settings(self, guild_id: int, abilities: bool, timer: int,
-                                 ai_level: Level = DEFAULT_LEVEL) -> None:
+    async def set_guild_settings(self, guild_id: int, defaults: ServerDefaults) -> None:
         """Store a server's defaults for new tables."""
         async with self._tx() as db:
             await db.execute(
                 "INSERT INTO settings (guild_id, abilities, timer, ai_level) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT(guild_id) DO UPDATE SET abilities = excluded.abilities, "
                 "timer = excluded.timer, ai_level = excluded.ai_level",
-                (guild_id, int(abilities), timer, ai_level))
+                (guild_id, int(defaults.abilities), defaults.timer, defaults.ai_level))
 
     async def guild_locale(self, guild_id: int | None) -> str | None:
         """The language a server forced for its tables, or None (follow Discord's language)."""

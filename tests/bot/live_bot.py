@@ -27,7 +27,7 @@ from discordpy_client import discordpy_client
 from pace_clock import PaceClock
 
 from bot.discord_side.client import KarakBot
-from bot.game.play import GameService
+from bot.game.service import GameService
 from bot.storage.sqlite import Store
 from bot.workers.thinking import Thinking
 from loopback import (

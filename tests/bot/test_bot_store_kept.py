@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from bot_helpers import Clock
 
-from bot.game.play import GameService
+from bot.game.service import GameService
 from bot.storage.records import CorruptTable, StaleVersion, TableRecord
 from bot.storage.sqlite import Store
 from engine import legal_actions
@@ -30,10 +30,10 @@ async def fresh(tmp_path: Path, clock: Clock) -> AsyncIterator[Store]:
 
 
 async def started(service: GameService) -> TableRecord:
-    rec = await service.create(guild_id=9, channel_id=1, host_id=A, host_name="Ann")
-    await service.join(rec.id, B, "Bob")
-    await service.start(rec.id, A)
-    return await service.load(rec.id)
+    rec = await service.lobby.create(guild_id=9, channel_id=1, host_id=A, host_name="Ann")
+    await service.lobby.join(rec.id, B, "Bob")
+    await service.lobby.start(rec.id, A)
+    return await service.tables.load(rec.id)
 
 
 async def in_database(fresh: Store, table_id: int) -> TableRecord:
@@ -53,7 +53,7 @@ async def test_every_write_shows_in_the_next_read(service: GameService, store: S
     rec = await started(service)
     user = rec.seats[rec.game.current].user
     assert user is not None
-    await service.act(rec.id, user, rec.version, str(legal_actions(rec.game)[0]))
+    await service.play.act(rec.id, user, rec.version, str(legal_actions(rec.game)[0]))
     moved = await store.get(rec.id)
     assert moved is not None and moved.version == rec.version + 1
     assert moved == await in_database(fresh, rec.id)
@@ -77,7 +77,7 @@ async def test_a_failed_write_leaves_the_stored_table(service: GameService, stor
                             "VALUES (?, ?, 0, 'x', 0)", (rec.id, rec.version + 1))
     kept = await store.get(rec.id)
     with pytest.raises(sqlite3.IntegrityError):
-        await service.act(rec.id, user, rec.version, str(legal_actions(rec.game)[0]))
+        await service.play.act(rec.id, user, rec.version, str(legal_actions(rec.game)[0]))
     after = await store.get(rec.id)
     assert after is not kept and after == await in_database(fresh, rec.id)
     assert after is not None and after.version == rec.version
@@ -112,7 +112,7 @@ async def test_what_is_kept_is_bounded(service: GameService, store: Store,
     monkeypatch.setattr("bot.storage.sqlite.RECORDS", 2)
     ids = []
     for channel in range(1, 5):
-        ids.append((await service.create(guild_id=9, channel_id=channel, host_id=A,
+        ids.append((await service.lobby.create(guild_id=9, channel_id=channel, host_id=A,
                                          host_name="Ann")).id)
     for tid in ids:
         assert (await store.get(tid)) is not None

@@ -14,7 +14,7 @@ from bot_helpers import Clock, dying_decide, gated_decide, stuck_decide
 from live_bot import LiveBot, resolve, table_id
 from test_bot_discord import ANN, TinyRenderer
 
-from bot.game.play import GameService
+from bot.game.service import GameService
 from bot.workers.thinking import Thinking
 from engine import Action, GameConfig, Observation, SeatConfig, new_game, observe
 from loopback import Interaction, Loopback
@@ -71,17 +71,17 @@ async def test_the_bot_answers_while_a_hard_decision_runs_in_a_worker(
         await answered(h, await lb.click(ANN, h.public()[-1], start_id))
         worker = int(await asyncio.to_thread((gate / "started").read_text))
         assert worker != os.getpid()  # the decision runs in another process...
-        rec = await h.bot.service.load(tid)
+        rec = await h.bot.service.tables.load(tid)
         assert rec.version == 0 and rec.seats[rec.game.current].ai  # ...and is not made yet
         # meanwhile the bot answers: Ann's hand (the table's lock is free) and a command
         hand = await answered(h, await lb.click(ANN, h.last_table_message(), f"kg:hand:{tid}"))
         assert "Your hand" in h.reply(hand).text()
         rules = await answered(h, await lb.command(ANN, h.channel, "goblin rules"))
         assert any("in short" in t for t in h.said(rules))
-        assert (await h.bot.service.load(tid)).version == 0  # still thinking
+        assert (await h.bot.service.tables.load(tid)).version == 0  # still thinking
         await asyncio.to_thread((gate / "go").write_text, "go")
         await h.settle()  # the worker decides with the real hard agent, the seat plays on
-        rec = await h.bot.service.load(tid)
+        rec = await h.bot.service.tables.load(tid)
         log = await h.store.action_log(tid)
         assert log and log[0].by_ai and log[0].seat == 1
         assert rec.status == "finished" or not rec.seats[rec.game.current].ai  # Ann's turn
@@ -96,7 +96,7 @@ async def test_a_dying_worker_costs_a_normal_move_not_the_table(
     try:
         tid, start_id = await hard_lobby(h)
         await h.click(ANN, h.public()[-1], start_id)
-        rec = await h.bot.service.load(tid)
+        rec = await h.bot.service.tables.load(tid)
         log = await h.store.action_log(tid)
         assert log and all(r.by_ai and r.seat == 1 for r in log)  # the AI's turn was played
         assert rec.status == "finished" or not rec.seats[rec.game.current].ai  # Ann's turn
@@ -137,10 +137,10 @@ async def test_a_hard_decision_in_a_worker_is_legal(tmp_path: Path) -> None:
 
 async def test_a_decided_move_waits_for_the_ai_s_pace(service: GameService) -> None:
     """The pace runs while the AI thinks; the move is applied when both are done."""
-    table = await service.create(guild_id=1, channel_id=1, host_id=1, host_name="Ann")
-    await service.add_ai(table.id, 1)
-    await service.start(table.id, 1)
-    rec = await service.leave(table.id, 1)  # every seat is the AI's
+    table = await service.lobby.create(guild_id=1, channel_id=1, host_id=1, host_name="Ann")
+    await service.lobby.add_ai(table.id, 1)
+    await service.lobby.start(table.id, 1)
+    rec = await service.lobby.leave(table.id, 1)  # every seat is the AI's
     decided = asyncio.Event()
     choose = service.thinking.choose
 
@@ -156,11 +156,11 @@ async def test_a_decided_move_waits_for_the_ai_s_pace(service: GameService) -> N
         pacing.set()
         await over
 
-    step = asyncio.create_task(service.ai_step(table.id, pace()))
+    step = asyncio.create_task(service.play.ai_step(table.id, pace()))
     waiting = asyncio.create_task(pacing.wait())
     await asyncio.wait({step, waiting}, return_when=asyncio.FIRST_COMPLETED)
     assert decided.is_set() and waiting.done() and not step.done()  # chosen, waiting its pace
-    assert (await service.load(table.id)).version == rec.version
+    assert (await service.tables.load(table.id)).version == rec.version
     over.set_result(None)  # ...and played once the pace is over
     outcome = await step
     assert outcome is not None and outcome.record.version == rec.version + 1

@@ -286,7 +286,7 @@ async def abandon_while_held(lb: Loopback, bot: KarakBot, channel: Channel, host
     await gate.passed.wait()
     abandoned = await lb.command(host, channel, "goblin abandon")
     await abandoned.answered(10)
-    if not bot.service.lock(tid).locked():
+    if not bot.service.tables.busy(tid):
         await settle(bot, background=False)  # the abandon closed the table message
     gate.open()
     await abandoned.done(10)

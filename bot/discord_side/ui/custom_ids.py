@@ -15,7 +15,7 @@ from typing import Any, Protocol, cast
 
 import discord
 
-from bot.game.lobby import MAX_SEATS
+from bot.game.seats import MAX_SEATS
 
 PREFIX = "kg"
 MAX_CUSTOM_ID = 100

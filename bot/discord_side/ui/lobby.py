@@ -9,7 +9,7 @@ import discord
 
 from bot.discord_side.ui.custom_ids import GoblinItem, hero_id, level_id, lobby_id
 from bot.discord_side.ui.parts import GOLD, GREY, button, layout, menu, row, text_block
-from bot.game.lobby import MAX_SEATS, heroes
+from bot.game.seats import MAX_SEATS, heroes
 from bot.game.texts import timer_text
 from bot.storage.records import SeatInfo, TableRecord
 from engine.agents import LEVELS
