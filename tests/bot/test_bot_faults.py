@@ -192,14 +192,14 @@ async def test_one_broken_timer_does_not_stop_the_others(
         await svc.lobby.join(rec.id, BOB.id, "Bob")
         await svc.lobby.start(rec.id, ANN.id)
         tids.append(rec.id)
-    real = svc.expire
+    real = svc.play.expire
 
     async def expire(table: int, version: int) -> Any:
         if table == tids[0]:
             raise RuntimeError("boom")
         return await real(table, version)
 
-    monkeypatch.setattr(svc, "expire", expire)
+    monkeypatch.setattr(svc.play, "expire", expire)
     clock.now += 61
     with pytest.raises(TimersFailed, match="boom"):  # for the supervisor, once all ran
         await bot.bot.background.check_timers()

@@ -47,9 +47,9 @@ async def settle(bot: KarakBot, background: bool = True) -> None:
 
 
 def hold_after(bot: KarakBot, monkeypatch: pytest.MonkeyPatch, name: str, gate: Gate) -> None:
-    """Make the service's operation ``name`` wait at ``gate`` once it is done (its table lock
+    """Make the lobby's operation ``name`` wait at ``gate`` once it is done (its table lock
     released), the first time only."""
-    real: Callable[..., Awaitable[Any]] = getattr(bot.service, name)
+    real: Callable[..., Awaitable[Any]] = getattr(bot.service.lobby, name)
 
     async def held(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -58,7 +58,7 @@ def hold_after(bot: KarakBot, monkeypatch: pytest.MonkeyPatch, name: str, gate: 
             if not gate.passed.is_set():
                 await gate()
 
-    monkeypatch.setattr(bot.service, name, held)
+    monkeypatch.setattr(bot.service.lobby, name, held)
 
 
 def answer(lb: Loopback, ix: Interaction, user: User) -> str:
@@ -251,7 +251,7 @@ async def test_a_new_table_waiting_its_turn_opens_when_the_first_is_refused(
     oracle = Oracle(tmp_path / "k.sqlite3")
     async with live_bot(lb, oracle.db) as bot:
         gate = Gate()
-        real = bot.service.create
+        real = bot.service.lobby.create
 
         async def refused_first(**kwargs: Any) -> Any:
             if kwargs["host_id"] != ann.id:
@@ -259,7 +259,7 @@ async def test_a_new_table_waiting_its_turn_opens_when_the_first_is_refused(
             await gate()  # Ann's request is refused (as a bad option would be), slowly
             raise Refusal(msg("bot.error.bad_timer"))
 
-        monkeypatch.setattr(bot.service, "create", refused_first)
+        monkeypatch.setattr(bot.service.lobby, "create", refused_first)
         first = await lb.command(ann, channel, "goblin new")
         await gate.passed.wait()
         second = await lb.command(bob, channel, "goblin new")
