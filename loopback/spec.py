@@ -91,11 +91,6 @@ class Spec:
         """True when the API defines ``method`` on ``template``."""
         return method.lower() in self.doc["paths"].get(template, {})
 
-    def takes_body(self, method: str, template: str) -> bool:
-        """True when the operation has a request body."""
-        op = self.doc["paths"][template].get(method.lower()) or {}
-        return "requestBody" in op
-
     def validator(self, method: str, template: str) -> Any:
         """The JSON schema validator of an operation's body (None when it takes no body)."""
         import jsonschema
