@@ -40,7 +40,7 @@ from bot.process.settings import ConfigProblem, Settings, load_settings, read_en
 from i18n import LOCALE_NAMES, LOCALES, catalog, msg, normalise_locale, placeholders, translate
 from loopback import FAKE_TOKEN, Loopback, LoopbackError
 from loopback.model import Channel
-from loopback.spec import unavailable_reason
+from loopback.spec import unavailable_reason, validation_off
 from loopback.world import dumps
 
 log = logging.getLogger("karak.playground")
@@ -117,8 +117,7 @@ class Playground:
             reason = unavailable_reason()
             validate = reason is None
             if reason is not None:
-                log.warning("request validation is off (%s): the bot's requests are not "
-                            "checked against Discord's API description", reason)
+                log.warning("%s", validation_off(reason))
         self.validate = validate
         self.lb = self._standin(port)
         self.channel: Channel | None = None

@@ -100,6 +100,16 @@ class InProcessBot:
     heartbeat: Path
 
 
+async def quiet(ib: InProcessBot) -> None:
+    """Wait until every running background task of the bot waits on the test's time."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 60
+    while ib.time.sleeping() < sum(1 for t in ib.bot.tasks._tasks if not t.done()):
+        if loop.time() > deadline:
+            raise AssertionError("the bot's background work never came to rest")
+        await asyncio.sleep(0.005)
+
+
 @dataclass
 class Gate:
     """A point where the bot waits until the test opens the gate (``passed`` tells the test

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from bot.game.refusals import Refusal
 from bot.storage.records import SeatInfo, TableRecord
 from engine import GameState, Phase
-from engine.agents import LEVELS, Level
+from engine.agents import LEVELS, AiLevel
 from engine.catalog import tables
 from i18n import Msg, msg
 
@@ -18,7 +18,7 @@ MAX_SEATS = 4
 TIMERS = (0, 60, 120, 300, 600, 1800, 3600, 86400)
 
 
-def level_of(text: str) -> Level:
+def level_of(text: str) -> AiLevel:
     """The AI level ``text`` names, or a refusal (a forged option or menu value)."""
     for level in LEVELS:
         if level == text:

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from bot.storage.records import LogRow, SeatInfo, ServerDefaults, Status, TableRecord
 from engine import GameState
-from engine.agents import Level
+from engine.agents import AiLevel
 
 
 class Storage(Protocol):
@@ -24,7 +24,7 @@ class Storage(Protocol):
     # tables
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
-                           locale: str = "en", ai_level: Level = "normal") -> TableRecord:
+                           locale: str = "en", ai_level: AiLevel = "normal") -> TableRecord:
         """Create a lobby; raises :class:`~bot.storage.records.TableExists` when the channel
         has an active table."""
 

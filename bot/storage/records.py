@@ -16,7 +16,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from engine import BadState, GameState, Phase, state_from_json, state_to_json
-from engine.agents import DEFAULT_LEVEL, LEVELS, Level
+from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
 from engine.serialize import from_data
 
 Status = Literal["lobby", "running", "finished", "abandoned"]
@@ -29,7 +29,7 @@ class ServerDefaults:
 
     abilities: bool = False
     timer: int = 0
-    ai_level: Level = DEFAULT_LEVEL
+    ai_level: AiLevel = DEFAULT_LEVEL
 
 
 class StorageError(Exception):
@@ -89,7 +89,7 @@ class SeatInfo(BaseModel):
     hero: str | None = None
     ai: bool = False
     timeouts: int = 0
-    level: Level = DEFAULT_LEVEL
+    level: AiLevel = DEFAULT_LEVEL
 
 
 def seats_to_json(seats: Sequence[SeatInfo]) -> str:
@@ -131,7 +131,7 @@ class TableRecord:
     created_at: float
     updated_at: float
     revision: int = 0  # a lobby's revision: every lobby change bumps it
-    ai_level: Level = DEFAULT_LEVEL  # the level of the AI seats the host adds
+    ai_level: AiLevel = DEFAULT_LEVEL  # the level of the AI seats the host adds
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat index held by ``user_id``, or None."""

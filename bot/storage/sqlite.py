@@ -44,7 +44,7 @@ from bot.storage.records import (
 )
 from bot.storage.schema import MIGRATIONS, SCHEMA_VERSION
 from engine import GameState
-from engine.agents import DEFAULT_LEVEL, LEVELS, Level
+from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
 
 #: Tables whose record is kept, read or written last (beyond it the oldest kept is dropped).
 RECORDS = STATE_CACHE
@@ -142,7 +142,7 @@ class Store:
 
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
-                           locale: str = "en", ai_level: Level = DEFAULT_LEVEL) -> TableRecord:
+                           locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL) -> TableRecord:
         """Create a lobby; raises :class:`TableExists` when the channel has an active table."""
         now = self.clock()
         async with self._tx() as db:

@@ -22,12 +22,13 @@ class Agent(Protocol):
         ...
 
 
-#: The name of an AI seat's level.
-Level = Literal["easy", "normal", "hard"]
+#: The name of a level an AI seat may play at (each the name of its agent in :func:`make_agent`).
+AiLevel = Literal["easy", "normal", "hard"]
 #: The levels an AI seat may play at, weakest first.
-LEVELS: tuple[Level, ...] = ("easy", "normal", "hard")
-#: The level of an AI seat nobody chose a level for (and of a seat the AI takes over).
-DEFAULT_LEVEL: Level = "normal"
+LEVELS: tuple[AiLevel, ...] = ("easy", "normal", "hard")
+#: The level of an AI seat nobody chose (and of a person's seat the AI takes over): the
+#: heuristic agent, the one the other levels are measured against.
+DEFAULT_LEVEL: AiLevel = "normal"
 
 
 def make_agent(kind: str, seed: int = 0, seconds: float | None = None) -> Agent:

@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e.answers import reply
 from e2e.lobby import until
 from e2e.messages import hand_button, lobby_button, moves_of
-from inprocess import FakeTime, InProcessBot, inprocess_bot
-from test_loopback_abuse import reply
-from test_loopback_supervision import quiet
+from inprocess import FakeTime, InProcessBot, inprocess_bot, quiet
 
 from bot.storage.sqlite import Store
 from engine import BadState, state_from_json

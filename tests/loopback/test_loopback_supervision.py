@@ -5,7 +5,6 @@ check names them, and once the database has room again both matches go on to the
 restart."""
 from __future__ import annotations
 
-import asyncio
 import logging
 import sqlite3
 from collections.abc import Awaitable, Callable
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from e2e.lobby import open_table
-from inprocess import InProcessBot, inprocess_bot
+from inprocess import InProcessBot, inprocess_bot, quiet
 
 from bot.storage.sqlite import Store
 from bot.supervision.health import healthy, problems
@@ -22,16 +21,6 @@ from loopback import Loopback
 
 #: SQLite's largest page limit: "room again".
 NO_LIMIT = 1073741823
-
-
-async def quiet(ib: InProcessBot) -> None:
-    """Wait until every running background task of the bot waits on the test's time."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 60
-    while ib.time.sleeping() < sum(1 for t in ib.bot.tasks._tasks if not t.done()):
-        if loop.time() > deadline:
-            raise AssertionError("the bot's background work never came to rest")
-        await asyncio.sleep(0.005)
 
 
 async def run_until(ib: InProcessBot, done: Callable[[], Awaitable[bool]], what: str,
