@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import discord
 
-from bot.workers.drawing import BACKGROUND, URGENT, DrawingPool, drawing_thread
+from bot.workers.drawing import BACKGROUND, URGENT, DrawingPool
 from engine import Observation
 
 log = logging.getLogger("karak.bot")
@@ -49,7 +49,7 @@ class PillowRenderer:
     """
 
     def __init__(self, workers: int = 0) -> None:
-        self.pool = DrawingPool(workers) if workers > 0 else DrawingPool(1, drawing_thread)
+        self.pool = DrawingPool(workers)
 
     async def draw(self, kind: str, obs: Observation, locale: str, urgent: bool = True) -> bytes:
         """Draw ``kind`` (table, battle, hand) off the event loop."""

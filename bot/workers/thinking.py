@@ -1,25 +1,25 @@
 """Choosing the moves of AI seats without holding the bot up.
 
 An easy or normal decision takes a millisecond or two and is made at once. A hard decision
-searches for up to a second, so it runs in a worker process (like the drawing workers: at a lower
-CPU priority, and dying with the bot), with a time budget. A worker that dies or does not answer
-in time costs one decision, which is made at normal level instead; the next hard decision starts
-a fresh worker. With no worker processes (``workers=0``) hard decisions are made in a thread.
+searches for up to a second, so it runs in a worker process (:mod:`bot.workers.pool`: at a lower
+CPU priority, dying with the bot), with a time budget. A worker that dies or does not answer in
+time costs one decision, which is made at normal level instead; the next hard decision gets a
+fresh worker. With no worker processes (``workers=0``) hard decisions are made in a thread.
+An agent that fails, or picks a move that is not legal, is logged once per kind of failure, and
+a legal move is played anyway: the table never stalls.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import multiprocessing
-import os
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 
-from bot.workers.drawing import start_worker
+import msgspec
+
+from bot.workers.pool import WorkerPool
 from engine import Action, Observation, parse
 from engine.agents import DEFAULT_LEVEL, make_agent
+from engine.observe import unpacked
 
 log = logging.getLogger("karak.bot")
 #: Seconds a hard decision may search (``KARAK_AI_THINK``).
@@ -29,6 +29,8 @@ THINK_SECONDS = 1.0
 SLACK = 15.0
 #: What a worker runs: (level, seed, observation, seconds) -> the chosen move's notation.
 Decide = Callable[[str, int, Observation, float | None], str]
+#: A hard decision to make: what decides, the level, the seed, the observation and the budget.
+Question = tuple[Decide, str, int, Observation, float]
 
 
 def decide(level: str, seed: int, obs: Observation, seconds: float | None) -> str:
@@ -37,19 +39,29 @@ def decide(level: str, seed: int, obs: Observation, seconds: float | None) -> st
     return str(make_agent(level, seed, seconds=seconds).choose(obs))
 
 
-def _warm_up(parent: int) -> None:
-    """Start a thinking worker (:func:`bot.workers.drawing.start_worker`) and load the search."""
-    start_worker(parent)
-    make_agent("hard")
+def pack(question: Question) -> bytes:
+    """A decision as a worker reads it (the deciding function by its module and name)."""
+    work, level, seed, obs, seconds = question
+    return msgspec.msgpack.encode((f"{work.__module__}:{work.__qualname__}", level, seed,
+                                   obs.packed(), seconds))
 
 
-def _end(executor: Executor) -> None:
-    """Stop a pool whose worker died or is stuck, at once: its processes are killed (the
-    standard library offers no public way before Python 3.14's ``terminate_workers``)."""
-    processes = getattr(executor, "_processes", None) or {}
-    for process in list(processes.values()):
-        process.kill()
-    executor.shutdown(wait=False, cancel_futures=True)
+def decide_packed(job: bytes) -> bytes:
+    """A worker's job (see :func:`pack`): the chosen move's notation."""
+    from bot.workers.pool import handler
+
+    name, level, seed, obs, seconds = msgspec.msgpack.decode(job)
+    work: Decide = handler(name)  # type: ignore[assignment]
+    return work(level, seed, unpacked(obs), seconds).encode()
+
+
+def decide_here(question: Question) -> bytes:
+    """Make a hard decision in this process (the thread of a pool without workers)."""
+    work, level, seed, obs, seconds = question
+    return work(level, seed, obs, seconds).encode()
+
+
+make_agent("hard")  # a worker loads the search before its first decision
 
 
 class Thinking:
@@ -61,55 +73,51 @@ class Thinking:
         self.seconds = seconds
         self.slack = slack
         self.work = work  # what a worker runs (tests put a failing or waiting one here)
-        self._executor: Executor | None = None
-        # decisions wait here for a free worker, so a decision's clock starts when it does
-        self._free = asyncio.Semaphore(max(1, workers))
+        self.pool: WorkerPool[Question] = WorkerPool(
+            "bot.workers.thinking:decide_packed", pack, decide_here, workers,
+            thread_name="thinking")
+        self._told: set[str] = set()  # the kinds of agent failure logged already
 
     async def choose(self, level: str, seed: int, obs: Observation) -> Action:
-        """A legal move for the observing seat at ``level``; never raises for a worker's
-        trouble (the move is then normal's)."""
+        """A legal move for the observing seat at ``level``; never raises for a worker's or an
+        agent's trouble (the move is then normal's, or the first legal one)."""
         if level == "hard":
             try:
-                action = parse(await self._far(level, seed, obs))
+                answer = await self.pool.run((self.work, level, seed, obs, self.seconds),
+                                             limit=self.seconds + self.slack)
+                action = parse(answer.decode())
             except Exception as exc:  # noqa: BLE001 - any failure: the move is normal's
-                log.warning("a hard AI decision failed (%s); playing it at normal level",
-                            type(exc).__name__)
-                action = self._near(DEFAULT_LEVEL, seed, obs)
+                log.warning("a hard AI decision failed (%s: %s); playing it at normal level",
+                            type(exc).__name__, exc)
+                level = DEFAULT_LEVEL
+                action = self._near(level, seed, obs)
         else:
             action = self._near(level, seed, obs)
-        return action if action in obs.legal else obs.legal[0]  # an agent bug stalls nothing
+        if action in obs.legal:
+            return action
+        self._tell(f"illegal:{level}", "the %s AI chose %s, which is not legal here; playing "
+                   "%s instead (logged once)", level, action, obs.legal[0])
+        return obs.legal[0]
 
-    @staticmethod
-    def _near(level: str, seed: int, obs: Observation) -> Action:
-        """A quick decision, made in the event loop."""
-        return make_agent(level, seed).choose(obs)
+    def _near(self, level: str, seed: int, obs: Observation) -> Action:
+        """A quick decision, made in the event loop; the first legal move if the agent fails."""
+        try:
+            return make_agent(level, seed).choose(obs)
+        except Exception as exc:  # noqa: BLE001 - an agent bug stalls no table
+            self._tell(f"error:{level}:{type(exc).__name__}", "the %s AI failed (%s: %s); "
+                       "playing the first legal move (logged once)", level,
+                       type(exc).__name__, exc)
+            return obs.legal[0]
 
-    async def _far(self, level: str, seed: int, obs: Observation) -> str:
-        """A decision made by a worker (a thread when there are none), within the budget."""
-        if self.workers <= 0:
-            return await asyncio.to_thread(self.work, level, seed, obs, self.seconds)
-        async with self._free:
-            if self._executor is None:
-                self._executor = ProcessPoolExecutor(
-                    self.workers, mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_warm_up, initargs=(os.getpid(),))
-            executor = self._executor
-            loop = asyncio.get_running_loop()
-            try:
-                return await asyncio.wait_for(
-                    loop.run_in_executor(executor, self.work, level, seed, obs, self.seconds),
-                    self.seconds + self.slack)
-            except (BrokenProcessPool, TimeoutError):
-                if self._executor is executor:  # a dead or stuck worker: the next decision
-                    self._executor = None      # gets a fresh one
-                    _end(executor)
-                raise
+    def _tell(self, kind: str, text: str, *args: object) -> None:
+        """Log an agent's failure the first time this kind of failure happens."""
+        if kind not in self._told:
+            self._told.add(kind)
+            log.error(text, *args)
 
     async def close(self) -> None:
-        """Stop the worker processes (waiting for a decision in progress)."""
-        if self._executor is not None:
-            executor, self._executor = self._executor, None
-            await asyncio.to_thread(executor.shutdown, True, cancel_futures=True)
+        """Stop the worker processes."""
+        await self.pool.close()
 
 
 __all__ = ["SLACK", "THINK_SECONDS", "Thinking", "decide"]

@@ -29,6 +29,7 @@ from pace_clock import PaceClock
 from bot.discord_side.client import KarakBot
 from bot.game.service import GameService
 from bot.storage.sqlite import Store
+from bot.workers.pool import FEEDER
 from bot.workers.thinking import Thinking
 from loopback import (
     Channel,
@@ -229,7 +230,7 @@ class LiveBot:
         return [t for t in asyncio.all_tasks() if t is not me and not t.done()
                 and t not in self.bot.tasks.endless
                 and getattr(t.get_coro(), "__qualname__", "") not in _RESIDENT
-                and not t.get_name().startswith("drawing-")  # the drawing feeders never end
+                and not t.get_name().startswith(FEEDER)  # the workers' feeders never end
                 and not (but and t.get_name().startswith(but))]
 
     async def settle(self, *, but: str | None = None) -> None:

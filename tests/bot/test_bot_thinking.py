@@ -15,8 +15,9 @@ from live_bot import LiveBot, resolve, table_id
 from test_bot_discord import ANN, TinyRenderer
 
 from bot.game.service import GameService
+from bot.workers import thinking as thinking_module
 from bot.workers.thinking import Thinking
-from engine import Action, GameConfig, Observation, SeatConfig, new_game, observe
+from engine import Action, GameConfig, Observation, SeatConfig, new_game, observe, parse
 from loopback import Interaction, Loopback
 
 
@@ -101,8 +102,8 @@ async def test_a_dying_worker_costs_a_normal_move_not_the_table(
         assert log and all(r.by_ai and r.seat == 1 for r in log)  # the AI's turn was played
         assert rec.status == "finished" or not rec.seats[rec.game.current].ai  # Ann's turn
         failed = [r.getMessage() for r in caplog.records if "hard AI decision" in r.getMessage()]
-        assert failed and all("BrokenProcessPool" in m for m in failed)
-        assert h.bot.service.thinking._executor is None  # the next one starts a fresh worker
+        assert failed and all("WorkerGone" in m for m in failed)
+        assert not h.bot.service.thinking.pool.pids()  # the next one starts a fresh worker
     finally:
         await h.stop()
 
@@ -118,8 +119,8 @@ async def test_a_stuck_worker_is_stopped_and_the_move_made_at_normal(
     try:
         action = await thinking.choose("hard", 5, obs)
         assert action in obs.legal
-        assert any("TimeoutError" in r.getMessage() for r in caplog.records)
-        assert thinking._executor is None
+        assert any("no answer in 0.6 s" in r.getMessage() for r in caplog.records)
+        assert not thinking.pool.pids()  # the stuck worker was ended
     finally:
         await thinking.close()
 
@@ -164,3 +165,28 @@ async def test_a_decided_move_waits_for_the_ai_s_pace(service: GameService) -> N
     over.set_result(None)  # ...and played once the pace is over
     outcome = await step
     assert outcome is not None and outcome.record.version == rec.version + 1
+
+
+@pytest.mark.allow_errors("the easy AI failed", "which is not legal here")
+async def test_an_agent_that_fails_or_cheats_is_logged_once_and_a_legal_move_played(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=3))
+    obs = observe(state, state.current)
+    thinking = Thinking(workers=0)
+
+    class Broken:
+        def choose(self, observation: Observation) -> Action:
+            raise KeyError("oops")
+
+    class Cheating:
+        def choose(self, observation: Observation) -> Action:
+            return parse("fight:3-1")  # the third level is not open at the start
+
+    monkeypatch.setattr(thinking_module, "make_agent", lambda *a, **k: Broken())
+    for seed in range(3):
+        assert await thinking.choose("easy", seed, obs) == obs.legal[0]
+    monkeypatch.setattr(thinking_module, "make_agent", lambda *a, **k: Cheating())
+    for seed in range(3):
+        assert await thinking.choose("normal", seed, obs) == obs.legal[0]
+    told = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(told) == 2 and "KeyError" in told[0] and "not legal" in told[1]
