@@ -1,9 +1,10 @@
 """The Karak: Goblin card catalogue: data files in ``cards/data`` validated by pydantic models.
 
-Use :func:`load_catalogue` to get the one validated :class:`~cards.models.Catalogue`.
+Use :func:`load_catalogue` to get the one validated :class:`~cards.models.Catalogue`, and
+:func:`catalogue_version` for a short digest of its data.
 """
 
-from cards.loader import CatalogueError, load_catalogue
+from cards.loader import CatalogueError, catalogue_version, load_catalogue
 from cards.models import (
     COLOURS,
     CURSES,
@@ -25,5 +26,6 @@ __all__ = [
     "Hero",
     "Lord",
     "Monster",
+    "catalogue_version",
     "load_catalogue",
 ]

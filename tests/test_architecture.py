@@ -10,6 +10,7 @@ module may import itself back through others (no import cycle).
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -131,6 +132,56 @@ def test_the_layer_checker_sees_an_upward_import(tmp_path: Path) -> None:
     (tmp_path / "bot" / "storage" / "x.py").write_text("from bot.game import y\n")
     (tmp_path / "bot" / "game" / "y.py").write_text("from bot.storage import x\n")
     assert bot_layer_violations(tmp_path) == ["bot.storage.x imports bot.game.y"]
+
+
+# ------------------------------------------------------------------ one storage backend
+
+#: The database drivers, and the statements of SQL (upper case, as the backend writes them).
+DRIVERS = {"sqlite3", "aiosqlite"}
+SQL = re.compile(r"\b(SELECT .* FROM|INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE (TABLE|INDEX"
+                 r"|TRIGGER)|ALTER TABLE|DROP TABLE|PRAGMA \w+)\b")
+
+
+def is_backend(path: Path, root: Path) -> bool:
+    """True for the SQLite backend's modules: ``bot/storage/sqlite*.py``."""
+    return path.relative_to(root).parent.as_posix() == "bot/storage" \
+        and path.name.startswith("sqlite")
+
+
+def storage_leaks(root: Path) -> list[str]:
+    """Every import of a database driver, and every string holding SQL, in the project's
+    packages outside the SQLite backend."""
+    out = []
+    for package in sorted(PROJECT):
+        for path in sorted((root / package).rglob("*.py")):
+            if is_backend(path, root):
+                continue
+            where = path.relative_to(root).as_posix()
+            out += [f"{where} imports {name}" for name in sorted(imports(path) & DRIVERS)]
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            out += [f"{where}:{node.lineno} holds SQL" for node in ast.walk(tree)
+                    if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                    and SQL.search(node.value)]
+    return out
+
+
+def test_only_the_sqlite_backend_speaks_sql() -> None:
+    assert storage_leaks(ROOT) == []
+
+
+def test_the_storage_checker_sees_a_driver_and_sql(tmp_path: Path) -> None:
+    for package in PROJECT:
+        (tmp_path / package).mkdir()
+    (tmp_path / "bot" / "storage").mkdir()
+    sql = 'import aiosqlite\nQ = "SELECT id FROM tables"\n'
+    for name in ("sqlite.py", "sqlite_schema.py", "records.py"):
+        (tmp_path / "bot" / "storage" / name).write_text(sql, encoding="utf-8")
+    (tmp_path / "playground" / "app.py").write_text(
+        'def f():\n    import sqlite3\n    return "PRAGMA user_version", "Select a card"\n',
+        encoding="utf-8")
+    assert storage_leaks(tmp_path) == [
+        "bot/storage/records.py imports aiosqlite", "bot/storage/records.py:2 holds SQL",
+        "playground/app.py imports sqlite3", "playground/app.py:3 holds SQL"]
 
 
 # ------------------------------------------------------------------ cycles inside a package

@@ -6,7 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from bot.storage.records import LogRow, SeatInfo, ServerDefaults, Status, TableRecord
+from bot.storage.records import (
+    LogRow,
+    SeatInfo,
+    ServerDefaults,
+    Status,
+    TableRecord,
+    TableResult,
+)
 from engine import GameState
 from engine.agents import AiLevel
 
@@ -14,8 +21,10 @@ from engine.agents import AiLevel
 class Storage(Protocol):
     """The tables, their action logs, the servers' settings and the bot's own metadata.
 
-    Writes that the disk or database refuses raise :class:`~bot.storage.records.CannotSave`; a
-    table whose row cannot be read raises :class:`~bot.storage.records.CorruptTable`.
+    Writes that the disk or database refuses raise :class:`~bot.storage.records.CannotSave`
+    (full or failing disk: the same write may work later) or
+    :class:`~bot.storage.records.DatabaseError`; a table whose row cannot be read raises
+    :class:`~bot.storage.records.CorruptTable`.
     """
 
     async def close(self) -> None:
@@ -25,8 +34,8 @@ class Storage(Protocol):
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
                            locale: str = "en", ai_level: AiLevel = "normal") -> TableRecord:
-        """Create a lobby; raises :class:`~bot.storage.records.TableExists` when the channel
-        has an active table."""
+        """Create a lobby, played with this bot's cards (``cards.catalogue_version()``); raises
+        :class:`~bot.storage.records.TableExists` when the channel has an active table."""
 
     async def get(self, table_id: int) -> TableRecord | None:
         """The table or None."""
@@ -54,15 +63,17 @@ class Storage(Protocol):
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
                     deadline: float | None = None) -> None:
-        """In one transaction: the new state guarded by version ``before``, its log row, and a
-        finished game's result; raises :class:`~bot.storage.records.StaleVersion`."""
+        """In one transaction: the new state guarded by version ``before``, its log row (next
+        in the table's log), and when the game ends its result; raises
+        :class:`~bot.storage.records.StaleVersion` (and writes nothing) when the table is no
+        longer at ``before``."""
 
     async def set_message(self, table_id: int, *, message_id: int | None = None,
                           lobby_message_id: int | None = None) -> None:
         """Remember the table's public message (or its lobby message)."""
 
     async def action_log(self, table_id: int) -> list[LogRow]:
-        """Every action applied at the table, in order."""
+        """Every action applied at the table, in the order applied (undone ones included)."""
 
     async def history(self, limit: int = 20) -> list[int]:
         """Ids of finished or abandoned tables, newest first."""
@@ -72,6 +83,15 @@ class Storage(Protocol):
 
     async def abandon_damaged(self, table_id: int, channel_id: int) -> None:
         """Mark a table whose row cannot be read abandoned."""
+
+    # results of finished games
+    async def results(self, guild_id: int | None, limit: int = 20,
+                      before: int | None = None) -> list[TableResult]:
+        """The results of a server's finished tables (None: tables outside any server), newest
+        table first: at most ``limit``, of tables older than table ``before`` when given."""
+
+    async def result_of(self, table_id: int) -> TableResult | None:
+        """The result of a finished table, or None."""
 
     # servers
     async def guild_settings(self, guild_id: int | None) -> ServerDefaults | None:

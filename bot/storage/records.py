@@ -1,25 +1,24 @@
-"""The bot's stored values, without SQL: a table's row read into a :class:`TableRecord`, its
-seats, its action log rows, the storage errors, and a game state's stored text checked both ways.
-
-Reading a row never raises anything but :class:`CorruptTable` for that one table.
+"""The bot's stored values, the same for every storage backend: a table (:class:`TableRecord`),
+its seats, its action log rows, a finished game's result (:class:`TableResult`), the storage
+errors, and the JSON texts of seats and game states, checked both ways.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from engine import BadState, GameState, Phase, state_from_json, state_to_json
-from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
+from engine.agents import DEFAULT_LEVEL, AiLevel
 from engine.serialize import from_data
 
 Status = Literal["lobby", "running", "finished", "abandoned"]
+#: The statuses a stored table may have.
+STATUSES: tuple[Status, ...] = ("lobby", "running", "finished", "abandoned")
 ACTIVE: tuple[Status, ...] = ("lobby", "running")
 
 
@@ -71,11 +70,9 @@ class CannotSave(StorageError):
     and the same write may work later."""
 
 
-def cannot_save(exc: BaseException) -> bool:
-    """True when ``exc`` is SQLite saying the database or its disk is full, or an I/O error."""
-    return (isinstance(exc, sqlite3.OperationalError)
-            and getattr(exc, "sqlite_errorcode", 0) & 0xFF
-            in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR))
+class DatabaseError(StorageError):
+    """Any other write the database refused (a broken constraint, a damaged file): nothing was
+    written."""
 
 
 class SeatInfo(BaseModel):
@@ -132,6 +129,7 @@ class TableRecord:
     updated_at: float
     revision: int = 0  # a lobby's revision: every lobby change bumps it
     ai_level: AiLevel = DEFAULT_LEVEL  # the level of the AI seats the host adds
+    catalogue: str = ""  # the version of the cards the table is played with
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat index held by ``user_id``, or None."""
@@ -150,7 +148,8 @@ class TableRecord:
 
 @dataclass(frozen=True, slots=True)
 class LogRow:
-    """One applied action as written to the action log."""
+    """One applied action as written to the action log (``step``: the game's step it made;
+    ``undone``: taken back later, kept in the log all the same)."""
 
     step: int
     seat: int
@@ -158,121 +157,77 @@ class LogRow:
     by_ai: bool
     action: str
     at: float
+    undone: bool = False
 
 
-
-#: Parsed states kept per table (the latest one each), so reading a table again is cheap.
-STATE_CACHE = 4096
-StateCache = dict[int, tuple[str, GameState]]
+SeatKind = Literal["person", "ai"]
 
 
-def read_record(row: sqlite3.Row | tuple[object, ...], states: StateCache | None = None,
-            ) -> TableRecord:
-    """The table in a stored row; any damaged value raises :class:`CorruptTable` for this table
-    only (never a bare ValueError or TypeError that would stop every other table)."""
-    values = tuple(row)
-    tid = values[0]
-    if not isinstance(tid, int):  # pragma: no cover - an INTEGER PRIMARY KEY is always an int
-        raise CorruptTable(-1, f"table id {tid!r}")
-    try:
-        return _read_record(values, states)
-    except CorruptTable:
-        raise
-    except (ValueError, TypeError, OverflowError) as exc:
-        raise CorruptTable(tid, str(exc) or type(exc).__name__) from None
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    """How one seat ended a finished game: who held it (``user_id`` None for an AI seat), its
+    hero, keys and HP, and its ``place`` (1: the champion; the others by keys, then HP, a tie
+    sharing a place). ``handed_to_ai``: a person's seat the AI played at the end (they left or
+    ran out of time); ``ai_level``: the level the AI played the seat at in the end (None when a
+    person played it to the end)."""
+
+    seat: int
+    user_id: int | None
+    kind: SeatKind
+    ai_level: AiLevel | None
+    hero: str
+    keys: int
+    hp: int
+    place: int
+    handed_to_ai: bool
 
 
-V = TypeVar("V")
-#: The statuses a stored table may have.
-STATUSES: tuple[Status, ...] = ("lobby", "running", "finished", "abandoned")
+@dataclass(frozen=True, slots=True)
+class TableResult:
+    """A finished table's result: where and when, how long (rounds and actions), with which
+    cards (``catalogue``), the champion's seat and its person (``winner_user_id``, None for an
+    AI seat; a person whose seat the AI finished still counts) and every seat."""
+
+    table_id: int
+    guild_id: int | None
+    channel_id: int
+    finished_at: float
+    rounds: int
+    actions: int
+    catalogue: str
+    winner_seat: int
+    winner_user_id: int | None
+    seats: tuple[SeatResult, ...]
 
 
-def _read_record(values: tuple[object, ...], states: StateCache | None) -> TableRecord:
-    (tid, guild, channel, host, status, abilities, timer, seed, locale, seats, state, version,
-     message, lobby, deadline, winner, created, updated, revision, ai_level) = values
-    assert isinstance(tid, int)
-    if status not in STATUSES:
-        raise CorruptTable(tid, f"status {status!r}")
-    if not isinstance(locale, str) or not locale:
-        raise CorruptTable(tid, f"locale {locale!r}")
-    try:
-        seat_infos = seats_from_json(str(seats))
-    except ValueError as exc:
-        raise CorruptTable(tid, f"seats: {exc}") from None
-    number = as_int(version, "version")
-    game: GameState | None = None
-    if state is not None:
-        text = str(state)
-        known = states.get(tid) if states is not None else None
-        try:
-            # the same stored text always reads back to the same (immutable) state
-            game = known[1] if known is not None and known[0] == text else load_state(
-                text, status == "finished")
-        except BadState as exc:
-            raise CorruptTable(tid, str(exc)) from None
-        if states is not None and (known is None or known[1] is not game):
-            remember(states, tid, text, game)
-        if game.step != number:
-            raise CorruptTable(tid, f"state step {game.step} != stored version {number}")
-        if len(game.seats) != len(seat_infos):
-            raise CorruptTable(tid, "seat count differs from the game")
-    elif status in ("running", "finished"):
-        raise CorruptTable(tid, "no game state")
-    timer_s = as_int(timer, "timer")
-    if timer_s < 0:
-        raise CorruptTable(tid, f"timer {timer_s}")
-    level = next((lv for lv in LEVELS if lv == ai_level), None)
-    if level is None:
-        raise CorruptTable(tid, f"ai_level {ai_level!r:.40}")
-    return TableRecord(
-        id=tid, guild_id=opt_int(guild, "guild_id"), channel_id=as_int(channel, "channel_id"),
-        host_id=as_int(host, "host_id"), status=status,
-        abilities=bool(abilities), timer=timer_s,
-        seed=as_int(seed, "seed"), locale=locale, seats=seat_infos, state=game, version=number,
-        message_id=opt_int(message, "message_id"),
-        lobby_message_id=opt_int(lobby, "lobby_message_id"),
-        deadline=opt_float(deadline, "deadline"), winner=opt_int(winner, "winner"),
-        created_at=as_float(created, "created_at"), updated_at=as_float(updated, "updated_at"),
-        revision=as_int(revision, "revision"), ai_level=level,
-    )
+def places(state: GameState) -> tuple[int, ...]:
+    """Each seat's place in a finished game: the winner first, then by keys, then by HP; seats
+    with as many keys and HP share a place (1, 2, 2, 4)."""
+    def score(i: int) -> tuple[int, int, int]:
+        seat = state.seats[i]
+        return (int(i == state.winner), len(seat.keys), seat.hp)
+
+    scores = [score(i) for i in range(len(state.seats))]
+    return tuple(1 + sum(other > mine for other in scores) for mine in scores)
 
 
-def remember(states: StateCache, table_id: int, text: str, state: GameState) -> None:
-    """Keep ``state`` as the parsed form of ``text`` for table ``table_id`` (bounded)."""
-    keep(states, table_id, (text, state), STATE_CACHE)
+def table_result(table_id: int, guild_id: int | None, channel_id: int, catalogue: str,
+                 seats: Sequence[SeatInfo], state: GameState, finished_at: float) -> TableResult:
+    """The result of a finished game ``state`` played at a table with ``seats``."""
+    if state.winner is None:
+        raise ValueError("the game has no winner yet")
+    ranks = places(state)
+    rows = tuple(
+        SeatResult(seat=i, user_id=info.user, kind="person" if info.user is not None else "ai",
+                   ai_level=info.level if info.ai else None, hero=seat.hero,
+                   keys=len(seat.keys), hp=seat.hp, place=ranks[i],
+                   handed_to_ai=info.ai and info.user is not None)
+        for i, (info, seat) in enumerate(zip(seats, state.seats, strict=True)))
+    return TableResult(
+        table_id=table_id, guild_id=guild_id, channel_id=channel_id, finished_at=finished_at,
+        rounds=state.round, actions=state.step, catalogue=catalogue, winner_seat=state.winner,
+        winner_user_id=seats[state.winner].user, seats=rows)
 
-
-def keep(kept: dict[int, V], table_id: int, value: V, most: int) -> None:
-    """Keep ``value`` for table ``table_id`` in ``kept``, which holds at most ``most`` tables
-    (the one kept longest goes first)."""
-    kept.pop(table_id, None)
-    if len(kept) >= most:
-        kept.pop(next(iter(kept)))
-    kept[table_id] = value
-
-
-def as_int(value: object, column: str) -> int:
-    """An INTEGER column's value; ValueError naming the column when it holds anything else."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    raise ValueError(f"{column} {value!r:.40}")
-
-
-def opt_int(value: object, column: str = "value") -> int | None:
-    """A nullable INTEGER column's value."""
-    return None if value is None else as_int(value, column)
-
-
-def as_float(value: object, column: str) -> float:
-    """A REAL column's value; ValueError naming the column when it is not a finite number."""
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
-    raise ValueError(f"{column} {value!r:.40}")
-
-
-def opt_float(value: object, column: str) -> float | None:
-    """A nullable REAL column's value."""
-    return None if value is None else as_float(value, column)
 
 
 def storable(state: GameState) -> str:
@@ -313,7 +268,8 @@ def with_seat(seats: Sequence[SeatInfo], index: int, seat: SeatInfo) -> tuple[Se
 
 
 __all__ = [
-    "ACTIVE", "CorruptTable", "LogRow", "SchemaTooNew", "SeatInfo", "ServerDefaults",
-    "StaleVersion", "Status", "StorageError", "TableExists", "TableRecord", "load_state",
-    "read_record", "seats_from_json", "seats_to_json", "storable", "with_seat",
+    "ACTIVE", "STATUSES", "CannotSave", "CorruptTable", "DatabaseError", "LogRow", "SchemaTooNew",
+    "SeatInfo", "SeatKind", "SeatResult", "ServerDefaults", "StaleVersion", "Status",
+    "StorageError", "TableExists", "TableRecord", "TableResult", "load_state", "places",
+    "seats_from_json", "seats_to_json", "storable", "table_result", "with_seat",
 ]

@@ -1,11 +1,14 @@
-"""SQLite storage of tables, their game states, the action log, server settings and history.
+"""SQLite storage of tables, their game states, the action log, results, server settings and
+history: the backend of :class:`~bot.storage.interface.Storage`.
 
 One aiosqlite connection in WAL mode. The schema is versioned with ``PRAGMA user_version`` and
-upgraded by numbered migrations. Applying an action is ONE transaction that writes the new state,
-its version (``state.step``) and the action log row, guarded by the previous version, so a state
-and its log never disagree and a stale writer changes nothing. Finished and abandoned tables stay
-as history. A write the disk refuses (full, failing) raises
-:class:`~bot.storage.records.CannotSave`.
+upgraded by numbered migrations (:mod:`bot.storage.sqlite_schema`). Applying an action is ONE
+transaction that writes the new state, its version (``state.step``) and the action log row
+(numbered by ``seq``, the order actions were applied), guarded by the previous version, so a
+state and its log never disagree and a stale writer changes nothing; the move that ends a game
+writes its result in that same transaction. Finished and abandoned tables stay as history. A
+write the disk refuses (full, failing) raises :class:`~bot.storage.records.CannotSave`, any other
+write SQLite refuses :class:`~bot.storage.records.DatabaseError`.
 
 The process owns its database: a table read is kept (:data:`RECORDS` at most) and served again
 without SQL until a write of it ends (committed or not), so it is always what the database holds.
@@ -13,36 +16,44 @@ without SQL until a write of it ends (committed or not), so it is always what th
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 import aiosqlite
 
+from bot.storage.interface import Storage
 from bot.storage.records import (
-    STATE_CACHE,
-    CannotSave,
     LogRow,
-    SchemaTooNew,
     SeatInfo,
     ServerDefaults,
     StaleVersion,
-    StateCache,
     Status,
     StorageError,
     TableExists,
     TableRecord,
-    cannot_save,
-    keep,
-    opt_int,
-    read_record,
-    remember,
+    TableResult,
     seats_to_json,
     storable,
 )
-from bot.storage.schema import MIGRATIONS, SCHEMA_VERSION
+from bot.storage.sqlite_connection import Connection
+from bot.storage.sqlite_rows import (
+    LOG_COLUMNS,
+    RESULT_COLUMNS,
+    STATE_CACHE,
+    TABLE_COLUMNS,
+    StateCache,
+    ended_result,
+    insert_result,
+    keep,
+    read_log_row,
+    read_record,
+    remember,
+    with_seats,
+)
+from bot.storage.sqlite_schema import SCHEMA_VERSION
+from cards import catalogue_version
 from engine import GameState
 from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
 
@@ -50,17 +61,14 @@ from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
 RECORDS = STATE_CACHE
 #: The range of SQLite's integers: a table id outside it names no table.
 SQLITE_MIN, SQLITE_MAX = -(2**63), 2**63 - 1
-_COLUMNS = ("id, guild_id, channel_id, host_id, status, abilities, timer, seed, locale, seats, "
-            "state, version, message_id, lobby_message_id, deadline, winner, created_at, "
-            "updated_at, revision, ai_level")
 
 
 class Store:
     """The bot's database. Open with :meth:`open`, close with :meth:`close`."""
 
-    def __init__(self, db: aiosqlite.Connection, clock: Callable[[], float] = time.time) -> None:
-        self._db = db
-        self._write = asyncio.Lock()
+    def __init__(self, connection: Connection, clock: Callable[[], float] = time.time) -> None:
+        self._connection = connection
+        self._db = connection.db  # for reads; writes go through _tx or _table_tx
         self.clock = clock
         self._states: StateCache = {}
         self._records: dict[int, TableRecord] = {}
@@ -69,74 +77,29 @@ class Store:
     @classmethod
     async def open(cls, path: Path | str, clock: Callable[[], float] = time.time) -> Store:
         """Open (creating if needed) and migrate the database at ``path``."""
-        db = await aiosqlite.connect(str(path), isolation_level=None)
-        try:
-            await db.execute("PRAGMA journal_mode=WAL")
-            await db.execute("PRAGMA foreign_keys=ON")
-            await db.execute("PRAGMA busy_timeout=5000")
-            await db.execute("PRAGMA synchronous=NORMAL")
-            store = cls(db, clock)
-            await store.migrate()
-        except BaseException:
-            await db.close()
-            raise
-        return store
+        return cls(await Connection.open(path), clock)
 
     async def close(self) -> None:
         """Wait for a write in progress, fold the write-ahead log in and close the database."""
-        async with self._write:
-            try:
-                await self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            except Exception:  # a closed or broken connection: closing is all that is left
-                pass
-            await self._db.close()
+        await self._connection.close()
 
     async def schema_version(self) -> int:
         """The schema version stored in ``PRAGMA user_version``."""
-        async with self._db.execute("PRAGMA user_version") as cur:
-            row = await cur.fetchone()
-        return int(row[0]) if row else 0
+        return await self._connection.schema_version()
 
-    async def migrate(self) -> None:
-        """Run every migration newer than the stored schema version, each in a transaction."""
-        current = await self.schema_version()
-        if current > SCHEMA_VERSION:
-            raise SchemaTooNew(current, SCHEMA_VERSION)
-        for number in range(current + 1, SCHEMA_VERSION + 1):
-            async with self._tx() as db:
-                for statement in MIGRATIONS[number - 1].split(";"):
-                    if statement.strip():
-                        await db.execute(statement)
-                await db.execute(f"PRAGMA user_version = {number}")
+    def _tx(self) -> AbstractAsyncContextManager[aiosqlite.Connection]:
+        """One write transaction (see :meth:`Connection.transaction`)."""
+        return self._connection.transaction()
 
     @asynccontextmanager
-    async def _tx(self) -> AsyncIterator[aiosqlite.Connection]:
-        async with self._write:
-            await self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-                await self._db.execute("COMMIT")
-            except BaseException as exc:
-                # SQLite has already rolled back after some errors (a full disk): the
-                # original error is what matters, not "no transaction is active"
-                if self._db.in_transaction:
-                    await self._db.execute("ROLLBACK")
-                if cannot_save(exc):
-                    raise CannotSave(str(exc)) from exc
-                raise
-
-    @asynccontextmanager
-    async def _table_tx(self, table_id: int | None) -> AsyncIterator[aiosqlite.Connection]:
-        """Write table ``table_id`` (None: any); its kept record goes after, committed or not."""
+    async def _table_tx(self, table_id: int) -> AsyncIterator[aiosqlite.Connection]:
+        """Write table ``table_id``; its kept record goes after, committed or not."""
         try:
             async with self._tx() as db:
                 yield db
         finally:
             self._writes += 1
-            if table_id is None:
-                self._records.clear()
-            else:
-                self._records.pop(table_id, None)
+            self._records.pop(table_id, None)
 
     # ------------------------------------------------------------------ tables
 
@@ -154,10 +117,10 @@ class Store:
                 raise TableExists(int(row[0]))
             cur2 = await db.execute(
                 "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, timer, "
-                "seed, locale, seats, version, created_at, updated_at, ai_level) "
-                "VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?)",
+                "seed, locale, seats, version, created_at, updated_at, ai_level, catalogue) "
+                "VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
                 (guild_id, channel_id, host_id, int(abilities), timer, seed, locale,
-                 seats_to_json(seats), now, now, ai_level))
+                 seats_to_json(seats), now, now, ai_level, catalogue_version()))
             tid = cur2.lastrowid
         assert tid is not None
         record = await self.get(tid)
@@ -172,7 +135,7 @@ class Store:
         if (kept := self._records.get(table_id)) is not None:
             return kept
         writes = self._writes
-        async with self._db.execute(f"SELECT {_COLUMNS} FROM tables WHERE id = ?",
+        async with self._db.execute(f"SELECT {TABLE_COLUMNS} FROM tables WHERE id = ?",
                                     (table_id,)) as cur:
             row = await cur.fetchone()
         if row is None:
@@ -238,31 +201,35 @@ class Store:
 
     async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
                          deadline: float | None) -> None:
-        """Turn a lobby into a running game holding ``state`` (version ``state.step``)."""
+        """Turn a lobby into a running game holding ``state`` (version ``state.step``), played
+        with this bot's cards (its catalogue version)."""
         text = storable(state)
         await self._update(table_id, 0, {"status": "running", "seats": seats_to_json(seats),
                                           "state": text, "version": state.step,
-                                          "deadline": deadline}, bump=True)
+                                          "deadline": deadline,
+                                          "catalogue": catalogue_version()}, bump=True)
         remember(self._states, table_id, text, state)
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
                     deadline: float | None = None) -> None:
-        """In ONE transaction: the new state (guarded by version ``before``) and its log row.
+        """In ONE transaction: the new state (guarded by version ``before``) and its log row
+        (the table's next ``seq``).
 
-        A finished game is marked ``finished`` with its winner in the same transaction. Raises
-        :class:`StaleVersion` (and writes nothing) when the table is no longer at ``before``.
+        A finished game is marked ``finished`` with its winner, and its result written, in the
+        same transaction. Raises :class:`StaleVersion` (and writes nothing) when the table is
+        no longer at ``before``.
         """
         over = state.winner is not None
         text = storable(state)
+        now = self.clock()
         columns: dict[str, object] = {
-            "state": text, "version": state.step, "deadline": deadline,
-            "updated_at": self.clock(),
+            "state": text, "version": state.step, "deadline": deadline, "updated_at": now,
         }
         if seats is not None:
             columns["seats"] = seats_to_json(seats)
         if over:
-            columns.update(status="finished", winner=state.winner, finished_at=self.clock(),
+            columns.update(status="finished", winner=state.winner, finished_at=now,
                            deadline=None)
         sets = ", ".join(f"{name} = ?" for name in columns)
         async with self._table_tx(table_id) as db:
@@ -272,9 +239,13 @@ class Store:
             if cur.rowcount != 1:
                 raise StaleVersion(f"table {table_id} is no longer at version {before}")
             await db.execute(
-                "INSERT INTO actions (table_id, step, seat, user_id, by_ai, action, at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (table_id, log.step, log.seat, log.user_id, int(log.by_ai), log.action, log.at))
+                "INSERT INTO actions (table_id, seq, step, seat, user_id, by_ai, action, at) "
+                "VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE table_id = ?), "
+                "?, ?, ?, ?, ?, ?)",
+                (table_id, table_id, log.step, log.seat, log.user_id, int(log.by_ai),
+                 log.action, log.at))
+            if over:
+                await insert_result(db, await ended_result(db, table_id, state, now))
         remember(self._states, table_id, text, state)  # what storable() just read back
 
     async def set_message(self, table_id: int, *, message_id: int | None = None,
@@ -289,13 +260,12 @@ class Store:
             await self._update(table_id, None, changes)
 
     async def action_log(self, table_id: int) -> list[LogRow]:
-        """Every action applied at the table, in order."""
+        """Every action applied at the table, in the order applied (undone ones included)."""
         async with self._db.execute(
-                "SELECT step, seat, user_id, by_ai, action, at FROM actions WHERE table_id = ? "
-                "ORDER BY step", (table_id,)) as cur:
+                f"SELECT {LOG_COLUMNS} FROM actions WHERE table_id = ? ORDER BY seq",
+                (table_id,)) as cur:
             rows = await cur.fetchall()
-        return [LogRow(int(r[0]), int(r[1]), opt_int(r[2]), bool(r[3]), str(r[4]), float(r[5]))
-                for r in rows]
+        return [read_log_row(r) for r in rows]
 
     async def history(self, limit: int = 20) -> list[int]:
         """Ids of finished or abandoned tables, newest first."""
@@ -303,6 +273,29 @@ class Store:
                 "SELECT id FROM tables WHERE status IN ('finished','abandoned') "
                 "ORDER BY id DESC LIMIT ?", (limit,)) as cur:
             return [int(r[0]) for r in await cur.fetchall()]
+
+    # ------------------------------------------------------------------ results
+
+    async def results(self, guild_id: int | None, limit: int = 20,
+                      before: int | None = None) -> list[TableResult]:
+        """The results of a server's finished tables (None: tables outside any server), newest
+        table first: at most ``limit``, of tables older than table ``before`` when given."""
+        newest = SQLITE_MAX if before is None else max(SQLITE_MIN, min(before - 1, SQLITE_MAX))
+        async with self._db.execute(
+                f"SELECT {RESULT_COLUMNS} FROM results WHERE guild_id IS ? AND table_id <= ? "
+                "ORDER BY table_id DESC LIMIT ?", (guild_id, newest, limit)) as cur:
+            heads = list(await cur.fetchall())
+        return await with_seats(self._db, heads)
+
+    async def result_of(self, table_id: int) -> TableResult | None:
+        """The result of a finished table, or None (not finished, or no such table)."""
+        if not SQLITE_MIN <= table_id <= SQLITE_MAX:
+            return None
+        async with self._db.execute(
+                f"SELECT {RESULT_COLUMNS} FROM results WHERE table_id = ?", (table_id,)) as cur:
+            heads = list(await cur.fetchall())
+        found = await with_seats(self._db, heads)
+        return found[0] if found else None
 
     # ------------------------------------------------------------------ settings and meta
 
@@ -389,10 +382,11 @@ class Store:
             await db.execute("UPDATE tables SET status = 'abandoned', revision = revision + 1 "
                              "WHERE id = ? AND channel_id = ?", (table_id, channel_id))
 
-    async def raw_execute(self, sql: str, args: Sequence[object] = ()) -> None:
-        """Run one write statement, on any table, in a transaction (maintenance and tests)."""
-        async with self._table_tx(None) as db:
-            await db.execute(sql, args)
 
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Store"]
+def _satisfies_the_interface(store: Store) -> Storage:
+    """Nothing at run time: mypy checks here that :class:`Store` is a :class:`Storage`."""
+    return store
+
+
+__all__ = ["SCHEMA_VERSION", "Store"]

@@ -20,6 +20,7 @@ from live_bot import (
     resolve,
     table_id,
 )
+from storage.backends import SqliteBackend
 from test_bot_discord import ANN, BOB, Players, TinyRenderer, my_turn_hand, open_table
 
 from bot.discord_side.background import TimersFailed
@@ -45,8 +46,7 @@ async def test_corrupt_row_hurts_only_its_table(lb: Loopback, tmp_path: Path,
                             host_name="Ann")
     await svc.lobby.join(rec2.id, BOB.id, "Bob")
     await svc.lobby.start(rec2.id, ANN.id)
-    await store.raw_execute("UPDATE tables SET state = '{\"format\": 1, \"state\": 3}' "
-                            "WHERE id = ?", (t1,))
+    await SqliteBackend(db).damage_table(store, t1, state='{"format": 1, "state": 3}')
     await store.close()
     h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)  # resumes: one clear error
     try:
@@ -130,8 +130,8 @@ async def test_a_failed_table_post_at_start_does_not_stop_the_ai(
 
 @pytest.mark.allow_errors("cannot be resumed")
 @pytest.mark.parametrize(("column", "value"), [
-    ("guild_id", "'guild'"), ("deadline", "'tomorrow'"), ("timer", "'soon'"),
-    ("message_id", "'gone'"), ("created_at", "'then'"),
+    ("guild_id", "guild"), ("deadline", "tomorrow"), ("timer", "soon"),
+    ("message_id", "gone"), ("created_at", "then"),
 ])
 async def test_a_damaged_ordinary_column_neither_stops_the_start_nor_the_timers(
         lb: Loopback, tmp_path: Path, clock: Clock, column: str, value: str) -> None:
@@ -150,7 +150,7 @@ async def test_a_damaged_ordinary_column_neither_stops_the_start_nor_the_timers(
     await svc.lobby.start(rec2.id, ANN.id)
     await h1.stop()
     store = await Store.open(db, clock=clock)
-    await store.raw_execute(f"UPDATE tables SET {column} = {value} WHERE id = ?", (t1,))
+    await SqliteBackend(db).damage_table(store, t1, **{column: value})
     await store.close()
     h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)  # starts all the same
     try:

@@ -4,7 +4,6 @@ in the clicking user's language, public ones in the server's (which admins may o
 from __future__ import annotations
 
 import json
-import sqlite3
 import unicodedata
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,8 +16,7 @@ from live_bot import CHANNEL, GUILD, LiveBot, User, offered, table_id
 from shared_files import require_discord_api
 from test_bot_discord import PNG, open_table
 
-from bot.storage.records import ServerDefaults, StorageError
-from bot.storage.sqlite import MIGRATIONS, SCHEMA_VERSION, Store
+from bot.storage.records import ServerDefaults
 from engine import Observation
 from i18n import LOCALES, translate
 from loopback import Loopback, Message
@@ -267,24 +265,3 @@ async def test_forced_language_applies_to_new_tables(bot: LiveBot) -> None:
     lobby = bot.public()[-1]
     assert "### " + "Karak: Goblin – nouvelle table" in lobby.text()
     assert translate("bot.lobby.join", "fr") in _texts(lobby)
-
-
-async def test_schema_1_databases_gain_the_language_setting(tmp_path: Path) -> None:
-    db = tmp_path / "old.db"
-    con = sqlite3.connect(db)
-    con.executescript(MIGRATIONS[0])
-    con.execute("INSERT INTO settings (guild_id, abilities, timer) VALUES (?, 1, 300)", (GUILD,))
-    con.execute("PRAGMA user_version = 1")
-    con.commit()
-    con.close()
-    store = await Store.open(db)
-    try:
-        assert await store.schema_version() == SCHEMA_VERSION
-        assert await store.guild_settings(GUILD) == ServerDefaults(True, 300, "normal")
-        assert await store.guild_locale(GUILD) is None
-        await store.set_guild_locale(GUILD, "fr")
-        assert await store.guild_locale(GUILD) == "fr"
-        with pytest.raises(StorageError):
-            await store.set_guild_locale(GUILD + 1, "cs")  # no settings row to change
-    finally:
-        await store.close()

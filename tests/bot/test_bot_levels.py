@@ -5,7 +5,6 @@ seat the AI takes over after timeouts. The real bot on the loopback stand-in."""
 from __future__ import annotations
 
 import copy
-import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 import pytest
 from bot_helpers import Clock, normal_instead
 from live_bot import CHANNEL, GUILD, Call, LiveBot, table_id
+from storage.backends import SqliteBackend
 from test_bot_commands import ADMIN
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer
 from test_bot_forged import _message, _raw_click
@@ -21,7 +21,7 @@ from bot.discord_side.ui.table import header
 from bot.game.refusals import Damaged
 from bot.game.service import GameService
 from bot.storage.records import ServerDefaults
-from bot.storage.sqlite import MIGRATIONS, SCHEMA_VERSION, Store
+from bot.storage.sqlite import Store
 from bot.workers.thinking import Thinking
 from engine import Action, Observation, observe
 from loopback import Loopback, Message
@@ -201,41 +201,19 @@ async def test_a_seat_taken_over_after_timeouts_plays_at_normal(quick: LiveBot,
     assert rec.status == "finished"  # both seats the AI's: it played to the end
 
 
-async def test_schema_3_databases_gain_the_levels(tmp_path: Path) -> None:
-    db = tmp_path / "old.db"
-    con = sqlite3.connect(db)
-    for script in MIGRATIONS[:3]:
-        con.executescript(script)
-    con.execute("INSERT INTO settings (guild_id, abilities, timer) VALUES (?, 1, 300)", (GUILD,))
-    seats = '[{"user":1,"name":"Ann","hero":null,"ai":false,"timeouts":0},' \
-            '{"user":null,"name":"","hero":null,"ai":true,"timeouts":0}]'
-    con.execute("INSERT INTO tables (guild_id, channel_id, host_id, status, seed, seats, "
-                "created_at, updated_at) VALUES (?, 5, 1, 'lobby', 9, ?, 0, 0)", (GUILD, seats))
-    con.execute("PRAGMA user_version = 3")
-    con.commit()
-    con.close()
-    store = await Store.open(db)
-    try:
-        assert await store.schema_version() == SCHEMA_VERSION == 4
-        rec = await store.get(1)
-        assert rec is not None and rec.ai_level == "normal"
-        assert [s.level for s in rec.seats] == ["normal", "normal"]
-        assert await store.guild_settings(GUILD) == ServerDefaults(True, 300, "normal")
-    finally:
-        await store.close()
-
-
-async def test_a_damaged_level_damages_one_table_only(service: GameService, store: Store) -> None:
+async def test_a_damaged_level_damages_one_table_only(service: GameService, store: Store,
+                                                      tmp_path: Path) -> None:
+    database = SqliteBackend(tmp_path / "karak.sqlite3")  # the store fixture's file
     one = await service.lobby.create(guild_id=GUILD, channel_id=1, host_id=1, host_name="Ann")
     two = await service.lobby.create(guild_id=GUILD, channel_id=2, host_id=1, host_name="Ann")
-    await store.raw_execute("UPDATE tables SET ai_level = 'godlike' WHERE id = ?", (one.id,))
+    await database.damage_table(store, one.id, ai_level="godlike")
     with pytest.raises(Damaged):
         await service.tables.load(one.id)
-    await store.raw_execute("UPDATE tables SET seats = ? WHERE id = ?", (
-        '[{"user":1,"name":"Ann","ai":false},{"ai":true,"level":"godlike"}]', two.id))
+    await database.damage_table(
+        store, two.id, seats='[{"user":1,"name":"Ann","ai":false},{"ai":true,"level":"godlike"}]')
     with pytest.raises(Damaged):
         await service.tables.load(two.id)
     await store.set_guild_settings(GUILD, ServerDefaults(False, 0, "hard"))
-    await store.raw_execute("UPDATE settings SET ai_level = 'godlike'")  # read as the default
+    await database.damage_settings(store, GUILD, ai_level="godlike")  # read as the default
     three = await service.lobby.create(guild_id=GUILD, channel_id=3, host_id=1, host_name="Ann")
     assert three.ai_level == "normal"
