@@ -4,7 +4,10 @@ the seat cannot tell apart, chances in order, and a reason in every language."""
 from __future__ import annotations
 
 import ast
+import importlib.util
+import json
 import random
+import sys
 from collections import Counter
 from functools import cache
 from pathlib import Path
@@ -185,3 +188,19 @@ def test_reasons_follow_their_rules() -> None:
             assert isinstance(advice.best, Play)
         elif key == "hint.last_key":
             assert len(observe(state, 0).seat_view(0).keys) == 2
+
+
+def test_the_hint_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = importlib.util.spec_from_file_location("bench_hint",
+                                                  ROOT / "benchmarks/hint_strength.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, bench)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--games", "1", "--seed", "3", "--iterations", "2", "--workers", "1",
+                       "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["games"] == 1 and figures["errors"] == 0 and figures["seeds"] == [3, 3]
+    assert figures["wins"] in (0, 1)
+    assert figures["decision_ms"]["hint"]["p50"] > 0
