@@ -7,7 +7,7 @@ The match: the first seed from ``--seed`` on whose 4-seat game between reach age
 on) has between ``--min-actions`` and ``--max-actions`` actions. Printed:
 
 * building its :class:`engine.replay.Replay` (every state kept), median of five builds, and the
-  memory one holds;
+  memory one holds; then a random step's state and events;
 * a replay step: the spectator's view of a random step, its table picture, its battle picture
   when a battle is on, and its narration; p50, p99 and the worst over ``--steps`` random steps
   in one process (its caches filling as it goes), and again from empty caches every step.
@@ -106,6 +106,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"replay build: {statistics.median(builds):.1f} ms (median of 5), "
           f"{held / 1024:.0f} KiB held")
     order = random.Random(seed).choices(range(match.last + 1), k=args.steps)
+    start = time.perf_counter()
+    for step in order:
+        match.state(step)
+        match.events(step)
+    each = (time.perf_counter() - start) / len(order) * 1e6
+    print(f"a step's state and events, once built: {each:.1f} us (mean of {len(order)})")
     first, _ = _step(match, match.last)
     print(f"the process's first step (fonts and palette loaded, not counted below): "
           f"{first:.1f} ms")

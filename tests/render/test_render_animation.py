@@ -87,6 +87,8 @@ def test_a_file_too_large_is_made_again_with_fewer_frames(match: Replay,
     assert 2 <= len(_frames(smaller)) < len(views)
 
 
-def test_no_picture_no_animation() -> None:
+def test_a_match_not_begun_is_one_frame_and_no_picture_no_animation(match: Replay) -> None:
+    frames = _frames(match_animation(Replay(match.config, [])))
+    assert len(frames) == 1 and _same(frames[0][0], table_image(match.view(0)))
     with pytest.raises(ValueError):
         animation.animation([])
