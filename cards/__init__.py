@@ -1,10 +1,11 @@
 """The Karak: Goblin card catalogue: data files in ``cards/data`` validated by pydantic models.
 
 Use :func:`load_catalogue` to get the one validated :class:`~cards.models.Catalogue`, and
-:func:`catalogue_version` for a short digest of its data.
+:func:`catalogue_version` for a short fingerprint of it that changes whenever the cards do.
 """
 
-from cards.loader import CatalogueError, catalogue_version, load_catalogue
+from cards.digest import catalogue_digest, catalogue_version
+from cards.loader import CatalogueError, load_catalogue
 from cards.models import (
     COLOURS,
     CURSES,
@@ -27,5 +28,6 @@ __all__ = [
     "Lord",
     "Monster",
     "catalogue_version",
+    "catalogue_digest",
     "load_catalogue",
 ]

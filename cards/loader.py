@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import tomllib
 from collections import Counter
 from functools import cache
@@ -200,19 +198,3 @@ def load_from(folder: Path) -> Catalogue:
 def load_catalogue() -> Catalogue:
     """The project's catalogue, read and validated once per process."""
     return load_from(DATA)
-
-
-def catalogue_digest(cat: Catalogue) -> str:
-    """A short, stable digest of a catalogue's data (16 hex digits of the SHA-256 of its
-    canonical JSON): the same cards give the same digest on every machine and in every run,
-    however their files are laid out, and a change to any card gives another."""
-    data = cat.model_dump(mode="json")
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-@cache
-def catalogue_version() -> str:
-    """The version of the project's catalogue: the digest of its data
-    (:func:`catalogue_digest`)."""
-    return catalogue_digest(load_catalogue())
