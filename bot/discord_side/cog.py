@@ -33,7 +33,7 @@ def _name(command: str) -> app_commands.locale_str:
 
 #: The options' names, localised (the Python parameter keeps the English name).
 OPTION = {o: _t(f"bot.cmd.option.{o}")
-          for o in ("abilities", "timer", "name", "language", "ai_level")}
+          for o in ("abilities", "timer", "name", "language", "ai_level", "hints")}
 TIMER_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.timer.t{t}"), value=t) for t in TIMERS]
 #: ``auto`` follows the server's language in Discord; the others force a shipped language.
 LANGUAGE_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.lang.{c}"), value=c)
@@ -63,19 +63,20 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
 
     @app_commands.command(name=_name("new"), description=_t("bot.cmd.new"))
     @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"),
-                           ai_level=_t("bot.cmd.new_ai_level"))
+                           ai_level=_t("bot.cmd.new_ai_level"), hints=_t("bot.cmd.new_hints"))
     @app_commands.rename(abilities=OPTION["abilities"], timer=OPTION["timer"],
-                         ai_level=OPTION["ai_level"])
+                         ai_level=OPTION["ai_level"], hints=OPTION["hints"])
     @app_commands.choices(timer=TIMER_CHOICES)
     @app_commands.choices(ai_level=LEVEL_CHOICES)
     @app_commands.guild_only()
     async def new(self, interaction: discord.Interaction[Any], abilities: bool | None = None,
                   timer: app_commands.Choice[int] | None = None,
-                  ai_level: app_commands.Choice[str] | None = None) -> None:
+                  ai_level: app_commands.Choice[str] | None = None,
+                  hints: bool | None = None) -> None:
         """Open a table in this channel."""
         await _run(interaction, self.bodies.new(interaction, abilities,
                                                 timer.value if timer else None,
-                                                ai_level.value if ai_level else None))
+                                                ai_level.value if ai_level else None, hints))
 
     @app_commands.command(name=_name("join"), description=_t("bot.cmd.join"))
     @app_commands.guild_only()

@@ -51,10 +51,11 @@ class Commands:
             weakref.WeakValueDictionary())
 
     async def new(self, interaction: discord.Interaction[Any], abilities: bool | None,
-                  timer: int | None, ai_level: str | None = None) -> None:
+                  timer: int | None, ai_level: str | None = None,
+                  hints: bool | None = None) -> None:
         """/goblin new: open a lobby in this channel (``ai_level``: the level of the AI seats
-        the host adds; None: the server's default). Simultaneous ones in a channel take
-        turns (each waiting one answers privately first, in Discord's 3 seconds): the first
+        the host adds, None: the server's default; ``hints``: None decides at the start).
+        Simultaneous ones in a channel take turns (each waiting one answers privately first, in Discord's 3 seconds): the first
         opens the table and posts its lobby, the others are pointed to that lobby."""
         if interaction.channel_id is None:
             raise Refusal(msg("bot.error.guild_only"))
@@ -65,10 +66,12 @@ class Commands:
         if lock.locked():
             await interaction.response.defer(ephemeral=True, thinking=True)
         async with lock:
-            await self._open(interaction, interaction.channel_id, abilities, timer, ai_level)
+            await self._open(interaction, interaction.channel_id, abilities, timer, ai_level,
+                             hints)
 
     async def _open(self, interaction: discord.Interaction[Any], channel_id: int,
-                    abilities: bool | None, timer: int | None, ai_level: str | None) -> None:
+                    abilities: bool | None, timer: int | None, ai_level: str | None,
+                    hints: bool | None = None) -> None:
         """Open a lobby and post it (under the channel's opening lock), or point to the
         channel's table."""
         locale = loc(interaction)
@@ -77,7 +80,7 @@ class Commands:
                 guild_id=interaction.guild_id, channel_id=channel_id,
                 host_id=interaction.user.id, host_name=interaction.user.display_name,
                 abilities=abilities, timer=timer, locale=public_locale(interaction),
-                ai_level=ai_level)
+                ai_level=ai_level, hints=hints)
         except Refusal as exc:
             found = exc.record
             if found is not None and found.status == "lobby":

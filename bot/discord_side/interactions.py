@@ -22,9 +22,11 @@ from bot.discord_side.context import (
     missing_message,
     missing_permissions,
 )
+from bot.discord_side.hint_answers import answer_hint
 from bot.discord_side.messages import Messages
 from bot.discord_side.ui.custom_ids import (
     HeroPick,
+    HintAsk,
     LevelPick,
     LobbyOp,
     Move,
@@ -82,6 +84,9 @@ class Interactions:
                     await self.play(interaction, table, version, notation)
                 case Pick(table, version, menu):
                     await self.play(interaction, table, version, values[0], menu)
+                case HintAsk(table, version):
+                    await answer_hint(self.service, interaction, table, version,
+                                      hand_owner(interaction.message))
                 case Unreadable(text):
                     log.warning("unreadable custom_id %r", text)
                     await answer_privately(interaction, translate(msg("bot.error.bad_button"),

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from bot.game.hints import hints_by_default
 from bot.game.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
 from bot.game.seats import MAX_SEATS, MIN_SEATS, TIMERS, deadline, heroes, level_of
 from bot.game.servers import Servers
@@ -40,12 +41,15 @@ class Lobby:
 
     async def create(self, *, guild_id: int | None, channel_id: int, host_id: int,
                      host_name: str, abilities: bool | None = None, timer: int | None = None,
-                     locale: str = "en", ai_level: str | None = None) -> TableRecord:
+                     locale: str = "en", ai_level: str | None = None,
+                     hints: bool | None = None) -> TableRecord:
         """Open a lobby in the channel with the host in the first seat.
 
         ``locale`` is the server's language in Discord; the public messages of the table use it
         unless the server's admins forced another one (``/goblin settings language``).
         ``ai_level`` is the level of the AI seats the host adds (None: the server's default).
+        ``hints``: whether people may ask for hints (None: decided when the game starts, by
+        :func:`~bot.game.hints.hints_by_default`).
         """
         server = await self.servers.settings(guild_id)
         locale = server.forced_locale or locale
@@ -60,7 +64,7 @@ class Lobby:
             return await self.store.create_table(
                 guild_id=guild_id, channel_id=channel_id, host_id=host_id,
                 seats=(SeatInfo(user=host_id, name=host_name[:32]),), abilities=abilities,
-                timer=timer, seed=self.seeds(), locale=locale, ai_level=level)
+                timer=timer, seed=self.seeds(), locale=locale, ai_level=level, hints=hints)
         except TableExists as exc:
             try:
                 found: TableRecord | None = await self.tables.load(exc.table_id)
@@ -201,9 +205,10 @@ class Lobby:
                 seats=tuple(SeatConfig(s.hero or "", name=s.name, ai=s.ai) for s in seats),
                 abilities=record.abilities, seed=record.seed)
             state = new_game(config)
+            hints = record.hints if record.hints is not None else hints_by_default(seats)
             await self.store.start_game(table_id, seats, state,
                                         deadline(self.clock(), record.timer, seats, state,
-                                                 None, True))
+                                                 None, True), hints)
             return await self.tables.load(table_id)
 
     async def cancel(self, table_id: int, user_id: int, manager: bool = False) -> TableRecord:

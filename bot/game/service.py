@@ -4,6 +4,7 @@ together over one storage backend and handed as one value to the Discord side.
 - :attr:`GameService.tables`: table access (the per-table lock, loading);
 - :attr:`GameService.lobby`: seats before the game, starting and closing a table;
 - :attr:`GameService.play`: moves, AI seats and turn timers;
+- :attr:`GameService.hints`: people's hints;
 - :attr:`GameService.servers`: the servers' settings;
 - :attr:`GameService.meta`: the bot's own metadata (command sync, results posted).
 """
@@ -15,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from bot.game.hints import Hints
 from bot.game.lobby import Lobby
 from bot.game.meta import BotMeta
 from bot.game.play import Play
@@ -38,6 +40,7 @@ class GameService:
     servers: Servers = field(init=False)
     lobby: Lobby = field(init=False)
     play: Play = field(init=False)
+    hints: Hints = field(init=False)
     meta: BotMeta = field(init=False)
 
     def __post_init__(self) -> None:
@@ -45,6 +48,7 @@ class GameService:
         self.servers = Servers(self.store, self.tables, self.default_timer)
         self.lobby = Lobby(self.store, self.tables, self.servers, self.clock, self.seeds)
         self.play = Play(self.store, self.tables, self.thinking, self.clock)
+        self.hints = Hints(self.store, self.tables, self.thinking, self.clock)
         self.meta = BotMeta(self.store, self.tables)
 
 

@@ -33,8 +33,10 @@ class Storage(Protocol):
     # tables
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
-                           locale: str = "en", ai_level: AiLevel = "normal") -> TableRecord:
-        """Create a lobby, played with this bot's cards (``cards.catalogue_version()``); raises
+                           locale: str = "en", ai_level: AiLevel = "normal",
+                           hints: bool | None = None) -> TableRecord:
+        """Create a lobby, played with this bot's cards (``cards.catalogue_version()``), with
+        hints on, off or (None) decided at the start; raises
         :class:`~bot.storage.records.TableExists` when the channel has an active table."""
 
     async def get(self, table_id: int) -> TableRecord | None:
@@ -57,8 +59,8 @@ class Storage(Protocol):
         """Mark a table abandoned or finished (kept as history)."""
 
     async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
-                         deadline: float | None) -> None:
-        """Turn a lobby into a running game."""
+                         deadline: float | None, hints: bool | None = None) -> None:
+        """Turn a lobby into a running game (``hints``: on or off from now; None: unchanged)."""
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
@@ -92,6 +94,18 @@ class Storage(Protocol):
 
     async def result_of(self, table_id: int) -> TableResult | None:
         """The result of a finished table, or None."""
+
+    # hints
+    async def stored_hint(self, table_id: int, version: int, user_id: int) -> bytes | None:
+        """The hint (as data) ``user_id`` was given at ``version`` of the table, or None."""
+
+    async def record_hint(self, table_id: int, version: int, user_id: int, seat: int,
+                          answer: bytes, at: float) -> bytes:
+        """Keep the hint ``answer`` given to ``user_id`` (at ``seat``) at ``version``, unless one
+        was kept already; the hint kept (the first one)."""
+
+    async def hints_used(self, table_id: int) -> dict[int, int]:
+        """Seat -> how many hints its person was given at the table (none: left out)."""
 
     # servers
     async def guild_settings(self, guild_id: int | None) -> ServerDefaults | None:

@@ -38,6 +38,7 @@ from bot.storage.records import (
     storable,
 )
 from bot.storage.sqlite_connection import Connection
+from bot.storage.sqlite_hints import HintRows
 from bot.storage.sqlite_rows import (
     LOG_COLUMNS,
     RESULT_COLUMNS,
@@ -63,8 +64,9 @@ RECORDS = STATE_CACHE
 SQLITE_MIN, SQLITE_MAX = -(2**63), 2**63 - 1
 
 
-class Store:
-    """The bot's database. Open with :meth:`open`, close with :meth:`close`."""
+class Store(HintRows):
+    """The bot's database. Open with :meth:`open`, close with :meth:`close` (the hints given
+    are :class:`HintRows`)."""
 
     def __init__(self, connection: Connection, clock: Callable[[], float] = time.time) -> None:
         self._connection = connection
@@ -105,7 +107,8 @@ class Store:
 
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
-                           locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL) -> TableRecord:
+                           locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
+                           hints: bool | None = None) -> TableRecord:
         """Create a lobby; raises :class:`TableExists` when the channel has an active table."""
         now = self.clock()
         async with self._tx() as db:
@@ -117,10 +120,11 @@ class Store:
                 raise TableExists(int(row[0]))
             cur2 = await db.execute(
                 "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, timer, "
-                "seed, locale, seats, version, created_at, updated_at, ai_level, catalogue) "
-                "VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
+                "seed, locale, seats, version, created_at, updated_at, ai_level, catalogue, "
+                "hints) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)",
                 (guild_id, channel_id, host_id, int(abilities), timer, seed, locale,
-                 seats_to_json(seats), now, now, ai_level, catalogue_version()))
+                 seats_to_json(seats), now, now, ai_level, catalogue_version(),
+                 None if hints is None else int(hints)))
             tid = cur2.lastrowid
         assert tid is not None
         record = await self.get(tid)
@@ -200,14 +204,16 @@ class Store:
         await self._update(table_id, None, changes, bump=True)
 
     async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
-                         deadline: float | None) -> None:
+                         deadline: float | None, hints: bool | None = None) -> None:
         """Turn a lobby into a running game holding ``state`` (version ``state.step``), played
-        with this bot's cards (its catalogue version)."""
+        with this bot's cards (its catalogue version), hints on or off (None: unchanged)."""
         text = storable(state)
-        await self._update(table_id, 0, {"status": "running", "seats": seats_to_json(seats),
-                                          "state": text, "version": state.step,
-                                          "deadline": deadline,
-                                          "catalogue": catalogue_version()}, bump=True)
+        changes: dict[str, object] = {"status": "running", "seats": seats_to_json(seats),
+                                      "state": text, "version": state.step,
+                                      "deadline": deadline, "catalogue": catalogue_version()}
+        if hints is not None:
+            changes["hints"] = int(hints)
+        await self._update(table_id, 0, changes, bump=True)
         remember(self._states, table_id, text, state)
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,

@@ -5,6 +5,7 @@ its finished games' results back-filled from their stored states."""
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from bot.storage.records import (
     SchemaTooNew,
     SeatInfo,
     ServerDefaults,
+    TableResult,
     table_result,
 )
 from bot.storage.sqlite import SCHEMA_VERSION, Store
@@ -109,7 +111,9 @@ def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: 
     """Table ``tid`` as the bot of schema ``version`` stored it, at ``step`` of ``game``, with
     its action log."""
     state = None if game is None else game.states[step]
-    extra = {"ai_level": "easy"} if version >= 4 else {}
+    extra: dict[str, object] = {"ai_level": "easy"} if version >= 4 else {}
+    if version >= 5:
+        extra["catalogue"] = catalogue_version()
     sqlite.insert(
         "tables", id=tid, guild_id=GUILD, channel_id=100 + tid, host_id=ANN, status=status,
         seed=tid, seats=seats_text(seats, version), version=step,
@@ -121,7 +125,16 @@ def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: 
         assert game is not None
         row = game.log_row(index, at=1500.0 + index)
         sqlite.insert("actions", table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
-                      by_ai=0, action=row.action, at=row.at)
+                      by_ai=0, action=row.action, at=row.at,
+                      **({"seq": row.step} if version >= 5 else {}))
+
+
+def old_result(sqlite: SqliteBackend, result: TableResult) -> None:
+    """The result of a finished table as the bot of schema 5 stored it."""
+    row = asdict(result)
+    for seat in row.pop("seats"):
+        sqlite.insert("result_seats", table_id=result.table_id, **seat)
+    sqlite.insert("results", **row)
 
 
 @pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
@@ -137,6 +150,10 @@ async def test_every_earlier_database_is_upgraded_in_place(
     old_table(sqlite, version, 5, "abandoned", running, 5)
     old_table(sqlite, version, 6, "finished", won, len(won.moves))
     sqlite.insert("meta", key="announced:1", value="1")
+    if version >= 5:  # results were written as each game ended
+        for tid, game, seats in ((1, won, SEATS), (2, handed, HANDED)):
+            old_result(sqlite, table_result(tid, GUILD, 100 + tid, catalogue_version(), seats,
+                                            game.final, 3000.0 + tid))
     with sqlite.raw() as con:  # a finished game whose state was damaged: it has no result
         con.execute("UPDATE tables SET state = '{\"format\": 1}' WHERE id = 6")
 
@@ -158,6 +175,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
             rec = await store.get(tid)
             assert rec is not None and rec.catalogue == catalogue_version()
             assert rec.ai_level == level
+            assert rec.hints is None  # never chosen: the running game plays on without hints
         with pytest.raises(CorruptTable):
             await store.get(6)
         log = await store.action_log(1)
@@ -165,6 +183,10 @@ async def test_every_earlier_database_is_upgraded_in_place(
             (i + 1, won.moves[i][1], 1500.0 + i, False) for i in range(len(won.moves))]
         await play_on(store, 3, running, upto=12)  # the running game plays on
         assert [r.step for r in await store.action_log(3)] == list(range(1, 13))
+        assert await store.hints_used(3) == {}  # hints are counted from now on
+        assert await store.record_hint(3, 12, ANN, 0, b"hint", 10.0) == b"hint"
+        assert await store.record_hint(3, 12, ANN, 0, b"other", 11.0) == b"hint"
+        assert await store.hints_used(3) == {0: 1}
         assert await store.guild_settings(GUILD) == ServerDefaults(True, 300, "normal")
         assert await store.guild_locale(GUILD) is None
         await store.set_guild_locale(GUILD, "fr")

@@ -40,6 +40,14 @@ class Move:
 
 
 @dataclass(frozen=True, slots=True)
+class HintAsk:
+    """The Hint button of a hand message, drawn at table version ``version`` (the decision)."""
+
+    table: int
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
 class Pick:
     """A move menu of a hand message (the move is the picked value)."""
 
@@ -80,12 +88,13 @@ class Unreadable:
     text: str
 
 
-Target = OpenHand | Move | Pick | LobbyOp | HeroPick | LevelPick | Unreadable
+Target = OpenHand | Move | HintAsk | Pick | LobbyOp | HeroPick | LevelPick | Unreadable
 
 
 #: The kind of component each target is drawn as.
 _COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
     OpenHand: discord.ui.Button, Move: discord.ui.Button, LobbyOp: discord.ui.Button,
+    HintAsk: discord.ui.Button,
     Pick: discord.ui.Select, HeroPick: discord.ui.Select, LevelPick: discord.ui.Select,
 }
 
@@ -105,6 +114,11 @@ def hand_id(table: int) -> str:
 def move_id(table: int, version: int, notation: str) -> str:
     """The custom_id of a move button."""
     return _join("do", table, version, notation)
+
+
+def hint_id(table: int, version: int) -> str:
+    """The custom_id of a hand message's Hint button."""
+    return _join("hint", table, version)
 
 
 def pick_id(table: int, version: int, menu: str) -> str:
@@ -162,6 +176,8 @@ def parse(custom_id: str) -> Target:
                 return LevelPick(table, int(seat), _number(revision, 0))
             case "do", [version, notation] if notation:
                 return Move(table, _number(version, 0), notation)
+            case "hint", [version]:
+                return HintAsk(table, _number(version, 0))
             case "pick", [version, menu] if menu:
                 return Pick(table, _number(version, 0), menu)
     except (IndexError, ValueError):
@@ -210,7 +226,7 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
 
 
 __all__ = [
-    "GoblinItem", "HeroPick", "LevelPick", "LobbyOp", "Move", "OpenHand", "Pick", "Target",
-    "Unreadable", "hand_id", "hero_id", "is_ours", "level_id", "lobby_id", "move_id", "parse",
-    "pick_id",
+    "GoblinItem", "HeroPick", "HintAsk", "LevelPick", "LobbyOp", "Move", "OpenHand", "Pick",
+    "Target", "Unreadable", "hand_id", "hero_id", "hint_id", "is_ours", "level_id", "lobby_id",
+    "move_id", "parse", "pick_id",
 ]

@@ -1,6 +1,7 @@
 """The private hand message: the seat's pictures, a short note, what happened to the seat
 lately, and its legal moves in groups a phone user finds at a glance (the reward, cards to play,
-potions, ending the battle, fights, the merchant, a standing preference last)."""
+potions, ending the battle, fights, the merchant, a standing preference last), and the Hint
+button last when the table allows hints and the seat must decide."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.ui.custom_ids import move_id, pick_id
+from bot.discord_side.ui.custom_ids import hint_id, move_id, pick_id
 from bot.discord_side.ui.parts import (
     MAX_COMPONENTS,
     ROW_BUTTONS,
@@ -91,6 +92,10 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
         used += 1
         for item in items:
             box.add_item(item)
+    if record.hints and ctrls.notations() and used + 2 <= MAX_COMPONENTS:
+        box.add_item(discord.ui.Separator())  # the person's decision: a hint may be asked
+        box.add_item(row(button(translate(msg("bot.hint.button"), locale),
+                                hint_id(record.id, record.version))))
     return layout(box)
 
 

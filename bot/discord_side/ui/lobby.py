@@ -29,6 +29,9 @@ def lobby_lines(record: TableRecord, locale: str) -> list[str]:
                                               else "bot.lobby.off"),
                                 timer=timer_text(record.timer),
                                 level=msg(f"bot.level.{record.ai_level}")), locale),
+              translate(msg("bot.hint.lobby_auto" if record.hints is None else
+                            "bot.hint.lobby_on" if record.hints else "bot.hint.lobby_off"),
+                        locale),
               translate(msg("bot.lobby.host", who=f"<@{record.host_id}>"), locale)]
     if record.status == "running":
         lines.append(translate(msg("bot.lobby.started"), locale))

@@ -71,6 +71,8 @@ def header(record: TableRecord, obs: Observation, locale: str,
     if ai_seats and record.status == "running":
         lines.append("-# " + translate(msg("bot.table.ai_seats", seats=", ".join(ai_seats)),
                                        locale))
+    if record.hints and record.status == "running":
+        lines.append("-# " + translate(msg("bot.hint.table_on"), locale))
     lines.append("-# " + translate(msg("bot.table.footer", round=obs.round, step=obs.step),
                                    locale))
     return "\n".join(lines)
