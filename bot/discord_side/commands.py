@@ -55,8 +55,9 @@ class Commands:
                   hints: bool | None = None) -> None:
         """/goblin new: open a lobby in this channel (``ai_level``: the level of the AI seats
         the host adds, None: the server's default; ``hints``: None decides at the start).
-        Simultaneous ones in a channel take turns (each waiting one answers privately first, in Discord's 3 seconds): the first
-        opens the table and posts its lobby, the others are pointed to that lobby."""
+        Simultaneous ones in a channel take turns (each waiting one answers privately first, in
+        Discord's 3 seconds): the first opens the table and posts its lobby, the others are
+        pointed to that lobby."""
         if interaction.channel_id is None:
             raise Refusal(msg("bot.error.guild_only"))
         missing = missing_permissions(interaction)

@@ -6,7 +6,9 @@ older decision is refused as stale), and one hint per person and decision: the h
 the store, so a second click, even after a restart, gets the same hint back (said to be given
 again) and the hints a person used are counted there (:meth:`Storage.hints_used`). The hint is
 worked out from the seat's observation alone, in the hint worker (:meth:`Thinking.hint`), with
-no table lock held. Also the Discord-free lines of a hint's answer (:func:`hint_lines`).
+no table lock held: asking changes nothing at the table, so the checks read the table as it is
+(a stored record is never changed in place) without waiting behind a move or a table message's
+edit. Also the Discord-free lines of a hint's answer (:func:`hint_lines`).
 """
 
 from __future__ import annotations
@@ -69,9 +71,9 @@ class Hints:
                   hand_of: int | None = None) -> HintAnswer:
         """The hint for ``user_id``'s decision at version ``version`` (the Hint button's),
         clicked on the hand message shown to ``hand_of`` (None: unknown)."""
-        async with self.tables.hold(table_id) as record:
-            seat = self._check(record, user_id, version, hand_of)
-            obs = observe(record.game, seat)
+        record = await self.tables.load(table_id)  # read only: no wait behind a table edit
+        seat = self._check(record, user_id, version, hand_of)
+        obs = observe(record.game, seat)
         key = (table_id, version, user_id)
         stored = await self.store.stored_hint(*key)
         again = stored is not None or key in self._pending

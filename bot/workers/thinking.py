@@ -11,9 +11,10 @@ a legal move is played anyway: the table never stalls.
 A player's hint (:func:`engine.agents.hint.hint`, the hard level's iteration budget, so the same
 decision always gets the same hint) runs in a pool of its own, one worker process: a hint never
 takes the worker a hard decision is waiting for (a job is not interrupted once started, and a
-hint takes up to a fifth of a second), and a queue of hard decisions never holds a hint back.
-The hard AI's search stops on its clock, so a hint computed meanwhile on the other core does
-not slow the AI seats' pace. A hint comes back as data (:func:`pack_hint`).
+hint takes up to a fifth of a second of CPU), and a queue of hard decisions never holds a hint
+back. Both workers run below the bot's own priority, and the hard AI's search stops on its
+clock, so a hint worked out meanwhile does not slow the AI seats' pace (easy and normal seats
+decide in the bot's own process, above both). A hint comes back as data (:func:`pack_hint`).
 """
 
 from __future__ import annotations

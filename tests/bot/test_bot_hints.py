@@ -29,7 +29,7 @@ from loopback import Loopback, Message, User
 
 #: A small search budget: the hints stay legal and quick (the hard level's budget is 256).
 ITERATIONS = 16
-CHANCE = re.compile(r"^(.+): (\d+)%$", re.MULTILINE)
+CHANCE = re.compile(r"^(\d+)% - (.+)$", re.MULTILINE)
 
 
 def quick() -> Thinking:
@@ -99,8 +99,8 @@ async def test_one_person_against_the_ai_gets_a_private_hint_once_per_decision(
         assert best is not None and labels[best.group(1)] == advice.best
         chances = CHANCE.findall(text)
         assert len(chances) == len(advice.moves) == 3, text
-        assert [labels[name] for name, _ in chances] == [a for a, _ in advice.moves]
-        assert [int(p) for _, p in chances] == [round(c * 100) for _, c in advice.moves]
+        assert [labels[name] for _, name in chances] == [a for a, _ in advice.moves]
+        assert [int(p) for p, _ in chances] == [round(c * 100) for _, c in advice.moves]
         assert translate(advice.reason, "en") in text
         assert "You have used 1 hint in this game." in text
         assert await h.store.hints_used(tid) == {rec.game.current: 1}

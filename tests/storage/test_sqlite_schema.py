@@ -5,8 +5,8 @@ its finished games' results back-filled from their stored states."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from collections.abc import AsyncIterator
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -132,9 +132,10 @@ def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: 
 def old_result(sqlite: SqliteBackend, result: TableResult) -> None:
     """The result of a finished table as the bot of schema 5 stored it."""
     row = asdict(result)
-    for seat in row.pop("seats"):
-        sqlite.insert("result_seats", table_id=result.table_id, **seat)
+    seats = row.pop("seats")
     sqlite.insert("results", **row)
+    for seat in seats:
+        sqlite.insert("result_seats", table_id=result.table_id, **seat)
 
 
 @pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
