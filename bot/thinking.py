@@ -107,10 +107,11 @@ class Thinking:
                 raise
 
     async def close(self) -> None:
-        """Stop the worker processes (waiting for a decision in progress)."""
+        """Stop the worker processes at once: a decision in progress is dropped (its seat
+        decides again when the bot runs next), so stopping never waits for a search."""
         if self._executor is not None:
             executor, self._executor = self._executor, None
-            await asyncio.to_thread(executor.shutdown, True, cancel_futures=True)
+            _end(executor)
 
 
 __all__ = ["SLACK", "THINK_SECONDS", "Thinking", "decide"]

@@ -164,3 +164,25 @@ async def test_a_decided_move_waits_for_the_ai_s_pace(service: GameService) -> N
     over.set_result(None)  # ...and played once the pace is over
     outcome = await step
     assert outcome is not None and outcome.record.version == rec.version + 1
+
+
+async def test_closing_drops_a_decision_in_progress(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stopping the bot (``docker stop``) never waits for a search: closing kills the worker
+    in the middle of its decision, and the decision is made at normal level instead."""
+    for fifo in ("started", "go"):
+        os.mkfifo(tmp_path / fifo)
+    (tmp_path / "armed").touch()
+    monkeypatch.setenv("KARAK_TEST_GATE", str(tmp_path))  # the spawned worker inherits it
+    thinking = Thinking(workers=1, seconds=0.1, work=gated_decide, slack=3600)
+    state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=3))
+    obs = observe(state, state.current)
+    deciding = asyncio.ensure_future(thinking.choose("hard", 5, obs))
+    worker = int(await asyncio.to_thread((tmp_path / "started").read_text))  # it is deciding
+    await asyncio.wait_for(thinking.close(), 60)  # a guard: the decision would never end
+    assert await asyncio.wait_for(deciding, 60) in obs.legal
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while alive(worker):  # killed; gone once the pool's thread has reaped it
+        assert loop.time() < deadline, "the worker outlived the closing"
+        await asyncio.sleep(0.05)
