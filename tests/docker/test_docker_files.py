@@ -1,5 +1,7 @@
-"""requirements.lock, what the Docker image installs, pins every dependency of pyproject.toml
-to one version inside its range (``python3 scripts/lock.py`` writes it; no Docker needed)."""
+"""The files the image is made from and documented by: requirements.lock, what the image
+installs, pins every dependency of pyproject.toml to one version inside its range (``python3
+scripts/lock.py`` writes it), and README.md shows the commands the Docker tests run (no Docker
+needed here)."""
 
 from __future__ import annotations
 
@@ -35,3 +37,17 @@ def test_the_dockerfile_installs_the_lock_file_alone() -> None:
     assert "COPY requirements.lock ./" in dockerfile
     assert "--no-deps -r requirements.lock" in dockerfile and "pip check" in dockerfile
     assert lock.image_python() == "3.11"
+
+
+def test_the_readme_shows_the_commands_the_test_runs() -> None:
+    from docker_container import TEST_LABEL, Container
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Self-hosting"):]
+    joined = re.sub(r" *\\\n *", " ", section)
+    args = Container("karak-test", "karak-test-data", Path(".env")).run_args()
+    label = args.index(f"{TEST_LABEL}=1")
+    shown = args[:label - 1] + args[label + 1:]  # the tests' label aside
+    assert f"docker run {' '.join(shown)}\n" in joined
+    assert "docker build --network host -t karak-goblin-bot:test ." in section
+    assert "python3 scripts/lock.py" in section
