@@ -36,7 +36,7 @@ from shared_files import discord_api_checked, missing  # noqa: E402
 from loopback import Loopback, ManualClock  # noqa: E402
 
 #: What the tests here check, for the line that says it was not checked.
-UNCHECKED = "the Docker image built, run with the stand-in, stopped and run again"
+UNCHECKED = "the Docker image and docker-compose.yml, run against the stand-in"
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
@@ -70,11 +70,11 @@ def docker_ready() -> Iterator[None]:
 def image(docker_ready: None) -> Built:
     """The image built from the repository's Dockerfile (its base made when missing)."""
     try:
-        base = ensure_base(ROOT / "Dockerfile")
-        built = build(base.split()[0])
+        base, how = ensure_base(ROOT / "Dockerfile")
+        built = build(base)
     except DockerFailed as exc:
         missing(str(exc), UNCHECKED)
-    FIGURES.append(f"base {base}")
+    FIGURES.append(f"base {base} ({how})")
     FIGURES.append(f"image {built.size / 1e6:.0f} MB, {built.added / 1e6:.0f} MB over its base; "
                    f"built in {built.seconds:.0f} s")
     return built

@@ -128,8 +128,8 @@ def make_stand_in(name: str) -> None:
                str(tarball), name, timeout=300)
 
 
-def ensure_base(dockerfile: Path) -> str:
-    """Make the Dockerfile's base image available; says where it came from. Raises
+def ensure_base(dockerfile: Path) -> tuple[str, str]:
+    """Make the Dockerfile's base image available: its name, and where it came from. Raises
     :class:`~docker_host.DockerFailed` when it cannot be had or has the wrong Python."""
     name = base_name(dockerfile)
     started = time.monotonic()
@@ -149,4 +149,4 @@ def ensure_base(dockerfile: Path) -> str:
         if is_stand_in(name):
             docker("image", "rm", name)
         raise DockerFailed(f"{name} runs {said!r}, the Dockerfile expects Python {want}")
-    return f"{name} ({how}; {said})"
+    return name, f"{how}; {said}"

@@ -208,7 +208,7 @@ class Container:
 
     async def logs(self) -> str:
         """What the bot printed (stdout and stderr)."""
-        done = await asyncio.to_thread(run, ["docker", "logs", self.name], 60, None, False)
+        done = await asyncio.to_thread(run, ["docker", "logs", self.name], 60, False)
         return done.stdout + done.stderr
 
     def remove(self) -> None:

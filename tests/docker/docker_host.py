@@ -42,13 +42,13 @@ class DockerFailed(RuntimeError):
     """A ``docker`` command exited with an error (its command line and what it printed)."""
 
 
-def run(args: list[str], timeout: float = 300, input_text: str | None = None,
+def run(args: list[str], timeout: float = 300,
         check: bool = True) -> subprocess.CompletedProcess[str]:
     """Run a command, capturing what it prints; :class:`DockerFailed` when it fails and
     ``check``."""
     try:
         done = subprocess.run(args, capture_output=True, text=True, timeout=timeout,
-                              input=input_text, stdin=None if input_text else subprocess.DEVNULL,
+                              stdin=subprocess.DEVNULL,
                               env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
     except subprocess.TimeoutExpired as exc:
         raise DockerFailed(f"{' '.join(args)}: no answer in {timeout:.0f} s") from exc
@@ -58,9 +58,9 @@ def run(args: list[str], timeout: float = 300, input_text: str | None = None,
     return done
 
 
-def docker(*args: str, timeout: float = 300, input_text: str | None = None) -> str:
+def docker(*args: str, timeout: float = 300) -> str:
     """What ``docker ARGS`` prints (stripped); :class:`DockerFailed` when it fails."""
-    return run(["docker", *args], timeout, input_text).stdout.strip()
+    return run(["docker", *args], timeout).stdout.strip()
 
 
 def compose_command() -> list[str] | None:

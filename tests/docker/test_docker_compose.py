@@ -63,7 +63,7 @@ async def test_compose_brings_the_bot_up_healthy_and_down_again(
         found = await asyncio.to_thread(run, [*command, "ps", "--quiet"], 60)
         ids = found.stdout.split()
         assert len(ids) == 1, found.stdout
-        service = Container(ids[0], "", Path())
+        service = Container(ids[0], "", Path())  # compose's container, only looked at
         await service.wait_health("healthy")
         assert lb.gateway.identifies > before and lb.gateway.connected()
 

@@ -4,8 +4,9 @@ with the bot connected to the Discord stand-in on this machine (see :mod:`docker
 In one container: the health check turns healthy; the bot runs as the image's user and no
 other; people click through the first moves of a match with an AI seat; a database that takes
 no write makes the health check unhealthy, naming the AI loop that fails, and healthy again
-once it takes writes; ``docker stop`` while a hard AI seat is thinking ends the bot with status
-0 before Docker's 10 s grace runs out, and every move a player was told about is saved. The
+once it takes writes; ``docker stop`` while a hard AI seat is thinking (its worker frozen
+mid-search, as a search on a slow machine lasts up to ``KARAK_AI_THINK``) ends the bot with
+status 0 before Docker's 10 s grace runs out, and every move a player was told about is saved. The
 container is removed, and a new one on the same volume (its root writable this time, so that
 ``docker diff`` shows anything the bot would write outside ``/data`` and ``/tmp``) answers
 the buttons of messages posted before, plays the match to its end and lets the thinking table
