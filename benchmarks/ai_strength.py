@@ -22,6 +22,7 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,10 @@ class Game:
     turn_times: list[float] = field(default_factory=list)  # seconds per turn decision
 
 
+#: What makes the seat under test: (level, seed, iterations, horizon) -> its agent.
+MakeAgent = Callable[[str, int, int, int], Agent]
+
+
 def _agent(level: str, seed: int, iterations: int, horizon: int) -> Agent:
     if level == "hard":
         return HardAgent(seed, iterations=iterations, horizon=horizon)
@@ -58,14 +63,15 @@ def _agent(level: str, seed: int, iterations: int, horizon: int) -> Agent:
 
 
 def play(level: str, seed: int, iterations: int = DEFAULT_ITERATIONS, horizon: int = 0,
-         cap: int = 150, max_steps: int = 5000) -> Game:
-    """Play game ``seed``: the level at seat ``seed % 4``, normal agents at the others."""
+         cap: int = 150, max_steps: int = 5000, make: MakeAgent = _agent) -> Game:
+    """Play game ``seed``: the level at seat ``seed % 4`` (the agent ``make`` gives), normal
+    agents at the others."""
     drawn, _ = game_rng.shuffled(game_rng.seed_state(seed ^ 0xC0FFEE), HEROES)
     heroes = drawn[:SEATS]
     tested = seed % SEATS
     config = GameConfig(seats=tuple(SeatConfig(h, ai=True) for h in heroes), abilities=True,
                         seed=seed)
-    agents = [_agent(level, seed * 8 + i, iterations, horizon) if i == tested
+    agents = [make(level, seed * 8 + i, iterations, horizon) if i == tested
               else make_agent("normal", seed * 8 + i) for i in range(SEATS)]
     game = Game(level, seed)
     try:
@@ -91,9 +97,9 @@ def play(level: str, seed: int, iterations: int = DEFAULT_ITERATIONS, horizon: i
     return game
 
 
-def _batch(args: tuple[str, list[int], int, int]) -> list[Game]:
-    level, seeds, iterations, horizon = args
-    return [play(level, s, iterations, horizon) for s in seeds]
+def _batch(args: tuple[str, list[int], int, int, MakeAgent]) -> list[Game]:
+    level, seeds, iterations, horizon, make = args
+    return [play(level, s, iterations, horizon, make=make) for s in seeds]
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -115,13 +121,14 @@ def percentile_ms(values: list[float], q: float) -> float:
 
 
 def run(levels: list[str], games: int, seed: int, iterations: int, workers: int,
-        horizon: int = 0) -> dict[str, list[Game]]:
-    """Play ``games`` games per level over ``workers`` processes."""
-    jobs: list[tuple[str, list[int], int, int]] = []
+        horizon: int = 0, make: MakeAgent = _agent) -> dict[str, list[Game]]:
+    """Play ``games`` games per level over ``workers`` processes (``make``, a module-level
+    function, makes the seat under test)."""
+    jobs: list[tuple[str, list[int], int, int, MakeAgent]] = []
     for level in levels:
         seeds = [seed + i for i in range(games)]
         chunks = max(1, min(games, workers * 8))
-        jobs.extend((level, seeds[c::chunks], iterations, horizon) for c in range(chunks))
+        jobs.extend((level, seeds[c::chunks], iterations, horizon, make) for c in range(chunks))
     jobs = [j for j in jobs if j[1]]
     if workers <= 1:
         parts = [_batch(j) for j in jobs]

@@ -1,6 +1,6 @@
 """How long the bot's event loop is held up while hard AI seats decide: the same hard decisions
 made in the event loop itself, in a thread of the bot's process, and in a worker process
-(:class:`bot.thinking.Thinking`, what the bot does).
+(:class:`bot.workers.thinking.Thinking`, what the bot does).
 
     .venv/bin/python benchmarks/ai_think.py --decisions 6 --seconds 1.0
 
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bot.thinking import Thinking, decide  # noqa: E402
+from bot.workers.thinking import Thinking, decide  # noqa: E402
 from engine import GameConfig, Observation, Phase, SeatConfig, apply, new_game, observe  # noqa: E402
 from engine.agents import make_agent  # noqa: E402
 

@@ -1,7 +1,7 @@
-"""``python -m bot`` runs the bot (see :mod:`bot.app`)."""
+"""``python -m bot`` runs the bot (see :mod:`bot.process.app`)."""
 
 import sys
 
-from bot.app import main
+from bot.process.app import main
 
 sys.exit(main())

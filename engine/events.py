@@ -7,10 +7,11 @@ only seat that may see the event (None: everyone).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from engine.state import Event
-from i18n import Msg, Param
+from i18n import Msg, Param, translate
 
 #: Every maker's parameter names by its event key (the tests check each against the English
 #: text's placeholders).
@@ -33,6 +34,16 @@ class EventMaker:
         if len(values) != len(names):
             raise TypeError(f"{self.key} takes {len(names)} values, not {len(values)}")
         return Event(Msg(self.key, tuple([(names[i], values[i]) for i in self.order])), to)
+
+
+def seen_by(said: Iterable[Event], viewer: int | None) -> tuple[Event, ...]:
+    """The events of ``said`` that seat ``viewer`` may see (None: a spectator, public ones only)."""
+    return tuple([e for e in said if e.to is None or e.to == viewer])
+
+
+def narrate(said: Iterable[Event], locale: str, viewer: int | None = None) -> list[str]:
+    """The events of ``said`` that ``viewer`` may see, each as a sentence in ``locale``."""
+    return [translate(e.text, locale) for e in seen_by(said, viewer)]
 
 
 def maker(key: str, *names: str) -> EventMaker:

@@ -15,7 +15,7 @@ import msgspec
 
 from engine.errors import BadState
 from engine.observe import Observation
-from engine.state import STATE_FORMAT, GameConfig, GameState
+from engine.state import STATE_FORMAT, GameState
 from engine.validate import check_state
 
 T = TypeVar("T")
@@ -89,14 +89,3 @@ def state_from_json(text: str | bytes) -> GameState:
     check_state(state)
     return state
 
-
-def config_to_data(config: GameConfig) -> dict[str, Any]:
-    """A game configuration as plain data."""
-    data = to_data(config)
-    assert isinstance(data, dict)
-    return data
-
-
-def config_from_data(data: Any) -> GameConfig:
-    """Read a configuration written by :func:`config_to_data`."""
-    return from_data(GameConfig, data, "config")

@@ -17,17 +17,19 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine import rng
+from engine.actions import Action
 from engine.agents import make_agent
 from engine.catalog import tables
 from engine.observe import observe
 from engine.rules import apply
 from engine.setup import new_game
-from engine.state import GameConfig, Phase, SeatConfig
+from engine.state import Event, GameConfig, GameState, Phase, SeatConfig
 
 HEROES = ("argentus", "horan", "xanros", "aderyn", "victorius", "taia")
 ROUND_CAP = 150
@@ -48,24 +50,44 @@ class GameResult:
     fight_wins: Counter[int] = field(default_factory=Counter)
 
 
+def seated(seed: int, players: int, abilities: bool,
+           heroes: tuple[str, ...] | None = None) -> GameConfig:
+    """The table of game ``seed``: AI seats whose heroes are drawn from the seed unless
+    ``heroes`` names them (then ``players`` is their number)."""
+    if heroes is None:
+        drawn, _ = rng.shuffled(rng.seed_state(seed ^ 0xC0FFEE), HEROES)
+        heroes = tuple(drawn[:players])
+    return GameConfig(seats=tuple(SeatConfig(h, ai=True) for h in heroes),
+                      abilities=abilities, seed=seed)
+
+
+Move = tuple[GameState, Action, GameState, list[Event]]
+
+
+def moves(start: GameState, agent: str, cap: int = ROUND_CAP) -> Iterator[Move]:
+    """Each move of a game played from ``start`` by ``agent`` players (seeded from the game's
+    seed) to its end or the round cap: the state before, the action, the state after and the
+    events. An agent's illegal move raises."""
+    seed = start.config.seed
+    agents = [make_agent(agent, seed * 8 + i) for i in range(len(start.seats))]
+    state = start
+    while state.phase is not Phase.OVER and state.round <= cap:
+        action = agents[state.current].choose(observe(state, state.current))
+        after, events = apply(state, action)
+        yield state, action, after, events
+        state = after
+
+
 def play_game(seed: int, players: int, agent: str, abilities: bool,
               cap: int = ROUND_CAP, heroes: tuple[str, ...] | None = None) -> GameResult:
     """Play one game to its end (or the round cap) and summarise it. The seated heroes are
     drawn from the seed unless ``heroes`` names them (then ``players`` is their number)."""
-    if heroes is None:
-        drawn, _ = rng.shuffled(rng.seed_state(seed ^ 0xC0FFEE), HEROES)
-        heroes = tuple(drawn[:players])
-    config = GameConfig(seats=tuple(SeatConfig(h, ai=True) for h in heroes),
-                        abilities=abilities, seed=seed)
-    state = new_game(config)
-    agents = [make_agent(agent, seed * 8 + i) for i in range(len(heroes))]
-    result = GameResult(seed, heroes, state.order, None, 0, 0)
+    config = seated(seed, players, abilities, heroes)
+    start = state = new_game(config)
+    result = GameResult(seed, tuple(s.hero for s in config.seats), state.order, None, 0, 0)
     monsters = tables().monsters
     try:
-        while state.phase is not Phase.OVER and state.round <= cap:
-            action = agents[state.current].choose(observe(state, state.current))
-            before = state
-            state, events = apply(state, action)  # an agent's illegal move is an error
+        for before, action, state, events in moves(start, agent, cap):
             if before.phase is Phase.BATTLE and state.phase is not Phase.BATTLE and \
                     before.battle is not None and type(action).__name__ == "EndBattle":
                 level = monsters[before.battle.monster].level

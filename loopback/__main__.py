@@ -3,8 +3,10 @@ run a stand-in alone (``--rate-limits 7:0.05``: 429s on 5 % of requests, seeded 
 
 Creates one guild with one channel and the given users, prints the bot's environment
 (``DISCORD_TOKEN``, ``KARAK_API_BASE``, ``KARAK_GATEWAY_URL``) and the control API's address,
-then serves until interrupted. Start the bot with that environment (and ``--sync`` when its
-database already exists, since a fresh stand-in knows no commands).
+then serves until interrupted. Without Discord's OpenAPI description (or the ``jsonschema``
+package) it says so in one line and serves without validating request bodies. Start the bot
+with that environment (and ``--sync`` when its database already exists, since a fresh stand-in
+knows no commands).
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ import argparse
 import asyncio
 import contextlib
 import json
+import sys
 
 from loopback.ratelimit import Schedule
 from loopback.server import Loopback
+from loopback.spec import unavailable_reason, validation_off
 
 
 def schedule(text: str) -> Schedule:
@@ -57,9 +61,13 @@ def main(argv: list[str] | None = None) -> None:
                         help="answer a seeded share of requests with 429s (e.g. 7:0.05)")
     args = parser.parse_args(argv)
     names = [n.strip() for n in args.users.split(",") if n.strip()]
+    validate = not args.no_validate
+    reason = unavailable_reason() if validate else None
+    if reason is not None:
+        print(validation_off(reason), file=sys.stderr, flush=True)
+        validate = False
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(args.port, names, args.locale, not args.no_validate,
-                          args.rate_limits))
+        asyncio.run(serve(args.port, names, args.locale, validate, args.rate_limits))
 
 
 if __name__ == "__main__":

@@ -125,13 +125,6 @@ def message_errors(body: dict[str, Any], files: int = 0,
     return out
 
 
-def message_problems(body: dict[str, Any], files: int = 0,
-                     flags: int | None = None) -> list[str]:
-    """:func:`message_errors` as plain sentences (``path: problem``)."""
-    return [f"{'.'.join(map(str, path))}: {text}" for path, text in
-            message_errors(body, files, flags)]
-
-
 def choices_problems(choices: list[Any]) -> list[str]:
     """What breaks the limits of an autocomplete result."""
     out: list[str] = []

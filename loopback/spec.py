@@ -44,6 +44,13 @@ def unavailable_reason(path: Path = SPEC_PATH) -> str | None:
     return None
 
 
+def validation_off(reason: str) -> str:
+    """The one line that says a stand-in runs without validating request bodies, and why
+    (``reason`` from :func:`unavailable_reason`)."""
+    return (f"request validation is off ({reason}): the bot's requests are not checked "
+            "against Discord's API description")
+
+
 def available(path: Path = SPEC_PATH) -> bool:
     """True when the document exists and ``jsonschema`` can be imported."""
     return unavailable_reason(path) is None
@@ -90,11 +97,6 @@ class Spec:
     def has_operation(self, method: str, template: str) -> bool:
         """True when the API defines ``method`` on ``template``."""
         return method.lower() in self.doc["paths"].get(template, {})
-
-    def takes_body(self, method: str, template: str) -> bool:
-        """True when the operation has a request body."""
-        op = self.doc["paths"][template].get(method.lower()) or {}
-        return "requestBody" in op
 
     def validator(self, method: str, template: str) -> Any:
         """The JSON schema validator of an operation's body (None when it takes no body)."""

@@ -36,11 +36,11 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.settings import ConfigProblem, Settings, load_settings, read_env_file
+from bot.process.settings import ConfigProblem, Settings, load_settings, read_env_file
 from i18n import LOCALE_NAMES, LOCALES, catalog, msg, normalise_locale, placeholders, translate
 from loopback import FAKE_TOKEN, Loopback, LoopbackError
 from loopback.model import Channel
-from loopback.spec import unavailable_reason
+from loopback.spec import unavailable_reason, validation_off
 from loopback.world import dumps
 
 log = logging.getLogger("karak.playground")
@@ -117,8 +117,7 @@ class Playground:
             reason = unavailable_reason()
             validate = reason is None
             if reason is not None:
-                log.warning("request validation is off (%s): the bot's requests are not "
-                            "checked against Discord's API description", reason)
+                log.warning("%s", validation_off(reason))
         self.validate = validate
         self.lb = self._standin(port)
         self.channel: Channel | None = None
@@ -272,7 +271,7 @@ async def serve(options: Options, settings: Settings,
     """Run the stand-in, the page and the bot until cancelled; ``announce`` gets the one line
     with the page's address once the bot is connected (or after :data:`CONNECT_WAIT` seconds
     anyway: the page then says it waits for the bot)."""
-    from bot.app import run
+    from bot.process.app import run
 
     playground = await Playground(host=options.host, port=options.port,
                                   locale=options.locale).start()
@@ -306,7 +305,7 @@ def _print(line: str) -> None:
 
 def main(env_file: Path | None = Path(".env"), environ: Mapping[str, str] | None = None) -> int:
     """``scripts/dev.py run`` without a token: run the playground until Ctrl-C; the exit status."""
-    from bot.app import explain_fatal, setup_logging
+    from bot.process.app import explain_fatal, setup_logging
 
     try:
         options, settings = prepare(environ, env_file)

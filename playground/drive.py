@@ -25,7 +25,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 EPHEMERAL = "article[data-ephemeral='1']"
-ENABLED = ".btn[data-custom-id]:not([disabled]), .select > button:not([disabled])"
 
 
 class PlaygroundProcess:

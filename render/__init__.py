@@ -6,6 +6,9 @@ Three pictures, each drawn from the observation alone (never from a game state):
 * :func:`battle_image` - the battle in progress with its running totals;
 * :func:`hand_image` - the viewer's own hand, playable cards marked (seats only).
 
+:func:`match_animation` makes a GIF of a whole match from its :class:`engine.replay.Replay`: the
+table at each turn's start as a spectator saw it (see :mod:`render.animation`).
+
 All text goes through :mod:`i18n` in the bundled DejaVu Sans font. Pictures are 600 px wide and
 laid out for the width a phone shows them (about 400 px, where every number is at least 12 px
 high and every word and icon at least 9 px); they are palette PNGs of some tens of kilobytes.
@@ -17,6 +20,7 @@ picture reads, a key that changes only when the picture would: draw again only w
 from __future__ import annotations
 
 from engine.observe import Observation
+from render.animation import match_animation
 from render.bands import encode
 from render.battle import draw_battle
 from render.hand import draw_hand, playable_cards
@@ -25,7 +29,7 @@ from render.style import forget_drawings
 from render.table import draw_table
 
 __all__ = ["battle_image", "battle_key", "forget_drawings", "hand_image", "hand_key",
-           "playable_cards", "table_image", "table_key"]
+           "match_animation", "playable_cards", "table_image", "table_key"]
 
 
 def _check(obs: object) -> Observation:

@@ -135,6 +135,17 @@ def encode(bands: list[Band]) -> bytes:
             + _chunk(b"IDAT", stream) + _chunk(b"IEND", b""))
 
 
+def palette_image(bands: list[Band]) -> Image.Image:
+    """The picture of ``bands`` as a palette image in the shared palette, read straight from
+    their compressed rows (no PNG made and read back)."""
+    rows = zlib.decompressobj(-15).decompress(b"".join(b.deflated for b in bands))
+    height = sum(b.height for b in bands)
+    # Each row is led by its filter byte: read them as a first column, then cut it off.
+    out = Image.frombytes("L", (WIDTH + 1, height), rows).crop((1, 0, WIDTH + 1, height))
+    out.putpalette(palette().getpalette() or [])  # makes it a palette image
+    return out
+
+
 def image(bands: list[Band]) -> Image.Image:
     """The RGB picture of ``bands`` (for tools and tests that look at pixels)."""
     import io

@@ -92,14 +92,6 @@ TWO_LINE_SHRINK = 0.7
 LINE_SPACING = 1.08
 
 
-def join_lines(lines: tuple[str, ...]) -> str:
-    """The name whose lines are ``lines`` (a line ending with a hyphen was cut after it)."""
-    out = ""
-    for line in lines:
-        out += line if (not out or out.endswith("-")) else " " + line
-    return out
-
-
 def _two_lines(name: str, size: int) -> tuple[str, str] | None:
     """``name`` split at the space (or after the hyphen) that makes its widest line narrowest,
     or None when it is one unbreakable word."""
@@ -160,17 +152,6 @@ def name_layout(name: str, width: int, height: int, size: int,
     low = min(size, floor)
     text, s = fit(name, width, size, low, condensed=True)
     return (text,), s
-
-
-def _name_band(d: ImageDraw.ImageDraw, name: str, x0: int, x1: int, y0: int, y1: int,
-               size: int, ink: RGB, floor: int = MIN_TEXT) -> None:
-    """The card's name centred in the band (x0, y0)-(x1, y1): one line or two."""
-    lines, s = name_layout(name, x1 - x0, y1 - y0, size, floor)
-    cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
-    pitch = round(s * LINE_SPACING)
-    first = cy - pitch * (len(lines) - 1) / 2
-    for i, line in enumerate(lines):
-        draw_text(d, (cx, first + i * pitch), line, s, fill=ink, anchor="mm", condensed=True)
 
 
 def _next_triangles(img: Image.Image, d: ImageDraw.ImageDraw, nexts: list[str], width: int,

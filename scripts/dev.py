@@ -49,8 +49,8 @@ def child(cmd: list[str]) -> int:
 def launch(argv: list[str]) -> int:
     """Inside ``.venv``: run the bot when a token is set (or when only checking the settings),
     else the playground. Any other setting problem is the bot's to explain in one line."""
-    from bot.app import main as bot
-    from bot.settings import ConfigProblem, NoToken, load_settings
+    from bot.process.app import main as bot
+    from bot.process.settings import ConfigProblem, NoToken, load_settings
 
     env_file = Path(argv[argv.index("--env-file") + 1]) if "--env-file" in argv[:-1] \
         else Path(".env")

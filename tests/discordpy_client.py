@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import discord
 
-from bot.client import route_to
+from bot.discord_side.client import route_to
 from loopback import FAKE_TOKEN, Loopback
 
 

@@ -1,8 +1,8 @@
-"""The real bot (:class:`bot.client.KarakBot`, the real discord.py client) running in the test's
-own event loop against the stand-in (rather than as a process, see :mod:`loopback.botproc`), on
-a real SQLite file, with time the test moves by hand: the bot's clock and its background pauses
-(AI pace, turn-timer polls, retry backoff) come from a :class:`FakeTime`, so a test makes minutes
-pass at once and never really waits."""
+"""The real bot (:class:`bot.discord_side.client.KarakBot`, the real discord.py client) running in
+the test's own event loop against the stand-in (rather than as a process, see
+:mod:`loopback.botproc`), on a real SQLite file, with time the test moves by hand: the bot's clock
+and its background pauses (AI pace, turn-timer polls, retry backoff) come from a :class:`FakeTime`,
+so a test makes minutes pass at once and never really waits."""
 from __future__ import annotations
 
 import asyncio
@@ -17,10 +17,10 @@ from pathlib import Path
 from discordpy_client import discordpy_client
 from PIL import Image
 
-from bot.client import KarakBot
-from bot.pace import ChannelPace
-from bot.service import GameService
-from bot.storage import Store
+from bot.discord_side.client import KarakBot
+from bot.discord_side.pace import ChannelPace
+from bot.game.service import GameService
+from bot.storage.sqlite import Store
 from engine import Observation
 from loopback import Loopback
 
@@ -98,6 +98,16 @@ class InProcessBot:
     store: Store
     time: FakeTime
     heartbeat: Path
+
+
+async def quiet(ib: InProcessBot) -> None:
+    """Wait until every running background task of the bot waits on the test's time."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 60
+    while ib.time.sleeping() < sum(1 for t in ib.bot.tasks._tasks if not t.done()):
+        if loop.time() > deadline:
+            raise AssertionError("the bot's background work never came to rest")
+        await asyncio.sleep(0.005)
 
 
 @dataclass

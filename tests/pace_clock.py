@@ -1,14 +1,14 @@
-"""Time for :class:`bot.pace.ChannelPace` in tests: a clock that moves only when the pace
-sleeps (or a test moves it), and only once everything else the bot was doing is done, so the
-moves in flight all happen "before" the wait is over (a burst faster than the rate limit)."""
+"""Time for :class:`bot.discord_side.pace.ChannelPace` in tests: a clock that moves only when
+the pace sleeps (or a test moves it), and only once everything else the bot was doing is done, so
+the moves in flight all happen "before" the wait is over (a burst faster than the rate limit)."""
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from bot.pace import ChannelPace
-from bot.tasks import Tasks
+from bot.discord_side.pace import ChannelPace
+from bot.supervision.tasks import Tasks
 
 
 class PaceClock:
@@ -51,6 +51,7 @@ class PaceClock:
         return ChannelPace(clock=self, sleep=self.sleep)
 
     def follow(self, tasks: Tasks) -> None:
-        """A wait lets the background work of a bot (its :class:`~bot.tasks.Tasks`) finish
-        first: its moves, AI turns and the other refreshes."""
+        """A wait lets the background work of a bot (its
+        :class:`~bot.supervision.tasks.Tasks`) finish first: its moves, AI turns and the other
+        refreshes."""
         self.tasks = lambda: list(tasks._tasks)

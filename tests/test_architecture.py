@@ -10,6 +10,7 @@ module may import itself back through others (no import cycle).
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -77,10 +78,117 @@ def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
     assert imports(source) == {"os", "PIL", "discord"}
 
 
+# ------------------------------------------------------------------ the bot's layers
+
+#: sub-package of ``bot`` -> the other sub-packages it may import (each says so in its __init__)
+BOT_LAYERS: dict[str, set[str]] = {
+    "process": {"discord_side", "game", "workers", "supervision", "storage"},
+    "discord_side": {"game", "workers", "supervision", "storage"},
+    "game": {"workers", "storage"},
+    "workers": set(),
+    "supervision": set(),
+    "storage": set(),
+}
+
+
+def _layer(module: str) -> str | None:
+    """The sub-package of ``bot`` that ``module`` belongs to (None: ``bot`` itself)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in BOT_LAYERS) else None
+
+
+def bot_layer_violations(root: Path) -> list[str]:
+    """Every import of one sub-package of ``bot`` by another that :data:`BOT_LAYERS` forbids."""
+    bot = root / "bot"
+    graph = import_graph(root, "bot")
+    out = []
+    for module, imported in sorted(graph.items()):
+        layer = _layer(module)
+        if layer is None:  # bot itself and bot.__main__ start the process
+            continue
+        for name in sorted(imported):
+            other = _layer(name)
+            if other not in (None, layer) and other not in BOT_LAYERS[layer]:
+                out.append(f"{module} imports {name}")
+    assert set(BOT_LAYERS) == {p.name for p in bot.iterdir() if (p / "__init__.py").exists()}
+    return out
+
+
+def test_the_bots_layers_import_downwards() -> None:
+    assert bot_layer_violations(ROOT) == []
+
+
+def test_every_bot_layer_says_what_it_owns() -> None:
+    for layer in BOT_LAYERS:
+        doc = ast.get_docstring(ast.parse((ROOT / "bot" / layer / "__init__.py").read_text()))
+        assert doc, f"bot/{layer}/__init__.py has no docstring"
+
+
+def test_the_layer_checker_sees_an_upward_import(tmp_path: Path) -> None:
+    for layer in BOT_LAYERS:
+        (tmp_path / "bot" / layer).mkdir(parents=True)
+        (tmp_path / "bot" / layer / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "bot" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "bot" / "storage" / "x.py").write_text("from bot.game import y\n")
+    (tmp_path / "bot" / "game" / "y.py").write_text("from bot.storage import x\n")
+    assert bot_layer_violations(tmp_path) == ["bot.storage.x imports bot.game.y"]
+
+
+# ------------------------------------------------------------------ one storage backend
+
+#: The database drivers, and the statements of SQL (upper case, as the backend writes them).
+DRIVERS = {"sqlite3", "aiosqlite"}
+SQL = re.compile(r"\b(SELECT .* FROM|INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE (TABLE|INDEX"
+                 r"|TRIGGER)|ALTER TABLE|DROP TABLE|PRAGMA \w+)\b")
+
+
+def is_backend(path: Path, root: Path) -> bool:
+    """True for the SQLite backend's modules: ``bot/storage/sqlite*.py``."""
+    return path.relative_to(root).parent.as_posix() == "bot/storage" \
+        and path.name.startswith("sqlite")
+
+
+def storage_leaks(root: Path) -> list[str]:
+    """Every import of a database driver, and every string holding SQL, in the project's
+    packages outside the SQLite backend."""
+    out = []
+    for package in sorted(PROJECT):
+        for path in sorted((root / package).rglob("*.py")):
+            if is_backend(path, root):
+                continue
+            where = path.relative_to(root).as_posix()
+            out += [f"{where} imports {name}" for name in sorted(imports(path) & DRIVERS)]
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            out += [f"{where}:{node.lineno} holds SQL" for node in ast.walk(tree)
+                    if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                    and SQL.search(node.value)]
+    return out
+
+
+def test_only_the_sqlite_backend_speaks_sql() -> None:
+    assert storage_leaks(ROOT) == []
+
+
+def test_the_storage_checker_sees_a_driver_and_sql(tmp_path: Path) -> None:
+    for package in PROJECT:
+        (tmp_path / package).mkdir()
+    (tmp_path / "bot" / "storage").mkdir()
+    sql = 'import aiosqlite\nQ = "SELECT id FROM tables"\n'
+    for name in ("sqlite.py", "sqlite_schema.py", "records.py"):
+        (tmp_path / "bot" / "storage" / name).write_text(sql, encoding="utf-8")
+    (tmp_path / "playground" / "app.py").write_text(
+        'def f():\n    import sqlite3\n    return "PRAGMA user_version", "Select a card"\n',
+        encoding="utf-8")
+    assert storage_leaks(tmp_path) == [
+        "bot/storage/records.py imports aiosqlite", "bot/storage/records.py:2 holds SQL",
+        "playground/app.py imports sqlite3", "playground/app.py:3 holds SQL"]
+
+
 # ------------------------------------------------------------------ cycles inside a package
 
 def module_name(path: Path, root: Path) -> str:
-    """``bot/cogs/goblin.py`` -> ``bot.cogs.goblin``; a package's ``__init__.py`` is the package."""
+    """``bot/discord_side/cog.py`` -> ``bot.discord_side.cog``; a package's ``__init__.py`` is
+    the package."""
     parts = list(path.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 

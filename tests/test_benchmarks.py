@@ -6,19 +6,26 @@ import gc
 import importlib.util
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_the_engine_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    spec = importlib.util.spec_from_file_location("bench_engine", ROOT / "benchmarks/engine.py")
+def _benchmark(name: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """The script ``benchmarks/<name>.py`` imported as a module (registered for this test only)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / f"benchmarks/{name}.py")
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, spec.name, bench)
     spec.loader.exec_module(bench)
+    return bench
+
+
+def test_the_engine_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _benchmark("engine", monkeypatch)
     assert bench.main(["--games", "1", "--heuristic-games", "1", "--rounds", "1"]) == 0
     out = capsys.readouterr().out
     assert "heuristic self-play:" in out and "steps/s" in out
@@ -53,3 +60,13 @@ def test_the_ai_thinking_benchmark_prints_its_figures(capsys: pytest.CaptureFixt
     assert bench.main(["--decisions", "1", "--seconds", "0.1"]) == 0
     out = capsys.readouterr().out
     assert all(f"{mode}:" in out for mode in ("loop", "thread", "worker")), out
+
+
+def test_the_replay_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _benchmark("replay", monkeypatch)
+    assert bench.main(["--min-actions", "1", "--max-actions", "100000", "--steps", "3",
+                       "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "match: seed 1," in out and "replay build:" in out
+    assert out.count("replay step (") == 2 and "animation:" in out and "MiB" in out

@@ -27,8 +27,8 @@ from engine import (
     state_from_json,
 )
 from engine.catalog import tables
-from engine.serialize import config_from_data, state_to_json
-from engine.state import GameState
+from engine.serialize import from_data, state_to_json
+from engine.state import GameConfig, GameState
 from engine.validate import check_state
 
 SAVED = json.loads((Path(__file__).parent / "fixtures" / "saved_games.json").read_text())
@@ -42,7 +42,7 @@ def _saved_states(per_phase: int = 3) -> list[str]:
     rng = random.Random(1)
     texts = []
     for game in SAVED["games"]:
-        state = new_game(config_from_data(game["config"]))
+        state = new_game(from_data(GameConfig, game["config"], "config"))
         by_phase: dict[Phase, list[GameState]] = {}
         for action in game["actions"]:
             by_phase.setdefault(state.phase, []).append(state)

@@ -78,7 +78,6 @@ SINKS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "draw_text": ((2,), ("text",)),
     "fit": ((0,), ("text",)),
     "wrap": ((0,), ("text",)),
-    "_name_band": ((1,), ("name",)),
 }
 #: Keywords of a class statement that are shown (``class GoblinCog(GroupCog, group_name=...)``).
 CLASS_KEYWORDS = ("group_name", "group_description", "name", "description")

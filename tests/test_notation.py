@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_properties import all_notations
+from property_play import all_notations
 
 from engine import (
     BadNotation,

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from engine import BadState, Phase, apply, parse, replay, state_from_json, state_to_json
-from engine.serialize import config_from_data, from_data
-from engine.state import GameState
+from engine.serialize import from_data
+from engine.state import GameConfig, GameState
 
 SAVED = json.loads((Path(__file__).parent / "fixtures" / "saved_games.json").read_text())
 GAMES: list[dict[str, Any]] = SAVED["games"]
@@ -46,7 +46,7 @@ def test_the_fixtures_are_format_one_and_cover_every_phase() -> None:
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: str(g["config"]["seed"]))
 def test_saved_states_load_and_replay_identically(game: dict[str, Any]) -> None:
-    config = config_from_data(game["config"])
+    config = from_data(GameConfig, game["config"], "config")
     actions = [parse(a) for a in game["actions"]]
     end = replay(config, actions)
     assert end.phase is Phase.OVER

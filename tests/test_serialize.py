@@ -19,7 +19,7 @@ from engine import (
     state_from_json,
     state_to_json,
 )
-from engine.serialize import config_from_data, config_to_data, from_data, to_data
+from engine.serialize import from_data, to_data
 from engine.state import STATE_FORMAT, Event
 from i18n import Msg, msg
 
@@ -46,11 +46,6 @@ def test_the_json_is_versioned_plain_data() -> None:
     assert doc["format"] == STATE_FORMAT
     assert doc["state"]["config"]["seed"] == 2024
     assert doc["state"]["phase"] == "turn"
-
-
-def test_config_round_trip() -> None:
-    assert config_from_data(config_to_data(CONFIG)) == CONFIG
-    assert config_from_data(json.loads(json.dumps(config_to_data(CONFIG)))) == CONFIG
 
 
 def test_nested_messages_round_trip() -> None:

@@ -8,7 +8,7 @@ of ``observation.legal``.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Literal, Protocol
 
 from engine.actions import Action
 from engine.observe import Observation
@@ -22,8 +22,13 @@ class Agent(Protocol):
         ...
 
 
+#: The name of a level an AI seat may play at (each the name of its agent in :func:`make_agent`).
+AiLevel = Literal["easy", "normal", "hard"]
 #: The levels an AI seat may play at, weakest first.
-LEVELS = ("easy", "normal", "hard")
+LEVELS: tuple[AiLevel, ...] = ("easy", "normal", "hard")
+#: The level of an AI seat nobody chose (and of a person's seat the AI takes over): the
+#: heuristic agent, the one the other levels are measured against.
+DEFAULT_LEVEL: AiLevel = "normal"
 
 
 def make_agent(kind: str, seed: int = 0, seconds: float | None = None) -> Agent:

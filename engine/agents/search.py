@@ -94,29 +94,26 @@ class HardAgent:
     def choose(self, observation: Observation) -> Action:
         """Pick an action for the observing seat."""
         obs = observation
-        self._remember(obs)
+        self.remember(obs)
+        default, candidates = self.options(obs)
+        if not searched(obs, default, candidates):
+            return default
+        return pick(self.tree(obs, candidates), default)
+
+    def options(self, obs: Observation) -> tuple[Action, list[Action]]:
+        """The heuristic's choice and the actions the search weighs against it (the choice
+        first)."""
         default = self._normal.choose(obs)
-        if len(obs.legal) == 1 or isinstance(default, SetStacking) or _planned(obs):
-            return default
         if obs.phase is Phase.TURN:
-            candidates = self._shortlist(obs, default)
-        else:
-            # taking back a purchase is the heuristic's call alone: the search, weighing it
-            # against paying, could buy and take back the same potion for ever
-            candidates = [default, *(a for a in obs.legal if a != default
-                                     and not isinstance(a, SetStacking | CancelPurchase))]
-        if len(candidates) == 1:
-            return default
-        root = self.tree(obs, candidates)
-        choice = root.children.get(default)
-        best_action, best = max(root.children.items(), key=lambda c: (c[1].visits, c[1].mean))
-        if choice is None or best.mean > choice.mean + MARGIN:
-            return best_action
-        return default
+            return default, self._shortlist(obs, default)
+        # taking back a purchase is the heuristic's call alone: the search, weighing it against
+        # paying, could buy and take back the same potion for ever
+        return default, [default, *(a for a in obs.legal if a != default
+                                    and not isinstance(a, SetStacking | CancelPurchase))]
 
     # ------------------------------------------------------------------ memory
 
-    def _remember(self, obs: Observation) -> None:
+    def remember(self, obs: Observation) -> None:
         """Note which seat holds each reward card seen in a discard, a hand or a battle: it stays
         with that seat (in its hand, deck or discard) until paid into the pawnshop (R40)."""
         actions = tables().actions
@@ -179,10 +176,12 @@ class HardAgent:
         node = root
         path = [root]
         expanded = False
+        first: list[Action] | None = candidates  # the choices of the first decision alone
         while not expanded and state.phase is not Phase.OVER and state.current == me:
-            if node is root:
+            if first is not None:
                 now = legal_actions(state)
-                legal = [a for a in candidates if a in now]
+                legal = [a for a in first if a in now]
+                first = None
             else:
                 legal = self._ordered(state, me)
             if len(legal) == 1:
@@ -227,6 +226,23 @@ class HardAgent:
             action = agent.choose(observe(state, state.current))
             state, _ = apply(state, action, check=False)
         return evaluate(state, me)
+
+
+def searched(obs: Observation, default: Action, candidates: list[Action]) -> bool:
+    """Whether the hard agent searches this decision rather than play the heuristic's
+    ``default``: there is a choice, it is not a stacking preference, and the battle plan is
+    not already exact."""
+    return len(candidates) > 1 and not isinstance(default, SetStacking) and not _planned(obs)
+
+
+def pick(root: Node, default: Action) -> Action:
+    """The searched move: the root's most visited action, unless the heuristic's ``default``
+    scores within :data:`MARGIN` of it."""
+    choice = root.children.get(default)
+    best_action, best = max(root.children.items(), key=lambda c: (c[1].visits, c[1].mean))
+    if choice is None or best.mean > choice.mean + MARGIN:
+        return best_action
+    return default
 
 
 def _planned(obs: Observation) -> bool:

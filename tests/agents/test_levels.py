@@ -7,7 +7,7 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
@@ -24,7 +24,7 @@ from engine import (
     new_game,
     observe,
 )
-from engine.agents import LEVELS, make_agent
+from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel, make_agent
 from engine.agents.search import HardAgent
 from engine.sampling import sample_state
 
@@ -38,6 +38,7 @@ def table(seed: int) -> GameState:
 
 
 def test_every_level_has_an_agent() -> None:
+    assert LEVELS == get_args(AiLevel) and DEFAULT_LEVEL in LEVELS
     for level in LEVELS:
         assert callable(make_agent(level, 1).choose)
 

@@ -1,10 +1,12 @@
 """Shared helpers of the bot tests (a unique module name: tests/bot is on sys.path)."""
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
-from bot.thinking import decide
+from bot.game.tables import Tables
+from bot.workers.thinking import decide
 from engine import Observation
 
 
@@ -44,3 +46,18 @@ def stuck_decide(level: str, seed: int, obs: Observation, seconds: float | None)
 def dying_decide(level: str, seed: int, obs: Observation, seconds: float | None) -> str:
     """A worker that dies in the middle of a decision."""
     os._exit(3)
+
+
+async def holding(tables: Tables, table_id: int, release: asyncio.Event) -> asyncio.Task[None]:
+    """A task that holds table ``table_id`` (as a long move does) until ``release`` is set;
+    returned once the table is held."""
+    held = asyncio.Event()
+
+    async def hold() -> None:
+        async with tables.hold(table_id):
+            held.set()
+            await release.wait()
+
+    task = asyncio.create_task(hold())
+    await held.wait()
+    return task

@@ -8,8 +8,8 @@ from bot_helpers import Clock
 from live_bot import Call, LiveBot, record_requests
 from shared_files import discord_api_checked
 
-from bot.service import GameService
-from bot.storage import Store
+from bot.game.service import GameService
+from bot.storage.sqlite import Store
 from loopback import Loopback, ManualClock
 
 

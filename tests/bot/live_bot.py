@@ -1,7 +1,8 @@
 """The real bot in the test's event loop, connected to the loopback stand-in.
 
-:class:`LiveBot` wires the bot as ``bot/app.py`` does (a real SQLite file, the game service,
-:class:`~bot.client.KarakBot` with real discord.py) but with an injected clock, seeded games,
+:class:`LiveBot` wires the bot as ``bot/process/app.py`` does (a real SQLite file, the game service,
+:class:`~bot.discord_side.client.KarakBot` with real discord.py) but with an injected clock,
+seeded games,
 no AI pace, and discord.py's HTTP and gateway pointed at a :class:`~loopback.Loopback` served on
 127.0.0.1 in the same loop. People act through the stand-in (``lb.command``, ``lb.click``,
 ``lb.select``: every check Discord makes), and tests read what Discord would show: the stand-in's
@@ -25,10 +26,11 @@ from typing import Any
 from discordpy_client import discordpy_client
 from pace_clock import PaceClock
 
-from bot.client import KarakBot
-from bot.service import GameService
-from bot.storage import Store
-from bot.thinking import Thinking
+from bot.discord_side.client import KarakBot
+from bot.game.service import GameService
+from bot.storage.sqlite import Store
+from bot.workers.pool import FEEDER
+from bot.workers.thinking import Thinking
 from loopback import (
     Channel,
     Guild,
@@ -228,7 +230,7 @@ class LiveBot:
         return [t for t in asyncio.all_tasks() if t is not me and not t.done()
                 and t not in self.bot.tasks.endless
                 and getattr(t.get_coro(), "__qualname__", "") not in _RESIDENT
-                and not t.get_name().startswith("drawing-")  # the drawing feeders never end
+                and not t.get_name().startswith(FEEDER)  # the workers' feeders never end
                 and not (but and t.get_name().startswith(but))]
 
     async def settle(self, *, but: str | None = None) -> None:

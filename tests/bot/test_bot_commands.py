@@ -3,18 +3,20 @@ rules, card lookup, settings, command sync, pictures, turn timers, permissions, 
 that come before slow work."""
 from __future__ import annotations
 
+import asyncio
 import copy
 from pathlib import Path
 from typing import Any
 
 import discord
 import pytest
-from bot_helpers import Clock
+from bot_helpers import Clock, holding
 from live_bot import CHANNEL, GUILD, LINK, Call, LiveBot, User, component, offered, table_id
 from pace_clock import PaceClock
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer, open_table
 
-from bot.pictures import PillowRenderer
+from bot.storage.records import ServerDefaults
+from bot.workers.pictures import PillowRenderer
 from loopback import Loopback, Message
 
 ADMIN = User(2000000000000000009, "Mod", admin=True)
@@ -31,7 +33,7 @@ async def test_second_new_says_where_the_running_table_is(bot: LiveBot) -> None:
     await bot.click(ANN, lobby, f"kg:lobby:{table_id(lobby)}:cancel")
     tid = await open_table(bot, ANN, [BOB])
     table = bot.last_table_message()
-    assert (await bot.bot.service.load(tid)).message_id == table.id
+    assert (await bot.bot.service.tables.load(tid)).message_id == table.id
     ix = await bot.command(EVE, "new")  # a running table: a link to its table message
     assert ix.ephemeral
     [text] = bot.said(ix)
@@ -50,7 +52,7 @@ async def test_lobby_by_commands(bot: LiveBot) -> None:
     assert f"<@{BOB.id}>" not in lobby.text()
     await bot.command(EVE, "join")
     await bot.command(ANN, "start")
-    rec = await bot.bot.service.in_channel(CHANNEL)
+    rec = await bot.bot.service.tables.in_channel(CHANNEL)
     assert rec.status == "running" and rec.abilities and rec.timer == 300
     assert bot.last_table_message()
 
@@ -77,13 +79,13 @@ async def test_cancel_and_abandon_rights(bot: LiveBot) -> None:
     ix = await bot.click(BOB, lobby, f"kg:lobby:{tid}:cancel")
     assert any("Only the host" in t for t in bot.said(ix))
     await bot.click(ANN, lobby, f"kg:lobby:{tid}:cancel")
-    assert (await bot.bot.service.load(tid)).status == "abandoned"
+    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
     assert not lobby.custom_ids()
     tid2 = await open_table(bot, ANN, [BOB])
     await bot.command(BOB, "abandon")  # neither host nor manager
-    assert (await bot.bot.service.load(tid2)).status == "running"
+    assert (await bot.bot.service.tables.load(tid2)).status == "running"
     await bot.command(ADMIN, "abandon")
-    assert (await bot.bot.service.load(tid2)).status == "abandoned"
+    assert (await bot.bot.service.tables.load(tid2)).status == "abandoned"
     assert await bot.store.history() == [tid2, tid]
 
 
@@ -110,9 +112,9 @@ async def test_settings_for_admins_only(bot: LiveBot, calls: list[Call]) -> None
     assert any("Only server admins" in t for t in bot.said(ix))
     assert await bot.store.guild_settings(GUILD) is None
     await bot.command(ADMIN, "settings", abilities=True, timer=600)
-    assert await bot.store.guild_settings(GUILD) == (True, 600, "normal")
+    assert await bot.store.guild_settings(GUILD) == ServerDefaults(True, 600, "normal")
     await bot.command(ANN, "new")
-    rec = await bot.bot.service.in_channel(CHANNEL)
+    rec = await bot.bot.service.tables.in_channel(CHANNEL)
     assert rec.abilities and rec.timer == 600
     sync = next(c for c in calls if c.method == "PUT")
     group = next(c for c in sync.body if c["name"] == "goblin")
@@ -158,7 +160,7 @@ async def test_real_images_are_attached(lb: Loopback, tmp_path: Path, clock: Clo
         assert [a.filename for a in table.attachments] == ["table.png"]
         assert table.images() == ["attachment://table.png"]
         assert (table.attachments[0].data or b"").startswith(b"\x89PNG")
-        rec = await h.bot.service.load(tid)
+        rec = await h.bot.service.tables.load(tid)
         user = ANN if rec.seats[rec.game.current].user == ANN.id else BOB
         hand = h.reply(await h.click(user, table, f"kg:hand:{tid}"))
         assert [a.filename for a in hand.attachments] == ["hand.png"] and offered(hand)
@@ -185,18 +187,18 @@ async def test_turn_timer_lets_the_ai_play_then_takes_the_seat(bot: LiveBot,
                                                                clock: Clock) -> None:
     tid = await open_timed_table(bot)
     for _ in range(2):
-        rec = await bot.bot.service.load(tid)
+        rec = await bot.bot.service.tables.load(tid)
         assert rec.game.current == 0 or rec.seats[rec.game.current].ai is False
         assert rec.deadline is not None
         await bot.bot.background.check_timers()  # not due: nothing happens
-        assert (await bot.bot.service.load(tid)).version == rec.version
+        assert (await bot.bot.service.tables.load(tid)).version == rec.version
         clock.now = rec.deadline + 1
         await bot.bot.background.check_timers()
         await bot.settle()
     texts = [m.text() for m in bot.public()]
     assert any("Time is up" in t and "this turn" in t for t in texts)
     assert any("for good" in t for t in texts)
-    rec = await bot.bot.service.load(tid)
+    rec = await bot.bot.service.tables.load(tid)
     assert rec.status == "finished" or all(s.ai for s in rec.seats)
 
 
@@ -207,7 +209,7 @@ async def test_ai_turns_coalesce_table_edits(lb: Loopback, calls: list[Call], tm
     try:
         tid = await open_table(bot, ANN, [], ai=3)
         await bot.command(ANN, "leave")  # every seat is the AI's now: it plays to the end
-        rec = await bot.bot.service.load(tid)
+        rec = await bot.bot.service.tables.load(tid)
         assert rec.status == "finished"
         writes = [c for c in calls if c.path.startswith("/channels/")]
         assert len(writes) < rec.version / 4, (len(writes), rec.version)
@@ -215,7 +217,7 @@ async def test_ai_turns_coalesce_table_edits(lb: Loopback, calls: list[Call], tm
         assert "wins" in bot.public()[-1].text()
         # nothing is kept in memory for a finished table
         assert not bot.bot.background.busy(tid)
-        assert tid not in bot.bot.service._locks
+        assert not bot.bot.service.tables.known(tid)
     finally:
         await bot.stop()
 
@@ -223,7 +225,7 @@ async def test_ai_turns_coalesce_table_edits(lb: Loopback, calls: list[Call], tm
 async def test_a_failed_time_is_up_message_does_not_stop_the_game(
         bot: LiveBot, calls: list[Call], clock: Clock) -> None:
     tid = await open_timed_table(bot)
-    rec = await bot.bot.service.load(tid)
+    rec = await bot.bot.service.tables.load(tid)
     assert not rec.seats[rec.game.current].ai and rec.deadline is not None
     bot.channel.bot_permissions = 0  # posting in the channel fails from now on
     since = len(calls)
@@ -231,7 +233,7 @@ async def test_a_failed_time_is_up_message_does_not_stop_the_game(
     await bot.bot.background.check_timers()
     await bot.settle()
     assert [c.status for c in calls[since:] if c.channel_post][:1] == [403]
-    after = await bot.bot.service.load(tid)
+    after = await bot.bot.service.tables.load(tid)
     log = await bot.store.action_log(tid)
     timed_out = [r for r in log if r.step > rec.version]
     assert timed_out and all(r.by_ai for r in timed_out)
@@ -245,7 +247,7 @@ async def test_a_request_breaking_discords_limits_is_recorded(
         bot: LiveBot, monkeypatch: pytest.MonkeyPatch) -> None:
     """The catch-all handlers answer "something went wrong" and the test would pass: the
     stand-in records the broken rule, and the guard in conftest.py fails any test leaving one."""
-    from bot import commands as bodies
+    from bot.discord_side import commands as bodies
 
     def too_long(record: Any, locale: str) -> Any:
         view = discord.ui.LayoutView(timeout=None)  # a text holds at most 4000 characters
@@ -283,19 +285,19 @@ async def test_double_clicks_on_add_and_remove_ai_change_the_lobby_once(bot: Liv
     tid = table_id(lobby)
     assert component(lobby, lobby_id(lobby, "unai"))["disabled"]  # no AI seat yet
     texts = await double_click(bot, ANN, copy.deepcopy(lobby), lobby_id(lobby, "ai"))
-    rec = await bot.bot.service.load(tid)
+    rec = await bot.bot.service.tables.load(tid)
     assert [s.ai for s in rec.seats] == [False, True]
     assert any("changed in the meantime" in t for t in texts)
     await bot.click(ANN, lobby, lobby_id(lobby, "ai"))  # a deliberate second click adds one
-    assert [s.ai for s in (await bot.bot.service.load(tid)).seats] == [False, True, True]
+    assert [s.ai for s in (await bot.bot.service.tables.load(tid)).seats] == [False, True, True]
     unai = lobby_id(lobby, "unai")
     assert not component(lobby, unai)["disabled"]
     ix = await bot.click(BOB, lobby, unai)  # only the host
     assert any("Only the host" in t for t in bot.said(ix))
     await double_click(bot, ANN, copy.deepcopy(lobby), unai)
-    assert [s.ai for s in (await bot.bot.service.load(tid)).seats] == [False, True]
+    assert [s.ai for s in (await bot.bot.service.tables.load(tid)).seats] == [False, True]
     await bot.click(ANN, lobby, lobby_id(lobby, "unai"))
-    rec = await bot.bot.service.load(tid)
+    rec = await bot.bot.service.tables.load(tid)
     assert [s.ai for s in rec.seats] == [False]
     assert component(lobby, lobby_id(lobby, "unai"))["disabled"]
 
@@ -325,10 +327,10 @@ async def test_new_and_start_refuse_where_the_bot_cannot_post(
     where.bot_permissions = lacking
     ix = await bot.click(ANN, lobby, f"kg:lobby:{tid}:start")
     assert any(named in t for t in bot.said(ix))
-    assert (await bot.bot.service.load(tid)).status == "lobby"
+    assert (await bot.bot.service.tables.load(tid)).status == "lobby"
     ix = await bot.command(ANN, "start", channel=where)
     assert any(named in t for t in bot.said(ix))
-    assert (await bot.bot.service.load(tid)).status == "lobby"
+    assert (await bot.bot.service.tables.load(tid)).status == "lobby"
 
 
 async def test_settings_answer_before_the_tables_are_redrawn(bot: LiveBot,
@@ -349,16 +351,17 @@ async def test_settings_answer_before_the_tables_are_redrawn(bot: LiveBot,
 
 async def test_abandon_answers_before_waiting_for_the_table(bot: LiveBot) -> None:
     tid = await open_table(bot, ANN, [BOB])
-    lock = bot.bot.service.lock(tid)
-    await lock.acquire()  # a long move holds the table
+    release = asyncio.Event()
+    holder = await holding(bot.bot.service.tables, tid, release)  # a long move holds the table
     try:
         ix = await bot.lb.command(ANN, bot.channel, "goblin abandon")
         await ix.answered()  # the table stays locked: only an answer first can arrive
-        assert (await bot.bot.service.load(tid)).status == "running"
+        assert (await bot.bot.service.tables.load(tid)).status == "running"
     finally:
-        lock.release()
+        release.set()
+        await holder
     await bot.handled(ix)
-    assert (await bot.bot.service.load(tid)).status == "abandoned"
+    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
     assert any("was abandoned" in t for t in bot.said(ix))
 
 
@@ -372,26 +375,26 @@ async def test_an_abandoned_table_loses_its_buttons(bot: LiveBot) -> None:
     await bot.command(ANN, "abandon")
     assert not table.custom_ids()
     assert "abandoned" in table.text()
-    assert (await bot.bot.service.load(tid)).status == "abandoned"
+    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
     assert not bot.bot.background.busy(tid)
-    assert tid not in bot.bot.service._locks
+    assert not bot.bot.service.tables.known(tid)
 
 
 async def test_leaving_a_running_game_shows_the_ai_seat(bot: LiveBot) -> None:
     tid = await open_table(bot, ANN, [BOB, EVE])
-    rec = await bot.bot.service.load(tid)
+    rec = await bot.bot.service.tables.load(tid)
     leaver = next(u for u in (ANN, BOB, EVE)
                   if u.id != rec.seats[rec.game.current].user)  # not the one playing now
     table = bot.last_table_message()
     assert "[AI]" not in table.text()
     await bot.command(leaver, "leave")
-    rec = await bot.bot.service.load(tid)
+    rec = await bot.bot.service.tables.load(tid)
     assert rec.seats[rec.seat_of(leaver.id) or 0].ai
     assert "[AI]" in table.text()
 
 
 async def test_a_running_turn_timer_shows_its_deadline(bot: LiveBot) -> None:
     tid = await open_timed_table(bot)
-    rec = await bot.bot.service.load(tid)
+    rec = await bot.bot.service.tables.load(tid)
     assert rec.deadline is not None
     assert f"<t:{int(rec.deadline)}:R>" in bot.last_table_message().text()

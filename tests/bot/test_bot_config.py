@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.settings import ConfigProblem, load_settings, read_env_file
+from bot.process.settings import ConfigProblem, load_settings, read_env_file
 
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
 
@@ -73,7 +73,7 @@ def _unwritable_as_root(tmp_path: Path) -> None:
     mount = tmp_path / "mnt"
     mount.mkdir()
     check = ("import sys\n"
-             "from bot.settings import ConfigProblem, load_settings\n"
+             "from bot.process.settings import ConfigProblem, load_settings\n"
              "try:\n"
              f"    load_settings({{'DISCORD_TOKEN': {TOKEN!r}, 'KARAK_DB': sys.argv[1]}}, None)\n"
              "except ConfigProblem as exc:\n"
@@ -115,7 +115,7 @@ def test_token_is_never_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture)
 def test_no_token_is_told_apart_from_a_malformed_one(tmp_path: Path) -> None:
     """No token at all opens the browser playground (python -m bot); a malformed one must
     still stop the bot, never fall back to the playground silently."""
-    from bot.settings import NoToken
+    from bot.process.settings import NoToken
 
     db = str(tmp_path / "k.db")
     for env in ({"KARAK_DB": db}, {"KARAK_DB": db, "DISCORD_TOKEN": "  "}):

@@ -25,7 +25,7 @@ async def test_result_lost_in_a_crash_is_posted_on_restart(lb: Loopback, tmp_pat
     players = Players(h1, tid, [ANN, BOB])
     svc = h1.bot.service
     for _ in range(3000):
-        rec = await svc.load(tid)
+        rec = await svc.tables.load(tid)
         state = rec.game
         obs = observe(state, state.current)
         action = make_agent("heuristic", state.step).choose(obs)
@@ -35,7 +35,7 @@ async def test_result_lost_in_a_crash_is_posted_on_restart(lb: Loopback, tmp_pat
     # the last move is committed, then the process dies before posting anything
     user = rec.seats[state.current].user
     assert user is not None
-    await svc.act(tid, user, rec.version, str(action))
+    await svc.play.act(tid, user, rec.version, str(action))
     await h1.stop()
     assert game_overs(h1) == []
     h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)

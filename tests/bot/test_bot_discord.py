@@ -82,12 +82,12 @@ class Players:
 
     async def step(self) -> bool:
         """One decision by the seat that must decide; False once the game is over."""
-        from bot.service import GameService
+        from bot.game.service import GameService
         from engine import observe
         from engine.agents import make_agent
 
         svc: GameService = self.h.bot.service
-        rec = await svc.load(self.tid)
+        rec = await svc.tables.load(self.tid)
         if rec.status != "running":
             return False
         state = rec.game
@@ -105,7 +105,7 @@ class Players:
         want = str(make_agent("heuristic", state.step).choose(obs))
         await self.h.play(user, msg, want)
         self.clicks += 1
-        after = await svc.load(self.tid)
+        after = await svc.tables.load(self.tid)
         assert after.version > rec.version, f"{want} was not applied"
         return True
 
@@ -116,7 +116,7 @@ async def test_whole_match_one_human_and_ai(bot: LiveBot) -> None:
     for _ in range(3000):
         if not await players.step():
             break
-    rec = await bot.bot.service.load(tid)
+    rec = await bot.bot.service.tables.load(tid)
     assert rec.status == "finished" and rec.winner is not None
     log = await bot.store.action_log(tid)
     assert len(log) == rec.version
@@ -132,7 +132,7 @@ async def test_whole_match_two_humans(bot: LiveBot, calls: list[Call]) -> None:
     for _ in range(3000):
         if not await players.step():
             break
-    rec = await bot.bot.service.load(tid)
+    rec = await bot.bot.service.tables.load(tid)
     assert rec.status == "finished"
     pings = [m for m in bot.lb.messages.values() if m.owner is None and m.mentions]
     assert pings and all(set(m.mentions) <= {ANN.id, BOB.id} for m in pings)
@@ -150,7 +150,7 @@ async def test_whole_match_two_humans(bot: LiveBot, calls: list[Call]) -> None:
 
 
 async def my_turn_hand(h: LiveBot, tid: int, users: list[User]) -> tuple[User, Message, Any]:
-    rec = await h.bot.service.load(tid)
+    rec = await h.bot.service.tables.load(tid)
     uid = rec.seats[rec.game.current].user
     user = next(u for u in users if u.id == uid)
     players = Players(h, tid, users)
@@ -176,7 +176,7 @@ async def test_restart_in_the_middle_old_buttons_still_work(
         assert sum(1 for c in calls if c.method == "PUT") == syncs == 1  # unchanged: no sync
         # the hand message opened before the restart still plays
         await h2.play(user, hand, next(iter(offered(hand))))
-        assert (await h2.bot.service.load(tid)).version == rec.version + 1
+        assert (await h2.bot.service.tables.load(tid)).version == rec.version + 1
         # and the table message's "My hand" button from before the restart opens a hand
         ix = await h2.click(user, table_msg, f"kg:hand:{tid}")
         assert h2.reply(ix).owner == user.id
@@ -184,7 +184,7 @@ async def test_restart_in_the_middle_old_buttons_still_work(
         for _ in range(3000):
             if not await players.step():
                 break
-        assert (await h2.bot.service.load(tid)).status == "finished"
+        assert (await h2.bot.service.tables.load(tid)).status == "finished"
     finally:
         await h2.stop()
 
@@ -213,7 +213,7 @@ async def test_double_click_applies_once(bot: LiveBot) -> None:
     first = await bot.lb.click(user, hand, cid)  # two clicks before either is answered
     second = await bot.lb.click(user, hand, cid)
     await bot.handled(first, second)
-    after = await bot.bot.service.load(tid)
+    after = await bot.bot.service.tables.load(tid)
     assert after.version == rec.version + 1
     log = await bot.store.action_log(tid)
     assert [r.action for r in log] == [notation]
@@ -234,14 +234,14 @@ async def test_stranger_and_out_of_turn_are_refused(bot: LiveBot) -> None:
     public = bot.lb.plant_message(bot.lb.channel(CHANNEL), copy.deepcopy(hand.components),
                                   flags=hand.flags & ~64)
     assert any("Not your turn" in t for t in bot.said(await bot.click(other, public, cid)))
-    assert (await bot.bot.service.load(tid)).version == rec.version
+    assert (await bot.bot.service.tables.load(tid)).version == rec.version
     # a stranger asking for a hand is told politely, privately
     ix = await bot.click(EVE, bot.last_table_message(), f"kg:hand:{tid}")
     assert bot.reply(ix).owner == EVE.id
     assert any("don't have a seat" in t for t in bot.said(ix))
     # only the host starts or cancels; a stranger cannot take a seat in a running game
     await bot.command(EVE, "abandon")
-    assert (await bot.bot.service.load(tid)).status == "running"
+    assert (await bot.bot.service.tables.load(tid)).status == "running"
 
 
 async def test_stale_version_answers_already_played(bot: LiveBot) -> None:
@@ -249,11 +249,11 @@ async def test_stale_version_answers_already_played(bot: LiveBot) -> None:
     user, hand, rec = await my_turn_hand(bot, tid, [ANN, BOB])
     cid = next(v[0] for v in offered(hand).values() if v[1] is None)
     parts = cid.split(":", 4)
-    await bot.bot.service.act(tid, user.id, rec.version,
+    await bot.bot.service.play.act(tid, user.id, rec.version,
                               next(iter(offered(hand))))  # someone moved in between
     stale = copy.deepcopy(hand)  # the hand as the player's client still shows it
     ix = await bot.click(user, stale, cid)
-    assert (await bot.bot.service.load(tid)).version == rec.version + 1
+    assert (await bot.bot.service.tables.load(tid)).version == rec.version + 1
     assert "already played" in " ".join(bot.said(ix))
     assert parts[3] == str(rec.version)
 
@@ -278,10 +278,10 @@ async def test_malformed_custom_ids_get_a_polite_answer(bot: LiveBot, custom_id:
 
 async def test_unknown_move_notation_is_refused(bot: LiveBot) -> None:
     tid = await open_table(bot, ANN, [BOB])
-    rec = await bot.bot.service.load(tid)
+    rec = await bot.bot.service.tables.load(tid)
     user = ANN if rec.seats[rec.game.current].user == ANN.id else BOB
     for cid in (f"kg:do:{tid}:{rec.version}:fight:9-9", f"kg:do:{tid}:{rec.version}:fight:lord",
                 "kg:do:999:0:end"):
         ix = await bot.click(user, planted(bot.lb, user, cid), cid)
         assert bot.said(ix), cid
-    assert (await bot.bot.service.load(tid)).version == rec.version
+    assert (await bot.bot.service.tables.load(tid)).version == rec.version

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.health import healthy
+from bot.supervision.health import healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "Dockerfile"
@@ -104,8 +104,8 @@ def image_environment() -> dict[str, str]:
 def test_container_heartbeat_is_the_file_the_health_check_reads(tmp_path: Path) -> None:
     """What the container sees when an admin copies .env.example to .env and fills in the
     token: the image's ENV, overridden by the env_file, overridden by compose's environment."""
-    from bot.health import DEFAULT_HEARTBEAT, heartbeat_path
-    from bot.settings import load_settings, read_env_file
+    from bot.process.settings import load_settings, read_env_file
+    from bot.supervision.health import DEFAULT_HEARTBEAT, heartbeat_path
 
     env = image_environment()
     assert env["KARAK_HEARTBEAT"] == str(DEFAULT_HEARTBEAT)
@@ -119,7 +119,7 @@ def test_container_heartbeat_is_the_file_the_health_check_reads(tmp_path: Path) 
 
 
 def test_empty_heartbeat_setting_means_the_image_default() -> None:
-    from bot.health import DEFAULT_HEARTBEAT, heartbeat_path
+    from bot.supervision.health import DEFAULT_HEARTBEAT, heartbeat_path
 
     assert heartbeat_path({"KARAK_HEARTBEAT": ""}) == DEFAULT_HEARTBEAT
     assert heartbeat_path({"KARAK_HEARTBEAT": "  "}) == DEFAULT_HEARTBEAT
@@ -181,7 +181,8 @@ def test_dockerfile_install_steps_in_a_fresh_venv(tmp_path: Path) -> None:
     assert result.returncode == 2 and "DISCORD_TOKEN" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     env["DISCORD_TOKEN"] = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
-    check = ("import discord, aiosqlite, pydantic, PIL; from bot.client import KarakBot; "
+    check = ("import discord, aiosqlite, pydantic, PIL; "
+             "from bot.discord_side.client import KarakBot; "
              "from render import table_image; from i18n import translate; "
              "assert translate('bot.table.my_hand') == 'My hand'")
     result = subprocess.run([str(python), "-c", check], cwd=app, env=env, capture_output=True,
@@ -193,8 +194,8 @@ def test_dockerfile_install_steps_in_a_fresh_venv(tmp_path: Path) -> None:
 
 
 def test_admin_docs_match_the_code() -> None:
-    from bot.client import invite_permissions, invite_url
-    from bot.settings import ENV
+    from bot.discord_side.client import invite_permissions, invite_url
+    from bot.process.settings import ENV
 
     text = (ROOT / "README.md").read_text()
     assert f"permissions={invite_permissions().value}" in text

@@ -4,13 +4,12 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
-from bot import drawing
-from bot.drawing import BACKGROUND, URGENT, DrawingPool
+from bot.workers import drawing, pool
+from bot.workers.drawing import BACKGROUND, URGENT, DrawingPool
 from engine import GameConfig, SeatConfig, new_game, observe
 
 
@@ -25,12 +24,21 @@ async def test_pictures_come_from_worker_processes() -> None:
         hand, table = await asyncio.gather(pool.draw("hand", _obs(), "en"),
                                            pool.draw("table", _obs(), "fr", BACKGROUND))
         assert hand.startswith(b"\x89PNG") and table.startswith(b"\x89PNG")
-        assert not pool.stats()["threads"]
-        workers = [w.process for w in pool._processes]
-        assert len(workers) == 1 and workers[0].pid != os.getpid()
+        assert pool.stats()["in_threads"] == 0
+        workers = pool.pool.pids()
+        assert len(workers) == 1 and workers[0] != os.getpid()
     finally:
         await pool.close()
-    assert all(w.returncode is not None for w in workers)  # closing the pool ended them
+    assert not any(_alive(pid) for pid in workers)  # closing the pool ended them
+
+
+def _alive(pid: int) -> bool:
+    """True while process ``pid`` runs (a child that ended and was waited for is gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 async def test_urgent_first_but_background_not_starved(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -49,7 +57,7 @@ async def test_urgent_first_but_background_not_starved(monkeypatch: pytest.Monke
 
     now = [100.0]
     monkeypatch.setattr(drawing, "draw", fake_draw)
-    pool = DrawingPool(1, executor=lambda: ThreadPoolExecutor(1), clock=lambda: now[0])
+    pool = DrawingPool(0, clock=lambda: now[0])
 
     async def queued(count: int) -> None:
         """Let the event loop run until ``count`` pictures wait in the queue."""
@@ -82,18 +90,19 @@ async def test_urgent_first_but_background_not_starved(monkeypatch: pytest.Monke
         await pool.close()
 
 
-async def test_a_dead_worker_leaves_drawing_to_threads() -> None:
+async def test_a_dead_worker_costs_one_picture_drawn_in_a_thread_and_is_replaced() -> None:
     pool = DrawingPool(1)
     try:
         assert (await pool.draw("hand", _obs(), "en")).startswith(b"\x89PNG")
-        [worker] = pool._processes
-        worker.process.kill()
-        await worker.process.wait()
-        assert (await pool.draw("table", _obs(), "en")).startswith(b"\x89PNG")
-        assert pool.stats()["threads"]
+        [worker] = pool.pool.pids()
+        os.kill(worker, 9)
+        assert (await pool.draw("table", _obs(), "en")).startswith(b"\x89PNG")  # in a thread
+        assert (await pool.draw("table", _obs(), "fr")).startswith(b"\x89PNG")  # a new worker
+        assert pool.stats()["in_threads"] == 1 and pool.stats()["started"] == 2
+        assert worker not in pool.pool.pids()
     finally:
         await pool.close()
-    assert not pool._processes
+    assert not pool.pool.pids()
 
 
 async def test_a_picture_the_worker_cannot_draw_is_an_error_and_the_worker_goes_on() -> None:
@@ -104,7 +113,7 @@ async def test_a_picture_the_worker_cannot_draw_is_an_error_and_the_worker_goes_
         with pytest.raises(ValueError, match="made-up"):  # it cannot travel to the worker
             await pool.draw("hand", _obs().replaced(), "en")
         assert (await pool.draw("hand", _obs(), "cs")).startswith(b"\x89PNG")
-        assert not pool.stats()["threads"]
+        assert pool.stats()["in_threads"] == 0 and pool.stats()["started"] == 1
     finally:
         await pool.close()
 
@@ -117,7 +126,7 @@ async def test_no_workers_draws_in_threads(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 async def test_a_battle_picture_is_drawn_once_per_version() -> None:
-    from bot.pictures import Pictures
+    from bot.workers.pictures import Pictures
 
     calls: list[str] = []
 
@@ -144,7 +153,7 @@ async def test_a_battle_picture_is_drawn_once_per_version() -> None:
 async def test_a_person_never_waits_for_a_background_battle_picture() -> None:
     """The table refresh asked for a battle picture in the background; a hand message needing
     the same picture gets an urgent drawing of its own, kept for the next ones."""
-    from bot.pictures import Pictures
+    from bot.workers.pictures import Pictures
 
     held = asyncio.Event()
     asked: list[bool] = []
@@ -170,7 +179,7 @@ async def test_a_person_never_waits_for_a_background_battle_picture() -> None:
 async def test_without_workers_one_thread_of_the_bot_draws(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """KARAK_DRAWING_WORKERS=0: every picture is drawn by the one drawing thread, in order."""
-    from bot.pictures import PillowRenderer
+    from bot.workers.pictures import PillowRenderer
 
     seen: list[str] = []
 
@@ -196,8 +205,8 @@ class _FakeWorker:
         self.sent: list[str] = []
         self.answers: asyncio.Queue[bytes | RuntimeError] = asyncio.Queue()
 
-    def send(self, kind: str, locale: str, packed: bytes) -> None:
-        self.sent.append(locale)
+    def send(self, job: bytes) -> None:
+        self.sent.append(job.split(b" ")[1].decode())  # the picture's language
 
     async def flush(self) -> None:
         pass
@@ -205,10 +214,10 @@ class _FakeWorker:
     async def answer(self) -> bytes | RuntimeError:
         answer = await self.answers.get()
         if answer == b"":  # the test says the worker died
-            raise drawing.WorkerGone("killed")
+            raise pool.WorkerGone("killed")
         return answer
 
-    async def stop(self) -> None:
+    async def stop(self, grace: float = 0.0) -> None:
         pass
 
 
@@ -227,17 +236,17 @@ async def test_a_worker_has_the_next_picture_before_it_answers_the_last(
     the queue, and each answer goes to the one who asked for that picture."""
     fake = _FakeWorker()
 
-    async def start() -> _FakeWorker:
+    async def start(name: str) -> _FakeWorker:
         return fake
 
-    monkeypatch.setattr(drawing._Worker, "start", staticmethod(start))
-    pool = DrawingPool(1, clock=lambda: 0.0)
+    monkeypatch.setattr(pool.Worker, "start", staticmethod(start))
+    pictures = DrawingPool(1, clock=lambda: 0.0)
     try:
-        asked = {name: asyncio.ensure_future(pool.draw("hand", _obs(), name, priority))
+        asked = {name: asyncio.ensure_future(pictures.draw("hand", _obs(), name, priority))
                  for name, priority in [("a", URGENT), ("b", BACKGROUND), ("c", URGENT),
                                         ("d", URGENT)]}
         await _until(lambda: len(fake.sent) == 2)
-        assert fake.sent == ["a", "c"] and pool.stats()["waiting"] == 2
+        assert fake.sent == ["a", "c"] and pictures.stats()["waiting"] == 2
         fake.answers.put_nowait(b"A")
         await _until(lambda: len(fake.sent) == 3)
         assert await asked["a"] == b"A" and fake.sent == ["a", "c", "d"]
@@ -247,26 +256,26 @@ async def test_a_worker_has_the_next_picture_before_it_answers_the_last(
         with pytest.raises(RuntimeError, match="KeyError"):
             await asked["c"]
         assert await asked["d"] == b"D" and await asked["b"] == b"B"
-        assert fake.sent == ["a", "c", "d", "b"] and not pool.stats()["threads"]
+        assert fake.sent == ["a", "c", "d", "b"] and pictures.stats()["in_threads"] == 0
     finally:
-        await pool.close()
+        await pictures.close()
 
 
 async def test_pictures_handed_to_a_worker_that_died_are_drawn_in_threads(
         monkeypatch: pytest.MonkeyPatch) -> None:
     fake = _FakeWorker()
 
-    async def start() -> _FakeWorker:
+    async def start(name: str) -> _FakeWorker:
         return fake
 
-    monkeypatch.setattr(drawing._Worker, "start", staticmethod(start))
+    monkeypatch.setattr(pool.Worker, "start", staticmethod(start))
     monkeypatch.setattr(drawing, "draw", lambda kind, obs, locale: locale.encode())
-    pool = DrawingPool(1)
+    pictures = DrawingPool(1)
     try:
-        asked = [asyncio.ensure_future(pool.draw("hand", _obs(), name)) for name in "xy"]
+        asked = [asyncio.ensure_future(pictures.draw("hand", _obs(), name)) for name in "xy"]
         await _until(lambda: len(fake.sent) == 2)
         fake.answers.put_nowait(b"")  # the worker is gone before answering
         assert await asyncio.gather(*asked) == [b"x", b"y"]
-        assert pool.stats()["threads"]
+        assert pictures.stats()["in_threads"] == 2
     finally:
-        await pool.close()
+        await pictures.close()

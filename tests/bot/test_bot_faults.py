@@ -20,17 +20,18 @@ from live_bot import (
     resolve,
     table_id,
 )
+from storage.backends import SqliteBackend
 from test_bot_discord import ANN, BOB, Players, TinyRenderer, my_turn_hand, open_table
 
-from bot.background import TimersFailed
-from bot.storage import Store
+from bot.discord_side.background import TimersFailed
+from bot.storage.sqlite import Store
 from loopback import Loopback
 
 
 @pytest.mark.allow_errors("cannot be resumed")
 async def test_corrupt_row_hurts_only_its_table(lb: Loopback, tmp_path: Path,
                                                 clock: Clock) -> None:
-    from bot.service import GameService
+    from bot.game.service import GameService
     from engine import legal_actions
 
     db = tmp_path / "k.db"
@@ -41,12 +42,11 @@ async def test_corrupt_row_hurts_only_its_table(lb: Loopback, tmp_path: Path,
     other = lb.create_channel(h1.guild, "other")
     store = await Store.open(db, clock=clock)
     svc = GameService(store, clock=clock)
-    rec2 = await svc.create(guild_id=h1.guild.id, channel_id=other.id, host_id=ANN.id,
+    rec2 = await svc.lobby.create(guild_id=h1.guild.id, channel_id=other.id, host_id=ANN.id,
                             host_name="Ann")
-    await svc.join(rec2.id, BOB.id, "Bob")
-    await svc.start(rec2.id, ANN.id)
-    await store.raw_execute("UPDATE tables SET state = '{\"format\": 1, \"state\": 3}' "
-                            "WHERE id = ?", (t1,))
+    await svc.lobby.join(rec2.id, BOB.id, "Bob")
+    await svc.lobby.start(rec2.id, ANN.id)
+    await SqliteBackend(db).damage_table(store, t1, state='{"format": 1, "state": 3}')
     await store.close()
     h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)  # resumes: one clear error
     try:
@@ -54,10 +54,10 @@ async def test_corrupt_row_hurts_only_its_table(lb: Loopback, tmp_path: Path,
         assert any("damaged" in t for t in h2.said(ix))
         # the other table plays on (and was resumed: its table message is posted)
         assert h2.public(other)
-        rec = await h2.bot.service.load(rec2.id)
+        rec = await h2.bot.service.tables.load(rec2.id)
         uid = rec.seats[rec.game.current].user
         assert uid is not None
-        out = await h2.bot.service.act(rec2.id, uid, rec.version,
+        out = await h2.bot.service.play.act(rec2.id, uid, rec.version,
                                        str(legal_actions(rec.game)[0]))
         assert out.record.version == rec.version + 1
         # a channel manager clears the damaged table away; the channel is free again
@@ -80,7 +80,7 @@ async def test_a_failed_hand_edit_neither_freezes_the_table_nor_reports_a_failur
     players = Players(bot, tid, [ANN])
     turns = 0
     for _ in range(60):
-        rec = await bot.bot.service.load(tid)
+        rec = await bot.bot.service.tables.load(tid)
         if rec.status != "running":
             break
         assert not rec.seats[rec.game.current].ai, "the AI seat must have played its turn"
@@ -89,7 +89,7 @@ async def test_a_failed_hand_edit_neither_freezes_the_table_nor_reports_a_failur
         obs = observe(rec.game, rec.game.current)
         ix = await bot.play(ANN, hand, str(make_agent("heuristic", rec.version).choose(obs)))
         assert hand.deleted
-        after = await bot.bot.service.load(tid)
+        after = await bot.bot.service.tables.load(tid)
         assert after.version > rec.version
         assert not any("went wrong" in t for t in bot.said(ix))
         fresh = [m for m in bot.followups(ix) if m.components]
@@ -120,7 +120,7 @@ async def test_a_failed_table_post_at_start_does_not_stop_the_ai(
         on_answer(lb, lobby, revoke)
         await bot.click(ANN, lobby, f"kg:lobby:{tid}:start")
         assert [c.status for c in calls if c.channel_post][-1] == 403  # Discord refused
-        rec = await bot.bot.service.load(tid)
+        rec = await bot.bot.service.tables.load(tid)
         log = await bot.store.action_log(tid)
         assert log and log[0].by_ai, "this seed lets an AI seat begin"
         assert rec.status == "finished" or not rec.seats[rec.game.current].ai
@@ -130,8 +130,8 @@ async def test_a_failed_table_post_at_start_does_not_stop_the_ai(
 
 @pytest.mark.allow_errors("cannot be resumed")
 @pytest.mark.parametrize(("column", "value"), [
-    ("guild_id", "'guild'"), ("deadline", "'tomorrow'"), ("timer", "'soon'"),
-    ("message_id", "'gone'"), ("created_at", "'then'"),
+    ("guild_id", "guild"), ("deadline", "tomorrow"), ("timer", "soon"),
+    ("message_id", "gone"), ("created_at", "then"),
 ])
 async def test_a_damaged_ordinary_column_neither_stops_the_start_nor_the_timers(
         lb: Loopback, tmp_path: Path, clock: Clock, column: str, value: str) -> None:
@@ -144,17 +144,17 @@ async def test_a_damaged_ordinary_column_neither_stops_the_start_nor_the_timers(
     await h1.click(ANN, lobby, f"kg:lobby:{t1}:start")
     other = lb.create_channel(h1.guild, "other")
     svc = h1.bot.service
-    rec2 = await svc.create(guild_id=h1.guild.id, channel_id=other.id, host_id=ANN.id,
+    rec2 = await svc.lobby.create(guild_id=h1.guild.id, channel_id=other.id, host_id=ANN.id,
                             host_name="Ann", timer=60)
-    await svc.add_ai(rec2.id, ANN.id)
-    await svc.start(rec2.id, ANN.id)
+    await svc.lobby.add_ai(rec2.id, ANN.id)
+    await svc.lobby.start(rec2.id, ANN.id)
     await h1.stop()
     store = await Store.open(db, clock=clock)
-    await store.raw_execute(f"UPDATE tables SET {column} = {value} WHERE id = ?", (t1,))
+    await SqliteBackend(db).damage_table(store, t1, **{column: value})
     await store.close()
     h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)  # starts all the same
     try:
-        rec2 = await h2.bot.service.load(rec2.id)
+        rec2 = await h2.bot.service.tables.load(rec2.id)
         assert rec2.message_id is not None  # the healthy table was resumed (its message posted)
         assert [m.id for m in h2.public(other)][-1] == rec2.message_id
         assert rec2.deadline is not None
@@ -171,7 +171,7 @@ async def test_a_stale_click_on_a_gone_hand_message_gets_a_fresh_hand(bot: LiveB
     tid = await open_table(bot, ANN, [BOB])
     user, hand, rec = await my_turn_hand(bot, tid, [ANN, BOB])
     move = next(iter(offered(hand)))
-    await bot.bot.service.act(tid, user.id, rec.version, move)
+    await bot.bot.service.play.act(tid, user.id, rec.version, move)
     dismissed_on_answer(bot.lb, hand)  # dismissed meanwhile
     ix = await bot.play(user, hand, move)
     assert hand.deleted
@@ -187,25 +187,25 @@ async def test_one_broken_timer_does_not_stop_the_others(
     tids = []
     for n in range(2):
         channel = bot.lb.create_channel(bot.guild, f"table-{n}")
-        rec = await svc.create(guild_id=bot.guild.id, channel_id=channel.id, host_id=ANN.id,
+        rec = await svc.lobby.create(guild_id=bot.guild.id, channel_id=channel.id, host_id=ANN.id,
                                host_name="Ann", timer=60)
-        await svc.join(rec.id, BOB.id, "Bob")
-        await svc.start(rec.id, ANN.id)
+        await svc.lobby.join(rec.id, BOB.id, "Bob")
+        await svc.lobby.start(rec.id, ANN.id)
         tids.append(rec.id)
-    real = svc.expire
+    real = svc.play.expire
 
     async def expire(table: int, version: int) -> Any:
         if table == tids[0]:
             raise RuntimeError("boom")
         return await real(table, version)
 
-    monkeypatch.setattr(svc, "expire", expire)
+    monkeypatch.setattr(svc.play, "expire", expire)
     clock.now += 61
     with pytest.raises(TimersFailed, match="boom"):  # for the supervisor, once all ran
         await bot.bot.background.check_timers()
     await bot.settle()
-    assert (await svc.load(tids[0])).version == 0
-    assert (await svc.load(tids[1])).version > 0
+    assert (await svc.tables.load(tids[0])).version == 0
+    assert (await svc.tables.load(tids[1])).version > 0
 
 
 async def test_the_client_waits_out_global_rate_limits(bot: LiveBot) -> None:

@@ -79,7 +79,7 @@ async def test_forged_option_values_are_refused(bot: LiveBot, sub: str,
 
 
 async def _current(h: LiveBot, tid: int) -> tuple[User, Any]:
-    rec = await h.bot.service.load(tid)
+    rec = await h.bot.service.tables.load(tid)
     user = ANN if rec.seats[rec.game.current].user == ANN.id else BOB
     return user, rec
 
@@ -98,7 +98,7 @@ async def test_a_move_clicked_in_another_channel_is_refused(bot: LiveBot) -> Non
     elsewhere = bot.lb.create_channel(bot.guild, "elsewhere")
     texts = await _raw_click(bot, user, _message(bot, user, cid, channel=elsewhere), cid, 2)
     assert texts and "channel" in texts[-1], texts
-    assert (await bot.bot.service.load(tid)).version == rec.version
+    assert (await bot.bot.service.tables.load(tid)).version == rec.version
 
 
 async def test_a_move_button_id_sent_from_a_menu_is_refused(bot: LiveBot) -> None:
@@ -106,7 +106,7 @@ async def test_a_move_button_id_sent_from_a_menu_is_refused(bot: LiveBot) -> Non
     cid = f"kg:do:{tid}:{rec.version}:{move}"
     texts = await _raw_click(bot, user, _message(bot, user, cid, 3), cid, 3, [move])
     assert texts and "damaged" in texts[-1], texts
-    assert (await bot.bot.service.load(tid)).version == rec.version
+    assert (await bot.bot.service.tables.load(tid)).version == rec.version
 
 
 async def test_a_menu_id_sent_from_a_button_is_refused(bot: LiveBot) -> None:
@@ -115,7 +115,7 @@ async def test_a_menu_id_sent_from_a_button_is_refused(bot: LiveBot) -> None:
     cid = f"kg:pick:{tid}:{rec.version}:fight00"
     texts = await _raw_click(bot, user, _message(bot, user, cid), cid, 2)
     assert texts and "damaged" in texts[-1], texts
-    assert (await bot.bot.service.load(tid)).version == rec.version
+    assert (await bot.bot.service.tables.load(tid)).version == rec.version
 
 
 async def test_a_move_menu_with_two_values_is_refused(bot: LiveBot) -> None:
@@ -126,7 +126,7 @@ async def test_a_move_menu_with_two_values_is_refused(bot: LiveBot) -> None:
     cid = f"kg:pick:{tid}:{rec.version}:fight00"
     texts = await _raw_click(bot, user, _message(bot, user, cid, 3), cid, 3, [legal[0], legal[0]])
     assert texts and "one" in texts[-1], texts
-    assert (await bot.bot.service.load(tid)).version == rec.version
+    assert (await bot.bot.service.tables.load(tid)).version == rec.version
 
 
 async def test_a_hero_pick_with_two_values_is_refused(bot: LiveBot) -> None:
@@ -135,17 +135,17 @@ async def test_a_hero_pick_with_two_values_is_refused(bot: LiveBot) -> None:
     tid = table_id(lobby)
     hero_cid = next(i for i in lobby.custom_ids() if i.startswith("kg:hero:"))
     heroes = [o["value"] for o in (lobby.component(hero_cid) or {})["options"]]
-    before = await bot.bot.service.load(tid)
+    before = await bot.bot.service.tables.load(tid)
     texts = await _raw_click(bot, ANN, lobby, hero_cid, 3, heroes[:2])
     assert texts and "one" in texts[-1], texts
-    assert (await bot.bot.service.load(tid)).seats == before.seats
+    assert (await bot.bot.service.tables.load(tid)).seats == before.seats
 
 
 async def test_a_move_sent_through_a_menu_that_does_not_offer_it_is_refused(
         bot: LiveBot) -> None:
     from test_bot_discord import Players
 
-    from bot.present import controls
+    from bot.game.texts import controls
     from engine import observe
     tid = await open_table(bot, ANN, [BOB])
     players = Players(bot, tid, [ANN, BOB])
@@ -165,7 +165,7 @@ async def test_a_move_sent_through_a_menu_that_does_not_offer_it_is_refused(
     cid = f"kg:pick:{tid}:{rec.version}:{key}"
     texts = await _raw_click(bot, user, _message(bot, user, cid, 3), cid, 3, [outside])
     assert texts and "menu" in texts[-1], texts
-    assert (await bot.bot.service.load(tid)).version == rec.version
+    assert (await bot.bot.service.tables.load(tid)).version == rec.version
 
 
 async def test_lobby_and_hand_clicks_in_another_channel_are_refused(bot: LiveBot) -> None:
@@ -177,7 +177,7 @@ async def test_lobby_and_hand_clicks_in_another_channel_are_refused(bot: LiveBot
     copied = bot.lb.plant_message(elsewhere, lobby.components, flags=lobby.flags)
     texts = await _raw_click(bot, BOB, copied, join, 2)
     assert texts and "channel" in texts[-1], texts
-    assert (await bot.bot.service.load(tid)).seat_of(BOB.id) is None
+    assert (await bot.bot.service.tables.load(tid)).seat_of(BOB.id) is None
     hand = f"kg:hand:{tid}"
     message = _message(bot, ANN, hand, channel=elsewhere, ephemeral=False)
     texts = await _raw_click(bot, ANN, message, hand, 2)

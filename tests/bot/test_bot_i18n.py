@@ -4,7 +4,6 @@ in the clicking user's language, public ones in the server's (which admins may o
 from __future__ import annotations
 
 import json
-import sqlite3
 import unicodedata
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,8 +16,7 @@ from live_bot import CHANNEL, GUILD, LiveBot, User, offered, table_id
 from shared_files import require_discord_api
 from test_bot_discord import PNG, open_table
 
-from bot.records import StorageError
-from bot.storage import MIGRATIONS, SCHEMA_VERSION, Store
+from bot.storage.records import ServerDefaults
 from engine import Observation
 from i18n import LOCALES, translate
 from loopback import Loopback, Message
@@ -198,7 +196,7 @@ async def test_private_follows_the_user_public_follows_the_server(
 async def test_moves_are_labelled_in_the_player_s_language(bot: LiveBot) -> None:
     bot.guild.locale = "en-US"
     tid = await open_table(bot, BOB, [ANN])
-    rec = await bot.bot.service.load(tid)
+    rec = await bot.bot.service.tables.load(tid)
     user = BOB if rec.seats[rec.game.current].user == BOB.id else ANN
     table = bot.last_table_message()
     assert "Round 1" in _texts(table) or "My hand" in _texts(table)
@@ -245,7 +243,7 @@ async def test_admins_may_force_the_server_language(bot: LiveBot,
     assert reply.endswith("narration: Czech.")  # the admin reads English
     assert await bot.store.guild_locale(GUILD) == "cs"
     assert "Přisednout" in _texts(lobby)  # the open lobby switched at once
-    rec = await bot.bot.service.in_channel(CHANNEL)
+    rec = await bot.bot.service.tables.in_channel(CHANNEL)
     assert rec.locale == "cs"
     await bot.click(BOB, lobby, f"kg:lobby:{rec.id}:ai")
     await bot.click(BOB, lobby, f"kg:lobby:{rec.id}:start")
@@ -254,7 +252,7 @@ async def test_admins_may_force_the_server_language(bot: LiveBot,
     ix = await bot.command(ADMIN, "settings", language="auto")
     assert "Discord language (now: English)" in bot.said(ix)[-1]
     assert await bot.store.guild_locale(GUILD) is None
-    assert (await bot.bot.service.in_channel(CHANNEL)).locale == "en"
+    assert (await bot.bot.service.tables.in_channel(CHANNEL)).locale == "en"
     await bot.settle()
     assert "My hand" in _texts(bot.last_table_message())
 
@@ -262,29 +260,8 @@ async def test_admins_may_force_the_server_language(bot: LiveBot,
 async def test_forced_language_applies_to_new_tables(bot: LiveBot) -> None:
     bot.guild.locale = "cs"
     await bot.command(ADMIN, "settings", language="fr", abilities=True)
-    assert await bot.store.guild_settings(GUILD) == (True, 0, "normal")
+    assert await bot.store.guild_settings(GUILD) == ServerDefaults(True, 0, "normal")
     await bot.command(ANN, "new")
     lobby = bot.public()[-1]
     assert "### " + "Karak: Goblin – nouvelle table" in lobby.text()
     assert translate("bot.lobby.join", "fr") in _texts(lobby)
-
-
-async def test_schema_1_databases_gain_the_language_setting(tmp_path: Path) -> None:
-    db = tmp_path / "old.db"
-    con = sqlite3.connect(db)
-    con.executescript(MIGRATIONS[0])
-    con.execute("INSERT INTO settings (guild_id, abilities, timer) VALUES (?, 1, 300)", (GUILD,))
-    con.execute("PRAGMA user_version = 1")
-    con.commit()
-    con.close()
-    store = await Store.open(db)
-    try:
-        assert await store.schema_version() == SCHEMA_VERSION
-        assert await store.guild_settings(GUILD) == (True, 300, "normal")
-        assert await store.guild_locale(GUILD) is None
-        await store.set_guild_locale(GUILD, "fr")
-        assert await store.guild_locale(GUILD) == "fr"
-        with pytest.raises(StorageError):
-            await store.set_guild_locale(GUILD + 1, "cs")  # no settings row to change
-    finally:
-        await store.close()

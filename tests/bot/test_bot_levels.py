@@ -5,7 +5,6 @@ seat the AI takes over after timeouts. The real bot on the loopback stand-in."""
 from __future__ import annotations
 
 import copy
-import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -13,15 +12,17 @@ from typing import Any
 import pytest
 from bot_helpers import Clock, normal_instead
 from live_bot import CHANNEL, GUILD, Call, LiveBot, table_id
+from storage.backends import SqliteBackend
 from test_bot_commands import ADMIN
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer
 from test_bot_forged import _message, _raw_click
 
-from bot.refusals import Damaged
-from bot.service import GameService
-from bot.storage import MIGRATIONS, SCHEMA_VERSION, Store
-from bot.thinking import Thinking
-from bot.ui.table import header
+from bot.discord_side.ui.table import header
+from bot.game.refusals import Damaged
+from bot.game.service import GameService
+from bot.storage.records import ServerDefaults
+from bot.storage.sqlite import Store
+from bot.workers.thinking import Thinking
 from engine import Action, Observation, observe
 from loopback import Loopback, Message
 
@@ -66,13 +67,13 @@ async def test_the_host_picks_each_ai_seat_s_level(quick: LiveBot) -> None:
     assert "3. AI (normal)" in lobby.text() and "New AI seats: normal" in lobby.text()
     await quick.choose(ANN, lobby, menus[3]["custom_id"], ["hard"])
     await quick.choose(ANN, lobby, level_menus(quick.message(lobby))[2]["custom_id"], ["easy"])
-    rec = await quick.bot.service.load(tid)
+    rec = await quick.bot.service.tables.load(tid)
     assert [s.level for s in rec.seats if s.ai] == ["easy", "hard"]
     lobby = quick.message(lobby)
     assert "3. AI (easy)" in lobby.text() and "4. AI (hard)" in lobby.text()
     assert picked(level_menus(lobby)[3]) == ["hard"]
     await quick.click(ANN, lobby, f"kg:lobby:{tid}:start")
-    rec = await quick.bot.service.load(tid)
+    rec = await quick.bot.service.tables.load(tid)
     assert rec.status == "running"
     assert [(s.ai, s.level) for s in rec.seats][2:] == [(True, "easy"), (True, "hard")]
 
@@ -83,7 +84,7 @@ async def test_only_the_host_sets_a_level(quick: LiveBot) -> None:
     for who in (BOB, EVE):  # a seated player, a stranger
         ix = await quick.choose(who, lobby, menu, ["hard"])
         assert "Only the host can choose the level of an AI seat." in quick.said(ix)
-    rec = await quick.bot.service.load(tid)
+    rec = await quick.bot.service.tables.load(tid)
     assert rec.seats[2].level == "normal" and picked(level_menus(quick.message(lobby))[2]) \
         == ["normal"]  # the menu is drawn again with the real level
 
@@ -95,12 +96,12 @@ async def test_a_level_menu_of_an_older_lobby_changes_nothing(quick: LiveBot) ->
     await quick.click(ANN, lobby, f"kg:lobby:{tid}:ai")  # ...and back
     ix = await quick.choose(ANN, old, level_menus(old)[2]["custom_id"], ["hard"])
     assert any("changed in the meantime" in t for t in quick.said(ix))
-    assert (await quick.bot.service.load(tid)).seats[2].level == "normal"
+    assert (await quick.bot.service.tables.load(tid)).seats[2].level == "normal"
 
 
 async def test_forged_level_menus_get_a_clear_answer(quick: LiveBot) -> None:
     tid, lobby = await lobby_with_ai(quick, seats=1)
-    rev = (await quick.bot.service.load(tid)).revision
+    rev = (await quick.bot.service.tables.load(tid)).revision
 
     async def forged(custom_id: str, values: list[str] | None = None, kind: int = 3) -> str:
         planted = _message(quick, ANN, custom_id, kind, ephemeral=False)
@@ -113,7 +114,7 @@ async def test_forged_level_menus_get_a_clear_answer(quick: LiveBot) -> None:
     for damaged in (f"kg:level:{tid}:9:{rev}", f"kg:level:{tid}:x:{rev}", f"kg:level:{tid}:2"):
         assert "damaged" in await forged(damaged, ["hard"])
     assert "damaged" in await forged(f"kg:level:{tid}:2:{rev}", kind=2)  # through a button
-    rec = await quick.bot.service.load(tid)
+    rec = await quick.bot.service.tables.load(tid)
     assert [s.level for s in rec.seats] == ["normal"] * 3 and rec.revision == rev
 
 
@@ -123,15 +124,15 @@ async def test_new_and_the_server_settings_set_the_default_level(quick: LiveBot)
     assert await quick.store.guild_settings(GUILD) is None
     ix = await quick.command(ADMIN, "settings", ai_level="easy")
     assert any("AI seats easy" in t for t in quick.said(ix))
-    assert await quick.store.guild_settings(GUILD) == (False, 0, "easy")
+    assert await quick.store.guild_settings(GUILD) == ServerDefaults(False, 0, "easy")
     tid, lobby = await lobby_with_ai(quick, seats=1)  # the server's default
     assert "New AI seats: easy" in lobby.text() and "3. AI (easy)" in lobby.text()
     await quick.command(ANN, "abandon")
     tid, lobby = await lobby_with_ai(quick, seats=1, ai_level="hard")  # the option wins
     assert "3. AI (hard)" in lobby.text()
-    assert (await quick.bot.service.load(tid)).ai_level == "hard"
+    assert (await quick.bot.service.tables.load(tid)).ai_level == "hard"
     await quick.command(ADMIN, "settings", timer=60)  # other settings keep the level
-    assert await quick.store.guild_settings(GUILD) == (False, 60, "easy")
+    assert await quick.store.guild_settings(GUILD) == ServerDefaults(False, 60, "easy")
 
 
 @pytest.mark.parametrize("sub", ["new", "settings"])
@@ -160,7 +161,7 @@ async def test_the_table_shows_each_ai_seat_s_level(quick: LiveBot) -> None:
     tid, lobby = await lobby_with_ai(quick)
     await quick.choose(ANN, lobby, level_menus(lobby)[3]["custom_id"], ["hard"])
     await quick.click(ANN, lobby, f"kg:lobby:{tid}:start")
-    rec = await quick.bot.service.load(tid)
+    rec = await quick.bot.service.tables.load(tid)
     names = [s.name for s in observe(rec.game, 0).seats]
     text = quick.last_table_message().text()
     assert f"AI: {names[2]} (normal), {names[3]} (hard)" in text
@@ -188,53 +189,31 @@ async def test_a_seat_taken_over_after_timeouts_plays_at_normal(quick: LiveBot,
     await quick.click(ANN, lobby, f"kg:lobby:{tid}:ai")
     await quick.click(ANN, lobby, f"kg:lobby:{tid}:start")
     for _ in range(2):
-        rec = await quick.bot.service.load(tid)
+        rec = await quick.bot.service.tables.load(tid)
         assert rec.deadline is not None and not rec.seats[rec.game.current].ai
         clock.now = rec.deadline + 1
         await quick.bot.background.check_timers()
         await quick.settle()
-    rec = await quick.bot.service.load(tid)
+    rec = await quick.bot.service.tables.load(tid)
     assert [(s.ai, s.level) for s in rec.seats] == [(True, "normal"), (True, "hard")]
     assert {level for seat, level in asked if seat == 0} == {"normal"}
     assert {level for seat, level in asked if seat == 1} == {"hard"}
     assert rec.status == "finished"  # both seats the AI's: it played to the end
 
 
-async def test_schema_3_databases_gain_the_levels(tmp_path: Path) -> None:
-    db = tmp_path / "old.db"
-    con = sqlite3.connect(db)
-    for script in MIGRATIONS[:3]:
-        con.executescript(script)
-    con.execute("INSERT INTO settings (guild_id, abilities, timer) VALUES (?, 1, 300)", (GUILD,))
-    seats = '[{"user":1,"name":"Ann","hero":null,"ai":false,"timeouts":0},' \
-            '{"user":null,"name":"","hero":null,"ai":true,"timeouts":0}]'
-    con.execute("INSERT INTO tables (guild_id, channel_id, host_id, status, seed, seats, "
-                "created_at, updated_at) VALUES (?, 5, 1, 'lobby', 9, ?, 0, 0)", (GUILD, seats))
-    con.execute("PRAGMA user_version = 3")
-    con.commit()
-    con.close()
-    store = await Store.open(db)
-    try:
-        assert await store.schema_version() == SCHEMA_VERSION == 4
-        rec = await store.get(1)
-        assert rec is not None and rec.ai_level == "normal"
-        assert [s.level for s in rec.seats] == ["normal", "normal"]
-        assert await store.guild_settings(GUILD) == (True, 300, "normal")
-    finally:
-        await store.close()
-
-
-async def test_a_damaged_level_damages_one_table_only(service: GameService, store: Store) -> None:
-    one = await service.create(guild_id=GUILD, channel_id=1, host_id=1, host_name="Ann")
-    two = await service.create(guild_id=GUILD, channel_id=2, host_id=1, host_name="Ann")
-    await store.raw_execute("UPDATE tables SET ai_level = 'godlike' WHERE id = ?", (one.id,))
+async def test_a_damaged_level_damages_one_table_only(service: GameService, store: Store,
+                                                      tmp_path: Path) -> None:
+    database = SqliteBackend(tmp_path / "karak.sqlite3")  # the store fixture's file
+    one = await service.lobby.create(guild_id=GUILD, channel_id=1, host_id=1, host_name="Ann")
+    two = await service.lobby.create(guild_id=GUILD, channel_id=2, host_id=1, host_name="Ann")
+    await database.damage_table(store, one.id, ai_level="godlike")
     with pytest.raises(Damaged):
-        await service.load(one.id)
-    await store.raw_execute("UPDATE tables SET seats = ? WHERE id = ?", (
-        '[{"user":1,"name":"Ann","ai":false},{"ai":true,"level":"godlike"}]', two.id))
+        await service.tables.load(one.id)
+    await database.damage_table(
+        store, two.id, seats='[{"user":1,"name":"Ann","ai":false},{"ai":true,"level":"godlike"}]')
     with pytest.raises(Damaged):
-        await service.load(two.id)
-    await store.set_guild_settings(GUILD, False, 0, "hard")
-    await store.raw_execute("UPDATE settings SET ai_level = 'godlike'")  # read as the default
-    three = await service.create(guild_id=GUILD, channel_id=3, host_id=1, host_name="Ann")
+        await service.tables.load(two.id)
+    await store.set_guild_settings(GUILD, ServerDefaults(False, 0, "hard"))
+    await database.damage_settings(store, GUILD, ai_level="godlike")  # read as the default
+    three = await service.lobby.create(guild_id=GUILD, channel_id=3, host_id=1, host_name="Ann")
     assert three.ai_level == "normal"

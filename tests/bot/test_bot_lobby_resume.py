@@ -11,7 +11,7 @@ from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LINK, Call, LiveBot, component, table_id
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer
 
-from bot.records import TableRecord
+from bot.storage.records import TableRecord
 from loopback import Loopback, Message
 
 
@@ -33,7 +33,7 @@ def lost_edit(lb: Loopback, stale: Message) -> None:
 
 
 async def ai_seats(h: LiveBot, tid: int) -> list[bool]:
-    return [s.ai for s in (await h.bot.service.load(tid)).seats]
+    return [s.ai for s in (await h.bot.service.tables.load(tid)).seats]
 
 
 async def open_lobby(h: LiveBot) -> tuple[int, Message]:
@@ -44,7 +44,7 @@ async def open_lobby(h: LiveBot) -> tuple[int, Message]:
 
 async def created_without_message(h: LiveBot) -> TableRecord:
     """/goblin new saved the table, then the bot died before the lobby message was posted."""
-    return await h.bot.service.create(guild_id=GUILD, channel_id=CHANNEL, host_id=ANN.id,
+    return await h.bot.service.lobby.create(guild_id=GUILD, channel_id=CHANNEL, host_id=ANN.id,
                                       host_name=ANN.name)
 
 
@@ -60,8 +60,8 @@ async def test_restart_redraws_a_lobby_whose_last_edit_was_lost(lb: Loopback, tm
     await h1.click(ANN, lobby, lobby_id(lobby, "ai"))
     assert await ai_seats(h1, tid) == [False, True]
     # an AI seat and a player are saved, then the bot dies before the lobby message is edited
-    await h1.bot.service.add_ai(tid, ANN.id, 1)
-    await h1.bot.service.join(tid, BOB.id, BOB.name)
+    await h1.bot.service.lobby.add_ai(tid, ANN.id, 1)
+    await h1.bot.service.lobby.join(tid, BOB.id, BOB.name)
     await h1.stop()
     assert lobby_id(lobby, "unai").endswith(":1")  # shows revision 1
     posted = len(h1.public())
@@ -84,7 +84,7 @@ async def test_restart_redraws_a_lobby_whose_last_edit_was_lost(lb: Loopback, tm
 async def test_a_refused_click_on_a_stale_lobby_redraws_it(bot: LiveBot) -> None:
     tid, lobby = await open_lobby(bot)
     await bot.click(ANN, lobby, lobby_id(lobby, "ai"))
-    await bot.bot.service.add_ai(tid, ANN.id, 1)  # saved; the edit of the message was lost
+    await bot.bot.service.lobby.add_ai(tid, ANN.id, 1)  # saved; the edit of the message was lost
     stale = copy.deepcopy(bot.message(lobby))
     for op in ("unai", "ai"):
         ix = await bot.click(ANN, bot.message(lobby), lobby_id(stale, op))
@@ -106,19 +106,19 @@ async def test_a_click_on_a_lobby_that_changed_and_changed_back_is_refused(
     Start or Add AI seat pressed on the message from before is refused, not applied."""
     tid, lobby = await open_lobby(bot)
     stale = copy.deepcopy(lobby)
-    await bot.bot.service.join(tid, BOB.id, BOB.name)  # both saved; the edits were lost
-    await bot.bot.service.leave(tid, BOB.id)
+    await bot.bot.service.lobby.join(tid, BOB.id, BOB.name)  # both saved; the edits were lost
+    await bot.bot.service.lobby.leave(tid, BOB.id)
     for op in ("ai", "start"):  # Start is disabled with one seat: a modified client sends it
         ix = await bot.click(ANN, stale, lobby_id(stale, op), forge=op == "start")
         assert any("changed in the meantime" in t for t in bot.said(ix))
-        rec = await bot.bot.service.load(tid)
+        rec = await bot.bot.service.tables.load(tid)
         assert rec.status == "lobby" and len(rec.seats) == 1 and rec.revision == 2
 
 
 async def test_a_hero_taken_meanwhile_is_refused_and_the_menu_redrawn(bot: LiveBot) -> None:
     tid, lobby = await open_lobby(bot)
     await bot.click(BOB, lobby, lobby_id(lobby, "join"))
-    await bot.bot.service.pick_hero(tid, ANN.id, "horan")  # saved; the edit was lost
+    await bot.bot.service.lobby.pick_hero(tid, ANN.id, "horan")  # saved; the edit was lost
     assert "horan" in [o["value"] for o in component(lobby, f"kg:hero:{tid}")["options"]]
     ix = await bot.choose(BOB, lobby, f"kg:hero:{tid}", ["horan"])
     assert any("already taken" in t for t in bot.said(ix))
@@ -144,7 +144,7 @@ async def test_restart_redraws_a_started_tables_lobby_left_with_buttons(
     h1 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     tid, lobby = await open_lobby(h1)
     await h1.click(BOB, lobby, lobby_id(lobby, "join"))
-    await h1.bot.service.start(tid, ANN.id)  # started, then the bot died
+    await h1.bot.service.lobby.start(tid, ANN.id)  # started, then the bot died
     await h1.stop()
     h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     try:
@@ -168,7 +168,7 @@ async def test_restart_posts_a_lobby_that_was_never_posted(lb: Loopback, tmp_pat
     try:
         [lobby] = lobbies_of(h2, record.id)
         assert lobby.channel_id == CHANNEL
-        assert (await h2.bot.service.load(record.id)).lobby_message_id == lobby.id
+        assert (await h2.bot.service.tables.load(record.id)).lobby_message_id == lobby.id
         await h2.click(BOB, lobby, lobby_id(lobby, "join"))
         assert f"<@{BOB.id}>" in lobby.text()
     finally:
@@ -189,7 +189,7 @@ async def test_restart_posts_again_a_lobby_deleted_while_the_bot_was_down(
     try:
         new = lobbies_of(h2, tid)[-1]
         assert new.id != lobby.id
-        assert (await h2.bot.service.load(tid)).lobby_message_id == new.id
+        assert (await h2.bot.service.tables.load(tid)).lobby_message_id == new.id
         await h2.click(ANN, new, lobby_id(new, "ai"))
         assert await ai_seats(h2, tid) == [False, True]
     finally:
@@ -201,7 +201,7 @@ async def test_second_new_posts_a_lobby_that_has_no_message(bot: LiveBot) -> Non
     ix = await bot.command(BOB, "new")
     assert ix.response_type == 5 and ix.ephemeral  # answered first, privately
     [lobby] = lobbies_of(bot, record.id)
-    assert (await bot.bot.service.load(record.id)).lobby_message_id == lobby.id
+    assert (await bot.bot.service.tables.load(record.id)).lobby_message_id == lobby.id
     assert any("waiting for players" in t and LINK + str(lobby.id) in t for t in bot.said(ix))
     await bot.click(BOB, lobby, lobby_id(lobby, "join"))
     assert f"<@{BOB.id}>" in lobby.text()
@@ -218,7 +218,7 @@ async def test_second_new_posts_again_a_deleted_lobby(bot: LiveBot) -> None:
     assert new.id != lobby.id
     assert any(LINK + str(new.id) in t for t in bot.said(ix))
     await bot.click(BOB, new, lobby_id(new, "join"))
-    assert (await bot.bot.service.load(tid)).seat_of(BOB.id) == 1
+    assert (await bot.bot.service.tables.load(tid)).seat_of(BOB.id) == 1
 
 
 async def test_join_by_command_posts_a_lobby_that_has_no_message(bot: LiveBot) -> None:
@@ -226,4 +226,4 @@ async def test_join_by_command_posts_a_lobby_that_has_no_message(bot: LiveBot) -
     await bot.command(BOB, "join")
     [lobby] = lobbies_of(bot, record.id)
     assert f"<@{BOB.id}>" in lobby.text()
-    assert (await bot.bot.service.load(record.id)).lobby_message_id == lobby.id
+    assert (await bot.bot.service.tables.load(record.id)).lobby_message_id == lobby.id

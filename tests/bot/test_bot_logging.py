@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import setup_logging
-from bot.records import SeatInfo, storable
-from bot.settings import load_settings
-from bot.storage import Store
+from bot.process.app import setup_logging
+from bot.process.settings import load_settings
+from bot.storage.records import SeatInfo, storable
+from bot.storage.sqlite import Store
 from engine.setup import new_game
 from engine.state import GameConfig, SeatConfig
 
@@ -58,8 +58,7 @@ async def test_no_saved_state_reaches_the_log_at_debug(tmp_path: Path, kept: Kep
         seats = [SeatInfo(user=1, hero="horan"), SeatInfo(user=2, hero="taia")]
         table = await store.create_table(guild_id=5, channel_id=6, host_id=1, seats=seats,
                                          abilities=False, timer=0, seed=3)
-        await store.start_game(table.id, seats, state, None)
-        await store.raw_execute("SELECT ?", (storable(state),))
+        await store.start_game(table.id, seats, state, None)  # the state is a parameter
     finally:
         await store.close()
     text = "\n".join(kept.lines)

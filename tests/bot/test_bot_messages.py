@@ -21,8 +21,8 @@ async def test_a_table_message_too_old_to_edit_is_posted_afresh(bot: LiveBot,
     bot.lb.breaches.clear()
     new = bot.last_table_message()
     assert new.id != old.id
-    assert (await bot.bot.service.load(tid)).message_id == new.id
-    rec = await bot.bot.service.load(tid)
+    assert (await bot.bot.service.tables.load(tid)).message_id == new.id
+    rec = await bot.bot.service.tables.load(tid)
     to_play = rec.seats[rec.game.current].user
     assert to_play is not None
     post = next(c.body for c in calls[since:] if c.channel_post)
@@ -37,7 +37,7 @@ async def test_a_table_message_too_old_to_edit_is_posted_afresh(bot: LiveBot,
 async def test_an_older_table_message_points_to_the_newer_one(bot: LiveBot) -> None:
     tid = await open_table(bot, ANN, [BOB])
     old = bot.last_table_message()
-    rec = await bot.bot.service.load(tid)
+    rec = await bot.bot.service.tables.load(tid)
     await bot.bot.messages.post_table(rec)  # a new turn's message
     await bot.settle()
     new = bot.last_table_message()

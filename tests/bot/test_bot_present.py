@@ -7,11 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from bot.present import GROUPS, REVIVE_HP, controls, seat_line
-from bot.records import SeatInfo, TableRecord
-from bot.ui.custom_ids import LobbyOp, Move, OpenHand, Pick, Unreadable, lobby_id, move_id, parse
-from bot.ui.hand import hand_view
-from bot.ui.parts import MAX_COMPONENTS, MAX_TEXT, text_length
+from bot.discord_side.ui.custom_ids import (
+    LobbyOp,
+    Move,
+    OpenHand,
+    Pick,
+    Unreadable,
+    lobby_id,
+    move_id,
+    parse,
+)
+from bot.discord_side.ui.hand import hand_view
+from bot.discord_side.ui.parts import MAX_COMPONENTS, MAX_TEXT, text_length
+from bot.game.texts import GROUPS, REVIVE_HP, controls, seat_line
+from bot.storage.records import SeatInfo, TableRecord
 from engine import EndBattle, GameConfig, Revive, SeatConfig, SetStacking, TakeReward, observe
 from engine.names import hero_name
 from i18n import translate

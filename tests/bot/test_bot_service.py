@@ -1,72 +1,59 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from pathlib import Path
 
 import pytest
 from bot_helpers import Clock
+from storage.backends import SqliteBackend
 
-from bot.service import (
-    MAX_TIMEOUTS,
-    Damaged,
-    GameService,
-    Illegal,
-    NotSeated,
-    OutOfTurn,
-    Refusal,
-    Stale,
-)
-from bot.storage import SCHEMA_VERSION, Store
-from engine import Phase, legal_actions, state_from_json
+from bot.game.play import MAX_TIMEOUTS
+from bot.game.refusals import Damaged, Illegal, NotSeated, OutOfTurn, Refusal, Stale
+from bot.game.service import GameService
+from bot.storage.records import CorruptTable
+from bot.storage.sqlite import Store
+from engine import Phase, legal_actions
 
 A, B, C = 101, 202, 303
 
 
 async def lobby(service: GameService, channel: int = 1) -> int:
-    rec = await service.create(guild_id=9, channel_id=channel, host_id=A, host_name="Ann")
+    rec = await service.lobby.create(guild_id=9, channel_id=channel, host_id=A, host_name="Ann")
     return rec.id
 
 
 async def started(service: GameService, channel: int = 1, timer: int = 0) -> int:
-    rec = await service.create(guild_id=9, channel_id=channel, host_id=A, host_name="Ann",
+    rec = await service.lobby.create(guild_id=9, channel_id=channel, host_id=A, host_name="Ann",
                                timer=timer)
-    await service.join(rec.id, B, "Bob")
-    await service.start(rec.id, A)
+    await service.lobby.join(rec.id, B, "Bob")
+    await service.lobby.start(rec.id, A)
     return rec.id
-
-
-async def test_schema_and_wal(store: Store, tmp_path: Path) -> None:
-    assert await store.schema_version() == SCHEMA_VERSION
-    async with store._db.execute("PRAGMA journal_mode") as cur:
-        row = await cur.fetchone()
-    assert row is not None and row[0] == "wal"
 
 
 async def test_lobby_flow(service: GameService) -> None:
     tid = await lobby(service)
     with pytest.raises(Refusal) as info:
-        await service.create(guild_id=9, channel_id=1, host_id=B, host_name="Bob")
+        await service.lobby.create(guild_id=9, channel_id=1, host_id=B, host_name="Bob")
     assert info.value.reason.key == "bot.error.table_exists"
     with pytest.raises(Refusal, match="too_few"):
-        await service.start(tid, A)
-    await service.join(tid, B, "Bob")
+        await service.lobby.start(tid, A)
+    await service.lobby.join(tid, B, "Bob")
     with pytest.raises(Refusal, match="already_seated"):
-        await service.join(tid, B, "Bob")
+        await service.lobby.join(tid, B, "Bob")
     with pytest.raises(Refusal, match="host_only"):
-        await service.add_ai(tid, B)
-    await service.add_ai(tid, A)
-    await service.add_ai(tid, A)
+        await service.lobby.add_ai(tid, B)
+    await service.lobby.add_ai(tid, A)
+    await service.lobby.add_ai(tid, A)
     with pytest.raises(Refusal, match="table_full"):
-        await service.join(tid, C, "Cy")
-    await service.pick_hero(tid, A, "taia")
+        await service.lobby.join(tid, C, "Cy")
+    await service.lobby.pick_hero(tid, A, "taia")
     with pytest.raises(Refusal, match="hero_taken"):
-        await service.pick_hero(tid, B, "taia")
+        await service.lobby.pick_hero(tid, B, "taia")
     with pytest.raises(NotSeated):
-        await service.pick_hero(tid, C, "horan")
+        await service.lobby.pick_hero(tid, C, "horan")
     with pytest.raises(Refusal, match="host_only"):
-        await service.start(tid, B)
-    rec = await service.start(tid, A)
+        await service.lobby.start(tid, B)
+    rec = await service.lobby.start(tid, A)
     assert rec.status == "running" and rec.state is not None
     heroes = [s.hero for s in rec.seats]
     assert heroes[0] == "taia" and len(set(heroes)) == 4 and None not in heroes
@@ -76,45 +63,45 @@ async def test_lobby_flow(service: GameService) -> None:
 
 async def test_host_leaving_passes_the_role_and_empty_lobby_closes(service: GameService) -> None:
     tid = await lobby(service)
-    await service.join(tid, B, "Bob")
-    rec = await service.leave(tid, A)
+    await service.lobby.join(tid, B, "Bob")
+    rec = await service.lobby.leave(tid, A)
     assert rec.host_id == B and rec.status == "lobby"
-    rec = await service.leave(tid, B)
+    rec = await service.lobby.leave(tid, B)
     assert rec.status == "abandoned"
     assert await service.store.active_in_channel(1) is None
 
 
 async def test_moves_stale_stranger_out_of_turn(service: GameService) -> None:
     tid = await started(service)
-    rec = await service.load(tid)
+    rec = await service.tables.load(tid)
     state = rec.game
     current_user = rec.seats[state.current].user
     other_user = A if current_user == B else B
     assert current_user is not None
     move = str(legal_actions(state)[0])
     with pytest.raises(NotSeated):
-        await service.act(tid, C, 0, move)
+        await service.play.act(tid, C, 0, move)
     with pytest.raises(OutOfTurn):
-        await service.act(tid, other_user, 0, move)
+        await service.play.act(tid, other_user, 0, move)
     with pytest.raises(Illegal):
-        await service.act(tid, current_user, 0, "nonsense:move")
+        await service.play.act(tid, current_user, 0, "nonsense:move")
     with pytest.raises(Illegal):
-        await service.act(tid, current_user, 0, "fight:lord")
-    out = await service.act(tid, current_user, 0, move)
+        await service.play.act(tid, current_user, 0, "fight:lord")
+    out = await service.play.act(tid, current_user, 0, move)
     assert out.record.version == 1
     with pytest.raises(Stale):
-        await service.act(tid, current_user, 0, move)
+        await service.play.act(tid, current_user, 0, move)
     log = await service.store.action_log(tid)
     assert [(r.step, r.action, r.user_id) for r in log] == [(1, move, current_user)]
 
 
 async def test_double_click_applies_exactly_once(service: GameService) -> None:
     tid = await started(service)
-    rec = await service.load(tid)
+    rec = await service.tables.load(tid)
     user = rec.seats[rec.game.current].user
     assert user is not None
     move = str(legal_actions(rec.game)[0])
-    results = await asyncio.gather(*(service.act(tid, user, 0, move) for _ in range(5)),
+    results = await asyncio.gather(*(service.play.act(tid, user, 0, move) for _ in range(5)),
                                    return_exceptions=True)
     applied = [r for r in results if not isinstance(r, BaseException)]
     stale = [r for r in results if isinstance(r, Stale)]
@@ -123,15 +110,15 @@ async def test_double_click_applies_exactly_once(service: GameService) -> None:
 
 
 async def test_ai_seats_play_a_whole_game(service: GameService) -> None:
-    rec = await service.create(guild_id=9, channel_id=5, host_id=A, host_name="Ann")
-    await service.add_ai(rec.id, A)
-    await service.start(rec.id, A)
-    await service.leave(rec.id, A)  # Ann's seat goes to the AI for good
+    rec = await service.lobby.create(guild_id=9, channel_id=5, host_id=A, host_name="Ann")
+    await service.lobby.add_ai(rec.id, A)
+    await service.lobby.start(rec.id, A)
+    await service.lobby.leave(rec.id, A)  # Ann's seat goes to the AI for good
     steps = 0
-    while await service.ai_step(rec.id) is not None:
+    while await service.play.ai_step(rec.id) is not None:
         steps += 1
         assert steps < 5000
-    final = await service.load(rec.id)
+    final = await service.tables.load(rec.id)
     assert final.status == "finished" and final.winner is not None
     assert final.game.phase is Phase.OVER
     log = await service.store.action_log(rec.id)
@@ -142,116 +129,68 @@ async def test_ai_seats_play_a_whole_game(service: GameService) -> None:
 
 async def test_turn_timer_hands_the_seat_to_the_ai(service: GameService, clock: Clock) -> None:
     tid = await started(service, timer=60)
-    rec = await service.load(tid)
+    rec = await service.tables.load(tid)
     assert rec.deadline == clock.now + 60
-    assert await service.expire(tid, rec.version) == []  # not yet due
+    assert await service.play.expire(tid, rec.version) == []  # not yet due
     seat = rec.game.current
     for n in range(1, MAX_TIMEOUTS + 1):
-        rec = await service.load(tid)
+        rec = await service.tables.load(tid)
         while rec.game.current != seat:  # the other human plays their turn by the AI too
             clock.now = (rec.deadline or clock.now) + 1
-            await service.expire(tid, rec.version)
-            rec = await service.load(tid)
+            await service.play.expire(tid, rec.version)
+            rec = await service.tables.load(tid)
         clock.now = (rec.deadline or clock.now) + 1
-        outs = await service.expire(tid, rec.version)
+        outs = await service.play.expire(tid, rec.version)
         assert outs and all(o.timed_out and o.by_ai for o in outs)
         assert outs[-1].turn_changed or outs[-1].handed_to_ai
-        after = await service.load(tid)
+        after = await service.tables.load(tid)
         assert after.seats[seat].timeouts >= n or after.seats[seat].ai
-    assert (await service.load(tid)).seats[seat].ai
+    assert (await service.tables.load(tid)).seats[seat].ai
 
 
-async def test_corrupt_row_only_hurts_its_table(service: GameService, store: Store) -> None:
+async def test_corrupt_row_only_hurts_its_table(service: GameService, store: Store,
+                                                tmp_path: Path) -> None:
     t1 = await started(service, channel=1)
     t2 = await started(service, channel=2)
-    await store.raw_execute("UPDATE tables SET state = ? WHERE id = ?", ('{"format":1}', t1))
+    await database(tmp_path).damage_table(store, t1, state='{"format":1}')
     with pytest.raises(Damaged) as info:
-        await service.load(t1)
+        await service.tables.load(t1)
     assert str(t1) in str(info.value.reason.params)
-    rec2 = await service.load(t2)
+    rec2 = await service.tables.load(t2)
     user = rec2.seats[rec2.game.current].user
     assert user is not None
-    await service.act(t2, user, 0, str(legal_actions(rec2.game)[0]))
-    assert [t for t, _, _ in await service.due()] == []
+    await service.play.act(t2, user, 0, str(legal_actions(rec2.game)[0]))
+    assert [t for t, _, _ in await service.play.due()] == []
     with pytest.raises(Refusal):  # only a channel manager may close a damaged table
-        await service.abandon(1, user, manager=False)
-    assert await service.abandon(1, user, manager=True) == t1
+        await service.lobby.abandon(1, user, manager=False)
+    assert await service.lobby.abandon(1, user, manager=True) == t1
     assert await store.active_in_channel(1) is None
 
 
-async def test_state_and_log_are_one_transaction(service: GameService, store: Store) -> None:
-    tid = await started(service)
-    rec = await service.load(tid)
-    user = rec.seats[rec.game.current].user
-    assert user is not None
-    # a log row already at step 1 makes the insert fail: the state must not move either
-    await store.raw_execute("INSERT INTO actions (table_id, step, seat, action, at) "
-                            "VALUES (?, 1, 0, 'x', 0)", (tid,))
-    with pytest.raises(sqlite3.IntegrityError):
-        await service.act(tid, user, 0, str(legal_actions(rec.game)[0]))
-    again = await service.load(tid)
-    assert again.version == 0
-    async with store._db.execute("SELECT state FROM tables WHERE id = ?", (tid,)) as cur:
-        row = await cur.fetchone()
-    assert row is not None and state_from_json(row[0]).step == 0
-
-
-async def test_reopen_keeps_everything(tmp_path: Path, clock: Clock) -> None:
-    path = tmp_path / "k.db"
-    s1 = await Store.open(path, clock=clock)
-    svc = GameService(s1, clock=clock, seeds=lambda: 42)
-    tid = await started(svc)
-    rec = await svc.load(tid)
-    user = rec.seats[rec.game.current].user
-    assert user is not None
-    await svc.act(tid, user, 0, str(legal_actions(rec.game)[0]))
-    await s1.close()
-    s2 = await Store.open(path, clock=clock)
-    try:
-        svc2 = GameService(s2, clock=clock)
-        again = await svc2.load(tid)
-        assert again.version == 1 and again.game == (await svc2.load(tid)).game
-        assert await s2.ids_with_status("running") == [tid]
-    finally:
-        await s2.close()
-
-
-async def test_newer_schema_is_refused(tmp_path: Path) -> None:
-    from bot.records import SchemaTooNew
-    path = tmp_path / "k.db"
-    s = await Store.open(path)
-    await s.raw_execute("SELECT 1")
-    await s._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    await s.close()
-    with pytest.raises(SchemaTooNew):
-        await Store.open(path)
+def database(tmp_path: Path) -> SqliteBackend:
+    """The raw door to the ``store`` fixture's database file."""
+    return SqliteBackend(tmp_path / "karak.sqlite3")
 
 
 #: Damage to ordinary columns (not the game state): (column, stored value).
-DAMAGE = [
-    ("guild_id", "'guild'"), ("channel_id", "'chan'"), ("host_id", "'host'"),
-    ("timer", "'soon'"), ("deadline", "'tomorrow'"), ("seed", "1.5"), ("version", "'v'"),
-    ("message_id", "X'00'"), ("created_at", "'then'"), ("updated_at", "'later'"), ("locale", "''"),
-    ("seats", "'[1'"),
-    ("winner", "'nobody'"),
-]
+DAMAGE = [("channel_id", "chan"), ("timer", "soon"), ("deadline", "tomorrow"), ("version", "v"),
+          ("seats", "[1"), ("winner", "nobody")]
 
 
 @pytest.mark.parametrize(("column", "value"), DAMAGE)
 async def test_a_damaged_ordinary_column_only_hurts_its_table(
-        service: GameService, store: Store, clock: Clock, column: str, value: str) -> None:
-    from bot.records import CorruptTable
-
+        service: GameService, store: Store, clock: Clock, tmp_path: Path, column: str,
+        value: str) -> None:
     t1 = await started(service, channel=1, timer=60)
     t2 = await started(service, channel=2, timer=60)
-    await store.raw_execute(f"UPDATE tables SET {column} = {value} WHERE id = ?", (t1,))
+    await database(tmp_path).damage_table(store, t1, **{column: value})
     with pytest.raises(CorruptTable):
         await store.get(t1)
     with pytest.raises(Damaged):
-        await service.load(t1)
+        await service.tables.load(t1)
     # the turn timers of every other table go on
-    due = await service.due()
+    due = await service.play.due()
     assert [t for t, _, _ in due] == [t2]
     clock.now += 61
-    rec2 = await service.load(t2)
-    assert await service.expire(t2, rec2.version)
+    rec2 = await service.tables.load(t2)
+    assert await service.play.expire(t2, rec2.version)

@@ -7,7 +7,7 @@ from typing import cast
 
 import discord
 
-from bot.shown import Shown
+from bot.discord_side.shown import Shown
 
 
 def message(mid: int, *names: str) -> discord.Message:

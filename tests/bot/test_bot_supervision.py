@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import health
-from bot.tasks import BACKOFF_CAP, UNHEALTHY_AFTER, Tasks
+from bot.supervision import health
+from bot.supervision.tasks import BACKOFF_CAP, UNHEALTHY_AFTER, Tasks
 
 
 class Pauses:

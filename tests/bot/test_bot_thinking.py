@@ -6,6 +6,7 @@ process is left behind."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from pathlib import Path
 
@@ -14,9 +15,10 @@ from bot_helpers import Clock, dying_decide, gated_decide, stuck_decide
 from live_bot import LiveBot, resolve, table_id
 from test_bot_discord import ANN, TinyRenderer
 
-from bot.service import GameService
-from bot.thinking import Thinking
-from engine import Action, GameConfig, Observation, SeatConfig, new_game, observe
+from bot.game.service import GameService
+from bot.workers import thinking as thinking_module
+from bot.workers.thinking import Thinking
+from engine import Action, GameConfig, Observation, SeatConfig, new_game, observe, parse
 from loopback import Interaction, Loopback
 
 
@@ -71,17 +73,17 @@ async def test_the_bot_answers_while_a_hard_decision_runs_in_a_worker(
         await answered(h, await lb.click(ANN, h.public()[-1], start_id))
         worker = int(await asyncio.to_thread((gate / "started").read_text))
         assert worker != os.getpid()  # the decision runs in another process...
-        rec = await h.bot.service.load(tid)
+        rec = await h.bot.service.tables.load(tid)
         assert rec.version == 0 and rec.seats[rec.game.current].ai  # ...and is not made yet
         # meanwhile the bot answers: Ann's hand (the table's lock is free) and a command
         hand = await answered(h, await lb.click(ANN, h.last_table_message(), f"kg:hand:{tid}"))
         assert "Your hand" in h.reply(hand).text()
         rules = await answered(h, await lb.command(ANN, h.channel, "goblin rules"))
         assert any("in short" in t for t in h.said(rules))
-        assert (await h.bot.service.load(tid)).version == 0  # still thinking
+        assert (await h.bot.service.tables.load(tid)).version == 0  # still thinking
         await asyncio.to_thread((gate / "go").write_text, "go")
         await h.settle()  # the worker decides with the real hard agent, the seat plays on
-        rec = await h.bot.service.load(tid)
+        rec = await h.bot.service.tables.load(tid)
         log = await h.store.action_log(tid)
         assert log and log[0].by_ai and log[0].seat == 1
         assert rec.status == "finished" or not rec.seats[rec.game.current].ai  # Ann's turn
@@ -96,13 +98,13 @@ async def test_a_dying_worker_costs_a_normal_move_not_the_table(
     try:
         tid, start_id = await hard_lobby(h)
         await h.click(ANN, h.public()[-1], start_id)
-        rec = await h.bot.service.load(tid)
+        rec = await h.bot.service.tables.load(tid)
         log = await h.store.action_log(tid)
         assert log and all(r.by_ai and r.seat == 1 for r in log)  # the AI's turn was played
         assert rec.status == "finished" or not rec.seats[rec.game.current].ai  # Ann's turn
         failed = [r.getMessage() for r in caplog.records if "hard AI decision" in r.getMessage()]
-        assert failed and all("BrokenProcessPool" in m for m in failed)
-        assert h.bot.service.thinking._executor is None  # the next one starts a fresh worker
+        assert failed and all("WorkerGone" in m for m in failed)
+        assert not h.bot.service.thinking.pool.pids()  # the next one starts a fresh worker
     finally:
         await h.stop()
 
@@ -118,8 +120,8 @@ async def test_a_stuck_worker_is_stopped_and_the_move_made_at_normal(
     try:
         action = await thinking.choose("hard", 5, obs)
         assert action in obs.legal
-        assert any("TimeoutError" in r.getMessage() for r in caplog.records)
-        assert thinking._executor is None
+        assert any("no answer in 0.6 s" in r.getMessage() for r in caplog.records)
+        assert not thinking.pool.pids()  # the stuck worker was ended
     finally:
         await thinking.close()
 
@@ -137,10 +139,10 @@ async def test_a_hard_decision_in_a_worker_is_legal(tmp_path: Path) -> None:
 
 async def test_a_decided_move_waits_for_the_ai_s_pace(service: GameService) -> None:
     """The pace runs while the AI thinks; the move is applied when both are done."""
-    table = await service.create(guild_id=1, channel_id=1, host_id=1, host_name="Ann")
-    await service.add_ai(table.id, 1)
-    await service.start(table.id, 1)
-    rec = await service.leave(table.id, 1)  # every seat is the AI's
+    table = await service.lobby.create(guild_id=1, channel_id=1, host_id=1, host_name="Ann")
+    await service.lobby.add_ai(table.id, 1)
+    await service.lobby.start(table.id, 1)
+    rec = await service.lobby.leave(table.id, 1)  # every seat is the AI's
     decided = asyncio.Event()
     choose = service.thinking.choose
 
@@ -156,20 +158,45 @@ async def test_a_decided_move_waits_for_the_ai_s_pace(service: GameService) -> N
         pacing.set()
         await over
 
-    step = asyncio.create_task(service.ai_step(table.id, pace()))
+    step = asyncio.create_task(service.play.ai_step(table.id, pace()))
     waiting = asyncio.create_task(pacing.wait())
     await asyncio.wait({step, waiting}, return_when=asyncio.FIRST_COMPLETED)
     assert decided.is_set() and waiting.done() and not step.done()  # chosen, waiting its pace
-    assert (await service.load(table.id)).version == rec.version
+    assert (await service.tables.load(table.id)).version == rec.version
     over.set_result(None)  # ...and played once the pace is over
     outcome = await step
     assert outcome is not None and outcome.record.version == rec.version + 1
 
 
+@pytest.mark.allow_errors("the easy AI failed", "which is not legal here")
+async def test_an_agent_that_fails_or_cheats_is_logged_once_and_a_legal_move_played(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=3))
+    obs = observe(state, state.current)
+    thinking = Thinking(workers=0)
+
+    class Broken:
+        def choose(self, observation: Observation) -> Action:
+            raise KeyError("oops")
+
+    class Cheating:
+        def choose(self, observation: Observation) -> Action:
+            return parse("fight:3-1")  # the third level is not open at the start
+
+    monkeypatch.setattr(thinking_module, "make_agent", lambda *a, **k: Broken())
+    for seed in range(3):
+        assert await thinking.choose("easy", seed, obs) == obs.legal[0]
+    monkeypatch.setattr(thinking_module, "make_agent", lambda *a, **k: Cheating())
+    for seed in range(3):
+        assert await thinking.choose("normal", seed, obs) == obs.legal[0]
+    told = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(told) == 2 and "KeyError" in told[0] and "not legal" in told[1]
+
+
 async def test_closing_drops_a_decision_in_progress(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Stopping the bot (``docker stop``) never waits for a search: closing kills the worker
-    in the middle of its decision, and the decision is made at normal level instead."""
+    in the middle of its decision (the seat's loop, cancelled, decides again next time)."""
     for fifo in ("started", "go"):
         os.mkfifo(tmp_path / fifo)
     (tmp_path / "armed").touch()
@@ -180,9 +207,7 @@ async def test_closing_drops_a_decision_in_progress(
     deciding = asyncio.ensure_future(thinking.choose("hard", 5, obs))
     worker = int(await asyncio.to_thread((tmp_path / "started").read_text))  # it is deciding
     await asyncio.wait_for(thinking.close(), 60)  # a guard: the decision would never end
-    assert await asyncio.wait_for(deciding, 60) in obs.legal
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 30
-    while alive(worker):  # killed; gone once the pool's thread has reaped it
-        assert loop.time() < deadline, "the worker outlived the closing"
-        await asyncio.sleep(0.05)
+    deciding.cancel()  # as the bot's shutdown cancels the AI seat's loop
+    with contextlib.suppress(asyncio.CancelledError):
+        await deciding
+    assert not alive(worker)  # killed and waited for

@@ -183,14 +183,15 @@ class Container:
                                                      f"--fsize={value}:"],
                                     user=UID, group=UID, extra_groups=[], check=False)
 
-    async def workers(self) -> set[int]:
-        """The bot's worker processes (drawing, thinking): the processes multiprocessing
-        spawned for it, its resource tracker aside."""
+    async def workers(self, job: str) -> set[int]:
+        """The bot's worker processes (:mod:`bot.workers.pool`) running job functions of the
+        module ``job`` (``bot.workers.thinking``: the hard AI seats' decisions)."""
         out = set()
         for pid in (await self.pids())[1:]:
             with contextlib.suppress(OSError):
-                command = Path(f"/proc/{pid}/cmdline").read_bytes()
-                if b"spawn_main" in command:
+                words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                if b"bot.workers.pool" in words and any(w.startswith(f"{job}:".encode())
+                                                        for w in words):
                     out.add(pid)
         return out
 

@@ -96,15 +96,15 @@ async def play_until(lb: Loopback, players: list[Player], done: Callable[[], boo
 
 
 async def catch_thinking(lb: Loopback, container: Container, person: Player, oracle: Oracle,
-                         tid: int, others: set[int], turns: int = 30) -> int:
-    """Freeze the hard AI seat of table ``tid`` while it thinks: on its turn, as soon as its
-    worker (a worker not in ``others``) uses CPU, SIGSTOP it, as a slow machine's search
-    would last; the worker's pid. The person plays their turns meanwhile."""
+                         tid: int, turns: int = 30) -> int:
+    """Freeze the hard AI seat of table ``tid`` while it thinks: on its turn, as soon as a
+    thinking worker uses CPU, SIGSTOP it, as a slow machine's search would last; the worker's
+    pid. The person plays their turns meanwhile."""
     for _ in range(turns):
         await play_until(lb, [person], lambda: ai_to_move(oracle, tid))
         used: dict[int, float] = {}
         while ai_to_move(oracle, tid):
-            for pid in await container.workers() - others:
+            for pid in await container.workers("bot.workers.thinking"):
                 now = cpu_seconds(pid)
                 if now > used.setdefault(pid, now):
                     os.kill(pid, signal.SIGSTOP)
@@ -175,10 +175,9 @@ async def test_a_match_through_the_container_stopped_and_started_again(
         assert mover.acted.get(old_hand.id) != old_hand.revision, "no move left to click"
 
         # a hard AI seat in the den is thinking when the container is stopped
-        drawing = await first.workers()
         t2 = await open_table(lb, den, eve, [], ai=1, ai_level="hard")
         eva = Player(lb, eve, den, oracle, rng)
-        await catch_thinking(lb, first, eva, oracle, t2, drawing)
+        await catch_thinking(lb, first, eva, oracle, t2)
         laps.mark("caught thinking")
         before = {tid: oracle.table(tid).version for tid in (t1, t2)}
         seconds, status = await first.stop()

@@ -30,10 +30,10 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from e2e.botlog import bot_errors
 from e2e.lobby import open_table_despite_crashes, settle
 from e2e.oracle import Oracle
 from e2e.player import Player
-from test_loopback_e2e import bot_errors
 
 from engine.replay import replay
 from i18n import msg, translate

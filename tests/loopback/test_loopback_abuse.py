@@ -10,15 +10,16 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from e2e.answers import answered
+from e2e.botlog import bot_errors
 from e2e.lobby import open_table, until
 from e2e.messages import hand_button, moves_of
 from e2e.oracle import Oracle
 from e2e.player import Player, play
 from e2e.privacy import PrivacyWatch
-from test_loopback_e2e import bot_errors
 
 from engine.replay import replay
-from loopback import Interaction, Loopback, ManualClock, User
+from loopback import Loopback, ManualClock
 from loopback.botproc import BotProcess
 
 MALFORMED = ["kg:", "kg:do", "kg:do:abc:1:end", "kg:do:1:x:end", "kg:do:1:2:", "kg:hand:-4",
@@ -32,31 +33,6 @@ async def bot(lb: Loopback, tmp_path: Path) -> AsyncIterator[BotProcess]:
     await proc.start()
     yield proc
     await proc.stop()
-
-
-def reply(lb: Loopback, ix: Interaction, user: User) -> str:
-    """What ``user`` can read of the bot's answer to ``ix`` (its own message or follow-ups)."""
-    parts = []
-    for mid in [ix.original_id, *ix.followups]:
-        m = lb.messages.get(mid or 0)
-        if m is not None and m.visible_to(user.id):
-            parts.append(m.text())
-    return "\n".join(parts)
-
-
-async def answered(lb: Loopback, ix: Interaction, user: User, *expected: str) -> str:
-    """The interaction got a visible answer (mentioning one of ``expected``) only ``user`` sees
-    (or the public table message for "My hand" and the like)."""
-    await ix.done(10)
-    text = reply(lb, ix, user)
-    assert text, f"no answer to {ix.data}"
-    if expected:
-        assert any(e in text for e in expected), (ix.data, text)
-    for mid in [ix.original_id, *ix.followups]:
-        m = lb.messages.get(mid or 0)
-        if m is not None and m.interaction_id == ix.id and m.owner is None and expected:
-            raise AssertionError(f"a refusal was shown to everyone: {m.text()[:200]}")
-    return text
 
 
 async def test_abuse_is_answered_clearly_and_harms_nothing(lb: Loopback, bot: BotProcess) -> None:

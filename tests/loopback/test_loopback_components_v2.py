@@ -9,7 +9,7 @@ import pytest
 from minibot import MiniBot, consumed
 
 from loopback import Attachment, Loopback, Message, User
-from loopback.limits import message_problems
+from loopback.limits import message_errors
 
 CV2 = 1 << 15
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x01" * 40
@@ -100,12 +100,13 @@ ACCEPTED = [
 
 @pytest.mark.parametrize("body, problem", REFUSED)
 def test_layout_rules_refuse(body: dict[str, Any], problem: str) -> None:
-    assert any(problem in p for p in message_problems(body)), message_problems(body)
+    problems = [text for _, text in message_errors(body)]
+    assert any(problem in p for p in problems), problems
 
 
 @pytest.mark.parametrize("body", ACCEPTED)
 def test_layout_rules_accept(body: dict[str, Any]) -> None:
-    assert message_problems(body) == []
+    assert message_errors(body) == []
 
 
 async def test_refusals_carry_discords_error_tree(lb: Loopback, client: MiniBot) -> None:

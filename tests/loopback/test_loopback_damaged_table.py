@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e.answers import reply
 from e2e.lobby import until
 from e2e.messages import hand_button, lobby_button, moves_of
-from inprocess import FakeTime, InProcessBot, inprocess_bot
-from test_loopback_abuse import reply
-from test_loopback_supervision import quiet
+from inprocess import FakeTime, InProcessBot, inprocess_bot, quiet
+from storage.backends import SqliteBackend
 
-from bot.storage import Store
+from bot.storage.records import storable
+from bot.storage.sqlite import Store
 from engine import BadState, state_from_json
 from loopback import Channel, Loopback, User
 
@@ -37,17 +38,16 @@ async def open_timed_table(lb: Loopback, channel: Channel, host: User, guest: Us
     return tid
 
 
-async def damage(store: Store, tid: int, how: Callable[[dict[str, Any]], None]) -> None:
+async def damage(store: Store, db: Path, tid: int, how: Callable[[dict[str, Any]], None]) -> None:
     """Damage the stored game of table ``tid`` with ``how`` (on its seats' JSON)."""
-    async with store._db.execute("SELECT state FROM tables WHERE id = ?", (tid,)) as cur:
-        row = await cur.fetchone()
-    assert row is not None
-    doc = json.loads(row[0])
+    rec = await store.get(tid)
+    assert rec is not None
+    doc = json.loads(storable(rec.game))
     how(doc["state"]["seats"])
     text = json.dumps(doc)
     with pytest.raises(BadState):  # the engine's check refuses it
         state_from_json(text)
-    await store.raw_execute("UPDATE tables SET state = ? WHERE id = ?", (text, tid))
+    await SqliteBackend(db).damage_table(store, tid, state=text)
 
 
 def stacking_is_a_card(seats: list[dict[str, Any]]) -> None:
@@ -90,8 +90,8 @@ async def test_a_damaged_table_stops_only_itself(lb: Loopback, tmp_path: Path) -
         ix = await lb.click(eve, table_message, f"kg:hand:{damaged}")
         await ix.done()
         hand = lb.message(ix.original_id or 0)
-        await damage(ib.store, damaged, stacking_is_a_card)
-        await damage(ib.store, other_damaged, hand_card_in_keys)
+        await damage(ib.store, db, damaged, stacking_is_a_card)
+        await damage(ib.store, db, other_damaged, hand_card_in_keys)
 
         # every click on the damaged table gets the clear answer
         for who in (eve, bo):
@@ -124,9 +124,7 @@ async def test_a_damaged_table_stops_only_itself(lb: Loopback, tmp_path: Path) -
             ix = await lb.command(who, channel, "goblin abandon")
             await ix.done()
             assert f"#{tid}" in reply(lb, ix, who) and DAMAGED not in reply(lb, ix, who)
-            async with ib.store._db.execute("SELECT status FROM tables WHERE id = ?",
-                                            (tid,)) as cur:
-                assert tuple(await cur.fetchone() or ()) == ("abandoned",)
+            assert tid in await ib.store.ids_with_status("abandoned")
             ix = await lb.command(eve, channel, "goblin new")
             await ix.done()
             lobby = lb.message(ix.original_id or 0)

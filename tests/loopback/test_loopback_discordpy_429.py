@@ -1,5 +1,6 @@
 """discord.py's own HTTP client against the stand-in's 429s, with and without the bot's
-:class:`bot.ratelimits.GlobalWait` (see there why discord.py alone retries too early)."""
+:class:`bot.discord_side.ratelimits.GlobalWait`
+(see there why discord.py alone retries too early)."""
 from __future__ import annotations
 
 import asyncio
@@ -9,7 +10,7 @@ from collections.abc import Iterator
 import discord
 import pytest
 
-from bot.ratelimits import GlobalWait
+from bot.discord_side.ratelimits import GlobalWait
 from loopback import FAKE_TOKEN, Loopback
 
 

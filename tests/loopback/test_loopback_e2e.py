@@ -3,11 +3,11 @@ killed (SIGKILL) at random points and started again on the same database."""
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from e2e.botlog import bot_errors
 from e2e.chaos import Chaos
 from e2e.lobby import open_table, open_table_despite_crashes, until
 from e2e.oracle import Oracle
@@ -17,26 +17,6 @@ from e2e.privacy import PrivacyWatch
 from engine.replay import replay
 from loopback import Channel, Loopback
 from loopback.botproc import BotProcess
-
-#: The traceback a worker process of multiprocessing (the hard level's thinking) prints when its
-#: bot was SIGKILLed while the worker was being spawned: the worker finds its parent gone before
-#: it could read what to run. Printed by the orphan into the shared log, not by the bot; expected
-#: only where the bot is killed.
-ORPHANED_WORKER = re.compile(
-    r"^Traceback \(most recent call last\):\n(?:  .*\n)*?.*multiprocessing/spawn\.py.*\n"
-    r"(?:  .*\n)*EOFError: Ran out of input$", re.MULTILINE)
-
-
-def bot_errors(bot: BotProcess, allowed: tuple[str, ...] = (), killed: bool = False) -> list[str]:
-    """ERROR / CRITICAL lines and tracebacks the bot printed (minus expected ones). ``killed``:
-    the bot was SIGKILLed, so tracebacks of its orphaned workers are expected."""
-    text = bot.log_text()
-    if killed:
-        text = ORPHANED_WORKER.sub("(a worker found its killed bot gone)", text)
-    bad = [line for line in text.splitlines()
-           if re.search(r" (ERROR|CRITICAL) |^Traceback", line)
-           and not any(a in line for a in allowed)]
-    return bad
 
 
 @pytest.fixture

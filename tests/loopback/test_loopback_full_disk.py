@@ -8,12 +8,12 @@ import resource
 from pathlib import Path
 
 from chaos_run import refuse_writes
+from e2e.answers import answered
+from e2e.botlog import bot_errors
 from e2e.lobby import open_table
 from e2e.messages import moves_of
 from e2e.oracle import Oracle
 from e2e.player import Player
-from test_loopback_abuse import answered
-from test_loopback_e2e import bot_errors
 
 from loopback import Loopback
 from loopback.botproc import BotProcess

@@ -9,11 +9,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from e2e.botlog import bot_errors
 from e2e.lobby import until
 from e2e.messages import hand_button, lobby_button
 from e2e.oracle import Oracle
 from e2e.player import Player
-from test_loopback_e2e import bot_errors
 
 from engine import observe
 from engine.replay import replay

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,8 @@ from e2e.oracle import Oracle
 from e2e.player import Player
 from inprocess import Gate, live_bot
 
-from bot.client import KarakBot
-from bot.refusals import Refusal
+from bot.discord_side.client import KarakBot
+from bot.game.refusals import Refusal
 from i18n import msg
 from loopback import Channel, Interaction, Loopback, Message, User
 
@@ -47,9 +48,9 @@ async def settle(bot: KarakBot, background: bool = True) -> None:
 
 
 def hold_after(bot: KarakBot, monkeypatch: pytest.MonkeyPatch, name: str, gate: Gate) -> None:
-    """Make the service's operation ``name`` wait at ``gate`` once it is done (its table lock
+    """Make the lobby's operation ``name`` wait at ``gate`` once it is done (its table lock
     released), the first time only."""
-    real: Callable[..., Awaitable[Any]] = getattr(bot.service, name)
+    real: Callable[..., Awaitable[Any]] = getattr(bot.service.lobby, name)
 
     async def held(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -58,7 +59,19 @@ def hold_after(bot: KarakBot, monkeypatch: pytest.MonkeyPatch, name: str, gate: 
             if not gate.passed.is_set():
                 await gate()
 
-    monkeypatch.setattr(bot.service, name, held)
+    monkeypatch.setattr(bot.service.lobby, name, held)
+
+
+def hold_first(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, gate: Gate) -> None:
+    """Make ``owner.name`` (a coroutine method) wait at ``gate`` before its first call."""
+    real: Callable[..., Awaitable[Any]] = getattr(owner, name)
+
+    async def held(*args: Any, **kwargs: Any) -> Any:
+        if not gate.passed.is_set():
+            await gate()
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, held)
 
 
 def answer(lb: Loopback, ix: Interaction, user: User) -> str:
@@ -112,47 +125,64 @@ def people(lb: Loopback) -> tuple[User, User, User]:
     return lb.create_user("Ann"), lb.create_user("Bob"), lb.create_user("Cyril")
 
 
-async def test_start_then_cancel_at_once_the_start_wins(
+@dataclass(frozen=True)
+class StartRace:
+    """A Start click held at a gate while a second request about the same table comes in."""
+
+    #: Makes the bot wait at the gate: once the game started under the lock, or once the
+    #: lobby already says it started (before the table message is posted).
+    hold: Callable[[KarakBot, pytest.MonkeyPatch, Gate], None]
+    lobby_says_started: bool  # what the lobby shows while the start is held
+    second: str  # "cancel" (a click on the same lobby, at once) or "abandon" (/goblin abandon)
+    outcome: str  # the table's status in the end
+    told: str | None  # what the second request's private answer says, when it is checked
+
+
+def after_start(bot: KarakBot, monkeypatch: pytest.MonkeyPatch, gate: Gate) -> None:
+    """Hold the bot once the game started under the lock, before anything is shown."""
+    hold_after(bot, monkeypatch, "start", gate)
+
+
+def before_the_table(bot: KarakBot, monkeypatch: pytest.MonkeyPatch, gate: Gate) -> None:
+    """Hold the bot once the lobby says the game started, before its table is posted."""
+    hold_first(monkeypatch, bot.clicks, "begin", gate)
+
+
+START_RACES = {
+    "start then cancel at once: the start wins": StartRace(
+        after_start, False, "cancel", "running", ALREADY_STARTED),
+    "start then abandon: no turn posted for the closed table": StartRace(
+        after_start, False, "abandon", "abandoned", None),
+    "start shown then abandon before its table is posted": StartRace(
+        before_the_table, True, "abandon", "abandoned", None),
+}
+
+
+@pytest.mark.parametrize("race", START_RACES.values(), ids=START_RACES.keys())
+async def test_a_start_held_then_cancelled_or_abandoned(
         lb: Loopback, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        people: tuple[User, User, User]) -> None:
+        people: tuple[User, User, User], race: StartRace) -> None:
     ann, bob, _ = people
     channel = lb.create_channel(lb.create_guild())
     oracle = Oracle(tmp_path / "k.sqlite3")
     async with live_bot(lb, oracle.db) as bot:
         tid, lobby = await open_lobby(lb, channel, ann, bob)
-        start, cancel = lobby_button(lobby, tid, "start"), lobby_button(lobby, tid, "cancel")
         gate = Gate()
-        hold_after(bot, monkeypatch, "start", gate)
-        started = await lb.click(ann, lobby, start)
-        await gate.passed.wait()  # the game started under the lock; nothing is shown yet
-        cancelled = await lb.click(ann, lobby, cancel, forge=True)  # the same lobby, at once
-        await cancelled.done(10)
-        gate.open()
-        await started.done(10)
-        await settle(bot)
-        assert check_one_outcome(lb, oracle, channel, ann, tid, lobby) == "running"
-        assert ALREADY_STARTED in answer(lb, cancelled, ann)
-    assert lb.breaches == []
-
-
-async def test_start_then_abandon_posts_no_turn_for_the_closed_table(
-        lb: Loopback, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        people: tuple[User, User, User]) -> None:
-    ann, bob, _ = people
-    channel = lb.create_channel(lb.create_guild())
-    oracle = Oracle(tmp_path / "k.sqlite3")
-    async with live_bot(lb, oracle.db) as bot:
-        tid, lobby = await open_lobby(lb, channel, ann, bob)
-        gate = Gate()
-        hold_after(bot, monkeypatch, "start", gate)
+        race.hold(bot, monkeypatch, gate)
         started = await lb.click(ann, lobby, lobby_button(lobby, tid, "start"))
         await gate.passed.wait()
-        abandoned = await lb.command(ann, channel, "goblin abandon")
-        await abandoned.done(10)
+        assert (STARTED in lb.message(lobby.id).text()) is race.lobby_says_started
+        if race.second == "cancel":
+            second = await lb.click(ann, lobby, lobby_button(lobby, tid, "cancel"), forge=True)
+        else:
+            second = await lb.command(ann, channel, "goblin abandon")
+        await second.done(10)
         gate.open()
         await started.done(10)
         await settle(bot)
-        assert check_one_outcome(lb, oracle, channel, ann, tid, lobby) == "abandoned"
+        assert check_one_outcome(lb, oracle, channel, ann, tid, lobby) == race.outcome
+        if race.told is not None:
+            assert race.told in answer(lb, second, ann)
     assert lb.breaches == []
 
 
@@ -251,7 +281,7 @@ async def test_a_new_table_waiting_its_turn_opens_when_the_first_is_refused(
     oracle = Oracle(tmp_path / "k.sqlite3")
     async with live_bot(lb, oracle.db) as bot:
         gate = Gate()
-        real = bot.service.create
+        real = bot.service.lobby.create
 
         async def refused_first(**kwargs: Any) -> Any:
             if kwargs["host_id"] != ann.id:
@@ -259,7 +289,7 @@ async def test_a_new_table_waiting_its_turn_opens_when_the_first_is_refused(
             await gate()  # Ann's request is refused (as a bad option would be), slowly
             raise Refusal(msg("bot.error.bad_timer"))
 
-        monkeypatch.setattr(bot.service, "create", refused_first)
+        monkeypatch.setattr(bot.service.lobby, "create", refused_first)
         first = await lb.command(ann, channel, "goblin new")
         await gate.passed.wait()
         second = await lb.command(bob, channel, "goblin new")
@@ -286,7 +316,7 @@ async def abandon_while_held(lb: Loopback, bot: KarakBot, channel: Channel, host
     await gate.passed.wait()
     abandoned = await lb.command(host, channel, "goblin abandon")
     await abandoned.answered(10)
-    if not bot.service.lock(tid).locked():
+    if not bot.service.tables.busy(tid):
         await settle(bot, background=False)  # the abandon closed the table message
     gate.open()
     await abandoned.done(10)
@@ -299,18 +329,6 @@ def no_working_table(lb: Loopback, oracle: Oracle, channel: Channel, viewer: Use
     assert oracle.table(tid).status == "abandoned"
     public = [m for m in lb.messages_for(channel, viewer) if m.owner is None]
     assert [m.text()[:120] for m in public if hand_button(m)] == [], "a working My hand"
-
-
-def hold_first(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, gate: Gate) -> None:
-    """Make ``owner.name`` (a coroutine method) wait at ``gate`` before its first call."""
-    real: Callable[..., Awaitable[Any]] = getattr(owner, name)
-
-    async def held(*args: Any, **kwargs: Any) -> Any:
-        if not gate.passed.is_set():
-            await gate()
-        return await real(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, held)
 
 
 async def test_a_move_drawn_as_the_table_is_abandoned_leaves_no_working_table(
@@ -368,26 +386,4 @@ async def test_a_turn_posted_as_the_table_is_abandoned_leaves_no_working_table(
                 await lb.changed(lb.version, 0.5)  # the AI plays meanwhile
         await abandon_while_held(lb, bot, channel, ann, tid, gate)
         no_working_table(lb, oracle, channel, ann, tid)
-    assert lb.breaches == []
-
-
-async def test_start_shown_then_abandoned_before_its_table_is_posted(
-        lb: Loopback, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        people: tuple[User, User, User]) -> None:
-    ann, bob, _ = people
-    channel = lb.create_channel(lb.create_guild())
-    oracle = Oracle(tmp_path / "k.sqlite3")
-    async with live_bot(lb, oracle.db) as bot:
-        tid, lobby = await open_lobby(lb, channel, ann, bob)
-        gate = Gate()
-        hold_first(monkeypatch, bot.clicks, "begin", gate)  # the lobby already says started
-        started = await lb.click(ann, lobby, lobby_button(lobby, tid, "start"))
-        await gate.passed.wait()
-        assert STARTED in lb.message(lobby.id).text()
-        abandoned = await lb.command(ann, channel, "goblin abandon")
-        await abandoned.done(10)
-        gate.open()
-        await started.done(10)
-        await settle(bot)
-        assert check_one_outcome(lb, oracle, channel, ann, tid, lobby) == "abandoned"
     assert lb.breaches == []

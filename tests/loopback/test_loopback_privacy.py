@@ -11,7 +11,7 @@ from e2e.messages import full_text
 from e2e.privacy import PrivacyWatch, Secrets
 from minibot import MiniBot
 
-from bot.present import phase_line, seat_line
+from bot.game.texts import phase_line, seat_line
 from engine import GameConfig, GameState, SeatConfig, apply, new_game, observe
 from engine.actions import parse
 from engine.agents import make_agent

@@ -18,10 +18,10 @@ from pace_clock import PaceClock
 from PIL import Image
 from shared_files import discord_api_checked
 
-from bot.client import KarakBot
-from bot.records import TableRecord
-from bot.service import GameService
-from bot.storage import Store
+from bot.discord_side.client import KarakBot
+from bot.game.service import GameService
+from bot.storage.records import TableRecord
+from bot.storage.sqlite import Store
 from engine import Observation
 from engine.actions import parse
 from loopback import ChannelLimit, Loopback, Message, User
@@ -98,7 +98,7 @@ async def until_table(lb: Loopback, bot: KarakBot, tid: int,
     bot may start its work after answering)."""
     for _ in range(2000):
         await bot.tasks.idle()
-        record = await bot.service.load(tid)
+        record = await bot.service.tables.load(tid)
         if done(record):
             return record
         await lb.changed(lb.version, 0.5)

@@ -109,7 +109,7 @@ async def test_a_killed_bot_takes_its_starting_workers_along(lb: Loopback, tmp_p
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 60  # a guard, not a measurement
         started: set[int] = set()
-        while not any(b"bot.drawing" in _cmdline(pid) for pid in started):  # a worker, starting
+        while not any(b"bot.workers.drawing" in _cmdline(pid) for pid in started):  # starting
             assert loop.time() < deadline and not opening.done(), "no drawing worker started"
             await asyncio.sleep(0.005)
             started = set(bot.group_pids()) - alone

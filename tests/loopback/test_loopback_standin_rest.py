@@ -16,7 +16,7 @@ from minibot import GOBLIN, MiniBot, connected, consumed, rules
 from shared_files import require_discord_api
 
 from loopback import Loopback, LoopbackError, ManualClock
-from loopback.limits import message_problems
+from loopback.limits import message_errors
 from loopback.state import REPLACED_FILE_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,7 +43,8 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x01" * 40
     ({"embeds": [{"description": "d" * 4097}]}, "description of 4097"),
 ])
 def test_limits_catch_what_discord_refuses(body: dict[str, Any], problem: str) -> None:
-    assert any(problem in p for p in message_problems(body)), message_problems(body)
+    problems = [text for _, text in message_errors(body)]
+    assert any(problem in p for p in problems), problems
 
 
 async def test_limits_and_unsupported_routes_are_breaches(lb: Loopback, mini: MiniBot) -> None:

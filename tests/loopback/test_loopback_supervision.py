@@ -5,33 +5,18 @@ check names them, and once the database has room again both matches go on to the
 restart."""
 from __future__ import annotations
 
-import asyncio
 import logging
-import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 from e2e.lobby import open_table
-from inprocess import InProcessBot, inprocess_bot
+from inprocess import InProcessBot, inprocess_bot, quiet
+from storage.backends import fill_up, make_room
 
-from bot.health import healthy, problems
-from bot.storage import Store
-from bot.tasks import UNHEALTHY_AFTER
+from bot.supervision.health import healthy, problems
+from bot.supervision.tasks import UNHEALTHY_AFTER
 from loopback import Loopback
-
-#: SQLite's largest page limit: "room again".
-NO_LIMIT = 1073741823
-
-
-async def quiet(ib: InProcessBot) -> None:
-    """Wait until every running background task of the bot waits on the test's time."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 60
-    while ib.time.sleeping() < sum(1 for t in ib.bot.tasks._tasks if not t.done()):
-        if loop.time() > deadline:
-            raise AssertionError("the bot's background work never came to rest")
-        await asyncio.sleep(0.005)
 
 
 async def run_until(ib: InProcessBot, done: Callable[[], Awaitable[bool]], what: str,
@@ -43,33 +28,6 @@ async def run_until(ib: InProcessBot, done: Callable[[], Awaitable[bool]], what:
             return
         await ib.time.advance(ib.time.next_wake() - ib.time.now)
     raise AssertionError(f"{what} never happened")
-
-
-async def fill_up(store: Store) -> None:
-    """Make the database full: no page may be added, and the free ones are taken."""
-    async with store._write:  # never inside one of the bot's transactions
-        await _fill_up(store)
-
-
-async def _fill_up(store: Store) -> None:
-    db = store._db
-    await db.execute("CREATE TABLE IF NOT EXISTS filler (x BLOB)")
-    async with db.execute("PRAGMA page_count") as cur:
-        row = await cur.fetchone()
-    assert row is not None
-    await db.execute(f"PRAGMA max_page_count = {int(row[0])}")
-    for size in (4000, 1000, 100, 10):
-        while True:
-            try:
-                await db.execute("INSERT INTO filler VALUES (zeroblob(?))", (size,))
-            except sqlite3.OperationalError as exc:
-                assert "full" in str(exc)
-                break
-
-
-async def make_room(store: Store) -> None:
-    async with store._write:
-        await store._db.execute(f"PRAGMA max_page_count = {NO_LIMIT}")
 
 
 def records(caplog: pytest.LogCaptureFixture, level: int, name: str) -> list[str]:

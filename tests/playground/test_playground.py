@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import playground.app
-from bot.settings import ConfigProblem
+from bot.process.settings import ConfigProblem
 from loopback.components import interactive
 from playground.app import CHANNEL_ID, DEFAULT_DB, GUILD_ID, PEOPLE, prepare
 from playground.drive import PlaygroundProcess
@@ -85,7 +85,7 @@ def test_python_m_bot_never_opens_the_playground(
         capsys: pytest.CaptureFixture[str]) -> None:
     """The Docker image runs ``python -m bot`` and ships without playground/ and loopback/:
     without a token it stops with one line; only the launcher picks the playground."""
-    from bot.app import main
+    from bot.process.app import main
 
     def never(env_file: Path | None = None) -> int:
         raise AssertionError("the playground must not start")

@@ -12,7 +12,7 @@ import pytest
 import render
 from engine.names import monster_name
 from i18n import LOCALES, catalog, texts, translate
-from render.cards import LINE_SPACING, TWO_LINE_SHRINK, join_lines, name_layout
+from render.cards import LINE_SPACING, TWO_LINE_SHRINK, name_layout
 from render.demo import main as demo_main
 from render.positions import SCENARIOS, scene
 from render.style import MIN_TEXT, Drawn, forget_drawings, record_text
@@ -78,6 +78,14 @@ def test_a_czech_picture_differs_from_the_english_one() -> None:
     obs = scene("midgame").observation()
     pictures = {lc: render.table_image(obs, lc) for lc in LOCALES}
     assert len(set(pictures.values())) == len(LOCALES)
+
+
+def join_lines(lines: tuple[str, ...]) -> str:
+    """The name whose lines are ``lines`` (a line ending with a hyphen was cut after it)."""
+    out = ""
+    for line in lines:
+        out += line if (not out or out.endswith("-")) else " " + line
+    return out
 
 
 def test_name_layout_goes_to_two_lines_then_shortens() -> None:

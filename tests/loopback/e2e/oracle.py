@@ -1,13 +1,13 @@
-"""The "oracle": a read-only look at the bot's SQLite database while the bot runs, to choose
-sensibly and to check the outcome (never to act)."""
+"""The "oracle": a read-only look at the bot's SQLite database while the bot runs in another
+process, to choose sensibly and to check the outcome (never to act); rows are read as the SQLite
+backend reads them."""
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
-from bot.records import LogRow, TableRecord
-from bot.records import read_record as _record
-from bot.storage import _COLUMNS
+from bot.storage.records import LogRow, TableRecord
+from bot.storage.sqlite_rows import LOG_COLUMNS, TABLE_COLUMNS, read_log_row, read_record
 from engine import GameConfig
 
 
@@ -22,16 +22,16 @@ class Oracle:
 
     def table(self, tid: int) -> TableRecord:
         with self._connect() as con:
-            row = con.execute(f"SELECT {_COLUMNS} FROM tables WHERE id = ?", (tid,)).fetchone()
+            row = con.execute(f"SELECT {TABLE_COLUMNS} FROM tables WHERE id = ?",
+                              (tid,)).fetchone()
         assert row is not None, f"no table {tid}"
-        return _record(row)
+        return read_record(row)
 
     def log(self, tid: int) -> list[LogRow]:
         with self._connect() as con:
-            rows = con.execute("SELECT step, seat, user_id, by_ai, action, at FROM actions "
-                               "WHERE table_id = ? ORDER BY step", (tid,)).fetchall()
-        return [LogRow(int(r[0]), int(r[1]), r[2], bool(r[3]), str(r[4]), float(r[5]))
-                for r in rows]
+            rows = con.execute(f"SELECT {LOG_COLUMNS} FROM actions WHERE table_id = ? "
+                               "ORDER BY seq", (tid,)).fetchall()
+        return [read_log_row(r) for r in rows]
 
     def active_in(self, channel: int) -> int | None:
         """The table in a lobby or running in ``channel``, if any."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bot.records import LogRow
+from bot.storage.records import LogRow
 from engine import GameConfig, GameState, apply, new_game, observe
 from engine.actions import parse
 from engine.catalog import tables as tables_of

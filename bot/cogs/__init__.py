@@ -1,1 +1,0 @@
-"""Command groups of the bot (discord.py cogs)."""

@@ -1,0 +1,259 @@
+"""What the bot does on its own: AI seats play at a visible pace, turn timers run out, the
+heartbeat file is touched while connected, and on start every lobby and table is resumed.
+
+After any moves, :meth:`Background.after` shows them: a new table message (pinging the person
+to play) when a person's turn starts or the game ends, else a coalesced edit; then the AI goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import discord
+
+from bot.discord_side.messages import Messages
+from bot.game.play import Outcome
+from bot.game.refusals import Refusal
+from bot.game.service import GameService
+from bot.storage.records import TableRecord
+from bot.supervision.health import write_heartbeat
+from bot.supervision.tasks import Tasks
+from i18n import Msg, msg, translate
+
+log = logging.getLogger("karak.bot")
+#: On start, results not yet posted are posted for games that ended this recently (seconds)...
+ANNOUNCE_WINDOW = 3600.0
+#: ... among this many most recent finished or abandoned tables.
+RECENT_ENDS = 50
+#: The name of the loop enforcing turn timers (in the log and the health check).
+TIMER_LOOP = "turn-timers"
+HEARTBEAT = "heartbeat"
+
+
+class TimersFailed(Exception):
+    """The turn timers of some tables could not be enforced (the others' were)."""
+
+
+class Background:
+    """AI pacing, turn timers, heartbeat and resumption for one bot."""
+
+    def __init__(self, client: discord.Client, service: GameService, messages: Messages,
+                 tasks: Tasks, *, ai_pace: float = 1.5, timer_poll: float = 5.0,
+                 heartbeat: Path | None = None) -> None:
+        self.client = client
+        self.service = service
+        self.messages = messages
+        self.tasks = tasks
+        self.ai_pace = ai_pace
+        self.timer_poll = timer_poll
+        self.heartbeat = heartbeat
+        self._ai: dict[int, asyncio.Task[Any]] = {}
+        self._timers: asyncio.Task[Any] | None = None
+
+    # ------------------------------------------------------------------ after moves
+
+    async def after(self, outcomes: Sequence[Outcome]) -> None:
+        """Show what the moves changed, then let AI seats play."""
+        if not outcomes:
+            return
+        record = await self.service.tables.load(outcomes[-1].record.id)
+        state = record.game
+        if record.status == "finished" and state.winner is not None:
+            try:
+                await self.announce_end(record)
+            except discord.HTTPException as exc:  # posted again on the next start
+                log.warning("could not post the result of table %s (%s)", record.id, exc.status)
+            self.forget(record.id)
+            return
+        if record.status != "running":  # abandoned meanwhile: its message was closed
+            return
+        try:
+            seat = record.seats[state.current]
+            if any(o.turn_changed for o in outcomes) and seat.user is not None and not seat.ai:
+                self.messages.clean(record.id)
+                try:
+                    # never after a /goblin abandon
+                    async with self.service.tables.hold(record.id) as record:
+                        if record.status != "running":
+                            return
+                        await self.messages.post_table(record)
+                    return
+                except discord.HTTPException as exc:
+                    log.warning("could not post the turn of table %s (%s)", record.id,
+                                exc.status)
+            self.messages.mark_dirty(record.id)
+        finally:
+            self.kick_ai(record)
+
+    async def announce_end(self, record: TableRecord) -> None:
+        """Post the final table with the winner (once: remembered in the database)."""
+        state = record.game
+        assert state.winner is not None
+        self.messages.clean(record.id)
+        winner = record.seats[state.winner]
+        who: str | Msg = (f"<@{winner.user}>" if winner.user and not winner.ai
+                          else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
+                                                   ".name")))
+        await self.messages.post_table(record, msg("bot.table.game_over", who=who,
+                                                   steps=state.step))
+        await self.service.meta.announced(record.id)
+
+    def forget(self, table: int) -> None:
+        """Drop what is kept in memory for a table that ended (finished or abandoned)."""
+        self._ai.pop(table, None)
+        self.messages.forget(table)
+        self.service.tables.forget(table)
+
+    def busy(self, table: int) -> bool:
+        """True while something is kept in memory for the table (tests)."""
+        return table in self._ai or self.messages.busy(table)
+
+    # ------------------------------------------------------------------ AI seats
+
+    def kick_ai(self, record: TableRecord) -> None:
+        """Start the AI loop of a table if an AI seat must decide."""
+        if record.status != "running" or record.state is None:
+            return
+        if not record.seats[record.game.current].ai:
+            return
+        task = self._ai.get(record.id)
+        if task is None or task.done():
+            tid = record.id
+            self._ai[tid] = self.tasks.repeat(partial(self._ai_move, tid), f"ai-{tid}", 0.0)
+
+    async def _ai_move(self, table: int) -> bool:
+        """One move of the AI seat that must decide, shown once the AI's pace is over (the pace
+        runs while the AI thinks); False when no AI seat must."""
+        pace = asyncio.ensure_future(self.tasks.sleep(self.ai_pace))
+        try:
+            outcome = await self.service.play.ai_step(table, pace)
+        except Refusal as exc:
+            log.error("AI cannot play table %s: %s", table, exc.reason.key)
+            return False
+        finally:
+            pace.cancel()
+        if outcome is None:
+            await self.catch_up(table)
+            return False
+        await self.after([outcome])
+        return outcome.record.status == "running"
+
+    async def catch_up(self, table: int) -> None:
+        """Post the result of a game that ended while showing its end failed (a full disk)."""
+        try:
+            record = await self.service.tables.load(table)
+        except Refusal:
+            return
+        if record.status == "finished" and not await self.service.meta.was_announced(table):
+            await self.announce_end(record)
+            self.forget(table)
+
+    # ------------------------------------------------------------------ timers and heartbeat
+
+    def start_timers(self) -> None:
+        """Start the loop that enforces turn timers and touches the heartbeat."""
+        if self._timers is None:
+            self._timers = self.tasks.repeat(self._timer_pass, TIMER_LOOP, self.timer_poll,
+                                             endless=True)
+
+    async def _timer_pass(self) -> bool:
+        self.beat()
+        await self.check_timers()
+        return True
+
+    def beat(self) -> None:
+        """Write the heartbeat file while connected to Discord (container health check): it
+        names the background work that keeps failing, if any."""
+        path = self.heartbeat
+        if path is None or not self.client.is_ready() or self.client.is_closed():
+            return
+        try:
+            write_heartbeat(path, self.tasks.failures.unhealthy())
+        except OSError as exc:  # a full disk: at least say the bot is alive
+            self.tasks.failures.failed(HEARTBEAT, exc)
+            with contextlib.suppress(OSError):
+                path.touch()
+        else:
+            self.tasks.failures.worked(HEARTBEAT)
+
+    async def check_timers(self) -> None:
+        """Let the AI play every turn whose timer ran out; one table's trouble never stops the
+        others' timers (it is raised once all were tried)."""
+        now = self.service.clock()
+        failed: list[int] = []
+        first: Exception | None = None
+        for table, version, deadline in await self.service.play.due():
+            if deadline > now:
+                continue
+            try:
+                await self._expire(table, version)
+            except Refusal:
+                continue
+            except Exception as exc:
+                failed.append(table)
+                first = first or exc
+        if first is not None:
+            raise TimersFailed(f"tables {failed}: {type(first).__name__}: {first}") from first
+
+    async def _expire(self, table: int, version: int) -> None:
+        """The AI plays a timed-out turn; the table is told, and goes on whatever that did."""
+        outcomes = await self.service.play.expire(table, version)
+        if not outcomes:
+            return
+        record = outcomes[-1].record
+        seat = outcomes[0].seat
+        who = record.seats[seat].name or msg(f"hero.{record.game.seats[seat].hero}.name")
+        key = "bot.table.timeout_final" if outcomes[0].handed_to_ai else "bot.table.timeout"
+        try:
+            await self.messages.send_text(record, translate(msg(key, who=who), record.locale))
+        except discord.HTTPException as exc:
+            log.warning("could not tell table %s its turn timer ran out (%s)", record.id,
+                        exc.status)
+        finally:
+            await self.after(outcomes)
+
+    # ------------------------------------------------------------------ resuming
+
+    async def resume(self) -> None:
+        """On start: every open lobby gets its message redrawn from the database (posted again
+        when it was never posted or is gone), every running table gets its message refreshed
+        and its AI seats going, and a game that ended just before a crash gets its result
+        posted."""
+        for tid in await self.service.tables.ids_with_status("lobby"):
+            self.tasks.supervise(partial(self._resume_lobby, tid), f"lobby-{tid}")
+        for tid in await self.service.tables.ids_with_status("running"):
+            try:
+                record = await self.service.tables.load(tid)
+            except Refusal as exc:
+                log.error("table %s cannot be resumed: %s", tid, exc.__cause__ or exc.reason.key)
+                continue
+            except Exception:  # one table's trouble never stops the bot from starting
+                log.exception("table %s cannot be resumed", tid)
+                continue
+            self.messages.mark_dirty(tid)
+            self.kick_ai(record)
+        now = self.service.clock()
+        for record in await self.service.meta.unannounced(RECENT_ENDS):
+            if now - record.updated_at <= ANNOUNCE_WINDOW:
+                self.tasks.supervise(partial(self.announce_end, record),
+                                     f"announce-{record.id}")
+
+    async def _resume_lobby(self, tid: int) -> None:
+        """Redraw one open lobby's message after a restart (its last edit, or its first post,
+        may have been lost in a crash)."""
+        try:
+            record = await self.service.tables.load(tid)
+        except Refusal as exc:
+            log.error("table %s cannot be resumed: %s", tid, exc.__cause__ or exc.reason.key)
+            return
+        if record.status == "lobby":
+            await self.messages.refresh_lobby(record)
+
+
+__all__ = ["Background"]

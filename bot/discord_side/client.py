@@ -1,0 +1,255 @@
+"""The Discord client: no privileged intents, the ``/goblin`` commands, the persistent dynamic
+items, command sync only when the commands changed (or on request), and table resumption. It
+builds the parts of the bot (messages, background work, click and command answers) and holds
+them for the time it runs."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, cast
+
+import discord
+import discord.gateway
+import discord.http
+import yarl
+from discord import app_commands
+from discord.ext import commands
+
+from bot.discord_side.background import Background
+from bot.discord_side.cog import GoblinCog
+from bot.discord_side.commands import Commands
+from bot.discord_side.context import answer_privately, loc
+from bot.discord_side.interactions import Interactions
+from bot.discord_side.messages import Messages
+from bot.discord_side.options import OptionTree
+from bot.discord_side.pace import ChannelPace
+from bot.discord_side.ratelimits import GlobalWait
+from bot.discord_side.ui.custom_ids import GoblinItem, is_ours
+from bot.game.service import GameService
+from bot.storage.records import CannotSave
+from bot.supervision.tasks import Sleep, Tasks
+from bot.workers.pictures import Pictures, PillowRenderer, Renderer
+from i18n import DEFAULT_LOCALE, Msg, has_key, normalise_locale, translate
+
+log = logging.getLogger("karak.bot")
+#: Seconds given to moves being saved and messages being sent when the bot is stopped.
+SHUTDOWN_GRACE = 5.0
+
+
+class Translator(app_commands.Translator):
+    """Command names, descriptions, option names and choices through i18n.
+
+    Every ``locale_str`` of the command tree carries its i18n ``key`` as an extra; Discord gets
+    each shipped language's text as a localisation (English is the default text itself).
+    """
+
+    async def translate(self, string: app_commands.locale_str, locale: discord.Locale,
+                        context: app_commands.TranslationContextTypes) -> str | None:
+        """The text for ``locale`` when that locale has its own translation, else None."""
+        key = string.extras.get("key")
+        lc = normalise_locale(str(locale.value))
+        if not key or lc == DEFAULT_LOCALE or not has_key(key, lc):
+            return None
+        return translate(Msg(key), lc)
+
+
+def invite_permissions() -> discord.Permissions:
+    """The channel permissions the bot needs: see the channel, post, embed, upload, threads."""
+    return discord.Permissions(view_channel=True, send_messages=True,
+                               send_messages_in_threads=True, embed_links=True,
+                               attach_files=True)
+
+
+def invite_url(application_id: int) -> str:
+    """The invite link with scopes ``bot`` and ``applications.commands``."""
+    return discord.utils.oauth_url(application_id, permissions=invite_permissions(),
+                                   scopes=("bot", "applications.commands"))
+
+
+def route_to(api_base: str | None = None, gateway_url: str | None = None) -> None:
+    """Send ALL of discord.py's traffic to another Discord (a stand-in) instead of discord.com.
+
+    REST and webhook / interaction-callback requests build their URLs from ``Route.BASE``. A
+    non-sharded client connects to ``DiscordWebSocket.DEFAULT_GATEWAY`` (it never asks
+    ``/gateway/bot``), and falls back to it after an invalidated session; resuming uses the
+    ``resume_gateway_url`` the gateway itself sent. Both are process-wide settings.
+    """
+    if api_base:
+        discord.http.Route.BASE = api_base.rstrip("/")
+    if gateway_url:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+
+
+def drop_malformed_events(parsers: dict[str, Callable[[Any], None]]) -> None:
+    """Make every one of discord.py's gateway event parsers log and drop an event it cannot read.
+
+    discord.py reads events without checking them (a component interaction's ``custom_id``, a
+    message's channel, a server's id); a missing key or a value of the wrong kind raises inside
+    the gateway's reader and ends the connection, and with it the bot. Such an event is one
+    warning line naming the event type and what was wrong (never the payload: it may hold an
+    interaction's token or people's messages) and the bot keeps serving.
+    """
+    for event, parse in list(parsers.items()):
+        parsers[event] = _guarded(event, parse)
+
+
+def _guarded(event: str, parse: Callable[[Any], None]) -> Callable[[Any], None]:
+    """``parse``, logging and dropping an ``event`` it cannot read."""
+
+    def guarded(data: Any) -> None:
+        try:
+            parse(data)
+        except Exception as exc:  # noqa: BLE001 - any unreadable event is dropped, not fatal
+            log.warning("dropped a malformed %s event: %s", event, unquoted(exc))
+
+    return guarded
+
+
+def unquoted(exc: Exception) -> str:
+    """The error's type and text with every quoted value taken out (a value read from the
+    event could be a token); a missing key is named (keys come from discord.py's code)."""
+    if isinstance(exc, KeyError):
+        return f"KeyError: missing {str(exc)[:60]}"
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "'...'", str(exc))
+    return f"{type(exc).__name__}: {text[:200]}"
+
+
+def intents() -> discord.Intents:
+    """The gateway intents: guilds only (no privileged intent, no message content)."""
+    return discord.Intents(guilds=True)
+
+
+class KarakBot(commands.Bot):
+    """The Karak: Goblin bot."""
+
+    def __init__(self, service: GameService, renderer: Renderer | None = None, *,
+                 dev_guild: int | None = None, force_sync: bool = False, ai_pace: float = 1.5,
+                 pace: ChannelPace | None = None, timer_poll: float = 5.0,
+                 gateway_url: str | None = None, heartbeat: Path | None = None,
+                 sleep: Sleep = asyncio.sleep, **options: Any) -> None:
+        self.global_wait = GlobalWait()  # honours global 429s discord.py would not wait for
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents(),
+                         help_command=None, tree_cls=OptionTree,
+                         http_trace=self.global_wait.trace, **options)
+        self.service = service
+        self.dev_guild = dev_guild
+        self.force_sync = force_sync
+        self.tasks = Tasks(sleep, service.clock)  # injectable: tests make time pass at once
+        self.pictures = Pictures(renderer or PillowRenderer())
+        self.messages = Messages(self, service, self.pictures, self.tasks, pace)
+        self.background = Background(self, service, self.messages, self.tasks, ai_pace=ai_pace,
+                                     timer_poll=timer_poll, heartbeat=heartbeat)
+        self.clicks = Interactions(service, self.messages, self.background)
+        self.bodies = Commands(service, self.messages, self.clicks)
+        if gateway_url:
+            route_to(gateway_url=gateway_url)
+        drop_malformed_events(self._connection.parsers)
+
+    async def setup_hook(self) -> None:
+        """Register dynamic items and commands, sync if needed, resume tables, start timers."""
+        self.add_dynamic_items(GoblinItem)
+        self.tree.error(self.answer_command_error)
+        await self.tree.set_translator(Translator())
+        await self.add_cog(GoblinCog(self.bodies))
+        await self.sync_commands(force=self.force_sync)
+        await self.background.resume()
+        self.background.start_timers()
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """A click on a component whose custom_id is not the bot's (another bot's, a forged
+        one) is claimed by no item: it still gets a private answer instead of "interaction
+        failed"."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data = cast(dict[str, Any], interaction.data or {})
+        custom_id = str(data.get("custom_id", ""))
+        if is_ours(custom_id):
+            return
+        log.warning("click on a custom_id that is not ours: %r", custom_id[:100])
+        await answer_privately(interaction, translate(Msg("bot.error.bad_button"),
+                                                      loc(interaction)))
+
+    async def answer_command_error(self, interaction: discord.Interaction[Any],
+                                   error: app_commands.AppCommandError) -> None:
+        """Any command that fails still gets a private answer within Discord's 3 seconds: an
+        option value the command does not accept (a modified client can send anything), a
+        database that cannot save (nothing was saved), or an apology for an internal error
+        (logged)."""
+        if isinstance(error, app_commands.TransformerError | app_commands.CommandSignatureMismatch
+                      | app_commands.CommandNotFound):
+            log.warning("refused a command with unusable options: %s", error)
+            key = "bot.error.bad_option"
+        elif isinstance(error, app_commands.NoPrivateMessage):
+            key = "bot.error.guild_only"
+        elif (isinstance(error, app_commands.CommandInvokeError)
+              and isinstance(error.original, CannotSave)):
+            log.warning("command %s not saved: %s", error.command.name, error.original)
+            key = "bot.error.cannot_save"
+        else:
+            log.error("command %s failed", interaction.command and interaction.command.name,
+                      exc_info=error)
+            key = "bot.error.internal"
+        text = translate(Msg(key), loc(interaction))
+        try:
+            if interaction.response.is_done():
+                await interaction.followup.send(text, ephemeral=True)
+            else:
+                await interaction.response.send_message(text, ephemeral=True)
+        except discord.HTTPException:
+            log.warning("could not answer a failed command")
+
+    async def command_payload(self) -> list[dict[str, Any]]:
+        """The command tree exactly as a sync sends it: English texts with every shipped
+        language's localisations."""
+        translator = self.tree.translator
+        tree = self.tree.get_commands()
+        if translator is None:
+            return [c.to_dict(self.tree) for c in tree]
+        return [await c.get_translated_payload(self.tree, translator) for c in tree]
+
+    async def commands_hash(self) -> str:
+        """A hash of the command tree as Discord would receive it (with its translations)."""
+        data = await self.command_payload()
+        text = json.dumps([data, self.dev_guild], sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    async def sync_commands(self, force: bool = False) -> bool:
+        """Sync the commands when they changed since the last sync (or when forced)."""
+        digest = await self.commands_hash()
+        key = str(self.dev_guild or "global")
+        if not force and await self.service.meta.synced(key) == digest:
+            log.info("commands unchanged, not syncing")
+            return False
+        guild = discord.Object(self.dev_guild) if self.dev_guild else None
+        if guild is not None:
+            self.tree.copy_global_to(guild=guild)
+        synced = await self.tree.sync(guild=guild)
+        await self.service.meta.remember_sync(key, digest)
+        log.info("synced %d commands %s", len(synced),
+                 f"to server {self.dev_guild}" if guild else "globally")
+        return True
+
+    async def on_ready(self) -> None:
+        """Log who we are and the invite link once connected."""
+        if self.user is not None:
+            log.info("connected as %s (%s); invite: %s", self.user, self.user.id,
+                     invite_url(self.user.id))
+        self.background.beat()
+
+    async def close(self) -> None:
+        """Let moves being saved and messages being sent finish (a few seconds at most), stop
+        the background work, the drawing and the thinking workers, then disconnect."""
+        await self.tasks.close(SHUTDOWN_GRACE if self.is_ready() else 0.0)
+        await self.pictures.close()
+        await self.service.thinking.close()
+        await super().close()
+
+
+__all__ = ["KarakBot", "Translator", "drop_malformed_events", "intents", "invite_permissions",
+           "invite_url", "route_to"]

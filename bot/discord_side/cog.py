@@ -1,0 +1,168 @@
+"""The ``/goblin`` slash command group: new, join, leave, start, hand, status, rules, card,
+abandon and settings. This module only declares the commands and their options; their bodies
+are in :mod:`bot.discord_side.commands`."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.discord_side.commands import Commands
+from bot.discord_side.context import answer_privately, loc
+from bot.game.card_lookup import card_ids, card_label
+from bot.game.refusals import Refusal
+from bot.game.seats import TIMERS
+from bot.game.servers import AUTO
+from engine.agents import LEVELS
+from i18n import LOCALES, Msg, translate
+
+
+def _t(key: str) -> app_commands.locale_str:
+    """A command text: English now, translated through i18n by the tree's translator."""
+    return app_commands.locale_str(translate(Msg(key), "en"), key=key)
+
+
+def _name(command: str) -> app_commands.locale_str:
+    """A command's name (``bot.cmd.name.<command>``), localised like every other text."""
+    return _t(f"bot.cmd.name.{command}")
+
+
+#: The options' names, localised (the Python parameter keeps the English name).
+OPTION = {o: _t(f"bot.cmd.option.{o}")
+          for o in ("abilities", "timer", "name", "language", "ai_level")}
+TIMER_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.timer.t{t}"), value=t) for t in TIMERS]
+#: ``auto`` follows the server's language in Discord; the others force a shipped language.
+LANGUAGE_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.lang.{c}"), value=c)
+                    for c in (AUTO, *LOCALES)]
+LEVEL_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.level.{lv}"), value=lv) for lv in LEVELS]
+
+
+async def _run(interaction: discord.Interaction[Any], work: Awaitable[None]) -> None:
+    """Run a command body; a refusal becomes a polite private answer."""
+    try:
+        await work
+    except Refusal as exc:
+        text = translate(exc.reason, loc(interaction))
+        if interaction.response.is_done():
+            await interaction.edit_original_response(content=text, view=None, attachments=[])
+        else:
+            await answer_privately(interaction, text)
+
+
+class GoblinCog(commands.GroupCog, group_name=_name("group"),
+                group_description=_t("bot.cmd.group")):
+    """The ``/goblin`` commands."""
+
+    def __init__(self, bodies: Commands) -> None:
+        self.bodies = bodies
+        super().__init__()
+
+    @app_commands.command(name=_name("new"), description=_t("bot.cmd.new"))
+    @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"),
+                           ai_level=_t("bot.cmd.new_ai_level"))
+    @app_commands.rename(abilities=OPTION["abilities"], timer=OPTION["timer"],
+                         ai_level=OPTION["ai_level"])
+    @app_commands.choices(timer=TIMER_CHOICES)
+    @app_commands.choices(ai_level=LEVEL_CHOICES)
+    @app_commands.guild_only()
+    async def new(self, interaction: discord.Interaction[Any], abilities: bool | None = None,
+                  timer: app_commands.Choice[int] | None = None,
+                  ai_level: app_commands.Choice[str] | None = None) -> None:
+        """Open a table in this channel."""
+        await _run(interaction, self.bodies.new(interaction, abilities,
+                                                timer.value if timer else None,
+                                                ai_level.value if ai_level else None))
+
+    @app_commands.command(name=_name("join"), description=_t("bot.cmd.join"))
+    @app_commands.guild_only()
+    async def join(self, interaction: discord.Interaction[Any]) -> None:
+        """Take a seat at this channel's table."""
+        await _run(interaction, self.bodies.lobby(interaction, "join"))
+
+    @app_commands.command(name=_name("leave"), description=_t("bot.cmd.leave"))
+    @app_commands.guild_only()
+    async def leave(self, interaction: discord.Interaction[Any]) -> None:
+        """Leave the lobby, or hand your seat in a running game to the AI."""
+        await _run(interaction, self.bodies.lobby(interaction, "leave"))
+
+    @app_commands.command(name=_name("start"), description=_t("bot.cmd.start"))
+    @app_commands.guild_only()
+    async def start(self, interaction: discord.Interaction[Any]) -> None:
+        """Start the game (host)."""
+        await _run(interaction, self.bodies.lobby(interaction, "start"))
+
+    @app_commands.command(name=_name("hand"), description=_t("bot.cmd.hand"))
+    @app_commands.guild_only()
+    async def hand(self, interaction: discord.Interaction[Any]) -> None:
+        """Your hand and your moves, only for you."""
+        await _run(interaction, self.bodies.hand(interaction))
+
+    @app_commands.command(name=_name("status"), description=_t("bot.cmd.status"))
+    @app_commands.guild_only()
+    async def status(self, interaction: discord.Interaction[Any]) -> None:
+        """The table as it is now, only for you."""
+        await _run(interaction, self.bodies.status(interaction))
+
+    @app_commands.command(name=_name("rules"), description=_t("bot.cmd.rules"))
+    async def rules(self, interaction: discord.Interaction[Any]) -> None:
+        """A short summary of the rules."""
+        await _run(interaction, self.bodies.rules(interaction))
+
+    @app_commands.command(name=_name("card"), description=_t("bot.cmd.card"))
+    @app_commands.describe(name=_t("bot.cmd.card_name"))
+    @app_commands.rename(name=OPTION["name"])
+    async def card(self, interaction: discord.Interaction[Any], name: str) -> None:
+        """Look a card up."""
+        await _run(interaction, self.bodies.card(interaction, name))
+
+    @card.autocomplete("name")
+    async def card_complete(self, interaction: discord.Interaction[Any],
+                            current: str) -> list[app_commands.Choice[str]]:
+        """Up to 25 cards whose name contains what was typed."""
+        locale = loc(interaction)
+        typed = current.strip().lower()
+        out: list[app_commands.Choice[str]] = []
+        for c in card_ids():
+            label = card_label(c, locale)
+            if typed in label.lower():
+                out.append(app_commands.Choice(name=label[:100], value=c))
+            if len(out) == 25:
+                break
+        return out
+
+    @app_commands.command(name=_name("abandon"), description=_t("bot.cmd.abandon"))
+    @app_commands.guild_only()
+    async def abandon(self, interaction: discord.Interaction[Any]) -> None:
+        """Close this channel's table (host or Manage Channels)."""
+        await _run(interaction, self.bodies.abandon(interaction))
+
+    @app_commands.command(name=_name("settings"), description=_t("bot.cmd.settings"))
+    @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"),
+                           language=_t("bot.cmd.language"), ai_level=_t("bot.cmd.new_ai_level"))
+    @app_commands.rename(abilities=OPTION["abilities"], timer=OPTION["timer"],
+                         language=OPTION["language"], ai_level=OPTION["ai_level"])
+    @app_commands.choices(timer=TIMER_CHOICES)
+    @app_commands.choices(language=LANGUAGE_CHOICES)
+    @app_commands.choices(ai_level=LEVEL_CHOICES)
+    @app_commands.guild_only()
+    async def settings(self, interaction: discord.Interaction[Any], abilities: bool | None = None,
+                       timer: app_commands.Choice[int] | None = None,
+                       language: app_commands.Choice[str] | None = None,
+                       ai_level: app_commands.Choice[str] | None = None) -> None:
+        """Server defaults for new tables, and the language of the server's tables (admins).
+
+        Discord has no default permissions for a subcommand (only for the whole ``/goblin``
+        group, which every player needs), so everyone sees this one; the service's Manage
+        Server check keeps it for admins, who may also restrict it in the server's
+        Integrations settings.
+        """
+        await _run(interaction, self.bodies.settings(
+            interaction, abilities, timer.value if timer else None,
+            language.value if language else None, ai_level.value if ai_level else None))
+
+
+__all__ = ["GoblinCog"]

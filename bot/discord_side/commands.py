@@ -1,0 +1,229 @@
+"""The bodies of the ``/goblin`` commands: each acknowledges in time, asks the service, and
+answers (the rights themselves are the service's)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from typing import Any
+
+import discord
+
+from bot.discord_side.context import (
+    can_manage_channel,
+    jump_url,
+    loc,
+    missing_message,
+    missing_permissions,
+    public_locale,
+)
+from bot.discord_side.interactions import Interactions
+from bot.discord_side.messages import Messages
+from bot.discord_side.ui.lobby import lobby_view
+from bot.discord_side.ui.parts import MAX_TEXT, cut, layout, text_block
+from bot.game.card_lookup import card_ids, card_label, card_lines, find_card
+from bot.game.refusals import Refusal
+from bot.game.service import GameService
+from bot.game.texts import timer_text
+from bot.storage.records import TableRecord
+from i18n import Msg, msg, translate
+
+log = logging.getLogger("karak.bot")
+RULES = ("goal", "turn", "battle", "rewards", "merchant", "lord", "bot")
+
+
+def note_view(title: str, body: str) -> discord.ui.LayoutView:
+    """A private message of text only (rules, a card)."""
+    return layout(discord.ui.Container[discord.ui.LayoutView](
+        text_block(cut(f"### {title}\n{body}", MAX_TEXT))))
+
+
+class Commands:
+    """The command bodies (the cog only declares the commands)."""
+
+    def __init__(self, service: GameService, messages: Messages, clicks: Interactions) -> None:
+        self.service = service
+        self.messages = messages
+        self.clicks = clicks
+        # per channel: held while a /goblin new there opens a table and posts its lobby
+        self._opening: weakref.WeakValueDictionary[int, asyncio.Lock] = (
+            weakref.WeakValueDictionary())
+
+    async def new(self, interaction: discord.Interaction[Any], abilities: bool | None,
+                  timer: int | None, ai_level: str | None = None) -> None:
+        """/goblin new: open a lobby in this channel (``ai_level``: the level of the AI seats
+        the host adds; None: the server's default). Simultaneous ones in a channel take
+        turns (each waiting one answers privately first, in Discord's 3 seconds): the first
+        opens the table and posts its lobby, the others are pointed to that lobby."""
+        if interaction.channel_id is None:
+            raise Refusal(msg("bot.error.guild_only"))
+        missing = missing_permissions(interaction)
+        if missing:
+            raise Refusal(missing_message(missing))
+        lock = self._opening.setdefault(interaction.channel_id, asyncio.Lock())
+        if lock.locked():
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        async with lock:
+            await self._open(interaction, interaction.channel_id, abilities, timer, ai_level)
+
+    async def _open(self, interaction: discord.Interaction[Any], channel_id: int,
+                    abilities: bool | None, timer: int | None, ai_level: str | None) -> None:
+        """Open a lobby and post it (under the channel's opening lock), or point to the
+        channel's table."""
+        locale = loc(interaction)
+        try:
+            record = await self.service.lobby.create(
+                guild_id=interaction.guild_id, channel_id=channel_id,
+                host_id=interaction.user.id, host_name=interaction.user.display_name,
+                abilities=abilities, timer=timer, locale=public_locale(interaction),
+                ai_level=ai_level)
+        except Refusal as exc:
+            found = exc.record
+            if found is not None and found.status == "lobby":
+                await self._point_to_lobby(interaction, found, locale)
+                return
+            answer = translate(exc.reason, locale)
+            if found is not None:
+                answer += " " + jump_url(found)
+            if interaction.response.is_done():
+                await interaction.edit_original_response(content=answer)
+            else:
+                await interaction.response.send_message(answer, ephemeral=True)
+            return
+        if interaction.response.is_done():  # answered privately while waiting its turn
+            record = await self.messages.show_lobby(record)
+            await interaction.edit_original_response(content=translate(
+                msg("bot.done.new", table=record.id, url=jump_url(record)), locale))
+            return
+        response = await interaction.response.send_message(
+            view=lobby_view(record, record.locale))
+        if response is not None and response.message_id is not None:
+            await self.service.tables.set_message(record.id, lobby_message_id=response.message_id)
+
+    async def _point_to_lobby(self, interaction: discord.Interaction[Any], record: TableRecord,
+                              locale: str) -> None:
+        """/goblin new where a lobby is already open: its message is brought up to date (posted
+        again when it never was, or is gone) and the asker gets a link to it."""
+        if not interaction.response.is_done():
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            record = await self.messages.show_lobby(record)
+        except discord.HTTPException as exc:  # the link then leads to the channel at least
+            log.warning("could not redraw the lobby message of table %s (%s)", record.id,
+                        exc.status)
+        await interaction.edit_original_response(content=translate(
+            msg("bot.error.lobby_exists", table=record.id, url=jump_url(record)), locale))
+
+    async def lobby(self, interaction: discord.Interaction[Any], op: str) -> None:
+        """/goblin join|leave|start: the same as the lobby buttons, for this channel's table."""
+        locale = loc(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        assert interaction.channel_id is not None
+        table = await self.service.tables.in_channel(interaction.channel_id)
+        record = await self.clicks.lobby_op(interaction, table.id, op)
+        try:
+            await interaction.edit_original_response(
+                content=translate(msg(f"bot.done.{op}", table=record.id), locale))
+        finally:
+            if record.status == "lobby":  # posted again if it was lost or deleted
+                await self.messages.refresh_lobby(record)
+            elif record.status == "abandoned" or op == "start":
+                await self.clicks.redraw_lobby(None, record.id)
+            await self.clicks.lobby_changed(record, op)
+
+    async def hand(self, interaction: discord.Interaction[Any]) -> None:
+        """/goblin hand."""
+        assert interaction.channel_id is not None
+        table = await self.service.tables.in_channel(interaction.channel_id)
+        await self.clicks.show_hand(interaction, table.id)
+
+    async def status(self, interaction: discord.Interaction[Any]) -> None:
+        """/goblin status: the table as it is now, only for the asker."""
+        locale = loc(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        assert interaction.channel_id is not None
+        record = await self.service.tables.in_channel(interaction.channel_id)
+        if record.state is None:
+            await interaction.edit_original_response(view=lobby_view(record, locale))
+            return
+        payload = await self.messages.table_payload(
+            record, locale, headline=msg("bot.done.status", url=jump_url(record)))
+        await interaction.edit_original_response(view=payload.view, attachments=payload.files)
+
+    async def abandon(self, interaction: discord.Interaction[Any]) -> None:
+        """/goblin abandon: the host or a channel manager closes the table (kept as history).
+        The answer is private until the service agreed; then the channel is told."""
+        assert interaction.channel_id is not None
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        closed = await self.service.lobby.abandon(interaction.channel_id, interaction.user.id,
+                                            can_manage_channel(interaction))
+        record = closed if isinstance(closed, TableRecord) else None
+        tid = closed.id if isinstance(closed, TableRecord) else closed
+        told = translate(msg("bot.done.abandon", table=tid),
+                         record.locale if record is not None else public_locale(interaction))
+        try:
+            await interaction.edit_original_response(content=told)
+            await interaction.followup.send(told)
+        finally:
+            if record is not None:
+                await self.messages.closed(record)
+            self.clicks.background.forget(tid)
+
+    async def settings(self, interaction: discord.Interaction[Any], abilities: bool | None,
+                       timer: int | None, language: str | None,
+                       ai_level: str | None = None) -> None:
+        """/goblin settings: the server's defaults for new tables (AI level included) and the
+        language of its tables (the service checks Manage Server)."""
+        locale = loc(interaction)
+        # answer first (Discord's 3 seconds), then write and redraw the server's tables
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        now = await self.service.servers.change_settings(
+            interaction.guild_id, bool(interaction.permissions.manage_guild),
+            abilities=abilities, timer=timer, language=language, ai_level=ai_level,
+            discord_locale=public_locale(interaction))
+        shown: Msg = msg(f"bot.language.{now.forced_locale}") if now.forced_locale else msg(
+            "bot.done.language_auto",
+            language=msg(f"bot.language.{public_locale(interaction)}"))
+        try:
+            await interaction.edit_original_response(content=translate(msg(
+                "bot.done.settings", abilities=msg("bot.lobby.on" if now.defaults.abilities
+                                                   else "bot.lobby.off"),
+                timer=timer_text(now.defaults.timer),
+                level=msg(f"bot.level.{now.defaults.ai_level}"),
+                language=shown), locale))
+        finally:  # the lobbies and tables are redrawn after the answer
+            for tid in now.relocalised:
+                await self._redraw(tid)
+
+    async def _redraw(self, table: int) -> None:
+        """Redraw a table's lobby or table message (its language changed)."""
+        try:
+            record = await self.service.tables.load(table)
+        except Refusal:
+            return
+        if record.status == "lobby":
+            await self.messages.edit_lobby(None, record)
+        else:
+            self.messages.mark_dirty(table)
+
+    async def rules(self, interaction: discord.Interaction[Any]) -> None:
+        """/goblin rules: a short summary of the rules, privately."""
+        locale = loc(interaction)
+        parts = [translate(Msg(f"bot.rules.{k}"), locale) for k in RULES]
+        await interaction.response.send_message(
+            view=note_view(translate(Msg("bot.rules.title"), locale), "\n\n".join(parts)),
+            ephemeral=True)
+
+    async def card(self, interaction: discord.Interaction[Any], name: str) -> None:
+        """/goblin card: what a card is, privately."""
+        locale = loc(interaction)
+        found = name if name in card_ids() else find_card(name, locale)
+        if found is None:
+            raise Refusal(msg("bot.error.unknown_card", name=name[:100]))
+        await interaction.response.send_message(
+            view=note_view(card_label(found, locale), "\n".join(card_lines(found, locale))),
+            ephemeral=True)
+
+
+__all__ = ["Commands", "note_view"]

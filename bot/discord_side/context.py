@@ -1,0 +1,88 @@
+"""What an interaction tells the bot about who asks and where: their language, the server's
+language, the permissions the bot lacks in the channel, and links to a table's message."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import discord
+
+from bot.storage.records import TableRecord
+from i18n import Msg, msg, normalise_locale
+
+log = logging.getLogger(__name__)
+
+#: What the bot needs in a channel to run a table there (threads: sending in threads instead).
+NEEDED = ("view_channel", "send_messages", "embed_links", "attach_files")
+THREAD_TYPES = (discord.ChannelType.public_thread, discord.ChannelType.private_thread,
+                discord.ChannelType.news_thread)
+
+
+def loc(interaction: discord.Interaction[Any]) -> str:
+    """The asking user's locale, mapped onto a shipped one."""
+    return normalise_locale(str(interaction.locale.value) if interaction.locale else None)
+
+
+def public_locale(interaction: discord.Interaction[Any]) -> str:
+    """The language of what everyone sees: the server's preferred language in Discord (the
+    asking user's outside a server); a server's forced language is applied by the service."""
+    if interaction.guild_locale is not None:
+        return normalise_locale(str(interaction.guild_locale.value))
+    return loc(interaction)
+
+
+def missing_permissions(interaction: discord.Interaction[Any]) -> list[str]:
+    """The permissions the bot lacks in the interaction's channel to post a table there (names
+    of :class:`discord.Permissions` flags, in a fixed order)."""
+    have = interaction.app_permissions
+    in_thread = getattr(interaction.channel, "type", None) in THREAD_TYPES
+    needed = [("send_messages_in_threads" if in_thread and p == "send_messages" else p)
+              for p in NEEDED]
+    return [p for p in needed if not getattr(have, p)]
+
+
+def missing_message(missing: Sequence[str]) -> Msg:
+    """The refusal naming the missing permissions as Discord's settings call them."""
+    names: Msg | str = msg("list.0")
+    for i, name in enumerate(missing):
+        part = msg(f"bot.perm.{name}")
+        names = part if i == 0 else msg("list.more", head=names, tail=part)
+    return msg("bot.error.missing_permissions", missing=names)
+
+
+def jump_url(record: TableRecord) -> str:
+    """Link to the table's current message (or its lobby message, or its channel)."""
+    where = record.message_id or record.lobby_message_id
+    guild = record.guild_id if record.guild_id else "@me"
+    base = f"https://discord.com/channels/{guild}/{record.channel_id}"
+    return f"{base}/{where}" if where else base
+
+
+def can_manage_channel(interaction: discord.Interaction[Any]) -> bool:
+    """True when the asking member may Manage Channels here (never outside a server)."""
+    return interaction.guild_id is not None and bool(interaction.permissions.manage_channels)
+
+
+__all__ = ["answer_privately", "can_manage_channel", "jump_url", "loc", "missing_message",
+           "missing_permissions", "public_locale"]
+
+
+def expired(error: discord.HTTPException) -> bool:
+    """Whether Discord no longer takes answers to the interaction: it expired (JSON code 10062,
+    its 3 seconds ran out) or its answer stayed rate limited past every retry (429)."""
+    return error.code == 10062 or error.status == 429
+
+
+async def answer_privately(interaction: discord.Interaction[Any], text: str) -> None:
+    """A private answer: the interaction's first response, or a private follow-up after it. An
+    answer Discord refuses is logged in one line (there is nobody left to tell)."""
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+    except discord.HTTPException as exc:
+        log.warning("could not answer interaction %s (%s %s)", interaction.id, exc.status,
+                    exc.code)

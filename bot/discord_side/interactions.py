@@ -1,0 +1,305 @@
+"""Clicks on the bot's buttons and menus: each is acknowledged first (deferred), handed to the
+service, and answered (the hand message, the lobby message or a private refusal).
+
+Clicks are routed by their parsed custom_id (:mod:`bot.discord_side.ui.custom_ids`) with
+``match``. The service decides every rule and right; this module only turns its answers into
+messages.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+
+from bot.discord_side.background import Background
+from bot.discord_side.context import (
+    answer_privately,
+    can_manage_channel,
+    expired,
+    loc,
+    missing_message,
+    missing_permissions,
+)
+from bot.discord_side.messages import Messages
+from bot.discord_side.ui.custom_ids import (
+    HeroPick,
+    LevelPick,
+    LobbyOp,
+    Move,
+    OpenHand,
+    Pick,
+    Target,
+    Unreadable,
+)
+from bot.discord_side.ui.lobby import lobby_view
+from bot.game.refusals import Refusal, Stale
+from bot.game.service import GameService
+from bot.storage.records import CannotSave, TableRecord
+from i18n import Msg, msg, translate
+
+log = logging.getLogger("karak.bot")
+
+
+def hand_owner(message: discord.Message | None) -> int | None:
+    """The user a clicked private message was shown to: Discord names the user whose
+    interaction made it. None for a public message, or when Discord does not say."""
+    if message is None or not message.flags.ephemeral:
+        return None
+    made_by = message.interaction_metadata
+    return made_by.user.id if made_by is not None else None
+
+
+class Interactions:
+    """Answers clicks (the client's ``clicks``)."""
+
+    def __init__(self, service: GameService, messages: Messages, background: Background) -> None:
+        self.service = service
+        self.messages = messages
+        self.background = background
+
+    async def on_click(self, interaction: discord.Interaction[Any], target: Target,
+                       values: list[str]) -> None:
+        """Route one click; a refusal or a failure becomes a private answer."""
+        locale = loc(interaction)
+        try:
+            if not isinstance(target, Unreadable | Move | Pick):  # a move checks it under its lock
+                await self.service.play.check_channel(target.table, interaction.channel_id)
+            match target:
+                case OpenHand(table):
+                    await self.show_hand(interaction, table)
+                case LobbyOp(table, op, revision):
+                    await self.lobby_click(interaction, table, op, revision)
+                case HeroPick() | Pick() | LevelPick() if len(values) != 1:
+                    await answer_privately(interaction, translate(msg("bot.error.one_choice"),
+                                                                  locale))
+                case HeroPick(table):
+                    await self.hero_pick(interaction, table, values)
+                case LevelPick(table, seat, revision):
+                    await self.level_pick(interaction, table, seat, revision, values[0])
+                case Move(table, version, notation):
+                    await self.play(interaction, table, version, notation)
+                case Pick(table, version, menu):
+                    await self.play(interaction, table, version, values[0], menu)
+                case Unreadable(text):
+                    log.warning("unreadable custom_id %r", text)
+                    await answer_privately(interaction, translate(msg("bot.error.bad_button"),
+                                                                  locale))
+        except Refusal as exc:
+            await answer_privately(interaction, translate(exc.reason, locale))
+        except CannotSave as exc:
+            log.warning("click on %s not saved: %s", target, exc)
+            await answer_privately(interaction, translate(msg("bot.error.cannot_save"), locale))
+        except discord.HTTPException as exc:
+            if expired(exc):
+                log.warning("interaction %s expired before it could be answered (%s %s)",
+                            interaction.id, exc.status, exc.code)
+                return
+            log.exception("click on %s failed", target)
+            await answer_privately(interaction, translate(msg("bot.error.internal"), locale))
+        except Exception:
+            log.exception("click on %s failed", target)
+            await answer_privately(interaction, translate(msg("bot.error.internal"), locale))
+
+    # ------------------------------------------------------------------ the hand
+
+    async def show_hand(self, interaction: discord.Interaction[Any], table: int,
+                        note: Msg | None = None) -> None:
+        """Answer with a fresh private hand message (pictures and the seat's moves)."""
+        locale = loc(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        record = await self.service.tables.load(table)
+        seat = record.seat_of(interaction.user.id)
+        if seat is None:
+            await interaction.edit_original_response(
+                content=translate(msg("bot.error.not_seated"), locale))
+            return
+        if record.state is None:
+            await interaction.edit_original_response(
+                content=translate(msg("bot.error.not_started"), locale))
+            return
+        payload = await self.messages.hand_payload(record, seat, locale, note)
+        sent = await interaction.edit_original_response(view=payload.view,
+                                                        attachments=payload.files)
+        self.messages.sent_hand(record, seat, locale, sent, payload)
+
+    async def play(self, interaction: discord.Interaction[Any], table: int, version: int,
+                   notation: str, menu: str | None = None) -> None:
+        """Apply a move clicked in a hand message (``menu``: the menu it was picked in, None for
+        a button), then refresh that message and the table.
+
+        Only the clicker's own private hand message is redrawn in place. A move control on a
+        message everyone sees (an older bot's, a forged one), or on a private message of
+        another user or of an unknown one, must never show the clicker's hand there: the
+        answer is then a new private message (another user's hand message is refused).
+        """
+        locale = loc(interaction)
+        owner = hand_owner(interaction.message)
+        if owner is not None and owner == interaction.user.id:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            outcome = await self.service.play.act(table, interaction.user.id, version, notation,
+                                             channel_id=interaction.channel_id, menu=menu,
+                                             hand_of=owner)
+        except Stale as exc:
+            record = exc.record
+            seat = record.seat_of(interaction.user.id) if record else None
+            if record is not None and seat is not None and record.state is not None:
+                await self.reply_hand(interaction, record, seat, locale, exc.reason)
+            else:
+                await answer_privately(interaction, translate(exc.reason, locale))
+            return
+        try:
+            await self.reply_hand(interaction, outcome.record, outcome.seat, locale)
+        finally:
+            # the move is saved: the table, the next player and the AI go on whatever the reply
+            self.messages.tasks.spawn(self.background.after([outcome]), f"after-{table}")
+
+    async def reply_hand(self, interaction: discord.Interaction[Any], record: TableRecord,
+                         seat: int, locale: str, note: Msg | None = None) -> None:
+        """Show the seat's hand after a click: in the clicked message, or, when that message
+        cannot be edited any more (dismissed, deleted, too old), in a fresh private one. A failed
+        reply is logged and never reported as a failed move."""
+        clicked = interaction.message
+        payload = await self.messages.hand_payload(
+            record, seat, locale, note,
+            clicked.id if clicked is not None and clicked.flags.ephemeral else None)
+        try:
+            sent = await interaction.edit_original_response(view=payload.view,
+                                                            attachments=payload.files)
+            self.messages.sent_hand(record, seat, locale, sent, payload)
+            return
+        except discord.HTTPException as exc:
+            log.warning("could not edit the hand message of table %s (%s); sending a new one",
+                        record.id, exc.status)
+        payload = await self.messages.hand_payload(record, seat, locale, note)
+        try:
+            await interaction.followup.send(view=payload.view, files=payload.uploads(),
+                                            ephemeral=True)
+        except discord.HTTPException as exc:
+            log.warning("could not send a new hand message for table %s (%s)", record.id,
+                        exc.status)
+
+    # ------------------------------------------------------------------ the lobby
+
+    async def lobby_click(self, interaction: discord.Interaction[Any], table: int, op: str,
+                          revision: int | None) -> None:
+        """Join / Leave / Add AI / Remove AI / Start / Cancel on the lobby message, drawn at
+        lobby ``revision``."""
+        await interaction.response.defer()
+        try:
+            record = await self.lobby_op(interaction, table, op, revision)
+        except Refusal as exc:
+            await self._redraw_stale_lobby(interaction, exc, revision)
+            raise
+        try:
+            await self.redraw_lobby(interaction, table)
+        finally:
+            await self.lobby_changed(record, op)
+
+    async def redraw_lobby(self, interaction: discord.Interaction[Any] | None,
+                           table: int) -> None:
+        """Redraw the lobby message (through the clicked ``interaction``, or directly) from
+        the table as it is now, under its lock: two lobby edits never land out of order, and a
+        lobby never shows an outcome a later request undid (a start, then /goblin abandon)."""
+        async with self.service.tables.hold(table) as record:
+            await self.messages.edit_lobby(interaction, record)
+
+    async def lobby_changed(self, record: TableRecord, op: str) -> None:
+        """What follows a lobby change: a started game's table message and AI seats, a closed
+        table forgotten, a seat handed to the AI shown."""
+        if op == "start" and record.status == "running":
+            await self.begin(record)
+        elif record.status == "abandoned":
+            self.background.forget(record.id)
+        elif op == "leave" and record.status == "running":
+            self.messages.mark_dirty(record.id)
+            self.background.kick_ai(record)
+
+    async def lobby_op(self, interaction: discord.Interaction[Any], table: int, op: str,
+                       revision: int | None = None) -> TableRecord:
+        """Run one lobby operation for the interaction's user (``revision``: the lobby revision
+        the clicked message showed; None from a command)."""
+        user = interaction.user
+        svc = self.service
+        match op:
+            case "join":
+                return await svc.lobby.join(table, user.id, user.display_name)
+            case "leave":
+                return await svc.lobby.leave(table, user.id)
+            case "ai":
+                return await svc.lobby.add_ai(table, user.id, revision)
+            case "unai":
+                return await svc.lobby.remove_ai(table, user.id, revision)
+            case "start":
+                missing = missing_permissions(interaction)
+                if missing:
+                    raise Refusal(missing_message(missing))
+                return await svc.lobby.start(table, user.id, revision)
+            case _:
+                return await svc.lobby.cancel(table, user.id, can_manage_channel(interaction))
+
+    async def hero_pick(self, interaction: discord.Interaction[Any], table: int,
+                        values: list[str]) -> None:
+        """A seated player picked a hero in the lobby menu."""
+        await interaction.response.defer()
+        if not values:
+            raise Refusal(msg("bot.error.unknown_hero"))
+        try:
+            record = await self.service.lobby.pick_hero(table, interaction.user.id, values[0])
+        except Refusal as exc:
+            await self._redraw_stale_lobby(interaction, exc, None)
+            raise
+        await self.messages.edit_lobby(interaction, record)
+
+    async def level_pick(self, interaction: discord.Interaction[Any], table: int, seat: int,
+                         revision: int, level: str) -> None:
+        """The host picked the level of an AI seat in the lobby drawn at ``revision``."""
+        await interaction.response.defer()
+        try:
+            record = await self.service.lobby.set_level(table, interaction.user.id, seat, level,
+                                                  revision)
+        except Refusal as exc:  # redrawn even when current: the menu shows the real level again
+            await self._redraw_stale_lobby(interaction, exc, None)
+            raise
+        await self.messages.edit_lobby(interaction, record)
+
+    async def _redraw_stale_lobby(self, interaction: discord.Interaction[Any], refusal: Refusal,
+                                  revision: int | None) -> None:
+        """A lobby click was refused: when the clicked message is the table's lobby message and
+        shows an older lobby (a lost edit, a double click, a crash), redraw it from the table
+        read under its lock, so the next click on it works."""
+        record = refusal.record
+        message = interaction.message
+        if (record is None or message is None or message.flags.ephemeral
+                or message.id != record.lobby_message_id
+                or (revision is not None and revision == record.revision)):
+            return
+        try:
+            await interaction.edit_original_response(view=lobby_view(record, record.locale))
+        except discord.HTTPException as exc:
+            log.warning("could not redraw the lobby message of table %s (%s)", record.id,
+                        exc.status)
+
+    async def begin(self, record: TableRecord) -> None:
+        """The game started: post the table message (pinging the first player) and let AI
+        seats play. The message is posted under the table's lock, only while the table is
+        still running: a /goblin abandon that came after the start either closes the posted
+        message or leaves nothing to post (and the lobby, which said it started, says it
+        was cancelled)."""
+        async with self.service.tables.hold(record.id) as record:
+            if record.status != "running":
+                await self.messages.edit_lobby(None, record)
+                return
+            try:
+                await self.messages.post_table(record)
+            except discord.HTTPException as exc:
+                log.warning("could not post the table message of table %s (%s)", record.id,
+                            exc.status)
+        self.background.kick_ai(record)
+
+
+__all__ = ["Interactions"]

@@ -1,0 +1,362 @@
+"""The bot's messages in the table's channel: posting, editing and re-posting the table
+message, coalescing its edits, and the lobby message.
+
+Edits of a table message are coalesced: while one edit is pending, further changes only mark
+the table dirty, so a fast AI turn costs a handful of edits instead of one per move. When an
+edit of the table message fails for good (the message is gone, or Discord refuses edits of a
+message older than an hour, JSON error 30046), the table is posted afresh and the old message
+loses its buttons. Whenever a newer message carries the table, the older one is reduced to one
+line pointing to it, so no stale mention or button is left standing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any
+
+import discord
+
+from bot.discord_side.context import jump_url
+from bot.discord_side.pace import ChannelPace
+from bot.discord_side.shown import Shown, Slot
+from bot.discord_side.ui.hand import hand_view
+from bot.discord_side.ui.lobby import lobby_view
+from bot.discord_side.ui.table import moved_view, table_view, to_move
+from bot.game.refusals import Refusal
+from bot.game.service import GameService
+from bot.game.texts import Controls, controls
+from bot.storage.records import TableRecord
+from bot.supervision.tasks import Tasks
+from bot.workers.pictures import ImageFile, Pictures
+from engine import observe
+from i18n import Msg, translate
+from render import battle_key, hand_key, table_key
+
+log = logging.getLogger("karak.bot")
+MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
+NO_MENTIONS = discord.AllowedMentions.none()
+#: Discord's JSON error code for an edit refused because the message is older than an hour and
+#: was edited too often since.
+TOO_OLD_TO_EDIT = 30046
+
+
+def transient(exc: discord.HTTPException) -> bool:
+    """True for a failure that may pass by itself (a rate limit, Discord's own trouble); an
+    old message's edit limit (429 with JSON code 30046) lasts up to an hour: not transient."""
+    return exc.code != TOO_OLD_TO_EDIT and (exc.status == 429 or exc.status >= 500)
+
+
+@dataclass
+class Payload:
+    """A table or hand message: its view, its pictures (new drawings, or the attachments the
+    edited message already carries when their picture did not change) and the key of each
+    picture by file name."""
+
+    view: discord.ui.LayoutView
+    files: list[discord.File | discord.Attachment] = field(default_factory=list)
+    keys: dict[str, str] = field(default_factory=dict)
+
+    def uploads(self) -> list[discord.File]:
+        """The new drawings only (a new message carries no older attachment)."""
+        return [f for f in self.files if isinstance(f, discord.File)]
+
+
+class Messages:
+    """Posts and edits the lobby and table messages of every table."""
+
+    def __init__(self, client: discord.Client, service: GameService, pictures: Pictures,
+                 tasks: Tasks, pace: ChannelPace | None = None) -> None:
+        self.client = client
+        self.service = service
+        self.pictures = pictures
+        self.tasks = tasks
+        self.pace = pace or ChannelPace()
+        self.shown = Shown()
+        self._dirty: set[int] = set()
+        self._channels: dict[int, int] = {}  # table -> its channel, once known
+        self._refreshing: dict[int, asyncio.Task[Any]] = {}
+
+    def channel(self, record: TableRecord) -> discord.PartialMessageable:
+        """The table's channel."""
+        return self.client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
+
+    async def send_text(self, record: TableRecord, text: str) -> None:
+        """A plain line in the table's channel (no mention pings)."""
+        self.pace.note(record.channel_id)
+        await self.channel(record).send(content=text[:2000], allowed_mentions=NO_MENTIONS)
+
+    # ------------------------------------------------------------------ payloads
+
+    async def _picture(self, slot: Slot, message: int | None, name: str, key: str,
+                       draw: Callable[[], Awaitable[bytes | None]]
+                       ) -> discord.File | discord.Attachment | None:
+        """The picture ``name`` of ``key``: the attachment ``message`` already carries when it
+        shows that very picture, else a new drawing (None when drawing failed)."""
+        kept = self.shown.kept(slot, message, name, key)
+        if kept is not None:
+            return kept
+        png = await draw()
+        return ImageFile(png, name) if png is not None else None
+
+    async def table_payload(self, record: TableRecord, locale: str | None = None,
+                            urgent: bool = True, headline: Msg | None = None,
+                            message: int | None = None) -> Payload:
+        """The table message: in the table's (public) language, or in ``locale`` for a private
+        copy (``urgent=False``: a background refresh, drawn after the pictures people are
+        waiting for; ``message``: the message it will edit, whose picture is kept when it did
+        not change)."""
+        lc = locale or record.locale
+        obs = observe(record.game, None)
+        kind = "battle" if obs.battle is not None else "table"
+        name = f"{kind}.png"
+        key = battle_key(obs, lc) if kind == "battle" else table_key(obs, lc)
+        picture = await self._picture(
+            (record.id, None, lc), message, name, key,
+            lambda: self.pictures.battle((record.id, record.version, lc), obs, urgent)
+            if kind == "battle" else self.pictures.png(kind, obs, lc, urgent))
+        files = [picture] if picture is not None else []
+        view = table_view(record, obs, lc, name if files else None,
+                          translate(headline, lc) if headline is not None else None)
+        return Payload(view, files, {name: key} if files else {})
+
+    async def hand_payload(self, record: TableRecord, seat: int, locale: str,
+                           note: Msg | None = None, message: int | None = None) -> Payload:
+        """One seat's private hand message: pictures, note and move controls (``message``: the
+        hand message it will edit, whose pictures are kept when they did not change)."""
+        obs = observe(record.game, seat)
+        playing = record.status == "running" and not record.seats[seat].ai
+        ctrls = controls(obs) if playing else Controls(())
+        slot = (record.id, seat, locale)
+        keys = {"hand.png": hand_key(obs, locale)}
+        if obs.battle is not None:
+            keys["battle.png"] = battle_key(obs, locale)
+        hand, battle = await asyncio.gather(
+            self._picture(slot, message, "hand.png", keys["hand.png"],
+                          lambda: self.pictures.png("hand", obs, locale)),
+            self._picture(slot, message, "battle.png", keys["battle.png"],
+                          lambda: self.pictures.battle((record.id, record.version, locale), obs))
+            if obs.battle is not None else _nothing())
+        files = [f for f in (hand, battle) if f is not None]
+        names = [f.filename for f in files]
+        view = hand_view(record, seat, obs, locale, ctrls, note, names)
+        return Payload(view, files, {n: keys[n] for n in names})
+
+    def sent_hand(self, record: TableRecord, seat: int, locale: str, message: discord.Message,
+                  payload: Payload) -> None:
+        """``message`` now carries ``payload``, the seat's hand: its next edit keeps the
+        pictures that did not change."""
+        self.shown.remember((record.id, seat, locale), message, payload.keys)
+
+    # ------------------------------------------------------------------ the table message
+
+    async def post_table(self, record: TableRecord, headline: Msg | None = None) -> None:
+        """Post a fresh table message (a person's turn starts, the game ends, the old message
+        is gone or refuses edits); it pings the person who must play. The older message is
+        reduced to a line pointing to the new one."""
+        payload = await self.table_payload(record, headline=headline)
+        self.pace.note(record.channel_id)
+        message = await self.channel(record).send(
+            view=payload.view, files=payload.uploads(),
+            allowed_mentions=MENTIONS if to_move(record, observe(record.game, None)) else
+            NO_MENTIONS)
+        self.shown.remember((record.id, None, record.locale), message, payload.keys)
+        await self.service.tables.set_message(record.id, message_id=message.id)
+        if record.message_id is not None and record.message_id != message.id:
+            await self.retire(replace(record, message_id=message.id), record.message_id)
+
+    async def retire(self, record: TableRecord, old: int) -> None:
+        """Reduce the older table message ``old`` to a line pointing to the current one (or
+        delete it when even that edit is refused)."""
+        message = self.channel(record).get_partial_message(old)
+        try:
+            self.pace.note(record.channel_id)
+            await message.edit(view=moved_view(record, jump_url(record), record.locale),
+                               attachments=[], allowed_mentions=NO_MENTIONS)
+            return
+        except discord.NotFound:
+            return
+        except discord.HTTPException as exc:
+            log.info("could not retire message %s of table %s (%s); deleting it", old,
+                     record.id, exc.code or exc.status)
+        try:
+            self.pace.note(record.channel_id)
+            await message.delete()
+        except discord.HTTPException as exc:
+            log.warning("could not take the buttons off message %s of table %s (%s)", old,
+                        record.id, exc.status)
+
+    async def edit_table(self, record: TableRecord, repost: bool = True,
+                         payload: Payload | None = None) -> None:
+        """Bring the table message up to date (with ``payload`` when it is drawn already),
+        drawing its picture only when it changed; when Discord will not edit it any more (gone,
+        too old, refused), post it afresh (unless ``repost`` is false)."""
+        if record.message_id is None:
+            if repost:
+                await self.post_table(record)
+            return
+        slot = (record.id, None, record.locale)
+        if payload is None:
+            payload = await self.table_payload(record, urgent=False, message=record.message_id)
+        message = self.channel(record).get_partial_message(record.message_id)
+        try:
+            self.pace.note(record.channel_id)
+            edited = await message.edit(view=payload.view, attachments=payload.files,
+                                        allowed_mentions=NO_MENTIONS)
+        except discord.NotFound:
+            self.shown.drop(slot)
+            if repost:
+                await self.post_table(replace(record, message_id=None))
+            return
+        except discord.HTTPException as exc:
+            self.shown.drop(slot)
+            if transient(exc) or not repost:
+                raise
+            log.info("table %s: its message refuses edits (%s); posting it again", record.id,
+                     exc.code or exc.status)
+            await self.post_table(record)
+            return
+        self.shown.remember(slot, edited, payload.keys)
+
+    def mark_dirty(self, table: int) -> None:
+        """Ask for the table message to be refreshed soon (coalesced)."""
+        self._dirty.add(table)
+        task = self._refreshing.get(table)
+        if task is None or task.done():
+            self._refreshing[table] = self.tasks.supervise(partial(self._refresh, table),
+                                                           f"refresh-{table}")
+
+    def clean(self, table: int) -> None:
+        """The table message was just posted: a pending refresh has nothing left to do."""
+        self._dirty.discard(table)
+
+    async def _refresh(self, table: int) -> None:
+        """Edit the table message with the latest state: at once while its channel is quiet,
+        else as soon as the channel's rate limit allows (changes meanwhile make one edit)."""
+        while table in self._dirty:
+            channel = self._channels.get(table)
+            if channel is not None:
+                await self.pace.ready(channel)
+                if table not in self._dirty:  # posted afresh meanwhile
+                    return
+            self._dirty.discard(table)
+            try:
+                record = await self.service.tables.load(table)
+                if record.state is None:
+                    return
+                self._channels[table] = record.channel_id
+                if channel is None and self.pace.wait(record.channel_id) > 0:
+                    self._dirty.add(table)  # wait for the channel, then show the latest
+                    continue
+                # drawn before taking the table's lock: moves on the table never wait for a
+                # background picture
+                payload = (await self.table_payload(record, urgent=False,
+                                                    message=record.message_id)
+                           if record.message_id is not None else None)
+                # edited under the table's lock: a table closed meanwhile is drawn closed, and
+                # its closing edit never comes before this one
+                async with self.service.tables.hold(table) as now:
+                    if now.state is None:
+                        return
+                    if payload is not None and same_message(now, record):
+                        if now.version != record.version:
+                            self._dirty.add(table)  # moves came meanwhile: another edit follows
+                        await self.edit_table(record, payload=payload)
+                    else:
+                        await self.edit_table(now)
+            except Refusal:
+                return
+            except discord.HTTPException as exc:
+                log.warning("could not refresh the table message of table %s (%s)", table,
+                            exc.status)
+            except Exception:
+                self._dirty.add(table)  # tried again by the supervisor
+                raise
+
+    def forget(self, table: int) -> None:
+        """Drop what is kept for a table that ended."""
+        self._dirty.discard(table)
+        self._refreshing.pop(table, None)
+        self._channels.pop(table, None)
+        self.shown.forget(table)
+
+    def busy(self, table: int) -> bool:
+        """True while something is kept for the table (tests)."""
+        return table in self._dirty or table in self._refreshing
+
+    # ------------------------------------------------------------------ the lobby message
+
+    async def edit_lobby(self, interaction: discord.Interaction[Any] | None,
+                         record: TableRecord) -> None:
+        """Redraw the lobby message: through the clicked interaction, or directly."""
+        view = lobby_view(record, record.locale)
+        if interaction is not None:
+            await interaction.edit_original_response(view=view)
+        elif record.lobby_message_id is not None:
+            message = self.channel(record).get_partial_message(record.lobby_message_id)
+            try:
+                self.pace.note(record.channel_id)
+                await message.edit(view=view, allowed_mentions=NO_MENTIONS)
+            except discord.HTTPException:
+                log.warning("could not edit the lobby message of table %s", record.id)
+
+    async def show_lobby(self, record: TableRecord) -> TableRecord:
+        """Bring a lobby's message up to date, posting it in the table's channel when it was
+        never posted (the bot died first) or is gone; returns the table with the message's id.
+        Raises :class:`discord.HTTPException` when Discord refuses both."""
+        view = lobby_view(record, record.locale)
+        channel = self.channel(record)
+        if record.lobby_message_id is not None:
+            try:
+                self.pace.note(record.channel_id)
+                await channel.get_partial_message(record.lobby_message_id).edit(
+                    view=view, allowed_mentions=NO_MENTIONS)
+                return record
+            except discord.NotFound:
+                log.info("the lobby message of table %s is gone; posting it again", record.id)
+        self.pace.note(record.channel_id)
+        message = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
+        await self.service.tables.set_message(record.id, lobby_message_id=message.id)
+        return replace(record, lobby_message_id=message.id)
+
+    async def refresh_lobby(self, record: TableRecord) -> None:
+        """:meth:`show_lobby`, logging (never raising) Discord's refusal."""
+        try:
+            await self.show_lobby(record)
+        except discord.HTTPException as exc:
+            log.warning("could not redraw the lobby message of table %s (%s)", record.id,
+                        exc.status)
+
+    async def closed(self, record: TableRecord) -> None:
+        """A table was cancelled or abandoned: its lobby or table message loses its buttons
+        (and says so)."""
+        self.forget(record.id)
+        if record.state is None:
+            await self.edit_lobby(None, record)
+            return
+        if record.message_id is None:
+            return
+        try:
+            await self.edit_table(record, repost=False)
+        except discord.HTTPException as exc:
+            log.warning("could not close the table message of table %s (%s)", record.id,
+                        exc.status)
+
+
+def same_message(now: TableRecord, drawn: TableRecord) -> bool:
+    """True when a table message drawn from ``drawn`` may still be sent for the table as it is
+    ``now``: the same running game on the same message, in the same language (at most a few
+    moves behind, and another edit follows)."""
+    return (now.message_id == drawn.message_id and now.locale == drawn.locale
+            and now.status == drawn.status == "running")
+
+
+async def _nothing() -> None:
+    """No picture."""
+    return None
+
+
+__all__ = ["MENTIONS", "Messages", "NO_MENTIONS", "TOO_OLD_TO_EDIT", "transient"]

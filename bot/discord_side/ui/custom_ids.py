@@ -1,0 +1,216 @@
+"""The one place that knows the custom_id format of the bot's buttons and menus.
+
+Every custom_id is ``kg:<kind>:<table>[:...]`` and carries what the click needs (table id, state
+version or lobby revision, move notation), never more than 100 characters, so a click works after
+a restart and after any time. Discord hands the clicked custom_id to
+:meth:`GoblinItem.from_custom_id`, which parses it once into a typed target; a damaged or forged
+id becomes :class:`Unreadable`, which still gets a polite answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol, cast
+
+import discord
+
+from bot.game.seats import MAX_SEATS
+
+PREFIX = "kg"
+MAX_CUSTOM_ID = 100
+LOBBY_OPS = ("join", "leave", "ai", "unai", "start", "cancel")
+_TEMPLATE = re.compile(r"kg:.*", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class OpenHand:
+    """The "My hand" button of a table message."""
+
+    table: int
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A move button of a hand message, drawn at table version ``version``."""
+
+    table: int
+    version: int
+    notation: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """A move menu of a hand message (the move is the picked value)."""
+
+    table: int
+    version: int
+    menu: str
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyOp:
+    """A lobby button, drawn at lobby revision ``revision`` (None: an older bot's button)."""
+
+    table: int
+    op: str
+    revision: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HeroPick:
+    """The hero menu of a lobby."""
+
+    table: int
+
+
+@dataclass(frozen=True, slots=True)
+class LevelPick:
+    """The level menu of one AI seat of a lobby, drawn at lobby revision ``revision``."""
+
+    table: int
+    seat: int
+    revision: int
+
+
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A custom_id starting with ``kg:`` that does not parse (damaged, forged, too old)."""
+
+    text: str
+
+
+Target = OpenHand | Move | Pick | LobbyOp | HeroPick | LevelPick | Unreadable
+
+
+#: The kind of component each target is drawn as.
+_COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
+    OpenHand: discord.ui.Button, Move: discord.ui.Button, LobbyOp: discord.ui.Button,
+    Pick: discord.ui.Select, HeroPick: discord.ui.Select, LevelPick: discord.ui.Select,
+}
+
+
+def _join(*parts: object) -> str:
+    text = ":".join(str(p) for p in (PREFIX, *parts))
+    if len(text) > MAX_CUSTOM_ID:
+        raise ValueError(f"custom_id too long: {text!r}")
+    return text
+
+
+def hand_id(table: int) -> str:
+    """The custom_id of a table's "My hand" button."""
+    return _join("hand", table)
+
+
+def move_id(table: int, version: int, notation: str) -> str:
+    """The custom_id of a move button."""
+    return _join("do", table, version, notation)
+
+
+def pick_id(table: int, version: int, menu: str) -> str:
+    """The custom_id of a move menu (``menu`` tells the menus of one message apart)."""
+    return _join("pick", table, version, menu)
+
+
+def lobby_id(table: int, op: str, revision: int) -> str:
+    """The custom_id of a lobby button."""
+    return _join("lobby", table, op, revision)
+
+
+def hero_id(table: int) -> str:
+    """The custom_id of a lobby's hero menu."""
+    return _join("hero", table)
+
+
+def level_id(table: int, seat: int, revision: int) -> str:
+    """The custom_id of the level menu of AI seat ``seat`` (counted from 0) of a lobby."""
+    return _join("level", table, seat, revision)
+
+
+def _number(text: str, least: int) -> int:
+    if not text.isdigit():
+        raise ValueError(text)
+    value = int(text)
+    if value < least:
+        raise ValueError(text)
+    return value
+
+
+def is_ours(custom_id: str) -> bool:
+    """True for a custom_id in the bot's format (its items claim it, even a damaged one)."""
+    return _TEMPLATE.fullmatch(custom_id) is not None
+
+
+def parse(custom_id: str) -> Target:
+    """The target of one of our custom_ids (never raises)."""
+    parts = custom_id.split(":", 4)
+    try:
+        if parts[0] != PREFIX or len(custom_id) > MAX_CUSTOM_ID:
+            raise ValueError(custom_id)
+        kind, table = parts[1], _number(parts[2], 1)
+        rest = parts[3:]
+        match kind, rest:
+            case "hand", []:
+                return OpenHand(table)
+            case "hero", [] | [_]:  # an older bot's menu carried the lobby's size
+                return HeroPick(table)
+            case "lobby", [op] if op in LOBBY_OPS:
+                return LobbyOp(table, op)
+            case "lobby", [op, revision] if op in LOBBY_OPS:
+                return LobbyOp(table, op, _number(revision, 0))
+            case "level", [seat, revision] if _number(seat, 0) < MAX_SEATS:
+                return LevelPick(table, int(seat), _number(revision, 0))
+            case "do", [version, notation] if notation:
+                return Move(table, _number(version, 0), notation)
+            case "pick", [version, menu] if menu:
+                return Pick(table, _number(version, 0), menu)
+    except (IndexError, ValueError):
+        pass
+    return Unreadable(custom_id[:MAX_CUSTOM_ID])
+
+
+class Clicks(Protocol):
+    """What answers a click (:class:`bot.discord_side.interactions.Interactions`)."""
+
+    async def on_click(self, interaction: discord.Interaction[Any], target: Target,
+                       values: list[str]) -> None:
+        """Answer one click on ``target`` (``values``: a menu's picked values)."""
+        ...
+
+
+class HasClicks(Protocol):
+    """The client, as the items see it: it knows who answers clicks."""
+
+    clicks: Clicks
+
+
+class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLATE):
+    """Every button and menu of the bot, rebuilt from its custom_id when clicked."""
+
+    def __init__(self, item: discord.ui.Item[Any], target: Target | None = None) -> None:
+        super().__init__(item)
+        self.target = target if target is not None else parse(
+            str(getattr(item, "custom_id", "")))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str], /) -> GoblinItem:
+        """Wrap the clicked component with its parsed target; a target sent through a kind of
+        component it never belongs to (a move button's id from a menu) is unreadable."""
+        target = parse(match.string)
+        if not isinstance(item, _COMPONENT.get(type(target), discord.ui.Item)):
+            target = Unreadable(match.string[:MAX_CUSTOM_ID])
+        return cls(item, target)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Hand the click to whoever answers clicks."""
+        values = [str(v) for v in getattr(self.item, "values", None) or []]
+        client = cast(HasClicks, interaction.client)
+        await client.clicks.on_click(interaction, self.target, values)
+
+
+__all__ = [
+    "GoblinItem", "HeroPick", "LevelPick", "LobbyOp", "Move", "OpenHand", "Pick", "Target",
+    "Unreadable", "hand_id", "hero_id", "is_ours", "level_id", "lobby_id", "move_id", "parse",
+    "pick_id",
+]

@@ -1,0 +1,97 @@
+"""The private hand message: the seat's pictures, a short note, what happened to the seat
+lately, and its legal moves in groups a phone user finds at a glance (the reward, cards to play,
+potions, ending the battle, fights, the merchant, a standing preference last)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+
+from bot.discord_side.ui.custom_ids import move_id, pick_id
+from bot.discord_side.ui.parts import (
+    MAX_COMPONENTS,
+    ROW_BUTTONS,
+    button,
+    layout,
+    menu,
+    picture,
+    row,
+    text_block,
+)
+from bot.game.texts import Controls, Group, menu_key, phase_line, seat_line
+from bot.storage.records import TableRecord
+from engine import Observation
+from i18n import Msg, msg, translate
+from render.style import HERO_COLOUR
+
+#: Lines of recent events the seat saw, shown under the note.
+RECENT = 4
+
+
+def _colour(obs: Observation, seat: int) -> int:
+    r, g, b = HERO_COLOUR.get(obs.seats[seat].hero, (59, 122, 87))
+    return (r << 16) | (g << 8) | b
+
+
+def _group_items(record: TableRecord, group: Group, index: int,
+                 locale: str) -> list[discord.ui.Item[Any]]:
+    """A group's title line (none when its one button says the same) and its rows of menus and
+    buttons."""
+    title = translate(group.title, locale)
+    alone = not group.menus and len(group.buttons) == 1
+    lines = [] if alone and translate(group.buttons[0].label, locale) == title else [
+        f"**{title}**"]
+    if group.note is not None:
+        lines.append(f"-# {translate(group.note, locale)}")
+    items: list[discord.ui.Item[Any]] = [text_block("\n".join(lines))] if lines else []
+    for i, m in enumerate(group.menus):
+        options = [(translate(c.label, locale), c.notation,
+                    translate(c.description, locale) if c.description else None)
+                   for c in m.choices]
+        items.append(row(menu(pick_id(record.id, record.version, menu_key(m.kind, index, i)),
+                              translate(m.placeholder, locale), options)))
+    loose = list(group.buttons)
+    for start in range(0, len(loose), ROW_BUTTONS):
+        items.append(row(*(button(translate(c.label, locale),
+                                  move_id(record.id, record.version, c.notation), c.style)
+                           for c in loose[start:start + ROW_BUTTONS])))
+    return items
+
+
+def _size(items: list[discord.ui.Item[Any]]) -> int:
+    """Components counted by Discord: each item and each item inside a row."""
+    return sum(1 + len(getattr(i, "children", ())) for i in items)
+
+
+def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctrls: Controls,
+              note: Msg | None, filenames: list[str]) -> discord.ui.LayoutView:
+    """One seat's hand message (``filenames``: its uploaded pictures, hand first)."""
+    lines = [f"### {translate(msg('bot.hand.title', table=record.id), locale)}"]
+    if note is not None:
+        lines.append(f"*{translate(note, locale)}*")
+    if ctrls.notations():
+        prompt = msg("bot.hand.your_move", phase=msg(f"phase.{obs.phase.value}"))
+        lines.append(f"**{translate(prompt, locale)}**")
+    else:
+        lines.append(translate(phase_line(obs), locale))
+    lines.append("-# " + translate(seat_line(obs, seat, record.seats[seat].ai), locale))
+    lines += [f"> {translate(e.text, locale)}" for e in obs.events[-RECENT:]]
+    box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(lines)),
+                                                      accent_colour=_colour(obs, seat))
+    for f in filenames:  # one gallery each: side by side, Discord would crop them
+        box.add_item(picture(f, translate(msg(f"bot.hand.picture_{f[:-4]}"), locale)))
+    used = 2 + len(filenames)
+    for index, group in enumerate(ctrls.groups):
+        items = _group_items(record, group, index, locale)
+        if used + _size(items) > MAX_COMPONENTS:  # never seen: the rules offer far fewer moves
+            break
+        used += _size(items)
+        box.add_item(discord.ui.Separator())
+        used += 1
+        for item in items:
+            box.add_item(item)
+    return layout(box)
+
+
+__all__ = ["hand_view"]

@@ -1,0 +1,82 @@
+"""The lobby message: who sits at the new table with which hero (and each AI seat's level), the
+table's settings, the hero menu, the Join / Leave / Start / Cancel and AI seat buttons, and a
+level menu under them for each AI seat. Every button and level menu carries the lobby's revision,
+so a click on an older lobby is told apart from a click on this one."""
+
+from __future__ import annotations
+
+import discord
+
+from bot.discord_side.ui.custom_ids import GoblinItem, hero_id, level_id, lobby_id
+from bot.discord_side.ui.parts import GOLD, GREY, button, layout, menu, row, text_block
+from bot.game.seats import MAX_SEATS, heroes
+from bot.game.texts import timer_text
+from bot.storage.records import SeatInfo, TableRecord
+from engine.agents import LEVELS
+from i18n import Msg, msg, translate
+
+
+def lobby_lines(record: TableRecord, locale: str) -> list[str]:
+    """The lobby's text: title, seats, settings, host and what became of it."""
+    lines = [f"### {translate(msg('bot.lobby.title', table=record.id), locale)}"]
+    for i, s in enumerate(record.seats, start=1):
+        who: str | Msg = f"<@{s.user}>" if s.user else msg(
+            "bot.lobby.ai_seat", level=msg(f"bot.level.{s.level}"))
+        hero = msg(f"hero.{s.hero}.name") if s.hero else msg("bot.lobby.random_hero")
+        lines.append(translate(msg("bot.lobby.seat", n=i, who=who, hero=hero), locale))
+    lines += ["", translate(msg("bot.lobby.settings",
+                                abilities=msg("bot.lobby.on" if record.abilities
+                                              else "bot.lobby.off"),
+                                timer=timer_text(record.timer),
+                                level=msg(f"bot.level.{record.ai_level}")), locale),
+              translate(msg("bot.lobby.host", who=f"<@{record.host_id}>"), locale)]
+    if record.status == "running":
+        lines.append(translate(msg("bot.lobby.started"), locale))
+    elif record.status != "lobby":
+        lines.append(translate(msg("bot.lobby.cancelled"), locale))
+    return lines
+
+
+def lobby_view(record: TableRecord, locale: str) -> discord.ui.LayoutView:
+    """The lobby message (buttons only while the lobby is open)."""
+    box = discord.ui.Container[discord.ui.LayoutView](
+        text_block("\n".join(lobby_lines(record, locale))),
+        accent_colour=GOLD if record.status == "lobby" else GREY)
+    if record.status != "lobby":
+        return layout(box)
+    t, rev = record.id, record.revision
+    taken = {s.hero for s in record.seats if s.hero}
+    options = [(translate(msg(f"hero.{h}.name"), locale), h,
+                translate(msg(f"hero.{h}.title"), locale)) for h in heroes() if h not in taken]
+    if options:
+        box.add_item(row(menu(hero_id(t), translate(msg("bot.lobby.pick_hero"), locale),
+                              options)))
+    seats = len(record.seats)
+    full = seats >= MAX_SEATS
+    ai_seats = sum(1 for s in record.seats if s.ai)
+
+    def label(op: str) -> str:
+        return translate(msg(f"bot.lobby.{op}"), locale)
+
+    box.add_item(row(button(label("join"), lobby_id(t, "join", rev), "success", full),
+                     button(label("leave"), lobby_id(t, "leave", rev)),
+                     button(label("start"), lobby_id(t, "start", rev), "primary", seats < 2),
+                     button(label("cancel"), lobby_id(t, "cancel", rev), "danger")))
+    box.add_item(row(button(label("ai"), lobby_id(t, "ai", rev), disabled=full),
+                     button(label("unai"), lobby_id(t, "unai", rev), disabled=ai_seats == 0)))
+    for i, s in enumerate(record.seats):
+        if s.ai:
+            box.add_item(row(level_menu(record, i, s, locale)))
+    return layout(box)
+
+
+def level_menu(record: TableRecord, index: int, seat: SeatInfo, locale: str) -> GoblinItem:
+    """The menu the host sets an AI seat's level with (the seat's level is the one shown)."""
+    options = [(translate(msg("bot.lobby.level_choice", n=index + 1,
+                              level=msg(f"bot.level.{level}")), locale), level,
+                translate(msg(f"bot.level.{level}_about"), locale)) for level in LEVELS]
+    return menu(level_id(record.id, index, record.revision),
+                translate(msg("bot.lobby.pick_level"), locale), options, seat.level)
+
+
+__all__ = ["level_menu", "lobby_lines", "lobby_view"]

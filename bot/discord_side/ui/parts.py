@@ -1,0 +1,85 @@
+"""Small pieces shared by the message layouts: button styles, cut texts, buttons and menus that
+carry our custom_ids, a picture, and Discord's size limits of a Components V2 message."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import discord
+
+from bot.discord_side.ui.custom_ids import GoblinItem
+
+STYLES = {
+    "primary": discord.ButtonStyle.primary,
+    "secondary": discord.ButtonStyle.secondary,
+    "success": discord.ButtonStyle.success,
+    "danger": discord.ButtonStyle.danger,
+}
+#: Discord's limits of one Components V2 message: components in all, characters of text,
+#: buttons in a row.
+MAX_COMPONENTS = 40
+MAX_TEXT = 4000
+ROW_BUTTONS = 5
+#: The accent of lobbies and of tables nobody plays any more.
+GOLD = 0xC8A951
+GREY = 0x80848E
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters (an ellipsis marks the cut)."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def button(label: str, custom_id: str, style: str = "secondary",
+           disabled: bool = False) -> GoblinItem:
+    """A button of ours (its click is routed by its custom_id)."""
+    return GoblinItem(discord.ui.Button(label=cut(label, 80), custom_id=custom_id,
+                                        style=STYLES[style], disabled=disabled))
+
+
+def menu(custom_id: str, placeholder: str, options: Sequence[tuple[str, str, str | None]],
+         chosen: str | None = None) -> GoblinItem:
+    """A select menu of ours: ``options`` are (label, value, description); the option whose
+    value is ``chosen`` shows as picked."""
+    return GoblinItem(discord.ui.Select(
+        custom_id=custom_id, placeholder=cut(placeholder, 150),
+        options=[discord.SelectOption(label=cut(label, 100), value=value,
+                                      description=cut(desc, 100) if desc else None,
+                                      default=value == chosen)
+                 for label, value, desc in options]))
+
+
+def row(*items: discord.ui.Item[Any]) -> discord.ui.ActionRow[Any]:
+    """An action row holding ``items``."""
+    return discord.ui.ActionRow(*items)
+
+
+def picture(filename: str, description: str) -> discord.ui.MediaGallery[Any]:
+    """An uploaded picture of the message (``attachment://filename``)."""
+    return discord.ui.MediaGallery(discord.MediaGalleryItem(
+        f"attachment://{filename}", description=cut(description, 1024)))
+
+
+def text_block(content: str) -> discord.ui.TextDisplay[Any]:
+    """A block of markdown text."""
+    return discord.ui.TextDisplay(cut(content, MAX_TEXT))
+
+
+def layout(container: discord.ui.Container[Any]) -> discord.ui.LayoutView:
+    """A message holding one container. The view is finished at once: the persistent dynamic
+    items answer its clicks, so discord.py keeps nothing per message (no view, no timer)."""
+    view = discord.ui.LayoutView(timeout=None)
+    view.add_item(container)
+    view.stop()
+    return view
+
+
+def text_length(view: discord.ui.LayoutView) -> int:
+    """The characters of text the message shows (Discord allows :data:`MAX_TEXT`)."""
+    return sum(len(item.content) for item in view.walk_children()
+               if isinstance(item, discord.ui.TextDisplay))
+
+
+__all__ = ["GOLD", "GREY", "MAX_COMPONENTS", "MAX_TEXT", "ROW_BUTTONS", "STYLES", "button",
+           "cut", "layout", "menu", "picture", "row", "text_block", "text_length"]

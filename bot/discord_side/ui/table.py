@@ -1,0 +1,112 @@
+"""The table message everyone sees: a container in the accent colour of the seat to move, a
+short header (round, whose turn and what is happening), the last few narration lines, the table
+or battle picture, and the "My hand" button. What the picture shows (HP, keys, equipment, the
+rows of monsters) is not repeated in text.
+
+Whose turn it is names the player with a mention while a person must play: posting such a
+message pings them; editing it later (as AI seats play) never pings, and the line then names
+whoever plays now.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from bot.discord_side.ui.custom_ids import hand_id
+from bot.discord_side.ui.parts import GREY, button, layout, picture, row, text_block
+from bot.game.texts import phase_line
+from bot.storage.records import TableRecord
+from engine import Observation
+from i18n import msg, translate
+from render.style import HERO_COLOUR
+
+#: Narration lines shown under the header.
+NARRATION = 4
+
+
+def accent(obs: Observation) -> int:
+    """The colour of the seat to move (of the winner once the game is over)."""
+    seat = obs.winner if obs.winner is not None else obs.current
+    r, g, b = HERO_COLOUR.get(obs.seats[seat].hero, (128, 132, 142))
+    return (r << 16) | (g << 8) | b
+
+
+def to_move(record: TableRecord, obs: Observation) -> int | None:
+    """The user who must play now, when a person (not the AI) holds the seat to move."""
+    if record.status != "running" or obs.winner is not None:
+        return None
+    seat = record.seats[obs.current]
+    return seat.user if seat.user is not None and not seat.ai else None
+
+
+def header(record: TableRecord, obs: Observation, locale: str,
+           headline: str | None = None) -> str:
+    """Title, whose turn (a mention while a person must play), the turn timer, and small lines
+    with the AI seats' levels, the round and the move number."""
+    lines = [f"### {translate(msg('bot.table.title', table=record.id), locale)}"]
+    if headline:
+        lines.append(f"**{headline}**")
+    if record.status == "abandoned":
+        lines.append(f"**{translate(msg('bot.table.abandoned'), locale)}**")
+    user = to_move(record, obs)
+    if user is not None:
+        turn = msg("bot.table.your_turn", who=f"<@{user}>")
+    else:
+        turn = phase_line(obs)
+    who_ai = (record.status == "running" and obs.winner is None
+              and record.seats[obs.current].ai)
+    line = translate(turn, locale)
+    if who_ai:
+        line += " " + translate(msg("bot.table.ai"), locale)
+    lines.append(line)
+    for i, seat in enumerate(record.seats):  # the picture shows seats as they were set up
+        if seat.ai and not obs.seats[i].ai and record.status == "running":
+            lines.append(translate(msg("bot.table.handed", who=obs.seats[i].name), locale))
+    if record.deadline is not None and record.status == "running":
+        lines.append(translate(msg("bot.table.deadline", when=f"<t:{int(record.deadline)}:R>"),
+                               locale))
+    ai_seats = [translate(msg("bot.table.ai_seat", who=obs.seats[i].name,
+                              level=msg(f"bot.level.{seat.level}")), locale)
+                for i, seat in enumerate(record.seats) if seat.ai]
+    if ai_seats and record.status == "running":
+        lines.append("-# " + translate(msg("bot.table.ai_seats", seats=", ".join(ai_seats)),
+                                       locale))
+    lines.append("-# " + translate(msg("bot.table.footer", round=obs.round, step=obs.step),
+                                   locale))
+    return "\n".join(lines)
+
+
+def narration(obs: Observation, locale: str, count: int = NARRATION) -> str:
+    """The last ``count`` things that happened, as quoted lines."""
+    return "\n".join(f"> {translate(e.text, locale)}" for e in obs.events[-count:])
+
+
+def table_view(record: TableRecord, obs: Observation, locale: str, filename: str | None,
+               headline: str | None = None) -> discord.ui.LayoutView:
+    """The table message (``filename``: its uploaded picture, None when drawing failed;
+    ``headline``: a line shown above the turn, e.g. the result of the game)."""
+    running = record.status == "running"
+    box = discord.ui.Container[discord.ui.LayoutView](
+        text_block(header(record, obs, locale, headline)),
+        accent_colour=accent(obs) if record.status != "abandoned" else GREY)
+    told = narration(obs, locale)
+    if told:
+        box.add_item(text_block(told))
+    if filename is not None:
+        kind = "battle" if obs.battle is not None else "table"
+        box.add_item(picture(filename, translate(msg(f"bot.table.picture_{kind}"), locale)))
+    if running:
+        box.add_item(row(button(translate(msg("bot.table.my_hand"), locale), hand_id(record.id),
+                                "primary")))
+    return layout(box)
+
+
+def moved_view(record: TableRecord, url: str, locale: str) -> discord.ui.LayoutView:
+    """What an older table message becomes once a newer one carries the table: one line
+    pointing to it, no picture, no buttons, no mention."""
+    return layout(discord.ui.Container[discord.ui.LayoutView](
+        text_block(translate(msg("bot.table.moved", table=record.id, url=url), locale)),
+        accent_colour=GREY))
+
+
+__all__ = ["NARRATION", "accent", "header", "moved_view", "narration", "table_view", "to_move"]

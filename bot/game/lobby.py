@@ -1,0 +1,252 @@
+"""The lobby: a table's seats before the game, and closing a table. Every right (host, Manage
+Channels) is checked under the table's lock (:meth:`bot.game.tables.Tables.hold`), so two
+simultaneous clicks are serialised and the second sees the first's result.
+
+Each lobby change bumps the lobby's revision; a click made on an older revision of the lobby (a
+double click on Add AI seat, a Start pressed on a lobby that changed meanwhile) is refused as
+stale instead of changing the lobby twice.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bot.game.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
+from bot.game.seats import MAX_SEATS, MIN_SEATS, TIMERS, deadline, heroes, level_of
+from bot.game.servers import Servers
+from bot.game.tables import Tables
+from bot.storage.interface import Storage
+from bot.storage.records import SeatInfo, TableExists, TableRecord, with_seat
+from engine import GameConfig, SeatConfig, new_game
+from engine import rng as engine_rng
+from engine.agents import DEFAULT_LEVEL
+from i18n import msg
+
+
+@dataclass
+class Lobby:
+    """Lobby and table-closing operations (``clock`` and ``seeds`` are injectable for tests)."""
+
+    store: Storage
+    tables: Tables
+    servers: Servers
+    clock: Callable[[], float] = time.time
+    seeds: Callable[[], int] = field(default=lambda: secrets.randbits(31))
+
+    # ------------------------------------------------------------------ lobby
+
+    async def create(self, *, guild_id: int | None, channel_id: int, host_id: int,
+                     host_name: str, abilities: bool | None = None, timer: int | None = None,
+                     locale: str = "en", ai_level: str | None = None) -> TableRecord:
+        """Open a lobby in the channel with the host in the first seat.
+
+        ``locale`` is the server's language in Discord; the public messages of the table use it
+        unless the server's admins forced another one (``/goblin settings language``).
+        ``ai_level`` is the level of the AI seats the host adds (None: the server's default).
+        """
+        server = await self.servers.settings(guild_id)
+        locale = server.forced_locale or locale
+        if abilities is None:
+            abilities = server.defaults.abilities
+        if timer is None:
+            timer = server.defaults.timer
+        if timer not in TIMERS and not 30 <= timer <= 86400:
+            raise Refusal(msg("bot.error.bad_timer"))
+        level = level_of(ai_level) if ai_level is not None else server.defaults.ai_level
+        try:
+            return await self.store.create_table(
+                guild_id=guild_id, channel_id=channel_id, host_id=host_id,
+                seats=(SeatInfo(user=host_id, name=host_name[:32]),), abilities=abilities,
+                timer=timer, seed=self.seeds(), locale=locale, ai_level=level)
+        except TableExists as exc:
+            try:
+                found: TableRecord | None = await self.tables.load(exc.table_id)
+            except Refusal:
+                found = None
+            raise Refusal(msg("bot.error.table_exists", table=exc.table_id), found) from exc
+
+    @staticmethod
+    def _in_lobby(record: TableRecord) -> None:
+        """Refuse unless the table is still a lobby (saying the game started, or closed)."""
+        if record.status == "running":
+            raise Refusal(msg("bot.error.already_started"), record)
+        if record.status != "lobby":
+            raise Refusal(msg("bot.error.not_lobby"), record)
+
+    async def join(self, table_id: int, user_id: int, name: str) -> TableRecord:
+        """Take a free seat in the lobby."""
+        async with self.tables.hold(table_id) as record:
+            self._in_lobby(record)
+            if record.seat_of(user_id) is not None:
+                raise Refusal(msg("bot.error.already_seated"), record)
+            if len(record.seats) >= MAX_SEATS:
+                raise Refusal(msg("bot.error.table_full", max=MAX_SEATS), record)
+            seats = (*record.seats, SeatInfo(user=user_id, name=name[:32]))
+            await self.store.update_lobby(table_id, seats)
+            return await self.tables.load(table_id)
+
+    async def add_ai(self, table_id: int, user_id: int, seen: int | None = None) -> TableRecord:
+        """The host adds an AI seat (``seen``: the lobby revision the host was looking at; a
+        second click of a double click then changes nothing)."""
+        async with self.tables.hold(table_id) as record:
+            self._in_lobby(record)
+            self._host_only(record, user_id)
+            self._unchanged(record, seen)
+            if len(record.seats) >= MAX_SEATS:
+                raise Refusal(msg("bot.error.table_full", max=MAX_SEATS), record)
+            seats = (*record.seats, SeatInfo(ai=True, level=record.ai_level))
+            await self.store.update_lobby(table_id, seats)
+            return await self.tables.load(table_id)
+
+    async def remove_ai(self, table_id: int, user_id: int,
+                        seen: int | None = None) -> TableRecord:
+        """The host removes the last AI seat (``seen`` as for :meth:`add_ai`)."""
+        async with self.tables.hold(table_id) as record:
+            self._in_lobby(record)
+            self._host_only(record, user_id)
+            self._unchanged(record, seen)
+            last = max((i for i, s in enumerate(record.seats) if s.ai), default=None)
+            if last is None:
+                raise Refusal(msg("bot.error.no_ai_seat"), record)
+            seats = tuple(s for i, s in enumerate(record.seats) if i != last)
+            await self.store.update_lobby(table_id, seats)
+            return await self.tables.load(table_id)
+
+    async def set_level(self, table_id: int, user_id: int, seat: int, level: str,
+                        seen: int | None = None) -> TableRecord:
+        """The host sets the level an AI seat of the lobby plays at (``seen`` as for
+        :meth:`add_ai`)."""
+        async with self.tables.hold(table_id) as record:
+            self._in_lobby(record)
+            if record.host_id != user_id:
+                raise Refusal(msg("bot.error.level_host_only"), record)
+            self._unchanged(record, seen)
+            if not 0 <= seat < len(record.seats) or not record.seats[seat].ai:
+                raise Refusal(msg("bot.error.not_ai_seat"), record)
+            seats = with_seat(record.seats, seat, record.seats[seat].model_copy(
+                update={"level": level_of(level)}))
+            await self.store.update_lobby(table_id, seats)
+            return await self.tables.load(table_id)
+
+    @staticmethod
+    def _unchanged(record: TableRecord, seen: int | None) -> None:
+        """Refuse a lobby click made on an older revision of the lobby (a double click, a
+        message that missed an edit)."""
+        if seen is not None and seen != record.revision:
+            raise Stale(msg("bot.error.lobby_moved"), record)
+
+    async def pick_hero(self, table_id: int, user_id: int, hero: str) -> TableRecord:
+        """A seated player picks a hero no other seat holds."""
+        async with self.tables.hold(table_id) as record:
+            self._in_lobby(record)
+            index = record.seat_of(user_id)
+            if index is None:
+                raise NotSeated(msg("bot.error.join_first"), record)
+            if hero not in heroes():
+                raise Refusal(msg("bot.error.unknown_hero"), record)
+            if any(s.hero == hero for i, s in enumerate(record.seats) if i != index):
+                raise Refusal(msg("bot.error.hero_taken", hero=msg(f"hero.{hero}.name")), record)
+            seats = with_seat(record.seats, index, record.seats[index].model_copy(
+                update={"hero": hero}))
+            await self.store.update_lobby(table_id, seats)
+            return await self.tables.load(table_id)
+
+    async def leave(self, table_id: int, user_id: int) -> TableRecord:
+        """Leave the lobby (the host's role passes on; an empty lobby closes) or hand a running
+        seat to the AI for good."""
+        async with self.tables.hold(table_id) as record:
+            index = record.seat_of(user_id)
+            if index is None:
+                raise NotSeated(msg("bot.error.not_seated"), record)
+            if record.status == "running":
+                seats = with_seat(record.seats, index, record.seats[index].model_copy(
+                    update={"ai": True, "level": DEFAULT_LEVEL}))
+                await self.store.update_seats(table_id, record.version, seats)
+                return await self.tables.load(table_id)
+            if record.status != "lobby":
+                raise Refusal(msg("bot.error.not_lobby"), record)
+            seats = tuple(s for i, s in enumerate(record.seats) if i != index)
+            humans = [s for s in seats if s.user is not None]
+            if not humans:
+                await self.store.set_status(table_id, "abandoned")
+                return await self.tables.load(table_id)
+            host = record.host_id
+            if host == user_id:
+                assert humans[0].user is not None
+                host = humans[0].user
+            await self.store.update_lobby(table_id, seats, host_id=host)
+            return await self.tables.load(table_id)
+
+    async def start(self, table_id: int, user_id: int, seen: int | None = None) -> TableRecord:
+        """The host starts the game; seats without a hero get a free one at random (``seen``
+        as for :meth:`add_ai`: the host starts the lobby they saw)."""
+        async with self.tables.hold(table_id) as record:
+            self._in_lobby(record)
+            self._host_only(record, user_id)
+            self._unchanged(record, seen)
+            if len(record.seats) < MIN_SEATS:
+                raise Refusal(msg("bot.error.too_few", min=MIN_SEATS), record)
+            free = [h for h in heroes() if h not in {s.hero for s in record.seats}]
+            r = engine_rng.seed_state(record.seed ^ 0x4E50)
+            seats: list[SeatInfo] = []
+            for s in record.seats:
+                if s.hero is None:
+                    pick, r = engine_rng.below(r, len(free))
+                    s = s.model_copy(update={"hero": free.pop(pick)})
+                seats.append(s)
+            config = GameConfig(
+                seats=tuple(SeatConfig(s.hero or "", name=s.name, ai=s.ai) for s in seats),
+                abilities=record.abilities, seed=record.seed)
+            state = new_game(config)
+            await self.store.start_game(table_id, seats, state,
+                                        deadline(self.clock(), record.timer, seats, state,
+                                                 None, True))
+            return await self.tables.load(table_id)
+
+    async def cancel(self, table_id: int, user_id: int, manager: bool = False) -> TableRecord:
+        """The host (or a channel manager) closes a lobby. A game that started is closed with
+        /goblin abandon only: a Cancel clicked as the lobby started lost the race to Start."""
+        async with self.tables.hold(table_id) as record:
+            if record.status == "running":
+                raise Refusal(msg("bot.error.already_started"), record)
+            return await self._close(record, user_id, manager, "bot.error.host_only")
+
+    async def abandon(self, channel_id: int, user_id: int, manager: bool) -> TableRecord | int:
+        """/goblin abandon: the host or a channel manager (``manager``: the user may Manage
+        Channels here) closes the channel's table, kept as history. A damaged table is closed
+        the same way (its host is read from its row alone); its id is returned instead of a
+        record."""
+        tid = await self.store.active_in_channel(channel_id)
+        if tid is None:
+            raise NoTable(msg("bot.error.no_table_here"))
+        async with self.tables.locked(tid):
+            try:
+                record = await self.tables.load(tid)
+            except Damaged:
+                if not manager and await self.store.host_of(tid) != user_id:
+                    raise Refusal(msg("bot.error.manage_only")) from None
+                await self.store.abandon_damaged(tid, channel_id)
+                return tid
+            return await self._close(record, user_id, manager, "bot.error.manage_only")
+
+    async def _close(self, record: TableRecord, user_id: int, manager: bool,
+                     refusal: str) -> TableRecord:
+        """Abandon an active table (kept as history) for its host or a channel manager, under
+        the caller's lock; anyone else is refused with the message ``refusal``."""
+        if record.status not in ("lobby", "running"):
+            raise Refusal(msg("bot.error.not_active"), record)
+        if record.host_id != user_id and not manager:
+            raise Refusal(msg(refusal), record)
+        await self.store.set_status(record.id, "abandoned")
+        return await self.tables.load(record.id)
+
+    @staticmethod
+    def _host_only(record: TableRecord, user_id: int) -> None:
+        if record.host_id != user_id:
+            raise Refusal(msg("bot.error.host_only"), record)
+
+
+__all__ = ["Lobby"]

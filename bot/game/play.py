@@ -1,0 +1,236 @@
+"""The game: people's moves, AI seats' moves and turn timers, with no Discord in sight.
+
+Every move runs under the table's lock (:meth:`bot.game.tables.Tables.hold`) on the table re-read
+from the store, so two simultaneous clicks are serialised and the second sees the first's result
+(a stale version). Refusals are :class:`bot.game.refusals.Refusal` exceptions carrying a
+translatable reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from bot.game.refusals import Illegal, NotSeated, OutOfTurn, Refusal, Stale
+from bot.game.seats import deadline, seat_label
+from bot.game.tables import Tables
+from bot.game.texts import controls
+from bot.storage.interface import Storage
+from bot.storage.records import LogRow, SeatInfo, StaleVersion, TableRecord, with_seat
+from bot.workers.thinking import Thinking
+from engine import (
+    Action,
+    BadNotation,
+    Event,
+    GameState,
+    IllegalAction,
+    Phase,
+    apply,
+    observe,
+    parse,
+)
+from engine.agents import DEFAULT_LEVEL, make_agent
+from i18n import msg
+
+log = logging.getLogger(__name__)
+#: After this many turns in a row played by the AI because the timer ran out, the seat is the AI's.
+MAX_TIMEOUTS = 2
+#: Safety bound on the moves the AI makes in one timed-out turn.
+MAX_AI_MOVES_PER_TURN = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One applied action: the table after it, the state before, and what happened."""
+
+    record: TableRecord
+    before: GameState
+    action: Action
+    seat: int
+    by_ai: bool
+    events: tuple[Event, ...]
+    timed_out: bool = False
+    handed_to_ai: bool = False
+
+    @property
+    def state(self) -> GameState:
+        """The state after the action."""
+        return self.record.game
+
+    @property
+    def turn_changed(self) -> bool:
+        """True when the action ended a turn (another seat's turn starts, or the game ended)."""
+        s = self.state
+        return (s.round, s.turn) != (self.before.round, self.before.turn) or s.winner is not None
+
+
+@dataclass
+class Play:
+    """The moves of a running table (``thinking`` makes the AI seats' decisions, hard ones away
+    from the event loop; ``clock`` is injectable for tests)."""
+
+    store: Storage
+    tables: Tables
+    thinking: Thinking = field(default_factory=Thinking)
+    clock: Callable[[], float] = time.time
+
+    async def act(self, table_id: int, user_id: int, version: int, notation: str, *,
+                  channel_id: int | None = None, menu: str | None = None,
+                  hand_of: int | None = None) -> Outcome:
+        """Apply the move ``notation`` for ``user_id``, clicked on table version ``version`` in
+        channel ``channel_id`` (a move clicked in another table's channel is refused), picked
+        in the hand message's menu ``menu`` (None: a button) that must offer it. ``hand_of``
+        is the user the clicked hand message was shown to (None: unknown): anyone else's click
+        on it is refused, whatever the table's state, so it never shows the clicker's hand."""
+        async with self.tables.hold(table_id) as record:
+            if channel_id is not None and channel_id != record.channel_id:
+                raise Illegal(msg("bot.error.other_channel"))
+            seat = record.seat_of(user_id)
+            if seat is None:
+                raise NotSeated(msg("bot.error.not_seated"), record)
+            if hand_of is not None and hand_of != user_id:
+                raise Refusal(msg("bot.error.not_your_hand"), record)
+            if record.status != "running":
+                raise Stale(msg("bot.error.game_closed"), record)
+            if version != record.version:
+                raise Stale(msg("bot.error.already_played"), record)
+            state = record.game
+            if seat != state.current:
+                raise OutOfTurn(msg("bot.error.not_your_turn",
+                                    who=seat_label(record, state.current)), record)
+            try:
+                action = parse(notation)
+            except BadNotation as exc:
+                raise Illegal(msg("bot.error.bad_move"), record) from exc
+            seats = record.seats
+            if seats[seat].ai:
+                raise OutOfTurn(msg("bot.error.seat_is_ai"), record)
+            if menu is not None and notation not in controls(
+                    observe(state, seat)).menus().get(menu, set()):
+                raise Illegal(msg("bot.error.not_in_menu"), record)
+            if seats[seat].timeouts:
+                seats = with_seat(seats, seat, seats[seat].model_copy(update={"timeouts": 0}))
+            return await self._apply(record, action, seat, user_id, False, seats)
+
+    async def check_channel(self, table_id: int, channel_id: int | None) -> None:
+        """Refuse a click on table ``table_id`` made in another channel than the table's. A
+        table never changes channel, so this need not wait for the table's lock (the click is
+        answered within Discord's 3 seconds even while the AI holds it)."""
+        record = await self.tables.load(table_id)
+        if channel_id is not None and channel_id != record.channel_id:
+            raise Illegal(msg("bot.error.other_channel"))
+
+    async def _apply(self, record: TableRecord, action: Action, seat: int, user_id: int | None,
+                     by_ai: bool, seats: tuple[SeatInfo, ...], timed_out: bool = False,
+                     handed: bool = False) -> Outcome:
+        state = record.game
+        try:
+            new, events = apply(state, action, seat=seat)
+        except IllegalAction as exc:
+            raise Illegal(exc.reason, record) from exc
+        new_turn = (new.round, new.turn) != (state.round, state.turn)
+        due = deadline(self.clock(), record.timer, seats, new, record.deadline, new_turn)
+        try:
+            await self.store.apply(
+                record.id, record.version, new,
+                LogRow(step=new.step, seat=seat, user_id=user_id, by_ai=by_ai,
+                       action=str(action), at=self.clock()),
+                seats=seats if seats != record.seats else None, deadline=due)
+        except StaleVersion as exc:  # pragma: no cover - the lock makes this unreachable
+            raise Stale(msg("bot.error.already_played"), record) from exc
+        after = await self.tables.load(record.id)
+        return Outcome(record=after, before=state, action=action, seat=seat, by_ai=by_ai,
+                       events=tuple(events), timed_out=timed_out, handed_to_ai=handed)
+
+    @staticmethod
+    def seed_of(record: TableRecord) -> int:
+        """The seed of the AI's decision at this table and version (reproducible)."""
+        return (record.seed * 1_000_003 + record.version) % (2**31)
+
+    def _ai_move(self, record: TableRecord) -> Action:
+        """A normal-level move for the seat to play (a person's turn the timer ended)."""
+        state = record.game
+        obs = observe(state, state.current)
+        action = make_agent(DEFAULT_LEVEL, self.seed_of(record)).choose(obs)
+        if action in obs.legal:
+            return action
+        log.error("table %s: the %s agent chose %s, which is not legal; playing %s instead",
+                  record.id, DEFAULT_LEVEL, action, obs.legal[0])
+        return obs.legal[0]  # an agent bug stalls nothing
+
+    @staticmethod
+    def _ai_to_move(record: TableRecord) -> bool:
+        """True when an AI seat must decide at this running table."""
+        return (record.status == "running" and record.game.phase is not Phase.OVER
+                and record.seats[record.game.current].ai)
+
+    async def ai_step(self, table_id: int, ready: Awaitable[object] | None = None,
+                      ) -> Outcome | None:
+        """If an AI seat must decide, make its one next move at its level; else None.
+
+        The decision is made without the table's lock (a hard one takes up to a second, in a
+        worker process), then, once ``ready`` is done (the AI's pace), applied under the lock if
+        the table is still where it was decided; if it moved on meanwhile, the decision is made
+        again."""
+        while True:
+            record = await self.tables.load(table_id)
+            if not self._ai_to_move(record):
+                return None
+            seat = record.game.current
+            action = await self.thinking.choose(record.seats[seat].level, self.seed_of(record),
+                                                observe(record.game, seat))
+            if ready is not None:
+                await ready
+            async with self.tables.hold(table_id) as now:
+                if now.version == record.version and now.seats == record.seats:
+                    if not self._ai_to_move(now):
+                        return None
+                    return await self._apply(now, action, seat, None, True, now.seats)
+
+    async def expire(self, table_id: int, version: int) -> list[Outcome]:
+        """The turn timer ran out at ``version``: the AI plays the rest of this turn (D7).
+
+        The seat's timeout count grows; at :data:`MAX_TIMEOUTS` the seat goes to the AI for good.
+        Nothing happens when the table moved on or the deadline is not reached.
+        """
+        async with self.tables.hold(table_id) as record:
+            if (record.status != "running" or record.version != version
+                    or record.deadline is None or self.clock() < record.deadline):
+                return []
+            state = record.game
+            seat = state.current
+            info = record.seats[seat]
+            if info.ai:
+                return []
+            count = info.timeouts + 1
+            handed = count >= MAX_TIMEOUTS
+            seats = with_seat(record.seats, seat, info.model_copy(  # taken over at normal
+                update={"timeouts": count, "ai": handed, "level": DEFAULT_LEVEL}))
+            out: list[Outcome] = []
+            turn = (state.round, state.turn)
+            for _ in range(MAX_AI_MOVES_PER_TURN):
+                outcome = await self._apply(record, self._ai_move(record), seat, None, True,
+                                            seats, timed_out=True, handed=handed)
+                out.append(outcome)
+                record = outcome.record
+                s = record.game
+                if s.phase is Phase.OVER or (s.round, s.turn) != turn or handed:
+                    break
+            return out
+
+    async def due(self) -> list[tuple[int, int, float]]:
+        """(table id, version, deadline) of every running table with a turn timer set."""
+        out: list[tuple[int, int, float]] = []
+        for tid in await self.store.ids_with_status("running"):
+            try:
+                record = await self.tables.load(tid)
+            except Refusal:
+                continue
+            if record.deadline is not None:
+                out.append((tid, record.version, record.deadline))
+        return out
+
+
+__all__ = ["MAX_AI_MOVES_PER_TURN", "MAX_TIMEOUTS", "Outcome", "Play"]

@@ -1,0 +1,43 @@
+"""The ways the service turns a request down: each carries the translatable reason to show and,
+when known, the table as it was read under its lock (so a stale message can be redrawn)."""
+
+from __future__ import annotations
+
+from bot.storage.records import TableRecord
+from i18n import Msg
+
+
+class Refusal(Exception):
+    """A request the service turns down politely; ``reason`` is the message to show."""
+
+    def __init__(self, reason: Msg, record: TableRecord | None = None) -> None:
+        super().__init__(reason.key)
+        self.reason = reason
+        self.record = record
+
+
+class NoTable(Refusal):
+    """No such table, or no active table in the channel."""
+
+
+class Damaged(Refusal):
+    """The table's stored row is corrupt; nothing can be done with it but abandoning it."""
+
+
+class Stale(Refusal):
+    """The click was made on an older version of the table (or lobby): already played."""
+
+
+class NotSeated(Refusal):
+    """The user holds no seat at this table."""
+
+
+class OutOfTurn(Refusal):
+    """The user holds a seat but another seat must decide."""
+
+
+class Illegal(Refusal):
+    """The engine refused the move (or the notation could not be read)."""
+
+
+__all__ = ["Damaged", "Illegal", "NoTable", "NotSeated", "OutOfTurn", "Refusal", "Stale"]

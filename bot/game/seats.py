@@ -1,0 +1,53 @@
+"""The rules of seats that the lobby and the game share: how many, which heroes and AI levels
+may be picked, who a seat is called, and when a turn's timer runs out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.game.refusals import Refusal
+from bot.storage.records import SeatInfo, TableRecord
+from engine import GameState, Phase
+from engine.agents import LEVELS, AiLevel
+from engine.catalog import tables
+from i18n import Msg, msg
+
+MIN_SEATS = 2
+MAX_SEATS = 4
+#: The turn timers a host or a server may choose, in seconds (0: none).
+TIMERS = (0, 60, 120, 300, 600, 1800, 3600, 86400)
+
+
+def level_of(text: str) -> AiLevel:
+    """The AI level ``text`` names, or a refusal (a forged option or menu value)."""
+    for level in LEVELS:
+        if level == text:
+            return level
+    raise Refusal(msg("bot.error.not_in_menu"))
+
+
+def heroes() -> tuple[str, ...]:
+    """The heroes a seat may pick, in catalogue order."""
+    return tuple(tables().hero_cards)
+
+
+def seat_label(record: TableRecord, seat: int) -> Msg | str:
+    """What a seat is called: its person's name, else its hero's name."""
+    info = record.seats[seat]
+    if info.name:
+        return info.name
+    return msg(f"hero.{record.game.seats[seat].hero}.name")
+
+
+def deadline(now: float, timer: int, seats: Sequence[SeatInfo], state: GameState,
+             previous: float | None, new_turn: bool) -> float | None:
+    """The turn deadline after a move at time ``now``: a fresh one when a person's turn starts,
+    the running one while it goes on, none for an AI seat, a finished game or no timer."""
+    if timer <= 0 or state.phase is Phase.OVER or seats[state.current].ai:
+        return None
+    if new_turn or previous is None:
+        return now + timer
+    return previous
+
+
+__all__ = ["MAX_SEATS", "MIN_SEATS", "TIMERS", "deadline", "heroes", "level_of", "seat_label"]

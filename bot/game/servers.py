@@ -1,0 +1,92 @@
+"""A server's settings: the defaults of its new tables and the language its tables speak, read
+by anyone and changed only by people who may Manage Server."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from bot.game.refusals import Refusal
+from bot.game.seats import TIMERS, level_of
+from bot.game.tables import Tables
+from bot.storage.interface import Storage
+from bot.storage.records import ServerDefaults
+from i18n import LOCALES, msg, normalise_locale
+
+#: The language choice of /goblin settings that follows the server's language in Discord.
+AUTO = "auto"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSettings:
+    """A server's defaults for new tables and the language it forced (None: Discord's)."""
+
+    defaults: ServerDefaults
+    forced_locale: str | None
+    relocalised: tuple[int, ...] = ()  # tables whose language changed with this request
+
+
+@dataclass
+class Servers:
+    """Reading and changing the servers' settings (``default_timer``: a new server's timer)."""
+
+    store: Storage
+    tables: Tables
+    default_timer: int = 0
+    _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
+
+    def _lock(self, guild_id: int) -> asyncio.Lock:
+        found = self._locks.get(guild_id)
+        if found is None:
+            found = self._locks[guild_id] = asyncio.Lock()
+        return found
+
+    async def defaults(self, guild_id: int | None) -> ServerDefaults:
+        """The defaults of new tables in a server (or outside one)."""
+        saved = await self.store.guild_settings(guild_id)
+        return saved if saved is not None else ServerDefaults(timer=self.default_timer)
+
+    async def settings(self, guild_id: int | None) -> ServerSettings:
+        """A server's defaults for new tables and its forced language (read by anyone)."""
+        return ServerSettings(await self.defaults(guild_id),
+                              await self.store.guild_locale(guild_id))
+
+    async def change_settings(self, guild_id: int | None, admin: bool, *,
+                              abilities: bool | None = None, timer: int | None = None,
+                              language: str | None = None, ai_level: str | None = None,
+                              discord_locale: str = "en") -> ServerSettings:
+        """/goblin settings: people who may Manage Server (``admin``) set the defaults of new
+        tables and the language of the server's tables (``language``: a shipped locale or
+        :data:`AUTO`; ``discord_locale``: the server's language in Discord, which AUTO
+        follows). Lobbies and running tables change language at once; their ids are returned
+        so their messages can be redrawn."""
+        if guild_id is None or not admin:
+            raise Refusal(msg("bot.error.admins_only"))
+        if timer is not None and timer not in TIMERS:
+            raise Refusal(msg("bot.error.bad_timer"))
+        if language is not None and language != AUTO and language not in LOCALES:
+            raise Refusal(msg("bot.error.bad_option"))
+        level = level_of(ai_level) if ai_level is not None else None
+        async with self._lock(guild_id):
+            now = await self.settings(guild_id)
+            old = now.defaults
+            new = ServerDefaults(old.abilities if abilities is None else abilities,
+                                 old.timer if timer is None else timer,
+                                 old.ai_level if level is None else level)
+            if abilities is not None or timer is not None or language is not None \
+                    or level is not None:
+                await self.store.set_guild_settings(guild_id, new)
+            if language is None:
+                return ServerSettings(new, now.forced_locale)
+            forced = None if language == AUTO else normalise_locale(language)
+            await self.store.set_guild_locale(guild_id, forced)
+            target = forced or normalise_locale(discord_locale)
+            changed: list[int] = []
+            for tid in await self.store.active_in_guild(guild_id):
+                async with self.tables.locked(tid):
+                    if await self.store.relocalise(tid, target):
+                        changed.append(tid)
+            return ServerSettings(new, forced, tuple(changed))
+
+
+__all__ = ["AUTO", "ServerSettings", "Servers"]

@@ -1,0 +1,51 @@
+"""The game service: the parts that decide every rule and right of the bot's tables, built
+together over one storage backend and handed as one value to the Discord side.
+
+- :attr:`GameService.tables`: table access (the per-table lock, loading);
+- :attr:`GameService.lobby`: seats before the game, starting and closing a table;
+- :attr:`GameService.play`: moves, AI seats and turn timers;
+- :attr:`GameService.servers`: the servers' settings;
+- :attr:`GameService.meta`: the bot's own metadata (command sync, results posted).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bot.game.lobby import Lobby
+from bot.game.meta import BotMeta
+from bot.game.play import Play
+from bot.game.servers import Servers
+from bot.game.tables import Tables
+from bot.storage.interface import Storage
+from bot.workers.thinking import Thinking
+
+
+@dataclass
+class GameService:
+    """Every part of the game service over ``store`` (``clock`` and ``seeds`` are injectable
+    for tests; ``default_timer`` is the turn timer of a server that never chose one)."""
+
+    store: Storage
+    default_timer: int = 0
+    clock: Callable[[], float] = time.time
+    seeds: Callable[[], int] = field(default=lambda: secrets.randbits(31))
+    thinking: Thinking = field(default_factory=Thinking)
+    tables: Tables = field(init=False)
+    servers: Servers = field(init=False)
+    lobby: Lobby = field(init=False)
+    play: Play = field(init=False)
+    meta: BotMeta = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.tables = Tables(self.store)
+        self.servers = Servers(self.store, self.tables, self.default_timer)
+        self.lobby = Lobby(self.store, self.tables, self.servers, self.clock, self.seeds)
+        self.play = Play(self.store, self.tables, self.thinking, self.clock)
+        self.meta = BotMeta(self.store, self.tables)
+
+
+__all__ = ["GameService"]

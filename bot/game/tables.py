@@ -1,0 +1,89 @@
+"""Table access: the one part of the bot that takes a table's lock and loads tables.
+
+Every operation that reads a table to change it runs inside :meth:`Tables.hold`, which takes the
+table's asyncio lock and re-reads the table from the store, so two simultaneous clicks are
+serialised and the second sees the first's result. A table that cannot be read is a
+:class:`~bot.game.refusals.NoTable` or :class:`~bot.game.refusals.Damaged` refusal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+from bot.game.refusals import Damaged, NoTable
+from bot.storage.interface import Storage
+from bot.storage.records import CorruptTable, Status, TableRecord
+from i18n import msg
+
+
+@dataclass
+class Tables:
+    """The per-table locks and the loading of tables from ``store``."""
+
+    store: Storage
+    _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
+
+    @asynccontextmanager
+    async def hold(self, table_id: int) -> AsyncIterator[TableRecord]:
+        """Hold table ``table_id`` (its lock) and yield its latest record."""
+        async with self._lock(table_id):
+            yield await self.load(table_id)
+
+    @asynccontextmanager
+    async def locked(self, table_id: int) -> AsyncIterator[None]:
+        """Hold table ``table_id`` without reading it (it may be damaged or gone)."""
+        async with self._lock(table_id):
+            yield
+
+    def busy(self, table_id: int) -> bool:
+        """True while some operation holds table ``table_id``."""
+        found = self._locks.get(table_id)
+        return found is not None and found.locked()
+
+    def _lock(self, table_id: int) -> asyncio.Lock:
+        found = self._locks.get(table_id)
+        if found is None:
+            found = self._locks[table_id] = asyncio.Lock()
+        return found
+
+    def forget(self, table_id: int) -> None:
+        """Drop the lock of a table that ended (nothing is done with it any more)."""
+        if not self.busy(table_id):
+            self._locks.pop(table_id, None)
+
+    def known(self, table_id: int) -> bool:
+        """True while a lock of table ``table_id`` is kept (it was used and not forgotten)."""
+        return table_id in self._locks
+
+    async def load(self, table_id: int) -> TableRecord:
+        """The table, or a :class:`NoTable` / :class:`Damaged` refusal."""
+        try:
+            record = await self.store.get(table_id)
+        except CorruptTable as exc:
+            raise Damaged(msg("bot.error.damaged", table=exc.table_id)) from exc
+        if record is None:
+            raise NoTable(msg("bot.error.no_such_table", table=table_id))
+        return record
+
+    async def in_channel(self, channel_id: int) -> TableRecord:
+        """The channel's active table, or a :class:`NoTable` refusal."""
+        tid = await self.store.active_in_channel(channel_id)
+        if tid is None:
+            raise NoTable(msg("bot.error.no_table_here"))
+        return await self.load(tid)
+
+    async def ids_with_status(self, status: Status) -> list[int]:
+        """Ids of the tables with ``status`` (oldest first)."""
+        return await self.store.ids_with_status(status)
+
+    async def set_message(self, table_id: int, *, message_id: int | None = None,
+                          lobby_message_id: int | None = None) -> None:
+        """Remember the table's current public message (or its lobby message)."""
+        await self.store.set_message(table_id, message_id=message_id,
+                                     lobby_message_id=lobby_message_id)
+
+
+__all__ = ["Tables"]

@@ -1,0 +1,149 @@
+"""Entry point: ``python -m bot [--sync] [--check]`` reads the settings, builds the bot's parts
+(database, game service, renderer, client) and runs it until it is stopped.
+
+Any setting problem (no or malformed token, unwritable database, bad timer...) stops the bot with
+one line on stderr and exit status 2; the token is never printed. SIGTERM (``docker stop``) and
+Ctrl-C stop it cleanly: moves being saved finish, the database is checkpointed, the drawing
+and thinking workers stop, and the exit status is 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from pathlib import Path
+
+import discord
+
+from bot.process.settings import ConfigProblem, Settings, load_settings
+from i18n import msg, translate
+
+log = logging.getLogger("karak.bot")
+
+
+class _NoToken(logging.Filter):
+    """Drops any log record that would contain the token (defence in depth)."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self.token = token
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """False for a record whose text contains the token."""
+        try:
+            return self.token not in record.getMessage()
+        except Exception:  # pragma: no cover - a broken record is not ours to fix
+            return True
+
+
+#: Libraries whose DEBUG lines carry what the bot sends or saves: discord.py logs gateway payloads
+#: and request bodies (interaction tokens, private answers), aiosqlite logs every statement with
+#: its parameters (saved game states: every hand and the generator). They stay at INFO or above
+#: whatever ``KARAK_LOG_LEVEL`` says.
+TALKATIVE_LIBRARIES = ("discord", "aiosqlite")
+
+
+def setup_logging(settings: Settings) -> None:
+    """Log to stderr at the configured level, never letting the token or a saved state through."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(_NoToken(settings.token.get_secret_value()))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(settings.log_level)
+    for name in TALKATIVE_LIBRARIES:
+        logging.getLogger(name).setLevel(max(logging.INFO, root.level))
+
+
+async def run(settings: Settings, force_sync: bool = False) -> None:
+    """Open the database and run the bot until it is stopped (SIGTERM or SIGINT close it)."""
+    from bot.discord_side.client import KarakBot, route_to
+    from bot.game.service import GameService
+    from bot.storage.sqlite import Store
+    from bot.workers.pictures import PillowRenderer
+    from bot.workers.thinking import Thinking
+
+    route_to(settings.api_base, settings.gateway_url)
+    store = await Store.open(settings.db)
+    try:
+        service = GameService(store, default_timer=settings.turn_timer,
+                              thinking=Thinking(seconds=settings.ai_think))
+        bot = KarakBot(service, PillowRenderer(settings.drawing_workers),
+                       dev_guild=settings.dev_guild, force_sync=force_sync,
+                       ai_pace=settings.ai_pace, gateway_url=settings.gateway_url,
+                       heartbeat=settings.heartbeat)
+        async with bot:
+            stop_on_signals(bot)
+            await bot.start(settings.token.get_secret_value())
+    finally:
+        await store.close()
+
+
+def stop_on_signals(bot: discord.Client) -> None:
+    """Close ``bot`` on SIGTERM and SIGINT, once."""
+    loop = asyncio.get_running_loop()
+    closer = bot.close
+    stopping: list[asyncio.Task[None]] = []
+
+    def stop() -> None:
+        if not stopping:
+            log.info("stopping")
+            stopping.append(loop.create_task(closer(), name="shutdown"))
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, stop)
+        except (NotImplementedError, RuntimeError):  # pragma: no cover - not on this platform
+            pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the bot; returns the process exit status."""
+    parser = argparse.ArgumentParser(prog="python -m bot",
+                                     description=translate(msg("bot.cli.description")))
+    parser.add_argument("--sync", action="store_true", help=translate(msg("bot.cli.sync")))
+    parser.add_argument("--check", action="store_true", help=translate(msg("bot.cli.check")))
+    parser.add_argument("--env-file", type=Path, default=Path(".env"),
+                        help=translate(msg("bot.cli.env_file")))
+    args = parser.parse_args(argv)
+    try:
+        settings = load_settings(env_file=args.env_file)
+    except ConfigProblem as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    if args.check:
+        print(translate(msg("bot.cli.ok", db=str(settings.db))))
+        return 0
+    setup_logging(settings)
+    try:
+        asyncio.run(run(settings, force_sync=args.sync))
+    except KeyboardInterrupt:
+        return 0
+    except Exception as exc:
+        return explain_fatal(exc)
+    return 0
+
+
+def explain_fatal(exc: Exception) -> int:
+    """Print one line for the admin about what stopped the bot (details at debug level);
+    return the exit status."""
+    import discord
+
+    from bot.storage.records import SchemaTooNew
+
+    if isinstance(exc, SchemaTooNew):
+        print(translate(msg("bot.cli.schema_too_new", found=exc.found, known=exc.known)),
+              file=sys.stderr)
+        return 2
+    if isinstance(exc, discord.LoginFailure):
+        print(translate(msg("bot.cli.login_failed")), file=sys.stderr)
+        return 2
+    if isinstance(exc, discord.PrivilegedIntentsRequired):  # pragma: no cover
+        print(translate(msg("bot.cli.intents")), file=sys.stderr)
+        return 2
+    log.debug("fatal error", exc_info=True)
+    print(translate(msg("bot.cli.crashed", error=type(exc).__name__)), file=sys.stderr)
+    return 1

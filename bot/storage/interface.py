@@ -1,0 +1,123 @@
+"""What the game service needs from storage: one typed interface that every backend implements
+(today :class:`bot.storage.sqlite.Store`), so the service never sees SQL or a driver."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from bot.storage.records import (
+    LogRow,
+    SeatInfo,
+    ServerDefaults,
+    Status,
+    TableRecord,
+    TableResult,
+)
+from engine import GameState
+from engine.agents import AiLevel
+
+
+class Storage(Protocol):
+    """The tables, their action logs, the servers' settings and the bot's own metadata.
+
+    Writes that the disk or database refuses raise :class:`~bot.storage.records.CannotSave`
+    (full or failing disk: the same write may work later) or
+    :class:`~bot.storage.records.DatabaseError`; a table whose row cannot be read raises
+    :class:`~bot.storage.records.CorruptTable`.
+    """
+
+    async def close(self) -> None:
+        """Finish pending writes and close."""
+
+    # tables
+    async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
+                           seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
+                           locale: str = "en", ai_level: AiLevel = "normal") -> TableRecord:
+        """Create a lobby, played with this bot's cards (``cards.catalogue_version()``); raises
+        :class:`~bot.storage.records.TableExists` when the channel has an active table."""
+
+    async def get(self, table_id: int) -> TableRecord | None:
+        """The table or None."""
+
+    async def active_in_channel(self, channel_id: int) -> int | None:
+        """The id of the channel's lobby or running table, if any."""
+
+    async def ids_with_status(self, *statuses: Status) -> list[int]:
+        """Ids of the tables with one of ``statuses`` (oldest first)."""
+
+    async def update_lobby(self, table_id: int, seats: Sequence[SeatInfo],
+                           host_id: int | None = None) -> None:
+        """Store a lobby's seats (and a new host)."""
+
+    async def update_seats(self, table_id: int, version: int, seats: Sequence[SeatInfo]) -> None:
+        """Store a running table's seats at ``version``."""
+
+    async def set_status(self, table_id: int, status: Status) -> None:
+        """Mark a table abandoned or finished (kept as history)."""
+
+    async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
+                         deadline: float | None) -> None:
+        """Turn a lobby into a running game."""
+
+    async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
+                    seats: Sequence[SeatInfo] | None = None,
+                    deadline: float | None = None) -> None:
+        """In one transaction: the new state guarded by version ``before``, its log row (next
+        in the table's log), and when the game ends its result; raises
+        :class:`~bot.storage.records.StaleVersion` (and writes nothing) when the table is no
+        longer at ``before``."""
+
+    async def set_message(self, table_id: int, *, message_id: int | None = None,
+                          lobby_message_id: int | None = None) -> None:
+        """Remember the table's public message (or its lobby message)."""
+
+    async def action_log(self, table_id: int) -> list[LogRow]:
+        """Every action applied at the table, in the order applied (undone ones included)."""
+
+    async def history(self, limit: int = 20) -> list[int]:
+        """Ids of finished or abandoned tables, newest first."""
+
+    async def host_of(self, table_id: int) -> int | None:
+        """The host read from the table's row alone (None when unreadable)."""
+
+    async def abandon_damaged(self, table_id: int, channel_id: int) -> None:
+        """Mark a table whose row cannot be read abandoned."""
+
+    # results of finished games
+    async def results(self, guild_id: int | None, limit: int = 20,
+                      before: int | None = None) -> list[TableResult]:
+        """The results of a server's finished tables (None: tables outside any server), newest
+        table first: at most ``limit``, of tables older than table ``before`` when given."""
+
+    async def result_of(self, table_id: int) -> TableResult | None:
+        """The result of a finished table, or None."""
+
+    # servers
+    async def guild_settings(self, guild_id: int | None) -> ServerDefaults | None:
+        """A server's defaults for new tables, or None when never set."""
+
+    async def set_guild_settings(self, guild_id: int, defaults: ServerDefaults) -> None:
+        """Store a server's defaults for new tables."""
+
+    async def guild_locale(self, guild_id: int | None) -> str | None:
+        """The language a server forced for its tables, or None."""
+
+    async def set_guild_locale(self, guild_id: int, locale: str | None) -> None:
+        """Force (or with None, stop forcing) a server's language."""
+
+    async def active_in_guild(self, guild_id: int) -> list[int]:
+        """Ids of a server's lobbies and running tables (oldest first)."""
+
+    async def relocalise(self, table_id: int, locale: str) -> bool:
+        """Set the language of an active table; True when it changed."""
+
+    # the bot's own metadata
+    async def get_meta(self, key: str) -> str | None:
+        """A stored metadata value."""
+
+    async def set_meta(self, key: str, value: str) -> None:
+        """Store a metadata value."""
+
+
+__all__ = ["Storage"]

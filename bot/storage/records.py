@@ -1,0 +1,275 @@
+"""The bot's stored values, the same for every storage backend: a table (:class:`TableRecord`),
+its seats, its action log rows, a finished game's result (:class:`TableResult`), the storage
+errors, and the JSON texts of seats and game states, checked both ways.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from engine import BadState, GameState, Phase, state_from_json, state_to_json
+from engine.agents import DEFAULT_LEVEL, AiLevel
+from engine.serialize import from_data
+
+Status = Literal["lobby", "running", "finished", "abandoned"]
+#: The statuses a stored table may have.
+STATUSES: tuple[Status, ...] = ("lobby", "running", "finished", "abandoned")
+ACTIVE: tuple[Status, ...] = ("lobby", "running")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerDefaults:
+    """A server's defaults for the tables opened there."""
+
+    abilities: bool = False
+    timer: int = 0
+    ai_level: AiLevel = DEFAULT_LEVEL
+
+
+class StorageError(Exception):
+    """A storage problem that is not about one table (schema too new, unreadable file)."""
+
+
+class SchemaTooNew(StorageError):
+    """The database was written by a newer version of the bot."""
+
+    def __init__(self, found: int, known: int) -> None:
+        super().__init__(f"database schema {found} is newer than this bot's {known}")
+        self.found = found
+        self.known = known
+
+
+class TableExists(StorageError):
+    """The channel already has an active table (``table_id``)."""
+
+    def __init__(self, table_id: int) -> None:
+        super().__init__(f"table {table_id} is active in this channel")
+        self.table_id = table_id
+
+
+class CorruptTable(StorageError):
+    """A table whose stored row cannot be read; only this table is affected."""
+
+    def __init__(self, table_id: int, reason: str) -> None:
+        super().__init__(f"table {table_id} is damaged: {reason}")
+        self.table_id = table_id
+        self.reason = reason
+
+
+class StaleVersion(StorageError):
+    """The table moved on since the version a write was based on."""
+
+
+class CannotSave(StorageError):
+    """A write the database refused because its disk is full or failing: nothing was written,
+    and the same write may work later."""
+
+
+class DatabaseError(StorageError):
+    """Any other write the database refused (a broken constraint, a damaged file): nothing was
+    written."""
+
+
+class SeatInfo(BaseModel):
+    """Who holds a seat: a Discord user or the AI (at ``level``), the chosen hero, and missed
+    turns."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    user: int | None = None
+    name: str = ""
+    hero: str | None = None
+    ai: bool = False
+    timeouts: int = 0
+    level: AiLevel = DEFAULT_LEVEL
+
+
+def seats_to_json(seats: Sequence[SeatInfo]) -> str:
+    """Seats as JSON text."""
+    return json.dumps([s.model_dump() for s in seats], separators=(",", ":"))
+
+
+def seats_from_json(text: str) -> tuple[SeatInfo, ...]:
+    """Read seats written by :func:`seats_to_json`; raises ValueError on bad data."""
+    data = json.loads(text)
+    if not isinstance(data, list) or len(data) > 4:
+        raise ValueError("seats must be a list of at most 4 seats")
+    try:
+        return tuple(SeatInfo.model_validate(item) for item in data)
+    except ValidationError as exc:
+        raise ValueError(f"bad seat: {exc.errors()[0]['msg']}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class TableRecord:
+    """One stored table: lobby or game, its Discord places, seats, state and version."""
+
+    id: int
+    guild_id: int | None
+    channel_id: int
+    host_id: int
+    status: Status
+    abilities: bool
+    timer: int
+    seed: int
+    locale: str
+    seats: tuple[SeatInfo, ...]
+    state: GameState | None
+    version: int
+    message_id: int | None
+    lobby_message_id: int | None
+    deadline: float | None
+    winner: int | None
+    created_at: float
+    updated_at: float
+    revision: int = 0  # a lobby's revision: every lobby change bumps it
+    ai_level: AiLevel = DEFAULT_LEVEL  # the level of the AI seats the host adds
+    catalogue: str = ""  # the version of the cards the table is played with
+
+    def seat_of(self, user_id: int) -> int | None:
+        """The seat index held by ``user_id``, or None."""
+        for i, s in enumerate(self.seats):
+            if s.user == user_id:
+                return i
+        return None
+
+    @property
+    def game(self) -> GameState:
+        """The game state (only for running or finished tables)."""
+        if self.state is None:
+            raise CorruptTable(self.id, "no game state")
+        return self.state
+
+
+@dataclass(frozen=True, slots=True)
+class LogRow:
+    """One applied action as written to the action log (``step``: the game's step it made;
+    ``undone``: taken back later, kept in the log all the same)."""
+
+    step: int
+    seat: int
+    user_id: int | None
+    by_ai: bool
+    action: str
+    at: float
+    undone: bool = False
+
+
+SeatKind = Literal["person", "ai"]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    """How one seat ended a finished game: who held it (``user_id`` None for an AI seat), its
+    hero, keys and HP, and its ``place`` (1: the champion; the others by keys, then HP, a tie
+    sharing a place). ``handed_to_ai``: a person's seat the AI played at the end (they left or
+    ran out of time); ``ai_level``: the level the AI played the seat at in the end (None when a
+    person played it to the end)."""
+
+    seat: int
+    user_id: int | None
+    kind: SeatKind
+    ai_level: AiLevel | None
+    hero: str
+    keys: int
+    hp: int
+    place: int
+    handed_to_ai: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TableResult:
+    """A finished table's result: where and when, how long (rounds and actions), with which
+    cards (``catalogue``), the champion's seat and its person (``winner_user_id``, None for an
+    AI seat; a person whose seat the AI finished still counts) and every seat."""
+
+    table_id: int
+    guild_id: int | None
+    channel_id: int
+    finished_at: float
+    rounds: int
+    actions: int
+    catalogue: str
+    winner_seat: int
+    winner_user_id: int | None
+    seats: tuple[SeatResult, ...]
+
+
+def places(state: GameState) -> tuple[int, ...]:
+    """Each seat's place in a finished game: the winner first, then by keys, then by HP; seats
+    with as many keys and HP share a place (1, 2, 2, 4)."""
+    def score(i: int) -> tuple[int, int, int]:
+        seat = state.seats[i]
+        return (int(i == state.winner), len(seat.keys), seat.hp)
+
+    scores = [score(i) for i in range(len(state.seats))]
+    return tuple(1 + sum(other > mine for other in scores) for mine in scores)
+
+
+def table_result(table_id: int, guild_id: int | None, channel_id: int, catalogue: str,
+                 seats: Sequence[SeatInfo], state: GameState, finished_at: float) -> TableResult:
+    """The result of a finished game ``state`` played at a table with ``seats``."""
+    if state.winner is None:
+        raise ValueError("the game has no winner yet")
+    ranks = places(state)
+    rows = tuple(
+        SeatResult(seat=i, user_id=info.user, kind="person" if info.user is not None else "ai",
+                   ai_level=info.level if info.ai else None, hero=seat.hero,
+                   keys=len(seat.keys), hp=seat.hp, place=ranks[i],
+                   handed_to_ai=info.ai and info.user is not None)
+        for i, (info, seat) in enumerate(zip(seats, state.seats, strict=True)))
+    return TableResult(
+        table_id=table_id, guild_id=guild_id, channel_id=channel_id, finished_at=finished_at,
+        rounds=state.round, actions=state.step, catalogue=catalogue, winner_seat=state.winner,
+        winner_user_id=seats[state.winner].user, seats=rows)
+
+
+
+def storable(state: GameState) -> str:
+    """The state as JSON, checked to read back: a state that could not be loaded is never saved.
+
+    A finished game is saved as is: the engine leaves the final battle in a game won against the
+    Lord, which ``state_from_json`` rejects ("battle and phase disagree"); such rows are read back
+    leniently (see :func:`load_state`), and nothing is played on them any more.
+    """
+    text = state_to_json(state)
+    if state.phase is not Phase.OVER:
+        state_from_json(text)
+    return text
+
+
+def load_state(text: str, finished: bool) -> GameState:
+    """Read a stored state; a finished game's final state is read without the invariant check."""
+    try:
+        return state_from_json(text)
+    except BadState:
+        if not finished:
+            raise
+    try:
+        doc = json.loads(text)
+        state = from_data(GameState, doc["state"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BadState(str(exc)) from exc
+    if not isinstance(state, GameState) or state.phase is not Phase.OVER:
+        raise BadState("not a finished game")
+    return state
+
+
+def with_seat(seats: Sequence[SeatInfo], index: int, seat: SeatInfo) -> tuple[SeatInfo, ...]:
+    """A copy of ``seats`` with seat ``index`` replaced."""
+    out = list(seats)
+    out[index] = seat
+    return tuple(out)
+
+
+__all__ = [
+    "ACTIVE", "STATUSES", "CannotSave", "CorruptTable", "DatabaseError", "LogRow", "SchemaTooNew",
+    "SeatInfo", "SeatKind", "SeatResult", "ServerDefaults", "StaleVersion", "Status",
+    "StorageError", "TableExists", "TableRecord", "TableResult", "load_state", "places",
+    "seats_from_json", "seats_to_json", "storable", "table_result", "with_seat",
+]

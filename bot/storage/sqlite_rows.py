@@ -1,0 +1,244 @@
+"""SQLite's rows and errors in the stored values' terms: a ``tables`` row read into a
+:class:`~bot.storage.records.TableRecord`, action log rows read, and a result's rows
+written and read.
+
+Reading a table's row never raises anything but :class:`~bot.storage.records.CorruptTable` for
+that one table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import TypeVar
+
+import aiosqlite
+
+from bot.storage.records import (
+    STATUSES,
+    CorruptTable,
+    LogRow,
+    SeatKind,
+    SeatResult,
+    TableRecord,
+    TableResult,
+    load_state,
+    seats_from_json,
+    table_result,
+)
+from engine import BadState, GameState
+from engine.agents import LEVELS, AiLevel
+
+#: The columns of ``tables`` that :func:`read_record` reads, in its order.
+TABLE_COLUMNS = ("id, guild_id, channel_id, host_id, status, abilities, timer, seed, locale, "
+                 "seats, state, version, message_id, lobby_message_id, deadline, winner, "
+                 "created_at, updated_at, revision, ai_level, catalogue")
+#: The columns of ``actions`` that :func:`read_log_row` reads, in its order.
+LOG_COLUMNS = "step, seat, user_id, by_ai, action, at, undone"
+#: The columns of ``results`` and ``result_seats`` that :func:`read_results` reads and
+#: :func:`insert_result` writes, in their order.
+RESULT_COLUMNS = ("table_id, guild_id, channel_id, finished_at, rounds, actions, catalogue, "
+                  "winner_seat, winner_user_id")
+SEAT_RESULT_COLUMNS = ("table_id, seat, user_id, kind, ai_level, hero, keys, hp, place, "
+                       "handed_to_ai")
+
+#: Parsed states kept per table (the latest one each), so reading a table again is cheap.
+STATE_CACHE = 4096
+StateCache = dict[int, tuple[str, GameState]]
+V = TypeVar("V")
+Row = Sequence[object]
+
+
+def read_record(row: Row, states: StateCache | None = None) -> TableRecord:
+    """The table in a stored row (:data:`TABLE_COLUMNS`); any damaged value raises
+    :class:`CorruptTable` for this table only (never a bare ValueError or TypeError that would
+    stop every other table)."""
+    values = tuple(row)
+    tid = values[0]
+    if not isinstance(tid, int):  # pragma: no cover - an INTEGER PRIMARY KEY is always an int
+        raise CorruptTable(-1, f"table id {tid!r}")
+    try:
+        return _read_record(values, states)
+    except CorruptTable:
+        raise
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise CorruptTable(tid, str(exc) or type(exc).__name__) from None
+
+
+def _read_record(values: tuple[object, ...], states: StateCache | None) -> TableRecord:
+    (tid, guild, channel, host, status, abilities, timer, seed, locale, seats, state, version,
+     message, lobby, deadline, winner, created, updated, revision, ai_level, catalogue) = values
+    assert isinstance(tid, int)
+    if status not in STATUSES:
+        raise CorruptTable(tid, f"status {status!r}")
+    if not isinstance(locale, str) or not locale:
+        raise CorruptTable(tid, f"locale {locale!r}")
+    if not isinstance(catalogue, str):
+        raise CorruptTable(tid, f"catalogue {catalogue!r:.40}")
+    try:
+        seat_infos = seats_from_json(str(seats))
+    except ValueError as exc:
+        raise CorruptTable(tid, f"seats: {exc}") from None
+    number = as_int(version, "version")
+    game: GameState | None = None
+    if state is not None:
+        text = str(state)
+        known = states.get(tid) if states is not None else None
+        try:
+            # the same stored text always reads back to the same (immutable) state
+            game = known[1] if known is not None and known[0] == text else load_state(
+                text, status == "finished")
+        except BadState as exc:
+            raise CorruptTable(tid, str(exc)) from None
+        if states is not None and (known is None or known[1] is not game):
+            remember(states, tid, text, game)
+        if game.step != number:
+            raise CorruptTable(tid, f"state step {game.step} != stored version {number}")
+        if len(game.seats) != len(seat_infos):
+            raise CorruptTable(tid, "seat count differs from the game")
+    elif status in ("running", "finished"):
+        raise CorruptTable(tid, "no game state")
+    timer_s = as_int(timer, "timer")
+    if timer_s < 0:
+        raise CorruptTable(tid, f"timer {timer_s}")
+    return TableRecord(
+        id=tid, guild_id=opt_int(guild, "guild_id"), channel_id=as_int(channel, "channel_id"),
+        host_id=as_int(host, "host_id"), status=status,
+        abilities=bool(abilities), timer=timer_s,
+        seed=as_int(seed, "seed"), locale=locale, seats=seat_infos, state=game, version=number,
+        message_id=opt_int(message, "message_id"),
+        lobby_message_id=opt_int(lobby, "lobby_message_id"),
+        deadline=opt_float(deadline, "deadline"), winner=opt_int(winner, "winner"),
+        created_at=as_float(created, "created_at"), updated_at=as_float(updated, "updated_at"),
+        revision=as_int(revision, "revision"), ai_level=as_level(ai_level, "ai_level"),
+        catalogue=catalogue,
+    )
+
+
+def read_log_row(row: Row) -> LogRow:
+    """One action log row (:data:`LOG_COLUMNS`)."""
+    step, seat, user, by_ai, action, at, undone = row
+    return LogRow(as_int(step, "step"), as_int(seat, "seat"), opt_int(user, "user_id"),
+                  bool(by_ai), str(action), as_float(at, "at"), bool(undone))
+
+
+async def insert_result(db: aiosqlite.Connection, result: TableResult) -> None:
+    """Write ``result``: its ``results`` row and one ``result_seats`` row per seat (inside the
+    caller's transaction; a table has one result: a second one is refused)."""
+    await db.execute(f"INSERT INTO results ({RESULT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     (result.table_id, result.guild_id, result.channel_id, result.finished_at,
+                      result.rounds, result.actions, result.catalogue, result.winner_seat,
+                      result.winner_user_id))
+    await db.executemany(
+        f"INSERT INTO result_seats ({SEAT_RESULT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(result.table_id, s.seat, s.user_id, s.kind, s.ai_level, s.hero, s.keys, s.hp, s.place,
+          int(s.handed_to_ai)) for s in result.seats])
+
+
+async def ended_result(db: aiosqlite.Connection, table_id: int, state: GameState,
+                       finished_at: float) -> TableResult:
+    """The result of the game ``state`` that just ended at table ``table_id`` (its row already
+    written, in the caller's transaction)."""
+    async with db.execute("SELECT guild_id, channel_id, catalogue, seats FROM tables "
+                          "WHERE id = ?", (table_id,)) as cur:
+        row = await cur.fetchone()
+    assert row is not None  # the table was just written
+    guild, channel, catalogue, seats = row
+    return table_result(table_id, guild, channel, str(catalogue), seats_from_json(str(seats)),
+                        state, finished_at)
+
+
+async def with_seats(db: aiosqlite.Connection, heads: Sequence[Row]) -> list[TableResult]:
+    """The results of the ``results`` rows ``heads`` (:data:`RESULT_COLUMNS`), read with their
+    seats."""
+    if not heads:
+        return []
+    ids = [head[0] for head in heads]
+    marks = ",".join("?" for _ in ids)
+    async with db.execute(
+            f"SELECT {SEAT_RESULT_COLUMNS} FROM result_seats WHERE table_id IN ({marks}) "
+            "ORDER BY table_id, seat", ids) as cur:
+        seats = await cur.fetchall()
+    return read_results(heads, seats)
+
+
+def read_results(heads: Iterable[Row], seats: Iterable[Row]) -> list[TableResult]:
+    """The results of ``heads`` (:data:`RESULT_COLUMNS` rows), each with its rows of ``seats``
+    (:data:`SEAT_RESULT_COLUMNS` rows, in seat order)."""
+    by_table: dict[int, list[SeatResult]] = {}
+    for row in seats:
+        tid, seat, user, kind, level, hero, keys, hp, place, handed = row
+        by_table.setdefault(as_int(tid, "table_id"), []).append(SeatResult(
+            seat=as_int(seat, "seat"), user_id=opt_int(user, "user_id"), kind=as_kind(kind),
+            ai_level=None if level is None else as_level(level, "ai_level"), hero=str(hero),
+            keys=as_int(keys, "keys"), hp=as_int(hp, "hp"), place=as_int(place, "place"),
+            handed_to_ai=bool(handed)))
+    out = []
+    for row in heads:
+        tid, guild, channel, finished, rounds, actions, catalogue, winner, winner_user = row
+        table = as_int(tid, "table_id")
+        out.append(TableResult(
+            table_id=table, guild_id=opt_int(guild, "guild_id"),
+            channel_id=as_int(channel, "channel_id"),
+            finished_at=as_float(finished, "finished_at"), rounds=as_int(rounds, "rounds"),
+            actions=as_int(actions, "actions"), catalogue=str(catalogue),
+            winner_seat=as_int(winner, "winner_seat"),
+            winner_user_id=opt_int(winner_user, "winner_user_id"),
+            seats=tuple(by_table.get(table, ()))))
+    return out
+
+
+def remember(states: StateCache, table_id: int, text: str, state: GameState) -> None:
+    """Keep ``state`` as the parsed form of ``text`` for table ``table_id`` (bounded)."""
+    keep(states, table_id, (text, state), STATE_CACHE)
+
+
+def keep(kept: dict[int, V], table_id: int, value: V, most: int) -> None:
+    """Keep ``value`` for table ``table_id`` in ``kept``, which holds at most ``most`` tables
+    (the one kept longest goes first)."""
+    kept.pop(table_id, None)
+    if len(kept) >= most:
+        kept.pop(next(iter(kept)))
+    kept[table_id] = value
+
+
+def as_int(value: object, column: str) -> int:
+    """An INTEGER column's value; ValueError naming the column when it holds anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ValueError(f"{column} {value!r:.40}")
+
+
+def opt_int(value: object, column: str = "value") -> int | None:
+    """A nullable INTEGER column's value."""
+    return None if value is None else as_int(value, column)
+
+
+def as_float(value: object, column: str) -> float:
+    """A REAL column's value; ValueError naming the column when it is not a finite number."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    raise ValueError(f"{column} {value!r:.40}")
+
+
+def opt_float(value: object, column: str) -> float | None:
+    """A nullable REAL column's value."""
+    return None if value is None else as_float(value, column)
+
+
+def as_level(value: object, column: str) -> AiLevel:
+    """An AI level column's value; ValueError naming the column for a level this bot does not
+    know."""
+    level = next((lv for lv in LEVELS if lv == value), None)
+    if level is None:
+        raise ValueError(f"{column} {value!r:.40}")
+    return level
+
+
+def as_kind(value: object) -> SeatKind:
+    """A result seat's kind."""
+    if value == "person":
+        return "person"
+    if value == "ai":
+        return "ai"
+    raise ValueError(f"kind {value!r:.40}")

@@ -1,0 +1,6 @@
+"""Worker processes: the pictures drawn and the hard AI's thinking done away from the event loop.
+
+Owns: the worker processes (one way to run them: they die with the bot, a dead worker costs one
+job, urgent work first), the drawing of pictures and the AI's decisions.
+May import: no other package of the bot.
+"""

@@ -1,0 +1,172 @@
+"""The pictures of the bot's messages, drawn off the event loop.
+
+:class:`PillowRenderer` draws with the ``render`` package (in worker processes, urgent pictures
+first, see :mod:`bot.workers.drawing`). :class:`Pictures` asks it for PNG bytes and shares the
+battle picture of one table version between the table message and every hand message showing it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import discord
+
+from bot.workers.drawing import BACKGROUND, URGENT, DrawingPool
+from engine import Observation
+
+log = logging.getLogger("karak.bot")
+#: Battle pictures kept, the latest version of each table and language: shared by the hand
+#: and table messages of every table in play (a few tens of kilobytes each).
+BATTLE_PICTURES = 1024
+
+
+class Renderer(Protocol):
+    """Turns observations into PNG bytes (the real one is :class:`PillowRenderer`)."""
+
+    def table(self, obs: Observation, locale: str) -> bytes:
+        """The public table."""
+        ...
+
+    def battle(self, obs: Observation, locale: str) -> bytes:
+        """The battle in progress."""
+        ...
+
+    def hand(self, obs: Observation, locale: str) -> bytes:
+        """The viewer's hand."""
+        ...
+
+
+class PillowRenderer:
+    """The project's renderer (``render`` package).
+
+    With ``workers`` > 0 the pictures are drawn in that many worker processes, with 0 in one
+    thread of the bot's process; urgent ones first either way (:mod:`bot.workers.drawing`).
+    """
+
+    def __init__(self, workers: int = 0) -> None:
+        self.pool = DrawingPool(workers)
+
+    async def draw(self, kind: str, obs: Observation, locale: str, urgent: bool = True) -> bytes:
+        """Draw ``kind`` (table, battle, hand) off the event loop."""
+        return await self.pool.draw(kind, obs, locale, URGENT if urgent else BACKGROUND)
+
+    async def close(self) -> None:
+        """Stop the worker processes."""
+        await self.pool.close()
+
+    def table(self, obs: Observation, locale: str) -> bytes:
+        """The public table."""
+        from render import table_image
+
+        return table_image(obs, locale)
+
+    def battle(self, obs: Observation, locale: str) -> bytes:
+        """The battle in progress."""
+        from render import battle_image
+
+        return battle_image(obs, locale)
+
+    def hand(self, obs: Observation, locale: str) -> bytes:
+        """The viewer's hand."""
+        from render import hand_image
+
+        return hand_image(obs, locale)
+
+
+class ImageFile(discord.File):
+    """A PNG upload whose attachment id is sent as a snowflake string, as the API specifies
+    (discord.py sends the bare index as a number)."""
+
+    def __init__(self, data: bytes, filename: str) -> None:
+        super().__init__(io.BytesIO(data), filename=filename)
+
+    def to_dict(self, index: int) -> dict[str, Any]:
+        """The attachment entry of the request's payload_json."""
+        payload = super().to_dict(index)
+        payload["id"] = str(index)
+        return payload
+
+
+class KeptPicture(discord.Attachment):
+    """A picture the edited message already carries, sent back by its attachment id (a
+    snowflake string, as the API specifies) instead of being drawn and uploaded again.
+
+    Only the id and the file name are known and sent (discord.py's attachment sends every
+    field it read, the id as a number), so the parent's constructor, which reads a whole
+    attachment payload, is not called."""
+
+    def __init__(self, attachment_id: int, filename: str) -> None:
+        self.id = attachment_id
+        self.filename = filename
+
+    def to_dict(self) -> Any:
+        """The attachment entry of the edit's payload: keep this one."""
+        return {"id": str(self.id), "filename": self.filename}
+
+
+@dataclass
+class _Battle:
+    """The battle picture of one table version, drawn or being drawn."""
+
+    version: int
+    urgent: bool
+    drawing: asyncio.Future[bytes | None]
+
+
+class Pictures:
+    """PNG pictures for the messages; a failed drawing is logged and gives None."""
+
+    def __init__(self, renderer: Renderer) -> None:
+        self.renderer = renderer
+        self._battles: OrderedDict[tuple[int, str], _Battle] = OrderedDict()
+
+    async def png(self, kind: str, obs: Observation, locale: str,
+                  urgent: bool = True) -> bytes | None:
+        """A picture drawn off the event loop (``urgent``: someone is waiting for it)."""
+        drawer = getattr(self.renderer, "draw", None)
+        try:
+            if drawer is not None:
+                data = await drawer(kind, obs, locale, urgent)
+            else:
+                data = await asyncio.to_thread(getattr(self.renderer, kind), obs, locale)
+        except Exception:
+            log.exception("could not draw the %s image", kind)
+            return None
+        return data if isinstance(data, bytes) else None
+
+    async def battle(self, key: tuple[int, int, str], obs: Observation,
+                     urgent: bool = True) -> bytes | None:
+        """The battle picture of table ``key[0]`` at version ``key[1]`` in language ``key[2]``:
+        the same for every viewer, so the hand messages and the table message of that version
+        share one drawing (and a drawing in progress is awaited rather than repeated)."""
+        table, version, locale = key
+        found = self._battles.get((table, locale))
+        if found is not None and version < found.version:
+            return await self.png("battle", obs, locale, urgent)  # a late request: not kept
+        if (found is None or found.version != version
+                or (urgent and not found.urgent and not found.drawing.done())):
+            # someone waits for it: an urgent drawing, not the queued background one
+            found = _Battle(version, urgent,
+                            asyncio.ensure_future(self.png("battle", obs, locale, urgent)))
+            self._battles[(table, locale)] = found
+            self._battles.move_to_end((table, locale))
+            while len(self._battles) > BATTLE_PICTURES:
+                self._battles.popitem(last=False)
+        png = await asyncio.shield(found.drawing)
+        if png is None and self._battles.get((table, locale)) is found:
+            del self._battles[(table, locale)]  # a failed drawing is tried again next time
+        return png
+
+    async def close(self) -> None:
+        """Stop the renderer's workers, if it has any."""
+        closer = getattr(self.renderer, "close", None)
+        if closer is not None:
+            await closer()
+
+
+__all__ = ["ImageFile", "KeptPicture", "PillowRenderer", "Pictures", "Renderer"]

@@ -1,0 +1,1 @@
+"""The storage tests, run on every backend; ``backends`` holds each backend's raw door."""

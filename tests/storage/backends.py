@@ -1,0 +1,160 @@
+"""The storage backends the tests run on: each opens a store on a real database and is the ONE
+place that reaches into that database behind the store's back (damaging a row on purpose,
+refusing writes, filling the disk, building an old schema), so a second backend only adds a
+class here and a parameter in ``conftest.py``."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Literal, Protocol
+
+import aiosqlite
+
+from bot.storage.interface import Storage
+from bot.storage.sqlite import Store
+from bot.storage.sqlite_schema import run_migration
+
+#: What a backend can be made to refuse: the action log's writes, or the results'.
+Refused = Literal["actions", "results"]
+#: SQLite's largest page limit: "room again".
+NO_LIMIT = 1073741823
+
+
+class Backend(Protocol):
+    """A storage backend under test, on its own database."""
+
+    name: str
+
+    async def open(self, clock: Callable[[], float]) -> Storage:
+        """A store on the backend's database (a second call: a second store on it, as a
+        restarted bot would open it)."""
+        ...
+
+    async def damage_table(self, store: Storage, table_id: int, **columns: object) -> None:
+        """Overwrite stored columns of table ``table_id`` as a bad disk or a careless hand
+        would; ``store`` then forgets what it kept."""
+        ...
+
+    async def damage_settings(self, store: Storage, guild_id: int, **columns: object) -> None:
+        """Overwrite stored columns of a server's settings."""
+        ...
+
+    async def refuse(self, store: Storage, what: Refused) -> None:
+        """Make the database refuse every write of ``what`` from now on."""
+        ...
+
+
+class SqliteBackend:
+    """The SQLite backend on the file ``path``; raw access through :mod:`sqlite3`."""
+
+    name = "sqlite"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    async def open(self, clock: Callable[[], float]) -> Store:
+        """A store on the file."""
+        return await Store.open(self.path, clock=clock)
+
+    @contextlib.contextmanager
+    def raw(self) -> Iterator[sqlite3.Connection]:
+        """A connection of its own to the file, committed and closed on leaving."""
+        con = sqlite3.connect(self.path, timeout=10)
+        try:
+            with con:
+                yield con
+        finally:
+            con.close()
+
+    async def damage_table(self, store: Storage, table_id: int, **columns: object) -> None:
+        """Overwrite columns of the ``tables`` row ``table_id``."""
+        self._update("tables", "id", table_id, columns)
+        forget(store)
+
+    async def damage_settings(self, store: Storage, guild_id: int, **columns: object) -> None:
+        """Overwrite columns of the ``settings`` row of ``guild_id``."""
+        self._update("settings", "guild_id", guild_id, columns)
+        forget(store)
+
+    def _update(self, table: str, key: str, value: int, columns: dict[str, object]) -> None:
+        sets = ", ".join(f"{name} = ?" for name in columns)
+        with self.raw() as con:
+            changed = con.execute(f"UPDATE {table} SET {sets} WHERE {key} = ?",
+                                  (*columns.values(), value)).rowcount
+        assert changed == 1, f"test setup: no {table} row {value}"
+
+    async def refuse(self, store: Storage, what: Refused) -> None:
+        """A trigger aborts every insert into ``what``."""
+        with self.raw() as con:
+            con.execute(f"CREATE TRIGGER refuse_{what} BEFORE INSERT ON {what} "
+                        "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+
+    def column(self, table_id: int, column: str) -> object:
+        """A stored column of the ``tables`` row ``table_id``, as SQLite holds it."""
+        with self.raw() as con:
+            row = con.execute(f"SELECT {column} FROM tables WHERE id = ?", (table_id,)).fetchone()
+        assert row is not None, f"no table {table_id}"
+        return row[0]
+
+    def set_schema_version(self, number: int) -> None:
+        """Write ``number`` as the schema version, as a newer bot would."""
+        with self.raw() as con:
+            con.execute(f"PRAGMA user_version = {int(number)}")
+
+    async def build(self, version: int) -> None:
+        """A new database at schema ``version``: migrations 1 to ``version`` applied, as the
+        bot of that version left it."""
+        async with aiosqlite.connect(self.path, isolation_level=None) as db:
+            await db.execute("PRAGMA foreign_keys=ON")
+            for number in range(1, version + 1):
+                await db.execute("BEGIN IMMEDIATE")
+                await run_migration(db, number)
+                await db.execute("COMMIT")
+
+    def insert(self, table: str, **columns: object) -> None:
+        """Insert one row (written by an older bot, with that version's columns)."""
+        names = ", ".join(columns)
+        marks = ", ".join("?" for _ in columns)
+        with self.raw() as con:
+            con.execute(f"INSERT INTO {table} ({names}) VALUES ({marks})", tuple(columns.values()))
+
+    def rows(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+        """Read rows as SQLite holds them."""
+        with self.raw() as con:
+            return [tuple(r) for r in con.execute(sql, args).fetchall()]
+
+
+def forget(store: Storage) -> None:
+    """Make ``store`` forget the tables it kept: the database changed behind its back."""
+    assert isinstance(store, Store)
+    store._records.clear()
+
+
+async def fill_up(store: Store) -> None:
+    """Make the database of ``store`` full: no page may be added (a page limit on the store's
+    own connection), and the free pages are taken."""
+    connection = store._connection
+    async with connection.writing:  # never inside one of the store's transactions
+        db = connection.db
+        await db.execute("CREATE TABLE IF NOT EXISTS filler (x BLOB)")
+        async with db.execute("PRAGMA page_count") as cur:
+            row = await cur.fetchone()
+        assert row is not None
+        await db.execute(f"PRAGMA max_page_count = {int(row[0])}")
+        for size in (4000, 1000, 100, 10):
+            while True:
+                try:
+                    await db.execute("INSERT INTO filler VALUES (zeroblob(?))", (size,))
+                except sqlite3.OperationalError as exc:
+                    assert "full" in str(exc)
+                    break
+
+
+async def make_room(store: Store) -> None:
+    """Lift the page limit :func:`fill_up` set: the database has room again."""
+    connection = store._connection
+    async with connection.writing:
+        await connection.db.execute(f"PRAGMA max_page_count = {NO_LIMIT}")

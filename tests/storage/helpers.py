@@ -1,0 +1,85 @@
+"""What the storage tests share: a clock moved by hand, games played by the engine's agents
+(real states and real moves), and tables stored through the interface alone."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from bot.storage.interface import Storage
+from bot.storage.records import LogRow, SeatInfo, TableRecord
+from engine import GameConfig, GameState, Phase, SeatConfig, apply, new_game, observe
+from engine.agents import make_agent
+
+GUILD = 9
+#: Ann and Bob play; the AI holds the third seat.
+ANN, BOB = 101, 202
+SEATS = (SeatInfo(user=ANN, name="Ann", hero="horan"), SeatInfo(user=BOB, name="Bob", hero="taia"),
+         SeatInfo(ai=True, hero="argentus", level="easy"))
+
+
+class Clock:
+    """A clock moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game played to its end by the engine's agents: every position, and each move as
+    ``(seat, notation)`` (move ``i`` leads from ``states[i]`` to ``states[i + 1]``)."""
+
+    states: tuple[GameState, ...]
+    moves: tuple[tuple[int, str], ...]
+
+    @property
+    def final(self) -> GameState:
+        """The finished game."""
+        return self.states[-1]
+
+    def log_row(self, index: int, at: float = 0.0) -> LogRow:
+        """Move ``index`` as the action log holds it."""
+        seat, action = self.moves[index]
+        return LogRow(step=index + 1, seat=seat, user_id=None, by_ai=True, action=action, at=at)
+
+
+@cache
+def played(seed: int, heroes: tuple[str, ...] = ("horan", "taia", "argentus")) -> Game:
+    """The game of ``heroes`` with ``seed`` played to its end by the normal AI."""
+    state = new_game(GameConfig(seats=tuple(SeatConfig(h) for h in heroes), seed=seed))
+    agents = [make_agent("normal", seed * 8 + i) for i in range(len(heroes))]
+    states, moves = [state], []
+    while state.phase is not Phase.OVER:
+        action = agents[state.current].choose(observe(state, state.current))
+        moves.append((state.current, str(action)))
+        state, _ = apply(state, action)
+        states.append(state)
+    return Game(tuple(states), tuple(moves))
+
+
+async def started(store: Storage, state: GameState, channel: int = 1,
+                  seats: Sequence[SeatInfo] = SEATS, guild: int | None = GUILD) -> TableRecord:
+    """A table in ``channel`` whose game is ``state`` (a lobby started at that position)."""
+    rec = await store.create_table(guild_id=guild, channel_id=channel, host_id=ANN, seats=seats,
+                                   abilities=False, timer=0, seed=state.config.seed)
+    await store.start_game(rec.id, seats, state, None)
+    found = await store.get(rec.id)
+    assert found is not None
+    return found
+
+
+async def play_on(store: Storage, table_id: int, game: Game, upto: int | None = None,
+                  seats: Sequence[SeatInfo] | None = None) -> None:
+    """Apply the moves of ``game`` from the table's version up to step ``upto`` (None: the
+    end); ``seats`` stored with the last move."""
+    rec = await store.get(table_id)
+    assert rec is not None
+    last = len(game.moves) if upto is None else upto
+    for index in range(rec.version, last):
+        await store.apply(table_id, index, game.states[index + 1], game.log_row(index),
+                          seats=seats if index == last - 1 else None)

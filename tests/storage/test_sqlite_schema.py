@@ -1,0 +1,180 @@
+"""The SQLite backend's own promises: WAL mode, a database of a newer bot refused, a full disk
+told apart, the kept tables bounded, and every database of an earlier schema upgraded in place,
+its finished games' results back-filled from their stored states."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.storage.records import (
+    CannotSave,
+    CorruptTable,
+    SchemaTooNew,
+    SeatInfo,
+    ServerDefaults,
+    table_result,
+)
+from bot.storage.sqlite import SCHEMA_VERSION, Store
+from cards import catalogue_version
+from engine import state_to_json
+from storage.backends import SqliteBackend, fill_up, make_room
+from storage.helpers import ANN, GUILD, SEATS, Clock, Game, play_on, played, started
+
+
+@pytest.fixture
+def sqlite(tmp_path: Path) -> SqliteBackend:
+    return SqliteBackend(tmp_path / "karak.sqlite3")
+
+
+@pytest.fixture
+async def store(sqlite: SqliteBackend, clock: Clock) -> AsyncIterator[Store]:
+    opened = await sqlite.open(clock)
+    yield opened
+    await opened.close()
+
+
+async def test_a_new_database_is_at_the_latest_schema_in_wal_mode(
+        sqlite: SqliteBackend, store: Store) -> None:
+    assert await store.schema_version() == SCHEMA_VERSION
+    assert sqlite.rows("PRAGMA journal_mode") == [("wal",)]
+
+
+async def test_a_newer_bots_database_is_refused(sqlite: SqliteBackend, store: Store) -> None:
+    await store.close()
+    sqlite.set_schema_version(SCHEMA_VERSION + 1)
+    with pytest.raises(SchemaTooNew) as info:
+        await Store.open(sqlite.path)
+    assert (info.value.found, info.value.known) == (SCHEMA_VERSION + 1, SCHEMA_VERSION)
+
+
+async def test_a_full_disk_refuses_the_write_and_the_same_write_works_later(
+        store: Store) -> None:
+    game = played(1)
+    rec = await started(store, game.states[0])
+    await fill_up(store)
+    for refused in range(len(game.moves)):  # moves go on while the pages in use have room
+        try:
+            await play_on(store, rec.id, game, upto=refused + 1)
+        except CannotSave:
+            break
+    else:
+        raise AssertionError("the disk never filled up")
+    assert (await store.get(rec.id)).version == refused  # type: ignore[union-attr]
+    assert len(await store.action_log(rec.id)) == refused
+    await make_room(store)
+    await play_on(store, rec.id, game, upto=refused + 1)
+    assert len(await store.action_log(rec.id)) == refused + 1
+
+
+async def test_what_is_kept_is_bounded(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("bot.storage.sqlite.RECORDS", 2)
+    ids = []
+    for channel in range(1, 5):
+        ids.append((await store.create_table(guild_id=9, channel_id=channel, host_id=ANN,
+                                             seats=SEATS[:1], abilities=False, timer=0,
+                                             seed=1)).id)
+    for tid in ids:
+        assert (await store.get(tid)) is not None
+    assert list(store._records) == ids[-2:]
+
+
+# ------------------------------------------------------------------ databases of earlier bots
+
+#: Bob's seat was handed to the AI (he ran out of time).
+HANDED = (SEATS[0], SEATS[1].model_copy(update={"ai": True, "timeouts": 3}), SEATS[2])
+
+
+def seats_text(seats: tuple[SeatInfo, ...], version: int) -> str:
+    """The seats as the bot of schema ``version`` wrote them: without levels before schema 4."""
+    rows = [s.model_dump() for s in seats]
+    if version < 4:
+        for row in rows:
+            del row["level"]
+    return json.dumps(rows)
+
+
+def read_back(seats: tuple[SeatInfo, ...], version: int) -> tuple[SeatInfo, ...]:
+    """The seats of :func:`seats_text` as they read today: the normal level when none was
+    written."""
+    return seats if version >= 4 else tuple(s.model_copy(update={"level": "normal"})
+                                            for s in seats)
+
+
+def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: Game | None,
+              step: int, seats: tuple[SeatInfo, ...] = SEATS) -> None:
+    """Table ``tid`` as the bot of schema ``version`` stored it, at ``step`` of ``game``, with
+    its action log."""
+    state = None if game is None else game.states[step]
+    extra = {"ai_level": "easy"} if version >= 4 else {}
+    sqlite.insert(
+        "tables", id=tid, guild_id=GUILD, channel_id=100 + tid, host_id=ANN, status=status,
+        seed=tid, seats=seats_text(seats, version), version=step,
+        state=None if state is None else state_to_json(state),
+        winner=None if state is None else state.winner, created_at=1000.0 + tid,
+        updated_at=2000.0 + tid, finished_at=3000.0 + tid if status != "running" else None,
+        **extra)
+    for index in range(step):
+        assert game is not None
+        row = game.log_row(index, at=1500.0 + index)
+        sqlite.insert("actions", table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
+                      by_ai=0, action=row.action, at=row.at)
+
+
+@pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
+async def test_every_earlier_database_is_upgraded_in_place(
+        sqlite: SqliteBackend, clock: Clock, version: int) -> None:
+    await sqlite.build(version)
+    sqlite.insert("settings", guild_id=GUILD, abilities=1, timer=300)
+    won, handed, running = played(1), played(2), played(3)
+    old_table(sqlite, version, 1, "finished", won, len(won.moves))
+    old_table(sqlite, version, 2, "finished", handed, len(handed.moves), seats=HANDED)
+    old_table(sqlite, version, 3, "running", running, 10)
+    old_table(sqlite, version, 4, "abandoned", None, 0)
+    old_table(sqlite, version, 5, "abandoned", running, 5)
+    old_table(sqlite, version, 6, "finished", won, len(won.moves))
+    sqlite.insert("meta", key="announced:1", value="1")
+    with sqlite.raw() as con:  # a finished game whose state was damaged: it has no result
+        con.execute("UPDATE tables SET state = '{\"format\": 1}' WHERE id = 6")
+
+    store = await Store.open(sqlite.path, clock=clock)
+    try:
+        assert await store.schema_version() == SCHEMA_VERSION
+        level = "easy" if version >= 4 else "normal"
+        expected = [
+            table_result(2, GUILD, 102, catalogue_version(), read_back(HANDED, version),
+                         handed.final, 3002.0),
+            table_result(1, GUILD, 101, catalogue_version(), read_back(SEATS, version),
+                         won.final, 3001.0)]
+        assert await store.results(GUILD) == expected
+        assert expected[0].seats[1].handed_to_ai and expected[0].seats[1].kind == "person"
+        assert await store.result_of(1) == expected[1]
+        for tid in (3, 4, 5, 6):
+            assert await store.result_of(tid) is None
+        for tid in (1, 2, 3, 4, 5):  # the cards they were played with: today's
+            rec = await store.get(tid)
+            assert rec is not None and rec.catalogue == catalogue_version()
+            assert rec.ai_level == level
+        with pytest.raises(CorruptTable):
+            await store.get(6)
+        log = await store.action_log(1)
+        assert [(r.step, r.action, r.at, r.undone) for r in log] == [
+            (i + 1, won.moves[i][1], 1500.0 + i, False) for i in range(len(won.moves))]
+        await play_on(store, 3, running, upto=12)  # the running game plays on
+        assert [r.step for r in await store.action_log(3)] == list(range(1, 13))
+        assert await store.guild_settings(GUILD) == ServerDefaults(True, 300, "normal")
+        assert await store.guild_locale(GUILD) is None
+        await store.set_guild_locale(GUILD, "fr")
+        assert await store.guild_locale(GUILD) == "fr"
+        assert await store.get_meta("announced:1") == "1"
+    finally:
+        await store.close()
+    again = await Store.open(sqlite.path, clock=clock)  # opened again: nothing written twice
+    try:
+        assert await again.results(GUILD) == expected
+    finally:
+        await again.close()
+    assert sqlite.rows("SELECT COUNT(*) FROM result_seats") == [(6,)]

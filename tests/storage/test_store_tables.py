@@ -1,0 +1,131 @@
+"""The stored tables through the storage interface: a move and its log row are one write, the
+log keeps the order moves were applied (a step may come back after an undo), everything survives
+a restart, a damaged column hurts its own table only, and the servers' settings and the bot's
+metadata are kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.storage.interface import Storage
+from bot.storage.records import (
+    CorruptTable,
+    LogRow,
+    ServerDefaults,
+    StorageError,
+    TableExists,
+)
+from storage.backends import Backend
+from storage.helpers import ANN, GUILD, SEATS, Clock, play_on, played, started
+
+
+async def test_a_lobby_becomes_a_game_and_the_channel_holds_one_table(store: Storage) -> None:
+    lobby = await store.create_table(guild_id=GUILD, channel_id=1, host_id=ANN, seats=SEATS[:1],
+                                     abilities=True, timer=60, seed=5, locale="fr",
+                                     ai_level="hard")
+    assert (lobby.status, lobby.version, lobby.state, lobby.ai_level) == ("lobby", 0, None, "hard")
+    with pytest.raises(TableExists) as info:
+        await store.create_table(guild_id=GUILD, channel_id=1, host_id=ANN, seats=SEATS[:1],
+                                 abilities=False, timer=0, seed=6)
+    assert info.value.table_id == lobby.id
+    await store.update_lobby(lobby.id, SEATS, host_id=202)
+    moved = await store.get(lobby.id)
+    assert moved is not None and moved.seats == SEATS and moved.host_id == 202
+    assert moved.revision == lobby.revision + 1
+    state = played(1).states[0]
+    await store.start_game(lobby.id, SEATS, state, deadline=123.0)
+    game = await store.get(lobby.id)
+    assert game is not None and (game.status, game.state, game.deadline) == (
+        "running", state, 123.0)
+    assert await store.active_in_channel(1) == lobby.id
+    assert await store.active_in_guild(GUILD) == [lobby.id]
+    assert await store.ids_with_status("running") == [lobby.id]
+    await store.set_status(lobby.id, "abandoned")
+    assert await store.active_in_channel(1) is None
+    assert await store.history() == [lobby.id]
+
+
+async def test_the_log_keeps_the_order_moves_were_applied(store: Storage, clock: Clock) -> None:
+    game = played(1)
+    rec = await started(store, game.states[0])
+    await play_on(store, rec.id, game, upto=3)
+    # a step that comes back (after an undo) is logged again, after the others
+    again = LogRow(step=3, seat=game.moves[2][0], user_id=ANN, by_ai=False,
+                   action=game.moves[2][1], at=clock.now)
+    await store.apply(rec.id, 3, game.states[3], again)
+    log = await store.action_log(rec.id)
+    assert [(r.step, r.action) for r in log] == [
+        (1, game.moves[0][1]), (2, game.moves[1][1]), (3, game.moves[2][1]),
+        (3, game.moves[2][1])]
+    assert log[-1] == again and not any(r.undone for r in log)
+
+
+async def test_a_restart_keeps_everything(backend: Backend, store: Storage,
+                                          clock: Clock) -> None:
+    game = played(1)
+    rec = await started(store, game.states[0])
+    await play_on(store, rec.id, game, upto=5)
+    await store.set_message(rec.id, message_id=77, lobby_message_id=78)
+    await store.set_guild_settings(GUILD, ServerDefaults(True, 300, "easy"))
+    await store.set_meta("k", "v")
+    before = await store.get(rec.id)
+    log = await store.action_log(rec.id)
+    await store.close()  # closing a closed store again (the fixture does) is harmless
+    again = await backend.open(clock)
+    try:
+        assert await again.get(rec.id) == before
+        assert await again.action_log(rec.id) == log
+        assert await again.guild_settings(GUILD) == ServerDefaults(True, 300, "easy")
+        assert await again.get_meta("k") == "v"
+        await play_on(again, rec.id, game, upto=6)
+        assert [r.step for r in await again.action_log(rec.id)] == [1, 2, 3, 4, 5, 6]
+    finally:
+        await again.close()
+
+
+#: Damage to ordinary columns (not the game state): (column, stored value).
+DAMAGE = [
+    ("guild_id", "guild"), ("channel_id", "chan"), ("host_id", "host"), ("timer", "soon"),
+    ("deadline", "tomorrow"), ("seed", 1.5), ("version", "v"), ("message_id", b"\0"),
+    ("created_at", "then"), ("updated_at", "later"), ("locale", ""), ("seats", "[1"),
+    ("winner", "nobody"), ("ai_level", "godlike"), ("catalogue", b"\0"),
+    ("seats", '[{"user":1,"name":"Ann","ai":false},{"ai":true,"level":"godlike"}]'),
+]
+
+
+@pytest.mark.parametrize(("column", "value"), DAMAGE)
+async def test_a_damaged_column_only_hurts_its_table(
+        backend: Backend, store: Storage, column: str, value: object) -> None:
+    state = played(1).states[0]
+    damaged = await started(store, state, channel=1)
+    healthy = await started(store, state, channel=2)
+    await backend.damage_table(store, damaged.id, **{column: value})
+    with pytest.raises(CorruptTable) as info:
+        await store.get(damaged.id)
+    assert info.value.table_id == damaged.id
+    assert await store.get(healthy.id) == healthy
+    assert await store.ids_with_status("running") == [damaged.id, healthy.id]
+    assert await store.host_of(damaged.id) == (None if column == "host_id" else ANN)
+    await store.abandon_damaged(damaged.id, 1)  # only when it is the table of channel 1
+    left = [healthy.id] if column != "channel_id" else [damaged.id, healthy.id]
+    assert await store.ids_with_status("running") == left
+
+
+async def test_servers_settings_and_the_bots_metadata(backend: Backend, store: Storage) -> None:
+    assert await store.guild_settings(GUILD) is None and await store.guild_settings(None) is None
+    with pytest.raises(StorageError):
+        await store.set_guild_locale(GUILD, "cs")  # no settings row to change yet
+    await store.set_guild_settings(GUILD, ServerDefaults(False, 60, "hard"))
+    await store.set_guild_locale(GUILD, "fr")
+    assert await store.guild_locale(GUILD) == "fr" and await store.guild_locale(None) is None
+    await store.set_guild_settings(GUILD, ServerDefaults(True, 0, "easy"))
+    assert await store.guild_settings(GUILD) == ServerDefaults(True, 0, "easy")
+    assert await store.guild_locale(GUILD) == "fr"  # the language stays
+    await store.set_guild_locale(GUILD, None)
+    assert await store.guild_locale(GUILD) is None
+    await backend.damage_settings(store, GUILD, ai_level="godlike")
+    assert await store.guild_settings(GUILD) == ServerDefaults(True, 0, "normal")
+    assert await store.get_meta("synced") is None
+    await store.set_meta("synced", "a")
+    await store.set_meta("synced", "b")
+    assert await store.get_meta("synced") == "b"
