@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import subprocess
 import time
 import uuid
@@ -26,6 +25,7 @@ from typing import Any
 from docker_host import DockerFailed, docker, run
 
 from loopback import Loopback
+from loopback.botproc import process_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The tag the tests build (an admin's own ``karak-goblin-bot:latest`` is left alone).
@@ -152,14 +152,7 @@ class Container:
         """The container's processes as this machine numbers them: the bot and its
         descendants."""
         top = (await self.inspect())["State"]["Pid"]
-        out, todo = [], [top] if top else []
-        while todo:
-            pid = todo.pop()
-            out.append(pid)
-            with contextlib.suppress(OSError, ValueError):
-                for task in Path(f"/proc/{pid}/task").iterdir():
-                    todo += [int(c) for c in (task / "children").read_text().split()]
-        return out
+        return process_tree(top) if top else []
 
     async def uids(self) -> set[int]:
         """The real, effective, saved and file-system user ids of the container's processes."""
@@ -215,15 +208,6 @@ class Container:
     def remove(self) -> None:
         """Remove the container (killing it if it still runs)."""
         run(["docker", "rm", "--force", self.name], 60, check=False)
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds process ``pid`` used so far (0 once it has ended)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def _docker(*args: str) -> str:

@@ -21,16 +21,16 @@ import random
 import re
 import signal
 import time
-from collections.abc import Callable
 from pathlib import Path
 
-from docker_container import FIGURES, UID, Built, Container, cpu_seconds, new_name, write_env
+from docker_container import FIGURES, UID, Built, Container, new_name, write_env
 from e2e.lobby import open_table, until
 from e2e.oracle import Oracle
-from e2e.player import Player, check_acknowledged, play
+from e2e.player import Player, check_acknowledged, play, play_until
 
 from engine.replay import replay
 from loopback import Loopback
+from loopback.botproc import cpu_seconds
 
 #: The bot's settings in the test's .env: AI seats move every 0.1 s (an AI-only table lasts a
 #: while), and a hard seat may think for 10 s, the most an admin may set.
@@ -73,26 +73,6 @@ def ai_to_move(oracle: Oracle, tid: int) -> bool:
     """True when an AI seat holds the turn at a running table."""
     rec = oracle.table(tid)
     return rec.status == "running" and rec.seats[rec.game.current].ai
-
-
-async def play_until(lb: Loopback, players: list[Player], done: Callable[[], bool],
-                     rounds: int = 2000) -> None:
-    """The players click moves offered to them (opening their hands when the table mentions
-    them) until ``done()``."""
-    for _ in range(rounds):
-        if done():
-            return
-        acted = False
-        for p in players:
-            sent = await p.send_move()
-            if sent is not None:
-                await p.finish_move(*sent)
-                acted = True
-            elif await p.open_hand():
-                acted = True
-        if not acted:
-            await lb.changed(lb.version, 0.3)
-    raise AssertionError("what the players waited for never came")
 
 
 async def catch_thinking(lb: Loopback, container: Container, person: Player, oracle: Oracle,
