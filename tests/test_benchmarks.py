@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,3 +55,34 @@ def test_the_ai_thinking_benchmark_prints_its_figures(capsys: pytest.CaptureFixt
     assert bench.main(["--decisions", "1", "--seconds", "0.1"]) == 0
     out = capsys.readouterr().out
     assert all(f"{mode}:" in out for mode in ("loop", "thread", "worker")), out
+
+
+def _load(name: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """benchmarks/<name>.py, imported (registered, as its dataclasses need)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / f"benchmarks/{name}.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, bench)
+    spec.loader.exec_module(bench)
+    return bench
+
+
+def test_the_ratings_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _load("ratings", monkeypatch)
+    assert bench.main(["--matches", "50", "--people", "10", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "recompute: 50 matches among 10 people in" in out and "shown numbers: min" in out
+
+
+def test_the_ai_ratings_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _load("ai_ratings", monkeypatch)
+    assert bench.main(["--games", "2", "--iterations", "2", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["games"] == figures["rated"] == 2 and figures["errors"] == 0
+    assert set(figures["levels"]) == {"easy", "normal", "hard"}
+    for level in figures["levels"].values():
+        assert level["settled"]["sigma"] < 25 / 3  # two games made every level more certain
+    assert sum(level["predicted_share"] for level in figures["levels"].values()) \
+        == pytest.approx(1.0, abs=1e-3)
