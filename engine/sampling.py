@@ -188,7 +188,7 @@ def _bought_pawned(obs: Observation) -> bool:
     if obs.phase not in (Phase.MERCHANT, Phase.PAY):
         return False
     if obs.phase is Phase.MERCHANT and obs.legal and obs.pawnshop:
-        me = obs.seat_view(obs.current)
+        me = obs.seats[obs.current]
         actions = tables().actions
         if me.weapon or me.armour or any(actions[c].reward for c in obs.hand):  # R40
             return not any(isinstance(a, BuyPawned) for a in obs.legal)

@@ -232,7 +232,7 @@ class HardAgent:
 def _planned(obs: Observation) -> bool:
     """Whether the heuristic's battle plan is exact: no card in hand draws, so every card the
     battle can see is known and the planner has tried every sequence of them."""
-    if obs.phase is not Phase.BATTLE or (obs.abilities and obs.seat_view(obs.current).hero
+    if obs.phase is not Phase.BATTLE or (obs.abilities and obs.seats[obs.current].hero
                                          == "taia"):
         return False
     actions = tables().actions
@@ -249,7 +249,7 @@ def _reach(obs: Observation, curses: tuple[str, ...]) -> int:
     its hand's printed attack (none under an attack curse, R22; not of cursed colours, R21) plus
     its uncursed equipment's (R23)."""
     t = tables()
-    me = obs.seat_view(obs.current)
+    me = obs.seats[obs.current]
     reach = 0
     if "attack" not in curses:
         reach += sum(t.actions[c].attack for c in obs.hand if t.actions[c].colour not in curses)

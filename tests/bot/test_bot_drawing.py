@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from msgspec import structs
 
 from bot import drawing
 from bot.drawing import BACKGROUND, URGENT, DrawingPool
@@ -101,8 +102,8 @@ async def test_a_picture_the_worker_cannot_draw_is_an_error_and_the_worker_goes_
     try:
         with pytest.raises(RuntimeError, match="KeyError"):
             await pool.draw("nonsense", _obs(), "en")
-        with pytest.raises(ValueError, match="made-up"):  # it cannot travel to the worker
-            await pool.draw("hand", _obs().replaced(), "en")
+        with pytest.raises(TypeError):  # it cannot travel to the worker
+            await pool.draw("hand", structs.replace(_obs(), hand=(object(),)), "en")
         assert (await pool.draw("hand", _obs(), "cs")).startswith(b"\x89PNG")
         assert not pool.stats()["threads"]
     finally:
