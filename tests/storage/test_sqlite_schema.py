@@ -158,6 +158,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
             rec = await store.get(tid)
             assert rec is not None and rec.catalogue == catalogue_version()
             assert rec.ai_level == level
+            assert not rec.lessons  # every older table was an ordinary one
         with pytest.raises(CorruptTable):
             await store.get(6)
         log = await store.action_log(1)
