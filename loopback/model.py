@@ -31,17 +31,10 @@ VIEW_CHANNEL = 1 << 10
 SEND_MESSAGES = 1 << 11
 ATTACH_FILES = 1 << 15
 SEND_MESSAGES_IN_THREADS = 1 << 38
-#: Channel types: a guild text channel, a direct message, a group direct message, a public
-#: thread.
-TEXT_CHANNEL = 0
-DM_CHANNEL = 1
-GROUP_DM = 3
-PUBLIC_THREAD = 11
-#: Interaction contexts: in a server, in the bot's direct messages, in any other private channel
-#: (a group direct message, or a person's direct messages with someone else).
-GUILD_CONTEXT = 0
-BOT_DM_CONTEXT = 1
-PRIVATE_CONTEXT = 2
+#: Channel types: a guild text channel, a direct message, a group direct message, a thread.
+TEXT_CHANNEL, DM_CHANNEL, GROUP_DM, PUBLIC_THREAD = 0, 1, 3, 11
+#: Interaction contexts: a server, the bot's direct messages, any other private channel.
+GUILD_CONTEXT, BOT_DM_CONTEXT, PRIVATE_CONTEXT = 0, 1, 2
 
 _counter = itertools.count()
 

@@ -72,9 +72,9 @@ class People:
         choices, lengths, required ones); ``forge=True`` sends them unchecked, as a modified
         client could. Returns at once; await :meth:`Interaction.answered` / ``done``.
         """
+        self._check_private(user, channel)
         data = command_data(self.state.registered(channel.guild_id), channel, path, options,
                             None, forge, user)
-        self._check_private(user, channel)
         return self._interact(user, channel, 2, data, None)
 
     async def autocomplete(self, user: User, channel: Channel, path: str, option: str,

@@ -160,15 +160,16 @@ class State:
                          parent_id=parent.id)
         return self._add_channel(guild, thread)
 
-    def dm(self, user: User) -> Channel:
+    def dm(self, user: User, channel_id: int | None = None) -> Channel:
         """The direct message channel between ``user`` and the bot (made the first time, as
-        ``POST /users/@me/channels`` or a person's first message makes it). Discord sends no
-        gateway event for it."""
+        ``POST /users/@me/channels`` or a person's first message makes it, with ``channel_id``
+        if given). Discord sends no gateway event for it."""
         found = next((c for c in self.channels.values()
                       if c.type == DM_CHANNEL and c.recipients == (user,)), None)
         if found is not None:
             return found
-        channel = Channel(snowflake(), None, user.name, type=DM_CHANNEL, recipients=(user,))
+        channel = Channel(channel_id or snowflake(), None, user.name, type=DM_CHANNEL,
+                          recipients=(user,))
         self.channels[channel.id] = channel
         self.channel_log[channel.id] = []
         self.bump()

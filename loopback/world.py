@@ -155,9 +155,10 @@ class World:
         """A new public thread under ``parent`` (sent as THREAD_CREATE)."""
         return self.state.create_thread(parent, name, channel_id)
 
-    def dm(self, user: User) -> Channel:
-        """The direct message channel between ``user`` and the bot (made the first time)."""
-        return self.state.dm(user)
+    def dm(self, user: User, channel_id: int | None = None) -> Channel:
+        """The direct message channel between ``user`` and the bot (made the first time, with
+        ``channel_id`` if given)."""
+        return self.state.dm(user, channel_id)
 
     def create_group_dm(self, people: list[User], name: str = "friends",
                         channel_id: int | None = None) -> Channel:
