@@ -147,8 +147,8 @@ class Rest:
     async def _open_dm(self, params: dict[str, str], body: Any, uploads: list[Upload],
                        query: dict[str, str]) -> Reply:
         """The direct message channel with ``recipient_id`` (made the first time)."""
-        recipient = body.get("recipient_id") if isinstance(body, dict) else None
-        user = self.state.users.get(int(recipient)) if str(recipient).isdigit() else None
+        recipient = str(body.get("recipient_id") if isinstance(body, dict) else None)
+        user = self.state.users.get(int(recipient)) if recipient.isdigit() else None
         if user is None:
             self.referee.breach("unknown", f"unknown user {recipient}", "POST /users/@me/channels")
             raise ApiError(400, 50007, "Cannot send messages to this user")

@@ -155,6 +155,8 @@ class State:
     def create_thread(self, parent: Channel, name: str = "goblin thread",
                       channel_id: int | None = None) -> Channel:
         """A new public thread under ``parent`` (sent as THREAD_CREATE)."""
+        if parent.guild_id is None:
+            raise LoopbackError("a private channel has no threads", "no_channel")
         guild = self.guilds[parent.guild_id]
         thread = Channel(channel_id or snowflake(), guild.id, name, type=PUBLIC_THREAD,
                          parent_id=parent.id)

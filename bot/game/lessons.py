@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from bot.game.texts import Choice, Controls
 from engine import Action, GameConfig, GameState, Phase, apply, new_game, observe, parse
 from engine.actions import BuyPawned, BuyPotion, Discard, Fight, Play, TakeReward, VisitMerchant
+from engine.agents import AiLevel
 from engine.catalog import tables
 from engine.observe import Observation
 from i18n import Msg, msg
@@ -36,7 +37,9 @@ MAX_STEPS = 600
 LESSON_SEED = 470
 #: The AI seats of a ``/goblin learn`` match, and their level.
 LESSON_AI_SEATS = 2
-LESSON_LEVEL = "easy"
+LESSON_LEVEL: AiLevel = "easy"
+#: A lesson's moves from a menu shown as buttons at most (a level's row and its gatekeeper).
+LIFTED = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,15 +130,20 @@ def lesson(name: str, obs: Observation) -> Lesson:
 
 
 def emphasised(ctrls: Controls, shown: Lesson) -> Controls:
-    """The hand's controls with the lesson's moves drawn in the primary style, and no other
-    move in it."""
+    """The hand's controls with the lesson's moves drawn as buttons in the primary style, and
+    no other move in it. A lesson's move offered in a menu gets a button of its own too (up to
+    :data:`LIFTED` of them), the menu staying as it was."""
     def restyle(c: Choice) -> Choice:
         if c.notation in shown.highlight:
             return replace(c, style="primary")
         return replace(c, style="secondary") if c.style == "primary" else c
 
-    return Controls(tuple(replace(g, buttons=tuple(restyle(c) for c in g.buttons))
-                          for g in ctrls.groups))
+    groups = []
+    for g in ctrls.groups:
+        lifted = [replace(c, style="primary") for m in g.menus for c in m.choices
+                  if c.notation in shown.highlight][:LIFTED]
+        groups.append(replace(g, buttons=(*lifted, *(restyle(c) for c in g.buttons))))
+    return Controls(tuple(groups))
 
 
 def lessons_met(config: GameConfig, moves: Iterable[Action | str], seat: int,
