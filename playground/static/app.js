@@ -320,10 +320,8 @@
       `<option value="${code}"${code === lang() ? " selected" : ""}>${esc(name)}</option>`).join("");
   }
 
-  /** Show the server's channel ("server") or the acting user's DM with the bot ("dm"). */
-  async function switchPlace(place) {
-    if (place === state.place) return;
-    state.place = place;
+  /** Forget the messages shown: another channel, or another user's view, comes next. */
+  function clearShown() {
     for (const node of state.nodes.values()) node.el.remove();
     state.nodes.clear();
     state.messages = [];
@@ -331,6 +329,13 @@
     state.stick = true;
     composer.clearCommand();
     applyTexts();
+  }
+
+  /** Show the server's channel ("server") or the acting user's DM with the bot ("dm"). */
+  async function switchPlace(place) {
+    if (place === state.place) return;
+    state.place = place;
+    clearShown();
     await safeRefresh();
   }
 
@@ -346,13 +351,7 @@
     const url = new URL(location.href);
     url.searchParams.set("as", String(index));
     history.replaceState(null, "", url);
-    for (const node of state.nodes.values()) node.el.remove();
-    state.nodes.clear();
-    state.messages = [];
-    state.openSelect = null;
-    state.stick = true;
-    composer.clearCommand();
-    applyTexts();
+    clearShown();
     renderUsers();
     await safeRefresh();
   }
