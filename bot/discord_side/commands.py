@@ -161,6 +161,8 @@ class Commands:
                 await self.messages.refresh_lobby(record)
             elif record.status == "abandoned" or op == "start":
                 await self.clicks.redraw_lobby(None, record.id)
+            if record.status == "abandoned" and record.state is not None:  # a solo match left
+                await self.messages.closed(record)
             await self.clicks.lobby_changed(record, op)
 
     async def hand(self, interaction: discord.Interaction[Any]) -> None:

@@ -191,11 +191,14 @@ class Lobby:
 
     async def leave(self, table_id: int, user_id: int) -> TableRecord:
         """Leave the lobby (the host's role passes on; an empty lobby closes) or hand a running
-        seat to the AI for good."""
+        seat to the AI for good (a solo table, whose only person leaves, closes instead)."""
         async with self.tables.hold(table_id) as record:
             index = record.seat_of(user_id)
             if index is None:
                 raise NotSeated(msg("bot.error.not_seated"), record)
+            if record.status == "running" and (record.guild_id is None or record.lessons):
+                await self.store.set_status(table_id, "abandoned")
+                return await self.tables.load(table_id)
             if record.status == "running":
                 seats = with_seat(record.seats, index, record.seats[index].model_copy(
                     update={"ai": True, "level": DEFAULT_LEVEL}))

@@ -127,3 +127,11 @@ async def test_learn_meets_every_lesson_on_its_seed(bot: LiveBot) -> None:
     assert any("left table" in t for t in bot.said(ix))
     assert (await svc.tables.load(tid)).status == "abandoned"
     assert bot.lb.breaches == []
+
+
+async def test_leaving_a_solo_match_closes_it(bot: LiveBot) -> None:
+    tid = await open_in_dm(bot, ai=1)
+    ix = await bot.command(ANN, "leave")
+    assert bot.said(ix)
+    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
+    assert not any(c.startswith("kg:hand:") for m in bot.public() for c in m.custom_ids())
