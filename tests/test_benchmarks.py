@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -88,3 +89,24 @@ def test_the_hint_load_benchmark_reads_the_ai_seats_delays(tmp_path: Path,
     assert bench.ai_delays(db, 11.0, 14.0) == [1.5, 2.0]  # table 2's first move has no before
     assert bench.ai_delays(db, 0.0, 100.0) == [1.5, 2.0, 6.0]
     assert bench.parse(["--tables", "3"]).hint_chance == 0.3
+
+
+def test_the_ratings_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _benchmark("ratings", monkeypatch)
+    assert bench.main(["--matches", "50", "--people", "10", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "recompute: 50 matches among 10 people in" in out and "shown numbers: min" in out
+
+
+def test_the_ai_ratings_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _benchmark("ai_ratings", monkeypatch)
+    assert bench.main(["--games", "2", "--iterations", "2", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["games"] == figures["rated"] == 2 and figures["errors"] == 0
+    assert set(figures["levels"]) == {"easy", "normal", "hard"}
+    for level in figures["levels"].values():
+        assert level["settled"]["sigma"] < 25 / 3  # two games made every level more certain
+    assert sum(level["predicted_share"] for level in figures["levels"].values()) \
+        == pytest.approx(1.0, abs=1e-3)

@@ -34,9 +34,10 @@ class Storage(Protocol):
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
                            locale: str = "en", ai_level: AiLevel = "normal",
-                           hints: bool | None = None) -> TableRecord:
-        """Create a lobby, played with this bot's cards (``cards.catalogue_version()``), with
-        hints on, off or (None) decided at the start; raises
+                           lessons: bool = False, hints: bool | None = None) -> TableRecord:
+        """Create a lobby (``lessons``: a guided first match), played with this bot's cards
+        (``cards.catalogue_version()``), with hints on, off or (None) decided at the start;
+        raises
         :class:`~bot.storage.records.TableExists` when the channel has an active table."""
 
     async def get(self, table_id: int) -> TableRecord | None:

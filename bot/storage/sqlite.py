@@ -108,8 +108,9 @@ class Store(HintRows):
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
                            locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
-                           hints: bool | None = None) -> TableRecord:
-        """Create a lobby; raises :class:`TableExists` when the channel has an active table."""
+                           lessons: bool = False, hints: bool | None = None) -> TableRecord:
+        """Create a lobby (``lessons``: a guided first match; ``hints``: None decides at the
+        start); raises :class:`TableExists` when the channel has an active table."""
         now = self.clock()
         async with self._tx() as db:
             async with db.execute(
@@ -121,9 +122,9 @@ class Store(HintRows):
             cur2 = await db.execute(
                 "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, timer, "
                 "seed, locale, seats, version, created_at, updated_at, ai_level, catalogue, "
-                "hints) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)",
+                "lessons, hints) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
                 (guild_id, channel_id, host_id, int(abilities), timer, seed, locale,
-                 seats_to_json(seats), now, now, ai_level, catalogue_version(),
+                 seats_to_json(seats), now, now, ai_level, catalogue_version(), int(lessons),
                  None if hints is None else int(hints)))
             tid = cur2.lastrowid
         assert tid is not None

@@ -153,7 +153,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     """,
     # 5: the catalogue version of each table, an action log that keeps undone actions, results
     _results_and_undoable_log,
-    # 6: whether people may ask for hints (NULL: decided when the game starts), and each hint
+    # 6: a guided first match (/goblin learn), whose hand messages explain rules as they come
+    """
+    ALTER TABLE tables ADD COLUMN lessons INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 7: whether people may ask for hints (NULL: decided when the game starts), and each hint
     # given: one per person and decision (the table's version), its answer kept as data
     """
     ALTER TABLE tables ADD COLUMN hints INTEGER;

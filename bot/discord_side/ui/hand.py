@@ -1,7 +1,7 @@
 """The private hand message: the seat's pictures, a short note, what happened to the seat
 lately, and its legal moves in groups a phone user finds at a glance (the reward, cards to play,
-potions, ending the battle, fights, the merchant, a standing preference last), and the Hint
-button last when the table allows hints and the seat must decide."""
+potions, ending the battle, fights, the merchant, a standing preference last), then the Hint
+button when the table allows hints and the seat must decide (and a solo table's Leave button)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.ui.custom_ids import hint_id, move_id, pick_id
+from bot.discord_side.ui.custom_ids import GoblinItem, hint_id, move_id, pick_id, quit_id
 from bot.discord_side.ui.parts import (
     MAX_COMPONENTS,
     ROW_BUTTONS,
@@ -20,6 +20,7 @@ from bot.discord_side.ui.parts import (
     row,
     text_block,
 )
+from bot.game.lessons import Lesson
 from bot.game.texts import Controls, Group, menu_key, phase_line, seat_line
 from bot.storage.records import TableRecord
 from engine import Observation
@@ -66,11 +67,17 @@ def _size(items: list[discord.ui.Item[Any]]) -> int:
 
 
 def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctrls: Controls,
-              note: Msg | None, filenames: list[str]) -> discord.ui.LayoutView:
-    """One seat's hand message (``filenames``: its uploaded pictures, hand first)."""
+              note: Msg | None, filenames: list[str],
+              lesson: Lesson | None = None) -> discord.ui.LayoutView:
+    """One seat's hand message (``filenames``: its uploaded pictures, hand first; ``lesson``:
+    the rule a guided match explains now, its moves already emphasised in ``ctrls``). A solo
+    table's hand ends with a Leave button."""
     lines = [f"### {translate(msg('bot.hand.title', table=record.id), locale)}"]
     if note is not None:
         lines.append(f"*{translate(note, locale)}*")
+    if lesson is not None:
+        heading = translate(msg("learn.heading", rule=lesson.rule), locale)
+        lines.append(f"> **{heading}** {translate(lesson.text, locale)}")
     if ctrls.notations():
         prompt = msg("bot.hand.your_move", phase=msg(f"phase.{obs.phase.value}"))
         lines.append(f"**{translate(prompt, locale)}**")
@@ -92,10 +99,15 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
         used += 1
         for item in items:
             box.add_item(item)
-    if record.hints and ctrls.notations() and used + 2 <= MAX_COMPONENTS:
-        box.add_item(discord.ui.Separator())  # the person's decision: a hint may be asked
-        box.add_item(row(button(translate(msg("bot.hint.button"), locale),
-                                hint_id(record.id, record.version))))
+    last: list[GoblinItem] = []  # the last row: a hint on the person's decision, leaving
+    if record.hints and ctrls.notations():
+        last.append(button(translate(msg("bot.hint.button"), locale),
+                           hint_id(record.id, record.version)))
+    if record.lessons or record.guild_id is None:
+        last.append(button(translate(msg("learn.leave"), locale), quit_id(record.id), "danger"))
+    if last and used + 2 + len(last) <= MAX_COMPONENTS:
+        box.add_item(discord.ui.Separator())
+        box.add_item(row(*last))
     return layout(box)
 
 
