@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.capacity import pct  # noqa: E402
 from benchmarks.load import spread  # noqa: E402
-from benchmarks.people import Stats, Table  # noqa: E402
+from benchmarks.people import Stats, Table, stop_all  # noqa: E402
 from loopback import Loopback  # noqa: E402
 from loopback.botproc import BotProcess  # noqa: E402
 
@@ -80,12 +80,7 @@ async def run(args: argparse.Namespace) -> int:
                 windows.append((start, time.time(), lb_start, lb.now(),
                                 bot.cpu_seconds() - cpu))
             processes = len(bot.pids())
-            for t in tables:
-                t.stop = True
-            for task in tasks:
-                task.cancel()
-            with contextlib.suppress(BaseException):
-                await asyncio.gather(*tasks, return_exceptions=True)
+            await stop_all(tables, tasks)
             await bot.stop()
 
             asked = [ix for ix in lb.interactions.values() if ix.kind == "component"

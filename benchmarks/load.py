@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.capacity import Figures, capacity, pct  # noqa: E402
-from benchmarks.people import Stats, Table  # noqa: E402
+from benchmarks.people import Stats, Table, stop_all  # noqa: E402
 from i18n import LOCALES, catalog  # noqa: E402
 from loopback import Interaction, Loopback, Message  # noqa: E402
 from loopback.botproc import BotProcess  # noqa: E402
@@ -170,12 +170,7 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
             own_bot = bot.cpu_seconds(children=False) - own_bot_start
             made = applied(db) - applied_start
             own_cpu = time.process_time() - own_start
-            for t in tables:
-                t.stop = True
-            for task in tasks:
-                task.cancel()
-            with contextlib.suppress(BaseException):
-                await asyncio.gather(*tasks, return_exceptions=True)
+            await stop_all(tables, tasks)
             await bot.stop()
 
             span = window_end - window_start

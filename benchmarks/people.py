@@ -6,6 +6,7 @@ they first click the hand's Hint button, when it has one, that often)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from dataclasses import dataclass, field
@@ -164,3 +165,13 @@ class Table:
             except Exception as exc:  # keep the load going; report at the end
                 self.stats.errors.append(f"{type(exc).__name__}: {exc}"[:300])
                 await asyncio.sleep(1)
+
+
+async def stop_all(tables: list[Table], tasks: list[asyncio.Task[None]]) -> None:
+    """Stop every table's people and wait until their tasks have ended."""
+    for t in tables:
+        t.stop = True
+    for task in tasks:
+        task.cancel()
+    with contextlib.suppress(BaseException):
+        await asyncio.gather(*tasks, return_exceptions=True)

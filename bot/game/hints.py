@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from bot.game.refusals import NotSeated, OutOfTurn, Refusal, Stale
-from bot.game.seats import seat_label
+from bot.game.refusals import Refusal
+from bot.game.seats import deciding_seat
 from bot.game.tables import Tables
 from bot.game.texts import describe
 from bot.storage.interface import Storage
@@ -92,23 +92,9 @@ class Hints:
     def _check(record: TableRecord, user_id: int, version: int, hand_of: int | None) -> int:
         """The seat of ``user_id`` when they may ask for a hint at ``version``; else a
         refusal."""
-        seat = record.seat_of(user_id)
-        if seat is None:
-            raise NotSeated(msg("bot.error.not_seated"), record)
-        if hand_of is not None and hand_of != user_id:
-            raise Refusal(msg("bot.error.not_your_hand"), record)
-        if record.status != "running":
-            raise Stale(msg("bot.error.game_closed"), record)
+        seat = deciding_seat(record, user_id, version, hand_of, msg("bot.hint.stale"))
         if not record.hints:
             raise Refusal(msg("bot.hint.off"), record)
-        if version != record.version:
-            raise Stale(msg("bot.hint.stale"), record)
-        state = record.game
-        if seat != state.current:
-            raise OutOfTurn(msg("bot.error.not_your_turn",
-                                who=seat_label(record, state.current)), record)
-        if record.seats[seat].ai:
-            raise OutOfTurn(msg("bot.error.seat_is_ai"), record)
         return seat
 
     async def _work(self, key: Key, seat: int, obs: Observation) -> bytes:

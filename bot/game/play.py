@@ -14,8 +14,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from bot.game.lessons import Lesson, lesson_now
-from bot.game.refusals import Illegal, NotSeated, OutOfTurn, Refusal, Stale
-from bot.game.seats import deadline, seat_label
+from bot.game.refusals import Illegal, Refusal, Stale
+from bot.game.seats import deadline, deciding_seat
 from bot.game.tables import Tables
 from bot.game.texts import controls
 from bot.storage.interface import Storage
@@ -88,26 +88,14 @@ class Play:
         async with self.tables.hold(table_id) as record:
             if channel_id is not None and channel_id != record.channel_id:
                 raise Illegal(msg("bot.error.other_channel"))
-            seat = record.seat_of(user_id)
-            if seat is None:
-                raise NotSeated(msg("bot.error.not_seated"), record)
-            if hand_of is not None and hand_of != user_id:
-                raise Refusal(msg("bot.error.not_your_hand"), record)
-            if record.status != "running":
-                raise Stale(msg("bot.error.game_closed"), record)
-            if version != record.version:
-                raise Stale(msg("bot.error.already_played"), record)
+            seat = deciding_seat(record, user_id, version, hand_of,
+                                 msg("bot.error.already_played"))
             state = record.game
-            if seat != state.current:
-                raise OutOfTurn(msg("bot.error.not_your_turn",
-                                    who=seat_label(record, state.current)), record)
             try:
                 action = parse(notation)
             except BadNotation as exc:
                 raise Illegal(msg("bot.error.bad_move"), record) from exc
             seats = record.seats
-            if seats[seat].ai:
-                raise OutOfTurn(msg("bot.error.seat_is_ai"), record)
             if menu is not None and notation not in controls(
                     observe(state, seat)).menus().get(menu, set()):
                 raise Illegal(msg("bot.error.not_in_menu"), record)

@@ -13,12 +13,11 @@ import re
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from bot_helpers import Clock, normal_instead
 from live_bot import LiveBot, table_id
-from test_bot_discord import ANN, BOB, Players, TinyRenderer
+from test_bot_discord import ANN, BOB, Players, TinyRenderer, open_table
 
 from bot.game.texts import describe
 from bot.workers.thinking import Thinking
@@ -43,20 +42,6 @@ async def h(lb: Loopback, tmp_path: Path, clock: Clock) -> AsyncIterator[LiveBot
                                thinking=quick())
     yield live
     await live.stop()
-
-
-async def open_table(h: LiveBot, others: list[User], ai: int, **options: Any) -> int:
-    """Ann opens a table (``options`` of /goblin new), the others join, Ann adds ``ai`` AI seats
-    and starts it."""
-    await h.command(ANN, "new", **options)
-    lobby = h.public()[-1]
-    tid = table_id(lobby)
-    for user in others:
-        await h.click(user, lobby, f"kg:lobby:{tid}:join")
-    for _ in range(ai):
-        await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
-    await h.click(ANN, lobby, f"kg:lobby:{tid}:start")
-    return tid
 
 
 def hint_button(message: Message) -> str | None:
@@ -119,7 +104,7 @@ async def test_one_person_against_the_ai_gets_a_private_hint_once_per_decision(
 
 
 async def test_a_hint_button_of_a_decision_already_played_is_refused(h: LiveBot) -> None:
-    tid = await open_table(h, [], ai=1)
+    tid = await open_table(h, ANN, [], ai=1)
     players = Players(h, tid, [ANN])
     hand = copy.deepcopy(await players.open_hand(ANN))  # as Ann's screen still shows it
     button = hint_button(hand)
@@ -136,7 +121,7 @@ async def test_a_hint_button_of_a_decision_already_played_is_refused(h: LiveBot)
 
 
 async def test_two_people_get_no_hints_unless_the_host_chose_them(h: LiveBot) -> None:
-    tid = await open_table(h, [BOB], ai=0)
+    tid = await open_table(h, ANN, [BOB], ai=0)
     rec = await h.bot.service.tables.load(tid)
     assert rec.hints is False
     assert "Hints are on" not in h.last_table_message().text()
@@ -150,7 +135,7 @@ async def test_two_people_get_no_hints_unless_the_host_chose_them(h: LiveBot) ->
     assert any("Hints are off at this table" in t for t in h.said(ix))
     await h.command(ANN, "abandon")
 
-    tid = await open_table(h, [BOB], ai=0, hints=True)  # the host's choice is honoured
+    tid = await open_table(h, ANN, [BOB], ai=0, hints=True)  # the host's choice is honoured
     rec = await h.bot.service.tables.load(tid)
     assert rec.hints is True and "Hints: on." in h.message(h.public()[-2]).text()
     user, _ = await whose_turn(h, tid, [ANN, BOB])
@@ -161,7 +146,7 @@ async def test_two_people_get_no_hints_unless_the_host_chose_them(h: LiveBot) ->
 
 
 async def test_the_host_may_turn_hints_off_against_the_ai(h: LiveBot) -> None:
-    tid = await open_table(h, [], ai=2, hints=False)
+    tid = await open_table(h, ANN, [], ai=2, hints=False)
     assert "Hints: off." in h.message(h.public()[-2]).text()
     rec = await h.bot.service.tables.load(tid)
     assert rec.hints is False
