@@ -14,6 +14,7 @@ edit. Also the Discord-free lines of a hint's answer (:func:`hint_lines`).
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from engine import Observation, observe
 from engine.agents.hint import Hint
 from i18n import Msg, msg
 
+log = logging.getLogger("karak.bot")
 #: One hint asked: (table, version, user).
 Key = tuple[int, int, int]
 
@@ -102,6 +104,7 @@ class Hints:
         try:
             advice = await self.thinking.hint(obs)
         except Exception as exc:  # a worker's trouble: the person may ask again
+            log.warning("a hint failed (%s: %s)", type(exc).__name__, exc)
             raise Refusal(msg("bot.hint.failed")) from exc
         table_id, version, user_id = key
         return await self.store.record_hint(table_id, version, user_id, seat, pack_hint(advice),

@@ -20,7 +20,7 @@ from live_bot import LiveBot, table_id
 from test_bot_discord import ANN, BOB, Players, TinyRenderer, open_table
 
 from bot.game.texts import describe
-from bot.workers.thinking import Thinking
+from bot.workers.thinking import Thinking, advise
 from engine import GameConfig, Observation, SeatConfig, new_game, observe
 from engine.agents.hint import Hint, hint
 from i18n import translate
@@ -175,4 +175,38 @@ async def test_an_ai_decision_asked_after_a_hint_is_made_first() -> None:
         assert (await asked).best in obs.legal
     finally:
         release.set()
+        await thinking.close()
+
+
+def broken_advise(obs: Observation, iterations: int) -> Hint:
+    """A hint worker that fails."""
+    raise RuntimeError("no hint today")
+
+
+async def test_a_hint_that_fails_is_told_and_not_counted(lb: Loopback, tmp_path: Path,
+                                                         clock: Clock) -> None:
+    thinking = Thinking(workers=0, work=normal_instead, advise=broken_advise)
+    h = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
+                            thinking=thinking)
+    try:
+        tid = await open_table(h, ANN, [], ai=1)
+        hand = await Players(h, tid, [ANN]).open_hand(ANN)
+        ix = await h.click(ANN, hand, hint_button(hand) or "")
+        assert any("could not be worked out" in t for t in h.said(ix)), h.said(ix)
+        assert await h.store.hints_used(tid) == {}
+        thinking.advise = advise  # the worker is back: asking again works
+        texts = h.said(await h.click(ANN, hand, hint_button(hand) or ""))
+        assert any("Suggested move" in t and "already asked" not in t for t in texts)
+    finally:
+        await h.stop()
+
+
+async def test_a_hint_is_worked_out_in_a_worker_process() -> None:
+    thinking = Thinking(workers=1, hint_iterations=ITERATIONS)
+    state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=3))
+    obs = observe(state, state.current)
+    try:
+        assert await thinking.hint(obs) == hint(obs, iterations=ITERATIONS)
+        assert thinking.hints.started == 1 and thinking.pool.started == 0
+    finally:
         await thinking.close()
