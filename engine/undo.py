@@ -40,6 +40,8 @@ from engine.names import card_name, monster_name, seat_name, word
 from engine.state import Event, GameState, Phase, TakeBack
 from i18n import Msg, msg
 
+_OVER = Phase.OVER  # read on every move: a module name is quicker to reach than an enum member
+
 
 def revealed(before: GameState, after: GameState, said: Sequence[Event]) -> bool:
     """Whether the move from ``before`` to ``after``, which said ``said``, made a random choice or
@@ -53,29 +55,37 @@ def revealed(before: GameState, after: GameState, said: Sequence[Event]) -> bool
     seat's own hand and Taia's drawn pair are known to it: playing or paying a card from there
     can be taken back, as at a real table.
     """
-    if after.rng != before.rng or any(event.to is not None for event in said):
+    if after.rng != before.rng:
         return True
-    me = before.current
-    for i, (old, new) in enumerate(zip(before.seats, after.seats, strict=True)):
-        if old is not new and (_left(old.deck, new.deck)
+    for event in said:
+        if event.to is not None:
+            return True
+    me = before.order[before.turn]
+    old_seats, new_seats = before.seats, after.seats
+    for i in range(len(old_seats)):
+        old, new = old_seats[i], new_seats[i]
+        if old is not new and ((old.deck is not new.deck and _left(old.deck, new.deck))
                                or (i != me and _left(old.hand, new.hand))):
             return True
-    return after.levels is not before.levels and any(
-        old is not new and (_left(old.deck[1:], new.deck[1:])
-                            or _left(old.gates[1:], new.gates[1:]))
-        for old, new in zip(before.levels, after.levels, strict=True))
+    if after.levels is before.levels:
+        return False
+    for old_level, new_level in zip(before.levels, after.levels, strict=True):
+        if old_level is not new_level and (_left(old_level.deck[1:], new_level.deck[1:])
+                                           or _left(old_level.gates[1:], new_level.gates[1:])):
+            return True
+    return False
 
 
 def _left(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
     """Whether a card of the zone ``old`` is no longer in it (``new``)."""
-    return old is not new and any(card not in new for card in old)
+    return any(card not in new for card in old)
 
 
 def closes(before: GameState, after: GameState, said: Sequence[Event]) -> bool:
     """Whether no move up to ``after`` may be taken back any more: the move ended the turn or
     the game, or it was :func:`revealed`."""
     return (after.turn != before.turn or after.round != before.round
-            or after.phase is Phase.OVER or revealed(before, after, said))
+            or after.phase is _OVER or revealed(before, after, said))
 
 
 def record(before: GameState, action: Action, after: GameState,

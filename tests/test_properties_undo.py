@@ -27,6 +27,7 @@ from engine import (
 from engine.agents import make_agent
 from engine.state import Event
 from engine.validate import check_state
+from i18n import translate
 
 
 def shows_or_draws(before: GameState, after: GameState, events: list[Event]) -> bool:
@@ -50,6 +51,9 @@ def check_take_back(before: GameState, after: GameState) -> None:
     assert state_to_json(back) == state_to_json(before)
     assert back.step == before.step
     assert [(e.text.key, e.to) for e in events] == [("event.take_back", None)]
+    for locale in ("en", "fr", "cs"):  # every kind of move is named in every language
+        text = translate(events[0].text, locale)
+        assert "{" not in text and "move." not in text, text
     for viewer in viewers(before):
         assert observe(back, viewer) == observe(before, viewer)
 

@@ -12,11 +12,13 @@ from msgspec.structs import replace
 from engine.actions import Undo
 from engine.observe import Observation
 
+_UNDO = Undo()
+
 
 def without_undo(observation: Observation) -> Observation:
     """``observation`` with taking back a move left out of its legal actions (the same
     observation when it offers none)."""
     legal = observation.legal
-    if not any(type(a) is Undo for a in legal):
+    if _UNDO not in legal:
         return observation
-    return replace(observation, legal=tuple([a for a in legal if type(a) is not Undo]))
+    return replace(observation, legal=tuple([a for a in legal if a != _UNDO]))

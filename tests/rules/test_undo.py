@@ -47,6 +47,7 @@ def quiet_play(state: GameState) -> Play:
 
 
 def take_back(state: GameState) -> tuple[GameState, list[Event]]:
+    """Take back the current seat's last move."""
     return apply(state, Undo())
 
 
@@ -72,6 +73,8 @@ def test_n19_takes_back_a_played_card_exactly() -> None:
     assert back.step == before.step == after.step - 1
     assert [e.to for e in events] == [None]
     assert translate(events[0].text) == f"Ann takes back {name(play.card)}."
+    assert translate(events[0].text, "fr").startswith("Ann annule sa dernière action\u00a0: jouer ")
+    assert translate(events[0].text, "cs").startswith("Ann bere zpět zahrání karty ")
     assert back.log == before.log  # the take-back is narrated, never logged in a state
 
 
@@ -84,9 +87,11 @@ def test_n19_several_take_backs_walk_back_to_the_turn_s_start() -> None:
         states.append(run(states[-1], quiet_play(states[-1])))
     state = states[-1]
     for earlier in reversed(states[:-1]):
-        state, _ = take_back(state)
+        state, events = take_back(state)
         assert state == earlier
     assert state.phase is Phase.TURN
+    monster = name(plain(1), monster=True)
+    assert translate(events[0].text) == f"Ann takes back the fight against {monster}."
     refused(state, "undo", "nothing_to_undo", "nothing to take back")
 
 
