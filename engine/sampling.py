@@ -15,6 +15,8 @@ level's deck holds only that level's regular monsters (R3). The reward action ca
 are spread over the cavern decks of their level and the seats' hands and decks; ``holders`` (cards
 the caller remembers seeing with a seat, say in its discard before it was reshuffled) keeps those
 with their seat when the counts allow. The generator is new: future shuffles are unknown too.
+A sample keeps no take-back record (N19): it never offers ``undo``, which no agent plays, and
+looks to the seat like the observation with ``undo`` left out of its legal actions.
 """
 
 from __future__ import annotations
