@@ -153,6 +153,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     """,
     # 5: the catalogue version of each table, an action log that keeps undone actions, results
     _results_and_undoable_log,
+    # 6: whether players may take back a move, per table and as a server's default
+    """
+    ALTER TABLE tables ADD COLUMN undo INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE settings ADD COLUMN undo INTEGER NOT NULL DEFAULT 1;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

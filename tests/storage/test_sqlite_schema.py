@@ -8,6 +8,7 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import aiosqlite
 import pytest
 
 from bot.storage.records import (
@@ -19,6 +20,7 @@ from bot.storage.records import (
     table_result,
 )
 from bot.storage.sqlite import SCHEMA_VERSION, Store
+from bot.storage.sqlite_rows import insert_result
 from cards import catalogue_version
 from engine import state_to_json
 from storage.backends import SqliteBackend, fill_up, make_room
@@ -109,7 +111,9 @@ def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: 
     """Table ``tid`` as the bot of schema ``version`` stored it, at ``step`` of ``game``, with
     its action log."""
     state = None if game is None else game.states[step]
-    extra = {"ai_level": "easy"} if version >= 4 else {}
+    extra: dict[str, object] = {"ai_level": "easy"} if version >= 4 else {}
+    if version >= 5:  # the bot of schema 5 stored the cards a table is played with
+        extra["catalogue"] = catalogue_version()
     sqlite.insert(
         "tables", id=tid, guild_id=GUILD, channel_id=100 + tid, host_id=ANN, status=status,
         seed=tid, seats=seats_text(seats, version), version=step,
@@ -120,8 +124,9 @@ def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: 
     for index in range(step):
         assert game is not None
         row = game.log_row(index, at=1500.0 + index)
+        numbered = {"seq": row.step} if version >= 5 else {}  # the log's own order
         sqlite.insert("actions", table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
-                      by_ai=0, action=row.action, at=row.at)
+                      by_ai=0, action=row.action, at=row.at, **numbered)
 
 
 @pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
@@ -140,15 +145,21 @@ async def test_every_earlier_database_is_upgraded_in_place(
     with sqlite.raw() as con:  # a finished game whose state was damaged: it has no result
         con.execute("UPDATE tables SET state = '{\"format\": 1}' WHERE id = 6")
 
+    expected = [
+        table_result(2, GUILD, 102, catalogue_version(), read_back(HANDED, version),
+                     handed.final, 3002.0),
+        table_result(1, GUILD, 101, catalogue_version(), read_back(SEATS, version),
+                     won.final, 3001.0)]
+    if version >= 5:  # the bot of schema 5 wrote the results as the games ended
+        async with aiosqlite.connect(sqlite.path) as db:
+            for result in expected:
+                await insert_result(db, result)
+            await db.commit()
+
     store = await Store.open(sqlite.path, clock=clock)
     try:
         assert await store.schema_version() == SCHEMA_VERSION
         level = "easy" if version >= 4 else "normal"
-        expected = [
-            table_result(2, GUILD, 102, catalogue_version(), read_back(HANDED, version),
-                         handed.final, 3002.0),
-            table_result(1, GUILD, 101, catalogue_version(), read_back(SEATS, version),
-                         won.final, 3001.0)]
         assert await store.results(GUILD) == expected
         assert expected[0].seats[1].handed_to_ai and expected[0].seats[1].kind == "person"
         assert await store.result_of(1) == expected[1]
@@ -158,6 +169,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
             rec = await store.get(tid)
             assert rec is not None and rec.catalogue == catalogue_version()
             assert rec.ai_level == level
+            assert rec.undo  # players may take back a move, as they may at a new table
         with pytest.raises(CorruptTable):
             await store.get(6)
         log = await store.action_log(1)
@@ -165,7 +177,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
             (i + 1, won.moves[i][1], 1500.0 + i, False) for i in range(len(won.moves))]
         await play_on(store, 3, running, upto=12)  # the running game plays on
         assert [r.step for r in await store.action_log(3)] == list(range(1, 13))
-        assert await store.guild_settings(GUILD) == ServerDefaults(True, 300, "normal")
+        assert await store.guild_settings(GUILD) == ServerDefaults(True, 300, "normal", True)
         assert await store.guild_locale(GUILD) is None
         await store.set_guild_locale(GUILD, "fr")
         assert await store.guild_locale(GUILD) == "fr"
