@@ -24,17 +24,20 @@ from bot.discord_side.context import (
 )
 from bot.discord_side.messages import Messages
 from bot.discord_side.ui.custom_ids import (
+    Back,
     HeroPick,
     LevelPick,
     LobbyOp,
     Move,
     OpenHand,
     Pick,
+    Sure,
     Target,
     Unreadable,
 )
+from bot.discord_side.ui.hand import ask_view
 from bot.discord_side.ui.lobby import lobby_view
-from bot.game.refusals import Refusal, Stale
+from bot.game.refusals import Ask, Refusal, Stale
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, TableRecord
 from i18n import Msg, msg, translate
@@ -64,7 +67,7 @@ class Interactions:
         """Route one click; a refusal or a failure becomes a private answer."""
         locale = loc(interaction)
         try:
-            if not isinstance(target, Unreadable | Move | Pick):  # a move checks it under its lock
+            if not isinstance(target, Unreadable | Move | Sure | Pick):  # a move checks it later
                 await self.service.play.check_channel(target.table, interaction.channel_id)
             match target:
                 case OpenHand(table):
@@ -80,6 +83,10 @@ class Interactions:
                     await self.level_pick(interaction, table, seat, revision, values[0])
                 case Move(table, version, notation):
                     await self.play(interaction, table, version, notation)
+                case Sure(table, version, notation):
+                    await self.play(interaction, table, version, notation, sure=True)
+                case Back(table):
+                    await self.back(interaction, table)
                 case Pick(table, version, menu):
                     await self.play(interaction, table, version, values[0], menu)
                 case Unreadable(text):
@@ -125,9 +132,11 @@ class Interactions:
         self.messages.sent_hand(record, seat, locale, sent, payload)
 
     async def play(self, interaction: discord.Interaction[Any], table: int, version: int,
-                   notation: str, menu: str | None = None) -> None:
+                   notation: str, menu: str | None = None, sure: bool = False) -> None:
         """Apply a move clicked in a hand message (``menu``: the menu it was picked in, None for
-        a button), then refresh that message and the table.
+        a button; ``sure``: the answer to the question asked before a move easy to regret),
+        then refresh that message and the table. A move easy to regret asks that question in
+        the hand message instead.
 
         Only the clicker's own private hand message is redrawn in place. A move control on a
         message everyone sees (an older bot's, a forged one), or on a private message of
@@ -135,15 +144,17 @@ class Interactions:
         answer is then a new private message (another user's hand message is refused).
         """
         locale = loc(interaction)
-        owner = hand_owner(interaction.message)
-        if owner is not None and owner == interaction.user.id:
-            await interaction.response.defer()
-        else:
-            await interaction.response.defer(ephemeral=True, thinking=True)
+        owner = await self._defer_in_hand(interaction)
         try:
             outcome = await self.service.play.act(table, interaction.user.id, version, notation,
                                              channel_id=interaction.channel_id, menu=menu,
-                                             hand_of=owner)
+                                             hand_of=owner, sure=sure)
+        except Ask as exc:
+            assert exc.record is not None
+            await interaction.edit_original_response(view=ask_view(
+                exc.record, exc.record.seat_of(interaction.user.id) or 0, exc.reason,
+                exc.notation, exc.version, locale), attachments=[])
+            return
         except Stale as exc:
             record = exc.record
             seat = record.seat_of(interaction.user.id) if record else None
@@ -157,6 +168,29 @@ class Interactions:
         finally:
             # the move is saved: the table, the next player and the AI go on whatever the reply
             self.messages.tasks.spawn(self.background.after([outcome]), f"after-{table}")
+
+    @staticmethod
+    async def _defer_in_hand(interaction: discord.Interaction[Any]) -> int | None:
+        """Acknowledge a click on a hand message: its answer edits the clicked message when it
+        is the clicker's own private one, else it is a new private message (a hand is never
+        shown in a message anyone else sees). Returns the user the message was shown to."""
+        owner = hand_owner(interaction.message)
+        if owner is not None and owner == interaction.user.id:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        return owner
+
+    async def back(self, interaction: discord.Interaction[Any], table: int) -> None:
+        """"Back" from the question asked before a move easy to regret: the hand again."""
+        locale = loc(interaction)
+        await self._defer_in_hand(interaction)
+        record = await self.service.tables.load(table)
+        seat = record.seat_of(interaction.user.id)
+        if seat is None or record.state is None:
+            await answer_privately(interaction, translate(msg("bot.error.not_seated"), locale))
+            return
+        await self.reply_hand(interaction, record, seat, locale)
 
     async def reply_hand(self, interaction: discord.Interaction[Any], record: TableRecord,
                          seat: int, locale: str, note: Msg | None = None) -> None:

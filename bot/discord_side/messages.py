@@ -33,6 +33,7 @@ from bot.storage.records import TableRecord
 from bot.supervision.tasks import Tasks
 from bot.workers.pictures import ImageFile, Pictures
 from engine import observe
+from engine.agents.offered import without_undo
 from i18n import Msg, translate
 from render import battle_key, hand_key, table_key
 
@@ -129,7 +130,8 @@ class Messages:
         hand message it will edit, whose pictures are kept when they did not change)."""
         obs = observe(record.game, seat)
         playing = record.status == "running" and not record.seats[seat].ai
-        ctrls = controls(obs) if playing else Controls(())
+        offered = obs if record.undo else without_undo(obs)  # the host may forbid take-backs
+        ctrls = controls(offered) if playing else Controls(())
         slot = (record.id, seat, locale)
         keys = {"hand.png": hand_key(obs, locale)}
         if obs.battle is not None:

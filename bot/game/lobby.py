@@ -40,12 +40,14 @@ class Lobby:
 
     async def create(self, *, guild_id: int | None, channel_id: int, host_id: int,
                      host_name: str, abilities: bool | None = None, timer: int | None = None,
-                     locale: str = "en", ai_level: str | None = None) -> TableRecord:
+                     locale: str = "en", ai_level: str | None = None,
+                     undo: bool | None = None) -> TableRecord:
         """Open a lobby in the channel with the host in the first seat.
 
         ``locale`` is the server's language in Discord; the public messages of the table use it
         unless the server's admins forced another one (``/goblin settings language``).
-        ``ai_level`` is the level of the AI seats the host adds (None: the server's default).
+        ``ai_level`` is the level of the AI seats the host adds, ``undo`` whether players may
+        take back a move (None: the server's default for each).
         """
         server = await self.servers.settings(guild_id)
         locale = server.forced_locale or locale
@@ -60,7 +62,8 @@ class Lobby:
             return await self.store.create_table(
                 guild_id=guild_id, channel_id=channel_id, host_id=host_id,
                 seats=(SeatInfo(user=host_id, name=host_name[:32]),), abilities=abilities,
-                timer=timer, seed=self.seeds(), locale=locale, ai_level=level)
+                timer=timer, seed=self.seeds(), locale=locale, ai_level=level,
+                undo=server.defaults.undo if undo is None else undo)
         except TableExists as exc:
             try:
                 found: TableRecord | None = await self.tables.load(exc.table_id)
