@@ -151,9 +151,11 @@ class Interactions:
                                              hand_of=owner, sure=sure)
         except Ask as exc:
             assert exc.record is not None
+            seat = exc.record.seat_of(interaction.user.id) or 0
+            self.messages.shown.drop((table, seat, locale))  # the question shows no picture
             await interaction.edit_original_response(view=ask_view(
-                exc.record, exc.record.seat_of(interaction.user.id) or 0, exc.reason,
-                exc.notation, exc.version, locale), attachments=[])
+                exc.record, seat, exc.reason, exc.notation, exc.version, locale),
+                attachments=[])
             return
         except Stale as exc:
             record = exc.record

@@ -285,12 +285,21 @@ class LiveBot:
                                   values, forge=forge)
         return await self.handled(ix)
 
-    async def play(self, user: User, message: Message, move: str) -> Interaction:
-        """``user`` plays the move ``move`` (notation) the message offers."""
+    async def play(self, user: User, message: Message, move: str, *,
+                   sure: bool = True) -> Interaction:
+        """``user`` plays the move ``move`` (notation) the message offers; when the bot asks
+        once more before it (a move easy to regret), ``user`` confirms unless ``sure`` is
+        false."""
         cid, value = offered(message)[move]
         if value is None:
-            return await self.click(user, message, cid)
-        return await self.choose(user, message, cid, [value])
+            ix = await self.click(user, message, cid)
+        else:
+            ix = await self.choose(user, message, cid, [value])
+        asked = self.reply(ix) if ix.original_id is not None else self.message(message)
+        confirm = next((c for c in asked.custom_ids() if c.startswith("kg:sure:")), None)
+        if sure and confirm is not None and not asked.deleted:
+            return await self.click(user, asked, confirm)
+        return ix
 
     # -- what people see
 
