@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot_helpers import Clock
-from live_bot import LiveBot, Message, User, offered
+from live_bot import CHANNEL, GUILD, LiveBot, Message, User, offered
+from test_bot_commands import ADMIN
 from test_bot_discord import ANN, BOB, Players, open_table, planted
 
 from bot.game.guard import question
-from bot.storage.records import TableRecord
+from bot.storage.records import ServerDefaults, TableRecord
 from engine import EndBattle, Observation, Undo, observe
 from engine.agents import make_agent
 from engine.replay import replay
@@ -116,6 +117,18 @@ async def test_the_host_may_forbid_taking_back(bot: LiveBot) -> None:
     ix = await bot.click(user, planted(bot.lb, user, cid), cid)
     assert "switched off" in " ".join(bot.said(ix)), bot.said(ix)
     assert (await bot.bot.service.tables.load(tid)).version == rec.version
+
+
+async def test_a_server_may_switch_taking_back_off_for_its_new_tables(bot: LiveBot) -> None:
+    ix = await bot.command(ADMIN, "settings", undo=False)
+    assert "let players take back a move: off." in " ".join(bot.said(ix)), bot.said(ix)
+    assert await bot.store.guild_settings(GUILD) == ServerDefaults(undo=False)
+    await bot.command(ANN, "new")
+    assert "Taking back a move: off." in bot.public()[-1].text()
+    assert not (await bot.bot.service.tables.in_channel(CHANNEL)).undo
+    await bot.command(ANN, "abandon")
+    await bot.command(ANN, "new", undo=True)  # the host decides for their table
+    assert (await bot.bot.service.tables.in_channel(CHANNEL)).undo
 
 
 def losing_end(rec: TableRecord, obs: Observation) -> bool:
