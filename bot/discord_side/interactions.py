@@ -150,11 +150,9 @@ class Interactions:
                                              channel_id=interaction.channel_id, menu=menu,
                                              hand_of=owner, sure=sure)
         except Ask as exc:
-            assert exc.record is not None
-            seat = exc.record.seat_of(interaction.user.id) or 0
-            self.messages.shown.drop((table, seat, locale))  # the question shows no picture
+            self.messages.shown.drop((table, exc.seat, locale))  # the question has no picture
             await interaction.edit_original_response(view=ask_view(
-                exc.record, seat, exc.reason, exc.notation, exc.version, locale),
+                exc.table, exc.seat, exc.reason, exc.notation, exc.version, locale),
                 attachments=[])
             return
         except Stale as exc:

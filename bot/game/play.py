@@ -125,7 +125,7 @@ class Play:
                 raise Illegal(msg("bot.error.not_in_menu"), record)
             ask = None if sure or action not in obs.legal else question(obs, action)
             if ask is not None:
-                raise Ask(ask, record, notation, version)
+                raise Ask(ask, record, seat, notation, version)
             if seats[seat].timeouts:
                 seats = with_seat(seats, seat, seats[seat].model_copy(update={"timeouts": 0}))
             return await self._apply(record, action, seat, user_id, False, seats)

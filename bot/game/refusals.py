@@ -38,11 +38,14 @@ class OutOfTurn(Refusal):
 
 class Ask(Refusal):
     """The move is easy to regret: nothing was applied, and ``reason`` is the question to ask
-    before it (:mod:`bot.game.guard`); the answer's button carries ``notation`` and
-    ``version``."""
+    seat ``seat`` before it (:mod:`bot.game.guard`); the answer's button carries ``notation``
+    and ``version``."""
 
-    def __init__(self, reason: Msg, record: TableRecord, notation: str, version: int) -> None:
+    def __init__(self, reason: Msg, record: TableRecord, seat: int, notation: str,
+                 version: int) -> None:
         super().__init__(reason, record)
+        self.table = record
+        self.seat = seat
         self.notation = notation
         self.version = version
 

@@ -2,13 +2,14 @@
 lost, and a fight at 1 HP against a monster that gets past the seat's equipment."""
 from __future__ import annotations
 
+from rules.helpers import plain
+
 from bot.game.guard import question
 from engine import EndBattle, Fight, GameState, observe, parse
 from engine.catalog import tables
 from engine.position import SeatSetup, position
 from engine.rules import apply
 from i18n import translate
-from rules.helpers import plain
 
 HITTER = plain(1, lambda m: m.attack >= 2)
 #: The armour with the most defence (3, more than a level I monster's attack of 2 or 3).

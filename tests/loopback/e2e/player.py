@@ -15,7 +15,6 @@ from .chaos import Chaos
 from .messages import asking, hand_button, moves_of, refused, table_of
 from .oracle import Oracle
 
-
 #: Taking back a move, and how often a person does when it is offered.
 UNDO = "undo"
 UNDO_CHANCE = 0.1
