@@ -150,10 +150,7 @@ class Interactions:
                                              channel_id=interaction.channel_id, menu=menu,
                                              hand_of=owner, sure=sure)
         except Ask as exc:
-            self.messages.shown.drop((table, exc.seat, locale))  # the question has no picture
-            await interaction.edit_original_response(view=ask_view(
-                exc.table, exc.seat, exc.reason, exc.notation, exc.version, locale),
-                attachments=[])
+            await self.ask(interaction, exc, locale)
             return
         except Stale as exc:
             record = exc.record
@@ -168,6 +165,20 @@ class Interactions:
         finally:
             # the move is saved: the table, the next player and the AI go on whatever the reply
             self.messages.tasks.spawn(self.background.after([outcome]), f"after-{table}")
+
+    async def ask(self, interaction: discord.Interaction[Any], question: Ask,
+                  locale: str) -> None:
+        """Ask once more before a move easy to regret: in the clicked hand message, or, when it
+        cannot be edited any more (dismissed, deleted), in a fresh private one."""
+        self.messages.shown.drop((question.table.id, question.seat, locale))  # no picture
+        view = ask_view(question.table, question.seat, question.reason, question.notation,
+                        question.version, locale)
+        try:
+            await interaction.edit_original_response(view=view, attachments=[])
+        except discord.HTTPException as exc:
+            log.warning("could not ask in the hand message of table %s (%s); asking anew",
+                        question.table.id, exc.status)
+            await interaction.followup.send(view=view, ephemeral=True)
 
     @staticmethod
     async def _defer_in_hand(interaction: discord.Interaction[Any]) -> int | None:

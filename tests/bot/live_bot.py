@@ -289,16 +289,21 @@ class LiveBot:
                    sure: bool = True) -> Interaction:
         """``user`` plays the move ``move`` (notation) the message offers; when the bot asks
         once more before it (a move easy to regret), ``user`` confirms unless ``sure`` is
-        false."""
+        false. The interaction of the click on the move."""
         cid, value = offered(message)[move]
         if value is None:
             ix = await self.click(user, message, cid)
         else:
             ix = await self.choose(user, message, cid, [value])
-        asked = self.reply(ix) if ix.original_id is not None else self.message(message)
-        confirm = next((c for c in asked.custom_ids() if c.startswith("kg:sure:")), None)
-        if sure and confirm is not None and not asked.deleted:
-            return await self.click(user, asked, confirm)
+        if not sure:
+            return ix
+        for mid in [ix.original_id, *ix.followups]:  # asked in the hand, or anew
+            asked = self.lb.messages.get(mid or 0)
+            confirm = None if asked is None or asked.deleted else next(
+                (c for c in asked.custom_ids() if c.startswith("kg:sure:")), None)
+            if asked is not None and confirm is not None:
+                await self.click(user, asked, confirm)
+                break
         return ix
 
     # -- what people see
