@@ -8,7 +8,7 @@ from collections.abc import Callable
 from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LiveBot, Message, User, offered
 from test_bot_commands import ADMIN
-from test_bot_discord import ANN, BOB, Players, open_table, planted
+from test_bot_discord import ANN, BOB, EVE, Players, open_table, planted
 
 from bot.game.guard import question
 from bot.storage.records import ServerDefaults, TableRecord
@@ -148,6 +148,14 @@ async def test_ending_a_lost_battle_is_asked_once_then_applied(bot: LiveBot) -> 
     hand = bot.message(hand)
     assert "end" in offered(hand)
     await bot.play(user, hand, "end", sure=False)
+    # another player's Confirm is refused; a stranger's Back shows no hand
+    other = next(u for u in (ANN, BOB) if u is not user)
+    cid = f"kg:sure:{tid}:{rec.version}:end"
+    ix = await bot.click(other, planted(bot.lb, other, cid), cid)
+    assert "Not your turn" in " ".join(bot.said(ix)), bot.said(ix)
+    ix = await bot.click(EVE, planted(bot.lb, EVE, f"kg:back:{tid}"), f"kg:back:{tid}")
+    assert "have a seat" in " ".join(bot.said(ix)), bot.said(ix)
+    assert (await bot.bot.service.tables.load(tid)).version == rec.version
     await bot.click(user, bot.message(hand), f"kg:sure:{tid}:{rec.version}:end")
     after = await bot.bot.service.tables.load(tid)
     assert after.version == rec.version + 1
