@@ -34,9 +34,10 @@ class Storage(Protocol):
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
                            locale: str = "en", ai_level: AiLevel = "normal",
-                           undo: bool = True) -> TableRecord:
-        """Create a lobby, played with this bot's cards (``cards.catalogue_version()``), where
-        players may take back a move when ``undo`` is true; raises
+                           lessons: bool = False, undo: bool = True) -> TableRecord:
+        """Create a lobby (``lessons``: a guided first match), played with this bot's cards
+        (``cards.catalogue_version()``), where players may take back a move when ``undo`` is
+        true; raises
         :class:`~bot.storage.records.TableExists` when the channel has an active table."""
 
     async def get(self, table_id: int) -> TableRecord | None:

@@ -108,8 +108,9 @@ class Store:
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
                            locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
-                           undo: bool = True) -> TableRecord:
-        """Create a lobby; raises :class:`TableExists` when the channel has an active table."""
+                           lessons: bool = False, undo: bool = True) -> TableRecord:
+        """Create a lobby (``lessons``: a guided first match; ``undo``: players may take back a
+        move); raises :class:`TableExists` when the channel has an active table."""
         now = self.clock()
         async with self._tx() as db:
             async with db.execute(
@@ -121,9 +122,10 @@ class Store:
             cur2 = await db.execute(
                 "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, timer, "
                 "seed, locale, seats, version, created_at, updated_at, ai_level, catalogue, "
-                "undo) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)",
+                "lessons, undo) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
                 (guild_id, channel_id, host_id, int(abilities), timer, seed, locale,
-                 seats_to_json(seats), now, now, ai_level, catalogue_version(), int(undo)))
+                 seats_to_json(seats), now, now, ai_level, catalogue_version(), int(lessons),
+                 int(undo)))
             tid = cur2.lastrowid
         assert tid is not None
         record = await self.get(tid)
@@ -218,12 +220,9 @@ class Store:
                     deadline: float | None = None) -> None:
         """In ONE transaction: the new state at version ``before + 1`` (guarded by version
         ``before``) and its log row (the table's next ``seq``); a take-back (``undo``) also marks
-        the latest action it has not taken back yet ``undone``.
-
-        A finished game is marked ``finished`` with its winner, and its result written, in the
-        same transaction. Raises :class:`StaleVersion` (and writes nothing) when the table is
-        no longer at ``before``.
-        """
+        the latest action it has not taken back yet ``undone``; a finished game is marked
+        ``finished`` with its winner, and its result written. Raises :class:`StaleVersion` (and
+        writes nothing) when the table is no longer at ``before``."""
         over = state.winner is not None
         text = storable(state)
         now = self.clock()

@@ -153,7 +153,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     """,
     # 5: the catalogue version of each table, an action log that keeps undone actions, results
     _results_and_undoable_log,
-    # 6: whether players may take back a move, per table and as a server's default
+    # 6: a guided first match (/goblin learn), whose hand messages explain rules as they come
+    """
+    ALTER TABLE tables ADD COLUMN lessons INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 7: whether players may take back a move, per table and as a server's default
     """
     ALTER TABLE tables ADD COLUMN undo INTEGER NOT NULL DEFAULT 1;
     ALTER TABLE settings ADD COLUMN undo INTEGER NOT NULL DEFAULT 1;

@@ -112,7 +112,7 @@ def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: 
     its action log."""
     state = None if game is None else game.states[step]
     extra: dict[str, object] = {"ai_level": "easy"} if version >= 4 else {}
-    if version >= 5:  # the bot of schema 5 stored the cards a table is played with
+    if version >= 5:
         extra["catalogue"] = catalogue_version()
     sqlite.insert(
         "tables", id=tid, guild_id=GUILD, channel_id=100 + tid, host_id=ANN, status=status,
@@ -124,9 +124,21 @@ def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: 
     for index in range(step):
         assert game is not None
         row = game.log_row(index, at=1500.0 + index)
-        numbered = {"seq": row.step} if version >= 5 else {}  # the log's own order
+        seq = {"seq": index + 1} if version >= 5 else {}
         sqlite.insert("actions", table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
-                      by_ai=0, action=row.action, at=row.at, **numbered)
+                      by_ai=0, action=row.action, at=row.at, **seq)
+
+
+async def old_results(sqlite: SqliteBackend, version: int,
+                      finished: list[tuple[int, tuple[SeatInfo, ...], Game]]) -> None:
+    """The results a bot of schema ``version`` stored as its games finished (from schema 5)."""
+    if version < 5:
+        return
+    async with aiosqlite.connect(sqlite.path) as db:
+        for tid, seats, game in finished:
+            await insert_result(db, table_result(tid, GUILD, 100 + tid, catalogue_version(),
+                                                 seats, game.final, 3000.0 + tid))
+        await db.commit()
 
 
 @pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
@@ -141,25 +153,20 @@ async def test_every_earlier_database_is_upgraded_in_place(
     old_table(sqlite, version, 4, "abandoned", None, 0)
     old_table(sqlite, version, 5, "abandoned", running, 5)
     old_table(sqlite, version, 6, "finished", won, len(won.moves))
+    await old_results(sqlite, version, [(1, SEATS, won), (2, HANDED, handed)])
     sqlite.insert("meta", key="announced:1", value="1")
     with sqlite.raw() as con:  # a finished game whose state was damaged: it has no result
         con.execute("UPDATE tables SET state = '{\"format\": 1}' WHERE id = 6")
-
-    expected = [
-        table_result(2, GUILD, 102, catalogue_version(), read_back(HANDED, version),
-                     handed.final, 3002.0),
-        table_result(1, GUILD, 101, catalogue_version(), read_back(SEATS, version),
-                     won.final, 3001.0)]
-    if version >= 5:  # the bot of schema 5 wrote the results as the games ended
-        async with aiosqlite.connect(sqlite.path) as db:
-            for result in expected:
-                await insert_result(db, result)
-            await db.commit()
 
     store = await Store.open(sqlite.path, clock=clock)
     try:
         assert await store.schema_version() == SCHEMA_VERSION
         level = "easy" if version >= 4 else "normal"
+        expected = [
+            table_result(2, GUILD, 102, catalogue_version(), read_back(HANDED, version),
+                         handed.final, 3002.0),
+            table_result(1, GUILD, 101, catalogue_version(), read_back(SEATS, version),
+                         won.final, 3001.0)]
         assert await store.results(GUILD) == expected
         assert expected[0].seats[1].handed_to_ai and expected[0].seats[1].kind == "person"
         assert await store.result_of(1) == expected[1]
@@ -169,6 +176,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
             rec = await store.get(tid)
             assert rec is not None and rec.catalogue == catalogue_version()
             assert rec.ai_level == level
+            assert not rec.lessons  # every older table was an ordinary one
             assert rec.undo  # players may take back a move, as they may at a new table
         with pytest.raises(CorruptTable):
             await store.get(6)
