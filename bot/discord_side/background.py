@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -55,6 +55,8 @@ class Background:
         self.heartbeat = heartbeat
         self._ai: dict[int, asyncio.Task[Any]] = {}
         self._timers: asyncio.Task[Any] | None = None
+        #: More work for each pass of the timers (rematch offers lapsing).
+        self.sweeps: list[Callable[[], Awaitable[None]]] = []
 
     # ------------------------------------------------------------------ after moves
 
@@ -165,6 +167,8 @@ class Background:
     async def _timer_pass(self) -> bool:
         self.beat()
         await self.check_timers()
+        for sweep in self.sweeps:
+            await sweep()
         return True
 
     def beat(self) -> None:

@@ -14,6 +14,7 @@ import discord
 
 from bot.discord_side.ui.custom_ids import hand_id
 from bot.discord_side.ui.parts import GREY, button, layout, picture, row, text_block
+from bot.discord_side.ui.past import end_buttons
 from bot.game.texts import phase_line
 from bot.storage.records import TableRecord
 from engine import Observation
@@ -98,6 +99,8 @@ def table_view(record: TableRecord, obs: Observation, locale: str, filename: str
     if running:
         box.add_item(row(button(translate(msg("bot.table.my_hand"), locale), hand_id(record.id),
                                 "primary")))
+    elif record.status == "finished":
+        box.add_item(end_buttons(record.id, locale))
     return layout(box)
 
 
