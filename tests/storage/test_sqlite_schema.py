@@ -5,6 +5,7 @@ its finished games' results back-filled from their stored states."""
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from bot.storage.records import (
     SchemaTooNew,
     SeatInfo,
     ServerDefaults,
+    TableResult,
     table_result,
 )
 from bot.storage.sqlite import SCHEMA_VERSION, Store
@@ -110,7 +112,9 @@ def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: 
     """Table ``tid`` as the bot of schema ``version`` stored it, at ``step`` of ``game``, with
     its action log."""
     state = None if game is None else game.states[step]
-    extra = {"ai_level": "easy"} if version >= 4 else {}
+    extra: dict[str, object] = {"ai_level": "easy"} if version >= 4 else {}
+    if version >= 5:
+        extra["catalogue"] = catalogue_version()
     sqlite.insert(
         "tables", id=tid, guild_id=GUILD, channel_id=100 + tid, host_id=ANN, status=status,
         seed=tid, seats=seats_text(seats, version), version=step,
@@ -121,8 +125,25 @@ def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: 
     for index in range(step):
         assert game is not None
         row = game.log_row(index, at=1500.0 + index)
+        numbered = {"seq": row.step} if version >= 5 else {}  # the log's order from schema 5
         sqlite.insert("actions", table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
-                      by_ai=0, action=row.action, at=row.at)
+                      by_ai=0, action=row.action, at=row.at, **numbered)
+    if version >= 5 and status == "finished" and state is not None and tid != 6:
+        old_result(sqlite, table_result(tid, GUILD, 100 + tid, catalogue_version(), seats,
+                                        state, 3000.0 + tid))
+
+
+def old_result(sqlite: SqliteBackend, result: TableResult) -> None:
+    """A finished game's result as the bot of schema 5 on wrote it with its last move."""
+    head = {k: v for k, v in vars_of(result).items() if k != "seats"}
+    sqlite.insert("results", **head)
+    for seat in result.seats:
+        sqlite.insert("result_seats", table_id=result.table_id, **vars_of(seat))
+
+
+def vars_of(value: object) -> dict[str, object]:
+    """The fields of a record (a slotted dataclass)."""
+    return {f.name: getattr(value, f.name) for f in fields(value)}  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
