@@ -150,7 +150,7 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
     @app_commands.rename(table=OPTION["id"])
     @app_commands.guild_only()
     async def replay(self, interaction: discord.Interaction[Any],
-                     table: app_commands.Range[int, 1, 2**53]) -> None:
+                     table: app_commands.Range[int, 1, 2**53 - 1]) -> None:
         """Step through a finished match of this server, only for you."""
         await _run(interaction, self.bodies.clicks.past.replay(interaction, table))
 

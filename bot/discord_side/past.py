@@ -10,7 +10,6 @@ and a worker process would have to rebuild the whole replay from the log.
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -133,7 +132,7 @@ class PastMatches:
         self.messages.pace.note(channel.id)
         await channel.send(content=translate(msg("replay.animation", table=table),
                                              record.locale),
-                           file=discord.File(io.BytesIO(gif), f"match-{table}.gif"),
+                           file=ImageFile(gif, f"match-{table}.gif"),
                            allowed_mentions=NO_MENTIONS)
         await interaction.edit_original_response(
             content=translate(msg("replay.shared", table=table), locale))
