@@ -9,10 +9,10 @@ Printed:
 * a replay step as the bot answers a click (:class:`bot.game.history.History` reading the table
   and its replay, kept or rebuilt from the database's action log, the spectator's view, the
   table picture and the battle picture during a battle, drawn by Pillow in this process as a
-  drawing worker does, and the replay message's layout), on the first match from ``--seed`` of
-  ``--min-actions`` to ``--max-actions`` actions stored through the storage interface: p50 and p99 over ``--steps`` random
-  steps, with the replay kept (what the bot does between clicks) and rebuilt for every click
-  (after a restart, or once evicted). Goal: p99 <= 300 ms;
+  drawing worker does, and the replay message's layout), on the first match from ``--seed``
+  of ``--min-actions`` to ``--max-actions`` actions stored through the storage interface: p50
+  and p99 over ``--steps`` random steps, with the replay kept (what the bot does between
+  clicks) and rebuilt for every click (after a restart, or once evicted). Goal: p99 <= 300 ms;
 * ``/goblin history`` on a database of ``--matches`` finished matches of one server, written
   through the storage interface (each table started one move before the end of one seeded game,
   its seats drawn from 12 people and the AI, then its last move played, which writes its result):
@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -112,12 +113,12 @@ async def replay_steps(folder: Path, seed: int, steps: int, least: int, most: in
             replay_view(loaded, at, False, "en", names)
 
         await step(match.last)  # fonts and pictures' parts loaded once, not counted
-        print(_line("replay step, replay kept", [await _timed(lambda s=s: step(s))
-                                                 for s in order]))
+        print(_line("replay step, replay kept", [await _timed(partial(step, at))
+                                                 for at in order]))
         rebuilt = []
         for at in order[: max(1, steps // 4)]:
             history = History(store, Tables(store))  # nothing kept: rebuilt from the log
-            rebuilt.append(await _timed(lambda s=at: step(s)))
+            rebuilt.append(await _timed(partial(step, at)))
         print(_line("replay step, rebuilt from the database", rebuilt))
     finally:
         await store.close()
@@ -161,9 +162,11 @@ async def history_pages(folder: Path, seed: int, matches: int, pages: int) -> No
             shown = await history.page(GUILD, player, before=anchor)
             history_view(shown, player, "en")
 
-        for label, who in (("history page, the server's matches", None),
-                           ("history page, one person's matches", people[0])):
-            print(_line(label, [await _timed(lambda w=who: page(w)) for _ in range(pages)]))
+        asked: tuple[tuple[str, int | None], ...] = (
+            ("history page, the server's matches", None),
+            ("history page, one person's matches", people[0]))
+        for label, player in asked:
+            print(_line(label, [await _timed(partial(page, player)) for _ in range(pages)]))
     finally:
         await store.close()
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LiveBot
+from storage.helpers import Game, played
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer, planted
 
 from bot.storage.records import SeatInfo
@@ -17,7 +18,6 @@ from bot.storage.sqlite import Store
 from engine.replay import Replay
 from loopback import Loopback, Message
 from render.animation import MAX_BYTES
-from storage.helpers import Game, played
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "loopback"))  # the e2e helpers
 from e2e.privacy import Secrets  # noqa: E402 - the stand-in tests' privacy watch

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from bot_helpers import Clock
 from live_bot import CHANNEL, LiveBot
+from storage.helpers import played
 from test_bot_discord import ANN, BOB, EVE, planted
 from test_bot_past import finished_match
 
 from bot.game.rematch import LAPSE
 from loopback import Message
-from storage.helpers import played
 
 
 async def ended(bot: LiveBot) -> tuple[int, Message]:
@@ -34,6 +34,15 @@ async def offered(bot: LiveBot) -> tuple[int, Message]:
     assert offer.custom_ids() == [f"kg:rm:{tid}:ready", f"kg:rm:{tid}:start"]
     assert "Everyone keeps their hero" in offer.text()
     return tid, offer
+
+
+async def test_replay_on_the_final_table_opens_a_private_replay(bot: LiveBot) -> None:
+    tid, final = await ended(bot)
+    ix = await bot.click(EVE, final, f"kg:rp:{tid}:0:h.open")  # anyone of the server may
+    replay = bot.reply(ix)
+    assert replay.owner == EVE.id and f"Replay of table #{tid}" in replay.text()
+    assert f"kg:rp:{tid}:0:h.next" in replay.custom_ids()
+    assert bot.message(final).custom_ids() == [f"kg:rp:{tid}:0:h.open", f"kg:rm:{tid}:offer"]
 
 
 async def test_the_rematch_starts_when_everyone_is_ready(bot: LiveBot) -> None:

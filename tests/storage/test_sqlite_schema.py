@@ -5,8 +5,8 @@ its finished games' results back-filled from their stored states."""
 from __future__ import annotations
 
 import json
-from dataclasses import fields
 from collections.abc import AsyncIterator
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
