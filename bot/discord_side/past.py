@@ -4,20 +4,22 @@ service (:mod:`bot.game.history`, :mod:`bot.game.rematch`) and answers; every st
 custom id or the database.
 
 The animation is drawn in a thread of the bot (``asyncio.to_thread``): it is asked for rarely,
-and a worker process would have to rebuild the whole replay from the log.
+and a worker process would have to rebuild the whole replay from the log. One animation is drawn
+at a time, and the last few are kept, so clicks on Share never pile up drawings.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
 
 from bot.discord_side.context import loc
-from bot.discord_side.messages import NO_MENTIONS, Messages
+from bot.discord_side.messages import MENTIONS, NO_MENTIONS, Messages
 from bot.discord_side.ui.custom_ids import (
     HistoryPage,
     RematchOp,
@@ -39,6 +41,8 @@ from render.animation import MAX_BYTES, match_animation
 log = logging.getLogger("karak.bot")
 #: Discord's upload limit of a message without Nitro boosts.
 UPLOAD_LIMIT = 8 * 1024 * 1024
+#: Animations kept (by table and language), the most recently made.
+KEPT_ANIMATIONS = 2
 
 
 class PastMatches:
@@ -50,6 +54,8 @@ class PastMatches:
         self.service = service
         self.messages = messages
         self.begin = begin
+        self._drawing = asyncio.Lock()  # one animation drawn at a time
+        self._animations: OrderedDict[tuple[int, str], bytes] = OrderedDict()
 
     # ------------------------------------------------------------------ commands
 
@@ -123,7 +129,7 @@ class PastMatches:
         await interaction.response.defer(ephemeral=True, thinking=True)
         loaded = await self.service.history.replay(table, interaction.guild_id)
         record = loaded.record
-        gif = await asyncio.to_thread(match_animation, loaded.replay, record.locale)
+        gif = await self._animation(loaded)
         locale = loc(interaction)
         if len(gif) > min(MAX_BYTES, UPLOAD_LIMIT):
             raise Refusal(msg("replay.too_big", table=table))
@@ -137,6 +143,19 @@ class PastMatches:
         await interaction.edit_original_response(
             content=translate(msg("replay.shared", table=table), locale))
 
+    async def _animation(self, loaded: Loaded) -> bytes:
+        """The GIF of a match in its table's language (kept, or drawn in a thread)."""
+        key = (loaded.record.id, loaded.record.locale)
+        async with self._drawing:
+            gif = self._animations.get(key)
+            if gif is None:
+                gif = await asyncio.to_thread(match_animation, loaded.replay, key[1])
+                self._animations[key] = gif
+                while len(self._animations) > KEPT_ANIMATIONS:
+                    self._animations.popitem(last=False)
+            self._animations.move_to_end(key)
+        return gif
+
     # ------------------------------------------------------------------ rematches
 
     async def rematch(self, interaction: discord.Interaction[Any], table: int, op: str) -> None:
@@ -149,8 +168,9 @@ class PastMatches:
             await interaction.response.defer(ephemeral=True, thinking=True)
             state = await rematches.offer(table, user)
             if state.offer.message_id is None and state.started is None:
-                sent = await self.messages.channel(state.record).send(
-                    view=rematch_view(state, state.record.locale), allowed_mentions=NO_MENTIONS)
+                self.messages.pace.note(state.record.channel_id)
+                sent = await self.messages.channel(state.record).send(  # pings those asked
+                    view=rematch_view(state, state.record.locale), allowed_mentions=MENTIONS)
                 await rematches.set_message(table, sent.id)
                 told = msg("rematch.offered")
             else:
@@ -177,6 +197,7 @@ class PastMatches:
             return
         message = self.messages.channel(state.record).get_partial_message(
             state.offer.message_id)
+        self.messages.pace.note(state.record.channel_id)
         try:
             await message.edit(view=rematch_view(state, state.record.locale),
                                allowed_mentions=NO_MENTIONS)

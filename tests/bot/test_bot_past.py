@@ -8,6 +8,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import pytest
 from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LiveBot
 from storage.helpers import Game, played
@@ -181,3 +182,24 @@ async def test_the_shared_animation_is_posted_under_the_upload_limit(bot: LiveBo
     gif = posted.attachments[0]
     assert gif.filename == f"match-{tid}.gif" and 0 < gif.size <= MAX_BYTES
     assert gif.data is not None and gif.data.startswith(b"GIF89a")
+
+
+@pytest.mark.parametrize("custom_id", [
+    "kg:rp:1:x:h.next", "kg:rp:1:2:z.next", "kg:rp:1:2:h.jump", "kg:hist:1:q:0",
+    "kg:hist:0:o:0", "kg:rm:1:explode", "kg:rsh:1:2",
+])
+async def test_damaged_past_match_ids_get_a_polite_answer(bot: LiveBot, custom_id: str) -> None:
+    ix = await bot.click(ANN, planted(bot.lb, ANN, custom_id), custom_id)
+    assert "damaged" in " ".join(bot.said(ix))
+
+
+async def test_a_step_beyond_the_match_and_a_forged_bookmark_are_handled(bot: LiveBot) -> None:
+    game = played(2)
+    tid = await finished_match(bot.store, game)
+    beyond = f"kg:rp:{tid}:99999:h.prev"  # drawn at no step of the match: taken to its end
+    ix = await bot.click(ANN, planted(bot.lb, ANN, beyond), beyond)
+    assert step_of(bot.reply(ix)) == len(game.moves) - 1
+    message = await replay_of(bot, tid)
+    menu = next(c for c in message.items() if c.get("type") == 3)
+    ix = await bot.choose(ANN, message, menu["custom_id"], ["99999"], forge=True)
+    assert "not part of this match" in " ".join(bot.said(ix))
