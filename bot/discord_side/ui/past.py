@@ -7,8 +7,6 @@ step), so a message keeps working after a restart.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import discord
 
 from bot.discord_side.ui.custom_ids import (
@@ -52,10 +50,9 @@ def _seat(seat: SeatResult, locale: str) -> str:
 
 def _entry(result: TableResult, changes: dict[int, int] | None, locale: str) -> str:
     """One match of the history: number, date, length, winner and seats."""
-    when = datetime.fromtimestamp(result.finished_at, UTC)
     lines = [translate(msg("history.entry", table=result.table_id,
-                           date=f"<t:{int(result.finished_at)}:d>", iso=when.date().isoformat(),
-                           rounds=result.rounds, moves=result.actions), locale)]
+                           date=f"<t:{int(result.finished_at)}:f>", rounds=result.rounds,
+                           moves=result.actions), locale)]
     for seat in result.seats:
         line = "- " + _seat(seat, locale)
         if changes is not None and seat.user_id in changes:  # filled once ratings exist
