@@ -57,6 +57,8 @@ class Background:
         self._timers: asyncio.Task[Any] | None = None
         #: More work for each pass of the timers (rematch offers lapsing).
         self.sweeps: list[Callable[[], Awaitable[None]]] = []
+        #: The summary chart of a finished table (None: none).
+        self.summary: Callable[[TableRecord], Awaitable[bytes | None]] = _no_summary
 
     # ------------------------------------------------------------------ after moves
 
@@ -103,7 +105,8 @@ class Background:
                           else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
                                                    ".name")))
         await self.messages.post_table(record, msg("bot.table.game_over", who=who,
-                                                   steps=state.step))
+                                                   steps=state.step),
+                                       await self.summary(record))
         await self.service.meta.announced(record.id)
 
     def forget(self, table: int) -> None:
@@ -258,6 +261,11 @@ class Background:
             return
         if record.status == "lobby":
             await self.messages.refresh_lobby(record)
+
+
+async def _no_summary(record: TableRecord) -> bytes | None:
+    """No summary chart."""
+    return None
 
 
 __all__ = ["Background"]

@@ -62,6 +62,7 @@ class Interactions:
         self.background = background
         self.past = PastMatches(service, messages, self.begin)
         background.sweeps.append(self.past.lapse_offers)
+        background.summary = self.past.summary
 
     async def on_click(self, interaction: discord.Interaction[Any], target: Target,
                        values: list[str]) -> None:

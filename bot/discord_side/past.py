@@ -35,14 +35,36 @@ from bot.game.rematch import RematchState
 from bot.game.service import GameService
 from bot.storage.records import TableRecord
 from bot.workers.pictures import ImageFile
-from i18n import msg, translate
+from engine.names import seat_name
+from engine.replay import Replay
+from i18n import Msg, Param, msg, translate
 from render.animation import MAX_BYTES, match_animation
+from render.charts import SeatSeries, summary_chart
 
 log = logging.getLogger("karak.bot")
 #: Discord's upload limit of a message without Nitro boosts.
 UPLOAD_LIMIT = 8 * 1024 * 1024
 #: Animations kept (by table and language), the most recently made.
 KEPT_ANIMATIONS = 2
+
+
+def round_series(replay: Replay) -> list[SeatSeries]:
+    """Each seat's keys and hit points at the end of every round of a match (for the summary
+    chart), in seat order."""
+    ends: dict[int, int] = {}  # round -> its last step
+    for step in range(replay.last + 1):
+        ends[replay.state(step).round] = step
+    states = [replay.state(ends[r]) for r in sorted(ends)]
+    final = replay.final
+    return [SeatSeries(seat.hero, _name(seat_name(final, i)),
+                       keys=tuple([len(s.seats[i].keys) for s in states]),
+                       hp=tuple([s.seats[i].hp for s in states]), won=final.winner == i)
+            for i, seat in enumerate(final.seats)]
+
+
+def _name(name: Param) -> str | Msg:
+    """A seat's name as a chart takes it."""
+    return name if isinstance(name, Msg) else str(name)
 
 
 class PastMatches:
@@ -155,6 +177,19 @@ class PastMatches:
                     self._animations.popitem(last=False)
             self._animations.move_to_end(key)
         return gif
+
+    async def summary(self, record: TableRecord) -> bytes | None:
+        """The summary chart of a finished table (keys and HP per seat round by round), drawn
+        in a thread; None when its match cannot be replayed (it is then left out)."""
+        try:
+            loaded = await self.service.history.replay(record.id, record.guild_id)
+            return await asyncio.to_thread(summary_chart, round_series(loaded.replay),
+                                           record.locale)
+        except Refusal as exc:
+            log.warning("no summary chart for table %s: %s", record.id, exc.reason.key)
+        except Exception:
+            log.exception("could not draw the summary chart of table %s", record.id)
+        return None
 
     # ------------------------------------------------------------------ rematches
 

@@ -1,4 +1,4 @@
-"""Rematches on the stand-in: the final table offers Replay and Rematch; the rematch starts at
+"""Rematches on the stand-in: the final table offers Replay and Rematch under its summary chart; the rematch starts at
 once when every person is ready, or when the host starts it with those who are, with the same
 seats, heroes, AI levels and settings; an offer lapses on the clock (its buttons go), is refused
 where the channel has an active table, and only the match's people take part."""
@@ -22,6 +22,7 @@ async def ended(bot: LiveBot) -> tuple[int, Message]:
     await bot.settle()
     final = bot.public()[-1]
     assert final.custom_ids() == [f"kg:rp:{tid}:0:h.open", f"kg:rm:{tid}:offer"]
+    assert [a.filename for a in final.attachments] == ["table.png", "summary.png"]
     return tid, final
 
 

@@ -83,9 +83,10 @@ def narration(obs: Observation, locale: str, count: int = NARRATION) -> str:
 
 
 def table_view(record: TableRecord, obs: Observation, locale: str, filename: str | None,
-               headline: str | None = None) -> discord.ui.LayoutView:
+               headline: str | None = None, summary: str | None = None) -> discord.ui.LayoutView:
     """The table message (``filename``: its uploaded picture, None when drawing failed;
-    ``headline``: a line shown above the turn, e.g. the result of the game)."""
+    ``headline``: a line shown above the turn, e.g. the result of the game; ``summary``: the
+    uploaded summary chart of a finished match)."""
     running = record.status == "running"
     box = discord.ui.Container[discord.ui.LayoutView](
         text_block(header(record, obs, locale, headline)),
@@ -96,6 +97,8 @@ def table_view(record: TableRecord, obs: Observation, locale: str, filename: str
     if filename is not None:
         kind = "battle" if obs.battle is not None else "table"
         box.add_item(picture(filename, translate(msg(f"bot.table.picture_{kind}"), locale)))
+    if summary is not None:
+        box.add_item(picture(summary, translate(msg("render.chart.summary_title"), locale)))
     if running:
         box.add_item(row(button(translate(msg("bot.table.my_hand"), locale), hand_id(record.id),
                                 "primary")))
