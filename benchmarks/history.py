@@ -37,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.replay import long_match  # noqa: E402
+from benchmarks.replay import long_match, match_options  # noqa: E402
 from bot.discord_side.ui.past import history_view, replay_view  # noqa: E402
 from bot.game.history import History  # noqa: E402
 from bot.game.tables import Tables  # noqa: E402
@@ -182,9 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     """Print the figures."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--min-actions", type=int, default=650)
-    parser.add_argument("--max-actions", type=int, default=800)
+    match_options(parser)
     parser.add_argument("--steps", type=int, default=200, help="random replay steps shown")
     parser.add_argument("--matches", type=int, default=10000, help="finished matches stored")
     parser.add_argument("--pages", type=int, default=300, help="history pages asked for")
