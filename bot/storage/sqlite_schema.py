@@ -153,7 +153,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     """,
     # 5: the catalogue version of each table, an action log that keeps undone actions, results
     _results_and_undoable_log,
-    # 6: a person's matches newest first, and the offers to play a finished table again
+    # 6: a guided first match (/goblin learn), whose hand messages explain rules as they come
+    """
+    ALTER TABLE tables ADD COLUMN lessons INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 7: a person's matches newest first, and the offers to play a finished table again
     """
     CREATE INDEX result_seats_by_user_table ON result_seats(user_id, table_id)
         WHERE user_id IS NOT NULL;

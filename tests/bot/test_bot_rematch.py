@@ -1,7 +1,8 @@
-"""Rematches on the stand-in: the final table offers Replay and Rematch under its summary chart; the rematch starts at
-once when every person is ready, or when the host starts it with those who are, with the same
-seats, heroes, AI levels and settings; an offer lapses on the clock (its buttons go), is refused
-where the channel has an active table, and only the match's people take part."""
+"""Rematches on the stand-in: the final table offers Replay and Rematch under its summary
+chart; the rematch starts at once when every person is ready, or when the host starts it with
+those who are, with the same seats, heroes, AI levels and settings; an offer lapses on the clock
+(its buttons go), is refused where the channel has an active table, and only the match's people
+take part."""
 from __future__ import annotations
 
 from bot_helpers import Clock

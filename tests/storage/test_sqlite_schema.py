@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import fields
 from pathlib import Path
 
+import aiosqlite
 import pytest
 
 from bot.storage.records import (
@@ -18,10 +18,10 @@ from bot.storage.records import (
     SchemaTooNew,
     SeatInfo,
     ServerDefaults,
-    TableResult,
     table_result,
 )
 from bot.storage.sqlite import SCHEMA_VERSION, Store
+from bot.storage.sqlite_rows import insert_result
 from cards import catalogue_version
 from engine import state_to_json
 from storage.backends import SqliteBackend, fill_up, make_room
@@ -125,25 +125,21 @@ def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: 
     for index in range(step):
         assert game is not None
         row = game.log_row(index, at=1500.0 + index)
-        numbered = {"seq": row.step} if version >= 5 else {}  # the log's order from schema 5
+        seq = {"seq": index + 1} if version >= 5 else {}
         sqlite.insert("actions", table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
-                      by_ai=0, action=row.action, at=row.at, **numbered)
-    if version >= 5 and status == "finished" and state is not None and tid != 6:
-        old_result(sqlite, table_result(tid, GUILD, 100 + tid, catalogue_version(), seats,
-                                        state, 3000.0 + tid))
+                      by_ai=0, action=row.action, at=row.at, **seq)
 
 
-def old_result(sqlite: SqliteBackend, result: TableResult) -> None:
-    """A finished game's result as the bot of schema 5 on wrote it with its last move."""
-    head = {k: v for k, v in vars_of(result).items() if k != "seats"}
-    sqlite.insert("results", **head)
-    for seat in result.seats:
-        sqlite.insert("result_seats", table_id=result.table_id, **vars_of(seat))
-
-
-def vars_of(value: object) -> dict[str, object]:
-    """The fields of a record (a slotted dataclass)."""
-    return {f.name: getattr(value, f.name) for f in fields(value)}  # type: ignore[arg-type]
+async def old_results(sqlite: SqliteBackend, version: int,
+                      finished: list[tuple[int, tuple[SeatInfo, ...], Game]]) -> None:
+    """The results a bot of schema ``version`` stored as its games finished (from schema 5)."""
+    if version < 5:
+        return
+    async with aiosqlite.connect(sqlite.path) as db:
+        for tid, seats, game in finished:
+            await insert_result(db, table_result(tid, GUILD, 100 + tid, catalogue_version(),
+                                                 seats, game.final, 3000.0 + tid))
+        await db.commit()
 
 
 @pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
@@ -158,6 +154,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
     old_table(sqlite, version, 4, "abandoned", None, 0)
     old_table(sqlite, version, 5, "abandoned", running, 5)
     old_table(sqlite, version, 6, "finished", won, len(won.moves))
+    await old_results(sqlite, version, [(1, SEATS, won), (2, HANDED, handed)])
     sqlite.insert("meta", key="announced:1", value="1")
     with sqlite.raw() as con:  # a finished game whose state was damaged: it has no result
         con.execute("UPDATE tables SET state = '{\"format\": 1}' WHERE id = 6")
@@ -180,6 +177,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
             rec = await store.get(tid)
             assert rec is not None and rec.catalogue == catalogue_version()
             assert rec.ai_level == level
+            assert not rec.lessons  # every older table was an ordinary one
         with pytest.raises(CorruptTable):
             await store.get(6)
         log = await store.action_log(1)

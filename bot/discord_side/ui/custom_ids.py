@@ -123,14 +123,21 @@ class RematchOp:
 
 
 @dataclass(frozen=True, slots=True)
+class Quit:
+    """The Leave button of a solo table's hand message: its host closes the table."""
+
+    table: int
+
+
+@dataclass(frozen=True, slots=True)
 class Unreadable:
     """A custom_id starting with ``kg:`` that does not parse (damaged, forged, too old)."""
 
     text: str
 
 
-Target = (OpenHand | Move | Pick | LobbyOp | HeroPick | LevelPick | HistoryPage | ReplayGo
-          | ReplaySeek | ReplayShare | RematchOp | Unreadable)
+Target = (OpenHand | Move | Pick | LobbyOp | HeroPick | LevelPick | Quit | HistoryPage
+          | ReplayGo | ReplaySeek | ReplayShare | RematchOp | Unreadable)
 #: The targets of past matches (history, replays, rematches): no running table behind them.
 PAST = (HistoryPage, ReplayGo, ReplaySeek, ReplayShare, RematchOp)
 
@@ -138,6 +145,7 @@ PAST = (HistoryPage, ReplayGo, ReplaySeek, ReplayShare, RematchOp)
 #: The kind of component each target is drawn as.
 _COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
     OpenHand: discord.ui.Button, Move: discord.ui.Button, LobbyOp: discord.ui.Button,
+    Quit: discord.ui.Button,
     Pick: discord.ui.Select, HeroPick: discord.ui.Select, LevelPick: discord.ui.Select,
     HistoryPage: discord.ui.Button, ReplayGo: discord.ui.Button, ReplayShare: discord.ui.Button,
     RematchOp: discord.ui.Button, ReplaySeek: discord.ui.Select,
@@ -206,6 +214,11 @@ def rematch_id(table: int, op: str) -> str:
     return _join("rm", table, op)
 
 
+def quit_id(table: int) -> str:
+    """The custom_id of a solo table's Leave button."""
+    return _join("quit", table)
+
+
 def _number(text: str, least: int) -> int:
     if not text.isdigit():
         raise ValueError(text)
@@ -231,6 +244,8 @@ def parse(custom_id: str) -> Target:
         match kind, rest:
             case "hand", []:
                 return OpenHand(table)
+            case "quit", []:
+                return Quit(table)
             case "hero", [] | [_]:  # an older bot's menu carried the lobby's size
                 return HeroPick(table)
             case "lobby", [op] if op in LOBBY_OPS:
@@ -300,7 +315,7 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
 
 __all__ = [
     "PAST", "GoblinItem", "HeroPick", "HistoryPage", "LevelPick", "LobbyOp", "Move", "OpenHand",
-    "Pick", "RematchOp", "ReplayGo", "ReplaySeek", "ReplayShare", "Target", "Unreadable",
+    "Pick", "Quit", "RematchOp", "ReplayGo", "ReplaySeek", "ReplayShare", "Target", "Unreadable",
     "hand_id", "hero_id", "history_id", "is_ours", "level_id", "lobby_id", "move_id", "parse",
-    "pick_id", "rematch_id", "replay_id", "seek_id", "share_id",
+    "pick_id", "quit_id", "rematch_id", "replay_id", "seek_id", "share_id",
 ]
