@@ -210,7 +210,8 @@ class PastMatches:
                 told = msg("rematch.offered")
             else:
                 await self._redraw_offer(state)
-                told = msg("rematch.you_are_ready")
+                told = (msg("rematch.started", table=state.started.id) if state.started
+                        else msg("rematch.you_are_ready"))
             await interaction.edit_original_response(content=translate(told, locale))
         else:
             await interaction.response.defer()

@@ -63,6 +63,8 @@ class Rematches:
             if offer is None:
                 await self._channel_free(record)
                 offer = RematchOffer(table_id, user_id, self.clock(), (user_id,))
+                if set(people(record)) <= {user_id}:  # played alone with the AI: at once
+                    return await self._begin(record, offer)
                 await self.store.save_rematch(offer)
                 return RematchState(offer, record)
             return await self._ready(record, offer, user_id)

@@ -12,6 +12,7 @@ from test_bot_discord import ANN, BOB, EVE, planted
 from test_bot_past import finished_match
 
 from bot.game.rematch import LAPSE
+from bot.storage.records import SeatInfo
 from loopback import Message
 
 
@@ -108,3 +109,18 @@ async def test_a_rematch_is_refused_where_a_table_is_active(bot: LiveBot) -> Non
     ix = await bot.click(ANN, final, f"kg:rm:{tid}:offer")
     assert "already has a table" in bot.said(ix)[0]
     assert await bot.bot.service.rematches.offer_of(tid) is None
+
+
+async def test_a_match_played_alone_with_the_ai_starts_again_at_once(bot: LiveBot) -> None:
+    alone = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
+             SeatInfo(ai=True, hero="taia", level="easy"),
+             SeatInfo(ai=True, hero="argentus", level="hard"))
+    tid = await finished_match(bot.store, played(2), seats=alone)
+    await bot.bot.background.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.settle()
+    ix = await bot.click(ANN, bot.public()[-1], f"kg:rm:{tid}:offer")
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None and f"has started: table #{new}" in bot.said(ix)[0]
+    now = await bot.bot.service.tables.load(new)
+    assert [(s.hero, s.ai, s.level) for s in now.seats][1:] == [
+        ("taia", True, "easy"), ("argentus", True, "hard")]
