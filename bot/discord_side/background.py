@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,10 @@ class Background:
         self.heartbeat = heartbeat
         self._ai: dict[int, asyncio.Task[Any]] = {}
         self._timers: asyncio.Task[Any] | None = None
+        #: More work for each pass of the timers (rematch offers lapsing).
+        self.sweeps: list[Callable[[], Awaitable[None]]] = []
+        #: The summary chart of a finished table (None: none).
+        self.summary: Callable[[TableRecord], Awaitable[bytes | None]] = _no_summary
 
     # ------------------------------------------------------------------ after moves
 
@@ -119,7 +123,8 @@ class Background:
                           else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
                                                    ".name")))
         await self.messages.post_table(record, msg("bot.table.game_over", who=who,
-                                                   steps=state.step))
+                                                   steps=state.step),
+                                       await self.summary(record))
         await self.service.meta.announced(record.id)
 
     def forget(self, table: int) -> None:
@@ -183,6 +188,8 @@ class Background:
     async def _timer_pass(self) -> bool:
         self.beat()
         await self.check_timers()
+        for sweep in self.sweeps:
+            await sweep()
         return True
 
     def beat(self) -> None:
@@ -272,6 +279,11 @@ class Background:
             return
         if record.status == "lobby":
             await self.messages.refresh_lobby(record)
+
+
+async def _no_summary(record: TableRecord) -> bytes | None:
+    """No summary chart."""
+    return None
 
 
 __all__ = ["Background"]

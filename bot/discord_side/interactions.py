@@ -23,7 +23,9 @@ from bot.discord_side.context import (
     missing_permissions,
 )
 from bot.discord_side.messages import Messages
+from bot.discord_side.past import PastMatches
 from bot.discord_side.ui.custom_ids import (
+    PAST,
     Back,
     HeroPick,
     LevelPick,
@@ -62,12 +64,18 @@ class Interactions:
         self.service = service
         self.messages = messages
         self.background = background
+        self.past = PastMatches(service, messages, self.begin)
+        background.sweeps.append(self.past.lapse_offers)
+        background.summary = self.past.summary
 
     async def on_click(self, interaction: discord.Interaction[Any], target: Target,
                        values: list[str]) -> None:
         """Route one click; a refusal or a failure becomes a private answer."""
         locale = loc(interaction)
         try:
+            if isinstance(target, PAST):  # past matches: no running table behind them
+                await self.past.on_click(interaction, target, values)
+                return
             if not isinstance(target, Unreadable | Move | Sure | Pick):  # a move checks it later
                 await self.service.play.check_channel(target.table, interaction.channel_id)
             match target:

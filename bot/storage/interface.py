@@ -8,6 +8,7 @@ from typing import Protocol
 
 from bot.storage.records import (
     LogRow,
+    RematchOffer,
     SeatInfo,
     ServerDefaults,
     Status,
@@ -96,6 +97,22 @@ class Storage(Protocol):
 
     async def result_of(self, table_id: int) -> TableResult | None:
         """The result of a finished table, or None."""
+
+    async def matches(self, guild_id: int | None, user_id: int | None = None, limit: int = 20,
+                      before: int | None = None, after: int | None = None) -> list[TableResult]:
+        """Like :meth:`results`, of the tables where person ``user_id`` held a seat when
+        given; ``after``: the ``limit`` tables just newer than table ``after`` (still listed
+        newest first)."""
+
+    # rematches
+    async def rematch_of(self, table_id: int) -> RematchOffer | None:
+        """The rematch offer made at finished table ``table_id``, or None."""
+
+    async def save_rematch(self, offer: RematchOffer) -> None:
+        """Store a rematch offer (a new one, or a change of the table's offer)."""
+
+    async def open_rematches(self) -> list[RematchOffer]:
+        """The rematch offers neither started nor closed, oldest first."""
 
     # servers
     async def guild_settings(self, guild_id: int | None) -> ServerDefaults | None:

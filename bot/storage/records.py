@@ -205,6 +205,22 @@ class TableResult:
     seats: tuple[SeatResult, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class RematchOffer:
+    """An offer to play a finished table again: who offered it and when, the people who said
+    they are ready (user ids, in the order they clicked), the offer's public message, and the
+    table the rematch started (None while it is open; an offer is closed when it started or
+    lapsed)."""
+
+    table_id: int
+    offered_by: int
+    offered_at: float
+    ready: tuple[int, ...]
+    message_id: int | None = None
+    new_table: int | None = None
+    closed: bool = False
+
+
 def places(state: GameState) -> tuple[int, ...]:
     """Each seat's place in a finished game: the winner first, then by keys, then by HP; seats
     with as many keys and HP share a place (1, 2, 2, 4)."""
@@ -273,7 +289,8 @@ def with_seat(seats: Sequence[SeatInfo], index: int, seat: SeatInfo) -> tuple[Se
 
 
 __all__ = [
-    "ACTIVE", "STATUSES", "CannotSave", "CorruptTable", "DatabaseError", "LogRow", "SchemaTooNew",
+    "ACTIVE", "STATUSES", "CannotSave", "CorruptTable", "DatabaseError", "LogRow", "RematchOffer",
+    "SchemaTooNew",
     "SeatInfo", "SeatKind", "SeatResult", "ServerDefaults", "StaleVersion", "Status",
     "StorageError", "TableExists", "TableRecord", "TableResult", "load_state", "places",
     "seats_from_json", "seats_to_json", "storable", "table_result", "with_seat",

@@ -39,6 +39,7 @@ from bot.storage.records import (
     storable,
 )
 from bot.storage.sqlite_connection import Connection
+from bot.storage.sqlite_history import HistoryQueries
 from bot.storage.sqlite_rows import (
     LOG_COLUMNS,
     RESULT_COLUMNS,
@@ -65,8 +66,9 @@ RECORDS = STATE_CACHE
 SQLITE_MIN, SQLITE_MAX = -(2**63), 2**63 - 1
 
 
-class Store:
-    """The bot's database. Open with :meth:`open`, close with :meth:`close`."""
+class Store(HistoryQueries):
+    """The bot's database. Open with :meth:`open`, close with :meth:`close` (past matches and
+    rematch offers: :class:`~bot.storage.sqlite_history.HistoryQueries`)."""
 
     def __init__(self, connection: Connection, clock: Callable[[], float] = time.time) -> None:
         self._connection = connection

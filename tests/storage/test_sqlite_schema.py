@@ -14,6 +14,7 @@ import pytest
 from bot.storage.records import (
     CannotSave,
     CorruptTable,
+    RematchOffer,
     SchemaTooNew,
     SeatInfo,
     ServerDefaults,
@@ -190,6 +191,9 @@ async def test_every_earlier_database_is_upgraded_in_place(
         await store.set_guild_locale(GUILD, "fr")
         assert await store.guild_locale(GUILD) == "fr"
         assert await store.get_meta("announced:1") == "1"
+        assert await store.matches(GUILD, ANN) == expected  # a person's matches, and rematches
+        await store.save_rematch(RematchOffer(1, ANN, 5.0, (ANN,)))
+        assert await store.open_rematches() == [RematchOffer(1, ANN, 5.0, (ANN,))]
     finally:
         await store.close()
     again = await Store.open(sqlite.path, clock=clock)  # opened again: nothing written twice
