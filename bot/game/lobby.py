@@ -60,15 +60,17 @@ class Lobby:
     async def create(self, *, guild_id: int | None, channel_id: int, host_id: int,
                      host_name: str, abilities: bool | None = None, timer: int | None = None,
                      locale: str = "en", ai_level: str | None = None,
-                     lessons: bool = False, hints: bool | None = None) -> TableRecord:
+                     lessons: bool = False, undo: bool | None = None,
+                     hints: bool | None = None) -> TableRecord:
         """Open a lobby in the channel with the host in the first seat (``lessons``: the
         lobby of a guided first match, the host and easy AI seats on the lesson seed, with no
         turn timer; :meth:`learn` starts it).
 
         ``locale`` is the server's language in Discord; the public messages of the table use it
         unless the server's admins forced another one (``/goblin settings language``).
-        ``ai_level`` is the level of the AI seats the host adds (None: the server's default).
-        ``hints``: whether people may ask for hints (None: decided when the game starts, by
+        ``ai_level`` is the level of the AI seats the host adds, ``undo`` whether players may
+        take back a move (None: the server's default for each). ``hints``: whether people may
+        ask for hints (None: decided when the game starts, by
         :func:`~bot.game.hints.hints_by_default`).
         """
         server = await self.servers.settings(guild_id)
@@ -86,16 +88,20 @@ class Lobby:
             level, seed, abilities, timer = LESSON_LEVEL, LESSON_SEED, False, 0
             seats += tuple(SeatInfo(ai=True, level=level) for _ in range(LESSON_AI_SEATS))
         try:
-            return await self.store.create_table(
+            record = await self.store.create_table(
                 guild_id=guild_id, channel_id=channel_id, host_id=host_id, seats=seats,
                 abilities=abilities, timer=timer, seed=seed, locale=locale, ai_level=level,
-                lessons=lessons, hints=hints)
+                lessons=lessons, undo=server.defaults.undo if undo is None else undo)
         except TableExists as exc:
             try:
                 found: TableRecord | None = await self.tables.load(exc.table_id)
             except Refusal:
                 found = None
             raise Refusal(msg("bot.error.table_exists", table=exc.table_id), found) from exc
+        if hints is not None:  # the host chose
+            await self.store.set_hints(record.id, hints)
+            record = await self.tables.load(record.id)
+        return record
 
     async def learn(self, *, guild_id: int | None, channel_id: int, host_id: int,
                     host_name: str, locale: str = "en") -> TableRecord:
@@ -232,10 +238,11 @@ class Lobby:
                 raise Refusal(msg("bot.error.too_few", min=MIN_SEATS), record)
             started, config = game_config(record.seats, record.abilities, record.seed)
             state = new_game(config)
-            hints = record.hints if record.hints is not None else hints_by_default(started)
             await self.store.start_game(table_id, started, state,
                                         deadline(self.clock(), record.timer, started, state,
-                                                 None, True), hints)
+                                                 None, True))
+            if record.hints is None:  # the host did not choose: decided now the seats are known
+                await self.store.set_hints(table_id, hints_by_default(started))
             return await self.tables.load(table_id)
 
     async def cancel(self, table_id: int, user_id: int, manager: bool = False) -> TableRecord:

@@ -6,7 +6,9 @@ together over one storage backend and handed as one value to the Discord side.
 - :attr:`GameService.play`: moves, AI seats and turn timers;
 - :attr:`GameService.hints`: people's hints;
 - :attr:`GameService.servers`: the servers' settings;
-- :attr:`GameService.meta`: the bot's own metadata (command sync, results posted).
+- :attr:`GameService.meta`: the bot's own metadata (command sync, results posted);
+- :attr:`GameService.history`: past matches and their replays;
+- :attr:`GameService.rematches`: playing a finished table again.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.game.hints import Hints
+from bot.game.history import History
 from bot.game.lobby import Lobby
 from bot.game.meta import BotMeta
 from bot.game.play import Play
+from bot.game.rematch import Rematches
 from bot.game.servers import Servers
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
@@ -42,6 +46,8 @@ class GameService:
     play: Play = field(init=False)
     hints: Hints = field(init=False)
     meta: BotMeta = field(init=False)
+    history: History = field(init=False)
+    rematches: Rematches = field(init=False)
 
     def __post_init__(self) -> None:
         self.tables = Tables(self.store)
@@ -50,6 +56,8 @@ class GameService:
         self.play = Play(self.store, self.tables, self.thinking, self.clock)
         self.hints = Hints(self.store, self.tables, self.thinking, self.clock)
         self.meta = BotMeta(self.store, self.tables)
+        self.history = History(self.store, self.tables)
+        self.rematches = Rematches(self.store, self.tables, self.lobby, self.clock, self.seeds)
 
 
 __all__ = ["GameService"]

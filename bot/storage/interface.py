@@ -8,6 +8,7 @@ from typing import Protocol
 
 from bot.storage.records import (
     LogRow,
+    RematchOffer,
     SeatInfo,
     ServerDefaults,
     Status,
@@ -34,10 +35,10 @@ class Storage(Protocol):
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
                            locale: str = "en", ai_level: AiLevel = "normal",
-                           lessons: bool = False, hints: bool | None = None) -> TableRecord:
+                           lessons: bool = False, undo: bool = True) -> TableRecord:
         """Create a lobby (``lessons``: a guided first match), played with this bot's cards
-        (``cards.catalogue_version()``), with hints on, off or (None) decided at the start;
-        raises
+        (``cards.catalogue_version()``), where players may take back a move when ``undo`` is
+        true; raises
         :class:`~bot.storage.records.TableExists` when the channel has an active table."""
 
     async def get(self, table_id: int) -> TableRecord | None:
@@ -60,14 +61,15 @@ class Storage(Protocol):
         """Mark a table abandoned or finished (kept as history)."""
 
     async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
-                         deadline: float | None, hints: bool | None = None) -> None:
-        """Turn a lobby into a running game (``hints``: on or off from now; None: unchanged)."""
+                         deadline: float | None) -> None:
+        """Turn a lobby into a running game."""
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
                     deadline: float | None = None) -> None:
-        """In one transaction: the new state guarded by version ``before``, its log row (next
-        in the table's log), and when the game ends its result; raises
+        """In one transaction: the new state at version ``before + 1`` guarded by version
+        ``before``, its log row (next in the table's log; a take-back marks the latest action
+        not yet taken back ``undone``), and when the game ends its result; raises
         :class:`~bot.storage.records.StaleVersion` (and writes nothing) when the table is no
         longer at ``before``."""
 
@@ -96,7 +98,26 @@ class Storage(Protocol):
     async def result_of(self, table_id: int) -> TableResult | None:
         """The result of a finished table, or None."""
 
+    async def matches(self, guild_id: int | None, user_id: int | None = None, limit: int = 20,
+                      before: int | None = None, after: int | None = None) -> list[TableResult]:
+        """Like :meth:`results`, of the tables where person ``user_id`` held a seat when
+        given; ``after``: the ``limit`` tables just newer than table ``after`` (still listed
+        newest first)."""
+
+    # rematches
+    async def rematch_of(self, table_id: int) -> RematchOffer | None:
+        """The rematch offer made at finished table ``table_id``, or None."""
+
+    async def save_rematch(self, offer: RematchOffer) -> None:
+        """Store a rematch offer (a new one, or a change of the table's offer)."""
+
+    async def open_rematches(self) -> list[RematchOffer]:
+        """The rematch offers neither started nor closed, oldest first."""
+
     # hints
+    async def set_hints(self, table_id: int, hints: bool) -> None:
+        """Allow (or not) hints at the table (a table that never chose: not decided yet)."""
+
     async def stored_hint(self, table_id: int, version: int, user_id: int) -> bytes | None:
         """The hint (as data) ``user_id`` was given at ``version`` of the table, or None."""
 

@@ -1,20 +1,29 @@
-"""The hints given at each table, in SQLite: one row per person and decision (the table's
-version), holding the hint as the bytes the game service handed over, so a second click on the
-same decision gets the same hint back, even after a restart, and a match's history tells how
-many hints each seat used."""
+"""The hints in SQLite: whether a table allows them, and the hints given, one row per person and
+decision (the table's version) holding the hint as the bytes the game service handed over, so a
+second click on the same decision gets the same hint back, even after a restart, and a match's
+history tells how many hints each seat used. The :class:`~bot.storage.sqlite.Store` takes them
+in as a base class (over the history's queries)."""
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
+
 import aiosqlite
 
-from bot.storage.sqlite_connection import Connection
+from bot.storage.sqlite_history import HistoryQueries
 
 
-class HintRows:
-    """The hints part of :class:`bot.storage.sqlite.Store` (on its connection)."""
+class HintRows(HistoryQueries):
+    """The hints, on the store's connection (``_db``) and its write transactions (``_tx``, and
+    ``_table_tx`` for a table's own row)."""
 
-    _connection: Connection
-    _db: aiosqlite.Connection
+    def _table_tx(self, table_id: int) -> AbstractAsyncContextManager[aiosqlite.Connection]:
+        raise NotImplementedError  # the store's own
+
+    async def set_hints(self, table_id: int, hints: bool) -> None:
+        """Allow (or not) hints at the table."""
+        async with self._table_tx(table_id) as db:
+            await db.execute("UPDATE tables SET hints = ? WHERE id = ?", (int(hints), table_id))
 
     async def stored_hint(self, table_id: int, version: int, user_id: int) -> bytes | None:
         """The hint ``user_id`` was given at ``version`` of the table, or None."""
@@ -28,7 +37,7 @@ class HintRows:
                           answer: bytes, at: float) -> bytes:
         """Keep the hint ``answer`` given to ``user_id`` (at ``seat``) at ``version``, unless one
         was kept already; the hint kept (the first one)."""
-        async with self._connection.transaction() as db:
+        async with self._tx() as db:
             await db.execute(
                 "INSERT OR IGNORE INTO hints (table_id, version, user_id, seat, answer, at) "
                 "VALUES (?, ?, ?, ?, ?, ?)", (table_id, version, user_id, seat, answer, at))

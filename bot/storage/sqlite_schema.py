@@ -157,7 +157,26 @@ MIGRATIONS: tuple[Migration, ...] = (
     """
     ALTER TABLE tables ADD COLUMN lessons INTEGER NOT NULL DEFAULT 0;
     """,
-    # 7: whether people may ask for hints (NULL: decided when the game starts), and each hint
+    # 7: whether players may take back a move, per table and as a server's default
+    """
+    ALTER TABLE tables ADD COLUMN undo INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE settings ADD COLUMN undo INTEGER NOT NULL DEFAULT 1;
+    """,
+    # 8: a person's matches newest first, and the offers to play a finished table again
+    """
+    CREATE INDEX result_seats_by_user_table ON result_seats(user_id, table_id)
+        WHERE user_id IS NOT NULL;
+    CREATE TABLE rematches (
+        table_id INTEGER PRIMARY KEY REFERENCES tables(id),
+        offered_by INTEGER NOT NULL,
+        offered_at REAL NOT NULL,
+        ready TEXT NOT NULL,
+        message_id INTEGER,
+        new_table INTEGER,
+        closed INTEGER NOT NULL DEFAULT 0
+    );
+    """,
+    # 9: whether people may ask for hints (NULL: decided when the game starts), and each hint
     # given: one per person and decision (the table's version), its answer kept as data
     """
     ALTER TABLE tables ADD COLUMN hints INTEGER;

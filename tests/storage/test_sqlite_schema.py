@@ -14,6 +14,7 @@ import pytest
 from bot.storage.records import (
     CannotSave,
     CorruptTable,
+    RematchOffer,
     SchemaTooNew,
     SeatInfo,
     ServerDefaults,
@@ -177,6 +178,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
             assert rec is not None and rec.catalogue == catalogue_version()
             assert rec.ai_level == level
             assert not rec.lessons  # every older table was an ordinary one
+            assert rec.undo  # players may take back a move, as they may at a new table
             assert rec.hints is None  # never chosen: the running game plays on without hints
         with pytest.raises(CorruptTable):
             await store.get(6)
@@ -189,11 +191,14 @@ async def test_every_earlier_database_is_upgraded_in_place(
         assert await store.record_hint(3, 12, ANN, 0, b"hint", 10.0) == b"hint"
         assert await store.record_hint(3, 12, ANN, 0, b"other", 11.0) == b"hint"
         assert await store.hints_used(3) == {0: 1}
-        assert await store.guild_settings(GUILD) == ServerDefaults(True, 300, "normal")
+        assert await store.guild_settings(GUILD) == ServerDefaults(True, 300, "normal", True)
         assert await store.guild_locale(GUILD) is None
         await store.set_guild_locale(GUILD, "fr")
         assert await store.guild_locale(GUILD) == "fr"
         assert await store.get_meta("announced:1") == "1"
+        assert await store.matches(GUILD, ANN) == expected  # a person's matches, and rematches
+        await store.save_rematch(RematchOffer(1, ANN, 5.0, (ANN,)))
+        assert await store.open_rematches() == [RematchOffer(1, ANN, 5.0, (ANN,))]
     finally:
         await store.close()
     again = await Store.open(sqlite.path, clock=clock)  # opened again: nothing written twice
