@@ -5,6 +5,7 @@ together over one storage backend and handed as one value to the Discord side.
 - :attr:`GameService.lobby`: seats before the game, starting and closing a table;
 - :attr:`GameService.play`: moves, AI seats and turn timers;
 - :attr:`GameService.servers`: the servers' settings;
+- :attr:`GameService.standings`: ratings, records and leaderboards;
 - :attr:`GameService.meta`: the bot's own metadata (command sync, results posted).
 """
 
@@ -19,6 +20,7 @@ from bot.game.lobby import Lobby
 from bot.game.meta import BotMeta
 from bot.game.play import Play
 from bot.game.servers import Servers
+from bot.game.standings import Standings
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
 from bot.workers.thinking import Thinking
@@ -39,6 +41,7 @@ class GameService:
     lobby: Lobby = field(init=False)
     play: Play = field(init=False)
     meta: BotMeta = field(init=False)
+    standings: Standings = field(init=False)
 
     def __post_init__(self) -> None:
         self.tables = Tables(self.store)
@@ -46,6 +49,7 @@ class GameService:
         self.lobby = Lobby(self.store, self.tables, self.servers, self.clock, self.seeds)
         self.play = Play(self.store, self.tables, self.thinking, self.clock)
         self.meta = BotMeta(self.store, self.tables)
+        self.standings = Standings(self.store)
 
 
 __all__ = ["GameService"]

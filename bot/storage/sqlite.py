@@ -26,6 +26,7 @@ import aiosqlite
 from bot.storage.interface import Storage
 from bot.storage.records import (
     LogRow,
+    Rater,
     SeatInfo,
     ServerDefaults,
     StaleVersion,
@@ -38,6 +39,7 @@ from bot.storage.records import (
     storable,
 )
 from bot.storage.sqlite_connection import Connection
+from bot.storage.sqlite_ratings import RatingQueries, write_ratings
 from bot.storage.sqlite_rows import (
     LOG_COLUMNS,
     RESULT_COLUMNS,
@@ -63,8 +65,8 @@ RECORDS = STATE_CACHE
 SQLITE_MIN, SQLITE_MAX = -(2**63), 2**63 - 1
 
 
-class Store:
-    """The bot's database. Open with :meth:`open`, close with :meth:`close`."""
+class Store(RatingQueries):
+    """The bot's database (its ratings part: :class:`RatingQueries`). Open with :meth:`open`, close with :meth:`close`."""
 
     def __init__(self, connection: Connection, clock: Callable[[], float] = time.time) -> None:
         self._connection = connection
@@ -212,12 +214,13 @@ class Store:
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
-                    deadline: float | None = None) -> None:
+                    deadline: float | None = None, rater: Rater | None = None) -> None:
         """In ONE transaction: the new state (guarded by version ``before``) and its log row
         (the table's next ``seq``).
 
-        A finished game is marked ``finished`` with its winner, and its result written, in the
-        same transaction. Raises :class:`StaleVersion` (and writes nothing) when the table is
+        A finished game is marked ``finished`` with its winner, and its result and the rating
+        rows ``rater`` gives (:func:`~bot.storage.sqlite_ratings.write_ratings`) written, in
+        the same transaction. Raises :class:`StaleVersion` (and writes nothing) when the table is
         no longer at ``before``.
         """
         over = state.winner is not None
@@ -245,7 +248,10 @@ class Store:
                 (table_id, table_id, log.step, log.seat, log.user_id, int(log.by_ai),
                  log.action, log.at))
             if over:
-                await insert_result(db, await ended_result(db, table_id, state, now))
+                result = await ended_result(db, table_id, state, now)
+                await insert_result(db, result)
+                if rater is not None:
+                    await write_ratings(db, result, rater)
         remember(self._states, table_id, text, state)  # what storable() just read back
 
     async def set_message(self, table_id: int, *, message_id: int | None = None,
@@ -381,7 +387,6 @@ class Store:
         async with self._table_tx(table_id) as db:
             await db.execute("UPDATE tables SET status = 'abandoned', revision = revision + 1 "
                              "WHERE id = ? AND channel_id = ?", (table_id, channel_id))
-
 
 
 def _satisfies_the_interface(store: Store) -> Storage:

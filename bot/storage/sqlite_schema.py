@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 import aiosqlite
 
 from bot.storage.records import load_state, seats_from_json, table_result
+from bot.storage.sqlite_ratings import RATINGS_SCHEMA
 from bot.storage.sqlite_rows import as_float, as_int, insert_result, opt_int
 from cards import catalogue_version
 
@@ -153,6 +154,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     """,
     # 5: the catalogue version of each table, an action log that keeps undone actions, results
     _results_and_undoable_log,
+    # 6: ratings per server, each rated match's changes, records against the AI; left empty:
+    # ``python -m bot.admin ratings --recompute`` fills them from the stored results
+    RATINGS_SCHEMA,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

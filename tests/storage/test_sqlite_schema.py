@@ -10,12 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from bot.game.ratings import AiSeat, Person, Rating, SeatResult, recompute
+from bot.game.standings import rate_result
 from bot.storage.records import (
     CannotSave,
     CorruptTable,
     SchemaTooNew,
     SeatInfo,
     ServerDefaults,
+    TableResult,
     table_result,
 )
 from bot.storage.sqlite import SCHEMA_VERSION, Store
@@ -109,7 +112,9 @@ def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: 
     """Table ``tid`` as the bot of schema ``version`` stored it, at ``step`` of ``game``, with
     its action log."""
     state = None if game is None else game.states[step]
-    extra = {"ai_level": "easy"} if version >= 4 else {}
+    extra: dict[str, object] = {"ai_level": "easy"} if version >= 4 else {}
+    if version >= 5:
+        extra["catalogue"] = catalogue_version()
     sqlite.insert(
         "tables", id=tid, guild_id=GUILD, channel_id=100 + tid, host_id=ANN, status=status,
         seed=tid, seats=seats_text(seats, version), version=step,
@@ -121,7 +126,27 @@ def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: 
         assert game is not None
         row = game.log_row(index, at=1500.0 + index)
         sqlite.insert("actions", table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
-                      by_ai=0, action=row.action, at=row.at)
+                      by_ai=0, action=row.action, at=row.at,
+                      **({"seq": row.step} if version >= 5 else {}))
+    if version >= 5 and state is not None and state.winner is not None:  # its result too
+        result = table_result(tid, GUILD, 100 + tid, catalogue_version(), seats, state,
+                              3000.0 + tid)
+        sqlite.insert("results", table_id=tid, guild_id=GUILD, channel_id=100 + tid,
+                      finished_at=result.finished_at, rounds=result.rounds,
+                      actions=result.actions, catalogue=result.catalogue,
+                      winner_seat=result.winner_seat, winner_user_id=result.winner_user_id)
+        for seat in result.seats:
+            sqlite.insert("result_seats", table_id=tid, seat=seat.seat, user_id=seat.user_id,
+                          kind=seat.kind, ai_level=seat.ai_level, hero=seat.hero,
+                          keys=seat.keys, hp=seat.hp, place=seat.place,
+                          handed_to_ai=int(seat.handed_to_ai))
+
+
+def rated(result: TableResult) -> list[SeatResult]:
+    """The seats of a stored result as the ratings module takes them."""
+    return [SeatResult(AiSeat(s.ai_level or "normal") if s.user_id is None else
+                       Person(s.user_id, forfeited=s.handed_to_ai), s.keys, s.hp,
+                       won=s.seat == result.winner_seat) for s in result.seats]
 
 
 @pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
@@ -139,6 +164,9 @@ async def test_every_earlier_database_is_upgraded_in_place(
     sqlite.insert("meta", key="announced:1", value="1")
     with sqlite.raw() as con:  # a finished game whose state was damaged: it has no result
         con.execute("UPDATE tables SET state = '{\"format\": 1}' WHERE id = 6")
+        if version >= 5:  # which an earlier bot never stored a result of
+            con.execute("DELETE FROM result_seats WHERE table_id = 6")
+            con.execute("DELETE FROM results WHERE table_id = 6")
 
     store = await Store.open(sqlite.path, clock=clock)
     try:
@@ -170,6 +198,10 @@ async def test_every_earlier_database_is_upgraded_in_place(
         await store.set_guild_locale(GUILD, "fr")
         assert await store.guild_locale(GUILD) == "fr"
         assert await store.get_meta("announced:1") == "1"
+        assert await store.ratings(GUILD) == []  # ratings start empty: the rebuild fills them
+        assert await store.recompute_ratings(rate_result) == 2
+        assert recompute([rated(r) for r in expected[::-1]]) == {
+            r.user_id: Rating(r.rating.mu, r.rating.sigma) for r in await store.ratings(GUILD)}
     finally:
         await store.close()
     again = await Store.open(sqlite.path, clock=clock)  # opened again: nothing written twice
