@@ -1,6 +1,7 @@
 """The ``/goblin`` slash command group: new, join, leave, start, hand, status, rules, card,
-abandon and settings. This module only declares the commands and their options; their bodies
-are in :mod:`bot.discord_side.commands`."""
+stats, leaderboard, abandon and settings. This module only declares the commands and their
+options; their bodies are in :mod:`bot.discord_side.commands` (and
+:mod:`bot.discord_side.standings`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from discord.ext import commands
 
 from bot.discord_side.commands import Commands
 from bot.discord_side.context import answer_privately, loc
+from bot.discord_side.standings import show_board, show_stats
 from bot.game.card_lookup import card_ids, card_label
 from bot.game.refusals import Refusal
 from bot.game.seats import TIMERS
@@ -33,7 +35,7 @@ def _name(command: str) -> app_commands.locale_str:
 
 #: The options' names, localised (the Python parameter keeps the English name).
 OPTION = {o: _t(f"bot.cmd.option.{o}")
-          for o in ("abilities", "timer", "name", "language", "ai_level")}
+          for o in ("abilities", "timer", "name", "language", "ai_level", "player")}
 TIMER_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.timer.t{t}"), value=t) for t in TIMERS]
 #: ``auto`` follows the server's language in Discord; the others force a shipped language.
 LANGUAGE_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.lang.{c}"), value=c)
@@ -133,6 +135,22 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
             if len(out) == 25:
                 break
         return out
+
+    @app_commands.command(name=_name("stats"), description=_t("ratings.cmd.stats"))
+    @app_commands.describe(player=_t("ratings.cmd.stats_player"))
+    @app_commands.rename(player=OPTION["player"])
+    @app_commands.guild_only()
+    async def stats(self, interaction: discord.Interaction[Any],
+                    player: discord.User | None = None) -> None:
+        """A player's record and rating on this server, privately."""
+        await _run(interaction, show_stats(interaction, self.bodies.service, player))
+
+    @app_commands.command(name=_name("leaderboard"), description=_t("ratings.cmd.leaderboard"))
+    @app_commands.guild_only()
+    async def leaderboard(self, interaction: discord.Interaction[Any]) -> None:
+        """This server's players by rating, privately."""
+        await _run(interaction, show_board(interaction, self.bodies.service,
+                                           interaction.guild_id, 0))
 
     @app_commands.command(name=_name("abandon"), description=_t("bot.cmd.abandon"))
     @app_commands.guild_only()

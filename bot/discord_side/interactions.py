@@ -23,7 +23,9 @@ from bot.discord_side.context import (
     missing_permissions,
 )
 from bot.discord_side.messages import Messages
+from bot.discord_side.standings import show_board
 from bot.discord_side.ui.custom_ids import (
+    BoardPage,
     HeroPick,
     LevelPick,
     LobbyOp,
@@ -64,9 +66,12 @@ class Interactions:
         """Route one click; a refusal or a failure becomes a private answer."""
         locale = loc(interaction)
         try:
-            if not isinstance(target, Unreadable | Move | Pick):  # a move checks it under its lock
+            if not isinstance(target, Unreadable | Move | Pick | BoardPage):  # a move: its lock
                 await self.service.play.check_channel(target.table, interaction.channel_id)
             match target:
+                case BoardPage(guild, page):
+                    await show_board(interaction, self.service,
+                                     guild if guild == interaction.guild_id else None, page)
                 case OpenHand(table):
                     await self.show_hand(interaction, table)
                 case LobbyOp(table, op, revision):

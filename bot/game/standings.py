@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bot.game.ratings import SCALE as POINTS_PER_SIGMA
 from bot.game.ratings import (
     AiSeat,
     Change,
@@ -24,7 +25,6 @@ from bot.game.ratings import (
     rate,
     shown,
 )
-from bot.game.ratings import SCALE as POINTS_PER_SIGMA
 from bot.storage.interface import Storage
 from bot.storage.records import AiRecord, PlayerRating, StoredRating, TableResult, won
 
@@ -60,6 +60,10 @@ def _rating(stored: StoredRating | None) -> Rating | None:
     return None if stored is None else Rating(stored.mu, stored.sigma)
 
 
+def _after(stored: StoredRating) -> Rating:
+    return Rating(stored.mu, stored.sigma)
+
+
 def shown_of(stored: StoredRating | None) -> Shown:
     """The shown number of a stored rating (a newcomer's for None)."""
     return shown(_rating(stored))
@@ -67,10 +71,12 @@ def shown_of(stored: StoredRating | None) -> Shown:
 
 @dataclass(frozen=True, slots=True)
 class PersonChange:
-    """One person's change in a finished match."""
+    """One person's change in a finished match (``was_provisional``: their rating before it
+    was provisional)."""
 
     user_id: int
     change: Change
+    was_provisional: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,8 +151,8 @@ class Standings:
 
     async def changes(self, table_id: int) -> list[PersonChange]:
         """What a finished match did to each person's shown rating (none when not rated)."""
-        return [PersonChange(c.user_id, change(_rating(c.before), Rating(c.after.mu,
-                                                                         c.after.sigma)))
+        return [PersonChange(c.user_id, change(_rating(c.before), _after(c.after)),
+                             shown_of(c.before).provisional)
                 for c in await self.store.changes_of_table(table_id)]
 
     async def stats(self, guild_id: int, user_id: int) -> Stats:
@@ -154,7 +160,7 @@ class Standings:
         results = await self.store.player_results(guild_id, user_id)
         heroes: dict[str, tuple[int, int]] = {}
         wins = 0
-        form = []
+        form: list[int] = []
         for result in results:
             seat = next(s for s in result.seats if s.user_id == user_id)
             games_with, wins_with = heroes.get(seat.hero, (0, 0))

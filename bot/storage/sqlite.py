@@ -66,7 +66,8 @@ SQLITE_MIN, SQLITE_MAX = -(2**63), 2**63 - 1
 
 
 class Store(RatingQueries):
-    """The bot's database (its ratings part: :class:`RatingQueries`). Open with :meth:`open`, close with :meth:`close`."""
+    """The bot's database (its ratings part: :class:`RatingQueries`). Open with :meth:`open`,
+    close with :meth:`close`."""
 
     def __init__(self, connection: Connection, clock: Callable[[], float] = time.time) -> None:
         self._connection = connection

@@ -90,9 +90,9 @@ def step(tally: Tally, result: TableResult, rater: Rater) -> None:
         assert person.user_id is not None
         for level in sorted({s.ai_level for s in result.seats if s.kind == "ai" and s.ai_level}):
             key = (person.user_id, level, person.hero)
-            old = tally.ai.get(key, AiRecord(person.user_id, level, person.hero, 0, 0))
-            tally.ai[key] = AiRecord(old.user_id, level, old.hero, old.games + 1,
-                                     old.wins + won(result, person))
+            done = tally.ai.get(key, AiRecord(person.user_id, level, person.hero, 0, 0))
+            tally.ai[key] = AiRecord(done.user_id, level, done.hero, done.games + 1,
+                                     done.wins + won(result, person))
         return
     guild = result.guild_id
     if guild is None:

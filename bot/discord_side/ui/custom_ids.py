@@ -74,18 +74,27 @@ class LevelPick:
 
 
 @dataclass(frozen=True, slots=True)
+class BoardPage:
+    """A page button of a server's leaderboard (``page`` from 0)."""
+
+    guild: int
+    page: int
+
+
+@dataclass(frozen=True, slots=True)
 class Unreadable:
     """A custom_id starting with ``kg:`` that does not parse (damaged, forged, too old)."""
 
     text: str
 
 
-Target = OpenHand | Move | Pick | LobbyOp | HeroPick | LevelPick | Unreadable
+Target = OpenHand | Move | Pick | LobbyOp | HeroPick | LevelPick | BoardPage | Unreadable
 
 
 #: The kind of component each target is drawn as.
 _COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
     OpenHand: discord.ui.Button, Move: discord.ui.Button, LobbyOp: discord.ui.Button,
+    BoardPage: discord.ui.Button,
     Pick: discord.ui.Select, HeroPick: discord.ui.Select, LevelPick: discord.ui.Select,
 }
 
@@ -127,6 +136,11 @@ def level_id(table: int, seat: int, revision: int) -> str:
     return _join("level", table, seat, revision)
 
 
+def board_id(guild: int, page: int) -> str:
+    """The custom_id of a leaderboard page button (the server and the page it shows)."""
+    return _join("board", guild, page)
+
+
 def _number(text: str, least: int) -> int:
     if not text.isdigit():
         raise ValueError(text)
@@ -162,6 +176,8 @@ def parse(custom_id: str) -> Target:
                 return LevelPick(table, int(seat), _number(revision, 0))
             case "do", [version, notation] if notation:
                 return Move(table, _number(version, 0), notation)
+            case "board", [page]:
+                return BoardPage(table, _number(page, 0))
             case "pick", [version, menu] if menu:
                 return Pick(table, _number(version, 0), menu)
     except (IndexError, ValueError):
@@ -210,7 +226,7 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
 
 
 __all__ = [
-    "GoblinItem", "HeroPick", "LevelPick", "LobbyOp", "Move", "OpenHand", "Pick", "Target",
-    "Unreadable", "hand_id", "hero_id", "is_ours", "level_id", "lobby_id", "move_id", "parse",
-    "pick_id",
+    "BoardPage", "GoblinItem", "HeroPick", "LevelPick", "LobbyOp", "Move", "OpenHand", "Pick",
+    "Target", "Unreadable", "board_id", "hand_id", "hero_id", "is_ours", "level_id", "lobby_id",
+    "move_id", "parse", "pick_id",
 ]
