@@ -5,7 +5,6 @@ of rating changes posted when a match ends. Each answer is private to the asker.
 from __future__ import annotations
 
 import asyncio
-import io
 from typing import Any
 
 import discord
@@ -17,6 +16,7 @@ from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.standings import FORM, MIN_GAMES, Board, PersonChange, Stats
 from bot.storage.records import TableRecord
+from bot.workers.pictures import ImageFile
 from i18n import Msg, msg, translate
 from render.charts import RatingPoint, rating_chart
 
@@ -144,7 +144,7 @@ async def show_stats(interaction: discord.Interaction[Any], service: GameService
         text_block(cut(stats_text(stats, name, locale), MAX_TEXT)),
         picture(CHART, translate(msg("ratings.stats.chart"), locale)), accent_colour=GOLD)
     await interaction.edit_original_response(
-        view=layout(container), attachments=[discord.File(io.BytesIO(png), filename=CHART)])
+        view=layout(container), attachments=[ImageFile(png, CHART)])
 
 
 async def show_board(interaction: discord.Interaction[Any], service: GameService,
