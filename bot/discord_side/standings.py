@@ -17,6 +17,7 @@ from bot.game.service import GameService
 from bot.game.standings import FORM, MIN_GAMES, Board, PersonChange, Stats
 from bot.storage.records import TableRecord
 from bot.workers.pictures import ImageFile
+from engine.agents import LEVELS
 from i18n import Msg, msg, translate
 from render.charts import RatingPoint, rating_chart
 
@@ -85,8 +86,9 @@ def stats_text(stats: Stats, name: str, locale: str) -> str:
         for r in stats.against_ai:
             games, wins = levels.get(r.level, (0, 0))
             levels[r.level] = (games + r.games, wins + r.wins)
-        parts.extend(_share(msg("ratings.stats.ai_level", level=msg(f"bot.level.{level}")), g, w)
-                     for level, (g, w) in sorted(levels.items()))
+        parts.extend(_share(msg(f"ratings.ai.{level}"), g, w)
+                     for level, (g, w) in sorted(levels.items(),
+                                                 key=lambda item: LEVELS.index(item[0])))
     return "\n".join(p if isinstance(p, str) else translate(p, locale) for p in parts)
 
 
