@@ -113,14 +113,17 @@ def command_data(registered: list[dict[str, Any]], channel: Channel, path: str,
 
 def with_resolved_users(data: dict[str, Any], users: Mapping[int, User]) -> None:
     """Add the ``resolved`` users and members of ``data``'s user options (type 6), as
-    Discord sends them: the user objects of the stand-in's known users."""
+    Discord sends them: the user objects of the stand-in's known users, named by id or by name
+    (as the playground's composer lets one type them)."""
     found: dict[str, Any] = {}
     options: list[dict[str, Any]] = list(data.get("options") or [])
     while options:
         item = options.pop()
         options.extend(item.get("options") or [])
-        if item.get("type") == 6 and str(item.get("value", "")).isdigit():
-            known = users.get(int(item["value"]))
+        if item.get("type") == 6:
+            typed = str(item.get("value", "")).strip().removeprefix("@")
+            known = users.get(int(typed)) if typed.isdigit() else next(
+                (u for u in users.values() if u.name.lower() == typed.lower()), None)
             if known is not None:
                 item["value"] = str(known.id)
                 found[str(known.id)] = known
