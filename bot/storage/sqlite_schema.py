@@ -154,7 +154,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     """,
     # 5: the catalogue version of each table, an action log that keeps undone actions, results
     _results_and_undoable_log,
-    # 6: ratings per server, each rated match's changes, records against the AI; left empty:
+    # 6: a guided first match (/goblin learn), whose hand messages explain rules as they come
+    """
+    ALTER TABLE tables ADD COLUMN lessons INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 7: ratings per server, each rated match's changes, records against the AI; left empty:
     # ``python -m bot.admin ratings --recompute`` fills them from the stored results
     RATINGS_SCHEMA,
 )

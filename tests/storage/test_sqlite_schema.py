@@ -8,6 +8,7 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import aiosqlite
 import pytest
 
 from bot.game.ratings import AiSeat, Person, Rating, SeatResult, recompute
@@ -22,6 +23,7 @@ from bot.storage.records import (
     table_result,
 )
 from bot.storage.sqlite import SCHEMA_VERSION, Store
+from bot.storage.sqlite_rows import insert_result
 from cards import catalogue_version
 from engine import state_to_json
 from storage.backends import SqliteBackend, fill_up, make_room
@@ -125,21 +127,21 @@ def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: 
     for index in range(step):
         assert game is not None
         row = game.log_row(index, at=1500.0 + index)
+        seq = {"seq": index + 1} if version >= 5 else {}
         sqlite.insert("actions", table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
-                      by_ai=0, action=row.action, at=row.at,
-                      **({"seq": row.step} if version >= 5 else {}))
-    if version >= 5 and state is not None and state.winner is not None:  # its result too
-        result = table_result(tid, GUILD, 100 + tid, catalogue_version(), seats, state,
-                              3000.0 + tid)
-        sqlite.insert("results", table_id=tid, guild_id=GUILD, channel_id=100 + tid,
-                      finished_at=result.finished_at, rounds=result.rounds,
-                      actions=result.actions, catalogue=result.catalogue,
-                      winner_seat=result.winner_seat, winner_user_id=result.winner_user_id)
-        for seat in result.seats:
-            sqlite.insert("result_seats", table_id=tid, seat=seat.seat, user_id=seat.user_id,
-                          kind=seat.kind, ai_level=seat.ai_level, hero=seat.hero,
-                          keys=seat.keys, hp=seat.hp, place=seat.place,
-                          handed_to_ai=int(seat.handed_to_ai))
+                      by_ai=0, action=row.action, at=row.at, **seq)
+
+
+async def old_results(sqlite: SqliteBackend, version: int,
+                      finished: list[tuple[int, tuple[SeatInfo, ...], Game]]) -> None:
+    """The results a bot of schema ``version`` stored as its games finished (from schema 5)."""
+    if version < 5:
+        return
+    async with aiosqlite.connect(sqlite.path) as db:
+        for tid, seats, game in finished:
+            await insert_result(db, table_result(tid, GUILD, 100 + tid, catalogue_version(),
+                                                 seats, game.final, 3000.0 + tid))
+        await db.commit()
 
 
 def rated(result: TableResult) -> list[SeatResult]:
@@ -161,12 +163,10 @@ async def test_every_earlier_database_is_upgraded_in_place(
     old_table(sqlite, version, 4, "abandoned", None, 0)
     old_table(sqlite, version, 5, "abandoned", running, 5)
     old_table(sqlite, version, 6, "finished", won, len(won.moves))
+    await old_results(sqlite, version, [(1, SEATS, won), (2, HANDED, handed)])
     sqlite.insert("meta", key="announced:1", value="1")
     with sqlite.raw() as con:  # a finished game whose state was damaged: it has no result
         con.execute("UPDATE tables SET state = '{\"format\": 1}' WHERE id = 6")
-        if version >= 5:  # which an earlier bot never stored a result of
-            con.execute("DELETE FROM result_seats WHERE table_id = 6")
-            con.execute("DELETE FROM results WHERE table_id = 6")
 
     store = await Store.open(sqlite.path, clock=clock)
     try:
@@ -186,6 +186,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
             rec = await store.get(tid)
             assert rec is not None and rec.catalogue == catalogue_version()
             assert rec.ai_level == level
+            assert not rec.lessons  # every older table was an ordinary one
         with pytest.raises(CorruptTable):
             await store.get(6)
         log = await store.action_log(1)

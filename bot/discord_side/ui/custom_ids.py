@@ -74,6 +74,13 @@ class LevelPick:
 
 
 @dataclass(frozen=True, slots=True)
+class Quit:
+    """The Leave button of a solo table's hand message: its host closes the table."""
+
+    table: int
+
+
+@dataclass(frozen=True, slots=True)
 class BoardPage:
     """A page button of a server's leaderboard (``page`` from 0)."""
 
@@ -88,12 +95,14 @@ class Unreadable:
     text: str
 
 
-Target = OpenHand | Move | Pick | LobbyOp | HeroPick | LevelPick | BoardPage | Unreadable
+Target = (OpenHand | Move | Pick | LobbyOp | HeroPick | LevelPick | Quit | BoardPage
+          | Unreadable)
 
 
 #: The kind of component each target is drawn as.
 _COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
     OpenHand: discord.ui.Button, Move: discord.ui.Button, LobbyOp: discord.ui.Button,
+    Quit: discord.ui.Button,
     BoardPage: discord.ui.Button,
     Pick: discord.ui.Select, HeroPick: discord.ui.Select, LevelPick: discord.ui.Select,
 }
@@ -136,6 +145,11 @@ def level_id(table: int, seat: int, revision: int) -> str:
     return _join("level", table, seat, revision)
 
 
+def quit_id(table: int) -> str:
+    """The custom_id of a solo table's Leave button."""
+    return _join("quit", table)
+
+
 def board_id(guild: int, page: int) -> str:
     """The custom_id of a leaderboard page button (the server and the page it shows)."""
     return _join("board", guild, page)
@@ -166,6 +180,8 @@ def parse(custom_id: str) -> Target:
         match kind, rest:
             case "hand", []:
                 return OpenHand(table)
+            case "quit", []:
+                return Quit(table)
             case "hero", [] | [_]:  # an older bot's menu carried the lobby's size
                 return HeroPick(table)
             case "lobby", [op] if op in LOBBY_OPS:
@@ -227,6 +243,6 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
 
 __all__ = [
     "BoardPage", "GoblinItem", "HeroPick", "LevelPick", "LobbyOp", "Move", "OpenHand", "Pick",
-    "Target", "Unreadable", "board_id", "hand_id", "hero_id", "is_ours", "level_id", "lobby_id",
-    "move_id", "parse", "pick_id",
+    "Quit", "Target", "Unreadable", "board_id", "hand_id", "hero_id", "is_ours", "level_id",
+    "lobby_id", "move_id", "parse", "pick_id", "quit_id",
 ]
