@@ -83,3 +83,13 @@ async def play_on(store: Storage, table_id: int, game: Game, upto: int | None = 
     for index in range(rec.version, last):
         await store.apply(table_id, index, game.states[index + 1], game.log_row(index),
                           seats=seats if index == last - 1 else None, rater=rater)
+
+
+async def finished(store: Storage, seed: int, channel: int, guild: int | None = GUILD,
+                   seats: tuple[SeatInfo, ...] = SEATS, rater: Rater | None = None) -> int:
+    """A table whose game ``seed`` is played to its end (started one move before it), ``seats``
+    stored with the last move; ``rater`` rates the match."""
+    game = played(seed)
+    rec = await started(store, game.states[-2], channel=channel, guild=guild)
+    await play_on(store, rec.id, game, seats=seats, rater=rater)
+    return rec.id

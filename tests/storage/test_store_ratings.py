@@ -9,7 +9,7 @@ from bot.game.ratings import AiSeat, Person, Rating, SeatResult, rate
 from bot.game.standings import rate_result
 from bot.storage.interface import Storage
 from bot.storage.records import AiRecord, SeatInfo, StoredRating
-from storage.helpers import ANN, BOB, GUILD, SEATS, Clock, play_on, played, started
+from storage.helpers import ANN, BOB, GUILD, SEATS, Clock, finished, play_on, played, started
 
 CAT = 303
 ALONE = (SeatInfo(user=ANN, name="Ann", hero="horan"),
@@ -20,10 +20,7 @@ ALONE = (SeatInfo(user=ANN, name="Ann", hero="horan"),
 async def finish(store: Storage, seed: int, channel: int,
                  seats: tuple[SeatInfo, ...] = SEATS) -> int:
     """Table ``channel`` where game ``seed`` ends with the rater at work."""
-    game = played(seed)
-    rec = await started(store, game.states[-2], channel=channel, seats=seats)
-    await play_on(store, rec.id, game, rater=rate_result)
-    return rec.id
+    return await finished(store, seed, channel, seats=seats, rater=rate_result)
 
 
 async def test_a_match_with_two_people_rates_them_against_the_ai_at_its_fixed_rating(
