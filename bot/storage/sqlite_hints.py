@@ -2,7 +2,7 @@
 decision (the table's version) holding the hint as the bytes the game service handed over, so a
 second click on the same decision gets the same hint back, even after a restart, and a match's
 history tells how many hints each seat used. The :class:`~bot.storage.sqlite.Store` takes them
-in as a base class (over the history's queries)."""
+in as a base class."""
 
 from __future__ import annotations
 
@@ -10,12 +10,15 @@ from contextlib import AbstractAsyncContextManager
 
 import aiosqlite
 
-from bot.storage.sqlite_history import HistoryQueries
 
-
-class HintRows(HistoryQueries):
+class HintRows:
     """The hints, on the store's connection (``_db``) and its write transactions (``_tx``, and
     ``_table_tx`` for a table's own row)."""
+
+    _db: aiosqlite.Connection
+
+    def _tx(self) -> AbstractAsyncContextManager[aiosqlite.Connection]:
+        raise NotImplementedError  # the store's own
 
     def _table_tx(self, table_id: int) -> AbstractAsyncContextManager[aiosqlite.Connection]:
         raise NotImplementedError  # the store's own

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 import aiosqlite
 
 from bot.storage.records import load_state, seats_from_json, table_result
+from bot.storage.sqlite_ratings import RATINGS_SCHEMA
 from bot.storage.sqlite_rows import as_float, as_int, insert_result, opt_int
 from cards import catalogue_version
 
@@ -176,7 +177,10 @@ MIGRATIONS: tuple[Migration, ...] = (
         closed INTEGER NOT NULL DEFAULT 0
     );
     """,
-    # 9: whether people may ask for hints (NULL: decided when the game starts), and each hint
+    # 9: ratings per server, each rated match's changes, records against the AI; left empty:
+    # ``python -m bot.admin ratings --recompute`` fills them from the stored results
+    RATINGS_SCHEMA,
+    # 10: whether people may ask for hints (NULL: decided when the game starts), and each hint
     # given: one per person and decision (the table's version), its answer kept as data
     """
     ALTER TABLE tables ADD COLUMN hints INTEGER;
