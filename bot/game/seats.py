@@ -50,11 +50,9 @@ def deadline(now: float, timer: int, seats: Sequence[SeatInfo], state: GameState
     return previous
 
 
-def deciding_seat(record: TableRecord, user_id: int, version: int, hand_of: int | None,
-                  stale: Msg) -> int:
-    """The seat of ``user_id`` when that person must decide at ``version`` of the running table,
-    clicking on the hand message shown to ``hand_of`` (None: unknown); otherwise the refusal
-    that says why (``stale``: the answer to a click on an older version of the table)."""
+def playing_seat(record: TableRecord, user_id: int, hand_of: int | None) -> int:
+    """The seat of ``user_id`` at the running table, clicking on the hand message shown to
+    ``hand_of`` (None: unknown); otherwise the refusal that says why."""
     seat = record.seat_of(user_id)
     if seat is None:
         raise NotSeated(msg("bot.error.not_seated"), record)
@@ -62,6 +60,15 @@ def deciding_seat(record: TableRecord, user_id: int, version: int, hand_of: int 
         raise Refusal(msg("bot.error.not_your_hand"), record)
     if record.status != "running":
         raise Stale(msg("bot.error.game_closed"), record)
+    return seat
+
+
+def deciding_seat(record: TableRecord, user_id: int, version: int, hand_of: int | None,
+                  stale: Msg) -> int:
+    """The seat of ``user_id`` when that person must decide at ``version`` of the running table
+    (see :func:`playing_seat`); otherwise the refusal that says why (``stale``: the answer to a
+    click on another version of the table)."""
+    seat = playing_seat(record, user_id, hand_of)
     if version != record.version:
         raise Stale(stale, record)
     current = record.game.current
@@ -73,4 +80,4 @@ def deciding_seat(record: TableRecord, user_id: int, version: int, hand_of: int 
 
 
 __all__ = ["MAX_SEATS", "MIN_SEATS", "TIMERS", "deadline", "deciding_seat", "heroes", "level_of",
-           "seat_label"]
+           "playing_seat", "seat_label"]
