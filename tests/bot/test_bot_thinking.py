@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from bot_helpers import Clock, dying_decide, gated_decide, stuck_decide
 from live_bot import LiveBot, resolve, table_id
-from test_bot_discord import ANN, TinyRenderer
+from players import ANN, TinyRenderer
 
 from bot.game.service import GameService
 from bot.workers import thinking as thinking_module
