@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from bot_helpers import Clock, normal_instead
 from live_bot import LiveBot, table_id
-from test_bot_discord import ANN, BOB, Players, TinyRenderer, open_table
+from players import ANN, BOB, Players, TinyRenderer, open_table
 
 from bot.game.texts import describe
 from bot.workers.thinking import Thinking, advise

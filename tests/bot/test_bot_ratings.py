@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from bot_helpers import Clock
 from live_bot import GUILD, LiveBot, User
-from test_bot_discord import ANN, BOB, Players, TinyRenderer, open_table, planted
+from players import ANN, BOB, Players, TinyRenderer, open_table, planted
 
 from bot.game.standings import MIN_GAMES, PAGE_SIZE
 from engine import apply, observe
