@@ -134,7 +134,9 @@ class Lobby:
     @staticmethod
     def _unchanged(record: TableRecord, seen: int | None) -> None:
         """Refuse a lobby click made on an older revision of the lobby (a double click, a
-        message that missed an edit)."""
+        message that missed an edit); a revision still to come was never shown: a damaged button."""
+        if seen is not None and seen > record.revision:
+            raise Refusal(msg("bot.error.bad_button"), record)
         if seen is not None and seen != record.revision:
             raise Stale(msg("bot.error.lobby_moved"), record)
 

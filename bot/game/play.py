@@ -94,8 +94,10 @@ class Play:
                 raise Refusal(msg("bot.error.not_your_hand"), record)
             if record.status != "running":
                 raise Stale(msg("bot.error.game_closed"), record)
-            if version != record.version:
+            if version < record.version:
                 raise Stale(msg("bot.error.already_played"), record)
+            if version > record.version:  # no message ever showed a version to come
+                raise Illegal(msg("bot.error.bad_button"), record)
             state = record.game
             if seat != state.current:
                 raise OutOfTurn(msg("bot.error.not_your_turn",
