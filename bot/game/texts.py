@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.game.facts import can_pay, fight_monster, monster_facts, potion_facts
 from engine import (
     Action,
     BuyPawned,
@@ -114,11 +115,6 @@ def kind_of(action: Action) -> str:
     return action.verb
 
 
-def _monster_desc(monster: str) -> Msg:
-    info = tables().monsters[monster]
-    return msg("bot.move.monster_stats", attack=info.attack, hp=info.hp)
-
-
 def _card_desc(card: str) -> Msg:
     info = tables().actions.get(card)
     if info is None:
@@ -131,19 +127,19 @@ def describe(action: Action, obs: Observation) -> Choice:
     """The label (and description, style) of one legal action for ``obs``'s viewer."""
     n = str(action)
     if isinstance(action, Fight):
+        monster = fight_monster(action, obs) or ""
+        facts = monster_facts(monster, obs) if monster else None
         if action.level == LORD_LEVEL:
-            return Choice(n, msg("bot.move.fight_lord", monster=monster_name(obs.lord)),
-                          _monster_desc(obs.lord), "danger")
-        level = obs.levels[action.level - 1]
+            return Choice(n, msg("bot.move.fight_lord", monster=monster_name(monster)), facts,
+                          "danger")
         if action.slot == 0:
-            top = level.gate_top or ""
             return Choice(n, msg("bot.move.fight_gate", level=ROMAN[action.level],
-                                 monster=monster_name(top)), _monster_desc(top) if top else None)
-        card = level.row[action.slot - 1] or ""
+                                 monster=monster_name(monster)), facts)
         return Choice(n, msg("bot.move.fight", level=ROMAN[action.level], slot=action.slot,
-                             monster=monster_name(card)), _monster_desc(card) if card else None)
+                             monster=monster_name(monster)), facts)
     if isinstance(action, VisitMerchant):
-        return Choice(n, msg("bot.move.merchant"), style="primary")
+        return Choice(n, msg("bot.move.merchant"),
+                      style="primary" if can_pay(obs) else "secondary")
     if isinstance(action, Revive):
         me = obs.seats[obs.current]
         return Choice(n, msg("bot.move.rest" if me.hp >= REVIVE_HP else "bot.move.revive"))
@@ -179,7 +175,8 @@ def describe(action: Action, obs: Observation) -> Choice:
         return Choice(n, msg("bot.move.reward_keep" if action.keep else "bot.move.reward_pawn",
                              card=won), style="primary" if action.keep else "secondary")
     if isinstance(action, BuyPotion):
-        return Choice(n, msg("bot.move.buy_potion", potion=word("potion", action.kind)))
+        return Choice(n, msg("bot.move.buy_potion", potion=word("potion", action.kind)),
+                      potion_facts(action.kind))
     if isinstance(action, BuyPawned):
         return Choice(n, msg("bot.move.buy_card", card=card_name(action.card)),
                       _card_desc(action.card))
@@ -223,8 +220,14 @@ def group_note(group: str, obs: Observation) -> Msg | None:
     which preference is set now."""
     if group == "reward" and obs.pending:
         return card_stats(obs.pending)
+    if group == "fight":  # a lone fight is a button, which has no line of its own
+        fights = [a for a in obs.legal if isinstance(a, Fight)]
+        monster = fight_monster(fights[0], obs) if len(fights) == 1 else None
+        return monster_facts(monster, obs) if monster else None
     if group == "shop" and not any(kind_of(a) in ("buy", "pay") for a in obs.legal):
         return msg("bot.hand.nothing_to_pay")
+    if group == "shop" and any(isinstance(a, BuyPotion | BuyPawned) for a in obs.legal):
+        return msg("bot.facts.price")
     if group == "setting":
         return msg("bot.hand.stacking_now",
                    mode=word("stacking", obs.seats[obs.current].stacking))

@@ -19,6 +19,7 @@ from bot.discord_side.ui.parts import (
     row,
     text_block,
 )
+from bot.game.facts import payable_line
 from bot.game.texts import Controls, Group, menu_key, phase_line, seat_line
 from bot.storage.records import TableRecord
 from engine import Observation
@@ -76,6 +77,9 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
     else:
         lines.append(translate(phase_line(obs), locale))
     lines.append("-# " + translate(seat_line(obs, seat, record.seats[seat].ai), locale))
+    payable = payable_line(obs)
+    if payable is not None:  # the reward cards look like starting cards in the picture
+        lines.append("-# " + translate(payable, locale))
     lines += [f"> {translate(e.text, locale)}" for e in obs.events[-RECENT:]]
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(lines)),
                                                       accent_colour=_colour(obs, seat))
