@@ -30,10 +30,12 @@ from bot.discord_side.ui.custom_ids import (
     Move,
     OpenHand,
     Pick,
+    ShowLog,
     Target,
     Unreadable,
 )
 from bot.discord_side.ui.lobby import lobby_view
+from bot.discord_side.ui.table import log_view
 from bot.game.refusals import Refusal, Stale
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, TableRecord
@@ -69,6 +71,8 @@ class Interactions:
             match target:
                 case OpenHand(table):
                     await self.show_hand(interaction, table)
+                case ShowLog(table):
+                    await self.show_log(interaction, table)
                 case LobbyOp(table, op, revision):
                     await self.lobby_click(interaction, table, op, revision)
                 case HeroPick() | Pick() | LevelPick() if len(values) != 1:
@@ -123,6 +127,15 @@ class Interactions:
         sent = await interaction.edit_original_response(view=payload.view,
                                                         attachments=payload.files)
         self.messages.sent_hand(record, seat, locale, sent, payload)
+
+    async def show_log(self, interaction: discord.Interaction[Any], table: int) -> None:
+        """Answer privately with what happened in the current and the previous turn (what the
+        clicker may see: their own seat's private events too)."""
+        locale = loc(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        told = await self.service.story.last_turns(table, interaction.user.id)
+        lines = [translate(e.text, locale) for e in told.events]
+        await interaction.edit_original_response(view=log_view(table, lines, told.whole, locale))
 
     async def play(self, interaction: discord.Interaction[Any], table: int, version: int,
                    notation: str, menu: str | None = None) -> None:

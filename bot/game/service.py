@@ -5,7 +5,8 @@ together over one storage backend and handed as one value to the Discord side.
 - :attr:`GameService.lobby`: seats before the game, starting and closing a table;
 - :attr:`GameService.play`: moves, AI seats and turn timers;
 - :attr:`GameService.servers`: the servers' settings;
-- :attr:`GameService.meta`: the bot's own metadata (command sync, results posted).
+- :attr:`GameService.meta`: the bot's own metadata (command sync, results posted);
+- :attr:`GameService.story`: what happened lately at a table, told again.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from bot.game.lobby import Lobby
 from bot.game.meta import BotMeta
 from bot.game.play import Play
 from bot.game.servers import Servers
+from bot.game.story import Story
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
 from bot.workers.thinking import Thinking
@@ -39,6 +41,7 @@ class GameService:
     lobby: Lobby = field(init=False)
     play: Play = field(init=False)
     meta: BotMeta = field(init=False)
+    story: Story = field(init=False)
 
     def __post_init__(self) -> None:
         self.tables = Tables(self.store)
@@ -46,6 +49,7 @@ class GameService:
         self.lobby = Lobby(self.store, self.tables, self.servers, self.clock, self.seeds)
         self.play = Play(self.store, self.tables, self.thinking, self.clock)
         self.meta = BotMeta(self.store, self.tables)
+        self.story = Story(self.store, self.tables)
 
 
 __all__ = ["GameService"]

@@ -31,6 +31,13 @@ class OpenHand:
 
 
 @dataclass(frozen=True, slots=True)
+class ShowLog:
+    """The "Log" button of a table message: the last two turns told privately."""
+
+    table: int
+
+
+@dataclass(frozen=True, slots=True)
 class Move:
     """A move button of a hand message, drawn at table version ``version``."""
 
@@ -80,12 +87,13 @@ class Unreadable:
     text: str
 
 
-Target = OpenHand | Move | Pick | LobbyOp | HeroPick | LevelPick | Unreadable
+Target = OpenHand | ShowLog | Move | Pick | LobbyOp | HeroPick | LevelPick | Unreadable
 
 
 #: The kind of component each target is drawn as.
 _COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
-    OpenHand: discord.ui.Button, Move: discord.ui.Button, LobbyOp: discord.ui.Button,
+    OpenHand: discord.ui.Button, ShowLog: discord.ui.Button, Move: discord.ui.Button,
+    LobbyOp: discord.ui.Button,
     Pick: discord.ui.Select, HeroPick: discord.ui.Select, LevelPick: discord.ui.Select,
 }
 
@@ -100,6 +108,11 @@ def _join(*parts: object) -> str:
 def hand_id(table: int) -> str:
     """The custom_id of a table's "My hand" button."""
     return _join("hand", table)
+
+
+def log_id(table: int) -> str:
+    """The custom_id of a table's "Log" button."""
+    return _join("log", table)
 
 
 def move_id(table: int, version: int, notation: str) -> str:
@@ -152,6 +165,8 @@ def parse(custom_id: str) -> Target:
         match kind, rest:
             case "hand", []:
                 return OpenHand(table)
+            case "log", []:
+                return ShowLog(table)
             case "hero", [] | [_]:  # an older bot's menu carried the lobby's size
                 return HeroPick(table)
             case "lobby", [op] if op in LOBBY_OPS:
@@ -210,7 +225,7 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
 
 
 __all__ = [
-    "GoblinItem", "HeroPick", "LevelPick", "LobbyOp", "Move", "OpenHand", "Pick", "Target",
-    "Unreadable", "hand_id", "hero_id", "is_ours", "level_id", "lobby_id", "move_id", "parse",
-    "pick_id",
+    "GoblinItem", "HeroPick", "LevelPick", "LobbyOp", "Move", "OpenHand", "Pick", "ShowLog",
+    "Target", "Unreadable", "hand_id", "hero_id", "is_ours", "level_id", "lobby_id", "log_id",
+    "move_id", "parse", "pick_id",
 ]
