@@ -19,6 +19,7 @@ class Figures:
     hand: list[float]
     table: list[float]
     breaches: int
+    cpu_per_move: float = float("nan")  # CPU seconds of the bot and its workers per move
 
 
 def pct(values: list[float], q: float) -> float:

@@ -2,6 +2,7 @@
 
 Usage: ``python benchmarks/load.py [--tables 200] [--humans 2] [--ai 2] [--think 3]
 [--duration 60] [--warmup 15] [--ai-pace 1.5] [--validate] [--capacity-rounds 4]
+[--against DIR [--rounds 3]]
 [--bot-env NAME=VALUE]``.
 
 The bot runs as its own process (``python -m bot``) exactly as in production, pointed at the
@@ -24,6 +25,10 @@ the number of table messages posted and edited, Discord rule breaches, and the b
 CPU use (also as CPU milliseconds per move applied, people's and AI's: bot and drawing workers
 together, a figure that holds even on a shared machine).
 
+With ``--against DIR`` (another version of the project, e.g. ``git archive <commit>`` unpacked
+in ``DIR``), the same load runs ``--rounds`` times with each version's bot in turn, and the CPU per
+move and the hand after a move are printed side by side (no capacity search then).
+
 Then the capacity (``benchmarks/capacity.py``): a bounded search of ``--capacity-rounds`` short
 runs (fresh stand-in and bot each) for the largest number of tables at which the hand after a
 move stays under 1 s at p99 (doubling from ``--tables`` while it holds, then halving the
@@ -44,7 +49,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from benchmarks.capacity import Figures, capacity, pct  # noqa: E402
 from benchmarks.people import Stats, Table  # noqa: E402
@@ -120,9 +126,9 @@ def applied(db: Path) -> int:
 
 
 async def measure(args: argparse.Namespace, count: int, warmup: float, duration: float,
-                  report: bool) -> Figures:
-    """Run ``count`` tables against a fresh stand-in and bot; print every figure if
-    ``report``."""
+                  report: bool, root: Path = ROOT) -> Figures:
+    """Run ``count`` tables against a fresh stand-in and bot (the bot of the project at
+    ``root``); print every figure if ``report``."""
     rng = random.Random(args.seed)
     stats = Stats()
     with tempfile.TemporaryDirectory() as tmp:
@@ -130,7 +136,7 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
             guild = lb.create_guild("Load", locale="en-US")
             db = Path(tmp) / "load.sqlite3"
             bot = BotProcess(lb, db, ai_pace=args.ai_pace,
-                             log=Path(tmp) / "bot.log", extra_env=args.bot_env)
+                             log=Path(tmp) / "bot.log", extra_env=args.bot_env, root=root)
             pictures = TablePictures(lb)
             lb.watchers.append(pictures)
             await bot.start()
@@ -190,7 +196,8 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
             kept = sum(1 for ix, _ in moved if ix.completed is not None and ix.imaged is None)
             table_image = [t for t in (pictures.latency(ix, v) for ix, v in moved)
                            if t is not None]
-            figures = Figures(count, span, hand_image, table_image, len(lb.breaches))
+            figures = Figures(count, span, hand_image, table_image, len(lb.breaches),
+                              (cpu_end - cpu_start) / max(1, made))
             if not report:
                 return figures
             opened = [ix for ix in window if ix.kind == "component"
@@ -245,8 +252,28 @@ def spread(values: list[float]) -> str:
             f"{max(values, default=float('nan')) * 1000:.0f} ms")
 
 
+async def against(args: argparse.Namespace) -> int:
+    """Measure this version's bot and the one at ``--against`` in turn, ``--rounds`` times
+    each, and print the CPU per move and the hand after a move side by side."""
+    runs: dict[str, list[Figures]] = {"this": [], "base": []}
+    for n in range(args.rounds):
+        for name, root in (("this", ROOT), ("base", args.against)):
+            figures = await measure(args, args.tables, args.warmup, args.duration, False, root)
+            runs[name].append(figures)
+            print(f"round {n + 1} {name}: CPU per move {figures.cpu_per_move * 1000:.2f} ms, "
+                  f"hand p99 {pct(figures.hand, 0.99):.0f} ms, breaches {figures.breaches}",
+                  flush=True)
+    this, base = (statistics.median(f.cpu_per_move for f in runs[k]) for k in ("this", "base"))
+    print(f"CPU per move, median of {args.rounds}: this {this * 1000:.2f} ms, base "
+          f"{base * 1000:.2f} ms ({(this / base - 1) * 100:+.1f}%)")
+    return 0 if all(f.breaches == 0 for fs in runs.values() for f in fs) else 1
+
+
 async def main(args: argparse.Namespace) -> int:
-    """Run the load and print the figures (then the capacity, unless ``--capacity-rounds 0``)."""
+    """Run the load and print the figures (then the capacity, unless ``--capacity-rounds 0``);
+    with ``--against``, compare with another version instead."""
+    if args.against is not None:
+        return await against(args)
     figures = await measure(args, args.tables, args.warmup, args.duration, report=True)
     if args.capacity_rounds > 0:
         await capacity(figures, args.capacity_rounds, args.capacity_max,
@@ -278,6 +305,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                    help="warm-up seconds of each capacity run")
     p.add_argument("--bot-env", action="append", default=[], metavar="NAME=VALUE",
                    help="a setting of the bot's environment (e.g. KARAK_DRAWING_WORKERS=0)")
+    p.add_argument("--against", type=Path, default=None, metavar="DIR",
+                   help="another version of the project (git archive) to compare with")
+    p.add_argument("--rounds", type=int, default=3, help="runs of each version (--against)")
     args = p.parse_args(argv)
     if args.humans + args.ai > 4 or args.humans + args.ai < 2:
         p.error("a table has 2 to 4 seats")

@@ -34,8 +34,10 @@ class BotProcess:
     """One bot process at a time for a stand-in and a database file."""
 
     def __init__(self, lb: Loopback, db: Path, *, log: Path | None = None,
-                 ai_pace: float = 0.0, extra_env: dict[str, str] | None = None) -> None:
+                 ai_pace: float = 0.0, extra_env: dict[str, str] | None = None,
+                 root: Path = ROOT) -> None:
         self.lb = lb
+        self.root = root  # the project whose bot runs (another version's, to compare)
         self.db = db
         self.log = log or db.with_suffix(".log")
         self.ai_pace = ai_pace
@@ -51,6 +53,8 @@ class BotProcess:
         env.update(self.lb.env())
         env.update({"KARAK_DB": str(self.db), "KARAK_AI_PACE": f"{self.ai_pace:g}",
                     "KARAK_LOG_LEVEL": "INFO", "PYTHONUNBUFFERED": "1"})
+        if self.root != ROOT:
+            env["PYTHONPATH"] = str(self.root)
         env.update(self.extra_env)
         return env
 
@@ -70,7 +74,7 @@ class BotProcess:
         with self.log.open("ab") as out:
             out.write(f"\n===== start {self.starts + 1}\n".encode())
             out.flush()
-            self.proc = subprocess.Popen(args, cwd=str(ROOT), env=self.env(),
+            self.proc = subprocess.Popen(args, cwd=str(self.root), env=self.env(),
                                          stdin=subprocess.DEVNULL, stdout=out, stderr=out,
                                          start_new_session=True)
         self.group = self.proc.pid
