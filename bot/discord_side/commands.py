@@ -148,7 +148,7 @@ class Commands:
             await interaction.edit_original_response(view=lobby_view(record, locale))
             return
         payload = await self.messages.table_payload(
-            record, locale, headline=msg("bot.done.status", url=jump_url(record)))
+            record, locale, headline=msg("bot.channel.status_link", url=jump_url(record)))
         await interaction.edit_original_response(view=payload.view, attachments=payload.files)
 
     async def abandon(self, interaction: discord.Interaction[Any]) -> None:
