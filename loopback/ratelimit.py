@@ -141,13 +141,16 @@ class Limiter:
             if global_:
                 self._global = None
 
-    def check(self, method: str, path: str, key: str, interaction: bool = False) -> Reply | None:
+    def check(self, method: str, path: str, key: str, interaction: bool = False,
+              arrived: float | None = None) -> Reply | None:
         """A 429 answer for this request when a rule or the schedule limits it, else None.
         ``key`` names the request's bucket (a route, or an interaction token's);
-        ``interaction``: the route answers an interaction (outside the global limit)."""
+        ``interaction``: the route answers an interaction (outside the global limit);
+        ``arrived``: when the request reached the stand-in (its body and schema checked
+        since), the time a retry is judged by, as Discord judges it on arrival."""
         now = self.clock()
         route = f"{method} {path}"
-        self._retried(route, key, now, interaction)
+        self._retried(route, key, now if arrived is None else min(arrived, now), interaction)
         for rule in self.rules:
             if rule.matches(method, path):
                 rule.count -= 1

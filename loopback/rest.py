@@ -81,8 +81,9 @@ class Rest:
         return token == self.token if self.token else bool(_TOKEN.match(token))
 
     async def rest(self, method: str, path: str, query: dict[str, str], auth: str | None,
-                   body: Any, uploads: list[Upload]) -> Reply:
-        """Answer one REST request (``path`` after ``/api/v10``), enforcing the rules."""
+                   body: Any, uploads: list[Upload], arrived: float | None = None) -> Reply:
+        """Answer one REST request (``path`` after ``/api/v10``), enforcing the rules
+        (``arrived``: when it reached the stand-in; a retry is judged by that time)."""
         method = method.upper()
         self.requests.append((self.state.now(), method, path))
         self.referee.check_deadlines()
@@ -104,7 +105,7 @@ class Rest:
             interaction = bool(found.groupdict().get("token"))
             if interaction:  # one bucket per interaction token
                 key = f"{method} {regex.pattern} {found['token']}"
-            limited = self.limiter.check(method, path, key, interaction)
+            limited = self.limiter.check(method, path, key, interaction, arrived)
             if limited is not None:
                 return limited
             try:

@@ -269,9 +269,10 @@ class World:
         return self.rest_api.authorised(header)
 
     async def rest(self, method: str, path: str, query: dict[str, str], auth: str | None,
-                   body: Any, uploads: list[Upload]) -> Reply:
-        """Answer one REST request (``path`` after ``/api/v10``), enforcing the rules."""
-        return await self.rest_api.rest(method, path, query, auth, body, uploads)
+                   body: Any, uploads: list[Upload], arrived: float | None = None) -> Reply:
+        """Answer one REST request (``path`` after ``/api/v10``), enforcing the rules
+        (``arrived``: when it reached the stand-in, before its body was read)."""
+        return await self.rest_api.rest(method, path, query, auth, body, uploads, arrived)
 
     def unfinished(self) -> int:
         """Interactions of the last 15 minutes (a token's life) whose visible result has not
