@@ -22,7 +22,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +31,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine import GameConfig, Phase, SeatConfig, apply, new_game, observe  # noqa: E402
+from engine import (  # noqa: E402
+    GameConfig,
+    GameState,
+    Phase,
+    SeatConfig,
+    apply,
+    new_game,
+    observe,
+)
 from engine import rng as game_rng  # noqa: E402
 from engine.agents import LEVELS, Agent, make_agent  # noqa: E402
 from engine.agents.search import DEFAULT_ITERATIONS, HardAgent  # noqa: E402
@@ -56,41 +64,59 @@ class Game:
 MakeAgent = Callable[[str, int, int, int], Agent]
 
 
-def _agent(level: str, seed: int, iterations: int, horizon: int) -> Agent:
+def agent(level: str, seed: int, iterations: int = DEFAULT_ITERATIONS,
+          horizon: int = 0) -> Agent:
+    """An agent of ``level``; a hard one searches ``iterations`` deals per decision (no clock,
+    so its choices do not depend on the machine's speed) with playouts ``horizon`` turns
+    deep."""
     if level == "hard":
         return HardAgent(seed, iterations=iterations, horizon=horizon)
     return make_agent(level, seed)
 
 
+def table(seed: int, seats: int = SEATS) -> GameConfig:
+    """Game ``seed``'s table: ``seats`` of the six heroes drawn by the seed, every seat an AI,
+    hero abilities on."""
+    drawn, _ = game_rng.shuffled(game_rng.seed_state(seed ^ 0xC0FFEE), HEROES)
+    return GameConfig(seats=tuple(SeatConfig(h, ai=True) for h in drawn[:seats]),
+                      abilities=True, seed=seed)
+
+
+def play_out(config: GameConfig, agents: Sequence[Agent], cap: int = 150,
+             max_steps: int = 5000, timed: Game | None = None,
+             tested: int | None = None) -> GameState:
+    """Play ``config`` to its end, seat ``i`` choosing with ``agents[i]``; raises RuntimeError
+    past ``cap`` rounds or ``max_steps`` moves. The decisions of seat ``tested`` are timed into
+    ``timed``."""
+    state = new_game(config)
+    while state.phase is not Phase.OVER:
+        if state.round > cap or state.step > max_steps:
+            raise RuntimeError(f"no winner after {cap} rounds or {max_steps} moves")
+        seat = state.current
+        view = observe(state, seat)
+        if timed is not None and seat == tested:
+            start = time.process_time()
+            action = agents[seat].choose(view)
+            spent = time.process_time() - start
+            timed.times.append(spent)
+            if view.phase is Phase.TURN:
+                timed.turn_times.append(spent)
+        else:
+            action = agents[seat].choose(view)
+        state, _ = apply(state, action)
+    return state
+
+
 def play(level: str, seed: int, iterations: int = DEFAULT_ITERATIONS, horizon: int = 0,
-         cap: int = 150, max_steps: int = 5000, make: MakeAgent = _agent) -> Game:
+         cap: int = 150, max_steps: int = 5000, make: MakeAgent = agent) -> Game:
     """Play game ``seed``: the level at seat ``seed % 4`` (the agent ``make`` gives), normal
     agents at the others."""
-    drawn, _ = game_rng.shuffled(game_rng.seed_state(seed ^ 0xC0FFEE), HEROES)
-    heroes = drawn[:SEATS]
     tested = seed % SEATS
-    config = GameConfig(seats=tuple(SeatConfig(h, ai=True) for h in heroes), abilities=True,
-                        seed=seed)
     agents = [make(level, seed * 8 + i, iterations, horizon) if i == tested
               else make_agent("normal", seed * 8 + i) for i in range(SEATS)]
     game = Game(level, seed)
     try:
-        state = new_game(config)
-        while state.phase is not Phase.OVER:
-            if state.round > cap or state.step > max_steps:
-                raise RuntimeError(f"no winner after {cap} rounds or {max_steps} moves")
-            seat = state.current
-            view = observe(state, seat)
-            if seat == tested:
-                start = time.process_time()
-                action = agents[seat].choose(view)
-                spent = time.process_time() - start
-                game.times.append(spent)
-                if view.phase is Phase.TURN:
-                    game.turn_times.append(spent)
-            else:
-                action = agents[seat].choose(view)
-            state, _ = apply(state, action)
+        state = play_out(table(seed), agents, cap, max_steps, game, tested)
         game.won = state.winner == tested
     except Exception as exc:  # noqa: BLE001 - a benchmark counts every failure, it hides none
         game.error = f"{type(exc).__name__}: {exc}"
@@ -121,7 +147,7 @@ def percentile_ms(values: list[float], q: float) -> float:
 
 
 def run(levels: list[str], games: int, seed: int, iterations: int, workers: int,
-        horizon: int = 0, make: MakeAgent = _agent) -> dict[str, list[Game]]:
+        horizon: int = 0, make: MakeAgent = agent) -> dict[str, list[Game]]:
     """Play ``games`` games per level over ``workers`` processes (``make``, a module-level
     function, makes the seat under test)."""
     jobs: list[tuple[str, list[int], int, int, MakeAgent]] = []

@@ -2,10 +2,12 @@
 
 An AI that searches ahead needs whole states to play on, but its observation hides the order of
 its own deck, the other seats' hands and decks, the cavern decks below their face-up tops, the
-gatekeepers taken as keys and the generator. :func:`sample_state` deals every hidden card into
-a place that could hold it, so the sample looks to the seat exactly like the observation::
+gatekeepers taken as keys and the generator. A :class:`Sampler` works out once which hidden
+places an observation has and which cards nobody shows; each :meth:`Sampler.sample` deals every
+hidden card into a place that could hold it, so the sample looks to the seat exactly like the
+observation::
 
-    sample = sample_state(observation, seed=7)
+    sample = Sampler(observation).sample(seed=7)   # or sample_state(observation, seed=7)
     assert observe(sample, observation.viewer) == observation
 
 The known cards (hand, discards, rows, tops, equipment, pawnshop, the battle) stay where they are.
@@ -15,73 +17,66 @@ level's deck holds only that level's regular monsters (R3). The reward action ca
 are spread over the cavern decks of their level and the seats' hands and decks; ``holders`` (cards
 the caller remembers seeing with a seat, say in its discard before it was reshuffled) keeps those
 with their seat when the counts allow. The generator is new: future shuffles are unknown too.
+Everything a sample is made of comes from the observation's fields.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from typing import NamedTuple
+
+from msgspec.structs import replace
 
 from engine import rng
 from engine.actions import POTIONS, BuyPawned
 from engine.catalog import tables
-from engine.observe import Observation
+from engine.observe import Observation, observe
 from engine.state import MAX_HP, Battle, GameConfig, GameState, Level, Phase, Seat, SeatConfig
 
 
 def sample_state(observation: Observation, seed: int,
                  holders: Mapping[str, int] | None = None) -> GameState:
-    """A complete state that ``observation``'s viewer cannot tell from the real one.
-
-    ``seed`` makes the deal reproducible; ``holders`` maps card ids to seats known to hold them
-    in hand or deck (ignored where the observation leaves no room for them).
-    """
-    obs = observation
-    if obs.viewer is None:
-        raise ValueError("only a seat's observation can be sampled, not a spectator's")
-    state = rng.seed_state(seed ^ 0x5A3D1E)
-    holders = holders or {}
-    deal = _Deal(obs)
-    levels, state = deal.levels(state, holders)
-    keys, gates, state = deal.gatekeepers(state)
-    hidden, state = deal.seat_cards(state, holders)
-    seats: list[Seat] = []
-    drawn: tuple[str, ...] = obs.drawn
-    for view in obs.seats:
-        i = view.index
-        cards = hidden[i]
-        if i == obs.viewer:
-            hand, deck = obs.hand, cards
-        else:
-            hand, deck = cards[:view.hand_count], cards[view.hand_count:]
-            if i == obs.current and deal.hidden_pair:
-                drawn, deck = deck[:2], deck[2:]
-        seats.append(Seat(hero=view.hero, hp=view.hp, hand=hand, deck=deck, discard=view.discard,
-                          weapon=view.weapon, armour=view.armour, keys=keys[i],
-                          potions=view.potions, stacking=view.stacking))
-    config = GameConfig(
-        seats=tuple(SeatConfig(hero=v.hero, name=v.name if isinstance(v.name, str) else "",
-                               ai=v.ai) for v in obs.seats),
-        abilities=obs.abilities)
-    piles = dict(obs.potion_piles)
-    sample = GameState(
-        config=config, rng=rng.seed_state(seed), seats=tuple(seats), order=obs.order,
-        turn=obs.order.index(obs.current), round=obs.round,
-        levels=tuple(Level(row=lv.row, deck=deck, gates=g)
-                     for lv, deck, g in zip(obs.levels, levels, gates, strict=True)),
-        lord=obs.lord, potions=(piles[POTIONS[0]], piles[POTIONS[1]], piles[POTIONS[2]]),
-        pawnshop=obs.pawnshop, phase=obs.phase, battle=None, pending=obs.pending,
-        bought_pawned=_bought_pawned(obs), winner=obs.winner, step=obs.step, log=obs.events)
-    if obs.battle is None and obs.phase is not Phase.REWARD:
-        return sample
-    return _with_battle(obs, sample, drawn)
+    """A complete state that ``observation``'s viewer cannot tell from the real one (one
+    :meth:`Sampler.sample`; a caller dealing many samples of one observation keeps the
+    :class:`Sampler`)."""
+    return Sampler(observation, holders).sample(seed)
 
 
-class _Deal:
-    """The hidden places of an observation and the cards nobody shows."""
+class _LevelDeck(NamedTuple):
+    """What may lie under a level's face-up deck top: the unseen monsters that must be there
+    (equipment) and the unseen reward cards that may, ``take`` of them."""
 
-    def __init__(self, obs: Observation) -> None:
+    top: str | None
+    forced: list[str]
+    optional: list[str]
+    take: int
+
+
+class _GateDeck(NamedTuple):
+    """A level's gatekeeper deck: its face-up top, the unseen gatekeepers (``below`` of them
+    under the top, the rest taken as keys) and the seats holding this level's key."""
+
+    top: str | None
+    unseen: list[str]
+    below: int
+    keyholders: list[int]
+
+
+class Sampler:
+    """The hidden places of one seat's observation and the cards nobody shows, worked out once;
+    :meth:`sample` deals them anew for each seed."""
+
+    def __init__(self, observation: Observation,
+                 holders: Mapping[str, int] | None = None) -> None:
+        """``holders`` maps card ids to seats known to hold them in hand or deck (ignored where
+        the observation leaves no room for them). Raises ``ValueError`` for a spectator's
+        observation or one whose counts no deal can meet."""
+        obs = observation
+        if obs.viewer is None:
+            raise ValueError("only a seat's observation can be sampled, not a spectator's")
         self.obs = obs
+        self.holders = dict(holders or {})
         t = tables()
         shown: Counter[str] = Counter(obs.hand)
         shown.update(obs.pawnshop)
@@ -96,74 +91,124 @@ class _Deal:
             shown.update(obs.battle.chain)
         if obs.phase is Phase.REWARD and obs.pending:
             shown[obs.pending] += 1
-        self.shown = shown
         #: Taia's pending pair when another seat is looking: two more hidden cards of hers.
         self.hidden_pair = obs.phase is Phase.TAIA and obs.viewer != obs.current
-        #: Per level, the regular monsters nobody shows; equipment among them must be in its deck.
-        self.unseen = {lv: [m for m in t.regular[lv] if not shown[m]] for lv in (1, 2, 3)}
-
-    def levels(self, state: int, holders: Mapping[str, int]
-               ) -> tuple[list[tuple[str, ...]], int]:
-        """Each level's deck: its face-up top, then monsters that may lie under it, shuffled.
-        Unseen equipment must be there; unseen reward cards of the level fill the rest, those
-        with a remembered holder only when the others are too few."""
-        t = tables()
-        decks: list[tuple[str, ...]] = []
-        self.loose: list[str] = []  # unseen reward cards left for the seats
-        for view in self.obs.levels:
-            unseen = self.unseen[view.level]
-            below = max(0, view.deck_count - 1)
-            forced = [m for m in unseen if t.monsters[m].reward != "action"]
-            optional, state = rng.shuffled(state, [m for m in unseen
-                                                   if t.monsters[m].reward == "action"])
-            optional = tuple(sorted(optional, key=lambda m: m in holders))  # stable: unheld first
-            take = below - len(forced)
-            if take < 0 or take > len(optional):
-                raise ValueError(f"level {view.level}'s deck cannot hold the unseen monsters")
-            under, state = rng.shuffled(state, forced + list(optional[:take]))
-            self.loose.extend(optional[take:])
-            decks.append(((view.deck_top,) + under) if view.deck_top else ())
-        return decks, state
-
-    def gatekeepers(self, state: int) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]], int]:
-        """Each seat's keys (gatekeepers of the levels it holds) and each level's gatekeeper
-        deck (its face-up top, then the unseen gatekeepers not taken as keys)."""
-        t = tables()
-        keys: list[list[str]] = [[] for _ in self.obs.seats]
-        gates: list[tuple[str, ...]] = []
-        for view in self.obs.levels:
-            unseen, state = rng.shuffled(
-                state, [g for g in t.gatekeepers[view.level] if not self.shown[g]])
-            below = max(0, view.gate_count - 1)
-            gates.append(((view.gate_top,) + unseen[:below]) if view.gate_top else ())
-            taken = list(unseen[below:])
-            for seat in self.obs.seats:
-                if view.level in seat.keys:
-                    if not taken:
-                        raise ValueError(f"more level {view.level} keys than gatekeepers")
-                    keys[seat.index].append(taken.pop())
-        return [tuple(k) for k in keys], gates, state
-
-    def seat_cards(self, state: int, holders: Mapping[str, int]
-                   ) -> tuple[list[tuple[str, ...]], int]:
-        """Each seat's hidden cards in a random order (hand first, then deck, for other seats):
-        its unseen starting cards and a share of the loose reward cards."""
-        t = tables()
-        obs = self.obs
-        room: list[int] = []
-        own: list[list[str]] = []
+        self.decks = [self._level_deck(lv.level, lv.deck_top, lv.deck_count, shown)
+                      for lv in obs.levels]
+        self.gates = []
+        for lv in obs.levels:
+            unseen = [g for g in t.gatekeepers[lv.level] if not shown[g]]
+            below = max(0, lv.gate_count - 1)
+            keyholders = [seat.index for seat in obs.seats if lv.level in seat.keys]
+            if len(keyholders) > max(0, len(unseen) - below):
+                raise ValueError(f"more level {lv.level} keys than gatekeepers")
+            self.gates.append(_GateDeck(lv.gate_top, unseen, below, keyholders))
+        self.own: list[list[str]] = []  # each seat's unseen starting cards
+        self.room: list[int] = []  # each seat's hidden places left for loose reward cards
         for v in obs.seats:
-            mine = [c for c in t.hero_cards[v.hero] if not self.shown[c]]
+            mine = [c for c in t.hero_cards[v.hero] if not shown[c]]
             size = v.deck_count + (0 if v.index == obs.viewer else v.hand_count)
             if v.index == obs.current and self.hidden_pair:
                 size += 2
             if len(mine) > size:
                 raise ValueError(f"seat {v.index}'s hand and deck cannot hold its own cards")
-            own.append(mine)
-            room.append(size - len(mine))
-        loose, state = rng.shuffled(state, self.loose)
-        if sum(room) != len(loose):
+            self.own.append(mine)
+            self.room.append(size - len(mine))
+        loose = sum(len(deck.optional) - deck.take for deck in self.decks)
+        if sum(self.room) != loose:
             raise ValueError("the hidden places and the unseen cards do not add up")
+        self.config = GameConfig(
+            seats=tuple(SeatConfig(hero=v.hero, name=v.name if isinstance(v.name, str) else "",
+                                   ai=v.ai) for v in obs.seats),
+            abilities=obs.abilities)
+        piles = dict(obs.potion_piles)
+        self.potions = (piles[POTIONS[0]], piles[POTIONS[1]], piles[POTIONS[2]])
+        self.bought_pawned = _bought_pawned(obs)
+
+    def _level_deck(self, level: int, top: str | None, count: int,
+                    shown: Counter[str]) -> _LevelDeck:
+        """A level's deck: unseen equipment must be under its top; unseen reward cards fill
+        the rest."""
+        t = tables()
+        unseen = [m for m in t.regular[level] if not shown[m]]
+        forced = [m for m in unseen if t.monsters[m].reward != "action"]
+        optional = [m for m in unseen if t.monsters[m].reward == "action"]
+        take = max(0, count - 1) - len(forced)
+        if take < 0 or take > len(optional):
+            raise ValueError(f"level {level}'s deck cannot hold the unseen monsters")
+        return _LevelDeck(top, forced, optional, take)
+
+    def sample(self, seed: int) -> GameState:
+        """A complete state the viewer cannot tell from the real one; ``seed`` makes the deal
+        reproducible."""
+        obs = self.obs
+        state = rng.seed_state(seed ^ 0x5A3D1E)
+        levels, loose, state = self._levels(state)
+        keys, gates, state = self._gatekeepers(state)
+        hidden, state = self._seat_cards(state, loose)
+        seats: list[Seat] = []
+        drawn: tuple[str, ...] = obs.drawn
+        for view in obs.seats:
+            i = view.index
+            cards = hidden[i]
+            if i == obs.viewer:
+                hand, deck = obs.hand, cards
+            else:
+                hand, deck = cards[:view.hand_count], cards[view.hand_count:]
+                if i == obs.current and self.hidden_pair:
+                    drawn, deck = deck[:2], deck[2:]
+            seats.append(Seat(hero=view.hero, hp=view.hp, hand=hand, deck=deck,
+                              discard=view.discard, weapon=view.weapon, armour=view.armour,
+                              keys=keys[i], potions=view.potions, stacking=view.stacking))
+        sample = GameState(
+            config=self.config, rng=rng.seed_state(seed), seats=tuple(seats), order=obs.order,
+            turn=obs.order.index(obs.current), round=obs.round,
+            levels=tuple(Level(row=lv.row, deck=deck, gates=g)
+                         for lv, deck, g in zip(obs.levels, levels, gates, strict=True)),
+            lord=obs.lord, potions=self.potions, pawnshop=obs.pawnshop, phase=obs.phase,
+            battle=None, pending=obs.pending, bought_pawned=self.bought_pawned,
+            winner=obs.winner, step=obs.step, log=obs.events)
+        if obs.battle is None and obs.phase is not Phase.REWARD:
+            return sample
+        return _with_battle(obs, sample, drawn)
+
+    def _levels(self, state: int) -> tuple[list[tuple[str, ...]], list[str], int]:
+        """Each level's deck (its face-up top, then monsters that may lie under it, shuffled)
+        and the unseen reward cards left for the seats: those with a remembered holder go
+        under a top only when the others are too few."""
+        holders = self.holders
+        decks: list[tuple[str, ...]] = []
+        loose: list[str] = []
+        for deck in self.decks:
+            optional, state = rng.shuffled(state, deck.optional)
+            optional = tuple(sorted(optional, key=lambda m: m in holders))  # stable: unheld first
+            under, state = rng.shuffled(state, deck.forced + list(optional[:deck.take]))
+            loose.extend(optional[deck.take:])
+            decks.append(((deck.top,) + under) if deck.top else ())
+        return decks, loose, state
+
+    def _gatekeepers(self, state: int
+                     ) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]], int]:
+        """Each seat's keys (gatekeepers of the levels it holds) and each level's gatekeeper
+        deck (its face-up top, then the unseen gatekeepers not taken as keys)."""
+        keys: list[list[str]] = [[] for _ in self.obs.seats]
+        gates: list[tuple[str, ...]] = []
+        for deck in self.gates:
+            unseen, state = rng.shuffled(state, deck.unseen)
+            gates.append(((deck.top,) + unseen[:deck.below]) if deck.top else ())
+            taken = list(unseen[deck.below:])
+            for seat in deck.keyholders:
+                keys[seat].append(taken.pop())
+        return [tuple(k) for k in keys], gates, state
+
+    def _seat_cards(self, state: int, loose_cards: list[str]
+                    ) -> tuple[list[tuple[str, ...]], int]:
+        """Each seat's hidden cards in a random order (hand first, then deck, for other seats):
+        its unseen starting cards and a share of the loose reward cards."""
+        holders = self.holders
+        own = [list(cards) for cards in self.own]
+        room = list(self.room)
+        loose, state = rng.shuffled(state, loose_cards)
         rest: list[str] = []
         for card in loose:  # remembered holders first, while they have room
             seat = holders.get(card)
@@ -188,7 +233,7 @@ def _bought_pawned(obs: Observation) -> bool:
     if obs.phase not in (Phase.MERCHANT, Phase.PAY):
         return False
     if obs.phase is Phase.MERCHANT and obs.legal and obs.pawnshop:
-        me = obs.seat_view(obs.current)
+        me = obs.seats[obs.current]
         actions = tables().actions
         if me.weapon or me.armour or any(actions[c].reward for c in obs.hand):  # R40
             return not any(isinstance(a, BuyPawned) for a in obs.legal)
@@ -206,10 +251,6 @@ def _bought_pawned(obs: Observation) -> bool:
 def _with_battle(obs: Observation, sample: GameState, drawn: tuple[str, ...]) -> GameState:
     """The sample with its battle: what the battle view shows, plus Taia's pending draws and,
     while won equipment waits (REWARD), the HP before the hits that the totals imply."""
-    from msgspec.structs import replace
-
-    from engine.observe import observe
-
     view = obs.battle
     if view is None:  # REWARD without a battle cannot happen; keep the sample as it is
         return sample

@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 import msgspec
 
 from engine.errors import BadState
-from engine.observe import Observation
 from engine.state import STATE_FORMAT, GameState
 from engine.validate import check_state
 
@@ -36,10 +35,7 @@ _STATE = msgspec.json.Decoder(GameState)
 
 
 def to_data(value: Any) -> Any:
-    """Plain JSON-ready data (dicts, lists, strings, numbers) for any engine value (of an
-    observation: its public parts)."""
-    if isinstance(value, Observation):
-        value = value.public()
+    """Plain JSON-ready data (dicts, lists, strings, numbers) for any engine value."""
     return msgspec.to_builtins(value)
 
 

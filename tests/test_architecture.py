@@ -26,7 +26,8 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "engine": ({"cards", "i18n"}, {"msgspec"}),
     "render": ({"engine", "i18n"}, {"PIL"}),
     "bot": ({"engine", "render", "cards", "i18n"}, {"aiohttp", "discord", "aiosqlite", "pydantic",
-                                                 "pydantic_settings", "yarl"}),
+                                                 "pydantic_settings", "yarl", "msgspec",
+                                                 "openskill"}),
     # compression: the standard library's zstd from Python 3.14 on
     "loopback": (set(), {"aiohttp", "jsonschema", "referencing", "zstandard", "compression"}),
     "playground": ({"loopback", "bot", "i18n"}, {"aiohttp", "playwright"}),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -70,3 +71,24 @@ def test_the_replay_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[s
     out = capsys.readouterr().out
     assert "match: seed 1," in out and "replay build:" in out
     assert out.count("replay step (") == 2 and "animation:" in out and "MiB" in out
+
+
+def test_the_ratings_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _benchmark("ratings", monkeypatch)
+    assert bench.main(["--matches", "50", "--people", "10", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "recompute: 50 matches among 10 people in" in out and "shown numbers: min" in out
+
+
+def test_the_ai_ratings_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _benchmark("ai_ratings", monkeypatch)
+    assert bench.main(["--games", "2", "--iterations", "2", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["games"] == figures["rated"] == 2 and figures["errors"] == 0
+    assert set(figures["levels"]) == {"easy", "normal", "hard"}
+    for level in figures["levels"].values():
+        assert level["settled"]["sigma"] < 25 / 3  # two games made every level more certain
+    assert sum(level["predicted_share"] for level in figures["levels"].values()) \
+        == pytest.approx(1.0, abs=1e-3)

@@ -59,7 +59,7 @@ def check_playable(state: GameState) -> None:
     """The state plays on: every seat can observe it, the deciding seat has a legal action
     unless the game is over, and each legal action applies to a state that passes the check."""
     for viewer in (None, *range(len(state.seats))):
-        observe(state, viewer).public()  # every part, worked out
+        observe(state, viewer)
     actions = legal_actions(state)
     if state.phase is Phase.OVER:
         assert not actions

@@ -103,11 +103,17 @@ class Tasks:
         self.endless: set[asyncio.Task[Any]] = set()  # loops that never finish by themselves
         self.sleep = sleep
         self.failures = Failures(clock)
+        self.closed = False  # the bot is stopping: no new work starts
+
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str,
               endless: bool = False) -> asyncio.Task[Any]:
-        """Run ``coro`` in the background, logging (never raising) its failure."""
+        """Run ``coro`` in the background, logging (never raising) its failure. Once the bot is
+        stopping, the work is cancelled before it starts (the database may be closed already)."""
         task = asyncio.get_running_loop().create_task(coro, name=name)
+        if self.closed:
+            task.cancel()
+            return task
         self._tasks.add(task)
         if endless:
             self.endless.add(task)
@@ -162,7 +168,8 @@ class Tasks:
             await asyncio.gather(*pending, return_exceptions=True)
 
     async def close(self, grace: float = 0.0) -> None:
-        """Give the running work ``grace`` seconds to finish, then cancel what is left."""
+        """Give the running work ``grace`` seconds to finish, then cancel what is left; work
+        started from now on is cancelled at once."""
         for task in list(self.endless):
             task.cancel()
         if grace > 0:
@@ -170,6 +177,7 @@ class Tasks:
                 await asyncio.wait_for(self.idle(), grace)
             except TimeoutError:
                 log.warning("stopping with background work unfinished")
+        self.closed = True
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

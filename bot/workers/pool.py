@@ -292,7 +292,8 @@ class WorkerPool(Generic[J]):
             raise
 
     def _hand_over(self, worker: Worker, item: _Job[J], sent: collections.deque[_Job[J]]) -> None:
-        """Send ``item`` to ``worker``; a job that cannot be packed fails alone."""
+        """Send ``item`` to ``worker``; a job that cannot be packed (an observation holding a
+        value MessagePack cannot carry) fails alone."""
         try:
             packed = self.pack(item.job)
         except Exception as exc:  # noqa: BLE001 - handed to whoever asked

@@ -66,7 +66,7 @@ class EasyAgent:
     def _naive_fight(self, obs: Observation, legal: list[Action]) -> Action | None:
         """The strongest monster the printed attack seems to beat, curses and chain ignored."""
         t = tables()
-        me = obs.seat_view(obs.current)
+        me = obs.seats[obs.current]
         total = sum(t.actions[c].attack for c in obs.hand)
         total += sum(t.equipment[i].attack for i in (me.weapon, me.armour) if i)
         best: tuple[int, int, Fight] | None = None
@@ -89,5 +89,5 @@ class EasyAgent:
         assert obs.pending is not None
         eq = tables().equipment
         won = eq[obs.pending]
-        held = getattr(obs.seat_view(obs.current), won.kind)
+        held = getattr(obs.seats[obs.current], won.kind)
         return held is None or won.attack > eq[held].attack

@@ -113,7 +113,7 @@ class HeuristicAgent:
         """Monster attack and HP, uncursed equipment totals, whether Aderyn's ability helps and
         what one card a draw effect brings is worth to this seat."""
         m = tables().monsters[monster]
-        me = obs.seat_view(obs.current)
+        me = obs.seats[obs.current]
         eq_att, eq_def, eq_heal = _equip_totals(me, curses)
         aderyn = obs.abilities and me.hero == "aderyn" and level != LORD_LEVEL
         taia = obs.abilities and me.hero == "taia"
@@ -146,7 +146,7 @@ class HeuristicAgent:
     def _target_value(self, obs: Observation, fight: Fight, monster: str) -> float:
         t = tables()
         m = t.monsters[monster]
-        me = obs.seat_view(obs.current)
+        me = obs.seats[obs.current]
         if fight.level == LORD_LEVEL:
             return 1000.0
         if m.reward == "key":
@@ -164,7 +164,7 @@ class HeuristicAgent:
 
     def _best_against(self, obs: Observation, fight: Fight
                       ) -> tuple[Forecast, Outcome, str | None]:
-        me = obs.seat_view(obs.current)
+        me = obs.seats[obs.current]
         monster = self._monster_at(obs, fight)
         m = tables().monsters[monster]
         hero = me.hero if obs.abilities else ""
@@ -209,7 +209,7 @@ class HeuristicAgent:
             return max(keeps, key=lambda a: (self._battle_score(obs, obs.hand + (a.card,)),
                                              card_value(a.card)))
         if phase is Phase.REWARD:
-            me = obs.seat_view(obs.current)
+            me = obs.seats[obs.current]
             assert obs.pending is not None
             kind = tables().equipment[obs.pending].kind
             keep = equip_value(obs.pending) > equip_value(getattr(me, kind))
@@ -221,7 +221,7 @@ class HeuristicAgent:
         return legal[0]
 
     def _turn(self, obs: Observation, legal: list[Action]) -> Action:
-        me = obs.seat_view(obs.current)
+        me = obs.seats[obs.current]
         if SetStacking("top") in legal:
             return SetStacking("top")
         fights = [a for a in legal if isinstance(a, Fight)]
@@ -257,7 +257,7 @@ class HeuristicAgent:
         """The best forecast score the current battle could reach with ``hand``."""
         battle = obs.battle
         assert battle is not None
-        me = obs.seat_view(obs.current)
+        me = obs.seats[obs.current]
         curses = frozenset(battle.active_curses)
         where = Situation(hero=me.hero if obs.abilities else "", curses=curses,
                           prev=battle.chain[-1] if battle.chain else None,
@@ -272,7 +272,7 @@ class HeuristicAgent:
     def _battle(self, obs: Observation, legal: list[Action]) -> Action:
         battle = obs.battle
         assert battle is not None
-        me = obs.seat_view(obs.current)
+        me = obs.seats[obs.current]
         hero = me.hero if obs.abilities else ""
         curses = frozenset(battle.active_curses)
         counters = [a for a in legal if isinstance(a, DrinkCountercurse)]
@@ -334,7 +334,7 @@ class HeuristicAgent:
         return EndBattle()
 
     def _payments(self, obs: Observation) -> list[tuple[float, str]]:
-        me = obs.seat_view(obs.current)
+        me = obs.seats[obs.current]
         actions = tables().actions
         out = [(card_value(c) + 1.0, c) for c in obs.hand if actions[c].reward]
         out += [(equip_value(getattr(me, s)) * 2.0, s) for s in ("weapon", "armour")
@@ -342,7 +342,7 @@ class HeuristicAgent:
         return sorted(out)
 
     def _shopping_list(self, obs: Observation) -> list[Action]:
-        me = obs.seat_view(obs.current)
+        me = obs.seats[obs.current]
         pay = self._payments(obs)
         if not pay:
             return []
@@ -371,7 +371,7 @@ class HeuristicAgent:
         for want in self._shopping_list(obs):
             if want in legal:
                 return want
-        if DrinkHealing() in legal and obs.seat_view(obs.current).hp <= 2:
+        if DrinkHealing() in legal and obs.seats[obs.current].hp <= 2:
             return DrinkHealing()
         return LeaveMerchant()
 

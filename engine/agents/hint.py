@@ -91,7 +91,7 @@ def hintable(obs: Observation) -> Observation:
     kept = tuple(a for a in obs.legal if a.verb not in UNHINTED)
     if not kept or len(kept) == len(obs.legal):
         return obs
-    return obs.replaced(legal=kept)
+    return msgspec.structs.replace(obs, legal=kept)
 
 
 def ranked(root: Node, best: Action) -> tuple[tuple[Action, float], ...]:
@@ -106,9 +106,10 @@ def ranked(root: Node, best: Action) -> tuple[tuple[Action, float], ...]:
 
 
 def public_seed(obs: Observation) -> int:
-    """A 64-bit digest of the observation's public parts: the same for every state the seat
-    cannot tell apart, different (all but surely) for anything it can see."""
-    data = _ENCODER.encode(obs.public())
+    """A 64-bit digest of the observation (which holds only what its seat may see): the same
+    for every state the seat cannot tell apart, different (all but surely) for anything it can
+    see."""
+    data = _ENCODER.encode(obs)
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
 
 

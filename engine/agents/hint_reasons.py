@@ -69,7 +69,7 @@ def outcome(state: GameState, action: Action, me: int) -> Outcome:
         if state.phase is Phase.OVER or state.current != me:
             break
         action = agent.choose(observe(state, me))
-    return Outcome(observe(state, me).seat_view(me), beaten, state.winner == me)
+    return Outcome(observe(state, me).seats[me], beaten, state.winner == me)
 
 
 def reason(obs: Observation, action: Action, deals: list[GameState]) -> Msg:
@@ -78,7 +78,7 @@ def reason(obs: Observation, action: Action, deals: list[GameState]) -> Msg:
     me = obs.current
     ends = [outcome(deal, action, me) for deal in deals]
     half = len(ends) / 2
-    now = obs.seat_view(me)
+    now = obs.seats[me]
     if sum(o.won for o in ends) > half:
         return msg("hint.champion")
     key = _majority((lv for o in ends for lv in set(o.seat.keys) - set(now.keys)), half)
@@ -152,7 +152,7 @@ def _deal_reason(obs: Observation, action: Action) -> Msg | None:
     if isinstance(action, Pay):
         source = action.source
         if source in ("weapon", "armour"):
-            worn = getattr(obs.seat_view(obs.current), source)
+            worn = getattr(obs.seats[obs.current], source)
             source = worn or source
         return msg("hint.pay", item=card_name(source))
     return None

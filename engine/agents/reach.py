@@ -87,7 +87,7 @@ class ReachAgent:
 
     def _turn(self, obs: Observation, legal: list[Action], fights: list[Fight]) -> Action:
         """Revive when low, else fight, preferring monsters within reach."""
-        if obs.seat_view(obs.current).hp <= 2 and self._chance(60):
+        if obs.seats[obs.current].hp <= 2 and self._chance(60):
             return Revive()
         monsters = tables().monsters
         attack = self._attack_by_source(obs)
@@ -119,7 +119,7 @@ class ReachAgent:
         for card in obs.hand:
             info = actions[card]
             out[info.colour] = out.get(info.colour, 0) + info.attack
-        seat = obs.seat_view(obs.current)
+        seat = obs.seats[obs.current]
         if seat.weapon:
             out["weapon"] = t.equipment[seat.weapon].attack
         if seat.armour:
@@ -147,5 +147,5 @@ class ReachAgent:
         """Whether the won equipment beats the item of its kind the seat holds (R27)."""
         assert obs.pending is not None
         won = obs.pending
-        held = getattr(obs.seat_view(obs.current), tables().equipment[won].kind)
+        held = getattr(obs.seats[obs.current], tables().equipment[won].kind)
         return held is None or equip_value(won) >= equip_value(held)

@@ -5,7 +5,7 @@ At each of its decisions with a real choice, the agent builds a tree of its own 
 there to the end of its turn (which monster to fight or the merchant or reviving, then which card
 to play, which potion to drink, when to end the battle, whether to keep won equipment, what to
 buy and how to pay). Every iteration deals a complete state consistent with what the seat has
-seen (:func:`engine.sampling.sample_state`, a determinization), walks down the tree choosing
+seen (:class:`engine.sampling.Sampler`, a determinization), walks down the tree choosing
 among the actions that deal allows by UCT, adds one node, then plays on with the heuristic agent
 (every seat, chance from the deal's generator) until the playout's horizon and scores the
 position (:mod:`engine.agents.evaluation`). Nodes are keyed by the seat's own actions only, so
@@ -44,7 +44,7 @@ from engine.agents.heuristic import HeuristicAgent
 from engine.catalog import tables
 from engine.observe import Observation, observe
 from engine.rules import apply, legal_actions
-from engine.sampling import sample_state
+from engine.sampling import Sampler
 from engine.state import GameState, Phase
 
 #: Iterations per searched decision when no budget is given (benchmarks/ai_strength.py times them).
@@ -164,11 +164,12 @@ class HardAgent:
         root = Node()
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         base = rng.seed_state(self.seed * 1_000_003 + obs.step)
+        deals = Sampler(obs, self._holders)
         for deal in range(self.iterations):
             if deadline is not None and deal > 0 and time.perf_counter() > deadline:
                 break
             seed, _ = rng.next_u64(base + deal)
-            self._iterate(sample_state(obs, seed, self._holders), root, candidates, obs.current)
+            self._iterate(deals.sample(seed), root, candidates, obs.current)
         return root
 
     def _iterate(self, state: GameState, root: Node, candidates: list[Action], me: int) -> None:
@@ -248,7 +249,7 @@ def pick(root: Node, default: Action) -> Action:
 def _planned(obs: Observation) -> bool:
     """Whether the heuristic's battle plan is exact: no card in hand draws, so every card the
     battle can see is known and the planner has tried every sequence of them."""
-    if obs.phase is not Phase.BATTLE or (obs.abilities and obs.seat_view(obs.current).hero
+    if obs.phase is not Phase.BATTLE or (obs.abilities and obs.seats[obs.current].hero
                                          == "taia"):
         return False
     actions = tables().actions
@@ -265,7 +266,7 @@ def _reach(obs: Observation, curses: tuple[str, ...]) -> int:
     its hand's printed attack (none under an attack curse, R22; not of cursed colours, R21) plus
     its uncursed equipment's (R23)."""
     t = tables()
-    me = obs.seat_view(obs.current)
+    me = obs.seats[obs.current]
     reach = 0
     if "attack" not in curses:
         reach += sum(t.actions[c].attack for c in obs.hand if t.actions[c].colour not in curses)

@@ -187,7 +187,7 @@ def test_reasons_follow_their_rules() -> None:
         elif key == "hint.chain":
             assert isinstance(advice.best, Play)
         elif key == "hint.last_key":
-            assert len(observe(state, 0).seat_view(0).keys) == 2
+            assert len(observe(state, 0).seats[0].keys) == 2
 
 
 def test_the_hint_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],

@@ -73,8 +73,8 @@ def test_public_pictures_ignore_private_fields() -> None:
     """Forged private parts (hand, Taia's pair, legal moves, private events) change nothing."""
     obs = scene("midgame").observation()
     other = scene("taia").observation()
-    forged = obs.replaced(
-        viewer=1, hand=other.hand, drawn=other.drawn, legal=other.legal,
+    forged = structs.replace(
+        obs, viewer=1, hand=other.hand, drawn=other.drawn, legal=other.legal,
         events=obs.events + (Event(msg("event.draw_private", cards="secret"), to=0),),
     )
     assert same_pixels(render.table_image(obs), render.table_image(forged))
@@ -87,7 +87,7 @@ def test_hand_shows_only_the_viewers_own_cards() -> None:
     assert obs.hand
     emptied = structs.replace(obs, hand=obs.hand[:-1])
     assert not same_pixels(render.hand_image(obs), render.hand_image(emptied))
-    other_seat_changed = obs.replaced(
-        seats=tuple(structs.replace(s, hand_count=s.hand_count + 1)
+    other_seat_changed = structs.replace(
+        obs, seats=tuple(structs.replace(s, hand_count=s.hand_count + 1)
                     if s.index != obs.viewer else s for s in obs.seats))
     assert same_pixels(render.hand_image(obs), render.hand_image(other_seat_changed))

@@ -81,7 +81,7 @@ def test_long_names_and_many_pawned_cards_still_fit() -> None:
     seats = tuple(structs.replace(s, name="Žluťoučký kůň úpěl ďábelské ódy " * 3)
                   for s in obs.seats)
     pawned = tuple(sorted(tables().equipment))
-    png = render.table_image(obs.replaced(seats=seats, pawnshop=pawned))
+    png = render.table_image(structs.replace(obs, seats=seats, pawnshop=pawned))
     assert Image.open(io.BytesIO(png)).width <= MAX_WIDTH
 
 

@@ -116,11 +116,11 @@ def _battles(obs: Observation) -> Iterator[Observation]:
     for i, monster in enumerate(sorted(t.monsters)):
         start = (i * chunk) % len(actions)
         chain = tuple(actions[start:start + chunk])
-        yield obs.replaced(battle=structs.replace(
+        yield structs.replace(obs, battle=structs.replace(
             obs.battle, monster=monster, curses=t.monsters[monster].curses, countered=None,
             chain=chain, boosted=((0, "attack"),), unlocked=((1, "spark"),)))
     for start in range(0, len(actions), chunk):  # every card, whatever the monsters' count
-        yield obs.replaced(battle=structs.replace(
+        yield structs.replace(obs, battle=structs.replace(
             obs.battle, chain=tuple(actions[start:start + chunk])))
 
 
@@ -136,11 +136,11 @@ def _hands(obs: Observation) -> Iterator[Observation]:
         seat = structs.replace(me, weapon=weapons[i % len(weapons)],
                                    armour=armours[i % len(armours)])
         seats = tuple(seat if s.index == me.index else s for s in obs.seats)
-        yield obs.replaced(hand=tuple(actions[start:start + 6]), seats=seats)
+        yield structs.replace(obs, hand=tuple(actions[start:start + 6]), seats=seats)
     for w, a in zip(weapons, armours * len(weapons), strict=False):
         seat = structs.replace(me, weapon=w, armour=a)
-        yield obs.replaced(seats=tuple(seat if s.index == me.index else s
-                                                   for s in obs.seats))
+        yield structs.replace(obs, seats=tuple(seat if s.index == me.index else s
+                                               for s in obs.seats))
 
 
 #: Player names of PLAYER_NAME_WHOLE characters, which must be drawn whole everywhere.
@@ -154,10 +154,10 @@ def _tables(obs: Observation) -> Iterator[Observation]:
     for start in range(0, len(heroes), n):
         seats = tuple(structs.replace(s, hero=h, name=hero_name(h))
                       for s, h in zip(obs.seats, (heroes * 2)[start:start + n], strict=True))
-        yield obs.replaced(seats=seats)
+        yield structs.replace(obs, seats=seats)
     for k in range(len(WHOLE_NAMES)):
         names = (WHOLE_NAMES * 2)[k:k + n]
-        yield obs.replaced(seats=tuple(
+        yield structs.replace(obs, seats=tuple(
             structs.replace(s, name=name) for s, name in zip(obs.seats, names, strict=True)))
 
 
