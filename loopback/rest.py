@@ -47,6 +47,7 @@ class Rest:
         """Compile the route table: (method, path template, handler, needs the bot token)."""
         table: list[tuple[str, str, Handler, bool]] = [
             ("GET", "/users/@me", self._me, True),
+            ("POST", "/users/@me/channels", self._open_dm, True),
             ("GET", "/oauth2/applications/@me", self._application, True),
             ("GET", "/applications/@me", self._application, True),
             ("GET", "/gateway", self._gateway, False),
@@ -81,9 +82,8 @@ class Rest:
         return token == self.token if self.token else bool(_TOKEN.match(token))
 
     async def rest(self, method: str, path: str, query: dict[str, str], auth: str | None,
-                   body: Any, uploads: list[Upload], arrived: float | None = None) -> Reply:
-        """Answer one REST request (``path`` after ``/api/v10``), enforcing the rules
-        (``arrived``: when it reached the stand-in; a retry is judged by that time)."""
+                   body: Any, uploads: list[Upload]) -> Reply:
+        """Answer one REST request (``path`` after ``/api/v10``), enforcing the rules."""
         method = method.upper()
         self.requests.append((self.state.now(), method, path))
         self.referee.check_deadlines()
@@ -105,7 +105,7 @@ class Rest:
             interaction = bool(found.groupdict().get("token"))
             if interaction:  # one bucket per interaction token
                 key = f"{method} {regex.pattern} {found['token']}"
-            limited = self.limiter.check(method, path, key, interaction, arrived)
+            limited = self.limiter.check(method, path, key, interaction)
             if limited is not None:
                 return limited
             try:
@@ -143,6 +143,16 @@ class Rest:
                        query: dict[str, str]) -> Reply:
         return Reply(200, {"url": self.gateway_url(), "shards": 1, "session_start_limit": {
             "total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}})
+
+    async def _open_dm(self, params: dict[str, str], body: Any, uploads: list[Upload],
+                       query: dict[str, str]) -> Reply:
+        """The direct message channel with ``recipient_id`` (made the first time)."""
+        recipient = str(body.get("recipient_id") if isinstance(body, dict) else None)
+        user = self.state.users.get(int(recipient)) if recipient.isdigit() else None
+        if user is None:
+            self.referee.breach("unknown", f"unknown user {recipient}", "POST /users/@me/channels")
+            raise ApiError(400, 50007, "Cannot send messages to this user")
+        return Reply(200, self.state.dm(user).payload())
 
     # ------------------------------------------------------------------ commands
 

@@ -55,6 +55,7 @@ from aiohttp import web
 
 from loopback.interaction import Interaction, InteractionFailed
 from loopback.model import Message
+from loopback.ratelimit import ARRIVED
 from loopback.world import LoopbackError, Reply, Upload, World, dumps
 
 log = logging.getLogger("loopback")
@@ -181,7 +182,7 @@ class Loopback:
 
     async def _api(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]
-        arrived = self.world.limiter.clock()  # Discord judges a request when it reaches it
+        ARRIVED.set(self.world.limiter.clock())  # Discord judges a request when it reaches it
         body: Any = None
         uploads: list[Upload] = []
         if request.headers.get("Content-Type", "").startswith("multipart/"):
@@ -211,8 +212,7 @@ class Loopback:
                                              status=400)
         query = {k: v for k, v in request.query.items()}
         reply = await self.world.rest(request.method, path, query,
-                                request.headers.get("Authorization"), body, uploads,
-                                arrived=arrived)
+                                request.headers.get("Authorization"), body, uploads)
         return self._respond(reply)
 
     @staticmethod

@@ -155,6 +155,16 @@ class World:
         """A new public thread under ``parent`` (sent as THREAD_CREATE)."""
         return self.state.create_thread(parent, name, channel_id)
 
+    def dm(self, user: User, channel_id: int | None = None) -> Channel:
+        """The direct message channel between ``user`` and the bot (made the first time, with
+        ``channel_id`` if given)."""
+        return self.state.dm(user, channel_id)
+
+    def create_group_dm(self, people: list[User], name: str = "friends",
+                        channel_id: int | None = None) -> Channel:
+        """A group direct message of ``people``; the bot is no member of it."""
+        return self.state.create_group_dm(people, name, channel_id)
+
     def guild_payload(self, guild: Guild) -> dict[str, Any]:
         """GUILD_CREATE data of ``guild``."""
         return self.state.guild_payload(guild)
@@ -269,10 +279,9 @@ class World:
         return self.rest_api.authorised(header)
 
     async def rest(self, method: str, path: str, query: dict[str, str], auth: str | None,
-                   body: Any, uploads: list[Upload], arrived: float | None = None) -> Reply:
-        """Answer one REST request (``path`` after ``/api/v10``), enforcing the rules
-        (``arrived``: when it reached the stand-in, before its body was read)."""
-        return await self.rest_api.rest(method, path, query, auth, body, uploads, arrived)
+                   body: Any, uploads: list[Upload]) -> Reply:
+        """Answer one REST request (``path`` after ``/api/v10``), enforcing the rules."""
+        return await self.rest_api.rest(method, path, query, auth, body, uploads)
 
     def unfinished(self) -> int:
         """Interactions of the last 15 minutes (a token's life) whose visible result has not

@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from bot.game.facts import potion_facts
+from bot.game.facts import joined, potion_facts
+from engine.actions import LORD_LEVEL
 from engine.catalog import tables
-from engine.names import card_name, hero_name, word
-from i18n import LOCALES, Msg, msg, translate
+from engine.names import ROMAN, card_name, hero_name, word
+from i18n import LOCALES, Msg, Param, msg, translate
 
 POTIONS = ("strength", "healing", "countercurse")
 #: What separates the words of a name (a typed beginning matches at the start of any word).
@@ -96,12 +97,15 @@ def card_lines(card: str, locale: str) -> list[str]:
                 translate(msg(f"hero.{hero}.ability"), locale)]
     if card in t.monsters:
         m = t.monsters[card]
-        curses = [word("curse", c) for c in m.curses]
-        cursed: Msg | str = msg("list.0")
-        for i, curse in enumerate(curses):
-            cursed = curse if i == 0 else msg("list.more", head=cursed, tail=curse)
-        lines.append(translate(msg("bot.card.monster", level=m.level, attack=m.attack, hp=m.hp,
-                                   curses=cursed), locale))
+        key = "bot.lookup.lord" if m.level == LORD_LEVEL else "bot.lookup.monster"
+        facts: dict[str, Param] = {"attack": m.attack, "hp": m.hp}
+        if m.level != LORD_LEVEL:
+            facts["level"] = ROMAN[m.level]
+        if m.curses:
+            facts["curses"] = joined([word("curse", c) for c in m.curses])
+        else:
+            key += "_uncursed"
+        lines.append(translate(msg(key, **facts), locale))
         lines.append(translate(msg(f"bot.card.reward_{m.reward}"), locale))
     if card in t.actions:
         a = t.actions[card]

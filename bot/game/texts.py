@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.game.facts import can_pay, fight_monster, monster_facts, potion_facts
+from bot.game.facts import can_pay, fight_monster, joined, monster_facts, potion_facts
 from engine import (
     Action,
     BuyPawned,
@@ -144,7 +144,7 @@ def describe(action: Action, obs: Observation) -> Choice:
         me = obs.seats[obs.current]
         return Choice(n, msg("bot.move.rest" if me.hp >= REVIVE_HP else "bot.move.revive"))
     if isinstance(action, SetStacking):
-        return Choice(n, msg("bot.move.stack_to", mode=word("stacking", action.mode)))
+        return Choice(n, msg(f"bot.deck.switch_{action.mode}"))
     if isinstance(action, DrinkHealing):
         return Choice(n, msg("bot.move.heal"), style="success")
     if isinstance(action, Play):
@@ -229,8 +229,7 @@ def group_note(group: str, obs: Observation) -> Msg | None:
     if group == "shop" and any(isinstance(a, BuyPotion | BuyPawned) for a in obs.legal):
         return msg("bot.facts.price")
     if group == "setting":
-        return msg("bot.hand.stacking_now",
-                   mode=word("stacking", obs.seats[obs.current].stacking))
+        return msg(f"bot.deck.now_{obs.seats[obs.current].stacking}")
     return None
 
 
@@ -259,8 +258,7 @@ def phase_line(obs: Observation) -> Msg:
     """Whose decision it is and what it is about (or who won)."""
     if obs.winner is not None:
         return msg("bot.table.winner", who=seat_label(obs, obs.winner))
-    return msg("bot.table.waiting", who=seat_label(obs, obs.current),
-               phase=msg(f"phase.{obs.phase.value}"))
+    return msg(f"bot.prompt.waiting.{obs.phase.value}", who=seat_label(obs, obs.current))
 
 
 def seat_line(obs: Observation, seat: int, ai: bool | None = None) -> Msg:
@@ -276,13 +274,11 @@ def seat_line(obs: Observation, seat: int, ai: bool | None = None) -> Msg:
     if s.armour:
         kit.append(card_name(s.armour))
     kit.extend(word("potion", p) for p in s.potions)
-    items: Param = msg("list.0")
-    for i, part in enumerate(kit):
-        items = part if i == 0 else msg("list.more", head=items, tail=part)
+    items: Param = joined(kit) if kit else msg("bot.facts.no_items")
     # an AI seat is called by its hero's name: the hero is not named twice
     key = "bot.table.seat" if s.name != hero_name(s.hero) else "bot.table.seat_hero"
     return msg(key, who=s.name, hero=hero_name(s.hero), hp=s.hp, keys=keys,
-               items=items, hand=s.hand_count, ai=msg("bot.table.ai") if ai else "")
+               items=items, count=s.hand_count, ai=msg("bot.table.ai") if ai else "")
 
 
 def timer_text(seconds: int) -> Msg:

@@ -72,7 +72,7 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
     if note is not None:
         lines.append(f"*{translate(note, locale)}*")
     if ctrls.notations():
-        prompt = msg("bot.hand.your_move", phase=msg(f"phase.{obs.phase.value}"))
+        prompt = msg(f"bot.prompt.you.{obs.phase.value}")
         lines.append(f"**{translate(prompt, locale)}**")
     else:
         lines.append(translate(phase_line(obs), locale))
