@@ -1,4 +1,4 @@
-"""The ``/goblin`` slash command group: new, join, leave, start, hand, status, rules, card,
+"""The ``/goblin`` slash command group: new, learn, join, leave, start, hand, status, rules, card,
 abandon and settings. This module only declares the commands and their options; their bodies
 are in :mod:`bot.discord_side.commands`."""
 
@@ -53,9 +53,15 @@ async def _run(interaction: discord.Interaction[Any], work: Awaitable[None]) -> 
             await answer_privately(interaction, text)
 
 
+@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
+@app_commands.allowed_installs(guilds=True, users=True)
 class GoblinCog(commands.GroupCog, group_name=_name("group"),
                 group_description=_t("bot.cmd.group")):
-    """The ``/goblin`` commands."""
+    """The ``/goblin`` commands: offered in servers, in the bot's direct messages and in other
+    private channels, for a server install and a user install of the app. A table lives in a
+    server channel that installed the bot or in the bot's direct messages (a solo table there);
+    elsewhere the service and :func:`~bot.discord_side.context.place_refusal` say why not, and
+    the commands that need no table (rules, card) work everywhere."""
 
     def __init__(self, bodies: Commands) -> None:
         self.bodies = bodies
@@ -68,7 +74,6 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
                          ai_level=OPTION["ai_level"])
     @app_commands.choices(timer=TIMER_CHOICES)
     @app_commands.choices(ai_level=LEVEL_CHOICES)
-    @app_commands.guild_only()
     async def new(self, interaction: discord.Interaction[Any], abilities: bool | None = None,
                   timer: app_commands.Choice[int] | None = None,
                   ai_level: app_commands.Choice[str] | None = None) -> None:
@@ -77,32 +82,32 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
                                                 timer.value if timer else None,
                                                 ai_level.value if ai_level else None))
 
+    @app_commands.command(name=_name("learn"), description=_t("bot.cmd.learn"))
+    async def learn(self, interaction: discord.Interaction[Any]) -> None:
+        """A guided first match against easy AI seats."""
+        await _run(interaction, self.bodies.learn(interaction))
+
     @app_commands.command(name=_name("join"), description=_t("bot.cmd.join"))
-    @app_commands.guild_only()
     async def join(self, interaction: discord.Interaction[Any]) -> None:
         """Take a seat at this channel's table."""
         await _run(interaction, self.bodies.lobby(interaction, "join"))
 
     @app_commands.command(name=_name("leave"), description=_t("bot.cmd.leave"))
-    @app_commands.guild_only()
     async def leave(self, interaction: discord.Interaction[Any]) -> None:
         """Leave the lobby, or hand your seat in a running game to the AI."""
         await _run(interaction, self.bodies.lobby(interaction, "leave"))
 
     @app_commands.command(name=_name("start"), description=_t("bot.cmd.start"))
-    @app_commands.guild_only()
     async def start(self, interaction: discord.Interaction[Any]) -> None:
         """Start the game (host)."""
         await _run(interaction, self.bodies.lobby(interaction, "start"))
 
     @app_commands.command(name=_name("hand"), description=_t("bot.cmd.hand"))
-    @app_commands.guild_only()
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
         """Your hand and your moves, only for you."""
         await _run(interaction, self.bodies.hand(interaction))
 
     @app_commands.command(name=_name("status"), description=_t("bot.cmd.status"))
-    @app_commands.guild_only()
     async def status(self, interaction: discord.Interaction[Any]) -> None:
         """The table as it is now, only for you."""
         await _run(interaction, self.bodies.status(interaction))
@@ -128,7 +133,6 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
                 for label, c in suggest(current, loc(interaction))]
 
     @app_commands.command(name=_name("abandon"), description=_t("bot.cmd.abandon"))
-    @app_commands.guild_only()
     async def abandon(self, interaction: discord.Interaction[Any]) -> None:
         """Close this channel's table (host or Manage Channels)."""
         await _run(interaction, self.bodies.abandon(interaction))
@@ -141,7 +145,6 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
     @app_commands.choices(timer=TIMER_CHOICES)
     @app_commands.choices(language=LANGUAGE_CHOICES)
     @app_commands.choices(ai_level=LEVEL_CHOICES)
-    @app_commands.guild_only()
     async def settings(self, interaction: discord.Interaction[Any], abilities: bool | None = None,
                        timer: app_commands.Choice[int] | None = None,
                        language: app_commands.Choice[str] | None = None,

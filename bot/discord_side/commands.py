@@ -16,6 +16,7 @@ from bot.discord_side.context import (
     loc,
     missing_message,
     missing_permissions,
+    place_refusal,
     public_locale,
 )
 from bot.discord_side.interactions import Interactions
@@ -56,16 +57,46 @@ class Commands:
         the host adds; None: the server's default). Simultaneous ones in a channel take
         turns (each waiting one answers privately first, in Discord's 3 seconds): the first
         opens the table and posts its lobby, the others are pointed to that lobby."""
-        if interaction.channel_id is None:
-            raise Refusal(msg("bot.error.guild_only"))
-        missing = missing_permissions(interaction)
-        if missing:
-            raise Refusal(missing_message(missing))
+        self._may_open(interaction)
+        assert interaction.channel_id is not None
         lock = self._opening.setdefault(interaction.channel_id, asyncio.Lock())
         if lock.locked():
             await interaction.response.defer(ephemeral=True, thinking=True)
         async with lock:
             await self._open(interaction, interaction.channel_id, abilities, timer, ai_level)
+
+    @staticmethod
+    def _may_open(interaction: discord.Interaction[Any]) -> None:
+        """Refuse a table where none can live, or where the bot lacks permissions."""
+        if interaction.channel_id is None:
+            raise Refusal(msg("bot.error.guild_only"))
+        refused = place_refusal(interaction)
+        if refused is not None:
+            raise Refusal(refused)
+        missing = missing_permissions(interaction)
+        if missing:
+            raise Refusal(missing_message(missing))
+
+    async def learn(self, interaction: discord.Interaction[Any]) -> None:
+        """/goblin learn: a guided first match for the asker alone, started at once; the
+        answer is the asker's hand, which explains each rule as it comes."""
+        self._may_open(interaction)
+        assert interaction.channel_id is not None
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            record = await self.service.lobby.learn(
+                guild_id=interaction.guild_id, channel_id=interaction.channel_id,
+                host_id=interaction.user.id, host_name=interaction.user.display_name,
+                locale=public_locale(interaction))
+        except Refusal as exc:
+            answer = translate(exc.reason, loc(interaction))
+            found = exc.record
+            await interaction.edit_original_response(
+                content=answer + (" " + jump_url(found) if found is not None else ""))
+            return
+        await self.clicks.begin(record)
+        record = await self.service.tables.load(record.id)
+        await self.clicks.reply_hand(interaction, record, 0, loc(interaction))
 
     async def _open(self, interaction: discord.Interaction[Any], channel_id: int,
                     abilities: bool | None, timer: int | None, ai_level: str | None) -> None:
@@ -130,6 +161,8 @@ class Commands:
                 await self.messages.refresh_lobby(record)
             elif record.status == "abandoned" or op == "start":
                 await self.clicks.redraw_lobby(None, record.id)
+            if record.status == "abandoned" and record.state is not None:  # a solo match left
+                await self.messages.closed(record)
             await self.clicks.lobby_changed(record, op)
 
     async def hand(self, interaction: discord.Interaction[Any]) -> None:

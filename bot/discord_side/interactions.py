@@ -30,6 +30,7 @@ from bot.discord_side.ui.custom_ids import (
     Move,
     OpenHand,
     Pick,
+    Quit,
     ShowLog,
     Target,
     Unreadable,
@@ -86,6 +87,8 @@ class Interactions:
                     await self.play(interaction, table, version, notation)
                 case Pick(table, version, menu):
                     await self.play(interaction, table, version, values[0], menu)
+                case Quit(table):
+                    await self.quit(interaction, table)
                 case Unreadable(text):
                     log.warning("unreadable custom_id %r", text)
                     await answer_privately(interaction, translate(msg("bot.error.bad_button"),
@@ -195,6 +198,17 @@ class Interactions:
         except discord.HTTPException as exc:
             log.warning("could not send a new hand message for table %s (%s)", record.id,
                         exc.status)
+
+    async def quit(self, interaction: discord.Interaction[Any], table: int) -> None:
+        """The Leave button of a solo table: its host closes it, and is told so privately."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        record = await self.service.lobby.quit(table, interaction.user.id)
+        try:
+            await interaction.edit_original_response(
+                content=translate(msg("learn.left", table=table), loc(interaction)))
+        finally:
+            await self.messages.closed(record)
+            self.background.forget(table)
 
     # ------------------------------------------------------------------ the lobby
 

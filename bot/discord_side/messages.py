@@ -27,6 +27,7 @@ from bot.discord_side.shown import Shown, Slot
 from bot.discord_side.ui.hand import hand_view
 from bot.discord_side.ui.lobby import lobby_view
 from bot.discord_side.ui.table import moved_view, table_view, to_move
+from bot.game.lessons import emphasised
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.texts import Controls, controls
@@ -131,6 +132,9 @@ class Messages:
         obs = observe(record.game, seat)
         playing = record.status == "running" and not record.seats[seat].ai
         ctrls = controls(obs) if playing else Controls(())
+        lesson = await self.service.play.lesson(record, seat) if playing else None
+        if lesson is not None:
+            ctrls = emphasised(ctrls, lesson)
         slot = (record.id, seat, locale)
         keys = {"hand.png": hand_key(obs, locale)}
         if obs.battle is not None:
@@ -143,7 +147,7 @@ class Messages:
             if obs.battle is not None else _nothing())
         files = [f for f in (hand, battle) if f is not None]
         names = [f.filename for f in files]
-        view = hand_view(record, seat, obs, locale, ctrls, note, names)
+        view = hand_view(record, seat, obs, locale, ctrls, note, names, lesson)
         return Payload(view, files, {n: keys[n] for n in names})
 
     def sent_hand(self, record: TableRecord, seat: int, locale: str, message: discord.Message,

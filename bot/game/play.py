@@ -13,6 +13,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from bot.game.lessons import Lesson, lesson_now
 from bot.game.refusals import Illegal, NotSeated, OutOfTurn, Refusal, Stale
 from bot.game.seats import deadline, seat_label
 from bot.game.tables import Tables
@@ -146,10 +147,22 @@ class Play:
         return Outcome(record=after, before=state, action=action, seat=seat, by_ai=by_ai,
                        events=tuple(events), timed_out=timed_out, handed_to_ai=handed)
 
+    async def lesson(self, record: TableRecord, seat: int) -> Lesson | None:
+        """The lesson the hand of ``seat`` shows now at a guided match (None elsewhere)."""
+        if not record.lessons or record.state is None or record.seats[seat].ai:
+            return None
+        moves = [r.action for r in await self.store.action_log(record.id) if not r.undone]
+        return lesson_now(record.game, moves, seat)
+
     @staticmethod
-    def seed_of(record: TableRecord) -> int:
+    def seed_for(table_seed: int, version: int) -> int:
+        """The seed of the AI's decision at a table of ``table_seed`` at ``version``."""
+        return (table_seed * 1_000_003 + version) % (2**31)
+
+    @classmethod
+    def seed_of(cls, record: TableRecord) -> int:
         """The seed of the AI's decision at this table and version (reproducible)."""
-        return (record.seed * 1_000_003 + record.version) % (2**31)
+        return cls.seed_for(record.seed, record.version)
 
     def _ai_move(self, record: TableRecord) -> Action:
         """A normal-level move for the seat to play (a person's turn the timer ended)."""

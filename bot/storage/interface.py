@@ -33,8 +33,10 @@ class Storage(Protocol):
     # tables
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
-                           locale: str = "en", ai_level: AiLevel = "normal") -> TableRecord:
-        """Create a lobby, played with this bot's cards (``cards.catalogue_version()``); raises
+                           locale: str = "en", ai_level: AiLevel = "normal",
+                           lessons: bool = False) -> TableRecord:
+        """Create a lobby (``lessons``: a guided first match), played with this bot's cards
+        (``cards.catalogue_version()``); raises
         :class:`~bot.storage.records.TableExists` when the channel has an active table."""
 
     async def get(self, table_id: int) -> TableRecord | None:

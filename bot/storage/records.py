@@ -130,6 +130,7 @@ class TableRecord:
     revision: int = 0  # a lobby's revision: every lobby change bumps it
     ai_level: AiLevel = DEFAULT_LEVEL  # the level of the AI seats the host adds
     catalogue: str = ""  # the version of the cards the table is played with
+    lessons: bool = False  # a guided first match (/goblin learn): the hand explains rules
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat index held by ``user_id``, or None."""

@@ -105,8 +105,10 @@ class Store:
 
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
-                           locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL) -> TableRecord:
-        """Create a lobby; raises :class:`TableExists` when the channel has an active table."""
+                           locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
+                           lessons: bool = False) -> TableRecord:
+        """Create a lobby (``lessons``: a guided first match); raises :class:`TableExists`
+        when the channel has an active table."""
         now = self.clock()
         async with self._tx() as db:
             async with db.execute(
@@ -117,10 +119,10 @@ class Store:
                 raise TableExists(int(row[0]))
             cur2 = await db.execute(
                 "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, timer, "
-                "seed, locale, seats, version, created_at, updated_at, ai_level, catalogue) "
-                "VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
+                "seed, locale, seats, version, created_at, updated_at, ai_level, catalogue, "
+                "lessons) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)",
                 (guild_id, channel_id, host_id, int(abilities), timer, seed, locale,
-                 seats_to_json(seats), now, now, ai_level, catalogue_version()))
+                 seats_to_json(seats), now, now, ai_level, catalogue_version(), int(lessons)))
             tid = cur2.lastrowid
         assert tid is not None
         record = await self.get(tid)

@@ -153,6 +153,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     """,
     # 5: the catalogue version of each table, an action log that keeps undone actions, results
     _results_and_undoable_log,
+    # 6: a guided first match (/goblin learn), whose hand messages explain rules as they come
+    """
+    ALTER TABLE tables ADD COLUMN lessons INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

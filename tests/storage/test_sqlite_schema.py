@@ -8,6 +8,7 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import aiosqlite
 import pytest
 
 from bot.storage.records import (
@@ -19,6 +20,7 @@ from bot.storage.records import (
     table_result,
 )
 from bot.storage.sqlite import SCHEMA_VERSION, Store
+from bot.storage.sqlite_rows import insert_result
 from cards import catalogue_version
 from engine import state_to_json
 from storage.backends import SqliteBackend, fill_up, make_room
@@ -109,7 +111,9 @@ def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: 
     """Table ``tid`` as the bot of schema ``version`` stored it, at ``step`` of ``game``, with
     its action log."""
     state = None if game is None else game.states[step]
-    extra = {"ai_level": "easy"} if version >= 4 else {}
+    extra: dict[str, object] = {"ai_level": "easy"} if version >= 4 else {}
+    if version >= 5:
+        extra["catalogue"] = catalogue_version()
     sqlite.insert(
         "tables", id=tid, guild_id=GUILD, channel_id=100 + tid, host_id=ANN, status=status,
         seed=tid, seats=seats_text(seats, version), version=step,
@@ -120,8 +124,21 @@ def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: 
     for index in range(step):
         assert game is not None
         row = game.log_row(index, at=1500.0 + index)
+        seq = {"seq": index + 1} if version >= 5 else {}
         sqlite.insert("actions", table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
-                      by_ai=0, action=row.action, at=row.at)
+                      by_ai=0, action=row.action, at=row.at, **seq)
+
+
+async def old_results(sqlite: SqliteBackend, version: int,
+                      finished: list[tuple[int, tuple[SeatInfo, ...], Game]]) -> None:
+    """The results a bot of schema ``version`` stored as its games finished (from schema 5)."""
+    if version < 5:
+        return
+    async with aiosqlite.connect(sqlite.path) as db:
+        for tid, seats, game in finished:
+            await insert_result(db, table_result(tid, GUILD, 100 + tid, catalogue_version(),
+                                                 seats, game.final, 3000.0 + tid))
+        await db.commit()
 
 
 @pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
@@ -136,6 +153,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
     old_table(sqlite, version, 4, "abandoned", None, 0)
     old_table(sqlite, version, 5, "abandoned", running, 5)
     old_table(sqlite, version, 6, "finished", won, len(won.moves))
+    await old_results(sqlite, version, [(1, SEATS, won), (2, HANDED, handed)])
     sqlite.insert("meta", key="announced:1", value="1")
     with sqlite.raw() as con:  # a finished game whose state was damaged: it has no result
         con.execute("UPDATE tables SET state = '{\"format\": 1}' WHERE id = 6")
@@ -158,6 +176,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
             rec = await store.get(tid)
             assert rec is not None and rec.catalogue == catalogue_version()
             assert rec.ai_level == level
+            assert not rec.lessons  # every older table was an ordinary one
         with pytest.raises(CorruptTable):
             await store.get(6)
         log = await store.action_log(1)

@@ -81,19 +81,26 @@ class LevelPick:
 
 
 @dataclass(frozen=True, slots=True)
+class Quit:
+    """The Leave button of a solo table's hand message: its host closes the table."""
+
+    table: int
+
+
+@dataclass(frozen=True, slots=True)
 class Unreadable:
     """A custom_id starting with ``kg:`` that does not parse (damaged, forged, too old)."""
 
     text: str
 
 
-Target = OpenHand | ShowLog | Move | Pick | LobbyOp | HeroPick | LevelPick | Unreadable
+Target = OpenHand | ShowLog | Move | Pick | LobbyOp | HeroPick | LevelPick | Quit | Unreadable
 
 
 #: The kind of component each target is drawn as.
 _COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
     OpenHand: discord.ui.Button, ShowLog: discord.ui.Button, Move: discord.ui.Button,
-    LobbyOp: discord.ui.Button,
+    LobbyOp: discord.ui.Button, Quit: discord.ui.Button,
     Pick: discord.ui.Select, HeroPick: discord.ui.Select, LevelPick: discord.ui.Select,
 }
 
@@ -140,6 +147,11 @@ def level_id(table: int, seat: int, revision: int) -> str:
     return _join("level", table, seat, revision)
 
 
+def quit_id(table: int) -> str:
+    """The custom_id of a solo table's Leave button."""
+    return _join("quit", table)
+
+
 def _number(text: str, least: int) -> int:
     if not text.isdigit():
         raise ValueError(text)
@@ -167,6 +179,8 @@ def parse(custom_id: str) -> Target:
                 return OpenHand(table)
             case "log", []:
                 return ShowLog(table)
+            case "quit", []:
+                return Quit(table)
             case "hero", [] | [_]:  # an older bot's menu carried the lobby's size
                 return HeroPick(table)
             case "lobby", [op] if op in LOBBY_OPS:
@@ -225,7 +239,7 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
 
 
 __all__ = [
-    "GoblinItem", "HeroPick", "LevelPick", "LobbyOp", "Move", "OpenHand", "Pick", "ShowLog",
-    "Target", "Unreadable", "hand_id", "hero_id", "is_ours", "level_id", "lobby_id", "log_id",
-    "move_id", "parse", "pick_id",
+    "GoblinItem", "HeroPick", "LevelPick", "LobbyOp", "Move", "OpenHand", "Pick", "Quit",
+    "ShowLog", "Target", "Unreadable", "hand_id", "hero_id", "is_ours", "level_id", "lobby_id",
+    "log_id", "move_id", "parse", "pick_id", "quit_id",
 ]

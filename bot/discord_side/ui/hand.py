@@ -8,7 +8,7 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.ui.custom_ids import move_id, pick_id
+from bot.discord_side.ui.custom_ids import move_id, pick_id, quit_id
 from bot.discord_side.ui.parts import (
     MAX_COMPONENTS,
     ROW_BUTTONS,
@@ -20,6 +20,7 @@ from bot.discord_side.ui.parts import (
     text_block,
 )
 from bot.game.facts import payable_line
+from bot.game.lessons import Lesson
 from bot.game.texts import Controls, Group, menu_key, phase_line, seat_line
 from bot.storage.records import TableRecord
 from engine import Observation
@@ -66,11 +67,17 @@ def _size(items: list[discord.ui.Item[Any]]) -> int:
 
 
 def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctrls: Controls,
-              note: Msg | None, filenames: list[str]) -> discord.ui.LayoutView:
-    """One seat's hand message (``filenames``: its uploaded pictures, hand first)."""
+              note: Msg | None, filenames: list[str],
+              lesson: Lesson | None = None) -> discord.ui.LayoutView:
+    """One seat's hand message (``filenames``: its uploaded pictures, hand first; ``lesson``:
+    the rule a guided match explains now, its moves already emphasised in ``ctrls``). A solo
+    table's hand ends with a Leave button."""
     lines = [f"### {translate(msg('bot.hand.title', table=record.id), locale)}"]
     if note is not None:
         lines.append(f"*{translate(note, locale)}*")
+    if lesson is not None:
+        heading = translate(msg("learn.heading", rule=lesson.rule), locale)
+        lines.append(f"> **{heading}** {translate(lesson.text, locale)}")
     if ctrls.notations():
         prompt = msg(f"bot.prompt.you.{obs.phase.value}")
         lines.append(f"**{translate(prompt, locale)}**")
@@ -95,6 +102,10 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
         used += 1
         for item in items:
             box.add_item(item)
+    if (record.lessons or record.guild_id is None) and used + 3 <= MAX_COMPONENTS:
+        box.add_item(discord.ui.Separator())
+        box.add_item(row(button(translate(msg("learn.leave"), locale), quit_id(record.id),
+                                "danger")))
     return layout(box)
 
 
