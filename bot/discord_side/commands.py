@@ -21,8 +21,9 @@ from bot.discord_side.context import (
 )
 from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
+from bot.discord_side.ui.custom_ids import abandon_id
 from bot.discord_side.ui.lobby import lobby_view
-from bot.discord_side.ui.parts import MAX_TEXT, cut, layout, text_block
+from bot.discord_side.ui.parts import MAX_TEXT, button, cut, layout, row, text_block
 from bot.game.card_lookup import card_ids, card_label, card_lines, find_card
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
@@ -38,6 +39,14 @@ def note_view(title: str, body: str) -> discord.ui.LayoutView:
     """A private message of text only (rules, a card)."""
     return layout(discord.ui.Container[discord.ui.LayoutView](
         text_block(cut(f"### {title}\n{body}", MAX_TEXT))))
+
+
+def confirm_view(table: int, locale: str) -> discord.ui.LayoutView:
+    """The private question before abandoning a running match, with its one button."""
+    return layout(discord.ui.Container[discord.ui.LayoutView](
+        text_block(translate(msg("bot.channel.abandon_ask", table=table), locale)),
+        row(button(translate(msg("bot.channel.abandon_yes"), locale), abandon_id(table),
+                   "danger"))))
 
 
 class Commands:
@@ -189,15 +198,20 @@ class Commands:
         The answer is private until the service agreed; then the channel is told."""
         assert interaction.channel_id is not None
         await interaction.response.defer(ephemeral=True, thinking=True)
+        manager = can_manage_channel(interaction)
+        running = await self.service.lobby.to_confirm(interaction.channel_id,
+                                                      interaction.user.id, manager)
+        if running is not None:  # a match in progress ends for everyone: asked once
+            await interaction.edit_original_response(
+                view=confirm_view(running.id, loc(interaction)))
+            return
         closed = await self.service.lobby.abandon(interaction.channel_id, interaction.user.id,
-                                            can_manage_channel(interaction))
+                                                  manager)
         record = closed if isinstance(closed, TableRecord) else None
         tid = closed.id if isinstance(closed, TableRecord) else closed
-        told = translate(msg("bot.done.abandon", table=tid),
-                         record.locale if record is not None else public_locale(interaction))
-        try:
-            await interaction.edit_original_response(content=told)
-            await interaction.followup.send(told)
+        try:  # one answer: the table's own message tells the channel
+            await interaction.edit_original_response(
+                content=translate(msg("bot.done.abandon", table=tid), loc(interaction)))
         finally:
             if record is not None:
                 await self.messages.closed(record)

@@ -24,6 +24,7 @@ from bot.discord_side.context import (
 )
 from bot.discord_side.messages import Messages
 from bot.discord_side.ui.custom_ids import (
+    Abandon,
     HeroPick,
     LevelPick,
     LobbyOp,
@@ -36,6 +37,7 @@ from bot.discord_side.ui.custom_ids import (
     Unreadable,
 )
 from bot.discord_side.ui.lobby import lobby_view
+from bot.discord_side.ui.parts import layout, text_block
 from bot.discord_side.ui.table import log_view
 from bot.game.refusals import Refusal, Stale
 from bot.game.service import GameService
@@ -87,6 +89,8 @@ class Interactions:
                     await self.play(interaction, table, version, notation)
                 case Pick(table, version, menu):
                     await self.play(interaction, table, version, values[0], menu)
+                case Abandon(table):
+                    await self.abandon(interaction, table)
                 case Quit(table):
                     await self.quit(interaction, table)
                 case Unreadable(text):
@@ -198,6 +202,20 @@ class Interactions:
         except discord.HTTPException as exc:
             log.warning("could not send a new hand message for table %s (%s)", record.id,
                         exc.status)
+
+    async def abandon(self, interaction: discord.Interaction[Any], table: int) -> None:
+        """The host (or a channel manager) confirmed /goblin abandon: the match closes, the
+        confirmation becomes the one answer, and the table message says it was abandoned."""
+        await interaction.response.defer()
+        record = await self.service.lobby.abandon_table(table, interaction.user.id,
+                                                        can_manage_channel(interaction))
+        try:
+            told = translate(msg("bot.done.abandon", table=table), loc(interaction))
+            await interaction.edit_original_response(view=layout(
+                discord.ui.Container[discord.ui.LayoutView](text_block(told))))
+        finally:
+            await self.messages.closed(record)
+            self.background.forget(table)
 
     async def quit(self, interaction: discord.Interaction[Any], table: int) -> None:
         """The Leave button of a solo table: its host closes it, and is told so privately."""

@@ -82,9 +82,9 @@ async def test_cancel_and_abandon_rights(bot: LiveBot) -> None:
     assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
     assert not lobby.custom_ids()
     tid2 = await open_table(bot, ANN, [BOB])
-    await bot.command(BOB, "abandon")  # neither host nor manager
+    await bot.abandon(BOB)  # neither host nor manager
     assert (await bot.bot.service.tables.load(tid2)).status == "running"
-    await bot.command(ADMIN, "abandon")
+    await bot.abandon(ADMIN)
     assert (await bot.bot.service.tables.load(tid2)).status == "abandoned"
     assert await bot.store.history() == [tid2, tid]
 
@@ -354,8 +354,12 @@ async def test_abandon_answers_before_waiting_for_the_table(bot: LiveBot) -> Non
     release = asyncio.Event()
     holder = await holding(bot.bot.service.tables, tid, release)  # a long move holds the table
     try:
-        ix = await bot.lb.command(ANN, bot.channel, "goblin abandon")
-        await ix.answered()  # the table stays locked: only an answer first can arrive
+        asked = await bot.lb.command(ANN, bot.channel, "goblin abandon")
+        await asked.done(10)  # asked at once: the table is read without its lock
+        question = bot.reply(asked)
+        assert "Abandon table" in question.text() and question.ephemeral
+        ix = await bot.lb.click(ANN, question, f"kg:abandon:{tid}")
+        await ix.answered()  # the confirmation too is answered at once
         assert (await bot.bot.service.tables.load(tid)).status == "running"
     finally:
         release.set()
@@ -363,6 +367,9 @@ async def test_abandon_answers_before_waiting_for_the_table(bot: LiveBot) -> Non
     await bot.handled(ix)
     assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
     assert any("was abandoned" in t for t in bot.said(ix))
+    # one answer: nothing about it was posted in the channel besides the table message
+    assert not [m for m in bot.public() if "was abandoned" in m.text()
+                and f"kg:hand:{tid}" not in m.custom_ids() and "Karak: Goblin" not in m.text()]
 
 
 async def test_an_abandoned_table_loses_its_buttons(bot: LiveBot) -> None:
@@ -372,7 +379,7 @@ async def test_an_abandoned_table_loses_its_buttons(bot: LiveBot) -> None:
     assert not lobby.custom_ids()  # the lobby, closed by command
     tid = await open_table(bot, ANN, [BOB])
     table = bot.last_table_message()
-    await bot.command(ANN, "abandon")
+    await bot.abandon(ANN)
     assert not table.custom_ids()
     assert "abandoned" in table.text()
     assert (await bot.bot.service.tables.load(tid)).status == "abandoned"

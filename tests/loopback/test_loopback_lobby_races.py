@@ -175,7 +175,7 @@ async def test_a_start_held_then_cancelled_or_abandoned(
         if race.second == "cancel":
             second = await lb.click(ann, lobby, lobby_button(lobby, tid, "cancel"), forge=True)
         else:
-            second = await lb.command(ann, channel, "goblin abandon")
+            second = await abandon_confirmed(lb, channel, ann)
         await second.done(10)
         gate.open()
         await started.done(10)
@@ -308,13 +308,26 @@ async def test_a_new_table_waiting_its_turn_opens_when_the_first_is_refused(
     assert lb.breaches == []
 
 
+async def abandon_confirmed(lb: Loopback, channel: Channel, user: User) -> Interaction:
+    """``user`` runs /goblin abandon and confirms when asked (a running match); the last
+    interaction (the confirmation's click, or the command)."""
+    asked = await lb.command(user, channel, "goblin abandon")
+    await asked.done(10)
+    question = lb.messages.get(asked.original_id or 0)
+    buttons = [c for c in question.custom_ids() if c.startswith("kg:abandon:")] \
+        if question is not None else []
+    if not buttons:
+        return asked
+    return await lb.click(user, question, buttons[0])
+
+
 async def abandon_while_held(lb: Loopback, bot: KarakBot, channel: Channel, host: User,
                              tid: int, gate: Gate) -> None:
     """The host abandons the table while the bot is held at ``gate`` drawing the table
     message; then the gate opens. When the drawing holds the table's lock, the abandon waits
     for it; else the abandon goes through first (the order a slow drawing gives)."""
     await gate.passed.wait()
-    abandoned = await lb.command(host, channel, "goblin abandon")
+    abandoned = await abandon_confirmed(lb, channel, host)
     await abandoned.answered(10)
     if not bot.service.tables.busy(tid):
         await settle(bot, background=False)  # the abandon closed the table message

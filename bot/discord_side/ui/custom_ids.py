@@ -88,19 +88,27 @@ class Quit:
 
 
 @dataclass(frozen=True, slots=True)
+class Abandon:
+    """The button that confirms /goblin abandon of a running match."""
+
+    table: int
+
+
+@dataclass(frozen=True, slots=True)
 class Unreadable:
     """A custom_id starting with ``kg:`` that does not parse (damaged, forged, too old)."""
 
     text: str
 
 
-Target = OpenHand | ShowLog | Move | Pick | LobbyOp | HeroPick | LevelPick | Quit | Unreadable
+Target = (OpenHand | ShowLog | Move | Pick | LobbyOp | HeroPick | LevelPick | Quit | Abandon
+          | Unreadable)
 
 
 #: The kind of component each target is drawn as.
 _COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
     OpenHand: discord.ui.Button, ShowLog: discord.ui.Button, Move: discord.ui.Button,
-    LobbyOp: discord.ui.Button, Quit: discord.ui.Button,
+    LobbyOp: discord.ui.Button, Quit: discord.ui.Button, Abandon: discord.ui.Button,
     Pick: discord.ui.Select, HeroPick: discord.ui.Select, LevelPick: discord.ui.Select,
 }
 
@@ -147,6 +155,11 @@ def level_id(table: int, seat: int, revision: int) -> str:
     return _join("level", table, seat, revision)
 
 
+def abandon_id(table: int) -> str:
+    """The custom_id of the button that confirms abandoning table ``table``."""
+    return _join("abandon", table)
+
+
 def quit_id(table: int) -> str:
     """The custom_id of a solo table's Leave button."""
     return _join("quit", table)
@@ -181,6 +194,8 @@ def parse(custom_id: str) -> Target:
                 return ShowLog(table)
             case "quit", []:
                 return Quit(table)
+            case "abandon", []:
+                return Abandon(table)
             case "hero", [] | [_]:  # an older bot's menu carried the lobby's size
                 return HeroPick(table)
             case "lobby", [op] if op in LOBBY_OPS:
@@ -239,7 +254,7 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
 
 
 __all__ = [
-    "GoblinItem", "HeroPick", "LevelPick", "LobbyOp", "Move", "OpenHand", "Pick", "Quit",
-    "ShowLog", "Target", "Unreadable", "hand_id", "hero_id", "is_ours", "level_id", "lobby_id",
-    "log_id", "move_id", "parse", "pick_id", "quit_id",
+    "Abandon", "GoblinItem", "HeroPick", "LevelPick", "LobbyOp", "Move", "OpenHand", "Pick",
+    "Quit", "ShowLog", "Target", "Unreadable", "abandon_id", "hand_id", "hero_id", "is_ours",
+    "level_id", "lobby_id", "log_id", "move_id", "parse", "pick_id", "quit_id",
 ]
