@@ -24,6 +24,7 @@ from bot.game.service import GameService
 from bot.storage.records import TableRecord
 from bot.supervision.health import write_heartbeat
 from bot.supervision.tasks import Tasks
+from engine import Undo
 from i18n import Msg, msg, translate
 
 log = logging.getLogger("karak.bot")
@@ -62,6 +63,7 @@ class Background:
         """Show what the moves changed, then let AI seats play."""
         if not outcomes:
             return
+        await self.tell_take_backs(outcomes)
         record = await self.service.tables.load(outcomes[-1].record.id)
         state = record.game
         if record.status == "finished" and state.winner is not None:
@@ -90,6 +92,22 @@ class Background:
             self.messages.mark_dirty(record.id)
         finally:
             self.kick_ai(record)
+
+    async def tell_take_backs(self, outcomes: Sequence[Outcome]) -> None:
+        """Tell the table, in a line of its channel, who took back which move ("Ann takes back
+        Slip Away."): the table message then shows the game as it was before that move, and
+        the take-back is in no state's narration."""
+        for outcome in outcomes:
+            if not isinstance(outcome.action, Undo):
+                continue
+            record = outcome.record
+            for said in outcome.events:
+                if said.to is None:
+                    try:
+                        await self.messages.send_text(record, translate(said.text, record.locale))
+                    except discord.HTTPException as exc:
+                        log.warning("could not tell table %s of a take-back (%s)", record.id,
+                                    exc.status)
 
     async def announce_end(self, record: TableRecord) -> None:
         """Post the final table with the winner (once: remembered in the database)."""

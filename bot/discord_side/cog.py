@@ -33,7 +33,7 @@ def _name(command: str) -> app_commands.locale_str:
 
 #: The options' names, localised (the Python parameter keeps the English name).
 OPTION = {o: _t(f"bot.cmd.option.{o}")
-          for o in ("abilities", "timer", "name", "language", "ai_level")}
+          for o in ("abilities", "timer", "name", "language", "ai_level", "undo")}
 TIMER_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.timer.t{t}"), value=t) for t in TIMERS]
 #: ``auto`` follows the server's language in Discord; the others force a shipped language.
 LANGUAGE_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.lang.{c}"), value=c)
@@ -69,18 +69,19 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
 
     @app_commands.command(name=_name("new"), description=_t("bot.cmd.new"))
     @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"),
-                           ai_level=_t("bot.cmd.new_ai_level"))
+                           ai_level=_t("bot.cmd.new_ai_level"), undo=_t("bot.cmd.new_undo"))
     @app_commands.rename(abilities=OPTION["abilities"], timer=OPTION["timer"],
-                         ai_level=OPTION["ai_level"])
+                         ai_level=OPTION["ai_level"], undo=OPTION["undo"])
     @app_commands.choices(timer=TIMER_CHOICES)
     @app_commands.choices(ai_level=LEVEL_CHOICES)
     async def new(self, interaction: discord.Interaction[Any], abilities: bool | None = None,
                   timer: app_commands.Choice[int] | None = None,
-                  ai_level: app_commands.Choice[str] | None = None) -> None:
+                  ai_level: app_commands.Choice[str] | None = None,
+                  undo: bool | None = None) -> None:
         """Open a table in this channel."""
         await _run(interaction, self.bodies.new(interaction, abilities,
                                                 timer.value if timer else None,
-                                                ai_level.value if ai_level else None))
+                                                ai_level.value if ai_level else None, undo))
 
     @app_commands.command(name=_name("learn"), description=_t("bot.cmd.learn"))
     async def learn(self, interaction: discord.Interaction[Any]) -> None:
@@ -139,16 +140,19 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
 
     @app_commands.command(name=_name("settings"), description=_t("bot.cmd.settings"))
     @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"),
-                           language=_t("bot.cmd.language"), ai_level=_t("bot.cmd.new_ai_level"))
+                           language=_t("bot.cmd.language"), ai_level=_t("bot.cmd.new_ai_level"),
+                           undo=_t("bot.cmd.new_undo"))
     @app_commands.rename(abilities=OPTION["abilities"], timer=OPTION["timer"],
-                         language=OPTION["language"], ai_level=OPTION["ai_level"])
+                         language=OPTION["language"], ai_level=OPTION["ai_level"],
+                         undo=OPTION["undo"])
     @app_commands.choices(timer=TIMER_CHOICES)
     @app_commands.choices(language=LANGUAGE_CHOICES)
     @app_commands.choices(ai_level=LEVEL_CHOICES)
     async def settings(self, interaction: discord.Interaction[Any], abilities: bool | None = None,
                        timer: app_commands.Choice[int] | None = None,
                        language: app_commands.Choice[str] | None = None,
-                       ai_level: app_commands.Choice[str] | None = None) -> None:
+                       ai_level: app_commands.Choice[str] | None = None,
+                       undo: bool | None = None) -> None:
         """Server defaults for new tables, and the language of the server's tables (admins).
 
         Discord has no default permissions for a subcommand (only for the whole ``/goblin``
@@ -158,7 +162,7 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
         """
         await _run(interaction, self.bodies.settings(
             interaction, abilities, timer.value if timer else None,
-            language.value if language else None, ai_level.value if ai_level else None))
+            language.value if language else None, ai_level.value if ai_level else None, undo))
 
 
 __all__ = ["GoblinCog"]

@@ -27,7 +27,7 @@ from bot.discord_side.ui.parts import MAX_TEXT, button, cut, layout, row, text_b
 from bot.game.card_lookup import card_ids, card_label, card_lines, find_card
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
-from bot.game.texts import timer_text
+from bot.game.texts import on_off, timer_text
 from bot.storage.records import TableRecord
 from i18n import Msg, msg, translate
 
@@ -61,9 +61,11 @@ class Commands:
             weakref.WeakValueDictionary())
 
     async def new(self, interaction: discord.Interaction[Any], abilities: bool | None,
-                  timer: int | None, ai_level: str | None = None) -> None:
+                  timer: int | None, ai_level: str | None = None,
+                  undo: bool | None = None) -> None:
         """/goblin new: open a lobby in this channel (``ai_level``: the level of the AI seats
-        the host adds; None: the server's default). Simultaneous ones in a channel take
+        the host adds, ``undo``: whether players may take back a move; None: the server's
+        default for each). Simultaneous ones in a channel take
         turns (each waiting one answers privately first, in Discord's 3 seconds): the first
         opens the table and posts its lobby, the others are pointed to that lobby."""
         self._may_open(interaction)
@@ -72,7 +74,8 @@ class Commands:
         if lock.locked():
             await interaction.response.defer(ephemeral=True, thinking=True)
         async with lock:
-            await self._open(interaction, interaction.channel_id, abilities, timer, ai_level)
+            await self._open(interaction, interaction.channel_id, abilities, timer, ai_level,
+                             undo)
 
     @staticmethod
     def _may_open(interaction: discord.Interaction[Any]) -> None:
@@ -108,7 +111,8 @@ class Commands:
         await self.clicks.reply_hand(interaction, record, 0, loc(interaction))
 
     async def _open(self, interaction: discord.Interaction[Any], channel_id: int,
-                    abilities: bool | None, timer: int | None, ai_level: str | None) -> None:
+                    abilities: bool | None, timer: int | None, ai_level: str | None,
+                    undo: bool | None = None) -> None:
         """Open a lobby and post it (under the channel's opening lock), or point to the
         channel's table."""
         locale = loc(interaction)
@@ -117,7 +121,7 @@ class Commands:
                 guild_id=interaction.guild_id, channel_id=channel_id,
                 host_id=interaction.user.id, host_name=interaction.user.display_name,
                 abilities=abilities, timer=timer, locale=public_locale(interaction),
-                ai_level=ai_level)
+                ai_level=ai_level, undo=undo)
         except Refusal as exc:
             found = exc.record
             if found is not None and found.status == "lobby":
@@ -219,15 +223,15 @@ class Commands:
 
     async def settings(self, interaction: discord.Interaction[Any], abilities: bool | None,
                        timer: int | None, language: str | None,
-                       ai_level: str | None = None) -> None:
-        """/goblin settings: the server's defaults for new tables (AI level included) and the
-        language of its tables (the service checks Manage Server)."""
+                       ai_level: str | None = None, undo: bool | None = None) -> None:
+        """/goblin settings: the server's defaults for new tables (AI level and take-backs
+        included) and the language of its tables (the service checks Manage Server)."""
         locale = loc(interaction)
         # answer first (Discord's 3 seconds), then write and redraw the server's tables
         await interaction.response.defer(ephemeral=True, thinking=True)
         now = await self.service.servers.change_settings(
             interaction.guild_id, bool(interaction.permissions.manage_guild),
-            abilities=abilities, timer=timer, language=language, ai_level=ai_level,
+            abilities=abilities, timer=timer, language=language, ai_level=ai_level, undo=undo,
             discord_locale=public_locale(interaction))
         shown: Msg = msg(f"bot.language.{now.forced_locale}") if now.forced_locale else msg(
             "bot.done.language_auto",
@@ -238,7 +242,8 @@ class Commands:
                                                    else "bot.lobby.off"),
                 timer=timer_text(now.defaults.timer),
                 level=msg(f"bot.level.{now.defaults.ai_level}"),
-                language=shown), locale))
+                language=shown), locale) + "\n" + translate(msg(
+                    "bot.undo.done", state=on_off(now.defaults.undo)), locale))
         finally:  # the lobbies and tables are redrawn after the answer
             for tid in now.relocalised:
                 await self._redraw(tid)

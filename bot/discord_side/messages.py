@@ -35,6 +35,7 @@ from bot.storage.records import TableRecord
 from bot.supervision.tasks import Tasks
 from bot.workers.pictures import ImageFile, Pictures
 from engine import observe
+from engine.agents.offered import without_undo
 from i18n import Msg, translate
 from render import battle_key, hand_key, table_key
 
@@ -131,7 +132,8 @@ class Messages:
         hand message it will edit, whose pictures are kept when they did not change)."""
         obs = observe(record.game, seat)
         playing = record.status == "running" and not record.seats[seat].ai
-        ctrls = controls(obs) if playing else Controls(())
+        offered = obs if record.undo else without_undo(obs)  # the host may forbid take-backs
+        ctrls = controls(offered) if playing else Controls(())
         lesson = await self.service.play.lesson(record, seat) if playing else None
         if lesson is not None:
             ctrls = emphasised(ctrls, lesson)

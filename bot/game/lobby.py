@@ -59,14 +59,15 @@ class Lobby:
     async def create(self, *, guild_id: int | None, channel_id: int, host_id: int,
                      host_name: str, abilities: bool | None = None, timer: int | None = None,
                      locale: str = "en", ai_level: str | None = None,
-                     lessons: bool = False) -> TableRecord:
+                     lessons: bool = False, undo: bool | None = None) -> TableRecord:
         """Open a lobby in the channel with the host in the first seat (``lessons``: the
         lobby of a guided first match, the host and easy AI seats on the lesson seed, with no
         turn timer; :meth:`learn` starts it).
 
         ``locale`` is the server's language in Discord; the public messages of the table use it
         unless the server's admins forced another one (``/goblin settings language``).
-        ``ai_level`` is the level of the AI seats the host adds (None: the server's default).
+        ``ai_level`` is the level of the AI seats the host adds, ``undo`` whether players may
+        take back a move (None: the server's default for each).
         """
         server = await self.servers.settings(guild_id)
         locale = server.forced_locale or locale
@@ -86,7 +87,7 @@ class Lobby:
             return await self.store.create_table(
                 guild_id=guild_id, channel_id=channel_id, host_id=host_id, seats=seats,
                 abilities=abilities, timer=timer, seed=seed, locale=locale, ai_level=level,
-                lessons=lessons)
+                lessons=lessons, undo=server.defaults.undo if undo is None else undo)
         except TableExists as exc:
             try:
                 found: TableRecord | None = await self.tables.load(exc.table_id)

@@ -34,9 +34,10 @@ class Storage(Protocol):
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
                            locale: str = "en", ai_level: AiLevel = "normal",
-                           lessons: bool = False) -> TableRecord:
+                           lessons: bool = False, undo: bool = True) -> TableRecord:
         """Create a lobby (``lessons``: a guided first match), played with this bot's cards
-        (``cards.catalogue_version()``); raises
+        (``cards.catalogue_version()``), where players may take back a move when ``undo`` is
+        true; raises
         :class:`~bot.storage.records.TableExists` when the channel has an active table."""
 
     async def get(self, table_id: int) -> TableRecord | None:
@@ -65,8 +66,9 @@ class Storage(Protocol):
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
                     deadline: float | None = None) -> None:
-        """In one transaction: the new state guarded by version ``before``, its log row (next
-        in the table's log), and when the game ends its result; raises
+        """In one transaction: the new state at version ``before + 1`` guarded by version
+        ``before``, its log row (next in the table's log; a take-back marks the latest action
+        not yet taken back ``undone``), and when the game ends its result; raises
         :class:`~bot.storage.records.StaleVersion` (and writes nothing) when the table is no
         longer at ``before``."""
 

@@ -29,6 +29,7 @@ class ServerDefaults:
     abilities: bool = False
     timer: int = 0
     ai_level: AiLevel = DEFAULT_LEVEL
+    undo: bool = True  # whether a player may take back a move (a table's ``undo``)
 
 
 class StorageError(Exception):
@@ -107,7 +108,9 @@ def seats_from_json(text: str) -> tuple[SeatInfo, ...]:
 
 @dataclass(frozen=True, slots=True)
 class TableRecord:
-    """One stored table: lobby or game, its Discord places, seats, state and version."""
+    """One stored table: lobby or game, its Discord places, seats, state and version (one more
+    with every applied action, a taken-back one included: it only ever grows, so a button drawn
+    at an older version is told apart from one drawn now)."""
 
     id: int
     guild_id: int | None
@@ -131,6 +134,7 @@ class TableRecord:
     ai_level: AiLevel = DEFAULT_LEVEL  # the level of the AI seats the host adds
     catalogue: str = ""  # the version of the cards the table is played with
     lessons: bool = False  # a guided first match (/goblin learn): the hand explains rules
+    undo: bool = True  # whether a player may take back a move of their turn
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat index held by ``user_id``, or None."""

@@ -157,6 +157,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     """
     ALTER TABLE tables ADD COLUMN lessons INTEGER NOT NULL DEFAULT 0;
     """,
+    # 7: whether players may take back a move, per table and as a server's default
+    """
+    ALTER TABLE tables ADD COLUMN undo INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE settings ADD COLUMN undo INTEGER NOT NULL DEFAULT 1;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -47,6 +47,23 @@ class Move:
 
 
 @dataclass(frozen=True, slots=True)
+class Sure:
+    """The answer "Confirm" to the question asked before a move easy to regret: the move, drawn
+    at table version ``version``, applied without asking again."""
+
+    table: int
+    version: int
+    notation: str
+
+
+@dataclass(frozen=True, slots=True)
+class Back:
+    """The answer "Back" to that question: the hand message shows the hand again."""
+
+    table: int
+
+
+@dataclass(frozen=True, slots=True)
 class Pick:
     """A move menu of a hand message (the move is the picked value)."""
 
@@ -101,14 +118,15 @@ class Unreadable:
     text: str
 
 
-Target = (OpenHand | ShowLog | Move | Pick | LobbyOp | HeroPick | LevelPick | Quit | Abandon
-          | Unreadable)
+Target = (OpenHand | ShowLog | Move | Sure | Back | Pick | LobbyOp | HeroPick | LevelPick | Quit
+          | Abandon | Unreadable)
 
 
 #: The kind of component each target is drawn as.
 _COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
     OpenHand: discord.ui.Button, ShowLog: discord.ui.Button, Move: discord.ui.Button,
-    LobbyOp: discord.ui.Button, Quit: discord.ui.Button, Abandon: discord.ui.Button,
+    LobbyOp: discord.ui.Button, Sure: discord.ui.Button, Back: discord.ui.Button,
+    Quit: discord.ui.Button, Abandon: discord.ui.Button,
     Pick: discord.ui.Select, HeroPick: discord.ui.Select, LevelPick: discord.ui.Select,
 }
 
@@ -133,6 +151,16 @@ def log_id(table: int) -> str:
 def move_id(table: int, version: int, notation: str) -> str:
     """The custom_id of a move button."""
     return _join("do", table, version, notation)
+
+
+def sure_id(table: int, version: int, notation: str) -> str:
+    """The custom_id of the button confirming a move easy to regret."""
+    return _join("sure", table, version, notation)
+
+
+def back_id(table: int) -> str:
+    """The custom_id of the button going back from that question to the hand."""
+    return _join("back", table)
 
 
 def pick_id(table: int, version: int, menu: str) -> str:
@@ -206,6 +234,10 @@ def parse(custom_id: str) -> Target:
                 return LevelPick(table, int(seat), _number(revision, 0))
             case "do", [version, notation] if notation:
                 return Move(table, _number(version, 0), notation)
+            case "sure", [version, notation] if notation:
+                return Sure(table, _number(version, 0), notation)
+            case "back", []:
+                return Back(table)
             case "pick", [version, menu] if menu:
                 return Pick(table, _number(version, 0), menu)
     except (IndexError, ValueError):
@@ -254,7 +286,8 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
 
 
 __all__ = [
-    "Abandon", "GoblinItem", "HeroPick", "LevelPick", "LobbyOp", "Move", "OpenHand", "Pick",
-    "Quit", "ShowLog", "Target", "Unreadable", "abandon_id", "hand_id", "hero_id", "is_ours",
-    "level_id", "lobby_id", "log_id", "move_id", "parse", "pick_id", "quit_id",
+    "Abandon", "Back", "GoblinItem", "HeroPick", "LevelPick", "LobbyOp", "Move", "OpenHand",
+    "Pick", "Quit", "ShowLog", "Sure", "Target", "Unreadable", "abandon_id", "back_id",
+    "hand_id", "hero_id", "is_ours", "level_id", "lobby_id", "log_id", "move_id", "parse",
+    "pick_id", "quit_id", "sure_id",
 ]

@@ -8,7 +8,7 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.ui.custom_ids import move_id, pick_id, quit_id
+from bot.discord_side.ui.custom_ids import back_id, move_id, pick_id, quit_id, sure_id
 from bot.discord_side.ui.parts import (
     MAX_COMPONENTS,
     ROW_BUTTONS,
@@ -23,7 +23,7 @@ from bot.game.facts import payable_line
 from bot.game.lessons import Lesson
 from bot.game.texts import Controls, Group, menu_key, phase_line, seat_line
 from bot.storage.records import TableRecord
-from engine import Observation
+from engine import GameState, Observation
 from i18n import Msg, msg, translate
 from render.style import HERO_COLOUR
 
@@ -31,7 +31,7 @@ from render.style import HERO_COLOUR
 RECENT = 4
 
 
-def _colour(obs: Observation, seat: int) -> int:
+def _colour(obs: Observation | GameState, seat: int) -> int:
     r, g, b = HERO_COLOUR.get(obs.seats[seat].hero, (59, 122, 87))
     return (r << 16) | (g << 8) | b
 
@@ -109,4 +109,18 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
     return layout(box)
 
 
-__all__ = ["hand_view"]
+def ask_view(record: TableRecord, seat: int, question: Msg, notation: str, version: int,
+             locale: str) -> discord.ui.LayoutView:
+    """The hand message asking once more before a move easy to regret: the question, then
+    Confirm (the move, drawn at ``version``) and Back (the hand again)."""
+    lines = [f"### {translate(msg('bot.hand.title', table=record.id), locale)}",
+             f"**{translate(question, locale)}**"]
+    box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(lines)),
+                                                      accent_colour=_colour(record.game, seat))
+    box.add_item(row(button(translate(msg("bot.undo.confirm"), locale),
+                            sure_id(record.id, version, notation), "danger"),
+                     button(translate(msg("bot.undo.back"), locale), back_id(record.id))))
+    return layout(box)
+
+
+__all__ = ["ask_view", "hand_view"]
