@@ -3,14 +3,13 @@ rules, card lookup, settings, command sync, pictures, turn timers, permissions, 
 that come before slow work."""
 from __future__ import annotations
 
-import asyncio
 import copy
 from pathlib import Path
 from typing import Any
 
 import discord
 import pytest
-from bot_helpers import Clock, holding
+from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LINK, Call, LiveBot, User, component, offered, table_id
 from pace_clock import PaceClock
 from test_bot_discord import ANN, BOB, EVE, TinyRenderer, open_table
@@ -347,29 +346,6 @@ async def test_settings_answer_before_the_tables_are_redrawn(bot: LiveBot,
     answer = next(i for i, c in enumerate(mine) if c.original_edit or c.followup)
     assert answer < edit  # the admin's answer does not wait for the lobbies
     assert "nouvelle table" in lobby.text()
-
-
-async def test_abandon_answers_before_waiting_for_the_table(bot: LiveBot) -> None:
-    tid = await open_table(bot, ANN, [BOB])
-    release = asyncio.Event()
-    holder = await holding(bot.bot.service.tables, tid, release)  # a long move holds the table
-    try:
-        asked = await bot.lb.command(ANN, bot.channel, "goblin abandon")
-        await asked.done(10)  # asked at once: the table is read without its lock
-        question = bot.reply(asked)
-        assert "Abandon table" in question.text() and question.ephemeral
-        ix = await bot.lb.click(ANN, question, f"kg:abandon:{tid}")
-        await ix.answered()  # the confirmation too is answered at once
-        assert (await bot.bot.service.tables.load(tid)).status == "running"
-    finally:
-        release.set()
-        await holder
-    await bot.handled(ix)
-    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
-    assert any("was abandoned" in t for t in bot.said(ix))
-    # one answer: nothing about it was posted in the channel besides the table message
-    assert not [m for m in bot.public() if "was abandoned" in m.text()
-                and f"kg:hand:{tid}" not in m.custom_ids() and "Karak: Goblin" not in m.text()]
 
 
 async def test_an_abandoned_table_loses_its_buttons(bot: LiveBot) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e.lobby import abandon_confirmed
 from e2e.messages import hand_button, lobby_button
 from e2e.oracle import Oracle
 from e2e.player import Player
@@ -306,19 +307,6 @@ async def test_a_new_table_waiting_its_turn_opens_when_the_first_is_refused(
         told = answer(lb, second, bob)
         assert f"Table #{tid} is open" in told and str(lobbies[0].id) in told, told
     assert lb.breaches == []
-
-
-async def abandon_confirmed(lb: Loopback, channel: Channel, user: User) -> Interaction:
-    """``user`` runs /goblin abandon and confirms when asked (a running match); the last
-    interaction (the confirmation's click, or the command)."""
-    asked = await lb.command(user, channel, "goblin abandon")
-    await asked.done(10)
-    question = lb.messages.get(asked.original_id or 0)
-    buttons = [c for c in question.custom_ids() if c.startswith("kg:abandon:")] \
-        if question is not None else []
-    if not buttons:
-        return asked
-    return await lb.click(user, question, buttons[0])
 
 
 async def abandon_while_held(lb: Loopback, bot: KarakBot, channel: Channel, host: User,
