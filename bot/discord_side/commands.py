@@ -10,6 +10,7 @@ from typing import Any
 
 import discord
 
+from bot.discord_side.card_picture import card_png
 from bot.discord_side.context import (
     can_manage_channel,
     jump_url,
@@ -23,12 +24,13 @@ from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
 from bot.discord_side.ui.custom_ids import abandon_id
 from bot.discord_side.ui.lobby import lobby_view
-from bot.discord_side.ui.parts import MAX_TEXT, button, cut, layout, row, text_block
+from bot.discord_side.ui.parts import MAX_TEXT, button, cut, layout, picture, row, text_block
 from bot.game.card_lookup import card_ids, card_label, card_lines, find_card
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.texts import on_off, timer_text
 from bot.storage.records import TableRecord
+from bot.workers.pictures import ImageFile
 from i18n import Msg, msg, translate
 
 log = logging.getLogger("karak.bot")
@@ -273,9 +275,16 @@ class Commands:
         found = name if name in card_ids() else find_card(name, locale)
         if found is None:
             raise Refusal(msg("bot.error.unknown_card", name=name[:100]))
-        await interaction.response.send_message(
-            view=note_view(card_label(found, locale), "\n".join(card_lines(found, locale))),
-            ephemeral=True)
+        png = await asyncio.to_thread(card_png, found, locale)
+        view = note_view(card_label(found, locale), "\n".join(card_lines(found, locale)))
+        if png is None:
+            await interaction.response.send_message(view=view, ephemeral=True)
+            return
+        box = view.children[0]
+        assert isinstance(box, discord.ui.Container)
+        box.add_item(picture("card.png", card_label(found, locale)))
+        await interaction.response.send_message(view=view, file=ImageFile(png, "card.png"),
+                                                ephemeral=True)
 
 
 __all__ = ["Commands", "note_view"]

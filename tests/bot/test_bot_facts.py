@@ -197,3 +197,12 @@ async def test_a_card_lookup_of_a_potion_and_a_hero(bot: LiveBot) -> None:
     assert "two attack cards" in bot.reply(ix).text()
     choices = await bot.autocomplete(ANN, "card", "name", "heal")
     assert any(c["value"] == "potion.healing" for c in choices), choices
+
+
+async def test_a_card_lookup_shows_the_card_s_picture(bot: LiveBot) -> None:
+    ix = await bot.command(ANN, "card", name="m1-05")  # a monster with an action card behind
+    message = bot.reply(ix)
+    assert [a.filename for a in message.attachments] == ["card.png"]
+    assert "attachment://card.png" in message.images()
+    ix = await bot.command(ANN, "card", name="potion.healing")  # no card of its own
+    assert bot.reply(ix).attachments == []
