@@ -73,6 +73,16 @@ def test_the_replay_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[s
     assert out.count("replay step (") == 2 and "animation:" in out and "MiB" in out
 
 
+def test_the_history_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _benchmark("history", monkeypatch)
+    assert bench.main(["--min-actions", "1", "--max-actions", "100000", "--steps", "2",
+                       "--matches", "12", "--pages", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("replay step, ") == 2 and "database: 12 finished matches" in out
+    assert out.count("history page, ") == 2
+
+
 def test_the_ratings_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     bench = _benchmark("ratings", monkeypatch)
@@ -92,3 +102,11 @@ def test_the_ai_ratings_benchmark_prints_its_figures(capsys: pytest.CaptureFixtu
         assert level["settled"]["sigma"] < 25 / 3  # two games made every level more certain
     assert sum(level["predicted_share"] for level in figures["levels"].values()) \
         == pytest.approx(1.0, abs=1e-3)
+
+
+def test_the_stats_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _benchmark("stats", monkeypatch)
+    assert bench.main(["--matches", "60", "--people", "8", "--asks", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "60 matches among 8 people rebuilt in" in out and "stats finished with chart" in out

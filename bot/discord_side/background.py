@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 import discord
 
 from bot.discord_side.messages import Messages
+from bot.discord_side.standings import change_lines
 from bot.game.play import Outcome
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
@@ -56,6 +57,10 @@ class Background:
         self.heartbeat = heartbeat
         self._ai: dict[int, asyncio.Task[Any]] = {}
         self._timers: asyncio.Task[Any] | None = None
+        #: More work for each pass of the timers (rematch offers lapsing).
+        self.sweeps: list[Callable[[], Awaitable[None]]] = []
+        #: The summary chart of a finished table (None: none).
+        self.summary: Callable[[TableRecord], Awaitable[bytes | None]] = _no_summary
 
     # ------------------------------------------------------------------ after moves
 
@@ -119,7 +124,12 @@ class Background:
                           else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
                                                    ".name")))
         await self.messages.post_table(record, msg("bot.table.game_over", who=who,
-                                                   steps=state.step))
+                                                   steps=state.step),
+                                       await self.summary(record))
+        changes = change_lines(record, await self.service.standings.changes(record.id),
+                               record.locale)
+        if changes:
+            await self.messages.send_text(record, changes)
         await self.service.meta.announced(record.id)
 
     def forget(self, table: int) -> None:
@@ -183,6 +193,8 @@ class Background:
     async def _timer_pass(self) -> bool:
         self.beat()
         await self.check_timers()
+        for sweep in self.sweeps:
+            await sweep()
         return True
 
     def beat(self) -> None:
@@ -272,6 +284,11 @@ class Background:
             return
         if record.status == "lobby":
             await self.messages.refresh_lobby(record)
+
+
+async def _no_summary(record: TableRecord) -> bytes | None:
+    """No summary chart."""
+    return None
 
 
 __all__ = ["Background"]

@@ -13,6 +13,7 @@ from typing import Any
 
 import discord
 
+from bot.discord_side.asides import confirm_abandon, show_log
 from bot.discord_side.background import Background
 from bot.discord_side.context import (
     answer_privately,
@@ -23,9 +24,13 @@ from bot.discord_side.context import (
     missing_permissions,
 )
 from bot.discord_side.messages import Messages
+from bot.discord_side.past import PastMatches
+from bot.discord_side.standings import show_board
 from bot.discord_side.ui.custom_ids import (
+    PAST,
     Abandon,
     Back,
+    BoardPage,
     HeroPick,
     LevelPick,
     LobbyOp,
@@ -40,8 +45,6 @@ from bot.discord_side.ui.custom_ids import (
 )
 from bot.discord_side.ui.hand import ask_view
 from bot.discord_side.ui.lobby import lobby_view
-from bot.discord_side.ui.parts import layout, text_block
-from bot.discord_side.ui.table import log_view
 from bot.game.refusals import Ask, Refusal, Stale
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, TableRecord
@@ -66,19 +69,28 @@ class Interactions:
         self.service = service
         self.messages = messages
         self.background = background
+        self.past = PastMatches(service, messages, self.begin)
+        background.sweeps.append(self.past.lapse_offers)
+        background.summary = self.past.summary
 
     async def on_click(self, interaction: discord.Interaction[Any], target: Target,
                        values: list[str]) -> None:
         """Route one click; a refusal or a failure becomes a private answer."""
         locale = loc(interaction)
         try:
-            if not isinstance(target, Unreadable | Move | Sure | Pick):  # a move checks it later
+            if isinstance(target, PAST):  # past matches: no running table behind them
+                await self.past.on_click(interaction, target, values)
+                return
+            if not isinstance(target, Unreadable | Move | Sure | Pick | BoardPage):  # later
                 await self.service.play.check_channel(target.table, interaction.channel_id)
             match target:
+                case BoardPage(guild, page):
+                    await show_board(interaction, self.service,
+                                     guild if guild == interaction.guild_id else None, page)
                 case OpenHand(table):
                     await self.show_hand(interaction, table)
                 case ShowLog(table):
-                    await self.show_log(interaction, table)
+                    await show_log(interaction, self.service, table)
                 case LobbyOp(table, op, revision):
                     await self.lobby_click(interaction, table, op, revision)
                 case HeroPick() | Pick() | LevelPick() if len(values) != 1:
@@ -97,7 +109,8 @@ class Interactions:
                 case Pick(table, version, menu):
                     await self.play(interaction, table, version, values[0], menu)
                 case Abandon(table):
-                    await self.abandon(interaction, table)
+                    await confirm_abandon(interaction, self.service, self.messages,
+                                          self.background, table)
                 case Quit(table):
                     await self.quit(interaction, table)
                 case Unreadable(text):
@@ -141,15 +154,6 @@ class Interactions:
         sent = await interaction.edit_original_response(view=payload.view,
                                                         attachments=payload.files)
         self.messages.sent_hand(record, seat, locale, sent, payload)
-
-    async def show_log(self, interaction: discord.Interaction[Any], table: int) -> None:
-        """Answer privately with what happened in the current and the previous turn (what the
-        clicker may see: their own seat's private events too)."""
-        locale = loc(interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        told = await self.service.story.last_turns(table, interaction.user.id)
-        lines = [translate(e.text, locale) for e in told.events]
-        await interaction.edit_original_response(view=log_view(table, lines, told.whole, locale))
 
     async def play(self, interaction: discord.Interaction[Any], table: int, version: int,
                    notation: str, menu: str | None = None, sure: bool = False) -> None:
@@ -247,20 +251,6 @@ class Interactions:
         except discord.HTTPException as exc:
             log.warning("could not send a new hand message for table %s (%s)", record.id,
                         exc.status)
-
-    async def abandon(self, interaction: discord.Interaction[Any], table: int) -> None:
-        """The host (or a channel manager) confirmed /goblin abandon: the match closes, the
-        confirmation becomes the one answer, and the table message says it was abandoned."""
-        await interaction.response.defer()
-        record = await self.service.lobby.abandon_table(table, interaction.user.id,
-                                                        can_manage_channel(interaction))
-        try:
-            told = translate(msg("bot.done.abandon", table=table), loc(interaction))
-            await interaction.edit_original_response(view=layout(
-                discord.ui.Container[discord.ui.LayoutView](text_block(told))))
-        finally:
-            await self.messages.closed(record)
-            self.background.forget(table)
 
     async def quit(self, interaction: discord.Interaction[Any], table: int) -> None:
         """The Leave button of a solo table: its host closes it, and is told so privately."""

@@ -42,6 +42,8 @@ from render import battle_key, hand_key, table_key
 log = logging.getLogger("karak.bot")
 MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
 NO_MENTIONS = discord.AllowedMentions.none()
+#: The file name of a finished table's summary chart.
+SUMMARY = "summary.png"
 #: Discord's JSON error code for an edit refused because the message is older than an hour and
 #: was edited too often since.
 TOO_OLD_TO_EDIT = 30046
@@ -107,7 +109,8 @@ class Messages:
 
     async def table_payload(self, record: TableRecord, locale: str | None = None,
                             urgent: bool = True, headline: Msg | None = None,
-                            message: int | None = None) -> Payload:
+                            message: int | None = None, summary: bytes | None = None
+                            ) -> Payload:
         """The table message: in the table's (public) language, or in ``locale`` for a private
         copy (``urgent=False``: a background refresh, drawn after the pictures people are
         waiting for; ``message``: the message it will edit, whose picture is kept when it did
@@ -121,10 +124,14 @@ class Messages:
             (record.id, None, lc), message, name, key,
             lambda: self.pictures.battle((record.id, record.version, lc), obs, urgent)
             if kind == "battle" else self.pictures.png(kind, obs, lc, urgent))
-        files = [picture] if picture is not None else []
+        files: list[discord.File | discord.Attachment] = [picture] if picture is not None else []
         view = table_view(record, obs, lc, name if files else None,
-                          translate(headline, lc) if headline is not None else None)
-        return Payload(view, files, {name: key} if files else {})
+                          translate(headline, lc) if headline is not None else None,
+                          SUMMARY if summary is not None else None)
+        keys = {name: key} if files else {}
+        if summary is not None:  # the end's summary chart: only on the message that ends it
+            files.append(ImageFile(summary, SUMMARY))
+        return Payload(view, files, keys)
 
     async def hand_payload(self, record: TableRecord, seat: int, locale: str,
                            note: Msg | None = None, message: int | None = None) -> Payload:
@@ -160,11 +167,12 @@ class Messages:
 
     # ------------------------------------------------------------------ the table message
 
-    async def post_table(self, record: TableRecord, headline: Msg | None = None) -> None:
+    async def post_table(self, record: TableRecord, headline: Msg | None = None,
+                         summary: bytes | None = None) -> None:
         """Post a fresh table message (a person's turn starts, the game ends, the old message
         is gone or refuses edits); it pings the person who must play. The older message is
         reduced to a line pointing to the new one."""
-        payload = await self.table_payload(record, headline=headline)
+        payload = await self.table_payload(record, headline=headline, summary=summary)
         self.pace.note(record.channel_id)
         message = await self.channel(record).send(
             view=payload.view, files=payload.uploads(),

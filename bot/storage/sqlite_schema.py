@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 import aiosqlite
 
 from bot.storage.records import load_state, seats_from_json, table_result
+from bot.storage.sqlite_ratings import RATINGS_SCHEMA
 from bot.storage.sqlite_rows import as_float, as_int, insert_result, opt_int
 from cards import catalogue_version
 
@@ -162,6 +163,23 @@ MIGRATIONS: tuple[Migration, ...] = (
     ALTER TABLE tables ADD COLUMN undo INTEGER NOT NULL DEFAULT 1;
     ALTER TABLE settings ADD COLUMN undo INTEGER NOT NULL DEFAULT 1;
     """,
+    # 8: a person's matches newest first, and the offers to play a finished table again
+    """
+    CREATE INDEX result_seats_by_user_table ON result_seats(user_id, table_id)
+        WHERE user_id IS NOT NULL;
+    CREATE TABLE rematches (
+        table_id INTEGER PRIMARY KEY REFERENCES tables(id),
+        offered_by INTEGER NOT NULL,
+        offered_at REAL NOT NULL,
+        ready TEXT NOT NULL,
+        message_id INTEGER,
+        new_table INTEGER,
+        closed INTEGER NOT NULL DEFAULT 0
+    );
+    """,
+    # 9: ratings per server, each rated match's changes, records against the AI; left empty:
+    # ``python -m bot.admin ratings --recompute`` fills them from the stored results
+    RATINGS_SCHEMA,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -123,7 +123,7 @@ async def test_whole_match_one_human_and_ai(bot: LiveBot) -> None:
     assert sum(1 for r in log if not r.by_ai) == players.clicks > 0
     final = bot.public()[-1]
     assert "wins" in final.text()
-    assert not final.custom_ids()  # no buttons on a finished table
+    assert final.custom_ids() == [f"kg:rp:{tid}:0:h.open", f"kg:rm:{tid}:offer"]  # no moves
 
 
 async def test_whole_match_two_humans(bot: LiveBot, calls: list[Call]) -> None:

@@ -11,12 +11,16 @@ from pathlib import Path
 import aiosqlite
 import pytest
 
+from bot.game.ratings import AiSeat, Person, Rating, SeatResult, recompute
+from bot.game.standings import rate_result
 from bot.storage.records import (
     CannotSave,
     CorruptTable,
+    RematchOffer,
     SchemaTooNew,
     SeatInfo,
     ServerDefaults,
+    TableResult,
     table_result,
 )
 from bot.storage.sqlite import SCHEMA_VERSION, Store
@@ -141,6 +145,13 @@ async def old_results(sqlite: SqliteBackend, version: int,
         await db.commit()
 
 
+def rated(result: TableResult) -> list[SeatResult]:
+    """The seats of a stored result as the ratings module takes them."""
+    return [SeatResult(AiSeat(s.ai_level or "normal") if s.user_id is None else
+                       Person(s.user_id, forfeited=s.handed_to_ai), s.keys, s.hp,
+                       won=s.seat == result.winner_seat) for s in result.seats]
+
+
 @pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
 async def test_every_earlier_database_is_upgraded_in_place(
         sqlite: SqliteBackend, clock: Clock, version: int) -> None:
@@ -190,6 +201,13 @@ async def test_every_earlier_database_is_upgraded_in_place(
         await store.set_guild_locale(GUILD, "fr")
         assert await store.guild_locale(GUILD) == "fr"
         assert await store.get_meta("announced:1") == "1"
+        assert await store.matches(GUILD, ANN) == expected  # a person's matches, and rematches
+        await store.save_rematch(RematchOffer(1, ANN, 5.0, (ANN,)))
+        assert await store.open_rematches() == [RematchOffer(1, ANN, 5.0, (ANN,))]
+        assert await store.ratings(GUILD) == []  # ratings start empty: the rebuild fills them
+        assert await store.recompute_ratings(rate_result) == 2
+        assert recompute([rated(r) for r in expected[::-1]]) == {
+            r.user_id: Rating(r.rating.mu, r.rating.sigma) for r in await store.ratings(GUILD)}
     finally:
         await store.close()
     again = await Store.open(sqlite.path, clock=clock)  # opened again: nothing written twice

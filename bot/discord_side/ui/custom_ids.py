@@ -97,6 +97,55 @@ class LevelPick:
     revision: int
 
 
+#: The buttons of a replay message: where each leads from the step shown.
+REPLAY_OPS = ("open", "first", "prev", "next", "last", "pturn", "nturn", "flip")
+REMATCH_OPS = ("offer", "ready", "start")
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPage:
+    """A page button of ``/goblin history``: the matches older (``way`` "o") or newer ("n")
+    than table ``table``, of person ``player`` (0: everyone)."""
+
+    table: int
+    way: str
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayGo:
+    """A button of a replay message drawn at ``step`` (``reveal``: every hand shown); ``op``
+    says where it leads."""
+
+    table: int
+    step: int
+    reveal: bool
+    op: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaySeek:
+    """The bookmark menu of a replay message (the step is the picked value)."""
+
+    table: int
+    reveal: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayShare:
+    """The button that posts a match's animation to the channel."""
+
+    table: int
+
+
+@dataclass(frozen=True, slots=True)
+class RematchOp:
+    """Rematch, Ready or Start on a finished table's messages."""
+
+    table: int
+    op: str
+
+
 @dataclass(frozen=True, slots=True)
 class Quit:
     """The Leave button of a solo table's hand message: its host closes the table."""
@@ -112,6 +161,14 @@ class Abandon:
 
 
 @dataclass(frozen=True, slots=True)
+class BoardPage:
+    """A page button of a server's leaderboard (``page`` from 0)."""
+
+    guild: int
+    page: int
+
+
+@dataclass(frozen=True, slots=True)
 class Unreadable:
     """A custom_id starting with ``kg:`` that does not parse (damaged, forged, too old)."""
 
@@ -119,15 +176,20 @@ class Unreadable:
 
 
 Target = (OpenHand | ShowLog | Move | Sure | Back | Pick | LobbyOp | HeroPick | LevelPick | Quit
-          | Abandon | Unreadable)
+          | Abandon | BoardPage | HistoryPage | ReplayGo | ReplaySeek | ReplayShare | RematchOp
+          | Unreadable)
+#: The targets of past matches (history, replays, rematches): no running table behind them.
+PAST = (HistoryPage, ReplayGo, ReplaySeek, ReplayShare, RematchOp)
 
 
 #: The kind of component each target is drawn as.
 _COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
     OpenHand: discord.ui.Button, ShowLog: discord.ui.Button, Move: discord.ui.Button,
     LobbyOp: discord.ui.Button, Sure: discord.ui.Button, Back: discord.ui.Button,
-    Quit: discord.ui.Button, Abandon: discord.ui.Button,
+    Quit: discord.ui.Button, Abandon: discord.ui.Button, BoardPage: discord.ui.Button,
     Pick: discord.ui.Select, HeroPick: discord.ui.Select, LevelPick: discord.ui.Select,
+    HistoryPage: discord.ui.Button, ReplayGo: discord.ui.Button, ReplayShare: discord.ui.Button,
+    RematchOp: discord.ui.Button, ReplaySeek: discord.ui.Select,
 }
 
 
@@ -188,9 +250,39 @@ def abandon_id(table: int) -> str:
     return _join("abandon", table)
 
 
+def history_id(anchor: int, way: str, player: int | None) -> str:
+    """The custom_id of a ``/goblin history`` page button."""
+    return _join("hist", anchor, way, player or 0)
+
+
+def replay_id(table: int, step: int, reveal: bool, op: str) -> str:
+    """The custom_id of a replay button drawn at ``step``."""
+    return _join("rp", table, step, f"{'r' if reveal else 'h'}.{op}")
+
+
+def seek_id(table: int, reveal: bool) -> str:
+    """The custom_id of a replay's bookmark menu."""
+    return _join("rs", table, "r" if reveal else "h")
+
+
+def share_id(table: int) -> str:
+    """The custom_id of a replay's Share button."""
+    return _join("rsh", table)
+
+
+def rematch_id(table: int, op: str) -> str:
+    """The custom_id of a Rematch, Ready or Start button."""
+    return _join("rm", table, op)
+
+
 def quit_id(table: int) -> str:
     """The custom_id of a solo table's Leave button."""
     return _join("quit", table)
+
+
+def board_id(guild: int, page: int) -> str:
+    """The custom_id of a leaderboard page button (the server and the page it shows)."""
+    return _join("board", guild, page)
 
 
 def _number(text: str, least: int) -> int:
@@ -238,8 +330,20 @@ def parse(custom_id: str) -> Target:
                 return Sure(table, _number(version, 0), notation)
             case "back", []:
                 return Back(table)
+            case "board", [page]:
+                return BoardPage(table, _number(page, 0))
             case "pick", [version, menu] if menu:
                 return Pick(table, _number(version, 0), menu)
+            case "hist", [way, player] if way in ("o", "n"):
+                return HistoryPage(table, way, _number(player, 0))
+            case "rp", [step, code] if code[:2] in ("h.", "r.") and code[2:] in REPLAY_OPS:
+                return ReplayGo(table, _number(step, 0), code[0] == "r", code[2:])
+            case "rs", [mode] if mode in ("h", "r"):
+                return ReplaySeek(table, mode == "r")
+            case "rsh", []:
+                return ReplayShare(table)
+            case "rm", [op] if op in REMATCH_OPS:
+                return RematchOp(table, op)
     except (IndexError, ValueError):
         pass
     return Unreadable(custom_id[:MAX_CUSTOM_ID])
@@ -286,8 +390,9 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
 
 
 __all__ = [
-    "Abandon", "Back", "GoblinItem", "HeroPick", "LevelPick", "LobbyOp", "Move", "OpenHand",
-    "Pick", "Quit", "ShowLog", "Sure", "Target", "Unreadable", "abandon_id", "back_id",
-    "hand_id", "hero_id", "is_ours", "level_id", "lobby_id", "log_id", "move_id", "parse",
-    "pick_id", "quit_id", "sure_id",
+    "Abandon", "Back", "BoardPage", "GoblinItem", "HeroPick", "HistoryPage", "LevelPick",
+    "LobbyOp", "Move", "OpenHand", "PAST", "Pick", "Quit", "RematchOp", "ReplayGo", "ReplaySeek",
+    "ReplayShare", "ShowLog", "Sure", "Target", "Unreadable", "abandon_id", "back_id", "board_id",
+    "hand_id", "hero_id", "history_id", "is_ours", "level_id", "lobby_id", "log_id", "move_id",
+    "parse", "pick_id", "quit_id", "rematch_id", "replay_id", "seek_id", "share_id", "sure_id",
 ]
