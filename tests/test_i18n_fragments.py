@@ -140,6 +140,7 @@ def test_every_message_renders_with_sample_values(locale: str) -> None:
 #: Texts with a number before a plural noun whose number is never 1.
 NEVER_ONE = {
     "bot.error.too_few": "a game's fewest seats (MIN_SEATS) is 2",
+    "rematch.error.too_few": "a game's fewest seats (MIN_SEATS) is 2",
     "event.won": "a win's attack is at least the monster's HP, never below 2",
     "event.lost": "'of the {hp} hits': a monster's HP is never below 2",
     "bot.error.table_full": "a table's most seats (MAX_SEATS) is 4",

@@ -10,7 +10,6 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.card_picture import card_png
 from bot.discord_side.context import (
     can_manage_channel,
     jump_url,
@@ -32,6 +31,7 @@ from bot.game.texts import on_off, timer_text
 from bot.storage.records import TableRecord
 from bot.workers.pictures import ImageFile
 from i18n import Msg, msg, translate
+from render.card_picture import card_png
 
 log = logging.getLogger("karak.bot")
 RULES = ("goal", "turn", "battle", "rewards", "merchant", "lord", "bot")

@@ -1,6 +1,6 @@
-"""The picture /goblin card shows: a card as the table draws it (a starting card; a monster's
-front, with the reward on its back beside it when that is an action card). Potions and heroes
-have no card of their own: no picture. Drawn once per card and language, off the event loop."""
+"""A card looked up on its own (the bot's /goblin card): drawn as the table draws it, a starting
+card, or a monster's front with the reward on its back beside it when that is an action card.
+Potions and heroes have no card of their own: no picture. Drawn once per card and language."""
 
 from __future__ import annotations
 
