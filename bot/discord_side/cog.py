@@ -15,7 +15,7 @@ from discord.ext import commands
 from bot.discord_side.commands import Commands
 from bot.discord_side.context import answer_privately, loc
 from bot.discord_side.standings import show_board, show_stats
-from bot.game.card_lookup import card_ids, card_label
+from bot.game.card_lookup import suggest
 from bot.game.refusals import Refusal
 from bot.game.seats import TIMERS
 from bot.game.servers import AUTO
@@ -133,17 +133,10 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
     @card.autocomplete("name")
     async def card_complete(self, interaction: discord.Interaction[Any],
                             current: str) -> list[app_commands.Choice[str]]:
-        """Up to 25 cards whose name contains what was typed."""
-        locale = loc(interaction)
-        typed = current.strip().lower()
-        out: list[app_commands.Choice[str]] = []
-        for c in card_ids():
-            label = card_label(c, locale)
-            if typed in label.lower():
-                out.append(app_commands.Choice(name=label[:100], value=c))
-            if len(out) == 25:
-                break
-        return out
+        """Up to 25 cards, potions and heroes with a word of their name starting with what was
+        typed."""
+        return [app_commands.Choice(name=label[:100], value=c)
+                for label, c in suggest(current, loc(interaction))]
 
     @app_commands.command(name=_name("history"), description=_t("bot.cmd.history"))
     @app_commands.describe(player=_t("bot.cmd.history_player"))

@@ -13,6 +13,7 @@ from typing import Any
 
 import discord
 
+from bot.discord_side.asides import confirm_abandon, show_log
 from bot.discord_side.background import Background
 from bot.discord_side.context import (
     answer_privately,
@@ -28,6 +29,7 @@ from bot.discord_side.past import PastMatches
 from bot.discord_side.standings import show_board
 from bot.discord_side.ui.custom_ids import (
     PAST,
+    Abandon,
     Back,
     BoardPage,
     HeroPick,
@@ -38,6 +40,7 @@ from bot.discord_side.ui.custom_ids import (
     OpenHand,
     Pick,
     Quit,
+    ShowLog,
     Sure,
     Target,
     Unreadable,
@@ -88,6 +91,8 @@ class Interactions:
                                      guild if guild == interaction.guild_id else None, page)
                 case OpenHand(table):
                     await self.show_hand(interaction, table)
+                case ShowLog(table):
+                    await show_log(interaction, self.service, table)
                 case LobbyOp(table, op, revision):
                     await self.lobby_click(interaction, table, op, revision)
                 case HeroPick() | Pick() | LevelPick() if len(values) != 1:
@@ -108,6 +113,9 @@ class Interactions:
                 case HintAsk(table, version):
                     await answer_hint(self.service, interaction, table, version,
                                       hand_owner(interaction.message))
+                case Abandon(table):
+                    await confirm_abandon(interaction, self.service, self.messages,
+                                          self.background, table)
                 case Quit(table):
                     await self.quit(interaction, table)
                 case Unreadable(text):

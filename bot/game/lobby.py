@@ -178,7 +178,9 @@ class Lobby:
     @staticmethod
     def _unchanged(record: TableRecord, seen: int | None) -> None:
         """Refuse a lobby click made on an older revision of the lobby (a double click, a
-        message that missed an edit)."""
+        message that missed an edit); a revision still to come was never shown: a damaged button."""
+        if seen is not None and seen > record.revision:
+            raise Refusal(msg("bot.error.bad_button"), record)
         if seen is not None and seen != record.revision:
             raise Stale(msg("bot.error.lobby_moved"), record)
 
@@ -269,6 +271,27 @@ class Lobby:
                     raise Refusal(msg("bot.error.manage_only")) from None
                 await self.store.abandon_damaged(tid, channel_id)
                 return tid
+            return await self._close(record, user_id, manager, "bot.error.manage_only")
+
+    async def to_confirm(self, channel_id: int, user_id: int,
+                         manager: bool) -> TableRecord | None:
+        """Before /goblin abandon closes a running match: the table, when the user may close
+        it and it is running (the user confirms first); None when it closes at once (a lobby,
+        a damaged table). Refusals as :meth:`abandon`."""
+        tid = await self.store.active_in_channel(channel_id)
+        if tid is None:
+            raise NoTable(msg("bot.error.no_table_here"))
+        try:
+            record = await self.tables.load(tid)
+        except Damaged:
+            return None
+        if record.status == "running" and (record.host_id == user_id or manager):
+            return record
+        return None
+
+    async def abandon_table(self, table_id: int, user_id: int, manager: bool) -> TableRecord:
+        """The confirmed /goblin abandon of table ``table_id`` (rights checked again)."""
+        async with self.tables.hold(table_id) as record:
             return await self._close(record, user_id, manager, "bot.error.manage_only")
 
     async def _close(self, record: TableRecord, user_id: int, manager: bool,

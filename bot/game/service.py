@@ -10,6 +10,7 @@ together over one storage backend and handed as one value to the Discord side.
 - :attr:`GameService.meta`: the bot's own metadata (command sync, results posted);
 - :attr:`GameService.history`: past matches and their replays;
 - :attr:`GameService.rematches`: playing a finished table again.
+- :attr:`GameService.story`: what happened lately at a table, told again.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from bot.game.play import Play
 from bot.game.rematch import Rematches
 from bot.game.servers import Servers
 from bot.game.standings import Standings
+from bot.game.story import Story
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
 from bot.workers.thinking import Thinking
@@ -51,6 +53,7 @@ class GameService:
     history: History = field(init=False)
     rematches: Rematches = field(init=False)
     standings: Standings = field(init=False)
+    story: Story = field(init=False)
 
     def __post_init__(self) -> None:
         self.tables = Tables(self.store)
@@ -62,6 +65,7 @@ class GameService:
         self.history = History(self.store, self.tables)
         self.rematches = Rematches(self.store, self.tables, self.lobby, self.clock, self.seeds)
         self.standings = Standings(self.store)
+        self.story = Story(self.store, self.tables)
 
 
 __all__ = ["GameService"]

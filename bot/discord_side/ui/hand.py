@@ -28,6 +28,7 @@ from bot.discord_side.ui.parts import (
     row,
     text_block,
 )
+from bot.game.facts import payable_line
 from bot.game.lessons import Lesson
 from bot.game.texts import Controls, Group, menu_key, phase_line, seat_line
 from bot.storage.records import TableRecord
@@ -87,11 +88,14 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
         heading = translate(msg("learn.heading", rule=lesson.rule), locale)
         lines.append(f"> **{heading}** {translate(lesson.text, locale)}")
     if ctrls.notations():
-        prompt = msg("bot.hand.your_move", phase=msg(f"phase.{obs.phase.value}"))
+        prompt = msg(f"bot.prompt.you.{obs.phase.value}")
         lines.append(f"**{translate(prompt, locale)}**")
     else:
         lines.append(translate(phase_line(obs), locale))
     lines.append("-# " + translate(seat_line(obs, seat, record.seats[seat].ai), locale))
+    payable = payable_line(obs)
+    if payable is not None:  # the reward cards look like starting cards in the picture
+        lines.append("-# " + translate(payable, locale))
     lines += [f"> {translate(e.text, locale)}" for e in obs.events[-RECENT:]]
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(lines)),
                                                       accent_colour=_colour(obs, seat))

@@ -51,7 +51,9 @@ def lobby_view(record: TableRecord, locale: str) -> discord.ui.LayoutView:
     t, rev = record.id, record.revision
     taken = {s.hero for s in record.seats if s.hero}
     options = [(translate(msg(f"hero.{h}.name"), locale), h,
-                translate(msg(f"hero.{h}.title"), locale)) for h in heroes() if h not in taken]
+                translate(msg(f"bot.facts.ability.{h}") if record.abilities
+                          else msg(f"hero.{h}.title"), locale))
+               for h in heroes() if h not in taken]
     if options:
         box.add_item(row(menu(hero_id(t), translate(msg("bot.lobby.pick_hero"), locale),
                               options)))
