@@ -1,0 +1,384 @@
+"""PostgreSQL storage through asyncpg: the second backend of
+:class:`~bot.storage.interface.Storage`, for bots run as several processes on one database.
+
+The same tables as SQLite's (:mod:`bot.storage.postgres_schema` migrates them step for step).
+Applying an action is ONE transaction: ``UPDATE ... WHERE version = $n`` locks the table's row
+and changes it only at the expected version, so of two processes moving the same table one wins
+and the other gets :class:`~bot.storage.records.StaleVersion`; the log row (next ``seq``) and a
+finished game's result are written in that transaction. No table is kept in memory between
+reads (another process may change it): only parsed game states, served again when the stored
+text read back is the same. Refusals become :class:`~bot.storage.records.CannotSave` (the server
+is out of room or out of reach: the same write may work later) or
+:class:`~bot.storage.records.DatabaseError`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+
+import asyncpg
+
+from bot.storage.interface import Storage
+from bot.storage.postgres_rows import insert_result, with_seats
+from bot.storage.postgres_schema import SCHEMA_VERSION, migrate, schema_version
+from bot.storage.records import (
+    CannotSave,
+    DatabaseError,
+    LogRow,
+    SeatInfo,
+    ServerDefaults,
+    StaleVersion,
+    Status,
+    StorageError,
+    TableExists,
+    TableRecord,
+    TableResult,
+    seats_from_json,
+    seats_to_json,
+    storable,
+    table_result,
+)
+from bot.storage.sqlite_rows import (
+    LOG_COLUMNS,
+    RESULT_COLUMNS,
+    TABLE_COLUMNS,
+    StateCache,
+    as_int,
+    read_log_row,
+    read_record,
+    remember,
+)
+from cards import catalogue_version
+from engine import GameState
+from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
+
+#: The range of a BIGINT: a table id outside it names no table.
+BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
+#: Connections each process keeps open to the server.
+POOL_SIZE = 4
+#: What the server or the way to it says when it cannot take a write now.
+UNREACHABLE = (OSError, asyncpg.InsufficientResourcesError, asyncpg.PostgresConnectionError,
+               asyncpg.InterfaceError, asyncpg.CannotConnectNowError)
+
+
+def is_postgres_url(where: str) -> bool:
+    """True when ``where`` names a PostgreSQL database (``postgresql://`` or ``postgres://``)."""
+    return where.startswith(("postgresql://", "postgres://"))
+
+
+def changed(status: str) -> int:
+    """The number of rows an ``UPDATE`` reported (``"UPDATE 1"`` -> 1)."""
+    return int(status.rsplit(" ", 1)[-1])
+
+
+class Store:
+    """The bot's PostgreSQL database. Open with :meth:`open`, close with :meth:`close`."""
+
+    def __init__(self, pool: asyncpg.Pool, clock: Callable[[], float] = time.time) -> None:
+        self._pool = pool
+        self.clock = clock
+        self._states: StateCache = {}
+
+    @classmethod
+    async def open(cls, url: str, clock: Callable[[], float] = time.time,
+                   pool_size: int = POOL_SIZE) -> Store:
+        """Connect to the database at ``url`` and run its missing migrations; raises
+        :class:`~bot.storage.records.SchemaTooNew` for a database of a newer bot."""
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size)
+        try:
+            async with pool.acquire() as db:
+                await migrate(db)
+        except BaseException:
+            await pool.close()
+            raise
+        return cls(pool, clock)
+
+    async def close(self) -> None:
+        """Wait for the queries under way and close every connection."""
+        await self._pool.close()
+
+    async def schema_version(self) -> int:
+        """The number of migrations applied."""
+        async with self._pool.acquire() as db:
+            return await schema_version(db)
+
+    @asynccontextmanager
+    async def _tx(self) -> AsyncIterator[asyncpg.Connection]:
+        """One write transaction: committed when the block ends, rolled back when it raises;
+        the server's refusals become storage errors."""
+        try:
+            async with self._pool.acquire() as db, db.transaction():
+                yield db
+        except StorageError:
+            raise
+        except UNREACHABLE as exc:
+            raise CannotSave(str(exc)) from exc
+        except asyncpg.PostgresError as exc:
+            raise DatabaseError(str(exc)) from exc
+
+    # ------------------------------------------------------------------ tables
+
+    async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
+                           seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
+                           locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL) -> TableRecord:
+        """Create a lobby; raises :class:`TableExists` when the channel has an active table
+        (also when another process created it a moment ago)."""
+        now = self.clock()
+        try:
+            async with self._tx() as db:
+                tid = await db.fetchval(
+                    "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, "
+                    "timer, seed, locale, seats, version, created_at, updated_at, ai_level, "
+                    "catalogue) VALUES ($1, $2, $3, 'lobby', $4, $5, $6, $7, $8, 0, $9, $9, "
+                    "$10, $11) RETURNING id",
+                    guild_id, channel_id, host_id, int(abilities), timer, seed, locale,
+                    seats_to_json(seats), now, ai_level, catalogue_version())
+        except DatabaseError as exc:
+            if not isinstance(exc.__cause__, asyncpg.UniqueViolationError):
+                raise
+            active = await self.active_in_channel(channel_id)
+            raise TableExists(-1 if active is None else active) from None
+        record = await self.get(int(tid))
+        assert record is not None
+        return record
+
+    async def get(self, table_id: int) -> TableRecord | None:
+        """The table ``table_id`` as the database holds it now, or None; raises
+        :class:`CorruptTable` if its row is damaged."""
+        if not BIGINT_MIN <= table_id <= BIGINT_MAX:
+            return None
+        row = await self._pool.fetchrow(f"SELECT {TABLE_COLUMNS} FROM tables WHERE id = $1",
+                                        table_id)
+        return None if row is None else read_record(tuple(row), self._states)
+
+    async def active_in_channel(self, channel_id: int) -> int | None:
+        """The id of the channel's lobby or running table, if any."""
+        value = await self._pool.fetchval(
+            "SELECT id FROM tables WHERE channel_id = $1 AND status IN ('lobby','running')",
+            channel_id)
+        return None if value is None else int(value)
+
+    async def ids_with_status(self, *statuses: Status) -> list[int]:
+        """Ids of the tables in any of ``statuses`` (oldest first)."""
+        rows = await self._pool.fetch(
+            "SELECT id FROM tables WHERE status = ANY($1::text[]) ORDER BY id", list(statuses))
+        return [int(r[0]) for r in rows]
+
+    async def _update(self, table_id: int, guard: int | None, columns: dict[str, object],
+                      bump: bool = False) -> None:
+        """Write ``columns`` of one table (guarded by its version when ``guard`` is given;
+        ``bump``: a lobby change, which raises its revision)."""
+        columns["updated_at"] = self.clock()
+        sets = ", ".join(f"{name} = ${i}" for i, name in enumerate(columns, start=2))
+        if bump:
+            sets += ", revision = revision + 1"
+        values = [table_id, *columns.values()]
+        sql = f"UPDATE tables SET {sets} WHERE id = $1"
+        if guard is not None:
+            values.append(guard)
+            sql += f" AND version = ${len(values)}"
+        async with self._tx() as db:
+            if changed(await db.execute(sql, *values)) != 1:
+                raise StaleVersion(f"table {table_id} moved on")
+
+    async def update_lobby(self, table_id: int, seats: Sequence[SeatInfo],
+                           host_id: int | None = None) -> None:
+        """Store a lobby's seats (and a new host when the host left)."""
+        changes: dict[str, object] = {"seats": seats_to_json(seats)}
+        if host_id is not None:
+            changes["host_id"] = host_id
+        await self._update(table_id, None, changes, bump=True)
+
+    async def update_seats(self, table_id: int, version: int, seats: Sequence[SeatInfo]) -> None:
+        """Store a running table's seats (timeouts, seat handed to the AI) at ``version``."""
+        await self._update(table_id, version, {"seats": seats_to_json(seats)})
+
+    async def set_status(self, table_id: int, status: Status) -> None:
+        """Mark a table abandoned/finished (kept as history)."""
+        changes: dict[str, object] = {"status": status, "deadline": None}
+        if status in ("finished", "abandoned"):
+            changes["finished_at"] = self.clock()
+        await self._update(table_id, None, changes, bump=True)
+
+    async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
+                         deadline: float | None) -> None:
+        """Turn a lobby into a running game holding ``state`` (version ``state.step``), played
+        with this bot's cards."""
+        text = storable(state)
+        await self._update(table_id, 0, {"status": "running", "seats": seats_to_json(seats),
+                                          "state": text, "version": state.step,
+                                          "deadline": deadline,
+                                          "catalogue": catalogue_version()}, bump=True)
+        remember(self._states, table_id, text, state)
+
+    async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
+                    seats: Sequence[SeatInfo] | None = None,
+                    deadline: float | None = None) -> None:
+        """In ONE transaction: the new state (guarded by version ``before``, the row locked
+        until the end), its log row, and a finished game's result. Raises
+        :class:`StaleVersion` (and writes nothing) when the table is no longer at ``before``."""
+        over = state.winner is not None
+        text = storable(state)
+        now = self.clock()
+        columns: dict[str, object] = {
+            "state": text, "version": state.step, "deadline": deadline, "updated_at": now,
+        }
+        if seats is not None:
+            columns["seats"] = seats_to_json(seats)
+        if over:
+            columns.update(status="finished", winner=state.winner, finished_at=now,
+                           deadline=None)
+        sets = ", ".join(f"{name} = ${i}" for i, name in enumerate(columns, start=3))
+        async with self._tx() as db:
+            row = await db.fetchrow(
+                f"UPDATE tables SET {sets} WHERE id = $1 AND version = $2 AND status = 'running' "
+                "RETURNING guild_id, channel_id, catalogue, seats",
+                table_id, before, *columns.values())
+            if row is None:
+                raise StaleVersion(f"table {table_id} is no longer at version {before}")
+            await db.execute(
+                "INSERT INTO actions (table_id, seq, step, seat, user_id, by_ai, action, at) "
+                "VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE table_id = $1),"
+                " $2, $3, $4, $5, $6, $7)",
+                table_id, log.step, log.seat, log.user_id, int(log.by_ai), log.action, log.at)
+            if over:
+                guild, channel, catalogue, stored_seats = row
+                await insert_result(db, table_result(
+                    table_id, guild, channel, str(catalogue),
+                    seats_from_json(str(stored_seats)), state, now))
+        remember(self._states, table_id, text, state)
+
+    async def set_message(self, table_id: int, *, message_id: int | None = None,
+                          lobby_message_id: int | None = None) -> None:
+        """Remember the table's public message (or its lobby message)."""
+        changes: dict[str, object] = {}
+        if message_id is not None:
+            changes["message_id"] = message_id
+        if lobby_message_id is not None:
+            changes["lobby_message_id"] = lobby_message_id
+        if changes:
+            await self._update(table_id, None, changes)
+
+    async def action_log(self, table_id: int) -> list[LogRow]:
+        """Every action applied at the table, in the order applied (undone ones included)."""
+        rows = await self._pool.fetch(
+            f"SELECT {LOG_COLUMNS} FROM actions WHERE table_id = $1 ORDER BY seq", table_id)
+        return [read_log_row(tuple(r)) for r in rows]
+
+    async def history(self, limit: int = 20) -> list[int]:
+        """Ids of finished or abandoned tables, newest first."""
+        rows = await self._pool.fetch(
+            "SELECT id FROM tables WHERE status IN ('finished','abandoned') "
+            "ORDER BY id DESC LIMIT $1", limit)
+        return [int(r[0]) for r in rows]
+
+    # ------------------------------------------------------------------ results
+
+    async def results(self, guild_id: int | None, limit: int = 20,
+                      before: int | None = None) -> list[TableResult]:
+        """The results of a server's finished tables (None: tables outside any server), newest
+        table first: at most ``limit``, of tables older than table ``before`` when given."""
+        newest = BIGINT_MAX if before is None else max(BIGINT_MIN, min(before - 1, BIGINT_MAX))
+        heads = await self._pool.fetch(
+            f"SELECT {RESULT_COLUMNS} FROM results WHERE guild_id IS NOT DISTINCT FROM $1 "
+            "AND table_id <= $2 ORDER BY table_id DESC LIMIT $3", guild_id, newest, limit)
+        return await with_seats(self._pool, [tuple(h) for h in heads])
+
+    async def result_of(self, table_id: int) -> TableResult | None:
+        """The result of a finished table, or None (not finished, or no such table)."""
+        if not BIGINT_MIN <= table_id <= BIGINT_MAX:
+            return None
+        heads = await self._pool.fetch(
+            f"SELECT {RESULT_COLUMNS} FROM results WHERE table_id = $1", table_id)
+        found = await with_seats(self._pool, [tuple(h) for h in heads])
+        return found[0] if found else None
+
+    # ------------------------------------------------------------------ settings and meta
+
+    async def guild_settings(self, guild_id: int | None) -> ServerDefaults | None:
+        """A server's defaults for new tables, or None when never set. A level this bot does
+        not know reads as the default level."""
+        if guild_id is None:
+            return None
+        row = await self._pool.fetchrow(
+            "SELECT abilities, timer, ai_level FROM settings WHERE guild_id = $1", guild_id)
+        if row is None:
+            return None
+        level = next((lv for lv in LEVELS if lv == row[2]), DEFAULT_LEVEL)
+        return ServerDefaults(bool(row[0]), int(row[1]), level)
+
+    async def set_guild_settings(self, guild_id: int, defaults: ServerDefaults) -> None:
+        """Store a server's defaults for new tables."""
+        async with self._tx() as db:
+            await db.execute(
+                "INSERT INTO settings (guild_id, abilities, timer, ai_level) "
+                "VALUES ($1, $2, $3, $4) ON CONFLICT (guild_id) DO UPDATE SET "
+                "abilities = excluded.abilities, timer = excluded.timer, "
+                "ai_level = excluded.ai_level",
+                guild_id, int(defaults.abilities), defaults.timer, defaults.ai_level)
+
+    async def guild_locale(self, guild_id: int | None) -> str | None:
+        """The language a server forced for its tables, or None (follow Discord's language)."""
+        if guild_id is None:
+            return None
+        value = await self._pool.fetchval("SELECT locale FROM settings WHERE guild_id = $1",
+                                          guild_id)
+        return None if value is None else str(value)
+
+    async def set_guild_locale(self, guild_id: int, locale: str | None) -> None:
+        """Force the language of a server's tables (None: follow Discord's language again).
+        Its settings row must exist: store its defaults with :meth:`set_guild_settings` first."""
+        async with self._tx() as db:
+            status = await db.execute("UPDATE settings SET locale = $1 WHERE guild_id = $2",
+                                      locale, guild_id)
+            if changed(status) != 1:
+                raise StorageError(f"server {guild_id} has no settings yet")
+
+    async def active_in_guild(self, guild_id: int) -> list[int]:
+        """Ids of a server's lobbies and running tables (oldest first)."""
+        rows = await self._pool.fetch(
+            "SELECT id FROM tables WHERE guild_id = $1 AND status IN ('lobby','running') "
+            "ORDER BY id", guild_id)
+        return [int(r[0]) for r in rows]
+
+    async def relocalise(self, table_id: int, locale: str) -> bool:
+        """Set the language of a lobby or running table; True when it changed."""
+        async with self._tx() as db:
+            status = await db.execute(
+                "UPDATE tables SET locale = $1, updated_at = $2 WHERE id = $3 AND locale != $1 "
+                "AND status IN ('lobby','running')", locale, self.clock(), table_id)
+        return changed(status) == 1
+
+    async def get_meta(self, key: str) -> str | None:
+        """A stored metadata value (e.g. the hash of the synced command tree)."""
+        value = await self._pool.fetchval("SELECT value FROM meta WHERE key = $1", key)
+        return None if value is None else str(value)
+
+    async def set_meta(self, key: str, value: str) -> None:
+        """Store a metadata value."""
+        async with self._tx() as db:
+            await db.execute("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) "
+                             "DO UPDATE SET value = excluded.value", key, value)
+
+    async def host_of(self, table_id: int) -> int | None:
+        """The host of a table read from its row alone (None when unreadable)."""
+        if not BIGINT_MIN <= table_id <= BIGINT_MAX:
+            return None
+        value = await self._pool.fetchval("SELECT host_id FROM tables WHERE id = $1", table_id)
+        return None if value is None else as_int(value, "host_id")
+
+    async def abandon_damaged(self, table_id: int, channel_id: int) -> None:
+        """Mark a table whose row cannot be read abandoned (the row stays for inspection)."""
+        async with self._tx() as db:
+            await db.execute("UPDATE tables SET status = 'abandoned', revision = revision + 1 "
+                             "WHERE id = $1 AND channel_id = $2", table_id, channel_id)
+
+
+def _satisfies_the_interface(store: Store) -> Storage:
+    """Nothing at run time: mypy checks here that :class:`Store` is a :class:`Storage`."""
+    return store
+
+
+__all__ = ["SCHEMA_VERSION", "Store", "is_postgres_url"]
