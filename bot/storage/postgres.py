@@ -63,11 +63,6 @@ UNREACHABLE = (OSError, asyncpg.InsufficientResourcesError, asyncpg.PostgresConn
                asyncpg.InterfaceError, asyncpg.CannotConnectNowError)
 
 
-def is_postgres_url(where: str) -> bool:
-    """True when ``where`` names a PostgreSQL database (``postgresql://`` or ``postgres://``)."""
-    return where.startswith(("postgresql://", "postgres://"))
-
-
 def changed(status: str) -> int:
     """The number of rows an ``UPDATE`` reported (``"UPDATE 1"`` -> 1)."""
     return int(status.rsplit(" ", 1)[-1])
@@ -381,4 +376,4 @@ def _satisfies_the_interface(store: Store) -> Storage:
     return store
 
 
-__all__ = ["SCHEMA_VERSION", "Store", "is_postgres_url"]
+__all__ = ["SCHEMA_VERSION", "Store"]
