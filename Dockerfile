@@ -1,15 +1,17 @@
 # Karak: Goblin Discord bot. Build: docker build -t karak-goblin-bot .  Run: see docker-compose.yml
-# Stage 1 installs the dependencies (from pyproject.toml) into a virtual environment; stage 2
-# copies only that environment and the source onto a clean slim image (no pip cache, no build
-# tools), running as an unprivileged user with the database on the /data volume.
+# Stage 1 installs the pinned dependencies (requirements.lock, written by scripts/lock.py from
+# pyproject.toml) into a virtual environment; stage 2 copies only that environment and the
+# source onto a clean slim image (no pip, no pip cache, no build tools), running as an
+# unprivileged user with the database on the /data volume.
 
 FROM python:3.11-slim-bookworm AS build
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PYTHONDONTWRITEBYTECODE=1
 WORKDIR /src
-COPY pyproject.toml ./
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > requirements.txt \
-    && python -m venv /opt/venv \
-    && /opt/venv/bin/pip install --no-cache-dir --only-binary=:all: -r requirements.txt
+COPY requirements.lock ./
+RUN python -m venv /opt/venv \
+    && /opt/venv/bin/pip install --no-cache-dir --only-binary=:all: --no-deps -r requirements.lock \
+    && /opt/venv/bin/pip check \
+    && /opt/venv/bin/pip uninstall --yes pip setuptools
 
 FROM python:3.11-slim-bookworm
 LABEL org.opencontainers.image.title="karak-goblin-bot" \

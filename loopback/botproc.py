@@ -26,6 +26,27 @@ ROOT = Path(__file__).resolve().parents[1]
 GROUP_GRACE = 15.0
 
 
+def process_tree(pid: int) -> list[int]:
+    """Process ``pid`` and its descendants, ``pid`` first (Linux: read from /proc)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        with contextlib.suppress(OSError, ValueError):
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+    return out
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds process ``pid`` used so far (0 when it is gone; Linux)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 class BotExited(RuntimeError):
     """The bot process ended while it was expected to connect."""
 
@@ -151,16 +172,7 @@ class BotProcess:
     def pids(self) -> list[int]:
         """The bot's process and its descendants (drawing workers), Linux only."""
         pid = self.pid
-        if pid is None:
-            return []
-        out, todo = [], [pid]
-        while todo:
-            p = todo.pop()
-            out.append(p)
-            with contextlib.suppress(OSError, ValueError):
-                for task in Path(f"/proc/{p}/task").iterdir():
-                    todo += [int(c) for c in (task / "children").read_text().split()]
-        return out
+        return [] if pid is None else process_tree(pid)
 
     def rss(self, children: bool = True) -> int:
         """Resident memory in bytes of the bot (and its workers), 0 when unknown (Linux)."""
@@ -174,12 +186,7 @@ class BotProcess:
 
     def cpu_seconds(self, children: bool = True) -> float:
         """User + system CPU seconds used so far by the bot (and its live workers) (Linux)."""
-        total = 0.0
-        for pid in self.pids() if children else self.pids()[:1]:
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        return total
+        return sum(cpu_seconds(pid) for pid in (self.pids() if children else self.pids()[:1]))
 
     def log_text(self) -> str:
         """Everything the bot printed so far."""

@@ -6,6 +6,7 @@ process is left behind."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from pathlib import Path
 
@@ -190,3 +191,23 @@ async def test_an_agent_that_fails_or_cheats_is_logged_once_and_a_legal_move_pla
         assert await thinking.choose("normal", seed, obs) == obs.legal[0]
     told = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert len(told) == 2 and "KeyError" in told[0] and "not legal" in told[1]
+
+
+async def test_closing_drops_a_decision_in_progress(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stopping the bot (``docker stop``) never waits for a search: closing kills the worker
+    in the middle of its decision (the seat's loop, cancelled, decides again next time)."""
+    for fifo in ("started", "go"):
+        os.mkfifo(tmp_path / fifo)
+    (tmp_path / "armed").touch()
+    monkeypatch.setenv("KARAK_TEST_GATE", str(tmp_path))  # the spawned worker inherits it
+    thinking = Thinking(workers=1, seconds=0.1, work=gated_decide, slack=3600)
+    state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=3))
+    obs = observe(state, state.current)
+    deciding = asyncio.ensure_future(thinking.choose("hard", 5, obs))
+    worker = int(await asyncio.to_thread((tmp_path / "started").read_text))  # it is deciding
+    await asyncio.wait_for(thinking.close(), 60)  # a guard: the decision would never end
+    deciding.cancel()  # as the bot's shutdown cancels the AI seat's loop
+    with contextlib.suppress(asyncio.CancelledError):
+        await deciding
+    assert not alive(worker)  # killed and waited for

@@ -15,7 +15,7 @@ from e2e.botlog import bot_errors
 from e2e.lobby import open_table, until
 from e2e.messages import hand_button, moves_of
 from e2e.oracle import Oracle
-from e2e.player import Player, play
+from e2e.player import Player, play, play_until
 from e2e.privacy import PrivacyWatch
 
 from engine.replay import replay
@@ -167,19 +167,7 @@ async def test_rate_limits_gateway_faults_and_old_tokens(
 
     async def some_moves(n: int) -> None:
         start = sum(p.clicks for p in players)
-        while sum(p.clicks for p in players) < start + n:
-            moved = False
-            for p in players:
-                sent = await p.send_move()
-                if sent is not None:
-                    await p.finish_move(*sent)
-                    moved = True
-                elif await p.open_hand():
-                    moved = True
-            if not moved:
-                await lb.changed(lb.version, 0.3)
-                for p in players:
-                    await p.open_hand(force=True)
+        await play_until(lb, players, lambda: sum(p.clicks for p in players) >= start + n)
 
     await some_moves(12)
     # the connection drops: the bot resumes, and a click made meanwhile is replayed

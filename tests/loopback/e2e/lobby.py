@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
 from loopback import Channel, Interaction, InteractionFailed, Loopback, Message, User
 
@@ -12,9 +13,10 @@ from .oracle import Oracle
 
 
 async def open_table(lb: Loopback, channel: Channel, host: User, others: list[User],
-                     ai: int = 0) -> int:
-    """Open a lobby with /goblin new, let the others join, add AI seats and start."""
-    ix = await lb.command(host, channel, "goblin new")
+                     ai: int = 0, **options: Any) -> int:
+    """Open a lobby with /goblin new (with ``options``, e.g. ``ai_level="hard"``), let the
+    others join, add AI seats and start."""
+    ix = await lb.command(host, channel, "goblin new", **options)
     await ix.done()
     lobby = lb.message(ix.original_id or 0)
     tid = int(next(c for c in lobby.custom_ids() if c.startswith("kg:lobby:")).split(":")[2])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine import observe
@@ -155,6 +156,28 @@ async def play(lb: Loopback, players: list[Player], tables: list[int], oracle: O
                 await p.open_hand(force=True)
             idle = 0
     raise AssertionError("the matches did not finish")
+
+
+async def play_until(lb: Loopback, players: list[Player], done: Callable[[], bool],
+                     rounds: int = 2000) -> None:
+    """The players click the moves offered to them (opening their hands when the table
+    mentions them, or when nothing happens for a while) until ``done()``."""
+    for _ in range(rounds):
+        if done():
+            return
+        acted = False
+        for p in players:
+            sent = await p.send_move()
+            if sent is not None:
+                await p.finish_move(*sent)
+                acted = True
+            elif await p.open_hand():
+                acted = True
+        if not acted:
+            await lb.changed(lb.version, 0.3)
+            for p in players:
+                await p.open_hand(force=True)
+    raise AssertionError("what the players waited for never came")
 
 
 def check_acknowledged(players: list[Player], oracle: Oracle) -> int:
