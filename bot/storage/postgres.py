@@ -21,7 +21,7 @@ from contextlib import asynccontextmanager
 import asyncpg
 
 from bot.storage.interface import Storage
-from bot.storage.postgres_rows import insert_result, with_seats
+from bot.storage.postgres_rows import Db, insert_result, with_seats
 from bot.storage.postgres_schema import SCHEMA_VERSION, migrate, schema_version
 from bot.storage.records import (
     CannotSave,
@@ -100,7 +100,7 @@ class Store:
             return await schema_version(db)
 
     @asynccontextmanager
-    async def _tx(self) -> AsyncIterator[asyncpg.Connection]:
+    async def _tx(self) -> AsyncIterator[Db]:
         """One write transaction: committed when the block ends, rolled back when it raises;
         the server's refusals become storage errors."""
         try:

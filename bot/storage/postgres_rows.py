@@ -5,14 +5,19 @@ and holds no driver call), and so does a result once fetched."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeAlias
 
 import asyncpg
+from asyncpg.pool import PoolConnectionProxy
 
 from bot.storage.records import TableResult
 from bot.storage.sqlite_rows import RESULT_COLUMNS, SEAT_RESULT_COLUMNS, Row, read_results
 
+#: A connection: one of its own, or one lent by a pool.
+Db: TypeAlias = "asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]"
 
-async def insert_result(db: asyncpg.Connection, result: TableResult) -> None:
+
+async def insert_result(db: Db, result: TableResult) -> None:
     """Write ``result``: its ``results`` row and one ``result_seats`` row per seat (inside the
     caller's transaction; a table has one result: a second one is refused)."""
     await db.execute(
@@ -26,7 +31,7 @@ async def insert_result(db: asyncpg.Connection, result: TableResult) -> None:
           int(s.handed_to_ai)) for s in result.seats])
 
 
-async def with_seats(db: asyncpg.Connection | asyncpg.Pool,
+async def with_seats(db: Db | asyncpg.Pool,
                      heads: Sequence[Row]) -> list[TableResult]:
     """The results of the ``results`` rows ``heads`` (``RESULT_COLUMNS``), read with their
     seats."""
@@ -39,4 +44,4 @@ async def with_seats(db: asyncpg.Connection | asyncpg.Pool,
     return read_results(heads, [tuple(r) for r in seats])
 
 
-__all__ = ["insert_result", "with_seats"]
+__all__ = ["Db", "insert_result", "with_seats"]

@@ -12,20 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-import asyncpg
-
-from bot.storage.postgres_rows import insert_result
+from bot.storage.postgres_rows import Db, insert_result
 from bot.storage.records import SchemaTooNew, load_state, seats_from_json, table_result
 from bot.storage.sqlite_rows import as_float, as_int, opt_int
 from cards import catalogue_version
 
 #: A migration: an SQL script, or a function that migrates the connection it is given.
-Migration = str | Callable[[asyncpg.Connection], Awaitable[None]]
+Migration = str | Callable[[Db], Awaitable[None]]
 #: The advisory lock key held while migrating (any fixed number: "karak" in ASCII).
 MIGRATION_LOCK = 0x6B6172616B
 
 
-async def _results_and_undoable_log(db: asyncpg.Connection) -> None:
+async def _results_and_undoable_log(db: Db) -> None:
     """Migration 5 (as SQLite's): each table's catalogue version, an action log numbered by
     ``seq`` that keeps undone actions, and the results of finished games back-filled from their
     stored states."""
@@ -146,14 +144,14 @@ MIGRATIONS: tuple[Migration, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-async def schema_version(db: asyncpg.Connection) -> int:
+async def schema_version(db: Db) -> int:
     """The number of migrations applied to the database (0: a new database)."""
     await db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
     value = await db.fetchval("SELECT MAX(version) FROM schema_version")
     return 0 if value is None else int(value)
 
 
-async def run_migration(db: asyncpg.Connection, number: int) -> None:
+async def run_migration(db: Db, number: int) -> None:
     """Run migration ``number`` (from 1) and record it, inside the caller's transaction."""
     migration = MIGRATIONS[number - 1]
     if isinstance(migration, str):
@@ -164,7 +162,7 @@ async def run_migration(db: asyncpg.Connection, number: int) -> None:
     await db.execute("INSERT INTO schema_version (version) VALUES ($1)", number)
 
 
-async def migrate(db: asyncpg.Connection, upto: int = SCHEMA_VERSION) -> None:
+async def migrate(db: Db, upto: int = SCHEMA_VERSION) -> None:
     """Run every migration up to ``upto`` that the database lacks, each in a transaction under
     the migration lock (another process migrating at once waits, then finds it done); raises
     :class:`SchemaTooNew` for a database of a newer bot."""

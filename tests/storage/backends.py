@@ -14,12 +14,12 @@ from typing import Literal, Protocol
 import aiosqlite
 import asyncpg
 import pytest
+from postgres_server import Server
 
 from bot.storage import postgres, postgres_schema
 from bot.storage.interface import Storage
 from bot.storage.sqlite import Store
 from bot.storage.sqlite_schema import run_migration
-from postgres_server import Server
 
 #: What a backend can be made to refuse: the action log's writes, or the results'.
 Refused = Literal["actions", "results"]

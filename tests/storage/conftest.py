@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from postgres_server import Server, Unavailable, in_ci, running_server
 
 from bot.storage.interface import Storage
-from postgres_server import Server, Unavailable, in_ci, running_server
 from storage.backends import Backend, PostgresBackend, SqliteBackend
 from storage.helpers import Clock
 

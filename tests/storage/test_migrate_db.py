@@ -8,10 +8,11 @@ import asyncio
 import sys
 from pathlib import Path
 
+from postgres_server import Server
+
 from bot.storage import postgres, sqlite
 from bot.storage.interface import Storage
 from bot.storage.records import ServerDefaults
-from postgres_server import Server
 from storage.helpers import GUILD, SEATS, Clock, play_on, played, started
 
 

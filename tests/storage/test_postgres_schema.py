@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from postgres_server import Server
 
 from bot.storage import postgres_schema, sqlite_schema
 from bot.storage.postgres import Store
@@ -20,7 +21,6 @@ from bot.storage.records import (
 )
 from cards import catalogue_version
 from engine import state_to_json
-from postgres_server import Server
 from storage.backends import PostgresBackend
 from storage.helpers import ANN, GUILD, SEATS, Clock, Game, play_on, played, started
 from storage.test_sqlite_schema import HANDED, read_back, seats_text
