@@ -72,6 +72,20 @@ class Server:
         """The URL of ``database`` on this server (through its socket)."""
         return f"postgresql://postgres@/{database}?host={self.folder}&port={PORT}"
 
+    def cpu_seconds(self) -> float:
+        """CPU seconds used so far by the server and its processes alive now (Linux)."""
+        lines = (self.folder / "data" / "postmaster.pid").read_text().split()
+        main = int(lines[0])
+        total = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:  # the process has just ended
+                continue
+            if int(stat.parent.name) == main or int(fields[1]) == main:
+                total += int(fields[11]) + int(fields[12])  # utime + stime, in ticks
+        return total / os.sysconf("SC_CLK_TCK")
+
     async def new_database(self) -> str:
         """The URL of a new, empty database."""
         name = f"test_{os.getpid()}_{next(_names)}"
