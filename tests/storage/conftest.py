@@ -3,11 +3,10 @@ database in the test's temporary folder."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from postgres_server import Server, Unavailable, in_ci, running_server
 
 from bot.storage.interface import Storage
 from storage.backends import Backend, PostgresBackend, SqliteBackend
@@ -15,18 +14,6 @@ from storage.helpers import Clock
 
 #: The backends every store test runs on.
 BACKENDS = ("postgres", "sqlite")
-
-
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[Server]:
-    """A throwaway PostgreSQL server for the whole run (skips without one; fails under CI)."""
-    try:
-        with running_server() as server:
-            yield server
-    except Unavailable as exc:
-        if in_ci():
-            pytest.fail(f"no PostgreSQL server under CI: {exc}")
-        pytest.skip(f"the PostgreSQL backend is not checked: {exc}")
 
 
 @pytest.fixture(params=BACKENDS)
