@@ -42,7 +42,7 @@ async def test_a_match_on_postgresql_survives_sigkills(lb: Loopback, bot: BotPro
     tid = await open_table(lb, channel, people[0], people[1:], ai=1)
     players = [Player(lb, u, channel, oracle, rng) for u in people]
     for kill_at in (8, 20):
-        await play_until(lb, players, lambda: oracle.table(tid).version >= kill_at)
+        await play_until(lb, players, lambda upto=kill_at: oracle.table(tid).version >= upto)
         bot.kill()
         await bot.wait()
         await bot.start()  # a new process, the same PostgreSQL database

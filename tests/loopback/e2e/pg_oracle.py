@@ -8,10 +8,10 @@ import threading
 from pathlib import Path
 
 import asyncpg
-from e2e.oracle import Oracle
 
 from bot.storage.records import LogRow, TableRecord
 from bot.storage.sqlite_rows import LOG_COLUMNS, TABLE_COLUMNS, read_log_row, read_record
+from e2e.oracle import Oracle
 
 
 class PgOracle(Oracle):
