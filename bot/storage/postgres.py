@@ -5,9 +5,10 @@ The same tables as SQLite's (:mod:`bot.storage.postgres_schema` migrates them st
 Applying an action is ONE transaction: ``UPDATE ... WHERE version = $n`` locks the table's row
 and changes it only at the expected version, so of two processes moving the same table one wins
 and the other gets :class:`~bot.storage.records.StaleVersion`; the log row (next ``seq``) and a
-finished game's result are written in that transaction. No table is kept in memory between
-reads (another process may change it): only parsed game states, served again when the stored
-text read back is the same. Refusals become :class:`~bot.storage.records.CannotSave` (the server
+finished game's result are written in that transaction. A table read before is kept, but another
+process may have written it since: it is served again only when its row's ``xmin`` (the
+transaction that last wrote the row, in any process) is unchanged, checked by every read, which
+then skips the stored state. Refusals become :class:`~bot.storage.records.CannotSave` (the server
 is out of room or out of reach: the same write may work later) or
 :class:`~bot.storage.records.DatabaseError`.
 """
@@ -43,19 +44,29 @@ from bot.storage.records import (
 from bot.storage.sqlite_rows import (
     LOG_COLUMNS,
     RESULT_COLUMNS,
+    STATE_CACHE,
     TABLE_COLUMNS,
     StateCache,
     as_int,
+    keep,
     read_log_row,
     read_record,
     remember,
 )
+from bot.storage.table_writes import TableWrites
 from cards import catalogue_version
 from engine import GameState
 from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
 
 #: The range of a BIGINT: a table id outside it names no table.
 BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
+#: A table's row with its ``xmin`` (which changes with every write of the row, by any process);
+#: the stored state only when ``xmin`` is not ``$2`` (the one of the record already kept).
+READ_TABLE = ("SELECT xmin::text, " + TABLE_COLUMNS.replace(
+    " state,", " CASE WHEN xmin::text = $2 THEN NULL ELSE state END,") +
+    " FROM tables WHERE id = $1")
+#: Tables whose record is kept (checked against the row's ``xmin`` before it is served).
+RECORDS = STATE_CACHE
 #: Connections each process keeps open to the server.
 POOL_SIZE = 4
 #: What the server or the way to it says when it cannot take a write now.
@@ -68,20 +79,29 @@ def changed(status: str) -> int:
     return int(status.rsplit(" ", 1)[-1])
 
 
-class Store:
+async def rollback(db: Db) -> None:
+    """Make a connection given back to the pool fit to lend again: only a transaction left
+    open (its task cancelled) is rolled back. The store sets no other session state, so the
+    pool's default reset (a query on every return) is not needed."""
+    if db.is_in_transaction():
+        await db.execute("ROLLBACK")
+
+
+class Store(TableWrites):
     """The bot's PostgreSQL database. Open with :meth:`open`, close with :meth:`close`."""
 
     def __init__(self, pool: asyncpg.Pool, clock: Callable[[], float] = time.time) -> None:
         self._pool = pool
         self.clock = clock
         self._states: StateCache = {}
+        self._records: dict[int, tuple[str, TableRecord]] = {}  # by the xmin they were read at
 
     @classmethod
     async def open(cls, url: str, clock: Callable[[], float] = time.time,
                    pool_size: int = POOL_SIZE) -> Store:
         """Connect to the database at ``url`` and run its missing migrations; raises
         :class:`~bot.storage.records.SchemaTooNew` for a database of a newer bot."""
-        pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size)
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size, reset=rollback)
         try:
             async with pool.acquire() as db:
                 await migrate(db)
@@ -141,12 +161,19 @@ class Store:
 
     async def get(self, table_id: int) -> TableRecord | None:
         """The table ``table_id`` as the database holds it now, or None; raises
-        :class:`CorruptTable` if its row is damaged."""
+        :class:`CorruptTable` if its row is damaged. A table read before is served again when
+        its row was not written since (the same ``xmin``, the transaction that wrote it)."""
         if not BIGINT_MIN <= table_id <= BIGINT_MAX:
             return None
-        row = await self._pool.fetchrow(f"SELECT {TABLE_COLUMNS} FROM tables WHERE id = $1",
-                                        table_id)
-        return None if row is None else read_record(tuple(row), self._states)
+        kept = self._records.get(table_id)
+        row = await self._pool.fetchrow(READ_TABLE, table_id, "" if kept is None else kept[0])
+        if row is None:
+            return None
+        if kept is not None and row[0] == kept[0]:
+            return kept[1]
+        record = read_record(tuple(row)[1:], self._states)
+        keep(self._records, table_id, (str(row[0]), record), RECORDS)
+        return record
 
     async def active_in_channel(self, channel_id: int) -> int | None:
         """The id of the channel's lobby or running table, if any."""
@@ -177,36 +204,6 @@ class Store:
         async with self._tx() as db:
             if changed(await db.execute(sql, *values)) != 1:
                 raise StaleVersion(f"table {table_id} moved on")
-
-    async def update_lobby(self, table_id: int, seats: Sequence[SeatInfo],
-                           host_id: int | None = None) -> None:
-        """Store a lobby's seats (and a new host when the host left)."""
-        changes: dict[str, object] = {"seats": seats_to_json(seats)}
-        if host_id is not None:
-            changes["host_id"] = host_id
-        await self._update(table_id, None, changes, bump=True)
-
-    async def update_seats(self, table_id: int, version: int, seats: Sequence[SeatInfo]) -> None:
-        """Store a running table's seats (timeouts, seat handed to the AI) at ``version``."""
-        await self._update(table_id, version, {"seats": seats_to_json(seats)})
-
-    async def set_status(self, table_id: int, status: Status) -> None:
-        """Mark a table abandoned/finished (kept as history)."""
-        changes: dict[str, object] = {"status": status, "deadline": None}
-        if status in ("finished", "abandoned"):
-            changes["finished_at"] = self.clock()
-        await self._update(table_id, None, changes, bump=True)
-
-    async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
-                         deadline: float | None) -> None:
-        """Turn a lobby into a running game holding ``state`` (version ``state.step``), played
-        with this bot's cards."""
-        text = storable(state)
-        await self._update(table_id, 0, {"status": "running", "seats": seats_to_json(seats),
-                                          "state": text, "version": state.step,
-                                          "deadline": deadline,
-                                          "catalogue": catalogue_version()}, bump=True)
-        remember(self._states, table_id, text, state)
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
@@ -244,17 +241,6 @@ class Store:
                     table_id, guild, channel, str(catalogue),
                     seats_from_json(str(stored_seats)), state, now))
         remember(self._states, table_id, text, state)
-
-    async def set_message(self, table_id: int, *, message_id: int | None = None,
-                          lobby_message_id: int | None = None) -> None:
-        """Remember the table's public message (or its lobby message)."""
-        changes: dict[str, object] = {}
-        if message_id is not None:
-            changes["message_id"] = message_id
-        if lobby_message_id is not None:
-            changes["lobby_message_id"] = lobby_message_id
-        if changes:
-            await self._update(table_id, None, changes)
 
     async def action_log(self, table_id: int) -> list[LogRow]:
         """Every action applied at the table, in the order applied (undone ones included)."""
