@@ -20,10 +20,9 @@ from bot.storage.records import (
     table_result,
 )
 from cards import catalogue_version
-from engine import state_to_json
 from storage.backends import PostgresBackend
-from storage.helpers import ANN, GUILD, SEATS, Clock, Game, play_on, played, started
-from storage.test_sqlite_schema import HANDED, read_back, seats_text
+from storage.helpers import GUILD, SEATS, Clock, Game, play_on, played, started
+from storage.test_sqlite_schema import HANDED, old_rows, read_back
 
 
 @pytest.fixture
@@ -39,20 +38,8 @@ async def old_table(pg: PostgresBackend, version: int, tid: int, status: str,
                     game: Game | None, step: int,
                     seats: tuple[SeatInfo, ...] = SEATS) -> None:
     """Table ``tid`` as the bot of schema ``version`` stored it, with its action log."""
-    state = None if game is None else game.states[step]
-    extra = {"ai_level": "easy"} if version >= 4 else {}
-    await pg.insert(
-        "tables", id=tid, guild_id=GUILD, channel_id=100 + tid, host_id=ANN, status=status,
-        seed=tid, seats=seats_text(seats, version), version=step,
-        state=None if state is None else state_to_json(state),
-        winner=None if state is None else state.winner, created_at=1000.0 + tid,
-        updated_at=2000.0 + tid, finished_at=3000.0 + tid if status != "running" else None,
-        **extra)
-    for index in range(step):
-        assert game is not None
-        row = game.log_row(index, at=1500.0 + index)
-        await pg.insert("actions", table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
-                        by_ai=0, action=row.action, at=row.at)
+    for table, columns in old_rows(version, tid, status, game, step, seats):
+        await pg.insert(table, **columns)
 
 
 @pytest.mark.parametrize("version", range(1, postgres_schema.SCHEMA_VERSION))

@@ -104,24 +104,32 @@ def read_back(seats: tuple[SeatInfo, ...], version: int) -> tuple[SeatInfo, ...]
                                             for s in seats)
 
 
-def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: Game | None,
-              step: int, seats: tuple[SeatInfo, ...] = SEATS) -> None:
+def old_rows(version: int, tid: int, status: str, game: Game | None, step: int,
+             seats: tuple[SeatInfo, ...] = SEATS) -> list[tuple[str, dict[str, object]]]:
     """Table ``tid`` as the bot of schema ``version`` stored it, at ``step`` of ``game``, with
-    its action log."""
+    its action log: ``(table, columns)`` rows to insert in order."""
     state = None if game is None else game.states[step]
     extra = {"ai_level": "easy"} if version >= 4 else {}
-    sqlite.insert(
-        "tables", id=tid, guild_id=GUILD, channel_id=100 + tid, host_id=ANN, status=status,
+    rows: list[tuple[str, dict[str, object]]] = [("tables", dict(
+        id=tid, guild_id=GUILD, channel_id=100 + tid, host_id=ANN, status=status,
         seed=tid, seats=seats_text(seats, version), version=step,
         state=None if state is None else state_to_json(state),
         winner=None if state is None else state.winner, created_at=1000.0 + tid,
         updated_at=2000.0 + tid, finished_at=3000.0 + tid if status != "running" else None,
-        **extra)
+        **extra))]
     for index in range(step):
         assert game is not None
         row = game.log_row(index, at=1500.0 + index)
-        sqlite.insert("actions", table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
-                      by_ai=0, action=row.action, at=row.at)
+        rows.append(("actions", dict(table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
+                                     by_ai=0, action=row.action, at=row.at)))
+    return rows
+
+
+def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: Game | None,
+              step: int, seats: tuple[SeatInfo, ...] = SEATS) -> None:
+    """Table ``tid`` as the bot of schema ``version`` stored it (see :func:`old_rows`)."""
+    for table, columns in old_rows(version, tid, status, game, step, seats):
+        sqlite.insert(table, **columns)
 
 
 @pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
