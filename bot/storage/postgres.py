@@ -53,7 +53,7 @@ from bot.storage.sqlite_rows import (
     read_record,
     remember,
 )
-from bot.storage.table_writes import TableWrites
+from bot.storage.table_writes import TableWrites, moved_columns
 from cards import catalogue_version
 from engine import GameState
 from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
@@ -214,14 +214,7 @@ class Store(TableWrites):
         over = state.winner is not None
         text = storable(state)
         now = self.clock()
-        columns: dict[str, object] = {
-            "state": text, "version": state.step, "deadline": deadline, "updated_at": now,
-        }
-        if seats is not None:
-            columns["seats"] = seats_to_json(seats)
-        if over:
-            columns.update(status="finished", winner=state.winner, finished_at=now,
-                           deadline=None)
+        columns = moved_columns(state, text, now, seats, deadline)
         sets = ", ".join(f"{name} = ${i}" for i, name in enumerate(columns, start=3))
         async with self._tx() as db:
             row = await db.fetchrow(

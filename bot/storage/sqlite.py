@@ -53,7 +53,7 @@ from bot.storage.sqlite_rows import (
     with_seats,
 )
 from bot.storage.sqlite_schema import SCHEMA_VERSION
-from bot.storage.table_writes import TableWrites
+from bot.storage.table_writes import TableWrites, moved_columns
 from cards import catalogue_version
 from engine import GameState
 from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
@@ -194,14 +194,7 @@ class Store(TableWrites):
         over = state.winner is not None
         text = storable(state)
         now = self.clock()
-        columns: dict[str, object] = {
-            "state": text, "version": state.step, "deadline": deadline, "updated_at": now,
-        }
-        if seats is not None:
-            columns["seats"] = seats_to_json(seats)
-        if over:
-            columns.update(status="finished", winner=state.winner, finished_at=now,
-                           deadline=None)
+        columns = moved_columns(state, text, now, seats, deadline)
         sets = ", ".join(f"{name} = ?" for name in columns)
         async with self._table_tx(table_id) as db:
             cur = await db.execute(

@@ -1,6 +1,6 @@
 """The writes of a table's columns that every backend makes alike: which columns a lobby change,
 a seat change, a status, a started game or a message id write, each through the backend's own
-guarded ``_update``."""
+guarded ``_update``, and the columns a move writes."""
 
 from __future__ import annotations
 
@@ -69,4 +69,18 @@ class TableWrites(ABC):
             await self._update(table_id, None, changes)
 
 
-__all__ = ["TableWrites"]
+def moved_columns(state: GameState, text: str, now: float, seats: Sequence[SeatInfo] | None,
+                  deadline: float | None) -> dict[str, object]:
+    """The columns a move writes: the state (``text``, stored at version ``state.step``), its
+    deadline, the seats when they changed, and for a finished game its status and winner."""
+    columns: dict[str, object] = {
+        "state": text, "version": state.step, "deadline": deadline, "updated_at": now,
+    }
+    if seats is not None:
+        columns["seats"] = seats_to_json(seats)
+    if state.winner is not None:
+        columns.update(status="finished", winner=state.winner, finished_at=now, deadline=None)
+    return columns
+
+
+__all__ = ["TableWrites", "moved_columns"]
