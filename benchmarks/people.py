@@ -92,9 +92,10 @@ class Table:
         self.stats.opened += 1
 
     def _table_message(self, user: User) -> Message | None:
-        tag = f"kg:hand:{self.table_id}"
+        tag, final = f"kg:hand:{self.table_id}", f"kg:rm:{self.table_id}:offer"
         return self.lb.world.latest(self.channel, user, lambda m: m.owner is None and (
             tag in m.custom_ids()  # the table, with its "My hand" button
+            or final in m.custom_ids()  # the game is over: Replay and Rematch
             or (not m.components and any(a.filename in ("table.png", "battle.png")
                                          for a in m.attachments))))  # the game is over
 
@@ -129,7 +130,7 @@ class Table:
                 idle_since = time.monotonic()
                 continue
             table = self._table_message(user)
-            if table is not None and not table.custom_ids():
+            if table is not None and f"kg:hand:{self.table_id}" not in table.custom_ids():
                 return  # the game is over
             if table is not None:
                 # a mention opens the hand once per table message (its edits mention the

@@ -53,6 +53,13 @@ def long_match(seed: int, least: int, most: int) -> tuple[int, Replay]:
     raise SystemExit(f"no match of {least} to {most} actions from seed {seed}")
 
 
+def match_options(parser: argparse.ArgumentParser) -> None:
+    """The options that pick the long match (:func:`long_match`)."""
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--min-actions", type=int, default=650)
+    parser.add_argument("--max-actions", type=int, default=800)
+
+
 def _step(match: Replay, step: int) -> tuple[float, float]:
     """Wall and CPU milliseconds to show one step: view, pictures, narration."""
     wall, cpu = time.perf_counter(), time.process_time()
@@ -83,9 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     """Print the figures."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--min-actions", type=int, default=650)
-    parser.add_argument("--max-actions", type=int, default=800)
+    match_options(parser)
     parser.add_argument("--steps", type=int, default=300, help="random steps shown")
     parser.add_argument("--rounds", type=int, default=3, help="animations made")
     args = parser.parse_args(argv)

@@ -8,7 +8,9 @@ The API reads like the game::
     view = observe(state, viewer=0)
 
 Every random choice comes from the generator stored in the state, so ``replay(config, actions)``
-rebuilds the identical game.
+rebuilds the identical game. A seat may take back its own moves within its turn (``undo``, offered
+by ``legal_actions`` until a card is revealed or something is left to chance; see
+:mod:`engine.undo`).
 """
 
 from engine.actions import (
@@ -29,6 +31,7 @@ from engine.actions import (
     Revive,
     SetStacking,
     TakeReward,
+    Undo,
     VisitMerchant,
     parse,
 )
@@ -46,6 +49,6 @@ __all__ = [
     "ConfigError", "Discard", "DrinkCountercurse", "DrinkHealing", "DrinkStrength", "EndBattle",
     "EngineError", "Event", "Fight", "GameConfig", "GameState", "IllegalAction", "KeepDrawn",
     "LeaveMerchant", "NotYourTurn", "Observation", "Pay", "Phase", "Play", "Revive", "SeatConfig",
-    "SetStacking", "TakeReward", "Totals", "VisitMerchant", "apply", "legal_actions", "new_game",
-    "observe", "parse", "replay", "state_from_json", "state_to_json", "totals",
+    "SetStacking", "TakeReward", "Totals", "Undo", "VisitMerchant", "apply", "legal_actions",
+    "new_game", "observe", "parse", "replay", "state_from_json", "state_to_json", "totals",
 ]

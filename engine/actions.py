@@ -205,6 +205,19 @@ class LeaveMerchant(Action, frozen=True):
         return "leave"
 
 
+class Undo(Action, frozen=True):
+    """Take back the seat's last move of this turn, restoring the state before it (N19).
+
+    Offered only while the seat's turn goes on and nothing was revealed or left to chance since
+    that move (:mod:`engine.undo`); several in a row walk back move by move.
+    """
+
+    verb: ClassVar[str] = "undo"
+
+    def __str__(self) -> str:
+        return "undo"
+
+
 def _card(token: str, text: str) -> str:
     if not _CARD.match(token):
         raise BadNotation(f"not a card id in {text!r}")
@@ -220,6 +233,7 @@ def parse(text: str) -> Action:
     simple: dict[str, Action] = {
         "merchant": VisitMerchant(), "revive": Revive(), "heal": DrinkHealing(),
         "end": EndBattle(), "cancel": CancelPurchase(), "leave": LeaveMerchant(),
+        "undo": Undo(),
     }
     if head in simple and not rest:
         return simple[head]

@@ -27,21 +27,24 @@ from engine.actions import (
 from engine.battle import active_curses, hand_size, totals
 from engine.catalog import tables
 from engine.names import ROMAN, card_name, monster_name, word
-from engine.state import MAX_HP, Battle, Phase
+from engine.state import MAX_HP, Battle, GameState, Phase
 from engine.table import Handler, Table, without
+
+
+def monster_at(state: GameState, fight: Fight) -> str:
+    """The monster ``fight`` faces in ``state``, where the fight is legal: the Lord, the top
+    gatekeeper of the level or the monster in the row's slot."""
+    if fight.level == LORD_LEVEL:
+        return state.lord
+    level = state.levels[fight.level - 1]
+    card = level.gates[0] if fight.slot == 0 else level.row[fight.slot - 1]
+    assert card is not None
+    return card
 
 
 def _fight(table: Table, a: Action) -> None:
     assert isinstance(a, Fight)
-    state = table.state
-    if a.level == LORD_LEVEL:
-        monster = state.lord
-    elif a.slot == 0:
-        monster = state.levels[a.level - 1].gates[0]
-    else:
-        card = state.levels[a.level - 1].row[a.slot - 1]
-        assert card is not None
-        monster = card
+    monster = monster_at(table.state, a)
     table.battle = Battle(level=a.level, slot=a.slot, monster=monster)
     table.said.append(events.fight(table.who(), monster_name(monster), ROMAN[a.level]))
     _enter_battle(table)

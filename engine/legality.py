@@ -34,6 +34,7 @@ from engine.actions import (
     Revive,
     SetStacking,
     TakeReward,
+    Undo,
     VisitMerchant,
 )
 from engine.battle import active_curses
@@ -54,6 +55,7 @@ PHASES: dict[type[Action], tuple[Phase, ...]] = {
     DrinkCountercurse: (Phase.BATTLE, Phase.DISCARD), DrinkHealing: HEAL_PHASES,
     TakeReward: (Phase.REWARD,), BuyPotion: (Phase.MERCHANT,), BuyPawned: (Phase.MERCHANT,),
     LeaveMerchant: (Phase.MERCHANT,), Pay: (Phase.PAY,), CancelPurchase: (Phase.PAY,),
+    Undo: tuple(p for p in Phase if p is not Phase.OVER),
 }
 
 
@@ -251,4 +253,5 @@ _RULES: dict[type[Action], Callable[[GameState, Any], str | None]] = {
     LeaveMerchant: _allowed,
     Pay: lambda state, a: payment_refusal(state.seat, a.source),
     CancelPurchase: _allowed,
+    Undo: lambda state, a: None if state.undo is not None else "error.nothing_to_undo",
 }

@@ -124,7 +124,7 @@ def position(
     :class:`~engine.actions.Fight`); a monster id not placed explicitly is put into its row's
     first slot (or on top of its gatekeeper deck). The battle starts through the rules, so an
     equipment curse that takes away a hand-size bonus leads to the discard step (R23), and an
-    illegal target raises :class:`PositionError`.
+    illegal target raises :class:`PositionError`. The position has nothing to take back.
     """
     t = tables()
     specs = tuple(SeatSetup(s) if isinstance(s, str) else s for s in seats)
@@ -331,7 +331,8 @@ def _check_monster(card: str, level: int, *, gatekeeper: bool, zone: str) -> Non
 
 
 def _start_fight(state: GameState, target: Fight | str) -> GameState:
-    """Start the battle through the rules (so R23's discard step applies)."""
+    """Start the battle through the rules (so R23's discard step applies); the position begins
+    there, so the fight is not one its seat may take back (N19)."""
     from engine.errors import IllegalAction
     from engine.rules import apply
 
@@ -341,7 +342,7 @@ def _start_fight(state: GameState, target: Fight | str) -> GameState:
         state, _ = apply(state, target)
     except IllegalAction as exc:
         raise PositionError(f"cannot fight {target}: {exc}") from exc
-    return state
+    return replace(state, undo=None)
 
 
 def locate(state: GameState, monster: str) -> Fight:

@@ -29,7 +29,8 @@ from i18n import Msg, msg
 
 
 def replay(config: GameConfig, actions: Iterable[Action | str]) -> GameState:
-    """The state reached by applying ``actions`` (objects or notation) to a new game."""
+    """The state reached by applying ``actions`` (objects or notation, take-backs included) to a
+    new game."""
     state = new_game(config)
     for action in actions:
         state, _ = apply(state, parse(action) if isinstance(action, str) else action)

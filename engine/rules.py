@@ -10,7 +10,7 @@ reviving, stacking the deck and the healing potion here. Rule ids (R-n, D-n) ref
 
 from __future__ import annotations
 
-from engine import events, fighting, merchant
+from engine import events, fighting, merchant, undo
 from engine.actions import (
     LORD_LEVEL,
     POTIONS,
@@ -32,7 +32,9 @@ from engine.actions import (
     Revive,
     SetStacking,
     TakeReward,
+    Undo,
     VisitMerchant,
+    parse,
 )
 from engine.battle import active_curses
 from engine.catalog import tables
@@ -63,6 +65,7 @@ from i18n import msg
 _FIGHTS = (*(Fight(level, slot) for level in (1, 2, 3) for slot in (1, 2, 3, 4, 5, 0)),
            Fight(LORD_LEVEL, 0))
 _VISIT, _REVIVE, _END, _HEAL = VisitMerchant(), Revive(), EndBattle(), DrinkHealing()
+_UNDO = Undo()
 _STACKING = tuple(SetStacking(m) for m in STACK_MODES)
 _REWARDS = (TakeReward(True), TakeReward(False))
 _STRENGTH = (DrinkStrength("attack"), DrinkStrength("defence"))
@@ -104,7 +107,8 @@ def _counters(battle: Battle | None, seat: Seat) -> list[DrinkCountercurse]:
 def legal_actions(state: GameState) -> list[Action]:
     """Every action the current seat may take now, without duplicates; empty once the game ends.
 
-    Each kind of action is offered when the rule of :mod:`engine.legality` for it allows it.
+    Each kind of action is offered when the rule of :mod:`engine.legality` for it allows it;
+    taking back the last move (``undo``, N19) comes last.
     """
     phase = state.phase
     seat = state.seat
@@ -137,6 +141,8 @@ def legal_actions(state: GameState) -> list[Action]:
         out.append(CancelPurchase())
     if phase in HEAL_PHASES and healing_refusal(seat) is None:
         out.append(_HEAL)
+    if state.undo is not None:
+        out.append(_UNDO)
     return out
 
 
@@ -150,6 +156,9 @@ def apply(state: GameState, action: Action, seat: int | None = None,
     ``seat``, when given, is the seat trying to act (a different seat raises
     :class:`~engine.errors.NotYourTurn`). ``check=False`` skips the legality check and is only for
     callers that took the action from :func:`legal_actions` of this very state.
+
+    ``undo`` returns the state before the seat's last move, exactly (its step too), with the one
+    event naming the move taken back; that event is in no state's log.
     """
     if check:
         if state.phase is Phase.OVER:
@@ -158,9 +167,22 @@ def apply(state: GameState, action: Action, seat: int | None = None,
             raise NotYourTurn(msg("error.not_your_turn", who=seat_name(state, state.current)))
         if refusal(state, action) is not None:
             raise IllegalAction(why_illegal(state, action))
+    if type(action) is Undo:
+        return _take_back(state)
     table = Table(state)
     _HANDLERS[type(action)](table, action)
-    return table.freeze(), table.said
+    return undo.record(state, action, table.freeze(), table.said), table.said
+
+
+def _take_back(state: GameState) -> tuple[GameState, list[Event]]:
+    """N19: the state before the last move, rebuilt by replaying the moves before it from the
+    take-back record's base, and the event naming the move taken back."""
+    history = state.undo
+    assert history is not None
+    earlier = history.base
+    for move in history.moves[:-1]:
+        earlier, _ = apply(earlier, parse(move))
+    return earlier, [undo.taken_back(earlier, parse(history.moves[-1]))]
 
 
 def _revive(table: Table, a: Action) -> None:

@@ -18,6 +18,8 @@ are spread over the cavern decks of their level and the seats' hands and decks; 
 the caller remembers seeing with a seat, say in its discard before it was reshuffled) keeps those
 with their seat when the counts allow. The generator is new: future shuffles are unknown too.
 Everything a sample is made of comes from the observation's fields.
+A sample keeps no take-back record (N19): it never offers ``undo``, which no agent plays, and
+looks to the seat like the observation with ``undo`` left out of its legal actions.
 """
 
 from __future__ import annotations

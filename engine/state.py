@@ -101,8 +101,20 @@ class Event(Struct, frozen=True, gc=False):
     to: int | None = None
 
 
+class TakeBack(Struct, frozen=True, gc=False):
+    """What taking back a move needs (N19): the state before the seat's first move that can still
+    be taken back, and the notations of its moves since, oldest first. Taking one back replays
+    all but the last from ``base``. Never shown in an observation."""
+
+    base: GameState
+    moves: tuple[str, ...]
+
+
 class GameState(Struct, frozen=True, gc=False):
-    """A complete game position. ``step`` counts applied actions (the state version)."""
+    """A complete game position. ``step`` counts the moves that led here: taking a move back
+    returns to the state before it, its step included. ``undo`` is None unless the current seat
+    may take back its last move (N19); games saved before it existed load with None.
+    """
 
     config: GameConfig
     rng: int
@@ -121,6 +133,7 @@ class GameState(Struct, frozen=True, gc=False):
     winner: int | None = None
     step: int = 0
     log: tuple[Event, ...] = ()
+    undo: TakeBack | None = None
 
     @property
     def current(self) -> int:

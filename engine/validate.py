@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections import Counter
 
 from cards.models import EFFECT_CURSES
-from engine.actions import LORD_LEVEL, POTIONS, STACK_MODES
+from engine.actions import LORD_LEVEL, POTIONS, STACK_MODES, parse
 from engine.catalog import tables
-from engine.errors import BadState
+from engine.errors import BadNotation, BadState
 from engine.setup import ConfigError, check_config
 from engine.state import MAX_HP, Battle, GameState, Phase
 
@@ -124,6 +124,28 @@ def check_state(state: GameState) -> None:
         raise BadState("the winner is no seat")
     _check_places(state)
     _check_pending(state)
+    _check_take_back(state)
+
+
+def _check_take_back(state: GameState) -> None:
+    """The take-back record (N19) starts from a sound state of this table, in this turn, and
+    lists one readable move for each step since."""
+    history = state.undo
+    if history is None:
+        return
+    base = history.base
+    if base.undo is not None or base.config != state.config or base.turn != state.turn \
+            or base.round != state.round:
+        raise BadState("the take-back record starts from another turn or table")
+    if not history.moves or base.step + len(history.moves) != state.step:
+        raise BadState(f"the take-back record lists {len(history.moves)} moves "
+                       f"from step {base.step} to step {state.step}")
+    for move in history.moves:
+        try:
+            parse(move)
+        except BadNotation as exc:
+            raise BadState(f"the take-back record: {exc}") from exc
+    check_state(base)
 
 
 def _check_places(state: GameState) -> None:

@@ -19,6 +19,7 @@ from loopback.interaction import Interaction
 from loopback.layout import IS_COMPONENTS_V2, error_tree
 from loopback.model import (
     EPHEMERAL,
+    GROUP_DM,
     LOADING,
     Attachment,
     Channel,
@@ -229,6 +230,8 @@ class Messages:
         if channel is None:
             self.referee.breach("unknown", f"unknown channel {cid}")
             raise ApiError(404, 10003, "Unknown Channel")
+        if channel.type == GROUP_DM:  # the bot is no member: it may only answer interactions
+            raise ApiError(403, 50001, "Missing Access")
         return channel
 
     def _channel_message(self, params: dict[str, str]) -> Message:

@@ -31,9 +31,10 @@ VIEW_CHANNEL = 1 << 10
 SEND_MESSAGES = 1 << 11
 ATTACH_FILES = 1 << 15
 SEND_MESSAGES_IN_THREADS = 1 << 38
-#: Channel types: a guild text channel, a public thread.
-TEXT_CHANNEL = 0
-PUBLIC_THREAD = 11
+#: Channel types: a guild text channel, a direct message, a group direct message, a thread.
+TEXT_CHANNEL, DM_CHANNEL, GROUP_DM, PUBLIC_THREAD = 0, 1, 3, 11
+#: Interaction contexts: a server, the bot's direct messages, any other private channel.
+GUILD_CONTEXT, BOT_DM_CONTEXT, PRIVATE_CONTEXT = 0, 1, 2
 
 _counter = itertools.count()
 
@@ -85,17 +86,31 @@ class User:
 
 @dataclass
 class Channel:
-    """A text channel of a guild, or a public thread (``type`` 11) under ``parent_id``.
-    ``bot_permissions`` are the bot's permissions in it (interactions carry them as
-    ``app_permissions``; a post without the ones it needs is refused with 403)."""
+    """A text channel of a guild, a public thread (``type`` 11) under ``parent_id``, or a
+    private channel without a guild: a direct message between one person and the bot (``type``
+    1) or a group direct message of several people the bot is no member of (``type`` 3), their
+    people in ``recipients``. ``bot_permissions`` are the bot's permissions in it (interactions
+    carry them as ``app_permissions``; a post without the ones it needs is refused with 403)."""
 
     id: int
-    guild_id: int
+    guild_id: int | None
     name: str
     position: int = 0
     type: int = TEXT_CHANNEL
     parent_id: int | None = None
     bot_permissions: int = ALL_PERMISSIONS
+    recipients: tuple[User, ...] = ()
+
+    @property
+    def private(self) -> bool:
+        """True for a direct message or a group direct message (no guild)."""
+        return self.type in (DM_CHANNEL, GROUP_DM)
+
+    @property
+    def context(self) -> int:
+        """The interaction context of a command run here (0 server, 1 bot DM, 2 private)."""
+        return {DM_CHANNEL: BOT_DM_CONTEXT, GROUP_DM: PRIVATE_CONTEXT}.get(self.type,
+                                                                           GUILD_CONTEXT)
 
     @property
     def thread(self) -> bool:
@@ -110,7 +125,14 @@ class Channel:
 
     def payload(self) -> dict[str, Any]:
         """The channel object."""
-        out: dict[str, Any] = {
+        if self.private:
+            out: dict[str, Any] = {"id": str(self.id), "type": self.type, "flags": 0,
+                                   "last_message_id": None,
+                                   "recipients": [u.payload() for u in self.recipients]}
+            if self.type == GROUP_DM:
+                out.update(name=self.name, icon=None, owner_id=str(self.recipients[0].id))
+            return out
+        out = {
             "id": str(self.id), "type": self.type, "guild_id": str(self.guild_id),
             "name": self.name, "position": self.position, "permission_overwrites": [],
             "nsfw": False, "parent_id": str(self.parent_id) if self.parent_id else None,
@@ -124,7 +146,10 @@ class Channel:
 
     def public(self) -> dict[str, Any]:
         """What the control API tells about the channel."""
-        return {"id": str(self.id), "guild_id": str(self.guild_id), "name": self.name}
+        return {"id": str(self.id),
+                "guild_id": str(self.guild_id) if self.guild_id is not None else None,
+                "name": self.name, "type": self.type,
+                "recipients": [str(u.id) for u in self.recipients]}
 
 
 @dataclass

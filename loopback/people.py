@@ -12,7 +12,7 @@ from typing import Any
 from loopback.errors import LoopbackError, Upload
 from loopback.interaction import Interaction
 from loopback.layout import LINK
-from loopback.model import EPHEMERAL, Channel, Message, User, snowflake
+from loopback.model import BOT_DM_CONTEXT, EPHEMERAL, Channel, Message, User, snowflake
 from loopback.referee import Referee
 from loopback.slash import command_data
 from loopback.state import State
@@ -72,6 +72,7 @@ class People:
         choices, lengths, required ones); ``forge=True`` sends them unchecked, as a modified
         client could. Returns at once; await :meth:`Interaction.answered` / ``done``.
         """
+        self._check_private(user, channel)
         data = command_data(self.state.registered(channel.guild_id), channel, path, options,
                             None, forge, user)
         return self._interact(user, channel, 2, data, None)
@@ -80,6 +81,7 @@ class People:
                            text: str, timeout: float = 5.0,
                            **options: Any) -> list[dict[str, Any]]:
         """``user`` types ``text`` into ``option`` of ``path``; returns the bot's choices."""
+        self._check_private(user, channel)
         data = command_data(self.state.registered(channel.guild_id), channel, path,
                             {**options, option: text}, option, False, user)
         ix = self._interact(user, channel, 4, data, None)
@@ -90,6 +92,8 @@ class People:
                           forge: bool) -> dict[str, Any]:
         if not message.visible_to(user.id) and not forge:
             raise LoopbackError(f"{user.name} cannot see message {message.id}", "message_hidden")
+        if not forge:
+            self._check_private(user, self.state.channel(message.channel_id))
         component = message.component(custom_id)
         # Discord's servers (not only its client) refuse a component the message does not have
         if component is None:
@@ -178,9 +182,18 @@ class People:
         self.state.bump(channel.id)
         return ix
 
+    @staticmethod
+    def _check_private(user: User, channel: Channel) -> None:
+        """Only its people act in a private channel (Discord shows it to nobody else)."""
+        if channel.private and user not in channel.recipients:
+            raise LoopbackError(f"{user.name} is not in the private channel {channel.id}",
+                                "not_a_recipient")
+
     def _interaction_payload(self, ix: Interaction, channel: Channel,
                              message: Message | None) -> dict[str, Any]:
-        guild = self.state.guilds.get(channel.guild_id)
+        if channel.private:
+            return self._private_payload(ix, channel, message)
+        guild = self.state.guilds.get(channel.guild_id or 0)
         out: dict[str, Any] = {
             "id": str(ix.id), "application_id": str(self.state.application_id), "type": ix.type,
             "token": ix.token, "version": 1, "guild_id": str(channel.guild_id),
@@ -191,6 +204,25 @@ class People:
             "guild_locale": guild.locale if guild else "en-US",
             "app_permissions": str(channel.bot_permissions), "entitlements": [],
             "authorizing_integration_owners": {"0": str(channel.guild_id)}, "context": 0,
+            "attachment_size_limit": 10 * 1024 * 1024, "data": ix.data,
+        }
+        if message is not None:
+            out["message"] = message.payload(self.state.base_url, self.state.application_id)
+        return out
+
+    def _private_payload(self, ix: Interaction, channel: Channel,
+                         message: Message | None) -> dict[str, Any]:
+        """An interaction outside any server: ``user`` instead of ``member``, no guild, the
+        context 1 (the bot's direct messages; the bot's install authorises it, key "0" with
+        the value "0") or 2 (a group direct message: only a user install works there)."""
+        owners = ({"0": "0"} if channel.context == BOT_DM_CONTEXT
+                  else {"1": str(ix.user.id)})
+        out: dict[str, Any] = {
+            "id": str(ix.id), "application_id": str(self.state.application_id), "type": ix.type,
+            "token": ix.token, "version": 1, "channel_id": str(channel.id),
+            "channel": channel.payload(), "user": ix.user.payload(), "locale": ix.user.locale,
+            "app_permissions": str(channel.bot_permissions), "entitlements": [],
+            "authorizing_integration_owners": owners, "context": channel.context,
             "attachment_size_limit": 10 * 1024 * 1024, "data": ix.data,
         }
         if message is not None:

@@ -47,6 +47,7 @@ class Rest:
         """Compile the route table: (method, path template, handler, needs the bot token)."""
         table: list[tuple[str, str, Handler, bool]] = [
             ("GET", "/users/@me", self._me, True),
+            ("POST", "/users/@me/channels", self._open_dm, True),
             ("GET", "/oauth2/applications/@me", self._application, True),
             ("GET", "/applications/@me", self._application, True),
             ("GET", "/gateway", self._gateway, False),
@@ -142,6 +143,16 @@ class Rest:
                        query: dict[str, str]) -> Reply:
         return Reply(200, {"url": self.gateway_url(), "shards": 1, "session_start_limit": {
             "total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}})
+
+    async def _open_dm(self, params: dict[str, str], body: Any, uploads: list[Upload],
+                       query: dict[str, str]) -> Reply:
+        """The direct message channel with ``recipient_id`` (made the first time)."""
+        recipient = str(body.get("recipient_id") if isinstance(body, dict) else None)
+        user = self.state.users.get(int(recipient)) if recipient.isdigit() else None
+        if user is None:
+            self.referee.breach("unknown", f"unknown user {recipient}", "POST /users/@me/channels")
+            raise ApiError(400, 50007, "Cannot send messages to this user")
+        return Reply(200, self.state.dm(user).payload())
 
     # ------------------------------------------------------------------ commands
 

@@ -9,6 +9,8 @@ Control API (JSON over HTTP, for a web page or any script; ids are strings):
     List or create users (``locale`` as Discord clients send it: ``en-US``, ``fr``, ``cs``).
 ``GET  /_loopback/guilds`` / ``POST /_loopback/guilds`` ``{"name", "locale"?}``
     List or create guilds; ``POST /_loopback/channels`` ``{"guild_id", "name"}`` adds a channel.
+``POST /_loopback/dm`` ``{"user"}``
+    The direct message channel between that user and the bot (made the first time).
 ``GET  /_loopback/commands?guild_id=``
     The slash commands the bot registered, as a user of that guild sees them.
 ``GET  /_loopback/channels/{channel_id}/messages?user={user_id}``
@@ -163,6 +165,7 @@ class Loopback:
             ("GET", "/_loopback/guilds", self._c_guilds),
             ("POST", "/_loopback/guilds", self._c_new_guild),
             ("POST", "/_loopback/channels", self._c_new_channel),
+            ("POST", "/_loopback/dm", self._c_dm),
             ("GET", "/_loopback/commands", self._c_commands),
             ("GET", "/_loopback/channels/{cid}/messages", self._c_messages),
             ("POST", "/_loopback/command", self._c_command),
@@ -278,6 +281,10 @@ class Loopback:
         if guild is None:
             raise LoopbackError(f"no guild {d['guild_id']}", "no_guild")
         return self.world.create_channel(guild, str(d.get("name", "goblin"))).public()
+
+    async def _c_dm(self, request: web.Request) -> Any:
+        d = await self._json(request)
+        return self.world.dm(self.world.user(str(d.get("user", "")))).public()
 
     async def _c_commands(self, request: web.Request) -> Any:
         gid = request.query.get("guild_id")

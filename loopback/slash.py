@@ -75,6 +75,15 @@ def command_data(registered: list[dict[str, Any]], channel: Channel, path: str,
     """The ``data`` of a slash command (or autocomplete) interaction of ``user``, checked
     against the registered command like Discord's client does (``forge``: unchecked)."""
     root, chain, specs = find_command(registered, path)
+    # where Discord offers a command: its contexts (none given: servers and the bot's direct
+    # messages); a group direct message only for a command a user install provides
+    contexts = root.get("contexts")
+    offered = contexts if contexts is not None else [0, 1]
+    if channel.context == 2 and 1 not in (root.get("integration_types") or [0]):
+        offered = [c for c in offered if c != 2]
+    if channel.context not in offered and not forge:
+        raise LoopbackError(f"/{root['name']} is not offered in this kind of channel",
+                            "command_context", command=root["name"])
     perms = root.get("default_member_permissions")
     if perms not in (None, "") and int(perms) & ~user.permissions and not forge:
         raise LoopbackError(f"/{root['name']} is hidden from {user.name} (permissions)",

@@ -18,7 +18,17 @@ from typing import Any
 from loopback.clock import Clock
 from loopback.errors import LoopbackError, Upload
 from loopback.interaction import Interaction
-from loopback.model import PUBLIC_THREAD, Attachment, Channel, Guild, Message, User, snowflake
+from loopback.model import (
+    DM_CHANNEL,
+    GROUP_DM,
+    PUBLIC_THREAD,
+    Attachment,
+    Channel,
+    Guild,
+    Message,
+    User,
+    snowflake,
+)
 
 REPLACED_FILE_SECONDS = 120.0
 """How long a file an edit replaced stays fetchable."""
@@ -145,10 +155,38 @@ class State:
     def create_thread(self, parent: Channel, name: str = "goblin thread",
                       channel_id: int | None = None) -> Channel:
         """A new public thread under ``parent`` (sent as THREAD_CREATE)."""
+        if parent.guild_id is None:
+            raise LoopbackError("a private channel has no threads", "no_channel")
         guild = self.guilds[parent.guild_id]
         thread = Channel(channel_id or snowflake(), guild.id, name, type=PUBLIC_THREAD,
                          parent_id=parent.id)
         return self._add_channel(guild, thread)
+
+    def dm(self, user: User, channel_id: int | None = None) -> Channel:
+        """The direct message channel between ``user`` and the bot (made the first time, as
+        ``POST /users/@me/channels`` or a person's first message makes it, with ``channel_id``
+        if given). Discord sends no gateway event for it."""
+        found = next((c for c in self.channels.values()
+                      if c.type == DM_CHANNEL and c.recipients == (user,)), None)
+        if found is not None:
+            return found
+        channel = Channel(channel_id or snowflake(), None, user.name, type=DM_CHANNEL,
+                          recipients=(user,))
+        self.channels[channel.id] = channel
+        self.channel_log[channel.id] = []
+        self.bump()
+        return channel
+
+    def create_group_dm(self, people: list[User], name: str = "friends",
+                        channel_id: int | None = None) -> Channel:
+        """A group direct message of ``people`` (the bot is no member: it may answer
+        interactions made there, never post in it)."""
+        channel = Channel(channel_id or snowflake(), None, name, type=GROUP_DM,
+                          recipients=tuple(people), bot_permissions=0)
+        self.channels[channel.id] = channel
+        self.channel_log[channel.id] = []
+        self.bump()
+        return channel
 
     def _add_channel(self, guild: Guild, channel: Channel) -> Channel:
         guild.channels.append(channel)

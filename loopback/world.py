@@ -155,6 +155,16 @@ class World:
         """A new public thread under ``parent`` (sent as THREAD_CREATE)."""
         return self.state.create_thread(parent, name, channel_id)
 
+    def dm(self, user: User, channel_id: int | None = None) -> Channel:
+        """The direct message channel between ``user`` and the bot (made the first time, with
+        ``channel_id`` if given)."""
+        return self.state.dm(user, channel_id)
+
+    def create_group_dm(self, people: list[User], name: str = "friends",
+                        channel_id: int | None = None) -> Channel:
+        """A group direct message of ``people``; the bot is no member of it."""
+        return self.state.create_group_dm(people, name, channel_id)
+
     def guild_payload(self, guild: Guild) -> dict[str, Any]:
         """GUILD_CREATE data of ``guild``."""
         return self.state.guild_payload(guild)

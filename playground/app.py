@@ -1,5 +1,6 @@
-"""The playground's server side: the stand-in plus the page, one server, one channel, four users,
-and the real bot connected to it.
+"""The playground's server side: the stand-in plus the page, one server, one channel, four users
+(each with a direct message channel with the bot, for solo tables), and the real bot connected
+to it.
 
 Settings (environment or ``.env``, besides the bot's own ``KARAK_*`` ones, which still apply):
 
@@ -52,6 +53,8 @@ CHANNEL_ID = 1_220_000_000_000_000_002
 #: The people of the playground (user id, name); the first one owns the server (an admin).
 PEOPLE = ((1_220_000_000_000_000_011, "Ann"), (1_220_000_000_000_000_012, "Bob"),
           (1_220_000_000_000_000_013, "Cleo"), (1_220_000_000_000_000_014, "Dan"))
+#: A person's direct message channel with the bot: their user id plus this (fixed, like theirs).
+DM_OFFSET = 100
 GUILD_NAME = "Karak Club"
 CHANNEL_NAME = "goblin"
 #: Our locale -> the locale a Discord client of that language sends.
@@ -150,6 +153,8 @@ class Playground:
                  for i, (uid, name) in enumerate(PEOPLE)]
         guild = self.lb.create_guild(GUILD_NAME, locale=lc, owner=users[0], guild_id=GUILD_ID)
         self.channel = self.lb.create_channel(guild, CHANNEL_NAME, channel_id=CHANNEL_ID)
+        for user in users:
+            self.lb.dm(user, user.id + DM_OFFSET)
 
     async def stop(self) -> None:
         """Stop listening."""
@@ -178,11 +183,13 @@ class Playground:
                             headers={"Cache-Control": "no-cache"})
 
     def config(self) -> dict[str, Any]:
-        """What the page needs: the channel, the users, the languages and the page's texts."""
+        """What the page needs: the channel, each user's direct message channel with the bot,
+        the users, the languages and the page's texts."""
         assert self.channel is not None
         return {
             "guild": str(self.channel.guild_id), "guild_name": GUILD_NAME,
             "channel": str(self.channel.id), "channel_name": self.channel.name,
+            "dms": {str(u.id): str(self.lb.dm(u).id) for u in self.lb.users.values()},
             "bot": {"id": str(self.lb.bot.id), "name": self.lb.bot.name},
             "users": [dict(u.public(), locale=normalise_locale(u.locale))
                       for u in self.lb.users.values()],

@@ -221,16 +221,18 @@ class Driver:
         self.settle()
 
     def wait_moved_past(self, custom_id: str) -> None:
-        """After a move control (``kg:do:T:V:...`` or ``kg:pick:T:V:...``) was used, wait until
-        the newest private message no longer offers controls of table ``T`` at version ``V``:
-        the bot has answered the move, however slowly it drew the new hand. A quiet page alone
-        does not prove that on a loaded machine."""
+        """After a move control (``kg:do:T:V:...``, ``kg:pick:T:V:...``, ``kg:sure:T:V:...``) was
+        used, wait until the newest private message no longer offers controls of table ``T``
+        at version ``V``: the bot has answered the move, however slowly it drew the new hand. A
+        quiet page alone does not prove that on a loaded machine."""
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
         parts = custom_id.split(":")
-        if len(parts) < 5 or parts[0] != "kg" or parts[1] not in ("do", "pick"):
+        if len(parts) < 5 or parts[0] != "kg" or parts[1] not in ("do", "pick", "sure"):
             return
-        stale = [f"kg:{kind}:{parts[2]}:{parts[3]}:" for kind in ("do", "pick")]
+        # a move may be answered by a question, whose Confirm ("sure") carries that version
+        kinds = ("do", "pick", "sure") if parts[1] == "sure" else ("do", "pick")
+        stale = [f"kg:{kind}:{parts[2]}:{parts[3]}:" for kind in kinds]
         try:
             self.page.wait_for_function(
                 """([sel, stale]) => {

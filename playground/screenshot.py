@@ -1,10 +1,11 @@
-"""``python -m playground.screenshot [--out docs/images/playground.png]``: refresh the README's
-picture of the playground.
+"""``python -m playground.screenshot [--out docs/images/playground.png] [--lesson]``: refresh
+the README's pictures of the playground.
 
 Starts ``scripts/dev.py run`` without a token (a throw-away database), opens the page in a headless
 Chromium as Ann, opens a table with two AI seats, plays until Ann is in a battle with a card
-played, and saves the window. Needs Chromium and Playwright (installed when missing, see
-:mod:`playground.browser`).
+played, and saves the window. With ``--lesson``, Ann opens her direct messages with the bot and
+runs ``/goblin learn`` instead: the picture shows her hand with its first lesson. Needs
+Chromium and Playwright (installed when missing, see :mod:`playground.browser`).
 """
 
 from __future__ import annotations
@@ -59,6 +60,18 @@ def battle_scene(driver: Driver, rng: random.Random, tries: int = 60) -> bool:
     return False
 
 
+def lesson_scene(driver: Driver) -> bool:
+    """Ann's direct messages with the bot, after /goblin learn: her hand with its first lesson
+    (the learn command's name in the page's language); True when a lesson shows."""
+    page = driver.page
+    page.click(".place-tab[data-place='dm']")
+    driver.settle()
+    name = page.evaluate("() => document.documentElement.lang")
+    learn = {"fr": "apprendre", "cs": "výuka"}.get(name, "learn")
+    driver.command(f"/goblin {learn}")
+    return bool(page.locator("article.msg:has-text('(R')").count() > 0)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Take the screenshot."""
     parser = argparse.ArgumentParser(prog="python -m playground.screenshot", description=__doc__)
@@ -67,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--width", type=int, default=1000)
     parser.add_argument("--height", type=int, default=1150)
     parser.add_argument("--seed", type=int, default=4)
+    parser.add_argument("--lesson", action="store_true",
+                        help="the first lesson of /goblin learn in Ann's direct messages")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp, \
             PlaygroundProcess(Path(tmp) / "pg.sqlite3", ai_pace=0.05,
@@ -74,11 +89,18 @@ def main(argv: list[str] | None = None) -> int:
             chromium(args.width, args.height) as page:
         driver = Driver(page, proc.url)
         driver.open(1)
-        if not battle_scene(driver, random.Random(args.seed)):
+        if args.lesson:
+            if not lesson_scene(driver):
+                print("no lesson shown; picture taken anyway", file=sys.stderr)
+        elif not battle_scene(driver, random.Random(args.seed)):
             print("could not reach a battle; picture taken anyway", file=sys.stderr)
         page.mouse.move(5, 5)  # no hover highlight on a message
         page.evaluate("() => { const s = document.getElementById('scroller');"
                       " s.scrollTop = s.scrollHeight; }")
+        if args.lesson:  # the hand with its lesson at the top of the window
+            page.evaluate("() => { const hands = [...document.querySelectorAll('article.msg')]"
+                          ".filter((a) => a.querySelector('[data-custom-id^=\"kg:quit:\"]'));"
+                          " if (hands.length) hands[hands.length - 1].scrollIntoView(); }")
         driver.settle()
         args.out.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(args.out))

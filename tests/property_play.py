@@ -114,8 +114,10 @@ def check_invariants(state: GameState) -> None:
 
 
 def check_successor(before: GameState, after: GameState, events: list[Any]) -> None:
-    """One applied action: version +1, keys kept, HP in range, events addressed to a seat."""
-    assert after.step == before.step + 1
+    """One applied action: version +1 (-1 when it took a move back), keys kept, HP in range,
+    events addressed to a seat."""
+    took_back = any(e.text.key == "event.take_back" for e in events)
+    assert after.step == before.step + (-1 if took_back else 1)
     assert after.config == before.config
     for old, new in zip(before.seats, after.seats, strict=True):
         assert set(old.keys) <= set(new.keys), "a key was lost"

@@ -73,6 +73,16 @@ def test_the_replay_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[s
     assert out.count("replay step (") == 2 and "animation:" in out and "MiB" in out
 
 
+def test_the_history_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _benchmark("history", monkeypatch)
+    assert bench.main(["--min-actions", "1", "--max-actions", "100000", "--steps", "2",
+                       "--matches", "12", "--pages", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("replay step, ") == 2 and "database: 12 finished matches" in out
+    assert out.count("history page, ") == 2
+
+
 def test_the_ratings_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     bench = _benchmark("ratings", monkeypatch)

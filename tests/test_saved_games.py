@@ -4,7 +4,8 @@
 moved to msgspec (format 1, commit 5c204b8): each table's configuration, every action played to
 the end and states saved along the way (every phase, the finished game last). Each saved state
 must load, equal the state the current engine reaches by replaying the actions so far, and the
-game must play on from it to the recorded end.
+game must play on from it to the recorded end. Those games were saved before moves could be taken
+back (N19): they load without a take-back record, so they equal the replayed state without its own.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from engine import BadState, Phase, apply, parse, replay, state_from_json, state_to_json
 from engine.serialize import from_data
@@ -53,7 +55,8 @@ def test_saved_states_load_and_replay_identically(game: dict[str, Any]) -> None:
     for saved in game["states"]:
         state = _load(saved["json"])
         assert state.step == saved["step"]
-        assert state == replay(config, actions[:saved["step"]])
+        assert state.undo is None
+        assert state == replace(replay(config, actions[:saved["step"]]), undo=None)
         for action in actions[saved["step"]:]:
             state, _ = apply(state, action)
         assert state == end

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from bot.game.service import GameService
 from bot.storage.records import TableRecord
 from bot.supervision.health import write_heartbeat
 from bot.supervision.tasks import Tasks
+from engine import Undo
 from i18n import Msg, msg, translate
 
 log = logging.getLogger("karak.bot")
@@ -55,6 +56,10 @@ class Background:
         self.heartbeat = heartbeat
         self._ai: dict[int, asyncio.Task[Any]] = {}
         self._timers: asyncio.Task[Any] | None = None
+        #: More work for each pass of the timers (rematch offers lapsing).
+        self.sweeps: list[Callable[[], Awaitable[None]]] = []
+        #: The summary chart of a finished table (None: none).
+        self.summary: Callable[[TableRecord], Awaitable[bytes | None]] = _no_summary
 
     # ------------------------------------------------------------------ after moves
 
@@ -62,6 +67,7 @@ class Background:
         """Show what the moves changed, then let AI seats play."""
         if not outcomes:
             return
+        await self.tell_take_backs(outcomes)
         record = await self.service.tables.load(outcomes[-1].record.id)
         state = record.game
         if record.status == "finished" and state.winner is not None:
@@ -91,6 +97,22 @@ class Background:
         finally:
             self.kick_ai(record)
 
+    async def tell_take_backs(self, outcomes: Sequence[Outcome]) -> None:
+        """Tell the table, in a line of its channel, who took back which move ("Ann takes back
+        Slip Away."): the table message then shows the game as it was before that move, and
+        the take-back is in no state's narration."""
+        for outcome in outcomes:
+            if not isinstance(outcome.action, Undo):
+                continue
+            record = outcome.record
+            for said in outcome.events:
+                if said.to is None:
+                    try:
+                        await self.messages.send_text(record, translate(said.text, record.locale))
+                    except discord.HTTPException as exc:
+                        log.warning("could not tell table %s of a take-back (%s)", record.id,
+                                    exc.status)
+
     async def announce_end(self, record: TableRecord) -> None:
         """Post the final table with the winner (once: remembered in the database)."""
         state = record.game
@@ -101,7 +123,8 @@ class Background:
                           else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
                                                    ".name")))
         await self.messages.post_table(record, msg("bot.table.game_over", who=who,
-                                                   steps=state.step))
+                                                   steps=state.step),
+                                       await self.summary(record))
         await self.service.meta.announced(record.id)
 
     def forget(self, table: int) -> None:
@@ -165,6 +188,8 @@ class Background:
     async def _timer_pass(self) -> bool:
         self.beat()
         await self.check_timers()
+        for sweep in self.sweeps:
+            await sweep()
         return True
 
     def beat(self) -> None:
@@ -254,6 +279,11 @@ class Background:
             return
         if record.status == "lobby":
             await self.messages.refresh_lobby(record)
+
+
+async def _no_summary(record: TableRecord) -> bytes | None:
+    """No summary chart."""
+    return None
 
 
 __all__ = ["Background"]

@@ -1,6 +1,7 @@
-"""The ``/goblin`` slash command group: new, join, leave, start, hand, status, rules, card,
-abandon and settings. This module only declares the commands and their options; their bodies
-are in :mod:`bot.discord_side.commands`."""
+"""The ``/goblin`` slash command group: new, learn, join, leave, start, hand, status, rules, card,
+history, replay, abandon and settings. This module only declares the commands and their
+options; their bodies are in :mod:`bot.discord_side.commands` (history and replay in
+:mod:`bot.discord_side.past`)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ def _name(command: str) -> app_commands.locale_str:
 
 #: The options' names, localised (the Python parameter keeps the English name).
 OPTION = {o: _t(f"bot.cmd.option.{o}")
-          for o in ("abilities", "timer", "name", "language", "ai_level")}
+          for o in ("abilities", "timer", "name", "language", "ai_level", "undo", "player",
+                    "id")}
 TIMER_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.timer.t{t}"), value=t) for t in TIMERS]
 #: ``auto`` follows the server's language in Discord; the others force a shipped language.
 LANGUAGE_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.lang.{c}"), value=c)
@@ -53,9 +55,15 @@ async def _run(interaction: discord.Interaction[Any], work: Awaitable[None]) -> 
             await answer_privately(interaction, text)
 
 
+@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
+@app_commands.allowed_installs(guilds=True, users=True)
 class GoblinCog(commands.GroupCog, group_name=_name("group"),
                 group_description=_t("bot.cmd.group")):
-    """The ``/goblin`` commands."""
+    """The ``/goblin`` commands: offered in servers, in the bot's direct messages and in other
+    private channels, for a server install and a user install of the app. A table lives in a
+    server channel that installed the bot or in the bot's direct messages (a solo table there);
+    elsewhere the service and :func:`~bot.discord_side.context.place_refusal` say why not, and
+    the commands that need no table (rules, card) work everywhere."""
 
     def __init__(self, bodies: Commands) -> None:
         self.bodies = bodies
@@ -63,46 +71,46 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
 
     @app_commands.command(name=_name("new"), description=_t("bot.cmd.new"))
     @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"),
-                           ai_level=_t("bot.cmd.new_ai_level"))
+                           ai_level=_t("bot.cmd.new_ai_level"), undo=_t("bot.cmd.new_undo"))
     @app_commands.rename(abilities=OPTION["abilities"], timer=OPTION["timer"],
-                         ai_level=OPTION["ai_level"])
+                         ai_level=OPTION["ai_level"], undo=OPTION["undo"])
     @app_commands.choices(timer=TIMER_CHOICES)
     @app_commands.choices(ai_level=LEVEL_CHOICES)
-    @app_commands.guild_only()
     async def new(self, interaction: discord.Interaction[Any], abilities: bool | None = None,
                   timer: app_commands.Choice[int] | None = None,
-                  ai_level: app_commands.Choice[str] | None = None) -> None:
+                  ai_level: app_commands.Choice[str] | None = None,
+                  undo: bool | None = None) -> None:
         """Open a table in this channel."""
         await _run(interaction, self.bodies.new(interaction, abilities,
                                                 timer.value if timer else None,
-                                                ai_level.value if ai_level else None))
+                                                ai_level.value if ai_level else None, undo))
+
+    @app_commands.command(name=_name("learn"), description=_t("bot.cmd.learn"))
+    async def learn(self, interaction: discord.Interaction[Any]) -> None:
+        """A guided first match against easy AI seats."""
+        await _run(interaction, self.bodies.learn(interaction))
 
     @app_commands.command(name=_name("join"), description=_t("bot.cmd.join"))
-    @app_commands.guild_only()
     async def join(self, interaction: discord.Interaction[Any]) -> None:
         """Take a seat at this channel's table."""
         await _run(interaction, self.bodies.lobby(interaction, "join"))
 
     @app_commands.command(name=_name("leave"), description=_t("bot.cmd.leave"))
-    @app_commands.guild_only()
     async def leave(self, interaction: discord.Interaction[Any]) -> None:
         """Leave the lobby, or hand your seat in a running game to the AI."""
         await _run(interaction, self.bodies.lobby(interaction, "leave"))
 
     @app_commands.command(name=_name("start"), description=_t("bot.cmd.start"))
-    @app_commands.guild_only()
     async def start(self, interaction: discord.Interaction[Any]) -> None:
         """Start the game (host)."""
         await _run(interaction, self.bodies.lobby(interaction, "start"))
 
     @app_commands.command(name=_name("hand"), description=_t("bot.cmd.hand"))
-    @app_commands.guild_only()
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
         """Your hand and your moves, only for you."""
         await _run(interaction, self.bodies.hand(interaction))
 
     @app_commands.command(name=_name("status"), description=_t("bot.cmd.status"))
-    @app_commands.guild_only()
     async def status(self, interaction: discord.Interaction[Any]) -> None:
         """The table as it is now, only for you."""
         await _run(interaction, self.bodies.status(interaction))
@@ -134,25 +142,45 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
                 break
         return out
 
-    @app_commands.command(name=_name("abandon"), description=_t("bot.cmd.abandon"))
+    @app_commands.command(name=_name("history"), description=_t("bot.cmd.history"))
+    @app_commands.describe(player=_t("bot.cmd.history_player"))
+    @app_commands.rename(player=OPTION["player"])
     @app_commands.guild_only()
+    async def history(self, interaction: discord.Interaction[Any],
+                      player: discord.User | None = None) -> None:
+        """Recent matches of this server, only for you."""
+        await _run(interaction, self.bodies.clicks.past.history(
+            interaction, player.id if player is not None else None))
+
+    @app_commands.command(name=_name("replay"), description=_t("bot.cmd.replay"))
+    @app_commands.describe(table=_t("bot.cmd.replay_id"))
+    @app_commands.rename(table=OPTION["id"])
+    @app_commands.guild_only()
+    async def replay(self, interaction: discord.Interaction[Any],
+                     table: app_commands.Range[int, 1, 2**53 - 1]) -> None:
+        """Step through a finished match of this server, only for you."""
+        await _run(interaction, self.bodies.clicks.past.replay(interaction, table))
+
+    @app_commands.command(name=_name("abandon"), description=_t("bot.cmd.abandon"))
     async def abandon(self, interaction: discord.Interaction[Any]) -> None:
         """Close this channel's table (host or Manage Channels)."""
         await _run(interaction, self.bodies.abandon(interaction))
 
     @app_commands.command(name=_name("settings"), description=_t("bot.cmd.settings"))
     @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"),
-                           language=_t("bot.cmd.language"), ai_level=_t("bot.cmd.new_ai_level"))
+                           language=_t("bot.cmd.language"), ai_level=_t("bot.cmd.new_ai_level"),
+                           undo=_t("bot.cmd.new_undo"))
     @app_commands.rename(abilities=OPTION["abilities"], timer=OPTION["timer"],
-                         language=OPTION["language"], ai_level=OPTION["ai_level"])
+                         language=OPTION["language"], ai_level=OPTION["ai_level"],
+                         undo=OPTION["undo"])
     @app_commands.choices(timer=TIMER_CHOICES)
     @app_commands.choices(language=LANGUAGE_CHOICES)
     @app_commands.choices(ai_level=LEVEL_CHOICES)
-    @app_commands.guild_only()
     async def settings(self, interaction: discord.Interaction[Any], abilities: bool | None = None,
                        timer: app_commands.Choice[int] | None = None,
                        language: app_commands.Choice[str] | None = None,
-                       ai_level: app_commands.Choice[str] | None = None) -> None:
+                       ai_level: app_commands.Choice[str] | None = None,
+                       undo: bool | None = None) -> None:
         """Server defaults for new tables, and the language of the server's tables (admins).
 
         Discord has no default permissions for a subcommand (only for the whole ``/goblin``
@@ -162,7 +190,7 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
         """
         await _run(interaction, self.bodies.settings(
             interaction, abilities, timer.value if timer else None,
-            language.value if language else None, ai_level.value if ai_level else None))
+            language.value if language else None, ai_level.value if ai_level else None, undo))
 
 
 __all__ = ["GoblinCog"]

@@ -16,6 +16,7 @@ from bot.discord_side.context import (
     loc,
     missing_message,
     missing_permissions,
+    place_refusal,
     public_locale,
 )
 from bot.discord_side.interactions import Interactions
@@ -25,7 +26,7 @@ from bot.discord_side.ui.parts import MAX_TEXT, cut, layout, text_block
 from bot.game.card_lookup import card_ids, card_label, card_lines, find_card
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
-from bot.game.texts import timer_text
+from bot.game.texts import on_off, timer_text
 from bot.storage.records import TableRecord
 from i18n import Msg, msg, translate
 
@@ -51,24 +52,58 @@ class Commands:
             weakref.WeakValueDictionary())
 
     async def new(self, interaction: discord.Interaction[Any], abilities: bool | None,
-                  timer: int | None, ai_level: str | None = None) -> None:
+                  timer: int | None, ai_level: str | None = None,
+                  undo: bool | None = None) -> None:
         """/goblin new: open a lobby in this channel (``ai_level``: the level of the AI seats
-        the host adds; None: the server's default). Simultaneous ones in a channel take
+        the host adds, ``undo``: whether players may take back a move; None: the server's
+        default for each). Simultaneous ones in a channel take
         turns (each waiting one answers privately first, in Discord's 3 seconds): the first
         opens the table and posts its lobby, the others are pointed to that lobby."""
-        if interaction.channel_id is None:
-            raise Refusal(msg("bot.error.guild_only"))
-        missing = missing_permissions(interaction)
-        if missing:
-            raise Refusal(missing_message(missing))
+        self._may_open(interaction)
+        assert interaction.channel_id is not None
         lock = self._opening.setdefault(interaction.channel_id, asyncio.Lock())
         if lock.locked():
             await interaction.response.defer(ephemeral=True, thinking=True)
         async with lock:
-            await self._open(interaction, interaction.channel_id, abilities, timer, ai_level)
+            await self._open(interaction, interaction.channel_id, abilities, timer, ai_level,
+                             undo)
+
+    @staticmethod
+    def _may_open(interaction: discord.Interaction[Any]) -> None:
+        """Refuse a table where none can live, or where the bot lacks permissions."""
+        if interaction.channel_id is None:
+            raise Refusal(msg("bot.error.guild_only"))
+        refused = place_refusal(interaction)
+        if refused is not None:
+            raise Refusal(refused)
+        missing = missing_permissions(interaction)
+        if missing:
+            raise Refusal(missing_message(missing))
+
+    async def learn(self, interaction: discord.Interaction[Any]) -> None:
+        """/goblin learn: a guided first match for the asker alone, started at once; the
+        answer is the asker's hand, which explains each rule as it comes."""
+        self._may_open(interaction)
+        assert interaction.channel_id is not None
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            record = await self.service.lobby.learn(
+                guild_id=interaction.guild_id, channel_id=interaction.channel_id,
+                host_id=interaction.user.id, host_name=interaction.user.display_name,
+                locale=public_locale(interaction))
+        except Refusal as exc:
+            answer = translate(exc.reason, loc(interaction))
+            found = exc.record
+            await interaction.edit_original_response(
+                content=answer + (" " + jump_url(found) if found is not None else ""))
+            return
+        await self.clicks.begin(record)
+        record = await self.service.tables.load(record.id)
+        await self.clicks.reply_hand(interaction, record, 0, loc(interaction))
 
     async def _open(self, interaction: discord.Interaction[Any], channel_id: int,
-                    abilities: bool | None, timer: int | None, ai_level: str | None) -> None:
+                    abilities: bool | None, timer: int | None, ai_level: str | None,
+                    undo: bool | None = None) -> None:
         """Open a lobby and post it (under the channel's opening lock), or point to the
         channel's table."""
         locale = loc(interaction)
@@ -77,7 +112,7 @@ class Commands:
                 guild_id=interaction.guild_id, channel_id=channel_id,
                 host_id=interaction.user.id, host_name=interaction.user.display_name,
                 abilities=abilities, timer=timer, locale=public_locale(interaction),
-                ai_level=ai_level)
+                ai_level=ai_level, undo=undo)
         except Refusal as exc:
             found = exc.record
             if found is not None and found.status == "lobby":
@@ -130,6 +165,8 @@ class Commands:
                 await self.messages.refresh_lobby(record)
             elif record.status == "abandoned" or op == "start":
                 await self.clicks.redraw_lobby(None, record.id)
+            if record.status == "abandoned" and record.state is not None:  # a solo match left
+                await self.messages.closed(record)
             await self.clicks.lobby_changed(record, op)
 
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
@@ -172,15 +209,15 @@ class Commands:
 
     async def settings(self, interaction: discord.Interaction[Any], abilities: bool | None,
                        timer: int | None, language: str | None,
-                       ai_level: str | None = None) -> None:
-        """/goblin settings: the server's defaults for new tables (AI level included) and the
-        language of its tables (the service checks Manage Server)."""
+                       ai_level: str | None = None, undo: bool | None = None) -> None:
+        """/goblin settings: the server's defaults for new tables (AI level and take-backs
+        included) and the language of its tables (the service checks Manage Server)."""
         locale = loc(interaction)
         # answer first (Discord's 3 seconds), then write and redraw the server's tables
         await interaction.response.defer(ephemeral=True, thinking=True)
         now = await self.service.servers.change_settings(
             interaction.guild_id, bool(interaction.permissions.manage_guild),
-            abilities=abilities, timer=timer, language=language, ai_level=ai_level,
+            abilities=abilities, timer=timer, language=language, ai_level=ai_level, undo=undo,
             discord_locale=public_locale(interaction))
         shown: Msg = msg(f"bot.language.{now.forced_locale}") if now.forced_locale else msg(
             "bot.done.language_auto",
@@ -191,7 +228,8 @@ class Commands:
                                                    else "bot.lobby.off"),
                 timer=timer_text(now.defaults.timer),
                 level=msg(f"bot.level.{now.defaults.ai_level}"),
-                language=shown), locale))
+                language=shown), locale) + "\n" + translate(msg(
+                    "bot.undo.done", state=on_off(now.defaults.undo)), locale))
         finally:  # the lobbies and tables are redrawn after the answer
             for tid in now.relocalised:
                 await self._redraw(tid)

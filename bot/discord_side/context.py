@@ -60,13 +60,26 @@ def jump_url(record: TableRecord) -> str:
     return f"{base}/{where}" if where else base
 
 
+def place_refusal(interaction: discord.Interaction[Any]) -> Msg | None:
+    """Why no table can live where the command was run, or None: a table lives in a server
+    channel of a server that installed the bot, or in the bot's own direct messages. In a group
+    direct message, or a server the bot is no member of (the app installed by a user only),
+    the bot may answer interactions but never post, and a table needs posts that outlive an
+    interaction's 15 minutes."""
+    if interaction.guild_id is None:
+        return None if interaction.context.dm_channel else msg("learn.error.group_dm")
+    if not interaction.is_guild_integration():
+        return msg("learn.error.not_in_server")
+    return None
+
+
 def can_manage_channel(interaction: discord.Interaction[Any]) -> bool:
     """True when the asking member may Manage Channels here (never outside a server)."""
     return interaction.guild_id is not None and bool(interaction.permissions.manage_channels)
 
 
 __all__ = ["answer_privately", "can_manage_channel", "jump_url", "loc", "missing_message",
-           "missing_permissions", "public_locale"]
+           "missing_permissions", "place_refusal", "public_locale"]
 
 
 def expired(error: discord.HTTPException) -> bool:

@@ -23,18 +23,24 @@ from bot.discord_side.context import (
     missing_permissions,
 )
 from bot.discord_side.messages import Messages
+from bot.discord_side.past import PastMatches
 from bot.discord_side.ui.custom_ids import (
+    PAST,
+    Back,
     HeroPick,
     LevelPick,
     LobbyOp,
     Move,
     OpenHand,
     Pick,
+    Quit,
+    Sure,
     Target,
     Unreadable,
 )
+from bot.discord_side.ui.hand import ask_view
 from bot.discord_side.ui.lobby import lobby_view
-from bot.game.refusals import Refusal, Stale
+from bot.game.refusals import Ask, Refusal, Stale
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, TableRecord
 from i18n import Msg, msg, translate
@@ -58,13 +64,19 @@ class Interactions:
         self.service = service
         self.messages = messages
         self.background = background
+        self.past = PastMatches(service, messages, self.begin)
+        background.sweeps.append(self.past.lapse_offers)
+        background.summary = self.past.summary
 
     async def on_click(self, interaction: discord.Interaction[Any], target: Target,
                        values: list[str]) -> None:
         """Route one click; a refusal or a failure becomes a private answer."""
         locale = loc(interaction)
         try:
-            if not isinstance(target, Unreadable | Move | Pick):  # a move checks it under its lock
+            if isinstance(target, PAST):  # past matches: no running table behind them
+                await self.past.on_click(interaction, target, values)
+                return
+            if not isinstance(target, Unreadable | Move | Sure | Pick):  # a move checks it later
                 await self.service.play.check_channel(target.table, interaction.channel_id)
             match target:
                 case OpenHand(table):
@@ -80,8 +92,14 @@ class Interactions:
                     await self.level_pick(interaction, table, seat, revision, values[0])
                 case Move(table, version, notation):
                     await self.play(interaction, table, version, notation)
+                case Sure(table, version, notation):
+                    await self.play(interaction, table, version, notation, sure=True)
+                case Back(table):
+                    await self.back(interaction, table)
                 case Pick(table, version, menu):
                     await self.play(interaction, table, version, values[0], menu)
+                case Quit(table):
+                    await self.quit(interaction, table)
                 case Unreadable(text):
                     log.warning("unreadable custom_id %r", text)
                     await answer_privately(interaction, translate(msg("bot.error.bad_button"),
@@ -125,9 +143,11 @@ class Interactions:
         self.messages.sent_hand(record, seat, locale, sent, payload)
 
     async def play(self, interaction: discord.Interaction[Any], table: int, version: int,
-                   notation: str, menu: str | None = None) -> None:
+                   notation: str, menu: str | None = None, sure: bool = False) -> None:
         """Apply a move clicked in a hand message (``menu``: the menu it was picked in, None for
-        a button), then refresh that message and the table.
+        a button; ``sure``: the answer to the question asked before a move easy to regret),
+        then refresh that message and the table. A move easy to regret asks that question in
+        the hand message instead.
 
         Only the clicker's own private hand message is redrawn in place. A move control on a
         message everyone sees (an older bot's, a forged one), or on a private message of
@@ -135,15 +155,14 @@ class Interactions:
         answer is then a new private message (another user's hand message is refused).
         """
         locale = loc(interaction)
-        owner = hand_owner(interaction.message)
-        if owner is not None and owner == interaction.user.id:
-            await interaction.response.defer()
-        else:
-            await interaction.response.defer(ephemeral=True, thinking=True)
+        owner = await self._defer_in_hand(interaction)
         try:
             outcome = await self.service.play.act(table, interaction.user.id, version, notation,
                                              channel_id=interaction.channel_id, menu=menu,
-                                             hand_of=owner)
+                                             hand_of=owner, sure=sure)
+        except Ask as exc:
+            await self.ask(interaction, exc, locale)
+            return
         except Stale as exc:
             record = exc.record
             seat = record.seat_of(interaction.user.id) if record else None
@@ -157,6 +176,43 @@ class Interactions:
         finally:
             # the move is saved: the table, the next player and the AI go on whatever the reply
             self.messages.tasks.spawn(self.background.after([outcome]), f"after-{table}")
+
+    async def ask(self, interaction: discord.Interaction[Any], question: Ask,
+                  locale: str) -> None:
+        """Ask once more before a move easy to regret: in the clicked hand message, or, when it
+        cannot be edited any more (dismissed, deleted), in a fresh private one."""
+        self.messages.shown.drop((question.table.id, question.seat, locale))  # no picture
+        view = ask_view(question.table, question.seat, question.reason, question.notation,
+                        question.version, locale)
+        try:
+            await interaction.edit_original_response(view=view, attachments=[])
+        except discord.HTTPException as exc:
+            log.warning("could not ask in the hand message of table %s (%s); asking anew",
+                        question.table.id, exc.status)
+            await interaction.followup.send(view=view, ephemeral=True)
+
+    @staticmethod
+    async def _defer_in_hand(interaction: discord.Interaction[Any]) -> int | None:
+        """Acknowledge a click on a hand message: its answer edits the clicked message when it
+        is the clicker's own private one, else it is a new private message (a hand is never
+        shown in a message anyone else sees). Returns the user the message was shown to."""
+        owner = hand_owner(interaction.message)
+        if owner is not None and owner == interaction.user.id:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        return owner
+
+    async def back(self, interaction: discord.Interaction[Any], table: int) -> None:
+        """"Back" from the question asked before a move easy to regret: the hand again."""
+        locale = loc(interaction)
+        await self._defer_in_hand(interaction)
+        record = await self.service.tables.load(table)
+        seat = record.seat_of(interaction.user.id)
+        if seat is None or record.state is None:
+            await answer_privately(interaction, translate(msg("bot.error.not_seated"), locale))
+            return
+        await self.reply_hand(interaction, record, seat, locale)
 
     async def reply_hand(self, interaction: discord.Interaction[Any], record: TableRecord,
                          seat: int, locale: str, note: Msg | None = None) -> None:
@@ -182,6 +238,17 @@ class Interactions:
         except discord.HTTPException as exc:
             log.warning("could not send a new hand message for table %s (%s)", record.id,
                         exc.status)
+
+    async def quit(self, interaction: discord.Interaction[Any], table: int) -> None:
+        """The Leave button of a solo table: its host closes it, and is told so privately."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        record = await self.service.lobby.quit(table, interaction.user.id)
+        try:
+            await interaction.edit_original_response(
+                content=translate(msg("learn.left", table=table), loc(interaction)))
+        finally:
+            await self.messages.closed(record)
+            self.background.forget(table)
 
     # ------------------------------------------------------------------ the lobby
 

@@ -26,6 +26,7 @@ from bot.discord_side.shown import Shown, Slot
 from bot.discord_side.ui.hand import hand_view
 from bot.discord_side.ui.lobby import lobby_view
 from bot.discord_side.ui.table import moved_view, table_view, to_move
+from bot.game.lessons import emphasised
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.texts import Controls, controls
@@ -33,12 +34,15 @@ from bot.storage.records import TableRecord
 from bot.supervision.tasks import Tasks
 from bot.workers.pictures import ImageFile, Pictures
 from engine import observe
+from engine.agents.offered import without_undo
 from i18n import Msg, translate
 from render import battle_key, hand_key, table_key
 
 log = logging.getLogger("karak.bot")
 MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
 NO_MENTIONS = discord.AllowedMentions.none()
+#: The file name of a finished table's summary chart.
+SUMMARY = "summary.png"
 #: Discord's JSON error code for an edit refused because the message is older than an hour and
 #: was edited too often since.
 TOO_OLD_TO_EDIT = 30046
@@ -104,7 +108,8 @@ class Messages:
 
     async def table_payload(self, record: TableRecord, locale: str | None = None,
                             urgent: bool = True, headline: Msg | None = None,
-                            message: int | None = None) -> Payload:
+                            message: int | None = None, summary: bytes | None = None
+                            ) -> Payload:
         """The table message: in the table's (public) language, or in ``locale`` for a private
         copy (``urgent=False``: a background refresh, drawn after the pictures people are
         waiting for; ``message``: the message it will edit, whose picture is kept when it did
@@ -118,10 +123,14 @@ class Messages:
             (record.id, None, lc), message, name, key,
             lambda: self.pictures.battle((record.id, record.version, lc), obs, urgent)
             if kind == "battle" else self.pictures.png(kind, obs, lc, urgent))
-        files = [picture] if picture is not None else []
+        files: list[discord.File | discord.Attachment] = [picture] if picture is not None else []
         view = table_view(record, obs, lc, name if files else None,
-                          translate(headline, lc) if headline is not None else None)
-        return Payload(view, files, {name: key} if files else {})
+                          translate(headline, lc) if headline is not None else None,
+                          SUMMARY if summary is not None else None)
+        keys = {name: key} if files else {}
+        if summary is not None:  # the end's summary chart: only on the message that ends it
+            files.append(ImageFile(summary, SUMMARY))
+        return Payload(view, files, keys)
 
     async def hand_payload(self, record: TableRecord, seat: int, locale: str,
                            note: Msg | None = None, message: int | None = None) -> Payload:
@@ -129,7 +138,11 @@ class Messages:
         hand message it will edit, whose pictures are kept when they did not change)."""
         obs = observe(record.game, seat)
         playing = record.status == "running" and not record.seats[seat].ai
-        ctrls = controls(obs) if playing else Controls(())
+        offered = obs if record.undo else without_undo(obs)  # the host may forbid take-backs
+        ctrls = controls(offered) if playing else Controls(())
+        lesson = await self.service.play.lesson(record, seat) if playing else None
+        if lesson is not None:
+            ctrls = emphasised(ctrls, lesson)
         slot = (record.id, seat, locale)
         keys = {"hand.png": hand_key(obs, locale)}
         if obs.battle is not None:
@@ -142,7 +155,7 @@ class Messages:
             if obs.battle is not None else _nothing())
         files = [f for f in (hand, battle) if f is not None]
         names = [f.filename for f in files]
-        view = hand_view(record, seat, obs, locale, ctrls, note, names)
+        view = hand_view(record, seat, obs, locale, ctrls, note, names, lesson)
         return Payload(view, files, {n: keys[n] for n in names})
 
     def sent_hand(self, record: TableRecord, seat: int, locale: str, message: discord.Message,
@@ -153,11 +166,12 @@ class Messages:
 
     # ------------------------------------------------------------------ the table message
 
-    async def post_table(self, record: TableRecord, headline: Msg | None = None) -> None:
+    async def post_table(self, record: TableRecord, headline: Msg | None = None,
+                         summary: bytes | None = None) -> None:
         """Post a fresh table message (a person's turn starts, the game ends, the old message
         is gone or refuses edits); it pings the person who must play. The older message is
         reduced to a line pointing to the new one."""
-        payload = await self.table_payload(record, headline=headline)
+        payload = await self.table_payload(record, headline=headline, summary=summary)
         self.pace.note(record.channel_id)
         message = await self.channel(record).send(
             view=payload.view, files=payload.uploads(),

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from bot.game.lessons import LESSON_AI_SEATS, LESSON_LEVEL, LESSON_SEED
 from bot.game.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
 from bot.game.seats import MAX_SEATS, MIN_SEATS, TIMERS, deadline, heroes, level_of
 from bot.game.servers import Servers
@@ -24,6 +25,23 @@ from engine import GameConfig, SeatConfig, new_game
 from engine import rng as engine_rng
 from engine.agents import DEFAULT_LEVEL
 from i18n import msg
+
+
+def game_config(lobby: Sequence[SeatInfo], abilities: bool,
+                seed: int) -> tuple[tuple[SeatInfo, ...], GameConfig]:
+    """The seats of a starting game (each seat without a hero given a free one, drawn from
+    ``seed``) and the game's configuration."""
+    free = [h for h in heroes() if h not in {s.hero for s in lobby}]
+    r = engine_rng.seed_state(seed ^ 0x4E50)
+    seats: list[SeatInfo] = []
+    for s in lobby:
+        if s.hero is None:
+            pick, r = engine_rng.below(r, len(free))
+            s = s.model_copy(update={"hero": free.pop(pick)})
+        seats.append(s)
+    config = GameConfig(seats=tuple(SeatConfig(s.hero or "", name=s.name, ai=s.ai)
+                                    for s in seats), abilities=abilities, seed=seed)
+    return tuple(seats), config
 
 
 @dataclass
@@ -40,12 +58,16 @@ class Lobby:
 
     async def create(self, *, guild_id: int | None, channel_id: int, host_id: int,
                      host_name: str, abilities: bool | None = None, timer: int | None = None,
-                     locale: str = "en", ai_level: str | None = None) -> TableRecord:
-        """Open a lobby in the channel with the host in the first seat.
+                     locale: str = "en", ai_level: str | None = None,
+                     lessons: bool = False, undo: bool | None = None) -> TableRecord:
+        """Open a lobby in the channel with the host in the first seat (``lessons``: the
+        lobby of a guided first match, the host and easy AI seats on the lesson seed, with no
+        turn timer; :meth:`learn` starts it).
 
         ``locale`` is the server's language in Discord; the public messages of the table use it
         unless the server's admins forced another one (``/goblin settings language``).
-        ``ai_level`` is the level of the AI seats the host adds (None: the server's default).
+        ``ai_level`` is the level of the AI seats the host adds, ``undo`` whether players may
+        take back a move (None: the server's default for each).
         """
         server = await self.servers.settings(guild_id)
         locale = server.forced_locale or locale
@@ -56,17 +78,29 @@ class Lobby:
         if timer not in TIMERS and not 30 <= timer <= 86400:
             raise Refusal(msg("bot.error.bad_timer"))
         level = level_of(ai_level) if ai_level is not None else server.defaults.ai_level
+        seats: tuple[SeatInfo, ...] = (SeatInfo(user=host_id, name=host_name[:32]),)
+        seed = self.seeds()
+        if lessons:
+            level, seed, abilities, timer = LESSON_LEVEL, LESSON_SEED, False, 0
+            seats += tuple(SeatInfo(ai=True, level=level) for _ in range(LESSON_AI_SEATS))
         try:
             return await self.store.create_table(
-                guild_id=guild_id, channel_id=channel_id, host_id=host_id,
-                seats=(SeatInfo(user=host_id, name=host_name[:32]),), abilities=abilities,
-                timer=timer, seed=self.seeds(), locale=locale, ai_level=level)
+                guild_id=guild_id, channel_id=channel_id, host_id=host_id, seats=seats,
+                abilities=abilities, timer=timer, seed=seed, locale=locale, ai_level=level,
+                lessons=lessons, undo=server.defaults.undo if undo is None else undo)
         except TableExists as exc:
             try:
                 found: TableRecord | None = await self.tables.load(exc.table_id)
             except Refusal:
                 found = None
             raise Refusal(msg("bot.error.table_exists", table=exc.table_id), found) from exc
+
+    async def learn(self, *, guild_id: int | None, channel_id: int, host_id: int,
+                    host_name: str, locale: str = "en") -> TableRecord:
+        """``/goblin learn``: open and start a guided first match for the host alone."""
+        record = await self.create(guild_id=guild_id, channel_id=channel_id, host_id=host_id,
+                                   host_name=host_name, locale=locale, lessons=True)
+        return await self.start(record.id, host_id)
 
     @staticmethod
     def _in_lobby(record: TableRecord) -> None:
@@ -82,6 +116,8 @@ class Lobby:
             self._in_lobby(record)
             if record.seat_of(user_id) is not None:
                 raise Refusal(msg("bot.error.already_seated"), record)
+            if record.guild_id is None or record.lessons:
+                raise Refusal(msg("learn.error.solo_table"), record)
             if len(record.seats) >= MAX_SEATS:
                 raise Refusal(msg("bot.error.table_full", max=MAX_SEATS), record)
             seats = (*record.seats, SeatInfo(user=user_id, name=name[:32]))
@@ -156,11 +192,14 @@ class Lobby:
 
     async def leave(self, table_id: int, user_id: int) -> TableRecord:
         """Leave the lobby (the host's role passes on; an empty lobby closes) or hand a running
-        seat to the AI for good."""
+        seat to the AI for good (a solo table, whose only person leaves, closes instead)."""
         async with self.tables.hold(table_id) as record:
             index = record.seat_of(user_id)
             if index is None:
                 raise NotSeated(msg("bot.error.not_seated"), record)
+            if record.status == "running" and (record.guild_id is None or record.lessons):
+                await self.store.set_status(table_id, "abandoned")
+                return await self.tables.load(table_id)
             if record.status == "running":
                 seats = with_seat(record.seats, index, record.seats[index].model_copy(
                     update={"ai": True, "level": DEFAULT_LEVEL}))
@@ -189,20 +228,10 @@ class Lobby:
             self._unchanged(record, seen)
             if len(record.seats) < MIN_SEATS:
                 raise Refusal(msg("bot.error.too_few", min=MIN_SEATS), record)
-            free = [h for h in heroes() if h not in {s.hero for s in record.seats}]
-            r = engine_rng.seed_state(record.seed ^ 0x4E50)
-            seats: list[SeatInfo] = []
-            for s in record.seats:
-                if s.hero is None:
-                    pick, r = engine_rng.below(r, len(free))
-                    s = s.model_copy(update={"hero": free.pop(pick)})
-                seats.append(s)
-            config = GameConfig(
-                seats=tuple(SeatConfig(s.hero or "", name=s.name, ai=s.ai) for s in seats),
-                abilities=record.abilities, seed=record.seed)
+            started, config = game_config(record.seats, record.abilities, record.seed)
             state = new_game(config)
-            await self.store.start_game(table_id, seats, state,
-                                        deadline(self.clock(), record.timer, seats, state,
+            await self.store.start_game(table_id, started, state,
+                                        deadline(self.clock(), record.timer, started, state,
                                                  None, True))
             return await self.tables.load(table_id)
 
@@ -242,6 +271,11 @@ class Lobby:
             raise Refusal(msg(refusal), record)
         await self.store.set_status(record.id, "abandoned")
         return await self.tables.load(record.id)
+
+    async def quit(self, table_id: int, user_id: int) -> TableRecord:
+        """The Leave button of a solo table: its host closes it (kept as history)."""
+        async with self.tables.hold(table_id) as record:
+            return await self._close(record, user_id, False, "learn.error.host_only")
 
     @staticmethod
     def _host_only(record: TableRecord, user_id: int) -> None:

@@ -13,7 +13,9 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from bot.game.refusals import Illegal, NotSeated, OutOfTurn, Refusal, Stale
+from bot.game.guard import question
+from bot.game.lessons import Lesson, lesson_now
+from bot.game.refusals import Ask, Illegal, NotSeated, OutOfTurn, Refusal, Stale
 from bot.game.seats import deadline, seat_label
 from bot.game.tables import Tables
 from bot.game.texts import controls
@@ -27,18 +29,22 @@ from engine import (
     GameState,
     IllegalAction,
     Phase,
+    Undo,
     apply,
     observe,
     parse,
 )
 from engine.agents import DEFAULT_LEVEL, make_agent
-from i18n import msg
+from engine.agents.offered import without_undo
+from i18n import Msg, msg
 
 log = logging.getLogger(__name__)
 #: After this many turns in a row played by the AI because the timer ran out, the seat is the AI's.
 MAX_TIMEOUTS = 2
 #: Safety bound on the moves the AI makes in one timed-out turn.
 MAX_AI_MOVES_PER_TURN = 200
+#: Taking back a move (only a person does, and only where the table allows it).
+UNDO = Undo()
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,12 +84,16 @@ class Play:
 
     async def act(self, table_id: int, user_id: int, version: int, notation: str, *,
                   channel_id: int | None = None, menu: str | None = None,
-                  hand_of: int | None = None) -> Outcome:
+                  hand_of: int | None = None, sure: bool = False) -> Outcome:
         """Apply the move ``notation`` for ``user_id``, clicked on table version ``version`` in
         channel ``channel_id`` (a move clicked in another table's channel is refused), picked
         in the hand message's menu ``menu`` (None: a button) that must offer it. ``hand_of``
         is the user the clicked hand message was shown to (None: unknown): anyone else's click
-        on it is refused, whatever the table's state, so it never shows the clicker's hand."""
+        on it is refused, whatever the table's state, so it never shows the clicker's hand.
+
+        A move easy to regret (:func:`bot.game.guard.question`) raises :class:`Ask` unless the
+        player answered that question (``sure``); a take-back is refused where the table does
+        not allow it."""
         async with self.tables.hold(table_id) as record:
             if channel_id is not None and channel_id != record.channel_id:
                 raise Illegal(msg("bot.error.other_channel"))
@@ -94,8 +104,10 @@ class Play:
                 raise Refusal(msg("bot.error.not_your_hand"), record)
             if record.status != "running":
                 raise Stale(msg("bot.error.game_closed"), record)
-            if version != record.version:
-                raise Stale(msg("bot.error.already_played"), record)
+            if version > record.version:  # versions only grow: no bot ever drew this one
+                raise Illegal(msg("bot.error.bad_button"), record)
+            if version < record.version:
+                raise Stale(await self._stale_reason(record.id, version), record)
             state = record.game
             if seat != state.current:
                 raise OutOfTurn(msg("bot.error.not_your_turn",
@@ -107,12 +119,24 @@ class Play:
             seats = record.seats
             if seats[seat].ai:
                 raise OutOfTurn(msg("bot.error.seat_is_ai"), record)
-            if menu is not None and notation not in controls(
-                    observe(state, seat)).menus().get(menu, set()):
+            if action == UNDO and not record.undo:
+                raise Illegal(msg("bot.undo.off"), record)
+            obs = observe(state, seat)
+            if menu is not None and notation not in controls(obs).menus().get(menu, set()):
                 raise Illegal(msg("bot.error.not_in_menu"), record)
+            ask = None if sure or action not in obs.legal else question(obs, action)
+            if ask is not None:
+                raise Ask(ask, record, seat, notation, version)
             if seats[seat].timeouts:
                 seats = with_seat(seats, seat, seats[seat].model_copy(update={"timeouts": 0}))
             return await self._apply(record, action, seat, user_id, False, seats)
+
+    async def _stale_reason(self, table_id: int, version: int) -> Msg:
+        """Why a click on table version ``version``, older than the table's, is refused: a move
+        was taken back since (the log's ``undo`` rows after it), or it was simply played."""
+        since = (await self.store.action_log(table_id))[version:]
+        undone = any(row.action == str(UNDO) for row in since)
+        return msg("bot.undo.stale" if undone else "bot.error.already_played")
 
     async def check_channel(self, table_id: int, channel_id: int | None) -> None:
         """Refuse a click on table ``table_id`` made in another channel than the table's. A
@@ -144,15 +168,28 @@ class Play:
         return Outcome(record=after, before=state, action=action, seat=seat, by_ai=by_ai,
                        events=tuple(events), timed_out=timed_out, handed_to_ai=handed)
 
+    async def lesson(self, record: TableRecord, seat: int) -> Lesson | None:
+        """The lesson the hand of ``seat`` shows now at a guided match (None elsewhere)."""
+        if not record.lessons or record.state is None or record.seats[seat].ai:
+            return None
+        moves = [r.action for r in await self.store.action_log(record.id)
+                 if not r.undone and r.action != str(UNDO)]  # the moves that stand
+        return lesson_now(record.game, moves, seat)
+
     @staticmethod
-    def seed_of(record: TableRecord) -> int:
+    def seed_for(table_seed: int, version: int) -> int:
+        """The seed of the AI's decision at a table of ``table_seed`` at ``version``."""
+        return (table_seed * 1_000_003 + version) % (2**31)
+
+    @classmethod
+    def seed_of(cls, record: TableRecord) -> int:
         """The seed of the AI's decision at this table and version (reproducible)."""
-        return (record.seed * 1_000_003 + record.version) % (2**31)
+        return cls.seed_for(record.seed, record.version)
 
     def _ai_move(self, record: TableRecord) -> Action:
         """A normal-level move for the seat to play (a person's turn the timer ended)."""
         state = record.game
-        obs = observe(state, state.current)
+        obs = without_undo(observe(state, state.current))
         action = make_agent(DEFAULT_LEVEL, self.seed_of(record)).choose(obs)
         if action in obs.legal:
             return action

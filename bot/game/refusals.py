@@ -36,8 +36,22 @@ class OutOfTurn(Refusal):
     """The user holds a seat but another seat must decide."""
 
 
+class Ask(Refusal):
+    """The move is easy to regret: nothing was applied, and ``reason`` is the question to ask
+    seat ``seat`` before it (:mod:`bot.game.guard`); the answer's button carries ``notation``
+    and ``version``."""
+
+    def __init__(self, reason: Msg, record: TableRecord, seat: int, notation: str,
+                 version: int) -> None:
+        super().__init__(reason, record)
+        self.table = record
+        self.seat = seat
+        self.notation = notation
+        self.version = version
+
+
 class Illegal(Refusal):
     """The engine refused the move (or the notation could not be read)."""
 
 
-__all__ = ["Damaged", "Illegal", "NoTable", "NotSeated", "OutOfTurn", "Refusal", "Stale"]
+__all__ = ["Ask", "Damaged", "Illegal", "NoTable", "NotSeated", "OutOfTurn", "Refusal", "Stale"]

@@ -54,12 +54,13 @@ class Servers:
     async def change_settings(self, guild_id: int | None, admin: bool, *,
                               abilities: bool | None = None, timer: int | None = None,
                               language: str | None = None, ai_level: str | None = None,
+                              undo: bool | None = None,
                               discord_locale: str = "en") -> ServerSettings:
         """/goblin settings: people who may Manage Server (``admin``) set the defaults of new
-        tables and the language of the server's tables (``language``: a shipped locale or
-        :data:`AUTO`; ``discord_locale``: the server's language in Discord, which AUTO
-        follows). Lobbies and running tables change language at once; their ids are returned
-        so their messages can be redrawn."""
+        tables (``undo``: whether players may take back a move) and the language of the
+        server's tables (``language``: a shipped locale or :data:`AUTO`; ``discord_locale``: the
+        server's language in Discord, which AUTO follows). Lobbies and running tables change
+        language at once; their ids are returned so their messages can be redrawn."""
         if guild_id is None or not admin:
             raise Refusal(msg("bot.error.admins_only"))
         if timer is not None and timer not in TIMERS:
@@ -72,9 +73,9 @@ class Servers:
             old = now.defaults
             new = ServerDefaults(old.abilities if abilities is None else abilities,
                                  old.timer if timer is None else timer,
-                                 old.ai_level if level is None else level)
-            if abilities is not None or timer is not None or language is not None \
-                    or level is not None:
+                                 old.ai_level if level is None else level,
+                                 old.undo if undo is None else undo)
+            if any(v is not None for v in (abilities, timer, language, level, undo)):
                 await self.store.set_guild_settings(guild_id, new)
             if language is None:
                 return ServerSettings(new, now.forced_locale)

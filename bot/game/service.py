@@ -5,7 +5,9 @@ together over one storage backend and handed as one value to the Discord side.
 - :attr:`GameService.lobby`: seats before the game, starting and closing a table;
 - :attr:`GameService.play`: moves, AI seats and turn timers;
 - :attr:`GameService.servers`: the servers' settings;
-- :attr:`GameService.meta`: the bot's own metadata (command sync, results posted).
+- :attr:`GameService.meta`: the bot's own metadata (command sync, results posted);
+- :attr:`GameService.history`: past matches and their replays;
+- :attr:`GameService.rematches`: playing a finished table again.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from bot.game.history import History
 from bot.game.lobby import Lobby
 from bot.game.meta import BotMeta
 from bot.game.play import Play
+from bot.game.rematch import Rematches
 from bot.game.servers import Servers
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
@@ -39,6 +43,8 @@ class GameService:
     lobby: Lobby = field(init=False)
     play: Play = field(init=False)
     meta: BotMeta = field(init=False)
+    history: History = field(init=False)
+    rematches: Rematches = field(init=False)
 
     def __post_init__(self) -> None:
         self.tables = Tables(self.store)
@@ -46,6 +52,8 @@ class GameService:
         self.lobby = Lobby(self.store, self.tables, self.servers, self.clock, self.seeds)
         self.play = Play(self.store, self.tables, self.thinking, self.clock)
         self.meta = BotMeta(self.store, self.tables)
+        self.history = History(self.store, self.tables)
+        self.rematches = Rematches(self.store, self.tables, self.lobby, self.clock, self.seeds)
 
 
 __all__ = ["GameService"]

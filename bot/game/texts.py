@@ -27,6 +27,7 @@ from engine import (
     Revive,
     SetStacking,
     TakeReward,
+    Undo,
     VisitMerchant,
 )
 from engine.actions import LORD_LEVEL
@@ -49,9 +50,10 @@ GROUP_OF = {
     "heal": "potions", "strength": "potions", "counter": "potions",
     "end": "end", "reward": "reward",
     "buy": "shop", "pay": "shop", "cancel": "shop", "leave": "shop",
-    "stack": "setting",
+    "stack": "setting", "undo": "undo",
 }
-GROUPS = ("reward", "cards", "potions", "end", "fight", "turn", "shop", "setting")
+#: Taking back a move comes last, grey, away from where a thumb lands by accident.
+GROUPS = ("reward", "cards", "potions", "end", "fight", "turn", "shop", "setting", "undo")
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +193,8 @@ def describe(action: Action, obs: Observation) -> Choice:
         return Choice(n, msg("bot.move.cancel"))
     if isinstance(action, LeaveMerchant):
         return Choice(n, msg("bot.move.leave"))
+    if isinstance(action, Undo):
+        return Choice(n, msg("bot.move.undo"))
     return Choice(n, msg("bot.move.other", notation=n))  # pragma: no cover - every kind is listed
 
 
@@ -280,6 +284,11 @@ def seat_line(obs: Observation, seat: int, ai: bool | None = None) -> Msg:
     key = "bot.table.seat" if s.name != hero_name(s.hero) else "bot.table.seat_hero"
     return msg(key, who=s.name, hero=hero_name(s.hero), hp=s.hp, keys=keys,
                items=items, hand=s.hand_count, ai=msg("bot.table.ai") if ai else "")
+
+
+def on_off(value: bool) -> Msg:
+    """A setting switched on or off, as a word."""
+    return msg("bot.lobby.on" if value else "bot.lobby.off")
 
 
 def timer_text(seconds: int) -> Msg:

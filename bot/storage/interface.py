@@ -8,6 +8,7 @@ from typing import Protocol
 
 from bot.storage.records import (
     LogRow,
+    RematchOffer,
     SeatInfo,
     ServerDefaults,
     Status,
@@ -33,8 +34,11 @@ class Storage(Protocol):
     # tables
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
-                           locale: str = "en", ai_level: AiLevel = "normal") -> TableRecord:
-        """Create a lobby, played with this bot's cards (``cards.catalogue_version()``); raises
+                           locale: str = "en", ai_level: AiLevel = "normal",
+                           lessons: bool = False, undo: bool = True) -> TableRecord:
+        """Create a lobby (``lessons``: a guided first match), played with this bot's cards
+        (``cards.catalogue_version()``), where players may take back a move when ``undo`` is
+        true; raises
         :class:`~bot.storage.records.TableExists` when the channel has an active table."""
 
     async def get(self, table_id: int) -> TableRecord | None:
@@ -63,8 +67,9 @@ class Storage(Protocol):
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
                     deadline: float | None = None) -> None:
-        """In one transaction: the new state guarded by version ``before``, its log row (next
-        in the table's log), and when the game ends its result; raises
+        """In one transaction: the new state at version ``before + 1`` guarded by version
+        ``before``, its log row (next in the table's log; a take-back marks the latest action
+        not yet taken back ``undone``), and when the game ends its result; raises
         :class:`~bot.storage.records.StaleVersion` (and writes nothing) when the table is no
         longer at ``before``."""
 
@@ -92,6 +97,22 @@ class Storage(Protocol):
 
     async def result_of(self, table_id: int) -> TableResult | None:
         """The result of a finished table, or None."""
+
+    async def matches(self, guild_id: int | None, user_id: int | None = None, limit: int = 20,
+                      before: int | None = None, after: int | None = None) -> list[TableResult]:
+        """Like :meth:`results`, of the tables where person ``user_id`` held a seat when
+        given; ``after``: the ``limit`` tables just newer than table ``after`` (still listed
+        newest first)."""
+
+    # rematches
+    async def rematch_of(self, table_id: int) -> RematchOffer | None:
+        """The rematch offer made at finished table ``table_id``, or None."""
+
+    async def save_rematch(self, offer: RematchOffer) -> None:
+        """Store a rematch offer (a new one, or a change of the table's offer)."""
+
+    async def open_rematches(self) -> list[RematchOffer]:
+        """The rematch offers neither started nor closed, oldest first."""
 
     # servers
     async def guild_settings(self, guild_id: int | None) -> ServerDefaults | None:

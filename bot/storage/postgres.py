@@ -22,6 +22,7 @@ from contextlib import asynccontextmanager
 import asyncpg
 
 from bot.storage.interface import Storage
+from bot.storage.postgres_history import HistoryQueries
 from bot.storage.postgres_rows import Db, insert_result, with_seats
 from bot.storage.postgres_schema import SCHEMA_VERSION, migrate, schema_version
 from bot.storage.records import (
@@ -55,9 +56,10 @@ from bot.storage.sqlite_rows import (
 )
 from bot.storage.table_writes import TableWrites, moved_columns
 from cards import catalogue_version
-from engine import GameState
+from engine import GameState, Undo
 from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
 
+UNDO = str(Undo())  #: a take-back's notation: its log row marks the action it took back undone
 #: The range of a BIGINT: a table id outside it names no table.
 BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
 #: A table's row with its ``xmin`` (which changes with every write of the row, by any process);
@@ -87,8 +89,9 @@ async def rollback(db: Db) -> None:
         await db.execute("ROLLBACK")
 
 
-class Store(TableWrites):
-    """The bot's PostgreSQL database. Open with :meth:`open`, close with :meth:`close`."""
+class Store(TableWrites, HistoryQueries):
+    """The bot's PostgreSQL database. Open with :meth:`open`, close with :meth:`close` (past
+    matches and rematch offers: :class:`~bot.storage.postgres_history.HistoryQueries`)."""
 
     def __init__(self, pool: asyncpg.Pool, clock: Callable[[], float] = time.time) -> None:
         self._pool = pool
@@ -137,19 +140,22 @@ class Store(TableWrites):
 
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
-                           locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL) -> TableRecord:
-        """Create a lobby; raises :class:`TableExists` when the channel has an active table
-        (also when another process created it a moment ago)."""
+                           locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
+                           lessons: bool = False, undo: bool = True) -> TableRecord:
+        """Create a lobby (``lessons``: a guided first match; ``undo``: players may take back a
+        move); raises :class:`TableExists` when the channel has an active table (also when
+        another process created it a moment ago)."""
         now = self.clock()
         try:
             async with self._tx() as db:
                 tid = await db.fetchval(
                     "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, "
                     "timer, seed, locale, seats, version, created_at, updated_at, ai_level, "
-                    "catalogue) VALUES ($1, $2, $3, 'lobby', $4, $5, $6, $7, $8, 0, $9, $9, "
-                    "$10, $11) RETURNING id",
+                    "catalogue, lessons, undo) VALUES ($1, $2, $3, 'lobby', $4, $5, $6, $7, $8, "
+                    "0, $9, $9, $10, $11, $12, $13) RETURNING id",
                     guild_id, channel_id, host_id, int(abilities), timer, seed, locale,
-                    seats_to_json(seats), now, ai_level, catalogue_version())
+                    seats_to_json(seats), now, ai_level, catalogue_version(), int(lessons),
+                    int(undo))
         except DatabaseError as exc:
             if not isinstance(exc.__cause__, asyncpg.UniqueViolationError):
                 raise
@@ -208,13 +214,14 @@ class Store(TableWrites):
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
                     deadline: float | None = None) -> None:
-        """In ONE transaction: the new state (guarded by version ``before``, the row locked
-        until the end), its log row, and a finished game's result. Raises
+        """In ONE transaction: the new state at version ``before + 1`` (guarded by version
+        ``before``, the row locked until the end), its log row (a take-back also marks the
+        latest action it has not taken back yet ``undone``), and a finished game's result. Raises
         :class:`StaleVersion` (and writes nothing) when the table is no longer at ``before``."""
         over = state.winner is not None
         text = storable(state)
         now = self.clock()
-        columns = moved_columns(state, text, now, seats, deadline)
+        columns = moved_columns(state, before + 1, text, now, seats, deadline)
         sets = ", ".join(f"{name} = ${i}" for i, name in enumerate(columns, start=3))
         async with self._tx() as db:
             row = await db.fetchrow(
@@ -228,6 +235,11 @@ class Store(TableWrites):
                 "VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE table_id = $1),"
                 " $2, $3, $4, $5, $6, $7)",
                 table_id, log.step, log.seat, log.user_id, int(log.by_ai), log.action, log.at)
+            if log.action == UNDO:
+                await db.execute(
+                    "UPDATE actions SET undone = 1 WHERE table_id = $1 AND seq = (SELECT "
+                    "MAX(seq) FROM actions WHERE table_id = $1 AND undone = 0 AND action != $2)",
+                    table_id, UNDO)
             if over:
                 guild, channel, catalogue, stored_seats = row
                 await insert_result(db, table_result(
@@ -277,21 +289,23 @@ class Store(TableWrites):
         if guild_id is None:
             return None
         row = await self._pool.fetchrow(
-            "SELECT abilities, timer, ai_level FROM settings WHERE guild_id = $1", guild_id)
+            "SELECT abilities, timer, ai_level, undo FROM settings WHERE guild_id = $1",
+            guild_id)
         if row is None:
             return None
         level = next((lv for lv in LEVELS if lv == row[2]), DEFAULT_LEVEL)
-        return ServerDefaults(bool(row[0]), int(row[1]), level)
+        return ServerDefaults(bool(row[0]), int(row[1]), level, bool(row[3]))
 
     async def set_guild_settings(self, guild_id: int, defaults: ServerDefaults) -> None:
         """Store a server's defaults for new tables."""
         async with self._tx() as db:
             await db.execute(
-                "INSERT INTO settings (guild_id, abilities, timer, ai_level) "
-                "VALUES ($1, $2, $3, $4) ON CONFLICT (guild_id) DO UPDATE SET "
+                "INSERT INTO settings (guild_id, abilities, timer, ai_level, undo) "
+                "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (guild_id) DO UPDATE SET "
                 "abilities = excluded.abilities, timer = excluded.timer, "
-                "ai_level = excluded.ai_level",
-                guild_id, int(defaults.abilities), defaults.timer, defaults.ai_level)
+                "ai_level = excluded.ai_level, undo = excluded.undo",
+                guild_id, int(defaults.abilities), defaults.timer, defaults.ai_level,
+                int(defaults.undo))
 
     async def guild_locale(self, guild_id: int | None) -> str | None:
         """The language a server forced for its tables, or None (follow Discord's language)."""

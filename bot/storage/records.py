@@ -29,6 +29,7 @@ class ServerDefaults:
     abilities: bool = False
     timer: int = 0
     ai_level: AiLevel = DEFAULT_LEVEL
+    undo: bool = True  # whether a player may take back a move (a table's ``undo``)
 
 
 class StorageError(Exception):
@@ -107,7 +108,9 @@ def seats_from_json(text: str) -> tuple[SeatInfo, ...]:
 
 @dataclass(frozen=True, slots=True)
 class TableRecord:
-    """One stored table: lobby or game, its Discord places, seats, state and version."""
+    """One stored table: lobby or game, its Discord places, seats, state and version (one more
+    with every applied action, a taken-back one included: it only ever grows, so a button drawn
+    at an older version is told apart from one drawn now)."""
 
     id: int
     guild_id: int | None
@@ -130,6 +133,8 @@ class TableRecord:
     revision: int = 0  # a lobby's revision: every lobby change bumps it
     ai_level: AiLevel = DEFAULT_LEVEL  # the level of the AI seats the host adds
     catalogue: str = ""  # the version of the cards the table is played with
+    lessons: bool = False  # a guided first match (/goblin learn): the hand explains rules
+    undo: bool = True  # whether a player may take back a move of their turn
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat index held by ``user_id``, or None."""
@@ -200,6 +205,22 @@ class TableResult:
     seats: tuple[SeatResult, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class RematchOffer:
+    """An offer to play a finished table again: who offered it and when, the people who said
+    they are ready (user ids, in the order they clicked), the offer's public message, and the
+    table the rematch started (None while it is open; an offer is closed when it started or
+    lapsed)."""
+
+    table_id: int
+    offered_by: int
+    offered_at: float
+    ready: tuple[int, ...]
+    message_id: int | None = None
+    new_table: int | None = None
+    closed: bool = False
+
+
 def places(state: GameState) -> tuple[int, ...]:
     """Each seat's place in a finished game: the winner first, then by keys, then by HP; seats
     with as many keys and HP share a place (1, 2, 2, 4)."""
@@ -268,7 +289,8 @@ def with_seat(seats: Sequence[SeatInfo], index: int, seat: SeatInfo) -> tuple[Se
 
 
 __all__ = [
-    "ACTIVE", "STATUSES", "CannotSave", "CorruptTable", "DatabaseError", "LogRow", "SchemaTooNew",
+    "ACTIVE", "STATUSES", "CannotSave", "CorruptTable", "DatabaseError", "LogRow", "RematchOffer",
+    "SchemaTooNew",
     "SeatInfo", "SeatKind", "SeatResult", "ServerDefaults", "StaleVersion", "Status",
     "StorageError", "TableExists", "TableRecord", "TableResult", "load_state", "places",
     "seats_from_json", "seats_to_json", "storable", "table_result", "with_seat",

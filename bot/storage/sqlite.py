@@ -3,12 +3,13 @@ history: the backend of :class:`~bot.storage.interface.Storage`.
 
 One aiosqlite connection in WAL mode. The schema is versioned with ``PRAGMA user_version`` and
 upgraded by numbered migrations (:mod:`bot.storage.sqlite_schema`). Applying an action is ONE
-transaction that writes the new state, its version (``state.step``) and the action log row
-(numbered by ``seq``, the order actions were applied), guarded by the previous version, so a
-state and its log never disagree and a stale writer changes nothing; the move that ends a game
-writes its result in that same transaction. Finished and abandoned tables stay as history. A
-write the disk refuses (full, failing) raises :class:`~bot.storage.records.CannotSave`, any other
-write SQLite refuses :class:`~bot.storage.records.DatabaseError`.
+transaction that writes the new state, its version (the previous one plus one: it only ever
+grows, a take-back included) and the action log row (numbered by ``seq``, the order actions were
+applied), guarded by the previous version, so a state and its log never disagree and a stale
+writer changes nothing; a take-back (``undo``) marks the action it took back ``undone`` in that
+same transaction (nothing is deleted), and the move that ends a game writes its result there.
+Finished and abandoned tables stay as history. A write the disk refuses (full, failing) raises
+:class:`~bot.storage.records.CannotSave`, any other one :class:`~bot.storage.records.DatabaseError`.
 
 The process owns its database: a table read is kept (:data:`RECORDS` at most) and served again
 without SQL until a write of it ends (committed or not), so it is always what the database holds.
@@ -38,6 +39,7 @@ from bot.storage.records import (
     storable,
 )
 from bot.storage.sqlite_connection import Connection
+from bot.storage.sqlite_history import HistoryQueries
 from bot.storage.sqlite_rows import (
     LOG_COLUMNS,
     RESULT_COLUMNS,
@@ -55,17 +57,19 @@ from bot.storage.sqlite_rows import (
 from bot.storage.sqlite_schema import SCHEMA_VERSION
 from bot.storage.table_writes import TableWrites, moved_columns
 from cards import catalogue_version
-from engine import GameState
+from engine import GameState, Undo
 from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
 
+UNDO = str(Undo())  #: a take-back's notation: its log row marks the action it took back undone
 #: Tables whose record is kept, read or written last (beyond it the oldest kept is dropped).
 RECORDS = STATE_CACHE
 #: The range of SQLite's integers: a table id outside it names no table.
 SQLITE_MIN, SQLITE_MAX = -(2**63), 2**63 - 1
 
 
-class Store(TableWrites):
-    """The bot's database. Open with :meth:`open`, close with :meth:`close`."""
+class Store(TableWrites, HistoryQueries):
+    """The bot's database. Open with :meth:`open`, close with :meth:`close` (past matches and
+    rematch offers: :class:`~bot.storage.sqlite_history.HistoryQueries`)."""
 
     def __init__(self, connection: Connection, clock: Callable[[], float] = time.time) -> None:
         self._connection = connection
@@ -106,8 +110,10 @@ class Store(TableWrites):
 
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
                            seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
-                           locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL) -> TableRecord:
-        """Create a lobby; raises :class:`TableExists` when the channel has an active table."""
+                           locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
+                           lessons: bool = False, undo: bool = True) -> TableRecord:
+        """Create a lobby (``lessons``: a guided first match; ``undo``: players may take back a
+        move); raises :class:`TableExists` when the channel has an active table."""
         now = self.clock()
         async with self._tx() as db:
             async with db.execute(
@@ -118,10 +124,11 @@ class Store(TableWrites):
                 raise TableExists(int(row[0]))
             cur2 = await db.execute(
                 "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, timer, "
-                "seed, locale, seats, version, created_at, updated_at, ai_level, catalogue) "
-                "VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
+                "seed, locale, seats, version, created_at, updated_at, ai_level, catalogue, "
+                "lessons, undo) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
                 (guild_id, channel_id, host_id, int(abilities), timer, seed, locale,
-                 seats_to_json(seats), now, now, ai_level, catalogue_version()))
+                 seats_to_json(seats), now, now, ai_level, catalogue_version(), int(lessons),
+                 int(undo)))
             tid = cur2.lastrowid
         assert tid is not None
         record = await self.get(tid)
@@ -184,17 +191,15 @@ class Store(TableWrites):
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
                     deadline: float | None = None) -> None:
-        """In ONE transaction: the new state (guarded by version ``before``) and its log row
-        (the table's next ``seq``).
-
-        A finished game is marked ``finished`` with its winner, and its result written, in the
-        same transaction. Raises :class:`StaleVersion` (and writes nothing) when the table is
-        no longer at ``before``.
-        """
+        """In ONE transaction: the new state at version ``before + 1`` (guarded by version
+        ``before``) and its log row (the table's next ``seq``); a take-back (``undo``) also marks
+        the latest action it has not taken back yet ``undone``; a finished game is marked
+        ``finished`` with its winner, and its result written. Raises :class:`StaleVersion` (and
+        writes nothing) when the table is no longer at ``before``."""
         over = state.winner is not None
         text = storable(state)
         now = self.clock()
-        columns = moved_columns(state, text, now, seats, deadline)
+        columns = moved_columns(state, before + 1, text, now, seats, deadline)
         sets = ", ".join(f"{name} = ?" for name in columns)
         async with self._table_tx(table_id) as db:
             cur = await db.execute(
@@ -208,6 +213,11 @@ class Store(TableWrites):
                 "?, ?, ?, ?, ?, ?)",
                 (table_id, table_id, log.step, log.seat, log.user_id, int(log.by_ai),
                  log.action, log.at))
+            if log.action == UNDO:
+                await db.execute(
+                    "UPDATE actions SET undone = 1 WHERE table_id = ? AND seq = (SELECT MAX(seq) "
+                    "FROM actions WHERE table_id = ? AND undone = 0 AND action != ?)",
+                    (table_id, table_id, UNDO))
             if over:
                 await insert_result(db, await ended_result(db, table_id, state, now))
         remember(self._states, table_id, text, state)  # what storable() just read back
@@ -253,27 +263,29 @@ class Store(TableWrites):
     # ------------------------------------------------------------------ settings and meta
 
     async def guild_settings(self, guild_id: int | None) -> ServerDefaults | None:
-        """A server's defaults for new tables (abilities, timer, AI level), or None when never
-        set. A level this bot does not know reads as the default level."""
+        """A server's defaults for new tables, or None when never set (a level this bot does
+        not know reads as the default level)."""
         if guild_id is None:
             return None
         async with self._db.execute(
-                "SELECT abilities, timer, ai_level FROM settings WHERE guild_id = ?",
+                "SELECT abilities, timer, ai_level, undo FROM settings WHERE guild_id = ?",
                 (guild_id,)) as cur:
             row = await cur.fetchone()
         if row is None:
             return None
         level = next((lv for lv in LEVELS if lv == row[2]), DEFAULT_LEVEL)
-        return ServerDefaults(bool(row[0]), int(row[1]), level)
+        return ServerDefaults(bool(row[0]), int(row[1]), level, bool(row[3]))
 
     async def set_guild_settings(self, guild_id: int, defaults: ServerDefaults) -> None:
         """Store a server's defaults for new tables."""
         async with self._tx() as db:
             await db.execute(
-                "INSERT INTO settings (guild_id, abilities, timer, ai_level) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT(guild_id) DO UPDATE SET abilities = excluded.abilities, "
-                "timer = excluded.timer, ai_level = excluded.ai_level",
-                (guild_id, int(defaults.abilities), defaults.timer, defaults.ai_level))
+                "INSERT INTO settings (guild_id, abilities, timer, ai_level, undo) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT(guild_id) DO UPDATE SET "
+                "abilities = excluded.abilities, timer = excluded.timer, "
+                "ai_level = excluded.ai_level, undo = excluded.undo",
+                (guild_id, int(defaults.abilities), defaults.timer, defaults.ai_level,
+                 int(defaults.undo)))
 
     async def guild_locale(self, guild_id: int | None) -> str | None:
         """The language a server forced for its tables, or None (follow Discord's language)."""
@@ -334,7 +346,6 @@ class Store(TableWrites):
         async with self._table_tx(table_id) as db:
             await db.execute("UPDATE tables SET status = 'abandoned', revision = revision + 1 "
                              "WHERE id = ? AND channel_id = ?", (table_id, channel_id))
-
 
 
 def _satisfies_the_interface(store: Store) -> Storage:

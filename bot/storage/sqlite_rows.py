@@ -32,7 +32,7 @@ from engine.agents import LEVELS, AiLevel
 #: The columns of ``tables`` that :func:`read_record` reads, in its order.
 TABLE_COLUMNS = ("id, guild_id, channel_id, host_id, status, abilities, timer, seed, locale, "
                  "seats, state, version, message_id, lobby_message_id, deadline, winner, "
-                 "created_at, updated_at, revision, ai_level, catalogue")
+                 "created_at, updated_at, revision, ai_level, catalogue, lessons, undo")
 #: The columns of ``actions`` that :func:`read_log_row` reads, in its order.
 LOG_COLUMNS = "step, seat, user_id, by_ai, action, at, undone"
 #: The columns of ``results`` and ``result_seats`` that :func:`read_results` reads and
@@ -67,7 +67,8 @@ def read_record(row: Row, states: StateCache | None = None) -> TableRecord:
 
 def _read_record(values: tuple[object, ...], states: StateCache | None) -> TableRecord:
     (tid, guild, channel, host, status, abilities, timer, seed, locale, seats, state, version,
-     message, lobby, deadline, winner, created, updated, revision, ai_level, catalogue) = values
+     message, lobby, deadline, winner, created, updated, revision, ai_level, catalogue,
+     lessons, undo) = values
     assert isinstance(tid, int)
     if status not in STATUSES:
         raise CorruptTable(tid, f"status {status!r}")
@@ -92,8 +93,8 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
             raise CorruptTable(tid, str(exc)) from None
         if states is not None and (known is None or known[1] is not game):
             remember(states, tid, text, game)
-        if game.step != number:
-            raise CorruptTable(tid, f"state step {game.step} != stored version {number}")
+        if game.step > number:  # every action bumps the version; a take-back lowers the step
+            raise CorruptTable(tid, f"state step {game.step} > stored version {number}")
         if len(game.seats) != len(seat_infos):
             raise CorruptTable(tid, "seat count differs from the game")
     elif status in ("running", "finished"):
@@ -111,7 +112,7 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
         deadline=opt_float(deadline, "deadline"), winner=opt_int(winner, "winner"),
         created_at=as_float(created, "created_at"), updated_at=as_float(updated, "updated_at"),
         revision=as_int(revision, "revision"), ai_level=as_level(ai_level, "ai_level"),
-        catalogue=catalogue,
+        catalogue=catalogue, lessons=bool(lessons), undo=bool(undo),
     )
 
 

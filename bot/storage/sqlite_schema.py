@@ -153,6 +153,29 @@ MIGRATIONS: tuple[Migration, ...] = (
     """,
     # 5: the catalogue version of each table, an action log that keeps undone actions, results
     _results_and_undoable_log,
+    # 6: a guided first match (/goblin learn), whose hand messages explain rules as they come
+    """
+    ALTER TABLE tables ADD COLUMN lessons INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 7: whether players may take back a move, per table and as a server's default
+    """
+    ALTER TABLE tables ADD COLUMN undo INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE settings ADD COLUMN undo INTEGER NOT NULL DEFAULT 1;
+    """,
+    # 8: a person's matches newest first, and the offers to play a finished table again
+    """
+    CREATE INDEX result_seats_by_user_table ON result_seats(user_id, table_id)
+        WHERE user_id IS NOT NULL;
+    CREATE TABLE rematches (
+        table_id INTEGER PRIMARY KEY REFERENCES tables(id),
+        offered_by INTEGER NOT NULL,
+        offered_at REAL NOT NULL,
+        ready TEXT NOT NULL,
+        message_id INTEGER,
+        new_table INTEGER,
+        closed INTEGER NOT NULL DEFAULT 0
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -69,12 +69,12 @@ class TableWrites(ABC):
             await self._update(table_id, None, changes)
 
 
-def moved_columns(state: GameState, text: str, now: float, seats: Sequence[SeatInfo] | None,
-                  deadline: float | None) -> dict[str, object]:
-    """The columns a move writes: the state (``text``, stored at version ``state.step``), its
-    deadline, the seats when they changed, and for a finished game its status and winner."""
+def moved_columns(state: GameState, version: int, text: str, now: float,
+                  seats: Sequence[SeatInfo] | None, deadline: float | None) -> dict[str, object]:
+    """The columns a move writes: the state (``text``, stored at ``version``), its deadline,
+    the seats when they changed, and for a finished game its status and winner."""
     columns: dict[str, object] = {
-        "state": text, "version": state.step, "deadline": deadline, "updated_at": now,
+        "state": text, "version": version, "deadline": deadline, "updated_at": now,
     }
     if seats is not None:
         columns["seats"] = seats_to_json(seats)

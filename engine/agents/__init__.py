@@ -3,7 +3,8 @@ monsters it can beat (``reach``), a heuristic one and the three levels an AI sea
 (``easy``, ``normal`` which is the heuristic agent, and ``hard`` which searches).
 
 An agent sees only its seat's :class:`~engine.observe.Observation` (no hidden cards) and picks one
-of ``observation.legal``.
+of ``observation.legal``, never taking a move back (``undo``, N19, is for a person's misclick):
+every agent first reads its observation through :func:`engine.agents.offered.without_undo`.
 """
 
 from __future__ import annotations

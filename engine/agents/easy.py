@@ -27,6 +27,7 @@ from engine.actions import (
     TakeReward,
 )
 from engine.agents.heuristic import HeuristicAgent
+from engine.agents.offered import without_undo
 from engine.catalog import tables
 from engine.observe import Observation
 from engine.state import Phase
@@ -49,7 +50,7 @@ class EasyAgent:
 
     def choose(self, observation: Observation) -> Action:
         """Pick a legal action, as a newcomer would."""
-        obs = observation
+        obs = without_undo(observation)
         legal = [a for a in obs.legal if not isinstance(a, _POTIONS)]
         if not legal:
             return obs.legal[0]

@@ -28,6 +28,7 @@ from engine.actions import (
     TakeReward,
     VisitMerchant,
 )
+from engine.agents.offered import without_undo
 from engine.agents.planner import DRAW_VALUE, Outcome, Situation, best_plans
 from engine.catalog import EquipInfo, tables
 from engine.observe import Observation, SeatView
@@ -189,7 +190,7 @@ class HeuristicAgent:
 
     def choose(self, observation: Observation) -> Action:
         """Pick an action for the observing seat."""
-        obs = observation
+        obs = without_undo(observation)
         legal = list(obs.legal)
         phase = obs.phase
         if phase is Phase.TURN:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from engine import rng
 from engine.actions import Action
+from engine.agents.offered import without_undo
 from engine.observe import Observation
 
 
@@ -19,6 +20,7 @@ class RandomAgent:
         self._rng = rng.seed_state(seed ^ 0x5EED)
 
     def choose(self, observation: Observation) -> Action:
-        """Any one of ``observation.legal``, each as likely."""
-        i, self._rng = rng.below(self._rng, len(observation.legal))
-        return observation.legal[i]
+        """Any one of ``observation.legal`` but ``undo``, each as likely."""
+        legal = without_undo(observation).legal
+        i, self._rng = rng.below(self._rng, len(legal))
+        return legal[i]

@@ -41,6 +41,7 @@ from engine.actions import (
 )
 from engine.agents.evaluation import evaluate
 from engine.agents.heuristic import HeuristicAgent
+from engine.agents.offered import without_undo
 from engine.catalog import tables
 from engine.observe import Observation, observe
 from engine.rules import apply, legal_actions
@@ -93,7 +94,7 @@ class HardAgent:
 
     def choose(self, observation: Observation) -> Action:
         """Pick an action for the observing seat."""
-        obs = observation
+        obs = without_undo(observation)
         self.remember(obs)
         default, candidates = self.options(obs)
         if not searched(obs, default, candidates):
@@ -208,7 +209,7 @@ class HardAgent:
 
     def _ordered(self, state: GameState, me: int) -> list[Action]:
         """The seat's legal actions in ``state``, the heuristic's choice first."""
-        view = observe(state, me)
+        view = without_undo(observe(state, me))
         first = self._normal.choose(view)
         return [first, *(a for a in view.legal if a != first and not isinstance(a, SetStacking))]
 

@@ -14,6 +14,8 @@
   const state = {
     config: null,
     user: null,             // id of the user we act as
+    place: "server",        // "server": the server's channel; "dm": the user's DM with the bot
+    channel: null,          // id of the channel shown (the server's, or the user's DM)
     version: 0,
     messages: [],
     commands: [],
@@ -106,7 +108,10 @@
     try { const u = new URL(url, location.href); return u.pathname + u.search; } catch { return url; }
   }
   const view = window.KarakMessage({ esc, localPath, userName,
-    channelName: () => state.config.channel_name });
+    channelName });
+  function channelName() {
+    return state.place === "dm" ? state.config.bot.name : state.config.channel_name;
+  }
   const composer = window.KarakComposer({ state, $, esc, t, api, toast, refusal, localized,
     saveJSON, safeRefresh });
   const controls = window.KarakControls({ state, $, api, toast, refusal, render, safeRefresh,
@@ -179,20 +184,23 @@
 
   function welcome() {
     let el = $("welcome");
-    if (el && state.welcomeLang === lang()) return el;
+    if (el && state.welcomeLang === lang() && state.welcomePlace === state.place) return el;
     state.welcomeLang = lang();
     if (!el) {
       el = document.createElement("section");
       el.id = "welcome";
       el.className = "welcome";
     }
-    let text = view.md(t("welcome", { channel: state.config.channel_name }));
+    state.welcomePlace = state.place;
+    let text = view.md(state.place === "dm" ? t("welcome_dm", { bot: state.config.bot.name })
+      : t("welcome", { channel: state.config.channel_name }));
     // "/goblin new" in the welcome text starts that command
     text = text.replace(/\/([\w\u00C0-\u024F-]+) ([\w\u00C0-\u024F-]+)/g, (all, root, sub) => {
       const leaf = composer.leaves().find((l) => l.names[0] === root && l.names[1] === sub);
       return leaf ? `<a href="#" data-command="${esc(leaf.path.join(" "))}">${all}</a>` : all;
     });
-    el.innerHTML = `<h1><span class="hash">#</span>${esc(state.config.channel_name)}</h1><p>${text}</p>`;
+    const hash = state.place === "dm" ? "@" : "#";
+    el.innerHTML = `<h1><span class="hash">${hash}</span>${esc(channelName())}</h1><p>${text}</p>`;
     return el;
   }
 
@@ -291,8 +299,16 @@
   function applyTexts() {
     document.documentElement.lang = lang();
     document.title = t("title");
-    $("channel-name").textContent = state.config.channel_name;
-    $("guild-name").textContent = state.config.guild_name;
+    state.channel = state.place === "dm" ? state.config.dms[state.user] : state.config.channel;
+    $("channel-hash").textContent = state.place === "dm" ? "@" : "#";
+    $("channel-name").textContent = channelName();
+    $("guild-name").textContent = state.place === "dm" ? t("place_dm") : state.config.guild_name;
+    for (const tab of document.querySelectorAll(".place-tab")) {
+      tab.textContent = tab.dataset.place === "dm" ? `@${state.config.bot.name}`
+        : `#${state.config.channel_name}`;
+      tab.title = tab.dataset.place === "dm" ? t("place_dm") : t("place_server");
+      tab.setAttribute("aria-selected", String(tab.dataset.place === state.place));
+    }
     $("acting-as").textContent = t("acting_as");
     $("language-label").textContent = t("language");
     $("send-label").textContent = t("send");
@@ -302,6 +318,25 @@
     select.title = t("language");
     select.innerHTML = Object.entries(state.config.languages).map(([code, name]) =>
       `<option value="${code}"${code === lang() ? " selected" : ""}>${esc(name)}</option>`).join("");
+  }
+
+  /** Forget the messages shown: another channel, or another user's view, comes next. */
+  function clearShown() {
+    for (const node of state.nodes.values()) node.el.remove();
+    state.nodes.clear();
+    state.messages = [];
+    state.openSelect = null;
+    state.stick = true;
+    composer.clearCommand();
+    applyTexts();
+  }
+
+  /** Show the server's channel ("server") or the acting user's DM with the bot ("dm"). */
+  async function switchPlace(place) {
+    if (place === state.place) return;
+    state.place = place;
+    clearShown();
+    await safeRefresh();
   }
 
   async function switchUser(id, index) {
@@ -316,13 +351,7 @@
     const url = new URL(location.href);
     url.searchParams.set("as", String(index));
     history.replaceState(null, "", url);
-    for (const node of state.nodes.values()) node.el.remove();
-    state.nodes.clear();
-    state.messages = [];
-    state.openSelect = null;
-    state.stick = true;
-    composer.clearCommand();
-    applyTexts();
+    clearShown();
     renderUsers();
     await safeRefresh();
   }
@@ -354,10 +383,11 @@
       do {
         refreshAgain = false;
         const user = state.user;
+        const channel = state.channel;
         const [data, summary] = await Promise.all([
-          api(`/_loopback/channels/${state.config.channel}/messages?user=${user}`),
+          api(`/_loopback/channels/${channel}/messages?user=${user}`),
           api("/_loopback/")]);
-        if (user !== state.user) { refreshAgain = true; continue; }
+        if (user !== state.user || channel !== state.channel) { refreshAgain = true; continue; }
         state.version = data.version;
         state.messages = data.messages;
         banner(summary.bot_connected ? "" : t("waiting_bot"));
@@ -410,6 +440,10 @@
     const stored = localStorage.getItem("kg-user");
     state.user = (users[asked - 1] || users.find((u) => u.id === stored) || users[0]).id;
     controls.wire();
+    $("places").addEventListener("click", (e) => {
+      const tab = e.target.closest(".place-tab");
+      if (tab) switchPlace(tab.dataset.place);
+    });
     applyTexts();
     renderUsers();
     await loadCommands();

@@ -131,7 +131,7 @@ window.KarakComposer = (ctx) => {
     autoTimer = setTimeout(async () => {
       try {
         const data = await api("/_loopback/autocomplete", {
-          user: state.user, channel: state.config.channel, command: leaf.path.join(" "),
+          user: state.user, channel: state.channel, command: leaf.path.join(" "),
           option: option.name, value: control.value });
         if (document.activeElement !== control) return;
         const items = (data.choices || []).map((c) => ({ name: c.name, value: c.value }));
@@ -195,7 +195,7 @@ window.KarakComposer = (ctx) => {
     state.stick = true;
     try {
       const ix = await api("/_loopback/command", {
-        user: state.user, channel: state.config.channel, command: leaf.path.join(" "), options,
+        user: state.user, channel: state.channel, command: leaf.path.join(" "), options,
         wait: "answered" });
       state.used[ix.id] = shown;
       const ids = Object.keys(state.used);

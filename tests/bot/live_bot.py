@@ -285,12 +285,26 @@ class LiveBot:
                                   values, forge=forge)
         return await self.handled(ix)
 
-    async def play(self, user: User, message: Message, move: str) -> Interaction:
-        """``user`` plays the move ``move`` (notation) the message offers."""
+    async def play(self, user: User, message: Message, move: str, *,
+                   sure: bool = True) -> Interaction:
+        """``user`` plays the move ``move`` (notation) the message offers; when the bot asks
+        once more before it (a move easy to regret), ``user`` confirms unless ``sure`` is
+        false. The interaction of the click on the move."""
         cid, value = offered(message)[move]
         if value is None:
-            return await self.click(user, message, cid)
-        return await self.choose(user, message, cid, [value])
+            ix = await self.click(user, message, cid)
+        else:
+            ix = await self.choose(user, message, cid, [value])
+        if not sure:
+            return ix
+        for mid in [ix.original_id, *ix.followups]:  # asked in the hand, or anew
+            asked = self.lb.messages.get(mid or 0)
+            confirm = None if asked is None or asked.deleted else next(
+                (c for c in asked.custom_ids() if c.startswith("kg:sure:")), None)
+            if asked is not None and confirm is not None:
+                await self.click(user, asked, confirm)
+                break
+        return ix
 
     # -- what people see
 

@@ -41,7 +41,7 @@ async def test_result_lost_in_a_crash_is_posted_on_restart(lb: Loopback, tmp_pat
     h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     await h2.stop()
     assert len(game_overs(h2)) == 1
-    assert not h2.public()[-1].custom_ids()
+    assert [c.split(":")[1] for c in h2.public()[-1].custom_ids()] == ["rp", "rm"]
     h3 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)  # and only once
     await h3.stop()
     assert len(game_overs(h3)) == 1

@@ -123,7 +123,7 @@ async def test_whole_match_one_human_and_ai(bot: LiveBot) -> None:
     assert sum(1 for r in log if not r.by_ai) == players.clicks > 0
     final = bot.public()[-1]
     assert "wins" in final.text()
-    assert not final.custom_ids()  # no buttons on a finished table
+    assert final.custom_ids() == [f"kg:rp:{tid}:0:h.open", f"kg:rm:{tid}:offer"]  # no moves
 
 
 async def test_whole_match_two_humans(bot: LiveBot, calls: list[Call]) -> None:
@@ -269,6 +269,7 @@ def planted(lb: Loopback, owner: User, custom_id: str, channel: int = CHANNEL) -
 @pytest.mark.parametrize("custom_id", [
     "kg:", "kg:do", "kg:do:abc:1:end", "kg:do:1:x:end", "kg:do:1:2:", "kg:hand:-4",
     "kg:lobby:1:explode", "kg:zzz:1", "kg:pick:1:1", "kg:" + "9" * 97,
+    "kg:sure:1:x:end", "kg:sure:1:2:", "kg:back:1:2", "kg:back:x",
 ])
 async def test_malformed_custom_ids_get_a_polite_answer(bot: LiveBot, custom_id: str) -> None:
     ix = await bot.click(ANN, planted(bot.lb, ANN, custom_id), custom_id)

@@ -53,7 +53,8 @@ async def test_matches_survive_random_sigkills(lb: Loopback, bot: BotProcess,
 
     def announced(channel: Channel) -> bool:
         public = [m for m in lb.messages_for(channel, four[0]) if m.owner is None]
-        return bool(public) and not public[-1].custom_ids()  # game over: no buttons left
+        return bool(public) and any(  # game over: only Replay and Rematch left
+            c.startswith("kg:rm:") for c in public[-1].custom_ids())
 
     await until(lb, lambda: announced(hall) and announced(den))
 
@@ -64,8 +65,15 @@ async def test_matches_survive_random_sigkills(lb: Loopback, bot: BotProcess,
     for tid in (t1, t2):
         rec = oracle.table(tid)
         assert rec.status == "finished" and rec.winner is not None
-        # no state harmed: the stored game is exactly its action log replayed
-        assert replay(rec.game.config, [r.action for r in oracle.log(tid)]) == rec.game
+        # no state harmed: the stored game is exactly its action log replayed, take-backs and
+        # the moves they took back (kept, marked undone) included
+        log = oracle.log(tid)
+        assert replay(rec.game.config, [r.action for r in log]) == rec.game
+        assert replay(rec.game.config, [r.action for r in log
+                                        if r.action != "undo" and not r.undone]) == rec.game
+    takebacks = [r for tid in (t1, t2) for r in oracle.log(tid) if r.action == "undo"]
+    undone = [r for tid in (t1, t2) for r in oracle.log(tid) if r.undone]
+    assert len(takebacks) == len(undone) >= 3, "people took moves back"
     confirmed = check_acknowledged(players, oracle)
     assert confirmed > 100
     watch.check_moves(oracle)

@@ -60,7 +60,8 @@ def test_a_turn_by_clicking_and_a_private_hand(chromium_ready: None, tmp_path: P
             move = prefer(controls, rng)
             d.act(*move)
             moves.append(move)
-            if move[1].endswith(":end"):
+            asked = any(c[1].startswith("kg:sure:") for c in d.controls())
+            if move[1].endswith(":end") and not asked:  # a lost battle is confirmed first
                 break
         notations = [value or cid.split(":", 4)[-1] for _, cid, value in moves]
         assert any(n.startswith("fight:") for n in notations), notations
@@ -112,4 +113,29 @@ def test_a_turn_by_clicking_and_a_private_hand(chromium_ready: None, tmp_path: P
 
         breaches = page.evaluate("() => fetch('/_loopback/breaches').then(r => r.json())")
         assert breaches == {"breaches": [], "orphaned": []}
+    assert not errors, errors
+
+
+def test_a_guided_match_in_the_direct_messages_with_the_bot(chromium_ready: None,
+                                                            tmp_path: Path) -> None:
+    errors: list[str] = []
+    with PlaygroundProcess(tmp_path / "pg.sqlite3", ai_pace=0.05) as proc, \
+            browser.chromium(400, 900) as page:
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        d = Driver(page, proc.url)
+        d.open(1)
+        page.click(".place-tab[data-place='dm']")
+        d.settle()
+        assert page.locator(".place-tab[data-place='dm']").get_attribute(
+            "aria-selected") == "true"
+        assert "direct message conversation" in page.locator("#welcome").inner_text()
+        d.command("/goblin learn")
+        hand = d.hand()
+        assert hand.locator(".note").inner_text().strip() == "Only you can see this"
+        assert "Lesson (R10)" in hand.inner_text()
+        assert hand.locator("button.btn.s1[data-custom-id*=':fight:']").count() >= 5
+        # the server's channel holds none of it
+        page.click(".place-tab[data-place='server']")
+        d.settle()
+        assert "Lesson" not in page.locator("#messages").inner_text()
     assert not errors, errors

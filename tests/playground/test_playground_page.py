@@ -17,7 +17,15 @@ from shared_files import require_discord_api
 
 import playground.app
 from i18n import LOCALES, catalog
-from playground.app import CHANNEL_ID, GUILD_ID, PEOPLE, STATIC, Playground, page_strings
+from playground.app import (
+    CHANNEL_ID,
+    DM_OFFSET,
+    GUILD_ID,
+    PEOPLE,
+    STATIC,
+    Playground,
+    page_strings,
+)
 
 # ---------------------------------------------------------------------- the page's texts
 
@@ -147,3 +155,26 @@ async def test_a_busy_port_falls_back_to_a_free_one() -> None:
         port = taken.getsockname()[1]
         async with Playground(port=port, validate=False) as pg:
             assert pg.lb.port not in (0, port)
+
+
+async def test_each_person_has_a_direct_message_channel_with_the_bot() -> None:
+    async with Playground(port=0, locale="en", validate=False) as pg, ClientSession() as http:
+        async with http.get(pg.url + "play/config") as r:
+            config: dict[str, Any] = await r.json()
+        ids = [str(uid) for uid, _ in PEOPLE]
+        assert list(config["dms"]) == ids
+        assert config["dms"] == {uid: str(int(uid) + DM_OFFSET) for uid in ids}  # fixed ids
+        ann, bob = ids[0], ids[1]
+        dm = pg.lb.channel(config["dms"][ann])
+        assert dm.type == 1 and dm.guild_id is None and [u.name for u in dm.recipients] == ["Ann"]
+        async with http.get(pg.url + f"_loopback/channels/{dm.id}/messages?user={ann}") as r:
+            assert r.status == 200 and (await r.json())["messages"] == []
+        async with http.post(pg.url + "_loopback/dm", json={"user": ann}) as r:
+            assert (await r.json())["id"] == str(dm.id)  # the same channel again
+        # only Ann acts in Ann's DM; the page says why in the user's language
+        async with http.post(pg.url + "_loopback/command", json={
+                "user": bob, "channel": str(dm.id), "command": "goblin new"}) as r:
+            answer = await r.json()
+            assert r.status == 400 and answer["code"] == "not_a_recipient"
+            assert page_strings("fr")["refusal.not_a_recipient"].startswith("Seules")
+        assert "/goblin apprendre" in page_strings("fr")["welcome_dm"]

@@ -107,5 +107,5 @@ def test_r32_only_reward_cards_pay() -> None:
                 "merchant", "buy:potion:healing")
     from .helpers import legal
 
-    assert legal(state) == {f"pay:card:{reward}", "cancel"}
+    assert legal(state) == {f"pay:card:{reward}", "cancel", "undo"}
     refused(state, "pay:card:hor1", "starting_card_payment", "starting cards")

@@ -22,7 +22,7 @@ def test_r40_pay_with_weapon() -> None:
     state = shop(weapon=WEAPONS[0])
     state = run(state, "buy:potion:strength")
     assert state.phase is Phase.PAY and state.pending == "potion:strength"
-    assert legal(state) == {"pay:weapon", "cancel"}
+    assert legal(state) == {"pay:weapon", "cancel", "undo"}  # undo: N19
     state = run(state, "pay:weapon")
     assert state.seats[0].weapon is None and state.pawnshop == (WEAPONS[0],)
     assert state.seats[0].potions == ("strength",) and state.potions[0] == 3
@@ -66,7 +66,7 @@ def test_r40_never_a_card_not_in_hand() -> None:
 
 def test_r40_nothing_to_pay_with() -> None:
     state = shop(hand=["hor1", "hor2"], pawnshop=(REWARDS[0],))
-    assert legal(state) == {"leave"}
+    assert legal(state) == {"leave", "undo"}  # the visit may be taken back (N19)
     refused(state, "buy:potion:strength", "no_payment", "nothing to pay")
     refused(state, f"buy:card:{REWARDS[0]}", "no_payment")
 
@@ -187,6 +187,6 @@ def test_r40_merchant_refuses_battle_actions() -> None:
 def test_r42_buy_back_what_was_just_paid() -> None:
     state = shop(weapon=WEAPONS[0], hand=[REWARDS[0]])
     state = run(state, "buy:potion:strength", "pay:weapon", f"buy:card:{WEAPONS[0]}")
-    assert legal(state) == {f"pay:card:{REWARDS[0]}", "cancel"}  # never the card itself
+    assert legal(state) == {f"pay:card:{REWARDS[0]}", "cancel", "undo"}  # never the card itself
     state = run(state, f"pay:card:{REWARDS[0]}")
     assert state.seats[0].weapon == WEAPONS[0] and state.pawnshop == (REWARDS[0],)

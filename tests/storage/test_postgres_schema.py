@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import asyncio
 
+import asyncpg
 import pytest
 from postgres_server import Server
 
 from bot.storage import postgres_schema, sqlite_schema
 from bot.storage.postgres import Store
+from bot.storage.postgres_rows import insert_result
 from bot.storage.records import (
     SchemaTooNew,
     SeatInfo,
@@ -53,6 +55,14 @@ async def test_every_earlier_database_is_upgraded_in_place(
     await old_table(pg, version, 3, "running", running, 10)
     await old_table(pg, version, 4, "abandoned", None, 0)
     await pg.execute("SELECT setval('tables_id_seq', 4)")
+    if version >= 5:  # the results that bot stored as its games finished
+        db = await asyncpg.connect(await pg.database())
+        try:
+            for tid, seats, game in ((1, SEATS, won), (2, HANDED, handed)):
+                await insert_result(db, table_result(tid, GUILD, 100 + tid, catalogue_version(),
+                                                     seats, game.final, 3000.0 + tid))
+        finally:
+            await db.close()
     await pg.insert("meta", key="announced:1", value="1")
 
     store = await Store.open(await pg.database(), clock=clock)

@@ -8,17 +8,20 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import aiosqlite
 import pytest
 
 from bot.storage.records import (
     CannotSave,
     CorruptTable,
+    RematchOffer,
     SchemaTooNew,
     SeatInfo,
     ServerDefaults,
     table_result,
 )
 from bot.storage.sqlite import SCHEMA_VERSION, Store
+from bot.storage.sqlite_rows import insert_result
 from cards import catalogue_version
 from engine import state_to_json
 from storage.backends import SqliteBackend, fill_up, make_room
@@ -109,7 +112,9 @@ def old_rows(version: int, tid: int, status: str, game: Game | None, step: int,
     """Table ``tid`` as the bot of schema ``version`` stored it, at ``step`` of ``game``, with
     its action log: ``(table, columns)`` rows to insert in order."""
     state = None if game is None else game.states[step]
-    extra = {"ai_level": "easy"} if version >= 4 else {}
+    extra: dict[str, object] = {"ai_level": "easy"} if version >= 4 else {}
+    if version >= 5:
+        extra["catalogue"] = catalogue_version()
     rows: list[tuple[str, dict[str, object]]] = [("tables", dict(
         id=tid, guild_id=GUILD, channel_id=100 + tid, host_id=ANN, status=status,
         seed=tid, seats=seats_text(seats, version), version=step,
@@ -120,8 +125,9 @@ def old_rows(version: int, tid: int, status: str, game: Game | None, step: int,
     for index in range(step):
         assert game is not None
         row = game.log_row(index, at=1500.0 + index)
+        seq = {"seq": index + 1} if version >= 5 else {}
         rows.append(("actions", dict(table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
-                                     by_ai=0, action=row.action, at=row.at)))
+                                     by_ai=0, action=row.action, at=row.at, **seq)))
     return rows
 
 
@@ -130,6 +136,18 @@ def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: 
     """Table ``tid`` as the bot of schema ``version`` stored it (see :func:`old_rows`)."""
     for table, columns in old_rows(version, tid, status, game, step, seats):
         sqlite.insert(table, **columns)
+
+
+async def old_results(sqlite: SqliteBackend, version: int,
+                      finished: list[tuple[int, tuple[SeatInfo, ...], Game]]) -> None:
+    """The results a bot of schema ``version`` stored as its games finished (from schema 5)."""
+    if version < 5:
+        return
+    async with aiosqlite.connect(sqlite.path) as db:
+        for tid, seats, game in finished:
+            await insert_result(db, table_result(tid, GUILD, 100 + tid, catalogue_version(),
+                                                 seats, game.final, 3000.0 + tid))
+        await db.commit()
 
 
 @pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
@@ -144,6 +162,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
     old_table(sqlite, version, 4, "abandoned", None, 0)
     old_table(sqlite, version, 5, "abandoned", running, 5)
     old_table(sqlite, version, 6, "finished", won, len(won.moves))
+    await old_results(sqlite, version, [(1, SEATS, won), (2, HANDED, handed)])
     sqlite.insert("meta", key="announced:1", value="1")
     with sqlite.raw() as con:  # a finished game whose state was damaged: it has no result
         con.execute("UPDATE tables SET state = '{\"format\": 1}' WHERE id = 6")
@@ -166,6 +185,8 @@ async def test_every_earlier_database_is_upgraded_in_place(
             rec = await store.get(tid)
             assert rec is not None and rec.catalogue == catalogue_version()
             assert rec.ai_level == level
+            assert not rec.lessons  # every older table was an ordinary one
+            assert rec.undo  # players may take back a move, as they may at a new table
         with pytest.raises(CorruptTable):
             await store.get(6)
         log = await store.action_log(1)
@@ -173,11 +194,14 @@ async def test_every_earlier_database_is_upgraded_in_place(
             (i + 1, won.moves[i][1], 1500.0 + i, False) for i in range(len(won.moves))]
         await play_on(store, 3, running, upto=12)  # the running game plays on
         assert [r.step for r in await store.action_log(3)] == list(range(1, 13))
-        assert await store.guild_settings(GUILD) == ServerDefaults(True, 300, "normal")
+        assert await store.guild_settings(GUILD) == ServerDefaults(True, 300, "normal", True)
         assert await store.guild_locale(GUILD) is None
         await store.set_guild_locale(GUILD, "fr")
         assert await store.guild_locale(GUILD) == "fr"
         assert await store.get_meta("announced:1") == "1"
+        assert await store.matches(GUILD, ANN) == expected  # a person's matches, and rematches
+        await store.save_rematch(RematchOffer(1, ANN, 5.0, (ANN,)))
+        assert await store.open_rematches() == [RematchOffer(1, ANN, 5.0, (ANN,))]
     finally:
         await store.close()
     again = await Store.open(sqlite.path, clock=clock)  # opened again: nothing written twice

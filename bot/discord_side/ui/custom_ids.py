@@ -40,6 +40,23 @@ class Move:
 
 
 @dataclass(frozen=True, slots=True)
+class Sure:
+    """The answer "Confirm" to the question asked before a move easy to regret: the move, drawn
+    at table version ``version``, applied without asking again."""
+
+    table: int
+    version: int
+    notation: str
+
+
+@dataclass(frozen=True, slots=True)
+class Back:
+    """The answer "Back" to that question: the hand message shows the hand again."""
+
+    table: int
+
+
+@dataclass(frozen=True, slots=True)
 class Pick:
     """A move menu of a hand message (the move is the picked value)."""
 
@@ -73,6 +90,62 @@ class LevelPick:
     revision: int
 
 
+#: The buttons of a replay message: where each leads from the step shown.
+REPLAY_OPS = ("open", "first", "prev", "next", "last", "pturn", "nturn", "flip")
+REMATCH_OPS = ("offer", "ready", "start")
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPage:
+    """A page button of ``/goblin history``: the matches older (``way`` "o") or newer ("n")
+    than table ``table``, of person ``player`` (0: everyone)."""
+
+    table: int
+    way: str
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayGo:
+    """A button of a replay message drawn at ``step`` (``reveal``: every hand shown); ``op``
+    says where it leads."""
+
+    table: int
+    step: int
+    reveal: bool
+    op: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaySeek:
+    """The bookmark menu of a replay message (the step is the picked value)."""
+
+    table: int
+    reveal: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayShare:
+    """The button that posts a match's animation to the channel."""
+
+    table: int
+
+
+@dataclass(frozen=True, slots=True)
+class RematchOp:
+    """Rematch, Ready or Start on a finished table's messages."""
+
+    table: int
+    op: str
+
+
+@dataclass(frozen=True, slots=True)
+class Quit:
+    """The Leave button of a solo table's hand message: its host closes the table."""
+
+    table: int
+
+
 @dataclass(frozen=True, slots=True)
 class Unreadable:
     """A custom_id starting with ``kg:`` that does not parse (damaged, forged, too old)."""
@@ -80,13 +153,19 @@ class Unreadable:
     text: str
 
 
-Target = OpenHand | Move | Pick | LobbyOp | HeroPick | LevelPick | Unreadable
+Target = (OpenHand | Move | Sure | Back | Pick | LobbyOp | HeroPick | LevelPick | Quit
+          | HistoryPage | ReplayGo | ReplaySeek | ReplayShare | RematchOp | Unreadable)
+#: The targets of past matches (history, replays, rematches): no running table behind them.
+PAST = (HistoryPage, ReplayGo, ReplaySeek, ReplayShare, RematchOp)
 
 
 #: The kind of component each target is drawn as.
 _COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
     OpenHand: discord.ui.Button, Move: discord.ui.Button, LobbyOp: discord.ui.Button,
+    Sure: discord.ui.Button, Back: discord.ui.Button, Quit: discord.ui.Button,
     Pick: discord.ui.Select, HeroPick: discord.ui.Select, LevelPick: discord.ui.Select,
+    HistoryPage: discord.ui.Button, ReplayGo: discord.ui.Button, ReplayShare: discord.ui.Button,
+    RematchOp: discord.ui.Button, ReplaySeek: discord.ui.Select,
 }
 
 
@@ -107,6 +186,16 @@ def move_id(table: int, version: int, notation: str) -> str:
     return _join("do", table, version, notation)
 
 
+def sure_id(table: int, version: int, notation: str) -> str:
+    """The custom_id of the button confirming a move easy to regret."""
+    return _join("sure", table, version, notation)
+
+
+def back_id(table: int) -> str:
+    """The custom_id of the button going back from that question to the hand."""
+    return _join("back", table)
+
+
 def pick_id(table: int, version: int, menu: str) -> str:
     """The custom_id of a move menu (``menu`` tells the menus of one message apart)."""
     return _join("pick", table, version, menu)
@@ -125,6 +214,36 @@ def hero_id(table: int) -> str:
 def level_id(table: int, seat: int, revision: int) -> str:
     """The custom_id of the level menu of AI seat ``seat`` (counted from 0) of a lobby."""
     return _join("level", table, seat, revision)
+
+
+def history_id(anchor: int, way: str, player: int | None) -> str:
+    """The custom_id of a ``/goblin history`` page button."""
+    return _join("hist", anchor, way, player or 0)
+
+
+def replay_id(table: int, step: int, reveal: bool, op: str) -> str:
+    """The custom_id of a replay button drawn at ``step``."""
+    return _join("rp", table, step, f"{'r' if reveal else 'h'}.{op}")
+
+
+def seek_id(table: int, reveal: bool) -> str:
+    """The custom_id of a replay's bookmark menu."""
+    return _join("rs", table, "r" if reveal else "h")
+
+
+def share_id(table: int) -> str:
+    """The custom_id of a replay's Share button."""
+    return _join("rsh", table)
+
+
+def rematch_id(table: int, op: str) -> str:
+    """The custom_id of a Rematch, Ready or Start button."""
+    return _join("rm", table, op)
+
+
+def quit_id(table: int) -> str:
+    """The custom_id of a solo table's Leave button."""
+    return _join("quit", table)
 
 
 def _number(text: str, least: int) -> int:
@@ -152,6 +271,8 @@ def parse(custom_id: str) -> Target:
         match kind, rest:
             case "hand", []:
                 return OpenHand(table)
+            case "quit", []:
+                return Quit(table)
             case "hero", [] | [_]:  # an older bot's menu carried the lobby's size
                 return HeroPick(table)
             case "lobby", [op] if op in LOBBY_OPS:
@@ -162,8 +283,22 @@ def parse(custom_id: str) -> Target:
                 return LevelPick(table, int(seat), _number(revision, 0))
             case "do", [version, notation] if notation:
                 return Move(table, _number(version, 0), notation)
+            case "sure", [version, notation] if notation:
+                return Sure(table, _number(version, 0), notation)
+            case "back", []:
+                return Back(table)
             case "pick", [version, menu] if menu:
                 return Pick(table, _number(version, 0), menu)
+            case "hist", [way, player] if way in ("o", "n"):
+                return HistoryPage(table, way, _number(player, 0))
+            case "rp", [step, code] if code[:2] in ("h.", "r.") and code[2:] in REPLAY_OPS:
+                return ReplayGo(table, _number(step, 0), code[0] == "r", code[2:])
+            case "rs", [mode] if mode in ("h", "r"):
+                return ReplaySeek(table, mode == "r")
+            case "rsh", []:
+                return ReplayShare(table)
+            case "rm", [op] if op in REMATCH_OPS:
+                return RematchOp(table, op)
     except (IndexError, ValueError):
         pass
     return Unreadable(custom_id[:MAX_CUSTOM_ID])
@@ -210,7 +345,9 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
 
 
 __all__ = [
-    "GoblinItem", "HeroPick", "LevelPick", "LobbyOp", "Move", "OpenHand", "Pick", "Target",
-    "Unreadable", "hand_id", "hero_id", "is_ours", "level_id", "lobby_id", "move_id", "parse",
-    "pick_id",
+    "PAST", "Back", "GoblinItem", "HeroPick", "HistoryPage", "LevelPick", "LobbyOp", "Move",
+    "OpenHand", "Pick", "Quit", "RematchOp", "ReplayGo", "ReplaySeek", "ReplayShare", "Sure",
+    "Target", "Unreadable", "back_id", "hand_id", "hero_id", "history_id", "is_ours", "level_id",
+    "lobby_id", "move_id", "parse", "pick_id", "quit_id", "rematch_id", "replay_id", "seek_id",
+    "share_id", "sure_id",
 ]

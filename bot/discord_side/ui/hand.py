@@ -8,7 +8,7 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.ui.custom_ids import move_id, pick_id
+from bot.discord_side.ui.custom_ids import back_id, move_id, pick_id, quit_id, sure_id
 from bot.discord_side.ui.parts import (
     MAX_COMPONENTS,
     ROW_BUTTONS,
@@ -19,9 +19,10 @@ from bot.discord_side.ui.parts import (
     row,
     text_block,
 )
+from bot.game.lessons import Lesson
 from bot.game.texts import Controls, Group, menu_key, phase_line, seat_line
 from bot.storage.records import TableRecord
-from engine import Observation
+from engine import GameState, Observation
 from i18n import Msg, msg, translate
 from render.style import HERO_COLOUR
 
@@ -29,7 +30,7 @@ from render.style import HERO_COLOUR
 RECENT = 4
 
 
-def _colour(obs: Observation, seat: int) -> int:
+def _colour(obs: Observation | GameState, seat: int) -> int:
     r, g, b = HERO_COLOUR.get(obs.seats[seat].hero, (59, 122, 87))
     return (r << 16) | (g << 8) | b
 
@@ -65,11 +66,17 @@ def _size(items: list[discord.ui.Item[Any]]) -> int:
 
 
 def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctrls: Controls,
-              note: Msg | None, filenames: list[str]) -> discord.ui.LayoutView:
-    """One seat's hand message (``filenames``: its uploaded pictures, hand first)."""
+              note: Msg | None, filenames: list[str],
+              lesson: Lesson | None = None) -> discord.ui.LayoutView:
+    """One seat's hand message (``filenames``: its uploaded pictures, hand first; ``lesson``:
+    the rule a guided match explains now, its moves already emphasised in ``ctrls``). A solo
+    table's hand ends with a Leave button."""
     lines = [f"### {translate(msg('bot.hand.title', table=record.id), locale)}"]
     if note is not None:
         lines.append(f"*{translate(note, locale)}*")
+    if lesson is not None:
+        heading = translate(msg("learn.heading", rule=lesson.rule), locale)
+        lines.append(f"> **{heading}** {translate(lesson.text, locale)}")
     if ctrls.notations():
         prompt = msg("bot.hand.your_move", phase=msg(f"phase.{obs.phase.value}"))
         lines.append(f"**{translate(prompt, locale)}**")
@@ -91,7 +98,25 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
         used += 1
         for item in items:
             box.add_item(item)
+    if (record.lessons or record.guild_id is None) and used + 3 <= MAX_COMPONENTS:
+        box.add_item(discord.ui.Separator())
+        box.add_item(row(button(translate(msg("learn.leave"), locale), quit_id(record.id),
+                                "danger")))
     return layout(box)
 
 
-__all__ = ["hand_view"]
+def ask_view(record: TableRecord, seat: int, question: Msg, notation: str, version: int,
+             locale: str) -> discord.ui.LayoutView:
+    """The hand message asking once more before a move easy to regret: the question, then
+    Confirm (the move, drawn at ``version``) and Back (the hand again)."""
+    lines = [f"### {translate(msg('bot.hand.title', table=record.id), locale)}",
+             f"**{translate(question, locale)}**"]
+    box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(lines)),
+                                                      accent_colour=_colour(record.game, seat))
+    box.add_item(row(button(translate(msg("bot.undo.confirm"), locale),
+                            sure_id(record.id, version, notation), "danger"),
+                     button(translate(msg("bot.undo.back"), locale), back_id(record.id))))
+    return layout(box)
+
+
+__all__ = ["ask_view", "hand_view"]

@@ -10,7 +10,7 @@ import discord
 from bot.discord_side.ui.custom_ids import GoblinItem, hero_id, level_id, lobby_id
 from bot.discord_side.ui.parts import GOLD, GREY, button, layout, menu, row, text_block
 from bot.game.seats import MAX_SEATS, heroes
-from bot.game.texts import timer_text
+from bot.game.texts import on_off, timer_text
 from bot.storage.records import SeatInfo, TableRecord
 from engine.agents import LEVELS
 from i18n import Msg, msg, translate
@@ -28,7 +28,8 @@ def lobby_lines(record: TableRecord, locale: str) -> list[str]:
                                 abilities=msg("bot.lobby.on" if record.abilities
                                               else "bot.lobby.off"),
                                 timer=timer_text(record.timer),
-                                level=msg(f"bot.level.{record.ai_level}")), locale),
+                                level=msg(f"bot.level.{record.ai_level}")), locale)
+              + " " + translate(msg("bot.undo.lobby", state=on_off(record.undo)), locale),
               translate(msg("bot.lobby.host", who=f"<@{record.host_id}>"), locale)]
     if record.status == "running":
         lines.append(translate(msg("bot.lobby.started"), locale))

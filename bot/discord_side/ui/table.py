@@ -14,6 +14,7 @@ import discord
 
 from bot.discord_side.ui.custom_ids import hand_id
 from bot.discord_side.ui.parts import GREY, button, layout, picture, row, text_block
+from bot.discord_side.ui.past import end_buttons
 from bot.game.texts import phase_line
 from bot.storage.records import TableRecord
 from engine import Observation
@@ -82,9 +83,10 @@ def narration(obs: Observation, locale: str, count: int = NARRATION) -> str:
 
 
 def table_view(record: TableRecord, obs: Observation, locale: str, filename: str | None,
-               headline: str | None = None) -> discord.ui.LayoutView:
+               headline: str | None = None, summary: str | None = None) -> discord.ui.LayoutView:
     """The table message (``filename``: its uploaded picture, None when drawing failed;
-    ``headline``: a line shown above the turn, e.g. the result of the game)."""
+    ``headline``: a line shown above the turn, e.g. the result of the game; ``summary``: the
+    uploaded summary chart of a finished match)."""
     running = record.status == "running"
     box = discord.ui.Container[discord.ui.LayoutView](
         text_block(header(record, obs, locale, headline)),
@@ -95,9 +97,13 @@ def table_view(record: TableRecord, obs: Observation, locale: str, filename: str
     if filename is not None:
         kind = "battle" if obs.battle is not None else "table"
         box.add_item(picture(filename, translate(msg(f"bot.table.picture_{kind}"), locale)))
+    if summary is not None:
+        box.add_item(picture(summary, translate(msg("render.chart.summary_title"), locale)))
     if running:
         box.add_item(row(button(translate(msg("bot.table.my_hand"), locale), hand_id(record.id),
                                 "primary")))
+    elif record.status == "finished":
+        box.add_item(end_buttons(record.id, locale))
     return layout(box)
 
 

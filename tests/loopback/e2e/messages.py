@@ -7,23 +7,30 @@ import re
 from loopback import Message
 from loopback.components import TEXT_DISPLAY, walk
 
-MOVE = re.compile(r"^kg:(do|pick):(\d+):(\d+):(.+)$")
+MOVE = re.compile(r"^kg:(do|sure|pick):(\d+):(\d+):(.+)$")
 NOTE = re.compile(r"^\*[^*]")
 
 
 def moves_of(message: Message) -> dict[str, tuple[str, str | None]]:
-    """notation -> (custom_id, option value or None) of every move control in a message."""
+    """notation -> (custom_id, option value or None) of every move control in a message (a
+    question's Confirm button included)."""
     out: dict[str, tuple[str, str | None]] = {}
     for c in message.items():
         m = MOVE.match(str(c.get("custom_id", "")))
         if m is None:
             continue
-        if m.group(1) == "do":
+        if m.group(1) in ("do", "sure"):
             out[m.group(4)] = (c["custom_id"], None)
         else:
             for o in c.get("options") or []:
                 out[o["value"]] = (c["custom_id"], o["value"])
     return out
+
+
+def asking(message: Message) -> bool:
+    """True for a hand message asking once more before a move easy to regret (its Confirm
+    button carries the move)."""
+    return any(c.startswith("kg:sure:") for c in message.custom_ids())
 
 
 def table_of(message: Message) -> tuple[int, int] | None:

@@ -13,8 +13,12 @@ from engine.agents import make_agent
 from loopback import Channel, Interaction, InteractionFailed, Loopback, Message, User
 
 from .chaos import Chaos
-from .messages import hand_button, moves_of, refused, table_of
+from .messages import asking, hand_button, moves_of, refused, table_of
 from .oracle import Oracle
+
+#: Taking back a move, and how often a person does when it is offered.
+UNDO = "undo"
+UNDO_CHANCE = 0.1
 
 
 @dataclass
@@ -52,13 +56,17 @@ class Player:
         return public[-1] if public else None
 
     def choose(self, hand: Message) -> tuple[str, str, str | None]:
+        """The move to click: the question's Confirm when asked, else sometimes Undo (a
+        misclick taken back), mostly the heuristic agent's choice, now and then any move."""
         offered = moves_of(hand)
         where = table_of(hand)
         assert where is not None
         rec = self.oracle.table(where[0])
         seat = rec.seat_of(self.user.id)
         notation = None
-        if (rec.status == "running" and rec.version == where[1] and seat is not None
+        if asking(hand) or (UNDO in offered and self.rng.random() < UNDO_CHANCE):
+            notation = next(iter(offered)) if asking(hand) else UNDO
+        elif (rec.status == "running" and rec.version == where[1] and seat is not None
                 and rec.game.current == seat and self.rng.random() > 0.05):
             obs = observe(rec.game, seat)
             want = str(make_agent("heuristic", rec.version).choose(obs))
@@ -98,8 +106,8 @@ class Player:
         if ix.followups:
             return  # refused with a message
         reply = self.lb.message(ix.original_id or 0)
-        if refused(reply):
-            return  # a note in italics first: refused ("already played")
+        if refused(reply) or asking(reply):
+            return  # a note in italics first: refused ("already played"); or a question
         self.acknowledged.append(Acknowledged(self.user.id, where[0], where[1], notation))
 
     async def open_hand(self, force: bool = False) -> bool:
@@ -187,8 +195,8 @@ def check_acknowledged(players: list[Player], oracle: Oracle) -> int:
         for ack in p.acknowledged:
             log = oracle.log(ack.table)
             assert ack.version < len(log), f"acknowledged move lost: {ack}"
-            row = log[ack.version]
-            assert (row.step, row.user_id, row.action) == (
-                ack.version + 1, ack.user, ack.notation), f"acknowledged {ack}, logged {row}"
+            row = log[ack.version]  # the action applied at that version (steps go back)
+            assert (row.user_id, row.action) == (
+                ack.user, ack.notation), f"acknowledged {ack}, logged {row}"
             count += 1
     return count

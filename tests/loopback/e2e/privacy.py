@@ -158,20 +158,24 @@ class PrivacyWatch:
             if where is not None:
                 wanted.setdefault(where[0], set()).add(where[1])
             shown.append((mid, rev, text, where))
-        at: dict[tuple[int, int], GameState] = {}
+        # a step a take-back went back to was had twice (or more): each time is a candidate
+        at: dict[tuple[int, int], list[GameState]] = {}
         ever: dict[str, dict[str, str]] = {lc: {} for lc in LOCALES}
         always: dict[str, set[str]] = {lc: set() for lc in LOCALES}
         for tid in sorted(set(tables) | set(wanted)):
             config, actions = history(tid)
             state = new_game(config)
             for i in range(len(actions) + 1):
-                if i in wanted.get(tid, ()):
-                    at[(tid, i)] = state
+                if state.step in wanted.get(tid, ()):
+                    at.setdefault((tid, state.step), []).append(state)
                 for lc in LOCALES:
                     for seat in state.seats:
                         ever[lc].update((translate(card_name(c), lc), c) for c in seat.hand)
                 if i < len(actions):
-                    state, _ = apply(state, parse(actions[i]))
+                    state, said = apply(state, parse(actions[i]))
+                    if actions[i] == "undo":  # "Ann takes back Slip Away.": told publicly
+                        for lc in LOCALES:
+                            always[lc] |= {translate(e.text, lc) for e in said if e.to is None}
             for lc in LOCALES:
                 always[lc] |= {translate(hero_name(s.hero), lc) for s in state.seats}
                 always[lc] |= {_param(seat_name(state, i), lc)
@@ -181,7 +185,10 @@ class PrivacyWatch:
         checked = 0
         for mid, rev, text, where in shown:
             if where is not None and where in at:
-                secrets = Secrets.merged([Secrets.of(at[where], lc) for lc in LOCALES])
+                # the message showed one of the states of its step: it leaks if it leaks for all
+                candidates = [Secrets.merged([Secrets.of(state, lc) for lc in LOCALES])
+                              for state in at[where]]
+                secrets = min(candidates, key=lambda c: len(c.leaks(text)))
                 checked += 1
             elif where is not None:
                 self.problems.append(f"public message {mid} revision {rev} shows table "

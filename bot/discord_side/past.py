@@ -1,0 +1,258 @@
+"""Past matches on Discord: ``/goblin history`` and ``/goblin replay``, the clicks on their
+messages, sharing a match's animation, and rematches. Each answer acknowledges first, asks the
+service (:mod:`bot.game.history`, :mod:`bot.game.rematch`) and answers; every state is in the
+custom id or the database.
+
+The animation is drawn in a thread of the bot (``asyncio.to_thread``): it is asked for rarely,
+and a worker process would have to rebuild the whole replay from the log. One animation is drawn
+at a time, and the last few are kept, so clicks on Share never pile up drawings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import discord
+
+from bot.discord_side.context import loc
+from bot.discord_side.messages import MENTIONS, NO_MENTIONS, Messages
+from bot.discord_side.ui.custom_ids import (
+    HistoryPage,
+    RematchOp,
+    ReplayGo,
+    ReplaySeek,
+    ReplayShare,
+    Target,
+)
+from bot.discord_side.ui.past import goto, history_view, rematch_view, replay_view
+from bot.game.history import Loaded
+from bot.game.refusals import Refusal
+from bot.game.rematch import RematchState
+from bot.game.service import GameService
+from bot.storage.records import TableRecord
+from bot.workers.pictures import ImageFile
+from engine.names import seat_name
+from engine.replay import Replay
+from i18n import Msg, Param, msg, translate
+from render.animation import MAX_BYTES, match_animation
+from render.charts import SeatSeries, summary_chart
+
+log = logging.getLogger("karak.bot")
+#: Discord's upload limit of a message without Nitro boosts.
+UPLOAD_LIMIT = 8 * 1024 * 1024
+#: Animations kept (by table and language), the most recently made.
+KEPT_ANIMATIONS = 2
+
+
+def round_series(replay: Replay) -> list[SeatSeries]:
+    """Each seat's keys and hit points at the end of every round of a match (for the summary
+    chart), in seat order."""
+    ends: dict[int, int] = {}  # round -> its last step
+    for step in range(replay.last + 1):
+        ends[replay.state(step).round] = step
+    states = [replay.state(ends[r]) for r in sorted(ends)]
+    final = replay.final
+    return [SeatSeries(seat.hero, _name(seat_name(final, i)),
+                       keys=tuple([len(s.seats[i].keys) for s in states]),
+                       hp=tuple([s.seats[i].hp for s in states]), won=final.winner == i)
+            for i, seat in enumerate(final.seats)]
+
+
+def _name(name: Param) -> str | Msg:
+    """A seat's name as a chart takes it."""
+    return name if isinstance(name, Msg) else str(name)
+
+
+class PastMatches:
+    """History pages, replays, shared animations and rematches (``begin`` posts a started
+    match's table message and lets its AI seats play)."""
+
+    def __init__(self, service: GameService, messages: Messages,
+                 begin: Callable[[TableRecord], Awaitable[None]]) -> None:
+        self.service = service
+        self.messages = messages
+        self.begin = begin
+        self._drawing = asyncio.Lock()  # one animation drawn at a time
+        self._animations: OrderedDict[tuple[int, str], bytes] = OrderedDict()
+
+    # ------------------------------------------------------------------ commands
+
+    async def history(self, interaction: discord.Interaction[Any], player: int | None) -> None:
+        """/goblin history [player]: the newest matches of this server, privately."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        page = await self.service.history.page(interaction.guild_id, player)
+        await interaction.edit_original_response(view=history_view(page, player,
+                                                                   loc(interaction)))
+
+    async def replay(self, interaction: discord.Interaction[Any], table: int) -> None:
+        """/goblin replay id: the match at its start, privately."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        loaded = await self.service.history.replay(table, interaction.guild_id)
+        await self._show(interaction, loaded, 0, False)
+
+    # ------------------------------------------------------------------ clicks
+
+    async def on_click(self, interaction: discord.Interaction[Any], target: Target,
+                       values: list[str]) -> None:
+        """Answer a click on a history, replay or rematch control."""
+        match target:
+            case HistoryPage(anchor, way, player):
+                await interaction.response.defer()
+                older, newer = (anchor, None) if way == "o" else (None, anchor)
+                page = await self.service.history.page(interaction.guild_id, player or None,
+                                                       older, newer)
+                await interaction.edit_original_response(
+                    view=history_view(page, player or None, loc(interaction)))
+            case ReplayGo(table, step, reveal, "open"):
+                await interaction.response.defer(ephemeral=True, thinking=True)
+                loaded = await self.service.history.replay(table, interaction.guild_id)
+                await self._show(interaction, loaded, step, reveal)
+            case ReplayGo(table, step, reveal, op):
+                await interaction.response.defer()
+                loaded = await self.service.history.replay(table, interaction.guild_id)
+                if op == "flip":
+                    reveal = not reveal
+                await self._show(interaction, loaded, goto(loaded.replay, step, op), reveal)
+            case ReplaySeek(table, reveal):
+                await interaction.response.defer()
+                loaded = await self.service.history.replay(table, interaction.guild_id)
+                picked = values[0] if len(values) == 1 else ""
+                if not picked.isdigit() or int(picked) > loaded.replay.last:
+                    raise Refusal(msg("replay.error.bad_step"))
+                await self._show(interaction, loaded, int(picked), reveal)
+            case ReplayShare(table):
+                await self.share(interaction, table)
+            case RematchOp(table, op):
+                await self.rematch(interaction, table, op)
+
+    async def _show(self, interaction: discord.Interaction[Any], loaded: Loaded, step: int,
+                    reveal: bool) -> None:
+        """Show ``step`` of a replay in the interaction's private message (``reveal``: every
+        hand, refused before the match's end)."""
+        if reveal and not loaded.finished:
+            raise Refusal(msg("replay.error.not_over"))
+        locale = loc(interaction)
+        view = loaded.replay.view(step)
+        kinds = ["table", "battle"] if view.battle is not None else ["table"]
+        drawn = await asyncio.gather(*(self.messages.pictures.png(k, view, locale)
+                                       for k in kinds))
+        files = [ImageFile(png, f"{k}.png") for k, png in zip(kinds, drawn, strict=True)
+                 if png is not None]
+        await interaction.edit_original_response(
+            view=replay_view(loaded, step, reveal, locale, [f.filename for f in files]),
+            attachments=files)
+
+    async def share(self, interaction: discord.Interaction[Any], table: int) -> None:
+        """Post the match's animation in the channel (drawn in a thread of the bot)."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        loaded = await self.service.history.replay(table, interaction.guild_id)
+        record = loaded.record
+        gif = await self._animation(loaded)
+        locale = loc(interaction)
+        if len(gif) > min(MAX_BYTES, UPLOAD_LIMIT):
+            raise Refusal(msg("replay.too_big", table=table))
+        channel = self.messages.client.get_partial_messageable(
+            interaction.channel_id or record.channel_id, guild_id=interaction.guild_id)
+        self.messages.pace.note(channel.id)
+        await channel.send(content=translate(msg("replay.animation", table=table),
+                                             record.locale),
+                           file=ImageFile(gif, f"match-{table}.gif"),
+                           allowed_mentions=NO_MENTIONS)
+        await interaction.edit_original_response(
+            content=translate(msg("replay.shared", table=table), locale))
+
+    async def _animation(self, loaded: Loaded) -> bytes:
+        """The GIF of a match in its table's language (kept, or drawn in a thread)."""
+        key = (loaded.record.id, loaded.record.locale)
+        async with self._drawing:
+            gif = self._animations.get(key)
+            if gif is None:
+                gif = await asyncio.to_thread(match_animation, loaded.replay, key[1])
+                self._animations[key] = gif
+                while len(self._animations) > KEPT_ANIMATIONS:
+                    self._animations.popitem(last=False)
+            self._animations.move_to_end(key)
+        return gif
+
+    async def summary(self, record: TableRecord) -> bytes | None:
+        """The summary chart of a finished table (keys and HP per seat round by round), drawn
+        in a thread; None when its match cannot be replayed (it is then left out)."""
+        try:
+            loaded = await self.service.history.replay(record.id, record.guild_id)
+            return await asyncio.to_thread(summary_chart, round_series(loaded.replay),
+                                           record.locale)
+        except Refusal as exc:
+            log.warning("no summary chart for table %s: %s", record.id, exc.reason.key)
+        except Exception:
+            log.exception("could not draw the summary chart of table %s", record.id)
+        return None
+
+    # ------------------------------------------------------------------ rematches
+
+    async def rematch(self, interaction: discord.Interaction[Any], table: int, op: str) -> None:
+        """Rematch (offer), Ready or Start."""
+        await self.service.play.check_channel(table, interaction.channel_id)
+        locale = loc(interaction)
+        user = interaction.user.id
+        rematches = self.service.rematches
+        if op == "offer":
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            state = await rematches.offer(table, user)
+            if state.offer.message_id is None and state.started is None:
+                self.messages.pace.note(state.record.channel_id)
+                sent = await self.messages.channel(state.record).send(  # pings those asked
+                    view=rematch_view(state, state.record.locale), allowed_mentions=MENTIONS)
+                await rematches.set_message(table, sent.id)
+                told = msg("rematch.offered")
+            else:
+                await self._redraw_offer(state)
+                told = (msg("rematch.started", table=state.started.id) if state.started
+                        else msg("rematch.you_are_ready"))
+            await interaction.edit_original_response(content=translate(told, locale))
+        else:
+            await interaction.response.defer()
+            try:
+                state = await (rematches.start(table, user) if op == "start"
+                               else rematches.ready(table, user))
+            except Refusal as exc:
+                if exc.record is not None and exc.reason.key == "rematch.error.lapsed":
+                    await self._redraw_offer_of(interaction, exc.record)
+                raise
+            await interaction.edit_original_response(
+                view=rematch_view(state, state.record.locale))
+        if state.started is not None:
+            await self.begin(state.started)
+
+    async def _redraw_offer(self, state: RematchState) -> None:
+        """Bring the offer's public message up to date."""
+        if state.offer.message_id is None:
+            return
+        message = self.messages.channel(state.record).get_partial_message(
+            state.offer.message_id)
+        self.messages.pace.note(state.record.channel_id)
+        try:
+            await message.edit(view=rematch_view(state, state.record.locale),
+                               allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as exc:
+            log.warning("could not edit the rematch offer of table %s (%s)", state.record.id,
+                        exc.status)
+
+    async def _redraw_offer_of(self, interaction: discord.Interaction[Any],
+                               record: TableRecord) -> None:
+        """A click on a lapsed offer: the clicked message loses its buttons."""
+        offer = await self.service.rematches.offer_of(record.id)
+        if offer is not None and interaction.message is not None:
+            await interaction.edit_original_response(
+                view=rematch_view(RematchState(offer, record), record.locale, closed=True))
+
+    async def lapse_offers(self) -> None:
+        """Close the offers whose time ran out; their messages lose their buttons."""
+        for state in await self.service.rematches.lapsed():
+            await self._redraw_offer(state)
+
+
+__all__ = ["UPLOAD_LIMIT", "PastMatches"]

@@ -1,0 +1,209 @@
+"""The messages of past matches, as Components V2 layouts: a page of ``/goblin history``, a
+step of a replay (private), and a rematch offer (public).
+
+Every button carries what its click needs in its custom id (the page's anchor, the replay's
+step), so a message keeps working after a restart.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from bot.discord_side.ui.custom_ids import (
+    GoblinItem,
+    history_id,
+    rematch_id,
+    replay_id,
+    seek_id,
+    share_id,
+)
+from bot.discord_side.ui.parts import GOLD, GREY, button, layout, menu, picture, row, text_block
+from bot.game.history import HistoryPage, Loaded
+from bot.game.rematch import RematchState, people
+from bot.game.texts import phase_line
+from bot.storage.records import SeatResult, TableResult
+from engine.names import card_name, seat_name
+from engine.replay import Replay
+from i18n import Msg, msg, translate
+
+#: Options of Discord's select menu.
+MENU_OPTIONS = 25
+#: Narration lines of a replay step shown at most.
+STEP_LINES = 8
+
+
+def _seat(seat: SeatResult, locale: str) -> str:
+    """One seat of a result: who, hero, and the AI's level."""
+    hero = translate(msg(f"hero.{seat.hero}.name"), locale)
+    if seat.kind == "ai":
+        who = translate(msg("history.ai", level=msg(f"bot.level.{seat.ai_level}")), locale)
+    else:
+        who = f"<@{seat.user_id}>"
+        if seat.handed_to_ai:
+            who += " " + translate(msg("history.handed",
+                                       level=msg(f"bot.level.{seat.ai_level}")), locale)
+    if seat.place == 1:
+        who = f"{translate(msg('history.winner'), locale)} {who}"
+    return translate(msg("history.seat", place=seat.place, who=who, hero=hero,
+                         keys=seat.keys, hp=seat.hp), locale)
+
+
+def _entry(result: TableResult, changes: dict[int, int] | None, locale: str) -> str:
+    """One match of the history: number, date, length, winner and seats."""
+    lines = [translate(msg("history.entry", table=result.table_id,
+                           date=f"<t:{int(result.finished_at)}:f>", rounds=result.rounds,
+                           moves=result.actions), locale)]
+    for seat in result.seats:
+        line = "- " + _seat(seat, locale)
+        if changes is not None and seat.user_id in changes:  # filled once ratings exist
+            line += " " + translate(msg("history.rating", change=f"{changes[seat.user_id]:+d}"),
+                                    locale)
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def history_view(page: HistoryPage, player: int | None, locale: str) -> discord.ui.LayoutView:
+    """A page of past matches with its Newer and Older buttons."""
+    title = (msg("history.title_player", who=f"<@{player}>") if player
+             else msg("history.title"))
+    parts = [f"### {translate(title, locale)}"]
+    if not page.results:
+        parts.append(translate(msg("history.empty"), locale))
+    for result in page.results:
+        parts.append(_entry(result, page.rating_changes.get(result.table_id), locale))
+    box = discord.ui.Container[discord.ui.LayoutView](text_block("\n\n".join(parts)),
+                                                      accent_colour=GOLD)
+    if page.results:
+        newer = button(translate(msg("history.newer"), locale),
+                       history_id(page.newer or page.results[0].table_id, "n", player),
+                       disabled=page.newer is None)
+        older = button(translate(msg("history.older"), locale),
+                       history_id(page.older or page.results[-1].table_id, "o", player),
+                       disabled=page.older is None)
+        box.add_item(row(newer, older))
+        box.add_item(text_block("-# " + translate(msg("history.replay_hint"), locale)))
+    return layout(box)
+
+
+def goto(replay: Replay, step: int, op: str) -> int:
+    """The step a replay button drawn at ``step`` leads to."""
+    step = max(0, min(step, replay.last))
+    turns = replay.turn_starts()
+    match op:
+        case "first":
+            return 0
+        case "prev":
+            return max(0, step - 1)
+        case "next":
+            return min(replay.last, step + 1)
+        case "last":
+            return replay.last
+        case "pturn":
+            return max((t for t in turns if t < step), default=0)
+        case "nturn":
+            return min((t for t in turns if t > step), default=replay.last)
+    return step
+
+
+def bookmark_options(replay: Replay, step: int, locale: str) -> list[tuple[str, str, str | None]]:
+    """The bookmarks offered in the seek menu: the :data:`MENU_OPTIONS` nearest ``step`` (one
+    option per step, its bookmarks' labels joined), in the order of the match."""
+    labels: dict[int, list[str]] = {}
+    for mark in replay.bookmarks:
+        labels.setdefault(mark.step, []).append(translate(mark.label, locale))
+    nearest = sorted(labels, key=lambda s: (abs(s - step), s))[:MENU_OPTIONS]
+    return [(" · ".join(labels[s]), str(s),
+             translate(msg("replay.option_step", step=s), locale)) for s in sorted(nearest)]
+
+
+def _hands(loaded: Loaded, step: int, locale: str) -> str:
+    """Every seat's hand at ``step`` (a finished match only)."""
+    shown = loaded.replay.reveal(step, final=loaded.record.game)
+    state = loaded.replay.state(step)
+    lines = [f"**{translate(msg('replay.hands'), locale)}**"]
+    for i, hand in enumerate(shown.hands):
+        cards = ", ".join(translate(card_name(c), locale) for c in hand) or "—"
+        who = seat_name(state, i)
+        name = translate(who, locale) if isinstance(who, Msg) else str(who)
+        lines.append(f"- {name}: {cards}")
+    return "\n".join(lines)
+
+
+def replay_view(loaded: Loaded, step: int, reveal: bool, locale: str,
+                pictures: list[str]) -> discord.ui.LayoutView:
+    """A step of a replay: where it is, the move's narration, the pictures (``pictures``: the
+    uploaded files' names), the hands when revealed, the buttons and the bookmark menu."""
+    replay, tid = loaded.replay, loaded.record.id
+    obs = replay.view(step)
+    head = [f"### {translate(msg('replay.title', table=tid), locale)}",
+            translate(msg("replay.where", step=step, last=replay.last, round=obs.round), locale),
+            translate(phase_line(obs), locale)]
+    if reveal:
+        head.append(f"-# {translate(msg('replay.revealed'), locale)}")
+    box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(head)),
+                                                      accent_colour=GREY)
+    told = replay.narration(step, locale)[-STEP_LINES:]
+    if told:
+        box.add_item(text_block("\n".join(f"> {line}" for line in told)))
+    if reveal:
+        box.add_item(text_block(_hands(loaded, step, locale)))
+    for name in pictures:
+        box.add_item(picture(name, translate(msg(f"bot.table.picture_{name[:-4]}"), locale)))
+
+    def go(op: str, key: str, stop: bool) -> GoblinItem:
+        return button(translate(msg(f"replay.{key}"), locale),
+                      replay_id(tid, step, reveal, op), disabled=stop)
+
+    box.add_item(row(go("first", "first", step == 0), go("prev", "prev", step == 0),
+                     go("next", "next", step == replay.last),
+                     go("last", "last", step == replay.last)))
+    flip = "hide" if reveal else "reveal"
+    box.add_item(row(go("pturn", "prev_turn", step == 0),
+                     go("nturn", "next_turn", step == replay.last),
+                     button(translate(msg(f"replay.{flip}"), locale),
+                            replay_id(tid, step, reveal, "flip"),
+                            disabled=not loaded.finished),
+                     button(translate(msg("replay.share"), locale), share_id(tid), "primary")))
+    box.add_item(row(menu(seek_id(tid, reveal), translate(msg("replay.seek"), locale),
+                          bookmark_options(replay, step, locale), str(step))))
+    return layout(box)
+
+
+def rematch_view(state: RematchState, locale: str, closed: bool = False) -> discord.ui.LayoutView:
+    """The public rematch offer: who is ready, when it lapses, Ready and Start (gone once the
+    rematch started or the offer lapsed)."""
+    record, offer = state.record, state.offer
+    lines = [f"### {translate(msg('rematch.title', table=record.id), locale)}"]
+    if state.started is not None:
+        lines.append(translate(msg("rematch.started", table=state.started.id), locale))
+    elif closed or offer.closed:
+        lines.append(translate(msg("rematch.lapsed"), locale))
+    else:
+        lines.append(translate(msg("rematch.offer", who=f"<@{offer.offered_by}>",
+                                   when=f"<t:{int(state.lapses_at)}:R>"), locale))
+        lines.append(translate(msg("rematch.kept"), locale))
+    ready = [f"<@{u}>" for u in offer.ready]
+    waiting = [f"<@{u}>" for u in people(record) if u not in offer.ready]
+    lines.append(translate(msg("rematch.ready_list", count=len(ready),
+                               who=", ".join(ready) or "—"), locale))
+    if waiting and state.started is None and not (closed or offer.closed):
+        lines.append(translate(msg("rematch.waiting", who=", ".join(waiting)), locale))
+    box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(lines)),
+                                                      accent_colour=GOLD)
+    if state.started is None and not (closed or offer.closed):
+        box.add_item(row(button(translate(msg("rematch.ready"), locale),
+                                rematch_id(record.id, "ready"), "success"),
+                         button(translate(msg("rematch.start"), locale),
+                                rematch_id(record.id, "start"), "primary")))
+    return layout(box)
+
+
+def end_buttons(table: int, locale: str) -> discord.ui.ActionRow[discord.ui.LayoutView]:
+    """The Replay and Rematch buttons of a finished table's message."""
+    return row(button(translate(msg("replay.open"), locale), replay_id(table, 0, False, "open")),
+               button(translate(msg("rematch.button"), locale), rematch_id(table, "offer"),
+                      "success"))
+
+
+__all__ = ["MENU_OPTIONS", "bookmark_options", "end_buttons", "goto", "history_view",
+           "rematch_view", "replay_view"]

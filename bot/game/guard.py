@@ -1,0 +1,51 @@
+"""The misclick guard: the moves a player is asked about once more before they are applied.
+
+Two moves are easy to regret and cannot be taken back once made: ending a battle that the hand's
+"if the battle ends now" preview (the engine's battle totals) shows as lost, and starting a fight
+with 1 HP left against a monster whose attack gets past the seat's equipment (the cards played
+in the battle may still hold it off, but a slip knocks the hero out). The question is asked in
+the hand message; the answer's button carries the move (its custom id), nothing is kept.
+"""
+
+from __future__ import annotations
+
+from engine import Action, EndBattle, Fight, Observation
+from engine.catalog import tables
+from engine.names import monster_name
+from i18n import Msg, msg
+
+#: The HP at which a fight whose monster hits harder than the seat's equipment knocks it out.
+LAST_HP = 1
+
+
+def question(obs: Observation, action: Action) -> Msg | None:
+    """What to ask the viewer of ``obs`` before ``action``, one of their legal moves (None: the
+    move is applied at once)."""
+    if isinstance(action, EndBattle):
+        totals = obs.battle.totals if obs.battle is not None else None
+        if totals is None or totals.win:
+            return None
+        if totals.knocked_out:
+            return msg("bot.undo.end_knocked_out")
+        if totals.damage > 0:
+            return msg("bot.undo.end_lost", count=totals.damage)
+        return msg("bot.undo.end_unhurt")
+    if isinstance(action, Fight):
+        me = obs.seats[obs.current]
+        monster = obs.target(action)
+        if me.hp != LAST_HP or monster is None:
+            return None
+        attack = tables().monsters[monster].attack
+        if attack > _equipment_defence(me.weapon, me.armour):
+            return msg("bot.undo.fight_lethal", monster=monster_name(monster), attack=attack)
+    return None
+
+
+def _equipment_defence(*items: str | None) -> int:
+    """The defence the seat's equipment brings to every battle."""
+    known = tables().equipment
+    return sum(known[item].defence for item in items
+               if item is not None and item in known)
+
+
+__all__ = ["LAST_HP", "question"]

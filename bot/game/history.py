@@ -1,0 +1,131 @@
+"""Past matches: a server's finished matches page by page, and a match laid out again for
+stepping through (:class:`engine.replay.Replay`), with every refusal it may meet.
+
+A match is replayed from its seed and its action log, with today's cards: a match played with
+another card catalogue is refused (it would be a different game), and so is a log that no longer
+replays. Replays are read-only and the tables they show never change again, so no table's lock is
+taken; a few built replays are kept, the most recently used.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from bot.game.refusals import Refusal
+from bot.game.tables import Tables
+from bot.storage.interface import Storage
+from bot.storage.records import TableRecord, TableResult
+from cards import catalogue_version
+from engine.replay import Replay, ReplayError
+from i18n import msg
+
+#: Matches shown on one page of ``/goblin history``.
+PAGE = 5
+#: Built replays kept in memory (a 700-move match holds about 700 KiB).
+KEPT_REPLAYS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPage:
+    """One page of matches, newest first, with the anchors of the neighbouring pages: ``older``
+    (list the matches older than this table) and ``newer`` (list those newer than this table);
+    None when there are none that way. ``rating_changes`` is each listed table's rating change
+    per person (empty until ratings exist)."""
+
+    results: tuple[TableResult, ...]
+    older: int | None
+    newer: int | None
+    rating_changes: dict[int, dict[int, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A match ready to step through: its table and its replay."""
+
+    record: TableRecord
+    replay: Replay
+
+    @property
+    def finished(self) -> bool:
+        """True for a match played to its end (its hands may be revealed)."""
+        return self.record.status == "finished" and self.replay.finished
+
+
+class History:
+    """The pages of past matches and the replays of finished ones."""
+
+    def __init__(self, store: Storage, tables: Tables) -> None:
+        self.store = store
+        self.tables = tables
+        self._replays: OrderedDict[int, Replay] = OrderedDict()
+
+    async def page(self, guild_id: int | None, player: int | None = None,
+                   before: int | None = None, after: int | None = None,
+                   size: int = PAGE) -> HistoryPage:
+        """The page of ``size`` matches of the server (of ``player`` when given) older than
+        table ``before``, or just newer than table ``after`` (neither: the newest)."""
+        found = await self.store.matches(guild_id, player, size + 1, before, after)
+        more = len(found) > size
+        shown = found[1:] if after is not None and more else found[:size]
+        if not shown:
+            return HistoryPage((), None, None, {})
+        newest, oldest = shown[0].table_id, shown[-1].table_id
+        older = oldest if (more if after is None else await self._any(
+            guild_id, player, before=oldest)) else None
+        newer = newest if (more if after is not None else before is not None and await self._any(
+            guild_id, player, after=newest)) else None
+        return HistoryPage(tuple(shown), older, newer, self.rating_changes(shown))
+
+    async def _any(self, guild_id: int | None, player: int | None, *, before: int | None = None,
+                   after: int | None = None) -> bool:
+        return bool(await self.store.matches(guild_id, player, 1, before, after))
+
+    @staticmethod
+    def rating_changes(results: list[TableResult]) -> dict[int, dict[int, int]]:
+        """Each table's rating change per person: none yet, until the bot rates players."""
+        return {}
+
+    async def replay(self, table_id: int, guild_id: int | None) -> Loaded:
+        """Table ``table_id`` of server ``guild_id`` laid out for stepping through; refused when
+        it is no match of this server, was never played, is still being played, was played
+        with other cards, or its log no longer replays."""
+        try:
+            record = await self.tables.load(table_id)
+        except Refusal:
+            raise Refusal(msg("history.error.no_match", table=table_id)) from None
+        if record.guild_id != guild_id or record.state is None:
+            raise Refusal(msg("history.error.no_match", table=table_id))
+        if record.status == "running":
+            raise Refusal(msg("history.error.running", table=table_id))
+        if record.catalogue != catalogue_version():
+            raise Refusal(msg("history.error.other_cards", table=table_id))
+        kept = self._replays.get(table_id)
+        if kept is None:
+            kept = await self._build(record)
+            self._replays[table_id] = kept
+            while len(self._replays) > KEPT_REPLAYS:
+                self._replays.popitem(last=False)
+        self._replays.move_to_end(table_id)
+        return Loaded(record, kept)
+
+    async def _build(self, record: TableRecord) -> Replay:
+        """The replay of a table from its configuration and the actions of its log that stand
+        (an undone action is left out)."""
+        log = await self.store.action_log(record.id)
+        actions = [row.action for row in log if not row.undone]
+        try:
+            built = Replay(record.game.config, actions)
+        except ReplayError as exc:
+            raise Refusal(msg("history.error.no_replay", table=record.id,
+                              step=exc.step + 1)) from exc
+        if built.final != record.game:
+            raise Refusal(msg("history.error.no_replay", table=record.id, step=built.last))
+        return built
+
+    async def result(self, table_id: int) -> TableResult | None:
+        """The stored result of a finished table."""
+        return await self.store.result_of(table_id)
+
+
+__all__ = ["KEPT_REPLAYS", "PAGE", "History", "HistoryPage", "Loaded"]

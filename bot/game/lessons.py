@@ -1,0 +1,183 @@
+"""The guided first match (``/goblin learn``): which rule the learner's hand message explains,
+and which of its moves it highlights.
+
+A lesson is met at the learner's first decision where its situation arises, read from what the
+seat sees (its observation) and nothing else: the first choice of a monster to fight (R10), a
+card that must follow the colours of the card before it (R15), a cursed monster (R21 to R23), a
+reward won (R27), a key held (R11) and a visit to the merchant with something to pay (R40). One
+lesson at a time, in that order of preference; a lesson that is not shown at its first chance
+waits for the next one. Which lessons were met, and when, is worked out again from the table's
+seed and moves (:func:`lessons_met`), so nothing about them is stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from bot.game.texts import Choice, Controls
+from engine import Action, GameConfig, GameState, Phase, apply, new_game, observe, parse
+from engine.actions import BuyPawned, BuyPotion, Discard, Fight, Play, TakeReward, VisitMerchant
+from engine.agents import AiLevel
+from engine.catalog import tables
+from engine.observe import Observation
+from i18n import Msg, msg
+
+#: The lessons, in the order a moment that fits several of them picks one.
+LESSONS = ("fight", "chain", "curse", "reward", "key", "merchant")
+#: The rule each lesson explains (docs/rules.md); a curse's rule depends on its kind.
+RULES = {"fight": "R10", "chain": "R15", "reward": "R27", "key": "R11", "merchant": "R40"}
+CURSE_RULES = {"colour": "R21", "effect": "R22", "equipment": "R23"}
+COLOURS = frozenset({"green", "blue", "red", "yellow"})
+EQUIPMENT = frozenset({"weapon", "armour"})
+#: The learner's moves read back from the log at most (the lessons come in the first turns).
+MAX_STEPS = 600
+#: The seed of every ``/goblin learn`` match, found by ``scripts/find_lesson_seed.py``: with the
+#: easy agent in the learner's seat, every lesson comes within the learner's first three turns.
+LESSON_SEED = 470
+#: The AI seats of a ``/goblin learn`` match, and their level.
+LESSON_AI_SEATS = 2
+LESSON_LEVEL: AiLevel = "easy"
+#: A lesson's moves from a menu shown as buttons at most (a level's row and its gatekeeper).
+LIFTED = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Lesson:
+    """One lesson as the hand message shows it: its name, rule id, text and the moves it
+    highlights (notations)."""
+
+    name: str
+    rule: str
+    text: Msg
+    highlight: frozenset[str]
+
+
+def _curse_kind(curse: str) -> str:
+    if curse in COLOURS:
+        return "colour"
+    return "equipment" if curse in EQUIPMENT else "effect"
+
+
+def _can_pay(obs: Observation, seat: int) -> bool:
+    """True when the seat holds something the merchant takes (R40): equipment or a reward
+    card in its hand."""
+    view = obs.seats[seat]
+    cards = tables().actions
+    return (view.weapon is not None or view.armour is not None
+            or any(cards[c].reward for c in obs.hand if c in cards))
+
+
+def _holds_reward(obs: Observation, seat: int) -> bool:
+    """True when the seat holds a reward it won: equipment, or a reward card in its hand or
+    discard pile (R27, R32)."""
+    view = obs.seats[seat]
+    cards = tables().actions
+    return (obs.phase is Phase.REWARD or view.weapon is not None or view.armour is not None
+            or any(cards[c].reward for c in (*obs.hand, *view.discard) if c in cards))
+
+
+def situations(obs: Observation) -> list[str]:
+    """The lessons whose situation the seat is in now (none unless it is the seat's
+    decision), in :data:`LESSONS` order."""
+    seat = obs.viewer
+    if seat is None or not obs.legal or obs.current != seat:
+        return []
+    battle = obs.battle
+    found = {
+        "fight": obs.phase is Phase.TURN and any(isinstance(a, Fight) for a in obs.legal),
+        "chain": (obs.phase is Phase.BATTLE and battle is not None and bool(battle.chain)
+                  and any(isinstance(a, Play) for a in obs.legal)),
+        "curse": (obs.phase in (Phase.BATTLE, Phase.DISCARD) and battle is not None
+                  and bool(battle.active_curses)),
+        "reward": _holds_reward(obs, seat),
+        "key": bool(obs.seats[seat].keys) and obs.phase is Phase.TURN,
+        "merchant": (obs.phase is Phase.MERCHANT or obs.phase is Phase.TURN
+                     and VisitMerchant() in obs.legal and _can_pay(obs, seat)),
+    }
+    return [name for name in LESSONS if found[name]]
+
+
+def _highlight(name: str, obs: Observation) -> frozenset[str]:
+    """The moves a lesson points at (the buttons drawn in the primary style)."""
+    def kinds(*types: type[Action]) -> frozenset[str]:
+        return frozenset(str(a) for a in obs.legal if isinstance(a, types))
+
+    if name == "fight":
+        return kinds(Fight)
+    if name == "chain":
+        return kinds(Play)
+    if name == "curse":
+        return kinds(Play, Discard)
+    if name == "reward":
+        return kinds(TakeReward)
+    if name == "key":
+        return frozenset(str(a) for a in obs.legal if isinstance(a, Fight) and a.level == 2)
+    return kinds(VisitMerchant, BuyPotion, BuyPawned)
+
+
+def lesson(name: str, obs: Observation) -> Lesson:
+    """Lesson ``name`` as shown to ``obs``'s viewer now."""
+    rule = RULES.get(name)
+    key = name
+    if name == "curse":
+        assert obs.battle is not None
+        kind = _curse_kind(obs.battle.active_curses[0])
+        rule = CURSE_RULES[kind]
+        key = f"curse_{kind}"
+    assert rule is not None
+    return Lesson(name, rule, msg(f"learn.lesson.{key}", rule=rule), _highlight(name, obs))
+
+
+def emphasised(ctrls: Controls, shown: Lesson) -> Controls:
+    """The hand's controls with the lesson's moves drawn as buttons in the primary style, and
+    no other move in it. A lesson's move offered in a menu gets a button of its own too (up to
+    :data:`LIFTED` of them), the menu staying as it was."""
+    def restyle(c: Choice) -> Choice:
+        if c.notation in shown.highlight:
+            return replace(c, style="primary")
+        return replace(c, style="secondary") if c.style == "primary" else c
+
+    groups = []
+    for g in ctrls.groups:
+        lifted = [replace(c, style="primary") for m in g.menus for c in m.choices
+                  if c.notation in shown.highlight][:LIFTED]
+        groups.append(replace(g, buttons=(*lifted, *(restyle(c) for c in g.buttons))))
+    return Controls(tuple(groups))
+
+
+def lessons_met(config: GameConfig, moves: Iterable[Action | str], seat: int,
+                upto: int | None = None) -> dict[str, int]:
+    """Each lesson the learner at ``seat`` met in the game of ``config`` played with
+    ``moves``, and the step it was met at (the state's step when it was shown); ``upto``: the
+    last step to read."""
+    met: dict[str, int] = {}
+    state: GameState = new_game(config)
+    last = MAX_STEPS if upto is None else min(upto, MAX_STEPS)
+    steps = iter(moves)
+    while len(met) < len(LESSONS) and state.step <= last:
+        if state.current == seat and state.phase is not Phase.OVER:
+            fresh = [n for n in situations(observe(state, seat)) if n not in met]
+            if fresh:
+                met[fresh[0]] = state.step
+        move = next(steps, None)
+        if move is None:
+            break
+        state, _ = apply(state, parse(move) if isinstance(move, str) else move,
+                         seat=state.current)
+    return met
+
+
+def lesson_now(state: GameState, moves: Sequence[str], seat: int) -> Lesson | None:
+    """The lesson the learner's hand shows at ``state`` (reached by ``moves``), if any."""
+    if state.step > MAX_STEPS:
+        return None
+    met = lessons_met(state.config, moves[:state.step], seat, state.step)
+    for name, step in met.items():
+        if step == state.step:
+            return lesson(name, observe(state, seat))
+    return None
+
+
+__all__ = ["LESSONS", "LESSON_AI_SEATS", "LESSON_LEVEL", "LESSON_SEED", "Lesson", "emphasised",
+           "lesson", "lesson_now", "lessons_met", "situations"]

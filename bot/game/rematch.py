@@ -1,0 +1,175 @@
+"""Rematches: the people of a finished table play again at once, in the same channel, with the
+same seats, heroes, AI levels and settings, without a lobby round.
+
+A person of the table offers the rematch (*Rematch* on the final table message); each person
+says they are ready; when every person is ready the new match starts, or the host starts it with
+those who are (the seats of the others are left out; the AI seats stay). The offer lapses
+:data:`LAPSE` seconds after it was made, and a channel that already has an active table refuses
+it. Every right is checked under the finished table's lock; the offer is stored in the database
+(:class:`~bot.storage.records.RematchOffer`), so a restart loses nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from bot.game.lobby import Lobby
+from bot.game.refusals import Refusal
+from bot.game.seats import MIN_SEATS
+from bot.game.tables import Tables
+from bot.storage.interface import Storage
+from bot.storage.records import RematchOffer, SeatInfo, TableExists, TableRecord
+from i18n import msg
+
+#: Seconds an offer stays open.
+LAPSE = 600.0
+
+
+@dataclass(frozen=True, slots=True)
+class RematchState:
+    """An offer as it stands after a click, its table, and the new match when it started."""
+
+    offer: RematchOffer
+    record: TableRecord
+    started: TableRecord | None = None
+
+    @property
+    def lapses_at(self) -> float:
+        """When the offer lapses."""
+        return self.offer.offered_at + LAPSE
+
+
+def people(record: TableRecord) -> tuple[int, ...]:
+    """The people who held a seat at the table (a seat the AI finished still counts)."""
+    return tuple([s.user for s in record.seats if s.user is not None])
+
+
+@dataclass
+class Rematches:
+    """Offering, joining and starting rematches (``clock`` and ``seeds`` injectable)."""
+
+    store: Storage
+    tables: Tables
+    lobby: Lobby
+    clock: Callable[[], float]
+    seeds: Callable[[], int]
+
+    async def offer(self, table_id: int, user_id: int) -> RematchState:
+        """A person of a finished table offers a rematch (or, when one is open, says they are
+        ready)."""
+        async with self.tables.hold(table_id) as record:
+            offer = await self._open_offer(record, user_id, may_lapse=True)
+            if offer is None:
+                await self._channel_free(record)
+                offer = RematchOffer(table_id, user_id, self.clock(), (user_id,))
+                if set(people(record)) <= {user_id}:  # played alone with the AI: at once
+                    return await self._begin(record, offer)
+                await self.store.save_rematch(offer)
+                return RematchState(offer, record)
+            return await self._ready(record, offer, user_id)
+
+    async def ready(self, table_id: int, user_id: int) -> RematchState:
+        """A person of the table says they are ready; the match starts when all are."""
+        async with self.tables.hold(table_id) as record:
+            offer = await self._open_offer(record, user_id)
+            assert offer is not None
+            return await self._ready(record, offer, user_id)
+
+    async def start(self, table_id: int, user_id: int) -> RematchState:
+        """The host starts the rematch with the people who are ready (the host among them)."""
+        async with self.tables.hold(table_id) as record:
+            offer = await self._open_offer(record, user_id)
+            assert offer is not None
+            if user_id != record.host_id:
+                raise Refusal(msg("rematch.error.host_only"), record)
+            if user_id not in offer.ready:
+                offer = replace(offer, ready=(*offer.ready, user_id))
+            return await self._begin(record, offer)
+
+    async def set_message(self, table_id: int, message_id: int) -> None:
+        """Remember the offer's public message."""
+        async with self.tables.hold(table_id):
+            offer = await self.store.rematch_of(table_id)
+            if offer is not None:
+                await self.store.save_rematch(replace(offer, message_id=message_id))
+
+    async def offer_of(self, table_id: int) -> RematchOffer | None:
+        """The table's rematch offer as stored (open, started or lapsed), or None."""
+        return await self.store.rematch_of(table_id)
+
+    async def lapsed(self) -> list[RematchState]:
+        """Close every open offer whose time ran out; the offers just closed."""
+        out = []
+        for offer in await self.store.open_rematches():
+            if self.clock() < offer.offered_at + LAPSE:
+                continue
+            async with self.tables.hold(offer.table_id) as record:
+                now = await self.store.rematch_of(offer.table_id)
+                if now is None or now.closed:
+                    continue
+                now = replace(now, closed=True)
+                await self.store.save_rematch(now)
+                out.append(RematchState(now, record))
+        return out
+
+    async def _open_offer(self, record: TableRecord, user_id: int,
+                          may_lapse: bool = False) -> RematchOffer | None:
+        """The table's open offer, after checking the user may take part; None when there is
+        none and ``may_lapse`` (a new one may be made)."""
+        if record.status != "finished":
+            raise Refusal(msg("rematch.error.not_finished"), record)
+        if user_id not in people(record):
+            raise Refusal(msg("rematch.error.not_seated"), record)
+        offer = await self.store.rematch_of(record.id)
+        if offer is not None and offer.new_table is not None:
+            raise Refusal(msg("rematch.error.started", table=offer.new_table), record)
+        if offer is not None and not offer.closed and self.clock() >= offer.offered_at + LAPSE:
+            offer = replace(offer, closed=True)
+            await self.store.save_rematch(offer)
+            if not may_lapse:
+                raise Refusal(msg("rematch.error.lapsed"), record)
+        if offer is None or offer.closed:
+            if may_lapse:
+                return None
+            raise Refusal(msg("rematch.error.lapsed"), record)
+        return offer
+
+    async def _ready(self, record: TableRecord, offer: RematchOffer,
+                     user_id: int) -> RematchState:
+        if user_id in offer.ready:
+            raise Refusal(msg("rematch.error.already_ready"), record)
+        offer = replace(offer, ready=(*offer.ready, user_id))
+        if set(people(record)) <= set(offer.ready):
+            return await self._begin(record, offer)
+        await self.store.save_rematch(offer)
+        return RematchState(offer, record)
+
+    async def _channel_free(self, record: TableRecord) -> None:
+        active = await self.store.active_in_channel(record.channel_id)
+        if active is not None:
+            raise Refusal(msg("rematch.error.table_active", table=active), record)
+
+    async def _begin(self, record: TableRecord, offer: RematchOffer) -> RematchState:
+        """Start the new match: the ready people and the AI seats, heroes and levels kept."""
+        seats = [SeatInfo(user=s.user, name=s.name, hero=s.hero, level=s.level)
+                 if s.user is not None else s.model_copy(update={"timeouts": 0})
+                 for s in record.seats if s.user is None or s.user in offer.ready]
+        if len(seats) < MIN_SEATS:
+            raise Refusal(msg("rematch.error.too_few", min=MIN_SEATS), record)
+        await self._channel_free(record)
+        try:
+            new = await self.store.create_table(
+                guild_id=record.guild_id, channel_id=record.channel_id,
+                host_id=record.host_id, seats=seats, abilities=record.abilities,
+                timer=record.timer, seed=self.seeds(), locale=record.locale,
+                ai_level=record.ai_level)
+        except TableExists as exc:
+            raise Refusal(msg("rematch.error.table_active", table=exc.table_id), record) from exc
+        started = await self.lobby.start(new.id, record.host_id)
+        offer = replace(offer, new_table=started.id, closed=True)
+        await self.store.save_rematch(offer)
+        return RematchState(offer, record, started)
+
+
+__all__ = ["LAPSE", "RematchState", "Rematches", "people"]

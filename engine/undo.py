@@ -1,0 +1,133 @@
+"""Taking back a misclick (N19): which moves a seat may take back, and how the take-back reads.
+
+A seat may take back its own moves while its turn goes on, one at a time, as far back as the last
+move that showed it something hidden or left something to chance. Whether a move did is read
+from the states before and after it, never from a list of action kinds, so a new rule cannot
+forget it (:func:`revealed`): the generator moved (a shuffle or any other random choice), a card
+left a zone hidden from the seat (drawn, or turned over), or an event went to one seat alone
+(something only that seat saw). A move that ends the turn or the game closes the take-back as
+well (:func:`closes`).
+
+What taking back needs is kept in the state (``GameState.undo``, a
+:class:`~engine.state.TakeBack`): the state before the first move that can still be taken back,
+and the notations of the moves since. :func:`record` keeps it up to date after every move;
+:func:`engine.rules.apply` takes a move back by replaying all but the last from there, which
+rebuilds the earlier state exactly, its step, log and take-back record included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from msgspec.structs import replace
+
+from engine import events
+from engine.actions import (
+    Action,
+    BuyPawned,
+    BuyPotion,
+    Discard,
+    Fight,
+    KeepDrawn,
+    Pay,
+    Play,
+    SetStacking,
+    TakeReward,
+)
+from engine.fighting import monster_at
+from engine.legality import EQUIPMENT_SLOTS
+from engine.names import card_name, monster_name, seat_name, word
+from engine.state import Event, GameState, Phase, TakeBack
+from i18n import Msg, msg
+
+_OVER = Phase.OVER  # read on every move: a module name is quicker to reach than an enum member
+
+
+def revealed(before: GameState, after: GameState, said: Sequence[Event]) -> bool:
+    """Whether the move from ``before`` to ``after``, which said ``said``, made a random choice or
+    showed something hidden from the seat that moved.
+
+    It did if the generator's state changed, if an event went to one seat alone, or if a card
+    left a zone hidden from that seat: a deck (any seat's, as a deck's order is hidden from its
+    owner too), another seat's hand, or a cavern's deck or gatekeeper deck below its face-up top
+    (so a refilled row slot turns the next card over). A card put into a hidden zone shows
+    nothing (Taia's other card under her deck, a bought card on top of the buyer's deck). The
+    seat's own hand and Taia's drawn pair are known to it: playing or paying a card from there
+    can be taken back, as at a real table.
+    """
+    if after.rng != before.rng:
+        return True
+    for event in said:
+        if event.to is not None:
+            return True
+    me = before.order[before.turn]
+    old_seats, new_seats = before.seats, after.seats
+    for i in range(len(old_seats)):
+        old, new = old_seats[i], new_seats[i]
+        if old is not new and ((old.deck is not new.deck and _left(old.deck, new.deck))
+                               or (i != me and _left(old.hand, new.hand))):
+            return True
+    if after.levels is before.levels:
+        return False
+    for old_level, new_level in zip(before.levels, after.levels, strict=True):
+        if old_level is not new_level and (_left(old_level.deck[1:], new_level.deck[1:])
+                                           or _left(old_level.gates[1:], new_level.gates[1:])):
+            return True
+    return False
+
+
+def _left(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
+    """Whether a card of the zone ``old`` is no longer in it (``new``)."""
+    return any(card not in new for card in old)
+
+
+def closes(before: GameState, after: GameState, said: Sequence[Event]) -> bool:
+    """Whether no move up to ``after`` may be taken back any more: the move ended the turn or
+    the game, or it was :func:`revealed`."""
+    return (after.turn != before.turn or after.round != before.round
+            or after.phase is _OVER or revealed(before, after, said))
+
+
+def record(before: GameState, action: Action, after: GameState,
+           said: Sequence[Event]) -> GameState:
+    """``after``, the state ``action`` led to from ``before`` (as a move leaves it: without a
+    record), with what taking the move back needs: ``before``'s record one move longer (a new one
+    from ``before`` if it had none); ``after`` as it is when the move :func:`closes` the
+    take-back."""
+    if closes(before, after, said):
+        return after
+    history = before.undo
+    if history is None:
+        history = TakeBack(before, (str(action),))
+    else:
+        history = TakeBack(history.base, (*history.moves, str(action)))
+    return replace(after, undo=history)
+
+
+def taken_back(earlier: GameState, move: Action) -> Event:
+    """The event "Ann takes back Slip Away." for ``move``, the move the current seat of
+    ``earlier`` made there and now takes back."""
+    return events.take_back(seat_name(earlier, earlier.current), move_name(earlier, move))
+
+
+def move_name(state: GameState, action: Action) -> Msg:
+    """``action``, a move legal in ``state``, named as a take-back names it ("the fight against
+    the Spider", or a card's name for the card played)."""
+    if isinstance(action, Fight):
+        return msg("move.fight", monster=monster_name(monster_at(state, action)))
+    if isinstance(action, Play | Discard | KeepDrawn):
+        return msg(f"move.{action.verb}", card=card_name(action.card))
+    if isinstance(action, SetStacking):
+        return msg("move.stack", mode=word("stacking", action.mode))
+    if isinstance(action, TakeReward):
+        won = card_name(state.pending or "")
+        return msg("move.reward_keep" if action.keep else "move.reward_pawn", card=won)
+    if isinstance(action, BuyPotion):
+        return msg("move.buy", item=word("potion", action.kind))
+    if isinstance(action, BuyPawned):
+        return msg("move.buy", item=card_name(action.card))
+    if isinstance(action, Pay):
+        paid = getattr(state.seat, action.source) if action.source in EQUIPMENT_SLOTS \
+            else action.source
+        return msg("move.pay", item=card_name(paid or ""))
+    return msg(f"move.{action.verb}")

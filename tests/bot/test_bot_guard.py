@@ -1,0 +1,43 @@
+"""The misclick guard's questions, read from real positions: ending a battle the preview shows as
+lost, and a fight at 1 HP against a monster that gets past the seat's equipment."""
+from __future__ import annotations
+
+from rules.helpers import plain
+
+from bot.game.guard import question
+from engine import EndBattle, Fight, GameState, observe, parse
+from engine.catalog import tables
+from engine.position import SeatSetup, position
+from engine.rules import apply
+from i18n import translate
+
+HITTER = plain(1, lambda m: m.attack >= 2)
+#: The armour with the most defence (3, more than a level I monster's attack of 2 or 3).
+ARMOUR = max(tables().equipment, key=lambda e: tables().equipment[e].defence)
+
+
+def at_row(hp: int, armour: str | None = None) -> GameState:
+    """Horan ("Ann") choosing his turn at ``hp``, a monster hitting 2 or more in row I."""
+    return position(SeatSetup("horan", name="Ann", hp=hp, armour=armour), "taia",
+                    rows={1: [HITTER, None, None, None, None]})
+
+
+def test_a_fight_at_1_hp_against_a_monster_that_hits_is_asked_about() -> None:
+    fight = Fight(1, 1)
+    asked = question(observe(at_row(1), 0), fight)
+    assert asked is not None and asked.key == "bot.undo.fight_lethal"
+    assert translate(asked).startswith("Really fight ")
+    assert question(observe(at_row(2), 0), fight) is None  # more HP: nothing to ask
+    assert tables().equipment[ARMOUR].defence >= tables().monsters[HITTER].attack
+    assert question(observe(at_row(1, ARMOUR), 0), fight) is None  # the armour holds it off
+
+
+def test_ending_a_battle_is_asked_about_only_when_it_is_lost() -> None:
+    state, _ = apply(at_row(5), parse("fight:1-1"))
+    obs = observe(state, 0)
+    totals = obs.battle.totals if obs.battle is not None else None
+    assert totals is not None and not totals.win  # nothing played yet: the monster wins
+    asked = question(obs, EndBattle())
+    assert asked is not None and asked.key in ("bot.undo.end_lost", "bot.undo.end_knocked_out")
+    assert translate(asked, "fr").startswith("Vraiment finir le combat")
+    assert translate(asked, "cs").startswith("Opravdu ukončit souboj?")

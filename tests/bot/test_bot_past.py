@@ -1,0 +1,205 @@
+"""Past matches on the stand-in: /goblin history page by page, /goblin replay stepped to both
+ends and sought by bookmark, its public view holding no card of any hand, the hands revealed
+only for a finished match, a replay button working after a restart, matches that cannot be
+replayed (other cards, a log that no longer replays), and the shared animation."""
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+from bot_helpers import Clock
+from live_bot import CHANNEL, GUILD, LiveBot
+from storage.helpers import Game, played
+from test_bot_discord import ANN, BOB, EVE, TinyRenderer, planted
+
+from bot.storage.records import SeatInfo
+from bot.storage.sqlite import Store
+from engine.replay import Replay
+from loopback import Loopback, Message
+from render.animation import MAX_BYTES
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "loopback"))  # the e2e helpers
+from e2e.privacy import Secrets  # noqa: E402 - the stand-in tests' privacy watch
+
+SEATS = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
+         SeatInfo(user=BOB.id, name="Bob", hero="taia"),
+         SeatInfo(ai=True, hero="argentus", level="easy"))
+
+
+async def finished_match(store: Store, game: Game, *, upto: int | None = None,
+                         seats: tuple[SeatInfo, ...] = SEATS, start: int = 0,
+                         channel: int = CHANNEL) -> int:
+    """A table of the bot's server in ``channel`` that played ``game`` from step ``start`` to
+    step ``upto`` (None: its end) through the storage interface; returns its id."""
+    rec = await store.create_table(guild_id=GUILD, channel_id=channel, host_id=ANN.id,
+                                   seats=seats, abilities=False, timer=0,
+                                   seed=game.final.config.seed)
+    await store.start_game(rec.id, seats, game.states[start], None)
+    last = len(game.moves) if upto is None else upto
+    for index in range(start, last):
+        await store.apply(rec.id, index, game.states[index + 1], game.log_row(index))
+    return rec.id
+
+
+def step_of(message: Message) -> int:
+    """The step a replay message shows (from its Next button's custom id)."""
+    cid = next(c for c in message.custom_ids() if c.startswith("kg:rp:"))
+    return int(cid.split(":")[3])
+
+
+async def replay_of(bot: LiveBot, tid: int) -> Message:
+    ix = await bot.command(ANN, "replay", id=tid)
+    return bot.reply(ix)
+
+
+async def go(bot: LiveBot, message: Message, op: str) -> Message:
+    cid = next(c for c in message.custom_ids() if c.startswith("kg:rp:") and c.endswith(op))
+    await bot.click(ANN, message, cid)
+    return bot.message(message)
+
+
+# ---------------------------------------------------------------------------- history
+
+
+async def test_history_pages_older_and_newer(bot: LiveBot) -> None:
+    game = played(1)
+    ids = [await finished_match(bot.store, game, start=len(game.moves) - 1,
+                                channel=CHANNEL) for _ in range(7)]
+    ix = await bot.command(ANN, "history")
+    page = bot.reply(ix)
+    assert page.ephemeral and page.owner == ANN.id
+    shown = [t for t in ids if f"Table #{t}**" in page.text()]
+    assert shown == ids[2:]
+    older = next(c for c in page.custom_ids() if c.startswith("kg:hist:") and ":o:" in c)
+    await bot.click(ANN, page, older)
+    page = bot.message(page)
+    assert [t for t in ids if f"Table #{t}**" in page.text()] == ids[:2]
+    assert f"<@{ANN.id}>" in page.text() and "AI (easy)" in page.text()
+    newer = next(c for c in page.custom_ids() if ":n:" in c)
+    await bot.click(ANN, page, newer)
+    assert [t for t in ids if f"Table #{t}**" in bot.message(page).text()] == ids[2:]
+    ix = await bot.command(ANN, "history", player=EVE.id)  # Eve never played here
+    assert "No finished match" in bot.reply(ix).text()
+
+
+# ---------------------------------------------------------------------------- replays
+
+
+async def test_a_replay_steps_to_both_ends_and_seeks_by_bookmark(bot: LiveBot) -> None:
+    game = played(2)
+    tid = await finished_match(bot.store, game)
+    message = await replay_of(bot, tid)
+    assert message.ephemeral and step_of(message) == 0
+    assert "Move 0 of" in message.text()
+    message = await go(bot, message, "h.last")
+    assert step_of(message) == len(game.moves) and "wins" in message.text()
+    message = await go(bot, message, "h.prev")
+    assert step_of(message) == len(game.moves) - 1
+    message = await go(bot, message, "h.first")
+    assert step_of(message) == 0
+    message = await go(bot, message, "h.nturn")
+    replay = Replay(game.final.config, [m for _, m in game.moves])
+    assert step_of(message) == replay.turn_starts()[1]
+    menu = next(c for c in message.items() if c.get("type") == 3)
+    assert 1 <= len(menu["options"]) <= 25
+    won = next(b for b in replay.bookmarks if b.kind == "won")
+    await bot.choose(ANN, message, menu["custom_id"], [str(won.step)])
+    message = bot.message(message)
+    assert step_of(message) == won.step
+    for shown in (0, won.step, len(game.moves)):  # what a spectator saw: no card of any hand
+        state = replay.state(shown)
+        if shown != won.step:
+            message = await go(bot, message, "h.first" if shown == 0 else "h.last")
+        assert Secrets.merged([Secrets.of(state, "en")]).leaks(message.text()) == []
+    message = await go(bot, message, "h.flip")  # the match is over: the hands are shown
+    assert "Every hand is shown." in message.text()
+    assert any(c.startswith("kg:rp:") and ":r." in c for c in message.custom_ids())
+
+
+async def test_the_hands_stay_hidden_before_the_end(bot: LiveBot) -> None:
+    game = played(3)
+    tid = await finished_match(bot.store, game, upto=40)
+    ix = await bot.command(ANN, "replay", id=tid)
+    assert "still being played" in bot.said(ix)[0]
+    await bot.store.set_status(tid, "abandoned")
+    message = await replay_of(bot, tid)
+    flip = next(c for c in message.items() if str(c.get("custom_id")).endswith("h.flip"))
+    assert flip.get("disabled") is True
+    forged = f"kg:rp:{tid}:0:r.next"  # a forged click asking for the hands anyway
+    ix = await bot.lb.click(ANN, message, flip["custom_id"], forge=True)
+    await bot.handled(ix)
+    assert "once the match is over" in " ".join(bot.said(ix))
+    ix = await bot.click(ANN, planted(bot.lb, ANN, forged), forged)
+    assert "once the match is over" in " ".join(bot.said(ix))
+
+
+async def test_an_old_replay_button_works_after_a_restart(lb: Loopback, tmp_path: Path,
+                                                          clock: Clock) -> None:
+    db = tmp_path / "k.db"
+    first = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    game = played(2)
+    tid = await finished_match(first.store, game)
+    message = await replay_of(first, tid)
+    message = await go(first, message, "h.next")
+    await first.stop()
+    second = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        message = await go(second, message, "h.next")
+        assert step_of(message) == 2
+    finally:
+        await second.stop()
+
+
+async def test_a_match_of_other_cards_or_a_broken_log_is_not_replayed(
+        bot: LiveBot, tmp_path: Path) -> None:
+    game = played(2)
+    other, broken = (await finished_match(bot.store, game), await finished_match(bot.store, game))
+    with sqlite3.connect(tmp_path / "k.db") as con:
+        con.execute("UPDATE tables SET catalogue = 'an-older-catalogue' WHERE id = ?", (other,))
+        con.execute("UPDATE actions SET action = 'end' WHERE table_id = ? AND seq = 1",
+                    (broken,))
+    await bot.bot.service.store.close()  # forget what the store keeps of the tables
+    bot.bot.service.store = bot.store = await Store.open(tmp_path / "k.db")
+    svc = bot.bot.service
+    svc.tables.store = svc.history.store = svc.store
+    ix = await bot.command(ANN, "replay", id=other)
+    assert "another version of the cards" in bot.said(ix)[0]
+    ix = await bot.command(ANN, "replay", id=broken)
+    assert "can no longer be replayed: its move 1" in bot.said(ix)[0]
+    ix = await bot.command(ANN, "replay", id=999)
+    assert "no match #999" in bot.said(ix)[0]
+
+
+async def test_the_shared_animation_is_posted_under_the_upload_limit(bot: LiveBot) -> None:
+    game = played(2)
+    tid = await finished_match(bot.store, game)
+    message = await replay_of(bot, tid)
+    ix = await bot.click(ANN, message, f"kg:rsh:{tid}")
+    assert "is posted in the channel" in bot.said(ix)[0]
+    posted = bot.public()[-1]
+    gif = posted.attachments[0]
+    assert gif.filename == f"match-{tid}.gif" and 0 < gif.size <= MAX_BYTES
+    assert gif.data is not None and gif.data.startswith(b"GIF89a")
+
+
+@pytest.mark.parametrize("custom_id", [
+    "kg:rp:1:x:h.next", "kg:rp:1:2:z.next", "kg:rp:1:2:h.jump", "kg:hist:1:q:0",
+    "kg:hist:0:o:0", "kg:rm:1:explode", "kg:rsh:1:2",
+])
+async def test_damaged_past_match_ids_get_a_polite_answer(bot: LiveBot, custom_id: str) -> None:
+    ix = await bot.click(ANN, planted(bot.lb, ANN, custom_id), custom_id)
+    assert "damaged" in " ".join(bot.said(ix))
+
+
+async def test_a_step_beyond_the_match_and_a_forged_bookmark_are_handled(bot: LiveBot) -> None:
+    game = played(2)
+    tid = await finished_match(bot.store, game)
+    beyond = f"kg:rp:{tid}:99999:h.prev"  # drawn at no step of the match: taken to its end
+    ix = await bot.click(ANN, planted(bot.lb, ANN, beyond), beyond)
+    assert step_of(bot.reply(ix)) == len(game.moves) - 1
+    message = await replay_of(bot, tid)
+    menu = next(c for c in message.items() if c.get("type") == 3)
+    ix = await bot.choose(ANN, message, menu["custom_id"], ["99999"], forge=True)
+    assert "not part of this match" in " ".join(bot.said(ix))

@@ -1,0 +1,126 @@
+"""Rematches on the stand-in: the final table offers Replay and Rematch under its summary
+chart; the rematch starts at once when every person is ready, or when the host starts it with
+those who are, with the same seats, heroes, AI levels and settings; an offer lapses on the clock
+(its buttons go), is refused where the channel has an active table, and only the match's people
+take part."""
+from __future__ import annotations
+
+from bot_helpers import Clock
+from live_bot import CHANNEL, LiveBot
+from storage.helpers import played
+from test_bot_discord import ANN, BOB, EVE, planted
+from test_bot_past import finished_match
+
+from bot.game.rematch import LAPSE
+from bot.storage.records import SeatInfo
+from loopback import Message
+
+
+async def ended(bot: LiveBot) -> tuple[int, Message]:
+    """A finished match of Ann (the host), Bob and an easy AI, and its final table message."""
+    tid = await finished_match(bot.store, played(2))
+    record = await bot.bot.service.tables.load(tid)
+    await bot.bot.background.announce_end(record)
+    await bot.settle()
+    final = bot.public()[-1]
+    assert final.custom_ids() == [f"kg:rp:{tid}:0:h.open", f"kg:rm:{tid}:offer"]
+    assert [a.filename for a in final.attachments] == ["table.png", "summary.png"]
+    return tid, final
+
+
+async def offered(bot: LiveBot) -> tuple[int, Message]:
+    """Ann offers a rematch; the offer's public message."""
+    tid, final = await ended(bot)
+    ix = await bot.click(ANN, final, f"kg:rm:{tid}:offer")
+    assert "offer is posted" in bot.said(ix)[0]
+    offer = bot.public()[-1]
+    assert offer.custom_ids() == [f"kg:rm:{tid}:ready", f"kg:rm:{tid}:start"]
+    assert "Everyone keeps their hero" in offer.text()
+    return tid, offer
+
+
+async def test_replay_on_the_final_table_opens_a_private_replay(bot: LiveBot) -> None:
+    tid, final = await ended(bot)
+    ix = await bot.click(EVE, final, f"kg:rp:{tid}:0:h.open")  # anyone of the server may
+    replay = bot.reply(ix)
+    assert replay.owner == EVE.id and f"Replay of table #{tid}" in replay.text()
+    assert f"kg:rp:{tid}:0:h.next" in replay.custom_ids()
+    assert bot.message(final).custom_ids() == [f"kg:rp:{tid}:0:h.open", f"kg:rm:{tid}:offer"]
+
+
+async def test_the_rematch_starts_when_everyone_is_ready(bot: LiveBot) -> None:
+    tid, offer = await offered(bot)
+    ix = await bot.click(EVE, offer, f"kg:rm:{tid}:ready")  # Eve did not play it
+    assert "Only the people who played" in " ".join(bot.said(ix))
+    ix = await bot.click(ANN, offer, f"kg:rm:{tid}:ready")
+    assert "already said" in " ".join(bot.said(ix))
+    await bot.click(BOB, offer, f"kg:rm:{tid}:ready")
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None and new != tid
+    old, now = await bot.bot.service.tables.load(tid), await bot.bot.service.tables.load(new)
+    assert now.status == "running" and now.host_id == old.host_id
+    assert [(s.user, s.hero, s.ai, s.level) for s in now.seats] == [
+        (s.user, s.hero, s.ai, s.level) for s in old.seats]
+    assert (now.abilities, now.timer, now.locale) == (old.abilities, old.timer, old.locale)
+    assert f"table #{new}" in bot.message(offer).text() and not bot.message(offer).custom_ids()
+    assert bot.last_table_message().custom_ids() == [f"kg:hand:{new}"]
+    late = f"kg:rm:{tid}:ready"  # a click on a copy of the offer that missed its last edit
+    ix = await bot.click(BOB, planted(bot.lb, BOB, late), late)
+    assert f"already started: table #{new}" in " ".join(bot.said(ix))
+
+
+async def test_the_host_starts_with_those_who_are_ready(bot: LiveBot) -> None:
+    tid, offer = await offered(bot)
+    ix = await bot.click(BOB, offer, f"kg:rm:{tid}:start")
+    assert "Only the host" in " ".join(bot.said(ix))
+    await bot.click(ANN, offer, f"kg:rm:{tid}:start")
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None
+    now = await bot.bot.service.tables.load(new)
+    assert [(s.user, s.hero, s.ai) for s in now.seats] == [
+        (ANN.id, "horan", False), (None, "argentus", True)]
+
+
+async def test_an_offer_lapses(bot: LiveBot, clock: Clock) -> None:
+    tid, offer = await offered(bot)
+    clock.now += LAPSE + 1
+    ix = await bot.click(BOB, offer, f"kg:rm:{tid}:ready")
+    assert "has lapsed" in " ".join(bot.said(ix))
+    assert not bot.message(offer).custom_ids() and "has lapsed" in bot.message(offer).text()
+    assert await bot.store.active_in_channel(CHANNEL) is None
+
+
+async def test_a_lapsed_offer_loses_its_buttons_on_the_timers_pass(bot: LiveBot,
+                                                                   clock: Clock) -> None:
+    tid, offer = await offered(bot)
+    await bot.bot.clicks.past.lapse_offers()
+    assert bot.message(offer).custom_ids()  # not yet
+    clock.now += LAPSE + 1
+    await bot.bot.clicks.past.lapse_offers()
+    assert not bot.message(offer).custom_ids() and "has lapsed" in bot.message(offer).text()
+    _, final = tid, bot.public()[-2]
+    ix = await bot.click(ANN, final, f"kg:rm:{tid}:offer")  # a new offer may be made
+    assert "offer is posted" in bot.said(ix)[0]
+
+
+async def test_a_rematch_is_refused_where_a_table_is_active(bot: LiveBot) -> None:
+    tid, final = await ended(bot)
+    await bot.command(EVE, "new")
+    ix = await bot.click(ANN, final, f"kg:rm:{tid}:offer")
+    assert "already has a table" in bot.said(ix)[0]
+    assert await bot.bot.service.rematches.offer_of(tid) is None
+
+
+async def test_a_match_played_alone_with_the_ai_starts_again_at_once(bot: LiveBot) -> None:
+    alone = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
+             SeatInfo(ai=True, hero="taia", level="easy"),
+             SeatInfo(ai=True, hero="argentus", level="hard"))
+    tid = await finished_match(bot.store, played(2), seats=alone)
+    await bot.bot.background.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.settle()
+    ix = await bot.click(ANN, bot.public()[-1], f"kg:rm:{tid}:offer")
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None and f"has started: table #{new}" in bot.said(ix)[0]
+    now = await bot.bot.service.tables.load(new)
+    assert [(s.hero, s.ai, s.level) for s in now.seats][1:] == [
+        ("taia", True, "easy"), ("argentus", True, "hard")]

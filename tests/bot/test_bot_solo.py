@@ -1,0 +1,137 @@
+"""Solo tables in the bot's direct messages and the guided first match (``/goblin learn``):
+a solo match in a DM played to the end across a restart, a second person refused at a solo
+table, tables refused in a group DM (where the bot may only answer), the commands offered in
+every context, and ``/goblin learn`` meeting every lesson on its seed with the learner's seat
+played by the agent that chose the seed."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot_helpers import Clock
+from live_bot import LiveBot, component, offered, table_id
+from test_bot_discord import ANN, BOB, Players, TinyRenderer
+
+from bot.game.lessons import LESSON_LEVEL, LESSONS
+from bot.game.play import Play
+from engine import observe
+from engine.agents import make_agent
+from loopback import Loopback, Message
+
+
+async def open_in_dm(h: LiveBot, ai: int) -> int:
+    """Ann opens a table in her direct messages with the bot, adds ``ai`` AI seats, starts."""
+    h.channel = h.lb.dm(ANN)
+    await h.command(ANN, "new")
+    lobby = h.public()[-1]
+    tid = table_id(lobby)
+    for _ in range(ai):
+        await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
+    await h.click(ANN, lobby, f"kg:lobby:{tid}:start")
+    return tid
+
+
+async def test_the_commands_are_offered_in_dms_and_for_user_installs(bot: LiveBot) -> None:
+    (goblin,) = bot.lb.registered(None)
+    assert goblin["contexts"] == [0, 1, 2] and goblin["integration_types"] == [0, 1]
+
+
+async def test_a_solo_match_in_a_dm_plays_to_the_end_across_a_restart(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    db = tmp_path / "k.db"
+    h1 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    tid = await open_in_dm(h1, ai=2)
+    rec = await h1.bot.service.tables.load(tid)
+    assert rec.guild_id is None and rec.channel_id == h1.channel.id and rec.status == "running"
+    players = Players(h1, tid, [ANN])
+    for _ in range(6):
+        assert await players.step()
+    await h1.stop()
+
+    h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        h2.channel = lb.dm(ANN)
+        players = Players(h2, tid, [ANN])
+        for _ in range(3000):
+            if not await players.step():
+                break
+        rec = await h2.bot.service.tables.load(tid)
+        assert rec.status == "finished" and rec.winner is not None
+        assert "wins" in h2.public()[-1].text()
+        assert all(m.channel_id == h2.channel.id for m in lb.messages.values()
+                   if m.author.bot and m.guild_id is None)
+        assert lb.breaches == []
+    finally:
+        await h2.stop()
+
+
+async def test_a_second_person_is_refused_at_a_solo_table(bot: LiveBot) -> None:
+    bot.channel = bot.lb.dm(ANN)
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    # nobody else sees a direct message; a forged click is refused all the same
+    ix = await bot.click(BOB, lobby, f"kg:lobby:{tid}:join", forge=True)
+    assert any("solo table" in t for t in bot.said(ix))
+    assert [s.user for s in (await bot.bot.service.tables.load(tid)).seats] == [ANN.id]
+
+
+async def test_no_table_in_a_group_dm_but_the_rules_work_there(bot: LiveBot) -> None:
+    group = bot.lb.create_group_dm([ANN, BOB])
+    for sub in ("new", "learn"):
+        ix = await bot.command(ANN, sub, channel=group)
+        assert any("group conversation" in t for t in bot.said(ix)), sub
+    assert await bot.store.active_in_channel(group.id) is None
+    ix = await bot.command(ANN, "rules", channel=group)
+    assert ix.status() == "done" and bot.said(ix)
+    assert bot.lb.breaches == []
+
+
+async def learner_hand(h: LiveBot, tid: int, shown: Message | None) -> Message:
+    """Ann's newest hand message (opened from the table message when she has none)."""
+    if shown is not None and offered(h.message(shown)):
+        return h.message(shown)
+    ix = await h.click(ANN, h.last_table_message(), f"kg:hand:{tid}")
+    return h.reply(ix)
+
+
+async def test_learn_meets_every_lesson_on_its_seed(bot: LiveBot) -> None:
+    bot.channel = bot.lb.dm(ANN)
+    ix = await bot.command(ANN, "learn")
+    hand: Message | None = bot.reply(ix)
+    assert hand is not None and hand.owner == ANN.id
+    tid = table_id(bot.last_table_message())
+    svc = bot.bot.service
+    seen: dict[str, int] = {}
+    for _ in range(400):
+        rec = await svc.tables.load(tid)
+        if len(seen) == len(LESSONS) or rec.status != "running":
+            break
+        state = rec.game
+        assert state.current == 0, "the AI seats must have played by now"
+        hand = await learner_hand(bot, tid, hand)
+        obs = observe(state, 0)
+        lesson = await svc.play.lesson(rec, 0)
+        if lesson is not None:
+            seen[lesson.name] = state.step
+            assert f"({lesson.rule})" in hand.text()
+            for notation in lesson.highlight:
+                cid, value = offered(hand)[notation]
+                if value is None:
+                    assert component(hand, cid)["style"] == 1  # primary
+        move = str(make_agent(LESSON_LEVEL, Play.seed_for(rec.seed, state.step)).choose(obs))
+        await bot.play(ANN, hand, move)
+    assert set(seen) == set(LESSONS) and max(seen.values()) < 40  # in the first turns
+    # the learner leaves whenever they like: the Leave button closes the table
+    hand = await learner_hand(bot, tid, hand)
+    ix = await bot.click(ANN, hand, f"kg:quit:{tid}")
+    assert any("left table" in t for t in bot.said(ix))
+    assert (await svc.tables.load(tid)).status == "abandoned"
+    assert bot.lb.breaches == []
+
+
+async def test_leaving_a_solo_match_closes_it(bot: LiveBot) -> None:
+    tid = await open_in_dm(bot, ai=1)
+    ix = await bot.command(ANN, "leave")
+    assert bot.said(ix)
+    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
+    assert not any(c.startswith("kg:hand:") for m in bot.public() for c in m.custom_ids())

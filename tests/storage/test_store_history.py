@@ -1,0 +1,64 @@
+"""Past matches page by page (a server's, one person's, older or newer than a table) and the
+rematch offers, through the storage interface."""
+
+from __future__ import annotations
+
+from bot.storage.interface import Storage
+from bot.storage.records import RematchOffer, SeatInfo
+from storage.helpers import ANN, BOB, GUILD, SEATS, Clock, play_on, played, started
+
+#: Eve plays instead of Bob.
+EVE = 303
+WITH_EVE = (SEATS[0], SeatInfo(user=EVE, name="Eve", hero="taia"), SEATS[2])
+
+
+async def finished(store: Storage, count: int, channel: int = 1,
+                   seats: tuple[SeatInfo, ...] = SEATS, guild: int | None = GUILD) -> list[int]:
+    """``count`` finished tables (each started one move before its end), oldest first."""
+    game = played(1)
+    out = []
+    for _ in range(count):
+        rec = await started(store, game.states[-2], channel, seats, guild)
+        await play_on(store, rec.id, game)
+        out.append(rec.id)
+    return out
+
+
+async def test_matches_page_by_page_both_ways(store: Storage) -> None:
+    ids = await finished(store, 7)
+    await finished(store, 2, guild=GUILD + 1)  # another server's are never listed
+    newest = [r.table_id for r in await store.matches(GUILD, limit=3)]
+    assert newest == ids[::-1][:3]
+    older = [r.table_id for r in await store.matches(GUILD, limit=3, before=newest[-1])]
+    assert older == ids[::-1][3:6]
+    back = [r.table_id for r in await store.matches(GUILD, limit=3, after=older[0])]
+    assert back == newest
+    last = [r.table_id for r in await store.matches(GUILD, limit=3, before=ids[1])]
+    assert last == [ids[0]]
+    assert await store.matches(GUILD, limit=3, after=ids[-1]) == []
+
+
+async def test_a_persons_matches_only(store: Storage) -> None:
+    with_bob = await finished(store, 2)
+    with_eve = await finished(store, 3, seats=WITH_EVE)
+    assert [r.table_id for r in await store.matches(GUILD, EVE)] == with_eve[::-1]
+    assert [r.table_id for r in await store.matches(GUILD, BOB)] == with_bob[::-1]
+    both = [r.table_id for r in await store.matches(GUILD, ANN, limit=10)]
+    assert both == sorted(with_bob + with_eve, reverse=True)
+    page = await store.matches(GUILD, EVE, limit=2, before=with_eve[-1])
+    assert [r.table_id for r in page] == [with_eve[1], with_eve[0]]
+    assert all(len(r.seats) == 3 for r in page)
+
+
+async def test_a_rematch_offer_is_stored_and_changed(store: Storage, clock: Clock) -> None:
+    tid = (await finished(store, 1))[0]
+    assert await store.rematch_of(tid) is None
+    offer = RematchOffer(tid, ANN, clock.now, (ANN,))
+    await store.save_rematch(offer)
+    assert await store.rematch_of(tid) == offer
+    assert await store.open_rematches() == [offer]
+    later = RematchOffer(tid, ANN, clock.now, (ANN, BOB), message_id=55, new_table=9,
+                         closed=True)
+    await store.save_rematch(later)
+    assert await store.rematch_of(tid) == later
+    assert await store.open_rematches() == []
