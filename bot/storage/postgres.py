@@ -50,6 +50,7 @@ from bot.storage.sqlite_rows import (
     StateCache,
     as_int,
     keep,
+    read_defaults,
     read_log_row,
     read_record,
     remember,
@@ -57,7 +58,7 @@ from bot.storage.sqlite_rows import (
 from bot.storage.table_writes import TableWrites, moved_columns
 from cards import catalogue_version
 from engine import GameState, Undo
-from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
+from engine.agents import DEFAULT_LEVEL, AiLevel
 
 UNDO = str(Undo())  #: a take-back's notation: its log row marks the action it took back undone
 #: The range of a BIGINT: a table id outside it names no table.
@@ -293,8 +294,7 @@ class Store(TableWrites, HistoryQueries):
             guild_id)
         if row is None:
             return None
-        level = next((lv for lv in LEVELS if lv == row[2]), DEFAULT_LEVEL)
-        return ServerDefaults(bool(row[0]), int(row[1]), level, bool(row[3]))
+        return read_defaults(tuple(row))
 
     async def set_guild_settings(self, guild_id: int, defaults: ServerDefaults) -> None:
         """Store a server's defaults for new tables."""

@@ -49,6 +49,7 @@ from bot.storage.sqlite_rows import (
     ended_result,
     insert_result,
     keep,
+    read_defaults,
     read_log_row,
     read_record,
     remember,
@@ -58,7 +59,7 @@ from bot.storage.sqlite_schema import SCHEMA_VERSION
 from bot.storage.table_writes import TableWrites, moved_columns
 from cards import catalogue_version
 from engine import GameState, Undo
-from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
+from engine.agents import DEFAULT_LEVEL, AiLevel
 
 UNDO = str(Undo())  #: a take-back's notation: its log row marks the action it took back undone
 #: Tables whose record is kept, read or written last (beyond it the oldest kept is dropped).
@@ -273,8 +274,7 @@ class Store(TableWrites, HistoryQueries):
             row = await cur.fetchone()
         if row is None:
             return None
-        level = next((lv for lv in LEVELS if lv == row[2]), DEFAULT_LEVEL)
-        return ServerDefaults(bool(row[0]), int(row[1]), level, bool(row[3]))
+        return read_defaults(tuple(row))
 
     async def set_guild_settings(self, guild_id: int, defaults: ServerDefaults) -> None:
         """Store a server's defaults for new tables."""

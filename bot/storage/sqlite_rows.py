@@ -20,6 +20,7 @@ from bot.storage.records import (
     LogRow,
     SeatKind,
     SeatResult,
+    ServerDefaults,
     TableRecord,
     TableResult,
     load_state,
@@ -27,7 +28,7 @@ from bot.storage.records import (
     table_result,
 )
 from engine import BadState, GameState
-from engine.agents import LEVELS, AiLevel
+from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
 
 #: The columns of ``tables`` that :func:`read_record` reads, in its order.
 TABLE_COLUMNS = ("id, guild_id, channel_id, host_id, status, abilities, timer, seed, locale, "
@@ -114,6 +115,14 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
         revision=as_int(revision, "revision"), ai_level=as_level(ai_level, "ai_level"),
         catalogue=catalogue, lessons=bool(lessons), undo=bool(undo),
     )
+
+
+def read_defaults(row: Row) -> ServerDefaults:
+    """A server's ``settings`` row (abilities, timer, AI level, take-backs); a level this bot
+    does not know reads as the default level."""
+    abilities, timer, level, undo = row
+    return ServerDefaults(bool(abilities), as_int(timer, "timer"),
+                          next((lv for lv in LEVELS if lv == level), DEFAULT_LEVEL), bool(undo))
 
 
 def read_log_row(row: Row) -> LogRow:
