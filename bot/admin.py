@@ -1,5 +1,4 @@
-"""``python -m bot.admin``: the administrator's commands, one subcommand each (see
-:mod:`bot.process.admin`)."""
+"""``python -m bot.admin`` runs an administrator's command (see :mod:`bot.process.admin`)."""
 
 import sys
 

@@ -14,7 +14,7 @@ from loopback.interaction import Interaction
 from loopback.layout import LINK
 from loopback.model import BOT_DM_CONTEXT, EPHEMERAL, Channel, Message, User, snowflake
 from loopback.referee import Referee
-from loopback.slash import command_data
+from loopback.slash import command_data, with_resolved_users
 from loopback.state import State
 
 Deliver = Callable[[dict[str, Any]], "str | None"]
@@ -75,6 +75,7 @@ class People:
         self._check_private(user, channel)
         data = command_data(self.state.registered(channel.guild_id), channel, path, options,
                             None, forge, user)
+        with_resolved_users(data, self.state.users)
         return self._interact(user, channel, 2, data, None)
 
     async def autocomplete(self, user: User, channel: Channel, path: str, option: str,

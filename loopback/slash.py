@@ -4,6 +4,7 @@ required ones are there. Each refusal is a :class:`~loopback.errors.LoopbackErro
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from loopback.errors import LoopbackError
@@ -117,3 +118,26 @@ def command_data(registered: list[dict[str, Any]], channel: Channel, path: str,
     if root.get("guild_id"):
         data["guild_id"] = root["guild_id"]
     return data
+
+
+def with_resolved_users(data: dict[str, Any], users: Mapping[int, User]) -> None:
+    """Add the ``resolved`` users and members of ``data``'s user options (type 6), as
+    Discord sends them: the user objects of the stand-in's known users, named by id or by name
+    (as the playground's composer lets one type them)."""
+    found: dict[str, Any] = {}
+    options: list[dict[str, Any]] = list(data.get("options") or [])
+    while options:
+        item = options.pop()
+        options.extend(item.get("options") or [])
+        if item.get("type") == 6:
+            typed = str(item.get("value", "")).strip().removeprefix("@")
+            known = users.get(int(typed)) if typed.isdigit() else next(
+                (u for u in users.values() if u.name.lower() == typed.lower()), None)
+            if known is not None:
+                item["value"] = str(known.id)
+                found[str(known.id)] = known
+    if found:
+        data["resolved"] = {
+            "users": {k: u.payload() for k, u in found.items()},
+            "members": {k: {key: v for key, v in u.member().items() if key != "user"}
+                        for k, u in found.items()}}

@@ -102,3 +102,11 @@ def test_the_ai_ratings_benchmark_prints_its_figures(capsys: pytest.CaptureFixtu
         assert level["settled"]["sigma"] < 25 / 3  # two games made every level more certain
     assert sum(level["predicted_share"] for level in figures["levels"].values()) \
         == pytest.approx(1.0, abs=1e-3)
+
+
+def test_the_stats_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _benchmark("stats", monkeypatch)
+    assert bench.main(["--matches", "60", "--people", "8", "--asks", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "60 matches among 8 people rebuilt in" in out and "stats finished with chart" in out

@@ -18,6 +18,7 @@ from typing import Any
 import discord
 
 from bot.discord_side.messages import Messages
+from bot.discord_side.standings import change_lines
 from bot.game.play import Outcome
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
@@ -125,6 +126,10 @@ class Background:
         await self.messages.post_table(record, msg("bot.table.game_over", who=who,
                                                    steps=state.step),
                                        await self.summary(record))
+        changes = change_lines(record, await self.service.standings.changes(record.id),
+                               record.locale)
+        if changes:
+            await self.messages.send_text(record, changes)
         await self.service.meta.announced(record.id)
 
     def forget(self, table: int) -> None:

@@ -1,7 +1,7 @@
 """The ``/goblin`` slash command group: new, learn, join, leave, start, hand, status, rules, card,
-history, replay, abandon and settings. This module only declares the commands and their
-options; their bodies are in :mod:`bot.discord_side.commands` (history and replay in
-:mod:`bot.discord_side.past`)."""
+history, replay, stats, leaderboard, abandon and settings. This module only declares the commands
+and their options; their bodies are in :mod:`bot.discord_side.commands` (history and replay in
+:mod:`bot.discord_side.past`, stats and leaderboard in :mod:`bot.discord_side.standings`)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from discord.ext import commands
 
 from bot.discord_side.commands import Commands
 from bot.discord_side.context import answer_privately, loc
+from bot.discord_side.standings import show_board, show_stats
 from bot.game.card_lookup import card_ids, card_label
 from bot.game.refusals import Refusal
 from bot.game.seats import TIMERS
@@ -160,6 +161,22 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
                      table: app_commands.Range[int, 1, 2**53 - 1]) -> None:
         """Step through a finished match of this server, only for you."""
         await _run(interaction, self.bodies.clicks.past.replay(interaction, table))
+
+    @app_commands.command(name=_name("stats"), description=_t("ratings.cmd.stats"))
+    @app_commands.describe(player=_t("ratings.cmd.stats_player"))
+    @app_commands.rename(player=OPTION["player"])
+    @app_commands.guild_only()
+    async def stats(self, interaction: discord.Interaction[Any],
+                    player: discord.User | None = None) -> None:
+        """A player's record and rating on this server, privately."""
+        await _run(interaction, show_stats(interaction, self.bodies.service, player))
+
+    @app_commands.command(name=_name("leaderboard"), description=_t("ratings.cmd.leaderboard"))
+    @app_commands.guild_only()
+    async def leaderboard(self, interaction: discord.Interaction[Any]) -> None:
+        """This server's players by rating, privately."""
+        await _run(interaction, show_board(interaction, self.bodies.service,
+                                           interaction.guild_id, 0))
 
     @app_commands.command(name=_name("abandon"), description=_t("bot.cmd.abandon"))
     async def abandon(self, interaction: discord.Interaction[Any]) -> None:

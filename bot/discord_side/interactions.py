@@ -24,9 +24,11 @@ from bot.discord_side.context import (
 )
 from bot.discord_side.messages import Messages
 from bot.discord_side.past import PastMatches
+from bot.discord_side.standings import show_board
 from bot.discord_side.ui.custom_ids import (
     PAST,
     Back,
+    BoardPage,
     HeroPick,
     LevelPick,
     LobbyOp,
@@ -76,9 +78,12 @@ class Interactions:
             if isinstance(target, PAST):  # past matches: no running table behind them
                 await self.past.on_click(interaction, target, values)
                 return
-            if not isinstance(target, Unreadable | Move | Sure | Pick):  # a move checks it later
+            if not isinstance(target, Unreadable | Move | Sure | Pick | BoardPage):  # later
                 await self.service.play.check_channel(target.table, interaction.channel_id)
             match target:
+                case BoardPage(guild, page):
+                    await show_board(interaction, self.service,
+                                     guild if guild == interaction.guild_id else None, page)
                 case OpenHand(table):
                     await self.show_hand(interaction, table)
                 case LobbyOp(table, op, revision):

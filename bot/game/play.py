@@ -17,6 +17,7 @@ from bot.game.guard import question
 from bot.game.lessons import Lesson, lesson_now
 from bot.game.refusals import Ask, Illegal, NotSeated, OutOfTurn, Refusal, Stale
 from bot.game.seats import deadline, seat_label
+from bot.game.standings import rate_result
 from bot.game.tables import Tables
 from bot.game.texts import controls
 from bot.storage.interface import Storage
@@ -161,7 +162,8 @@ class Play:
                 record.id, record.version, new,
                 LogRow(step=new.step, seat=seat, user_id=user_id, by_ai=by_ai,
                        action=str(action), at=self.clock()),
-                seats=seats if seats != record.seats else None, deadline=due)
+                seats=seats if seats != record.seats else None, deadline=due,
+                rater=rate_result)
         except StaleVersion as exc:  # pragma: no cover - the lock makes this unreachable
             raise Stale(msg("bot.error.already_played"), record) from exc
         after = await self.tables.load(record.id)

@@ -5,6 +5,7 @@ together over one storage backend and handed as one value to the Discord side.
 - :attr:`GameService.lobby`: seats before the game, starting and closing a table;
 - :attr:`GameService.play`: moves, AI seats and turn timers;
 - :attr:`GameService.servers`: the servers' settings;
+- :attr:`GameService.standings`: ratings, records and leaderboards;
 - :attr:`GameService.meta`: the bot's own metadata (command sync, results posted);
 - :attr:`GameService.history`: past matches and their replays;
 - :attr:`GameService.rematches`: playing a finished table again.
@@ -23,6 +24,7 @@ from bot.game.meta import BotMeta
 from bot.game.play import Play
 from bot.game.rematch import Rematches
 from bot.game.servers import Servers
+from bot.game.standings import Standings
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
 from bot.workers.thinking import Thinking
@@ -45,6 +47,7 @@ class GameService:
     meta: BotMeta = field(init=False)
     history: History = field(init=False)
     rematches: Rematches = field(init=False)
+    standings: Standings = field(init=False)
 
     def __post_init__(self) -> None:
         self.tables = Tables(self.store)
@@ -54,6 +57,7 @@ class GameService:
         self.meta = BotMeta(self.store, self.tables)
         self.history = History(self.store, self.tables)
         self.rematches = Rematches(self.store, self.tables, self.lobby, self.clock, self.seeds)
+        self.standings = Standings(self.store)
 
 
 __all__ = ["GameService"]

@@ -251,11 +251,6 @@ def seat_label(obs: Observation, seat: int) -> Param:
     return obs.seats[seat].name
 
 
-def hero_label(hero: str) -> Msg:
-    """A hero's name."""
-    return hero_name(hero)
-
-
 def phase_line(obs: Observation) -> Msg:
     """Whose decision it is and what it is about (or who won)."""
     if obs.winner is not None:

@@ -1,29 +1,44 @@
-"""The administrator's commands (``python -m bot.admin <command>``), one argparse subcommand
-each: ``migrate-db`` moves a bot's SQLite file into a PostgreSQL database."""
+"""``python -m bot.admin``: the administrator's commands, one argparse subcommand each, run on
+the bot's database (the same ``KARAK_DB`` setting as the bot, from the environment or ``.env``).
+
+``ratings --recompute [--guild ID]`` rebuilds every rating (of one server) from the stored
+results of finished matches, in the order they ended. ``migrate-db --from FILE --to URL`` moves
+a bot's SQLite file into an empty PostgreSQL database.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from pathlib import Path
 
-from bot.storage.choice import is_database_url, shown
+from bot.game.standings import Standings
+from bot.process.settings import ConfigProblem, check_db_path, read_env_file
+from bot.storage.choice import is_database_url, open_storage, shown
 from i18n import msg, translate
 
 
-def parser() -> argparse.ArgumentParser:
-    """The command line: one subparser per command."""
-    top = argparse.ArgumentParser(prog="python -m bot.admin",
-                                  description=translate(msg("admin.description")))
-    commands = top.add_subparsers(dest="command", required=True)
-    move = commands.add_parser("migrate-db", help=translate(msg("admin.migrate.help")),
-                               description=translate(msg("admin.migrate.help")))
-    move.add_argument("--from", dest="source", type=Path, required=True,
-                      help=translate(msg("admin.migrate.source")))
-    move.add_argument("--to", dest="target", required=True,
-                      help=translate(msg("admin.migrate.target")))
-    return top
+def database(env_file: Path | None) -> str:
+    """The bot's database: ``KARAK_DB`` from the environment, else from ``env_file``, else the
+    bot's default (a file, checked, or a PostgreSQL URL)."""
+    value = os.environ.get("KARAK_DB", "").strip()
+    if not value and env_file is not None:
+        value = read_env_file(env_file).get("KARAK_DB", "").strip()
+    where = value or "karak.sqlite3"
+    if not is_database_url(where):
+        check_db_path(Path(where))
+    return where
+
+
+async def recompute(where: str | Path, guild: int | None) -> int:
+    """Rebuild the ratings in the database ``where``; the number of matches read."""
+    store = await open_storage(where)
+    try:
+        return await Standings(store).recompute(guild)
+    finally:
+        await store.close()
 
 
 def migrate_db(source: Path, target: str) -> int:
@@ -46,12 +61,41 @@ def migrate_db(source: Path, target: str) -> int:
     return 0
 
 
+def parser() -> argparse.ArgumentParser:
+    """The command line: one subparser per command."""
+    top = argparse.ArgumentParser(prog="python -m bot.admin",
+                                  description=translate(msg("admin.description")))
+    top.add_argument("--env-file", type=Path, default=Path(".env"),
+                     help=translate(msg("bot.cli.env_file")))
+    commands = top.add_subparsers(dest="command", required=True)
+    ratings = commands.add_parser("ratings", help=translate(msg("ratings.admin.ratings")),
+                                  description=translate(msg("ratings.admin.description")))
+    ratings.add_argument("--recompute", action="store_true", required=True,
+                         help=translate(msg("ratings.admin.recompute")))
+    ratings.add_argument("--guild", type=int, default=None,
+                         help=translate(msg("ratings.admin.guild")))
+    move = commands.add_parser("migrate-db", help=translate(msg("admin.migrate.help")),
+                               description=translate(msg("admin.migrate.help")))
+    move.add_argument("--from", dest="source", type=Path, required=True,
+                      help=translate(msg("admin.migrate.source")))
+    move.add_argument("--to", dest="target", required=True,
+                      help=translate(msg("admin.migrate.target")))
+    return top
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one administrator's command; returns the process exit status."""
     args = parser().parse_args(argv)
     if args.command == "migrate-db":
         return migrate_db(args.source, args.target)
-    return 2  # pragma: no cover - argparse refuses other commands
+    try:
+        where = database(args.env_file)
+    except ConfigProblem as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    count = asyncio.run(recompute(where, args.guild))
+    print(translate(msg("ratings.admin.done", count=count, db=shown(where))))
+    return 0
 
 
-__all__ = ["main", "migrate_db", "parser"]
+__all__ = ["database", "main", "migrate_db", "parser", "recompute"]

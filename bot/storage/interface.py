@@ -7,7 +7,11 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from bot.storage.records import (
+    AiRecord,
     LogRow,
+    PlayerRating,
+    Rater,
+    RatingChange,
     RematchOffer,
     SeatInfo,
     ServerDefaults,
@@ -19,7 +23,35 @@ from engine import GameState
 from engine.agents import AiLevel
 
 
-class Storage(Protocol):
+class RatingStorage(Protocol):
+    """Ratings per server, each rated match's changes and the records against the AI, written
+    with a match's result (:meth:`Storage.apply` with a ``rater``)."""
+
+    async def ratings(self, guild_id: int) -> list[PlayerRating]:
+        """Every rating of a server."""
+
+    async def rating_of(self, guild_id: int, user_id: int) -> PlayerRating | None:
+        """A person's rating on a server, or None before their first rated match."""
+
+    async def rating_changes(self, guild_id: int, user_id: int) -> list[RatingChange]:
+        """A person's rating changes on a server, oldest first."""
+
+    async def changes_of_table(self, table_id: int) -> list[RatingChange]:
+        """The rating changes a finished match made (none when it was not rated)."""
+
+    async def ai_records(self, user_id: int) -> list[AiRecord]:
+        """A person's records against the AI, by level and hero."""
+
+    async def player_results(self, guild_id: int | None, user_id: int) -> list[TableResult]:
+        """The results of a server's finished tables where ``user_id`` held a seat, newest
+        first."""
+
+    async def recompute_ratings(self, rater: Rater, guild_id: int | None = None) -> int:
+        """Rebuild the ratings (one server's, or all with the records against the AI) from the
+        stored results in the order the matches ended; returns the number of matches read."""
+
+
+class Storage(RatingStorage, Protocol):
     """The tables, their action logs, the servers' settings and the bot's own metadata.
 
     Writes that the disk or database refuses raise :class:`~bot.storage.records.CannotSave`
@@ -66,10 +98,11 @@ class Storage(Protocol):
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
-                    deadline: float | None = None) -> None:
+                    deadline: float | None = None, rater: Rater | None = None) -> None:
         """In one transaction: the new state at version ``before + 1`` guarded by version
         ``before``, its log row (next in the table's log; a take-back marks the latest action
-        not yet taken back ``undone``), and when the game ends its result; raises
+        not yet taken back ``undone``), and when the game ends its result and the rating rows
+        ``rater`` computes from the ratings stored at that moment; raises
         :class:`~bot.storage.records.StaleVersion` (and writes nothing) when the table is no
         longer at ``before``."""
 
@@ -141,4 +174,4 @@ class Storage(Protocol):
         """Store a metadata value."""
 
 
-__all__ = ["Storage"]
+__all__ = ["RatingStorage", "Storage"]

@@ -23,12 +23,14 @@ import asyncpg
 
 from bot.storage.interface import Storage
 from bot.storage.postgres_history import HistoryQueries
+from bot.storage.postgres_ratings import RatingQueries, write_ratings
 from bot.storage.postgres_rows import Db, insert_result, with_seats
 from bot.storage.postgres_schema import SCHEMA_VERSION, migrate, schema_version
 from bot.storage.records import (
     CannotSave,
     DatabaseError,
     LogRow,
+    Rater,
     SeatInfo,
     ServerDefaults,
     StaleVersion,
@@ -90,7 +92,7 @@ async def rollback(db: Db) -> None:
         await db.execute("ROLLBACK")
 
 
-class Store(TableWrites, HistoryQueries):
+class Store(TableWrites, HistoryQueries, RatingQueries):
     """The bot's PostgreSQL database. Open with :meth:`open`, close with :meth:`close` (past
     matches and rematch offers: :class:`~bot.storage.postgres_history.HistoryQueries`)."""
 
@@ -214,10 +216,11 @@ class Store(TableWrites, HistoryQueries):
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
-                    deadline: float | None = None) -> None:
+                    deadline: float | None = None, rater: Rater | None = None) -> None:
         """In ONE transaction: the new state at version ``before + 1`` (guarded by version
         ``before``, the row locked until the end), its log row (a take-back also marks the
-        latest action it has not taken back yet ``undone``), and a finished game's result. Raises
+        latest action it has not taken back yet ``undone``), and a finished game's result with the
+        rating rows ``rater`` gives. Raises
         :class:`StaleVersion` (and writes nothing) when the table is no longer at ``before``."""
         over = state.winner is not None
         text = storable(state)
@@ -243,9 +246,11 @@ class Store(TableWrites, HistoryQueries):
                     table_id, UNDO)
             if over:
                 guild, channel, catalogue, stored_seats = row
-                await insert_result(db, table_result(
-                    table_id, guild, channel, str(catalogue),
-                    seats_from_json(str(stored_seats)), state, now))
+                result = table_result(table_id, guild, channel, str(catalogue),
+                                      seats_from_json(str(stored_seats)), state, now)
+                await insert_result(db, result)
+                if rater is not None:
+                    await write_ratings(db, result, rater)
         remember(self._states, table_id, text, state)
 
     async def action_log(self, table_id: int) -> list[LogRow]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from bot.storage.postgres_ratings import RATINGS_SCHEMA
 from bot.storage.postgres_rows import Db, insert_result
 from bot.storage.records import SchemaTooNew, load_state, seats_from_json, table_result
 from bot.storage.sqlite_rows import as_float, as_int, opt_int
@@ -163,6 +164,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         closed INTEGER NOT NULL DEFAULT 0
     );
     """,
+    # 9: ratings per server, each rated match's changes, records against the AI; left empty:
+    # ``python -m bot.admin ratings --recompute`` fills them from the stored results
+    RATINGS_SCHEMA,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

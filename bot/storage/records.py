@@ -6,7 +6,7 @@ errors, and the JSON texts of seats and game states, checked both ways.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -221,6 +221,67 @@ class RematchOffer:
     closed: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class StoredRating:
+    """A person's skill estimate as stored: openskill's mean ``mu`` and uncertainty ``sigma``."""
+
+    mu: float
+    sigma: float
+
+
+#: How a finished match changes ratings: given its result and the stored ratings of the people
+#: in it who have one (by user id), the new rating of each person it rates (empty: not rated).
+#: The game service supplies it; storage calls it inside the transaction that stores the result.
+Rater = Callable[[TableResult, Mapping[int, StoredRating]], Mapping[int, StoredRating]]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRating:
+    """A person's rating on a server: the estimate, their rated games and wins, and the table
+    whose result changed it last (``last_table``)."""
+
+    guild_id: int
+    user_id: int
+    rating: StoredRating
+    games: int
+    wins: int
+    last_table: int
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """What one rated match did to one person's rating (``before`` None: their first)."""
+
+    table_id: int
+    guild_id: int
+    user_id: int
+    before: StoredRating | None
+    after: StoredRating
+    finished_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class AiRecord:
+    """A person's games and wins against one AI level with one hero, in matches where they were
+    the only person (never rated)."""
+
+    user_id: int
+    level: str
+    hero: str
+    games: int
+    wins: int
+
+
+def won(result: TableResult, seat: SeatResult) -> bool:
+    """True when ``seat`` won the match and played it to the end itself."""
+    return result.winner_seat == seat.seat and not seat.handed_to_ai
+
+
+def people(result: TableResult) -> list[SeatResult]:
+    """The seats of ``result`` held by a person (to the end or handed to the AI)."""
+    return [s for s in result.seats if s.user_id is not None]
+
+
 def places(state: GameState) -> tuple[int, ...]:
     """Each seat's place in a finished game: the winner first, then by keys, then by HP; seats
     with as many keys and HP share a place (1, 2, 2, 4)."""
@@ -291,6 +352,8 @@ def with_seat(seats: Sequence[SeatInfo], index: int, seat: SeatInfo) -> tuple[Se
 __all__ = [
     "ACTIVE", "STATUSES", "CannotSave", "CorruptTable", "DatabaseError", "LogRow", "RematchOffer",
     "SchemaTooNew",
+    "ACTIVE", "STATUSES", "AiRecord", "CannotSave", "PlayerRating", "Rater", "RatingChange",
+    "StoredRating", "people", "won", "CorruptTable", "DatabaseError", "LogRow", "SchemaTooNew",
     "SeatInfo", "SeatKind", "SeatResult", "ServerDefaults", "StaleVersion", "Status",
     "StorageError", "TableExists", "TableRecord", "TableResult", "load_state", "places",
     "seats_from_json", "seats_to_json", "storable", "table_result", "with_seat",

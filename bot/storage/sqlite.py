@@ -27,11 +27,10 @@ import aiosqlite
 from bot.storage.interface import Storage
 from bot.storage.records import (
     LogRow,
+    Rater,
     SeatInfo,
-    ServerDefaults,
     StaleVersion,
     Status,
-    StorageError,
     TableExists,
     TableRecord,
     TableResult,
@@ -40,6 +39,7 @@ from bot.storage.records import (
 )
 from bot.storage.sqlite_connection import Connection
 from bot.storage.sqlite_history import HistoryQueries
+from bot.storage.sqlite_ratings import RatingQueries, write_ratings
 from bot.storage.sqlite_rows import (
     LOG_COLUMNS,
     RESULT_COLUMNS,
@@ -49,13 +49,13 @@ from bot.storage.sqlite_rows import (
     ended_result,
     insert_result,
     keep,
-    read_defaults,
     read_log_row,
     read_record,
     remember,
     with_seats,
 )
 from bot.storage.sqlite_schema import SCHEMA_VERSION
+from bot.storage.sqlite_servers import ServerQueries
 from bot.storage.table_writes import TableWrites, moved_columns
 from cards import catalogue_version
 from engine import GameState, Undo
@@ -68,9 +68,11 @@ RECORDS = STATE_CACHE
 SQLITE_MIN, SQLITE_MAX = -(2**63), 2**63 - 1
 
 
-class Store(TableWrites, HistoryQueries):
-    """The bot's database. Open with :meth:`open`, close with :meth:`close` (past matches and
-    rematch offers: :class:`~bot.storage.sqlite_history.HistoryQueries`)."""
+class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries):
+    """The bot's database. Open with :meth:`open`, close with :meth:`close` (the servers'
+    settings and the bot's metadata: :class:`~bot.storage.sqlite_servers.ServerQueries`; past
+    matches and rematch offers: :class:`~bot.storage.sqlite_history.HistoryQueries`; ratings:
+    :class:`~bot.storage.sqlite_ratings.RatingQueries`)."""
 
     def __init__(self, connection: Connection, clock: Callable[[], float] = time.time) -> None:
         self._connection = connection
@@ -191,12 +193,13 @@ class Store(TableWrites, HistoryQueries):
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
-                    deadline: float | None = None) -> None:
+                    deadline: float | None = None, rater: Rater | None = None) -> None:
         """In ONE transaction: the new state at version ``before + 1`` (guarded by version
         ``before``) and its log row (the table's next ``seq``); a take-back (``undo``) also marks
         the latest action it has not taken back yet ``undone``; a finished game is marked
-        ``finished`` with its winner, and its result written. Raises :class:`StaleVersion` (and
-        writes nothing) when the table is no longer at ``before``."""
+        ``finished`` with its winner, and its result and the rating rows ``rater`` gives
+        (:func:`~bot.storage.sqlite_ratings.write_ratings`) written. Raises
+        :class:`StaleVersion` (and writes nothing) when the table is no longer at ``before``."""
         over = state.winner is not None
         text = storable(state)
         now = self.clock()
@@ -220,7 +223,10 @@ class Store(TableWrites, HistoryQueries):
                     "FROM actions WHERE table_id = ? AND undone = 0 AND action != ?)",
                     (table_id, table_id, UNDO))
             if over:
-                await insert_result(db, await ended_result(db, table_id, state, now))
+                result = await ended_result(db, table_id, state, now)
+                await insert_result(db, result)
+                if rater is not None:
+                    await write_ratings(db, result, rater)
         remember(self._states, table_id, text, state)  # what storable() just read back
 
     async def action_log(self, table_id: int) -> list[LogRow]:
@@ -261,56 +267,7 @@ class Store(TableWrites, HistoryQueries):
         found = await with_seats(self._db, heads)
         return found[0] if found else None
 
-    # ------------------------------------------------------------------ settings and meta
-
-    async def guild_settings(self, guild_id: int | None) -> ServerDefaults | None:
-        """A server's defaults for new tables, or None when never set (a level this bot does
-        not know reads as the default level)."""
-        if guild_id is None:
-            return None
-        async with self._db.execute(
-                "SELECT abilities, timer, ai_level, undo FROM settings WHERE guild_id = ?",
-                (guild_id,)) as cur:
-            row = await cur.fetchone()
-        if row is None:
-            return None
-        return read_defaults(tuple(row))
-
-    async def set_guild_settings(self, guild_id: int, defaults: ServerDefaults) -> None:
-        """Store a server's defaults for new tables."""
-        async with self._tx() as db:
-            await db.execute(
-                "INSERT INTO settings (guild_id, abilities, timer, ai_level, undo) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT(guild_id) DO UPDATE SET "
-                "abilities = excluded.abilities, timer = excluded.timer, "
-                "ai_level = excluded.ai_level, undo = excluded.undo",
-                (guild_id, int(defaults.abilities), defaults.timer, defaults.ai_level,
-                 int(defaults.undo)))
-
-    async def guild_locale(self, guild_id: int | None) -> str | None:
-        """The language a server forced for its tables, or None (follow Discord's language)."""
-        if guild_id is None:
-            return None
-        async with self._db.execute(
-                "SELECT locale FROM settings WHERE guild_id = ?", (guild_id,)) as cur:
-            row = await cur.fetchone()
-        return None if row is None or row[0] is None else str(row[0])
-
-    async def set_guild_locale(self, guild_id: int, locale: str | None) -> None:
-        """Force the language of a server's tables (None: follow Discord's language again).
-        Its settings row must exist: store its defaults with :meth:`set_guild_settings` first."""
-        async with self._tx() as db:
-            cur = await db.execute("UPDATE settings SET locale = ? WHERE guild_id = ?",
-                                   (locale, guild_id))
-            if cur.rowcount != 1:
-                raise StorageError(f"server {guild_id} has no settings yet")
-
-    async def active_in_guild(self, guild_id: int) -> list[int]:
-        """Ids of a server's lobbies and running tables (oldest first)."""
-        async with self._db.execute(
-                "SELECT id FROM tables WHERE guild_id = ? AND status IN ('lobby','running') "
-                "ORDER BY id", (guild_id,)) as cur:
-            return [int(r[0]) for r in await cur.fetchall()]
+    # ------------------------------------------------------------------ languages and damaged rows
 
     async def relocalise(self, table_id: int, locale: str) -> bool:
         """Set the language of a lobby or running table; True when it changed."""
@@ -319,18 +276,6 @@ class Store(TableWrites, HistoryQueries):
                 "UPDATE tables SET locale = ?, updated_at = ? WHERE id = ? AND locale != ? "
                 "AND status IN ('lobby','running')", (locale, self.clock(), table_id, locale))
             return cur.rowcount == 1
-
-    async def get_meta(self, key: str) -> str | None:
-        """A stored metadata value (e.g. the hash of the synced command tree)."""
-        async with self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)) as cur:
-            row = await cur.fetchone()
-        return None if row is None else str(row[0])
-
-    async def set_meta(self, key: str, value: str) -> None:
-        """Store a metadata value."""
-        async with self._tx() as db:
-            await db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO "
-                             "UPDATE SET value = excluded.value", (key, value))
 
     async def host_of(self, table_id: int) -> int | None:
         """The host of a table read from its row alone (None when unreadable): a damaged

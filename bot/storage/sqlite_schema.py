@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 import aiosqlite
 
 from bot.storage.records import load_state, seats_from_json, table_result
+from bot.storage.sqlite_ratings import RATINGS_SCHEMA
 from bot.storage.sqlite_rows import as_float, as_int, insert_result, opt_int
 from cards import catalogue_version
 
@@ -176,6 +177,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         closed INTEGER NOT NULL DEFAULT 0
     );
     """,
+    # 9: ratings per server, each rated match's changes, records against the AI; left empty:
+    # ``python -m bot.admin ratings --recompute`` fills them from the stored results
+    RATINGS_SCHEMA,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

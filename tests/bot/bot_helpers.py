@@ -61,3 +61,12 @@ async def holding(tables: Tables, table_id: int, release: asyncio.Event) -> asyn
     task = asyncio.create_task(hold())
     await held.wait()
     return task
+
+
+def alive(pid: int) -> bool:
+    """True while process ``pid`` runs (a child that ended and was waited for is gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

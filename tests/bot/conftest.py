@@ -80,7 +80,7 @@ async def bot(lb: Loopback, calls: list[Call], tmp_path: Path,
               clock: Clock) -> AsyncIterator[LiveBot]:
     """The real bot on the stand-in and a fresh database, with pictures stood in by a tiny
     PNG."""
-    from test_bot_discord import TinyRenderer
+    from players import TinyRenderer
 
     live = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock)
     yield live

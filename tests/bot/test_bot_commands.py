@@ -13,13 +13,11 @@ import pytest
 from bot_helpers import Clock, holding
 from live_bot import CHANNEL, GUILD, LINK, Call, LiveBot, User, component, offered, table_id
 from pace_clock import PaceClock
-from test_bot_discord import ANN, BOB, EVE, TinyRenderer, open_table
+from players import ADMIN, ANN, BOB, EVE, TinyRenderer, open_table
 
 from bot.storage.records import ServerDefaults
 from bot.workers.pictures import PillowRenderer
 from loopback import Loopback, Message
-
-ADMIN = User(2000000000000000009, "Mod", admin=True)
 
 
 async def test_second_new_says_where_the_running_table_is(bot: LiveBot) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from bot_helpers import Clock
 from live_bot import LiveBot
-from test_bot_discord import ANN, BOB, Players, TinyRenderer, open_table
+from players import ANN, BOB, Players, TinyRenderer, open_table
 
 from engine import apply, observe
 from engine.agents import make_agent
@@ -41,7 +41,8 @@ async def test_result_lost_in_a_crash_is_posted_on_restart(lb: Loopback, tmp_pat
     h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     await h2.stop()
     assert len(game_overs(h2)) == 1
-    assert [c.split(":")[1] for c in h2.public()[-1].custom_ids()] == ["rp", "rm"]
+    [final] = [m for m in h2.public() if "wins" in m.text()]
+    assert [c.split(":")[1] for c in final.custom_ids()] == ["rp", "rm"]
     h3 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)  # and only once
     await h3.stop()
     assert len(game_overs(h3)) == 1

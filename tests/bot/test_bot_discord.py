@@ -1,38 +1,16 @@
 """The real bot on the stand-in: lobbies, whole matches, restarts, double clicks, and the clicks
-it refuses (strangers, out of turn, stale, damaged). The helpers here (players, ``open_table``,
-the tiny renderer) serve the other bot tests too."""
+it refuses (strangers, out of turn, stale, damaged)."""
 from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import Any
 
 import pytest
 from bot_helpers import Clock
-from live_bot import CHANNEL, Call, LiveBot, User, offered, table_id
+from live_bot import CHANNEL, Call, LiveBot, offered
+from players import ANN, BOB, EVE, Players, TinyRenderer, my_turn_hand, open_table, planted
 
-from engine import Observation
-from loopback import Loopback, Message
-
-ANN = User(2000000000000000001, "Ann")
-BOB = User(2000000000000000002, "Bob")
-EVE = User(2000000000000000003, "Eve")
-PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
-
-
-class TinyRenderer:
-    """Stands in for Pillow where a test plays hundreds of moves (images are tested apart)."""
-
-    def table(self, obs: Observation, locale: str) -> bytes:
-        return PNG
-
-    def battle(self, obs: Observation, locale: str) -> bytes:
-        assert obs.battle is not None
-        return PNG
-
-    def hand(self, obs: Observation, locale: str) -> bytes:
-        assert obs.viewer is not None
-        return PNG
+from loopback import Loopback
 
 
 async def test_new_table_posts_a_lobby(bot: LiveBot, calls: list[Call]) -> None:
@@ -44,70 +22,6 @@ async def test_new_table_posts_a_lobby(bot: LiveBot, calls: list[Call]) -> None:
     assert any(i.startswith("kg:hero:") for i in ids)
     assert {i.split(":")[3] for i in ids if i.startswith("kg:lobby:")} == {
         "join", "leave", "ai", "unai", "start", "cancel"}
-
-
-async def open_table(h: LiveBot, host: User, others: list[User], ai: int = 0,
-                     heroes: dict[int, str] | None = None) -> int:
-    await h.command(host, "new")
-    lobby = h.public()[-1]
-    tid = table_id(lobby)
-    for u in others:
-        await h.click(u, lobby, f"kg:lobby:{tid}:join")
-    for _ in range(ai):
-        await h.click(host, lobby, f"kg:lobby:{tid}:ai")
-    for uid, hero in (heroes or {}).items():
-        user = next(u for u in [host, *others] if u.id == uid)
-        await h.choose(user, lobby, f"kg:hero:{tid}", [hero])
-    await h.click(host, lobby, f"kg:lobby:{tid}:start")
-    return tid
-
-
-class Players:
-    """Simulated people: they look at their hand message and click what they decide."""
-
-    def __init__(self, h: LiveBot, tid: int, users: list[User]) -> None:
-        self.h = h
-        self.tid = tid
-        self.users = {u.id: u for u in users}
-        self.hand_msgs: dict[int, int] = {}
-        self.clicks = 0
-
-    async def open_hand(self, user: User) -> Message:
-        table_msg = self.h.last_table_message()
-        ix = await self.h.click(user, table_msg, f"kg:hand:{self.tid}")
-        msg = self.h.reply(ix)
-        assert msg.owner == user.id, "the hand message must be ephemeral"
-        self.hand_msgs[user.id] = msg.id
-        return msg
-
-    async def step(self) -> bool:
-        """One decision by the seat that must decide; False once the game is over."""
-        from bot.game.service import GameService
-        from engine import observe
-        from engine.agents import make_agent
-
-        svc: GameService = self.h.bot.service
-        rec = await svc.tables.load(self.tid)
-        if rec.status != "running":
-            return False
-        state = rec.game
-        seat = rec.seats[state.current]
-        assert seat.user is not None and not seat.ai, "AI seats must have played by now"
-        user = self.users[seat.user]
-        msg = self.h.lb.messages.get(self.hand_msgs.get(user.id, 0))
-        if msg is None or msg.deleted or not offered(msg):
-            msg = await self.open_hand(user)
-        obs = observe(state, state.current)
-        moves = offered(msg)
-        assert set(moves) == {str(a) for a in obs.legal}, "exactly the legal moves"
-        for cid, _ in moves.values():
-            assert f":{rec.version}:" in cid and len(cid) <= 100
-        want = str(make_agent("heuristic", state.step).choose(obs))
-        await self.h.play(user, msg, want)
-        self.clicks += 1
-        after = await svc.tables.load(self.tid)
-        assert after.version > rec.version, f"{want} was not applied"
-        return True
 
 
 async def test_whole_match_one_human_and_ai(bot: LiveBot) -> None:
@@ -147,15 +61,6 @@ async def test_whole_match_two_humans(bot: LiveBot, calls: list[Call]) -> None:
         if c.channel_post:
             am = c.body.get("allowed_mentions") or {}
             assert "everyone" not in am.get("parse", []) and "roles" not in am.get("parse", [])
-
-
-async def my_turn_hand(h: LiveBot, tid: int, users: list[User]) -> tuple[User, Message, Any]:
-    rec = await h.bot.service.tables.load(tid)
-    uid = rec.seats[rec.game.current].user
-    user = next(u for u in users if u.id == uid)
-    players = Players(h, tid, users)
-    msg = await players.open_hand(user)
-    return user, msg, rec
 
 
 async def test_restart_in_the_middle_old_buttons_still_work(
@@ -256,14 +161,6 @@ async def test_stale_version_answers_already_played(bot: LiveBot) -> None:
     assert (await bot.bot.service.tables.load(tid)).version == rec.version + 1
     assert "already played" in " ".join(bot.said(ix))
     assert parts[3] == str(rec.version)
-
-
-def planted(lb: Loopback, owner: User, custom_id: str, channel: int = CHANNEL) -> Message:
-    """A private message of the bot's application holding one button ``custom_id``, as a
-    damaged or older bot could have left it."""
-    lb.users.setdefault(owner.id, owner)
-    return lb.plant_message(lb.channel(channel), [{"type": 1, "components": [
-        {"type": 2, "style": 1, "label": "x", "custom_id": custom_id}]}], owner=owner)
 
 
 @pytest.mark.parametrize("custom_id", [

@@ -7,6 +7,7 @@ import threading
 from typing import Any
 
 import pytest
+from bot_helpers import alive
 from msgspec import structs
 
 from bot.workers import drawing, pool
@@ -30,16 +31,8 @@ async def test_pictures_come_from_worker_processes() -> None:
         assert len(workers) == 1 and workers[0] != os.getpid()
     finally:
         await pool.close()
-    assert not any(_alive(pid) for pid in workers)  # closing the pool ended them
+    assert not any(alive(pid) for pid in workers)  # closing the pool ended them
 
-
-def _alive(pid: int) -> bool:
-    """True while process ``pid`` runs (a child that ended and was waited for is gone)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 async def test_urgent_first_but_background_not_starved(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,8 +20,8 @@ from live_bot import (
     resolve,
     table_id,
 )
+from players import ANN, BOB, Players, TinyRenderer, my_turn_hand, open_table
 from storage.backends import SqliteBackend
-from test_bot_discord import ANN, BOB, Players, TinyRenderer, my_turn_hand, open_table
 
 from bot.discord_side.background import TimersFailed
 from bot.storage.sqlite import Store

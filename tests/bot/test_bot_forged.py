@@ -12,40 +12,15 @@ from typing import Any
 
 import pytest
 from live_bot import CHANNEL, LiveBot, User, resolve, table_id
-from test_bot_discord import ANN, BOB, open_table
-
-from loopback import Channel, Message
+from players import ANN, BOB, Players, forged_message, open_table, raw_click
 
 HUGE = "9" * 20  # past SQLite's 64-bit integers
-
-
-def _message(bot: LiveBot, owner: User, custom_id: str, kind: int = 2,
-             channel: Channel | None = None, ephemeral: bool = True) -> Message:
-    """A message holding one button (``kind`` 2) or menu (3) ``custom_id``."""
-    component: dict[str, Any] = {"type": kind, "custom_id": custom_id}
-    if kind == 2:
-        component.update(style=1, label="x")
-    else:
-        component["options"] = [{"label": "x", "value": "x"}]
-    bot.lb.users.setdefault(owner.id, owner)
-    return bot.lb.plant_message(channel or bot.channel, [{"type": 1, "components": [component]}],
-                                owner=owner if ephemeral else None)
-
-
-async def _raw_click(bot: LiveBot, user: User, message: Message, custom_id: str, kind: int,
-                     values: list[str] | None = None) -> list[str]:
-    """What ``user`` is told privately after a forged click (or choice of ``values``)."""
-    if kind == 2:
-        ix = await bot.click(user, message, custom_id, forge=True)
-    else:
-        ix = await bot.choose(user, message, custom_id, values or [], forge=True)
-    return bot.said(ix)
 
 
 @pytest.mark.parametrize("custom_id", ["other:thing", "x", "KG:hand:1", "kgx:hand:1"])
 async def test_a_custom_id_that_is_not_ours_gets_a_private_answer(bot: LiveBot,
                                                                   custom_id: str) -> None:
-    texts = await _raw_click(bot, ANN, _message(bot, ANN, custom_id), custom_id, 2)
+    texts = await raw_click(bot, ANN, forged_message(bot, ANN, custom_id), custom_id, 2)
     assert texts and "damaged" in texts[0], texts
 
 
@@ -54,7 +29,7 @@ async def test_a_custom_id_that_is_not_ours_gets_a_private_answer(bot: LiveBot,
 async def test_a_table_id_past_sqlite_integers_is_an_unknown_table(bot: LiveBot,
                                                                    custom_id: str) -> None:
     kind = 3 if custom_id.startswith("kg:hero") else 2
-    texts = await _raw_click(bot, ANN, _message(bot, ANN, custom_id, kind), custom_id, kind,
+    texts = await raw_click(bot, ANN, forged_message(bot, ANN, custom_id, kind), custom_id, kind,
                              ["x"] if kind == 3 else None)
     assert texts and "does not exist" in texts[-1], texts
 
@@ -96,7 +71,7 @@ async def test_a_move_clicked_in_another_channel_is_refused(bot: LiveBot) -> Non
     tid, user, rec, move = await _first_move(bot)
     cid = f"kg:do:{tid}:{rec.version}:{move}"
     elsewhere = bot.lb.create_channel(bot.guild, "elsewhere")
-    texts = await _raw_click(bot, user, _message(bot, user, cid, channel=elsewhere), cid, 2)
+    texts = await raw_click(bot, user, forged_message(bot, user, cid, channel=elsewhere), cid, 2)
     assert texts and "channel" in texts[-1], texts
     assert (await bot.bot.service.tables.load(tid)).version == rec.version
 
@@ -104,7 +79,7 @@ async def test_a_move_clicked_in_another_channel_is_refused(bot: LiveBot) -> Non
 async def test_a_move_button_id_sent_from_a_menu_is_refused(bot: LiveBot) -> None:
     tid, user, rec, move = await _first_move(bot)
     cid = f"kg:do:{tid}:{rec.version}:{move}"
-    texts = await _raw_click(bot, user, _message(bot, user, cid, 3), cid, 3, [move])
+    texts = await raw_click(bot, user, forged_message(bot, user, cid, 3), cid, 3, [move])
     assert texts and "damaged" in texts[-1], texts
     assert (await bot.bot.service.tables.load(tid)).version == rec.version
 
@@ -113,7 +88,7 @@ async def test_a_menu_id_sent_from_a_button_is_refused(bot: LiveBot) -> None:
     tid = await open_table(bot, ANN, [BOB])
     user, rec = await _current(bot, tid)
     cid = f"kg:pick:{tid}:{rec.version}:fight00"
-    texts = await _raw_click(bot, user, _message(bot, user, cid), cid, 2)
+    texts = await raw_click(bot, user, forged_message(bot, user, cid), cid, 2)
     assert texts and "damaged" in texts[-1], texts
     assert (await bot.bot.service.tables.load(tid)).version == rec.version
 
@@ -124,7 +99,8 @@ async def test_a_move_menu_with_two_values_is_refused(bot: LiveBot) -> None:
     from engine import observe
     legal = [str(a) for a in observe(rec.game, rec.game.current).legal]
     cid = f"kg:pick:{tid}:{rec.version}:fight00"
-    texts = await _raw_click(bot, user, _message(bot, user, cid, 3), cid, 3, [legal[0], legal[0]])
+    texts = await raw_click(bot, user, forged_message(bot, user, cid, 3), cid, 3,
+                            [legal[0], legal[0]])
     assert texts and "one" in texts[-1], texts
     assert (await bot.bot.service.tables.load(tid)).version == rec.version
 
@@ -136,14 +112,13 @@ async def test_a_hero_pick_with_two_values_is_refused(bot: LiveBot) -> None:
     hero_cid = next(i for i in lobby.custom_ids() if i.startswith("kg:hero:"))
     heroes = [o["value"] for o in (lobby.component(hero_cid) or {})["options"]]
     before = await bot.bot.service.tables.load(tid)
-    texts = await _raw_click(bot, ANN, lobby, hero_cid, 3, heroes[:2])
+    texts = await raw_click(bot, ANN, lobby, hero_cid, 3, heroes[:2])
     assert texts and "one" in texts[-1], texts
     assert (await bot.bot.service.tables.load(tid)).seats == before.seats
 
 
 async def test_a_move_sent_through_a_menu_that_does_not_offer_it_is_refused(
         bot: LiveBot) -> None:
-    from test_bot_discord import Players
 
     from bot.game.texts import controls
     from engine import observe
@@ -163,7 +138,7 @@ async def test_a_move_sent_through_a_menu_that_does_not_offer_it_is_refused(
         raise AssertionError("no decision with a menu came up")
     key, outside = found[0]
     cid = f"kg:pick:{tid}:{rec.version}:{key}"
-    texts = await _raw_click(bot, user, _message(bot, user, cid, 3), cid, 3, [outside])
+    texts = await raw_click(bot, user, forged_message(bot, user, cid, 3), cid, 3, [outside])
     assert texts and "menu" in texts[-1], texts
     assert (await bot.bot.service.tables.load(tid)).version == rec.version
 
@@ -175,12 +150,12 @@ async def test_lobby_and_hand_clicks_in_another_channel_are_refused(bot: LiveBot
     join = resolve(lobby, f"kg:lobby:{tid}:join")
     elsewhere = bot.lb.create_channel(bot.guild, "elsewhere")
     copied = bot.lb.plant_message(elsewhere, lobby.components, flags=lobby.flags)
-    texts = await _raw_click(bot, BOB, copied, join, 2)
+    texts = await raw_click(bot, BOB, copied, join, 2)
     assert texts and "channel" in texts[-1], texts
     assert (await bot.bot.service.tables.load(tid)).seat_of(BOB.id) is None
     hand = f"kg:hand:{tid}"
-    message = _message(bot, ANN, hand, channel=elsewhere, ephemeral=False)
-    texts = await _raw_click(bot, ANN, message, hand, 2)
+    message = forged_message(bot, ANN, hand, channel=elsewhere, ephemeral=False)
+    texts = await raw_click(bot, ANN, message, hand, 2)
     assert texts and "channel" in texts[-1], texts
 
 

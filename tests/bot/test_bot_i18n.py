@@ -13,8 +13,8 @@ import discord
 import pytest
 from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LiveBot, User, offered, table_id
+from players import PNG, open_table
 from shared_files import require_discord_api
-from test_bot_discord import PNG, open_table
 
 from bot.storage.records import ServerDefaults
 from engine import Observation

@@ -12,10 +12,8 @@ from typing import Any
 import pytest
 from bot_helpers import Clock, normal_instead
 from live_bot import CHANNEL, GUILD, Call, LiveBot, table_id
+from players import ADMIN, ANN, BOB, EVE, TinyRenderer, forged_message, raw_click
 from storage.backends import SqliteBackend
-from test_bot_commands import ADMIN
-from test_bot_discord import ANN, BOB, EVE, TinyRenderer
-from test_bot_forged import _message, _raw_click
 
 from bot.discord_side.ui.table import header
 from bot.game.refusals import Damaged
@@ -104,8 +102,8 @@ async def test_forged_level_menus_get_a_clear_answer(quick: LiveBot) -> None:
     rev = (await quick.bot.service.tables.load(tid)).revision
 
     async def forged(custom_id: str, values: list[str] | None = None, kind: int = 3) -> str:
-        planted = _message(quick, ANN, custom_id, kind, ephemeral=False)
-        return " ".join(await _raw_click(quick, ANN, planted, custom_id, kind, values))
+        planted = forged_message(quick, ANN, custom_id, kind, ephemeral=False)
+        return " ".join(await raw_click(quick, ANN, planted, custom_id, kind, values))
 
     assert "not one this menu offers" in await forged(f"kg:level:{tid}:2:{rev}", ["godlike"])
     assert "not an AI seat" in await forged(f"kg:level:{tid}:0:{rev}", ["hard"])  # Ann's seat

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LINK, Call, LiveBot, component, table_id
-from test_bot_discord import ANN, BOB, EVE, TinyRenderer
+from players import ANN, BOB, EVE, TinyRenderer
 
 from bot.storage.records import TableRecord
 from loopback import Loopback, Message

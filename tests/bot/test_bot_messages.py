@@ -3,7 +3,7 @@ afresh (and pings the person to play), and the old one is left without buttons."
 from __future__ import annotations
 
 from live_bot import Call, LiveBot
-from test_bot_discord import ANN, BOB, open_table
+from players import ANN, BOB, open_table
 
 
 async def test_a_table_message_too_old_to_edit_is_posted_afresh(bot: LiveBot,

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 from bot_helpers import Clock
-from live_bot import CHANNEL, GUILD, LiveBot
-from storage.helpers import Game, played
-from test_bot_discord import ANN, BOB, EVE, TinyRenderer, planted
+from live_bot import CHANNEL, LiveBot
+from players import ANN, EVE, TinyRenderer, finished_match, planted
+from storage.helpers import played
 
-from bot.storage.records import SeatInfo
 from bot.storage.sqlite import Store
 from engine.replay import Replay
 from loopback import Loopback, Message
@@ -22,25 +21,6 @@ from render.animation import MAX_BYTES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "loopback"))  # the e2e helpers
 from e2e.privacy import Secrets  # noqa: E402 - the stand-in tests' privacy watch
-
-SEATS = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
-         SeatInfo(user=BOB.id, name="Bob", hero="taia"),
-         SeatInfo(ai=True, hero="argentus", level="easy"))
-
-
-async def finished_match(store: Store, game: Game, *, upto: int | None = None,
-                         seats: tuple[SeatInfo, ...] = SEATS, start: int = 0,
-                         channel: int = CHANNEL) -> int:
-    """A table of the bot's server in ``channel`` that played ``game`` from step ``start`` to
-    step ``upto`` (None: its end) through the storage interface; returns its id."""
-    rec = await store.create_table(guild_id=GUILD, channel_id=channel, host_id=ANN.id,
-                                   seats=seats, abilities=False, timer=0,
-                                   seed=game.final.config.seed)
-    await store.start_game(rec.id, seats, game.states[start], None)
-    last = len(game.moves) if upto is None else upto
-    for index in range(start, last):
-        await store.apply(rec.id, index, game.states[index + 1], game.log_row(index))
-    return rec.id
 
 
 def step_of(message: Message) -> int:

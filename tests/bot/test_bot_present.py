@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 
 from bot.discord_side.ui.custom_ids import (
+    BoardPage,
     LobbyOp,
     Move,
     OpenHand,
     Pick,
     Unreadable,
+    board_id,
     lobby_id,
     move_id,
     parse,
@@ -108,6 +110,8 @@ def test_an_ai_seat_is_not_named_twice() -> None:
     ("kg:do:0:1:a", Unreadable("kg:do:0:1:a")),
     ("kg:lobby:3:zap:1", Unreadable("kg:lobby:3:zap:1")),
     ("kg:do:3:-1:a", Unreadable("kg:do:3:-1:a")),
+    (board_id(9, 2), BoardPage(9, 2)),
+    ("kg:board:9:x", Unreadable("kg:board:9:x")),
 ])
 def test_custom_ids_parse_into_typed_targets(custom_id: str, target: object) -> None:
     assert parse(custom_id) == target

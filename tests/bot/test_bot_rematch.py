@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from bot_helpers import Clock
 from live_bot import CHANNEL, LiveBot
+from players import ANN, BOB, EVE, finished_match, planted
 from storage.helpers import played
-from test_bot_discord import ANN, BOB, EVE, planted
-from test_bot_past import finished_match
 
 from bot.game.rematch import LAPSE
 from bot.storage.records import SeatInfo

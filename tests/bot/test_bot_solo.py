@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bot_helpers import Clock
 from live_bot import LiveBot, component, offered, table_id
-from test_bot_discord import ANN, BOB, Players, TinyRenderer
+from players import ANN, BOB, Players, TinyRenderer
 
 from bot.game.lessons import LESSON_LEVEL, LESSONS
 from bot.game.play import Play

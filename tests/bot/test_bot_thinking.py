@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 
 import pytest
-from bot_helpers import Clock, dying_decide, gated_decide, stuck_decide
+from bot_helpers import Clock, alive, dying_decide, gated_decide, stuck_decide
 from live_bot import LiveBot, resolve, table_id
-from test_bot_discord import ANN, TinyRenderer
+from players import ANN, TinyRenderer
 
 from bot.game.service import GameService
 from bot.workers import thinking as thinking_module
@@ -49,13 +49,6 @@ async def answered(h: LiveBot, ix: Interaction) -> Interaction:
     await h.settle(but="ai-")
     return ix
 
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 async def test_the_bot_answers_while_a_hard_decision_runs_in_a_worker(

@@ -7,8 +7,7 @@ from collections.abc import Callable
 
 from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LiveBot, Message, User, offered
-from test_bot_commands import ADMIN
-from test_bot_discord import ANN, BOB, EVE, Players, open_table, planted
+from players import ADMIN, ANN, BOB, EVE, Players, open_table, planted
 
 from bot.game.guard import question
 from bot.storage.records import ServerDefaults, TableRecord

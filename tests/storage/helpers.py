@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from bot.storage.interface import Storage
-from bot.storage.records import LogRow, SeatInfo, TableRecord
+from bot.storage.records import LogRow, Rater, SeatInfo, TableRecord
 from engine import GameConfig, GameState, Phase, SeatConfig, apply, new_game, observe
 from engine.agents import make_agent
 
@@ -74,12 +74,22 @@ async def started(store: Storage, state: GameState, channel: int = 1,
 
 
 async def play_on(store: Storage, table_id: int, game: Game, upto: int | None = None,
-                  seats: Sequence[SeatInfo] | None = None) -> None:
+                  seats: Sequence[SeatInfo] | None = None, rater: Rater | None = None) -> None:
     """Apply the moves of ``game`` from the table's version up to step ``upto`` (None: the
-    end); ``seats`` stored with the last move."""
+    end); ``seats`` stored with the last move; ``rater`` rates the match when it ends."""
     rec = await store.get(table_id)
     assert rec is not None
     last = len(game.moves) if upto is None else upto
     for index in range(rec.version, last):
         await store.apply(table_id, index, game.states[index + 1], game.log_row(index),
-                          seats=seats if index == last - 1 else None)
+                          seats=seats if index == last - 1 else None, rater=rater)
+
+
+async def finished(store: Storage, seed: int, channel: int, guild: int | None = GUILD,
+                   seats: tuple[SeatInfo, ...] = SEATS, rater: Rater | None = None) -> int:
+    """A table whose game ``seed`` is played to its end (started one move before it), ``seats``
+    stored with the last move; ``rater`` rates the match."""
+    game = played(seed)
+    rec = await started(store, game.states[-2], channel=channel, guild=guild)
+    await play_on(store, rec.id, game, seats=seats, rater=rater)
+    return rec.id

@@ -24,7 +24,7 @@ from bot.storage.records import (
 from cards import catalogue_version
 from storage.backends import PostgresBackend
 from storage.helpers import GUILD, SEATS, Clock, Game, play_on, played, started
-from storage.test_sqlite_schema import HANDED, old_rows, read_back
+from storage.old_bots import HANDED, old_rows, read_back
 
 
 @pytest.fixture

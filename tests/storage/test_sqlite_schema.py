@@ -4,13 +4,14 @@ its finished games' results back-filled from their stored states."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiosqlite
 import pytest
 
+from bot.game.ratings import AiSeat, Person, Rating, SeatResult, recompute
+from bot.game.standings import rate_result
 from bot.storage.records import (
     CannotSave,
     CorruptTable,
@@ -18,14 +19,15 @@ from bot.storage.records import (
     SchemaTooNew,
     SeatInfo,
     ServerDefaults,
+    TableResult,
     table_result,
 )
 from bot.storage.sqlite import SCHEMA_VERSION, Store
 from bot.storage.sqlite_rows import insert_result
 from cards import catalogue_version
-from engine import state_to_json
 from storage.backends import SqliteBackend, fill_up, make_room
 from storage.helpers import ANN, GUILD, SEATS, Clock, Game, play_on, played, started
+from storage.old_bots import HANDED, old_rows, read_back
 
 
 @pytest.fixture
@@ -87,50 +89,6 @@ async def test_what_is_kept_is_bounded(store: Store, monkeypatch: pytest.MonkeyP
 
 # ------------------------------------------------------------------ databases of earlier bots
 
-#: Bob's seat was handed to the AI (he ran out of time).
-HANDED = (SEATS[0], SEATS[1].model_copy(update={"ai": True, "timeouts": 3}), SEATS[2])
-
-
-def seats_text(seats: tuple[SeatInfo, ...], version: int) -> str:
-    """The seats as the bot of schema ``version`` wrote them: without levels before schema 4."""
-    rows = [s.model_dump() for s in seats]
-    if version < 4:
-        for row in rows:
-            del row["level"]
-    return json.dumps(rows)
-
-
-def read_back(seats: tuple[SeatInfo, ...], version: int) -> tuple[SeatInfo, ...]:
-    """The seats of :func:`seats_text` as they read today: the normal level when none was
-    written."""
-    return seats if version >= 4 else tuple(s.model_copy(update={"level": "normal"})
-                                            for s in seats)
-
-
-def old_rows(version: int, tid: int, status: str, game: Game | None, step: int,
-             seats: tuple[SeatInfo, ...] = SEATS) -> list[tuple[str, dict[str, object]]]:
-    """Table ``tid`` as the bot of schema ``version`` stored it, at ``step`` of ``game``, with
-    its action log: ``(table, columns)`` rows to insert in order."""
-    state = None if game is None else game.states[step]
-    extra: dict[str, object] = {"ai_level": "easy"} if version >= 4 else {}
-    if version >= 5:
-        extra["catalogue"] = catalogue_version()
-    rows: list[tuple[str, dict[str, object]]] = [("tables", dict(
-        id=tid, guild_id=GUILD, channel_id=100 + tid, host_id=ANN, status=status,
-        seed=tid, seats=seats_text(seats, version), version=step,
-        state=None if state is None else state_to_json(state),
-        winner=None if state is None else state.winner, created_at=1000.0 + tid,
-        updated_at=2000.0 + tid, finished_at=3000.0 + tid if status != "running" else None,
-        **extra))]
-    for index in range(step):
-        assert game is not None
-        row = game.log_row(index, at=1500.0 + index)
-        seq = {"seq": index + 1} if version >= 5 else {}
-        rows.append(("actions", dict(table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
-                                     by_ai=0, action=row.action, at=row.at, **seq)))
-    return rows
-
-
 def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: Game | None,
               step: int, seats: tuple[SeatInfo, ...] = SEATS) -> None:
     """Table ``tid`` as the bot of schema ``version`` stored it (see :func:`old_rows`)."""
@@ -148,6 +106,13 @@ async def old_results(sqlite: SqliteBackend, version: int,
             await insert_result(db, table_result(tid, GUILD, 100 + tid, catalogue_version(),
                                                  seats, game.final, 3000.0 + tid))
         await db.commit()
+
+
+def rated(result: TableResult) -> list[SeatResult]:
+    """The seats of a stored result as the ratings module takes them."""
+    return [SeatResult(AiSeat(s.ai_level or "normal") if s.user_id is None else
+                       Person(s.user_id, forfeited=s.handed_to_ai), s.keys, s.hp,
+                       won=s.seat == result.winner_seat) for s in result.seats]
 
 
 @pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
@@ -202,6 +167,10 @@ async def test_every_earlier_database_is_upgraded_in_place(
         assert await store.matches(GUILD, ANN) == expected  # a person's matches, and rematches
         await store.save_rematch(RematchOffer(1, ANN, 5.0, (ANN,)))
         assert await store.open_rematches() == [RematchOffer(1, ANN, 5.0, (ANN,))]
+        assert await store.ratings(GUILD) == []  # ratings start empty: the rebuild fills them
+        assert await store.recompute_ratings(rate_result) == 2
+        assert recompute([rated(r) for r in expected[::-1]]) == {
+            r.user_id: Rating(r.rating.mu, r.rating.sigma) for r in await store.ratings(GUILD)}
     finally:
         await store.close()
     again = await Store.open(sqlite.path, clock=clock)  # opened again: nothing written twice

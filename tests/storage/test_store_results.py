@@ -10,7 +10,6 @@ from msgspec.structs import replace
 from bot.storage.interface import Storage
 from bot.storage.records import (
     DatabaseError,
-    SeatInfo,
     SeatResult,
     StaleVersion,
     TableResult,
@@ -20,7 +19,7 @@ from bot.storage.records import (
 from cards import catalogue_version
 from engine import GameState
 from storage.backends import Backend
-from storage.helpers import ANN, BOB, GUILD, SEATS, Clock, play_on, played, started
+from storage.helpers import ANN, BOB, GUILD, SEATS, Clock, finished, play_on, played, started
 
 
 def ended_as(state: GameState, winner: int, keys_hp: list[tuple[int, int]]) -> GameState:
@@ -50,15 +49,6 @@ def test_a_result_tells_who_held_each_seat() -> None:
     assert (result.rounds, result.actions) == (final.round, final.step)
     with pytest.raises(ValueError, match="no winner"):
         table_result(7, GUILD, 3, "cards", seats, played(1).states[0], 12.5)
-
-
-async def finished(store: Storage, seed: int, channel: int, guild: int | None = GUILD,
-                   seats: tuple[SeatInfo, ...] = SEATS) -> int:
-    """A table whose game ``seed`` is played to its end (started one move before it)."""
-    game = played(seed)
-    rec = await started(store, game.states[-2], channel=channel, guild=guild)
-    await play_on(store, rec.id, game, seats=seats)
-    return rec.id
 
 
 async def test_the_move_that_ends_the_game_writes_its_result(

@@ -147,6 +147,14 @@ class Quit:
 
 
 @dataclass(frozen=True, slots=True)
+class BoardPage:
+    """A page button of a server's leaderboard (``page`` from 0)."""
+
+    guild: int
+    page: int
+
+
+@dataclass(frozen=True, slots=True)
 class Unreadable:
     """A custom_id starting with ``kg:`` that does not parse (damaged, forged, too old)."""
 
@@ -154,7 +162,7 @@ class Unreadable:
 
 
 Target = (OpenHand | Move | Sure | Back | Pick | LobbyOp | HeroPick | LevelPick | Quit
-          | HistoryPage | ReplayGo | ReplaySeek | ReplayShare | RematchOp | Unreadable)
+          | BoardPage | HistoryPage | ReplayGo | ReplaySeek | ReplayShare | RematchOp | Unreadable)
 #: The targets of past matches (history, replays, rematches): no running table behind them.
 PAST = (HistoryPage, ReplayGo, ReplaySeek, ReplayShare, RematchOp)
 
@@ -163,6 +171,7 @@ PAST = (HistoryPage, ReplayGo, ReplaySeek, ReplayShare, RematchOp)
 _COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
     OpenHand: discord.ui.Button, Move: discord.ui.Button, LobbyOp: discord.ui.Button,
     Sure: discord.ui.Button, Back: discord.ui.Button, Quit: discord.ui.Button,
+    BoardPage: discord.ui.Button,
     Pick: discord.ui.Select, HeroPick: discord.ui.Select, LevelPick: discord.ui.Select,
     HistoryPage: discord.ui.Button, ReplayGo: discord.ui.Button, ReplayShare: discord.ui.Button,
     RematchOp: discord.ui.Button, ReplaySeek: discord.ui.Select,
@@ -246,6 +255,11 @@ def quit_id(table: int) -> str:
     return _join("quit", table)
 
 
+def board_id(guild: int, page: int) -> str:
+    """The custom_id of a leaderboard page button (the server and the page it shows)."""
+    return _join("board", guild, page)
+
+
 def _number(text: str, least: int) -> int:
     if not text.isdigit():
         raise ValueError(text)
@@ -287,6 +301,8 @@ def parse(custom_id: str) -> Target:
                 return Sure(table, _number(version, 0), notation)
             case "back", []:
                 return Back(table)
+            case "board", [page]:
+                return BoardPage(table, _number(page, 0))
             case "pick", [version, menu] if menu:
                 return Pick(table, _number(version, 0), menu)
             case "hist", [way, player] if way in ("o", "n"):
@@ -345,9 +361,9 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
 
 
 __all__ = [
-    "PAST", "Back", "GoblinItem", "HeroPick", "HistoryPage", "LevelPick", "LobbyOp", "Move",
-    "OpenHand", "Pick", "Quit", "RematchOp", "ReplayGo", "ReplaySeek", "ReplayShare", "Sure",
-    "Target", "Unreadable", "back_id", "hand_id", "hero_id", "history_id", "is_ours", "level_id",
-    "lobby_id", "move_id", "parse", "pick_id", "quit_id", "rematch_id", "replay_id", "seek_id",
-    "share_id", "sure_id",
+    "Back", "BoardPage", "GoblinItem", "HeroPick", "HistoryPage", "LevelPick", "LobbyOp", "Move",
+    "OpenHand", "PAST", "Pick", "Quit", "RematchOp", "ReplayGo", "ReplaySeek", "ReplayShare",
+    "Sure", "Target", "Unreadable", "back_id", "board_id", "hand_id", "hero_id", "history_id",
+    "is_ours", "level_id", "lobby_id", "move_id", "parse", "pick_id", "quit_id", "rematch_id",
+    "replay_id", "seek_id", "share_id", "sure_id",
 ]

@@ -1,0 +1,168 @@
+"""Ratings in Discord: ``/goblin stats`` (a person's record and the chart of their rating),
+``/goblin leaderboard`` (pages turned by buttons whose custom id holds the page) and the lines
+of rating changes posted when a match ends. Each answer is private to the asker."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import discord
+
+from bot.discord_side.context import loc
+from bot.discord_side.ui.custom_ids import board_id
+from bot.discord_side.ui.parts import GOLD, MAX_TEXT, button, cut, layout, picture, row, text_block
+from bot.game.refusals import Refusal
+from bot.game.service import GameService
+from bot.game.standings import FORM, MIN_GAMES, Board, PersonChange, Stats
+from bot.storage.records import TableRecord
+from bot.workers.pictures import ImageFile
+from engine.agents import LEVELS
+from i18n import Msg, msg, translate
+from render.charts import RatingPoint, rating_chart
+
+CHART = "rating.png"
+
+
+def points(value: int, locale: str) -> str:
+    """A whole number with the language's thousands separator (1,512; 1 512)."""
+    sign = "-" if value < 0 else ""
+    digits = str(abs(value))
+    groups = [digits[max(0, i - 3):i] for i in range(len(digits), 0, -3)][::-1]
+    return sign + translate(msg("ratings.thousands"), locale).join(groups)
+
+
+def rating_text(value: int, provisional: bool, locale: str) -> str:
+    """A shown rating, with its question mark while provisional."""
+    text = points(value, locale)
+    return translate(msg("ratings.stats.provisional", value=text), locale) if provisional \
+        else text
+
+
+def change_lines(record: TableRecord, changes: list[PersonChange], locale: str) -> str:
+    """What a finished match did to each person's rating ("Ann 1,512 → 1,538, +26"), or ""
+    when it was not rated."""
+    if not changes:
+        return ""
+    names = {s.user: s.name for s in record.seats if s.user is not None}
+    lines = [f"**{translate(msg('ratings.end.title'), locale)}**"]
+    for c in changes:
+        delta = c.change.delta
+        lines.append(translate(msg(
+            "ratings.end.line", who=names.get(c.user_id) or f"<@{c.user_id}>",
+            before=rating_text(c.change.before, c.was_provisional, locale),
+            after=rating_text(c.change.after, c.change.provisional, locale),
+            delta=("+" if delta >= 0 else "−") + points(abs(delta), locale)), locale))
+    return "\n".join(lines)
+
+
+def _share(what: str | Msg, games: int, wins: int) -> Msg:
+    return msg("ratings.stats.share", count=games, share=round(100 * wins / games) if games
+               else 0, what=what)
+
+
+def stats_text(stats: Stats, name: str, locale: str) -> str:
+    """The record of ``stats`` as markdown."""
+    parts: list[str | Msg] = [f"### {translate(msg('ratings.stats.title', who=name), locale)}"]
+    parts.append(msg("ratings.stats.games", count=stats.games, wins=stats.wins)
+                 if stats.games else msg("ratings.stats.none"))
+    if stats.rating is None:
+        parts.append(msg("ratings.stats.unrated"))
+    else:
+        shown = rating_text(stats.rating.value, stats.rating.provisional, locale)
+        spread = points(stats.uncertainty, locale)
+        parts.append(msg("ratings.stats.rating", place=stats.place, ranked=stats.ranked,
+                         rating=shown, spread=spread) if stats.place is not None else
+                     msg("ratings.stats.unranked", least=MIN_GAMES, rating=shown, spread=spread))
+    if stats.form:
+        places = " · ".join(str(p) for p in stats.form[:FORM])
+        parts.append(msg("ratings.stats.form", count=len(stats.form), places=places))
+    if stats.heroes:
+        parts.append(f"**{translate(msg('ratings.stats.heroes'), locale)}**")
+        parts.extend(_share(msg(f"hero.{h.hero}.name"), h.games, h.wins) for h in stats.heroes)
+    if stats.against_ai:
+        parts.append(f"**{translate(msg('ratings.stats.against_ai'), locale)}**")
+        levels: dict[str, tuple[int, int]] = {}
+        for r in stats.against_ai:
+            games, wins = levels.get(r.level, (0, 0))
+            levels[r.level] = (games + r.games, wins + r.wins)
+        parts.extend(_share(msg(f"ratings.ai.{level}"), g, w)
+                     for level, (g, w) in sorted(levels.items(),
+                                                 key=lambda item: LEVELS.index(item[0])))
+    return "\n".join(p if isinstance(p, str) else translate(p, locale) for p in parts)
+
+
+def stats_chart(stats: Stats, name: str, locale: str) -> bytes:
+    """The PNG of a person's rating after each rated match."""
+    return rating_chart([RatingPoint(s.value, s.provisional) for s in stats.history], name,
+                        locale)
+
+
+def board_text(board: Board, locale: str) -> str:
+    """A leaderboard page as markdown."""
+    lines = [f"### {translate(msg('ratings.board.title'), locale)}"]
+    if not board.rows:
+        lines.append(translate(msg("ratings.board.empty"), locale))
+    lines.extend(translate(msg("ratings.board.row", count=r.games, place=r.place,
+                               rating=points(r.rating, locale), who=f"<@{r.user_id}>"), locale)
+                 for r in board.rows)
+    lines.append("")
+    lines.append(translate(msg("ratings.board.mine", place=board.mine.place,
+                               rating=points(board.mine.rating, locale))
+                           if board.mine else msg("ratings.board.not_mine"), locale))
+    page = msg("ratings.board.page", page=board.page + 1, pages=board.pages)
+    lines.append(f"-# {translate(msg('ratings.board.rule', least=MIN_GAMES), locale)} "
+                 f"{translate(page, locale)}")
+    return "\n".join(lines)
+
+
+def board_view(board: Board, guild_id: int, locale: str) -> discord.ui.LayoutView:
+    """A leaderboard page with its Previous and Next buttons."""
+    container = discord.ui.Container[discord.ui.LayoutView](
+        text_block(cut(board_text(board, locale), MAX_TEXT)), accent_colour=GOLD)
+    if board.pages > 1:
+        container.add_item(row(
+            button(translate(msg("ratings.board.previous"), locale),
+                   board_id(guild_id, max(0, board.page - 1)), disabled=board.page == 0),
+            button(translate(msg("ratings.board.next"), locale),
+                   board_id(guild_id, min(board.pages - 1, board.page + 1)),
+                   disabled=board.page >= board.pages - 1)))
+    return layout(container)
+
+
+async def show_stats(interaction: discord.Interaction[Any], service: GameService,
+                     player: discord.abc.User | None) -> None:
+    """/goblin stats: a person's record (the asker's when ``player`` is None), privately; the
+    chart is drawn in a thread, off the event loop."""
+    if interaction.guild_id is None:
+        raise Refusal(msg("bot.error.guild_only"))
+    locale = loc(interaction)
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    who = player or interaction.user
+    stats = await service.standings.stats(interaction.guild_id, who.id)
+    name = who.display_name
+    png = await asyncio.to_thread(stats_chart, stats, name, locale)
+    container = discord.ui.Container[discord.ui.LayoutView](
+        text_block(cut(stats_text(stats, name, locale), MAX_TEXT)),
+        picture(CHART, translate(msg("ratings.stats.chart"), locale)), accent_colour=GOLD)
+    await interaction.edit_original_response(
+        view=layout(container), attachments=[ImageFile(png, CHART)])
+
+
+async def show_board(interaction: discord.Interaction[Any], service: GameService,
+                     guild_id: int | None, page: int) -> None:
+    """/goblin leaderboard (a new private message) or a click on one of its page buttons (the
+    clicked message shows the page)."""
+    if guild_id is None:
+        raise Refusal(msg("bot.error.guild_only"))
+    locale = loc(interaction)
+    board = await service.standings.leaderboard(guild_id, interaction.user.id, page)
+    view = board_view(board, guild_id, locale)
+    if interaction.type is discord.InteractionType.component:
+        await interaction.response.edit_message(view=view)
+    else:
+        await interaction.response.send_message(view=view, ephemeral=True)
+
+
+__all__ = ["board_text", "board_view", "change_lines", "points", "rating_text", "show_board",
+           "show_stats", "stats_chart", "stats_text"]

@@ -1,0 +1,202 @@
+"""Ratings as the bot uses them: the rater storage calls when a match ends (:func:`rate_result`),
+each person's record (:meth:`Standings.stats`), a server's leaderboard
+(:meth:`Standings.leaderboard`), the changes of one match (:meth:`Standings.changes`) and the
+rebuild of every rating from the stored results (:meth:`Standings.recompute`).
+
+The rating arithmetic is :mod:`bot.game.ratings`'; storage calls :func:`rate_result` inside the
+transaction that stores a match's result, with the ratings stored at that moment, so no lock of
+the service's is needed for two matches of one server ending together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from bot.game.ratings import SCALE as POINTS_PER_SIGMA
+from bot.game.ratings import (
+    AiSeat,
+    Change,
+    Person,
+    Rating,
+    SeatResult,
+    Shown,
+    change,
+    rate,
+    shown,
+)
+from bot.storage.interface import Storage
+from bot.storage.records import AiRecord, PlayerRating, StoredRating, TableResult, won
+
+#: A rating shows on the leaderboard once settled and after this many rated matches.
+MIN_GAMES = 5
+#: Rows of a leaderboard page.
+PAGE_SIZE = 10
+#: Matches of the recent form.
+FORM = 10
+
+
+def _seat(result: TableResult, index: int, ratings: Mapping[int, StoredRating]) -> SeatResult:
+    seat = result.seats[index]
+    player: Person | AiSeat
+    if seat.user_id is None:
+        player = AiSeat(seat.ai_level or "normal")
+    else:
+        stored = ratings.get(seat.user_id)
+        player = Person(seat.user_id, Rating(stored.mu, stored.sigma) if stored else None,
+                        forfeited=seat.handed_to_ai)
+    return SeatResult(player, seat.keys, seat.hp, won=result.winner_seat == seat.seat)
+
+
+def rate_result(result: TableResult,
+                ratings: Mapping[int, StoredRating]) -> dict[int, StoredRating]:
+    """The new ratings of the people of a finished match (empty when it is not rated), from
+    their stored ``ratings`` (a person without one is a newcomer)."""
+    seats = [_seat(result, i, ratings) for i in range(len(result.seats))]
+    return {user: StoredRating(r.mu, r.sigma) for user, r in rate(seats).items()}
+
+
+def _rating(stored: StoredRating | None) -> Rating | None:
+    return None if stored is None else Rating(stored.mu, stored.sigma)
+
+
+def _after(stored: StoredRating) -> Rating:
+    return Rating(stored.mu, stored.sigma)
+
+
+def shown_of(stored: StoredRating | None) -> Shown:
+    """The shown number of a stored rating (a newcomer's for None)."""
+    return shown(_rating(stored))
+
+
+@dataclass(frozen=True, slots=True)
+class PersonChange:
+    """One person's change in a finished match (``was_provisional``: their rating before it
+    was provisional)."""
+
+    user_id: int
+    change: Change
+    was_provisional: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HeroRecord:
+    """Games and wins with one hero."""
+
+    hero: str
+    games: int
+    wins: int
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    """A person's record on a server: games and wins (every match, rated or not), by hero,
+    their rating (None before a rated match) with its uncertainty in points, their place on
+    the leaderboard (None while not on it) out of ``ranked``, their places in the last
+    :data:`FORM` matches (newest first), their records against the AI, and their shown rating
+    after each rated match."""
+
+    user_id: int
+    games: int
+    wins: int
+    heroes: tuple[HeroRecord, ...]
+    rating: Shown | None
+    uncertainty: int
+    rated_games: int
+    place: int | None
+    ranked: int
+    form: tuple[int, ...]
+    against_ai: tuple[AiRecord, ...]
+    history: tuple[Shown, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A leaderboard row: place, person, shown rating, rated games and wins."""
+
+    place: int
+    user_id: int
+    rating: int
+    games: int
+    wins: int
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """One page of a server's leaderboard (``page`` from 0, of ``pages``), and the asker's own
+    row (None while they are not on the leaderboard)."""
+
+    rows: tuple[Row, ...]
+    page: int
+    pages: int
+    mine: Row | None
+
+
+def ranked(ratings: list[PlayerRating]) -> list[Row]:
+    """The leaderboard: settled ratings of at least :data:`MIN_GAMES` rated matches, best shown
+    rating first (equal ones share a place)."""
+    kept = [(shown_of(r.rating), r) for r in ratings if r.games >= MIN_GAMES]
+    kept = [(s, r) for s, r in kept if not s.provisional]
+    kept.sort(key=lambda item: (-item[0].value, item[1].user_id))
+    values = [s.value for s, _ in kept]
+    return [Row(1 + values.index(s.value), r.user_id, s.value, r.games, r.wins)
+            for s, r in kept]
+
+
+class Standings:
+    """Ratings, records and leaderboards over ``store``."""
+
+    def __init__(self, store: Storage) -> None:
+        self.store = store
+
+    async def changes(self, table_id: int) -> list[PersonChange]:
+        """What a finished match did to each person's shown rating (none when not rated)."""
+        return [PersonChange(c.user_id, change(_rating(c.before), _after(c.after)),
+                             shown_of(c.before).provisional)
+                for c in await self.store.changes_of_table(table_id)]
+
+    async def stats(self, guild_id: int, user_id: int) -> Stats:
+        """A person's record on a server."""
+        results = await self.store.player_results(guild_id, user_id)
+        heroes: dict[str, tuple[int, int]] = {}
+        wins = 0
+        form: list[int] = []
+        for result in results:
+            seat = next(s for s in result.seats if s.user_id == user_id)
+            games_with, wins_with = heroes.get(seat.hero, (0, 0))
+            heroes[seat.hero] = (games_with + 1, wins_with + won(result, seat))
+            wins += won(result, seat)
+            if len(form) < FORM:
+                form.append(seat.place)
+        mine = await self.store.rating_of(guild_id, user_id)
+        board = ranked(await self.store.ratings(guild_id))
+        place = next((row.place for row in board if row.user_id == user_id), None)
+        history = tuple(shown_of(c.after)
+                        for c in await self.store.rating_changes(guild_id, user_id))
+        return Stats(
+            user_id=user_id, games=len(results), wins=wins,
+            heroes=tuple(HeroRecord(h, g, w) for h, (g, w) in
+                         sorted(heroes.items(), key=lambda item: -item[1][0])),
+            rating=shown_of(mine.rating) if mine else None,
+            uncertainty=round(POINTS_PER_SIGMA * mine.rating.sigma) if mine else 0,
+            rated_games=mine.games if mine else 0, place=place, ranked=len(board),
+            form=tuple(form), against_ai=tuple(await self.store.ai_records(user_id)),
+            history=history)
+
+    async def leaderboard(self, guild_id: int, user_id: int, page: int) -> Board:
+        """Page ``page`` (from 0; clamped to the pages there are) of a server's leaderboard,
+        with the asker's row."""
+        board = ranked(await self.store.ratings(guild_id))
+        pages = max(1, -(-len(board) // PAGE_SIZE))
+        page = min(max(page, 0), pages - 1)
+        mine = next((row for row in board if row.user_id == user_id), None)
+        return Board(tuple(board[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]), page, pages, mine)
+
+    async def recompute(self, guild_id: int | None = None) -> int:
+        """Rebuild the ratings (of one server, or all) from the stored results; returns the
+        number of matches read."""
+        return await self.store.recompute_ratings(rate_result, guild_id)
+
+
+__all__ = ["FORM", "MIN_GAMES", "PAGE_SIZE", "Board", "HeroRecord", "PersonChange", "Row",
+           "Standings", "Stats", "rate_result", "ranked", "shown_of"]

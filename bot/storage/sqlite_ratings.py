@@ -1,0 +1,254 @@
+"""SQLite storage of ratings: each server's ratings, each rated match's change per person, and
+each person's record against the AI.
+
+A finished match's rating rows are written in the transaction that stores its result
+(:func:`write_ratings`), from the ratings stored at that moment: transactions run one at a
+time, so two matches ending together on one server each see the other's update or none of it.
+:meth:`RatingQueries.recompute_ratings` rebuilds the same rows from the stored results, in the
+order the matches ended, with the same step (:func:`step`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+
+import aiosqlite
+
+from bot.storage.records import (
+    AiRecord,
+    PlayerRating,
+    Rater,
+    RatingChange,
+    StoredRating,
+    TableResult,
+    people,
+    won,
+)
+from bot.storage.sqlite_rows import (
+    RESULT_COLUMNS,
+    Row,
+    as_float,
+    as_int,
+    with_seats,
+)
+
+RATING_COLUMNS = "guild_id, user_id, mu, sigma, games, wins, last_table"
+CHANGE_COLUMNS = ("c.table_id, c.guild_id, c.user_id, c.mu_before, c.sigma_before, c.mu_after, "
+                  "c.sigma_after, r.finished_at")
+
+#: Migration 6: ratings per server, rating changes per match and person, records against AI.
+RATINGS_SCHEMA = """
+CREATE TABLE ratings (
+    guild_id INTEGER NOT NULL,
+    user_id INTEGER NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    last_table INTEGER NOT NULL,
+    PRIMARY KEY (guild_id, user_id)
+);
+CREATE TABLE rating_changes (
+    table_id INTEGER NOT NULL REFERENCES results(table_id),
+    guild_id INTEGER NOT NULL,
+    user_id INTEGER NOT NULL,
+    mu_before REAL,
+    sigma_before REAL,
+    mu_after REAL NOT NULL,
+    sigma_after REAL NOT NULL,
+    PRIMARY KEY (table_id, user_id)
+);
+CREATE INDEX rating_changes_by_user ON rating_changes(guild_id, user_id, table_id);
+CREATE TABLE ai_records (
+    user_id INTEGER NOT NULL,
+    level TEXT NOT NULL,
+    hero TEXT NOT NULL,
+    games INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    PRIMARY KEY (user_id, level, hero)
+);
+"""
+
+
+@dataclass
+class Tally:
+    """Rating rows being built: the ratings, the changes and the records against the AI."""
+
+    ratings: dict[tuple[int, int], PlayerRating] = field(default_factory=dict)
+    changes: list[RatingChange] = field(default_factory=list)
+    ai: dict[tuple[int, str, str], AiRecord] = field(default_factory=dict)
+
+
+def step(tally: Tally, result: TableResult, rater: Rater) -> None:
+    """Fold one finished match into ``tally`` (which must hold the ratings of its people)."""
+    seated = people(result)
+    if len(seated) == 1:
+        person = seated[0]
+        assert person.user_id is not None
+        for level in sorted({s.ai_level for s in result.seats if s.kind == "ai" and s.ai_level}):
+            key = (person.user_id, level, person.hero)
+            done = tally.ai.get(key, AiRecord(person.user_id, level, person.hero, 0, 0))
+            tally.ai[key] = AiRecord(done.user_id, level, done.hero, done.games + 1,
+                                     done.wins + won(result, person))
+        return
+    guild = result.guild_id
+    if guild is None:
+        return
+    current = {u: tally.ratings[(guild, u)].rating for s in seated
+               if (u := s.user_id) is not None and (guild, u) in tally.ratings}
+    new = rater(result, current)
+    for seat in seated:
+        user = seat.user_id
+        if user is None or user not in new:
+            continue
+        old = tally.ratings.get((guild, user))
+        tally.ratings[(guild, user)] = PlayerRating(
+            guild, user, new[user], (old.games if old else 0) + 1,
+            (old.wins if old else 0) + won(result, seat), result.table_id)
+        tally.changes.append(RatingChange(result.table_id, guild, user, current.get(user),
+                                          new[user], result.finished_at))
+
+
+async def write_ratings(db: aiosqlite.Connection, result: TableResult, rater: Rater) -> None:
+    """Write the rating rows of the match ``result`` that just ended (in the caller's
+    transaction), from the ratings and records stored now."""
+    users = [s.user_id for s in people(result) if s.user_id is not None]
+    tally = Tally()
+    if result.guild_id is not None:
+        marks = ",".join("?" for _ in users)
+        async with db.execute(f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = ? "
+                              f"AND user_id IN ({marks})", (result.guild_id, *users)) as cur:
+            tally.ratings = {(r.guild_id, r.user_id): r for r in map(read_rating, await
+                                                                     cur.fetchall())}
+    async with db.execute(f"SELECT user_id, level, hero, games, wins FROM ai_records "
+                          f"WHERE user_id IN ({','.join('?' for _ in users)})", users) as cur:
+        tally.ai = {(r.user_id, r.level, r.hero): r for r in map(read_ai, await cur.fetchall())}
+    before = dict(tally.ai)
+    step(tally, result, rater)
+    await save(db, tally, changed_ai={k for k, v in tally.ai.items() if before.get(k) != v})
+
+
+async def save(db: aiosqlite.Connection, tally: Tally,
+               changed_ai: AbstractSet[tuple[int, str, str]] | None = None) -> None:
+    """Write ``tally``'s ratings, changes and records against the AI (only ``changed_ai`` of
+    those when given) over the stored ones."""
+    await db.executemany(
+        f"INSERT OR REPLACE INTO ratings ({RATING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(r.guild_id, r.user_id, r.rating.mu, r.rating.sigma, r.games, r.wins, r.last_table)
+         for r in tally.ratings.values()])
+    await db.executemany(
+        "INSERT INTO rating_changes (table_id, guild_id, user_id, mu_before, sigma_before, "
+        "mu_after, sigma_after) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(c.table_id, c.guild_id, c.user_id, c.before.mu if c.before else None,
+          c.before.sigma if c.before else None, c.after.mu, c.after.sigma)
+         for c in tally.changes])
+    await db.executemany(
+        "INSERT OR REPLACE INTO ai_records (user_id, level, hero, games, wins) "
+        "VALUES (?, ?, ?, ?, ?)",
+        [(r.user_id, r.level, r.hero, r.games, r.wins) for k, r in tally.ai.items()
+         if changed_ai is None or k in changed_ai])
+
+
+def read_rating(row: Row) -> PlayerRating:
+    """A ``ratings`` row (:data:`RATING_COLUMNS`)."""
+    guild, user, mu, sigma, games, wins, last = row
+    return PlayerRating(as_int(guild, "guild_id"), as_int(user, "user_id"),
+                        StoredRating(as_float(mu, "mu"), as_float(sigma, "sigma")),
+                        as_int(games, "games"), as_int(wins, "wins"), as_int(last, "last_table"))
+
+
+def read_ai(row: Row) -> AiRecord:
+    """An ``ai_records`` row."""
+    user, level, hero, games, wins = row
+    return AiRecord(as_int(user, "user_id"), str(level), str(hero), as_int(games, "games"),
+                    as_int(wins, "wins"))
+
+
+def read_change(row: Row) -> RatingChange:
+    """A ``rating_changes`` row joined with its result (:data:`CHANGE_COLUMNS`)."""
+    table, guild, user, mu0, sigma0, mu1, sigma1, at = row
+    before = None if mu0 is None else StoredRating(as_float(mu0, "mu_before"),
+                                                   as_float(sigma0, "sigma_before"))
+    return RatingChange(as_int(table, "table_id"), as_int(guild, "guild_id"),
+                        as_int(user, "user_id"), before,
+                        StoredRating(as_float(mu1, "mu_after"), as_float(sigma1, "sigma_after")),
+                        as_float(at, "finished_at"))
+
+
+class RatingQueries:
+    """The rating part of the SQLite store (:class:`bot.storage.sqlite.Store` is one)."""
+
+    _db: aiosqlite.Connection
+
+    def _tx(self) -> AbstractAsyncContextManager[aiosqlite.Connection]:
+        raise NotImplementedError
+
+    async def _rows(self, sql: str, args: Sequence[object]) -> Iterable[Row]:
+        async with self._db.execute(sql, args) as cur:
+            return list(await cur.fetchall())
+
+    async def ratings(self, guild_id: int) -> list[PlayerRating]:
+        """Every rating of a server (best ``mu`` first; the caller orders by what it shows)."""
+        return [read_rating(r) for r in await self._rows(
+            f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = ? ORDER BY mu DESC",
+            (guild_id,))]
+
+    async def rating_of(self, guild_id: int, user_id: int) -> PlayerRating | None:
+        """A person's rating on a server, or None before their first rated match."""
+        rows = list(await self._rows(f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = ? "
+                                     "AND user_id = ?", (guild_id, user_id)))
+        return read_rating(rows[0]) if rows else None
+
+    async def rating_changes(self, guild_id: int, user_id: int) -> list[RatingChange]:
+        """A person's rating changes on a server, oldest first."""
+        return [read_change(r) for r in await self._rows(
+            f"SELECT {CHANGE_COLUMNS} FROM rating_changes c JOIN results r USING (table_id) "
+            "WHERE c.guild_id = ? AND c.user_id = ? ORDER BY r.finished_at, c.table_id",
+            (guild_id, user_id))]
+
+    async def changes_of_table(self, table_id: int) -> list[RatingChange]:
+        """The rating changes a finished match made (none when it was not rated)."""
+        return [read_change(r) for r in await self._rows(
+            f"SELECT {CHANGE_COLUMNS} FROM rating_changes c JOIN results r USING (table_id) "
+            "WHERE c.table_id = ? ORDER BY c.user_id", (table_id,))]
+
+    async def ai_records(self, user_id: int) -> list[AiRecord]:
+        """A person's records against the AI, by level and hero."""
+        return [read_ai(r) for r in await self._rows(
+            "SELECT user_id, level, hero, games, wins FROM ai_records WHERE user_id = ? "
+            "ORDER BY level, hero", (user_id,))]
+
+    async def player_results(self, guild_id: int | None, user_id: int) -> list[TableResult]:
+        """The results of a server's finished tables where ``user_id`` held a seat, newest
+        first."""
+        heads = list(await self._rows(
+            f"SELECT {RESULT_COLUMNS} FROM results WHERE guild_id IS ? AND table_id IN "
+            "(SELECT table_id FROM result_seats WHERE user_id = ?) ORDER BY finished_at DESC, "
+            "table_id DESC", (guild_id, user_id)))
+        return await with_seats(self._db, heads)
+
+    async def recompute_ratings(self, rater: Rater, guild_id: int | None = None) -> int:
+        """Rebuild the ratings (of one server when ``guild_id`` is given; else of all, and the
+        records against the AI) from the stored results in the order the matches ended, in
+        one transaction; returns the number of matches read."""
+        where, args = ("WHERE guild_id = ?", (guild_id,)) if guild_id is not None else ("", ())
+        heads = list(await self._rows(
+            f"SELECT {RESULT_COLUMNS} FROM results {where} ORDER BY finished_at, table_id",
+            args))
+        results = await with_seats(self._db, heads)
+        tally = Tally()
+        for result in results:
+            step(tally, result, rater)
+        async with self._tx() as db:
+            if guild_id is None:
+                for table in ("ratings", "rating_changes", "ai_records"):
+                    await db.execute(f"DELETE FROM {table}")
+            else:
+                await db.execute("DELETE FROM ratings WHERE guild_id = ?", (guild_id,))
+                await db.execute("DELETE FROM rating_changes WHERE guild_id = ?", (guild_id,))
+            await save(db, tally, changed_ai=None if guild_id is None else set())
+        return len(results)
+

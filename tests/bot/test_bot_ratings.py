@@ -1,0 +1,119 @@
+"""Ratings on the real bot and the stand-in: the changes posted when a rated match ends,
+``/goblin stats`` (private, with its chart) and ``/goblin leaderboard`` (pages turned by buttons
+that work after a restart, the asker's place shown off the page, bad page buttons answered)."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from bot_helpers import Clock
+from live_bot import GUILD, LiveBot, User
+from players import ANN, BOB, Players, TinyRenderer, open_table, planted
+
+from bot.game.standings import MIN_GAMES, PAGE_SIZE
+from engine import apply, observe
+from engine.agents import make_agent
+from loopback import Loopback
+
+
+async def play_to_the_last_move(bot: LiveBot, tid: int, users: list[User]) -> Players:
+    """Play table ``tid`` by the service up to its winning move, which is left to click."""
+    svc = bot.bot.service
+    while True:
+        rec = await svc.tables.load(tid)
+        state = rec.game
+        action = make_agent("heuristic", state.step).choose(observe(state, state.current))
+        if apply(state, action)[0].winner is not None:
+            return Players(bot, tid, users)
+        user = rec.seats[state.current].user
+        assert user is not None
+        await svc.play.act(tid, user, rec.version, str(action), sure=True)
+
+
+def put_ratings(db: Path, people: int, games: int = MIN_GAMES) -> list[int]:
+    """``people`` settled ratings on the bot's server, best first (written as the store does,
+    while the bot runs): their user ids."""
+    users = [3000000000000000000 + i for i in range(people)]
+    with sqlite3.connect(db) as con:
+        con.executemany(
+            "INSERT INTO ratings (guild_id, user_id, mu, sigma, games, wins, last_table) "
+            "VALUES (?, ?, ?, 2.0, ?, 1, 1)",
+            [(GUILD, u, 40.0 - i * 0.25, games) for i, u in enumerate(users)])
+    return users
+
+
+async def test_a_rated_match_posts_each_change_and_stats_show_it(bot: LiveBot) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    players = await play_to_the_last_move(bot, tid, [ANN, BOB])
+    assert await players.step()  # the winning click
+    assert not await players.step()
+    [posted] = [m.text() for m in bot.public() if "Ratings" in m.text()]
+    rec = await bot.bot.service.tables.load(tid)
+    assert rec.winner is not None
+    won, lost = rec.seats[rec.winner], rec.seats[1 - rec.winner]
+    assert f"{won.name} 1,500? → " in posted and f"{lost.name} 1,500? → " in posted
+    assert ", +" in posted and ", −" in posted  # the winner gains, the other loses
+    ix = await bot.command(ANN, "stats")
+    [text] = bot.said(ix)
+    assert "1 game played" in text and "?" in text and "Places in the last" not in text
+    assert "Place in the last game" in text
+    assert bot.reply(ix).ephemeral and bot.reply(ix).images() == ["attachment://rating.png"]
+    ix = await bot.command(ANN, "stats", player=str(BOB.id))
+    [text] = bot.said(ix)
+    assert "1 game played" in text and "not on the leaderboard yet" in text
+    ix = await bot.command(BOB, "leaderboard")
+    [text] = bot.said(ix)
+    assert "Nobody is on the leaderboard yet" in text and "You are not on" in text
+    assert f"at least {MIN_GAMES} rated games" in text
+
+
+async def test_the_leaderboard_pages_and_the_askers_place(lb: Loopback, tmp_path: Path,
+                                                          clock: Clock) -> None:
+    db = tmp_path / "k.db"
+    first = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    users = put_ratings(db, 2 * PAGE_SIZE + 3)
+    last = User(users[-1], "Last")
+    ix = await first.command(last, "leaderboard")
+    page = first.reply(ix)
+    text = page.text()
+    assert "1. <@3000000000000000000>" in text and "Page 1 of 3" in text
+    assert f"<@{users[-1]}>" not in text.split("Your place")[0]  # not on the page...
+    assert f"Your place: {len(users)}," in text  # ...but told
+    await first.stop()
+    second = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)  # after a restart
+    try:
+        ix = await second.click(last, page, f"kg:board:{GUILD}:1")
+        text = second.message(page).text()
+        assert f"{PAGE_SIZE + 1}. <@{users[PAGE_SIZE]}>" in text and "Page 2 of 3" in text
+        ix = await second.click(last, page, f"kg:board:{GUILD}:2")
+        assert f"{len(users)}. <@{users[-1]}>" in second.message(page).text()
+    finally:
+        await second.stop()
+
+
+async def test_a_provisional_or_new_rating_stays_off_the_leaderboard(
+        bot: LiveBot, tmp_path: Path) -> None:
+    db = tmp_path / "k.db"  # the bot fixture's database
+    users = put_ratings(db, 2, games=MIN_GAMES - 1)
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE ratings SET games = ? WHERE user_id = ?", (MIN_GAMES, users[0]))
+        con.execute("UPDATE ratings SET sigma = 6.0, games = 20 WHERE user_id = ?", (users[1],))
+    ix = await bot.command(ANN, "leaderboard")
+    [text] = bot.said(ix)
+    assert f"<@{users[0]}>" in text and f"<@{users[1]}>" not in text
+
+
+@pytest.mark.parametrize("custom_id", ["kg:board:x:1", "kg:board:9:-1", f"kg:board:{GUILD}",
+                                       f"kg:board:{GUILD}:1:2"])
+async def test_a_damaged_page_button_gets_a_polite_answer(bot: LiveBot, custom_id: str) -> None:
+    ix = await bot.click(ANN, planted(bot.lb, ANN, custom_id), custom_id)
+    texts = bot.said(ix)
+    assert texts and "damaged" in texts[0]
+
+
+async def test_another_servers_page_button_shows_nothing_of_it(bot: LiveBot) -> None:
+    custom_id = f"kg:board:{GUILD + 1}:0"
+    ix = await bot.click(ANN, planted(bot.lb, ANN, custom_id), custom_id)
+    texts = bot.said(ix)
+    assert texts and "Leaderboard" not in texts[0]
