@@ -59,7 +59,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "tests"))  # the throwaway PostgreSQL server of the tests
 
 from benchmarks.capacity import Figures, capacity, pct  # noqa: E402
-from benchmarks.people import Stats, Table  # noqa: E402
+from benchmarks.people import Stats, Table, stop_all  # noqa: E402
 from i18n import LOCALES, catalog  # noqa: E402
 from loopback import Interaction, Loopback, Message  # noqa: E402
 from loopback.botproc import BotProcess  # noqa: E402
@@ -188,12 +188,7 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
             own_bot = bot.cpu_seconds(children=False) - own_bot_start
             made = await applied(db, url) - applied_start
             own_cpu = time.process_time() - own_start
-            for t in tables:
-                t.stop = True
-            for task in tasks:
-                task.cancel()
-            with contextlib.suppress(BaseException):
-                await asyncio.gather(*tasks, return_exceptions=True)
+            await stop_all(tables, tasks)
             await bot.stop()
 
             span = window_end - window_start

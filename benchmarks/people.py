@@ -1,10 +1,12 @@
 """The simulated people of ``benchmarks/load.py``: at each table, people who act only on what
 they see (a mention on the table message opens their hand; they pick one of its move controls,
-weighted towards fighting and playing cards, after their thinking time)."""
+weighted towards fighting and playing cards, after their thinking time; with a ``hint_chance``
+they first click the hand's Hint button, when it has one, that often)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from dataclasses import dataclass, field
@@ -45,6 +47,7 @@ class Stats:
     failed: int = 0
     games: int = 0
     opened: int = 0
+    hints: int = 0
     errors: list[str] = field(default_factory=list)
 
 
@@ -52,7 +55,8 @@ class Table:
     """One channel with its players; opens a new table whenever the previous one ends."""
 
     def __init__(self, lb: Loopback, channel: Channel, humans: list[User], ai: int,
-                 think: float, rng: random.Random, stats: Stats) -> None:
+                 think: float, rng: random.Random, stats: Stats,
+                 options: dict[str, object] | None = None) -> None:
         self.lb = lb
         self.channel = channel
         self.humans = humans
@@ -62,6 +66,8 @@ class Table:
         self.stats = stats
         self.stop = False
         self.table_id = 0
+        self.options = options or {}  # of /goblin new
+        self.hint_chance = 0.0  # how often a person asks for a hint first (when offered)
 
     async def _wait(self, ix: Interaction) -> bool:
         try:
@@ -74,7 +80,7 @@ class Table:
     async def open(self) -> None:
         """/goblin new, joins, AI seats, start."""
         host = self.humans[0]
-        ix = await self.lb.command(host, self.channel, "goblin new")
+        ix = await self.lb.command(host, self.channel, "goblin new", **self.options)
         if not await self._wait(ix) or ix.original_id is None:
             raise RuntimeError("could not open a table")
         lobby = self.lb.message(ix.original_id)
@@ -110,6 +116,10 @@ class Table:
             hand = lb.latest(self.channel, user, lambda m: m.owner == user.id and bool(moves(m)))
             if hand is not None and acted.get(hand.id) != hand.revision:
                 acted[hand.id] = hand.revision
+                hint = next((c for c in hand.custom_ids() if c.startswith("kg:hint:")), None)
+                if hint is not None and self.rng.random() < self.hint_chance:
+                    if await self._wait(await lb.click(user, hand, hint)):
+                        self.stats.hints += 1
                 offered = moves(hand)
                 notation, cid, value = self.rng.choices(
                     offered, [weight(n) for n, _, _ in offered])[0]
@@ -156,3 +166,13 @@ class Table:
             except Exception as exc:  # keep the load going; report at the end
                 self.stats.errors.append(f"{type(exc).__name__}: {exc}"[:300])
                 await asyncio.sleep(1)
+
+
+async def stop_all(tables: list[Table], tasks: list[asyncio.Task[None]]) -> None:
+    """Stop every table's people and wait until their tasks have ended."""
+    for t in tables:
+        t.stop = True
+    for task in tasks:
+        task.cancel()
+    with contextlib.suppress(BaseException):
+        await asyncio.gather(*tasks, return_exceptions=True)

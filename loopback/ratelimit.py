@@ -11,12 +11,15 @@ import re
 import time
 import zlib
 from collections import deque
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from loopback.clock import Clock
 from loopback.errors import Reply
 from loopback.referee import Referee
 
+#: When the request being answered reached the stand-in (set by the server for each request).
+ARRIVED: ContextVar[float | None] = ContextVar("arrived", default=None)
 #: Tolerance for clock granularity when checking a retry against ``retry_after``.
 RETRY_SLACK = 0.02
 
@@ -144,10 +147,13 @@ class Limiter:
     def check(self, method: str, path: str, key: str, interaction: bool = False) -> Reply | None:
         """A 429 answer for this request when a rule or the schedule limits it, else None.
         ``key`` names the request's bucket (a route, or an interaction token's);
-        ``interaction``: the route answers an interaction (outside the global limit)."""
+        ``interaction``: the route answers an interaction (outside the global limit). A retry
+        is judged by when the request reached the stand-in (:data:`ARRIVED`, before its body
+        was read and checked), as Discord judges it on arrival."""
         now = self.clock()
         route = f"{method} {path}"
-        self._retried(route, key, now, interaction)
+        arrived = ARRIVED.get()
+        self._retried(route, key, now if arrived is None else min(arrived, now), interaction)
         for rule in self.rules:
             if rule.matches(method, path):
                 rule.count -= 1

@@ -57,6 +57,7 @@ from aiohttp import web
 
 from loopback.interaction import Interaction, InteractionFailed
 from loopback.model import Message
+from loopback.ratelimit import ARRIVED
 from loopback.world import LoopbackError, Reply, Upload, World, dumps
 
 log = logging.getLogger("loopback")
@@ -184,6 +185,7 @@ class Loopback:
 
     async def _api(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]
+        ARRIVED.set(self.world.limiter.clock())  # Discord judges a request when it reaches it
         body: Any = None
         uploads: list[Upload] = []
         if request.headers.get("Content-Type", "").startswith("multipart/"):

@@ -29,6 +29,7 @@ import errno
 import hashlib
 import logging
 import os
+import signal
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -323,6 +324,8 @@ def main(env_file: Path | None = Path(".env"), environ: Mapping[str, str] | None
     if logging.getLogger().level >= logging.WARNING:
         # discord.py warns that voice support is missing: noise for someone trying the game
         logging.getLogger("discord.client").setLevel(logging.ERROR)
+    # SIGTERM stops the playground as Ctrl-C does: the bot closes, its workers with it
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         asyncio.run(serve(options, settings))
     except KeyboardInterrupt:

@@ -4,12 +4,14 @@
 else the browser playground (``python -m playground``: the bot against a Discord stand-in on
 this machine). ``test`` runs the whole test suite plus ruff and mypy. Both first create
 ``.venv`` and install the project into it when ``pyproject.toml`` is newer than the last
-install. Ctrl-C stops the program cleanly (no traceback here).
+install. Ctrl-C or SIGTERM stops the program cleanly, the bot and its workers with it (no
+traceback here).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import venv
@@ -37,8 +39,11 @@ def ensure_env() -> None:
 
 def child(cmd: list[str]) -> int:
     """Run ``cmd`` in the project folder and return its exit status. Ctrl-C reaches the child
-    too (same terminal), which stops by itself: it is waited for, not interrupted."""
+    too (same terminal), which stops by itself: it is waited for, not interrupted. SIGTERM
+    (a service manager's stop) is passed on to the child, which stops the same way."""
     process = subprocess.Popen(cmd, cwd=ROOT)
+    if hasattr(signal, "SIGTERM"):
+        signal.signal(signal.SIGTERM, lambda signum, frame: process.send_signal(signum))
     while True:
         try:
             return process.wait()

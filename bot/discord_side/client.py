@@ -86,27 +86,37 @@ def route_to(api_base: str | None = None, gateway_url: str | None = None) -> Non
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
-def drop_malformed_events(parsers: dict[str, Callable[[Any], None]]) -> None:
+def drop_malformed_events(parsers: dict[str, Callable[[Any], None]],
+                          rescue: Callable[[Any], None] | None = None) -> None:
     """Make every one of discord.py's gateway event parsers log and drop an event it cannot read.
 
     discord.py reads events without checking them (a component interaction's ``custom_id``, a
     message's channel, a server's id); a missing key or a value of the wrong kind raises inside
     the gateway's reader and ends the connection, and with it the bot. Such an event is one
     warning line naming the event type and what was wrong (never the payload: it may hold an
-    interaction's token or people's messages) and the bot keeps serving.
+    interaction's token or people's messages) and the bot keeps serving. An interaction
+    discord.py cannot read is handed to ``rescue``, which may still answer the person.
     """
     for event, parse in list(parsers.items()):
-        parsers[event] = _guarded(event, parse)
+        parsers[event] = _guarded(event, parse,
+                                  rescue if event == "INTERACTION_CREATE" else None)
 
 
-def _guarded(event: str, parse: Callable[[Any], None]) -> Callable[[Any], None]:
-    """``parse``, logging and dropping an ``event`` it cannot read."""
+def _guarded(event: str, parse: Callable[[Any], None],
+             rescue: Callable[[Any], None] | None) -> Callable[[Any], None]:
+    """``parse``, logging and dropping an ``event`` it cannot read (then ``rescue``-ing it)."""
 
     def guarded(data: Any) -> None:
         try:
             parse(data)
         except Exception as exc:  # noqa: BLE001 - any unreadable event is dropped, not fatal
             log.warning("dropped a malformed %s event: %s", event, unquoted(exc))
+            if rescue is None:
+                return
+            try:
+                rescue(data)
+            except Exception as again:  # noqa: BLE001 - nothing more can be done with it
+                log.warning("could not answer a malformed %s event: %s", event, unquoted(again))
 
     return guarded
 
@@ -118,6 +128,26 @@ def unquoted(exc: Exception) -> str:
         return f"KeyError: missing {str(exc)[:60]}"
     text = re.sub(r"'[^']*'|\"[^\"]*\"", "'...'", str(exc))
     return f"{type(exc).__name__}: {text[:200]}"
+
+
+def claimed(interaction: discord.Interaction[Any]) -> bool:
+    """True when one of the bot's items answers this component click: its custom_id is the
+    bot's and the clicked message carries it as a component of the kind the click names (what
+    discord.py's dynamic items require before they call back; anything else goes unanswered)."""
+    data = cast(dict[str, Any], interaction.data or {})
+    custom_id, kind = data.get("custom_id"), data.get("component_type")
+    message = interaction.message
+    if not isinstance(custom_id, str) or not is_ours(custom_id) or not isinstance(kind, int):
+        return False
+    if message is None:
+        return False
+    view_cls = discord.ui.LayoutView if message.flags.components_v2 else discord.ui.View
+    try:
+        view = view_cls.from_message(message, timeout=None)
+    except Exception:  # noqa: BLE001 - a message discord.py cannot read: no item answers it
+        return False
+    return any(item.type.value == kind and getattr(item, "custom_id", None) == custom_id
+               for item in view.walk_children())
 
 
 def intents() -> discord.Intents:
@@ -149,7 +179,7 @@ class KarakBot(commands.Bot):
         self.bodies = Commands(service, self.messages, self.clicks)
         if gateway_url:
             route_to(gateway_url=gateway_url)
-        drop_malformed_events(self._connection.parsers)
+        drop_malformed_events(self._connection.parsers, self.rescue_interaction)
 
     async def setup_hook(self) -> None:
         """Register dynamic items and commands, sync if needed, resume tables, start timers."""
@@ -161,17 +191,22 @@ class KarakBot(commands.Bot):
         await self.background.resume()
         self.background.start_timers()
 
+    def rescue_interaction(self, data: Any) -> None:
+        """An interaction discord.py could not read (a component click without its custom_id
+        or its component type): when it still names itself (id and token), it reaches
+        :meth:`on_interaction`, which answers it privately."""
+        connection = self._connection
+        connection.dispatch("interaction", discord.Interaction(data=data, state=connection))
+
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        """A click on a component whose custom_id is not the bot's (another bot's, a forged
-        one) is claimed by no item: it still gets a private answer instead of "interaction
-        failed"."""
-        if interaction.type is not discord.InteractionType.component:
+        """A click no item of the bot claims (a custom_id that is not the bot's, none at all,
+        one the clicked message does not carry as that kind of component) still gets a
+        private answer instead of Discord's "This interaction failed"."""
+        if interaction.type is not discord.InteractionType.component or claimed(interaction):
             return
         data = cast(dict[str, Any], interaction.data or {})
-        custom_id = str(data.get("custom_id", ""))
-        if is_ours(custom_id):
-            return
-        log.warning("click on a custom_id that is not ours: %r", custom_id[:100])
+        log.warning("click on a component no item claims: %r",
+                    str(data.get("custom_id", ""))[:100])
         await answer_privately(interaction, translate(Msg("bot.error.bad_button"),
                                                       loc(interaction)))
 
@@ -251,5 +286,5 @@ class KarakBot(commands.Bot):
         await super().close()
 
 
-__all__ = ["KarakBot", "Translator", "drop_malformed_events", "intents", "invite_permissions",
-           "invite_url", "route_to"]
+__all__ = ["KarakBot", "Translator", "claimed", "drop_malformed_events", "intents",
+           "invite_permissions", "invite_url", "route_to"]

@@ -15,7 +15,7 @@ from discord.ext import commands
 from bot.discord_side.commands import Commands
 from bot.discord_side.context import answer_privately, loc
 from bot.discord_side.standings import show_board, show_stats
-from bot.game.card_lookup import card_ids, card_label
+from bot.game.card_lookup import suggest
 from bot.game.refusals import Refusal
 from bot.game.seats import TIMERS
 from bot.game.servers import AUTO
@@ -36,7 +36,7 @@ def _name(command: str) -> app_commands.locale_str:
 #: The options' names, localised (the Python parameter keeps the English name).
 OPTION = {o: _t(f"bot.cmd.option.{o}")
           for o in ("abilities", "timer", "name", "language", "ai_level", "undo", "player",
-                    "id")}
+                    "id", "hints")}
 TIMER_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.timer.t{t}"), value=t) for t in TIMERS]
 #: ``auto`` follows the server's language in Discord; the others force a shipped language.
 LANGUAGE_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.lang.{c}"), value=c)
@@ -72,19 +72,21 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
 
     @app_commands.command(name=_name("new"), description=_t("bot.cmd.new"))
     @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"),
-                           ai_level=_t("bot.cmd.new_ai_level"), undo=_t("bot.cmd.new_undo"))
+                           ai_level=_t("bot.cmd.new_ai_level"), undo=_t("bot.cmd.new_undo"),
+                           hints=_t("bot.cmd.new_hints"))
     @app_commands.rename(abilities=OPTION["abilities"], timer=OPTION["timer"],
-                         ai_level=OPTION["ai_level"], undo=OPTION["undo"])
+                         ai_level=OPTION["ai_level"], undo=OPTION["undo"], hints=OPTION["hints"])
     @app_commands.choices(timer=TIMER_CHOICES)
     @app_commands.choices(ai_level=LEVEL_CHOICES)
     async def new(self, interaction: discord.Interaction[Any], abilities: bool | None = None,
                   timer: app_commands.Choice[int] | None = None,
                   ai_level: app_commands.Choice[str] | None = None,
-                  undo: bool | None = None) -> None:
+                  undo: bool | None = None, hints: bool | None = None) -> None:
         """Open a table in this channel."""
         await _run(interaction, self.bodies.new(interaction, abilities,
                                                 timer.value if timer else None,
-                                                ai_level.value if ai_level else None, undo))
+                                                ai_level.value if ai_level else None, undo,
+                                                hints))
 
     @app_commands.command(name=_name("learn"), description=_t("bot.cmd.learn"))
     async def learn(self, interaction: discord.Interaction[Any]) -> None:
@@ -131,17 +133,10 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
     @card.autocomplete("name")
     async def card_complete(self, interaction: discord.Interaction[Any],
                             current: str) -> list[app_commands.Choice[str]]:
-        """Up to 25 cards whose name contains what was typed."""
-        locale = loc(interaction)
-        typed = current.strip().lower()
-        out: list[app_commands.Choice[str]] = []
-        for c in card_ids():
-            label = card_label(c, locale)
-            if typed in label.lower():
-                out.append(app_commands.Choice(name=label[:100], value=c))
-            if len(out) == 25:
-                break
-        return out
+        """Up to 25 cards, potions and heroes with a word of their name starting with what was
+        typed."""
+        return [app_commands.Choice(name=label[:100], value=c)
+                for label, c in suggest(current, loc(interaction))]
 
     @app_commands.command(name=_name("history"), description=_t("bot.cmd.history"))
     @app_commands.describe(player=_t("bot.cmd.history_player"))

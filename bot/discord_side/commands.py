@@ -21,14 +21,17 @@ from bot.discord_side.context import (
 )
 from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
+from bot.discord_side.ui.custom_ids import abandon_id
 from bot.discord_side.ui.lobby import lobby_view
-from bot.discord_side.ui.parts import MAX_TEXT, cut, layout, text_block
+from bot.discord_side.ui.parts import MAX_TEXT, button, cut, layout, picture, row, text_block
 from bot.game.card_lookup import card_ids, card_label, card_lines, find_card
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.texts import on_off, timer_text
 from bot.storage.records import TableRecord
+from bot.workers.pictures import ImageFile
 from i18n import Msg, msg, translate
+from render.card_picture import card_png
 
 log = logging.getLogger("karak.bot")
 RULES = ("goal", "turn", "battle", "rewards", "merchant", "lord", "bot")
@@ -38,6 +41,14 @@ def note_view(title: str, body: str) -> discord.ui.LayoutView:
     """A private message of text only (rules, a card)."""
     return layout(discord.ui.Container[discord.ui.LayoutView](
         text_block(cut(f"### {title}\n{body}", MAX_TEXT))))
+
+
+def confirm_view(table: int, locale: str) -> discord.ui.LayoutView:
+    """The private question before abandoning a running match, with its one button."""
+    return layout(discord.ui.Container[discord.ui.LayoutView](
+        text_block(translate(msg("bot.channel.abandon_ask", table=table), locale)),
+        row(button(translate(msg("bot.channel.abandon_yes"), locale), abandon_id(table),
+                   "danger"))))
 
 
 class Commands:
@@ -53,12 +64,12 @@ class Commands:
 
     async def new(self, interaction: discord.Interaction[Any], abilities: bool | None,
                   timer: int | None, ai_level: str | None = None,
-                  undo: bool | None = None) -> None:
+                  undo: bool | None = None, hints: bool | None = None) -> None:
         """/goblin new: open a lobby in this channel (``ai_level``: the level of the AI seats
         the host adds, ``undo``: whether players may take back a move; None: the server's
-        default for each). Simultaneous ones in a channel take
-        turns (each waiting one answers privately first, in Discord's 3 seconds): the first
-        opens the table and posts its lobby, the others are pointed to that lobby."""
+        default for each; ``hints``: None decides at the start). Simultaneous ones in a channel
+        take turns (each waiting one answers privately first, in Discord's 3 seconds): the
+        first opens the table and posts its lobby, the others are pointed to that lobby."""
         self._may_open(interaction)
         assert interaction.channel_id is not None
         lock = self._opening.setdefault(interaction.channel_id, asyncio.Lock())
@@ -66,7 +77,7 @@ class Commands:
             await interaction.response.defer(ephemeral=True, thinking=True)
         async with lock:
             await self._open(interaction, interaction.channel_id, abilities, timer, ai_level,
-                             undo)
+                             undo, hints)
 
     @staticmethod
     def _may_open(interaction: discord.Interaction[Any]) -> None:
@@ -103,7 +114,7 @@ class Commands:
 
     async def _open(self, interaction: discord.Interaction[Any], channel_id: int,
                     abilities: bool | None, timer: int | None, ai_level: str | None,
-                    undo: bool | None = None) -> None:
+                    undo: bool | None = None, hints: bool | None = None) -> None:
         """Open a lobby and post it (under the channel's opening lock), or point to the
         channel's table."""
         locale = loc(interaction)
@@ -112,7 +123,7 @@ class Commands:
                 guild_id=interaction.guild_id, channel_id=channel_id,
                 host_id=interaction.user.id, host_name=interaction.user.display_name,
                 abilities=abilities, timer=timer, locale=public_locale(interaction),
-                ai_level=ai_level, undo=undo)
+                ai_level=ai_level, undo=undo, hints=hints)
         except Refusal as exc:
             found = exc.record
             if found is not None and found.status == "lobby":
@@ -185,7 +196,7 @@ class Commands:
             await interaction.edit_original_response(view=lobby_view(record, locale))
             return
         payload = await self.messages.table_payload(
-            record, locale, headline=msg("bot.done.status", url=jump_url(record)))
+            record, locale, headline=msg("bot.channel.status_link", url=jump_url(record)))
         await interaction.edit_original_response(view=payload.view, attachments=payload.files)
 
     async def abandon(self, interaction: discord.Interaction[Any]) -> None:
@@ -193,15 +204,20 @@ class Commands:
         The answer is private until the service agreed; then the channel is told."""
         assert interaction.channel_id is not None
         await interaction.response.defer(ephemeral=True, thinking=True)
+        manager = can_manage_channel(interaction)
+        running = await self.service.lobby.to_confirm(interaction.channel_id,
+                                                      interaction.user.id, manager)
+        if running is not None:  # a match in progress ends for everyone: asked once
+            await interaction.edit_original_response(
+                view=confirm_view(running.id, loc(interaction)))
+            return
         closed = await self.service.lobby.abandon(interaction.channel_id, interaction.user.id,
-                                            can_manage_channel(interaction))
+                                                  manager)
         record = closed if isinstance(closed, TableRecord) else None
         tid = closed.id if isinstance(closed, TableRecord) else closed
-        told = translate(msg("bot.done.abandon", table=tid),
-                         record.locale if record is not None else public_locale(interaction))
-        try:
-            await interaction.edit_original_response(content=told)
-            await interaction.followup.send(told)
+        try:  # one answer: the table's own message tells the channel
+            await interaction.edit_original_response(
+                content=translate(msg("bot.done.abandon", table=tid), loc(interaction)))
         finally:
             if record is not None:
                 await self.messages.closed(record)
@@ -259,9 +275,16 @@ class Commands:
         found = name if name in card_ids() else find_card(name, locale)
         if found is None:
             raise Refusal(msg("bot.error.unknown_card", name=name[:100]))
-        await interaction.response.send_message(
-            view=note_view(card_label(found, locale), "\n".join(card_lines(found, locale))),
-            ephemeral=True)
+        png = await asyncio.to_thread(card_png, found, locale)
+        view = note_view(card_label(found, locale), "\n".join(card_lines(found, locale)))
+        if png is None:
+            await interaction.response.send_message(view=view, ephemeral=True)
+            return
+        box = view.children[0]
+        assert isinstance(box, discord.ui.Container)
+        box.add_item(picture("card.png", card_label(found, locale)))
+        await interaction.response.send_message(view=view, file=ImageFile(png, "card.png"),
+                                                ephemeral=True)
 
 
 __all__ = ["Commands", "note_view"]

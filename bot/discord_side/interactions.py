@@ -13,6 +13,7 @@ from typing import Any
 
 import discord
 
+from bot.discord_side.asides import confirm_abandon, show_log
 from bot.discord_side.background import Background
 from bot.discord_side.context import (
     answer_privately,
@@ -22,20 +23,24 @@ from bot.discord_side.context import (
     missing_message,
     missing_permissions,
 )
+from bot.discord_side.hint_answers import answer_hint
 from bot.discord_side.messages import Messages
 from bot.discord_side.past import PastMatches
 from bot.discord_side.standings import show_board
 from bot.discord_side.ui.custom_ids import (
     PAST,
+    Abandon,
     Back,
     BoardPage,
     HeroPick,
+    HintAsk,
     LevelPick,
     LobbyOp,
     Move,
     OpenHand,
     Pick,
     Quit,
+    ShowLog,
     Sure,
     Target,
     Unreadable,
@@ -86,6 +91,8 @@ class Interactions:
                                      guild if guild == interaction.guild_id else None, page)
                 case OpenHand(table):
                     await self.show_hand(interaction, table)
+                case ShowLog(table):
+                    await show_log(interaction, self.service, table)
                 case LobbyOp(table, op, revision):
                     await self.lobby_click(interaction, table, op, revision)
                 case HeroPick() | Pick() | LevelPick() if len(values) != 1:
@@ -103,6 +110,12 @@ class Interactions:
                     await self.back(interaction, table)
                 case Pick(table, version, menu):
                     await self.play(interaction, table, version, values[0], menu)
+                case HintAsk(table, version):
+                    await answer_hint(self.service, interaction, table, version,
+                                      hand_owner(interaction.message))
+                case Abandon(table):
+                    await confirm_abandon(interaction, self.service, self.messages,
+                                          self.background, table)
                 case Quit(table):
                     await self.quit(interaction, table)
                 case Unreadable(text):

@@ -5,8 +5,9 @@ Edits of a table message are coalesced: while one edit is pending, further chang
 the table dirty, so a fast AI turn costs a handful of edits instead of one per move. When an
 edit of the table message fails for good (the message is gone, or Discord refuses edits of a
 message older than an hour, JSON error 30046), the table is posted afresh and the old message
-loses its buttons. Whenever a newer message carries the table, the older one is reduced to one
-line pointing to it, so no stale mention or button is left standing.
+loses its buttons. Whenever a newer message carries the table, the older one is deleted (or,
+when Discord refuses, reduced to one line pointing to the newer one): the channel keeps one live
+message per table, and no stale mention or button is left standing.
 """
 
 from __future__ import annotations
@@ -183,22 +184,23 @@ class Messages:
             await self.retire(replace(record, message_id=message.id), record.message_id)
 
     async def retire(self, record: TableRecord, old: int) -> None:
-        """Reduce the older table message ``old`` to a line pointing to the current one (or
-        delete it when even that edit is refused)."""
+        """Delete the older table message ``old``: the channel keeps one live message per
+        table. When Discord refuses the deletion, the old message is reduced to a line pointing
+        to the current one instead, so no stale mention or button is left standing."""
         message = self.channel(record).get_partial_message(old)
         try:
             self.pace.note(record.channel_id)
-            await message.edit(view=moved_view(record, jump_url(record), record.locale),
-                               attachments=[], allowed_mentions=NO_MENTIONS)
+            await message.delete()
             return
         except discord.NotFound:
             return
         except discord.HTTPException as exc:
-            log.info("could not retire message %s of table %s (%s); deleting it", old,
+            log.info("could not delete message %s of table %s (%s); folding it", old,
                      record.id, exc.code or exc.status)
         try:
             self.pace.note(record.channel_id)
-            await message.delete()
+            await message.edit(view=moved_view(record, jump_url(record), record.locale),
+                               attachments=[], allowed_mentions=NO_MENTIONS)
         except discord.HTTPException as exc:
             log.warning("could not take the buttons off message %s of table %s (%s)", old,
                         record.id, exc.status)

@@ -6,11 +6,21 @@ already queued on its bucket, or retrying after its own route's 429, may go out 
 ``http_trace`` option (an :class:`aiohttp.TraceConfig`): after a global 429 it holds every request
 that is not an interaction's until the wait it was told of is over. Interaction callbacks and
 webhooks are outside Discord's global limit, and holding them would cost their 3-second window.
+
+The wait is taken from the 429's headers the moment its response arrives, before its body is
+read: while the body is being read, other requests (of other tables) would otherwise start and
+pass. The body's ``retry_after`` then makes the wait exact.
+
+A request already sent when a global 429 comes back cannot be called back. So for
+:data:`CAREFUL` seconds after a global 429, bound requests go out one at a time: each next one
+leaves only once the previous one's answer is in, so a further global 429 finds no other
+request on the way and holds all of them.
 """
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
@@ -18,21 +28,27 @@ import aiohttp
 
 #: Routes outside the global limit on Discord (an interaction's callback and webhook).
 UNBOUND = ("/interactions/", "/webhooks/")
+#: Seconds after a global 429 during which bound requests go out one at a time.
+CAREFUL = 30.0
 
 
 class GlobalWait:
     """Trace hooks for discord.py's ``http_trace``: after a global 429, hold every request but an
-    interaction's until its ``retry_after`` is over (``hold`` False: only watch)."""
+    interaction's until its ``retry_after`` is over, then send them one at a time for a while
+    (``hold`` False: only watch)."""
 
     def __init__(self, hold: bool = True) -> None:
         self.hold = hold
         self.until = 0.0  # time.monotonic() at which the last global wait ends
+        self.careful_until = 0.0  # one request at a time until then
+        self._one = asyncio.Lock()
         self.trace = aiohttp.TraceConfig()
         self.trace.on_request_start.append(self._start)
         # a request may wait for its connection after it started: hold it again once it has one
         self.trace.on_connection_create_end.append(self._connected)
         self.trace.on_connection_reuseconn.append(self._connected)
         self.trace.on_request_end.append(self._end)
+        self.trace.on_request_exception.append(self._failed)
 
     async def _wait(self) -> None:
         while (wait := self.until - time.monotonic()) > 0:
@@ -46,13 +62,39 @@ class GlobalWait:
 
     async def _connected(self, session: aiohttp.ClientSession, context: SimpleNamespace,
                          params: object) -> None:
-        if getattr(context, "bound", False):
-            await self._wait()
+        if not getattr(context, "bound", False):
+            return
+        if time.monotonic() < self.careful_until and not getattr(context, "single", False):
+            await self._one.acquire()  # released when its answer (or failure) comes
+            context.single = True
+        await self._wait()
+
+    def _let_next(self, context: SimpleNamespace) -> None:
+        """The request's answer is in: the next one-at-a-time request may go."""
+        if getattr(context, "single", False):
+            context.single = False
+            self._one.release()
+
+    async def _failed(self, session: aiohttp.ClientSession, context: SimpleNamespace,
+                      params: object) -> None:
+        self._let_next(context)
+
+    def _hold_for(self, wait: float) -> None:
+        """Hold every bound request for ``wait`` more seconds from now (never less than a
+        wait already running)."""
+        now = time.monotonic()
+        self.until = max(self.until, now + wait)
+        self.careful_until = max(self.careful_until, now + wait + CAREFUL)
 
     async def _end(self, session: aiohttp.ClientSession, context: SimpleNamespace,
                    params: aiohttp.TraceRequestEndParams) -> None:
         if params.response.status != 429:
+            self._let_next(context)
             return
+        headers = params.response.headers
+        if headers.get("X-RateLimit-Global", "").lower() == "true":  # at once, before any await
+            self._hold_for(header_wait(headers))
+        self._let_next(context)
         try:
             body: Any = await params.response.json(content_type=None)
         except (ValueError, aiohttp.ClientError):
@@ -61,4 +103,15 @@ class GlobalWait:
             return
         wait = body.get("retry_after")
         if isinstance(wait, int | float):
-            self.until = max(self.until, time.monotonic() + wait)
+            self._hold_for(wait)
+
+
+def header_wait(headers: Mapping[str, str]) -> float:
+    """The seconds a 429's headers ask to wait: ``X-RateLimit-Reset-After`` (to the
+    millisecond), else ``Retry-After`` (whole seconds), else one second."""
+    for name in ("X-RateLimit-Reset-After", "Retry-After"):
+        try:
+            return max(0.0, float(headers.get(name, "")))
+        except ValueError:
+            continue
+    return 1.0

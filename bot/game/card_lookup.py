@@ -1,24 +1,68 @@
 """Looking cards up by name in any shipped language, and what the lookup tells about a card
-(Discord-free text)."""
+(Discord-free text). Potions and heroes can be looked up too: their ids are ``potion.<kind>``
+and ``hero.<hero>``."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
+from bot.game.facts import joined, potion_facts
+from engine.actions import LORD_LEVEL
 from engine.catalog import tables
-from engine.names import card_name, word
-from i18n import LOCALES, Msg, msg, translate
+from engine.names import ROMAN, card_name, hero_name, word
+from i18n import LOCALES, Msg, Param, msg, translate
+
+POTIONS = ("strength", "healing", "countercurse")
+#: What separates the words of a name (a typed beginning matches at the start of any word).
+_BETWEEN_WORDS = re.compile(r"[\s/'’-]+")
 
 
 def card_ids() -> list[str]:
-    """Every card a player may look up: starting cards, monsters, gatekeepers and Lords."""
+    """Every card a player may look up: starting cards, monsters, gatekeepers and Lords,
+    potions and heroes."""
     t = tables()
     out = [c for cards in t.hero_cards.values() for c in cards]
     out += list(t.monsters)
+    out += [f"potion.{p}" for p in POTIONS]
+    out += [f"hero.{h}" for h in t.hero_cards]
     return out
+
+
+def _plain(text: str) -> str:
+    """``text`` lower-cased without accents (what a phone keyboard may leave out)."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _upper_first(text: str) -> str:
+    """``text`` with its first letter a capital (the rest as it is)."""
+    return text[:1].upper() + text[1:]
+
+
+def starts_a_word(label: str, typed: str) -> bool:
+    """True when ``typed`` begins ``label`` or any of its words (ignoring case and accents)."""
+    name, wanted = _plain(label), _plain(typed.strip())
+    starts = [0, *(m.end() for m in _BETWEEN_WORDS.finditer(name))]
+    return any(name.startswith(wanted, at) for at in starts)
+
+
+def suggest(typed: str, locale: str, limit: int = 25) -> list[tuple[str, str]]:
+    """(label, id) of up to ``limit`` things to look up whose name has a word starting with
+    ``typed``; names that start with it come first."""
+    found = [(card_label(c, locale), c) for c in card_ids()]
+    found = [(label, c) for label, c in found if starts_a_word(label, typed)]
+    found.sort(key=lambda pair: not _plain(pair[0]).startswith(_plain(typed.strip())))
+    return found[:limit]
 
 
 def card_label(card: str, locale: str) -> str:
     """The name shown for a card in the lookup (the monster and its reward for monsters)."""
     t = tables()
+    if card.startswith("potion."):
+        return _upper_first(translate(word("potion", card.removeprefix("potion.")), locale))
+    if card.startswith("hero."):
+        return translate(hero_name(card.removeprefix("hero.")), locale)
     if card in t.monsters:
         front = translate(msg(f"card.{card}"), locale)
         if t.monsters[card].reward in ("action", "weapon", "armour"):
@@ -33,8 +77,9 @@ def find_card(name: str, locale: str) -> str | None:
     wanted = name.strip().lower()
     for lc in (locale, *(other for other in LOCALES if other != locale)):
         for c in card_ids():
-            names = (card_label(c, lc), translate(msg(f"card.{c}"), lc),
-                     translate(card_name(c), lc))
+            names = ((card_label(c, lc),) if "." in c else
+                     (card_label(c, lc), translate(msg(f"card.{c}"), lc),
+                      translate(card_name(c), lc)))
             if wanted in (n.lower() for n in names):
                 return c
     return None
@@ -44,14 +89,23 @@ def card_lines(card: str, locale: str) -> list[str]:
     """What the lookup tells about a card."""
     t = tables()
     lines: list[str] = []
+    if card.startswith("potion."):
+        return [translate(potion_facts(card.removeprefix("potion.")), locale)]
+    if card.startswith("hero."):
+        hero = card.removeprefix("hero.")
+        return [_upper_first(translate(msg(f"hero.{hero}.title"), locale)),
+                translate(msg(f"hero.{hero}.ability"), locale)]
     if card in t.monsters:
         m = t.monsters[card]
-        curses = [word("curse", c) for c in m.curses]
-        cursed: Msg | str = msg("list.0")
-        for i, curse in enumerate(curses):
-            cursed = curse if i == 0 else msg("list.more", head=cursed, tail=curse)
-        lines.append(translate(msg("bot.card.monster", level=m.level, attack=m.attack, hp=m.hp,
-                                   curses=cursed), locale))
+        key = "bot.lookup.lord" if m.level == LORD_LEVEL else "bot.lookup.monster"
+        facts: dict[str, Param] = {"attack": m.attack, "hp": m.hp}
+        if m.level != LORD_LEVEL:
+            facts["level"] = ROMAN[m.level]
+        if m.curses:
+            facts["curses"] = joined([word("curse", c) for c in m.curses])
+        else:
+            key += "_uncursed"
+        lines.append(translate(msg(key, **facts), locale))
         lines.append(translate(msg(f"bot.card.reward_{m.reward}"), locale))
     if card in t.actions:
         a = t.actions[card]
@@ -71,4 +125,5 @@ def card_lines(card: str, locale: str) -> list[str]:
     return lines
 
 
-__all__ = ["card_ids", "card_label", "card_lines", "find_card"]
+__all__ = ["POTIONS", "card_ids", "card_label", "card_lines", "find_card", "starts_a_word",
+           "suggest"]

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from bot.game.hints import hints_by_default
 from bot.game.lessons import LESSON_AI_SEATS, LESSON_LEVEL, LESSON_SEED
 from bot.game.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
 from bot.game.seats import MAX_SEATS, MIN_SEATS, TIMERS, deadline, heroes, level_of
@@ -59,7 +60,8 @@ class Lobby:
     async def create(self, *, guild_id: int | None, channel_id: int, host_id: int,
                      host_name: str, abilities: bool | None = None, timer: int | None = None,
                      locale: str = "en", ai_level: str | None = None,
-                     lessons: bool = False, undo: bool | None = None) -> TableRecord:
+                     lessons: bool = False, undo: bool | None = None,
+                     hints: bool | None = None) -> TableRecord:
         """Open a lobby in the channel with the host in the first seat (``lessons``: the
         lobby of a guided first match, the host and easy AI seats on the lesson seed, with no
         turn timer; :meth:`learn` starts it).
@@ -67,7 +69,9 @@ class Lobby:
         ``locale`` is the server's language in Discord; the public messages of the table use it
         unless the server's admins forced another one (``/goblin settings language``).
         ``ai_level`` is the level of the AI seats the host adds, ``undo`` whether players may
-        take back a move (None: the server's default for each).
+        take back a move (None: the server's default for each). ``hints``: whether people may
+        ask for hints (None: decided when the game starts, by
+        :func:`~bot.game.hints.hints_by_default`).
         """
         server = await self.servers.settings(guild_id)
         locale = server.forced_locale or locale
@@ -84,7 +88,7 @@ class Lobby:
             level, seed, abilities, timer = LESSON_LEVEL, LESSON_SEED, False, 0
             seats += tuple(SeatInfo(ai=True, level=level) for _ in range(LESSON_AI_SEATS))
         try:
-            return await self.store.create_table(
+            record = await self.store.create_table(
                 guild_id=guild_id, channel_id=channel_id, host_id=host_id, seats=seats,
                 abilities=abilities, timer=timer, seed=seed, locale=locale, ai_level=level,
                 lessons=lessons, undo=server.defaults.undo if undo is None else undo)
@@ -94,6 +98,10 @@ class Lobby:
             except Refusal:
                 found = None
             raise Refusal(msg("bot.error.table_exists", table=exc.table_id), found) from exc
+        if hints is not None:  # the host chose
+            await self.store.set_hints(record.id, hints)
+            record = await self.tables.load(record.id)
+        return record
 
     async def learn(self, *, guild_id: int | None, channel_id: int, host_id: int,
                     host_name: str, locale: str = "en") -> TableRecord:
@@ -170,7 +178,9 @@ class Lobby:
     @staticmethod
     def _unchanged(record: TableRecord, seen: int | None) -> None:
         """Refuse a lobby click made on an older revision of the lobby (a double click, a
-        message that missed an edit)."""
+        message that missed an edit); a revision still to come was never shown: a damaged button."""
+        if seen is not None and seen > record.revision:
+            raise Refusal(msg("bot.error.bad_button"), record)
         if seen is not None and seen != record.revision:
             raise Stale(msg("bot.error.lobby_moved"), record)
 
@@ -233,6 +243,8 @@ class Lobby:
             await self.store.start_game(table_id, started, state,
                                         deadline(self.clock(), record.timer, started, state,
                                                  None, True))
+            if record.hints is None:  # the host did not choose: decided now the seats are known
+                await self.store.set_hints(table_id, hints_by_default(started))
             return await self.tables.load(table_id)
 
     async def cancel(self, table_id: int, user_id: int, manager: bool = False) -> TableRecord:
@@ -259,6 +271,27 @@ class Lobby:
                     raise Refusal(msg("bot.error.manage_only")) from None
                 await self.store.abandon_damaged(tid, channel_id)
                 return tid
+            return await self._close(record, user_id, manager, "bot.error.manage_only")
+
+    async def to_confirm(self, channel_id: int, user_id: int,
+                         manager: bool) -> TableRecord | None:
+        """Before /goblin abandon closes a running match: the table, when the user may close
+        it and it is running (the user confirms first); None when it closes at once (a lobby,
+        a damaged table). Refusals as :meth:`abandon`."""
+        tid = await self.store.active_in_channel(channel_id)
+        if tid is None:
+            raise NoTable(msg("bot.error.no_table_here"))
+        try:
+            record = await self.tables.load(tid)
+        except Damaged:
+            return None
+        if record.status == "running" and (record.host_id == user_id or manager):
+            return record
+        return None
+
+    async def abandon_table(self, table_id: int, user_id: int, manager: bool) -> TableRecord:
+        """The confirmed /goblin abandon of table ``table_id`` (rights checked again)."""
+        async with self.tables.hold(table_id) as record:
             return await self._close(record, user_id, manager, "bot.error.manage_only")
 
     async def _close(self, record: TableRecord, user_id: int, manager: bool,

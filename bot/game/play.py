@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from bot.game.guard import question
 from bot.game.lessons import Lesson, lesson_now
-from bot.game.refusals import Ask, Illegal, NotSeated, OutOfTurn, Refusal, Stale
-from bot.game.seats import deadline, seat_label
+from bot.game.refusals import Ask, Illegal, OutOfTurn, Refusal, Stale
+from bot.game.seats import deadline, playing_seat, seat_label
 from bot.game.standings import rate_result
 from bot.game.tables import Tables
 from bot.game.texts import controls
@@ -98,13 +98,7 @@ class Play:
         async with self.tables.hold(table_id) as record:
             if channel_id is not None and channel_id != record.channel_id:
                 raise Illegal(msg("bot.error.other_channel"))
-            seat = record.seat_of(user_id)
-            if seat is None:
-                raise NotSeated(msg("bot.error.not_seated"), record)
-            if hand_of is not None and hand_of != user_id:
-                raise Refusal(msg("bot.error.not_your_hand"), record)
-            if record.status != "running":
-                raise Stale(msg("bot.error.game_closed"), record)
+            seat = playing_seat(record, user_id, hand_of)
             if version > record.version:  # versions only grow: no bot ever drew this one
                 raise Illegal(msg("bot.error.bad_button"), record)
             if version < record.version:

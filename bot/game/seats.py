@@ -1,11 +1,11 @@
 """The rules of seats that the lobby and the game share: how many, which heroes and AI levels
-may be picked, who a seat is called, and when a turn's timer runs out."""
+may be picked, who a seat is called, who must decide, and when a turn's timer runs out."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.game.refusals import Refusal
+from bot.game.refusals import NotSeated, OutOfTurn, Refusal, Stale
 from bot.storage.records import SeatInfo, TableRecord
 from engine import GameState, Phase
 from engine.agents import LEVELS, AiLevel
@@ -50,4 +50,34 @@ def deadline(now: float, timer: int, seats: Sequence[SeatInfo], state: GameState
     return previous
 
 
-__all__ = ["MAX_SEATS", "MIN_SEATS", "TIMERS", "deadline", "heroes", "level_of", "seat_label"]
+def playing_seat(record: TableRecord, user_id: int, hand_of: int | None) -> int:
+    """The seat of ``user_id`` at the running table, clicking on the hand message shown to
+    ``hand_of`` (None: unknown); otherwise the refusal that says why."""
+    seat = record.seat_of(user_id)
+    if seat is None:
+        raise NotSeated(msg("bot.error.not_seated"), record)
+    if hand_of is not None and hand_of != user_id:
+        raise Refusal(msg("bot.error.not_your_hand"), record)
+    if record.status != "running":
+        raise Stale(msg("bot.error.game_closed"), record)
+    return seat
+
+
+def deciding_seat(record: TableRecord, user_id: int, version: int, hand_of: int | None,
+                  stale: Msg) -> int:
+    """The seat of ``user_id`` when that person must decide at ``version`` of the running table
+    (see :func:`playing_seat`); otherwise the refusal that says why (``stale``: the answer to a
+    click on another version of the table)."""
+    seat = playing_seat(record, user_id, hand_of)
+    if version != record.version:
+        raise Stale(stale, record)
+    current = record.game.current
+    if seat != current:
+        raise OutOfTurn(msg("bot.error.not_your_turn", who=seat_label(record, current)), record)
+    if record.seats[seat].ai:
+        raise OutOfTurn(msg("bot.error.seat_is_ai"), record)
+    return seat
+
+
+__all__ = ["MAX_SEATS", "MIN_SEATS", "TIMERS", "deadline", "deciding_seat", "heroes", "level_of",
+           "playing_seat", "seat_label"]

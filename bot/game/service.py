@@ -4,11 +4,13 @@ together over one storage backend and handed as one value to the Discord side.
 - :attr:`GameService.tables`: table access (the per-table lock, loading);
 - :attr:`GameService.lobby`: seats before the game, starting and closing a table;
 - :attr:`GameService.play`: moves, AI seats and turn timers;
+- :attr:`GameService.hints`: people's hints;
 - :attr:`GameService.servers`: the servers' settings;
 - :attr:`GameService.standings`: ratings, records and leaderboards;
 - :attr:`GameService.meta`: the bot's own metadata (command sync, results posted);
 - :attr:`GameService.history`: past matches and their replays;
 - :attr:`GameService.rematches`: playing a finished table again.
+- :attr:`GameService.story`: what happened lately at a table, told again.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from bot.game.hints import Hints
 from bot.game.history import History
 from bot.game.lobby import Lobby
 from bot.game.meta import BotMeta
@@ -25,6 +28,7 @@ from bot.game.play import Play
 from bot.game.rematch import Rematches
 from bot.game.servers import Servers
 from bot.game.standings import Standings
+from bot.game.story import Story
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
 from bot.workers.thinking import Thinking
@@ -44,20 +48,24 @@ class GameService:
     servers: Servers = field(init=False)
     lobby: Lobby = field(init=False)
     play: Play = field(init=False)
+    hints: Hints = field(init=False)
     meta: BotMeta = field(init=False)
     history: History = field(init=False)
     rematches: Rematches = field(init=False)
     standings: Standings = field(init=False)
+    story: Story = field(init=False)
 
     def __post_init__(self) -> None:
         self.tables = Tables(self.store)
         self.servers = Servers(self.store, self.tables, self.default_timer)
         self.lobby = Lobby(self.store, self.tables, self.servers, self.clock, self.seeds)
         self.play = Play(self.store, self.tables, self.thinking, self.clock)
+        self.hints = Hints(self.store, self.tables, self.thinking, self.clock)
         self.meta = BotMeta(self.store, self.tables)
         self.history = History(self.store, self.tables)
         self.rematches = Rematches(self.store, self.tables, self.lobby, self.clock, self.seeds)
         self.standings = Standings(self.store)
+        self.story = Story(self.store, self.tables)
 
 
 __all__ = ["GameService"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.game.facts import can_pay, fight_monster, joined, monster_facts, potion_facts
 from engine import (
     Action,
     BuyPawned,
@@ -116,11 +117,6 @@ def kind_of(action: Action) -> str:
     return action.verb
 
 
-def _monster_desc(monster: str) -> Msg:
-    info = tables().monsters[monster]
-    return msg("bot.move.monster_stats", attack=info.attack, hp=info.hp)
-
-
 def _card_desc(card: str) -> Msg:
     info = tables().actions.get(card)
     if info is None:
@@ -133,24 +129,24 @@ def describe(action: Action, obs: Observation) -> Choice:
     """The label (and description, style) of one legal action for ``obs``'s viewer."""
     n = str(action)
     if isinstance(action, Fight):
+        monster = fight_monster(action, obs) or ""
+        facts = monster_facts(monster, obs) if monster else None
         if action.level == LORD_LEVEL:
-            return Choice(n, msg("bot.move.fight_lord", monster=monster_name(obs.lord)),
-                          _monster_desc(obs.lord), "danger")
-        level = obs.levels[action.level - 1]
+            return Choice(n, msg("bot.move.fight_lord", monster=monster_name(monster)), facts,
+                          "danger")
         if action.slot == 0:
-            top = level.gate_top or ""
             return Choice(n, msg("bot.move.fight_gate", level=ROMAN[action.level],
-                                 monster=monster_name(top)), _monster_desc(top) if top else None)
-        card = level.row[action.slot - 1] or ""
+                                 monster=monster_name(monster)), facts)
         return Choice(n, msg("bot.move.fight", level=ROMAN[action.level], slot=action.slot,
-                             monster=monster_name(card)), _monster_desc(card) if card else None)
+                             monster=monster_name(monster)), facts)
     if isinstance(action, VisitMerchant):
-        return Choice(n, msg("bot.move.merchant"), style="primary")
+        return Choice(n, msg("bot.move.merchant"),
+                      style="primary" if can_pay(obs) else "secondary")
     if isinstance(action, Revive):
         me = obs.seats[obs.current]
         return Choice(n, msg("bot.move.rest" if me.hp >= REVIVE_HP else "bot.move.revive"))
     if isinstance(action, SetStacking):
-        return Choice(n, msg("bot.move.stack_to", mode=word("stacking", action.mode)))
+        return Choice(n, msg(f"bot.deck.switch_{action.mode}"))
     if isinstance(action, DrinkHealing):
         return Choice(n, msg("bot.move.heal"), style="success")
     if isinstance(action, Play):
@@ -181,7 +177,8 @@ def describe(action: Action, obs: Observation) -> Choice:
         return Choice(n, msg("bot.move.reward_keep" if action.keep else "bot.move.reward_pawn",
                              card=won), style="primary" if action.keep else "secondary")
     if isinstance(action, BuyPotion):
-        return Choice(n, msg("bot.move.buy_potion", potion=word("potion", action.kind)))
+        return Choice(n, msg("bot.move.buy_potion", potion=word("potion", action.kind)),
+                      potion_facts(action.kind))
     if isinstance(action, BuyPawned):
         return Choice(n, msg("bot.move.buy_card", card=card_name(action.card)),
                       _card_desc(action.card))
@@ -227,11 +224,16 @@ def group_note(group: str, obs: Observation) -> Msg | None:
     which preference is set now."""
     if group == "reward" and obs.pending:
         return card_stats(obs.pending)
+    if group == "fight":  # a lone fight is a button, which has no line of its own
+        fights = [a for a in obs.legal if isinstance(a, Fight)]
+        monster = fight_monster(fights[0], obs) if len(fights) == 1 else None
+        return monster_facts(monster, obs) if monster else None
     if group == "shop" and not any(kind_of(a) in ("buy", "pay") for a in obs.legal):
         return msg("bot.hand.nothing_to_pay")
+    if group == "shop" and any(isinstance(a, BuyPotion | BuyPawned) for a in obs.legal):
+        return msg("bot.facts.price")
     if group == "setting":
-        return msg("bot.hand.stacking_now",
-                   mode=word("stacking", obs.seats[obs.current].stacking))
+        return msg(f"bot.deck.now_{obs.seats[obs.current].stacking}")
     return None
 
 
@@ -255,8 +257,7 @@ def phase_line(obs: Observation) -> Msg:
     """Whose decision it is and what it is about (or who won)."""
     if obs.winner is not None:
         return msg("bot.table.winner", who=seat_label(obs, obs.winner))
-    return msg("bot.table.waiting", who=seat_label(obs, obs.current),
-               phase=msg(f"phase.{obs.phase.value}"))
+    return msg(f"bot.prompt.waiting.{obs.phase.value}", who=seat_label(obs, obs.current))
 
 
 def seat_line(obs: Observation, seat: int, ai: bool | None = None) -> Msg:
@@ -272,13 +273,11 @@ def seat_line(obs: Observation, seat: int, ai: bool | None = None) -> Msg:
     if s.armour:
         kit.append(card_name(s.armour))
     kit.extend(word("potion", p) for p in s.potions)
-    items: Param = msg("list.0")
-    for i, part in enumerate(kit):
-        items = part if i == 0 else msg("list.more", head=items, tail=part)
+    items: Param = joined(kit) if kit else msg("bot.facts.no_items")
     # an AI seat is called by its hero's name: the hero is not named twice
     key = "bot.table.seat" if s.name != hero_name(s.hero) else "bot.table.seat_hero"
     return msg(key, who=s.name, hero=hero_name(s.hero), hp=s.hp, keys=keys,
-               items=items, hand=s.hand_count, ai=msg("bot.table.ai") if ai else "")
+               items=items, count=s.hand_count, ai=msg("bot.table.ai") if ai else "")
 
 
 def on_off(value: bool) -> Msg:

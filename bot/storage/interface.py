@@ -147,6 +147,21 @@ class Storage(RatingStorage, Protocol):
     async def open_rematches(self) -> list[RematchOffer]:
         """The rematch offers neither started nor closed, oldest first."""
 
+    # hints
+    async def set_hints(self, table_id: int, hints: bool) -> None:
+        """Allow (or not) hints at the table (a table that never chose: not decided yet)."""
+
+    async def stored_hint(self, table_id: int, version: int, user_id: int) -> bytes | None:
+        """The hint (as data) ``user_id`` was given at ``version`` of the table, or None."""
+
+    async def record_hint(self, table_id: int, version: int, user_id: int, seat: int,
+                          answer: bytes, at: float) -> bytes:
+        """Keep the hint ``answer`` given to ``user_id`` (at ``seat``) at ``version``, unless one
+        was kept already; the hint kept (the first one)."""
+
+    async def hints_used(self, table_id: int) -> dict[int, int]:
+        """Seat -> how many hints its person was given at the table (none: left out)."""
+
     # servers
     async def guild_settings(self, guild_id: int | None) -> ServerDefaults | None:
         """A server's defaults for new tables, or None when never set."""

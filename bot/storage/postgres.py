@@ -22,6 +22,7 @@ from contextlib import asynccontextmanager
 import asyncpg
 
 from bot.storage.interface import Storage
+from bot.storage.postgres_hints import HintRows
 from bot.storage.postgres_history import HistoryQueries
 from bot.storage.postgres_ratings import RatingQueries, write_ratings
 from bot.storage.postgres_rows import Db, insert_result, with_seats
@@ -92,7 +93,7 @@ async def rollback(db: Db) -> None:
         await db.execute("ROLLBACK")
 
 
-class Store(TableWrites, HistoryQueries, RatingQueries):
+class Store(TableWrites, HistoryQueries, RatingQueries, HintRows):
     """The bot's PostgreSQL database. Open with :meth:`open`, close with :meth:`close` (past
     matches and rematch offers: :class:`~bot.storage.postgres_history.HistoryQueries`)."""
 

@@ -167,6 +167,20 @@ MIGRATIONS: tuple[Migration, ...] = (
     # 9: ratings per server, each rated match's changes, records against the AI; left empty:
     # ``python -m bot.admin ratings --recompute`` fills them from the stored results
     RATINGS_SCHEMA,
+    # 10: whether people may ask for hints (NULL: decided when the game starts), and each hint
+    # given: one per person and decision (the table's version), its answer kept as data
+    """
+    ALTER TABLE tables ADD COLUMN hints INTEGER;
+    CREATE TABLE hints (
+        table_id BIGINT NOT NULL REFERENCES tables(id),
+        version BIGINT NOT NULL,
+        user_id BIGINT NOT NULL,
+        seat BIGINT NOT NULL,
+        answer BYTEA NOT NULL,
+        at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (table_id, version, user_id)
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -135,6 +135,7 @@ class TableRecord:
     catalogue: str = ""  # the version of the cards the table is played with
     lessons: bool = False  # a guided first match (/goblin learn): the hand explains rules
     undo: bool = True  # whether a player may take back a move of their turn
+    hints: bool | None = None  # people may ask for hints; None: decided when the game starts
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat index held by ``user_id``, or None."""

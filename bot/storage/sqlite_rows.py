@@ -33,7 +33,8 @@ from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
 #: The columns of ``tables`` that :func:`read_record` reads, in its order.
 TABLE_COLUMNS = ("id, guild_id, channel_id, host_id, status, abilities, timer, seed, locale, "
                  "seats, state, version, message_id, lobby_message_id, deadline, winner, "
-                 "created_at, updated_at, revision, ai_level, catalogue, lessons, undo")
+                 "created_at, updated_at, revision, ai_level, catalogue, lessons, undo, "
+                 "hints")
 #: The columns of ``actions`` that :func:`read_log_row` reads, in its order.
 LOG_COLUMNS = "step, seat, user_id, by_ai, action, at, undone"
 #: The columns of ``results`` and ``result_seats`` that :func:`read_results` reads and
@@ -69,7 +70,7 @@ def read_record(row: Row, states: StateCache | None = None) -> TableRecord:
 def _read_record(values: tuple[object, ...], states: StateCache | None) -> TableRecord:
     (tid, guild, channel, host, status, abilities, timer, seed, locale, seats, state, version,
      message, lobby, deadline, winner, created, updated, revision, ai_level, catalogue,
-     lessons, undo) = values
+     lessons, undo, hints) = values
     assert isinstance(tid, int)
     if status not in STATUSES:
         raise CorruptTable(tid, f"status {status!r}")
@@ -114,6 +115,7 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
         created_at=as_float(created, "created_at"), updated_at=as_float(updated, "updated_at"),
         revision=as_int(revision, "revision"), ai_level=as_level(ai_level, "ai_level"),
         catalogue=catalogue, lessons=bool(lessons), undo=bool(undo),
+        hints=None if hints is None else bool(as_int(hints, "hints")),
     )
 
 

@@ -180,6 +180,20 @@ MIGRATIONS: tuple[Migration, ...] = (
     # 9: ratings per server, each rated match's changes, records against the AI; left empty:
     # ``python -m bot.admin ratings --recompute`` fills them from the stored results
     RATINGS_SCHEMA,
+    # 10: whether people may ask for hints (NULL: decided when the game starts), and each hint
+    # given: one per person and decision (the table's version), its answer kept as data
+    """
+    ALTER TABLE tables ADD COLUMN hints INTEGER;
+    CREATE TABLE hints (
+        table_id INTEGER NOT NULL REFERENCES tables(id),
+        version INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        answer BLOB NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (table_id, version, user_id)
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -7,6 +7,14 @@ time costs one decision, which is made at normal level instead; the next hard de
 fresh worker. With no worker processes (``workers=0``) hard decisions are made in a thread.
 An agent that fails, or picks a move that is not legal, is logged once per kind of failure, and
 a legal move is played anyway: the table never stalls.
+
+A player's hint (:func:`engine.agents.hint.hint`, the hard level's iteration budget, so the same
+decision always gets the same hint) runs in a pool of its own, one worker process: a hint never
+takes the worker a hard decision is waiting for (a job is not interrupted once started, and a
+hint takes up to a fifth of a second of CPU), and a queue of hard decisions never holds a hint
+back. Both workers run below the bot's own priority, and the hard AI's search stops on its
+clock, so a hint worked out meanwhile does not slow the AI seats' pace (easy and normal seats
+decide in the bot's own process, above both). A hint comes back as data (:func:`pack_hint`).
 """
 
 from __future__ import annotations
@@ -19,7 +27,10 @@ import msgspec
 from bot.workers.pool import WorkerPool
 from engine import Action, Observation, parse
 from engine.agents import DEFAULT_LEVEL, make_agent
+from engine.agents.hint import Hint, hint
+from engine.agents.search import DEFAULT_ITERATIONS
 from engine.observe import unpacked
+from i18n import Msg
 
 log = logging.getLogger("karak.bot")
 #: Seconds a hard decision may search (``KARAK_AI_THINK``).
@@ -31,6 +42,12 @@ SLACK = 15.0
 Decide = Callable[[str, int, Observation, float | None], str]
 #: A hard decision to make: what decides, the level, the seed, the observation and the budget.
 Question = tuple[Decide, str, int, Observation, float]
+#: What a hint worker runs: (observation, iterations) -> the hint.
+Advise = Callable[[Observation, int], Hint]
+#: A hint to work out: what works it out, the observation and the iteration budget.
+HintQuestion = tuple[Advise, Observation, int]
+#: Seconds a hint may take in its worker (starting it included) before it is given up.
+HINT_LIMIT = 15.0
 
 
 def decide(level: str, seed: int, obs: Observation, seconds: float | None) -> str:
@@ -61,6 +78,58 @@ def decide_here(question: Question) -> bytes:
     return work(level, seed, obs, seconds).encode()
 
 
+def advise(obs: Observation, iterations: int) -> Hint:
+    """The hint for the observing seat, searched for ``iterations`` deals (no clock: the same
+    observation always gets the same hint). Runs in the hint worker."""
+    return hint(obs, iterations=iterations)
+
+
+class PackedHint(msgspec.Struct, frozen=True):
+    """A hint as data: its moves by their notation (an action's kind is in its notation)."""
+
+    best: str
+    moves: tuple[tuple[str, float], ...]
+    reason: Msg
+
+
+def pack_hint(advice: Hint) -> bytes:
+    """A hint as bytes (:func:`unpack_hint` reads them back)."""
+    return msgspec.msgpack.encode(PackedHint(
+        str(advice.best), tuple((str(a), chance) for a, chance in advice.moves), advice.reason))
+
+
+def unpack_hint(data: bytes) -> Hint:
+    """The hint :func:`pack_hint` packed; raises ValueError on damaged data."""
+    try:
+        packed = msgspec.msgpack.decode(data, type=PackedHint)
+        return Hint(parse(packed.best), tuple((parse(a), c) for a, c in packed.moves),
+                    packed.reason)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise ValueError(str(exc)) from exc
+
+
+def pack_hint_question(question: HintQuestion) -> bytes:
+    """A hint to work out, as a worker reads it."""
+    work, obs, iterations = question
+    return msgspec.msgpack.encode((f"{work.__module__}:{work.__qualname__}", obs.packed(),
+                                   iterations))
+
+
+def hint_packed(job: bytes) -> bytes:
+    """A hint worker's job (see :func:`pack_hint_question`): the packed hint."""
+    from bot.workers.pool import handler
+
+    name, obs, iterations = msgspec.msgpack.decode(job)
+    work: Advise = handler(name)  # type: ignore[assignment]
+    return pack_hint(work(unpacked(obs), iterations))
+
+
+def hint_here(question: HintQuestion) -> bytes:
+    """Work a hint out in this process (the thread of a pool without workers)."""
+    work, obs, iterations = question
+    return pack_hint(work(obs, iterations))
+
+
 make_agent("hard")  # a worker loads the search before its first decision
 
 
@@ -68,14 +137,20 @@ class Thinking:
     """Makes the decisions of AI seats: hard ones in worker processes, the others at once."""
 
     def __init__(self, workers: int = 1, seconds: float = THINK_SECONDS,
-                 work: Decide = decide, slack: float = SLACK) -> None:
+                 work: Decide = decide, slack: float = SLACK, advise: Advise = advise,
+                 hint_iterations: int = DEFAULT_ITERATIONS) -> None:
         self.workers = workers
         self.seconds = seconds
         self.slack = slack
         self.work = work  # what a worker runs (tests put a failing or waiting one here)
+        self.advise = advise  # what the hint worker runs (tests put a waiting one here)
+        self.hint_iterations = hint_iterations
         self.pool: WorkerPool[Question] = WorkerPool(
             "bot.workers.thinking:decide_packed", pack, decide_here, workers,
             thread_name="thinking")
+        self.hints: WorkerPool[HintQuestion] = WorkerPool(
+            "bot.workers.thinking:hint_packed", pack_hint_question, hint_here,
+            min(workers, 1), thread_name="hints")
         self._told: set[str] = set()  # the kinds of agent failure logged already
 
     async def choose(self, level: str, seed: int, obs: Observation) -> Action:
@@ -115,9 +190,19 @@ class Thinking:
             self._told.add(kind)
             log.error(text, *args)
 
+    async def hint(self, obs: Observation) -> Hint:
+        """The hint for the observing seat, worked out in the hint worker; raises
+        :class:`~bot.workers.pool.WorkerGone` or :class:`~bot.workers.pool.JobFailed` when
+        it could not be."""
+        answer = await self.hints.run((self.advise, obs, self.hint_iterations),
+                                      limit=HINT_LIMIT)
+        return unpack_hint(answer)
+
     async def close(self) -> None:
         """Stop the worker processes."""
         await self.pool.close()
+        await self.hints.close()
 
 
-__all__ = ["SLACK", "THINK_SECONDS", "Thinking", "decide"]
+__all__ = ["HINT_LIMIT", "SLACK", "THINK_SECONDS", "PackedHint", "Thinking", "advise", "decide",
+           "pack_hint", "unpack_hint"]

@@ -263,6 +263,16 @@ class LiveBot:
                                    forge=forge, **options)
         return await self.handled(ix)
 
+    async def abandon(self, user: User, channel: Channel | None = None) -> Interaction:
+        """``user`` runs /goblin abandon and, when asked to confirm (a running match), confirms;
+        the last interaction (the confirmation's click, or the command)."""
+        ix = await self.command(user, "abandon", channel=channel)
+        asked = self.lb.messages.get(ix.original_id or 0)
+        if asked is not None and any(c.startswith("kg:abandon:") for c in asked.custom_ids()):
+            button = next(c for c in asked.custom_ids() if c.startswith("kg:abandon:"))
+            return await self.click(user, asked, button)
+        return ix
+
     async def autocomplete(self, user: User, sub: str, option: str,
                            text: Any) -> list[dict[str, Any]]:
         """The choices the bot suggests while ``user`` types ``text`` into ``option``."""

@@ -47,8 +47,10 @@ class TinyRenderer:
 
 
 async def open_table(h: LiveBot, host: User, others: list[User], ai: int = 0,
-                     heroes: dict[int, str] | None = None) -> int:
-    await h.command(host, "new")
+                     heroes: dict[int, str] | None = None, **options: Any) -> int:
+    """``host`` opens a table (``options`` of /goblin new), ``others`` join, ``ai`` AI seats,
+    heroes picked, started; its id."""
+    await h.command(host, "new", **options)
     lobby = h.public()[-1]
     tid = table_id(lobby)
     for u in others:

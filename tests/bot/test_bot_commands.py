@@ -3,14 +3,13 @@ rules, card lookup, settings, command sync, pictures, turn timers, permissions, 
 that come before slow work."""
 from __future__ import annotations
 
-import asyncio
 import copy
 from pathlib import Path
 from typing import Any
 
 import discord
 import pytest
-from bot_helpers import Clock, holding
+from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LINK, Call, LiveBot, User, component, offered, table_id
 from pace_clock import PaceClock
 from players import ADMIN, ANN, BOB, EVE, TinyRenderer, open_table
@@ -80,9 +79,9 @@ async def test_cancel_and_abandon_rights(bot: LiveBot) -> None:
     assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
     assert not lobby.custom_ids()
     tid2 = await open_table(bot, ANN, [BOB])
-    await bot.command(BOB, "abandon")  # neither host nor manager
+    await bot.abandon(BOB)  # neither host nor manager
     assert (await bot.bot.service.tables.load(tid2)).status == "running"
-    await bot.command(ADMIN, "abandon")
+    await bot.abandon(ADMIN)
     assert (await bot.bot.service.tables.load(tid2)).status == "abandoned"
     assert await bot.store.history() == [tid2, tid]
 
@@ -347,22 +346,6 @@ async def test_settings_answer_before_the_tables_are_redrawn(bot: LiveBot,
     assert "nouvelle table" in lobby.text()
 
 
-async def test_abandon_answers_before_waiting_for_the_table(bot: LiveBot) -> None:
-    tid = await open_table(bot, ANN, [BOB])
-    release = asyncio.Event()
-    holder = await holding(bot.bot.service.tables, tid, release)  # a long move holds the table
-    try:
-        ix = await bot.lb.command(ANN, bot.channel, "goblin abandon")
-        await ix.answered()  # the table stays locked: only an answer first can arrive
-        assert (await bot.bot.service.tables.load(tid)).status == "running"
-    finally:
-        release.set()
-        await holder
-    await bot.handled(ix)
-    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
-    assert any("was abandoned" in t for t in bot.said(ix))
-
-
 async def test_an_abandoned_table_loses_its_buttons(bot: LiveBot) -> None:
     await bot.command(ANN, "new")
     lobby = bot.public()[-1]
@@ -370,7 +353,7 @@ async def test_an_abandoned_table_loses_its_buttons(bot: LiveBot) -> None:
     assert not lobby.custom_ids()  # the lobby, closed by command
     tid = await open_table(bot, ANN, [BOB])
     table = bot.last_table_message()
-    await bot.command(ANN, "abandon")
+    await bot.abandon(ANN)
     assert not table.custom_ids()
     assert "abandoned" in table.text()
     assert (await bot.bot.service.tables.load(tid)).status == "abandoned"

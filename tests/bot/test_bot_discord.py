@@ -145,7 +145,7 @@ async def test_stranger_and_out_of_turn_are_refused(bot: LiveBot) -> None:
     assert bot.reply(ix).owner == EVE.id
     assert any("don't have a seat" in t for t in bot.said(ix))
     # only the host starts or cancels; a stranger cannot take a seat in a running game
-    await bot.command(EVE, "abandon")
+    await bot.abandon(EVE)
     assert (await bot.bot.service.tables.load(tid)).status == "running"
 
 

@@ -61,7 +61,7 @@ async def test_corrupt_row_hurts_only_its_table(lb: Loopback, tmp_path: Path,
                                        str(legal_actions(rec.game)[0]))
         assert out.record.version == rec.version + 1
         # a channel manager clears the damaged table away; the channel is free again
-        await h2.command(User(2000000000000000009, "Mod", admin=True), "abandon")
+        await h2.abandon(User(2000000000000000009, "Mod", admin=True))
         assert await h2.store.active_in_channel(CHANNEL) is None
         await h2.command(ANN, "new")
         assert await h2.store.active_in_channel(CHANNEL) is not None

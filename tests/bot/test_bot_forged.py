@@ -164,3 +164,53 @@ async def test_a_forged_autocomplete_gets_an_empty_suggestion_list(bot: LiveBot)
     assert choices == []
     [ix] = [i for i in bot.lb.interactions.values() if i.kind == "autocomplete"]
     assert ix.response_type == 8 and ix.choices == []
+
+
+@pytest.mark.parametrize("damage", ["no_custom_id", "int_custom_id", "no_component_type"])
+async def test_a_click_that_arrives_damaged_gets_a_private_answer(bot: LiveBot,
+                                                                  damage: str) -> None:
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    join = resolve(lobby, f"kg:lobby:{tid}:join")
+    bot.lb.send_malformed(damage)
+    try:
+        texts = await raw_click(bot, BOB, lobby, join, 2)
+    finally:
+        bot.lb.send_malformed(None)
+    assert texts and "damaged" in texts[-1], texts
+    assert (await bot.bot.service.tables.load(tid)).seat_of(BOB.id) is None
+
+
+async def test_an_empty_custom_id_gets_a_private_answer(bot: LiveBot) -> None:
+    texts = await raw_click(bot, ANN, forged_message(bot, ANN, ""), "", 2)
+    assert texts and "damaged" in texts[0], texts
+
+
+async def test_a_menu_choice_without_values_gets_a_private_answer(bot: LiveBot) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    user, rec = await _current(bot, tid)
+    cid = f"kg:pick:{tid}:{rec.version}:fight00"
+    texts = await raw_click(bot, user, forged_message(bot, user, cid, 3), cid, 3, [])
+    assert texts and "one" in texts[-1], texts
+    assert (await bot.bot.service.tables.load(tid)).version == rec.version
+
+
+async def test_a_move_button_from_a_version_to_come_is_damaged_not_played(
+        bot: LiveBot) -> None:
+    tid, user, rec, move = await _first_move(bot)
+    cid = f"kg:do:{tid}:{rec.version + 5}:{move}"
+    texts = await raw_click(bot, user, forged_message(bot, user, cid), cid, 2)
+    assert texts and "damaged" in texts[-1] and "already" not in texts[-1], texts
+    assert (await bot.bot.service.tables.load(tid)).version == rec.version
+
+
+async def test_a_lobby_button_from_a_revision_to_come_is_damaged(bot: LiveBot) -> None:
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    record = await bot.bot.service.tables.load(tid)
+    cid = f"kg:lobby:{tid}:ai:{record.revision + 3}"
+    texts = await raw_click(bot, ANN, forged_message(bot, ANN, cid, ephemeral=False), cid, 2)
+    assert texts and "damaged" in texts[-1], texts
+    assert (await bot.bot.service.tables.load(tid)).seats == record.seats

@@ -62,7 +62,8 @@ async def test_the_host_picks_each_ai_seat_s_level(quick: LiveBot) -> None:
     assert sorted(menus) == [2, 3]  # one menu per AI seat, none for people
     assert all(picked(m) == ["normal"] for m in menus.values())  # the default
     assert [o["value"] for o in menus[2]["options"]] == ["easy", "normal", "hard"]
-    assert "3. AI (normal)" in lobby.text() and "New AI seats: normal" in lobby.text()
+    assert "3. AI (normal)" in lobby.text()
+    assert "The next AI seat added starts at the normal level" in lobby.text()
     await quick.choose(ANN, lobby, menus[3]["custom_id"], ["hard"])
     await quick.choose(ANN, lobby, level_menus(quick.message(lobby))[2]["custom_id"], ["easy"])
     rec = await quick.bot.service.tables.load(tid)
@@ -124,7 +125,8 @@ async def test_new_and_the_server_settings_set_the_default_level(quick: LiveBot)
     assert any("AI seats easy" in t for t in quick.said(ix))
     assert await quick.store.guild_settings(GUILD) == ServerDefaults(False, 0, "easy")
     tid, lobby = await lobby_with_ai(quick, seats=1)  # the server's default
-    assert "New AI seats: easy" in lobby.text() and "3. AI (easy)" in lobby.text()
+    assert "The next AI seat added starts at the easy level" in lobby.text()
+    assert "3. AI (easy)" in lobby.text()
     await quick.command(ANN, "abandon")
     tid, lobby = await lobby_with_ai(quick, seats=1, ai_level="hard")  # the option wins
     assert "3. AI (hard)" in lobby.text()

@@ -1,5 +1,6 @@
 """The table message on Discord's terms: a message Discord no longer lets the bot edit is posted
-afresh (and pings the person to play), and the old one is left without buttons."""
+afresh (and pings the person to play), and the old one is deleted: the channel keeps one live
+message per table (folded into a pointer only when Discord refuses the deletion)."""
 from __future__ import annotations
 
 from live_bot import Call, LiveBot
@@ -16,8 +17,8 @@ async def test_a_table_message_too_old_to_edit_is_posted_afresh(bot: LiveBot,
     since = len(calls)
     bot.bot.messages.mark_dirty(tid)  # any change of the table asks for an edit
     await bot.settle()
-    # refused twice: the edit of the table, then its reduction to a pointer to the new one
-    assert [b.rule for b in bot.lb.breaches] == ["old-edit", "old-edit"]
+    # the edit of the table is refused; the old message is then deleted, never edited again
+    assert [b.rule for b in bot.lb.breaches] == ["old-edit"]
     bot.lb.breaches.clear()
     new = bot.last_table_message()
     assert new.id != old.id
@@ -34,12 +35,26 @@ async def test_a_table_message_too_old_to_edit_is_posted_afresh(bot: LiveBot,
     assert [m.id for m in bot.public() if f"kg:hand:{tid}" in m.custom_ids()] == [new.id]
 
 
-async def test_an_older_table_message_points_to_the_newer_one(bot: LiveBot) -> None:
+async def test_an_older_table_message_is_deleted(bot: LiveBot) -> None:
     tid = await open_table(bot, ANN, [BOB])
     old = bot.last_table_message()
     rec = await bot.bot.service.tables.load(tid)
     await bot.bot.messages.post_table(rec)  # a new turn's message
     await bot.settle()
     new = bot.last_table_message()
-    assert new.id != old.id and not old.custom_ids() and not old.images()
+    assert new.id != old.id and old.deleted
+    assert [m.id for m in bot.public() if f"kg:hand:{tid}" in m.custom_ids()] == [new.id]
+
+
+async def test_an_older_table_message_that_cannot_be_deleted_points_to_the_newer_one(
+        bot: LiveBot) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    old = bot.last_table_message()
+    rec = await bot.bot.service.tables.load(tid)
+    bot.lb.inject_429(rf"/messages/{old.id}$", method="DELETE", count=10, retry_after=0.01)
+    await bot.bot.messages.post_table(rec)  # a new turn's message
+    await bot.settle()
+    new = bot.last_table_message()
+    assert new.id != old.id and not old.deleted
+    assert not old.custom_ids() and not old.images()
     assert str(new.id) in old.text() and "<@" not in old.text()

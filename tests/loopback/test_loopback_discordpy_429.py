@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
 
 import discord
 import pytest
@@ -58,3 +61,56 @@ async def test_a_route_retry_waits_for_a_global_limit(lb: Loopback, hold: bool) 
     limiter = lb.world.limiter
     assert [r.global_ for r in limiter.retries if not r.honoured] == ([] if hold else [True])
     lb.breaches.clear()
+
+
+class Watched(GlobalWait):
+    """The bot's :class:`GlobalWait`, noting when it learnt of a global 429 (and the wait it
+    then set) and when each bound request went on after its checks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.told: list[tuple[float, float]] = []  # (when the 429 arrived, the hold it set)
+        self.passed: list[float] = []
+
+    async def _end(self, session: Any, context: SimpleNamespace, params: Any) -> None:
+        arrived = time.monotonic()
+        await super()._end(session, context, params)
+        if params.response.headers.get("X-RateLimit-Global") == "true":
+            self.told.append((arrived, self.until))
+
+    async def _start(self, session: Any, context: SimpleNamespace, params: Any) -> None:
+        await super()._start(session, context, params)
+        if context.bound:
+            self.passed.append(time.monotonic())
+
+    async def _connected(self, session: Any, context: SimpleNamespace, params: object) -> None:
+        await super()._connected(session, context, params)
+        if getattr(context, "bound", False):
+            self.passed.append(time.monotonic())
+
+
+async def test_a_storm_of_requests_across_channels_waits_for_a_global_limit(
+        lb: Loopback) -> None:
+    """Many tables write at once and global 429s come while their requests are on the way:
+    once the bot has a global 429's answer, none of its requests goes on before the wait is
+    over (one already sent before the answer came cannot be called back)."""
+    guild = lb.create_guild("Karak Club")
+    channels = [lb.create_channel(guild, f"table-{n}") for n in range(24)]
+    for n in (0, 7, 15):
+        lb.inject_429(f"^/channels/{channels[n].id}/messages$", method="POST",
+                      retry_after=0.3, global_=True)
+    hooks = Watched()
+    with routes_to(lb):
+        http = await _client(hooks)
+        try:
+            async def table(n: int) -> None:
+                for turn in range(3):
+                    await http.send_message(channels[n].id, params=_payload(f"turn {turn}"))
+            await asyncio.gather(*(table(n) for n in range(len(channels))))
+        finally:
+            await http.close()
+    assert hooks.told and hooks.passed
+    early = [(at, until, p) for at, until in hooks.told for p in hooks.passed if at <= p < until]
+    assert early == [], early
+    assert lb.world.limiter.retries
+    lb.breaches.clear()  # requests already sent when a 429 was answered arrive early

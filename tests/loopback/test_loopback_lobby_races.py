@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e.lobby import abandon_confirmed
 from e2e.messages import hand_button, lobby_button
 from e2e.oracle import Oracle
 from e2e.player import Player
@@ -175,7 +176,7 @@ async def test_a_start_held_then_cancelled_or_abandoned(
         if race.second == "cancel":
             second = await lb.click(ann, lobby, lobby_button(lobby, tid, "cancel"), forge=True)
         else:
-            second = await lb.command(ann, channel, "goblin abandon")
+            second = await abandon_confirmed(lb, channel, ann)
         await second.done(10)
         gate.open()
         await started.done(10)
@@ -314,7 +315,7 @@ async def abandon_while_held(lb: Loopback, bot: KarakBot, channel: Channel, host
     message; then the gate opens. When the drawing holds the table's lock, the abandon waits
     for it; else the abandon goes through first (the order a slow drawing gives)."""
     await gate.passed.wait()
-    abandoned = await lb.command(host, channel, "goblin abandon")
+    abandoned = await abandon_confirmed(lb, channel, host)
     await abandoned.answered(10)
     if not bot.service.tables.busy(tid):
         await settle(bot, background=False)  # the abandon closed the table message

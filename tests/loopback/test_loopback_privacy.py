@@ -178,8 +178,8 @@ async def test_watch_tells_hands_apart_by_seat_when_names_are_equal(
     seating = {TABLE: {first.id: "taia", second.id: "horan"}}
     watch = PrivacyWatch(lb, seating=seating.__getitem__)
     lb.watchers.append(watch)
-    png = b"\x89PNG\r\n\x1a\n" + b"\x01" * 40
     for user, seat in ((first, 0), (second, 1), (second, 0)):
+        png = b"\x89PNG\r\n\x1a\n" + bytes([seat + 1]) * 40  # each seat's own hand picture
         ix = await lb.command(user, channel, "goblin new")
         data = await client.interaction()
         obs = observe(state, seat)
@@ -193,6 +193,59 @@ async def test_watch_tells_hands_apart_by_seat_when_names_are_equal(
         assert status == 200, out
         await ix.done()
     assert watch.hands_seen == 3
+    assert len(watch.problems) == 2, watch.problems  # by its seat line, and by its picture
+    by_seat, by_picture = sorted(watch.problems, key=lambda p: p.startswith("the hand picture"))
+    assert f"user {second.id} (seat hero horan) was shown the hand of ['taia']" in by_seat
+    assert f"shown to user {first.id} was shown to user {second.id}" in by_picture
+
+
+def _hand_message(lb: Loopback, owner_id: int, png: bytes, name: str = "hand.png") -> Message:
+    """A private hand message (its title, its hand picture) planted for ``owner_id``."""
+    channel = next(iter(lb.channels.values()))
+    title = translate(msg("bot.hand.title", table=TABLE), "en")
+    return lb.plant_message(channel, [], content=f"### {title}", owner=lb.users[owner_id],
+                            files={name: png})
+
+
+def test_watch_knows_a_hand_picture_by_its_content_under_any_name(lb: Loopback) -> None:
+    channel = lb.create_channel(lb.create_guild())
+    ann = lb.create_user("Ann")
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(60))
+    watch = PrivacyWatch(lb)
+    watch(_hand_message(lb, ann.id, png))
+    watch(lb.plant_message(channel, [], content="the table", files={"table.png": b"\x89PNG-x"}))
+    assert watch.problems == []  # another picture in public is fine
+    watch(lb.plant_message(channel, [], content="the table", files={"table.png": png}))
+    assert len(watch.problems) == 1 and "shows a hand picture" in watch.problems[0]
+    # the other way round: the public picture came first
+    later = PrivacyWatch(lb)
+    later(lb.plant_message(channel, [], content="news", files={"news.png": png}))
+    later(_hand_message(lb, ann.id, png))
+    assert len(later.problems) == 1 and "showed the hand picture" in later.problems[0]
+
+
+def test_watch_catches_card_ids_in_a_public_component(lb: Loopback) -> None:
+    channel = lb.create_channel(lb.create_guild())
+    watch = PrivacyWatch(lb)
+    honest = [{"type": 1, "components": [{"type": 2, "style": 1, "label": "My hand",
+                                          "custom_id": f"kg:hand:{TABLE}"}]}]
+    watch(lb.plant_message(channel, honest))
+    assert watch.problems == []
+    menu = [{"type": 1, "components": [{"type": 3, "custom_id": "kg:hero:7", "options": [
+        {"label": "A card", "value": "play:arg2"}]}]}]
+    watch(lb.plant_message(channel, menu))
+    assert len(watch.problems) == 1 and "arg2" in watch.problems[0], watch.problems
+
+
+def test_watch_catches_a_hand_shown_to_another_user_of_the_same_name(lb: Loopback) -> None:
+    lb.create_channel(lb.create_guild())
+    first, second = lb.create_user("Sam"), lb.create_user("Sam")
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(80))
+    watch = PrivacyWatch(lb)  # no seating known: the pictures alone tell the hands apart
+    watch(_hand_message(lb, first.id, png))
+    watch(_hand_message(lb, first.id, png))  # the same hand again, to its owner: fine
+    watch(_hand_message(lb, second.id, b"\x89PNG\r\n\x1a\n" + bytes(range(81))))
+    assert watch.problems == []
+    watch(_hand_message(lb, second.id, png, name="hand.png"))
     assert len(watch.problems) == 1, watch.problems
-    assert f"user {second.id} (seat hero horan) was shown the hand of ['taia']" in (
-        watch.problems[0])
+    assert f"shown to user {first.id} was shown to user {second.id}" in watch.problems[0]

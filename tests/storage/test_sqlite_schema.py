@@ -152,6 +152,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
             assert rec.ai_level == level
             assert not rec.lessons  # every older table was an ordinary one
             assert rec.undo  # players may take back a move, as they may at a new table
+            assert rec.hints is None  # never chosen: the running game plays on without hints
         with pytest.raises(CorruptTable):
             await store.get(6)
         log = await store.action_log(1)
@@ -159,6 +160,10 @@ async def test_every_earlier_database_is_upgraded_in_place(
             (i + 1, won.moves[i][1], 1500.0 + i, False) for i in range(len(won.moves))]
         await play_on(store, 3, running, upto=12)  # the running game plays on
         assert [r.step for r in await store.action_log(3)] == list(range(1, 13))
+        assert await store.hints_used(3) == {}  # hints are counted from now on
+        assert await store.record_hint(3, 12, ANN, 0, b"hint", 10.0) == b"hint"
+        assert await store.record_hint(3, 12, ANN, 0, b"other", 11.0) == b"hint"
+        assert await store.hints_used(3) == {0: 1}
         assert await store.guild_settings(GUILD) == ServerDefaults(True, 300, "normal", True)
         assert await store.guild_locale(GUILD) is None
         await store.set_guild_locale(GUILD, "fr")

@@ -31,12 +31,27 @@ class OpenHand:
 
 
 @dataclass(frozen=True, slots=True)
+class ShowLog:
+    """The "Log" button of a table message: the last two turns told privately."""
+
+    table: int
+
+
+@dataclass(frozen=True, slots=True)
 class Move:
     """A move button of a hand message, drawn at table version ``version``."""
 
     table: int
     version: int
     notation: str
+
+
+@dataclass(frozen=True, slots=True)
+class HintAsk:
+    """The Hint button of a hand message, drawn at table version ``version`` (the decision)."""
+
+    table: int
+    version: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +162,13 @@ class Quit:
 
 
 @dataclass(frozen=True, slots=True)
+class Abandon:
+    """The button that confirms /goblin abandon of a running match."""
+
+    table: int
+
+
+@dataclass(frozen=True, slots=True)
 class BoardPage:
     """A page button of a server's leaderboard (``page`` from 0)."""
 
@@ -161,17 +183,19 @@ class Unreadable:
     text: str
 
 
-Target = (OpenHand | Move | Sure | Back | Pick | LobbyOp | HeroPick | LevelPick | Quit
-          | BoardPage | HistoryPage | ReplayGo | ReplaySeek | ReplayShare | RematchOp | Unreadable)
+Target = (OpenHand | ShowLog | Move | Sure | Back | HintAsk | Pick | LobbyOp | HeroPick
+          | LevelPick | Quit | Abandon | BoardPage | HistoryPage | ReplayGo | ReplaySeek
+          | ReplayShare | RematchOp | Unreadable)
 #: The targets of past matches (history, replays, rematches): no running table behind them.
 PAST = (HistoryPage, ReplayGo, ReplaySeek, ReplayShare, RematchOp)
 
 
 #: The kind of component each target is drawn as.
 _COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
-    OpenHand: discord.ui.Button, Move: discord.ui.Button, LobbyOp: discord.ui.Button,
-    Sure: discord.ui.Button, Back: discord.ui.Button, Quit: discord.ui.Button,
-    BoardPage: discord.ui.Button,
+    OpenHand: discord.ui.Button, ShowLog: discord.ui.Button, Move: discord.ui.Button,
+    LobbyOp: discord.ui.Button, Sure: discord.ui.Button, Back: discord.ui.Button,
+    Quit: discord.ui.Button, Abandon: discord.ui.Button, BoardPage: discord.ui.Button,
+    HintAsk: discord.ui.Button,
     Pick: discord.ui.Select, HeroPick: discord.ui.Select, LevelPick: discord.ui.Select,
     HistoryPage: discord.ui.Button, ReplayGo: discord.ui.Button, ReplayShare: discord.ui.Button,
     RematchOp: discord.ui.Button, ReplaySeek: discord.ui.Select,
@@ -190,6 +214,11 @@ def hand_id(table: int) -> str:
     return _join("hand", table)
 
 
+def log_id(table: int) -> str:
+    """The custom_id of a table's "Log" button."""
+    return _join("log", table)
+
+
 def move_id(table: int, version: int, notation: str) -> str:
     """The custom_id of a move button."""
     return _join("do", table, version, notation)
@@ -203,6 +232,11 @@ def sure_id(table: int, version: int, notation: str) -> str:
 def back_id(table: int) -> str:
     """The custom_id of the button going back from that question to the hand."""
     return _join("back", table)
+
+
+def hint_id(table: int, version: int) -> str:
+    """The custom_id of a hand message's Hint button."""
+    return _join("hint", table, version)
 
 
 def pick_id(table: int, version: int, menu: str) -> str:
@@ -223,6 +257,11 @@ def hero_id(table: int) -> str:
 def level_id(table: int, seat: int, revision: int) -> str:
     """The custom_id of the level menu of AI seat ``seat`` (counted from 0) of a lobby."""
     return _join("level", table, seat, revision)
+
+
+def abandon_id(table: int) -> str:
+    """The custom_id of the button that confirms abandoning table ``table``."""
+    return _join("abandon", table)
 
 
 def history_id(anchor: int, way: str, player: int | None) -> str:
@@ -285,8 +324,12 @@ def parse(custom_id: str) -> Target:
         match kind, rest:
             case "hand", []:
                 return OpenHand(table)
+            case "log", []:
+                return ShowLog(table)
             case "quit", []:
                 return Quit(table)
+            case "abandon", []:
+                return Abandon(table)
             case "hero", [] | [_]:  # an older bot's menu carried the lobby's size
                 return HeroPick(table)
             case "lobby", [op] if op in LOBBY_OPS:
@@ -301,6 +344,8 @@ def parse(custom_id: str) -> Target:
                 return Sure(table, _number(version, 0), notation)
             case "back", []:
                 return Back(table)
+            case "hint", [version]:
+                return HintAsk(table, _number(version, 0))
             case "board", [page]:
                 return BoardPage(table, _number(page, 0))
             case "pick", [version, menu] if menu:
@@ -361,9 +406,10 @@ class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLAT
 
 
 __all__ = [
-    "Back", "BoardPage", "GoblinItem", "HeroPick", "HistoryPage", "LevelPick", "LobbyOp", "Move",
-    "OpenHand", "PAST", "Pick", "Quit", "RematchOp", "ReplayGo", "ReplaySeek", "ReplayShare",
-    "Sure", "Target", "Unreadable", "back_id", "board_id", "hand_id", "hero_id", "history_id",
-    "is_ours", "level_id", "lobby_id", "move_id", "parse", "pick_id", "quit_id", "rematch_id",
-    "replay_id", "seek_id", "share_id", "sure_id",
+    "Abandon", "Back", "BoardPage", "GoblinItem", "HeroPick", "HintAsk", "HistoryPage", "LevelPick",
+    "LobbyOp", "Move", "OpenHand", "PAST", "Pick", "Quit", "RematchOp", "ReplayGo", "ReplaySeek",
+    "ReplayShare", "ShowLog", "Sure", "Target", "Unreadable", "abandon_id", "back_id", "board_id",
+    "hand_id", "hero_id", "hint_id", "history_id", "is_ours", "level_id", "lobby_id", "log_id",
+    "move_id", "parse", "pick_id", "quit_id", "rematch_id", "replay_id", "seek_id", "share_id",
+    "sure_id",
 ]

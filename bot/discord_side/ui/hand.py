@@ -1,6 +1,7 @@
 """The private hand message: the seat's pictures, a short note, what happened to the seat
 lately, and its legal moves in groups a phone user finds at a glance (the reward, cards to play,
-potions, ending the battle, fights, the merchant, a standing preference last)."""
+potions, ending the battle, fights, the merchant, a standing preference last), then the Hint
+button when the table allows hints and the seat must decide (and a solo table's Leave button)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,15 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.ui.custom_ids import back_id, move_id, pick_id, quit_id, sure_id
+from bot.discord_side.ui.custom_ids import (
+    GoblinItem,
+    back_id,
+    hint_id,
+    move_id,
+    pick_id,
+    quit_id,
+    sure_id,
+)
 from bot.discord_side.ui.parts import (
     MAX_COMPONENTS,
     ROW_BUTTONS,
@@ -19,6 +28,7 @@ from bot.discord_side.ui.parts import (
     row,
     text_block,
 )
+from bot.game.facts import payable_line
 from bot.game.lessons import Lesson
 from bot.game.texts import Controls, Group, menu_key, phase_line, seat_line
 from bot.storage.records import TableRecord
@@ -78,11 +88,14 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
         heading = translate(msg("learn.heading", rule=lesson.rule), locale)
         lines.append(f"> **{heading}** {translate(lesson.text, locale)}")
     if ctrls.notations():
-        prompt = msg("bot.hand.your_move", phase=msg(f"phase.{obs.phase.value}"))
+        prompt = msg(f"bot.prompt.you.{obs.phase.value}")
         lines.append(f"**{translate(prompt, locale)}**")
     else:
         lines.append(translate(phase_line(obs), locale))
     lines.append("-# " + translate(seat_line(obs, seat, record.seats[seat].ai), locale))
+    payable = payable_line(obs)
+    if payable is not None:  # the reward cards look like starting cards in the picture
+        lines.append("-# " + translate(payable, locale))
     lines += [f"> {translate(e.text, locale)}" for e in obs.events[-RECENT:]]
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(lines)),
                                                       accent_colour=_colour(obs, seat))
@@ -98,10 +111,15 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
         used += 1
         for item in items:
             box.add_item(item)
-    if (record.lessons or record.guild_id is None) and used + 3 <= MAX_COMPONENTS:
+    last: list[GoblinItem] = []  # the last row: a hint on the person's decision, leaving
+    if record.hints and ctrls.notations():
+        last.append(button(translate(msg("bot.hint.button"), locale),
+                           hint_id(record.id, record.version)))
+    if record.lessons or record.guild_id is None:
+        last.append(button(translate(msg("learn.leave"), locale), quit_id(record.id), "danger"))
+    if last and used + 2 + len(last) <= MAX_COMPONENTS:
         box.add_item(discord.ui.Separator())
-        box.add_item(row(button(translate(msg("learn.leave"), locale), quit_id(record.id),
-                                "danger")))
+        box.add_item(row(*last))
     return layout(box)
 
 

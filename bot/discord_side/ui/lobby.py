@@ -30,6 +30,9 @@ def lobby_lines(record: TableRecord, locale: str) -> list[str]:
                                 timer=timer_text(record.timer),
                                 level=msg(f"bot.level.{record.ai_level}")), locale)
               + " " + translate(msg("bot.undo.lobby", state=on_off(record.undo)), locale),
+              translate(msg("bot.hint.lobby_auto" if record.hints is None else
+                            "bot.hint.lobby_on" if record.hints else "bot.hint.lobby_off"),
+                        locale),
               translate(msg("bot.lobby.host", who=f"<@{record.host_id}>"), locale)]
     if record.status == "running":
         lines.append(translate(msg("bot.lobby.started"), locale))
@@ -48,7 +51,9 @@ def lobby_view(record: TableRecord, locale: str) -> discord.ui.LayoutView:
     t, rev = record.id, record.revision
     taken = {s.hero for s in record.seats if s.hero}
     options = [(translate(msg(f"hero.{h}.name"), locale), h,
-                translate(msg(f"hero.{h}.title"), locale)) for h in heroes() if h not in taken]
+                translate(msg(f"bot.facts.ability.{h}") if record.abilities
+                          else msg(f"hero.{h}.title"), locale))
+               for h in heroes() if h not in taken]
     if options:
         box.add_item(row(menu(hero_id(t), translate(msg("bot.lobby.pick_hero"), locale),
                               options)))

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import discord
 
-from bot.discord_side.ui.custom_ids import hand_id
-from bot.discord_side.ui.parts import GREY, button, layout, picture, row, text_block
+from bot.discord_side.ui.custom_ids import hand_id, log_id
+from bot.discord_side.ui.parts import GREY, MAX_TEXT, button, layout, picture, row, text_block
 from bot.discord_side.ui.past import end_buttons
 from bot.game.texts import phase_line
 from bot.storage.records import TableRecord
@@ -72,6 +72,8 @@ def header(record: TableRecord, obs: Observation, locale: str,
     if ai_seats and record.status == "running":
         lines.append("-# " + translate(msg("bot.table.ai_seats", seats=", ".join(ai_seats)),
                                        locale))
+    if record.hints and record.status == "running":
+        lines.append("-# " + translate(msg("bot.hint.table_on"), locale))
     lines.append("-# " + translate(msg("bot.table.footer", round=obs.round, step=obs.step),
                                    locale))
     return "\n".join(lines)
@@ -101,10 +103,24 @@ def table_view(record: TableRecord, obs: Observation, locale: str, filename: str
         box.add_item(picture(summary, translate(msg("render.chart.summary_title"), locale)))
     if running:
         box.add_item(row(button(translate(msg("bot.table.my_hand"), locale), hand_id(record.id),
-                                "primary")))
+                                "primary"),
+                         button(translate(msg("bot.story.button"), locale), log_id(record.id))))
     elif record.status == "finished":
         box.add_item(end_buttons(record.id, locale))
     return layout(box)
+
+
+def log_view(table: int, lines: list[str], whole: bool, locale: str) -> discord.ui.LayoutView:
+    """The private "Log" answer: every line of the last two turns (the oldest dropped when
+    they do not all fit in one message)."""
+    title = f"### {translate(msg('bot.story.title', table=table), locale)}"
+    if not whole:
+        title += "\n-# " + translate(msg("bot.story.partial"), locale)
+    quoted = [f"> {line}" for line in lines] or [translate(msg("bot.story.nothing"), locale)]
+    while len(quoted) > 1 and len(title) + sum(len(q) + 1 for q in quoted) > MAX_TEXT:
+        quoted.pop(0)
+    return layout(discord.ui.Container[discord.ui.LayoutView](
+        text_block("\n".join([title, *quoted]))))
 
 
 def moved_view(record: TableRecord, url: str, locale: str) -> discord.ui.LayoutView:
@@ -115,4 +131,5 @@ def moved_view(record: TableRecord, url: str, locale: str) -> discord.ui.LayoutV
         accent_colour=GREY))
 
 
-__all__ = ["NARRATION", "accent", "header", "moved_view", "narration", "table_view", "to_move"]
+__all__ = ["NARRATION", "accent", "header", "log_view", "moved_view", "narration", "table_view",
+           "to_move"]

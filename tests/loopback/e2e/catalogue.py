@@ -13,7 +13,9 @@ from i18n import LOCALES, catalog, texts, translate
 #: Texts only a seat's private hand message may hold: its title, the move prompt, the private
 #: draw event and Taia's choice (every language, every plural form).
 HAND_ONLY_KEYS = ("bot.hand.title", "bot.hand.your_move", "event.draw_private",
-                  "event.taia_choice", "event.taia_kept")
+                  "event.taia_choice", "event.taia_kept", "bot.facts.reward_cards",
+                  *(f"bot.prompt.you.{phase}" for phase in ("turn", "discard", "battle", "taia",
+                                                           "reward", "merchant", "pay")))
 _SPACE = "[ \u00a0\u202f]"
 _ELIDED = re.compile(r"(?:^|(?<=\W))([Dd]e|[Qq]ue) $")
 

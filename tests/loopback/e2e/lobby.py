@@ -92,3 +92,16 @@ async def until(lb: Loopback, predicate: Callable[[], bool], timeout: float = 20
         if loop.time() > deadline:
             raise AssertionError("the expected change never came")
         await lb.changed(lb.version, 0.5)
+
+
+async def abandon_confirmed(lb: Loopback, channel: Channel, user: User) -> Interaction:
+    """``user`` runs /goblin abandon and confirms when asked (a running match); the last
+    interaction (the confirmation's click, or the command)."""
+    asked = await lb.command(user, channel, "goblin abandon")
+    await asked.done(10)
+    question = lb.messages.get(asked.original_id or 0)
+    buttons = [c for c in question.custom_ids() if c.startswith("kg:abandon:")] \
+        if question is not None else []
+    if not buttons:
+        return asked
+    return await lb.click(user, question, buttons[0])

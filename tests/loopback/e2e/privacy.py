@@ -2,8 +2,11 @@
 hidden in a hand at the step it shows, and every private hand message shows its owner's seat."""
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.storage.records import LogRow
 from engine import GameConfig, GameState, apply, new_game, observe
@@ -79,6 +82,29 @@ class Secrets:
                 if named(name, rest)]
 
 
+#: Every card a hand may hold, by id (starting cards and reward action cards).
+HAND_CARDS = frozenset(tables_of().actions)
+_TOKENS = re.compile(r"[^:/\s]+")
+
+
+def component_values(components: list[dict[str, Any]]) -> Iterator[str]:
+    """Every custom_id and option value of a message's components, nested ones included."""
+    for c in components:
+        if isinstance(c.get("custom_id"), str):
+            yield c["custom_id"]
+        for option in c.get("options") or []:
+            if isinstance(option.get("value"), str):
+                yield option["value"]
+        yield from component_values(c.get("components") or [])
+        if isinstance(c.get("accessory"), dict):
+            yield from component_values([c["accessory"]])
+
+
+def digest(data: bytes) -> str:
+    """A picture told apart by its content, whatever its file name."""
+    return hashlib.sha256(data).hexdigest()
+
+
 #: Reads a table's game: its configuration and action list (notation), in order.
 History = Callable[[int], tuple[GameConfig, list[str]]]
 #: Reads who sits at a table: user id -> hero of each person's seat.
@@ -104,15 +130,23 @@ class PrivacyWatch:
     private_moves: list[tuple[int, int, int]] = field(default_factory=list)  # owner, table, ver
     public: list[tuple[int, int, str]] = field(default_factory=list)  # id, revision, text
     hands_seen: int = 0
+    hand_pictures: dict[str, int] = field(default_factory=dict)  # digest -> the owner shown it
+    public_pictures: dict[str, int] = field(default_factory=dict)  # digest -> message id
 
     def __call__(self, message: Message) -> None:
         hand_image = any(a.filename.startswith("hand") for a in message.attachments)
         hand_embed = [url for url in message.images() if url.endswith("/hand.png")
                       or url == "attachment://hand.png"]
         moves = moves_of(message)
+        self.check_pictures(message)
         if message.owner is None:
             text = full_text(message)
             self.public.append((message.id, message.revision, text))
+            cards = sorted({t for v in component_values(message.components)
+                            for t in _TOKENS.findall(v) if t in HAND_CARDS})
+            if cards:
+                self.problems.append(f"public message {message.id} carries card ids in its "
+                                     f"components: {', '.join(cards)}")
             if hand_image or hand_embed or moves:
                 self.problems.append(f"public message {message.id} shows a hand: {text[:200]}")
             for key, pattern in HAND_ONLY:
@@ -129,6 +163,31 @@ class PrivacyWatch:
         where = table_of(message)
         if where is not None:
             self.private_moves.append((owner.id, *where))
+
+    def check_pictures(self, message: Message) -> None:
+        """Hand pictures told apart by their content, not their file names: the hand picture of
+        a private hand message is never shown in a public message (under any name), nor in
+        the private message of another user (even one with the same display name)."""
+        pictures = {digest(a.data): a.filename for a in message.attachments if a.data}
+        if message.owner is None:
+            for key, name in pictures.items():
+                self.public_pictures.setdefault(key, message.id)
+                if key in self.hand_pictures:
+                    self.problems.append(f"public message {message.id} shows a hand picture "
+                                         f"(as {name!r})")
+            return
+        if hand_table(full_text(message)) is None:
+            return
+        for key, name in pictures.items():
+            if not name.startswith("hand"):
+                continue  # the battle picture of a hand message is the table's too
+            shown_to = self.hand_pictures.setdefault(key, message.owner)
+            if shown_to != message.owner:
+                self.problems.append(f"the hand picture shown to user {shown_to} was shown to "
+                                     f"user {message.owner} in message {message.id}")
+            if key in self.public_pictures:
+                self.problems.append(f"public message {self.public_pictures[key]} showed the "
+                                     f"hand picture of message {message.id}")
 
     def check_owner(self, message: Message) -> None:
         """A private hand message shows its owner's seat: the hero on its seat line is the

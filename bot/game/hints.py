@@ -1,0 +1,134 @@
+"""Hints: a person at a table with hints on asks what the hard AI would play in their place.
+
+The rules: hints are a table setting (:func:`hints_by_default` when the host did not choose);
+only the person who must decide may ask, on the decision in front of them (a Hint button of an
+older decision is refused as stale), and one hint per person and decision: the hint is kept in
+the store, so a second click, even after a restart, gets the same hint back (said to be given
+again) and the hints a person used are counted there (:meth:`Storage.hints_used`). The hint is
+worked out from the seat's observation alone, in the hint worker (:meth:`Thinking.hint`), with
+no table lock held: asking changes nothing at the table, so the checks read the table as it is
+(a stored record is never changed in place) without waiting behind a move or a table message's
+edit. Also the Discord-free lines of a hint's answer (:func:`hint_lines`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from bot.game.refusals import Refusal
+from bot.game.seats import deciding_seat
+from bot.game.tables import Tables
+from bot.game.texts import describe
+from bot.storage.interface import Storage
+from bot.storage.records import SeatInfo, TableRecord
+from bot.workers.thinking import Thinking, pack_hint, unpack_hint
+from engine import Observation, observe
+from engine.agents.hint import Hint
+from i18n import Msg, msg
+
+log = logging.getLogger("karak.bot")
+#: One hint asked: (table, version, user).
+Key = tuple[int, int, int]
+
+
+def people(seats: Sequence[SeatInfo]) -> int:
+    """How many seats people hold."""
+    return sum(1 for s in seats if s.user is not None and not s.ai)
+
+
+def hints_by_default(seats: Sequence[SeatInfo]) -> bool:
+    """Hints when the host did not choose: on when one person plays (against AI seats), off
+    when several people play (a hint would be an edge over the others)."""
+    return people(seats) == 1
+
+
+@dataclass(frozen=True, slots=True)
+class HintAnswer:
+    """A hint given: the table when it was asked, the seat, its observation, the hint, whether
+    it was given before (``again``) and how many hints the seat used at the table so far."""
+
+    record: TableRecord
+    seat: int
+    obs: Observation
+    advice: Hint
+    again: bool
+    used: int
+
+
+@dataclass
+class Hints:
+    """Asking for hints (``clock`` is injectable for tests)."""
+
+    store: Storage
+    tables: Tables
+    thinking: Thinking
+    clock: Callable[[], float] = time.time
+    _pending: dict[Key, asyncio.Task[bytes]] = field(default_factory=dict)
+
+    async def ask(self, table_id: int, user_id: int, version: int, *,
+                  hand_of: int | None = None) -> HintAnswer:
+        """The hint for ``user_id``'s decision at version ``version`` (the Hint button's),
+        clicked on the hand message shown to ``hand_of`` (None: unknown)."""
+        record = await self.tables.load(table_id)  # read only: no wait behind a table edit
+        seat = self._check(record, user_id, version, hand_of)
+        obs = observe(record.game, seat)
+        key = (table_id, version, user_id)
+        stored = await self.store.stored_hint(*key)
+        again = stored is not None or key in self._pending
+        if stored is None:
+            task = self._pending.get(key)
+            if task is None:  # a double click waits for the same hint
+                task = asyncio.get_running_loop().create_task(
+                    self._work(key, seat, obs), name=f"hint-{table_id}-{version}")
+                self._pending[key] = task
+                task.add_done_callback(lambda _: self._pending.pop(key, None))
+            stored = await asyncio.shield(task)
+        used = (await self.store.hints_used(table_id)).get(seat, 0)
+        return HintAnswer(record, seat, obs, unpack_hint(stored), again, used)
+
+    @staticmethod
+    def _check(record: TableRecord, user_id: int, version: int, hand_of: int | None) -> int:
+        """The seat of ``user_id`` when they may ask for a hint at ``version``; else a
+        refusal."""
+        seat = deciding_seat(record, user_id, version, hand_of, msg("bot.hint.stale"))
+        if not record.hints:
+            raise Refusal(msg("bot.hint.off"), record)
+        return seat
+
+    async def _work(self, key: Key, seat: int, obs: Observation) -> bytes:
+        """Work the hint out and keep it; the hint kept (a refusal when no worker could)."""
+        try:
+            advice = await self.thinking.hint(obs)
+        except Exception as exc:  # a worker's trouble: the person may ask again
+            log.warning("a hint failed (%s: %s)", type(exc).__name__, exc)
+            raise Refusal(msg("bot.hint.failed")) from exc
+        table_id, version, user_id = key
+        return await self.store.record_hint(table_id, version, user_id, seat, pack_hint(advice),
+                                            self.clock())
+
+    async def used(self, table_id: int) -> dict[int, int]:
+        """Seat -> how many hints its person used at the table (none: left out)."""
+        return await self.store.hints_used(table_id)
+
+
+def hint_lines(answer: HintAnswer) -> list[Msg]:
+    """The answer to a hint, line by line: the suggested move named as the hand names it, the
+    estimated chance to win of up to three moves, the reason, and the hints used."""
+    obs = answer.obs
+    lines = [msg("bot.hint.title", table=answer.record.id)]
+    if answer.again:
+        lines.append(msg("bot.hint.again"))
+    lines.append(msg("bot.hint.best", move=describe(answer.advice.best, obs).label))
+    lines.append(answer.advice.reason)
+    lines.append(msg("bot.hint.chances"))
+    lines += [msg("bot.hint.chance", move=describe(action, obs).label,
+                  percent=round(chance * 100)) for action, chance in answer.advice.moves]
+    lines.append(msg("bot.hint.used", count=answer.used))
+    return lines
+
+
+__all__ = ["HintAnswer", "Hints", "hint_lines", "hints_by_default", "people"]

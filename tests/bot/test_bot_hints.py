@@ -1,0 +1,212 @@
+"""Hints on the real bot and the stand-in: the table setting (chosen in /goblin new, else on for
+one person against AI seats and off for several people), the Hint button only on the person's
+own decision, a private answer naming a legal move with the chances of three moves and a reason,
+one hint per decision (a second click, even after a restart, gets the same hint back), the hints
+counted in the database, a stale Hint button refused, and a hint never holding up an AI seat's
+decision."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import re
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from bot_helpers import Clock, normal_instead
+from live_bot import LiveBot, table_id
+from players import ANN, BOB, Players, TinyRenderer, open_table
+
+from bot.game.texts import describe
+from bot.workers.thinking import Thinking, advise
+from engine import GameConfig, Observation, SeatConfig, new_game, observe
+from engine.agents.hint import Hint, hint
+from i18n import translate
+from loopback import Loopback, Message, User
+
+#: A small search budget: the hints stay legal and quick (the hard level's budget is 256).
+ITERATIONS = 16
+CHANCE = re.compile(r"^(\d+)% - (.+)$", re.MULTILINE)
+
+
+def quick() -> Thinking:
+    """AI seats at normal level and hints on a small budget, in threads."""
+    return Thinking(workers=0, work=normal_instead, hint_iterations=ITERATIONS)
+
+
+@pytest.fixture
+async def h(lb: Loopback, tmp_path: Path, clock: Clock) -> AsyncIterator[LiveBot]:
+    live = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
+                               thinking=quick())
+    yield live
+    await live.stop()
+
+
+def hint_button(message: Message) -> str | None:
+    """The custom_id of a message's Hint button, if it has one."""
+    return next((c for c in message.custom_ids() if c.startswith("kg:hint:")), None)
+
+
+async def whose_turn(h: LiveBot, tid: int, users: list[User]) -> tuple[User, Observation]:
+    """The person who must decide at the table, and their observation."""
+    rec = await h.bot.service.tables.load(tid)
+    seat = rec.game.current
+    return next(u for u in users if u.id == rec.seats[seat].user), observe(rec.game, seat)
+
+
+async def test_one_person_against_the_ai_gets_a_private_hint_once_per_decision(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    h = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
+                            thinking=quick())
+    try:
+        await h.command(ANN, "new")
+        assert "Hints: on if only one person plays, off otherwise." in h.public()[-1].text()
+        await h.click(ANN, h.public()[-1], f"kg:lobby:{table_id(h.public()[-1])}:ai")
+        tid = table_id(h.public()[-1])
+        await h.click(ANN, h.public()[-1], f"kg:lobby:{tid}:start")
+        rec = await h.bot.service.tables.load(tid)
+        assert rec.hints is True
+        assert "Hints are on at this table" in h.last_table_message().text()
+        hand = await Players(h, tid, [ANN]).open_hand(ANN)
+        button = hint_button(hand)
+        assert button == f"kg:hint:{tid}:{rec.version}"
+        obs = observe(rec.game, rec.game.current)
+        ix = await h.click(ANN, hand, button)
+        answer = h.reply(ix)
+        assert answer.ephemeral and answer.owner == ANN.id and answer.id != hand.id
+        text = answer.text()
+        assert not any("Suggested move" in m.text() for m in h.public())
+        advice = hint(obs, iterations=ITERATIONS)  # the same hint: a function of what Ann sees
+        labels = {translate(describe(a, obs).label, "en"): a for a in obs.legal}
+        best = re.search(r"Suggested move: \*\*(.+)\*\*", text)
+        assert best is not None and labels[best.group(1)] == advice.best
+        chances = CHANCE.findall(text)
+        assert len(chances) == len(advice.moves) == 3, text
+        assert [labels[name] for _, name in chances] == [a for a, _ in advice.moves]
+        assert [int(p) for p, _ in chances] == [round(c * 100) for _, c in advice.moves]
+        assert translate(advice.reason, "en") in text
+        assert "You have used 1 hint in this game." in text
+        assert await h.store.hints_used(tid) == {rec.game.current: 1}
+
+        again = h.reply(await h.click(ANN, hand, button))  # a second click: the same hint
+        assert "You already asked for a hint on this move" in again.text()
+        assert CHANCE.findall(again.text()) == chances
+        await h.stop()
+        h = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
+                                thinking=quick())  # a restart forgets nothing
+        after = h.reply(await h.click(ANN, hand, button))
+        assert "You already asked" in after.text() and CHANCE.findall(after.text()) == chances
+        assert await h.store.hints_used(tid) == {rec.game.current: 1}
+    finally:
+        await h.stop()
+
+
+async def test_a_hint_button_of_a_decision_already_played_is_refused(h: LiveBot) -> None:
+    tid = await open_table(h, ANN, [], ai=1)
+    players = Players(h, tid, [ANN])
+    hand = copy.deepcopy(await players.open_hand(ANN))  # as Ann's screen still shows it
+    button = hint_button(hand)
+    assert button is not None
+    await players.step()  # Ann plays from a fresh hand message
+    ix = await h.click(ANN, hand, button)
+    assert any("already been played" in t for t in h.said(ix)), h.said(ix)
+    assert await h.store.hints_used(tid) == {}
+    hand = await players.open_hand(ANN)  # the next decision: another hint, counted
+    texts = h.said(await h.click(ANN, hand, hint_button(hand) or ""))
+    assert any("Suggested move" in t for t in texts)
+    rec = await h.bot.service.tables.load(tid)
+    assert await h.store.hints_used(tid) == {rec.seat_of(ANN.id): 1}
+
+
+async def test_two_people_get_no_hints_unless_the_host_chose_them(h: LiveBot) -> None:
+    tid = await open_table(h, ANN, [BOB], ai=0)
+    rec = await h.bot.service.tables.load(tid)
+    assert rec.hints is False
+    assert "Hints are on" not in h.last_table_message().text()
+    user, _ = await whose_turn(h, tid, [ANN, BOB])
+    hand = await Players(h, tid, [ANN, BOB]).open_hand(user)
+    assert hint_button(hand) is None and "kg:do:" in " ".join(hand.custom_ids())
+    forged = f"kg:hint:{tid}:{rec.version}"  # a button the hand never showed
+    hand.components[0]["components"].append(
+        {"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": forged}]})
+    ix = await h.click(user, hand, forged)
+    assert any("Hints are off at this table" in t for t in h.said(ix))
+    await h.command(ANN, "abandon")
+
+    tid = await open_table(h, ANN, [BOB], ai=0, hints=True)  # the host's choice is honoured
+    rec = await h.bot.service.tables.load(tid)
+    assert rec.hints is True and "Hints: on." in h.message(h.public()[-2]).text()
+    user, _ = await whose_turn(h, tid, [ANN, BOB])
+    other = BOB if user == ANN else ANN
+    players = Players(h, tid, [ANN, BOB])
+    assert hint_button(await players.open_hand(user)) is not None  # their decision
+    assert hint_button(await players.open_hand(other)) is None  # not theirs
+
+
+async def test_the_host_may_turn_hints_off_against_the_ai(h: LiveBot) -> None:
+    tid = await open_table(h, ANN, [], ai=2, hints=False)
+    assert "Hints: off." in h.message(h.public()[-2]).text()
+    rec = await h.bot.service.tables.load(tid)
+    assert rec.hints is False
+    hand = await Players(h, tid, [ANN]).open_hand(ANN)
+    assert hint_button(hand) is None
+
+
+async def test_an_ai_decision_asked_after_a_hint_is_made_first() -> None:
+    started, release = threading.Event(), threading.Event()
+
+    def slow_advise(obs: Observation, iterations: int) -> Hint:
+        started.set()
+        release.wait(30)
+        return hint(obs, iterations=iterations)
+
+    thinking = Thinking(workers=0, work=normal_instead, advise=slow_advise,
+                        hint_iterations=ITERATIONS)
+    state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=3))
+    obs = observe(state, state.current)
+    try:
+        asked = asyncio.get_running_loop().create_task(thinking.hint(obs))
+        assert await asyncio.to_thread(started.wait, 30)  # the hint is being worked out...
+        move = await thinking.choose("hard", 1, obs)  # ...and the AI's decision is made
+        assert move in obs.legal and not asked.done()
+        release.set()
+        assert (await asked).best in obs.legal
+    finally:
+        release.set()
+        await thinking.close()
+
+
+def broken_advise(obs: Observation, iterations: int) -> Hint:
+    """A hint worker that fails."""
+    raise RuntimeError("no hint today")
+
+
+async def test_a_hint_that_fails_is_told_and_not_counted(lb: Loopback, tmp_path: Path,
+                                                         clock: Clock) -> None:
+    thinking = Thinking(workers=0, work=normal_instead, advise=broken_advise)
+    h = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
+                            thinking=thinking)
+    try:
+        tid = await open_table(h, ANN, [], ai=1)
+        hand = await Players(h, tid, [ANN]).open_hand(ANN)
+        ix = await h.click(ANN, hand, hint_button(hand) or "")
+        assert any("could not be worked out" in t for t in h.said(ix)), h.said(ix)
+        assert await h.store.hints_used(tid) == {}
+        thinking.advise = advise  # the worker is back: asking again works
+        texts = h.said(await h.click(ANN, hand, hint_button(hand) or ""))
+        assert any("Suggested move" in t and "already asked" not in t for t in texts)
+    finally:
+        await h.stop()
+
+
+async def test_a_hint_is_worked_out_in_a_worker_process() -> None:
+    thinking = Thinking(workers=1, hint_iterations=ITERATIONS)
+    state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=3))
+    obs = observe(state, state.current)
+    try:
+        assert await thinking.hint(obs) == hint(obs, iterations=ITERATIONS)
+        assert thinking.hints.started == 1 and thinking.pool.started == 0
+    finally:
+        await thinking.close()
