@@ -4,7 +4,8 @@ the README's pictures of the playground.
 Starts ``scripts/dev.py run`` without a token (a throw-away database), opens the page in a headless
 Chromium as Ann, opens a table with two AI seats, plays until Ann is in a battle with a card
 played, and saves the window. With ``--lesson``, Ann opens her direct messages with the bot and
-runs ``/goblin learn`` instead: the picture shows her hand with its first lesson. Needs
+runs ``/goblin learn`` instead: the picture shows her hand with its first lesson; ``--fight``
+and ``--channel`` take the scenes of :mod:`playground.scenes`. Needs
 Chromium and Playwright (installed when missing, see :mod:`playground.browser`).
 """
 
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from playground.browser import chromium
 from playground.drive import Driver, PlaygroundProcess
+from playground.scenes import channel_scene, fight_scene, frame
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "docs" / "images" / "playground.png"
@@ -25,7 +27,6 @@ DEFAULT_OUT = ROOT / "docs" / "images" / "playground.png"
 
 def battle_scene(driver: Driver, rng: random.Random, tries: int = 60) -> bool:
     """Play Ann's seat until she is in a battle with at least one card played; True if so."""
-    page = driver.page
     driver.command("/goblin new")
     driver.click(":ai")
     driver.click(":ai")
@@ -35,15 +36,7 @@ def battle_scene(driver: Driver, rng: random.Random, tries: int = 60) -> bool:
     for _ in range(tries):
         controls = driver.controls()
         if not controls:
-            turn = page.locator("article.msg.pinged:has([data-custom-id^='kg:hand:'])").last
-            turn.wait_for(timeout=30_000)
-            mid = turn.get_attribute("data-message-id") or ""
-            if mid == opened:
-                driver.settle(0.3)
-                continue
-            opened = mid
-            turn.locator("[data-custom-id^='kg:hand:']").click()
-            driver.settle()
+            opened = driver.open_turn(opened)
             continue
         plays = [c for c in controls if c[2].startswith("play:")]
         fights = [c for c in controls if c[2].startswith("fight:") and "lord" not in c[2]]
@@ -82,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=4)
     parser.add_argument("--lesson", action="store_true",
                         help="the first lesson of /goblin learn in Ann's direct messages")
+    parser.add_argument("--fight", action="store_true",
+                        help="the fight menu with a cursed monster, a reward card in hand")
+    parser.add_argument("--channel", action="store_true",
+                        help="the channel after a whole match, as a spectator sees it")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp, \
             PlaygroundProcess(Path(tmp) / "pg.sqlite3", ai_pace=0.05,
@@ -92,11 +89,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.lesson:
             if not lesson_scene(driver):
                 print("no lesson shown; picture taken anyway", file=sys.stderr)
+        elif args.fight or args.channel:
+            scene = fight_scene if args.fight else channel_scene
+            if not scene(driver, random.Random(args.seed)):
+                print("the scene did not come up; picture taken anyway", file=sys.stderr)
         elif not battle_scene(driver, random.Random(args.seed)):
             print("could not reach a battle; picture taken anyway", file=sys.stderr)
         page.mouse.move(5, 5)  # no hover highlight on a message
         page.evaluate("() => { const s = document.getElementById('scroller');"
                       " s.scrollTop = s.scrollHeight; }")
+        if args.fight or args.channel:
+            frame(page, "fight" if args.fight else "channel")
         if args.lesson:  # the hand with its lesson at the top of the window
             page.evaluate("() => { const hands = [...document.querySelectorAll('article.msg')]"
                           ".filter((a) => a.querySelector('[data-custom-id^=\"kg:quit:\"]'));"
