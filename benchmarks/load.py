@@ -2,7 +2,7 @@
 
 Usage: ``python benchmarks/load.py [--tables 200] [--humans 2] [--ai 2] [--think 3]
 [--duration 60] [--warmup 15] [--ai-pace 1.5] [--validate] [--capacity-rounds 4]
-[--against DIR [--rounds 3]]
+[--against DIR [--rounds 3]] [--backends [--rounds 3]]
 [--bot-env NAME=VALUE]``.
 
 The bot runs as its own process (``python -m bot``) exactly as in production, pointed at the
@@ -28,6 +28,10 @@ together, a figure that holds even on a shared machine).
 With ``--against DIR`` (another version of the project, e.g. ``git archive <commit>`` unpacked
 in ``DIR``), the same load runs ``--rounds`` times with each version's bot in turn, and the CPU per
 move and the hand after a move are printed side by side (no capacity search then).
+With ``--backends``, the same load runs ``--rounds`` times on SQLite and on PostgreSQL in turn
+(a throwaway PostgreSQL server started as the tests start it, a new database each run), and
+the hand after a move (p99) and the CPU per move (with PostgreSQL, the bot's and the server's
+processes together) are printed side by side.
 
 Then the capacity (``benchmarks/capacity.py``): a bounded search of ``--capacity-rounds`` short
 runs (fresh stand-in and bot each) for the largest number of tables at which the hand after a
@@ -47,10 +51,12 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "tests"))  # the throwaway PostgreSQL server of the tests
 
 from benchmarks.capacity import Figures, capacity, pct  # noqa: E402
 from benchmarks.people import Stats, Table, stop_all  # noqa: E402
@@ -119,24 +125,36 @@ def accepted(lb: Loopback, ix: Interaction) -> bool:
     return not any(NOTE.match(line) for line in (first[0].split("\n")[:2] if first else []))
 
 
-def applied(db: Path) -> int:
-    """How many moves (people's and AI's) the bot has written to its action log so far."""
+async def applied(db: Path, url: str | None = None) -> int:
+    """How many moves (people's and AI's) the bot has written to its action log so far (in the
+    SQLite file ``db``, or the PostgreSQL database ``url`` when given)."""
+    if url is not None:
+        import asyncpg
+
+        server = await asyncpg.connect(url)
+        try:
+            return int(await server.fetchval("SELECT COUNT(*) FROM actions"))
+        finally:
+            await server.close()
     with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
         return int(con.execute("SELECT COUNT(*) FROM actions").fetchone()[0])
 
 
 async def measure(args: argparse.Namespace, count: int, warmup: float, duration: float,
-                  report: bool, root: Path = ROOT) -> Figures:
+                  report: bool, root: Path = ROOT, url: str | None = None,
+                  server_cpu: Callable[[], float] = lambda: 0.0) -> Figures:
     """Run ``count`` tables against a fresh stand-in and bot (the bot of the project at
-    ``root``); print every figure if ``report``."""
+    ``root``, on the PostgreSQL database ``url`` when given, whose server's CPU seconds so far
+    ``server_cpu`` tells: counted with the bot's); print every figure if ``report``."""
     rng = random.Random(args.seed)
     stats = Stats()
     with tempfile.TemporaryDirectory() as tmp:
         async with Loopback(validate=args.validate, keep_files=False) as lb:
             guild = lb.create_guild("Load", locale="en-US")
             db = Path(tmp) / "load.sqlite3"
+            env = args.bot_env if url is None else {**args.bot_env, "KARAK_DB": url}
             bot = BotProcess(lb, db, ai_pace=args.ai_pace,
-                             log=Path(tmp) / "bot.log", extra_env=args.bot_env, root=root)
+                             log=Path(tmp) / "bot.log", extra_env=env, root=root)
             pictures = TablePictures(lb)
             lb.watchers.append(pictures)
             await bot.start()
@@ -156,9 +174,9 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
                 tasks.append(asyncio.get_running_loop().create_task(t.run()))
                 await asyncio.sleep(warmup / max(1, len(tables)) / 2)
             await asyncio.sleep(max(0.0, started + warmup - time.monotonic()))
-            window_start, cpu_start = lb.now(), bot.cpu_seconds()
+            window_start, cpu_start = lb.now(), bot.cpu_seconds() + server_cpu()
             own_bot_start = bot.cpu_seconds(children=False)
-            applied_start = applied(db)
+            applied_start = await applied(db, url)
             own_start = time.process_time()
             stats_start = (stats.moves, stats.hands)
             rss: list[tuple[int, int]] = []
@@ -166,9 +184,9 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
                 await asyncio.sleep(1)
                 rss.append((bot.rss(children=False), bot.rss()))
             processes = len(bot.pids())
-            window_end, cpu_end = lb.now(), bot.cpu_seconds()
+            window_end, cpu_end = lb.now(), bot.cpu_seconds() + server_cpu()
             own_bot = bot.cpu_seconds(children=False) - own_bot_start
-            made = applied(db) - applied_start
+            made = await applied(db, url) - applied_start
             own_cpu = time.process_time() - own_start
             await stop_all(tables, tasks)
             await bot.stop()
@@ -264,11 +282,40 @@ async def against(args: argparse.Namespace) -> int:
     return 0 if all(f.breaches == 0 for fs in runs.values() for f in fs) else 1
 
 
+async def backends(args: argparse.Namespace) -> int:
+    """Measure the bot on SQLite and on PostgreSQL in turn, ``--rounds`` times each, and print
+    the hand after a move (p99) and the CPU per move side by side."""
+    # found through sys.path (the tests' folder), which mypy does not search
+    from postgres_server import running_server  # type: ignore[import-not-found]
+
+    runs: dict[str, list[Figures]] = {"sqlite": [], "postgres": []}
+    with running_server() as server:
+        for n in range(args.rounds):
+            for name in runs:
+                url = await server.new_database() if name == "postgres" else None
+                figures = await measure(args, args.tables, args.warmup, args.duration, False,
+                                        url=url, server_cpu=server.cpu_seconds)
+                runs[name].append(figures)
+                print(f"round {n + 1} {name}: CPU per move {figures.cpu_per_move * 1000:.2f} "
+                      f"ms, hand p99 {pct(figures.hand, 0.99):.0f} ms, breaches "
+                      f"{figures.breaches}", flush=True)
+    cpu = {k: statistics.median(f.cpu_per_move for f in v) for k, v in runs.items()}
+    p99 = {k: statistics.median(pct(f.hand, 0.99) for f in v) for k, v in runs.items()}
+    print(f"{args.tables} tables, median of {args.rounds} runs each:")
+    print(f"  hand after a move, p99: sqlite {p99['sqlite']:.0f} ms, postgres "
+          f"{p99['postgres']:.0f} ms ({(p99['postgres'] / p99['sqlite'] - 1) * 100:+.1f}%)")
+    print(f"  bot CPU per move: sqlite {cpu['sqlite'] * 1000:.2f} ms, postgres "
+          f"{cpu['postgres'] * 1000:.2f} ms ({(cpu['postgres'] / cpu['sqlite'] - 1) * 100:+.1f}%)")
+    return 0 if all(f.breaches == 0 for fs in runs.values() for f in fs) else 1
+
+
 async def main(args: argparse.Namespace) -> int:
     """Run the load and print the figures (then the capacity, unless ``--capacity-rounds 0``);
     with ``--against``, compare with another version instead."""
     if args.against is not None:
         return await against(args)
+    if args.backends:
+        return await backends(args)
     figures = await measure(args, args.tables, args.warmup, args.duration, report=True)
     if args.capacity_rounds > 0:
         await capacity(figures, args.capacity_rounds, args.capacity_max,
@@ -302,7 +349,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                    help="a setting of the bot's environment (e.g. KARAK_DRAWING_WORKERS=0)")
     p.add_argument("--against", type=Path, default=None, metavar="DIR",
                    help="another version of the project (git archive) to compare with")
-    p.add_argument("--rounds", type=int, default=3, help="runs of each version (--against)")
+    p.add_argument("--backends", action="store_true",
+                   help="compare SQLite and PostgreSQL (a throwaway server) side by side")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="runs of each version (--against) or backend (--backends)")
     args = p.parse_args(argv)
     if args.humans + args.ai > 4 or args.humans + args.ai < 2:
         p.error("a table has 2 to 4 seats")

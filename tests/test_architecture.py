@@ -25,9 +25,9 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "cards": ({"i18n"}, {"pydantic"}),
     "engine": ({"cards", "i18n"}, {"msgspec"}),
     "render": ({"engine", "i18n"}, {"PIL"}),
-    "bot": ({"engine", "render", "cards", "i18n"}, {"aiohttp", "discord", "aiosqlite", "pydantic",
-                                                 "pydantic_settings", "yarl", "msgspec",
-                                                 "openskill"}),
+    "bot": ({"engine", "render", "cards", "i18n"}, {"aiohttp", "discord", "aiosqlite", "asyncpg",
+                                                 "pydantic", "pydantic_settings", "yarl",
+                                                 "msgspec", "openskill"}),
     # compression: the standard library's zstd from Python 3.14 on
     "loopback": (set(), {"aiohttp", "jsonschema", "referencing", "zstandard", "compression"}),
     "playground": ({"loopback", "bot", "i18n"}, {"aiohttp", "playwright"}),
@@ -135,23 +135,24 @@ def test_the_layer_checker_sees_an_upward_import(tmp_path: Path) -> None:
     assert bot_layer_violations(tmp_path) == ["bot.storage.x imports bot.game.y"]
 
 
-# ------------------------------------------------------------------ one storage backend
+# ------------------------------------------------------------------ the storage backends
 
-#: The database drivers, and the statements of SQL (upper case, as the backend writes them).
-DRIVERS = {"sqlite3", "aiosqlite"}
+#: The database drivers, and the statements of SQL (upper case, as the backends write them).
+DRIVERS = {"sqlite3", "aiosqlite", "asyncpg"}
 SQL = re.compile(r"\b(SELECT .* FROM|INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE (TABLE|INDEX"
                  r"|TRIGGER)|ALTER TABLE|DROP TABLE|PRAGMA \w+)\b")
 
 
 def is_backend(path: Path, root: Path) -> bool:
-    """True for the SQLite backend's modules: ``bot/storage/sqlite*.py``."""
+    """True for the backends' modules: ``bot/storage/sqlite*.py`` and
+    ``bot/storage/postgres*.py``."""
     return path.relative_to(root).parent.as_posix() == "bot/storage" \
-        and path.name.startswith("sqlite")
+        and path.name.startswith(("sqlite", "postgres"))
 
 
 def storage_leaks(root: Path) -> list[str]:
     """Every import of a database driver, and every string holding SQL, in the project's
-    packages outside the SQLite backend."""
+    packages outside the storage backends."""
     out = []
     for package in sorted(PROJECT):
         for path in sorted((root / package).rglob("*.py")):
@@ -166,7 +167,7 @@ def storage_leaks(root: Path) -> list[str]:
     return out
 
 
-def test_only_the_sqlite_backend_speaks_sql() -> None:
+def test_only_the_storage_backends_speak_sql() -> None:
     assert storage_leaks(ROOT) == []
 
 
@@ -174,14 +175,15 @@ def test_the_storage_checker_sees_a_driver_and_sql(tmp_path: Path) -> None:
     for package in PROJECT:
         (tmp_path / package).mkdir()
     (tmp_path / "bot" / "storage").mkdir()
-    sql = 'import aiosqlite\nQ = "SELECT id FROM tables"\n'
-    for name in ("sqlite.py", "sqlite_schema.py", "records.py"):
+    sql = 'import aiosqlite\nimport asyncpg\nQ = "SELECT id FROM tables"\n'
+    for name in ("sqlite.py", "sqlite_schema.py", "postgres.py", "records.py"):
         (tmp_path / "bot" / "storage" / name).write_text(sql, encoding="utf-8")
     (tmp_path / "playground" / "app.py").write_text(
         'def f():\n    import sqlite3\n    return "PRAGMA user_version", "Select a card"\n',
         encoding="utf-8")
     assert storage_leaks(tmp_path) == [
-        "bot/storage/records.py imports aiosqlite", "bot/storage/records.py:2 holds SQL",
+        "bot/storage/records.py imports aiosqlite", "bot/storage/records.py imports asyncpg",
+        "bot/storage/records.py:3 holds SQL",
         "playground/app.py imports sqlite3", "playground/app.py:3 holds SQL"]
 
 

@@ -1,8 +1,9 @@
-"""``python -m bot.admin``: the administrator's commands, run on the bot's database (the same
-``KARAK_DB`` setting as the bot, from the environment or ``.env``).
+"""``python -m bot.admin``: the administrator's commands, one argparse subcommand each, run on
+the bot's database (the same ``KARAK_DB`` setting as the bot, from the environment or ``.env``).
 
 ``ratings --recompute [--guild ID]`` rebuilds every rating (of one server) from the stored
-results of finished matches, in the order they ended.
+results of finished matches, in the order they ended. ``migrate-db --from FILE --to URL`` moves
+a bot's SQLite file into an empty PostgreSQL database.
 """
 
 from __future__ import annotations
@@ -15,51 +16,86 @@ from pathlib import Path
 
 from bot.game.standings import Standings
 from bot.process.settings import ConfigProblem, check_db_path, read_env_file
-from bot.storage.sqlite import Store
+from bot.storage.choice import is_database_url, open_storage, shown
 from i18n import msg, translate
 
 
-def database(env_file: Path | None) -> Path:
-    """The bot's database file: ``KARAK_DB`` from the environment, else from ``env_file``,
-    else the bot's default."""
+def database(env_file: Path | None) -> str:
+    """The bot's database: ``KARAK_DB`` from the environment, else from ``env_file``, else the
+    bot's default (a file, checked, or a PostgreSQL URL)."""
     value = os.environ.get("KARAK_DB", "").strip()
     if not value and env_file is not None:
         value = read_env_file(env_file).get("KARAK_DB", "").strip()
-    path = Path(value or "karak.sqlite3")
-    check_db_path(path)
-    return path
+    where = value or "karak.sqlite3"
+    if not is_database_url(where):
+        check_db_path(Path(where))
+    return where
 
 
-async def recompute(path: Path, guild: int | None) -> int:
-    """Rebuild the ratings in the database at ``path``; the number of matches read."""
-    store = await Store.open(path)
+async def recompute(where: str | Path, guild: int | None) -> int:
+    """Rebuild the ratings in the database ``where``; the number of matches read."""
+    store = await open_storage(where)
     try:
         return await Standings(store).recompute(guild)
     finally:
         await store.close()
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run one admin command; returns the process exit status."""
-    parser = argparse.ArgumentParser(prog="python -m bot.admin",
-                                     description=translate(msg("ratings.admin.description")))
-    parser.add_argument("--env-file", type=Path, default=Path(".env"),
-                        help=translate(msg("bot.cli.env_file")))
-    commands = parser.add_subparsers(dest="command", required=True)
-    ratings = commands.add_parser("ratings", help=translate(msg("ratings.admin.ratings")))
+def migrate_db(source: Path, target: str) -> int:
+    """Copy the SQLite file ``source`` into the PostgreSQL database ``target``; prints what was
+    copied (or why nothing was) and returns the exit status."""
+    from bot.storage.postgres_move import CannotMove, copy_sqlite_to_postgres
+    from bot.storage.records import StorageError
+
+    if not is_database_url(target):
+        print(translate(msg("admin.migrate.not_url")), file=sys.stderr)
+        return 2
+    try:
+        copied = asyncio.run(copy_sqlite_to_postgres(source, target))
+    except (CannotMove, StorageError, OSError) as exc:
+        print(translate(msg("admin.migrate.failed", error=str(exc))), file=sys.stderr)
+        return 1
+    for table, count in copied.items():
+        print(translate(msg("admin.migrate.copied", table=table, count=count)))
+    print(translate(msg("admin.migrate.done", target=shown(target))))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: one subparser per command."""
+    top = argparse.ArgumentParser(prog="python -m bot.admin",
+                                  description=translate(msg("admin.description")))
+    top.add_argument("--env-file", type=Path, default=Path(".env"),
+                     help=translate(msg("bot.cli.env_file")))
+    commands = top.add_subparsers(dest="command", required=True)
+    ratings = commands.add_parser("ratings", help=translate(msg("ratings.admin.ratings")),
+                                  description=translate(msg("ratings.admin.description")))
     ratings.add_argument("--recompute", action="store_true", required=True,
                          help=translate(msg("ratings.admin.recompute")))
     ratings.add_argument("--guild", type=int, default=None,
                          help=translate(msg("ratings.admin.guild")))
-    args = parser.parse_args(argv)
+    move = commands.add_parser("migrate-db", help=translate(msg("admin.migrate.help")),
+                               description=translate(msg("admin.migrate.help")))
+    move.add_argument("--from", dest="source", type=Path, required=True,
+                      help=translate(msg("admin.migrate.source")))
+    move.add_argument("--to", dest="target", required=True,
+                      help=translate(msg("admin.migrate.target")))
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one administrator's command; returns the process exit status."""
+    args = parser().parse_args(argv)
+    if args.command == "migrate-db":
+        return migrate_db(args.source, args.target)
     try:
-        path = database(args.env_file)
+        where = database(args.env_file)
     except ConfigProblem as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    count = asyncio.run(recompute(path, args.guild))
-    print(translate(msg("ratings.admin.done", count=count, db=str(path))))
+    count = asyncio.run(recompute(where, args.guild))
+    print(translate(msg("ratings.admin.done", count=count, db=shown(where))))
     return 0
 
 
-__all__ = ["database", "main", "recompute"]
+__all__ = ["database", "main", "migrate_db", "parser", "recompute"]

@@ -19,6 +19,7 @@ from pathlib import Path
 import discord
 
 from bot.process.settings import ConfigProblem, Settings, load_settings
+from bot.storage.choice import shown
 from i18n import msg, translate
 
 log = logging.getLogger("karak.bot")
@@ -62,12 +63,12 @@ async def run(settings: Settings, force_sync: bool = False) -> None:
     """Open the database and run the bot until it is stopped (SIGTERM or SIGINT close it)."""
     from bot.discord_side.client import KarakBot, route_to
     from bot.game.service import GameService
-    from bot.storage.sqlite import Store
+    from bot.storage.choice import open_storage
     from bot.workers.pictures import PillowRenderer
     from bot.workers.thinking import Thinking
 
     route_to(settings.api_base, settings.gateway_url)
-    store = await Store.open(settings.db)
+    store = await open_storage(settings.db)
     try:
         service = GameService(store, default_timer=settings.turn_timer,
                               thinking=Thinking(seconds=settings.ai_think))
@@ -115,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         print(str(exc), file=sys.stderr)
         return 2
     if args.check:
-        print(translate(msg("bot.cli.ok", db=str(settings.db))))
+        print(translate(msg("bot.cli.ok", db=shown(settings.db))))
         return 0
     setup_logging(settings)
     try:

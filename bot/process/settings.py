@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from bot.storage.choice import is_database_url
 from i18n import msg, translate
 
 #: A bot token: three dot-separated base64url parts (user id, timestamp, HMAC).
@@ -43,7 +44,8 @@ class Settings(BaseSettings):
                                       env_ignore_empty=True, populate_by_name=True)
 
     token: SecretStr = Field(validation_alias="DISCORD_TOKEN")
-    db: Path = Field(Path("karak.sqlite3"), validation_alias="KARAK_DB")
+    # an SQLite file, or a postgresql:// URL (a database several bot processes share)
+    db: str = Field("karak.sqlite3", validation_alias="KARAK_DB")
     dev_guild: int | None = Field(None, validation_alias="KARAK_DEV_GUILD")
     log_level: LogLevel = Field("INFO", validation_alias="KARAK_LOG_LEVEL")
     api_base: str | None = Field(None, validation_alias="KARAK_API_BASE")
@@ -218,5 +220,6 @@ def load_settings(environ: Mapping[str, str] | None = None,
         name = _FIELD_ENV.get(field, field)
         # the value itself is never shown: it may be a secret pasted into the wrong setting
         raise ConfigProblem(translate(msg(f"bot.config.bad.{field}", name=name))) from None
-    check_db_path(settings.db)
+    if not is_database_url(settings.db):
+        check_db_path(Path(settings.db))
     return settings

@@ -57,6 +57,7 @@ from bot.storage.sqlite_rows import (
 )
 from bot.storage.sqlite_schema import SCHEMA_VERSION
 from bot.storage.sqlite_servers import ServerQueries
+from bot.storage.table_writes import TableWrites, moved_columns
 from cards import catalogue_version
 from engine import GameState, Undo
 from engine.agents import DEFAULT_LEVEL, AiLevel
@@ -68,7 +69,7 @@ RECORDS = STATE_CACHE
 SQLITE_MIN, SQLITE_MAX = -(2**63), 2**63 - 1
 
 
-class Store(ServerQueries, HistoryQueries, RatingQueries, HintRows):
+class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries, HintRows):
     """The bot's database. Open with :meth:`open`, close with :meth:`close` (the servers'
     settings and the bot's metadata: :class:`~bot.storage.sqlite_servers.ServerQueries`; past
     matches and rematch offers: :class:`~bot.storage.sqlite_history.HistoryQueries`; ratings:
@@ -191,36 +192,6 @@ class Store(ServerQueries, HistoryQueries, RatingQueries, HintRows):
             if cur.rowcount != 1:
                 raise StaleVersion(f"table {table_id} moved on")
 
-    async def update_lobby(self, table_id: int, seats: Sequence[SeatInfo],
-                           host_id: int | None = None) -> None:
-        """Store a lobby's seats (and a new host when the host left)."""
-        changes: dict[str, object] = {"seats": seats_to_json(seats)}
-        if host_id is not None:
-            changes["host_id"] = host_id
-        await self._update(table_id, None, changes, bump=True)
-
-    async def update_seats(self, table_id: int, version: int, seats: Sequence[SeatInfo]) -> None:
-        """Store a running table's seats (timeouts, seat handed to the AI) at ``version``."""
-        await self._update(table_id, version, {"seats": seats_to_json(seats)})
-
-    async def set_status(self, table_id: int, status: Status) -> None:
-        """Mark a table abandoned/finished (kept as history)."""
-        changes: dict[str, object] = {"status": status, "deadline": None}
-        if status in ("finished", "abandoned"):
-            changes["finished_at"] = self.clock()
-        await self._update(table_id, None, changes, bump=True)
-
-    async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
-                         deadline: float | None) -> None:
-        """Turn a lobby into a running game holding ``state`` (version ``state.step``), played
-        with this bot's cards (its catalogue version)."""
-        text = storable(state)
-        await self._update(table_id, 0, {"status": "running", "seats": seats_to_json(seats),
-                                          "state": text, "version": state.step,
-                                          "deadline": deadline,
-                                          "catalogue": catalogue_version()}, bump=True)
-        remember(self._states, table_id, text, state)
-
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
                     deadline: float | None = None, rater: Rater | None = None) -> None:
@@ -233,14 +204,7 @@ class Store(ServerQueries, HistoryQueries, RatingQueries, HintRows):
         over = state.winner is not None
         text = storable(state)
         now = self.clock()
-        columns: dict[str, object] = {
-            "state": text, "version": before + 1, "deadline": deadline, "updated_at": now,
-        }
-        if seats is not None:
-            columns["seats"] = seats_to_json(seats)
-        if over:
-            columns.update(status="finished", winner=state.winner, finished_at=now,
-                           deadline=None)
+        columns = moved_columns(state, before + 1, text, now, seats, deadline)
         sets = ", ".join(f"{name} = ?" for name in columns)
         async with self._table_tx(table_id) as db:
             cur = await db.execute(
@@ -265,15 +229,6 @@ class Store(ServerQueries, HistoryQueries, RatingQueries, HintRows):
                 if rater is not None:
                     await write_ratings(db, result, rater)
         remember(self._states, table_id, text, state)  # what storable() just read back
-
-    async def set_message(self, table_id: int, *, message_id: int | None = None,
-                          lobby_message_id: int | None = None) -> None:
-        """Remember the table's public message (or its lobby message)."""
-        changes: dict[str, object] = {name: value for name, value in (
-            ("message_id", message_id), ("lobby_message_id", lobby_message_id))
-            if value is not None}
-        if changes:
-            await self._update(table_id, None, changes)
 
     async def action_log(self, table_id: int) -> list[LogRow]:
         """Every action applied at the table, in the order applied (undone ones included)."""

@@ -14,15 +14,17 @@ from bot.storage.sqlite_rows import RESULT_COLUMNS, as_float, as_int, opt_int, w
 
 #: The range of SQLite's integers: an id outside it names nothing.
 SQLITE_MIN, SQLITE_MAX = -(2**63), 2**63 - 1
-_OFFER_COLUMNS = "table_id, offered_by, offered_at, ready, message_id, new_table, closed"
+OFFER_COLUMNS = "table_id, offered_by, offered_at, ready, message_id, new_table, closed"
 _HEADS = ", ".join(f"r.{c.strip()}" for c in RESULT_COLUMNS.split(","))
 
 
-def _bounded(value: int) -> int:
+def bounded(value: int) -> int:
+    """``value`` within the range of a 64-bit integer column."""
     return max(SQLITE_MIN, min(value, SQLITE_MAX))
 
 
-def _offer(row: aiosqlite.Row | tuple[object, ...]) -> RematchOffer:
+def read_offer(row: aiosqlite.Row | tuple[object, ...]) -> RematchOffer:
+    """A ``rematches`` row (:data:`OFFER_COLUMNS`) read."""
     ready = json.loads(str(row[3]))
     if not isinstance(ready, list) or not all(isinstance(u, int) for u in ready):
         raise ValueError("ready must be a list of user ids")
@@ -52,14 +54,14 @@ class HistoryQueries:
         if user_id is not None:
             source = "result_seats s JOIN results r ON r.table_id = s.table_id"
             where.append("s.user_id = ?")
-            values.append(_bounded(user_id))
+            values.append(bounded(user_id))
         order = "DESC"
         if before is not None:
             where.append("r.table_id < ?")
-            values.append(_bounded(before))
+            values.append(bounded(before))
         elif after is not None:
             where.append("r.table_id > ?")
-            values.append(_bounded(after))
+            values.append(bounded(after))
             order = "ASC"
         values.append(limit)
         async with self._db.execute(
@@ -72,16 +74,16 @@ class HistoryQueries:
 
     async def rematch_of(self, table_id: int) -> RematchOffer | None:
         """The rematch offer made at table ``table_id``, or None."""
-        async with self._db.execute(f"SELECT {_OFFER_COLUMNS} FROM rematches WHERE table_id = ?",
-                                    (_bounded(table_id),)) as cur:
+        async with self._db.execute(f"SELECT {OFFER_COLUMNS} FROM rematches WHERE table_id = ?",
+                                    (bounded(table_id),)) as cur:
             row = await cur.fetchone()
-        return None if row is None else _offer(row)
+        return None if row is None else read_offer(row)
 
     async def save_rematch(self, offer: RematchOffer) -> None:
         """Store a new rematch offer, or the change of one."""
         async with self._tx() as db:
             await db.execute(
-                f"INSERT INTO rematches ({_OFFER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                f"INSERT INTO rematches ({OFFER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(table_id) DO UPDATE SET offered_by = excluded.offered_by, "
                 "offered_at = excluded.offered_at, ready = excluded.ready, "
                 "message_id = excluded.message_id, new_table = excluded.new_table, "
@@ -92,9 +94,9 @@ class HistoryQueries:
     async def open_rematches(self) -> list[RematchOffer]:
         """The offers neither started nor closed, oldest first."""
         async with self._db.execute(
-                f"SELECT {_OFFER_COLUMNS} FROM rematches WHERE closed = 0 ORDER BY offered_at"
+                f"SELECT {OFFER_COLUMNS} FROM rematches WHERE closed = 0 ORDER BY offered_at"
         ) as cur:
-            return [_offer(r) for r in await cur.fetchall()]
+            return [read_offer(r) for r in await cur.fetchall()]
 
 
-__all__ = ["HistoryQueries"]
+__all__ = ["OFFER_COLUMNS", "HistoryQueries", "bounded", "read_offer"]

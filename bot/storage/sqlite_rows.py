@@ -20,6 +20,7 @@ from bot.storage.records import (
     LogRow,
     SeatKind,
     SeatResult,
+    ServerDefaults,
     TableRecord,
     TableResult,
     load_state,
@@ -27,7 +28,7 @@ from bot.storage.records import (
     table_result,
 )
 from engine import BadState, GameState
-from engine.agents import LEVELS, AiLevel
+from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
 
 #: The columns of ``tables`` that :func:`read_record` reads, in its order.
 TABLE_COLUMNS = ("id, guild_id, channel_id, host_id, status, abilities, timer, seed, locale, "
@@ -116,6 +117,14 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
         catalogue=catalogue, lessons=bool(lessons), undo=bool(undo),
         hints=None if hints is None else bool(as_int(hints, "hints")),
     )
+
+
+def read_defaults(row: Row) -> ServerDefaults:
+    """A server's ``settings`` row (abilities, timer, AI level, take-backs); a level this bot
+    does not know reads as the default level."""
+    abilities, timer, level, undo = row
+    return ServerDefaults(bool(abilities), as_int(timer, "timer"),
+                          next((lv for lv in LEVELS if lv == level), DEFAULT_LEVEL), bool(undo))
 
 
 def read_log_row(row: Row) -> LogRow:

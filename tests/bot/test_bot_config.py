@@ -29,7 +29,7 @@ def test_env_file_and_environment_precedence(tmp_path: Path) -> None:
                    "KARAK_LOG_LEVEL=INFO\n")
     assert read_env_file(env)["KARAK_DB"] == f"{tmp_path}/a.db"
     s = load_settings({"KARAK_LOG_LEVEL": "ERROR"}, env_file=env)
-    assert s.log_level == "ERROR" and s.db == tmp_path / "a.db"
+    assert s.log_level == "ERROR" and s.db == str(tmp_path / "a.db")
 
 
 @pytest.mark.parametrize(("env", "needle"), [
@@ -136,7 +136,7 @@ def test_the_real_environment_and_env_file_through_pydantic_settings(
                    "KARAK_TURN_TIMER=300\nKARAK_HEARTBEAT=\nKARAK_LOG_LEVEL=info\n")
     monkeypatch.setenv("KARAK_LOG_LEVEL", "error")  # the environment wins over .env
     s = load_settings(env_file=env)
-    assert s.token.get_secret_value() == TOKEN and s.db == tmp_path / "a.db"
+    assert s.token.get_secret_value() == TOKEN and s.db == str(tmp_path / "a.db")
     assert s.turn_timer == 300 and s.log_level == "ERROR" and s.heartbeat is None
     monkeypatch.setenv("KARAK_AI_PACE", "fast")
     with pytest.raises(ConfigProblem) as info:
@@ -157,3 +157,17 @@ def test_a_token_pasted_into_another_setting_is_not_echoed(name: str, tmp_path: 
     assert "must be" in text
     assert info.value.__cause__ is None and info.value.__suppress_context__
     assert "abcdefghijklmnopqrstuvwxyz" not in text
+
+
+def test_a_postgresql_url_is_a_database_and_its_password_is_never_shown(
+        tmp_path: Path) -> None:
+    from bot.storage.choice import is_database_url, shown
+
+    url = "postgresql://karak:s3cret@db.example:5432/karak"
+    s = load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": url}, None)
+    assert s.db == url and is_database_url(s.db)  # no file is looked for
+    assert shown(s.db) == "postgresql://karak:***@db.example:5432/karak"
+    assert shown("postgres://karak@/karak?host=/run") == "postgres://karak@/karak?host=/run"
+    assert not is_database_url(str(tmp_path / "k.db"))
+    with pytest.raises(ConfigProblem):  # a file path is still checked
+        load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "no" / "k.db")}, None)

@@ -102,7 +102,7 @@ def test_settings_defaults_and_overrides(tmp_path: Path) -> None:
     options, settings = prepare({"LANG": "fr_FR.UTF-8"}, env_file=None)
     assert options.port == 8080 and options.host == "127.0.0.1" and options.db == DEFAULT_DB
     assert options.locale == "fr"
-    assert settings.db == DEFAULT_DB and settings.log_level == "WARNING"
+    assert settings.db == str(DEFAULT_DB) and settings.log_level == "WARNING"
     assert settings.dev_guild is None
     db = tmp_path / "p.sqlite3"
     options, settings = prepare({
@@ -114,7 +114,7 @@ def test_settings_defaults_and_overrides(tmp_path: Path) -> None:
         "KARAK_TURN_TIMER": "300", "KARAK_AI_PACE": "0.5", "KARAK_LOG_LEVEL": "debug"},
         env_file=None)
     assert options.port == 0 and options.locale == "cs" and options.db == db
-    assert settings.db == db and settings.dev_guild is None
+    assert settings.db == str(db) and settings.dev_guild is None
     assert settings.turn_timer == 300 and settings.ai_pace == 0.5 and settings.log_level == "DEBUG"
     assert settings.api_base != "https://discord.com/api/v10"
 

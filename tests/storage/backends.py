@@ -12,7 +12,11 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 import aiosqlite
+import asyncpg
+import pytest
+from postgres_server import Server
 
+from bot.storage import postgres, postgres_schema
 from bot.storage.interface import Storage
 from bot.storage.sqlite import Store
 from bot.storage.sqlite_schema import run_migration
@@ -27,6 +31,8 @@ class Backend(Protocol):
     """A storage backend under test, on its own database."""
 
     name: str
+    #: True when several processes may write the database (the store keeps no table).
+    shared: bool
 
     async def open(self, clock: Callable[[], float]) -> Storage:
         """A store on the backend's database (a second call: a second store on it, as a
@@ -51,6 +57,7 @@ class SqliteBackend:
     """The SQLite backend on the file ``path``; raw access through :mod:`sqlite3`."""
 
     name = "sqlite"
+    shared = False
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -127,10 +134,93 @@ class SqliteBackend:
             return [tuple(r) for r in con.execute(sql, args).fetchall()]
 
 
+class PostgresBackend:
+    """The PostgreSQL backend on a new database of the throwaway ``server``; raw access through
+    a connection of its own."""
+
+    name = "postgres"
+    shared = True
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.url = ""
+
+    async def database(self) -> str:
+        """The URL of the backend's database, created on first use."""
+        if not self.url:
+            self.url = await self.server.new_database()
+        return self.url
+
+    async def open(self, clock: Callable[[], float]) -> postgres.Store:
+        """A store on the database."""
+        return await postgres.Store.open(await self.database(), clock=clock)
+
+    async def execute(self, sql: str, *args: object) -> str:
+        """Run one statement on a connection of its own."""
+        db = await asyncpg.connect(await self.database())
+        try:
+            return str(await db.execute(sql, *args))
+        finally:
+            await db.close()
+
+    async def rows(self, sql: str, *args: object) -> list[tuple[object, ...]]:
+        """Read rows as PostgreSQL holds them."""
+        db = await asyncpg.connect(await self.database())
+        try:
+            return [tuple(r) for r in await db.fetch(sql, *args)]
+        finally:
+            await db.close()
+
+    async def damage_table(self, store: Storage, table_id: int, **columns: object) -> None:
+        """Overwrite columns of the ``tables`` row ``table_id`` (damage its column types
+        refuse cannot happen here: the test skips)."""
+        await self._update("tables", "id", table_id, columns)
+
+    async def damage_settings(self, store: Storage, guild_id: int, **columns: object) -> None:
+        """Overwrite columns of the ``settings`` row of ``guild_id``."""
+        await self._update("settings", "guild_id", guild_id, columns)
+
+    async def _update(self, table: str, key: str, value: int, columns: dict[str, object]) -> None:
+        sets = ", ".join(f"{name} = ${i}" for i, name in enumerate(columns, start=2))
+        try:
+            status = await self.execute(f"UPDATE {table} SET {sets} WHERE {key} = $1", value,
+                                        *columns.values())
+        except (asyncpg.DataError, asyncpg.PostgresError) as exc:
+            pytest.skip(f"PostgreSQL's column types refuse this damage ({type(exc).__name__})")
+        assert status == "UPDATE 1", f"test setup: no {table} row {value}"
+        names = ", ".join(columns)
+        stored = await self.rows(f"SELECT {names} FROM {table} WHERE {key} = $1", value)
+        if stored != [tuple(columns.values())]:  # e.g. 1.5 rounded into a BIGINT column
+            pytest.skip("PostgreSQL's column types turn this damage into a valid value")
+
+    async def refuse(self, store: Storage, what: Refused) -> None:
+        """A trigger aborts every insert into ``what``."""
+        await self.execute(
+            "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN "
+            "RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql")
+        await self.execute(f"CREATE TRIGGER refuse_{what} BEFORE INSERT ON {what} "
+                           "FOR EACH ROW EXECUTE FUNCTION refuse()")
+
+    async def build(self, version: int) -> None:
+        """A new database at schema ``version``: migrations 1 to ``version`` applied."""
+        db = await asyncpg.connect(await self.database())
+        try:
+            await postgres_schema.migrate(db, upto=version)
+        finally:
+            await db.close()
+
+    async def insert(self, table: str, **columns: object) -> None:
+        """Insert one row (written by an older bot, with that version's columns)."""
+        names = ", ".join(columns)
+        marks = ", ".join(f"${i}" for i in range(1, len(columns) + 1))
+        await self.execute(f"INSERT INTO {table} ({names}) VALUES ({marks})", *columns.values())
+
+
 def forget(store: Storage) -> None:
-    """Make ``store`` forget the tables it kept: the database changed behind its back."""
-    assert isinstance(store, Store)
-    store._records.clear()
+    """Make ``store`` forget the tables it kept: the database changed behind its back (a
+    PostgreSQL store keeps none)."""
+    if isinstance(store, Store):
+        store._records.clear()
 
 
 async def fill_up(store: Store) -> None:

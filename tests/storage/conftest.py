@@ -3,25 +3,25 @@ database in the test's temporary folder."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from bot.storage.interface import Storage
-from storage.backends import Backend, SqliteBackend
+from storage.backends import Backend, PostgresBackend, SqliteBackend
 from storage.helpers import Clock
 
-#: Each backend by name, made on a test's temporary folder.
-BACKENDS: dict[str, Callable[[Path], Backend]] = {
-    "sqlite": lambda folder: SqliteBackend(folder / "karak.sqlite3"),
-}
+#: The backends every store test runs on.
+BACKENDS = ("postgres", "sqlite")
 
 
-@pytest.fixture(params=sorted(BACKENDS))
+@pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
     """A storage backend on its own new database."""
-    return BACKENDS[request.param](tmp_path)
+    if request.param == "postgres":
+        return PostgresBackend(request.getfixturevalue("postgres_server"))
+    return SqliteBackend(tmp_path / "karak.sqlite3")
 
 
 @pytest.fixture

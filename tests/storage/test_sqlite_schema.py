@@ -4,7 +4,6 @@ its finished games' results back-filled from their stored states."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -26,9 +25,9 @@ from bot.storage.records import (
 from bot.storage.sqlite import SCHEMA_VERSION, Store
 from bot.storage.sqlite_rows import insert_result
 from cards import catalogue_version
-from engine import state_to_json
 from storage.backends import SqliteBackend, fill_up, make_room
 from storage.helpers import ANN, GUILD, SEATS, Clock, Game, play_on, played, started
+from storage.old_bots import HANDED, old_rows, read_back
 
 
 @pytest.fixture
@@ -90,47 +89,11 @@ async def test_what_is_kept_is_bounded(store: Store, monkeypatch: pytest.MonkeyP
 
 # ------------------------------------------------------------------ databases of earlier bots
 
-#: Bob's seat was handed to the AI (he ran out of time).
-HANDED = (SEATS[0], SEATS[1].model_copy(update={"ai": True, "timeouts": 3}), SEATS[2])
-
-
-def seats_text(seats: tuple[SeatInfo, ...], version: int) -> str:
-    """The seats as the bot of schema ``version`` wrote them: without levels before schema 4."""
-    rows = [s.model_dump() for s in seats]
-    if version < 4:
-        for row in rows:
-            del row["level"]
-    return json.dumps(rows)
-
-
-def read_back(seats: tuple[SeatInfo, ...], version: int) -> tuple[SeatInfo, ...]:
-    """The seats of :func:`seats_text` as they read today: the normal level when none was
-    written."""
-    return seats if version >= 4 else tuple(s.model_copy(update={"level": "normal"})
-                                            for s in seats)
-
-
 def old_table(sqlite: SqliteBackend, version: int, tid: int, status: str, game: Game | None,
               step: int, seats: tuple[SeatInfo, ...] = SEATS) -> None:
-    """Table ``tid`` as the bot of schema ``version`` stored it, at ``step`` of ``game``, with
-    its action log."""
-    state = None if game is None else game.states[step]
-    extra: dict[str, object] = {"ai_level": "easy"} if version >= 4 else {}
-    if version >= 5:
-        extra["catalogue"] = catalogue_version()
-    sqlite.insert(
-        "tables", id=tid, guild_id=GUILD, channel_id=100 + tid, host_id=ANN, status=status,
-        seed=tid, seats=seats_text(seats, version), version=step,
-        state=None if state is None else state_to_json(state),
-        winner=None if state is None else state.winner, created_at=1000.0 + tid,
-        updated_at=2000.0 + tid, finished_at=3000.0 + tid if status != "running" else None,
-        **extra)
-    for index in range(step):
-        assert game is not None
-        row = game.log_row(index, at=1500.0 + index)
-        seq = {"seq": index + 1} if version >= 5 else {}
-        sqlite.insert("actions", table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
-                      by_ai=0, action=row.action, at=row.at, **seq)
+    """Table ``tid`` as the bot of schema ``version`` stored it (see :func:`old_rows`)."""
+    for table, columns in old_rows(version, tid, status, game, step, seats):
+        sqlite.insert(table, **columns)
 
 
 async def old_results(sqlite: SqliteBackend, version: int,

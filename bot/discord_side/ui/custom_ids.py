@@ -10,184 +10,42 @@ id becomes :class:`Unreadable`, which still gets a polite answer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 import discord
 
+from bot.discord_side.ui.targets import (
+    PAST,
+    Abandon,
+    Back,
+    BoardPage,
+    HeroPick,
+    HintAsk,
+    HistoryPage,
+    LevelPick,
+    LobbyOp,
+    Move,
+    OpenHand,
+    Pick,
+    Quit,
+    RematchOp,
+    ReplayGo,
+    ReplaySeek,
+    ReplayShare,
+    ShowLog,
+    Sure,
+    Target,
+    Unreadable,
+)
 from bot.game.seats import MAX_SEATS
 
 PREFIX = "kg"
 MAX_CUSTOM_ID = 100
 LOBBY_OPS = ("join", "leave", "ai", "unai", "start", "cancel")
-_TEMPLATE = re.compile(r"kg:.*", re.DOTALL)
-
-
-@dataclass(frozen=True, slots=True)
-class OpenHand:
-    """The "My hand" button of a table message."""
-
-    table: int
-
-
-@dataclass(frozen=True, slots=True)
-class ShowLog:
-    """The "Log" button of a table message: the last two turns told privately."""
-
-    table: int
-
-
-@dataclass(frozen=True, slots=True)
-class Move:
-    """A move button of a hand message, drawn at table version ``version``."""
-
-    table: int
-    version: int
-    notation: str
-
-
-@dataclass(frozen=True, slots=True)
-class HintAsk:
-    """The Hint button of a hand message, drawn at table version ``version`` (the decision)."""
-
-    table: int
-    version: int
-
-
-@dataclass(frozen=True, slots=True)
-class Sure:
-    """The answer "Confirm" to the question asked before a move easy to regret: the move, drawn
-    at table version ``version``, applied without asking again."""
-
-    table: int
-    version: int
-    notation: str
-
-
-@dataclass(frozen=True, slots=True)
-class Back:
-    """The answer "Back" to that question: the hand message shows the hand again."""
-
-    table: int
-
-
-@dataclass(frozen=True, slots=True)
-class Pick:
-    """A move menu of a hand message (the move is the picked value)."""
-
-    table: int
-    version: int
-    menu: str
-
-
-@dataclass(frozen=True, slots=True)
-class LobbyOp:
-    """A lobby button, drawn at lobby revision ``revision`` (None: an older bot's button)."""
-
-    table: int
-    op: str
-    revision: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class HeroPick:
-    """The hero menu of a lobby."""
-
-    table: int
-
-
-@dataclass(frozen=True, slots=True)
-class LevelPick:
-    """The level menu of one AI seat of a lobby, drawn at lobby revision ``revision``."""
-
-    table: int
-    seat: int
-    revision: int
-
-
 #: The buttons of a replay message: where each leads from the step shown.
 REPLAY_OPS = ("open", "first", "prev", "next", "last", "pturn", "nturn", "flip")
 REMATCH_OPS = ("offer", "ready", "start")
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryPage:
-    """A page button of ``/goblin history``: the matches older (``way`` "o") or newer ("n")
-    than table ``table``, of person ``player`` (0: everyone)."""
-
-    table: int
-    way: str
-    player: int
-
-
-@dataclass(frozen=True, slots=True)
-class ReplayGo:
-    """A button of a replay message drawn at ``step`` (``reveal``: every hand shown); ``op``
-    says where it leads."""
-
-    table: int
-    step: int
-    reveal: bool
-    op: str
-
-
-@dataclass(frozen=True, slots=True)
-class ReplaySeek:
-    """The bookmark menu of a replay message (the step is the picked value)."""
-
-    table: int
-    reveal: bool
-
-
-@dataclass(frozen=True, slots=True)
-class ReplayShare:
-    """The button that posts a match's animation to the channel."""
-
-    table: int
-
-
-@dataclass(frozen=True, slots=True)
-class RematchOp:
-    """Rematch, Ready or Start on a finished table's messages."""
-
-    table: int
-    op: str
-
-
-@dataclass(frozen=True, slots=True)
-class Quit:
-    """The Leave button of a solo table's hand message: its host closes the table."""
-
-    table: int
-
-
-@dataclass(frozen=True, slots=True)
-class Abandon:
-    """The button that confirms /goblin abandon of a running match."""
-
-    table: int
-
-
-@dataclass(frozen=True, slots=True)
-class BoardPage:
-    """A page button of a server's leaderboard (``page`` from 0)."""
-
-    guild: int
-    page: int
-
-
-@dataclass(frozen=True, slots=True)
-class Unreadable:
-    """A custom_id starting with ``kg:`` that does not parse (damaged, forged, too old)."""
-
-    text: str
-
-
-Target = (OpenHand | ShowLog | Move | Sure | Back | HintAsk | Pick | LobbyOp | HeroPick
-          | LevelPick | Quit | Abandon | BoardPage | HistoryPage | ReplayGo | ReplaySeek
-          | ReplayShare | RematchOp | Unreadable)
-#: The targets of past matches (history, replays, rematches): no running table behind them.
-PAST = (HistoryPage, ReplayGo, ReplaySeek, ReplayShare, RematchOp)
+_TEMPLATE = re.compile(r"kg:.*", re.DOTALL)
 
 
 #: The kind of component each target is drawn as.

@@ -1,0 +1,378 @@
+"""PostgreSQL storage through asyncpg: the second backend of
+:class:`~bot.storage.interface.Storage`, for bots run as several processes on one database.
+
+The same tables as SQLite's (:mod:`bot.storage.postgres_schema` migrates them step for step).
+Applying an action is ONE transaction: ``UPDATE ... WHERE version = $n`` locks the table's row
+and changes it only at the expected version, so of two processes moving the same table one wins
+and the other gets :class:`~bot.storage.records.StaleVersion`; the log row (next ``seq``) and a
+finished game's result are written in that transaction. A table read before is kept, but another
+process may have written it since: it is served again only when its row's ``xmin`` (the
+transaction that last wrote the row, in any process) is unchanged, checked by every read, which
+then skips the stored state. Refusals become :class:`~bot.storage.records.CannotSave` (the server
+is out of room or out of reach: the same write may work later) or
+:class:`~bot.storage.records.DatabaseError`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+
+import asyncpg
+
+from bot.storage.interface import Storage
+from bot.storage.postgres_hints import HintRows
+from bot.storage.postgres_history import HistoryQueries
+from bot.storage.postgres_ratings import RatingQueries, write_ratings
+from bot.storage.postgres_rows import Db, insert_result, with_seats
+from bot.storage.postgres_schema import SCHEMA_VERSION, migrate, schema_version
+from bot.storage.records import (
+    CannotSave,
+    DatabaseError,
+    LogRow,
+    Rater,
+    SeatInfo,
+    ServerDefaults,
+    StaleVersion,
+    Status,
+    StorageError,
+    TableExists,
+    TableRecord,
+    TableResult,
+    seats_from_json,
+    seats_to_json,
+    storable,
+    table_result,
+)
+from bot.storage.sqlite_rows import (
+    LOG_COLUMNS,
+    RESULT_COLUMNS,
+    STATE_CACHE,
+    TABLE_COLUMNS,
+    StateCache,
+    as_int,
+    keep,
+    read_defaults,
+    read_log_row,
+    read_record,
+    remember,
+)
+from bot.storage.table_writes import TableWrites, moved_columns
+from cards import catalogue_version
+from engine import GameState, Undo
+from engine.agents import DEFAULT_LEVEL, AiLevel
+
+UNDO = str(Undo())  #: a take-back's notation: its log row marks the action it took back undone
+#: The range of a BIGINT: a table id outside it names no table.
+BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
+#: A table's row with its ``xmin`` (which changes with every write of the row, by any process);
+#: the stored state only when ``xmin`` is not ``$2`` (the one of the record already kept).
+READ_TABLE = ("SELECT xmin::text, " + TABLE_COLUMNS.replace(
+    " state,", " CASE WHEN xmin::text = $2 THEN NULL ELSE state END,") +
+    " FROM tables WHERE id = $1")
+#: Tables whose record is kept (checked against the row's ``xmin`` before it is served).
+RECORDS = STATE_CACHE
+#: Connections each process keeps open to the server.
+POOL_SIZE = 4
+#: What the server or the way to it says when it cannot take a write now.
+UNREACHABLE = (OSError, asyncpg.InsufficientResourcesError, asyncpg.PostgresConnectionError,
+               asyncpg.InterfaceError, asyncpg.CannotConnectNowError)
+
+
+def changed(status: str) -> int:
+    """The number of rows an ``UPDATE`` reported (``"UPDATE 1"`` -> 1)."""
+    return int(status.rsplit(" ", 1)[-1])
+
+
+async def rollback(db: Db) -> None:
+    """Make a connection given back to the pool fit to lend again: only a transaction left
+    open (its task cancelled) is rolled back. The store sets no other session state, so the
+    pool's default reset (a query on every return) is not needed."""
+    if db.is_in_transaction():
+        await db.execute("ROLLBACK")
+
+
+class Store(TableWrites, HistoryQueries, RatingQueries, HintRows):
+    """The bot's PostgreSQL database. Open with :meth:`open`, close with :meth:`close` (past
+    matches and rematch offers: :class:`~bot.storage.postgres_history.HistoryQueries`)."""
+
+    def __init__(self, pool: asyncpg.Pool, clock: Callable[[], float] = time.time) -> None:
+        self._pool = pool
+        self.clock = clock
+        self._states: StateCache = {}
+        self._records: dict[int, tuple[str, TableRecord]] = {}  # by the xmin they were read at
+
+    @classmethod
+    async def open(cls, url: str, clock: Callable[[], float] = time.time,
+                   pool_size: int = POOL_SIZE) -> Store:
+        """Connect to the database at ``url`` and run its missing migrations; raises
+        :class:`~bot.storage.records.SchemaTooNew` for a database of a newer bot."""
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size, reset=rollback)
+        try:
+            async with pool.acquire() as db:
+                await migrate(db)
+        except BaseException:
+            await pool.close()
+            raise
+        return cls(pool, clock)
+
+    async def close(self) -> None:
+        """Wait for the queries under way and close every connection."""
+        await self._pool.close()
+
+    async def schema_version(self) -> int:
+        """The number of migrations applied."""
+        async with self._pool.acquire() as db:
+            return await schema_version(db)
+
+    @asynccontextmanager
+    async def _tx(self) -> AsyncIterator[Db]:
+        """One write transaction: committed when the block ends, rolled back when it raises;
+        the server's refusals become storage errors."""
+        try:
+            async with self._pool.acquire() as db, db.transaction():
+                yield db
+        except StorageError:
+            raise
+        except UNREACHABLE as exc:
+            raise CannotSave(str(exc)) from exc
+        except asyncpg.PostgresError as exc:
+            raise DatabaseError(str(exc)) from exc
+
+    # ------------------------------------------------------------------ tables
+
+    async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
+                           seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
+                           locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
+                           lessons: bool = False, undo: bool = True) -> TableRecord:
+        """Create a lobby (``lessons``: a guided first match; ``undo``: players may take back a
+        move); raises :class:`TableExists` when the channel has an active table (also when
+        another process created it a moment ago)."""
+        now = self.clock()
+        try:
+            async with self._tx() as db:
+                tid = await db.fetchval(
+                    "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, "
+                    "timer, seed, locale, seats, version, created_at, updated_at, ai_level, "
+                    "catalogue, lessons, undo) VALUES ($1, $2, $3, 'lobby', $4, $5, $6, $7, $8, "
+                    "0, $9, $9, $10, $11, $12, $13) RETURNING id",
+                    guild_id, channel_id, host_id, int(abilities), timer, seed, locale,
+                    seats_to_json(seats), now, ai_level, catalogue_version(), int(lessons),
+                    int(undo))
+        except DatabaseError as exc:
+            if not isinstance(exc.__cause__, asyncpg.UniqueViolationError):
+                raise
+            active = await self.active_in_channel(channel_id)
+            raise TableExists(-1 if active is None else active) from None
+        record = await self.get(int(tid))
+        assert record is not None
+        return record
+
+    async def get(self, table_id: int) -> TableRecord | None:
+        """The table ``table_id`` as the database holds it now, or None; raises
+        :class:`CorruptTable` if its row is damaged. A table read before is served again when
+        its row was not written since (the same ``xmin``, the transaction that wrote it)."""
+        if not BIGINT_MIN <= table_id <= BIGINT_MAX:
+            return None
+        kept = self._records.get(table_id)
+        row = await self._pool.fetchrow(READ_TABLE, table_id, "" if kept is None else kept[0])
+        if row is None:
+            return None
+        if kept is not None and row[0] == kept[0]:
+            return kept[1]
+        record = read_record(tuple(row)[1:], self._states)
+        keep(self._records, table_id, (str(row[0]), record), RECORDS)
+        return record
+
+    async def active_in_channel(self, channel_id: int) -> int | None:
+        """The id of the channel's lobby or running table, if any."""
+        value = await self._pool.fetchval(
+            "SELECT id FROM tables WHERE channel_id = $1 AND status IN ('lobby','running')",
+            channel_id)
+        return None if value is None else int(value)
+
+    async def ids_with_status(self, *statuses: Status) -> list[int]:
+        """Ids of the tables in any of ``statuses`` (oldest first)."""
+        rows = await self._pool.fetch(
+            "SELECT id FROM tables WHERE status = ANY($1::text[]) ORDER BY id", list(statuses))
+        return [int(r[0]) for r in rows]
+
+    async def _update(self, table_id: int, guard: int | None, columns: dict[str, object],
+                      bump: bool = False) -> None:
+        """Write ``columns`` of one table (guarded by its version when ``guard`` is given;
+        ``bump``: a lobby change, which raises its revision)."""
+        columns["updated_at"] = self.clock()
+        sets = ", ".join(f"{name} = ${i}" for i, name in enumerate(columns, start=2))
+        if bump:
+            sets += ", revision = revision + 1"
+        values = [table_id, *columns.values()]
+        sql = f"UPDATE tables SET {sets} WHERE id = $1"
+        if guard is not None:
+            values.append(guard)
+            sql += f" AND version = ${len(values)}"
+        async with self._tx() as db:
+            if changed(await db.execute(sql, *values)) != 1:
+                raise StaleVersion(f"table {table_id} moved on")
+
+    async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
+                    seats: Sequence[SeatInfo] | None = None,
+                    deadline: float | None = None, rater: Rater | None = None) -> None:
+        """In ONE transaction: the new state at version ``before + 1`` (guarded by version
+        ``before``, the row locked until the end), its log row (a take-back also marks the
+        latest action it has not taken back yet ``undone``), and a finished game's result with the
+        rating rows ``rater`` gives. Raises
+        :class:`StaleVersion` (and writes nothing) when the table is no longer at ``before``."""
+        over = state.winner is not None
+        text = storable(state)
+        now = self.clock()
+        columns = moved_columns(state, before + 1, text, now, seats, deadline)
+        sets = ", ".join(f"{name} = ${i}" for i, name in enumerate(columns, start=3))
+        async with self._tx() as db:
+            row = await db.fetchrow(
+                f"UPDATE tables SET {sets} WHERE id = $1 AND version = $2 AND status = 'running' "
+                "RETURNING guild_id, channel_id, catalogue, seats",
+                table_id, before, *columns.values())
+            if row is None:
+                raise StaleVersion(f"table {table_id} is no longer at version {before}")
+            await db.execute(
+                "INSERT INTO actions (table_id, seq, step, seat, user_id, by_ai, action, at) "
+                "VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE table_id = $1),"
+                " $2, $3, $4, $5, $6, $7)",
+                table_id, log.step, log.seat, log.user_id, int(log.by_ai), log.action, log.at)
+            if log.action == UNDO:
+                await db.execute(
+                    "UPDATE actions SET undone = 1 WHERE table_id = $1 AND seq = (SELECT "
+                    "MAX(seq) FROM actions WHERE table_id = $1 AND undone = 0 AND action != $2)",
+                    table_id, UNDO)
+            if over:
+                guild, channel, catalogue, stored_seats = row
+                result = table_result(table_id, guild, channel, str(catalogue),
+                                      seats_from_json(str(stored_seats)), state, now)
+                await insert_result(db, result)
+                if rater is not None:
+                    await write_ratings(db, result, rater)
+        remember(self._states, table_id, text, state)
+
+    async def action_log(self, table_id: int) -> list[LogRow]:
+        """Every action applied at the table, in the order applied (undone ones included)."""
+        rows = await self._pool.fetch(
+            f"SELECT {LOG_COLUMNS} FROM actions WHERE table_id = $1 ORDER BY seq", table_id)
+        return [read_log_row(tuple(r)) for r in rows]
+
+    async def history(self, limit: int = 20) -> list[int]:
+        """Ids of finished or abandoned tables, newest first."""
+        rows = await self._pool.fetch(
+            "SELECT id FROM tables WHERE status IN ('finished','abandoned') "
+            "ORDER BY id DESC LIMIT $1", limit)
+        return [int(r[0]) for r in rows]
+
+    # ------------------------------------------------------------------ results
+
+    async def results(self, guild_id: int | None, limit: int = 20,
+                      before: int | None = None) -> list[TableResult]:
+        """The results of a server's finished tables (None: tables outside any server), newest
+        table first: at most ``limit``, of tables older than table ``before`` when given."""
+        newest = BIGINT_MAX if before is None else max(BIGINT_MIN, min(before - 1, BIGINT_MAX))
+        heads = await self._pool.fetch(
+            f"SELECT {RESULT_COLUMNS} FROM results WHERE guild_id IS NOT DISTINCT FROM $1 "
+            "AND table_id <= $2 ORDER BY table_id DESC LIMIT $3", guild_id, newest, limit)
+        return await with_seats(self._pool, [tuple(h) for h in heads])
+
+    async def result_of(self, table_id: int) -> TableResult | None:
+        """The result of a finished table, or None (not finished, or no such table)."""
+        if not BIGINT_MIN <= table_id <= BIGINT_MAX:
+            return None
+        heads = await self._pool.fetch(
+            f"SELECT {RESULT_COLUMNS} FROM results WHERE table_id = $1", table_id)
+        found = await with_seats(self._pool, [tuple(h) for h in heads])
+        return found[0] if found else None
+
+    # ------------------------------------------------------------------ settings and meta
+
+    async def guild_settings(self, guild_id: int | None) -> ServerDefaults | None:
+        """A server's defaults for new tables, or None when never set. A level this bot does
+        not know reads as the default level."""
+        if guild_id is None:
+            return None
+        row = await self._pool.fetchrow(
+            "SELECT abilities, timer, ai_level, undo FROM settings WHERE guild_id = $1",
+            guild_id)
+        if row is None:
+            return None
+        return read_defaults(tuple(row))
+
+    async def set_guild_settings(self, guild_id: int, defaults: ServerDefaults) -> None:
+        """Store a server's defaults for new tables."""
+        async with self._tx() as db:
+            await db.execute(
+                "INSERT INTO settings (guild_id, abilities, timer, ai_level, undo) "
+                "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (guild_id) DO UPDATE SET "
+                "abilities = excluded.abilities, timer = excluded.timer, "
+                "ai_level = excluded.ai_level, undo = excluded.undo",
+                guild_id, int(defaults.abilities), defaults.timer, defaults.ai_level,
+                int(defaults.undo))
+
+    async def guild_locale(self, guild_id: int | None) -> str | None:
+        """The language a server forced for its tables, or None (follow Discord's language)."""
+        if guild_id is None:
+            return None
+        value = await self._pool.fetchval("SELECT locale FROM settings WHERE guild_id = $1",
+                                          guild_id)
+        return None if value is None else str(value)
+
+    async def set_guild_locale(self, guild_id: int, locale: str | None) -> None:
+        """Force the language of a server's tables (None: follow Discord's language again).
+        Its settings row must exist: store its defaults with :meth:`set_guild_settings` first."""
+        async with self._tx() as db:
+            status = await db.execute("UPDATE settings SET locale = $1 WHERE guild_id = $2",
+                                      locale, guild_id)
+            if changed(status) != 1:
+                raise StorageError(f"server {guild_id} has no settings yet")
+
+    async def active_in_guild(self, guild_id: int) -> list[int]:
+        """Ids of a server's lobbies and running tables (oldest first)."""
+        rows = await self._pool.fetch(
+            "SELECT id FROM tables WHERE guild_id = $1 AND status IN ('lobby','running') "
+            "ORDER BY id", guild_id)
+        return [int(r[0]) for r in rows]
+
+    async def relocalise(self, table_id: int, locale: str) -> bool:
+        """Set the language of a lobby or running table; True when it changed."""
+        async with self._tx() as db:
+            status = await db.execute(
+                "UPDATE tables SET locale = $1, updated_at = $2 WHERE id = $3 AND locale != $1 "
+                "AND status IN ('lobby','running')", locale, self.clock(), table_id)
+        return changed(status) == 1
+
+    async def get_meta(self, key: str) -> str | None:
+        """A stored metadata value (e.g. the hash of the synced command tree)."""
+        value = await self._pool.fetchval("SELECT value FROM meta WHERE key = $1", key)
+        return None if value is None else str(value)
+
+    async def set_meta(self, key: str, value: str) -> None:
+        """Store a metadata value."""
+        async with self._tx() as db:
+            await db.execute("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) "
+                             "DO UPDATE SET value = excluded.value", key, value)
+
+    async def host_of(self, table_id: int) -> int | None:
+        """The host of a table read from its row alone (None when unreadable)."""
+        if not BIGINT_MIN <= table_id <= BIGINT_MAX:
+            return None
+        value = await self._pool.fetchval("SELECT host_id FROM tables WHERE id = $1", table_id)
+        return None if value is None else as_int(value, "host_id")
+
+    async def abandon_damaged(self, table_id: int, channel_id: int) -> None:
+        """Mark a table whose row cannot be read abandoned (the row stays for inspection)."""
+        async with self._tx() as db:
+            await db.execute("UPDATE tables SET status = 'abandoned', revision = revision + 1 "
+                             "WHERE id = $1 AND channel_id = $2", table_id, channel_id)
+
+
+def _satisfies_the_interface(store: Store) -> Storage:
+    """Nothing at run time: mypy checks here that :class:`Store` is a :class:`Storage`."""
+    return store
+
+
+__all__ = ["SCHEMA_VERSION", "Store"]

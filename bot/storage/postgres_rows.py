@@ -1,0 +1,47 @@
+"""PostgreSQL's rows in the stored values' terms: a result's rows written and read. A table's
+row and the action log read as SQLite's do (:mod:`bot.storage.sqlite_rows` reads plain values
+and holds no driver call), and so does a result once fetched."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeAlias
+
+import asyncpg
+from asyncpg.pool import PoolConnectionProxy
+
+from bot.storage.records import TableResult
+from bot.storage.sqlite_rows import RESULT_COLUMNS, SEAT_RESULT_COLUMNS, Row, read_results
+
+#: A connection: one of its own, or one lent by a pool.
+Db: TypeAlias = "asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]"
+
+
+async def insert_result(db: Db, result: TableResult) -> None:
+    """Write ``result``: its ``results`` row and one ``result_seats`` row per seat (inside the
+    caller's transaction; a table has one result: a second one is refused)."""
+    await db.execute(
+        f"INSERT INTO results ({RESULT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        result.table_id, result.guild_id, result.channel_id, result.finished_at, result.rounds,
+        result.actions, result.catalogue, result.winner_seat, result.winner_user_id)
+    await db.executemany(
+        f"INSERT INTO result_seats ({SEAT_RESULT_COLUMNS}) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        [(result.table_id, s.seat, s.user_id, s.kind, s.ai_level, s.hero, s.keys, s.hp, s.place,
+          int(s.handed_to_ai)) for s in result.seats])
+
+
+async def with_seats(db: Db | asyncpg.Pool,
+                     heads: Sequence[Row]) -> list[TableResult]:
+    """The results of the ``results`` rows ``heads`` (``RESULT_COLUMNS``), read with their
+    seats."""
+    if not heads:
+        return []
+    ids = [head[0] for head in heads]
+    seats = await db.fetch(
+        f"SELECT {SEAT_RESULT_COLUMNS} FROM result_seats WHERE table_id = ANY($1::bigint[]) "
+        "ORDER BY table_id, seat", ids)
+    return read_results(heads, [tuple(r) for r in seats])
+
+
+__all__ = ["Db", "insert_result", "with_seats"]
