@@ -1,12 +1,17 @@
-"""``python -m playground.screenshot [--out docs/images/playground.png] [--lesson]``: refresh
-the README's pictures of the playground.
+"""``python -m playground.screenshot [--out docs/images/playground.png] [--lesson | --final |
+--replay | --hint]``: refresh the README's pictures of the playground.
 
 Starts ``scripts/dev.py run`` without a token (a throw-away database), opens the page in a headless
 Chromium as Ann, opens a table with two AI seats, plays until Ann is in a battle with a card
 played, and saves the window. With ``--lesson``, Ann opens her direct messages with the bot and
-runs ``/goblin learn`` instead: the picture shows her hand with its first lesson; ``--fight``
-and ``--channel`` take the scenes of :mod:`playground.scenes`. Needs
-Chromium and Playwright (installed when missing, see :mod:`playground.browser`).
+runs ``/goblin learn`` instead: the picture shows her hand with its first lesson. With
+``--final``, Ann opens a table with two AI seats, starts it and leaves (the AI takes her seat and
+plays the match out); the picture is the end-of-game message alone (summary chart, Replay and
+Rematch). ``--replay`` does the same, then runs ``/goblin replay id:1`` and pictures the replay
+message; ``--hint`` opens Ann's hand on her first turn and pictures the answer to its Hint button.
+``--fight`` and ``--channel`` take the scenes of :mod:`playground.scenes`.
+Needs Chromium and Playwright (installed when missing, see :mod:`playground.browser`), and a
+colour emoji font (Debian's ``fonts-noto-color-emoji``) or the replay's buttons show empty boxes.
 """
 
 from __future__ import annotations
@@ -15,22 +20,29 @@ import argparse
 import random
 import sys
 import tempfile
+import time
 from pathlib import Path
+from typing import Any
 
 from playground.browser import chromium
-from playground.drive import Driver, PlaygroundProcess
+from playground.drive import EPHEMERAL, Driver, PlaygroundProcess
 from playground.scenes import channel_scene, fight_scene, frame
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "docs" / "images" / "playground.png"
 
 
-def battle_scene(driver: Driver, rng: random.Random, tries: int = 60) -> bool:
-    """Play Ann's seat until she is in a battle with at least one card played; True if so."""
+def open_table(driver: Driver) -> None:
+    """``/goblin new`` as Ann, two AI seats added, started."""
     driver.command("/goblin new")
     driver.click(":ai")
     driver.click(":ai")
     driver.click(":start")
+
+
+def battle_scene(driver: Driver, rng: random.Random, tries: int = 60) -> bool:
+    """Play Ann's seat until she is in a battle with at least one card played; True if so."""
+    open_table(driver)
     opened = ""
     played = False
     for _ in range(tries):
@@ -65,6 +77,71 @@ def lesson_scene(driver: Driver) -> bool:
     return bool(page.locator("article.msg:has-text('(R')").count() > 0)
 
 
+FINAL = "article.msg:not([data-ephemeral]):has([data-custom-id^='kg:rm:'])"
+
+
+def final_scene(driver: Driver, wait: float = 600.0) -> Any:
+    """A table of Ann and two AI seats, started, then left by Ann so the AI plays it out; the
+    end-of-game message (a locator) once it shows, None if it never does within ``wait``
+    seconds."""
+    open_table(driver)
+    driver.command("/goblin leave")
+    deadline = time.monotonic() + wait
+    final = driver.page.locator(FINAL).last
+    while time.monotonic() < deadline:
+        if final.count():
+            driver.settle()
+            return final
+        time.sleep(1.0)
+    return None
+
+
+def replay_scene(driver: Driver) -> Any:
+    """After :func:`final_scene`: ``/goblin replay id:1``; the replay message (a locator)."""
+    page = driver.page
+    if final_scene(driver) is None:
+        return None
+    page.fill("#command-input", "/goblin replay")
+    page.keyboard.press("Enter")
+    page.fill("#command-options input", "1")
+    page.click("#send")
+    driver.settle()
+    shown = page.locator(f"{EPHEMERAL}:has([data-custom-id^='kg:rp:'])").last
+    return shown if shown.count() else None
+
+
+def hint_scene(driver: Driver, tries: int = 60) -> Any:
+    """A table of Ann and two AI seats (hints on by default); Ann's hand on her first turn and
+    its Hint button; the private answer (a locator), None if there was none."""
+    page = driver.page
+    open_table(driver)
+    for _ in range(tries):
+        hint = page.locator(f"{EPHEMERAL} [data-custom-id^='kg:hint:']:not([disabled])").last
+        if hint.count():
+            before = page.locator(EPHEMERAL).count()
+            hint.click()
+            driver.settle()
+            answers = page.locator(EPHEMERAL)
+            return answers.last if answers.count() > before else None
+        turn = page.locator("article.msg.pinged:has([data-custom-id^='kg:hand:'])").last
+        turn.wait_for(timeout=60_000)
+        turn.locator("[data-custom-id^='kg:hand:']").click()
+        driver.settle()
+    return None
+
+
+def message_picture(driver: Driver, message: Any, out: Path) -> None:
+    """Save one message alone: the window made tall enough to show all of it below the page's
+    header and above its message box, the message scrolled to the middle, clipped to it."""
+    page = driver.page
+    size = page.viewport_size
+    height = int(message.bounding_box()["height"])
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], height + 600)})
+    message.evaluate("(m) => m.scrollIntoView({block: 'center'})")
+    driver.settle()
+    page.screenshot(path=str(out), clip=message.bounding_box())
+
+
 def main(argv: list[str] | None = None) -> int:
     """Take the screenshot."""
     parser = argparse.ArgumentParser(prog="python -m playground.screenshot", description=__doc__)
@@ -75,6 +152,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=4)
     parser.add_argument("--lesson", action="store_true",
                         help="the first lesson of /goblin learn in Ann's direct messages")
+    scenes = {"final": final_scene, "replay": replay_scene, "hint": hint_scene}
+    parser.add_argument("--final", dest="scene", action="store_const", const="final",
+                        help="only the end-of-game message of a match the AI played out")
+    parser.add_argument("--replay", dest="scene", action="store_const", const="replay",
+                        help="only the /goblin replay message of that finished match")
+    parser.add_argument("--hint", dest="scene", action="store_const", const="hint",
+                        help="only the private answer to the Hint button of Ann's hand")
     parser.add_argument("--fight", action="store_true",
                         help="the fight menu with a cursed monster, a reward card in hand")
     parser.add_argument("--channel", action="store_true",
@@ -86,6 +170,16 @@ def main(argv: list[str] | None = None) -> int:
             chromium(args.width, args.height) as page:
         driver = Driver(page, proc.url)
         driver.open(1)
+        if args.scene:
+            shown = scenes[args.scene](driver)
+            if shown is None:
+                print(f"no {args.scene} message shown:\n{driver.describe()}", file=sys.stderr)
+                return 1
+            page.mouse.move(5, 5)
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            message_picture(driver, shown, args.out)
+            print(args.out)
+            return 0
         if args.lesson:
             if not lesson_scene(driver):
                 print("no lesson shown; picture taken anyway", file=sys.stderr)

@@ -40,13 +40,19 @@ class TinyRenderer:
     """Stands in for Pillow where a test plays whole matches (pictures are tested apart)."""
 
     def table(self, obs: Observation, locale: str) -> bytes:
-        return PNG
+        return picture("table", obs, locale)
 
     def battle(self, obs: Observation, locale: str) -> bytes:
-        return PNG
+        return picture("battle", obs, locale)
 
     def hand(self, obs: Observation, locale: str) -> bytes:
-        return PNG
+        return picture("hand", obs, locale)
+
+
+def picture(kind: str, obs: Observation, locale: str) -> bytes:
+    """A tiny PNG-headed picture that differs as the real ones do: by kind, step, viewer and
+    language (the privacy watch tells hand pictures apart by their content)."""
+    return PNG + f"{kind}:{obs.step}:{obs.viewer}:{locale}".encode()
 
 
 class FakeTime:

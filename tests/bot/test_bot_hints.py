@@ -133,7 +133,7 @@ async def test_two_people_get_no_hints_unless_the_host_chose_them(h: LiveBot) ->
         {"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": forged}]})
     ix = await h.click(user, hand, forged)
     assert any("Hints are off at this table" in t for t in h.said(ix))
-    await h.command(ANN, "abandon")
+    await h.abandon(ANN)
 
     tid = await open_table(h, ANN, [BOB], ai=0, hints=True)  # the host's choice is honoured
     rec = await h.bot.service.tables.load(tid)

@@ -62,7 +62,7 @@ async def test_the_rematch_starts_when_everyone_is_ready(bot: LiveBot) -> None:
         (s.user, s.hero, s.ai, s.level) for s in old.seats]
     assert (now.abilities, now.timer, now.locale) == (old.abilities, old.timer, old.locale)
     assert f"table #{new}" in bot.message(offer).text() and not bot.message(offer).custom_ids()
-    assert bot.last_table_message().custom_ids() == [f"kg:hand:{new}"]
+    assert bot.last_table_message().custom_ids() == [f"kg:hand:{new}", f"kg:log:{new}"]
     late = f"kg:rm:{tid}:ready"  # a click on a copy of the offer that missed its last edit
     ix = await bot.click(BOB, planted(bot.lb, BOB, late), late)
     assert f"already started: table #{new}" in " ".join(bot.said(ix))

@@ -77,7 +77,7 @@ def test_a_turn_by_clicking_and_a_private_hand(chromium_ready: None, tmp_path: P
         d.act_as(2)
         assert page.locator(".user-tab[aria-selected='true'] .name").inner_text().strip() == "Bob"
         # Bob's view of the channel is fetched and drawn after the switch: wait for it
-        page.wait_for_function("document.querySelectorAll('article.msg').length > 2")
+        page.wait_for_function("document.querySelectorAll('article.msg').length >= 2")
         assert page.locator(EPHEMERAL).count() == 0
         assert page.locator(f"#m-{hand_id}").count() == 0
         bob = str(PEOPLE[1][0])
