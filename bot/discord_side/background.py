@@ -64,10 +64,8 @@ class Background:
 
     # ------------------------------------------------------------------ after moves
 
-    async def after(self, outcomes: Sequence[Outcome], notice: Msg | None = None) -> None:
-        """Show what the moves changed, then let AI seats play (``notice``: a line for the
-        table, the headline of the table message posted now, else a passing line deleted when
-        the next one is posted)."""
+    async def after(self, outcomes: Sequence[Outcome]) -> None:
+        """Show what the moves changed, then let AI seats play."""
         if not outcomes:
             return
         await self.tell_take_backs(outcomes)
@@ -91,13 +89,11 @@ class Background:
                     async with self.service.tables.hold(record.id) as record:
                         if record.status != "running":
                             return
-                        await self.messages.post_table(record, notice)
+                        await self.messages.post_table(record)
                     return
                 except discord.HTTPException as exc:
                     log.warning("could not post the turn of table %s (%s)", record.id,
                                 exc.status)
-            if notice is not None:
-                await self.tell(record, notice)
             self.messages.mark_dirty(record.id)
         finally:
             self.kick_ai(record)
@@ -244,15 +240,13 @@ class Background:
         seat = outcomes[0].seat
         who = record.seats[seat].name or msg(f"hero.{record.game.seats[seat].hero}.name")
         key = "bot.table.timeout_final" if outcomes[0].handed_to_ai else "bot.table.timeout"
-        await self.after(outcomes, msg(key, who=who))
-
-    async def tell(self, record: TableRecord, notice: Msg) -> None:
-        """A passing line for the table (deleted when its table message is next posted)."""
         try:
-            await self.messages.send_text(record, translate(notice, record.locale), passing=True)
+            await self.messages.send_text(record, translate(msg(key, who=who), record.locale))
         except discord.HTTPException as exc:
-            log.warning("could not tell table %s that %s (%s)", record.id, notice.key,
+            log.warning("could not tell table %s its turn timer ran out (%s)", record.id,
                         exc.status)
+        finally:
+            await self.after(outcomes)
 
     # ------------------------------------------------------------------ resuming
 
