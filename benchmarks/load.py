@@ -68,13 +68,13 @@ from benchmarks.multiproc import (  # noqa: E402
     PG_COUNTERS,
     Bots,
     Layout,
-    guild_on_shard,
     pg_counters,
     processes,
 )
 from benchmarks.people import Stats, Table, stop_all  # noqa: E402
 from i18n import LOCALES, catalog  # noqa: E402
 from loopback import Interaction, Loopback, Message  # noqa: E402
+from loopback.botproc import guild_on_shard  # noqa: E402
 from loopback.components import TEXT_DISPLAY, walk  # noqa: E402
 
 #: A move control's custom_id: table and version it was offered at.

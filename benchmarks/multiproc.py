@@ -12,15 +12,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from benchmarks.capacity import Figures, pct
-from loopback import Guild, Loopback
+from loopback import Loopback
 from loopback.botproc import BotProcess
-from loopback.model import DISCORD_EPOCH, snowflake
 
 #: Settings of one process's extra environment.
 Layout = list[dict[str, str]]
@@ -43,18 +41,6 @@ def shards_of(env: dict[str, str]) -> int:
     """How many shards a process with these settings connects."""
     ids = env.get("KARAK_SHARD_IDS")
     return len(ids.split(",")) if ids else int(env.get("KARAK_SHARD_COUNT", "1"))
-
-
-def guild_on_shard(lb: Loopback, shard: int, count: int, name: str,
-                   locale: str = "en-US") -> Guild:
-    """A new guild whose events Discord sends to shard ``shard`` of ``count``
-    (``(guild_id >> 22) % count``): its id's timestamp is moved back by less than ``count``
-    milliseconds, its low bits stay unique."""
-    ms = int(time.time() * 1000) - DISCORD_EPOCH
-    ms -= (ms - shard) % count
-    guild_id = (ms << 22) | (snowflake() & 0x3FFFFF)  # a fresh counter value
-    guild: Guild = lb.create_guild(name, locale=locale, guild_id=guild_id)
-    return guild
 
 
 class Bots:

@@ -17,8 +17,10 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+from loopback.model import DISCORD_EPOCH, Guild, snowflake
 from loopback.server import Loopback
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,6 +47,18 @@ def cpu_seconds(pid: int) -> float:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
         return 0.0
+
+
+def guild_on_shard(lb: Loopback, shard: int, count: int, name: str,
+                   locale: str = "en-US") -> Guild:
+    """A new guild whose events Discord sends to shard ``shard`` of ``count``
+    (``(guild_id >> 22) % count``): its id's timestamp is moved back by less than ``count``
+    milliseconds, its low bits stay unique."""
+    ms = int(time.time() * 1000) - DISCORD_EPOCH
+    ms -= (ms - shard) % count
+    guild_id = (ms << 22) | (snowflake() & 0x3FFFFF)  # a fresh counter value
+    guild: Guild = lb.create_guild(name, locale=locale, guild_id=guild_id)
+    return guild
 
 
 class BotExited(RuntimeError):
