@@ -70,6 +70,7 @@ async def test_the_surviving_process_takes_over_the_killed_ones_tables(
     # both matches under way; Cat has just moved, so the victim's AI seats are due
     await play_until(lb, players, lambda: oracle.table(kept).version >= 6
                      and oracle.table(taken).version >= 3 and ai_to_move(taken))
+    assert oracle.lease_owner(taken) == "karak-1" and oracle.lease_owner(kept) == "karak-0"
     victim.kill()
     await victim.wait()
     at_kill = oracle.table(taken)
@@ -78,8 +79,8 @@ async def test_the_surviving_process_takes_over_the_killed_ones_tables(
     # the survivor's own match goes on and ends; meanwhile it takes over the victim's table
     await play(lb, players[:2], [kept], oracle)
     await until(lb, lambda: not ai_to_move(taken), timeout=60)
-    after = oracle.table(taken)
-    assert after.version > at_kill.version
+    assert oracle.table(taken).version > at_kill.version
+    assert oracle.lease_owner(taken) == "karak-0"
     assert all(row.by_ai for row in oracle.log(taken)[at_kill.version:])
 
     # the victim starts again: Cat plays on, the AI seats (now the survivor's) answer
