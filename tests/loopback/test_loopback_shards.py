@@ -93,7 +93,8 @@ async def test_an_invalid_shard_is_refused(lb: Loopback, shard: Any) -> None:
 
 
 async def test_a_bot_that_must_shard_and_does_not_is_refused(clock: ManualClock) -> None:
-    async with Loopback(clock=clock, shards=2, required_shards=2) as lb:
+    async with Loopback(clock=clock, shards=2, required_shards=2,
+                        validate=discord_api_checked()) as lb:
         for shard in (None, [0, 1]):
             mini = await identify(lb, shard)
             try:

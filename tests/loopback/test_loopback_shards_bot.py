@@ -1,7 +1,8 @@
 """The real bot process (``python -m bot``) running both shards of two (``KARAK_SHARD_COUNT=2``)
 against the stand-in: a whole match in a server on shard 1, every click reaching the bot on
-shard 1's connection, a server on shard 0 and a direct message answered on shard 0; and a bot
-Discord finds too few shards for stopping in one line."""
+shard 1's connection, a server on shard 0 and a direct message answered on shard 0; without
+shard settings, every shard of the count Discord recommends; and a bot Discord finds too few
+shards for stopping in one line."""
 from __future__ import annotations
 
 import random
@@ -13,6 +14,7 @@ from e2e.botlog import bot_errors
 from e2e.lobby import open_table
 from e2e.oracle import Oracle
 from e2e.player import Player, play
+from shared_files import discord_api_checked
 
 from engine.replay import replay
 from loopback import Interaction, Loopback, ManualClock
@@ -55,9 +57,27 @@ async def test_a_match_in_a_server_on_shard_1(lb: Loopback, bot: BotProcess) -> 
     assert lb.breaches == [] and bot_errors(bot) == []
 
 
+async def test_without_settings_the_bot_runs_the_recommended_shards(tmp_path: Path,
+                                                                    clock: ManualClock) -> None:
+    async with Loopback(clock=clock, shards=2, validate=discord_api_checked()) as lb:
+        far = lb.create_channel(lb.create_guild("Far club", shard=1))
+        ann = lb.create_user("Ann")
+        proc = BotProcess(lb, tmp_path / "karak.sqlite3")
+        try:
+            await proc.start(sync=True)
+            assert sorted(lb.gateway.current) == [0, 1] and lb.gateway.connected()
+            ix = await lb.command(ann, far, "goblin rules")
+            await ix.done()
+            assert shard(lb, ix) == 1 and ix.failed is None
+        finally:
+            await proc.stop()
+        assert lb.breaches == [] and bot_errors(proc) == []
+
+
 async def test_too_few_shards_stop_the_bot_in_one_line(tmp_path: Path,
                                                        clock: ManualClock) -> None:
-    async with Loopback(clock=clock, shards=2, required_shards=2) as lb:
+    async with Loopback(clock=clock, shards=2, required_shards=2,
+                        validate=discord_api_checked()) as lb:
         proc = BotProcess(lb, tmp_path / "karak.sqlite3", extra_env={"KARAK_SHARD_COUNT": "1"})
         try:
             with pytest.raises(BotExited):
@@ -67,3 +87,4 @@ async def test_too_few_shards_stop_the_bot_in_one_line(tmp_path: Path,
             await proc.stop()
         last = proc.log_text().strip().splitlines()[-1]
         assert last.startswith("Discord says the bot is in too many servers for its shards")
+        assert lb.breaches == []
