@@ -74,8 +74,8 @@ from benchmarks.multiproc import (  # noqa: E402
 from benchmarks.people import Stats, Table, stop_all  # noqa: E402
 from i18n import LOCALES, catalog  # noqa: E402
 from loopback import Interaction, Loopback, Message  # noqa: E402
-from loopback.botproc import guild_on_shard  # noqa: E402
 from loopback.components import TEXT_DISPLAY, walk  # noqa: E402
+from loopback.sharding import snowflake_on  # noqa: E402
 
 #: A move control's custom_id: table and version it was offered at.
 MOVE = re.compile(r"^kg:(?:do|pick):(\d+):(\d+):")
@@ -160,7 +160,8 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
     shards = max(int(env.get("KARAK_SHARD_COUNT", "1")) for env in layout)
     with tempfile.TemporaryDirectory() as tmp:
         async with Loopback(validate=args.validate, keep_files=False) as lb:
-            guilds = [guild_on_shard(lb, n, shards, f"Load {n}") for n in range(shards)]
+            guilds = [lb.create_guild(f"Load {n}", guild_id=snowflake_on(n, shards))
+                      for n in range(shards)]
             db = Path(tmp) / "load.sqlite3"
             env = args.bot_env if url is None else {**args.bot_env, "KARAK_DB": url}
             bot = Bots(lb, db, layout, env, Path(tmp) / "bot.log", ai_pace=args.ai_pace,

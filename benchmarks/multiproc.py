@@ -10,7 +10,6 @@ and ``per_shard(2)`` are the two compared.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import statistics
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -37,10 +36,10 @@ def per_shard(shards: int) -> Layout:
              "KARAK_INSTANCE": f"karak-{n}"} for n in range(shards)]
 
 
-def shards_of(env: dict[str, str]) -> int:
-    """How many shards a process with these settings connects."""
+def shards_of(env: dict[str, str]) -> list[int] | None:
+    """The shards a process with these settings connects (None: every one of its count)."""
     ids = env.get("KARAK_SHARD_IDS")
-    return len(ids.split(",")) if ids else int(env.get("KARAK_SHARD_COUNT", "1"))
+    return [int(i) for i in ids.split(",")] if ids else None
 
 
 class Bots:
@@ -61,16 +60,9 @@ class Bots:
         return ",".join(str(p.pid) for p in self.procs)
 
     async def start(self, timeout: float = 90.0) -> None:
-        """Start the processes one after the other, each once all its shards identified."""
+        """Start the processes one after the other, each once all its shards connected."""
         for proc, env in zip(self.procs, self.layout, strict=True):
-            before = self.lb.gateway.identifies
-            await proc.start(timeout=timeout)
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + timeout
-            while self.lb.gateway.identifies < before + shards_of(env):
-                if loop.time() > deadline:
-                    raise TimeoutError(f"not every shard connected: {proc.log_tail()}")
-                await self.lb.changed(self.lb.version, 0.2)
+            await proc.start(timeout=timeout, shards=shards_of(env))
 
     async def stop(self) -> None:
         """Stop every process (and its workers)."""

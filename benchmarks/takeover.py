@@ -32,7 +32,7 @@ from benchmarks.multiproc import Bots, per_shard  # noqa: E402
 from benchmarks.people import Stats, Table, stop_all  # noqa: E402
 from bot.storage.sqlite_rows import TABLE_COLUMNS, read_record  # noqa: E402
 from loopback import Loopback  # noqa: E402
-from loopback.botproc import guild_on_shard  # noqa: E402
+from loopback.sharding import snowflake_on  # noqa: E402
 
 #: The goal: seconds until every table of the killed process with an AI seat to move moves.
 GOAL = 30.0
@@ -78,7 +78,7 @@ async def main(args: argparse.Namespace) -> int:
     with running_server() as server, tempfile.TemporaryDirectory() as tmp:
         url = await server.new_database()
         async with Loopback(validate=False, keep_files=False) as lb:
-            guilds = [guild_on_shard(lb, n, 2, f"Load {n}") for n in range(2)]
+            guilds = [lb.create_guild(f"Load {n}", guild_id=snowflake_on(n, 2)) for n in range(2)]
             bots = Bots(lb, Path(tmp) / "unused.sqlite3", per_shard(2),
                         {**args.bot_env, "KARAK_DB": url}, Path(tmp) / "bot.log",
                         ai_pace=args.ai_pace)

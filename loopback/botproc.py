@@ -17,10 +17,9 @@ import os
 import signal
 import subprocess
 import sys
-import time
+from collections.abc import Collection
 from pathlib import Path
 
-from loopback.model import DISCORD_EPOCH, Guild, snowflake
 from loopback.server import Loopback
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,18 +46,6 @@ def cpu_seconds(pid: int) -> float:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
         return 0.0
-
-
-def guild_on_shard(lb: Loopback, shard: int, count: int, name: str,
-                   locale: str = "en-US") -> Guild:
-    """A new guild whose events Discord sends to shard ``shard`` of ``count``
-    (``(guild_id >> 22) % count``): its id's timestamp is moved back by less than ``count``
-    milliseconds, its low bits stay unique."""
-    ms = int(time.time() * 1000) - DISCORD_EPOCH
-    ms -= (ms - shard) % count
-    guild_id = (ms << 22) | (snowflake() & 0x3FFFFF)  # a fresh counter value
-    guild: Guild = lb.create_guild(name, locale=locale, guild_id=guild_id)
-    return guild
 
 
 class BotExited(RuntimeError):
@@ -98,8 +85,10 @@ class BotProcess:
         """The running process's id."""
         return self.proc.pid if self.proc is not None and self.proc.poll() is None else None
 
-    async def start(self, *, sync: bool = False, timeout: float = 60.0) -> None:
-        """Start the bot and wait until it is connected (IDENTIFY answered with READY)."""
+    async def start(self, *, sync: bool = False, timeout: float = 60.0,
+                    shards: Collection[int] | None = None) -> None:
+        """Start the bot and wait until it is connected (IDENTIFY answered with READY) on each
+        of ``shards`` (None: every shard of the bot's count)."""
         if self.pid is not None:
             raise RuntimeError("the bot is already running")
         before = self.lb.gateway.identifies
@@ -116,7 +105,7 @@ class BotProcess:
         self.starts += 1
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while self.lb.gateway.identifies == before or not self.lb.gateway.connected():
+        while self.lb.gateway.identifies == before or not self.lb.gateway.connected(shards):
             if self.proc.poll() is not None:
                 raise BotExited(f"the bot exited with {self.proc.returncode}: "
                                 f"{self.log_tail()}")

@@ -130,19 +130,13 @@ def test_the_stats_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[st
     assert "60 matches among 8 people rebuilt in" in out and "stats finished with chart" in out
 
 
-async def test_the_processes_benchmark_spreads_the_tables_over_every_shard() -> None:
+def test_the_processes_benchmark_spreads_the_shards_over_processes() -> None:
     """load.py --processes: one process on every shard against one process a shard, each
-    named, and guilds of the stand-in made for each shard."""
+    named."""
     from benchmarks.multiproc import one_process, per_shard, shards_of
-    from loopback import Loopback
-    from loopback.botproc import guild_on_shard
 
-    assert [shards_of(env) for env in one_process(3)] == [3]
-    assert [shards_of(env) for env in per_shard(3)] == [1, 1, 1]
+    assert [shards_of(env) for env in one_process(3)] == [None]
+    assert [env["KARAK_SHARD_COUNT"] for env in one_process(3)] == ["3"]
+    assert [shards_of(env) for env in per_shard(3)] == [[0], [1], [2]]
     assert len({env["KARAK_INSTANCE"] for env in per_shard(3)}) == 3
     assert one_process(1) == [{}]
-    async with Loopback() as lb:
-        guilds = [(guild_on_shard(lb, shard, count, "Club"), shard, count)
-                  for count in (1, 2, 3, 16) for shard in range(count)]
-    assert all((g.id >> 22) % count == shard for g, shard, count in guilds)
-    assert len({g.id for g, _, _ in guilds}) == len(guilds)

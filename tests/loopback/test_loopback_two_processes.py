@@ -19,7 +19,8 @@ from postgres_server import Server
 
 from engine.replay import replay
 from loopback import Loopback
-from loopback.botproc import BotProcess, guild_on_shard
+from loopback.botproc import BotProcess
+from loopback.sharding import snowflake_on
 
 SHARDS = 2
 #: Seconds a table's lease lasts without renewal: short, so the take-over comes soon.
@@ -52,11 +53,11 @@ async def test_the_surviving_process_takes_over_the_killed_ones_tables(
         lb: Loopback, bots: list[BotProcess], url: str, tmp_path: Path) -> None:
     rng = random.Random(11)
     survivor, victim = bots
-    guilds = [guild_on_shard(lb, n, SHARDS, f"Club {n}") for n in range(SHARDS)]
+    guilds = [lb.create_guild(f"Club {n}", guild_id=snowflake_on(n, SHARDS)) for n in range(SHARDS)]
     halls = [lb.create_channel(g, "goblin-hall") for g in guilds]
     ann, bob, cat = lb.create_user("Ann"), lb.create_user("Bob"), lb.create_user("Cat")
-    for proc in bots:
-        await proc.start()
+    for n, proc in enumerate(bots):
+        await proc.start(shards=[n])
     oracle = PgOracle(url)
     kept = await open_table(lb, halls[0], ann, [bob], ai=1)  # shard 0: the survivor's guild
     taken = await open_table(lb, halls[1], cat, [], ai=2)  # shard 1: the victim's guild
@@ -84,7 +85,7 @@ async def test_the_surviving_process_takes_over_the_killed_ones_tables(
     assert all(row.by_ai for row in oracle.log(taken)[at_kill.version:])
 
     # the victim starts again: Cat plays on, the AI seats (now the survivor's) answer
-    await victim.start()
+    await victim.start(shards=[1])
     await play(lb, players, [kept, taken], oracle)
     for tid in (kept, taken):
         rec = oracle.table(tid)
