@@ -22,6 +22,7 @@ class Figures:
     cpu_per_move: float = float("nan")  # CPU seconds of the bot and its workers per move
     server_cpu: float = float("nan")  # of which the PostgreSQL server's, per move
     db: dict[str, float] = field(default_factory=dict)  # PostgreSQL's counters per move
+    moves: int = 0  # moves applied in the window (people's and AI's)
 
 
 def pct(values: list[float], q: float) -> float:

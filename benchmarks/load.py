@@ -228,7 +228,7 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
                               (cpu_end - cpu_start) / max(1, made),
                               (server_end - server_start) / max(1, made),
                               {k: (pg_end[k] - pg_start[k]) / max(1, made) for k in PG_COUNTERS
-                               if k in pg_start})
+                               if k in pg_start}, made)
             if not report:
                 return figures
             opened = [ix for ix in window if ix.kind == "component"

@@ -123,7 +123,8 @@ async def processes(args: argparse.Namespace, measure: Measure) -> int:
                 f = await measure(args, args.tables, args.warmup, args.duration, False,
                                   url=url, server_cpu=server.cpu_seconds, layout=layout)
                 runs[name].append(f)
-                print(f"round {n + 1} {name} ({len(layout)}): CPU per move "
+                print(f"round {n + 1} {name} ({len(layout)}): {f.moves / f.span:.1f} moves/s, "
+                      f"CPU per move "
                       f"{f.cpu_per_move * 1000:.2f} ms (server {f.server_cpu * 1000:.2f} ms), "
                       f"{describe(f.db)}, hand p99 {pct(f.hand, 0.99):.0f} ms, "
                       f"breaches {f.breaches}", flush=True)
@@ -137,6 +138,7 @@ async def processes(args: argparse.Namespace, measure: Measure) -> int:
     for label, value, unit in (
             ("CPU per move (bots, workers, server)", lambda f: f.cpu_per_move * 1000, "ms"),
             ("  of which the server", lambda f: f.server_cpu * 1000, "ms"),
+            ("moves applied per second", lambda f: f.moves / f.span, "/s"),
             ("hand after a move, p99", lambda f: pct(f.hand, 0.99), "ms"),
             *((f"{k} per move", lambda f, k=k: f.db.get(k, float("nan")), "")
               for k in PG_COUNTERS)):
