@@ -1,6 +1,6 @@
 """How soon a surviving bot process takes over the tables of one that died.
 
-Usage: ``python benchmarks/takeover.py [--tables 20] [--humans 1] [--ai 2] [--think 3]
+Usage: ``python benchmarks/takeover.py [--tables 40] [--humans 1] [--ai 3] [--think 3]
 [--warmup 20] [--ai-pace 1.5] [--timeout 90] [--bot-env NAME=VALUE]``.
 
 Two bot processes on one throwaway PostgreSQL database (started as the tests start it), each
@@ -106,7 +106,7 @@ async def main(args: argparse.Namespace) -> int:
                 await stop_all(tables, tasks)
                 await bots.stop()
     seconds = sorted(moved.values())
-    print(f"{args.tables} tables ({args.humans} people + {args.ai} AI seats each) on 2 "
+    print(f"{args.tables} tables (people {args.humans}, AI seats {args.ai} each) on 2 "
           f"processes, one shard each; settings {args.bot_env or 'default'}")
     print(f"killed process: {len(due)} tables with an AI seat to move; moved again after "
           f"p50 {pct(seconds, 0.5) / 1000:.1f} s, max {max(seconds, default=float('nan')):.1f} "
@@ -120,9 +120,9 @@ async def main(args: argparse.Namespace) -> int:
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--tables", type=int, default=20)
+    p.add_argument("--tables", type=int, default=40)
     p.add_argument("--humans", type=int, default=1, choices=(1, 2, 3))
-    p.add_argument("--ai", type=int, default=2, choices=(1, 2, 3))
+    p.add_argument("--ai", type=int, default=3, choices=(1, 2, 3))
     p.add_argument("--think", type=float, default=3.0, help="mean thinking time (s)")
     p.add_argument("--warmup", type=float, default=20.0, help="seconds before the kill")
     p.add_argument("--ai-pace", type=float, default=1.5, help="KARAK_AI_PACE of the bots")
