@@ -48,9 +48,11 @@ LEASE_LOOP = "leases"
 
 
 def instance_name() -> str:
-    """This process's name as a lease owner: ``KARAK_INSTANCE`` (default ``main``), the same
-    across its restarts."""
-    return os.environ.get("KARAK_INSTANCE", "").strip() or "main"
+    """This process's name as a lease owner, the same across its restarts and different for
+    each process: ``KARAK_INSTANCE``, else its shards (``KARAK_SHARD_IDS``), else ``main``."""
+    named = os.environ.get("KARAK_INSTANCE", "").strip()
+    shards = os.environ.get("KARAK_SHARD_IDS", "").replace(" ", "")
+    return named or (f"shards-{shards}" if shards else "main")
 
 
 class TimersFailed(Exception):
