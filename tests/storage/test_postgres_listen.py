@@ -94,6 +94,30 @@ async def test_a_dropped_listening_connection_is_made_again(
     assert left == [(0,)]  # closing the stores closed every connection, the listener's too
 
 
+async def test_a_listening_connection_that_no_longer_answers_is_made_again(
+        pg: PostgresBackend, clock: Clock) -> None:
+    mine, other = await pg.open(clock), await pg.open(clock)
+    try:
+        heard = Heard()
+        await mine.subscribe(heard)
+        news = mine._news
+        assert news is not None and news._connection is not None
+        await news.check()  # it answers: kept
+        assert heard.nothing_more()
+        first = news.server_pid()
+        news.ping = 0.05  # the way to the server breaks: answers are never read any more
+        news._connection._transport.pause_reading()  # type: ignore[attr-defined]
+        await news.check()
+        assert await heard.next() is None
+        assert news.server_pid() not in (None, first)
+        rec = await other.create_table(guild_id=1, channel_id=1, host_id=1, seats=SEATS,
+                                       abilities=False, timer=0, seed=1)
+        assert await heard.next() == rec.id
+    finally:
+        await mine.close()
+        await other.close()
+
+
 async def test_an_sqlite_store_tells_nothing(tmp_path: Path, clock: Clock) -> None:
     sqlite = SqliteBackend(tmp_path / "karak.sqlite3")
     store, other = await sqlite.open(clock), await sqlite.open(clock)
