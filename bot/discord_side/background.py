@@ -314,7 +314,8 @@ class Background:
         lobbies = set(await self.service.tables.ids_with_status("lobby"))
         for tid in [t for t in held if t in lobbies]:
             self.tasks.supervise(partial(self._resume_lobby, tid), f"lobby-{tid}")
-        for tid in [t for t in held if t not in lobbies]:
+        running = set(await self.service.tables.ids_with_status("running"))
+        for tid in [t for t in held if t in running]:
             try:
                 record = await self.service.tables.load(tid)
             except Refusal as exc:
