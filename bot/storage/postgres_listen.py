@@ -5,6 +5,8 @@ connection of its own LISTENs and tells its subscribers. A notification sent by 
 store's own pool connections (:class:`OwnConnections`) is this process's own write and is not
 told. When the listening connection drops it is made again (after :data:`RETRY` seconds while
 the server cannot be reached), and the subscribers are told None: changes may have been missed.
+A connection that stays quiet is asked a question every :data:`PING` seconds: one whose answer
+does not come (the way to the server silently broken) is dropped, and made again.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ log = logging.getLogger("karak.storage")
 CHANNEL = "karak_tables"
 #: Seconds between attempts to listen again while the server cannot be reached.
 RETRY = 1.0
+#: Seconds between two checks that the listening connection still answers, and how long an
+#: answer may take.
+PING = 30.0
 #: What failing to reach the server raises.
 UNREACHABLE = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)
 
@@ -54,10 +59,12 @@ class Listener:
     kept up until :meth:`close` (``sleep``: injectable for tests)."""
 
     def __init__(self, url: str, own: OwnConnections,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                 ping: float = PING) -> None:
         self.url = url
         self.own = own
         self.sleep = sleep
+        self.ping = ping
         self._listeners: list[TableListener] = []
         self._connection: asyncpg.Connection | None = None
         self._lost = asyncio.Event()
@@ -91,7 +98,11 @@ class Listener:
         """Listen again whenever the connection drops; then tell the subscribers that changes
         may have been missed."""
         while True:
-            await self._lost.wait()
+            try:
+                await asyncio.wait_for(self._lost.wait(), self.ping)
+            except TimeoutError:
+                await self.check()
+                continue
             self._connection = None
             log.warning("the connection listening for table changes dropped; listening again")
             while True:
@@ -102,6 +113,17 @@ class Listener:
                     log.debug("cannot listen yet: %s", exc)
                     await self.sleep(RETRY)
             self._tell(None)
+
+    async def check(self) -> None:
+        """Ask the listening connection a question; drop it (it is then made again) when no
+        answer comes within :attr:`ping` seconds."""
+        connection = self._connection
+        if connection is None:
+            return
+        try:
+            await connection.fetchval("SELECT 1", timeout=self.ping)
+        except (*UNREACHABLE, TimeoutError):
+            connection.terminate()
 
     def _heard(self, connection: Db, pid: int, channel: str, payload: object) -> None:
         """A notification: another process wrote the table it names."""
