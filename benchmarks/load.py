@@ -68,6 +68,7 @@ from benchmarks.multiproc import (  # noqa: E402
     PG_COUNTERS,
     Bots,
     Layout,
+    checked,
     pg_counters,
     processes,
 )
@@ -378,13 +379,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--rounds", type=int, default=3,
                    help="runs of each version (--against), backend (--backends) or "
                         "layout (--processes)")
-    args = p.parse_args(argv)
-    if args.humans + args.ai > 4 or args.humans + args.ai < 2:
-        p.error("a table has 2 to 4 seats")
-    if any("=" not in e for e in args.bot_env):
-        p.error("--bot-env takes NAME=VALUE")
-    args.bot_env = dict(e.split("=", 1) for e in args.bot_env)
-    return args
+    return checked(p, p.parse_args(argv))
 
 
 if __name__ == "__main__":

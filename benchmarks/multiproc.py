@@ -147,6 +147,17 @@ async def processes(args: argparse.Namespace, measure: Measure) -> int:
     return 0 if all(f.breaches == 0 for fs in runs.values() for f in fs) else 1
 
 
+def checked(p: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` of ``p`` (``--humans``, ``--ai``, ``--bot-env``) checked: 2 to 4 seats a table,
+    the bot's settings as a dict."""
+    if not 2 <= args.humans + args.ai <= 4:
+        p.error("a table has 2 to 4 seats")
+    if any("=" not in e for e in args.bot_env):
+        p.error("--bot-env takes NAME=VALUE")
+    args.bot_env = dict(e.split("=", 1) for e in args.bot_env)
+    return args
+
+
 def describe(per_move: dict[str, float]) -> str:
     """The database's counters per move, short."""
     return ", ".join(f"{k} {v:.2f}" for k, v in per_move.items()) + " per move"

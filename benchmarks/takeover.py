@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "tests"))  # the throwaway PostgreSQL server of the tests
 
 from benchmarks.capacity import pct  # noqa: E402
-from benchmarks.multiproc import Bots, per_shard  # noqa: E402
+from benchmarks.multiproc import Bots, checked, per_shard  # noqa: E402
 from benchmarks.people import Stats, Table, stop_all  # noqa: E402
 from bot.storage.sqlite_rows import TABLE_COLUMNS, read_record  # noqa: E402
 from loopback import Loopback  # noqa: E402
@@ -131,14 +131,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--timeout", type=float, default=90.0, help="seconds waited at most")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--bot-env", action="append", default=[], metavar="NAME=VALUE",
-                   help="a setting of both bots' environment (e.g. KARAK_LEASE_TTL=15)")
-    args = p.parse_args(argv)
-    if args.humans + args.ai > 4:
-        p.error("a table has at most 4 seats")
-    if any("=" not in e for e in args.bot_env):
-        p.error("--bot-env takes NAME=VALUE")
-    args.bot_env = dict(e.split("=", 1) for e in args.bot_env)
-    return args
+                   help="a setting of both bots' environment (e.g. KARAK_AI_THINK=0.5)")
+    return checked(p, p.parse_args(argv))
 
 
 if __name__ == "__main__":
