@@ -7,11 +7,15 @@ other process writes its file."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from postgres_server import Server
 
+from bot.storage.postgres import Store
+from bot.storage.postgres_listen import Listener
 from bot.storage.records import StaleVersion
 from storage.backends import PostgresBackend, SqliteBackend
 from storage.helpers import SEATS, Clock, played, started
@@ -71,51 +75,63 @@ async def test_every_table_write_of_another_process_is_heard(
         await other.close()
 
 
-async def test_a_dropped_listening_connection_is_made_again(
-        pg: PostgresBackend, clock: Clock) -> None:
+@dataclass
+class Pair:
+    """Two processes' stores on one database; ``heard`` listens through ``mine``."""
+
+    mine: Store
+    other: Store
+    heard: Heard
+
+    @property
+    def news(self) -> Listener:
+        assert self.mine._news is not None
+        return self.mine._news
+
+
+@pytest.fixture
+async def pair(pg: PostgresBackend, clock: Clock) -> AsyncIterator[Pair]:
     mine, other = await pg.open(clock), await pg.open(clock)
     try:
         heard = Heard()
         await mine.subscribe(heard)
-        news = mine._news
-        assert news is not None
-        first = news.server_pid()
-        await pg.execute("SELECT pg_terminate_backend($1)", first)
-        assert await heard.next() is None  # listening again: changes may have been missed
-        assert news.server_pid() not in (None, first)
-        rec = await started(other, played(1).states[0])
-        assert [await heard.next() for _ in range(2)] == [rec.id, rec.id]  # created, started
-        assert heard.nothing_more()
+        yield Pair(mine, other, heard)
     finally:
         await mine.close()
         await other.close()
+
+
+async def test_a_dropped_listening_connection_is_made_again(
+        pg: PostgresBackend, pair: Pair) -> None:
+    first = pair.news.server_pid()
+    await pg.execute("SELECT pg_terminate_backend($1)", first)
+    assert await pair.heard.next() is None  # listening again: changes may have been missed
+    assert pair.news.server_pid() not in (None, first)
+    rec = await started(pair.other, played(1).states[0])
+    assert [await pair.heard.next() for _ in range(2)] == [rec.id, rec.id]  # created, started
+    assert pair.heard.nothing_more()
+    await pair.mine.close()
+    await pair.other.close()
     left = await pg.rows("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = "
                          "current_database() AND pid != pg_backend_pid()")
     assert left == [(0,)]  # closing the stores closed every connection, the listener's too
 
 
 async def test_a_listening_connection_that_no_longer_answers_is_made_again(
-        pg: PostgresBackend, clock: Clock) -> None:
-    mine, other = await pg.open(clock), await pg.open(clock)
-    try:
-        heard = Heard()
-        await mine.subscribe(heard)
-        news = mine._news
-        assert news is not None and news._connection is not None
-        await news.check()  # it answers: kept
-        assert heard.nothing_more()
-        first = news.server_pid()
-        news.ping = 0.05  # the way to the server breaks: answers are never read any more
-        news._connection._transport.pause_reading()  # type: ignore[attr-defined]
-        await news.check()
-        assert await heard.next() is None
-        assert news.server_pid() not in (None, first)
-        rec = await other.create_table(guild_id=1, channel_id=1, host_id=1, seats=SEATS,
-                                       abilities=False, timer=0, seed=1)
-        assert await heard.next() == rec.id
-    finally:
-        await mine.close()
-        await other.close()
+        pair: Pair) -> None:
+    news = pair.news
+    assert news._connection is not None
+    await news.check()  # it answers: kept
+    assert pair.heard.nothing_more()
+    first = news.server_pid()
+    news.ping = 0.05  # the way to the server breaks: answers are never read any more
+    news._connection._transport.pause_reading()  # type: ignore[attr-defined]
+    await news.check()
+    assert await pair.heard.next() is None
+    assert news.server_pid() not in (None, first)
+    rec = await pair.other.create_table(guild_id=1, channel_id=1, host_id=1, seats=SEATS,
+                                        abilities=False, timer=0, seed=1)
+    assert await pair.heard.next() == rec.id
 
 
 async def test_an_sqlite_store_tells_nothing(tmp_path: Path, clock: Clock) -> None:
