@@ -53,7 +53,7 @@ class Refusal(ValueError):
         self.explanation = explanation
 
 
-def shard_ids(text: str) -> tuple[int, ...]:
+def parse_shard_ids(text: str) -> tuple[int, ...]:
     """``"0-3,6"`` -> ``(0, 1, 2, 3, 6)``: shard ids and inclusive ranges separated by commas,
     sorted, each once; ValueError for anything else (an empty item, a reversed range)."""
     found: set[int] = set()
@@ -158,7 +158,7 @@ class Settings(BaseSettings):
     @field_validator("shard_ids", mode="before")
     @classmethod
     def _shard_list(cls, value: object) -> object:
-        return shard_ids(value) if isinstance(value, str) else value
+        return parse_shard_ids(value) if isinstance(value, str) else value
 
     @field_validator("shard_ids")
     @classmethod

@@ -78,6 +78,12 @@ async def test_gateway_bot_recommends_the_configured_count(clock: ManualClock) -
             status, gateway, _ = await mini.rest("GET", "/gateway/bot")
             assert status == 200 and gateway["shards"] == 3
             assert gateway["url"] == lb.gateway_url
+            # the control API makes a guild on a chosen shard of that count
+            async with mini.http.post(lb.base_url + "/_loopback/guilds",
+                                      json={"name": "Far", "shard": 2}) as made:
+                assert made.status == 200
+                assert shard_of(int((await made.json())["id"]), 3) == 2
+            assert shard_of(lb.create_guild("Near", shard=1).id, 3) == 1
         finally:
             await mini.close()
 

@@ -62,9 +62,11 @@ async def test_without_settings_the_bot_runs_the_recommended_shards(tmp_path: Pa
     async with Loopback(clock=clock, shards=2, validate=discord_api_checked()) as lb:
         far = lb.create_channel(lb.create_guild("Far club", shard=1))
         ann = lb.create_user("Ann")
+        # GET /gateway/bot names a gateway nobody serves: the bot keeps to KARAK_GATEWAY_URL
+        lb.world.rest_api.gateway_url = lambda: "ws://127.0.0.1:9/gateway"
         proc = BotProcess(lb, tmp_path / "karak.sqlite3")
         try:
-            await proc.start(sync=True)
+            await proc.start(sync=True, timeout=30)
             assert sorted(lb.gateway.current) == [0, 1] and lb.gateway.connected()
             ix = await lb.command(ann, far, "goblin rules")
             await ix.done()
