@@ -64,8 +64,10 @@ class Background:
 
     # ------------------------------------------------------------------ after moves
 
-    async def after(self, outcomes: Sequence[Outcome]) -> None:
-        """Show what the moves changed, then let AI seats play."""
+    async def after(self, outcomes: Sequence[Outcome], notice: Msg | None = None) -> None:
+        """Show what the moves changed, then let AI seats play (``notice``: a line for the
+        table, the headline of the table message posted now, else a passing line deleted when
+        the next one is posted)."""
         if not outcomes:
             return
         await self.tell_take_backs(outcomes)
@@ -89,11 +91,13 @@ class Background:
                     async with self.service.tables.hold(record.id) as record:
                         if record.status != "running":
                             return
-                        await self.messages.post_table(record)
+                        await self.messages.post_table(record, notice)
                     return
                 except discord.HTTPException as exc:
                     log.warning("could not post the turn of table %s (%s)", record.id,
                                 exc.status)
+            if notice is not None:
+                await self.tell(record, notice)
             self.messages.mark_dirty(record.id)
         finally:
             self.kick_ai(record)
@@ -240,13 +244,15 @@ class Background:
         seat = outcomes[0].seat
         who = record.seats[seat].name or msg(f"hero.{record.game.seats[seat].hero}.name")
         key = "bot.table.timeout_final" if outcomes[0].handed_to_ai else "bot.table.timeout"
+        await self.after(outcomes, msg(key, who=who))
+
+    async def tell(self, record: TableRecord, notice: Msg) -> None:
+        """A passing line for the table (deleted when its table message is next posted)."""
         try:
-            await self.messages.send_text(record, translate(msg(key, who=who), record.locale))
+            await self.messages.send_text(record, translate(notice, record.locale), passing=True)
         except discord.HTTPException as exc:
-            log.warning("could not tell table %s its turn timer ran out (%s)", record.id,
+            log.warning("could not tell table %s that %s (%s)", record.id, notice.key,
                         exc.status)
-        finally:
-            await self.after(outcomes)
 
     # ------------------------------------------------------------------ resuming
 
