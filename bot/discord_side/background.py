@@ -29,7 +29,7 @@ from bot.game.leases import LEASE_TTL, Leases
 from bot.game.play import Outcome
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
-from bot.storage.records import TableRecord
+from bot.storage.records import Shards, TableRecord
 from bot.supervision.health import write_heartbeat
 from bot.supervision.tasks import Tasks
 from engine import Undo
@@ -65,7 +65,7 @@ class Background:
     def __init__(self, client: discord.Client, service: GameService, messages: Messages,
                  tasks: Tasks, *, ai_pace: float = 1.5, timer_poll: float = 5.0,
                  heartbeat: Path | None = None, owner: str | None = None,
-                 lease_ttl: float = LEASE_TTL) -> None:
+                 lease_ttl: float = LEASE_TTL, shards: Shards | None = None) -> None:
         self.client = client
         self.service = service
         self.messages = messages
@@ -75,7 +75,8 @@ class Background:
         self.heartbeat = heartbeat
         self._ai: dict[int, asyncio.Task[Any]] = {}
         self._timers: asyncio.Task[Any] | None = None
-        self.leases = Leases(service.store, owner or instance_name(), lease_ttl, service.clock)
+        self.leases = Leases(service.store, owner or instance_name(), lease_ttl, service.clock,
+                             shards=shards)
         #: More work for each pass of the timers (rematch offers lapsing).
         self.sweeps: list[Callable[[], Awaitable[None]]] = []
         #: The summary chart of a finished table (None: none).
