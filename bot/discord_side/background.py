@@ -139,7 +139,8 @@ class Background:
                                     exc.status)
 
     async def announce_end(self, record: TableRecord) -> None:
-        """Post the final table with the winner (once: remembered in the database)."""
+        """Post the final table with the winner and, for a rated match, what it did to each
+        person's rating (once: remembered in the database)."""
         state = record.game
         assert state.winner is not None
         self.messages.clean(record.id)
@@ -147,13 +148,11 @@ class Background:
         who: str | Msg = (f"<@{winner.user}>" if winner.user and not winner.ai
                           else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
                                                    ".name")))
-        await self.messages.post_table(record, msg("bot.table.game_over", who=who,
-                                                   steps=state.step),
-                                       await self.summary(record))
         changes = change_lines(record, await self.service.standings.changes(record.id),
                                record.locale)
-        if changes:
-            await self.messages.send_text(record, changes)
+        await self.messages.post_table(record, msg("bot.table.game_over", who=who,
+                                                   steps=state.step),
+                                       await self.summary(record), below=changes or None)
         await self.service.meta.announced(record.id)
 
     def forget(self, table: int) -> None:

@@ -115,12 +115,12 @@ class Messages:
 
     async def table_payload(self, record: TableRecord, locale: str | None = None,
                             urgent: bool = True, headline: Msg | None = None,
-                            message: int | None = None, summary: bytes | None = None
-                            ) -> Payload:
+                            message: int | None = None, summary: bytes | None = None,
+                            below: str | None = None) -> Payload:
         """The table message: in the table's (public) language, or in ``locale`` for a private
         copy (``urgent=False``: a background refresh, drawn after the pictures people are
         waiting for; ``message``: the message it will edit, whose picture is kept when it did
-        not change)."""
+        not change; ``below``: lines under the headline)."""
         lc = locale or record.locale
         obs = observe(record.game, None)
         kind = "battle" if obs.battle is not None else "table"
@@ -133,7 +133,7 @@ class Messages:
         files: list[discord.File | discord.Attachment] = [picture] if picture is not None else []
         view = table_view(record, obs, lc, name if files else None,
                           translate(headline, lc) if headline is not None else None,
-                          SUMMARY if summary is not None else None)
+                          SUMMARY if summary is not None else None, below)
         keys = {name: key} if files else {}
         if summary is not None:  # the end's summary chart: only on the message that ends it
             files.append(ImageFile(summary, SUMMARY))
@@ -174,11 +174,12 @@ class Messages:
     # ------------------------------------------------------------------ the table message
 
     async def post_table(self, record: TableRecord, headline: Msg | None = None,
-                         summary: bytes | None = None) -> None:
+                         summary: bytes | None = None, below: str | None = None) -> None:
         """Post a fresh table message (a person's turn starts, the game ends, the old message
         is gone or refuses edits); it pings the person who must play. The older message is
-        reduced to a line pointing to the new one."""
-        payload = await self.table_payload(record, headline=headline, summary=summary)
+        deleted (``below``: lines under the headline, such as the end's rating changes)."""
+        payload = await self.table_payload(record, headline=headline, summary=summary,
+                                           below=below)
         self.pace.note(record.channel_id)
         message = await self.channel(record).send(
             view=payload.view, files=payload.uploads(),
