@@ -29,7 +29,7 @@ from bot.game.leases import LEASE_TTL, Leases
 from bot.game.play import Outcome
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
-from bot.storage.records import TableRecord
+from bot.storage.records import Shards, TableRecord
 from bot.supervision.health import write_heartbeat
 from bot.supervision.tasks import Tasks
 from engine import Undo
@@ -65,7 +65,7 @@ class Background:
     def __init__(self, client: discord.Client, service: GameService, messages: Messages,
                  tasks: Tasks, *, ai_pace: float = 1.5, timer_poll: float = 5.0,
                  heartbeat: Path | None = None, owner: str | None = None,
-                 lease_ttl: float = LEASE_TTL) -> None:
+                 lease_ttl: float = LEASE_TTL, shards: Shards | None = None) -> None:
         self.client = client
         self.service = service
         self.messages = messages
@@ -75,7 +75,8 @@ class Background:
         self.heartbeat = heartbeat
         self._ai: dict[int, asyncio.Task[Any]] = {}
         self._timers: asyncio.Task[Any] | None = None
-        self.leases = Leases(service.store, owner or instance_name(), lease_ttl, service.clock)
+        self.leases = Leases(service.store, owner or instance_name(), lease_ttl, service.clock,
+                             shards=shards)
         #: More work for each pass of the timers (rematch offers lapsing).
         self.sweeps: list[Callable[[], Awaitable[None]]] = []
         #: The summary chart of a finished table (None: none).
@@ -83,8 +84,10 @@ class Background:
 
     # ------------------------------------------------------------------ after moves
 
-    async def after(self, outcomes: Sequence[Outcome]) -> None:
-        """Show what the moves changed, then let AI seats play."""
+    async def after(self, outcomes: Sequence[Outcome], notice: Msg | None = None) -> None:
+        """Show what the moves changed, then let AI seats play (``notice``: a line for the
+        table, the headline of the table message posted now, else a passing line deleted when
+        the next one is posted)."""
         if not outcomes:
             return
         await self.tell_take_backs(outcomes)
@@ -108,11 +111,13 @@ class Background:
                     async with self.service.tables.hold(record.id) as record:
                         if record.status != "running":
                             return
-                        await self.messages.post_table(record)
+                        await self.messages.post_table(record, notice)
                     return
                 except discord.HTTPException as exc:
                     log.warning("could not post the turn of table %s (%s)", record.id,
                                 exc.status)
+            if notice is not None:
+                await self.tell(record, notice)
             self.messages.mark_dirty(record.id)
         finally:
             self.kick_ai(record)
@@ -134,7 +139,8 @@ class Background:
                                     exc.status)
 
     async def announce_end(self, record: TableRecord) -> None:
-        """Post the final table with the winner (once: remembered in the database)."""
+        """Post the final table with the winner and, for a rated match, what it did to each
+        person's rating (once: remembered in the database)."""
         state = record.game
         assert state.winner is not None
         self.messages.clean(record.id)
@@ -142,13 +148,11 @@ class Background:
         who: str | Msg = (f"<@{winner.user}>" if winner.user and not winner.ai
                           else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
                                                    ".name")))
-        await self.messages.post_table(record, msg("bot.table.game_over", who=who,
-                                                   steps=state.step),
-                                       await self.summary(record))
         changes = change_lines(record, await self.service.standings.changes(record.id),
                                record.locale)
-        if changes:
-            await self.messages.send_text(record, changes)
+        await self.messages.post_table(record, msg("bot.table.game_over", who=who,
+                                                   steps=state.step),
+                                       await self.summary(record), below=changes or None)
         await self.service.meta.announced(record.id)
 
     def forget(self, table: int) -> None:
@@ -293,13 +297,15 @@ class Background:
         seat = outcomes[0].seat
         who = record.seats[seat].name or msg(f"hero.{record.game.seats[seat].hero}.name")
         key = "bot.table.timeout_final" if outcomes[0].handed_to_ai else "bot.table.timeout"
+        await self.after(outcomes, msg(key, who=who))
+
+    async def tell(self, record: TableRecord, notice: Msg) -> None:
+        """A passing line for the table (deleted when its table message is next posted)."""
         try:
-            await self.messages.send_text(record, translate(msg(key, who=who), record.locale))
+            await self.messages.send_text(record, translate(notice, record.locale), passing=True)
         except discord.HTTPException as exc:
-            log.warning("could not tell table %s its turn timer ran out (%s)", record.id,
+            log.warning("could not tell table %s that %s (%s)", record.id, notice.key,
                         exc.status)
-        finally:
-            await self.after(outcomes)
 
     # ------------------------------------------------------------------ resuming
 

@@ -32,7 +32,7 @@ from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.ui.custom_ids import GoblinItem, is_ours
 from bot.game.service import GameService
-from bot.storage.records import CannotSave
+from bot.storage.records import CannotSave, Shards
 from bot.supervision.tasks import Sleep, Tasks
 from bot.workers.pictures import Pictures, PillowRenderer, Renderer
 from i18n import DEFAULT_LOCALE, Msg, has_key, normalise_locale, translate
@@ -179,8 +179,10 @@ class KarakBot(commands.AutoShardedBot):
         self.tasks = Tasks(sleep, service.clock)  # injectable: tests make time pass at once
         self.pictures = Pictures(renderer or PillowRenderer())
         self.messages = Messages(self, service, self.pictures, self.tasks, pace)
+        mine = None if shard_ids is None or shard_count is None else Shards(shard_count,
+                                                                              tuple(shard_ids))
         self.background = Background(self, service, self.messages, self.tasks, ai_pace=ai_pace,
-                                     timer_poll=timer_poll, heartbeat=heartbeat)
+                                     timer_poll=timer_poll, heartbeat=heartbeat, shards=mine)
         self.clicks = Interactions(service, self.messages, self.background)
         self.bodies = Commands(service, self.messages, self.clicks)
         if gateway_url:

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.storage.interface import Storage
+from bot.storage.records import Shards
 
 #: Seconds a lease lasts unless renewed: a stopped process's tables move again within about
 #: this long (plus the time until another process's next pass, a third of it).
@@ -41,6 +42,10 @@ class Leases:
     #: Tables that ended: their lease is given up on the next pass.
     _ended: set[int] = field(default_factory=set)
     _last_pass: float = -math.inf
+    #: The shards this process runs (None: every shard): a table nobody took yet is claimed
+    #: only by a process of its server's shard, so a server's clicks and its tables'
+    #: background work stay in one process; a stopped process's tables are anyone's.
+    shards: Shards | None = None
 
     def holds(self, table: int) -> bool:
         """True while this process holds the lease of ``table`` (no question to the store)."""
@@ -95,7 +100,7 @@ class Leases:
             self._ended.discard(table)
         before = set(self.held())
         await self.renew()
-        for table in await self.store.lapsed():
+        for table in await self.store.lapsed(self.shards):
             await self.claim(table)
         return [t for t in self.held() if t not in before]
 

@@ -15,6 +15,7 @@ from bot.storage.records import (
     RematchOffer,
     SeatInfo,
     ServerDefaults,
+    Shards,
     Status,
     TableRecord,
     TableResult,
@@ -75,9 +76,10 @@ class LeaseStorage(Protocol):
         """Give up ``owner``'s lease of table ``table_id`` (nothing when another owner holds
         it)."""
 
-    async def lapsed(self) -> list[int]:
-        """Ids of the lobbies and running tables whose lease lapsed (none was ever taken, or it
-        expired), in order."""
+    async def lapsed(self, shards: Shards | None = None) -> list[int]:
+        """Ids of the lobbies and running tables whose lease expired, and of those whose lease
+        was never taken that are the servers of ``shards`` (every one when None), in order: a
+        process takes up the tables of its own servers and what a stopped process held."""
 
     async def subscribe(self, listener: TableListener) -> None:
         """From now on, tell ``listener`` the id of each table another process writes (once

@@ -11,16 +11,20 @@ from contextlib import AbstractAsyncContextManager
 import aiosqlite
 
 from bot.storage.interface import TableListener
+from bot.storage.records import Shards
 
 #: A lease is granted when there is none, when it expired, or when it is the owner's already.
 CLAIM = ("INSERT INTO leases (table_id, owner, expires_at) VALUES (?, ?, ?) "
          "ON CONFLICT (table_id) DO UPDATE SET owner = excluded.owner, "
          "expires_at = excluded.expires_at "
          "WHERE leases.owner = excluded.owner OR leases.expires_at <= ?")
-#: The ids of the lobbies and running tables with no lease, or with one that expired at ``?``.
-LAPSED = ("SELECT t.id FROM tables t LEFT JOIN leases l ON l.table_id = t.id "
-          "WHERE t.status IN ('lobby','running') AND (l.table_id IS NULL OR l.expires_at <= ?) "
-          "ORDER BY t.id")
+def lapsed_sql(shards: Shards | None) -> str:
+    """The ids of the lobbies and running tables whose lease expired at ``?``, and of those
+    with no lease yet that are ``shards``' (every one when None)."""
+    mine = "" if shards is None else f" AND {shards.mine_sql('t.guild_id')}"
+    return ("SELECT t.id FROM tables t LEFT JOIN leases l ON l.table_id = t.id "
+            "WHERE t.status IN ('lobby','running') "
+            f"AND (l.expires_at <= ? OR (l.table_id IS NULL{mine})) ORDER BY t.id")
 
 
 class LeaseRows:
@@ -58,9 +62,10 @@ class LeaseRows:
             await db.execute("DELETE FROM leases WHERE table_id = ? AND owner = ?",
                              (table_id, owner))
 
-    async def lapsed(self) -> list[int]:
-        """Ids of the lobbies and running tables with no lease or an expired one."""
-        async with self._db.execute(LAPSED, (self.clock(),)) as cur:
+    async def lapsed(self, shards: Shards | None = None) -> list[int]:
+        """Ids of the lobbies and running tables whose lease expired, and of those with no
+        lease yet that are ``shards``' (every one when None)."""
+        async with self._db.execute(lapsed_sql(shards), (self.clock(),)) as cur:
             return [int(r[0]) for r in await cur.fetchall()]
 
     async def subscribe(self, listener: TableListener) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 
 from bot.storage.interface import Storage
+from bot.storage.records import Shards
 from storage.helpers import ANN, GUILD, SEATS, Clock, played, started
 
 TTL = 15.0
@@ -95,3 +96,20 @@ async def test_of_two_processes_claiming_a_table_at_once_one_gets_it(
                                            fresh.claim(tid, "two", TTL))
             assert sorted(granted) == [False, True]
             clock.now += TTL
+
+
+async def test_a_table_nobody_took_is_left_to_a_process_of_its_servers_shard(
+        store: Storage, clock: Clock) -> None:
+    """A process of shard 1 of 2 takes up a server's new table only when that server is heard
+    on shard 1 (direct messages: shard 0); a lease that expired is anyone's."""
+    first, second = Shards(2, (0,)), Shards(2, (1,))
+    on_zero, on_one = 4 << 22, 7 << 22  # servers heard on shards 0 and 1
+    ours = (await started(store, played(1).states[0], channel=1, guild=on_zero)).id
+    theirs = (await started(store, played(1).states[0], channel=2, guild=on_one)).id
+    direct = (await started(store, played(1).states[0], channel=3, guild=None)).id
+    assert await store.lapsed(first) == [ours, direct]
+    assert await store.lapsed(second) == [theirs]
+    assert await store.lapsed(Shards(2, (0, 1))) == await store.lapsed() == [ours, theirs, direct]
+    assert await store.claim(theirs, "shards-1", TTL)
+    clock.now += TTL  # shard 1's process stopped renewing: its table is the others' to take
+    assert await store.lapsed(first) == [ours, theirs, direct]
