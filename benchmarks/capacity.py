@@ -4,7 +4,7 @@ hand after a move stays under :data:`CAPACITY_GOAL` at p99, found with a few sho
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: Seconds the hand after a move may take at p99 for a table count to count as held.
 CAPACITY_GOAL = 1.0
@@ -20,6 +20,9 @@ class Figures:
     table: list[float]
     breaches: int
     cpu_per_move: float = float("nan")  # CPU seconds of the bot and its workers per move
+    server_cpu: float = float("nan")  # of which the PostgreSQL server's, per move
+    db: dict[str, float] = field(default_factory=dict)  # PostgreSQL's counters per move
+    moves: int = 0  # moves applied in the window (people's and AI's)
 
 
 def pct(values: list[float], q: float) -> float:

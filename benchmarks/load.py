@@ -3,7 +3,7 @@
 Usage: ``python benchmarks/load.py [--tables 200] [--humans 2] [--ai 2] [--think 3]
 [--duration 60] [--warmup 15] [--ai-pace 1.5] [--validate] [--capacity-rounds 4]
 [--against DIR [--rounds 3]] [--backends [--rounds 3]]
-[--bot-env NAME=VALUE]``.
+[--processes [--shards 2] [--rounds 3]] [--bot-env NAME=VALUE]``.
 
 The bot runs as its own process (``python -m bot``) exactly as in production, pointed at the
 stand-in by ``KARAK_API_BASE`` / ``KARAK_GATEWAY_URL``, with a fresh database. Every table has
@@ -32,6 +32,11 @@ With ``--backends``, the same load runs ``--rounds`` times on SQLite and on Post
 (a throwaway PostgreSQL server started as the tests start it, a new database each run), and
 the hand after a move (p99) and the CPU per move (with PostgreSQL, the bot's and the server's
 processes together) are printed side by side.
+With ``--processes`` (``benchmarks/multiproc.py``), the same load runs ``--rounds`` times on
+PostgreSQL as one process connected to ``--shards`` Discord shards and as ``--shards``
+processes of one shard each, in turn, the tables spread over guilds on every shard: the CPU per
+move (every bot process with its workers, and the server), the database's commits and row
+writes per move (``pg_stat_database``) and the hand after a move (p99) side by side.
 
 Then the capacity (``benchmarks/capacity.py``): a bounded search of ``--capacity-rounds`` short
 runs (fresh stand-in and bot each) for the largest number of tables at which the hand after a
@@ -59,11 +64,19 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "tests"))  # the throwaway PostgreSQL server of the tests
 
 from benchmarks.capacity import Figures, capacity, pct  # noqa: E402
+from benchmarks.multiproc import (  # noqa: E402
+    PG_COUNTERS,
+    Bots,
+    Layout,
+    checked,
+    pg_counters,
+    processes,
+)
 from benchmarks.people import Stats, Table, stop_all  # noqa: E402
 from i18n import LOCALES, catalog  # noqa: E402
 from loopback import Interaction, Loopback, Message  # noqa: E402
-from loopback.botproc import BotProcess  # noqa: E402
 from loopback.components import TEXT_DISPLAY, walk  # noqa: E402
+from loopback.sharding import snowflake_on  # noqa: E402
 
 #: A move control's custom_id: table and version it was offered at.
 MOVE = re.compile(r"^kg:(?:do|pick):(\d+):(\d+):")
@@ -129,38 +142,37 @@ async def applied(db: Path, url: str | None = None) -> int:
     """How many moves (people's and AI's) the bot has written to its action log so far (in the
     SQLite file ``db``, or the PostgreSQL database ``url`` when given)."""
     if url is not None:
-        import asyncpg
-
-        server = await asyncpg.connect(url)
-        try:
-            return int(await server.fetchval("SELECT COUNT(*) FROM actions"))
-        finally:
-            await server.close()
+        return int((await pg_counters(url))["moves"])
     with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
         return int(con.execute("SELECT COUNT(*) FROM actions").fetchone()[0])
 
 
 async def measure(args: argparse.Namespace, count: int, warmup: float, duration: float,
                   report: bool, root: Path = ROOT, url: str | None = None,
-                  server_cpu: Callable[[], float] = lambda: 0.0) -> Figures:
+                  server_cpu: Callable[[], float] = lambda: 0.0,
+                  layout: Layout | None = None) -> Figures:
     """Run ``count`` tables against a fresh stand-in and bot (the bot of the project at
     ``root``, on the PostgreSQL database ``url`` when given, whose server's CPU seconds so far
-    ``server_cpu`` tells: counted with the bot's); print every figure if ``report``."""
+    ``server_cpu`` tells: counted with the bot's; as the processes of ``layout``, the tables
+    spread over guilds on each of their shards); print every figure if ``report``."""
     rng = random.Random(args.seed)
     stats = Stats()
+    layout = layout or [{}]
+    shards = max(int(env.get("KARAK_SHARD_COUNT", "1")) for env in layout)
     with tempfile.TemporaryDirectory() as tmp:
         async with Loopback(validate=args.validate, keep_files=False) as lb:
-            guild = lb.create_guild("Load", locale="en-US")
+            guilds = [lb.create_guild(f"Load {n}", guild_id=snowflake_on(n, shards))
+                      for n in range(shards)]
             db = Path(tmp) / "load.sqlite3"
             env = args.bot_env if url is None else {**args.bot_env, "KARAK_DB": url}
-            bot = BotProcess(lb, db, ai_pace=args.ai_pace,
-                             log=Path(tmp) / "bot.log", extra_env=env, root=root)
+            bot = Bots(lb, db, layout, env, Path(tmp) / "bot.log", ai_pace=args.ai_pace,
+                       root=root)
             pictures = TablePictures(lb)
             lb.watchers.append(pictures)
             await bot.start()
             tables = []
             for n in range(count):
-                channel = lb.create_channel(guild, f"table-{n}")
+                channel = lb.create_channel(guilds[n % shards], f"table-{n}")
                 humans = [lb.create_user(f"P{n}-{i}") for i in range(args.humans)]
                 tables.append(Table(lb, channel, humans, args.ai, args.think,
                                     random.Random(rng.random()), stats))
@@ -174,9 +186,11 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
                 tasks.append(asyncio.get_running_loop().create_task(t.run()))
                 await asyncio.sleep(warmup / max(1, len(tables)) / 2)
             await asyncio.sleep(max(0.0, started + warmup - time.monotonic()))
-            window_start, cpu_start = lb.now(), bot.cpu_seconds() + server_cpu()
+            window_start, server_start = lb.now(), server_cpu()
+            cpu_start = bot.cpu_seconds() + server_start
             own_bot_start = bot.cpu_seconds(children=False)
             applied_start = await applied(db, url)
+            pg_start = await pg_counters(url) if url is not None else {}
             own_start = time.process_time()
             stats_start = (stats.moves, stats.hands)
             rss: list[tuple[int, int]] = []
@@ -184,9 +198,11 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
                 await asyncio.sleep(1)
                 rss.append((bot.rss(children=False), bot.rss()))
             processes = len(bot.pids())
-            window_end, cpu_end = lb.now(), bot.cpu_seconds() + server_cpu()
+            window_end, server_end = lb.now(), server_cpu()
+            cpu_end = bot.cpu_seconds() + server_end
             own_bot = bot.cpu_seconds(children=False) - own_bot_start
             made = await applied(db, url) - applied_start
+            pg_end = await pg_counters(url) if url is not None else {}
             own_cpu = time.process_time() - own_start
             await stop_all(tables, tasks)
             await bot.stop()
@@ -210,7 +226,10 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
             table_image = [t for t in (pictures.latency(ix, v) for ix, v in moved)
                            if t is not None]
             figures = Figures(count, span, hand_image, table_image, len(lb.breaches),
-                              (cpu_end - cpu_start) / max(1, made))
+                              (cpu_end - cpu_start) / max(1, made),
+                              (server_end - server_start) / max(1, made),
+                              {k: (pg_end[k] - pg_start[k]) / max(1, made) for k in PG_COUNTERS
+                               if k in pg_start}, made)
             if not report:
                 return figures
             opened = [ix for ix in window if ix.kind == "component"
@@ -316,6 +335,8 @@ async def main(args: argparse.Namespace) -> int:
         return await against(args)
     if args.backends:
         return await backends(args)
+    if args.processes:
+        return await processes(args, measure)
     figures = await measure(args, args.tables, args.warmup, args.duration, report=True)
     if args.capacity_rounds > 0:
         await capacity(figures, args.capacity_rounds, args.capacity_max,
@@ -351,15 +372,14 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                    help="another version of the project (git archive) to compare with")
     p.add_argument("--backends", action="store_true",
                    help="compare SQLite and PostgreSQL (a throwaway server) side by side")
+    p.add_argument("--processes", action="store_true",
+                   help="on PostgreSQL, one process on --shards shards against --shards "
+                        "processes of one shard each, side by side")
+    p.add_argument("--shards", type=int, default=2, help="Discord shards (--processes)")
     p.add_argument("--rounds", type=int, default=3,
-                   help="runs of each version (--against) or backend (--backends)")
-    args = p.parse_args(argv)
-    if args.humans + args.ai > 4 or args.humans + args.ai < 2:
-        p.error("a table has 2 to 4 seats")
-    if any("=" not in e for e in args.bot_env):
-        p.error("--bot-env takes NAME=VALUE")
-    args.bot_env = dict(e.split("=", 1) for e in args.bot_env)
-    return args
+                   help="runs of each version (--against), backend (--backends) or "
+                        "layout (--processes)")
+    return checked(p, p.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -109,8 +109,9 @@ def _run(command: list[str]) -> None:
 
 
 @contextmanager
-def running_server() -> Iterator[Server]:
-    """A new cluster, started, yielded, stopped and removed; raises :class:`Unavailable`."""
+def running_server(durable: bool = False) -> Iterator[Server]:
+    """A new cluster, started, yielded, stopped and removed; raises :class:`Unavailable`.
+    Writes are not flushed to disk unless ``durable`` (as a production server flushes them)."""
     programs = install()
     folder = Path(tempfile.mkdtemp(prefix="karak-pg-"))
     try:
@@ -119,8 +120,9 @@ def running_server() -> Iterator[Server]:
         data = folder / "data"
         _run([str(programs / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
               "-E", "UTF8", "--locale=C", "--no-sync"])
-        options = (f"-k {folder} -p {PORT} -c listen_addresses='' -c fsync=off "
-                   "-c synchronous_commit=off -c full_page_writes=off")
+        options = f"-k {folder} -p {PORT} -c listen_addresses=''"
+        if not durable:
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         _run([str(programs / "pg_ctl"), "-D", str(data), "-o", options,
               "-l", str(folder / "server.log"), "-w", "start"])
         try:

@@ -128,3 +128,15 @@ def test_the_stats_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[st
     assert bench.main(["--matches", "60", "--people", "8", "--asks", "2"]) == 0
     out = capsys.readouterr().out
     assert "60 matches among 8 people rebuilt in" in out and "stats finished with chart" in out
+
+
+def test_the_processes_benchmark_spreads_the_shards_over_processes() -> None:
+    """load.py --processes: one process on every shard against one process a shard, each
+    named."""
+    from benchmarks.multiproc import one_process, per_shard, shards_of
+
+    assert [shards_of(env) for env in one_process(3)] == [None]
+    assert [env["KARAK_SHARD_COUNT"] for env in one_process(3)] == ["3"]
+    assert [shards_of(env) for env in per_shard(3)] == [[0], [1], [2]]
+    assert len({env["KARAK_INSTANCE"] for env in per_shard(3)}) == 3
+    assert one_process(1) == [{}]

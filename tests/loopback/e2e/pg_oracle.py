@@ -49,3 +49,8 @@ class PgOracle(Oracle):
         rows = self._rows("SELECT id FROM tables WHERE channel_id = $1 AND status IN "
                           "('lobby', 'running')", channel)
         return int(str(rows[0][0])) if rows else None
+
+    def lease_owner(self, tid: int) -> str | None:
+        """The process holding table ``tid``'s lease (its background work), if any."""
+        rows = self._rows("SELECT owner FROM leases WHERE table_id = $1", tid)
+        return str(rows[0][0]) if rows else None

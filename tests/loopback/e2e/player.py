@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from engine import observe
@@ -130,14 +130,16 @@ class Player:
 
 
 async def play(lb: Loopback, players: list[Player], tables: list[int], oracle: Oracle,
-               chaos: Chaos | None = None, max_rounds: int = 20000) -> None:
-    """Let the players play until every table is finished."""
+               chaos: Chaos | None = None, max_rounds: int = 20000,
+               shards: Collection[int] | None = None) -> None:
+    """Let the players play until every table is finished (while the bot is connected on each
+    of ``shards``: None, every shard)."""
     idle = 0
     rng = players[0].rng
     for _ in range(max_rounds):
         if all(oracle.table(t).status == "finished" for t in tables):
             return
-        if not lb.gateway.connected():  # the bot is down: people wait a moment, then retry
+        if not lb.gateway.connected(shards):  # the bot is down: people wait a moment, then retry
             await lb.changed(lb.version, 0.2)
             continue
         acted = False
