@@ -152,11 +152,11 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows):
 
     @asynccontextmanager
     async def _table_tx(self, table_id: int) -> AsyncIterator[Db]:
-        """One write transaction of table ``table_id``: the other processes hear of it once it
-        is committed."""
+        """One write transaction of table ``table_id``: the process holding its lease, if not
+        this one, hears of it once it is committed."""
         async with self._tx() as db:
             yield db
-            await notify(db, table_id)
+            await notify(db, table_id, self._owner)
 
     # ------------------------------------------------------------------ tables
 
@@ -178,7 +178,6 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows):
                     guild_id, channel_id, host_id, int(abilities), timer, seed, locale,
                     seats_to_json(seats), now, ai_level, catalogue_version(), int(lessons),
                     int(undo))
-                await notify(db, int(tid))
         except DatabaseError as exc:
             if not isinstance(exc.__cause__, asyncpg.UniqueViolationError):
                 raise

@@ -38,6 +38,9 @@ class LeaseRows:
     _pool: asyncpg.Pool
     _news: Listener | None
     clock: Callable[[], float]
+    #: The owner this store claims and renews leases for (None until it first does): its
+    #: writes of a table that owner holds wake no one.
+    _owner: str | None = None
 
     def _tx(self) -> AbstractAsyncContextManager[Db]:
         raise NotImplementedError  # the store's own
@@ -45,6 +48,7 @@ class LeaseRows:
     async def claim(self, table_id: int, owner: str, ttl: float) -> bool:
         """Take the lease of table ``table_id`` for ``owner`` for ``ttl`` seconds; True when
         granted (free, expired, or ``owner``'s already)."""
+        self._owner = owner
         now = self.clock()
         async with self._tx() as db:
             granted = await db.fetchval(CLAIM, table_id, owner, now + ttl, now)
@@ -53,6 +57,7 @@ class LeaseRows:
     async def renew(self, owner: str, ttl: float) -> list[int]:
         """Extend every lease of ``owner`` on a lobby or running table, in one statement; the
         ids of those tables."""
+        self._owner = owner
         async with self._tx() as db:
             rows = await db.fetch(
                 "UPDATE leases SET expires_at = $1 WHERE owner = $2 AND table_id IN "

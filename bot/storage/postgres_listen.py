@@ -1,6 +1,6 @@
-"""Hearing of other processes' writes in PostgreSQL: every write of a table sends
-``pg_notify('karak_tables', '<table id>')`` in its transaction (:func:`notify`; PostgreSQL
-delivers it once committed, and never when rolled back), and a :class:`Listener` on a
+"""Hearing of other processes' writes in PostgreSQL: a write of a table whose lease another process
+holds sends ``pg_notify('karak_tables', '<table id>')`` in its transaction (:func:`notify`;
+PostgreSQL delivers it once committed, and never when rolled back), and a :class:`Listener` on a
 connection of its own LISTENs and tells its subscribers. A notification sent by one of the
 store's own pool connections (:class:`OwnConnections`) is this process's own write and is not
 told. When the listening connection drops it is made again (after :data:`RETRY` seconds while
@@ -33,10 +33,15 @@ PING = 30.0
 UNREACHABLE = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)
 
 
-async def notify(db: Db, table_id: int) -> None:
+async def notify(db: Db, table_id: int, writer: str | None) -> None:
     """Tell the listening processes that table ``table_id`` changed, once the caller's
-    transaction commits."""
-    await db.execute("SELECT pg_notify($1, $2)", CHANNEL, str(table_id))
+    transaction commits, when another owner than ``writer`` holds its lease: only a lease
+    holder acts on a change, and a write by the holder itself (the usual case, a server's
+    clicks and its tables' AI in one process) sends nothing. PostgreSQL commits notifying
+    transactions one at a time, each waiting for the disk, so every notification sent
+    limits the moves a whole deployment can save per second."""
+    await db.execute("SELECT pg_notify($1, $2) FROM leases WHERE table_id = $3 "
+                     "AND owner IS DISTINCT FROM $4", CHANNEL, str(table_id), table_id, writer)
 
 
 class OwnConnections:

@@ -1,6 +1,7 @@
 """Hearing of other processes' writes on PostgreSQL, on the real server: every write of a table
-by one store is told to another store's subscriber once committed (never a write rolled back,
-never the subscriber's own store's writes), and a listening connection that drops is made
+by one store is told to the subscriber of the store holding its lease once committed (never a
+write rolled back, never the subscriber's own store's writes, nothing for a table whose lease
+the writer holds or nobody holds), and a listening connection that drops is made
 again, the subscriber told that changes may have been missed. An SQLite store tells nothing: no
 other process writes its file."""
 
@@ -56,7 +57,8 @@ async def test_every_table_write_of_another_process_is_heard(
         await mine.subscribe(heard)
         rec = await other.create_table(guild_id=1, channel_id=1, host_id=1, seats=SEATS,
                                        abilities=False, timer=0, seed=1)
-        assert await heard.next() == rec.id
+        await other.update_lobby(rec.id, SEATS)  # nobody holds the table yet: no one to wake
+        assert await mine.claim(rec.id, "mine", 15.0)  # mine does its background work now
         await other.update_lobby(rec.id, SEATS)
         await other.start_game(rec.id, SEATS, game.states[0], None)
         await other.apply(rec.id, 0, game.states[1], game.log_row(0))
@@ -107,8 +109,11 @@ async def test_a_dropped_listening_connection_is_made_again(
     await pg.execute("SELECT pg_terminate_backend($1)", first)
     assert await pair.heard.next() is None  # listening again: changes may have been missed
     assert pair.news.server_pid() not in (None, first)
-    rec = await started(pair.other, played(1).states[0])
-    assert [await pair.heard.next() for _ in range(2)] == [rec.id, rec.id]  # created, started
+    rec = await pair.other.create_table(guild_id=1, channel_id=1, host_id=1, seats=SEATS,
+                                        abilities=False, timer=0, seed=1)
+    assert await pair.mine.claim(rec.id, "mine", 15.0)
+    await pair.other.start_game(rec.id, SEATS, played(1).states[0], None)
+    assert await pair.heard.next() == rec.id
     assert pair.heard.nothing_more()
     await pair.mine.close()
     await pair.other.close()
@@ -131,7 +136,27 @@ async def test_a_listening_connection_that_no_longer_answers_is_made_again(
     assert news.server_pid() not in (None, first)
     rec = await pair.other.create_table(guild_id=1, channel_id=1, host_id=1, seats=SEATS,
                                         abilities=False, timer=0, seed=1)
+    assert await pair.mine.claim(rec.id, "mine", 15.0)
+    await pair.other.set_hints(rec.id, True)
     assert await pair.heard.next() == rec.id
+
+
+async def test_a_write_by_the_lease_holder_wakes_no_one(pair: Pair) -> None:
+    """The usual case, a server's clicks and its tables' AI in one process, sends nothing:
+    PostgreSQL commits notifying transactions one at a time."""
+    rec = await started(pair.other, played(1).states[0])
+    assert await pair.other.claim(rec.id, "other", 15.0)
+    game = played(1)
+    await pair.other.apply(rec.id, 0, game.states[1], game.log_row(0))
+    assert await pair.mine.claim(rec.id, "mine", 15.0) is False  # held by other
+    await pair.other.set_hints(rec.id, True)
+    assert await pair.mine.claim(rec.id, "other", 15.0)  # the holder's name, another process
+    await pair.other.set_hints(rec.id, False)  # of the same owner: nothing to tell
+    marker = await started(pair.other, played(1).states[0], channel=2)
+    assert await pair.mine.claim(marker.id, "mine", 15.0)
+    await pair.other.set_hints(marker.id, True)  # a table mine holds: told, and first
+    assert await pair.heard.next() == marker.id  # (notifications come in commit order)
+    assert pair.heard.nothing_more()
 
 
 async def test_an_sqlite_store_tells_nothing(tmp_path: Path, clock: Clock) -> None:
