@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -47,14 +46,6 @@ HEARTBEAT = "heartbeat"
 LEASE_LOOP = "leases"
 
 
-def instance_name() -> str:
-    """This process's name as a lease owner, the same across its restarts and different for
-    each process: ``KARAK_INSTANCE``, else its shards (``KARAK_SHARD_IDS``), else ``main``."""
-    named = os.environ.get("KARAK_INSTANCE", "").strip()
-    shards = os.environ.get("KARAK_SHARD_IDS", "").replace(" ", "")
-    return named or (f"shards-{shards}" if shards else "main")
-
-
 class TimersFailed(Exception):
     """The turn timers of some tables could not be enforced (the others' were)."""
 
@@ -75,7 +66,7 @@ class Background:
         self.heartbeat = heartbeat
         self._ai: dict[int, asyncio.Task[Any]] = {}
         self._timers: asyncio.Task[Any] | None = None
-        self.leases = Leases(service.store, owner or instance_name(), lease_ttl, service.clock,
+        self.leases = Leases(service.store, owner or "main", lease_ttl, service.clock,
                              shards=shards)
         #: More work for each pass of the timers (rematch offers lapsing).
         self.sweeps: list[Callable[[], Awaitable[None]]] = []

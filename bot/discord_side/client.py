@@ -31,6 +31,7 @@ from bot.discord_side.options import OptionTree
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.ui.custom_ids import GoblinItem, is_ours
+from bot.game.leases import instance_name
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, Shards
 from bot.supervision.tasks import Sleep, Tasks
@@ -165,7 +166,8 @@ class KarakBot(commands.AutoShardedBot):
                  pace: ChannelPace | None = None, timer_poll: float = 5.0,
                  gateway_url: str | None = None, heartbeat: Path | None = None,
                  sleep: Sleep = asyncio.sleep, shard_count: int | None = None,
-                 shard_ids: Sequence[int] | None = None, **options: Any) -> None:
+                 shard_ids: Sequence[int] | None = None, owner: str | None = None,
+                 **options: Any) -> None:
         self.global_wait = GlobalWait()  # honours global 429s discord.py would not wait for
         if shard_ids is not None:
             options["shard_ids"] = list(shard_ids)
@@ -182,7 +184,8 @@ class KarakBot(commands.AutoShardedBot):
         mine = None if shard_ids is None or shard_count is None else Shards(shard_count,
                                                                               tuple(shard_ids))
         self.background = Background(self, service, self.messages, self.tasks, ai_pace=ai_pace,
-                                     timer_poll=timer_poll, heartbeat=heartbeat, shards=mine)
+                                     timer_poll=timer_poll, heartbeat=heartbeat, shards=mine,
+                                     owner=owner or instance_name(None, shard_ids))
         self.clicks = Interactions(service, self.messages, self.background)
         self.bodies = Commands(service, self.messages, self.clicks)
         if gateway_url:

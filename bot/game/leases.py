@@ -16,11 +16,21 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bot.storage.interface import Storage
 from bot.storage.records import Shards
+
+
+def instance_name(instance: str | None, shard_ids: Sequence[int] | None) -> str:
+    """A process's name as a lease owner, the same across its restarts and different for each
+    process: ``instance`` (``KARAK_INSTANCE``), else its shards (``shards-2,3``), else
+    ``main`` (one process running every shard)."""
+    if instance:
+        return instance
+    return "shards-" + ",".join(str(i) for i in shard_ids) if shard_ids else "main"
+
 
 #: Seconds a lease lasts unless renewed: a stopped process's tables move again within about
 #: this long (plus the time until another process's next pass, a third of it).
@@ -135,4 +145,4 @@ class Leases:
         await self.store.subscribe(heard)
 
 
-__all__ = ["LEASE_TTL", "Leases"]
+__all__ = ["LEASE_TTL", "Leases", "instance_name"]

@@ -85,7 +85,7 @@ async def run(settings: Settings, force_sync: bool = False) -> None:
                        dev_guild=settings.dev_guild, force_sync=force_sync,
                        ai_pace=settings.ai_pace, gateway_url=settings.gateway_url,
                        heartbeat=settings.heartbeat, shard_count=settings.shard_count,
-                       shard_ids=settings.shard_ids)
+                       shard_ids=settings.shard_ids, owner=settings.owner)
         async with bot:
             stop_on_signals(bot)
             await bot.start(settings.token.get_secret_value())

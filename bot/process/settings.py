@@ -23,6 +23,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from bot.game.leases import instance_name
 from bot.storage.choice import is_database_url
 from i18n import Msg, msg, translate
 
@@ -97,6 +98,18 @@ class Settings(BaseSettings):
     # the shards this process runs (None: every one); needs shard_count
     shard_ids: Annotated[tuple[int, ...] | None, NoDecode] = Field(
         None, validation_alias="KARAK_SHARD_IDS")
+    # this process's name as a lease owner among processes on one database (None: by its shards)
+    instance: str | None = Field(None, validation_alias="KARAK_INSTANCE")
+
+    @field_validator("instance", mode="before")
+    @classmethod
+    def _instance(cls, value: object) -> object:
+        return (value.strip() or None) if isinstance(value, str) else value
+
+    @property
+    def owner(self) -> str:
+        """This process's name as a lease owner: ``KARAK_INSTANCE``, else by its shards."""
+        return instance_name(self.instance, self.shard_ids)
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -198,6 +198,8 @@ def test_shard_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     base = {"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db")}
     alone = load_settings(base, env_file=None)
     assert alone.shard_count is None and alone.shard_ids is None  # Discord's recommended count
+    assert alone.owner == "main" == load_settings({**base, "KARAK_INSTANCE": " "},
+                                                  env_file=None).owner
     every = load_settings({**base, "KARAK_SHARD_COUNT": "3"}, env_file=None)
     assert every.shard_count == 3 and every.shard_ids is None
     some = load_settings({**base, "KARAK_SHARD_COUNT": "8", "KARAK_SHARD_IDS": " 4-6, 0,5 "},
@@ -212,6 +214,9 @@ def test_shard_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("KARAK_SHARD_IDS", "2-3")
     read = load_settings(env_file=env)
     assert read.shard_count == 4 and read.shard_ids == (2, 3)
+    assert read.owner == "shards-2,3"  # a lease owner by its shards without KARAK_INSTANCE
+    env.write_text(env.read_text() + "KARAK_INSTANCE= eu-1 \n")  # .env names the process
+    assert load_settings(env_file=env).owner == "eu-1"
     monkeypatch.setenv("KARAK_SHARD_IDS", "4")
     with pytest.raises(ConfigProblem, match="below KARAK_SHARD_COUNT"):
         load_settings(env_file=env)

@@ -73,17 +73,16 @@ async def url(postgres_server: Server) -> str:
 
 
 @contextlib.asynccontextmanager
-async def process(lb: Loopback, url: str, owner: str, time: FakeTime,
-                  monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Process]:
+async def process(lb: Loopback, url: str, owner: str, time: FakeTime
+                  ) -> AsyncIterator[Process]:
     """A bot named ``owner`` on the database at ``url``, connected to ``lb`` (tables resumed);
     stopped on leaving, its leases left to lapse as a killed process's are."""
-    monkeypatch.setenv("KARAK_INSTANCE", owner)
     store = await Store.open(url, clock=time.clock)
     thinking = Counted()
     service = GameService(store, clock=time.clock, thinking=thinking)
     pace = ChannelPace(limit=UNPACED, clock=time.clock, sleep=time.sleep)
     bot = KarakBot(service, TinyRenderer(), ai_pace=STEP, pace=pace, timer_poll=3600,
-                   sleep=time.sleep)
+                   sleep=time.sleep, owner=owner)
     try:
         async with discordpy_client(lb, bot):
             yield Process(bot, store, thinking)
@@ -131,11 +130,11 @@ async def version(p: Process, tid: int) -> int:
 
 
 async def test_a_stopped_processs_tables_move_on_in_another_within_the_lease(
-        lb: Loopback, url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        lb: Loopback, url: str) -> None:
     time = FakeTime()
     tid = await table(url, time, ALL_AI)
-    async with process(lb, url, "two", time, monkeypatch) as two:
-        async with process(lb, url, "one", time, monkeypatch) as one:
+    async with process(lb, url, "two", time) as two:
+        async with process(lb, url, "one", time) as one:
             assert two.held == [tid] and one.held == []  # the first to start took it
             await until(time, (one, two), lambda: _at_least(two, tid, 6), "six AI moves")
             assert one.thinking.decisions == 0  # never played there, not even tried
@@ -145,8 +144,8 @@ async def test_a_stopped_processs_tables_move_on_in_another_within_the_lease(
         await until(time, (two,), lambda: _at_least(two, tid, 10), "two more")
         assert two.thinking.decisions > played_by_two
 
-    async with process(lb, url, "one", time, monkeypatch) as one:
-        async with process(lb, url, "three", time, monkeypatch) as three:
+    async with process(lb, url, "one", time) as one:
+        async with process(lb, url, "three", time) as three:
             assert one.held == [] and three.held == []  # two's lease has not lapsed yet
             stopped_at = await version(one, tid)
             took = await until(time, (one, three),
@@ -160,12 +159,12 @@ async def test_a_stopped_processs_tables_move_on_in_another_within_the_lease(
 
 
 async def test_a_persons_move_in_one_process_wakes_the_holder_and_only_it_fires_the_timer(
-        lb: Loopback, url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        lb: Loopback, url: str) -> None:
     time = FakeTime()
     tid = await table(url, time, SEATS)
     game = played(1)
-    async with process(lb, url, "one", time, monkeypatch) as one:
-        async with process(lb, url, "two", time, monkeypatch) as two:
+    async with process(lb, url, "one", time) as one:
+        async with process(lb, url, "two", time) as two:
             assert one.held == [tid] and two.held == []
             for index in range(7):  # Ann's turn, her clicks handled by two (her guild's shard)
                 seat, notation = game.moves[index]
@@ -187,10 +186,10 @@ async def test_a_persons_move_in_one_process_wakes_the_holder_and_only_it_fires_
             assert after is not None and after.version > record.version
             assert after.seats[0].timeouts == 1  # fired once, by one
 
-        async with process(lb, url, "two", time, monkeypatch) as again:  # two restarted
+        async with process(lb, url, "two", time) as again:  # two restarted
             assert again.held == []  # one's leases: not two's
         await quiet(time, one)
-    async with process(lb, url, "one", time, monkeypatch) as restarted:
+    async with process(lb, url, "one", time) as restarted:
         assert restarted.held == [tid]  # its own lease, taken back at once
 
 

@@ -13,8 +13,7 @@ import pytest
 from storage.backends import Backend, PostgresBackend, SqliteBackend
 from storage.helpers import Clock, played, started
 
-from bot.discord_side.background import instance_name
-from bot.game.leases import LEASE_TTL, Leases
+from bot.game.leases import LEASE_TTL, Leases, instance_name
 from bot.storage.interface import Storage
 
 
@@ -101,12 +100,7 @@ async def test_an_ended_tables_lease_is_given_up_and_a_restart_takes_the_rest_ba
         await store.close()
 
 
-def test_each_process_is_named_by_its_instance_or_its_shards(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("KARAK_INSTANCE", raising=False)
-    monkeypatch.delenv("KARAK_SHARD_IDS", raising=False)
-    assert instance_name() == "main"
-    monkeypatch.setenv("KARAK_SHARD_IDS", "2, 3")
-    assert instance_name() == "shards-2,3"
-    monkeypatch.setenv("KARAK_INSTANCE", "eu-1")
-    assert instance_name() == "eu-1"
+def test_each_process_is_named_by_its_instance_or_its_shards() -> None:
+    assert instance_name(None, None) == "main"
+    assert instance_name(None, (2, 3)) == "shards-2,3"
+    assert instance_name("eu-1", (2, 3)) == "eu-1"
