@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import os
 import re
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from bot_helpers import Clock, normal_instead
+from bot_helpers import Clock, gated_advise, normal_instead
 from live_bot import LiveBot, table_id
 from players import ANN, BOB, Players, TinyRenderer, open_table
 
@@ -202,11 +203,35 @@ async def test_a_hint_that_fails_is_told_and_not_counted(lb: Loopback, tmp_path:
 
 
 async def test_a_hint_is_worked_out_in_a_worker_process() -> None:
-    thinking = Thinking(workers=1, hint_iterations=ITERATIONS)
+    thinking = Thinking(workers=1, hint_iterations=ITERATIONS, hint_workers=1)
     state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=3))
     obs = observe(state, state.current)
     try:
         assert await thinking.hint(obs) == hint(obs, iterations=ITERATIONS)
         assert thinking.hints.started == 1 and thinking.pool.started == 0
+    finally:
+        await thinking.close()
+
+
+async def test_two_hints_asked_at_once_are_worked_out_side_by_side(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While one hint worker is held, the other works out the second hint."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    os.mkfifo(gate / "go")
+    (gate / "armed").touch()
+    monkeypatch.setenv("KARAK_TEST_GATE", str(gate))  # the spawned workers inherit it
+    thinking = Thinking(workers=1, advise=gated_advise, hint_iterations=ITERATIONS,
+                        hint_workers=2)
+    state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=3))
+    obs = observe(state, state.current)
+    expected = hint(obs, iterations=ITERATIONS)
+    try:
+        asked = [asyncio.ensure_future(thinking.hint(obs)) for _ in range(2)]
+        done, held = await asyncio.wait(asked, return_when=asyncio.FIRST_COMPLETED)
+        assert len(held) == 1 and [d.result() for d in done] == [expected]
+        await asyncio.to_thread((gate / "go").write_text, "go")  # the held worker goes on
+        assert await held.pop() == expected
+        assert thinking.hints.started == 2 and thinking.pool.started == 0
     finally:
         await thinking.close()
