@@ -141,6 +141,8 @@ class Messages:
         playing = record.status == "running" and not record.seats[seat].ai
         offered = obs if record.undo else without_undo(obs)  # the host may forbid take-backs
         ctrls = controls(offered) if playing else Controls(())
+        if record.hints and ctrls.notations():  # the hand offers a hint (ui/hand.py)
+            self.service.hints.offered()
         lesson = await self.service.play.lesson(record, seat) if playing else None
         if lesson is not None:
             ctrls = emphasised(ctrls, lesson)

@@ -90,6 +90,10 @@ class Hints:
         used = (await self.store.hints_used(table_id)).get(seat, 0)
         return HintAnswer(record, seat, obs, unpack_hint(stored), again, used)
 
+    def offered(self) -> None:
+        """A Hint button is shown: the hint workers get ready before the first click."""
+        self.thinking.prepare_hints()
+
     @staticmethod
     def _check(record: TableRecord, user_id: int, version: int, hand_of: int | None) -> int:
         """The seat of ``user_id`` when they may ask for a hint at ``version``; else a

@@ -221,6 +221,16 @@ class WorkerPool(Generic[J]):
         queue.put_nowait(_Job(now + delay, next(self._seq), job, limit, done))
         return await done
 
+    def start(self) -> None:
+        """Start the workers now, ahead of the first job (which otherwise starts them), so that
+        job does not wait for them; nothing when they are started already."""
+        self._start()
+
+    @property
+    def active(self) -> bool:
+        """Whether the workers were started (and not closed since)."""
+        return self._queue is not None
+
     def _start(self) -> asyncio.PriorityQueue[_Job[J]]:
         if self._queue is None:
             self._queue = asyncio.PriorityQueue()

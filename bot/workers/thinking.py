@@ -194,6 +194,11 @@ class Thinking:
             self._told.add(kind)
             log.error(text, *args)
 
+    def prepare_hints(self) -> None:
+        """Start the hint workers ahead of a first hint (a Hint button is shown), so it does not
+        wait for processes to start."""
+        self.hints.start()
+
     async def hint(self, obs: Observation) -> Hint:
         """The hint for the observing seat, worked out in a hint worker; raises
         :class:`~bot.workers.pool.WorkerGone` or :class:`~bot.workers.pool.JobFailed` when

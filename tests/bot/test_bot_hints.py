@@ -121,6 +121,16 @@ async def test_a_hint_button_of_a_decision_already_played_is_refused(h: LiveBot)
     assert await h.store.hints_used(tid) == {rec.seat_of(ANN.id): 1}
 
 
+async def test_the_first_hint_button_shown_starts_the_hint_workers(h: LiveBot) -> None:
+    """The workers start as the Hint button is shown, so the first click does not wait for
+    them to start."""
+    hints = h.bot.service.thinking.hints
+    tid = await open_table(h, ANN, [], ai=1)
+    assert not hints.active  # no hand shown yet
+    hand = await Players(h, tid, [ANN]).open_hand(ANN)
+    assert hint_button(hand) is not None and hints.active
+
+
 async def test_two_people_get_no_hints_unless_the_host_chose_them(h: LiveBot) -> None:
     tid = await open_table(h, ANN, [BOB], ai=0)
     rec = await h.bot.service.tables.load(tid)
@@ -129,6 +139,7 @@ async def test_two_people_get_no_hints_unless_the_host_chose_them(h: LiveBot) ->
     user, _ = await whose_turn(h, tid, [ANN, BOB])
     hand = await Players(h, tid, [ANN, BOB]).open_hand(user)
     assert hint_button(hand) is None and "kg:do:" in " ".join(hand.custom_ids())
+    assert not h.bot.service.thinking.hints.active  # no Hint button shown: no hint worker
     forged = f"kg:hint:{tid}:{rec.version}"  # a button the hand never showed
     hand.components[0]["components"].append(
         {"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": forged}]})
