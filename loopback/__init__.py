@@ -48,7 +48,11 @@ Rules and faults::
     channel.bot_permissions = 0                         # posts there answer 403 (50013)
     thread = lb.create_thread(channel)                  # a public thread (type 11)
     lb.clock.advance(16 * 60) # with Loopback(clock=ManualClock())
-    await lb.gateway.drop()   # the socket closes; the bot RESUMEs
+    await lb.gateway.drop()   # the socket closes; the bot RESUMEs (drop(shard=1): one shard's)
+    Loopback(shards=2)        # GET /gateway/bot recommends 2 shards (required_shards=2: fewer
+                              # are closed with 4011); each shard hears only its guilds
+    lb.create_guild("Far", shard=1)               # a guild whose id lands on shard 1
+    lb.gateway.connected([1])                     # shard 1's session is connected
 
 The same user side is served as JSON over HTTP under ``/_loopback/`` (documented in
 :mod:`loopback.server`) so a web page can drive it. ``python -m loopback`` runs a stand-in on its

@@ -1,5 +1,6 @@
-"""``python -m loopback [--port N] [--users Ann,Bob] [--locale en-US] [--rate-limits SEED:RATE]``:
-run a stand-in alone (``--rate-limits 7:0.05``: 429s on 5 % of requests, seeded with 7).
+"""``python -m loopback [--port N] [--users Ann,Bob] [--locale en-US] [--rate-limits SEED:RATE]
+[--shards N]``: run a stand-in alone (``--rate-limits 7:0.05``: 429s on 5 % of requests, seeded
+with 7; ``--shards 2``: Discord recommends 2 shards to the bot, which runs both by default).
 
 Creates one guild with one channel and the given users, prints the bot's environment
 (``DISCORD_TOKEN``, ``KARAK_API_BASE``, ``KARAK_GATEWAY_URL``) and the control API's address,
@@ -35,9 +36,10 @@ def schedule(text: str) -> Schedule:
 
 
 async def serve(port: int, users: list[str], locale: str, validate: bool,
-                rate_limits: Schedule | None = None) -> None:
+                rate_limits: Schedule | None = None, shards: int = 1) -> None:
     """Run the stand-in until cancelled."""
-    async with Loopback(port=port, validate=validate, rate_limits=rate_limits) as lb:
+    async with Loopback(port=port, validate=validate, rate_limits=rate_limits,
+                        shards=shards) as lb:
         guild = lb.create_guild("Karak Club", locale=locale)
         channel = lb.create_channel(guild, "goblin")
         made = [lb.create_user(name, locale=locale) for name in users]
@@ -45,7 +47,8 @@ async def serve(port: int, users: list[str], locale: str, validate: bool,
             print(f"{key}={value}")
         print(json.dumps({"control": lb.base_url + "/_loopback/", "guild": str(guild.id),
                           "channel": str(channel.id),
-                          "users": {u.name: str(u.id) for u in made}}), flush=True)
+                          "users": {u.name: str(u.id) for u in made},
+                          "shards": shards}), flush=True)
         await asyncio.Event().wait()
 
 
@@ -59,7 +62,11 @@ def main(argv: list[str] | None = None) -> None:
                         help="skip OpenAPI validation of request bodies")
     parser.add_argument("--rate-limits", type=schedule, default=None, metavar="SEED:RATE",
                         help="answer a seeded share of requests with 429s (e.g. 7:0.05)")
+    parser.add_argument("--shards", type=int, default=1,
+                        help="the shard count GET /gateway/bot recommends (1 or more)")
     args = parser.parse_args(argv)
+    if args.shards < 1:
+        parser.error("--shards must be 1 or more")
     names = [n.strip() for n in args.users.split(",") if n.strip()]
     validate = not args.no_validate
     reason = unavailable_reason() if validate else None
@@ -67,7 +74,8 @@ def main(argv: list[str] | None = None) -> None:
         print(validation_off(reason), file=sys.stderr, flush=True)
         validate = False
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(args.port, names, args.locale, validate, args.rate_limits))
+        asyncio.run(serve(args.port, names, args.locale, validate, args.rate_limits,
+                          args.shards))
 
 
 if __name__ == "__main__":

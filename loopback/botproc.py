@@ -17,6 +17,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 from loopback.server import Loopback
@@ -84,8 +85,10 @@ class BotProcess:
         """The running process's id."""
         return self.proc.pid if self.proc is not None and self.proc.poll() is None else None
 
-    async def start(self, *, sync: bool = False, timeout: float = 60.0) -> None:
-        """Start the bot and wait until it is connected (IDENTIFY answered with READY)."""
+    async def start(self, *, sync: bool = False, timeout: float = 60.0,
+                    shards: Collection[int] | None = None) -> None:
+        """Start the bot and wait until it is connected (IDENTIFY answered with READY) on each
+        of ``shards`` (None: every shard of the bot's count)."""
         if self.pid is not None:
             raise RuntimeError("the bot is already running")
         before = self.lb.gateway.identifies
@@ -102,7 +105,7 @@ class BotProcess:
         self.starts += 1
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while self.lb.gateway.identifies == before or not self.lb.gateway.connected():
+        while self.lb.gateway.identifies == before or not self.lb.gateway.connected(shards):
             if self.proc.poll() is not None:
                 raise BotExited(f"the bot exited with {self.proc.returncode}: "
                                 f"{self.log_tail()}")

@@ -9,8 +9,15 @@ INVALID_SESSION), and dispatches (INTERACTION_CREATE, GUILD_CREATE, CHANNEL_CREA
 compression ``zlib-stream`` is used when the client asks for it in the URL, ``zstd-stream``
 when a zstd module is importable, none otherwise.
 
+Shards as on Discord (:mod:`loopback.sharding`): IDENTIFY's ``shard: [i, n]`` makes the session
+shard ``i`` of ``n``; it hears only its guilds (in READY, GUILD_CREATE and every dispatch) and
+shard 0 the direct messages. An invalid shard is closed with 4010, a count below
+``required_shards`` with 4011. The latest IDENTIFY's count is the bot's: a session of another
+count is replaced, as is an earlier session of the same shard.
+
 Tests can break the connection on purpose: :meth:`Gateway.drop` (the socket closes; discord.py
-resumes), :meth:`Gateway.send_reconnect` (op 7) and :meth:`Gateway.invalidate` (op 9).
+resumes), :meth:`Gateway.send_reconnect` (op 7) and :meth:`Gateway.invalidate` (op 9), each on
+every shard or on one.
 """
 
 from __future__ import annotations
@@ -19,15 +26,22 @@ import asyncio
 import json
 import logging
 import secrets
-import zlib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from aiohttp import WSMsgType, web
 
 from loopback.model import Guild, User
+from loopback.sharding import (
+    INVALID_SHARD,
+    SHARDING_REQUIRED,
+    guild_of,
+    identified_shard,
+    shard_of,
+)
+from loopback.transport import zlib_stream, zstd_stream
 
 
 class Host(Protocol):
@@ -65,42 +79,6 @@ DISPATCH, HEARTBEAT, IDENTIFY, RESUME, RECONNECT, INVALID_SESSION, HELLO, HEARTB
 BUFFER = 2000
 #: Seconds a session whose socket closed still receives events (for a RESUME).
 RESUME_WINDOW = 5.0
-
-
-def _zstd() -> Callable[[], Callable[[bytes], bytes]] | None:
-    """A factory of streaming zstd compressors (flushing a block per message), if available."""
-    try:
-        import zstandard  # type: ignore[import-not-found]
-
-        def make_zstandard() -> Callable[[bytes], bytes]:
-            obj = zstandard.ZstdCompressor().compressobj()
-
-            def one(data: bytes) -> bytes:
-                return bytes(obj.compress(data) + obj.flush(zstandard.COMPRESSOBJ_FLUSH_BLOCK))
-            return one
-        return make_zstandard
-    except ImportError:
-        pass
-    try:
-        from compression import zstd  # type: ignore[import-not-found]
-
-        def make_stdlib() -> Callable[[bytes], bytes]:
-            obj = zstd.ZstdCompressor()
-
-            def one(data: bytes) -> bytes:
-                return bytes(obj.compress(data, mode=zstd.ZstdCompressor.FLUSH_BLOCK))
-            return one
-        return make_stdlib
-    except ImportError:
-        return None
-
-
-def _zlib() -> Callable[[bytes], bytes]:
-    obj = zlib.compressobj()
-
-    def one(data: bytes) -> bytes:
-        return obj.compress(data) + obj.flush(zlib.Z_SYNC_FLUSH)
-    return one
 
 
 @dataclass
@@ -142,6 +120,12 @@ class Session:
     conn: Connection | None = None
     closed_at: float | None = None
     superseded: bool = False
+    shard: int = 0
+    shard_count: int = 1
+
+    def hears(self, guild_id: int | None) -> bool:
+        """True when this session's shard receives the events of ``guild_id`` (None: DMs)."""
+        return shard_of(guild_id, self.shard_count) == self.shard
 
     def dispatch(self, event: str, data: Any) -> None:
         """Number, keep and (if connected) send one event."""
@@ -153,16 +137,18 @@ class Session:
 
 
 class Gateway:
-    """Every session of the bot; the current one receives interactions."""
+    """Every session of the bot; the current one of each shard receives its guilds' events."""
 
     def __init__(self, world: Host, heartbeat_interval: float = 41.25,
-                 ack_latency: float = 0.04) -> None:
+                 ack_latency: float = 0.04, shards: int = 1, required_shards: int = 1) -> None:
         self.world = world
         self.heartbeat_interval = heartbeat_interval
         self.ack_latency = ack_latency
+        self.shards = shards  # the count GET /gateway/bot recommends
+        self.required_shards = required_shards  # fewer: IDENTIFY is closed with 4011
         self.url = "ws://127.0.0.1/gateway"
         self.sessions: dict[str, Session] = {}
-        self.current: Session | None = None
+        self.current: dict[int, Session] = {}  # shard id -> its session
         self.identifies = 0
         self.resumes = 0
         self.heartbeats = 0
@@ -170,14 +156,20 @@ class Gateway:
 
     # ------------------------------------------------------------------ state
 
-    def connected(self) -> bool:
-        """True while the current session has an open socket."""
-        return self.current is not None and self.current.conn is not None
+    def connected(self, shards: Collection[int] | None = None) -> bool:
+        """True while the current session of each of ``shards`` (None: every shard of the
+        bot's count) has an open socket."""
+        count = next(iter(self.current.values())).shard_count if self.current else 1
+        wanted = range(count) if shards is None else shards
+        return bool(self.current) and all(
+            (s := self.current.get(i)) is not None and s.conn is not None for i in wanted)
 
-    async def wait_connected(self, timeout: float = 30.0) -> None:
-        """Wait until a bot session is connected (after IDENTIFY or RESUME)."""
+    async def wait_connected(self, timeout: float = 30.0,
+                             shards: Collection[int] | None = None) -> None:
+        """Wait until a bot session is connected on each of ``shards`` (None: every shard),
+        after IDENTIFY or RESUME."""
         async def wait() -> None:
-            while not self.connected():
+            while not self.connected(shards):
                 self._ready.clear()
                 await self._ready.wait()
         await asyncio.wait_for(wait(), timeout)
@@ -189,9 +181,14 @@ class Gateway:
             return True
         return s.closed_at is not None and s.closed_at >= since
 
+    def _hearing(self, guild_id: int | None) -> Session | None:
+        """The current session receiving ``guild_id``'s events (None: no shard hears it)."""
+        return next((s for s in self.current.values() if s.hears(guild_id)), None)
+
     def deliver(self, payload: dict[str, Any]) -> str | None:
-        """Send INTERACTION_CREATE to the bot; the session id, or None when it is offline."""
-        s = self.current
+        """Send INTERACTION_CREATE to the shard of its guild (DMs: shard 0); the session id, or
+        None when that shard is offline."""
+        s = self._hearing(guild_of("INTERACTION_CREATE", payload))
         if s is None:
             return None
         if s.conn is None and (s.closed_at is None
@@ -201,26 +198,35 @@ class Gateway:
         return s.id
 
     def broadcast(self, event: str, data: Any) -> None:
-        """Dispatch an event to the current session (if any)."""
-        if self.current is not None:
-            self.current.dispatch(event, data)
+        """Dispatch an event to the shard of its guild (DMs: shard 0), if it has a session."""
+        s = self._hearing(guild_of(event, data))
+        if s is not None:
+            s.dispatch(event, data)
 
     # ------------------------------------------------------------------ breaking things
 
-    async def drop(self, code: int = 4000) -> None:
-        """Close the bot's socket (code 4000: discord.py reconnects and RESUMEs)."""
-        if self.current is not None and self.current.conn is not None:
-            await self.current.conn.ws.close(code=code)
+    def _open(self, shard: int | None) -> list[Session]:
+        """The current sessions with an open socket: every shard's, or ``shard``'s only."""
+        return [s for i, s in self.current.items()
+                if s.conn is not None and shard in (None, i)]
 
-    def send_reconnect(self) -> None:
+    async def drop(self, code: int = 4000, shard: int | None = None) -> None:
+        """Close the bot's sockets (code 4000: discord.py reconnects and RESUMEs)."""
+        for s in self._open(shard):
+            if s.conn is not None:
+                await s.conn.ws.close(code=code)
+
+    def send_reconnect(self, shard: int | None = None) -> None:
         """Ask the bot to reconnect (op 7); it resumes."""
-        if self.current is not None and self.current.conn is not None:
-            self.current.conn.send({"op": RECONNECT, "d": None})
+        for s in self._open(shard):
+            if s.conn is not None:
+                s.conn.send({"op": RECONNECT, "d": None})
 
-    def invalidate(self, resumable: bool = False) -> None:
-        """Invalidate the session (op 9); with ``resumable=False`` the bot identifies anew."""
-        if self.current is not None and self.current.conn is not None:
-            self.current.conn.send({"op": INVALID_SESSION, "d": resumable})
+    def invalidate(self, resumable: bool = False, shard: int | None = None) -> None:
+        """Invalidate the sessions (op 9); with ``resumable=False`` the bot identifies anew."""
+        for s in self._open(shard):
+            if s.conn is not None:
+                s.conn.send({"op": INVALID_SESSION, "d": resumable})
 
     # ------------------------------------------------------------------ the socket
 
@@ -229,7 +235,8 @@ class Gateway:
         out: dict[str, Any] = {
             "v": 10, "user_settings": {}, "user": dict(world.bot.payload(), verified=True,
                                                        mfa_enabled=False, flags=0),
-            "guilds": [{"id": str(g), "unavailable": True} for g in world.guilds],
+            "guilds": [{"id": str(g), "unavailable": True} for g in world.guilds
+                       if session.hears(g)],
             "session_id": session.id, "session_type": "normal",
             "resume_gateway_url": self.url, "private_channels": [], "relationships": [],
             "presences": [], "guild_join_requests": [], "geo_ordered_rtc_regions": [],
@@ -249,9 +256,9 @@ class Gateway:
             return ws
         compress: Callable[[bytes], bytes] | None = None
         if q.get("compress") == "zlib-stream":
-            compress = _zlib()
+            compress = zlib_stream()
         elif q.get("compress") == "zstd-stream":
-            factory = _zstd()
+            factory = zstd_stream()
             if factory is None:
                 await ws.close(code=4000, message=b"zstd-stream is not available")
                 return ws
@@ -303,17 +310,17 @@ class Gateway:
             if not isinstance(data, dict) or not world.authorised(f"Bot {data.get('token')}"):
                 await conn.ws.close(code=4004)  # authentication failed
                 return False
-            if self.current is not None:
-                self.current.superseded = True
-                world.session_ended(self.current.id)
-            session = Session(secrets.token_hex(16))
-            self.sessions[session.id] = session
-            self.current = session
+            shard = identified_shard(data.get("shard"))
+            if shard is None or shard[1] < self.required_shards:
+                await conn.ws.close(code=INVALID_SHARD if shard is None else SHARDING_REQUIRED)
+                return False
+            session = self._new_session(*shard)
             self._attach(conn, session)
             self.identifies += 1
             session.dispatch("READY", self._ready_payload(session, data.get("shard")))
             for guild in world.guilds.values():
-                session.dispatch("GUILD_CREATE", world.guild_payload(guild))
+                if session.hears(guild.id):
+                    session.dispatch("GUILD_CREATE", world.guild_payload(guild))
             self._ready.set()
             world.bump()
             return True
@@ -346,6 +353,19 @@ class Gateway:
             return True
         await conn.ws.close(code=4001)  # unknown opcode
         return False
+
+    def _new_session(self, shard: int, count: int) -> Session:
+        """A new current session of ``shard``: the shard's earlier one, and every session of
+        another shard count, are replaced (what they still held is lost)."""
+        for i, old in list(self.current.items()):
+            if i == shard or old.shard_count != count:
+                old.superseded = True
+                self.world.session_ended(old.id)
+                del self.current[i]
+        session = Session(secrets.token_hex(16), shard=shard, shard_count=count)
+        self.sessions[session.id] = session
+        self.current[shard] = session
+        return session
 
     @staticmethod
     def _attach(conn: Connection, session: Session) -> None:

@@ -25,6 +25,10 @@ def _no_gateway() -> str:
     return ""
 
 
+def _one_shard() -> int:
+    return 1
+
+
 class Rest:
     """Answers the bot's REST requests (``path`` after ``/api/v10``) under Discord's rules."""
 
@@ -39,6 +43,7 @@ class Rest:
                          else Messages(state, referee, old_message_edits))
         self.hooks = Hooks(state, referee, self.messages)
         self.gateway_url: Callable[[], str] = _no_gateway
+        self.recommended_shards: Callable[[], int] = _one_shard
         self.requests: list[tuple[float, str, str]] = []
         self._routes: list[tuple[str, re.Pattern[str], Handler, bool]] = []
         self._setup_routes()
@@ -141,7 +146,8 @@ class Rest:
 
     async def _gateway(self, params: dict[str, str], body: Any, uploads: list[Upload],
                        query: dict[str, str]) -> Reply:
-        return Reply(200, {"url": self.gateway_url(), "shards": 1, "session_start_limit": {
+        return Reply(200, {"url": self.gateway_url(), "shards": self.recommended_shards(),
+                           "session_start_limit": {
             "total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}})
 
     async def _open_dm(self, params: dict[str, str], body: Any, uploads: list[Upload],

@@ -7,8 +7,9 @@ Control API (JSON over HTTP, for a web page or any script; ids are strings):
     Summary: counts, breaches, whether the bot is connected, the world ``version``.
 ``GET  /_loopback/users`` / ``POST /_loopback/users`` ``{"name", "locale"?, "admin"?}``
     List or create users (``locale`` as Discord clients send it: ``en-US``, ``fr``, ``cs``).
-``GET  /_loopback/guilds`` / ``POST /_loopback/guilds`` ``{"name", "locale"?}``
-    List or create guilds; ``POST /_loopback/channels`` ``{"guild_id", "name"}`` adds a channel.
+``GET  /_loopback/guilds`` / ``POST /_loopback/guilds`` ``{"name", "locale"?, "shard"?}``
+    List or create guilds (``shard``: one whose id lands on that shard of the recommended
+    count); ``POST /_loopback/channels`` ``{"guild_id", "name"}`` adds a channel.
 ``POST /_loopback/dm`` ``{"user"}``
     The direct message channel between that user and the bot (made the first time).
 ``GET  /_loopback/commands?guild_id=``
@@ -274,8 +275,10 @@ class Loopback:
 
     async def _c_new_guild(self, request: web.Request) -> Any:
         d = await self._json(request)
+        shard = d.get("shard")
         return self.world.create_guild(str(d.get("name", "Karak Club")),
-                                 str(d.get("locale", "en-US"))).public()
+                                       str(d.get("locale", "en-US")),
+                                       shard=None if shard is None else int(shard)).public()
 
     async def _c_new_channel(self, request: web.Request) -> Any:
         d = await self._json(request)

@@ -50,6 +50,7 @@ from loopback.people import MALFORMED, MALFORMED_EVENTS, People
 from loopback.ratelimit import ChannelLimit, Limiter, RateLimit, Schedule
 from loopback.referee import RESPONSE_DEADLINE, TOKEN_LIFETIME, Referee
 from loopback.rest import Rest
+from loopback.sharding import snowflake_on
 from loopback.spec import SPEC_PATH, spec
 from loopback.state import State, Watcher
 
@@ -67,7 +68,8 @@ class World:
                  token_lifetime: float = TOKEN_LIFETIME,
                  old_message_edits: int | None = None,
                  rate_limits: Schedule | None = None,
-                 channel_limit: ChannelLimit | None = None) -> None:
+                 channel_limit: ChannelLimit | None = None, shards: int = 1,
+                 required_shards: int = 1) -> None:
         self.clock: Clock = clock or SystemClock()
         self.state = State(self.clock, application_id or snowflake(), bot_name, keep_files)
         self.referee = Referee(self.state, response_deadline, token_lifetime)
@@ -76,11 +78,13 @@ class World:
         # the description is read, and its validators built, once for every world
         self.rest_api = Rest(self.state, self.referee, self.limiter,
                              spec(spec_path) if validate else None, token, old_message_edits)
-        self.gateway = Gateway(self, heartbeat_interval=heartbeat_interval)
+        self.gateway = Gateway(self, heartbeat_interval=heartbeat_interval, shards=shards,
+                               required_shards=required_shards)
         self.state.announce = self.gateway.broadcast
         self.people.deliver = self.gateway.deliver
         self.referee.lost_since = self.gateway.lost_since
         self.rest_api.gateway_url = lambda: self.gateway.url
+        self.rest_api.recommended_shards = lambda: self.gateway.shards
         # the records tests and pages read, shared with the parts that keep them
         self.token = token
         self.application_id = self.state.application_id
@@ -141,8 +145,12 @@ class World:
         return self.state.create_user(name, locale, admin, user_id)
 
     def create_guild(self, name: str = "Karak Club", locale: str = "en-US",
-                     owner: User | None = None, guild_id: int | None = None) -> Guild:
-        """A new guild the bot is in (sent to a connected bot as GUILD_CREATE)."""
+                     owner: User | None = None, guild_id: int | None = None,
+                     shard: int | None = None) -> Guild:
+        """A new guild the bot is in (sent to a connected bot as GUILD_CREATE, on its shard);
+        ``shard``: an id landing on that shard of the recommended count (``shards``)."""
+        if guild_id is None and shard is not None:
+            guild_id = snowflake_on(shard, self.gateway.shards)
         return self.state.create_guild(name, locale, owner, guild_id)
 
     def create_channel(self, guild: Guild, name: str = "goblin",
@@ -232,7 +240,7 @@ class World:
     def send_malformed_event(self, event: str) -> None:
         """Dispatch one gateway ``event`` damaged so discord.py cannot read it (one of
         :data:`~loopback.people.MALFORMED_EVENTS`: ``MESSAGE_CREATE``, ``GUILD_CREATE``,
-        ``CHANNEL_UPDATE``) to the bot's current session."""
+        ``CHANNEL_UPDATE``) to the bot (on the shard of the guild it names, else shard 0)."""
         if event not in MALFORMED_EVENTS:
             raise ValueError(f"unknown event {event!r} (one of {', '.join(MALFORMED_EVENTS)})")
         self.gateway.broadcast(event, dict(MALFORMED_EVENTS[event]))
@@ -298,4 +306,6 @@ class World:
                 "orphaned": [ix.id for ix in self.orphaned],
                 "unfinished": self.unfinished(),
                 "bot_connected": self.gateway.connected(), "version": self.version,
+                "shards": {str(i): s.conn is not None
+                           for i, s in sorted(self.gateway.current.items())},
                 "commands": sum(len(v) for v in self.commands.values())}

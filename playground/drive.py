@@ -167,6 +167,19 @@ class Driver:
         menu.locator("button[aria-haspopup]").click()
         menu.locator(f".option[data-value='{value}']").click()
 
+    def open_turn(self, opened: str) -> str:
+        """Wait for the newest message pinging the user to play and click its My hand button,
+        unless it is ``opened`` (the id of the one clicked last); returns its id."""
+        turn = self.page.locator("article.msg.pinged:has([data-custom-id^='kg:hand:'])").last
+        turn.wait_for(timeout=30_000)
+        mid: str = turn.get_attribute("data-message-id") or ""
+        if mid == opened:
+            self.settle(0.3)
+            return mid
+        turn.locator("[data-custom-id^='kg:hand:']").click()
+        self.settle()
+        return mid
+
     def describe(self) -> str:
         """The channel as the page shows it now, one line per message (for failure reports)."""
         text: str = self.page.evaluate(

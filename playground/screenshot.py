@@ -9,6 +9,7 @@ runs ``/goblin learn`` instead: the picture shows her hand with its first lesson
 plays the match out); the picture is the end-of-game message alone (summary chart, Replay and
 Rematch). ``--replay`` does the same, then runs ``/goblin replay id:1`` and pictures the replay
 message; ``--hint`` opens Ann's hand on her first turn and pictures the answer to its Hint button.
+``--fight`` and ``--channel`` take the scenes of :mod:`playground.scenes`.
 Needs Chromium and Playwright (installed when missing, see :mod:`playground.browser`), and a
 colour emoji font (Debian's ``fonts-noto-color-emoji``) or the replay's buttons show empty boxes.
 """
@@ -25,6 +26,7 @@ from typing import Any
 
 from playground.browser import chromium
 from playground.drive import EPHEMERAL, Driver, PlaygroundProcess
+from playground.scenes import channel_scene, fight_scene, frame
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "docs" / "images" / "playground.png"
@@ -40,22 +42,13 @@ def open_table(driver: Driver) -> None:
 
 def battle_scene(driver: Driver, rng: random.Random, tries: int = 60) -> bool:
     """Play Ann's seat until she is in a battle with at least one card played; True if so."""
-    page = driver.page
     open_table(driver)
     opened = ""
     played = False
     for _ in range(tries):
         controls = driver.controls()
         if not controls:
-            turn = page.locator("article.msg.pinged:has([data-custom-id^='kg:hand:'])").last
-            turn.wait_for(timeout=30_000)
-            mid = turn.get_attribute("data-message-id") or ""
-            if mid == opened:
-                driver.settle(0.3)
-                continue
-            opened = mid
-            turn.locator("[data-custom-id^='kg:hand:']").click()
-            driver.settle()
+            opened = driver.open_turn(opened)
             continue
         plays = [c for c in controls if c[2].startswith("play:")]
         fights = [c for c in controls if c[2].startswith("fight:") and "lord" not in c[2]]
@@ -166,6 +159,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="only the /goblin replay message of that finished match")
     parser.add_argument("--hint", dest="scene", action="store_const", const="hint",
                         help="only the private answer to the Hint button of Ann's hand")
+    parser.add_argument("--fight", action="store_true",
+                        help="the fight menu with a cursed monster, a reward card in hand")
+    parser.add_argument("--channel", action="store_true",
+                        help="the channel after a whole match, as a spectator sees it")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp, \
             PlaygroundProcess(Path(tmp) / "pg.sqlite3", ai_pace=0.05,
@@ -186,11 +183,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.lesson:
             if not lesson_scene(driver):
                 print("no lesson shown; picture taken anyway", file=sys.stderr)
+        elif args.fight or args.channel:
+            scene = fight_scene if args.fight else channel_scene
+            if not scene(driver, random.Random(args.seed)):
+                print("the scene did not come up; picture taken anyway", file=sys.stderr)
         elif not battle_scene(driver, random.Random(args.seed)):
             print("could not reach a battle; picture taken anyway", file=sys.stderr)
         page.mouse.move(5, 5)  # no hover highlight on a message
         page.evaluate("() => { const s = document.getElementById('scroller');"
                       " s.scrollTop = s.scrollHeight; }")
+        if args.fight or args.channel:
+            frame(page, "fight" if args.fight else "channel")
         if args.lesson:  # the hand with its lesson at the top of the window
             page.evaluate("() => { const hands = [...document.querySelectorAll('article.msg')]"
                           ".filter((a) => a.querySelector('[data-custom-id^=\"kg:quit:\"]'));"

@@ -2,7 +2,8 @@
 
 Only for a seat (never a spectator). Marks come from the observation's legal actions alone: a
 card a legal Play uses is "playable now"; in the discard step the cards a legal Discard names are
-marked instead, and Taia's drawn pair is marked when she must keep one.
+marked instead, and Taia's drawn pair is marked when she must keep one. A coin under a card
+says it is a reward card, which can pay the merchant.
 """
 
 from __future__ import annotations
@@ -105,16 +106,18 @@ def _cards_rows(cards: tuple[str, ...], marks: dict[str, str], cursed: frozenset
 @remembered(BANDS)
 def _cards_row(row: tuple[str, ...], marks: tuple[str | None, ...],
                curses: tuple[tuple[str, ...], ...], locale: str) -> Band:
-    """Cards side by side; those a legal move uses are framed with a mark below them, and a
-    curse that hits a card (its colour or one of its effects) is shown under it."""
+    """Cards side by side; those a legal move uses are framed with a mark below them, a curse
+    that hits a card (its colour or one of its effects) is shown under it, and so is a coin
+    under a reward card (the merchant takes it as payment)."""
     w = CARD_W
     n = len(row)
     x = (WIDTH - (n * w + (n - 1) * GAP)) // 2
     h = max(action_height(card, w, locale) for card in row)
-    below = any(m is not None for m in marks) or any(curses)
+    pays = tuple(tables().actions[card].reward for card in row)
+    below = any(m is not None for m in marks) or any(curses) or any(pays)
     img, d = new_canvas(WIDTH, 6 + h + (SIGN + 16 if below else 10), BG)
     y = 6
-    for card, mark, hits in zip(row, marks, curses, strict=True):
+    for card, mark, hits, pay in zip(row, marks, curses, pays, strict=True):
         ch = action_height(card, w, locale)
         if mark is not None:
             d.rounded_rectangle((x - 4, y - 4, x + w + 3, y + ch + 3), radius=w // 12 + 4,
@@ -126,6 +129,8 @@ def _cards_row(row: tuple[str, ...], marks: tuple[str | None, ...],
         if mark is not None:
             signs.append(icon(MARK_ICON[mark], SIGN, GOOD if mark != "discard" else None))
         signs += [curse_icon(c, SIGN) for c in hits]
+        if pay:  # a reward card: the merchant takes it as payment
+            signs.append(icon("coin", SIGN))
         sx = x + (w - len(signs) * SIGN - (len(signs) - 1) * 6) // 2
         for sign in signs:
             paste(img, sign, (sx, y + h + 8))

@@ -298,6 +298,14 @@ def trophy(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
     d.arc(_box(70, 6, 96, 36, k), 270, 90, fill=GOLD, width=round(6 * k))
 
 
+def coin(d: ImageDraw.ImageDraw, k: float, c: RGB) -> None:
+    """A reward card, which can pay the merchant: a gold coin with a rim and a struck crown."""
+    d.ellipse(_box(2, 2, 98, 98, k), fill=c, outline=DARK, width=_outline(k))
+    d.ellipse(_box(16, 16, 84, 84, k), outline=DARK, width=round(4 * k))
+    d.polygon(_p([(30, 64), (30, 36), (41, 50), (50, 32), (59, 50), (70, 36), (70, 64)], k),
+              fill=DARK)
+
+
 #: Each icon's name -> its painter.
 PAINTERS: dict[str, Painter] = {
     "attack": sword, "defence": shield, "draw": draw, "heal": heal, "heart": heart,
@@ -306,8 +314,9 @@ PAINTERS: dict[str, Painter] = {
     "potion.countercurse": potion_countercurse, "leaf": leaf, "drop": drop, "flame": flame,
     "sun": sun, "crown": crown, "deck": deck, "discard": discard, "hand": hand,
     "check": check, "cross": cross, "ban": ban, "spark": spark, "arrow": arrow, "chevron": chevron,
-    "trophy": trophy,
+    "trophy": trophy, "coin": coin,
 }
 #: The fill a painter gets when the caller asks for none: this, else :data:`~render.style.INK`.
 DEFAULT_FILL: dict[str, RGB] = {"heart": HEART, "key": GOLD, "check": (40, 170, 80), "cross": BAD,
-                                "ban": BAD, "arrow": GOLD, "chevron": INK, "spark": GOLD}
+                                "ban": BAD, "arrow": GOLD, "chevron": INK, "spark": GOLD,
+                                "coin": GOLD}

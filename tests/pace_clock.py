@@ -40,7 +40,7 @@ class PaceClock:
         self._sleepers.add(me)
         try:
             while others := [t for t in self.tasks() if not t.done()
-                             and t not in self._sleepers and t.get_name() != "turn-timers"]:
+                             and t not in self._sleepers]:
                 await asyncio.wait(others, return_when=asyncio.FIRST_COMPLETED)
         finally:
             self._sleepers.discard(me)
@@ -53,5 +53,5 @@ class PaceClock:
     def follow(self, tasks: Tasks) -> None:
         """A wait lets the background work of a bot (its
         :class:`~bot.supervision.tasks.Tasks`) finish first: its moves, AI turns and the other
-        refreshes."""
-        self.tasks = lambda: list(tasks._tasks)
+        refreshes (not its endless loops: the turn timers, the leases)."""
+        self.tasks = lambda: [t for t in tasks._tasks if t not in tasks.endless]

@@ -1,6 +1,11 @@
 """What the bot does on its own: AI seats play at a visible pace, turn timers run out, the
 heartbeat file is touched while connected, and on start every lobby and table is resumed.
 
+Several processes may share one database: each does this work only for the tables whose lease
+it holds (:class:`~bot.game.leases.Leases`, renewed and the lapsed ones claimed every third of
+the lease by the ``leases`` loop), and wakes a table it holds at once when another process
+changed it (a person's move handled by the process of that guild's shard).
+
 After any moves, :meth:`Background.after` shows them: a new table message (pinging the person
 to play) when a person's turn starts or the game ends, else a coalesced edit; then the AI goes on.
 """
@@ -10,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -19,10 +25,11 @@ import discord
 
 from bot.discord_side.messages import Messages
 from bot.discord_side.standings import change_lines
+from bot.game.leases import LEASE_TTL, Leases
 from bot.game.play import Outcome
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
-from bot.storage.records import TableRecord
+from bot.storage.records import Shards, TableRecord
 from bot.supervision.health import write_heartbeat
 from bot.supervision.tasks import Tasks
 from engine import Undo
@@ -36,6 +43,16 @@ RECENT_ENDS = 50
 #: The name of the loop enforcing turn timers (in the log and the health check).
 TIMER_LOOP = "turn-timers"
 HEARTBEAT = "heartbeat"
+#: The name of the loop renewing this process's leases and claiming the lapsed ones.
+LEASE_LOOP = "leases"
+
+
+def instance_name() -> str:
+    """This process's name as a lease owner, the same across its restarts and different for
+    each process: ``KARAK_INSTANCE``, else its shards (``KARAK_SHARD_IDS``), else ``main``."""
+    named = os.environ.get("KARAK_INSTANCE", "").strip()
+    shards = os.environ.get("KARAK_SHARD_IDS", "").replace(" ", "")
+    return named or (f"shards-{shards}" if shards else "main")
 
 
 class TimersFailed(Exception):
@@ -47,7 +64,8 @@ class Background:
 
     def __init__(self, client: discord.Client, service: GameService, messages: Messages,
                  tasks: Tasks, *, ai_pace: float = 1.5, timer_poll: float = 5.0,
-                 heartbeat: Path | None = None) -> None:
+                 heartbeat: Path | None = None, owner: str | None = None,
+                 lease_ttl: float = LEASE_TTL, shards: Shards | None = None) -> None:
         self.client = client
         self.service = service
         self.messages = messages
@@ -57,6 +75,8 @@ class Background:
         self.heartbeat = heartbeat
         self._ai: dict[int, asyncio.Task[Any]] = {}
         self._timers: asyncio.Task[Any] | None = None
+        self.leases = Leases(service.store, owner or instance_name(), lease_ttl, service.clock,
+                             shards=shards)
         #: More work for each pass of the timers (rematch offers lapsing).
         self.sweeps: list[Callable[[], Awaitable[None]]] = []
         #: The summary chart of a finished table (None: none).
@@ -64,8 +84,10 @@ class Background:
 
     # ------------------------------------------------------------------ after moves
 
-    async def after(self, outcomes: Sequence[Outcome]) -> None:
-        """Show what the moves changed, then let AI seats play."""
+    async def after(self, outcomes: Sequence[Outcome], notice: Msg | None = None) -> None:
+        """Show what the moves changed, then let AI seats play (``notice``: a line for the
+        table, the headline of the table message posted now, else a passing line deleted when
+        the next one is posted)."""
         if not outcomes:
             return
         await self.tell_take_backs(outcomes)
@@ -89,11 +111,13 @@ class Background:
                     async with self.service.tables.hold(record.id) as record:
                         if record.status != "running":
                             return
-                        await self.messages.post_table(record)
+                        await self.messages.post_table(record, notice)
                     return
                 except discord.HTTPException as exc:
                     log.warning("could not post the turn of table %s (%s)", record.id,
                                 exc.status)
+            if notice is not None:
+                await self.tell(record, notice)
             self.messages.mark_dirty(record.id)
         finally:
             self.kick_ai(record)
@@ -115,7 +139,8 @@ class Background:
                                     exc.status)
 
     async def announce_end(self, record: TableRecord) -> None:
-        """Post the final table with the winner (once: remembered in the database)."""
+        """Post the final table with the winner and, for a rated match, what it did to each
+        person's rating (once: remembered in the database)."""
         state = record.game
         assert state.winner is not None
         self.messages.clean(record.id)
@@ -123,13 +148,11 @@ class Background:
         who: str | Msg = (f"<@{winner.user}>" if winner.user and not winner.ai
                           else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
                                                    ".name")))
-        await self.messages.post_table(record, msg("bot.table.game_over", who=who,
-                                                   steps=state.step),
-                                       await self.summary(record))
         changes = change_lines(record, await self.service.standings.changes(record.id),
                                record.locale)
-        if changes:
-            await self.messages.send_text(record, changes)
+        await self.messages.post_table(record, msg("bot.table.game_over", who=who,
+                                                   steps=state.step),
+                                       await self.summary(record), below=changes or None)
         await self.service.meta.announced(record.id)
 
     def forget(self, table: int) -> None:
@@ -137,6 +160,7 @@ class Background:
         self._ai.pop(table, None)
         self.messages.forget(table)
         self.service.tables.forget(table)
+        self.leases.forget(table)
 
     def busy(self, table: int) -> bool:
         """True while something is kept in memory for the table (tests)."""
@@ -157,7 +181,10 @@ class Background:
 
     async def _ai_move(self, table: int) -> bool:
         """One move of the AI seat that must decide, shown once the AI's pace is over (the pace
-        runs while the AI thinks); False when no AI seat must."""
+        runs while the AI thinks); False when no AI seat must, or when another process holds
+        the table's lease (it plays there)."""
+        if not await self.leases.holding(table):
+            return False
         pace = asyncio.ensure_future(self.tasks.sleep(self.ai_pace))
         try:
             outcome = await self.service.play.ai_step(table, pace)
@@ -185,10 +212,37 @@ class Background:
     # ------------------------------------------------------------------ timers and heartbeat
 
     def start_timers(self) -> None:
-        """Start the loop that enforces turn timers and touches the heartbeat."""
+        """Start the loop that enforces turn timers and touches the heartbeat, and the loop
+        that keeps this process's leases."""
         if self._timers is None:
             self._timers = self.tasks.repeat(self._timer_pass, TIMER_LOOP, self.timer_poll,
                                              endless=True)
+            self.tasks.repeat(self._lease_pass, LEASE_LOOP, self.leases.ttl / 3, endless=True)
+
+    async def _lease_pass(self) -> bool:
+        for tid in await self.leases.keep():
+            await self.take_over(tid)
+        return True
+
+    async def take_over(self, table: int, timer: bool = True) -> None:
+        """Go on with a running table this process holds now, or that another process changed:
+        its AI plays, its timer fires when due (unless ``timer`` is false: the caller checks
+        the timers next); a table that ended is forgotten."""
+        try:
+            record = await self.service.tables.load(table)
+        except Refusal:
+            return
+        if record.status in ("finished", "abandoned"):
+            self.forget(table)
+        if record.status != "running":
+            return
+        self.kick_ai(record)
+        if timer and record.deadline is not None and record.deadline <= self.service.clock():
+            await self._expire(table, record.version)
+
+    def wake(self, table: int) -> None:
+        """Another process changed ``table``, which this process holds: go on with it now."""
+        self.tasks.spawn(self.take_over(table), f"wake-{table}")
 
     async def _timer_pass(self) -> bool:
         self.beat()
@@ -214,11 +268,14 @@ class Background:
 
     async def check_timers(self) -> None:
         """Let the AI play every turn whose timer ran out; one table's trouble never stops the
-        others' timers (it is raised once all were tried)."""
+        others' timers (it is raised once all were tried). Only the tables this process holds:
+        the leases are kept first when their last pass is out of date."""
+        for tid in await self.leases.keep_up():
+            await self.take_over(tid, timer=False)
         now = self.service.clock()
         failed: list[int] = []
         first: Exception | None = None
-        for table, version, deadline in await self.service.play.due():
+        for table, version, deadline in await self.service.play.due(self.leases.held()):
             if deadline > now:
                 continue
             try:
@@ -240,24 +297,31 @@ class Background:
         seat = outcomes[0].seat
         who = record.seats[seat].name or msg(f"hero.{record.game.seats[seat].hero}.name")
         key = "bot.table.timeout_final" if outcomes[0].handed_to_ai else "bot.table.timeout"
+        await self.after(outcomes, msg(key, who=who))
+
+    async def tell(self, record: TableRecord, notice: Msg) -> None:
+        """A passing line for the table (deleted when its table message is next posted)."""
         try:
-            await self.messages.send_text(record, translate(msg(key, who=who), record.locale))
+            await self.messages.send_text(record, translate(notice, record.locale), passing=True)
         except discord.HTTPException as exc:
-            log.warning("could not tell table %s its turn timer ran out (%s)", record.id,
+            log.warning("could not tell table %s that %s (%s)", record.id, notice.key,
                         exc.status)
-        finally:
-            await self.after(outcomes)
 
     # ------------------------------------------------------------------ resuming
 
     async def resume(self) -> None:
-        """On start: every open lobby gets its message redrawn from the database (posted again
-        when it was never posted or is gone), every running table gets its message refreshed
-        and its AI seats going, and a game that ended just before a crash gets its result
-        posted."""
-        for tid in await self.service.tables.ids_with_status("lobby"):
+        """On start, of the tables this process holds (its own leases taken back, the lapsed
+        ones claimed): every open lobby gets its message redrawn from the database (posted
+        again when it was never posted or is gone), every running table gets its message
+        refreshed and its AI seats going, and a game that ended just before a crash gets its
+        result posted. From then on, other processes' changes of its tables wake them."""
+        held = await self.leases.start()
+        await self.leases.listen(self.wake)
+        lobbies = set(await self.service.tables.ids_with_status("lobby"))
+        for tid in [t for t in held if t in lobbies]:
             self.tasks.supervise(partial(self._resume_lobby, tid), f"lobby-{tid}")
-        for tid in await self.service.tables.ids_with_status("running"):
+        running = set(await self.service.tables.ids_with_status("running"))
+        for tid in [t for t in held if t in running]:
             try:
                 record = await self.service.tables.load(tid)
             except Refusal as exc:
@@ -271,8 +335,17 @@ class Background:
         now = self.service.clock()
         for record in await self.service.meta.unannounced(RECENT_ENDS):
             if now - record.updated_at <= ANNOUNCE_WINDOW:
-                self.tasks.supervise(partial(self.announce_end, record),
+                self.tasks.supervise(partial(self._resume_end, record),
                                      f"announce-{record.id}")
+
+    async def _resume_end(self, record: TableRecord) -> None:
+        """Post the result of a game that ended just before a crash, unless another process
+        does (it holds the table) or did."""
+        if not await self.leases.holding(record.id):
+            return
+        if not await self.service.meta.was_announced(record.id):
+            await self.announce_end(record)
+        self.forget(record.id)
 
     async def _resume_lobby(self, tid: int) -> None:
         """Redraw one open lobby's message after a restart (its last edit, or its first post,

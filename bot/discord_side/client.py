@@ -10,7 +10,7 @@ import hashlib
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -32,7 +32,7 @@ from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.ui.custom_ids import GoblinItem, is_ours
 from bot.game.service import GameService
-from bot.storage.records import CannotSave
+from bot.storage.records import CannotSave, Shards
 from bot.supervision.tasks import Sleep, Tasks
 from bot.workers.pictures import Pictures, PillowRenderer, Renderer
 from i18n import DEFAULT_LOCALE, Msg, has_key, normalise_locale, translate
@@ -76,9 +76,10 @@ def route_to(api_base: str | None = None, gateway_url: str | None = None) -> Non
     """Send ALL of discord.py's traffic to another Discord (a stand-in) instead of discord.com.
 
     REST and webhook / interaction-callback requests build their URLs from ``Route.BASE``. A
-    non-sharded client connects to ``DiscordWebSocket.DEFAULT_GATEWAY`` (it never asks
-    ``/gateway/bot``), and falls back to it after an invalidated session; resuming uses the
-    ``resume_gateway_url`` the gateway itself sent. Both are process-wide settings.
+    shard connects to ``DiscordWebSocket.DEFAULT_GATEWAY`` when the shard count is given (else to
+    the URL ``GET /gateway/bot`` answers, see :meth:`KarakBot.launch_shards`), and falls back to
+    it after an invalidated session; resuming uses the ``resume_gateway_url`` the gateway itself
+    sent. Both are process-wide settings.
     """
     if api_base:
         discord.http.Route.BASE = api_base.rstrip("/")
@@ -155,31 +156,46 @@ def intents() -> discord.Intents:
     return discord.Intents(guilds=True)
 
 
-class KarakBot(commands.Bot):
-    """The Karak: Goblin bot."""
+class KarakBot(commands.AutoShardedBot):
+    """The Karak: Goblin bot, running the shards ``shard_ids`` of ``shard_count`` (both None:
+    every shard of the count Discord recommends; ``shard_ids`` None: every shard)."""
 
     def __init__(self, service: GameService, renderer: Renderer | None = None, *,
                  dev_guild: int | None = None, force_sync: bool = False, ai_pace: float = 1.5,
                  pace: ChannelPace | None = None, timer_poll: float = 5.0,
                  gateway_url: str | None = None, heartbeat: Path | None = None,
-                 sleep: Sleep = asyncio.sleep, **options: Any) -> None:
+                 sleep: Sleep = asyncio.sleep, shard_count: int | None = None,
+                 shard_ids: Sequence[int] | None = None, **options: Any) -> None:
         self.global_wait = GlobalWait()  # honours global 429s discord.py would not wait for
+        if shard_ids is not None:
+            options["shard_ids"] = list(shard_ids)
         super().__init__(command_prefix=commands.when_mentioned, intents=intents(),
                          help_command=None, tree_cls=OptionTree,
-                         http_trace=self.global_wait.trace, **options)
+                         http_trace=self.global_wait.trace, shard_count=shard_count, **options)
+        self.gateway_url = gateway_url
         self.service = service
         self.dev_guild = dev_guild
         self.force_sync = force_sync
         self.tasks = Tasks(sleep, service.clock)  # injectable: tests make time pass at once
         self.pictures = Pictures(renderer or PillowRenderer())
         self.messages = Messages(self, service, self.pictures, self.tasks, pace)
+        mine = None if shard_ids is None or shard_count is None else Shards(shard_count,
+                                                                              tuple(shard_ids))
         self.background = Background(self, service, self.messages, self.tasks, ai_pace=ai_pace,
-                                     timer_poll=timer_poll, heartbeat=heartbeat)
+                                     timer_poll=timer_poll, heartbeat=heartbeat, shards=mine)
         self.clicks = Interactions(service, self.messages, self.background)
         self.bodies = Commands(service, self.messages, self.clicks)
         if gateway_url:
             route_to(gateway_url=gateway_url)
         drop_malformed_events(self._connection.parsers, self.rescue_interaction)
+
+    async def launch_shards(self) -> None:
+        """Connect the shards. With a gateway URL of its own and no shard count, the bot asks
+        Discord only for the count it recommends and connects to its own gateway (discord.py
+        would connect to the URL Discord answers)."""
+        if self.shard_count is None and self.gateway_url:
+            self.shard_count, _, _ = await self.http.get_bot_gateway()
+        await super().launch_shards()
 
     async def setup_hook(self) -> None:
         """Register dynamic items and commands, sync if needed, resume tables, start timers."""

@@ -370,11 +370,11 @@ class Interactions:
                         exc.status)
 
     async def begin(self, record: TableRecord) -> None:
-        """The game started: post the table message (pinging the first player) and let AI
-        seats play. The message is posted under the table's lock, only while the table is
-        still running: a /goblin abandon that came after the start either closes the posted
-        message or leaves nothing to post (and the lobby, which said it started, says it
-        was cancelled)."""
+        """The game started: post the table message (pinging the first player), delete the
+        lobby message and let AI seats play. The message is posted under the table's lock,
+        only while the table is still running: a /goblin abandon that came after the start
+        either closes the posted message or leaves nothing to post (and the lobby, which said
+        it started, says it was cancelled)."""
         async with self.service.tables.hold(record.id) as record:
             if record.status != "running":
                 await self.messages.edit_lobby(None, record)
@@ -384,6 +384,9 @@ class Interactions:
             except discord.HTTPException as exc:
                 log.warning("could not post the table message of table %s (%s)", record.id,
                             exc.status)
+            else:  # the table message carries the game on: the lobby message has done its work
+                if record.lobby_message_id is not None:
+                    await self.messages.delete(record, record.lobby_message_id)
         self.background.kick_ai(record)
 
 

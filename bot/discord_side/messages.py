@@ -6,8 +6,9 @@ the table dirty, so a fast AI turn costs a handful of edits instead of one per m
 edit of the table message fails for good (the message is gone, or Discord refuses edits of a
 message older than an hour, JSON error 30046), the table is posted afresh and the old message
 loses its buttons. Whenever a newer message carries the table, the older one is deleted (or,
-when Discord refuses, reduced to one line pointing to the newer one): the channel keeps one live
-message per table, and no stale mention or button is left standing.
+when Discord refuses, reduced to one line pointing to the newer one), and so are the lobby
+message once the game started and the passing lines (a turn timer ran out): the channel keeps
+one live message per table, and no stale mention or button is left standing.
 """
 
 from __future__ import annotations
@@ -84,15 +85,20 @@ class Messages:
         self._dirty: set[int] = set()
         self._channels: dict[int, int] = {}  # table -> its channel, once known
         self._refreshing: dict[int, asyncio.Task[Any]] = {}
+        self._passing: dict[int, list[int]] = {}  # table -> its passing lines' messages
 
     def channel(self, record: TableRecord) -> discord.PartialMessageable:
         """The table's channel."""
         return self.client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
 
-    async def send_text(self, record: TableRecord, text: str) -> None:
-        """A plain line in the table's channel (no mention pings)."""
+    async def send_text(self, record: TableRecord, text: str, passing: bool = False) -> None:
+        """A plain line in the table's channel (no mention pings); a ``passing`` line is
+        deleted when the table message is next posted."""
         self.pace.note(record.channel_id)
-        await self.channel(record).send(content=text[:2000], allowed_mentions=NO_MENTIONS)
+        sent = await self.channel(record).send(content=text[:2000],
+                                               allowed_mentions=NO_MENTIONS)
+        if passing:
+            self._passing.setdefault(record.id, []).append(sent.id)
 
     # ------------------------------------------------------------------ payloads
 
@@ -109,12 +115,12 @@ class Messages:
 
     async def table_payload(self, record: TableRecord, locale: str | None = None,
                             urgent: bool = True, headline: Msg | None = None,
-                            message: int | None = None, summary: bytes | None = None
-                            ) -> Payload:
+                            message: int | None = None, summary: bytes | None = None,
+                            below: str | None = None) -> Payload:
         """The table message: in the table's (public) language, or in ``locale`` for a private
         copy (``urgent=False``: a background refresh, drawn after the pictures people are
         waiting for; ``message``: the message it will edit, whose picture is kept when it did
-        not change)."""
+        not change; ``below``: lines under the headline)."""
         lc = locale or record.locale
         obs = observe(record.game, None)
         kind = "battle" if obs.battle is not None else "table"
@@ -127,7 +133,7 @@ class Messages:
         files: list[discord.File | discord.Attachment] = [picture] if picture is not None else []
         view = table_view(record, obs, lc, name if files else None,
                           translate(headline, lc) if headline is not None else None,
-                          SUMMARY if summary is not None else None)
+                          SUMMARY if summary is not None else None, below)
         keys = {name: key} if files else {}
         if summary is not None:  # the end's summary chart: only on the message that ends it
             files.append(ImageFile(summary, SUMMARY))
@@ -170,11 +176,12 @@ class Messages:
     # ------------------------------------------------------------------ the table message
 
     async def post_table(self, record: TableRecord, headline: Msg | None = None,
-                         summary: bytes | None = None) -> None:
+                         summary: bytes | None = None, below: str | None = None) -> None:
         """Post a fresh table message (a person's turn starts, the game ends, the old message
         is gone or refuses edits); it pings the person who must play. The older message is
-        reduced to a line pointing to the new one."""
-        payload = await self.table_payload(record, headline=headline, summary=summary)
+        deleted (``below``: lines under the headline, such as the end's rating changes)."""
+        payload = await self.table_payload(record, headline=headline, summary=summary,
+                                           below=below)
         self.pace.note(record.channel_id)
         message = await self.channel(record).send(
             view=payload.view, files=payload.uploads(),
@@ -184,21 +191,15 @@ class Messages:
         await self.service.tables.set_message(record.id, message_id=message.id)
         if record.message_id is not None and record.message_id != message.id:
             await self.retire(replace(record, message_id=message.id), record.message_id)
+        await self.retire_passing(record)
 
     async def retire(self, record: TableRecord, old: int) -> None:
         """Delete the older table message ``old``: the channel keeps one live message per
         table. When Discord refuses the deletion, the old message is reduced to a line pointing
         to the current one instead, so no stale mention or button is left standing."""
+        if await self.delete(record, old):
+            return
         message = self.channel(record).get_partial_message(old)
-        try:
-            self.pace.note(record.channel_id)
-            await message.delete()
-            return
-        except discord.NotFound:
-            return
-        except discord.HTTPException as exc:
-            log.info("could not delete message %s of table %s (%s); folding it", old,
-                     record.id, exc.code or exc.status)
         try:
             self.pace.note(record.channel_id)
             await message.edit(view=moved_view(record, jump_url(record), record.locale),
@@ -206,6 +207,26 @@ class Messages:
         except discord.HTTPException as exc:
             log.warning("could not take the buttons off message %s of table %s (%s)", old,
                         record.id, exc.status)
+
+    async def delete(self, record: TableRecord, old: int) -> bool:
+        """Delete the bot's own message ``old`` in the table's channel; True when it is gone
+        (deleted now or before), False when Discord refused (logged)."""
+        try:
+            self.pace.note(record.channel_id)
+            await self.channel(record).get_partial_message(old).delete()
+        except discord.NotFound:
+            return True
+        except discord.HTTPException as exc:
+            log.info("could not delete message %s of table %s (%s)", old, record.id,
+                     exc.code or exc.status)
+            return False
+        return True
+
+    async def retire_passing(self, record: TableRecord) -> None:
+        """Delete the lines that only mattered until the table message was posted again (a
+        turn timer ran out): the newer table message carries the game on."""
+        for old in self._passing.pop(record.id, []):
+            await self.delete(record, old)
 
     async def edit_table(self, record: TableRecord, repost: bool = True,
                          payload: Payload | None = None) -> None:
@@ -299,6 +320,7 @@ class Messages:
         self._dirty.discard(table)
         self._refreshing.pop(table, None)
         self._channels.pop(table, None)
+        self._passing.pop(table, None)
         self.shown.forget(table)
 
     def busy(self, table: int) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 
 from bot.game.guard import question
@@ -253,10 +253,12 @@ class Play:
                     break
             return out
 
-    async def due(self) -> list[tuple[int, int, float]]:
-        """(table id, version, deadline) of every running table with a turn timer set."""
+    async def due(self, only: Collection[int] | None = None) -> list[tuple[int, int, float]]:
+        """(table id, version, deadline) of every running table with a turn timer set (of the
+        tables ``only`` when given)."""
         out: list[tuple[int, int, float]] = []
-        for tid in await self.store.ids_with_status("running"):
+        ids = await self.store.ids_with_status("running")
+        for tid in ids if only is None else [t for t in ids if t in only]:
             try:
                 record = await self.tables.load(tid)
             except Refusal:

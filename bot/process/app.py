@@ -1,10 +1,11 @@
 """Entry point: ``python -m bot [--sync] [--check]`` reads the settings, builds the bot's parts
 (database, game service, renderer, client) and runs it until it is stopped.
 
-Any setting problem (no or malformed token, unwritable database, bad timer...) stops the bot with
-one line on stderr and exit status 2; the token is never printed. SIGTERM (``docker stop``) and
-Ctrl-C stop it cleanly: moves being saved finish, the database is checkpointed, the drawing
-and thinking workers stop, and the exit status is 0.
+Any setting problem (no or malformed token, unwritable database, bad timer, shard ids that do not
+fit the shard count, a PostgreSQL database that cannot be reached...) stops the bot with one line
+on stderr and exit status 2; neither the token nor the database's password is ever printed.
+SIGTERM (``docker stop``) and Ctrl-C stop it cleanly: moves being saved finish, the database is
+checkpointed, the drawing and thinking workers stop, and the exit status is 0.
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from pathlib import Path
 import discord
 
 from bot.process.settings import ConfigProblem, Settings, load_settings
-from bot.storage.choice import shown
+from bot.storage.choice import is_database_url, shown
 from i18n import msg, translate
 
 log = logging.getLogger("karak.bot")
+#: The gateway's close codes refusing the shard settings: an invalid shard, sharding required.
+SHARD_REFUSALS = {4010: "bot.cli.shards.invalid", 4011: "bot.cli.shards.required"}
 
 
 class _NoToken(logging.Filter):
@@ -68,19 +71,47 @@ async def run(settings: Settings, force_sync: bool = False) -> None:
     from bot.workers.thinking import Thinking
 
     route_to(settings.api_base, settings.gateway_url)
-    store = await open_storage(settings.db)
+    try:
+        store = await open_storage(settings.db)
+    except Exception as exc:
+        problem = database_problem(exc, settings.db)
+        if problem is None:
+            raise
+        raise problem from None
     try:
         service = GameService(store, default_timer=settings.turn_timer,
                               thinking=Thinking(seconds=settings.ai_think))
         bot = KarakBot(service, PillowRenderer(settings.drawing_workers),
                        dev_guild=settings.dev_guild, force_sync=force_sync,
                        ai_pace=settings.ai_pace, gateway_url=settings.gateway_url,
-                       heartbeat=settings.heartbeat)
+                       heartbeat=settings.heartbeat, shard_count=settings.shard_count,
+                       shard_ids=settings.shard_ids)
         async with bot:
             stop_on_signals(bot)
             await bot.start(settings.token.get_secret_value())
     finally:
         await store.close()
+
+
+def database_problem(exc: Exception, where: str) -> ConfigProblem | None:
+    """The one line telling why the PostgreSQL database ``where`` could not be opened (never its
+    password), or None when ``exc`` is no problem of reaching it. The server's refusals are told
+    apart by their standard SQLSTATE code, whatever the driver's exception class."""
+    if not is_database_url(where):
+        return None
+    db = shown(where).split("?", 1)[0]  # a password may also sit among the parameters
+    state = str(getattr(exc, "sqlstate", None) or "")
+    if isinstance(exc, OSError):  # refused, unknown host, no answer in time
+        key = "bot.cli.db.unreachable"
+    elif state.startswith("28"):  # invalid authorisation: user name or password
+        key = "bot.cli.db.login"
+    elif state == "3D000":  # invalid catalogue name: no such database
+        key = "bot.cli.db.missing"
+    elif state.startswith(("08", "53", "57P")):  # connection, resources, server starting
+        return ConfigProblem(translate(msg("bot.cli.db.refused", db=db, code=state)))
+    else:
+        return None
+    return ConfigProblem(translate(msg(key, db=db)))
 
 
 def stop_on_signals(bot: discord.Client) -> None:
@@ -135,12 +166,18 @@ def explain_fatal(exc: Exception) -> int:
 
     from bot.storage.records import SchemaTooNew
 
+    if isinstance(exc, ConfigProblem):
+        print(str(exc), file=sys.stderr)
+        return 2
     if isinstance(exc, SchemaTooNew):
         print(translate(msg("bot.cli.schema_too_new", found=exc.found, known=exc.known)),
               file=sys.stderr)
         return 2
     if isinstance(exc, discord.LoginFailure):
         print(translate(msg("bot.cli.login_failed")), file=sys.stderr)
+        return 2
+    if isinstance(exc, discord.ConnectionClosed) and exc.code in SHARD_REFUSALS:
+        print(translate(msg(SHARD_REFUSALS[exc.code])), file=sys.stderr)
         return 2
     if isinstance(exc, discord.PrivilegedIntentsRequired):  # pragma: no cover
         print(translate(msg("bot.cli.intents")), file=sys.stderr)

@@ -13,13 +13,18 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
 from bot.storage.choice import is_database_url
-from i18n import msg, translate
+from i18n import Msg, msg, translate
 
 #: A bot token: three dot-separated base64url parts (user id, timestamp, HMAC).
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
@@ -27,6 +32,8 @@ LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 MAX_TIMER = 24 * 3600
 #: Drawing processes allowed at most (the machine a bot runs on rarely has more cores).
 MAX_WORKERS = 4
+#: Shards a bot may have at most (far above what Discord recommends to the largest bots).
+MAX_SHARDS = 1 << 16
 
 
 class ConfigProblem(Exception):
@@ -35,6 +42,30 @@ class ConfigProblem(Exception):
 
 class NoToken(ConfigProblem):
     """No ``DISCORD_TOKEN`` at all (``python -m bot`` then opens the browser playground)."""
+
+
+class Refusal(ValueError):
+    """A value a validator refuses with its own explanation instead of the setting's usual
+    ``bot.config.bad.<field>`` line."""
+
+    def __init__(self, explanation: Msg) -> None:
+        super().__init__(explanation.key)
+        self.explanation = explanation
+
+
+def parse_shard_ids(text: str) -> tuple[int, ...]:
+    """``"0-3,6"`` -> ``(0, 1, 2, 3, 6)``: shard ids and inclusive ranges separated by commas,
+    sorted, each once; ValueError for anything else (an empty item, a reversed range)."""
+    found: set[int] = set()
+    for item in text.split(","):
+        first, dash, last = item.strip().partition("-")
+        if not first.strip().isdigit() or (dash and not last.strip().isdigit()):
+            raise ValueError("shard_ids")
+        low, high = int(first), int(last) if dash else int(first)
+        if not low <= high < MAX_SHARDS:
+            raise ValueError("shard_ids")
+        found.update(range(low, high + 1))
+    return tuple(sorted(found))
 
 
 class Settings(BaseSettings):
@@ -61,6 +92,11 @@ class Settings(BaseSettings):
     heartbeat: Path | None = Field(None, validation_alias="KARAK_HEARTBEAT")
     # processes drawing the pictures; 0 = one thread of the bot's own process
     drawing_workers: int = Field(1, validation_alias="KARAK_DRAWING_WORKERS")
+    # the bot's shards in all (None: as many as Discord recommends, all run by this process)
+    shard_count: int | None = Field(None, validation_alias="KARAK_SHARD_COUNT")
+    # the shards this process runs (None: every one); needs shard_count
+    shard_ids: Annotated[tuple[int, ...] | None, NoDecode] = Field(
+        None, validation_alias="KARAK_SHARD_IDS")
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -112,6 +148,31 @@ class Settings(BaseSettings):
             raise ValueError("drawing_workers")
         return value
 
+    @field_validator("shard_count")
+    @classmethod
+    def _shard_count(cls, value: int | None) -> int | None:
+        if value is not None and not 1 <= value <= MAX_SHARDS:
+            raise ValueError("shard_count")
+        return value
+
+    @field_validator("shard_ids", mode="before")
+    @classmethod
+    def _shard_list(cls, value: object) -> object:
+        return parse_shard_ids(value) if isinstance(value, str) else value
+
+    @field_validator("shard_ids")
+    @classmethod
+    def _shard_ids(cls, value: tuple[int, ...] | None,
+                   info: ValidationInfo) -> tuple[int, ...] | None:
+        if value is None or "shard_count" not in info.data:  # a bad count is told first
+            return value
+        count = info.data["shard_count"]
+        if count is None:
+            raise Refusal(msg("bot.config.shards.needs_count"))
+        if not value or value[-1] >= count:
+            raise Refusal(msg("bot.config.shards.too_high", count=count, last=count - 1))
+        return value
+
     @field_validator("api_base", "gateway_url")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
@@ -135,6 +196,8 @@ ENV = {
     "KARAK_AI_THINK": "ai_think",
     "KARAK_HEARTBEAT": "heartbeat",
     "KARAK_DRAWING_WORKERS": "drawing_workers",
+    "KARAK_SHARD_COUNT": "shard_count",
+    "KARAK_SHARD_IDS": "shard_ids",
 }
 _FIELD_ENV = {v: k for k, v in ENV.items()}
 
@@ -218,6 +281,9 @@ def load_settings(environ: Mapping[str, str] | None = None,
         if field == "token":
             raise ConfigProblem(translate(msg("bot.config.bad_token"))) from None
         name = _FIELD_ENV.get(field, field)
+        refusal = err.get("ctx", {}).get("error")
+        if isinstance(refusal, Refusal):
+            raise ConfigProblem(translate(refusal.explanation)) from None
         # the value itself is never shown: it may be a secret pasted into the wrong setting
         raise ConfigProblem(translate(msg(f"bot.config.bad.{field}", name=name))) from None
     if not is_database_url(settings.db):

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from bot.storage.records import (
@@ -15,6 +15,7 @@ from bot.storage.records import (
     RematchOffer,
     SeatInfo,
     ServerDefaults,
+    Shards,
     Status,
     TableRecord,
     TableResult,
@@ -51,7 +52,41 @@ class RatingStorage(Protocol):
         stored results in the order the matches ended; returns the number of matches read."""
 
 
-class Storage(RatingStorage, Protocol):
+#: Told the id of a table another process changed, or None when changes may have been missed
+#: (the way to hear of them was lost and found again): then any table may have changed.
+TableListener = Callable[[int | None], None]
+
+
+class LeaseStorage(Protocol):
+    """Who does a table's background work (its AI turns, its turn timer): a lease per table,
+    held by one owner (a process, by a name stable across its restarts) until it expires, by
+    the store's clock. An owner claims a table once and renews all its leases in one write now
+    and then: a move costs no lease write."""
+
+    async def claim(self, table_id: int, owner: str, ttl: float) -> bool:
+        """Take the lease of table ``table_id`` for ``owner`` for ``ttl`` seconds from now; True
+        when granted (the lease was free, had expired, or was already ``owner``'s)."""
+
+    async def renew(self, owner: str, ttl: float) -> list[int]:
+        """Extend every lease ``owner`` holds on a lobby or running table to ``ttl`` seconds
+        from now, in one write (a lease that expired but was taken by no one is renewed too);
+        the ids of those tables, in order."""
+
+    async def release(self, table_id: int, owner: str) -> None:
+        """Give up ``owner``'s lease of table ``table_id`` (nothing when another owner holds
+        it)."""
+
+    async def lapsed(self, shards: Shards | None = None) -> list[int]:
+        """Ids of the lobbies and running tables whose lease expired, and of those whose lease
+        was never taken that are the servers of ``shards`` (every one when None), in order: a
+        process takes up the tables of its own servers and what a stopped process held."""
+
+    async def subscribe(self, listener: TableListener) -> None:
+        """From now on, tell ``listener`` the id of each table another process writes (once
+        that write is committed). A store that no other process writes tells nothing."""
+
+
+class Storage(RatingStorage, LeaseStorage, Protocol):
     """The tables, their action logs, the servers' settings and the bot's own metadata.
 
     Writes that the disk or database refuses raise :class:`~bot.storage.records.CannotSave`
@@ -189,4 +224,4 @@ class Storage(RatingStorage, Protocol):
         """Store a metadata value."""
 
 
-__all__ = ["RatingStorage", "Storage"]
+__all__ = ["LeaseStorage", "RatingStorage", "Storage", "TableListener"]

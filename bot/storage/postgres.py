@@ -24,6 +24,8 @@ import asyncpg
 from bot.storage.interface import Storage
 from bot.storage.postgres_hints import HintRows
 from bot.storage.postgres_history import HistoryQueries
+from bot.storage.postgres_leases import LeaseRows
+from bot.storage.postgres_listen import Listener, OwnConnections, notify
 from bot.storage.postgres_ratings import RatingQueries, write_ratings
 from bot.storage.postgres_rows import Db, insert_result, with_seats
 from bot.storage.postgres_schema import SCHEMA_VERSION, migrate, schema_version
@@ -93,13 +95,17 @@ async def rollback(db: Db) -> None:
         await db.execute("ROLLBACK")
 
 
-class Store(TableWrites, HistoryQueries, RatingQueries, HintRows):
+class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows):
     """The bot's PostgreSQL database. Open with :meth:`open`, close with :meth:`close` (past
-    matches and rematch offers: :class:`~bot.storage.postgres_history.HistoryQueries`)."""
+    matches and rematch offers: :class:`~bot.storage.postgres_history.HistoryQueries`; leases:
+    :class:`~bot.storage.postgres_leases.LeaseRows`; other processes' writes heard by a
+    :class:`~bot.storage.postgres_listen.Listener`)."""
 
-    def __init__(self, pool: asyncpg.Pool, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, pool: asyncpg.Pool, clock: Callable[[], float] = time.time,
+                 news: Listener | None = None) -> None:
         self._pool = pool
         self.clock = clock
+        self._news = news
         self._states: StateCache = {}
         self._records: dict[int, tuple[str, TableRecord]] = {}  # by the xmin they were read at
 
@@ -108,17 +114,21 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows):
                    pool_size: int = POOL_SIZE) -> Store:
         """Connect to the database at ``url`` and run its missing migrations; raises
         :class:`~bot.storage.records.SchemaTooNew` for a database of a newer bot."""
-        pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size, reset=rollback)
+        own = OwnConnections()
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size, reset=rollback,
+                                         init=own)
         try:
             async with pool.acquire() as db:
                 await migrate(db)
         except BaseException:
             await pool.close()
             raise
-        return cls(pool, clock)
+        return cls(pool, clock, Listener(url, own))
 
     async def close(self) -> None:
-        """Wait for the queries under way and close every connection."""
+        """Stop listening, wait for the queries under way and close every connection."""
+        if self._news is not None:
+            await self._news.close()
         await self._pool.close()
 
     async def schema_version(self) -> int:
@@ -140,6 +150,14 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows):
         except asyncpg.PostgresError as exc:
             raise DatabaseError(str(exc)) from exc
 
+    @asynccontextmanager
+    async def _table_tx(self, table_id: int) -> AsyncIterator[Db]:
+        """One write transaction of table ``table_id``: the other processes hear of it once it
+        is committed."""
+        async with self._tx() as db:
+            yield db
+            await notify(db, table_id)
+
     # ------------------------------------------------------------------ tables
 
     async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
@@ -160,6 +178,7 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows):
                     guild_id, channel_id, host_id, int(abilities), timer, seed, locale,
                     seats_to_json(seats), now, ai_level, catalogue_version(), int(lessons),
                     int(undo))
+                await notify(db, int(tid))
         except DatabaseError as exc:
             if not isinstance(exc.__cause__, asyncpg.UniqueViolationError):
                 raise
@@ -211,7 +230,7 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows):
         if guard is not None:
             values.append(guard)
             sql += f" AND version = ${len(values)}"
-        async with self._tx() as db:
+        async with self._table_tx(table_id) as db:
             if changed(await db.execute(sql, *values)) != 1:
                 raise StaleVersion(f"table {table_id} moved on")
 
@@ -228,7 +247,7 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows):
         now = self.clock()
         columns = moved_columns(state, before + 1, text, now, seats, deadline)
         sets = ", ".join(f"{name} = ${i}" for i, name in enumerate(columns, start=3))
-        async with self._tx() as db:
+        async with self._table_tx(table_id) as db:
             row = await db.fetchrow(
                 f"UPDATE tables SET {sets} WHERE id = $1 AND version = $2 AND status = 'running' "
                 "RETURNING guild_id, channel_id, catalogue, seats",
@@ -339,7 +358,7 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows):
 
     async def relocalise(self, table_id: int, locale: str) -> bool:
         """Set the language of a lobby or running table; True when it changed."""
-        async with self._tx() as db:
+        async with self._table_tx(table_id) as db:
             status = await db.execute(
                 "UPDATE tables SET locale = $1, updated_at = $2 WHERE id = $3 AND locale != $1 "
                 "AND status IN ('lobby','running')", locale, self.clock(), table_id)
@@ -365,7 +384,7 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows):
 
     async def abandon_damaged(self, table_id: int, channel_id: int) -> None:
         """Mark a table whose row cannot be read abandoned (the row stays for inspection)."""
-        async with self._tx() as db:
+        async with self._table_tx(table_id) as db:
             await db.execute("UPDATE tables SET status = 'abandoned', revision = revision + 1 "
                              "WHERE id = $1 AND channel_id = $2", table_id, channel_id)
 

@@ -13,16 +13,20 @@ from bot.storage.postgres_rows import Db
 
 
 class HintRows:
-    """The hints, on the store's pool (``_pool``) and its write transactions (``_tx``)."""
+    """The hints, on the store's pool (``_pool``) and its write transactions (``_tx``, and
+    ``_table_tx`` for a table's own row)."""
 
     _pool: asyncpg.Pool
 
     def _tx(self) -> AbstractAsyncContextManager[Db]:
         raise NotImplementedError  # the store's own
 
+    def _table_tx(self, table_id: int) -> AbstractAsyncContextManager[Db]:
+        raise NotImplementedError  # the store's own
+
     async def set_hints(self, table_id: int, hints: bool) -> None:
         """Allow (or not) hints at the table."""
-        async with self._tx() as db:
+        async with self._table_tx(table_id) as db:
             await db.execute("UPDATE tables SET hints = $1 WHERE id = $2", int(hints), table_id)
 
     async def stored_hint(self, table_id: int, version: int, user_id: int) -> bytes | None:

@@ -181,6 +181,16 @@ MIGRATIONS: tuple[Migration, ...] = (
         PRIMARY KEY (table_id, version, user_id)
     );
     """,
+    # 11: who does each table's background work (AI turns, turn timer): one lease per table,
+    # held by a process (by its name) until it expires
+    """
+    CREATE TABLE leases (
+        table_id BIGINT PRIMARY KEY REFERENCES tables(id),
+        owner TEXT NOT NULL,
+        expires_at DOUBLE PRECISION NOT NULL
+    );
+    CREATE INDEX leases_by_owner ON leases(owner);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -32,6 +32,22 @@ class ServerDefaults:
     undo: bool = True  # whether a player may take back a move (a table's ``undo``)
 
 
+@dataclass(frozen=True)
+class Shards:
+    """The Discord shards one process runs, ``ids`` of ``count``: the tables of a server heard
+    on one of them (direct-message tables: shard 0) are this process's to take up first."""
+
+    count: int
+    ids: tuple[int, ...]
+
+    def mine_sql(self, guild_column: str) -> str:
+        """An SQL condition, true for a row whose server ``guild_column`` is heard on these
+        shards (the same arithmetic in SQLite and PostgreSQL; the numbers are whole numbers,
+        written into the text)."""
+        ids = ", ".join(str(int(i)) for i in self.ids)
+        return f"((COALESCE({guild_column}, 0) >> 22) % {int(self.count)}) IN ({ids})"
+
+
 class StorageError(Exception):
     """A storage problem that is not about one table (schema too new, unreadable file)."""
 
@@ -351,11 +367,9 @@ def with_seat(seats: Sequence[SeatInfo], index: int, seat: SeatInfo) -> tuple[Se
 
 
 __all__ = [
-    "ACTIVE", "STATUSES", "CannotSave", "CorruptTable", "DatabaseError", "LogRow", "RematchOffer",
-    "SchemaTooNew",
-    "ACTIVE", "STATUSES", "AiRecord", "CannotSave", "PlayerRating", "Rater", "RatingChange",
-    "StoredRating", "people", "won", "CorruptTable", "DatabaseError", "LogRow", "SchemaTooNew",
-    "SeatInfo", "SeatKind", "SeatResult", "ServerDefaults", "StaleVersion", "Status",
-    "StorageError", "TableExists", "TableRecord", "TableResult", "load_state", "places",
-    "seats_from_json", "seats_to_json", "storable", "table_result", "with_seat",
+    "ACTIVE", "STATUSES", "AiRecord", "CannotSave", "CorruptTable", "DatabaseError", "LogRow",
+    "PlayerRating", "Rater", "RatingChange", "RematchOffer", "SchemaTooNew", "SeatInfo",
+    "SeatKind", "SeatResult", "ServerDefaults", "Shards", "StaleVersion", "Status", "StorageError",
+    "StoredRating", "TableExists", "TableRecord", "TableResult", "load_state", "people", "places",
+    "seats_from_json", "seats_to_json", "storable", "table_result", "with_seat", "won",
 ]

@@ -40,6 +40,7 @@ from bot.storage.records import (
 from bot.storage.sqlite_connection import Connection
 from bot.storage.sqlite_hints import HintRows
 from bot.storage.sqlite_history import HistoryQueries
+from bot.storage.sqlite_leases import LeaseRows
 from bot.storage.sqlite_ratings import RatingQueries, write_ratings
 from bot.storage.sqlite_rows import (
     LOG_COLUMNS,
@@ -69,11 +70,12 @@ RECORDS = STATE_CACHE
 SQLITE_MIN, SQLITE_MAX = -(2**63), 2**63 - 1
 
 
-class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries, HintRows):
+class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries, HintRows, LeaseRows):
     """The bot's database. Open with :meth:`open`, close with :meth:`close` (the servers'
     settings and the bot's metadata: :class:`~bot.storage.sqlite_servers.ServerQueries`; past
     matches and rematch offers: :class:`~bot.storage.sqlite_history.HistoryQueries`; ratings:
-    :class:`~bot.storage.sqlite_ratings.RatingQueries`; hints: :class:`HintRows`)."""
+    :class:`~bot.storage.sqlite_ratings.RatingQueries`; hints: :class:`HintRows`; leases:
+    :class:`~bot.storage.sqlite_leases.LeaseRows`)."""
 
     def __init__(self, connection: Connection, clock: Callable[[], float] = time.time) -> None:
         self._connection = connection

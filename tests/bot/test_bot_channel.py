@@ -1,4 +1,6 @@
-"""A tidy channel: each table keeps one live table message (older ones deleted as turns pass),
+"""A tidy channel: each table keeps one live table message (older ones deleted as turns pass,
+the lobby message and the lines about turn timers too, so a whole match leaves its final table
+message and its ratings),
 /goblin status links to that very message with a real link, and /goblin abandon of a running
 match asks once, answers at once and only privately."""
 
@@ -7,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 
-from bot_helpers import holding
+from bot_helpers import Clock, holding
 from live_bot import LiveBot
 from players import ANN, BOB, EVE, Players, open_table
 
@@ -59,3 +61,27 @@ async def test_abandon_answers_before_waiting_for_the_table(bot: LiveBot) -> Non
     # one answer: nothing about it was posted in the channel besides the table message
     assert not [m for m in bot.public() if "was abandoned" in m.text()
                 and f"kg:hand:{tid}" not in m.custom_ids() and "Karak: Goblin" not in m.text()]
+
+
+async def test_a_whole_match_leaves_one_table_message_with_the_ratings(bot: LiveBot,
+                                                                      clock: Clock) -> None:
+    tid = await open_table(bot, ANN, [BOB], timer=60)
+    lobby = await bot.bot.service.tables.load(tid)
+    assert lobby.lobby_message_id is not None
+    assert bot.lb.messages[lobby.lobby_message_id].deleted  # the table message took over
+    rec = await bot.bot.service.tables.load(tid)
+    assert rec.deadline is not None
+    clock.now = rec.deadline + 1  # Ann's turn timer runs out: the AI plays that turn
+    await bot.bot.background.check_timers()
+    await bot.settle()
+    told = [m for m in bot.lb.messages.values() if "Time is up" in m.text()]
+    assert told, "the table was told that time was up"
+    players = Players(bot, tid, [ANN, BOB])
+    while await players.step():
+        await bot.settle()
+    assert (await bot.bot.service.tables.load(tid)).status == "finished"
+    public = bot.public()
+    tables = [m for m in public if "wins" in m.text()]
+    ratings = [m for m in public if "Ratings" in m.text()]
+    assert len(tables) == 1 and ratings == tables, [m.text()[:80] for m in public]
+    assert public == tables, [m.text()[:80] for m in public]  # the ratings are in the table

@@ -192,7 +192,9 @@ async def test_turn_timer_lets_the_ai_play_then_takes_the_seat(bot: LiveBot,
         clock.now = rec.deadline + 1
         await bot.bot.background.check_timers()
         await bot.settle()
-    texts = [m.text() for m in bot.public()]
+    # the lines telling the table were posted (and deleted once the table message was posted
+    # again: the channel keeps only the table message)
+    texts = [m.text() for m in bot.lb.messages.values() if m.channel_id == bot.channel.id]
     assert any("Time is up" in t and "this turn" in t for t in texts)
     assert any("for good" in t for t in texts)
     rec = await bot.bot.service.tables.load(tid)

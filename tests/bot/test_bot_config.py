@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -171,3 +172,104 @@ def test_a_postgresql_url_is_a_database_and_its_password_is_never_shown(
     assert not is_database_url(str(tmp_path / "k.db"))
     with pytest.raises(ConfigProblem):  # a file path is still checked
         load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "no" / "k.db")}, None)
+
+
+@pytest.mark.parametrize(("env", "needle"), [
+    ({"KARAK_SHARD_COUNT": "0"}, "KARAK_SHARD_COUNT must be"),
+    ({"KARAK_SHARD_COUNT": "two"}, "KARAK_SHARD_COUNT must be"),
+    ({"KARAK_SHARD_COUNT": "1.5"}, "KARAK_SHARD_COUNT must be"),
+    ({"KARAK_SHARD_COUNT": "2", "KARAK_SHARD_IDS": "0,,1"}, "KARAK_SHARD_IDS must list"),
+    ({"KARAK_SHARD_COUNT": "4", "KARAK_SHARD_IDS": "3-1"}, "KARAK_SHARD_IDS must list"),
+    ({"KARAK_SHARD_COUNT": "4", "KARAK_SHARD_IDS": "-1"}, "KARAK_SHARD_IDS must list"),
+    ({"KARAK_SHARD_COUNT": "4", "KARAK_SHARD_IDS": "0-99999999999"}, "KARAK_SHARD_IDS must list"),
+    ({"KARAK_SHARD_IDS": "0-1"}, "KARAK_SHARD_IDS needs KARAK_SHARD_COUNT"),
+    ({"KARAK_SHARD_COUNT": "2", "KARAK_SHARD_IDS": "1,2"}, "below KARAK_SHARD_COUNT (2)"),
+    ({"KARAK_SHARD_COUNT": "x", "KARAK_SHARD_IDS": "7"}, "KARAK_SHARD_COUNT must be"),
+])
+def test_shard_settings_problems_are_one_line(env: dict[str, str], needle: str,
+                                              tmp_path: Path) -> None:
+    with pytest.raises(ConfigProblem) as info:
+        load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db"), **env},
+                      env_file=None)
+    assert needle in str(info.value) and "\n" not in str(info.value)
+
+
+def test_shard_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = {"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db")}
+    alone = load_settings(base, env_file=None)
+    assert alone.shard_count is None and alone.shard_ids is None  # Discord's recommended count
+    every = load_settings({**base, "KARAK_SHARD_COUNT": "3"}, env_file=None)
+    assert every.shard_count == 3 and every.shard_ids is None
+    some = load_settings({**base, "KARAK_SHARD_COUNT": "8", "KARAK_SHARD_IDS": " 4-6, 0,5 "},
+                         env_file=None)
+    assert some.shard_ids == (0, 4, 5, 6)
+    # the real environment and .env, read by pydantic-settings (no JSON decoding of the list)
+    for name in list(os.environ):
+        if name.startswith("KARAK_") or name == "DISCORD_TOKEN":
+            monkeypatch.delenv(name)
+    env = tmp_path / ".env"
+    env.write_text(f"DISCORD_TOKEN={TOKEN}\nKARAK_DB={tmp_path}/a.db\nKARAK_SHARD_COUNT=4\n")
+    monkeypatch.setenv("KARAK_SHARD_IDS", "2-3")
+    read = load_settings(env_file=env)
+    assert read.shard_count == 4 and read.shard_ids == (2, 3)
+    monkeypatch.setenv("KARAK_SHARD_IDS", "4")
+    with pytest.raises(ConfigProblem, match="below KARAK_SHARD_COUNT"):
+        load_settings(env_file=env)
+
+
+def _closed_port() -> int:
+    """A TCP port of 127.0.0.1 nobody listens on (taken, then let go)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_an_unreachable_postgresql_database_stops_the_bot_in_one_line(tmp_path: Path) -> None:
+    url = f"postgresql://karak:s3cret@127.0.0.1:{_closed_port()}/karak?password=s3cret"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("KARAK_") and k != "DISCORD_TOKEN"}
+    env.update({"DISCORD_TOKEN": TOKEN, "KARAK_DB": url})
+    done = subprocess.run([sys.executable, "-m", "bot", "--env-file", os.devnull],
+                          cwd=Path(__file__).resolve().parents[2], env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "cannot connect to the PostgreSQL server" in lines[0] and "127.0.0.1" in lines[0]
+    assert "s3cret" not in done.stderr + done.stdout and TOKEN not in done.stderr
+
+
+def test_the_servers_refusals_are_told_apart() -> None:
+    """The server's refusals (the driver's own exceptions, as it raises them) each get their
+    line, naming the database without its password; anything else is no database problem."""
+    import asyncpg
+
+    from bot.process.app import database_problem
+
+    url = "postgresql://karak:s3cret@db.example:5432/karak"
+    told = {name: str(database_problem(exc, url)) for name, exc in {
+        "login": asyncpg.InvalidPasswordError("password authentication failed"),
+        "missing": asyncpg.InvalidCatalogNameError('database "karak" does not exist'),
+        "busy": asyncpg.TooManyConnectionsError("sorry, too many clients already"),
+        "refused": ConnectionRefusedError(111, "Connect call failed"),
+    }.items()}
+    assert "refused the user name or password" in told["login"]
+    assert "has no database named in" in told["missing"]
+    assert "(error 53300)" in told["busy"] and "cannot connect" in told["refused"]
+    assert all("postgresql://karak:***@db.example:5432/karak" in t and "s3cret" not in t
+               for t in told.values())
+    assert database_problem(asyncpg.UndefinedTableError("no table"), url) is None
+    assert database_problem(ConnectionRefusedError(), "karak.sqlite3") is None
+
+
+async def test_an_unknown_postgresql_database_is_named(postgres_server: Any) -> None:
+    from bot.process.app import database_problem
+    from bot.storage.choice import open_storage
+
+    url = postgres_server.url("no_such_database")
+    with pytest.raises(Exception) as info:
+        await open_storage(url)
+    problem = database_problem(info.value, url)
+    assert problem is not None and "has no database named in" in str(problem)

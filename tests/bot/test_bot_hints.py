@@ -149,7 +149,9 @@ async def test_two_people_get_no_hints_unless_the_host_chose_them(h: LiveBot) ->
 
     tid = await open_table(h, ANN, [BOB], ai=0, hints=True)  # the host's choice is honoured
     rec = await h.bot.service.tables.load(tid)
-    assert rec.hints is True and "Hints: on." in h.message(h.public()[-2]).text()
+    assert rec.hints is True  # the lobby message is gone: the table message says so
+    assert "Hints are on at this table" in h.last_table_message().text()
+    assert not any("kg:lobby:" in " ".join(m.custom_ids()) for m in h.public())
     user, _ = await whose_turn(h, tid, [ANN, BOB])
     other = BOB if user == ANN else ANN
     players = Players(h, tid, [ANN, BOB])
@@ -159,7 +161,7 @@ async def test_two_people_get_no_hints_unless_the_host_chose_them(h: LiveBot) ->
 
 async def test_the_host_may_turn_hints_off_against_the_ai(h: LiveBot) -> None:
     tid = await open_table(h, ANN, [], ai=2, hints=False)
-    assert "Hints: off." in h.message(h.public()[-2]).text()
+    assert "Hints are on" not in h.last_table_message().text()
     rec = await h.bot.service.tables.load(tid)
     assert rec.hints is False
     hand = await Players(h, tid, [ANN]).open_hand(ANN)

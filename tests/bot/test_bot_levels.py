@@ -122,7 +122,7 @@ async def test_new_and_the_server_settings_set_the_default_level(quick: LiveBot)
     assert any("Only server admins" in t for t in quick.said(ix))
     assert await quick.store.guild_settings(GUILD) is None
     ix = await quick.command(ADMIN, "settings", ai_level="easy")
-    assert any("AI seats easy" in t for t in quick.said(ix))
+    assert any("AI level: easy" in t for t in quick.said(ix))
     assert await quick.store.guild_settings(GUILD) == ServerDefaults(False, 0, "easy")
     tid, lobby = await lobby_with_ai(quick, seats=1)  # the server's default
     assert "The next AI seat added starts at the easy level" in lobby.text()

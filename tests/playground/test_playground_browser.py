@@ -42,6 +42,8 @@ def test_a_turn_by_clicking_and_a_private_hand(chromium_ready: None, tmp_path: P
         # the AI seats play until it is Ann's turn: a message that mentions her
         turn = page.locator("article.msg.pinged:has([data-custom-id^='kg:hand:'])").last
         turn.wait_for(timeout=30_000)
+        # the table message carries the game on: the lobby message is deleted
+        page.wait_for_function("() => !document.querySelector(\"[data-custom-id^='kg:lobby:']\")")
         turn.locator("[data-custom-id^='kg:hand:']").click()
         d.settle()
         hand = d.hand()
@@ -76,8 +78,8 @@ def test_a_turn_by_clicking_and_a_private_hand(chromium_ready: None, tmp_path: P
         assert images
         d.act_as(2)
         assert page.locator(".user-tab[aria-selected='true'] .name").inner_text().strip() == "Bob"
-        # Bob's view of the channel is fetched and drawn after the switch: wait for it
-        page.wait_for_function("document.querySelectorAll('article.msg').length >= 2")
+        # Bob's view of the channel is fetched and drawn after the switch: wait for the table
+        page.locator("article.msg:has([data-custom-id^='kg:hand:'])").last.wait_for()
         assert page.locator(EPHEMERAL).count() == 0
         assert page.locator(f"#m-{hand_id}").count() == 0
         bob = str(PEOPLE[1][0])

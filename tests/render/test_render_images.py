@@ -16,8 +16,9 @@ from engine.catalog import tables
 from i18n import has_key, keys
 from render.demo import main as demo_main
 from render.hand import PENDING_PHASES
+from render.icons import record_icons
 from render.positions import SCENARIOS, battle_position, scene
-from render.style import FONT_DIR, font
+from render.style import FONT_DIR, font, forget_drawings
 
 RENDER_DIR = Path(render.__file__).parent
 MAX_WIDTH = 1600
@@ -66,6 +67,20 @@ def test_playable_cards_come_from_legal_plays() -> None:
     a = Image.open(io.BytesIO(render.hand_image(obs))).convert("RGB")
     b = Image.open(io.BytesIO(render.hand_image(idle))).convert("RGB")
     assert a.size != b.size or ImageChops.difference(a, b).getbbox() is not None
+
+
+def test_a_coin_marks_each_reward_card_of_the_hand() -> None:
+    """The merchant takes reward cards as payment: a hand holding one shows a coin, a hand of
+    starting cards none."""
+    for name in ("discard", "midgame"):
+        obs = scene(name).observation()
+        rewards = [c for c in (*obs.hand, *obs.drawn) if tables().actions[c].reward]
+        forget_drawings()
+        with record_icons() as icons:
+            render.hand_image(obs)
+        forget_drawings()
+        assert ("coin" in [n for n, _ in icons]) == bool(rewards), name
+        assert rewards or name == "midgame", "the discard scene holds a reward card"
 
 
 @pytest.mark.parametrize("phase", list(Phase))

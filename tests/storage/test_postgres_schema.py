@@ -80,6 +80,8 @@ async def test_every_earlier_database_is_upgraded_in_place(
             (i + 1, won.moves[i][1], 1500.0 + i, False) for i in range(len(won.moves))]
         await play_on(store, 3, running, upto=12)  # the running game plays on
         assert [r.step for r in await store.action_log(3)] == list(range(1, 13))
+        assert await store.lapsed() == [3]  # no process does its background work yet
+        assert await store.claim(3, "main", 15.0) and await store.lapsed() == []
         assert await store.guild_settings(GUILD) == ServerDefaults(True, 300, "normal")
         assert await store.get_meta("announced:1") == "1"
         assert (await started(store, won.states[0], channel=500)).id == 5

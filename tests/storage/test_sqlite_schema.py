@@ -160,6 +160,8 @@ async def test_every_earlier_database_is_upgraded_in_place(
             (i + 1, won.moves[i][1], 1500.0 + i, False) for i in range(len(won.moves))]
         await play_on(store, 3, running, upto=12)  # the running game plays on
         assert [r.step for r in await store.action_log(3)] == list(range(1, 13))
+        assert await store.lapsed() == [3]  # no process does its background work yet
+        assert await store.claim(3, "main", 15.0) and await store.lapsed() == []
         assert await store.hints_used(3) == {}  # hints are counted from now on
         assert await store.record_hint(3, 12, ANN, 0, b"hint", 10.0) == b"hint"
         assert await store.record_hint(3, 12, ANN, 0, b"other", 11.0) == b"hint"

@@ -94,7 +94,7 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
         lines.append(translate(phase_line(obs), locale))
     lines.append("-# " + translate(seat_line(obs, seat, record.seats[seat].ai), locale))
     payable = payable_line(obs)
-    if payable is not None:  # the reward cards look like starting cards in the picture
+    if payable is not None:  # says what the coin under a reward card in the picture means
         lines.append("-# " + translate(payable, locale))
     lines += [f"> {translate(e.text, locale)}" for e in obs.events[-RECENT:]]
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(lines)),

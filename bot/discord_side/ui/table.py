@@ -41,12 +41,15 @@ def to_move(record: TableRecord, obs: Observation) -> int | None:
 
 
 def header(record: TableRecord, obs: Observation, locale: str,
-           headline: str | None = None) -> str:
+           headline: str | None = None, below: str | None = None) -> str:
     """Title, whose turn (a mention while a person must play), the turn timer, and small lines
-    with the AI seats' levels, the round and the move number."""
+    with the AI seats' levels, the round and the move number (``below``: lines under the
+    headline, e.g. what the match did to the players' ratings)."""
     lines = [f"### {translate(msg('bot.table.title', table=record.id), locale)}"]
     if headline:
         lines.append(f"**{headline}**")
+    if below:
+        lines.append(below)
     if record.status == "abandoned":
         lines.append(f"**{translate(msg('bot.table.abandoned'), locale)}**")
     user = to_move(record, obs)
@@ -85,13 +88,15 @@ def narration(obs: Observation, locale: str, count: int = NARRATION) -> str:
 
 
 def table_view(record: TableRecord, obs: Observation, locale: str, filename: str | None,
-               headline: str | None = None, summary: str | None = None) -> discord.ui.LayoutView:
+               headline: str | None = None, summary: str | None = None,
+               below: str | None = None) -> discord.ui.LayoutView:
     """The table message (``filename``: its uploaded picture, None when drawing failed;
     ``headline``: a line shown above the turn, e.g. the result of the game; ``summary``: the
-    uploaded summary chart of a finished match)."""
+    uploaded summary chart of a finished match; ``below``: lines under the headline, the
+    rating changes of a rated match that ended)."""
     running = record.status == "running"
     box = discord.ui.Container[discord.ui.LayoutView](
-        text_block(header(record, obs, locale, headline)),
+        text_block(header(record, obs, locale, headline, below)),
         accent_colour=accent(obs) if record.status != "abandoned" else GREY)
     told = narration(obs, locale)
     if told:

@@ -1,0 +1,138 @@
+"""Which tables' background work this process does: a table's AI turns, its turn timer and its
+resumption after a restart are done only by the process holding the table's lease in the store
+(:class:`~bot.storage.interface.LeaseStorage`), so two processes never play the same AI turn or
+fire the same timer.
+
+A process claims a table once (when it first has work there, or when the table's lease lapsed:
+never taken, or its holder stopped renewing it), and renews all its leases in one write every
+:data:`LEASE_TTL` / 3 seconds (:meth:`Leases.keep`): a move costs no lease write. It knows
+which tables it holds and until when without asking the store; when that knowledge is out of
+date (a pause longer than the lease), the next question renews first. The owner's name stays the
+same across the process's restarts, so a restarted process takes its own leases back at once.
+With SQLite one process owns the file and every claim is granted.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bot.storage.interface import Storage
+from bot.storage.records import Shards
+
+#: Seconds a lease lasts unless renewed: a stopped process's tables move again within about
+#: this long (plus the time until another process's next pass, a third of it).
+LEASE_TTL = 15.0
+
+
+@dataclass
+class Leases:
+    """The leases ``owner`` holds in ``store`` (``clock``: the store's, injectable for tests)."""
+
+    store: Storage
+    owner: str
+    ttl: float = LEASE_TTL
+    clock: Callable[[], float] = time.time
+    #: The tables held, each until when (as of the last claim or renewal).
+    _until: dict[int, float] = field(default_factory=dict)
+    #: Tables another process held when claimed, each until when not to ask again.
+    _elsewhere: dict[int, float] = field(default_factory=dict)
+    #: Tables that ended: their lease is given up on the next pass.
+    _ended: set[int] = field(default_factory=set)
+    _last_pass: float = -math.inf
+    #: The shards this process runs (None: every shard): a table nobody took yet is claimed
+    #: only by a process of its server's shard, so a server's clicks and its tables'
+    #: background work stay in one process; a stopped process's tables are anyone's.
+    shards: Shards | None = None
+
+    def holds(self, table: int) -> bool:
+        """True while this process holds the lease of ``table`` (no question to the store)."""
+        return self._until.get(table, -math.inf) > self.clock()
+
+    def held(self) -> list[int]:
+        """The tables whose lease this process holds now, in order."""
+        now = self.clock()
+        return sorted(t for t, until in self._until.items() if until > now)
+
+    async def holding(self, table: int) -> bool:
+        """True when this process holds the lease of ``table``: claimed if it is nobody's (a
+        table held by another process is not asked for again before its lease could lapse;
+        the next pass of :meth:`keep` finds it then); renewed first when this process's hold
+        may have expired."""
+        if self.holds(table):
+            return True
+        if table in self._until:
+            await self.renew()
+            return self.holds(table)
+        if self._elsewhere.get(table, -math.inf) > self.clock():
+            return False
+        return await self.claim(table)
+
+    async def claim(self, table: int) -> bool:
+        """Claim the lease of ``table``; True when granted."""
+        start = self.clock()
+        if await self.store.claim(table, self.owner, self.ttl):
+            self._until[table] = start + self.ttl
+            self._elsewhere.pop(table, None)
+            return True
+        self._until.pop(table, None)
+        self._elsewhere[table] = start + self.ttl
+        return False
+
+    async def renew(self) -> None:
+        """Renew every lease this process holds (one write); a lease another process took
+        meanwhile is no longer held."""
+        start = self.clock()
+        renewed = await self.store.renew(self.owner, self.ttl)
+        claimed_since = {t: until for t, until in self._until.items()
+                         if until - self.ttl >= start}
+        self._until = {**claimed_since, **{t: start + self.ttl for t in renewed}}
+
+    async def keep(self) -> list[int]:
+        """One pass: give up the leases of tables that ended, renew the others, and claim the
+        tables whose lease lapsed; the tables newly held (to resume: a stopped process's, or
+        tables nobody held yet)."""
+        self._last_pass = self.clock()
+        for table in sorted(self._ended):
+            await self.store.release(table, self.owner)
+            self._ended.discard(table)
+        before = set(self.held())
+        await self.renew()
+        for table in await self.store.lapsed(self.shards):
+            await self.claim(table)
+        return [t for t in self.held() if t not in before]
+
+    async def keep_up(self) -> list[int]:
+        """:meth:`keep`, when the last pass is older than a third of the lease (else nothing):
+        the timers then fire for the tables held now."""
+        if self.clock() - self._last_pass < self.ttl / 3:
+            return []
+        return await self.keep()
+
+    async def start(self) -> list[int]:
+        """On start: take back this owner's leases (a restart) and claim the lapsed ones; every
+        table held."""
+        await self.keep()
+        return self.held()
+
+    def forget(self, table: int) -> None:
+        """``table`` ended: its lease is given up on the next pass."""
+        self._elsewhere.pop(table, None)
+        if self._until.pop(table, None) is not None:
+            self._ended.add(table)
+
+    async def listen(self, wake: Callable[[int], None]) -> None:
+        """Tell ``wake`` each table this process holds that another process changed (every
+        table held when changes may have been missed)."""
+
+        def heard(table: int | None) -> None:
+            for held in self.held() if table is None else [table]:
+                if self.holds(held):
+                    wake(held)
+
+        await self.store.subscribe(heard)
+
+
+__all__ = ["LEASE_TTL", "Leases"]

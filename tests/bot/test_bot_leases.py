@@ -1,0 +1,225 @@
+"""Two bot processes on one PostgreSQL database (two real bots in the test's loop, each with its
+own store, on the stand-in, on one injected time): only the process holding a table's lease
+plays its AI turns and fires its timer; a person's move handled by the other process wakes the
+holder at once; a stopped process's tables are taken over within the lease and a third; a
+process restarted under its name takes its own leases back at once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+
+import pytest
+from discordpy_client import discordpy_client
+from inprocess import UNPACED, FakeTime, TinyRenderer
+from live_bot import CHANNEL, GUILD
+from postgres_server import Server
+from storage.helpers import played
+
+from bot.discord_side.client import KarakBot
+from bot.discord_side.pace import ChannelPace
+from bot.game.leases import LEASE_TTL
+from bot.game.service import GameService
+from bot.storage.postgres import Store
+from bot.storage.records import LogRow, SeatInfo
+from bot.workers.thinking import Thinking
+from engine import Action, Observation
+from loopback import Loopback
+
+ANN = 101
+#: Ann plays the first hero; the AI the two others.
+SEATS = (SeatInfo(user=ANN, name="Ann", hero="horan"),
+         SeatInfo(ai=True, hero="taia", level="easy"),
+         SeatInfo(ai=True, hero="argentus", level="easy"))
+ALL_AI = (SeatInfo(ai=True, hero="horan", level="easy"), *SEATS[1:])
+TIMER = 60
+#: Seconds of the test's time between two steps of the bots.
+STEP = 1.0
+#: Seconds a test waits at most for the other process to hear of a write (a safety net).
+PATIENCE = 30.0
+
+
+class Counted(Thinking):
+    """The AI's thinking of one process, counting its decisions."""
+
+    def __init__(self) -> None:
+        super().__init__(workers=0)
+        self.decisions = 0
+
+    async def choose(self, level: str, seed: int, obs: Observation) -> Action:
+        """Decide, and count it."""
+        self.decisions += 1
+        return await super().choose(level, seed, obs)
+
+
+@dataclass
+class Process:
+    """One bot process: its bot, its store and its thinking."""
+
+    bot: KarakBot
+    store: Store
+    thinking: Counted
+
+    @property
+    def held(self) -> list[int]:
+        return self.bot.background.leases.held()
+
+
+@pytest.fixture
+async def url(postgres_server: Server) -> str:
+    return await postgres_server.new_database()
+
+
+@contextlib.asynccontextmanager
+async def process(lb: Loopback, url: str, owner: str, time: FakeTime,
+                  monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Process]:
+    """A bot named ``owner`` on the database at ``url``, connected to ``lb`` (tables resumed);
+    stopped on leaving, its leases left to lapse as a killed process's are."""
+    monkeypatch.setenv("KARAK_INSTANCE", owner)
+    store = await Store.open(url, clock=time.clock)
+    thinking = Counted()
+    service = GameService(store, clock=time.clock, thinking=thinking)
+    pace = ChannelPace(limit=UNPACED, clock=time.clock, sleep=time.sleep)
+    bot = KarakBot(service, TinyRenderer(), ai_pace=STEP, pace=pace, timer_poll=3600,
+                   sleep=time.sleep)
+    try:
+        async with discordpy_client(lb, bot):
+            yield Process(bot, store, thinking)
+    finally:
+        await store.close()
+
+
+async def table(url: str, time: FakeTime, seats: tuple[SeatInfo, ...]) -> int:
+    """A running table in the bot's channel at the start of game 1, with a turn timer."""
+    store = await Store.open(url, clock=time.clock)
+    try:
+        rec = await store.create_table(guild_id=GUILD, channel_id=CHANNEL, host_id=ANN,
+                                       seats=seats, abilities=False, timer=TIMER, seed=1)
+        await store.start_game(rec.id, seats, played(1).states[0], time.now + TIMER)
+        return rec.id
+    finally:
+        await store.close()
+
+
+async def quiet(time: FakeTime, *running: Process) -> None:
+    """Wait until every background task of the bots waits on the test's time."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + PATIENCE
+    while time.sleeping() < sum(1 for p in running for t in p.bot.tasks._tasks if not t.done()):
+        assert loop.time() < deadline, "the bots' background work never came to rest"
+        await asyncio.sleep(0.005)
+
+
+async def until(time: FakeTime, running: tuple[Process, ...],
+                done: Callable[[], Awaitable[bool]], what: str, steps: int = 400) -> float:
+    """Let the test's time pass, a step at a time, until ``done()``; the seconds it took."""
+    start = time.now
+    for _ in range(steps):
+        await quiet(time, *running)
+        if await done():
+            return time.now - start
+        await time.advance(STEP)
+    raise AssertionError(f"{what} never happened")
+
+
+async def version(p: Process, tid: int) -> int:
+    rec = await p.store.get(tid)
+    assert rec is not None
+    return rec.version
+
+
+async def test_a_stopped_processs_tables_move_on_in_another_within_the_lease(
+        lb: Loopback, url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    time = FakeTime()
+    tid = await table(url, time, ALL_AI)
+    async with process(lb, url, "two", time, monkeypatch) as two:
+        async with process(lb, url, "one", time, monkeypatch) as one:
+            assert two.held == [tid] and one.held == []  # the first to start took it
+            await until(time, (one, two), lambda: _at_least(two, tid, 6), "six AI moves")
+            assert one.thinking.decisions == 0  # never played there, not even tried
+            await until(time, (one, two), lambda: _at_least(two, tid, 8), "two more")
+        # one stopped (its leases untouched); two still holds the table and plays on
+        played_by_two = two.thinking.decisions
+        await until(time, (two,), lambda: _at_least(two, tid, 10), "two more")
+        assert two.thinking.decisions > played_by_two
+
+    async with process(lb, url, "one", time, monkeypatch) as one:
+        async with process(lb, url, "three", time, monkeypatch) as three:
+            assert one.held == [] and three.held == []  # two's lease has not lapsed yet
+            stopped_at = await version(one, tid)
+            took = await until(time, (one, three),
+                               lambda: _at_least(one, tid, stopped_at + 1),
+                               "a move after two stopped")
+            assert took <= LEASE_TTL + LEASE_TTL / 3 + 2 * STEP  # about 20 s, well within 30
+            holder, other = (one, three) if one.held == [tid] else (three, one)
+            assert holder.held == [tid] and other.held == [] and other.thinking.decisions == 0
+    log = await _log(url, time, tid)
+    assert [r.step for r in log] == list(range(1, len(log) + 1))  # no move made twice
+
+
+async def test_a_persons_move_in_one_process_wakes_the_holder_and_only_it_fires_the_timer(
+        lb: Loopback, url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    time = FakeTime()
+    tid = await table(url, time, SEATS)
+    game = played(1)
+    async with process(lb, url, "one", time, monkeypatch) as one:
+        async with process(lb, url, "two", time, monkeypatch) as two:
+            assert one.held == [tid] and two.held == []
+            for index in range(7):  # Ann's turn, her clicks handled by two (her guild's shard)
+                seat, notation = game.moves[index]
+                assert seat == 0
+                outcome = await two.bot.service.play.act(tid, ANN, index, notation, sure=True)
+                await two.bot.background.after([outcome])
+            await _heard(one, tid)  # one woke at once: its AI plays the two AI turns
+            await until(time, (one, two), lambda: _ann_to_play(one, tid), "Ann's turn again")
+            assert one.thinking.decisions >= 2 and two.thinking.decisions == 0
+            record = await one.store.get(tid)
+            assert record is not None and record.deadline is not None
+            due = record.deadline
+            await until(time, (one, two), lambda: _true(time.now > due), "Ann's timer out")
+            await two.bot.background.check_timers()  # not two's table: nothing
+            assert await version(two, tid) == record.version
+            await one.bot.background.check_timers()
+            await quiet(time, one, two)
+            after = await one.store.get(tid)
+            assert after is not None and after.version > record.version
+            assert after.seats[0].timeouts == 1  # fired once, by one
+
+        async with process(lb, url, "two", time, monkeypatch) as again:  # two restarted
+            assert again.held == []  # one's leases: not two's
+        await quiet(time, one)
+    async with process(lb, url, "one", time, monkeypatch) as restarted:
+        assert restarted.held == [tid]  # its own lease, taken back at once
+
+
+async def _at_least(p: Process, tid: int, wanted: int) -> bool:
+    return await version(p, tid) >= wanted
+
+
+async def _ann_to_play(p: Process, tid: int) -> bool:
+    rec = await p.store.get(tid)
+    assert rec is not None
+    return rec.game.current == 0 and rec.version > 7
+
+
+async def _true(value: bool) -> bool:
+    return value
+
+
+async def _heard(p: Process, tid: int) -> None:
+    """Wait until ``p`` started the AI of ``tid`` (it heard of the other process's move)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + PATIENCE
+    while tid not in p.bot.background._ai:
+        assert loop.time() < deadline, "the holder never heard of the move"
+        await asyncio.sleep(0.005)
+
+
+async def _log(url: str, time: FakeTime, tid: int) -> list[LogRow]:
+    store = await Store.open(url, clock=time.clock)
+    try:
+        return await store.action_log(tid)
+    finally:
+        await store.close()

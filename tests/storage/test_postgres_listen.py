@@ -1,0 +1,147 @@
+"""Hearing of other processes' writes on PostgreSQL, on the real server: every write of a table
+by one store is told to another store's subscriber once committed (never a write rolled back,
+never the subscriber's own store's writes), and a listening connection that drops is made
+again, the subscriber told that changes may have been missed. An SQLite store tells nothing: no
+other process writes its file."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from postgres_server import Server
+
+from bot.storage.postgres import Store
+from bot.storage.postgres_listen import Listener
+from bot.storage.records import StaleVersion
+from storage.backends import PostgresBackend, SqliteBackend
+from storage.helpers import SEATS, Clock, played, started
+
+#: Seconds a test waits at most for a notification (a safety net: they come at once).
+PATIENCE = 30.0
+
+
+class Heard:
+    """A subscriber that keeps what it is told, in order."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[int | None] = asyncio.Queue()
+
+    def __call__(self, table: int | None) -> None:
+        self.queue.put_nowait(table)
+
+    async def next(self) -> int | None:
+        """The next thing told (waiting for it)."""
+        return await asyncio.wait_for(self.queue.get(), PATIENCE)
+
+    def nothing_more(self) -> bool:
+        """True when nothing else was told."""
+        return self.queue.empty()
+
+
+@pytest.fixture
+def pg(postgres_server: Server) -> PostgresBackend:
+    return PostgresBackend(postgres_server)
+
+
+async def test_every_table_write_of_another_process_is_heard(
+        pg: PostgresBackend, clock: Clock) -> None:
+    game = played(1)
+    mine, other = await pg.open(clock), await pg.open(clock)
+    try:
+        heard = Heard()
+        await mine.subscribe(heard)
+        rec = await other.create_table(guild_id=1, channel_id=1, host_id=1, seats=SEATS,
+                                       abilities=False, timer=0, seed=1)
+        assert await heard.next() == rec.id
+        await other.update_lobby(rec.id, SEATS)
+        await other.start_game(rec.id, SEATS, game.states[0], None)
+        await other.apply(rec.id, 0, game.states[1], game.log_row(0))
+        await other.set_hints(rec.id, True)
+        await other.relocalise(rec.id, "fr")
+        assert [await heard.next() for _ in range(5)] == [rec.id] * 5
+        with pytest.raises(StaleVersion):  # rolled back: nothing is told
+            await other.apply(rec.id, 0, game.states[1], game.log_row(0))
+        await mine.apply(rec.id, 1, game.states[2], game.log_row(1))  # my own: not told
+        await other.claim(rec.id, "other", 15.0)  # a lease is no change of the table
+        await other.set_status(rec.id, "abandoned")
+        assert await heard.next() == rec.id
+        assert heard.nothing_more()
+    finally:
+        await mine.close()
+        await other.close()
+
+
+@dataclass
+class Pair:
+    """Two processes' stores on one database; ``heard`` listens through ``mine``."""
+
+    mine: Store
+    other: Store
+    heard: Heard
+
+    @property
+    def news(self) -> Listener:
+        assert self.mine._news is not None
+        return self.mine._news
+
+
+@pytest.fixture
+async def pair(pg: PostgresBackend, clock: Clock) -> AsyncIterator[Pair]:
+    mine, other = await pg.open(clock), await pg.open(clock)
+    try:
+        heard = Heard()
+        await mine.subscribe(heard)
+        yield Pair(mine, other, heard)
+    finally:
+        await mine.close()
+        await other.close()
+
+
+async def test_a_dropped_listening_connection_is_made_again(
+        pg: PostgresBackend, pair: Pair) -> None:
+    first = pair.news.server_pid()
+    await pg.execute("SELECT pg_terminate_backend($1)", first)
+    assert await pair.heard.next() is None  # listening again: changes may have been missed
+    assert pair.news.server_pid() not in (None, first)
+    rec = await started(pair.other, played(1).states[0])
+    assert [await pair.heard.next() for _ in range(2)] == [rec.id, rec.id]  # created, started
+    assert pair.heard.nothing_more()
+    await pair.mine.close()
+    await pair.other.close()
+    left = await pg.rows("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = "
+                         "current_database() AND pid != pg_backend_pid()")
+    assert left == [(0,)]  # closing the stores closed every connection, the listener's too
+
+
+async def test_a_listening_connection_that_no_longer_answers_is_made_again(
+        pair: Pair) -> None:
+    news = pair.news
+    assert news._connection is not None
+    await news.check()  # it answers: kept
+    assert pair.heard.nothing_more()
+    first = news.server_pid()
+    news.ping = 0.05  # the way to the server breaks: answers are never read any more
+    news._connection._transport.pause_reading()  # type: ignore[attr-defined]
+    await news.check()
+    assert await pair.heard.next() is None
+    assert news.server_pid() not in (None, first)
+    rec = await pair.other.create_table(guild_id=1, channel_id=1, host_id=1, seats=SEATS,
+                                        abilities=False, timer=0, seed=1)
+    assert await pair.heard.next() == rec.id
+
+
+async def test_an_sqlite_store_tells_nothing(tmp_path: Path, clock: Clock) -> None:
+    sqlite = SqliteBackend(tmp_path / "karak.sqlite3")
+    store, other = await sqlite.open(clock), await sqlite.open(clock)
+    try:
+        heard = Heard()
+        await store.subscribe(heard)
+        await started(other, played(1).states[0])
+        assert heard.nothing_more()
+    finally:
+        await store.close()
+        await other.close()
