@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import random
 import re
 import sqlite3
@@ -56,8 +57,9 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -87,6 +89,8 @@ FOOTERS = [re.compile(re.escape(str(catalog(lc)["bot.table.footer"]))
                       .replace(re.escape("{round}"), r"\d+")
                       .replace(re.escape("{step}"), r"(?P<step>\d+)")) for lc in LOCALES]
 TABLE_PICTURES = ("table.png", "battle.png")
+#: The figures of one run of a benchmark compared between versions (:func:`in_turn`).
+T = TypeVar("T")
 
 
 def shown_step(message: Message) -> int | None:
@@ -284,17 +288,29 @@ def spread(values: list[float]) -> str:
             f"{max(values, default=float('nan')) * 1000:.0f} ms")
 
 
+async def in_turn(rounds: int, base: Path, run: Callable[[Path], Awaitable[T]],
+                  line: Callable[[T], str]) -> dict[str, list[T]]:
+    """Run ``run`` (given the project to run the bot of) on this version and on the one at
+    ``base`` in turn, ``rounds`` times each, printing each run's ``line`` with the machine's
+    load average; the figures of each version's runs, under "this" and "base"."""
+    runs: dict[str, list[T]] = {"this": [], "base": []}
+    for n in range(rounds):
+        for name, root in (("this", ROOT), ("base", base)):
+            figures = await run(root)
+            runs[name].append(figures)
+            load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+            print(f"round {n + 1} {name}: {line(figures)} (load average {load})", flush=True)
+    return runs
+
+
 async def against(args: argparse.Namespace) -> int:
     """Measure this version's bot and the one at ``--against`` in turn, ``--rounds`` times
     each, and print the CPU per move and the hand after a move side by side."""
-    runs: dict[str, list[Figures]] = {"this": [], "base": []}
-    for n in range(args.rounds):
-        for name, root in (("this", ROOT), ("base", args.against)):
-            figures = await measure(args, args.tables, args.warmup, args.duration, False, root)
-            runs[name].append(figures)
-            print(f"round {n + 1} {name}: CPU per move {figures.cpu_per_move * 1000:.2f} ms, "
-                  f"hand p99 {pct(figures.hand, 0.99):.0f} ms, breaches {figures.breaches}",
-                  flush=True)
+    runs = await in_turn(
+        args.rounds, args.against,
+        lambda root: measure(args, args.tables, args.warmup, args.duration, False, root),
+        lambda f: f"CPU per move {f.cpu_per_move * 1000:.2f} ms, hand p99 "
+                  f"{pct(f.hand, 0.99):.0f} ms, breaches {f.breaches}")
     this, base = (statistics.median(f.cpu_per_move for f in runs[k]) for k in ("this", "base"))
     print(f"CPU per move, median of {args.rounds}: this {this * 1000:.2f} ms, base "
           f"{base * 1000:.2f} ms ({(this / base - 1) * 100:+.1f}%)")

@@ -91,6 +91,31 @@ def test_the_hint_load_benchmark_reads_the_ai_seats_delays(tmp_path: Path,
     assert bench.parse(["--tables", "3"]).hint_chance == 0.3
 
 
+def test_the_hint_load_benchmark_compares_versions_in_turn(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """--against: this version and the other in turn, each run's line, the goals read from this
+    version's figures."""
+    import asyncio
+
+    bench = _benchmark("hint_load", monkeypatch)
+    quick = bench.HintFigures([0.2] * 99 + [1.4], ([1.5] * 100, [1.6] * 100), 0)
+    slow = bench.HintFigures([0.2] * 98 + [1.6] * 2, ([1.5] * 100, [1.7] * 100), 0)
+    assert quick.good() and not slow.good()  # p99 1.6 s; AI p99 x1.133
+    assert round(slow.ratio, 3) == 1.133 and "p99 1600 ms" in slow.line()
+    other = Path("/elsewhere")
+    seen: list[Path] = []
+
+    async def run(root: Path) -> object:
+        seen.append(root)
+        return quick if root == other else slow
+
+    runs = asyncio.run(bench.in_turn(2, other, run, bench.HintFigures.line))
+    assert seen == [ROOT, other, ROOT, other]
+    assert runs == {"this": [slow, slow], "base": [quick, quick]}
+    out = capsys.readouterr().out
+    assert out.count("load average") == 4 and "round 2 base: hint p50 200 ms" in out
+
+
 def test_the_history_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     bench = _benchmark("history", monkeypatch)

@@ -4,6 +4,7 @@ the reason (the service decides who may ask and keeps the hint)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import discord
@@ -24,10 +25,14 @@ def hint_view(answer: HintAnswer, locale: str) -> discord.ui.LayoutView:
 
 async def answer_hint(service: GameService, interaction: discord.Interaction[Any], table: int,
                       version: int, hand_of: int | None) -> None:
-    """Acknowledge privately (the hint takes a moment), ask the service, show the hint; a
-    refusal raises for the click's usual private answer."""
-    await interaction.response.defer(ephemeral=True, thinking=True)
-    answer = await service.hints.ask(table, interaction.user.id, version, hand_of=hand_of)
+    """Acknowledge privately (the hint takes a moment) while the service works the hint out,
+    then show it; a refusal raises for the click's usual private answer, once acknowledged."""
+    acknowledging = asyncio.ensure_future(
+        interaction.response.defer(ephemeral=True, thinking=True))
+    try:
+        answer = await service.hints.ask(table, interaction.user.id, version, hand_of=hand_of)
+    finally:
+        await acknowledging  # an answer or a refusal follows the acknowledgement
     await interaction.edit_original_response(view=hint_view(answer, loc(interaction)))
 
 

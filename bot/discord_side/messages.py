@@ -147,9 +147,9 @@ class Messages:
         playing = record.status == "running" and not record.seats[seat].ai
         offered = obs if record.undo else without_undo(obs)  # the host may forbid take-backs
         ctrls = controls(offered) if playing else Controls(())
+        self.service.hints.offered(record, ctrls)  # its workers ready before the first click
         lesson = await self.service.play.lesson(record, seat) if playing else None
-        if lesson is not None:
-            ctrls = emphasised(ctrls, lesson)
+        ctrls = ctrls if lesson is None else emphasised(ctrls, lesson)
         slot = (record.id, seat, locale)
         keys = {"hand.png": hand_key(obs, locale)}
         if obs.battle is not None:

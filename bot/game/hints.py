@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from bot.game.refusals import Refusal
 from bot.game.seats import deciding_seat
 from bot.game.tables import Tables
-from bot.game.texts import describe
+from bot.game.texts import Controls, describe
 from bot.storage.interface import Storage
 from bot.storage.records import SeatInfo, TableRecord
 from bot.workers.thinking import Thinking, pack_hint, unpack_hint
@@ -89,6 +89,12 @@ class Hints:
             stored = await asyncio.shield(task)
         used = (await self.store.hints_used(table_id)).get(seat, 0)
         return HintAnswer(record, seat, obs, unpack_hint(stored), again, used)
+
+    def offered(self, record: TableRecord, controls: Controls) -> None:
+        """A hand offering ``controls`` at ``record`` is being shown: when it carries a Hint
+        button (hints on, a decision to make), the hint workers get ready before the click."""
+        if record.hints and controls.notations():
+            self.thinking.prepare_hints()
 
     @staticmethod
     def _check(record: TableRecord, user_id: int, version: int, hand_of: int | None) -> int:

@@ -221,6 +221,16 @@ class WorkerPool(Generic[J]):
         queue.put_nowait(_Job(now + delay, next(self._seq), job, limit, done))
         return await done
 
+    def start(self) -> None:
+        """Start the workers now, ahead of the first job (which otherwise starts them), so that
+        job does not wait for them; nothing when they are started already."""
+        self._start()
+
+    @property
+    def active(self) -> bool:
+        """Whether the workers were started (and not closed since)."""
+        return self._queue is not None
+
     def _start(self) -> asyncio.PriorityQueue[_Job[J]]:
         if self._queue is None:
             self._queue = asyncio.PriorityQueue()
@@ -246,15 +256,20 @@ class WorkerPool(Generic[J]):
                 _settle(item, exc)
 
     async def _feed(self) -> None:
-        """This feeder's work: keep one worker process busy, and replace it when it dies."""
+        """This feeder's work: keep one worker process busy, and replace it when it dies. Every
+        feeder starts its worker with the pool (its first job), so a job asked while the other
+        workers are busy does not wait for a process to start; a replacement starts with the
+        next job."""
+        first: _Job[J] | None = None
         while True:
-            first = await self._next()
             try:
                 worker = await Worker.start(self.name)
             except OSError as exc:
                 log.warning("a worker process could not start (%s)", exc)
-                _settle(first, WorkerGone(str(exc)))
+                _settle(first if first is not None else await self._next(),
+                        WorkerGone(str(exc)))
                 await asyncio.sleep(RESTART_PAUSE)
+                first = await self._next()
                 continue
             self.started += 1
             self._running.append(worker)
@@ -265,13 +280,15 @@ class WorkerPool(Generic[J]):
             finally:
                 self._running.remove(worker)
                 await worker.stop(grace=0.0)
+            first = await self._next()
 
-    async def _keep_busy(self, worker: Worker, first: _Job[J]) -> None:
-        """Feed ``worker`` the most urgent jobs, up to ``in_flight`` at once; it answers them
-        in order. Raises :class:`WorkerGone` when it died or passed a job's limit, after failing
-        the jobs it held."""
+    async def _keep_busy(self, worker: Worker, first: _Job[J] | None) -> None:
+        """Feed ``worker`` the most urgent jobs (``first`` first, if given), up to ``in_flight``
+        at once; it answers them in order. Raises :class:`WorkerGone` when it died or passed a
+        job's limit, after failing the jobs it held."""
         sent: collections.deque[_Job[J]] = collections.deque()
-        self._hand_over(worker, first, sent)
+        if first is not None:
+            self._hand_over(worker, first, sent)
         try:
             while True:
                 while len(sent) < self.in_flight and (item := self._waiting()) is not None:

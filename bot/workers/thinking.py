@@ -9,12 +9,13 @@ An agent that fails, or picks a move that is not legal, is logged once per kind 
 a legal move is played anyway: the table never stalls.
 
 A player's hint (:func:`engine.agents.hint.hint`, the hard level's iteration budget, so the same
-decision always gets the same hint) runs in a pool of its own, one worker process: a hint never
-takes the worker a hard decision is waiting for (a job is not interrupted once started, and a
-hint takes up to a fifth of a second of CPU), and a queue of hard decisions never holds a hint
-back. Both workers run below the bot's own priority, and the hard AI's search stops on its
-clock, so a hint worked out meanwhile does not slow the AI seats' pace (easy and normal seats
-decide in the bot's own process, above both). A hint comes back as data (:func:`pack_hint`).
+decision always gets the same hint) runs in a pool of its own, :data:`HINT_WORKERS` worker
+processes: a hint never takes the worker a hard decision is waiting for (a job is not
+interrupted once started, and a hint takes up to a fifth of a second of CPU), a queue of hard
+decisions never holds a hint back, and two people's hints asked at once are worked out side by
+side. The workers run below the bot's own priority, and the hard AI's search stops on its clock,
+so a hint worked out meanwhile does not slow the AI seats' pace (easy and normal seats decide in
+the bot's own process, above them). A hint comes back as data (:func:`pack_hint`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ Advise = Callable[[Observation, int], Hint]
 HintQuestion = tuple[Advise, Observation, int]
 #: Seconds a hint may take in its worker (starting it included) before it is given up.
 HINT_LIMIT = 15.0
+#: Worker processes for hints (with worker processes at all): one a core of a small machine.
+HINT_WORKERS = 2
 
 
 def decide(level: str, seed: int, obs: Observation, seconds: float | None) -> str:
@@ -138,7 +141,8 @@ class Thinking:
 
     def __init__(self, workers: int = 1, seconds: float = THINK_SECONDS,
                  work: Decide = decide, slack: float = SLACK, advise: Advise = advise,
-                 hint_iterations: int = DEFAULT_ITERATIONS) -> None:
+                 hint_iterations: int = DEFAULT_ITERATIONS,
+                 hint_workers: int = HINT_WORKERS) -> None:
         self.workers = workers
         self.seconds = seconds
         self.slack = slack
@@ -150,7 +154,7 @@ class Thinking:
             thread_name="thinking")
         self.hints: WorkerPool[HintQuestion] = WorkerPool(
             "bot.workers.thinking:hint_packed", pack_hint_question, hint_here,
-            min(workers, 1), thread_name="hints")
+            hint_workers if workers > 0 else 0, thread_name="hints")
         self._told: set[str] = set()  # the kinds of agent failure logged already
 
     async def choose(self, level: str, seed: int, obs: Observation) -> Action:
@@ -190,8 +194,13 @@ class Thinking:
             self._told.add(kind)
             log.error(text, *args)
 
+    def prepare_hints(self) -> None:
+        """Start the hint workers ahead of a first hint (a Hint button is shown), so it does not
+        wait for processes to start."""
+        self.hints.start()
+
     async def hint(self, obs: Observation) -> Hint:
-        """The hint for the observing seat, worked out in the hint worker; raises
+        """The hint for the observing seat, worked out in a hint worker; raises
         :class:`~bot.workers.pool.WorkerGone` or :class:`~bot.workers.pool.JobFailed` when
         it could not be."""
         answer = await self.hints.run((self.advise, obs, self.hint_iterations),
@@ -204,5 +213,5 @@ class Thinking:
         await self.hints.close()
 
 
-__all__ = ["HINT_LIMIT", "SLACK", "THINK_SECONDS", "PackedHint", "Thinking", "advise", "decide",
-           "pack_hint", "unpack_hint"]
+__all__ = ["HINT_LIMIT", "HINT_WORKERS", "SLACK", "THINK_SECONDS", "PackedHint", "Thinking",
+           "advise", "decide", "pack_hint", "unpack_hint"]

@@ -6,8 +6,9 @@ import os
 from pathlib import Path
 
 from bot.game.tables import Tables
-from bot.workers.thinking import decide
+from bot.workers.thinking import advise, decide
 from engine import Observation
+from engine.agents.hint import Hint
 
 
 class Clock:
@@ -34,6 +35,19 @@ def gated_decide(level: str, seed: int, obs: Observation, seconds: float | None)
         with open(gate / "go") as go:
             go.read()
     return decide(level, seed, obs, seconds)
+
+
+def gated_advise(obs: Observation, iterations: int) -> Hint:
+    """A hint worker's job that, for the first job to find ``$KARAK_TEST_GATE/armed`` (it
+    takes it away), first waits until the test writes to the FIFO ``go``."""
+    gate = Path(os.environ["KARAK_TEST_GATE"])
+    try:
+        (gate / "armed").unlink()
+    except FileNotFoundError:
+        return advise(obs, iterations)
+    with open(gate / "go") as go:
+        go.read()
+    return advise(obs, iterations)
 
 
 def stuck_decide(level: str, seed: int, obs: Observation, seconds: float | None) -> str:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import os
 import re
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from bot_helpers import Clock, normal_instead
+from bot_helpers import Clock, gated_advise, normal_instead
 from live_bot import LiveBot, table_id
 from players import ANN, BOB, Players, TinyRenderer, open_table
 
@@ -120,6 +121,16 @@ async def test_a_hint_button_of_a_decision_already_played_is_refused(h: LiveBot)
     assert await h.store.hints_used(tid) == {rec.seat_of(ANN.id): 1}
 
 
+async def test_the_first_hint_button_shown_starts_the_hint_workers(h: LiveBot) -> None:
+    """The workers start as the Hint button is shown, so the first click does not wait for
+    them to start."""
+    hints = h.bot.service.thinking.hints
+    tid = await open_table(h, ANN, [], ai=1)
+    assert not hints.active  # no hand shown yet
+    hand = await Players(h, tid, [ANN]).open_hand(ANN)
+    assert hint_button(hand) is not None and hints.active
+
+
 async def test_two_people_get_no_hints_unless_the_host_chose_them(h: LiveBot) -> None:
     tid = await open_table(h, ANN, [BOB], ai=0)
     rec = await h.bot.service.tables.load(tid)
@@ -128,6 +139,7 @@ async def test_two_people_get_no_hints_unless_the_host_chose_them(h: LiveBot) ->
     user, _ = await whose_turn(h, tid, [ANN, BOB])
     hand = await Players(h, tid, [ANN, BOB]).open_hand(user)
     assert hint_button(hand) is None and "kg:do:" in " ".join(hand.custom_ids())
+    assert not h.bot.service.thinking.hints.active  # no Hint button shown: no hint worker
     forged = f"kg:hint:{tid}:{rec.version}"  # a button the hand never showed
     hand.components[0]["components"].append(
         {"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": forged}]})
@@ -204,11 +216,35 @@ async def test_a_hint_that_fails_is_told_and_not_counted(lb: Loopback, tmp_path:
 
 
 async def test_a_hint_is_worked_out_in_a_worker_process() -> None:
-    thinking = Thinking(workers=1, hint_iterations=ITERATIONS)
+    thinking = Thinking(workers=1, hint_iterations=ITERATIONS, hint_workers=1)
     state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=3))
     obs = observe(state, state.current)
     try:
         assert await thinking.hint(obs) == hint(obs, iterations=ITERATIONS)
         assert thinking.hints.started == 1 and thinking.pool.started == 0
+    finally:
+        await thinking.close()
+
+
+async def test_two_hints_asked_at_once_are_worked_out_side_by_side(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While one hint worker is held, the other works out the second hint."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    os.mkfifo(gate / "go")
+    (gate / "armed").touch()
+    monkeypatch.setenv("KARAK_TEST_GATE", str(gate))  # the spawned workers inherit it
+    thinking = Thinking(workers=1, advise=gated_advise, hint_iterations=ITERATIONS,
+                        hint_workers=2)
+    state = new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")), seed=3))
+    obs = observe(state, state.current)
+    expected = hint(obs, iterations=ITERATIONS)
+    try:
+        asked = [asyncio.ensure_future(thinking.hint(obs)) for _ in range(2)]
+        done, held = await asyncio.wait(asked, return_when=asyncio.FIRST_COMPLETED)
+        assert len(held) == 1 and [d.result() for d in done] == [expected]
+        await asyncio.to_thread((gate / "go").write_text, "go")  # the held worker goes on
+        assert await held.pop() == expected
+        assert thinking.hints.started == 2 and thinking.pool.started == 0
     finally:
         await thinking.close()
