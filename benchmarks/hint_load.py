@@ -37,8 +37,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.capacity import pct  # noqa: E402
-from benchmarks.load import ROOT, in_turn, spread  # noqa: E402
+from benchmarks.load import ROOT, spread  # noqa: E402
 from benchmarks.people import Stats, Table, stop_all  # noqa: E402
+from benchmarks.versions import in_turn  # noqa: E402
 from loopback import Loopback  # noqa: E402
 from loopback.botproc import BotProcess  # noqa: E402
 

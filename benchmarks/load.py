@@ -9,10 +9,10 @@ The bot runs as its own process (``python -m bot``) exactly as in production, po
 stand-in by ``KARAK_API_BASE`` / ``KARAK_GATEWAY_URL``, with a fresh database. Every table has
 ``--humans`` simulated people (``benchmarks/people.py``) and ``--ai`` AI seats. A person acts
 only on what they see: when a table message mentions them they click "My hand", then pick one of
-the move controls of their
-private hand message (weighted towards fighting and playing cards so games move on), wait their
-thinking time (uniform between half and 1.5 times ``--think`` seconds) and go on while the hand
-offers moves. A finished table is replaced by a new one in the same channel.
+the move controls of their private hand message (weighted towards fighting and playing cards so
+games move on), wait their thinking time (uniform between half and 1.5 times ``--think``
+seconds) and go on while the hand offers moves. A finished table is replaced by a new one in
+the same channel.
 
 Printed after the warm-up window, over the measured window, and saying whether request
 validation (``--validate``) was on: interactions per second (answered ones), the latency from
@@ -26,7 +26,7 @@ CPU use (also as CPU milliseconds per move applied, people's and AI's: bot and d
 together, a figure that holds even on a shared machine).
 
 With ``--against DIR`` (another version of the project, e.g. ``git archive <commit>`` unpacked
-in ``DIR``), the same load runs ``--rounds`` times with each version's bot in turn, and the CPU per
+in ``DIR``), the same load runs ``--rounds`` times with each version's bot in turn; the CPU per
 move and the hand after a move are printed side by side (no capacity search then).
 With ``--backends``, the same load runs ``--rounds`` times on SQLite and on PostgreSQL in turn
 (a throwaway PostgreSQL server started as the tests start it, a new database each run), and
@@ -49,7 +49,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import random
 import re
 import sqlite3
@@ -57,9 +56,8 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -75,6 +73,7 @@ from benchmarks.multiproc import (  # noqa: E402
     processes,
 )
 from benchmarks.people import Stats, Table, stop_all  # noqa: E402
+from benchmarks.versions import in_turn  # noqa: E402
 from i18n import LOCALES, catalog  # noqa: E402
 from loopback import Interaction, Loopback, Message  # noqa: E402
 from loopback.components import TEXT_DISPLAY, walk  # noqa: E402
@@ -89,8 +88,6 @@ FOOTERS = [re.compile(re.escape(str(catalog(lc)["bot.table.footer"]))
                       .replace(re.escape("{round}"), r"\d+")
                       .replace(re.escape("{step}"), r"(?P<step>\d+)")) for lc in LOCALES]
 TABLE_PICTURES = ("table.png", "battle.png")
-#: The figures of one run of a benchmark compared between versions (:func:`in_turn`).
-T = TypeVar("T")
 
 
 def shown_step(message: Message) -> int | None:
@@ -286,21 +283,6 @@ def spread(values: list[float]) -> str:
     """p50, p99 and max of latencies, in milliseconds."""
     return (f"p50 {pct(values, 0.5):.0f} ms, p99 {pct(values, 0.99):.0f} ms, max "
             f"{max(values, default=float('nan')) * 1000:.0f} ms")
-
-
-async def in_turn(rounds: int, base: Path, run: Callable[[Path], Awaitable[T]],
-                  line: Callable[[T], str]) -> dict[str, list[T]]:
-    """Run ``run`` (given the project to run the bot of) on this version and on the one at
-    ``base`` in turn, ``rounds`` times each, printing each run's ``line`` with the machine's
-    load average; the figures of each version's runs, under "this" and "base"."""
-    runs: dict[str, list[T]] = {"this": [], "base": []}
-    for n in range(rounds):
-        for name, root in (("this", ROOT), ("base", base)):
-            figures = await run(root)
-            runs[name].append(figures)
-            load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-            print(f"round {n + 1} {name}: {line(figures)} (load average {load})", flush=True)
-    return runs
 
 
 async def against(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ from bot.storage.interface import TableListener
 from bot.storage.postgres_listen import Listener
 from bot.storage.postgres_rows import Db
 from bot.storage.records import Shards
+from bot.storage.sqlite_leases import lapsed_sql
 
 #: A lease is granted when there is none, when it expired, or when it is the owner's already
 #: (the row comes back only then).
@@ -22,13 +23,6 @@ CLAIM = ("INSERT INTO leases (table_id, owner, expires_at) VALUES ($1, $2, $3) "
          "ON CONFLICT (table_id) DO UPDATE SET owner = excluded.owner, "
          "expires_at = excluded.expires_at "
          "WHERE leases.owner = excluded.owner OR leases.expires_at <= $4 RETURNING table_id")
-def lapsed_sql(shards: Shards | None) -> str:
-    """The ids of the lobbies and running tables whose lease expired at ``$1``, and of those
-    with no lease yet that are ``shards``' (every one when None)."""
-    mine = "" if shards is None else f" AND {shards.mine_sql('t.guild_id')}"
-    return ("SELECT t.id FROM tables t LEFT JOIN leases l ON l.table_id = t.id "
-            "WHERE t.status IN ('lobby','running') "
-            f"AND (l.expires_at <= $1 OR (l.table_id IS NULL{mine})) ORDER BY t.id")
 
 
 class LeaseRows:
@@ -74,7 +68,7 @@ class LeaseRows:
     async def lapsed(self, shards: Shards | None = None) -> list[int]:
         """Ids of the lobbies and running tables whose lease expired, and of those with no
         lease yet that are ``shards``' (every one when None)."""
-        rows = await self._pool.fetch(lapsed_sql(shards), self.clock())
+        rows = await self._pool.fetch(lapsed_sql(shards, "$1"), self.clock())
         return [int(r[0]) for r in rows]
 
     async def subscribe(self, listener: TableListener) -> None:

@@ -40,13 +40,6 @@ class Shards:
     count: int
     ids: tuple[int, ...]
 
-    def mine_sql(self, guild_column: str) -> str:
-        """An SQL condition, true for a row whose server ``guild_column`` is heard on these
-        shards (the same arithmetic in SQLite and PostgreSQL; the numbers are whole numbers,
-        written into the text)."""
-        ids = ", ".join(str(int(i)) for i in self.ids)
-        return f"((COALESCE({guild_column}, 0) >> 22) % {int(self.count)}) IN ({ids})"
-
 
 class StorageError(Exception):
     """A storage problem that is not about one table (schema too new, unreadable file)."""

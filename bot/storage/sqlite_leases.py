@@ -18,13 +18,20 @@ CLAIM = ("INSERT INTO leases (table_id, owner, expires_at) VALUES (?, ?, ?) "
          "ON CONFLICT (table_id) DO UPDATE SET owner = excluded.owner, "
          "expires_at = excluded.expires_at "
          "WHERE leases.owner = excluded.owner OR leases.expires_at <= ?")
-def lapsed_sql(shards: Shards | None) -> str:
-    """The ids of the lobbies and running tables whose lease expired at ``?``, and of those
-    with no lease yet that are ``shards``' (every one when None)."""
-    mine = "" if shards is None else f" AND {shards.mine_sql('t.guild_id')}"
+
+
+def lapsed_sql(shards: Shards | None, now: str = "?") -> str:
+    """The ids of the lobbies and running tables whose lease expired at the parameter ``now``
+    (SQLite's ``?``, PostgreSQL's ``$1``), and of those with no lease yet whose server is heard
+    on ``shards`` (every one when None; direct-message tables are shard 0's). The same
+    arithmetic in both databases; the shard numbers are whole numbers written into the text."""
+    mine = ""
+    if shards is not None:
+        ids = ", ".join(str(int(i)) for i in shards.ids)
+        mine = f" AND ((COALESCE(t.guild_id, 0) >> 22) % {int(shards.count)}) IN ({ids})"
     return ("SELECT t.id FROM tables t LEFT JOIN leases l ON l.table_id = t.id "
             "WHERE t.status IN ('lobby','running') "
-            f"AND (l.expires_at <= ? OR (l.table_id IS NULL{mine})) ORDER BY t.id")
+            f"AND (l.expires_at <= {now} OR (l.table_id IS NULL{mine})) ORDER BY t.id")
 
 
 class LeaseRows:
