@@ -39,5 +39,5 @@ def test_ending_a_battle_is_asked_about_only_when_it_is_lost() -> None:
     assert totals is not None and not totals.win  # nothing played yet: the monster wins
     asked = question(obs, EndBattle())
     assert asked is not None and asked.key in ("bot.undo.end_lost", "bot.undo.end_knocked_out")
-    assert translate(asked, "fr").startswith("Vraiment finir le combat")
+    assert translate(asked, "fr").startswith("Vraiment terminer la bataille")
     assert translate(asked, "cs").startswith("Opravdu ukončit souboj?")

@@ -188,8 +188,8 @@ async def test_rate_limits_gateway_faults_and_old_tokens(
     await asyncio.sleep(0.2)
     clock.advance(16 * 60)
     await play(lb, players, [tid], oracle)
-    await until(lb, lambda: not [m for m in lb.messages_for(channel, ann)
-                                 if m.owner is None][-1].custom_ids())
+    await until(lb, lambda: f"kg:hand:{tid}" not in [m for m in lb.messages_for(channel, ann)
+                                                      if m.owner is None][-1].custom_ids())
 
     assert lb.breaches == [], "\n".join(map(str, lb.breaches))
     assert all(r.hits for r in rules), [len(r.hits) for r in rules]
