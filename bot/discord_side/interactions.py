@@ -77,7 +77,13 @@ class Interactions:
 
     async def on_click(self, interaction: discord.Interaction[Any], target: Target,
                        values: list[str]) -> None:
-        """Route one click; a refusal or a failure becomes a private answer."""
+        """Route one click; a refusal or a failure becomes a private answer. A bot stopping
+        meanwhile lets the answer finish first (within its grace time)."""
+        async with self.background.tasks.in_flight():
+            await self._route(interaction, target, values)
+
+    async def _route(self, interaction: discord.Interaction[Any], target: Target,
+                     values: list[str]) -> None:
         locale = loc(interaction)
         try:
             if isinstance(target, PAST):  # past matches: no running table behind them

@@ -12,9 +12,10 @@ that was full, once it has room again, lets the work go on without a restart.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,6 +120,20 @@ class Tasks:
             self.endless.add(task)
         task.add_done_callback(self._finished)
         return task
+
+    @contextlib.asynccontextmanager
+    async def in_flight(self) -> AsyncIterator[None]:
+        """Count the running task (an interaction being answered) as work to finish before the
+        bot stops: :meth:`close` gives it the grace time, then cancels it."""
+        task = asyncio.current_task()
+        if task is None or self.closed or task in self._tasks:
+            yield
+            return
+        self._tasks.add(task)
+        try:
+            yield
+        finally:
+            self._tasks.discard(task)
 
     def supervise(self, work: Callable[[], Coroutine[Any, Any, Any]], name: str,
                   endless: bool = False) -> asyncio.Task[Any]:

@@ -79,6 +79,35 @@ async def test_a_long_streak_is_unhealthy_by_time_too() -> None:
     assert tasks.failures.unhealthy() == []
 
 
+async def test_stopping_lets_an_answer_in_flight_finish_and_cancels_one_too_slow() -> None:
+    """An interaction being answered when the bot stops is finished within the grace time
+    (its messages are sent before the connection closes); one slower than that is cancelled."""
+    tasks = Tasks()
+    release, done = asyncio.Event(), []
+
+    async def answer(name: str) -> None:
+        async with tasks.in_flight():
+            await release.wait()
+            done.append(name)
+
+    quick = asyncio.create_task(answer("quick"))
+    await asyncio.sleep(0)  # the answer starts (a discord.py task of its own)
+    closing = asyncio.create_task(tasks.close(grace=60))
+    await asyncio.sleep(0)
+    assert not closing.done()  # waiting for the answer in flight
+    release.set()
+    await closing
+    assert done == ["quick"] and quick.done() and not quick.cancelled()
+
+    tasks, release = Tasks(), asyncio.Event()
+    slow = asyncio.create_task(answer("slow"))
+    await asyncio.sleep(0)
+    await tasks.close(grace=0)  # no grace: the answer in flight is cancelled
+    assert slow.cancelled() and done == ["quick"]
+    async with tasks.in_flight():  # once stopped, nothing more is waited for
+        assert not tasks._tasks
+
+
 def test_the_health_check_reports_failing_loops(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
