@@ -94,13 +94,15 @@ async def catch_thinking(lb: Loopback, container: Container, person: Player, ora
 
 
 def problems_logged(logs: str) -> list[str]:
-    """ERROR / CRITICAL lines and tracebacks the bot printed, but those of an AI loop or the
-    leases' loop failing (expected while the database takes no write: a log record with its
+    """ERROR / CRITICAL lines and tracebacks the bot printed, but those of an AI loop, the
+    leases' loop or the turn timers' loop failing (expected while the database takes no write:
+    each writes, the timers' loop renewing the leases first; a log record with its
     traceback)."""
     out, expected = [], False
     for line in logs.splitlines():
         if re.match(r"\d{4}-\d\d-\d\d ", line):  # a new log record
-            expected = re.search(r" ERROR karak\.bot: (ai-\d+|leases) failed \(", line) is not None
+            expected = re.search(r" ERROR karak\.bot: (ai-\d+|leases|turn-timers) failed \(",
+                                 line) is not None
         if not expected and re.search(r" (ERROR|CRITICAL) |^Traceback", line):
             out.append(line)
     return out
