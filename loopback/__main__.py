@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import signal
 import sys
 
 from loopback.ratelimit import Schedule
@@ -73,6 +74,9 @@ def main(argv: list[str] | None = None) -> None:
     if reason is not None:
         print(validation_off(reason), file=sys.stderr, flush=True)
         validate = False
+    # Ctrl-C and SIGINT stop it, also when started in the background by a shell (which
+    # starts such jobs with SIGINT ignored)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(args.port, names, args.locale, validate, args.rate_limits,
                           args.shards))
