@@ -55,7 +55,7 @@ class Background:
 
     def __init__(self, client: discord.Client, service: GameService, messages: Messages,
                  tasks: Tasks, *, ai_pace: float = 1.5, timer_poll: float = 5.0,
-                 heartbeat: Path | None = None, owner: str | None = None,
+                 heartbeat: Path | None = None, owner: str = "main",
                  lease_ttl: float = LEASE_TTL, shards: Shards | None = None) -> None:
         self.client = client
         self.service = service
@@ -66,7 +66,7 @@ class Background:
         self.heartbeat = heartbeat
         self._ai: dict[int, asyncio.Task[Any]] = {}
         self._timers: asyncio.Task[Any] | None = None
-        self.leases = Leases(service.store, owner or "main", lease_ttl, service.clock,
+        self.leases = Leases(service.store, owner, lease_ttl, service.clock,
                              shards=shards)
         #: More work for each pass of the timers (rematch offers lapsing).
         self.sweeps: list[Callable[[], Awaitable[None]]] = []
