@@ -70,6 +70,8 @@ class Background:
                              shards=shards)
         #: More work for each pass of the timers (rematch offers lapsing).
         self.sweeps: list[Callable[[], Awaitable[None]]] = []
+        #: What else drops what it keeps for a table when the table ends.
+        self.forgetters: list[Callable[[int], None]] = []
         #: The summary chart of a finished table (None: none).
         self.summary: Callable[[TableRecord], Awaitable[bytes | None]] = _no_summary
 
@@ -152,6 +154,8 @@ class Background:
         self.messages.forget(table)
         self.service.tables.forget(table)
         self.leases.forget(table)
+        for forget in self.forgetters:
+            forget(table)
 
     def busy(self, table: int) -> bool:
         """True while something is kept in memory for the table (tests)."""

@@ -23,7 +23,7 @@ from bot.discord_side.context import (
     missing_message,
     missing_permissions,
 )
-from bot.discord_side.hint_answers import answer_hint
+from bot.discord_side.hint_answers import GivenHints, answer_hint
 from bot.discord_side.messages import Messages
 from bot.discord_side.past import PastMatches
 from bot.discord_side.standings import show_board
@@ -72,6 +72,8 @@ class Interactions:
         self.messages = messages
         self.background = background
         self.past = PastMatches(service, messages, self.begin)
+        self.hints_given = GivenHints()
+        background.forgetters.append(self.hints_given.forget)
         background.sweeps.append(self.past.lapse_offers)
         background.summary = self.past.summary
 
@@ -118,7 +120,7 @@ class Interactions:
                     await self.play(interaction, table, version, values[0], menu)
                 case HintAsk(table, version):
                     await answer_hint(self.service, interaction, table, version,
-                                      hand_owner(interaction.message))
+                                      hand_owner(interaction.message), self.hints_given)
                 case Abandon(table):
                     await confirm_abandon(interaction, self.service, self.messages,
                                           self.background, table)
@@ -197,6 +199,7 @@ class Interactions:
             return
         try:
             await self.reply_hand(interaction, outcome.record, outcome.seat, locale)
+            await self.hints_given.decided(table, interaction.user.id, outcome.record.version)
         finally:
             # the move is saved: the table, the next player and the AI go on whatever the reply
             self.messages.tasks.spawn(self.background.after([outcome]), f"after-{table}")
