@@ -11,7 +11,7 @@ from bot_helpers import Clock
 from live_bot import LiveBot, component, offered, table_id
 from players import ANN, BOB, Players, TinyRenderer
 
-from bot.game.lessons import LESSON_LEVEL, LESSONS
+from bot.game.lessons import LESSON_LEVEL, LESSONS, advised
 from bot.game.play import Play
 from engine import observe
 from engine.agents import make_agent
@@ -118,7 +118,9 @@ async def test_learn_meets_every_lesson_on_its_seed(bot: LiveBot) -> None:
                 cid, value = offered(hand)[notation]
                 if value is None:
                     assert component(hand, cid)["style"] == 1  # primary
-        move = str(make_agent(LESSON_LEVEL, Play.seed_for(rec.seed, state.step)).choose(obs))
+            obs = advised(obs, lesson)  # the learner follows the lesson's advice
+        choice = make_agent(LESSON_LEVEL, Play.seed_for(rec.seed, state.step)).choose(obs)
+        move = str(choice if choice in obs.legal else obs.legal[0])
         await bot.play(ANN, hand, move)
     assert set(seen) == set(LESSONS) and max(seen.values()) < 40  # in the first turns
     # the learner leaves whenever they like: the Leave button closes the table
