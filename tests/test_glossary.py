@@ -139,3 +139,24 @@ def test_a_forbidden_pattern_is_caught() -> None:
     assert not _uses("You may face the Lord of All Monsters.", short)
     assert _uses("Na vládce se můžete utkat.", "re:vládc\\w*\\b(?! nestvůr)")
     assert not _uses("Utkat se s vládcem nestvůr", "re:vládc\\w*\\b(?! nestvůr)")
+
+
+#: Card, monster and hero names that use a word a glossary forbids in sentences, each on
+#: purpose: a proper name (a Lord's card, a hero's title word), never the game's term for the
+#: thing. Any other name using a forbidden variant fails.
+PROPER_NAMES = {
+    "en": {"card.m3-16": "Wight Lord", "hero.xanros.name": "Lord Xanros",
+           "card.lord-1": "Goblin King", "card.xan2": "Hex Guard"},
+    "fr": {"card.g2-4": "Portier troll", "card.g3-3": "Démon portier",
+           "card.lord-1": "Roi gobelin"},
+    "cs": {"card.lord-1": "Gobliní král"},
+}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_card_names_use_no_forbidden_variant_but_the_listed_proper_names(locale: str) -> None:
+    names = {k: " / ".join(texts(v)) for k, v in catalog(locale).items() if NAMES.match(k)}
+    assert len(names) > 100
+    found = {key: text for term in glossary(locale) for variant in term.never
+             for key, text in names.items() if _uses(text, variant)}
+    assert found == PROPER_NAMES[locale]
