@@ -124,23 +124,25 @@ class Hints:
 def hint_lines(answer: HintAnswer) -> list[Msg]:
     """The answer to a hint, line by line: the suggested move named as the hand names it, the
     reason, the estimated chance to win of up to three moves, highest first, each with its
-    margin (the suggested one marked), why the suggested move is not first when it is not, and
-    the hints used."""
+    margin (the suggested one marked), why the suggested move is not first when it is not (then
+    in place of a reason that would call it the best chance), and the hints used."""
     obs = answer.obs
     advice = answer.advice
     lines = [msg("bot.hint.title", table=answer.record.id)]
     if answer.again:
         lines.append(msg("bot.hint.again"))
     lines.append(msg("bot.hint.best", move=describe(advice.best, obs).label))
-    lines.append(advice.reason)
     rows = sorted(zip(advice.moves, advice.margins or (None,) * len(advice.moves),
                       strict=True), key=lambda row: -row[0][1])  # kept hints: best first
+    close = rows[0][0][0] != advice.best
+    if not (close and advice.reason.key == "hint.best"):  # "the best chance": said below
+        lines.append(advice.reason)
     lines.append(msg("bot.hint.answer.chances" if advice.margins else "bot.hint.chances"))
     for (action, chance), margin in rows:
         label = describe(action, obs).label
         named = msg("bot.hint.answer.suggested", move=label) if action == advice.best else label
         lines.append(chance_line(chance, margin, named))
-    if rows[0][0][0] != advice.best:
+    if close:
         lines.append(msg("bot.hint.answer.close", move=describe(rows[0][0][0], obs).label))
     lines.append(msg("bot.hint.used", count=answer.used))
     return lines

@@ -275,6 +275,7 @@ async def test_a_suggested_move_ranked_below_another_is_said_to_be_within_the_ma
     assert text.index(f"24% ±3 - {other}\n") < text.index(f"23% ±2 - {name} (suggested)\n")
     assert f"**{other}** is estimated a little higher" in text
     assert "within the estimate's margin" in text
+    assert translate(msg("hint.best"), "en") not in text  # it would say "the best chance"
     for lc in LOCALES:  # every line reads in every language
         assert not [t for t in (translate(line, lc) for line in hint_lines(
             HintAnswer(rec, seat, obs, advice, False, 1))) if t.startswith("bot.")]
