@@ -72,6 +72,9 @@ class Background:
         self.sweeps: list[Callable[[], Awaitable[None]]] = []
         #: What else drops what it keeps for a table when the table ends.
         self.forgetters: list[Callable[[int], None]] = []
+        #: Told (table, user, version now) when the AI made a person's decision for them (the
+        #: turn timer ran out).
+        self.made_for: list[Callable[[int, int, int], Awaitable[None]]] = []
         #: The summary chart of a finished table (None: none).
         self.summary: Callable[[TableRecord], Awaitable[bytes | None]] = _no_summary
 
@@ -83,6 +86,11 @@ class Background:
         the next one is posted)."""
         if not outcomes:
             return
+        for o in outcomes:
+            user = o.record.seats[o.seat].user
+            if user is not None and (o.timed_out or o.handed_to_ai):
+                for told in self.made_for:
+                    await told(o.record.id, user, o.record.version)
         await self.tell_take_backs(outcomes)
         record = await self.service.tables.load(outcomes[-1].record.id)
         state = record.game

@@ -1,8 +1,8 @@
 """The answer to a click on a hand message's Hint button: a new private message, only for the
 person who asked, with the suggested move, the estimated chances to win of the best moves and
-the reason (the service decides who may ask and keeps the hint). Once the person has made the
-decision the hint was for, its answer is edited to say the hint no longer applies
-(:class:`GivenHints`)."""
+the reason (the service decides who may ask and keeps the hint). Once the decision the hint was
+for has been made, by the person or by the AI when their turn timer ran out, its answer is
+edited to say the hint no longer applies (:class:`GivenHints`)."""
 
 from __future__ import annotations
 
@@ -64,8 +64,9 @@ class GivenHints:
         del kept[:-KEPT]
 
     async def decided(self, table: int, user: int, version: int) -> None:
-        """``user`` made a decision at ``table``, which is now at ``version``: each of their
-        hint answers for an earlier decision says it no longer applies. An answer Discord no
+        """A decision of ``user`` was made at ``table`` (by them or for them), which is now at
+        ``version``: each of their hint answers for an earlier decision says it no longer
+        applies. An answer Discord no
         longer lets the bot edit (dismissed, too old) is left as it is."""
         kept = self._given.pop((table, user), [])
         for given in kept:

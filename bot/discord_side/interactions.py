@@ -74,6 +74,7 @@ class Interactions:
         self.past = PastMatches(service, messages, self.begin)
         self.hints_given = GivenHints()
         background.forgetters.append(self.hints_given.forget)
+        background.made_for.append(self.hints_given.decided)
         background.sweeps.append(self.past.lapse_offers)
         background.summary = self.past.summary
 

@@ -303,3 +303,21 @@ async def test_a_hint_for_a_decision_made_says_it_no_longer_applies(h: LiveBot) 
     after = h.lb.message(answer.id)
     assert "no longer applies" in after.text() and "Suggested move" not in after.text()
     assert after.ephemeral and after.owner == ANN.id
+
+
+async def test_a_hint_whose_decision_the_turn_timer_made_says_it_no_longer_applies(
+        h: LiveBot, clock: Clock) -> None:
+    await h.command(ANN, "new", timer=60)
+    lobby = h.public()[-1]
+    tid = table_id(lobby)
+    await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
+    await h.click(ANN, lobby, f"kg:lobby:{tid}:start")
+    hand = await Players(h, tid, [ANN]).open_hand(ANN)
+    answer = h.reply(await h.click(ANN, hand, hint_button(hand) or ""))
+    assert "Suggested move" in answer.text()
+    rec = await h.bot.service.tables.load(tid)
+    assert rec.deadline is not None
+    clock.now = rec.deadline + 1
+    await h.bot.background.check_timers()  # the AI plays Ann's turn
+    await h.settle()
+    assert "no longer applies" in h.lb.message(answer.id).text()
