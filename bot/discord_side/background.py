@@ -78,10 +78,10 @@ class Background:
     async def after(self, outcomes: Sequence[Outcome], notice: Msg | None = None) -> None:
         """Show what the moves changed, then let AI seats play (``notice``: a line for the
         table, the headline of the table message posted now, else a passing line deleted when
-        the next one is posted)."""
+        the next one is posted; a take-back among the moves is told the same way)."""
         if not outcomes:
             return
-        await self.tell_take_backs(outcomes)
+        notice = notice or take_back_notice(outcomes)
         record = await self.service.tables.load(outcomes[-1].record.id)
         state = record.game
         if record.status == "finished" and state.winner is not None:
@@ -112,22 +112,6 @@ class Background:
             self.messages.mark_dirty(record.id)
         finally:
             self.kick_ai(record)
-
-    async def tell_take_backs(self, outcomes: Sequence[Outcome]) -> None:
-        """Tell the table, in a line of its channel, who took back which move ("Ann takes back
-        Slip Away."): the table message then shows the game as it was before that move, and
-        the take-back is in no state's narration."""
-        for outcome in outcomes:
-            if not isinstance(outcome.action, Undo):
-                continue
-            record = outcome.record
-            for said in outcome.events:
-                if said.to is None:
-                    try:
-                        await self.messages.send_text(record, translate(said.text, record.locale))
-                    except discord.HTTPException as exc:
-                        log.warning("could not tell table %s of a take-back (%s)", record.id,
-                                    exc.status)
 
     async def announce_end(self, record: TableRecord) -> None:
         """Post the final table with the winner and, for a rated match, what it did to each
@@ -348,6 +332,15 @@ class Background:
             return
         if record.status == "lobby":
             await self.messages.refresh_lobby(record)
+
+
+def take_back_notice(outcomes: Sequence[Outcome]) -> Msg | None:
+    """Who took back which move ("Ann takes back Slip Away."), the last take-back among
+    ``outcomes``: the table message then shows the game as it was before that move, and the
+    take-back is in no state's narration. None when no move was taken back."""
+    told = [said.text for o in outcomes if isinstance(o.action, Undo)
+            for said in o.events if said.to is None]
+    return told[-1] if told else None
 
 
 async def _no_summary(record: TableRecord) -> bytes | None:
