@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bot_helpers import Clock
 from live_bot import LiveBot, component, offered, table_id
-from players import ANN, BOB, Players, TinyRenderer
+from players import ANN, BOB, Players, TinyRenderer, forged_message
 
 from bot.game.lessons import LESSON_LEVEL, LESSONS
 from bot.game.play import Play
@@ -69,8 +69,12 @@ async def test_a_second_person_is_refused_at_a_solo_table(bot: LiveBot) -> None:
     await bot.command(ANN, "new")
     lobby = bot.public()[-1]
     tid = table_id(lobby)
+    # its one person is seated: the lobby offers no Join (a server's lobby does, to the others)
+    assert not any(":join" in c for c in lobby.custom_ids()), lobby.custom_ids()
+    assert any(c.startswith(f"kg:lobby:{tid}:leave") for c in lobby.custom_ids())
     # nobody else sees a direct message; a forged click is refused all the same
-    ix = await bot.click(BOB, lobby, f"kg:lobby:{tid}:join", forge=True)
+    join = f"kg:lobby:{tid}:join"
+    ix = await bot.click(BOB, forged_message(bot, BOB, join, ephemeral=False), join, forge=True)
     assert any("solo table" in t for t in bot.said(ix))
     assert [s.user for s in (await bot.bot.service.tables.load(tid)).seats] == [ANN.id]
 
