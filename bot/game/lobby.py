@@ -305,8 +305,18 @@ class Lobby:
         await self.store.set_status(record.id, "abandoned")
         return await self.tables.load(record.id)
 
+    async def may_quit(self, table_id: int, user_id: int) -> TableRecord:
+        """Before the Leave button of a solo table closes it: the running table, when the user
+        is its host (who confirms first); otherwise the refusal of :meth:`quit`."""
+        record = await self.tables.load(table_id)
+        if record.status != "running":
+            raise Refusal(msg("bot.error.not_active"), record)
+        if record.host_id != user_id:
+            raise Refusal(msg("learn.error.host_only"), record)
+        return record
+
     async def quit(self, table_id: int, user_id: int) -> TableRecord:
-        """The Leave button of a solo table: its host closes it (kept as history)."""
+        """The confirmed Leave button of a solo table: its host closes it (kept as history)."""
         async with self.tables.hold(table_id) as record:
             return await self._close(record, user_id, False, "learn.error.host_only")
 

@@ -125,9 +125,11 @@ async def test_learn_meets_every_lesson_on_its_seed(bot: LiveBot) -> None:
         move = str(make_agent(LESSON_LEVEL, Play.seed_for(rec.seed, state.step)).choose(obs))
         await bot.play(ANN, hand, move)
     assert set(seen) == set(LESSONS) and max(seen.values()) < 40  # in the first turns
-    # the learner leaves whenever they like: the Leave button closes the table
+    # the learner leaves whenever they like: the Leave button, confirmed, closes the table
     hand = await learner_hand(bot, tid, hand)
-    ix = await bot.click(ANN, hand, f"kg:quit:{tid}")
+    await bot.click(ANN, hand, f"kg:quit:{tid}")
+    assert (await svc.tables.load(tid)).status == "running"
+    ix = await bot.click(ANN, bot.message(hand), f"kg:quit:{tid}:y")
     assert any("left table" in t for t in bot.said(ix))
     assert (await svc.tables.load(tid)).status == "abandoned"
     assert bot.lb.breaches == []
@@ -139,3 +141,33 @@ async def test_leaving_a_solo_match_closes_it(bot: LiveBot) -> None:
     assert bot.said(ix)
     assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
     assert not any(c.startswith("kg:hand:") for m in bot.public() for c in m.custom_ids())
+
+
+async def test_leaving_from_the_hand_asks_once_and_ends_with_no_button_left(
+        bot: LiveBot) -> None:
+    tid = await open_in_dm(bot, ai=1)
+    table = bot.last_table_message()
+    older = bot.reply(await bot.click(ANN, table, f"kg:hand:{tid}"))
+    hand = bot.reply(await bot.click(ANN, table, f"kg:hand:{tid}"))
+    leave = component(hand, f"kg:quit:{tid}")
+    assert leave["style"] == 4 and leave["label"] == "Leave this match"  # red
+    await bot.click(ANN, hand, f"kg:quit:{tid}")  # asked in the hand, privately
+    asked = bot.message(hand)
+    assert asked.ephemeral and "Leave table" in asked.text() and not asked.attachments
+    assert asked.custom_ids() == [f"kg:quit:{tid}:y", f"kg:back:{tid}"]
+    assert (await bot.bot.service.tables.load(tid)).status == "running"
+    await bot.click(ANN, asked, f"kg:back:{tid}")  # Back: the hand again, nothing closed
+    hand = bot.message(hand)
+    assert f"kg:quit:{tid}" in hand.custom_ids() and offered(hand)
+    await bot.click(ANN, hand, f"kg:quit:{tid}")
+    ix = await bot.click(ANN, bot.message(hand), f"kg:quit:{tid}:y")
+    assert "You left table" in bot.message(hand).text() and not bot.message(hand).custom_ids()
+    assert any("left table" in t for t in bot.said(ix))
+    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
+    assert not any(c.startswith("kg:hand:") for m in bot.public() for c in m.custom_ids())
+    # a move clicked in an older hand shows the hand of the closed table: no Leave button
+    move = next(iter(offered(older)))
+    await bot.play(ANN, older, move)
+    older = bot.message(older)
+    assert not offered(older) and f"kg:quit:{tid}" not in older.custom_ids(), older.custom_ids()
+    assert bot.lb.breaches == []
