@@ -13,7 +13,7 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.asides import confirm_abandon, show_log
+from bot.discord_side.asides import confirm_abandon, leave_solo, show_log
 from bot.discord_side.background import Background
 from bot.discord_side.context import (
     answer_privately,
@@ -45,9 +45,8 @@ from bot.discord_side.ui.custom_ids import (
     Target,
     Unreadable,
 )
-from bot.discord_side.ui.hand import ask_view, leave_view
+from bot.discord_side.ui.hand import ask_view
 from bot.discord_side.ui.lobby import lobby_view
-from bot.discord_side.ui.parts import layout, text_block
 from bot.game.refusals import Ask, Refusal, Stale
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, TableRecord
@@ -124,7 +123,9 @@ class Interactions:
                     await confirm_abandon(interaction, self.service, self.messages,
                                           self.background, table)
                 case Quit(table, sure):
-                    await self.quit(interaction, table, sure)
+                    await self._defer_in_hand(interaction)
+                    await leave_solo(interaction, self.service, self.messages, self.background,
+                                     table, sure)
                 case Unreadable(text):
                     log.warning("unreadable custom_id %r", text)
                     await answer_privately(interaction, translate(msg("bot.error.bad_button"),
@@ -263,30 +264,6 @@ class Interactions:
         except discord.HTTPException as exc:
             log.warning("could not send a new hand message for table %s (%s)", record.id,
                         exc.status)
-
-    async def quit(self, interaction: discord.Interaction[Any], table: int, sure: bool) -> None:
-        """The Leave button of a solo table asks its host once, privately (in the clicked hand
-        message, else in a new private one); the confirmation closes the table, and that
-        message says so, with no button left."""
-        locale = loc(interaction)
-        await self._defer_in_hand(interaction)
-        if not sure:
-            record = await self.service.lobby.may_quit(table, interaction.user.id)
-            seat = record.seat_of(interaction.user.id)
-            assert seat is not None  # the host holds the first seat
-            self.messages.shown.drop((table, seat, locale))  # no picture kept
-            await interaction.edit_original_response(view=leave_view(record, seat, locale),
-                                                     attachments=[])
-            return
-        record = await self.service.lobby.quit(table, interaction.user.id)
-        try:
-            await interaction.edit_original_response(view=layout(
-                discord.ui.Container[discord.ui.LayoutView](
-                    text_block(translate(msg("learn.left", table=table), locale)))),
-                attachments=[])
-        finally:
-            await self.messages.closed(record)
-            self.background.forget(table)
 
     # ------------------------------------------------------------------ the lobby
 
