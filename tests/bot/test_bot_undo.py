@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot_helpers import Clock
-from live_bot import CHANNEL, GUILD, LiveBot, Message, User, offered
+from live_bot import CHANNEL, GUILD, LiveBot, Message, User, component, offered
 from players import ADMIN, ANN, BOB, EVE, Players, open_table, planted
 
 from bot.game.guard import question
@@ -175,3 +175,18 @@ async def test_a_take_back_line_goes_when_the_next_table_message_is_posted(
         assert await players.step()
     assert not [m for m in bot.public() if "takes back" in m.text()], [
         m.text()[:60] for m in bot.public()]
+
+
+async def test_a_visit_to_the_merchant_with_nothing_to_pay_is_asked_once(bot: LiveBot) -> None:
+    tid = await open_table(bot, ANN, [BOB])  # the first turn: starting cards only, no item
+    rec = await bot.bot.service.tables.load(tid)
+    user = next(u for u in (ANN, BOB) if u.id == rec.seats[rec.game.current].user)
+    hand = await Players(bot, tid, [ANN, BOB]).open_hand(user)
+    assert component(hand, offered(hand)["merchant"][0])["style"] == 2  # grey: nothing to pay
+    await bot.play(user, hand, "merchant", sure=False)
+    asked = bot.message(hand)
+    assert "Really visit the merchant? You hold nothing the merchant accepts" in asked.text()
+    assert [c.split(":")[1] for c in asked.custom_ids()] == ["sure", "back"]
+    assert (await bot.bot.service.tables.load(tid)).version == rec.version  # still legal, asked
+    await bot.click(user, asked, f"kg:sure:{tid}:{rec.version}:merchant")
+    assert (await bot.store.action_log(tid))[-1].action == "merchant"
