@@ -24,6 +24,7 @@ from bot.discord_side.context import (
     missing_permissions,
 )
 from bot.discord_side.hint_answers import answer_hint
+from bot.discord_side.language import follow_person
 from bot.discord_side.messages import Messages
 from bot.discord_side.past import PastMatches
 from bot.discord_side.standings import show_board
@@ -85,6 +86,7 @@ class Interactions:
     async def _route(self, interaction: discord.Interaction[Any], target: Target,
                      values: list[str]) -> None:
         locale = loc(interaction)
+        follow_person(interaction, self.service, self.messages)  # a solo table in DMs
         try:
             if isinstance(target, PAST):  # past matches: no running table behind them
                 await self.past.on_click(interaction, target, values)
