@@ -219,9 +219,14 @@ async def test_a_damaged_level_damages_one_table_only(service: GameService, stor
 
 
 async def test_a_full_lobby_says_nothing_of_the_next_ai_seat(quick: LiveBot) -> None:
+    await quick.command(ANN, "new")  # the public lobby offers Join to the others...
+    ix = await quick.click(ANN, quick.public()[-1], f"kg:lobby:{table_id(quick.public()[-1])}:join")
+    assert quick.said(ix) == ["You already have a seat at this table."]  # ...its host is told
+    await quick.command(ANN, "abandon")
     tid, lobby = await lobby_with_ai(quick)  # Ann, Bob and two AI seats: the table is full
     assert "The next AI seat" not in lobby.text(), lobby.text()
     assert "Hero abilities: off. Turn timer: none. Taking back a move: on." in lobby.text()
     assert component(lobby, f"kg:lobby:{tid}:ai")["disabled"]
+    assert component(lobby, f"kg:lobby:{tid}:join")["disabled"]  # full: nobody may join
     await quick.click(ANN, lobby, f"kg:lobby:{tid}:unai")  # a seat is free again
     assert "The next AI seat added starts at the normal level" in quick.message(lobby).text()
