@@ -13,7 +13,7 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.asides import confirm_abandon, show_log
+from bot.discord_side.asides import confirm_abandon, leave_solo, show_log
 from bot.discord_side.background import Background
 from bot.discord_side.context import (
     answer_privately,
@@ -24,6 +24,7 @@ from bot.discord_side.context import (
     missing_permissions,
 )
 from bot.discord_side.hint_answers import GivenHints, answer_hint
+from bot.discord_side.language import follow_person
 from bot.discord_side.messages import Messages
 from bot.discord_side.past import PastMatches
 from bot.discord_side.standings import show_board
@@ -88,6 +89,7 @@ class Interactions:
     async def _route(self, interaction: discord.Interaction[Any], target: Target,
                      values: list[str]) -> None:
         locale = loc(interaction)
+        follow_person(interaction, self.service, self.messages)  # a solo table in DMs
         try:
             if isinstance(target, PAST):  # past matches: no running table behind them
                 await self.past.on_click(interaction, target, values)
@@ -125,8 +127,10 @@ class Interactions:
                 case Abandon(table):
                     await confirm_abandon(interaction, self.service, self.messages,
                                           self.background, table)
-                case Quit(table):
-                    await self.quit(interaction, table)
+                case Quit(table, sure):
+                    await self._defer_in_hand(interaction)
+                    await leave_solo(interaction, self.service, self.messages, self.background,
+                                     table, sure)
                 case Unreadable(text):
                     log.warning("unreadable custom_id %r", text)
                     await answer_privately(interaction, translate(msg("bot.error.bad_button"),
@@ -266,17 +270,6 @@ class Interactions:
         except discord.HTTPException as exc:
             log.warning("could not send a new hand message for table %s (%s)", record.id,
                         exc.status)
-
-    async def quit(self, interaction: discord.Interaction[Any], table: int) -> None:
-        """The Leave button of a solo table: its host closes it, and is told so privately."""
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        record = await self.service.lobby.quit(table, interaction.user.id)
-        try:
-            await interaction.edit_original_response(
-                content=translate(msg("learn.left", table=table), loc(interaction)))
-        finally:
-            await self.messages.closed(record)
-            self.background.forget(table)
 
     # ------------------------------------------------------------------ the lobby
 
