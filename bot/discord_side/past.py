@@ -6,6 +6,13 @@ custom id or the database.
 The animation is drawn in a thread of the bot (``asyncio.to_thread``): it is asked for rarely,
 and a worker process would have to rebuild the whole replay from the log. One animation is drawn
 at a time, and the last few are kept, so clicks on Share never pile up drawings.
+
+A match's animation is posted at most once per channel within a window, and a person shares no
+more often than the channel's slowmode lets them post (:mod:`bot.game.shares`; the claim is
+kept in the database, so it holds across processes and restarts). A server's clicks all come
+through one process (its shard's), so the clicks on one match in one channel are also answered
+one after the other in the process: those made while it is being drawn and posted wait, then
+are pointed at the post.
 """
 
 from __future__ import annotations
