@@ -271,3 +271,11 @@ async def test_an_earlier_post_is_pointed_at_after_a_restart(lb: Loopback, tmp_p
         assert len(animations(second)) == 1
     finally:
         await second.stop()
+
+
+async def test_a_post_another_process_is_making_is_announced(bot: LiveBot) -> None:
+    tid = await finished_match(bot.store, played(2))
+    claim = await bot.bot.service.shares.claim(tid, CHANNEL, BOB.id, 0)  # as another process
+    assert claim.granted
+    assert "is being posted in this channel right now" in await share(bot, ANN, tid)
+    assert animations(bot) == []
