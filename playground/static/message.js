@@ -159,7 +159,7 @@ window.KarakMessage = (ctx) => {
   function control(c, busy) {
     const off = c.disabled || busy !== undefined;
     if (c.type === 2) {
-      const emoji = c.emoji && c.emoji.name ? `<span>${esc(c.emoji.name)}</span>` : "";
+      const emoji = c.emoji && c.emoji.name ? `<span>${label(c.emoji.name)}</span>` : "";
       if (c.style === 5) {
         return `<a class="btn s5" href="${esc(c.url)}" target="_blank" rel="noopener noreferrer">${emoji}${label(c.label)} ↗</a>`;
       }

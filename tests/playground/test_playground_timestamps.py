@@ -5,12 +5,11 @@ replay's ⏮ ⏭ as icons that need no emoji font. Runs in headless Chromium; sk
 
 from __future__ import annotations
 
-import asyncio
-import threading
 import time
 from collections.abc import Iterator
 
 import pytest
+from planted_page import planted
 
 from playground import browser
 from playground.app import Playground
@@ -26,38 +25,21 @@ SHOWN = {
 }
 
 
+def _plant(pg: Playground) -> None:
+    """A message with two timestamps, one with the replay's buttons."""
+    assert pg.channel is not None
+    soon = int(time.time()) + 2 * 3600 + 60
+    pg.lb.plant_message(pg.channel, [], f"Finished <t:{WHEN}:f>. Lapses <t:{soon}:R>.")
+    pg.lb.plant_message(pg.channel, [{"type": 1, "components": [
+        {"type": 2, "style": 2, "label": label, "custom_id": f"kg:x:{i}"}
+        for i, label in enumerate(("⏮ Start", "◀ Previous", "Next ▶", "End ⏭"))]}])
+
+
 @pytest.fixture(params=sorted(SHOWN))
 def page_url(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
-    """A playground (no bot) in the language of the test, in a thread of its own, holding a
-    message with two timestamps and one with the replay's buttons."""
-    locale: str = request.param
-    ready = threading.Event()
-    stop: list[asyncio.Event] = []
-    url: list[str] = []
-
-    async def serve() -> None:
-        async with Playground(port=0, locale=locale, validate=False) as pg:
-            assert pg.channel is not None
-            soon = int(time.time()) + 2 * 3600 + 60
-            pg.lb.plant_message(pg.channel, [], f"Finished <t:{WHEN}:f>. Lapses <t:{soon}:R>.")
-            pg.lb.plant_message(pg.channel, [{"type": 1, "components": [
-                {"type": 2, "style": 2, "label": label, "custom_id": f"kg:x:{i}"}
-                for i, label in enumerate(("⏮ Start", "◀ Previous", "Next ▶", "End ⏭"))]}])
-            stop.append(asyncio.Event())
-            url.append(pg.url)
-            ready.set()
-            await stop[0].wait()
-
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
-    thread.start()
-    assert ready.wait(20), "the playground did not start"
-    try:
-        yield locale, url[0]
-    finally:
-        loop.call_soon_threadsafe(stop[0].set)
-        thread.join(20)
-        loop.close()
+    """A playground in the language of the test holding those messages."""
+    with planted(request.param, _plant) as url:
+        yield request.param, url
 
 
 def test_timestamps_and_replay_icons(chromium_ready: None,
