@@ -36,6 +36,7 @@ not list, or a value with no grammar, takes its first option).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 __all__ = ["CASES", "FORMS", "GENDERS", "NUMBERS", "Name", "agree", "inflect", "name_entry"]
@@ -75,7 +76,7 @@ class Name:
         return bool(_VOWEL.match(self.text))
 
 
-def name_entry(key: str, table: dict[str, object]) -> Name:
+def name_entry(key: str, table: Mapping[str, object]) -> Name:
     """Read a name entry (``{ text = ..., gender = ... }``) of a locale file, checked."""
     unknown = set(table) - _FIELDS
     text, gender = table.get("text"), table.get("gender", "m")

@@ -244,15 +244,17 @@ async def test_a_command_with_a_name_discord_refuses_is_not_registered(
     50035) in a localised name or an option's, and the commands stay as they were."""
     await connected(lb, mini)
     path = f"/applications/{lb.application_id}/commands"
-    accented = dict(GOBLIN, name_localizations={"cs": "goblin"}, options=[
-        {"name": "replay", "description": "Replay", "type": 1,
-         "name_localizations": {"fr": "revoir", "cs": "přehrát"},
-         "options": [{"name": "id", "description": "Table", "type": 4,
-                      "name_localizations": {"fr": "numéro", "cs": "číslo"}}]}])
+    def replay(table_option: dict[str, Any]) -> dict[str, Any]:
+        return dict(GOBLIN, name_localizations={"cs": "goblin"}, options=[
+            {"name": "replay", "description": "Replay", "type": 1,
+             "name_localizations": {"fr": "revoir", "cs": "přehrát"},
+             "options": [table_option]}])
+
+    table = {"name": "id", "description": "Table", "type": 4}
+    accented = replay(dict(table, name_localizations={"fr": "numéro", "cs": "číslo"}))
     status, stored, _ = await mini.rest("PUT", path, [accented])
     assert status == 200 and stored[0]["options"][0]["name_localizations"]["cs"] == "přehrát"
-    capital = dict(accented, options=[dict(accented["options"][0], options=[
-        dict(accented["options"][0]["options"][0], name_localizations={"fr": "Numéro"})])])
+    capital = replay(dict(table, name_localizations={"fr": "Numéro"}))
     for bad in (capital, dict(GOBLIN, name_localizations={"fr": "un gobelin"})):
         status, out, _ = await mini.rest("PUT", path, [bad])
         assert status == 400 and out["code"] == 50035, out
