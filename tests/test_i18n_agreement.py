@@ -17,7 +17,7 @@ from i18n.grammar import GENDERS, Name, agree
 MONSTERS = sorted(tables().monsters)
 #: The pronoun that stands for a monster the hand cannot beat, by language and gender.
 PRONOUN = {
-    "fr": {"m": "à le vaincre.", "f": "à la vaincre."},
+    "fr": {"m": "ne peut le vaincre.", "f": "ne peut la vaincre."},
     "cs": {"m": "na něj nestačí.", "f": "na ni nestačí.", "n": "na ně nestačí."},
 }
 
@@ -42,6 +42,7 @@ def test_a_hopeless_fight_names_or_points_at_its_monster(monster: str, locale: s
     text = translate(monster_line(monster, hopeless), locale)
     name = monster_name(monster)
     assert "{" not in text and "=" not in text, text
+    assert len(text) <= 100, text  # a menu option's description, whole
     if not hopeless:
         assert not re.search(r"vaincre|nestačí|cannot", text), text
     elif locale == "en":
@@ -54,8 +55,8 @@ def test_the_monsters_players_reported_take_their_pronoun() -> None:
     def hopeless(monster: str, locale: str) -> str:
         return translate(monster_line(monster, True), locale)
 
-    assert hopeless("m1-02", "fr").endswith("à la vaincre.")   # Chauve-souris géante
-    assert hopeless("g1-4", "fr").endswith("à la vaincre.")    # Reine araignée
+    assert hopeless("m1-02", "fr").endswith("ne peut la vaincre.")   # Chauve-souris géante
+    assert hopeless("g1-4", "fr").endswith("ne peut la vaincre.")    # Reine araignée
     for beetle_crawler_slime in ("m1-20", "m1-14", "m1-08"):
         assert hopeless(beetle_crawler_slime, "cs").endswith("na něj nestačí.")
 
