@@ -17,7 +17,17 @@ from bot.discord_side.ui.custom_ids import (
     seek_id,
     share_id,
 )
-from bot.discord_side.ui.parts import GOLD, GREY, button, layout, menu, picture, row, text_block
+from bot.discord_side.ui.parts import (
+    GOLD,
+    GREY,
+    button,
+    cut,
+    layout,
+    menu,
+    picture,
+    row,
+    text_block,
+)
 from bot.game.history import HistoryPage, Loaded
 from bot.game.rematch import RematchState, people
 from bot.game.texts import phase_line
@@ -28,6 +38,10 @@ from i18n import Msg, msg, translate
 
 #: Options of Discord's select menu.
 MENU_OPTIONS = 25
+#: Characters of a select option's label or description that Discord shows at most.
+OPTION_TEXT = 100
+#: What stands between two bookmarks of one step in the seek menu.
+SEPARATOR = " · "
 #: Narration lines of a replay step shown at most.
 STEP_LINES = 8
 
@@ -112,8 +126,19 @@ def bookmark_options(replay: Replay, step: int, locale: str) -> list[tuple[str, 
     for mark in replay.bookmarks:
         labels.setdefault(mark.step, []).append(translate(mark.label, locale))
     nearest = sorted(labels, key=lambda s: (abs(s - step), s))[:MENU_OPTIONS]
-    return [(" · ".join(labels[s]), str(s),
-             translate(msg("replay.option_step", step=s), locale)) for s in sorted(nearest)]
+    return [_fitted(labels[s], str(s), translate(msg("replay.option_step", step=s), locale))
+            for s in sorted(nearest)]
+
+
+def _fitted(marks: list[str], value: str, where: str) -> tuple[str, str, str]:
+    """One step's option of the seek menu, its label and description each within Discord's
+    :data:`OPTION_TEXT` characters: as many of the step's bookmarks as fit whole in the label,
+    the others after ``where`` (the step) in the description; a text too long even so is cut
+    at a word's end."""
+    label, rest = marks[0], marks[1:]
+    while rest and len(label) + len(SEPARATOR) + len(rest[0]) <= OPTION_TEXT:
+        label += SEPARATOR + rest.pop(0)
+    return cut(label, OPTION_TEXT), value, cut(SEPARATOR.join([where, *rest]), OPTION_TEXT)
 
 
 def _hands(loaded: Loaded, step: int, locale: str) -> str:
