@@ -122,7 +122,7 @@ class Play:
                 raise Illegal(msg("bot.error.other_channel"))
             seat = playing_seat(record, user_id, hand_of)
             if version > record.version:  # versions only grow: no bot ever drew this one
-                raise Illegal(msg("bot.error.bad_button"), record)
+                raise Illegal(msg("bot.error.future_button"), record)
             if version < record.version:
                 raise Stale(await self._stale_reason(record.id, version), record)
             state = record.game
