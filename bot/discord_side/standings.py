@@ -155,9 +155,12 @@ async def show_stats(interaction: discord.Interaction[Any], service: GameService
 async def show_board(interaction: discord.Interaction[Any], service: GameService,
                      guild_id: int | None, page: int) -> None:
     """/goblin leaderboard (a new private message) or a click on one of its page buttons (the
-    clicked message shows the page)."""
-    if guild_id is None:
+    clicked message shows the page) of the server ``guild_id`` names, which must be the one
+    the person is in."""
+    if interaction.guild_id is None or guild_id is None:
         raise Refusal(msg("bot.error.guild_only"))
+    if guild_id != interaction.guild_id:
+        raise Refusal(msg("ratings.board.other_server"))
     locale = loc(interaction)
     board = await service.standings.leaderboard(guild_id, interaction.user.id, page)
     view = board_view(board, guild_id, locale)

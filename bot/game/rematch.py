@@ -136,7 +136,8 @@ class Rematches:
         if offer is None or offer.closed:
             if may_lapse:
                 return None
-            raise Refusal(msg("rematch.error.lapsed"), record)
+            raise Refusal(msg("rematch.error.no_offer" if offer is None
+                              else "rematch.error.lapsed"), record)
         return offer
 
     async def _ready(self, record: TableRecord, offer: RematchOffer,
