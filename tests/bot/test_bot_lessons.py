@@ -1,16 +1,27 @@
 """The lessons of ``/goblin learn`` without Discord: the seed search script agrees with the seed
 in the code, each lesson is read from the seat's observation, names its rule and reads in every
-language, and its moves are drawn as primary buttons."""
+language, and its moves are drawn as primary buttons; a guided match whose learner takes moves
+back reads the moves that stand."""
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
 
-from bot.game.lessons import LESSON_SEED, LESSONS, emphasised, lesson, lessons_met, situations
+from bot.game.lessons import (
+    LESSON_SEED,
+    LESSONS,
+    emphasised,
+    lesson,
+    lesson_now,
+    lessons_met,
+    situations,
+)
+from bot.game.service import GameService
 from bot.game.texts import controls
-from engine import GameConfig, SeatConfig, new_game, observe
+from engine import Action, GameConfig, Phase, SeatConfig, Undo, new_game, observe, replay
 from engine.actions import Fight
+from engine.agents import make_agent
 from i18n import LOCALES, translate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,3 +53,39 @@ def test_a_lesson_comes_from_the_observation_and_reads_in_every_language() -> No
     assert {n for n, s in styled.items() if s == "primary"} <= shown.highlight
     assert len([s for s in styled.values() if s == "primary"]) >= 5  # lifted out of the menu
     assert lessons_met(state.config, [], seat) == {"fight": 0}
+
+
+async def test_the_lessons_of_a_match_with_take_backs_read_the_moves_that_stand(
+        service: GameService) -> None:
+    learner = 101
+    record = await service.lobby.learn(guild_id=9, channel_id=1, host_id=learner,
+                                       host_name="Ann")
+    seat = record.seat_of(learner)
+    assert seat is not None
+    kept: list[str] = []  # the moves that stand, as the players know them
+    took_back = shown = 0
+    turns: set[tuple[int, int]] = set()
+    while record.game.step < 150 and record.game.phase is not Phase.OVER:
+        outcome = await service.play.ai_step(record.id)
+        if outcome is not None:
+            kept.append(str(outcome.action))
+            record = outcome.record
+            continue
+        state = record.game
+        assert replay(state.config, kept) == state
+        now = await service.play.lesson(record, seat)
+        assert now == lesson_now(state, kept, seat)
+        shown += now is not None and took_back > 0
+        obs = observe(state, seat)
+        action: Action = make_agent("easy", state.step).choose(obs)
+        if Undo() in obs.legal and (state.round, state.turn) not in turns:
+            turns.add((state.round, state.turn))  # one take-back a turn
+            action = Undo()
+            kept.pop()
+            took_back += 1
+        else:
+            kept.append(str(action))
+        record = (await service.play.act(record.id, learner, record.version, str(action),
+                                         sure=True)).record
+    assert took_back > 5 and shown > 0
+    assert lessons_met(record.game.config, kept, seat)
