@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from bot.game.refusals import Refusal
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
-from bot.storage.records import TableRecord, TableResult
+from bot.storage.records import TableRecord, TableResult, standing
 from cards import catalogue_version
 from engine.replay import Replay, ReplayError
 from i18n import msg
@@ -111,9 +111,8 @@ class History:
 
     async def _build(self, record: TableRecord) -> Replay:
         """The replay of a table from its configuration and the actions of its log that stand
-        (an undone action is left out)."""
-        log = await self.store.action_log(record.id)
-        actions = [row.action for row in log if not row.undone]
+        (a take-back and the action it took back are left out)."""
+        actions = [row.action for row in standing(await self.store.action_log(record.id))]
         try:
             built = Replay(record.game.config, actions)
         except ReplayError as exc:

@@ -30,7 +30,14 @@ from bot.game.standings import rate_result
 from bot.game.tables import Tables
 from bot.game.texts import controls
 from bot.storage.interface import Storage
-from bot.storage.records import LogRow, SeatInfo, StaleVersion, TableRecord, with_seat
+from bot.storage.records import (
+    LogRow,
+    SeatInfo,
+    StaleVersion,
+    TableRecord,
+    standing,
+    with_seat,
+)
 from bot.workers.thinking import Thinking
 from engine import (
     Action,
@@ -190,8 +197,7 @@ class Play:
         """The lesson the hand of ``seat`` shows now at a guided match (None elsewhere)."""
         if not record.lessons or record.state is None or record.seats[seat].ai:
             return None
-        moves = [r.action for r in await self.store.action_log(record.id)
-                 if not r.undone and r.action != str(UNDO)]  # the moves that stand
+        moves = [r.action for r in standing(await self.store.action_log(record.id))]
         return lesson_now(record.game, moves, seat)
 
     @staticmethod

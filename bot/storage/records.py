@@ -6,13 +6,13 @@ errors, and the JSON texts of seats and game states, checked both ways.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from engine import BadState, GameState, Phase, state_from_json, state_to_json
+from engine import BadState, GameState, Phase, Undo, state_from_json, state_to_json
 from engine.agents import DEFAULT_LEVEL, AiLevel
 from engine.serialize import from_data
 
@@ -173,6 +173,19 @@ class LogRow:
     action: str
     at: float
     undone: bool = False
+
+
+#: A take-back's notation: its log row marks the latest action still standing ``undone``.
+UNDO = str(Undo())
+
+
+def standing(log: Iterable[LogRow]) -> list[LogRow]:
+    """The rows of an action log whose actions stand, in the order applied: every action but
+    the take-backs (``undo`` rows) and the actions they took back (marked ``undone``). Their
+    actions, applied to a new game of the table's configuration, reach its stored state, one
+    step each: what every reader of a table's past moves replays (a replay, the story of the
+    last turns, the lessons met)."""
+    return [row for row in log if not row.undone and row.action != UNDO]
 
 
 SeatKind = Literal["person", "ai"]
@@ -363,6 +376,7 @@ __all__ = [
     "ACTIVE", "STATUSES", "AiRecord", "CannotSave", "CorruptTable", "DatabaseError", "LogRow",
     "PlayerRating", "Rater", "RatingChange", "RematchOffer", "SchemaTooNew", "SeatInfo",
     "SeatKind", "SeatResult", "ServerDefaults", "Shards", "StaleVersion", "Status", "StorageError",
-    "StoredRating", "TableExists", "TableRecord", "TableResult", "load_state", "people", "places",
-    "seats_from_json", "seats_to_json", "storable", "table_result", "with_seat", "won",
+    "StoredRating", "TableExists", "TableRecord", "TableResult", "UNDO", "load_state", "people",
+    "places", "seats_from_json", "seats_to_json", "standing", "storable", "table_result",
+    "with_seat", "won",
 ]

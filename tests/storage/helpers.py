@@ -9,7 +9,19 @@ from functools import cache
 
 from bot.storage.interface import Storage
 from bot.storage.records import LogRow, Rater, SeatInfo, TableRecord
-from engine import GameConfig, GameState, Phase, SeatConfig, apply, new_game, observe
+from engine import (
+    Action,
+    GameConfig,
+    GameState,
+    Phase,
+    SeatConfig,
+    Undo,
+    apply,
+    legal_actions,
+    new_game,
+    observe,
+    parse,
+)
 from engine.agents import make_agent
 
 GUILD = 9
@@ -43,9 +55,22 @@ class Game:
         return self.states[-1]
 
     def log_row(self, index: int, at: float = 0.0) -> LogRow:
-        """Move ``index`` as the action log holds it."""
+        """Move ``index`` as the action log holds it (its step: the step of the state it led
+        to, which a take-back brings back down)."""
         seat, action = self.moves[index]
-        return LogRow(step=index + 1, seat=seat, user_id=None, by_ai=True, action=action, at=at)
+        return LogRow(step=self.states[index + 1].step, seat=seat, user_id=None, by_ai=True,
+                      action=action, at=at)
+
+    @property
+    def standing(self) -> list[str]:
+        """The moves that stand: every move but the take-backs and the moves they took back."""
+        kept: list[str] = []
+        for _, action in self.moves:
+            if action == str(Undo()):
+                kept.pop()
+            else:
+                kept.append(action)
+        return kept
 
 
 @cache
@@ -56,6 +81,38 @@ def played(seed: int, heroes: tuple[str, ...] = ("horan", "taia", "argentus")) -
     states, moves = [state], []
     while state.phase is not Phase.OVER:
         action = agents[state.current].choose(observe(state, state.current))
+        moves.append((state.current, str(action)))
+        state, _ = apply(state, action)
+        states.append(state)
+    return Game(tuple(states), tuple(moves))
+
+
+@cache
+def taking_back(seed: int, heroes: tuple[str, ...] = ("horan", "taia", "argentus"),
+                every: int = 3) -> Game:
+    """The game of ``heroes`` with ``seed`` played to its end by the easy AI, whose seats take
+    back moves in a turn at most once (two moves in a row when they may), when they may at every
+    ``every``-th move, then play on: another move than the one taken back when there is one."""
+    state = new_game(GameConfig(seats=tuple(SeatConfig(h) for h in heroes), seed=seed))
+    agents = [make_agent("easy", seed * 8 + i) for i in range(len(heroes))]
+    states, moves = [state], []
+    backs: dict[tuple[int, int], int] = {}  # (round, turn) -> the moves taken back in it
+    taken: Action | None = None
+    while state.phase is not Phase.OVER:
+        legal = legal_actions(state)
+        turn = (state.round, state.turn)
+        if Undo() in legal and state.undo is not None and (
+                turn not in backs and len(moves) % every == 0
+                or taken is not None and backs.get(turn) == 1):
+            action: Action = Undo()
+            taken = parse(state.undo.moves[-1])
+            backs[turn] = backs.get(turn, 0) + 1
+        else:
+            action = agents[state.current].choose(observe(state, state.current))
+            others = [a for a in legal if a not in (Undo(), taken)]
+            if action == taken and others:
+                action = others[0]
+            taken = None
         moves.append((state.current, str(action)))
         state, _ = apply(state, action)
         states.append(state)
