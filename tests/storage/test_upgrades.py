@@ -113,3 +113,19 @@ async def test_every_earlier_database_is_upgraded_in_place(
     finally:
         await again.close()
     assert len(await backend.read_rows("result_seats", ["table_id"])) == 6
+
+
+async def test_migration_5_computes_as_it_did_when_released(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Today's rules changing (places counted otherwise, other cards) does not change what
+    migration 5 writes for the games finished before it."""
+    places = Counter((tid, s.seat, s.place) for tid, seats, seed in ((1, SEATS, 1), (2, HANDED, 2))
+                     for s in table_result(tid, GUILD, 0, "", seats, played(seed).final, 0.0).seats)
+    monkeypatch.setattr("bot.storage.records.places", lambda state: (9,) * len(state.seats))
+    monkeypatch.setattr("cards.digest.catalogue_version", lambda: "today's cards")
+    await backend.build(4)
+    await backend.insert_rows(old_database(4))
+    await backend.build(5)
+    assert Counter(await backend.read_rows("result_seats", ["table_id", "seat", "place"])) \
+        == places
+    assert set(await backend.read_rows("tables", ["catalogue"])) == {(CATALOGUE_5,)}
