@@ -1,4 +1,4 @@
-"""The two backends' migrations build the same schema, read back from each database by
+"""The two backends' migrations build the same schema, after each of them, read back from each
 introspection (SQLite's ``sqlite_master`` and ``PRAGMA``s, PostgreSQL's ``information_schema``
 and ``pg_catalog``): the same tables, columns (name, nullability, kind of value), primary keys,
 foreign keys and indexes (columns, unique, partial or not).
@@ -22,6 +22,7 @@ from postgres_server import Server
 
 from bot.storage.postgres import Store as PostgresStore
 from bot.storage.sqlite import Store as SqliteStore
+from bot.storage.sqlite_schema import SCHEMA_VERSION
 from storage.backends import PostgresBackend, SqliteBackend
 from storage.helpers import Clock
 
@@ -200,6 +201,16 @@ async def test_both_backends_build_the_same_schema(schemas: tuple[Schema, Schema
     sqlite, postgres, _ = schemas
     assert "tables" in sqlite and sqlite["tables"].primary_key == ("id",)
     assert differences(sqlite, postgres) == []
+
+
+@pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
+async def test_each_earlier_schema_is_the_same_on_both_backends(
+        tmp_path: Path, postgres_server: Server, version: int) -> None:
+    sqlite, postgres = SqliteBackend(tmp_path / "karak.sqlite3"), PostgresBackend(postgres_server)
+    await sqlite.build(version)
+    await postgres.build(version)
+    assert differences(sqlite_schema(sqlite), await postgres_schema(await postgres.database())) \
+        == []
 
 
 async def test_the_comparison_sees_a_difference(schemas: tuple[Schema, Schema, str]) -> None:
