@@ -1,7 +1,7 @@
 """The two backends' migrations build the same schema, after each of them, read back from each
-introspection (SQLite's ``sqlite_master`` and ``PRAGMA``s, PostgreSQL's ``information_schema``
-and ``pg_catalog``): the same tables, columns (name, nullability, kind of value), primary keys,
-foreign keys and indexes (columns, unique, partial or not).
+database by introspection (SQLite's ``sqlite_master`` and ``PRAGMA``s, PostgreSQL's
+``information_schema`` and ``pg_catalog``): the same tables, columns (name, nullability, kind of
+value), primary keys, foreign keys and indexes (columns, unique, partial or not).
 
 A column's kind is its type family (integer, real, text, bytes), or what it means where the
 schema says so (:data:`KINDS`: JSON text, a yes/no flag, a time in seconds). Each backend says
