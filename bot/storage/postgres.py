@@ -35,6 +35,7 @@ from bot.storage.records import (
     DatabaseError,
     LogRow,
     Rater,
+    SchemaTooNew,
     SeatInfo,
     ServerDefaults,
     StaleVersion,
@@ -120,7 +121,8 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, Sha
                                          init=own)
         try:
             async with pool.acquire() as db:
-                await migrate(db)
+                if (found := await migrate(db)) > SCHEMA_VERSION:
+                    raise SchemaTooNew(found, SCHEMA_VERSION)
         except BaseException:
             await pool.close()
             raise

@@ -28,38 +28,6 @@ from bot.storage.sqlite_ratings import (
 )
 from bot.storage.sqlite_rows import RESULT_COLUMNS
 
-#: Migration 9: ratings per server, rating changes per match and person, records against AI.
-RATINGS_SCHEMA = """
-CREATE TABLE ratings (
-    guild_id BIGINT NOT NULL,
-    user_id BIGINT NOT NULL,
-    mu DOUBLE PRECISION NOT NULL,
-    sigma DOUBLE PRECISION NOT NULL,
-    games BIGINT NOT NULL,
-    wins BIGINT NOT NULL,
-    last_table BIGINT NOT NULL,
-    PRIMARY KEY (guild_id, user_id)
-);
-CREATE TABLE rating_changes (
-    table_id BIGINT NOT NULL REFERENCES results(table_id),
-    guild_id BIGINT NOT NULL,
-    user_id BIGINT NOT NULL,
-    mu_before DOUBLE PRECISION,
-    sigma_before DOUBLE PRECISION,
-    mu_after DOUBLE PRECISION NOT NULL,
-    sigma_after DOUBLE PRECISION NOT NULL,
-    PRIMARY KEY (table_id, user_id)
-);
-CREATE INDEX rating_changes_by_user ON rating_changes(guild_id, user_id, table_id);
-CREATE TABLE ai_records (
-    user_id BIGINT NOT NULL,
-    level TEXT NOT NULL,
-    hero TEXT NOT NULL,
-    games BIGINT NOT NULL,
-    wins BIGINT NOT NULL,
-    PRIMARY KEY (user_id, level, hero)
-);
-"""
 #: The advisory lock key space of ratings (a server's id is added to it).
 RATINGS_LOCK = 0x5241
 
@@ -181,4 +149,4 @@ class RatingQueries:
         return len(results)
 
 
-__all__ = ["RATINGS_SCHEMA", "RatingQueries", "save", "write_ratings"]
+__all__ = ["RatingQueries", "save", "write_ratings"]

@@ -5,16 +5,12 @@ and holds no driver call), and so does a result once fetched."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeAlias
 
 import asyncpg
-from asyncpg.pool import PoolConnectionProxy
 
+from bot.storage.postgres_schema import Db
 from bot.storage.records import TableResult
 from bot.storage.sqlite_rows import RESULT_COLUMNS, SEAT_RESULT_COLUMNS, Row, read_results
-
-#: A connection: one of its own, or one lent by a pool.
-Db: TypeAlias = "asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]"
 
 
 async def insert_result(db: Db, result: TableResult) -> None:

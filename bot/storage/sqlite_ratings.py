@@ -39,39 +39,6 @@ RATING_COLUMNS = "guild_id, user_id, mu, sigma, games, wins, last_table"
 CHANGE_COLUMNS = ("c.table_id, c.guild_id, c.user_id, c.mu_before, c.sigma_before, c.mu_after, "
                   "c.sigma_after, r.finished_at")
 
-#: Migration 6: ratings per server, rating changes per match and person, records against AI.
-RATINGS_SCHEMA = """
-CREATE TABLE ratings (
-    guild_id INTEGER NOT NULL,
-    user_id INTEGER NOT NULL,
-    mu REAL NOT NULL,
-    sigma REAL NOT NULL,
-    games INTEGER NOT NULL,
-    wins INTEGER NOT NULL,
-    last_table INTEGER NOT NULL,
-    PRIMARY KEY (guild_id, user_id)
-);
-CREATE TABLE rating_changes (
-    table_id INTEGER NOT NULL REFERENCES results(table_id),
-    guild_id INTEGER NOT NULL,
-    user_id INTEGER NOT NULL,
-    mu_before REAL,
-    sigma_before REAL,
-    mu_after REAL NOT NULL,
-    sigma_after REAL NOT NULL,
-    PRIMARY KEY (table_id, user_id)
-);
-CREATE INDEX rating_changes_by_user ON rating_changes(guild_id, user_id, table_id);
-CREATE TABLE ai_records (
-    user_id INTEGER NOT NULL,
-    level TEXT NOT NULL,
-    hero TEXT NOT NULL,
-    games INTEGER NOT NULL,
-    wins INTEGER NOT NULL,
-    PRIMARY KEY (user_id, level, hero)
-);
-"""
-
 
 @dataclass
 class Tally:
