@@ -12,6 +12,7 @@ import discord
 from bot.discord_side.context import loc
 from bot.discord_side.ui.custom_ids import board_id
 from bot.discord_side.ui.parts import GOLD, MAX_TEXT, button, cut, layout, picture, row, text_block
+from bot.game.places import Place
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.standings import FORM, MIN_GAMES, Board, PersonChange, Stats
@@ -139,7 +140,7 @@ async def show_stats(interaction: discord.Interaction[Any], service: GameService
     locale = loc(interaction)
     await interaction.response.defer(ephemeral=True, thinking=True)
     who = player or interaction.user
-    stats = await service.standings.stats(interaction.guild_id, who.id)
+    stats = await service.standings.stats(Place.server(interaction.guild_id), who.id)
     name = who.display_name
     png = await asyncio.to_thread(stats_chart, stats, name, locale)
     container = discord.ui.Container[discord.ui.LayoutView](
@@ -156,7 +157,8 @@ async def show_board(interaction: discord.Interaction[Any], service: GameService
     if guild_id is None:
         raise Refusal(msg("bot.error.guild_only"))
     locale = loc(interaction)
-    board = await service.standings.leaderboard(guild_id, interaction.user.id, page)
+    board = await service.standings.leaderboard(Place.server(guild_id), interaction.user.id,
+                                                page)
     view = board_view(board, guild_id, locale)
     if interaction.type is discord.InteractionType.component:
         await interaction.response.edit_message(view=view)

@@ -13,8 +13,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from bot.storage.postgres_ratings import RATINGS_SCHEMA
-from bot.storage.postgres_rows import Db, insert_result
-from bot.storage.records import SchemaTooNew, load_state, seats_from_json, table_result
+from bot.storage.postgres_rows import Db
+from bot.storage.records import (
+    SchemaTooNew,
+    TableResult,
+    load_state,
+    seats_from_json,
+    table_result,
+)
 from bot.storage.sqlite_rows import as_float, as_int, opt_int
 from cards import catalogue_version
 
@@ -73,10 +79,24 @@ async def _results_and_undoable_log(db: Db) -> None:
             result = table_result(
                 as_int(tid, "id"), opt_int(guild, "guild_id"), as_int(channel, "channel_id"),
                 version, seats_from_json(str(seats)), load_state(str(state), finished=True),
-                as_float(at, "finished_at"))
+                as_float(at, "finished_at"), place_key="")  # its place: migration 12
         except (ValueError, TypeError):  # BadState is a ValueError
             continue
-        await insert_result(db, result)
+        await insert_result_v5(db, result)
+
+
+async def insert_result_v5(db: Db, result: TableResult) -> None:
+    """Write ``result``'s rows as migration 5 made them (without its place)."""
+    await db.execute(
+        "INSERT INTO results (table_id, guild_id, channel_id, finished_at, rounds, actions, "
+        "catalogue, winner_seat, winner_user_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        result.table_id, result.guild_id, result.channel_id, result.finished_at, result.rounds,
+        result.actions, result.catalogue, result.winner_seat, result.winner_user_id)
+    await db.executemany(
+        "INSERT INTO result_seats (table_id, seat, user_id, kind, ai_level, hero, keys, hp, "
+        "place, handed_to_ai) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        [(result.table_id, s.seat, s.user_id, s.kind, s.ai_level, s.hero, s.keys, s.hp, s.place,
+          int(s.handed_to_ai)) for s in result.seats])
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -190,6 +210,38 @@ MIGRATIONS: tuple[Migration, ...] = (
         expires_at DOUBLE PRECISION NOT NULL
     );
     CREATE INDEX leases_by_owner ON leases(owner);
+    """,
+    # 12: the place of every table, result and record against the AI: a server
+    # ('guild:<id>'), or the direct messages of one person ('dm:<id>': a table outside any
+    # server belongs to its host), so no two people's direct messages share a past; the records
+    # against the AI are counted again from the results, place by place
+    """
+    ALTER TABLE tables ADD COLUMN place_key TEXT NOT NULL DEFAULT '';
+    UPDATE tables SET place_key = CASE WHEN guild_id IS NULL THEN 'dm:' || host_id::text
+                                       ELSE 'guild:' || guild_id::text END;
+    ALTER TABLE results ADD COLUMN place_key TEXT NOT NULL DEFAULT '';
+    UPDATE results SET place_key = t.place_key FROM tables t WHERE t.id = results.table_id;
+    CREATE INDEX results_by_place ON results(place_key, table_id);
+    DROP TABLE ai_records;
+    CREATE TABLE ai_records (
+        place_key TEXT NOT NULL,
+        user_id BIGINT NOT NULL,
+        level TEXT NOT NULL,
+        hero TEXT NOT NULL,
+        games BIGINT NOT NULL,
+        wins BIGINT NOT NULL,
+        PRIMARY KEY (place_key, user_id, level, hero)
+    );
+    INSERT INTO ai_records (place_key, user_id, level, hero, games, wins)
+        SELECT r.place_key, p.user_id, a.ai_level, p.hero, COUNT(*),
+               SUM(CASE WHEN r.winner_seat = p.seat AND p.handed_to_ai = 0 THEN 1 ELSE 0 END)
+        FROM results r
+        JOIN result_seats p ON p.table_id = r.table_id AND p.user_id IS NOT NULL
+        JOIN (SELECT DISTINCT table_id, ai_level FROM result_seats
+              WHERE kind = 'ai' AND ai_level IS NOT NULL) a ON a.table_id = r.table_id
+        WHERE (SELECT COUNT(*) FROM result_seats q
+               WHERE q.table_id = r.table_id AND q.user_id IS NOT NULL) = 1
+        GROUP BY r.place_key, p.user_id, a.ai_level, p.hero;
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -12,9 +12,9 @@ from collections.abc import Awaitable, Callable
 
 import aiosqlite
 
-from bot.storage.records import load_state, seats_from_json, table_result
+from bot.storage.records import TableResult, load_state, seats_from_json, table_result
 from bot.storage.sqlite_ratings import RATINGS_SCHEMA
-from bot.storage.sqlite_rows import as_float, as_int, insert_result, opt_int
+from bot.storage.sqlite_rows import as_float, as_int, opt_int
 from cards import catalogue_version
 
 #: A migration: an SQL script, or a function that migrates the connection it is given.
@@ -27,9 +27,8 @@ async def _results_and_undoable_log(db: aiosqlite.Connection) -> None:
     twice (an undone action stays, marked ``undone``), and the results of finished games, one
     ``results`` row and a ``result_seats`` row per seat, back-filled from the stored states.
 
-    The results are written by :func:`~bot.storage.sqlite_rows.insert_result`, as the store
-    writes them today: a later migration that changes ``results`` or ``result_seats`` first
-    gives this one its own copy of that insert."""
+    The results are written by :func:`insert_result_v5`, this migration's own copy of the
+    store's insert of that time (``results`` had no place then)."""
     await run_script(db, """
     ALTER TABLE tables ADD COLUMN catalogue TEXT NOT NULL DEFAULT '';
     CREATE TABLE actions_by_seq (
@@ -86,10 +85,25 @@ async def _results_and_undoable_log(db: aiosqlite.Connection) -> None:
             result = table_result(
                 as_int(tid, "id"), opt_int(guild, "guild_id"), as_int(channel, "channel_id"),
                 version, seats_from_json(str(seats)), load_state(str(state), finished=True),
-                as_float(at, "finished_at"))
+                as_float(at, "finished_at"), place_key="")  # its place: migration 12
         except (ValueError, TypeError):  # BadState is a ValueError
             continue
-        await insert_result(db, result)
+        await insert_result_v5(db, result)
+
+
+async def insert_result_v5(db: aiosqlite.Connection, result: TableResult) -> None:
+    """Write ``result``'s rows as migration 5 made them (without its place)."""
+    await db.execute(
+        "INSERT INTO results (table_id, guild_id, channel_id, finished_at, rounds, actions, "
+        "catalogue, winner_seat, winner_user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (result.table_id, result.guild_id, result.channel_id, result.finished_at,
+         result.rounds, result.actions, result.catalogue, result.winner_seat,
+         result.winner_user_id))
+    await db.executemany(
+        "INSERT INTO result_seats (table_id, seat, user_id, kind, ai_level, hero, keys, hp, "
+        "place, handed_to_ai) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(result.table_id, s.seat, s.user_id, s.kind, s.ai_level, s.hero, s.keys, s.hp, s.place,
+          int(s.handed_to_ai)) for s in result.seats])
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -203,6 +217,39 @@ MIGRATIONS: tuple[Migration, ...] = (
         expires_at REAL NOT NULL
     );
     CREATE INDEX leases_by_owner ON leases(owner);
+    """,
+    # 12: the place of every table, result and record against the AI: a server
+    # ('guild:<id>'), or the direct messages of one person ('dm:<id>': a table outside any
+    # server belongs to its host), so no two people's direct messages share a past; the records
+    # against the AI are counted again from the results, place by place
+    """
+    ALTER TABLE tables ADD COLUMN place_key TEXT NOT NULL DEFAULT '';
+    UPDATE tables SET place_key = CASE WHEN guild_id IS NULL THEN 'dm:' || host_id
+                                       ELSE 'guild:' || guild_id END;
+    ALTER TABLE results ADD COLUMN place_key TEXT NOT NULL DEFAULT '';
+    UPDATE results SET place_key = (SELECT t.place_key FROM tables t
+                                    WHERE t.id = results.table_id);
+    CREATE INDEX results_by_place ON results(place_key, table_id);
+    DROP TABLE ai_records;
+    CREATE TABLE ai_records (
+        place_key TEXT NOT NULL,
+        user_id INTEGER NOT NULL,
+        level TEXT NOT NULL,
+        hero TEXT NOT NULL,
+        games INTEGER NOT NULL,
+        wins INTEGER NOT NULL,
+        PRIMARY KEY (place_key, user_id, level, hero)
+    );
+    INSERT INTO ai_records (place_key, user_id, level, hero, games, wins)
+        SELECT r.place_key, p.user_id, a.ai_level, p.hero, COUNT(*),
+               SUM(CASE WHEN r.winner_seat = p.seat AND p.handed_to_ai = 0 THEN 1 ELSE 0 END)
+        FROM results r
+        JOIN result_seats p ON p.table_id = r.table_id AND p.user_id IS NOT NULL
+        JOIN (SELECT DISTINCT table_id, ai_level FROM result_seats
+              WHERE kind = 'ai' AND ai_level IS NOT NULL) a ON a.table_id = r.table_id
+        WHERE (SELECT COUNT(*) FROM result_seats q
+               WHERE q.table_id = r.table_id AND q.user_id IS NOT NULL) = 1
+        GROUP BY r.place_key, p.user_id, a.ai_level, p.hero;
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -15,6 +15,7 @@ from live_bot import (
 )
 from storage.helpers import Game
 
+from bot.game.places import Place
 from bot.storage.records import SeatInfo
 from bot.storage.sqlite import Store
 from engine import Observation
@@ -157,7 +158,8 @@ async def finished_match(store: Store, game: Game, *, upto: int | None = None,
                          channel: int = CHANNEL) -> int:
     """A table of the bot's server in ``channel`` that played ``game`` from step ``start`` to
     step ``upto`` (None: its end) through the storage interface; returns its id."""
-    rec = await store.create_table(guild_id=GUILD, channel_id=channel, host_id=ANN.id,
+    rec = await store.create_table(guild_id=GUILD, place_key=Place.of(GUILD, ANN.id).key,
+                                   channel_id=channel, host_id=ANN.id,
                                    seats=seats, abilities=False, timer=0,
                                    seed=game.final.config.seed)
     await store.start_game(rec.id, seats, game.states[start], None)

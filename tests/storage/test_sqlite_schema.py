@@ -10,6 +10,7 @@ from pathlib import Path
 import aiosqlite
 import pytest
 
+from bot.game.places import Place
 from bot.game.ratings import AiSeat, Person, Rating, SeatResult, recompute
 from bot.game.standings import rate_result
 from bot.storage.records import (
@@ -23,10 +24,10 @@ from bot.storage.records import (
     table_result,
 )
 from bot.storage.sqlite import SCHEMA_VERSION, Store
-from bot.storage.sqlite_rows import insert_result
+from bot.storage.sqlite_schema import insert_result_v5
 from cards import catalogue_version
 from storage.backends import SqliteBackend, fill_up, make_room
-from storage.helpers import ANN, GUILD, SEATS, Clock, Game, play_on, played, started
+from storage.helpers import ANN, GUILD, PLACE, SEATS, Clock, Game, play_on, played, started
 from storage.old_bots import HANDED, old_rows, read_back
 
 
@@ -79,7 +80,8 @@ async def test_what_is_kept_is_bounded(store: Store, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr("bot.storage.sqlite.RECORDS", 2)
     ids = []
     for channel in range(1, 5):
-        ids.append((await store.create_table(guild_id=9, channel_id=channel, host_id=ANN,
+        ids.append((await store.create_table(guild_id=9, place_key=Place.of(9, ANN).key,
+                                             channel_id=channel, host_id=ANN,
                                              seats=SEATS[:1], abilities=False, timer=0,
                                              seed=1)).id)
     for tid in ids:
@@ -103,8 +105,8 @@ async def old_results(sqlite: SqliteBackend, version: int,
         return
     async with aiosqlite.connect(sqlite.path) as db:
         for tid, seats, game in finished:
-            await insert_result(db, table_result(tid, GUILD, 100 + tid, catalogue_version(),
-                                                 seats, game.final, 3000.0 + tid))
+            await insert_result_v5(db, table_result(tid, GUILD, 100 + tid, catalogue_version(),
+                                                 seats, game.final, 3000.0 + tid, ""))
         await db.commit()
 
 
@@ -138,10 +140,10 @@ async def test_every_earlier_database_is_upgraded_in_place(
         level = "easy" if version >= 4 else "normal"
         expected = [
             table_result(2, GUILD, 102, catalogue_version(), read_back(HANDED, version),
-                         handed.final, 3002.0),
+                         handed.final, 3002.0, PLACE),
             table_result(1, GUILD, 101, catalogue_version(), read_back(SEATS, version),
-                         won.final, 3001.0)]
-        assert await store.results(GUILD) == expected
+                         won.final, 3001.0, PLACE)]
+        assert await store.results(PLACE) == expected
         assert expected[0].seats[1].handed_to_ai and expected[0].seats[1].kind == "person"
         assert await store.result_of(1) == expected[1]
         for tid in (3, 4, 5, 6):
@@ -171,7 +173,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
         await store.set_guild_locale(GUILD, "fr")
         assert await store.guild_locale(GUILD) == "fr"
         assert await store.get_meta("announced:1") == "1"
-        assert await store.matches(GUILD, ANN) == expected  # a person's matches, and rematches
+        assert await store.matches(PLACE, ANN) == expected  # a person's matches, and rematches
         await store.save_rematch(RematchOffer(1, ANN, 5.0, (ANN,)))
         assert await store.open_rematches() == [RematchOffer(1, ANN, 5.0, (ANN,))]
         assert await store.ratings(GUILD) == []  # ratings start empty: the rebuild fills them
@@ -182,7 +184,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
         await store.close()
     again = await Store.open(sqlite.path, clock=clock)  # opened again: nothing written twice
     try:
-        assert await again.results(GUILD) == expected
+        assert await again.results(PLACE) == expected
     finally:
         await again.close()
     assert sqlite.rows("SELECT COUNT(*) FROM result_seats") == [(6,)]
