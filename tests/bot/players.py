@@ -16,7 +16,7 @@ from live_bot import (
 from storage.helpers import Game
 
 from bot.game.places import Place
-from bot.storage.records import SeatInfo
+from bot.storage.records import Rater, SeatInfo
 from bot.storage.sqlite import Store
 from engine import Observation
 from loopback import Channel, Loopback, Message
@@ -155,15 +155,18 @@ async def raw_click(bot: LiveBot, user: User, message: Message, custom_id: str, 
 
 async def finished_match(store: Store, game: Game, *, upto: int | None = None,
                          seats: tuple[SeatInfo, ...] = SEATS, start: int = 0,
-                         channel: int = CHANNEL) -> int:
-    """A table of the bot's server in ``channel`` that played ``game`` from step ``start`` to
-    step ``upto`` (None: its end) through the storage interface; returns its id."""
-    rec = await store.create_table(guild_id=GUILD, place_key=Place.of(GUILD, ANN.id).key,
-                                   channel_id=channel, host_id=ANN.id,
+                         channel: int = CHANNEL, guild: int | None = GUILD, host: User = ANN,
+                         rater: Rater | None = None) -> int:
+    """A table of server ``guild`` (None: in ``host``'s direct messages) in ``channel`` that
+    played ``game`` from step ``start`` to step ``upto`` (None: its end) through the storage
+    interface, rated by ``rater``; returns its id."""
+    rec = await store.create_table(guild_id=guild, place_key=Place.of(guild, host.id).key,
+                                   channel_id=channel, host_id=host.id,
                                    seats=seats, abilities=False, timer=0,
                                    seed=game.final.config.seed)
     await store.start_game(rec.id, seats, game.states[start], None)
     last = len(game.moves) if upto is None else upto
     for index in range(start, last):
-        await store.apply(rec.id, index, game.states[index + 1], game.log_row(index))
+        await store.apply(rec.id, index, game.states[index + 1], game.log_row(index),
+                          rater=rater)
     return rec.id
