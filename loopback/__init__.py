@@ -62,7 +62,7 @@ process against it.
 
 from loopback.clock import ManualClock, SystemClock
 from loopback.interaction import Breach, Interaction, InteractionFailed
-from loopback.model import Attachment, Channel, Guild, Message, User
+from loopback.model import VIEW_CHANNEL, Attachment, Channel, Guild, Message, Role, User
 from loopback.ratelimit import ChannelLimit, Schedule
 from loopback.server import FAKE_TOKEN, Loopback
 from loopback.spec import Spec
@@ -70,6 +70,6 @@ from loopback.world import LoopbackError, World
 
 __all__ = [
     "FAKE_TOKEN", "Attachment", "Breach", "Channel", "ChannelLimit", "Guild", "Interaction",
-    "InteractionFailed", "Loopback", "LoopbackError", "ManualClock", "Message", "Schedule", "Spec",
-    "SystemClock", "User", "World",
+    "InteractionFailed", "Loopback", "LoopbackError", "ManualClock", "Message", "Role", "Schedule",
+    "Spec", "SystemClock", "User", "VIEW_CHANNEL", "World",
 ]

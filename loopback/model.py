@@ -31,6 +31,9 @@ VIEW_CHANNEL = 1 << 10
 SEND_MESSAGES = 1 << 11
 ATTACH_FILES = 1 << 15
 SEND_MESSAGES_IN_THREADS = 1 << 38
+ADMINISTRATOR = 1 << 3
+#: Permission overwrite targets: a role, a member.
+ROLE_OVERWRITE, MEMBER_OVERWRITE = 0, 1
 #: Channel types: a guild text channel, a direct message, a group direct message, a thread.
 TEXT_CHANNEL, DM_CHANNEL, GROUP_DM, PUBLIC_THREAD = 0, 1, 3, 11
 #: Interaction contexts: a server, the bot's direct messages, any other private channel.
@@ -71,17 +74,55 @@ class User:
                 "discriminator": "0", "global_name": self.name, "avatar": None,
                 "bot": self.bot, "public_flags": 0}
 
-    def member(self, joined: str | None = None) -> dict[str, Any]:
-        """The guild member object (with ``permissions``, as interactions carry it)."""
-        return {"user": self.payload(), "nick": None, "avatar": None, "roles": [],
+    def member(self, joined: str | None = None, roles: list[int] | None = None,
+               permissions: int | None = None) -> dict[str, Any]:
+        """The guild member object (with ``permissions``, as interactions carry it: the
+        member's in the channel, when given; ``roles``: their role ids, @everyone's left out
+        as Discord does)."""
+        shown = self.permissions if permissions is None else permissions
+        return {"user": self.payload(), "nick": None, "avatar": None,
+                "roles": [str(r) for r in roles or []],
                 "joined_at": joined or iso_now(), "premium_since": None, "deaf": False,
                 "mute": False, "flags": 0, "pending": False,
-                "permissions": str(self.permissions), "communication_disabled_until": None}
+                "permissions": str(shown), "communication_disabled_until": None}
 
     def public(self) -> dict[str, Any]:
         """What the control API tells about the user."""
         return {"id": str(self.id), "name": self.name, "locale": self.locale,
                 "admin": self.admin}
+
+
+@dataclass
+class Role:
+    """A role of a guild and the permissions it grants (``@everyone``'s id is the guild's)."""
+
+    id: int
+    name: str
+    permissions: int = MEMBER_PERMISSIONS
+    position: int = 0
+
+    def payload(self) -> dict[str, Any]:
+        """The role object."""
+        return {"id": str(self.id), "name": self.name, "color": 0, "colors": {
+            "primary_color": 0, "secondary_color": None, "tertiary_color": None},
+            "hoist": False, "icon": None, "unicode_emoji": None, "position": self.position,
+            "permissions": str(self.permissions), "managed": False, "mentionable": False,
+            "flags": 0}
+
+
+@dataclass
+class Overwrite:
+    """A channel's permission overwrite for a role (``type`` 0) or a member (``type`` 1)."""
+
+    id: int
+    type: int
+    allow: int = 0
+    deny: int = 0
+
+    def payload(self) -> dict[str, Any]:
+        """The overwrite object."""
+        return {"id": str(self.id), "type": self.type, "allow": str(self.allow),
+                "deny": str(self.deny)}
 
 
 @dataclass
@@ -100,6 +141,7 @@ class Channel:
     parent_id: int | None = None
     bot_permissions: int = ALL_PERMISSIONS
     recipients: tuple[User, ...] = ()
+    overwrites: list[Overwrite] = field(default_factory=list)
 
     @property
     def private(self) -> bool:
@@ -134,7 +176,8 @@ class Channel:
             return out
         out = {
             "id": str(self.id), "type": self.type, "guild_id": str(self.guild_id),
-            "name": self.name, "position": self.position, "permission_overwrites": [],
+            "name": self.name, "position": self.position,
+            "permission_overwrites": [o.payload() for o in self.overwrites],
             "nsfw": False, "parent_id": str(self.parent_id) if self.parent_id else None,
             "topic": None, "last_message_id": None, "rate_limit_per_user": 0, "flags": 0}
         if self.thread:
@@ -162,20 +205,61 @@ class Guild:
     owner_id: int = 0
     channels: list[Channel] = field(default_factory=list)
     joined: str = field(default_factory=iso_now)
+    roles: list[Role] = field(default_factory=list)  # beside @everyone
+    member_roles: dict[int, list[int]] = field(default_factory=dict)  # user id -> role ids
+
+    @property
+    def everyone(self) -> Role:
+        """The @everyone role (its id is the guild's): a plain member's permissions."""
+        return Role(self.id, "@everyone")
+
+    def roles_of(self, user: User) -> list[Role]:
+        """The roles ``user`` has in the guild (besides @everyone)."""
+        ids = self.member_roles.get(user.id, [])
+        return [r for r in self.roles if r.id in ids]
+
+    def permissions_in(self, user: User, channel: Channel) -> int:
+        """``user``'s permissions in ``channel`` (a thread: its parent's), computed as Discord
+        does: @everyone's and their roles' permissions (every one for the owner or an
+        administrator), then the channel's overwrites of @everyone, of their roles together,
+        and of the member; without View Channel, none."""
+        base = self.everyone.permissions
+        for role in self.roles_of(user):
+            base |= role.permissions
+        if user.admin or user.id == self.owner_id or base & ADMINISTRATOR:
+            return ALL_PERMISSIONS
+        where = next((c for c in self.channels if c.id == channel.parent_id), channel) \
+            if channel.thread else channel
+        mine = {r.id for r in self.roles_of(user)}
+        for o in where.overwrites:
+            if o.type == ROLE_OVERWRITE and o.id == self.id:
+                base = (base & ~o.deny) | o.allow
+        allow = deny = 0
+        for o in where.overwrites:
+            if o.type == ROLE_OVERWRITE and o.id in mine:
+                allow, deny = allow | o.allow, deny | o.deny
+        base = (base & ~deny) | allow
+        for o in where.overwrites:
+            if o.type == MEMBER_OVERWRITE and o.id == user.id:
+                base = (base & ~o.deny) | o.allow
+        return base if base & VIEW_CHANNEL else 0
+
+    def member(self, user: User, channel: Channel | None = None) -> dict[str, Any]:
+        """``user``'s member object in the guild (their permissions in ``channel`` when
+        given)."""
+        return user.member(roles=[r.id for r in self.roles_of(user)],
+                           permissions=None if channel is None
+                           else self.permissions_in(user, channel))
 
     def payload(self, bot: User, members: int) -> dict[str, Any]:
         """The GUILD_CREATE payload (everything a bot with the guilds intent receives)."""
-        everyone = {"id": str(self.id), "name": "@everyone", "color": 0, "colors": {
-            "primary_color": 0, "secondary_color": None, "tertiary_color": None},
-            "hoist": False, "icon": None, "unicode_emoji": None, "position": 0,
-            "permissions": str(MEMBER_PERMISSIONS), "managed": False, "mentionable": False,
-            "flags": 0}
         return {
             "id": str(self.id), "name": self.name, "icon": None, "splash": None,
             "discovery_splash": None, "owner_id": str(self.owner_id or bot.id),
             "afk_channel_id": None, "afk_timeout": 300, "verification_level": 0,
             "default_message_notifications": 0, "explicit_content_filter": 0,
-            "roles": [everyone], "emojis": [], "features": [], "mfa_level": 0,
+            "roles": [r.payload() for r in (self.everyone, *self.roles)], "emojis": [],
+            "features": [], "mfa_level": 0,
             "application_id": None, "system_channel_id": None, "system_channel_flags": 0,
             "rules_channel_id": None, "vanity_url_code": None, "description": None,
             "banner": None, "premium_tier": 0, "premium_subscription_count": 0,

@@ -45,7 +45,7 @@ from loopback.clock import Clock, SystemClock
 from loopback.errors import ApiError, LoopbackError, Reply, Upload, dumps
 from loopback.gateway import Gateway
 from loopback.interaction import Breach, Interaction
-from loopback.model import Channel, Guild, Message, User, snowflake
+from loopback.model import MEMBER_PERMISSIONS, Channel, Guild, Message, Role, User, snowflake
 from loopback.people import MALFORMED, MALFORMED_EVENTS, People
 from loopback.ratelimit import ChannelLimit, Limiter, RateLimit, Schedule
 from loopback.referee import RESPONSE_DEADLINE, TOKEN_LIFETIME, Referee
@@ -162,6 +162,22 @@ class World:
                       channel_id: int | None = None) -> Channel:
         """A new public thread under ``parent`` (sent as THREAD_CREATE)."""
         return self.state.create_thread(parent, name, channel_id)
+
+    def create_role(self, guild: Guild, name: str,
+                    permissions: int = MEMBER_PERMISSIONS) -> Role:
+        """A new role of ``guild`` granting ``permissions`` (sent as GUILD_ROLE_CREATE)."""
+        return self.state.create_role(guild, name, permissions)
+
+    def give_role(self, guild: Guild, user: User, role: Role) -> None:
+        """``user`` gets ``role`` in ``guild`` (interactions carry their roles)."""
+        self.state.give_role(guild, user, role)
+
+    def set_overwrite(self, channel: Channel, target: Role | User, *, allow: int = 0,
+                      deny: int = 0) -> None:
+        """Set ``channel``'s permission overwrite of a role (``guild.everyone`` for
+        @everyone) or a member (sent as CHANNEL_UPDATE); e.g. a private channel:
+        ``deny=VIEW_CHANNEL`` for @everyone, ``allow=VIEW_CHANNEL`` for a role."""
+        self.state.set_overwrite(channel, target, allow=allow, deny=deny)
 
     def dm(self, user: User, channel_id: int | None = None) -> Channel:
         """The direct message channel between ``user`` and the bot (made the first time, with

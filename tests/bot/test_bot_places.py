@@ -1,7 +1,8 @@
 """Every past match is shown where it was played: a match in one person's direct messages is
 theirs alone (no other person's direct messages, no server, and no forged click reaches it), a
-server's match is not shown in direct messages, and ``/goblin stats`` counts only the matches of
-the server it is asked in, the records against the AI too."""
+server's match is not shown in direct messages, a match played in a channel a member may not view
+(its permission overwrites, their roles) is not shown to them, and ``/goblin stats`` counts only
+the matches of the server it is asked in, the records against the AI too."""
 from __future__ import annotations
 
 import pytest
@@ -11,7 +12,7 @@ from storage.helpers import played
 
 from bot.game.standings import rate_result
 from bot.storage.records import SeatInfo
-from loopback import Channel
+from loopback import VIEW_CHANNEL, Channel
 
 #: Ann alone against two easy AI seats.
 SOLO = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
@@ -104,3 +105,37 @@ async def test_stats_count_only_the_server_they_are_asked_in(bot: LiveBot) -> No
     there = bot.reply(ix).text()
     assert "No finished game on this server yet." in there
     assert "against the AI" not in there  # neither this server's nor the DMs' records
+
+
+async def test_a_private_channels_match_is_shown_only_to_who_may_view_it(bot: LiveBot) -> None:
+    lb, guild = bot.lb, bot.guild
+    secret = lb.create_channel(guild, "crew-only")
+    crew = lb.create_role(guild, "Crew")
+    lb.give_role(guild, bot._known(ANN), crew)
+    lb.set_overwrite(secret, guild.everyone, deny=VIEW_CHANNEL)
+    lb.set_overwrite(secret, crew, allow=VIEW_CHANNEL)
+    await bot.settle()
+    tid = await finished_match(bot.store, played(1), channel=secret.id)
+    public = await finished_match(bot.store, played(2), start=len(played(2).moves) - 1)
+
+    ix = await bot.command(ANN, "history")  # Ann has the role: she sees both, from anywhere
+    assert listed(bot.reply(ix).text(), tid) and listed(bot.reply(ix).text(), public)
+    ix = await bot.command(ANN, "replay", id=tid)
+    assert "Move 0 of" in bot.reply(ix).text()
+
+    ix = await bot.command(BOB, "history")  # Bob may not view the channel
+    assert listed(bot.reply(ix).text(), public) and not listed(bot.reply(ix).text(), tid)
+    ix = await bot.command(BOB, "history", player=ANN.id)
+    assert not listed(bot.reply(ix).text(), tid)
+    ix = await bot.command(BOB, "replay", id=tid)
+    assert bot.said(ix) == [f"This server has no match #{tid} to show."]
+    for cid, kind in ((f"kg:rp:{tid}:0:r.last", 2), (f"kg:rs:{tid}:h", 3),
+                      (f"kg:rsh:{tid}", 2)):
+        told = await raw_click(bot, BOB, forged_message(bot, BOB, cid, kind), cid, kind, ["1"])
+        assert f"This server has no match #{tid} to show." in told
+    assert not any(m.attachments for m in lb.messages_for(bot.channel, BOB))  # nothing shared
+
+    lb.set_overwrite(secret, bot._known(BOB), allow=VIEW_CHANNEL)  # let in by name
+    await bot.settle()
+    ix = await bot.command(BOB, "replay", id=tid)
+    assert "Move 0 of" in bot.reply(ix).text()
