@@ -60,9 +60,11 @@ own and prints the bot's environment. :mod:`loopback.botproc` starts and kills a
 process against it.
 """
 
+from loopback.attachment import Attachment
 from loopback.clock import ManualClock, SystemClock
 from loopback.interaction import Breach, Interaction, InteractionFailed
-from loopback.model import VIEW_CHANNEL, Attachment, Channel, Guild, Message, Role, User
+from loopback.model import Channel, Guild, Message, User
+from loopback.permissions import VIEW_CHANNEL, Role
 from loopback.ratelimit import ChannelLimit, Schedule
 from loopback.server import FAKE_TOKEN, Loopback
 from loopback.spec import Spec

@@ -13,27 +13,25 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from loopback.attachment import Attachment
 from loopback.components import interactive, media_urls, texts, walk
 from loopback.layout import IS_COMPONENTS_V2
+from loopback.permissions import (
+    ALL_PERMISSIONS,
+    ATTACH_FILES,
+    MEMBER_PERMISSIONS,
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
+    VIEW_CHANNEL,
+    Overwrite,
+    Role,
+    resolve,
+)
 
 #: 2015-01-01, Discord's epoch for snowflakes (milliseconds).
 DISCORD_EPOCH = 1_420_070_400_000
-#: Permission bits: every permission (the guild owner, an administrator).
-ALL_PERMISSIONS = (1 << 51) - 1
-#: A plain member: view, send, embed, attach, history, reactions, use application commands.
-MEMBER_PERMISSIONS = ((1 << 6) | (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16)
-                      | (1 << 31))
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7
-#: Permission bits a post needs: view the channel, send messages (in a thread: send messages in
-#: threads), attach files (when it uploads any).
-VIEW_CHANNEL = 1 << 10
-SEND_MESSAGES = 1 << 11
-ATTACH_FILES = 1 << 15
-SEND_MESSAGES_IN_THREADS = 1 << 38
-ADMINISTRATOR = 1 << 3
-#: Permission overwrite targets: a role, a member.
-ROLE_OVERWRITE, MEMBER_OVERWRITE = 0, 1
 #: Channel types: a guild text channel, a direct message, a group direct message, a thread.
 TEXT_CHANNEL, DM_CHANNEL, GROUP_DM, PUBLIC_THREAD = 0, 1, 3, 11
 #: Interaction contexts: a server, the bot's direct messages, any other private channel.
@@ -90,39 +88,6 @@ class User:
         """What the control API tells about the user."""
         return {"id": str(self.id), "name": self.name, "locale": self.locale,
                 "admin": self.admin}
-
-
-@dataclass
-class Role:
-    """A role of a guild and the permissions it grants (``@everyone``'s id is the guild's)."""
-
-    id: int
-    name: str
-    permissions: int = MEMBER_PERMISSIONS
-    position: int = 0
-
-    def payload(self) -> dict[str, Any]:
-        """The role object."""
-        return {"id": str(self.id), "name": self.name, "color": 0, "colors": {
-            "primary_color": 0, "secondary_color": None, "tertiary_color": None},
-            "hoist": False, "icon": None, "unicode_emoji": None, "position": self.position,
-            "permissions": str(self.permissions), "managed": False, "mentionable": False,
-            "flags": 0}
-
-
-@dataclass
-class Overwrite:
-    """A channel's permission overwrite for a role (``type`` 0) or a member (``type`` 1)."""
-
-    id: int
-    type: int
-    allow: int = 0
-    deny: int = 0
-
-    def payload(self) -> dict[str, Any]:
-        """The overwrite object."""
-        return {"id": str(self.id), "type": self.type, "allow": str(self.allow),
-                "deny": str(self.deny)}
 
 
 @dataclass
@@ -219,30 +184,12 @@ class Guild:
         return [r for r in self.roles if r.id in ids]
 
     def permissions_in(self, user: User, channel: Channel) -> int:
-        """``user``'s permissions in ``channel`` (a thread: its parent's), computed as Discord
-        does: @everyone's and their roles' permissions (every one for the owner or an
-        administrator), then the channel's overwrites of @everyone, of their roles together,
-        and of the member; without View Channel, none."""
-        base = self.everyone.permissions
-        for role in self.roles_of(user):
-            base |= role.permissions
-        if user.admin or user.id == self.owner_id or base & ADMINISTRATOR:
-            return ALL_PERMISSIONS
+        """``user``'s permissions in ``channel`` (a thread: its parent's), as Discord computes
+        them (:func:`~loopback.permissions.resolve`)."""
         where = next((c for c in self.channels if c.id == channel.parent_id), channel) \
             if channel.thread else channel
-        mine = {r.id for r in self.roles_of(user)}
-        for o in where.overwrites:
-            if o.type == ROLE_OVERWRITE and o.id == self.id:
-                base = (base & ~o.deny) | o.allow
-        allow = deny = 0
-        for o in where.overwrites:
-            if o.type == ROLE_OVERWRITE and o.id in mine:
-                allow, deny = allow | o.allow, deny | o.deny
-        base = (base & ~deny) | allow
-        for o in where.overwrites:
-            if o.type == MEMBER_OVERWRITE and o.id == user.id:
-                base = (base & ~o.deny) | o.allow
-        return base if base & VIEW_CHANNEL else 0
+        return resolve(self.everyone, self.roles_of(user), where.overwrites, user.id,
+                       user.admin or user.id == self.owner_id)
 
     def member(self, user: User, channel: Channel | None = None) -> dict[str, Any]:
         """``user``'s member object in the guild (their permissions in ``channel`` when
@@ -276,39 +223,6 @@ class Guild:
         """What the control API tells about the guild."""
         return {"id": str(self.id), "name": self.name, "locale": self.locale,
                 "channels": [c.public() for c in self.channels]}
-
-
-@dataclass
-class Attachment:
-    """A stored upload, served at ``/attachments/{id}/{secret}/{filename}``."""
-
-    id: int
-    filename: str
-    size: int
-    content_type: str
-    data: bytes | None
-    secret: str
-    description: str | None = None
-
-    @property
-    def picture(self) -> bool:
-        """True for an image (which Discord's client shows rather than links)."""
-        return self.content_type.startswith("image/") or self.filename.lower().endswith(
-            (".png", ".jpg", ".jpeg", ".gif", ".webp"))
-
-    @property
-    def path(self) -> str:
-        """The URL path the file is served at (unguessable, like Discord's signed CDN URLs)."""
-        return f"/attachments/{self.id}/{self.secret}/{self.filename}"
-
-    def payload(self, base: str) -> dict[str, Any]:
-        """The attachment object, its URLs under ``base`` (``http://127.0.0.1:port``)."""
-        out: dict[str, Any] = {"id": str(self.id), "filename": self.filename, "size": self.size,
-                               "url": base + self.path, "proxy_url": base + self.path,
-                               "content_type": self.content_type}
-        if self.description:
-            out["description"] = self.description
-        return out
 
 
 @dataclass

@@ -15,12 +15,12 @@ from loopback.layout import LINK
 from loopback.model import (
     BOT_DM_CONTEXT,
     EPHEMERAL,
-    VIEW_CHANNEL,
     Channel,
     Message,
     User,
     snowflake,
 )
+from loopback.permissions import VIEW_CHANNEL
 from loopback.referee import Referee
 from loopback.slash import command_data, with_resolved_users
 from loopback.state import State

@@ -15,24 +15,26 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from loopback.attachment import Attachment
 from loopback.clock import Clock
 from loopback.errors import LoopbackError, Upload
 from loopback.interaction import Interaction
 from loopback.model import (
     DM_CHANNEL,
     GROUP_DM,
-    MEMBER_OVERWRITE,
-    MEMBER_PERMISSIONS,
     PUBLIC_THREAD,
-    ROLE_OVERWRITE,
-    Attachment,
     Channel,
     Guild,
     Message,
-    Overwrite,
-    Role,
     User,
     snowflake,
+)
+from loopback.permissions import (
+    MEMBER_OVERWRITE,
+    MEMBER_PERMISSIONS,
+    ROLE_OVERWRITE,
+    Overwrite,
+    Role,
 )
 
 REPLACED_FILE_SECONDS = 120.0

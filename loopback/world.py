@@ -45,8 +45,9 @@ from loopback.clock import Clock, SystemClock
 from loopback.errors import ApiError, LoopbackError, Reply, Upload, dumps
 from loopback.gateway import Gateway
 from loopback.interaction import Breach, Interaction
-from loopback.model import MEMBER_PERMISSIONS, Channel, Guild, Message, Role, User, snowflake
+from loopback.model import Channel, Guild, Message, User, snowflake
 from loopback.people import MALFORMED, MALFORMED_EVENTS, People
+from loopback.permissions import MEMBER_PERMISSIONS, Role
 from loopback.ratelimit import ChannelLimit, Limiter, RateLimit, Schedule
 from loopback.referee import RESPONSE_DEADLINE, TOKEN_LIFETIME, Referee
 from loopback.rest import Rest
