@@ -64,7 +64,7 @@ def _share(what: str | Msg, games: int, wins: int) -> Msg:
 
 def stats_text(stats: Stats, name: str, locale: str) -> str:
     """The record of ``stats`` as markdown."""
-    parts: list[str | Msg] = [f"### {translate(msg('ratings.stats.title', who=name), locale)}"]
+    parts: list[str | Msg] = [f"### {translate(msg('ratings.place.title', who=name), locale)}"]
     parts.append(msg("ratings.stats.games", count=stats.games, wins=stats.wins)
                  if stats.games else msg("ratings.stats.none"))
     if stats.rating is None:
@@ -82,7 +82,7 @@ def stats_text(stats: Stats, name: str, locale: str) -> str:
         parts.append(f"**{translate(msg('ratings.stats.heroes'), locale)}**")
         parts.extend(_share(msg(f"hero.{h.hero}.name"), h.games, h.wins) for h in stats.heroes)
     if stats.against_ai:
-        parts.append(f"**{translate(msg('ratings.stats.against_ai'), locale)}**")
+        parts.append(f"**{translate(msg('ratings.place.against_ai'), locale)}**")
         levels: dict[str, tuple[int, int]] = {}
         for r in stats.against_ai:
             games, wins = levels.get(r.level, (0, 0))

@@ -23,7 +23,7 @@ from bot.storage.interface import Storage
 from bot.storage.records import TableRecord, TableResult
 from cards import catalogue_version
 from engine.replay import Replay, ReplayError
-from i18n import msg
+from i18n import Msg, msg
 
 #: Matches shown on one page of ``/goblin history``.
 PAGE = 5
@@ -55,6 +55,13 @@ class Loaded:
     def finished(self) -> bool:
         """True for a match played to its end (its hands may be revealed)."""
         return self.record.status == "finished" and self.replay.finished
+
+
+def no_match(sight: Sight, table_id: int) -> Msg:
+    """The answer to a match that is not in ``sight`` (or never was a match)."""
+    if sight.place.kind == "dm":
+        return msg("history.dms.no_match", table=table_id)
+    return msg("history.error.no_match", table=table_id)
 
 
 class History:
@@ -103,9 +110,9 @@ class History:
         try:
             record = await self.tables.load(table_id)
         except Refusal:
-            raise Refusal(msg("history.error.no_match", table=table_id)) from None
+            raise Refusal(no_match(sight, table_id)) from None
         if not sight.sees(record.place_key, record.channel_id) or record.state is None:
-            raise Refusal(msg("history.error.no_match", table=table_id))
+            raise Refusal(no_match(sight, table_id))
         if record.status == "running":
             raise Refusal(msg("history.error.running", table=table_id))
         if record.catalogue != catalogue_version():

@@ -20,6 +20,16 @@ SOLO = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
         SeatInfo(ai=True, hero="argentus", level="easy"))
 
 
+def in_dms(table: int) -> str:
+    """The answer to a match not in the asker's direct messages."""
+    return f"Your direct messages with the bot have no match #{table} to show."
+
+
+def in_server(table: int) -> str:
+    """The answer to a match not in sight on the server."""
+    return f"This server has no match #{table} to show."
+
+
 def listed(text: str, table: int) -> bool:
     """Whether a history page lists table ``table``."""
     return f"Table #{table}**" in text
@@ -44,7 +54,7 @@ async def test_a_dm_match_is_its_persons_alone(bot: LiveBot) -> None:
     bob_dms = bot.lb.dm(BOB)
     for where in (bob_dms, bot.channel):  # Bob's direct messages, and a server
         ix = await bot.command(BOB, "replay", channel=where, id=tid)
-        assert bot.said(ix) == [f"This server has no match #{tid} to show."]
+        assert bot.said(ix) == [in_dms(tid) if where is bob_dms else in_server(tid)]
         ix = await bot.command(BOB, "history", channel=where)
         assert not listed(bot.reply(ix).text(), tid)
     ix = await bot.command(ANN, "replay", id=tid)  # not from a server, not even for Ann
@@ -61,7 +71,7 @@ async def test_forged_clicks_in_another_persons_dms_reach_no_dm_match(
     cid = custom_id.format(t=tid)
     told = await raw_click(bot, BOB, forged_message(bot, BOB, cid, kind, channel=bob_dms), cid,
                            kind, ["1"])
-    assert f"This server has no match #{tid} to show." in told
+    assert in_dms(tid) in told
     assert not any(m.attachments for m in bot.lb.messages_for(bob_dms, BOB))  # nothing shared
 
 
@@ -79,12 +89,12 @@ async def test_a_servers_match_is_not_shown_in_direct_messages(bot: LiveBot) -> 
     tid = await finished_match(bot.store, played(2))
     ann_dms = bot.lb.dm(ANN)
     ix = await bot.command(ANN, "replay", channel=ann_dms, id=tid)
-    assert bot.said(ix) == [f"This server has no match #{tid} to show."]
+    assert bot.said(ix) == [in_dms(tid)]
     ix = await bot.command(ANN, "history", channel=ann_dms)
     assert not listed(bot.reply(ix).text(), tid)
     cid = f"kg:rp:{tid}:0:r.last"
     told = await raw_click(bot, ANN, forged_message(bot, ANN, cid, channel=ann_dms), cid, 2)
-    assert f"This server has no match #{tid} to show." in told
+    assert in_dms(tid) in told
 
 
 async def test_stats_count_only_the_server_they_are_asked_in(bot: LiveBot) -> None:
@@ -128,11 +138,11 @@ async def test_a_private_channels_match_is_shown_only_to_who_may_view_it(bot: Li
     ix = await bot.command(BOB, "history", player=ANN.id)
     assert not listed(bot.reply(ix).text(), tid)
     ix = await bot.command(BOB, "replay", id=tid)
-    assert bot.said(ix) == [f"This server has no match #{tid} to show."]
+    assert bot.said(ix) == [in_server(tid)]
     for cid, kind in ((f"kg:rp:{tid}:0:r.last", 2), (f"kg:rs:{tid}:h", 3),
                       (f"kg:rsh:{tid}", 2)):
         told = await raw_click(bot, BOB, forged_message(bot, BOB, cid, kind), cid, kind, ["1"])
-        assert f"This server has no match #{tid} to show." in told
+        assert in_server(tid) in told
     assert not any(m.attachments for m in lb.messages_for(bot.channel, BOB))  # nothing shared
 
     lb.set_overwrite(secret, bot._known(BOB), allow=VIEW_CHANNEL)  # let in by name
