@@ -47,6 +47,10 @@ Rules and faults::
     lb.delete_message(message)                          # a moderator deletes it (or dismissed)
     channel.bot_permissions = 0                         # posts there answer 403 (50013)
     thread = lb.create_thread(channel)                  # a public thread (type 11)
+    crew = lb.create_role(guild, "Crew")                # roles, members' roles and a channel's
+    lb.give_role(guild, ann, crew)                      # permission overwrites, resolved as
+    lb.set_overwrite(channel, guild.everyone, deny=VIEW_CHANNEL)  # Discord does: a member who
+    lb.set_overwrite(channel, crew, allow=VIEW_CHANNEL)  # may not view a channel cannot act there
     lb.clock.advance(16 * 60) # with Loopback(clock=ManualClock())
     await lb.gateway.drop()   # the socket closes; the bot RESUMEs (drop(shard=1): one shard's)
     Loopback(shards=2)        # GET /gateway/bot recommends 2 shards (required_shards=2: fewer
