@@ -47,7 +47,6 @@ from bot.discord_side.ui.custom_ids import (
 )
 from bot.discord_side.ui.hand import ask_view
 from bot.discord_side.ui.lobby import lobby_view
-from bot.game.places import Place
 from bot.game.refusals import Ask, Refusal, Stale
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, TableRecord
@@ -93,10 +92,8 @@ class Interactions:
             if not isinstance(target, Unreadable | Move | Sure | Pick | BoardPage):  # later
                 await self.service.play.check_channel(target.table, interaction.channel_id)
             match target:
-                case BoardPage(guild, page):  # a page of the server asked in, or none
-                    here = Place.of(interaction.guild_id, interaction.user.id)
-                    await show_board(interaction, self.service,
-                                     here.guild_id if Place.server(guild) == here else None, page)
+                case BoardPage(guild, page):
+                    await show_board(interaction, self.service, guild, page)
                 case OpenHand(table):
                     await self.show_hand(interaction, table)
                 case ShowLog(table):

@@ -153,8 +153,10 @@ async def show_stats(interaction: discord.Interaction[Any], service: GameService
 async def show_board(interaction: discord.Interaction[Any], service: GameService,
                      guild_id: int | None, page: int) -> None:
     """/goblin leaderboard (a new private message) or a click on one of its page buttons (the
-    clicked message shows the page)."""
-    if guild_id is None:
+    clicked message shows the page): the board of server ``guild_id``, shown only when asked
+    in that server."""
+    here = Place.of(interaction.guild_id, interaction.user.id)
+    if guild_id is None or Place.server(guild_id) != here:
         raise Refusal(msg("bot.error.guild_only"))
     locale = loc(interaction)
     board = await service.standings.leaderboard(Place.server(guild_id), interaction.user.id,
