@@ -69,8 +69,9 @@ async def write_ratings(db: Db, result: TableResult, rater: Rater) -> None:
     """Write the rating rows of the match ``result`` that just ended (in the caller's
     transaction), from the ratings and records stored now, under the server's lock."""
     users = [s.user_id for s in people(result) if s.user_id is not None]
+    # a server's lock is named by its id, as the rebuild of one server's ratings takes it
     await db.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", RATINGS_LOCK,
-                     result.place_key)
+                     result.place_key if result.guild_id is None else str(result.guild_id))
     tally = Tally()
     if result.guild_id is not None:
         rows = await db.fetch(f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = $1 "
