@@ -145,4 +145,4 @@ class History:
         return await self.store.result_of(table_id)
 
 
-__all__ = ["KEPT_REPLAYS", "PAGE", "History", "HistoryPage", "Loaded"]
+__all__ = ["KEPT_REPLAYS", "PAGE", "History", "HistoryPage", "Loaded", "no_match"]
