@@ -12,6 +12,7 @@ import discord
 from bot.discord_side.context import loc
 from bot.discord_side.ui.custom_ids import board_id
 from bot.discord_side.ui.parts import GOLD, MAX_TEXT, button, cut, layout, picture, row, text_block
+from bot.game.places import Place
 from bot.game.ratings import BASE
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
@@ -64,7 +65,7 @@ def _share(what: str | Msg, games: int, wins: int) -> Msg:
 
 def stats_text(stats: Stats, name: str, locale: str) -> str:
     """The record of ``stats`` as markdown."""
-    parts: list[str | Msg] = [f"### {translate(msg('ratings.stats.title', who=name), locale)}"]
+    parts: list[str | Msg] = [f"### {translate(msg('ratings.place.title', who=name), locale)}"]
     parts.append(msg("ratings.stats.games", count=stats.games, wins=stats.wins)
                  if stats.games else msg("ratings.stats.none"))
     if stats.rating is None:
@@ -84,7 +85,7 @@ def stats_text(stats: Stats, name: str, locale: str) -> str:
         parts.append(f"**{translate(msg('ratings.stats.heroes'), locale)}**")
         parts.extend(_share(msg(f"hero.{h.hero}.name"), h.games, h.wins) for h in stats.heroes)
     if stats.against_ai:
-        parts.append(f"**{translate(msg('ratings.stats.against_ai'), locale)}**")
+        parts.append(f"**{translate(msg('ratings.place.against_ai'), locale)}**")
         levels: dict[str, tuple[int, int]] = {}
         for r in stats.against_ai:
             games, wins = levels.get(r.level, (0, 0))
@@ -142,7 +143,7 @@ async def show_stats(interaction: discord.Interaction[Any], service: GameService
     locale = loc(interaction)
     await interaction.response.defer(ephemeral=True, thinking=True)
     who = player or interaction.user
-    stats = await service.standings.stats(interaction.guild_id, who.id)
+    stats = await service.standings.stats(Place.server(interaction.guild_id), who.id)
     name = who.display_name
     png = await asyncio.to_thread(stats_chart, stats, name, locale)
     container = discord.ui.Container[discord.ui.LayoutView](
@@ -159,10 +160,11 @@ async def show_board(interaction: discord.Interaction[Any], service: GameService
     the person is in."""
     if interaction.guild_id is None or guild_id is None:
         raise Refusal(msg("bot.error.guild_only"))
-    if guild_id != interaction.guild_id:
+    if Place.server(guild_id) != Place.server(interaction.guild_id):
         raise Refusal(msg("ratings.board.other_server"))
     locale = loc(interaction)
-    board = await service.standings.leaderboard(guild_id, interaction.user.id, page)
+    board = await service.standings.leaderboard(Place.server(guild_id), interaction.user.id,
+                                                page)
     view = board_view(board, guild_id, locale)
     if interaction.type is discord.InteractionType.component:
         await interaction.response.edit_message(view=view)

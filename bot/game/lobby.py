@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from bot.game.hints import hints_by_default
 from bot.game.lessons import LESSON_AI_SEATS, LESSON_LEVEL, LESSON_SEED
+from bot.game.places import Place
 from bot.game.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
 from bot.game.seats import MAX_SEATS, MIN_SEATS, TIMERS, deadline, heroes, level_of
 from bot.game.servers import Servers
@@ -89,7 +90,8 @@ class Lobby:
             seats += tuple(SeatInfo(ai=True, level=level) for _ in range(LESSON_AI_SEATS))
         try:
             record = await self.store.create_table(
-                guild_id=guild_id, channel_id=channel_id, host_id=host_id, seats=seats,
+                guild_id=guild_id, place_key=Place.of(guild_id, host_id).key,
+                channel_id=channel_id, host_id=host_id, seats=seats,
                 abilities=abilities, timer=timer, seed=seed, locale=locale, ai_level=level,
                 lessons=lessons, undo=server.defaults.undo if undo is None else undo)
         except TableExists as exc:

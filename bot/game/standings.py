@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bot.game.places import Place
 from bot.game.ratings import SCALE as POINTS_PER_SIGMA
 from bot.game.ratings import (
     AiSeat,
@@ -90,8 +91,8 @@ class HeroRecord:
 
 @dataclass(frozen=True, slots=True)
 class Stats:
-    """A person's record on a server: games and wins (every match, rated or not), by hero,
-    their rating (None before a rated match) with its uncertainty in points, their place on
+    """A person's record at one place (a server): games and wins (every match, rated or not),
+    by hero, their rating (None before a rated match) with its uncertainty in points, their place on
     the leaderboard (None while not on it) out of ``ranked``, their places in the last
     :data:`FORM` matches (newest first), their records against the AI, and their shown rating
     after each rated match."""
@@ -155,9 +156,10 @@ class Standings:
                              shown_of(c.before).provisional)
                 for c in await self.store.changes_of_table(table_id)]
 
-    async def stats(self, guild_id: int, user_id: int) -> Stats:
-        """A person's record on a server."""
-        results = await self.store.player_results(guild_id, user_id)
+    async def stats(self, place: Place, user_id: int) -> Stats:
+        """A person's record at a place (a server; in direct messages, without ratings):
+        every figure counts only the matches played there."""
+        results = await self.store.player_results(place.key, user_id)
         heroes: dict[str, tuple[int, int]] = {}
         wins = 0
         form: list[int] = []
@@ -168,25 +170,27 @@ class Standings:
             wins += won(result, seat)
             if len(form) < FORM:
                 form.append(seat.place)
-        mine = await self.store.rating_of(guild_id, user_id)
-        board = ranked(await self.store.ratings(guild_id))
-        place = next((row.place for row in board if row.user_id == user_id), None)
-        history = tuple(shown_of(c.after)
-                        for c in await self.store.rating_changes(guild_id, user_id))
+        guild_id = place.guild_id
+        mine = None if guild_id is None else await self.store.rating_of(guild_id, user_id)
+        board = [] if guild_id is None else ranked(await self.store.ratings(guild_id))
+        rank = next((row.place for row in board if row.user_id == user_id), None)
+        history = () if guild_id is None else tuple(
+            shown_of(c.after) for c in await self.store.rating_changes(guild_id, user_id))
         return Stats(
             user_id=user_id, games=len(results), wins=wins,
             heroes=tuple(HeroRecord(h, g, w) for h, (g, w) in
                          sorted(heroes.items(), key=lambda item: -item[1][0])),
             rating=shown_of(mine.rating) if mine else None,
             uncertainty=round(POINTS_PER_SIGMA * mine.rating.sigma) if mine else 0,
-            rated_games=mine.games if mine else 0, place=place, ranked=len(board),
-            form=tuple(form), against_ai=tuple(await self.store.ai_records(user_id)),
+            rated_games=mine.games if mine else 0, place=rank, ranked=len(board),
+            form=tuple(form), against_ai=tuple(await self.store.ai_records(place.key, user_id)),
             history=history)
 
-    async def leaderboard(self, guild_id: int, user_id: int, page: int) -> Board:
+    async def leaderboard(self, place: Place, user_id: int, page: int) -> Board:
         """Page ``page`` (from 0; clamped to the pages there are) of a server's leaderboard,
-        with the asker's row."""
-        board = ranked(await self.store.ratings(guild_id))
+        with the asker's row (direct messages have no leaderboard: an empty one)."""
+        guild_id = place.guild_id
+        board = [] if guild_id is None else ranked(await self.store.ratings(guild_id))
         pages = max(1, -(-len(board) // PAGE_SIZE))
         page = min(max(page, 0), pages - 1)
         mine = next((row for row in board if row.user_id == user_id), None)

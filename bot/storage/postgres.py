@@ -163,9 +163,9 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, Sha
 
     # ------------------------------------------------------------------ tables
 
-    async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
-                           seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
-                           locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
+    async def create_table(self, *, guild_id: int | None, place_key: str, channel_id: int,
+                           host_id: int, seats: Sequence[SeatInfo], abilities: bool, timer: int,
+                           seed: int, locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
                            lessons: bool = False, undo: bool = True) -> TableRecord:
         """Create a lobby (``lessons``: a guided first match; ``undo``: players may take back a
         move); raises :class:`TableExists` when the channel has an active table (also when
@@ -176,11 +176,11 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, Sha
                 tid = await db.fetchval(
                     "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, "
                     "timer, seed, locale, seats, version, created_at, updated_at, ai_level, "
-                    "catalogue, lessons, undo) VALUES ($1, $2, $3, 'lobby', $4, $5, $6, $7, $8, "
-                    "0, $9, $9, $10, $11, $12, $13) RETURNING id",
+                    "catalogue, lessons, undo, place_key) VALUES ($1, $2, $3, 'lobby', $4, $5, "
+                    "$6, $7, $8, 0, $9, $9, $10, $11, $12, $13, $14) RETURNING id",
                     guild_id, channel_id, host_id, int(abilities), timer, seed, locale,
                     seats_to_json(seats), now, ai_level, catalogue_version(), int(lessons),
-                    int(undo))
+                    int(undo), place_key)
         except DatabaseError as exc:
             if not isinstance(exc.__cause__, asyncpg.UniqueViolationError):
                 raise
@@ -252,7 +252,7 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, Sha
         async with self._table_tx(table_id) as db:
             row = await db.fetchrow(
                 f"UPDATE tables SET {sets} WHERE id = $1 AND version = $2 AND status = 'running' "
-                "RETURNING guild_id, channel_id, catalogue, seats",
+                "RETURNING guild_id, channel_id, catalogue, seats, place_key",
                 table_id, before, *columns.values())
             if row is None:
                 raise StaleVersion(f"table {table_id} is no longer at version {before}")
@@ -267,9 +267,10 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, Sha
                     "MAX(seq) FROM actions WHERE table_id = $1 AND undone = 0 AND action != $2)",
                     table_id, UNDO)
             if over:
-                guild, channel, catalogue, stored_seats = row
+                guild, channel, catalogue, stored_seats, place_key = row
                 result = table_result(table_id, guild, channel, str(catalogue),
-                                      seats_from_json(str(stored_seats)), state, now)
+                                      seats_from_json(str(stored_seats)), state, now,
+                                      str(place_key))
                 await insert_result(db, result)
                 if rater is not None:
                     await write_ratings(db, result, rater)
@@ -290,14 +291,14 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, Sha
 
     # ------------------------------------------------------------------ results
 
-    async def results(self, guild_id: int | None, limit: int = 20,
+    async def results(self, place_key: str, limit: int = 20,
                       before: int | None = None) -> list[TableResult]:
-        """The results of a server's finished tables (None: tables outside any server), newest
-        table first: at most ``limit``, of tables older than table ``before`` when given."""
+        """The results of the finished tables of a place (its key), newest table first: at
+        most ``limit``, of tables older than table ``before`` when given."""
         newest = BIGINT_MAX if before is None else max(BIGINT_MIN, min(before - 1, BIGINT_MAX))
         heads = await self._pool.fetch(
-            f"SELECT {RESULT_COLUMNS} FROM results WHERE guild_id IS NOT DISTINCT FROM $1 "
-            "AND table_id <= $2 ORDER BY table_id DESC LIMIT $3", guild_id, newest, limit)
+            f"SELECT {RESULT_COLUMNS} FROM results WHERE place_key = $1 "
+            "AND table_id <= $2 ORDER BY table_id DESC LIMIT $3", place_key, newest, limit)
         return await with_seats(self._pool, [tuple(h) for h in heads])
 
     async def result_of(self, table_id: int) -> TableResult | None:

@@ -4,8 +4,8 @@ match's change per person, and each person's record against the AI.
 
 A finished match's rating rows are written in the transaction that stores its result, from the
 ratings stored at that moment. Several processes may end matches of one server at once, so that
-transaction first takes the server's advisory lock (and a match outside any server the lock of
-its people's records against the AI): two such transactions run one after the other, each seeing
+transaction first takes the advisory lock of the match's place (a server, or a person's direct
+messages): two such transactions run one after the other, each seeing
 the other's ratings or none of them.
 """
 
@@ -18,6 +18,7 @@ import asyncpg
 from bot.storage.postgres_rows import Db, with_seats
 from bot.storage.records import AiRecord, PlayerRating, Rater, RatingChange, TableResult, people
 from bot.storage.sqlite_ratings import (
+    AI_COLUMNS,
     CHANGE_COLUMNS,
     RATING_COLUMNS,
     Tally,
@@ -36,24 +37,26 @@ async def write_ratings(db: Db, result: TableResult, rater: Rater) -> None:
     """Write the rating rows of the match ``result`` that just ended (in the caller's
     transaction), from the ratings and records stored now, under the server's lock."""
     users = [s.user_id for s in people(result) if s.user_id is not None]
+    # a server's lock is named by its id, as the rebuild of one server's ratings takes it
     await db.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", RATINGS_LOCK,
-                     str(result.guild_id))
+                     result.place_key if result.guild_id is None else str(result.guild_id))
     tally = Tally()
     if result.guild_id is not None:
         rows = await db.fetch(f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = $1 "
                               "AND user_id = ANY($2::bigint[]) FOR UPDATE",
                               result.guild_id, users)
         tally.ratings = {(r.guild_id, r.user_id): r for r in (read_rating(tuple(x)) for x in rows)}
-    rows = await db.fetch("SELECT user_id, level, hero, games, wins FROM ai_records "
-                          "WHERE user_id = ANY($1::bigint[]) FOR UPDATE", users)
-    tally.ai = {(r.user_id, r.level, r.hero): r for r in (read_ai(tuple(x)) for x in rows)}
+    rows = await db.fetch(f"SELECT {AI_COLUMNS} FROM ai_records WHERE place_key = $1 "
+                          "AND user_id = ANY($2::bigint[]) FOR UPDATE", result.place_key, users)
+    tally.ai = {(result.place_key, r.user_id, r.level, r.hero): r
+                for r in (read_ai(tuple(x)) for x in rows)}
     before = dict(tally.ai)
     step(tally, result, rater)
     await save(db, tally, changed_ai={k for k, v in tally.ai.items() if before.get(k) != v})
 
 
 async def save(db: Db, tally: Tally,
-               changed_ai: AbstractSet[tuple[int, str, str]] | None = None) -> None:
+               changed_ai: AbstractSet[tuple[str, int, str, str]] | None = None) -> None:
     """Write ``tally``'s ratings, changes and records against the AI (only ``changed_ai`` of
     those when given) over the stored ones."""
     await db.executemany(
@@ -70,10 +73,10 @@ async def save(db: Db, tally: Tally,
           c.before.sigma if c.before else None, c.after.mu, c.after.sigma)
          for c in tally.changes])
     await db.executemany(
-        "INSERT INTO ai_records (user_id, level, hero, games, wins) VALUES ($1, $2, $3, $4, $5) "
-        "ON CONFLICT (user_id, level, hero) DO UPDATE SET games = excluded.games, "
-        "wins = excluded.wins",
-        [(r.user_id, r.level, r.hero, r.games, r.wins) for k, r in tally.ai.items()
+        "INSERT INTO ai_records (place_key, user_id, level, hero, games, wins) "
+        "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (place_key, user_id, level, hero) "
+        "DO UPDATE SET games = excluded.games, wins = excluded.wins",
+        [(k[0], r.user_id, r.level, r.hero, r.games, r.wins) for k, r in tally.ai.items()
          if changed_ai is None or k in changed_ai])
 
 
@@ -108,19 +111,19 @@ class RatingQueries:
             f"SELECT {CHANGE_COLUMNS} FROM rating_changes c JOIN results r USING (table_id) "
             "WHERE c.table_id = $1 ORDER BY c.user_id", table_id)]
 
-    async def ai_records(self, user_id: int) -> list[AiRecord]:
-        """A person's records against the AI, by level and hero."""
+    async def ai_records(self, place_key: str, user_id: int) -> list[AiRecord]:
+        """A person's records against the AI at a place (its key), by level and hero."""
         return [read_ai(tuple(r)) for r in await self._pool.fetch(
-            "SELECT user_id, level, hero, games, wins FROM ai_records WHERE user_id = $1 "
-            "ORDER BY level, hero", user_id)]
+            f"SELECT {AI_COLUMNS} FROM ai_records WHERE place_key = $1 AND user_id = $2 "
+            "ORDER BY level, hero", place_key, user_id)]
 
-    async def player_results(self, guild_id: int | None, user_id: int) -> list[TableResult]:
-        """The results of a server's finished tables where ``user_id`` held a seat, newest
+    async def player_results(self, place_key: str, user_id: int) -> list[TableResult]:
+        """The results of a place's finished tables where ``user_id`` held a seat, newest
         first."""
         heads = await self._pool.fetch(
-            f"SELECT {RESULT_COLUMNS} FROM results WHERE guild_id IS NOT DISTINCT FROM $1 AND "
+            f"SELECT {RESULT_COLUMNS} FROM results WHERE place_key = $1 AND "
             "table_id IN (SELECT table_id FROM result_seats WHERE user_id = $2) "
-            "ORDER BY finished_at DESC, table_id DESC", guild_id, user_id)
+            "ORDER BY finished_at DESC, table_id DESC", place_key, user_id)
         return await with_seats(self._pool, [tuple(h) for h in heads])
 
     async def recompute_ratings(self, rater: Rater, guild_id: int | None = None) -> int:

@@ -17,9 +17,11 @@ async def insert_result(db: Db, result: TableResult) -> None:
     """Write ``result``: its ``results`` row and one ``result_seats`` row per seat (inside the
     caller's transaction; a table has one result: a second one is refused)."""
     await db.execute(
-        f"INSERT INTO results ({RESULT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        f"INSERT INTO results ({RESULT_COLUMNS}) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
         result.table_id, result.guild_id, result.channel_id, result.finished_at, result.rounds,
-        result.actions, result.catalogue, result.winner_seat, result.winner_user_id)
+        result.actions, result.catalogue, result.winner_seat, result.winner_user_id,
+        result.place_key)
     await db.executemany(
         f"INSERT INTO result_seats ({SEAT_RESULT_COLUMNS}) "
         "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",

@@ -139,6 +139,9 @@ class TableRecord:
     winner: int | None
     created_at: float
     updated_at: float
+    #: where the table is played (:class:`bot.game.places.Place`'s key: ``guild:<id>`` or
+    #: ``dm:<host id>``), never empty
+    place_key: str
     revision: int = 0  # a lobby's revision: every lobby change bumps it
     ai_level: AiLevel = DEFAULT_LEVEL  # the level of the AI seats the host adds
     catalogue: str = ""  # the version of the cards the table is played with
@@ -226,6 +229,7 @@ class TableResult:
     winner_seat: int
     winner_user_id: int | None
     seats: tuple[SeatResult, ...]
+    place_key: str  # where it was played (the table's ``place_key``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,8 +321,10 @@ def places(state: GameState) -> tuple[int, ...]:
 
 
 def table_result(table_id: int, guild_id: int | None, channel_id: int, catalogue: str,
-                 seats: Sequence[SeatInfo], state: GameState, finished_at: float) -> TableResult:
-    """The result of a finished game ``state`` played at a table with ``seats``."""
+                 seats: Sequence[SeatInfo], state: GameState, finished_at: float,
+                 place_key: str) -> TableResult:
+    """The result of a finished game ``state`` played at a table with ``seats`` at the place
+    ``place_key``."""
     if state.winner is None:
         raise ValueError("the game has no winner yet")
     ranks = places(state)
@@ -331,7 +337,7 @@ def table_result(table_id: int, guild_id: int | None, channel_id: int, catalogue
     return TableResult(
         table_id=table_id, guild_id=guild_id, channel_id=channel_id, finished_at=finished_at,
         rounds=state.round, actions=state.step, catalogue=catalogue, winner_seat=state.winner,
-        winner_user_id=seats[state.winner].user, seats=rows)
+        winner_user_id=seats[state.winner].user, seats=rows, place_key=place_key)
 
 
 

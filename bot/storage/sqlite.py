@@ -116,9 +116,9 @@ class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries, HintRows,
 
     # ------------------------------------------------------------------ tables
 
-    async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
-                           seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
-                           locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
+    async def create_table(self, *, guild_id: int | None, place_key: str, channel_id: int,
+                           host_id: int, seats: Sequence[SeatInfo], abilities: bool, timer: int,
+                           seed: int, locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
                            lessons: bool = False, undo: bool = True) -> TableRecord:
         """Create a lobby (``lessons``: a guided first match; ``undo``: players may take back a
         move); raises :class:`TableExists` when the channel has an active table."""
@@ -133,10 +133,11 @@ class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries, HintRows,
             cur2 = await db.execute(
                 "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, timer, "
                 "seed, locale, seats, version, created_at, updated_at, ai_level, catalogue, "
-                "lessons, undo) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
+                "lessons, undo, place_key) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, "
+                "?, ?, ?)",
                 (guild_id, channel_id, host_id, int(abilities), timer, seed, locale,
                  seats_to_json(seats), now, now, ai_level, catalogue_version(), int(lessons),
-                 int(undo)))
+                 int(undo), place_key))
             tid = cur2.lastrowid
         assert tid is not None
         record = await self.get(tid)
@@ -251,14 +252,14 @@ class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries, HintRows,
 
     # ------------------------------------------------------------------ results
 
-    async def results(self, guild_id: int | None, limit: int = 20,
+    async def results(self, place_key: str, limit: int = 20,
                       before: int | None = None) -> list[TableResult]:
-        """The results of a server's finished tables (None: tables outside any server), newest
-        table first: at most ``limit``, of tables older than table ``before`` when given."""
+        """The results of the finished tables of a place (its key), newest table first: at
+        most ``limit``, of tables older than table ``before`` when given."""
         newest = SQLITE_MAX if before is None else max(SQLITE_MIN, min(before - 1, SQLITE_MAX))
         async with self._db.execute(
-                f"SELECT {RESULT_COLUMNS} FROM results WHERE guild_id IS ? AND table_id <= ? "
-                "ORDER BY table_id DESC LIMIT ?", (guild_id, newest, limit)) as cur:
+                f"SELECT {RESULT_COLUMNS} FROM results WHERE place_key = ? AND table_id <= ? "
+                "ORDER BY table_id DESC LIMIT ?", (place_key, newest, limit)) as cur:
             heads = list(await cur.fetchall())
         return await with_seats(self._db, heads)
 

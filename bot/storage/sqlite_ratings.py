@@ -36,6 +36,8 @@ from bot.storage.sqlite_rows import (
 )
 
 RATING_COLUMNS = "guild_id, user_id, mu, sigma, games, wins, last_table"
+#: The columns of ``ai_records`` that :func:`read_ai` reads (its place is the query's).
+AI_COLUMNS = "user_id, level, hero, games, wins"
 CHANGE_COLUMNS = ("c.table_id, c.guild_id, c.user_id, c.mu_before, c.sigma_before, c.mu_after, "
                   "c.sigma_after, r.finished_at")
 
@@ -46,7 +48,7 @@ class Tally:
 
     ratings: dict[tuple[int, int], PlayerRating] = field(default_factory=dict)
     changes: list[RatingChange] = field(default_factory=list)
-    ai: dict[tuple[int, str, str], AiRecord] = field(default_factory=dict)
+    ai: dict[tuple[str, int, str, str], AiRecord] = field(default_factory=dict)  # by place
 
 
 def step(tally: Tally, result: TableResult, rater: Rater) -> None:
@@ -56,7 +58,7 @@ def step(tally: Tally, result: TableResult, rater: Rater) -> None:
         person = seated[0]
         assert person.user_id is not None
         for level in sorted({s.ai_level for s in result.seats if s.kind == "ai" and s.ai_level}):
-            key = (person.user_id, level, person.hero)
+            key = (result.place_key, person.user_id, level, person.hero)
             done = tally.ai.get(key, AiRecord(person.user_id, level, person.hero, 0, 0))
             tally.ai[key] = AiRecord(done.user_id, level, done.hero, done.games + 1,
                                      done.wins + won(result, person))
@@ -90,16 +92,18 @@ async def write_ratings(db: aiosqlite.Connection, result: TableResult, rater: Ra
                               f"AND user_id IN ({marks})", (result.guild_id, *users)) as cur:
             tally.ratings = {(r.guild_id, r.user_id): r for r in map(read_rating, await
                                                                      cur.fetchall())}
-    async with db.execute(f"SELECT user_id, level, hero, games, wins FROM ai_records "
-                          f"WHERE user_id IN ({','.join('?' for _ in users)})", users) as cur:
-        tally.ai = {(r.user_id, r.level, r.hero): r for r in map(read_ai, await cur.fetchall())}
+    async with db.execute(f"SELECT {AI_COLUMNS} FROM ai_records WHERE place_key = ? "
+                          f"AND user_id IN ({','.join('?' for _ in users)})",
+                          (result.place_key, *users)) as cur:
+        tally.ai = {(result.place_key, r.user_id, r.level, r.hero): r
+                    for r in map(read_ai, await cur.fetchall())}
     before = dict(tally.ai)
     step(tally, result, rater)
     await save(db, tally, changed_ai={k for k, v in tally.ai.items() if before.get(k) != v})
 
 
 async def save(db: aiosqlite.Connection, tally: Tally,
-               changed_ai: AbstractSet[tuple[int, str, str]] | None = None) -> None:
+               changed_ai: AbstractSet[tuple[str, int, str, str]] | None = None) -> None:
     """Write ``tally``'s ratings, changes and records against the AI (only ``changed_ai`` of
     those when given) over the stored ones."""
     await db.executemany(
@@ -113,9 +117,9 @@ async def save(db: aiosqlite.Connection, tally: Tally,
           c.before.sigma if c.before else None, c.after.mu, c.after.sigma)
          for c in tally.changes])
     await db.executemany(
-        "INSERT OR REPLACE INTO ai_records (user_id, level, hero, games, wins) "
-        "VALUES (?, ?, ?, ?, ?)",
-        [(r.user_id, r.level, r.hero, r.games, r.wins) for k, r in tally.ai.items()
+        "INSERT OR REPLACE INTO ai_records (place_key, user_id, level, hero, games, wins) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [(k[0], r.user_id, r.level, r.hero, r.games, r.wins) for k, r in tally.ai.items()
          if changed_ai is None or k in changed_ai])
 
 
@@ -182,19 +186,19 @@ class RatingQueries:
             f"SELECT {CHANGE_COLUMNS} FROM rating_changes c JOIN results r USING (table_id) "
             "WHERE c.table_id = ? ORDER BY c.user_id", (table_id,))]
 
-    async def ai_records(self, user_id: int) -> list[AiRecord]:
-        """A person's records against the AI, by level and hero."""
+    async def ai_records(self, place_key: str, user_id: int) -> list[AiRecord]:
+        """A person's records against the AI at a place (its key), by level and hero."""
         return [read_ai(r) for r in await self._rows(
-            "SELECT user_id, level, hero, games, wins FROM ai_records WHERE user_id = ? "
-            "ORDER BY level, hero", (user_id,))]
+            f"SELECT {AI_COLUMNS} FROM ai_records WHERE place_key = ? AND user_id = ? "
+            "ORDER BY level, hero", (place_key, user_id))]
 
-    async def player_results(self, guild_id: int | None, user_id: int) -> list[TableResult]:
-        """The results of a server's finished tables where ``user_id`` held a seat, newest
+    async def player_results(self, place_key: str, user_id: int) -> list[TableResult]:
+        """The results of a place's finished tables where ``user_id`` held a seat, newest
         first."""
         heads = list(await self._rows(
-            f"SELECT {RESULT_COLUMNS} FROM results WHERE guild_id IS ? AND table_id IN "
+            f"SELECT {RESULT_COLUMNS} FROM results WHERE place_key = ? AND table_id IN "
             "(SELECT table_id FROM result_seats WHERE user_id = ?) ORDER BY finished_at DESC, "
-            "table_id DESC", (guild_id, user_id)))
+            "table_id DESC", (place_key, user_id)))
         return await with_seats(self._db, heads)
 
     async def recompute_ratings(self, rater: Rater, guild_id: int | None = None) -> int:

@@ -249,6 +249,39 @@ MIGRATIONS: tuple[Migration, ...] = (
         PRIMARY KEY (channel_id, user_id)
     );
     """,
+    # 13: the place of every table, result and record against the AI: a server
+    # ('guild:<id>'), or the direct messages of one person ('dm:<id>': a table outside any
+    # server belongs to its host), so no two people's direct messages share a past; the records
+    # against the AI are counted again from the results, place by place
+    """
+    ALTER TABLE tables ADD COLUMN place_key TEXT NOT NULL DEFAULT '';
+    UPDATE tables SET place_key = CASE WHEN guild_id IS NULL THEN 'dm:' || host_id
+                                       ELSE 'guild:' || guild_id END;
+    ALTER TABLE results ADD COLUMN place_key TEXT NOT NULL DEFAULT '';
+    UPDATE results SET place_key = (SELECT t.place_key FROM tables t
+                                    WHERE t.id = results.table_id);
+    CREATE INDEX results_by_place ON results(place_key, table_id);
+    DROP TABLE ai_records;
+    CREATE TABLE ai_records (
+        place_key TEXT NOT NULL,
+        user_id INTEGER NOT NULL,
+        level TEXT NOT NULL,
+        hero TEXT NOT NULL,
+        games INTEGER NOT NULL,
+        wins INTEGER NOT NULL,
+        PRIMARY KEY (place_key, user_id, level, hero)
+    );
+    INSERT INTO ai_records (place_key, user_id, level, hero, games, wins)
+        SELECT r.place_key, p.user_id, a.ai_level, p.hero, COUNT(*),
+               SUM(CASE WHEN r.winner_seat = p.seat AND p.handed_to_ai = 0 THEN 1 ELSE 0 END)
+        FROM results r
+        JOIN result_seats p ON p.table_id = r.table_id AND p.user_id IS NOT NULL
+        JOIN (SELECT DISTINCT table_id, ai_level FROM result_seats
+              WHERE kind = 'ai' AND ai_level IS NOT NULL) a ON a.table_id = r.table_id
+        WHERE (SELECT COUNT(*) FROM result_seats q
+               WHERE q.table_id = r.table_id AND q.user_id IS NOT NULL) = 1
+        GROUP BY r.place_key, p.user_id, a.ai_level, p.hero;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -223,11 +223,11 @@ async def test_the_clicker_and_the_bot_need_to_be_allowed_to_attach_files(
         bot: LiveBot) -> None:
     tid = await finished_match(bot.store, played(2))
     zoe = User(2000000000000000004, "Zoé", locale="fr")
-    bot.channel.denied[zoe.id] = ATTACH_FILES
+    bot.lb.set_overwrite(bot.channel, zoe, deny=ATTACH_FILES)
     told = await share(bot, zoe, tid)
     assert "vous ne pouvez pas partager l'animation dans ce salon" in told
     assert "Joindre des fichiers" in told
-    bot.channel.denied[EVE.id] = SEND_MESSAGES | ATTACH_FILES
+    bot.lb.set_overwrite(bot.channel, EVE, deny=SEND_MESSAGES | ATTACH_FILES)
     told = await share(bot, EVE, tid)
     assert "you're missing these permissions here: Send Messages, Attach Files" in told
     bot.channel.bot_permissions = ALL_PERMISSIONS & ~ATTACH_FILES

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from bot.game.places import Place
 from bot.storage.interface import Storage
 from bot.storage.records import LogRow, Rater, SeatInfo, TableRecord
 from engine import (
@@ -25,6 +26,8 @@ from engine import (
 from engine.agents import make_agent
 
 GUILD = 9
+#: The server's place (as storage keeps it).
+PLACE = Place.server(GUILD).key
 #: Ann and Bob play; the AI holds the third seat.
 ANN, BOB = 101, 202
 SEATS = (SeatInfo(user=ANN, name="Ann", hero="horan"), SeatInfo(user=BOB, name="Bob", hero="taia"),
@@ -120,9 +123,12 @@ def taking_back(seed: int, heroes: tuple[str, ...] = ("horan", "taia", "argentus
 
 
 async def started(store: Storage, state: GameState, channel: int = 1,
-                  seats: Sequence[SeatInfo] = SEATS, guild: int | None = GUILD) -> TableRecord:
-    """A table in ``channel`` whose game is ``state`` (a lobby started at that position)."""
-    rec = await store.create_table(guild_id=guild, channel_id=channel, host_id=ANN, seats=seats,
+                  seats: Sequence[SeatInfo] = SEATS, guild: int | None = GUILD,
+                  host: int = ANN) -> TableRecord:
+    """A table in ``channel`` hosted by ``host`` whose game is ``state`` (a lobby started at
+    that position)."""
+    rec = await store.create_table(guild_id=guild, place_key=Place.of(guild, host).key,
+                                   channel_id=channel, host_id=host, seats=seats,
                                    abilities=False, timer=0, seed=state.config.seed)
     await store.start_game(rec.id, seats, state, None)
     found = await store.get(rec.id)
@@ -143,10 +149,11 @@ async def play_on(store: Storage, table_id: int, game: Game, upto: int | None = 
 
 
 async def finished(store: Storage, seed: int, channel: int, guild: int | None = GUILD,
-                   seats: tuple[SeatInfo, ...] = SEATS, rater: Rater | None = None) -> int:
-    """A table whose game ``seed`` is played to its end (started one move before it), ``seats``
-    stored with the last move; ``rater`` rates the match."""
+                   seats: tuple[SeatInfo, ...] = SEATS, rater: Rater | None = None,
+                   host: int = ANN) -> int:
+    """A table hosted by ``host`` whose game ``seed`` is played to its end (started one move
+    before it), ``seats`` stored with the last move; ``rater`` rates the match."""
     game = played(seed)
-    rec = await started(store, game.states[-2], channel=channel, guild=guild)
+    rec = await started(store, game.states[-2], channel=channel, guild=guild, host=host)
     await play_on(store, rec.id, game, seats=seats, rater=rater)
     return rec.id

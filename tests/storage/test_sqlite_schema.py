@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.game.places import Place
 from bot.storage.records import (
     CannotSave,
     SchemaTooNew,
@@ -66,7 +67,8 @@ async def test_what_is_kept_is_bounded(store: Store, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr("bot.storage.sqlite.RECORDS", 2)
     ids = []
     for channel in range(1, 5):
-        ids.append((await store.create_table(guild_id=9, channel_id=channel, host_id=ANN,
+        ids.append((await store.create_table(guild_id=9, place_key=Place.of(9, ANN).key,
+                                             channel_id=channel, host_id=ANN,
                                              seats=SEATS[:1], abilities=False, timer=0,
                                              seed=1)).id)
     for tid in ids:

@@ -9,7 +9,7 @@ from bot.game.ratings import AiSeat, Person, Rating, SeatResult, rate
 from bot.game.standings import rate_result
 from bot.storage.interface import Storage
 from bot.storage.records import AiRecord, SeatInfo, StoredRating
-from storage.helpers import ANN, BOB, GUILD, SEATS, Clock, finished, play_on, played, started
+from storage.helpers import ANN, BOB, GUILD, PLACE, SEATS, Clock, finished, play_on, played, started
 
 CAT = 303
 ALONE = (SeatInfo(user=ANN, name="Ann", hero="horan"),
@@ -38,7 +38,7 @@ async def test_a_match_with_two_people_rates_them_against_the_ai_at_its_fixed_ra
     changes = await store.changes_of_table(tid)
     assert [(c.user_id, c.before, c.finished_at) for c in changes] == [
         (ANN, None, clock.now), (BOB, None, clock.now)]
-    assert await store.ai_records(ANN) == []  # a rated match is no record against the AI
+    assert await store.ai_records(PLACE, ANN) == []  # a rated match is no record against the AI
 
     again = await finish(store, 2, 2)  # the second match starts from the stored ratings
     second = {c.user_id: c for c in await store.changes_of_table(again)}
@@ -54,7 +54,7 @@ async def test_a_match_with_one_person_counts_only_against_each_ai_level(
     await finish(store, 2, 2, ALONE)
     assert await store.ratings(GUILD) == []
     ann_won = [played(s).final.winner == 0 for s in (1, 2)]
-    assert await store.ai_records(ANN) == [
+    assert await store.ai_records(PLACE, ANN) == [
         AiRecord(ANN, "easy", "horan", 2, sum(ann_won)),
         AiRecord(ANN, "hard", "horan", 2, sum(ann_won))]
 
@@ -75,22 +75,23 @@ async def test_the_rebuild_gives_the_live_numbers(store: Storage, clock: Clock) 
         clock.now += 100
         await finish(store, n + 1, n + 1, seats)
     live = (await store.ratings(GUILD), [await store.rating_changes(GUILD, u)
-                                         for u in (ANN, BOB, CAT)], await store.ai_records(ANN))
+                                         for u in (ANN, BOB, CAT)],
+            await store.ai_records(PLACE, ANN))
     assert len(live[0]) == 3 and live[2]
     assert await store.recompute_ratings(rate_result) == 6
     assert (await store.ratings(GUILD), [await store.rating_changes(GUILD, u)
                                          for u in (ANN, BOB, CAT)],
-            await store.ai_records(ANN)) == live
+            await store.ai_records(PLACE, ANN)) == live
     assert await store.recompute_ratings(rate_result, GUILD) == 6  # one server's alone
     assert await store.ratings(GUILD) == live[0]
-    assert await store.ai_records(ANN) == live[2]
+    assert await store.ai_records(PLACE, ANN) == live[2]
 
 
 def test_the_rater_reads_a_forfeit_and_the_stored_ratings() -> None:
     final = played(1).final
     handed = (SEATS[0], SEATS[1].model_copy(update={"ai": True}), SEATS[2])
     from bot.storage.records import table_result
-    result = table_result(1, GUILD, 1, "c", handed, final, 1.0)
+    result = table_result(1, GUILD, 1, "c", handed, final, 1.0, PLACE)
     mine = StoredRating(30.0, 4.0)
     new = rate_result(result, {ANN: mine})
     expected = rate([SeatResult(Person(ANN, Rating(30.0, 4.0)), len(final.seats[0].keys),
