@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from bot.game.hints import hints_by_default
 from bot.game.lessons import LESSON_AI_SEATS, LESSON_LEVEL, LESSON_SEED
 from bot.game.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
+from bot.game.results import abandoned_result, rated_if_abandoned
 from bot.game.seats import MAX_SEATS, MIN_SEATS, TIMERS, deadline, heroes, level_of
 from bot.game.servers import Servers
+from bot.game.standings import rate_result
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
-from bot.storage.records import SeatInfo, TableExists, TableRecord, with_seat
+from bot.storage.records import SeatInfo, StaleVersion, TableExists, TableRecord, with_seat
 from engine import GameConfig, SeatConfig, new_game
 from engine import rng as engine_rng
 from engine.agents import DEFAULT_LEVEL
@@ -302,8 +304,21 @@ class Lobby:
             raise Refusal(msg("bot.error.not_active"), record)
         if record.host_id != user_id and not manager:
             raise Refusal(msg(refusal), record)
-        await self.store.set_status(record.id, "abandoned")
+        if record.status == "lobby":
+            await self.store.set_status(record.id, "abandoned")
+            return await self.tables.load(record.id)
+        result = abandoned_result(record, await self.store.action_log(record.id), user_id,
+                                  self.clock())
+        try:
+            await self.store.abandon(record.id, record.version, result, rate_result)
+        except StaleVersion as exc:  # pragma: no cover - the table's lock makes this unreachable
+            raise Stale(msg("bot.error.already_played"), record) from exc
         return await self.tables.load(record.id)
+
+    async def rated_if_abandoned(self, record: TableRecord) -> bool:
+        """True when abandoning the running match of ``record`` now would rate it (every person
+        still seated has moved, and two people at least)."""
+        return rated_if_abandoned(record, await self.store.action_log(record.id))
 
     async def quit(self, table_id: int, user_id: int) -> TableRecord:
         """The Leave button of a solo table: its host closes it (kept as history)."""

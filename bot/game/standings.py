@@ -27,6 +27,7 @@ from bot.game.ratings import (
 )
 from bot.storage.interface import Storage
 from bot.storage.records import AiRecord, PlayerRating, StoredRating, TableResult, won
+from engine.agents import DEFAULT_LEVEL
 
 #: A rating shows on the leaderboard once settled and after this many rated matches.
 MIN_GAMES = 5
@@ -37,21 +38,32 @@ FORM = 10
 
 
 def _seat(result: TableResult, index: int, ratings: Mapping[int, StoredRating]) -> SeatResult:
+    """A seat as the rating sees it: a person who never made a move is an AI seat at the
+    level it was played at; one who left, ran out of time or abandoned the match forfeits;
+    nobody wins an abandoned match."""
     seat = result.seats[index]
     player: Person | AiSeat
-    if seat.user_id is None:
-        player = AiSeat(seat.ai_level or "normal")
+    if seat.user_id is None or not seat.moved:
+        player = AiSeat(seat.ai_level or DEFAULT_LEVEL)
     else:
         stored = ratings.get(seat.user_id)
         player = Person(seat.user_id, Rating(stored.mu, stored.sigma) if stored else None,
-                        forfeited=seat.handed_to_ai)
-    return SeatResult(player, seat.keys, seat.hp, won=result.winner_seat == seat.seat)
+                        forfeited=seat.handed_to_ai or seat.user_id == result.abandoned_by)
+    return SeatResult(player, seat.keys, seat.hp,
+                      won=result.abandoned_by is None and result.winner_seat == seat.seat)
+
+
+def unrated_for_movers(result: TableResult) -> bool:
+    """True for a match of two people or more that is not rated because fewer than two of
+    them made a move."""
+    seated = [s for s in result.seats if s.user_id is not None]
+    return len(seated) >= 2 and sum(s.moved for s in seated) < 2
 
 
 def rate_result(result: TableResult,
                 ratings: Mapping[int, StoredRating]) -> dict[int, StoredRating]:
-    """The new ratings of the people of a finished match (empty when it is not rated), from
-    their stored ``ratings`` (a person without one is a newcomer)."""
+    """The new ratings of the people of a finished or abandoned match (empty when it is not
+    rated), from their stored ``ratings`` (a person without one is a newcomer)."""
     seats = [_seat(result, i, ratings) for i in range(len(result.seats))]
     return {user: StoredRating(r.mu, r.sigma) for user, r in rate(seats).items()}
 
@@ -199,4 +211,4 @@ class Standings:
 
 
 __all__ = ["FORM", "MIN_GAMES", "PAGE_SIZE", "Board", "HeroRecord", "PersonChange", "Row",
-           "Standings", "Stats", "rate_result", "ranked", "shown_of"]
+           "Standings", "Stats", "rate_result", "ranked", "shown_of", "unrated_for_movers"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 
 import asyncpg
 
@@ -26,7 +27,7 @@ from bot.storage.postgres_hints import HintRows
 from bot.storage.postgres_history import HistoryQueries
 from bot.storage.postgres_leases import LeaseRows
 from bot.storage.postgres_listen import Listener, OwnConnections, notify
-from bot.storage.postgres_ratings import RatingQueries, write_ratings
+from bot.storage.postgres_ratings import RatingQueries, lock_ratings, write_ratings
 from bot.storage.postgres_rows import Db, insert_result, with_seats
 from bot.storage.postgres_schema import SCHEMA_VERSION, migrate, schema_version
 from bot.storage.records import (
@@ -235,11 +236,13 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows):
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
-                    deadline: float | None = None, rater: Rater | None = None) -> None:
+                    deadline: float | None = None, rater: Rater | None = None,
+                    result: TableResult | None = None) -> None:
         """In ONE transaction: the new state at version ``before + 1`` (guarded by version
         ``before``, the row locked until the end), its log row (a take-back also marks the
-        latest action it has not taken back yet ``undone``), and a finished game's result with the
-        rating rows ``rater`` gives. Raises
+        latest action it has not taken back yet ``undone``), and a finished game's ``result`` (as
+        the game computed it, finished now; None: the final state's, every person counted as
+        having moved) with the rating rows ``rater`` gives. Raises
         :class:`StaleVersion` (and writes nothing) when the table is no longer at ``before``."""
         over = state.winner is not None
         text = storable(state)
@@ -265,12 +268,37 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows):
                     table_id, UNDO)
             if over:
                 guild, channel, catalogue, stored_seats = row
-                result = table_result(table_id, guild, channel, str(catalogue),
-                                      seats_from_json(str(stored_seats)), state, now)
-                await insert_result(db, result)
-                if rater is not None:
-                    await write_ratings(db, result, rater)
+                result = (table_result(table_id, guild, channel, str(catalogue),
+                                       seats_from_json(str(stored_seats)), state, now)
+                          if result is None else replace(result, finished_at=now))
+                await self._store_result(db, result, rater)
         remember(self._states, table_id, text, state)
+
+    @staticmethod
+    async def _store_result(db: Db, result: TableResult, rater: Rater | None) -> None:
+        """Write a match's result and the rating rows ``rater`` gives, under its server's
+        rating lock (taken first: the result is numbered under it)."""
+        await lock_ratings(db, result.guild_id)
+        await insert_result(db, result)
+        if rater is not None:
+            await write_ratings(db, result, rater)
+
+    async def abandon(self, table_id: int, version: int, result: TableResult | None = None,
+                      rater: Rater | None = None) -> None:
+        """In ONE transaction: mark the running table at ``version`` abandoned (kept as
+        history) and, for a match rated when abandoned, store its ``result`` (abandoned now)
+        with the rating rows ``rater`` gives. Raises :class:`StaleVersion` (and writes nothing)
+        when the table is no longer running at ``version``."""
+        now = self.clock()
+        async with self._table_tx(table_id) as db:
+            done = await db.execute(
+                "UPDATE tables SET status = 'abandoned', deadline = NULL, finished_at = $1, "
+                "updated_at = $1, revision = revision + 1 WHERE id = $2 AND version = $3 "
+                "AND status = 'running'", now, table_id, version)
+            if changed(done) != 1:
+                raise StaleVersion(f"table {table_id} is no longer running at version {version}")
+            if result is not None:
+                await self._store_result(db, replace(result, finished_at=now), rater)
 
     async def action_log(self, table_id: int) -> list[LogRow]:
         """Every action applied at the table, in the order applied (undone ones included)."""

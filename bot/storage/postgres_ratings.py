@@ -6,7 +6,9 @@ A finished match's rating rows are written in the transaction that stores its re
 ratings stored at that moment. Several processes may end matches of one server at once, so that
 transaction first takes the server's advisory lock (and a match outside any server the lock of
 its people's records against the AI): two such transactions run one after the other, each seeing
-the other's ratings or none of them.
+the other's ratings or none of them. The result is numbered (its ``seq``) under that lock, so a
+server's results are numbered in the order their ratings were computed, the order the rebuild
+follows.
 """
 
 from __future__ import annotations
@@ -64,12 +66,18 @@ CREATE TABLE ai_records (
 RATINGS_LOCK = 0x5241
 
 
+async def lock_ratings(db: Db, guild_id: int | None) -> None:
+    """Take the rating lock of server ``guild_id`` (None: matches outside any server) until the
+    caller's transaction ends; taking it again in that transaction waits for nothing."""
+    await db.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", RATINGS_LOCK,
+                     str(guild_id))
+
+
 async def write_ratings(db: Db, result: TableResult, rater: Rater) -> None:
     """Write the rating rows of the match ``result`` that just ended (in the caller's
     transaction), from the ratings and records stored now, under the server's lock."""
     users = [s.user_id for s in people(result) if s.user_id is not None]
-    await db.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", RATINGS_LOCK,
-                     str(result.guild_id))
+    await lock_ratings(db, result.guild_id)
     tally = Tally()
     if result.guild_id is not None:
         rows = await db.fetch(f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = $1 "
@@ -131,7 +139,7 @@ class RatingQueries:
         """A person's rating changes on a server, oldest first."""
         return [read_change(tuple(r)) for r in await self._pool.fetch(
             f"SELECT {CHANGE_COLUMNS} FROM rating_changes c JOIN results r USING (table_id) "
-            "WHERE c.guild_id = $1 AND c.user_id = $2 ORDER BY r.finished_at, c.table_id",
+            "WHERE c.guild_id = $1 AND c.user_id = $2 ORDER BY r.seq",
             guild_id, user_id)]
 
     async def changes_of_table(self, table_id: int) -> list[RatingChange]:
@@ -157,12 +165,12 @@ class RatingQueries:
 
     async def recompute_ratings(self, rater: Rater, guild_id: int | None = None) -> int:
         """Rebuild the ratings (of one server when ``guild_id`` is given; else of all, and the
-        records against the AI) from the stored results in the order the matches ended, in
+        records against the AI) from the stored results in the order they were stored, in
         one transaction; returns the number of matches read."""
         where, args = ("WHERE guild_id = $1", [guild_id]) if guild_id is not None else ("", [])
         async with self._pool.acquire() as db, db.transaction():
             heads = await db.fetch(
-                f"SELECT {RESULT_COLUMNS} FROM results {where} ORDER BY finished_at, table_id",
+                f"SELECT {RESULT_COLUMNS} FROM results {where} ORDER BY seq",
                 *args)
             results = await with_seats(db, [tuple(h) for h in heads])
             tally = Tally()
@@ -181,4 +189,4 @@ class RatingQueries:
         return len(results)
 
 
-__all__ = ["RATINGS_SCHEMA", "RatingQueries", "save", "write_ratings"]
+__all__ = ["RATINGS_SCHEMA", "RatingQueries", "lock_ratings", "save", "write_ratings"]

@@ -13,8 +13,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from bot.storage.postgres_ratings import RATINGS_SCHEMA
-from bot.storage.postgres_rows import Db, insert_result
-from bot.storage.records import SchemaTooNew, load_state, seats_from_json, table_result
+from bot.storage.postgres_rows import Db
+from bot.storage.records import (
+    SchemaTooNew,
+    TableResult,
+    load_state,
+    seats_from_json,
+    table_result,
+)
 from bot.storage.sqlite_rows import as_float, as_int, opt_int
 from cards import catalogue_version
 
@@ -76,7 +82,21 @@ async def _results_and_undoable_log(db: Db) -> None:
                 as_float(at, "finished_at"))
         except (ValueError, TypeError):  # BadState is a ValueError
             continue
-        await insert_result(db, result)
+        await insert_result_5(db, result)
+
+
+async def insert_result_5(db: Db, result: TableResult) -> None:
+    """Migration 5's insert of a result, with the columns of that schema."""
+    await db.execute(
+        "INSERT INTO results (table_id, guild_id, channel_id, finished_at, rounds, actions, "
+        "catalogue, winner_seat, winner_user_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        result.table_id, result.guild_id, result.channel_id, result.finished_at, result.rounds,
+        result.actions, result.catalogue, result.winner_seat, result.winner_user_id)
+    await db.executemany(
+        "INSERT INTO result_seats (table_id, seat, user_id, kind, ai_level, hero, keys, hp, "
+        "place, handed_to_ai) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        [(result.table_id, s.seat, s.user_id, s.kind, s.ai_level, s.hero, s.keys, s.hp, s.place,
+          int(s.handed_to_ai)) for s in result.seats])
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -190,6 +210,25 @@ MIGRATIONS: tuple[Migration, ...] = (
         expires_at DOUBLE PRECISION NOT NULL
     );
     CREATE INDEX leases_by_owner ON leases(owner);
+    """,
+    # 12 (as SQLite's): the order results were stored in (``seq``, from the sequence
+    # ``results_seq``), the one who abandoned a match rated at that moment, and whether each
+    # seat's person made a move of their own that stands
+    """
+    CREATE SEQUENCE results_seq;
+    ALTER TABLE results ADD COLUMN seq BIGINT;
+    UPDATE results SET seq = o.n FROM (SELECT table_id, ROW_NUMBER() OVER
+        (ORDER BY finished_at, table_id) AS n FROM results) AS o
+        WHERE o.table_id = results.table_id;
+    ALTER TABLE results ALTER COLUMN seq SET NOT NULL;
+    CREATE UNIQUE INDEX results_by_seq ON results(seq);
+    SELECT setval('results_seq', COALESCE(MAX(seq), 0) + 1, false) FROM results;
+    ALTER TABLE results ADD COLUMN abandoned_by BIGINT;
+    ALTER TABLE result_seats ADD COLUMN moved INTEGER NOT NULL DEFAULT 0;
+    UPDATE result_seats SET moved = 1 WHERE user_id IS NOT NULL AND EXISTS (
+        SELECT 1 FROM actions a WHERE a.table_id = result_seats.table_id
+        AND a.seat = result_seats.seat AND a.user_id = result_seats.user_id AND a.by_ai = 0
+        AND a.undone = 0 AND a.action != 'undo');
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -12,9 +12,9 @@ from collections.abc import Awaitable, Callable
 
 import aiosqlite
 
-from bot.storage.records import load_state, seats_from_json, table_result
+from bot.storage.records import TableResult, load_state, seats_from_json, table_result
 from bot.storage.sqlite_ratings import RATINGS_SCHEMA
-from bot.storage.sqlite_rows import as_float, as_int, insert_result, opt_int
+from bot.storage.sqlite_rows import as_float, as_int, opt_int
 from cards import catalogue_version
 
 #: A migration: an SQL script, or a function that migrates the connection it is given.
@@ -27,9 +27,8 @@ async def _results_and_undoable_log(db: aiosqlite.Connection) -> None:
     twice (an undone action stays, marked ``undone``), and the results of finished games, one
     ``results`` row and a ``result_seats`` row per seat, back-filled from the stored states.
 
-    The results are written by :func:`~bot.storage.sqlite_rows.insert_result`, as the store
-    writes them today: a later migration that changes ``results`` or ``result_seats`` first
-    gives this one its own copy of that insert."""
+    The results are written with the columns ``results`` and ``result_seats`` had then
+    (:func:`insert_result_5`)."""
     await run_script(db, """
     ALTER TABLE tables ADD COLUMN catalogue TEXT NOT NULL DEFAULT '';
     CREATE TABLE actions_by_seq (
@@ -89,7 +88,22 @@ async def _results_and_undoable_log(db: aiosqlite.Connection) -> None:
                 as_float(at, "finished_at"))
         except (ValueError, TypeError):  # BadState is a ValueError
             continue
-        await insert_result(db, result)
+        await insert_result_5(db, result)
+
+
+async def insert_result_5(db: aiosqlite.Connection, result: TableResult) -> None:
+    """Migration 5's insert of a result, with the columns of that schema."""
+    await db.execute(
+        "INSERT INTO results (table_id, guild_id, channel_id, finished_at, rounds, actions, "
+        "catalogue, winner_seat, winner_user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (result.table_id, result.guild_id, result.channel_id, result.finished_at,
+         result.rounds, result.actions, result.catalogue, result.winner_seat,
+         result.winner_user_id))
+    await db.executemany(
+        "INSERT INTO result_seats (table_id, seat, user_id, kind, ai_level, hero, keys, hp, "
+        "place, handed_to_ai) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(result.table_id, s.seat, s.user_id, s.kind, s.ai_level, s.hero, s.keys, s.hp, s.place,
+          int(s.handed_to_ai)) for s in result.seats])
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -203,6 +217,23 @@ MIGRATIONS: tuple[Migration, ...] = (
         expires_at REAL NOT NULL
     );
     CREATE INDEX leases_by_owner ON leases(owner);
+    """,
+    # 12: the order results were stored in (``seq``: the ratings are computed, and rebuilt, in
+    # that order; existing results numbered in the order they ended, then by table), the one
+    # who abandoned a match rated at that moment, and whether each seat's person made a move
+    # of their own that stands (existing results read from their action logs)
+    """
+    ALTER TABLE results ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+    UPDATE results SET seq = (SELECT n FROM (SELECT table_id, ROW_NUMBER() OVER
+        (ORDER BY finished_at, table_id) AS n FROM results) AS o
+        WHERE o.table_id = results.table_id);
+    CREATE UNIQUE INDEX results_by_seq ON results(seq);
+    ALTER TABLE results ADD COLUMN abandoned_by INTEGER;
+    ALTER TABLE result_seats ADD COLUMN moved INTEGER NOT NULL DEFAULT 0;
+    UPDATE result_seats SET moved = 1 WHERE user_id IS NOT NULL AND EXISTS (
+        SELECT 1 FROM actions a WHERE a.table_id = result_seats.table_id
+        AND a.seat = result_seats.seat AND a.user_id = result_seats.user_id AND a.by_ai = 0
+        AND a.undone = 0 AND a.action != 'undo');
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

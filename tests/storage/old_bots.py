@@ -4,8 +4,9 @@ text, and a table's rows with its action log."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
-from bot.storage.records import SeatInfo
+from bot.storage.records import SeatInfo, TableResult
 from cards import catalogue_version
 from engine import state_to_json
 from storage.helpers import ANN, GUILD, SEATS, Game
@@ -52,3 +53,9 @@ def old_rows(version: int, tid: int, status: str, game: Game | None, step: int,
         rows.append(("actions", dict(table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
                                      by_ai=0, action=row.action, at=row.at, **seq)))
     return rows
+
+
+def as_upgraded(result: TableResult) -> TableResult:
+    """A result stored by a bot before who made a move was kept, as the upgrade reads it from
+    the action log :func:`old_rows` writes (every move there is Ann's own)."""
+    return replace(result, seats=tuple(replace(s, moved=s.user_id == ANN) for s in result.seats))

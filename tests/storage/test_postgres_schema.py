@@ -13,7 +13,7 @@ from postgres_server import Server
 
 from bot.storage import postgres_schema, sqlite_schema
 from bot.storage.postgres import Store
-from bot.storage.postgres_rows import insert_result
+from bot.storage.postgres_schema import insert_result_5
 from bot.storage.records import (
     SchemaTooNew,
     SeatInfo,
@@ -24,7 +24,7 @@ from bot.storage.records import (
 from cards import catalogue_version
 from storage.backends import PostgresBackend
 from storage.helpers import GUILD, SEATS, Clock, Game, play_on, played, started
-from storage.old_bots import HANDED, old_rows, read_back
+from storage.old_bots import HANDED, as_upgraded, old_rows, read_back
 
 
 @pytest.fixture
@@ -59,8 +59,8 @@ async def test_every_earlier_database_is_upgraded_in_place(
         db = await asyncpg.connect(await pg.database())
         try:
             for tid, seats, game in ((1, SEATS, won), (2, HANDED, handed)):
-                await insert_result(db, table_result(tid, GUILD, 100 + tid, catalogue_version(),
-                                                     seats, game.final, 3000.0 + tid))
+                await insert_result_5(db, table_result(tid, GUILD, 100 + tid, catalogue_version(),
+                                                       seats, game.final, 3000.0 + tid))
         finally:
             await db.close()
     await pg.insert("meta", key="announced:1", value="1")
@@ -68,11 +68,11 @@ async def test_every_earlier_database_is_upgraded_in_place(
     store = await Store.open(await pg.database(), clock=clock)
     try:
         assert await store.schema_version() == postgres_schema.SCHEMA_VERSION
-        expected = [
+        expected = [as_upgraded(
             table_result(2, GUILD, 102, catalogue_version(), read_back(HANDED, version),
-                         handed.final, 3002.0),
+                         handed.final, 3002.0)), as_upgraded(
             table_result(1, GUILD, 101, catalogue_version(), read_back(SEATS, version),
-                         won.final, 3001.0)]
+                         won.final, 3001.0))]
         assert await store.results(GUILD) == expected
         assert await store.result_of(3) is None and await store.result_of(4) is None
         log = await store.action_log(1)

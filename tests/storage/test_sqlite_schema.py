@@ -23,11 +23,11 @@ from bot.storage.records import (
     table_result,
 )
 from bot.storage.sqlite import SCHEMA_VERSION, Store
-from bot.storage.sqlite_rows import insert_result
+from bot.storage.sqlite_schema import insert_result_5
 from cards import catalogue_version
 from storage.backends import SqliteBackend, fill_up, make_room
 from storage.helpers import ANN, GUILD, SEATS, Clock, Game, play_on, played, started
-from storage.old_bots import HANDED, old_rows, read_back
+from storage.old_bots import HANDED, as_upgraded, old_rows, read_back
 
 
 @pytest.fixture
@@ -103,14 +103,14 @@ async def old_results(sqlite: SqliteBackend, version: int,
         return
     async with aiosqlite.connect(sqlite.path) as db:
         for tid, seats, game in finished:
-            await insert_result(db, table_result(tid, GUILD, 100 + tid, catalogue_version(),
-                                                 seats, game.final, 3000.0 + tid))
+            await insert_result_5(db, table_result(tid, GUILD, 100 + tid, catalogue_version(),
+                                                   seats, game.final, 3000.0 + tid))
         await db.commit()
 
 
 def rated(result: TableResult) -> list[SeatResult]:
     """The seats of a stored result as the ratings module takes them."""
-    return [SeatResult(AiSeat(s.ai_level or "normal") if s.user_id is None else
+    return [SeatResult(AiSeat(s.ai_level or "normal") if s.user_id is None or not s.moved else
                        Person(s.user_id, forfeited=s.handed_to_ai), s.keys, s.hp,
                        won=s.seat == result.winner_seat) for s in result.seats]
 
@@ -136,13 +136,15 @@ async def test_every_earlier_database_is_upgraded_in_place(
     try:
         assert await store.schema_version() == SCHEMA_VERSION
         level = "easy" if version >= 4 else "normal"
-        expected = [
+        expected = [as_upgraded(
             table_result(2, GUILD, 102, catalogue_version(), read_back(HANDED, version),
-                         handed.final, 3002.0),
+                         handed.final, 3002.0)), as_upgraded(
             table_result(1, GUILD, 101, catalogue_version(), read_back(SEATS, version),
-                         won.final, 3001.0)]
+                         won.final, 3001.0))]
         assert await store.results(GUILD) == expected
         assert expected[0].seats[1].handed_to_ai and expected[0].seats[1].kind == "person"
+        # numbered in the order they ended, for the ratings to follow
+        assert sqlite.rows("SELECT table_id, seq FROM results ORDER BY seq") == [(1, 1), (2, 2)]
         assert await store.result_of(1) == expected[1]
         for tid in (3, 4, 5, 6):
             assert await store.result_of(tid) is None
