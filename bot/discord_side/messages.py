@@ -368,9 +368,10 @@ class Messages:
             log.warning("could not redraw the lobby message of table %s (%s)", record.id,
                         exc.status)
 
-    async def closed(self, record: TableRecord) -> None:
+    async def closed(self, record: TableRecord, below: str | None = None) -> None:
         """A table was cancelled or abandoned: its lobby or table message loses its buttons
-        (and says so)."""
+        (and says so; ``below``: lines under its headline, such as what abandoning it did to
+        the ratings)."""
         self.forget(record.id)
         if record.state is None:
             await self.edit_lobby(None, record)
@@ -378,7 +379,9 @@ class Messages:
         if record.message_id is None:
             return
         try:
-            await self.edit_table(record, repost=False)
+            payload = None if not below else await self.table_payload(
+                record, urgent=False, message=record.message_id, below=below)
+            await self.edit_table(record, repost=False, payload=payload)
         except discord.HTTPException as exc:
             log.warning("could not close the table message of table %s (%s)", record.id,
                         exc.status)

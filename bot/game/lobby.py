@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from bot.game.hints import hints_by_default
 from bot.game.lessons import LESSON_AI_SEATS, LESSON_LEVEL, LESSON_SEED
 from bot.game.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
-from bot.game.results import abandoned_result, rated_if_abandoned
+from bot.game.results import abandoned_result, movers, waiting
 from bot.game.seats import MAX_SEATS, MIN_SEATS, TIMERS, deadline, heroes, level_of
 from bot.game.servers import Servers
 from bot.game.standings import rate_result
@@ -27,7 +27,7 @@ from bot.storage.records import SeatInfo, StaleVersion, TableExists, TableRecord
 from engine import GameConfig, SeatConfig, new_game
 from engine import rng as engine_rng
 from engine.agents import DEFAULT_LEVEL
-from i18n import msg
+from i18n import Msg, msg
 
 
 def game_config(lobby: Sequence[SeatInfo], abilities: bool,
@@ -315,10 +315,21 @@ class Lobby:
             raise Stale(msg("bot.error.already_played"), record) from exc
         return await self.tables.load(record.id)
 
-    async def rated_if_abandoned(self, record: TableRecord) -> bool:
-        """True when abandoning the running match of ``record`` now would rate it (every person
-        still seated has moved, and two people at least)."""
-        return rated_if_abandoned(record, await self.store.action_log(record.id))
+    async def abandon_note(self, record: TableRecord, user_id: int) -> Msg | None:
+        """What abandoning the running match of ``record`` now would do to the ratings, said
+        to ``user_id`` before they confirm: rated as it stands (them last when they made a move
+        at their seat), or not rated while someone still seated has not moved (None: a match of one
+        person, never rated)."""
+        if sum(s.user is not None for s in record.seats) < 2:
+            return None
+        moved = movers(await self.store.action_log(record.id))
+        if waiting(record, moved):
+            return msg("ratings.note.ask_waiting")
+        if len(moved) < 2:
+            return msg("ratings.note.ask_too_few")
+        if (record.seat_of(user_id), user_id) in moved:
+            return msg("ratings.note.ask_rated_last")
+        return msg("ratings.note.ask_rated")
 
     async def quit(self, table_id: int, user_id: int) -> TableRecord:
         """The Leave button of a solo table: its host closes it (kept as history)."""

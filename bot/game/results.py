@@ -41,8 +41,9 @@ def finished_result(record: TableRecord, seats: Sequence[SeatInfo], state: GameS
                                        for s in result.seats))
 
 
-def _waiting(record: TableRecord, moved: frozenset[tuple[int, int]]) -> bool:
-    """True while a person still holding their seat has not made a move yet."""
+def waiting(record: TableRecord, moved: frozenset[tuple[int, int]]) -> bool:
+    """True while a person still holding their seat at ``record``'s table has not made a move
+    yet (``moved``: :func:`movers`)."""
     return any(s.user is not None and not s.ai and (i, s.user) not in moved
                for i, s in enumerate(record.seats))
 
@@ -51,7 +52,7 @@ def rated_if_abandoned(record: TableRecord, log: Iterable[LogRow]) -> bool:
     """True when abandoning the running match now would rate it: every person still seated
     has moved, and at least two people have."""
     moved = movers(log)
-    return not _waiting(record, moved) and len(moved) >= 2
+    return not waiting(record, moved) and len(moved) >= 2
 
 
 def abandoned_result(record: TableRecord, log: Iterable[LogRow], by: int,
@@ -83,4 +84,4 @@ def abandoned_result(record: TableRecord, log: Iterable[LogRow], by: int,
         seats=seats, abandoned_by=by)
 
 
-__all__ = ["abandoned_result", "finished_result", "movers", "rated_if_abandoned"]
+__all__ = ["abandoned_result", "finished_result", "movers", "rated_if_abandoned", "waiting"]

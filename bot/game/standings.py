@@ -25,9 +25,18 @@ from bot.game.ratings import (
     rate,
     shown,
 )
+from bot.game.results import movers, waiting
 from bot.storage.interface import Storage
-from bot.storage.records import AiRecord, PlayerRating, StoredRating, TableResult, won
+from bot.storage.records import (
+    AiRecord,
+    PlayerRating,
+    StoredRating,
+    TableRecord,
+    TableResult,
+    won,
+)
 from engine.agents import DEFAULT_LEVEL
+from i18n import Msg, msg
 
 #: A rating shows on the leaderboard once settled and after this many rated matches.
 MIN_GAMES = 5
@@ -166,6 +175,23 @@ class Standings:
         return [PersonChange(c.user_id, change(_rating(c.before), _after(c.after)),
                              shown_of(c.before).provisional)
                 for c in await self.store.changes_of_table(table_id)]
+
+    async def rating_note(self, record: TableRecord) -> Msg | None:
+        """What to say of the ratings under a match of two people or more that ended, beside its
+        changes: that it was rated as it stood when abandoned, or why it was not rated (None: a
+        match played to its end and rated, or one of a single person, never rated)."""
+        if sum(s.user is not None for s in record.seats) < 2:
+            return None
+        result = await self.store.result_of(record.id)
+        if result is not None:
+            if result.abandoned_by is not None:
+                return msg("ratings.note.abandoned_rated")
+            return msg("ratings.note.too_few") if unrated_for_movers(result) else None
+        if record.status != "abandoned" or record.state is None:
+            return None
+        if waiting(record, movers(await self.store.action_log(record.id))):
+            return msg("ratings.note.abandoned_early")
+        return msg("ratings.note.too_few")
 
     async def stats(self, guild_id: int, user_id: int) -> Stats:
         """A person's record on a server."""
