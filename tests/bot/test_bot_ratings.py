@@ -193,3 +193,6 @@ async def test_abandoning_after_everyone_moved_rates_the_abandoner_last(bot: Liv
     result = await bot.store.result_of(tid)
     assert result is not None and result.abandoned_by == ANN.id
     assert result.seats[ann].place == 2 and result.seats[bob].place == 1
+    [history] = bot.said(await bot.command(BOB, "history"))
+    assert f"Table #{tid}" in history and "🏆" not in history  # nobody won it
+    assert "Abandoned once everyone had moved, and rated as it stood then." in history
