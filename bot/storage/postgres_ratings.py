@@ -17,7 +17,7 @@ from collections.abc import Set as AbstractSet
 
 import asyncpg
 
-from bot.storage.postgres_rows import Db, with_seats
+from bot.storage.postgres_rows import Db, insert_result, with_seats
 from bot.storage.records import AiRecord, PlayerRating, Rater, RatingChange, TableResult, people
 from bot.storage.sqlite_ratings import (
     CHANGE_COLUMNS,
@@ -71,6 +71,16 @@ async def lock_ratings(db: Db, guild_id: int | None) -> None:
     caller's transaction ends; taking it again in that transaction waits for nothing."""
     await db.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", RATINGS_LOCK,
                      str(guild_id))
+
+
+async def store_result(db: Db, result: TableResult, rater: Rater | None) -> None:
+    """Write a match's result and the rating rows ``rater`` gives (in the caller's
+    transaction), under its server's rating lock, taken first: the result is numbered under
+    it."""
+    await lock_ratings(db, result.guild_id)
+    await insert_result(db, result)
+    if rater is not None:
+        await write_ratings(db, result, rater)
 
 
 async def write_ratings(db: Db, result: TableResult, rater: Rater) -> None:
@@ -189,4 +199,5 @@ class RatingQueries:
         return len(results)
 
 
-__all__ = ["RATINGS_SCHEMA", "RatingQueries", "lock_ratings", "save", "write_ratings"]
+__all__ = ["RATINGS_SCHEMA", "RatingQueries", "lock_ratings", "save", "store_result",
+           "write_ratings"]

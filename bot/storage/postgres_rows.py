@@ -17,6 +17,11 @@ from bot.storage.sqlite_rows import RESULT_COLUMNS, SEAT_RESULT_COLUMNS, Row, re
 Db: TypeAlias = "asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]"
 
 
+def changed(status: str) -> int:
+    """The number of rows an ``UPDATE`` reported (``"UPDATE 1"`` -> 1)."""
+    return int(status.rsplit(" ", 1)[-1])
+
+
 async def insert_result(db: Db, result: TableResult) -> None:
     """Write ``result``: its ``results`` row and one ``result_seats`` row per seat (inside the
     caller's transaction; a table has one result: a second one is refused). The row's ``seq``
