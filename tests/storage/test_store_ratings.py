@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from bot.game.ratings import AiSeat, Person, Rating, SeatResult, rate
-from bot.game.results import abandoned_result
+from bot.game.results import abandoned_result, movers
 from bot.game.standings import rate_result
 from bot.storage.interface import Storage
 from bot.storage.records import (
@@ -230,3 +230,10 @@ async def test_matches_ending_in_the_same_instant_rate_alike_live_and_rebuilt(
             [await store.rating_changes(GUILD, u) for u in (ANN, BOB)]) == live
     assert await store.recompute_ratings(rate_result, GUILD) == 2
     assert await store.ratings(GUILD) == live[0]
+
+
+def test_a_move_taken_back_or_made_by_the_ai_is_no_move_of_ones_own() -> None:
+    assert movers([LogRow(1, 0, ANN, False, "x", 0.0, undone=True),  # taken back
+                   LogRow(2, 0, ANN, False, "undo", 0.0),  # the take-back itself
+                   LogRow(3, 1, None, True, "y", 0.0),  # the AI, Bob's turn timer out
+                   LogRow(4, 2, CAT, False, "z", 0.0)]) == {(2, CAT)}
