@@ -58,7 +58,8 @@ def a_match(rng: random.Random, table: int, people: list[int]) -> TableResult:
     seats = tuple(SeatResult(
         seat=i, user_id=u, kind="person" if u is not None else "ai",
         ai_level=rng.choice(LEVELS) if u is None else None, hero=heroes[i], keys=kh[i][0],
-        hp=kh[i][1], place=place[i], handed_to_ai=u is not None and rng.random() < 0.03)
+        hp=kh[i][1], place=place[i], handed_to_ai=u is not None and rng.random() < 0.03,
+        moved=u is not None)
         for i, u in enumerate(users))
     return TableResult(table, GUILD, 10, 1_700_000_000.0 + table * 60, 12, 300, "bench",
                        winner, users[winner], seats, Place.server(GUILD).key)

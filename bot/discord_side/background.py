@@ -26,7 +26,7 @@ from typing import Any
 import discord
 
 from bot.discord_side.messages import Messages
-from bot.discord_side.standings import change_lines
+from bot.discord_side.standings import end_lines
 from bot.game.leases import LEASE_TTL, Leases
 from bot.game.play import Outcome
 from bot.game.refusals import Refusal
@@ -136,8 +136,7 @@ class Background:
         who: str | Msg = (f"<@{winner.user}>" if winner.user and not winner.ai
                           else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
                                                    ".name")))
-        changes = change_lines(record, await self.service.standings.changes(record.id),
-                               record.locale)
+        changes = await end_lines(self.service, record)
         await self.messages.post_table(record, msg("bot.table.game_over", who=who,
                                                    steps=state.step),
                                        await self.summary(record), below=changes or None)

@@ -58,6 +58,16 @@ def change_lines(record: TableRecord, changes: list[PersonChange], locale: str) 
     return "\n".join(lines)
 
 
+async def end_lines(service: GameService, record: TableRecord) -> str:
+    """The lines under a match that ended, in the table's language: what it did to each
+    person's rating, and the note on its rating (rated as it stood when abandoned, or why it
+    was not rated); "" when there is nothing to say."""
+    changes = change_lines(record, await service.standings.changes(record.id), record.locale)
+    note = await service.standings.rating_note(record)
+    return "\n".join(part for part in (
+        changes, translate(note, record.locale) if note is not None else "") if part)
+
+
 def _share(what: str | Msg, games: int, wins: int) -> Msg:
     return msg("ratings.stats.share", count=games, share=round(100 * wins / games) if games
                else 0, what=what)

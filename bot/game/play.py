@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from bot.game.guard import question
 from bot.game.lessons import Lesson, lesson_now
 from bot.game.refusals import Ask, Illegal, OutOfTurn, Refusal, Stale
+from bot.game.results import finished_result
 from bot.game.seats import deadline, playing_seat, seat_label
 from bot.game.standings import rate_result
 from bot.game.tables import Tables
@@ -180,13 +181,17 @@ class Play:
             raise Illegal(exc.reason, record) from exc
         new_turn = (new.round, new.turn) != (state.round, state.turn)
         due = deadline(self.clock(), record.timer, seats, new, record.deadline, new_turn)
+        row = LogRow(step=new.step, seat=seat, user_id=user_id, by_ai=by_ai,
+                     action=str(action), at=self.clock())
+        result = None
+        if new.winner is not None:  # the result, with who made a move (this one included)
+            log = [*await self.store.action_log(record.id), row]
+            result = finished_result(record, seats, new, log, row.at)
         try:
             await self.store.apply(
-                record.id, record.version, new,
-                LogRow(step=new.step, seat=seat, user_id=user_id, by_ai=by_ai,
-                       action=str(action), at=self.clock()),
+                record.id, record.version, new, row,
                 seats=seats if seats != record.seats else None, deadline=due,
-                rater=rate_result)
+                rater=rate_result, result=result)
         except StaleVersion as exc:  # another process changed the table since it was read
             raise Stale(await self._stale_reason(record.id, record.version), record) from exc
         after = await self.tables.load(record.id)

@@ -26,8 +26,18 @@ from bot.game.ratings import (
     rate,
     shown,
 )
+from bot.game.results import movers, waiting
 from bot.storage.interface import Storage
-from bot.storage.records import AiRecord, PlayerRating, StoredRating, TableResult, won
+from bot.storage.records import (
+    AiRecord,
+    PlayerRating,
+    StoredRating,
+    TableRecord,
+    TableResult,
+    won,
+)
+from engine.agents import DEFAULT_LEVEL
+from i18n import Msg, msg
 
 #: A rating shows on the leaderboard once settled and after this many rated matches.
 MIN_GAMES = 5
@@ -38,21 +48,32 @@ FORM = 10
 
 
 def _seat(result: TableResult, index: int, ratings: Mapping[int, StoredRating]) -> SeatResult:
+    """A seat as the rating sees it: a person who never made a move is an AI seat at the
+    level it was played at; one who left, ran out of time or abandoned the match forfeits;
+    nobody wins an abandoned match."""
     seat = result.seats[index]
     player: Person | AiSeat
-    if seat.user_id is None:
-        player = AiSeat(seat.ai_level or "normal")
+    if seat.user_id is None or not seat.moved:
+        player = AiSeat(seat.ai_level or DEFAULT_LEVEL)
     else:
         stored = ratings.get(seat.user_id)
         player = Person(seat.user_id, Rating(stored.mu, stored.sigma) if stored else None,
-                        forfeited=seat.handed_to_ai)
-    return SeatResult(player, seat.keys, seat.hp, won=result.winner_seat == seat.seat)
+                        forfeited=seat.handed_to_ai or seat.user_id == result.abandoned_by)
+    return SeatResult(player, seat.keys, seat.hp,
+                      won=result.abandoned_by is None and result.winner_seat == seat.seat)
+
+
+def unrated_for_movers(result: TableResult) -> bool:
+    """True for a match of two people or more that is not rated because fewer than two of
+    them made a move."""
+    seated = [s for s in result.seats if s.user_id is not None]
+    return len(seated) >= 2 and sum(s.moved for s in seated) < 2
 
 
 def rate_result(result: TableResult,
                 ratings: Mapping[int, StoredRating]) -> dict[int, StoredRating]:
-    """The new ratings of the people of a finished match (empty when it is not rated), from
-    their stored ``ratings`` (a person without one is a newcomer)."""
+    """The new ratings of the people of a finished or abandoned match (empty when it is not
+    rated), from their stored ``ratings`` (a person without one is a newcomer)."""
     seats = [_seat(result, i, ratings) for i in range(len(result.seats))]
     return {user: StoredRating(r.mu, r.sigma) for user, r in rate(seats).items()}
 
@@ -156,6 +177,23 @@ class Standings:
                              shown_of(c.before).provisional)
                 for c in await self.store.changes_of_table(table_id)]
 
+    async def rating_note(self, record: TableRecord) -> Msg | None:
+        """What to say of the ratings under a match of two people or more that ended, beside its
+        changes: that it was rated as it stood when abandoned, or why it was not rated (None: a
+        match played to its end and rated, or one of a single person, never rated)."""
+        if sum(s.user is not None for s in record.seats) < 2:
+            return None
+        result = await self.store.result_of(record.id)
+        if result is not None:
+            if result.abandoned_by is not None:
+                return msg("ratings.note.abandoned_rated")
+            return msg("ratings.note.too_few") if unrated_for_movers(result) else None
+        if record.status != "abandoned" or record.state is None:
+            return None
+        if waiting(record, movers(await self.store.action_log(record.id))):
+            return msg("ratings.note.abandoned_early")
+        return msg("ratings.note.too_few")
+
     async def stats(self, place: Place, user_id: int) -> Stats:
         """A person's record at a place (a server; in direct messages, without ratings):
         every figure counts only the matches played there."""
@@ -203,4 +241,4 @@ class Standings:
 
 
 __all__ = ["FORM", "MIN_GAMES", "PAGE_SIZE", "Board", "HeroRecord", "PersonChange", "Row",
-           "Standings", "Stats", "rate_result", "ranked", "shown_of"]
+           "Standings", "Stats", "rate_result", "ranked", "shown_of", "unrated_for_movers"]

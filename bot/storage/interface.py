@@ -160,13 +160,22 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, Protocol):
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
-                    deadline: float | None = None, rater: Rater | None = None) -> None:
+                    deadline: float | None = None, rater: Rater | None = None,
+                    result: TableResult | None = None) -> None:
         """In one transaction: the new state at version ``before + 1`` guarded by version
         ``before``, its log row (next in the table's log; a take-back marks the latest action
-        not yet taken back ``undone``), and when the game ends its result and the rating rows
-        ``rater`` computes from the ratings stored at that moment; raises
+        not yet taken back ``undone``), and when the game ends its ``result`` (as the game
+        computed it; None: the final state's, every person counted as having moved) and the
+        rating rows ``rater`` computes from the ratings stored at that moment; raises
         :class:`~bot.storage.records.StaleVersion` (and writes nothing) when the table is no
         longer at ``before``."""
+
+    async def abandon(self, table_id: int, version: int, result: TableResult | None = None,
+                      rater: Rater | None = None) -> None:
+        """In one transaction: mark the running table at ``version`` abandoned and, for a match
+        rated when abandoned, store its ``result`` and the rating rows ``rater`` computes;
+        raises :class:`~bot.storage.records.StaleVersion` (and writes nothing) when the table
+        is no longer running at ``version``."""
 
     async def set_message(self, table_id: int, *, message_id: int | None = None,
                           lobby_message_id: int | None = None) -> None:

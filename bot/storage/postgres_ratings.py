@@ -5,8 +5,9 @@ match's change per person, and each person's record against the AI.
 A finished match's rating rows are written in the transaction that stores its result, from the
 ratings stored at that moment. Several processes may end matches of one server at once, so that
 transaction first takes the advisory lock of the match's place (a server, or a person's direct
-messages): two such transactions run one after the other, each seeing
-the other's ratings or none of them.
+messages): two such transactions run one after the other, each seeing the other's ratings or
+none of them. The result is numbered (its ``seq``) under that lock, so a server's results are
+numbered in the order their ratings were computed, the order the rebuild follows.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Set as AbstractSet
 
 import asyncpg
 
-from bot.storage.postgres_rows import Db, with_seats
+from bot.storage.postgres_rows import Db, insert_result, with_seats
 from bot.storage.records import AiRecord, PlayerRating, Rater, RatingChange, TableResult, people
 from bot.storage.sqlite_ratings import (
     AI_COLUMNS,
@@ -33,13 +34,30 @@ from bot.storage.sqlite_rows import RESULT_COLUMNS
 RATINGS_LOCK = 0x5241
 
 
+async def lock_ratings(db: Db, result: TableResult) -> None:
+    """Take the rating lock of the place ``result`` was played in until the caller's
+    transaction ends (taking it again in that transaction waits for nothing): a server's lock
+    is named by its id, as the rebuild of one server's ratings takes it; a match in direct
+    messages takes the lock of that person's place."""
+    await db.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", RATINGS_LOCK,
+                     result.place_key if result.guild_id is None else str(result.guild_id))
+
+
+async def store_result(db: Db, result: TableResult, rater: Rater | None) -> None:
+    """Write a match's result and the rating rows ``rater`` gives (in the caller's
+    transaction), under its server's rating lock, taken first: the result is numbered under
+    it."""
+    await lock_ratings(db, result)
+    await insert_result(db, result)
+    if rater is not None:
+        await write_ratings(db, result, rater)
+
+
 async def write_ratings(db: Db, result: TableResult, rater: Rater) -> None:
     """Write the rating rows of the match ``result`` that just ended (in the caller's
     transaction), from the ratings and records stored now, under the server's lock."""
     users = [s.user_id for s in people(result) if s.user_id is not None]
-    # a server's lock is named by its id, as the rebuild of one server's ratings takes it
-    await db.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", RATINGS_LOCK,
-                     result.place_key if result.guild_id is None else str(result.guild_id))
+    await lock_ratings(db, result)
     tally = Tally()
     if result.guild_id is not None:
         rows = await db.fetch(f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = $1 "
@@ -102,7 +120,7 @@ class RatingQueries:
         """A person's rating changes on a server, oldest first."""
         return [read_change(tuple(r)) for r in await self._pool.fetch(
             f"SELECT {CHANGE_COLUMNS} FROM rating_changes c JOIN results r USING (table_id) "
-            "WHERE c.guild_id = $1 AND c.user_id = $2 ORDER BY r.finished_at, c.table_id",
+            "WHERE c.guild_id = $1 AND c.user_id = $2 ORDER BY r.seq",
             guild_id, user_id)]
 
     async def changes_of_table(self, table_id: int) -> list[RatingChange]:
@@ -128,12 +146,12 @@ class RatingQueries:
 
     async def recompute_ratings(self, rater: Rater, guild_id: int | None = None) -> int:
         """Rebuild the ratings (of one server when ``guild_id`` is given; else of all, and the
-        records against the AI) from the stored results in the order the matches ended, in
+        records against the AI) from the stored results in the order they were stored, in
         one transaction; returns the number of matches read."""
         where, args = ("WHERE guild_id = $1", [guild_id]) if guild_id is not None else ("", [])
         async with self._pool.acquire() as db, db.transaction():
             heads = await db.fetch(
-                f"SELECT {RESULT_COLUMNS} FROM results {where} ORDER BY finished_at, table_id",
+                f"SELECT {RESULT_COLUMNS} FROM results {where} ORDER BY seq",
                 *args)
             results = await with_seats(db, [tuple(h) for h in heads])
             tally = Tally()
@@ -152,4 +170,4 @@ class RatingQueries:
         return len(results)
 
 
-__all__ = ["RatingQueries", "save", "write_ratings"]
+__all__ = ["RatingQueries", "lock_ratings", "save", "store_result", "write_ratings"]

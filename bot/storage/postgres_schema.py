@@ -277,6 +277,25 @@ MIGRATIONS: tuple[Migration, ...] = (
                WHERE q.table_id = r.table_id AND q.user_id IS NOT NULL) = 1
         GROUP BY r.place_key, p.user_id, a.ai_level, p.hero;
     """,
+    # 14 (as SQLite's): the order results were stored in (``seq``, from the sequence
+    # ``results_seq``), the one who abandoned a match rated at that moment, and whether each
+    # seat's person made a move of their own that stands
+    """
+    CREATE SEQUENCE results_seq;
+    ALTER TABLE results ADD COLUMN seq BIGINT;
+    UPDATE results SET seq = o.n FROM (SELECT table_id, ROW_NUMBER() OVER
+        (ORDER BY finished_at, table_id) AS n FROM results) AS o
+        WHERE o.table_id = results.table_id;
+    ALTER TABLE results ALTER COLUMN seq SET NOT NULL;
+    CREATE UNIQUE INDEX results_by_seq ON results(seq);
+    SELECT setval('results_seq', COALESCE(MAX(seq), 0) + 1, false) FROM results;
+    ALTER TABLE results ADD COLUMN abandoned_by BIGINT;
+    ALTER TABLE result_seats ADD COLUMN moved INTEGER NOT NULL DEFAULT 0;
+    UPDATE result_seats SET moved = 1 WHERE user_id IS NOT NULL AND EXISTS (
+        SELECT 1 FROM actions a WHERE a.table_id = result_seats.table_id
+        AND a.seat = result_seats.seat AND a.user_id = result_seats.user_id AND a.by_ai = 0
+        AND a.undone = 0 AND a.action != 'undo');
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -200,7 +200,9 @@ class SeatResult:
     hero, keys and HP, and its ``place`` (1: the champion; the others by keys, then HP, a tie
     sharing a place). ``handed_to_ai``: a person's seat the AI played at the end (they left or
     ran out of time); ``ai_level``: the level the AI played the seat at in the end (None when a
-    person played it to the end)."""
+    person played it to the end); ``moved``: the seat's person made a move of their own that
+    stands (False for an AI seat, and for a person who left or ran out of time before their
+    first move)."""
 
     seat: int
     user_id: int | None
@@ -211,13 +213,19 @@ class SeatResult:
     hp: int
     place: int
     handed_to_ai: bool
+    moved: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class TableResult:
     """A finished table's result: where and when, how long (rounds and actions), with which
     cards (``catalogue``), the champion's seat and its person (``winner_user_id``, None for an
-    AI seat; a person whose seat the AI finished still counts) and every seat."""
+    AI seat; a person whose seat the AI finished still counts) and every seat.
+
+    ``abandoned_by``: the user who abandoned the match after every person had moved (the host or
+    a channel manager, seated or not), None for a match played to its end. Such a match has no
+    champion: ``winner_seat`` is then the seat first in the standings, and places are the
+    standings when it was abandoned, its abandoner's seat last."""
 
     table_id: int
     guild_id: int | None
@@ -230,6 +238,7 @@ class TableResult:
     winner_user_id: int | None
     seats: tuple[SeatResult, ...]
     place_key: str  # where it was played (the table's ``place_key``)
+    abandoned_by: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,8 +309,10 @@ class AiRecord:
 
 
 def won(result: TableResult, seat: SeatResult) -> bool:
-    """True when ``seat`` won the match and played it to the end itself."""
-    return result.winner_seat == seat.seat and not seat.handed_to_ai
+    """True when ``seat`` won the match and played it to the end itself (nobody wins an
+    abandoned match)."""
+    return (result.abandoned_by is None and result.winner_seat == seat.seat
+            and not seat.handed_to_ai)
 
 
 def people(result: TableResult) -> list[SeatResult]:
@@ -324,7 +335,8 @@ def table_result(table_id: int, guild_id: int | None, channel_id: int, catalogue
                  seats: Sequence[SeatInfo], state: GameState, finished_at: float,
                  place_key: str) -> TableResult:
     """The result of a finished game ``state`` played at a table with ``seats`` at the place
-    ``place_key``."""
+    ``place_key``, every person counted as having moved (the game tells who did:
+    :mod:`bot.game.results`)."""
     if state.winner is None:
         raise ValueError("the game has no winner yet")
     ranks = places(state)
@@ -332,7 +344,7 @@ def table_result(table_id: int, guild_id: int | None, channel_id: int, catalogue
         SeatResult(seat=i, user_id=info.user, kind="person" if info.user is not None else "ai",
                    ai_level=info.level if info.ai else None, hero=seat.hero,
                    keys=len(seat.keys), hp=seat.hp, place=ranks[i],
-                   handed_to_ai=info.ai and info.user is not None)
+                   handed_to_ai=info.ai and info.user is not None, moved=info.user is not None)
         for i, (info, seat) in enumerate(zip(seats, state.seats, strict=True)))
     return TableResult(
         table_id=table_id, guild_id=guild_id, channel_id=channel_id, finished_at=finished_at,

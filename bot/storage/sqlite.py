@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import aiosqlite
@@ -199,12 +200,14 @@ class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries, HintRows,
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
-                    deadline: float | None = None, rater: Rater | None = None) -> None:
+                    deadline: float | None = None, rater: Rater | None = None,
+                    result: TableResult | None = None) -> None:
         """In ONE transaction: the new state at version ``before + 1`` (guarded by version
         ``before``) and its log row (the table's next ``seq``); a take-back (``undo``) also marks
         the latest action it has not taken back yet ``undone``; a finished game is marked
-        ``finished`` with its winner, and its result and the rating rows ``rater`` gives
-        (:func:`~bot.storage.sqlite_ratings.write_ratings`) written. Raises
+        ``finished`` with its winner, and its ``result`` (as the game computed it, finished
+        now; None: the final state's, every person counted as having moved) and the rating rows
+        ``rater`` gives (:func:`~bot.storage.sqlite_ratings.write_ratings`) written. Raises
         :class:`StaleVersion` (and writes nothing) when the table is no longer at ``before``."""
         over = state.winner is not None
         text = storable(state)
@@ -229,11 +232,32 @@ class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries, HintRows,
                     "FROM actions WHERE table_id = ? AND undone = 0 AND action != ?)",
                     (table_id, table_id, UNDO))
             if over:
-                result = await ended_result(db, table_id, state, now)
+                result = (await ended_result(db, table_id, state, now) if result is None
+                          else replace(result, finished_at=now))
                 await insert_result(db, result)
                 if rater is not None:
                     await write_ratings(db, result, rater)
         remember(self._states, table_id, text, state)  # what storable() just read back
+
+    async def abandon(self, table_id: int, version: int, result: TableResult | None = None,
+                      rater: Rater | None = None) -> None:
+        """In ONE transaction: mark the running table at ``version`` abandoned (kept as
+        history) and, for a match rated when abandoned, store its ``result`` (abandoned now)
+        with the rating rows ``rater`` gives. Raises :class:`StaleVersion` (and writes nothing)
+        when the table is no longer running at ``version``."""
+        now = self.clock()
+        async with self._table_tx(table_id) as db:
+            cur = await db.execute(
+                "UPDATE tables SET status = 'abandoned', deadline = NULL, finished_at = ?, "
+                "updated_at = ?, revision = revision + 1 WHERE id = ? AND version = ? "
+                "AND status = 'running'", (now, now, table_id, version))
+            if cur.rowcount != 1:
+                raise StaleVersion(f"table {table_id} is no longer running at version {version}")
+            if result is not None:
+                result = replace(result, finished_at=now)
+                await insert_result(db, result)
+                if rater is not None:
+                    await write_ratings(db, result, rater)
 
     async def action_log(self, table_id: int) -> list[LogRow]:
         """Every action applied at the table, in the order applied (undone ones included)."""

@@ -5,7 +5,8 @@ A finished match's rating rows are written in the transaction that stores its re
 (:func:`write_ratings`), from the ratings stored at that moment: transactions run one at a
 time, so two matches ending together on one server each see the other's update or none of it.
 :meth:`RatingQueries.recompute_ratings` rebuilds the same rows from the stored results, in the
-order the matches ended, with the same step (:func:`step`).
+order they were stored (their ``seq``), with the same step (:func:`step`), so two matches
+ending in the same instant are rated in the same order both times.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from bot.storage.sqlite_rows import (
     as_int,
     with_seats,
 )
+from engine.agents import DEFAULT_LEVEL
 
 RATING_COLUMNS = "guild_id, user_id, mu, sigma, games, wins, last_table"
 #: The columns of ``ai_records`` that :func:`read_ai` reads (its place is the query's).
@@ -52,12 +54,15 @@ class Tally:
 
 
 def step(tally: Tally, result: TableResult, rater: Rater) -> None:
-    """Fold one finished match into ``tally`` (which must hold the ratings of its people)."""
-    seated = people(result)
+    """Fold one finished match into ``tally`` (which must hold the ratings of its people). A
+    person who never made a move counts as never seated: their seat is one more AI seat, at the
+    level it was played at."""
+    seated = [s for s in people(result) if s.moved]
     if len(seated) == 1:
         person = seated[0]
         assert person.user_id is not None
-        for level in sorted({s.ai_level for s in result.seats if s.kind == "ai" and s.ai_level}):
+        for level in sorted({s.ai_level or DEFAULT_LEVEL for s in result.seats
+                             if s.user_id is None or not s.moved}):
             key = (result.place_key, person.user_id, level, person.hero)
             done = tally.ai.get(key, AiRecord(person.user_id, level, person.hero, 0, 0))
             tally.ai[key] = AiRecord(done.user_id, level, done.hero, done.games + 1,
@@ -177,7 +182,7 @@ class RatingQueries:
         """A person's rating changes on a server, oldest first."""
         return [read_change(r) for r in await self._rows(
             f"SELECT {CHANGE_COLUMNS} FROM rating_changes c JOIN results r USING (table_id) "
-            "WHERE c.guild_id = ? AND c.user_id = ? ORDER BY r.finished_at, c.table_id",
+            "WHERE c.guild_id = ? AND c.user_id = ? ORDER BY r.seq",
             (guild_id, user_id))]
 
     async def changes_of_table(self, table_id: int) -> list[RatingChange]:
@@ -203,11 +208,11 @@ class RatingQueries:
 
     async def recompute_ratings(self, rater: Rater, guild_id: int | None = None) -> int:
         """Rebuild the ratings (of one server when ``guild_id`` is given; else of all, and the
-        records against the AI) from the stored results in the order the matches ended, in
+        records against the AI) from the stored results in the order they were stored, in
         one transaction; returns the number of matches read."""
         where, args = ("WHERE guild_id = ?", (guild_id,)) if guild_id is not None else ("", ())
         heads = list(await self._rows(
-            f"SELECT {RESULT_COLUMNS} FROM results {where} ORDER BY finished_at, table_id",
+            f"SELECT {RESULT_COLUMNS} FROM results {where} ORDER BY seq",
             args))
         results = await with_seats(self._db, heads)
         tally = Tally()

@@ -282,6 +282,23 @@ MIGRATIONS: tuple[Migration, ...] = (
                WHERE q.table_id = r.table_id AND q.user_id IS NOT NULL) = 1
         GROUP BY r.place_key, p.user_id, a.ai_level, p.hero;
     """,
+    # 14: the order results were stored in (``seq``: the ratings are computed, and rebuilt, in
+    # that order; existing results numbered in the order they ended, then by table), the one
+    # who abandoned a match rated at that moment, and whether each seat's person made a move
+    # of their own that stands (existing results read from their action logs)
+    """
+    ALTER TABLE results ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+    UPDATE results SET seq = (SELECT n FROM (SELECT table_id, ROW_NUMBER() OVER
+        (ORDER BY finished_at, table_id) AS n FROM results) AS o
+        WHERE o.table_id = results.table_id);
+    CREATE UNIQUE INDEX results_by_seq ON results(seq);
+    ALTER TABLE results ADD COLUMN abandoned_by INTEGER;
+    ALTER TABLE result_seats ADD COLUMN moved INTEGER NOT NULL DEFAULT 0;
+    UPDATE result_seats SET moved = 1 WHERE user_id IS NOT NULL AND EXISTS (
+        SELECT 1 FROM actions a WHERE a.table_id = result_seats.table_id
+        AND a.seat = result_seats.seat AND a.user_id = result_seats.user_id AND a.by_ai = 0
+        AND a.undone = 0 AND a.action != 'undo');
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -69,7 +69,7 @@ async def test_the_move_that_ends_the_game_writes_its_result(
     assert expected.seats[0] == SeatResult(
         seat=0, user_id=ANN, kind="person", ai_level="normal", hero="horan",
         keys=len(game.final.seats[0].keys), hp=game.final.seats[0].hp,
-        place=places(game.final)[0], handed_to_ai=True)
+        place=places(game.final)[0], handed_to_ai=True, moved=True)
     ended = await store.get(rec.id)
     assert ended is not None and ended.status == "finished" and ended.winner == game.final.winner
 

@@ -46,8 +46,9 @@ SEPARATOR = " · "
 STEP_LINES = 8
 
 
-def _seat(seat: SeatResult, locale: str) -> str:
-    """One seat of a result: who, hero, and the AI's level."""
+def _seat(seat: SeatResult, locale: str, champion: bool = True) -> str:
+    """One seat of a result: who, hero, and the AI's level (``champion``: the first place won
+    the match; not so in an abandoned one)."""
     hero = translate(msg(f"hero.{seat.hero}.name"), locale)
     if seat.kind == "ai":
         who = translate(msg("history.ai", level=msg(f"bot.level.{seat.ai_level}")), locale)
@@ -56,7 +57,7 @@ def _seat(seat: SeatResult, locale: str) -> str:
         if seat.handed_to_ai:
             who += " " + translate(msg("history.handed",
                                        level=msg(f"bot.level.{seat.ai_level}")), locale)
-    if seat.place == 1:
+    if seat.place == 1 and champion:
         who = f"{translate(msg('history.winner'), locale)} {who}"
     return translate(msg("history.seat", place=seat.place, who=who, hero=hero,
                          keys=seat.keys, hp=seat.hp), locale)
@@ -67,8 +68,11 @@ def _entry(result: TableResult, changes: dict[int, int] | None, locale: str) -> 
     lines = [translate(msg("history.entry", table=result.table_id,
                            date=f"<t:{int(result.finished_at)}:f>", rounds=result.rounds,
                            moves=result.actions), locale)]
+    abandoned = result.abandoned_by is not None
+    if abandoned:
+        lines.append(translate(msg("ratings.note.history_abandoned"), locale))
     for seat in result.seats:
-        line = "- " + _seat(seat, locale)
+        line = "- " + _seat(seat, locale, champion=not abandoned)
         if changes is not None and seat.user_id in changes:  # filled once ratings exist
             line += " " + translate(msg("history.rating", change=f"{changes[seat.user_id]:+d}"),
                                     locale)
