@@ -12,7 +12,7 @@ from collections import Counter
 from bot.storage.migration_rules import CATALOGUE_5
 from bot.storage.records import SeatInfo, table_result
 from engine import state_to_json
-from storage.helpers import ANN, BOB, GUILD, SEATS, Game, played
+from storage.helpers import ANN, BOB, GUILD, PLACE, SEATS, Game, played
 
 #: Bob's seat was handed to the AI (he ran out of time).
 HANDED = (SEATS[0], SEATS[1].model_copy(update={"ai": True, "timeouts": 3}), SEATS[2])
@@ -44,6 +44,8 @@ def old_rows(version: int, tid: int, status: str, game: Game | None, step: int,
     extra: dict[str, object] = {"ai_level": "easy"} if version >= 4 else {}
     if version >= 5:
         extra["catalogue"] = CATALOGUE_5
+    if version >= 13:
+        extra["place_key"] = PLACE
     rows: list[Row] = [("tables", dict(
         id=tid, guild_id=GUILD, channel_id=100 + tid, host_id=ANN, status=status,
         seed=tid, seats=seats_text(seats, version), version=step,
@@ -55,22 +57,35 @@ def old_rows(version: int, tid: int, status: str, game: Game | None, step: int,
         assert game is not None
         row = game.log_row(index, at=1500.0 + index)
         seq = {"seq": index + 1} if version >= 5 else {}
-        rows.append(("actions", dict(table_id=tid, step=row.step, seat=row.seat, user_id=ANN,
-                                     by_ai=0, action=row.action, at=row.at, **seq)))
+        user = seats[row.seat].user  # a person's own move, an AI seat's move
+        rows.append(("actions", dict(table_id=tid, step=row.step, seat=row.seat, user_id=user,
+                                     by_ai=int(user is None), action=row.action, at=row.at,
+                                     **seq)))
     return rows
 
 
-def result_rows(tid: int, seats: tuple[SeatInfo, ...], game: Game) -> list[Row]:
-    """The result of finished table ``tid`` as the bots of schemas 5 and later stored it."""
-    result = table_result(tid, GUILD, 100 + tid, CATALOGUE_5, seats, game.final, 3000.0 + tid)
-    rows: list[Row] = [("results", dict(
+def result_rows(version: int, tid: int, seats: tuple[SeatInfo, ...], game: Game) -> list[Row]:
+    """The result of finished table ``tid`` as the bot of schema ``version`` (5 or later)
+    stored it: with its place from schema 13, its order, who abandoned it and who moved from
+    schema 14."""
+    result = table_result(tid, GUILD, 100 + tid, CATALOGUE_5, seats, game.final, 3000.0 + tid,
+                          PLACE)
+    head: dict[str, object] = dict(
         table_id=tid, guild_id=GUILD, channel_id=100 + tid, finished_at=result.finished_at,
         rounds=result.rounds, actions=result.actions, catalogue=result.catalogue,
-        winner_seat=result.winner_seat, winner_user_id=result.winner_user_id))]
-    rows += [("result_seats", dict(
-        table_id=tid, seat=s.seat, user_id=s.user_id, kind=s.kind, ai_level=s.ai_level,
-        hero=s.hero, keys=s.keys, hp=s.hp, place=s.place, handed_to_ai=int(s.handed_to_ai)))
-        for s in result.seats]
+        winner_seat=result.winner_seat, winner_user_id=result.winner_user_id)
+    if version >= 13:
+        head["place_key"] = PLACE
+    if version >= 14:
+        head.update(seq=tid, abandoned_by=None)
+    rows: list[Row] = [("results", head)]
+    for s in result.seats:
+        seat: dict[str, object] = dict(
+            table_id=tid, seat=s.seat, user_id=s.user_id, kind=s.kind, ai_level=s.ai_level,
+            hero=s.hero, keys=s.keys, hp=s.hp, place=s.place, handed_to_ai=int(s.handed_to_ai))
+        if version >= 14:
+            seat["moved"] = int(s.moved)
+        rows.append(("result_seats", seat))
     return rows
 
 
@@ -92,7 +107,7 @@ def old_database(version: int) -> list[Row]:
     rows += [("settings", dict(guild_id=GUILD, abilities=1, timer=300)),
              ("meta", dict(key="announced:1", value="1"))]
     if version >= 5:
-        rows += result_rows(1, SEATS, won) + result_rows(2, HANDED, handed)
+        rows += result_rows(version, 1, SEATS, won) + result_rows(version, 2, HANDED, handed)
     if version >= 8:
         rows.append(("rematches", dict(table_id=2, offered_by=BOB, offered_at=3100.0,
                                        ready=json.dumps([BOB]), closed=1)))
@@ -102,7 +117,8 @@ def old_database(version: int) -> list[Row]:
                  ("rating_changes", dict(table_id=1, guild_id=GUILD, user_id=ANN,
                                          mu_before=None, sigma_before=None, mu_after=27.5,
                                          sigma_after=7.5)),
-                 ("ai_records", dict(user_id=BOB, level="easy", hero="taia", games=2, wins=1))]
+                 ("ai_records", dict(user_id=BOB, level="easy", hero="taia", games=2, wins=1,
+                                     **({"place_key": PLACE} if version >= 13 else {})))]
     if version >= 10:
         rows.append(("hints", dict(table_id=1, version=5, user_id=ANN, seat=0,
                                    answer=b"an old hint", at=1505.0)))

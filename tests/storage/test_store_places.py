@@ -5,16 +5,12 @@ from __future__ import annotations
 
 import inspect
 
-import aiosqlite
-import asyncpg
-
 from bot.game.places import Place
 from bot.game.standings import rate_result
-from bot.storage import postgres_schema, sqlite_schema
 from bot.storage.records import AiRecord, SeatInfo, TableResult, table_result
 from bot.storage.sqlite_schema import MIGRATIONS
 from cards import catalogue_version
-from storage.backends import Backend, PostgresBackend, SqliteBackend
+from storage.backends import Backend, PostgresBackend
 from storage.helpers import ANN, BOB, GUILD, PLACE, Clock, finished, played
 from storage.old_bots import old_rows
 
@@ -38,20 +34,16 @@ async def insert(backend: Backend, table: str, **columns: object) -> None:
 
 
 async def old_results(backend: Backend, results: list[TableResult]) -> None:
-    """The results the older bot stored (without places)."""
-    if isinstance(backend, SqliteBackend):
-        async with aiosqlite.connect(backend.path) as db:
-            for result in results:
-                await sqlite_schema.insert_result_v5(db, result)
-            await db.commit()
-        return
-    assert isinstance(backend, PostgresBackend)
-    db = await asyncpg.connect(await backend.database())
-    try:
-        for result in results:
-            await postgres_schema.insert_result_v5(db, result)
-    finally:
-        await db.close()
+    """The results the older bot stored (without places), with the columns of its time."""
+    for result in results:
+        await insert(backend, "results", table_id=result.table_id, guild_id=result.guild_id,
+                     channel_id=result.channel_id, finished_at=result.finished_at,
+                     rounds=result.rounds, actions=result.actions, catalogue=result.catalogue,
+                     winner_seat=result.winner_seat, winner_user_id=result.winner_user_id)
+        for s in result.seats:
+            await insert(backend, "result_seats", table_id=result.table_id, seat=s.seat,
+                         user_id=s.user_id, kind=s.kind, ai_level=s.ai_level, hero=s.hero,
+                         keys=s.keys, hp=s.hp, place=s.place, handed_to_ai=int(s.handed_to_ai))
 
 
 async def test_the_upgrade_gives_each_match_its_place(backend: Backend, clock: Clock) -> None:

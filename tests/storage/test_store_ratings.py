@@ -123,7 +123,8 @@ async def finish_moved(store: Storage, seed: int, channel: int, moved: set[int],
     game = played(seed)
     rec = await started(store, game.states[-2], channel=channel, seats=seats)
     last = len(game.moves) - 1
-    result = table_result(rec.id, GUILD, channel, rec.catalogue, seats, game.final, 0.0)
+    result = table_result(rec.id, GUILD, channel, rec.catalogue, seats, game.final, 0.0,
+                          PLACE)
     result = replace(result, seats=tuple(replace(s, moved=s.user_id in moved)
                                          for s in result.seats))
     await store.apply(rec.id, last, game.final, game.log_row(last), rater=rate_result,
@@ -137,19 +138,19 @@ async def test_a_match_where_fewer_than_two_people_moved_is_not_rated(store: Sto
         await finish_moved(store, 1, channel, {ANN})
         assert await store.ratings(GUILD) == []
     ann_won = int(played(1).final.winner == 0)
-    assert await store.ai_records(ANN) == [AiRecord(ANN, "easy", "horan", 3, 3 * ann_won),
+    assert await store.ai_records(PLACE, ANN) == [AiRecord(ANN, "easy", "horan", 3, 3 * ann_won),
                                            AiRecord(ANN, "normal", "horan", 3, 3 * ann_won)]
-    assert await store.ai_records(BOB) == []
+    assert await store.ai_records(PLACE, BOB) == []
     assert await store.recompute_ratings(rate_result) == 3
     assert await store.ratings(GUILD) == []
     await finish_moved(store, 1, 4, set())  # nobody moved: nothing at all
-    assert await store.ratings(GUILD) == [] and len(await store.ai_records(ANN)) == 2
+    assert await store.ratings(GUILD) == [] and len(await store.ai_records(PLACE, ANN)) == 2
 
 
 def test_the_rater_leaves_out_a_person_who_never_moved() -> None:
     final = played(1).final
     cat_seats = (SEATS[0], SeatInfo(user=CAT, name="Cat", hero="taia", ai=True), SEATS[1])
-    result = table_result(1, GUILD, 1, "c", cat_seats, final, 1.0)
+    result = table_result(1, GUILD, 1, "c", cat_seats, final, 1.0, PLACE)
     result = replace(result, seats=tuple(replace(s, moved=s.user_id != CAT)
                                          for s in result.seats))
     new = rate_result(result, {})

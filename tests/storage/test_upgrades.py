@@ -26,7 +26,7 @@ from bot.storage.records import (
 from bot.storage.sqlite import Store as SqliteStore
 from bot.storage.sqlite_schema import SCHEMA_VERSION
 from storage.backends import Backend
-from storage.helpers import ANN, GUILD, SEATS, Clock, play_on, played, started
+from storage.helpers import ANN, GUILD, PLACE, SEATS, Clock, play_on, played, started
 from storage.old_bots import HANDED, by_table, old_database, read_back
 
 
@@ -37,12 +37,21 @@ def rated(result: TableResult) -> list[SeatResult]:
                        won=s.seat == result.winner_seat) for s in result.seats]
 
 
+#: The tables a migration counts again from other rows, by design (what they then hold is
+#: checked by the tests of that migration): migration 13 counts the records against the AI
+#: place by place from the stored results.
+RECOUNTED = {13: {"ai_records"}}
+
+
 async def upgrade_step_by_step(backend: Backend, version: int) -> None:
     """Run each migration after ``version`` in turn, checking after each one that every row of
-    :func:`old_database` is still there with the values it was stored with."""
+    :func:`old_database` is still there with the values it was stored with (but in a table the
+    migration counts again, :data:`RECOUNTED`, which holds what it counted from then on)."""
     kept = by_table(old_database(version))
     for number in range(version + 1, SCHEMA_VERSION + 1):
         await backend.build(number)
+        recounted = RECOUNTED.get(number, set())
+        kept = {key: values for key, values in kept.items() if key[0] not in recounted}
         for (table, columns), values in kept.items():
             lost = values - Counter(await backend.read_rows(table, columns))
             assert not lost, f"migration {number} lost {table} rows: {list(lost)[:2]}"
@@ -63,10 +72,10 @@ async def test_every_earlier_database_is_upgraded_in_place(
         level = "easy" if version >= 4 else "normal"
         expected = [
             table_result(2, GUILD, 102, CATALOGUE_5, read_back(HANDED, version), handed.final,
-                         3002.0),
+                         3002.0, PLACE),
             table_result(1, GUILD, 101, CATALOGUE_5, read_back(SEATS, version), won.final,
-                         3001.0)]
-        assert await store.results(GUILD) == expected
+                         3001.0, PLACE)]
+        assert await store.results(PLACE) == expected
         assert expected[0].seats[1].handed_to_ai and expected[0].seats[1].kind == "person"
         assert await store.result_of(1) == expected[1]
         for tid in (3, 4, 5, 6):
@@ -96,7 +105,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
         await store.set_guild_locale(GUILD, "fr")
         assert await store.guild_locale(GUILD) == "fr"
         assert await store.get_meta("announced:1") == "1"
-        assert await store.matches(GUILD, ANN) == expected  # a person's matches, and rematches
+        assert await store.matches(PLACE, ANN) == expected  # a person's matches, and rematches
         await store.save_rematch(RematchOffer(1, ANN, 5.0, (ANN,)))
         assert await store.open_rematches() == [RematchOffer(1, ANN, 5.0, (ANN,))]
         assert await store.ratings(GUILD) == ([] if version < 9 else [  # the rebuild fills them
@@ -109,7 +118,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
         await store.close()
     again = await backend.open(clock)  # opened again: nothing written twice
     try:
-        assert await again.results(GUILD) == expected
+        assert await again.results(PLACE) == expected
     finally:
         await again.close()
     assert len(await backend.read_rows("result_seats", ["table_id"])) == 6
@@ -120,7 +129,8 @@ async def test_migration_5_computes_as_it_did_when_released(
     """Today's rules changing (places counted otherwise, other cards) does not change what
     migration 5 writes for the games finished before it."""
     places = Counter((tid, s.seat, s.place) for tid, seats, seed in ((1, SEATS, 1), (2, HANDED, 2))
-                     for s in table_result(tid, GUILD, 0, "", seats, played(seed).final, 0.0).seats)
+                     for s in table_result(tid, GUILD, 0, "", seats, played(seed).final, 0.0,
+                                          PLACE).seats)
     monkeypatch.setattr("bot.storage.records.places", lambda state: (9,) * len(state.seats))
     monkeypatch.setattr("cards.digest.catalogue_version", lambda: "today's cards")
     await backend.build(4)
