@@ -30,7 +30,7 @@ from bot.discord_side.messages import Messages
 from bot.discord_side.options import OptionTree
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ratelimits import GlobalWait
-from bot.discord_side.ui.custom_ids import GoblinItem, is_ours
+from bot.discord_side.ui.custom_ids import KINDS, is_ours
 from bot.game.leases import instance_name
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, Shards
@@ -202,7 +202,7 @@ class KarakBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         """Register dynamic items and commands, sync if needed, resume tables, start timers."""
-        self.add_dynamic_items(GoblinItem)
+        self.add_dynamic_items(*KINDS)
         self.tree.error(self.answer_command_error)
         await self.tree.set_translator(Translator())
         await self.add_cog(GoblinCog(self.bodies))
