@@ -87,6 +87,11 @@ class Control(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_NOTHING):
         return text
 
     @classmethod
+    def start(cls, *fields: object) -> str:
+        """The start every custom_id of the kind whose first fields are ``fields`` shares."""
+        return cls.prefix + "".join(f"{f}:" for f in fields)
+
+    @classmethod
     def read(cls, found: re.Match[str]) -> Target:
         """The target of a custom_id matching the template (ValueError: one of its fields
         breaks the kind's rules)."""

@@ -196,9 +196,10 @@ class LobbyButton(Control, kind="lobby",
     revision (none on an older bot's buttons)."""
 
     @classmethod
-    def id_for(cls, table: int, op: str, revision: int) -> str:
-        """The custom_id of lobby button ``op`` drawn at ``revision``."""
-        return cls.join(table, op, revision)
+    def id_for(cls, table: int, op: str, revision: int | None) -> str:
+        """The custom_id of lobby button ``op`` drawn at ``revision`` (None: as an older bot
+        wrote it, without one)."""
+        return cls.join(table, op) if revision is None else cls.join(table, op, revision)
 
     @classmethod
     def read(cls, found: re.Match[str]) -> LobbyOp:
