@@ -40,6 +40,7 @@ from benchmarks.capacity import pct  # noqa: E402
 from benchmarks.load import ROOT, spread  # noqa: E402
 from benchmarks.people import Stats, Table, stop_all  # noqa: E402
 from benchmarks.versions import in_turn  # noqa: E402
+from bot.discord_side.ui.custom_ids import HintButton  # noqa: E402
 from loopback import Loopback  # noqa: E402
 from loopback.botproc import BotProcess  # noqa: E402
 
@@ -123,7 +124,7 @@ async def measure(args: argparse.Namespace, root: Path = ROOT, report: bool = Tr
             await bot.stop()
 
             asked = [ix for ix in lb.interactions.values() if ix.kind == "component"
-                     and str(ix.data.get("custom_id", "")).startswith("kg:hint:")]
+                     and str(ix.data.get("custom_id", "")).startswith(HintButton.prefix)]
             answered = [ix.completed - ix.created for ix in asked if ix.completed is not None]
             deferred = [ix.responded - ix.created for ix in asked if ix.responded is not None]
             delays = [ai_delays(db, w[0], w[1]) for w in windows]

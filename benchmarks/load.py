@@ -74,13 +74,13 @@ from benchmarks.multiproc import (  # noqa: E402
 )
 from benchmarks.people import Stats, Table, stop_all  # noqa: E402
 from benchmarks.versions import in_turn  # noqa: E402
+from bot.discord_side.ui.custom_ids import HandButton, Move, Pick  # noqa: E402
+from bot.discord_side.ui.custom_ids import parse as read_custom_id  # noqa: E402
 from i18n import LOCALES, catalog  # noqa: E402
 from loopback import Interaction, Loopback, Message  # noqa: E402
 from loopback.components import TEXT_DISPLAY, walk  # noqa: E402
 from loopback.sharding import snowflake_on  # noqa: E402
 
-#: A move control's custom_id: table and version it was offered at.
-MOVE = re.compile(r"^kg:(?:do|pick):(\d+):(\d+):")
 #: A refusal shown in the clicked hand message: a note in italics first ("already played").
 NOTE = re.compile(r"^\*[^*]")
 #: The table message's footer in every language ("Round 3 - move 41"): the step it shows.
@@ -215,10 +215,10 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
             first = [ix.responded - ix.created for ix in answered if ix.responded is not None]
             moved: list[tuple[Interaction, int]] = []  # accepted moves, version after them
             for ix in window:
-                found = MOVE.match(str(ix.data.get("custom_id", ""))) if (
+                found = read_custom_id(str(ix.data.get("custom_id", ""))) if (
                     ix.kind == "component") else None
-                if found and accepted(lb, ix):
-                    moved.append((ix, int(found.group(2)) + 1))
+                if isinstance(found, Move | Pick) and accepted(lb, ix):
+                    moved.append((ix, found.version + 1))
             # the hand message showing the move: with a new hand picture, or the pictures it
             # carried kept when they did not change
             hand_image = [ix.completed - ix.created for ix, _ in moved
@@ -234,7 +234,7 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
             if not report:
                 return figures
             opened = [ix for ix in window if ix.kind == "component"
-                      and str(ix.data.get("custom_id", "")).startswith("kg:hand:")]
+                      and str(ix.data.get("custom_id", "")).startswith(HandButton.prefix)]
             opened_image = [ix.imaged - ix.created for ix in opened if ix.imaged is not None]
             requests = [(m, p) for t, m, p in lb.requests if window_start <= t < window_end]
             posts = sum(1 for m, p in requests if m == "POST" and p.startswith("/channels"))

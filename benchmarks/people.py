@@ -11,6 +11,15 @@ import random
 import time
 from dataclasses import dataclass, field
 
+from bot.discord_side.ui.custom_ids import (
+    HandButton,
+    HintButton,
+    LobbyOp,
+    Move,
+    MoveMenu,
+    RematchButton,
+    parse,
+)
 from loopback import Channel, Interaction, InteractionFailed, Loopback, Message, User
 
 #: Preference of a simulated person among the moves offered (first match wins a weighted draw).
@@ -25,9 +34,10 @@ def moves(message: Message) -> list[tuple[str, str, str | None]]:
     out: list[tuple[str, str, str | None]] = []
     for c in message.items():
         cid = str(c.get("custom_id", ""))
-        if cid.startswith("kg:do:"):
-            out.append((cid.split(":", 4)[4], cid, None))
-        elif cid.startswith("kg:pick:"):
+        target = parse(cid)
+        if isinstance(target, Move):
+            out.append((target.notation, cid, None))
+        elif cid.startswith(MoveMenu.prefix):
             out += [(str(o["value"]), cid, str(o["value"])) for o in c.get("options") or []]
     return out
 
@@ -84,21 +94,22 @@ class Table:
         if not await self._wait(ix) or ix.original_id is None:
             raise RuntimeError("could not open a table")
         lobby = self.lb.message(ix.original_id)
-        ids = [c for c in lobby.custom_ids() if c.startswith("kg:lobby:")]
-        if not ids:
+        ops = [t for t in map(parse, lobby.custom_ids()) if isinstance(t, LobbyOp)]
+        if not ops:
             raise RuntimeError(f"no lobby: {lobby.text()[:200]}")
-        self.table_id = int(ids[0].split(":")[2])
+        self.table_id = ops[0].table
         steps = [(u, "join") for u in self.humans[1:]] + [(host, "ai")] * self.ai
         for who, op in [*steps, (host, "start")]:
             current = self.lb.message(lobby.id)
-            prefix = f"kg:lobby:{self.table_id}:{op}"
-            cid = next(c for c in current.custom_ids() if c.split(":")[:4] == prefix.split(":"))
+            targets = [(c, parse(c)) for c in current.custom_ids()]
+            cid = next(c for c, t in targets
+                       if isinstance(t, LobbyOp) and t.table == self.table_id and t.op == op)
             ix = await self.lb.click(who, current, cid)
             await self._wait(ix)
         self.stats.opened += 1
 
     def _table_message(self, user: User) -> Message | None:
-        tag, final = f"kg:hand:{self.table_id}", f"kg:rm:{self.table_id}:offer"
+        tag, final = HandButton.id_for(self.table_id), RematchButton.id_for(self.table_id, "offer")
         return self.lb.world.latest(self.channel, user, lambda m: m.owner is None and (
             tag in m.custom_ids()  # the table, with its "My hand" button
             or final in m.custom_ids()  # the game is over: Replay and Rematch
@@ -116,7 +127,7 @@ class Table:
             hand = lb.latest(self.channel, user, lambda m: m.owner == user.id and bool(moves(m)))
             if hand is not None and acted.get(hand.id) != hand.revision:
                 acted[hand.id] = hand.revision
-                hint = next((c for c in hand.custom_ids() if c.startswith("kg:hint:")), None)
+                hint = next((c for c in hand.custom_ids() if c.startswith(HintButton.prefix)), None)
                 if hint is not None and self.rng.random() < self.hint_chance:
                     if await self._wait(await lb.click(user, hand, hint)):
                         self.stats.hints += 1
@@ -140,7 +151,7 @@ class Table:
                 idle_since = time.monotonic()
                 continue
             table = self._table_message(user)
-            if table is not None and f"kg:hand:{self.table_id}" not in table.custom_ids():
+            if table is not None and HandButton.id_for(self.table_id) not in table.custom_ids():
                 return  # the game is over
             if table is not None:
                 # a mention opens the hand once per table message (its edits mention the
@@ -149,7 +160,7 @@ class Table:
                 key = (table.id, table.revision if stale else 0)
                 if key not in asked and (user.id in table.mentions or stale):
                     asked.add(key)
-                    ix = await lb.click(user, table, f"kg:hand:{self.table_id}")
+                    ix = await lb.click(user, table, HandButton.id_for(self.table_id))
                     if await self._wait(ix):
                         self.stats.hands += 1
                     idle_since = time.monotonic()

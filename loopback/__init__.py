@@ -23,7 +23,7 @@ The user side (all checks a Discord client makes are made; ``forge=True`` skips 
     seen = lb.messages_for(channel, ann)          # oldest first, Ann's ephemerals included
     lobby = seen[-1]
     ix = await lb.click(ann, lobby, lobby.custom_ids()[0])
-    ix = await lb.select(ann, lobby, "kg:hero:1", ["horan"])
+    ix = await lb.select(ann, lobby, menu_id, ["horan"])  # a select menu's custom_id
     choices = await lb.autocomplete(ann, channel, "goblin card", "name", "gob")
     await lb.changed(after=lb.version)            # wait until anything visible changes
     await lb.channel_changed(channel.id, lb.channel_versions.get(channel.id, 0))

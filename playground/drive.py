@@ -23,8 +23,22 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from bot.discord_side.ui.custom_ids import (
+    HandButton,
+    LobbyButton,
+    Move,
+    MoveButton,
+    MoveMenu,
+    Pick,
+    Sure,
+    SureButton,
+    parse,
+)
+
 ROOT = Path(__file__).resolve().parents[1]
 EPHEMERAL = "article[data-ephemeral='1']"
+#: A table message's "My hand" button.
+HAND = f"[data-custom-id^='{HandButton.prefix}']"
 
 
 class PlaygroundProcess:
@@ -153,11 +167,11 @@ class Driver:
 
     def click(self, custom_id_end: str) -> None:
         """Click the newest enabled button whose custom_id ends with ``custom_id_end`` (a lobby
-        button's custom_id goes on with the lobby's revision: ``kg:lobby:1:ai:3``)."""
+        button's custom_id goes on with the lobby's revision)."""
         button = self.page.locator(
             f"button.btn[data-custom-id$='{custom_id_end}']:not([disabled]), "
-            f"button.btn[data-custom-id*='{custom_id_end}:'][data-custom-id^='kg:lobby:']"
-            ":not([disabled])").last
+            f"button.btn[data-custom-id*='{custom_id_end}:']"
+            f"[data-custom-id^='{LobbyButton.prefix}']:not([disabled])").last
         button.click()
         self.settle()
 
@@ -170,13 +184,13 @@ class Driver:
     def open_turn(self, opened: str) -> str:
         """Wait for the newest message pinging the user to play and click its My hand button,
         unless it is ``opened`` (the id of the one clicked last); returns its id."""
-        turn = self.page.locator("article.msg.pinged:has([data-custom-id^='kg:hand:'])").last
+        turn = self.page.locator(f"article.msg.pinged:has({HAND})").last
         turn.wait_for(timeout=30_000)
         mid: str = turn.get_attribute("data-message-id") or ""
         if mid == opened:
             self.settle(0.3)
             return mid
-        turn.locator("[data-custom-id^='kg:hand:']").click()
+        turn.locator(HAND).click()
         self.settle()
         return mid
 
@@ -234,18 +248,19 @@ class Driver:
         self.settle()
 
     def wait_moved_past(self, custom_id: str) -> None:
-        """After a move control (``kg:do:T:V:...``, ``kg:pick:T:V:...``, ``kg:sure:T:V:...``) was
-        used, wait until the newest private message no longer offers controls of table ``T``
-        at version ``V``: the bot has answered the move, however slowly it drew the new hand. A
-        quiet page alone does not prove that on a loaded machine."""
+        """After a move control (a move button or menu, or a move's Confirm) of table ``T``
+        drawn at version ``V`` was used, wait until the newest private message no longer offers
+        controls of table ``T`` at version ``V``: the bot has answered the move, however slowly
+        it drew the new hand. A quiet page alone does not prove that on a loaded machine."""
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-        parts = custom_id.split(":")
-        if len(parts) < 5 or parts[0] != "kg" or parts[1] not in ("do", "pick", "sure"):
+        target = parse(custom_id)
+        if not isinstance(target, Move | Pick | Sure):
             return
-        # a move may be answered by a question, whose Confirm ("sure") carries that version
-        kinds = ("do", "pick", "sure") if parts[1] == "sure" else ("do", "pick")
-        stale = [f"kg:{kind}:{parts[2]}:{parts[3]}:" for kind in kinds]
+        # a move may be answered by a question, whose Confirm carries that version
+        kinds = (MoveButton, MoveMenu, SureButton) if isinstance(target, Sure) \
+            else (MoveButton, MoveMenu)
+        stale = [kind.start(target.table, target.version) for kind in kinds]
         try:
             self.page.wait_for_function(
                 """([sel, stale]) => {
@@ -264,11 +279,12 @@ class Driver:
         and no "My hand" button; embeds or a Components V2 layout), or ``""`` while the game
         goes on."""
         text: str = self.page.evaluate(
-            """() => ([...document.querySelectorAll('article.msg:not([data-ephemeral])')]
+            """(hand) => ([...document.querySelectorAll('article.msg:not([data-ephemeral])')]
               .filter(a => a.querySelector('.embed .image img, .gallery img, .thumbnail img')
                       && (a.querySelector('.content, .layout')?.innerText.trim() || '') !== ''
-                      && !a.querySelector('[data-custom-id^="kg:hand:"]'))
-              .map(a => a.querySelector('.content, .layout').innerText.trim()).pop() || '')""")
+                      && !a.querySelector(hand))
+              .map(a => a.querySelector('.content, .layout').innerText.trim()).pop() || '')""",
+            HAND)
         return text
 
     def over(self) -> bool:
@@ -314,13 +330,12 @@ def play_match(driver: Driver, rng: random.Random, *, ai_seats: int = 1,
             driver.act(*move)
             clicks += 1
             continue
-        turn = driver.page.locator(
-            "article.msg.pinged:has([data-custom-id^='kg:hand:'])").last
+        turn = driver.page.locator(f"article.msg.pinged:has({HAND})").last
         if turn.count():
             mid = turn.get_attribute("data-message-id") or ""
             if mid != opened_for:
                 opened_for = mid
-                turn.locator("[data-custom-id^='kg:hand:']").click()
+                turn.locator(HAND).click()
                 driver.settle()
                 continue
         time.sleep(0.2)

@@ -24,8 +24,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bot.discord_side.ui.custom_ids import HintButton, QuitButton, RematchButton, ReplayButton
 from playground.browser import chromium
-from playground.drive import EPHEMERAL, Driver, PlaygroundProcess
+from playground.drive import EPHEMERAL, HAND, Driver, PlaygroundProcess
 from playground.scenes import channel_scene, fight_scene, frame
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,7 +78,7 @@ def lesson_scene(driver: Driver) -> bool:
     return bool(page.locator("article.msg:has-text('(R')").count() > 0)
 
 
-FINAL = "article.msg:not([data-ephemeral]):has([data-custom-id^='kg:rm:'])"
+FINAL = f"article.msg:not([data-ephemeral]):has([data-custom-id^='{RematchButton.prefix}'])"
 
 
 def final_scene(driver: Driver, wait: float = 600.0) -> Any:
@@ -106,7 +107,7 @@ def replay_scene(driver: Driver) -> Any:
     page.fill("#command-options input", "1")
     page.click("#send")
     driver.settle()
-    shown = page.locator(f"{EPHEMERAL}:has([data-custom-id^='kg:rp:'])").last
+    shown = page.locator(f"{EPHEMERAL}:has([data-custom-id^='{ReplayButton.prefix}'])").last
     return shown if shown.count() else None
 
 
@@ -116,16 +117,17 @@ def hint_scene(driver: Driver, tries: int = 60) -> Any:
     page = driver.page
     open_table(driver)
     for _ in range(tries):
-        hint = page.locator(f"{EPHEMERAL} [data-custom-id^='kg:hint:']:not([disabled])").last
+        hint = page.locator(
+            f"{EPHEMERAL} [data-custom-id^='{HintButton.prefix}']:not([disabled])").last
         if hint.count():
             before = page.locator(EPHEMERAL).count()
             hint.click()
             driver.settle()
             answers = page.locator(EPHEMERAL)
             return answers.last if answers.count() > before else None
-        turn = page.locator("article.msg.pinged:has([data-custom-id^='kg:hand:'])").last
+        turn = page.locator(f"article.msg.pinged:has({HAND})").last
         turn.wait_for(timeout=60_000)
-        turn.locator("[data-custom-id^='kg:hand:']").click()
+        turn.locator(HAND).click()
         driver.settle()
     return None
 
@@ -195,9 +197,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.fight or args.channel:
             frame(page, "fight" if args.fight else "channel")
         if args.lesson:  # the hand with its lesson at the top of the window
-            page.evaluate("() => { const hands = [...document.querySelectorAll('article.msg')]"
-                          ".filter((a) => a.querySelector('[data-custom-id^=\"kg:quit:\"]'));"
-                          " if (hands.length) hands[hands.length - 1].scrollIntoView(); }")
+            page.evaluate("(quit) => { const hands = [...document.querySelectorAll('article.msg')]"
+                          ".filter((a) => a.querySelector(quit));"
+                          " if (hands.length) hands[hands.length - 1].scrollIntoView(); }",
+                          f"[data-custom-id^='{QuitButton.prefix}']")
         driver.settle()
         args.out.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(args.out))

@@ -2,6 +2,7 @@
 table and hand messages (Components V2 layouts in ``ui``), posting them at the channel's pace,
 and the AI turns and turn timers shown live in the channel.
 
-Owns: everything that imports discord.py, and custom ids (parsed only in ``ui.custom_ids``).
+Owns: everything that imports discord.py, and custom ids (written and parsed only in
+``ui.control`` and ``ui.custom_ids``).
 May import: ``bot.game``, ``bot.workers``, ``bot.supervision``, ``bot.storage`` (values only).
 """

@@ -30,7 +30,7 @@ from bot.discord_side.messages import Messages
 from bot.discord_side.options import OptionTree
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ratelimits import GlobalWait
-from bot.discord_side.ui.custom_ids import GoblinItem, is_ours
+from bot.discord_side.ui.custom_ids import KINDS, is_ours
 from bot.game.leases import instance_name
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, Shards
@@ -133,9 +133,10 @@ def unquoted(exc: Exception) -> str:
 
 
 def claimed(interaction: discord.Interaction[Any]) -> bool:
-    """True when one of the bot's items answers this component click: its custom_id is the
-    bot's and the clicked message carries it as a component of the kind the click names (what
-    discord.py's dynamic items require before they call back; anything else goes unanswered)."""
+    """True when one of the bot's items answers this component click: one of its kinds'
+    templates fits the custom_id and the clicked message carries it as a component of the kind
+    the click names (what discord.py's dynamic items require before they call back; anything
+    else goes unanswered)."""
     data = cast(dict[str, Any], interaction.data or {})
     custom_id, kind = data.get("custom_id"), data.get("component_type")
     message = interaction.message
@@ -202,7 +203,7 @@ class KarakBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         """Register dynamic items and commands, sync if needed, resume tables, start timers."""
-        self.add_dynamic_items(GoblinItem)
+        self.add_dynamic_items(*KINDS)
         self.tree.error(self.answer_command_error)
         await self.tree.set_translator(Translator())
         await self.add_cog(GoblinCog(self.bodies))
@@ -218,9 +219,10 @@ class KarakBot(commands.AutoShardedBot):
         connection.dispatch("interaction", discord.Interaction(data=data, state=connection))
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        """A click no item of the bot claims (a custom_id that is not the bot's, none at all,
-        one the clicked message does not carry as that kind of component) still gets a
-        private answer instead of Discord's "This interaction failed"."""
+        """A click no item of the bot claims (a custom_id that is not the bot's, one in its
+        format that no kind's template fits, none at all, one the clicked message does not
+        carry as that kind of component) still gets a private answer instead of Discord's
+        "This interaction failed": the one fallback for unknown ids."""
         if interaction.type is not discord.InteractionType.component or claimed(interaction):
             return
         data = cast(dict[str, Any], interaction.data or {})

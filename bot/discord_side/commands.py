@@ -22,7 +22,7 @@ from bot.discord_side.context import (
 from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
 from bot.discord_side.standings import end_lines
-from bot.discord_side.ui.custom_ids import abandon_id
+from bot.discord_side.ui.custom_ids import AbandonButton
 from bot.discord_side.ui.lobby import lobby_view
 from bot.discord_side.ui.parts import MAX_TEXT, button, cut, layout, picture, row, text_block
 from bot.game.card_lookup import card_ids, card_label, card_lines, find_card
@@ -52,7 +52,7 @@ def confirm_view(table: int, locale: str, note: Msg | None = None) -> discord.ui
         ask += "\n" + translate(note, locale)
     return layout(discord.ui.Container[discord.ui.LayoutView](
         text_block(ask),
-        row(button(translate(msg("bot.channel.abandon_yes"), locale), abandon_id(table),
+        row(button(translate(msg("bot.channel.abandon_yes"), locale), AbandonButton.id_for(table),
                    "danger"))))
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import discord
 
 from bot.discord_side.context import loc
-from bot.discord_side.ui.custom_ids import board_id
+from bot.discord_side.ui.custom_ids import BoardButton
 from bot.discord_side.ui.parts import GOLD, MAX_TEXT, button, cut, layout, picture, row, text_block
 from bot.game.places import Place
 from bot.game.ratings import BASE
@@ -137,9 +137,9 @@ def board_view(board: Board, guild_id: int, locale: str) -> discord.ui.LayoutVie
     if board.pages > 1:
         container.add_item(row(
             button(translate(msg("ratings.board.previous"), locale),
-                   board_id(guild_id, max(0, board.page - 1)), disabled=board.page == 0),
+                   BoardButton.id_for(guild_id, max(0, board.page - 1)), disabled=board.page == 0),
             button(translate(msg("ratings.board.next"), locale),
-                   board_id(guild_id, min(board.pages - 1, board.page + 1)),
+                   BoardButton.id_for(guild_id, min(board.pages - 1, board.page + 1)),
                    disabled=board.page >= board.pages - 1)))
     return layout(container)
 

@@ -27,6 +27,16 @@ from discordpy_client import discordpy_client
 from pace_clock import PaceClock
 
 from bot.discord_side.client import KarakBot
+from bot.discord_side.ui.custom_ids import (
+    AbandonButton,
+    HandButton,
+    LobbyOp,
+    Move,
+    MoveMenu,
+    OpenHand,
+    SureButton,
+    parse,
+)
 from bot.game.service import GameService
 from bot.storage.sqlite import Store
 from bot.workers.pool import FEEDER
@@ -136,7 +146,7 @@ def dismissed_on_answer(lb: Loopback, message: Message) -> None:
 
 def resolve(message: Message, custom_id: str) -> str:
     """``custom_id`` as the message carries it: a lobby button named without the lobby revision
-    it was drawn at (``kg:lobby:1:join``) is found with it (``kg:lobby:1:join:3``)."""
+    it was drawn at (as an older bot wrote it) is found with it."""
     ids = message.custom_ids()
     if custom_id in ids:
         return custom_id
@@ -157,18 +167,19 @@ def offered(message: Message) -> dict[str, tuple[str, str | None]]:
     out: dict[str, tuple[str, str | None]] = {}
     for c in message.items():
         cid = str(c.get("custom_id", ""))
-        if c.get("type") == 2 and cid.startswith("kg:do:"):
-            out[cid.split(":", 4)[4]] = (cid, None)
-        elif c.get("type") == 3 and cid.startswith("kg:pick:"):
+        target = parse(cid)
+        if c.get("type") == 2 and isinstance(target, Move):
+            out[target.notation] = (cid, None)
+        elif c.get("type") == 3 and cid.startswith(MoveMenu.prefix):
             for o in c.get("options") or []:
                 out[o["value"]] = (cid, o["value"])
     return out
 
 
 def table_id(message: Message) -> int:
-    """The table of a lobby or table message (its first ``kg:`` control that names one)."""
-    cid = next(c for c in message.custom_ids() if c.startswith(("kg:lobby:", "kg:hand:")))
-    return int(cid.split(":")[2])
+    """The table of a lobby or table message (its first lobby or "My hand" button)."""
+    targets = [parse(c) for c in message.custom_ids()]
+    return next(t.table for t in targets if isinstance(t, LobbyOp | OpenHand))
 
 
 # ---------------------------------------------------------------------------- the bot
@@ -268,8 +279,10 @@ class LiveBot:
         the last interaction (the confirmation's click, or the command)."""
         ix = await self.command(user, "abandon", channel=channel)
         asked = self.lb.messages.get(ix.original_id or 0)
-        if asked is not None and any(c.startswith("kg:abandon:") for c in asked.custom_ids()):
-            button = next(c for c in asked.custom_ids() if c.startswith("kg:abandon:"))
+        buttons = [] if asked is None else [c for c in asked.custom_ids()
+                                            if c.startswith(AbandonButton.prefix)]
+        if asked is not None and buttons:
+            button = buttons[0]
             return await self.click(user, asked, button)
         return ix
 
@@ -310,7 +323,7 @@ class LiveBot:
         for mid in [ix.original_id, *ix.followups]:  # asked in the hand, or anew
             asked = self.lb.messages.get(mid or 0)
             confirm = None if asked is None or asked.deleted else next(
-                (c for c in asked.custom_ids() if c.startswith("kg:sure:")), None)
+                (c for c in asked.custom_ids() if c.startswith(SureButton.prefix)), None)
             if asked is not None and confirm is not None:
                 await self.click(user, asked, confirm)
                 break
@@ -346,7 +359,7 @@ class LiveBot:
     def last_table_message(self) -> Message:
         """The newest public message with a "My hand" button."""
         for message in reversed(self.public()):
-            if any(c.startswith("kg:hand:") for c in message.custom_ids()):
+            if any(c.startswith(HandButton.prefix) for c in message.custom_ids()):
                 return message
         raise AssertionError("no table message")
 

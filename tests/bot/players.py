@@ -15,6 +15,7 @@ from live_bot import (
 )
 from storage.helpers import Game
 
+from bot.discord_side.ui.custom_ids import HandButton, HeroMenu, LobbyButton
 from bot.game.places import Place
 from bot.storage.records import Rater, SeatInfo
 from bot.storage.sqlite import Store
@@ -55,13 +56,13 @@ async def open_table(h: LiveBot, host: User, others: list[User], ai: int = 0,
     lobby = h.public()[-1]
     tid = table_id(lobby)
     for u in others:
-        await h.click(u, lobby, f"kg:lobby:{tid}:join")
+        await h.click(u, lobby, LobbyButton.id_for(tid, "join", None))
     for _ in range(ai):
-        await h.click(host, lobby, f"kg:lobby:{tid}:ai")
+        await h.click(host, lobby, LobbyButton.id_for(tid, "ai", None))
     for uid, hero in (heroes or {}).items():
         user = next(u for u in [host, *others] if u.id == uid)
-        await h.choose(user, lobby, f"kg:hero:{tid}", [hero])
-    await h.click(host, lobby, f"kg:lobby:{tid}:start")
+        await h.choose(user, lobby, HeroMenu.id_for(tid), [hero])
+    await h.click(host, lobby, LobbyButton.id_for(tid, "start", None))
     return tid
 
 
@@ -77,7 +78,7 @@ class Players:
 
     async def open_hand(self, user: User) -> Message:
         table_msg = self.h.last_table_message()
-        ix = await self.h.click(user, table_msg, f"kg:hand:{self.tid}")
+        ix = await self.h.click(user, table_msg, HandButton.id_for(self.tid))
         msg = self.h.reply(ix)
         assert msg.owner == user.id, "the hand message must be ephemeral"
         self.hand_msgs[user.id] = msg.id

@@ -13,6 +13,8 @@ from bot_helpers import Clock, holding
 from live_bot import LiveBot
 from players import ANN, BOB, EVE, Players, open_table
 
+from bot.discord_side.ui.custom_ids import AbandonButton, HandButton
+
 
 async def test_turns_leave_one_table_message_in_the_channel(bot: LiveBot) -> None:
     tid = await open_table(bot, ANN, [BOB])
@@ -23,7 +25,7 @@ async def test_turns_leave_one_table_message_in_the_channel(bot: LiveBot) -> Non
         await bot.settle()
         posted.add(bot.last_table_message().id)
     assert len(posted) > 2  # turns passed, each person's turn posted a new message (a ping)
-    tables = [m for m in bot.public() if f"kg:hand:{tid}" in m.custom_ids()]
+    tables = [m for m in bot.public() if HandButton.id_for(tid) in m.custom_ids()]
     stubs = [m for m in bot.public() if "newer message" in m.text()]
     assert len(tables) == 1 and not stubs, [m.text()[:80] for m in bot.public()]
     assert (await bot.bot.service.tables.load(tid)).message_id == tables[0].id
@@ -49,7 +51,7 @@ async def test_abandon_answers_before_waiting_for_the_table(bot: LiveBot) -> Non
         await asked.done(10)  # asked at once: the table is read without its lock
         question = bot.reply(asked)
         assert "Abandon table" in question.text() and question.ephemeral
-        ix = await bot.lb.click(ANN, question, f"kg:abandon:{tid}")
+        ix = await bot.lb.click(ANN, question, AbandonButton.id_for(tid))
         await ix.answered()  # the confirmation too is answered at once
         assert (await bot.bot.service.tables.load(tid)).status == "running"
     finally:
@@ -60,7 +62,8 @@ async def test_abandon_answers_before_waiting_for_the_table(bot: LiveBot) -> Non
     assert any("was abandoned" in t for t in bot.said(ix))
     # one answer: nothing about it was posted in the channel besides the table message
     assert not [m for m in bot.public() if "was abandoned" in m.text()
-                and f"kg:hand:{tid}" not in m.custom_ids() and "Karak: Goblin" not in m.text()]
+                and HandButton.id_for(tid) not in m.custom_ids()
+                and "Karak: Goblin" not in m.text()]
 
 
 async def test_a_whole_match_leaves_one_table_message_with_the_ratings(bot: LiveBot,

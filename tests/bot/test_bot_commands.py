@@ -14,6 +14,7 @@ from live_bot import CHANNEL, GUILD, LINK, Call, LiveBot, User, component, offer
 from pace_clock import PaceClock
 from players import ADMIN, ANN, BOB, EVE, TinyRenderer, open_table
 
+from bot.discord_side.ui.custom_ids import HandButton, HeroMenu, LobbyButton
 from bot.storage.records import ServerDefaults
 from bot.workers.pictures import PillowRenderer
 from loopback import Loopback, Message
@@ -27,7 +28,7 @@ async def test_second_new_says_where_the_running_table_is(bot: LiveBot) -> None:
     assert any("already has a table waiting for players" in t and LINK + str(lobby.id) in t
                for t in bot.said(ix))
     assert bot.public()[-1].id == lobby.id  # the lobby message is there: not posted again
-    await bot.click(ANN, lobby, f"kg:lobby:{table_id(lobby)}:cancel")
+    await bot.click(ANN, lobby, LobbyButton.id_for(table_id(lobby), "cancel", None))
     tid = await open_table(bot, ANN, [BOB])
     table = bot.last_table_message()
     assert (await bot.bot.service.tables.load(tid)).message_id == table.id
@@ -58,14 +59,14 @@ async def test_hero_menu_refuses_a_taken_hero(bot: LiveBot) -> None:
     await bot.command(ANN, "new")
     lobby = bot.public()[-1]
     tid = table_id(lobby)
-    await bot.click(BOB, lobby, f"kg:lobby:{tid}:join")
+    await bot.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
     old = copy.deepcopy(lobby)  # as Bob's client still shows it
-    await bot.choose(ANN, lobby, f"kg:hero:{tid}", ["taia"])
-    menu = component(lobby, f"kg:hero:{tid}")
+    await bot.choose(ANN, lobby, HeroMenu.id_for(tid), ["taia"])
+    menu = component(lobby, HeroMenu.id_for(tid))
     assert "taia" not in {o["value"] for o in menu["options"]}  # no longer offered
-    ix = await bot.choose(BOB, old, f"kg:hero:{tid}", ["taia"])  # an old copy of the menu
+    ix = await bot.choose(BOB, old, HeroMenu.id_for(tid), ["taia"])  # an old copy of the menu
     assert any("already taken" in t for t in bot.said(ix))
-    ix = await bot.choose(EVE, lobby, f"kg:hero:{tid}", ["horan"])
+    ix = await bot.choose(EVE, lobby, HeroMenu.id_for(tid), ["horan"])
     assert any("Join the table" in t for t in bot.said(ix))
 
 
@@ -73,9 +74,9 @@ async def test_cancel_and_abandon_rights(bot: LiveBot) -> None:
     await bot.command(ANN, "new")
     lobby = bot.public()[-1]
     tid = table_id(lobby)
-    ix = await bot.click(BOB, lobby, f"kg:lobby:{tid}:cancel")
+    ix = await bot.click(BOB, lobby, LobbyButton.id_for(tid, "cancel", None))
     assert any("Only the host" in t for t in bot.said(ix))
-    await bot.click(ANN, lobby, f"kg:lobby:{tid}:cancel")
+    await bot.click(ANN, lobby, LobbyButton.id_for(tid, "cancel", None))
     assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
     assert not lobby.custom_ids()
     tid2 = await open_table(bot, ANN, [BOB])
@@ -159,7 +160,7 @@ async def test_real_images_are_attached(lb: Loopback, tmp_path: Path, clock: Clo
         assert (table.attachments[0].data or b"").startswith(b"\x89PNG")
         rec = await h.bot.service.tables.load(tid)
         user = ANN if rec.seats[rec.game.current].user == ANN.id else BOB
-        hand = h.reply(await h.click(user, table, f"kg:hand:{tid}"))
+        hand = h.reply(await h.click(user, table, HandButton.id_for(tid)))
         assert [a.filename for a in hand.attachments] == ["hand.png"] and offered(hand)
         fights = [n for n in offered(hand) if n.startswith("fight:")]
         await h.play(user, hand, fights[0])
@@ -175,8 +176,8 @@ async def open_timed_table(h: LiveBot) -> int:
     await h.command(ANN, "new", timer=60)
     lobby = h.public()[-1]
     tid = table_id(lobby)
-    await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
-    await h.click(ANN, lobby, f"kg:lobby:{tid}:start")
+    await h.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
+    await h.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
     return tid
 
 
@@ -266,7 +267,7 @@ async def test_a_request_breaking_discords_limits_is_recorded(
 
 def lobby_id(message: Message, op: str) -> str:
     """The custom_id of a lobby button (``op``: join, leave, ai, unai, start, cancel)."""
-    return next(c for c in message.custom_ids() if c.startswith("kg:lobby:")
+    return next(c for c in message.custom_ids() if c.startswith(LobbyButton.prefix)
                 and c.split(":")[3] == op)
 
 
@@ -322,9 +323,9 @@ async def test_new_and_start_refuse_where_the_bot_cannot_post(
     await bot.command(ANN, "new", channel=where, timer=60)
     lobby = bot.public(where)[-1]
     tid = table_id(lobby)
-    await bot.click(BOB, lobby, f"kg:lobby:{tid}:join")
+    await bot.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
     where.bot_permissions = lacking
-    ix = await bot.click(ANN, lobby, f"kg:lobby:{tid}:start")
+    ix = await bot.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
     assert any(named in t for t in bot.said(ix))
     assert (await bot.bot.service.tables.load(tid)).status == "lobby"
     ix = await bot.command(ANN, "start", channel=where)

@@ -9,6 +9,7 @@ import pytest
 from live_bot import LiveBot
 from players import ANN
 
+from bot.discord_side.ui.custom_ids import HeroMenu
 from bot.game.card_lookup import card_ids, card_label, card_lines, find_card, suggest
 from bot.game.facts import (
     best_attack,
@@ -185,7 +186,7 @@ async def test_the_hero_menu_shows_abilities_when_they_are_on(bot: LiveBot) -> N
         channel = bot.lb.create_channel(bot.guild, f"abilities-{abilities}")
         await bot.command(ANN, "new", channel=channel, abilities=abilities)
         lobby = bot.public(channel)[-1]
-        hero_menu = next(c for c in lobby.custom_ids() if c.startswith("kg:hero:"))
+        hero_menu = next(c for c in lobby.custom_ids() if c.startswith(HeroMenu.prefix))
         about = [o.get("description", "") for o in (lobby.component(hero_menu) or {})["options"]]
         assert any("Once per battle" in a for a in about) == abilities, about
 

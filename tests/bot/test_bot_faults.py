@@ -24,6 +24,7 @@ from players import ANN, BOB, Players, TinyRenderer, my_turn_hand, open_table
 from storage.backends import SqliteBackend
 
 from bot.discord_side.background import TimersFailed
+from bot.discord_side.ui.custom_ids import LobbyButton
 from bot.storage.sqlite import Store
 from loopback import Loopback
 
@@ -112,13 +113,13 @@ async def test_a_failed_table_post_at_start_does_not_stop_the_ai(
         lobby = bot.public()[-1]
         tid = table_id(lobby)
         for _ in range(3):
-            await bot.click(ANN, lobby, f"kg:lobby:{tid}:ai")
+            await bot.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
 
         def revoke() -> None:  # the bot loses the right to post as the game starts
             bot.channel.bot_permissions = 0
 
         on_answer(lb, lobby, revoke)
-        await bot.click(ANN, lobby, f"kg:lobby:{tid}:start")
+        await bot.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
         assert [c.status for c in calls if c.channel_post][-1] == 403  # Discord refused
         rec = await bot.bot.service.tables.load(tid)
         log = await bot.store.action_log(tid)
@@ -140,8 +141,8 @@ async def test_a_damaged_ordinary_column_neither_stops_the_start_nor_the_timers(
     await h1.command(ANN, "new", timer=60)
     lobby = h1.public()[-1]
     t1 = table_id(lobby)
-    await h1.click(BOB, lobby, f"kg:lobby:{t1}:join")
-    await h1.click(ANN, lobby, f"kg:lobby:{t1}:start")
+    await h1.click(BOB, lobby, LobbyButton.id_for(t1, "join", None))
+    await h1.click(ANN, lobby, LobbyButton.id_for(t1, "start", None))
     other = lb.create_channel(h1.guild, "other")
     svc = h1.bot.service
     rec2 = await svc.lobby.create(guild_id=h1.guild.id, channel_id=other.id, host_id=ANN.id,
@@ -224,7 +225,7 @@ async def test_an_expired_click_is_one_warning_and_no_traceback(
     tid = table_id(lobby)
     since = len(calls)
     with caplog.at_level(logging.WARNING):
-        ix = await bot.lb.click(BOB, lobby, resolve(lobby, f"kg:lobby:{tid}:join"))
+        ix = await bot.lb.click(BOB, lobby, resolve(lobby, LobbyButton.id_for(tid, "join", None)))
         bot.lb.clock.advance(4)  # the answer comes too late
         await bot.handled(ix)
     answers = [c for c in calls[since:] if c.path.startswith(("/interactions/", "/webhooks/"))]

@@ -16,6 +16,7 @@ from live_bot import CHANNEL, GUILD, LiveBot, User, offered, table_id
 from players import PNG, open_table
 from shared_files import require_discord_api
 
+from bot.discord_side.ui.custom_ids import HandButton, LobbyButton
 from bot.storage.records import ServerDefaults
 from engine import Observation
 from i18n import LOCALES, translate
@@ -175,20 +176,20 @@ async def test_private_follows_the_user_public_follows_the_server(
     assert any("Ce salon a déjà une table qui attend ses joueurs" in t
                for t in bot.said(ix))  # the asker's language
     tid = table_id(lobby)
-    await bot.click(ANN, lobby, f"kg:lobby:{tid}:join")
-    ix = await bot.click(ANN, lobby, f"kg:lobby:{tid}:join")
+    await bot.click(ANN, lobby, LobbyButton.id_for(tid, "join", None))
+    ix = await bot.click(ANN, lobby, LobbyButton.id_for(tid, "join", None))
     assert bot.said(ix) == ["U tohoto stolu už máte místo."]
-    await bot.click(BOB, lobby, f"kg:lobby:{tid}:start")
+    await bot.click(BOB, lobby, LobbyButton.id_for(tid, "start", None))
     table = bot.last_table_message()
     assert f"Karak: Goblin – stůl č. {tid}" in table.text()
     assert "Kolo 1: na tahu je" in _texts(table) and "Moje ruka" in _texts(table)
     assert ("table", "cs") in renderer.drawn and ("table", "fr") not in renderer.drawn
     # Each player's hand in their own language, drawn in it too.
-    hand = bot.reply(await bot.click(BOB, table, f"kg:hand:{tid}"))
+    hand = bot.reply(await bot.click(BOB, table, HandButton.id_for(tid)))
     assert hand.owner == BOB.id
     assert f"Votre main – table n° {tid}" in hand.text()
     assert ("hand", "fr") in renderer.drawn
-    ix = await bot.click(ANN, table, f"kg:hand:{tid}")
+    ix = await bot.click(ANN, table, HandButton.id_for(tid))
     assert f"Vaše ruka – stůl č. {tid}" in bot.reply(ix).text()
     assert ("hand", "cs") in renderer.drawn
 
@@ -200,7 +201,7 @@ async def test_moves_are_labelled_in_the_player_s_language(bot: LiveBot) -> None
     user = BOB if rec.seats[rec.game.current].user == BOB.id else ANN
     table = bot.last_table_message()
     assert "Round 1" in _texts(table) or "My hand" in _texts(table)
-    hand = bot.reply(await bot.click(user, table, f"kg:hand:{tid}"))
+    hand = bot.reply(await bot.click(user, table, HandButton.id_for(tid)))
     words = {"fr": ("Rendre visite au marchand", "Choisissez un monstre à combattre…"),
              "cs": ("Navštívit obchodníka", "Vyberte nestvůru k souboji…")}
     lang = "fr" if user is BOB else "cs"
@@ -245,8 +246,8 @@ async def test_admins_may_force_the_server_language(bot: LiveBot,
     assert "Přisednout" in _texts(lobby)  # the open lobby switched at once
     rec = await bot.bot.service.tables.in_channel(CHANNEL)
     assert rec.locale == "cs"
-    await bot.click(BOB, lobby, f"kg:lobby:{rec.id}:ai")
-    await bot.click(BOB, lobby, f"kg:lobby:{rec.id}:start")
+    await bot.click(BOB, lobby, LobbyButton.id_for(rec.id, "ai", None))
+    await bot.click(BOB, lobby, LobbyButton.id_for(rec.id, "start", None))
     assert "Moje ruka" in _texts(bot.last_table_message())
     # Back to Discord's language: running tables follow at their next refresh.
     ix = await bot.command(ADMIN, "settings", language="auto")
@@ -274,14 +275,14 @@ async def test_a_solo_table_in_direct_messages_speaks_its_person_s_language_now(
     await bot.command(person, "new")
     lobby = bot.public()[-1]
     tid = table_id(lobby)
-    await bot.click(person, lobby, f"kg:lobby:{tid}:ai")
-    await bot.click(person, lobby, f"kg:lobby:{tid}:start")
+    await bot.click(person, lobby, LobbyButton.id_for(tid, "ai", None))
+    await bot.click(person, lobby, LobbyButton.id_for(tid, "start", None))
     table = bot.last_table_message()
     assert "My hand" in _texts(table)
     renderer.drawn.clear()
     # the person switched their Discord to French: their next click brings the table along
     person.locale = "fr"
-    hand = bot.reply(await bot.click(person, table, f"kg:hand:{tid}"))
+    hand = bot.reply(await bot.click(person, table, HandButton.id_for(tid)))
     assert "Votre main" in _texts(hand), _texts(hand)[:300]
     assert (await bot.bot.service.tables.load(tid)).locale == "fr"
     table = bot.last_table_message()
@@ -296,5 +297,6 @@ async def test_a_solo_table_in_direct_messages_speaks_its_person_s_language_now(
     bot.channel = bot.lb.channels[CHANNEL]
     bot.guild.locale = "en-US"
     await bot.command(BOB, "new")
-    await bot.click(BOB, bot.public()[-1], f"kg:lobby:{table_id(bot.public()[-1])}:ai")
+    lobby = bot.public()[-1]
+    await bot.click(BOB, lobby, LobbyButton.id_for(table_id(lobby), "ai", None))
     assert (await bot.bot.service.tables.in_channel(CHANNEL)).locale == "en"

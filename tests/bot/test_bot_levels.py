@@ -15,6 +15,7 @@ from live_bot import CHANNEL, GUILD, Call, LiveBot, component, table_id
 from players import ADMIN, ANN, BOB, EVE, TinyRenderer, forged_message, raw_click
 from storage.backends import SqliteBackend
 
+from bot.discord_side.ui.custom_ids import LevelMenu, LobbyButton
 from bot.discord_side.ui.table import header
 from bot.game.refusals import Damaged
 from bot.game.service import GameService
@@ -38,7 +39,7 @@ async def quick(lb: Loopback, calls: list[Call], tmp_path: Path,
 def level_menus(lobby: Message) -> dict[int, dict[str, Any]]:
     """seat index -> its level menu in a lobby message."""
     return {int(c["custom_id"].split(":")[3]): c for c in lobby.items()
-            if str(c.get("custom_id", "")).startswith("kg:level:")}
+            if str(c.get("custom_id", "")).startswith(LevelMenu.prefix)}
 
 
 def picked(menu: dict[str, Any]) -> list[str]:
@@ -50,9 +51,9 @@ async def lobby_with_ai(h: LiveBot, seats: int = 2, **options: Any) -> tuple[int
     await h.command(ANN, "new", **options)
     lobby = h.public()[-1]
     tid = table_id(lobby)
-    await h.click(BOB, lobby, f"kg:lobby:{tid}:join")
+    await h.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
     for _ in range(seats):
-        await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
+        await h.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
     return tid, h.message(lobby)
 
 
@@ -70,7 +71,7 @@ async def test_the_host_picks_each_ai_seat_s_level(quick: LiveBot) -> None:
     lobby = quick.message(lobby)
     assert "3. AI (easy)" in lobby.text() and "4. AI (hard)" in lobby.text()
     assert picked(level_menus(lobby)[3]) == ["hard"]
-    await quick.click(ANN, lobby, f"kg:lobby:{tid}:start")
+    await quick.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
     rec = await quick.bot.service.tables.load(tid)
     assert rec.status == "running"
     assert [(s.ai, s.level) for s in rec.seats][2:] == [(True, "easy"), (True, "hard")]
@@ -90,8 +91,8 @@ async def test_only_the_host_sets_a_level(quick: LiveBot) -> None:
 async def test_a_level_menu_of_an_older_lobby_changes_nothing(quick: LiveBot) -> None:
     tid, lobby = await lobby_with_ai(quick, seats=1)
     old = copy.deepcopy(lobby)  # the lobby as someone's screen still shows it
-    await quick.click(ANN, lobby, f"kg:lobby:{tid}:unai")  # seat 3 is gone...
-    await quick.click(ANN, lobby, f"kg:lobby:{tid}:ai")  # ...and back
+    await quick.click(ANN, lobby, LobbyButton.id_for(tid, "unai", None))  # seat 3 is gone...
+    await quick.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))  # ...and back
     ix = await quick.choose(ANN, old, level_menus(old)[2]["custom_id"], ["hard"])
     assert any("changed in the meantime" in t for t in quick.said(ix))
     assert (await quick.bot.service.tables.load(tid)).seats[2].level == "normal"
@@ -105,13 +106,13 @@ async def test_forged_level_menus_get_a_clear_answer(quick: LiveBot) -> None:
         planted = forged_message(quick, ANN, custom_id, kind, ephemeral=False)
         return " ".join(await raw_click(quick, ANN, planted, custom_id, kind, values))
 
-    assert "not one this menu offers" in await forged(f"kg:level:{tid}:2:{rev}", ["godlike"])
-    assert "not an AI seat" in await forged(f"kg:level:{tid}:0:{rev}", ["hard"])  # Ann's seat
-    assert "not an AI seat" in await forged(f"kg:level:{tid}:3:{rev}", ["hard"])  # no seat 4
-    assert "exactly one" in await forged(f"kg:level:{tid}:2:{rev}", ["hard", "easy"])
+    assert "not one this menu offers" in await forged(LevelMenu.id_for(tid, 2, rev), ["godlike"])
+    assert "not an AI seat" in await forged(LevelMenu.id_for(tid, 0, rev), ["hard"])  # Ann's seat
+    assert "not an AI seat" in await forged(LevelMenu.id_for(tid, 3, rev), ["hard"])  # no seat 4
+    assert "exactly one" in await forged(LevelMenu.id_for(tid, 2, rev), ["hard", "easy"])
     for damaged in (f"kg:level:{tid}:9:{rev}", f"kg:level:{tid}:x:{rev}", f"kg:level:{tid}:2"):
         assert "damaged" in await forged(damaged, ["hard"])
-    assert "damaged" in await forged(f"kg:level:{tid}:2:{rev}", kind=2)  # through a button
+    assert "damaged" in await forged(LevelMenu.id_for(tid, 2, rev), kind=2)  # through a button
     rec = await quick.bot.service.tables.load(tid)
     assert [s.level for s in rec.seats] == ["normal"] * 3 and rec.revision == rev
 
@@ -159,7 +160,7 @@ async def test_the_level_options_are_translated(quick: LiveBot, calls: list[Call
 async def test_the_table_shows_each_ai_seat_s_level(quick: LiveBot) -> None:
     tid, lobby = await lobby_with_ai(quick)
     await quick.choose(ANN, lobby, level_menus(lobby)[3]["custom_id"], ["hard"])
-    await quick.click(ANN, lobby, f"kg:lobby:{tid}:start")
+    await quick.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
     rec = await quick.bot.service.tables.load(tid)
     names = [s.name for s in observe(rec.game, 0).seats]
     text = quick.last_table_message().text()
@@ -185,8 +186,8 @@ async def test_a_seat_taken_over_after_timeouts_plays_at_normal(quick: LiveBot,
     await quick.command(ANN, "new", timer=60, ai_level="hard")  # AI seats are hard here
     lobby = quick.public()[-1]
     tid = table_id(lobby)
-    await quick.click(ANN, lobby, f"kg:lobby:{tid}:ai")
-    await quick.click(ANN, lobby, f"kg:lobby:{tid}:start")
+    await quick.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
+    await quick.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
     for _ in range(2):
         rec = await quick.bot.service.tables.load(tid)
         assert rec.deadline is not None and not rec.seats[rec.game.current].ai
@@ -220,13 +221,15 @@ async def test_a_damaged_level_damages_one_table_only(service: GameService, stor
 
 async def test_a_full_lobby_says_nothing_of_the_next_ai_seat(quick: LiveBot) -> None:
     await quick.command(ANN, "new")  # the public lobby offers Join to the others...
-    ix = await quick.click(ANN, quick.public()[-1], f"kg:lobby:{table_id(quick.public()[-1])}:join")
+    public = quick.public()[-1]
+    ix = await quick.click(ANN, public, LobbyButton.id_for(table_id(public), "join", None))
     assert quick.said(ix) == ["You already have a seat at this table."]  # ...its host is told
     await quick.command(ANN, "abandon")
     tid, lobby = await lobby_with_ai(quick)  # Ann, Bob and two AI seats: the table is full
     assert "The next AI seat" not in lobby.text(), lobby.text()
     assert "Hero abilities: off. Turn timer: none. Taking back a move: on." in lobby.text()
-    assert component(lobby, f"kg:lobby:{tid}:ai")["disabled"]
-    assert component(lobby, f"kg:lobby:{tid}:join")["disabled"]  # full: nobody may join
-    await quick.click(ANN, lobby, f"kg:lobby:{tid}:unai")  # a seat is free again
+    assert component(lobby, LobbyButton.id_for(tid, "ai", None))["disabled"]
+    # full: nobody may join
+    assert component(lobby, LobbyButton.id_for(tid, "join", None))["disabled"]
+    await quick.click(ANN, lobby, LobbyButton.id_for(tid, "unai", None))  # a seat is free again
     assert "The next AI seat added starts at the normal level" in quick.message(lobby).text()

@@ -11,19 +11,20 @@ from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LINK, Call, LiveBot, component, table_id
 from players import ANN, BOB, EVE, TinyRenderer
 
+from bot.discord_side.ui.custom_ids import HeroMenu, LobbyButton
 from bot.storage.records import TableRecord
 from loopback import Loopback, Message
 
 
 def lobby_id(message: Message, op: str) -> str:
     """The custom_id of a lobby button (join, leave, ai, unai, start, cancel)."""
-    return next(c for c in message.custom_ids() if c.startswith("kg:lobby:")
+    return next(c for c in message.custom_ids() if c.startswith(LobbyButton.prefix)
                 and c.split(":")[3] == op)
 
 
 def lobbies_of(bot: LiveBot, tid: int) -> list[Message]:
     """The public messages holding table ``tid``'s lobby buttons, oldest first."""
-    return [m for m in bot.public() if any(c.startswith(f"kg:lobby:{tid}:")
+    return [m for m in bot.public() if any(c.startswith(LobbyButton.start(tid))
                                            for c in m.custom_ids())]
 
 
@@ -69,7 +70,7 @@ async def test_restart_redraws_a_lobby_whose_last_edit_was_lost(lb: Loopback, tm
     h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     try:
         assert len(h2.public()) == posted  # edited in place, not posted again
-        assert lobby_id(lobby, "unai") == f"kg:lobby:{tid}:unai:3"
+        assert lobby_id(lobby, "unai") == LobbyButton.id_for(tid, "unai", 3)
         assert f"<@{BOB.id}>" in lobby.text()
         assert component(lobby, lobby_id(lobby, "join"))["disabled"]  # the table is full
         ix = await h2.click(ANN, lobby, lobby_id(lobby, "unai"))
@@ -91,13 +92,14 @@ async def test_a_refused_click_on_a_stale_lobby_redraws_it(bot: LiveBot) -> None
         assert any("changed in the meantime" in t for t in bot.said(ix))
         assert await ai_seats(bot, tid) == [False, True, True]  # nothing was done...
         fresh = bot.message(lobby)
-        assert lobby_id(fresh, "unai") == f"kg:lobby:{tid}:unai:2"  # ...but it is shown now
+        # ...but it is shown now
+        assert lobby_id(fresh, "unai") == LobbyButton.id_for(tid, "unai", 2)
         lost_edit(bot.lb, stale)  # and lost again, for the next op
     await bot.click(ANN, bot.message(lobby), lobby_id(stale, "unai"))
     fresh = bot.message(lobby)
     await bot.click(ANN, fresh, lobby_id(fresh, "unai"))  # the next click works
     assert await ai_seats(bot, tid) == [False, True]
-    assert lobby_id(bot.message(lobby), "unai") == f"kg:lobby:{tid}:unai:3"
+    assert lobby_id(bot.message(lobby), "unai") == LobbyButton.id_for(tid, "unai", 3)
 
 
 async def test_a_click_on_a_lobby_that_changed_and_changed_back_is_refused(
@@ -119,10 +121,10 @@ async def test_a_hero_taken_meanwhile_is_refused_and_the_menu_redrawn(bot: LiveB
     tid, lobby = await open_lobby(bot)
     await bot.click(BOB, lobby, lobby_id(lobby, "join"))
     await bot.bot.service.lobby.pick_hero(tid, ANN.id, "horan")  # saved; the edit was lost
-    assert "horan" in [o["value"] for o in component(lobby, f"kg:hero:{tid}")["options"]]
-    ix = await bot.choose(BOB, lobby, f"kg:hero:{tid}", ["horan"])
+    assert "horan" in [o["value"] for o in component(lobby, HeroMenu.id_for(tid))["options"]]
+    ix = await bot.choose(BOB, lobby, HeroMenu.id_for(tid), ["horan"])
     assert any("already taken" in t for t in bot.said(ix))
-    assert "horan" not in [o["value"] for o in component(lobby, f"kg:hero:{tid}")["options"]]
+    assert "horan" not in [o["value"] for o in component(lobby, HeroMenu.id_for(tid))["options"]]
 
 
 async def test_a_refusal_on_an_up_to_date_lobby_redraws_nothing(bot: LiveBot,

@@ -6,6 +6,8 @@ from __future__ import annotations
 from live_bot import Call, LiveBot
 from players import ANN, BOB, open_table
 
+from bot.discord_side.ui.custom_ids import HandButton
+
 
 async def test_a_table_message_too_old_to_edit_is_posted_afresh(bot: LiveBot,
                                                                 calls: list[Call]) -> None:
@@ -32,7 +34,7 @@ async def test_a_table_message_too_old_to_edit_is_posted_afresh(bot: LiveBot,
     assert new.mentions == [to_play]
     # the old message refuses edits too: it is deleted, so no button or ping is left on it
     assert old.deleted and not [m for m in bot.public() if m.id == old.id]
-    assert [m.id for m in bot.public() if f"kg:hand:{tid}" in m.custom_ids()] == [new.id]
+    assert [m.id for m in bot.public() if HandButton.id_for(tid) in m.custom_ids()] == [new.id]
 
 
 async def test_an_older_table_message_is_deleted(bot: LiveBot) -> None:
@@ -43,7 +45,7 @@ async def test_an_older_table_message_is_deleted(bot: LiveBot) -> None:
     await bot.settle()
     new = bot.last_table_message()
     assert new.id != old.id and old.deleted
-    assert [m.id for m in bot.public() if f"kg:hand:{tid}" in m.custom_ids()] == [new.id]
+    assert [m.id for m in bot.public() if HandButton.id_for(tid) in m.custom_ids()] == [new.id]
 
 
 async def test_an_older_table_message_that_cannot_be_deleted_points_to_the_newer_one(

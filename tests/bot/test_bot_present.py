@@ -5,20 +5,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
-
-from bot.discord_side.ui.custom_ids import (
-    BoardPage,
-    LobbyOp,
-    Move,
-    OpenHand,
-    Pick,
-    Unreadable,
-    board_id,
-    lobby_id,
-    move_id,
-    parse,
-)
 from bot.discord_side.ui.hand import hand_view
 from bot.discord_side.ui.parts import MAX_COMPONENTS, MAX_TEXT, text_length
 from bot.game.texts import GROUPS, REVIVE_HP, controls, seat_line
@@ -99,19 +85,3 @@ def test_an_ai_seat_is_not_named_twice() -> None:
     assert ai_line.count(translate(hero_name("horan"), "en")) == 1 and "[AI]" in ai_line
     human = translate(seat_line(obs, 0), "en")
     assert "**Ann**" in human and translate(hero_name("aderyn"), "en") in human
-
-
-@pytest.mark.parametrize(("custom_id", "target"), [
-    (move_id(3, 12, "F1.2"), Move(3, 12, "F1.2")),
-    (lobby_id(3, "ai", 4), LobbyOp(3, "ai", 4)),
-    ("kg:lobby:3:join", LobbyOp(3, "join", None)),
-    ("kg:hand:3", OpenHand(3)),
-    ("kg:pick:3:4:fight0", Pick(3, 4, "fight0")),
-    ("kg:do:0:1:a", Unreadable("kg:do:0:1:a")),
-    ("kg:lobby:3:zap:1", Unreadable("kg:lobby:3:zap:1")),
-    ("kg:do:3:-1:a", Unreadable("kg:do:3:-1:a")),
-    (board_id(9, 2), BoardPage(9, 2)),
-    ("kg:board:9:x", Unreadable("kg:board:9:x")),
-])
-def test_custom_ids_parse_into_typed_targets(custom_id: str, target: object) -> None:
-    assert parse(custom_id) == target

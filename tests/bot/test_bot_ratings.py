@@ -13,6 +13,7 @@ from bot_helpers import Clock
 from live_bot import GUILD, LiveBot, User
 from players import ANN, BOB, Players, TinyRenderer, open_table, planted
 
+from bot.discord_side.ui.custom_ids import BoardButton
 from bot.game.ratings import Person, Rating, SeatResult, rate
 from bot.game.results import movers
 from bot.game.standings import MIN_GAMES, PAGE_SIZE
@@ -87,10 +88,10 @@ async def test_the_leaderboard_pages_and_the_askers_place(lb: Loopback, tmp_path
     await first.stop()
     second = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)  # after a restart
     try:
-        ix = await second.click(last, page, f"kg:board:{GUILD}:1")
+        ix = await second.click(last, page, BoardButton.id_for(GUILD, 1))
         text = second.message(page).text()
         assert f"{PAGE_SIZE + 1}. <@{users[PAGE_SIZE]}>" in text and "Page 2 of 3" in text
-        ix = await second.click(last, page, f"kg:board:{GUILD}:2")
+        ix = await second.click(last, page, BoardButton.id_for(GUILD, 2))
         assert f"{len(users)}. <@{users[-1]}>" in second.message(page).text()
     finally:
         await second.stop()
@@ -117,7 +118,7 @@ async def test_a_damaged_page_button_gets_a_polite_answer(bot: LiveBot, custom_i
 
 
 async def test_another_servers_page_button_shows_nothing_of_it(bot: LiveBot) -> None:
-    custom_id = f"kg:board:{GUILD + 1}:0"
+    custom_id = BoardButton.id_for(GUILD + 1, 0)
     ix = await bot.click(ANN, planted(bot.lb, ANN, custom_id), custom_id)
     texts = bot.said(ix)
     assert texts and "Leaderboard" not in texts[0]

@@ -8,6 +8,7 @@ from live_bot import LiveBot
 from players import ANN, BOB, EVE, Players, finished_match, open_table
 from storage.helpers import Game, taking_back
 
+from bot.discord_side.ui.custom_ids import LogButton
 from bot.game.service import GameService
 from engine.events import seen_by
 from engine.replay import Replay
@@ -31,7 +32,7 @@ async def test_the_log_tells_the_last_two_turns_to_each_viewer(bot: LiveBot) -> 
     tid = await _two_turns(bot)
     record = await bot.bot.service.tables.load(tid)
     table = bot.last_table_message()
-    log_button = f"kg:log:{tid}"
+    log_button = LogButton.id_for(tid)
     assert log_button in table.custom_ids()
     told: dict[str, list[str]] = {}
     for user in (ANN, BOB, EVE):
@@ -59,8 +60,8 @@ async def test_a_log_of_a_table_not_started_is_refused(bot: LiveBot) -> None:
     from live_bot import table_id
     tid = table_id(lobby)
     planted = bot.lb.plant_message(bot.channel, [{"type": 1, "components": [
-        {"type": 2, "style": 2, "label": "Log", "custom_id": f"kg:log:{tid}"}]}])
-    ix = await bot.click(EVE, planted, f"kg:log:{tid}", forge=True)
+        {"type": 2, "style": 2, "label": "Log", "custom_id": LogButton.id_for(tid)}]}])
+    ix = await bot.click(EVE, planted, LogButton.id_for(tid), forge=True)
     assert any("not started" in t or "has not" in t for t in bot.said(ix)), bot.said(ix)
 
 

@@ -15,6 +15,7 @@ from bot_helpers import Clock, alive, dying_decide, gated_decide, stuck_decide
 from live_bot import LiveBot, resolve, table_id
 from players import ANN, TinyRenderer
 
+from bot.discord_side.ui.custom_ids import HandButton, LobbyButton
 from bot.game.service import GameService
 from bot.workers import thinking as thinking_module
 from bot.workers.thinking import Thinking
@@ -39,8 +40,8 @@ async def hard_lobby(h: LiveBot) -> tuple[int, str]:
     await h.command(ANN, "new", ai_level="hard")
     lobby = h.public()[-1]
     tid = table_id(lobby)
-    await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
-    return tid, resolve(h.message(lobby), f"kg:lobby:{tid}:start")
+    await h.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
+    return tid, resolve(h.message(lobby), LobbyButton.id_for(tid, "start", None))
 
 
 async def answered(h: LiveBot, ix: Interaction) -> Interaction:
@@ -69,7 +70,8 @@ async def test_the_bot_answers_while_a_hard_decision_runs_in_a_worker(
         rec = await h.bot.service.tables.load(tid)
         assert rec.version == 0 and rec.seats[rec.game.current].ai  # ...and is not made yet
         # meanwhile the bot answers: Ann's hand (the table's lock is free) and a command
-        hand = await answered(h, await lb.click(ANN, h.last_table_message(), f"kg:hand:{tid}"))
+        hand = await answered(h, await lb.click(ANN, h.last_table_message(),
+                                                HandButton.id_for(tid)))
         assert "Your hand" in h.reply(hand).text()
         rules = await answered(h, await lb.command(ANN, h.channel, "goblin rules"))
         assert any("in short" in t for t in h.said(rules))

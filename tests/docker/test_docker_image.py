@@ -28,6 +28,7 @@ from e2e.lobby import open_table, until
 from e2e.oracle import Oracle
 from e2e.player import Player, check_acknowledged, play, play_until
 
+from bot.discord_side.ui.custom_ids import HandButton
 from engine.replay import replay
 from loopback import Loopback
 from loopback.botproc import cpu_seconds
@@ -185,7 +186,7 @@ async def test_a_match_through_the_container_stopped_and_started_again(
         assert sent is not None and sent[2].id == old_hand.id
         await mover.finish_move(*sent)
         assert oracle.table(t1).version == before[t1] + 1
-        ix = await lb.click(bob, old_table, f"kg:hand:{t1}")
+        ix = await lb.click(bob, old_table, HandButton.id_for(t1))
         await ix.done()
         assert lb.message(ix.original_id or 0).owner == bob.id
         await play(lb, players, [t1], oracle)

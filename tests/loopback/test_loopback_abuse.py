@@ -18,6 +18,7 @@ from e2e.oracle import Oracle
 from e2e.player import Player, play, play_until
 from e2e.privacy import PrivacyWatch
 
+from bot.discord_side.ui.custom_ids import HandButton, MoveButton
 from engine.replay import replay
 from loopback import Loopback, ManualClock
 from loopback.botproc import BotProcess
@@ -53,7 +54,7 @@ async def test_abuse_is_answered_clearly_and_harms_nothing(lb: Loopback, bot: Bo
     assert table is not None
 
     # a stranger: "My hand" and a forged move are refused privately
-    ix = await lb.click(eve, table, f"kg:hand:{tid}")
+    ix = await lb.click(eve, table, HandButton.id_for(tid))
     await answered(lb, ix, eve, "don't have a seat")
     assert await player.open_hand(force=True)
     old_hand = player.hand()
@@ -105,7 +106,7 @@ async def test_abuse_is_answered_clearly_and_harms_nothing(lb: Loopback, bot: Bo
     seat_user = ann if rec2.seats[rec2.game.current].user == ann.id else bob
     legal = next(iter(moves_of(player.hand() or old_hand)))
     for version in (rec2.version - 1, rec2.version):
-        cid = f"kg:do:{tid}:{version}:{legal}"
+        cid = MoveButton.id_for(tid, version, legal)
         old = lb.plant_message(channel, [{"type": 1, "components": [
             {"type": 2, "style": 2, "label": "?", "custom_id": cid}]}])
         ix = await lb.click(seat_user, old, cid)
@@ -188,7 +189,7 @@ async def test_rate_limits_gateway_faults_and_old_tokens(
     await asyncio.sleep(0.2)
     clock.advance(16 * 60)
     await play(lb, players, [tid], oracle)
-    await until(lb, lambda: f"kg:hand:{tid}" not in [m for m in lb.messages_for(channel, ann)
+    await until(lb, lambda: HandButton.id_for(tid) not in [m for m in lb.messages_for(channel, ann)
                                                       if m.owner is None][-1].custom_ids())
 
     assert lb.breaches == [], "\n".join(map(str, lb.breaches))

@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from e2e.answers import reply
 from e2e.lobby import until
-from e2e.messages import hand_button, lobby_button, moves_of
+from e2e.messages import hand_button, lobby_button, lobby_table, moves_of
 from inprocess import FakeTime, InProcessBot, inprocess_bot, quiet
 from storage.backends import SqliteBackend
 
+from bot.discord_side.ui.custom_ids import HandButton, LobbyButton
 from bot.storage.records import storable
 from bot.storage.sqlite import Store
 from engine import BadState, state_from_json
@@ -29,11 +30,11 @@ async def open_timed_table(lb: Loopback, channel: Channel, host: User, guest: Us
     ix = await lb.command(host, channel, "goblin new", timer=60)
     await ix.done()
     lobby = lb.message(ix.original_id or 0)
-    tid = int(next(c for c in lobby.custom_ids() if c.startswith("kg:lobby:")).split(":")[2])
+    tid = lobby_table(lobby)
     for who, op in ((guest, "join"), (host, "start")):
         current = lb.message(lobby.id)
         await (await lb.click(who, current, lobby_button(current, tid, op))).done()
-    await until(lb, lambda: any(hand_button(m) == f"kg:hand:{tid}"
+    await until(lb, lambda: any(hand_button(m) == HandButton.id_for(tid)
                                 for m in lb.messages_for(channel, host)))
     return tid
 
@@ -87,7 +88,7 @@ async def test_a_damaged_table_stops_only_itself(lb: Loopback, tmp_path: Path) -
         healthy = await open_timed_table(lb, cellar, eve, bo)
         # Eve opens her hand in the hall before the damage: its move buttons stay on screen
         table_message = [m for m in lb.messages_for(hall, eve) if hand_button(m)][-1]
-        ix = await lb.click(eve, table_message, f"kg:hand:{damaged}")
+        ix = await lb.click(eve, table_message, HandButton.id_for(damaged))
         await ix.done()
         hand = lb.message(ix.original_id or 0)
         await damage(ib.store, db, damaged, stacking_is_a_card)
@@ -95,7 +96,7 @@ async def test_a_damaged_table_stops_only_itself(lb: Loopback, tmp_path: Path) -
 
         # every click on the damaged table gets the clear answer
         for who in (eve, bo):
-            ix = await lb.click(who, table_message, f"kg:hand:{damaged}")
+            ix = await lb.click(who, table_message, HandButton.id_for(damaged))
             await ix.done()
             assert DAMAGED in reply(lb, ix, who), reply(lb, ix, who)
         if moves_of(hand):
@@ -128,5 +129,5 @@ async def test_a_damaged_table_stops_only_itself(lb: Loopback, tmp_path: Path) -
             ix = await lb.command(eve, channel, "goblin new")
             await ix.done()
             lobby = lb.message(ix.original_id or 0)
-            assert any(c.startswith("kg:lobby:") for c in lobby.custom_ids()), lobby.text()
+            assert any(c.startswith(LobbyButton.prefix) for c in lobby.custom_ids()), lobby.text()
         assert not ib.bot.tasks.failures.streaks

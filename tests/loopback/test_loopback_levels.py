@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from e2e.botlog import bot_errors
 from e2e.lobby import until
-from e2e.messages import hand_button, lobby_button
+from e2e.messages import hand_button, lobby_button, lobby_table
 from e2e.oracle import Oracle
 from e2e.player import Player
 
+from bot.discord_side.ui.custom_ids import HandButton, LevelPick, parse
 from engine import observe
 from engine.replay import replay
 from loopback import Loopback, Message
@@ -31,8 +32,8 @@ async def bot(lb: Loopback, tmp_path: Path) -> AsyncIterator[BotProcess]:
 
 def level_menu(message: Message, seat: int) -> str:
     """The custom_id of the level menu of seat ``seat`` (from 0) in a lobby message."""
-    return next(c for c in message.custom_ids() if c.startswith("kg:level:")
-                and c.split(":")[3] == str(seat))
+    targets = [(c, parse(c)) for c in message.custom_ids()]
+    return next(c for c, t in targets if isinstance(t, LevelPick) and t.seat == seat)
 
 
 async def test_a_table_with_hard_and_easy_seats(lb: Loopback, bot: BotProcess) -> None:
@@ -43,7 +44,7 @@ async def test_a_table_with_hard_and_easy_seats(lb: Loopback, bot: BotProcess) -
     ix = await lb.command(ann, channel, "goblin new", ai_level="hard")
     await ix.done()
     lobby = lb.message(ix.original_id or 0)
-    tid = int(next(c for c in lobby.custom_ids() if c.startswith("kg:lobby:")).split(":")[2])
+    tid = lobby_table(lobby)
     for _ in range(2):
         ix = await lb.click(ann, lb.message(lobby.id), lobby_button(lb.message(lobby.id), tid,
                                                                     "ai"))
@@ -62,7 +63,7 @@ async def test_a_table_with_hard_and_easy_seats(lb: Loopback, bot: BotProcess) -
     assert [s.level for s in oracle.table(tid).seats] == ["normal", "hard", "easy"]
     ix = await lb.click(ann, lobby, lobby_button(lobby, tid, "start"))
     await ix.done()
-    await until(lb, lambda: any(hand_button(m) == f"kg:hand:{tid}"
+    await until(lb, lambda: any(hand_button(m) == HandButton.id_for(tid)
                                 for m in lb.messages_for(channel, ann)))
     names = [s.name for s in observe(oracle.table(tid).game, 0).seats]
     table = next(m for m in lb.messages_for(channel, ann) if hand_button(m))

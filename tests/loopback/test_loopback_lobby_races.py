@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 from e2e.lobby import abandon_confirmed
-from e2e.messages import hand_button, lobby_button
+from e2e.messages import hand_button, lobby_button, lobby_table
 from e2e.oracle import Oracle
 from e2e.player import Player
 from inprocess import Gate, live_bot
 
 from bot.discord_side.client import KarakBot
+from bot.discord_side.ui.custom_ids import HandButton, LobbyButton
 from bot.game.refusals import Refusal
 from i18n import msg
 from loopback import Channel, Interaction, Loopback, Message, User
@@ -92,7 +93,7 @@ async def open_lobby(lb: Loopback, channel: Channel, host: User, guest: User) ->
     ix = await lb.command(host, channel, "goblin new")
     await ix.done()
     lobby = lb.message(ix.original_id or 0)
-    tid = int(next(c for c in lobby.custom_ids() if c.startswith("kg:lobby:")).split(":")[2])
+    tid = lobby_table(lobby)
     ix = await lb.click(guest, lobby, lobby_button(lobby, tid, "join"))
     await ix.done()
     return tid, lb.message(lobby.id)
@@ -106,7 +107,7 @@ def check_one_outcome(lb: Loopback, oracle: Oracle, channel: Channel, host: User
     status."""
     status = oracle.table(tid).status
     public = [m for m in lb.messages_for(channel, host) if m.owner is None]
-    tables = [m for m in public if hand_button(m) == f"kg:hand:{tid}"]
+    tables = [m for m in public if hand_button(m) == HandButton.id_for(tid)]
     shown = lb.message(lobby.id).text()
     if status == "running":
         assert len(tables) == 1, [m.text()[:100] for m in tables]
@@ -215,7 +216,7 @@ async def test_start_and_cancel_at_once_many_times(
 def lobbies_in(lb: Loopback, channel: Channel, viewer: User) -> list[Message]:
     """The public lobby messages of the channel."""
     return [m for m in lb.messages_for(channel, viewer) if m.owner is None
-            and any(c.startswith("kg:lobby:") for c in m.custom_ids())]
+            and any(c.startswith(LobbyButton.prefix) for c in m.custom_ids())]
 
 
 async def check_one_table(lb: Loopback, oracle: Oracle, channel: Channel,
@@ -367,7 +368,7 @@ async def test_a_turn_posted_as_the_table_is_abandoned_leaves_no_working_table(
         ix = await lb.command(ann, channel, "goblin new")
         await ix.done()
         lobby = lb.message(ix.original_id or 0)
-        tid = int(lobby.custom_ids()[-1].split(":")[2])
+        tid = lobby_table(lobby)
         for op in ("ai", "start"):
             ix = await lb.click(ann, lobby, lobby_button(lb.message(lobby.id), tid, op))
             await ix.done(10)

@@ -11,6 +11,7 @@ from e2e.messages import full_text
 from e2e.privacy import PrivacyWatch, Secrets
 from minibot import MiniBot
 
+from bot.discord_side.ui.custom_ids import HandButton
 from bot.game.texts import phase_line, seat_line
 from engine import GameConfig, GameState, SeatConfig, apply, new_game, observe
 from engine.actions import parse
@@ -228,7 +229,7 @@ def test_watch_catches_card_ids_in_a_public_component(lb: Loopback) -> None:
     channel = lb.create_channel(lb.create_guild())
     watch = PrivacyWatch(lb)
     honest = [{"type": 1, "components": [{"type": 2, "style": 1, "label": "My hand",
-                                          "custom_id": f"kg:hand:{TABLE}"}]}]
+                                          "custom_id": HandButton.id_for(TABLE)}]}]
     watch(lb.plant_message(channel, honest))
     assert watch.problems == []
     menu = [{"type": 1, "components": [{"type": 3, "custom_id": "kg:hero:7", "options": [

@@ -10,6 +10,7 @@ from pathlib import Path
 from e2e.lobby import until
 from storage.helpers import played, started
 
+from bot.discord_side.ui.custom_ids import HandButton, Move, MoveButton, MoveMenu, parse
 from bot.game.standings import rate_result
 from bot.storage.records import SeatInfo
 from bot.storage.sqlite import Store
@@ -26,18 +27,19 @@ def status(db: Path, table: int) -> str:
 
 async def click_move(lb: Loopback, user: User, table: Message, tid: int, notation: str) -> None:
     """``user`` opens their hand from the table message and clicks ``notation`` there."""
-    ix = await lb.click(user, table, f"kg:hand:{tid}")
+    ix = await lb.click(user, table, HandButton.id_for(tid))
     await ix.answered(30)
-    await until(lb, lambda: any(c.startswith(("kg:do:", "kg:pick:"))
+    await until(lb, lambda: any(c.startswith((MoveButton.prefix, MoveMenu.prefix))
                                 for c in lb.message(ix.original_id or 0).custom_ids()))
     hand = lb.message(ix.original_id or 0)
     for c in hand.items():
         cid = str(c.get("custom_id", ""))
-        if c.get("type") == 2 and cid.startswith("kg:do:") and cid.endswith(":" + notation):
+        target = parse(cid)
+        if c.get("type") == 2 and isinstance(target, Move) and target.notation == notation:
             await lb.click(user, hand, cid)
             return
         values = [o["value"] for o in c.get("options") or []]
-        if c.get("type") == 3 and cid.startswith("kg:pick:") and notation in values:
+        if c.get("type") == 3 and cid.startswith(MoveMenu.prefix) and notation in values:
             await lb.select(user, hand, cid, [notation])
             return
     raise AssertionError(f"{notation} is not offered")
@@ -60,7 +62,7 @@ async def test_a_kill_after_the_winning_click_counts_the_match_once(
 
     def table_message() -> Message | None:
         found = [m for m in lb.messages_for(hall, eve) if m.owner is None
-                 and f"kg:hand:{tid}" in m.custom_ids()]
+                 and HandButton.id_for(tid) in m.custom_ids()]
         return found[-1] if found else None
 
     def posted() -> list[str]:

@@ -19,6 +19,7 @@ from PIL import Image
 from shared_files import discord_api_checked
 
 from bot.discord_side.client import KarakBot
+from bot.discord_side.ui.custom_ids import HandButton
 from bot.game.service import GameService
 from bot.storage.records import TableRecord
 from bot.storage.sqlite import Store
@@ -74,7 +75,7 @@ async def karak(lb: Loopback, db: Path, renderer: CountingRenderer,
 
 
 def table_message(lb: Loopback, channel: Any, viewer: User, tid: int) -> Message:
-    found = lb.latest(channel, viewer, lambda m: hand_button(m) == f"kg:hand:{tid}")
+    found = lb.latest(channel, viewer, lambda m: hand_button(m) == HandButton.id_for(tid))
     assert found is not None
     return found
 
@@ -115,7 +116,7 @@ async def test_only_the_pictures_that_changed_are_drawn(lb: Loopback, tmp_path: 
         record = await until_table(lb, bot, tid, lambda r: r.status == "running")
         mover = eve if record.seats[record.game.current].user == eve.id else bob
         table = table_message(lb, hall, mover, tid)
-        ix = await lb.click(mover, table, f"kg:hand:{tid}")
+        ix = await lb.click(mover, table, HandButton.id_for(tid))
         await ix.done()
         hand = lb.message(ix.original_id or 0)
         assert [a.filename for a in hand.attachments] == ["hand.png"]
@@ -165,7 +166,7 @@ async def test_table_edits_wait_only_for_the_channel_limit(tmp_path: Path) -> No
             table = table_message(lb, hall, eve, tid)
             # Eve's move (a preference: her turn goes on) is shown at once
             revision, waits = lb.message(table.id).revision, len(paced.waits)
-            ix = await lb.click(eve, table, f"kg:hand:{tid}")
+            ix = await lb.click(eve, table, HandButton.id_for(tid))
             await ix.done()
             await move(lb, bot, eve, lb.message(ix.original_id or 0), "stack")
             assert lb.message(table.id).revision > revision

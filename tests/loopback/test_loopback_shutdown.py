@@ -14,6 +14,7 @@ import pytest
 from e2e.lobby import open_table, until
 from e2e.messages import hand_button
 
+from bot.discord_side.ui.custom_ids import HandButton
 from loopback import Loopback, ManualClock
 from loopback.botproc import BotProcess
 
@@ -78,7 +79,8 @@ async def test_a_table_message_discord_refuses_to_edit_is_posted_afresh(
         ann, bob = lb.create_user("Ann"), lb.create_user("Bob")
         admin = lb.create_user("Ada", admin=True)
         tid = await open_table(lb, channel, ann, [bob])
-        first = [m for m in lb.messages_for(channel, ann) if hand_button(m) == f"kg:hand:{tid}"]
+        first = [m for m in lb.messages_for(channel, ann)
+                 if hand_button(m) == HandButton.id_for(tid)]
         assert len(first) == 1
         clock.advance(2 * 3600)  # the table message is two hours old now
         old = first[0]
@@ -88,7 +90,7 @@ async def test_a_table_message_discord_refuses_to_edit_is_posted_afresh(
             await ix.done()
             await until(lb, lambda seen=seen: (old.revision, len(lb.breaches)) != seen, 30)
         await until(lb, lambda: len([m for m in lb.messages_for(channel, ann)
-                                     if hand_button(m) == f"kg:hand:{tid}"]) == 1
+                                     if hand_button(m) == HandButton.id_for(tid)]) == 1
                     and (old.deleted or hand_button(old) is None), 30)
     finally:
         await bot.stop()

@@ -12,9 +12,10 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from bot.discord_side.ui.custom_ids import LobbyButton, SureButton
 from playground import browser
 from playground.app import PEOPLE
-from playground.drive import EPHEMERAL, Driver, PlaygroundProcess, prefer
+from playground.drive import EPHEMERAL, HAND, Driver, PlaygroundProcess, prefer
 
 
 def test_a_turn_by_clicking_and_a_private_hand(chromium_ready: None, tmp_path: Path) -> None:
@@ -40,11 +41,12 @@ def test_a_turn_by_clicking_and_a_private_hand(chromium_ready: None, tmp_path: P
         d.click(":start")
 
         # the AI seats play until it is Ann's turn: a message that mentions her
-        turn = page.locator("article.msg.pinged:has([data-custom-id^='kg:hand:'])").last
+        turn = page.locator(f"article.msg.pinged:has({HAND})").last
         turn.wait_for(timeout=30_000)
         # the table message carries the game on: the lobby message is deleted
-        page.wait_for_function("() => !document.querySelector(\"[data-custom-id^='kg:lobby:']\")")
-        turn.locator("[data-custom-id^='kg:hand:']").click()
+        page.wait_for_function("(lobby) => !document.querySelector(lobby)",
+                               arg=f"[data-custom-id^='{LobbyButton.prefix}']")
+        turn.locator(HAND).click()
         d.settle()
         hand = d.hand()
         hand_id = hand.get_attribute("data-message-id")
@@ -62,7 +64,7 @@ def test_a_turn_by_clicking_and_a_private_hand(chromium_ready: None, tmp_path: P
             move = prefer(controls, rng)
             d.act(*move)
             moves.append(move)
-            asked = any(c[1].startswith("kg:sure:") for c in d.controls())
+            asked = any(c[1].startswith(SureButton.prefix) for c in d.controls())
             if move[1].endswith(":end") and not asked:  # a lost battle is confirmed first
                 break
         notations = [value or cid.split(":", 4)[-1] for _, cid, value in moves]
@@ -79,7 +81,7 @@ def test_a_turn_by_clicking_and_a_private_hand(chromium_ready: None, tmp_path: P
         d.act_as(2)
         assert page.locator(".user-tab[aria-selected='true'] .name").inner_text().strip() == "Bob"
         # Bob's view of the channel is fetched and drawn after the switch: wait for the table
-        page.locator("article.msg:has([data-custom-id^='kg:hand:'])").last.wait_for()
+        page.locator(f"article.msg:has({HAND})").last.wait_for()
         assert page.locator(EPHEMERAL).count() == 0
         assert page.locator(f"#m-{hand_id}").count() == 0
         bob = str(PEOPLE[1][0])

@@ -1,19 +1,20 @@
-"""The one place that knows the custom_id format of the bot's buttons and menus.
+"""Every kind of button and menu of the bot, one :class:`~bot.discord_side.ui.control.Control`
+class each: the custom_id it writes (``id_for``), the template that recognises it and the typed
+target it reads back (:mod:`bot.discord_side.ui.targets`). The client registers :data:`KINDS`
+once; a ``kg:`` custom_id no template fits is answered by the client's fallback for clicks no
+item claims.
 
-Every custom_id is ``kg:<kind>:<table>[:...]`` and carries what the click needs (table id, state
-version or lobby revision, move notation), never more than 100 characters, so a click works after
-a restart and after any time. Discord hands the clicked custom_id to
-:meth:`GoblinItem.from_custom_id`, which parses it once into a typed target; a damaged or forged
-id becomes :class:`Unreadable`, which still gets a polite answer.
+Buttons already posted keep working: the custom_ids are the ones older versions wrote.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Protocol, cast
+from typing import Any
 
 import discord
 
+from bot.discord_side.ui.control import MAX_CUSTOM_ID, NUMBER, PREFIX, Control, number
 from bot.discord_side.ui.targets import (
     PAST,
     Abandon,
@@ -39,237 +40,341 @@ from bot.discord_side.ui.targets import (
 )
 from bot.game.seats import MAX_SEATS
 
-PREFIX = "kg"
-MAX_CUSTOM_ID = 100
 LOBBY_OPS = ("join", "leave", "ai", "unai", "start", "cancel")
 #: The buttons of a replay message: where each leads from the step shown.
 REPLAY_OPS = ("open", "first", "prev", "next", "last", "pturn", "nturn", "flip")
 REMATCH_OPS = ("offer", "ready", "start")
-_TEMPLATE = re.compile(r"kg:.*", re.DOTALL)
+TABLE = rf"(?P<table>{NUMBER})"
+VERSION = rf"(?P<version>{NUMBER})"
 
 
-#: The kind of component each target is drawn as.
-_COMPONENT: dict[type, type[discord.ui.Item[Any]]] = {
-    OpenHand: discord.ui.Button, ShowLog: discord.ui.Button, Move: discord.ui.Button,
-    LobbyOp: discord.ui.Button, Sure: discord.ui.Button, Back: discord.ui.Button,
-    Quit: discord.ui.Button, Abandon: discord.ui.Button, BoardPage: discord.ui.Button,
-    HintAsk: discord.ui.Button,
-    Pick: discord.ui.Select, HeroPick: discord.ui.Select, LevelPick: discord.ui.Select,
-    HistoryPage: discord.ui.Button, ReplayGo: discord.ui.Button, ReplayShare: discord.ui.Button,
-    RematchOp: discord.ui.Button, ReplaySeek: discord.ui.Select,
-}
+def _one_of(words: tuple[str, ...]) -> str:
+    return "|".join(re.escape(w) for w in words)
 
 
-def _join(*parts: object) -> str:
-    text = ":".join(str(p) for p in (PREFIX, *parts))
-    if len(text) > MAX_CUSTOM_ID:
-        raise ValueError(f"custom_id too long: {text!r}")
-    return text
+def _table(found: re.Match[str]) -> int:
+    return number(found, "table", 1)
 
 
-def hand_id(table: int) -> str:
-    """The custom_id of a table's "My hand" button."""
-    return _join("hand", table)
+# ---------------------------------------------------------------- a running table
 
 
-def log_id(table: int) -> str:
-    """The custom_id of a table's "Log" button."""
-    return _join("log", table)
+class HandButton(Control, kind="hand", fields=TABLE):
+    """The "My hand" button of a table message."""
+
+    @classmethod
+    def id_for(cls, table: int) -> str:
+        """The custom_id of table ``table``'s button."""
+        return cls.join(table)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> OpenHand:
+        """The table whose hand is asked for."""
+        return OpenHand(_table(found))
 
 
-def move_id(table: int, version: int, notation: str) -> str:
-    """The custom_id of a move button."""
-    return _join("do", table, version, notation)
+class LogButton(Control, kind="log", fields=TABLE):
+    """The "Log" button of a table message."""
+
+    @classmethod
+    def id_for(cls, table: int) -> str:
+        """The custom_id of table ``table``'s button."""
+        return cls.join(table)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> ShowLog:
+        """The table whose last turns are asked for."""
+        return ShowLog(_table(found))
 
 
-def sure_id(table: int, version: int, notation: str) -> str:
-    """The custom_id of the button confirming a move easy to regret."""
-    return _join("sure", table, version, notation)
+class MoveButton(Control, kind="do", fields=rf"{TABLE}:{VERSION}:(?P<notation>.+)"):
+    """A move button of a hand message, drawn at a table version."""
+
+    @classmethod
+    def id_for(cls, table: int, version: int, notation: str) -> str:
+        """The custom_id of move ``notation`` drawn at ``version``."""
+        return cls.join(table, version, notation)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> Move:
+        """The move and the version it was drawn at."""
+        return Move(_table(found), number(found, "version"), found["notation"])
 
 
-def back_id(table: int) -> str:
-    """The custom_id of the button going back from that question to the hand."""
-    return _join("back", table)
+class SureButton(Control, kind="sure", fields=rf"{TABLE}:{VERSION}:(?P<notation>.+)"):
+    """The button confirming a move easy to regret."""
+
+    @classmethod
+    def id_for(cls, table: int, version: int, notation: str) -> str:
+        """The custom_id confirming move ``notation`` drawn at ``version``."""
+        return cls.join(table, version, notation)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> Sure:
+        """The confirmed move and the version it was drawn at."""
+        return Sure(_table(found), number(found, "version"), found["notation"])
 
 
-def hint_id(table: int, version: int) -> str:
-    """The custom_id of a hand message's Hint button."""
-    return _join("hint", table, version)
+class BackButton(Control, kind="back", fields=TABLE):
+    """The button going back from that question to the hand."""
+
+    @classmethod
+    def id_for(cls, table: int) -> str:
+        """The custom_id of table ``table``'s button."""
+        return cls.join(table)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> Back:
+        """The table whose hand is shown again."""
+        return Back(_table(found))
 
 
-def pick_id(table: int, version: int, menu: str) -> str:
-    """The custom_id of a move menu (``menu`` tells the menus of one message apart)."""
-    return _join("pick", table, version, menu)
+class HintButton(Control, kind="hint", fields=rf"{TABLE}:{VERSION}"):
+    """A hand message's Hint button, drawn at a table version."""
+
+    @classmethod
+    def id_for(cls, table: int, version: int) -> str:
+        """The custom_id of the Hint button drawn at ``version``."""
+        return cls.join(table, version)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> HintAsk:
+        """The decision a hint is asked for."""
+        return HintAsk(_table(found), number(found, "version"))
 
 
-def lobby_id(table: int, op: str, revision: int) -> str:
-    """The custom_id of a lobby button."""
-    return _join("lobby", table, op, revision)
+class MoveMenu(Control, kind="pick", fields=rf"{TABLE}:{VERSION}:(?P<menu>.+)"):
+    """A move menu of a hand message (``menu`` tells the menus of one message apart)."""
+
+    component = discord.ui.Select
+
+    @classmethod
+    def id_for(cls, table: int, version: int, menu: str) -> str:
+        """The custom_id of menu ``menu`` drawn at ``version``."""
+        return cls.join(table, version, menu)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> Pick:
+        """The menu and the version it was drawn at."""
+        return Pick(_table(found), number(found, "version"), found["menu"])
 
 
-def hero_id(table: int) -> str:
-    """The custom_id of a lobby's hero menu."""
-    return _join("hero", table)
+class QuitButton(Control, kind="quit", fields=rf"{TABLE}(?::(?P<sure>y))?"):
+    """A solo table's Leave button, and (``sure``) the button confirming it."""
+
+    @classmethod
+    def id_for(cls, table: int, sure: bool = False) -> str:
+        """The custom_id of the Leave button (``sure``: of the button confirming it)."""
+        return cls.join(table, "y") if sure else cls.join(table)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> Quit:
+        """The table left, and whether it is confirmed."""
+        return Quit(_table(found), sure=found["sure"] is not None)
 
 
-def level_id(table: int, seat: int, revision: int) -> str:
-    """The custom_id of the level menu of AI seat ``seat`` (counted from 0) of a lobby."""
-    return _join("level", table, seat, revision)
+class AbandonButton(Control, kind="abandon", fields=TABLE):
+    """The button that confirms abandoning a running match."""
+
+    @classmethod
+    def id_for(cls, table: int) -> str:
+        """The custom_id of table ``table``'s button."""
+        return cls.join(table)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> Abandon:
+        """The table abandoned."""
+        return Abandon(_table(found))
 
 
-def abandon_id(table: int) -> str:
-    """The custom_id of the button that confirms abandoning table ``table``."""
-    return _join("abandon", table)
+# ---------------------------------------------------------------- a lobby
 
 
-def history_id(anchor: int, way: str, player: int | None) -> str:
-    """The custom_id of a ``/goblin history`` page button."""
-    return _join("hist", anchor, way, player or 0)
+class LobbyButton(Control, kind="lobby",
+                  fields=rf"{TABLE}:(?P<op>{_one_of(LOBBY_OPS)})(?::(?P<revision>{NUMBER}))?"):
+    """A lobby button (Join, Leave, Add AI, Remove AI, Start, Cancel), drawn at a lobby
+    revision (none on an older bot's buttons)."""
+
+    @classmethod
+    def id_for(cls, table: int, op: str, revision: int | None) -> str:
+        """The custom_id of lobby button ``op`` drawn at ``revision`` (None: as an older bot
+        wrote it, without one)."""
+        return cls.join(table, op) if revision is None else cls.join(table, op, revision)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> LobbyOp:
+        """The operation and the revision it was drawn at."""
+        revision = None if found["revision"] is None else number(found, "revision")
+        return LobbyOp(_table(found), found["op"], revision)
 
 
-def replay_id(table: int, step: int, reveal: bool, op: str) -> str:
-    """The custom_id of a replay button drawn at ``step``."""
-    return _join("rp", table, step, f"{'r' if reveal else 'h'}.{op}")
+class HeroMenu(Control, kind="hero", fields=rf"{TABLE}(?::[^:]*)?"):
+    """A lobby's hero menu (an older bot's menu carried one more field: the lobby's size)."""
+
+    component = discord.ui.Select
+
+    @classmethod
+    def id_for(cls, table: int) -> str:
+        """The custom_id of table ``table``'s menu."""
+        return cls.join(table)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> HeroPick:
+        """The lobby a hero is picked in."""
+        return HeroPick(_table(found))
 
 
-def seek_id(table: int, reveal: bool) -> str:
-    """The custom_id of a replay's bookmark menu."""
-    return _join("rs", table, "r" if reveal else "h")
+class LevelMenu(Control, kind="level",
+                fields=rf"{TABLE}:(?P<seat>{NUMBER}):(?P<revision>{NUMBER})"):
+    """The level menu of one AI seat of a lobby, drawn at a lobby revision."""
+
+    component = discord.ui.Select
+
+    @classmethod
+    def id_for(cls, table: int, seat: int, revision: int) -> str:
+        """The custom_id of seat ``seat``'s menu (counted from 0) drawn at ``revision``."""
+        return cls.join(table, seat, revision)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> LevelPick:
+        """The seat and the revision it was drawn at."""
+        seat = number(found, "seat")
+        if seat >= MAX_SEATS:
+            raise ValueError(f"seat {seat}")
+        return LevelPick(_table(found), seat, number(found, "revision"))
 
 
-def share_id(table: int) -> str:
-    """The custom_id of a replay's Share button."""
-    return _join("rsh", table)
+# ---------------------------------------------------------------- past matches, standings
 
 
-def rematch_id(table: int, op: str) -> str:
-    """The custom_id of a Rematch, Ready or Start button."""
-    return _join("rm", table, op)
+class HistoryButton(Control, kind="hist",
+                    fields=rf"(?P<anchor>{NUMBER}):(?P<way>[on]):(?P<player>{NUMBER})"):
+    """A ``/goblin history`` page button: the matches older ("o") or newer ("n") than a table,
+    of one person (0: everyone)."""
+
+    @classmethod
+    def id_for(cls, anchor: int, way: str, player: int | None) -> str:
+        """The custom_id of the page ``way`` from table ``anchor`` (``player`` None: everyone)."""
+        return cls.join(anchor, way, player or 0)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> HistoryPage:
+        """The page asked for."""
+        return HistoryPage(number(found, "anchor", 1), found["way"], number(found, "player"))
 
 
-def quit_id(table: int, sure: bool = False) -> str:
-    """The custom_id of a solo table's Leave button (``sure``: of the button confirming it)."""
-    return _join("quit", table, "y") if sure else _join("quit", table)
+class ReplayButton(Control, kind="rp", fields=(
+        rf"{TABLE}:(?P<step>{NUMBER}):(?P<mode>[hr])\.(?P<op>{_one_of(REPLAY_OPS)})")):
+    """A button of a replay message drawn at a step (mode "r": every hand shown)."""
+
+    @classmethod
+    def id_for(cls, table: int, step: int, reveal: bool, op: str) -> str:
+        """The custom_id of replay button ``op`` drawn at ``step``."""
+        return cls.join(table, step, f"{'r' if reveal else 'h'}.{op}")
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> ReplayGo:
+        """Where the button leads from the step it was drawn at."""
+        return ReplayGo(_table(found), number(found, "step"), found["mode"] == "r", found["op"])
 
 
-def board_id(guild: int, page: int) -> str:
-    """The custom_id of a leaderboard page button (the server and the page it shows)."""
-    return _join("board", guild, page)
+class SeekMenu(Control, kind="rs", fields=rf"{TABLE}:(?P<mode>[hr])"):
+    """A replay's bookmark menu."""
+
+    component = discord.ui.Select
+
+    @classmethod
+    def id_for(cls, table: int, reveal: bool) -> str:
+        """The custom_id of table ``table``'s menu (``reveal``: every hand shown)."""
+        return cls.join(table, "r" if reveal else "h")
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> ReplaySeek:
+        """The replay a step is picked in."""
+        return ReplaySeek(_table(found), found["mode"] == "r")
 
 
-def _number(text: str, least: int) -> int:
-    if not text.isdigit():
-        raise ValueError(text)
-    value = int(text)
-    if value < least:
-        raise ValueError(text)
-    return value
+class ShareButton(Control, kind="rsh", fields=TABLE):
+    """A replay's Share button."""
+
+    @classmethod
+    def id_for(cls, table: int) -> str:
+        """The custom_id of table ``table``'s button."""
+        return cls.join(table)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> ReplayShare:
+        """The match whose animation is shared."""
+        return ReplayShare(_table(found))
+
+
+class RematchButton(Control, kind="rm", fields=rf"{TABLE}:(?P<op>{_one_of(REMATCH_OPS)})"):
+    """Rematch, Ready or Start on a finished table's messages."""
+
+    @classmethod
+    def id_for(cls, table: int, op: str) -> str:
+        """The custom_id of rematch button ``op`` of table ``table``."""
+        return cls.join(table, op)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> RematchOp:
+        """The rematch operation."""
+        return RematchOp(_table(found), found["op"])
+
+
+class BoardButton(Control, kind="board", fields=rf"(?P<guild>{NUMBER}):(?P<page>{NUMBER})"):
+    """A page button of a server's leaderboard (the server and the page it shows, from 0)."""
+
+    @classmethod
+    def id_for(cls, guild: int, page: int) -> str:
+        """The custom_id of page ``page`` of server ``guild``'s leaderboard."""
+        return cls.join(guild, page)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> BoardPage:
+        """The server and the page."""
+        return BoardPage(number(found, "guild", 1), number(found, "page"))
+
+
+#: Every kind, registered once with the client.
+KINDS: tuple[type[Control], ...] = (
+    HandButton, LogButton, MoveButton, SureButton, BackButton, HintButton, MoveMenu, QuitButton,
+    AbandonButton, LobbyButton, HeroMenu, LevelMenu, HistoryButton, ReplayButton, SeekMenu,
+    ShareButton, RematchButton, BoardButton,
+)
+
+
+def kind_of(custom_id: str) -> type[Control] | None:
+    """The kind whose template ``custom_id`` fits (None: no kind's)."""
+    return next((k for k in KINDS if k.pattern().fullmatch(custom_id)), None)
 
 
 def is_ours(custom_id: str) -> bool:
-    """True for a custom_id in the bot's format (its items claim it, even a damaged one)."""
-    return _TEMPLATE.fullmatch(custom_id) is not None
+    """True for a custom_id one of the kinds claims (its item answers the click)."""
+    return kind_of(custom_id) is not None
 
 
 def parse(custom_id: str) -> Target:
-    """The target of one of our custom_ids (never raises)."""
-    parts = custom_id.split(":", 4)
-    try:
-        if parts[0] != PREFIX or len(custom_id) > MAX_CUSTOM_ID:
-            raise ValueError(custom_id)
-        kind, table = parts[1], _number(parts[2], 1)
-        rest = parts[3:]
-        match kind, rest:
-            case "hand", []:
-                return OpenHand(table)
-            case "log", []:
-                return ShowLog(table)
-            case "quit", []:
-                return Quit(table)
-            case "quit", ["y"]:
-                return Quit(table, sure=True)
-            case "abandon", []:
-                return Abandon(table)
-            case "hero", [] | [_]:  # an older bot's menu carried the lobby's size
-                return HeroPick(table)
-            case "lobby", [op] if op in LOBBY_OPS:
-                return LobbyOp(table, op)
-            case "lobby", [op, revision] if op in LOBBY_OPS:
-                return LobbyOp(table, op, _number(revision, 0))
-            case "level", [seat, revision] if _number(seat, 0) < MAX_SEATS:
-                return LevelPick(table, int(seat), _number(revision, 0))
-            case "do", [version, notation] if notation:
-                return Move(table, _number(version, 0), notation)
-            case "sure", [version, notation] if notation:
-                return Sure(table, _number(version, 0), notation)
-            case "back", []:
-                return Back(table)
-            case "hint", [version]:
-                return HintAsk(table, _number(version, 0))
-            case "board", [page]:
-                return BoardPage(table, _number(page, 0))
-            case "pick", [version, menu] if menu:
-                return Pick(table, _number(version, 0), menu)
-            case "hist", [way, player] if way in ("o", "n"):
-                return HistoryPage(table, way, _number(player, 0))
-            case "rp", [step, code] if code[:2] in ("h.", "r.") and code[2:] in REPLAY_OPS:
-                return ReplayGo(table, _number(step, 0), code[0] == "r", code[2:])
-            case "rs", [mode] if mode in ("h", "r"):
-                return ReplaySeek(table, mode == "r")
-            case "rsh", []:
-                return ReplayShare(table)
-            case "rm", [op] if op in REMATCH_OPS:
-                return RematchOp(table, op)
-    except (IndexError, ValueError):
-        pass
-    return Unreadable(custom_id[:MAX_CUSTOM_ID])
+    """The target of a custom_id (never raises; :class:`Unreadable` when no kind reads it)."""
+    kind = kind_of(custom_id)
+    return kind.parse(custom_id) if kind is not None else Unreadable(custom_id[:MAX_CUSTOM_ID])
 
 
-class Clicks(Protocol):
-    """What answers a click (:class:`bot.discord_side.interactions.Interactions`)."""
-
-    async def on_click(self, interaction: discord.Interaction[Any], target: Target,
-                       values: list[str]) -> None:
-        """Answer one click on ``target`` (``values``: a menu's picked values)."""
-        ...
-
-
-class HasClicks(Protocol):
-    """The client, as the items see it: it knows who answers clicks."""
-
-    clicks: Clicks
-
-
-class GoblinItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_TEMPLATE):
-    """Every button and menu of the bot, rebuilt from its custom_id when clicked."""
-
-    def __init__(self, item: discord.ui.Item[Any], target: Target | None = None) -> None:
-        super().__init__(item)
-        self.target = target if target is not None else parse(
-            str(getattr(item, "custom_id", "")))
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str], /) -> GoblinItem:
-        """Wrap the clicked component with its parsed target; a target sent through a kind of
-        component it never belongs to (a move button's id from a menu) is unreadable."""
-        target = parse(match.string)
-        if not isinstance(item, _COMPONENT.get(type(target), discord.ui.Item)):
-            target = Unreadable(match.string[:MAX_CUSTOM_ID])
-        return cls(item, target)
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        """Hand the click to whoever answers clicks."""
-        values = [str(v) for v in getattr(self.item, "values", None) or []]
-        client = cast(HasClicks, interaction.client)
-        await client.clicks.on_click(interaction, self.target, values)
+def control(item: discord.ui.Item[Any]) -> Control:
+    """``item`` (a button or menu carrying one of the kinds' custom_ids) as that kind's item."""
+    custom_id = str(getattr(item, "custom_id", ""))
+    kind = kind_of(custom_id)
+    if kind is None:
+        raise ValueError(f"no kind writes custom_id {custom_id!r}")
+    return kind(item)
 
 
 __all__ = [
-    "Abandon", "Back", "BoardPage", "GoblinItem", "HeroPick", "HintAsk", "HistoryPage", "LevelPick",
-    "LobbyOp", "Move", "OpenHand", "PAST", "Pick", "Quit", "RematchOp", "ReplayGo", "ReplaySeek",
-    "ReplayShare", "ShowLog", "Sure", "Target", "Unreadable", "abandon_id", "back_id", "board_id",
-    "hand_id", "hero_id", "hint_id", "history_id", "is_ours", "level_id", "lobby_id", "log_id",
-    "move_id", "parse", "pick_id", "quit_id", "rematch_id", "replay_id", "seek_id", "share_id",
-    "sure_id",
+    "KINDS", "LOBBY_OPS", "MAX_CUSTOM_ID", "PAST", "PREFIX", "REMATCH_OPS", "REPLAY_OPS",
+    "Abandon", "AbandonButton", "Back", "BackButton", "BoardButton", "BoardPage", "Control",
+    "HandButton", "HeroMenu", "HeroPick", "HintAsk", "HintButton", "HistoryButton", "HistoryPage",
+    "LevelMenu", "LevelPick", "LobbyButton", "LobbyOp", "LogButton", "Move", "MoveButton",
+    "MoveMenu", "OpenHand", "Pick", "Quit", "QuitButton", "RematchButton", "RematchOp",
+    "ReplayButton", "ReplayGo", "ReplaySeek", "ReplayShare", "SeekMenu", "ShareButton", "ShowLog",
+    "Sure", "SureButton", "Target", "Unreadable", "control", "is_ours", "kind_of", "parse",
 ]

@@ -10,14 +10,14 @@ from typing import Any
 
 import discord
 
+from bot.discord_side.ui.control import Control
 from bot.discord_side.ui.custom_ids import (
-    GoblinItem,
-    back_id,
-    hint_id,
-    move_id,
-    pick_id,
-    quit_id,
-    sure_id,
+    BackButton,
+    HintButton,
+    MoveButton,
+    MoveMenu,
+    QuitButton,
+    SureButton,
 )
 from bot.discord_side.ui.parts import (
     MAX_COMPONENTS,
@@ -61,12 +61,12 @@ def _group_items(record: TableRecord, group: Group, index: int,
         options = [(translate(c.label, locale), c.notation,
                     translate(c.description, locale) if c.description else None)
                    for c in m.choices]
-        items.append(row(menu(pick_id(record.id, record.version, menu_key(m.kind, index, i)),
-                              translate(m.placeholder, locale), options)))
+        menu_id = MoveMenu.id_for(record.id, record.version, menu_key(m.kind, index, i))
+        items.append(row(menu(menu_id, translate(m.placeholder, locale), options)))
     loose = list(group.buttons)
     for start in range(0, len(loose), ROW_BUTTONS):
         items.append(row(*(button(translate(c.label, locale),
-                                  move_id(record.id, record.version, c.notation), c.style)
+                                  MoveButton.id_for(record.id, record.version, c.notation), c.style)
                            for c in loose[start:start + ROW_BUTTONS])))
     return items
 
@@ -112,12 +112,13 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
         used += 1
         for item in items:
             box.add_item(item)
-    last: list[GoblinItem] = []  # the last row: a hint on the person's decision, leaving
+    last: list[Control] = []  # the last row: a hint on the person's decision, leaving
     if record.hints and ctrls.notations():
         last.append(button(translate(msg("bot.hint.button"), locale),
-                           hint_id(record.id, record.version)))
+                           HintButton.id_for(record.id, record.version)))
     if (record.lessons or record.guild_id is None) and record.status == "running":
-        last.append(button(translate(msg("learn.leave"), locale), quit_id(record.id), "danger"))
+        last.append(button(translate(msg("learn.leave"), locale), QuitButton.id_for(record.id),
+                           "danger"))
     if last and used + 2 + len(last) <= MAX_COMPONENTS:
         box.add_item(discord.ui.Separator())
         box.add_item(row(*last))
@@ -131,9 +132,9 @@ def leave_view(record: TableRecord, seat: int, locale: str) -> discord.ui.Layout
              f"**{translate(msg('learn.leave_ask', table=record.id), locale)}**"]
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(lines)),
                                                       accent_colour=_colour(record.game, seat))
-    box.add_item(row(button(translate(msg("learn.leave_yes"), locale), quit_id(record.id, True),
-                            "danger"),
-                     button(translate(msg("bot.undo.back"), locale), back_id(record.id))))
+    box.add_item(row(button(translate(msg("learn.leave_yes"), locale),
+                            QuitButton.id_for(record.id, True), "danger"),
+                     button(translate(msg("bot.undo.back"), locale), BackButton.id_for(record.id))))
     return layout(box)
 
 
@@ -146,8 +147,8 @@ def ask_view(record: TableRecord, seat: int, question: Msg, notation: str, versi
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(lines)),
                                                       accent_colour=_colour(record.game, seat))
     box.add_item(row(button(translate(msg("bot.undo.confirm"), locale),
-                            sure_id(record.id, version, notation), "danger"),
-                     button(translate(msg("bot.undo.back"), locale), back_id(record.id))))
+                            SureButton.id_for(record.id, version, notation), "danger"),
+                     button(translate(msg("bot.undo.back"), locale), BackButton.id_for(record.id))))
     return layout(box)
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import discord
 
-from bot.discord_side.ui.custom_ids import GoblinItem, hero_id, level_id, lobby_id
+from bot.discord_side.ui.control import Control
+from bot.discord_side.ui.custom_ids import HeroMenu, LevelMenu, LobbyButton
 from bot.discord_side.ui.parts import GOLD, GREY, button, layout, menu, row, text_block
 from bot.game.seats import MAX_SEATS, heroes
 from bot.game.texts import on_off, timer_text
@@ -55,7 +56,7 @@ def lobby_view(record: TableRecord, locale: str) -> discord.ui.LayoutView:
                           else msg(f"hero.{h}.title"), locale))
                for h in heroes() if h not in taken]
     if options:
-        box.add_item(row(menu(hero_id(t), translate(msg("bot.lobby.pick_hero"), locale),
+        box.add_item(row(menu(HeroMenu.id_for(t), translate(msg("bot.lobby.pick_hero"), locale),
                               options)))
     seats = len(record.seats)
     full = seats >= MAX_SEATS
@@ -64,14 +65,16 @@ def lobby_view(record: TableRecord, locale: str) -> discord.ui.LayoutView:
     def label(op: str) -> str:
         return translate(msg(f"bot.lobby.{op}"), locale)
 
+    def op(name: str) -> str:
+        return LobbyButton.id_for(t, name, rev)
+
     # a solo table (in direct messages, or a guided match) has its one person seated already
-    join = [] if solo(record) else [button(label("join"), lobby_id(t, "join", rev), "success",
-                                           full)]
-    box.add_item(row(*join, button(label("leave"), lobby_id(t, "leave", rev)),
-                     button(label("start"), lobby_id(t, "start", rev), "primary", seats < 2),
-                     button(label("cancel"), lobby_id(t, "cancel", rev), "danger")))
-    box.add_item(row(button(label("ai"), lobby_id(t, "ai", rev), disabled=full),
-                     button(label("unai"), lobby_id(t, "unai", rev), disabled=ai_seats == 0)))
+    join = [] if solo(record) else [button(label("join"), op("join"), "success", full)]
+    box.add_item(row(*join, button(label("leave"), op("leave")),
+                     button(label("start"), op("start"), "primary", seats < 2),
+                     button(label("cancel"), op("cancel"), "danger")))
+    box.add_item(row(button(label("ai"), op("ai"), disabled=full),
+                     button(label("unai"), op("unai"), disabled=ai_seats == 0)))
     for i, s in enumerate(record.seats):
         if s.ai:
             box.add_item(row(level_menu(record, i, s, locale)))
@@ -84,12 +87,12 @@ def solo(record: TableRecord) -> bool:
     return record.guild_id is None or record.lessons
 
 
-def level_menu(record: TableRecord, index: int, seat: SeatInfo, locale: str) -> GoblinItem:
+def level_menu(record: TableRecord, index: int, seat: SeatInfo, locale: str) -> Control:
     """The menu the host sets an AI seat's level with (the seat's level is the one shown)."""
     options = [(translate(msg("bot.lobby.level_choice", n=index + 1,
                               level=msg(f"bot.level.{level}")), locale), level,
                 translate(msg(f"bot.level.{level}_about"), locale)) for level in LEVELS]
-    return menu(level_id(record.id, index, record.revision),
+    return menu(LevelMenu.id_for(record.id, index, record.revision),
                 translate(msg("bot.lobby.pick_level"), locale), options, seat.level)
 
 

@@ -8,7 +8,8 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.ui.custom_ids import GoblinItem
+from bot.discord_side.ui.control import Control
+from bot.discord_side.ui.custom_ids import control
 
 STYLES = {
     "primary": discord.ButtonStyle.primary,
@@ -40,17 +41,17 @@ def cut(text: str, limit: int) -> str:
 
 
 def button(label: str, custom_id: str, style: str = "secondary",
-           disabled: bool = False) -> GoblinItem:
+           disabled: bool = False) -> Control:
     """A button of ours (its click is routed by its custom_id)."""
-    return GoblinItem(discord.ui.Button(label=cut(label, 80), custom_id=custom_id,
+    return control(discord.ui.Button(label=cut(label, 80), custom_id=custom_id,
                                         style=STYLES[style], disabled=disabled))
 
 
 def menu(custom_id: str, placeholder: str, options: Sequence[tuple[str, str, str | None]],
-         chosen: str | None = None) -> GoblinItem:
+         chosen: str | None = None) -> Control:
     """A select menu of ours: ``options`` are (label, value, description); the option whose
     value is ``chosen`` shows as picked."""
-    return GoblinItem(discord.ui.Select(
+    return control(discord.ui.Select(
         custom_id=custom_id, placeholder=cut(placeholder, 150),
         options=[discord.SelectOption(label=cut(label, 100), value=value,
                                       description=cut(desc, 100) if desc else None,

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import discord
 
+from bot.discord_side.ui.control import Control
 from bot.discord_side.ui.custom_ids import (
-    GoblinItem,
-    history_id,
-    rematch_id,
-    replay_id,
-    seek_id,
-    share_id,
+    HistoryButton,
+    RematchButton,
+    ReplayButton,
+    SeekMenu,
+    ShareButton,
 )
 from bot.discord_side.ui.parts import (
     GOLD,
@@ -93,10 +93,10 @@ def history_view(page: HistoryPage, player: int | None, locale: str) -> discord.
                                                       accent_colour=GOLD)
     if page.results:
         newer = button(translate(msg("history.newer"), locale),
-                       history_id(page.newer or page.results[0].table_id, "n", player),
+                       HistoryButton.id_for(page.newer or page.results[0].table_id, "n", player),
                        disabled=page.newer is None)
         older = button(translate(msg("history.older"), locale),
-                       history_id(page.older or page.results[-1].table_id, "o", player),
+                       HistoryButton.id_for(page.older or page.results[-1].table_id, "o", player),
                        disabled=page.older is None)
         box.add_item(row(newer, older))
         box.add_item(text_block("-# " + translate(msg("history.replay_hint"), locale)))
@@ -179,9 +179,9 @@ def replay_view(loaded: Loaded, step: int, reveal: bool, locale: str,
     for name in pictures:
         box.add_item(picture(name, translate(msg(f"bot.table.picture_{name[:-4]}"), locale)))
 
-    def go(op: str, key: str, stop: bool) -> GoblinItem:
+    def go(op: str, key: str, stop: bool) -> Control:
         return button(translate(msg(f"replay.{key}"), locale),
-                      replay_id(tid, step, reveal, op), disabled=stop)
+                      ReplayButton.id_for(tid, step, reveal, op), disabled=stop)
 
     box.add_item(row(go("first", "first", step == 0), go("prev", "prev", step == 0),
                      go("next", "next", step == replay.last),
@@ -190,10 +190,11 @@ def replay_view(loaded: Loaded, step: int, reveal: bool, locale: str,
     box.add_item(row(go("pturn", "prev_turn", step == 0),
                      go("nturn", "next_turn", step == replay.last),
                      button(translate(msg(f"replay.{flip}"), locale),
-                            replay_id(tid, step, reveal, "flip"),
+                            ReplayButton.id_for(tid, step, reveal, "flip"),
                             disabled=not loaded.finished),
-                     button(translate(msg("replay.share"), locale), share_id(tid), "primary")))
-    box.add_item(row(menu(seek_id(tid, reveal), translate(msg("replay.seek"), locale),
+                     button(translate(msg("replay.share"), locale), ShareButton.id_for(tid),
+                            "primary")))
+    box.add_item(row(menu(SeekMenu.id_for(tid, reveal), translate(msg("replay.seek"), locale),
                           bookmark_options(replay, step, locale), str(step))))
     return layout(box)
 
@@ -221,17 +222,18 @@ def rematch_view(state: RematchState, locale: str, closed: bool = False) -> disc
                                                       accent_colour=GOLD)
     if state.started is None and not (closed or offer.closed):
         box.add_item(row(button(translate(msg("rematch.ready"), locale),
-                                rematch_id(record.id, "ready"), "success"),
+                                RematchButton.id_for(record.id, "ready"), "success"),
                          button(translate(msg("rematch.start"), locale),
-                                rematch_id(record.id, "start"), "primary")))
+                                RematchButton.id_for(record.id, "start"), "primary")))
     return layout(box)
 
 
 def end_buttons(table: int, locale: str) -> discord.ui.ActionRow[discord.ui.LayoutView]:
     """The Replay and Rematch buttons of a finished table's message."""
-    return row(button(translate(msg("replay.open"), locale), replay_id(table, 0, False, "open")),
-               button(translate(msg("rematch.button"), locale), rematch_id(table, "offer"),
-                      "success"))
+    return row(button(translate(msg("replay.open"), locale),
+                      ReplayButton.id_for(table, 0, False, "open")),
+               button(translate(msg("rematch.button"), locale),
+                      RematchButton.id_for(table, "offer"), "success"))
 
 
 __all__ = ["MENU_OPTIONS", "bookmark_options", "end_buttons", "goto", "history_view",

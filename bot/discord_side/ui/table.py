@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import discord
 
-from bot.discord_side.ui.custom_ids import hand_id, log_id
+from bot.discord_side.ui.custom_ids import HandButton, LogButton
 from bot.discord_side.ui.parts import GREY, MAX_TEXT, button, layout, picture, row, text_block
 from bot.discord_side.ui.past import end_buttons
 from bot.game.texts import phase_line
@@ -108,9 +108,10 @@ def table_view(record: TableRecord, obs: Observation, locale: str, filename: str
     if summary is not None:
         box.add_item(picture(summary, translate(msg("render.chart.summary_title"), locale)))
     if running:
-        box.add_item(row(button(translate(msg("bot.table.my_hand"), locale), hand_id(record.id),
-                                "primary"),
-                         button(translate(msg("bot.story.button"), locale), log_id(record.id))))
+        box.add_item(row(button(translate(msg("bot.table.my_hand"), locale),
+                                HandButton.id_for(record.id), "primary"),
+                         button(translate(msg("bot.story.button"), locale),
+                                LogButton.id_for(record.id))))
     elif record.status == "finished":
         box.add_item(end_buttons(record.id, locale))
     return layout(box)

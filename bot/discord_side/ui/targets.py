@@ -159,7 +159,7 @@ class BoardPage:
 
 @dataclass(frozen=True, slots=True)
 class Unreadable:
-    """A custom_id starting with ``kg:`` that does not parse (damaged, forged, too old)."""
+    """A custom_id of the bot's format that does not parse (damaged, forged, too old)."""
 
     text: str
 

@@ -6,9 +6,10 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from bot.discord_side.ui.custom_ids import AbandonButton, HandButton, LobbyButton
 from loopback import Channel, Interaction, InteractionFailed, Loopback, Message, User
 
-from .messages import hand_button, lobby_button
+from .messages import hand_button, lobby_button, lobby_table
 from .oracle import Oracle
 
 
@@ -19,12 +20,12 @@ async def open_table(lb: Loopback, channel: Channel, host: User, others: list[Us
     ix = await lb.command(host, channel, "goblin new", **options)
     await ix.done()
     lobby = lb.message(ix.original_id or 0)
-    tid = int(next(c for c in lobby.custom_ids() if c.startswith("kg:lobby:")).split(":")[2])
+    tid = lobby_table(lobby)
     for who, op in [(u, "join") for u in others] + [(host, "ai")] * ai + [(host, "start")]:
         current = lb.message(lobby.id)
         ix = await lb.click(who, current, lobby_button(current, tid, op))
         await ix.done()
-    await until(lb, lambda: any(hand_button(m) == f"kg:hand:{tid}"
+    await until(lb, lambda: any(hand_button(m) == HandButton.id_for(tid)
                                 for m in lb.messages_for(channel, host)))
     return tid
 
@@ -41,7 +42,7 @@ async def settle(ix: Interaction, timeout: float = 15) -> bool:
 def lobby_message(lb: Loopback, channel: Channel, host: User, tid: int) -> Message | None:
     """The newest message of the channel holding table ``tid``'s lobby buttons."""
     found = [m for m in lb.messages_for(channel, host)
-             if any(c.startswith(f"kg:lobby:{tid}:") for c in m.custom_ids())]
+             if any(c.startswith(LobbyButton.start(tid)) for c in m.custom_ids())]
     return found[-1] if found else None
 
 
@@ -79,7 +80,7 @@ async def open_table_despite_crashes(lb: Loopback, oracle: Oracle, channel: Chan
     else:
         raise AssertionError("the table could not be opened")
     assert tid is not None
-    await until(lb, lambda: any(hand_button(m) == f"kg:hand:{tid}"
+    await until(lb, lambda: any(hand_button(m) == HandButton.id_for(tid)
                                 for m in lb.messages_for(channel, host)), 90)
     return tid
 
@@ -100,7 +101,7 @@ async def abandon_confirmed(lb: Loopback, channel: Channel, user: User) -> Inter
     asked = await lb.command(user, channel, "goblin abandon")
     await asked.done(10)
     question = lb.messages.get(asked.original_id or 0)
-    buttons = [c for c in question.custom_ids() if c.startswith("kg:abandon:")] \
+    buttons = [c for c in question.custom_ids() if c.startswith(AbandonButton.prefix)] \
         if question is not None else []
     if not buttons:
         return asked

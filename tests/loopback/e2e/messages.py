@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import re
 
+from bot.discord_side.ui.custom_ids import (
+    HandButton,
+    LobbyButton,
+    LobbyOp,
+    Move,
+    Pick,
+    Sure,
+    SureButton,
+    parse,
+)
 from loopback import Message
 from loopback.components import TEXT_DISPLAY, walk
 
-MOVE = re.compile(r"^kg:(do|sure|pick):(\d+):(\d+):(.+)$")
 NOTE = re.compile(r"^\*[^*]")
 
 
@@ -16,12 +25,10 @@ def moves_of(message: Message) -> dict[str, tuple[str, str | None]]:
     question's Confirm button included)."""
     out: dict[str, tuple[str, str | None]] = {}
     for c in message.items():
-        m = MOVE.match(str(c.get("custom_id", "")))
-        if m is None:
-            continue
-        if m.group(1) in ("do", "sure"):
-            out[m.group(4)] = (c["custom_id"], None)
-        else:
+        target = parse(str(c.get("custom_id", "")))
+        if isinstance(target, Move | Sure):
+            out[target.notation] = (c["custom_id"], None)
+        elif isinstance(target, Pick):
             for o in c.get("options") or []:
                 out[o["value"]] = (c["custom_id"], o["value"])
     return out
@@ -30,15 +37,15 @@ def moves_of(message: Message) -> dict[str, tuple[str, str | None]]:
 def asking(message: Message) -> bool:
     """True for a hand message asking once more before a move easy to regret (its Confirm
     button carries the move)."""
-    return any(c.startswith("kg:sure:") for c in message.custom_ids())
+    return any(c.startswith(SureButton.prefix) for c in message.custom_ids())
 
 
 def table_of(message: Message) -> tuple[int, int] | None:
     """(table, version) of a message's move controls."""
     for cid in message.custom_ids():
-        m = MOVE.match(cid)
-        if m:
-            return int(m.group(2)), int(m.group(3))
+        target = parse(cid)
+        if isinstance(target, Move | Sure | Pick):
+            return target.table, target.version
     return None
 
 
@@ -59,14 +66,20 @@ def refused(message: Message) -> bool:
 def lobby_button(message: Message, table: int, op: str) -> str:
     """The custom_id of a lobby button as the message carries it (with the lobby revision it
     was drawn at)."""
-    prefix = f"kg:lobby:{table}:{op}"
+    prefix = LobbyButton.id_for(table, op, None)
     return next((c for c in message.custom_ids() if c == prefix or c.startswith(prefix + ":")),
                 prefix)
 
 
 def hand_button(message: Message) -> str | None:
     """The custom_id of a table message's "My hand" button, if it has one."""
-    return next((c for c in message.custom_ids() if c.startswith("kg:hand:")), None)
+    return next((c for c in message.custom_ids() if c.startswith(HandButton.prefix)), None)
+
+
+def lobby_table(message: Message) -> int:
+    """The table of a lobby message (named by its lobby buttons)."""
+    targets = [parse(c) for c in message.custom_ids()]
+    return next(t.table for t in targets if isinstance(t, LobbyOp))
 
 
 def full_text(message: Message) -> str:

@@ -1,0 +1,128 @@
+"""What every button and menu of the bot shares: the custom_id format and the way a click on
+one comes back.
+
+Every custom_id is ``kg:<kind>:<fields>`` (fields joined by ``:``) and carries what the click
+needs (table id, state version or lobby revision, move notation), never more than 100
+characters, so a click works after a restart and after any time. Each kind is one
+:class:`Control` subclass (:mod:`bot.discord_side.ui.custom_ids`): it writes its custom_id from
+typed fields, its template (a regular expression with named groups) recognises it, and its
+:meth:`Control.read` turns the groups into a typed target. A click whose id fits a template but
+not its rules (a table 0, a seat past the last, a move button's id sent by a menu) reaches the
+bot as :class:`Unreadable`, which still gets a polite answer.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar, Protocol, Self, cast
+
+import discord
+
+from bot.discord_side.ui.targets import Target, Unreadable
+
+PREFIX = "kg"
+MAX_CUSTOM_ID = 100
+#: A number field of a custom_id.
+NUMBER = r"\d+"
+_NOTHING = re.compile(r"(?!)")
+
+
+class Clicks(Protocol):
+    """What answers a click (:class:`bot.discord_side.interactions.Interactions`)."""
+
+    async def on_click(self, interaction: discord.Interaction[Any], target: Target,
+                       values: list[str]) -> None:
+        """Answer one click on ``target`` (``values``: a menu's picked values)."""
+        ...
+
+
+class HasClicks(Protocol):
+    """The client, as the items see it: it knows who answers clicks."""
+
+    clicks: Clicks
+
+
+def number(found: re.Match[str], name: str, least: int = 0) -> int:
+    """The number field ``name`` of a matched custom_id (ValueError below ``least``)."""
+    value = int(found[name])
+    if value < least:
+        raise ValueError(f"{name} {value} < {least}")
+    return value
+
+
+class Control(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_NOTHING):
+    """A button or menu of one kind, rebuilt from its custom_id when clicked.
+
+    A subclass names its ``kind`` and the regular expression of its ``fields`` (named groups)
+    in its class line, writes its ids with a typed ``id_for`` classmethod and reads them back in
+    :meth:`read`. A menu kind sets ``component`` to ``discord.ui.Select``.
+    """
+
+    #: The kind's word in the custom_id, and the start of every custom_id of the kind.
+    kind: ClassVar[str] = ""
+    prefix: ClassVar[str] = ""
+    #: The component every custom_id of the kind belongs to.
+    component: ClassVar[type[discord.ui.Item[Any]]] = discord.ui.Button
+
+    def __init_subclass__(cls, *, kind: str, fields: str) -> None:
+        cls.kind = kind
+        cls.prefix = f"{PREFIX}:{kind}:"
+        super().__init_subclass__(template=re.compile(re.escape(cls.prefix) + fields, re.DOTALL))
+
+    def __init__(self, item: discord.ui.Item[Any], target: Target | None = None) -> None:
+        super().__init__(item)
+        self.target = target if target is not None else self.parse(self.custom_id)
+
+    @classmethod
+    def pattern(cls) -> re.Pattern[str]:
+        """The kind's template: a regular expression the whole custom_id matches."""
+        return cls.__discord_ui_compiled_template__
+
+    @classmethod
+    def join(cls, *fields: object) -> str:
+        """A custom_id of the kind from its fields (ValueError past Discord's 100 characters)."""
+        text = cls.prefix + ":".join(str(f) for f in fields)
+        if len(text) > MAX_CUSTOM_ID:
+            raise ValueError(f"custom_id too long: {text!r}")
+        return text
+
+    @classmethod
+    def start(cls, *fields: object) -> str:
+        """The start every custom_id of the kind whose first fields are ``fields`` shares."""
+        return cls.prefix + "".join(f"{f}:" for f in fields)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> Target:
+        """The target of a custom_id matching the template (ValueError: one of its fields
+        breaks the kind's rules)."""
+        raise NotImplementedError
+
+    @classmethod
+    def parse(cls, custom_id: str) -> Target:
+        """The target of ``custom_id``, :class:`Unreadable` when it is not one of the kind."""
+        found = cls.pattern().fullmatch(custom_id)
+        try:
+            if found is None or len(custom_id) > MAX_CUSTOM_ID:
+                raise ValueError(custom_id)
+            return cls.read(found)
+        except ValueError:
+            return Unreadable(custom_id[:MAX_CUSTOM_ID])
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str], /) -> Self:
+        """Wrap the clicked component with its parsed target; an id sent through a kind of
+        component it never belongs to (a move button's id from a menu) is unreadable."""
+        target = cls.parse(match.string)
+        if not isinstance(item, cls.component):
+            target = Unreadable(match.string[:MAX_CUSTOM_ID])
+        return cls(item, target)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Hand the click to whoever answers clicks."""
+        values = [str(v) for v in getattr(self.item, "values", None) or []]
+        client = cast(HasClicks, interaction.client)
+        await client.clicks.on_click(interaction, self.target, values)
+
+
+__all__ = ["MAX_CUSTOM_ID", "NUMBER", "PREFIX", "Clicks", "Control", "HasClicks", "number"]
