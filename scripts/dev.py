@@ -2,9 +2,9 @@
 
 ``run`` starts the main program: the bot (``python -m bot``) when a ``DISCORD_TOKEN`` is set,
 else the browser playground (``python -m playground``: the bot against a Discord stand-in on
-this machine). ``test`` runs the whole test suite plus ruff and mypy. Both first create
-``.venv`` and install the project into it when ``pyproject.toml`` is newer than the last
-install. Ctrl-C or SIGTERM stops the program cleanly, the bot and its workers with it (no
+this machine). ``test`` runs ruff, mypy, the import contracts (import-linter) and the whole
+test suite. Both first create ``.venv`` and install the project into it when ``pyproject.toml``
+is newer than the last install. Ctrl-C or SIGTERM stops the program cleanly, the bot and its workers with it (no
 traceback here).
 """
 
@@ -82,6 +82,7 @@ def run(argv: list[str]) -> int:
         steps = [
             [str(PY), "-m", "ruff", "check", "."],
             [str(PY), "-m", "mypy"],
+            [str(VENV / "bin" / "lint-imports")],
             [str(PY), "-m", "pytest", *rest],
         ]
         for step in steps:

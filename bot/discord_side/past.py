@@ -29,12 +29,12 @@ from bot.discord_side.ui.custom_ids import (
     Target,
 )
 from bot.discord_side.ui.past import goto, history_view, rematch_view, replay_view
+from bot.discord_side.uploads import ImageFile
 from bot.game.history import Loaded
 from bot.game.refusals import Refusal
 from bot.game.rematch import RematchState
 from bot.game.service import GameService
 from bot.storage.records import TableRecord
-from bot.workers.pictures import ImageFile
 from engine.names import seat_name
 from engine.replay import Replay
 from i18n import Msg, Param, msg, translate
