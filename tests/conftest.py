@@ -23,6 +23,20 @@ def postgres_server() -> Iterator[Server]:
         pytest.skip(f"the PostgreSQL backend is not checked: {exc}")
 
 
+#: fixture -> the group of tests one worker runs together when the suite runs in parallel
+#: (``pytest -n N --dist loadgroup``): one Docker daemon and image, one browser install.
+GROUPS = {"docker_ready": "docker", "chromium_ready": "browser"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep the tests that share a machine-wide resource on one worker."""
+    for item in items:
+        for fixture, group in GROUPS.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Say, in one line per reason, which tests ran without request validation."""
     for line in unchecked_lines():
