@@ -37,7 +37,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 break
 
 
+#: The Docker tests' figures, as parallel workers hand them over (``tests/docker/conftest.py``).
+DOCKER_FIGURES: list[str] = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    """A parallel worker ended: keep the Docker figures it measured."""
+    DOCKER_FIGURES.extend(getattr(node, "workeroutput", {}).get("docker_figures", []))
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Say, in one line per reason, which tests ran without request validation."""
+    """Say, in one line per reason, which tests ran without request validation; print the
+    figures of the Docker tests that parallel workers ran."""
     for line in unchecked_lines():
         terminalreporter.write_line(line)
+    for line in DOCKER_FIGURES:
+        terminalreporter.write_line(f"docker: {line}")
