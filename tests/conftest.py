@@ -4,11 +4,12 @@ throwaway PostgreSQL server of the tests that need one (``postgres_server.py``).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 import pytest
 from postgres_server import Server, Unavailable, in_ci, running_server
-from shared_files import unchecked_lines
+from shared_files import unchecked_counts, unchecked_lines
 
 
 @pytest.fixture(scope="session")
@@ -37,20 +38,31 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 break
 
 
-#: The Docker tests' figures, as parallel workers hand them over (``tests/docker/conftest.py``).
+#: What parallel workers handed over when they ended: the tests run without request validation
+#: (reason -> count) and the Docker tests' figures (``tests/docker/conftest.py``).
+UNCHECKED: Counter[str] = Counter()
 DOCKER_FIGURES: list[str] = []
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In a parallel worker, hand what the end of the run prints to the main process."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["unchecked"] = unchecked_counts()
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: object, error: object) -> None:
-    """A parallel worker ended: keep the Docker figures it measured."""
-    DOCKER_FIGURES.extend(getattr(node, "workeroutput", {}).get("docker_figures", []))
+    """A parallel worker ended: keep what it handed over."""
+    output = getattr(node, "workeroutput", {})
+    UNCHECKED.update(output.get("unchecked", {}))
+    DOCKER_FIGURES.extend(output.get("docker_figures", []))
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Say, in one line per reason, which tests ran without request validation; print the
     figures of the Docker tests that parallel workers ran."""
-    for line in unchecked_lines():
+    for line in unchecked_lines(UNCHECKED + Counter(unchecked_counts())):
         terminalreporter.write_line(line)
     for line in DOCKER_FIGURES:
         terminalreporter.write_line(f"docker: {line}")
