@@ -46,6 +46,8 @@ Rules and faults::
     lb.send_malformed("int_custom_id")                  # damaged component interactions
     lb.delete_message(message)                          # a moderator deletes it (or dismissed)
     channel.bot_permissions = 0                         # posts there answer 403 (50013)
+    channel.denied[ann.id] = ATTACH_FILES               # Ann may not attach files there
+    lb.set_slowmode(channel, 60)                        # a person posts there once a minute
     thread = lb.create_thread(channel)                  # a public thread (type 11)
     lb.clock.advance(16 * 60) # with Loopback(clock=ManualClock())
     await lb.gateway.drop()   # the socket closes; the bot RESUMEs (drop(shard=1): one shard's)

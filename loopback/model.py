@@ -90,7 +90,8 @@ class Channel:
     private channel without a guild: a direct message between one person and the bot (``type``
     1) or a group direct message of several people the bot is no member of (``type`` 3), their
     people in ``recipients``. ``bot_permissions`` are the bot's permissions in it (interactions
-    carry them as ``app_permissions``; a post without the ones it needs is refused with 403)."""
+    carry them as ``app_permissions``; a post without the ones it needs is refused with 403),
+    ``denied`` the bits it takes from a person (by id), ``slowmode`` its rate_limit_per_user."""
 
     id: int
     guild_id: int | None
@@ -100,6 +101,8 @@ class Channel:
     parent_id: int | None = None
     bot_permissions: int = ALL_PERMISSIONS
     recipients: tuple[User, ...] = ()
+    denied: dict[int, int] = field(default_factory=dict)
+    slowmode: int = 0
 
     @property
     def private(self) -> bool:
@@ -136,7 +139,8 @@ class Channel:
             "id": str(self.id), "type": self.type, "guild_id": str(self.guild_id),
             "name": self.name, "position": self.position, "permission_overwrites": [],
             "nsfw": False, "parent_id": str(self.parent_id) if self.parent_id else None,
-            "topic": None, "last_message_id": None, "rate_limit_per_user": 0, "flags": 0}
+            "topic": None, "last_message_id": None, "rate_limit_per_user": self.slowmode,
+            "flags": 0}
         if self.thread:
             # who opened the thread is not modelled
             out.update(owner_id="1", message_count=0, member_count=1,

@@ -50,6 +50,12 @@ MALFORMED_EVENTS: dict[str, dict[str, Any]] = {
 }
 
 
+def permissions_in(channel: Channel, user: User) -> int:
+    """``user``'s permissions in ``channel``, as interactions carry them: theirs but the bits
+    the channel denies them (an administrator keeps all of them)."""
+    return user.permissions & ~(0 if user.admin else channel.denied.get(user.id, 0))
+
+
 def _nobody(payload: dict[str, Any]) -> str | None:
     """No gateway: nobody receives the interaction."""
     return None
@@ -201,7 +207,8 @@ class People:
             "guild": {"id": str(channel.guild_id), "locale": guild.locale if guild else "en-US",
                       "features": []},
             "channel_id": str(channel.id), "channel": channel.payload(),
-            "member": ix.user.member(), "locale": ix.user.locale,
+            "member": {**ix.user.member(), "permissions": str(permissions_in(channel, ix.user))},
+            "locale": ix.user.locale,
             "guild_locale": guild.locale if guild else "en-US",
             "app_permissions": str(channel.bot_permissions), "entitlements": [],
             "authorizing_integration_owners": {"0": str(channel.guild_id)}, "context": 0,

@@ -162,6 +162,16 @@ class State:
                          parent_id=parent.id)
         return self._add_channel(guild, thread)
 
+    def set_slowmode(self, channel: Channel, seconds: int) -> None:
+        """A moderator sets the channel's slowmode (0 to 21600 seconds; sent as
+        CHANNEL_UPDATE or THREAD_UPDATE)."""
+        if channel.private or not 0 <= seconds <= 21600:
+            raise LoopbackError(f"no slowmode of {seconds} s in channel {channel.id}",
+                                "bad_slowmode")
+        channel.slowmode = seconds
+        self.announce("THREAD_UPDATE" if channel.thread else "CHANNEL_UPDATE", channel.payload())
+        self.bump(channel.id)
+
     def dm(self, user: User, channel_id: int | None = None) -> Channel:
         """The direct message channel between ``user`` and the bot (made the first time, as
         ``POST /users/@me/channels`` or a person's first message makes it, with ``channel_id``

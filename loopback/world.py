@@ -163,6 +163,10 @@ class World:
         """A new public thread under ``parent`` (sent as THREAD_CREATE)."""
         return self.state.create_thread(parent, name, channel_id)
 
+    def set_slowmode(self, channel: Channel, seconds: int) -> None:
+        """A moderator sets the channel's slowmode (0 to 21600 seconds; sent to the bot)."""
+        self.state.set_slowmode(channel, seconds)
+
     def dm(self, user: User, channel_id: int | None = None) -> Channel:
         """The direct message channel between ``user`` and the bot (made the first time, with
         ``channel_id`` if given)."""

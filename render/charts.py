@@ -183,10 +183,12 @@ def _rating_plot(points: Sequence[RatingPoint], locale: str) -> Band:
     return band(img)
 
 
-def rating_chart(points: Sequence[RatingPoint], name: str, locale: str = "en") -> bytes:
+def rating_chart(points: Sequence[RatingPoint], name: str, locale: str = "en",
+                 start: int | None = None) -> bytes:
     """PNG of a player's shown rating after each of their rated matches, oldest first: the
     current one (a question mark while provisional) at the top right, the best and the count of
-    matches under the chart."""
+    matches under the chart. The best is the highest settled (not provisional) rating; before
+    any, the rating everyone starts at (``start``; None: no best is shown then)."""
     title = translate(msg("render.chart.rating_title", who=name), locale)
     now = f"{points[-1].value}?" if points and points[-1].provisional else \
         (str(points[-1].value) if points else "")
@@ -194,9 +196,11 @@ def rating_chart(points: Sequence[RatingPoint], name: str, locale: str = "en") -
              _rating_plot(points, locale)]
     if points:
         items: list[tuple[Image.Image | None, str]] = [
-            (None, translate(msg("render.chart.matches", count=len(points)), locale)),
-            (icon("trophy", ICON),
-             translate(msg("render.chart.best", value=max(p.value for p in points)), locale))]
+            (None, translate(msg("render.chart.matches", count=len(points)), locale))]
+        best = max((p.value for p in points if not p.provisional), default=start)
+        if best is not None:
+            items.append((icon("trophy", ICON),
+                          translate(msg("render.chart.best", value=best), locale)))
         if any(p.provisional for p in points):
             items.append((_provisional_mark(),
                           translate("render.chart.provisional", locale)))

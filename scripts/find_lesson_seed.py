@@ -3,7 +3,8 @@
 Each candidate seed is played as the bot plays a ``/goblin learn`` table: the learner in the first
 seat and :data:`~bot.game.lessons.LESSON_AI_SEATS` easy AI seats, heroes dealt from the seed as
 the lobby deals them, every seat choosing at the AI's seed for the table's version. The
-learner's seat is played by the easy agent too (``--agent`` picks another). The seed whose last
+learner's seat follows each lesson's advice when one is shown (one of the moves it highlights)
+and is played by the easy agent otherwise (``--agent`` picks another). The seed whose last
 lesson comes soonest wins; the script prints it and, for each lesson, the step and the learner's
 turn it is met at::
 
@@ -14,7 +15,15 @@ from __future__ import annotations
 
 import argparse
 
-from bot.game.lessons import LESSON_AI_SEATS, LESSON_LEVEL, LESSONS, lessons_met
+from bot.game.lessons import (
+    LESSON_AI_SEATS,
+    LESSON_LEVEL,
+    LESSONS,
+    advised,
+    lesson,
+    lessons_met,
+    situations,
+)
 from bot.game.lobby import game_config
 from bot.game.play import Play
 from bot.storage.records import SeatInfo
@@ -34,13 +43,22 @@ def lesson_config(seed: int) -> GameConfig:
 
 def play_lesson(seed: int, agent: str = LESSON_LEVEL, horizon: int = HORIZON) -> list[Action]:
     """The first ``horizon`` moves of the lesson match on ``seed``: AI seats at the lesson level
-    and the learner by ``agent``, each deciding with the bot's AI seed for the table's version."""
+    and the learner by ``agent`` following each lesson shown, each deciding with the bot's AI
+    seed for the table's version."""
     state = new_game(lesson_config(seed))
     moves: list[Action] = []
+    met: set[str] = set()
     while state.phase is not Phase.OVER and state.step < horizon:
         seat = state.current
         kind = agent if seat == 0 else LESSON_LEVEL
-        action = make_agent(kind, Play.seed_for(seed, state.step)).choose(observe(state, seat))
+        obs = observe(state, seat)
+        fresh = [n for n in situations(obs) if n not in met] if seat == 0 else []
+        if fresh:  # the lesson shown now (as lessons_met finds it): its advice is followed
+            met.add(fresh[0])
+            obs = advised(obs, lesson(fresh[0], obs))
+        action = make_agent(kind, Play.seed_for(seed, state.step)).choose(obs)
+        if action not in obs.legal:  # an agent's shortcut the lesson does not advise
+            action = obs.legal[0]
         state, _ = apply(state, action, seat=seat)
         moves.append(action)
     return moves

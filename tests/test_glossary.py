@@ -1,5 +1,6 @@
 """Each language uses one word for each game term: the glossaries in ``docs/glossary/`` name it,
-and no catalogue text uses a variant they forbid."""
+no catalogue text uses a variant they forbid, and the texts that name a move or the Lord name it
+with the glossary's word."""
 
 from __future__ import annotations
 
@@ -49,10 +50,13 @@ def sentences(locale: str) -> dict[str, str]:
 
 def _uses(text: str, variant: str) -> bool:
     """True when ``text`` uses ``variant``: a piece with a placeholder anywhere in the template, a
-    word at the start of a word of the text (placeholders left out)."""
+    regular expression (``re:`` before it) anywhere in the text, a word at the start of a word of
+    the text (placeholders left out of both)."""
     if "{" in variant:
         return variant.lower() in text.lower()
     words = re.sub(r"\{[^}]*\}", "{}", text)
+    if variant.startswith("re:"):
+        return re.search(variant[3:], words, re.IGNORECASE) is not None
     return re.search(r"(?<!\w)" + re.escape(variant), words, re.IGNORECASE) is not None
 
 
@@ -107,3 +111,52 @@ def test_a_forbidden_variant_is_caught() -> None:
     assert not _uses("vybavení", "výbav")
     assert not _uses("životy {hp}", "HP")  # placeholders are not words
     assert _uses("Kolo {round} – tah {step}", "tah {step}")
+
+
+#: Texts that name one thing, by the glossary notion whose word they must use: the move of
+#: reviving (also when it only ends a turn at full HP), and the Lord whatever its card's name.
+NAMED = {
+    "bot.move.revive": "revive", "bot.move.rest": "revive", "move.revive": "revive",
+    "event.revive": "revive", "event.start": "the Lord", "bot.move.fight_lord": "the Lord",
+    "replay.bookmark.lord": "the Lord", "replay.bookmark.champion": "the Lord",
+    "event.champion": "the Lord", "bot.rules.lord": "the Lord",
+}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_one_thing_has_one_name(locale: str) -> None:
+    terms = {t.notion: t for t in glossary(locale)}
+    found = sentences(locale)
+    unnamed = [(key, found.get(key)) for key, notion in NAMED.items()
+               if not any(_uses(found.get(key, ""), w) for w in terms[notion].words)]
+    assert not unnamed, unnamed
+
+
+def test_a_forbidden_pattern_is_caught() -> None:
+    """A ``re:`` variant: the Lord named short, or by its card's name alone."""
+    short = "re:Lord\\b(?! of All Monsters)"
+    assert _uses("With all three keys you may face the Lord.", short)
+    assert not _uses("You may face the Lord of All Monsters.", short)
+    assert _uses("Na vládce se můžete utkat.", "re:vládc\\w*\\b(?! nestvůr)")
+    assert not _uses("Utkat se s vládcem nestvůr", "re:vládc\\w*\\b(?! nestvůr)")
+
+
+#: Card, monster and hero names that use a word a glossary forbids in sentences, each on
+#: purpose: a proper name (a Lord's card, a hero's title word), never the game's term for the
+#: thing. Any other name using a forbidden variant fails.
+PROPER_NAMES = {
+    "en": {"card.m3-16": "Wight Lord", "hero.xanros.name": "Lord Xanros",
+           "card.lord-1": "Goblin King", "card.xan2": "Hex Guard"},
+    "fr": {"card.g2-4": "Portier troll", "card.g3-3": "Démon portier",
+           "card.lord-1": "Roi gobelin"},
+    "cs": {"card.lord-1": "Gobliní král"},
+}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_card_names_use_no_forbidden_variant_but_the_listed_proper_names(locale: str) -> None:
+    names = {k: " / ".join(texts(v)) for k, v in catalog(locale).items() if NAMES.match(k)}
+    assert len(names) > 100
+    found = {key: text for term in glossary(locale) for variant in term.never
+             for key, text in names.items() if _uses(text, variant)}
+    assert found == PROPER_NAMES[locale]

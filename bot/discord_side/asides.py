@@ -1,5 +1,5 @@
-"""Clicks beside the game: the table message's Log button (the last two turns told privately)
-and the button that confirms /goblin abandon of a running match."""
+"""Clicks beside the game: the table message's Log button (the last two turns told privately),
+the button that confirms /goblin abandon of a running match, and a solo table's Leave button."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import discord
 from bot.discord_side.background import Background
 from bot.discord_side.context import can_manage_channel, loc
 from bot.discord_side.messages import Messages
+from bot.discord_side.ui.hand import leave_view
 from bot.discord_side.ui.parts import layout, text_block
 from bot.discord_side.ui.table import log_view
 from bot.game.service import GameService
@@ -43,4 +44,29 @@ async def confirm_abandon(interaction: discord.Interaction[Any], service: GameSe
         background.forget(table)
 
 
-__all__ = ["confirm_abandon", "show_log"]
+async def leave_solo(interaction: discord.Interaction[Any], service: GameService,
+                     messages: Messages, background: Background, table: int,
+                     sure: bool) -> None:
+    """The Leave button of a solo table asks its host once, privately (the click, deferred,
+    edits the clicked hand message, else a new private one); the confirmation (``sure``) closes
+    the table, and that message says so, with no button left."""
+    locale = loc(interaction)
+    if not sure:
+        record = await service.lobby.may_quit(table, interaction.user.id)
+        seat = record.seat_of(interaction.user.id)
+        assert seat is not None  # the host holds the first seat
+        messages.shown.drop((table, seat, locale))  # the question shows no picture
+        await interaction.edit_original_response(view=leave_view(record, seat, locale),
+                                                 attachments=[])
+        return
+    record = await service.lobby.quit(table, interaction.user.id)
+    try:
+        told = translate(msg("learn.left", table=table), locale)
+        await interaction.edit_original_response(view=layout(
+            discord.ui.Container[discord.ui.LayoutView](text_block(told))), attachments=[])
+    finally:
+        await messages.closed(record)
+        background.forget(table)
+
+
+__all__ = ["confirm_abandon", "leave_solo", "show_log"]

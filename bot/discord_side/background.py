@@ -70,6 +70,11 @@ class Background:
                              shards=shards)
         #: More work for each pass of the timers (rematch offers lapsing).
         self.sweeps: list[Callable[[], Awaitable[None]]] = []
+        #: What else drops what it keeps for a table when the table ends.
+        self.forgetters: list[Callable[[int], None]] = []
+        #: Told (table, user, version now) when the AI made a person's decision for them (the
+        #: turn timer ran out).
+        self.made_for: list[Callable[[int, int, int], Awaitable[None]]] = []
         #: The summary chart of a finished table (None: none).
         self.summary: Callable[[TableRecord], Awaitable[bytes | None]] = _no_summary
 
@@ -78,10 +83,15 @@ class Background:
     async def after(self, outcomes: Sequence[Outcome], notice: Msg | None = None) -> None:
         """Show what the moves changed, then let AI seats play (``notice``: a line for the
         table, the headline of the table message posted now, else a passing line deleted when
-        the next one is posted)."""
+        the next one is posted; a take-back among the moves is told the same way)."""
         if not outcomes:
             return
-        await self.tell_take_backs(outcomes)
+        for o in outcomes:
+            user = o.record.seats[o.seat].user
+            if user is not None and (o.timed_out or o.handed_to_ai):
+                for told in self.made_for:
+                    await told(o.record.id, user, o.record.version)
+        notice = notice or take_back_notice(outcomes)
         record = await self.service.tables.load(outcomes[-1].record.id)
         state = record.game
         if record.status == "finished" and state.winner is not None:
@@ -113,22 +123,6 @@ class Background:
         finally:
             self.kick_ai(record)
 
-    async def tell_take_backs(self, outcomes: Sequence[Outcome]) -> None:
-        """Tell the table, in a line of its channel, who took back which move ("Ann takes back
-        Slip Away."): the table message then shows the game as it was before that move, and
-        the take-back is in no state's narration."""
-        for outcome in outcomes:
-            if not isinstance(outcome.action, Undo):
-                continue
-            record = outcome.record
-            for said in outcome.events:
-                if said.to is None:
-                    try:
-                        await self.messages.send_text(record, translate(said.text, record.locale))
-                    except discord.HTTPException as exc:
-                        log.warning("could not tell table %s of a take-back (%s)", record.id,
-                                    exc.status)
-
     async def announce_end(self, record: TableRecord) -> None:
         """Post the final table with the winner and, for a rated match, what it did to each
         person's rating (once: remembered in the database)."""
@@ -152,6 +146,8 @@ class Background:
         self.messages.forget(table)
         self.service.tables.forget(table)
         self.leases.forget(table)
+        for forget in self.forgetters:
+            forget(table)
 
     def busy(self, table: int) -> bool:
         """True while something is kept in memory for the table (tests)."""
@@ -348,6 +344,15 @@ class Background:
             return
         if record.status == "lobby":
             await self.messages.refresh_lobby(record)
+
+
+def take_back_notice(outcomes: Sequence[Outcome]) -> Msg | None:
+    """Who took back which move ("Ann takes back Slip Away."), the last take-back among
+    ``outcomes``: the table message then shows the game as it was before that move, and the
+    take-back is in no state's narration. None when no move was taken back."""
+    told = [said.text for o in outcomes if isinstance(o.action, Undo)
+            for said in o.events if said.to is None]
+    return told[-1] if told else None
 
 
 async def _no_summary(record: TableRecord) -> bytes | None:

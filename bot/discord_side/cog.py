@@ -14,6 +14,7 @@ from discord.ext import commands
 
 from bot.discord_side.commands import Commands
 from bot.discord_side.context import answer_privately, loc
+from bot.discord_side.language import follow_person
 from bot.discord_side.standings import show_board, show_stats
 from bot.game.card_lookup import suggest
 from bot.game.refusals import Refusal
@@ -69,6 +70,12 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
     def __init__(self, bodies: Commands) -> None:
         self.bodies = bodies
         super().__init__()
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        """Before every command: in direct messages, the solo table there follows its person's
+        language (in the background); every command may run."""
+        follow_person(interaction, self.bodies.service, self.bodies.messages)
+        return True
 
     @app_commands.command(name=_name("new"), description=_t("bot.cmd.new"))
     @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"),

@@ -33,23 +33,35 @@ def public_locale(interaction: discord.Interaction[Any]) -> str:
     return loc(interaction)
 
 
+def lacking(interaction: discord.Interaction[Any], have: discord.Permissions,
+            needed: Sequence[str]) -> list[str]:
+    """Which of ``needed`` (names of :class:`discord.Permissions` flags; in a thread, sending
+    in threads stands for sending messages) ``have`` lacks in the interaction's channel, in
+    order."""
+    in_thread = getattr(interaction.channel, "type", None) in THREAD_TYPES
+    wanted = [("send_messages_in_threads" if in_thread and p == "send_messages" else p)
+              for p in needed]
+    return [p for p in wanted if not getattr(have, p)]
+
+
 def missing_permissions(interaction: discord.Interaction[Any]) -> list[str]:
     """The permissions the bot lacks in the interaction's channel to post a table there (names
     of :class:`discord.Permissions` flags, in a fixed order)."""
-    have = interaction.app_permissions
-    in_thread = getattr(interaction.channel, "type", None) in THREAD_TYPES
-    needed = [("send_messages_in_threads" if in_thread and p == "send_messages" else p)
-              for p in NEEDED]
-    return [p for p in needed if not getattr(have, p)]
+    return lacking(interaction, interaction.app_permissions, NEEDED)
 
 
-def missing_message(missing: Sequence[str]) -> Msg:
-    """The refusal naming the missing permissions as Discord's settings call them."""
+def permission_names(missing: Sequence[str]) -> Msg | str:
+    """The permissions ``missing`` as Discord's settings call them, listed in a sentence."""
     names: Msg | str = msg("list.0")
     for i, name in enumerate(missing):
         part = msg(f"bot.perm.{name}")
         names = part if i == 0 else msg("list.more", head=names, tail=part)
-    return msg("bot.error.missing_permissions", missing=names)
+    return names
+
+
+def missing_message(missing: Sequence[str]) -> Msg:
+    """The refusal naming the missing permissions as Discord's settings call them."""
+    return msg("bot.error.missing_permissions", missing=permission_names(missing))
 
 
 def jump_url(record: TableRecord) -> str:
@@ -78,8 +90,9 @@ def can_manage_channel(interaction: discord.Interaction[Any]) -> bool:
     return interaction.guild_id is not None and bool(interaction.permissions.manage_channels)
 
 
-__all__ = ["answer_privately", "can_manage_channel", "jump_url", "loc", "missing_message",
-           "missing_permissions", "place_refusal", "public_locale"]
+__all__ = ["answer_privately", "can_manage_channel", "jump_url", "lacking", "loc",
+           "missing_message", "missing_permissions", "permission_names", "place_refusal",
+           "public_locale"]
 
 
 def expired(error: discord.HTTPException) -> bool:

@@ -1,39 +1,105 @@
 """The answer to a click on a hand message's Hint button: a new private message, only for the
 person who asked, with the suggested move, the estimated chances to win of the best moves and
-the reason (the service decides who may ask and keeps the hint)."""
+the reason (the service decides who may ask and keeps the hint). Once the decision the hint was
+for has been made, by the person or by the AI when their turn timer ran out, its answer is
+edited to say the hint no longer applies (:class:`GivenHints`)."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 import discord
 
 from bot.discord_side.context import loc
 from bot.discord_side.ui.parts import layout, text_block
-from bot.game.hints import HintAnswer, hint_lines
+from bot.game.hints import HintAnswer, hint_lines, passed_lines
 from bot.game.service import GameService
-from i18n import translate
+from i18n import Msg, translate
+
+log = logging.getLogger("karak.bot")
+#: Hint answers kept per person and table at most (the oldest forgotten first).
+KEPT = 8
 
 
 def hint_view(answer: HintAnswer, locale: str) -> discord.ui.LayoutView:
     """The private message of a hint."""
-    lines = [translate(line, locale) for line in hint_lines(answer)]
+    return _view(hint_lines(answer), locale)
+
+
+def passed_view(answer: HintAnswer, locale: str) -> discord.ui.LayoutView:
+    """The private message of a hint whose decision has been made."""
+    return _view(passed_lines(answer), locale)
+
+
+def _view(messages: list[Msg], locale: str) -> discord.ui.LayoutView:
+    lines = [translate(line, locale) for line in messages]
     text = "\n".join([f"### {lines[0]}", *lines[1:-1], f"-# {lines[-1]}"])
     return layout(discord.ui.Container[discord.ui.LayoutView](text_block(text)))
 
 
+@dataclass
+class _Given:
+    """One hint answer shown: the click it answered (whose token edits it), the hint and the
+    language."""
+
+    interaction: discord.Interaction[Any]
+    answer: HintAnswer
+    locale: str
+
+
+@dataclass
+class GivenHints:
+    """The hint answers shown, per (table, person), until the decision they were for is made."""
+
+    _given: dict[tuple[int, int], list[_Given]] = field(default_factory=dict)
+
+    def remember(self, interaction: discord.Interaction[Any], answer: HintAnswer,
+                 locale: str) -> None:
+        """``interaction`` was answered with ``answer``."""
+        kept = self._given.setdefault((answer.record.id, interaction.user.id), [])
+        kept.append(_Given(interaction, answer, locale))
+        del kept[:-KEPT]
+
+    async def decided(self, table: int, user: int, version: int) -> None:
+        """A decision of ``user`` was made at ``table`` (by them or for them), which is now at
+        ``version``: each of their hint answers for an earlier decision says it no longer
+        applies. An answer Discord no
+        longer lets the bot edit (dismissed, too old) is left as it is."""
+        kept = self._given.pop((table, user), [])
+        for given in kept:
+            if given.answer.record.version == version:
+                self._given.setdefault((table, user), []).append(given)
+                continue
+            try:
+                await given.interaction.edit_original_response(
+                    view=passed_view(given.answer, given.locale))
+            except discord.HTTPException as exc:
+                log.info("could not mark the hint of table %s as passed (%s)", table, exc.status)
+
+    def forget(self, table: int) -> None:
+        """Drop what is kept for a table that ended."""
+        for key in [k for k in self._given if k[0] == table]:
+            del self._given[key]
+
+
 async def answer_hint(service: GameService, interaction: discord.Interaction[Any], table: int,
-                      version: int, hand_of: int | None) -> None:
+                      version: int, hand_of: int | None, given: GivenHints | None = None) -> None:
     """Acknowledge privately (the hint takes a moment) while the service works the hint out,
-    then show it; a refusal raises for the click's usual private answer, once acknowledged."""
+    then show it (kept in ``given``, when given); a refusal raises for the click's usual
+    private answer, once acknowledged."""
     acknowledging = asyncio.ensure_future(
         interaction.response.defer(ephemeral=True, thinking=True))
     try:
         answer = await service.hints.ask(table, interaction.user.id, version, hand_of=hand_of)
     finally:
         await acknowledging  # an answer or a refusal follows the acknowledgement
-    await interaction.edit_original_response(view=hint_view(answer, loc(interaction)))
+    locale = loc(interaction)
+    await interaction.edit_original_response(view=hint_view(answer, locale))
+    if given is not None:
+        given.remember(interaction, answer, locale)
 
 
-__all__ = ["answer_hint", "hint_view"]
+__all__ = ["GivenHints", "answer_hint", "hint_view", "passed_view"]

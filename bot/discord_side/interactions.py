@@ -13,7 +13,7 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.asides import confirm_abandon, show_log
+from bot.discord_side.asides import confirm_abandon, leave_solo, show_log
 from bot.discord_side.background import Background
 from bot.discord_side.context import (
     answer_privately,
@@ -23,7 +23,8 @@ from bot.discord_side.context import (
     missing_message,
     missing_permissions,
 )
-from bot.discord_side.hint_answers import answer_hint
+from bot.discord_side.hint_answers import GivenHints, answer_hint
+from bot.discord_side.language import follow_person
 from bot.discord_side.messages import Messages
 from bot.discord_side.past import PastMatches
 from bot.discord_side.standings import show_board
@@ -72,6 +73,9 @@ class Interactions:
         self.messages = messages
         self.background = background
         self.past = PastMatches(service, messages, self.begin)
+        self.hints_given = GivenHints()
+        background.forgetters.append(self.hints_given.forget)
+        background.made_for.append(self.hints_given.decided)
         background.sweeps.append(self.past.lapse_offers)
         background.summary = self.past.summary
 
@@ -85,6 +89,7 @@ class Interactions:
     async def _route(self, interaction: discord.Interaction[Any], target: Target,
                      values: list[str]) -> None:
         locale = loc(interaction)
+        follow_person(interaction, self.service, self.messages)  # a solo table in DMs
         try:
             if isinstance(target, PAST):  # past matches: no running table behind them
                 await self.past.on_click(interaction, target, values)
@@ -118,12 +123,14 @@ class Interactions:
                     await self.play(interaction, table, version, values[0], menu)
                 case HintAsk(table, version):
                     await answer_hint(self.service, interaction, table, version,
-                                      hand_owner(interaction.message))
+                                      hand_owner(interaction.message), self.hints_given)
                 case Abandon(table):
                     await confirm_abandon(interaction, self.service, self.messages,
                                           self.background, table)
-                case Quit(table):
-                    await self.quit(interaction, table)
+                case Quit(table, sure):
+                    await self._defer_in_hand(interaction)
+                    await leave_solo(interaction, self.service, self.messages, self.background,
+                                     table, sure)
                 case Unreadable(text):
                     log.warning("unreadable custom_id %r", text)
                     await answer_privately(interaction, translate(msg("bot.error.bad_button"),
@@ -197,6 +204,7 @@ class Interactions:
             return
         try:
             await self.reply_hand(interaction, outcome.record, outcome.seat, locale)
+            await self.hints_given.decided(table, interaction.user.id, outcome.record.version)
         finally:
             # the move is saved: the table, the next player and the AI go on whatever the reply
             self.messages.tasks.spawn(self.background.after([outcome]), f"after-{table}")
@@ -262,17 +270,6 @@ class Interactions:
         except discord.HTTPException as exc:
             log.warning("could not send a new hand message for table %s (%s)", record.id,
                         exc.status)
-
-    async def quit(self, interaction: discord.Interaction[Any], table: int) -> None:
-        """The Leave button of a solo table: its host closes it, and is told so privately."""
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        record = await self.service.lobby.quit(table, interaction.user.id)
-        try:
-            await interaction.edit_original_response(
-                content=translate(msg("learn.left", table=table), loc(interaction)))
-        finally:
-            await self.messages.closed(record)
-            self.background.forget(table)
 
     # ------------------------------------------------------------------ the lobby
 

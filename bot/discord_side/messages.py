@@ -7,8 +7,8 @@ edit of the table message fails for good (the message is gone, or Discord refuse
 message older than an hour, JSON error 30046), the table is posted afresh and the old message
 loses its buttons. Whenever a newer message carries the table, the older one is deleted (or,
 when Discord refuses, reduced to one line pointing to the newer one), and so are the lobby
-message once the game started and the passing lines (a turn timer ran out): the channel keeps
-one live message per table, and no stale mention or button is left standing.
+message once the game started and the passing lines (a turn timer ran out, a take-back): the
+channel keeps one live message per table, and no stale mention or button is left standing.
 """
 
 from __future__ import annotations
@@ -223,7 +223,7 @@ class Messages:
 
     async def retire_passing(self, record: TableRecord) -> None:
         """Delete the lines that only mattered until the table message was posted again (a
-        turn timer ran out): the newer table message carries the game on."""
+        turn timer ran out, a take-back): the newer table message carries the game on."""
         for old in self._passing.pop(record.id, []):
             await self.delete(record, old)
 

@@ -6,19 +6,28 @@ custom id or the database.
 The animation is drawn in a thread of the bot (``asyncio.to_thread``): it is asked for rarely,
 and a worker process would have to rebuild the whole replay from the log. One animation is drawn
 at a time, and the last few are kept, so clicks on Share never pile up drawings.
+
+A match's animation is posted at most once per channel within a window, and a person shares no
+more often than the channel's slowmode lets them post (:mod:`bot.game.shares`; the claim is
+kept in the database, so it holds across processes and restarts). A server's clicks all come
+through one process (its shard's), so the clicks on one match in one channel are also answered
+one after the other in the process: those made while it is being drawn and posted wait, then
+are pointed at the post.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
+from weakref import WeakValueDictionary
 
 import discord
 
-from bot.discord_side.context import loc
+from bot.discord_side.context import lacking, loc, permission_names
 from bot.discord_side.messages import MENTIONS, NO_MENTIONS, Messages
 from bot.discord_side.ui.custom_ids import (
     HistoryPage,
@@ -35,6 +44,7 @@ from bot.game.refusals import Refusal
 from bot.game.rematch import RematchState
 from bot.game.service import GameService
 from bot.storage.records import TableRecord
+from bot.storage.shares import SharedPost
 from engine.names import seat_name
 from engine.replay import Replay
 from i18n import Msg, Param, msg, translate
@@ -46,6 +56,10 @@ log = logging.getLogger("karak.bot")
 UPLOAD_LIMIT = 8 * 1024 * 1024
 #: Animations kept (by table and language), the most recently made.
 KEPT_ANIMATIONS = 2
+#: What sharing an animation takes in the channel, of the clicker and of the bot (in a thread,
+#: sending messages in threads instead of sending messages).
+CLICKER_NEEDS = ("send_messages", "attach_files")
+BOT_NEEDS = ("view_channel", "send_messages", "attach_files")
 
 
 def round_series(replay: Replay) -> list[SeatSeries]:
@@ -67,6 +81,43 @@ def _name(name: Param) -> str | Msg:
     return name if isinstance(name, Msg) else str(name)
 
 
+def share_refusal(interaction: discord.Interaction[Any]) -> Msg | None:
+    """Why the clicker's animation cannot be posted in the interaction's channel, or None: in a
+    server, the clicker lacks a permission a post with a file takes (their own permissions in
+    the channel, as Discord resolved them); anywhere, the bot does."""
+    if interaction.guild_id is not None:
+        theirs = lacking(interaction, interaction.permissions, CLICKER_NEEDS)
+        if theirs:
+            return msg("replay.sharing.clicker_lacks", missing=permission_names(theirs))
+    ours = lacking(interaction, interaction.app_permissions, BOT_NEEDS)
+    if ours:
+        return msg("replay.sharing.bot_lacks", missing=permission_names(ours))
+    return None
+
+
+def slowmode(interaction: discord.Interaction[Any]) -> float:
+    """Seconds the clicker must leave between posts in the interaction's channel: its slowmode,
+    which Discord does not apply to those who may manage its messages or the channel."""
+    if interaction.guild_id is None:
+        return 0.0
+    mine = interaction.permissions
+    if mine.manage_messages or mine.manage_channels:
+        return 0.0
+    return float(getattr(interaction.channel, "slowmode_delay", 0) or 0)
+
+
+def earlier_message(post: SharedPost, guild_id: int | None) -> Msg:
+    """The answer to a click on Share while the match's animation was posted lately in the
+    channel: a link to it (or, while it is still being posted by another process, that it
+    is)."""
+    if post.message_id is None:
+        return msg("replay.sharing.posting", table=post.table_id)
+    link = (f"https://discord.com/channels/{guild_id or '@me'}/{post.channel_id}/"
+            f"{post.message_id}")
+    return msg("replay.sharing.earlier", table=post.table_id, link=link,
+               when=f"<t:{int(post.posted_at)}:R>")
+
+
 class PastMatches:
     """History pages, replays, shared animations and rematches (``begin`` posts a started
     match's table message and lets its AI seats play)."""
@@ -78,6 +129,9 @@ class PastMatches:
         self.begin = begin
         self._drawing = asyncio.Lock()  # one animation drawn at a time
         self._animations: OrderedDict[tuple[int, str], bytes] = OrderedDict()
+        #: A lock per (table, channel) whose animation is being shared, while anyone holds it.
+        self._sharing: WeakValueDictionary[tuple[int, int], asyncio.Lock] = (
+            WeakValueDictionary())
 
     # ------------------------------------------------------------------ commands
 
@@ -147,23 +201,49 @@ class PastMatches:
             attachments=files)
 
     async def share(self, interaction: discord.Interaction[Any], table: int) -> None:
-        """Post the match's animation in the channel (drawn in a thread of the bot)."""
+        """Post the match's animation in the channel (drawn in a thread of the bot), unless
+        the clicker or the bot may not post it there, it was posted there lately (the clicker
+        is pointed at that post), or the clicker shared there within the channel's slowmode.
+        The clicks on one match in one channel are answered one after the other, so those
+        made while it is being posted are pointed at the post once it is there."""
         await interaction.response.defer(ephemeral=True, thinking=True)
+        refused = share_refusal(interaction)
+        if refused is not None:
+            raise Refusal(refused)
         loaded = await self.service.history.replay(table, interaction.guild_id)
-        record = loaded.record
+        channel = self.messages.client.get_partial_messageable(
+            interaction.channel_id or loaded.record.channel_id, guild_id=interaction.guild_id)
+        user = interaction.user.id
+        lock = self._sharing.setdefault((table, channel.id), asyncio.Lock())
+        async with lock:
+            claim = await self.service.shares.claim(table, channel.id, user,
+                                                    slowmode(interaction))
+            if claim.earlier is not None:
+                raise Refusal(earlier_message(claim.earlier, interaction.guild_id))
+            if claim.wait_until is not None:
+                raise Refusal(msg("replay.sharing.slowmode",
+                                  when=f"<t:{math.ceil(claim.wait_until)}:R>"))
+            try:
+                posted = await self._post(loaded, channel)
+            except Exception:
+                await self.service.shares.failed(table, channel.id, user, claim)
+                raise
+            await self.service.shares.posted(table, channel.id, claim, posted.id)
+        await interaction.edit_original_response(
+            content=translate(msg("replay.shared", table=table), loc(interaction)))
+
+    async def _post(self, loaded: Loaded,
+                    channel: discord.PartialMessageable) -> discord.Message:
+        """Post the match's animation in ``channel``; its message."""
+        table = loaded.record.id
         gif = await self._animation(loaded)
-        locale = loc(interaction)
         if len(gif) > min(MAX_BYTES, UPLOAD_LIMIT):
             raise Refusal(msg("replay.too_big", table=table))
-        channel = self.messages.client.get_partial_messageable(
-            interaction.channel_id or record.channel_id, guild_id=interaction.guild_id)
         self.messages.pace.note(channel.id)
-        await channel.send(content=translate(msg("replay.animation", table=table),
-                                             record.locale),
-                           file=ImageFile(gif, f"match-{table}.gif"),
-                           allowed_mentions=NO_MENTIONS)
-        await interaction.edit_original_response(
-            content=translate(msg("replay.shared", table=table), locale))
+        return await channel.send(content=translate(msg("replay.animation", table=table),
+                                                    loaded.record.locale),
+                                  file=ImageFile(gif, f"match-{table}.gif"),
+                                  allowed_mentions=NO_MENTIONS)
 
     async def _animation(self, loaded: Loaded) -> bytes:
         """The GIF of a match in its table's language (kept, or drawn in a thread)."""
@@ -255,4 +335,5 @@ class PastMatches:
             await self._redraw_offer(state)
 
 
-__all__ = ["UPLOAD_LIMIT", "PastMatches"]
+__all__ = ["BOT_NEEDS", "CLICKER_NEEDS", "UPLOAD_LIMIT", "PastMatches", "earlier_message",
+           "share_refusal", "slowmode"]

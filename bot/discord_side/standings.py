@@ -13,6 +13,7 @@ from bot.discord_side.context import loc
 from bot.discord_side.ui.custom_ids import board_id
 from bot.discord_side.ui.parts import GOLD, MAX_TEXT, button, cut, layout, picture, row, text_block
 from bot.discord_side.uploads import ImageFile
+from bot.game.ratings import BASE
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.standings import FORM, MIN_GAMES, Board, PersonChange, Stats
@@ -74,6 +75,8 @@ def stats_text(stats: Stats, name: str, locale: str) -> str:
         parts.append(msg("ratings.stats.rating", place=stats.place, ranked=stats.ranked,
                          rating=shown, spread=spread) if stats.place is not None else
                      msg("ratings.stats.unranked", least=MIN_GAMES, rating=shown, spread=spread))
+        if stats.rating.provisional:  # what the question mark means, and why it moves so much
+            parts.append("-# " + translate(msg("ratings.stats.provisional_note"), locale))
     if stats.form:
         places = " · ".join(str(p) for p in stats.form[:FORM])
         parts.append(msg("ratings.stats.form", count=len(stats.form), places=places))
@@ -95,7 +98,7 @@ def stats_text(stats: Stats, name: str, locale: str) -> str:
 def stats_chart(stats: Stats, name: str, locale: str) -> bytes:
     """The PNG of a person's rating after each rated match."""
     return rating_chart([RatingPoint(s.value, s.provisional) for s in stats.history], name,
-                        locale)
+                        locale, start=BASE)
 
 
 def board_text(board: Board, locale: str) -> str:

@@ -104,6 +104,14 @@ def can_pay(obs: Observation) -> bool:
     return bool(me.weapon or me.armour or reward_cards(obs))
 
 
+def for_sale(obs: Observation) -> bool:
+    """True when the merchant has something the viewer may buy (paying aside): a potion of a
+    kind they do not hold whose pile is not empty (R41), or a card in the pawnshop (R42)."""
+    held = _me(obs).potions
+    return bool(obs.pawnshop) or any(left > 0 and kind not in held
+                                     for kind, left in obs.potion_piles)
+
+
 def payable_line(obs: Observation) -> Msg | None:
     """The hand's reward cards named in a line (None when it holds none)."""
     cards = reward_cards(obs)
@@ -118,5 +126,5 @@ def potion_facts(potion: str) -> Msg:
     return msg(f"bot.facts.potion_{potion}")
 
 
-__all__ = ["best_attack", "can_pay", "fight_monster", "hand_cannot_win", "joined",
+__all__ = ["best_attack", "can_pay", "for_sale", "fight_monster", "hand_cannot_win", "joined",
            "monster_facts", "payable_line", "potion_facts", "reward_cards"]

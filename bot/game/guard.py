@@ -1,15 +1,19 @@
 """The misclick guard: the moves a player is asked about once more before they are applied.
 
-Two moves are easy to regret and cannot be taken back once made: ending a battle that the hand's
-"if the battle ends now" preview (the engine's battle totals) shows as lost, and starting a fight
-with 1 HP left against a monster whose attack gets past the seat's equipment (the cards played
-in the battle may still hold it off, but a slip knocks the hero out). The question is asked in
-the hand message; the answer's button carries the move (its custom id), nothing is kept.
+Three moves are easy to regret and cannot be taken back once made: ending a battle that the
+hand's "if the battle ends now" preview (the engine's battle totals) shows as lost, starting a
+fight with 1 HP left against a monster whose attack gets past the seat's equipment (the cards
+played in the battle may still hold it off, but a slip knocks the hero out), and visiting the
+merchant when nothing can be bought there (nothing to pay with, R40, or nothing for sale to the
+seat, R41-R42): the rules allow that visit (R7, R43), but it only spends the turn. The question
+is asked in the hand message; the answer's button carries the move (its custom id), nothing is
+kept.
 """
 
 from __future__ import annotations
 
-from engine import Action, EndBattle, Fight, Observation
+from bot.game.facts import can_pay, for_sale
+from engine import Action, EndBattle, Fight, Observation, VisitMerchant
 from engine.catalog import tables
 from engine.names import monster_name
 from i18n import Msg, msg
@@ -38,6 +42,11 @@ def question(obs: Observation, action: Action) -> Msg | None:
         attack = tables().monsters[monster].attack
         if attack > _equipment_defence(me.weapon, me.armour):
             return msg("bot.undo.fight_lethal", monster=monster_name(monster), attack=attack)
+    if isinstance(action, VisitMerchant):
+        if not can_pay(obs):
+            return msg("bot.undo.merchant_no_payment")
+        if not for_sale(obs):
+            return msg("bot.undo.merchant_nothing")
     return None
 
 

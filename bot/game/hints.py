@@ -123,18 +123,47 @@ class Hints:
 
 def hint_lines(answer: HintAnswer) -> list[Msg]:
     """The answer to a hint, line by line: the suggested move named as the hand names it, the
-    estimated chance to win of up to three moves, the reason, and the hints used."""
+    reason, the estimated chance to win of up to three moves, highest first, each with its
+    margin (the suggested one marked), why the suggested move is not first when it is not (then
+    in place of a reason that would call it the best chance), and the hints used."""
     obs = answer.obs
+    advice = answer.advice
     lines = [msg("bot.hint.title", table=answer.record.id)]
     if answer.again:
         lines.append(msg("bot.hint.again"))
-    lines.append(msg("bot.hint.best", move=describe(answer.advice.best, obs).label))
-    lines.append(answer.advice.reason)
-    lines.append(msg("bot.hint.chances"))
-    lines += [msg("bot.hint.chance", move=describe(action, obs).label,
-                  percent=round(chance * 100)) for action, chance in answer.advice.moves]
+    lines.append(msg("bot.hint.best", move=describe(advice.best, obs).label))
+    rows = sorted(zip(advice.moves, advice.margins or (None,) * len(advice.moves),
+                      strict=True), key=lambda row: -row[0][1])  # kept hints: best first
+    close = rows[0][0][0] != advice.best
+    if not (close and advice.reason.key == "hint.best"):  # "the best chance": said below
+        lines.append(advice.reason)
+    lines.append(msg("bot.hint.answer.chances" if advice.margins else "bot.hint.chances"))
+    for (action, chance), margin in rows:
+        label = describe(action, obs).label
+        named = msg("bot.hint.answer.suggested", move=label) if action == advice.best else label
+        lines.append(chance_line(chance, margin, named))
+    if close:
+        lines.append(msg("bot.hint.answer.close", move=describe(rows[0][0][0], obs).label))
     lines.append(msg("bot.hint.used", count=answer.used))
     return lines
 
 
-__all__ = ["HintAnswer", "Hints", "hint_lines", "hints_by_default", "people"]
+def chance_line(chance: float, margin: float | None, move: Msg) -> Msg:
+    """One move's estimated chance to win, with its margin when it has one."""
+    percent = round(chance * 100)
+    if margin is None:
+        return msg("bot.hint.chance", move=move, percent=percent)
+    if margin >= 1.0:
+        return msg("bot.hint.answer.chance_once", move=move, percent=percent)
+    return msg("bot.hint.answer.chance", move=move, percent=percent,
+               margin=max(1, round(margin * 100)))
+
+
+def passed_lines(answer: HintAnswer) -> list[Msg]:
+    """What a hint's answer says once the decision it was for has been made."""
+    return [msg("bot.hint.title", table=answer.record.id), msg("bot.hint.answer.passed"),
+            msg("bot.hint.used", count=answer.used)]
+
+
+__all__ = ["HintAnswer", "Hints", "chance_line", "hint_lines", "hints_by_default", "passed_lines",
+           "people"]

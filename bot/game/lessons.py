@@ -2,12 +2,16 @@
 and which of its moves it highlights.
 
 A lesson is met at the learner's first decision where its situation arises, read from what the
-seat sees (its observation) and nothing else: the first choice of a monster to fight (R10), a
-card that must follow the colours of the card before it (R15), a cursed monster (R21 to R23), a
-reward won (R27), a key held (R11) and a visit to the merchant with something to pay (R40). One
-lesson at a time, in that order of preference; a lesson that is not shown at its first chance
-waits for the next one. Which lessons were met, and when, is worked out again from the table's
-seed and moves (:func:`lessons_met`), so nothing about them is stored.
+seat sees (its observation) and nothing else, and it speaks of that decision: the first choice
+of a monster to fight (R10); a cursed monster (R21 to R23); a battle the monster would make you
+lose HP in, with a card that adds defence in hand (R24); a card that must follow the colours of
+the card before it (R15); a battle already won if you end it now, with the hits you will
+take and the reward you will gain (R19, R24 to R27: the reward lesson comes before the reward
+is taken, even when there is nothing to decide about it); a first weapon or armour won, to keep
+or send to the pawnshop (R27, R30); a key held (R11) and a visit to the merchant with something to
+pay (R40). One lesson at a time, in that order of preference; a lesson that is not shown at its
+first chance waits for the next one. Which lessons were met, and when, is worked out again from
+the table's seed and moves (:func:`lessons_met`), so nothing about them is stored.
 """
 
 from __future__ import annotations
@@ -15,26 +19,40 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+import msgspec
+
 from bot.game.texts import Choice, Controls
 from engine import Action, GameConfig, GameState, Phase, apply, new_game, observe, parse
-from engine.actions import BuyPawned, BuyPotion, Discard, Fight, Play, TakeReward, VisitMerchant
+from engine.actions import (
+    BuyPawned,
+    BuyPotion,
+    Discard,
+    EndBattle,
+    Fight,
+    Play,
+    TakeReward,
+    VisitMerchant,
+)
 from engine.agents import AiLevel
 from engine.catalog import tables
+from engine.names import ROMAN, card_name, monster_name, word
 from engine.observe import Observation
 from i18n import Msg, msg
 
 #: The lessons, in the order a moment that fits several of them picks one.
-LESSONS = ("fight", "chain", "curse", "reward", "key", "merchant")
+LESSONS = ("fight", "curse", "defence", "chain", "win", "equipment", "key", "merchant")
 #: The rule each lesson explains (docs/rules.md); a curse's rule depends on its kind.
-RULES = {"fight": "R10", "chain": "R15", "reward": "R27", "key": "R11", "merchant": "R40"}
+RULES = {"fight": "R10", "defence": "R24", "chain": "R15", "win": "R19, R24-R27",
+         "equipment": "R27, R30", "key": "R11", "merchant": "R40"}
 CURSE_RULES = {"colour": "R21", "effect": "R22", "equipment": "R23"}
 COLOURS = frozenset({"green", "blue", "red", "yellow"})
 EQUIPMENT = frozenset({"weapon", "armour"})
 #: The learner's moves read back from the log at most (the lessons come in the first turns).
 MAX_STEPS = 600
 #: The seed of every ``/goblin learn`` match, found by ``scripts/find_lesson_seed.py``: with the
-#: easy agent in the learner's seat, every lesson comes within the learner's first three turns.
-LESSON_SEED = 470
+#: learner following each lesson's advice (the easy agent otherwise), every lesson comes within
+#: the learner's first turns.
+LESSON_SEED = 669
 #: The AI seats of a ``/goblin learn`` match, and their level.
 LESSON_AI_SEATS = 2
 LESSON_LEVEL: AiLevel = "easy"
@@ -68,13 +86,32 @@ def _can_pay(obs: Observation, seat: int) -> bool:
             or any(cards[c].reward for c in obs.hand if c in cards))
 
 
-def _holds_reward(obs: Observation, seat: int) -> bool:
-    """True when the seat holds a reward it won: equipment, or a reward card in its hand or
-    discard pile (R27, R32)."""
-    view = obs.seats[seat]
+def _defence_plays(obs: Observation) -> frozenset[str]:
+    """The legal plays of a card whose defence counts in the battle in progress."""
+    battle = obs.battle
+    if battle is None or "defence" in battle.active_curses:
+        return frozenset()
     cards = tables().actions
-    return (obs.phase is Phase.REWARD or view.weapon is not None or view.armour is not None
-            or any(cards[c].reward for c in (*obs.hand, *view.discard) if c in cards))
+    return frozenset(str(a) for a in obs.legal
+                     if isinstance(a, Play) and a.card in cards and cards[a.card].defence > 0)
+
+
+def _hurts(obs: Observation) -> bool:
+    """True when ending the battle now would cost the seat HP."""
+    return obs.battle is not None and obs.battle.totals.damage > 0
+
+
+def _wins(obs: Observation) -> bool:
+    """True when ending the battle now wins it (the seat keeps an HP, the attack is enough)."""
+    battle = obs.battle
+    return (battle is not None and battle.totals.win and not battle.totals.knocked_out
+            and EndBattle() in obs.legal)
+
+
+def _first_equipment(obs: Observation) -> bool:
+    """True when the seat decides about a weapon or armour it won, having none of that kind."""
+    item = tables().equipment.get(obs.pending or "") if obs.phase is Phase.REWARD else None
+    return item is not None and getattr(obs.seats[obs.current], item.kind) is None
 
 
 def situations(obs: Observation) -> list[str]:
@@ -84,13 +121,17 @@ def situations(obs: Observation) -> list[str]:
     if seat is None or not obs.legal or obs.current != seat:
         return []
     battle = obs.battle
+    in_battle = obs.phase is Phase.BATTLE and battle is not None
     found = {
         "fight": obs.phase is Phase.TURN and any(isinstance(a, Fight) for a in obs.legal),
-        "chain": (obs.phase is Phase.BATTLE and battle is not None and bool(battle.chain)
+        "defence": (in_battle and _hurts(obs) and not _wins(obs)
+                    and bool(_defence_plays(obs))),
+        "chain": (in_battle and battle is not None and bool(battle.chain)
                   and any(isinstance(a, Play) for a in obs.legal)),
         "curse": (obs.phase in (Phase.BATTLE, Phase.DISCARD) and battle is not None
                   and bool(battle.active_curses)),
-        "reward": _holds_reward(obs, seat),
+        "win": in_battle and _wins(obs),
+        "equipment": _first_equipment(obs),
         "key": bool(obs.seats[seat].keys) and obs.phase is Phase.TURN,
         "merchant": (obs.phase is Phase.MERCHANT or obs.phase is Phase.TURN
                      and VisitMerchant() in obs.legal and _can_pay(obs, seat)),
@@ -105,12 +146,17 @@ def _highlight(name: str, obs: Observation) -> frozenset[str]:
 
     if name == "fight":
         return kinds(Fight)
+    if name == "defence":
+        return _defence_plays(obs)
+    if name == "win":
+        guard = _defence_plays(obs) if _hurts(obs) else frozenset()
+        return guard or kinds(EndBattle)
+    if name == "equipment":
+        return frozenset(str(a) for a in obs.legal if isinstance(a, TakeReward) and a.keep)
     if name == "chain":
         return kinds(Play)
     if name == "curse":
         return kinds(Play, Discard)
-    if name == "reward":
-        return kinds(TakeReward)
     if name == "key":
         return frozenset(str(a) for a in obs.legal if isinstance(a, Fight) and a.level == 2)
     return kinds(VisitMerchant, BuyPotion, BuyPawned)
@@ -126,7 +172,61 @@ def lesson(name: str, obs: Observation) -> Lesson:
         rule = CURSE_RULES[kind]
         key = f"curse_{kind}"
     assert rule is not None
-    return Lesson(name, rule, msg(f"learn.lesson.{key}", rule=rule), _highlight(name, obs))
+    highlight = _highlight(name, obs)
+    if name in ("defence", "win"):
+        return Lesson(name, rule, _battle_text(name, obs, highlight), highlight)
+    if name == "equipment":
+        return Lesson(name, rule, _equipment_text(obs), highlight)
+    if name == "curse":
+        assert obs.battle is not None
+        curse = word("curse", obs.battle.active_curses[0])
+        return Lesson(name, rule, msg(f"learn.lesson.{key}", rule=rule, curse=curse), highlight)
+    return Lesson(name, rule, msg(f"learn.lesson.{key}", rule=rule), highlight)
+
+
+def _battle_text(name: str, obs: Observation, highlight: frozenset[str]) -> Msg:
+    """The defence lesson, or the lesson of a battle won if it ends now: the hits the monster
+    deals at the end, worked out, and (won) the reward on its back."""
+    battle = obs.battle
+    assert battle is not None
+    totals = battle.totals
+    monster = monster_name(battle.monster)
+    hits = msg("learn.battle.hits" if totals.damage > 0 else "learn.battle.no_hits",
+               attack=totals.monster_attack, defence=totals.defence, count=totals.damage)
+    if name == "defence":
+        return msg("learn.battle.defence", monster=monster, hits=hits)
+    guard = any(n != str(EndBattle()) for n in highlight)
+    return msg("learn.battle.win_guard" if guard else "learn.battle.win", monster=monster,
+               attack=totals.attack, hp=totals.monster_hp, hits=hits,
+               reward=_reward_text(battle.monster))
+
+
+def _reward_text(monster: str) -> Msg:
+    """What beating ``monster`` gains: the reward printed on its back."""
+    info = tables().monsters[monster]
+    if info.reward == "key":
+        return msg("learn.reward.key", level=ROMAN[info.level])
+    if info.reward in EQUIPMENT:
+        return msg(f"learn.reward.{info.reward}", item=card_name(monster))
+    if info.reward == "action":
+        return msg("learn.reward.action", card=card_name(monster))
+    return msg("learn.reward.lord")
+
+
+def _equipment_text(obs: Observation) -> Msg:
+    """The lesson of a first weapon or armour won: what it gives in every battle."""
+    assert obs.pending is not None
+    item = tables().equipment[obs.pending]
+    main = item.defence if item.kind == "armour" else item.attack
+    return msg(f"learn.equipment.{item.kind}" if main else "learn.equipment.other",
+               item=card_name(obs.pending), attack=item.attack, defence=item.defence)
+
+
+def advised(obs: Observation, shown: Lesson) -> Observation:
+    """``obs`` as a learner who follows ``shown``'s advice sees it: only the moves the lesson
+    highlights are left to choose from (all of them when it highlights none)."""
+    kept = tuple(a for a in obs.legal if str(a) in shown.highlight)
+    return msgspec.structs.replace(obs, legal=kept) if kept else obs
 
 
 def emphasised(ctrls: Controls, shown: Lesson) -> Controls:
@@ -180,4 +280,4 @@ def lesson_now(state: GameState, moves: Sequence[str], seat: int) -> Lesson | No
 
 
 __all__ = ["LESSONS", "LESSON_AI_SEATS", "LESSON_LEVEL", "LESSON_SEED", "Lesson", "emphasised",
-           "lesson", "lesson_now", "lessons_met", "situations"]
+           "advised", "lesson", "lesson_now", "lessons_met", "situations"]

@@ -305,10 +305,40 @@ class Lobby:
         await self.store.set_status(record.id, "abandoned")
         return await self.tables.load(record.id)
 
+    async def may_quit(self, table_id: int, user_id: int) -> TableRecord:
+        """Before the Leave button of a solo table closes it: the running table, when the user
+        is its host (who confirms first); otherwise the refusal of :meth:`quit`."""
+        record = await self.tables.load(table_id)
+        if record.status != "running":
+            raise Refusal(msg("bot.error.not_active"), record)
+        if record.host_id != user_id:
+            raise Refusal(msg("learn.error.host_only"), record)
+        return record
+
     async def quit(self, table_id: int, user_id: int) -> TableRecord:
-        """The Leave button of a solo table: its host closes it (kept as history)."""
+        """The confirmed Leave button of a solo table: its host closes it (kept as history)."""
         async with self.tables.hold(table_id) as record:
             return await self._close(record, user_id, False, "learn.error.host_only")
+
+    async def follow_locale(self, channel_id: int, user_id: int,
+                            locale: str) -> TableRecord | None:
+        """In direct messages a table speaks its person's language: the active table of
+        ``channel_id``, a direct message, takes ``locale`` when its host (the one person there)
+        uses the bot in another language. The table when its language changed, else None."""
+        tid = await self.store.active_in_channel(channel_id)
+        if tid is None:
+            return None
+        try:
+            seen = await self.tables.load(tid)  # read first: the lock only for a change
+            if seen.guild_id is not None or seen.host_id != user_id or seen.locale == locale:
+                return None
+            async with self.tables.hold(tid) as record:
+                if record.status not in ("lobby", "running"):
+                    return None
+                changed = await self.store.relocalise(tid, locale)
+            return await self.tables.load(tid) if changed else None
+        except Refusal:  # a damaged table
+            return None
 
     @staticmethod
     def _host_only(record: TableRecord, user_id: int) -> None:

@@ -24,6 +24,10 @@ from i18n import msg
 
 #: Seconds an offer stays open.
 LAPSE = 600.0
+#: The settings of a table a rematch keeps (every field of a table that is not about one match
+#: in particular: its seats, game, messages, times, or the cards it was played with).
+SETTINGS = ("guild_id", "channel_id", "host_id", "abilities", "timer", "locale", "ai_level",
+            "lessons", "undo", "hints")
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +155,8 @@ class Rematches:
             raise Refusal(msg("rematch.error.table_active", table=active), record)
 
     async def _begin(self, record: TableRecord, offer: RematchOffer) -> RematchState:
-        """Start the new match: the ready people and the AI seats, heroes and levels kept."""
+        """Start the new match: the ready people and the AI seats, heroes and levels kept, and
+        every setting of the table (:data:`SETTINGS`)."""
         seats = [SeatInfo(user=s.user, name=s.name, hero=s.hero, level=s.level)
                  if s.user is not None else s.model_copy(update={"timeouts": 0})
                  for s in record.seats if s.user is None or s.user in offer.ready]
@@ -163,13 +168,15 @@ class Rematches:
                 guild_id=record.guild_id, channel_id=record.channel_id,
                 host_id=record.host_id, seats=seats, abilities=record.abilities,
                 timer=record.timer, seed=self.seeds(), locale=record.locale,
-                ai_level=record.ai_level)
+                ai_level=record.ai_level, lessons=record.lessons, undo=record.undo)
         except TableExists as exc:
             raise Refusal(msg("rematch.error.table_active", table=exc.table_id), record) from exc
+        if record.hints is not None:
+            await self.store.set_hints(new.id, record.hints)
         started = await self.lobby.start(new.id, record.host_id)
         offer = replace(offer, new_table=started.id, closed=True)
         await self.store.save_rematch(offer)
         return RematchState(offer, record, started)
 
 
-__all__ = ["LAPSE", "RematchState", "Rematches", "people"]
+__all__ = ["LAPSE", "SETTINGS", "RematchState", "Rematches", "people"]

@@ -27,6 +27,7 @@ from bot.game.meta import BotMeta
 from bot.game.play import Play
 from bot.game.rematch import Rematches
 from bot.game.servers import Servers
+from bot.game.shares import Shares
 from bot.game.standings import Standings
 from bot.game.story import Story
 from bot.game.tables import Tables
@@ -54,6 +55,7 @@ class GameService:
     rematches: Rematches = field(init=False)
     standings: Standings = field(init=False)
     story: Story = field(init=False)
+    shares: Shares = field(init=False)
 
     def __post_init__(self) -> None:
         self.tables = Tables(self.store)
@@ -66,6 +68,7 @@ class GameService:
         self.rematches = Rematches(self.store, self.tables, self.lobby, self.clock, self.seeds)
         self.standings = Standings(self.store)
         self.story = Story(self.store, self.tables)
+        self.shares = Shares(self.store)
 
 
 __all__ = ["GameService"]

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.game.facts import can_pay, fight_monster, joined, monster_facts, potion_facts
+from bot.game.facts import (
+    can_pay,
+    fight_monster,
+    for_sale,
+    joined,
+    monster_facts,
+    potion_facts,
+)
 from engine import (
     Action,
     BuyPawned,
@@ -141,7 +148,7 @@ def describe(action: Action, obs: Observation) -> Choice:
                              monster=monster_name(monster)), facts)
     if isinstance(action, VisitMerchant):
         return Choice(n, msg("bot.move.merchant"),
-                      style="primary" if can_pay(obs) else "secondary")
+                      style="primary" if can_pay(obs) and for_sale(obs) else "secondary")
     if isinstance(action, Revive):
         me = obs.seats[obs.current]
         return Choice(n, msg("bot.move.rest" if me.hp >= REVIVE_HP else "bot.move.revive"))

@@ -20,6 +20,7 @@ from bot.storage.records import (
     TableRecord,
     TableResult,
 )
+from bot.storage.shares import ShareClaim
 from engine import GameState
 from engine.agents import AiLevel
 
@@ -86,7 +87,31 @@ class LeaseStorage(Protocol):
         that write is committed). A store that no other process writes tells nothing."""
 
 
-class Storage(RatingStorage, LeaseStorage, Protocol):
+class ShareStorage(Protocol):
+    """A match's animation posted in a channel: at most one per match and channel within a
+    window, and a person's shares in a channel spaced by its slowmode. A claim checks and takes
+    both at once (of two claims at once, exactly one is granted), by the store's clock."""
+
+    async def claim_share(self, table_id: int, channel_id: int, user_id: int, *,
+                          window: float, slowmode: float, posting: float) -> ShareClaim:
+        """Claim the post of table ``table_id``'s animation in ``channel_id`` for ``user_id``
+        now. Refused, with the earlier post, when it was posted (or claimed) there less than
+        ``window`` seconds ago, a claim that never got its message lapsing after ``posting``
+        seconds; refused, with when they may again, when ``user_id`` shared in the channel less
+        than ``slowmode`` seconds ago; else granted (and remembered as the person's latest
+        share in the channel)."""
+
+    async def share_posted(self, table_id: int, channel_id: int, at: float,
+                           message_id: int) -> None:
+        """The animation whose claim was granted at ``at`` is posted as message
+        ``message_id``."""
+
+    async def drop_share(self, table_id: int, channel_id: int, user_id: int,
+                         at: float) -> None:
+        """Give up the claim granted at ``at`` (nothing was posted)."""
+
+
+class Storage(RatingStorage, LeaseStorage, ShareStorage, Protocol):
     """The tables, their action logs, the servers' settings and the bot's own metadata.
 
     Writes that the disk or database refuses raise :class:`~bot.storage.records.CannotSave`
@@ -224,4 +249,4 @@ class Storage(RatingStorage, LeaseStorage, Protocol):
         """Store a metadata value."""
 
 
-__all__ = ["LeaseStorage", "RatingStorage", "Storage", "TableListener"]
+__all__ = ["LeaseStorage", "RatingStorage", "ShareStorage", "Storage", "TableListener"]

@@ -29,6 +29,7 @@ from bot.storage.postgres_listen import Listener, OwnConnections, notify
 from bot.storage.postgres_ratings import RatingQueries, write_ratings
 from bot.storage.postgres_rows import Db, insert_result, with_seats
 from bot.storage.postgres_schema import SCHEMA_VERSION, migrate, schema_version
+from bot.storage.postgres_shares import ShareRows
 from bot.storage.records import (
     CannotSave,
     DatabaseError,
@@ -95,7 +96,7 @@ async def rollback(db: Db) -> None:
         await db.execute("ROLLBACK")
 
 
-class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows):
+class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, ShareRows):
     """The bot's PostgreSQL database. Open with :meth:`open`, close with :meth:`close` (past
     matches and rematch offers: :class:`~bot.storage.postgres_history.HistoryQueries`; leases:
     :class:`~bot.storage.postgres_leases.LeaseRows`; other processes' writes heard by a

@@ -191,6 +191,24 @@ MIGRATIONS: tuple[Migration, ...] = (
     );
     CREATE INDEX leases_by_owner ON leases(owner);
     """,
+    # 12: each match's animation posted in a channel (who, when, its message), and when each
+    # person last shared one in each channel (the channel's slowmode counts from it)
+    """
+    CREATE TABLE shares (
+        table_id BIGINT NOT NULL REFERENCES tables(id),
+        channel_id BIGINT NOT NULL,
+        user_id BIGINT NOT NULL,
+        posted_at DOUBLE PRECISION NOT NULL,
+        message_id BIGINT,
+        PRIMARY KEY (table_id, channel_id)
+    );
+    CREATE TABLE sharers (
+        channel_id BIGINT NOT NULL,
+        user_id BIGINT NOT NULL,
+        shared_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (channel_id, user_id)
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

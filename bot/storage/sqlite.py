@@ -58,6 +58,7 @@ from bot.storage.sqlite_rows import (
 )
 from bot.storage.sqlite_schema import SCHEMA_VERSION
 from bot.storage.sqlite_servers import ServerQueries
+from bot.storage.sqlite_shares import ShareRows
 from bot.storage.table_writes import TableWrites, moved_columns
 from cards import catalogue_version
 from engine import GameState, Undo
@@ -70,7 +71,8 @@ RECORDS = STATE_CACHE
 SQLITE_MIN, SQLITE_MAX = -(2**63), 2**63 - 1
 
 
-class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries, HintRows, LeaseRows):
+class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries, HintRows, LeaseRows,
+            ShareRows):
     """The bot's database. Open with :meth:`open`, close with :meth:`close` (the servers'
     settings and the bot's metadata: :class:`~bot.storage.sqlite_servers.ServerQueries`; past
     matches and rematch offers: :class:`~bot.storage.sqlite_history.HistoryQueries`; ratings:

@@ -204,6 +204,24 @@ MIGRATIONS: tuple[Migration, ...] = (
     );
     CREATE INDEX leases_by_owner ON leases(owner);
     """,
+    # 12: each match's animation posted in a channel (who, when, its message), and when each
+    # person last shared one in each channel (the channel's slowmode counts from it)
+    """
+    CREATE TABLE shares (
+        table_id INTEGER NOT NULL REFERENCES tables(id),
+        channel_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        posted_at REAL NOT NULL,
+        message_id INTEGER,
+        PRIMARY KEY (table_id, channel_id)
+    );
+    CREATE TABLE sharers (
+        channel_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        shared_at REAL NOT NULL,
+        PRIMARY KEY (channel_id, user_id)
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

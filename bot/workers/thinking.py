@@ -93,12 +93,14 @@ class PackedHint(msgspec.Struct, frozen=True):
     best: str
     moves: tuple[tuple[str, float], ...]
     reason: Msg
+    margins: tuple[float, ...] = ()  # absent from hints kept before margins were given
 
 
 def pack_hint(advice: Hint) -> bytes:
     """A hint as bytes (:func:`unpack_hint` reads them back)."""
     return msgspec.msgpack.encode(PackedHint(
-        str(advice.best), tuple((str(a), chance) for a, chance in advice.moves), advice.reason))
+        str(advice.best), tuple((str(a), chance) for a, chance in advice.moves), advice.reason,
+        advice.margins))
 
 
 def unpack_hint(data: bytes) -> Hint:
@@ -106,7 +108,7 @@ def unpack_hint(data: bytes) -> Hint:
     try:
         packed = msgspec.msgpack.decode(data, type=PackedHint)
         return Hint(parse(packed.best), tuple((parse(a), c) for a, c in packed.moves),
-                    packed.reason)
+                    packed.reason, packed.margins)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise ValueError(str(exc)) from exc
 

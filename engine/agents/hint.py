@@ -22,13 +22,21 @@ turn with the heuristic agent and scores where that gets to with
 estimated from every seat's keys, equipment, cards, potions, HP and place in the turn order (a
 model fitted to games between normal AI seats). A move's chance is the average of those scores
 over the deals it was tried on, between 0 and 1; with four seats a fair chance is about 0.25.
-The moves are the search's root moves, most tried first (the search tries more often what
-scores better), the suggested move always first.
+Each chance comes with its margin: twice the standard error of the scores it averages, so the
+true chance lies within it about 95 times in 100 (a move tried once has no margin: 1.0).
+
+**Which moves, in which order.** The hint weighs the search's move (the most tried, as the hard
+agent plays) and the next most tried root moves, up to three, and lists them by chance, highest
+first. When another of them scores higher than the search's move by more than the two margins
+together, that move is suggested instead: the suggested move is then the one the chances rank
+first. Otherwise the search's move stays suggested even when its chance is a little lower: the
+two are within the estimate's margin of each other, and the answer says so.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 
 import msgspec
 from msgspec import Struct
@@ -50,14 +58,21 @@ TOP = 3
 class Hint(Struct, frozen=True):
     """What the hard AI would play in the seat's place, and why.
 
-    ``moves`` holds up to three (action, chance to win) pairs, ``best`` first, the others in the
-    search's order of preference; a chance is a number in 0..1 (see the module's docstring).
-    ``reason`` is one whole sentence, translated by :mod:`i18n`.
+    ``moves`` holds up to three (action, chance to win) pairs, ``best`` among them, highest
+    chance first; a chance is a number in 0..1 (see the module's docstring) and ``margins``
+    holds each one's margin, in the same order (empty for a hint kept before margins were
+    given). ``reason`` is one whole sentence, translated by :mod:`i18n`.
     """
 
     best: Action
     moves: tuple[tuple[Action, float], ...]
     reason: Msg
+    margins: tuple[float, ...] = ()
+
+    def close(self) -> bool:
+        """True when the suggested move is not the one the chances rank first: their
+        difference is then within the estimate's margin."""
+        return bool(self.moves) and self.moves[0][0] != self.best
 
 
 def hint(observation: Observation, *, iterations: int = DEFAULT_ITERATIONS,
@@ -80,9 +95,11 @@ def hint(observation: Observation, *, iterations: int = DEFAULT_ITERATIONS,
     default, candidates = agent.options(view)
     root = agent.tree(view, candidates)
     best = pick(root, default) if searched(view, default, candidates) else default
+    rows = ranked(root, best) if len(candidates) > 1 else ((best, root.mean, root.margin),)
+    best = clearly_best(rows, best)
     deals = [sample_state(view, next_u64(seed_state(mixed) + k)[0]) for k in range(REASON_DEALS)]
-    moves = ranked(root, best) if len(candidates) > 1 else ((best, root.mean),)
-    return Hint(best, moves, reason(view, best, deals))
+    return Hint(best, tuple((a, chance) for a, chance, _ in rows), reason(view, best, deals),
+                tuple(margin for _, _, margin in rows))
 
 
 def hintable(obs: Observation) -> Observation:
@@ -94,15 +111,26 @@ def hintable(obs: Observation) -> Observation:
     return msgspec.structs.replace(obs, legal=kept)
 
 
-def ranked(root: Node, best: Action) -> tuple[tuple[Action, float], ...]:
-    """Up to :data:`TOP` of the root's moves with their mean scores: ``best`` first, then the
-    most visited (the better scoring on a tie)."""
+def ranked(root: Node, best: Action) -> tuple[tuple[Action, float, float], ...]:
+    """Up to :data:`TOP` of the root's moves, each with its mean score and margin: ``best`` and
+    the most visited others (the better scoring on a tie), highest mean first (``best`` first
+    on a tie)."""
     others = sorted(((a, n) for a, n in root.children.items() if a != best and n.visits),
                     key=lambda c: (-c[1].visits, -c[1].mean))
     first = root.children.get(best)
-    out = [(best, first.mean if first is not None else 0.0)]
-    out.extend((a, n.mean) for a, n in others[:TOP - 1])
-    return tuple(out)
+    rows = [(best, first.mean, first.margin) if first is not None else (best, 0.0, 1.0)]
+    rows.extend((a, n.mean, n.margin) for a, n in others[:TOP - 1])
+    return tuple(sorted(rows, key=lambda row: -row[1]))
+
+
+def clearly_best(rows: tuple[tuple[Action, float, float], ...], best: Action) -> Action:
+    """The move ranked first when its chance beats ``best``'s by more than the two margins
+    together (the difference is then no accident of the deals tried); else ``best``."""
+    top, chance, margin = rows[0]
+    mine = next((c, m) for a, c, m in rows if a == best)
+    if top != best and chance - mine[0] > math.hypot(margin, mine[1]):
+        return top
+    return best
 
 
 def public_seed(obs: Observation) -> int:

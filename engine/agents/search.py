@@ -67,6 +67,7 @@ class Node:
 
     visits: int = 0
     total: float = 0.0
+    squares: float = 0.0  # the sum of the squared scores (for the estimate's margin)
     available: int = 0  # iterations in which this node's action was legal at its parent
     children: dict[Action, Node] = field(default_factory=dict)
 
@@ -74,6 +75,15 @@ class Node:
     def mean(self) -> float:
         """The average score of the iterations through this node."""
         return self.total / self.visits if self.visits else 0.0
+
+    @property
+    def margin(self) -> float:
+        """How far the true mean may lie from :attr:`mean` (about 95% of the time): twice the
+        standard error of the scores; 1.0 (anything) with fewer than two visits."""
+        if self.visits < 2:
+            return 1.0
+        spread = max(0.0, self.squares - self.visits * self.mean ** 2) / (self.visits - 1)
+        return 2 * math.sqrt(spread / self.visits)
 
 
 class HardAgent:
@@ -206,6 +216,7 @@ class HardAgent:
         for visited in path:
             visited.visits += 1
             visited.total += score
+            visited.squares += score * score
 
     def _ordered(self, state: GameState, me: int) -> list[Action]:
         """The seat's legal actions in ``state``, the heuristic's choice first."""

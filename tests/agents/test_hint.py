@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import math
 import random
 import sys
 from collections import Counter
@@ -64,17 +65,33 @@ def hinted() -> list[tuple[GameState, Hint]]:
     return [*hinted_game(5), *hinted_game(7)]
 
 
-def test_a_hint_is_a_legal_move_with_its_chances_best_first() -> None:
+def test_a_hint_is_a_legal_move_with_its_chances_highest_first() -> None:
+    """The suggested move is the one the chances rank first, or one within the estimate's
+    margin of it (and the hint says it is close)."""
     phases: Counter[Phase] = Counter()
+    close = 0
     for state, advice in hinted():
         legal = observe(state, 0).legal
         assert advice.best in legal
-        assert advice.moves[0][0] == advice.best and 1 <= len(advice.moves) <= 3
         moves = [a for a, _ in advice.moves]
+        chances = [c for _, c in advice.moves]
+        assert advice.best in moves and 1 <= len(moves) <= 3
+        assert chances == sorted(chances, reverse=True), advice
+        assert len(advice.margins) == len(moves)
         assert len(set(moves)) == len(moves) and set(moves) <= set(legal)
-        assert all(0.0 <= chance <= 1.0 for _, chance in advice.moves)
+        assert all(0.0 <= chance <= 1.0 for chance in chances)
+        assert all(0.0 <= margin <= 1.0 for margin in advice.margins)
+        mine = moves.index(advice.best)
+        if mine:
+            close += 1
+            assert advice.close()
+            assert chances[0] - chances[mine] <= math.hypot(advice.margins[0],
+                                                            advice.margins[mine]), advice
+        else:
+            assert not advice.close()
         phases[state.phase] += 1
     assert {Phase.TURN, Phase.BATTLE, Phase.MERCHANT, Phase.PAY} <= set(phases), phases
+    assert close, "no hint whose suggested move is within the margin of a better-ranked one"
 
 
 def test_a_hint_never_takes_anything_back() -> None:

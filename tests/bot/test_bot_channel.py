@@ -85,3 +85,15 @@ async def test_a_whole_match_leaves_one_table_message_with_the_ratings(bot: Live
     ratings = [m for m in public if "Ratings" in m.text()]
     assert len(tables) == 1 and ratings == tables, [m.text()[:80] for m in public]
     assert public == tables, [m.text()[:80] for m in public]  # the ratings are in the table
+
+
+async def test_an_abandoned_table_names_nobody_to_play(bot: LiveBot) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    rec = await bot.bot.service.tables.load(tid)
+    turn = f"<@{rec.seats[rec.game.current].user}>"
+    assert turn in bot.last_table_message().text()
+    await bot.abandon(ANN)
+    closed = next(m for m in bot.public() if f"table #{tid}" in m.text())
+    head = closed.text().split("\n> ")[0]  # above the narration
+    assert "This table was abandoned." in head and not closed.custom_ids()
+    assert turn not in head and "choosing" not in head, head

@@ -1,19 +1,22 @@
 """The misclick guard's questions, read from real positions: ending a battle the preview shows as
-lost, and a fight at 1 HP against a monster that gets past the seat's equipment."""
+lost, a fight at 1 HP against a monster that gets past the seat's equipment, and a visit to the
+merchant where nothing can be bought."""
 from __future__ import annotations
 
 from rules.helpers import plain
 
 from bot.game.guard import question
-from engine import EndBattle, Fight, GameState, observe, parse
+from engine import EndBattle, Fight, GameState, VisitMerchant, observe, parse
 from engine.catalog import tables
 from engine.position import SeatSetup, position
 from engine.rules import apply
-from i18n import translate
+from i18n import msg, translate
 
 HITTER = plain(1, lambda m: m.attack >= 2)
 #: The armour with the most defence (3, more than a level I monster's attack of 2 or 3).
 ARMOUR = max(tables().equipment, key=lambda e: tables().equipment[e].defence)
+#: Another item, for the pawnshop.
+ARMOUR_2 = min(tables().equipment, key=lambda e: tables().equipment[e].defence)
 
 
 def at_row(hp: int, armour: str | None = None) -> GameState:
@@ -41,3 +44,26 @@ def test_ending_a_battle_is_asked_about_only_when_it_is_lost() -> None:
     assert asked is not None and asked.key in ("bot.undo.end_lost", "bot.undo.end_knocked_out")
     assert translate(asked, "fr").startswith("Vraiment terminer la bataille")
     assert translate(asked, "cs").startswith("Opravdu ukončit souboj?")
+
+
+def test_a_visit_to_the_merchant_is_asked_about_when_nothing_can_be_bought() -> None:
+    visit = VisitMerchant()
+
+    def asked(armour: str | None, potions: tuple[str, ...] = (),
+              pawnshop: tuple[str, ...] = ()) -> str:
+        state = position(SeatSetup("horan", name="Ann", armour=armour, potions=potions),
+                         "taia", pawnshop=pawnshop)
+        obs = observe(state, 0)
+        assert visit in obs.legal  # the rules allow the visit (R7, R43) in every case
+        found = question(obs, visit)
+        return found.key if found is not None else ""
+
+    every = ("strength", "healing", "countercurse")
+    assert asked(None) == "bot.undo.merchant_no_payment"  # nothing to pay with (R40)
+    assert asked(ARMOUR) == ""  # the armour pays for a potion
+    assert asked(ARMOUR, every) == "bot.undo.merchant_nothing"  # one of each held (R41)
+    assert asked(ARMOUR, every[:2]) == ""  # a countercurse potion is still for sale
+    assert asked(ARMOUR, every, pawnshop=(ARMOUR_2,)) == ""  # the pawnshop sells (R42)
+    for key in ("bot.undo.merchant_no_payment", "bot.undo.merchant_nothing"):
+        assert translate(msg(key), "fr").startswith("Vraiment rendre visite au marchand\xa0?")
+        assert translate(msg(key), "cs").startswith("Opravdu navštívit obchodníka?")

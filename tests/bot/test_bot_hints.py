@@ -20,16 +20,18 @@ from bot_helpers import Clock, gated_advise, normal_instead
 from live_bot import LiveBot, table_id
 from players import ANN, BOB, Players, TinyRenderer, open_table
 
+from bot.game.hints import HintAnswer, hint_lines
 from bot.game.texts import describe
 from bot.workers.thinking import Thinking, advise
-from engine import GameConfig, Observation, SeatConfig, new_game, observe
+from engine import Fight, GameConfig, Observation, SeatConfig, new_game, observe
 from engine.agents.hint import Hint, hint
-from i18n import translate
+from i18n import LOCALES, msg, translate
 from loopback import Loopback, Message, User
 
 #: A small search budget: the hints stay legal and quick (the hard level's budget is 256).
 ITERATIONS = 16
-CHANCE = re.compile(r"^(\d+)% - (.+)$", re.MULTILINE)
+CHANCE = re.compile(r"^(\d+)% (?:±\d+|\(tried only once: no margin known\)) - (.+?)"
+                    r"(?: \(suggested\))?$", re.MULTILINE)
 
 
 def quick() -> Thinking:
@@ -86,6 +88,7 @@ async def test_one_person_against_the_ai_gets_a_private_hint_once_per_decision(
         chances = CHANCE.findall(text)
         assert len(chances) == len(advice.moves) == 3, text
         assert [labels[name] for _, name in chances] == [a for a, _ in advice.moves]
+        assert f"{best.group(1)} (suggested)" in text  # the suggested move among the chances
         assert [int(p) for p, _ in chances] == [round(c * 100) for _, c in advice.moves]
         assert translate(advice.reason, "en") in text
         assert "You have used 1 hint in this game." in text
@@ -248,3 +251,73 @@ async def test_two_hints_asked_at_once_are_worked_out_side_by_side(
         assert thinking.hints.started == 2 and thinking.pool.started == 0
     finally:
         await thinking.close()
+
+
+async def test_a_suggested_move_ranked_below_another_is_said_to_be_within_the_margin(
+        h: LiveBot) -> None:
+    """The chances are listed highest first, each with its margin, the suggested move marked;
+    when another move ranks above it the answer says why (within the estimate's margin), and
+    every move is named with a verb, as the hand names it."""
+    tid = await open_table(h, ANN, [], ai=1)
+    rec = await h.bot.service.tables.load(tid)
+    seat = rec.seat_of(ANN.id)
+    assert seat is not None
+    obs = observe(rec.game, seat)
+    fights = [a for a in obs.legal if isinstance(a, Fight) and a.slot]
+    suggested, higher = fights[3], fights[1]
+    advice = Hint(suggested, ((higher, 0.24), (suggested, 0.23)), msg("hint.best"), (0.03, 0.02))
+    text = "\n".join(translate(line, "en") for line in
+                     hint_lines(HintAnswer(rec, seat, obs, advice, False, 1)))
+    name = translate(describe(suggested, obs).label, "en")
+    other = translate(describe(higher, obs).label, "en")
+    assert re.match(r"Fight the .+, level I, place \d$", name), name
+    assert f"Suggested move: **{name}**" in text
+    assert text.index(f"24% ±3 - {other}\n") < text.index(f"23% ±2 - {name} (suggested)\n")
+    assert f"**{other}** is estimated a little higher" in text
+    assert "within the estimate's margin" in text
+    assert translate(msg("hint.best"), "en") not in text  # it would say "the best chance"
+    for lc in LOCALES:  # every line reads in every language
+        assert not [t for t in (translate(line, lc) for line in hint_lines(
+            HintAnswer(rec, seat, obs, advice, False, 1))) if t.startswith("bot.")]
+
+    kept = Hint(suggested, ((suggested, 0.23), (higher, 0.24)), msg("hint.best"))  # no margins
+    lines = [translate(line, "en") for line in hint_lines(HintAnswer(rec, seat, obs, kept,
+                                                                     True, 1))]
+    assert lines.index(f"24% - {other}") < lines.index(f"23% - {name} (suggested)")
+    assert any("is estimated a little higher" in line for line in lines)
+    alone = Hint(higher, ((higher, 0.24), (suggested, 0.23)), msg("hint.best"), (0.03, 1.0))
+    text = "\n".join(translate(line, "en") for line in
+                     hint_lines(HintAnswer(rec, seat, obs, alone, False, 1)))
+    assert "little higher" not in text
+    assert f"23% (tried only once: no margin known) - {name}" in text
+
+
+async def test_a_hint_for_a_decision_made_says_it_no_longer_applies(h: LiveBot) -> None:
+    tid = await open_table(h, ANN, [], ai=1)
+    players = Players(h, tid, [ANN])
+    hand = await players.open_hand(ANN)
+    ix = await h.click(ANN, hand, hint_button(hand) or "")
+    answer = h.reply(ix)
+    assert "Suggested move" in answer.text()
+    await players.step()  # Ann makes the decision from her hand message
+    after = h.lb.message(answer.id)
+    assert "no longer applies" in after.text() and "Suggested move" not in after.text()
+    assert after.ephemeral and after.owner == ANN.id
+
+
+async def test_a_hint_whose_decision_the_turn_timer_made_says_it_no_longer_applies(
+        h: LiveBot, clock: Clock) -> None:
+    await h.command(ANN, "new", timer=60)
+    lobby = h.public()[-1]
+    tid = table_id(lobby)
+    await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
+    await h.click(ANN, lobby, f"kg:lobby:{tid}:start")
+    hand = await Players(h, tid, [ANN]).open_hand(ANN)
+    answer = h.reply(await h.click(ANN, hand, hint_button(hand) or ""))
+    assert "Suggested move" in answer.text()
+    rec = await h.bot.service.tables.load(tid)
+    assert rec.deadline is not None
+    clock.now = rec.deadline + 1
+    await h.bot.background.check_timers()  # the AI plays Ann's turn
+    await h.settle()
+    assert "no longer applies" in h.lb.message(answer.id).text()

@@ -265,3 +265,36 @@ async def test_forced_language_applies_to_new_tables(bot: LiveBot) -> None:
     lobby = bot.public()[-1]
     assert "### " + "Karak: Goblin – nouvelle table" in lobby.text()
     assert translate("bot.lobby.join", "fr") in _texts(lobby)
+
+
+async def test_a_solo_table_in_direct_messages_speaks_its_person_s_language_now(
+        bot: LiveBot, renderer: RecordingRenderer) -> None:
+    person = User(2000000000000000110, "Zoé", locale="en-US")
+    bot.channel = bot.lb.dm(person)
+    await bot.command(person, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    await bot.click(person, lobby, f"kg:lobby:{tid}:ai")
+    await bot.click(person, lobby, f"kg:lobby:{tid}:start")
+    table = bot.last_table_message()
+    assert "My hand" in _texts(table)
+    renderer.drawn.clear()
+    # the person switched their Discord to French: their next click brings the table along
+    person.locale = "fr"
+    hand = bot.reply(await bot.click(person, table, f"kg:hand:{tid}"))
+    assert "Votre main" in _texts(hand), _texts(hand)[:300]
+    assert (await bot.bot.service.tables.load(tid)).locale == "fr"
+    table = bot.last_table_message()
+    assert "Ma main" in _texts(table) and "My hand" not in _texts(table), _texts(table)[:300]
+    assert ("table", "fr") in renderer.drawn or ("battle", "fr") in renderer.drawn
+    # then Czech, through a command this time
+    person.locale = "cs"
+    await bot.command(person, "status")
+    assert (await bot.bot.service.tables.load(tid)).locale == "cs"
+    assert "Moje ruka" in _texts(bot.last_table_message())
+    # a server's table keeps the server's language whatever its people speak
+    bot.channel = bot.lb.channels[CHANNEL]
+    bot.guild.locale = "en-US"
+    await bot.command(BOB, "new")
+    await bot.click(BOB, bot.public()[-1], f"kg:lobby:{table_id(bot.public()[-1])}:ai")
+    assert (await bot.bot.service.tables.in_channel(CHANNEL)).locale == "en"

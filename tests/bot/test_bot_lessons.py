@@ -1,25 +1,89 @@
 """The lessons of ``/goblin learn`` without Discord: the seed search script agrees with the seed
 in the code, each lesson is read from the seat's observation, names its rule and reads in every
-language, and its moves are drawn as primary buttons."""
+language, in the player's words, and its moves are drawn as primary buttons; the guided match,
+played with each lesson's advice, shows every lesson at the decision it speaks of."""
 from __future__ import annotations
 
+import importlib.util
+import os
+import re
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
+from types import ModuleType
 
-from bot.game.lessons import LESSON_SEED, LESSONS, emphasised, lesson, lessons_met, situations
+import pytest
+
+from bot.game.lessons import (
+    LESSON_SEED,
+    LESSONS,
+    advised,
+    emphasised,
+    lesson,
+    lesson_now,
+    lessons_met,
+    situations,
+)
 from bot.game.texts import controls
-from engine import GameConfig, SeatConfig, new_game, observe
-from engine.actions import Fight
-from i18n import LOCALES, translate
+from engine import (
+    Action,
+    EndBattle,
+    GameConfig,
+    GameState,
+    Phase,
+    SeatConfig,
+    VisitMerchant,
+    apply,
+    new_game,
+    observe,
+)
+from engine.actions import Fight, Play
+from engine.catalog import tables
+from engine.observe import Observation
+from i18n import LOCALES, catalog, texts, translate
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The learner's turn every lesson must have come by, following the lessons' advice.
+LAST_TURN = 4
+#: Words of the rules' engine jargon a lesson never uses: the player is "you".
+JARGON = {"en": r"\bseats?\b|\bseat's\b", "fr": r"\bsiège|\bla place\b|\bon paie\b",
+          "cs": r"\bhráč"}
+
+
+@cache
+def finder() -> ModuleType:
+    """scripts/find_lesson_seed.py as a module."""
+    spec = importlib.util.spec_from_file_location("find_lesson_seed",
+                                                  ROOT / "scripts" / "find_lesson_seed.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@cache
+def guided_match() -> tuple[GameConfig, tuple[Action, ...], tuple[GameState, ...],
+                            tuple[tuple[str, ...], ...]]:
+    """The guided match on its seed, the learner following each lesson's advice: its config,
+    moves, the state before each move (and the last) and the event keys of each move."""
+    script = finder()
+    config = script.lesson_config(LESSON_SEED)
+    moves = tuple(script.play_lesson(LESSON_SEED, horizon=160))
+    state = new_game(config)
+    states, events = [state], []
+    for move in moves:
+        state, said = apply(state, move, seat=state.current)
+        states.append(state)
+        events.append(tuple(e.text.key for e in said))
+    return config, moves, tuple(states), tuple(events)
 
 
 def test_the_search_script_meets_every_lesson_on_the_seed_in_the_code() -> None:
     out = subprocess.run([sys.executable, "scripts/find_lesson_seed.py", "--first",
                           str(LESSON_SEED), "--seeds", "1"], cwd=ROOT, capture_output=True,
-                         text=True, timeout=120, check=True).stdout.splitlines()
+                         text=True, timeout=120, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout.splitlines()
     assert out[0] == f"seed {LESSON_SEED}"
     assert [line.split()[0] for line in out[1:]] == list(LESSONS)
 
@@ -42,3 +106,96 @@ def test_a_lesson_comes_from_the_observation_and_reads_in_every_language() -> No
     assert {n for n, s in styled.items() if s == "primary"} <= shown.highlight
     assert len([s for s in styled.values() if s == "primary"]) >= 5  # lifted out of the menu
     assert lessons_met(state.config, [], seat) == {"fight": 0}
+    assert set(advised(obs, shown).legal) == {a for a in obs.legal if isinstance(a, Fight)}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_lessons_speak_the_player_s_words(locale: str) -> None:
+    lessons = {k: " / ".join(texts(v)) for k, v in catalog(locale).items()
+               if k.startswith(("learn.lesson.", "learn.battle.", "learn.reward.",
+                                "learn.equipment."))}
+    assert len(lessons) >= 20
+    jargon = {k: t for k, t in lessons.items() if re.search(JARGON[locale], t, re.IGNORECASE)}
+    assert not jargon, jargon
+    assert not [k for k, t in lessons.items() if "“" in t or "„" in t]  # no rules quoted
+
+
+def _learner_steps(states: tuple[GameState, ...]) -> list[int]:
+    """The steps at which the learner (seat 0) decides."""
+    return [s.step for s in states[:-1] if s.current == 0 and s.phase is not Phase.OVER]
+
+
+def _holds_reward(obs: Observation) -> bool:
+    view = obs.seats[0]
+    cards = tables().actions
+    return bool(view.weapon or view.armour or view.keys
+                or any(cards[c].reward for c in (*obs.hand, *view.discard) if c in cards))
+
+
+def test_the_guided_match_shows_each_lesson_at_its_moment() -> None:
+    """Played with each lesson's advice, every lesson comes in the learner's first turns, at
+    the decision it speaks of, and its advice is what the learner does."""
+    config, moves, states, events = guided_match()
+    notations = [str(m) for m in moves]
+    met = lessons_met(config, moves, 0)
+    assert list(met) and set(met) == set(LESSONS), met
+    turns = finder().learner_turns(config, list(moves))
+    assert max(turns[step] for step in met.values()) <= LAST_TURN, met
+    decisions = _learner_steps(states)
+    for name, step in met.items():
+        state = states[step]
+        obs = observe(state, 0)
+        shown = lesson_now(state, notations, 0)
+        assert shown is not None and shown.name == name, (name, step)
+        assert notations[step] in shown.highlight or not shown.highlight, (name, step)
+        battle = obs.battle
+        if name == "fight":
+            assert step == decisions[0] and obs.phase is Phase.TURN
+        elif name == "curse":
+            assert battle is not None and battle.active_curses and not battle.chain
+        elif name == "defence":
+            assert battle is not None and battle.totals.damage > 0 and not battle.totals.win
+            after = observe(states[step + 1], 0).battle
+            assert after is not None and after.totals.damage < battle.totals.damage
+        elif name == "chain":
+            assert battle is not None and battle.chain
+        elif name == "win":
+            assert battle is not None and battle.totals.win and EndBattle() in obs.legal
+            assert not _holds_reward(obs)  # shown before any reward is taken
+            end = next(i for i in range(step, len(moves)) if moves[i] == EndBattle())
+            assert "event.won" in events[end] and turns[end] == turns[step]
+        elif name == "equipment":
+            assert obs.phase is Phase.REWARD and obs.pending in tables().equipment
+            assert moves[step - 1] == EndBattle()  # right after the battle it was won in
+        elif name == "key":
+            earlier = [d for d in decisions if d < step
+                       and states[d].phase is Phase.TURN]
+            assert obs.phase is Phase.TURN and obs.seats[0].keys
+            assert not observe(states[earlier[-1]], 0).seats[0].keys  # its first turn with it
+        else:
+            assert obs.phase is Phase.MERCHANT or VisitMerchant() in obs.legal
+        for lc in LOCALES:
+            text = translate(shown.text, lc)
+            assert "{" not in text and not text.startswith("learn."), (lc, text)
+
+
+def test_the_battle_lessons_work_the_hits_and_the_reward_out() -> None:
+    """The defence and win lessons say what the monster's attack will cost, with the numbers
+    of the battle, and the win lesson names the reward about to be gained."""
+    config, moves, states, _ = guided_match()
+    met = lessons_met(config, moves, 0)
+    for name in ("defence", "win"):
+        obs = observe(states[met[name]], 0)
+        battle = obs.battle
+        assert battle is not None
+        text = translate(lesson(name, obs).text, "en")
+        totals = battle.totals
+        assert f"attack of {totals.monster_attack}" in text, text
+        assert f"defence of {totals.defence}" in text, text
+        if totals.damage:
+            assert f"costs you {totals.damage} HP" in text, text
+    obs = observe(states[met["win"]], 0)
+    assert obs.battle is not None
+    text = translate(lesson("win", obs).text, "en")
+    assert "the reward on its back is yours" in text or "wins the game" in text
+    assert any(isinstance(a, Play) for a in obs.legal) or "end the battle" in text.lower()

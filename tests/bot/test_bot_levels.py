@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from bot_helpers import Clock, normal_instead
-from live_bot import CHANNEL, GUILD, Call, LiveBot, table_id
+from live_bot import CHANNEL, GUILD, Call, LiveBot, component, table_id
 from players import ADMIN, ANN, BOB, EVE, TinyRenderer, forged_message, raw_click
 from storage.backends import SqliteBackend
 
@@ -63,7 +63,6 @@ async def test_the_host_picks_each_ai_seat_s_level(quick: LiveBot) -> None:
     assert all(picked(m) == ["normal"] for m in menus.values())  # the default
     assert [o["value"] for o in menus[2]["options"]] == ["easy", "normal", "hard"]
     assert "3. AI (normal)" in lobby.text()
-    assert "The next AI seat added starts at the normal level" in lobby.text()
     await quick.choose(ANN, lobby, menus[3]["custom_id"], ["hard"])
     await quick.choose(ANN, lobby, level_menus(quick.message(lobby))[2]["custom_id"], ["easy"])
     rec = await quick.bot.service.tables.load(tid)
@@ -217,3 +216,17 @@ async def test_a_damaged_level_damages_one_table_only(service: GameService, stor
     await database.damage_settings(store, GUILD, ai_level="godlike")  # read as the default
     three = await service.lobby.create(guild_id=GUILD, channel_id=3, host_id=1, host_name="Ann")
     assert three.ai_level == "normal"
+
+
+async def test_a_full_lobby_says_nothing_of_the_next_ai_seat(quick: LiveBot) -> None:
+    await quick.command(ANN, "new")  # the public lobby offers Join to the others...
+    ix = await quick.click(ANN, quick.public()[-1], f"kg:lobby:{table_id(quick.public()[-1])}:join")
+    assert quick.said(ix) == ["You already have a seat at this table."]  # ...its host is told
+    await quick.command(ANN, "abandon")
+    tid, lobby = await lobby_with_ai(quick)  # Ann, Bob and two AI seats: the table is full
+    assert "The next AI seat" not in lobby.text(), lobby.text()
+    assert "Hero abilities: off. Turn timer: none. Taking back a move: on." in lobby.text()
+    assert component(lobby, f"kg:lobby:{tid}:ai")["disabled"]
+    assert component(lobby, f"kg:lobby:{tid}:join")["disabled"]  # full: nobody may join
+    await quick.click(ANN, lobby, f"kg:lobby:{tid}:unai")  # a seat is free again
+    assert "The next AI seat added starts at the normal level" in quick.message(lobby).text()

@@ -1,7 +1,10 @@
 """Past matches on the stand-in: /goblin history page by page, /goblin replay stepped to both
 ends and sought by bookmark, its public view holding no card of any hand, the hands revealed
 only for a finished match, a replay button working after a restart, matches that cannot be
-replayed (other cards, a log that no longer replays), and the shared animation."""
+replayed (other cards, a log that no longer replays), and the shared animation: posted once per
+match and channel within a window however many click at once (the others pointed at it, after
+a restart too), only by people allowed to attach files there (and a bot allowed to), and no more
+often than the channel's slowmode lets a person post."""
 from __future__ import annotations
 
 import sqlite3
@@ -10,13 +13,15 @@ from pathlib import Path
 
 import pytest
 from bot_helpers import Clock
-from live_bot import CHANNEL, LiveBot
-from players import ANN, EVE, TinyRenderer, finished_match, planted
+from live_bot import CHANNEL, LINK, LiveBot, User
+from players import ADMIN, ANN, BOB, EVE, TinyRenderer, finished_match, planted
 from storage.helpers import played
 
+from bot.game.shares import SHARE_WINDOW
 from bot.storage.sqlite import Store
 from engine.replay import Replay
 from loopback import Loopback, Message
+from loopback.model import ALL_PERMISSIONS, ATTACH_FILES, SEND_MESSAGES
 from render.animation import MAX_BYTES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "loopback"))  # the e2e helpers
@@ -183,3 +188,94 @@ async def test_a_step_beyond_the_match_and_a_forged_bookmark_are_handled(bot: Li
     menu = next(c for c in message.items() if c.get("type") == 3)
     ix = await bot.choose(ANN, message, menu["custom_id"], ["99999"], forge=True)
     assert "not part of this match" in " ".join(bot.said(ix))
+
+
+# ---------------------------------------------------------------------------- sharing
+
+
+def animations(bot: LiveBot) -> list[Message]:
+    """The channel's posts of a match's animation, oldest first."""
+    return [m for m in bot.public() if any(a.filename.endswith(".gif") for a in m.attachments)]
+
+
+async def share(bot: LiveBot, user: User, tid: int) -> str:
+    """``user`` opens the replay of ``tid`` and clicks Share; what they were told."""
+    ix = await bot.command(user, "replay", id=tid)
+    ix = await bot.click(user, bot.reply(ix), f"kg:rsh:{tid}")
+    return " ".join(bot.said(ix))
+
+
+async def test_twenty_clicks_at_once_post_the_animation_once(bot: LiveBot) -> None:
+    tid = await finished_match(bot.store, played(2))
+    message = await replay_of(bot, tid)
+    clicks = [await bot.lb.click(ANN, message, f"kg:rsh:{tid}") for _ in range(20)]
+    await bot.handled(*clicks)
+    [posted] = animations(bot)
+    told = [" ".join(bot.said(ix)) for ix in clicks]
+    assert sum("is posted in the channel" in t for t in told) == 1
+    pointed = [t for t in told if f"{LINK}{posted.id}" in t]
+    assert len(pointed) == 19
+    assert all(f"The animation of match #{tid} was already posted in this channel" in t
+               for t in pointed)
+
+
+async def test_the_clicker_and_the_bot_need_to_be_allowed_to_attach_files(
+        bot: LiveBot) -> None:
+    tid = await finished_match(bot.store, played(2))
+    zoe = User(2000000000000000004, "Zoé", locale="fr")
+    bot.channel.denied[zoe.id] = ATTACH_FILES
+    told = await share(bot, zoe, tid)
+    assert "vous ne pouvez pas partager l'animation dans ce salon" in told
+    assert "Joindre des fichiers" in told
+    bot.channel.denied[EVE.id] = SEND_MESSAGES | ATTACH_FILES
+    told = await share(bot, EVE, tid)
+    assert "you're missing these permissions here: Send Messages, Attach Files" in told
+    bot.channel.bot_permissions = ALL_PERMISSIONS & ~ATTACH_FILES
+    told = await share(bot, ANN, tid)
+    assert "I lack these permissions here: Attach Files" in told
+    assert animations(bot) == []
+
+
+async def test_a_person_shares_no_more_often_than_the_channels_slowmode(
+        bot: LiveBot, clock: Clock) -> None:
+    first, second = [await finished_match(bot.store, played(s)) for s in (2, 3)]
+    bot.lb.set_slowmode(bot.channel, 60)
+    assert "is posted in the channel" in await share(bot, ANN, first)
+    shared_at = clock.now
+    clock.now += 30
+    told = await share(bot, ANN, second)
+    assert f"you can share an animation here again <t:{int(shared_at) + 60}:R>" in told
+    assert len(animations(bot)) == 1
+    clock.now += 30
+    assert "is posted in the channel" in await share(bot, ANN, second)
+    clock.now += SHARE_WINDOW  # a moderator is not slowed down, and the window is over
+    assert "is posted in the channel" in await share(bot, ADMIN, first)
+    assert "is posted in the channel" in await share(bot, ADMIN, second)
+    assert len(animations(bot)) == 4
+
+
+async def test_an_earlier_post_is_pointed_at_after_a_restart(lb: Loopback, tmp_path: Path,
+                                                             clock: Clock) -> None:
+    db = tmp_path / "k.db"
+    first = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        tid = await finished_match(first.store, played(2))
+        assert "is posted in the channel" in await share(first, ANN, tid)
+    finally:
+        await first.stop()
+    second = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        clock.now += SHARE_WINDOW - 1
+        [posted] = animations(second)
+        assert f"{LINK}{posted.id}" in await share(second, BOB, tid)
+        assert len(animations(second)) == 1
+    finally:
+        await second.stop()
+
+
+async def test_a_post_another_process_is_making_is_announced(bot: LiveBot) -> None:
+    tid = await finished_match(bot.store, played(2))
+    claim = await bot.bot.service.shares.claim(tid, CHANNEL, BOB.id, 0)  # as another process
+    assert claim.granted
+    assert "is being posted in this channel right now" in await share(bot, ANN, tid)
+    assert animations(bot) == []

@@ -117,3 +117,17 @@ async def test_another_servers_page_button_shows_nothing_of_it(bot: LiveBot) -> 
     ix = await bot.click(ANN, planted(bot.lb, ANN, custom_id), custom_id)
     texts = bot.said(ix)
     assert texts and "Leaderboard" not in texts[0]
+
+
+async def test_stats_say_what_a_provisional_rating_is(bot: LiveBot, tmp_path: Path) -> None:
+    with sqlite3.connect(tmp_path / "k.db") as con:  # the bot fixture's database
+        con.executemany(
+            "INSERT INTO ratings (guild_id, user_id, mu, sigma, games, wins, last_table) "
+            "VALUES (?, ?, 25.0, ?, ?, 0, 1)", [(GUILD, ANN.id, 6.0, 1), (GUILD, BOB.id, 2.0, 30)])
+    ix = await bot.command(ANN, "stats")  # a newcomer's provisional rating
+    [text] = bot.said(ix)
+    assert "?" in text and "A question mark after a rating means it is provisional" in text
+    assert "Each of the first games moves it a lot" in text
+    ix = await bot.command(BOB, "stats")  # a settled one
+    [text] = bot.said(ix)
+    assert "?" not in text and "provisional" not in text, text

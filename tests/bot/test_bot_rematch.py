@@ -1,17 +1,22 @@
 """Rematches on the stand-in: the final table offers Replay and Rematch under its summary
 chart; the rematch starts at once when every person is ready, or when the host starts it with
-those who are, with the same seats, heroes, AI levels and settings; an offer lapses on the clock
+those who are, with the same seats, heroes, AI levels and every setting of the table (each
+checked on its own, hints, taking back and lessons included); an offer lapses on the clock
 (its buttons go), is refused where the channel has an active table, and only the match's people
 take part."""
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
+import pytest
 from bot_helpers import Clock
-from live_bot import CHANNEL, LiveBot
+from live_bot import CHANNEL, GUILD, LiveBot
 from players import ANN, BOB, EVE, finished_match, planted
 from storage.helpers import played
 
-from bot.game.rematch import LAPSE
-from bot.storage.records import SeatInfo
+from bot.game.rematch import LAPSE, SETTINGS
+from bot.storage.records import SeatInfo, TableRecord
 from loopback import Message
 
 
@@ -123,3 +128,50 @@ async def test_a_match_played_alone_with_the_ai_starts_again_at_once(bot: LiveBo
     now = await bot.bot.service.tables.load(new)
     assert [(s.hero, s.ai, s.level) for s in now.seats][1:] == [
         ("taia", True, "easy"), ("argentus", True, "hard")]
+
+
+#: What a table records about its one match, which a rematch starts afresh; every other field
+#: of a table is a setting the rematch keeps.
+PER_MATCH = {"id", "status", "seed", "seats", "state", "version", "message_id",
+             "lobby_message_id", "deadline", "winner", "created_at", "updated_at", "revision",
+             "catalogue"}
+ALONE = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
+         SeatInfo(ai=True, hero="taia", level="easy"),
+         SeatInfo(ai=True, hero="argentus", level="easy"))
+
+
+def test_every_setting_of_a_table_is_kept_by_a_rematch() -> None:
+    fields = {f.name for f in dataclasses.fields(TableRecord)}
+    assert fields == PER_MATCH | set(SETTINGS), fields ^ (PER_MATCH | set(SETTINGS))
+
+
+@pytest.mark.parametrize(("setting", "value"), [
+    ("abilities", True), ("timer", 300), ("locale", "fr"), ("ai_level", "hard"),
+    ("lessons", True), ("undo", False), ("hints", False), ("hints", True)])
+async def test_a_rematch_keeps_the_setting(bot: LiveBot, setting: str, value: Any) -> None:
+    settings = {"hints": True, setting: value}  # a started table's hints are decided
+    tid = await finished_match(bot.store, played(2), seats=ALONE, **settings)
+    old = await bot.bot.service.tables.load(tid)
+    assert getattr(old, setting) == value
+    await bot.bot.background.announce_end(old)
+    await bot.settle()
+    await bot.click(ANN, bot.public()[-1], f"kg:rm:{tid}:offer")  # alone: starts at once
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None and new != tid
+    now = await bot.bot.service.tables.load(new)
+    assert {s: getattr(now, s) for s in SETTINGS} == {s: getattr(old, s) for s in SETTINGS}
+    assert now.guild_id == GUILD
+
+
+async def test_a_rematch_of_a_table_with_hints_offers_the_hint_button(bot: LiveBot) -> None:
+    tid = await finished_match(bot.store, played(2), hints=True)  # two people: off by default
+    await bot.bot.background.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.settle()
+    await bot.click(ANN, bot.public()[-1], f"kg:rm:{tid}:offer")
+    await bot.click(BOB, bot.public()[-1], f"kg:rm:{tid}:ready")
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None and new != tid
+    now = await bot.bot.service.tables.load(new)
+    person = next(u for u in (ANN, BOB) if now.seats[now.game.current].user == u.id)
+    hand = bot.reply(await bot.click(person, bot.last_table_message(), f"kg:hand:{new}"))
+    assert f"kg:hint:{new}:{now.version}" in hand.custom_ids()

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from bot_helpers import Clock
 from live_bot import LiveBot, component, offered, table_id
-from players import ANN, BOB, Players, TinyRenderer
+from players import ANN, BOB, Players, TinyRenderer, forged_message
 
-from bot.game.lessons import LESSON_LEVEL, LESSONS
+from bot.game.lessons import LESSON_LEVEL, LESSONS, advised
 from bot.game.play import Play
 from engine import observe
 from engine.agents import make_agent
@@ -69,8 +69,12 @@ async def test_a_second_person_is_refused_at_a_solo_table(bot: LiveBot) -> None:
     await bot.command(ANN, "new")
     lobby = bot.public()[-1]
     tid = table_id(lobby)
+    # its one person is seated: the lobby offers no Join (a server's lobby does, to the others)
+    assert not any(":join" in c for c in lobby.custom_ids()), lobby.custom_ids()
+    assert any(c.startswith(f"kg:lobby:{tid}:leave") for c in lobby.custom_ids())
     # nobody else sees a direct message; a forged click is refused all the same
-    ix = await bot.click(BOB, lobby, f"kg:lobby:{tid}:join", forge=True)
+    join = f"kg:lobby:{tid}:join"
+    ix = await bot.click(BOB, forged_message(bot, BOB, join, ephemeral=False), join, forge=True)
     assert any("solo table" in t for t in bot.said(ix))
     assert [s.user for s in (await bot.bot.service.tables.load(tid)).seats] == [ANN.id]
 
@@ -118,12 +122,16 @@ async def test_learn_meets_every_lesson_on_its_seed(bot: LiveBot) -> None:
                 cid, value = offered(hand)[notation]
                 if value is None:
                     assert component(hand, cid)["style"] == 1  # primary
-        move = str(make_agent(LESSON_LEVEL, Play.seed_for(rec.seed, state.step)).choose(obs))
+            obs = advised(obs, lesson)  # the learner follows the lesson's advice
+        choice = make_agent(LESSON_LEVEL, Play.seed_for(rec.seed, state.step)).choose(obs)
+        move = str(choice if choice in obs.legal else obs.legal[0])
         await bot.play(ANN, hand, move)
     assert set(seen) == set(LESSONS) and max(seen.values()) < 40  # in the first turns
-    # the learner leaves whenever they like: the Leave button closes the table
+    # the learner leaves whenever they like: the Leave button, confirmed, closes the table
     hand = await learner_hand(bot, tid, hand)
-    ix = await bot.click(ANN, hand, f"kg:quit:{tid}")
+    await bot.click(ANN, hand, f"kg:quit:{tid}")
+    assert (await svc.tables.load(tid)).status == "running"
+    ix = await bot.click(ANN, bot.message(hand), f"kg:quit:{tid}:y")
     assert any("left table" in t for t in bot.said(ix))
     assert (await svc.tables.load(tid)).status == "abandoned"
     assert bot.lb.breaches == []
@@ -135,3 +143,33 @@ async def test_leaving_a_solo_match_closes_it(bot: LiveBot) -> None:
     assert bot.said(ix)
     assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
     assert not any(c.startswith("kg:hand:") for m in bot.public() for c in m.custom_ids())
+
+
+async def test_leaving_from_the_hand_asks_once_and_ends_with_no_button_left(
+        bot: LiveBot) -> None:
+    tid = await open_in_dm(bot, ai=1)
+    table = bot.last_table_message()
+    older = bot.reply(await bot.click(ANN, table, f"kg:hand:{tid}"))
+    hand = bot.reply(await bot.click(ANN, table, f"kg:hand:{tid}"))
+    leave = component(hand, f"kg:quit:{tid}")
+    assert leave["style"] == 4 and leave["label"] == "Leave this match"  # red
+    await bot.click(ANN, hand, f"kg:quit:{tid}")  # asked in the hand, privately
+    asked = bot.message(hand)
+    assert asked.ephemeral and "Leave table" in asked.text() and not asked.attachments
+    assert asked.custom_ids() == [f"kg:quit:{tid}:y", f"kg:back:{tid}"]
+    assert (await bot.bot.service.tables.load(tid)).status == "running"
+    await bot.click(ANN, asked, f"kg:back:{tid}")  # Back: the hand again, nothing closed
+    hand = bot.message(hand)
+    assert f"kg:quit:{tid}" in hand.custom_ids() and offered(hand)
+    await bot.click(ANN, hand, f"kg:quit:{tid}")
+    ix = await bot.click(ANN, bot.message(hand), f"kg:quit:{tid}:y")
+    assert "You left table" in bot.message(hand).text() and not bot.message(hand).custom_ids()
+    assert any("left table" in t for t in bot.said(ix))
+    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
+    assert not any(c.startswith("kg:hand:") for m in bot.public() for c in m.custom_ids())
+    # a move clicked in an older hand shows the hand of the closed table: no Leave button
+    move = next(iter(offered(older)))
+    await bot.play(ANN, older, move)
+    older = bot.message(older)
+    assert not offered(older) and f"kg:quit:{tid}" not in older.custom_ids(), older.custom_ids()
+    assert bot.lb.breaches == []

@@ -1,4 +1,5 @@
-"""Taking back a misclick in the bot: the Undo button, the table told, stale buttons refused
+"""Taking back a misclick in the bot: the Undo button, the table told (in a line that goes
+when the next table message is posted), stale buttons refused
 politely, the log keeping what was taken back and replaying to the stored game, the turn timer
 kept, the host's setting, and the question asked once before a move easy to regret."""
 from __future__ import annotations
@@ -6,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot_helpers import Clock
-from live_bot import CHANNEL, GUILD, LiveBot, Message, User, offered
+from live_bot import CHANNEL, GUILD, LiveBot, Message, User, component, offered
 from players import ADMIN, ANN, BOB, EVE, Players, open_table, planted
 
 from bot.game.guard import question
@@ -159,3 +160,33 @@ async def test_ending_a_lost_battle_is_asked_once_then_applied(bot: LiveBot) -> 
     after = await bot.bot.service.tables.load(tid)
     assert after.version == rec.version + 1
     assert (await bot.store.action_log(tid))[-1].action == "end"
+
+
+async def test_a_take_back_line_goes_when_the_next_table_message_is_posted(
+        bot: LiveBot) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    user, hand, rec = await until(bot, tid, [ANN, BOB], may_undo)
+    await bot.play(user, hand, UNDO)
+    told = [m for m in bot.public() if "takes back" in m.text()]
+    assert len(told) == 1, [m.text()[:60] for m in bot.public()]
+    posted = bot.last_table_message().id
+    players = Players(bot, tid, [ANN, BOB])
+    while bot.last_table_message().id == posted:  # the next person's turn: a new message
+        assert await players.step()
+    assert not [m for m in bot.public() if "takes back" in m.text()], [
+        m.text()[:60] for m in bot.public()]
+
+
+async def test_a_visit_to_the_merchant_with_nothing_to_pay_is_asked_once(bot: LiveBot) -> None:
+    tid = await open_table(bot, ANN, [BOB])  # the first turn: starting cards only, no item
+    rec = await bot.bot.service.tables.load(tid)
+    user = next(u for u in (ANN, BOB) if u.id == rec.seats[rec.game.current].user)
+    hand = await Players(bot, tid, [ANN, BOB]).open_hand(user)
+    assert component(hand, offered(hand)["merchant"][0])["style"] == 2  # grey: nothing to pay
+    await bot.play(user, hand, "merchant", sure=False)
+    asked = bot.message(hand)
+    assert "Really visit the merchant? You hold nothing the merchant accepts" in asked.text()
+    assert [c.split(":")[1] for c in asked.custom_ids()] == ["sure", "back"]
+    assert (await bot.bot.service.tables.load(tid)).version == rec.version  # still legal, asked
+    await bot.click(user, asked, f"kg:sure:{tid}:{rec.version}:merchant")
+    assert (await bot.store.action_log(tid))[-1].action == "merchant"

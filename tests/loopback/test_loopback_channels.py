@@ -1,13 +1,21 @@
 """The bot's rights in a channel and what moderators do there: interactions carry the bot's
 permissions in the channel, a post lacking the ones it needs is refused as Discord refuses it
 (403, code 50013; no breach: the bot did nothing wrong by trying), threads come as threads, and a
-message a moderator deleted is gone for every route."""
+message a moderator deleted is gone for every route; interactions carry the member's permissions
+in the channel and the channel's slowmode."""
 from __future__ import annotations
 
+import pytest
 from minibot import MiniBot
 
-from loopback import Loopback
-from loopback.model import ALL_PERMISSIONS, ATTACH_FILES, SEND_MESSAGES, VIEW_CHANNEL
+from loopback import Loopback, LoopbackError
+from loopback.model import (
+    ALL_PERMISSIONS,
+    ATTACH_FILES,
+    MEMBER_PERMISSIONS,
+    SEND_MESSAGES,
+    VIEW_CHANNEL,
+)
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
 
@@ -65,3 +73,28 @@ async def test_a_deleted_message_is_gone(lb: Loopback, client: MiniBot) -> None:
     status, body, _ = await client.rest("PATCH", f"/channels/{channel.id}/messages/{message.id}",
                                         {"content": "edited"})
     assert (status, body["code"]) == (404, 10008)
+
+
+async def test_a_persons_permissions_and_the_slowmode_of_a_channel(lb: Loopback,
+                                                                   client: MiniBot) -> None:
+    """Interactions carry the member's permissions in their channel (what the channel denies
+    them taken away; an administrator keeps everything) and the channel's slowmode, which a
+    moderator's change also sends to the bot."""
+    guild = lb.create_guild()
+    channel = lb.create_channel(guild)
+    await client.next_op(0, "CHANNEL_CREATE")
+    ann, mod = lb.create_user("Ann"), lb.create_user("Mod", admin=True)
+    channel.denied[ann.id] = channel.denied[mod.id] = ATTACH_FILES
+    lb.set_slowmode(channel, 30)
+    assert (await client.next_op(0, "CHANNEL_UPDATE"))["d"]["rate_limit_per_user"] == 30
+    with pytest.raises(LoopbackError):
+        lb.set_slowmode(channel, 21601)  # six hours at most
+    for user, permissions in ((ann, MEMBER_PERMISSIONS & ~ATTACH_FILES), (mod, ALL_PERMISSIONS)):
+        await lb.command(user, channel, "goblin settings")
+        payload = await client.interaction()
+        assert int(payload["member"]["permissions"]) == permissions
+        assert payload["channel"]["rate_limit_per_user"] == 30
+        status, _ = await client.respond(payload, {"type": 4, "data": {"content": "ok",
+                                                                       "flags": 64}})
+        assert status == 200
+    assert lb.breaches == []

@@ -118,3 +118,14 @@ def test_round_numbers_under_the_plots_never_touch() -> None:
     assert _round_labels(18, 538 / 18) == list(range(2, 19, 2))
     assert _round_labels(60, 538 / 60) == [1, *range(10, 61, 10)]
     assert _round_labels(1, 538) == [1]
+
+
+def test_the_best_rating_counts_only_settled_ones_or_the_start(drawn: Recorded) -> None:
+    texts, _ = drawn
+    lost = [RatingPoint(1329, provisional=True)]  # a newcomer's first match, lost
+    rating_chart(lost, "Bob", start=1500)
+    assert "best 1500" in {d.text for d in texts} and "best 1329" not in {d.text for d in texts}
+    texts.clear()
+    settled = [RatingPoint(1700, provisional=True), RatingPoint(1650), RatingPoint(1600)]
+    rating_chart(settled, "Bob", start=1500)
+    assert "best 1650" in {d.text for d in texts}, {d.text for d in texts}

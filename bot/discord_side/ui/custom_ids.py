@@ -147,9 +147,9 @@ def rematch_id(table: int, op: str) -> str:
     return _join("rm", table, op)
 
 
-def quit_id(table: int) -> str:
-    """The custom_id of a solo table's Leave button."""
-    return _join("quit", table)
+def quit_id(table: int, sure: bool = False) -> str:
+    """The custom_id of a solo table's Leave button (``sure``: of the button confirming it)."""
+    return _join("quit", table, "y") if sure else _join("quit", table)
 
 
 def board_id(guild: int, page: int) -> str:
@@ -186,6 +186,8 @@ def parse(custom_id: str) -> Target:
                 return ShowLog(table)
             case "quit", []:
                 return Quit(table)
+            case "quit", ["y"]:
+                return Quit(table, sure=True)
             case "abandon", []:
                 return Abandon(table)
             case "hero", [] | [_]:  # an older bot's menu carried the lobby's size

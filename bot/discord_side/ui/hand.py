@@ -1,7 +1,8 @@
 """The private hand message: the seat's pictures, a short note, what happened to the seat
 lately, and its legal moves in groups a phone user finds at a glance (the reward, cards to play,
 potions, ending the battle, fights, the merchant, a standing preference last), then the Hint
-button when the table allows hints and the seat must decide (and a solo table's Leave button)."""
+button when the table allows hints and the seat must decide (and, while a solo match runs, the
+Leave button, which asks once)."""
 
 from __future__ import annotations
 
@@ -115,11 +116,24 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
     if record.hints and ctrls.notations():
         last.append(button(translate(msg("bot.hint.button"), locale),
                            hint_id(record.id, record.version)))
-    if record.lessons or record.guild_id is None:
+    if (record.lessons or record.guild_id is None) and record.status == "running":
         last.append(button(translate(msg("learn.leave"), locale), quit_id(record.id), "danger"))
     if last and used + 2 + len(last) <= MAX_COMPONENTS:
         box.add_item(discord.ui.Separator())
         box.add_item(row(*last))
+    return layout(box)
+
+
+def leave_view(record: TableRecord, seat: int, locale: str) -> discord.ui.LayoutView:
+    """The hand message asking once before its person leaves a solo match (which closes it):
+    the question, then Leave (red) and Back (the hand again)."""
+    lines = [f"### {translate(msg('bot.hand.title', table=record.id), locale)}",
+             f"**{translate(msg('learn.leave_ask', table=record.id), locale)}**"]
+    box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(lines)),
+                                                      accent_colour=_colour(record.game, seat))
+    box.add_item(row(button(translate(msg("learn.leave_yes"), locale), quit_id(record.id, True),
+                            "danger"),
+                     button(translate(msg("bot.undo.back"), locale), back_id(record.id))))
     return layout(box)
 
 
@@ -137,4 +151,4 @@ def ask_view(record: TableRecord, seat: int, question: Msg, notation: str, versi
     return layout(box)
 
 
-__all__ = ["ask_view", "hand_view"]
+__all__ = ["ask_view", "hand_view", "leave_view"]

@@ -1,7 +1,7 @@
 """The lobby message: who sits at the new table with which hero (and each AI seat's level), the
-table's settings, the hero menu, the Join / Leave / Start / Cancel and AI seat buttons, and a
-level menu under them for each AI seat. Every button and level menu carries the lobby's revision,
-so a click on an older lobby is told apart from a click on this one."""
+table's settings, the hero menu, the Join (but at a solo table) / Leave / Start / Cancel and AI
+seat buttons, and a level menu under them for each AI seat. Every button and level menu carries
+the lobby's revision, so a click on an older lobby is told apart from a click on this one."""
 
 from __future__ import annotations
 
@@ -24,11 +24,11 @@ def lobby_lines(record: TableRecord, locale: str) -> list[str]:
             "bot.lobby.ai_seat", level=msg(f"bot.level.{s.level}"))
         hero = msg(f"hero.{s.hero}.name") if s.hero else msg("bot.lobby.random_hero")
         lines.append(translate(msg("bot.lobby.seat", n=i, who=who, hero=hero), locale))
-    lines += ["", translate(msg("bot.lobby.settings",
-                                abilities=msg("bot.lobby.on" if record.abilities
-                                              else "bot.lobby.off"),
-                                timer=timer_text(record.timer),
-                                level=msg(f"bot.level.{record.ai_level}")), locale)
+    abilities = msg("bot.lobby.on" if record.abilities else "bot.lobby.off")
+    settings = msg("bot.lobby.settings", abilities=abilities, timer=timer_text(record.timer),
+                   level=msg(f"bot.level.{record.ai_level}")) if len(record.seats) < MAX_SEATS \
+        else msg("bot.lobby.settings_full", abilities=abilities, timer=timer_text(record.timer))
+    lines += ["", translate(settings, locale)  # the next AI seat's level while one may come
               + " " + translate(msg("bot.undo.lobby", state=on_off(record.undo)), locale),
               translate(msg("bot.hint.lobby_auto" if record.hints is None else
                             "bot.hint.lobby_on" if record.hints else "bot.hint.lobby_off"),
@@ -64,8 +64,10 @@ def lobby_view(record: TableRecord, locale: str) -> discord.ui.LayoutView:
     def label(op: str) -> str:
         return translate(msg(f"bot.lobby.{op}"), locale)
 
-    box.add_item(row(button(label("join"), lobby_id(t, "join", rev), "success", full),
-                     button(label("leave"), lobby_id(t, "leave", rev)),
+    # a solo table (in direct messages, or a guided match) has its one person seated already
+    join = [] if solo(record) else [button(label("join"), lobby_id(t, "join", rev), "success",
+                                           full)]
+    box.add_item(row(*join, button(label("leave"), lobby_id(t, "leave", rev)),
                      button(label("start"), lobby_id(t, "start", rev), "primary", seats < 2),
                      button(label("cancel"), lobby_id(t, "cancel", rev), "danger")))
     box.add_item(row(button(label("ai"), lobby_id(t, "ai", rev), disabled=full),
@@ -74,6 +76,12 @@ def lobby_view(record: TableRecord, locale: str) -> discord.ui.LayoutView:
         if s.ai:
             box.add_item(row(level_menu(record, i, s, locale)))
     return layout(box)
+
+
+def solo(record: TableRecord) -> bool:
+    """True for a table only its host plays at (against AI seats): one in direct messages, or
+    a guided first match."""
+    return record.guild_id is None or record.lessons
 
 
 def level_menu(record: TableRecord, index: int, seat: SeatInfo, locale: str) -> GoblinItem:
@@ -85,4 +93,4 @@ def level_menu(record: TableRecord, index: int, seat: SeatInfo, locale: str) -> 
                 translate(msg("bot.lobby.pick_level"), locale), options, seat.level)
 
 
-__all__ = ["level_menu", "lobby_lines", "lobby_view"]
+__all__ = ["level_menu", "lobby_lines", "lobby_view", "solo"]

@@ -50,19 +50,10 @@ def header(record: TableRecord, obs: Observation, locale: str,
         lines.append(f"**{headline}**")
     if below:
         lines.append(below)
-    if record.status == "abandoned":
+    if record.status == "abandoned":  # nobody is to play any more: no turn line
         lines.append(f"**{translate(msg('bot.table.abandoned'), locale)}**")
-    user = to_move(record, obs)
-    if user is not None:
-        turn = msg("bot.table.your_turn", who=f"<@{user}>")
     else:
-        turn = phase_line(obs)
-    who_ai = (record.status == "running" and obs.winner is None
-              and record.seats[obs.current].ai)
-    line = translate(turn, locale)
-    if who_ai:
-        line += " " + translate(msg("bot.table.ai"), locale)
-    lines.append(line)
+        lines.append(_turn_line(record, obs, locale))
     for i, seat in enumerate(record.seats):  # the picture shows seats as they were set up
         if seat.ai and not obs.seats[i].ai and record.status == "running":
             lines.append(translate(msg("bot.table.handed", who=obs.seats[i].name), locale))
@@ -80,6 +71,16 @@ def header(record: TableRecord, obs: Observation, locale: str,
     lines.append("-# " + translate(msg("bot.table.footer", round=obs.round, step=obs.step),
                                    locale))
     return "\n".join(lines)
+
+
+def _turn_line(record: TableRecord, obs: Observation, locale: str) -> str:
+    """Who must play now (a mention while a person must), or who won."""
+    user = to_move(record, obs)
+    turn = msg("bot.table.your_turn", who=f"<@{user}>") if user is not None else phase_line(obs)
+    line = translate(turn, locale)
+    if record.status == "running" and obs.winner is None and record.seats[obs.current].ai:
+        line += " " + translate(msg("bot.table.ai"), locale)
+    return line
 
 
 def narration(obs: Observation, locale: str, count: int = NARRATION) -> str:

@@ -135,9 +135,11 @@ class RematchOp:
 
 @dataclass(frozen=True, slots=True)
 class Quit:
-    """The Leave button of a solo table's hand message: its host closes the table."""
+    """The Leave button of a solo table's hand message (``sure`` false: it asks once), and the
+    button that confirms it (``sure``): its host closes the table."""
 
     table: int
+    sure: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,56 @@
+"""The records of a match's animation posted in a channel: who posted it there, when, and as
+which message (:class:`SharedPost`), and the answer to a claim to post one
+(:class:`ShareClaim`). The storage backends keep them (``shares`` and ``sharers`` rows)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.storage.sqlite_rows import as_float, as_int, opt_int
+
+
+@dataclass(frozen=True, slots=True)
+class SharedPost:
+    """The animation of table ``table_id`` posted in channel ``channel_id`` by ``user_id`` at
+    ``posted_at``; ``message_id`` is None while it is still being drawn and posted."""
+
+    table_id: int
+    channel_id: int
+    user_id: int
+    posted_at: float
+    message_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ShareClaim:
+    """The answer to a claim to post a match's animation in a channel, made at ``at``: granted,
+    or refused because it was posted there lately (``earlier``), or because the person shared
+    in that channel less than its slowmode ago (``wait_until``: when they may again)."""
+
+    at: float
+    earlier: SharedPost | None = None
+    wait_until: float | None = None
+
+    @property
+    def granted(self) -> bool:
+        """True when the claimer may post the animation now."""
+        return self.earlier is None and self.wait_until is None
+
+
+class ShareRefused(Exception):
+    """Raised inside a claim's transaction to roll it back and answer ``claim``."""
+
+    def __init__(self, claim: ShareClaim) -> None:
+        super().__init__("share refused")
+        self.claim = claim
+
+
+def read_post(row: tuple[object, ...]) -> SharedPost:
+    """A ``shares`` row (table_id, channel_id, user_id, posted_at, message_id) read."""
+    table_id, channel_id, user_id, posted_at, message_id = row
+    return SharedPost(as_int(table_id, "table_id"), as_int(channel_id, "channel_id"),
+                      as_int(user_id, "user_id"), as_float(posted_at, "posted_at"),
+                      opt_int(message_id, "message_id"))
+
+
+__all__ = ["ShareClaim", "ShareRefused", "SharedPost", "read_post"]
