@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.replay import long_match, match_options  # noqa: E402
 from bot.discord_side.ui.past import history_view, replay_view  # noqa: E402
 from bot.game.history import History  # noqa: E402
+from bot.game.places import Place, Sight  # noqa: E402
 from bot.game.tables import Tables  # noqa: E402
 from bot.storage.records import LogRow, SeatInfo  # noqa: E402
 from bot.storage.sqlite import Store  # noqa: E402
@@ -50,6 +51,8 @@ from render import battle_image, table_image  # noqa: E402
 
 GOAL_MS = 300.0
 GUILD = 1
+PLACE = Place.server(GUILD).key
+SIGHT = Sight(Place.server(GUILD))
 HEROES = ("horan", "taia", "argentus", "xanros")
 
 
@@ -79,7 +82,8 @@ async def store_match(store: Store, states: list[GameState], actions: list[str],
     config = states[0].config
     if seats is None:
         seats = tuple(SeatInfo(ai=True, hero=s.hero, level="normal") for s in config.seats)
-    rec = await store.create_table(guild_id=GUILD, channel_id=len(actions), host_id=1,
+    rec = await store.create_table(guild_id=GUILD, place_key=PLACE,
+                                   channel_id=len(actions), host_id=1,
                                    seats=seats, abilities=config.abilities, timer=0,
                                    seed=config.seed)
     await store.start_game(rec.id, seats, states[start], None)
@@ -103,7 +107,7 @@ async def replay_steps(folder: Path, seed: int, steps: int, least: int, most: in
         order = random.Random(seed).choices(range(match.last + 1), k=steps)
 
         async def step(at: int) -> None:
-            loaded = await history.replay(tid, GUILD)
+            loaded = await history.replay(tid, SIGHT)
             view = loaded.replay.view(at)
             names = ["table.png"]
             table_image(view, "en")
@@ -155,11 +159,11 @@ async def history_pages(folder: Path, seed: int, matches: int, pages: int) -> No
               f"{time.perf_counter() - start:.1f} s "
               f"({os.path.getsize(folder / 'history.sqlite3') / 2**20:.1f} MiB)")
         history = History(store, Tables(store))
-        newest = (await store.matches(GUILD, limit=1))[0].table_id
+        newest = (await store.matches(PLACE, limit=1))[0].table_id
 
         async def page(player: int | None) -> None:
             anchor = rng.randint(1, newest + 1)
-            shown = await history.page(GUILD, player, before=anchor)
+            shown = await history.page(SIGHT, player, before=anchor)
             history_view(shown, player, "en")
 
         asked: tuple[tuple[str, int | None], ...] = (

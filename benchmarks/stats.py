@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bot.discord_side.standings import board_view, stats_chart, stats_text  # noqa: E402
+from bot.game.places import Place  # noqa: E402
 from bot.game.standings import Standings  # noqa: E402
 from bot.storage.records import SeatResult, TableResult  # noqa: E402
 from bot.storage.sqlite import Store  # noqa: E402
@@ -57,10 +58,11 @@ def a_match(rng: random.Random, table: int, people: list[int]) -> TableResult:
     seats = tuple(SeatResult(
         seat=i, user_id=u, kind="person" if u is not None else "ai",
         ai_level=rng.choice(LEVELS) if u is None else None, hero=heroes[i], keys=kh[i][0],
-        hp=kh[i][1], place=place[i], handed_to_ai=u is not None and rng.random() < 0.03)
+        hp=kh[i][1], place=place[i], handed_to_ai=u is not None and rng.random() < 0.03,
+        moved=u is not None)
         for i, u in enumerate(users))
     return TableResult(table, GUILD, 10, 1_700_000_000.0 + table * 60, 12, 300, "bench",
-                       winner, users[winner], seats)
+                       winner, users[winner], seats, Place.server(GUILD).key)
 
 
 async def build(store: Store, matches: int, people: list[int], seed: int) -> None:
@@ -98,11 +100,11 @@ async def run(args: argparse.Namespace) -> None:
             for _ in range(args.asks):
                 user = rng.choice(people)
                 started = time.perf_counter()
-                page = await standings.leaderboard(GUILD, user, rng.randrange(4))
+                page = await standings.leaderboard(Place.server(GUILD), user, rng.randrange(4))
                 board_view(page, GUILD, "en")
                 board.append(time.perf_counter() - started)
                 started = time.perf_counter()
-                record = await standings.stats(GUILD, user)
+                record = await standings.stats(Place.server(GUILD), user)
                 stats_text(record, "Player", "en")
                 await asyncio.to_thread(stats_chart, record, "Player", "en")
                 stats.append(time.perf_counter() - started)

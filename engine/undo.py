@@ -4,9 +4,9 @@ A seat may take back its own moves while its turn goes on, one at a time, as far
 move that showed it something hidden or left something to chance. Whether a move did is read
 from the states before and after it, never from a list of action kinds, so a new rule cannot
 forget it (:func:`revealed`): the generator moved (a shuffle or any other random choice), a card
-left a zone hidden from the seat (drawn, or turned over), or an event went to one seat alone
-(something only that seat saw). A move that ends the turn or the game closes the take-back as
-well (:func:`closes`).
+left a zone hidden from the seat (drawn, or turned over), a discard pile became a deck, or an
+event went to one seat alone (something only that seat saw). A move that ends the turn or the
+game closes the take-back as well (:func:`closes`).
 
 What taking back needs is kept in the state (``GameState.undo``, a
 :class:`~engine.state.TakeBack`): the state before the first move that can still be taken back,
@@ -50,7 +50,10 @@ def revealed(before: GameState, after: GameState, said: Sequence[Event]) -> bool
     It did if the generator's state changed, if an event went to one seat alone, or if a card
     left a zone hidden from that seat: a deck (any seat's, as a deck's order is hidden from its
     owner too), another seat's hand, or a cavern's deck or gatekeeper deck below its face-up top
-    (so a refilled row slot turns the next card over). A card put into a hidden zone shows
+    (so a refilled row slot turns the next card over). A discard pile that lost a card was made
+    a deck (R17: nothing else takes a card from it), and a rebuilt deck closes the take-back even
+    when the move drew all of it at once (Taia drawing the one card of a pile of one, which no
+    shuffle and no private event tells). A card put into a hidden zone shows
     nothing (Taia's other card under her deck, a bought card on top of the buyer's deck). The
     seat's own hand and Taia's drawn pair are known to it: playing or paying a card from there
     can be taken back, as at a real table.
@@ -65,6 +68,8 @@ def revealed(before: GameState, after: GameState, said: Sequence[Event]) -> bool
     for i in range(len(old_seats)):
         old, new = old_seats[i], new_seats[i]
         if old is not new and ((old.deck is not new.deck and _left(old.deck, new.deck))
+                               or (old.discard is not new.discard
+                                   and _left(old.discard, new.discard))
                                or (i != me and _left(old.hand, new.hand))):
             return True
     if after.levels is before.levels:

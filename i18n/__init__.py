@@ -14,6 +14,7 @@ Two things a plain ``str.format`` cannot do are handled here, so translators wri
 * **Names with grammar.** A catalogue name may be a table ``{ text = "Araignée", gender = "f" }``
   and a sentence may ask for it with its article: ``{monster:the}`` gives "l'Araignée",
   ``{card:of}`` "du Casque de cuir" (see :mod:`i18n.grammar`); a list gives the form to each name.
+  A word that agrees with a name is a select on its gender: ``à {monster:m=le|f=la} vaincre``.
 * **French typography.** In French, the space before ``: ; ! ?`` and inside ``« »`` becomes a
   no-break space, and ``de``/``que`` before a parameter starting with a vowel are elided
   (``la main d'Aderyn``), so translations can be written with ordinary spaces.
@@ -30,7 +31,7 @@ from functools import cache
 from pathlib import Path
 from typing import Union
 
-from i18n.grammar import Name, inflect, name_entry
+from i18n.grammar import Name, agree, inflect, name_entry
 
 __all__ = [
     "DEFAULT_LOCALE", "LOCALES", "LOCALE_NAMES", "Msg", "PLURAL_FORMS", "Param", "catalog",
@@ -192,6 +193,8 @@ def _pick(entry: str | Mapping[str, str], locale: str, values: Mapping[str, obje
 
 #: A placeholder asking a form of its value: ``{monster:the}`` (see :mod:`i18n.grammar`).
 _FORM = re.compile(r"\{(\w+):(\w+)\}")
+#: A select of the word agreeing with a name's gender: ``{monster:m=le|f=la}``.
+_AGREE = re.compile(r"\{(\w+):(\w+=[^{}|=]*(?:\|\w+=[^{}|=]*)*)\}")
 
 
 def translate(message: Msg | str, locale: str | None = DEFAULT_LOCALE) -> str:
@@ -221,6 +224,7 @@ def _render(m: Msg, loc: str, form: str | None) -> str:
                                  for k, v in m.params}
     text = _pick(entry, loc_text, values)
     if "{" in text and ":" in text:
+        text = _AGREE.sub(lambda f: _agreeing(m, f[1], f[2], loc_text), text)
         text = _FORM.sub(lambda f: _asked(m, f[1], f[2], loc, loc_text), text)
     if loc_text == "fr":
         text = _typography(_french(text, values) if values else text)
@@ -240,3 +244,14 @@ def _asked(m: Msg, name: str, form: str, loc: str, loc_text: str) -> str:
     text = (_render(value, loc, form) if isinstance(value, Msg)
             else inflect(str(value), None, form, loc_text))
     return text.replace("{", "{{").replace("}", "}}")
+
+
+def _agreeing(m: Msg, name: str, spec: str, loc_text: str) -> str:
+    """The option of the select ``spec`` agreeing with the parameter ``name`` of ``m`` (its
+    grammar in the language of the sentence), escaped to stand in a template."""
+    value = m.get(name)
+    entry = None
+    if isinstance(value, Msg):
+        entry = catalog(loc_text).get(value.key, catalog(DEFAULT_LOCALE).get(value.key))
+    word = agree(spec, entry if isinstance(entry, Name) else None)
+    return word.replace("{", "{{").replace("}", "}}")

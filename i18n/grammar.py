@@ -22,20 +22,32 @@ a       un / une / des             a / an                      (the name alone)
 ======  =========================  ==========================  ===================
 
 A value with no grammar (a player's name) takes no article: ``of`` gives "de Bob" / "d'Aderyn".
+
+**Czech cases.** A Czech name may also carry the case forms a sentence needs (``gen``, ``dat``,
+``acc``, ``ins``, ``loc``): ``attack = { text = "Útok", gender = "m", acc = "útok" }``, asked as
+``{effect:acc}``; a name without that form gives its text.
+
+**Agreement.** A word that agrees with a name (a pronoun, an ending) is chosen from the name's
+gender with a select: ``{monster:m=le|f=la}`` gives "le" for a masculine monster, "la" for a
+feminine one (options ``m``, ``f``, ``n``, and ``pl`` for a plural name; a gender the select does
+not list, or a value with no grammar, takes its first option).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["FORMS", "GENDERS", "NUMBERS", "Name", "inflect", "name_entry"]
+__all__ = ["CASES", "FORMS", "GENDERS", "NUMBERS", "Name", "agree", "inflect", "name_entry"]
 
 #: The forms a placeholder may ask of a name.
 FORMS = ("the", "of", "to", "a")
 GENDERS = ("m", "f", "n")
 NUMBERS = ("singular", "plural")
-_FIELDS = {"text", "gender", "number", "elision"}
+#: The Czech case forms a name may carry (genitive, dative, accusative, instrumental, locative).
+CASES = ("gen", "dat", "acc", "ins", "loc")
+_FIELDS = {"text", "gender", "number", "elision", *CASES}
 _VOWEL = re.compile(r"[AEIOUYÀÂÆÉÈÊËÎÏÔŒÙÛÜaeiouyàâæéèêëîïôœùûü]")
 
 #: French articles by form, then by number: (masculine, feminine, before a vowel).
@@ -54,6 +66,7 @@ class Name:
     gender: str = "m"
     plural: bool = False
     elision: bool | None = None
+    cases: tuple[tuple[str, str], ...] = ()
 
     @property
     def elides(self) -> bool:
@@ -63,16 +76,19 @@ class Name:
         return bool(_VOWEL.match(self.text))
 
 
-def name_entry(key: str, table: dict[str, object]) -> Name:
+def name_entry(key: str, table: Mapping[str, object]) -> Name:
     """Read a name entry (``{ text = ..., gender = ... }``) of a locale file, checked."""
     unknown = set(table) - _FIELDS
     text, gender = table.get("text"), table.get("gender", "m")
     number, elision = table.get("number", "singular"), table.get("elision")
+    cases = tuple((case, table[case]) for case in CASES if case in table)
     if (unknown or not isinstance(text, str) or gender not in GENDERS or number not in NUMBERS
-            or not (elision is None or isinstance(elision, bool))):
+            or not (elision is None or isinstance(elision, bool))
+            or not all(isinstance(form, str) for _, form in cases)):
         raise ValueError(f"name {key!r} must be {{ text, gender = m|f|n, number = singular|plural,"
-                         f" elision = true|false }}, not {table!r}")
-    return Name(text, str(gender), number == "plural", elision)
+                         f" elision = true|false, {'|'.join(CASES)} = text }}, not {table!r}")
+    return Name(text, str(gender), number == "plural", elision,
+                tuple((case, str(form)) for case, form in cases))
 
 
 def _vowel_start(text: str) -> bool:
@@ -83,6 +99,8 @@ def inflect(text: str, name: Name | None, form: str, locale: str) -> str:
     """``text`` in ``form`` (see the module's table), with ``name``'s grammar, or None for a
     person's name, which takes no article; unknown forms give the text alone."""
     lower = form.lower()
+    if lower in CASES:
+        return dict(name.cases).get(lower, text) if name is not None else text
     if lower not in FORMS or locale == "cs":
         return text
     if locale == "fr":
@@ -103,6 +121,18 @@ def inflect(text: str, name: Name | None, form: str, locale: str) -> str:
     else:
         article = {"the": "the ", "of": "of the ", "to": "to the "}[lower]
     return _capital(article + text, form)
+
+
+def agree(spec: str, name: Name | None) -> str:
+    """The option of the select ``spec`` (``m=le|f=la``) that agrees with ``name``: ``pl`` for a
+    plural name, else its gender; the first option when none fits or ``name`` is None."""
+    options = dict(option.split("=", 1) for option in spec.split("|"))
+    first = spec.split("|", 1)[0].split("=", 1)[1]
+    if name is None:
+        return first
+    if name.plural and "pl" in options:
+        return options["pl"]
+    return options.get(name.gender, first)
 
 
 def _capital(text: str, form: str) -> str:

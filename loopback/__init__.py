@@ -46,9 +46,13 @@ Rules and faults::
     lb.send_malformed("int_custom_id")                  # damaged component interactions
     lb.delete_message(message)                          # a moderator deletes it (or dismissed)
     channel.bot_permissions = 0                         # posts there answer 403 (50013)
-    channel.denied[ann.id] = ATTACH_FILES               # Ann may not attach files there
+    lb.set_overwrite(channel, ann, deny=ATTACH_FILES)   # Ann may not attach files there
     lb.set_slowmode(channel, 60)                        # a person posts there once a minute
     thread = lb.create_thread(channel)                  # a public thread (type 11)
+    crew = lb.create_role(guild, "Crew")                # roles, members' roles and a channel's
+    lb.give_role(guild, ann, crew)                      # permission overwrites, resolved as
+    lb.set_overwrite(channel, guild.everyone, deny=VIEW_CHANNEL)  # Discord does: a member who
+    lb.set_overwrite(channel, crew, allow=VIEW_CHANNEL)  # may not view a channel cannot act there
     lb.clock.advance(16 * 60) # with Loopback(clock=ManualClock())
     await lb.gateway.drop()   # the socket closes; the bot RESUMEs (drop(shard=1): one shard's)
     Loopback(shards=2)        # GET /gateway/bot recommends 2 shards (required_shards=2: fewer
@@ -62,9 +66,11 @@ own and prints the bot's environment. :mod:`loopback.botproc` starts and kills a
 process against it.
 """
 
+from loopback.attachment import Attachment
 from loopback.clock import ManualClock, SystemClock
 from loopback.interaction import Breach, Interaction, InteractionFailed
-from loopback.model import Attachment, Channel, Guild, Message, User
+from loopback.model import Channel, Guild, Message, User
+from loopback.permissions import VIEW_CHANNEL, Role
 from loopback.ratelimit import ChannelLimit, Schedule
 from loopback.server import FAKE_TOKEN, Loopback
 from loopback.spec import Spec
@@ -72,6 +78,6 @@ from loopback.world import LoopbackError, World
 
 __all__ = [
     "FAKE_TOKEN", "Attachment", "Breach", "Channel", "ChannelLimit", "Guild", "Interaction",
-    "InteractionFailed", "Loopback", "LoopbackError", "ManualClock", "Message", "Schedule", "Spec",
-    "SystemClock", "User", "World",
+    "InteractionFailed", "Loopback", "LoopbackError", "ManualClock", "Message", "Role", "Schedule",
+    "Spec", "SystemClock", "User", "VIEW_CHANNEL", "World",
 ]

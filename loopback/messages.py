@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from loopback import limits
+from loopback.attachment import Attachment
 from loopback.components import TEXT_DISPLAY, file_urls, media_urls, walk
 from loopback.errors import ApiError, Reply, Upload
 from loopback.interaction import Interaction
@@ -21,7 +22,6 @@ from loopback.model import (
     EPHEMERAL,
     GROUP_DM,
     LOADING,
-    Attachment,
     Channel,
     Message,
     command_path,

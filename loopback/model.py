@@ -13,24 +13,25 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from loopback.attachment import Attachment
 from loopback.components import interactive, media_urls, texts, walk
 from loopback.layout import IS_COMPONENTS_V2
+from loopback.permissions import (
+    ALL_PERMISSIONS,
+    ATTACH_FILES,
+    MEMBER_PERMISSIONS,
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
+    VIEW_CHANNEL,
+    Overwrite,
+    Role,
+    resolve,
+)
 
 #: 2015-01-01, Discord's epoch for snowflakes (milliseconds).
 DISCORD_EPOCH = 1_420_070_400_000
-#: Permission bits: every permission (the guild owner, an administrator).
-ALL_PERMISSIONS = (1 << 51) - 1
-#: A plain member: view, send, embed, attach, history, reactions, use application commands.
-MEMBER_PERMISSIONS = ((1 << 6) | (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16)
-                      | (1 << 31))
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7
-#: Permission bits a post needs: view the channel, send messages (in a thread: send messages in
-#: threads), attach files (when it uploads any).
-VIEW_CHANNEL = 1 << 10
-SEND_MESSAGES = 1 << 11
-ATTACH_FILES = 1 << 15
-SEND_MESSAGES_IN_THREADS = 1 << 38
 #: Channel types: a guild text channel, a direct message, a group direct message, a thread.
 TEXT_CHANNEL, DM_CHANNEL, GROUP_DM, PUBLIC_THREAD = 0, 1, 3, 11
 #: Interaction contexts: a server, the bot's direct messages, any other private channel.
@@ -71,12 +72,17 @@ class User:
                 "discriminator": "0", "global_name": self.name, "avatar": None,
                 "bot": self.bot, "public_flags": 0}
 
-    def member(self, joined: str | None = None) -> dict[str, Any]:
-        """The guild member object (with ``permissions``, as interactions carry it)."""
-        return {"user": self.payload(), "nick": None, "avatar": None, "roles": [],
+    def member(self, joined: str | None = None, roles: list[int] | None = None,
+               permissions: int | None = None) -> dict[str, Any]:
+        """The guild member object (with ``permissions``, as interactions carry it: the
+        member's in the channel, when given; ``roles``: their role ids, @everyone's left out
+        as Discord does)."""
+        shown = self.permissions if permissions is None else permissions
+        return {"user": self.payload(), "nick": None, "avatar": None,
+                "roles": [str(r) for r in roles or []],
                 "joined_at": joined or iso_now(), "premium_since": None, "deaf": False,
                 "mute": False, "flags": 0, "pending": False,
-                "permissions": str(self.permissions), "communication_disabled_until": None}
+                "permissions": str(shown), "communication_disabled_until": None}
 
     def public(self) -> dict[str, Any]:
         """What the control API tells about the user."""
@@ -91,7 +97,8 @@ class Channel:
     1) or a group direct message of several people the bot is no member of (``type`` 3), their
     people in ``recipients``. ``bot_permissions`` are the bot's permissions in it (interactions
     carry them as ``app_permissions``; a post without the ones it needs is refused with 403),
-    ``denied`` the bits it takes from a person (by id), ``slowmode`` its rate_limit_per_user."""
+    ``overwrites`` its permission overwrites (of roles and members, resolved as Discord does),
+    ``slowmode`` its rate_limit_per_user."""
 
     id: int
     guild_id: int | None
@@ -101,7 +108,7 @@ class Channel:
     parent_id: int | None = None
     bot_permissions: int = ALL_PERMISSIONS
     recipients: tuple[User, ...] = ()
-    denied: dict[int, int] = field(default_factory=dict)
+    overwrites: list[Overwrite] = field(default_factory=list)
     slowmode: int = 0
 
     @property
@@ -137,7 +144,8 @@ class Channel:
             return out
         out = {
             "id": str(self.id), "type": self.type, "guild_id": str(self.guild_id),
-            "name": self.name, "position": self.position, "permission_overwrites": [],
+            "name": self.name, "position": self.position,
+            "permission_overwrites": [o.payload() for o in self.overwrites],
             "nsfw": False, "parent_id": str(self.parent_id) if self.parent_id else None,
             "topic": None, "last_message_id": None, "rate_limit_per_user": self.slowmode,
             "flags": 0}
@@ -166,20 +174,43 @@ class Guild:
     owner_id: int = 0
     channels: list[Channel] = field(default_factory=list)
     joined: str = field(default_factory=iso_now)
+    roles: list[Role] = field(default_factory=list)  # beside @everyone
+    member_roles: dict[int, list[int]] = field(default_factory=dict)  # user id -> role ids
+
+    @property
+    def everyone(self) -> Role:
+        """The @everyone role (its id is the guild's): a plain member's permissions."""
+        return Role(self.id, "@everyone")
+
+    def roles_of(self, user: User) -> list[Role]:
+        """The roles ``user`` has in the guild (besides @everyone)."""
+        ids = self.member_roles.get(user.id, [])
+        return [r for r in self.roles if r.id in ids]
+
+    def permissions_in(self, user: User, channel: Channel) -> int:
+        """``user``'s permissions in ``channel`` (a thread: its parent's), as Discord computes
+        them (:func:`~loopback.permissions.resolve`)."""
+        where = next((c for c in self.channels if c.id == channel.parent_id), channel) \
+            if channel.thread else channel
+        return resolve(self.everyone, self.roles_of(user), where.overwrites, user.id,
+                       user.admin or user.id == self.owner_id)
+
+    def member(self, user: User, channel: Channel | None = None) -> dict[str, Any]:
+        """``user``'s member object in the guild (their permissions in ``channel`` when
+        given)."""
+        return user.member(roles=[r.id for r in self.roles_of(user)],
+                           permissions=None if channel is None
+                           else self.permissions_in(user, channel))
 
     def payload(self, bot: User, members: int) -> dict[str, Any]:
         """The GUILD_CREATE payload (everything a bot with the guilds intent receives)."""
-        everyone = {"id": str(self.id), "name": "@everyone", "color": 0, "colors": {
-            "primary_color": 0, "secondary_color": None, "tertiary_color": None},
-            "hoist": False, "icon": None, "unicode_emoji": None, "position": 0,
-            "permissions": str(MEMBER_PERMISSIONS), "managed": False, "mentionable": False,
-            "flags": 0}
         return {
             "id": str(self.id), "name": self.name, "icon": None, "splash": None,
             "discovery_splash": None, "owner_id": str(self.owner_id or bot.id),
             "afk_channel_id": None, "afk_timeout": 300, "verification_level": 0,
             "default_message_notifications": 0, "explicit_content_filter": 0,
-            "roles": [everyone], "emojis": [], "features": [], "mfa_level": 0,
+            "roles": [r.payload() for r in (self.everyone, *self.roles)], "emojis": [],
+            "features": [], "mfa_level": 0,
             "application_id": None, "system_channel_id": None, "system_channel_flags": 0,
             "rules_channel_id": None, "vanity_url_code": None, "description": None,
             "banner": None, "premium_tier": 0, "premium_subscription_count": 0,
@@ -196,39 +227,6 @@ class Guild:
         """What the control API tells about the guild."""
         return {"id": str(self.id), "name": self.name, "locale": self.locale,
                 "channels": [c.public() for c in self.channels]}
-
-
-@dataclass
-class Attachment:
-    """A stored upload, served at ``/attachments/{id}/{secret}/{filename}``."""
-
-    id: int
-    filename: str
-    size: int
-    content_type: str
-    data: bytes | None
-    secret: str
-    description: str | None = None
-
-    @property
-    def picture(self) -> bool:
-        """True for an image (which Discord's client shows rather than links)."""
-        return self.content_type.startswith("image/") or self.filename.lower().endswith(
-            (".png", ".jpg", ".jpeg", ".gif", ".webp"))
-
-    @property
-    def path(self) -> str:
-        """The URL path the file is served at (unguessable, like Discord's signed CDN URLs)."""
-        return f"/attachments/{self.id}/{self.secret}/{self.filename}"
-
-    def payload(self, base: str) -> dict[str, Any]:
-        """The attachment object, its URLs under ``base`` (``http://127.0.0.1:port``)."""
-        out: dict[str, Any] = {"id": str(self.id), "filename": self.filename, "size": self.size,
-                               "url": base + self.path, "proxy_url": base + self.path,
-                               "content_type": self.content_type}
-        if self.description:
-            out["description"] = self.description
-        return out
 
 
 @dataclass

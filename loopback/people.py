@@ -12,7 +12,15 @@ from typing import Any
 from loopback.errors import LoopbackError, Upload
 from loopback.interaction import Interaction
 from loopback.layout import LINK
-from loopback.model import BOT_DM_CONTEXT, EPHEMERAL, Channel, Message, User, snowflake
+from loopback.model import (
+    BOT_DM_CONTEXT,
+    EPHEMERAL,
+    Channel,
+    Message,
+    User,
+    snowflake,
+)
+from loopback.permissions import VIEW_CHANNEL
 from loopback.referee import Referee
 from loopback.slash import command_data, with_resolved_users
 from loopback.state import State
@@ -48,12 +56,6 @@ MALFORMED_EVENTS: dict[str, dict[str, Any]] = {
     "GUILD_CREATE": {"id": "leaked-secret-token", "name": "Karak Club"},
     "CHANNEL_UPDATE": {"id": None, "type": 0, "topic": "leaked-secret-token"},
 }
-
-
-def permissions_in(channel: Channel, user: User) -> int:
-    """``user``'s permissions in ``channel``, as interactions carry them: theirs but the bits
-    the channel denies them (an administrator keeps all of them)."""
-    return user.permissions & ~(0 if user.admin else channel.denied.get(user.id, 0))
 
 
 def _nobody(payload: dict[str, Any]) -> str | None:
@@ -189,12 +191,16 @@ class People:
         self.state.bump(channel.id)
         return ix
 
-    @staticmethod
-    def _check_private(user: User, channel: Channel) -> None:
-        """Only its people act in a private channel (Discord shows it to nobody else)."""
+    def _check_private(self, user: User, channel: Channel) -> None:
+        """Only its people act in a private channel, and only those who may view it in a
+        server's channel (Discord shows it to nobody else)."""
         if channel.private and user not in channel.recipients:
             raise LoopbackError(f"{user.name} is not in the private channel {channel.id}",
                                 "not_a_recipient")
+        guild = self.state.guilds.get(channel.guild_id or 0)
+        if guild is not None and not guild.permissions_in(user, channel) & VIEW_CHANNEL:
+            raise LoopbackError(f"{user.name} cannot view channel {channel.id}",
+                                "channel_hidden")
 
     def _interaction_payload(self, ix: Interaction, channel: Channel,
                              message: Message | None) -> dict[str, Any]:
@@ -207,7 +213,7 @@ class People:
             "guild": {"id": str(channel.guild_id), "locale": guild.locale if guild else "en-US",
                       "features": []},
             "channel_id": str(channel.id), "channel": channel.payload(),
-            "member": {**ix.user.member(), "permissions": str(permissions_in(channel, ix.user))},
+            "member": guild.member(ix.user, channel) if guild else ix.user.member(),
             "locale": ix.user.locale,
             "guild_locale": guild.locale if guild else "en-US",
             "app_permissions": str(channel.bot_permissions), "entitlements": [],

@@ -14,6 +14,7 @@ from loopback.messages import Messages
 from loopback.model import snowflake
 from loopback.ratelimit import Limiter
 from loopback.referee import Referee
+from loopback.slash import name_errors
 from loopback.spec import Spec
 from loopback.state import State
 
@@ -176,6 +177,12 @@ class Rest:
 
     def _stored_command(self, guild: int | None, body: dict[str, Any],
                         old: list[dict[str, Any]]) -> dict[str, Any]:
+        wrong = name_errors(body)
+        if wrong:
+            raise ApiError(400, 50035, "Invalid Form Body",
+                           {path: {"_errors": [{"code": "APPLICATION_COMMAND_INVALID_NAME",
+                                                "message": "Command name is invalid"}]}
+                            for path in wrong})
         prev = next((c for c in old if c["name"] == body["name"]
                      and c.get("type", 1) == body.get("type", 1)), None)
         out = dict(body, id=prev["id"] if prev else str(snowflake()),

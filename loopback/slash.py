@@ -1,14 +1,50 @@
 """What Discord's client checks before it sends a slash command: the command and sub-command
 exist, the user may see it, every option has the right type, choice, length and bounds, and the
-required ones are there. Each refusal is a :class:`~loopback.errors.LoopbackError`."""
+required ones are there. Each refusal is a :class:`~loopback.errors.LoopbackError`.
+
+Also what Discord's API checks of the names of a command registered: :func:`name_errors`."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 from loopback.errors import LoopbackError
 from loopback.model import Channel, User
+
+#: Letters of these scripts count in a name even when Unicode calls them marks (Devanagari, Thai).
+_SCRIPTS = ((0x0900, 0x097F), (0x0E00, 0x0E7F))
+
+
+def name_ok(name: object) -> bool:
+    """True when ``name`` is a name Discord takes for a slash command, sub-command or option:
+    1 to 32 of ``-``, ``_``, letters and digits of any script (``numéro``, ``vzít_zpět``; Discord's
+    rule ``^[-_\\p{L}\\p{N}\\p{sc=Deva}\\p{sc=Thai}]{1,32}$``), each letter in its lower case
+    where it has one."""
+    if not isinstance(name, str) or not 1 <= len(name) <= 32 or name != name.lower():
+        return False
+    return all(c in "-_" or unicodedata.category(c)[0] in "LN"
+               or any(low <= ord(c) <= high for low, high in _SCRIPTS) for c in name)
+
+
+def name_errors(command: Mapping[str, Any]) -> list[str]:
+    """Where a command registered breaks Discord's rule for names (:func:`name_ok`): its name, its
+    localised names and its options' (sub-commands' too), as paths into the body; none for a
+    user or message command (type 2, 3), whose names may hold spaces and capitals."""
+    if command.get("type", 1) != 1:
+        return []
+    out: list[str] = []
+    todo: list[tuple[str, Mapping[str, Any]]] = [("", command)]
+    while todo:
+        path, item = todo.pop()
+        if not name_ok(item.get("name")):
+            out.append(f"{path}name")
+        for locale, name in (item.get("name_localizations") or {}).items():
+            if not name_ok(name):
+                out.append(f"{path}name_localizations.{locale}")
+        todo += [(f"{path}options.{i}.", o) for i, o in enumerate(item.get("options") or [])]
+    return sorted(out)
 
 
 def find_command(registered: list[dict[str, Any]], path: str) -> tuple[

@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from loopback.attachment import Attachment
 from loopback.clock import Clock
 from loopback.errors import LoopbackError, Upload
 from loopback.interaction import Interaction
@@ -22,12 +23,18 @@ from loopback.model import (
     DM_CHANNEL,
     GROUP_DM,
     PUBLIC_THREAD,
-    Attachment,
     Channel,
     Guild,
     Message,
     User,
     snowflake,
+)
+from loopback.permissions import (
+    MEMBER_OVERWRITE,
+    MEMBER_PERMISSIONS,
+    ROLE_OVERWRITE,
+    Overwrite,
+    Role,
 )
 
 REPLACED_FILE_SECONDS = 120.0
@@ -205,6 +212,37 @@ class State:
         self.announce("THREAD_CREATE" if channel.thread else "CHANNEL_CREATE", channel.payload())
         self.bump()
         return channel
+
+    def create_role(self, guild: Guild, name: str,
+                    permissions: int = MEMBER_PERMISSIONS) -> Role:
+        """A new role of ``guild`` (sent as GUILD_ROLE_CREATE)."""
+        role = Role(snowflake(), name, permissions, len(guild.roles) + 1)
+        guild.roles.append(role)
+        self.announce("GUILD_ROLE_CREATE", {"guild_id": str(guild.id), "role": role.payload()})
+        self.bump()
+        return role
+
+    def give_role(self, guild: Guild, user: User, role: Role) -> None:
+        """``user`` gets ``role`` in ``guild`` (no event: a bot hears of members' roles only
+        with the privileged members intent; interactions carry them)."""
+        mine = guild.member_roles.setdefault(user.id, [])
+        if role.id not in mine:
+            mine.append(role.id)
+        self.bump()
+
+    def set_overwrite(self, channel: Channel, target: Role | User, *, allow: int = 0,
+                      deny: int = 0) -> None:
+        """Set ``channel``'s permission overwrite of a role (@everyone: the guild's
+        :attr:`~loopback.model.Guild.everyone`) or a member (sent as CHANNEL_UPDATE)."""
+        if channel.guild_id is None or channel.thread:
+            raise LoopbackError("only a server's channel has permission overwrites",
+                                "no_overwrites")
+        kind = ROLE_OVERWRITE if isinstance(target, Role) else MEMBER_OVERWRITE
+        channel.overwrites = [o for o in channel.overwrites
+                              if (o.id, o.type) != (target.id, kind)]
+        channel.overwrites.append(Overwrite(target.id, kind, allow, deny))
+        self.announce("CHANNEL_UPDATE", channel.payload())
+        self.bump(channel.id)
 
     def guild_payload(self, guild: Guild) -> dict[str, Any]:
         """GUILD_CREATE data of ``guild``."""

@@ -47,6 +47,7 @@ from loopback.gateway import Gateway
 from loopback.interaction import Breach, Interaction
 from loopback.model import Channel, Guild, Message, User, snowflake
 from loopback.people import MALFORMED, MALFORMED_EVENTS, People
+from loopback.permissions import MEMBER_PERMISSIONS, Role
 from loopback.ratelimit import ChannelLimit, Limiter, RateLimit, Schedule
 from loopback.referee import RESPONSE_DEADLINE, TOKEN_LIFETIME, Referee
 from loopback.rest import Rest
@@ -166,6 +167,21 @@ class World:
     def set_slowmode(self, channel: Channel, seconds: int) -> None:
         """A moderator sets the channel's slowmode (0 to 21600 seconds; sent to the bot)."""
         self.state.set_slowmode(channel, seconds)
+    def create_role(self, guild: Guild, name: str,
+                    permissions: int = MEMBER_PERMISSIONS) -> Role:
+        """A new role of ``guild`` granting ``permissions`` (sent as GUILD_ROLE_CREATE)."""
+        return self.state.create_role(guild, name, permissions)
+
+    def give_role(self, guild: Guild, user: User, role: Role) -> None:
+        """``user`` gets ``role`` in ``guild`` (interactions carry their roles)."""
+        self.state.give_role(guild, user, role)
+
+    def set_overwrite(self, channel: Channel, target: Role | User, *, allow: int = 0,
+                      deny: int = 0) -> None:
+        """Set ``channel``'s permission overwrite of a role (``guild.everyone`` for
+        @everyone) or a member (sent as CHANNEL_UPDATE); e.g. a private channel:
+        ``deny=VIEW_CHANNEL`` for @everyone, ``allow=VIEW_CHANNEL`` for a role."""
+        self.state.set_overwrite(channel, target, allow=allow, deny=deny)
 
     def dm(self, user: User, channel_id: int | None = None) -> Channel:
         """The direct message channel between ``user`` and the bot (made the first time, with

@@ -10,8 +10,8 @@ plays the match out); the picture is the end-of-game message alone (summary char
 Rematch). ``--replay`` does the same, then runs ``/goblin replay id:1`` and pictures the replay
 message; ``--hint`` opens Ann's hand on her first turn and pictures the answer to its Hint button.
 ``--fight`` and ``--channel`` take the scenes of :mod:`playground.scenes`.
-Needs Chromium and Playwright (installed when missing, see :mod:`playground.browser`), and a
-colour emoji font (Debian's ``fonts-noto-color-emoji``) or the replay's buttons show empty boxes.
+Needs Chromium and Playwright (installed when missing, see :mod:`playground.browser`); the
+replay's ⏮ ⏭ are drawn as icons by the page, no emoji font needed.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@
 else the browser playground (``python -m playground``: the bot against a Discord stand-in on
 this machine). ``test`` runs ruff, mypy, the import contracts (import-linter) and the whole
 test suite. Both first create ``.venv`` and install the project into it when ``pyproject.toml``
-is newer than the last install. Ctrl-C or SIGTERM stops the program cleanly, the bot and its workers with it (no
-traceback here).
+is newer than the last install. Ctrl-C or SIGTERM stops the program cleanly, the bot and its
+workers with it (no traceback here).
 """
 
 from __future__ import annotations

@@ -32,10 +32,11 @@ from i18n import translate
 
 def shows_or_draws(before: GameState, after: GameState, events: list[Event]) -> bool:
     """The rule as players know it, worked out independently of the engine's: the move made a
-    random choice, told one seat alone something, or showed the seat that moved a card that was
-    hidden from it."""
+    random choice, told one seat alone something, rebuilt a deck (a reshuffle was told), or
+    showed the seat that moved a card that was hidden from it."""
     me = before.current
     return (after.rng != before.rng or any(e.to is not None for e in events)
+            or any(e.text.key == "event.reshuffle" for e in events)
             or bool(hidden_from(before, me) - hidden_from(after, me)))
 
 

@@ -10,6 +10,7 @@ import discord
 from bot.discord_side.background import Background
 from bot.discord_side.context import can_manage_channel, loc
 from bot.discord_side.messages import Messages
+from bot.discord_side.standings import end_lines
 from bot.discord_side.ui.hand import leave_view
 from bot.discord_side.ui.parts import layout, text_block
 from bot.discord_side.ui.table import log_view
@@ -40,7 +41,7 @@ async def confirm_abandon(interaction: discord.Interaction[Any], service: GameSe
         await interaction.edit_original_response(view=layout(
             discord.ui.Container[discord.ui.LayoutView](text_block(told))))
     finally:
-        await messages.closed(record)
+        await messages.closed(record, await end_lines(service, record))
         background.forget(table)
 
 

@@ -8,6 +8,9 @@ changed it (a person's move handled by the process of that guild's shard).
 
 After any moves, :meth:`Background.after` shows them: a new table message (pinging the person
 to play) when a person's turn starts or the game ends, else a coalesced edit; then the AI goes on.
+
+Once the bot begins to stop (``docker stop``), no AI move, timed-out turn or resumption starts;
+a move being written finishes, and is shown, within the shutdown grace.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Any
 import discord
 
 from bot.discord_side.messages import Messages
-from bot.discord_side.standings import change_lines
+from bot.discord_side.standings import end_lines
 from bot.game.leases import LEASE_TTL, Leases
 from bot.game.play import Outcome
 from bot.game.refusals import Refusal
@@ -133,8 +136,7 @@ class Background:
         who: str | Msg = (f"<@{winner.user}>" if winner.user and not winner.ai
                           else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
                                                    ".name")))
-        changes = change_lines(record, await self.service.standings.changes(record.id),
-                               record.locale)
+        changes = await end_lines(self.service, record)
         await self.messages.post_table(record, msg("bot.table.game_over", who=who,
                                                    steps=state.step),
                                        await self.summary(record), below=changes or None)
@@ -149,6 +151,10 @@ class Background:
         for forget in self.forgetters:
             forget(table)
 
+    def going(self) -> bool:
+        """False once the bot began to stop: no AI move, timed-out turn or resumption starts."""
+        return not self.tasks.stopping
+
     def busy(self, table: int) -> bool:
         """True while something is kept in memory for the table (tests)."""
         return table in self._ai or self.messages.busy(table)
@@ -156,8 +162,8 @@ class Background:
     # ------------------------------------------------------------------ AI seats
 
     def kick_ai(self, record: TableRecord) -> None:
-        """Start the AI loop of a table if an AI seat must decide."""
-        if record.status != "running" or record.state is None:
+        """Start the AI loop of a table if an AI seat must decide (not once a stop began)."""
+        if not self.going() or record.status != "running" or record.state is None:
             return
         if not record.seats[record.game.current].ai:
             return
@@ -174,7 +180,7 @@ class Background:
             return False
         pace = asyncio.ensure_future(self.tasks.sleep(self.ai_pace))
         try:
-            outcome = await self.service.play.ai_step(table, pace)
+            outcome = await self.service.play.ai_step(table, pace, self.going)
         except Refusal as exc:
             log.error("AI cannot play table %s: %s", table, exc.reason.key)
             return False
@@ -214,7 +220,9 @@ class Background:
     async def take_over(self, table: int, timer: bool = True) -> None:
         """Go on with a running table this process holds now, or that another process changed:
         its AI plays, its timer fires when due (unless ``timer`` is false: the caller checks
-        the timers next); a table that ended is forgotten."""
+        the timers next); a table that ended is forgotten. Nothing starts once a stop began."""
+        if not self.going():
+            return
         try:
             record = await self.service.tables.load(table)
         except Refusal:
@@ -229,7 +237,8 @@ class Background:
 
     def wake(self, table: int) -> None:
         """Another process changed ``table``, which this process holds: go on with it now."""
-        self.tasks.spawn(self.take_over(table), f"wake-{table}")
+        if self.going():
+            self.tasks.spawn(self.take_over(table), f"wake-{table}")
 
     async def _timer_pass(self) -> bool:
         self.beat()
@@ -277,7 +286,7 @@ class Background:
 
     async def _expire(self, table: int, version: int) -> None:
         """The AI plays a timed-out turn; the table is told, and goes on whatever that did."""
-        outcomes = await self.service.play.expire(table, version)
+        outcomes = await self.service.play.expire(table, version, self.going)
         if not outcomes:
             return
         record = outcomes[-1].record
@@ -302,6 +311,8 @@ class Background:
         again when it was never posted or is gone), every running table gets its message
         refreshed and its AI seats going, and a game that ended just before a crash gets its
         result posted. From then on, other processes' changes of its tables wake them."""
+        if not self.going():
+            return
         held = await self.leases.start()
         await self.leases.listen(self.wake)
         lobbies = set(await self.service.tables.ids_with_status("lobby"))
@@ -328,7 +339,7 @@ class Background:
     async def _resume_end(self, record: TableRecord) -> None:
         """Post the result of a game that ended just before a crash, unless another process
         does (it holds the table) or did."""
-        if not await self.leases.holding(record.id):
+        if not self.going() or not await self.leases.holding(record.id):
             return
         if not await self.service.meta.was_announced(record.id):
             await self.announce_end(record)
@@ -337,6 +348,8 @@ class Background:
     async def _resume_lobby(self, tid: int) -> None:
         """Redraw one open lobby's message after a restart (its last edit, or its first post,
         may have been lost in a crash)."""
+        if not self.going():
+            return
         try:
             record = await self.service.tables.load(tid)
         except Refusal as exc:

@@ -297,8 +297,9 @@ class KarakBot(commands.AutoShardedBot):
         self.background.beat()
 
     async def close(self) -> None:
-        """Let moves being saved and messages being sent finish (a few seconds at most), stop
-        the background work, the drawing and the thinking workers, then disconnect."""
+        """Start no new AI move, timed-out turn or resumption; let moves being saved and
+        messages being sent finish (a few seconds at most), stop the background work, the
+        drawing and the thinking workers, then disconnect."""
         await self.tasks.close(SHUTDOWN_GRACE if self.is_ready() else 0.0)
         await self.pictures.close()
         await self.service.thinking.close()

@@ -21,6 +21,7 @@ from bot.discord_side.context import (
 )
 from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
+from bot.discord_side.standings import end_lines
 from bot.discord_side.ui.custom_ids import abandon_id
 from bot.discord_side.ui.lobby import lobby_view
 from bot.discord_side.ui.parts import MAX_TEXT, button, cut, layout, picture, row, text_block
@@ -43,10 +44,14 @@ def note_view(title: str, body: str) -> discord.ui.LayoutView:
         text_block(cut(f"### {title}\n{body}", MAX_TEXT))))
 
 
-def confirm_view(table: int, locale: str) -> discord.ui.LayoutView:
-    """The private question before abandoning a running match, with its one button."""
+def confirm_view(table: int, locale: str, note: Msg | None = None) -> discord.ui.LayoutView:
+    """The private question before abandoning a running match (``note``: what it would do to
+    the ratings), with its one button."""
+    ask = translate(msg("bot.channel.abandon_ask", table=table), locale)
+    if note is not None:
+        ask += "\n" + translate(note, locale)
     return layout(discord.ui.Container[discord.ui.LayoutView](
-        text_block(translate(msg("bot.channel.abandon_ask", table=table), locale)),
+        text_block(ask),
         row(button(translate(msg("bot.channel.abandon_yes"), locale), abandon_id(table),
                    "danger"))))
 
@@ -208,8 +213,9 @@ class Commands:
         running = await self.service.lobby.to_confirm(interaction.channel_id,
                                                       interaction.user.id, manager)
         if running is not None:  # a match in progress ends for everyone: asked once
+            note = await self.service.lobby.abandon_note(running, interaction.user.id)
             await interaction.edit_original_response(
-                view=confirm_view(running.id, loc(interaction)))
+                view=confirm_view(running.id, loc(interaction), note))
             return
         closed = await self.service.lobby.abandon(interaction.channel_id, interaction.user.id,
                                                   manager)
@@ -220,7 +226,7 @@ class Commands:
                 content=translate(msg("bot.done.abandon", table=tid), loc(interaction)))
         finally:
             if record is not None:
-                await self.messages.closed(record)
+                await self.messages.closed(record, await end_lines(self.service, record))
             self.clicks.background.forget(tid)
 
     async def settings(self, interaction: discord.Interaction[Any], abilities: bool | None,

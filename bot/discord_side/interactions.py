@@ -98,8 +98,7 @@ class Interactions:
                 await self.service.play.check_channel(target.table, interaction.channel_id)
             match target:
                 case BoardPage(guild, page):
-                    await show_board(interaction, self.service,
-                                     guild if guild == interaction.guild_id else None, page)
+                    await show_board(interaction, self.service, guild, page)
                 case OpenHand(table):
                     await self.show_hand(interaction, table)
                 case ShowLog(table):

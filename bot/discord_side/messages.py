@@ -369,9 +369,8 @@ class Messages:
             log.warning("could not redraw the lobby message of table %s (%s)", record.id,
                         exc.status)
 
-    async def closed(self, record: TableRecord) -> None:
-        """A table was cancelled or abandoned: its lobby or table message loses its buttons
-        (and says so)."""
+    async def closed(self, record: TableRecord, below: str | None = None) -> None:
+        """A table closed: its lobby or table message loses its buttons, says so, adds ``below``."""
         self.forget(record.id)
         if record.state is None:
             await self.edit_lobby(None, record)
@@ -379,7 +378,8 @@ class Messages:
         if record.message_id is None:
             return
         try:
-            await self.edit_table(record, repost=False)
+            await self.edit_table(record, repost=False, payload=await self.table_payload(
+                record, urgent=False, message=record.message_id, below=below) if below else None)
         except discord.HTTPException as exc:
             log.warning("could not close the table message of table %s (%s)", record.id,
                         exc.status)

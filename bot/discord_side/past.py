@@ -29,6 +29,7 @@ import discord
 
 from bot.discord_side.context import lacking, loc, permission_names
 from bot.discord_side.messages import MENTIONS, NO_MENTIONS, Messages
+from bot.discord_side.sight import sight_of, sight_of_table
 from bot.discord_side.ui.custom_ids import (
     HistoryPage,
     RematchOp,
@@ -136,16 +137,17 @@ class PastMatches:
     # ------------------------------------------------------------------ commands
 
     async def history(self, interaction: discord.Interaction[Any], player: int | None) -> None:
-        """/goblin history [player]: the newest matches of this server, privately."""
+        """/goblin history [player]: the newest matches of this place that the asker may see
+        (in a server: played in a channel they may view), privately."""
         await interaction.response.defer(ephemeral=True, thinking=True)
-        page = await self.service.history.page(interaction.guild_id, player)
+        page = await self.service.history.page(sight_of(interaction), player)
         await interaction.edit_original_response(view=history_view(page, player,
                                                                    loc(interaction)))
 
     async def replay(self, interaction: discord.Interaction[Any], table: int) -> None:
         """/goblin replay id: the match at its start, privately."""
         await interaction.response.defer(ephemeral=True, thinking=True)
-        loaded = await self.service.history.replay(table, interaction.guild_id)
+        loaded = await self.service.history.replay(table, sight_of(interaction))
         await self._show(interaction, loaded, 0, False)
 
     # ------------------------------------------------------------------ clicks
@@ -157,23 +159,23 @@ class PastMatches:
             case HistoryPage(anchor, way, player):
                 await interaction.response.defer()
                 older, newer = (anchor, None) if way == "o" else (None, anchor)
-                page = await self.service.history.page(interaction.guild_id, player or None,
+                page = await self.service.history.page(sight_of(interaction), player or None,
                                                        older, newer)
                 await interaction.edit_original_response(
                     view=history_view(page, player or None, loc(interaction)))
             case ReplayGo(table, step, reveal, "open"):
                 await interaction.response.defer(ephemeral=True, thinking=True)
-                loaded = await self.service.history.replay(table, interaction.guild_id)
+                loaded = await self.service.history.replay(table, sight_of(interaction))
                 await self._show(interaction, loaded, step, reveal)
             case ReplayGo(table, step, reveal, op):
                 await interaction.response.defer()
-                loaded = await self.service.history.replay(table, interaction.guild_id)
+                loaded = await self.service.history.replay(table, sight_of(interaction))
                 if op == "flip":
                     reveal = not reveal
                 await self._show(interaction, loaded, goto(loaded.replay, step, op), reveal)
             case ReplaySeek(table, reveal):
                 await interaction.response.defer()
-                loaded = await self.service.history.replay(table, interaction.guild_id)
+                loaded = await self.service.history.replay(table, sight_of(interaction))
                 picked = values[0] if len(values) == 1 else ""
                 if not picked.isdigit() or int(picked) > loaded.replay.last:
                     raise Refusal(msg("replay.error.bad_step"))
@@ -210,7 +212,7 @@ class PastMatches:
         refused = share_refusal(interaction)
         if refused is not None:
             raise Refusal(refused)
-        loaded = await self.service.history.replay(table, interaction.guild_id)
+        loaded = await self.service.history.replay(table, sight_of(interaction))
         channel = self.messages.client.get_partial_messageable(
             interaction.channel_id or loaded.record.channel_id, guild_id=interaction.guild_id)
         user = interaction.user.id
@@ -262,7 +264,8 @@ class PastMatches:
         """The summary chart of a finished table (keys and HP per seat round by round), drawn
         in a thread; None when its match cannot be replayed (it is then left out)."""
         try:
-            loaded = await self.service.history.replay(record.id, record.guild_id)
+            loaded = await self.service.history.replay(record.id,
+                                                        sight_of_table(record.place_key))
             return await asyncio.to_thread(summary_chart, round_series(loaded.replay),
                                            record.locale)
         except Refusal as exc:

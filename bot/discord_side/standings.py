@@ -13,6 +13,7 @@ from bot.discord_side.context import loc
 from bot.discord_side.ui.custom_ids import board_id
 from bot.discord_side.ui.parts import GOLD, MAX_TEXT, button, cut, layout, picture, row, text_block
 from bot.discord_side.uploads import ImageFile
+from bot.game.places import Place
 from bot.game.ratings import BASE
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
@@ -57,6 +58,16 @@ def change_lines(record: TableRecord, changes: list[PersonChange], locale: str) 
     return "\n".join(lines)
 
 
+async def end_lines(service: GameService, record: TableRecord) -> str:
+    """The lines under a match that ended, in the table's language: what it did to each
+    person's rating, and the note on its rating (rated as it stood when abandoned, or why it
+    was not rated); "" when there is nothing to say."""
+    changes = change_lines(record, await service.standings.changes(record.id), record.locale)
+    note = await service.standings.rating_note(record)
+    return "\n".join(part for part in (
+        changes, translate(note, record.locale) if note is not None else "") if part)
+
+
 def _share(what: str | Msg, games: int, wins: int) -> Msg:
     return msg("ratings.stats.share", count=games, share=round(100 * wins / games) if games
                else 0, what=what)
@@ -64,7 +75,7 @@ def _share(what: str | Msg, games: int, wins: int) -> Msg:
 
 def stats_text(stats: Stats, name: str, locale: str) -> str:
     """The record of ``stats`` as markdown."""
-    parts: list[str | Msg] = [f"### {translate(msg('ratings.stats.title', who=name), locale)}"]
+    parts: list[str | Msg] = [f"### {translate(msg('ratings.place.title', who=name), locale)}"]
     parts.append(msg("ratings.stats.games", count=stats.games, wins=stats.wins)
                  if stats.games else msg("ratings.stats.none"))
     if stats.rating is None:
@@ -84,7 +95,7 @@ def stats_text(stats: Stats, name: str, locale: str) -> str:
         parts.append(f"**{translate(msg('ratings.stats.heroes'), locale)}**")
         parts.extend(_share(msg(f"hero.{h.hero}.name"), h.games, h.wins) for h in stats.heroes)
     if stats.against_ai:
-        parts.append(f"**{translate(msg('ratings.stats.against_ai'), locale)}**")
+        parts.append(f"**{translate(msg('ratings.place.against_ai'), locale)}**")
         levels: dict[str, tuple[int, int]] = {}
         for r in stats.against_ai:
             games, wins = levels.get(r.level, (0, 0))
@@ -142,7 +153,7 @@ async def show_stats(interaction: discord.Interaction[Any], service: GameService
     locale = loc(interaction)
     await interaction.response.defer(ephemeral=True, thinking=True)
     who = player or interaction.user
-    stats = await service.standings.stats(interaction.guild_id, who.id)
+    stats = await service.standings.stats(Place.server(interaction.guild_id), who.id)
     name = who.display_name
     png = await asyncio.to_thread(stats_chart, stats, name, locale)
     container = discord.ui.Container[discord.ui.LayoutView](
@@ -155,11 +166,15 @@ async def show_stats(interaction: discord.Interaction[Any], service: GameService
 async def show_board(interaction: discord.Interaction[Any], service: GameService,
                      guild_id: int | None, page: int) -> None:
     """/goblin leaderboard (a new private message) or a click on one of its page buttons (the
-    clicked message shows the page)."""
-    if guild_id is None:
+    clicked message shows the page) of the server ``guild_id`` names, which must be the one
+    the person is in."""
+    if interaction.guild_id is None or guild_id is None:
         raise Refusal(msg("bot.error.guild_only"))
+    if Place.server(guild_id) != Place.server(interaction.guild_id):
+        raise Refusal(msg("ratings.board.other_server"))
     locale = loc(interaction)
-    board = await service.standings.leaderboard(guild_id, interaction.user.id, page)
+    board = await service.standings.leaderboard(Place.server(guild_id), interaction.user.id,
+                                                page)
     view = board_view(board, guild_id, locale)
     if interaction.type is discord.InteractionType.component:
         await interaction.response.edit_message(view=view)

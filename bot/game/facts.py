@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from engine import Fight, Observation
 from engine.actions import LORD_LEVEL
 from engine.catalog import tables
-from engine.names import card_name, word
+from engine.names import card_name, monster_name, word
 from engine.observe import SeatView
 from i18n import Msg, Param, msg
 
@@ -83,13 +83,21 @@ def hand_cannot_win(obs: Observation, monster: str) -> bool:
 
 def monster_facts(monster: str, obs: Observation | None = None) -> Msg:
     """A monster's attack, HP and curses in a line, marked when ``obs``'s hand cannot beat it."""
-    info = tables().monsters[monster]
     hopeless = obs is not None and obs.hand != () and hand_cannot_win(obs, monster)
+    return monster_line(monster, hopeless)
+
+
+def monster_line(monster: str, hopeless: bool) -> Msg:
+    """A monster's attack, HP and curses in a line; ``hopeless`` adds that the hand cannot beat
+    it (a sentence whose pronoun agrees with the monster's name)."""
+    info = tables().monsters[monster]
     suffix = "_hopeless" if hopeless else ""
     if not info.curses:
-        return msg(f"bot.facts.monster{suffix}", attack=info.attack, hp=info.hp)
+        return msg(f"bot.facts.monster{suffix}", attack=info.attack, hp=info.hp,
+                   monster=monster_name(monster))
     return msg(f"bot.facts.monster_cursed{suffix}", attack=info.attack, hp=info.hp,
-               curses=joined([word("curse", c) for c in info.curses]))
+               curses=joined([word("curse", c) for c in info.curses]),
+               monster=monster_name(monster))
 
 
 def reward_cards(obs: Observation) -> tuple[str, ...]:
@@ -126,5 +134,5 @@ def potion_facts(potion: str) -> Msg:
     return msg(f"bot.facts.potion_{potion}")
 
 
-__all__ = ["best_attack", "can_pay", "for_sale", "fight_monster", "hand_cannot_win", "joined",
-           "monster_facts", "payable_line", "potion_facts", "reward_cards"]
+__all__ = ["best_attack", "can_pay", "fight_monster", "for_sale", "hand_cannot_win", "joined",
+           "monster_facts", "monster_line", "payable_line", "potion_facts", "reward_cards"]

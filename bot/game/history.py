@@ -1,5 +1,9 @@
-"""Past matches: a server's finished matches page by page, and a match laid out again for
+"""Past matches: a place's finished matches page by page, and a match laid out again for
 stepping through (:class:`engine.replay.Replay`), with every refusal it may meet.
+
+Every read is scoped by the asker's :class:`~bot.game.places.Sight`: the place they ask in (a
+server, or their own direct messages) and the channels of it they may view. A match elsewhere,
+or in a channel they cannot view, is "no match" to them, as a table that never was.
 
 A match is replayed from its seed and its action log, with today's cards: a match played with
 another card catalogue is refused (it would be a different game), and so is a log that no longer
@@ -12,13 +16,14 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from bot.game.places import Sight
 from bot.game.refusals import Refusal
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
-from bot.storage.records import TableRecord, TableResult
+from bot.storage.records import TableRecord, TableResult, standing
 from cards import catalogue_version
 from engine.replay import Replay, ReplayError
-from i18n import msg
+from i18n import Msg, msg
 
 #: Matches shown on one page of ``/goblin history``.
 PAGE = 5
@@ -52,6 +57,13 @@ class Loaded:
         return self.record.status == "finished" and self.replay.finished
 
 
+def no_match(sight: Sight, table_id: int) -> Msg:
+    """The answer to a match that is not in ``sight`` (or never was a match)."""
+    if sight.place.kind == "dm":
+        return msg("history.dms.no_match", table=table_id)
+    return msg("history.error.no_match", table=table_id)
+
+
 class History:
     """The pages of past matches and the replays of finished ones."""
 
@@ -60,42 +72,47 @@ class History:
         self.tables = tables
         self._replays: OrderedDict[int, Replay] = OrderedDict()
 
-    async def page(self, guild_id: int | None, player: int | None = None,
+    async def page(self, sight: Sight, player: int | None = None,
                    before: int | None = None, after: int | None = None,
                    size: int = PAGE) -> HistoryPage:
-        """The page of ``size`` matches of the server (of ``player`` when given) older than
+        """The page of ``size`` matches in ``sight`` (of ``player`` when given) older than
         table ``before``, or just newer than table ``after`` (neither: the newest)."""
-        found = await self.store.matches(guild_id, player, size + 1, before, after)
+        found = await self._matches(sight, player, size + 1, before, after)
         more = len(found) > size
         shown = found[1:] if after is not None and more else found[:size]
         if not shown:
             return HistoryPage((), None, None, {})
         newest, oldest = shown[0].table_id, shown[-1].table_id
         older = oldest if (more if after is None else await self._any(
-            guild_id, player, before=oldest)) else None
+            sight, player, before=oldest)) else None
         newer = newest if (more if after is not None else before is not None and await self._any(
-            guild_id, player, after=newest)) else None
+            sight, player, after=newest)) else None
         return HistoryPage(tuple(shown), older, newer, self.rating_changes(shown))
 
-    async def _any(self, guild_id: int | None, player: int | None, *, before: int | None = None,
+    async def _any(self, sight: Sight, player: int | None, *, before: int | None = None,
                    after: int | None = None) -> bool:
-        return bool(await self.store.matches(guild_id, player, 1, before, after))
+        return bool(await self._matches(sight, player, 1, before, after))
+
+    async def _matches(self, sight: Sight, player: int | None, limit: int,
+                       before: int | None, after: int | None) -> list[TableResult]:
+        return await self.store.matches(sight.place.key, player, limit, before, after,
+                                        sight.channels)
 
     @staticmethod
     def rating_changes(results: list[TableResult]) -> dict[int, dict[int, int]]:
         """Each table's rating change per person: none yet, until the bot rates players."""
         return {}
 
-    async def replay(self, table_id: int, guild_id: int | None) -> Loaded:
-        """Table ``table_id`` of server ``guild_id`` laid out for stepping through; refused when
-        it is no match of this server, was never played, is still being played, was played
-        with other cards, or its log no longer replays."""
+    async def replay(self, table_id: int, sight: Sight) -> Loaded:
+        """Table ``table_id`` laid out for stepping through; refused when it is no match in
+        ``sight`` (another place, or a channel the asker cannot view), was never played, is
+        still being played, was played with other cards, or its log no longer replays."""
         try:
             record = await self.tables.load(table_id)
         except Refusal:
-            raise Refusal(msg("history.error.no_match", table=table_id)) from None
-        if record.guild_id != guild_id or record.state is None:
-            raise Refusal(msg("history.error.no_match", table=table_id))
+            raise Refusal(no_match(sight, table_id)) from None
+        if not sight.sees(record.place_key, record.channel_id) or record.state is None:
+            raise Refusal(no_match(sight, table_id))
         if record.status == "running":
             raise Refusal(msg("history.error.running", table=table_id))
         if record.catalogue != catalogue_version():
@@ -111,9 +128,8 @@ class History:
 
     async def _build(self, record: TableRecord) -> Replay:
         """The replay of a table from its configuration and the actions of its log that stand
-        (an undone action is left out)."""
-        log = await self.store.action_log(record.id)
-        actions = [row.action for row in log if not row.undone]
+        (a take-back and the action it took back are left out)."""
+        actions = [row.action for row in standing(await self.store.action_log(record.id))]
         try:
             built = Replay(record.game.config, actions)
         except ReplayError as exc:
@@ -128,4 +144,4 @@ class History:
         return await self.store.result_of(table_id)
 
 
-__all__ = ["KEPT_REPLAYS", "PAGE", "History", "HistoryPage", "Loaded"]
+__all__ = ["KEPT_REPLAYS", "PAGE", "History", "HistoryPage", "Loaded", "no_match"]

@@ -16,16 +16,19 @@ from dataclasses import dataclass, field
 
 from bot.game.hints import hints_by_default
 from bot.game.lessons import LESSON_AI_SEATS, LESSON_LEVEL, LESSON_SEED
+from bot.game.places import Place
 from bot.game.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
+from bot.game.results import abandoned_result, movers, waiting
 from bot.game.seats import MAX_SEATS, MIN_SEATS, TIMERS, deadline, heroes, level_of
 from bot.game.servers import Servers
+from bot.game.standings import rate_result
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
-from bot.storage.records import SeatInfo, TableExists, TableRecord, with_seat
+from bot.storage.records import SeatInfo, StaleVersion, TableExists, TableRecord, with_seat
 from engine import GameConfig, SeatConfig, new_game
 from engine import rng as engine_rng
 from engine.agents import DEFAULT_LEVEL
-from i18n import msg
+from i18n import Msg, msg
 
 
 def game_config(lobby: Sequence[SeatInfo], abilities: bool,
@@ -89,7 +92,8 @@ class Lobby:
             seats += tuple(SeatInfo(ai=True, level=level) for _ in range(LESSON_AI_SEATS))
         try:
             record = await self.store.create_table(
-                guild_id=guild_id, channel_id=channel_id, host_id=host_id, seats=seats,
+                guild_id=guild_id, place_key=Place.of(guild_id, host_id).key,
+                channel_id=channel_id, host_id=host_id, seats=seats,
                 abilities=abilities, timer=timer, seed=seed, locale=locale, ai_level=level,
                 lessons=lessons, undo=server.defaults.undo if undo is None else undo)
         except TableExists as exc:
@@ -302,7 +306,15 @@ class Lobby:
             raise Refusal(msg("bot.error.not_active"), record)
         if record.host_id != user_id and not manager:
             raise Refusal(msg(refusal), record)
-        await self.store.set_status(record.id, "abandoned")
+        if record.status == "lobby":
+            await self.store.set_status(record.id, "abandoned")
+            return await self.tables.load(record.id)
+        result = abandoned_result(record, await self.store.action_log(record.id), user_id,
+                                  self.clock())
+        try:
+            await self.store.abandon(record.id, record.version, result, rate_result)
+        except StaleVersion as exc:  # pragma: no cover - the table's lock makes this unreachable
+            raise Stale(msg("bot.error.already_played"), record) from exc
         return await self.tables.load(record.id)
 
     async def may_quit(self, table_id: int, user_id: int) -> TableRecord:
@@ -314,6 +326,22 @@ class Lobby:
         if record.host_id != user_id:
             raise Refusal(msg("learn.error.host_only"), record)
         return record
+
+    async def abandon_note(self, record: TableRecord, user_id: int) -> Msg | None:
+        """What abandoning the running match of ``record`` now would do to the ratings, said
+        to ``user_id`` before they confirm: rated as it stands (them last when they made a move
+        at their seat), or not rated while someone still seated has not moved (None: a match of one
+        person, never rated)."""
+        if sum(s.user is not None for s in record.seats) < 2:
+            return None
+        moved = movers(await self.store.action_log(record.id))
+        if waiting(record, moved):
+            return msg("ratings.note.ask_waiting")
+        if len(moved) < 2:
+            return msg("ratings.note.ask_too_few")
+        if (record.seat_of(user_id), user_id) in moved:
+            return msg("ratings.note.ask_rated_last")
+        return msg("ratings.note.ask_rated")
 
     async def quit(self, table_id: int, user_id: int) -> TableRecord:
         """The confirmed Leave button of a solo table: its host closes it (kept as history)."""

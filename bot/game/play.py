@@ -4,6 +4,15 @@ Every move runs under the table's lock (:meth:`bot.game.tables.Tables.hold`) on 
 from the store, so two simultaneous clicks are serialised and the second sees the first's result
 (a stale version). Refusals are :class:`bot.game.refusals.Refusal` exceptions carrying a
 translatable reason.
+
+Several processes may share one database: the lock serialises one process's work only, so a
+write can still find the table changed by another process between its read and its write (the
+store refuses it: a stale version). An AI seat's move and a timed-out turn then read the table
+again and go on from where it is, a few times at most; once the table moved on so that the move
+is no longer theirs to make, they stop without a word.
+
+The bot stopping is told through ``going``: once it answers False, no AI move and no timed-out
+turn starts (a write under way finishes).
 """
 
 from __future__ import annotations
@@ -16,12 +25,20 @@ from dataclasses import dataclass, field
 from bot.game.guard import question
 from bot.game.lessons import Lesson, lesson_now
 from bot.game.refusals import Ask, Illegal, OutOfTurn, Refusal, Stale
+from bot.game.results import finished_result
 from bot.game.seats import deadline, playing_seat, seat_label
 from bot.game.standings import rate_result
 from bot.game.tables import Tables
 from bot.game.texts import controls
 from bot.storage.interface import Storage
-from bot.storage.records import LogRow, SeatInfo, StaleVersion, TableRecord, with_seat
+from bot.storage.records import (
+    LogRow,
+    SeatInfo,
+    StaleVersion,
+    TableRecord,
+    standing,
+    with_seat,
+)
 from bot.workers.thinking import Thinking
 from engine import (
     Action,
@@ -46,6 +63,19 @@ MAX_TIMEOUTS = 2
 MAX_AI_MOVES_PER_TURN = 200
 #: Taking back a move (only a person does, and only where the table allows it).
 UNDO = Undo()
+#: Attempts at an AI seat's move, or a timed-out turn, while other processes keep changing the
+#: table between its read and its write.
+ATTEMPTS = 5
+
+
+class Contended(Exception):
+    """The table changed under every attempt at an AI seat's move or a timed-out turn (other
+    processes kept writing it); the caller tries again later."""
+
+
+def _always() -> bool:
+    """The bot is not stopping."""
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +130,7 @@ class Play:
                 raise Illegal(msg("bot.error.other_channel"))
             seat = playing_seat(record, user_id, hand_of)
             if version > record.version:  # versions only grow: no bot ever drew this one
-                raise Illegal(msg("bot.error.bad_button"), record)
+                raise Illegal(msg("bot.error.future_button"), record)
             if version < record.version:
                 raise Stale(await self._stale_reason(record.id, version), record)
             state = record.game
@@ -151,15 +181,19 @@ class Play:
             raise Illegal(exc.reason, record) from exc
         new_turn = (new.round, new.turn) != (state.round, state.turn)
         due = deadline(self.clock(), record.timer, seats, new, record.deadline, new_turn)
+        row = LogRow(step=new.step, seat=seat, user_id=user_id, by_ai=by_ai,
+                     action=str(action), at=self.clock())
+        result = None
+        if new.winner is not None:  # the result, with who made a move (this one included)
+            log = [*await self.store.action_log(record.id), row]
+            result = finished_result(record, seats, new, log, row.at)
         try:
             await self.store.apply(
-                record.id, record.version, new,
-                LogRow(step=new.step, seat=seat, user_id=user_id, by_ai=by_ai,
-                       action=str(action), at=self.clock()),
+                record.id, record.version, new, row,
                 seats=seats if seats != record.seats else None, deadline=due,
-                rater=rate_result)
-        except StaleVersion as exc:  # pragma: no cover - the lock makes this unreachable
-            raise Stale(msg("bot.error.already_played"), record) from exc
+                rater=rate_result, result=result)
+        except StaleVersion as exc:  # another process changed the table since it was read
+            raise Stale(await self._stale_reason(record.id, record.version), record) from exc
         after = await self.tables.load(record.id)
         return Outcome(record=after, before=state, action=action, seat=seat, by_ai=by_ai,
                        events=tuple(events), timed_out=timed_out, handed_to_ai=handed)
@@ -168,8 +202,7 @@ class Play:
         """The lesson the hand of ``seat`` shows now at a guided match (None elsewhere)."""
         if not record.lessons or record.state is None or record.seats[seat].ai:
             return None
-        moves = [r.action for r in await self.store.action_log(record.id)
-                 if not r.undone and r.action != str(UNDO)]  # the moves that stand
+        moves = [r.action for r in standing(await self.store.action_log(record.id))]
         return lesson_now(record.game, moves, seat)
 
     @staticmethod
@@ -200,14 +233,16 @@ class Play:
                 and record.seats[record.game.current].ai)
 
     async def ai_step(self, table_id: int, ready: Awaitable[object] | None = None,
-                      ) -> Outcome | None:
+                      going: Callable[[], bool] = _always) -> Outcome | None:
         """If an AI seat must decide, make its one next move at its level; else None.
 
         The decision is made without the table's lock (a hard one takes up to a second, in a
-        worker process), then, once ``ready`` is done (the AI's pace), applied under the lock if
-        the table is still where it was decided; if it moved on meanwhile, the decision is made
-        again."""
-        while True:
+        worker process), then, once ``ready`` is done (the AI's pace; a future, awaited again
+        on a second attempt), applied under the lock if the table is still where it was
+        decided and the bot is ``going`` on (else None: a stop began). If the table moved on
+        meanwhile (in this process or another), the decision is made again; after
+        :data:`ATTEMPTS` raises :class:`Contended`."""
+        for _ in range(ATTEMPTS):
             record = await self.tables.load(table_id)
             if not self._ai_to_move(record):
                 return None
@@ -217,41 +252,74 @@ class Play:
             if ready is not None:
                 await ready
             async with self.tables.hold(table_id) as now:
-                if now.version == record.version and now.seats == record.seats:
-                    if not self._ai_to_move(now):
-                        return None
+                if not going() or not self._ai_to_move(now):
+                    return None
+                if now.version != record.version or now.seats != record.seats:
+                    continue  # moved on while deciding
+                try:
                     return await self._apply(now, action, seat, None, True, now.seats)
+                except Stale:  # another process wrote the table between the read and the write
+                    continue
+        raise Contended(f"table {table_id} changed under {ATTEMPTS} AI moves")
 
-    async def expire(self, table_id: int, version: int) -> list[Outcome]:
+    async def expire(self, table_id: int, version: int,
+                     going: Callable[[], bool] = _always) -> list[Outcome]:
         """The turn timer ran out at ``version``: the AI plays the rest of this turn (D7).
 
         The seat's timeout count grows; at :data:`MAX_TIMEOUTS` the seat goes to the AI for good.
-        Nothing happens when the table moved on or the deadline is not reached.
+        Nothing happens when the table moved on, the deadline is not reached or the bot is not
+        ``going`` on (a stop began). When another process changes the table between its read and
+        a write, the table is read again and the turn played on while it is still this turn and
+        its time is up (:data:`ATTEMPTS` times at most: with no move made by then, raises
+        :class:`Contended`); the moves made are returned.
         """
+        out: list[Outcome] = []
         async with self.tables.hold(table_id) as record:
-            if (record.status != "running" or record.version != version
-                    or record.deadline is None or self.clock() < record.deadline):
-                return []
-            state = record.game
-            seat = state.current
-            info = record.seats[seat]
-            if info.ai:
-                return []
+            if record.version != version or not self._time_is_up(record):
+                return out
+            turn = (record.game.round, record.game.turn, record.game.current)
+            for _ in range(ATTEMPTS):
+                if not going() or not self._time_is_up(record) or (
+                        record.game.round, record.game.turn, record.game.current) != turn:
+                    return out
+                try:
+                    await self._time_out(record, out)
+                    return out
+                except Stale:  # another process wrote the table between the read and a write
+                    record = await self.tables.load(table_id)
+        if out:  # shown; the next pass of the timers plays the rest of the turn
+            return out
+        raise Contended(f"table {table_id} changed under {ATTEMPTS} timed-out turns")
+
+    def _time_is_up(self, record: TableRecord) -> bool:
+        """True when a person's turn at this running table is past its deadline."""
+        return (record.status == "running" and record.deadline is not None
+                and self.clock() >= record.deadline
+                and not record.seats[record.game.current].ai)
+
+    async def _time_out(self, record: TableRecord, out: list[Outcome]) -> None:
+        """The AI plays the rest of the timed-out turn of ``record``, appending each move to
+        ``out`` (the moves already there were made for this turn: the timeout was counted)."""
+        seat = record.game.current
+        seats = record.seats
+        if out:
+            handed = out[0].handed_to_ai
+        else:
+            info = seats[seat]
             count = info.timeouts + 1
             handed = count >= MAX_TIMEOUTS
-            seats = with_seat(record.seats, seat, info.model_copy(  # taken over at normal
+            seats = with_seat(seats, seat, info.model_copy(  # taken over at normal
                 update={"timeouts": count, "ai": handed, "level": DEFAULT_LEVEL}))
-            out: list[Outcome] = []
-            turn = (state.round, state.turn)
-            for _ in range(MAX_AI_MOVES_PER_TURN):
-                outcome = await self._apply(record, self._ai_move(record), seat, None, True,
-                                            seats, timed_out=True, handed=handed)
-                out.append(outcome)
-                record = outcome.record
-                s = record.game
-                if s.phase is Phase.OVER or (s.round, s.turn) != turn or handed:
-                    break
-            return out
+        turn = (record.game.round, record.game.turn)
+        for _ in range(MAX_AI_MOVES_PER_TURN):
+            outcome = await self._apply(record, self._ai_move(record), seat, None, True,
+                                        seats, timed_out=True, handed=handed)
+            out.append(outcome)
+            record = outcome.record
+            seats = record.seats
+            s = record.game
+            if s.phase is Phase.OVER or (s.round, s.turn) != turn or handed:
+                return
 
     async def due(self, only: Collection[int] | None = None) -> list[tuple[int, int, float]]:
         """(table id, version, deadline) of every running table with a turn timer set (of the
@@ -268,4 +336,5 @@ class Play:
         return out
 
 
-__all__ = ["MAX_AI_MOVES_PER_TURN", "MAX_TIMEOUTS", "Outcome", "Play"]
+__all__ = ["ATTEMPTS", "MAX_AI_MOVES_PER_TURN", "MAX_TIMEOUTS", "Contended", "Outcome",
+           "Play"]

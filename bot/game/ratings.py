@@ -19,7 +19,9 @@ never sees their shown rating rise.
 
 AI seats take part at a fixed rating per level (:data:`AI_RATINGS`) and are never updated. A
 match with fewer than two people is not rated (:func:`match_kind`): it counts only towards the
-person's record against the AI.
+person's record against the AI. Who counts as a person is the caller's to say: the bot passes a
+person who never made a move of their own as an AI seat, and one who abandoned a match as a
+forfeit, with no champion (:func:`bot.game.standings.rate_result`).
 
 The shown number is openskill's ordinal, the conservative ``mu - 3 sigma`` (the player is very
 likely at least this good), on an Elo-like scale: ``1500 + SCALE * ordinal``. A newcomer

@@ -136,7 +136,8 @@ class Rematches:
         if offer is None or offer.closed:
             if may_lapse:
                 return None
-            raise Refusal(msg("rematch.error.lapsed"), record)
+            raise Refusal(msg("rematch.error.no_offer" if offer is None
+                              else "rematch.error.lapsed"), record)
         return offer
 
     async def _ready(self, record: TableRecord, offer: RematchOffer,
@@ -165,7 +166,8 @@ class Rematches:
         await self._channel_free(record)
         try:
             new = await self.store.create_table(
-                guild_id=record.guild_id, channel_id=record.channel_id,
+                guild_id=record.guild_id, place_key=record.place_key,
+                channel_id=record.channel_id,
                 host_id=record.host_id, seats=seats, abilities=record.abilities,
                 timer=record.timer, seed=self.seeds(), locale=record.locale,
                 ai_level=record.ai_level, lessons=record.lessons, undo=record.undo)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.game.refusals import NotSeated, OutOfTurn, Refusal, Stale
+from bot.game.refusals import Illegal, NotSeated, OutOfTurn, Refusal, Stale
 from bot.storage.records import SeatInfo, TableRecord
 from engine import GameState, Phase
 from engine.agents import LEVELS, AiLevel
@@ -67,8 +67,10 @@ def deciding_seat(record: TableRecord, user_id: int, version: int, hand_of: int 
                   stale: Msg) -> int:
     """The seat of ``user_id`` when that person must decide at ``version`` of the running table
     (see :func:`playing_seat`); otherwise the refusal that says why (``stale``: the answer to a
-    click on another version of the table)."""
+    click on an older version of the table; a later one was never drawn)."""
     seat = playing_seat(record, user_id, hand_of)
+    if version > record.version:  # versions only grow: no bot ever drew this one
+        raise Illegal(msg("bot.error.future_button"), record)
     if version != record.version:
         raise Stale(stale, record)
     current = record.game.current

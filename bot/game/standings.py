@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bot.game.places import Place
 from bot.game.ratings import SCALE as POINTS_PER_SIGMA
 from bot.game.ratings import (
     AiSeat,
@@ -25,8 +26,18 @@ from bot.game.ratings import (
     rate,
     shown,
 )
+from bot.game.results import movers, waiting
 from bot.storage.interface import Storage
-from bot.storage.records import AiRecord, PlayerRating, StoredRating, TableResult, won
+from bot.storage.records import (
+    AiRecord,
+    PlayerRating,
+    StoredRating,
+    TableRecord,
+    TableResult,
+    won,
+)
+from engine.agents import DEFAULT_LEVEL
+from i18n import Msg, msg
 
 #: A rating shows on the leaderboard once settled and after this many rated matches.
 MIN_GAMES = 5
@@ -37,21 +48,32 @@ FORM = 10
 
 
 def _seat(result: TableResult, index: int, ratings: Mapping[int, StoredRating]) -> SeatResult:
+    """A seat as the rating sees it: a person who never made a move is an AI seat at the
+    level it was played at; one who left, ran out of time or abandoned the match forfeits;
+    nobody wins an abandoned match."""
     seat = result.seats[index]
     player: Person | AiSeat
-    if seat.user_id is None:
-        player = AiSeat(seat.ai_level or "normal")
+    if seat.user_id is None or not seat.moved:
+        player = AiSeat(seat.ai_level or DEFAULT_LEVEL)
     else:
         stored = ratings.get(seat.user_id)
         player = Person(seat.user_id, Rating(stored.mu, stored.sigma) if stored else None,
-                        forfeited=seat.handed_to_ai)
-    return SeatResult(player, seat.keys, seat.hp, won=result.winner_seat == seat.seat)
+                        forfeited=seat.handed_to_ai or seat.user_id == result.abandoned_by)
+    return SeatResult(player, seat.keys, seat.hp,
+                      won=result.abandoned_by is None and result.winner_seat == seat.seat)
+
+
+def unrated_for_movers(result: TableResult) -> bool:
+    """True for a match of two people or more that is not rated because fewer than two of
+    them made a move."""
+    seated = [s for s in result.seats if s.user_id is not None]
+    return len(seated) >= 2 and sum(s.moved for s in seated) < 2
 
 
 def rate_result(result: TableResult,
                 ratings: Mapping[int, StoredRating]) -> dict[int, StoredRating]:
-    """The new ratings of the people of a finished match (empty when it is not rated), from
-    their stored ``ratings`` (a person without one is a newcomer)."""
+    """The new ratings of the people of a finished or abandoned match (empty when it is not
+    rated), from their stored ``ratings`` (a person without one is a newcomer)."""
     seats = [_seat(result, i, ratings) for i in range(len(result.seats))]
     return {user: StoredRating(r.mu, r.sigma) for user, r in rate(seats).items()}
 
@@ -90,8 +112,8 @@ class HeroRecord:
 
 @dataclass(frozen=True, slots=True)
 class Stats:
-    """A person's record on a server: games and wins (every match, rated or not), by hero,
-    their rating (None before a rated match) with its uncertainty in points, their place on
+    """A person's record at one place (a server): games and wins (every match, rated or not),
+    by hero, their rating (None before a rated match) with its uncertainty in points, their place on
     the leaderboard (None while not on it) out of ``ranked``, their places in the last
     :data:`FORM` matches (newest first), their records against the AI, and their shown rating
     after each rated match."""
@@ -155,9 +177,27 @@ class Standings:
                              shown_of(c.before).provisional)
                 for c in await self.store.changes_of_table(table_id)]
 
-    async def stats(self, guild_id: int, user_id: int) -> Stats:
-        """A person's record on a server."""
-        results = await self.store.player_results(guild_id, user_id)
+    async def rating_note(self, record: TableRecord) -> Msg | None:
+        """What to say of the ratings under a match of two people or more that ended, beside its
+        changes: that it was rated as it stood when abandoned, or why it was not rated (None: a
+        match played to its end and rated, or one of a single person, never rated)."""
+        if sum(s.user is not None for s in record.seats) < 2:
+            return None
+        result = await self.store.result_of(record.id)
+        if result is not None:
+            if result.abandoned_by is not None:
+                return msg("ratings.note.abandoned_rated")
+            return msg("ratings.note.too_few") if unrated_for_movers(result) else None
+        if record.status != "abandoned" or record.state is None:
+            return None
+        if waiting(record, movers(await self.store.action_log(record.id))):
+            return msg("ratings.note.abandoned_early")
+        return msg("ratings.note.too_few")
+
+    async def stats(self, place: Place, user_id: int) -> Stats:
+        """A person's record at a place (a server; in direct messages, without ratings):
+        every figure counts only the matches played there."""
+        results = await self.store.player_results(place.key, user_id)
         heroes: dict[str, tuple[int, int]] = {}
         wins = 0
         form: list[int] = []
@@ -168,25 +208,27 @@ class Standings:
             wins += won(result, seat)
             if len(form) < FORM:
                 form.append(seat.place)
-        mine = await self.store.rating_of(guild_id, user_id)
-        board = ranked(await self.store.ratings(guild_id))
-        place = next((row.place for row in board if row.user_id == user_id), None)
-        history = tuple(shown_of(c.after)
-                        for c in await self.store.rating_changes(guild_id, user_id))
+        guild_id = place.guild_id
+        mine = None if guild_id is None else await self.store.rating_of(guild_id, user_id)
+        board = [] if guild_id is None else ranked(await self.store.ratings(guild_id))
+        rank = next((row.place for row in board if row.user_id == user_id), None)
+        history = () if guild_id is None else tuple(
+            shown_of(c.after) for c in await self.store.rating_changes(guild_id, user_id))
         return Stats(
             user_id=user_id, games=len(results), wins=wins,
             heroes=tuple(HeroRecord(h, g, w) for h, (g, w) in
                          sorted(heroes.items(), key=lambda item: -item[1][0])),
             rating=shown_of(mine.rating) if mine else None,
             uncertainty=round(POINTS_PER_SIGMA * mine.rating.sigma) if mine else 0,
-            rated_games=mine.games if mine else 0, place=place, ranked=len(board),
-            form=tuple(form), against_ai=tuple(await self.store.ai_records(user_id)),
+            rated_games=mine.games if mine else 0, place=rank, ranked=len(board),
+            form=tuple(form), against_ai=tuple(await self.store.ai_records(place.key, user_id)),
             history=history)
 
-    async def leaderboard(self, guild_id: int, user_id: int, page: int) -> Board:
+    async def leaderboard(self, place: Place, user_id: int, page: int) -> Board:
         """Page ``page`` (from 0; clamped to the pages there are) of a server's leaderboard,
-        with the asker's row."""
-        board = ranked(await self.store.ratings(guild_id))
+        with the asker's row (direct messages have no leaderboard: an empty one)."""
+        guild_id = place.guild_id
+        board = [] if guild_id is None else ranked(await self.store.ratings(guild_id))
         pages = max(1, -(-len(board) // PAGE_SIZE))
         page = min(max(page, 0), pages - 1)
         mine = next((row for row in board if row.user_id == user_id), None)
@@ -199,4 +241,4 @@ class Standings:
 
 
 __all__ = ["FORM", "MIN_GAMES", "PAGE_SIZE", "Board", "HeroRecord", "PersonChange", "Row",
-           "Standings", "Stats", "rate_result", "ranked", "shown_of"]
+           "Standings", "Stats", "rate_result", "ranked", "shown_of", "unrated_for_movers"]

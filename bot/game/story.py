@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from bot.game.refusals import Refusal
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
+from bot.storage.records import standing
 from engine import Event, observe
 from engine.events import seen_by
 from engine.replay import Replay, ReplayError
@@ -45,7 +46,7 @@ class Story:
             raise Refusal(msg("bot.error.not_started"), record)
         state = record.state
         viewer = record.seat_of(user_id)
-        rows = [r for r in await self.store.action_log(table_id) if not r.undone]
+        rows = standing(await self.store.action_log(table_id))
         try:
             replay = Replay(state.config, [r.action for r in rows])
         except ReplayError as exc:

@@ -4,8 +4,9 @@
 Any setting problem (no or malformed token, unwritable database, bad timer, shard ids that do not
 fit the shard count, a PostgreSQL database that cannot be reached...) stops the bot with one line
 on stderr and exit status 2; neither the token nor the database's password is ever printed.
-SIGTERM (``docker stop``) and Ctrl-C stop it cleanly: moves being saved finish, the database is
-checkpointed, the drawing and thinking workers stop, and the exit status is 0.
+SIGTERM (``docker stop``) and Ctrl-C stop it cleanly: from then on no AI move, timed-out turn or
+resumption starts, moves being saved finish, the database is checkpointed, the drawing and
+thinking workers stop, and the exit status is 0.
 """
 
 from __future__ import annotations

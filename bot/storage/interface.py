@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Protocol
 
 from bot.storage.records import (
@@ -41,11 +41,11 @@ class RatingStorage(Protocol):
     async def changes_of_table(self, table_id: int) -> list[RatingChange]:
         """The rating changes a finished match made (none when it was not rated)."""
 
-    async def ai_records(self, user_id: int) -> list[AiRecord]:
-        """A person's records against the AI, by level and hero."""
+    async def ai_records(self, place_key: str, user_id: int) -> list[AiRecord]:
+        """A person's records against the AI at a place (its key), by level and hero."""
 
-    async def player_results(self, guild_id: int | None, user_id: int) -> list[TableResult]:
-        """The results of a server's finished tables where ``user_id`` held a seat, newest
+    async def player_results(self, place_key: str, user_id: int) -> list[TableResult]:
+        """The results of a place's finished tables where ``user_id`` held a seat, newest
         first."""
 
     async def recompute_ratings(self, rater: Rater, guild_id: int | None = None) -> int:
@@ -124,11 +124,13 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, Protocol):
         """Finish pending writes and close."""
 
     # tables
-    async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
-                           seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
-                           locale: str = "en", ai_level: AiLevel = "normal",
+    async def create_table(self, *, guild_id: int | None, place_key: str, channel_id: int,
+                           host_id: int, seats: Sequence[SeatInfo], abilities: bool, timer: int,
+                           seed: int, locale: str = "en", ai_level: AiLevel = "normal",
                            lessons: bool = False, undo: bool = True) -> TableRecord:
-        """Create a lobby (``lessons``: a guided first match), played with this bot's cards
+        """Create a lobby at the place ``place_key`` (a
+        :class:`~bot.game.places.Place`'s key; never empty) (``lessons``: a guided first
+        match), played with this bot's cards
         (``cards.catalogue_version()``), where players may take back a move when ``undo`` is
         true; raises
         :class:`~bot.storage.records.TableExists` when the channel has an active table."""
@@ -158,13 +160,22 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, Protocol):
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
-                    deadline: float | None = None, rater: Rater | None = None) -> None:
+                    deadline: float | None = None, rater: Rater | None = None,
+                    result: TableResult | None = None) -> None:
         """In one transaction: the new state at version ``before + 1`` guarded by version
         ``before``, its log row (next in the table's log; a take-back marks the latest action
-        not yet taken back ``undone``), and when the game ends its result and the rating rows
-        ``rater`` computes from the ratings stored at that moment; raises
+        not yet taken back ``undone``), and when the game ends its ``result`` (as the game
+        computed it; None: the final state's, every person counted as having moved) and the
+        rating rows ``rater`` computes from the ratings stored at that moment; raises
         :class:`~bot.storage.records.StaleVersion` (and writes nothing) when the table is no
         longer at ``before``."""
+
+    async def abandon(self, table_id: int, version: int, result: TableResult | None = None,
+                      rater: Rater | None = None) -> None:
+        """In one transaction: mark the running table at ``version`` abandoned and, for a match
+        rated when abandoned, store its ``result`` and the rating rows ``rater`` computes;
+        raises :class:`~bot.storage.records.StaleVersion` (and writes nothing) when the table
+        is no longer running at ``version``."""
 
     async def set_message(self, table_id: int, *, message_id: int | None = None,
                           lobby_message_id: int | None = None) -> None:
@@ -183,19 +194,20 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, Protocol):
         """Mark a table whose row cannot be read abandoned."""
 
     # results of finished games
-    async def results(self, guild_id: int | None, limit: int = 20,
+    async def results(self, place_key: str, limit: int = 20,
                       before: int | None = None) -> list[TableResult]:
-        """The results of a server's finished tables (None: tables outside any server), newest
-        table first: at most ``limit``, of tables older than table ``before`` when given."""
+        """The results of the finished tables of a place (its key), newest table first: at
+        most ``limit``, of tables older than table ``before`` when given."""
 
     async def result_of(self, table_id: int) -> TableResult | None:
         """The result of a finished table, or None."""
 
-    async def matches(self, guild_id: int | None, user_id: int | None = None, limit: int = 20,
-                      before: int | None = None, after: int | None = None) -> list[TableResult]:
+    async def matches(self, place_key: str, user_id: int | None = None, limit: int = 20,
+                      before: int | None = None, after: int | None = None,
+                      channels: Collection[int] | None = None) -> list[TableResult]:
         """Like :meth:`results`, of the tables where person ``user_id`` held a seat when
-        given; ``after``: the ``limit`` tables just newer than table ``after`` (still listed
-        newest first)."""
+        given, played in one of ``channels`` when given; ``after``: the ``limit`` tables just
+        newer than table ``after`` (still listed newest first)."""
 
     # rematches
     async def rematch_of(self, table_id: int) -> RematchOffer | None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 
 import asyncpg
 
@@ -26,17 +27,18 @@ from bot.storage.postgres_hints import HintRows
 from bot.storage.postgres_history import HistoryQueries
 from bot.storage.postgres_leases import LeaseRows
 from bot.storage.postgres_listen import Listener, OwnConnections, notify
-from bot.storage.postgres_ratings import RatingQueries, write_ratings
-from bot.storage.postgres_rows import Db, insert_result, with_seats
+from bot.storage.postgres_ratings import RatingQueries, store_result
+from bot.storage.postgres_rows import Db, changed, with_seats
 from bot.storage.postgres_schema import SCHEMA_VERSION, migrate, schema_version
+from bot.storage.postgres_servers import ServerQueries
 from bot.storage.postgres_shares import ShareRows
 from bot.storage.records import (
     CannotSave,
     DatabaseError,
     LogRow,
     Rater,
+    SchemaTooNew,
     SeatInfo,
-    ServerDefaults,
     StaleVersion,
     Status,
     StorageError,
@@ -56,7 +58,6 @@ from bot.storage.sqlite_rows import (
     StateCache,
     as_int,
     keep,
-    read_defaults,
     read_log_row,
     read_record,
     remember,
@@ -83,11 +84,6 @@ UNREACHABLE = (OSError, asyncpg.InsufficientResourcesError, asyncpg.PostgresConn
                asyncpg.InterfaceError, asyncpg.CannotConnectNowError)
 
 
-def changed(status: str) -> int:
-    """The number of rows an ``UPDATE`` reported (``"UPDATE 1"`` -> 1)."""
-    return int(status.rsplit(" ", 1)[-1])
-
-
 async def rollback(db: Db) -> None:
     """Make a connection given back to the pool fit to lend again: only a transaction left
     open (its task cancelled) is rolled back. The store sets no other session state, so the
@@ -96,8 +92,10 @@ async def rollback(db: Db) -> None:
         await db.execute("ROLLBACK")
 
 
-class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, ShareRows):
-    """The bot's PostgreSQL database. Open with :meth:`open`, close with :meth:`close` (past
+class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries, HintRows, LeaseRows,
+            ShareRows):
+    """The bot's PostgreSQL database. Open with :meth:`open`, close with :meth:`close`
+    (servers' settings and metadata: :class:`~bot.storage.postgres_servers.ServerQueries`; past
     matches and rematch offers: :class:`~bot.storage.postgres_history.HistoryQueries`; leases:
     :class:`~bot.storage.postgres_leases.LeaseRows`; other processes' writes heard by a
     :class:`~bot.storage.postgres_listen.Listener`)."""
@@ -120,7 +118,8 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, Sha
                                          init=own)
         try:
             async with pool.acquire() as db:
-                await migrate(db)
+                if (found := await migrate(db)) > SCHEMA_VERSION:
+                    raise SchemaTooNew(found, SCHEMA_VERSION)
         except BaseException:
             await pool.close()
             raise
@@ -161,9 +160,9 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, Sha
 
     # ------------------------------------------------------------------ tables
 
-    async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
-                           seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
-                           locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
+    async def create_table(self, *, guild_id: int | None, place_key: str, channel_id: int,
+                           host_id: int, seats: Sequence[SeatInfo], abilities: bool, timer: int,
+                           seed: int, locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
                            lessons: bool = False, undo: bool = True) -> TableRecord:
         """Create a lobby (``lessons``: a guided first match; ``undo``: players may take back a
         move); raises :class:`TableExists` when the channel has an active table (also when
@@ -174,11 +173,11 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, Sha
                 tid = await db.fetchval(
                     "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, "
                     "timer, seed, locale, seats, version, created_at, updated_at, ai_level, "
-                    "catalogue, lessons, undo) VALUES ($1, $2, $3, 'lobby', $4, $5, $6, $7, $8, "
-                    "0, $9, $9, $10, $11, $12, $13) RETURNING id",
+                    "catalogue, lessons, undo, place_key) VALUES ($1, $2, $3, 'lobby', $4, $5, "
+                    "$6, $7, $8, 0, $9, $9, $10, $11, $12, $13, $14) RETURNING id",
                     guild_id, channel_id, host_id, int(abilities), timer, seed, locale,
                     seats_to_json(seats), now, ai_level, catalogue_version(), int(lessons),
-                    int(undo))
+                    int(undo), place_key)
         except DatabaseError as exc:
             if not isinstance(exc.__cause__, asyncpg.UniqueViolationError):
                 raise
@@ -236,11 +235,13 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, Sha
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
-                    deadline: float | None = None, rater: Rater | None = None) -> None:
+                    deadline: float | None = None, rater: Rater | None = None,
+                    result: TableResult | None = None) -> None:
         """In ONE transaction: the new state at version ``before + 1`` (guarded by version
         ``before``, the row locked until the end), its log row (a take-back also marks the
-        latest action it has not taken back yet ``undone``), and a finished game's result with the
-        rating rows ``rater`` gives. Raises
+        latest action it has not taken back yet ``undone``), and a finished game's ``result`` (as
+        the game computed it, finished now; None: the final state's, every person counted as
+        having moved) with the rating rows ``rater`` gives. Raises
         :class:`StaleVersion` (and writes nothing) when the table is no longer at ``before``."""
         over = state.winner is not None
         text = storable(state)
@@ -250,7 +251,7 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, Sha
         async with self._table_tx(table_id) as db:
             row = await db.fetchrow(
                 f"UPDATE tables SET {sets} WHERE id = $1 AND version = $2 AND status = 'running' "
-                "RETURNING guild_id, channel_id, catalogue, seats",
+                "RETURNING guild_id, channel_id, catalogue, seats, place_key",
                 table_id, before, *columns.values())
             if row is None:
                 raise StaleVersion(f"table {table_id} is no longer at version {before}")
@@ -265,13 +266,28 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, Sha
                     "MAX(seq) FROM actions WHERE table_id = $1 AND undone = 0 AND action != $2)",
                     table_id, UNDO)
             if over:
-                guild, channel, catalogue, stored_seats = row
-                result = table_result(table_id, guild, channel, str(catalogue),
-                                      seats_from_json(str(stored_seats)), state, now)
-                await insert_result(db, result)
-                if rater is not None:
-                    await write_ratings(db, result, rater)
+                guild, channel, catalogue, stored_seats, place_key = row
+                result = (table_result(table_id, guild, channel, str(catalogue),
+                                       seats_from_json(str(stored_seats)), state, now,
+                                       str(place_key))
+                          if result is None else replace(result, finished_at=now))
+                await store_result(db, result, rater)
         remember(self._states, table_id, text, state)
+
+    async def abandon(self, table_id: int, version: int, result: TableResult | None = None,
+                      rater: Rater | None = None) -> None:
+        """In ONE transaction: the running table at ``version`` abandoned, and a ``result``
+        rated at that moment stored (as SQLite's :meth:`bot.storage.sqlite.Store.abandon`)."""
+        now = self.clock()
+        async with self._table_tx(table_id) as db:
+            done = await db.execute(
+                "UPDATE tables SET status = 'abandoned', deadline = NULL, finished_at = $1, "
+                "updated_at = $1, revision = revision + 1 WHERE id = $2 AND version = $3 "
+                "AND status = 'running'", now, table_id, version)
+            if changed(done) != 1:
+                raise StaleVersion(f"table {table_id} is no longer running at version {version}")
+            if result is not None:
+                await store_result(db, replace(result, finished_at=now), rater)
 
     async def action_log(self, table_id: int) -> list[LogRow]:
         """Every action applied at the table, in the order applied (undone ones included)."""
@@ -288,14 +304,14 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, Sha
 
     # ------------------------------------------------------------------ results
 
-    async def results(self, guild_id: int | None, limit: int = 20,
+    async def results(self, place_key: str, limit: int = 20,
                       before: int | None = None) -> list[TableResult]:
-        """The results of a server's finished tables (None: tables outside any server), newest
-        table first: at most ``limit``, of tables older than table ``before`` when given."""
+        """The results of the finished tables of a place (its key), newest table first: at
+        most ``limit``, of tables older than table ``before`` when given."""
         newest = BIGINT_MAX if before is None else max(BIGINT_MIN, min(before - 1, BIGINT_MAX))
         heads = await self._pool.fetch(
-            f"SELECT {RESULT_COLUMNS} FROM results WHERE guild_id IS NOT DISTINCT FROM $1 "
-            "AND table_id <= $2 ORDER BY table_id DESC LIMIT $3", guild_id, newest, limit)
+            f"SELECT {RESULT_COLUMNS} FROM results WHERE place_key = $1 "
+            "AND table_id <= $2 ORDER BY table_id DESC LIMIT $3", place_key, newest, limit)
         return await with_seats(self._pool, [tuple(h) for h in heads])
 
     async def result_of(self, table_id: int) -> TableResult | None:
@@ -307,54 +323,7 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, Sha
         found = await with_seats(self._pool, [tuple(h) for h in heads])
         return found[0] if found else None
 
-    # ------------------------------------------------------------------ settings and meta
-
-    async def guild_settings(self, guild_id: int | None) -> ServerDefaults | None:
-        """A server's defaults for new tables, or None when never set. A level this bot does
-        not know reads as the default level."""
-        if guild_id is None:
-            return None
-        row = await self._pool.fetchrow(
-            "SELECT abilities, timer, ai_level, undo FROM settings WHERE guild_id = $1",
-            guild_id)
-        if row is None:
-            return None
-        return read_defaults(tuple(row))
-
-    async def set_guild_settings(self, guild_id: int, defaults: ServerDefaults) -> None:
-        """Store a server's defaults for new tables."""
-        async with self._tx() as db:
-            await db.execute(
-                "INSERT INTO settings (guild_id, abilities, timer, ai_level, undo) "
-                "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (guild_id) DO UPDATE SET "
-                "abilities = excluded.abilities, timer = excluded.timer, "
-                "ai_level = excluded.ai_level, undo = excluded.undo",
-                guild_id, int(defaults.abilities), defaults.timer, defaults.ai_level,
-                int(defaults.undo))
-
-    async def guild_locale(self, guild_id: int | None) -> str | None:
-        """The language a server forced for its tables, or None (follow Discord's language)."""
-        if guild_id is None:
-            return None
-        value = await self._pool.fetchval("SELECT locale FROM settings WHERE guild_id = $1",
-                                          guild_id)
-        return None if value is None else str(value)
-
-    async def set_guild_locale(self, guild_id: int, locale: str | None) -> None:
-        """Force the language of a server's tables (None: follow Discord's language again).
-        Its settings row must exist: store its defaults with :meth:`set_guild_settings` first."""
-        async with self._tx() as db:
-            status = await db.execute("UPDATE settings SET locale = $1 WHERE guild_id = $2",
-                                      locale, guild_id)
-            if changed(status) != 1:
-                raise StorageError(f"server {guild_id} has no settings yet")
-
-    async def active_in_guild(self, guild_id: int) -> list[int]:
-        """Ids of a server's lobbies and running tables (oldest first)."""
-        rows = await self._pool.fetch(
-            "SELECT id FROM tables WHERE guild_id = $1 AND status IN ('lobby','running') "
-            "ORDER BY id", guild_id)
-        return [int(r[0]) for r in rows]
+    # ------------------------------------------------------------------ languages and damaged rows
 
     async def relocalise(self, table_id: int, locale: str) -> bool:
         """Set the language of a lobby or running table; True when it changed."""
@@ -363,17 +332,6 @@ class Store(TableWrites, HistoryQueries, RatingQueries, HintRows, LeaseRows, Sha
                 "UPDATE tables SET locale = $1, updated_at = $2 WHERE id = $3 AND locale != $1 "
                 "AND status IN ('lobby','running')", locale, self.clock(), table_id)
         return changed(status) == 1
-
-    async def get_meta(self, key: str) -> str | None:
-        """A stored metadata value (e.g. the hash of the synced command tree)."""
-        value = await self._pool.fetchval("SELECT value FROM meta WHERE key = $1", key)
-        return None if value is None else str(value)
-
-    async def set_meta(self, key: str, value: str) -> None:
-        """Store a metadata value."""
-        async with self._tx() as db:
-            await db.execute("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) "
-                             "DO UPDATE SET value = excluded.value", key, value)
 
     async def host_of(self, table_id: int) -> int | None:
         """The host of a table read from its row alone (None when unreadable)."""

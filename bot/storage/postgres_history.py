@@ -6,6 +6,7 @@ in as a base class."""
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from contextlib import AbstractAsyncContextManager
 
 import asyncpg
@@ -27,17 +28,22 @@ class HistoryQueries:
     def _tx(self) -> AbstractAsyncContextManager[Db]:
         raise NotImplementedError  # the store's own
 
-    async def matches(self, guild_id: int | None, user_id: int | None = None, limit: int = 20,
-                      before: int | None = None, after: int | None = None) -> list[TableResult]:
-        """A server's finished matches, newest first (of person ``user_id`` when given): at
-        most ``limit``, older than table ``before`` or just newer than table ``after``."""
-        values: list[object] = [guild_id]
-        where = ["r.guild_id IS NOT DISTINCT FROM $1"]
+    async def matches(self, place_key: str, user_id: int | None = None, limit: int = 20,
+                      before: int | None = None, after: int | None = None,
+                      channels: Collection[int] | None = None) -> list[TableResult]:
+        """A place's finished matches, newest first (of person ``user_id`` when given, played
+        in one of ``channels`` when given): at most ``limit``, older than table ``before`` or
+        just newer than table ``after``."""
+        values: list[object] = [place_key]
+        where = ["r.place_key = $1"]
         source = "results r"
         if user_id is not None:
             source = "result_seats s JOIN results r ON r.table_id = s.table_id"
             values.append(bounded(user_id))
             where.append(f"s.user_id = ${len(values)}")
+        if channels is not None:
+            values.append(sorted(bounded(c) for c in channels))
+            where.append(f"r.channel_id = ANY(${len(values)}::bigint[])")
         order = "DESC"
         if before is not None:
             values.append(bounded(before))

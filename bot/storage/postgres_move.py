@@ -41,6 +41,8 @@ async def copy_sqlite_to_postgres(source: Path, url: str) -> dict[str, int]:
                     await db.copy_records_to_table(name, records=rows, columns=columns)
             await db.execute("SELECT setval('tables_id_seq', GREATEST(COALESCE(MAX(id), 0), 1), "
                              "MAX(id) IS NOT NULL) FROM tables")
+            await db.execute("SELECT setval('results_seq', COALESCE(MAX(seq), 0) + 1, false) "
+                             "FROM results")
     except (asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
         raise CannotMove(f"{type(exc).__name__}: {exc}") from exc
     finally:

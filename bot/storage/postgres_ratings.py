@@ -4,9 +4,10 @@ match's change per person, and each person's record against the AI.
 
 A finished match's rating rows are written in the transaction that stores its result, from the
 ratings stored at that moment. Several processes may end matches of one server at once, so that
-transaction first takes the server's advisory lock (and a match outside any server the lock of
-its people's records against the AI): two such transactions run one after the other, each seeing
-the other's ratings or none of them.
+transaction first takes the advisory lock of the match's place (a server, or a person's direct
+messages): two such transactions run one after the other, each seeing the other's ratings or
+none of them. The result is numbered (its ``seq``) under that lock, so a server's results are
+numbered in the order their ratings were computed, the order the rebuild follows.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from collections.abc import Set as AbstractSet
 
 import asyncpg
 
-from bot.storage.postgres_rows import Db, with_seats
+from bot.storage.postgres_rows import Db, insert_result, with_seats
 from bot.storage.records import AiRecord, PlayerRating, Rater, RatingChange, TableResult, people
 from bot.storage.sqlite_ratings import (
+    AI_COLUMNS,
     CHANGE_COLUMNS,
     RATING_COLUMNS,
     Tally,
@@ -28,64 +30,51 @@ from bot.storage.sqlite_ratings import (
 )
 from bot.storage.sqlite_rows import RESULT_COLUMNS
 
-#: Migration 9: ratings per server, rating changes per match and person, records against AI.
-RATINGS_SCHEMA = """
-CREATE TABLE ratings (
-    guild_id BIGINT NOT NULL,
-    user_id BIGINT NOT NULL,
-    mu DOUBLE PRECISION NOT NULL,
-    sigma DOUBLE PRECISION NOT NULL,
-    games BIGINT NOT NULL,
-    wins BIGINT NOT NULL,
-    last_table BIGINT NOT NULL,
-    PRIMARY KEY (guild_id, user_id)
-);
-CREATE TABLE rating_changes (
-    table_id BIGINT NOT NULL REFERENCES results(table_id),
-    guild_id BIGINT NOT NULL,
-    user_id BIGINT NOT NULL,
-    mu_before DOUBLE PRECISION,
-    sigma_before DOUBLE PRECISION,
-    mu_after DOUBLE PRECISION NOT NULL,
-    sigma_after DOUBLE PRECISION NOT NULL,
-    PRIMARY KEY (table_id, user_id)
-);
-CREATE INDEX rating_changes_by_user ON rating_changes(guild_id, user_id, table_id);
-CREATE TABLE ai_records (
-    user_id BIGINT NOT NULL,
-    level TEXT NOT NULL,
-    hero TEXT NOT NULL,
-    games BIGINT NOT NULL,
-    wins BIGINT NOT NULL,
-    PRIMARY KEY (user_id, level, hero)
-);
-"""
 #: The advisory lock key space of ratings (a server's id is added to it).
 RATINGS_LOCK = 0x5241
+
+
+async def lock_ratings(db: Db, result: TableResult) -> None:
+    """Take the rating lock of the place ``result`` was played in until the caller's
+    transaction ends (taking it again in that transaction waits for nothing): a server's lock
+    is named by its id, as the rebuild of one server's ratings takes it; a match in direct
+    messages takes the lock of that person's place."""
+    await db.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", RATINGS_LOCK,
+                     result.place_key if result.guild_id is None else str(result.guild_id))
+
+
+async def store_result(db: Db, result: TableResult, rater: Rater | None) -> None:
+    """Write a match's result and the rating rows ``rater`` gives (in the caller's
+    transaction), under its server's rating lock, taken first: the result is numbered under
+    it."""
+    await lock_ratings(db, result)
+    await insert_result(db, result)
+    if rater is not None:
+        await write_ratings(db, result, rater)
 
 
 async def write_ratings(db: Db, result: TableResult, rater: Rater) -> None:
     """Write the rating rows of the match ``result`` that just ended (in the caller's
     transaction), from the ratings and records stored now, under the server's lock."""
     users = [s.user_id for s in people(result) if s.user_id is not None]
-    await db.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", RATINGS_LOCK,
-                     str(result.guild_id))
+    await lock_ratings(db, result)
     tally = Tally()
     if result.guild_id is not None:
         rows = await db.fetch(f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = $1 "
                               "AND user_id = ANY($2::bigint[]) FOR UPDATE",
                               result.guild_id, users)
         tally.ratings = {(r.guild_id, r.user_id): r for r in (read_rating(tuple(x)) for x in rows)}
-    rows = await db.fetch("SELECT user_id, level, hero, games, wins FROM ai_records "
-                          "WHERE user_id = ANY($1::bigint[]) FOR UPDATE", users)
-    tally.ai = {(r.user_id, r.level, r.hero): r for r in (read_ai(tuple(x)) for x in rows)}
+    rows = await db.fetch(f"SELECT {AI_COLUMNS} FROM ai_records WHERE place_key = $1 "
+                          "AND user_id = ANY($2::bigint[]) FOR UPDATE", result.place_key, users)
+    tally.ai = {(result.place_key, r.user_id, r.level, r.hero): r
+                for r in (read_ai(tuple(x)) for x in rows)}
     before = dict(tally.ai)
     step(tally, result, rater)
     await save(db, tally, changed_ai={k for k, v in tally.ai.items() if before.get(k) != v})
 
 
 async def save(db: Db, tally: Tally,
-               changed_ai: AbstractSet[tuple[int, str, str]] | None = None) -> None:
+               changed_ai: AbstractSet[tuple[str, int, str, str]] | None = None) -> None:
     """Write ``tally``'s ratings, changes and records against the AI (only ``changed_ai`` of
     those when given) over the stored ones."""
     await db.executemany(
@@ -102,10 +91,10 @@ async def save(db: Db, tally: Tally,
           c.before.sigma if c.before else None, c.after.mu, c.after.sigma)
          for c in tally.changes])
     await db.executemany(
-        "INSERT INTO ai_records (user_id, level, hero, games, wins) VALUES ($1, $2, $3, $4, $5) "
-        "ON CONFLICT (user_id, level, hero) DO UPDATE SET games = excluded.games, "
-        "wins = excluded.wins",
-        [(r.user_id, r.level, r.hero, r.games, r.wins) for k, r in tally.ai.items()
+        "INSERT INTO ai_records (place_key, user_id, level, hero, games, wins) "
+        "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (place_key, user_id, level, hero) "
+        "DO UPDATE SET games = excluded.games, wins = excluded.wins",
+        [(k[0], r.user_id, r.level, r.hero, r.games, r.wins) for k, r in tally.ai.items()
          if changed_ai is None or k in changed_ai])
 
 
@@ -131,7 +120,7 @@ class RatingQueries:
         """A person's rating changes on a server, oldest first."""
         return [read_change(tuple(r)) for r in await self._pool.fetch(
             f"SELECT {CHANGE_COLUMNS} FROM rating_changes c JOIN results r USING (table_id) "
-            "WHERE c.guild_id = $1 AND c.user_id = $2 ORDER BY r.finished_at, c.table_id",
+            "WHERE c.guild_id = $1 AND c.user_id = $2 ORDER BY r.seq",
             guild_id, user_id)]
 
     async def changes_of_table(self, table_id: int) -> list[RatingChange]:
@@ -140,29 +129,29 @@ class RatingQueries:
             f"SELECT {CHANGE_COLUMNS} FROM rating_changes c JOIN results r USING (table_id) "
             "WHERE c.table_id = $1 ORDER BY c.user_id", table_id)]
 
-    async def ai_records(self, user_id: int) -> list[AiRecord]:
-        """A person's records against the AI, by level and hero."""
+    async def ai_records(self, place_key: str, user_id: int) -> list[AiRecord]:
+        """A person's records against the AI at a place (its key), by level and hero."""
         return [read_ai(tuple(r)) for r in await self._pool.fetch(
-            "SELECT user_id, level, hero, games, wins FROM ai_records WHERE user_id = $1 "
-            "ORDER BY level, hero", user_id)]
+            f"SELECT {AI_COLUMNS} FROM ai_records WHERE place_key = $1 AND user_id = $2 "
+            "ORDER BY level, hero", place_key, user_id)]
 
-    async def player_results(self, guild_id: int | None, user_id: int) -> list[TableResult]:
-        """The results of a server's finished tables where ``user_id`` held a seat, newest
+    async def player_results(self, place_key: str, user_id: int) -> list[TableResult]:
+        """The results of a place's finished tables where ``user_id`` held a seat, newest
         first."""
         heads = await self._pool.fetch(
-            f"SELECT {RESULT_COLUMNS} FROM results WHERE guild_id IS NOT DISTINCT FROM $1 AND "
+            f"SELECT {RESULT_COLUMNS} FROM results WHERE place_key = $1 AND "
             "table_id IN (SELECT table_id FROM result_seats WHERE user_id = $2) "
-            "ORDER BY finished_at DESC, table_id DESC", guild_id, user_id)
+            "ORDER BY finished_at DESC, table_id DESC", place_key, user_id)
         return await with_seats(self._pool, [tuple(h) for h in heads])
 
     async def recompute_ratings(self, rater: Rater, guild_id: int | None = None) -> int:
         """Rebuild the ratings (of one server when ``guild_id`` is given; else of all, and the
-        records against the AI) from the stored results in the order the matches ended, in
+        records against the AI) from the stored results in the order they were stored, in
         one transaction; returns the number of matches read."""
         where, args = ("WHERE guild_id = $1", [guild_id]) if guild_id is not None else ("", [])
         async with self._pool.acquire() as db, db.transaction():
             heads = await db.fetch(
-                f"SELECT {RESULT_COLUMNS} FROM results {where} ORDER BY finished_at, table_id",
+                f"SELECT {RESULT_COLUMNS} FROM results {where} ORDER BY seq",
                 *args)
             results = await with_seats(db, [tuple(h) for h in heads])
             tally = Tally()
@@ -181,4 +170,4 @@ class RatingQueries:
         return len(results)
 
 
-__all__ = ["RATINGS_SCHEMA", "RatingQueries", "save", "write_ratings"]
+__all__ = ["RatingQueries", "lock_ratings", "save", "store_result", "write_ratings"]

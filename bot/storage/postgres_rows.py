@@ -5,30 +5,36 @@ and holds no driver call), and so does a result once fetched."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeAlias
 
 import asyncpg
-from asyncpg.pool import PoolConnectionProxy
 
+from bot.storage.postgres_schema import Db
 from bot.storage.records import TableResult
 from bot.storage.sqlite_rows import RESULT_COLUMNS, SEAT_RESULT_COLUMNS, Row, read_results
 
-#: A connection: one of its own, or one lent by a pool.
-Db: TypeAlias = "asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]"
+
+def changed(status: str) -> int:
+    """The number of rows an ``UPDATE`` reported (``"UPDATE 1"`` -> 1)."""
+    return int(status.rsplit(" ", 1)[-1])
 
 
 async def insert_result(db: Db, result: TableResult) -> None:
     """Write ``result``: its ``results`` row and one ``result_seats`` row per seat (inside the
-    caller's transaction; a table has one result: a second one is refused)."""
+    caller's transaction; a table has one result: a second one is refused). The row's ``seq``
+    is the next of the sequence ``results_seq``: the caller holds its server's rating lock
+    (:func:`~bot.storage.postgres_ratings.lock_ratings`), so a server's results are numbered
+    in the order their ratings are computed."""
     await db.execute(
-        f"INSERT INTO results ({RESULT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        f"INSERT INTO results ({RESULT_COLUMNS}, seq) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, nextval('results_seq'))",
         result.table_id, result.guild_id, result.channel_id, result.finished_at, result.rounds,
-        result.actions, result.catalogue, result.winner_seat, result.winner_user_id)
+        result.actions, result.catalogue, result.winner_seat, result.winner_user_id,
+        result.place_key, result.abandoned_by)
     await db.executemany(
         f"INSERT INTO result_seats ({SEAT_RESULT_COLUMNS}) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
         [(result.table_id, s.seat, s.user_id, s.kind, s.ai_level, s.hero, s.keys, s.hp, s.place,
-          int(s.handed_to_ai)) for s in result.seats])
+          int(s.handed_to_ai), int(s.moved)) for s in result.seats])
 
 
 async def with_seats(db: Db | asyncpg.Pool,

@@ -5,19 +5,23 @@ order, in its own transaction; the one-row table ``schema_version`` counts those
 Several bot processes may open the database at once: each migration runs under a transaction
 advisory lock and re-reads the version under it, so it runs exactly once. A migration is never
 changed once released: a later change of the schema is a new migration here AND in SQLite's list
-(a test checks both lists have the same length).
+(a test compares the schemas both lists build). So a migration never imports live code: its SQL
+is written here, and what a Python migration computes is a frozen copy in
+:mod:`bot.storage.migration_rules` (standard library only).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import TypeAlias
 
-from bot.storage.postgres_ratings import RATINGS_SCHEMA
-from bot.storage.postgres_rows import Db, insert_result
-from bot.storage.records import SchemaTooNew, load_state, seats_from_json, table_result
-from bot.storage.sqlite_rows import as_float, as_int, opt_int
-from cards import catalogue_version
+import asyncpg
+from asyncpg.pool import PoolConnectionProxy
 
+from bot.storage.migration_rules import CATALOGUE_5, result_rows_5
+
+#: A connection: one of its own, or one lent by a pool.
+Db: TypeAlias = "asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]"
 #: A migration: an SQL script, or a function that migrates the connection it is given.
 Migration = str | Callable[[Db], Awaitable[None]]
 #: The advisory lock key held while migrating (any fixed number: "karak" in ASCII).
@@ -25,9 +29,9 @@ MIGRATION_LOCK = 0x6B6172616B
 
 
 async def _results_and_undoable_log(db: Db) -> None:
-    """Migration 5 (as SQLite's): each table's catalogue version, an action log numbered by
-    ``seq`` that keeps undone actions, and the results of finished games back-filled from their
-    stored states."""
+    """Migration 5 (as SQLite's): each table's catalogue version (the cards' version when this
+    migration was released for existing tables), an action log numbered by ``seq`` that keeps
+    undone actions, and the results of finished games back-filled from their stored states."""
     await db.execute("""
     ALTER TABLE tables ADD COLUMN catalogue TEXT NOT NULL DEFAULT '';
     ALTER TABLE actions ADD COLUMN seq BIGINT;
@@ -63,20 +67,22 @@ async def _results_and_undoable_log(db: Db) -> None:
     );
     CREATE INDEX result_seats_by_user ON result_seats(user_id) WHERE user_id IS NOT NULL;
     """)
-    version = catalogue_version()
-    await db.execute("UPDATE tables SET catalogue = $1", version)
+    await db.execute("UPDATE tables SET catalogue = $1", CATALOGUE_5)
     finished = await db.fetch(
         "SELECT id, guild_id, channel_id, seats, state, COALESCE(finished_at, updated_at) "
         "FROM tables WHERE status = 'finished' AND state IS NOT NULL ORDER BY id")
-    for tid, guild, channel, seats, state, at in finished:
-        try:  # a damaged row gets no result (reading the table tells what is wrong)
-            result = table_result(
-                as_int(tid, "id"), opt_int(guild, "guild_id"), as_int(channel, "channel_id"),
-                version, seats_from_json(str(seats)), load_state(str(state), finished=True),
-                as_float(at, "finished_at"))
-        except (ValueError, TypeError):  # BadState is a ValueError
+    for row in finished:
+        rows = result_rows_5(*row)
+        if rows is None:  # a damaged row gets no result (reading the table tells what is wrong)
             continue
-        await insert_result(db, result)
+        result, seats = rows
+        await db.execute(
+            "INSERT INTO results (table_id, guild_id, channel_id, finished_at, rounds, actions, "
+            "catalogue, winner_seat, winner_user_id) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", *result)
+        await db.executemany(
+            "INSERT INTO result_seats (table_id, seat, user_id, kind, ai_level, hero, keys, hp, "
+            "place, handed_to_ai) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", seats)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -166,7 +172,37 @@ MIGRATIONS: tuple[Migration, ...] = (
     """,
     # 9: ratings per server, each rated match's changes, records against the AI; left empty:
     # ``python -m bot.admin ratings --recompute`` fills them from the stored results
-    RATINGS_SCHEMA,
+    """
+    CREATE TABLE ratings (
+        guild_id BIGINT NOT NULL,
+        user_id BIGINT NOT NULL,
+        mu DOUBLE PRECISION NOT NULL,
+        sigma DOUBLE PRECISION NOT NULL,
+        games BIGINT NOT NULL,
+        wins BIGINT NOT NULL,
+        last_table BIGINT NOT NULL,
+        PRIMARY KEY (guild_id, user_id)
+    );
+    CREATE TABLE rating_changes (
+        table_id BIGINT NOT NULL REFERENCES results(table_id),
+        guild_id BIGINT NOT NULL,
+        user_id BIGINT NOT NULL,
+        mu_before DOUBLE PRECISION,
+        sigma_before DOUBLE PRECISION,
+        mu_after DOUBLE PRECISION NOT NULL,
+        sigma_after DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (table_id, user_id)
+    );
+    CREATE INDEX rating_changes_by_user ON rating_changes(guild_id, user_id, table_id);
+    CREATE TABLE ai_records (
+        user_id BIGINT NOT NULL,
+        level TEXT NOT NULL,
+        hero TEXT NOT NULL,
+        games BIGINT NOT NULL,
+        wins BIGINT NOT NULL,
+        PRIMARY KEY (user_id, level, hero)
+    );
+    """,
     # 10: whether people may ask for hints (NULL: decided when the game starts), and each hint
     # given: one per person and decision (the table's version), its answer kept as data
     """
@@ -209,6 +245,57 @@ MIGRATIONS: tuple[Migration, ...] = (
         PRIMARY KEY (channel_id, user_id)
     );
     """,
+    # 13: the place of every table, result and record against the AI: a server
+    # ('guild:<id>'), or the direct messages of one person ('dm:<id>': a table outside any
+    # server belongs to its host), so no two people's direct messages share a past; the records
+    # against the AI are counted again from the results, place by place
+    """
+    ALTER TABLE tables ADD COLUMN place_key TEXT NOT NULL DEFAULT '';
+    UPDATE tables SET place_key = CASE WHEN guild_id IS NULL THEN 'dm:' || host_id::text
+                                       ELSE 'guild:' || guild_id::text END;
+    ALTER TABLE results ADD COLUMN place_key TEXT NOT NULL DEFAULT '';
+    UPDATE results SET place_key = t.place_key FROM tables t WHERE t.id = results.table_id;
+    CREATE INDEX results_by_place ON results(place_key, table_id);
+    DROP TABLE ai_records;
+    CREATE TABLE ai_records (
+        place_key TEXT NOT NULL,
+        user_id BIGINT NOT NULL,
+        level TEXT NOT NULL,
+        hero TEXT NOT NULL,
+        games BIGINT NOT NULL,
+        wins BIGINT NOT NULL,
+        PRIMARY KEY (place_key, user_id, level, hero)
+    );
+    INSERT INTO ai_records (place_key, user_id, level, hero, games, wins)
+        SELECT r.place_key, p.user_id, a.ai_level, p.hero, COUNT(*),
+               SUM(CASE WHEN r.winner_seat = p.seat AND p.handed_to_ai = 0 THEN 1 ELSE 0 END)
+        FROM results r
+        JOIN result_seats p ON p.table_id = r.table_id AND p.user_id IS NOT NULL
+        JOIN (SELECT DISTINCT table_id, ai_level FROM result_seats
+              WHERE kind = 'ai' AND ai_level IS NOT NULL) a ON a.table_id = r.table_id
+        WHERE (SELECT COUNT(*) FROM result_seats q
+               WHERE q.table_id = r.table_id AND q.user_id IS NOT NULL) = 1
+        GROUP BY r.place_key, p.user_id, a.ai_level, p.hero;
+    """,
+    # 14 (as SQLite's): the order results were stored in (``seq``, from the sequence
+    # ``results_seq``), the one who abandoned a match rated at that moment, and whether each
+    # seat's person made a move of their own that stands
+    """
+    CREATE SEQUENCE results_seq;
+    ALTER TABLE results ADD COLUMN seq BIGINT;
+    UPDATE results SET seq = o.n FROM (SELECT table_id, ROW_NUMBER() OVER
+        (ORDER BY finished_at, table_id) AS n FROM results) AS o
+        WHERE o.table_id = results.table_id;
+    ALTER TABLE results ALTER COLUMN seq SET NOT NULL;
+    CREATE UNIQUE INDEX results_by_seq ON results(seq);
+    SELECT setval('results_seq', COALESCE(MAX(seq), 0) + 1, false) FROM results;
+    ALTER TABLE results ADD COLUMN abandoned_by BIGINT;
+    ALTER TABLE result_seats ADD COLUMN moved INTEGER NOT NULL DEFAULT 0;
+    UPDATE result_seats SET moved = 1 WHERE user_id IS NOT NULL AND EXISTS (
+        SELECT 1 FROM actions a WHERE a.table_id = result_seats.table_id
+        AND a.seat = result_seats.seat AND a.user_id = result_seats.user_id AND a.by_ai = 0
+        AND a.undone = 0 AND a.action != 'undo');
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -220,29 +307,40 @@ async def schema_version(db: Db) -> int:
     return 0 if value is None else int(value)
 
 
+async def run_script(db: Db, script: str) -> None:
+    """Run an SQL script of any number of statements on ``db``, inside the caller's transaction
+    (the server splits it: a statement without arguments is sent as a simple query)."""
+    await db.execute(script)
+
+
 async def run_migration(db: Db, number: int) -> None:
     """Run migration ``number`` (from 1) and record it, inside the caller's transaction."""
     migration = MIGRATIONS[number - 1]
     if isinstance(migration, str):
-        await db.execute(migration)
+        await run_script(db, migration)
     else:
         await migration(db)
     await db.execute("DELETE FROM schema_version")
     await db.execute("INSERT INTO schema_version (version) VALUES ($1)", number)
 
 
-async def migrate(db: Db, upto: int = SCHEMA_VERSION) -> None:
+async def migrate(db: Db, upto: int = SCHEMA_VERSION) -> int:
     """Run every migration up to ``upto`` that the database lacks, each in a transaction under
-    the migration lock (another process migrating at once waits, then finds it done); raises
-    :class:`SchemaTooNew` for a database of a newer bot."""
+    the migration lock (another process migrating at once waits, then finds it done); the
+    schema version found at the end. A database of a newer bot (a version above
+    :data:`SCHEMA_VERSION`) is left as it is, its version returned: the caller refuses it."""
+    current = 0
     for number in range(1, upto + 1):
         async with db.transaction():
             await db.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
             current = await schema_version(db)
             if current > SCHEMA_VERSION:
-                raise SchemaTooNew(current, SCHEMA_VERSION)
+                return current
             if current < number:
                 await run_migration(db, number)
+                current = number
+    return current
 
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate", "run_migration", "schema_version"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Db", "Migration", "migrate", "run_migration",
+           "run_script", "schema_version"]

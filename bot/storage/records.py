@@ -6,13 +6,13 @@ errors, and the JSON texts of seats and game states, checked both ways.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from engine import BadState, GameState, Phase, state_from_json, state_to_json
+from engine import BadState, GameState, Phase, Undo, state_from_json, state_to_json
 from engine.agents import DEFAULT_LEVEL, AiLevel
 from engine.serialize import from_data
 
@@ -139,6 +139,9 @@ class TableRecord:
     winner: int | None
     created_at: float
     updated_at: float
+    #: where the table is played (:class:`bot.game.places.Place`'s key: ``guild:<id>`` or
+    #: ``dm:<host id>``), never empty
+    place_key: str
     revision: int = 0  # a lobby's revision: every lobby change bumps it
     ai_level: AiLevel = DEFAULT_LEVEL  # the level of the AI seats the host adds
     catalogue: str = ""  # the version of the cards the table is played with
@@ -175,6 +178,19 @@ class LogRow:
     undone: bool = False
 
 
+#: A take-back's notation: its log row marks the latest action still standing ``undone``.
+UNDO = str(Undo())
+
+
+def standing(log: Iterable[LogRow]) -> list[LogRow]:
+    """The rows of an action log whose actions stand, in the order applied: every action but
+    the take-backs (``undo`` rows) and the actions they took back (marked ``undone``). Their
+    actions, applied to a new game of the table's configuration, reach its stored state, one
+    step each: what every reader of a table's past moves replays (a replay, the story of the
+    last turns, the lessons met)."""
+    return [row for row in log if not row.undone and row.action != UNDO]
+
+
 SeatKind = Literal["person", "ai"]
 
 
@@ -184,7 +200,9 @@ class SeatResult:
     hero, keys and HP, and its ``place`` (1: the champion; the others by keys, then HP, a tie
     sharing a place). ``handed_to_ai``: a person's seat the AI played at the end (they left or
     ran out of time); ``ai_level``: the level the AI played the seat at in the end (None when a
-    person played it to the end)."""
+    person played it to the end); ``moved``: the seat's person made a move of their own that
+    stands (False for an AI seat, and for a person who left or ran out of time before their
+    first move)."""
 
     seat: int
     user_id: int | None
@@ -195,13 +213,19 @@ class SeatResult:
     hp: int
     place: int
     handed_to_ai: bool
+    moved: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class TableResult:
     """A finished table's result: where and when, how long (rounds and actions), with which
     cards (``catalogue``), the champion's seat and its person (``winner_user_id``, None for an
-    AI seat; a person whose seat the AI finished still counts) and every seat."""
+    AI seat; a person whose seat the AI finished still counts) and every seat.
+
+    ``abandoned_by``: the user who abandoned the match after every person had moved (the host or
+    a channel manager, seated or not), None for a match played to its end. Such a match has no
+    champion: ``winner_seat`` is then the seat first in the standings, and places are the
+    standings when it was abandoned, its abandoner's seat last."""
 
     table_id: int
     guild_id: int | None
@@ -213,6 +237,8 @@ class TableResult:
     winner_seat: int
     winner_user_id: int | None
     seats: tuple[SeatResult, ...]
+    place_key: str  # where it was played (the table's ``place_key``)
+    abandoned_by: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,8 +309,10 @@ class AiRecord:
 
 
 def won(result: TableResult, seat: SeatResult) -> bool:
-    """True when ``seat`` won the match and played it to the end itself."""
-    return result.winner_seat == seat.seat and not seat.handed_to_ai
+    """True when ``seat`` won the match and played it to the end itself (nobody wins an
+    abandoned match)."""
+    return (result.abandoned_by is None and result.winner_seat == seat.seat
+            and not seat.handed_to_ai)
 
 
 def people(result: TableResult) -> list[SeatResult]:
@@ -304,8 +332,11 @@ def places(state: GameState) -> tuple[int, ...]:
 
 
 def table_result(table_id: int, guild_id: int | None, channel_id: int, catalogue: str,
-                 seats: Sequence[SeatInfo], state: GameState, finished_at: float) -> TableResult:
-    """The result of a finished game ``state`` played at a table with ``seats``."""
+                 seats: Sequence[SeatInfo], state: GameState, finished_at: float,
+                 place_key: str) -> TableResult:
+    """The result of a finished game ``state`` played at a table with ``seats`` at the place
+    ``place_key``, every person counted as having moved (the game tells who did:
+    :mod:`bot.game.results`)."""
     if state.winner is None:
         raise ValueError("the game has no winner yet")
     ranks = places(state)
@@ -313,12 +344,12 @@ def table_result(table_id: int, guild_id: int | None, channel_id: int, catalogue
         SeatResult(seat=i, user_id=info.user, kind="person" if info.user is not None else "ai",
                    ai_level=info.level if info.ai else None, hero=seat.hero,
                    keys=len(seat.keys), hp=seat.hp, place=ranks[i],
-                   handed_to_ai=info.ai and info.user is not None)
+                   handed_to_ai=info.ai and info.user is not None, moved=info.user is not None)
         for i, (info, seat) in enumerate(zip(seats, state.seats, strict=True)))
     return TableResult(
         table_id=table_id, guild_id=guild_id, channel_id=channel_id, finished_at=finished_at,
         rounds=state.round, actions=state.step, catalogue=catalogue, winner_seat=state.winner,
-        winner_user_id=seats[state.winner].user, seats=rows)
+        winner_user_id=seats[state.winner].user, seats=rows, place_key=place_key)
 
 
 
@@ -363,6 +394,7 @@ __all__ = [
     "ACTIVE", "STATUSES", "AiRecord", "CannotSave", "CorruptTable", "DatabaseError", "LogRow",
     "PlayerRating", "Rater", "RatingChange", "RematchOffer", "SchemaTooNew", "SeatInfo",
     "SeatKind", "SeatResult", "ServerDefaults", "Shards", "StaleVersion", "Status", "StorageError",
-    "StoredRating", "TableExists", "TableRecord", "TableResult", "load_state", "people", "places",
-    "seats_from_json", "seats_to_json", "storable", "table_result", "with_seat", "won",
+    "StoredRating", "TableExists", "TableRecord", "TableResult", "UNDO", "load_state", "people",
+    "places", "seats_from_json", "seats_to_json", "standing", "storable", "table_result",
+    "with_seat", "won",
 ]

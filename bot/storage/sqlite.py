@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import aiosqlite
@@ -116,9 +117,9 @@ class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries, HintRows,
 
     # ------------------------------------------------------------------ tables
 
-    async def create_table(self, *, guild_id: int | None, channel_id: int, host_id: int,
-                           seats: Sequence[SeatInfo], abilities: bool, timer: int, seed: int,
-                           locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
+    async def create_table(self, *, guild_id: int | None, place_key: str, channel_id: int,
+                           host_id: int, seats: Sequence[SeatInfo], abilities: bool, timer: int,
+                           seed: int, locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
                            lessons: bool = False, undo: bool = True) -> TableRecord:
         """Create a lobby (``lessons``: a guided first match; ``undo``: players may take back a
         move); raises :class:`TableExists` when the channel has an active table."""
@@ -133,10 +134,11 @@ class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries, HintRows,
             cur2 = await db.execute(
                 "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, timer, "
                 "seed, locale, seats, version, created_at, updated_at, ai_level, catalogue, "
-                "lessons, undo) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
+                "lessons, undo, place_key) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, "
+                "?, ?, ?)",
                 (guild_id, channel_id, host_id, int(abilities), timer, seed, locale,
                  seats_to_json(seats), now, now, ai_level, catalogue_version(), int(lessons),
-                 int(undo)))
+                 int(undo), place_key))
             tid = cur2.lastrowid
         assert tid is not None
         record = await self.get(tid)
@@ -198,12 +200,14 @@ class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries, HintRows,
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
-                    deadline: float | None = None, rater: Rater | None = None) -> None:
+                    deadline: float | None = None, rater: Rater | None = None,
+                    result: TableResult | None = None) -> None:
         """In ONE transaction: the new state at version ``before + 1`` (guarded by version
         ``before``) and its log row (the table's next ``seq``); a take-back (``undo``) also marks
         the latest action it has not taken back yet ``undone``; a finished game is marked
-        ``finished`` with its winner, and its result and the rating rows ``rater`` gives
-        (:func:`~bot.storage.sqlite_ratings.write_ratings`) written. Raises
+        ``finished`` with its winner, and its ``result`` (as the game computed it, finished
+        now; None: the final state's, every person counted as having moved) and the rating rows
+        ``rater`` gives (:func:`~bot.storage.sqlite_ratings.write_ratings`) written. Raises
         :class:`StaleVersion` (and writes nothing) when the table is no longer at ``before``."""
         over = state.winner is not None
         text = storable(state)
@@ -228,11 +232,32 @@ class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries, HintRows,
                     "FROM actions WHERE table_id = ? AND undone = 0 AND action != ?)",
                     (table_id, table_id, UNDO))
             if over:
-                result = await ended_result(db, table_id, state, now)
+                result = (await ended_result(db, table_id, state, now) if result is None
+                          else replace(result, finished_at=now))
                 await insert_result(db, result)
                 if rater is not None:
                     await write_ratings(db, result, rater)
         remember(self._states, table_id, text, state)  # what storable() just read back
+
+    async def abandon(self, table_id: int, version: int, result: TableResult | None = None,
+                      rater: Rater | None = None) -> None:
+        """In ONE transaction: mark the running table at ``version`` abandoned (kept as
+        history) and, for a match rated when abandoned, store its ``result`` (abandoned now)
+        with the rating rows ``rater`` gives. Raises :class:`StaleVersion` (and writes nothing)
+        when the table is no longer running at ``version``."""
+        now = self.clock()
+        async with self._table_tx(table_id) as db:
+            cur = await db.execute(
+                "UPDATE tables SET status = 'abandoned', deadline = NULL, finished_at = ?, "
+                "updated_at = ?, revision = revision + 1 WHERE id = ? AND version = ? "
+                "AND status = 'running'", (now, now, table_id, version))
+            if cur.rowcount != 1:
+                raise StaleVersion(f"table {table_id} is no longer running at version {version}")
+            if result is not None:
+                result = replace(result, finished_at=now)
+                await insert_result(db, result)
+                if rater is not None:
+                    await write_ratings(db, result, rater)
 
     async def action_log(self, table_id: int) -> list[LogRow]:
         """Every action applied at the table, in the order applied (undone ones included)."""
@@ -251,14 +276,14 @@ class Store(TableWrites, ServerQueries, HistoryQueries, RatingQueries, HintRows,
 
     # ------------------------------------------------------------------ results
 
-    async def results(self, guild_id: int | None, limit: int = 20,
+    async def results(self, place_key: str, limit: int = 20,
                       before: int | None = None) -> list[TableResult]:
-        """The results of a server's finished tables (None: tables outside any server), newest
-        table first: at most ``limit``, of tables older than table ``before`` when given."""
+        """The results of the finished tables of a place (its key), newest table first: at
+        most ``limit``, of tables older than table ``before`` when given."""
         newest = SQLITE_MAX if before is None else max(SQLITE_MIN, min(before - 1, SQLITE_MAX))
         async with self._db.execute(
-                f"SELECT {RESULT_COLUMNS} FROM results WHERE guild_id IS ? AND table_id <= ? "
-                "ORDER BY table_id DESC LIMIT ?", (guild_id, newest, limit)) as cur:
+                f"SELECT {RESULT_COLUMNS} FROM results WHERE place_key = ? AND table_id <= ? "
+                "ORDER BY table_id DESC LIMIT ?", (place_key, newest, limit)) as cur:
             heads = list(await cur.fetchall())
         return await with_seats(self._db, heads)
 

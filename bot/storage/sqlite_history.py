@@ -5,6 +5,7 @@ person's) finished matches page by page, and the offers to play a finished table
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from contextlib import AbstractAsyncContextManager
 
 import aiosqlite
@@ -44,17 +45,22 @@ class HistoryQueries:
     def _tx(self) -> AbstractAsyncContextManager[aiosqlite.Connection]:
         raise NotImplementedError  # the store's own
 
-    async def matches(self, guild_id: int | None, user_id: int | None = None, limit: int = 20,
-                      before: int | None = None, after: int | None = None) -> list[TableResult]:
-        """A server's finished matches, newest first (of person ``user_id`` when given): at
-        most ``limit``, older than table ``before`` or just newer than table ``after``."""
-        where = ["r.guild_id IS ?"]
-        values: list[object] = [guild_id]
+    async def matches(self, place_key: str, user_id: int | None = None, limit: int = 20,
+                      before: int | None = None, after: int | None = None,
+                      channels: Collection[int] | None = None) -> list[TableResult]:
+        """A place's finished matches, newest first (of person ``user_id`` when given, played
+        in one of ``channels`` when given): at most ``limit``, older than table ``before`` or
+        just newer than table ``after``."""
+        where = ["r.place_key = ?"]
+        values: list[object] = [place_key]
         source = "results r"
         if user_id is not None:
             source = "result_seats s JOIN results r ON r.table_id = s.table_id"
             where.append("s.user_id = ?")
             values.append(bounded(user_id))
+        if channels is not None:
+            where.append("r.channel_id IN (SELECT value FROM json_each(?))")
+            values.append(json.dumps(sorted(bounded(c) for c in channels)))
         order = "DESC"
         if before is not None:
             where.append("r.table_id < ?")

@@ -5,7 +5,8 @@ A finished match's rating rows are written in the transaction that stores its re
 (:func:`write_ratings`), from the ratings stored at that moment: transactions run one at a
 time, so two matches ending together on one server each see the other's update or none of it.
 :meth:`RatingQueries.recompute_ratings` rebuilds the same rows from the stored results, in the
-order the matches ended, with the same step (:func:`step`).
+order they were stored (their ``seq``), with the same step (:func:`step`), so two matches
+ending in the same instant are rated in the same order both times.
 """
 
 from __future__ import annotations
@@ -34,43 +35,13 @@ from bot.storage.sqlite_rows import (
     as_int,
     with_seats,
 )
+from engine.agents import DEFAULT_LEVEL
 
 RATING_COLUMNS = "guild_id, user_id, mu, sigma, games, wins, last_table"
+#: The columns of ``ai_records`` that :func:`read_ai` reads (its place is the query's).
+AI_COLUMNS = "user_id, level, hero, games, wins"
 CHANGE_COLUMNS = ("c.table_id, c.guild_id, c.user_id, c.mu_before, c.sigma_before, c.mu_after, "
                   "c.sigma_after, r.finished_at")
-
-#: Migration 6: ratings per server, rating changes per match and person, records against AI.
-RATINGS_SCHEMA = """
-CREATE TABLE ratings (
-    guild_id INTEGER NOT NULL,
-    user_id INTEGER NOT NULL,
-    mu REAL NOT NULL,
-    sigma REAL NOT NULL,
-    games INTEGER NOT NULL,
-    wins INTEGER NOT NULL,
-    last_table INTEGER NOT NULL,
-    PRIMARY KEY (guild_id, user_id)
-);
-CREATE TABLE rating_changes (
-    table_id INTEGER NOT NULL REFERENCES results(table_id),
-    guild_id INTEGER NOT NULL,
-    user_id INTEGER NOT NULL,
-    mu_before REAL,
-    sigma_before REAL,
-    mu_after REAL NOT NULL,
-    sigma_after REAL NOT NULL,
-    PRIMARY KEY (table_id, user_id)
-);
-CREATE INDEX rating_changes_by_user ON rating_changes(guild_id, user_id, table_id);
-CREATE TABLE ai_records (
-    user_id INTEGER NOT NULL,
-    level TEXT NOT NULL,
-    hero TEXT NOT NULL,
-    games INTEGER NOT NULL,
-    wins INTEGER NOT NULL,
-    PRIMARY KEY (user_id, level, hero)
-);
-"""
 
 
 @dataclass
@@ -79,17 +50,20 @@ class Tally:
 
     ratings: dict[tuple[int, int], PlayerRating] = field(default_factory=dict)
     changes: list[RatingChange] = field(default_factory=list)
-    ai: dict[tuple[int, str, str], AiRecord] = field(default_factory=dict)
+    ai: dict[tuple[str, int, str, str], AiRecord] = field(default_factory=dict)  # by place
 
 
 def step(tally: Tally, result: TableResult, rater: Rater) -> None:
-    """Fold one finished match into ``tally`` (which must hold the ratings of its people)."""
-    seated = people(result)
+    """Fold one finished match into ``tally`` (which must hold the ratings of its people). A
+    person who never made a move counts as never seated: their seat is one more AI seat, at the
+    level it was played at."""
+    seated = [s for s in people(result) if s.moved]
     if len(seated) == 1:
         person = seated[0]
         assert person.user_id is not None
-        for level in sorted({s.ai_level for s in result.seats if s.kind == "ai" and s.ai_level}):
-            key = (person.user_id, level, person.hero)
+        for level in sorted({s.ai_level or DEFAULT_LEVEL for s in result.seats
+                             if s.user_id is None or not s.moved}):
+            key = (result.place_key, person.user_id, level, person.hero)
             done = tally.ai.get(key, AiRecord(person.user_id, level, person.hero, 0, 0))
             tally.ai[key] = AiRecord(done.user_id, level, done.hero, done.games + 1,
                                      done.wins + won(result, person))
@@ -123,16 +97,18 @@ async def write_ratings(db: aiosqlite.Connection, result: TableResult, rater: Ra
                               f"AND user_id IN ({marks})", (result.guild_id, *users)) as cur:
             tally.ratings = {(r.guild_id, r.user_id): r for r in map(read_rating, await
                                                                      cur.fetchall())}
-    async with db.execute(f"SELECT user_id, level, hero, games, wins FROM ai_records "
-                          f"WHERE user_id IN ({','.join('?' for _ in users)})", users) as cur:
-        tally.ai = {(r.user_id, r.level, r.hero): r for r in map(read_ai, await cur.fetchall())}
+    async with db.execute(f"SELECT {AI_COLUMNS} FROM ai_records WHERE place_key = ? "
+                          f"AND user_id IN ({','.join('?' for _ in users)})",
+                          (result.place_key, *users)) as cur:
+        tally.ai = {(result.place_key, r.user_id, r.level, r.hero): r
+                    for r in map(read_ai, await cur.fetchall())}
     before = dict(tally.ai)
     step(tally, result, rater)
     await save(db, tally, changed_ai={k for k, v in tally.ai.items() if before.get(k) != v})
 
 
 async def save(db: aiosqlite.Connection, tally: Tally,
-               changed_ai: AbstractSet[tuple[int, str, str]] | None = None) -> None:
+               changed_ai: AbstractSet[tuple[str, int, str, str]] | None = None) -> None:
     """Write ``tally``'s ratings, changes and records against the AI (only ``changed_ai`` of
     those when given) over the stored ones."""
     await db.executemany(
@@ -146,9 +122,9 @@ async def save(db: aiosqlite.Connection, tally: Tally,
           c.before.sigma if c.before else None, c.after.mu, c.after.sigma)
          for c in tally.changes])
     await db.executemany(
-        "INSERT OR REPLACE INTO ai_records (user_id, level, hero, games, wins) "
-        "VALUES (?, ?, ?, ?, ?)",
-        [(r.user_id, r.level, r.hero, r.games, r.wins) for k, r in tally.ai.items()
+        "INSERT OR REPLACE INTO ai_records (place_key, user_id, level, hero, games, wins) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [(k[0], r.user_id, r.level, r.hero, r.games, r.wins) for k, r in tally.ai.items()
          if changed_ai is None or k in changed_ai])
 
 
@@ -206,7 +182,7 @@ class RatingQueries:
         """A person's rating changes on a server, oldest first."""
         return [read_change(r) for r in await self._rows(
             f"SELECT {CHANGE_COLUMNS} FROM rating_changes c JOIN results r USING (table_id) "
-            "WHERE c.guild_id = ? AND c.user_id = ? ORDER BY r.finished_at, c.table_id",
+            "WHERE c.guild_id = ? AND c.user_id = ? ORDER BY r.seq",
             (guild_id, user_id))]
 
     async def changes_of_table(self, table_id: int) -> list[RatingChange]:
@@ -215,28 +191,28 @@ class RatingQueries:
             f"SELECT {CHANGE_COLUMNS} FROM rating_changes c JOIN results r USING (table_id) "
             "WHERE c.table_id = ? ORDER BY c.user_id", (table_id,))]
 
-    async def ai_records(self, user_id: int) -> list[AiRecord]:
-        """A person's records against the AI, by level and hero."""
+    async def ai_records(self, place_key: str, user_id: int) -> list[AiRecord]:
+        """A person's records against the AI at a place (its key), by level and hero."""
         return [read_ai(r) for r in await self._rows(
-            "SELECT user_id, level, hero, games, wins FROM ai_records WHERE user_id = ? "
-            "ORDER BY level, hero", (user_id,))]
+            f"SELECT {AI_COLUMNS} FROM ai_records WHERE place_key = ? AND user_id = ? "
+            "ORDER BY level, hero", (place_key, user_id))]
 
-    async def player_results(self, guild_id: int | None, user_id: int) -> list[TableResult]:
-        """The results of a server's finished tables where ``user_id`` held a seat, newest
+    async def player_results(self, place_key: str, user_id: int) -> list[TableResult]:
+        """The results of a place's finished tables where ``user_id`` held a seat, newest
         first."""
         heads = list(await self._rows(
-            f"SELECT {RESULT_COLUMNS} FROM results WHERE guild_id IS ? AND table_id IN "
+            f"SELECT {RESULT_COLUMNS} FROM results WHERE place_key = ? AND table_id IN "
             "(SELECT table_id FROM result_seats WHERE user_id = ?) ORDER BY finished_at DESC, "
-            "table_id DESC", (guild_id, user_id)))
+            "table_id DESC", (place_key, user_id)))
         return await with_seats(self._db, heads)
 
     async def recompute_ratings(self, rater: Rater, guild_id: int | None = None) -> int:
         """Rebuild the ratings (of one server when ``guild_id`` is given; else of all, and the
-        records against the AI) from the stored results in the order the matches ended, in
+        records against the AI) from the stored results in the order they were stored, in
         one transaction; returns the number of matches read."""
         where, args = ("WHERE guild_id = ?", (guild_id,)) if guild_id is not None else ("", ())
         heads = list(await self._rows(
-            f"SELECT {RESULT_COLUMNS} FROM results {where} ORDER BY finished_at, table_id",
+            f"SELECT {RESULT_COLUMNS} FROM results {where} ORDER BY seq",
             args))
         results = await with_seats(self._db, heads)
         tally = Tally()

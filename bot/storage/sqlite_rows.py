@@ -34,15 +34,15 @@ from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
 TABLE_COLUMNS = ("id, guild_id, channel_id, host_id, status, abilities, timer, seed, locale, "
                  "seats, state, version, message_id, lobby_message_id, deadline, winner, "
                  "created_at, updated_at, revision, ai_level, catalogue, lessons, undo, "
-                 "hints")
+                 "hints, place_key")
 #: The columns of ``actions`` that :func:`read_log_row` reads, in its order.
 LOG_COLUMNS = "step, seat, user_id, by_ai, action, at, undone"
 #: The columns of ``results`` and ``result_seats`` that :func:`read_results` reads and
 #: :func:`insert_result` writes, in their order.
 RESULT_COLUMNS = ("table_id, guild_id, channel_id, finished_at, rounds, actions, catalogue, "
-                  "winner_seat, winner_user_id")
+                  "winner_seat, winner_user_id, place_key, abandoned_by")
 SEAT_RESULT_COLUMNS = ("table_id, seat, user_id, kind, ai_level, hero, keys, hp, place, "
-                       "handed_to_ai")
+                       "handed_to_ai, moved")
 
 #: Parsed states kept per table (the latest one each), so reading a table again is cheap.
 STATE_CACHE = 4096
@@ -70,8 +70,10 @@ def read_record(row: Row, states: StateCache | None = None) -> TableRecord:
 def _read_record(values: tuple[object, ...], states: StateCache | None) -> TableRecord:
     (tid, guild, channel, host, status, abilities, timer, seed, locale, seats, state, version,
      message, lobby, deadline, winner, created, updated, revision, ai_level, catalogue,
-     lessons, undo, hints) = values
+     lessons, undo, hints, place_key) = values
     assert isinstance(tid, int)
+    if not isinstance(place_key, str) or not place_key:
+        raise CorruptTable(tid, f"place {place_key!r:.40}")
     if status not in STATUSES:
         raise CorruptTable(tid, f"status {status!r}")
     if not isinstance(locale, str) or not locale:
@@ -113,6 +115,7 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
         lobby_message_id=opt_int(lobby, "lobby_message_id"),
         deadline=opt_float(deadline, "deadline"), winner=opt_int(winner, "winner"),
         created_at=as_float(created, "created_at"), updated_at=as_float(updated, "updated_at"),
+        place_key=place_key,
         revision=as_int(revision, "revision"), ai_level=as_level(ai_level, "ai_level"),
         catalogue=catalogue, lessons=bool(lessons), undo=bool(undo),
         hints=None if hints is None else bool(as_int(hints, "hints")),
@@ -136,28 +139,33 @@ def read_log_row(row: Row) -> LogRow:
 
 async def insert_result(db: aiosqlite.Connection, result: TableResult) -> None:
     """Write ``result``: its ``results`` row and one ``result_seats`` row per seat (inside the
-    caller's transaction; a table has one result: a second one is refused)."""
-    await db.execute(f"INSERT INTO results ({RESULT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                     (result.table_id, result.guild_id, result.channel_id, result.finished_at,
-                      result.rounds, result.actions, result.catalogue, result.winner_seat,
-                      result.winner_user_id))
+    caller's transaction; a table has one result: a second one is refused). The row's ``seq``
+    is one more than any stored: SQLite runs one write transaction at a time, so results are
+    numbered in the order they were stored, which is the order their ratings were computed."""
+    await db.execute(
+        f"INSERT INTO results ({RESULT_COLUMNS}, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "(SELECT COALESCE(MAX(seq), 0) + 1 FROM results))",
+        (result.table_id, result.guild_id, result.channel_id, result.finished_at,
+         result.rounds, result.actions, result.catalogue, result.winner_seat,
+         result.winner_user_id, result.place_key, result.abandoned_by))
     await db.executemany(
-        f"INSERT INTO result_seats ({SEAT_RESULT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO result_seats ({SEAT_RESULT_COLUMNS}) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(result.table_id, s.seat, s.user_id, s.kind, s.ai_level, s.hero, s.keys, s.hp, s.place,
-          int(s.handed_to_ai)) for s in result.seats])
+          int(s.handed_to_ai), int(s.moved)) for s in result.seats])
 
 
 async def ended_result(db: aiosqlite.Connection, table_id: int, state: GameState,
                        finished_at: float) -> TableResult:
     """The result of the game ``state`` that just ended at table ``table_id`` (its row already
     written, in the caller's transaction)."""
-    async with db.execute("SELECT guild_id, channel_id, catalogue, seats FROM tables "
+    async with db.execute("SELECT guild_id, channel_id, catalogue, seats, place_key FROM tables "
                           "WHERE id = ?", (table_id,)) as cur:
         row = await cur.fetchone()
     assert row is not None  # the table was just written
-    guild, channel, catalogue, seats = row
+    guild, channel, catalogue, seats, place_key = row
     return table_result(table_id, guild, channel, str(catalogue), seats_from_json(str(seats)),
-                        state, finished_at)
+                        state, finished_at, str(place_key))
 
 
 async def with_seats(db: aiosqlite.Connection, heads: Sequence[Row]) -> list[TableResult]:
@@ -179,15 +187,16 @@ def read_results(heads: Iterable[Row], seats: Iterable[Row]) -> list[TableResult
     (:data:`SEAT_RESULT_COLUMNS` rows, in seat order)."""
     by_table: dict[int, list[SeatResult]] = {}
     for row in seats:
-        tid, seat, user, kind, level, hero, keys, hp, place, handed = row
+        tid, seat, user, kind, level, hero, keys, hp, place, handed, moved = row
         by_table.setdefault(as_int(tid, "table_id"), []).append(SeatResult(
             seat=as_int(seat, "seat"), user_id=opt_int(user, "user_id"), kind=as_kind(kind),
             ai_level=None if level is None else as_level(level, "ai_level"), hero=str(hero),
             keys=as_int(keys, "keys"), hp=as_int(hp, "hp"), place=as_int(place, "place"),
-            handed_to_ai=bool(handed)))
+            handed_to_ai=bool(handed), moved=bool(moved)))
     out = []
     for row in heads:
-        tid, guild, channel, finished, rounds, actions, catalogue, winner, winner_user = row
+        (tid, guild, channel, finished, rounds, actions, catalogue, winner, winner_user,
+         place_key, abandoned_by) = row
         table = as_int(tid, "table_id")
         out.append(TableResult(
             table_id=table, guild_id=opt_int(guild, "guild_id"),
@@ -196,7 +205,8 @@ def read_results(heads: Iterable[Row], seats: Iterable[Row]) -> list[TableResult
             actions=as_int(actions, "actions"), catalogue=str(catalogue),
             winner_seat=as_int(winner, "winner_seat"),
             winner_user_id=opt_int(winner_user, "winner_user_id"),
-            seats=tuple(by_table.get(table, ()))))
+            seats=tuple(by_table.get(table, ())), place_key=str(place_key),
+            abandoned_by=opt_int(abandoned_by, "abandoned_by")))
     return out
 
 

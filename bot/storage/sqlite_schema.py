@@ -8,28 +8,24 @@ migration is never changed once released: a later change of the schema is a new 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import sqlite3
+from collections.abc import Awaitable, Callable, Iterator
 
 import aiosqlite
 
-from bot.storage.records import load_state, seats_from_json, table_result
-from bot.storage.sqlite_ratings import RATINGS_SCHEMA
-from bot.storage.sqlite_rows import as_float, as_int, insert_result, opt_int
-from cards import catalogue_version
+from bot.storage.migration_rules import CATALOGUE_5, result_rows_5
 
 #: A migration: an SQL script, or a function that migrates the connection it is given.
 Migration = str | Callable[[aiosqlite.Connection], Awaitable[None]]
 
 
 async def _results_and_undoable_log(db: aiosqlite.Connection) -> None:
-    """Migration 5: the catalogue version of each table (existing tables get today's: they were
-    played with today's cards), a per-table sequence of the action log that lets a step appear
+    """Migration 5: the catalogue version of each table (existing tables get the cards' version
+    when this migration was released, :data:`~bot.storage.migration_rules.CATALOGUE_5`: they were
+    played with those cards), a per-table sequence of the action log that lets a step appear
     twice (an undone action stays, marked ``undone``), and the results of finished games, one
-    ``results`` row and a ``result_seats`` row per seat, back-filled from the stored states.
-
-    The results are written by :func:`~bot.storage.sqlite_rows.insert_result`, as the store
-    writes them today: a later migration that changes ``results`` or ``result_seats`` first
-    gives this one its own copy of that insert."""
+    ``results`` row and a ``result_seats`` row per seat, back-filled from the stored states by
+    :func:`~bot.storage.migration_rules.result_rows_5`."""
     await run_script(db, """
     ALTER TABLE tables ADD COLUMN catalogue TEXT NOT NULL DEFAULT '';
     CREATE TABLE actions_by_seq (
@@ -75,21 +71,22 @@ async def _results_and_undoable_log(db: aiosqlite.Connection) -> None:
     );
     CREATE INDEX result_seats_by_user ON result_seats(user_id) WHERE user_id IS NOT NULL;
     """)
-    version = catalogue_version()
-    await db.execute("UPDATE tables SET catalogue = ?", (version,))
+    await db.execute("UPDATE tables SET catalogue = ?", (CATALOGUE_5,))
     async with db.execute(
             "SELECT id, guild_id, channel_id, seats, state, COALESCE(finished_at, updated_at) "
             "FROM tables WHERE status = 'finished' AND state IS NOT NULL ORDER BY id") as cur:
         finished = await cur.fetchall()
-    for tid, guild, channel, seats, state, at in finished:
-        try:  # a damaged row gets no result (reading the table tells what is wrong)
-            result = table_result(
-                as_int(tid, "id"), opt_int(guild, "guild_id"), as_int(channel, "channel_id"),
-                version, seats_from_json(str(seats)), load_state(str(state), finished=True),
-                as_float(at, "finished_at"))
-        except (ValueError, TypeError):  # BadState is a ValueError
+    for row in finished:
+        rows = result_rows_5(*row)
+        if rows is None:  # a damaged row gets no result (reading the table tells what is wrong)
             continue
-        await insert_result(db, result)
+        result, seats = rows
+        await db.execute(
+            "INSERT INTO results (table_id, guild_id, channel_id, finished_at, rounds, actions, "
+            "catalogue, winner_seat, winner_user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", result)
+        await db.executemany(
+            "INSERT INTO result_seats (table_id, seat, user_id, kind, ai_level, hero, keys, hp, "
+            "place, handed_to_ai) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", seats)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -179,7 +176,37 @@ MIGRATIONS: tuple[Migration, ...] = (
     """,
     # 9: ratings per server, each rated match's changes, records against the AI; left empty:
     # ``python -m bot.admin ratings --recompute`` fills them from the stored results
-    RATINGS_SCHEMA,
+    """
+    CREATE TABLE ratings (
+        guild_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        games INTEGER NOT NULL,
+        wins INTEGER NOT NULL,
+        last_table INTEGER NOT NULL,
+        PRIMARY KEY (guild_id, user_id)
+    );
+    CREATE TABLE rating_changes (
+        table_id INTEGER NOT NULL REFERENCES results(table_id),
+        guild_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        mu_before REAL,
+        sigma_before REAL,
+        mu_after REAL NOT NULL,
+        sigma_after REAL NOT NULL,
+        PRIMARY KEY (table_id, user_id)
+    );
+    CREATE INDEX rating_changes_by_user ON rating_changes(guild_id, user_id, table_id);
+    CREATE TABLE ai_records (
+        user_id INTEGER NOT NULL,
+        level TEXT NOT NULL,
+        hero TEXT NOT NULL,
+        games INTEGER NOT NULL,
+        wins INTEGER NOT NULL,
+        PRIMARY KEY (user_id, level, hero)
+    );
+    """,
     # 10: whether people may ask for hints (NULL: decided when the game starts), and each hint
     # given: one per person and decision (the table's version), its answer kept as data
     """
@@ -222,15 +249,81 @@ MIGRATIONS: tuple[Migration, ...] = (
         PRIMARY KEY (channel_id, user_id)
     );
     """,
+    # 13: the place of every table, result and record against the AI: a server
+    # ('guild:<id>'), or the direct messages of one person ('dm:<id>': a table outside any
+    # server belongs to its host), so no two people's direct messages share a past; the records
+    # against the AI are counted again from the results, place by place
+    """
+    ALTER TABLE tables ADD COLUMN place_key TEXT NOT NULL DEFAULT '';
+    UPDATE tables SET place_key = CASE WHEN guild_id IS NULL THEN 'dm:' || host_id
+                                       ELSE 'guild:' || guild_id END;
+    ALTER TABLE results ADD COLUMN place_key TEXT NOT NULL DEFAULT '';
+    UPDATE results SET place_key = (SELECT t.place_key FROM tables t
+                                    WHERE t.id = results.table_id);
+    CREATE INDEX results_by_place ON results(place_key, table_id);
+    DROP TABLE ai_records;
+    CREATE TABLE ai_records (
+        place_key TEXT NOT NULL,
+        user_id INTEGER NOT NULL,
+        level TEXT NOT NULL,
+        hero TEXT NOT NULL,
+        games INTEGER NOT NULL,
+        wins INTEGER NOT NULL,
+        PRIMARY KEY (place_key, user_id, level, hero)
+    );
+    INSERT INTO ai_records (place_key, user_id, level, hero, games, wins)
+        SELECT r.place_key, p.user_id, a.ai_level, p.hero, COUNT(*),
+               SUM(CASE WHEN r.winner_seat = p.seat AND p.handed_to_ai = 0 THEN 1 ELSE 0 END)
+        FROM results r
+        JOIN result_seats p ON p.table_id = r.table_id AND p.user_id IS NOT NULL
+        JOIN (SELECT DISTINCT table_id, ai_level FROM result_seats
+              WHERE kind = 'ai' AND ai_level IS NOT NULL) a ON a.table_id = r.table_id
+        WHERE (SELECT COUNT(*) FROM result_seats q
+               WHERE q.table_id = r.table_id AND q.user_id IS NOT NULL) = 1
+        GROUP BY r.place_key, p.user_id, a.ai_level, p.hero;
+    """,
+    # 14: the order results were stored in (``seq``: the ratings are computed, and rebuilt, in
+    # that order; existing results numbered in the order they ended, then by table), the one
+    # who abandoned a match rated at that moment, and whether each seat's person made a move
+    # of their own that stands (existing results read from their action logs)
+    """
+    ALTER TABLE results ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+    UPDATE results SET seq = (SELECT n FROM (SELECT table_id, ROW_NUMBER() OVER
+        (ORDER BY finished_at, table_id) AS n FROM results) AS o
+        WHERE o.table_id = results.table_id);
+    CREATE UNIQUE INDEX results_by_seq ON results(seq);
+    ALTER TABLE results ADD COLUMN abandoned_by INTEGER;
+    ALTER TABLE result_seats ADD COLUMN moved INTEGER NOT NULL DEFAULT 0;
+    UPDATE result_seats SET moved = 1 WHERE user_id IS NOT NULL AND EXISTS (
+        SELECT 1 FROM actions a WHERE a.table_id = result_seats.table_id
+        AND a.seat = result_seats.seat AND a.user_id = result_seats.user_id AND a.by_ai = 0
+        AND a.undone = 0 AND a.action != 'undo');
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+def statements(script: str) -> Iterator[str]:
+    """The statements of an SQL script, each up to the ``;`` that completes it: a ``;`` inside
+    a string literal, a quoted name, a comment or a trigger's body does not end a statement
+    (SQLite's own :func:`sqlite3.complete_statement` tells). A last statement without ``;`` is
+    given as it is."""
+    pending = ""
+    pieces = script.split(";")
+    for index, piece in enumerate(pieces):
+        pending += piece if index == len(pieces) - 1 else piece + ";"
+        if sqlite3.complete_statement(pending):
+            yield pending
+            pending = ""
+    if pending.strip():
+        yield pending
+
+
 async def run_script(db: aiosqlite.Connection, script: str) -> None:
-    """Run each statement of an SQL script (statements end with ``;``)."""
-    for statement in script.split(";"):
-        if statement.strip():
-            await db.execute(statement)
+    """Run each statement of an SQL script on ``db``, inside the caller's transaction (unlike
+    ``executescript``, which commits first)."""
+    for statement in statements(script):
+        await db.execute(statement)
 
 
 async def run_migration(db: aiosqlite.Connection, number: int) -> None:

@@ -7,6 +7,10 @@ one traceback per retry), the work is tried again after a growing pause (doublin
 :data:`BACKOFF_CAP`), and a streak that lasts (:data:`UNHEALTHY_AFTER` failures or
 :data:`UNHEALTHY_FOR` seconds) is reported to the container's health check by name. A database
 that was full, once it has room again, lets the work go on without a restart.
+
+Stopping (:meth:`Tasks.close`) begins at once: no loop starts another step (a loop between two
+steps ends there and then; one in a step, an AI seat's move being written, ends once the step is
+done), no failed work is tried again, and the work under way gets a grace time to finish.
 """
 
 from __future__ import annotations
@@ -104,8 +108,9 @@ class Tasks:
         self.endless: set[asyncio.Task[Any]] = set()  # loops that never finish by themselves
         self.sleep = sleep
         self.failures = Failures(clock)
-        self.closed = False  # the bot is stopping: no new work starts
-
+        self.stopping = False  # a stop began: no loop starts another step
+        self.closed = False  # the grace time is over: no new work starts
+        self._resting: set[asyncio.Task[Any]] = set()  # loops between two steps
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str,
               endless: bool = False) -> asyncio.Task[Any]:
@@ -143,12 +148,14 @@ class Tasks:
 
     def repeat(self, step: Callable[[], Awaitable[bool]], name: str, pause: float,
                endless: bool = False) -> asyncio.Task[Any]:
-        """Supervise ``step``, run every ``pause`` seconds until it returns False; each
-        success ends a failure streak."""
+        """Supervise ``step``, run every ``pause`` seconds until it returns False or a stop
+        begins; each success ends a failure streak."""
 
         async def loop() -> None:
-            while True:
-                await self.sleep(pause)
+            while not self.stopping:
+                await self._rest(pause)
+                if self.stopping:
+                    return
                 going = await step()
                 self.failures.worked(name)
                 if not going:
@@ -162,10 +169,23 @@ class Tasks:
             try:
                 await work()
             except Exception as exc:  # noqa: BLE001 - logged once per streak, then retried
-                await self.sleep(backoff(self.failures.failed(name, exc)))
+                pause = backoff(self.failures.failed(name, exc))
+                if self.stopping:
+                    return
+                await self._rest(pause)
                 continue
             self.failures.worked(name)
             return
+
+    async def _rest(self, seconds: float) -> None:
+        """The pause of a loop between two steps (a stop ends it at once)."""
+        task = asyncio.current_task()
+        assert task is not None
+        self._resting.add(task)
+        try:
+            await self.sleep(seconds)
+        finally:
+            self._resting.discard(task)
 
     def _finished(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
@@ -174,22 +194,26 @@ class Tasks:
         if not task.cancelled() and task.exception() is not None:
             log.error("background task %s failed", task.get_name(), exc_info=task.exception())
 
-    async def idle(self) -> None:
-        """Wait until no background work is left but the endless loops (tests; shutdown)."""
+    async def idle(self, endless: bool = False) -> None:
+        """Wait until no background work is left but the endless loops (tests), or none at all
+        (``endless``: once a stop began, a loop ends after its step)."""
         while True:
-            pending = [t for t in self._tasks if not t.done() and t not in self.endless]
+            pending = [t for t in self._tasks if not t.done()
+                       and (endless or t not in self.endless)]
             if not pending:
                 return
             await asyncio.gather(*pending, return_exceptions=True)
 
     async def close(self, grace: float = 0.0) -> None:
-        """Give the running work ``grace`` seconds to finish, then cancel what is left; work
-        started from now on is cancelled at once."""
-        for task in list(self.endless):
+        """Stop: the loops start no new step (those resting between steps end now), the work
+        under way gets ``grace`` seconds to finish, then what is left is cancelled; work
+        started from then on is cancelled at once."""
+        self.stopping = True
+        for task in list(self._resting):
             task.cancel()
         if grace > 0:
             try:
-                await asyncio.wait_for(self.idle(), grace)
+                await asyncio.wait_for(self.idle(endless=True), grace)
             except TimeoutError:
                 log.warning("stopping with background work unfinished")
         self.closed = True

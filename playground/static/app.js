@@ -108,7 +108,8 @@
     try { const u = new URL(url, location.href); return u.pathname + u.search; } catch { return url; }
   }
   const view = window.KarakMessage({ esc, localPath, userName,
-    channelName });
+    channelName, locale: () => discordLocale() || lang() });
+  setInterval(() => view.refreshTimes(document), 30_000);
   function channelName() {
     return state.place === "dm" ? state.config.bot.name : state.config.channel_name;
   }

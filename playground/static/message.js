@@ -10,6 +10,58 @@ window.KarakMessage = (ctx) => {
   const CHEVRON = '<svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M7 10l5 5 5-5z"/></svg>';
   const COMPONENTS_V2 = 1 << 15;  // the message flag of a Components V2 layout
 
+  // ------------------------------------------------------------------ timestamps and emoji
+
+  /** How Discord writes <t:…:x> in each style (t, T, d, D, f, F; R is relative). */
+  const STAMP = {
+    t: { hour: "numeric", minute: "2-digit" },
+    T: { hour: "numeric", minute: "2-digit", second: "2-digit" },
+    d: { day: "2-digit", month: "2-digit", year: "numeric" },
+    D: { day: "numeric", month: "long", year: "numeric" },
+    f: { day: "numeric", month: "long", year: "numeric", hour: "numeric", minute: "2-digit" },
+    F: { weekday: "long", day: "numeric", month: "long", year: "numeric", hour: "numeric", minute: "2-digit" },
+  };
+  const UNITS = [["year", 365 * 86400], ["month", 30 * 86400], ["day", 86400], ["hour", 3600],
+    ["minute", 60], ["second", 1]];
+  /** "in 2 hours" / "il y a 3 minutes" / "před 2 dny": ``seconds`` (Unix time) from now. */
+  function relative(seconds, locale) {
+    const diff = seconds - Date.now() / 1000;
+    const [unit, size] = UNITS.find(([, size]) => Math.abs(diff) >= size) || UNITS[UNITS.length - 1];
+    return new Intl.RelativeTimeFormat(locale, { numeric: "always" }).format(Math.round(diff / size), unit);
+  }
+  /** Discord's timestamp markup <t:seconds:style>, shown in the viewer's language and time zone
+   * (the full date and time on hover); relative ones are kept current by refreshTimes(). */
+  function timestamp(seconds, style) {
+    const locale = ctx.locale();
+    const when = new Date(Number(seconds) * 1000);
+    if (Number.isNaN(when.getTime())) return null;
+    const text = style === "R" ? relative(Number(seconds), locale)
+      : when.toLocaleString(locale, STAMP[style] || STAMP.f);
+    return `<time class="timestamp" datetime="${when.toISOString()}" data-seconds="${Number(seconds)}"`
+      + ` data-style="${style}" title="${esc(when.toLocaleString(locale, STAMP.F))}">${esc(text)}</time>`;
+  }
+  function refreshTimes(root) {
+    for (const t of root.querySelectorAll("time.timestamp[data-style='R']")) {
+      const text = relative(Number(t.dataset.seconds), ctx.locale());
+      if (t.textContent !== text) t.textContent = text;
+    }
+  }
+  /** Emoji Discord draws as pictures (Twemoji), drawn here as icons so no emoji font is needed. */
+  const ICONS = {
+    "\u23EE": "M5 5h2v14H5zM13 5v14l-6-7zM20 5v14l-7-7z",  // ⏮
+    "\u23ED": "M17 5h2v14h-2zM11 5v14l6-7zM4 5v14l7-7z",   // ⏭
+    "\u23EA": "M12 5v14l-9-7zM21 5v14l-9-7z",             // ⏪
+    "\u23E9": "M3 5v14l9-7zM12 5v14l9-7z",                // ⏩
+  };
+  const ICON_CHARS = new RegExp(`[${Object.keys(ICONS).join("")}]\uFE0F?`, "g");
+  /** ``html`` (already escaped) with those emoji as inline icons named by the emoji. */
+  function icons(html) {
+    return html.replace(ICON_CHARS, (e) => `<svg class="emoji" viewBox="0 0 24 24" role="img" aria-label="${e[0]}">`
+      + `<path fill="currentColor" d="${ICONS[e[0]]}"/></svg>`);
+  }
+  /** A component's label: escaped, its emoji as icons. */
+  function label(text) { return icons(esc(text || "")); }
+
   // ------------------------------------------------------------------ markdown (Discord's subset)
 
   function inline(text) {
@@ -17,6 +69,8 @@ window.KarakMessage = (ctx) => {
     const stash = (html) => { keep.push(html); return `\u0000${keep.length - 1}\u0000`; };
     let s = esc(text);
     s = s.replace(/`([^`\n]+)`/g, (_, c) => stash(`<code>${c}</code>`));
+    s = s.replace(/&lt;t:(-?\d{1,13})(?::([tTdDfFR]))?&gt;/g,
+      (all, seconds, style) => { const h = timestamp(seconds, style || "f"); return h ? stash(h) : all; });
     s = s.replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)|(https?:\/\/[^\s<]+[^\s<.,;:!?)])/g,
       (_, label, url, bare) => stash(link(url || bare, label || bare)));
     s = s.replace(/&lt;@!?(\d+)&gt;/g, (_, id) => stash(`<span class="mention">@${esc(ctx.userName(id))}</span>`));
@@ -26,6 +80,7 @@ window.KarakMessage = (ctx) => {
     s = s.replace(/(^|[^*\w])\*(?![\s*])(.+?)\*(?!\w)/g, "$1<em>$2</em>");
     s = s.replace(/(^|[^\w])_(?![\s_])(.+?)_(?!\w)/g, "$1<em>$2</em>");
     s = s.replace(/~~(.+?)~~/g, "<s>$1</s>");
+    s = icons(s);
     return s.replace(/\u0000(\d+)\u0000/g, (_, i) => keep[Number(i)]);
   }
   function link(url, label) {
@@ -104,19 +159,19 @@ window.KarakMessage = (ctx) => {
   function control(c, busy) {
     const off = c.disabled || busy !== undefined;
     if (c.type === 2) {
-      const emoji = c.emoji && c.emoji.name ? `<span>${esc(c.emoji.name)}</span>` : "";
+      const emoji = c.emoji && c.emoji.name ? `<span>${label(c.emoji.name)}</span>` : "";
       if (c.style === 5) {
-        return `<a class="btn s5" href="${esc(c.url)}" target="_blank" rel="noopener noreferrer">${emoji}${esc(c.label || "")} ↗</a>`;
+        return `<a class="btn s5" href="${esc(c.url)}" target="_blank" rel="noopener noreferrer">${emoji}${label(c.label)} ↗</a>`;
       }
-      return `<button type="button" class="btn s${c.style}${busy === c.custom_id ? " busy" : ""}" data-custom-id="${esc(c.custom_id)}"${off ? " disabled" : ""}>${emoji}${esc(c.label || "")}</button>`;
+      return `<button type="button" class="btn s${c.style}${busy === c.custom_id ? " busy" : ""}" data-custom-id="${esc(c.custom_id)}"${off ? " disabled" : ""}>${emoji}${label(c.label)}</button>`;
     }
     if (c.type !== 3) return "";
     const chosen = (c.options || []).find((o) => o.default);
     let h = `<div class="select${busy === c.custom_id ? " busy" : ""}" data-custom-id="${esc(c.custom_id)}">`;
-    h += `<button type="button" aria-haspopup="listbox"${off ? " disabled" : ""}><span${chosen ? ' class="chosen"' : ""}>${esc(chosen ? chosen.label : c.placeholder || "")}</span>${CHEVRON}</button>`;
+    h += `<button type="button" aria-haspopup="listbox"${off ? " disabled" : ""}><span${chosen ? ' class="chosen"' : ""}>${label(chosen ? chosen.label : c.placeholder)}</span>${CHEVRON}</button>`;
     h += '<div class="options" role="listbox" hidden>';
     for (const o of c.options || []) {
-      h += `<button type="button" class="option" role="option" data-value="${esc(o.value)}"><span class="label">${esc(o.label)}</span>`;
+      h += `<button type="button" class="option" role="option" data-value="${esc(o.value)}"><span class="label">${label(o.label)}</span>`;
       if (o.description) h += `<span class="desc">${esc(o.description)}</span>`;
       h += "</button>";
     }
@@ -189,5 +244,5 @@ window.KarakMessage = (ctx) => {
       + embeds(m) + attachments(m) + components(m, busy);
   }
 
-  return { body, inline, md };
+  return { body, inline, md, refreshTimes };
 };

@@ -15,7 +15,8 @@ from live_bot import (
 )
 from storage.helpers import Game
 
-from bot.storage.records import SeatInfo
+from bot.game.places import Place
+from bot.storage.records import Rater, SeatInfo
 from bot.storage.sqlite import Store
 from engine import Observation
 from loopback import Channel, Loopback, Message
@@ -154,19 +155,24 @@ async def raw_click(bot: LiveBot, user: User, message: Message, custom_id: str, 
 
 async def finished_match(store: Store, game: Game, *, upto: int | None = None,
                          seats: tuple[SeatInfo, ...] = SEATS, start: int = 0,
-                         channel: int = CHANNEL, hints: bool | None = None,
+                         channel: int = CHANNEL, guild: int | None = GUILD, host: User = ANN,
+                         rater: Rater | None = None, hints: bool | None = None,
                          **settings: Any) -> int:
-    """A table of the bot's server in ``channel`` that played ``game`` from step ``start`` to
-    step ``upto`` (None: its end) through the storage interface (``settings``: the table's,
-    as ``create_table`` takes them, abilities and the turn timer off unless given; ``hints``:
-    whether hints were on); returns its id."""
-    rec = await store.create_table(**{"guild_id": GUILD, "channel_id": channel,
-                                      "host_id": ANN.id, "seats": seats, "abilities": False,
-                                      "timer": 0, "seed": game.final.config.seed, **settings})
+    """A table of server ``guild`` (None: in ``host``'s direct messages) in ``channel`` that
+    played ``game`` from step ``start`` to step ``upto`` (None: its end) through the storage
+    interface, rated by ``rater`` (``settings``: the table's, as ``create_table`` takes them,
+    abilities and the turn timer off unless given; ``hints``: whether hints were on); returns
+    its id."""
+    rec = await store.create_table(**{"guild_id": guild,
+                                      "place_key": Place.of(guild, host.id).key,
+                                      "channel_id": channel, "host_id": host.id, "seats": seats,
+                                      "abilities": False, "timer": 0,
+                                      "seed": game.final.config.seed, **settings})
     if hints is not None:
         await store.set_hints(rec.id, hints)
     await store.start_game(rec.id, seats, game.states[start], None)
     last = len(game.moves) if upto is None else upto
     for index in range(start, last):
-        await store.apply(rec.id, index, game.states[index + 1], game.log_row(index))
+        await store.apply(rec.id, index, game.states[index + 1], game.log_row(index),
+                          rater=rater)
     return rec.id

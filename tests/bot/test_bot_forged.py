@@ -11,8 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from live_bot import CHANNEL, LiveBot, User, resolve, table_id
-from players import ANN, BOB, Players, forged_message, open_table, raw_click
+from live_bot import CHANNEL, GUILD, LiveBot, User, resolve, table_id
+from players import ANN, BOB, Players, finished_match, forged_message, open_table, raw_click
+from storage.helpers import played
+
+from i18n import msg, translate
 
 HUGE = "9" * 20  # past SQLite's 64-bit integers
 
@@ -196,12 +199,15 @@ async def test_a_menu_choice_without_values_gets_a_private_answer(bot: LiveBot) 
     assert (await bot.bot.service.tables.load(tid)).version == rec.version
 
 
-async def test_a_move_button_from_a_version_to_come_is_damaged_not_played(
-        bot: LiveBot) -> None:
+@pytest.mark.parametrize("kind", ["do", "hint"])
+async def test_a_button_from_a_version_to_come_says_so_and_plays_nothing(
+        bot: LiveBot, kind: str) -> None:
     tid, user, rec, move = await _first_move(bot)
-    cid = f"kg:do:{tid}:{rec.version + 5}:{move}"
+    cid = (f"kg:do:{tid}:{rec.version + 5}:{move}" if kind == "do"
+           else f"kg:hint:{tid}:{rec.version + 5}")
     texts = await raw_click(bot, user, forged_message(bot, user, cid), cid, 2)
-    assert texts and "damaged" in texts[-1] and "already" not in texts[-1], texts
+    assert texts and "later point in the match than this table has reached" in texts[-1], texts
+    assert "already" not in texts[-1], texts
     assert (await bot.bot.service.tables.load(tid)).version == rec.version
 
 
@@ -214,3 +220,32 @@ async def test_a_lobby_button_from_a_revision_to_come_is_damaged(bot: LiveBot) -
     texts = await raw_click(bot, ANN, forged_message(bot, ANN, cid, ephemeral=False), cid, 2)
     assert texts and "damaged" in texts[-1], texts
     assert (await bot.bot.service.tables.load(tid)).seats == record.seats
+
+
+@pytest.mark.parametrize("op", ["ready", "start"])
+async def test_ready_or_start_where_no_rematch_was_offered_says_there_is_none(
+        bot: LiveBot, op: str) -> None:
+    tid = await finished_match(bot.store, played(2))
+    cid = f"kg:rm:{tid}:{op}"
+    texts = await raw_click(bot, ANN, forged_message(bot, ANN, cid, ephemeral=False), cid, 2)
+    assert texts and "Nobody has offered a rematch of this match" in texts[-1], texts
+    assert "lapsed" not in texts[-1], texts
+    assert await bot.store.rematch_of(tid) is None
+
+
+async def test_another_servers_leaderboard_page_says_whose_it_is(bot: LiveBot) -> None:
+    cid = f"kg:board:{GUILD + 1}:0"
+    texts = await raw_click(bot, ANN, forged_message(bot, ANN, cid), cid, 2)
+    assert texts and "belongs to another server" in texts[-1], texts
+    assert "server channel" not in texts[-1], texts
+
+
+async def test_the_new_refusals_read_naturally_in_every_language() -> None:
+    for key, words in [("bot.error.future_button", {"fr": "moment de la partie",
+                                                    "cs": "pozdějšímu okamžiku"}),
+                       ("rematch.error.no_offer", {"fr": "Personne n'a proposé",
+                                                   "cs": "nikdo nenabídl"}),
+                       ("ratings.board.other_server", {"fr": "autre serveur",
+                                                       "cs": "jinému serveru"})]:
+        for locale, word in words.items():
+            assert word in translate(msg(key), locale), (key, locale)

@@ -21,6 +21,7 @@ from storage.helpers import played
 from bot.discord_side.client import KarakBot
 from bot.discord_side.pace import ChannelPace
 from bot.game.leases import LEASE_TTL
+from bot.game.places import Place
 from bot.game.service import GameService
 from bot.storage.postgres import Store
 from bot.storage.records import LogRow, SeatInfo
@@ -94,7 +95,8 @@ async def table(url: str, time: FakeTime, seats: tuple[SeatInfo, ...]) -> int:
     """A running table in the bot's channel at the start of game 1, with a turn timer."""
     store = await Store.open(url, clock=time.clock)
     try:
-        rec = await store.create_table(guild_id=GUILD, channel_id=CHANNEL, host_id=ANN,
+        rec = await store.create_table(guild_id=GUILD, place_key=Place.of(GUILD, ANN).key,
+                                       channel_id=CHANNEL, host_id=ANN,
                                        seats=seats, abilities=False, timer=TIMER, seed=1)
         await store.start_game(rec.id, seats, played(1).states[0], time.now + TIMER)
         return rec.id

@@ -1,7 +1,8 @@
 """The lessons of ``/goblin learn`` without Discord: the seed search script agrees with the seed
 in the code, each lesson is read from the seat's observation, names its rule and reads in every
 language, in the player's words, and its moves are drawn as primary buttons; the guided match,
-played with each lesson's advice, shows every lesson at the decision it speaks of."""
+played with each lesson's advice, shows every lesson at the decision it speaks of; a guided match
+whose learner takes moves back reads the moves that stand."""
 from __future__ import annotations
 
 import importlib.util
@@ -25,6 +26,7 @@ from bot.game.lessons import (
     lessons_met,
     situations,
 )
+from bot.game.service import GameService
 from bot.game.texts import controls
 from engine import (
     Action,
@@ -33,12 +35,15 @@ from engine import (
     GameState,
     Phase,
     SeatConfig,
+    Undo,
     VisitMerchant,
     apply,
     new_game,
     observe,
+    replay,
 )
 from engine.actions import Fight, Play
+from engine.agents import make_agent
 from engine.catalog import tables
 from engine.observe import Observation
 from i18n import LOCALES, catalog, texts, translate
@@ -199,3 +204,39 @@ def test_the_battle_lessons_work_the_hits_and_the_reward_out() -> None:
     text = translate(lesson("win", obs).text, "en")
     assert "the reward on its back is yours" in text or "wins the game" in text
     assert any(isinstance(a, Play) for a in obs.legal) or "end the battle" in text.lower()
+
+
+async def test_the_lessons_of_a_match_with_take_backs_read_the_moves_that_stand(
+        service: GameService) -> None:
+    learner = 101
+    record = await service.lobby.learn(guild_id=9, channel_id=1, host_id=learner,
+                                       host_name="Ann")
+    seat = record.seat_of(learner)
+    assert seat is not None
+    kept: list[str] = []  # the moves that stand, as the players know them
+    took_back = shown = 0
+    turns: set[tuple[int, int]] = set()
+    while record.game.step < 150 and record.game.phase is not Phase.OVER:
+        outcome = await service.play.ai_step(record.id)
+        if outcome is not None:
+            kept.append(str(outcome.action))
+            record = outcome.record
+            continue
+        state = record.game
+        assert replay(state.config, kept) == state
+        now = await service.play.lesson(record, seat)
+        assert now == lesson_now(state, kept, seat)
+        shown += now is not None and took_back > 0
+        obs = observe(state, seat)
+        action: Action = make_agent("easy", state.step).choose(obs)
+        if Undo() in obs.legal and (state.round, state.turn) not in turns:
+            turns.add((state.round, state.turn))  # one take-back a turn
+            action = Undo()
+            kept.pop()
+            took_back += 1
+        else:
+            kept.append(str(action))
+        record = (await service.play.act(record.id, learner, record.version, str(action),
+                                         sure=True)).record
+    assert took_back > 5 and shown > 0
+    assert lessons_met(record.game.config, kept, seat)

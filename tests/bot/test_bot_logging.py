@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.game.places import Place
 from bot.process.app import setup_logging
 from bot.process.settings import load_settings
 from bot.storage.records import SeatInfo, storable
@@ -56,7 +57,8 @@ async def test_no_saved_state_reaches_the_log_at_debug(tmp_path: Path, kept: Kep
     store = await Store.open(settings.db)
     try:
         seats = [SeatInfo(user=1, hero="horan"), SeatInfo(user=2, hero="taia")]
-        table = await store.create_table(guild_id=5, channel_id=6, host_id=1, seats=seats,
+        table = await store.create_table(guild_id=5, place_key=Place.of(5, 1).key,
+                                         channel_id=6, host_id=1, seats=seats,
                                          abilities=False, timer=0, seed=3)
         await store.start_game(table.id, seats, state, None)  # the state is a parameter
     finally:

@@ -15,7 +15,7 @@ import pytest
 from bot_helpers import Clock
 from live_bot import CHANNEL, LINK, LiveBot, User
 from players import ADMIN, ANN, BOB, EVE, TinyRenderer, finished_match, planted
-from storage.helpers import played
+from storage.helpers import played, taking_back
 
 from bot.game.shares import SHARE_WINDOW
 from bot.storage.sqlite import Store
@@ -223,11 +223,11 @@ async def test_the_clicker_and_the_bot_need_to_be_allowed_to_attach_files(
         bot: LiveBot) -> None:
     tid = await finished_match(bot.store, played(2))
     zoe = User(2000000000000000004, "Zoé", locale="fr")
-    bot.channel.denied[zoe.id] = ATTACH_FILES
+    bot.lb.set_overwrite(bot.channel, zoe, deny=ATTACH_FILES)
     told = await share(bot, zoe, tid)
     assert "vous ne pouvez pas partager l'animation dans ce salon" in told
     assert "Joindre des fichiers" in told
-    bot.channel.denied[EVE.id] = SEND_MESSAGES | ATTACH_FILES
+    bot.lb.set_overwrite(bot.channel, EVE, deny=SEND_MESSAGES | ATTACH_FILES)
     told = await share(bot, EVE, tid)
     assert "you're missing these permissions here: Send Messages, Attach Files" in told
     bot.channel.bot_permissions = ALL_PERMISSIONS & ~ATTACH_FILES
@@ -279,3 +279,21 @@ async def test_a_post_another_process_is_making_is_announced(bot: LiveBot) -> No
     assert claim.granted
     assert "is being posted in this channel right now" in await share(bot, ANN, tid)
     assert animations(bot) == []
+
+
+async def test_a_match_with_take_backs_is_replayed_shared_and_charted(bot: LiveBot) -> None:
+    """Taking back is on by default: a match whose seats took moves back steps through the
+    moves that stand, is shared as an animation and gets its summary chart at the end."""
+    game = taking_back(2)
+    assert len(game.standing) < len(game.moves)  # moves were taken back, twice in a row too
+    tid = await finished_match(bot.store, game)
+    message = await replay_of(bot, tid)
+    assert "can no longer be replayed" not in message.text() and step_of(message) == 0
+    message = await go(bot, message, "h.last")
+    assert step_of(message) == len(game.standing) and "wins" in message.text()
+    assert "takes back" not in message.text()
+    ix = await bot.click(ANN, message, f"kg:rsh:{tid}")
+    assert "is posted in the channel" in bot.said(ix)[0]
+    assert bot.public()[-1].attachments[0].filename == f"match-{tid}.gif"
+    await bot.bot.background.announce_end(await bot.bot.service.tables.load(tid))
+    assert "summary.png" in [a.filename for a in bot.public()[-1].attachments]

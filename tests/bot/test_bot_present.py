@@ -45,7 +45,7 @@ def record(state: object) -> TableRecord:
                        abilities=True, timer=0, seed=1, locale="en", seats=seats,
                        state=state, version=state.step, message_id=None,  # type: ignore[arg-type]
                        lobby_message_id=None, deadline=None, winner=None, created_at=0.0,
-                       updated_at=0.0)
+                       updated_at=0.0, place_key="guild:1")
 
 
 def test_every_legal_move_is_offered_once_in_groups_within_discords_limits() -> None:

@@ -1,6 +1,8 @@
 """Ratings on the real bot and the stand-in: the changes posted when a rated match ends,
 ``/goblin stats`` (private, with its chart) and ``/goblin leaderboard`` (pages turned by buttons
-that work after a restart, the asker's place shown off the page, bad page buttons answered)."""
+that work after a restart, the asker's place shown off the page, bad page buttons answered); a
+person leaving before their first move hands nobody a rating, and abandoning a match is rated
+only once everyone has moved, its abandoner last."""
 from __future__ import annotations
 
 import sqlite3
@@ -11,6 +13,8 @@ from bot_helpers import Clock
 from live_bot import GUILD, LiveBot, User
 from players import ANN, BOB, Players, TinyRenderer, open_table, planted
 
+from bot.game.ratings import Person, Rating, SeatResult, rate
+from bot.game.results import movers
 from bot.game.standings import MIN_GAMES, PAGE_SIZE
 from engine import apply, observe
 from engine.agents import make_agent
@@ -131,3 +135,78 @@ async def test_stats_say_what_a_provisional_rating_is(bot: LiveBot, tmp_path: Pa
     ix = await bot.command(BOB, "stats")  # a settled one
     [text] = bot.said(ix)
     assert "?" not in text and "provisional" not in text, text
+
+
+async def table_text(bot: LiveBot, tid: int) -> str:
+    """The text of table ``tid``'s message as it is now."""
+    rec = await bot.bot.service.tables.load(tid)
+    assert rec.message_id is not None
+    return bot.lb.message(rec.message_id).text()
+
+
+async def test_an_account_that_leaves_before_its_first_move_hands_no_rating(
+        bot: LiveBot) -> None:
+    for _ in range(3):  # a second account joins and leaves at once, match after match
+        tid = await open_table(bot, ANN, [BOB])
+        await bot.command(BOB, "leave")  # before any move of his: as if he never sat
+        players = Players(bot, tid, [ANN])
+        while await players.step():
+            await bot.settle()
+        assert (await bot.bot.service.tables.load(tid)).status == "finished"
+        text = await table_text(bot, tid)
+        assert "Not rated: fewer than two people made a move." in text and "→" not in text
+        assert await bot.store.ratings(GUILD) == []
+    [stats] = bot.said(await bot.command(ANN, "stats"))
+    assert "3 games played" in stats and "No rated game yet" in stats
+
+
+async def moved(bot: LiveBot, tid: int) -> frozenset[tuple[int, int]]:
+    """(seat, user) of each person who made a move at table ``tid``."""
+    return movers(await bot.store.action_log(tid))
+
+
+async def test_abandoning_before_everyone_moved_is_not_rated(bot: LiveBot) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    players = Players(bot, tid, [ANN, BOB])
+    assert await players.step()  # the first to play moves; the other has not yet
+    await bot.settle()
+    assert len(await moved(bot, tid)) == 1
+    ix = await bot.command(ANN, "abandon")
+    question = bot.reply(ix)
+    assert "has not made a move yet, so the match will not be rated" in question.text()
+    await bot.click(ANN, question, f"kg:abandon:{tid}")
+    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
+    text = await table_text(bot, tid)
+    assert "Not rated: the match was abandoned before everyone had made a move." in text
+    assert await bot.store.ratings(GUILD) == [] and await bot.store.result_of(tid) is None
+
+
+async def test_abandoning_after_everyone_moved_rates_the_abandoner_last(bot: LiveBot) -> None:
+    tid = await open_table(bot, ANN, [BOB])
+    players = Players(bot, tid, [ANN, BOB])
+    while len(await moved(bot, tid)) < 2:
+        assert await players.step()
+        await bot.settle()
+    ix = await bot.command(ANN, "abandon")
+    question = bot.reply(ix)
+    assert "rated as it stands: you last" in question.text()
+    rec = await bot.bot.service.tables.load(tid)
+    await bot.click(ANN, question, f"kg:abandon:{tid}")
+    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
+    text = await table_text(bot, tid)
+    assert "Rated as the match stood when it was abandoned." in text and "Ratings" in text
+    assert "Ann 1,500? → " in text and "Bob 1,500? → " in text
+    state, ann, bob = rec.game, rec.seat_of(ANN.id), rec.seat_of(BOB.id)
+    assert ann is not None and bob is not None
+    expected = rate([SeatResult(Person(ANN.id, forfeited=True), len(state.seats[ann].keys),
+                                state.seats[ann].hp),
+                     SeatResult(Person(BOB.id), len(state.seats[bob].keys), state.seats[bob].hp)])
+    ratings = {r.user_id: r for r in await bot.store.ratings(GUILD)}
+    assert {u: Rating(r.rating.mu, r.rating.sigma) for u, r in ratings.items()} == expected
+    assert ratings[ANN.id].rating.mu < ratings[BOB.id].rating.mu
+    result = await bot.store.result_of(tid)
+    assert result is not None and result.abandoned_by == ANN.id
+    assert result.seats[ann].place == 2 and result.seats[bob].place == 1
+    [history] = bot.said(await bot.command(BOB, "history"))
+    assert f"Table #{tid}" in history and "🏆" not in history  # nobody won it
+    assert "Abandoned once everyone had moved, and rated as it stood then." in history

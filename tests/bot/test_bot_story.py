@@ -1,12 +1,15 @@
 """The "Log" button of the table message: the whole narration of the current and the previous
-turn, privately, rebuilt from the action log; a seat sees its own private events, nobody
-sees another seat's."""
+turn, privately, rebuilt from the action log (the moves that stand: a move taken back is not
+told); a seat sees its own private events, nobody sees another seat's."""
 
 from __future__ import annotations
 
 from live_bot import LiveBot
-from players import ANN, BOB, EVE, Players, open_table
+from players import ANN, BOB, EVE, Players, finished_match, open_table
+from storage.helpers import Game, taking_back
 
+from bot.game.service import GameService
+from engine.events import seen_by
 from engine.replay import Replay
 
 
@@ -59,3 +62,21 @@ async def test_a_log_of_a_table_not_started_is_refused(bot: LiveBot) -> None:
         {"type": 2, "style": 2, "label": "Log", "custom_id": f"kg:log:{tid}"}]}])
     ix = await bot.click(EVE, planted, f"kg:log:{tid}", forge=True)
     assert any("not started" in t or "has not" in t for t in bot.said(ix)), bot.said(ix)
+
+
+async def test_the_log_tells_the_moves_that_stand_after_take_backs(service: GameService) -> None:
+    game = taking_back(2)
+    undos = [i for i, (_, move) in enumerate(game.moves) if move == "undo"]
+    upto = undos[len(undos) // 2] + 2  # a move taken back, then one played, mid-match
+    tid = await finished_match(service.store, game, upto=upto)
+    config = game.final.config
+    replay = Replay(config, Game(game.states[:upto + 1], game.moves[:upto]).standing)
+    assert replay.final == game.states[upto]
+    first = replay.turn_starts()[-2]
+    for user, seat in ((ANN, 0), (BOB, 1), (EVE, None)):
+        told = await service.story.last_turns(tid, user.id)
+        assert told.whole  # the log replays: the whole story is told, not the last move's
+        said = seen_by([e for step in range(first, replay.last + 1)
+                        for e in replay.events(step)], seat)
+        assert told.events[0].text.key == "event.turn"
+        assert told.events == said[said.index(told.events[0]):]

@@ -108,6 +108,36 @@ async def test_stopping_lets_an_answer_in_flight_finish_and_cancels_one_too_slow
         assert not tasks._tasks
 
 
+async def test_a_stop_ends_resting_loops_at_once_and_lets_a_step_under_way_finish() -> None:
+    """Once a stop begins, a loop between two steps ends there and then, even an endless one;
+    a loop in the middle of a step (a move being written) finishes it and starts no other."""
+    tasks = Tasks()
+    inside, release = asyncio.Event(), asyncio.Event()
+    steps: list[str] = []
+
+    async def writing() -> bool:
+        steps.append("write")
+        inside.set()
+        await release.wait()
+        return True  # it would go on
+
+    async def resting() -> bool:
+        steps.append("rest")  # pragma: no cover - the loop never gets past its pause
+        return True
+
+    busy = tasks.repeat(writing, "ai-1", 0.0)
+    idle = tasks.repeat(resting, "turn-timers", 3600.0, endless=True)
+    await inside.wait()
+    closing = asyncio.create_task(tasks.close(grace=60))
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert tasks.stopping and idle.done() and idle.cancelled()  # ended in its pause
+    assert not closing.done()  # waiting for the step under way
+    release.set()
+    await closing
+    assert steps == ["write"] and busy.done() and not busy.cancelled()
+
+
 def test_the_health_check_reports_failing_loops(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:

@@ -162,6 +162,10 @@ async def test_a_match_through_the_container_stopped_and_started_again(
         eva = Player(lb, eve, den, oracle, rng)
         await catch_thinking(lb, first, eva, oracle, t2)
         laps.mark("caught thinking")
+        # exact whatever the machine's speed: the hall waits for a person and the den's hard
+        # seat is frozen mid-decision, so no write is under way, and once the stop begins no AI
+        # move, timed-out turn or resumption starts (the shutdown grace lets only writes under
+        # way finish)
         before = {tid: oracle.table(tid).version for tid in (t1, t2)}
         seconds, status = await first.stop()
         FIGURES.append(f"docker stop took {seconds:.1f} s while a hard AI seat was thinking")

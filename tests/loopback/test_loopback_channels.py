@@ -77,14 +77,16 @@ async def test_a_deleted_message_is_gone(lb: Loopback, client: MiniBot) -> None:
 
 async def test_a_persons_permissions_and_the_slowmode_of_a_channel(lb: Loopback,
                                                                    client: MiniBot) -> None:
-    """Interactions carry the member's permissions in their channel (what the channel denies
-    them taken away; an administrator keeps everything) and the channel's slowmode, which a
-    moderator's change also sends to the bot."""
+    """Interactions carry the member's permissions in their channel (what the channel's
+    overwrites deny them taken away; an administrator keeps everything) and the channel's
+    slowmode, which a moderator's change also sends to the bot."""
     guild = lb.create_guild()
     channel = lb.create_channel(guild)
     await client.next_op(0, "CHANNEL_CREATE")
     ann, mod = lb.create_user("Ann"), lb.create_user("Mod", admin=True)
-    channel.denied[ann.id] = channel.denied[mod.id] = ATTACH_FILES
+    for user in (ann, mod):
+        lb.set_overwrite(channel, user, deny=ATTACH_FILES)
+        await client.next_op(0, "CHANNEL_UPDATE")
     lb.set_slowmode(channel, 30)
     assert (await client.next_op(0, "CHANNEL_UPDATE"))["d"]["rate_limit_per_user"] == 30
     with pytest.raises(LoopbackError):

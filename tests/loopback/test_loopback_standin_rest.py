@@ -17,6 +17,7 @@ from shared_files import require_discord_api
 
 from loopback import Loopback, LoopbackError, ManualClock
 from loopback.limits import message_errors
+from loopback.slash import name_errors, name_ok
 from loopback.state import REPLACED_FILE_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -227,3 +228,36 @@ def test_a_leftover_breach_fails_the_test(tmp_path: Path) -> None:
     assert "Discord rules broken" in out and "answered after 3 s" in out, out
     assert "PASSED test_forgetful.py::test_clears" in out, out
     assert "PASSED test_forgetful.py::test_without_a_stand_in" in out, out
+
+
+@pytest.mark.parametrize(("name", "ok"), [
+    ("numéro", True), ("vzít_zpět", True), ("přehrát", True), ("niveau_ia", True),
+    ("ok-1", True), ("नमस्ते", True), ("สวัสดี", True), ("Numéro", False), ("two words", False),
+    ("x" * 33, False), ("", False), ("🎲", False), ("a.b", False)])
+def test_command_names_follow_discord_s_rule(name: str, ok: bool) -> None:
+    assert name_ok(name) is ok
+
+
+async def test_a_command_with_a_name_discord_refuses_is_not_registered(
+        lb: Loopback, mini: MiniBot) -> None:
+    """Names with accents register as Discord takes them; a capital or a space is refused (400
+    50035) in a localised name or an option's, and the commands stay as they were."""
+    await connected(lb, mini)
+    path = f"/applications/{lb.application_id}/commands"
+    def replay(table_option: dict[str, Any]) -> dict[str, Any]:
+        return dict(GOBLIN, name_localizations={"cs": "goblin"}, options=[
+            {"name": "replay", "description": "Replay", "type": 1,
+             "name_localizations": {"fr": "revoir", "cs": "přehrát"},
+             "options": [table_option]}])
+
+    table = {"name": "id", "description": "Table", "type": 4}
+    accented = replay(dict(table, name_localizations={"fr": "numéro", "cs": "číslo"}))
+    status, stored, _ = await mini.rest("PUT", path, [accented])
+    assert status == 200 and stored[0]["options"][0]["name_localizations"]["cs"] == "přehrát"
+    capital = replay(dict(table, name_localizations={"fr": "Numéro"}))
+    for bad in (capital, dict(GOBLIN, name_localizations={"fr": "un gobelin"})):
+        status, out, _ = await mini.rest("PUT", path, [bad])
+        assert status == 400 and out["code"] == 50035, out
+    assert "options.0.options.0.name_localizations.fr" in name_errors(capital)
+    assert (await mini.rest("GET", path))[1] == stored
+    lb.breaches.clear()

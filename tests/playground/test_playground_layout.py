@@ -6,15 +6,14 @@ browser test."""
 
 from __future__ import annotations
 
-import asyncio
 import io
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
+from planted_page import planted
 
 from playground import browser
 from playground.app import Playground
@@ -46,31 +45,15 @@ LAYOUT: list[dict[str, Any]] = [{"type": 17, "accent_color": 0xE67E22, "componen
 @pytest.fixture
 def page_url() -> Iterator[str]:
     """A playground (no bot) in a thread of its own, holding one planted layout message."""
-    ready = threading.Event()
-    stop: list[asyncio.Event] = []
-    url: list[str] = []
 
-    async def serve() -> None:
-        async with Playground(port=0, validate=False) as pg:
-            assert pg.channel is not None
-            pg.lb.plant_message(pg.channel, LAYOUT, flags=CV2, files={
-                f"p{i}.png": _png(c) for i, c in enumerate([(200, 60, 60), (60, 160, 60),
-                                                            (60, 60, 200)])})
-            stop.append(asyncio.Event())
-            url.append(pg.url)
-            ready.set()
-            await stop[0].wait()
+    def plant(pg: Playground) -> None:
+        assert pg.channel is not None
+        pg.lb.plant_message(pg.channel, LAYOUT, flags=CV2, files={
+            f"p{i}.png": _png(c) for i, c in enumerate([(200, 60, 60), (60, 160, 60),
+                                                        (60, 60, 200)])})
 
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
-    thread.start()
-    assert ready.wait(20), "the playground did not start"
-    try:
-        yield url[0]
-    finally:
-        loop.call_soon_threadsafe(stop[0].set)
-        thread.join(20)
-        loop.close()
+    with planted("en", plant) as url:
+        yield url
 
 
 def test_page_draws_a_components_v2_message(chromium_ready: None, page_url: str,

@@ -34,7 +34,7 @@ from engine.state import Event
 from engine.undo import closes, revealed
 from i18n import msg, translate
 
-from .helpers import T, card, chain, info, legal, mon, name, plain, refused, run
+from .helpers import T, battle, card, chain, info, legal, mon, name, plain, refused, run
 
 QUIET = [c for c in T.hero_cards["horan"] if not info(c).draw]  # starting cards drawing nothing
 DRAWING = [c for c in T.hero_cards["horan"] if info(c).draw]
@@ -118,6 +118,20 @@ def test_n19_a_reshuffle_cannot_be_taken_back() -> None:
     shuffled = run(state, f"play:{DRAWING[0]}")
     assert shuffled.rng != state.rng
     refused(shuffled, "undo", "nothing_to_undo")
+
+
+def test_n19_taia_s_one_card_through_a_rebuilt_deck_cannot_be_taken_back() -> None:
+    """Taia (R66) with an empty deck and one card in her discard pile: the pile becomes her deck
+    (R17) and she draws its only card alone, which only a public event tells; the rebuilt deck
+    closes the take-back all the same, as a card drawn from it does for any seat."""
+    target = plain(1)
+    drawing = card(lambda a: a.draw == 1, "drawing 1", exclude=(target,))
+    state = battle(target, drawing, "tai2", "tai3", "tai4", "tai5", "tai6", hero="taia",
+                   abilities=True, deck=[], discard=["tai1"])
+    drawn = run(state, f"play:{drawing}")
+    assert drawn.phase is Phase.BATTLE and drawn.seats[0].hand[-1] == "tai1"
+    assert drawn.seats[0].deck == drawn.seats[0].discard == ()
+    refused(drawn, "undo", "nothing_to_undo")
 
 
 def test_n19_the_next_monster_turned_over_closes_the_take_back() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -19,7 +19,7 @@ from postgres_server import Server
 from bot.storage import postgres, postgres_schema
 from bot.storage.interface import Storage
 from bot.storage.sqlite import Store
-from bot.storage.sqlite_schema import run_migration
+from bot.storage.sqlite_schema import run_migration, schema_version
 
 #: What a backend can be made to refuse: the action log's writes, or the results'.
 Refused = Literal["actions", "results"]
@@ -50,6 +50,21 @@ class Backend(Protocol):
 
     async def refuse(self, store: Storage, what: Refused) -> None:
         """Make the database refuse every write of ``what`` from now on."""
+        ...
+
+    async def build(self, version: int) -> None:
+        """Bring the database (new, or at an earlier schema) to schema ``version``: the
+        migrations it lacks up to ``version`` applied, each in its transaction, as the bot of
+        that version left it."""
+        ...
+
+    async def insert_rows(self, rows: Sequence[tuple[str, dict[str, object]]]) -> None:
+        """Insert ``(table, columns)`` rows in order, as an older bot wrote them (PostgreSQL:
+        the table id sequence then follows the highest id, as it did for that bot)."""
+        ...
+
+    async def read_rows(self, table: str, columns: Sequence[str]) -> list[tuple[object, ...]]:
+        """The values of ``columns`` in every row of ``table``, as the database holds them."""
         ...
 
 
@@ -112,11 +127,10 @@ class SqliteBackend:
             con.execute(f"PRAGMA user_version = {int(number)}")
 
     async def build(self, version: int) -> None:
-        """A new database at schema ``version``: migrations 1 to ``version`` applied, as the
-        bot of that version left it."""
+        """The database brought to schema ``version`` (see :meth:`Backend.build`)."""
         async with aiosqlite.connect(self.path, isolation_level=None) as db:
             await db.execute("PRAGMA foreign_keys=ON")
-            for number in range(1, version + 1):
+            for number in range(await schema_version(db) + 1, version + 1):
                 await db.execute("BEGIN IMMEDIATE")
                 await run_migration(db, number)
                 await db.execute("COMMIT")
@@ -132,6 +146,18 @@ class SqliteBackend:
         """Read rows as SQLite holds them."""
         with self.raw() as con:
             return [tuple(r) for r in con.execute(sql, args).fetchall()]
+
+    async def insert_rows(self, rows: Sequence[tuple[str, dict[str, object]]]) -> None:
+        """Insert rows in order, in one transaction."""
+        with self.raw() as con:
+            for table, columns in rows:
+                con.execute(f"INSERT INTO {table} ({', '.join(columns)}) "
+                            f"VALUES ({', '.join('?' for _ in columns)})",
+                            tuple(columns.values()))
+
+    async def read_rows(self, table: str, columns: Sequence[str]) -> list[tuple[object, ...]]:
+        """The values of ``columns`` in every row of ``table``."""
+        return self.rows(f"SELECT {', '.join(columns)} FROM {table}")
 
 
 class PostgresBackend:
@@ -202,7 +228,7 @@ class PostgresBackend:
                            "FOR EACH ROW EXECUTE FUNCTION refuse()")
 
     async def build(self, version: int) -> None:
-        """A new database at schema ``version``: migrations 1 to ``version`` applied."""
+        """The database brought to schema ``version`` (see :meth:`Backend.build`)."""
         db = await asyncpg.connect(await self.database())
         try:
             await postgres_schema.migrate(db, upto=version)
@@ -214,6 +240,24 @@ class PostgresBackend:
         names = ", ".join(columns)
         marks = ", ".join(f"${i}" for i in range(1, len(columns) + 1))
         await self.execute(f"INSERT INTO {table} ({names}) VALUES ({marks})", *columns.values())
+
+    async def insert_rows(self, rows: Sequence[tuple[str, dict[str, object]]]) -> None:
+        """Insert rows in order, in one transaction on one connection; the table id sequence
+        then follows the highest id."""
+        db = await asyncpg.connect(await self.database())
+        try:
+            async with db.transaction():
+                for table, columns in rows:
+                    marks = ", ".join(f"${i}" for i in range(1, len(columns) + 1))
+                    await db.execute(f"INSERT INTO {table} ({', '.join(columns)}) "
+                                     f"VALUES ({marks})", *columns.values())
+                await db.execute("SELECT setval('tables_id_seq', MAX(id)) FROM tables")
+        finally:
+            await db.close()
+
+    async def read_rows(self, table: str, columns: Sequence[str]) -> list[tuple[object, ...]]:
+        """The values of ``columns`` in every row of ``table``."""
+        return await self.rows(f"SELECT {', '.join(columns)} FROM {table}")
 
 
 def forget(store: Storage) -> None:

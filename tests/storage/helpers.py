@@ -7,12 +7,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from bot.game.places import Place
 from bot.storage.interface import Storage
 from bot.storage.records import LogRow, Rater, SeatInfo, TableRecord
-from engine import GameConfig, GameState, Phase, SeatConfig, apply, new_game, observe
+from engine import (
+    Action,
+    GameConfig,
+    GameState,
+    Phase,
+    SeatConfig,
+    Undo,
+    apply,
+    legal_actions,
+    new_game,
+    observe,
+    parse,
+)
 from engine.agents import make_agent
 
 GUILD = 9
+#: The server's place (as storage keeps it).
+PLACE = Place.server(GUILD).key
 #: Ann and Bob play; the AI holds the third seat.
 ANN, BOB = 101, 202
 SEATS = (SeatInfo(user=ANN, name="Ann", hero="horan"), SeatInfo(user=BOB, name="Bob", hero="taia"),
@@ -43,9 +58,22 @@ class Game:
         return self.states[-1]
 
     def log_row(self, index: int, at: float = 0.0) -> LogRow:
-        """Move ``index`` as the action log holds it."""
+        """Move ``index`` as the action log holds it (its step: the step of the state it led
+        to, which a take-back brings back down)."""
         seat, action = self.moves[index]
-        return LogRow(step=index + 1, seat=seat, user_id=None, by_ai=True, action=action, at=at)
+        return LogRow(step=self.states[index + 1].step, seat=seat, user_id=None, by_ai=True,
+                      action=action, at=at)
+
+    @property
+    def standing(self) -> list[str]:
+        """The moves that stand: every move but the take-backs and the moves they took back."""
+        kept: list[str] = []
+        for _, action in self.moves:
+            if action == str(Undo()):
+                kept.pop()
+            else:
+                kept.append(action)
+        return kept
 
 
 @cache
@@ -62,10 +90,45 @@ def played(seed: int, heroes: tuple[str, ...] = ("horan", "taia", "argentus")) -
     return Game(tuple(states), tuple(moves))
 
 
+@cache
+def taking_back(seed: int, heroes: tuple[str, ...] = ("horan", "taia", "argentus"),
+                every: int = 3) -> Game:
+    """The game of ``heroes`` with ``seed`` played to its end by the easy AI, whose seats take
+    back moves in a turn at most once (two moves in a row when they may), when they may at every
+    ``every``-th move, then play on: another move than the one taken back when there is one."""
+    state = new_game(GameConfig(seats=tuple(SeatConfig(h) for h in heroes), seed=seed))
+    agents = [make_agent("easy", seed * 8 + i) for i in range(len(heroes))]
+    states, moves = [state], []
+    backs: dict[tuple[int, int], int] = {}  # (round, turn) -> the moves taken back in it
+    taken: Action | None = None
+    while state.phase is not Phase.OVER:
+        legal = legal_actions(state)
+        turn = (state.round, state.turn)
+        if Undo() in legal and state.undo is not None and (
+                turn not in backs and len(moves) % every == 0
+                or taken is not None and backs.get(turn) == 1):
+            action: Action = Undo()
+            taken = parse(state.undo.moves[-1])
+            backs[turn] = backs.get(turn, 0) + 1
+        else:
+            action = agents[state.current].choose(observe(state, state.current))
+            others = [a for a in legal if a not in (Undo(), taken)]
+            if action == taken and others:
+                action = others[0]
+            taken = None
+        moves.append((state.current, str(action)))
+        state, _ = apply(state, action)
+        states.append(state)
+    return Game(tuple(states), tuple(moves))
+
+
 async def started(store: Storage, state: GameState, channel: int = 1,
-                  seats: Sequence[SeatInfo] = SEATS, guild: int | None = GUILD) -> TableRecord:
-    """A table in ``channel`` whose game is ``state`` (a lobby started at that position)."""
-    rec = await store.create_table(guild_id=guild, channel_id=channel, host_id=ANN, seats=seats,
+                  seats: Sequence[SeatInfo] = SEATS, guild: int | None = GUILD,
+                  host: int = ANN) -> TableRecord:
+    """A table in ``channel`` hosted by ``host`` whose game is ``state`` (a lobby started at
+    that position)."""
+    rec = await store.create_table(guild_id=guild, place_key=Place.of(guild, host).key,
+                                   channel_id=channel, host_id=host, seats=seats,
                                    abilities=False, timer=0, seed=state.config.seed)
     await store.start_game(rec.id, seats, state, None)
     found = await store.get(rec.id)
@@ -86,10 +149,11 @@ async def play_on(store: Storage, table_id: int, game: Game, upto: int | None = 
 
 
 async def finished(store: Storage, seed: int, channel: int, guild: int | None = GUILD,
-                   seats: tuple[SeatInfo, ...] = SEATS, rater: Rater | None = None) -> int:
-    """A table whose game ``seed`` is played to its end (started one move before it), ``seats``
-    stored with the last move; ``rater`` rates the match."""
+                   seats: tuple[SeatInfo, ...] = SEATS, rater: Rater | None = None,
+                   host: int = ANN) -> int:
+    """A table hosted by ``host`` whose game ``seed`` is played to its end (started one move
+    before it), ``seats`` stored with the last move; ``rater`` rates the match."""
     game = played(seed)
-    rec = await started(store, game.states[-2], channel=channel, guild=guild)
+    rec = await started(store, game.states[-2], channel=channel, guild=guild, host=host)
     await play_on(store, rec.id, game, seats=seats, rater=rater)
     return rec.id

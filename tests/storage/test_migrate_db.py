@@ -10,10 +10,11 @@ from pathlib import Path
 
 from postgres_server import Server
 
+from bot.game.places import Place
 from bot.storage import postgres, sqlite
 from bot.storage.interface import Storage
 from bot.storage.records import ServerDefaults
-from storage.helpers import GUILD, SEATS, Clock, play_on, played, started
+from storage.helpers import GUILD, PLACE, SEATS, Clock, play_on, played, started
 
 
 async def admin(*args: str) -> tuple[int, str, str]:
@@ -30,7 +31,7 @@ async def everything(store: Storage, ids: list[int]) -> list[object]:
     """What a bot reads from ``store``: each table, its log and result, the settings and the
     metadata."""
     seen: list[object] = [await store.ids_with_status("lobby", "running", "finished"),
-                          await store.results(GUILD), await store.guild_settings(GUILD),
+                          await store.results(PLACE), await store.guild_settings(GUILD),
                           await store.guild_locale(GUILD), await store.get_meta("synced")]
     for tid in ids:
         seen += [await store.get(tid), await store.action_log(tid), await store.result_of(tid)]
@@ -46,7 +47,8 @@ async def test_a_bot_moves_to_postgresql_and_its_matches_go_on(
     await play_on(old, finished.id, won)
     going = await started(old, running.states[0], channel=2)
     await play_on(old, going.id, running, upto=15)
-    lobby = await old.create_table(guild_id=GUILD, channel_id=3, host_id=SEATS[0].user or 0,
+    lobby = await old.create_table(guild_id=GUILD, place_key=Place.server(GUILD).key,
+                                   channel_id=3, host_id=SEATS[0].user or 0,
                                    seats=SEATS[:1], abilities=True, timer=60, seed=7)
     await old.set_guild_settings(GUILD, ServerDefaults(True, 120, "hard"))
     await old.set_guild_locale(GUILD, "cs")

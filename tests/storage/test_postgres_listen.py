@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from postgres_server import Server
 
+from bot.game.places import Place
 from bot.storage.postgres import Store
 from bot.storage.postgres_listen import Listener
 from bot.storage.records import StaleVersion
@@ -55,7 +56,8 @@ async def test_every_table_write_of_another_process_is_heard(
     try:
         heard = Heard()
         await mine.subscribe(heard)
-        rec = await other.create_table(guild_id=1, channel_id=1, host_id=1, seats=SEATS,
+        rec = await other.create_table(guild_id=1, place_key=Place.of(1, 1).key,
+                                       channel_id=1, host_id=1, seats=SEATS,
                                        abilities=False, timer=0, seed=1)
         await other.update_lobby(rec.id, SEATS)  # nobody holds the table yet: no one to wake
         assert await mine.claim(rec.id, "mine", 15.0)  # mine does its background work now
@@ -109,7 +111,8 @@ async def test_a_dropped_listening_connection_is_made_again(
     await pg.execute("SELECT pg_terminate_backend($1)", first)
     assert await pair.heard.next() is None  # listening again: changes may have been missed
     assert pair.news.server_pid() not in (None, first)
-    rec = await pair.other.create_table(guild_id=1, channel_id=1, host_id=1, seats=SEATS,
+    rec = await pair.other.create_table(guild_id=1, place_key=Place.of(1, 1).key,
+                                        channel_id=1, host_id=1, seats=SEATS,
                                         abilities=False, timer=0, seed=1)
     assert await pair.mine.claim(rec.id, "mine", 15.0)
     await pair.other.start_game(rec.id, SEATS, played(1).states[0], None)
@@ -134,7 +137,8 @@ async def test_a_listening_connection_that_no_longer_answers_is_made_again(
     await news.check()
     assert await pair.heard.next() is None
     assert news.server_pid() not in (None, first)
-    rec = await pair.other.create_table(guild_id=1, channel_id=1, host_id=1, seats=SEATS,
+    rec = await pair.other.create_table(guild_id=1, place_key=Place.of(1, 1).key,
+                                        channel_id=1, host_id=1, seats=SEATS,
                                         abilities=False, timer=0, seed=1)
     assert await pair.mine.claim(rec.id, "mine", 15.0)
     await pair.other.set_hints(rec.id, True)

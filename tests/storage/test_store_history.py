@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.storage.interface import Storage
 from bot.storage.records import RematchOffer, SeatInfo
-from storage.helpers import ANN, BOB, GUILD, SEATS, Clock, play_on, played, started
+from storage.helpers import ANN, BOB, GUILD, PLACE, SEATS, Clock, play_on, played, started
 
 #: Eve plays instead of Bob.
 EVE = 303
@@ -27,25 +27,25 @@ async def finished(store: Storage, count: int, channel: int = 1,
 async def test_matches_page_by_page_both_ways(store: Storage) -> None:
     ids = await finished(store, 7)
     await finished(store, 2, guild=GUILD + 1)  # another server's are never listed
-    newest = [r.table_id for r in await store.matches(GUILD, limit=3)]
+    newest = [r.table_id for r in await store.matches(PLACE, limit=3)]
     assert newest == ids[::-1][:3]
-    older = [r.table_id for r in await store.matches(GUILD, limit=3, before=newest[-1])]
+    older = [r.table_id for r in await store.matches(PLACE, limit=3, before=newest[-1])]
     assert older == ids[::-1][3:6]
-    back = [r.table_id for r in await store.matches(GUILD, limit=3, after=older[0])]
+    back = [r.table_id for r in await store.matches(PLACE, limit=3, after=older[0])]
     assert back == newest
-    last = [r.table_id for r in await store.matches(GUILD, limit=3, before=ids[1])]
+    last = [r.table_id for r in await store.matches(PLACE, limit=3, before=ids[1])]
     assert last == [ids[0]]
-    assert await store.matches(GUILD, limit=3, after=ids[-1]) == []
+    assert await store.matches(PLACE, limit=3, after=ids[-1]) == []
 
 
 async def test_a_persons_matches_only(store: Storage) -> None:
     with_bob = await finished(store, 2)
     with_eve = await finished(store, 3, seats=WITH_EVE)
-    assert [r.table_id for r in await store.matches(GUILD, EVE)] == with_eve[::-1]
-    assert [r.table_id for r in await store.matches(GUILD, BOB)] == with_bob[::-1]
-    both = [r.table_id for r in await store.matches(GUILD, ANN, limit=10)]
+    assert [r.table_id for r in await store.matches(PLACE, EVE)] == with_eve[::-1]
+    assert [r.table_id for r in await store.matches(PLACE, BOB)] == with_bob[::-1]
+    both = [r.table_id for r in await store.matches(PLACE, ANN, limit=10)]
     assert both == sorted(with_bob + with_eve, reverse=True)
-    page = await store.matches(GUILD, EVE, limit=2, before=with_eve[-1])
+    page = await store.matches(PLACE, EVE, limit=2, before=with_eve[-1])
     assert [r.table_id for r in page] == [with_eve[1], with_eve[0]]
     assert all(len(r.seats) == 3 for r in page)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
+from bot.game.places import Place
 from bot.storage.interface import Storage
 from bot.storage.records import Shards
 from storage.helpers import ANN, GUILD, SEATS, Clock, played, started
@@ -16,7 +17,8 @@ TTL = 15.0
 
 async def lobby(store: Storage, channel: int) -> int:
     """A new lobby in ``channel``; its id."""
-    record = await store.create_table(guild_id=GUILD, channel_id=channel, host_id=ANN,
+    record = await store.create_table(guild_id=GUILD, place_key=Place.of(GUILD, ANN).key,
+                                      channel_id=channel, host_id=ANN,
                                       seats=SEATS[:1], abilities=False, timer=0, seed=1)
     return record.id
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from msgspec.structs import replace
 
+from bot.game.places import Place
 from bot.storage.interface import Storage
 from bot.storage.records import (
     DatabaseError,
@@ -19,7 +20,7 @@ from bot.storage.records import (
 from cards import catalogue_version
 from engine import GameState
 from storage.backends import Backend
-from storage.helpers import ANN, BOB, GUILD, SEATS, Clock, finished, play_on, played, started
+from storage.helpers import ANN, BOB, GUILD, PLACE, SEATS, Clock, finished, play_on, played, started
 
 
 def ended_as(state: GameState, winner: int, keys_hp: list[tuple[int, int]]) -> GameState:
@@ -39,7 +40,7 @@ def test_the_champion_comes_first_then_keys_then_hp_and_ties_share_a_place() -> 
 def test_a_result_tells_who_held_each_seat() -> None:
     final = played(1).final
     seats = (SEATS[0], SEATS[1].model_copy(update={"ai": True}), SEATS[2])
-    result = table_result(7, GUILD, 3, "cards", seats, final, 12.5)
+    result = table_result(7, GUILD, 3, "cards", seats, final, 12.5, PLACE)
     assert [(s.user_id, s.kind, s.ai_level, s.handed_to_ai) for s in result.seats] == [
         (ANN, "person", None, False), (BOB, "person", "normal", True), (None, "ai", "easy", False)]
     assert [s.hero for s in result.seats] == ["horan", "taia", "argentus"]
@@ -48,7 +49,7 @@ def test_a_result_tells_who_held_each_seat() -> None:
     assert result.winner_user_id == seats[result.winner_seat].user
     assert (result.rounds, result.actions) == (final.round, final.step)
     with pytest.raises(ValueError, match="no winner"):
-        table_result(7, GUILD, 3, "cards", seats, played(1).states[0], 12.5)
+        table_result(7, GUILD, 3, "cards", seats, played(1).states[0], 12.5, PLACE)
 
 
 async def test_the_move_that_ends_the_game_writes_its_result(
@@ -60,14 +61,15 @@ async def test_the_move_that_ends_the_game_writes_its_result(
     clock.now += 60
     handed = (SEATS[0].model_copy(update={"ai": True}), SEATS[1], SEATS[2])
     await play_on(store, rec.id, game, seats=handed)
-    expected = table_result(rec.id, GUILD, 4, catalogue_version(), handed, game.final, clock.now)
+    expected = table_result(rec.id, GUILD, 4, catalogue_version(), handed, game.final,
+                            clock.now, PLACE)
     assert await store.result_of(rec.id) == expected
     assert await fresh.result_of(rec.id) == expected  # stored, not only kept
     assert expected.catalogue == rec.catalogue == catalogue_version()
     assert expected.seats[0] == SeatResult(
         seat=0, user_id=ANN, kind="person", ai_level="normal", hero="horan",
         keys=len(game.final.seats[0].keys), hp=game.final.seats[0].hp,
-        place=places(game.final)[0], handed_to_ai=True)
+        place=places(game.final)[0], handed_to_ai=True, moved=True)
     ended = await store.get(rec.id)
     assert ended is not None and ended.status == "finished" and ended.winner == game.final.winner
 
@@ -80,7 +82,7 @@ async def test_a_result_is_written_once(store: Storage) -> None:
     with pytest.raises(StaleVersion):  # the game is over: no move is applied again
         await store.apply(tid, len(game.moves) - 1, game.final, game.log_row(len(game.moves) - 1))
     assert await store.result_of(tid) == result
-    assert await store.results(GUILD) == [result]
+    assert await store.results(PLACE) == [result]
 
 
 async def test_a_refused_result_refuses_the_move_that_ends_the_game(
@@ -102,24 +104,30 @@ async def test_only_finished_tables_have_results(store: Storage) -> None:
     running = await started(store, game.states[0], channel=1)
     abandoned = await started(store, game.states[0], channel=2)
     await store.set_status(abandoned.id, "abandoned")
-    lobby = await store.create_table(guild_id=GUILD, channel_id=3, host_id=ANN, seats=SEATS[:1],
+    lobby = await store.create_table(guild_id=GUILD, place_key=Place.of(GUILD, ANN).key,
+                                     channel_id=3, host_id=ANN, seats=SEATS[:1],
                                      abilities=False, timer=0, seed=1)
     for tid in (running.id, abandoned.id, lobby.id, 999, 2**70, -(2**70)):
         assert await store.result_of(tid) is None
-    assert await store.results(GUILD) == []
+    assert await store.results(PLACE) == []
 
 
 async def test_a_servers_results_newest_first_page_by_page(store: Storage) -> None:
     ours = [await finished(store, seed, channel=seed) for seed in (1, 2, 3)]
     theirs = await finished(store, 1, channel=10, guild=GUILD + 1)
     nowhere = await finished(store, 2, channel=11, guild=None)
-    assert [r.table_id for r in await store.results(GUILD)] == ours[::-1]
-    assert [r.table_id for r in await store.results(GUILD, limit=2)] == ours[:0:-1]
-    assert [r.table_id for r in await store.results(GUILD, limit=2, before=ours[1])] == ours[:1]
-    assert await store.results(GUILD, before=ours[0]) == []
-    assert len(await store.results(GUILD, before=2**70)) == 3  # no SQLite integer: no bound
-    assert [r.table_id for r in await store.results(GUILD + 1)] == [theirs]
-    assert [r.table_id for r in await store.results(None)] == [nowhere]
-    every = await store.results(GUILD)
+    elsewhere = await finished(store, 3, channel=12, guild=None, host=BOB)
+    assert [r.table_id for r in await store.results(PLACE)] == ours[::-1]
+    assert [r.table_id for r in await store.results(PLACE, limit=2)] == ours[:0:-1]
+    assert [r.table_id for r in await store.results(PLACE, limit=2, before=ours[1])] == ours[:1]
+    assert await store.results(PLACE, before=ours[0]) == []
+    assert len(await store.results(PLACE, before=2**70)) == 3  # no SQLite integer: no bound
+    assert [r.table_id for r in await store.results(Place.server(GUILD + 1).key)] == [theirs]
+    # outside any server, each person's direct messages are a place of their own
+    assert [r.table_id for r in await store.results(Place.dms(ANN).key)] == [nowhere]
+    assert [r.table_id for r in await store.results(Place.dms(BOB).key)] == [elsewhere]
+    found = await store.result_of(elsewhere)
+    assert found is not None and found.place_key == f"dm:{BOB}"
+    every = await store.results(PLACE)
     assert every == [await store.result_of(tid) for tid in ours[::-1]]
     assert all(isinstance(r, TableResult) and len(r.seats) == 3 for r in every)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.game.places import Place
 from bot.storage.interface import Storage
 from bot.storage.records import (
     CorruptTable,
@@ -20,12 +21,14 @@ from storage.helpers import ANN, GUILD, SEATS, Clock, play_on, played, started
 
 
 async def test_a_lobby_becomes_a_game_and_the_channel_holds_one_table(store: Storage) -> None:
-    lobby = await store.create_table(guild_id=GUILD, channel_id=1, host_id=ANN, seats=SEATS[:1],
+    lobby = await store.create_table(guild_id=GUILD, place_key=Place.of(GUILD, ANN).key,
+                                     channel_id=1, host_id=ANN, seats=SEATS[:1],
                                      abilities=True, timer=60, seed=5, locale="fr",
                                      ai_level="hard")
     assert (lobby.status, lobby.version, lobby.state, lobby.ai_level) == ("lobby", 0, None, "hard")
     with pytest.raises(TableExists) as info:
-        await store.create_table(guild_id=GUILD, channel_id=1, host_id=ANN, seats=SEATS[:1],
+        await store.create_table(guild_id=GUILD, place_key=Place.of(GUILD, ANN).key,
+                                 channel_id=1, host_id=ANN, seats=SEATS[:1],
                                  abilities=False, timer=0, seed=6)
     assert info.value.table_id == lobby.id
     await store.update_lobby(lobby.id, SEATS, host_id=202)

@@ -4,6 +4,7 @@ whether a table (and a server's new tables) allow taking back is stored."""
 
 from __future__ import annotations
 
+from bot.game.places import Place
 from bot.storage.interface import Storage
 from bot.storage.records import LogRow, ServerDefaults
 from engine import GameState, Undo, apply, legal_actions, parse
@@ -54,10 +55,12 @@ async def test_a_take_back_marks_the_move_undone_and_the_log_replays(store: Stor
 
 
 async def test_whether_take_backs_are_allowed_is_stored(store: Storage) -> None:
-    rec = await store.create_table(guild_id=GUILD, channel_id=5, host_id=1, seats=(),
+    rec = await store.create_table(guild_id=GUILD, place_key=Place.of(GUILD, 1).key,
+                                   channel_id=5, host_id=1, seats=(),
                                    abilities=False, timer=0, seed=1, undo=False)
     assert rec.undo is False
-    other = await store.create_table(guild_id=GUILD, channel_id=6, host_id=1, seats=(),
+    other = await store.create_table(guild_id=GUILD, place_key=Place.of(GUILD, 1).key,
+                                     channel_id=6, host_id=1, seats=(),
                                      abilities=False, timer=0, seed=1)
     assert other.undo is True
     await store.set_guild_settings(GUILD, ServerDefaults(undo=False))

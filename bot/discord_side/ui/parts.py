@@ -27,8 +27,16 @@ GREY = 0x80848E
 
 
 def cut(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters (an ellipsis marks the cut)."""
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    """``text`` cut to ``limit`` characters at a word's end (an ellipsis marks the cut; a text
+    whose first words are longer than half the limit is cut within a word)."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit - 1]
+    if not text[limit - 1].isspace():
+        space = head.rfind(" ")
+        if space >= limit // 2:
+            head = head[:space]
+    return head.rstrip(" ·,;:–-") + "…"
 
 
 def button(label: str, custom_id: str, style: str = "secondary",

@@ -17,7 +17,17 @@ from bot.discord_side.ui.custom_ids import (
     seek_id,
     share_id,
 )
-from bot.discord_side.ui.parts import GOLD, GREY, button, layout, menu, picture, row, text_block
+from bot.discord_side.ui.parts import (
+    GOLD,
+    GREY,
+    button,
+    cut,
+    layout,
+    menu,
+    picture,
+    row,
+    text_block,
+)
 from bot.game.history import HistoryPage, Loaded
 from bot.game.rematch import RematchState, people
 from bot.game.texts import phase_line
@@ -28,12 +38,17 @@ from i18n import Msg, msg, translate
 
 #: Options of Discord's select menu.
 MENU_OPTIONS = 25
+#: Characters of a select option's label or description that Discord shows at most.
+OPTION_TEXT = 100
+#: What stands between two bookmarks of one step in the seek menu.
+SEPARATOR = " · "
 #: Narration lines of a replay step shown at most.
 STEP_LINES = 8
 
 
-def _seat(seat: SeatResult, locale: str) -> str:
-    """One seat of a result: who, hero, and the AI's level."""
+def _seat(seat: SeatResult, locale: str, champion: bool = True) -> str:
+    """One seat of a result: who, hero, and the AI's level (``champion``: the first place won
+    the match; not so in an abandoned one)."""
     hero = translate(msg(f"hero.{seat.hero}.name"), locale)
     if seat.kind == "ai":
         who = translate(msg("history.ai", level=msg(f"bot.level.{seat.ai_level}")), locale)
@@ -42,7 +57,7 @@ def _seat(seat: SeatResult, locale: str) -> str:
         if seat.handed_to_ai:
             who += " " + translate(msg("history.handed",
                                        level=msg(f"bot.level.{seat.ai_level}")), locale)
-    if seat.place == 1:
+    if seat.place == 1 and champion:
         who = f"{translate(msg('history.winner'), locale)} {who}"
     return translate(msg("history.seat", place=seat.place, who=who, hero=hero,
                          keys=seat.keys, hp=seat.hp), locale)
@@ -53,8 +68,11 @@ def _entry(result: TableResult, changes: dict[int, int] | None, locale: str) -> 
     lines = [translate(msg("history.entry", table=result.table_id,
                            date=f"<t:{int(result.finished_at)}:f>", rounds=result.rounds,
                            moves=result.actions), locale)]
+    abandoned = result.abandoned_by is not None
+    if abandoned:
+        lines.append(translate(msg("ratings.note.history_abandoned"), locale))
     for seat in result.seats:
-        line = "- " + _seat(seat, locale)
+        line = "- " + _seat(seat, locale, champion=not abandoned)
         if changes is not None and seat.user_id in changes:  # filled once ratings exist
             line += " " + translate(msg("history.rating", change=f"{changes[seat.user_id]:+d}"),
                                     locale)
@@ -112,8 +130,19 @@ def bookmark_options(replay: Replay, step: int, locale: str) -> list[tuple[str, 
     for mark in replay.bookmarks:
         labels.setdefault(mark.step, []).append(translate(mark.label, locale))
     nearest = sorted(labels, key=lambda s: (abs(s - step), s))[:MENU_OPTIONS]
-    return [(" · ".join(labels[s]), str(s),
-             translate(msg("replay.option_step", step=s), locale)) for s in sorted(nearest)]
+    return [_fitted(labels[s], str(s), translate(msg("replay.option_step", step=s), locale))
+            for s in sorted(nearest)]
+
+
+def _fitted(marks: list[str], value: str, where: str) -> tuple[str, str, str]:
+    """One step's option of the seek menu, its label and description each within Discord's
+    :data:`OPTION_TEXT` characters: as many of the step's bookmarks as fit whole in the label,
+    the others after ``where`` (the step) in the description; a text too long even so is cut
+    at a word's end."""
+    label, rest = marks[0], marks[1:]
+    while rest and len(label) + len(SEPARATOR) + len(rest[0]) <= OPTION_TEXT:
+        label += SEPARATOR + rest.pop(0)
+    return cut(label, OPTION_TEXT), value, cut(SEPARATOR.join([where, *rest]), OPTION_TEXT)
 
 
 def _hands(loaded: Loaded, step: int, locale: str) -> str:

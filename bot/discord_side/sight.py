@@ -1,0 +1,51 @@
+"""What the person behind an interaction may look back at (a :class:`~bot.game.places.Sight`):
+the place they ask in, and in a server the channels they may view, worked out as Discord does
+from their roles and each channel's permission overwrites.
+
+No privileged intent is needed: the interaction carries the member with their roles, and the
+guild's roles and channels (with their ``permission_overwrites``) came in GUILD_CREATE and are
+kept up to date by discord.py's cache. A thread is viewed through its parent channel. A channel
+the cache does not know (deleted since, or a server the bot is no member of) is out of sight,
+but for the channel the interaction comes from, when Discord says the member may view it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+
+from bot.game.places import Place, Sight
+
+
+def visible_channels(guild: discord.Guild, member: discord.Member) -> set[int]:
+    """The ids of the channels and threads of ``guild`` that ``member`` may view."""
+    seen: set[int] = set()
+    for channel in (*guild.channels, *guild.threads):
+        if channel.permissions_for(member).view_channel:
+            seen.add(channel.id)
+    return seen
+
+
+def sight_of(interaction: discord.Interaction[Any]) -> Sight:
+    """The sight of the person behind ``interaction``: in their direct messages, all of their
+    own matches; in a server, its matches played in a channel they may view."""
+    user = interaction.user
+    place = Place.of(interaction.guild_id, user.id)
+    if interaction.guild_id is None:
+        return Sight(place)
+    guild = interaction.guild
+    seen = (visible_channels(guild, user)
+            if isinstance(guild, discord.Guild) and isinstance(user, discord.Member) else set())
+    here = interaction.channel_id
+    if here is not None and interaction.permissions.view_channel:
+        seen.add(here)
+    return Sight.of(place, seen)
+
+
+def sight_of_table(place_key: str) -> Sight:
+    """The sight of the bot itself over a table's place (every channel of it)."""
+    return Sight(Place.from_key(place_key))
+
+
+__all__ = ["sight_of", "sight_of_table", "visible_channels"]

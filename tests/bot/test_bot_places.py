@@ -1,0 +1,151 @@
+"""Every past match is shown where it was played: a match in one person's direct messages is
+theirs alone (no other person's direct messages, no server, and no forged click reaches it), a
+server's match is not shown in direct messages, a match played in a channel a member may not view
+(its permission overwrites, their roles) is not shown to them, and ``/goblin stats`` counts only
+the matches of the server it is asked in, the records against the AI too."""
+from __future__ import annotations
+
+import pytest
+from live_bot import GUILD, LiveBot
+from players import ANN, BOB, finished_match, forged_message, raw_click
+from storage.helpers import played
+
+from bot.game.standings import rate_result
+from bot.storage.records import SeatInfo
+from loopback import VIEW_CHANNEL, Channel
+
+#: Ann alone against two easy AI seats.
+SOLO = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
+        SeatInfo(ai=True, hero="taia", level="easy"),
+        SeatInfo(ai=True, hero="argentus", level="easy"))
+
+
+def in_dms(table: int) -> str:
+    """The answer to a match not in the asker's direct messages."""
+    return f"Your direct messages with the bot have no match #{table} to show."
+
+
+def in_server(table: int) -> str:
+    """The answer to a match not in sight on the server."""
+    return f"This server has no match #{table} to show."
+
+
+def listed(text: str, table: int) -> bool:
+    """Whether a history page lists table ``table``."""
+    return f"Table #{table}**" in text
+
+
+async def ann_solo_in_dms(bot: LiveBot) -> tuple[int, Channel]:
+    """A finished solo match in Ann's direct messages, and those direct messages."""
+    game = played(1)
+    dms = bot.lb.dm(ANN)
+    tid = await finished_match(bot.store, game, seats=SOLO, channel=dms.id, guild=None,
+                               host=ANN)
+    return tid, dms
+
+
+async def test_a_dm_match_is_its_persons_alone(bot: LiveBot) -> None:
+    tid, ann_dms = await ann_solo_in_dms(bot)
+    ix = await bot.command(ANN, "replay", channel=ann_dms, id=tid)  # Ann sees her own match
+    assert "Move 0 of" in bot.reply(ix).text()
+    ix = await bot.command(ANN, "history", channel=ann_dms)
+    assert listed(bot.reply(ix).text(), tid)
+
+    bob_dms = bot.lb.dm(BOB)
+    for where in (bob_dms, bot.channel):  # Bob's direct messages, and a server
+        ix = await bot.command(BOB, "replay", channel=where, id=tid)
+        assert bot.said(ix) == [in_dms(tid) if where is bob_dms else in_server(tid)]
+        ix = await bot.command(BOB, "history", channel=where)
+        assert not listed(bot.reply(ix).text(), tid)
+    ix = await bot.command(ANN, "replay", id=tid)  # not from a server, not even for Ann
+    assert "no match" in " ".join(bot.said(ix))
+
+
+@pytest.mark.parametrize("custom_id, kind", [
+    ("kg:rp:{t}:0:h.open", 2), ("kg:rp:{t}:0:h.next", 2), ("kg:rp:{t}:0:h.flip", 2),
+    ("kg:rp:{t}:0:r.last", 2), ("kg:rs:{t}:r", 3), ("kg:rsh:{t}", 2)])
+async def test_forged_clicks_in_another_persons_dms_reach_no_dm_match(
+        bot: LiveBot, custom_id: str, kind: int) -> None:
+    tid, _ = await ann_solo_in_dms(bot)
+    bob_dms = bot.lb.dm(BOB)
+    cid = custom_id.format(t=tid)
+    told = await raw_click(bot, BOB, forged_message(bot, BOB, cid, kind, channel=bob_dms), cid,
+                           kind, ["1"])
+    assert in_dms(tid) in told
+    assert not any(m.attachments for m in bot.lb.messages_for(bob_dms, BOB))  # nothing shared
+
+
+async def test_a_forged_history_page_in_another_persons_dms_lists_no_dm_match(
+        bot: LiveBot) -> None:
+    tid, _ = await ann_solo_in_dms(bot)
+    bob_dms = bot.lb.dm(BOB)
+    cid = f"kg:hist:{tid + 1}:o:0"
+    page = forged_message(bot, BOB, cid, channel=bob_dms, ephemeral=False)
+    await bot.click(BOB, page, cid, forge=True)
+    assert not listed(bot.message(page).text(), tid)
+
+
+async def test_a_servers_match_is_not_shown_in_direct_messages(bot: LiveBot) -> None:
+    tid = await finished_match(bot.store, played(2))
+    ann_dms = bot.lb.dm(ANN)
+    ix = await bot.command(ANN, "replay", channel=ann_dms, id=tid)
+    assert bot.said(ix) == [in_dms(tid)]
+    ix = await bot.command(ANN, "history", channel=ann_dms)
+    assert not listed(bot.reply(ix).text(), tid)
+    cid = f"kg:rp:{tid}:0:r.last"
+    told = await raw_click(bot, ANN, forged_message(bot, ANN, cid, channel=ann_dms), cid, 2)
+    assert in_dms(tid) in told
+
+
+async def test_stats_count_only_the_server_they_are_asked_in(bot: LiveBot) -> None:
+    game = played(1)
+    await finished_match(bot.store, game, start=len(game.moves) - 1, seats=SOLO,
+                         rater=rate_result)  # Ann against the AI on this server
+    dms = bot.lb.dm(ANN)
+    await finished_match(bot.store, game, start=len(game.moves) - 1, seats=SOLO,
+                         channel=dms.id, guild=None, host=ANN, rater=rate_result)
+    other = bot.lb.create_guild("Elsewhere", guild_id=GUILD + 7)
+    elsewhere = bot.lb.create_channel(other, "games")
+    await bot.settle()
+
+    ix = await bot.command(ANN, "stats")
+    here = bot.reply(ix).text()
+    assert "1 game played" in here and "Games against the AI alone" in here
+    ix = await bot.command(ANN, "stats", channel=elsewhere)
+    there = bot.reply(ix).text()
+    assert "No finished game on this server yet." in there
+    assert "against the AI" not in there  # neither this server's nor the DMs' records
+
+
+async def test_a_private_channels_match_is_shown_only_to_who_may_view_it(bot: LiveBot) -> None:
+    lb, guild = bot.lb, bot.guild
+    secret = lb.create_channel(guild, "crew-only")
+    crew = lb.create_role(guild, "Crew")
+    lb.give_role(guild, bot._known(ANN), crew)
+    lb.set_overwrite(secret, guild.everyone, deny=VIEW_CHANNEL)
+    lb.set_overwrite(secret, crew, allow=VIEW_CHANNEL)
+    await bot.settle()
+    tid = await finished_match(bot.store, played(1), channel=secret.id)
+    public = await finished_match(bot.store, played(2), start=len(played(2).moves) - 1)
+
+    ix = await bot.command(ANN, "history")  # Ann has the role: she sees both, from anywhere
+    assert listed(bot.reply(ix).text(), tid) and listed(bot.reply(ix).text(), public)
+    ix = await bot.command(ANN, "replay", id=tid)
+    assert "Move 0 of" in bot.reply(ix).text()
+
+    ix = await bot.command(BOB, "history")  # Bob may not view the channel
+    assert listed(bot.reply(ix).text(), public) and not listed(bot.reply(ix).text(), tid)
+    ix = await bot.command(BOB, "history", player=ANN.id)
+    assert not listed(bot.reply(ix).text(), tid)
+    ix = await bot.command(BOB, "replay", id=tid)
+    assert bot.said(ix) == [in_server(tid)]
+    for cid, kind in ((f"kg:rp:{tid}:0:r.last", 2), (f"kg:rs:{tid}:h", 3),
+                      (f"kg:rsh:{tid}", 2)):
+        told = await raw_click(bot, BOB, forged_message(bot, BOB, cid, kind), cid, kind, ["1"])
+        assert in_server(tid) in told
+    assert not any(m.attachments for m in lb.messages_for(bot.channel, BOB))  # nothing shared
+
+    lb.set_overwrite(secret, bot._known(BOB), allow=VIEW_CHANNEL)  # let in by name
+    await bot.settle()
+    ix = await bot.command(BOB, "replay", id=tid)
+    assert "Move 0 of" in bot.reply(ix).text()

@@ -1,0 +1,144 @@
+"""Two processes on one PostgreSQL database: another process writes a table between the moment
+an AI seat's move (or a timed-out turn) read it and the moment it writes. The table's lock only
+serialises one process, so the store refuses the write (a stale version); the AI reads the table
+again and plays on from where it is, or stops without a word when the move is no longer its
+own. The other process's write comes in at a fixed point (just before the first write), not
+by timing."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from storage.backends import PostgresBackend
+from storage.helpers import ANN, BOB, Clock, Game, played, started
+
+from bot.game.play import Play
+from bot.game.tables import Tables
+from bot.storage.interface import Storage
+from bot.storage.records import SeatInfo
+from bot.workers.thinking import Thinking
+
+#: Every seat played by the AI at easy level.
+AI_SEATS = tuple(SeatInfo(ai=True, hero=h, level="easy") for h in ("horan", "taia", "argentus"))
+
+
+class Meddled:
+    """A store whose next write first lets ``meddle`` (another process's write) in."""
+
+    def __init__(self, store: Storage) -> None:
+        self.store = store
+        self.meddle: Callable[[], Awaitable[None]] | None = None
+        self.writes = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    async def apply(self, *args: Any, **kwargs: Any) -> None:
+        """The write, after the meddling one when one is due."""
+        meddle, self.meddle = self.meddle, None
+        if meddle is not None:
+            await meddle()
+        self.writes += 1
+        await self.store.apply(*args, **kwargs)
+
+
+@pytest.fixture
+def backend(postgres_server: Any) -> PostgresBackend:
+    return PostgresBackend(postgres_server)
+
+
+def play_on(store: Meddled, clock: Clock) -> Play:
+    """This process's moves over ``store``."""
+    tables = Tables(store)
+    return Play(store, tables, Thinking(workers=0), clock)
+
+
+def other_writes(theirs: Storage, table_id: int, game: Game, index: int,
+                 deadline: float | None = None) -> Callable[[], Awaitable[None]]:
+    """The other process plays move ``index`` of ``game`` at ``table_id``."""
+    async def write() -> None:
+        record = await theirs.get(table_id)
+        assert record is not None and record.game == game.states[index]
+        await theirs.apply(table_id, record.version, game.states[index + 1],
+                           game.log_row(index), deadline=deadline)
+    return write
+
+
+def first(game: Game, found: Callable[[int], bool]) -> int:
+    """The first move index of ``game`` for which ``found`` holds."""
+    return next(i for i in range(len(game.moves) - 1) if found(i))
+
+
+def same_turn(game: Game, i: int) -> bool:
+    """True when move ``i`` leaves the same seat's same turn going."""
+    a, b = game.states[i], game.states[i + 1]
+    return (a.round, a.turn, a.current) == (b.round, b.turn, b.current)
+
+
+async def test_an_ai_move_read_before_another_process_wrote_is_made_again(
+        backend: PostgresBackend, clock: Clock) -> None:
+    game = played(1)
+    mine, theirs = await backend.open(clock), await backend.open(clock)
+    try:
+        tid = (await started(mine, game.states[0], seats=AI_SEATS)).id
+        store = Meddled(mine)
+        store.meddle = other_writes(theirs, tid, game, 0)
+        outcome = await play_on(store, clock).ai_step(tid)
+        assert outcome is not None and outcome.by_ai  # played on from the other's move
+        assert outcome.before == game.states[1] and outcome.record.version == 2
+        assert store.writes == 2  # the refused write, and the one made again
+        log = await mine.action_log(tid)
+        assert [r.action for r in log][:1] == [game.moves[0][1]] and len(log) == 2
+    finally:
+        await mine.close()
+        await theirs.close()
+
+
+async def test_an_ai_move_another_process_made_meanwhile_is_not_made_twice(
+        backend: PostgresBackend, clock: Clock) -> None:
+    game = played(1)
+    i = first(game, lambda i: game.states[i + 1].current != game.states[i].current)
+    ai = game.states[i].current  # whose move i ends their turn
+    seats = tuple(AI_SEATS[s] if s == ai else SeatInfo(user=1000 + s, name=f"P{s}", hero=h)
+                  for s, h in enumerate(("horan", "taia", "argentus")))
+    mine, theirs = await backend.open(clock), await backend.open(clock)
+    try:
+        tid = (await started(mine, game.states[i], seats=seats)).id
+        store = Meddled(mine)
+        store.meddle = other_writes(theirs, tid, game, i)
+        assert await play_on(store, clock).ai_step(tid) is None  # a person's turn now
+        assert store.writes == 1  # the refused write only
+        assert [r.action for r in await mine.action_log(tid)] == [game.moves[i][1]]
+    finally:
+        await mine.close()
+        await theirs.close()
+
+
+async def test_a_timed_out_turn_another_process_moved_in_is_played_on(
+        backend: PostgresBackend, clock: Clock) -> None:
+    game = played(1)
+    i = first(game, lambda i: same_turn(game, i))  # the person's turn goes on after move i
+    person = game.states[i].current
+    seats = tuple(SeatInfo(user=(ANN, BOB, 303)[s], name=f"P{s}", hero=h)
+                  for s, h in enumerate(("horan", "taia", "argentus")))
+    mine, theirs = await backend.open(clock), await backend.open(clock)
+    try:
+        rec = await mine.create_table(guild_id=9, channel_id=1, host_id=ANN, seats=seats,
+                                      abilities=False, timer=60, seed=game.states[0].config.seed)
+        due = clock.now - 1
+        await mine.start_game(rec.id, seats, game.states[i], due)
+        store = Meddled(mine)
+        # the person's move, handled by the other process as the time ran out
+        store.meddle = other_writes(theirs, rec.id, game, i, deadline=due)
+        out = await play_on(store, clock).expire(rec.id, 0)
+        assert out and all(o.timed_out and o.seat == person for o in out)
+        assert out[0].before == game.states[i + 1]  # from where the other process left it
+        assert out[-1].turn_changed  # the rest of the turn was played
+        now = await mine.get(rec.id)
+        assert now is not None and now.seats[person].timeouts == 1
+        assert len(await mine.action_log(rec.id)) == 1 + len(out)
+    finally:
+        await mine.close()
+        await theirs.close()
