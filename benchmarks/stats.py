@@ -7,8 +7,8 @@ A new SQLite database (the bot's backend, in a temporary folder) gets ``--matche
 matches of one server, seeded: two to four seats, each a person drawn among ``--people`` or
 (one match in ten with one person) AI seats at a random level, random heroes, keys and hit
 points, a random champion; each is stored as the bot stores a match that ends, through the
-storage interface (:func:`build`). The ratings are then rebuilt from them (``python -m bot.admin ratings
---recompute`` does the same): its time is printed.
+storage interface (:func:`build`). The ratings are then rebuilt from them (``python -m
+bot.admin ratings --recompute`` does the same): its time is printed.
 
 Then ``--asks`` times each, for random people, the handlers' own work, measured directly
 (no Discord, no stand-in): ``/goblin leaderboard``'s first response is its whole answer (the
