@@ -6,9 +6,9 @@ latency, and the rebuild of every rating.
 A new SQLite database (the bot's backend, in a temporary folder) gets ``--matches`` finished
 matches of one server, seeded: two to four seats, each a person drawn among ``--people`` or
 (one match in ten with one person) AI seats at a random level, random heroes, keys and hit
-points, a random champion; their results are written as the store writes them
-(``insert_result``). The ratings are then rebuilt from them (``python -m bot.admin ratings
---recompute`` does the same): its time is printed.
+points, a random champion; each is stored as the bot stores a match that ends, through the
+storage interface (:func:`build`). The ratings are then rebuilt from them (``python -m
+bot.admin ratings --recompute`` does the same): its time is printed.
 
 Then ``--asks`` times each, for random people, the handlers' own work, measured directly
 (no Discord, no stand-in): ``/goblin leaderboard``'s first response is its whole answer (the
@@ -27,6 +27,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,10 +36,10 @@ sys.path.insert(0, str(ROOT))
 from bot.discord_side.standings import board_view, stats_chart, stats_text  # noqa: E402
 from bot.game.places import Place  # noqa: E402
 from bot.game.standings import Standings  # noqa: E402
-from bot.storage.records import SeatResult, TableResult  # noqa: E402
+from bot.storage.records import LogRow, SeatInfo, SeatResult, TableResult  # noqa: E402
 from bot.storage.sqlite import Store  # noqa: E402
-from bot.storage.sqlite_rows import insert_result  # noqa: E402
-from engine.agents import LEVELS  # noqa: E402
+from engine import GameConfig, GameState, Phase, SeatConfig, apply, new_game, observe  # noqa: E402
+from engine.agents import LEVELS, make_agent  # noqa: E402
 
 GUILD = 1
 HEROES = ("horan", "taia", "argentus", "xanros", "victorius", "aderyn")
@@ -65,16 +66,45 @@ def a_match(rng: random.Random, table: int, people: list[int]) -> TableResult:
                        winner, users[winner], seats, Place.server(GUILD).key)
 
 
+def last_moves() -> dict[int, tuple[GameState, GameState, str]]:
+    """For 2, 3 and 4 seats, one game played to its end by the reach agent: the state before
+    its last move, its final state and that move."""
+    out = {}
+    for size in (2, 3, 4):
+        state = new_game(GameConfig(seats=tuple(SeatConfig(h, ai=True) for h in HEROES[:size]),
+                                    abilities=False, seed=size))
+        agent = make_agent("reach", size)
+        while True:
+            action = agent.choose(observe(state, state.current))
+            after, _ = apply(state, action)
+            if after.phase is Phase.OVER:
+                out[size] = (state, after, str(action))
+                break
+            state = after
+    return out
+
+
 async def build(store: Store, matches: int, people: list[int], seed: int) -> None:
-    """Write ``matches`` random finished matches (their table rows and results)."""
+    """Store ``matches`` random finished matches as the bot stores a match: a table created,
+    its game started and its last move applied with the match's result (as the game hands
+    it). The table's own states are those of one real game of the match's size; only the
+    results, which the answers read, differ from match to match."""
     rng = random.Random(seed)
-    async with store._tx() as db:  # one transaction: a benchmark's set-up, not the bot's path
-        for table in range(1, matches + 1):
-            await db.execute(
-                "INSERT INTO tables (id, guild_id, channel_id, host_id, status, seed, seats, "
-                "created_at, updated_at, finished_at) VALUES (?, ?, 10, 1, 'finished', 1, "
-                "'[]', 0, 0, 0)", (table, GUILD))
-            await insert_result(db, a_match(rng, table, people))
+    endings = last_moves()
+    for table in range(1, matches + 1):
+        result = a_match(rng, table, people)
+        before, final, move = endings[len(result.seats)]
+        seats = tuple(SeatInfo(ai=True, hero=seat.hero) if s.user_id is None
+                      else SeatInfo(user=s.user_id, name=f"p{s.user_id}", hero=seat.hero)
+                      for s, seat in zip(result.seats, before.seats, strict=True))
+        record = await store.create_table(
+            guild_id=GUILD, place_key=Place.server(GUILD).key, channel_id=10,
+            host_id=result.seats[0].user_id or 1, seats=seats, abilities=False, timer=0,
+            seed=final.config.seed)
+        await store.start_game(record.id, seats, before, None)
+        await store.apply(record.id, before.step, final,
+                          LogRow(final.step, before.current, None, True, move, 0.0),
+                          result=replace(result, table_id=record.id))
 
 
 def percentiles(samples: list[float]) -> str:

@@ -148,7 +148,24 @@ _PACKER = msgspec.msgpack.Encoder()
 _UNPACKER = msgspec.msgpack.Decoder(tuple[Observation, tuple[str, ...]])
 
 
+#: The view last made of each seat and of each cavern level, with what it shows. A move changes
+#: one seat or two and rarely a level: the others are the very same objects in the next state,
+#: and their views are reused (an identity check; the memo holds the objects it compares, so an
+#: id is never reused). Observing every step of a self-play game spends most of its time here.
+_SEAT_VIEWS: dict[int, tuple[Seat, SeatConfig, SeatView]] = {}
+_LEVEL_VIEWS: dict[int, tuple[Level, LevelView]] = {}
+
+
 def _seat_view(i: int, s: Seat, seated: SeatConfig, t: Tables) -> SeatView:
+    last = _SEAT_VIEWS.get(i)
+    if last is not None and last[0] is s and last[1] is seated:
+        return last[2]
+    view = _new_seat_view(i, s, seated, t)
+    _SEAT_VIEWS[i] = (s, seated, view)
+    return view
+
+
+def _new_seat_view(i: int, s: Seat, seated: SeatConfig, t: Tables) -> SeatView:
     potions = s.potions
     if len(potions) > 1:  # in the merchant's order
         potions = tuple([p for p in POTIONS if p in potions])
@@ -164,9 +181,14 @@ def _piles(sizes: tuple[int, int, int]) -> tuple[tuple[str, int], ...]:
 
 
 def _level_view(n: int, lv: Level) -> LevelView:
+    last = _LEVEL_VIEWS.get(n)
+    if last is not None and last[0] is lv:
+        return last[1]
     deck, gates = lv.deck, lv.gates
-    return LevelView(n, lv.row, deck[0] if deck else None, len(deck),
+    view = LevelView(n, lv.row, deck[0] if deck else None, len(deck),
                      gates[0] if gates else None, len(gates))
+    _LEVEL_VIEWS[n] = (lv, view)
+    return view
 
 
 def _battle_view(state: GameState, b: Battle, t: Tables) -> BattleView:

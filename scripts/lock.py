@@ -26,9 +26,11 @@ HEADER = ("# The bot's dependencies, every version pinned: what the Docker image
 
 
 def dependencies() -> list[str]:
-    """The requirements of ``[project] dependencies`` in pyproject.toml."""
+    """The requirements of ``[project] dependencies`` in pyproject.toml and of its ``postgres``
+    extra (the image runs either backend)."""
     with (ROOT / "pyproject.toml").open("rb") as fh:
-        return list(tomllib.load(fh)["project"]["dependencies"])
+        project = tomllib.load(fh)["project"]
+    return [*project["dependencies"], *project["optional-dependencies"]["postgres"]]
 
 
 def image_python() -> str:

@@ -9,6 +9,7 @@ they fail instead.
 
 from __future__ import annotations
 
+import fcntl
 import itertools
 import os
 import shutil
@@ -20,6 +21,8 @@ from pathlib import Path
 
 import asyncpg
 
+from playground.browser import in_ci
+
 #: The port number in the socket's name (no TCP port is opened).
 PORT = 5432
 _names = itertools.count(1)
@@ -27,11 +30,6 @@ _names = itertools.count(1)
 
 class Unavailable(Exception):
     """No PostgreSQL server can be started here; ``str()`` says why."""
-
-
-def in_ci() -> bool:
-    """True under a CI runner, where a missing server is a failure, not a skip."""
-    return os.environ.get("CI", "").lower() == "true"
 
 
 def binaries() -> Path | None:
@@ -49,6 +47,13 @@ def install() -> Path:
     """The server's programs, installed with apt-get when missing (as root only)."""
     if (folder := binaries()) is not None:
         return folder
+    with open(Path(tempfile.gettempdir()) / "karak-tests-apt.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # parallel workers: one installs, the others wait
+        return binaries() or _apt_install()
+
+
+def _apt_install() -> Path:
+    """Install Debian's postgresql package; the folder of its programs."""
     if os.geteuid() != 0 or shutil.which("apt-get") is None:
         raise Unavailable("PostgreSQL is not installed (apt-get install postgresql)")
     for command in (["apt-get", "update"], ["apt-get", "install", "-y", "postgresql"]):

@@ -1,288 +1,228 @@
-"""The architecture holds: dependencies point one way, and the engine stays pure Python.
+"""The architecture holds: dependencies point one way, the engine stays pure Python, only the
+storage backends speak SQL.
 
-``bot -> render, engine, cards``; ``render -> engine``; ``engine -> cards``; everything may use
-the one translation layer ``i18n``. Each package may import only the standard library, the
-project packages listed for it and the third-party packages listed for it. Imports are read from
-the source with :mod:`ast`, so a lazy import inside a function counts too. Inside a package, no
-module may import itself back through others (no import cycle).
+The import rules are import-linter contracts in ``pyproject.toml`` (``lint-imports``, a step of
+``scripts/dev.py test``); here the contracts are shown to pass, and each one to break when a
+violation of it is planted in a copy of the project. Lazy imports inside functions and imports
+under ``if TYPE_CHECKING:`` count. What import-linter cannot see is checked from the source:
+SQL written outside the storage backends, and worker jobs named by a string.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import shutil
+import subprocess
 import sys
+import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PROJECT = {"engine", "cards", "render", "bot", "i18n", "loopback", "playground"}
-
-#: package -> (project packages it may import, third-party packages it may import)
-ALLOWED: dict[str, tuple[set[str], set[str]]] = {
-    "i18n": (set(), set()),
-    "cards": ({"i18n"}, {"pydantic"}),
-    "engine": ({"cards", "i18n"}, {"msgspec"}),
-    "render": ({"engine", "i18n"}, {"PIL"}),
-    "bot": ({"engine", "render", "cards", "i18n"}, {"aiohttp", "discord", "aiosqlite", "asyncpg",
-                                                 "pydantic", "pydantic_settings", "yarl",
-                                                 "msgspec", "openskill"}),
-    # compression: the standard library's zstd from Python 3.14 on
-    "loopback": (set(), {"aiohttp", "jsonschema", "referencing", "zstandard", "compression"}),
-    "playground": ({"loopback", "bot", "i18n"}, {"aiohttp", "playwright"}),
-}
-
-def imports(path: Path) -> set[str]:
-    """The top-level names of every absolute import in a source file."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.add(node.module.split(".")[0])
-    return found
+PROJECT = ("engine", "cards", "render", "bot", "i18n", "loopback", "playground")
+LINT = [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
+        "sys.exit(lint_imports_command())"]
 
 
-def violations(package: str) -> list[str]:
-    """Every import of ``package`` that its row of :data:`ALLOWED` does not permit."""
-    project, third_party = ALLOWED[package]
-    out = []
-    for path in sorted((ROOT / package).rglob("*.py")):
-        where = path.relative_to(ROOT).as_posix()
-        for name in sorted(imports(path)):
-            if name == package or name == "__future__" or name in sys.stdlib_module_names:
-                continue
-            if name in PROJECT and name in project:
-                continue
-            if name not in PROJECT and name in third_party:
-                continue
-            out.append(f"{where} imports {name}")
-    return out
+def contracts() -> dict[str, str]:
+    """The import-linter contracts of ``pyproject.toml``: id -> name."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return {c["id"]: c["name"] for c in config["tool"]["importlinter"]["contracts"]}
 
 
-@pytest.mark.parametrize("package", sorted(ALLOWED))
-def test_dependencies_point_one_way(package: str) -> None:
-    assert violations(package) == []
+def lint(root: Path, *contract: str) -> subprocess.CompletedProcess[str]:
+    """``lint-imports`` run on the project at ``root`` (only ``contract`` when named)."""
+    only = [arg for c in contract for arg in ("--contract", c)]
+    return subprocess.run([*LINT, "--no-cache", *only], cwd=root, capture_output=True,
+                          text=True, env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+                          timeout=120)
 
 
-def test_every_package_has_a_row() -> None:
-    assert set(ALLOWED) == PROJECT
-    assert all((ROOT / p / "__init__.py").exists() for p in PROJECT)
+def test_the_import_contracts_are_kept() -> None:
+    done = lint(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"Contracts: {len(contracts())} kept, 0 broken." in done.stdout
 
 
-def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
-    source = tmp_path / "bad.py"
-    source.write_text("import os\n\ndef f():\n    from PIL import Image\n    import discord.ui\n"
-                      "from .sibling import x\n", encoding="utf-8")
-    assert imports(source) == {"os", "PIL", "discord"}
-
-
-# ------------------------------------------------------------------ the bot's layers
-
-#: sub-package of ``bot`` -> the other sub-packages it may import (each says so in its __init__)
-BOT_LAYERS: dict[str, set[str]] = {
-    "process": {"discord_side", "game", "workers", "supervision", "storage"},
-    "discord_side": {"game", "workers", "supervision", "storage"},
-    "game": {"workers", "storage"},
-    "workers": set(),
-    "supervision": set(),
-    "storage": set(),
+#: contract id -> (file planted in the copy, its source): one violation of each contract.
+PLANTED: dict[str, tuple[str, str]] = {
+    "packages": ("engine/planted.py", "import bot.game\n"),
+    "bot-layers": ("bot/storage/planted.py", "def f():\n    from bot.game import service\n"),
+    "discord-side": ("bot/workers/planted.py",
+                     "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import discord\n"),
+    "playground-discord": ("playground/planted.py", "import discord.ui\n"),
+    "drivers": ("bot/game/planted.py", "import sqlite3\n"),
+    "pure-engine": ("engine/planted.py", "from PIL import Image\n"),
+    "render": ("render/planted.py", "import aiohttp\n"),
+    "no-cycles": ("bot/game/planted.py", "import bot.game.service\n"),
 }
 
 
-def _layer(module: str) -> str | None:
-    """The sub-package of ``bot`` that ``module`` belongs to (None: ``bot`` itself)."""
-    parts = module.split(".")
-    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in BOT_LAYERS) else None
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project's packages and ``pyproject.toml``, copied (Python files only)."""
+    root = tmp_path_factory.mktemp("project")
+    for package in PROJECT:
+        shutil.copytree(ROOT / package, root / package,
+                        ignore=lambda folder, names: [n for n in names if not (
+                            n.endswith(".py") or (Path(folder) / n).is_dir())
+                            or n == "__pycache__"])
+    shutil.copy(ROOT / "pyproject.toml", root)
+    return root
 
 
-def bot_layer_violations(root: Path) -> list[str]:
-    """Every import of one sub-package of ``bot`` by another that :data:`BOT_LAYERS` forbids."""
-    bot = root / "bot"
-    graph = import_graph(root, "bot")
-    out = []
-    for module, imported in sorted(graph.items()):
-        layer = _layer(module)
-        if layer is None:  # bot itself and bot.__main__ start the process
-            continue
-        for name in sorted(imported):
-            other = _layer(name)
-            if other not in (None, layer) and other not in BOT_LAYERS[layer]:
-                out.append(f"{module} imports {name}")
-    assert set(BOT_LAYERS) == {p.name for p in bot.iterdir() if (p / "__init__.py").exists()}
-    return out
+def test_every_contract_has_a_planted_violation() -> None:
+    assert set(PLANTED) == set(contracts())
 
 
-def test_the_bots_layers_import_downwards() -> None:
-    assert bot_layer_violations(ROOT) == []
+@pytest.fixture
+def planted(copy: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """The copy with the violation of contract ``request.param`` planted (removed after)."""
+    name, source = PLANTED[request.param]
+    path = copy / name
+    path.write_text(source, encoding="utf-8")
+    service = copy / "bot/game/service.py"
+    kept = service.read_text(encoding="utf-8")
+    if request.param == "no-cycles":  # the other half of the cycle
+        service.write_text(kept + "\nimport bot.game.planted\n", encoding="utf-8")
+    try:
+        yield copy
+    finally:
+        path.unlink()
+        service.write_text(kept, encoding="utf-8")
+
+
+@pytest.mark.parametrize("planted", sorted(PLANTED), indirect=True)
+def test_a_planted_violation_breaks_its_contract(planted: Path,
+                                                 request: pytest.FixtureRequest) -> None:
+    contract = request.node.callspec.params["planted"]
+    done = lint(planted, contract)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Contracts: 0 kept, 1 broken." in done.stdout, done.stdout
+    assert "planted" in done.stdout, done.stdout
 
 
 def test_every_bot_layer_says_what_it_owns() -> None:
-    for layer in BOT_LAYERS:
-        doc = ast.get_docstring(ast.parse((ROOT / "bot" / layer / "__init__.py").read_text()))
-        assert doc, f"bot/{layer}/__init__.py has no docstring"
+    for layer in sorted(p.parent for p in (ROOT / "bot").glob("*/__init__.py")):
+        assert ast.get_docstring(ast.parse((layer / "__init__.py").read_text())), \
+            f"bot/{layer.name}/__init__.py has no docstring"
 
 
-def test_the_layer_checker_sees_an_upward_import(tmp_path: Path) -> None:
-    for layer in BOT_LAYERS:
-        (tmp_path / "bot" / layer).mkdir(parents=True)
-        (tmp_path / "bot" / layer / "__init__.py").write_text("", encoding="utf-8")
-    (tmp_path / "bot" / "__init__.py").write_text("", encoding="utf-8")
-    (tmp_path / "bot" / "storage" / "x.py").write_text("from bot.game import y\n")
-    (tmp_path / "bot" / "game" / "y.py").write_text("from bot.storage import x\n")
-    assert bot_layer_violations(tmp_path) == ["bot.storage.x imports bot.game.y"]
+# ------------------------------------------------------------------ SQL stays in the backends
+
+#: A statement of SQL in any case, over one line or several.
+SQL = re.compile(r"\b(select\s+[\w*.,()\s]+?\s+from\s+\w+|insert\s+into\s+\w+|update\s+\w+\s+"
+                 r"set\s|delete\s+from\s+\w+|create\s+(unique\s+)?(table|index|trigger)\b|"
+                 r"alter\s+table\s|drop\s+(table|index)\s|pragma\s+\w+)", re.IGNORECASE)
+#: The start of a statement that writes, and the table it writes.
+WRITE = re.compile(r"\b(?:insert\s+into|update|delete\s+from)\s+(\w+)", re.IGNORECASE)
 
 
-# ------------------------------------------------------------------ the storage backends
-
-#: The database drivers, and the statements of SQL (upper case, as the backends write them).
-DRIVERS = {"sqlite3", "aiosqlite", "asyncpg"}
-SQL = re.compile(r"\b(SELECT .* FROM|INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE (TABLE|INDEX"
-                 r"|TRIGGER)|ALTER TABLE|DROP TABLE|PRAGMA \w+)\b")
+def strings(path: Path) -> Iterator[tuple[int, str]]:
+    """Every string constant of a source file but its docstrings: (line, text)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    docs = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
+                          | ast.AsyncFunctionDef)
+            and node.body and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and id(node) not in docs:
+            yield node.lineno, node.value
 
 
 def is_backend(path: Path, root: Path) -> bool:
-    """True for the backends' modules: ``bot/storage/sqlite*.py`` and
-    ``bot/storage/postgres*.py``."""
+    """True for the storage backends' modules (``bot/storage/sqlite*.py``,
+    ``bot/storage/postgres*.py``)."""
     return path.relative_to(root).parent.as_posix() == "bot/storage" \
         and path.name.startswith(("sqlite", "postgres"))
 
 
-def storage_leaks(root: Path) -> list[str]:
-    """Every import of a database driver, and every string holding SQL, in the project's
-    packages outside the storage backends."""
+def sql_leaks(root: Path, bot_tables: set[str]) -> list[str]:
+    """SQL outside the storage backends: any in the project's packages; in ``benchmarks/``, a
+    write to one of the bot's own tables (a benchmark may read what it measures)."""
     out = []
-    for package in sorted(PROJECT):
+    for package in (*PROJECT, "benchmarks"):
         for path in sorted((root / package).rglob("*.py")):
             if is_backend(path, root):
                 continue
             where = path.relative_to(root).as_posix()
-            out += [f"{where} imports {name}" for name in sorted(imports(path) & DRIVERS)]
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-            out += [f"{where}:{node.lineno} holds SQL" for node in ast.walk(tree)
-                    if isinstance(node, ast.Constant) and isinstance(node.value, str)
-                    and SQL.search(node.value)]
+            for line, text in strings(path):
+                if package != "benchmarks" and SQL.search(text):
+                    out.append(f"{where}:{line} holds SQL")
+                out += [f"{where}:{line} writes {table}" for table in WRITE.findall(text)
+                        if package == "benchmarks" and table.lower() in bot_tables]
     return out
 
 
+def bot_tables() -> set[str]:
+    """The tables of the bot's schema, as the backends' migrations create them."""
+    sources = [(ROOT / "bot/storage" / f).read_text(encoding="utf-8")
+               for f in ("sqlite_schema.py", "postgres_schema.py")]
+    return {name.lower() for text in sources
+            for name in re.findall(r"CREATE TABLE (?:IF NOT EXISTS )?(\w+)", text)}
+
+
 def test_only_the_storage_backends_speak_sql() -> None:
-    assert storage_leaks(ROOT) == []
+    assert sql_leaks(ROOT, bot_tables()) == []
 
 
-def test_the_storage_checker_sees_a_driver_and_sql(tmp_path: Path) -> None:
-    for package in PROJECT:
+def test_the_sql_checker_sees_sql_in_any_case_and_over_lines(tmp_path: Path) -> None:
+    for package in (*PROJECT, "benchmarks"):
         (tmp_path / package).mkdir()
     (tmp_path / "bot" / "storage").mkdir()
-    sql = 'import aiosqlite\nimport asyncpg\nQ = "SELECT id FROM tables"\n'
-    for name in ("sqlite.py", "sqlite_schema.py", "postgres.py", "records.py"):
-        (tmp_path / "bot" / "storage" / name).write_text(sql, encoding="utf-8")
+    sql = 'Q = "SELECT id FROM tables"\n'
+    (tmp_path / "bot" / "storage" / "sqlite_rows.py").write_text(sql, encoding="utf-8")
+    (tmp_path / "bot" / "storage" / "records.py").write_text(sql, encoding="utf-8")
     (tmp_path / "playground" / "app.py").write_text(
-        'def f():\n    import sqlite3\n    return "PRAGMA user_version", "Select a card"\n',
-        encoding="utf-8")
-    assert storage_leaks(tmp_path) == [
-        "bot/storage/records.py imports aiosqlite", "bot/storage/records.py imports asyncpg",
-        "bot/storage/records.py:3 holds SQL",
-        "playground/app.py imports sqlite3", "playground/app.py:3 holds SQL"]
+        '"""Select a table from the list."""\n'
+        'def f():\n    return ("select id\\n  from tables", "Select a card", """update\n'
+        '  tables set x = 1""")\n', encoding="utf-8")
+    (tmp_path / "benchmarks" / "b.py").write_text(
+        'A = "SELECT COUNT(*) FROM actions"\nB = "insert into rows values (1)"\n'
+        'C = "INSERT INTO tables (id) VALUES (?)"\n', encoding="utf-8")
+    assert sql_leaks(tmp_path, {"tables", "actions"}) == [
+        "bot/storage/records.py:1 holds SQL", "playground/app.py:3 holds SQL",
+        "playground/app.py:3 holds SQL", "benchmarks/b.py:3 writes tables"]
+    assert {"tables", "actions", "results"} <= bot_tables()
 
 
-# ------------------------------------------------------------------ cycles inside a package
+# ------------------------------------------------------------------ jobs named by a string
 
-def module_name(path: Path, root: Path) -> str:
-    """``bot/discord_side/cog.py`` -> ``bot.discord_side.cog``; a package's ``__init__.py`` is
-    the package."""
-    parts = list(path.relative_to(root).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imported_modules(path: Path, module: str, modules: set[str]) -> set[str]:
-    """The modules of ``modules`` that the source of ``module`` imports: absolute and relative
-    imports, at the top or inside a function or an ``if TYPE_CHECKING:`` block."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    wanted: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            wanted.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                up = package.split(".")[:len(package.split(".")) - node.level + 1]
-                base = ".".join([*up, base] if base else up)
-            for alias in node.names:  # from base import name: base.name when it is a module
-                inner = f"{base}.{alias.name}" if base else alias.name
-                wanted.add(inner if inner in modules else base)
-    found = set()
-    for name in wanted:
-        while name and name not in modules:  # import a.b.c names module a.b when c is not one
-            name = name.rpartition(".")[0]
-        if name and name != module:
-            found.add(name)
-    return found
+JOB = re.compile(r"^(bot\.(\w+)(?:\.\w+)*):\w+$")
+#: what each layer of the bot may import (the contract ``bot-layers``), for jobs named by string
+BELOW = {"process": {"discord_side", "game", "workers", "supervision", "storage"},
+         "discord_side": {"game", "workers", "supervision", "storage"},
+         "game": {"workers", "supervision", "storage"},
+         "workers": set(), "supervision": set(), "storage": set()}
 
 
-def import_graph(root: Path, package: str) -> dict[str, set[str]]:
-    """Each module of ``package`` (a folder under ``root``) -> the package's modules it imports."""
-    paths = {module_name(p, root): p for p in sorted((root / package).rglob("*.py"))}
-    return {m: imported_modules(p, m, set(paths)) for m, p in paths.items()}
+def upward_jobs(root: Path) -> list[str]:
+    """Worker jobs (``"bot.layer.module:function"``, imported by name in the worker) named by a
+    module of ``bot`` from a layer that may not import theirs."""
+    out = []
+    for path in sorted((root / "bot").rglob("*.py")):
+        parts = path.relative_to(root).parts
+        if len(parts) < 3:
+            continue
+        for line, text in strings(path):
+            found = JOB.match(text)
+            if found and found[2] != parts[1] and found[2] not in BELOW.get(parts[1], set()):
+                out.append(f"{'/'.join(parts)}:{line} names {found[1]}")
+    return out
 
 
-def cycles(graph: dict[str, set[str]]) -> set[tuple[str, ...]]:
-    """Every elementary cycle of ``graph``, each starting at its smallest module."""
-    found: set[tuple[str, ...]] = set()
-
-    def walk(start: str, path: list[str]) -> None:
-        for nxt in sorted(graph[path[-1]]):
-            if nxt == start:
-                found.add(tuple(path))
-            elif nxt > start and nxt not in path:
-                walk(start, [*path, nxt])
-
-    for start in sorted(graph):
-        walk(start, [start])
-    return found
+def test_worker_jobs_are_named_downwards() -> None:
+    assert upward_jobs(ROOT) == []
+    assert set(BELOW) == {p.parent.name for p in (ROOT / "bot").glob("*/__init__.py")}
 
 
-def shown(cycle: tuple[str, ...]) -> str:
-    return " -> ".join([*cycle, cycle[0]])
-
-
-@pytest.mark.parametrize("package", sorted(PROJECT))
-def test_no_import_cycle_inside_a_package(package: str) -> None:
-    found = sorted(shown(c) for c in cycles(import_graph(ROOT, package)))
-    assert not found, f"import cycles in {package}: {found}"
-
-
-def test_the_checker_sees_an_import_cycle(tmp_path: Path) -> None:
-    pkg = tmp_path / "pkg"
-    (pkg / "sub").mkdir(parents=True)
-    files = {
-        "__init__.py": "from pkg.a import A\n",
-        "a.py": "import pkg.sub.b\nA = 1\n",
-        "sub/__init__.py": "",
-        "sub/b.py": "def f():\n    from ..c import C\n    return C\n",
-        "c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import a\nC = 2\n",
-        "d.py": "from pkg import sub\nfrom pkg.sub import b\n",
-        "e.py": "from .e import x\nimport pkg.d\n",
-    }
-    for name, text in files.items():
-        (pkg / name).write_text(text, encoding="utf-8")
-    graph = import_graph(tmp_path, "pkg")
-    assert graph == {"pkg": {"pkg.a"}, "pkg.a": {"pkg.sub.b"}, "pkg.sub": set(),
-                     "pkg.sub.b": {"pkg.c"}, "pkg.c": {"pkg.a"},
-                     "pkg.d": {"pkg.sub", "pkg.sub.b"}, "pkg.e": {"pkg.d"}}
-    assert cycles(graph) == {("pkg.a", "pkg.sub.b", "pkg.c")}
-    assert shown(("pkg.a", "pkg.sub.b", "pkg.c")) == "pkg.a -> pkg.sub.b -> pkg.c -> pkg.a"
-    assert cycles({"x": {"y"}, "y": {"x", "z"}, "z": {"x"}}) == {("x", "y"), ("x", "y", "z")}
-
-
-@pytest.mark.parametrize("package", ["bot", "engine", "cards", "render", "i18n", "loopback",
-                                     "playground", "benchmarks", "scripts", "tests"])
-def test_every_file_reads_in_one_sitting(package: str) -> None:
-    """Each module (and each test file) does one job and stays small (about 400 lines at
-    most)."""
-    long = [f"{p.relative_to(ROOT).as_posix()}: {n} lines"
-            for p in sorted((ROOT / package).rglob("*.py"))
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400]
-    assert not long
+def test_the_job_checker_sees_an_upward_name(tmp_path: Path) -> None:
+    (tmp_path / "bot" / "workers").mkdir(parents=True)
+    (tmp_path / "bot" / "workers" / "x.py").write_text(
+        'A = "bot.game.play:run"\nB = "bot.workers.drawing:draw"\n', encoding="utf-8")
+    assert upward_jobs(tmp_path) == ["bot/workers/x.py:1 names bot.game.play"]

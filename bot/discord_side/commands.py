@@ -25,12 +25,12 @@ from bot.discord_side.standings import end_lines
 from bot.discord_side.ui.custom_ids import AbandonButton
 from bot.discord_side.ui.lobby import lobby_view
 from bot.discord_side.ui.parts import MAX_TEXT, button, cut, layout, picture, row, text_block
+from bot.discord_side.uploads import ImageFile
 from bot.game.card_lookup import card_ids, card_label, card_lines, find_card
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.texts import on_off, timer_text
 from bot.storage.records import TableRecord
-from bot.workers.pictures import ImageFile
 from i18n import Msg, msg, translate
 from render.card_picture import card_png
 

@@ -28,13 +28,14 @@ from bot.discord_side.shown import Shown, Slot
 from bot.discord_side.ui.hand import hand_view
 from bot.discord_side.ui.lobby import lobby_view
 from bot.discord_side.ui.table import moved_view, table_view, to_move
+from bot.discord_side.uploads import ImageFile
 from bot.game.lessons import emphasised
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.texts import Controls, controls
 from bot.storage.records import TableRecord
 from bot.supervision.tasks import Tasks
-from bot.workers.pictures import ImageFile, Pictures
+from bot.workers.pictures import Pictures
 from engine import observe
 from engine.agents.offered import without_undo
 from i18n import Msg, translate

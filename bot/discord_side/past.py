@@ -29,7 +29,7 @@ import discord
 
 from bot.discord_side.context import lacking, loc, permission_names
 from bot.discord_side.messages import MENTIONS, NO_MENTIONS, Messages
-from bot.discord_side.sight import sight_of, sight_of_table
+from bot.discord_side.sight import open_to_everyone, sight_of, sight_of_table
 from bot.discord_side.ui.custom_ids import (
     HistoryPage,
     RematchOp,
@@ -39,13 +39,13 @@ from bot.discord_side.ui.custom_ids import (
     Target,
 )
 from bot.discord_side.ui.past import goto, history_view, rematch_view, replay_view
+from bot.discord_side.uploads import ImageFile
 from bot.game.history import Loaded
 from bot.game.refusals import Refusal
 from bot.game.rematch import RematchState
 from bot.game.service import GameService
 from bot.storage.records import TableRecord
 from bot.storage.shares import SharedPost
-from bot.workers.pictures import ImageFile
 from engine.names import seat_name
 from engine.replay import Replay
 from i18n import Msg, Param, msg, translate
@@ -204,7 +204,8 @@ class PastMatches:
 
     async def share(self, interaction: discord.Interaction[Any], table: int) -> None:
         """Post the match's animation in the channel (drawn in a thread of the bot), unless
-        the clicker or the bot may not post it there, it was posted there lately (the clicker
+        the clicker or the bot may not post it there, the match was played in another channel
+        that not everyone in the server may view, it was posted there lately (the clicker
         is pointed at that post), or the clicker shared there within the channel's slowmode.
         The clicks on one match in one channel are answered one after the other, so those
         made while it is being posted are pointed at the post once it is there."""
@@ -215,6 +216,10 @@ class PastMatches:
         loaded = await self.service.history.replay(table, sight_of(interaction))
         channel = self.messages.client.get_partial_messageable(
             interaction.channel_id or loaded.record.channel_id, guild_id=interaction.guild_id)
+        played_in = loaded.record.channel_id
+        if channel.id != played_in and not open_to_everyone(interaction, played_in):
+            # its animation would show the match to people who may not view where it was played
+            raise Refusal(msg("replay.sharing.elsewhere", table=table, channel=f"<#{played_in}>"))
         user = interaction.user.id
         lock = self._sharing.setdefault((table, channel.id), asyncio.Lock())
         async with lock:

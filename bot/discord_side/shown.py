@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import discord
 
-from bot.workers.pictures import KeptPicture
+from bot.discord_side.uploads import KeptPicture
 
 #: (table, seat or None for the table message, language)
 Slot = tuple[int, int | None, str]

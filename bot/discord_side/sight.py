@@ -43,9 +43,22 @@ def sight_of(interaction: discord.Interaction[Any]) -> Sight:
     return Sight.of(place, seen)
 
 
+def open_to_everyone(interaction: discord.Interaction[Any], channel_id: int) -> bool:
+    """Whether everyone in the interaction's server may view channel ``channel_id`` (a thread:
+    its parent channel), as far as the cache tells; False outside a server or for a channel the
+    cache does not know."""
+    guild = interaction.guild
+    if not isinstance(guild, discord.Guild):
+        return False
+    channel = guild.get_channel_or_thread(channel_id)
+    if isinstance(channel, discord.Thread):
+        channel = channel.parent
+    return channel is not None and channel.permissions_for(guild.default_role).view_channel
+
+
 def sight_of_table(place_key: str) -> Sight:
     """The sight of the bot itself over a table's place (every channel of it)."""
     return Sight(Place.from_key(place_key))
 
 
-__all__ = ["sight_of", "sight_of_table", "visible_channels"]
+__all__ = ["open_to_everyone", "sight_of", "sight_of_table", "visible_channels"]

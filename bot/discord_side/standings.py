@@ -12,13 +12,13 @@ import discord
 from bot.discord_side.context import loc
 from bot.discord_side.ui.custom_ids import BoardButton
 from bot.discord_side.ui.parts import GOLD, MAX_TEXT, button, cut, layout, picture, row, text_block
+from bot.discord_side.uploads import ImageFile
 from bot.game.places import Place
 from bot.game.ratings import BASE
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.standings import FORM, MIN_GAMES, Board, PersonChange, Stats
 from bot.storage.records import TableRecord
-from bot.workers.pictures import ImageFile
 from engine.agents import LEVELS
 from i18n import Msg, msg, translate
 from render.charts import RatingPoint, rating_chart

@@ -21,7 +21,7 @@ from pathlib import Path
 import discord
 
 from bot.process.settings import ConfigProblem, Settings, load_settings
-from bot.storage.choice import is_database_url, shown
+from bot.storage.choice import NoDriver, is_database_url, shown
 from i18n import msg, translate
 
 log = logging.getLogger("karak.bot")
@@ -102,7 +102,9 @@ def database_problem(exc: Exception, where: str) -> ConfigProblem | None:
         return None
     db = shown(where).split("?", 1)[0]  # a password may also sit among the parameters
     state = str(getattr(exc, "sqlstate", None) or "")
-    if isinstance(exc, OSError):  # refused, unknown host, no answer in time
+    if isinstance(exc, NoDriver):
+        key = "bot.cli.db.driver"
+    elif isinstance(exc, OSError):  # refused, unknown host, no answer in time
         key = "bot.cli.db.unreachable"
     elif state.startswith("28"):  # invalid authorisation: user name or password
         key = "bot.cli.db.login"

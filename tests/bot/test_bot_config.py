@@ -278,3 +278,22 @@ async def test_an_unknown_postgresql_database_is_named(postgres_server: Any) -> 
         await open_storage(url)
     problem = database_problem(info.value, url)
     assert problem is not None and "has no database named in" in str(problem)
+
+
+async def test_a_postgresql_url_without_its_driver_says_which_extra_to_install(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """asyncpg is the ``postgres`` extra: a bot installed without it, told to use PostgreSQL,
+    says in one line what to install (and SQLite needs no driver of its own)."""
+    import importlib.util
+
+    from bot.process.app import database_problem
+    from bot.storage.choice import NoDriver, open_storage
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "asyncpg" else found(name, *a))
+    url = "postgresql://karak:s3cret@db.example:5432/karak"
+    with pytest.raises(NoDriver) as info:
+        await open_storage(url)
+    problem = str(database_problem(info.value, url))
+    assert "pip install 'karak-goblin-bot[postgres]'" in problem and "s3cret" not in problem

@@ -149,3 +149,31 @@ async def test_a_private_channels_match_is_shown_only_to_who_may_view_it(bot: Li
     await bot.settle()
     ix = await bot.command(BOB, "replay", id=tid)
     assert "Move 0 of" in bot.reply(ix).text()
+
+
+async def test_a_private_channels_match_is_shared_only_where_it_was_played(
+        bot: LiveBot) -> None:
+    """Its animation posted in another channel would show it to people who may not view the
+    channel it was played in: Share is refused there, and works in that channel."""
+    lb, guild = bot.lb, bot.guild
+    secret = lb.create_channel(guild, "crew-only")
+    crew = lb.create_role(guild, "Crew")
+    lb.give_role(guild, bot._known(ANN), crew)
+    lb.set_overwrite(secret, guild.everyone, deny=VIEW_CHANNEL)
+    lb.set_overwrite(secret, crew, allow=VIEW_CHANNEL)
+    await bot.settle()
+    tid = await finished_match(bot.store, played(1), channel=secret.id)
+
+    ix = await bot.command(ANN, "replay", id=tid)  # in the public channel
+    ix = await bot.click(ANN, bot.reply(ix), f"kg:rsh:{tid}")
+    assert "which not everyone here can see: share its animation from that channel" in \
+        " ".join(bot.said(ix))
+    gifs = [a.filename for m in lb.messages_for(bot.channel, ANN) for a in m.attachments
+            if a.filename.endswith(".gif")]
+    assert gifs == []
+
+    ix = await bot.command(ANN, "replay", id=tid, channel=secret)  # where it was played
+    ix = await bot.click(ANN, bot.reply(ix), f"kg:rsh:{tid}")
+    assert "is posted in the channel" in " ".join(bot.said(ix))
+    assert [a.filename for m in lb.messages_for(secret, ANN) for a in m.attachments
+            if a.filename.endswith(".gif")] == [f"match-{tid}.gif"]

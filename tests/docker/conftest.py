@@ -45,6 +45,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(f"docker: {line}")
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In a parallel run, hand the figures to the main process, which prints them."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["docker_figures"] = list(FIGURES)
+
+
 @pytest.fixture(scope="session")
 def docker_ready() -> Iterator[None]:
     """A Docker daemon that answers (skip, or fail under CI, when there can be none)."""
