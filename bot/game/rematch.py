@@ -26,8 +26,8 @@ from i18n import msg
 LAPSE = 600.0
 #: The settings of a table a rematch keeps (every field of a table that is not about one match
 #: in particular: its seats, game, messages, times, or the cards it was played with).
-SETTINGS = ("guild_id", "channel_id", "host_id", "abilities", "timer", "locale", "ai_level",
-            "lessons", "undo", "hints")
+SETTINGS = ("guild_id", "place_key", "channel_id", "host_id", "abilities", "timer", "locale",
+            "ai_level", "lessons", "undo", "hints")
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from bot_helpers import Clock
 
 from bot.discord_side.past import round_series
+from bot.game.places import Place, Sight
 from bot.game.play import MAX_TIMEOUTS
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
@@ -176,7 +177,7 @@ async def ratings_of(store: Store) -> object:
     guilds = sorted({guild for guild, _ in CHANNELS})
     return ([await store.ratings(g) for g in guilds],
             [await store.rating_changes(g, u) for g in guilds for u in PEOPLE],
-            [await store.ai_records(u) for u in PEOPLE])
+            [await store.ai_records(Place.server(g).key, u) for g in guilds for u in PEOPLE])
 
 
 async def test_seeded_matches_replay_draw_and_rate_right(service: GameService, store: Store,
@@ -213,7 +214,7 @@ async def test_seeded_matches_replay_draw_and_rate_right(service: GameService, s
         record = await service.tables.load(tid)
         takes_back_right(await store.action_log(tid))
         try:
-            loaded = await service.history.replay(tid, record.guild_id)
+            loaded = await service.history.replay(tid, Sight(Place.from_key(record.place_key)))
         except Refusal as exc:
             raise AssertionError(f"match {tid} does not replay: {exc.reason}") from exc
         assert loaded.replay.final == record.game
@@ -228,5 +229,8 @@ async def test_seeded_matches_replay_draw_and_rate_right(service: GameService, s
     assert drawn == -(-len(tally.finished) // ANIMATED)
     live = await ratings_of(store)
     assert live[0][0] and live[0][1], "both servers rated matches"
-    assert await service.standings.recompute() == len(tally.finished)
+    # the matches with a result: every finished one, and those abandoned once everyone moved
+    rated_abandons = [t for t in tally.abandoned if await store.result_of(t) is not None]
+    assert rated_abandons, "some abandoned matches were rated as they stood"
+    assert await service.standings.recompute() == len(tally.finished) + len(rated_abandons)
     assert await ratings_of(store) == live

@@ -14,6 +14,7 @@ import pytest
 from storage.backends import PostgresBackend
 from storage.helpers import ANN, BOB, Clock, Game, played, started
 
+from bot.game.places import Place
 from bot.game.play import Play
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
@@ -125,7 +126,8 @@ async def test_a_timed_out_turn_another_process_moved_in_is_played_on(
                   for s, h in enumerate(("horan", "taia", "argentus")))
     mine, theirs = await backend.open(clock), await backend.open(clock)
     try:
-        rec = await mine.create_table(guild_id=9, channel_id=1, host_id=ANN, seats=seats,
+        rec = await mine.create_table(guild_id=9, place_key=Place.server(9).key, channel_id=1,
+                                      host_id=ANN, seats=seats,
                                       abilities=False, timer=60, seed=game.states[0].config.seed)
         due = clock.now - 1
         await mine.start_game(rec.id, seats, game.states[i], due)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 from e2e.lobby import until
@@ -55,8 +56,11 @@ async def test_a_kill_after_the_winning_click_counts_the_match_once(
     seats = (SeatInfo(user=eve.id, name="Eve", hero="horan"),
              SeatInfo(user=finn.id, name="Finn", hero="taia"))
     store = await Store.open(db)
-    tid = (await started(store, game.states[-2], channel=hall.id, seats=seats,
+    tid = (await started(store, game.states[0], channel=hall.id, seats=seats,
                          guild=guild.id)).id
+    for index in range(len(game.moves) - 1):  # both made their moves: a rated match
+        row = replace(game.log_row(index), user_id=seats[game.moves[index][0]].user, by_ai=False)
+        await store.apply(tid, index, game.states[index + 1], row)
     await store.close()
     seat, notation = game.moves[-1]
 
