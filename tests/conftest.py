@@ -29,6 +29,7 @@ def postgres_server() -> Iterator[Server]:
 GROUPS = {"docker_ready": "docker", "chromium_ready": "browser"}
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Keep the tests that share a machine-wide resource on one worker."""
     for item in items:
