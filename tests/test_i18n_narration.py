@@ -95,7 +95,7 @@ def test_count_sentences_have_plural_forms() -> None:
 @pytest.mark.parametrize(("locale", "lord"), [
     ("en", "fights the Lord of All Monsters, the Goblin King."),
     ("fr", "affronte le Seigneur de Tous les Monstres, le Roi gobelin."),
-    ("cs", "bojuje s vládcem nestvůr: Gobliní král."),
+    ("cs", "bojuje s vládcem nestvůr, Gobliním králem."),
 ])
 def test_a_fight_against_the_lord_names_the_lord(locale: str, lord: str) -> None:
     """The Lord's fight event carries level X (its chamber): the sentence names the Lord of All
