@@ -249,3 +249,11 @@ def test_a_select_picks_the_text_of_its_parameter_s_value() -> None:
     rat = msg("event.fight", who="Ann", monster=msg("card.m1-01"), level="I")
     assert translate(lord) == "Ann fights the Lord of All Monsters, the Goblin King."
     assert translate(rat) == "Ann fights the Cave Rat (level I)."
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_hint_answer_s_heading_stays_short(locale: str) -> None:
+    """The line above a hint's chances says what they are in at most two lines of a phone
+    (100 characters): the margin is explained once, by the chances' own ± figures."""
+    heading = translate(msg("bot.hint.answer.chances"), locale)
+    assert len(heading) <= 100, (locale, len(heading), heading)
