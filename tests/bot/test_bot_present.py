@@ -101,6 +101,15 @@ def test_an_ai_seat_is_not_named_twice() -> None:
     assert "**Ann**" in human and translate(hero_name("aderyn"), "en") in human
 
 
+@pytest.mark.parametrize(("locale", "none"), [
+    ("en", "keys: none,"), ("fr", "clés : aucune,"), ("cs", "klíče: žádné,")])
+def test_a_seat_without_keys_says_so_in_words(locale: str, none: str) -> None:
+    """A seat line says a seat has no key in words, as it says it has no equipment."""
+    obs = observe(random_positions(CONFIG, 0)[0], None)
+    line = translate(seat_line(obs, 0), locale)
+    assert none in line.replace("\u00a0", " ") and " -," not in line, line
+
+
 @pytest.mark.parametrize(("custom_id", "target"), [
     (move_id(3, 12, "F1.2"), Move(3, 12, "F1.2")),
     (lobby_id(3, "ai", 4), LobbyOp(3, "ai", 4)),
