@@ -20,7 +20,7 @@ from bot_helpers import Clock, gated_advise, normal_instead
 from live_bot import LiveBot, table_id
 from players import ANN, BOB, Players, TinyRenderer, open_table
 
-from bot.game.hints import HintAnswer, hint_lines
+from bot.game.hints import HintAnswer, hint_label, hint_lines
 from bot.game.texts import describe
 from bot.workers.thinking import Thinking, advise
 from engine import Fight, GameConfig, Observation, Revive, SeatConfig, new_game, observe
@@ -82,7 +82,7 @@ async def test_one_person_against_the_ai_gets_a_private_hint_once_per_decision(
         text = answer.text()
         assert not any("Suggested move" in m.text() for m in h.public())
         advice = hint(obs, iterations=ITERATIONS)  # the same hint: a function of what Ann sees
-        labels = {translate(describe(a, obs).label, "en"): a for a in obs.legal}
+        labels = {translate(hint_label(a, obs), "en"): a for a in obs.legal}
         best = re.search(r"Suggested move: \*\*(.+)\*\*", text)
         assert best is not None and labels[best.group(1)] == advice.best
         chances = CHANCE.findall(text)
