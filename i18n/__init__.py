@@ -12,8 +12,9 @@ Two things a plain ``str.format`` cannot do are handled here, so translators wri
   language's plural rule (English and French: one/other, French counting 0 as one; Czech:
   one/few/other). ``draw = { one = "{who} draws a card.", other = "{who} draws {count} cards." }``
 * **Selects.** A key may instead be a table naming the parameter that chooses its text, ``by``,
-  with a text per value of it and ``other`` for the rest: ``fight = { by = "level", X = "{who}
-  challenges the Lord...", other = "{who} fights {monster} (level {level})." }``.
+  with a text per value of it and ``other`` for the rest (the Lord's fight is at level X):
+  ``fight = { by = "level", X = "{who} fights the Lord...", other = "{who} fights the {monster}
+  (level {level})." }``.
 * **Names with grammar.** A catalogue name may be a table ``{ text = "Araignée", gender = "f" }``
   and a sentence may ask for it with its article: ``{monster:the}`` gives "l'Araignée",
   ``{card:of}`` "du Casque de cuir" (see :mod:`i18n.grammar`); a list gives the form to each name.
