@@ -11,6 +11,10 @@ Two things a plain ``str.format`` cannot do are handled here, so translators wri
   required) instead of one text; the form is chosen by the message's ``count`` parameter with the
   language's plural rule (English and French: one/other, French counting 0 as one; Czech:
   one/few/other). ``draw = { one = "{who} draws a card.", other = "{who} draws {count} cards." }``
+* **Selects.** A key may instead be a table naming the parameter that chooses its text, ``by``,
+  with a text per value of it and ``other`` for the rest (the Lord's fight is at level X):
+  ``fight = { by = "level", X = "{who} fights the Lord...", other = "{who} fights the {monster}
+  (level {level})." }``.
 * **Names with grammar.** A catalogue name may be a table ``{ text = "Araignée", gender = "f" }``
   and a sentence may ask for it with its article: ``{monster:the}`` gives "l'Araignée",
   ``{card:of}`` "du Casque de cuir" (see :mod:`i18n.grammar`); a list gives the form to each name.
@@ -81,11 +85,18 @@ def _is_plural(table: Mapping[str, object]) -> bool:
             and all(isinstance(v, str) for v in table.values()))
 
 
+def _is_select(table: Mapping[str, object]) -> bool:
+    """True for a select: a table of texts chosen by the parameter its ``by`` names, ``other``
+    among them."""
+    return ("by" in table and "other" in table
+            and all(isinstance(v, str) for v in table.values()))
+
+
 def _flatten(prefix: str, table: Mapping[str, object], out: dict[str, Entry]) -> None:
     for name, value in table.items():
         key = f"{prefix}.{name}" if prefix else name
         if isinstance(value, dict):
-            if _is_plural(value):
+            if _is_plural(value) or _is_select(value):
                 out[key] = {str(k): str(v) for k, v in value.items()}
             elif "text" in value:
                 out[key] = name_entry(key, value)
@@ -114,10 +125,13 @@ def catalog(locale: str) -> dict[str, Entry]:
 
 
 def texts(entry: Entry) -> tuple[str, ...]:
-    """The text(s) of an entry: one text, each plural form, or a name's text."""
+    """The text(s) of an entry: one text, each plural form or select option, or a name's
+    text."""
     if isinstance(entry, Name):
         return (entry.text,)
-    return (entry,) if isinstance(entry, str) else tuple(entry.values())
+    if isinstance(entry, str):
+        return (entry,)
+    return tuple([v for k, v in entry.items() if k != "by"])
 
 
 def normalise_locale(locale: str | None) -> str:
@@ -186,6 +200,8 @@ def _typography(text: str) -> str:
 def _pick(entry: str | Mapping[str, str], locale: str, values: Mapping[str, object]) -> str:
     if isinstance(entry, str):
         return entry
+    if "by" in entry:
+        return entry.get(str(values.get(entry["by"]))) or entry["other"]
     count = values.get("count")
     form = plural_form(locale, count) if isinstance(count, int) else "other"
     return entry.get(form) or entry["other"]

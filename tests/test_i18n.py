@@ -68,7 +68,7 @@ def test_same_placeholders_as_english(locale: str) -> None:
 def test_plural_tables_use_the_language_s_forms(locale: str) -> None:
     english = catalog(DEFAULT_LOCALE)
     for k, entry in catalog(locale).items():
-        if not isinstance(entry, Mapping):
+        if not isinstance(entry, Mapping) or "by" in entry:
             continue
         assert "other" in entry and set(entry) <= FORMS[locale], (k, sorted(entry))
         assert "count" in placeholders(english[k]), f"{k} has plural forms but no {{count}}"
@@ -230,3 +230,32 @@ def test_msg_keeps_its_parameters_in_name_order() -> None:
     assert msg("event.turn", who="A", round=1).params == (("round", 1), ("who", "A"))
     assert msg("list.0").params == ()
     assert made.get("hp") == 2 and made.get("nothing") is None
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_selects_choose_by_a_parameter_english_has(locale: str) -> None:
+    """A select table (``by`` naming a parameter) lists the same options as English, chosen by a
+    parameter of the English text."""
+    english = catalog(DEFAULT_LOCALE)
+    selects = {k: e for k, e in catalog(locale).items() if isinstance(e, Mapping) and "by" in e}
+    assert "event.fight" in selects
+    for k, entry in selects.items():
+        reference = english[k]
+        assert isinstance(reference, Mapping), k
+        assert set(entry) == set(reference) and entry["by"] == reference["by"], k
+        assert entry["by"] in placeholders(reference), k
+
+
+def test_a_select_picks_the_text_of_its_parameter_s_value() -> None:
+    lord = msg("event.fight", who="Ann", monster=msg("card.lord-1"), level="X")
+    rat = msg("event.fight", who="Ann", monster=msg("card.m1-01"), level="I")
+    assert translate(lord) == "Ann fights the Lord of All Monsters, the Goblin King."
+    assert translate(rat) == "Ann fights the Cave Rat (level I)."
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_hint_answer_s_heading_stays_short(locale: str) -> None:
+    """The line above a hint's chances says what they are in at most two lines of a phone
+    (100 characters): the margin is explained once, by the chances' own ± figures."""
+    heading = translate(msg("bot.hint.answer.chances"), locale)
+    assert len(heading) <= 100, (locale, len(heading), heading)

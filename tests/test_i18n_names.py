@@ -171,3 +171,21 @@ def test_czech_names_people_in_the_nominative() -> None:
         "Postavu Aderyn už má někdo jiný.")
     assert translate(msg("event.ability", who="Eva", hero=msg("hero.taia.name")), "cs") == (
         "Eva používá schopnost postavy Taia.")
+
+
+@pytest.mark.parametrize("lord", ["lord-1", "lord-2", "lord-3"])
+def test_czech_sentences_decline_the_lord_s_name_after_vladce_nestvur(lord: str) -> None:
+    """Czech puts the Lord's name beside "vládce nestvůr" in the same case (an apposition),
+    never a nominative name after an instrumental or accusative."""
+    entry = catalog("cs")[f"card.{lord}"]
+    assert isinstance(entry, Name)
+    cases = dict(entry.cases)
+    assert {"acc", "ins"} <= set(cases), lord
+    name = msg(f"card.{lord}")
+    said = {key: translate(msg(key, who="Eva", monster=name, level="X"), "cs")
+            for key in ("event.fight", "bot.move.fight_lord", "replay.bookmark.lord",
+                        "replay.bookmark.champion")}
+    assert said["event.fight"] == f"Eva bojuje s vládcem nestvůr, {cases['ins']}."
+    assert said["bot.move.fight_lord"].endswith(f"s vládcem nestvůr, {cases['ins']}")
+    assert said["replay.bookmark.lord"].endswith(f"vládce nestvůr, {cases['acc']}")
+    assert f"vládce nestvůr, {cases['acc']}, a" in said["replay.bookmark.champion"]

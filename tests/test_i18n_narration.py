@@ -90,3 +90,18 @@ def test_count_sentences_have_plural_forms() -> None:
         for key, entry in catalog(locale).items():
             if isinstance(entry, str) and re.search(r"\{count\} (?!PV)[^\W\d_]", entry):
                 pytest.fail(f"{locale} {key}: {entry!r} needs plural forms")
+
+
+@pytest.mark.parametrize(("locale", "lord"), [
+    ("en", "fights the Lord of All Monsters, the Goblin King."),
+    ("fr", "affronte le Seigneur de Tous les Monstres, le Roi gobelin."),
+    ("cs", "bojuje s vládcem nestvůr, Gobliním králem."),
+])
+def test_a_fight_against_the_lord_names_the_lord(locale: str, lord: str) -> None:
+    """The Lord's fight event carries level X (its chamber): the sentence names the Lord of All
+    Monsters instead of a level, while a gatekeeper's or monster's fight keeps its level."""
+    said = _script().narrate(2, 4, "heuristic", locale) + _script().narrate(5, 4, "random", locale)
+    fights = [line for line in said if re.search(r"\b(fights|affronte|bojuje s)\b", line)]
+    assert any(line.endswith(lord) for line in fights), fights[-3:]
+    assert not [line for line in fights if re.search(r"\bX\)", line)]
+    assert any(re.search(r"\((level|niveau|patro) II\)\.$", line) for line in fights)

@@ -26,7 +26,7 @@ from bot.game.texts import Controls, describe
 from bot.storage.interface import Storage
 from bot.storage.records import SeatInfo, TableRecord
 from bot.workers.thinking import Thinking, pack_hint, unpack_hint
-from engine import Observation, observe
+from engine import Action, Observation, observe
 from engine.agents.hint import Hint
 from i18n import Msg, msg
 
@@ -131,7 +131,7 @@ def hint_lines(answer: HintAnswer) -> list[Msg]:
     lines = [msg("bot.hint.title", table=answer.record.id)]
     if answer.again:
         lines.append(msg("bot.hint.again"))
-    lines.append(msg("bot.hint.best", move=describe(advice.best, obs).label))
+    lines.append(msg("bot.hint.best", move=hint_label(advice.best, obs)))
     rows = sorted(zip(advice.moves, advice.margins or (None,) * len(advice.moves),
                       strict=True), key=lambda row: -row[0][1])  # kept hints: best first
     close = rows[0][0][0] != advice.best
@@ -139,13 +139,20 @@ def hint_lines(answer: HintAnswer) -> list[Msg]:
         lines.append(advice.reason)
     lines.append(msg("bot.hint.answer.chances" if advice.margins else "bot.hint.chances"))
     for (action, chance), margin in rows:
-        label = describe(action, obs).label
+        label = hint_label(action, obs)
         named = msg("bot.hint.answer.suggested", move=label) if action == advice.best else label
         lines.append(chance_line(chance, margin, named))
     if close:
-        lines.append(msg("bot.hint.answer.close", move=describe(rows[0][0][0], obs).label))
+        lines.append(msg("bot.hint.answer.close", move=hint_label(rows[0][0][0], obs)))
     lines.append(msg("bot.hint.used", count=answer.used))
     return lines
+
+
+def hint_label(action: Action, obs: Observation) -> Msg:
+    """A move named as the hand names it, but short enough to stand inside a hint's sentences:
+    reviving at full HP without the hand's explanation after a colon."""
+    label = describe(action, obs).label
+    return msg("bot.hint.short.rest") if label.key == "bot.move.rest" else label
 
 
 def chance_line(chance: float, margin: float | None, move: Msg) -> Msg:

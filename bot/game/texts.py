@@ -273,7 +273,8 @@ def seat_line(obs: Observation, seat: int, ai: bool | None = None) -> Msg:
     s = obs.seats[seat]
     if ai is None:
         ai = s.ai
-    keys = ", ".join(ROMAN.get(k, str(k)) for k in s.keys) or "-"
+    keys: Param = (", ".join(ROMAN.get(k, str(k)) for k in s.keys)
+                   or msg("bot.facts.no_keys"))
     kit: list[Param] = []
     if s.weapon:
         kit.append(card_name(s.weapon))

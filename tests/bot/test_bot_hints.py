@@ -20,10 +20,10 @@ from bot_helpers import Clock, gated_advise, normal_instead
 from live_bot import LiveBot, table_id
 from players import ANN, BOB, Players, TinyRenderer, open_table
 
-from bot.game.hints import HintAnswer, hint_lines
+from bot.game.hints import HintAnswer, hint_label, hint_lines
 from bot.game.texts import describe
 from bot.workers.thinking import Thinking, advise
-from engine import Fight, GameConfig, Observation, SeatConfig, new_game, observe
+from engine import Fight, GameConfig, Observation, Revive, SeatConfig, new_game, observe
 from engine.agents.hint import Hint, hint
 from i18n import LOCALES, msg, translate
 from loopback import Loopback, Message, User
@@ -82,7 +82,7 @@ async def test_one_person_against_the_ai_gets_a_private_hint_once_per_decision(
         text = answer.text()
         assert not any("Suggested move" in m.text() for m in h.public())
         advice = hint(obs, iterations=ITERATIONS)  # the same hint: a function of what Ann sees
-        labels = {translate(describe(a, obs).label, "en"): a for a in obs.legal}
+        labels = {translate(hint_label(a, obs), "en"): a for a in obs.legal}
         best = re.search(r"Suggested move: \*\*(.+)\*\*", text)
         assert best is not None and labels[best.group(1)] == advice.best
         chances = CHANCE.findall(text)
@@ -290,6 +290,27 @@ async def test_a_suggested_move_ranked_below_another_is_said_to_be_within_the_ma
                      hint_lines(HintAnswer(rec, seat, obs, alone, False, 1)))
     assert "little higher" not in text
     assert f"23% (tried only once: no margin known) - {name}" in text
+
+
+async def test_reviving_at_full_hp_is_named_short_inside_a_hint_s_answer(h: LiveBot) -> None:
+    """The hand explains reviving at full HP after a colon; inside a hint's answer (the
+    suggestion, the chances, the note on a higher estimate) it has a short name instead."""
+    tid = await open_table(h, ANN, [], ai=1)
+    rec = await h.bot.service.tables.load(tid)
+    seat = rec.seat_of(ANN.id)
+    assert seat is not None
+    obs = observe(rec.game, seat)
+    rest = next(a for a in obs.legal if isinstance(a, Revive))
+    fight = next(a for a in obs.legal if isinstance(a, Fight))
+    assert describe(rest, obs).label.key == "bot.move.rest"
+    advice = Hint(fight, ((rest, 0.26), (fight, 0.25)), msg("hint.best"), (0.02, 0.02))
+    for lc in LOCALES:
+        lines = [translate(line, lc) for line in
+                 hint_lines(HintAnswer(rec, seat, obs, advice, False, 1))]
+        short = translate(msg("bot.hint.short.rest"), lc)
+        assert any(line.endswith(f" {short}") for line in lines), lines
+        assert any(f"**{short}**" in line for line in lines), lines
+        assert translate(describe(rest, obs).label, lc) not in "\n".join(lines)
 
 
 async def test_a_hint_for_a_decision_made_says_it_no_longer_applies(h: LiveBot) -> None:

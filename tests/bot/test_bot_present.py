@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from bot.discord_side.ui.hand import hand_view
 from bot.discord_side.ui.parts import MAX_COMPONENTS, MAX_TEXT, text_length
 from bot.game.texts import GROUPS, REVIVE_HP, controls, seat_line
@@ -85,3 +87,12 @@ def test_an_ai_seat_is_not_named_twice() -> None:
     assert ai_line.count(translate(hero_name("horan"), "en")) == 1 and "[AI]" in ai_line
     human = translate(seat_line(obs, 0), "en")
     assert "**Ann**" in human and translate(hero_name("aderyn"), "en") in human
+
+
+@pytest.mark.parametrize(("locale", "none"), [
+    ("en", "keys: none,"), ("fr", "clés : aucune,"), ("cs", "klíče: žádné,")])
+def test_a_seat_without_keys_says_so_in_words(locale: str, none: str) -> None:
+    """A seat line says a seat has no key in words, as it says it has no equipment."""
+    obs = observe(random_positions(CONFIG, 0)[0], None)
+    line = translate(seat_line(obs, 0), locale)
+    assert none in line.replace("\u00a0", " ") and " -," not in line, line
