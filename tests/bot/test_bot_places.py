@@ -117,7 +117,8 @@ async def test_stats_count_only_the_server_they_are_asked_in(bot: LiveBot) -> No
     assert "against the AI" not in there  # neither this server's nor the DMs' records
 
 
-async def test_a_private_channels_match_is_shown_only_to_who_may_view_it(bot: LiveBot) -> None:
+async def crew_only(bot: LiveBot) -> Channel:
+    """A channel of the bot's server that only the Crew role, which Ann has, may view."""
     lb, guild = bot.lb, bot.guild
     secret = lb.create_channel(guild, "crew-only")
     crew = lb.create_role(guild, "Crew")
@@ -125,6 +126,12 @@ async def test_a_private_channels_match_is_shown_only_to_who_may_view_it(bot: Li
     lb.set_overwrite(secret, guild.everyone, deny=VIEW_CHANNEL)
     lb.set_overwrite(secret, crew, allow=VIEW_CHANNEL)
     await bot.settle()
+    return secret
+
+
+async def test_a_private_channels_match_is_shown_only_to_who_may_view_it(bot: LiveBot) -> None:
+    lb = bot.lb
+    secret = await crew_only(bot)
     tid = await finished_match(bot.store, played(1), channel=secret.id)
     public = await finished_match(bot.store, played(2), start=len(played(2).moves) - 1)
 
@@ -155,13 +162,8 @@ async def test_a_private_channels_match_is_shared_only_where_it_was_played(
         bot: LiveBot) -> None:
     """Its animation posted in another channel would show it to people who may not view the
     channel it was played in: Share is refused there, and works in that channel."""
-    lb, guild = bot.lb, bot.guild
-    secret = lb.create_channel(guild, "crew-only")
-    crew = lb.create_role(guild, "Crew")
-    lb.give_role(guild, bot._known(ANN), crew)
-    lb.set_overwrite(secret, guild.everyone, deny=VIEW_CHANNEL)
-    lb.set_overwrite(secret, crew, allow=VIEW_CHANNEL)
-    await bot.settle()
+    lb = bot.lb
+    secret = await crew_only(bot)
     tid = await finished_match(bot.store, played(1), channel=secret.id)
 
     ix = await bot.command(ANN, "replay", id=tid)  # in the public channel
