@@ -185,6 +185,10 @@ async def test_a_match_through_the_container_stopped_and_started_again(
         sent = await mover.send_move()
         assert sent is not None and sent[2].id == old_hand.id
         await mover.finish_move(*sent)
+        if oracle.table(t1).version == before[t1]:  # asked about first (a visit to the
+            sent = await mover.send_move()  # merchant with nothing to pay): confirmed
+            assert sent is not None and sent[2].id == old_hand.id
+            await mover.finish_move(*sent)
         assert oracle.table(t1).version == before[t1] + 1
         ix = await lb.click(bob, old_table, HandButton.id_for(t1))
         await ix.done()
