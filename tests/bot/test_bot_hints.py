@@ -20,6 +20,7 @@ from bot_helpers import Clock, gated_advise, normal_instead
 from live_bot import LiveBot, table_id
 from players import ANN, BOB, Players, TinyRenderer, open_table
 
+from bot.discord_side.ui.custom_ids import LobbyButton
 from bot.game.hints import HintAnswer, hint_label, hint_lines
 from bot.game.texts import describe
 from bot.workers.thinking import Thinking, advise
@@ -68,7 +69,7 @@ async def test_one_person_against_the_ai_gets_a_private_hint_once_per_decision(
         assert "Hints: on if only one person plays, off otherwise." in h.public()[-1].text()
         await h.click(ANN, h.public()[-1], f"kg:lobby:{table_id(h.public()[-1])}:ai")
         tid = table_id(h.public()[-1])
-        await h.click(ANN, h.public()[-1], f"kg:lobby:{tid}:start")
+        await h.click(ANN, h.public()[-1], LobbyButton.id_for(tid, "start", None))
         rec = await h.bot.service.tables.load(tid)
         assert rec.hints is True
         assert "Hints are on at this table" in h.last_table_message().text()
@@ -331,8 +332,8 @@ async def test_a_hint_whose_decision_the_turn_timer_made_says_it_no_longer_appli
     await h.command(ANN, "new", timer=60)
     lobby = h.public()[-1]
     tid = table_id(lobby)
-    await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
-    await h.click(ANN, lobby, f"kg:lobby:{tid}:start")
+    await h.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
+    await h.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
     hand = await Players(h, tid, [ANN]).open_hand(ANN)
     answer = h.reply(await h.click(ANN, hand, hint_button(hand) or ""))
     assert "Suggested move" in answer.text()

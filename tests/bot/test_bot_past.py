@@ -17,6 +17,7 @@ from live_bot import CHANNEL, LINK, LiveBot, User
 from players import ADMIN, ANN, BOB, EVE, TinyRenderer, finished_match, planted
 from storage.helpers import played, taking_back
 
+from bot.discord_side.ui.custom_ids import ShareButton
 from bot.game.shares import SHARE_WINDOW
 from bot.storage.sqlite import Store
 from engine.replay import Replay
@@ -161,7 +162,7 @@ async def test_the_shared_animation_is_posted_under_the_upload_limit(bot: LiveBo
     game = played(2)
     tid = await finished_match(bot.store, game)
     message = await replay_of(bot, tid)
-    ix = await bot.click(ANN, message, f"kg:rsh:{tid}")
+    ix = await bot.click(ANN, message, ShareButton.id_for(tid))
     assert "is posted in the channel" in bot.said(ix)[0]
     posted = bot.public()[-1]
     gif = posted.attachments[0]
@@ -201,14 +202,14 @@ def animations(bot: LiveBot) -> list[Message]:
 async def share(bot: LiveBot, user: User, tid: int) -> str:
     """``user`` opens the replay of ``tid`` and clicks Share; what they were told."""
     ix = await bot.command(user, "replay", id=tid)
-    ix = await bot.click(user, bot.reply(ix), f"kg:rsh:{tid}")
+    ix = await bot.click(user, bot.reply(ix), ShareButton.id_for(tid))
     return " ".join(bot.said(ix))
 
 
 async def test_twenty_clicks_at_once_post_the_animation_once(bot: LiveBot) -> None:
     tid = await finished_match(bot.store, played(2))
     message = await replay_of(bot, tid)
-    clicks = [await bot.lb.click(ANN, message, f"kg:rsh:{tid}") for _ in range(20)]
+    clicks = [await bot.lb.click(ANN, message, ShareButton.id_for(tid)) for _ in range(20)]
     await bot.handled(*clicks)
     [posted] = animations(bot)
     told = [" ".join(bot.said(ix)) for ix in clicks]
@@ -292,7 +293,7 @@ async def test_a_match_with_take_backs_is_replayed_shared_and_charted(bot: LiveB
     message = await go(bot, message, "h.last")
     assert step_of(message) == len(game.standing) and "wins" in message.text()
     assert "takes back" not in message.text()
-    ix = await bot.click(ANN, message, f"kg:rsh:{tid}")
+    ix = await bot.click(ANN, message, ShareButton.id_for(tid))
     assert "is posted in the channel" in bot.said(ix)[0]
     assert bot.public()[-1].attachments[0].filename == f"match-{tid}.gif"
     await bot.bot.background.announce_end(await bot.bot.service.tables.load(tid))

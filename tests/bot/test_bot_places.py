@@ -10,6 +10,7 @@ from live_bot import GUILD, LiveBot
 from players import ANN, BOB, finished_match, forged_message, raw_click
 from storage.helpers import played
 
+from bot.discord_side.ui.custom_ids import ShareButton
 from bot.game.standings import rate_result
 from bot.storage.records import SeatInfo
 from loopback import VIEW_CHANNEL, Channel
@@ -147,7 +148,7 @@ async def test_a_private_channels_match_is_shown_only_to_who_may_view_it(bot: Li
     ix = await bot.command(BOB, "replay", id=tid)
     assert bot.said(ix) == [in_server(tid)]
     for cid, kind in ((f"kg:rp:{tid}:0:r.last", 2), (f"kg:rs:{tid}:h", 3),
-                      (f"kg:rsh:{tid}", 2)):
+                      (ShareButton.id_for(tid), 2)):
         told = await raw_click(bot, BOB, forged_message(bot, BOB, cid, kind), cid, kind, ["1"])
         assert in_server(tid) in told
     assert not any(m.attachments for m in lb.messages_for(bot.channel, BOB))  # nothing shared
@@ -167,7 +168,7 @@ async def test_a_private_channels_match_is_shared_only_where_it_was_played(
     tid = await finished_match(bot.store, played(1), channel=secret.id)
 
     ix = await bot.command(ANN, "replay", id=tid)  # in the public channel
-    ix = await bot.click(ANN, bot.reply(ix), f"kg:rsh:{tid}")
+    ix = await bot.click(ANN, bot.reply(ix), ShareButton.id_for(tid))
     assert "which not everyone here can see: share its animation from that channel" in \
         " ".join(bot.said(ix))
     gifs = [a.filename for m in lb.messages_for(bot.channel, ANN) for a in m.attachments
@@ -175,7 +176,7 @@ async def test_a_private_channels_match_is_shared_only_where_it_was_played(
     assert gifs == []
 
     ix = await bot.command(ANN, "replay", id=tid, channel=secret)  # where it was played
-    ix = await bot.click(ANN, bot.reply(ix), f"kg:rsh:{tid}")
+    ix = await bot.click(ANN, bot.reply(ix), ShareButton.id_for(tid))
     assert "is posted in the channel" in " ".join(bot.said(ix))
     assert [a.filename for m in lb.messages_for(secret, ANN) for a in m.attachments
             if a.filename.endswith(".gif")] == [f"match-{tid}.gif"]

@@ -13,7 +13,7 @@ from bot_helpers import Clock
 from live_bot import GUILD, LiveBot, User
 from players import ANN, BOB, Players, TinyRenderer, open_table, planted
 
-from bot.discord_side.ui.custom_ids import BoardButton
+from bot.discord_side.ui.custom_ids import AbandonButton, BoardButton
 from bot.game.ratings import Person, Rating, SeatResult, rate
 from bot.game.results import movers
 from bot.game.standings import MIN_GAMES, PAGE_SIZE
@@ -175,7 +175,7 @@ async def test_abandoning_before_everyone_moved_is_not_rated(bot: LiveBot) -> No
     ix = await bot.command(ANN, "abandon")
     question = bot.reply(ix)
     assert "has not made a move yet, so the match will not be rated" in question.text()
-    await bot.click(ANN, question, f"kg:abandon:{tid}")
+    await bot.click(ANN, question, AbandonButton.id_for(tid))
     assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
     text = await table_text(bot, tid)
     assert "Not rated: the match was abandoned before everyone had made a move." in text
@@ -192,7 +192,7 @@ async def test_abandoning_after_everyone_moved_rates_the_abandoner_last(bot: Liv
     question = bot.reply(ix)
     assert "rated as it stands: you last" in question.text()
     rec = await bot.bot.service.tables.load(tid)
-    await bot.click(ANN, question, f"kg:abandon:{tid}")
+    await bot.click(ANN, question, AbandonButton.id_for(tid))
     assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
     text = await table_text(bot, tid)
     assert "Rated as the match stood when it was abandoned." in text and "Ratings" in text

@@ -15,6 +15,7 @@ from live_bot import CHANNEL, GUILD, LiveBot
 from players import ANN, BOB, EVE, finished_match, planted
 from storage.helpers import played
 
+from bot.discord_side.ui.custom_ids import RematchButton
 from bot.game.rematch import LAPSE, SETTINGS
 from bot.storage.records import SeatInfo, TableRecord
 from loopback import Message
@@ -27,7 +28,7 @@ async def ended(bot: LiveBot) -> tuple[int, Message]:
     await bot.bot.background.announce_end(record)
     await bot.settle()
     final = bot.public()[-1]
-    assert final.custom_ids() == [f"kg:rp:{tid}:0:h.open", f"kg:rm:{tid}:offer"]
+    assert final.custom_ids() == [f"kg:rp:{tid}:0:h.open", RematchButton.id_for(tid, "offer")]
     assert [a.filename for a in final.attachments] == ["table.png", "summary.png"]
     return tid, final
 
@@ -35,10 +36,11 @@ async def ended(bot: LiveBot) -> tuple[int, Message]:
 async def offered(bot: LiveBot) -> tuple[int, Message]:
     """Ann offers a rematch; the offer's public message."""
     tid, final = await ended(bot)
-    ix = await bot.click(ANN, final, f"kg:rm:{tid}:offer")
+    ix = await bot.click(ANN, final, RematchButton.id_for(tid, "offer"))
     assert "offer is posted" in bot.said(ix)[0]
     offer = bot.public()[-1]
-    assert offer.custom_ids() == [f"kg:rm:{tid}:ready", f"kg:rm:{tid}:start"]
+    assert offer.custom_ids() == [RematchButton.id_for(tid, "ready"),
+                                  RematchButton.id_for(tid, "start")]
     assert "Everyone keeps their hero" in offer.text()
     return tid, offer
 
@@ -49,16 +51,17 @@ async def test_replay_on_the_final_table_opens_a_private_replay(bot: LiveBot) ->
     replay = bot.reply(ix)
     assert replay.owner == EVE.id and f"Replay of table #{tid}" in replay.text()
     assert f"kg:rp:{tid}:0:h.next" in replay.custom_ids()
-    assert bot.message(final).custom_ids() == [f"kg:rp:{tid}:0:h.open", f"kg:rm:{tid}:offer"]
+    assert bot.message(final).custom_ids() == [f"kg:rp:{tid}:0:h.open",
+                                               RematchButton.id_for(tid, "offer")]
 
 
 async def test_the_rematch_starts_when_everyone_is_ready(bot: LiveBot) -> None:
     tid, offer = await offered(bot)
-    ix = await bot.click(EVE, offer, f"kg:rm:{tid}:ready")  # Eve did not play it
+    ix = await bot.click(EVE, offer, RematchButton.id_for(tid, "ready"))  # Eve did not play it
     assert "Only the people who played" in " ".join(bot.said(ix))
-    ix = await bot.click(ANN, offer, f"kg:rm:{tid}:ready")
+    ix = await bot.click(ANN, offer, RematchButton.id_for(tid, "ready"))
     assert "already said" in " ".join(bot.said(ix))
-    await bot.click(BOB, offer, f"kg:rm:{tid}:ready")
+    await bot.click(BOB, offer, RematchButton.id_for(tid, "ready"))
     new = await bot.store.active_in_channel(CHANNEL)
     assert new is not None and new != tid
     old, now = await bot.bot.service.tables.load(tid), await bot.bot.service.tables.load(new)
@@ -68,16 +71,17 @@ async def test_the_rematch_starts_when_everyone_is_ready(bot: LiveBot) -> None:
     assert (now.abilities, now.timer, now.locale) == (old.abilities, old.timer, old.locale)
     assert f"table #{new}" in bot.message(offer).text() and not bot.message(offer).custom_ids()
     assert bot.last_table_message().custom_ids() == [f"kg:hand:{new}", f"kg:log:{new}"]
-    late = f"kg:rm:{tid}:ready"  # a click on a copy of the offer that missed its last edit
+    # a click on a copy of the offer that missed its last edit
+    late = RematchButton.id_for(tid, "ready")
     ix = await bot.click(BOB, planted(bot.lb, BOB, late), late)
     assert f"already started: table #{new}" in " ".join(bot.said(ix))
 
 
 async def test_the_host_starts_with_those_who_are_ready(bot: LiveBot) -> None:
     tid, offer = await offered(bot)
-    ix = await bot.click(BOB, offer, f"kg:rm:{tid}:start")
+    ix = await bot.click(BOB, offer, RematchButton.id_for(tid, "start"))
     assert "Only the host" in " ".join(bot.said(ix))
-    await bot.click(ANN, offer, f"kg:rm:{tid}:start")
+    await bot.click(ANN, offer, RematchButton.id_for(tid, "start"))
     new = await bot.store.active_in_channel(CHANNEL)
     assert new is not None
     now = await bot.bot.service.tables.load(new)
@@ -88,7 +92,7 @@ async def test_the_host_starts_with_those_who_are_ready(bot: LiveBot) -> None:
 async def test_an_offer_lapses(bot: LiveBot, clock: Clock) -> None:
     tid, offer = await offered(bot)
     clock.now += LAPSE + 1
-    ix = await bot.click(BOB, offer, f"kg:rm:{tid}:ready")
+    ix = await bot.click(BOB, offer, RematchButton.id_for(tid, "ready"))
     assert "has lapsed" in " ".join(bot.said(ix))
     assert not bot.message(offer).custom_ids() and "has lapsed" in bot.message(offer).text()
     assert await bot.store.active_in_channel(CHANNEL) is None
@@ -103,14 +107,14 @@ async def test_a_lapsed_offer_loses_its_buttons_on_the_timers_pass(bot: LiveBot,
     await bot.bot.clicks.past.lapse_offers()
     assert not bot.message(offer).custom_ids() and "has lapsed" in bot.message(offer).text()
     _, final = tid, bot.public()[-2]
-    ix = await bot.click(ANN, final, f"kg:rm:{tid}:offer")  # a new offer may be made
+    ix = await bot.click(ANN, final, RematchButton.id_for(tid, "offer"))  # a new offer may be made
     assert "offer is posted" in bot.said(ix)[0]
 
 
 async def test_a_rematch_is_refused_where_a_table_is_active(bot: LiveBot) -> None:
     tid, final = await ended(bot)
     await bot.command(EVE, "new")
-    ix = await bot.click(ANN, final, f"kg:rm:{tid}:offer")
+    ix = await bot.click(ANN, final, RematchButton.id_for(tid, "offer"))
     assert "already has a table" in bot.said(ix)[0]
     assert await bot.bot.service.rematches.offer_of(tid) is None
 
@@ -122,7 +126,7 @@ async def test_a_match_played_alone_with_the_ai_starts_again_at_once(bot: LiveBo
     tid = await finished_match(bot.store, played(2), seats=alone)
     await bot.bot.background.announce_end(await bot.bot.service.tables.load(tid))
     await bot.settle()
-    ix = await bot.click(ANN, bot.public()[-1], f"kg:rm:{tid}:offer")
+    ix = await bot.click(ANN, bot.public()[-1], RematchButton.id_for(tid, "offer"))
     new = await bot.store.active_in_channel(CHANNEL)
     assert new is not None and f"has started: table #{new}" in bot.said(ix)[0]
     now = await bot.bot.service.tables.load(new)
@@ -155,7 +159,8 @@ async def test_a_rematch_keeps_the_setting(bot: LiveBot, setting: str, value: An
     assert getattr(old, setting) == value
     await bot.bot.background.announce_end(old)
     await bot.settle()
-    await bot.click(ANN, bot.public()[-1], f"kg:rm:{tid}:offer")  # alone: starts at once
+    # alone: starts at once
+    await bot.click(ANN, bot.public()[-1], RematchButton.id_for(tid, "offer"))
     new = await bot.store.active_in_channel(CHANNEL)
     assert new is not None and new != tid
     now = await bot.bot.service.tables.load(new)
@@ -167,8 +172,8 @@ async def test_a_rematch_of_a_table_with_hints_offers_the_hint_button(bot: LiveB
     tid = await finished_match(bot.store, played(2), hints=True)  # two people: off by default
     await bot.bot.background.announce_end(await bot.bot.service.tables.load(tid))
     await bot.settle()
-    await bot.click(ANN, bot.public()[-1], f"kg:rm:{tid}:offer")
-    await bot.click(BOB, bot.public()[-1], f"kg:rm:{tid}:ready")
+    await bot.click(ANN, bot.public()[-1], RematchButton.id_for(tid, "offer"))
+    await bot.click(BOB, bot.public()[-1], RematchButton.id_for(tid, "ready"))
     new = await bot.store.active_in_channel(CHANNEL)
     assert new is not None and new != tid
     now = await bot.bot.service.tables.load(new)

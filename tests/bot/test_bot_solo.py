@@ -11,6 +11,7 @@ from bot_helpers import Clock
 from live_bot import LiveBot, component, offered, table_id
 from players import ANN, BOB, Players, TinyRenderer, forged_message
 
+from bot.discord_side.ui.custom_ids import BackButton, LobbyButton
 from bot.game.lessons import LESSON_LEVEL, LESSONS, advised
 from bot.game.play import Play
 from engine import observe
@@ -25,8 +26,8 @@ async def open_in_dm(h: LiveBot, ai: int) -> int:
     lobby = h.public()[-1]
     tid = table_id(lobby)
     for _ in range(ai):
-        await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
-    await h.click(ANN, lobby, f"kg:lobby:{tid}:start")
+        await h.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
+    await h.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
     return tid
 
 
@@ -71,9 +72,9 @@ async def test_a_second_person_is_refused_at_a_solo_table(bot: LiveBot) -> None:
     tid = table_id(lobby)
     # its one person is seated: the lobby offers no Join (a server's lobby does, to the others)
     assert not any(":join" in c for c in lobby.custom_ids()), lobby.custom_ids()
-    assert any(c.startswith(f"kg:lobby:{tid}:leave") for c in lobby.custom_ids())
+    assert any(c.startswith(LobbyButton.id_for(tid, "leave", None)) for c in lobby.custom_ids())
     # nobody else sees a direct message; a forged click is refused all the same
-    join = f"kg:lobby:{tid}:join"
+    join = LobbyButton.id_for(tid, "join", None)
     ix = await bot.click(BOB, forged_message(bot, BOB, join, ephemeral=False), join, forge=True)
     assert any("solo table" in t for t in bot.said(ix))
     assert [s.user for s in (await bot.bot.service.tables.load(tid)).seats] == [ANN.id]
@@ -156,9 +157,9 @@ async def test_leaving_from_the_hand_asks_once_and_ends_with_no_button_left(
     await bot.click(ANN, hand, f"kg:quit:{tid}")  # asked in the hand, privately
     asked = bot.message(hand)
     assert asked.ephemeral and "Leave table" in asked.text() and not asked.attachments
-    assert asked.custom_ids() == [f"kg:quit:{tid}:y", f"kg:back:{tid}"]
+    assert asked.custom_ids() == [f"kg:quit:{tid}:y", BackButton.id_for(tid)]
     assert (await bot.bot.service.tables.load(tid)).status == "running"
-    await bot.click(ANN, asked, f"kg:back:{tid}")  # Back: the hand again, nothing closed
+    await bot.click(ANN, asked, BackButton.id_for(tid))  # Back: the hand again, nothing closed
     hand = bot.message(hand)
     assert f"kg:quit:{tid}" in hand.custom_ids() and offered(hand)
     await bot.click(ANN, hand, f"kg:quit:{tid}")

@@ -15,6 +15,7 @@ from live_bot import LiveBot, record_requests, resolve, table_id
 from players import ANN, BOB, TinyRenderer
 
 from bot.discord_side import client as client_module
+from bot.discord_side.ui.custom_ids import LobbyButton
 from engine import GameConfig, SeatConfig, new_game
 from loopback import Loopback
 
@@ -62,10 +63,10 @@ async def test_a_stop_lets_the_ai_move_being_written_finish_and_starts_nothing_m
         await h.command(ANN, "new")
         lobby = h.public()[-1]
         tid = table_id(lobby)
-        await h.click(ANN, lobby, f"kg:lobby:{tid}:ai")
+        await h.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
         held.armed = True
-        start = await lb.click(ANN, h.message(lobby), resolve(h.message(lobby),
-                                                              f"kg:lobby:{tid}:start"))
+        start_id = resolve(h.message(lobby), LobbyButton.id_for(tid, "start", None))
+        start = await lb.click(ANN, h.message(lobby), start_id)
         await start.answered(20)
         await held.writing.wait()
 

@@ -10,6 +10,7 @@ from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LiveBot, Message, User, component, offered
 from players import ADMIN, ANN, BOB, EVE, Players, open_table, planted
 
+from bot.discord_side.ui.custom_ids import BackButton, LobbyButton, MoveButton, SureButton
 from bot.game.guard import question
 from bot.storage.records import ServerDefaults, TableRecord
 from engine import EndBattle, Observation, Undo, observe
@@ -66,7 +67,7 @@ async def test_a_move_taken_back_then_played_again(bot: LiveBot) -> None:
     assert again.version == rec.version + 2 and again.game.step == rec.game.step
     # a button drawn before the take-back, and a stale Undo, are refused politely
     for version, notation in ((rec.version - 1, move), (rec.version, UNDO)):
-        cid = f"kg:do:{tid}:{version}:{notation}"
+        cid = MoveButton.id_for(tid, version, notation)
         ix = await bot.click(user, planted(bot.lb, user, cid), cid)
         assert "before a move was taken back" in " ".join(bot.said(ix)), bot.said(ix)
     # a version no bot drew yet is a button from later in the match, not an older one
@@ -86,8 +87,8 @@ async def test_a_take_back_keeps_the_turn_timer_and_replans_it(bot: LiveBot,
                                                                clock: Clock) -> None:
     await bot.command(ANN, "new", timer=300)
     tid = int(bot.public()[-1].custom_ids()[0].split(":")[2])
-    await bot.click(BOB, bot.public()[-1], f"kg:lobby:{tid}:join")
-    await bot.click(ANN, bot.public()[-1], f"kg:lobby:{tid}:start")
+    await bot.click(BOB, bot.public()[-1], LobbyButton.id_for(tid, "join", None))
+    await bot.click(ANN, bot.public()[-1], LobbyButton.id_for(tid, "start", None))
     user, hand, rec = await until(bot, tid, [ANN, BOB], may_undo)
     assert rec.deadline is not None
     clock.now += 10
@@ -109,11 +110,11 @@ async def test_the_host_may_forbid_taking_back(bot: LiveBot) -> None:
     lobby = bot.public()[-1]
     assert "Taking back a move: off." in lobby.text()
     tid = int(lobby.custom_ids()[0].split(":")[2])
-    await bot.click(BOB, lobby, f"kg:lobby:{tid}:join")
-    await bot.click(ANN, lobby, f"kg:lobby:{tid}:start")
+    await bot.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
+    await bot.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
     user, hand, rec = await until(bot, tid, [ANN, BOB], may_undo)
     assert UNDO not in offered(hand)  # the engine allows it; this table does not
-    cid = f"kg:do:{tid}:{rec.version}:{UNDO}"
+    cid = MoveButton.id_for(tid, rec.version, UNDO)
     ix = await bot.click(user, planted(bot.lb, user, cid), cid)
     assert "switched off" in " ".join(bot.said(ix)), bot.said(ix)
     assert (await bot.bot.service.tables.load(tid)).version == rec.version
@@ -144,19 +145,19 @@ async def test_ending_a_lost_battle_is_asked_once_then_applied(bot: LiveBot) -> 
     assert asked.text().startswith(f"### Your hand - table #{tid}\n**Really end the battle? ")
     assert [c.split(":")[1] for c in asked.custom_ids()] == ["sure", "back"]
     assert (await bot.bot.service.tables.load(tid)).version == rec.version  # nothing applied
-    await bot.click(user, asked, f"kg:back:{tid}")  # back: the hand again, still undecided
+    await bot.click(user, asked, BackButton.id_for(tid))  # back: the hand again, still undecided
     hand = bot.message(hand)
     assert "end" in offered(hand)
     await bot.play(user, hand, "end", sure=False)
     # another player's Confirm is refused; a stranger's Back shows no hand
     other = next(u for u in (ANN, BOB) if u is not user)
-    cid = f"kg:sure:{tid}:{rec.version}:end"
+    cid = SureButton.id_for(tid, rec.version, "end")
     ix = await bot.click(other, planted(bot.lb, other, cid), cid)
     assert "Not your turn" in " ".join(bot.said(ix)), bot.said(ix)
-    ix = await bot.click(EVE, planted(bot.lb, EVE, f"kg:back:{tid}"), f"kg:back:{tid}")
+    ix = await bot.click(EVE, planted(bot.lb, EVE, BackButton.id_for(tid)), BackButton.id_for(tid))
     assert "have a seat" in " ".join(bot.said(ix)), bot.said(ix)
     assert (await bot.bot.service.tables.load(tid)).version == rec.version
-    await bot.click(user, bot.message(hand), f"kg:sure:{tid}:{rec.version}:end")
+    await bot.click(user, bot.message(hand), SureButton.id_for(tid, rec.version, "end"))
     after = await bot.bot.service.tables.load(tid)
     assert after.version == rec.version + 1
     assert (await bot.store.action_log(tid))[-1].action == "end"
@@ -188,5 +189,5 @@ async def test_a_visit_to_the_merchant_with_nothing_to_pay_is_asked_once(bot: Li
     assert "Really visit the merchant? You hold nothing the merchant accepts" in asked.text()
     assert [c.split(":")[1] for c in asked.custom_ids()] == ["sure", "back"]
     assert (await bot.bot.service.tables.load(tid)).version == rec.version  # still legal, asked
-    await bot.click(user, asked, f"kg:sure:{tid}:{rec.version}:merchant")
+    await bot.click(user, asked, SureButton.id_for(tid, rec.version, "merchant"))
     assert (await bot.store.action_log(tid))[-1].action == "merchant"
