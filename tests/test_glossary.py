@@ -4,7 +4,6 @@ with the glossary's word."""
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from i18n import LOCALES, catalog, texts
+from playground.browser import in_ci
 
 ROOT = Path(__file__).resolve().parents[1]
 GLOSSARIES = ROOT / "docs" / "glossary"
@@ -95,7 +95,7 @@ def _rulebook(locale: str) -> str | None:
 def test_the_rulebook_words_are_the_printed_rulebook_s(locale: str) -> None:
     book = _rulebook(locale)
     if book is None:
-        if os.environ.get("CI") == "true":
+        if in_ci():
             pytest.fail(f"../shared/rules/karak-goblin-rulebook.{locale}.txt is missing under CI")
         pytest.skip(f"no ../shared/rules: glossary words not checked against the {locale} "
                     "rulebook")
