@@ -1,6 +1,7 @@
 # Karak: Goblin Discord bot. Build: docker build -t karak-goblin-bot .  Run: see docker-compose.yml
-# Stage 1 installs the pinned dependencies (requirements.lock, written by scripts/lock.py from
-# pyproject.toml) into a virtual environment; stage 2 copies only that environment and the
+# Stage 1 installs the pinned dependencies (requirements.lock, every version with its hashes,
+# written by `python3 scripts/dev.py lock` from pyproject.toml) into a virtual environment: pip
+# refuses any file whose hash the lock does not list. Stage 2 copies only that environment and the
 # source onto a clean slim image (no pip, no pip cache, no build tools), running as an
 # unprivileged user with the database on the /data volume.
 
@@ -9,7 +10,8 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PYTHONDONTWRITEBYTECODE=1
 WORKDIR /src
 COPY requirements.lock ./
 RUN python -m venv /opt/venv \
-    && /opt/venv/bin/pip install --no-cache-dir --only-binary=:all: --no-deps -r requirements.lock \
+    && /opt/venv/bin/pip install --no-cache-dir --only-binary=:all: --require-hashes --no-deps \
+        -r requirements.lock \
     && /opt/venv/bin/pip check \
     && /opt/venv/bin/pip uninstall --yes pip setuptools
 

@@ -3,9 +3,13 @@
 ``run`` starts the main program: the bot (``python -m bot``) when a ``DISCORD_TOKEN`` is set,
 else the browser playground (``python -m playground``: the bot against a Discord stand-in on
 this machine). ``test`` runs ruff, mypy, the import contracts (import-linter) and the whole
-test suite. Both first create ``.venv`` and install the project into it when ``pyproject.toml``
-is newer than the last install. Ctrl-C or SIGTERM stops the program cleanly, the bot and its
-workers with it (no traceback here).
+test suite. Both first create ``.venv`` and install into it, when ``pyproject.toml`` or
+``requirements-dev.lock`` is newer than the last install, exactly the versions that lock file
+pins (each checked against its hashes), then the project itself. ``lock`` writes
+``requirements.lock`` (what the Docker image installs) and ``requirements-dev.lock`` (that and
+the development tools) from ``pyproject.toml`` with ``uv pip compile --generate-hashes``,
+keeping the versions already pinned unless ``--upgrade`` is given. Ctrl-C or SIGTERM stops the
+program cleanly, the bot and its workers with it (no traceback here).
 """
 
 from __future__ import annotations
@@ -21,6 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 PY = VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 STAMP = VENV / ".installed"
+#: The lock files and the extras of pyproject.toml each one pins: the image's (the bot with
+#: both database backends) and the development environment's (that and the tools).
+LOCKS = {"requirements.lock": "postgres", "requirements-dev.lock": "dev"}
 #: How the whole suite runs: most tests wait on the stand-in, clocks and subprocesses rather
 #: than on the CPU, so four workers keep two cores busy; the tests sharing Docker or the
 #: browser stay on one worker (their ``xdist_group``).
@@ -32,13 +39,30 @@ def ensure_env() -> None:
     if not PY.exists():
         print("creating .venv ...", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
-    spec = ROOT / "pyproject.toml"
-    if STAMP.exists() and STAMP.stat().st_mtime >= spec.stat().st_mtime:
+    sources = (ROOT / "pyproject.toml", ROOT / "requirements-dev.lock")
+    if STAMP.exists() and all(STAMP.stat().st_mtime >= f.stat().st_mtime for f in sources):
         return
     print("installing dependencies into .venv ...", flush=True)
     pip = [str(PY), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    subprocess.run([*pip, "-e", f"{ROOT}[dev]"], check=True, cwd=ROOT)
+    subprocess.run([*pip, "--require-hashes", "-r", "requirements-dev.lock"], check=True,
+                   cwd=ROOT)
+    subprocess.run([*pip, "--no-deps", "-e", str(ROOT)], check=True, cwd=ROOT)
     STAMP.write_text("ok\n")
+
+
+def lock(rest: list[str]) -> int:
+    """Write the lock files from pyproject.toml (``rest``: more options, such as ``--upgrade``
+    or ``--upgrade-package NAME``); the exit status."""
+    for name, extra in LOCKS.items():
+        code = subprocess.run(
+            [str(PY), "-m", "uv", "pip", "compile", "pyproject.toml", "--extra", extra,
+             "--universal", "--python-version", "3.11", "--generate-hashes", "--quiet",
+             "--custom-compile-command", "python3 scripts/dev.py lock",
+             "--output-file", name, *rest], cwd=ROOT).returncode
+        if code != 0:
+            return code
+        print(f"wrote {name}", flush=True)
+    return 0
 
 
 def child(cmd: list[str]) -> int:
@@ -96,6 +120,8 @@ def run(argv: list[str]) -> int:
             if code != 0:
                 return code
         return 0
+    if cmd == "lock":
+        return lock(rest)
     if cmd == "run":
         return child([str(PY), str(Path(__file__).resolve()), "launch", *rest])
     if cmd == "python":
