@@ -33,6 +33,7 @@ from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.storage.records import Shards, TableRecord
 from bot.supervision.health import write_heartbeat
+from bot.supervision.log_context import about
 from bot.supervision.tasks import Tasks
 from engine import Undo
 from i18n import Msg, msg, translate
@@ -170,7 +171,8 @@ class Background:
         task = self._ai.get(record.id)
         if task is None or task.done():
             tid = record.id
-            self._ai[tid] = self.tasks.repeat(partial(self._ai_move, tid), f"ai-{tid}", 0.0)
+            with about(table=tid, guild=record.guild_id):  # what the AI loop logs
+                self._ai[tid] = self.tasks.repeat(partial(self._ai_move, tid), f"ai-{tid}", 0.0)
 
     async def _ai_move(self, table: int) -> bool:
         """One move of the AI seat that must decide, shown once the AI's pace is over (the pace

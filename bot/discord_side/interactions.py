@@ -51,6 +51,7 @@ from bot.discord_side.ui.lobby import lobby_view
 from bot.game.refusals import Ask, Refusal, Stale
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, TableRecord
+from bot.supervision.log_context import about
 from i18n import Msg, msg, translate
 
 log = logging.getLogger("karak.bot")
@@ -82,9 +83,11 @@ class Interactions:
     async def on_click(self, interaction: discord.Interaction[Any], target: Target,
                        values: list[str]) -> None:
         """Route one click; a refusal or a failure becomes a private answer. A bot stopping
-        meanwhile lets the answer finish first (within its grace time)."""
-        async with self.background.tasks.in_flight():
-            await self._route(interaction, target, values)
+        meanwhile lets the answer finish first (within its grace time). What it logs is about
+        its table and server."""
+        with about(table=getattr(target, "table", None), guild=interaction.guild_id):
+            async with self.background.tasks.in_flight():
+                await self._route(interaction, target, values)
 
     async def _route(self, interaction: discord.Interaction[Any], target: Target,
                      values: list[str]) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import discord
 
+from bot.process.logs import log_handler
 from bot.process.settings import ConfigProblem, Settings, load_settings
 from bot.storage.choice import NoDriver, is_database_url, shown
 from i18n import msg, translate
@@ -52,9 +53,9 @@ TALKATIVE_LIBRARIES = ("discord", "aiosqlite")
 
 
 def setup_logging(settings: Settings) -> None:
-    """Log to stderr at the configured level, never letting the token or a saved state through."""
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    """Log to stderr at the configured level in the configured format (text, or one JSON object
+    a line), never letting the token or a saved state through."""
+    handler = log_handler(settings.log_format)
     handler.addFilter(_NoToken(settings.token.get_secret_value()))
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -24,6 +24,7 @@ from pydantic_settings import (
 )
 
 from bot.game.leases import instance_name
+from bot.process.logs import LogFormat
 from bot.storage.choice import is_database_url
 from i18n import Msg, msg, translate
 
@@ -80,6 +81,8 @@ class Settings(BaseSettings):
     db: str = Field("karak.sqlite3", validation_alias="KARAK_DB")
     dev_guild: int | None = Field(None, validation_alias="KARAK_DEV_GUILD")
     log_level: LogLevel = Field("INFO", validation_alias="KARAK_LOG_LEVEL")
+    # how log lines look: readable text, or one JSON object a line (bot.process.logs)
+    log_format: LogFormat = Field("text", validation_alias="KARAK_LOG_FORMAT")
     api_base: str | None = Field(None, validation_alias="KARAK_API_BASE")
     gateway_url: str | None = Field(None,
                                     validation_alias="KARAK_GATEWAY_URL")
@@ -115,6 +118,11 @@ class Settings(BaseSettings):
     @classmethod
     def _upper(cls, value: object) -> object:
         return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("log_format", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("token")
     @classmethod
@@ -202,6 +210,7 @@ ENV = {
     "KARAK_DB": "db",
     "KARAK_DEV_GUILD": "dev_guild",
     "KARAK_LOG_LEVEL": "log_level",
+    "KARAK_LOG_FORMAT": "log_format",
     "KARAK_API_BASE": "api_base",
     "KARAK_GATEWAY_URL": "gateway_url",
     "KARAK_TURN_TIMER": "turn_timer",
@@ -211,6 +220,7 @@ ENV = {
     "KARAK_DRAWING_WORKERS": "drawing_workers",
     "KARAK_SHARD_COUNT": "shard_count",
     "KARAK_SHARD_IDS": "shard_ids",
+    "KARAK_INSTANCE": "instance",
 }
 _FIELD_ENV = {v: k for k, v in ENV.items()}
 
