@@ -129,11 +129,15 @@ def check_state(state: GameState) -> None:
 
 def _check_take_back(state: GameState) -> None:
     """The take-back record (N19) starts from a sound state of this table, in this turn, and
-    lists one readable move for each step since."""
+    lists one readable move for each step since. A record without the state it starts from is
+    no game's: reading a saved state drops it when its anchor is not given
+    (:func:`engine.serialize.state_from_json`)."""
     history = state.undo
     if history is None:
         return
     base = history.base
+    if base is None:
+        raise BadState("the take-back record lacks the state it starts from")
     if base.undo is not None or base.config != state.config or base.turn != state.turn \
             or base.round != state.round:
         raise BadState("the take-back record starts from another turn or table")
