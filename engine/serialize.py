@@ -12,6 +12,9 @@ so a store writes it then, not on every move) and given back to :func:`state_fro
 replays the moves from it to rebuild the record. Without the anchor, or with one the moves do
 not lead from to this state, the state reads with no take-back open. States saved with the
 whole anchor inside the record (before it was kept apart) read with their take-back.
+
+A game won against the Lord saved by an engine that left the won battle open reads as the engine
+leaves it today (R60): the cards played in the champion's discard pile, no battle.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from msgspec.structs import replace
 from engine.actions import parse
 from engine.errors import BadNotation, BadState, EngineError
 from engine.rules import apply
-from engine.state import STATE_FORMAT, GameState, TakeBack
+from engine.state import STATE_FORMAT, GameState, Phase, TakeBack
 from engine.validate import check_state
 
 T = TypeVar("T")
@@ -99,7 +102,7 @@ def state_from_json(text: str | bytes, anchor: str | bytes | None = None) -> Gam
     record. A record whose anchor is missing, damaged or not this state's is dropped: the state
     reads with no take-back open. A record saved with its anchor inside reads as it was saved.
     """
-    state = _read(text)
+    state = _tidied(_read(text))
     history = state.undo
     if history is not None and history.base is None:
         for move in history.moves:
@@ -128,6 +131,19 @@ def _read(text: str | bytes) -> GameState:
     if saved.format == FORMAT_OBJECT_PARAMS:
         return from_data(GameState, msgspec.json.decode(saved.state), "state")
     raise BadState(f"saved game format {saved.format!r}, this engine reads {STATE_FORMAT}")
+
+
+def _tidied(state: GameState) -> GameState:
+    """``state``, or the finished game it is with the won battle against the Lord closed as
+    the engine closes it now (the cards played go to the champion's discard pile), when an
+    earlier engine saved it with that battle left open."""
+    battle, winner = state.battle, state.winner
+    if state.phase is not Phase.OVER or battle is None or winner is None \
+            or not 0 <= winner < len(state.seats):
+        return state
+    champion = state.seats[winner]
+    tidy = replace(champion, discard=champion.discard + battle.chain + battle.drawn)
+    return replace(state.with_seat(winner, tidy), battle=None)
 
 
 def _rebuilt(state: GameState, moves: tuple[str, ...], anchor: str | bytes) -> GameState:
