@@ -118,7 +118,7 @@ class TakeBack(Struct, frozen=True, gc=False, omit_defaults=True):
     base: GameState | None = None
 
 
-class GameState(Struct, frozen=True, gc=False):
+class GameState(Struct, frozen=True, gc=False, omit_defaults=True):
     """A complete game position. ``step`` counts the moves that led here: taking a move back
     returns to the state before it, its step included. ``undo`` is None unless the current seat
     may take back its last move (N19); games saved before it existed load with None, and so do
