@@ -1,7 +1,8 @@
 """Versioned JSON for states and configurations, written and read by msgspec.
 
 A saved game is ``{"format": 2, "state": {...}}``: the state's structs as JSON objects, tuples
-as lists, the phase as its value, and a message as ``{"key": ..., "params": [[name, value], ...]}``.
+as lists, the phase as its value, and a message as ``{"key": ..., "params": [[name, value], ...]}``;
+the state's fields at their default (no battle, no take-back, no winner...) are left out.
 Reading checks every type (a number where text belongs, an unknown phase...) and then the game's
 invariants (:func:`engine.validate.check_state`); fields the engine does not know are ignored.
 Games saved in format 1 (messages' parameters as an object) still load.
