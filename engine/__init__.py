@@ -40,7 +40,7 @@ from engine.errors import BadNotation, BadState, EngineError, IllegalAction, Not
 from engine.observe import Observation, observe
 from engine.replay import replay
 from engine.rules import apply, legal_actions
-from engine.serialize import state_from_json, state_to_json
+from engine.serialize import anchor_to_json, state_from_json, state_to_json
 from engine.setup import ConfigError, new_game
 from engine.state import Event, GameConfig, GameState, Phase, SeatConfig
 
@@ -49,6 +49,7 @@ __all__ = [
     "ConfigError", "Discard", "DrinkCountercurse", "DrinkHealing", "DrinkStrength", "EndBattle",
     "EngineError", "Event", "Fight", "GameConfig", "GameState", "IllegalAction", "KeepDrawn",
     "LeaveMerchant", "NotYourTurn", "Observation", "Pay", "Phase", "Play", "Revive", "SeatConfig",
-    "SetStacking", "TakeReward", "Totals", "Undo", "VisitMerchant", "apply", "legal_actions",
+    "SetStacking", "TakeReward", "Totals", "Undo", "VisitMerchant", "anchor_to_json", "apply",
+    "legal_actions",
     "new_game", "observe", "parse", "replay", "state_from_json", "state_to_json", "totals",
 ]

@@ -178,7 +178,7 @@ def _take_back(state: GameState) -> tuple[GameState, list[Event]]:
     """N19: the state before the last move, rebuilt by replaying the moves before it from the
     take-back record's base, and the event naming the move taken back."""
     history = state.undo
-    assert history is not None
+    assert history is not None and history.base is not None
     earlier = history.base
     for move in history.moves[:-1]:
         earlier, _ = apply(earlier, parse(move))

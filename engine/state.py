@@ -101,19 +101,28 @@ class Event(Struct, frozen=True, gc=False):
     to: int | None = None
 
 
-class TakeBack(Struct, frozen=True, gc=False):
-    """What taking back a move needs (N19): the state before the seat's first move that can still
-    be taken back, and the notations of its moves since, oldest first. Taking one back replays
-    all but the last from ``base``. Never shown in an observation."""
+class TakeBack(Struct, frozen=True, gc=False, omit_defaults=True):
+    """What taking back a move needs (N19): the notations of the seat's moves that can still be
+    taken back, oldest first, and ``base``, the state before the first of them (the anchor).
+    Taking one back replays all but the last from ``base``. Never shown in an observation.
 
-    base: GameState
+    In memory ``base`` is the earlier state itself (an immutable value the game already made, so
+    keeping it costs nothing). Saved JSON holds the moves only: the anchor is saved apart, once
+    per take-back window (:func:`engine.serialize.anchor_to_json`), and given back to
+    :func:`engine.serialize.state_from_json`; a record read without it (``base`` None) is
+    dropped there, so the engine's states always have their ``base``. States saved with the
+    whole ``base`` inside (before the anchor was kept apart) still read with it.
+    """
+
     moves: tuple[str, ...]
+    base: GameState | None = None
 
 
-class GameState(Struct, frozen=True, gc=False):
+class GameState(Struct, frozen=True, gc=False, omit_defaults=True):
     """A complete game position. ``step`` counts the moves that led here: taking a move back
     returns to the state before it, its step included. ``undo`` is None unless the current seat
-    may take back its last move (N19); games saved before it existed load with None.
+    may take back its last move (N19); games saved before it existed load with None, and so do
+    states read without their take-back's anchor (:class:`TakeBack`).
     """
 
     config: GameConfig

@@ -9,10 +9,17 @@ event went to one seat alone (something only that seat saw). A move that ends th
 game closes the take-back as well (:func:`closes`).
 
 What taking back needs is kept in the state (``GameState.undo``, a
-:class:`~engine.state.TakeBack`): the state before the first move that can still be taken back,
-and the notations of the moves since. :func:`record` keeps it up to date after every move;
-:func:`engine.rules.apply` takes a move back by replaying all but the last from there, which
+:class:`~engine.state.TakeBack`): the notations of the moves that can still be taken back, and
+the state before the first of them, the anchor, which the record points at (the game made it
+already: nothing is copied). :func:`record` keeps it up to date after every move;
+:func:`engine.rules.apply` takes a move back by replaying all but the last from the anchor, which
 rebuilds the earlier state exactly, its step, log and take-back record included.
+
+A saved state holds the moves only; the anchor is saved apart, once per take-back window (it
+changes only when a move opens a new window): :func:`engine.serialize.anchor_to_json` writes it
+and :func:`engine.serialize.state_from_json` takes it back, replaying the moves from it to
+rebuild the record. A state read without its anchor (or with another one) reads with no
+take-back open: the seat cannot take back, and nothing else is lost.
 """
 
 from __future__ import annotations
@@ -103,9 +110,9 @@ def record(before: GameState, action: Action, after: GameState,
         return after
     history = before.undo
     if history is None:
-        history = TakeBack(before, (str(action),))
+        history = TakeBack((str(action),), before)
     else:
-        history = TakeBack(history.base, (*history.moves, str(action)))
+        history = TakeBack((*history.moves, str(action)), history.base)
     return replace(after, undo=history)
 
 

@@ -6,6 +6,8 @@ Used when a saved state is read (a corrupt row is refused with a clear reason) a
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
+from functools import cache
 
 from cards.models import EFFECT_CURSES
 from engine.actions import LORD_LEVEL, POTIONS, STACK_MODES, parse
@@ -16,6 +18,30 @@ from engine.state import MAX_HP, Battle, GameState, Phase
 
 #: Bound of the step and round counters: far beyond any game, and a 64-bit integer still.
 MAX_COUNT = 1 << 62
+
+
+@dataclass(frozen=True)
+class _Zones:
+    """The cards each zone of the catalogue may hold, as sets, and the most cards one action
+    card draws: worked out once, as every read of a saved state checks them."""
+
+    regular: dict[int, frozenset[str]]  # by level
+    gatekeepers: dict[int, frozenset[str]]  # by level
+    starting: frozenset[str]  # every hero's starting cards
+    hero_cards: dict[str, frozenset[str]]  # by hero
+    most_draws: int
+
+
+@cache
+def _zones() -> _Zones:
+    """The catalogue's :class:`_Zones` (the catalogue is read once per process)."""
+    t = tables()
+    return _Zones(
+        regular={level: frozenset(cards) for level, cards in t.regular.items()},
+        gatekeepers={level: frozenset(cards) for level, cards in t.gatekeepers.items()},
+        starting=frozenset(c for cards in t.hero_cards.values() for c in cards),
+        hero_cards={hero: frozenset(cards) for hero, cards in t.hero_cards.items()},
+        most_draws=max(info.draw for info in t.actions.values()))
 
 
 def _cards_in_play(state: GameState) -> list[str]:
@@ -129,11 +155,15 @@ def check_state(state: GameState) -> None:
 
 def _check_take_back(state: GameState) -> None:
     """The take-back record (N19) starts from a sound state of this table, in this turn, and
-    lists one readable move for each step since."""
+    lists one readable move for each step since. A record without the state it starts from is
+    no game's: reading a saved state drops it when its anchor is not given
+    (:func:`engine.serialize.state_from_json`)."""
     history = state.undo
     if history is None:
         return
     base = history.base
+    if base is None:
+        raise BadState("the take-back record lacks the state it starts from")
     if base.undo is not None or base.config != state.config or base.turn != state.turn \
             or base.round != state.round:
         raise BadState("the take-back record starts from another turn or table")
@@ -150,27 +180,27 @@ def _check_take_back(state: GameState) -> None:
 
 def _check_places(state: GameState) -> None:
     """Cards sit in zones that can hold them (R3, R27, R30, R40)."""
-    t = tables()
+    t, zones = tables(), _zones()
     for level, lv in enumerate(state.levels, start=1):
         if len(lv.row) != 5:
             raise BadState(f"row {level} has {len(lv.row)} slots, not 5")
-        regular = set(t.regular[level])
+        regular = zones.regular[level]
         for card in (*(c for c in lv.row if c), *lv.deck):
             if card not in regular:
                 raise BadState(f"{card!r} is not a regular monster of level {level}")
-        gatekeepers = set(t.gatekeepers[level])
+        gatekeepers = zones.gatekeepers[level]
         for card in lv.gates:
             if card not in gatekeepers:
                 raise BadState(f"{card!r} is not a gatekeeper of level {level}")
     for card in state.pawnshop:
         if card not in t.equipment and not (card in t.actions and t.actions[card].reward):
             raise BadState(f"{card!r} cannot be in the pawnshop")
-    starting = {c for cards in t.hero_cards.values() for c in cards}
+    starting = zones.starting
     for i, seat in enumerate(state.seats):
-        zones = {*seat.hand, *seat.deck, *seat.discard}
+        held = {*seat.hand, *seat.deck, *seat.discard}
         if state.battle is not None and state.current == i:
-            zones.update(state.battle.chain, state.battle.drawn)
-        if not zones & starting <= set(t.hero_cards[seat.hero]):
+            held.update(state.battle.chain, state.battle.drawn)
+        if not held & starting <= zones.hero_cards[seat.hero]:
             raise BadState(f"seat {i} holds another hero's starting card")
 
 
@@ -223,7 +253,7 @@ def _check_battle(state: GameState, battle: Battle) -> None:
         raise BadState(f"a battle on level {battle.level}, slot {battle.slot}")
     if battle.hp_before is not None and not 0 <= battle.hp_before <= MAX_HP:
         raise BadState(f"HP before the battle {battle.hp_before} out of range")
-    most = max(info.draw for info in t.actions.values())
+    most = _zones().most_draws
     if not 0 <= battle.draws_left < max(most, 1) \
             or (battle.draws_left and state.phase is not Phase.TAIA):
         raise BadState(f"{battle.draws_left} cards left to draw")

@@ -4,7 +4,8 @@ says today. Standard library only (``tests/storage/test_frozen_migrations.py`` r
 of this module and of the schema modules).
 
 Migration 5 back-fills the results of the games finished before it, reading the stored seats and
-game state as plain JSON data (:func:`result_rows_5`).
+game state as plain JSON data (:func:`result_rows_5`). Migration 15 moves the anchor of a running
+game's take-back out of its stored state into a column of its own (:func:`anchor_out_15`).
 """
 
 from __future__ import annotations
@@ -73,6 +74,22 @@ def _result_rows(table_id: object, guild_id: object, channel_id: object, seats_t
     return result, rows
 
 
+def anchor_out_15(state: object) -> tuple[str, str] | None:
+    """A stored state (JSON text) whose take-back record holds the whole state it starts from
+    (``undo.base``), as migration 15 splits it: the state without it, and that state as a saved
+    game of the same format (the table's ``anchor``); None for any other state, damaged ones
+    included (they stay as they are)."""
+    try:
+        doc = json.loads(str(state))
+        base = doc["state"]["undo"].pop("base")
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+    if not isinstance(base, dict):
+        return None
+    return (json.dumps(doc, separators=(",", ":")),
+            json.dumps({"format": doc["format"], "state": base}, separators=(",", ":")))
+
+
 def _seats(data: object) -> list[tuple[int | None, bool, str]]:
     """Each stored seat's user (None: the AI's seat), whether the AI plays it, and its level."""
     out = []
@@ -108,4 +125,4 @@ def _list(value: object) -> list[object]:
     raise ValueError(f"{value!r:.40} is not a list")
 
 
-__all__ = ["CATALOGUE_5", "ResultRow", "SeatRow", "result_rows_5"]
+__all__ = ["CATALOGUE_5", "ResultRow", "SeatRow", "anchor_out_15", "result_rows_5"]

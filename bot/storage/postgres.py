@@ -71,9 +71,11 @@ UNDO = str(Undo())  #: a take-back's notation: its log row marks the action it t
 #: The range of a BIGINT: a table id outside it names no table.
 BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
 #: A table's row with its ``xmin`` (which changes with every write of the row, by any process);
-#: the stored state only when ``xmin`` is not ``$2`` (the one of the record already kept).
+#: the stored state and its anchor only when ``xmin`` is not ``$2`` (the one of the record already
+#: kept).
 READ_TABLE = ("SELECT xmin::text, " + TABLE_COLUMNS.replace(
-    " state,", " CASE WHEN xmin::text = $2 THEN NULL ELSE state END,") +
+    " state,", " CASE WHEN xmin::text = $2 THEN NULL ELSE state END,").replace(
+    " anchor", " CASE WHEN xmin::text = $2 THEN NULL ELSE anchor END") +
     " FROM tables WHERE id = $1")
 #: Tables whose record is kept (checked against the row's ``xmin`` before it is served).
 RECORDS = STATE_CACHE

@@ -18,7 +18,7 @@ from typing import TypeAlias
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from bot.storage.migration_rules import CATALOGUE_5, result_rows_5
+from bot.storage.migration_rules import CATALOGUE_5, anchor_out_15, result_rows_5
 
 #: A connection: one of its own, or one lent by a pool.
 Db: TypeAlias = "asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]"
@@ -83,6 +83,20 @@ async def _results_and_undoable_log(db: Db) -> None:
         await db.executemany(
             "INSERT INTO result_seats (table_id, seat, user_id, kind, ai_level, hero, keys, hp, "
             "place, handed_to_ai) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", seats)
+
+
+async def _anchors_apart(db: Db) -> None:
+    """Migration 15 (as SQLite's): the anchor of a running game's take-back in a column of its
+    own; a running game's state that holds it inside is split by
+    :func:`~bot.storage.migration_rules.anchor_out_15`."""
+    await db.execute("ALTER TABLE tables ADD COLUMN anchor TEXT")
+    rows = await db.fetch("SELECT id, state FROM tables WHERE status = 'running' "
+                          "AND state IS NOT NULL ORDER BY id")
+    for tid, state in rows:
+        split = anchor_out_15(state)
+        if split is not None:
+            await db.execute("UPDATE tables SET state = $1, anchor = $2 WHERE id = $3",
+                             *split, tid)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -296,6 +310,8 @@ MIGRATIONS: tuple[Migration, ...] = (
         AND a.seat = result_seats.seat AND a.user_id = result_seats.user_id AND a.by_ai = 0
         AND a.undone = 0 AND a.action != 'undo');
     """,
+    # 15: the anchor of a running game's take-back in a column of its own
+    _anchors_apart,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

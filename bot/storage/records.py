@@ -12,9 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from engine import BadState, GameState, Phase, Undo, state_from_json, state_to_json
+from engine import GameState, Undo, anchor_to_json, state_from_json, state_to_json
 from engine.agents import DEFAULT_LEVEL, AiLevel
-from engine.serialize import from_data
 
 Status = Literal["lobby", "running", "finished", "abandoned"]
 #: The statuses a stored table may have.
@@ -355,32 +354,29 @@ def table_result(table_id: int, guild_id: int | None, channel_id: int, catalogue
 
 def storable(state: GameState) -> str:
     """The state as JSON, checked to read back: a state that could not be loaded is never saved.
-
-    A finished game is saved as is: the engine leaves the final battle in a game won against the
-    Lord, which ``state_from_json`` rejects ("battle and phase disagree"); such rows are read back
-    leniently (see :func:`load_state`), and nothing is played on them any more.
-    """
+    Its take-back's anchor is not in it: it is stored apart (:func:`anchor_column`)."""
     text = state_to_json(state)
-    if state.phase is not Phase.OVER:
-        state_from_json(text)
+    state_from_json(text)
     return text
 
 
-def load_state(text: str, finished: bool) -> GameState:
-    """Read a stored state; a finished game's final state is read without the invariant check."""
-    try:
-        return state_from_json(text)
-    except BadState:
-        if not finished:
-            raise
-    try:
-        doc = json.loads(text)
-        state = from_data(GameState, doc["state"])
-    except (ValueError, KeyError, TypeError) as exc:
-        raise BadState(str(exc)) from exc
-    if not isinstance(state, GameState) or state.phase is not Phase.OVER:
-        raise BadState("not a finished game")
-    return state
+def anchor_column(state: GameState) -> dict[str, object]:
+    """The ``anchor`` column a write of ``state`` sets: the anchor of its take-back record
+    (:func:`engine.serialize.anchor_to_json`) when its last move opened the take-back window
+    (the record lists that one move), NULL when no take-back is open, and nothing while the
+    window stays open (the anchor stored when it opened is still the one)."""
+    history = state.undo
+    if history is None:
+        return {"anchor": None}
+    if len(history.moves) == 1:
+        return {"anchor": anchor_to_json(state)}
+    return {}
+
+
+def load_state(text: str, anchor: str | None = None) -> GameState:
+    """Read a stored state with the anchor of its take-back (its ``anchor`` column); a state
+    whose anchor is missing or is not its own reads with no take-back open."""
+    return state_from_json(text, anchor)
 
 
 def with_seat(seats: Sequence[SeatInfo], index: int, seat: SeatInfo) -> tuple[SeatInfo, ...]:
@@ -394,7 +390,8 @@ __all__ = [
     "ACTIVE", "STATUSES", "AiRecord", "CannotSave", "CorruptTable", "DatabaseError", "LogRow",
     "PlayerRating", "Rater", "RatingChange", "RematchOffer", "SchemaTooNew", "SeatInfo",
     "SeatKind", "SeatResult", "ServerDefaults", "Shards", "StaleVersion", "Status", "StorageError",
-    "StoredRating", "TableExists", "TableRecord", "TableResult", "UNDO", "load_state", "people",
+    "StoredRating", "TableExists", "TableRecord", "TableResult", "UNDO", "anchor_column",
+    "load_state", "people",
     "places", "seats_from_json", "seats_to_json", "standing", "storable", "table_result",
     "with_seat", "won",
 ]

@@ -34,7 +34,7 @@ from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
 TABLE_COLUMNS = ("id, guild_id, channel_id, host_id, status, abilities, timer, seed, locale, "
                  "seats, state, version, message_id, lobby_message_id, deadline, winner, "
                  "created_at, updated_at, revision, ai_level, catalogue, lessons, undo, "
-                 "hints, place_key")
+                 "hints, place_key, anchor")
 #: The columns of ``actions`` that :func:`read_log_row` reads, in its order.
 LOG_COLUMNS = "step, seat, user_id, by_ai, action, at, undone"
 #: The columns of ``results`` and ``result_seats`` that :func:`read_results` reads and
@@ -70,7 +70,7 @@ def read_record(row: Row, states: StateCache | None = None) -> TableRecord:
 def _read_record(values: tuple[object, ...], states: StateCache | None) -> TableRecord:
     (tid, guild, channel, host, status, abilities, timer, seed, locale, seats, state, version,
      message, lobby, deadline, winner, created, updated, revision, ai_level, catalogue,
-     lessons, undo, hints, place_key) = values
+     lessons, undo, hints, place_key, anchor) = values
     assert isinstance(tid, int)
     if not isinstance(place_key, str) or not place_key:
         raise CorruptTable(tid, f"place {place_key!r:.40}")
@@ -92,7 +92,7 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
         try:
             # the same stored text always reads back to the same (immutable) state
             game = known[1] if known is not None and known[0] == text else load_state(
-                text, status == "finished")
+                text, None if anchor is None else str(anchor))
         except BadState as exc:
             raise CorruptTable(tid, str(exc)) from None
         if states is not None and (known is None or known[1] is not game):

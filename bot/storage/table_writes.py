@@ -7,7 +7,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
-from bot.storage.records import SeatInfo, Status, seats_to_json, storable
+from bot.storage.records import SeatInfo, Status, anchor_column, seats_to_json, storable
 from bot.storage.sqlite_rows import StateCache, remember
 from cards import catalogue_version
 from engine import GameState
@@ -71,10 +71,12 @@ class TableWrites(ABC):
 
 def moved_columns(state: GameState, version: int, text: str, now: float,
                   seats: Sequence[SeatInfo] | None, deadline: float | None) -> dict[str, object]:
-    """The columns a move writes: the state (``text``, stored at ``version``), its deadline,
-    the seats when they changed, and for a finished game its status and winner."""
+    """The columns a move writes: the state (``text``, stored at ``version``), its take-back's
+    anchor when it changed (:func:`~bot.storage.records.anchor_column`), its deadline, the
+    seats when they changed, and for a finished game its status and winner."""
     columns: dict[str, object] = {
         "state": text, "version": version, "deadline": deadline, "updated_at": now,
+        **anchor_column(state),
     }
     if seats is not None:
         columns["seats"] = seats_to_json(seats)

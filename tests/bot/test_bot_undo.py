@@ -1,14 +1,16 @@
 """Taking back a misclick in the bot: the Undo button, the table told (in a line that goes
 when the next table message is posted), stale buttons refused
 politely, the log keeping what was taken back and replaying to the stored game, the turn timer
-kept, the host's setting, and the question asked once before a move easy to regret."""
+kept, the host's setting, the question asked once before a move easy to regret, and a move taken
+back after the bot restarted."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LiveBot, Message, User, component, offered
-from players import ADMIN, ANN, BOB, EVE, Players, open_table, planted
+from players import ADMIN, ANN, BOB, EVE, Players, TinyRenderer, open_table, planted
 
 from bot.discord_side.ui.custom_ids import BackButton, LobbyButton, MoveButton, SureButton
 from bot.game.guard import question
@@ -16,6 +18,7 @@ from bot.storage.records import ServerDefaults, TableRecord
 from engine import EndBattle, Observation, Undo, observe
 from engine.agents import make_agent
 from engine.replay import replay
+from loopback import Loopback
 
 UNDO = str(Undo())
 Wanted = Callable[[TableRecord, Observation], bool]
@@ -191,3 +194,26 @@ async def test_a_visit_to_the_merchant_with_nothing_to_pay_is_asked_once(bot: Li
     assert (await bot.bot.service.tables.load(tid)).version == rec.version  # still legal, asked
     await bot.click(user, asked, SureButton.id_for(tid, rec.version, "merchant"))
     assert (await bot.store.action_log(tid))[-1].action == "merchant"
+
+
+async def test_a_move_is_taken_back_after_a_restart(lb: Loopback, tmp_path: Path,
+                                                    clock: Clock) -> None:
+    db = tmp_path / "k.db"
+    first = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        tid = await open_table(first, ANN, [BOB])
+        _, _, rec = await until(first, tid, [ANN, BOB], may_undo)
+    finally:
+        await first.stop()
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        user, hand, restarted = await until(again, tid, [ANN, BOB], may_undo, moves=1)
+        assert restarted.version == rec.version and restarted.game == rec.game
+        assert rec.game.undo is not None and restarted.game.undo == rec.game.undo
+        await again.play(user, hand, UNDO)
+        back = await again.bot.service.tables.load(tid)
+        assert back.version == rec.version + 1 and back.game.step == rec.game.step - 1
+        rows = await again.store.action_log(tid)
+        assert replay(back.game.config, [r.action for r in rows]) == back.game
+    finally:
+        await again.stop()

@@ -16,6 +16,7 @@ from engine import (
     Phase,
     SeatConfig,
     Undo,
+    anchor_to_json,
     apply,
     legal_actions,
     new_game,
@@ -207,17 +208,20 @@ def test_n19_the_record_is_never_observed() -> None:
 def test_n19_saved_games_keep_the_record_and_older_ones_load_without() -> None:
     state = fighting(hand=QUIET[:4])
     state = run(state, quiet_play(state))
-    assert state_from_json(state_to_json(state)) == state
+    anchor = anchor_to_json(state)
+    assert state_from_json(state_to_json(state), anchor) == state
     doc = json.loads(state_to_json(state))
     del doc["state"]["undo"]
     assert state_from_json(json.dumps(doc)) == replace(state, undo=None)
     assert state.undo is not None
     moves = state.undo.moves
-    for bad in (replace(state.undo, moves=moves[:-1]),
-                replace(state.undo, moves=("fly", *moves[1:])),
+    with pytest.raises(BadState, match="take-back record"):
+        state_from_json(state_to_json(replace(state, undo=replace(
+            state.undo, moves=("fly", *moves[1:])))), anchor)
+    for bad in (replace(state.undo, moves=moves[:-1]),  # not the moves from the anchor to here
                 replace(state.undo, base=replace(state.undo.base, turn=1))):
-        with pytest.raises(BadState, match="take-back record"):
-            state_from_json(state_to_json(replace(state, undo=bad)))
+        assert state_from_json(state_to_json(replace(state, undo=bad)), anchor_to_json(
+            replace(state, undo=bad))) == replace(state, undo=None)
 
 
 def test_n19_replay_takes_back_too() -> None:
