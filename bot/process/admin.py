@@ -5,7 +5,7 @@ the bot's database (the same ``KARAK_DB`` setting as the bot, from the environme
 results of finished matches, in the order they ended. ``migrate-db --from FILE --to URL`` moves
 a bot's SQLite file into an empty PostgreSQL database. ``backup --to FILE`` copies the bot's
 SQLite database while the bot runs; ``restore --from FILE`` puts a backup in its place while no
-bot uses it, keeping the database it replaces (see :mod:`bot.process.backup`).
+bot uses it, keeping the database it replaces (see :mod:`bot.storage.sqlite_backup`).
 """
 
 from __future__ import annotations
@@ -97,9 +97,11 @@ def parser() -> argparse.ArgumentParser:
 def backup_or_restore(command: str, where: str, file: Path, now: float) -> int:
     """Run ``backup`` or ``restore`` on the database ``where``; prints what was done (or why
     not, one line on stderr) and returns the exit status."""
-    from bot.process.backup import DONE, backup, restore
+    from bot.game.leases import LEASE_TTL
+    from bot.storage.sqlite_backup import DONE, backup, restore
 
-    outcome = backup(where, file) if command == "backup" else restore(where, file, now)
+    outcome = backup(where, file) if command == "backup" else restore(where, file, now,
+                                                                       LEASE_TTL)
     print(translate(outcome.message), file=sys.stdout if outcome.status == DONE else sys.stderr)
     return outcome.status
 

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from bot.game.leases import LEASE_TTL
 from bot.storage.choice import is_database_url
 from bot.storage.sqlite_schema import SCHEMA_VERSION
 from i18n import Msg, msg
@@ -155,10 +154,10 @@ def _utc(moment: float) -> str:
     return datetime.datetime.fromtimestamp(moment, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def in_use(path: Path, now: float) -> Outcome | None:
-    """Why the database ``path`` may not be replaced now (None when it may): a bot holds a
-    table's lease that has not lapsed (it renews its leases every few seconds while it runs),
-    or another program has the file open."""
+def in_use(path: Path, now: float, lease_ttl: float) -> Outcome | None:
+    """Why the database ``path`` may not be replaced at ``now`` (None when it may): a bot holds
+    a table's lease that has not lapsed (it renews its leases, each for ``lease_ttl`` seconds,
+    every few seconds while it runs), or another program has the file open."""
     try:
         with contextlib.closing(_connect_read_only(path)) as db:
             has_leases = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
@@ -173,7 +172,7 @@ def in_use(path: Path, now: float) -> Outcome | None:
         return None  # not a database this bot could run on: nothing to protect but the file
     if row is not None:
         owner, until = str(row[0]), float(row[1])
-        return _fail("admin.restore.running", owner=owner, renewed=_utc(until - LEASE_TTL),
+        return _fail("admin.restore.running", owner=owner, renewed=_utc(until - lease_ttl),
                      until=_utc(until))
     # a bot whose tables need no background work holds no lease: SQLite's lock tells
     try:
@@ -198,9 +197,9 @@ def kept_name(path: Path) -> Path:
     return candidate
 
 
-def restore(where: str, source: Path, now: float) -> Outcome:
-    """Restore the backup ``source`` into the bot's database ``where`` (the clock's ``now``
-    tells which leases are fresh), keeping the database replaced."""
+def restore(where: str, source: Path, now: float, lease_ttl: float) -> Outcome:
+    """Restore the backup ``source`` into the bot's database ``where``, keeping the database
+    replaced (``now`` and ``lease_ttl``: which leases are fresh, see :func:`in_use`)."""
     if is_database_url(where):
         return Outcome(USE_POSTGRES_TOOLS, msg("admin.restore.postgres",
                                                command=pg_restore_command(where, source)))
@@ -211,7 +210,7 @@ def restore(where: str, source: Path, now: float) -> Outcome:
         return _fail("admin.restore.same_file", path=str(target))
     kept: Path | None = None
     if target.exists():
-        if (problem := in_use(target, now)) is not None:
+        if (problem := in_use(target, now, lease_ttl)) is not None:
             return problem
         kept = kept_name(target)
         try:
