@@ -18,9 +18,9 @@ from players import ANN, BOB, Players, TinyRenderer, open_table
 
 from bot.game.leases import LEASE_TTL
 from bot.process.admin import backup_or_restore, main
+from bot.storage import sqlite_backup
 from bot.storage.records import LogRow
 from bot.storage.sqlite import Store
-from bot.storage import sqlite_backup
 from bot.storage.sqlite_backup import REFUSED, USE_POSTGRES_TOOLS
 from bot.storage.sqlite_schema import SCHEMA_VERSION
 from loopback import Loopback
