@@ -2,7 +2,9 @@
 # Stage 1 installs the pinned dependencies (requirements.lock, written by scripts/lock.py from
 # pyproject.toml) into a virtual environment; stage 2 copies only that environment and the
 # source onto a clean slim image (no pip, no pip cache, no build tools), running as an
-# unprivileged user with the database on the /data volume.
+# unprivileged user with the database on the /data volume. The bot is the image's command (CMD,
+# not ENTRYPOINT), so another command replaces it: the administrator's commands run as
+#   docker compose run --rm karak python -m bot.admin backup --to /data/backup.sqlite3
 
 FROM python:3.11-slim-bookworm AS build
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PYTHONDONTWRITEBYTECODE=1
@@ -38,4 +40,4 @@ USER 10001:10001
 VOLUME ["/data"]
 HEALTHCHECK --interval=60s --timeout=10s --start-period=120s --retries=3 \
     CMD ["python", "-m", "bot.supervision.health"]
-ENTRYPOINT ["python", "-m", "bot"]
+CMD ["python", "-m", "bot"]
