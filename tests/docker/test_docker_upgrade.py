@@ -157,8 +157,10 @@ async def test_a_backup_under_load_restored_on_a_new_volume_finishes_the_match(
             p.acknowledged = [a for a in before if a.user == p.user.id]
         assert check_acknowledged(players, restored) == len(before) >= FIRST_MOVES
         await second.start(lb)
-        for p in players:
+        for p in players:  # what they saw after the backup is gone: they look again
             p.oracle, p.acknowledged = restored, []
+            p.acted.clear()
+            p.asked.clear()
         await play(lb, players, [t1], restored)
         rec = restored.table(t1)
         assert rec.status == "finished" and rec.winner is not None
