@@ -18,15 +18,17 @@ test skips with one line, failing under CI.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import shutil
 import subprocess
 import time
 from pathlib import Path
 
-from docker_base import image_exists
+from docker_base import base_name, image_exists
 from docker_container import (
     FIGURES,
+    IMAGE,
     ROOT,
     Built,
     Container,
@@ -93,8 +95,11 @@ def old_image() -> str:
             ["git", "-C", str(ROOT), "cat-file", "-e", f"{OLDEST_UPGRADE}^{{commit}}"],
             capture_output=True).returncode != 0:
         missing(f"no git history with commit {OLDEST_UPGRADE} here", UNCHECKED)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar",
-                              OLDEST_UPGRADE], capture_output=True, check=True).stdout
+    # files as a checkout has them (0644, not git archive's 0664): the same requirements.lock
+    # then hits the current build's cache, and the image shares its dependencies' layers
+    archive = subprocess.run(["git", "-C", str(ROOT), "-c", "tar.umask=0022", "archive",
+                              "--format=tar", OLDEST_UPGRADE], capture_output=True,
+                             check=True).stdout
     started = time.monotonic()
     done = subprocess.run(["nice", "docker", "build", "--network", "host", "--force-rm",
                            "--tag", OLD_IMAGE, "-"], input=archive, capture_output=True,
@@ -103,6 +108,30 @@ def old_image() -> str:
         raise DockerFailed(f"building {OLD_IMAGE}: {done.stderr.decode()[-2000:]}")
     FIGURES.append(f"image of {OLDEST_UPGRADE} built in {time.monotonic() - started:.0f} s")
     return OLD_IMAGE
+
+
+def layers(name: str) -> list[str]:
+    """The layers of an image, from its base up."""
+    found: list[str] = json.loads(docker("image", "inspect", "--format",
+                                         "{{json .RootFS.Layers}}", name))
+    return found
+
+
+def shared_layers(old: str, new: str) -> int:
+    """How many layers, from the base up, two images share."""
+    count = 0
+    for a, b in zip(layers(old), layers(new), strict=False):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
+def same_dependencies() -> bool:
+    """True when :data:`OLDEST_UPGRADE` pins the dependencies the current tree pins."""
+    then = subprocess.run(["git", "-C", str(ROOT), "show", f"{OLDEST_UPGRADE}:requirements.lock"],
+                          capture_output=True, text=True)
+    return then.returncode == 0 and then.stdout == (ROOT / "requirements.lock").read_text()
 
 
 def test_the_docs_name_the_oldest_upgrade() -> None:
@@ -180,8 +209,11 @@ async def test_an_upgrade_from_the_oldest_release_finishes_the_match(
         image: Built, standin: Loopback, volume: tuple[str, Path], tmp_path: Path) -> None:
     lb = standin
     old = old_image()
-    FIGURES.append(f"image of {OLDEST_UPGRADE}: "
-                   f"{int(docker('image', 'inspect', '--format', '{{.Size}}', old)) / 1e6:.0f} MB")
+    shared, base = shared_layers(old, IMAGE), len(layers(base_name(ROOT / "Dockerfile")))
+    FIGURES.append(f"image of {OLDEST_UPGRADE}: {shared} layers shared with the current "
+                   f"image, {base} of them the base's")
+    if same_dependencies():  # the base, the image's user and the dependencies
+        assert shared >= base + 2, f"only {shared} layers shared, the base has {base}"
     env_file = write_env(tmp_path / ".env", lb, SETTINGS)
     db = volume[1] / "karak.sqlite3"
     rng = random.Random(11)
