@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.process.app import explain_fatal
 from bot.storage import postgres_schema, sqlite_schema
 from bot.storage.records import MigrationFailed
 from bot.storage.sqlite_schema import SCHEMA_VERSION
@@ -35,7 +36,8 @@ async def found(backend: Backend) -> tuple[int, bool]:
 
 
 async def test_a_failing_migration_is_named_and_leaves_the_last_good_version(
-        backend: Backend, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+        backend: Backend, clock: Clock, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     await backend.build(SCHEMA_VERSION - 1)
     for schema in (sqlite_schema, postgres_schema):
         monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS[:-1], BROKEN))
@@ -46,6 +48,12 @@ async def test_a_failing_migration_is_named_and_leaves_the_last_good_version(
     assert f"migration {SCHEMA_VERSION} failed" in said
     assert f"stays at schema version {SCHEMA_VERSION - 1}" in said and "no_such_table" in said
     assert await found(backend) == (SCHEMA_VERSION - 1, False)
+    # the bot, stopped by it, says so in one line and exits 2
+    assert explain_fatal(info.value) == 2
+    line = capsys.readouterr().err
+    assert line.count("\n") == 1 and line.startswith(
+        f"Database migration {SCHEMA_VERSION} failed and was rolled back: the database stays "
+        f"at schema version {SCHEMA_VERSION - 1}") and "no_such_table" in line, line
 
     monkeypatch.undo()  # the fixed release
     await (await backend.open(clock)).close()
