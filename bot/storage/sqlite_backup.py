@@ -9,8 +9,8 @@ A restore checks the file first (a SQLite database of this bot, at a schema vers
 knows or can migrate from), then the database it replaces: no bot may be using it (a table's
 lease still fresh means a bot renewed it a moment ago; SQLite's own lock tells when any other
 program has the file open). The database replaced is kept as ``NAME.before-restore`` (or
-``NAME.before-restore-2``...), so nothing is lost; the bot, started again, migrates the restored
-database and its matches go on.
+``NAME.before-restore-2``...), so nothing is lost; the backup is copied beside it and renamed
+into its place. The bot, started again, migrates the restored database and its matches go on.
 
 A PostgreSQL database is backed up with ``pg_dump`` and restored with ``pg_restore``: the
 commands say so, with the exact command line, and exit with :data:`USE_POSTGRES_TOOLS`.
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import shutil
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -197,6 +198,25 @@ def kept_name(path: Path) -> Path:
     return candidate
 
 
+def _keep(target: Path, kept: Path) -> None:
+    """Copy the database a restore replaces to ``kept``: through SQLite (the moves still in its
+    ``-wal`` included), or byte for byte when SQLite cannot read it (a damaged file)."""
+    try:
+        _copy(target, kept)
+    except sqlite3.Error as exc:
+        if _locked(exc):
+            raise
+        kept.unlink(missing_ok=True)
+        shutil.copyfile(target, kept)
+        if (wal := _beside(target, "-wal")).exists():
+            shutil.copyfile(wal, _beside(kept, "-wal"))
+
+
+def _beside(path: Path, suffix: str) -> Path:
+    """The file SQLite keeps beside ``path`` (``-wal``, ``-shm``, ``-journal``)."""
+    return path.with_name(path.name + suffix)
+
+
 def restore(where: str, source: Path, now: float, lease_ttl: float) -> Outcome:
     """Restore the backup ``source`` into the bot's database ``where``, keeping the database
     replaced (``now`` and ``lease_ttl``: which leases are fresh, see :func:`in_use`)."""
@@ -214,17 +234,23 @@ def restore(where: str, source: Path, now: float, lease_ttl: float) -> Outcome:
             return problem
         kept = kept_name(target)
         try:
-            _copy(target, kept)
+            _keep(target, kept)
         except (sqlite3.Error, OSError) as exc:
             kept.unlink(missing_ok=True)
             return _fail("admin.restore.cannot_keep", path=str(target), error=str(exc))
+    # written beside the target, then put in its place; the replaced database's -wal and -shm
+    # go first (their moves are in the kept copy), so none is read with the restored file
+    partial = _beside(target, ".restoring")
     try:
-        _copy(source, target)
+        _copy(source, partial)
+        for suffix in ("-wal", "-shm", "-journal"):
+            _beside(target, suffix).unlink(missing_ok=True)
+        partial.replace(target)
     except sqlite3.Error as exc:
-        if _locked(exc):
-            return _fail("admin.restore.open_elsewhere", path=str(target))
+        partial.unlink(missing_ok=True)
         return _fail("admin.restore.failed", path=str(target), error=str(exc))
     except OSError as exc:
+        partial.unlink(missing_ok=True)
         return _fail("admin.restore.failed", path=str(target), error=exc.strerror or str(exc))
     if kept is not None:
         return Outcome(DONE, msg("admin.restore.done_kept", source=str(source),

@@ -110,6 +110,10 @@ async def test_a_restore_over_a_database_keeps_it(
         assert admin(env, db, "restore", "--from", str(copy)) == 0
         kept = tmp_path / ("karak.sqlite3.before-restore" + ("" if round_ == 1 else "-2"))
         assert f"is kept as {kept}" in capsys.readouterr().out
+    damaged = b"SQLite format 3\x00" + b"\xff" * 4000
+    db.write_bytes(damaged)  # a database too damaged to open is kept byte for byte
+    assert admin(env, db, "restore", "--from", str(copy)) == 0
+    assert (tmp_path / "karak.sqlite3.before-restore-3").read_bytes() == damaged
     for path, want in ((db, "at the backup"), (tmp_path / "karak.sqlite3.before-restore",
                                                 "after the backup")):
         store = await Store.open(path)
