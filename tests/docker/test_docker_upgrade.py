@@ -3,9 +3,9 @@ docs/upgrades-and-backups.md), against the Discord stand-in.
 
 Backup and restore: while people play a match and an AI-only table plays on (the database
 written all the time), ``python -m bot.admin backup`` runs in a second container on the same
-volume, as ``docker compose run --rm karak ...`` runs it. The backup is restored by the image's
-``restore`` into a new volume, a new container on it finishes the match, and every move
-acknowledged before the backup began is there.
+volume, as ``docker compose run --rm karak ...`` runs it; a restore there is refused while the
+bot runs. The backup is restored by the image's ``restore`` into a new volume, a new container
+on it finishes the match, and every move acknowledged before the backup began is there.
 
 Upgrade: the image of the oldest release the docs say an upgrade starts from
 (:data:`OLDEST_UPGRADE`, built from ``git archive`` of that commit on the same base, sharing the
@@ -171,6 +171,10 @@ async def test_a_backup_under_load_restored_on_a_new_volume_finishes_the_match(
         assert status == 0 and "Backed up /data/karak.sqlite3 into /data/backup.sqlite3" \
             in said, said
         assert oracle.table(t2).version > started, "the cellar played during the backup"
+        status, said = await admin_command(env_file, volume[0], "restore", "--from",
+                                           "/data/backup.sqlite3")
+        assert status == 1 and "A bot is running on this database: main renewed its lease" \
+            in said, said
         seconds, status = await first.stop()
         assert status == 0, (await first.logs())[-3000:]
         first.remove()
