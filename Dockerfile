@@ -3,7 +3,9 @@
 # written by `python3 scripts/dev.py lock` from pyproject.toml) into a virtual environment: pip
 # refuses any file whose hash the lock does not list. Stage 2 copies only that environment and the
 # source onto a clean slim image (no pip, no pip cache, no build tools), running as an
-# unprivileged user with the database on the /data volume.
+# unprivileged user with the database on the /data volume. The bot is the image's command (CMD,
+# not ENTRYPOINT), so another command replaces it: the administrator's commands run as
+#   docker compose run --rm karak python -m bot.admin backup --to /data/backup.sqlite3
 
 FROM python:3.11-slim-bookworm AS build
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PYTHONDONTWRITEBYTECODE=1
@@ -40,4 +42,4 @@ USER 10001:10001
 VOLUME ["/data"]
 HEALTHCHECK --interval=60s --timeout=10s --start-period=120s --retries=3 \
     CMD ["python", "-m", "bot.supervision.health"]
-ENTRYPOINT ["python", "-m", "bot"]
+CMD ["python", "-m", "bot"]

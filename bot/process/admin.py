@@ -3,7 +3,9 @@ the bot's database (the same ``KARAK_DB`` setting as the bot, from the environme
 
 ``ratings --recompute [--guild ID]`` rebuilds every rating (of one server) from the stored
 results of finished matches, in the order they ended. ``migrate-db --from FILE --to URL`` moves
-a bot's SQLite file into an empty PostgreSQL database.
+a bot's SQLite file into an empty PostgreSQL database. ``backup --to FILE`` copies the bot's
+SQLite database while the bot runs; ``restore --from FILE`` puts a backup in its place while no
+bot uses it, keeping the database it replaces (see :mod:`bot.storage.sqlite_backup`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import argparse
 import asyncio
 import os
 import sys
+import time
 from pathlib import Path
 
 from bot.game.standings import Standings
@@ -80,7 +83,27 @@ def parser() -> argparse.ArgumentParser:
                       help=translate(msg("admin.migrate.source")))
     move.add_argument("--to", dest="target", required=True,
                       help=translate(msg("admin.migrate.target")))
+    save = commands.add_parser("backup", help=translate(msg("admin.backup.help")),
+                               description=translate(msg("admin.backup.help")))
+    save.add_argument("--to", dest="target", type=Path, required=True,
+                      help=translate(msg("admin.backup.target")))
+    load = commands.add_parser("restore", help=translate(msg("admin.restore.help")),
+                               description=translate(msg("admin.restore.help")))
+    load.add_argument("--from", dest="source", type=Path, required=True,
+                      help=translate(msg("admin.restore.source")))
     return top
+
+
+def backup_or_restore(command: str, where: str, file: Path, now: float) -> int:
+    """Run ``backup`` or ``restore`` on the database ``where``; prints what was done (or why
+    not, one line on stderr) and returns the exit status."""
+    from bot.game.leases import LEASE_TTL
+    from bot.storage.sqlite_backup import DONE, backup, restore
+
+    outcome = backup(where, file) if command == "backup" else restore(where, file, now,
+                                                                       LEASE_TTL)
+    print(translate(outcome.message), file=sys.stdout if outcome.status == DONE else sys.stderr)
+    return outcome.status
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,9 +116,12 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigProblem as exc:
         print(str(exc), file=sys.stderr)
         return 2
+    if args.command in ("backup", "restore"):
+        file = args.target if args.command == "backup" else args.source
+        return backup_or_restore(args.command, where, file, time.time())
     count = asyncio.run(recompute(where, args.guild))
     print(translate(msg("ratings.admin.done", count=count, db=shown(where))))
     return 0
 
 
-__all__ = ["database", "main", "migrate_db", "parser", "recompute"]
+__all__ = ["backup_or_restore", "database", "main", "migrate_db", "parser", "recompute"]

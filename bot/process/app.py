@@ -168,13 +168,18 @@ def explain_fatal(exc: Exception) -> int:
     return the exit status."""
     import discord
 
-    from bot.storage.records import SchemaTooNew
+    from bot.storage.records import MigrationFailed, SchemaTooNew
 
     if isinstance(exc, ConfigProblem):
         print(str(exc), file=sys.stderr)
         return 2
     if isinstance(exc, SchemaTooNew):
         print(translate(msg("bot.cli.schema_too_new", found=exc.found, known=exc.known)),
+              file=sys.stderr)
+        return 2
+    if isinstance(exc, MigrationFailed):
+        print(translate(msg("bot.upgrade.migration_failed", number=exc.number,
+                            kept=exc.number - 1, error=str(exc.__cause__ or exc))),
               file=sys.stderr)
         return 2
     if isinstance(exc, discord.LoginFailure):

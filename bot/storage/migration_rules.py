@@ -125,4 +125,17 @@ def _list(value: object) -> list[object]:
     raise ValueError(f"{value!r:.40} is not a list")
 
 
-__all__ = ["CATALOGUE_5", "ResultRow", "SeatRow", "anchor_out_15", "result_rows_5"]
+class MigrationFailed(Exception):
+    """Schema migration ``number`` failed: its transaction was rolled back, so the database
+    stays at the version before it (``number - 1``), every earlier migration kept. Defined
+    here, beside the migrations (which import no live code); the bot reads it from
+    :mod:`bot.storage.records`."""
+
+    def __init__(self, number: int, error: BaseException) -> None:
+        super().__init__(f"migration {number} failed and was rolled back; the database stays "
+                         f"at schema version {number - 1}: {type(error).__name__}: {error}")
+        self.number = number
+
+
+__all__ = ["CATALOGUE_5", "MigrationFailed", "ResultRow", "SeatRow", "anchor_out_15",
+           "result_rows_5"]

@@ -18,7 +18,7 @@ from typing import TypeAlias
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from bot.storage.migration_rules import CATALOGUE_5, anchor_out_15, result_rows_5
+from bot.storage.migration_rules import CATALOGUE_5, MigrationFailed, anchor_out_15, result_rows_5
 
 #: A connection: one of its own, or one lent by a pool.
 Db: TypeAlias = "asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]"
@@ -330,14 +330,19 @@ async def run_script(db: Db, script: str) -> None:
 
 
 async def run_migration(db: Db, number: int) -> None:
-    """Run migration ``number`` (from 1) and record it, inside the caller's transaction."""
-    migration = MIGRATIONS[number - 1]
-    if isinstance(migration, str):
-        await run_script(db, migration)
-    else:
-        await migration(db)
-    await db.execute("DELETE FROM schema_version")
-    await db.execute("INSERT INTO schema_version (version) VALUES ($1)", number)
+    """Run migration ``number`` (from 1) and record it, inside the caller's transaction; raises
+    :class:`~bot.storage.records.MigrationFailed`, naming it, when it fails (the caller's
+    transaction rolls it back)."""
+    try:
+        migration = MIGRATIONS[number - 1]
+        if isinstance(migration, str):
+            await run_script(db, migration)
+        else:
+            await migration(db)
+        await db.execute("DELETE FROM schema_version")
+        await db.execute("INSERT INTO schema_version (version) VALUES ($1)", number)
+    except Exception as exc:
+        raise MigrationFailed(number, exc) from exc
 
 
 async def migrate(db: Db, upto: int = SCHEMA_VERSION) -> int:

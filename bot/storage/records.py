@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from bot.storage.migration_rules import MigrationFailed
 from engine import GameState, Undo, anchor_to_json, state_from_json, state_to_json
 from engine.agents import DEFAULT_LEVEL, AiLevel
 
@@ -387,6 +388,7 @@ def with_seat(seats: Sequence[SeatInfo], index: int, seat: SeatInfo) -> tuple[Se
 
 
 __all__ = [
+    "MigrationFailed",
     "ACTIVE", "STATUSES", "AiRecord", "CannotSave", "CorruptTable", "DatabaseError", "LogRow",
     "PlayerRating", "Rater", "RatingChange", "RematchOffer", "SchemaTooNew", "SeatInfo",
     "SeatKind", "SeatResult", "ServerDefaults", "Shards", "StaleVersion", "Status", "StorageError",

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterator
 
 import aiosqlite
 
-from bot.storage.migration_rules import CATALOGUE_5, anchor_out_15, result_rows_5
+from bot.storage.migration_rules import CATALOGUE_5, MigrationFailed, anchor_out_15, result_rows_5
 
 #: A migration: an SQL script, or a function that migrates the connection it is given.
 Migration = str | Callable[[aiosqlite.Connection], Awaitable[None]]
@@ -345,13 +345,18 @@ async def run_script(db: aiosqlite.Connection, script: str) -> None:
 
 
 async def run_migration(db: aiosqlite.Connection, number: int) -> None:
-    """Run migration ``number`` (from 1) and record it, inside the caller's transaction."""
-    migration = MIGRATIONS[number - 1]
-    if isinstance(migration, str):
-        await run_script(db, migration)
-    else:
-        await migration(db)
-    await db.execute(f"PRAGMA user_version = {int(number)}")
+    """Run migration ``number`` (from 1) and record it, inside the caller's transaction; raises
+    :class:`~bot.storage.records.MigrationFailed`, naming it, when it fails (the caller's
+    transaction rolls it back)."""
+    try:
+        migration = MIGRATIONS[number - 1]
+        if isinstance(migration, str):
+            await run_script(db, migration)
+        else:
+            await migration(db)
+        await db.execute(f"PRAGMA user_version = {int(number)}")
+    except Exception as exc:
+        raise MigrationFailed(number, exc) from exc
 
 
 async def schema_version(db: aiosqlite.Connection) -> int:

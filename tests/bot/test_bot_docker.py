@@ -219,3 +219,13 @@ def test_compose_and_dockerfile_agree() -> None:
         assert (ROOT / doc).exists(), doc
     ignored = (ROOT / ".gitignore").read_text().split()
     assert {"*.sqlite3", "*.sqlite3-wal", "*.sqlite3-shm"} <= set(ignored)
+
+
+def test_an_admin_command_replaces_the_bot_in_a_container() -> None:
+    """``docker compose run --rm karak python -m bot.admin ...`` runs the admin command: the bot
+    is the image's CMD, which a command given to ``docker run`` replaces (an ENTRYPOINT would
+    take it as the bot's arguments)."""
+    final = stages()[-1]
+    kinds = [k for k, _ in final]
+    assert "ENTRYPOINT" not in kinds
+    assert ("CMD", '["python", "-m", "bot"]') in final

@@ -95,26 +95,36 @@ def shape(details: dict[str, Any]) -> dict[str, Any]:
             "health_test": details["Config"]["Healthcheck"]["Test"]}
 
 
-class Container:
-    """One container of :data:`IMAGE` with the database on ``volume``."""
+def compose_args(env_file: Path, volume: str) -> list[str]:
+    """The ``docker run`` options that make a container as docker-compose.yml makes its
+    service: host network, env file, compose's environment, the volume at ``/data``, a tmpfs
+    on ``/tmp``, no new privileges."""
+    args = ["--label", f"{TEST_LABEL}=1", "--network", "host", "--env-file", str(env_file)]
+    for key, value in COMPOSE_ENVIRONMENT.items():
+        args += ["--env", f"{key}={value}"]
+    return [*args, "--volume", f"{volume}:/data", "--tmpfs", "/tmp",
+            "--security-opt", "no-new-privileges:true"]
 
-    def __init__(self, name: str, volume: str, env_file: Path, *, read_only: bool = True) -> None:
+
+class Container:
+    """One container of ``image`` (:data:`IMAGE` unless told) with the database on
+    ``volume``."""
+
+    def __init__(self, name: str, volume: str, env_file: Path, *, read_only: bool = True,
+                 image: str = IMAGE) -> None:
         self.name = name
         self.volume = volume
         self.env_file = env_file
         self.read_only = read_only
+        self.image = image
 
     def run_args(self) -> list[str]:
         """The ``docker run`` arguments (after ``run``)."""
-        args = ["--detach", "--name", self.name, "--label", f"{TEST_LABEL}=1",
-                "--network", "host", "--env-file", str(self.env_file)]
-        for key, value in COMPOSE_ENVIRONMENT.items():
-            args += ["--env", f"{key}={value}"]
-        args += ["--volume", f"{self.volume}:/data", "--tmpfs", "/tmp",
-                 "--security-opt", "no-new-privileges:true", "--health-interval", "1s"]
+        args = ["--detach", "--name", self.name, *compose_args(self.env_file, self.volume),
+                "--health-interval", "1s"]
         if self.read_only:
             args.append("--read-only")
-        return [*args, IMAGE]
+        return [*args, self.image]
 
     async def start(self, lb: Loopback, timeout: float = 90.0) -> None:
         """Start the container and wait until the bot in it is connected to ``lb``."""
@@ -208,6 +218,19 @@ class Container:
     def remove(self) -> None:
         """Remove the container (killing it if it still runs)."""
         run(["docker", "rm", "--force", self.name], 60, check=False)
+
+
+async def admin_command(env_file: Path, volume: str, *command: str,
+                        mounts: tuple[str, ...] = ()) -> tuple[int, str]:
+    """Run ``python -m bot.admin COMMAND`` in a container of :data:`IMAGE` made as
+    ``docker compose run --rm karak python -m bot.admin COMMAND`` makes it (read-only root,
+    the volume at ``/data``; ``mounts``: more ``--volume`` values): its exit status and what it
+    printed."""
+    extra = [arg for mount in mounts for arg in ("--volume", mount)]
+    done = await asyncio.to_thread(
+        run, ["docker", "run", "--rm", "--read-only", *compose_args(env_file, volume), *extra,
+              IMAGE, "python", "-m", "bot.admin", *command], 300, False)
+    return done.returncode, done.stdout + done.stderr
 
 
 async def _docker(*args: str) -> str:

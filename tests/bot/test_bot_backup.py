@@ -1,0 +1,191 @@
+"""``python -m bot.admin backup`` and ``restore`` on the SQLite database of a running bot.
+
+A backup taken while the bot plays a match (a move being made at the same moment) holds every
+move acknowledged before it; restored into a new file, a new bot on it finishes the match. A
+restore refuses while a bot holds a fresh lease on the database (naming it), or has the file
+open; every bad input gets one line, an exit status, and changes nothing; a restore over an
+existing database keeps it beside."""
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+from bot_helpers import Clock
+from live_bot import LiveBot
+from players import ANN, BOB, Players, TinyRenderer, open_table
+
+from bot.game.leases import LEASE_TTL
+from bot.process.admin import backup_or_restore, main
+from bot.storage import sqlite_backup
+from bot.storage.records import LogRow
+from bot.storage.sqlite import Store
+from bot.storage.sqlite_backup import REFUSED, USE_POSTGRES_TOOLS
+from bot.storage.sqlite_schema import SCHEMA_VERSION
+from loopback import Loopback
+
+
+def admin(env: Path, db: Path, *args: str) -> int:
+    """Run ``python -m bot.admin ARGS`` with ``KARAK_DB=db`` in the env file ``env``."""
+    env.write_text(f"KARAK_DB={db}\n", encoding="utf-8")
+    return main(["--env-file", str(env), *args])
+
+
+async def logged(db: Path, tid: int) -> list[LogRow]:
+    """The action log of table ``tid`` in the database file ``db``."""
+    store = await Store.open(db)
+    try:
+        return await store.action_log(tid)
+    finally:
+        await store.close()
+
+
+async def test_a_backup_mid_match_restores_and_the_match_finishes(
+        lb: Loopback, tmp_path: Path, clock: Clock, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KARAK_DB", raising=False)
+    db, copy, restored = tmp_path / "k.db", tmp_path / "backup.sqlite3", tmp_path / "new.db"
+    env = tmp_path / "bot.env"
+    h1 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        tid = await open_table(h1, ANN, [BOB], ai=1)
+        players = Players(h1, tid, [ANN, BOB])
+        for _ in range(6):
+            assert await players.step()
+        acknowledged = await h1.store.action_log(tid)
+        # the backup runs in a thread (not a task the bot waits for) while a person moves
+        running = asyncio.get_running_loop().run_in_executor(
+            None, admin, env, db, "backup", "--to", str(copy))
+        assert await players.step()
+        assert await running == 0
+        assert f"Backed up {db} into {copy}." in capsys.readouterr().out
+        for _ in range(4):  # moves after the backup: not in it
+            assert await players.step()
+        later = await h1.store.action_log(tid)
+
+        # while the bot runs: its fresh lease is named, and the file it has open is refused
+        said = backup_or_restore("restore", str(db), copy, clock.now)
+        assert said == REFUSED
+        err = capsys.readouterr().err
+        assert "A bot is running on this database: main renewed its lease" in err, err
+        assert backup_or_restore("restore", str(db), copy, clock.now + 10 * LEASE_TTL) == REFUSED
+        assert f"Another program has {db} open" in capsys.readouterr().err
+        assert await h1.store.action_log(tid) == later  # nothing changed
+    finally:
+        await h1.stop()
+
+    assert await asyncio.to_thread(admin, env, restored, "restore", "--from", str(copy)) == 0
+    assert f"Restored {copy} into {restored}." in capsys.readouterr().out
+    kept = await logged(restored, tid)
+    assert kept[:len(acknowledged)] == acknowledged, "a move acknowledged before the backup"
+    assert kept == later[:len(kept)], "the backup is the match as one moment saw it"
+
+    h2 = await LiveBot.start(lb, restored, TinyRenderer(), clock=clock)
+    try:
+        players = Players(h2, tid, [ANN, BOB])
+        for _ in range(3000):
+            if not await players.step():
+                break
+        rec = await h2.bot.service.tables.load(tid)
+        assert rec.status == "finished" and rec.winner is not None
+        assert (await h2.store.action_log(tid))[:len(kept)] == kept
+    finally:
+        await h2.stop()
+
+
+async def test_a_restore_over_a_database_keeps_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KARAK_DB", raising=False)
+    db, copy, env = tmp_path / "karak.sqlite3", tmp_path / "backup.sqlite3", tmp_path / "bot.env"
+    store = await Store.open(db)
+    await store.set_meta("when", "at the backup")
+    await store.close()
+    assert admin(env, db, "backup", "--to", str(copy)) == 0
+    store = await Store.open(db)
+    await store.set_meta("when", "after the backup")
+    await store.close()
+    for round_ in (1, 2):
+        assert admin(env, db, "restore", "--from", str(copy)) == 0
+        kept = tmp_path / ("karak.sqlite3.before-restore" + ("" if round_ == 1 else "-2"))
+        assert f"is kept as {kept}" in capsys.readouterr().out
+    damaged = b"SQLite format 3\x00" + b"\xff" * 4000
+    db.write_bytes(damaged)  # a database too damaged to open is kept byte for byte
+    assert admin(env, db, "restore", "--from", str(copy)) == 0
+    assert (tmp_path / "karak.sqlite3.before-restore-3").read_bytes() == damaged
+    for path, want in ((db, "at the backup"), (tmp_path / "karak.sqlite3.before-restore",
+                                                "after the backup")):
+        store = await Store.open(path)
+        try:
+            assert await store.get_meta("when") == want
+        finally:
+            await store.close()
+
+
+async def test_bad_inputs_get_one_line_and_change_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KARAK_DB", raising=False)
+    db, env = tmp_path / "karak.sqlite3", tmp_path / "bot.env"
+    await (await Store.open(db)).close()
+    before = db.read_bytes()
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database\n", encoding="utf-8")
+    other = tmp_path / "other.sqlite3"
+    with sqlite3.connect(other) as con:
+        con.execute("CREATE TABLE photos (id INTEGER)")
+    newer = tmp_path / "newer.sqlite3"
+    newer.write_bytes(before)
+    with sqlite3.connect(newer) as con:  # as a newer bot's backup: one file, no -wal beside
+        con.execute("PRAGMA journal_mode=DELETE")
+        con.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    cases = [
+        (("restore", "--from", str(tmp_path / "missing.sqlite3")), "There is no file"),
+        (("restore", "--from", str(text)), "is not a SQLite database"),
+        (("restore", "--from", str(other)), "is a SQLite database, but not one of this bot"),
+        (("restore", "--from", str(newer)), "was written by a newer version of the bot"),
+        (("restore", "--from", str(db)), "is the bot's database itself"),
+        (("backup", "--to", str(text)), "exists already"),
+        (("backup", "--to", str(tmp_path / "no" / "b.sqlite3")), "There is no folder"),
+    ]
+    for args, said in cases:
+        assert admin(env, db, *args) == REFUSED, args
+        out = capsys.readouterr()
+        assert said in out.err and out.err.count("\n") == 1 and out.out == "", (args, out)
+    # a backup of a database that is not there, not a database, or another program's
+    for source, said in ((tmp_path / "none.sqlite3", "There is no file"),
+                         (text, "is not a SQLite database"), (other, "not one of this bot")):
+        assert admin(env, source, "backup", "--to", str(tmp_path / "b.sqlite3")) == REFUSED
+        assert said in capsys.readouterr().err
+    assert not (tmp_path / "b.sqlite3").exists() and not (tmp_path / "none.sqlite3").exists()
+    # a database another program holds locked (SQLite gives up at once instead of in 5 s)
+    monkeypatch.setattr(sqlite_backup, "BUSY_SECONDS", 0.0)
+    locker = sqlite3.connect(db, isolation_level=None)
+    try:
+        locker.execute("PRAGMA journal_mode=DELETE")
+        locker.execute("BEGIN EXCLUSIVE")
+        assert admin(env, db, "backup", "--to", str(tmp_path / "b.sqlite3")) == REFUSED
+        assert "is locked by another program" in capsys.readouterr().err
+        assert not (tmp_path / "b.sqlite3").exists()
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
+    with sqlite3.connect(db) as con:
+        con.execute("PRAGMA journal_mode=WAL")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "bot.env", "karak.sqlite3", "newer.sqlite3", "notes.txt", "other.sqlite3"]
+    assert text.read_text(encoding="utf-8") == "not a database\n"
+
+
+def test_postgresql_is_pointed_to_its_own_tools(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KARAK_DB", "postgresql://karak:secret@postgres/karak")
+    assert main(["backup", "--to", "/data/karak.dump"]) == USE_POSTGRES_TOOLS
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "secret" not in err
+    assert ("pg_dump --format=custom --file='/data/karak.dump' "
+            "--dbname='postgresql://karak@postgres/karak'") in err
+    assert main(["restore", "--from", "/data/karak.dump"]) == USE_POSTGRES_TOOLS
+    err = capsys.readouterr().err
+    assert "pg_restore" in err and "secret" not in err

@@ -1,0 +1,60 @@
+"""A migration that fails on an upgrade, on both backends: the error names the migration, its
+transaction is rolled back (nothing it did stays), the database stays at the last version that
+worked, and once the migration works the same database is upgraded."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.process.app import explain_fatal
+from bot.storage import postgres_schema, sqlite_schema
+from bot.storage.records import MigrationFailed
+from bot.storage.sqlite_schema import SCHEMA_VERSION
+from storage.backends import Backend, PostgresBackend, SqliteBackend
+from storage.helpers import Clock
+
+#: The last migration as a broken release would ship it: a first statement that works, then one
+#: that fails.
+BROKEN = """
+CREATE TABLE half_done (x INTEGER);
+INSERT INTO no_such_table VALUES (1);
+"""
+
+
+async def found(backend: Backend) -> tuple[int, bool]:
+    """The database's schema version, and whether the broken migration's table is there."""
+    if isinstance(backend, SqliteBackend):
+        version = backend.rows("PRAGMA user_version")[0][0]
+        tables = backend.rows("SELECT name FROM sqlite_master WHERE name = 'half_done'")
+    else:
+        assert isinstance(backend, PostgresBackend)
+        version = (await backend.rows("SELECT MAX(version) FROM schema_version"))[0][0]
+        tables = await backend.rows("SELECT tablename FROM pg_tables "
+                                    "WHERE tablename = 'half_done'")
+    assert isinstance(version, int)
+    return version, bool(tables)
+
+
+async def test_a_failing_migration_is_named_and_leaves_the_last_good_version(
+        backend: Backend, clock: Clock, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    await backend.build(SCHEMA_VERSION - 1)
+    for schema in (sqlite_schema, postgres_schema):
+        monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS[:-1], BROKEN))
+    with pytest.raises(MigrationFailed) as info:
+        await backend.open(clock)
+    assert info.value.number == SCHEMA_VERSION
+    said = str(info.value)
+    assert f"migration {SCHEMA_VERSION} failed" in said
+    assert f"stays at schema version {SCHEMA_VERSION - 1}" in said and "no_such_table" in said
+    assert await found(backend) == (SCHEMA_VERSION - 1, False)
+    # the bot, stopped by it, says so in one line and exits 2
+    assert explain_fatal(info.value) == 2
+    line = capsys.readouterr().err
+    assert line.count("\n") == 1 and line.startswith(
+        f"Database migration {SCHEMA_VERSION} failed and was rolled back: the database stays "
+        f"at schema version {SCHEMA_VERSION - 1}") and "no_such_table" in line, line
+
+    monkeypatch.undo()  # the fixed release
+    await (await backend.open(clock)).close()
+    assert await found(backend) == (SCHEMA_VERSION, False)
