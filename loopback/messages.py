@@ -28,6 +28,7 @@ from loopback.model import (
     iso_now,
     snowflake,
 )
+from loopback.permissions import MANAGE_THREADS
 from loopback.referee import Referee
 from loopback.state import State
 
@@ -185,7 +186,9 @@ class Messages:
                     or create_flags & LOADING):
                 self.referee.breach("empty", "cannot send an empty message", route, interaction)
                 raise ApiError(400, 50006, "Cannot send an empty message")
-            channel = self.state.channels[channel_id]
+            channel = self.state.channels.get(channel_id)
+            if channel is None:  # a thread deleted meanwhile
+                raise ApiError(404, 10003, "Unknown Channel")
             flags |= create_flags | (EPHEMERAL if owner is not None else 0)
             message = Message(snowflake(), channel_id, channel.guild_id, self.state.bot,
                               flags=flags, owner=owner, created=self.state.now())
@@ -197,6 +200,8 @@ class Messages:
             message.mentions = self._mentions(body)
             self.state.messages[message.id] = message
             self.state.channel_log.setdefault(channel_id, []).append(message.id)
+            if channel.thread and owner is None:
+                self._into_thread(channel, message)
         else:
             message.edited = message.edited if message.loading else iso_now()
             message.flags = flags & ~LOADING
@@ -223,6 +228,26 @@ class Messages:
             except Exception as exc:  # a watcher's finding is a failure of the bot
                 self.referee.breach("watch", f"{type(exc).__name__}: {exc}", route, interaction)
         return message
+
+    def _into_thread(self, thread: Channel, message: Message) -> None:
+        """A message is posted into ``thread``: an archived thread that is not locked is
+        unarchived by it (a locked one only when the bot may manage threads, which
+        :meth:`thread_writable` checked for the bot's own posts), and the thread counts it."""
+        if thread.archived and (not thread.locked or thread.bot_may(MANAGE_THREADS)):
+            self.state.set_archived(thread, False)
+        self.state.thread_message(thread, message, True)
+
+    @staticmethod
+    def thread_writable(thread: Channel, posting: bool) -> None:
+        """Refuse, as Discord does, a bot's post (``posting``) or edit or deletion in a thread
+        it may not write in: locked (without Manage Threads: a locked thread takes posts from
+        moderators only), or archived (an edit or deletion; a post unarchives the thread)."""
+        if not thread.thread or thread.bot_may(MANAGE_THREADS):
+            return
+        if thread.archived and (thread.locked or not posting):
+            raise ApiError(400, 50083, "Operation cannot be performed on an archived thread")
+        if thread.locked and posting:
+            raise ApiError(403, 160005, "Thread is locked")
 
     def _channel_param(self, params: dict[str, str]) -> Channel:
         cid = params["cid"]
@@ -263,6 +288,7 @@ class Messages:
         channel = self._channel_param(params)
         if not channel.may_post(len(uploads)):  # the bot lost its rights here: not a breach
             raise ApiError(403, 50013, "Missing Permissions")
+        self.thread_writable(channel, posting=True)
         message = self.write(None, body or {}, uploads, "POST /channels/{id}/messages",
                               channel_id=channel.id)
         return Reply(200, self.state.payload(message))
@@ -278,6 +304,7 @@ class Messages:
         message = self._channel_message(params)
         if not message.author.bot:
             raise ApiError(403, 50005, "Cannot edit a message authored by another user")
+        self.thread_writable(self.state.channels[message.channel_id], posting=False)
         self.write(message, body or {}, uploads, "PATCH /channels/{id}/messages/{id}")
         return Reply(200, self.state.payload(message))
 
@@ -285,7 +312,6 @@ class Messages:
                       query: dict[str, str]) -> Reply:
         """Delete a message of the channel."""
         message = self._channel_message(params)
-        message.deleted = True
-        message.revision += 1
-        self.state.bump(message.channel_id)
+        self.thread_writable(self.state.channels[message.channel_id], posting=False)
+        self.state.delete_message(message)
         return Reply(204)
