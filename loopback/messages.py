@@ -239,21 +239,25 @@ class Messages:
 
     @staticmethod
     def thread_writable(thread: Channel, posting: bool) -> None:
-        """Refuse, as Discord does, a bot's post (``posting``) or edit or deletion in a thread
-        it may not write in: locked (without Manage Threads: a locked thread takes posts from
-        moderators only), or archived (an edit or deletion; a post unarchives the thread)."""
-        if not thread.thread or thread.bot_may(MANAGE_THREADS):
+        """Refuse, as Discord does, a bot's post (``posting``), edit or deletion in a thread it
+        may not write in: an edit or deletion in an archived thread (a post unarchives it
+        instead), a post in a locked thread without Manage Threads (only moderators write
+        there)."""
+        if not thread.thread:
             return
-        if thread.archived and (thread.locked or not posting):
+        manage = thread.bot_may(MANAGE_THREADS)
+        if thread.archived and (not posting or (thread.locked and not manage)):
             raise ApiError(400, 50083, "Operation cannot be performed on an archived thread")
-        if thread.locked and posting:
+        if thread.locked and posting and not manage:
             raise ApiError(403, 160005, "Thread is locked")
 
     def _channel_param(self, params: dict[str, str]) -> Channel:
         cid = params["cid"]
         channel = self.state.channels.get(int(cid)) if cid.isdigit() else None
         if channel is None:
-            self.referee.breach("unknown", f"unknown channel {cid}")
+            if not cid.isdigit() or int(cid) not in self.state.deleted_channels:
+                # a thread deleted by someone else is no mistake of the bot's
+                self.referee.breach("unknown", f"unknown channel {cid}")
             raise ApiError(404, 10003, "Unknown Channel")
         if channel.type == GROUP_DM:  # the bot is no member: it may only answer interactions
             raise ApiError(403, 50001, "Missing Access")

@@ -64,6 +64,7 @@ class State:
         self.users: dict[int, User] = {}
         self.guilds: dict[int, Guild] = {}
         self.channels: dict[int, Channel] = {}
+        self.deleted_channels: set[int] = set()  # threads deleted: Unknown Channel, no breach
         self.messages: dict[int, Message] = {}
         self.channel_log: dict[int, list[int]] = {}
         self.files: dict[int, Attachment] = {}
@@ -267,6 +268,7 @@ class State:
         guild = self.guilds[thread.guild_id or 0]
         guild.channels.remove(thread)
         del self.channels[thread.id]
+        self.deleted_channels.add(thread.id)
         for mid in self.channel_log.get(thread.id, []):
             self.messages[mid].deleted = True
         self.announce("THREAD_DELETE", {"id": str(thread.id), "guild_id": str(guild.id),
