@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
+import aiohttp
 import discord
 import pytest
 from discordpy_client import discordpy_client
@@ -254,3 +255,38 @@ async def test_guild_create_lists_the_active_threads(lb: Loopback) -> None:
         archived = [t async for t in text.archived_threads()]
         assert [t.id for t in archived] == [asleep.id]
     assert lb.breaches == []
+
+
+async def test_the_control_api_starts_lists_archives_and_deletes_threads(lb: Loopback) -> None:
+    guild = lb.create_guild()
+    parent = lb.create_channel(guild)
+    ann = lb.create_user("Ann")
+    lobby = lb.plant_message(parent, BUTTON, "Lobby of Table 1")
+    base = lb.base_url + "/_loopback"
+    async with aiohttp.ClientSession() as http:
+        async def post(path: str, body: dict[str, Any]) -> tuple[int, Any]:
+            async with http.post(base + path, json=body) as resp:
+                return resp.status, await resp.json()
+
+        status, made = await post("/threads", {"channel": str(parent.id), "name": "Table 1",
+                                               "message": str(lobby.id), "user": str(ann.id)})
+        assert status == 200 and made["id"] == str(lobby.id) and made["owner_id"] == str(ann.id)
+        status, _ = await post("/threads", {"channel": str(parent.id), "name": "again",
+                                            "message": str(lobby.id)})
+        assert status == 400  # one thread per message
+        status, other = await post("/threads", {"channel": str(parent.id), "name": "Table 2"})
+        assert status == 200 and other["type"] == 11
+        async with http.get(f"{base}/channels/{parent.id}/messages?user={ann.id}") as resp:
+            shown = (await resp.json())["messages"]
+        assert shown[0]["thread"]["name"] == "Table 1"
+        status, archived = await post(f"/threads/{other['id']}/archive", {"locked": True})
+        assert status == 200 and archived["archived"] and archived["locked"]
+        async with http.get(f"{base}/channels/{parent.id}/threads") as resp:
+            listed = (await resp.json())["threads"]
+        assert [(t["name"], t["archived"]) for t in listed] == [("Table 1", False),
+                                                                ("Table 2", True)]
+        status, _ = await post(f"/threads/{other['id']}/unarchive", {})
+        assert status == 200 and not lb.channel(other["id"]).archived
+        status, _ = await post(f"/threads/{made['id']}/delete", {})
+        assert status == 200 and lb.threads_of(parent) == [lb.channel(other["id"])]
+        assert "thread" not in lb.view(lobby)
