@@ -163,6 +163,8 @@ class People:
         message.revision = 1
         self.state.messages[message.id] = message
         self.state.channel_log.setdefault(channel.id, []).append(message.id)
+        if channel.thread and owner is None:
+            self.state.thread_message(channel, message, True)
         self.state.bump(channel.id)
         return message
 
