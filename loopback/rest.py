@@ -45,7 +45,7 @@ class Rest:
         self.messages = (Messages(state, referee) if old_message_edits is None
                          else Messages(state, referee, old_message_edits))
         self.hooks = Hooks(state, referee, self.messages)
-        self.threads = Threads(state, self.messages)
+        self.threads = Threads(state, self.messages, referee, spec)
         self.gateway_url: Callable[[], str] = _no_gateway
         self.recommended_shards: Callable[[], int] = _one_shard
         self.requests: list[tuple[float, str, str]] = []

@@ -25,6 +25,8 @@ from loopback.permissions import (
     SEND_MESSAGES_IN_THREADS,
     VIEW_CHANNEL,
 )
+from loopback.referee import Referee
+from loopback.spec import Spec
 from loopback.state import State
 
 
@@ -35,9 +37,12 @@ def _missing() -> ApiError:
 class Threads:
     """Answers the thread routes of the REST API."""
 
-    def __init__(self, state: State, messages: Messages) -> None:
+    def __init__(self, state: State, messages: Messages, referee: Referee,
+                 spec: Spec | None) -> None:
         self.state = state
         self.messages = messages
+        self.referee = referee
+        self.spec = spec
 
     def _parent(self, params: dict[str, str], needs: int) -> Channel:
         """The channel a thread is started in, when the bot may start one there."""
@@ -97,6 +102,14 @@ class Threads:
         """``PATCH /channels/{id}`` of a thread (the stand-in edits no other channel)."""
         thread = self._thread(params)
         body = body or {}
+        # the API's description allows any variant of the union; the channel's type picks one
+        problems = [] if self.spec is None else self.spec.schema_problems(
+            "UpdateThreadRequestPartial", body)
+        for p in problems:
+            self.referee.breach("schema", p, "PATCH /channels/{id}")
+        if problems:
+            raise ApiError(400, 50035, "Invalid Form Body",
+                           {"_errors": [{"code": "SCHEMA", "message": problems[0]}]})
         manage = thread.bot_may(MANAGE_THREADS)
         owner = thread.owner_id == self.state.bot.id
         archived = body.get("archived", thread.archived)

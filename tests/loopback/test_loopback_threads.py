@@ -15,6 +15,7 @@ import aiohttp
 import discord
 import pytest
 from discordpy_client import discordpy_client
+from minibot import MiniBot
 
 from loopback import Loopback, ManualClock
 from loopback.model import Channel
@@ -290,3 +291,29 @@ async def test_the_control_api_starts_lists_archives_and_deletes_threads(lb: Loo
         status, _ = await post(f"/threads/{made['id']}/delete", {})
         assert status == 200 and lb.threads_of(parent) == [lb.channel(other["id"])]
         assert "thread" not in lb.view(lobby)
+
+
+async def test_thread_request_bodies_are_validated(lb: Loopback, mini: MiniBot) -> None:
+    """Every thread route's body is checked against Discord's API description like the other
+    routes: a body Discord would refuse is a schema breach (400, code 50035)."""
+    if lb.rest_api.spec is None:
+        pytest.skip("request validation is off here (Discord's API description is missing)")
+    guild = lb.create_guild()
+    parent = lb.create_channel(guild)
+    lobby = lb.plant_message(parent, BUTTON, "lobby")
+    thread = lb.create_thread(parent, "Table 1")
+    wrong = [("POST", f"/channels/{parent.id}/messages/{lobby.id}/threads", {"name": 5}),
+             ("POST", f"/channels/{parent.id}/messages/{lobby.id}/threads",
+              {"name": "x", "auto_archive_duration": 45}),
+             ("POST", f"/channels/{parent.id}/threads", {"name": "x" * 101, "type": 11}),
+             ("PATCH", f"/channels/{thread.id}", {"archived": "yes"}),
+             ("PUT", f"/channels/{thread.id}/thread-members/@me", {"x": 1})]
+    for method, path, body in wrong:
+        status, answer, _ = await mini.rest(method, path, body)
+        assert (status, answer["code"]) == (400, 50035), (method, path, answer)
+    assert [b.rule for b in lb.breaches] == ["schema"] * len(wrong)
+    lb.breaches.clear()
+    status, answer, _ = await mini.rest("POST", f"/channels/{parent.id}/messages/{lobby.id}"
+                                        "/threads", {"name": "Table 2",
+                                                     "auto_archive_duration": 4320})
+    assert status == 201 and answer["thread_metadata"]["auto_archive_duration"] == 4320
