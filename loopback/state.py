@@ -64,6 +64,7 @@ class State:
         self.users: dict[int, User] = {}
         self.guilds: dict[int, Guild] = {}
         self.channels: dict[int, Channel] = {}
+        self.threads: dict[int, Channel] = {}  # the threads among the channels
         self.deleted_channels: set[int] = set()  # threads deleted: Unknown Channel, no breach
         self.messages: dict[int, Message] = {}
         self.channel_log: dict[int, list[int]] = {}
@@ -182,6 +183,7 @@ class State:
             message.revision += 1
         guild.channels.append(thread)
         self.channels[thread.id] = thread
+        self.threads[thread.id] = thread
         self.channel_log[thread.id] = []
         self.announce("THREAD_CREATE", dict(thread.payload(), newly_created=True))
         self.bump(parent.id)
@@ -226,10 +228,11 @@ class State:
     def archive_idle_threads(self) -> None:
         """Archive every thread idle for its ``auto_archive`` minutes (by the stand-in's
         clock), as Discord does."""
+        if not self.threads:
+            return
         now = self.now()
-        for channel in list(self.channels.values()):
-            if (channel.thread and not channel.archived
-                    and now - channel.active >= channel.auto_archive * 60):
+        for channel in list(self.threads.values()):
+            if not channel.archived and now - channel.active >= channel.auto_archive * 60:
                 self.set_archived(channel, True)
 
     def thread_message(self, thread: Channel, message: Message, added: bool) -> None:
@@ -268,6 +271,7 @@ class State:
         guild = self.guilds[thread.guild_id or 0]
         guild.channels.remove(thread)
         del self.channels[thread.id]
+        del self.threads[thread.id]
         self.deleted_channels.add(thread.id)
         for mid in self.channel_log.get(thread.id, []):
             self.messages[mid].deleted = True

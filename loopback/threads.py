@@ -9,6 +9,10 @@ Send Messages in Threads, anything touching a locked thread, locking, the slowmo
 need Manage Threads; renaming, archiving and the auto-archive duration are also the thread's
 owner's. A refusal is Discord's error answer (403, code 50013), not a breach: the bot did nothing
 wrong by trying.
+
+Not modelled: thread membership (every thread reaches the bot, ``member_count`` is 1; a private
+thread is seen by whoever sees its parent), forum and announcement channels' threads, and the
+system messages Discord posts around a thread (``THREAD_CREATED``, ``THREAD_STARTER_MESSAGE``).
 """
 
 from __future__ import annotations
