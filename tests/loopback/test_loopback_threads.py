@@ -111,6 +111,11 @@ async def test_a_thread_without_a_message(lb: Loopback, client: Listener) -> Non
     assert [t.type for t in lb.threads_of(parent)] == [11, 12]
     assert lb.starter(lb.channel(public.id)) is None
     assert (await public.send("hello")).channel.id == public.id
+    await public.join()  # the bot joins and leaves (membership itself is not modelled)
+    await public.leave()
+    locked = await public.edit(locked=True, slowmode_delay=5, name="Table 2 (locked)")
+    assert locked.locked and locked.slowmode_delay == 5 and locked.name == "Table 2 (locked)"
+    assert lb.channel(public.id).locked and lb.breaches == []
 
 
 async def test_archive_unarchive_and_lock(lb: Loopback, client: Listener) -> None:
