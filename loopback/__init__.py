@@ -60,6 +60,20 @@ Rules and faults::
     lb.create_guild("Far", shard=1)               # a guild whose id lands on shard 1
     lb.gateway.connected([1])                     # shard 1's session is connected
 
+Threads, as Discord runs them (routes in :mod:`loopback.threads`: the bot starts one from a
+message or on its own, edits, archives, locks and deletes it; a post unarchives it; the bot's
+permissions are its parent's)::
+
+    thread = lb.create_thread(channel, "Table 1", owner=ann, message=lobby)  # from a message
+    lb.threads_of(channel)          # its threads, oldest first (archived=True/False: some)
+    lb.starter(thread)              # the message it was started from (None: none)
+    lb.messages_for(thread, ann)    # a thread's messages, as any channel's
+    lb.archive_thread(thread, locked=True)   # a moderator archives (and locks) it
+    lb.unarchive_thread(thread)
+    lb.delete_thread(thread)        # THREAD_DELETE; the API answers Unknown Channel (10003)
+    lb.clock.advance(3600); lb.check_deadlines()  # idle past auto_archive minutes: archived
+    channel.bot_permissions &= ~CREATE_PUBLIC_THREADS  # starting one answers 403 (50013)
+
 The same user side is served as JSON over HTTP under ``/_loopback/`` (documented in
 :mod:`loopback.server`) so a web page can drive it. ``python -m loopback`` runs a stand-in on its
 own and prints the bot's environment. :mod:`loopback.botproc` starts and kills a real bot
@@ -70,14 +84,22 @@ from loopback.attachment import Attachment
 from loopback.clock import ManualClock, SystemClock
 from loopback.interaction import Breach, Interaction, InteractionFailed
 from loopback.model import Channel, Guild, Message, User
-from loopback.permissions import VIEW_CHANNEL, Role
+from loopback.permissions import (
+    CREATE_PRIVATE_THREADS,
+    CREATE_PUBLIC_THREADS,
+    MANAGE_THREADS,
+    SEND_MESSAGES_IN_THREADS,
+    VIEW_CHANNEL,
+    Role,
+)
 from loopback.ratelimit import ChannelLimit, Schedule
 from loopback.server import FAKE_TOKEN, Loopback
 from loopback.spec import Spec
 from loopback.world import LoopbackError, World
 
 __all__ = [
-    "FAKE_TOKEN", "Attachment", "Breach", "Channel", "ChannelLimit", "Guild", "Interaction",
-    "InteractionFailed", "Loopback", "LoopbackError", "ManualClock", "Message", "Role", "Schedule",
-    "Spec", "SystemClock", "User", "VIEW_CHANNEL", "World",
+    "CREATE_PRIVATE_THREADS", "CREATE_PUBLIC_THREADS", "FAKE_TOKEN", "MANAGE_THREADS",
+    "SEND_MESSAGES_IN_THREADS", "VIEW_CHANNEL", "Attachment", "Breach", "Channel", "ChannelLimit",
+    "Guild", "Interaction", "InteractionFailed", "Loopback", "LoopbackError", "ManualClock",
+    "Message", "Role", "Schedule", "Spec", "SystemClock", "User", "World",
 ]

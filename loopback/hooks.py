@@ -53,7 +53,9 @@ class Hooks:
         data = body.get("data") or {}
         flags = int(data.get("flags") or 0)
         message: Message | None = None
-        channel = self.state.channels[ix.channel_id]
+        channel = self.state.channels.get(ix.channel_id)
+        if channel is None:  # a thread deleted since the person acted
+            raise ApiError(404, 10003, "Unknown Channel")
         if kind == 4:
             message = self.writer.write(None, data, uploads, route, ix, channel_id=channel.id,
                                   owner=ix.user.id if flags & EPHEMERAL else None)
@@ -172,8 +174,6 @@ class Hooks:
         """Delete a message of the interaction through its token."""
         ix = self._hook(params, "DELETE /webhooks/{id}/{token}/messages/{id}")
         message = self._hook_message(ix, params["mid"])
-        message.deleted = True
-        message.revision += 1
-        self.state.bump(message.channel_id)
+        self.state.delete_message(message)
         self._complete(ix, [])
         return Reply(204)

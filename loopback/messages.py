@@ -28,6 +28,7 @@ from loopback.model import (
     iso_now,
     snowflake,
 )
+from loopback.permissions import MANAGE_THREADS
 from loopback.referee import Referee
 from loopback.state import State
 
@@ -185,7 +186,9 @@ class Messages:
                     or create_flags & LOADING):
                 self.referee.breach("empty", "cannot send an empty message", route, interaction)
                 raise ApiError(400, 50006, "Cannot send an empty message")
-            channel = self.state.channels[channel_id]
+            channel = self.state.channels.get(channel_id)
+            if channel is None:  # a thread deleted meanwhile
+                raise ApiError(404, 10003, "Unknown Channel")
             flags |= create_flags | (EPHEMERAL if owner is not None else 0)
             message = Message(snowflake(), channel_id, channel.guild_id, self.state.bot,
                               flags=flags, owner=owner, created=self.state.now())
@@ -197,6 +200,8 @@ class Messages:
             message.mentions = self._mentions(body)
             self.state.messages[message.id] = message
             self.state.channel_log.setdefault(channel_id, []).append(message.id)
+            if channel.thread and owner is None:
+                self._into_thread(channel, message)
         else:
             message.edited = message.edited if message.loading else iso_now()
             message.flags = flags & ~LOADING
@@ -224,11 +229,35 @@ class Messages:
                 self.referee.breach("watch", f"{type(exc).__name__}: {exc}", route, interaction)
         return message
 
+    def _into_thread(self, thread: Channel, message: Message) -> None:
+        """A message is posted into ``thread``: an archived thread that is not locked is
+        unarchived by it (a locked one only when the bot may manage threads, which
+        :meth:`thread_writable` checked for the bot's own posts), and the thread counts it."""
+        if thread.archived and (not thread.locked or thread.bot_may(MANAGE_THREADS)):
+            self.state.set_archived(thread, False)
+        self.state.thread_message(thread, message, True)
+
+    @staticmethod
+    def thread_writable(thread: Channel, posting: bool) -> None:
+        """Refuse, as Discord does, a bot's post (``posting``), edit or deletion in a thread it
+        may not write in: an edit or deletion in an archived thread (a post unarchives it
+        instead), a post in a locked thread without Manage Threads (only moderators write
+        there)."""
+        if not thread.thread:
+            return
+        manage = thread.bot_may(MANAGE_THREADS)
+        if thread.archived and (not posting or (thread.locked and not manage)):
+            raise ApiError(400, 50083, "Operation cannot be performed on an archived thread")
+        if thread.locked and posting and not manage:
+            raise ApiError(403, 160005, "Thread is locked")
+
     def _channel_param(self, params: dict[str, str]) -> Channel:
         cid = params["cid"]
         channel = self.state.channels.get(int(cid)) if cid.isdigit() else None
         if channel is None:
-            self.referee.breach("unknown", f"unknown channel {cid}")
+            if not cid.isdigit() or int(cid) not in self.state.deleted_channels:
+                # a thread deleted by someone else is no mistake of the bot's
+                self.referee.breach("unknown", f"unknown channel {cid}")
             raise ApiError(404, 10003, "Unknown Channel")
         if channel.type == GROUP_DM:  # the bot is no member: it may only answer interactions
             raise ApiError(403, 50001, "Missing Access")
@@ -263,6 +292,7 @@ class Messages:
         channel = self._channel_param(params)
         if not channel.may_post(len(uploads)):  # the bot lost its rights here: not a breach
             raise ApiError(403, 50013, "Missing Permissions")
+        self.thread_writable(channel, posting=True)
         message = self.write(None, body or {}, uploads, "POST /channels/{id}/messages",
                               channel_id=channel.id)
         return Reply(200, self.state.payload(message))
@@ -278,6 +308,7 @@ class Messages:
         message = self._channel_message(params)
         if not message.author.bot:
             raise ApiError(403, 50005, "Cannot edit a message authored by another user")
+        self.thread_writable(self.state.channels[message.channel_id], posting=False)
         self.write(message, body or {}, uploads, "PATCH /channels/{id}/messages/{id}")
         return Reply(200, self.state.payload(message))
 
@@ -285,7 +316,6 @@ class Messages:
                       query: dict[str, str]) -> Reply:
         """Delete a message of the channel."""
         message = self._channel_message(params)
-        message.deleted = True
-        message.revision += 1
-        self.state.bump(message.channel_id)
+        self.thread_writable(self.state.channels[message.channel_id], posting=False)
+        self.state.delete_message(message)
         return Reply(204)

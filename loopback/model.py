@@ -32,8 +32,13 @@ from loopback.permissions import (
 DISCORD_EPOCH = 1_420_070_400_000
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7
-#: Channel types: a guild text channel, a direct message, a group direct message, a thread.
-TEXT_CHANNEL, DM_CHANNEL, GROUP_DM, PUBLIC_THREAD = 0, 1, 3, 11
+#: Channel types: a guild text channel, a direct message, a group direct message, a public
+#: thread, a private thread.
+TEXT_CHANNEL, DM_CHANNEL, GROUP_DM, PUBLIC_THREAD, PRIVATE_THREAD = 0, 1, 3, 11, 12
+#: A message flag: a thread was started from the message.
+HAS_THREAD = 1 << 5
+#: How long (minutes) a thread may stay idle before Discord archives it, as Discord offers.
+ARCHIVE_DURATIONS = (60, 1440, 4320, 10080)
 #: Interaction contexts: a server, the bot's direct messages, any other private channel.
 GUILD_CONTEXT, BOT_DM_CONTEXT, PRIVATE_CONTEXT = 0, 1, 2
 
@@ -92,13 +97,18 @@ class User:
 
 @dataclass
 class Channel:
-    """A text channel of a guild, a public thread (``type`` 11) under ``parent_id``, or a
+    """A text channel of a guild, a thread (``type`` 11 public, 12 private) under ``parent``, or a
     private channel without a guild: a direct message between one person and the bot (``type``
     1) or a group direct message of several people the bot is no member of (``type`` 3), their
     people in ``recipients``. ``bot_permissions`` are the bot's permissions in it (interactions
     carry them as ``app_permissions``; a post without the ones it needs is refused with 403),
     ``overwrites`` its permission overwrites (of roles and members, resolved as Discord does),
-    ``slowmode`` its rate_limit_per_user."""
+    ``slowmode`` its rate_limit_per_user.
+
+    A thread also has its ``owner_id`` (who started it), its archive state (``archived``,
+    ``locked``, ``auto_archive`` minutes of inactivity, ``archived_at`` as Discord writes it,
+    ``active`` the stand-in's clock at its last activity) and counts its messages (the starter
+    message and deleted ones left out, as Discord counts them)."""
 
     id: int
     guild_id: int | None
@@ -110,6 +120,16 @@ class Channel:
     recipients: tuple[User, ...] = ()
     overwrites: list[Overwrite] = field(default_factory=list)
     slowmode: int = 0
+    parent: Channel | None = field(default=None, repr=False, compare=False)
+    owner_id: int = 0
+    archived: bool = False
+    locked: bool = False
+    auto_archive: int = 1440
+    archived_at: str = field(default_factory=iso_now)
+    created_at: str = field(default_factory=iso_now)
+    active: float = 0.0
+    message_count: int = 0
+    total_sent: int = 0
 
     @property
     def private(self) -> bool:
@@ -124,14 +144,25 @@ class Channel:
 
     @property
     def thread(self) -> bool:
-        """True for a thread."""
-        return self.type == PUBLIC_THREAD
+        """True for a thread (public or private)."""
+        return self.type in (PUBLIC_THREAD, PRIVATE_THREAD)
+
+    @property
+    def bot_rights(self) -> int:
+        """The bot's permissions here: a thread's are its parent's (a thread has no overwrites
+        of its own), less any the test took from the thread itself."""
+        if self.parent is not None:
+            return self.bot_permissions & self.parent.bot_rights
+        return self.bot_permissions
+
+    def bot_may(self, permissions: int) -> bool:
+        """True when the bot holds every one of ``permissions`` here."""
+        return self.bot_rights & permissions == permissions
 
     def may_post(self, uploads: int) -> bool:
         """Whether the bot may post here (a message with ``uploads`` files)."""
         send = SEND_MESSAGES_IN_THREADS if self.thread else SEND_MESSAGES
-        needed = VIEW_CHANNEL | send | (ATTACH_FILES if uploads else 0)
-        return self.bot_permissions & needed == needed
+        return self.bot_may(VIEW_CHANNEL | send | (ATTACH_FILES if uploads else 0))
 
     def payload(self) -> dict[str, Any]:
         """The channel object."""
@@ -142,6 +173,8 @@ class Channel:
             if self.type == GROUP_DM:
                 out.update(name=self.name, icon=None, owner_id=str(self.recipients[0].id))
             return out
+        if self.thread:
+            return self._thread_payload()
         out = {
             "id": str(self.id), "type": self.type, "guild_id": str(self.guild_id),
             "name": self.name, "position": self.position,
@@ -149,19 +182,36 @@ class Channel:
             "nsfw": False, "parent_id": str(self.parent_id) if self.parent_id else None,
             "topic": None, "last_message_id": None, "rate_limit_per_user": self.slowmode,
             "flags": 0}
-        if self.thread:
-            # who opened the thread is not modelled
-            out.update(owner_id="1", message_count=0, member_count=1,
-                       thread_metadata={"archived": False, "auto_archive_duration": 1440,
-                                        "archive_timestamp": iso_now(), "locked": False})
         return out
 
+    def _thread_payload(self) -> dict[str, Any]:
+        """A thread's channel object, as Discord shapes it (no position nor overwrites: a
+        thread has its parent's)."""
+        meta: dict[str, Any] = {"archived": self.archived, "locked": self.locked,
+                                "auto_archive_duration": self.auto_archive,
+                                "archive_timestamp": self.archived_at,
+                                "create_timestamp": self.created_at}
+        if self.type == PRIVATE_THREAD:
+            meta["invitable"] = True
+        return {"id": str(self.id), "type": self.type, "guild_id": str(self.guild_id),
+                "parent_id": str(self.parent_id), "owner_id": str(self.owner_id),
+                "name": self.name, "last_message_id": None, "flags": 0,
+                "rate_limit_per_user": self.slowmode, "message_count": self.message_count,
+                "member_count": 1, "total_message_sent": self.total_sent,
+                "thread_metadata": meta}
+
     def public(self) -> dict[str, Any]:
-        """What the control API tells about the channel."""
-        return {"id": str(self.id),
-                "guild_id": str(self.guild_id) if self.guild_id is not None else None,
-                "name": self.name, "type": self.type,
-                "recipients": [str(u.id) for u in self.recipients]}
+        """What the control API tells about the channel (a thread: its parent, archive
+        state and message count too)."""
+        out = {"id": str(self.id),
+               "guild_id": str(self.guild_id) if self.guild_id is not None else None,
+               "name": self.name, "type": self.type,
+               "recipients": [str(u.id) for u in self.recipients]}
+        if self.thread:
+            out.update(parent_id=str(self.parent_id), owner_id=str(self.owner_id),
+                       archived=self.archived, locked=self.locked,
+                       message_count=self.message_count)
+        return out
 
 
 @dataclass
@@ -219,7 +269,8 @@ class Guild:
             "joined_at": self.joined, "large": False, "unavailable": False,
             "member_count": members, "voice_states": [], "members": [bot.member(self.joined)],
             "channels": [c.payload() for c in self.channels if not c.thread],
-            "threads": [c.payload() for c in self.channels if c.thread], "presences": [],
+            "threads": [c.payload() for c in self.channels if c.thread and not c.archived],
+            "presences": [],
             "stage_instances": [], "guild_scheduled_events": [], "soundboard_sounds": [],
         }
 
@@ -253,6 +304,7 @@ class Message:
     created: float = 0.0  # by the stand-in's clock
     old_edits: list[float] = field(default_factory=list)  # edits made once over an hour old
     deleted: bool = False
+    thread: Channel | None = field(default=None, repr=False, compare=False)  # started from it
 
     @property
     def ephemeral(self) -> bool:
@@ -311,6 +363,8 @@ class Message:
         }
         if self.guild_id is not None:
             out["guild_id"] = str(self.guild_id)
+        if self.thread is not None:
+            out["thread"] = self.thread.payload()
         if self.author.bot:
             out["application_id"] = str(application_id)
         if self.interaction_id is not None and self.interaction_user is not None:

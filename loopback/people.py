@@ -163,15 +163,16 @@ class People:
         message.revision = 1
         self.state.messages[message.id] = message
         self.state.channel_log.setdefault(channel.id, []).append(message.id)
+        if channel.thread and owner is None:
+            self.state.thread_message(channel, message, True)
         self.state.bump(channel.id)
         return message
 
     def delete(self, message: Message) -> None:
         """A moderator deletes ``message`` (or its owner dismisses an ephemeral one): it is
-        gone for everyone, and the API answers Unknown Message for it."""
-        message.deleted = True
-        message.revision += 1
-        self.state.bump(message.channel_id)
+        gone for everyone, and the API answers Unknown Message for it (a thread no longer
+        counts it)."""
+        self.state.delete_message(message)
 
     def _interact(self, user: User, channel: Channel, kind: int, data: dict[str, Any],
                   message: Message | None) -> Interaction:
@@ -216,7 +217,7 @@ class People:
             "member": guild.member(ix.user, channel) if guild else ix.user.member(),
             "locale": ix.user.locale,
             "guild_locale": guild.locale if guild else "en-US",
-            "app_permissions": str(channel.bot_permissions), "entitlements": [],
+            "app_permissions": str(channel.bot_rights), "entitlements": [],
             "authorizing_integration_owners": {"0": str(channel.guild_id)}, "context": 0,
             "attachment_size_limit": 10 * 1024 * 1024, "data": ix.data,
         }

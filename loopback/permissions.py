@@ -19,6 +19,11 @@ VIEW_CHANNEL = 1 << 10
 SEND_MESSAGES = 1 << 11
 ATTACH_FILES = 1 << 15
 SEND_MESSAGES_IN_THREADS = 1 << 38
+#: Thread permission bits: manage threads (archive, lock, delete any thread), create a public
+#: thread, create a private thread.
+MANAGE_THREADS = 1 << 34
+CREATE_PUBLIC_THREADS = 1 << 35
+CREATE_PRIVATE_THREADS = 1 << 36
 ADMINISTRATOR = 1 << 3
 #: Permission overwrite targets: a role, a member.
 ROLE_OVERWRITE, MEMBER_OVERWRITE = 0, 1
@@ -83,6 +88,7 @@ def resolve(everyone: Role, roles: Sequence[Role], overwrites: Sequence[Overwrit
     return base if base & VIEW_CHANNEL else 0
 
 
-__all__ = ["ADMINISTRATOR", "ALL_PERMISSIONS", "ATTACH_FILES", "MEMBER_OVERWRITE",
-           "MEMBER_PERMISSIONS", "ROLE_OVERWRITE", "SEND_MESSAGES", "SEND_MESSAGES_IN_THREADS",
-           "VIEW_CHANNEL", "Overwrite", "Role", "resolve"]
+__all__ = ["ADMINISTRATOR", "ALL_PERMISSIONS", "ATTACH_FILES", "CREATE_PRIVATE_THREADS",
+           "CREATE_PUBLIC_THREADS", "MANAGE_THREADS", "MEMBER_OVERWRITE", "MEMBER_PERMISSIONS",
+           "ROLE_OVERWRITE", "SEND_MESSAGES", "SEND_MESSAGES_IN_THREADS", "VIEW_CHANNEL",
+           "Overwrite", "Role", "resolve"]

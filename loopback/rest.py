@@ -1,6 +1,7 @@
 """The REST API's entry point: the route table, the bot token check, the OpenAPI validation
 of every request body, the rate limits, then the handler (identity and commands here, messages
-in :mod:`loopback.messages`, interactions in :mod:`loopback.hooks`)."""
+in :mod:`loopback.messages`, interactions in :mod:`loopback.hooks`, threads in
+:mod:`loopback.threads`)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from loopback.referee import Referee
 from loopback.slash import name_errors
 from loopback.spec import Spec
 from loopback.state import State
+from loopback.threads import Threads
 
 Handler = Callable[..., Awaitable[Reply]]
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
@@ -43,6 +45,7 @@ class Rest:
         self.messages = (Messages(state, referee) if old_message_edits is None
                          else Messages(state, referee, old_message_edits))
         self.hooks = Hooks(state, referee, self.messages)
+        self.threads = Threads(state, self.messages, referee, spec)
         self.gateway_url: Callable[[], str] = _no_gateway
         self.recommended_shards: Callable[[], int] = _one_shard
         self.requests: list[tuple[float, str, str]] = []
@@ -75,6 +78,14 @@ class Rest:
             ("GET", "/channels/{cid}/messages/{mid}", self.messages.message_get, True),
             ("PATCH", "/channels/{cid}/messages/{mid}", self.messages.edit, True),
             ("DELETE", "/channels/{cid}/messages/{mid}", self.messages.delete, True),
+            ("POST", "/channels/{cid}/messages/{mid}/threads", self.threads.from_message, True),
+            ("POST", "/channels/{cid}/threads", self.threads.create, True),
+            ("PATCH", "/channels/{cid}", self.threads.edit, True),
+            ("DELETE", "/channels/{cid}", self.threads.delete, True),
+            ("PUT", "/channels/{cid}/thread-members/@me", self.threads.join, True),
+            ("DELETE", "/channels/{cid}/thread-members/@me", self.threads.join, True),
+            ("GET", "/channels/{cid}/threads/archived/public", self.threads.archived, True),
+            ("GET", "/guilds/{guild}/threads/active", self.threads.active, True),
         ]
         for method, template, handler, auth in table:
             regex = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(template))
@@ -93,6 +104,7 @@ class Rest:
         method = method.upper()
         self.requests.append((self.state.now(), method, path))
         self.referee.check_deadlines()
+        self.state.archive_idle_threads()
         for m, regex, handler, needs_auth in self._routes:
             found = regex.match(path)
             if found is None or m != method:

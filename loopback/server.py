@@ -19,6 +19,16 @@ Control API (JSON over HTTP, for a web page or any script; ids are strings):
     own ephemeral messages included, nobody else's). Each message is Discord's message object
     (embeds' ``attachment://`` images resolved to served URLs) plus a ``loopback`` object:
     ``ephemeral_for``, ``revision``, ``loading``, ``interaction_user``, ``mentions``.
+``GET  /_loopback/channels/{channel_id}/threads``
+    ``{"threads": [...]}``: the channel's threads, oldest first (each with ``parent_id``,
+    ``owner_id``, ``archived``, ``locked``, ``message_count``).
+``POST /_loopback/threads`` ``{"channel", "name", "message"?, "user"?, "type"?: 11|12,
+"auto_archive"?: 60|1440|4320|10080}``
+    A person (``user``; none: the server's owner) starts a thread in the channel, from
+    ``message`` when given (the thread takes its id and the message shows it).
+``POST /_loopback/threads/{id}/archive`` ``{"locked"?}`` / ``.../unarchive`` /
+``.../delete``
+    A moderator archives (and locks), unarchives, or deletes the thread.
 ``POST /_loopback/command`` ``{"user", "channel", "command": "goblin new", "options"?: {},
 "wait"?: "answered"|"done"}``
     Run a slash command as the user; answers the interaction (see below).
@@ -57,7 +67,7 @@ from typing import Any
 from aiohttp import web
 
 from loopback.interaction import Interaction, InteractionFailed
-from loopback.model import Message
+from loopback.model import ARCHIVE_DURATIONS, Message
 from loopback.ratelimit import ARRIVED
 from loopback.world import LoopbackError, Reply, Upload, World, dumps
 
@@ -170,6 +180,9 @@ class Loopback:
             ("POST", "/_loopback/dm", self._c_dm),
             ("GET", "/_loopback/commands", self._c_commands),
             ("GET", "/_loopback/channels/{cid}/messages", self._c_messages),
+            ("GET", "/_loopback/channels/{cid}/threads", self._c_threads),
+            ("POST", "/_loopback/threads", self._c_new_thread),
+            ("POST", "/_loopback/threads/{tid}/{act}", self._c_thread_act),
             ("POST", "/_loopback/command", self._c_command),
             ("POST", "/_loopback/click", self._c_click),
             ("POST", "/_loopback/select", self._c_select),
@@ -300,6 +313,41 @@ class Loopback:
         user = self.world.user(request.query["user"])
         return {"version": self.world.version,
                 "messages": [self.world.view(m) for m in self.world.messages_for(channel, user)]}
+
+    async def _c_threads(self, request: web.Request) -> Any:
+        channel = self.world.channel(request.match_info["cid"])
+        return {"threads": [t.public() for t in self.world.threads_of(channel)]}
+
+    async def _c_new_thread(self, request: web.Request) -> Any:
+        d = await self._json(request)
+        parent = self.world.channel(d["channel"])
+        message = self.world.message(d["message"]) if d.get("message") else None
+        if message is not None and (message.channel_id != parent.id or message.thread):
+            raise LoopbackError(f"message {message.id} cannot start a thread here",
+                                "bad_request")
+        owner = self.world.user(d["user"]) if d.get("user") else None
+        kind, idle = int(d.get("type", 11)), int(d.get("auto_archive", 1440))
+        if kind not in (11, 12) or idle not in ARCHIVE_DURATIONS:
+            raise LoopbackError("a thread is of type 11 or 12, archived after 60, 1440, 4320 "
+                                "or 10080 minutes", "bad_request")
+        return self.world.create_thread(parent, str(d.get("name") or "thread")[:100],
+                                        owner=owner, message=message, kind=kind,
+                                        auto_archive=idle).public()
+
+    async def _c_thread_act(self, request: web.Request) -> Any:
+        thread = self.world.channel(request.match_info["tid"])
+        act = request.match_info["act"]
+        d = await self._json(request) if request.can_read_body else {}
+        if act == "archive":
+            self.world.archive_thread(thread, locked=bool(d.get("locked", False)))
+        elif act == "unarchive":
+            self.world.unarchive_thread(thread)
+        elif act == "delete":
+            self.world.delete_thread(thread)
+            return {"deleted": str(thread.id)}
+        else:
+            raise LoopbackError(f"no thread action {act!r}", "bad_request")
+        return thread.public()
 
     async def _answer(self, ix: Interaction, wait: Any) -> Any:
         if wait in ("answered", "done"):

@@ -145,6 +145,23 @@ class Spec:
         return template, [f"{method} {template}: body violates the Discord API schema: "
                           f"{best.message[:300]} at {list(best.absolute_path)}"]
 
+    def schema_problems(self, name: str, body: Any) -> list[str]:
+        """What is wrong with ``body`` against the component schema ``name`` (empty when it is
+        valid): for a request whose schema is a union the target picks, as a channel's type
+        picks the variant of ``PATCH /channels/{id}``."""
+        import jsonschema
+
+        key = ("schema", name)
+        if key not in self._validators:
+            self._validators[key] = jsonschema.Draft202012Validator(
+                {"$ref": f"urn:discord#/components/schemas/{name}"}, registry=self.registry)
+        errors = list(self._validators[key].iter_errors(body))
+        if not errors:
+            return []
+        best = jsonschema.exceptions.best_match(errors)
+        return [f"body violates the Discord API schema {name}: {best.message[:300]} at "
+                f"{list(best.absolute_path)}"]
+
     def check(self, method: str, path: str, body: Any) -> str:
         """Validate a request; returns its template, raises AssertionError when it is wrong."""
         template, problems = self.problems(method, path, body)

@@ -22,11 +22,13 @@ from loopback.interaction import Interaction
 from loopback.model import (
     DM_CHANNEL,
     GROUP_DM,
+    HAS_THREAD,
     PUBLIC_THREAD,
     Channel,
     Guild,
     Message,
     User,
+    iso_now,
     snowflake,
 )
 from loopback.permissions import (
@@ -62,6 +64,8 @@ class State:
         self.users: dict[int, User] = {}
         self.guilds: dict[int, Guild] = {}
         self.channels: dict[int, Channel] = {}
+        self.threads: dict[int, Channel] = {}  # the threads among the channels
+        self.deleted_channels: set[int] = set()  # threads deleted: Unknown Channel, no breach
         self.messages: dict[int, Message] = {}
         self.channel_log: dict[int, list[int]] = {}
         self.files: dict[int, Attachment] = {}
@@ -160,14 +164,122 @@ class State:
         return self._add_channel(guild, channel)
 
     def create_thread(self, parent: Channel, name: str = "goblin thread",
-                      channel_id: int | None = None) -> Channel:
-        """A new public thread under ``parent`` (sent as THREAD_CREATE)."""
-        if parent.guild_id is None:
-            raise LoopbackError("a private channel has no threads", "no_channel")
+                      channel_id: int | None = None, *, owner: User | None = None,
+                      message: Message | None = None, kind: int = PUBLIC_THREAD,
+                      auto_archive: int = 1440, slowmode: int = 0) -> Channel:
+        """A new thread under ``parent`` (sent as THREAD_CREATE), started by ``owner`` (None: the
+        guild's owner): from ``message`` (the thread takes the message's id, and the message
+        shows it), or on its own (``kind`` 11 public, 12 private)."""
+        if parent.guild_id is None or parent.thread:
+            raise LoopbackError("only a server's text channel has threads", "no_channel")
         guild = self.guilds[parent.guild_id]
-        thread = Channel(channel_id or snowflake(), guild.id, name, type=PUBLIC_THREAD,
-                         parent_id=parent.id)
-        return self._add_channel(guild, thread)
+        tid = message.id if message is not None else channel_id or snowflake()
+        thread = Channel(tid, guild.id, name, type=kind, parent_id=parent.id, parent=parent,
+                         owner_id=owner.id if owner else guild.owner_id or self.bot.id,
+                         auto_archive=auto_archive, slowmode=slowmode, active=self.now())
+        if message is not None:
+            message.thread = thread
+            message.flags |= HAS_THREAD
+            message.revision += 1
+        guild.channels.append(thread)
+        self.channels[thread.id] = thread
+        self.threads[thread.id] = thread
+        self.channel_log[thread.id] = []
+        self.announce("THREAD_CREATE", dict(thread.payload(), newly_created=True))
+        self.bump(parent.id)
+        return thread
+
+    def threads_of(self, parent: Channel, archived: bool | None = None) -> list[Channel]:
+        """The threads under ``parent``, oldest first (``archived``: only those archived, or
+        only those active; None: all)."""
+        guild = self.guilds.get(parent.guild_id or 0)
+        return [c for c in (guild.channels if guild else [])
+                if c.thread and c.parent_id == parent.id
+                and (archived is None or c.archived == archived)]
+
+    def starter(self, thread: Channel) -> Message | None:
+        """The message ``thread`` was started from (None: started on its own, or deleted)."""
+        found = self.messages.get(thread.id)
+        return found if found is not None and found.thread is thread else None
+
+    def set_archived(self, thread: Channel, archived: bool, locked: bool | None = None) -> None:
+        """Archive or unarchive ``thread`` (and lock or unlock it, when ``locked`` is given);
+        sent as THREAD_UPDATE when anything changed."""
+        if not thread.thread:
+            raise LoopbackError(f"channel {thread.id} is no thread", "no_thread")
+        before = (thread.archived, thread.locked)
+        thread.locked = thread.locked if locked is None else locked
+        if thread.archived != archived:
+            thread.archived = archived
+            thread.archived_at = iso_now()
+        thread.active = self.now()
+        if (thread.archived, thread.locked) != before:
+            self.thread_changed(thread)
+
+    def thread_changed(self, thread: Channel) -> None:
+        """``thread`` changed: THREAD_UPDATE, and its starter message and channels redrawn."""
+        self.announce("THREAD_UPDATE", thread.payload())
+        starter = self.starter(thread)
+        if starter is not None:
+            starter.revision += 1
+        self.bump(thread.parent_id)
+        self.bump(thread.id)
+
+    def archive_idle_threads(self) -> None:
+        """Archive every thread idle for its ``auto_archive`` minutes (by the stand-in's
+        clock), as Discord does."""
+        if not self.threads:
+            return
+        now = self.now()
+        for channel in list(self.threads.values()):
+            if not channel.archived and now - channel.active >= channel.auto_archive * 60:
+                self.set_archived(channel, True)
+
+    def thread_message(self, thread: Channel, message: Message, added: bool) -> None:
+        """A message was posted (``added``) into ``thread`` or deleted from it: its counts and
+        last activity follow (THREAD_UPDATE is not sent for it, as on Discord)."""
+        if added:
+            thread.message_count += 1
+            thread.total_sent += 1
+            thread.active = self.now()
+        else:
+            thread.message_count = max(0, thread.message_count - 1)
+        starter = self.starter(thread)
+        if starter is not None:
+            starter.revision += 1
+            self.bump(thread.parent_id)
+
+    def delete_message(self, message: Message) -> None:
+        """``message`` is deleted: gone for everyone (a thread no longer counts it)."""
+        channel = self.channels.get(message.channel_id)
+        if channel is not None and channel.thread and not message.ephemeral \
+                and not message.deleted:
+            self.thread_message(channel, message, False)
+        message.deleted = True
+        message.revision += 1
+        self.bump(message.channel_id)
+
+    def delete_thread(self, thread: Channel) -> None:
+        """Delete ``thread`` and its messages (sent as THREAD_DELETE): the API answers Unknown
+        Channel for it from now on, and its starter message no longer shows it."""
+        if not thread.thread:
+            raise LoopbackError(f"channel {thread.id} is no thread", "no_thread")
+        starter = self.starter(thread)
+        if starter is not None:
+            starter.thread = None
+            starter.revision += 1
+        guild = self.guilds[thread.guild_id or 0]
+        guild.channels.remove(thread)
+        del self.channels[thread.id]
+        del self.threads[thread.id]
+        self.deleted_channels.add(thread.id)
+        for mid in self.channel_log.get(thread.id, []):
+            self.messages[mid].deleted = True
+        self.announce("THREAD_DELETE", {"id": str(thread.id), "guild_id": str(guild.id),
+                                        "parent_id": str(thread.parent_id),
+                                        "type": thread.type})
+        self.bump(thread.parent_id)
+        self.bump(thread.id)
 
     def set_slowmode(self, channel: Channel, seconds: int) -> None:
         """A moderator sets the channel's slowmode (0 to 21600 seconds; sent as
@@ -209,7 +321,7 @@ class State:
         guild.channels.append(channel)
         self.channels[channel.id] = channel
         self.channel_log[channel.id] = []
-        self.announce("THREAD_CREATE" if channel.thread else "CHANNEL_CREATE", channel.payload())
+        self.announce("CHANNEL_CREATE", channel.payload())
         self.bump()
         return channel
 

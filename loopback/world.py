@@ -45,7 +45,7 @@ from loopback.clock import Clock, SystemClock
 from loopback.errors import ApiError, LoopbackError, Reply, Upload, dumps
 from loopback.gateway import Gateway
 from loopback.interaction import Breach, Interaction
-from loopback.model import Channel, Guild, Message, User, snowflake
+from loopback.model import PUBLIC_THREAD, Channel, Guild, Message, User, snowflake
 from loopback.people import MALFORMED, MALFORMED_EVENTS, People
 from loopback.permissions import MEMBER_PERMISSIONS, Role
 from loopback.ratelimit import ChannelLimit, Limiter, RateLimit, Schedule
@@ -160,9 +160,38 @@ class World:
         return self.state.create_channel(guild, name, channel_id)
 
     def create_thread(self, parent: Channel, name: str = "goblin thread",
-                      channel_id: int | None = None) -> Channel:
-        """A new public thread under ``parent`` (sent as THREAD_CREATE)."""
-        return self.state.create_thread(parent, name, channel_id)
+                      channel_id: int | None = None, *, owner: User | None = None,
+                      message: Message | None = None, kind: int = PUBLIC_THREAD,
+                      auto_archive: int = 1440) -> Channel:
+        """A new thread under ``parent`` (sent as THREAD_CREATE), as a person starts one:
+        ``owner`` (None: the guild's owner), from ``message`` (the thread takes its id), or on
+        its own (``kind`` 11 public, 12 private), archived after ``auto_archive`` idle
+        minutes."""
+        return self.state.create_thread(parent, name, channel_id, owner=owner, message=message,
+                                        kind=kind, auto_archive=auto_archive)
+
+    def threads_of(self, parent: Channel, archived: bool | None = None) -> list[Channel]:
+        """The threads under ``parent``, oldest first (``archived`` True or False: only the
+        archived or the active ones)."""
+        return self.state.threads_of(parent, archived)
+
+    def starter(self, thread: Channel) -> Message | None:
+        """The message ``thread`` was started from (None: none, or deleted)."""
+        return self.state.starter(thread)
+
+    def archive_thread(self, thread: Channel, *, locked: bool = False) -> None:
+        """A moderator (or Discord, after the idle time) archives ``thread`` now, ``locked``
+        too if asked (sent as THREAD_UPDATE)."""
+        self.state.set_archived(thread, True, locked)
+
+    def unarchive_thread(self, thread: Channel) -> None:
+        """A moderator unarchives (and unlocks) ``thread`` (sent as THREAD_UPDATE)."""
+        self.state.set_archived(thread, False, False)
+
+    def delete_thread(self, thread: Channel) -> None:
+        """A moderator deletes ``thread`` (sent as THREAD_DELETE): its messages go with it,
+        and the API answers Unknown Channel (10003) for it from now on."""
+        self.state.delete_thread(thread)
 
     def set_slowmode(self, channel: Channel, seconds: int) -> None:
         """A moderator sets the channel's slowmode (0 to 21600 seconds; sent to the bot)."""
@@ -236,8 +265,10 @@ class World:
         self.referee.breach(rule, detail, route, interaction)
 
     def check_deadlines(self) -> None:
-        """Fail every interaction left without an initial response past its deadline."""
+        """Fail every interaction left without an initial response past its deadline, and
+        archive the threads idle for their auto-archive duration."""
         self.referee.check_deadlines()
+        self.state.archive_idle_threads()
 
     def session_ended(self, session: str) -> None:
         """A new IDENTIFY replaced ``session``: what it still held is lost."""

@@ -9,13 +9,18 @@
   const KEEP = 150;                 // messages shown (the newest)
   const COLOURS = ["#5865f2", "#23a55a", "#f0b232", "#eb459e", "#ed4245", "#80848e"];
   const EYE = '<svg width="16" height="16" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M12 5C5.6 5 2 12 2 12s3.6 7 10 7 10-7 10-7-3.6-7-10-7Zm0 11a4 4 0 1 1 0-8 4 4 0 0 1 0 8Zm0-2a2 2 0 1 0 0-4 2 2 0 0 0 0 4Z"/></svg>';
+  // Discord's thread icon: a speech bubble with two lines of text
+  const THREAD = '<svg class="thread-icon" width="16" height="16" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" fill-rule="evenodd" d="M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2h-9l-5 4v-4H4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2Zm3 5v2h10V8H7Zm0 4v2h7v-2H7Z"/></svg>';
   const CHECK = '<svg width="11" height="11" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M9 16.2 4.8 12l-1.4 1.4L9 19 21 7l-1.4-1.4z"/></svg>';
 
   const state = {
     config: null,
     user: null,             // id of the user we act as
-    place: "server",        // "server": the server's channel; "dm": the user's DM with the bot
-    channel: null,          // id of the channel shown (the server's, or the user's DM)
+    place: "server",        // "server": the server's channel; "dm": the user's DM with the bot;
+                            // "thread": a thread of the server's channel (state.thread)
+    channel: null,          // id of the channel shown (the server's, a thread, or the user's DM)
+    thread: null,           // id of the thread shown
+    threads: [],            // the server channel's threads (the stand-in's control API)
     version: 0,
     messages: [],
     commands: [],
@@ -31,7 +36,7 @@
     stick: true,
     rendering: null,
     again: false,
-    welcomeLang: null,
+    welcomeKey: null,
   };
 
   // ------------------------------------------------------------------ helpers
@@ -113,6 +118,9 @@
   function channelName() {
     return state.place === "dm" ? state.config.bot.name : state.config.channel_name;
   }
+  function currentThread() {
+    return state.place === "thread" ? state.threads.find((th) => th.id === state.thread) : null;
+  }
   const composer = window.KarakComposer({ state, $, esc, t, api, toast, refusal, localized,
     saveJSON, safeRefresh });
   const controls = window.KarakControls({ state, $, api, toast, refusal, render, safeRefresh,
@@ -142,7 +150,7 @@
     return JSON.stringify([m.loopback.revision, m.loopback.loading, m.content, m.embeds,
       m.components, m.attachments.map((a) => a.id), group, state.busy.get(m.id) ?? null,
       state.failed.has(m.id), state.used[m.interaction_metadata?.id] ?? null, lang(),
-      (m.loopback.mentions || []).includes(state.user)]);
+      (m.loopback.mentions || []).includes(state.user), m.thread ?? null]);
   }
 
   function build(m, group) {
@@ -176,6 +184,7 @@
     } else {
       html += view.body(m, state.busy.get(m.id), t("edited"));
     }
+    if (m.thread) html += threadLink(m.thread);
     if (state.failed.has(m.id)) html += `<div class="failed">${esc(t("failed"))}</div>`;
     if (m.loopback.ephemeral_for) html += `<div class="note">${EYE}<span>${esc(t("only_you"))}</span></div>`;
     html += "</div>";
@@ -183,16 +192,39 @@
     return el;
   }
 
+  /** The box under a message a thread was started from: the thread's name and message count,
+   *  opening the thread when clicked (as Discord shows it). */
+  function threadLink(th) {
+    return `<button type="button" class="thread-link" data-thread="${esc(th.id)}" title="${esc(t("thread_open", { name: th.name }))}">`
+      + `${THREAD}<span class="thread-name">${esc(th.name)}</span>`
+      + `<span class="thread-count">${esc(t("thread_messages", { count: th.message_count }))}</span>`
+      + '<span class="chevron" aria-hidden="true">\u203A</span></button>';
+  }
+
+  /** The top of a thread: its name, who started it, and whether it is archived or locked. */
+  function threadWelcome(el) {
+    const th = currentThread() || { name: "", owner_id: "" };
+    let note = "";
+    if (th.locked) note = t("thread_locked");
+    else if (th.archived) note = t("thread_archived");
+    el.innerHTML = `<h1 class="thread-title">${THREAD}<span>${esc(th.name)}</span></h1>`
+      + `<p>${esc(t("thread_started", { user: userName(th.owner_id) }))}</p>`
+      + (note ? `<p class="thread-note">${esc(note)}</p>` : "");
+    return el;
+  }
+
   function welcome() {
     let el = $("welcome");
-    if (el && state.welcomeLang === lang() && state.welcomePlace === state.place) return el;
-    state.welcomeLang = lang();
+    const th = currentThread();
+    const key = JSON.stringify([lang(), state.place, th ? [th.id, th.name, th.archived, th.locked] : null]);
+    if (el && state.welcomeKey === key) return el;
+    state.welcomeKey = key;
     if (!el) {
       el = document.createElement("section");
       el.id = "welcome";
       el.className = "welcome";
     }
-    state.welcomePlace = state.place;
+    if (state.place === "thread") return threadWelcome(el);
     let text = view.md(state.place === "dm" ? t("welcome_dm", { bot: state.config.bot.name })
       : t("welcome", { channel: state.config.channel_name }));
     // "/goblin new" in the welcome text starts that command
@@ -297,13 +329,35 @@
     }
   }
 
+  /** The thread list under the server's channel (its active threads, and the one shown). */
+  function renderThreads() {
+    const nav = $("threads");
+    const shown = state.place === "dm" ? []
+      : state.threads.filter((th) => !th.archived || th.id === state.thread);
+    const html = `<span class="spine" aria-hidden="true"></span>` + shown.map((th) =>
+      `<button type="button" class="thread-tab" role="tab" data-thread="${esc(th.id)}" aria-selected="${state.place === "thread" && th.id === state.thread}">${THREAD}<span class="name">${esc(th.name)}</span></button>`).join("");
+    nav.hidden = !shown.length;
+    nav.setAttribute("aria-label", t("threads_of", { channel: state.config.channel_name }));
+    if (nav.dataset.html !== html) { nav.innerHTML = html; nav.dataset.html = html; }
+  }
+
+  /** The header: the channel (or thread, or direct messages) shown and where it is. */
+  function headerTexts() {
+    const th = currentThread();
+    state.channel = state.place === "dm" ? state.config.dms[state.user]
+      : state.place === "thread" ? state.thread : state.config.channel;
+    if (th) $("channel-hash").innerHTML = THREAD;
+    else $("channel-hash").textContent = state.place === "dm" ? "@" : "#";
+    $("channel-name").textContent = th ? th.name : channelName();
+    $("guild-name").textContent = state.place === "dm" ? t("place_dm")
+      : th ? `#${state.config.channel_name}` : state.config.guild_name;
+    renderThreads();
+  }
+
   function applyTexts() {
     document.documentElement.lang = lang();
     document.title = t("title");
-    state.channel = state.place === "dm" ? state.config.dms[state.user] : state.config.channel;
-    $("channel-hash").textContent = state.place === "dm" ? "@" : "#";
-    $("channel-name").textContent = channelName();
-    $("guild-name").textContent = state.place === "dm" ? t("place_dm") : state.config.guild_name;
+    headerTexts();
     for (const tab of document.querySelectorAll(".place-tab")) {
       tab.textContent = tab.dataset.place === "dm" ? `@${state.config.bot.name}`
         : `#${state.config.channel_name}`;
@@ -336,6 +390,16 @@
   async function switchPlace(place) {
     if (place === state.place) return;
     state.place = place;
+    state.thread = null;
+    clearShown();
+    await safeRefresh();
+  }
+
+  /** Show the thread ``id`` of the server's channel. */
+  async function openThread(id) {
+    if (state.place === "thread" && state.thread === id) return;
+    state.place = "thread";
+    state.thread = id;
     clearShown();
     await safeRefresh();
   }
@@ -383,6 +447,16 @@
     refreshing = (async () => {
       do {
         refreshAgain = false;
+        if (state.place !== "dm") {
+          const listed = await api(`/_loopback/channels/${state.config.channel}/threads`);
+          state.threads = listed.threads || [];
+          if (state.place === "thread" && !currentThread()) {  // deleted: back to the channel
+            state.place = "server";
+            state.thread = null;
+            clearShown();
+          }
+          headerTexts();
+        }
         const user = state.user;
         const channel = state.channel;
         const [data, summary] = await Promise.all([
@@ -444,6 +518,14 @@
     $("places").addEventListener("click", (e) => {
       const tab = e.target.closest(".place-tab");
       if (tab) switchPlace(tab.dataset.place);
+    });
+    $("threads").addEventListener("click", (e) => {
+      const tab = e.target.closest(".thread-tab");
+      if (tab) openThread(tab.dataset.thread);
+    });
+    $("messages").addEventListener("click", (e) => {
+      const link = e.target.closest(".thread-link");
+      if (link) openThread(link.dataset.thread);
     });
     applyTexts();
     renderUsers();
