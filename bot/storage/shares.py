@@ -4,9 +4,10 @@ which message (:class:`SharedPost`), and the answer to a claim to post one
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.storage.sqlite_rows import as_float, as_int, opt_int
+from bot.storage.core.rows import as_float, as_int, opt_int
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +46,7 @@ class ShareRefused(Exception):
         self.claim = claim
 
 
-def read_post(row: tuple[object, ...]) -> SharedPost:
+def read_post(row: Sequence[object]) -> SharedPost:
     """A ``shares`` row (table_id, channel_id, user_id, posted_at, message_id) read."""
     table_id, channel_id, user_id, posted_at, message_id = row
     return SharedPost(as_int(table_id, "table_id"), as_int(channel_id, "channel_id"),

@@ -25,7 +25,7 @@ from bot.storage.records import (
 )
 from bot.storage.sqlite import Store as SqliteStore
 from bot.storage.sqlite_schema import SCHEMA_VERSION
-from storage.backends import Backend
+from storage.backends import Backend, plain
 from storage.helpers import ANN, GUILD, PLACE, SEATS, Clock, play_on, played, started
 from storage.old_bots import HANDED, by_table, old_database, read_back
 
@@ -47,13 +47,15 @@ async def upgrade_step_by_step(backend: Backend, version: int) -> None:
     """Run each migration after ``version`` in turn, checking after each one that every row of
     :func:`old_database` is still there with the values it was stored with (but in a table the
     migration counts again, :data:`RECOUNTED`, which holds what it counted from then on)."""
-    kept = by_table(old_database(version))
+    kept = {key: Counter(tuple(map(plain, row)) for row in values.elements())
+            for key, values in by_table(old_database(version)).items()}
     for number in range(version + 1, SCHEMA_VERSION + 1):
         await backend.build(number)
         recounted = RECOUNTED.get(number, set())
         kept = {key: values for key, values in kept.items() if key[0] not in recounted}
         for (table, columns), values in kept.items():
-            lost = values - Counter(await backend.read_rows(table, columns))
+            lost = values - Counter(tuple(map(plain, row))
+                                    for row in await backend.read_rows(table, columns))
             assert not lost, f"migration {number} lost {table} rows: {list(lost)[:2]}"
 
 
