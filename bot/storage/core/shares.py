@@ -7,8 +7,9 @@ exactly one is granted."""
 from __future__ import annotations
 
 from bot.storage.core.base import Base
-from bot.storage.core.rows import as_float
-from bot.storage.shares import ShareClaim, ShareRefused, read_post
+from bot.storage.core.db import Row
+from bot.storage.core.rows import as_float, as_int, opt_int
+from bot.storage.shares import ShareClaim, SharedPost, ShareRefused
 
 #: The match's post in the channel is taken when there is none, when it is older than the
 #: window, or when it never got its message (its poster stopped) and is older than the posting
@@ -26,6 +27,14 @@ CLAIM_TURN = ("INSERT INTO sharers (channel_id, user_id, shared_at) VALUES (?, ?
               "ON CONFLICT (channel_id, user_id) DO UPDATE SET shared_at = excluded.shared_at "
               "WHERE sharers.shared_at <= ? RETURNING channel_id")
 POST_COLUMNS = "table_id, channel_id, user_id, posted_at, message_id"
+
+
+def read_post(row: Row) -> SharedPost:
+    """A ``shares`` row (table_id, channel_id, user_id, posted_at, message_id) read."""
+    table_id, channel_id, user_id, posted_at, message_id = row
+    return SharedPost(as_int(table_id, "table_id"), as_int(channel_id, "channel_id"),
+                      as_int(user_id, "user_id"), as_float(posted_at, "posted_at"),
+                      opt_int(message_id, "message_id"))
 
 
 class ShareRows(Base):
