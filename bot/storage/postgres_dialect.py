@@ -62,11 +62,14 @@ def changed(status: str) -> int:
 
 
 def _encode_time(seconds: float) -> tuple[int]:
-    return (round((seconds - PG_EPOCH) * 1_000_000),)
+    """Float seconds since the Unix epoch as PostgreSQL's microseconds since its own."""
+    return (round(seconds * 1_000_000) - PG_EPOCH * 1_000_000,)
 
 
 def _decode_time(value: tuple[int]) -> float:
-    return value[0] / 1_000_000 + PG_EPOCH
+    """PostgreSQL's microseconds as float seconds since the Unix epoch: one division, so a
+    time to the microsecond comes back as the very float it was."""
+    return (value[0] + PG_EPOCH * 1_000_000) / 1_000_000
 
 
 async def set_codecs(connection: asyncpg.Connection) -> None:
