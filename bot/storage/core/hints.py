@@ -6,6 +6,7 @@ the first one kept), and a match's history tells how many hints each seat used."
 from __future__ import annotations
 
 from bot.storage.core.base import Base
+from bot.storage.core.rows import as_int
 
 
 def _data(value: object) -> bytes:
@@ -50,7 +51,7 @@ class HintRows(Base):
         rows = await self._read.fetch(
             "SELECT seat, COUNT(*) FROM hints WHERE table_id = ? GROUP BY seat ORDER BY seat",
             table_id)
-        return {int(str(seat)): int(str(count)) for seat, count in rows}
+        return {as_int(seat, "seat"): as_int(count, "count") for seat, count in rows}
 
 
 __all__ = ["HintRows"]

@@ -86,7 +86,7 @@ class HistoryQueries(Base):
         rows = await self._read.fetch(
             "SELECT id FROM tables WHERE status IN ('finished','abandoned') "
             "ORDER BY id DESC LIMIT ?", limit)
-        return [int(str(r[0])) for r in rows]
+        return [as_int(r[0], "id") for r in rows]
 
     async def results(self, place_key: str, limit: int = 20,
                       before: int | None = None) -> list[TableResult]:

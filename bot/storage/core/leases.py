@@ -7,6 +7,7 @@ writes is the backend's (``subscribe``)."""
 from __future__ import annotations
 
 from bot.storage.core.base import Base
+from bot.storage.core.rows import as_int
 from bot.storage.records import Shards
 
 #: A lease is granted when there is none, when it expired, or when it is the owner's already
@@ -55,7 +56,7 @@ class LeaseRows(Base):
                 "UPDATE leases SET expires_at = ? WHERE owner = ? AND table_id IN "
                 "(SELECT id FROM tables WHERE status IN ('lobby','running')) "
                 "RETURNING table_id", self.clock() + ttl, owner)
-        return sorted(int(str(r[0])) for r in rows)
+        return sorted(as_int(r[0], "table_id") for r in rows)
 
     async def release(self, table_id: int, owner: str) -> None:
         """Give up ``owner``'s lease of table ``table_id``."""
@@ -67,7 +68,7 @@ class LeaseRows(Base):
         """Ids of the lobbies and running tables whose lease expired, and of those with no
         lease yet that are ``shards``' (every one when None)."""
         rows = await self._read.fetch(lapsed_sql(shards), self.clock())
-        return [int(str(r[0])) for r in rows]
+        return [as_int(r[0], "id") for r in rows]
 
 
 __all__ = ["LeaseRows", "lapsed_sql"]

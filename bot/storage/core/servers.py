@@ -4,7 +4,7 @@ bot's own metadata."""
 from __future__ import annotations
 
 from bot.storage.core.base import Base
-from bot.storage.core.rows import read_defaults
+from bot.storage.core.rows import as_int, read_defaults
 from bot.storage.records import ServerDefaults, StorageError
 
 
@@ -51,7 +51,7 @@ class ServerQueries(Base):
         rows = await self._read.fetch(
             "SELECT id FROM tables WHERE guild_id = ? AND status IN ('lobby','running') "
             "ORDER BY id", guild_id)
-        return [int(str(r[0])) for r in rows]
+        return [as_int(r[0], "id") for r in rows]
 
     async def get_meta(self, key: str) -> str | None:
         """A stored metadata value (e.g. the hash of the synced command tree)."""

@@ -152,7 +152,7 @@ class TableQueries(Base):
             active = await self.active_in_channel(channel_id)
             raise TableExists(-1 if active is None else active) from None
         assert row is not None
-        record = await self.get(int(str(row[0])))
+        record = await self.get(as_int(row[0], "id"))
         assert record is not None
         return record
 
@@ -179,14 +179,14 @@ class TableQueries(Base):
         row = await self._read.fetchrow(
             "SELECT id FROM tables WHERE channel_id = ? AND status IN ('lobby','running')",
             channel_id)
-        return None if row is None else int(str(row[0]))
+        return None if row is None else as_int(row[0], "id")
 
     async def ids_with_status(self, *statuses: Status) -> list[int]:
         """Ids of the tables in any of ``statuses`` (oldest first)."""
         rows = await self._read.fetch(
             f"SELECT id FROM tables WHERE {self.dialect.any_of('status')} ORDER BY id",
             self.dialect.many(list(statuses)))
-        return [int(str(r[0])) for r in rows]
+        return [as_int(r[0], "id") for r in rows]
 
     async def _update(self, table_id: int, guard: int | None, columns: dict[str, object],
                       bump: bool = False) -> None:
@@ -264,7 +264,7 @@ class TableQueries(Base):
         columns = moved_columns(state, before + 1, text, now, seats, deadline)
         sets = ", ".join(f"{name} = ?" for name in columns)
         async with self._table_tx(table_id) as db:
-            writes = self._writes
+            writes = self._writes  # this write ends as one more: then the row may be kept
             row = await db.fetchrow(
                 f"UPDATE tables SET {sets} WHERE id = ? AND version = ? AND status = 'running' "
                 f"RETURNING {self.dialect.stamp}, {TABLE_COLUMNS.replace(' state,', ' NULL,')}",
