@@ -31,7 +31,7 @@ sys.path.insert(1, str(ROOT / "tests"))  # the throwaway PostgreSQL server of th
 from benchmarks.capacity import pct  # noqa: E402
 from benchmarks.multiproc import Bots, checked, per_shard  # noqa: E402
 from benchmarks.people import Stats, Table, stop_all  # noqa: E402
-from bot.storage.sqlite_rows import TABLE_COLUMNS, read_record  # noqa: E402
+from bot.storage.core.rows import TABLE_COLUMNS, read_record  # noqa: E402
 from loopback import Loopback  # noqa: E402
 from loopback.sharding import snowflake_on  # noqa: E402
 
@@ -44,8 +44,11 @@ async def ai_due(url: str, owner: str) -> dict[int, int]:
     version."""
     import asyncpg
 
+    from bot.storage.postgres_dialect import set_codecs
+
     db = await asyncpg.connect(url)
     try:
+        await set_codecs(db)  # times as the store reads them
         rows = await db.fetch(f"SELECT {TABLE_COLUMNS} FROM tables WHERE status = 'running' "
                               "AND id IN (SELECT table_id FROM leases WHERE owner = $1)", owner)
     finally:

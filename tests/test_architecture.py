@@ -136,10 +136,12 @@ def strings(path: Path) -> Iterator[tuple[int, str]]:
 
 
 def is_backend(path: Path, root: Path) -> bool:
-    """True for the storage backends' modules (``bot/storage/sqlite*.py``,
+    """True for the storage's modules that speak SQL: its core's queries
+    (``bot/storage/core/``) and the backends' modules (``bot/storage/sqlite*.py``,
     ``bot/storage/postgres*.py``)."""
-    return path.relative_to(root).parent.as_posix() == "bot/storage" \
-        and path.name.startswith(("sqlite", "postgres"))
+    folder = path.relative_to(root).parent.as_posix()
+    return folder == "bot/storage/core" or (
+        folder == "bot/storage" and path.name.startswith(("sqlite", "postgres")))
 
 
 def sql_leaks(root: Path, bot_tables: set[str]) -> list[str]:
@@ -176,7 +178,9 @@ def test_the_sql_checker_sees_sql_in_any_case_and_over_lines(tmp_path: Path) -> 
         (tmp_path / package).mkdir()
     (tmp_path / "bot" / "storage").mkdir()
     sql = 'Q = "SELECT id FROM tables"\n'
+    (tmp_path / "bot" / "storage" / "core").mkdir()
     (tmp_path / "bot" / "storage" / "sqlite_rows.py").write_text(sql, encoding="utf-8")
+    (tmp_path / "bot" / "storage" / "core" / "tables.py").write_text(sql, encoding="utf-8")
     (tmp_path / "bot" / "storage" / "records.py").write_text(sql, encoding="utf-8")
     (tmp_path / "playground" / "app.py").write_text(
         '"""Select a table from the list."""\n'

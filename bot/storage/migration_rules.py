@@ -4,8 +4,8 @@ says today. Standard library only (``tests/storage/test_frozen_migrations.py`` r
 of this module and of the schema modules).
 
 Migration 5 back-fills the results of the games finished before it, reading the stored seats and
-game state as plain JSON data (:func:`result_rows_5`). Migration 15 moves the anchor of a running
-game's take-back out of its stored state into a column of its own (:func:`anchor_out_15`).
+game state as plain JSON data (:func:`result_rows_5`). Migration 16 moves the anchor of a running
+game's take-back out of its stored state into a column of its own (:func:`anchor_out_16`).
 """
 
 from __future__ import annotations
@@ -74,9 +74,9 @@ def _result_rows(table_id: object, guild_id: object, channel_id: object, seats_t
     return result, rows
 
 
-def anchor_out_15(state: object) -> tuple[str, str] | None:
+def anchor_out_16(state: object) -> tuple[str, str] | None:
     """A stored state (JSON text) whose take-back record holds the whole state it starts from
-    (``undo.base``), as migration 15 splits it: the state without it, and that state as a saved
+    (``undo.base``), as migration 16 splits it: the state without it, and that state as a saved
     game of the same format (the table's ``anchor``); None for any other state, damaged ones
     included (they stay as they are)."""
     try:
@@ -137,5 +137,5 @@ class MigrationFailed(Exception):
         self.number = number
 
 
-__all__ = ["CATALOGUE_5", "MigrationFailed", "ResultRow", "SeatRow", "anchor_out_15",
+__all__ = ["CATALOGUE_5", "MigrationFailed", "ResultRow", "SeatRow", "anchor_out_16",
            "result_rows_5"]

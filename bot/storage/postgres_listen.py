@@ -18,8 +18,9 @@ from collections.abc import Awaitable, Callable
 
 import asyncpg
 
+from bot.storage.core.db import Db as CoreDb
 from bot.storage.interface import TableListener
-from bot.storage.postgres_rows import Db
+from bot.storage.postgres_dialect import Connection as Db
 
 log = logging.getLogger("karak.storage")
 #: The channel of the notifications of table writes.
@@ -33,15 +34,15 @@ PING = 30.0
 UNREACHABLE = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)
 
 
-async def notify(db: Db, table_id: int, writer: str | None) -> None:
+async def notify(db: CoreDb, table_id: int, writer: str | None) -> None:
     """Tell the listening processes that table ``table_id`` changed, once the caller's
     transaction commits, when another owner than ``writer`` holds its lease: only a lease
     holder acts on a change, and a write by the holder itself (the usual case, a server's
     clicks and its tables' AI in one process) sends nothing. PostgreSQL commits notifying
     transactions one at a time, each waiting for the disk, so every notification sent
     limits the moves a whole deployment can save per second."""
-    await db.execute("SELECT pg_notify($1, $2) FROM leases WHERE table_id = $3 "
-                     "AND owner IS DISTINCT FROM $4", CHANNEL, str(table_id), table_id, writer)
+    await db.execute("SELECT pg_notify(?, ?) FROM leases WHERE table_id = ? "
+                     "AND owner IS DISTINCT FROM ?", CHANNEL, str(table_id), table_id, writer)
 
 
 class OwnConnections:

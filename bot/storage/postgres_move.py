@@ -3,7 +3,10 @@ action logs, settings, metadata, results, and whatever a later migration adds) c
 row, ids kept, in ONE PostgreSQL transaction, so a move that fails leaves the target empty.
 
 Both databases are first brought to this bot's schema (the file's own migrations run as when the
-bot opens it), so their tables and columns match; the target's tables must be empty.
+bot opens it), so their tables and columns match; the target's tables must be empty. SQLite's
+plain values go into PostgreSQL's own types as the store's dialect writes them
+(:mod:`bot.storage.postgres_dialect`): times as float seconds, JSON as its text, and a flag's
+0 or 1 as a boolean.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import aiosqlite
 import asyncpg
 
 from bot.storage import postgres, sqlite
+from bot.storage.postgres_dialect import set_codecs
 from bot.storage.records import StorageError
 
 
@@ -33,12 +37,15 @@ async def copy_sqlite_to_postgres(source: Path, url: str) -> dict[str, int]:
         content = {name: await read_table(src, name) for name in names}
     db = await asyncpg.connect(url)
     try:
+        await set_codecs(db)
         async with db.transaction():
             for name, (columns, rows) in content.items():
                 if await db.fetchval(f"SELECT EXISTS (SELECT 1 FROM {name})"):
                     raise CannotMove(f"the PostgreSQL database already holds {name}")
                 if rows:
-                    await db.copy_records_to_table(name, records=rows, columns=columns)
+                    flags = await boolean_columns(db, name, columns)
+                    await db.copy_records_to_table(
+                        name, records=[as_flags(row, flags) for row in rows], columns=columns)
             await db.execute("SELECT setval('tables_id_seq', GREATEST(COALESCE(MAX(id), 0), 1), "
                              "MAX(id) IS NOT NULL) FROM tables")
             await db.execute("SELECT setval('results_seq', COALESCE(MAX(seq), 0) + 1, false) "
@@ -48,6 +55,22 @@ async def copy_sqlite_to_postgres(source: Path, url: str) -> dict[str, int]:
     finally:
         await db.close()
     return {name: len(rows) for name, (_, rows) in content.items()}
+
+
+async def boolean_columns(db: asyncpg.Connection, name: str, columns: list[str]) -> set[int]:
+    """The positions in ``columns`` of table ``name``'s boolean columns in PostgreSQL."""
+    found = await db.fetch("SELECT column_name FROM information_schema.columns WHERE "
+                           "table_schema = 'public' AND table_name = $1 AND data_type = 'boolean'",
+                           name)
+    names = {str(row[0]) for row in found}
+    return {i for i, column in enumerate(columns) if column in names}
+
+
+def as_flags(row: tuple[object, ...], flags: set[int]) -> tuple[object, ...]:
+    """``row`` with SQLite's 0 or 1 at the positions ``flags`` as booleans."""
+    if not flags:
+        return row
+    return tuple(bool(v) if i in flags and v is not None else v for i, v in enumerate(row))
 
 
 async def copy_order(src: aiosqlite.Connection) -> list[str]:

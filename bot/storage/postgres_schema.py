@@ -18,7 +18,7 @@ from typing import TypeAlias
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from bot.storage.migration_rules import CATALOGUE_5, MigrationFailed, anchor_out_15, result_rows_5
+from bot.storage.migration_rules import CATALOGUE_5, MigrationFailed, anchor_out_16, result_rows_5
 
 #: A connection: one of its own, or one lent by a pool.
 Db: TypeAlias = "asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]"
@@ -86,14 +86,14 @@ async def _results_and_undoable_log(db: Db) -> None:
 
 
 async def _anchors_apart(db: Db) -> None:
-    """Migration 15 (as SQLite's): the anchor of a running game's take-back in a column of its
+    """Migration 16 (as SQLite's): the anchor of a running game's take-back in a column of its
     own; a running game's state that holds it inside is split by
-    :func:`~bot.storage.migration_rules.anchor_out_15`."""
-    await db.execute("ALTER TABLE tables ADD COLUMN anchor TEXT")
+    :func:`~bot.storage.migration_rules.anchor_out_16`."""
+    await db.execute("ALTER TABLE tables ADD COLUMN anchor JSONB")
     rows = await db.fetch("SELECT id, state FROM tables WHERE status = 'running' "
                           "AND state IS NOT NULL ORDER BY id")
     for tid, state in rows:
-        split = anchor_out_15(state)
+        split = anchor_out_16(state)
         if split is not None:
             await db.execute("UPDATE tables SET state = $1, anchor = $2 WHERE id = $3",
                              *split, tid)
@@ -310,10 +310,244 @@ MIGRATIONS: tuple[Migration, ...] = (
         AND a.seat = result_seats.seat AND a.user_id = result_seats.user_id AND a.by_ai = 0
         AND a.undone = 0 AND a.action != 'undo');
     """,
-    # 15: the anchor of a running game's take-back in a column of its own
+    # 15: PostgreSQL's own types for what SQLite stores as plain values: JSON as JSONB, flags as
+    # BOOLEAN, times as TIMESTAMPTZ (a text that is no JSON, a damaged row, is kept as a JSON
+    # string: reading its table still tells what is wrong). A new database gets them from the
+    # baseline (:data:`BASELINE`) instead
+    """
+    CREATE FUNCTION pg_temp.as_jsonb(value TEXT) RETURNS JSONB AS $$
+    BEGIN
+        RETURN value::JSONB;
+    EXCEPTION WHEN others THEN
+        RETURN to_jsonb(value);
+    END $$ LANGUAGE plpgsql IMMUTABLE;
+    ALTER TABLE tables
+        ALTER COLUMN abilities DROP DEFAULT,
+        ALTER COLUMN abilities TYPE BOOLEAN USING abilities <> 0,
+        ALTER COLUMN abilities SET DEFAULT FALSE,
+        ALTER COLUMN lessons DROP DEFAULT,
+        ALTER COLUMN lessons TYPE BOOLEAN USING lessons <> 0,
+        ALTER COLUMN lessons SET DEFAULT FALSE,
+        ALTER COLUMN undo DROP DEFAULT,
+        ALTER COLUMN undo TYPE BOOLEAN USING undo <> 0,
+        ALTER COLUMN undo SET DEFAULT TRUE,
+        ALTER COLUMN hints TYPE BOOLEAN USING hints <> 0,
+        ALTER COLUMN created_at TYPE TIMESTAMPTZ USING to_timestamp(created_at),
+        ALTER COLUMN updated_at TYPE TIMESTAMPTZ USING to_timestamp(updated_at),
+        ALTER COLUMN finished_at TYPE TIMESTAMPTZ USING to_timestamp(finished_at),
+        ALTER COLUMN deadline TYPE TIMESTAMPTZ USING to_timestamp(deadline),
+        ALTER COLUMN seats TYPE JSONB USING pg_temp.as_jsonb(seats),
+        ALTER COLUMN state TYPE JSONB USING pg_temp.as_jsonb(state);
+    ALTER TABLE settings
+        ALTER COLUMN abilities DROP DEFAULT,
+        ALTER COLUMN abilities TYPE BOOLEAN USING abilities <> 0,
+        ALTER COLUMN abilities SET DEFAULT FALSE,
+        ALTER COLUMN undo DROP DEFAULT,
+        ALTER COLUMN undo TYPE BOOLEAN USING undo <> 0,
+        ALTER COLUMN undo SET DEFAULT TRUE;
+    ALTER TABLE actions
+        ALTER COLUMN by_ai DROP DEFAULT,
+        ALTER COLUMN by_ai TYPE BOOLEAN USING by_ai <> 0,
+        ALTER COLUMN by_ai SET DEFAULT FALSE,
+        ALTER COLUMN undone DROP DEFAULT,
+        ALTER COLUMN undone TYPE BOOLEAN USING undone <> 0,
+        ALTER COLUMN undone SET DEFAULT FALSE,
+        ALTER COLUMN at TYPE TIMESTAMPTZ USING to_timestamp(at);
+    ALTER TABLE result_seats
+        ALTER COLUMN handed_to_ai DROP DEFAULT,
+        ALTER COLUMN handed_to_ai TYPE BOOLEAN USING handed_to_ai <> 0,
+        ALTER COLUMN handed_to_ai SET DEFAULT FALSE,
+        ALTER COLUMN moved DROP DEFAULT,
+        ALTER COLUMN moved TYPE BOOLEAN USING moved <> 0,
+        ALTER COLUMN moved SET DEFAULT FALSE;
+    ALTER TABLE rematches
+        ALTER COLUMN closed DROP DEFAULT,
+        ALTER COLUMN closed TYPE BOOLEAN USING closed <> 0,
+        ALTER COLUMN closed SET DEFAULT FALSE,
+        ALTER COLUMN offered_at TYPE TIMESTAMPTZ USING to_timestamp(offered_at),
+        ALTER COLUMN ready TYPE JSONB USING pg_temp.as_jsonb(ready);
+    ALTER TABLE results
+        ALTER COLUMN finished_at TYPE TIMESTAMPTZ USING to_timestamp(finished_at);
+    ALTER TABLE hints
+        ALTER COLUMN at TYPE TIMESTAMPTZ USING to_timestamp(at);
+    ALTER TABLE leases
+        ALTER COLUMN expires_at TYPE TIMESTAMPTZ USING to_timestamp(expires_at);
+    ALTER TABLE shares
+        ALTER COLUMN posted_at TYPE TIMESTAMPTZ USING to_timestamp(posted_at);
+    ALTER TABLE sharers
+        ALTER COLUMN shared_at TYPE TIMESTAMPTZ USING to_timestamp(shared_at);
+    DROP FUNCTION pg_temp.as_jsonb(TEXT);
+    """,
+    # 16: the anchor of a running game's take-back in a column of its own
     _anchors_apart,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+
+#: The schema of migration :data:`BASELINE_VERSION` in one script, what a new database runs
+#: instead of every migration up to it: the same tables, columns, keys and indexes as the
+#: migrations build (a test compares them), in PostgreSQL's own types.
+BASELINE = """
+CREATE TABLE tables (
+    id BIGSERIAL PRIMARY KEY,
+    guild_id BIGINT,
+    channel_id BIGINT NOT NULL,
+    host_id BIGINT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('lobby', 'running', 'finished', 'abandoned')),
+    abilities BOOLEAN NOT NULL DEFAULT FALSE,
+    timer BIGINT NOT NULL DEFAULT 0,
+    seed BIGINT NOT NULL,
+    locale TEXT NOT NULL DEFAULT 'en',
+    seats JSONB NOT NULL,
+    state JSONB,
+    version BIGINT NOT NULL DEFAULT 0,
+    message_id BIGINT,
+    lobby_message_id BIGINT,
+    deadline TIMESTAMPTZ,
+    winner BIGINT,
+    created_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL,
+    finished_at TIMESTAMPTZ,
+    revision BIGINT NOT NULL DEFAULT 0,
+    ai_level TEXT NOT NULL DEFAULT 'normal',
+    catalogue TEXT NOT NULL DEFAULT '',
+    lessons BOOLEAN NOT NULL DEFAULT FALSE,
+    undo BOOLEAN NOT NULL DEFAULT TRUE,
+    hints BOOLEAN,
+    place_key TEXT NOT NULL DEFAULT ''
+);
+CREATE UNIQUE INDEX tables_one_active_per_channel ON tables(channel_id)
+    WHERE status IN ('lobby', 'running');
+CREATE INDEX tables_status ON tables(status);
+CREATE TABLE actions (
+    table_id BIGINT NOT NULL REFERENCES tables(id),
+    step BIGINT NOT NULL,
+    seat BIGINT NOT NULL,
+    user_id BIGINT,
+    by_ai BOOLEAN NOT NULL DEFAULT FALSE,
+    action TEXT NOT NULL,
+    at TIMESTAMPTZ NOT NULL,
+    seq BIGINT NOT NULL,
+    undone BOOLEAN NOT NULL DEFAULT FALSE,
+    PRIMARY KEY (table_id, seq)
+);
+CREATE TABLE settings (
+    guild_id BIGINT PRIMARY KEY,
+    abilities BOOLEAN NOT NULL DEFAULT FALSE,
+    timer BIGINT NOT NULL DEFAULT 0,
+    locale TEXT,
+    ai_level TEXT NOT NULL DEFAULT 'normal',
+    undo BOOLEAN NOT NULL DEFAULT TRUE
+);
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE SEQUENCE results_seq;
+CREATE TABLE results (
+    table_id BIGINT PRIMARY KEY REFERENCES tables(id),
+    guild_id BIGINT,
+    channel_id BIGINT NOT NULL,
+    finished_at TIMESTAMPTZ NOT NULL,
+    rounds BIGINT NOT NULL,
+    actions BIGINT NOT NULL,
+    catalogue TEXT NOT NULL,
+    winner_seat BIGINT NOT NULL,
+    winner_user_id BIGINT,
+    place_key TEXT NOT NULL DEFAULT '',
+    seq BIGINT NOT NULL,
+    abandoned_by BIGINT
+);
+CREATE INDEX results_by_guild ON results(guild_id, table_id);
+CREATE INDEX results_by_place ON results(place_key, table_id);
+CREATE UNIQUE INDEX results_by_seq ON results(seq);
+CREATE TABLE result_seats (
+    table_id BIGINT NOT NULL REFERENCES results(table_id),
+    seat BIGINT NOT NULL,
+    user_id BIGINT,
+    kind TEXT NOT NULL CHECK (kind IN ('person', 'ai')),
+    ai_level TEXT,
+    hero TEXT NOT NULL,
+    keys BIGINT NOT NULL,
+    hp BIGINT NOT NULL,
+    place BIGINT NOT NULL,
+    handed_to_ai BOOLEAN NOT NULL DEFAULT FALSE,
+    moved BOOLEAN NOT NULL DEFAULT FALSE,
+    PRIMARY KEY (table_id, seat)
+);
+CREATE INDEX result_seats_by_user ON result_seats(user_id) WHERE user_id IS NOT NULL;
+CREATE INDEX result_seats_by_user_table ON result_seats(user_id, table_id)
+    WHERE user_id IS NOT NULL;
+CREATE TABLE rematches (
+    table_id BIGINT PRIMARY KEY REFERENCES tables(id),
+    offered_by BIGINT NOT NULL,
+    offered_at TIMESTAMPTZ NOT NULL,
+    ready JSONB NOT NULL,
+    message_id BIGINT,
+    new_table BIGINT,
+    closed BOOLEAN NOT NULL DEFAULT FALSE
+);
+CREATE TABLE ratings (
+    guild_id BIGINT NOT NULL,
+    user_id BIGINT NOT NULL,
+    mu DOUBLE PRECISION NOT NULL,
+    sigma DOUBLE PRECISION NOT NULL,
+    games BIGINT NOT NULL,
+    wins BIGINT NOT NULL,
+    last_table BIGINT NOT NULL,
+    PRIMARY KEY (guild_id, user_id)
+);
+CREATE TABLE rating_changes (
+    table_id BIGINT NOT NULL REFERENCES results(table_id),
+    guild_id BIGINT NOT NULL,
+    user_id BIGINT NOT NULL,
+    mu_before DOUBLE PRECISION,
+    sigma_before DOUBLE PRECISION,
+    mu_after DOUBLE PRECISION NOT NULL,
+    sigma_after DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (table_id, user_id)
+);
+CREATE INDEX rating_changes_by_user ON rating_changes(guild_id, user_id, table_id);
+CREATE TABLE ai_records (
+    place_key TEXT NOT NULL,
+    user_id BIGINT NOT NULL,
+    level TEXT NOT NULL,
+    hero TEXT NOT NULL,
+    games BIGINT NOT NULL,
+    wins BIGINT NOT NULL,
+    PRIMARY KEY (place_key, user_id, level, hero)
+);
+CREATE TABLE hints (
+    table_id BIGINT NOT NULL REFERENCES tables(id),
+    version BIGINT NOT NULL,
+    user_id BIGINT NOT NULL,
+    seat BIGINT NOT NULL,
+    answer BYTEA NOT NULL,
+    at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (table_id, version, user_id)
+);
+CREATE TABLE leases (
+    table_id BIGINT PRIMARY KEY REFERENCES tables(id),
+    owner TEXT NOT NULL,
+    expires_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX leases_by_owner ON leases(owner);
+CREATE TABLE shares (
+    table_id BIGINT NOT NULL REFERENCES tables(id),
+    channel_id BIGINT NOT NULL,
+    user_id BIGINT NOT NULL,
+    posted_at TIMESTAMPTZ NOT NULL,
+    message_id BIGINT,
+    PRIMARY KEY (table_id, channel_id)
+);
+CREATE TABLE sharers (
+    channel_id BIGINT NOT NULL,
+    user_id BIGINT NOT NULL,
+    shared_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (channel_id, user_id)
+);
+"""
+#: The migration whose schema :data:`BASELINE` is: the first in PostgreSQL's own types.
+BASELINE_VERSION = 15
 
 
 async def schema_version(db: Db) -> int:
@@ -345,11 +579,21 @@ async def run_migration(db: Db, number: int) -> None:
         raise MigrationFailed(number, exc) from exc
 
 
+async def run_baseline(db: Db) -> None:
+    """Build a new database at :data:`BASELINE_VERSION` and record it, inside the caller's
+    transaction."""
+    await run_script(db, BASELINE)
+    await db.execute("DELETE FROM schema_version")
+    await db.execute("INSERT INTO schema_version (version) VALUES ($1)", BASELINE_VERSION)
+
+
 async def migrate(db: Db, upto: int = SCHEMA_VERSION) -> int:
     """Run every migration up to ``upto`` that the database lacks, each in a transaction under
     the migration lock (another process migrating at once waits, then finds it done); the
-    schema version found at the end. A database of a newer bot (a version above
-    :data:`SCHEMA_VERSION`) is left as it is, its version returned: the caller refuses it."""
+    schema version found at the end. A new database brought to :data:`BASELINE_VERSION` or
+    later runs :data:`BASELINE` instead of the migrations up to it. A database of a newer bot
+    (a version above :data:`SCHEMA_VERSION`) is left as it is, its version returned: the
+    caller refuses it."""
     current = 0
     for number in range(1, upto + 1):
         async with db.transaction():
@@ -357,11 +601,14 @@ async def migrate(db: Db, upto: int = SCHEMA_VERSION) -> int:
             current = await schema_version(db)
             if current > SCHEMA_VERSION:
                 return current
-            if current < number:
+            if current == 0 and upto >= BASELINE_VERSION:
+                await run_baseline(db)
+                current = BASELINE_VERSION
+            elif current < number:
                 await run_migration(db, number)
                 current = number
     return current
 
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Db", "Migration", "migrate", "run_migration",
-           "run_script", "schema_version"]
+__all__ = ["BASELINE", "BASELINE_VERSION", "MIGRATIONS", "SCHEMA_VERSION", "Db", "Migration",
+           "migrate", "run_baseline", "run_migration", "run_script", "schema_version"]

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.storage.sqlite_rows import as_float, as_int, opt_int
-
 
 @dataclass(frozen=True, slots=True)
 class SharedPost:
@@ -45,12 +43,4 @@ class ShareRefused(Exception):
         self.claim = claim
 
 
-def read_post(row: tuple[object, ...]) -> SharedPost:
-    """A ``shares`` row (table_id, channel_id, user_id, posted_at, message_id) read."""
-    table_id, channel_id, user_id, posted_at, message_id = row
-    return SharedPost(as_int(table_id, "table_id"), as_int(channel_id, "channel_id"),
-                      as_int(user_id, "user_id"), as_float(posted_at, "posted_at"),
-                      opt_int(message_id, "message_id"))
-
-
-__all__ = ["ShareClaim", "ShareRefused", "SharedPost", "read_post"]
+__all__ = ["ShareClaim", "ShareRefused", "SharedPost"]

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterator
 
 import aiosqlite
 
-from bot.storage.migration_rules import CATALOGUE_5, MigrationFailed, anchor_out_15, result_rows_5
+from bot.storage.migration_rules import CATALOGUE_5, MigrationFailed, anchor_out_16, result_rows_5
 
 #: A migration: an SQL script, or a function that migrates the connection it is given.
 Migration = str | Callable[[aiosqlite.Connection], Awaitable[None]]
@@ -90,16 +90,16 @@ async def _results_and_undoable_log(db: aiosqlite.Connection) -> None:
 
 
 async def _anchors_apart(db: aiosqlite.Connection) -> None:
-    """Migration 15: the anchor of a running game's take-back (the state before the first move
+    """Migration 16: the anchor of a running game's take-back (the state before the first move
     that can still be taken back) in a column of its own, written when a take-back window opens
     and not with every move; a running game's state that holds it inside is split by
-    :func:`~bot.storage.migration_rules.anchor_out_15`."""
+    :func:`~bot.storage.migration_rules.anchor_out_16`."""
     await db.execute("ALTER TABLE tables ADD COLUMN anchor TEXT")
     async with db.execute("SELECT id, state FROM tables WHERE status = 'running' "
                           "AND state IS NOT NULL ORDER BY id") as cur:
         rows = await cur.fetchall()
     for tid, state in rows:
-        split = anchor_out_15(state)
+        split = anchor_out_16(state)
         if split is not None:
             await db.execute("UPDATE tables SET state = ?, anchor = ? WHERE id = ?",
                              (*split, tid))
@@ -315,7 +315,10 @@ MIGRATIONS: tuple[Migration, ...] = (
         AND a.seat = result_seats.seat AND a.user_id = result_seats.user_id AND a.by_ai = 0
         AND a.undone = 0 AND a.action != 'undo');
     """,
-    # 15: the anchor of a running game's take-back in a column of its own
+    # 15: nothing in SQLite (PostgreSQL moves to its own types for JSON, flags and times;
+    # SQLite keeps its plain values): the two lists keep the same numbers
+    "",
+    # 16: the anchor of a running game's take-back in a column of its own
     _anchors_apart,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -43,8 +43,8 @@ from e2e.oracle import Oracle
 from e2e.player import Acknowledged, Player, check_acknowledged, play, play_until
 from shared_files import missing
 
+from bot.storage.core.rows import TABLE_COLUMNS, read_record
 from bot.storage.records import TableRecord
-from bot.storage.sqlite_rows import TABLE_COLUMNS, read_record
 from bot.storage.sqlite_schema import SCHEMA_VERSION
 from loopback import Loopback
 

@@ -6,6 +6,7 @@ class here and a parameter in ``conftest.py``."""
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -18,6 +19,7 @@ from postgres_server import Server
 
 from bot.storage import postgres, postgres_schema
 from bot.storage.interface import Storage
+from bot.storage.postgres_dialect import set_codecs
 from bot.storage.sqlite import Store
 from bot.storage.sqlite_schema import run_migration, schema_version
 
@@ -182,17 +184,19 @@ class PostgresBackend:
         return await postgres.Store.open(await self.database(), clock=clock)
 
     async def execute(self, sql: str, *args: object) -> str:
-        """Run one statement on a connection of its own."""
+        """Run one statement on a connection of its own (times given as float seconds)."""
         db = await asyncpg.connect(await self.database())
         try:
+            await set_codecs(db)
             return str(await db.execute(sql, *args))
         finally:
             await db.close()
 
     async def rows(self, sql: str, *args: object) -> list[tuple[object, ...]]:
-        """Read rows as PostgreSQL holds them."""
+        """Read rows as the store reads them (times as float seconds: the dialect's codecs)."""
         db = await asyncpg.connect(await self.database())
         try:
+            await set_codecs(db)
             return [tuple(r) for r in await db.fetch(sql, *args)]
         finally:
             await db.close()
@@ -216,7 +220,8 @@ class PostgresBackend:
         assert status == "UPDATE 1", f"test setup: no {table} row {value}"
         names = ", ".join(columns)
         stored = await self.rows(f"SELECT {names} FROM {table} WHERE {key} = $1", value)
-        if stored != [tuple(columns.values())]:  # e.g. 1.5 rounded into a BIGINT column
+        if [tuple(map(plain, row)) for row in stored] != [tuple(map(plain, columns.values()))]:
+            # e.g. 1.5 rounded into a BIGINT column
             pytest.skip("PostgreSQL's column types turn this damage into a valid value")
 
     async def refuse(self, store: Storage, what: Refused) -> None:
@@ -242,15 +247,22 @@ class PostgresBackend:
         await self.execute(f"INSERT INTO {table} ({names}) VALUES ({marks})", *columns.values())
 
     async def insert_rows(self, rows: Sequence[tuple[str, dict[str, object]]]) -> None:
-        """Insert rows in order, in one transaction on one connection; the table id sequence
-        then follows the highest id."""
+        """Insert rows in order, in one transaction on one connection (a flag written as 0 or 1
+        goes into a ``boolean`` column as what it means); the table id sequence then follows
+        the highest id."""
         db = await asyncpg.connect(await self.database())
         try:
+            await set_codecs(db)
+            flags = {(r[0], r[1]) for r in await db.fetch(
+                "SELECT table_name, column_name FROM information_schema.columns "
+                "WHERE table_schema = current_schema() AND data_type = 'boolean'")}
             async with db.transaction():
                 for table, columns in rows:
                     marks = ", ".join(f"${i}" for i in range(1, len(columns) + 1))
+                    values = [bool(v) if (table, c) in flags and isinstance(v, int) else v
+                              for c, v in columns.items()]
                     await db.execute(f"INSERT INTO {table} ({', '.join(columns)}) "
-                                     f"VALUES ({marks})", *columns.values())
+                                     f"VALUES ({marks})", *values)
                 await db.execute("SELECT setval('tables_id_seq', MAX(id)) FROM tables")
         finally:
             await db.close()
@@ -258,6 +270,17 @@ class PostgresBackend:
     async def read_rows(self, table: str, columns: Sequence[str]) -> list[tuple[object, ...]]:
         """The values of ``columns`` in every row of ``table``."""
         return await self.rows(f"SELECT {', '.join(columns)} FROM {table}")
+
+
+def plain(value: object) -> object:
+    """A stored value as it compares across the backends' types: JSON text by what it holds
+    (PostgreSQL's ``jsonb`` gives it back spaced and ordered its own way), a flag as 0 or 1."""
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return json.dumps(json.loads(value), sort_keys=True)
+        except ValueError:
+            return value
+    return int(value) if isinstance(value, bool) else value
 
 
 def forget(store: Storage) -> None:

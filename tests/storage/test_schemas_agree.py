@@ -5,9 +5,14 @@ value), primary keys, foreign keys and indexes (columns, unique, partial or not)
 
 A column's kind is its type family (integer, real, text, bytes), or what it means where the
 schema says so (:data:`KINDS`: JSON text, a yes/no flag, a time in seconds). Each backend says
-how it stores each meaning (:data:`SQLITE`, :data:`POSTGRES`): today PostgreSQL stores them as
-SQLite does (JSON as TEXT, flags as INTEGER, times as DOUBLE PRECISION). A move of PostgreSQL to
-``jsonb``, ``boolean`` or ``timestamptz`` is one line of :data:`POSTGRES` each.
+how it stores each meaning (:data:`SQLITE`, :data:`POSTGRES`): PostgreSQL in its own types
+(``jsonb``, ``boolean``, ``timestamptz``) from migration
+:data:`~bot.storage.postgres_schema.BASELINE_VERSION` on, as SQLite does before it
+(:data:`POSTGRES_BEFORE`: JSON as TEXT, flags as INTEGER, times as DOUBLE PRECISION).
+
+A new PostgreSQL database is built from the baseline script, an older one by its migrations:
+both end with the same schema, compared by introspection to the column types, defaults,
+constraints and sequences.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ import asyncpg
 import pytest
 from postgres_server import Server
 
+from bot.storage import postgres_schema as postgres_schema_module
 from bot.storage.postgres import Store as PostgresStore
+from bot.storage.postgres_schema import BASELINE_VERSION
 from bot.storage.sqlite import Store as SqliteStore
 from bot.storage.sqlite_schema import SCHEMA_VERSION
 from storage.backends import PostgresBackend, SqliteBackend
@@ -28,12 +35,12 @@ from storage.helpers import Clock
 
 #: What a column means beyond its type, where the type alone does not say it.
 KINDS: dict[tuple[str, str], str] = {
-    **{("tables", c): "json" for c in ("seats", "state")},
+    **{("tables", c): "json" for c in ("seats", "state", "anchor")},
     ("rematches", "ready"): "json",
     **{("tables", c): "flag" for c in ("abilities", "lessons", "undo", "hints")},
     **{("settings", c): "flag" for c in ("abilities", "undo")},
     **{("actions", c): "flag" for c in ("by_ai", "undone")},
-    ("result_seats", "handed_to_ai"): "flag",
+    **{("result_seats", c): "flag" for c in ("handed_to_ai", "moved")},
     ("rematches", "closed"): "flag",
     **{("tables", c): "time" for c in ("created_at", "updated_at", "finished_at", "deadline")},
     ("actions", "at"): "time",
@@ -64,12 +71,14 @@ class Types:
 
 SQLITE = Types(families={"integer": "integer", "real": "real", "text": "text", "blob": "bytes"},
                kinds={"json": "text", "flag": "integer", "time": "real"})
-POSTGRES = Types(
+POSTGRES_BEFORE = Types(
     families={"bigint": "integer", "integer": "integer", "smallint": "integer",
               "double precision": "real", "real": "real", "text": "text", "bytea": "bytes",
               "jsonb": "jsonb", "boolean": "boolean",
               "timestamp with time zone": "timestamptz"},
     kinds={"json": "text", "flag": "integer", "time": "real"})
+POSTGRES = Types(POSTGRES_BEFORE.families,
+                 {"json": "jsonb", "flag": "boolean", "time": "timestamptz"})
 
 #: Tables one backend keeps for itself: PostgreSQL's schema version (SQLite's is a PRAGMA).
 OWN_TABLES = {"schema_version", "sqlite_sequence"}
@@ -134,8 +143,9 @@ ATTNAMES = ("ARRAY(SELECT a.attname FROM unnest({attnums}::int2[]) WITH ORDINALI
             "JOIN pg_attribute a ON a.attrelid = {rel} AND a.attnum = k.n ORDER BY k.i)")
 
 
-async def postgres_schema(url: str) -> Schema:
-    """The tables of the PostgreSQL database's ``public`` schema."""
+async def postgres_schema(url: str, types: Types = POSTGRES) -> Schema:
+    """The tables of the PostgreSQL database's ``public`` schema (its values stored as
+    ``types`` says)."""
     db = await asyncpg.connect(url)
     try:
         columns = await db.fetch(
@@ -162,7 +172,7 @@ async def postgres_schema(url: str) -> Schema:
     for table in tables:
         key = next((tuple(r[5]) for r in indexes if r[0] == table and r[2]), ())
         out[table] = Shape(
-            {name: (POSTGRES.kind(table, name, declared), nullable)
+            {name: (types.kind(table, name, declared), nullable)
              for t, name, declared, nullable in columns if t == table},
             key,
             frozenset((tuple(r[2]), r[1], tuple(r[3])) for r in foreign if r[0] == table),
@@ -209,8 +219,9 @@ async def test_each_earlier_schema_is_the_same_on_both_backends(
     sqlite, postgres = SqliteBackend(tmp_path / "karak.sqlite3"), PostgresBackend(postgres_server)
     await sqlite.build(version)
     await postgres.build(version)
-    assert differences(sqlite_schema(sqlite), await postgres_schema(await postgres.database())) \
-        == []
+    types = POSTGRES if version >= BASELINE_VERSION else POSTGRES_BEFORE
+    assert differences(sqlite_schema(sqlite),
+                       await postgres_schema(await postgres.database(), types)) == []
 
 
 async def test_the_comparison_sees_a_difference(schemas: tuple[Schema, Schema, str]) -> None:
@@ -231,10 +242,66 @@ async def test_the_comparison_sees_a_difference(schemas: tuple[Schema, Schema, s
         "sharers.indexes", "shares.foreign_keys"]
 
 
-def test_a_native_type_is_one_mapping_line() -> None:
-    native = Types({**POSTGRES.families}, {**POSTGRES.kinds, "json": "jsonb", "flag": "boolean",
-                                           "time": "timestamptz"})
-    assert native.kind("tables", "state", "jsonb") == SQLITE.kind("tables", "state", "TEXT")
-    assert native.kind("tables", "undo", "boolean") == SQLITE.kind("tables", "undo", "INTEGER")
-    assert native.kind("actions", "at", "timestamp with time zone") == "time"
-    assert native.kind("tables", "state", "text") == "text"  # not stored as that backend says
+def test_postgresql_must_store_each_meaning_in_its_own_type() -> None:
+    assert POSTGRES.kind("tables", "state", "jsonb") == SQLITE.kind("tables", "state", "TEXT")
+    assert POSTGRES.kind("tables", "undo", "boolean") == SQLITE.kind("tables", "undo", "INTEGER")
+    assert POSTGRES.kind("actions", "at", "timestamp with time zone") == "time"
+    assert POSTGRES.kind("tables", "state", "text") == "text"  # JSON as text is a difference
+    assert POSTGRES.kind("tables", "undo", "integer") == "integer"
+
+
+async def postgres_details(url: str) -> list[tuple[object, ...]]:
+    """What :func:`postgres_schema` leaves out, as the database holds it: each column's exact
+    type, default and position among the columns, each constraint's definition by name, and
+    each sequence."""
+    db = await asyncpg.connect(url)
+    try:
+        columns = await db.fetch(
+            "SELECT 'column', table_name, column_name, data_type, column_default, "
+            "is_nullable, ordinal_position FROM information_schema.columns "
+            "WHERE table_schema = 'public' ORDER BY table_name, ordinal_position")
+        constraints = await db.fetch(
+            "SELECT 'constraint', t.relname, c.conname, pg_get_constraintdef(c.oid) "
+            "FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid "
+            "JOIN pg_namespace s ON s.oid = t.relnamespace WHERE s.nspname = 'public' "
+            "ORDER BY t.relname, c.conname")
+        indexes = await db.fetch(
+            "SELECT 'index', tablename, indexname, indexdef FROM pg_indexes "
+            "WHERE schemaname = 'public' ORDER BY tablename, indexname")
+        sequences = await db.fetch(
+            "SELECT 'sequence', sequence_name, data_type, start_value, increment "
+            "FROM information_schema.sequences WHERE sequence_schema = 'public' "
+            "ORDER BY sequence_name")
+    finally:
+        await db.close()
+    return [tuple(r) for r in (*columns, *constraints, *indexes, *sequences)]
+
+
+async def test_a_new_database_from_the_baseline_is_an_old_one_migrated(
+        postgres_server: Server) -> None:
+    new, old = PostgresBackend(postgres_server), PostgresBackend(postgres_server)
+    await new.build(SCHEMA_VERSION)  # a new database: the baseline, then what follows it
+    await old.build(BASELINE_VERSION - 1)  # a database of the last bot before the baseline
+    await old.build(SCHEMA_VERSION)  # upgraded by its migrations
+    assert await new.rows("SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+    new_url, old_url = await new.database(), await old.database()
+    assert differences(await postgres_schema(new_url), await postgres_schema(old_url)) == []
+    found, expected = await postgres_details(new_url), await postgres_details(old_url)
+    assert found == expected
+    assert ("column", "tables", "state", "jsonb") in {r[:4] for r in found}
+
+
+async def test_a_new_database_runs_the_baseline_alone(
+        postgres_server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    ran: list[int] = []
+    migration = postgres_schema_module.run_migration
+
+    async def counted(db: postgres_schema_module.Db, number: int) -> None:
+        ran.append(number)
+        await migration(db, number)
+
+    monkeypatch.setattr(postgres_schema_module, "run_migration", counted)
+    await PostgresBackend(postgres_server).build(SCHEMA_VERSION)
+    assert ran == list(range(BASELINE_VERSION + 1, SCHEMA_VERSION + 1))
+    await PostgresBackend(postgres_server).build(BASELINE_VERSION - 1)
+    assert ran[-1] == BASELINE_VERSION - 1  # an older schema is built by its migrations

@@ -64,7 +64,7 @@ async def test_a_full_disk_refuses_the_write_and_the_same_write_works_later(
 
 
 async def test_what_is_kept_is_bounded(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("bot.storage.sqlite.RECORDS", 2)
+    monkeypatch.setattr("bot.storage.core.tables.RECORDS", 2)
     ids = []
     for channel in range(1, 5):
         ids.append((await store.create_table(guild_id=9, place_key=Place.of(9, ANN).key,

@@ -10,12 +10,12 @@ from __future__ import annotations
 import msgspec
 from msgspec.structs import replace
 
+from bot.storage.core.tables import moved_columns
 from bot.storage.interface import Storage
 from bot.storage.sqlite_schema import SCHEMA_VERSION
-from bot.storage.table_writes import moved_columns
 from engine import GameState, Undo, anchor_to_json, apply, state_to_json
 from engine.state import STATE_FORMAT
-from storage.backends import Backend
+from storage.backends import Backend, plain
 from storage.helpers import Clock, Game, started, taking_back
 from storage.old_bots import old_rows
 
@@ -34,7 +34,7 @@ def window(game: Game, moves: int = 2) -> int:
 
 async def anchors(backend: Backend) -> dict[object, object]:
     """The ``anchor`` column of every stored table, by table id."""
-    return {row[0]: row[1] for row in await backend.read_rows("tables", ["id", "anchor"])}
+    return {row[0]: plain(row[1]) for row in await backend.read_rows("tables", ["id", "anchor"])}
 
 
 async def play_to(store: Storage, game: Game, upto: int) -> int:
@@ -62,7 +62,7 @@ async def test_the_anchor_column_holds_the_open_window_s_anchor(
     game = taking_back(5)
     at = window(game)
     tid = await play_to(store, game, at)
-    assert (await anchors(backend))[tid] == anchor_to_json(game.states[at])
+    assert (await anchors(backend))[tid] == plain(anchor_to_json(game.states[at]))
     closed = next(i for i in range(at, len(game.states)) if game.states[i].undo is None)
     for index in range(at, closed):
         await store.apply(tid, index, game.states[index + 1], game.log_row(index))

@@ -132,3 +132,19 @@ async def test_servers_settings_and_the_bots_metadata(backend: Backend, store: S
     await store.set_meta("synced", "a")
     await store.set_meta("synced", "b")
     assert await store.get_meta("synced") == "b"
+
+
+async def test_times_come_back_to_the_microsecond(store: Storage, fresh: Storage,
+                                                  clock: Clock) -> None:
+    """PostgreSQL keeps times as ``timestamptz`` (microseconds): a time to the microsecond
+    reads back as the very float it was written as, on both backends."""
+    game = played(1)
+    clock.now = 1_764_369_309.123457
+    rec = await started(store, game.states[0], channel=9)
+    await store.apply(rec.id, 0, game.states[1], game.log_row(0, at=1_764_369_310.000001),
+                      deadline=1_764_369_399.999999)
+    for reader in (store, fresh):
+        moved = await reader.get(rec.id)
+        assert moved is not None and moved.created_at == 1_764_369_309.123457
+        assert moved.updated_at == 1_764_369_309.123457 and moved.deadline == 1_764_369_399.999999
+        assert [r.at for r in await reader.action_log(rec.id)] == [1_764_369_310.000001]

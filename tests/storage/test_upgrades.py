@@ -6,6 +6,7 @@ running game on and writes every kind of row."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -14,6 +15,7 @@ from bot.game.ratings import AiSeat, Person, Rating, SeatResult, recompute
 from bot.game.standings import rate_result
 from bot.storage.migration_rules import CATALOGUE_5
 from bot.storage.postgres import Store as PostgresStore
+from bot.storage.postgres_schema import BASELINE_VERSION
 from bot.storage.records import (
     CorruptTable,
     PlayerRating,
@@ -25,7 +27,7 @@ from bot.storage.records import (
 )
 from bot.storage.sqlite import Store as SqliteStore
 from bot.storage.sqlite_schema import SCHEMA_VERSION
-from storage.backends import Backend
+from storage.backends import Backend, plain
 from storage.helpers import ANN, GUILD, PLACE, SEATS, Clock, play_on, played, started
 from storage.old_bots import HANDED, by_table, old_database, read_back
 
@@ -37,6 +39,9 @@ def rated(result: TableResult) -> list[SeatResult]:
                        won=s.seat == result.winner_seat) for s in result.seats]
 
 
+#: The last schema before PostgreSQL stores JSON, flags and times in its own types.
+MIGRATIONS_BEFORE_OWN_TYPES = BASELINE_VERSION - 1
+
 #: The tables a migration counts again from other rows, by design (what they then hold is
 #: checked by the tests of that migration): migration 13 counts the records against the AI
 #: place by place from the stored results.
@@ -47,13 +52,15 @@ async def upgrade_step_by_step(backend: Backend, version: int) -> None:
     """Run each migration after ``version`` in turn, checking after each one that every row of
     :func:`old_database` is still there with the values it was stored with (but in a table the
     migration counts again, :data:`RECOUNTED`, which holds what it counted from then on)."""
-    kept = by_table(old_database(version))
+    kept = {key: Counter(tuple(map(plain, row)) for row in values.elements())
+            for key, values in by_table(old_database(version)).items()}
     for number in range(version + 1, SCHEMA_VERSION + 1):
         await backend.build(number)
         recounted = RECOUNTED.get(number, set())
         kept = {key: values for key, values in kept.items() if key[0] not in recounted}
         for (table, columns), values in kept.items():
-            lost = values - Counter(await backend.read_rows(table, columns))
+            lost = values - Counter(tuple(map(plain, row))
+                                    for row in await backend.read_rows(table, columns))
             assert not lost, f"migration {number} lost {table} rows: {list(lost)[:2]}"
 
 
@@ -139,3 +146,31 @@ async def test_migration_5_computes_as_it_did_when_released(
     assert Counter(await backend.read_rows("result_seats", ["table_id", "seat", "place"])) \
         == places
     assert set(await backend.read_rows("tables", ["catalogue"])) == {(CATALOGUE_5,)}
+
+
+async def test_the_move_to_postgresqls_own_types_keeps_damaged_rows(backend: Backend,
+                                                                     clock: Clock) -> None:
+    """A text that is no JSON (a damaged row) survives the change of its column to JSON (as a
+    JSON string), and reading its table still tells what is wrong; a flag other than 0 or 1
+    reads as set."""
+    version = MIGRATIONS_BEFORE_OWN_TYPES
+    rows = old_database(version)
+    damaged = next(columns for table, columns in rows if table == "tables" and columns["id"] == 6)
+    damaged["state"] = "not JSON; {"
+    rows.append(("settings", dict(guild_id=GUILD + 1, abilities=2, timer=60, ai_level="normal",
+                                  undo=1)))
+    await backend.build(version)
+    await backend.insert_rows(rows)
+    await backend.build(SCHEMA_VERSION)
+    store = await backend.open(clock)
+    try:
+        with pytest.raises(CorruptTable):
+            await store.get(6)
+        assert (await store.host_of(6)) is not None
+        settings = await store.guild_settings(GUILD + 1)
+        assert settings is not None and settings.abilities
+    finally:
+        await store.close()
+    assert [plain(v) for (v,) in await backend.read_rows("tables", ["state"])
+            if isinstance(v, str) and "not JSON" in v] in (
+                [json.dumps("not JSON; {")], ["not JSON; {"])

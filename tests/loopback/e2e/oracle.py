@@ -6,8 +6,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from bot.storage.core.rows import LOG_COLUMNS, TABLE_COLUMNS, read_log_row, read_record
 from bot.storage.records import LogRow, TableRecord
-from bot.storage.sqlite_rows import LOG_COLUMNS, TABLE_COLUMNS, read_log_row, read_record
 from engine import GameConfig
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import asyncpg
 
+from bot.storage.core.rows import LOG_COLUMNS, TABLE_COLUMNS, read_log_row, read_record
+from bot.storage.postgres_dialect import set_codecs
 from bot.storage.records import LogRow, TableRecord
-from bot.storage.sqlite_rows import LOG_COLUMNS, TABLE_COLUMNS, read_log_row, read_record
 from e2e.oracle import Oracle
 
 
@@ -27,6 +28,7 @@ class PgOracle(Oracle):
         async def read() -> None:
             db = await asyncpg.connect(self.url)
             try:
+                await set_codecs(db)  # times as the store reads them
                 found.extend(tuple(r) for r in await db.fetch(sql, *args))
             finally:
                 await db.close()

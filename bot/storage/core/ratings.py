@@ -1,9 +1,12 @@
-"""SQLite storage of ratings: each server's ratings, each rated match's change per person, and
-each person's record against the AI.
+"""Ratings: each server's ratings, each rated match's change per person, and each person's
+record against the AI.
 
 A finished match's rating rows are written in the transaction that stores its result
-(:func:`write_ratings`), from the ratings stored at that moment: transactions run one at a
-time, so two matches ending together on one server each see the other's update or none of it.
+(:func:`store_result`), from the ratings stored at that moment. That transaction first takes
+the lock of the match's place (:attr:`~bot.storage.core.db.Dialect.lock_place`: PostgreSQL's
+advisory lock, as several processes may end matches of one server at once; SQLite runs one
+write transaction at a time), so two matches ending together on one server each see the
+other's update or none of it, and the result is numbered (its ``seq``) under that lock.
 :meth:`RatingQueries.recompute_ratings` rebuilds the same rows from the stored results, in the
 order they were stored (their ``seq``), with the same step (:func:`step`), so two matches
 ending in the same instant are rated in the same order both times.
@@ -11,13 +14,13 @@ ending in the same instant are rated in the same order both times.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 
-import aiosqlite
-
+from bot.storage.core.base import Base
+from bot.storage.core.db import Db, Dialect
+from bot.storage.core.history import insert_result, with_seats
+from bot.storage.core.rows import RESULT_COLUMNS, Row, as_float, as_int
 from bot.storage.records import (
     AiRecord,
     PlayerRating,
@@ -27,13 +30,6 @@ from bot.storage.records import (
     TableResult,
     people,
     won,
-)
-from bot.storage.sqlite_rows import (
-    RESULT_COLUMNS,
-    Row,
-    as_float,
-    as_int,
-    with_seats,
 )
 from engine.agents import DEFAULT_LEVEL
 
@@ -86,33 +82,58 @@ def step(tally: Tally, result: TableResult, rater: Rater) -> None:
                                           new[user], result.finished_at))
 
 
-async def write_ratings(db: aiosqlite.Connection, result: TableResult, rater: Rater) -> None:
+#: The key space of the ratings' place locks (a place's name is the other half of the key).
+RATINGS_LOCK = 0x5241
+
+
+async def lock_place(db: Db, dialect: Dialect, name: str) -> None:
+    """Take the rating lock of place ``name`` (a server's id, or a direct-message place's key)
+    until the caller's transaction ends (where the dialect has such locks)."""
+    if dialect.lock_place is not None:
+        await db.execute(dialect.lock_place, RATINGS_LOCK, name)
+
+
+async def store_result(db: Db, dialect: Dialect, result: TableResult,
+                       rater: Rater | None) -> None:
+    """Write a match's result and the rating rows ``rater`` gives (in the caller's
+    transaction), under its place's rating lock, taken first: the result is numbered under it.
+    A server's lock is named by its id, as the rebuild of one server's ratings takes it; a
+    match in direct messages takes the lock of that person's place."""
+    await lock_place(db, dialect,
+                     result.place_key if result.guild_id is None else str(result.guild_id))
+    await insert_result(db, dialect, result)
+    if rater is not None:
+        await write_ratings(db, dialect, result, rater)
+
+
+async def write_ratings(db: Db, dialect: Dialect, result: TableResult, rater: Rater) -> None:
     """Write the rating rows of the match ``result`` that just ended (in the caller's
-    transaction), from the ratings and records stored now."""
-    users = [s.user_id for s in people(result) if s.user_id is not None]
+    transaction, under its place's lock), from the ratings and records stored now."""
+    users = dialect.many([s.user_id for s in people(result) if s.user_id is not None])
     tally = Tally()
     if result.guild_id is not None:
-        marks = ",".join("?" for _ in users)
-        async with db.execute(f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = ? "
-                              f"AND user_id IN ({marks})", (result.guild_id, *users)) as cur:
-            tally.ratings = {(r.guild_id, r.user_id): r for r in map(read_rating, await
-                                                                     cur.fetchall())}
-    async with db.execute(f"SELECT {AI_COLUMNS} FROM ai_records WHERE place_key = ? "
-                          f"AND user_id IN ({','.join('?' for _ in users)})",
-                          (result.place_key, *users)) as cur:
-        tally.ai = {(result.place_key, r.user_id, r.level, r.hero): r
-                    for r in map(read_ai, await cur.fetchall())}
+        rows = await db.fetch(f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = ? "
+                              f"AND {dialect.any_of('user_id')}{dialect.for_update}",
+                              result.guild_id, users)
+        tally.ratings = {(r.guild_id, r.user_id): r for r in map(read_rating, rows)}
+    rows = await db.fetch(f"SELECT {AI_COLUMNS} FROM ai_records WHERE place_key = ? "
+                          f"AND {dialect.any_of('user_id')}{dialect.for_update}",
+                          result.place_key, users)
+    tally.ai = {(result.place_key, r.user_id, r.level, r.hero): r for r in map(read_ai, rows)}
     before = dict(tally.ai)
     step(tally, result, rater)
     await save(db, tally, changed_ai={k for k, v in tally.ai.items() if before.get(k) != v})
 
 
-async def save(db: aiosqlite.Connection, tally: Tally,
+async def save(db: Db, tally: Tally,
                changed_ai: AbstractSet[tuple[str, int, str, str]] | None = None) -> None:
     """Write ``tally``'s ratings, changes and records against the AI (only ``changed_ai`` of
     those when given) over the stored ones."""
     await db.executemany(
-        f"INSERT OR REPLACE INTO ratings ({RATING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO ratings ({RATING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (guild_id, user_id) DO UPDATE SET mu = excluded.mu, "
+        "sigma = excluded.sigma, games = excluded.games, wins = excluded.wins, "
+        "last_table = excluded.last_table",
         [(r.guild_id, r.user_id, r.rating.mu, r.rating.sigma, r.games, r.wins, r.last_table)
          for r in tally.ratings.values()])
     await db.executemany(
@@ -122,8 +143,9 @@ async def save(db: aiosqlite.Connection, tally: Tally,
           c.before.sigma if c.before else None, c.after.mu, c.after.sigma)
          for c in tally.changes])
     await db.executemany(
-        "INSERT OR REPLACE INTO ai_records (place_key, user_id, level, hero, games, wins) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO ai_records (place_key, user_id, level, hero, games, wins) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (place_key, user_id, level, hero) "
+        "DO UPDATE SET games = excluded.games, wins = excluded.wins",
         [(k[0], r.user_id, r.level, r.hero, r.games, r.wins) for k, r in tally.ai.items()
          if changed_ai is None or k in changed_ai])
 
@@ -154,77 +176,72 @@ def read_change(row: Row) -> RatingChange:
                         as_float(at, "finished_at"))
 
 
-class RatingQueries:
-    """The rating part of the SQLite store (:class:`bot.storage.sqlite.Store` is one)."""
-
-    _db: aiosqlite.Connection
-
-    def _tx(self) -> AbstractAsyncContextManager[aiosqlite.Connection]:
-        raise NotImplementedError
-
-    async def _rows(self, sql: str, args: Sequence[object]) -> Iterable[Row]:
-        async with self._db.execute(sql, args) as cur:
-            return list(await cur.fetchall())
+class RatingQueries(Base):
+    """The ratings part of the store."""
 
     async def ratings(self, guild_id: int) -> list[PlayerRating]:
         """Every rating of a server (best ``mu`` first; the caller orders by what it shows)."""
-        return [read_rating(r) for r in await self._rows(
+        return [read_rating(r) for r in await self._read.fetch(
             f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = ? ORDER BY mu DESC",
-            (guild_id,))]
+            guild_id)]
 
     async def rating_of(self, guild_id: int, user_id: int) -> PlayerRating | None:
         """A person's rating on a server, or None before their first rated match."""
-        rows = list(await self._rows(f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = ? "
-                                     "AND user_id = ?", (guild_id, user_id)))
-        return read_rating(rows[0]) if rows else None
+        row = await self._read.fetchrow(
+            f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = ? AND user_id = ?",
+            guild_id, user_id)
+        return None if row is None else read_rating(row)
 
     async def rating_changes(self, guild_id: int, user_id: int) -> list[RatingChange]:
         """A person's rating changes on a server, oldest first."""
-        return [read_change(r) for r in await self._rows(
+        return [read_change(r) for r in await self._read.fetch(
             f"SELECT {CHANGE_COLUMNS} FROM rating_changes c JOIN results r USING (table_id) "
-            "WHERE c.guild_id = ? AND c.user_id = ? ORDER BY r.seq",
-            (guild_id, user_id))]
+            "WHERE c.guild_id = ? AND c.user_id = ? ORDER BY r.seq", guild_id, user_id)]
 
     async def changes_of_table(self, table_id: int) -> list[RatingChange]:
         """The rating changes a finished match made (none when it was not rated)."""
-        return [read_change(r) for r in await self._rows(
+        return [read_change(r) for r in await self._read.fetch(
             f"SELECT {CHANGE_COLUMNS} FROM rating_changes c JOIN results r USING (table_id) "
-            "WHERE c.table_id = ? ORDER BY c.user_id", (table_id,))]
+            "WHERE c.table_id = ? ORDER BY c.user_id", table_id)]
 
     async def ai_records(self, place_key: str, user_id: int) -> list[AiRecord]:
         """A person's records against the AI at a place (its key), by level and hero."""
-        return [read_ai(r) for r in await self._rows(
+        return [read_ai(r) for r in await self._read.fetch(
             f"SELECT {AI_COLUMNS} FROM ai_records WHERE place_key = ? AND user_id = ? "
-            "ORDER BY level, hero", (place_key, user_id))]
+            "ORDER BY level, hero", place_key, user_id)]
 
     async def player_results(self, place_key: str, user_id: int) -> list[TableResult]:
         """The results of a place's finished tables where ``user_id`` held a seat, newest
         first."""
-        heads = list(await self._rows(
+        heads = await self._read.fetch(
             f"SELECT {RESULT_COLUMNS} FROM results WHERE place_key = ? AND table_id IN "
             "(SELECT table_id FROM result_seats WHERE user_id = ?) ORDER BY finished_at DESC, "
-            "table_id DESC", (place_key, user_id)))
-        return await with_seats(self._db, heads)
+            "table_id DESC", place_key, user_id)
+        return await with_seats(self._read, self.dialect, heads)
 
     async def recompute_ratings(self, rater: Rater, guild_id: int | None = None) -> int:
-        """Rebuild the ratings (of one server when ``guild_id`` is given; else of all, and the
-        records against the AI) from the stored results in the order they were stored, in
-        one transaction; returns the number of matches read."""
-        where, args = ("WHERE guild_id = ?", (guild_id,)) if guild_id is not None else ("", ())
-        heads = list(await self._rows(
-            f"SELECT {RESULT_COLUMNS} FROM results {where} ORDER BY seq",
-            args))
-        results = await with_seats(self._db, heads)
-        tally = Tally()
-        for result in results:
-            step(tally, result, rater)
+        """Rebuild the ratings (of one server when ``guild_id`` is given, under its rating
+        lock; else of all, and the records against the AI) from the stored results in the
+        order they were stored, in one transaction; returns the number of matches read."""
+        where, args = ("WHERE guild_id = ?", [guild_id]) if guild_id is not None else ("", [])
         async with self._tx() as db:
+            heads = await db.fetch(f"SELECT {RESULT_COLUMNS} FROM results {where} ORDER BY seq",
+                                   *args)
+            results = await with_seats(db, self.dialect, heads)
+            tally = Tally()
+            for result in results:
+                step(tally, result, rater)
             if guild_id is None:
+                if self.dialect.lock_ratings is not None:
+                    await db.execute(self.dialect.lock_ratings)
                 for table in ("ratings", "rating_changes", "ai_records"):
                     await db.execute(f"DELETE FROM {table}")
             else:
-                await db.execute("DELETE FROM ratings WHERE guild_id = ?", (guild_id,))
-                await db.execute("DELETE FROM rating_changes WHERE guild_id = ?", (guild_id,))
+                await lock_place(db, self.dialect, str(guild_id))
+                await db.execute("DELETE FROM ratings WHERE guild_id = ?", guild_id)
+                await db.execute("DELETE FROM rating_changes WHERE guild_id = ?", guild_id)
             await save(db, tally, changed_ai=None if guild_id is None else set())
         return len(results)
 
+
+__all__ = ["RatingQueries", "Tally", "save", "step", "store_result", "write_ratings"]

@@ -1,6 +1,7 @@
-"""SQLite's rows and errors in the stored values' terms: a ``tables`` row read into a
-:class:`~bot.storage.records.TableRecord`, action log rows read, and a result's rows
-written and read.
+"""The stored rows in the stored values' terms, the same on every backend (its dialect hands
+over plain Python values): a ``tables`` row read into a
+:class:`~bot.storage.records.TableRecord`, action log rows, a server's defaults and a result's
+rows read, and the tables kept once read.
 
 Reading a table's row never raises anything but :class:`~bot.storage.records.CorruptTable` for
 that one table.
@@ -11,8 +12,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
-
-import aiosqlite
 
 from bot.storage.records import (
     STATUSES,
@@ -25,7 +24,6 @@ from bot.storage.records import (
     TableResult,
     load_state,
     seats_from_json,
-    table_result,
 )
 from engine import BadState, GameState
 from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
@@ -118,7 +116,7 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
         place_key=place_key,
         revision=as_int(revision, "revision"), ai_level=as_level(ai_level, "ai_level"),
         catalogue=catalogue, lessons=bool(lessons), undo=bool(undo),
-        hints=None if hints is None else bool(as_int(hints, "hints")),
+        hints=opt_flag(hints, "hints"),
     )
 
 
@@ -135,51 +133,6 @@ def read_log_row(row: Row) -> LogRow:
     step, seat, user, by_ai, action, at, undone = row
     return LogRow(as_int(step, "step"), as_int(seat, "seat"), opt_int(user, "user_id"),
                   bool(by_ai), str(action), as_float(at, "at"), bool(undone))
-
-
-async def insert_result(db: aiosqlite.Connection, result: TableResult) -> None:
-    """Write ``result``: its ``results`` row and one ``result_seats`` row per seat (inside the
-    caller's transaction; a table has one result: a second one is refused). The row's ``seq``
-    is one more than any stored: SQLite runs one write transaction at a time, so results are
-    numbered in the order they were stored, which is the order their ratings were computed."""
-    await db.execute(
-        f"INSERT INTO results ({RESULT_COLUMNS}, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-        "(SELECT COALESCE(MAX(seq), 0) + 1 FROM results))",
-        (result.table_id, result.guild_id, result.channel_id, result.finished_at,
-         result.rounds, result.actions, result.catalogue, result.winner_seat,
-         result.winner_user_id, result.place_key, result.abandoned_by))
-    await db.executemany(
-        f"INSERT INTO result_seats ({SEAT_RESULT_COLUMNS}) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(result.table_id, s.seat, s.user_id, s.kind, s.ai_level, s.hero, s.keys, s.hp, s.place,
-          int(s.handed_to_ai), int(s.moved)) for s in result.seats])
-
-
-async def ended_result(db: aiosqlite.Connection, table_id: int, state: GameState,
-                       finished_at: float) -> TableResult:
-    """The result of the game ``state`` that just ended at table ``table_id`` (its row already
-    written, in the caller's transaction)."""
-    async with db.execute("SELECT guild_id, channel_id, catalogue, seats, place_key FROM tables "
-                          "WHERE id = ?", (table_id,)) as cur:
-        row = await cur.fetchone()
-    assert row is not None  # the table was just written
-    guild, channel, catalogue, seats, place_key = row
-    return table_result(table_id, guild, channel, str(catalogue), seats_from_json(str(seats)),
-                        state, finished_at, str(place_key))
-
-
-async def with_seats(db: aiosqlite.Connection, heads: Sequence[Row]) -> list[TableResult]:
-    """The results of the ``results`` rows ``heads`` (:data:`RESULT_COLUMNS`), read with their
-    seats."""
-    if not heads:
-        return []
-    ids = [head[0] for head in heads]
-    marks = ",".join("?" for _ in ids)
-    async with db.execute(
-            f"SELECT {SEAT_RESULT_COLUMNS} FROM result_seats WHERE table_id IN ({marks}) "
-            "ORDER BY table_id, seat", ids) as cur:
-        seats = await cur.fetchall()
-    return read_results(heads, seats)
 
 
 def read_results(heads: Iterable[Row], seats: Iterable[Row]) -> list[TableResult]:
@@ -229,6 +182,21 @@ def as_int(value: object, column: str) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     raise ValueError(f"{column} {value!r:.40}")
+
+
+def as_flag(value: object, column: str) -> bool:
+    """A yes/no column's value (a boolean, or SQLite's 0 or 1); ValueError naming the column
+    when it holds anything else."""
+    if isinstance(value, bool):
+        return value
+    if value in (0, 1) and isinstance(value, int):
+        return bool(value)
+    raise ValueError(f"{column} {value!r:.40}")
+
+
+def opt_flag(value: object, column: str) -> bool | None:
+    """A nullable yes/no column's value."""
+    return None if value is None else as_flag(value, column)
 
 
 def opt_int(value: object, column: str = "value") -> int | None:

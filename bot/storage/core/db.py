@@ -1,0 +1,66 @@
+"""What the core asks of a backend: a connection of the :class:`Db` shape (queries written with
+``?`` placeholders, rows as tuples of plain Python values: ints, floats for times, bools or ints
+for flags, text for JSON) and a :class:`Dialect` for the few pieces of SQL that differ."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+#: A row read: its values in the order of the query's columns.
+Row = tuple[object, ...]
+
+
+class Db(Protocol):
+    """A connection (or a pool lending one per query) running the core's SQL."""
+
+    async def fetch(self, sql: str, *args: object) -> list[Row]:
+        """Every row of a query."""
+        ...
+
+    async def fetchrow(self, sql: str, *args: object) -> Row | None:
+        """The first row of a query, or None."""
+        ...
+
+    async def execute(self, sql: str, *args: object) -> int:
+        """Run one statement; the number of rows it wrote."""
+        ...
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
+        """Run one statement once per row of arguments."""
+        ...
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """The SQL that differs between the backends.
+
+    ``owned``: one process owns the database, so a table it read is served again until it
+    writes it; else every read checks the row's ``stamp`` (an SQL expression that changes with
+    each write of the row, by any process; ``NULL`` where there is none).
+    ``next_result_seq``: the ``seq`` of the next result stored.
+    ``for_update``: what locks the rows a read inside a write transaction returns.
+    ``lock_place``: a statement (two arguments: a key space and a name) holding a lock until
+    the transaction ends, or None where transactions already run one at a time.
+    ``lock_ratings``: a statement locking every rating table (None: not needed).
+    """
+
+    name: str
+    owned: bool
+    stamp: str
+    next_result_seq: str
+    for_update: str
+    lock_place: str | None
+    lock_ratings: str | None
+    #: SQL true when ``{column}`` is one of a list of values given as ONE argument, made by
+    #: :attr:`many` from the values.
+    one_of: str
+    many: Callable[[Sequence[object]], object]
+
+    def any_of(self, column: str) -> str:
+        """SQL true when ``column`` is one of the values of one argument made by :attr:`many`."""
+        return self.one_of.format(column=column)
+
+
+__all__ = ["Db", "Dialect", "Row"]

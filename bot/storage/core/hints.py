@@ -1,0 +1,57 @@
+"""The hints: whether a table allows them, and the hints given, one row per person and decision
+(the table's version) holding the hint as the bytes the game service handed over, so a second
+click on the same decision gets the same hint back, even after a restart (of two given at once,
+the first one kept), and a match's history tells how many hints each seat used."""
+
+from __future__ import annotations
+
+from bot.storage.core.base import Base
+from bot.storage.core.rows import as_int
+
+
+def _data(value: object) -> bytes:
+    """A stored hint's bytes."""
+    assert isinstance(value, bytes | bytearray | memoryview)
+    return bytes(value)
+
+
+class HintRows(Base):
+    """The hints part of the store."""
+
+    async def set_hints(self, table_id: int, hints: bool) -> None:
+        """Allow (or not) hints at the table."""
+        async with self._table_tx(table_id) as db:
+            await db.execute("UPDATE tables SET hints = ? WHERE id = ?", hints, table_id)
+
+    async def stored_hint(self, table_id: int, version: int, user_id: int) -> bytes | None:
+        """The hint ``user_id`` was given at ``version`` of the table, or None."""
+        row = await self._read.fetchrow(
+            "SELECT answer FROM hints WHERE table_id = ? AND version = ? AND user_id = ?",
+            table_id, version, user_id)
+        return None if row is None else _data(row[0])
+
+    async def record_hint(self, table_id: int, version: int, user_id: int, seat: int,
+                          answer: bytes, at: float) -> bytes:
+        """Keep the hint ``answer`` given to ``user_id`` (at ``seat``) at ``version``, unless one
+        was kept already; the hint kept (the first one)."""
+        async with self._tx() as db:
+            await db.execute(
+                "INSERT INTO hints (table_id, version, user_id, seat, answer, at) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                table_id, version, user_id, seat, answer, at)
+            row = await db.fetchrow(
+                "SELECT answer FROM hints WHERE table_id = ? AND version = ? AND user_id = ?",
+                table_id, version, user_id)
+        assert row is not None
+        return _data(row[0])
+
+    async def hints_used(self, table_id: int) -> dict[int, int]:
+        """Seat -> how many hints the person at that seat was given at the table (seats that
+        asked for none are left out)."""
+        rows = await self._read.fetch(
+            "SELECT seat, COUNT(*) FROM hints WHERE table_id = ? GROUP BY seat ORDER BY seat",
+            table_id)
+        return {as_int(seat, "seat"): as_int(count, "count") for seat, count in rows}
+
+
+__all__ = ["HintRows"]

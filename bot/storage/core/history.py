@@ -1,0 +1,166 @@
+"""Past matches: a finished match's result written (:func:`insert_result`) and read (a place's
+results, or one person's, page by page), the ids of past tables, and the offers to play a
+finished table again."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Sequence
+
+from bot.storage.core.base import Base
+from bot.storage.core.db import Db, Dialect
+from bot.storage.core.rows import (
+    RESULT_COLUMNS,
+    SEAT_RESULT_COLUMNS,
+    Row,
+    as_flag,
+    as_float,
+    as_int,
+    opt_int,
+    read_results,
+)
+from bot.storage.records import RematchOffer, TableResult
+
+#: The range of a 64-bit integer column: an id outside it names nothing.
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+OFFER_COLUMNS = "table_id, offered_by, offered_at, ready, message_id, new_table, closed"
+_HEADS = ", ".join(f"r.{c.strip()}" for c in RESULT_COLUMNS.split(","))
+
+
+def bounded(value: int) -> int:
+    """``value`` within the range of a 64-bit integer column."""
+    return max(INT_MIN, min(value, INT_MAX))
+
+
+async def insert_result(db: Db, dialect: Dialect, result: TableResult) -> None:
+    """Write ``result``: its ``results`` row and one ``result_seats`` row per seat (inside the
+    caller's transaction; a table has one result: a second one is refused). The row's ``seq``
+    is the next one (:attr:`~bot.storage.core.db.Dialect.next_result_seq`): the caller holds
+    its place's rating lock, so results are numbered in the order their ratings are
+    computed."""
+    await db.execute(
+        f"INSERT INTO results ({RESULT_COLUMNS}, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        f"{dialect.next_result_seq})",
+        result.table_id, result.guild_id, result.channel_id, result.finished_at,
+        result.rounds, result.actions, result.catalogue, result.winner_seat,
+        result.winner_user_id, result.place_key, result.abandoned_by)
+    await db.executemany(
+        f"INSERT INTO result_seats ({SEAT_RESULT_COLUMNS}) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(result.table_id, s.seat, s.user_id, s.kind, s.ai_level, s.hero, s.keys, s.hp, s.place,
+          s.handed_to_ai, s.moved) for s in result.seats])
+
+
+async def with_seats(db: Db, dialect: Dialect, heads: Sequence[Row]) -> list[TableResult]:
+    """The results of the ``results`` rows ``heads`` (:data:`RESULT_COLUMNS`), read with their
+    seats."""
+    if not heads:
+        return []
+    seats = await db.fetch(
+        f"SELECT {SEAT_RESULT_COLUMNS} FROM result_seats WHERE "
+        f"{dialect.any_of('table_id')} ORDER BY table_id, seat",
+        dialect.many([head[0] for head in heads]))
+    return read_results(heads, seats)
+
+
+def read_offer(row: Row) -> RematchOffer:
+    """A ``rematches`` row (:data:`OFFER_COLUMNS`) read."""
+    ready = json.loads(str(row[3]))
+    if not isinstance(ready, list) or not all(isinstance(u, int) for u in ready):
+        raise ValueError("ready must be a list of user ids")
+    return RematchOffer(
+        table_id=as_int(row[0], "table_id"), offered_by=as_int(row[1], "offered_by"),
+        offered_at=as_float(row[2], "offered_at"), ready=tuple(ready),
+        message_id=opt_int(row[4], "message_id"), new_table=opt_int(row[5], "new_table"),
+        closed=as_flag(row[6], "closed"))
+
+
+class HistoryQueries(Base):
+    """Past matches and rematch offers."""
+
+    async def _with_seats(self, heads: Sequence[Row]) -> list[TableResult]:
+        return await with_seats(self._read, self.dialect, heads)
+
+    async def history(self, limit: int = 20) -> list[int]:
+        """Ids of finished or abandoned tables, newest first."""
+        rows = await self._read.fetch(
+            "SELECT id FROM tables WHERE status IN ('finished','abandoned') "
+            "ORDER BY id DESC LIMIT ?", limit)
+        return [as_int(r[0], "id") for r in rows]
+
+    async def results(self, place_key: str, limit: int = 20,
+                      before: int | None = None) -> list[TableResult]:
+        """The results of the finished tables of a place (its key), newest table first: at
+        most ``limit``, of tables older than table ``before`` when given."""
+        newest = INT_MAX if before is None else bounded(before - 1)
+        return await self._with_seats(await self._read.fetch(
+            f"SELECT {RESULT_COLUMNS} FROM results WHERE place_key = ? AND table_id <= ? "
+            "ORDER BY table_id DESC LIMIT ?", place_key, newest, limit))
+
+    async def result_of(self, table_id: int) -> TableResult | None:
+        """The result of a finished table, or None (not finished, or no such table)."""
+        if not INT_MIN <= table_id <= INT_MAX:
+            return None
+        found = await self._with_seats(await self._read.fetch(
+            f"SELECT {RESULT_COLUMNS} FROM results WHERE table_id = ?", table_id))
+        return found[0] if found else None
+
+    async def matches(self, place_key: str, user_id: int | None = None, limit: int = 20,
+                      before: int | None = None, after: int | None = None,
+                      channels: Collection[int] | None = None) -> list[TableResult]:
+        """A place's finished matches, newest first (of person ``user_id`` when given, played
+        in one of ``channels`` when given): at most ``limit``, older than table ``before`` or
+        just newer than table ``after``."""
+        where = ["r.place_key = ?"]
+        values: list[object] = [place_key]
+        source = "results r"
+        if user_id is not None:
+            source = "result_seats s JOIN results r ON r.table_id = s.table_id"
+            where.append("s.user_id = ?")
+            values.append(bounded(user_id))
+        if channels is not None:
+            where.append(self.dialect.any_of("r.channel_id"))
+            values.append(self.dialect.many(sorted(bounded(c) for c in channels)))
+        order = "DESC"
+        if before is not None:
+            where.append("r.table_id < ?")
+            values.append(bounded(before))
+        elif after is not None:
+            where.append("r.table_id > ?")
+            values.append(bounded(after))
+            order = "ASC"
+        values.append(limit)
+        heads = await self._read.fetch(
+            f"SELECT DISTINCT {_HEADS} FROM {source} WHERE {' AND '.join(where)} "
+            f"ORDER BY r.table_id {order} LIMIT ?", *values)
+        if order == "ASC":
+            heads.reverse()
+        return await self._with_seats(heads)
+
+    async def rematch_of(self, table_id: int) -> RematchOffer | None:
+        """The rematch offer made at table ``table_id``, or None."""
+        row = await self._read.fetchrow(
+            f"SELECT {OFFER_COLUMNS} FROM rematches WHERE table_id = ?", bounded(table_id))
+        return None if row is None else read_offer(row)
+
+    async def save_rematch(self, offer: RematchOffer) -> None:
+        """Store a new rematch offer, or the change of one."""
+        async with self._tx() as db:
+            await db.execute(
+                f"INSERT INTO rematches ({OFFER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (table_id) DO UPDATE SET offered_by = excluded.offered_by, "
+                "offered_at = excluded.offered_at, ready = excluded.ready, "
+                "message_id = excluded.message_id, new_table = excluded.new_table, "
+                "closed = excluded.closed",
+                offer.table_id, offer.offered_by, offer.offered_at, json.dumps(offer.ready),
+                offer.message_id, offer.new_table, offer.closed)
+
+    async def open_rematches(self) -> list[RematchOffer]:
+        """The offers neither started nor closed, oldest first."""
+        rows = await self._read.fetch(
+            f"SELECT {OFFER_COLUMNS} FROM rematches WHERE closed = FALSE ORDER BY offered_at")
+        return [read_offer(r) for r in rows]
+
+
+__all__ = ["OFFER_COLUMNS", "HistoryQueries", "bounded", "insert_result", "read_offer",
+           "with_seats"]

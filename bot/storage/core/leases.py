@@ -1,0 +1,74 @@
+"""The leases: who does each table's background work (its AI turns, its turn timer), one
+``leases`` row per table (its owner and when the lease expires, by the store's clock). Of two
+processes claiming one table at once, the row's lock lets one in first and the other finds the
+lease taken (not expired, not its own): exactly one is granted. Hearing of other processes'
+writes is the backend's (``subscribe``)."""
+
+from __future__ import annotations
+
+from bot.storage.core.base import Base
+from bot.storage.core.rows import as_int
+from bot.storage.records import Shards
+
+#: A lease is granted when there is none, when it expired, or when it is the owner's already
+#: (the row comes back only then).
+CLAIM = ("INSERT INTO leases (table_id, owner, expires_at) VALUES (?, ?, ?) "
+         "ON CONFLICT (table_id) DO UPDATE SET owner = excluded.owner, "
+         "expires_at = excluded.expires_at "
+         "WHERE leases.owner = excluded.owner OR leases.expires_at <= ? RETURNING table_id")
+
+
+def lapsed_sql(shards: Shards | None) -> str:
+    """The ids of the lobbies and running tables whose lease expired at the one argument (now),
+    and of those with no lease yet whose server is heard on ``shards`` (every one when None;
+    direct-message tables are shard 0's). The shard numbers are whole numbers written into the
+    text."""
+    mine = ""
+    if shards is not None:
+        ids = ", ".join(str(int(i)) for i in shards.ids)
+        mine = f" AND ((COALESCE(t.guild_id, 0) >> 22) % {int(shards.count)}) IN ({ids})"
+    return ("SELECT t.id FROM tables t LEFT JOIN leases l ON l.table_id = t.id "
+            "WHERE t.status IN ('lobby','running') "
+            f"AND (l.expires_at <= ? OR (l.table_id IS NULL{mine})) ORDER BY t.id")
+
+
+class LeaseRows(Base):
+    """The leases part of the store."""
+
+    #: The owner this store claims and renews leases for (None until it first does): its
+    #: writes of a table that owner holds wake no one.
+    _owner: str | None = None
+
+    async def claim(self, table_id: int, owner: str, ttl: float) -> bool:
+        """Take the lease of table ``table_id`` for ``owner`` for ``ttl`` seconds; True when
+        granted (free, expired, or ``owner``'s already)."""
+        self._owner = owner
+        now = self.clock()
+        async with self._tx() as db:
+            return await db.fetchrow(CLAIM, table_id, owner, now + ttl, now) is not None
+
+    async def renew(self, owner: str, ttl: float) -> list[int]:
+        """Extend every lease of ``owner`` on a lobby or running table, in one statement; the
+        ids of those tables."""
+        self._owner = owner
+        async with self._tx() as db:
+            rows = await db.fetch(
+                "UPDATE leases SET expires_at = ? WHERE owner = ? AND table_id IN "
+                "(SELECT id FROM tables WHERE status IN ('lobby','running')) "
+                "RETURNING table_id", self.clock() + ttl, owner)
+        return sorted(as_int(r[0], "table_id") for r in rows)
+
+    async def release(self, table_id: int, owner: str) -> None:
+        """Give up ``owner``'s lease of table ``table_id``."""
+        async with self._tx() as db:
+            await db.execute("DELETE FROM leases WHERE table_id = ? AND owner = ?",
+                             table_id, owner)
+
+    async def lapsed(self, shards: Shards | None = None) -> list[int]:
+        """Ids of the lobbies and running tables whose lease expired, and of those with no
+        lease yet that are ``shards``' (every one when None)."""
+        rows = await self._read.fetch(lapsed_sql(shards), self.clock())
+        return [as_int(r[0], "id") for r in rows]
+
+
+__all__ = ["LeaseRows", "lapsed_sql"]

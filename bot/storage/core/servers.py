@@ -1,0 +1,68 @@
+"""The servers' settings (the defaults of their new tables, the language they forced) and the
+bot's own metadata."""
+
+from __future__ import annotations
+
+from bot.storage.core.base import Base
+from bot.storage.core.rows import as_int, read_defaults
+from bot.storage.records import ServerDefaults, StorageError
+
+
+class ServerQueries(Base):
+    """The servers' settings and the bot's metadata."""
+
+    async def guild_settings(self, guild_id: int | None) -> ServerDefaults | None:
+        """A server's defaults for new tables, or None when never set (a level this bot does
+        not know reads as the default level)."""
+        if guild_id is None:
+            return None
+        row = await self._read.fetchrow(
+            "SELECT abilities, timer, ai_level, undo FROM settings WHERE guild_id = ?", guild_id)
+        return None if row is None else read_defaults(row)
+
+    async def set_guild_settings(self, guild_id: int, defaults: ServerDefaults) -> None:
+        """Store a server's defaults for new tables."""
+        async with self._tx() as db:
+            await db.execute(
+                "INSERT INTO settings (guild_id, abilities, timer, ai_level, undo) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
+                "abilities = excluded.abilities, timer = excluded.timer, "
+                "ai_level = excluded.ai_level, undo = excluded.undo",
+                guild_id, defaults.abilities, defaults.timer, defaults.ai_level, defaults.undo)
+
+    async def guild_locale(self, guild_id: int | None) -> str | None:
+        """The language a server forced for its tables, or None (follow Discord's language)."""
+        if guild_id is None:
+            return None
+        row = await self._read.fetchrow("SELECT locale FROM settings WHERE guild_id = ?",
+                                        guild_id)
+        return None if row is None or row[0] is None else str(row[0])
+
+    async def set_guild_locale(self, guild_id: int, locale: str | None) -> None:
+        """Force the language of a server's tables (None: follow Discord's language again).
+        Its settings row must exist: store its defaults with :meth:`set_guild_settings` first."""
+        async with self._tx() as db:
+            if await db.execute("UPDATE settings SET locale = ? WHERE guild_id = ?",
+                                locale, guild_id) != 1:
+                raise StorageError(f"server {guild_id} has no settings yet")
+
+    async def active_in_guild(self, guild_id: int) -> list[int]:
+        """Ids of a server's lobbies and running tables (oldest first)."""
+        rows = await self._read.fetch(
+            "SELECT id FROM tables WHERE guild_id = ? AND status IN ('lobby','running') "
+            "ORDER BY id", guild_id)
+        return [as_int(r[0], "id") for r in rows]
+
+    async def get_meta(self, key: str) -> str | None:
+        """A stored metadata value (e.g. the hash of the synced command tree)."""
+        row = await self._read.fetchrow("SELECT value FROM meta WHERE key = ?", key)
+        return None if row is None else str(row[0])
+
+    async def set_meta(self, key: str, value: str) -> None:
+        """Store a metadata value."""
+        async with self._tx() as db:
+            await db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO "
+                             "UPDATE SET value = excluded.value", key, value)
+
+
+__all__ = ["ServerQueries"]

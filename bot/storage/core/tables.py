@@ -1,0 +1,355 @@
+"""The tables: a lobby created, its seats and settings written, the game started, each move
+applied, the table abandoned or finished, and its action log; a table read is kept and served
+again while it is what the database holds.
+
+Applying an action is ONE transaction that writes the new state, its version (the previous one
+plus one: it only ever grows, a take-back included) and the action log row (numbered by ``seq``,
+the order actions were applied), guarded by the previous version, so a state and its log never
+disagree and a stale writer changes nothing (of two processes moving one table, the row's lock
+lets one in and the other finds the version moved on); a take-back (``undo``) marks the action
+it took back ``undone`` in that same transaction (nothing is deleted), and the move that ends a
+game writes its result there. The move's ``UPDATE`` returns the row as written, which the store
+keeps: the next read of the table costs no parse of its state.
+
+A table read is kept (:data:`RECORDS` at most). Where one process owns the database
+(:attr:`~bot.storage.core.db.Dialect.owned`) it is served again without SQL until a write of it
+ends (committed or not); elsewhere each read sends the row's stamp it was read at, and the
+database returns the stored state only when the row was written since.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import replace
+
+from bot.storage.core.base import Base
+from bot.storage.core.db import Db, Row
+from bot.storage.core.ratings import store_result
+from bot.storage.core.rows import (
+    LOG_COLUMNS,
+    STATE_CACHE,
+    TABLE_COLUMNS,
+    StateCache,
+    as_int,
+    keep,
+    opt_int,
+    read_log_row,
+    read_record,
+    remember,
+)
+from bot.storage.records import (
+    CorruptTable,
+    DatabaseError,
+    LogRow,
+    Rater,
+    SeatInfo,
+    StaleVersion,
+    Status,
+    TableExists,
+    TableRecord,
+    TableResult,
+    anchor_column,
+    seats_from_json,
+    seats_to_json,
+    storable,
+    table_result,
+)
+from cards import catalogue_version
+from engine import GameState, Undo
+from engine.agents import DEFAULT_LEVEL, AiLevel
+
+UNDO = str(Undo())  #: a take-back's notation: its log row marks the action it took back undone
+#: Tables whose record is kept, read or written last (beyond it the oldest kept is dropped).
+RECORDS = STATE_CACHE
+#: The range of a 64-bit integer: a table id outside it names no table.
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+#: Where each column of :data:`TABLE_COLUMNS` is in a row read.
+AT = {name.strip(): i for i, name in enumerate(TABLE_COLUMNS.split(","))}
+
+
+def moved_columns(state: GameState, version: int, text: str, now: float,
+                  seats: Sequence[SeatInfo] | None, deadline: float | None) -> dict[str, object]:
+    """The columns a move writes: the state (``text``, stored at ``version``), its take-back's
+    anchor when it changed (:func:`~bot.storage.records.anchor_column`), its deadline, the seats
+    when they changed, and for a finished game its status and winner."""
+    columns: dict[str, object] = {
+        "state": text, "version": version, "deadline": deadline, "updated_at": now,
+        **anchor_column(state),
+    }
+    if seats is not None:
+        columns["seats"] = seats_to_json(seats)
+    if state.winner is not None:
+        columns.update(status="finished", winner=state.winner, finished_at=now, deadline=None)
+    return columns
+
+
+class TableQueries(Base):
+    """The tables part of the store: the tables kept (``_records``, each with the stamp it was
+    read at), the parsed states kept (``_states``) and the count of table writes ended
+    (``_writes``: a read overtaken by a write is not kept)."""
+
+    _states: StateCache
+    _records: dict[int, tuple[str | None, TableRecord]]
+    _writes: int
+
+    def _conflict(self, exc: DatabaseError) -> bool:
+        """True when ``exc`` is the database refusing a row that breaks a unique index."""
+        raise NotImplementedError  # the backend's own
+
+    async def _wrote(self, db: Db, table_id: int) -> None:
+        """Called at the end of a write of table ``table_id``, inside its transaction (the
+        backend may tell other processes)."""
+
+    @asynccontextmanager
+    async def _table_tx(self, table_id: int) -> AsyncIterator[Db]:
+        """Write table ``table_id``; where one process owns the database its kept record goes
+        after, committed or not."""
+        try:
+            async with self._tx() as db:
+                yield db
+                await self._wrote(db, table_id)
+        finally:
+            self._writes += 1
+            if self.dialect.owned:
+                self._records.pop(table_id, None)
+
+    def _read_table(self) -> str:
+        """A table's row (arguments: the stamp of the record kept twice, the table id) with its
+        stamp first, and the stored state and anchor only when the row's stamp is not the one
+        kept."""
+        stamp = self.dialect.stamp
+        return (f"SELECT {stamp}, " + TABLE_COLUMNS.replace(
+            " state,", f" CASE WHEN {stamp} = ? THEN NULL ELSE state END,").replace(
+            " anchor", f" CASE WHEN {stamp} = ? THEN NULL ELSE anchor END") +
+            " FROM tables WHERE id = ?")
+
+    def _keep(self, table_id: int, row: Row, writes: int) -> TableRecord:
+        """The record of a row read (its stamp first), kept when no write ended since
+        ``writes``."""
+        record = read_record(row[1:], self._states)
+        if writes == self._writes:
+            keep(self._records, table_id, (None if row[0] is None else str(row[0]), record),
+                 RECORDS)
+        return record
+
+    async def create_table(self, *, guild_id: int | None, place_key: str, channel_id: int,
+                           host_id: int, seats: Sequence[SeatInfo], abilities: bool, timer: int,
+                           seed: int, locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
+                           lessons: bool = False, undo: bool = True) -> TableRecord:
+        """Create a lobby (``lessons``: a guided first match; ``undo``: players may take back a
+        move); raises :class:`TableExists` when the channel has an active table (also when
+        another process created it a moment ago)."""
+        now = self.clock()
+        try:
+            async with self._tx() as db:
+                row = await db.fetchrow(
+                    "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, "
+                    "timer, seed, locale, seats, version, created_at, updated_at, ai_level, "
+                    "catalogue, lessons, undo, place_key) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, "
+                    "?, 0, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    guild_id, channel_id, host_id, abilities, timer, seed, locale,
+                    seats_to_json(seats), now, now, ai_level, catalogue_version(), lessons,
+                    undo, place_key)
+        except DatabaseError as exc:
+            if not self._conflict(exc):
+                raise
+            active = await self.active_in_channel(channel_id)
+            raise TableExists(-1 if active is None else active) from None
+        assert row is not None
+        record = await self.get(as_int(row[0], "id"))
+        assert record is not None
+        return record
+
+    async def get(self, table_id: int) -> TableRecord | None:
+        """The table ``table_id`` as the database holds it, or None; raises
+        :class:`CorruptTable` if its row is damaged (a damaged row is never kept). An id no
+        64-bit integer can hold (a forged custom_id) is no table."""
+        if not INT_MIN <= table_id <= INT_MAX:
+            return None
+        kept = self._records.get(table_id)
+        if kept is not None and self.dialect.owned:
+            return kept[1]
+        writes = self._writes
+        stamp = "" if kept is None else kept[0]
+        row = await self._read.fetchrow(self._read_table(), stamp, stamp, table_id)
+        if row is None:
+            return None
+        if kept is not None and row[0] is not None and row[0] == kept[0]:
+            return kept[1]
+        return self._keep(table_id, row, writes)
+
+    async def active_in_channel(self, channel_id: int) -> int | None:
+        """The id of the channel's lobby or running table, if any."""
+        row = await self._read.fetchrow(
+            "SELECT id FROM tables WHERE channel_id = ? AND status IN ('lobby','running')",
+            channel_id)
+        return None if row is None else as_int(row[0], "id")
+
+    async def ids_with_status(self, *statuses: Status) -> list[int]:
+        """Ids of the tables in any of ``statuses`` (oldest first)."""
+        rows = await self._read.fetch(
+            f"SELECT id FROM tables WHERE {self.dialect.any_of('status')} ORDER BY id",
+            self.dialect.many(list(statuses)))
+        return [as_int(r[0], "id") for r in rows]
+
+    async def _update(self, table_id: int, guard: int | None, columns: dict[str, object],
+                      bump: bool = False) -> None:
+        """Write ``columns`` of one table (guarded by its version when ``guard`` is given;
+        ``bump``: a lobby change, which raises its revision); raises :class:`StaleVersion`
+        when no row was written."""
+        columns["updated_at"] = self.clock()
+        sets = ", ".join(f"{name} = ?" for name in columns)
+        if bump:
+            sets += ", revision = revision + 1"
+        values = [*columns.values(), table_id]
+        sql = f"UPDATE tables SET {sets} WHERE id = ?"
+        if guard is not None:
+            sql += " AND version = ?"
+            values.append(guard)
+        async with self._table_tx(table_id) as db:
+            if await db.execute(sql, *values) != 1:
+                raise StaleVersion(f"table {table_id} moved on")
+
+    async def update_lobby(self, table_id: int, seats: Sequence[SeatInfo],
+                           host_id: int | None = None) -> None:
+        """Store a lobby's seats (and a new host when the host left)."""
+        changes: dict[str, object] = {"seats": seats_to_json(seats)}
+        if host_id is not None:
+            changes["host_id"] = host_id
+        await self._update(table_id, None, changes, bump=True)
+
+    async def update_seats(self, table_id: int, version: int, seats: Sequence[SeatInfo]) -> None:
+        """Store a running table's seats (timeouts, seat handed to the AI) at ``version``."""
+        await self._update(table_id, version, {"seats": seats_to_json(seats)})
+
+    async def set_status(self, table_id: int, status: Status) -> None:
+        """Mark a table abandoned/finished (kept as history)."""
+        changes: dict[str, object] = {"status": status, "deadline": None}
+        if status in ("finished", "abandoned"):
+            changes["finished_at"] = self.clock()
+        await self._update(table_id, None, changes, bump=True)
+
+    async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
+                         deadline: float | None) -> None:
+        """Turn a lobby into a running game holding ``state`` (version ``state.step``), played
+        with this bot's cards (its catalogue version)."""
+        text = storable(state)
+        await self._update(table_id, 0, {"status": "running", "seats": seats_to_json(seats),
+                                          "state": text, "version": state.step,
+                                          "deadline": deadline,
+                                          "catalogue": catalogue_version()}, bump=True)
+        remember(self._states, table_id, text, state)
+
+    async def set_message(self, table_id: int, *, message_id: int | None = None,
+                          lobby_message_id: int | None = None) -> None:
+        """Remember the table's public message (or its lobby message)."""
+        changes: dict[str, object] = {}
+        if message_id is not None:
+            changes["message_id"] = message_id
+        if lobby_message_id is not None:
+            changes["lobby_message_id"] = lobby_message_id
+        if changes:
+            await self._update(table_id, None, changes)
+
+    async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
+                    seats: Sequence[SeatInfo] | None = None,
+                    deadline: float | None = None, rater: Rater | None = None,
+                    result: TableResult | None = None) -> None:
+        """In ONE transaction: the new state at version ``before + 1`` (guarded by version
+        ``before``, the row locked until the end) and its log row (the table's next ``seq``);
+        a take-back (``undo``) also marks the latest action it has not taken back yet
+        ``undone``; a finished game is marked ``finished`` with its winner, and its ``result``
+        (as the game computed it, finished now; None: the final state's, every person counted
+        as having moved) and the rating rows ``rater`` gives written. Raises
+        :class:`StaleVersion` (and writes nothing) when the table is no longer at ``before``.
+        The row as written is kept."""
+        text = storable(state)
+        now = self.clock()
+        columns = moved_columns(state, before + 1, text, now, seats, deadline)
+        sets = ", ".join(f"{name} = ?" for name in columns)
+        async with self._table_tx(table_id) as db:
+            writes = self._writes  # this write ends as one more: then the row may be kept
+            row = await db.fetchrow(
+                f"UPDATE tables SET {sets} WHERE id = ? AND version = ? AND status = 'running' "
+                f"RETURNING {self.dialect.stamp}, "
+                f"{TABLE_COLUMNS.replace(' state,', ' NULL,').replace(' anchor', ' NULL')}",
+                *columns.values(), table_id, before)
+            if row is None:
+                raise StaleVersion(f"table {table_id} is no longer at version {before}")
+            await db.execute(
+                "INSERT INTO actions (table_id, seq, step, seat, user_id, by_ai, action, at) "
+                "VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE table_id = ?), "
+                "?, ?, ?, ?, ?, ?)",
+                table_id, table_id, log.step, log.seat, log.user_id, log.by_ai, log.action,
+                log.at)
+            if log.action == UNDO:
+                await db.execute(
+                    "UPDATE actions SET undone = TRUE WHERE table_id = ? AND seq = (SELECT "
+                    "MAX(seq) FROM actions WHERE table_id = ? AND undone = FALSE "
+                    "AND action != ?)", table_id, table_id, UNDO)
+            if state.winner is not None:
+                if result is None:
+                    result = table_result(
+                        table_id, opt_int(row[1 + AT["guild_id"]], "guild_id"),
+                        as_int(row[1 + AT["channel_id"]], "channel_id"),
+                        str(row[1 + AT["catalogue"]]),
+                        seats_from_json(str(row[1 + AT["seats"]])), state, now,
+                        str(row[1 + AT["place_key"]]))
+                else:
+                    result = replace(result, finished_at=now)
+                await store_result(db, self.dialect, result, rater)
+        remember(self._states, table_id, text, state)  # what storable() just read back
+        written = list(row)
+        written[1 + AT["state"]] = text
+        try:
+            self._keep(table_id, tuple(written), writes + 1)
+        except CorruptTable:  # a row damaged otherwise: read (and refused) again next time
+            pass
+
+    async def abandon(self, table_id: int, version: int, result: TableResult | None = None,
+                      rater: Rater | None = None) -> None:
+        """In ONE transaction: mark the running table at ``version`` abandoned (kept as
+        history) and, for a match rated when abandoned, store its ``result`` (abandoned now)
+        with the rating rows ``rater`` gives. Raises :class:`StaleVersion` (and writes nothing)
+        when the table is no longer running at ``version``."""
+        now = self.clock()
+        async with self._table_tx(table_id) as db:
+            if await db.execute(
+                    "UPDATE tables SET status = 'abandoned', deadline = NULL, finished_at = ?, "
+                    "updated_at = ?, revision = revision + 1 WHERE id = ? AND version = ? "
+                    "AND status = 'running'", now, now, table_id, version) != 1:
+                raise StaleVersion(f"table {table_id} is no longer running at version {version}")
+            if result is not None:
+                await store_result(db, self.dialect, replace(result, finished_at=now), rater)
+
+    async def action_log(self, table_id: int) -> list[LogRow]:
+        """Every action applied at the table, in the order applied (undone ones included)."""
+        rows = await self._read.fetch(
+            f"SELECT {LOG_COLUMNS} FROM actions WHERE table_id = ? ORDER BY seq", table_id)
+        return [read_log_row(r) for r in rows]
+
+    async def relocalise(self, table_id: int, locale: str) -> bool:
+        """Set the language of a lobby or running table; True when it changed."""
+        async with self._table_tx(table_id) as db:
+            return await db.execute(
+                "UPDATE tables SET locale = ?, updated_at = ? WHERE id = ? AND locale != ? "
+                "AND status IN ('lobby','running')", locale, self.clock(), table_id, locale) == 1
+
+    async def host_of(self, table_id: int) -> int | None:
+        """The host of a table read from its row alone (None when unreadable): a damaged
+        table's host may still close it."""
+        if not INT_MIN <= table_id <= INT_MAX:
+            return None
+        row = await self._read.fetchrow("SELECT host_id FROM tables WHERE id = ?", table_id)
+        value = None if row is None else row[0]
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    async def abandon_damaged(self, table_id: int, channel_id: int) -> None:
+        """Mark a table whose row cannot be read abandoned (the row stays for inspection)."""
+        async with self._table_tx(table_id) as db:
+            await db.execute("UPDATE tables SET status = 'abandoned', revision = revision + 1 "
+                             "WHERE id = ? AND channel_id = ?", table_id, channel_id)
+
+
+__all__ = ["INT_MAX", "INT_MIN", "RECORDS", "UNDO", "TableQueries", "moved_columns"]
