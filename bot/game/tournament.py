@@ -511,9 +511,9 @@ def start(settings: Settings, entrants: Iterable[Entrant]) -> Tournament:
 
 
 __all__ = [
-    "BYE_POINTS", "MIN_ROUNDS", "POINTS", "Entrant", "Pod", "PodResult", "Round", "Seating",
-    "Settings", "Split", "Standing", "Tournament", "active", "champion", "deadline_result",
-    "drop", "dropped_users", "is_over", "points_for", "record", "result_of_table",
-    "rounds_needed", "seat_round", "seating_order", "split", "standings", "start",
-    "total_rounds",
+    "BYE_POINTS", "EXHAUSTIVE", "MIN_ROUNDS", "POINTS", "Entrant", "Pod", "PodResult", "Round",
+    "Seating", "Settings", "Split", "Standing", "TableSize", "Tournament", "active", "champion",
+    "deadline_result", "drop", "dropped_users", "is_over", "points_for", "record",
+    "result_of_table", "rounds_needed", "seat_round", "seating_order", "split", "standings",
+    "start", "total_rounds",
 ]
