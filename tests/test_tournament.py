@@ -4,6 +4,7 @@ deadline and the champion (:mod:`bot.game.tournament`)."""
 from __future__ import annotations
 
 import importlib.util
+import io
 import itertools
 import random
 from collections.abc import Iterator, Sequence
@@ -13,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec import structs
+from PIL import Image
 
 from bot.game.tournament import (
     BYE_POINTS,
@@ -35,9 +37,11 @@ from bot.game.tournament import (
     start,
     total_rounds,
 )
+from bot.game.tournament_pictures import champion_picture, standing_lines, standings_picture
 from bot.storage.records import SeatResult, TableResult
 from engine import new_game
 from engine.simulate import seated
+from render.style import WIDTH
 
 
 def entrants(count: int, seed: int = 0) -> list[Entrant]:
@@ -414,3 +418,22 @@ def test_the_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str]) ->
     assert bench.main(["--entrants", "20", "--rounds", "2"]) == 0
     out = capsys.readouterr().out
     assert out.count("seated 20 entrants in") == 2 and "slowest round:" in out
+
+
+def test_the_pictures_of_a_tournament() -> None:
+    """The standings after each round (the bye and the dropped marked) and, at the end only,
+    the champion."""
+    lot = random.Random(4)
+    t = start(Settings("Zimní pohár", rounds=2, table_size=3), entrants(7))
+    t = drop(play_round(seat_round(t, 1), lot), 3)
+    t = seat_round(t, 2)
+    lines = standing_lines(t)
+    assert [line.name for line in lines] == [s.name for s in standings(t)]
+    assert [line.dropped for line in lines].count(True) == 1
+    assert [line.bye for line in lines].count(True) == (t.rounds[-1].seating.bye is not None)
+    assert champion_picture(t) is None
+    t = play_round(t, lot)
+    for png in (standings_picture(t, "cs"), champion_picture(t, "fr")):
+        assert png is not None
+        image = Image.open(io.BytesIO(png))
+        assert image.width == WIDTH
