@@ -437,3 +437,38 @@ def test_the_pictures_of_a_tournament() -> None:
         assert png is not None
         image = Image.open(io.BytesIO(png))
         assert image.width == WIDTH
+
+
+@settings(max_examples=30, deadline=None)
+@given(count=st.integers(2, 30), size=st.sampled_from([3, 4]), fill=st.booleans(),
+       seed=st.integers(0, 10_000), drops=st.integers(0, 4))
+def test_any_tournament_seats_everyone_still_in_once_a_round(count: int, size: TableSize,
+                                                              fill: bool, seed: int,
+                                                              drops: int) -> None:
+    """Whatever the field, the table size, the AI seats and the drops: each round seats every
+    player still in exactly once (or gives them the bye), nobody who dropped, and the standings
+    stay ordered by points and tie-breaks; the champion heads them."""
+    lot = random.Random(seed)
+    t = start(Settings("Cup", table_size=size, ai_level="normal" if fill else None),
+              entrants(count, seed))
+    while not is_over(t):
+        for user in lot.sample(range(1, count + 1), k=min(drops, count)):
+            if lot.random() < 0.2:
+                t = drop(t, user)
+        if is_over(t):
+            break
+        t = seat_round(t, lot.randrange(1000))
+        seating = t.rounds[-1].seating
+        seated = [u for p in seating.pods for u in p.players]
+        if seating.bye is not None:
+            seated.append(seating.bye)
+        gone = {u for u, _ in t.dropped}
+        assert sorted(seated) == sorted(e.user for e in t.entrants if e.user not in gone)
+        assert all(p.seats == (size if fill else len(p.players)) for p in seating.pods)
+        assert (seating.bye is None) or not fill
+        t = play_round(t, lot)
+        lines = standings(t)
+        keys = [(-s.points, -s.opponents, -s.wins, -s.rating) for s in lines]
+        assert keys == sorted(keys)
+    winner = champion(t)
+    assert winner is not None and winner == standings(t)[0]
