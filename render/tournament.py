@@ -13,6 +13,7 @@ empty boxes (:func:`drawable`).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,8 +33,8 @@ from render.style import (
     PANEL_HI,
     WIDTH,
     draw_text,
-    font,
     new_canvas,
+    text_mask,
     text_width,
 )
 
@@ -67,16 +68,18 @@ class StandingLine:
 @lru_cache(maxsize=4096)
 def _has_glyph(ch: str) -> bool:
     """True when the bundled font draws ``ch`` (not its box for a missing character)."""
-    f = font(NAME_PX)
-    missing = f.getmask("\U0010fffd")
-    mask = f.getmask(ch)
-    return mask.size != missing.size or bytes(mask) != bytes(missing)
+    missing, _, _ = text_mask("\U0010fffd", NAME_PX, True, False, "la")
+    mask, _, _ = text_mask(ch, NAME_PX, True, False, "la")
+    return mask.size != missing.size or mask.tobytes() != missing.tobytes()
 
 
 def drawable(name: str) -> str:
-    """``name`` without the characters the bundled font cannot draw (most emoji), its spaces
-    tidied; a question mark when nothing is left."""
-    kept = "".join(ch for ch in name if ch.isspace() or _has_glyph(ch))
+    """``name`` without the characters the bundled font cannot draw (most emoji) and the
+    invisible ones that join or vary emoji, its spaces tidied; a question mark when nothing is
+    left."""
+    kept = "".join(ch for ch in name if ch.isspace() or (
+        unicodedata.category(ch) != "Cf" and not 0xFE00 <= ord(ch) <= 0xFE0F
+        and _has_glyph(ch)))
     return " ".join(kept.split()) or "?"
 
 

@@ -54,6 +54,7 @@ def test_names_lose_what_the_font_cannot_draw() -> None:
     assert drawable("Kateřina Nováková") == "Kateřina Nováková"
     assert drawable("Bob 🎲 the  Bold") == "Bob the Bold"
     assert drawable("🏆🏆") == "?"
+    assert drawable("Eva \u2764\ufe0f\u200d\U0001f525 Nová") == "Eva \u2764 Nová"
     assert drawable("Ödön Szőllős – Žofie") == "Ödön Szőllős – Žofie"
 
 
