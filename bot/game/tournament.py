@@ -2,20 +2,19 @@
 drops, and the champion. Pure rules, no I/O: every step takes a :class:`Tournament` and returns
 a new one.
 
-The rules, as the players read them (the texts ``bot.tournament.rule.*`` say the same):
+The rules, as the players read them (the texts ``bot.tournament.*_rule`` say the same):
 
 - **Rounds.** A tournament plays the number of rounds it was set to, or as many as its entrants
   need: ``ceil(log2(n))`` rounds for ``n`` entrants, the way Swiss events size themselves, and
   at least :data:`MIN_ROUNDS`. It ends early when fewer than two players are left.
-- **Tables.** Each round seats the players still in at tables of the chosen size (4 or 3) and
-  one seat fewer, as few tables as possible, the full tables on top (size 4: 7 → 4+3,
-  8 → 4+4, 9 → 3+3+3, 10 → 4+3+3, 13 → 4+3+3+3). A 2-seat table only where the count forces
-  it (size 4: 2 and 5 players, 5 → 3+2; size 3: a count one over a multiple of three,
-  8 → 3+3+2). When one player is left over (size 3: 4, 7, 10... players), the lowest-standing
-  player who has not had a bye sits the round out with a bye. When AI seats fill short tables,
-  every table has the chosen size and AI seats take the empty seats (the players spread as
-  evenly as they go: 5 at size 4 → 3 players and one AI seat, 2 players and two AI seats);
-  nobody gets a bye then.
+- **Tables.** Each round seats the players still in. Table size 4: tables of 4 and 3, as few
+  tables as possible, the full ones on top (7 → 4+3, 8 → 4+4, 9 → 3+3+3, 10 → 4+3+3,
+  13 → 4+3+3+3); a 2-seat table only where the count forces it (2 players; 5 → 3+2). Table
+  size 3: tables of 3; two players left over play at a 2-seat table (8 → 3+3+2), one left over
+  has a bye (7 → 3+3 and a bye): the lowest-standing player who has not had a bye yet (the
+  lowest-standing of all when everyone has). When AI seats fill short tables, every table has
+  the chosen size, the players spread as evenly as they go and AI seats take the empty seats
+  (5 at size 4 → 3 players and one AI seat, 2 players and two AI seats); nobody has a bye then.
 - **Seating by standing.** The first round seats players by rating, the later ones by points;
   ties are broken by the tie-breaks, then by rating, then by lot (the round's seed). The
   seating keeps to a minimum the pairs of players at one table who have met before, then the
