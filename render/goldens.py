@@ -19,6 +19,7 @@ from PIL import Image, ImageChops, ImageStat
 from engine.observe import Observation
 from render import battle_image, hand_image, table_image
 from render.positions import scene
+from render.tournament import StandingLine, champion_image, standings_image
 
 GOLDEN_DIR = Path(__file__).resolve().parent.parent / "tests" / "render" / "goldens"
 REGENERATE = "python -m render.goldens"
@@ -47,6 +48,23 @@ CASES: tuple[tuple[str, str, str], ...] = (
     ("crowded", "table", "en"), ("crowded", "table", "cs"), ("crowded", "battle", "fr"),
 )
 
+#: Names of the tournament pictures' sample standings: whole, long, with diacritics, an emoji, a
+#: name with nothing the font draws, a dropped player and a bye.
+TOURNAMENT_NAMES = ("Kateřina Nov", "François-Xavier Dupont-Aignan", "Bob 🎲", "Ödön Szőllős",
+                    "Žofie", "🏆🏆", "Wojciech Wój", "Přemysl Otakar II.", "Zoë")
+TOURNAMENT_LINES = tuple(
+    StandingLine(place=i + 1 if i != 3 else 3, name=name, points=17 - 2 * i + (i == 3),
+                 opponents=40 - 3 * i, wins=max(0, 3 - i // 3), dropped=i in (4, 7), bye=i == 8)
+    for i, name in enumerate(TOURNAMENT_NAMES))
+
+#: Pictures drawn from sample data instead of a scenario's observation: kind -> draw(locale).
+SAMPLES: dict[str, Callable[[str], bytes]] = {
+    "standings": lambda lc: standings_image(TOURNAMENT_LINES, "Zimní turnaj – Karak Goblin Cup",
+                                            3, 4, lc),
+    "champion": lambda lc: champion_image(TOURNAMENT_LINES, "Winter Cup", 4, 13, lc),
+}
+CASES += tuple(("tournament", kind, lc) for kind in SAMPLES for lc in ("en", "fr", "cs"))
+
 
 def golden_path(scenario: str, kind: str, locale: str = "en") -> Path:
     """Where the golden of ``kind`` for ``scenario`` in ``locale`` is stored."""
@@ -56,6 +74,8 @@ def golden_path(scenario: str, kind: str, locale: str = "en") -> Path:
 
 def render_case(scenario: str, kind: str, locale: str = "en") -> bytes:
     """Draw picture ``kind`` of ``scenario`` in ``locale`` (PNG bytes)."""
+    if kind in SAMPLES:
+        return SAMPLES[kind](locale)
     return DRAW[kind](scene(scenario).observation(), locale)
 
 
