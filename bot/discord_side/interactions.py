@@ -23,7 +23,7 @@ from bot.discord_side.context import (
     missing_message,
     missing_permissions,
 )
-from bot.discord_side.counting import answered
+from bot.discord_side.counting import answered, refused_here
 from bot.discord_side.hint_answers import GivenHints, answer_hint
 from bot.discord_side.language import follow_person
 from bot.discord_side.messages import Messages
@@ -204,6 +204,7 @@ class Interactions:
             await self.ask(interaction, exc, locale)
             return
         except Stale as exc:
+            refused_here(interaction)
             record = exc.record
             seat = record.seat_of(interaction.user.id) if record else None
             if record is not None and seat is not None and record.state is not None:
