@@ -163,3 +163,27 @@ def dashboard_names() -> set[str]:
 def test_the_dashboard_shows_exactly_the_metrics_served() -> None:
     served_names = Metrics().names()
     assert dashboard_names() == served_names
+
+
+async def test_a_replaced_worker_and_the_queue_show_at_the_next_scrape() -> None:
+    import os
+
+    from bot.workers.drawing import DrawingPool
+    from engine import GameConfig, SeatConfig, new_game, observe
+
+    obs = observe(new_game(GameConfig(seats=(SeatConfig("horan"), SeatConfig("taia")),
+                                      seed=3)), 0)
+    metrics = Metrics()
+    drawing = DrawingPool(1)
+    metrics.watch_pool("drawing", drawing.pool)
+    try:
+        await drawing.draw("hand", obs, "en")
+        [worker] = drawing.pool.pids()
+        os.kill(worker, 9)
+        await drawing.draw("table", obs, "en")  # in a thread: its worker died
+        await drawing.draw("table", obs, "fr")  # by a new worker
+    finally:
+        await drawing.close()
+    page = metrics.page().decode()
+    assert 'karak_worker_restarts_total{pool="drawing"} 1.0' in page
+    assert 'karak_worker_queue_depth{pool="drawing"} 0.0' in page
