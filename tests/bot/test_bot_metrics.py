@@ -187,3 +187,26 @@ async def test_a_replaced_worker_and_the_queue_show_at_the_next_scrape() -> None
     page = metrics.page().decode()
     assert 'karak_worker_restarts_total{pool="drawing"} 1.0' in page
     assert 'karak_worker_queue_depth{pool="drawing"} 0.0' in page
+
+
+async def test_the_bot_process_serves_its_metrics_on_the_port_set(tmp_path: Path) -> None:
+    import socket
+
+    from loopback.botproc import BotProcess
+
+    with socket.socket() as probe:  # a port free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    async with Loopback() as lb:
+        LiveBot.world(lb)
+        bot = BotProcess(lb, tmp_path / "k.db", extra_env={"KARAK_METRICS_PORT": str(port)})
+        try:
+            await bot.start()
+            page = await scrape(port)
+        finally:
+            await bot.stop()
+    assert total(page, "karak_tables", status="running") == 0
+    assert total(page, "karak_db_write_seconds_count") >= 1  # the commands' hash, saved
+    assert {"drawing", "thinking", "hints"} <= {
+        dict(ls)["pool"] for (n, ls) in page if n == "karak_worker_queue_depth"}
+    assert "Traceback" not in bot.log_text()
