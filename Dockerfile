@@ -26,7 +26,8 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     KARAK_DB=/data/karak.sqlite3 \
-    KARAK_HEARTBEAT=/tmp/karak.alive
+    KARAK_HEARTBEAT=/tmp/karak.alive \
+    KARAK_METRICS_HOST=0.0.0.0
 RUN groupadd --system --gid 10001 karak \
     && useradd --system --uid 10001 --gid karak --home-dir /app --shell /usr/sbin/nologin karak \
     && mkdir -p /data \

@@ -25,6 +25,7 @@ from bot.discord_side.background import Background
 from bot.discord_side.cog import GoblinCog
 from bot.discord_side.commands import Commands
 from bot.discord_side.context import answer_privately, loc
+from bot.discord_side.counting import FAILURES, answered
 from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
 from bot.discord_side.options import OptionTree
@@ -34,6 +35,7 @@ from bot.discord_side.ui.custom_ids import KINDS, is_ours
 from bot.game.leases import instance_name
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, Shards
+from bot.supervision.metrics import UNCOUNTED, Metrics
 from bot.supervision.tasks import Sleep, Tasks
 from bot.workers.pictures import Pictures, PillowRenderer, Renderer
 from i18n import DEFAULT_LOCALE, Msg, has_key, normalise_locale, translate
@@ -162,6 +164,8 @@ class KarakBot(commands.AutoShardedBot):
     """The Karak: Goblin bot, running the shards ``shard_ids`` of ``shard_count`` (both None:
     every shard of the count Discord recommends; ``shard_ids`` None: every shard)."""
 
+    metrics: Metrics = UNCOUNTED  # the bot's own, set by the process that serves them
+
     def __init__(self, service: GameService, renderer: Renderer | None = None, *,
                  dev_guild: int | None = None, force_sync: bool = False, ai_pace: float = 1.5,
                  pace: ChannelPace | None = None, timer_poll: float = 5.0,
@@ -251,6 +255,7 @@ class KarakBot(commands.AutoShardedBot):
             log.error("command %s failed", interaction.command and interaction.command.name,
                       exc_info=error)
             key = "bot.error.internal"
+        answered(interaction, "error" if key in FAILURES else "refused")
         text = translate(Msg(key), loc(interaction))
         try:
             if interaction.response.is_done():

@@ -14,6 +14,7 @@ from discord.ext import commands
 
 from bot.discord_side.commands import Commands
 from bot.discord_side.context import answer_privately, loc
+from bot.discord_side.counting import answered
 from bot.discord_side.language import follow_person
 from bot.discord_side.standings import show_board, show_stats
 from bot.game.card_lookup import suggest
@@ -49,7 +50,9 @@ async def _run(interaction: discord.Interaction[Any], work: Awaitable[None]) -> 
     """Run a command body; a refusal becomes a polite private answer."""
     try:
         await work
+        answered(interaction, "accepted")
     except Refusal as exc:
+        answered(interaction, "refused")
         text = translate(exc.reason, loc(interaction))
         if interaction.response.is_done():
             await interaction.edit_original_response(content=text, view=None, attachments=[])

@@ -19,6 +19,7 @@ from bot.discord_side.context import (
     place_refusal,
     public_locale,
 )
+from bot.discord_side.counting import refused_here
 from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
 from bot.discord_side.standings import end_lines
@@ -108,6 +109,7 @@ class Commands:
                 host_id=interaction.user.id, host_name=interaction.user.display_name,
                 locale=public_locale(interaction))
         except Refusal as exc:
+            refused_here(interaction)
             answer = translate(exc.reason, loc(interaction))
             found = exc.record
             await interaction.edit_original_response(
@@ -130,6 +132,7 @@ class Commands:
                 abilities=abilities, timer=timer, locale=public_locale(interaction),
                 ai_level=ai_level, undo=undo, hints=hints)
         except Refusal as exc:
+            refused_here(interaction)
             found = exc.record
             if found is not None and found.status == "lobby":
                 await self._point_to_lobby(interaction, found, locale)

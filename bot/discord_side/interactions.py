@@ -23,6 +23,7 @@ from bot.discord_side.context import (
     missing_message,
     missing_permissions,
 )
+from bot.discord_side.counting import answered, refused_here
 from bot.discord_side.hint_answers import GivenHints, answer_hint
 from bot.discord_side.language import follow_person
 from bot.discord_side.messages import Messages
@@ -96,6 +97,7 @@ class Interactions:
         try:
             if isinstance(target, PAST):  # past matches: no running table behind them
                 await self.past.on_click(interaction, target, values)
+                answered(interaction, "accepted", type(target).__name__.lower())
                 return
             if not isinstance(target, Unreadable | Move | Sure | Pick | BoardPage):  # later
                 await self.service.play.check_channel(target.table, interaction.channel_id)
@@ -137,12 +139,16 @@ class Interactions:
                     log.warning("unreadable custom_id %r", text)
                     await answer_privately(interaction, translate(msg("bot.error.bad_button"),
                                                                   locale))
+            answered(interaction, "accepted", type(target).__name__.lower())
         except Refusal as exc:
+            answered(interaction, "refused", type(target).__name__.lower())
             await answer_privately(interaction, translate(exc.reason, locale))
         except CannotSave as exc:
+            answered(interaction, "error", type(target).__name__.lower())
             log.warning("click on %s not saved: %s", target, exc)
             await answer_privately(interaction, translate(msg("bot.error.cannot_save"), locale))
         except discord.HTTPException as exc:
+            answered(interaction, "error", type(target).__name__.lower())
             if expired(exc):
                 log.warning("interaction %s expired before it could be answered (%s %s)",
                             interaction.id, exc.status, exc.code)
@@ -150,6 +156,7 @@ class Interactions:
             log.exception("click on %s failed", target)
             await answer_privately(interaction, translate(msg("bot.error.internal"), locale))
         except Exception:
+            answered(interaction, "error", type(target).__name__.lower())
             log.exception("click on %s failed", target)
             await answer_privately(interaction, translate(msg("bot.error.internal"), locale))
 
@@ -197,6 +204,7 @@ class Interactions:
             await self.ask(interaction, exc, locale)
             return
         except Stale as exc:
+            refused_here(interaction)
             record = exc.record
             seat = record.seat_of(interaction.user.id) if record else None
             if record is not None and seat is not None and record.state is not None:

@@ -26,10 +26,14 @@ from typing import Any
 
 import aiohttp
 
+from bot.supervision.metrics import UNCOUNTED
+
 #: Routes outside the global limit on Discord (an interaction's callback and webhook).
 UNBOUND = ("/interactions/", "/webhooks/")
 #: Seconds after a global 429 during which bound requests go out one at a time.
 CAREFUL = 30.0
+#: Discord's epoch (2015-01-01) in milliseconds of Unix time: a snowflake's time starts there.
+DISCORD_EPOCH = 1_420_070_400_000
 
 
 class GlobalWait:
@@ -39,6 +43,7 @@ class GlobalWait:
 
     def __init__(self, hold: bool = True) -> None:
         self.hold = hold
+        self.metrics = UNCOUNTED  # the bot's, once it is built: 429s and first answers counted
         self.until = 0.0  # time.monotonic() at which the last global wait ends
         self.careful_until = 0.0  # one request at a time until then
         self._one = asyncio.Lock()
@@ -88,6 +93,7 @@ class GlobalWait:
 
     async def _end(self, session: aiohttp.ClientSession, context: SimpleNamespace,
                    params: aiohttp.TraceRequestEndParams) -> None:
+        self._count(params)
         if params.response.status != 429:
             self._let_next(context)
             return
@@ -104,6 +110,31 @@ class GlobalWait:
         wait = body.get("retry_after")
         if isinstance(wait, int | float):
             self._hold_for(wait)
+
+
+    def _count(self, params: aiohttp.TraceRequestEndParams) -> None:
+        """Count a 429 by its scope, and time an interaction's first answer (its callback) from
+        the interaction's creation, which its id tells."""
+        headers = params.response.headers
+        if params.response.status == 429:
+            scope = headers.get("X-RateLimit-Scope", "user").lower()
+            if headers.get("X-RateLimit-Global", "").lower() == "true":
+                scope = "global"
+            self.metrics.rate_limited(scope)
+        created = callback_of(params.url.path)
+        if created is not None:
+            self.metrics.responded(time.time() - created)
+
+
+def callback_of(path: str) -> float | None:
+    """The Unix time at which the interaction whose callback ``path`` is
+    (``.../interactions/<id>/<token>/callback``) was created; None for another path."""
+    parts = path.rstrip("/").split("/")
+    if len(parts) < 4 or parts[-1] != "callback" or parts[-4] != "interactions":
+        return None
+    if not parts[-3].isdigit():
+        return None
+    return ((int(parts[-3]) >> 22) + DISCORD_EPOCH) / 1000
 
 
 def header_wait(headers: Mapping[str, str]) -> float:

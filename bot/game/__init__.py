@@ -3,5 +3,5 @@ applied under the table's lock; with no Discord in sight.
 
 Owns: table access (the per-table lock and loading), the lobby, the game, the server settings,
 the bot's own metadata, refusals, and Discord-free texts of moves and seats.
-May import: ``bot.workers`` (the AI's thinking), ``bot.storage``.
+May import: ``bot.workers`` (the AI's thinking), ``bot.storage``, ``bot.supervision`` (the metrics).
 """

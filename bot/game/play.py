@@ -39,6 +39,7 @@ from bot.storage.records import (
     standing,
     with_seat,
 )
+from bot.supervision.metrics import UNCOUNTED, Metrics
 from bot.workers.thinking import Thinking
 from engine import (
     Action,
@@ -112,6 +113,7 @@ class Play:
     tables: Tables
     thinking: Thinking = field(default_factory=Thinking)
     clock: Callable[[], float] = time.time
+    metrics: Metrics = UNCOUNTED  # the bot's, once it is built: counts the moves applied
 
     async def act(self, table_id: int, user_id: int, version: int, notation: str, *,
                   channel_id: int | None = None, menu: str | None = None,
@@ -194,6 +196,7 @@ class Play:
                 rater=rate_result, result=result)
         except StaleVersion as exc:  # another process changed the table since it was read
             raise Stale(await self._stale_reason(record.id, record.version), record) from exc
+        self.metrics.moved("timer" if timed_out else "ai" if by_ai else "person")
         after = await self.tables.load(record.id)
         return Outcome(record=after, before=state, action=action, seat=seat, by_ai=by_ai,
                        events=tuple(events), timed_out=timed_out, handed_to_ai=handed)

@@ -68,7 +68,9 @@ async def run(settings: Settings, force_sync: bool = False) -> None:
     """Open the database and run the bot until it is stopped (SIGTERM or SIGINT close it)."""
     from bot.discord_side.client import KarakBot, route_to
     from bot.game.service import GameService
+    from bot.process.metrics import instrument, served
     from bot.storage.choice import open_storage
+    from bot.supervision.metrics import Metrics
     from bot.workers.pictures import PillowRenderer
     from bot.workers.thinking import Thinking
 
@@ -88,7 +90,8 @@ async def run(settings: Settings, force_sync: bool = False) -> None:
                        ai_pace=settings.ai_pace, gateway_url=settings.gateway_url,
                        heartbeat=settings.heartbeat, shard_count=settings.shard_count,
                        shard_ids=settings.shard_ids, owner=settings.owner)
-        async with bot:
+        instrument(metrics := Metrics(), store, service, bot)
+        async with bot, served(metrics, store, settings.metrics_host, settings.metrics_port):
             stop_on_signals(bot)
             await bot.start(settings.token.get_secret_value())
     finally:

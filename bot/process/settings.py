@@ -103,6 +103,25 @@ class Settings(BaseSettings):
         None, validation_alias="KARAK_SHARD_IDS")
     # this process's name as a lease owner among processes on one database (None: by its shards)
     instance: str | None = Field(None, validation_alias="KARAK_INSTANCE")
+    # the port serving Prometheus metrics (None: no metrics served, no port opened)
+    metrics_port: int | None = Field(None, validation_alias="KARAK_METRICS_PORT")
+    # the address the metrics port listens on (the Docker image: every address of the container)
+    metrics_host: str = Field("127.0.0.1", validation_alias="KARAK_METRICS_HOST")
+
+    @field_validator("metrics_port")
+    @classmethod
+    def _metrics_port(cls, value: int | None) -> int | None:
+        if value is not None and not 1 <= value <= 65535:
+            raise ValueError("metrics_port")
+        return value
+
+    @field_validator("metrics_host")
+    @classmethod
+    def _metrics_host(cls, value: str) -> str:
+        value = value.strip()
+        if not re.fullmatch(r"[A-Za-z0-9.:_-]+", value):
+            raise ValueError("metrics_host")
+        return value
 
     @field_validator("instance", mode="before")
     @classmethod
@@ -221,6 +240,8 @@ ENV = {
     "KARAK_SHARD_COUNT": "shard_count",
     "KARAK_SHARD_IDS": "shard_ids",
     "KARAK_INSTANCE": "instance",
+    "KARAK_METRICS_PORT": "metrics_port",
+    "KARAK_METRICS_HOST": "metrics_host",
 }
 _FIELD_ENV = {v: k for k, v in ENV.items()}
 

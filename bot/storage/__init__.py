@@ -10,5 +10,5 @@ processes' writes, and ``postgres_move``, which copies an SQLite file into Postg
 Released migrations are frozen: what they compute in Python is a copy of the rules of their
 time in ``migration_rules`` (standard library only).
 
-May import: no other package of the bot.
+May import: ``bot.supervision`` (the metrics it counts in); no other package of the bot.
 """

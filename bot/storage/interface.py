@@ -21,6 +21,7 @@ from bot.storage.records import (
     TableResult,
 )
 from bot.storage.shares import ShareClaim
+from bot.supervision.metrics import Metrics
 from engine import GameState
 from engine.agents import AiLevel
 
@@ -119,6 +120,9 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, Protocol):
     :class:`~bot.storage.records.DatabaseError`; a table whose row cannot be read raises
     :class:`~bot.storage.records.CorruptTable`.
     """
+
+    #: Where the write transactions are timed (the bot's metrics, once it is built).
+    metrics: Metrics
 
     async def close(self) -> None:
         """Finish pending writes and close."""

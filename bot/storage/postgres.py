@@ -92,8 +92,9 @@ class Store(CoreStore):
         """One write transaction: committed when the block ends, rolled back when it raises;
         the server's refusals become storage errors."""
         try:
-            async with self._pool.acquire() as db, db.transaction():
-                yield PostgresDb(db)
+            with self.metrics.writing():
+                async with self._pool.acquire() as db, db.transaction():
+                    yield PostgresDb(db)
         except StorageError:
             raise
         except UNREACHABLE as exc:

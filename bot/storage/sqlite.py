@@ -124,8 +124,9 @@ class Store(CoreStore):
     @asynccontextmanager
     async def _tx(self) -> AsyncIterator[Db]:
         """One write transaction (see :meth:`Connection.transaction`)."""
-        async with self._connection.transaction() as db:
-            yield SqliteDb(db)
+        with self.metrics.writing():
+            async with self._connection.transaction() as db:
+                yield SqliteDb(db)
 
     def _conflict(self, exc: DatabaseError) -> bool:
         """True when SQLite refused a row that breaks a unique index."""

@@ -13,6 +13,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot.supervision.metrics import UNCOUNTED
 from bot.workers.drawing import BACKGROUND, URGENT, DrawingPool
 from engine import Observation
 
@@ -89,6 +90,7 @@ class Pictures:
 
     def __init__(self, renderer: Renderer) -> None:
         self.renderer = renderer
+        self.metrics = UNCOUNTED  # the bot's, once it is built: times every drawing
         self._battles: OrderedDict[tuple[int, str], _Battle] = OrderedDict()
 
     async def png(self, kind: str, obs: Observation, locale: str,
@@ -96,10 +98,11 @@ class Pictures:
         """A picture drawn off the event loop (``urgent``: someone is waiting for it)."""
         drawer = getattr(self.renderer, "draw", None)
         try:
-            if drawer is not None:
-                data = await drawer(kind, obs, locale, urgent)
-            else:
-                data = await asyncio.to_thread(getattr(self.renderer, kind), obs, locale)
+            with self.metrics.drawing(kind):
+                if drawer is not None:
+                    data = await drawer(kind, obs, locale, urgent)
+                else:
+                    data = await asyncio.to_thread(getattr(self.renderer, kind), obs, locale)
         except Exception:
             log.exception("could not draw the %s image", kind)
             return None

@@ -203,6 +203,7 @@ class WorkerPool(Generic[J]):
         self.thread_name = thread_name
         self.clock = clock  # seconds, for the order of the queue (default: the event loop's)
         self.started = 0  # worker processes started so far (replacements included)
+        self.restarts = 0  # worker processes that ended and were replaced
         self._queue: asyncio.PriorityQueue[_Job[J]] | None = None
         self._feeders: list[asyncio.Task[None]] = []
         self._running: list[Worker] = []
@@ -277,6 +278,7 @@ class WorkerPool(Generic[J]):
                 await self._keep_busy(worker, first)
             except WorkerGone as exc:
                 log.warning("a worker process ended (%s); starting another", exc)
+                self.restarts += 1
             finally:
                 self._running.remove(worker)
                 await worker.stop(grace=0.0)

@@ -82,3 +82,34 @@ async def test_compose_brings_the_bot_up_healthy_and_down_again(
                   f"label=com.docker.compose.project={name}") == ""
     assert docker("volume", "ls", "--quiet", "--filter",
                   f"label=com.docker.compose.project={name}") == ""
+
+
+def test_the_metrics_profile_adds_prometheus_scraping_the_bot(tmp_path: Path) -> None:
+    """``docker compose --profile metrics config`` accepts the file (nothing is pulled): the
+    profile adds Prometheus with docs/metrics/prometheus.yml, which scrapes the bot's service
+    on the port of the guide's example."""
+    import re
+
+    import pytest
+
+    from playground.browser import in_ci
+
+    compose = compose_command()
+    if compose is None:
+        if in_ci():
+            pytest.fail("neither docker compose nor docker-compose is installed")
+        pytest.skip("neither docker compose nor docker-compose: the compose file is not checked")
+    project = tmp_path / "karak"
+    project.mkdir()
+    shutil.copy(ROOT / "docker-compose.yml", project / "docker-compose.yml")
+    (project / ".env").write_text("KARAK_METRICS_PORT=9464\n", encoding="utf-8")
+    command = [*compose, "--project-directory", str(project),
+               "--file", str(project / "docker-compose.yml")]
+    services = run([*command, "--profile", "metrics", "config", "--services"], 120).stdout
+    assert {"prometheus", "karak"} <= set(services.split())
+    shown = run([*command, "--profile", "metrics", "config"], 120).stdout
+    assert re.search(r"image: prom/prometheus:v[0-9.]+", shown)
+    assert re.search(r"profiles:\n\s*- metrics", shown)  # started only with its profile
+    assert "docs/metrics/prometheus.yml:/etc/prometheus/prometheus.yml" in shown
+    scrape = (ROOT / "docs" / "metrics" / "prometheus.yml").read_text(encoding="utf-8")
+    assert re.search(r'targets: \["karak:9464"\]', scrape)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 
 from bot.storage.core.db import Db, Dialect
+from bot.supervision.metrics import UNCOUNTED, Metrics
 
 
 class Base:
@@ -16,6 +17,8 @@ class Base:
     clock: Callable[[], float]
     #: Reads outside a transaction (a connection, or a pool lending one per query).
     _read: Db
+    #: Where the write transactions are timed (the bot's metrics, once it is built).
+    metrics: Metrics = UNCOUNTED
 
     def _tx(self) -> AbstractAsyncContextManager[Db]:
         """One write transaction: committed when the block ends, rolled back when it raises;
