@@ -207,6 +207,8 @@ def _events(log: tuple[Event, ...], viewer: int | None) -> tuple[Event, ...]:
 
 
 def _battle_view(state: GameState, b: Battle, t: Tables) -> BattleView:
-    return BattleView(state.current, b.level, b.slot, b.monster, t.monsters[b.monster].curses,
-                      b.countered, b.chain, b.boosted, b.unlocked, b.ability_used,
-                      b.horan_bonus, totals(state), active_curses(b))
+    curses = t.monsters[b.monster].curses
+    active = curses if b.countered is None else active_curses(b)
+    return BattleView(state.current, b.level, b.slot, b.monster, curses, b.countered, b.chain,
+                      b.boosted, b.unlocked, b.ability_used, b.horan_bonus,
+                      totals(state, active), active)
