@@ -16,6 +16,7 @@ from msgspec.structs import replace
 from engine.actions import LORD_LEVEL, POTIONS, Action, Fight, parse
 from engine.battle import Totals, active_curses, hand_size, totals
 from engine.catalog import Tables, tables
+from engine.events import seen_by
 from engine.rules import legal_actions
 from engine.state import Battle, Event, GameState, Level, Phase, Seat, SeatConfig
 from i18n import Msg
@@ -127,7 +128,7 @@ def observe(state: GameState, viewer: int | None = None) -> Observation:
         _seat_views(state, t), _level_views(state.levels), state.lord, _piles(state.potions),
         state.pawnshop,
         None if battle is None or phase is Phase.OVER else _battle_view(state, battle, t),
-        state.pending, state.winner, _events(state.log, viewer),
+        state.pending, state.winner, seen_by(state.log, viewer),
         state.seats[viewer].hand if viewer is not None else (),
         battle.drawn if battle is not None and mine else (),
         tuple(legal_actions(state)) if mine else (),
@@ -144,13 +145,13 @@ _PACKER = msgspec.msgpack.Encoder()
 _UNPACKER = msgspec.msgpack.Decoder(tuple[Observation, tuple[str, ...]])
 
 
-#: The views last made, with what they show. A move changes one seat or two and rarely a level
-#: or the log: the others are the very same objects in the next state, and their views are
-#: reused (an identity check; the memo holds the objects it compares, so an id is never reused).
+#: The views last made, with what they show. A move changes one seat or two and rarely a cavern
+#: level: the others are the very same objects in the next state, and their views are reused (an
+#: identity check; the memo holds the objects it compares, so an id is never reused). The levels
+#: are replaced as a whole tuple when one changes, so their views are kept for the last tuple.
 #: Observing every step of a self-play game spends most of its time here.
 _SEAT_VIEWS: dict[int, tuple[Seat, SeatConfig, SeatView]] = {}  # by seat index
-_LEVEL_VIEWS: dict[None, tuple[tuple[Level, ...], tuple[LevelView, ...]]] = {}  # the last ones
-_EVENTS: dict[int | None, tuple[tuple[Event, ...], tuple[Event, ...]]] = {}  # by viewer
+_LEVEL_VIEWS: dict[None, tuple[tuple[Level, ...], tuple[LevelView, ...]]] = {}  # one entry
 
 
 def _seat_views(state: GameState, t: Tables) -> tuple[SeatView, ...]:
@@ -195,15 +196,6 @@ def _level_view(n: int, lv: Level) -> LevelView:
     deck, gates = lv.deck, lv.gates
     return LevelView(n, lv.row, deck[0] if deck else None, len(deck),
                      gates[0] if gates else None, len(gates))
-
-
-def _events(log: tuple[Event, ...], viewer: int | None) -> tuple[Event, ...]:
-    last = _EVENTS.get(viewer)
-    if last is not None and last[0] is log:
-        return last[1]
-    events = tuple([e for e in log if e.to is None or e.to == viewer])
-    _EVENTS[viewer] = (log, events)
-    return events
 
 
 def _battle_view(state: GameState, b: Battle, t: Tables) -> BattleView:
