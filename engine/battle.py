@@ -60,15 +60,18 @@ def aderyn_applies(state: GameState, battle: Battle) -> bool:
     return state.config.abilities and state.seat.hero == "aderyn" and battle.level != 4
 
 
-def totals(state: GameState) -> Totals:
-    """The battle's running totals and the outcome if the current seat ended it now."""
+def totals(state: GameState, curses: tuple[str, ...] | None = None) -> Totals:
+    """The battle's running totals and the outcome if the current seat ended it now (``curses``:
+    the battle's :func:`active_curses`, when the caller has them already)."""
     battle = state.battle
     assert battle is not None, "no battle in progress"
-    return _totals(state, battle, state.seat, tables())
+    if curses is None:
+        curses = active_curses(battle)
+    return _totals(state, battle, state.seat, tables(), curses)
 
 
-def _totals(state: GameState, battle: Battle, seat: Seat, t: Tables) -> Totals:
-    curses = active_curses(battle)
+def _totals(state: GameState, battle: Battle, seat: Seat, t: Tables,
+            curses: tuple[str, ...]) -> Totals:
     unlocked, boosted = battle.unlocked, battle.boosted
     attack_cursed, defence_cursed = "attack" in curses, "defence" in curses
     card_attack = card_defence = 0

@@ -16,6 +16,7 @@ from msgspec.structs import replace
 from engine.actions import LORD_LEVEL, POTIONS, Action, Fight, parse
 from engine.battle import Totals, active_curses, hand_size, totals
 from engine.catalog import Tables, tables
+from engine.events import seen_by
 from engine.rules import legal_actions
 from engine.state import Battle, Event, GameState, Level, Phase, Seat, SeatConfig
 from i18n import Msg
@@ -120,19 +121,15 @@ def observe(state: GameState, viewer: int | None = None) -> Observation:
     phase = state.phase
     mine = viewer == current and phase is not Phase.OVER
     battle = state.battle
-    config = state.config
-    seats = state.seats
     # The fields in their order, without keywords: this runs at every step of every AI playout,
     # and a struct takes positional arguments several times quicker.
     return Observation(
-        viewer, state.step, state.round, phase, current, state.order, config.abilities,
-        tuple([_seat_view(i, seat, config.seats[i], t) for i, seat in enumerate(seats)]),
-        tuple([_level_view(n, level) for n, level in enumerate(state.levels, start=1)]),
-        state.lord, _piles(state.potions), state.pawnshop,
+        viewer, state.step, state.round, phase, current, state.order, state.config.abilities,
+        _seat_views(state, t), _level_views(state.levels), state.lord, _piles(state.potions),
+        state.pawnshop,
         None if battle is None or phase is Phase.OVER else _battle_view(state, battle, t),
-        state.pending, state.winner,
-        tuple([e for e in state.log if e.to is None or e.to == viewer]),
-        seats[viewer].hand if viewer is not None else (),
+        state.pending, state.winner, seen_by(state.log, viewer),
+        state.seats[viewer].hand if viewer is not None else (),
         battle.drawn if battle is not None and mine else (),
         tuple(legal_actions(state)) if mine else (),
     )
@@ -148,21 +145,27 @@ _PACKER = msgspec.msgpack.Encoder()
 _UNPACKER = msgspec.msgpack.Decoder(tuple[Observation, tuple[str, ...]])
 
 
-#: The view last made of each seat and of each cavern level, with what it shows. A move changes
-#: one seat or two and rarely a level: the others are the very same objects in the next state,
-#: and their views are reused (an identity check; the memo holds the objects it compares, so an
-#: id is never reused). Observing every step of a self-play game spends most of its time here.
-_SEAT_VIEWS: dict[int, tuple[Seat, SeatConfig, SeatView]] = {}
-_LEVEL_VIEWS: dict[int, tuple[Level, LevelView]] = {}
+#: The views last made, with what they show. A move changes one seat or two and rarely a cavern
+#: level: the others are the very same objects in the next state, and their views are reused (an
+#: identity check; the memo holds the objects it compares, so an id is never reused). The levels
+#: are replaced as a whole tuple when one changes, so their views are kept for the last tuple.
+#: Observing every step of a self-play game spends most of its time here.
+_SEAT_VIEWS: dict[int, tuple[Seat, SeatConfig, SeatView]] = {}  # by seat index
+_LEVEL_VIEWS: dict[None, tuple[tuple[Level, ...], tuple[LevelView, ...]]] = {}  # one entry
 
 
-def _seat_view(i: int, s: Seat, seated: SeatConfig, t: Tables) -> SeatView:
-    last = _SEAT_VIEWS.get(i)
-    if last is not None and last[0] is s and last[1] is seated:
-        return last[2]
-    view = _new_seat_view(i, s, seated, t)
-    _SEAT_VIEWS[i] = (s, seated, view)
-    return view
+def _seat_views(state: GameState, t: Tables) -> tuple[SeatView, ...]:
+    seated = state.config.seats
+    views = []
+    for i, seat in enumerate(state.seats):
+        last = _SEAT_VIEWS.get(i)
+        if last is not None and last[0] is seat and last[1] is seated[i]:
+            views.append(last[2])
+        else:
+            view = _new_seat_view(i, seat, seated[i], t)
+            _SEAT_VIEWS[i] = (seat, seated[i], view)
+            views.append(view)
+    return tuple(views)
 
 
 def _new_seat_view(i: int, s: Seat, seated: SeatConfig, t: Tables) -> SeatView:
@@ -180,18 +183,24 @@ def _piles(sizes: tuple[int, int, int]) -> tuple[tuple[str, int], ...]:
     return (POTIONS[0], strength), (POTIONS[1], healing), (POTIONS[2], countercurse)
 
 
-def _level_view(n: int, lv: Level) -> LevelView:
-    last = _LEVEL_VIEWS.get(n)
-    if last is not None and last[0] is lv:
+def _level_views(levels: tuple[Level, ...]) -> tuple[LevelView, ...]:
+    last = _LEVEL_VIEWS.get(None)
+    if last is not None and last[0] is levels:
         return last[1]
+    views = tuple([_level_view(n, lv) for n, lv in enumerate(levels, start=1)])
+    _LEVEL_VIEWS[None] = (levels, views)
+    return views
+
+
+def _level_view(n: int, lv: Level) -> LevelView:
     deck, gates = lv.deck, lv.gates
-    view = LevelView(n, lv.row, deck[0] if deck else None, len(deck),
+    return LevelView(n, lv.row, deck[0] if deck else None, len(deck),
                      gates[0] if gates else None, len(gates))
-    _LEVEL_VIEWS[n] = (lv, view)
-    return view
 
 
 def _battle_view(state: GameState, b: Battle, t: Tables) -> BattleView:
-    return BattleView(state.current, b.level, b.slot, b.monster, t.monsters[b.monster].curses,
-                      b.countered, b.chain, b.boosted, b.unlocked, b.ability_used,
-                      b.horan_bonus, totals(state), active_curses(b))
+    curses = t.monsters[b.monster].curses
+    active = curses if b.countered is None else active_curses(b)
+    return BattleView(state.current, b.level, b.slot, b.monster, curses, b.countered, b.chain,
+                      b.boosted, b.unlocked, b.ability_used, b.horan_bonus,
+                      totals(state, active), active)

@@ -59,6 +59,27 @@ def test_the_fields_describe_the_state() -> None:
         assert spectator.hand == () and spectator.legal == () and spectator.drawn == ()
 
 
+def test_views_reused_from_the_last_observation_are_those_of_the_state() -> None:
+    """Observing reuses the views of the seats and cavern levels a move left untouched: in any
+    order of positions, every view shows its own state's seat or level, and the levels' views
+    are the very same while the state keeps the same levels."""
+    positions = _positions(400)
+    for state in positions[::2] + positions[1::2][::-1]:
+        view = observe(state, None)
+        for seat, seen in zip(state.seats, view.seats, strict=True):
+            assert (seen.hp, seen.hand_count, seen.deck_count, seen.discard, len(seen.keys)) == (
+                seat.hp, len(seat.hand), len(seat.deck), seat.discard, len(seat.keys))
+        for level, seen in zip(state.levels, view.levels, strict=True):
+            assert (seen.row, seen.deck_count, seen.gate_count) == (
+                level.row, len(level.deck), len(level.gates))
+    kept = 0
+    for before, after in zip(positions, positions[1:], strict=False):
+        if after.levels is before.levels:
+            kept += 1
+            assert observe(after).levels is observe(before).levels
+    assert kept > 50
+
+
 def test_observations_are_frozen() -> None:
     view = observe(_positions(40)[-1], 0)
     with pytest.raises(AttributeError):
