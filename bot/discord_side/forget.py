@@ -12,6 +12,7 @@ import discord
 
 from bot.discord_side.context import answer_privately, loc
 from bot.discord_side.messages import Messages
+from bot.discord_side.past import PastMatches
 from bot.discord_side.ui.custom_ids import Forget, ForgetButton
 from bot.discord_side.ui.parts import button, layout, row, text_block
 from bot.game.people import Forgetting
@@ -26,6 +27,7 @@ class Interactions(Protocol):
 
     service: GameService
     messages: Messages
+    past: PastMatches
 
     async def redraw_lobby(self, interaction: discord.Interaction[Any] | None,
                            table: int) -> None:
@@ -82,7 +84,10 @@ async def answer(interaction: discord.Interaction[Any], clicks: Interactions,
 
 async def tables_after(clicks: Interactions, done: Forgetting) -> None:
     """What follows on the person's tables, as after ``/goblin leave``: a lobby redrawn, a
-    running match's AI going, a closed table told and forgotten."""
+    running match's AI going, a closed table told and forgotten; what is kept in memory of
+    the past matches they played (replays, animations) drawn again with the names changed."""
+    for table in done.store.tables:
+        clicks.past.forget(table)
     for record in done.tables:
         if record.status == "lobby":
             await clicks.messages.refresh_lobby(record)

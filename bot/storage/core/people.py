@@ -56,17 +56,19 @@ PLACES = (("tables", "place_key"), ("results", "place_key"))
 
 @dataclass(frozen=True, slots=True)
 class Forgotten:
-    """What forgetting a person changed: the pseudonym that now stands for them, the tables
-    they had a seat at or hosted, and the rows deleted (0 everywhere: nothing was kept)."""
+    """What forgetting a person changed: the pseudonym that now stands for them, the ids of
+    the tables they had a seat at or hosted (what is kept of those in memory, such as their
+    replays, shows the old names: drop it), and the number of rows deleted (none of either:
+    nothing was kept)."""
 
     pseudonym: int
-    tables: int
+    tables: tuple[int, ...]
     deleted: int
 
     @property
     def anything(self) -> bool:
         """Whether anything was kept about the person."""
-        return self.tables > 0 or self.deleted > 0
+        return bool(self.tables) or self.deleted > 0
 
 
 def pseudonym() -> int:
@@ -157,7 +159,7 @@ class PeopleRows(TableQueries):
         self._writes += 1
         for table_id in touched:
             self._records.pop(table_id, None)
-        return Forgotten(alias, len(touched), deleted)
+        return Forgotten(alias, tuple(touched), deleted)
 
     async def _fresh(self, db: Db) -> int:
         """A pseudonym no stored row uses."""
