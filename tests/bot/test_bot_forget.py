@@ -17,11 +17,12 @@ from typing import Any
 import msgspec
 import pytest
 from bot_helpers import Clock
-from live_bot import CHANNEL, GUILD, LiveBot, User
+from live_bot import CHANNEL, GUILD, LiveBot, User, table_id
 from players import ANN, BOB, EVE, Players, TinyRenderer, forged_message, open_table
 from storage.test_store_people import play_named
+from test_bot_solo import open_in_dm
 
-from bot.discord_side.ui.custom_ids import ForgetButton, ReplayButton
+from bot.discord_side.ui.custom_ids import ForgetButton, LobbyButton, ReplayButton
 from bot.process.admin import main
 from bot.storage.records import SeatInfo
 from bot.storage.sqlite import Store
@@ -150,6 +151,7 @@ async def test_forget_me_asks_once_and_leaves_other_people_their_past(
         assert record is not None and record.status == "running"
         seat = next(s for s in record.seats if s.user != BOB.id)
         assert seat.ai and seat.user is not None and seat.user < 0 and seat.name == ""
+        assert record.host_id == BOB.id  # someone can still close it
         players = Players(bot, running, [BOB])
         while await players.step():
             pass
@@ -157,6 +159,34 @@ async def test_forget_me_asks_once_and_leaves_other_people_their_past(
         assert record is not None and record.status == "finished"
     finally:
         await bot.stop()
+
+
+async def forget_me(bot: LiveBot, user: User) -> str:
+    """``user`` runs /goblin forget-me in the bot's channel and confirms; what they are told."""
+    asked = question(bot, await bot.command(user, "forget-me"))
+    await bot.click(user, asked, ForgetButton.id_for(user.id, True))
+    return bot.message(asked).text()
+
+
+async def test_a_lobby_drops_the_person_and_its_host_role_passes_on(bot: LiveBot) -> None:
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    await bot.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
+    assert "deleted" in await forget_me(bot, ANN)
+    record = await bot.store.get(tid)
+    assert record is not None and record.status == "lobby" and record.host_id == BOB.id
+    assert [s.user for s in record.seats] == [BOB.id]
+    assert "Ann" not in bot.message(lobby).text()  # the lobby is drawn again without her
+
+
+async def test_a_solo_match_in_direct_messages_closes(bot: LiveBot) -> None:
+    tid = await open_in_dm(bot, ai=1)
+    assert "deleted" in await forget_me(bot, ANN)
+    record = await bot.store.get(tid)
+    assert record is not None and record.status == "abandoned"
+    assert record.place_key.startswith("dm:-") and record.host_id < 0
+    assert not any(c.startswith("kg:hand:") for m in bot.public() for c in m.custom_ids())
 
 
 async def test_the_admin_command_forgets_a_person(

@@ -1,19 +1,25 @@
 """A person forgotten on request, through the storage interface on every backend: after it
 their id and their name are in no column of any table (every table the database has, found by
 asking it, so a table added later and not handled fails here), while other people's results,
-ratings, action logs and games read the same, and a rebuild of the ratings rates them the same."""
+ratings, action logs and games read the same, and a rebuild of the ratings rates them the same;
+on PostgreSQL a running bot hears of the change another process (the admin command) makes to
+the table it plays."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 
+from postgres_server import Server
+
 from bot.game.places import Place
+from bot.game.service import GameService
 from bot.game.standings import rate_result
 from bot.storage.interface import Storage
 from bot.storage.records import LogRow, RematchOffer, SeatInfo
 from engine import GameConfig, Phase, SeatConfig, apply, new_game, observe
 from engine.agents import make_agent
-from storage.backends import Backend
+from storage.backends import Backend, PostgresBackend
 from storage.helpers import BOB, GUILD, PLACE, Clock
 
 #: The person forgotten: an id and a name found nowhere by chance.
@@ -122,3 +128,24 @@ async def test_two_people_forgotten_never_share_a_pseudonym(store: Storage) -> N
     rec = await store.get(first)
     assert rec is not None
     assert [s.user for s in rec.seats] == [one.pseudonym, two.pseudonym, None]
+
+
+async def test_a_running_bot_hears_its_table_change_when_another_process_forgets(
+        postgres_server: Server, clock: Clock) -> None:
+    pg = PostgresBackend(postgres_server)
+    bot, admin = await pg.open(clock), await pg.open(clock)
+    try:
+        heard: asyncio.Queue[int | None] = asyncio.Queue()
+        await bot.subscribe(heard.put_nowait)
+        running = await play_named(bot, 7, channel=1, seats=SEATS, host=BOB, upto=4)
+        assert await bot.claim(running, "bot", 15.0)  # the bot plays this table
+        done = await GameService(admin, clock=clock).people.forget(ZED)
+        assert done.anything
+        told = {await asyncio.wait_for(heard.get(), 30) for _ in range(2)}
+        assert told == {running}  # its seat handed to the AI, then its names
+        record = await bot.get(running)
+        assert record is not None and record.status == "running"
+        assert record.seats[0].ai and record.seats[0].user == done.store.pseudonym
+    finally:
+        await bot.close()
+        await admin.close()
