@@ -26,7 +26,7 @@ from bot.game.tables import Tables
 from bot.storage.core.people import Forgotten
 from bot.storage.interface import Storage
 from bot.storage.records import TableRecord
-from i18n import Param, msg
+from i18n import Param, msg, translate
 
 
 def forgotten(user_id: int | None) -> bool:
@@ -37,6 +37,11 @@ def forgotten(user_id: int | None) -> bool:
 def person(user_id: int) -> Param:
     """How a message names a person by id: their mention, or "a forgotten player"."""
     return msg("forget.player") if forgotten(user_id) else f"<@{user_id}>"
+
+
+def person_text(user_id: int, locale: str) -> str:
+    """:func:`person` as text in ``locale``."""
+    return translate(msg("forget.player"), locale) if forgotten(user_id) else f"<@{user_id}>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,4 +109,4 @@ class People:
                 await self.store.update_lobby(table_id, now.seats, host_id=heirs[0])
 
 
-__all__ = ["Forgetting", "People", "forgotten", "person"]
+__all__ = ["Forgetting", "People", "forgotten", "person", "person_text"]

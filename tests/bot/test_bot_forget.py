@@ -145,7 +145,7 @@ async def test_forget_me_asks_once_and_leaves_other_people_their_past(
         assert after_pictures[0].seats[0].name != "Ann"
         after_history = bot.reply(await bot.command(BOB, "history")).text()
         assert f"Table #{rated}" in after_history and "Ann" not in after_history
-        assert f"<@{ANN.id}>" not in after_history
+        assert f"<@{ANN.id}>" not in after_history and "Forgotten player" in after_history
 
         record = await bot.store.get(running)  # the match goes on, the AI in Ann's seat
         assert record is not None and record.status == "running"
