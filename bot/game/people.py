@@ -25,8 +25,11 @@ from bot.game.refusals import Refusal
 from bot.game.tables import Tables
 from bot.storage.core.people import Forgotten
 from bot.storage.interface import Storage
-from bot.storage.records import TableRecord
+from bot.storage.records import StaleVersion, TableRecord
 from i18n import Param, msg, translate
+
+#: How many times a seat is handed to the AI when another process keeps moving the table on.
+LEAVE_ATTEMPTS = 5
 
 
 def forgotten(user_id: int | None) -> bool:
@@ -81,6 +84,7 @@ class People:
             active.append(tid)
             if record.seat_of(user_id) is not None:
                 await self._leave(tid, user_id)
+            await self._pass_host(tid, user_id)
         async with AsyncExitStack() as held:  # no move of theirs writes its seats meanwhile
             for tid in sorted(active):
                 await held.enter_async_context(self.tables.locked(tid))
@@ -94,19 +98,27 @@ class People:
         return Forgetting(gone, tuple(after))
 
     async def _leave(self, table_id: int, user_id: int) -> None:
-        """The person leaves an active table; a running match they hosted passes to the next
-        person seated."""
+        """The person leaves an active table (as with /goblin leave)."""
+        for attempt in range(LEAVE_ATTEMPTS):
+            try:
+                await self.lobby.leave(table_id, user_id)
+                return
+            except Refusal:
+                return  # the table ended meanwhile, or they left it
+            except StaleVersion:  # another process moved the table on meanwhile: again
+                if attempt == LEAVE_ATTEMPTS - 1:
+                    raise
+
+    async def _pass_host(self, table_id: int, user_id: int) -> None:
+        """A running match the person hosts passes to the next person seated, so someone can
+        still close it (a lobby's host role passed on when they left it)."""
         try:
-            record = await self.lobby.leave(table_id, user_id)
-        except Refusal:
-            return  # the table ended meanwhile
-        if record.status != "running" or record.host_id != user_id:
+            async with self.tables.hold(table_id) as now:
+                heirs = [s.user for s in now.seats
+                         if s.user is not None and not s.ai and s.user != user_id]
+                if now.status == "running" and heirs and now.host_id == user_id:
+                    await self.store.update_lobby(table_id, now.seats, host_id=heirs[0])
+        except Refusal:  # the table is gone or damaged
             return
-        async with self.tables.hold(table_id) as now:
-            heirs = [s.user for s in now.seats
-                     if s.user is not None and not s.ai and s.user != user_id]
-            if now.status == "running" and heirs and now.host_id == user_id:
-                await self.store.update_lobby(table_id, now.seats, host_id=heirs[0])
 
-
-__all__ = ["Forgetting", "People", "forgotten", "person", "person_text"]
+__all__ = ["LEAVE_ATTEMPTS", "Forgetting", "People", "forgotten", "person", "person_text"]
