@@ -18,7 +18,7 @@ import msgspec
 import pytest
 from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LiveBot, User, table_id
-from players import ANN, BOB, EVE, Players, TinyRenderer, forged_message, open_table
+from players import ANN, BOB, EVE, Players, TinyRenderer, forged_message, open_table, raw_click
 from storage.test_store_people import play_named
 from test_bot_solo import open_in_dm
 
@@ -127,6 +127,9 @@ async def test_forget_me_asks_once_and_leaves_other_people_their_past(
         assert await bot.store.rating_of(GUILD, ANN.id) is not None
 
         asked = question(bot, await bot.command(ANN, "forget-me"))
+        ix = await bot.click(EVE, asked, ForgetButton.id_for(ANN.id, True), forge=True)
+        assert any("asked of someone else" in t for t in bot.said(ix))  # a stranger's click
+        assert await bot.store.rating_of(GUILD, ANN.id) is not None
         await bot.click(ANN, asked, ForgetButton.id_for(ANN.id, True))
         assert "what the bot kept about you is deleted" in bot.message(asked).text()
         assert not any(c.startswith(ForgetButton.prefix) for c in bot.message(asked).custom_ids())
@@ -187,6 +190,14 @@ async def test_a_solo_match_in_direct_messages_closes(bot: LiveBot) -> None:
     assert record is not None and record.status == "abandoned"
     assert record.place_key.startswith("dm:-") and record.host_id < 0
     assert not any(c.startswith("kg:hand:") for m in bot.public() for c in m.custom_ids())
+
+
+@pytest.mark.parametrize("custom_id", ["kg:forget:0:yes", "kg:forget:-7:yes",
+                                       "kg:forget:1:maybe", "kg:forget:99999999999999999999:no"])
+async def test_a_forged_or_damaged_question_gets_a_polite_answer(bot: LiveBot,
+                                                                 custom_id: str) -> None:
+    texts = await raw_click(bot, ANN, forged_message(bot, ANN, custom_id), custom_id, 2)
+    assert texts and ("damaged" in texts[0] or "someone else" in texts[0]), texts
 
 
 async def test_the_admin_command_forgets_a_person(
