@@ -112,7 +112,9 @@ def _unnamed(text: str | None, seats: list[int], name: str) -> str | None:
 
 def _rename(node: object, name: str, hero: dict[str, object]) -> None:
     """Replace, in every list inside ``node`` (a message's parameters are ``[name, value]``
-    pairs), each value that is the person's ``name`` by their hero's name."""
+    pairs), each value that is the person's ``name`` by their hero's name. The log keeps no
+    seat number beside a name, so another seat of the same match shown by the very same name
+    has its lines renamed too (they then name the forgotten person's hero)."""
     if isinstance(node, dict):
         for value in node.values():
             _rename(value, name, hero)
