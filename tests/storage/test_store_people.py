@@ -8,6 +8,7 @@ the table it plays."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 
 from postgres_server import Server
@@ -15,6 +16,7 @@ from postgres_server import Server
 from bot.game.places import Place
 from bot.game.service import GameService
 from bot.game.standings import rate_result
+from bot.storage.core.people import unnamed_state
 from bot.storage.interface import Storage
 from bot.storage.records import LogRow, RematchOffer, SeatInfo
 from engine import GameConfig, Phase, SeatConfig, apply, new_game, observe
@@ -149,3 +151,16 @@ async def test_a_running_bot_hears_its_table_change_when_another_process_forgets
     finally:
         await bot.close()
         await admin.close()
+
+
+def test_a_state_saved_in_the_first_format_loses_the_name_too() -> None:
+    saved = json.dumps({"format": 1, "state": {
+        "config": {"seats": [{"hero": "horan", "name": ZED_NAME}, {"hero": "taia",
+                                                                     "name": "Bob"}]},
+        "log": [{"to": None, "text": {"key": "event.turn", "params": {"who": ZED_NAME}}},
+                {"to": None, "text": {"key": "event.turn", "params": {"who": "Bob"}}}]}})
+    text = unnamed_state(saved, [0], ZED_NAME)
+    assert text is not None and ZED_NAME not in text and "Bob" in text
+    assert json.loads(text)["state"]["log"][0]["text"]["params"]["who"] == {
+        "key": "hero.horan.name", "params": []}
+    assert unnamed_state("not a state", [0], ZED_NAME) == "not a state"  # damaged: left as it is

@@ -89,7 +89,7 @@ def _named_seat(text: str, user_id: int,
         seats[changed[0]].name
 
 
-def _unnamed(text: str | None, seats: list[int], name: str) -> str | None:
+def unnamed_state(text: str | None, seats: list[int], name: str) -> str | None:
     """A stored state (or anchor) with the setup's names of ``seats`` emptied and the lines of
     its game log that name the person (``name``) naming their seat's hero instead, as for a
     seat without a name (the game itself is unchanged: names are only shown); the text
@@ -111,13 +111,17 @@ def _unnamed(text: str | None, seats: list[int], name: str) -> str | None:
 
 
 def _rename(node: object, name: str, hero: dict[str, object]) -> None:
-    """Replace, in every list inside ``node`` (a message's parameters are ``[name, value]``
-    pairs), each value that is the person's ``name`` by their hero's name. The log keeps no
-    seat number beside a name, so another seat of the same match shown by the very same name
-    has its lines renamed too (they then name the forgotten person's hero)."""
+    """Replace each value inside ``node`` that is the person's ``name`` by their hero's name: in
+    lists (a message's parameters are ``[name, value]`` pairs) and, for states saved when they
+    were an object, in objects, but never a ``name`` field (the setup's names, emptied apart).
+    The log keeps no seat number beside a name, so another seat of the same match shown by the
+    very same name has its lines renamed too (they then name the forgotten person's hero)."""
     if isinstance(node, dict):
-        for value in node.values():
-            _rename(value, name, hero)
+        for key, value in node.items():
+            if value == name and key != "name":
+                node[key] = hero
+            else:
+                _rename(value, name, hero)
     elif isinstance(node, list):
         for index, value in enumerate(node):
             if value == name:
@@ -188,8 +192,8 @@ class PeopleRows(TableQueries):
             if named is not None:
                 seats, changed, name = named
                 await db.execute("UPDATE tables SET seats = ?, state = ?, anchor = ? "
-                                 "WHERE id = ?", seats, _unnamed(_text(row[2]), changed, name),
-                                 _unnamed(_text(row[3]), changed, name), tid)
+                                 "WHERE id = ?", seats, unnamed_state(_text(row[2]), changed, name),
+                                 unnamed_state(_text(row[3]), changed, name), tid)
             if named is not None or as_int(row[4], "host_id") == user_id:
                 touched.append(tid)
         return touched
@@ -200,4 +204,4 @@ def _text(value: object) -> str | None:
     return None if value is None else str(value)
 
 
-__all__ = ["DELETED", "PLACES", "RENAMED", "Forgotten", "PeopleRows", "pseudonym"]
+__all__ = ["DELETED", "PLACES", "RENAMED", "Forgotten", "PeopleRows", "pseudonym", "unnamed_state"]
