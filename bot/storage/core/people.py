@@ -155,7 +155,10 @@ class PeopleRows(TableQueries):
             await db.execute("UPDATE ai_records SET place_key = ? WHERE place_key = ?",
                              f"dm:{alias}", f"dm:{user_id}")
             for row in await db.fetch("SELECT table_id, ready FROM rematches"):
-                ready = json.loads(str(row[1]))
+                try:
+                    ready = json.loads(str(row[1]))
+                except ValueError:  # a damaged offer (reading it says so): nothing to rename
+                    continue
                 if isinstance(ready, list) and user_id in ready:
                     await db.execute("UPDATE rematches SET ready = ? WHERE table_id = ?",
                                      json.dumps([alias if u == user_id else u for u in ready]),
