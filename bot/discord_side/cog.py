@@ -1,7 +1,8 @@
 """The ``/goblin`` slash command group: new, learn, join, leave, start, hand, status, rules, card,
-history, replay, stats, leaderboard, abandon and settings. This module only declares the commands
-and their options; their bodies are in :mod:`bot.discord_side.commands` (history and replay in
-:mod:`bot.discord_side.past`, stats and leaderboard in :mod:`bot.discord_side.standings`)."""
+history, replay, stats, leaderboard, abandon, forget-me and settings. This module only declares
+the commands and their options; their bodies are in :mod:`bot.discord_side.commands` (history
+and replay in :mod:`bot.discord_side.past`, stats and leaderboard in
+:mod:`bot.discord_side.standings`, forget-me in :mod:`bot.discord_side.forget`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord_side import forget
 from bot.discord_side.commands import Commands
 from bot.discord_side.context import answer_privately, loc
 from bot.discord_side.counting import answered
@@ -187,6 +189,11 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
     async def abandon(self, interaction: discord.Interaction[Any]) -> None:
         """Close this channel's table (host or Manage Channels)."""
         await _run(interaction, self.bodies.abandon(interaction))
+
+    @app_commands.command(name=_name("forget_me"), description=_t("forget.cmd"))
+    async def forget_me(self, interaction: discord.Interaction[Any]) -> None:
+        """Delete what the bot keeps about you (asked once, privately)."""
+        await _run(interaction, forget.ask(interaction))
 
     @app_commands.command(name=_name("settings"), description=_t("bot.cmd.settings"))
     @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"),

@@ -13,6 +13,7 @@ from typing import Any
 
 import discord
 
+from bot.discord_side import forget
 from bot.discord_side.asides import confirm_abandon, leave_solo, show_log
 from bot.discord_side.background import Background
 from bot.discord_side.context import (
@@ -34,6 +35,7 @@ from bot.discord_side.ui.custom_ids import (
     Abandon,
     Back,
     BoardPage,
+    Forget,
     HeroPick,
     HintAsk,
     LevelPick,
@@ -98,6 +100,9 @@ class Interactions:
             if isinstance(target, PAST):  # past matches: no running table behind them
                 await self.past.on_click(interaction, target, values)
                 answered(interaction, "accepted", type(target).__name__.lower())
+                return
+            if isinstance(target, Forget):  # a person's data: no table behind it
+                await forget.answer(interaction, self, target)
                 return
             if not isinstance(target, Unreadable | Move | Sure | Pick | BoardPage):  # later
                 await self.service.play.check_channel(target.table, interaction.channel_id)

@@ -134,6 +134,13 @@ class PastMatches:
         self._sharing: WeakValueDictionary[tuple[int, int], asyncio.Lock] = (
             WeakValueDictionary())
 
+    def forget(self, table: int) -> None:
+        """Drop what is kept of table ``table``'s past (its replay, its animations): the names
+        it shows changed."""
+        self.service.history.forget(table)
+        for key in [k for k in self._animations if k[0] == table]:
+            del self._animations[key]
+
     # ------------------------------------------------------------------ commands
 
     async def history(self, interaction: discord.Interaction[Any], player: int | None) -> None:

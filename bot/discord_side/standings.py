@@ -13,6 +13,7 @@ from bot.discord_side.context import loc
 from bot.discord_side.ui.custom_ids import BoardButton
 from bot.discord_side.ui.parts import GOLD, MAX_TEXT, button, cut, layout, picture, row, text_block
 from bot.discord_side.uploads import ImageFile
+from bot.game.people import person
 from bot.game.places import Place
 from bot.game.ratings import BASE
 from bot.game.refusals import Refusal
@@ -51,7 +52,7 @@ def change_lines(record: TableRecord, changes: list[PersonChange], locale: str) 
     for c in changes:
         delta = c.change.delta
         lines.append(translate(msg(
-            "ratings.end.line", who=names.get(c.user_id) or f"<@{c.user_id}>",
+            "ratings.end.line", who=names.get(c.user_id) or person(c.user_id),
             before=rating_text(c.change.before, c.was_provisional, locale),
             after=rating_text(c.change.after, c.change.provisional, locale),
             delta=("+" if delta >= 0 else "−") + points(abs(delta), locale)), locale))

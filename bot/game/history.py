@@ -126,6 +126,10 @@ class History:
         self._replays.move_to_end(table_id)
         return Loaded(record, kept)
 
+    def forget(self, table_id: int) -> None:
+        """Drop the replay kept of table ``table_id`` (its names changed)."""
+        self._replays.pop(table_id, None)
+
     async def _build(self, record: TableRecord) -> Replay:
         """The replay of a table from its configuration and the actions of its log that stand
         (a take-back and the action it took back are left out)."""

@@ -5,7 +5,9 @@ every read of past matches (history, replays, results, records, leaderboards) is
 direct message has no server id, so "no server" is never a place of its own: the direct messages
 of Ann and those of Bob are two places, and Ann's solo matches are hers alone.
 
-Storage keeps a place as its :attr:`Place.key` (``guild:<id>`` or ``dm:<id>``), never empty.
+Storage keeps a place as its :attr:`Place.key` (``guild:<id>`` or ``dm:<id>``), never empty;
+the direct messages of a person forgotten on request are their pseudonym's (``dm:-<number>``,
+see :mod:`bot.storage.core.people`), which no person is in.
 
 A :class:`Sight` is what a person may see where they ask: the place, and the channels of it
 they may view (the Discord side works them out from the member's roles and the channels'
@@ -49,7 +51,8 @@ class Place:
     def from_key(cls, key: str) -> Place:
         """The place stored as ``key``; ValueError for a key that names none."""
         kind, _, number = key.partition(":")
-        if kind not in ("guild", "dm") or not number.isdigit():
+        digits = number[1:] if kind == "dm" and number.startswith("-") else number
+        if kind not in ("guild", "dm") or not digits.isdigit():
             raise ValueError(f"not a place: {key!r}")
         return cls("guild" if kind == "guild" else "dm", int(number))
 

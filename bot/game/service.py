@@ -24,6 +24,7 @@ from bot.game.hints import Hints
 from bot.game.history import History
 from bot.game.lobby import Lobby
 from bot.game.meta import BotMeta
+from bot.game.people import People
 from bot.game.play import Play
 from bot.game.rematch import Rematches
 from bot.game.servers import Servers
@@ -56,6 +57,7 @@ class GameService:
     standings: Standings = field(init=False)
     story: Story = field(init=False)
     shares: Shares = field(init=False)
+    people: People = field(init=False)
 
     def __post_init__(self) -> None:
         self.tables = Tables(self.store)
@@ -69,6 +71,7 @@ class GameService:
         self.standings = Standings(self.store)
         self.story = Story(self.store, self.tables)
         self.shares = Shares(self.store)
+        self.people = People(self.store, self.tables, self.lobby)
 
 
 __all__ = ["GameService"]

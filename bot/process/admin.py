@@ -6,6 +6,8 @@ results of finished matches, in the order they ended. ``migrate-db --from FILE -
 a bot's SQLite file into an empty PostgreSQL database. ``backup --to FILE`` copies the bot's
 SQLite database while the bot runs; ``restore --from FILE`` puts a backup in its place while no
 bot uses it, keeping the database it replaces (see :mod:`bot.storage.sqlite_backup`).
+``forget --user ID`` deletes what the bot keeps about one person, as ``/goblin forget-me`` does
+(:func:`forget`).
 """
 
 from __future__ import annotations
@@ -64,6 +66,42 @@ def migrate_db(source: Path, target: str) -> int:
     return 0
 
 
+async def forget(where: str, user: int, now: float) -> int:
+    """Forget person ``user`` in the database ``where`` as ``/goblin forget-me`` does; prints
+    what was done and returns the exit status.
+
+    On PostgreSQL it works while the bot runs: a running match's seat is handed to the AI by a
+    write the bot holding the table hears of (it plays the seat at once). A SQLite database
+    belongs to the one bot that has it open, which keeps the tables it read in memory and would
+    not see the change: when a bot holds a fresh lease there and the person sits at an open
+    table, nothing is done and the administrator is asked to stop the bot first (the rest
+    could be done, but a half-done request is worse than a clear refusal)."""
+    from bot.game.leases import LEASE_TTL
+    from bot.game.service import GameService
+    from bot.storage.sqlite_backup import in_use
+
+    shown_user = str(user)
+    if user <= 0:
+        print(translate(msg("forget.admin.bad_user")), file=sys.stderr)
+        return 2
+    store = await open_storage(where)
+    try:
+        service = GameService(store, clock=lambda: now)
+        if not is_database_url(where) and in_use(Path(where), now, LEASE_TTL) is not None:
+            for tid in await store.ids_with_status("lobby", "running"):
+                record = await store.get(tid)
+                if record is not None and record.seat_of(user) is not None:
+                    print(translate(msg("forget.admin.running", user=shown_user)),
+                          file=sys.stderr)
+                    return 1
+        done = await service.people.forget(user)
+    finally:
+        await store.close()
+    key = "forget.admin.done" if done.anything else "forget.admin.nothing"
+    print(translate(msg(key, user=shown_user)))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     """The command line: one subparser per command."""
     top = argparse.ArgumentParser(prog="python -m bot.admin",
@@ -91,6 +129,9 @@ def parser() -> argparse.ArgumentParser:
                                description=translate(msg("admin.restore.help")))
     load.add_argument("--from", dest="source", type=Path, required=True,
                       help=translate(msg("admin.restore.source")))
+    gone = commands.add_parser("forget", help=translate(msg("forget.admin.help")),
+                               description=translate(msg("forget.admin.help")))
+    gone.add_argument("--user", type=int, required=True, help=translate(msg("forget.admin.user")))
     return top
 
 
@@ -119,9 +160,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in ("backup", "restore"):
         file = args.target if args.command == "backup" else args.source
         return backup_or_restore(args.command, where, file, time.time())
+    if args.command == "forget":
+        return asyncio.run(forget(where, args.user, time.time()))
     count = asyncio.run(recompute(where, args.guild))
     print(translate(msg("ratings.admin.done", count=count, db=shown(where))))
     return 0
 
 
-__all__ = ["backup_or_restore", "database", "main", "migrate_db", "parser", "recompute"]
+__all__ = ["backup_or_restore", "database", "forget", "main", "migrate_db", "parser", "recompute"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from typing import Protocol
 
+from bot.storage.core.people import Forgotten
 from bot.storage.records import (
     AiRecord,
     LogRow,
@@ -112,7 +113,16 @@ class ShareStorage(Protocol):
         """Give up the claim granted at ``at`` (nothing was posted)."""
 
 
-class Storage(RatingStorage, LeaseStorage, ShareStorage, Protocol):
+class PeopleStorage(Protocol):
+    """A person forgotten on request (see :mod:`bot.storage.core.people`)."""
+
+    async def forget_person(self, user_id: int) -> Forgotten:
+        """In one transaction: delete person ``user_id``'s ratings, records, hints and shares,
+        and replace their id everywhere else by a fresh pseudonym (their seats' names
+        emptied), so other people's histories stay whole."""
+
+
+class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, Protocol):
     """The tables, their action logs, the servers' settings and the bot's own metadata.
 
     Writes that the disk or database refuses raise :class:`~bot.storage.records.CannotSave`
@@ -265,4 +275,5 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, Protocol):
         """Store a metadata value."""
 
 
-__all__ = ["LeaseStorage", "RatingStorage", "ShareStorage", "Storage", "TableListener"]
+__all__ = ["LeaseStorage", "PeopleStorage", "RatingStorage", "ShareStorage", "Storage",
+           "TableListener"]

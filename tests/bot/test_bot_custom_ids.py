@@ -11,6 +11,7 @@ from bot.discord_side.ui.custom_ids import (
     AbandonButton,
     BackButton,
     BoardButton,
+    ForgetButton,
     HandButton,
     HeroMenu,
     HintButton,
@@ -33,6 +34,7 @@ from bot.discord_side.ui.targets import (
     Abandon,
     Back,
     BoardPage,
+    Forget,
     HeroPick,
     HintAsk,
     HistoryPage,
@@ -85,6 +87,8 @@ WRITTEN: list[tuple[type[Control], str, Target]] = [
     *[(RematchButton, RematchButton.id_for(TABLE, op), RematchOp(TABLE, op))
       for op in ("offer", "ready", "start")],
     (BoardButton, BoardButton.id_for(GUILD, 12), BoardPage(GUILD, 12)),
+    (ForgetButton, ForgetButton.id_for(GUILD, True), Forget(GUILD, True)),
+    (ForgetButton, ForgetButton.id_for(GUILD, False), Forget(GUILD, False)),
 ]
 
 
@@ -146,6 +150,7 @@ def test_ids_already_posted_read_the_same(custom_id: str, target: Target) -> Non
     "kg:level:3:x:1", "kg:hist:0:o:0", "kg:rp:1:x:h.next", "kg:rp:1:2:z.next",
     "kg:rp:1:2:h.jump", "kg:rm:1:explode", "kg:rsh:1:2", "kg:hero:1:2:3", "kg:", "kg:zzz:1",
     "kg:do:1:2:", "kg:hand:1\n", "kg:hand:" + "9" * 93, "other:hand:1",
+    "kg:forget:0:yes", "kg:forget:5:maybe", "kg:forget:-3:yes", "kg:forget:5",
 ])
 def test_damaged_ids_are_unreadable(custom_id: str) -> None:
     assert parse(custom_id) == Unreadable(custom_id[:MAX_CUSTOM_ID])

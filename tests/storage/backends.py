@@ -69,6 +69,11 @@ class Backend(Protocol):
         """The values of ``columns`` in every row of ``table``, as the database holds them."""
         ...
 
+    async def every_row(self) -> dict[str, list[str]]:
+        """Every row of every table of the database (found by asking the database, so a table
+        added later is in), each row as one text holding all its values (JSON included)."""
+        ...
+
 
 class SqliteBackend:
     """The SQLite backend on the file ``path``; raw access through :mod:`sqlite3`."""
@@ -160,6 +165,13 @@ class SqliteBackend:
     async def read_rows(self, table: str, columns: Sequence[str]) -> list[tuple[object, ...]]:
         """The values of ``columns`` in every row of ``table``."""
         return self.rows(f"SELECT {', '.join(columns)} FROM {table}")
+
+    async def every_row(self) -> dict[str, list[str]]:
+        """Every row of every table, each as the text of its values."""
+        names = [str(r[0]) for r in self.rows("SELECT name FROM sqlite_master WHERE type = "
+                                              "'table' AND name NOT LIKE 'sqlite_%'")]
+        return {name: [repr(row) for row in self.rows(f"SELECT * FROM {name}")]
+                for name in names}
 
 
 class PostgresBackend:
@@ -270,6 +282,13 @@ class PostgresBackend:
     async def read_rows(self, table: str, columns: Sequence[str]) -> list[tuple[object, ...]]:
         """The values of ``columns`` in every row of ``table``."""
         return await self.rows(f"SELECT {', '.join(columns)} FROM {table}")
+
+    async def every_row(self) -> dict[str, list[str]]:
+        """Every row of every table of the schema, each as PostgreSQL's text of the row."""
+        names = [str(r[0]) for r in await self.rows(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")]
+        return {name: [str(r[0]) for r in await self.rows(f"SELECT t::text FROM {name} t")]
+                for name in names}
 
 
 def plain(value: object) -> object:

@@ -20,6 +20,7 @@ from bot.discord_side.ui.targets import (
     Abandon,
     Back,
     BoardPage,
+    Forget,
     HeroPick,
     HintAsk,
     HistoryPage,
@@ -336,11 +337,29 @@ class BoardButton(Control, kind="board", fields=rf"(?P<guild>{NUMBER}):(?P<page>
         return BoardPage(number(found, "guild", 1), number(found, "page"))
 
 
+# ---------------------------------------------------------------- a person's data
+
+
+class ForgetButton(Control, kind="forget", fields=rf"(?P<user>{NUMBER}):(?P<op>yes|no)"):
+    """A button of the private question of /goblin forget-me: Confirm or Cancel, for the person
+    who asked (only they may answer it)."""
+
+    @classmethod
+    def id_for(cls, user: int, sure: bool) -> str:
+        """The custom_id of person ``user``'s Confirm (``sure``) or Cancel button."""
+        return cls.join(user, "yes" if sure else "no")
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> Forget:
+        """Who asked, and the answer."""
+        return Forget(number(found, "user", 1), sure=found["op"] == "yes")
+
+
 #: Every kind, registered once with the client.
 KINDS: tuple[type[Control], ...] = (
     HandButton, LogButton, MoveButton, SureButton, BackButton, HintButton, MoveMenu, QuitButton,
     AbandonButton, LobbyButton, HeroMenu, LevelMenu, HistoryButton, ReplayButton, SeekMenu,
-    ShareButton, RematchButton, BoardButton,
+    ShareButton, RematchButton, BoardButton, ForgetButton,
 )
 
 
@@ -372,6 +391,7 @@ def control(item: discord.ui.Item[Any]) -> Control:
 __all__ = [
     "KINDS", "LOBBY_OPS", "MAX_CUSTOM_ID", "PAST", "PREFIX", "REMATCH_OPS", "REPLAY_OPS",
     "Abandon", "AbandonButton", "Back", "BackButton", "BoardButton", "BoardPage", "Control",
+    "Forget", "ForgetButton",
     "HandButton", "HeroMenu", "HeroPick", "HintAsk", "HintButton", "HistoryButton", "HistoryPage",
     "LevelMenu", "LevelPick", "LobbyButton", "LobbyOp", "LogButton", "Move", "MoveButton",
     "MoveMenu", "OpenHand", "Pick", "Quit", "QuitButton", "RematchButton", "RematchOp",

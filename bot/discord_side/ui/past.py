@@ -29,6 +29,7 @@ from bot.discord_side.ui.parts import (
     text_block,
 )
 from bot.game.history import HistoryPage, Loaded
+from bot.game.people import person_text
 from bot.game.rematch import RematchState, people
 from bot.game.texts import phase_line
 from bot.storage.records import SeatResult, TableResult
@@ -53,7 +54,7 @@ def _seat(seat: SeatResult, locale: str, champion: bool = True) -> str:
     if seat.kind == "ai":
         who = translate(msg("history.ai", level=msg(f"bot.level.{seat.ai_level}")), locale)
     else:
-        who = f"<@{seat.user_id}>"
+        who = f"<@{seat.user_id}>" if seat.user_id is None else person_text(seat.user_id, locale)
         if seat.handed_to_ai:
             who += " " + translate(msg("history.handed",
                                        level=msg(f"bot.level.{seat.ai_level}")), locale)
@@ -209,11 +210,11 @@ def rematch_view(state: RematchState, locale: str, closed: bool = False) -> disc
     elif closed or offer.closed:
         lines.append(translate(msg("rematch.lapsed"), locale))
     else:
-        lines.append(translate(msg("rematch.offer", who=f"<@{offer.offered_by}>",
+        lines.append(translate(msg("rematch.offer", who=person_text(offer.offered_by, locale),
                                    when=f"<t:{int(state.lapses_at)}:R>"), locale))
         lines.append(translate(msg("rematch.kept"), locale))
-    ready = [f"<@{u}>" for u in offer.ready]
-    waiting = [f"<@{u}>" for u in people(record) if u not in offer.ready]
+    ready = [person_text(u, locale) for u in offer.ready]
+    waiting = [person_text(u, locale) for u in people(record) if u not in offer.ready]
     lines.append(translate(msg("rematch.ready_list", count=len(ready),
                                who=", ".join(ready) or "—"), locale))
     if waiting and state.started is None and not (closed or offer.closed):

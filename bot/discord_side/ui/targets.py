@@ -158,6 +158,15 @@ class BoardPage:
 
 
 @dataclass(frozen=True, slots=True)
+class Forget:
+    """A button of the private question of /goblin forget-me, asked of person ``user``:
+    Confirm (``sure``) or Cancel."""
+
+    user: int
+    sure: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Unreadable:
     """A custom_id of the bot's format that does not parse (damaged, forged, too old)."""
 
@@ -166,13 +175,14 @@ class Unreadable:
 
 Target = (OpenHand | ShowLog | Move | Sure | Back | HintAsk | Pick | LobbyOp | HeroPick
           | LevelPick | Quit | Abandon | BoardPage | HistoryPage | ReplayGo | ReplaySeek
-          | ReplayShare | RematchOp | Unreadable)
+          | ReplayShare | RematchOp | Forget | Unreadable)
 #: The targets of past matches (history, replays, rematches): no running table behind them.
 PAST = (HistoryPage, ReplayGo, ReplaySeek, ReplayShare, RematchOp)
 
 
 __all__ = [
-    "Abandon", "Back", "BoardPage", "HeroPick", "HintAsk", "HistoryPage", "LevelPick", "LobbyOp",
+    "Abandon", "Back", "BoardPage", "Forget", "HeroPick", "HintAsk", "HistoryPage", "LevelPick",
+    "LobbyOp",
     "Move", "OpenHand", "PAST", "Pick", "Quit", "RematchOp", "ReplayGo", "ReplaySeek",
     "ReplayShare", "ShowLog", "Sure", "Target", "Unreadable",
 ]

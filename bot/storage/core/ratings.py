@@ -180,9 +180,11 @@ class RatingQueries(Base):
     """The ratings part of the store."""
 
     async def ratings(self, guild_id: int) -> list[PlayerRating]:
-        """Every rating of a server (best ``mu`` first; the caller orders by what it shows)."""
+        """Every rating of a server (best ``mu`` first; the caller orders by what it shows) but
+        a forgotten person's (a pseudonym, negative: see :mod:`bot.storage.core.people`)."""
         return [read_rating(r) for r in await self._read.fetch(
-            f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = ? ORDER BY mu DESC",
+            f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = ? AND user_id > 0 "
+            "ORDER BY mu DESC",
             guild_id)]
 
     async def rating_of(self, guild_id: int, user_id: int) -> PlayerRating | None:

@@ -1,0 +1,101 @@
+"""``/goblin forget-me``: a person asks the bot to delete what it keeps about them. It asks once,
+privately, with a Confirm and a Cancel button (:class:`~bot.discord_side.ui.custom_ids.
+ForgetButton`, carrying who asked); only that person's click is answered, and Confirm forgets
+them (:class:`~bot.game.people.People`): their tables then go on as after ``/goblin leave``
+(a lobby redrawn without them, a running match with the AI in their seat)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import discord
+
+from bot.discord_side.context import answer_privately, loc
+from bot.discord_side.messages import Messages
+from bot.discord_side.past import PastMatches
+from bot.discord_side.ui.custom_ids import Forget, ForgetButton
+from bot.discord_side.ui.parts import button, layout, row, text_block
+from bot.game.people import Forgetting
+from bot.game.service import GameService
+from bot.storage.records import TableRecord
+from i18n import msg, translate
+
+
+class Interactions(Protocol):
+    """What answers the clicks (:class:`bot.discord_side.interactions.Interactions`), as far as
+    forgetting a person needs it: the service, the messages and what follows a lobby change."""
+
+    service: GameService
+    messages: Messages
+    past: PastMatches
+
+    async def redraw_lobby(self, interaction: discord.Interaction[Any] | None,
+                           table: int) -> None:
+        """Redraw a lobby message from the table as it is now."""
+        ...
+
+    async def lobby_changed(self, record: TableRecord, op: str) -> None:
+        """What follows a lobby change (``op``: ``leave`` here)."""
+        ...
+
+
+def question_view(user: int, locale: str) -> discord.ui.LayoutView:
+    """The private question: what will be deleted, and its two buttons."""
+    return layout(discord.ui.Container[discord.ui.LayoutView](
+        text_block(translate(msg("forget.ask"), locale)),
+        row(button(translate(msg("forget.confirm"), locale), ForgetButton.id_for(user, True),
+                   "danger"),
+            button(translate(msg("forget.cancel"), locale), ForgetButton.id_for(user, False),
+                   "secondary"))))
+
+
+def told(text: str) -> discord.ui.LayoutView:
+    """The question answered: its text only, no button left."""
+    return layout(discord.ui.Container[discord.ui.LayoutView](text_block(text)))
+
+
+async def ask(interaction: discord.Interaction[Any]) -> None:
+    """/goblin forget-me: the private question."""
+    await interaction.response.send_message(view=question_view(interaction.user.id,
+                                                               loc(interaction)),
+                                            ephemeral=True)
+
+
+async def answer(interaction: discord.Interaction[Any], clicks: Interactions,
+                 target: Forget) -> None:
+    """A click on the question's buttons: someone else's click is told it is not theirs;
+    Cancel leaves everything as it was; Confirm forgets the person, and says what was done."""
+    locale = loc(interaction)
+    if interaction.user.id != target.user:
+        await answer_privately(interaction, translate(msg("forget.not_yours"), locale))
+        return
+    if not target.sure:
+        await interaction.response.edit_message(view=told(translate(msg("forget.cancelled"),
+                                                                    locale)))
+        return
+    await interaction.response.defer()
+    done = await clicks.service.people.forget(target.user)
+    try:
+        key = "forget.done" if done.anything else "forget.nothing"
+        await interaction.edit_original_response(view=told(translate(msg(key), locale)))
+    finally:
+        await tables_after(clicks, done)
+
+
+async def tables_after(clicks: Interactions, done: Forgetting) -> None:
+    """What follows on the person's tables, as after ``/goblin leave``: a lobby redrawn, a
+    running match's AI going, a closed table told and forgotten; what is kept in memory of
+    the past matches they played (replays, animations) drawn again with the names changed."""
+    for table in done.store.tables:
+        clicks.past.forget(table)
+    for record in done.tables:
+        if record.status == "lobby":
+            await clicks.messages.refresh_lobby(record)
+        elif record.status == "abandoned":
+            await clicks.redraw_lobby(None, record.id)
+        if record.status == "abandoned" and record.state is not None:
+            await clicks.messages.closed(record)
+        await clicks.lobby_changed(record, "leave")
+
+
+__all__ = ["Interactions", "answer", "ask", "question_view", "tables_after"]

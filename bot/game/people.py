@@ -1,0 +1,124 @@
+"""A person forgotten on request (``/goblin forget-me``, ``python -m bot.admin forget``).
+
+First their active tables let them go, as ``/goblin leave`` does (:meth:`Lobby.leave`): a lobby
+drops them (a lobby they hosted passes to the next person in it, and closes when nobody is
+left); a running match goes on with the AI (normal level) in their seat, and when they hosted
+it the next person seated becomes its host, so someone can still close it; a match with no other
+person in it (a solo table, a guided first match) closes, as when they leave it. Then the store
+forgets them in one transaction (:meth:`~bot.storage.interface.PeopleStorage.forget_person`):
+their ratings, records against the AI, hints and shares deleted, their id everywhere else a
+pseudonym, their name gone. Other people's histories and replays stay whole.
+
+Other people's ratings are not recomputed: the ratings they have stay as they are. A later
+``python -m bot.admin ratings --recompute`` reads the stored results, where the pseudonym stands
+in the forgotten person's seats, so it rates everyone else exactly as before (it gives the
+pseudonym a rating again, which no leaderboard lists).
+"""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+
+from bot.game.lobby import Lobby
+from bot.game.refusals import Refusal
+from bot.game.tables import Tables
+from bot.storage.core.people import Forgotten
+from bot.storage.interface import Storage
+from bot.storage.records import StaleVersion, TableRecord
+from i18n import Param, msg, translate
+
+#: How many times a seat is handed to the AI when another process keeps moving the table on.
+LEAVE_ATTEMPTS = 5
+
+
+def forgotten(user_id: int | None) -> bool:
+    """Whether ``user_id`` is a forgotten person's pseudonym (negative: no Discord id is)."""
+    return user_id is not None and user_id < 0
+
+
+def person(user_id: int) -> Param:
+    """How a message names a person by id: their mention, or "a forgotten player"."""
+    return msg("forget.player") if forgotten(user_id) else f"<@{user_id}>"
+
+
+def person_text(user_id: int, locale: str) -> str:
+    """:func:`person` as text in ``locale``."""
+    return translate(msg("forget.player"), locale) if forgotten(user_id) else f"<@{user_id}>"
+
+
+@dataclass(frozen=True, slots=True)
+class Forgetting:
+    """What forgetting a person did: the store's part (:class:`Forgotten`) and their tables
+    that were active, as they are now (a lobby without them, a running match with the AI in
+    their seat, a table closed)."""
+
+    store: Forgotten
+    tables: tuple[TableRecord, ...]
+
+    @property
+    def anything(self) -> bool:
+        """Whether anything was kept about the person."""
+        return self.store.anything or bool(self.tables)
+
+
+@dataclass
+class People:
+    """Forgetting people, over the store, the tables' locks and the lobby's rules."""
+
+    store: Storage
+    tables: Tables
+    lobby: Lobby
+
+    async def forget(self, user_id: int) -> Forgetting:
+        """Forget person ``user_id`` (see the module); their active tables' records after."""
+        active = []
+        for tid in await self.tables.ids_with_status("lobby") + \
+                await self.tables.ids_with_status("running"):
+            try:
+                record = await self.tables.load(tid)
+            except Refusal:  # a damaged table: nothing of it can be read, or shown
+                continue
+            if record.seat_of(user_id) is None and record.host_id != user_id:
+                continue
+            active.append(tid)
+            if record.seat_of(user_id) is not None:
+                await self._leave(tid, user_id)
+            await self._pass_host(tid, user_id)
+        async with AsyncExitStack() as held:  # no move of theirs writes its seats meanwhile
+            for tid in sorted(active):
+                await held.enter_async_context(self.tables.locked(tid))
+            gone = await self.store.forget_person(user_id)
+        after = []
+        for tid in active:
+            try:
+                after.append(await self.tables.load(tid))
+            except Refusal:
+                continue
+        return Forgetting(gone, tuple(after))
+
+    async def _leave(self, table_id: int, user_id: int) -> None:
+        """The person leaves an active table (as with /goblin leave)."""
+        for attempt in range(LEAVE_ATTEMPTS):
+            try:
+                await self.lobby.leave(table_id, user_id)
+                return
+            except Refusal:
+                return  # the table ended meanwhile, or they left it
+            except StaleVersion:  # another process moved the table on meanwhile: again
+                if attempt == LEAVE_ATTEMPTS - 1:
+                    raise
+
+    async def _pass_host(self, table_id: int, user_id: int) -> None:
+        """A running match the person hosts passes to the next person seated, so someone can
+        still close it (a lobby's host role passed on when they left it)."""
+        try:
+            async with self.tables.hold(table_id) as now:
+                heirs = [s.user for s in now.seats
+                         if s.user is not None and not s.ai and s.user != user_id]
+                if now.status == "running" and heirs and now.host_id == user_id:
+                    await self.store.update_lobby(table_id, now.seats, host_id=heirs[0])
+        except Refusal:  # the table is gone or damaged
+            return
+
+__all__ = ["LEAVE_ATTEMPTS", "Forgetting", "People", "forgotten", "person", "person_text"]

@@ -1,0 +1,210 @@
+"""A person forgotten on request: everything the store keeps about them removed, or replaced by
+a pseudonym, in ONE transaction (:meth:`PeopleRows.forget_person`).
+
+Where a user id is kept (every column of the schema that holds one):
+
+- ``ratings.user_id``, ``rating_changes.user_id``, ``ai_records.user_id`` (and the
+  ``ai_records.place_key`` of their direct messages): their ratings, rating history and records
+  against the AI, **deleted**;
+- ``hints.user_id``: the hints they were given, **deleted**;
+- ``sharers.user_id``: when they last shared a match in a channel, **deleted**;
+- ``shares.user_id``: who posted a match's animation in a channel (the post itself stays, so
+  the match is not posted twice in the window), the pseudonym;
+- ``tables.host_id``, ``tables.seats`` (JSON: each seat's ``user`` and ``name``),
+  ``tables.state`` and ``tables.anchor`` (JSON: the seat's ``name`` in the game's setup),
+  ``tables.place_key`` (``dm:<id>``), ``actions.user_id``, ``results.winner_user_id``,
+  ``results.abandoned_by``, ``results.place_key``, ``result_seats.user_id``,
+  ``rematches.offered_by`` and ``rematches.ready`` (JSON list of ids): the pseudonym, and the
+  seat's name emptied (a seat without a name is shown by its hero's translated name, as an
+  unnamed seat always was), so other people's histories, replays and results stay whole: the
+  same moves, the same places, only the name changes.
+
+``settings`` (per server), ``meta`` (the bot's own) and ``leases`` (per process) hold no
+person's id. A table added later that holds one must be handled here:
+``tests/storage/test_store_people.py`` looks for the id in every column of every table.
+
+The pseudonym is a fresh negative 63-bit number, drawn at random and recorded nowhere: Discord
+ids are positive, so it never names a real person; no command maps it back (nothing keeps which
+id it replaced); it is drawn again in the rare case it is in use already, so two forgotten
+people never share one; and drawn at random rather than counted, it tells nothing about when
+the person was forgotten. The person gets ONE pseudonym for all their rows, so a rebuild of the
+ratings from the stored results (``python -m bot.admin ratings --recompute``) rates everyone
+else exactly as before (the pseudonym stands where the person stood).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+
+from bot.storage.core.db import Db
+from bot.storage.core.rows import as_int
+from bot.storage.core.tables import TableQueries
+from bot.storage.records import seats_from_json, seats_to_json
+
+#: Tables whose rows about a person are deleted: (table, the column holding the id).
+DELETED = (("ratings", "user_id"), ("rating_changes", "user_id"), ("ai_records", "user_id"),
+           ("hints", "user_id"), ("sharers", "user_id"))
+#: Columns whose id becomes the pseudonym: (table, column).
+RENAMED = (("tables", "host_id"), ("actions", "user_id"), ("results", "winner_user_id"),
+           ("results", "abandoned_by"), ("result_seats", "user_id"), ("shares", "user_id"),
+           ("rematches", "offered_by"))
+#: Columns naming a place: a person's direct messages (``dm:<id>``) become the pseudonym's.
+PLACES = (("tables", "place_key"), ("results", "place_key"))
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    """What forgetting a person changed: the pseudonym that now stands for them, the ids of
+    the tables they had a seat at or hosted (what is kept of those in memory, such as their
+    replays, shows the old names: drop it), and the number of rows deleted (none of either:
+    nothing was kept)."""
+
+    pseudonym: int
+    tables: tuple[int, ...]
+    deleted: int
+
+    @property
+    def anything(self) -> bool:
+        """Whether anything was kept about the person."""
+        return bool(self.tables) or self.deleted > 0
+
+
+def pseudonym() -> int:
+    """A fresh pseudonym: a random negative 63-bit number (never a Discord id)."""
+    return -1 - secrets.randbelow(2**63 - 1)
+
+
+def _named_seat(text: str, user_id: int,
+                alias: int) -> tuple[str, list[int], str] | None:
+    """A table's seats (JSON) with ``user_id``'s seats held by ``alias`` and their names
+    emptied, the seats changed and the name they had; None when the person holds none."""
+    seats = seats_from_json(text)
+    changed = [i for i, s in enumerate(seats) if s.user == user_id]
+    if not changed:
+        return None
+    return seats_to_json(tuple(s.model_copy(update={"user": alias, "name": ""})
+                               if i in changed else s for i, s in enumerate(seats))), changed, \
+        seats[changed[0]].name
+
+
+def unnamed_state(text: str | None, seats: list[int], name: str) -> str | None:
+    """A stored state (or anchor) with the setup's names of ``seats`` emptied and the lines of
+    its game log that name the person (``name``) naming their seat's hero instead, as for a
+    seat without a name (the game itself is unchanged: names are only shown); the text
+    unchanged when it is not one (damaged)."""
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+        config = data["state"]["config"]["seats"]
+        heroes = []
+        for seat in seats:
+            heroes.append(config[seat]["hero"])
+            config[seat]["name"] = ""
+    except (ValueError, KeyError, IndexError, TypeError):
+        return text
+    if name and heroes:
+        _rename(data, name, {"key": f"hero.{heroes[0]}.name", "params": []})
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def _rename(node: object, name: str, hero: dict[str, object]) -> None:
+    """Replace each value inside ``node`` that is the person's ``name`` by their hero's name: in
+    lists (a message's parameters are ``[name, value]`` pairs) and, for states saved when they
+    were an object, in objects, but never a ``name`` field (the setup's names, emptied apart).
+    The log keeps no seat number beside a name, so another seat of the same match shown by the
+    very same name has its lines renamed too (they then name the forgotten person's hero)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if value == name and key != "name":
+                node[key] = hero
+            else:
+                _rename(value, name, hero)
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            if value == name:
+                node[index] = hero
+            else:
+                _rename(value, name, hero)
+
+
+class PeopleRows(TableQueries):
+    """A person's data, forgotten on request (the tables they sat at written as the tables
+    part writes them: kept records dropped, other processes told)."""
+
+    async def forget_person(self, user_id: int) -> Forgotten:
+        """Forget person ``user_id`` in one transaction (see the module): their ratings,
+        records, hints and shares deleted, their id elsewhere replaced by a fresh pseudonym and
+        their seats' names emptied. A seat of theirs in an active table keeps its role (the
+        caller hands a running seat to the AI and drops them from a lobby first). Running it
+        again finds nothing."""
+        async with self._tx() as db:
+            alias = await self._fresh(db)
+            deleted = 0
+            for table, column in DELETED:
+                deleted += await db.execute(f"DELETE FROM {table} WHERE {column} = ?", user_id)
+            touched = await self._rename_tables(db, user_id, alias)
+            for table, column in RENAMED:
+                await db.execute(f"UPDATE {table} SET {column} = ? WHERE {column} = ?",
+                                 alias, user_id)
+            for table, column in PLACES:
+                await db.execute(f"UPDATE {table} SET {column} = ? WHERE {column} = ?",
+                                 f"dm:{alias}", f"dm:{user_id}")
+            await db.execute("UPDATE ai_records SET place_key = ? WHERE place_key = ?",
+                             f"dm:{alias}", f"dm:{user_id}")
+            for row in await db.fetch("SELECT table_id, ready FROM rematches"):
+                try:
+                    ready = json.loads(str(row[1]))
+                except ValueError:  # a damaged offer (reading it says so): nothing to rename
+                    continue
+                if isinstance(ready, list) and user_id in ready:
+                    await db.execute("UPDATE rematches SET ready = ? WHERE table_id = ?",
+                                     json.dumps([alias if u == user_id else u for u in ready]),
+                                     row[0])
+            for table_id in touched:
+                await self._wrote(db, table_id)
+        self._writes += 1
+        for table_id in touched:
+            self._records.pop(table_id, None)
+        return Forgotten(alias, tuple(touched), deleted)
+
+    async def _fresh(self, db: Db) -> int:
+        """A pseudonym no stored row uses."""
+        while True:
+            alias = pseudonym()
+            used = await db.fetchrow(
+                "SELECT 1 FROM result_seats WHERE user_id = ? UNION ALL "
+                "SELECT 1 FROM tables WHERE host_id = ? UNION ALL "
+                "SELECT 1 FROM actions WHERE user_id = ?", alias, alias, alias)
+            if used is None:
+                return alias
+
+    async def _rename_tables(self, db: Db, user_id: int, alias: int) -> list[int]:
+        """Every table the person hosted or sat at: their seats held by ``alias`` and
+        unnamed in the seats, the state and the anchor; the ids of those tables."""
+        touched = []
+        rows = await db.fetch(
+            f"SELECT id, seats, state, anchor, host_id FROM tables "
+            f"WHERE host_id = ? OR CAST(seats AS TEXT) LIKE ? {self.dialect.for_update}",
+            user_id, f"%{user_id}%")
+        for row in rows:
+            tid = as_int(row[0], "id")
+            named = _named_seat(str(row[1]), user_id, alias)
+            if named is not None:
+                seats, changed, name = named
+                await db.execute("UPDATE tables SET seats = ?, state = ?, anchor = ? "
+                                 "WHERE id = ?", seats, unnamed_state(_text(row[2]), changed, name),
+                                 unnamed_state(_text(row[3]), changed, name), tid)
+            if named is not None or as_int(row[4], "host_id") == user_id:
+                touched.append(tid)
+        return touched
+
+
+def _text(value: object) -> str | None:
+    """A JSON column read as text (None stays None)."""
+    return None if value is None else str(value)
+
+
+__all__ = ["DELETED", "PLACES", "RENAMED", "Forgotten", "PeopleRows", "pseudonym", "unnamed_state"]

@@ -1,0 +1,242 @@
+"""A person's data deleted on request, with the real discord.py client on the stand-in:
+/goblin forget-me asks once privately; Cancel keeps everything; a click by someone else (or on a
+forged question) is told it is not theirs; Confirm forgets them and a second Confirm finds
+nothing left; other people's replays show the same moves and pictures (only the forgotten
+person's name changes) and their history the same matches; a running match goes on to its end
+with the AI in the forgotten seat; ``python -m bot.admin forget`` does the same from the command
+line, and refuses on a SQLite database a running bot plays the person's table on."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from bot_helpers import Clock
+from live_bot import CHANNEL, GUILD, LiveBot, User, table_id
+from players import ANN, BOB, EVE, Players, TinyRenderer, forged_message, open_table, raw_click
+from storage.test_store_people import play_named
+from test_bot_solo import open_in_dm
+
+from bot.discord_side.ui.custom_ids import ForgetButton, LobbyButton, ReplayButton
+from bot.process.admin import main
+from bot.storage.records import SeatInfo
+from bot.storage.sqlite import Store
+from engine import Observation
+from loopback import Loopback, Message
+
+#: Ann and Bob played a rated match; the AI held the third seat.
+SEATS = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
+         SeatInfo(user=BOB.id, name="Bob", hero="taia"),
+         SeatInfo(ai=True, hero="argentus", level="easy"))
+
+
+class Recorder(TinyRenderer):
+    """Draws nothing, and keeps what each table picture was drawn from."""
+
+    def __init__(self) -> None:
+        self.seen: list[Observation] = []
+
+    def table(self, obs: Observation, locale: str) -> bytes:
+        self.seen.append(obs)
+        return super().table(obs, locale)
+
+
+def anywhere(db: Path, text: str) -> list[str]:
+    """The tables of the SQLite file ``db`` holding ``text`` in some column."""
+    with sqlite3.connect(db) as con:
+        names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = "
+                                           "'table' AND name NOT LIKE 'sqlite_%'")]
+        return [n for n in names
+                if any(text in repr(row) for row in con.execute(f"SELECT * FROM {n}"))]
+
+
+def with_seat_named(pictures: list[Observation], seat: int, name: object) -> list[Any]:
+    """The pictures' inputs as plain data, the name of ``seat`` (wherever it appears: the seat,
+    the log's lines) written as one mark."""
+    shown = json.loads(msgspec.json.encode(pictures[0].seats[seat].name))
+    marked = json.loads(msgspec.json.encode(name))
+
+    def mark(node: Any) -> Any:
+        if node in (shown, marked):
+            return "<seat>"
+        if isinstance(node, list):
+            return [mark(v) for v in node]
+        if isinstance(node, dict):
+            return {k: mark(v) for k, v in node.items()}
+        return node
+
+    return [mark(json.loads(msgspec.json.encode(p))) for p in pictures]
+
+
+async def replay_pictures(bot: LiveBot, recorder: Recorder, user: User,
+                          tid: int) -> tuple[list[Observation], list[int]]:
+    """``user`` steps through the replay of ``tid`` from its first move to its last; what each
+    picture was drawn from, and the steps shown."""
+    recorder.seen.clear()
+    ix = await bot.command(user, "replay", id=tid)
+    message = bot.reply(ix)
+    steps = []
+    while True:
+        cid = next((c for c in message.custom_ids()
+                    if c.startswith(ReplayButton.prefix) and c.endswith("h.next")), None)
+        steps.append(int(next(c for c in message.custom_ids()
+                              if c.startswith(ReplayButton.prefix)).split(":")[3]))
+        if cid is None or len(steps) > 12:
+            break
+        await bot.click(user, message, cid)
+        message = bot.message(message)
+    return list(recorder.seen), steps
+
+
+def question(bot: LiveBot, ix: Any) -> Message:
+    """The private question /goblin forget-me asked."""
+    asked = bot.reply(ix)
+    assert asked.ephemeral and asked.owner == ix.user.id
+    assert {ForgetButton.id_for(ix.user.id, True), ForgetButton.id_for(ix.user.id, False)} \
+        <= set(asked.custom_ids())
+    return asked
+
+
+async def test_forget_me_asks_once_and_leaves_other_people_their_past(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    recorder = Recorder()
+    db = tmp_path / "k.db"
+    bot = await LiveBot.start(lb, db, recorder, clock=clock)
+    try:
+        rated = await play_named(bot.store, 11, channel=CHANNEL, seats=SEATS, guild=GUILD,
+                                 host=ANN.id)
+        running = await open_table(bot, ANN, [BOB])
+        before_pictures, before_steps = await replay_pictures(bot, recorder, BOB, rated)
+        before_history = bot.reply(await bot.command(BOB, "history")).text()
+        assert "Ann" in before_history or f"<@{ANN.id}>" in before_history
+        assert anywhere(db, str(ANN.id))
+
+        asked = question(bot, await bot.command(ANN, "forget-me"))
+        ix = await bot.click(ANN, asked, ForgetButton.id_for(ANN.id, False))
+        assert "Nothing was deleted" in bot.message(asked).text()
+        assert await bot.store.rating_of(GUILD, ANN.id) is not None
+
+        forged = forged_message(bot, EVE, ForgetButton.id_for(ANN.id, True))
+        ix = await bot.click(EVE, forged, ForgetButton.id_for(ANN.id, True), forge=True)
+        assert any("asked of someone else" in t for t in bot.said(ix))
+        assert await bot.store.rating_of(GUILD, ANN.id) is not None
+
+        asked = question(bot, await bot.command(ANN, "forget-me"))
+        ix = await bot.click(EVE, asked, ForgetButton.id_for(ANN.id, True), forge=True)
+        assert any("asked of someone else" in t for t in bot.said(ix))  # a stranger's click
+        assert await bot.store.rating_of(GUILD, ANN.id) is not None
+        await bot.click(ANN, asked, ForgetButton.id_for(ANN.id, True))
+        assert "what the bot kept about you is deleted" in bot.message(asked).text()
+        assert not any(c.startswith(ForgetButton.prefix) for c in bot.message(asked).custom_ids())
+        again = forged_message(bot, ANN, ForgetButton.id_for(ANN.id, True))  # a double click
+        ix = await bot.click(ANN, again, ForgetButton.id_for(ANN.id, True), forge=True)
+        assert "there was nothing to delete" in bot.message(again).text()
+
+        assert anywhere(db, str(ANN.id)) == [] and anywhere(db, '"Ann"') == []
+        assert await bot.store.rating_of(GUILD, ANN.id) is None
+        assert await bot.store.rating_of(GUILD, BOB.id) is not None
+        after_pictures, after_steps = await replay_pictures(bot, recorder, BOB, rated)
+        assert after_steps == before_steps and len(after_pictures) == len(before_pictures)
+        assert with_seat_named(before_pictures, 0, after_pictures[0].seats[0].name) == \
+            with_seat_named(after_pictures, 0, before_pictures[0].seats[0].name)
+        assert before_pictures[0].seats[0].name == "Ann"
+        assert after_pictures[0].seats[0].name != "Ann"
+        after_history = bot.reply(await bot.command(BOB, "history")).text()
+        assert f"Table #{rated}" in after_history and "Ann" not in after_history
+        assert f"<@{ANN.id}>" not in after_history and "Forgotten player" in after_history
+
+        record = await bot.store.get(running)  # the match goes on, the AI in Ann's seat
+        assert record is not None and record.status == "running"
+        seat = next(s for s in record.seats if s.user != BOB.id)
+        assert seat.ai and seat.user is not None and seat.user < 0 and seat.name == ""
+        assert record.host_id == BOB.id  # someone can still close it
+        players = Players(bot, running, [BOB])
+        while await players.step():
+            pass
+        record = await bot.store.get(running)
+        assert record is not None and record.status == "finished"
+    finally:
+        await bot.stop()
+
+
+async def forget_me(bot: LiveBot, user: User) -> str:
+    """``user`` runs /goblin forget-me in the bot's channel and confirms; what they are told."""
+    asked = question(bot, await bot.command(user, "forget-me"))
+    await bot.click(user, asked, ForgetButton.id_for(user.id, True))
+    return bot.message(asked).text()
+
+
+async def test_a_lobby_drops_the_person_and_its_host_role_passes_on(bot: LiveBot) -> None:
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    await bot.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
+    assert "deleted" in await forget_me(bot, ANN)
+    record = await bot.store.get(tid)
+    assert record is not None and record.status == "lobby" and record.host_id == BOB.id
+    assert [s.user for s in record.seats] == [BOB.id]
+    assert "Ann" not in bot.message(lobby).text()  # the lobby is drawn again without her
+
+
+async def test_a_solo_match_in_direct_messages_closes(bot: LiveBot) -> None:
+    tid = await open_in_dm(bot, ai=1)
+    assert "deleted" in await forget_me(bot, ANN)
+    record = await bot.store.get(tid)
+    assert record is not None and record.status == "abandoned"
+    assert record.place_key.startswith("dm:-") and record.host_id < 0
+    assert not any(c.startswith("kg:hand:") for m in bot.public() for c in m.custom_ids())
+
+
+@pytest.mark.parametrize("custom_id", ["kg:forget:0:yes", "kg:forget:-7:yes",
+                                       "kg:forget:1:maybe", "kg:forget:99999999999999999999:no"])
+async def test_a_forged_or_damaged_question_gets_a_polite_answer(bot: LiveBot,
+                                                                 custom_id: str) -> None:
+    texts = await raw_click(bot, ANN, forged_message(bot, ANN, custom_id), custom_id, 2)
+    assert texts and ("damaged" in texts[0] or "someone else" in texts[0]), texts
+
+
+async def test_the_admin_command_forgets_a_person(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "karak.sqlite3"
+    store = await Store.open(db)
+    rated = await play_named(store, 12, channel=1, seats=SEATS, guild=GUILD, host=ANN.id)
+    await store.close()
+    env = tmp_path / "bot.env"
+    env.write_text(f"KARAK_DB={db}\n", encoding="utf-8")
+    monkeypatch.delenv("KARAK_DB", raising=False)
+    argv = ["--env-file", str(env), "forget", "--user", str(ANN.id)]
+    assert await asyncio.to_thread(main, argv) == 0  # the command runs its own event loop
+    assert f"User {ANN.id} is forgotten" in capsys.readouterr().out
+    assert anywhere(db, str(ANN.id)) == [] and anywhere(db, '"Ann"') == []
+    assert await asyncio.to_thread(main, argv) == 0
+    assert "nothing to delete" in capsys.readouterr().out
+    store = await Store.open(db)
+    try:
+        result = await store.result_of(rated)
+        assert result is not None and result.seats[1].user_id == BOB.id
+        assert result.seats[0].user_id is not None and result.seats[0].user_id < 0
+    finally:
+        await store.close()
+    assert await asyncio.to_thread(main, [*argv[:-1], "0"]) == 2
+
+
+async def test_the_admin_command_waits_for_a_bot_playing_the_person_on_sqlite(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "karak.sqlite3"
+    store = await Store.open(db)
+    running = await play_named(store, 13, channel=1, seats=SEATS, guild=GUILD, host=ANN.id,
+                               upto=4)
+    assert await store.claim(running, "bot-1", 3600)  # a bot holds the table
+    await store.close()
+    monkeypatch.setenv("KARAK_DB", str(db))
+    argv = ["forget", "--user", str(ANN.id)]
+    assert await asyncio.to_thread(main, argv) == 1
+    assert "Stop the bot first" in capsys.readouterr().err
+    assert anywhere(db, str(ANN.id))  # nothing was changed

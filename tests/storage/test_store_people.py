@@ -1,0 +1,166 @@
+"""A person forgotten on request, through the storage interface on every backend: after it
+their id and their name are in no column of any table (every table the database has, found by
+asking it, so a table added later and not handled fails here), while other people's results,
+ratings, action logs and games read the same, and a rebuild of the ratings rates them the same;
+on PostgreSQL a running bot hears of the change another process (the admin command) makes to
+the table it plays."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+from postgres_server import Server
+
+from bot.game.places import Place
+from bot.game.service import GameService
+from bot.game.standings import rate_result
+from bot.storage.core.people import unnamed_state
+from bot.storage.interface import Storage
+from bot.storage.records import LogRow, RematchOffer, SeatInfo
+from engine import GameConfig, Phase, SeatConfig, apply, new_game, observe
+from engine.agents import make_agent
+from storage.backends import Backend, PostgresBackend
+from storage.helpers import BOB, GUILD, PLACE, Clock
+
+#: The person forgotten: an id and a name found nowhere by chance.
+ZED, ZED_NAME = 731234567890123456, "Zelda Quill"
+SEATS = (SeatInfo(user=ZED, name=ZED_NAME, hero="horan"),
+         SeatInfo(user=BOB, name="Bob", hero="taia"),
+         SeatInfo(ai=True, hero="argentus", level="easy"))
+
+
+async def play_named(store: Storage, seed: int, channel: int, seats: tuple[SeatInfo, ...],
+                     guild: int | None = GUILD, host: int = ZED, upto: int | None = None) -> int:
+    """A table whose game (its setup naming the seats' people) the normal AI plays, each
+    person's moves logged as theirs, to its end (rated) or to move ``upto``."""
+    config = GameConfig(seats=tuple(SeatConfig(s.hero or "", name=s.name, ai=s.ai)
+                                    for s in seats), seed=seed)
+    state = new_game(config)
+    rec = await store.create_table(guild_id=guild, place_key=Place.of(guild, host).key,
+                                   channel_id=channel, host_id=host, seats=seats,
+                                   abilities=False, timer=0, seed=seed)
+    await store.start_game(rec.id, seats, state, None)
+    agents = [make_agent("normal", seed * 8 + i) for i in range(len(seats))]
+    moves = 0
+    while state.phase is not Phase.OVER and (upto is None or moves < upto):
+        seat = state.current
+        action = agents[seat].choose(observe(state, seat))
+        after, _ = apply(state, action)
+        user = seats[seat].user
+        await store.apply(rec.id, state.step, after,
+                          LogRow(after.step, seat, user, user is None, str(action), 0.0),
+                          rater=rate_result)
+        state, moves = after, moves + 1
+    return rec.id
+
+
+def found(rows: dict[str, list[str]], text: str) -> list[str]:
+    """The tables holding ``text`` (a number: as a whole number) in some column."""
+    pattern = re.compile(rf"(?<![\d-]){re.escape(text)}(?!\d)")
+    return sorted(t for t, values in rows.items() if any(pattern.search(v) for v in values))
+
+
+async def kept_about_bob(store: Storage, tables: list[int]) -> object:
+    """What Bob and anyone looking at these tables sees (the forgotten seat's id and name
+    left out: only those may change)."""
+    results = [r for r in await store.matches(PLACE, BOB)]
+    games = []
+    for tid in tables:
+        rec = await store.get(tid)
+        assert rec is not None and rec.state is not None
+        games.append((rec.state.step, rec.state.seats, rec.state.winner, rec.status,
+                      [s.hero for s in rec.seats],
+                      [(r.seat, r.action, r.step, r.undone) for r in await store.action_log(tid)]))
+    return (await store.rating_of(GUILD, BOB), await store.rating_changes(GUILD, BOB),
+            [(r.table_id, r.winner_seat, [(s.place, s.keys, s.hp, s.kind) for s in r.seats])
+             for r in results], games)
+
+
+async def test_a_person_forgotten_is_found_nowhere_and_others_keep_their_past(
+        backend: Backend, store: Storage, fresh: Storage, clock: Clock) -> None:
+    rated = await play_named(store, 3, channel=1, seats=SEATS)
+    alone = await play_named(store, 4, channel=2, guild=None,
+                             seats=(SEATS[0], SeatInfo(ai=True, hero="taia", level="easy")))
+    running = await play_named(store, 5, channel=3, seats=SEATS, host=BOB, upto=6)
+    await store.record_hint(rated, 2, ZED, 0, b"answer", clock.now)
+    await store.record_hint(rated, 3, BOB, 1, b"answer", clock.now)
+    assert (await store.claim_share(rated, 50, ZED, window=600, slowmode=60,
+                                    posting=300)).granted
+    await store.save_rematch(RematchOffer(rated, ZED, clock.now, (ZED, BOB)))
+    assert await store.ai_records(Place.dms(ZED).key, ZED)
+    assert await store.rating_of(GUILD, ZED) is not None
+    before = await kept_about_bob(store, [rated, running])
+    rows = await backend.every_row()
+    assert found(rows, str(ZED)) and found(rows, ZED_NAME)  # the test sees them when there
+
+    gone = await store.forget_person(ZED)
+
+    assert gone.pseudonym < 0 and gone.anything
+    rows = await backend.every_row()
+    assert found(rows, str(ZED)) == [] and found(rows, ZED_NAME) == []
+    for reader in (store, fresh):
+        assert await kept_about_bob(reader, [rated, running]) == before
+        assert await reader.rating_of(GUILD, ZED) is None
+        assert await reader.ai_records(Place.dms(ZED).key, ZED) == []
+        assert await reader.player_results(PLACE, ZED) == []
+        seat = (await reader.get(running))
+        assert seat is not None and seat.seats[0].user == gone.pseudonym
+        assert seat.seats[0].name == "" and seat.game.config.seats[0].name == ""
+        assert seat.game.config.seats[1].name == "Bob"
+    offer = await store.rematch_of(rated)
+    assert offer is not None and offer.ready == (gone.pseudonym, BOB)
+    assert await store.hints_used(rated) == {1: 1}
+    again = await store.forget_person(ZED)
+    assert not again.anything and again.pseudonym != gone.pseudonym
+    assert (await store.claim_share(rated, 51, ZED, window=600, slowmode=60,
+                                    posting=300)).granted  # their slowmode went with them
+    rebuilt = await store.recompute_ratings(rate_result)
+    assert rebuilt == 2
+    assert await kept_about_bob(store, [rated, running]) == before  # rated as before
+    assert alone
+
+
+async def test_two_people_forgotten_never_share_a_pseudonym(store: Storage) -> None:
+    first = await play_named(store, 6, channel=1, seats=SEATS)
+    one = await store.forget_person(ZED)
+    two = await store.forget_person(BOB)
+    assert one.pseudonym != two.pseudonym and two.pseudonym < 0
+    rec = await store.get(first)
+    assert rec is not None
+    assert [s.user for s in rec.seats] == [one.pseudonym, two.pseudonym, None]
+
+
+async def test_a_running_bot_hears_its_table_change_when_another_process_forgets(
+        postgres_server: Server, clock: Clock) -> None:
+    pg = PostgresBackend(postgres_server)
+    bot, admin = await pg.open(clock), await pg.open(clock)
+    try:
+        heard: asyncio.Queue[int | None] = asyncio.Queue()
+        await bot.subscribe(heard.put_nowait)
+        running = await play_named(bot, 7, channel=1, seats=SEATS, host=BOB, upto=4)
+        assert await bot.claim(running, "bot", 15.0)  # the bot plays this table
+        done = await GameService(admin, clock=clock).people.forget(ZED)
+        assert done.anything
+        told = {await asyncio.wait_for(heard.get(), 30) for _ in range(2)}
+        assert told == {running}  # its seat handed to the AI, then its names
+        record = await bot.get(running)
+        assert record is not None and record.status == "running"
+        assert record.seats[0].ai and record.seats[0].user == done.store.pseudonym
+    finally:
+        await bot.close()
+        await admin.close()
+
+
+def test_a_state_saved_in_the_first_format_loses_the_name_too() -> None:
+    saved = json.dumps({"format": 1, "state": {
+        "config": {"seats": [{"hero": "horan", "name": ZED_NAME}, {"hero": "taia",
+                                                                     "name": "Bob"}]},
+        "log": [{"to": None, "text": {"key": "event.turn", "params": {"who": ZED_NAME}}},
+                {"to": None, "text": {"key": "event.turn", "params": {"who": "Bob"}}}]}})
+    text = unnamed_state(saved, [0], ZED_NAME)
+    assert text is not None and ZED_NAME not in text and "Bob" in text
+    assert json.loads(text)["state"]["log"][0]["text"]["params"]["who"] == {
+        "key": "hero.horan.name", "params": []}
+    assert unnamed_state("not a state", [0], ZED_NAME) == "not a state"  # damaged: left as it is
