@@ -31,6 +31,7 @@ from bot.game.shares import Shares
 from bot.game.standings import Standings
 from bot.game.story import Story
 from bot.game.tables import Tables
+from bot.game.turns import Turns
 from bot.storage.interface import Storage
 from bot.workers.thinking import Thinking
 
@@ -56,6 +57,7 @@ class GameService:
     standings: Standings = field(init=False)
     story: Story = field(init=False)
     shares: Shares = field(init=False)
+    turns: Turns = field(init=False)
 
     def __post_init__(self) -> None:
         self.tables = Tables(self.store)
@@ -69,6 +71,7 @@ class GameService:
         self.standings = Standings(self.store)
         self.story = Story(self.store, self.tables)
         self.shares = Shares(self.store)
+        self.turns = Turns(self.store, self.clock)
 
 
 __all__ = ["GameService"]

@@ -158,6 +158,15 @@ class BoardPage:
 
 
 @dataclass(frozen=True, slots=True)
+class TurnsPage:
+    """A page button of ``/goblin turns``: the list of person ``owner``, page ``page`` (from
+    0)."""
+
+    owner: int
+    page: int
+
+
+@dataclass(frozen=True, slots=True)
 class Unreadable:
     """A custom_id of the bot's format that does not parse (damaged, forged, too old)."""
 
@@ -166,7 +175,7 @@ class Unreadable:
 
 Target = (OpenHand | ShowLog | Move | Sure | Back | HintAsk | Pick | LobbyOp | HeroPick
           | LevelPick | Quit | Abandon | BoardPage | HistoryPage | ReplayGo | ReplaySeek
-          | ReplayShare | RematchOp | Unreadable)
+          | ReplayShare | RematchOp | TurnsPage | Unreadable)
 #: The targets of past matches (history, replays, rematches): no running table behind them.
 PAST = (HistoryPage, ReplayGo, ReplaySeek, ReplayShare, RematchOp)
 
@@ -174,5 +183,5 @@ PAST = (HistoryPage, ReplayGo, ReplaySeek, ReplayShare, RematchOp)
 __all__ = [
     "Abandon", "Back", "BoardPage", "HeroPick", "HintAsk", "HistoryPage", "LevelPick", "LobbyOp",
     "Move", "OpenHand", "PAST", "Pick", "Quit", "RematchOp", "ReplayGo", "ReplaySeek",
-    "ReplayShare", "ShowLog", "Sure", "Target", "Unreadable",
+    "ReplayShare", "ShowLog", "Sure", "Target", "TurnsPage", "Unreadable",
 ]
