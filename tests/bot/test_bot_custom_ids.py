@@ -26,6 +26,7 @@ from bot.discord_side.ui.custom_ids import (
     SeekMenu,
     ShareButton,
     SureButton,
+    TurnsButton,
     kind_of,
     parse,
 )
@@ -49,6 +50,7 @@ from bot.discord_side.ui.targets import (
     ShowLog,
     Sure,
     Target,
+    TurnsPage,
     Unreadable,
 )
 
@@ -85,6 +87,7 @@ WRITTEN: list[tuple[type[Control], str, Target]] = [
     *[(RematchButton, RematchButton.id_for(TABLE, op), RematchOp(TABLE, op))
       for op in ("offer", "ready", "start")],
     (BoardButton, BoardButton.id_for(GUILD, 12), BoardPage(GUILD, 12)),
+    (TurnsButton, TurnsButton.id_for(2000000000000000001, 3), TurnsPage(2000000000000000001, 3)),
 ]
 
 
@@ -133,6 +136,7 @@ POSTED = [
     ("kg:rsh:3", ReplayShare(3)),
     ("kg:rm:3:offer", RematchOp(3, "offer")),
     ("kg:board:9:2", BoardPage(9, 2)),
+    ("kg:turns:9:2", TurnsPage(9, 2)),
 ]
 
 
