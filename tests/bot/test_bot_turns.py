@@ -61,6 +61,9 @@ async def test_a_three_day_timer_is_stored_said_and_runs_out(bot: LiveBot,
     rec = await bot.bot.service.tables.load(tid)
     assert rec.timer == THREE_DAYS and rec.deadline == start + THREE_DAYS
     mover = ANN if rec.seats[rec.game.current].user == ANN.id else BOB
+    # the table message says when the turn ends in each reader's language and time zone
+    assert f"<t:{int(rec.deadline)}:R> (<t:{int(rec.deadline)}:f>)" in \
+        bot.last_table_message().text()
     assert "3 days left" in await turns_text(bot, mover)
     clock.now = start + 26 * HOUR + 5 * 60
     assert "1 day 21 h left" in await turns_text(bot, mover)
