@@ -14,8 +14,10 @@ from storage.helpers import Clock, played
 
 from bot.discord_side.ui.custom_ids import TurnsButton
 from bot.game.places import Place
+from bot.game.texts import timer_text
 from bot.game.turns import PER_PAGE, TurnList, TurnRow, page_text
 from bot.storage.records import SeatInfo
+from i18n import translate
 from loopback import Channel, User
 
 THREE_DAYS = 3 * 86400
@@ -176,6 +178,16 @@ async def test_notify_is_kept_and_answered(bot: LiveBot) -> None:
     french = replace(BOB, locale="fr")
     ix = await bot.command(french, "notify", state="on")
     assert bot.said(ix)[0].startswith("Désormais")
+
+
+@pytest.mark.parametrize("timer, en, fr, cs", [
+    (28800, "8 h", "8 h", "8 h"), (86400, "1 day", "1 jour", "1 den"),
+    (THREE_DAYS, "3 days", "3 jours", "3 dny"), (7 * 86400, "7 days", "7 jours", "7 dní"),
+    (600, "10 min", "10 min", "10 min"),
+])
+def test_a_timer_is_said_in_days_and_hours(timer: int, en: str, fr: str, cs: str) -> None:
+    for locale, said in (("en", en), ("fr", fr), ("cs", cs)):
+        assert translate(timer_text(timer), locale) == said
 
 
 def test_the_list_s_headings_agree_with_their_counts() -> None:
