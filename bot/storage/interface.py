@@ -111,7 +111,7 @@ class ShareStorage(Protocol):
         """Give up the claim granted at ``at`` (nothing was posted)."""
 
 
-class PeopleStorage(Protocol):
+class SeatedStorage(Protocol):
     """Who sits where, and each person's choice of direct-message reminders."""
 
     async def running_of(self, user_id: int) -> list[TableRecord]:
@@ -128,7 +128,7 @@ class PeopleStorage(Protocol):
         """Those of ``user_ids`` who asked for direct-message reminders."""
 
 
-class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, Protocol):
+class Storage(RatingStorage, LeaseStorage, ShareStorage, SeatedStorage, Protocol):
     """The tables, their action logs, the servers' settings and the bot's own metadata.
 
     Writes that the disk or database refuses raise :class:`~bot.storage.records.CannotSave`
@@ -278,5 +278,5 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, Protocol
         """Store a metadata value."""
 
 
-__all__ = ["LeaseStorage", "PeopleStorage", "RatingStorage", "ShareStorage", "Storage",
+__all__ = ["LeaseStorage", "RatingStorage", "SeatedStorage", "ShareStorage", "Storage",
            "TableListener"]

@@ -25,7 +25,6 @@ from dataclasses import replace
 
 from bot.storage.core.base import Base
 from bot.storage.core.db import Db, Row
-from bot.storage.core.people import write_seats
 from bot.storage.core.ratings import store_result
 from bot.storage.core.rows import (
     LOG_COLUMNS,
@@ -39,6 +38,7 @@ from bot.storage.core.rows import (
     read_record,
     remember,
 )
+from bot.storage.core.seated import write_seats
 from bot.storage.records import (
     CorruptTable,
     DatabaseError,

@@ -22,7 +22,7 @@ async def write_seats(db: Db, table_id: int, seats: Sequence[SeatInfo]) -> None:
                              [(table_id, user) for user in people])
 
 
-class PeopleQueries(Base):
+class SeatedQueries(Base):
     """A person's running tables and their choice of reminders."""
 
     async def get(self, table_id: int) -> TableRecord | None:
@@ -67,4 +67,4 @@ class PeopleQueries(Base):
         return {as_int(r[0], "user_id") for r in rows}
 
 
-__all__ = ["PeopleQueries", "write_seats"]
+__all__ = ["SeatedQueries", "write_seats"]
