@@ -165,3 +165,13 @@ def test_the_processes_benchmark_spreads_the_shards_over_processes() -> None:
     assert [shards_of(env) for env in per_shard(3)] == [[0], [1], [2]]
     assert len({env["KARAK_INSTANCE"] for env in per_shard(3)}) == 3
     assert one_process(1) == [{}]
+
+
+def test_the_turns_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _benchmark("turns", monkeypatch)
+    assert bench.main(["--matches", "30", "--people", "20", "--mine", "10", "--asks", "3",
+                       "--cold", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "30 running matches among 20 people" in out and "the person sits in 10" in out
+    assert "turns, tables kept (3): p50" in out and "turns, store just opened (2): p50" in out

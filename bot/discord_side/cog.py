@@ -1,8 +1,9 @@
 """The ``/goblin`` slash command group: new, learn, join, leave, start, hand, status, rules, card,
-history, replay, stats, leaderboard, abandon, forget-me and settings. This module only declares
-the commands and their options; their bodies are in :mod:`bot.discord_side.commands` (history
-and replay in :mod:`bot.discord_side.past`, stats and leaderboard in
-:mod:`bot.discord_side.standings`, forget-me in :mod:`bot.discord_side.forget`)."""
+history, replay, stats, leaderboard, abandon, forget-me, settings, turns and notify. This module
+only declares the commands and their options; their bodies are in
+:mod:`bot.discord_side.commands` (history and replay in :mod:`bot.discord_side.past`, stats and
+leaderboard in :mod:`bot.discord_side.standings`, forget-me in :mod:`bot.discord_side.forget`,
+turns and notify in :mod:`bot.discord_side.turns`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from bot.discord_side.context import answer_privately, loc
 from bot.discord_side.counting import answered
 from bot.discord_side.language import follow_person
 from bot.discord_side.standings import show_board, show_stats
+from bot.discord_side.turns import set_notify, show_turns
 from bot.game.card_lookup import suggest
 from bot.game.refusals import Refusal
 from bot.game.seats import TIMERS
@@ -45,6 +47,8 @@ TIMER_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.timer.t{t}"), value=t) fo
 #: ``auto`` follows the server's language in Discord; the others force a shipped language.
 LANGUAGE_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.lang.{c}"), value=c)
                     for c in (AUTO, *LOCALES)]
+#: /goblin notify's choices: direct-message reminders on or off.
+NOTIFY_CHOICES = [app_commands.Choice(name=_t(f"turns.cmd.{v}"), value=v) for v in ("on", "off")]
 LEVEL_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.level.{lv}"), value=lv) for lv in LEVELS]
 
 
@@ -220,6 +224,23 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
         await _run(interaction, self.bodies.settings(
             interaction, abilities, timer.value if timer else None,
             language.value if language else None, ai_level.value if ai_level else None, undo))
+
+    # ---------------------------------------------------------------- slow matches
+
+    @app_commands.command(name=_name("turns"), description=_t("turns.cmd.turns"))
+    async def turns(self, interaction: discord.Interaction[Any]) -> None:
+        """Your running matches everywhere, your move first, only for you."""
+        await _run(interaction, show_turns(interaction, self.bodies.service))
+
+    @app_commands.command(name=_name("notify"), description=_t("turns.cmd.notify"))
+    @app_commands.describe(state=_t("turns.cmd.notify_state"))
+    @app_commands.rename(state=_t("turns.cmd.option_state"))
+    @app_commands.choices(state=NOTIFY_CHOICES)
+    async def notify(self, interaction: discord.Interaction[Any],
+                     state: app_commands.Choice[str] | None = None) -> None:
+        """Whether the bot may send you a direct message when your turn waits, privately."""
+        on = None if state is None else state.value == "on"
+        await _run(interaction, set_notify(interaction, self.bodies.service, on))
 
 
 __all__ = ["GoblinCog"]

@@ -30,6 +30,7 @@ from bot.discord_side.language import follow_person
 from bot.discord_side.messages import Messages
 from bot.discord_side.past import PastMatches
 from bot.discord_side.standings import show_board
+from bot.discord_side.turns import show_turns
 from bot.discord_side.ui.custom_ids import (
     PAST,
     Abandon,
@@ -47,6 +48,7 @@ from bot.discord_side.ui.custom_ids import (
     ShowLog,
     Sure,
     Target,
+    TurnsPage,
     Unreadable,
 )
 from bot.discord_side.ui.hand import ask_view
@@ -103,6 +105,9 @@ class Interactions:
                 return
             if isinstance(target, Forget):  # a person's data: no table behind it
                 await forget.answer(interaction, self, target)
+                return
+            if isinstance(target, TurnsPage):  # one's own matches everywhere: no table here
+                await show_turns(interaction, self.service, target.owner, target.page)
                 return
             if not isinstance(target, Unreadable | Move | Sure | Pick | BoardPage):  # later
                 await self.service.play.check_channel(target.table, interaction.channel_id)

@@ -19,7 +19,7 @@ from bot.game.lessons import LESSON_AI_SEATS, LESSON_LEVEL, LESSON_SEED
 from bot.game.places import Place
 from bot.game.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
 from bot.game.results import abandoned_result, movers, waiting
-from bot.game.seats import MAX_SEATS, MIN_SEATS, TIMERS, deadline, heroes, level_of
+from bot.game.seats import MAX_SEATS, MAX_TIMER, MIN_SEATS, TIMERS, deadline, heroes, level_of
 from bot.game.servers import Servers
 from bot.game.standings import rate_result
 from bot.game.tables import Tables
@@ -82,7 +82,7 @@ class Lobby:
             abilities = server.defaults.abilities
         if timer is None:
             timer = server.defaults.timer
-        if timer not in TIMERS and not 30 <= timer <= 86400:
+        if timer not in TIMERS and not 30 <= timer <= MAX_TIMER:
             raise Refusal(msg("bot.error.bad_timer"))
         level = level_of(ai_level) if ai_level is not None else server.defaults.ai_level
         seats: tuple[SeatInfo, ...] = (SeatInfo(user=host_id, name=host_name[:32]),)

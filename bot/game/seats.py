@@ -15,7 +15,10 @@ from i18n import Msg, msg
 MIN_SEATS = 2
 MAX_SEATS = 4
 #: The turn timers a host or a server may choose, in seconds (0: none).
-TIMERS = (0, 60, 120, 300, 600, 1800, 3600, 86400)
+#: Beside the short ones, slow matches played across days: 8 hours, 1, 3 and 7 days.
+TIMERS = (0, 60, 120, 300, 600, 1800, 3600, 28800, 86400, 259200, 604800)
+#: The longest turn timer (seconds): a week.
+MAX_TIMER = 7 * 86400
 
 
 def level_of(text: str) -> AiLevel:
@@ -81,5 +84,5 @@ def deciding_seat(record: TableRecord, user_id: int, version: int, hand_of: int 
     return seat
 
 
-__all__ = ["MAX_SEATS", "MIN_SEATS", "TIMERS", "deadline", "deciding_seat", "heroes", "level_of",
-           "playing_seat", "seat_label"]
+__all__ = ["MAX_SEATS", "MAX_TIMER", "MIN_SEATS", "TIMERS", "deadline", "deciding_seat",
+           "heroes", "level_of", "playing_seat", "seat_label"]

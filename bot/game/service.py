@@ -32,6 +32,7 @@ from bot.game.shares import Shares
 from bot.game.standings import Standings
 from bot.game.story import Story
 from bot.game.tables import Tables
+from bot.game.turns import Turns
 from bot.storage.interface import Storage
 from bot.workers.thinking import Thinking
 
@@ -58,6 +59,7 @@ class GameService:
     story: Story = field(init=False)
     shares: Shares = field(init=False)
     people: People = field(init=False)
+    turns: Turns = field(init=False)
 
     def __post_init__(self) -> None:
         self.tables = Tables(self.store)
@@ -72,6 +74,7 @@ class GameService:
         self.story = Story(self.store, self.tables)
         self.shares = Shares(self.store)
         self.people = People(self.store, self.tables, self.lobby)
+        self.turns = Turns(self.store, self.clock)
 
 
 __all__ = ["GameService"]

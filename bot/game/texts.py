@@ -16,6 +16,7 @@ from bot.game.facts import (
     monster_facts,
     potion_facts,
 )
+from bot.game.spans import HOUR, span
 from engine import (
     Action,
     BuyPawned,
@@ -297,6 +298,8 @@ def timer_text(seconds: int) -> Msg:
     """A turn timer as words."""
     if seconds <= 0:
         return msg("bot.lobby.no_timer")
+    if seconds % HOUR == 0:  # hours and days: "8 h", "3 days"
+        return span(seconds)
     if seconds % 60 == 0:
         return msg("bot.lobby.minutes", n=seconds // 60)
     return msg("bot.lobby.seconds", n=seconds)

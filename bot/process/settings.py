@@ -31,7 +31,7 @@ from i18n import Msg, msg, translate
 #: A bot token: three dot-separated base64url parts (user id, timestamp, HMAC).
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
-MAX_TIMER = 24 * 3600
+MAX_TIMER = 7 * 24 * 3600  # a week: slow matches played across days
 #: Drawing processes allowed at most (the machine a bot runs on rarely has more cores).
 MAX_WORKERS = 4
 #: Shards a bot may have at most (far above what Discord recommends to the largest bots).

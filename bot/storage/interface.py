@@ -122,7 +122,26 @@ class PeopleStorage(Protocol):
         emptied), so other people's histories stay whole."""
 
 
-class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, Protocol):
+
+class SeatedStorage(Protocol):
+    """Who sits where, and each person's choice of direct-message reminders."""
+
+    async def running_of(self, user_id: int) -> list[TableRecord]:
+        """The running tables where ``user_id`` holds a seat (or held one that went to the
+        AI), by id, found by index (``table_seats``, written with every write of the seats)."""
+
+    async def set_notify(self, user_id: int, on: bool) -> None:
+        """Store whether ``user_id`` wants a direct message when their turn waits."""
+
+    async def notify_of(self, user_id: int) -> bool:
+        """Whether ``user_id`` asked for direct-message reminders (never asked: no)."""
+
+    async def notify_wanted(self, user_ids: Collection[int]) -> set[int]:
+        """Those of ``user_ids`` who asked for direct-message reminders."""
+
+
+class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedStorage,
+              Protocol):
     """The tables, their action logs, the servers' settings and the bot's own metadata.
 
     Writes that the disk or database refuses raise :class:`~bot.storage.records.CannotSave`
@@ -275,5 +294,5 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, Protocol
         """Store a metadata value."""
 
 
-__all__ = ["LeaseStorage", "PeopleStorage", "RatingStorage", "ShareStorage", "Storage",
-           "TableListener"]
+__all__ = ["LeaseStorage", "PeopleStorage", "RatingStorage", "SeatedStorage", "ShareStorage",
+           "Storage", "TableListener"]

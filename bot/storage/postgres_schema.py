@@ -380,6 +380,26 @@ MIGRATIONS: tuple[Migration, ...] = (
     """,
     # 16: the anchor of a running game's take-back in a column of its own
     _anchors_apart,
+    # 17: who sits at each table, one row per person and table, kept in step with the seats'
+    # JSON (a person's running tables are found by index, not by reading every running table),
+    # filled from every stored table; and each person's choice of direct-message reminders
+    """
+    CREATE TABLE table_seats (
+        table_id BIGINT NOT NULL REFERENCES tables(id),
+        user_id BIGINT NOT NULL,
+        PRIMARY KEY (user_id, table_id)
+    );
+    CREATE INDEX table_seats_by_table ON table_seats(table_id);
+    INSERT INTO table_seats (table_id, user_id)
+        SELECT DISTINCT t.id, (s.value ->> 'user')::BIGINT
+        FROM tables t CROSS JOIN LATERAL jsonb_array_elements(
+            CASE WHEN jsonb_typeof(t.seats) = 'array' THEN t.seats ELSE '[]'::JSONB END) s(value)
+        WHERE jsonb_typeof(s.value) = 'object' AND jsonb_typeof(s.value -> 'user') = 'number';
+    CREATE TABLE notify (
+        user_id BIGINT PRIMARY KEY,
+        dm BOOLEAN NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -320,6 +320,28 @@ MIGRATIONS: tuple[Migration, ...] = (
     "",
     # 16: the anchor of a running game's take-back in a column of its own
     _anchors_apart,
+    # 17: who sits at each table, one row per person and table, kept in step with the seats'
+    # JSON (a person's running tables are found by index, not by reading every running table),
+    # filled from every stored table; and each person's choice of direct-message reminders
+    """
+    CREATE TABLE table_seats (
+        table_id INTEGER NOT NULL REFERENCES tables(id),
+        user_id INTEGER NOT NULL,
+        PRIMARY KEY (user_id, table_id)
+    );
+    CREATE INDEX table_seats_by_table ON table_seats(table_id);
+    INSERT OR IGNORE INTO table_seats (table_id, user_id)
+        SELECT t.id, json_extract(s.value, '$.user')
+        FROM tables t, json_each(CASE WHEN json_valid(t.seats)
+                                      AND json_type(t.seats) = 'array'
+                                      THEN t.seats ELSE '[]' END) s
+        WHERE CASE WHEN s.type = 'object'
+                   THEN json_type(s.value, '$.user') END = 'integer';
+    CREATE TABLE notify (
+        user_id INTEGER PRIMARY KEY,
+        dm INTEGER NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -27,6 +27,7 @@ from bot.discord_side.ui.custom_ids import (
     SeekMenu,
     ShareButton,
     SureButton,
+    TurnsButton,
     kind_of,
     parse,
 )
@@ -51,6 +52,7 @@ from bot.discord_side.ui.targets import (
     ShowLog,
     Sure,
     Target,
+    TurnsPage,
     Unreadable,
 )
 
@@ -89,6 +91,7 @@ WRITTEN: list[tuple[type[Control], str, Target]] = [
     (BoardButton, BoardButton.id_for(GUILD, 12), BoardPage(GUILD, 12)),
     (ForgetButton, ForgetButton.id_for(GUILD, True), Forget(GUILD, True)),
     (ForgetButton, ForgetButton.id_for(GUILD, False), Forget(GUILD, False)),
+    (TurnsButton, TurnsButton.id_for(2000000000000000001, 3), TurnsPage(2000000000000000001, 3)),
 ]
 
 
@@ -137,6 +140,7 @@ POSTED = [
     ("kg:rsh:3", ReplayShare(3)),
     ("kg:rm:3:offer", RematchOp(3, "offer")),
     ("kg:board:9:2", BoardPage(9, 2)),
+    ("kg:turns:9:2", TurnsPage(9, 2)),
 ]
 
 

@@ -42,6 +42,7 @@ KINDS: dict[tuple[str, str], str] = {
     **{("actions", c): "flag" for c in ("by_ai", "undone")},
     **{("result_seats", c): "flag" for c in ("handed_to_ai", "moved")},
     ("rematches", "closed"): "flag",
+    ("notify", "dm"): "flag",
     **{("tables", c): "time" for c in ("created_at", "updated_at", "finished_at", "deadline")},
     ("actions", "at"): "time",
     ("results", "finished_at"): "time",

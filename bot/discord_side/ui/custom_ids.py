@@ -37,6 +37,7 @@ from bot.discord_side.ui.targets import (
     ShowLog,
     Sure,
     Target,
+    TurnsPage,
     Unreadable,
 )
 from bot.game.seats import MAX_SEATS
@@ -355,11 +356,28 @@ class ForgetButton(Control, kind="forget", fields=rf"(?P<user>{NUMBER}):(?P<op>y
         return Forget(number(found, "user", 1), sure=found["op"] == "yes")
 
 
+# ---------------------------------------------------------------- a person's matches
+
+
+class TurnsButton(Control, kind="turns", fields=rf"(?P<owner>{NUMBER}):(?P<page>{NUMBER})"):
+    """A page button of ``/goblin turns``: whose list and which page (from 0)."""
+
+    @classmethod
+    def id_for(cls, owner: int, page: int) -> str:
+        """The custom_id of page ``page`` of person ``owner``'s list."""
+        return cls.join(owner, page)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> TurnsPage:
+        """The list and the page."""
+        return TurnsPage(number(found, "owner", 1), number(found, "page"))
+
+
 #: Every kind, registered once with the client.
 KINDS: tuple[type[Control], ...] = (
     HandButton, LogButton, MoveButton, SureButton, BackButton, HintButton, MoveMenu, QuitButton,
     AbandonButton, LobbyButton, HeroMenu, LevelMenu, HistoryButton, ReplayButton, SeekMenu,
-    ShareButton, RematchButton, BoardButton, ForgetButton,
+    ShareButton, RematchButton, BoardButton, ForgetButton, TurnsButton,
 )
 
 
@@ -396,5 +414,6 @@ __all__ = [
     "LevelMenu", "LevelPick", "LobbyButton", "LobbyOp", "LogButton", "Move", "MoveButton",
     "MoveMenu", "OpenHand", "Pick", "Quit", "QuitButton", "RematchButton", "RematchOp",
     "ReplayButton", "ReplayGo", "ReplaySeek", "ReplayShare", "SeekMenu", "ShareButton", "ShowLog",
-    "Sure", "SureButton", "Target", "Unreadable", "control", "is_ours", "kind_of", "parse",
+    "Sure", "SureButton", "Target", "TurnsButton", "TurnsPage", "Unreadable", "control",
+    "is_ours", "kind_of", "parse",
 ]

@@ -15,6 +15,7 @@ import discord
 from bot.discord_side.ui.custom_ids import HandButton, LogButton
 from bot.discord_side.ui.parts import GREY, MAX_TEXT, button, layout, picture, row, text_block
 from bot.discord_side.ui.past import end_buttons
+from bot.game.spans import HOUR
 from bot.game.texts import phase_line
 from bot.storage.records import TableRecord
 from engine import Observation
@@ -23,6 +24,15 @@ from render.style import HERO_COLOUR
 
 #: Narration lines shown under the header.
 NARRATION = 4
+
+
+def deadline_markup(record: TableRecord) -> str:
+    """When the running turn ends, as Discord shows it to each reader: the time from now in
+    their language ("in 2 days"), and for a timer of an hour or more (a slow match, its
+    players perhaps in other time zones) also the date and time in the reader's own zone."""
+    assert record.deadline is not None
+    when = int(record.deadline)
+    return f"<t:{when}:R> (<t:{when}:f>)" if record.timer >= HOUR else f"<t:{when}:R>"
 
 
 def accent(obs: Observation) -> int:
@@ -58,8 +68,7 @@ def header(record: TableRecord, obs: Observation, locale: str,
         if seat.ai and not obs.seats[i].ai and record.status == "running":
             lines.append(translate(msg("bot.table.handed", who=obs.seats[i].name), locale))
     if record.deadline is not None and record.status == "running":
-        lines.append(translate(msg("bot.table.deadline", when=f"<t:{int(record.deadline)}:R>"),
-                               locale))
+        lines.append(translate(msg("bot.table.deadline", when=deadline_markup(record)), locale))
     ai_seats = [translate(msg("bot.table.ai_seat", who=obs.seats[i].name,
                               level=msg(f"bot.level.{seat.level}")), locale)
                 for i, seat in enumerate(record.seats) if seat.ai]
@@ -138,5 +147,5 @@ def moved_view(record: TableRecord, url: str, locale: str) -> discord.ui.LayoutV
         accent_colour=GREY))
 
 
-__all__ = ["NARRATION", "accent", "header", "log_view", "moved_view", "narration", "table_view",
-           "to_move"]
+__all__ = ["NARRATION", "accent", "deadline_markup", "header", "log_view", "moved_view",
+           "narration", "table_view", "to_move"]

@@ -167,6 +167,15 @@ class Forget:
 
 
 @dataclass(frozen=True, slots=True)
+class TurnsPage:
+    """A page button of ``/goblin turns``: the list of person ``owner``, page ``page`` (from
+    0)."""
+
+    owner: int
+    page: int
+
+
+@dataclass(frozen=True, slots=True)
 class Unreadable:
     """A custom_id of the bot's format that does not parse (damaged, forged, too old)."""
 
@@ -175,7 +184,7 @@ class Unreadable:
 
 Target = (OpenHand | ShowLog | Move | Sure | Back | HintAsk | Pick | LobbyOp | HeroPick
           | LevelPick | Quit | Abandon | BoardPage | HistoryPage | ReplayGo | ReplaySeek
-          | ReplayShare | RematchOp | Forget | Unreadable)
+          | ReplayShare | RematchOp | Forget | TurnsPage | Unreadable)
 #: The targets of past matches (history, replays, rematches): no running table behind them.
 PAST = (HistoryPage, ReplayGo, ReplaySeek, ReplayShare, RematchOp)
 
@@ -184,5 +193,5 @@ __all__ = [
     "Abandon", "Back", "BoardPage", "Forget", "HeroPick", "HintAsk", "HistoryPage", "LevelPick",
     "LobbyOp",
     "Move", "OpenHand", "PAST", "Pick", "Quit", "RematchOp", "ReplayGo", "ReplaySeek",
-    "ReplayShare", "ShowLog", "Sure", "Target", "Unreadable",
+    "ReplayShare", "ShowLog", "Sure", "Target", "TurnsPage", "Unreadable",
 ]

@@ -8,13 +8,15 @@ Where a user id is kept (every column of the schema that holds one):
   against the AI, **deleted**;
 - ``hints.user_id``: the hints they were given, **deleted**;
 - ``sharers.user_id``: when they last shared a match in a channel, **deleted**;
+- ``notify.user_id``: whether they asked for direct-message reminders, **deleted**;
 - ``shares.user_id``: who posted a match's animation in a channel (the post itself stays, so
   the match is not posted twice in the window), the pseudonym;
 - ``tables.host_id``, ``tables.seats`` (JSON: each seat's ``user`` and ``name``),
   ``tables.state`` and ``tables.anchor`` (JSON: the seat's ``name`` in the game's setup),
   ``tables.place_key`` (``dm:<id>``), ``actions.user_id``, ``results.winner_user_id``,
   ``results.abandoned_by``, ``results.place_key``, ``result_seats.user_id``,
-  ``rematches.offered_by`` and ``rematches.ready`` (JSON list of ids): the pseudonym, and the
+  ``rematches.offered_by``, ``rematches.ready`` (JSON list of ids) and ``table_seats.user_id``
+  (who sits where, kept in step with ``tables.seats``): the pseudonym, and the
   seat's name emptied (a seat without a name is shown by its hero's translated name, as an
   unnamed seat always was), so other people's histories, replays and results stay whole: the
   same moves, the same places, only the name changes.
@@ -45,11 +47,11 @@ from bot.storage.records import seats_from_json, seats_to_json
 
 #: Tables whose rows about a person are deleted: (table, the column holding the id).
 DELETED = (("ratings", "user_id"), ("rating_changes", "user_id"), ("ai_records", "user_id"),
-           ("hints", "user_id"), ("sharers", "user_id"))
+           ("hints", "user_id"), ("sharers", "user_id"), ("notify", "user_id"))
 #: Columns whose id becomes the pseudonym: (table, column).
 RENAMED = (("tables", "host_id"), ("actions", "user_id"), ("results", "winner_user_id"),
            ("results", "abandoned_by"), ("result_seats", "user_id"), ("shares", "user_id"),
-           ("rematches", "offered_by"))
+           ("rematches", "offered_by"), ("table_seats", "user_id"))
 #: Columns naming a place: a person's direct messages (``dm:<id>``) become the pseudonym's.
 PLACES = (("tables", "place_key"), ("results", "place_key"))
 

@@ -38,6 +38,7 @@ from bot.storage.core.rows import (
     read_record,
     remember,
 )
+from bot.storage.core.seated import write_seats
 from bot.storage.records import (
     CorruptTable,
     DatabaseError,
@@ -151,6 +152,8 @@ class TableQueries(Base):
                     guild_id, channel_id, host_id, abilities, timer, seed, locale,
                     seats_to_json(seats), now, now, ai_level, catalogue_version(), lessons,
                     undo, place_key)
+                assert row is not None
+                await write_seats(db, as_int(row[0], "id"), seats)
         except DatabaseError as exc:
             if not self._conflict(exc):
                 raise
@@ -194,10 +197,11 @@ class TableQueries(Base):
         return [as_int(r[0], "id") for r in rows]
 
     async def _update(self, table_id: int, guard: int | None, columns: dict[str, object],
-                      bump: bool = False) -> None:
+                      bump: bool = False, seats: Sequence[SeatInfo] | None = None) -> None:
         """Write ``columns`` of one table (guarded by its version when ``guard`` is given;
-        ``bump``: a lobby change, which raises its revision); raises :class:`StaleVersion`
-        when no row was written."""
+        ``bump``: a lobby change, which raises its revision; ``seats``: the seats written, whose
+        people go into ``table_seats`` in the same transaction); raises
+        :class:`StaleVersion` when no row was written."""
         columns["updated_at"] = self.clock()
         sets = ", ".join(f"{name} = ?" for name in columns)
         if bump:
@@ -210,6 +214,8 @@ class TableQueries(Base):
         async with self._table_tx(table_id) as db:
             if await db.execute(sql, *values) != 1:
                 raise StaleVersion(f"table {table_id} moved on")
+            if seats is not None:
+                await write_seats(db, table_id, seats)
 
     async def update_lobby(self, table_id: int, seats: Sequence[SeatInfo],
                            host_id: int | None = None) -> None:
@@ -217,11 +223,11 @@ class TableQueries(Base):
         changes: dict[str, object] = {"seats": seats_to_json(seats)}
         if host_id is not None:
             changes["host_id"] = host_id
-        await self._update(table_id, None, changes, bump=True)
+        await self._update(table_id, None, changes, bump=True, seats=seats)
 
     async def update_seats(self, table_id: int, version: int, seats: Sequence[SeatInfo]) -> None:
         """Store a running table's seats (timeouts, seat handed to the AI) at ``version``."""
-        await self._update(table_id, version, {"seats": seats_to_json(seats)})
+        await self._update(table_id, version, {"seats": seats_to_json(seats)}, seats=seats)
 
     async def set_status(self, table_id: int, status: Status) -> None:
         """Mark a table abandoned/finished (kept as history)."""
@@ -238,7 +244,8 @@ class TableQueries(Base):
         await self._update(table_id, 0, {"status": "running", "seats": seats_to_json(seats),
                                           "state": text, "version": state.step,
                                           "deadline": deadline,
-                                          "catalogue": catalogue_version()}, bump=True)
+                                          "catalogue": catalogue_version()}, bump=True,
+                           seats=seats)
         remember(self._states, table_id, text, state)
 
     async def set_message(self, table_id: int, *, message_id: int | None = None,
@@ -277,6 +284,8 @@ class TableQueries(Base):
                 *columns.values(), table_id, before)
             if row is None:
                 raise StaleVersion(f"table {table_id} is no longer at version {before}")
+            if seats is not None:
+                await write_seats(db, table_id, seats)
             await db.execute(
                 "INSERT INTO actions (table_id, seq, step, seat, user_id, by_ai, action, at) "
                 "VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE table_id = ?), "

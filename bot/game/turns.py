@@ -1,0 +1,169 @@
+"""Slow matches seen from one person: ``/goblin turns`` lists every running match they sit in,
+across every server and direct-message channel, first those where it is their move, then those
+where others are to move, each with a link to its table message, the time left and who plays
+in it; and ``/goblin notify`` keeps whether they want a direct message when their turn waits.
+
+No Discord here: the list is plain rows and its pages plain text (:func:`page_text`). A match is
+shown by its link alone (a channel's name from another server is never shown); Discord lets the
+person follow it where they may see it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.game.seats import seat_label
+from bot.game.spans import time_left
+from bot.storage.interface import Storage
+from bot.storage.records import TableRecord
+from engine import Phase
+from i18n import Msg, msg, translate
+
+#: The matches one page of the list shows.
+PER_PAGE = 12
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRow:
+    """One running match the person sits in: where it is, whether it is their move, the seconds
+    left before the turn's deadline (None: no timer running), who else plays and who is to
+    move."""
+
+    table: int
+    link: str
+    mine: bool
+    left: float | None
+    opponents: tuple[Msg | str, ...]
+    current: Msg | str
+
+    def order(self) -> tuple[float, int]:
+        """Least time left first, matches without a timer last, then by table."""
+        return (math.inf if self.left is None else self.left, self.table)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnList:
+    """A person's running matches: their move (``yours``), then others' (``waiting``)."""
+
+    yours: tuple[TurnRow, ...]
+    waiting: tuple[TurnRow, ...]
+
+    @property
+    def rows(self) -> tuple[TurnRow, ...]:
+        """Every match, in the order the list shows them."""
+        return self.yours + self.waiting
+
+    @property
+    def pages(self) -> int:
+        """How many pages the list has (at least one)."""
+        return max(1, math.ceil(len(self.rows) / PER_PAGE))
+
+
+def jump_link(record: TableRecord) -> str:
+    """The link to the table's message (to its channel before the message is posted); a match
+    in direct messages is under ``@me``."""
+    place = "@me" if record.guild_id is None else str(record.guild_id)
+    link = f"https://discord.com/channels/{place}/{record.channel_id}"
+    return link if record.message_id is None else f"{link}/{record.message_id}"
+
+
+def row_of(record: TableRecord, user_id: int, now: float) -> TurnRow | None:
+    """What the list shows of ``record`` for ``user_id``; None when the person no longer plays
+    there (their seat went to the AI) or the game is over."""
+    seat = record.seat_of(user_id)
+    if seat is None or record.seats[seat].ai or record.status != "running":
+        return None
+    state = record.game
+    if state.phase is Phase.OVER:
+        return None
+    current = state.current
+    mine = current == seat
+    left = None if record.deadline is None else record.deadline - now
+    opponents = tuple(_who(record, i) for i in range(len(record.seats)) if i != seat)
+    return TurnRow(record.id, jump_link(record), mine, left, opponents, _who(record, current))
+
+
+def _who(record: TableRecord, seat: int) -> Msg | str:
+    """A seat's name, marked when the AI plays it."""
+    label = seat_label(record, seat)
+    return msg("turns.list.ai", who=label) if record.seats[seat].ai else label
+
+
+def turn_list(records: list[TableRecord], user_id: int, now: float) -> TurnList:
+    """The list of ``user_id``'s matches among ``records``, each part sorted by time left."""
+    rows = [r for r in (row_of(rec, user_id, now) for rec in records) if r is not None]
+    return TurnList(tuple(sorted((r for r in rows if r.mine), key=TurnRow.order)),
+                    tuple(sorted((r for r in rows if not r.mine), key=TurnRow.order)))
+
+
+def _left(row: TurnRow) -> Msg:
+    return msg("turns.left.no_timer") if row.left is None else time_left(row.left)
+
+
+def _line(row: TurnRow, locale: str) -> str:
+    if not row.mine:
+        return translate(msg("turns.list.wait_line", table=row.table, link=row.link,
+                             who=row.current, left=_left(row)), locale)
+    names = ", ".join(translate(o, locale) if isinstance(o, Msg) else o for o in row.opponents)
+    key = "turns.list.your_line" if names else "turns.list.solo_line"
+    return translate(msg(key, table=row.table, link=row.link, opponents=names,
+                         left=_left(row)), locale)
+
+
+def page_of(turns: TurnList, page: int) -> int:
+    """``page`` (from 0) kept within the list's pages: a page button drawn when the list was
+    longer shows its last page."""
+    return min(max(page, 0), turns.pages - 1)
+
+
+def page_text(turns: TurnList, page: int, locale: str) -> str:
+    """Page ``page`` (from 0, see :func:`page_of`) of the list as markdown: its title, the
+    parts it shows with their headings and, when there are several pages, which one it is."""
+    lines = [f"### {translate(msg('turns.list.title'), locale)}"]
+    if not turns.rows:
+        lines.append(translate(msg("turns.list.none"), locale))
+        return "\n".join(lines)
+    page = page_of(turns, page)
+    start = page * PER_PAGE
+    shown = turns.rows[start:start + PER_PAGE]
+    for index, row in enumerate(shown, start=start):
+        if index == 0 and turns.yours:
+            lines.append(translate(msg("turns.list.yours", count=len(turns.yours)), locale))
+        if index == len(turns.yours):
+            lines.append(translate(msg("turns.list.waiting", count=len(turns.waiting)), locale))
+        lines.append(f"- {_line(row, locale)}")
+    if turns.pages > 1:
+        lines.append("-# " + translate(msg("turns.list.page", page=page + 1,
+                                           pages=turns.pages), locale))
+    return "\n".join(lines)
+
+
+class Turns:
+    """A person's matches everywhere, and their choice of direct-message reminders."""
+
+    def __init__(self, store: Storage, clock: Callable[[], float]) -> None:
+        self.store = store
+        self.clock = clock
+
+    async def of(self, user_id: int) -> TurnList:
+        """Every running match ``user_id`` plays in, their move first (one indexed query)."""
+        return turn_list(await self.store.running_of(user_id), user_id, self.clock())
+
+    async def notify(self, user_id: int, on: bool | None) -> Msg:
+        """Store ``user_id``'s choice of direct-message reminders (None: keep it) and say what
+        it is now."""
+        if on is not None:
+            await self.store.set_notify(user_id, on)
+            return msg("turns.notify.on" if on else "turns.notify.off")
+        return msg("turns.notify.is_on" if await self.store.notify_of(user_id)
+                   else "turns.notify.is_off")
+
+    async def wanted(self, user_ids: list[int]) -> set[int]:
+        """Those of ``user_ids`` who want direct-message reminders."""
+        return await self.store.notify_wanted(user_ids)
+
+
+__all__ = ["PER_PAGE", "TurnList", "TurnRow", "Turns", "jump_link", "page_of", "page_text",
+           "row_of", "turn_list"]

@@ -1,0 +1,70 @@
+"""Who sits where, and what each person asked of the bot: a person's running tables (found
+through ``table_seats``, one row per person and table, written with every write of a table's
+seats) and their choice of direct-message reminders when their turn waits."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from bot.storage.core.base import Base
+from bot.storage.core.db import Db
+from bot.storage.core.rows import as_int
+from bot.storage.records import CorruptTable, SeatInfo, TableRecord
+
+
+async def write_seats(db: Db, table_id: int, seats: Sequence[SeatInfo]) -> None:
+    """Inside a write of table ``table_id``'s seats: its rows of ``table_seats`` become the
+    people of ``seats`` (an AI seat that never was a person's has none)."""
+    await db.execute("DELETE FROM table_seats WHERE table_id = ?", table_id)
+    people = sorted({s.user for s in seats if s.user is not None})
+    if people:
+        await db.executemany("INSERT INTO table_seats (table_id, user_id) VALUES (?, ?)",
+                             [(table_id, user) for user in people])
+
+
+class SeatedQueries(Base):
+    """A person's running tables and their choice of reminders."""
+
+    async def get(self, table_id: int) -> TableRecord | None:
+        """The table (see :class:`~bot.storage.core.tables.TableQueries`)."""
+        raise NotImplementedError  # the tables part's own
+
+    async def running_of(self, user_id: int) -> list[TableRecord]:
+        """The running tables where ``user_id`` holds a seat (or held one that went to the
+        AI), by id; a damaged table is left out. One indexed query, then each table as the
+        store serves it (a kept one costs no parse)."""
+        rows = await self._read.fetch(
+            "SELECT s.table_id FROM table_seats s JOIN tables t ON t.id = s.table_id "
+            "WHERE s.user_id = ? AND t.status = 'running' ORDER BY s.table_id", user_id)
+        out: list[TableRecord] = []
+        for row in rows:
+            try:
+                record = await self.get(as_int(row[0], "table_id"))
+            except CorruptTable:
+                continue
+            if record is not None and record.status == "running":
+                out.append(record)
+        return out
+
+    async def set_notify(self, user_id: int, on: bool) -> None:
+        """Store whether ``user_id`` wants a direct message when their turn waits."""
+        async with self._tx() as db:
+            await db.execute("INSERT INTO notify (user_id, dm) VALUES (?, ?) ON CONFLICT "
+                             "(user_id) DO UPDATE SET dm = excluded.dm", user_id, on)
+
+    async def notify_of(self, user_id: int) -> bool:
+        """Whether ``user_id`` asked for direct-message reminders (never asked: no)."""
+        row = await self._read.fetchrow("SELECT dm FROM notify WHERE user_id = ?", user_id)
+        return row is not None and bool(row[0])
+
+    async def notify_wanted(self, user_ids: Collection[int]) -> set[int]:
+        """Those of ``user_ids`` who asked for direct-message reminders."""
+        if not user_ids:
+            return set()
+        rows = await self._read.fetch(
+            f"SELECT user_id FROM notify WHERE {self.dialect.any_of('user_id')} AND dm = ?",
+            self.dialect.many(sorted(set(user_ids))), True)
+        return {as_int(r[0], "user_id") for r in rows}
+
+
+__all__ = ["SeatedQueries", "write_seats"]

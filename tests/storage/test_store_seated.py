@@ -1,0 +1,95 @@
+"""Who sits where and each person's reminders, on every backend: a person's running tables are
+found through ``table_seats``, kept in step with every write of a table's seats (a lobby joined
+and left, a game started, a seat handed on with a move); the upgrade fills it from the tables
+already stored (a damaged row skipped); a person's choice of direct-message reminders is kept."""
+from __future__ import annotations
+
+from bot.game.places import Place
+from bot.storage.interface import Storage
+from bot.storage.records import SeatInfo
+from bot.storage.sqlite_schema import MIGRATIONS
+from storage.backends import Backend
+from storage.helpers import ANN, BOB, GUILD, SEATS, Clock, finished, play_on, played, started
+from storage.old_bots import old_rows
+
+#: The migration that adds ``table_seats``.
+SEATED = next(i for i, m in enumerate(MIGRATIONS, start=1)
+              if isinstance(m, str) and "CREATE TABLE table_seats" in m)
+CAROL = 303
+
+
+async def test_a_person_s_running_tables_follow_every_seat_write(store: Storage) -> None:
+    lobby = await store.create_table(guild_id=GUILD, place_key=Place.of(GUILD, ANN).key,
+                                     channel_id=1, host_id=ANN, seats=SEATS[:1],
+                                     abilities=False, timer=259200, seed=5)
+    assert lobby.timer == 259200
+    assert await store.running_of(ANN) == []  # a lobby is not running yet
+    await store.update_lobby(lobby.id, (*SEATS[:1], SeatInfo(user=CAROL, name="Carol")))
+    await store.update_lobby(lobby.id, SEATS)  # Carol left, Bob sat down
+    game = played(1)
+    await store.start_game(lobby.id, SEATS, game.states[0], deadline=None)
+    assert [r.id for r in await store.running_of(ANN)] == [lobby.id]
+    assert [r.id for r in await store.running_of(BOB)] == [lobby.id]
+    assert await store.running_of(CAROL) == []
+    other = await started(store, played(2).states[0], channel=2,
+                          seats=(SeatInfo(user=CAROL, name="Carol", hero="horan"),
+                                 SeatInfo(user=BOB, name="Bob", hero="taia"),
+                                 SeatInfo(ai=True, hero="argentus", level="easy")),
+                          guild=None, host=CAROL)
+    assert [r.id for r in await store.running_of(BOB)] == [lobby.id, other.id]
+    # Bob's seat goes to Carol with a move (as a seat handed on would be written)
+    handed = (SEATS[0], SeatInfo(user=CAROL, name="Carol", hero="taia"), SEATS[2])
+    await play_on(store, lobby.id, game, upto=1, seats=handed)
+    assert [r.id for r in await store.running_of(BOB)] == [other.id]
+    assert [r.id for r in await store.running_of(CAROL)] == [lobby.id, other.id]
+    await store.update_seats(other.id, other.version, (*other.seats[:1], SEATS[1], SEATS[2]))
+    assert [r.id for r in await store.running_of(BOB)] == [other.id]
+    await store.set_status(other.id, "abandoned")
+    assert await store.running_of(BOB) == []
+    assert [r.id for r in await store.running_of(CAROL)] == [lobby.id]
+
+
+async def test_a_finished_match_is_not_running(store: Storage) -> None:
+    await finished(store, 3, channel=4)
+    assert await store.running_of(ANN) == []
+
+
+async def test_reminders_are_kept_per_person(backend: Backend, clock: Clock,
+                                             store: Storage) -> None:
+    assert not await store.notify_of(ANN)
+    assert await store.notify_wanted([ANN, BOB]) == set()
+    await store.set_notify(ANN, True)
+    await store.set_notify(BOB, True)
+    await store.set_notify(BOB, False)
+    assert await store.notify_of(ANN) and not await store.notify_of(BOB)
+    assert await store.notify_wanted([ANN, BOB, CAROL]) == {ANN}
+    assert await store.notify_wanted([]) == set()
+    await store.close()
+    again = await backend.open(clock)  # kept across a restart
+    try:
+        assert await again.notify_wanted([ANN, BOB]) == {ANN}
+    finally:
+        await again.close()
+
+
+async def test_the_upgrade_fills_who_sits_where(backend: Backend, clock: Clock) -> None:
+    await backend.build(SEATED - 1)
+    game = played(1)
+    rows = [row for tid, status, step in ((1, "running", 10), (2, "finished", len(game.moves)),
+                                          (3, "running", 5))
+            for row in old_rows(SEATED - 1, tid, status, game, step)]
+    damaged = ['"not a list"', '[1, "x", {"user": "y"}]']
+    if backend.name == "sqlite":  # PostgreSQL's JSONB column holds no broken JSON
+        damaged.append("not json")
+    rows.extend(("tables", dict(id=tid, guild_id=GUILD, channel_id=100 + tid, host_id=ANN,
+                                status="running", seed=tid, seats=seats, version=0,
+                                created_at=1.0, updated_at=1.0, place_key="x"))
+                for tid, seats in enumerate(damaged, start=4))
+    await backend.insert_rows(rows)
+    await backend.build(SEATED)
+    store = await backend.open(clock)
+    try:
+        assert [r.id for r in await store.running_of(ANN)] == [1, 3]
+        assert [r.id for r in await store.running_of(BOB)] == [1, 3]
+    finally:
+        await store.close()
