@@ -327,7 +327,6 @@ class Background:
                 log.exception("table %s cannot be resumed", tid)
                 continue
             self.messages.show(record)
-            self.service.hints.prepare(record)
             self.kick_ai(record)
         now = self.service.clock()
         for record in await self.service.meta.unannounced(RECENT_ENDS):

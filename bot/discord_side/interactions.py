@@ -266,6 +266,8 @@ class Interactions:
         try:
             await interaction.followup.send(view=payload.view, files=payload.uploads(),
                                             ephemeral=True)
+            if payload.hint:
+                self.service.hints.prepare(record)
         except discord.HTTPException as exc:
             log.warning("could not send a new hand message for table %s (%s)", record.id,
                         exc.status)
@@ -372,7 +374,6 @@ class Interactions:
         /goblin abandon that came after the start is queued after it (and closes the posted
         message), or before it (and nothing is posted: the lobby says it was cancelled)."""
         self.messages.begin(record)
-        self.service.hints.prepare(record)
         self.background.kick_ai(record)
 
 

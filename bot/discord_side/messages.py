@@ -67,6 +67,8 @@ class Payload:
     view: discord.ui.LayoutView
     files: list[discord.File | discord.Attachment] = field(default_factory=list)
     keys: dict[str, str] = field(default_factory=dict)
+    #: a hand offering the Hint button (a decision to make at a table with hints)
+    hint: bool = False
 
     def uploads(self) -> list[discord.File]:
         """The new drawings only (a new message carries no older attachment)."""
@@ -163,13 +165,17 @@ class Messages:
         files = [f for f in (hand, battle) if f is not None]
         names = [f.filename for f in files]
         view = hand_view(record, seat, obs, locale, ctrls, note, names, lesson)
-        return Payload(view, files, {n: keys[n] for n in names})
+        return Payload(view, files, {n: keys[n] for n in names},
+                       hint=bool(record.hints and ctrls.notations()))
 
     def sent_hand(self, record: TableRecord, seat: int, locale: str, message: discord.Message,
                   payload: Payload) -> None:
         """``message`` now carries ``payload``, the seat's hand: its next edit keeps the
-        pictures that did not change."""
+        pictures that did not change. A Hint button shown gets the hint workers ready before
+        its first click (only once shown: drawing a hand starts nothing)."""
         self.shown.remember((record.id, seat, locale), message, payload.keys)
+        if payload.hint:
+            self.service.hints.prepare(record)
 
     # ------------------------------------------------------------------ the table message
 

@@ -91,9 +91,9 @@ class Hints:
         return HintAnswer(record, seat, obs, unpack_hint(stored), again, used)
 
     def prepare(self, record: TableRecord) -> None:
-        """A game that may ask for hints started (or goes on after a restart): the hint
-        workers get ready before the first click. Nothing else starts them ahead: whether a
-        hand offers the Hint button is decided without side effects."""
+        """A hand offering the Hint button at ``record`` was shown: the hint workers get ready
+        before the first click (drawing a hand, which decides whether it offers the button,
+        starts nothing)."""
         if record.hints:
             self.thinking.prepare_hints()
 
