@@ -183,10 +183,12 @@ class Background:
         the table's lease (it plays there)."""
         if not await self.leases.holding(table):
             return False
+        known = self._known.pop(table, None)
+        if known is not None and not known.seats[known.game.current].ai:
+            return False  # the last move (this loop's own) gave the turn to a person
         pace = asyncio.ensure_future(self.tasks.sleep(self.ai_pace))
         try:
-            outcome = await self.service.play.ai_step(table, pace, self.going,
-                                                      self._known.pop(table, None))
+            outcome = await self.service.play.ai_step(table, pace, self.going, known)
         except Refusal as exc:
             log.error("AI cannot play table %s: %s", table, exc.reason.key)
             return False
