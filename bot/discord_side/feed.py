@@ -115,9 +115,9 @@ class Feeds:
         return table in self._ended
 
     def forget(self, table: int) -> None:
-        """Drop what is kept for a table that ended, once its feed is sent."""
-        if not self.busy(table):
-            self._shown.pop(table, None)
+        """Drop what is kept for a table that ended (its end is remembered: nothing more is
+        queued for it)."""
+        self._shown.pop(table, None)
 
 
 __all__ = ["ENDED", "Feeds", "Job"]

@@ -1,8 +1,10 @@
 """The bot's messages in the table's channel: posting, editing and re-posting the table
 message, coalescing its edits, and the lobby message.
 
-Edits of a table message are coalesced: while one edit is pending, further changes only mark
-the table dirty, so a fast AI turn costs a handful of edits instead of one per move. When an
+Every request for a table's messages goes out on the table's feed (:mod:`bot.discord_side.feed`),
+in the order queued and with no lock held; edits of a table message are coalesced there: while
+one waits for its channel, a newer state replaces it, so a fast AI turn costs a handful of edits
+instead of one per move. When an
 edit of the table message fails for good (the message is gone, or Discord refuses edits of a
 message older than an hour, JSON error 30046), the table is posted afresh and the old message
 loses its buttons. Whenever a newer message carries the table, the older one is deleted (or,

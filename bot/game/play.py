@@ -3,7 +3,8 @@
 Every move runs under the table's lock (:meth:`bot.game.tables.Tables.hold`) on the table re-read
 from the store, so two simultaneous clicks are serialised and the second sees the first's result
 (a stale version). Refusals are :class:`bot.game.refusals.Refusal` exceptions carrying a
-translatable reason.
+translatable reason. A move's :class:`Outcome` carries the table as the move wrote it: nothing
+reads back what was just written, and the lock covers reading, deciding and writing only.
 
 Several processes may share one database: the lock serialises one process's work only, so a
 write can still find the table changed by another process between its read and its write (the
