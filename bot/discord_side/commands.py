@@ -180,7 +180,7 @@ class Commands:
             if record.status == "lobby":  # posted again if it was lost or deleted
                 await self.messages.refresh_lobby(record)
             elif record.status == "abandoned" or op == "start":
-                self.clicks.redraw_lobby(None, record.id)
+                await self.clicks.redraw_lobby(None, record.id)
             if record.status == "abandoned" and record.state is not None:  # a solo match left
                 await self.messages.closed(record)
             await self.clicks.lobby_changed(record, op)

@@ -284,13 +284,16 @@ class Interactions:
         except Refusal as exc:
             await self._redraw_stale_lobby(interaction, exc, revision)
             raise
-        self.redraw_lobby(interaction, table)
-        await self.lobby_changed(record, op)
+        try:
+            await self.redraw_lobby(interaction, table)
+        finally:
+            await self.lobby_changed(record, op)
 
-    def redraw_lobby(self, interaction: discord.Interaction[Any] | None, table: int) -> None:
+    async def redraw_lobby(self, interaction: discord.Interaction[Any] | None,
+                           table: int) -> None:
         """Redraw the lobby message (through the clicked ``interaction``, or directly) from
         the table as it is then, in order on the table's feed (:meth:`Messages.redraw_lobby`)."""
-        self.messages.redraw_lobby(interaction, table)
+        await self.messages.redraw_lobby(interaction, table)
 
     async def lobby_changed(self, record: TableRecord, op: str) -> None:
         """What follows a lobby change: a started game's table message and AI seats, a closed

@@ -326,11 +326,22 @@ class Messages:
         self.feeds.put(record.id, Job("last", record.version, then))
 
     def begin(self, record: TableRecord) -> None:
-        """Queue the first table message of a game that started (it pings the first player);
-        once posted, the lobby message has done its work and is deleted."""
+        """Queue the first table message of a game that started (it pings the first player),
+        unless the table was closed meanwhile; once posted, the lobby message has done its work
+        and is deleted."""
         async def work() -> None:
+            # read under the table's lock, and let it go before posting: a request about the
+            # table already waiting for the lock (a /goblin abandon) goes first
             try:
-                await self.post_table(record)
+                async with self.service.tables.hold(record.id) as now:
+                    pass
+            except Refusal:
+                return
+            if now.status != "running":  # closed meanwhile: the lobby says it was cancelled
+                await self.edit_lobby(None, now)
+                return
+            try:
+                await self.post_table(now)
             except discord.HTTPException as exc:
                 log.warning("could not post the table message of table %s (%s)", record.id,
                             exc.status)
@@ -339,17 +350,27 @@ class Messages:
                 await self.delete(record, record.lobby_message_id)
         self.feeds.put(record.id, Job("post", record.version, work))
 
-    def redraw_lobby(self, interaction: discord.Interaction[Any] | None, table: int) -> None:
-        """Queue a redraw of the lobby message (through the clicked ``interaction``, or
-        directly) from the table as it is when the redraw goes out: lobby edits never land out
-        of order, and a lobby never shows an outcome a later request undid."""
+    async def redraw_lobby(self, interaction: discord.Interaction[Any] | None,
+                           table: int) -> None:
+        """Redraw the lobby message (through the clicked ``interaction``, or directly) from
+        the table as it is when the redraw goes out on the table's feed, and wait for it: lobby
+        edits never land out of order, and a lobby never shows an outcome a later request
+        undid."""
+        if self.feeds.ended(table):
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
         async def work() -> None:
             try:
                 record = await self.service.tables.load(table)
+                await self.edit_lobby(interaction, record)
             except Refusal:
                 return
-            await self.edit_lobby(interaction, record)
+            finally:
+                if not done.done():
+                    done.set_result(None)
         self.feeds.put(table, Job("other", -1, work))
+        await done
 
     def mark_dirty(self, table: int) -> None:
         """Ask for the table message to be refreshed soon, from the table read once."""
