@@ -36,7 +36,7 @@ from bot.supervision.health import write_heartbeat
 from bot.supervision.log_context import about
 from bot.supervision.tasks import Tasks
 from engine import Undo
-from i18n import Msg, msg, translate
+from i18n import Msg, msg
 
 log = logging.getLogger("karak.bot")
 #: On start, results not yet posted are posted for games that ended this recently (seconds)...
@@ -69,6 +69,8 @@ class Background:
         self.timer_poll = timer_poll
         self.heartbeat = heartbeat
         self._ai: dict[int, asyncio.Task[Any]] = {}
+        #: The table as its last move left it, for its AI seat's next decision.
+        self._known: dict[int, TableRecord] = {}
         self._timers: asyncio.Task[Any] | None = None
         self.leases = Leases(service.store, owner, lease_ttl, service.clock,
                              shards=shards)
@@ -87,7 +89,11 @@ class Background:
     async def after(self, outcomes: Sequence[Outcome], notice: Msg | None = None) -> None:
         """Show what the moves changed, then let AI seats play (``notice``: a line for the
         table, the headline of the table message posted now, else a passing line deleted when
-        the next one is posted; a take-back among the moves is told the same way)."""
+        the next one is posted; a take-back among the moves is told the same way).
+
+        The table shown is the one the last move wrote (nothing is read again); what it
+        changed is queued on the table's feed (:meth:`Messages.show`), sent in order with no
+        lock held."""
         if not outcomes:
             return
         for o in outcomes:
@@ -96,56 +102,55 @@ class Background:
                 for told in self.made_for:
                     await told(o.record.id, user, o.record.version)
         notice = notice or take_back_notice(outcomes)
-        record = await self.service.tables.load(outcomes[-1].record.id)
+        record = outcomes[-1].record
         state = record.game
         if record.status == "finished" and state.winner is not None:
-            try:
-                await self.announce_end(record)
-            except discord.HTTPException as exc:  # posted again on the next start
-                log.warning("could not post the result of table %s (%s)", record.id, exc.status)
+            self.end(record)
             self.forget(record.id)
             return
-        if record.status != "running":  # abandoned meanwhile: its message was closed
+        if record.status != "running":
             return
-        try:
-            seat = record.seats[state.current]
-            if any(o.turn_changed for o in outcomes) and seat.user is not None and not seat.ai:
-                self.messages.clean(record.id)
-                try:
-                    # never after a /goblin abandon
-                    async with self.service.tables.hold(record.id) as record:
-                        if record.status != "running":
-                            return
-                        await self.messages.post_table(record, notice)
-                    return
-                except discord.HTTPException as exc:
-                    log.warning("could not post the turn of table %s (%s)", record.id,
-                                exc.status)
+        seat = record.seats[state.current]
+        if any(o.turn_changed for o in outcomes) and seat.user is not None and not seat.ai:
+            self.messages.show_turn(record, notice)
+        else:
             if notice is not None:
-                await self.tell(record, notice)
-            self.messages.mark_dirty(record.id)
-        finally:
-            self.kick_ai(record)
+                self.messages.say(record, notice)
+            self.messages.show(record)
+        self._known[record.id] = record
+        self.kick_ai(record)
+
+    def end(self, record: TableRecord) -> None:
+        """Queue the end of a finished game on its table's feed (see :meth:`announce_end`);
+        when Discord refuses it, it is posted again on the next start."""
+        async def work() -> None:
+            try:
+                await self.announce_end(record)
+            except discord.HTTPException as exc:
+                log.warning("could not post the result of table %s (%s)", record.id,
+                            exc.status)
+        self.messages.last(record, work)
 
     async def announce_end(self, record: TableRecord) -> None:
         """Post the final table with the winner and, for a rated match, what it did to each
         person's rating (once: remembered in the database)."""
         state = record.game
         assert state.winner is not None
-        self.messages.clean(record.id)
         winner = record.seats[state.winner]
         who: str | Msg = (f"<@{winner.user}>" if winner.user and not winner.ai
                           else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
                                                    ".name")))
         changes = await end_lines(self.service, record)
-        await self.messages.post_table(record, msg("bot.table.game_over", who=who,
-                                                   steps=state.step),
+        await self.messages.post_table(self.messages.current(record),
+                                       msg("bot.table.game_over", who=who, steps=state.step),
                                        await self.summary(record), below=changes or None)
         await self.service.meta.announced(record.id)
 
     def forget(self, table: int) -> None:
         """Drop what is kept in memory for a table that ended (finished or abandoned)."""
         self._ai.pop(table, None)
+        self._known.pop(table, None)
+        self.service.play.forget(table)
         self.messages.forget(table)
         self.service.tables.forget(table)
         self.leases.forget(table)
@@ -180,9 +185,12 @@ class Background:
         the table's lease (it plays there)."""
         if not await self.leases.holding(table):
             return False
+        known = self._known.pop(table, None)
+        if known is not None and not known.seats[known.game.current].ai:
+            return False  # the last move (this loop's own) gave the turn to a person
         pace = asyncio.ensure_future(self.tasks.sleep(self.ai_pace))
         try:
-            outcome = await self.service.play.ai_step(table, pace, self.going)
+            outcome = await self.service.play.ai_step(table, pace, self.going, known)
         except Refusal as exc:
             log.error("AI cannot play table %s: %s", table, exc.reason.key)
             return False
@@ -201,7 +209,7 @@ class Background:
         except Refusal:
             return
         if record.status == "finished" and not await self.service.meta.was_announced(table):
-            await self.announce_end(record)
+            self.end(record)
             self.forget(table)
 
     # ------------------------------------------------------------------ timers and heartbeat
@@ -297,14 +305,6 @@ class Background:
         key = "bot.table.timeout_final" if outcomes[0].handed_to_ai else "bot.table.timeout"
         await self.after(outcomes, msg(key, who=who))
 
-    async def tell(self, record: TableRecord, notice: Msg) -> None:
-        """A passing line for the table (deleted when its table message is next posted)."""
-        try:
-            await self.messages.send_text(record, translate(notice, record.locale), passing=True)
-        except discord.HTTPException as exc:
-            log.warning("could not tell table %s that %s (%s)", record.id, notice.key,
-                        exc.status)
-
     # ------------------------------------------------------------------ resuming
 
     async def resume(self) -> None:
@@ -330,7 +330,7 @@ class Background:
             except Exception:  # one table's trouble never stops the bot from starting
                 log.exception("table %s cannot be resumed", tid)
                 continue
-            self.messages.mark_dirty(tid)
+            self.messages.show(record)
             self.kick_ai(record)
         now = self.service.clock()
         for record in await self.service.meta.unannounced(RECENT_ENDS):
@@ -344,7 +344,7 @@ class Background:
         if not self.going() or not await self.leases.holding(record.id):
             return
         if not await self.service.meta.was_announced(record.id):
-            await self.announce_end(record)
+            self.end(record)
         self.forget(record.id)
 
     async def _resume_lobby(self, tid: int) -> None:

@@ -287,6 +287,8 @@ class Interactions:
         try:
             await interaction.followup.send(view=payload.view, files=payload.uploads(),
                                             ephemeral=True)
+            if payload.hint:
+                self.service.hints.prepare(record)
         except discord.HTTPException as exc:
             log.warning("could not send a new hand message for table %s (%s)", record.id,
                         exc.status)
@@ -311,10 +313,8 @@ class Interactions:
     async def redraw_lobby(self, interaction: discord.Interaction[Any] | None,
                            table: int) -> None:
         """Redraw the lobby message (through the clicked ``interaction``, or directly) from
-        the table as it is now, under its lock: two lobby edits never land out of order, and a
-        lobby never shows an outcome a later request undid (a start, then /goblin abandon)."""
-        async with self.service.tables.hold(table) as record:
-            await self.messages.edit_lobby(interaction, record)
+        the table as it is then, in order on the table's feed (:meth:`Messages.redraw_lobby`)."""
+        await self.messages.redraw_lobby(interaction, table)
 
     async def lobby_changed(self, record: TableRecord, op: str) -> None:
         """What follows a lobby change: a started game's table message and AI seats, a closed
@@ -394,22 +394,10 @@ class Interactions:
 
     async def begin(self, record: TableRecord) -> None:
         """The game started: post the table message (pinging the first player), delete the
-        lobby message and let AI seats play. The message is posted under the table's lock,
-        only while the table is still running: a /goblin abandon that came after the start
-        either closes the posted message or leaves nothing to post (and the lobby, which said
-        it started, says it was cancelled)."""
-        async with self.service.tables.hold(record.id) as record:
-            if record.status != "running":
-                await self.messages.edit_lobby(None, record)
-                return
-            try:
-                await self.messages.post_table(record)
-            except discord.HTTPException as exc:
-                log.warning("could not post the table message of table %s (%s)", record.id,
-                            exc.status)
-            else:  # the table message carries the game on: the lobby message has done its work
-                if record.lobby_message_id is not None:
-                    await self.messages.delete(record, record.lobby_message_id)
+        lobby message and let AI seats play. The post goes out on the table's feed: a
+        /goblin abandon that came after the start is queued after it (and closes the posted
+        message), or before it (and nothing is posted: the lobby says it was cancelled)."""
+        self.messages.begin(record)
         self.background.kick_ai(record)
 
 

@@ -35,9 +35,8 @@ async def _follow(channel_id: int, user_id: int, locale: str, service: GameServi
     if record.status == "running":
         messages.mark_dirty(record.id)
         return
-    async with service.tables.hold(record.id) as now:
-        if now.status == "lobby":
-            await messages.edit_lobby(None, now)
+    if record.status == "lobby":
+        await messages.redraw_lobby(None, record.id)
 
 
 __all__ = ["follow_person"]

@@ -1,8 +1,10 @@
 """The bot's messages in the table's channel: posting, editing and re-posting the table
 message, coalescing its edits, and the lobby message.
 
-Edits of a table message are coalesced: while one edit is pending, further changes only mark
-the table dirty, so a fast AI turn costs a handful of edits instead of one per move. When an
+Every request for a table's messages goes out on the table's feed (:mod:`bot.discord_side.feed`),
+in the order queued and with no lock held; edits of a table message are coalesced there: while
+one waits for its channel, a newer state replaces it, so a fast AI turn costs a handful of edits
+instead of one per move. When an
 edit of the table message fails for good (the message is gone, or Discord refuses edits of a
 message older than an hour, JSON error 30046), the table is posted afresh and the old message
 loses its buttons. Whenever a newer message carries the table, the older one is deleted (or,
@@ -23,6 +25,7 @@ from typing import Any
 import discord
 
 from bot.discord_side.context import jump_url
+from bot.discord_side.feed import Feeds, Job
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.shown import Shown, Slot
 from bot.discord_side.ui.hand import hand_view
@@ -66,6 +69,8 @@ class Payload:
     view: discord.ui.LayoutView
     files: list[discord.File | discord.Attachment] = field(default_factory=list)
     keys: dict[str, str] = field(default_factory=dict)
+    #: a hand offering the Hint button (a decision to make at a table with hints)
+    hint: bool = False
 
     def uploads(self) -> list[discord.File]:
         """The new drawings only (a new message carries no older attachment)."""
@@ -83,9 +88,8 @@ class Messages:
         self.tasks = tasks
         self.pace = pace or ChannelPace()
         self.shown = Shown()
-        self._dirty: set[int] = set()
-        self._channels: dict[int, int] = {}  # table -> its channel, once known
-        self._refreshing: dict[int, asyncio.Task[Any]] = {}
+        self.feeds = Feeds(tasks)
+        self._message_ids: dict[int, int] = {}  # table -> its table message posted last
         self._passing: dict[int, list[int]] = {}  # table -> its passing lines' messages
 
     def channel(self, record: TableRecord) -> discord.PartialMessageable:
@@ -148,7 +152,6 @@ class Messages:
         playing = record.status == "running" and not record.seats[seat].ai
         offered = obs if record.undo else without_undo(obs)  # the host may forbid take-backs
         ctrls = controls(offered) if playing else Controls(())
-        self.service.hints.offered(record, ctrls)  # its workers ready before the first click
         lesson = await self.service.play.lesson(record, seat) if playing else None
         ctrls = ctrls if lesson is None else emphasised(ctrls, lesson)
         slot = (record.id, seat, locale)
@@ -164,13 +167,17 @@ class Messages:
         files = [f for f in (hand, battle) if f is not None]
         names = [f.filename for f in files]
         view = hand_view(record, seat, obs, locale, ctrls, note, names, lesson)
-        return Payload(view, files, {n: keys[n] for n in names})
+        return Payload(view, files, {n: keys[n] for n in names},
+                       hint=bool(record.hints and ctrls.notations()))
 
     def sent_hand(self, record: TableRecord, seat: int, locale: str, message: discord.Message,
                   payload: Payload) -> None:
         """``message`` now carries ``payload``, the seat's hand: its next edit keeps the
-        pictures that did not change."""
+        pictures that did not change. A Hint button shown gets the hint workers ready before
+        its first click (only once shown: drawing a hand starts nothing)."""
         self.shown.remember((record.id, seat, locale), message, payload.keys)
+        if payload.hint:
+            self.service.hints.prepare(record)
 
     # ------------------------------------------------------------------ the table message
 
@@ -187,6 +194,7 @@ class Messages:
             allowed_mentions=MENTIONS if to_move(record, observe(record.game, None)) else
             NO_MENTIONS)
         self.shown.remember((record.id, None, record.locale), message, payload.keys)
+        self._message_ids[record.id] = message.id
         await self.service.tables.set_message(record.id, message_id=message.id)
         if record.message_id is not None and record.message_id != message.id:
             await self.retire(replace(record, message_id=message.id), record.message_id)
@@ -259,72 +267,137 @@ class Messages:
             return
         self.shown.remember(slot, edited, payload.keys)
 
-    def mark_dirty(self, table: int) -> None:
-        """Ask for the table message to be refreshed soon (coalesced)."""
-        self._dirty.add(table)
-        task = self._refreshing.get(table)
-        if task is None or task.done():
-            self._refreshing[table] = self.tasks.supervise(partial(self._refresh, table),
-                                                           f"refresh-{table}")
+    # ------------------------------------------------------------------ the table's feed
 
-    def clean(self, table: int) -> None:
-        """The table message was just posted: a pending refresh has nothing left to do."""
-        self._dirty.discard(table)
+    def current(self, record: TableRecord) -> TableRecord:
+        """``record`` with the table message posted last (a move read before a queued post
+        went out still names the older message)."""
+        known = self._message_ids.get(record.id)
+        return record if known is None else replace(record, message_id=known)
 
-    async def _refresh(self, table: int) -> None:
-        """Edit the table message with the latest state: at once while its channel is quiet,
-        else as soon as the channel's rate limit allows (changes meanwhile make one edit)."""
-        while table in self._dirty:
-            channel = self._channels.get(table)
-            if channel is not None:
-                await self.pace.ready(channel)
-                if table not in self._dirty:  # posted afresh meanwhile
-                    return
-            self._dirty.discard(table)
+    def show(self, record: TableRecord) -> None:
+        """Queue an edit of the table message to show ``record`` (coalesced: while it waits
+        for its channel, a newer state replaces it)."""
+        self.feeds.put(record.id, Job("edit", record.version, partial(self._edit, record),
+                                      partial(self.pace.ready, record.channel_id)))
+
+    async def _edit(self, record: TableRecord) -> None:
+        """Edit the table message (re-posted when it refuses edits)."""
+        await self.edit_table(self.current(record))
+
+    def show_turn(self, record: TableRecord, headline: Msg | None = None) -> None:
+        """Queue a fresh table message for a person's new turn (it pings them; ``headline``:
+        a line above it). When Discord refuses the post, the line is told and the old message
+        edited instead."""
+        self.feeds.put(record.id, Job("post", record.version,
+                                      partial(self._turn, record, headline)))
+
+    async def _turn(self, record: TableRecord, headline: Msg | None) -> None:
+        try:
+            await self.post_table(self.current(record), headline)
+            return
+        except discord.HTTPException as exc:
+            log.warning("could not post the turn of table %s (%s)", record.id, exc.status)
+        if headline is not None:
+            await self.send_text(record, translate(headline, record.locale), passing=True)
+        await self._edit(record)
+
+    def say(self, record: TableRecord, notice: Msg) -> None:
+        """Queue a passing line for the table (deleted when its table message is next
+        posted)."""
+        self.feeds.put(record.id, Job("other", record.version,
+                                      partial(self._say, record, notice)))
+
+    async def _say(self, record: TableRecord, notice: Msg) -> None:
+        try:
+            await self.send_text(record, translate(notice, record.locale), passing=True)
+        except discord.HTTPException as exc:
+            log.warning("could not tell table %s that %s (%s)", record.id, notice.key,
+                        exc.status)
+
+    def last(self, record: TableRecord, work: Callable[[], Awaitable[None]]) -> None:
+        """Queue the table's last messages (its end, its closing): nothing is posted or
+        edited for it after them, and what is kept for it is dropped once they are sent."""
+        async def then() -> None:
             try:
-                record = await self.service.tables.load(table)
-                if record.state is None:
-                    return
-                self._channels[table] = record.channel_id
-                if channel is None and self.pace.wait(record.channel_id) > 0:
-                    self._dirty.add(table)  # wait for the channel, then show the latest
-                    continue
-                # drawn before taking the table's lock: moves on the table never wait for a
-                # background picture
-                payload = (await self.table_payload(record, urgent=False,
-                                                    message=record.message_id)
-                           if record.message_id is not None else None)
-                # edited under the table's lock: a table closed meanwhile is drawn closed, and
-                # its closing edit never comes before this one
-                async with self.service.tables.hold(table) as now:
-                    if now.state is None:
-                        return
-                    if payload is not None and same_message(now, record):
-                        if now.version != record.version:
-                            self._dirty.add(table)  # moves came meanwhile: another edit follows
-                        await self.edit_table(record, payload=payload)
-                    else:
-                        await self.edit_table(now)
+                await work()
+            finally:
+                self._drop(record.id)
+        self.feeds.put(record.id, Job("last", record.version, then))
+
+    def begin(self, record: TableRecord) -> None:
+        """Queue the first table message of a game that started (it pings the first player),
+        unless the table was closed meanwhile; once posted, the lobby message has done its work
+        and is deleted."""
+        async def work() -> None:
+            # read under the table's lock, and let it go before posting: a request about the
+            # table already waiting for the lock (a /goblin abandon) goes first
+            try:
+                async with self.service.tables.hold(record.id) as now:
+                    pass
             except Refusal:
                 return
+            if now.status != "running":  # closed meanwhile: the lobby says it was cancelled
+                await self.edit_lobby(None, now)
+                return
+            try:
+                await self.post_table(now)
             except discord.HTTPException as exc:
-                log.warning("could not refresh the table message of table %s (%s)", table,
+                log.warning("could not post the table message of table %s (%s)", record.id,
                             exc.status)
-            except Exception:
-                self._dirty.add(table)  # tried again by the supervisor
-                raise
+                return
+            if record.lobby_message_id is not None:
+                await self.delete(record, record.lobby_message_id)
+        self.feeds.put(record.id, Job("post", record.version, work))
+
+    async def redraw_lobby(self, interaction: discord.Interaction[Any] | None,
+                           table: int) -> None:
+        """Redraw the lobby message (through the clicked ``interaction``, or directly) from
+        the table as it is when the redraw goes out on the table's feed, and wait for it: lobby
+        edits never land out of order, and a lobby never shows an outcome a later request
+        undid."""
+        if self.feeds.ended(table):
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def work() -> None:
+            try:
+                record = await self.service.tables.load(table)
+                await self.edit_lobby(interaction, record)
+            except Refusal:
+                return
+            finally:
+                if not done.done():
+                    done.set_result(None)
+        self.feeds.put(table, Job("other", -1, work))
+        await done
+
+    def mark_dirty(self, table: int) -> None:
+        """Ask for the table message to be refreshed soon, from the table read once."""
+        self.tasks.spawn(self._load_and_show(table), f"refresh-{table}")
+
+    async def _load_and_show(self, table: int) -> None:
+        try:
+            record = await self.service.tables.load(table)
+        except Refusal:
+            return
+        if record.state is not None and record.status == "running":
+            self.show(record)
 
     def forget(self, table: int) -> None:
-        """Drop what is kept for a table that ended."""
-        self._dirty.discard(table)
-        self._refreshing.pop(table, None)
-        self._channels.pop(table, None)
+        """Drop what is kept for a table that ended (once its feed has gone out)."""
+        if not self.feeds.busy(table):
+            self._drop(table)
+
+    def _drop(self, table: int) -> None:
+        self._message_ids.pop(table, None)
         self._passing.pop(table, None)
         self.shown.forget(table)
+        self.feeds.forget(table)
 
     def busy(self, table: int) -> bool:
         """True while something is kept for the table (tests)."""
-        return table in self._dirty or table in self._refreshing
+        return self.feeds.busy(table)
 
     # ------------------------------------------------------------------ the lobby message
 
@@ -370,12 +443,14 @@ class Messages:
                         exc.status)
 
     async def closed(self, record: TableRecord, below: str | None = None) -> None:
-        """A table closed: its lobby or table message loses its buttons, says so, adds ``below``."""
-        self.forget(record.id)
-        if record.state is None:
-            await self.edit_lobby(None, record)
-            return
-        if record.message_id is None:
+        """A table closed: its lobby or table message loses its buttons, says so, adds
+        ``below`` (queued last on the table's feed)."""
+        self.last(record, partial(self._close, record, below))
+
+    async def _close(self, record: TableRecord, below: str | None) -> None:
+        record = self.current(record)
+        if record.state is None or record.message_id is None:
+            await self.edit_lobby(None, record)  # a game closed before its first message
             return
         try:
             await self.edit_table(record, repost=False, payload=await self.table_payload(
@@ -383,14 +458,6 @@ class Messages:
         except discord.HTTPException as exc:
             log.warning("could not close the table message of table %s (%s)", record.id,
                         exc.status)
-
-
-def same_message(now: TableRecord, drawn: TableRecord) -> bool:
-    """True when a table message drawn from ``drawn`` may still be sent for the table as it is
-    ``now``: the same running game on the same message, in the same language (at most a few
-    moves behind, and another edit follows)."""
-    return (now.message_id == drawn.message_id and now.locale == drawn.locale
-            and now.status == drawn.status == "running")
 
 
 async def _nothing() -> None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from bot.game.refusals import Refusal
 from bot.game.seats import deciding_seat
 from bot.game.tables import Tables
-from bot.game.texts import Controls, describe
+from bot.game.texts import describe
 from bot.storage.interface import Storage
 from bot.storage.records import SeatInfo, TableRecord
 from bot.workers.thinking import Thinking, pack_hint, unpack_hint
@@ -90,10 +90,11 @@ class Hints:
         used = (await self.store.hints_used(table_id)).get(seat, 0)
         return HintAnswer(record, seat, obs, unpack_hint(stored), again, used)
 
-    def offered(self, record: TableRecord, controls: Controls) -> None:
-        """A hand offering ``controls`` at ``record`` is being shown: when it carries a Hint
-        button (hints on, a decision to make), the hint workers get ready before the click."""
-        if record.hints and controls.notations():
+    def prepare(self, record: TableRecord) -> None:
+        """A hand offering the Hint button at ``record`` was shown: the hint workers get ready
+        before the first click (drawing a hand, which decides whether it offers the button,
+        starts nothing)."""
+        if record.hints:
             self.thinking.prepare_hints()
 
     @staticmethod

@@ -3,7 +3,8 @@
 Every move runs under the table's lock (:meth:`bot.game.tables.Tables.hold`) on the table re-read
 from the store, so two simultaneous clicks are serialised and the second sees the first's result
 (a stale version). Refusals are :class:`bot.game.refusals.Refusal` exceptions carrying a
-translatable reason.
+translatable reason. A move's :class:`Outcome` carries the table as the move wrote it: nothing
+reads back what was just written, and the lock covers reading, deciding and writing only.
 
 Several processes may share one database: the lock serialises one process's work only, so a
 write can still find the table changed by another process between its read and its write (the
@@ -20,7 +21,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.game.guard import question
 from bot.game.lessons import Lesson, lesson_now
@@ -93,6 +94,11 @@ class Outcome:
     handed_to_ai: bool = False
 
     @property
+    def undone(self) -> bool:
+        """True when the action took back a move."""
+        return isinstance(self.action, Undo)
+
+    @property
     def state(self) -> GameState:
         """The state after the action."""
         return self.record.game
@@ -114,6 +120,9 @@ class Play:
     thinking: Thinking = field(default_factory=Thinking)
     clock: Callable[[], float] = time.time
     metrics: Metrics = UNCOUNTED  # the bot's, once it is built: counts the moves applied
+    #: The moves that stand at each guided match, and the version they reach (what its lesson
+    #: is worked out from, kept up to date by the moves made here: no log read per hand).
+    _moves: dict[int, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
 
     async def act(self, table_id: int, user_id: int, version: int, notation: str, *,
                   channel_id: int | None = None, menu: str | None = None,
@@ -197,16 +206,37 @@ class Play:
         except StaleVersion as exc:  # another process changed the table since it was read
             raise Stale(await self._stale_reason(record.id, record.version), record) from exc
         self.metrics.moved("timer" if timed_out else "ai" if by_ai else "person")
-        after = await self.tables.load(record.id)
+        after = moved(record, new, seats, due, row.at)
+        self._moved_on(record, after, action)
         return Outcome(record=after, before=state, action=action, seat=seat, by_ai=by_ai,
                        events=tuple(events), timed_out=timed_out, handed_to_ai=handed)
 
     async def lesson(self, record: TableRecord, seat: int) -> Lesson | None:
-        """The lesson the hand of ``seat`` shows now at a guided match (None elsewhere)."""
+        """The lesson the hand of ``seat`` shows now at a guided match (None elsewhere). The
+        moves that stand are read from the log once, then kept up to date by each move."""
         if not record.lessons or record.state is None or record.seats[seat].ai:
             return None
-        moves = [r.action for r in standing(await self.store.action_log(record.id))]
-        return lesson_now(record.game, moves, seat)
+        kept = self._moves.get(record.id)
+        if kept is None or kept[0] != record.version:
+            log_rows = await self.store.action_log(record.id)
+            kept = (record.version, tuple(r.action for r in standing(log_rows)))
+            self._moves[record.id] = kept
+        return lesson_now(record.game, kept[1], seat)
+
+    def _moved_on(self, before: TableRecord, after: TableRecord, action: Action) -> None:
+        """Keep a guided match's standing moves up to date with the move just written."""
+        kept = self._moves.get(before.id)
+        if kept is None:
+            return
+        if kept[0] != before.version or after.status != "running":
+            del self._moves[before.id]
+            return
+        moves = kept[1][:-1] if action == UNDO else (*kept[1], str(action))
+        self._moves[before.id] = (after.version, moves)
+
+    def forget(self, table_id: int) -> None:
+        """Drop what is kept for a table that ended."""
+        self._moves.pop(table_id, None)
 
     @staticmethod
     def seed_for(table_seed: int, version: int) -> int:
@@ -236,7 +266,8 @@ class Play:
                 and record.seats[record.game.current].ai)
 
     async def ai_step(self, table_id: int, ready: Awaitable[object] | None = None,
-                      going: Callable[[], bool] = _always) -> Outcome | None:
+                      going: Callable[[], bool] = _always,
+                      known: TableRecord | None = None) -> Outcome | None:
         """If an AI seat must decide, make its one next move at its level; else None.
 
         The decision is made without the table's lock (a hard one takes up to a second, in a
@@ -244,9 +275,11 @@ class Play:
         on a second attempt), applied under the lock if the table is still where it was
         decided and the bot is ``going`` on (else None: a stop began). If the table moved on
         meanwhile (in this process or another), the decision is made again; after
-        :data:`ATTEMPTS` raises :class:`Contended`."""
+        :data:`ATTEMPTS` raises :class:`Contended`. ``known``: the table as the last move
+        left it (decided on without reading it; read again under the lock all the same)."""
         for _ in range(ATTEMPTS):
-            record = await self.tables.load(table_id)
+            record = known if known is not None else await self.tables.load(table_id)
+            known = None
             if not self._ai_to_move(record):
                 return None
             seat = record.game.current
@@ -337,6 +370,17 @@ class Play:
             if record.deadline is not None:
                 out.append((tid, record.version, record.deadline))
         return out
+
+
+def moved(record: TableRecord, state: GameState, seats: tuple[SeatInfo, ...],
+          deadline: float | None, at: float) -> TableRecord:
+    """The table as a move's write left it (the columns :meth:`Storage.apply` writes): the
+    move's outcome carries it, so nothing reads back what was just written."""
+    over = state.winner is not None
+    return replace(record, state=state, version=record.version + 1, seats=seats,
+                   deadline=None if over else deadline, updated_at=at,
+                   status="finished" if over else record.status,
+                   winner=state.winner if over else record.winner)
 
 
 __all__ = ["ATTEMPTS", "MAX_AI_MOVES_PER_TURN", "MAX_TIMEOUTS", "Contended", "Outcome",

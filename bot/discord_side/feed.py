@@ -1,0 +1,123 @@
+"""Each table's Discord requests, in order, one table at a time: the table's feed.
+
+A move's outcome is shown by queueing what it changed on its table's feed (a fresh table
+message for a new turn, an edit, a passing line, the end, the closing edit); one small worker
+per table sends them in the order queued, so the table's messages keep their order without any
+lock held while Discord answers. A rate-limited channel only holds up its own table's feed:
+moves go on being written and queued, and the other tables' feeds go on.
+
+Edits coalesce: an edit queued while another edit of the same table still waits replaces it
+(the newest state is shown, once), and a fresh table message makes the edits queued before it
+pointless (it shows a newer state). A table whose end or closing was queued takes no more posts
+or edits. The worker ends when its table's feed is empty (a new one starts with the next job).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import discord
+
+from bot.supervision.tasks import Tasks
+
+log = logging.getLogger("karak.bot")
+#: Ended tables remembered, so a late edit of one is dropped (the oldest forgotten first).
+ENDED = 4096
+
+Kind = Literal["post", "edit", "other", "last"]
+
+
+@dataclass
+class Job:
+    """One request (or a few, in a row) for a table's messages: ``kind`` says how it
+    coalesces, ``version`` the table version it shows (edits older than what was shown are
+    dropped), ``ready`` what it waits for first (its channel's pace), still replaceable."""
+
+    kind: Kind
+    version: int
+    work: Callable[[], Awaitable[None]]
+    ready: Callable[[], Awaitable[object]] | None = None
+
+
+class Feeds:
+    """The feeds of every table: queue a table's jobs, each table's worker sends them."""
+
+    def __init__(self, tasks: Tasks) -> None:
+        self.tasks = tasks
+        self._jobs: dict[int, deque[Job]] = {}
+        self._workers: dict[int, asyncio.Task[Any]] = {}
+        self._shown: dict[int, int] = {}  # table -> the newest version queued to show
+        self._ended: OrderedDict[int, None] = OrderedDict()
+
+    def put(self, table: int, job: Job) -> None:
+        """Queue ``job`` on ``table``'s feed (coalesced as its kind says)."""
+        if table in self._ended:
+            return
+        if job.kind in ("post", "edit"):
+            if job.version < self._shown.get(table, -1):
+                return  # an older state than one already on its way
+            self._shown[table] = job.version
+        jobs = self._jobs.setdefault(table, deque())
+        if job.kind == "edit" and jobs and jobs[-1].kind == "edit":
+            jobs[-1] = job  # the edit still waiting shows the newest state instead
+        elif job.kind == "post":
+            kept = [j for j in jobs if j.kind != "edit"]
+            jobs.clear()
+            jobs.extend(kept)
+            jobs.append(job)
+        else:
+            jobs.append(job)
+        if job.kind == "last":
+            self._end(table)
+        worker = self._workers.get(table)
+        if worker is None or worker.done():
+            self._workers[table] = self.tasks.spawn(self._work(table), f"feed-{table}")
+
+    def _end(self, table: int) -> None:
+        self._ended[table] = None
+        while len(self._ended) > ENDED:
+            self._ended.popitem(last=False)
+
+    async def _work(self, table: int) -> None:
+        """Send ``table``'s jobs in order until its feed is empty."""
+        jobs = self._jobs.get(table)
+        while jobs:
+            head = jobs[0]
+            if head.ready is not None:
+                await head.ready()  # newer edits may replace it meanwhile
+            job = jobs.popleft()
+            try:
+                await job.work()
+            except discord.HTTPException as exc:
+                log.warning("table %s: a message request failed (%s)", table, exc.status)
+            except Exception:
+                log.exception("table %s: a message request failed", table)
+        if self._jobs.get(table) is jobs:
+            del self._jobs[table]
+            self._workers.pop(table, None)
+
+    def queued(self, table: int) -> int:
+        """How many jobs wait on ``table``'s feed (tests)."""
+        return len(self._jobs.get(table, ()))
+
+    def busy(self, table: int) -> bool:
+        """True while ``table``'s feed has work."""
+        worker = self._workers.get(table)
+        return bool(self._jobs.get(table)) or (worker is not None and not worker.done())
+
+    def ended(self, table: int) -> bool:
+        """True once ``table``'s end (or closing) was queued."""
+        return table in self._ended
+
+    def forget(self, table: int) -> None:
+        """Drop what is kept for a table that ended (its end is remembered: nothing more is
+        queued for it)."""
+        self._shown.pop(table, None)
+
+
+__all__ = ["ENDED", "Feeds", "Job"]

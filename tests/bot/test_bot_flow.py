@@ -1,0 +1,252 @@
+"""A move flows once from the click to the messages: the table is read once per move, no
+Discord request goes out while a table's lock is held, and each table's messages go out in
+order on its own feed: a table whose channel is rate-limited holds up only itself, and the
+moves made while its request waits make one edit of its message, showing the newest state."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import discord.http
+import discord.webhook.async_
+import pytest
+from bot_helpers import Clock
+from live_bot import Call, LiveBot, offered, record_requests, table_id
+from pace_clock import PaceClock
+from players import ANN, BOB, Players, TinyRenderer, open_table
+
+from bot.discord_side.ui.custom_ids import HandButton, LobbyButton
+from bot.game.tables import Tables
+from bot.storage.records import TableRecord
+from bot.workers.thinking import Thinking
+from i18n import msg, translate
+from loopback import Channel, Loopback, Message
+
+#: A retry_after the test holds until it lets it pass (no real time goes by).
+LONG = 600.0
+#: True in the context of code that holds a table's lock.
+HELD: contextvars.ContextVar[bool] = contextvars.ContextVar("held", default=False)
+
+
+class HeldSleeps:
+    """discord.py's ``asyncio``, with every pause of :data:`LONG` seconds or more held until
+    :meth:`release` (the stand-in's clock is moved on by as much)."""
+
+    def __init__(self, lb: Loopback) -> None:
+        self.lb = lb
+        self.released = asyncio.Event()
+        self.held = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(asyncio, name)
+
+    async def sleep(self, delay: float, result: Any = None) -> Any:
+        if delay < LONG:
+            return await asyncio.sleep(delay, result)
+        self.held += 1
+        await self.released.wait()
+        return result
+
+    def release(self) -> None:
+        self.lb.clock.advance(LONG + 1)
+        self.released.set()
+
+
+class ChannelPlayers(Players):
+    """Players of a table in another channel than the bot's default one."""
+
+    def __init__(self, h: LiveBot, tid: int, users: list[Any], channel: Channel) -> None:
+        super().__init__(h, tid, users)
+        self.channel = channel
+
+    async def open_hand(self, user: Any) -> Message:
+        table_msg = table_message(self.h, self.channel)
+        ix = await self.h.click(user, table_msg, HandButton.id_for(self.tid))
+        hand = self.h.reply(ix)
+        self.hand_msgs[user.id] = hand.id
+        return hand
+
+
+def table_message(h: LiveBot, channel: Channel) -> Message:
+    """The newest table message in ``channel``."""
+    return next(m for m in reversed(h.public(channel))
+                if any(c.startswith(HandButton.prefix) for c in m.custom_ids()))
+
+
+def footer(record: TableRecord) -> str:
+    """The round and move line of the table message showing ``record``."""
+    state = record.game
+    return translate(msg("bot.table.footer", round=state.round, step=state.step), "en")
+
+
+async def open_in(h: LiveBot, channel: Channel, host: Any, ai: int) -> int:
+    """``host`` opens a table in ``channel`` with ``ai`` AI seats and starts it."""
+    await h.command(host, "new", channel=channel)
+    lobby = h.public(channel)[-1]
+    tid = table_id(lobby)
+    for _ in range(ai):
+        await h.click(host, lobby, LobbyButton.id_for(tid, "ai", None))
+    await h.click(host, lobby, LobbyButton.id_for(tid, "start", None))
+    return tid
+
+
+@pytest.fixture
+async def h(lb: Loopback, tmp_path: Path, clock: Clock) -> AsyncIterator[LiveBot]:
+    live = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
+                               thinking=Thinking(workers=0))
+    yield live
+    await live.stop()
+
+
+async def test_a_move_and_the_ai_turn_after_it_read_the_table_once_a_move(h: LiveBot) -> None:
+    tid = await open_table(h, ANN, [], ai=1)
+    players = Players(h, tid, [ANN])
+    reads = 0
+    real = h.store.get
+
+    async def get(table_id: int) -> TableRecord | None:
+        nonlocal reads
+        reads += 1
+        return await real(table_id)
+
+    checked = 0
+    for i in range(12):
+        rec = await h.bot.service.tables.load(tid)
+        if rec.status != "running" or checked == 5:
+            break
+        hand = await players.open_hand(ANN)
+        offered_moves = sorted(n for n in players_moves(hand) if n != "undo")
+        reads = 0
+        h.store.get = get  # type: ignore[method-assign]
+        try:  # a move easy to regret is asked about first: not played, another one is
+            await h.play(ANN, hand, offered_moves[i % len(offered_moves)], sure=False)
+        finally:
+            h.store.get = real  # type: ignore[method-assign]
+        moves = (await h.bot.service.tables.load(tid)).version - rec.version
+        if moves:
+            checked += 1
+            assert reads <= moves, (reads, moves)  # one for the move, one for each AI move
+    assert checked
+
+
+def players_moves(hand: Message) -> list[str]:
+    """The moves a hand message offers (notations)."""
+    return list(offered(hand))
+
+
+async def test_no_discord_request_goes_out_while_a_table_is_held(
+        h: LiveBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    under_lock: list[str] = []
+    real_hold = Tables.hold
+    real_locked = Tables.locked
+
+    @asynccontextmanager
+    async def hold(self: Tables, table_id: int) -> AsyncIterator[TableRecord]:
+        token = HELD.set(True)
+        try:
+            async with real_hold(self, table_id) as record:
+                yield record
+        finally:
+            HELD.reset(token)
+
+    @asynccontextmanager
+    async def locked(self: Tables, table_id: int) -> AsyncIterator[None]:
+        token = HELD.set(True)
+        try:
+            async with real_locked(self, table_id):
+                yield
+        finally:
+            HELD.reset(token)
+
+    real_request = discord.http.HTTPClient.request
+    real_hook = discord.webhook.async_.AsyncWebhookAdapter.request
+
+    async def request(self: Any, route: Any, *args: Any, **kwargs: Any) -> Any:
+        if HELD.get():
+            under_lock.append(f"{route.method} {route.path}")
+        return await real_request(self, route, *args, **kwargs)
+
+    async def hook(self: Any, route: Any, *args: Any, **kwargs: Any) -> Any:
+        if HELD.get():
+            under_lock.append(f"{route.method} {route.path}")
+        return await real_hook(self, route, *args, **kwargs)
+
+    monkeypatch.setattr(Tables, "hold", hold)
+    monkeypatch.setattr(Tables, "locked", locked)
+    monkeypatch.setattr(discord.http.HTTPClient, "request", request)
+    monkeypatch.setattr(discord.webhook.async_.AsyncWebhookAdapter, "request", hook)
+    tid = await open_table(h, ANN, [BOB], ai=1)
+    players = Players(h, tid, [ANN, BOB])
+    for _ in range(12):
+        if not await players.step():
+            break
+    await h.abandon(ANN)
+    assert under_lock == []
+
+
+async def test_a_rate_limited_table_holds_up_only_itself_and_its_edits_coalesce(
+        lb: Loopback, tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    paced = PaceClock()
+    h = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
+                            thinking=Thinking(workers=0), pace=paced)
+    try:
+        await rate_limited(h, lb, paced, monkeypatch)
+    finally:
+        await h.stop()
+
+
+async def rate_limited(h: LiveBot, lb: Loopback, paced: PaceClock,
+                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The body of the test above."""
+    other = lb.create_channel(h.guild, "other")
+    slow = await open_table(h, ANN, [], ai=1)
+    fast = await open_in(h, other, BOB, ai=1)
+    tasks = h.bot.tasks
+    # the other tables' paced edits do not wait for the held one (it waits for the test)
+    paced.tasks = lambda: [t for t in tasks._tasks if t not in tasks.endless
+                           and t.get_name() != f"feed-{slow}"]
+    held = HeldSleeps(lb)
+    monkeypatch.setattr(discord.http, "asyncio", held)
+    calls: list[Call] = record_requests(lb)
+    # the slow table's channel answers its next request with a long 429: its feed waits
+    lb.world.limiter.inject_429(rf"^/channels/{h.channel.id}/messages", count=1,
+                                retry_after=LONG)
+    h.settle = partial(LiveBot.settle, h, but=f"feed-{slow}")  # type: ignore[method-assign]
+    ann = Players(h, slow, [ANN])
+    first = await h.bot.service.tables.load(slow)
+    assert await ann.step()
+    print("stepped", held.held, flush=True)  # answered and applied, though its message must wait
+    assert held.held == 1 and h.bot.messages.feeds.busy(slow)
+    stuck = h.last_table_message().text()
+    # the other table goes on: moves answered, applied and shown while the first one waits
+    bob = ChannelPlayers(h, fast, [BOB], other)
+    for _ in range(3):
+        before = await h.bot.service.tables.load(fast)
+        assert await bob.step()
+        now = await h.bot.service.tables.load(fast)
+        assert now.version > before.version
+        assert footer(now) in table_message(h, other).text()
+        assert h.bot.messages.feeds.busy(slow)
+    # a burst of moves at the slow table: queued behind the waiting request, coalesced
+    for _ in range(3):
+        if not await ann.step():
+            break
+    assert h.bot.messages.feeds.queued(slow) == 1  # one edit, of the newest state
+    assert h.last_table_message().text() == stuck  # nothing of the slow table went out
+    since = len(calls)
+    held.release()
+    h.settle = partial(LiveBot.settle, h)  # type: ignore[method-assign]
+    await h.settle()
+    final = await h.bot.service.tables.load(slow)
+    assert footer(final) in h.last_table_message().text()  # the newest state, shown last
+    sent = [c for c in calls[since:] if c.path.startswith(f"/channels/{h.channel.id}/messages")
+            and c.method in ("POST", "PATCH")]
+    # the request held, then one edit: not one per move made meanwhile
+    assert [c.method for c in sent] == ["PATCH", "PATCH"], sent
+    assert final.version - first.version >= 3
