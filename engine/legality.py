@@ -170,6 +170,12 @@ def payments(seat: Seat) -> list[str]:
             if payment_refusal(seat, source) is None]
 
 
+def can_pay(seat: Seat) -> bool:
+    """Whether ``seat`` has anything to pay a purchase with (R40): :func:`payments` not empty."""
+    return any(payment_refusal(seat, source) is None
+               for source in (*EQUIPMENT_SLOTS, *seat.hand))
+
+
 def counter_refusal(battle: Battle | None, seat: Seat, curse: str) -> str | None:
     """Why the seat may not drink a countercurse potion against ``curse`` now (R33)."""
     if "countercurse" not in seat.potions:
@@ -217,7 +223,7 @@ def potion_refusal(state: GameState, kind: str) -> str | None:
         return "error.potion_held"
     if state.potions[POTIONS.index(kind)] <= 0:
         return "error.sold_out"
-    return None if payments(seat) else "error.no_payment"
+    return None if can_pay(seat) else "error.no_payment"
 
 
 def pawned_refusal(state: GameState, card: str) -> str | None:
@@ -226,7 +232,7 @@ def pawned_refusal(state: GameState, card: str) -> str | None:
         return "error.one_pawned"
     if card not in state.pawnshop:
         return "error.not_in_pawnshop"
-    return None if payments(state.seat) else "error.no_payment"
+    return None if can_pay(state.seat) else "error.no_payment"
 
 
 def _allowed(state: GameState, action: Any) -> str | None:

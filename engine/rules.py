@@ -50,7 +50,6 @@ from engine.legality import (
     payments,
     potion_refusal,
     refusal,
-    refuse_fight,
     refuse_play,
     strength_refusal,
 )
@@ -72,12 +71,31 @@ _STRENGTH = (DrinkStrength("attack"), DrinkStrength("defence"))
 _BUY_POTIONS = tuple(BuyPotion(k) for k in POTIONS)
 
 
+#: The fights of each cavern level: its row slots in order, and its gatekeeper deck.
+_LEVEL_FIGHTS = tuple((_FIGHTS[6 * i: 6 * i + 5], _FIGHTS[6 * i + 5]) for i in range(3))
+
+
 def fight_targets(state: GameState) -> list[Fight]:
     """Every monster the current seat may fight now (R10-R13, D1), row by row, gatekeeper last,
-    the Lord at the end."""
+    the Lord at the end: the fights :func:`~engine.legality.refuse_fight` allows, found level by
+    level (a seat fights at every turn, and asking the rule of each of the 19 fights apart was
+    a tenth of a self-play step)."""
     seat = state.seat
+    if seat.hp <= 0:
+        return []
     keys = key_levels(seat)
-    return [f for f in _FIGHTS if refuse_fight(seat.hp, keys, state.levels, f) is None]
+    out: list[Fight] = []
+    for n, level in enumerate(state.levels, start=1):
+        row, gatekeeper = _LEVEL_FIGHTS[n - 1]
+        for fight, card in zip(row, level.row, strict=False):  # a row has 5 slots
+            if card is not None:
+                out.append(fight)
+        if n not in keys:  # the next level opens with this one's key, the Lord with all three
+            if level.gates:
+                out.append(gatekeeper)
+            return out
+    out.append(_FIGHTS[-1])
+    return out
 
 
 def _plays(state: GameState, seat: Seat, battle: Battle) -> list[Play]:

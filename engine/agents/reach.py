@@ -39,7 +39,7 @@ from engine.actions import (
     VisitMerchant,
 )
 from engine.agents.heuristic import equip_value
-from engine.agents.offered import without_undo
+from engine.agents.offered import choices
 from engine.catalog import tables
 from engine.observe import Observation
 from engine.state import Phase
@@ -63,8 +63,7 @@ class ReachAgent:
 
     def choose(self, observation: Observation) -> Action:
         """Pick a legal action at random, favouring progress."""
-        observation = without_undo(observation)
-        offered = observation.legal
+        offered = choices(observation)
         phase = observation.phase  # fights are offered only on a turn, plays only in battle
         if phase is Phase.BATTLE:  # a card while it can; else end it, or (30%) drink a potion
             plays = [a for a in offered if type(a) is Play]
