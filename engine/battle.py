@@ -95,9 +95,9 @@ def _totals(state: GameState, battle: Battle, seat: Seat, t: Tables,
         if value and (not defence_cursed or (idx, "defence") in unlocked):
             card_defence += value * 2 if boosted and (idx, "defence") in boosted else value
     eq_att = eq_def = heal = 0
-    for item in (seat.weapon if "weapon" not in curses else None,  # R23
-                 seat.armour if "armour" not in curses else None):
-        if item:
+    for slot in ("weapon", "armour"):
+        item = getattr(seat, slot)
+        if item and slot not in curses:
             info_e = t.equipment[item]
             eq_att += info_e.attack
             eq_def += info_e.defence
