@@ -63,11 +63,22 @@ def aderyn_applies(state: GameState, battle: Battle) -> bool:
 def totals(state: GameState, curses: tuple[str, ...] | None = None) -> Totals:
     """The battle's running totals and the outcome if the current seat ended it now (``curses``:
     the battle's :func:`active_curses`, when the caller has them already)."""
+    last = _LAST_TOTALS.get(None)
+    if last is not None and last[0] is state:
+        return last[1]
     battle = state.battle
     assert battle is not None, "no battle in progress"
     if curses is None:
         curses = active_curses(battle)
-    return _totals(state, battle, state.seat, tables(), curses)
+    result = _totals(state, battle, state.seat, tables(), curses)
+    _LAST_TOTALS[None] = (state, result)
+    return result
+
+
+#: The totals last worked out, with their state: ending a battle works out the totals of the
+#: state its seat was just shown (the observation's battle view), and gets them again here (an
+#: identity check; the memo holds the state it compares, so an id is never reused).
+_LAST_TOTALS: dict[None, tuple[GameState, Totals]] = {}
 
 
 def _totals(state: GameState, battle: Battle, seat: Seat, t: Tables,

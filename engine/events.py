@@ -33,12 +33,19 @@ class EventMaker:
         names = self.names
         if len(values) != len(names):
             raise TypeError(f"{self.key} takes {len(names)} values, not {len(values)}")
-        return Event(Msg(self.key, tuple([(names[i], values[i]) for i in self.order])), to)
+        params = []
+        for i in self.order:  # a loop: quicker than a comprehension, and events come at every move
+            params.append((names[i], values[i]))
+        return Event(Msg(self.key, tuple(params)), to)
 
 
 def seen_by(said: Iterable[Event], viewer: int | None) -> tuple[Event, ...]:
     """The events of ``said`` that seat ``viewer`` may see (None: a spectator, public ones only)."""
-    return tuple([e for e in said if e.to is None or e.to == viewer])
+    seen = []
+    for event in said:  # a loop: quicker than a comprehension, and every observation asks
+        if event.to is None or event.to == viewer:
+            seen.append(event)
+    return tuple(seen)
 
 
 def narrate(said: Iterable[Event], locale: str, viewer: int | None = None) -> list[str]:

@@ -50,14 +50,26 @@ from engine.legality import (
     payments,
     potion_refusal,
     refusal,
-    refuse_fight,
     refuse_play,
+    stacking_refusal,
     strength_refusal,
+    visit_refusal,
 )
 from engine.names import seat_name, word
 from engine.state import MAX_HP, Battle, Event, GameState, Phase, Seat
 from engine.table import Handler, Table
 from i18n import msg
+
+#: Phases read at every step, as module names: reaching an enum member (``Phase.BATTLE``) is a
+#: descriptor call on Python 3.11, ten times slower than reaching a module name.
+_TURN = Phase.TURN
+_DISCARD = Phase.DISCARD
+_BATTLE = Phase.BATTLE
+_TAIA = Phase.TAIA
+_REWARD = Phase.REWARD
+_MERCHANT = Phase.MERCHANT
+_PAY = Phase.PAY
+_OVER = Phase.OVER
 
 # --------------------------------------------------------------------------- legality
 
@@ -72,12 +84,31 @@ _STRENGTH = (DrinkStrength("attack"), DrinkStrength("defence"))
 _BUY_POTIONS = tuple(BuyPotion(k) for k in POTIONS)
 
 
+#: The fights of each cavern level: its row slots in order, and its gatekeeper deck.
+_LEVEL_FIGHTS = tuple((_FIGHTS[6 * i: 6 * i + 5], _FIGHTS[6 * i + 5]) for i in range(3))
+
+
 def fight_targets(state: GameState) -> list[Fight]:
     """Every monster the current seat may fight now (R10-R13, D1), row by row, gatekeeper last,
-    the Lord at the end."""
+    the Lord at the end: the fights :func:`~engine.legality.refuse_fight` allows, found level by
+    level (a seat fights at every turn, and asking the rule of each of the 19 fights apart was
+    a tenth of a self-play step)."""
     seat = state.seat
+    if seat.hp <= 0:
+        return []
     keys = key_levels(seat)
-    return [f for f in _FIGHTS if refuse_fight(seat.hp, keys, state.levels, f) is None]
+    out: list[Fight] = []
+    for n, level in enumerate(state.levels, start=1):
+        row, gatekeeper = _LEVEL_FIGHTS[n - 1]
+        for i, card in enumerate(level.row):  # its 5 slots
+            if card is not None:
+                out.append(row[i])
+        if n not in keys:  # the next level opens with this one's key, the Lord with all three
+            if level.gates:
+                out.append(gatekeeper)
+            return out
+    out.append(_FIGHTS[-1])
+    return out
 
 
 def _plays(state: GameState, seat: Seat, battle: Battle) -> list[Play]:
@@ -98,10 +129,12 @@ def _plays(state: GameState, seat: Seat, battle: Battle) -> list[Play]:
 
 
 def _counters(battle: Battle | None, seat: Seat) -> list[DrinkCountercurse]:
-    if battle is None:
-        return []
-    return [DrinkCountercurse(c) for c in tables().monsters[battle.monster].curses
-            if counter_refusal(battle, seat, c) is None]
+    out: list[DrinkCountercurse] = []
+    if battle is not None:
+        for curse in tables().monsters[battle.monster].curses:
+            if counter_refusal(battle, seat, curse) is None:
+                out.append(DrinkCountercurse(curse))
+    return out
 
 
 def legal_actions(state: GameState) -> list[Action]:
@@ -114,29 +147,37 @@ def legal_actions(state: GameState) -> list[Action]:
     seat = state.seat
     battle = state.battle
     out: list[Action] = []
-    if phase is Phase.TURN:
+    # Loops rather than generators, and each kind's rule asked directly: this runs at every step.
+    if phase is _TURN:
         out.extend(fight_targets(state))
-        out.extend(a for a in (_VISIT, _REVIVE, *_STACKING) if refusal(state, a) is None)
-    elif phase is Phase.DISCARD:
+        if visit_refusal(seat) is None:
+            out.append(_VISIT)
+        out.append(_REVIVE)  # its rule refuses nothing on a turn
+        for stacking in _STACKING:
+            if stacking_refusal(seat, stacking.mode) is None:
+                out.append(stacking)
+    elif phase is _DISCARD:
         out.extend(Discard(c) for c in seat.hand)
         out.extend(_counters(battle, seat))
-    elif phase is Phase.BATTLE:
+    elif phase is _BATTLE:
         assert battle is not None
         out.extend(_plays(state, seat, battle))
-        out.extend(a for a in _STRENGTH if strength_refusal(battle, seat, a.effect) is None)
+        for strength in _STRENGTH:
+            if strength_refusal(battle, seat, strength.effect) is None:
+                out.append(strength)
         out.extend(_counters(battle, seat))
         out.append(_END)
-    elif phase is Phase.TAIA:
+    elif phase is _TAIA:
         assert battle is not None
         out.extend(KeepDrawn(c) for c in dict.fromkeys(battle.drawn))
-    elif phase is Phase.REWARD:
+    elif phase is _REWARD:
         out.extend(_REWARDS)
-    elif phase is Phase.MERCHANT:
+    elif phase is _MERCHANT:
         out.extend(a for a in _BUY_POTIONS if potion_refusal(state, a.kind) is None)
         out.extend(a for a in (BuyPawned(c) for c in dict.fromkeys(state.pawnshop))
                    if pawned_refusal(state, a.card) is None)
         out.append(LeaveMerchant())
-    elif phase is Phase.PAY:
+    elif phase is _PAY:
         out.extend(Pay(p) for p in payments(seat))
         out.append(CancelPurchase())
     if phase in HEAL_PHASES and healing_refusal(seat) is None:
@@ -161,7 +202,7 @@ def apply(state: GameState, action: Action, seat: int | None = None,
     event naming the move taken back; that event is in no state's log.
     """
     if check:
-        if state.phase is Phase.OVER:
+        if state.phase is _OVER:
             raise IllegalAction(msg("error.game_over"))
         if seat is not None and seat != state.current:
             raise NotYourTurn(msg("error.not_your_turn", who=seat_name(state, state.current)))

@@ -4,7 +4,8 @@ monsters it can beat (``reach``), a heuristic one and the three levels an AI sea
 
 An agent sees only its seat's :class:`~engine.observe.Observation` (no hidden cards) and picks one
 of ``observation.legal``, never taking a move back (``undo``, N19, is for a person's misclick):
-every agent first reads its observation through :func:`engine.agents.offered.without_undo`.
+every agent first reads its observation through :func:`engine.agents.offered.without_undo` (or
+takes its actions through :func:`engine.agents.offered.choices`).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from engine import rng
 from engine.actions import Action
-from engine.agents.offered import without_undo
+from engine.agents.offered import choices
 from engine.observe import Observation
 
 
@@ -21,6 +21,6 @@ class RandomAgent:
 
     def choose(self, observation: Observation) -> Action:
         """Any one of ``observation.legal`` but ``undo``, each as likely."""
-        legal = without_undo(observation).legal
+        legal = choices(observation)
         i, self._rng = rng.below(self._rng, len(legal))
         return legal[i]

@@ -39,13 +39,19 @@ from engine.actions import (
     VisitMerchant,
 )
 from engine.agents.heuristic import equip_value
-from engine.agents.offered import without_undo
+from engine.agents.offered import choices
 from engine.catalog import tables
 from engine.observe import Observation
 from engine.state import Phase
 
 _END = EndBattle()
 
+
+#: Phases read at every step, as module names: reaching an enum member (``Phase.BATTLE``) is a
+#: descriptor call on Python 3.11, ten times slower than reaching a module name.
+_TURN = Phase.TURN
+_BATTLE = Phase.BATTLE
+_REWARD = Phase.REWARD
 
 class ReachAgent:
     """Chooses at random among legal actions, weighted by kind, preferring monsters within reach."""
@@ -63,10 +69,9 @@ class ReachAgent:
 
     def choose(self, observation: Observation) -> Action:
         """Pick a legal action at random, favouring progress."""
-        observation = without_undo(observation)
-        offered = observation.legal
+        offered = choices(observation)
         phase = observation.phase  # fights are offered only on a turn, plays only in battle
-        if phase is Phase.BATTLE:  # a card while it can; else end it, or (30%) drink a potion
+        if phase is _BATTLE:  # a card while it can; else end it, or (30%) drink a potion
             plays = [a for a in offered if type(a) is Play]
             if plays:
                 return self._pick(plays if self._chance(97) else offered)
@@ -77,11 +82,11 @@ class ReachAgent:
         legal = [a for a in offered if type(a) is not SetStacking]
         if not legal:
             return self._pick(list(offered))
-        if phase is Phase.TURN:
+        if phase is _TURN:
             fights = [a for a in legal if type(a) is Fight]
             if fights:
                 return self._turn(observation, legal, fights)
-        if phase is Phase.REWARD and self._chance(90):
+        if phase is _REWARD and self._chance(90):
             return TakeReward(self._better(observation))
         if any(type(a) is LeaveMerchant for a in legal) and self._chance(80):
             return LeaveMerchant()
