@@ -15,7 +15,6 @@ import discord
 
 from bot.discord_side import forget
 from bot.discord_side.asides import confirm_abandon, leave_solo, show_log
-from bot.discord_side.background import Background
 from bot.discord_side.context import (
     answer_privately,
     can_manage_channel,
@@ -54,6 +53,7 @@ from bot.discord_side.ui.custom_ids import (
 from bot.discord_side.ui.hand import ask_view
 from bot.discord_side.ui.lobby import lobby_view
 from bot.game.refusals import Ask, Refusal, Stale
+from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, TableRecord
 from bot.supervision.log_context import about
@@ -74,16 +74,13 @@ def hand_owner(message: discord.Message | None) -> int | None:
 class Interactions:
     """Answers clicks (the client's ``clicks``)."""
 
-    def __init__(self, service: GameService, messages: Messages, background: Background) -> None:
+    def __init__(self, service: GameService, messages: Messages, scheduler: Scheduler,
+                 past: PastMatches, hints_given: GivenHints) -> None:
         self.service = service
         self.messages = messages
-        self.background = background
-        self.past = PastMatches(service, messages, self.begin)
-        self.hints_given = GivenHints()
-        background.forgetters.append(self.hints_given.forget)
-        background.made_for.append(self.hints_given.decided)
-        background.sweeps.append(self.past.lapse_offers)
-        background.summary = self.past.summary
+        self.scheduler = scheduler
+        self.past = past
+        self.hints_given = hints_given
 
     async def on_click(self, interaction: discord.Interaction[Any], target: Target,
                        values: list[str]) -> None:
@@ -91,7 +88,7 @@ class Interactions:
         meanwhile lets the answer finish first (within its grace time). What it logs is about
         its table and server."""
         with about(table=getattr(target, "table", None), guild=interaction.guild_id):
-            async with self.background.tasks.in_flight():
+            async with self.scheduler.tasks.in_flight():
                 await self._route(interaction, target, values)
 
     async def _route(self, interaction: discord.Interaction[Any], target: Target,
@@ -140,10 +137,10 @@ class Interactions:
                                       hand_owner(interaction.message), self.hints_given)
                 case Abandon(table):
                     await confirm_abandon(interaction, self.service, self.messages,
-                                          self.background, table)
+                                          self.scheduler, table)
                 case Quit(table, sure):
                     await self._defer_in_hand(interaction)
-                    await leave_solo(interaction, self.service, self.messages, self.background,
+                    await leave_solo(interaction, self.service, self.messages, self.scheduler,
                                      table, sure)
                 case Unreadable(text):
                     log.warning("unreadable custom_id %r", text)
@@ -227,7 +224,7 @@ class Interactions:
             await self.hints_given.decided(table, interaction.user.id, outcome.record.version)
         finally:
             # the move is saved: the table, the next player and the AI go on whatever the reply
-            self.messages.tasks.spawn(self.background.after([outcome]), f"after-{table}")
+            self.messages.tasks.spawn(self.scheduler.after([outcome]), f"after-{table}")
 
     async def ask(self, interaction: discord.Interaction[Any], question: Ask,
                   locale: str) -> None:
@@ -322,10 +319,10 @@ class Interactions:
         if op == "start" and record.status == "running":
             await self.begin(record)
         elif record.status == "abandoned":
-            self.background.forget(record.id)
+            self.scheduler.forget(record.id)
         elif op == "leave" and record.status == "running":
             self.messages.mark_dirty(record.id)
-            self.background.kick_ai(record)
+            self.scheduler.kick_ai(record)
 
     async def lobby_op(self, interaction: discord.Interaction[Any], table: int, op: str,
                        revision: int | None = None) -> TableRecord:
@@ -397,8 +394,7 @@ class Interactions:
         lobby message and let AI seats play. The post goes out on the table's feed: a
         /goblin abandon that came after the start is queued after it (and closes the posted
         message), or before it (and nothing is posted: the lobby says it was cancelled)."""
-        self.messages.begin(record)
-        self.background.kick_ai(record)
+        await self.scheduler.begin(record)
 
 
 __all__ = ["Interactions"]

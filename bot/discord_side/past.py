@@ -273,18 +273,8 @@ class PastMatches:
         return gif
 
     async def summary(self, record: TableRecord) -> bytes | None:
-        """The summary chart of a finished table (keys and HP per seat round by round), drawn
-        in a thread; None when its match cannot be replayed (it is then left out)."""
-        try:
-            loaded = await self.service.history.replay(record.id,
-                                                        sight_of_table(record.place_key))
-            return await asyncio.to_thread(summary_chart, round_series(loaded.replay),
-                                           record.locale)
-        except Refusal as exc:
-            log.warning("no summary chart for table %s: %s", record.id, exc.reason.key)
-        except Exception:
-            log.exception("could not draw the summary chart of table %s", record.id)
-        return None
+        """The summary chart of a finished table (see :func:`summary_of`)."""
+        return await summary_of(self.service, record)
 
     # ------------------------------------------------------------------ rematches
 
@@ -324,17 +314,7 @@ class PastMatches:
 
     async def _redraw_offer(self, state: RematchState) -> None:
         """Bring the offer's public message up to date."""
-        if state.offer.message_id is None:
-            return
-        message = self.messages.channel(state.record).get_partial_message(
-            state.offer.message_id)
-        self.messages.pace.note(state.record.channel_id)
-        try:
-            await message.edit(view=rematch_view(state, state.record.locale),
-                               allowed_mentions=NO_MENTIONS)
-        except discord.HTTPException as exc:
-            log.warning("could not edit the rematch offer of table %s (%s)", state.record.id,
-                        exc.status)
+        await redraw_offer(self.messages, state)
 
     async def _redraw_offer_of(self, interaction: discord.Interaction[Any],
                                record: TableRecord) -> None:
@@ -345,10 +325,44 @@ class PastMatches:
                 view=rematch_view(RematchState(offer, record), record.locale, closed=True))
 
     async def lapse_offers(self) -> None:
-        """Close the offers whose time ran out; their messages lose their buttons."""
-        for state in await self.service.rematches.lapsed():
-            await self._redraw_offer(state)
+        """Close the offers whose time ran out (see :func:`lapse_offers`)."""
+        await lapse_offers(self.service, self.messages)
+
+
+async def summary_of(service: GameService, record: TableRecord) -> bytes | None:
+    """The summary chart of a finished table (keys and HP per seat round by round), drawn
+    in a thread; None when its match cannot be replayed (it is then left out)."""
+    try:
+        loaded = await service.history.replay(record.id, sight_of_table(record.place_key))
+        return await asyncio.to_thread(summary_chart, round_series(loaded.replay),
+                                       record.locale)
+    except Refusal as exc:
+        log.warning("no summary chart for table %s: %s", record.id, exc.reason.key)
+    except Exception:
+        log.exception("could not draw the summary chart of table %s", record.id)
+    return None
+
+
+async def redraw_offer(messages: Messages, state: RematchState) -> None:
+    """Bring a rematch offer's public message up to date."""
+    if state.offer.message_id is None:
+        return
+    message = messages.channel(state.record).get_partial_message(state.offer.message_id)
+    messages.pace.note(state.record.channel_id)
+    try:
+        await message.edit(view=rematch_view(state, state.record.locale),
+                           allowed_mentions=NO_MENTIONS)
+    except discord.HTTPException as exc:
+        log.warning("could not edit the rematch offer of table %s (%s)", state.record.id,
+                    exc.status)
+
+
+async def lapse_offers(service: GameService, messages: Messages) -> None:
+    """Close the rematch offers whose time ran out; their messages lose their buttons (a
+    pass of the turn timers does it)."""
+    for state in await service.rematches.lapsed():
+        await redraw_offer(messages, state)
 
 
 __all__ = ["BOT_NEEDS", "CLICKER_NEEDS", "UPLOAD_LIMIT", "PastMatches", "earlier_message",
-           "share_refusal", "slowmode"]
+           "lapse_offers", "redraw_offer", "share_refusal", "slowmode", "summary_of"]
