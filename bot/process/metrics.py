@@ -32,6 +32,7 @@ def instrument(metrics: Metrics, store: Storage, service: GameService, bot: Kara
     """Have the parts of one bot count in ``metrics``."""
     store.metrics = metrics
     service.play.metrics = metrics
+    bot.metrics = metrics
     bot.global_wait.metrics = metrics
     bot.pictures.metrics = metrics
     if isinstance(bot.pictures.renderer, PillowRenderer):
