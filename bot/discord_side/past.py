@@ -30,14 +30,6 @@ import discord
 from bot.discord_side.context import lacking, loc, permission_names
 from bot.discord_side.messages import MENTIONS, NO_MENTIONS, Messages
 from bot.discord_side.sight import open_to_everyone, sight_of, sight_of_table
-from bot.discord_side.ui.custom_ids import (
-    HistoryPage,
-    RematchOp,
-    ReplayGo,
-    ReplaySeek,
-    ReplayShare,
-    Target,
-)
 from bot.discord_side.ui.past import goto, history_view, rematch_view, replay_view
 from bot.discord_side.uploads import ImageFile
 from bot.game.history import Loaded
@@ -159,38 +151,40 @@ class PastMatches:
 
     # ------------------------------------------------------------------ clicks
 
-    async def on_click(self, interaction: discord.Interaction[Any], target: Target,
-                       values: list[str]) -> None:
-        """Answer a click on a history, replay or rematch control."""
-        match target:
-            case HistoryPage(anchor, way, player):
-                await interaction.response.defer()
-                older, newer = (anchor, None) if way == "o" else (None, anchor)
-                page = await self.service.history.page(sight_of(interaction), player or None,
-                                                       older, newer)
-                await interaction.edit_original_response(
-                    view=history_view(page, player or None, loc(interaction)))
-            case ReplayGo(table, step, reveal, "open"):
-                await interaction.response.defer(ephemeral=True, thinking=True)
-                loaded = await self.service.history.replay(table, sight_of(interaction))
-                await self._show(interaction, loaded, step, reveal)
-            case ReplayGo(table, step, reveal, op):
-                await interaction.response.defer()
-                loaded = await self.service.history.replay(table, sight_of(interaction))
-                if op == "flip":
-                    reveal = not reveal
-                await self._show(interaction, loaded, goto(loaded.replay, step, op), reveal)
-            case ReplaySeek(table, reveal):
-                await interaction.response.defer()
-                loaded = await self.service.history.replay(table, sight_of(interaction))
-                picked = values[0] if len(values) == 1 else ""
-                if not picked.isdigit() or int(picked) > loaded.replay.last:
-                    raise Refusal(msg("replay.error.bad_step"))
-                await self._show(interaction, loaded, int(picked), reveal)
-            case ReplayShare(table):
-                await self.share(interaction, table)
-            case RematchOp(table, op):
-                await self.rematch(interaction, table, op)
+    async def page(self, interaction: discord.Interaction[Any], anchor: int, way: str,
+                   player: int) -> None:
+        """A history page button: the matches older ("o") or newer than table ``anchor``, of
+        one person (0: everyone)."""
+        await interaction.response.defer()
+        older, newer = (anchor, None) if way == "o" else (None, anchor)
+        page = await self.service.history.page(sight_of(interaction), player or None,
+                                               older, newer)
+        await interaction.edit_original_response(
+            view=history_view(page, player or None, loc(interaction)))
+
+    async def go(self, interaction: discord.Interaction[Any], table: int, step: int,
+                 reveal: bool, op: str) -> None:
+        """A replay button drawn at ``step`` ("open": a new private replay)."""
+        if op == "open":
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            loaded = await self.service.history.replay(table, sight_of(interaction))
+            await self._show(interaction, loaded, step, reveal)
+            return
+        await interaction.response.defer()
+        loaded = await self.service.history.replay(table, sight_of(interaction))
+        if op == "flip":
+            reveal = not reveal
+        await self._show(interaction, loaded, goto(loaded.replay, step, op), reveal)
+
+    async def seek(self, interaction: discord.Interaction[Any], table: int, reveal: bool,
+                   values: list[str]) -> None:
+        """A step picked in a replay's bookmark menu."""
+        await interaction.response.defer()
+        loaded = await self.service.history.replay(table, sight_of(interaction))
+        picked = values[0] if len(values) == 1 else ""
+        if not picked.isdigit() or int(picked) > loaded.replay.last:
+            raise Refusal(msg("replay.error.bad_step"))
+        await self._show(interaction, loaded, int(picked), reveal)
 
     async def _show(self, interaction: discord.Interaction[Any], loaded: Loaded, step: int,
                     reveal: bool) -> None:
