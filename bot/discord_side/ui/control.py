@@ -6,7 +6,8 @@ needs (table id, state version or lobby revision, move notation), never more tha
 characters, so a click works after a restart and after any time. Each kind is one
 :class:`Control` subclass (:mod:`bot.discord_side.ui.custom_ids`): it writes its custom_id from
 typed fields, its template (a regular expression with named groups) recognises it, and its
-:meth:`Control.read` turns the groups into a typed target. A click whose id fits a template but
+:meth:`Control.read` turns the groups into a typed target, and its :meth:`Control.answer`
+calls the kind's handler. A click whose id fits a template but
 not its rules (a table 0, a seat past the last, a move button's id sent by a menu) reaches the
 bot as :class:`Unreadable`, which still gets a polite answer.
 """

@@ -1,8 +1,9 @@
 """Every kind of button and menu of the bot, one :class:`~bot.discord_side.ui.control.Control`
-class each: the custom_id it writes (``id_for``), the template that recognises it and the typed
-target it reads back (:mod:`bot.discord_side.ui.targets`). The client registers :data:`KINDS`
-once; a ``kg:`` custom_id no template fits is answered by the client's fallback for clicks no
-item claims.
+class each: the custom_id it writes (``id_for``), the template that recognises it, the typed
+target it reads back (:mod:`bot.discord_side.ui.targets`) and how a click on it is answered
+(``answer``: one handler of :class:`~bot.discord_side.ui.control.Answers`). Adding a kind is
+one class here and one handler. The client registers :data:`KINDS` once; a ``kg:`` custom_id
+no template fits is answered by the client's fallback for clicks no item claims.
 
 Buttons already posted keep working: the custom_ids are the ones older versions wrote.
 """
