@@ -266,10 +266,6 @@ class PastMatches:
             self._animations.move_to_end(key)
         return gif
 
-    async def summary(self, record: TableRecord) -> bytes | None:
-        """The summary chart of a finished table (see :func:`summary_of`)."""
-        return await summary_of(self.service, record)
-
     # ------------------------------------------------------------------ rematches
 
     async def rematch(self, interaction: discord.Interaction[Any], table: int, op: str) -> None:
