@@ -20,6 +20,7 @@ from PIL import Image
 from bot.discord_side.client import KarakBot
 from bot.discord_side.pace import ChannelPace
 from bot.game.service import GameService
+from bot.process.compose import compose
 from bot.storage.sqlite import Store
 from engine import Observation
 from loopback import Loopback
@@ -147,7 +148,7 @@ async def inprocess_bot(lb: Loopback, db: Path, *, time: FakeTime | None = None,
     # table edits never wait for the channel here (the races make many writes in one instant
     # of the test's time); the pace itself is tested with tests/pace_clock.py
     unpaced = ChannelPace(limit=UNPACED, clock=time.clock, sleep=time.sleep)
-    bot = KarakBot(service, TinyRenderer(), ai_pace=ai_pace, pace=unpaced, timer_poll=timer_poll,
+    bot = compose(service, TinyRenderer(), ai_pace=ai_pace, pace=unpaced, timer_poll=timer_poll,
                    heartbeat=heartbeat, sleep=time.sleep)
     try:
         async with discordpy_client(lb, bot):

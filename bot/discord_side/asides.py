@@ -7,13 +7,13 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.background import Background
 from bot.discord_side.context import can_manage_channel, loc
 from bot.discord_side.messages import Messages
 from bot.discord_side.standings import end_lines
 from bot.discord_side.ui.hand import leave_view
 from bot.discord_side.ui.parts import layout, text_block
 from bot.discord_side.ui.table import log_view
+from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
 from i18n import msg, translate
 
@@ -30,7 +30,7 @@ async def show_log(interaction: discord.Interaction[Any], service: GameService,
 
 
 async def confirm_abandon(interaction: discord.Interaction[Any], service: GameService,
-                          messages: Messages, background: Background, table: int) -> None:
+                          messages: Messages, scheduler: Scheduler, table: int) -> None:
     """The host (or a channel manager) confirmed /goblin abandon: the match closes, the
     confirmation becomes the one answer, and the table message says it was abandoned."""
     await interaction.response.defer()
@@ -42,11 +42,11 @@ async def confirm_abandon(interaction: discord.Interaction[Any], service: GameSe
             discord.ui.Container[discord.ui.LayoutView](text_block(told))))
     finally:
         await messages.closed(record, await end_lines(service, record))
-        background.forget(table)
+        scheduler.forget(table)
 
 
 async def leave_solo(interaction: discord.Interaction[Any], service: GameService,
-                     messages: Messages, background: Background, table: int,
+                     messages: Messages, scheduler: Scheduler, table: int,
                      sure: bool) -> None:
     """The Leave button of a solo table asks its host once, privately (the click, deferred,
     edits the clicked hand message, else a new private one); the confirmation (``sure``) closes
@@ -67,7 +67,7 @@ async def leave_solo(interaction: discord.Interaction[Any], service: GameService
             discord.ui.Container[discord.ui.LayoutView](text_block(told))), attachments=[])
     finally:
         await messages.closed(record)
-        background.forget(table)
+        scheduler.forget(table)
 
 
 __all__ = ["confirm_abandon", "leave_solo", "show_log"]

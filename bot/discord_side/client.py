@@ -1,17 +1,16 @@
 """The Discord client: no privileged intents, the ``/goblin`` commands, the persistent dynamic
 items, command sync only when the commands changed (or on request), and table resumption. It
-builds the parts of the bot (messages, background work, click and command answers) and holds
-them for the time it runs."""
+builds none of the bot's parts: the composition root (:mod:`bot.process.compose`) builds them
+all and hands them over (:class:`Parts`); the client holds them for the time it runs."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
 import re
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, cast
 
 import discord
@@ -21,7 +20,6 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord_side.background import Background
 from bot.discord_side.cog import GoblinCog
 from bot.discord_side.commands import Commands
 from bot.discord_side.context import answer_privately, loc
@@ -29,15 +27,15 @@ from bot.discord_side.counting import FAILURES, answered
 from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
 from bot.discord_side.options import OptionTree
-from bot.discord_side.pace import ChannelPace
+from bot.discord_side.poster import Poster
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.ui.custom_ids import KINDS, is_ours
-from bot.game.leases import instance_name
+from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
-from bot.storage.records import CannotSave, Shards
+from bot.storage.records import CannotSave
 from bot.supervision.metrics import UNCOUNTED, Metrics
-from bot.supervision.tasks import Sleep, Tasks
-from bot.workers.pictures import Pictures, PillowRenderer, Renderer
+from bot.supervision.tasks import Tasks
+from bot.workers.pictures import Pictures
 from i18n import DEFAULT_LOCALE, Msg, has_key, normalise_locale, translate
 
 log = logging.getLogger("karak.bot")
@@ -160,42 +158,62 @@ def intents() -> discord.Intents:
     return discord.Intents(guilds=True)
 
 
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """The parts of the bot the client holds, all built by the composition root: its background
+    work, the pictures, the messages, when game work happens (``scheduler``), what posts it
+    (``poster``), the click answers (``clicks``), the command bodies and their cog."""
+
+    tasks: Tasks
+    pictures: Pictures
+    messages: Messages
+    scheduler: Scheduler
+    poster: Poster
+    clicks: Interactions
+    bodies: Commands
+    cog: GoblinCog
+
+
 class KarakBot(commands.AutoShardedBot):
     """The Karak: Goblin bot, running the shards ``shard_ids`` of ``shard_count`` (both None:
-    every shard of the count Discord recommends; ``shard_ids`` None: every shard)."""
+    every shard of the count Discord recommends; ``shard_ids`` None: every shard).
 
-    metrics: Metrics = UNCOUNTED  # the bot's own, set by the process that serves them
+    ``wire`` is the composition root's: given the client (what sends to Discord), it builds
+    and returns every other part (:class:`Parts`); the client calls it once, at construction.
+    """
 
-    def __init__(self, service: GameService, renderer: Renderer | None = None, *,
-                 dev_guild: int | None = None, force_sync: bool = False, ai_pace: float = 1.5,
-                 pace: ChannelPace | None = None, timer_poll: float = 5.0,
-                 gateway_url: str | None = None, heartbeat: Path | None = None,
-                 sleep: Sleep = asyncio.sleep, shard_count: int | None = None,
-                 shard_ids: Sequence[int] | None = None, owner: str | None = None,
-                 **options: Any) -> None:
-        self.global_wait = GlobalWait()  # honours global 429s discord.py would not wait for
+    def __init__(self, service: GameService, wire: Callable[[discord.Client], Parts], *,
+                 global_wait: GlobalWait, metrics: Metrics = UNCOUNTED,
+                 dev_guild: int | None = None, force_sync: bool = False,
+                 gateway_url: str | None = None, shard_count: int | None = None,
+                 shard_ids: Sequence[int] | None = None, **options: Any) -> None:
+        self.global_wait = global_wait  # honours global 429s discord.py would not wait for
         if shard_ids is not None:
             options["shard_ids"] = list(shard_ids)
         super().__init__(command_prefix=commands.when_mentioned, intents=intents(),
                          help_command=None, tree_cls=OptionTree,
-                         http_trace=self.global_wait.trace, shard_count=shard_count, **options)
+                         http_trace=global_wait.trace, shard_count=shard_count, **options)
+        self.metrics = metrics
         self.gateway_url = gateway_url
         self.service = service
         self.dev_guild = dev_guild
         self.force_sync = force_sync
-        self.tasks = Tasks(sleep, service.clock)  # injectable: tests make time pass at once
-        self.pictures = Pictures(renderer or PillowRenderer())
-        self.messages = Messages(self, service, self.pictures, self.tasks, pace)
-        mine = None if shard_ids is None or shard_count is None else Shards(shard_count,
-                                                                              tuple(shard_ids))
-        self.background = Background(self, service, self.messages, self.tasks, ai_pace=ai_pace,
-                                     timer_poll=timer_poll, heartbeat=heartbeat, shards=mine,
-                                     owner=owner or instance_name(None, shard_ids))
-        self.clicks = Interactions(service, self.messages, self.background)
-        self.bodies = Commands(service, self.messages, self.clicks)
+        parts = wire(self)
+        self.tasks = parts.tasks
+        self.pictures = parts.pictures
+        self.messages = parts.messages
+        self.scheduler = parts.scheduler
+        self.poster = parts.poster
+        self.clicks = parts.clicks
+        self.bodies = parts.bodies
+        self.cog = parts.cog
         if gateway_url:
             route_to(gateway_url=gateway_url)
         drop_malformed_events(self._connection.parsers, self.rescue_interaction)
+
+    def connected(self) -> bool:
+        """True while connected to Discord (ready and not closed)."""
+        return self.is_ready() and not self.is_closed()
 
     async def launch_shards(self) -> None:
         """Connect the shards. With a gateway URL of its own and no shard count, the bot asks
@@ -210,10 +228,10 @@ class KarakBot(commands.AutoShardedBot):
         self.add_dynamic_items(*KINDS)
         self.tree.error(self.answer_command_error)
         await self.tree.set_translator(Translator())
-        await self.add_cog(GoblinCog(self.bodies))
+        await self.add_cog(self.cog)
         await self.sync_commands(force=self.force_sync)
-        await self.background.resume()
-        self.background.start_timers()
+        await self.scheduler.resume()
+        self.scheduler.start_timers()
 
     def rescue_interaction(self, data: Any) -> None:
         """An interaction discord.py could not read (a component click without its custom_id
@@ -301,7 +319,7 @@ class KarakBot(commands.AutoShardedBot):
         if self.user is not None:
             log.info("connected as %s (%s); invite: %s", self.user, self.user.id,
                      invite_url(self.user.id))
-        self.background.beat()
+        self.scheduler.beat()
 
     async def close(self) -> None:
         """Start no new AI move, timed-out turn or resumption; let moves being saved and
@@ -313,5 +331,5 @@ class KarakBot(commands.AutoShardedBot):
         await super().close()
 
 
-__all__ = ["KarakBot", "Translator", "claimed", "drop_malformed_events", "intents",
+__all__ = ["KarakBot", "Parts", "Translator", "claimed", "drop_malformed_events", "intents",
            "invite_permissions", "invite_url", "route_to"]

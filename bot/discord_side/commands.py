@@ -230,7 +230,7 @@ class Commands:
         finally:
             if record is not None:
                 await self.messages.closed(record, await end_lines(self.service, record))
-            self.clicks.background.forget(tid)
+            self.clicks.scheduler.forget(tid)
 
     async def settings(self, interaction: discord.Interaction[Any], abilities: bool | None,
                        timer: int | None, language: str | None,

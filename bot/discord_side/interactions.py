@@ -1,9 +1,10 @@
 """Clicks on the bot's buttons and menus: each is acknowledged first (deferred), handed to the
 service, and answered (the hand message, the lobby message or a private refusal).
 
-Clicks are routed by their parsed custom_id (:mod:`bot.discord_side.ui.custom_ids`) with
-``match``. The service decides every rule and right; this module only turns its answers into
-messages.
+Each kind of control answers its own clicks (its class's ``answer`` in
+:mod:`bot.discord_side.ui.custom_ids` calls one handler here); every click first goes through
+:meth:`Interactions.on_click`, which holds what all clicks share. The service decides every
+rule and right; this module only turns its answers into messages.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import discord
 
 from bot.discord_side import forget
 from bot.discord_side.asides import confirm_abandon, leave_solo, show_log
-from bot.discord_side.background import Background
 from bot.discord_side.context import (
     answer_privately,
     can_manage_channel,
@@ -31,29 +31,12 @@ from bot.discord_side.messages import Messages
 from bot.discord_side.past import PastMatches
 from bot.discord_side.standings import show_board
 from bot.discord_side.turns import show_turns
-from bot.discord_side.ui.custom_ids import (
-    PAST,
-    Abandon,
-    Back,
-    BoardPage,
-    Forget,
-    HeroPick,
-    HintAsk,
-    LevelPick,
-    LobbyOp,
-    Move,
-    OpenHand,
-    Pick,
-    Quit,
-    ShowLog,
-    Sure,
-    Target,
-    TurnsPage,
-    Unreadable,
-)
+from bot.discord_side.ui.control import Clicks, Control
 from bot.discord_side.ui.hand import ask_view
 from bot.discord_side.ui.lobby import lobby_view
+from bot.discord_side.ui.targets import Forget, Unreadable
 from bot.game.refusals import Ask, Refusal, Stale
+from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, TableRecord
 from bot.supervision.log_context import about
@@ -74,91 +57,58 @@ def hand_owner(message: discord.Message | None) -> int | None:
 class Interactions:
     """Answers clicks (the client's ``clicks``)."""
 
-    def __init__(self, service: GameService, messages: Messages, background: Background) -> None:
+    def __init__(self, service: GameService, messages: Messages, scheduler: Scheduler,
+                 past: PastMatches, hints_given: GivenHints) -> None:
         self.service = service
         self.messages = messages
-        self.background = background
-        self.past = PastMatches(service, messages, self.begin)
-        self.hints_given = GivenHints()
-        background.forgetters.append(self.hints_given.forget)
-        background.made_for.append(self.hints_given.decided)
-        background.sweeps.append(self.past.lapse_offers)
-        background.summary = self.past.summary
+        self.scheduler = scheduler
+        self.past = past
+        self.hints_given = hints_given
 
-    async def on_click(self, interaction: discord.Interaction[Any], target: Target,
+    async def on_click(self, interaction: discord.Interaction[Any], control: Control,
                        values: list[str]) -> None:
-        """Route one click; a refusal or a failure becomes a private answer. A bot stopping
-        meanwhile lets the answer finish first (within its grace time). What it logs is about
-        its table and server."""
-        with about(table=getattr(target, "table", None), guild=interaction.guild_id):
-            async with self.background.tasks.in_flight():
-                await self._route(interaction, target, values)
+        """Answer one click on one of the bot's controls; a refusal or a failure becomes a
+        private answer. A bot stopping meanwhile lets the answer finish first (within its grace
+        time). What it logs is about its table and server."""
+        with about(table=getattr(control.target, "table", None), guild=interaction.guild_id):
+            async with self.scheduler.tasks.in_flight():
+                await self._answer(interaction, control, values)
 
-    async def _route(self, interaction: discord.Interaction[Any], target: Target,
-                     values: list[str]) -> None:
+    async def _answer(self, interaction: discord.Interaction[Any], control: Control,
+                      values: list[str]) -> None:
+        """The rules every click follows (its table's channel, one value picked in a menu, the
+        answers to refusals and failures, the metrics), around the kind's own answer; an id
+        that fits a kind's template but not its rules gets a clear private answer."""
+        target = control.target
+        name = type(target).__name__.lower()
         locale = loc(interaction)
         follow_person(interaction, self.service, self.messages)  # a solo table in DMs
         try:
-            if isinstance(target, PAST):  # past matches: no running table behind them
-                await self.past.on_click(interaction, target, values)
-                answered(interaction, "accepted", type(target).__name__.lower())
-                return
-            if isinstance(target, Forget):  # a person's data: no table behind it
-                await forget.answer(interaction, self, target)
-                return
-            if isinstance(target, TurnsPage):  # one's own matches everywhere: no table here
-                await show_turns(interaction, self.service, target.owner, target.page)
-                return
-            if not isinstance(target, Unreadable | Move | Sure | Pick | BoardPage):  # later
-                await self.service.play.check_channel(target.table, interaction.channel_id)
-            match target:
-                case BoardPage(guild, page):
-                    await show_board(interaction, self.service, guild, page)
-                case OpenHand(table):
-                    await self.show_hand(interaction, table)
-                case ShowLog(table):
-                    await show_log(interaction, self.service, table)
-                case LobbyOp(table, op, revision):
-                    await self.lobby_click(interaction, table, op, revision)
-                case HeroPick() | Pick() | LevelPick() if len(values) != 1:
+            if isinstance(target, Unreadable):
+                log.warning("unreadable custom_id %r", target.text)
+                await answer_privately(interaction, translate(msg("bot.error.bad_button"),
+                                                              locale))
+            else:
+                table = getattr(target, "table", None)
+                if control.checks_channel and isinstance(table, int):
+                    await self.service.play.check_channel(table, interaction.channel_id)
+                if control.one_choice and len(values) != 1:
                     await answer_privately(interaction, translate(msg("bot.error.one_choice"),
                                                                   locale))
-                case HeroPick(table):
-                    await self.hero_pick(interaction, table, values)
-                case LevelPick(table, seat, revision):
-                    await self.level_pick(interaction, table, seat, revision, values[0])
-                case Move(table, version, notation):
-                    await self.play(interaction, table, version, notation)
-                case Sure(table, version, notation):
-                    await self.play(interaction, table, version, notation, sure=True)
-                case Back(table):
-                    await self.back(interaction, table)
-                case Pick(table, version, menu):
-                    await self.play(interaction, table, version, values[0], menu)
-                case HintAsk(table, version):
-                    await answer_hint(self.service, interaction, table, version,
-                                      hand_owner(interaction.message), self.hints_given)
-                case Abandon(table):
-                    await confirm_abandon(interaction, self.service, self.messages,
-                                          self.background, table)
-                case Quit(table, sure):
-                    await self._defer_in_hand(interaction)
-                    await leave_solo(interaction, self.service, self.messages, self.background,
-                                     table, sure)
-                case Unreadable(text):
-                    log.warning("unreadable custom_id %r", text)
-                    await answer_privately(interaction, translate(msg("bot.error.bad_button"),
-                                                                  locale))
-            answered(interaction, "accepted", type(target).__name__.lower())
+                else:
+                    await control.answer(self, interaction, values)
+                if not control.counted:
+                    return
+            answered(interaction, "accepted", name)
         except Refusal as exc:
-            answered(interaction, "refused", type(target).__name__.lower())
+            answered(interaction, "refused", name)
             await answer_privately(interaction, translate(exc.reason, locale))
         except CannotSave as exc:
-            answered(interaction, "error", type(target).__name__.lower())
+            answered(interaction, "error", name)
             log.warning("click on %s not saved: %s", target, exc)
             await answer_privately(interaction, translate(msg("bot.error.cannot_save"), locale))
         except discord.HTTPException as exc:
-            answered(interaction, "error", type(target).__name__.lower())
+            answered(interaction, "error", name)
             if expired(exc):
                 log.warning("interaction %s expired before it could be answered (%s %s)",
                             interaction.id, exc.status, exc.code)
@@ -166,9 +116,67 @@ class Interactions:
             log.exception("click on %s failed", target)
             await answer_privately(interaction, translate(msg("bot.error.internal"), locale))
         except Exception:
-            answered(interaction, "error", type(target).__name__.lower())
+            answered(interaction, "error", name)
             log.exception("click on %s failed", target)
             await answer_privately(interaction, translate(msg("bot.error.internal"), locale))
+
+    # ------------------------------------------------------------------ asides
+
+    async def show_log(self, interaction: discord.Interaction[Any], table: int) -> None:
+        """The last two turns of a table, told privately."""
+        await show_log(interaction, self.service, table)
+
+    async def hint(self, interaction: discord.Interaction[Any], table: int,
+                   version: int) -> None:
+        """A hint for the decision drawn at ``version``."""
+        await answer_hint(self.service, interaction, table, version,
+                          hand_owner(interaction.message), self.hints_given)
+
+    async def quit(self, interaction: discord.Interaction[Any], table: int, sure: bool) -> None:
+        """A solo table's Leave button: asked once, then the table closes."""
+        await self._defer_in_hand(interaction)
+        await leave_solo(interaction, self.service, self.messages, self.scheduler, table, sure)
+
+    async def abandon(self, interaction: discord.Interaction[Any], table: int) -> None:
+        """The confirmation of abandoning a running match."""
+        await confirm_abandon(interaction, self.service, self.messages, self.scheduler, table)
+
+    async def board(self, interaction: discord.Interaction[Any], guild: int, page: int) -> None:
+        """A page of a server's leaderboard."""
+        await show_board(interaction, self.service, guild, page)
+
+    async def forget(self, interaction: discord.Interaction[Any], target: Forget) -> None:
+        """The answer to the question of /goblin forget-me."""
+        await forget.answer(interaction, self, target)
+
+    async def turns(self, interaction: discord.Interaction[Any], owner: int, page: int) -> None:
+        """A page of a person's matches."""
+        await show_turns(interaction, self.service, owner, page)
+
+    # ------------------------------------------------------------------ past matches
+
+    async def history_page(self, interaction: discord.Interaction[Any], anchor: int, way: str,
+                           player: int) -> None:
+        """A page of past matches."""
+        await self.past.page(interaction, anchor, way, player)
+
+    async def replay_go(self, interaction: discord.Interaction[Any], table: int, step: int,
+                        reveal: bool, op: str) -> None:
+        """A replay button."""
+        await self.past.go(interaction, table, step, reveal, op)
+
+    async def replay_seek(self, interaction: discord.Interaction[Any], table: int,
+                          reveal: bool, values: list[str]) -> None:
+        """A replay's bookmark menu."""
+        await self.past.seek(interaction, table, reveal, values)
+
+    async def replay_share(self, interaction: discord.Interaction[Any], table: int) -> None:
+        """A replay's Share button."""
+        await self.past.share(interaction, table)
+
+    async def rematch(self, interaction: discord.Interaction[Any], table: int, op: str) -> None:
+        """Rematch, Ready or Start."""
+        await self.past.rematch(interaction, table, op)
 
     # ------------------------------------------------------------------ the hand
 
@@ -227,7 +235,7 @@ class Interactions:
             await self.hints_given.decided(table, interaction.user.id, outcome.record.version)
         finally:
             # the move is saved: the table, the next player and the AI go on whatever the reply
-            self.messages.tasks.spawn(self.background.after([outcome]), f"after-{table}")
+            self.messages.tasks.spawn(self.scheduler.after([outcome]), f"after-{table}")
 
     async def ask(self, interaction: discord.Interaction[Any], question: Ask,
                   locale: str) -> None:
@@ -322,10 +330,10 @@ class Interactions:
         if op == "start" and record.status == "running":
             await self.begin(record)
         elif record.status == "abandoned":
-            self.background.forget(record.id)
+            self.scheduler.forget(record.id)
         elif op == "leave" and record.status == "running":
             self.messages.mark_dirty(record.id)
-            self.background.kick_ai(record)
+            self.scheduler.kick_ai(record)
 
     async def lobby_op(self, interaction: discord.Interaction[Any], table: int, op: str,
                        revision: int | None = None) -> TableRecord:
@@ -397,8 +405,13 @@ class Interactions:
         lobby message and let AI seats play. The post goes out on the table's feed: a
         /goblin abandon that came after the start is queued after it (and closes the posted
         message), or before it (and nothing is posted: the lobby says it was cancelled)."""
-        self.messages.begin(record)
-        self.background.kick_ai(record)
+        await self.scheduler.begin(record)
 
 
-__all__ = ["Interactions"]
+def answers(clicks: Interactions) -> Clicks:
+    """``clicks`` as the controls see it (the type checker sees every kind's handler is
+    there)."""
+    return clicks
+
+
+__all__ = ["Interactions", "answers"]

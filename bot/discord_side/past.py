@@ -30,14 +30,6 @@ import discord
 from bot.discord_side.context import lacking, loc, permission_names
 from bot.discord_side.messages import MENTIONS, NO_MENTIONS, Messages
 from bot.discord_side.sight import open_to_everyone, sight_of, sight_of_table
-from bot.discord_side.ui.custom_ids import (
-    HistoryPage,
-    RematchOp,
-    ReplayGo,
-    ReplaySeek,
-    ReplayShare,
-    Target,
-)
 from bot.discord_side.ui.past import goto, history_view, rematch_view, replay_view
 from bot.discord_side.uploads import ImageFile
 from bot.game.history import Loaded
@@ -159,38 +151,40 @@ class PastMatches:
 
     # ------------------------------------------------------------------ clicks
 
-    async def on_click(self, interaction: discord.Interaction[Any], target: Target,
-                       values: list[str]) -> None:
-        """Answer a click on a history, replay or rematch control."""
-        match target:
-            case HistoryPage(anchor, way, player):
-                await interaction.response.defer()
-                older, newer = (anchor, None) if way == "o" else (None, anchor)
-                page = await self.service.history.page(sight_of(interaction), player or None,
-                                                       older, newer)
-                await interaction.edit_original_response(
-                    view=history_view(page, player or None, loc(interaction)))
-            case ReplayGo(table, step, reveal, "open"):
-                await interaction.response.defer(ephemeral=True, thinking=True)
-                loaded = await self.service.history.replay(table, sight_of(interaction))
-                await self._show(interaction, loaded, step, reveal)
-            case ReplayGo(table, step, reveal, op):
-                await interaction.response.defer()
-                loaded = await self.service.history.replay(table, sight_of(interaction))
-                if op == "flip":
-                    reveal = not reveal
-                await self._show(interaction, loaded, goto(loaded.replay, step, op), reveal)
-            case ReplaySeek(table, reveal):
-                await interaction.response.defer()
-                loaded = await self.service.history.replay(table, sight_of(interaction))
-                picked = values[0] if len(values) == 1 else ""
-                if not picked.isdigit() or int(picked) > loaded.replay.last:
-                    raise Refusal(msg("replay.error.bad_step"))
-                await self._show(interaction, loaded, int(picked), reveal)
-            case ReplayShare(table):
-                await self.share(interaction, table)
-            case RematchOp(table, op):
-                await self.rematch(interaction, table, op)
+    async def page(self, interaction: discord.Interaction[Any], anchor: int, way: str,
+                   player: int) -> None:
+        """A history page button: the matches older ("o") or newer than table ``anchor``, of
+        one person (0: everyone)."""
+        await interaction.response.defer()
+        older, newer = (anchor, None) if way == "o" else (None, anchor)
+        page = await self.service.history.page(sight_of(interaction), player or None,
+                                               older, newer)
+        await interaction.edit_original_response(
+            view=history_view(page, player or None, loc(interaction)))
+
+    async def go(self, interaction: discord.Interaction[Any], table: int, step: int,
+                 reveal: bool, op: str) -> None:
+        """A replay button drawn at ``step`` ("open": a new private replay)."""
+        if op == "open":
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            loaded = await self.service.history.replay(table, sight_of(interaction))
+            await self._show(interaction, loaded, step, reveal)
+            return
+        await interaction.response.defer()
+        loaded = await self.service.history.replay(table, sight_of(interaction))
+        if op == "flip":
+            reveal = not reveal
+        await self._show(interaction, loaded, goto(loaded.replay, step, op), reveal)
+
+    async def seek(self, interaction: discord.Interaction[Any], table: int, reveal: bool,
+                   values: list[str]) -> None:
+        """A step picked in a replay's bookmark menu."""
+        await interaction.response.defer()
+        loaded = await self.service.history.replay(table, sight_of(interaction))
+        picked = values[0] if len(values) == 1 else ""
+        if not picked.isdigit() or int(picked) > loaded.replay.last:
+            raise Refusal(msg("replay.error.bad_step"))
+        await self._show(interaction, loaded, int(picked), reveal)
 
     async def _show(self, interaction: discord.Interaction[Any], loaded: Loaded, step: int,
                     reveal: bool) -> None:
@@ -272,20 +266,6 @@ class PastMatches:
             self._animations.move_to_end(key)
         return gif
 
-    async def summary(self, record: TableRecord) -> bytes | None:
-        """The summary chart of a finished table (keys and HP per seat round by round), drawn
-        in a thread; None when its match cannot be replayed (it is then left out)."""
-        try:
-            loaded = await self.service.history.replay(record.id,
-                                                        sight_of_table(record.place_key))
-            return await asyncio.to_thread(summary_chart, round_series(loaded.replay),
-                                           record.locale)
-        except Refusal as exc:
-            log.warning("no summary chart for table %s: %s", record.id, exc.reason.key)
-        except Exception:
-            log.exception("could not draw the summary chart of table %s", record.id)
-        return None
-
     # ------------------------------------------------------------------ rematches
 
     async def rematch(self, interaction: discord.Interaction[Any], table: int, op: str) -> None:
@@ -324,17 +304,7 @@ class PastMatches:
 
     async def _redraw_offer(self, state: RematchState) -> None:
         """Bring the offer's public message up to date."""
-        if state.offer.message_id is None:
-            return
-        message = self.messages.channel(state.record).get_partial_message(
-            state.offer.message_id)
-        self.messages.pace.note(state.record.channel_id)
-        try:
-            await message.edit(view=rematch_view(state, state.record.locale),
-                               allowed_mentions=NO_MENTIONS)
-        except discord.HTTPException as exc:
-            log.warning("could not edit the rematch offer of table %s (%s)", state.record.id,
-                        exc.status)
+        await redraw_offer(self.messages, state)
 
     async def _redraw_offer_of(self, interaction: discord.Interaction[Any],
                                record: TableRecord) -> None:
@@ -345,10 +315,44 @@ class PastMatches:
                 view=rematch_view(RematchState(offer, record), record.locale, closed=True))
 
     async def lapse_offers(self) -> None:
-        """Close the offers whose time ran out; their messages lose their buttons."""
-        for state in await self.service.rematches.lapsed():
-            await self._redraw_offer(state)
+        """Close the offers whose time ran out (see :func:`lapse_offers`)."""
+        await lapse_offers(self.service, self.messages)
+
+
+async def summary_of(service: GameService, record: TableRecord) -> bytes | None:
+    """The summary chart of a finished table (keys and HP per seat round by round), drawn
+    in a thread; None when its match cannot be replayed (it is then left out)."""
+    try:
+        loaded = await service.history.replay(record.id, sight_of_table(record.place_key))
+        return await asyncio.to_thread(summary_chart, round_series(loaded.replay),
+                                       record.locale)
+    except Refusal as exc:
+        log.warning("no summary chart for table %s: %s", record.id, exc.reason.key)
+    except Exception:
+        log.exception("could not draw the summary chart of table %s", record.id)
+    return None
+
+
+async def redraw_offer(messages: Messages, state: RematchState) -> None:
+    """Bring a rematch offer's public message up to date."""
+    if state.offer.message_id is None:
+        return
+    message = messages.channel(state.record).get_partial_message(state.offer.message_id)
+    messages.pace.note(state.record.channel_id)
+    try:
+        await message.edit(view=rematch_view(state, state.record.locale),
+                           allowed_mentions=NO_MENTIONS)
+    except discord.HTTPException as exc:
+        log.warning("could not edit the rematch offer of table %s (%s)", state.record.id,
+                    exc.status)
+
+
+async def lapse_offers(service: GameService, messages: Messages) -> None:
+    """Close the rematch offers whose time ran out; their messages lose their buttons (a
+    pass of the turn timers does it)."""
+    for state in await service.rematches.lapsed():
+        await redraw_offer(messages, state)
 
 
 __all__ = ["BOT_NEEDS", "CLICKER_NEEDS", "UPLOAD_LIMIT", "PastMatches", "earlier_message",
-           "share_refusal", "slowmode"]
+           "lapse_offers", "redraw_offer", "share_refusal", "slowmode", "summary_of"]

@@ -140,7 +140,7 @@ def situations(obs: Observation) -> list[str]:
 
 
 def _highlight(name: str, obs: Observation) -> frozenset[str]:
-    """The moves a lesson points at (the buttons drawn in the primary style)."""
+    """The moves a lesson points at (their buttons emphasised as the main ones)."""
     def kinds(*types: type[Action]) -> frozenset[str]:
         return frozenset(str(a) for a in obs.legal if isinstance(a, types))
 
@@ -230,17 +230,17 @@ def advised(obs: Observation, shown: Lesson) -> Observation:
 
 
 def emphasised(ctrls: Controls, shown: Lesson) -> Controls:
-    """The hand's controls with the lesson's moves drawn as buttons in the primary style, and
-    no other move in it. A lesson's move offered in a menu gets a button of its own too (up to
-    :data:`LIFTED` of them), the menu staying as it was."""
+    """The hand's controls with the lesson's moves drawn as buttons emphasised as the main
+    ones, and no other move so. A lesson's move offered in a menu gets a button of its own
+    too (up to :data:`LIFTED` of them), the menu staying as it was."""
     def restyle(c: Choice) -> Choice:
         if c.notation in shown.highlight:
-            return replace(c, style="primary")
-        return replace(c, style="secondary") if c.style == "primary" else c
+            return replace(c, emphasis="main")
+        return replace(c, emphasis="plain") if c.emphasis == "main" else c
 
     groups = []
     for g in ctrls.groups:
-        lifted = [replace(c, style="primary") for m in g.menus for c in m.choices
+        lifted = [replace(c, emphasis="main") for m in g.menus for c in m.choices
                   if c.notation in shown.highlight][:LIFTED]
         groups.append(replace(g, buttons=(*lifted, *(restyle(c) for c in g.buttons))))
     return Controls(tuple(groups))

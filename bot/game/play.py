@@ -158,7 +158,7 @@ class Play:
             if action == UNDO and not record.undo:
                 raise Illegal(msg("bot.undo.off"), record)
             obs = observe(state, seat)
-            if menu is not None and notation not in controls(obs).menus().get(menu, set()):
+            if menu is not None and not controls(obs).in_menu(menu, notation):
                 raise Illegal(msg("bot.error.not_in_menu"), record)
             ask = None if sure or action not in obs.legal else question(obs, action)
             if ask is not None:

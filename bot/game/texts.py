@@ -6,7 +6,9 @@ or one option of a menu, labelled through i18n.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Literal
 
 from bot.game.facts import (
     can_pay,
@@ -46,7 +48,11 @@ from i18n import Msg, Param, msg
 
 #: Kinds of moves offered as a menu (many similar choices); the others are buttons.
 MENU_KINDS = ("fight", "play", "discard", "keep", "buy", "pay")
-MENU_SIZE = 25
+#: How a move stands out among the others: the one to look at (``main``), none (``plain``),
+#: surely good (``good``) or surely bad (``risky``) for the player.
+Emphasis = Literal["main", "plain", "good", "risky"]
+#: A menu's name in a custom_id (:func:`menu_key`): its kind, its group, its part.
+_MENU_KEY = re.compile(r"([a-z]+)(\d)(\d+)")
 ROW_BUTTONS = 5
 ROMAN = {1: "I", 2: "II", 3: "III"}
 #: The HP a revive brings a seat back to (R7): reviving at it only passes the turn.
@@ -67,13 +73,13 @@ GROUPS = ("reward", "cards", "potions", "end", "fight", "turn", "shop", "setting
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    """One legal move as offered: its notation, label, optional description and style
-    (``success`` and ``danger`` only where the move is surely good or bad for the player)."""
+    """One legal move as offered: its notation, label, optional description and emphasis
+    (``good`` and ``risky`` only where the move is surely good or bad for the player)."""
 
     notation: str
     label: Msg
     description: Msg | None = None
-    style: str = "secondary"  # primary, secondary, success, danger
+    emphasis: Emphasis = "plain"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +110,19 @@ class Controls:
     groups: tuple[Group, ...]
 
     def menus(self) -> dict[str, set[str]]:
-        """The moves of each menu, by the name its custom_id carries (:func:`menu_key`)."""
-        return {menu_key(m.kind, g, i): {c.notation for c in m.choices}
-                for g, group in enumerate(self.groups) for i, m in enumerate(group.menus)}
+        """The moves of each menu, by the name of its first part's custom_id (:func:`menu_key`;
+        the Discord side may split a long menu into parts)."""
+        return {menu_key(m.kind, g, 0): {c.notation for c in m.choices}
+                for g, group in enumerate(self.groups) for m in group.menus}
+
+    def in_menu(self, key: str, notation: str) -> bool:
+        """True when move ``notation`` is offered in the menu named ``key`` (any part of it:
+        the check is the move's kind and group, whatever the menu's length)."""
+        found = _MENU_KEY.fullmatch(key)
+        if found is None or int(found[2]) >= len(self.groups):
+            return False
+        return any(notation == c.notation for m in self.groups[int(found[2])].menus
+                   if m.kind == found[1] for c in m.choices)
 
     def notations(self) -> set[str]:
         """Every move offered."""
@@ -134,14 +150,14 @@ def _card_desc(card: str) -> Msg:
 
 
 def describe(action: Action, obs: Observation) -> Choice:
-    """The label (and description, style) of one legal action for ``obs``'s viewer."""
+    """The label (and description, emphasis) of one legal action for ``obs``'s viewer."""
     n = str(action)
     if isinstance(action, Fight):
         monster = fight_monster(action, obs) or ""
         facts = monster_facts(monster, obs) if monster else None
         if action.level == LORD_LEVEL:
             return Choice(n, msg("bot.move.fight_lord", monster=monster_name(monster)), facts,
-                          "danger")
+                          "risky")
         if action.slot == 0:
             return Choice(n, msg("bot.move.fight_gate", level=ROMAN[action.level],
                                  monster=monster_name(monster)), facts)
@@ -149,14 +165,14 @@ def describe(action: Action, obs: Observation) -> Choice:
                              monster=monster_name(monster)), facts)
     if isinstance(action, VisitMerchant):
         return Choice(n, msg("bot.move.merchant"),
-                      style="primary" if can_pay(obs) and for_sale(obs) else "secondary")
+                      emphasis="main" if can_pay(obs) and for_sale(obs) else "plain")
     if isinstance(action, Revive):
         me = obs.seats[obs.current]
         return Choice(n, msg("bot.move.rest" if me.hp >= REVIVE_HP else "bot.move.revive"))
     if isinstance(action, SetStacking):
         return Choice(n, msg(f"bot.deck.switch_{action.mode}"))
     if isinstance(action, DrinkHealing):
-        return Choice(n, msg("bot.move.heal"), style="success")
+        return Choice(n, msg("bot.move.heal"), emphasis="good")
     if isinstance(action, Play):
         if action.ability:
             return Choice(n, msg("bot.move.play_ability", card=card_name(action.card),
@@ -165,15 +181,16 @@ def describe(action: Action, obs: Observation) -> Choice:
                       _card_desc(action.card))
     if isinstance(action, DrinkStrength):
         return Choice(n, msg("bot.move.strength", effect=word("effect", action.effect)),
-                      style="primary")
+                      emphasis="main")
     if isinstance(action, DrinkCountercurse):
         return Choice(n, msg("bot.move.counter", curse=word("curse", action.curse)),
-                      style="primary")
+                      emphasis="main")
     if isinstance(action, EndBattle):
         totals = obs.battle.totals if obs.battle is not None else None
-        style = ("success" if totals is not None and totals.win
-                 else "danger" if totals is not None and totals.knocked_out else "secondary")
-        return Choice(n, msg("bot.move.end"), style=style)
+        emphasis: Emphasis = ("good" if totals is not None and totals.win
+                              else "risky" if totals is not None and totals.knocked_out
+                              else "plain")
+        return Choice(n, msg("bot.move.end"), emphasis=emphasis)
     if isinstance(action, Discard):
         return Choice(n, msg("bot.move.discard", card=card_name(action.card)),
                       _card_desc(action.card))
@@ -183,7 +200,7 @@ def describe(action: Action, obs: Observation) -> Choice:
     if isinstance(action, TakeReward):
         won: Param = card_name(obs.pending) if obs.pending else msg("bot.move.the_reward")
         return Choice(n, msg("bot.move.reward_keep" if action.keep else "bot.move.reward_pawn",
-                             card=won), style="primary" if action.keep else "secondary")
+                             card=won), emphasis="main" if action.keep else "plain")
     if isinstance(action, BuyPotion):
         return Choice(n, msg("bot.move.buy_potion", potion=word("potion", action.kind)),
                       potion_facts(action.kind))
@@ -205,8 +222,8 @@ def describe(action: Action, obs: Observation) -> Choice:
 
 def controls(obs: Observation) -> Controls:
     """The viewer's legal moves (``obs.legal``) in groups (empty when they have nothing to
-    decide). Moves of a menu kind go into a menu when there are two or more of them (25
-    choices a menu); everything else is a button."""
+    decide). Moves of a menu kind go into one menu when there are two or more of them
+    (however many: the Discord side splits a long one); everything else is a button."""
     kinds: dict[str, list[Action]] = {}
     for action in obs.legal:
         kinds.setdefault(kind_of(action), []).append(action)
@@ -216,9 +233,8 @@ def controls(obs: Observation) -> Controls:
         group = GROUP_OF.get(kind, "turn")
         choices = [describe(a, obs) for a in actions]
         if kind in MENU_KINDS and len(actions) > 1:
-            menus.setdefault(group, []).extend(
-                Menu(kind, msg(f"bot.menu.{kind}"), tuple(choices[s:s + MENU_SIZE]))
-                for s in range(0, len(choices), MENU_SIZE))
+            menus.setdefault(group, []).append(
+                Menu(kind, msg(f"bot.menu.{kind}"), tuple(choices)))
         else:
             buttons.setdefault(group, []).extend(choices)
     groups = [Group(g, msg(f"bot.group.{g}"), tuple(menus.get(g, ())),

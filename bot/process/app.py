@@ -1,5 +1,6 @@
-"""Entry point: ``python -m bot [--sync] [--check]`` reads the settings, builds the bot's parts
-(database, game service, renderer, client) and runs it until it is stopped.
+"""Entry point: ``python -m bot [--sync] [--check]`` reads the settings, opens the database, has
+the composition root (:mod:`bot.process.compose`) build the bot's parts and runs it until it is
+stopped.
 
 Any setting problem (no or malformed token, unwritable database, bad timer, shard ids that do not
 fit the shard count, a PostgreSQL database that cannot be reached...) stops the bot with one line
@@ -66,13 +67,10 @@ def setup_logging(settings: Settings) -> None:
 
 async def run(settings: Settings, force_sync: bool = False) -> None:
     """Open the database and run the bot until it is stopped (SIGTERM or SIGINT close it)."""
-    from bot.discord_side.client import KarakBot, route_to
-    from bot.game.service import GameService
-    from bot.process.metrics import instrument, served
+    from bot.discord_side.client import route_to
+    from bot.process.compose import from_settings
+    from bot.process.metrics import served
     from bot.storage.choice import open_storage
-    from bot.supervision.metrics import Metrics
-    from bot.workers.pictures import PillowRenderer
-    from bot.workers.thinking import Thinking
 
     route_to(settings.api_base, settings.gateway_url)
     try:
@@ -83,14 +81,7 @@ async def run(settings: Settings, force_sync: bool = False) -> None:
             raise
         raise problem from None
     try:
-        service = GameService(store, default_timer=settings.turn_timer,
-                              thinking=Thinking(seconds=settings.ai_think))
-        bot = KarakBot(service, PillowRenderer(settings.drawing_workers),
-                       dev_guild=settings.dev_guild, force_sync=force_sync,
-                       ai_pace=settings.ai_pace, gateway_url=settings.gateway_url,
-                       heartbeat=settings.heartbeat, shard_count=settings.shard_count,
-                       shard_ids=settings.shard_ids, owner=settings.owner)
-        instrument(metrics := Metrics(), store, service, bot)
+        bot, metrics = from_settings(store, settings, force_sync)
         async with bot, served(metrics, store, settings.metrics_host, settings.metrics_port):
             stop_on_signals(bot)
             await bot.start(settings.token.get_secret_value())

@@ -38,6 +38,7 @@ from bot.discord_side.ui.custom_ids import (
     parse,
 )
 from bot.game.service import GameService
+from bot.process.compose import compose
 from bot.storage.sqlite import Store
 from bot.workers.pool import FEEDER
 from bot.workers.thinking import Thinking
@@ -218,7 +219,7 @@ class LiveBot:
         store = await Store.open(db, clock=clock)
         service = GameService(store, clock=clock, seeds=seeds, thinking=thinking or Thinking())
         paced = pace or PaceClock()  # table edits wait on a clock of the bot's own work
-        bot = KarakBot(service, renderer, dev_guild=dev_guild, ai_pace=0, pace=paced.pace(),
+        bot = compose(service, renderer, dev_guild=dev_guild, ai_pace=0, pace=paced.pace(),
                        timer_poll=3600, guild_ready_timeout=0.0)
         paced.follow(bot.tasks)
         connection = contextlib.AsyncExitStack()

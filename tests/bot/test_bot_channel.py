@@ -75,7 +75,7 @@ async def test_a_whole_match_leaves_one_table_message_with_the_ratings(bot: Live
     rec = await bot.bot.service.tables.load(tid)
     assert rec.deadline is not None
     clock.now = rec.deadline + 1  # Ann's turn timer runs out: the AI plays that turn
-    await bot.bot.background.check_timers()
+    await bot.bot.scheduler.check_timers()
     await bot.settle()
     told = [m for m in bot.lb.messages.values() if "Time is up" in m.text()]
     assert told, "the table was told that time was up"

@@ -188,10 +188,10 @@ async def test_turn_timer_lets_the_ai_play_then_takes_the_seat(bot: LiveBot,
         rec = await bot.bot.service.tables.load(tid)
         assert rec.game.current == 0 or rec.seats[rec.game.current].ai is False
         assert rec.deadline is not None
-        await bot.bot.background.check_timers()  # not due: nothing happens
+        await bot.bot.scheduler.check_timers()  # not due: nothing happens
         assert (await bot.bot.service.tables.load(tid)).version == rec.version
         clock.now = rec.deadline + 1
-        await bot.bot.background.check_timers()
+        await bot.bot.scheduler.check_timers()
         await bot.settle()
     # the lines telling the table were posted (and deleted once the table message was posted
     # again: the channel keeps only the table message)
@@ -216,7 +216,7 @@ async def test_ai_turns_coalesce_table_edits(lb: Loopback, calls: list[Call], tm
         assert paced.waits  # edits waited for the channel: the moves came faster
         assert "wins" in bot.public()[-1].text()
         # nothing is kept in memory for a finished table
-        assert not bot.bot.background.busy(tid)
+        assert not bot.bot.scheduler.busy(tid) and not bot.bot.messages.busy(tid)
         assert not bot.bot.service.tables.known(tid)
     finally:
         await bot.stop()
@@ -230,7 +230,7 @@ async def test_a_failed_time_is_up_message_does_not_stop_the_game(
     bot.channel.bot_permissions = 0  # posting in the channel fails from now on
     since = len(calls)
     clock.now = rec.deadline + 1
-    await bot.bot.background.check_timers()
+    await bot.bot.scheduler.check_timers()
     await bot.settle()
     assert [c.status for c in calls[since:] if c.channel_post][:1] == [403]
     after = await bot.bot.service.tables.load(tid)
@@ -360,7 +360,7 @@ async def test_an_abandoned_table_loses_its_buttons(bot: LiveBot) -> None:
     assert not table.custom_ids()
     assert "abandoned" in table.text()
     assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
-    assert not bot.bot.background.busy(tid)
+    assert not bot.bot.scheduler.busy(tid) and not bot.bot.messages.busy(tid)
     assert not bot.bot.service.tables.known(tid)
 
 

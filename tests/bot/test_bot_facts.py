@@ -126,8 +126,8 @@ def test_the_merchant_is_highlighted_only_when_the_player_can_pay() -> None:
             obs = observe(state, state.current)
             for action in obs.legal:
                 if isinstance(action, VisitMerchant):
-                    styles[can_pay(obs)].add(describe(action, obs).style)
-    assert styles == {True: {"primary"}, False: {"secondary"}}, styles
+                    styles[can_pay(obs)].add(describe(action, obs).emphasis)
+    assert styles == {True: {"main"}, False: {"plain"}}, styles
 
 
 def test_potions_to_buy_say_what_they_do_and_cost() -> None:

@@ -23,8 +23,8 @@ from live_bot import (
 from players import ANN, BOB, Players, TinyRenderer, my_turn_hand, open_table
 from storage.backends import SqliteBackend
 
-from bot.discord_side.background import TimersFailed
 from bot.discord_side.ui.custom_ids import LobbyButton
+from bot.game.scheduler import TimersFailed
 from bot.storage.sqlite import Store
 from loopback import Loopback
 
@@ -160,7 +160,7 @@ async def test_a_damaged_ordinary_column_neither_stops_the_start_nor_the_timers(
         assert [m.id for m in h2.public(other)][-1] == rec2.message_id
         assert rec2.deadline is not None
         clock.now = rec2.deadline + 1
-        await h2.bot.background.check_timers()  # the damaged table does not stop the others
+        await h2.bot.scheduler.check_timers()  # the damaged table does not stop the others
         await h2.settle()
         log = await h2.store.action_log(rec2.id)
         assert any(r.by_ai and r.seat == 0 for r in log)  # the AI played Ann's timed-out turn
@@ -203,7 +203,7 @@ async def test_one_broken_timer_does_not_stop_the_others(
     monkeypatch.setattr(svc.play, "expire", expire)
     clock.now += 61
     with pytest.raises(TimersFailed, match="boom"):  # for the supervisor, once all ran
-        await bot.bot.background.check_timers()
+        await bot.bot.scheduler.check_timers()
     await bot.settle()
     assert (await svc.tables.load(tids[0])).version == 0
     assert (await svc.tables.load(tids[1])).version > 0

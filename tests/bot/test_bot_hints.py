@@ -340,6 +340,6 @@ async def test_a_hint_whose_decision_the_turn_timer_made_says_it_no_longer_appli
     rec = await h.bot.service.tables.load(tid)
     assert rec.deadline is not None
     clock.now = rec.deadline + 1
-    await h.bot.background.check_timers()  # the AI plays Ann's turn
+    await h.bot.scheduler.check_timers()  # the AI plays Ann's turn
     await h.settle()
     assert "no longer applies" in h.lb.message(answer.id).text()

@@ -23,6 +23,7 @@ from bot.discord_side.pace import ChannelPace
 from bot.game.leases import LEASE_TTL
 from bot.game.places import Place
 from bot.game.service import GameService
+from bot.process.compose import compose
 from bot.storage.postgres import Store
 from bot.storage.records import LogRow, SeatInfo
 from bot.workers.thinking import Thinking
@@ -65,7 +66,7 @@ class Process:
 
     @property
     def held(self) -> list[int]:
-        return self.bot.background.leases.held()
+        return self.bot.scheduler.leases.held()
 
 
 @pytest.fixture
@@ -82,7 +83,7 @@ async def process(lb: Loopback, url: str, owner: str, time: FakeTime
     thinking = Counted()
     service = GameService(store, clock=time.clock, thinking=thinking)
     pace = ChannelPace(limit=UNPACED, clock=time.clock, sleep=time.sleep)
-    bot = KarakBot(service, TinyRenderer(), ai_pace=STEP, pace=pace, timer_poll=3600,
+    bot = compose(service, TinyRenderer(), ai_pace=STEP, pace=pace, timer_poll=3600,
                    sleep=time.sleep, owner=owner)
     try:
         async with discordpy_client(lb, bot):
@@ -172,7 +173,7 @@ async def test_a_persons_move_in_one_process_wakes_the_holder_and_only_it_fires_
                 seat, notation = game.moves[index]
                 assert seat == 0
                 outcome = await two.bot.service.play.act(tid, ANN, index, notation, sure=True)
-                await two.bot.background.after([outcome])
+                await two.bot.scheduler.after([outcome])
             await _heard(one, tid)  # one woke at once: its AI plays the two AI turns
             await until(time, (one, two), lambda: _ann_to_play(one, tid), "Ann's turn again")
             assert one.thinking.decisions >= 2 and two.thinking.decisions == 0
@@ -180,9 +181,9 @@ async def test_a_persons_move_in_one_process_wakes_the_holder_and_only_it_fires_
             assert record is not None and record.deadline is not None
             due = record.deadline
             await until(time, (one, two), lambda: _true(time.now > due), "Ann's timer out")
-            await two.bot.background.check_timers()  # not two's table: nothing
+            await two.bot.scheduler.check_timers()  # not two's table: nothing
             assert await version(two, tid) == record.version
-            await one.bot.background.check_timers()
+            await one.bot.scheduler.check_timers()
             await quiet(time, one, two)
             after = await one.store.get(tid)
             assert after is not None and after.version > record.version
@@ -213,7 +214,7 @@ async def _heard(p: Process, tid: int) -> None:
     """Wait until ``p`` started the AI of ``tid`` (it heard of the other process's move)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + PATIENCE
-    while tid not in p.bot.background._ai:
+    while tid not in p.bot.scheduler._ai:
         assert loop.time() < deadline, "the holder never heard of the move"
         await asyncio.sleep(0.005)
 

@@ -106,10 +106,10 @@ def test_a_lesson_comes_from_the_observation_and_reads_in_every_language() -> No
     for lc in LOCALES:
         text = translate(shown.text, lc)
         assert text and not text.startswith("learn.")
-    styled = {c.notation: c.style for g in emphasised(controls(obs), shown).groups
+    styled = {c.notation: c.emphasis for g in emphasised(controls(obs), shown).groups
               for c in g.buttons}
-    assert {n for n, s in styled.items() if s == "primary"} <= shown.highlight
-    assert len([s for s in styled.values() if s == "primary"]) >= 5  # lifted out of the menu
+    assert {n for n, s in styled.items() if s == "main"} <= shown.highlight
+    assert len([s for s in styled.values() if s == "main"]) >= 5  # lifted out of the menu
     assert lessons_met(state.config, [], seat) == {"fight": 0}
     assert set(advised(obs, shown).legal) == {a for a in obs.legal if isinstance(a, Fight)}
 

@@ -192,7 +192,7 @@ async def test_a_seat_taken_over_after_timeouts_plays_at_normal(quick: LiveBot,
         rec = await quick.bot.service.tables.load(tid)
         assert rec.deadline is not None and not rec.seats[rec.game.current].ai
         clock.now = rec.deadline + 1
-        await quick.bot.background.check_timers()
+        await quick.bot.scheduler.check_timers()
         await quick.settle()
     rec = await quick.bot.service.tables.load(tid)
     assert [(s.ai, s.level) for s in rec.seats] == [(True, "normal"), (True, "hard")]

@@ -296,5 +296,5 @@ async def test_a_match_with_take_backs_is_replayed_shared_and_charted(bot: LiveB
     ix = await bot.click(ANN, message, ShareButton.id_for(tid))
     assert "is posted in the channel" in bot.said(ix)[0]
     assert bot.public()[-1].attachments[0].filename == f"match-{tid}.gif"
-    await bot.bot.background.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.bot.poster.announce_end(await bot.bot.service.tables.load(tid))
     assert "summary.png" in [a.filename for a in bot.public()[-1].attachments]

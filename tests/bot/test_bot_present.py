@@ -62,17 +62,17 @@ def test_colours_mean_good_or_bad_only_when_true() -> None:
                 action = next(a for a in obs.legal if str(a) == c.notation)
                 if isinstance(action, Revive):
                     checked["revive"] += 1
-                    assert c.style == "secondary"
+                    assert c.emphasis == "plain"
                     full = obs.seats[obs.current].hp >= REVIVE_HP
                     assert (c.label.key == "bot.move.rest") == full
                 elif isinstance(action, EndBattle):
                     checked["end"] += 1
                     totals = obs.battle.totals  # type: ignore[union-attr]
-                    assert c.style == ("success" if totals.win else "danger"
-                                       if totals.knocked_out else "secondary")
+                    assert c.emphasis == ("good" if totals.win else "risky"
+                                          if totals.knocked_out else "plain")
                 elif isinstance(action, SetStacking):
                     checked["stack"] += 1
-                    assert g.key == "setting" and c.style == "secondary" and g.note is not None
+                    assert g.key == "setting" and c.emphasis == "plain" and g.note is not None
                 elif isinstance(action, TakeReward):
                     checked["reward"] += 1
                     assert g.key == "reward" and g.note is not None  # the reward's stats

@@ -25,7 +25,7 @@ async def ended(bot: LiveBot) -> tuple[int, Message]:
     """A finished match of Ann (the host), Bob and an easy AI, and its final table message."""
     tid = await finished_match(bot.store, played(2))
     record = await bot.bot.service.tables.load(tid)
-    await bot.bot.background.announce_end(record)
+    await bot.bot.poster.announce_end(record)
     await bot.settle()
     final = bot.public()[-1]
     assert final.custom_ids() == [f"kg:rp:{tid}:0:h.open", RematchButton.id_for(tid, "offer")]
@@ -124,7 +124,7 @@ async def test_a_match_played_alone_with_the_ai_starts_again_at_once(bot: LiveBo
              SeatInfo(ai=True, hero="taia", level="easy"),
              SeatInfo(ai=True, hero="argentus", level="hard"))
     tid = await finished_match(bot.store, played(2), seats=alone)
-    await bot.bot.background.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.bot.poster.announce_end(await bot.bot.service.tables.load(tid))
     await bot.settle()
     ix = await bot.click(ANN, bot.public()[-1], RematchButton.id_for(tid, "offer"))
     new = await bot.store.active_in_channel(CHANNEL)
@@ -157,7 +157,7 @@ async def test_a_rematch_keeps_the_setting(bot: LiveBot, setting: str, value: An
     tid = await finished_match(bot.store, played(2), seats=ALONE, **settings)
     old = await bot.bot.service.tables.load(tid)
     assert getattr(old, setting) == value
-    await bot.bot.background.announce_end(old)
+    await bot.bot.poster.announce_end(old)
     await bot.settle()
     # alone: starts at once
     await bot.click(ANN, bot.public()[-1], RematchButton.id_for(tid, "offer"))
@@ -170,7 +170,7 @@ async def test_a_rematch_keeps_the_setting(bot: LiveBot, setting: str, value: An
 
 async def test_a_rematch_of_a_table_with_hints_offers_the_hint_button(bot: LiveBot) -> None:
     tid = await finished_match(bot.store, played(2), hints=True)  # two people: off by default
-    await bot.bot.background.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.bot.poster.announce_end(await bot.bot.service.tables.load(tid))
     await bot.settle()
     await bot.click(ANN, bot.public()[-1], RematchButton.id_for(tid, "offer"))
     await bot.click(BOB, bot.public()[-1], RematchButton.id_for(tid, "ready"))

@@ -50,7 +50,7 @@ async def test_a_stop_lets_the_ai_move_being_written_finish_and_starts_nothing_m
     seed = ai_first_seed()
     h = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
                             seeds=lambda: seed)
-    svc, background = h.bot.service, h.bot.background
+    svc, background = h.bot.service, h.bot.scheduler
     held = HeldWrite(h, monkeypatch)
     try:
         # a match of Ann and Bob with a turn timer, in a channel of its own

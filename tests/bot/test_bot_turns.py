@@ -70,11 +70,11 @@ async def test_a_three_day_timer_is_stored_said_and_runs_out(bot: LiveBot,
     clock.now = start + 26 * HOUR + 5 * 60
     assert "1 day 21 h left" in await turns_text(bot, mover)
     clock.now = rec.deadline - 1
-    await bot.bot.background.check_timers()  # not due yet: nothing happens
+    await bot.bot.scheduler.check_timers()  # not due yet: nothing happens
     assert (await bot.bot.service.tables.load(tid)).version == rec.version
     assert "less than a minute left" in await turns_text(bot, mover)
     clock.now = rec.deadline + 1
-    await bot.bot.background.check_timers()
+    await bot.bot.scheduler.check_timers()
     await bot.settle()
     after = await bot.bot.service.tables.load(tid)
     assert after.version > rec.version

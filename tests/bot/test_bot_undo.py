@@ -104,7 +104,7 @@ async def test_a_take_back_keeps_the_turn_timer_and_replans_it(bot: LiveBot,
     assert await play.expire(tid, rec.version) == []  # planned before the take-back: void
     outcomes = await play.expire(tid, back.version)  # planned again: the AI plays the turn
     assert outcomes and all(o.by_ai and not isinstance(o.action, Undo) for o in outcomes)
-    await bot.bot.background.after(outcomes)
+    await bot.bot.scheduler.after(outcomes)
     await bot.settle()
 
 

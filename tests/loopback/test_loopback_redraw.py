@@ -21,6 +21,7 @@ from shared_files import discord_api_checked
 from bot.discord_side.client import KarakBot
 from bot.discord_side.ui.custom_ids import HandButton
 from bot.game.service import GameService
+from bot.process.compose import compose
 from bot.storage.records import TableRecord
 from bot.storage.sqlite import Store
 from engine import Observation
@@ -65,7 +66,7 @@ async def karak(lb: Loopback, db: Path, renderer: CountingRenderer,
     seeds = itertools.count(11)
     service = GameService(store, seeds=lambda: next(seeds))
 
-    bot = KarakBot(service, renderer, ai_pace=0, pace=paced.pace(), timer_poll=3600)
+    bot = compose(service, renderer, ai_pace=0, pace=paced.pace(), timer_poll=3600)
     paced.follow(bot.tasks)
     try:
         async with discordpy_client(lb, bot):

@@ -6,7 +6,8 @@ needs (table id, state version or lobby revision, move notation), never more tha
 characters, so a click works after a restart and after any time. Each kind is one
 :class:`Control` subclass (:mod:`bot.discord_side.ui.custom_ids`): it writes its custom_id from
 typed fields, its template (a regular expression with named groups) recognises it, and its
-:meth:`Control.read` turns the groups into a typed target. A click whose id fits a template but
+:meth:`Control.read` turns the groups into a typed target, and its :meth:`Control.answer`
+calls the kind's handler. A click whose id fits a template but
 not its rules (a table 0, a seat past the last, a move button's id sent by a menu) reaches the
 bot as :class:`Unreadable`, which still gets a polite answer.
 """
@@ -14,25 +15,113 @@ bot as :class:`Unreadable`, which still gets a polite answer.
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar, Protocol, Self, cast
+from typing import Any, ClassVar, Protocol, Self, TypeVar, cast
 
 import discord
 
-from bot.discord_side.ui.targets import Target, Unreadable
+from bot.discord_side.ui.targets import Forget, Target, Unreadable
 
 PREFIX = "kg"
 MAX_CUSTOM_ID = 100
 #: A number field of a custom_id.
 NUMBER = r"\d+"
 _NOTHING = re.compile(r"(?!)")
+T = TypeVar("T")
 
 
-class Clicks(Protocol):
-    """What answers a click (:class:`bot.discord_side.interactions.Interactions`)."""
+class Answers(Protocol):
+    """What answers each kind's clicks (:class:`bot.discord_side.interactions.Interactions`,
+    built by the composition root): one handler a kind, called from the kind's
+    :meth:`Control.answer`."""
 
-    async def on_click(self, interaction: discord.Interaction[Any], target: Target,
+    async def show_hand(self, interaction: discord.Interaction[Any], table: int) -> None:
+        """The "My hand" button."""
+        ...
+
+    async def show_log(self, interaction: discord.Interaction[Any], table: int) -> None:
+        """The "Log" button."""
+        ...
+
+    async def play(self, interaction: discord.Interaction[Any], table: int, version: int,
+                   notation: str, menu: str | None = None, sure: bool = False) -> None:
+        """A move button or menu, or the confirmation of a move easy to regret."""
+        ...
+
+    async def back(self, interaction: discord.Interaction[Any], table: int) -> None:
+        """"Back" from the question asked before a move easy to regret."""
+        ...
+
+    async def hint(self, interaction: discord.Interaction[Any], table: int,
+                   version: int) -> None:
+        """The Hint button."""
+        ...
+
+    async def quit(self, interaction: discord.Interaction[Any], table: int, sure: bool) -> None:
+        """A solo table's Leave button (``sure``: its confirmation)."""
+        ...
+
+    async def abandon(self, interaction: discord.Interaction[Any], table: int) -> None:
+        """The confirmation of abandoning a running match."""
+        ...
+
+    async def lobby_click(self, interaction: discord.Interaction[Any], table: int, op: str,
+                          revision: int | None) -> None:
+        """A lobby button."""
+        ...
+
+    async def hero_pick(self, interaction: discord.Interaction[Any], table: int,
+                        values: list[str]) -> None:
+        """A lobby's hero menu."""
+        ...
+
+    async def level_pick(self, interaction: discord.Interaction[Any], table: int, seat: int,
+                         revision: int, level: str) -> None:
+        """An AI seat's level menu."""
+        ...
+
+    async def history_page(self, interaction: discord.Interaction[Any], anchor: int, way: str,
+                           player: int) -> None:
+        """A ``/goblin history`` page button."""
+        ...
+
+    async def replay_go(self, interaction: discord.Interaction[Any], table: int, step: int,
+                        reveal: bool, op: str) -> None:
+        """A replay button."""
+        ...
+
+    async def replay_seek(self, interaction: discord.Interaction[Any], table: int,
+                          reveal: bool, values: list[str]) -> None:
+        """A replay's bookmark menu."""
+        ...
+
+    async def replay_share(self, interaction: discord.Interaction[Any], table: int) -> None:
+        """A replay's Share button."""
+        ...
+
+    async def rematch(self, interaction: discord.Interaction[Any], table: int, op: str) -> None:
+        """Rematch, Ready or Start."""
+        ...
+
+    async def board(self, interaction: discord.Interaction[Any], guild: int, page: int) -> None:
+        """A leaderboard page button."""
+        ...
+
+    async def forget(self, interaction: discord.Interaction[Any], target: Forget) -> None:
+        """A button of the question of /goblin forget-me."""
+        ...
+
+    async def turns(self, interaction: discord.Interaction[Any], owner: int, page: int) -> None:
+        """A ``/goblin turns`` page button."""
+        ...
+
+
+class Clicks(Answers, Protocol):
+    """What every click goes through first (acknowledgement rules, refusals, metrics), then
+    to the clicked kind's :meth:`Control.answer`."""
+
+    async def on_click(self, interaction: discord.Interaction[Any], control: Control,
                        values: list[str]) -> None:
-        """Answer one click on ``target`` (``values``: a menu's picked values)."""
+        """Answer one click on ``control`` (``values``: a menu's picked values)."""
         ...
 
 
@@ -63,6 +152,13 @@ class Control(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_NOTHING):
     prefix: ClassVar[str] = ""
     #: The component every custom_id of the kind belongs to.
     component: ClassVar[type[discord.ui.Item[Any]]] = discord.ui.Button
+    #: Whether a click is refused outside the table's channel before it is answered (false:
+    #: the kind has no table, or its answer checks later).
+    checks_channel: ClassVar[bool] = True
+    #: Whether a click is counted as accepted once answered (false: its answer counts itself).
+    counted: ClassVar[bool] = True
+    #: Whether the kind is a menu of which exactly one value must be picked.
+    one_choice: ClassVar[bool] = False
 
     def __init_subclass__(cls, *, kind: str, fields: str) -> None:
         cls.kind = kind
@@ -118,11 +214,24 @@ class Control(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_NOTHING):
             target = Unreadable(match.string[:MAX_CUSTOM_ID])
         return cls(item, target)
 
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answer a click on this kind (its readable target): each kind calls its handler."""
+        raise NotImplementedError
+
+    def read_as(self, kind: type[T]) -> T:
+        """The click's target, of the kind's own type (an unreadable one never gets here)."""
+        if not isinstance(self.target, kind):
+            raise TypeError(f"{type(self).__name__} read {self.target!r}")
+        return self.target
+
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        """Hand the click to whoever answers clicks."""
+        """Hand the click to whoever answers clicks (the client's, built by the composition
+        root): its common rules first, then :meth:`answer`."""
         values = [str(v) for v in getattr(self.item, "values", None) or []]
         client = cast(HasClicks, interaction.client)
-        await client.clicks.on_click(interaction, self.target, values)
+        await client.clicks.on_click(interaction, self, values)
 
 
-__all__ = ["MAX_CUSTOM_ID", "NUMBER", "PREFIX", "Clicks", "Control", "HasClicks", "number"]
+__all__ = ["MAX_CUSTOM_ID", "NUMBER", "PREFIX", "Answers", "Clicks", "Control", "HasClicks",
+           "number"]

@@ -1,8 +1,9 @@
 """Every kind of button and menu of the bot, one :class:`~bot.discord_side.ui.control.Control`
-class each: the custom_id it writes (``id_for``), the template that recognises it and the typed
-target it reads back (:mod:`bot.discord_side.ui.targets`). The client registers :data:`KINDS`
-once; a ``kg:`` custom_id no template fits is answered by the client's fallback for clicks no
-item claims.
+class each: the custom_id it writes (``id_for``), the template that recognises it, the typed
+target it reads back (:mod:`bot.discord_side.ui.targets`) and how a click on it is answered
+(``answer``: one handler of :class:`~bot.discord_side.ui.control.Answers`). Adding a kind is
+one class here and one handler. The client registers :data:`KINDS` once; a ``kg:`` custom_id
+no template fits is answered by the client's fallback for clicks no item claims.
 
 Buttons already posted keep working: the custom_ids are the ones older versions wrote.
 """
@@ -14,7 +15,7 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.ui.control import MAX_CUSTOM_ID, NUMBER, PREFIX, Control, number
+from bot.discord_side.ui.control import MAX_CUSTOM_ID, NUMBER, PREFIX, Answers, Control, number
 from bot.discord_side.ui.targets import (
     PAST,
     Abandon,
@@ -74,6 +75,11 @@ class HandButton(Control, kind="hand", fields=TABLE):
         """The table whose hand is asked for."""
         return OpenHand(_table(found))
 
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the hand asked for."""
+        await clicks.show_hand(interaction, self.read_as(OpenHand).table)
+
 
 class LogButton(Control, kind="log", fields=TABLE):
     """The "Log" button of a table message."""
@@ -88,9 +94,16 @@ class LogButton(Control, kind="log", fields=TABLE):
         """The table whose last turns are asked for."""
         return ShowLog(_table(found))
 
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the last turns told."""
+        await clicks.show_log(interaction, self.read_as(ShowLog).table)
+
 
 class MoveButton(Control, kind="do", fields=rf"{TABLE}:{VERSION}:(?P<notation>.+)"):
     """A move button of a hand message, drawn at a table version."""
+
+    checks_channel = False  # the move checks it under the table's lock
 
     @classmethod
     def id_for(cls, table: int, version: int, notation: str) -> str:
@@ -102,9 +115,17 @@ class MoveButton(Control, kind="do", fields=rf"{TABLE}:{VERSION}:(?P<notation>.+
         """The move and the version it was drawn at."""
         return Move(_table(found), number(found, "version"), found["notation"])
 
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the move applied."""
+        t = self.read_as(Move)
+        await clicks.play(interaction, t.table, t.version, t.notation)
+
 
 class SureButton(Control, kind="sure", fields=rf"{TABLE}:{VERSION}:(?P<notation>.+)"):
     """The button confirming a move easy to regret."""
+
+    checks_channel = False  # the move checks it under the table's lock
 
     @classmethod
     def id_for(cls, table: int, version: int, notation: str) -> str:
@@ -115,6 +136,12 @@ class SureButton(Control, kind="sure", fields=rf"{TABLE}:{VERSION}:(?P<notation>
     def read(cls, found: re.Match[str]) -> Sure:
         """The confirmed move and the version it was drawn at."""
         return Sure(_table(found), number(found, "version"), found["notation"])
+
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the move applied without asking again."""
+        t = self.read_as(Sure)
+        await clicks.play(interaction, t.table, t.version, t.notation, sure=True)
 
 
 class BackButton(Control, kind="back", fields=TABLE):
@@ -130,6 +157,11 @@ class BackButton(Control, kind="back", fields=TABLE):
         """The table whose hand is shown again."""
         return Back(_table(found))
 
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the hand shown again."""
+        await clicks.back(interaction, self.read_as(Back).table)
+
 
 class HintButton(Control, kind="hint", fields=rf"{TABLE}:{VERSION}"):
     """A hand message's Hint button, drawn at a table version."""
@@ -144,9 +176,18 @@ class HintButton(Control, kind="hint", fields=rf"{TABLE}:{VERSION}"):
         """The decision a hint is asked for."""
         return HintAsk(_table(found), number(found, "version"))
 
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: a hint given."""
+        t = self.read_as(HintAsk)
+        await clicks.hint(interaction, t.table, t.version)
+
 
 class MoveMenu(Control, kind="pick", fields=rf"{TABLE}:{VERSION}:(?P<menu>.+)"):
     """A move menu of a hand message (``menu`` tells the menus of one message apart)."""
+
+    checks_channel = False  # the move checks it under the table's lock
+    one_choice = True
 
     component = discord.ui.Select
 
@@ -159,6 +200,12 @@ class MoveMenu(Control, kind="pick", fields=rf"{TABLE}:{VERSION}:(?P<menu>.+)"):
     def read(cls, found: re.Match[str]) -> Pick:
         """The menu and the version it was drawn at."""
         return Pick(_table(found), number(found, "version"), found["menu"])
+
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the picked move applied."""
+        t = self.read_as(Pick)
+        await clicks.play(interaction, t.table, t.version, values[0], t.menu)
 
 
 class QuitButton(Control, kind="quit", fields=rf"{TABLE}(?::(?P<sure>y))?"):
@@ -173,6 +220,12 @@ class QuitButton(Control, kind="quit", fields=rf"{TABLE}(?::(?P<sure>y))?"):
     def read(cls, found: re.Match[str]) -> Quit:
         """The table left, and whether it is confirmed."""
         return Quit(_table(found), sure=found["sure"] is not None)
+
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: asked once, then the table left."""
+        t = self.read_as(Quit)
+        await clicks.quit(interaction, t.table, t.sure)
 
 
 class AbandonButton(Control, kind="abandon", fields=TABLE):
@@ -190,6 +243,11 @@ class AbandonButton(Control, kind="abandon", fields=TABLE):
 
 
 # ---------------------------------------------------------------- a lobby
+
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the match abandoned."""
+        await clicks.abandon(interaction, self.read_as(Abandon).table)
 
 
 class LobbyButton(Control, kind="lobby",
@@ -209,9 +267,17 @@ class LobbyButton(Control, kind="lobby",
         revision = None if found["revision"] is None else number(found, "revision")
         return LobbyOp(_table(found), found["op"], revision)
 
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the lobby operation done."""
+        t = self.read_as(LobbyOp)
+        await clicks.lobby_click(interaction, t.table, t.op, t.revision)
+
 
 class HeroMenu(Control, kind="hero", fields=rf"{TABLE}(?::[^:]*)?"):
     """A lobby's hero menu (an older bot's menu carried one more field: the lobby's size)."""
+
+    one_choice = True
 
     component = discord.ui.Select
 
@@ -225,10 +291,17 @@ class HeroMenu(Control, kind="hero", fields=rf"{TABLE}(?::[^:]*)?"):
         """The lobby a hero is picked in."""
         return HeroPick(_table(found))
 
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the hero picked."""
+        await clicks.hero_pick(interaction, self.read_as(HeroPick).table, values)
+
 
 class LevelMenu(Control, kind="level",
                 fields=rf"{TABLE}:(?P<seat>{NUMBER}):(?P<revision>{NUMBER})"):
     """The level menu of one AI seat of a lobby, drawn at a lobby revision."""
+
+    one_choice = True
 
     component = discord.ui.Select
 
@@ -248,11 +321,19 @@ class LevelMenu(Control, kind="level",
 
 # ---------------------------------------------------------------- past matches, standings
 
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the level set."""
+        t = self.read_as(LevelPick)
+        await clicks.level_pick(interaction, t.table, t.seat, t.revision, values[0])
+
 
 class HistoryButton(Control, kind="hist",
                     fields=rf"(?P<anchor>{NUMBER}):(?P<way>[on]):(?P<player>{NUMBER})"):
     """A ``/goblin history`` page button: the matches older ("o") or newer ("n") than a table,
     of one person (0: everyone)."""
+
+    checks_channel = False  # past matches: no running table behind them
 
     @classmethod
     def id_for(cls, anchor: int, way: str, player: int | None) -> str:
@@ -264,10 +345,18 @@ class HistoryButton(Control, kind="hist",
         """The page asked for."""
         return HistoryPage(number(found, "anchor", 1), found["way"], number(found, "player"))
 
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the page shown."""
+        t = self.read_as(HistoryPage)
+        await clicks.history_page(interaction, t.table, t.way, t.player)
+
 
 class ReplayButton(Control, kind="rp", fields=(
         rf"{TABLE}:(?P<step>{NUMBER}):(?P<mode>[hr])\.(?P<op>{_one_of(REPLAY_OPS)})")):
     """A button of a replay message drawn at a step (mode "r": every hand shown)."""
+
+    checks_channel = False  # past matches: no running table behind them
 
     @classmethod
     def id_for(cls, table: int, step: int, reveal: bool, op: str) -> str:
@@ -279,9 +368,17 @@ class ReplayButton(Control, kind="rp", fields=(
         """Where the button leads from the step it was drawn at."""
         return ReplayGo(_table(found), number(found, "step"), found["mode"] == "r", found["op"])
 
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the step shown."""
+        t = self.read_as(ReplayGo)
+        await clicks.replay_go(interaction, t.table, t.step, t.reveal, t.op)
+
 
 class SeekMenu(Control, kind="rs", fields=rf"{TABLE}:(?P<mode>[hr])"):
     """A replay's bookmark menu."""
+
+    checks_channel = False  # past matches: no running table behind them
 
     component = discord.ui.Select
 
@@ -295,9 +392,17 @@ class SeekMenu(Control, kind="rs", fields=rf"{TABLE}:(?P<mode>[hr])"):
         """The replay a step is picked in."""
         return ReplaySeek(_table(found), found["mode"] == "r")
 
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the picked step shown."""
+        t = self.read_as(ReplaySeek)
+        await clicks.replay_seek(interaction, t.table, t.reveal, values)
+
 
 class ShareButton(Control, kind="rsh", fields=TABLE):
     """A replay's Share button."""
+
+    checks_channel = False  # past matches: no running table behind them
 
     @classmethod
     def id_for(cls, table: int) -> str:
@@ -309,9 +414,16 @@ class ShareButton(Control, kind="rsh", fields=TABLE):
         """The match whose animation is shared."""
         return ReplayShare(_table(found))
 
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the animation shared."""
+        await clicks.replay_share(interaction, self.read_as(ReplayShare).table)
+
 
 class RematchButton(Control, kind="rm", fields=rf"{TABLE}:(?P<op>{_one_of(REMATCH_OPS)})"):
     """Rematch, Ready or Start on a finished table's messages."""
+
+    checks_channel = False  # its answer checks the channel itself
 
     @classmethod
     def id_for(cls, table: int, op: str) -> str:
@@ -323,9 +435,17 @@ class RematchButton(Control, kind="rm", fields=rf"{TABLE}:(?P<op>{_one_of(REMATC
         """The rematch operation."""
         return RematchOp(_table(found), found["op"])
 
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the rematch operation done."""
+        t = self.read_as(RematchOp)
+        await clicks.rematch(interaction, t.table, t.op)
+
 
 class BoardButton(Control, kind="board", fields=rf"(?P<guild>{NUMBER}):(?P<page>{NUMBER})"):
     """A page button of a server's leaderboard (the server and the page it shows, from 0)."""
+
+    checks_channel = False  # a server's board: no table behind it
 
     @classmethod
     def id_for(cls, guild: int, page: int) -> str:
@@ -340,10 +460,19 @@ class BoardButton(Control, kind="board", fields=rf"(?P<guild>{NUMBER}):(?P<page>
 
 # ---------------------------------------------------------------- a person's data
 
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the page shown."""
+        t = self.read_as(BoardPage)
+        await clicks.board(interaction, t.guild, t.page)
+
 
 class ForgetButton(Control, kind="forget", fields=rf"(?P<user>{NUMBER}):(?P<op>yes|no)"):
     """A button of the private question of /goblin forget-me: Confirm or Cancel, for the person
     who asked (only they may answer it)."""
+
+    checks_channel = False  # a person's data: no table behind it
+    counted = False
 
     @classmethod
     def id_for(cls, user: int, sure: bool) -> str:
@@ -358,9 +487,17 @@ class ForgetButton(Control, kind="forget", fields=rf"(?P<user>{NUMBER}):(?P<op>y
 
 # ---------------------------------------------------------------- a person's matches
 
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the person forgotten, or not."""
+        await clicks.forget(interaction, self.read_as(Forget))
+
 
 class TurnsButton(Control, kind="turns", fields=rf"(?P<owner>{NUMBER}):(?P<page>{NUMBER})"):
     """A page button of ``/goblin turns``: whose list and which page (from 0)."""
+
+    checks_channel = False  # one's own matches everywhere: no table here
+    counted = False
 
     @classmethod
     def id_for(cls, owner: int, page: int) -> str:
@@ -371,6 +508,12 @@ class TurnsButton(Control, kind="turns", fields=rf"(?P<owner>{NUMBER}):(?P<page>
     def read(cls, found: re.Match[str]) -> TurnsPage:
         """The list and the page."""
         return TurnsPage(number(found, "owner", 1), number(found, "page"))
+
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the page shown."""
+        t = self.read_as(TurnsPage)
+        await clicks.turns(interaction, t.owner, t.page)
 
 
 #: Every kind, registered once with the client.

@@ -20,7 +20,9 @@ from bot.discord_side.ui.custom_ids import (
     SureButton,
 )
 from bot.discord_side.ui.parts import (
+    BY_EMPHASIS,
     MAX_COMPONENTS,
+    MAX_OPTIONS,
     ROW_BUTTONS,
     button,
     layout,
@@ -57,16 +59,18 @@ def _group_items(record: TableRecord, group: Group, index: int,
     if group.note is not None:
         lines.append(f"-# {translate(group.note, locale)}")
     items: list[discord.ui.Item[Any]] = [text_block("\n".join(lines))] if lines else []
-    for i, m in enumerate(group.menus):
-        options = [(translate(c.label, locale), c.notation,
-                    translate(c.description, locale) if c.description else None)
-                   for c in m.choices]
-        menu_id = MoveMenu.id_for(record.id, record.version, menu_key(m.kind, index, i))
-        items.append(row(menu(menu_id, translate(m.placeholder, locale), options)))
+    for m in group.menus:  # a long menu in parts of Discord's size, each named by its part
+        for part, start in enumerate(range(0, len(m.choices), MAX_OPTIONS)):
+            options = [(translate(c.label, locale), c.notation,
+                        translate(c.description, locale) if c.description else None)
+                       for c in m.choices[start:start + MAX_OPTIONS]]
+            menu_id = MoveMenu.id_for(record.id, record.version, menu_key(m.kind, index, part))
+            items.append(row(menu(menu_id, translate(m.placeholder, locale), options)))
     loose = list(group.buttons)
     for start in range(0, len(loose), ROW_BUTTONS):
         items.append(row(*(button(translate(c.label, locale),
-                                  MoveButton.id_for(record.id, record.version, c.notation), c.style)
+                                  MoveButton.id_for(record.id, record.version, c.notation),
+                                  BY_EMPHASIS[c.emphasis])
                            for c in loose[start:start + ROW_BUTTONS])))
     return items
 

@@ -17,6 +17,10 @@ STYLES = {
     "success": discord.ButtonStyle.success,
     "danger": discord.ButtonStyle.danger,
 }
+#: The button style (in :data:`STYLES`) of each emphasis the game gives a move.
+BY_EMPHASIS = {"main": "primary", "plain": "secondary", "good": "success", "risky": "danger"}
+#: Discord's most options in one select menu (a longer list is split into several menus).
+MAX_OPTIONS = 25
 #: Discord's limits of one Components V2 message: components in all, characters of text,
 #: buttons in a row.
 MAX_COMPONENTS = 40

@@ -1,13 +1,12 @@
-"""What the bot does on its own: AI seats play at a visible pace, turn timers run out, the
-heartbeat file is touched while connected, and on start every lobby and table is resumed.
+"""When game work happens on its own: AI seats play at a visible pace, turn timers run out, the
+heartbeat file is touched while connected, leases are kept, and on start every table this
+process holds goes on. Nothing here speaks to Discord: what a move changed is handed to what
+posts it (:class:`Posts`, given at construction).
 
 Several processes may share one database: each does this work only for the tables whose lease
 it holds (:class:`~bot.game.leases.Leases`, renewed and the lapsed ones claimed every third of
 the lease by the ``leases`` loop), and wakes a table it holds at once when another process
 changed it (a person's move handled by the process of that guild's shard).
-
-After any moves, :meth:`Background.after` shows them: a new table message (pinging the person
-to play) when a person's turn starts or the game ends, else a coalesced edit; then the AI goes on.
 
 Once the bot begins to stop (``docker stop``), no AI move, timed-out turn or resumption starts;
 a move being written finishes, and is shown, within the shutdown grace.
@@ -21,21 +20,16 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-import discord
-
-from bot.discord_side.messages import Messages
-from bot.discord_side.standings import end_lines
-from bot.game.leases import LEASE_TTL, Leases
+from bot.game.leases import Leases
 from bot.game.play import Outcome
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
-from bot.storage.records import Shards, TableRecord
+from bot.storage.records import TableRecord
 from bot.supervision.health import write_heartbeat
 from bot.supervision.log_context import about
 from bot.supervision.tasks import Tasks
-from engine import Undo
 from i18n import Msg, msg
 
 log = logging.getLogger("karak.bot")
@@ -54,46 +48,67 @@ class TimersFailed(Exception):
     """The turn timers of some tables could not be enforced (the others' were)."""
 
 
-class Background:
-    """AI pacing, turn timers, heartbeat and resumption for one bot."""
+class Posts(Protocol):
+    """What shows the game's work to people (:class:`bot.discord_side.poster.Poster`)."""
 
-    def __init__(self, client: discord.Client, service: GameService, messages: Messages,
-                 tasks: Tasks, *, ai_pace: float = 1.5, timer_poll: float = 5.0,
-                 heartbeat: Path | None = None, owner: str = "main",
-                 lease_ttl: float = LEASE_TTL, shards: Shards | None = None) -> None:
-        self.client = client
+    def show(self, outcomes: Sequence[Outcome], notice: Msg | None) -> None:
+        """Queue what the moves changed on their table's feed (the end of a finished game)."""
+        ...
+
+    def end(self, record: TableRecord) -> None:
+        """Queue the end of a finished game (its result, once)."""
+        ...
+
+    def begin(self, record: TableRecord) -> None:
+        """Queue a started game's table message (pinging the first player)."""
+        ...
+
+    def refresh(self, record: TableRecord) -> None:
+        """Queue a fresh table message of a running table (on start)."""
+        ...
+
+    async def redraw_lobby(self, record: TableRecord) -> None:
+        """Redraw an open lobby's message (on start)."""
+        ...
+
+
+class Scheduler:
+    """Leases, turn timers, AI seats' pacing, heartbeat and resuming for one bot.
+
+    ``posts`` shows what happened; ``sweeps`` is more work for each pass of the timers (rematch
+    offers lapsing); ``forgetters`` drop what other parts keep for a table that ended;
+    ``made_for`` is told (table, user, version now) when the AI made a person's decision for
+    them (the turn timer ran out); ``connected`` says whether the bot is connected (the
+    heartbeat is written only then)."""
+
+    def __init__(self, service: GameService, tasks: Tasks, leases: Leases, posts: Posts, *,
+                 ai_pace: float = 1.5, timer_poll: float = 5.0, heartbeat: Path | None = None,
+                 connected: Callable[[], bool] = lambda: True,
+                 sweeps: Sequence[Callable[[], Awaitable[None]]] = (),
+                 forgetters: Sequence[Callable[[int], None]] = (),
+                 made_for: Sequence[Callable[[int, int, int], Awaitable[None]]] = ()) -> None:
         self.service = service
-        self.messages = messages
         self.tasks = tasks
+        self.leases = leases
+        self.posts = posts
         self.ai_pace = ai_pace
         self.timer_poll = timer_poll
         self.heartbeat = heartbeat
+        self.connected = connected
+        self.sweeps = tuple(sweeps)
+        self.forgetters = tuple(forgetters)
+        self.made_for = tuple(made_for)
         self._ai: dict[int, asyncio.Task[Any]] = {}
         #: The table as its last move left it, for its AI seat's next decision.
         self._known: dict[int, TableRecord] = {}
         self._timers: asyncio.Task[Any] | None = None
-        self.leases = Leases(service.store, owner, lease_ttl, service.clock,
-                             shards=shards)
-        #: More work for each pass of the timers (rematch offers lapsing).
-        self.sweeps: list[Callable[[], Awaitable[None]]] = []
-        #: What else drops what it keeps for a table when the table ends.
-        self.forgetters: list[Callable[[int], None]] = []
-        #: Told (table, user, version now) when the AI made a person's decision for them (the
-        #: turn timer ran out).
-        self.made_for: list[Callable[[int, int, int], Awaitable[None]]] = []
-        #: The summary chart of a finished table (None: none).
-        self.summary: Callable[[TableRecord], Awaitable[bytes | None]] = _no_summary
 
     # ------------------------------------------------------------------ after moves
 
     async def after(self, outcomes: Sequence[Outcome], notice: Msg | None = None) -> None:
-        """Show what the moves changed, then let AI seats play (``notice``: a line for the
-        table, the headline of the table message posted now, else a passing line deleted when
-        the next one is posted; a take-back among the moves is told the same way).
-
-        The table shown is the one the last move wrote (nothing is read again); what it
-        changed is queued on the table's feed (:meth:`Messages.show`), sent in order with no
-        lock held."""
+        """Show what the moves changed (:meth:`Posts.show`), then let AI seats play
+        (``notice``: a line for the table). The table is the one the last move wrote: nothing
+        is read again. A finished table is forgotten."""
         if not outcomes:
             return
         for o in outcomes:
@@ -101,57 +116,27 @@ class Background:
             if user is not None and (o.timed_out or o.handed_to_ai):
                 for told in self.made_for:
                     await told(o.record.id, user, o.record.version)
-        notice = notice or take_back_notice(outcomes)
         record = outcomes[-1].record
-        state = record.game
-        if record.status == "finished" and state.winner is not None:
-            self.end(record)
+        self.posts.show(outcomes, notice)
+        if record.status == "finished" and record.game.winner is not None:
             self.forget(record.id)
             return
         if record.status != "running":
             return
-        seat = record.seats[state.current]
-        if any(o.turn_changed for o in outcomes) and seat.user is not None and not seat.ai:
-            self.messages.show_turn(record, notice)
-        else:
-            if notice is not None:
-                self.messages.say(record, notice)
-            self.messages.show(record)
         self._known[record.id] = record
         self.kick_ai(record)
 
-    def end(self, record: TableRecord) -> None:
-        """Queue the end of a finished game on its table's feed (see :meth:`announce_end`);
-        when Discord refuses it, it is posted again on the next start."""
-        async def work() -> None:
-            try:
-                await self.announce_end(record)
-            except discord.HTTPException as exc:
-                log.warning("could not post the result of table %s (%s)", record.id,
-                            exc.status)
-        self.messages.last(record, work)
-
-    async def announce_end(self, record: TableRecord) -> None:
-        """Post the final table with the winner and, for a rated match, what it did to each
-        person's rating (once: remembered in the database)."""
-        state = record.game
-        assert state.winner is not None
-        winner = record.seats[state.winner]
-        who: str | Msg = (f"<@{winner.user}>" if winner.user and not winner.ai
-                          else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
-                                                   ".name")))
-        changes = await end_lines(self.service, record)
-        await self.messages.post_table(self.messages.current(record),
-                                       msg("bot.table.game_over", who=who, steps=state.step),
-                                       await self.summary(record), below=changes or None)
-        await self.service.meta.announced(record.id)
+    async def begin(self, record: TableRecord) -> None:
+        """The game started: its table message goes out (pinging the first player) and its AI
+        seats play."""
+        self.posts.begin(record)
+        self.kick_ai(record)
 
     def forget(self, table: int) -> None:
         """Drop what is kept in memory for a table that ended (finished or abandoned)."""
         self._ai.pop(table, None)
         self._known.pop(table, None)
         self.service.play.forget(table)
-        self.messages.forget(table)
         self.service.tables.forget(table)
         self.leases.forget(table)
         for forget in self.forgetters:
@@ -162,8 +147,8 @@ class Background:
         return not self.tasks.stopping
 
     def busy(self, table: int) -> bool:
-        """True while something is kept in memory for the table (tests)."""
-        return table in self._ai or self.messages.busy(table)
+        """True while an AI loop is kept for the table (tests)."""
+        return table in self._ai
 
     # ------------------------------------------------------------------ AI seats
 
@@ -209,7 +194,7 @@ class Background:
         except Refusal:
             return
         if record.status == "finished" and not await self.service.meta.was_announced(table):
-            self.end(record)
+            self.posts.end(record)
             self.forget(table)
 
     # ------------------------------------------------------------------ timers and heartbeat
@@ -261,7 +246,7 @@ class Background:
         """Write the heartbeat file while connected to Discord (container health check): it
         names the background work that keeps failing, if any."""
         path = self.heartbeat
-        if path is None or not self.client.is_ready() or self.client.is_closed():
+        if path is None or not self.connected():
             return
         try:
             write_heartbeat(path, self.tasks.failures.unhealthy())
@@ -309,10 +294,10 @@ class Background:
 
     async def resume(self) -> None:
         """On start, of the tables this process holds (its own leases taken back, the lapsed
-        ones claimed): every open lobby gets its message redrawn from the database (posted
-        again when it was never posted or is gone), every running table gets its message
-        refreshed and its AI seats going, and a game that ended just before a crash gets its
-        result posted. From then on, other processes' changes of its tables wake them."""
+        ones claimed): every open lobby gets its message redrawn, every running table gets its
+        message refreshed and its AI seats going, and a game that ended just before a crash
+        gets its result posted. From then on, other processes' changes of its tables wake
+        them."""
         if not self.going():
             return
         held = await self.leases.start()
@@ -330,7 +315,7 @@ class Background:
             except Exception:  # one table's trouble never stops the bot from starting
                 log.exception("table %s cannot be resumed", tid)
                 continue
-            self.messages.show(record)
+            self.posts.refresh(record)
             self.kick_ai(record)
         now = self.service.clock()
         for record in await self.service.meta.unannounced(RECENT_ENDS):
@@ -344,7 +329,7 @@ class Background:
         if not self.going() or not await self.leases.holding(record.id):
             return
         if not await self.service.meta.was_announced(record.id):
-            self.end(record)
+            self.posts.end(record)
         self.forget(record.id)
 
     async def _resume_lobby(self, tid: int) -> None:
@@ -358,21 +343,8 @@ class Background:
             log.error("table %s cannot be resumed: %s", tid, exc.__cause__ or exc.reason.key)
             return
         if record.status == "lobby":
-            await self.messages.refresh_lobby(record)
+            await self.posts.redraw_lobby(record)
 
 
-def take_back_notice(outcomes: Sequence[Outcome]) -> Msg | None:
-    """Who took back which move ("Ann takes back Slip Away."), the last take-back among
-    ``outcomes``: the table message then shows the game as it was before that move, and the
-    take-back is in no state's narration. None when no move was taken back."""
-    told = [said.text for o in outcomes if isinstance(o.action, Undo)
-            for said in o.events if said.to is None]
-    return told[-1] if told else None
-
-
-async def _no_summary(record: TableRecord) -> bytes | None:
-    """No summary chart."""
-    return None
-
-
-__all__ = ["Background"]
+__all__ = ["ANNOUNCE_WINDOW", "LEASE_LOOP", "Posts", "RECENT_ENDS", "Scheduler", "TIMER_LOOP",
+           "TimersFailed"]

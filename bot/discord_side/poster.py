@@ -1,0 +1,119 @@
+"""What posts the game's work: the outcome of moves becomes messages on the table's own feed
+(:mod:`bot.discord_side.feed`, :class:`~bot.discord_side.messages.Messages`), a finished game's
+end is announced once, and on start the tables this process holds get their messages back.
+
+After any moves, :meth:`Poster.show` shows them: a new table message (pinging the person to
+play) when a person's turn starts or the game ends, else a coalesced edit. When to do game work
+(AI seats, timers, leases) is :class:`bot.game.scheduler.Scheduler`'s business; it hands what
+happened here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+
+import discord
+
+from bot.discord_side.messages import Messages
+from bot.discord_side.standings import end_lines
+from bot.game.play import Outcome
+from bot.game.service import GameService
+from bot.storage.records import TableRecord
+from engine import Undo
+from i18n import Msg, msg
+
+log = logging.getLogger("karak.bot")
+
+
+async def _no_summary(record: TableRecord) -> bytes | None:
+    """No summary chart."""
+    return None
+
+
+class Poster:
+    """Posts what happened at the tables (``summary``: the summary chart of a finished table,
+    None: none)."""
+
+    def __init__(self, service: GameService, messages: Messages,
+                 summary: Callable[[TableRecord], Awaitable[bytes | None]] = _no_summary
+                 ) -> None:
+        self.service = service
+        self.messages = messages
+        self.summary = summary
+
+    def show(self, outcomes: Sequence[Outcome], notice: Msg | None = None) -> None:
+        """Queue what the moves changed on the table's feed (``notice``: a line for the table,
+        the headline of the table message posted now, else a passing line deleted when the next
+        one is posted; a take-back among the moves is told the same way). The table shown is
+        the one the last move wrote (nothing is read again); it is sent in order with no lock
+        held."""
+        if not outcomes:
+            return
+        notice = notice or take_back_notice(outcomes)
+        record = outcomes[-1].record
+        state = record.game
+        if record.status == "finished" and state.winner is not None:
+            self.end(record)  # what is kept for it goes once the scheduler forgets the table
+            return
+        if record.status != "running":
+            return
+        seat = record.seats[state.current]
+        if any(o.turn_changed for o in outcomes) and seat.user is not None and not seat.ai:
+            self.messages.show_turn(record, notice)
+        else:
+            if notice is not None:
+                self.messages.say(record, notice)
+            self.messages.show(record)
+
+    def begin(self, record: TableRecord) -> None:
+        """Queue a started game's table message (pinging the first player); the lobby message
+        is deleted."""
+        self.messages.begin(record)
+
+    def refresh(self, record: TableRecord) -> None:
+        """Queue a fresh table message of a running table (on start)."""
+        self.messages.show(record)
+
+    async def redraw_lobby(self, record: TableRecord) -> None:
+        """Redraw an open lobby's message from the database (posted again when it was never
+        posted or is gone)."""
+        await self.messages.refresh_lobby(record)
+
+    def end(self, record: TableRecord) -> None:
+        """Queue the end of a finished game on its table's feed (see :meth:`announce_end`);
+        when Discord refuses it, it is posted again on the next start."""
+        async def work() -> None:
+            try:
+                await self.announce_end(record)
+            except discord.HTTPException as exc:
+                log.warning("could not post the result of table %s (%s)", record.id,
+                            exc.status)
+        self.messages.last(record, work)
+
+    async def announce_end(self, record: TableRecord) -> None:
+        """Post the final table with the winner and, for a rated match, what it did to each
+        person's rating (once: remembered in the database)."""
+        state = record.game
+        assert state.winner is not None
+        winner = record.seats[state.winner]
+        who: str | Msg = (f"<@{winner.user}>" if winner.user and not winner.ai
+                          else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
+                                                   ".name")))
+        changes = await end_lines(self.service, record)
+        await self.messages.post_table(self.messages.current(record),
+                                       msg("bot.table.game_over", who=who, steps=state.step),
+                                       await self.summary(record), below=changes or None)
+        await self.service.meta.announced(record.id)
+
+
+def take_back_notice(outcomes: Sequence[Outcome]) -> Msg | None:
+    """Who took back which move ("Ann takes back Slip Away."), the last take-back among
+    ``outcomes``: the table message then shows the game as it was before that move, and the
+    take-back is in no state's narration. None when no move was taken back."""
+    told = [said.text for o in outcomes if isinstance(o.action, Undo)
+            for said in o.events if said.to is None]
+    return told[-1] if told else None
+
+
+__all__ = ["Poster", "take_back_notice"]

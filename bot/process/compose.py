@@ -1,0 +1,101 @@
+"""The composition root: the one place that builds the bot's parts and wires them together.
+
+:func:`from_settings` builds what the process runs from its settings (the game service and its
+thinking workers, the drawing workers, the metrics, the bot); :func:`compose` builds the bot
+from a game service (tests, the playground and benchmarks build it the same way, with their own
+clock, renderer or pace). Every part gets what it needs through its constructor, callbacks
+included; no part builds another or changes another's lists once built.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import discord
+
+from bot.discord_side.client import KarakBot, Parts
+from bot.discord_side.cog import GoblinCog
+from bot.discord_side.commands import Commands
+from bot.discord_side.hint_answers import GivenHints
+from bot.discord_side.interactions import Interactions
+from bot.discord_side.messages import Messages
+from bot.discord_side.pace import ChannelPace
+from bot.discord_side.past import PastMatches, lapse_offers, summary_of
+from bot.discord_side.poster import Poster
+from bot.discord_side.ratelimits import GlobalWait
+from bot.game.leases import LEASE_TTL, Leases, instance_name
+from bot.game.scheduler import Scheduler
+from bot.game.service import GameService
+from bot.process.metrics import instrument
+from bot.process.settings import Settings
+from bot.storage.interface import Storage
+from bot.storage.records import Shards
+from bot.supervision.metrics import UNCOUNTED, Metrics
+from bot.supervision.tasks import Sleep, Tasks
+from bot.workers.pictures import Pictures, PillowRenderer, Renderer
+from bot.workers.thinking import Thinking
+
+
+def from_settings(store: Storage, settings: Settings, force_sync: bool = False
+                  ) -> tuple[KarakBot, Metrics]:
+    """The bot the process runs on ``store`` as ``settings`` say, and the metrics it counts
+    in (the store, the game service and the workers count there too)."""
+    service = GameService(store, default_timer=settings.turn_timer,
+                          thinking=Thinking(seconds=settings.ai_think))
+    metrics = Metrics()
+    bot = compose(service, PillowRenderer(settings.drawing_workers), metrics=metrics,
+                  dev_guild=settings.dev_guild, force_sync=force_sync,
+                  ai_pace=settings.ai_pace, gateway_url=settings.gateway_url,
+                  heartbeat=settings.heartbeat, shard_count=settings.shard_count,
+                  shard_ids=settings.shard_ids, owner=settings.owner)
+    instrument(metrics, store, service, bot)
+    return bot, metrics
+
+
+def compose(service: GameService, renderer: Renderer | None = None, *,
+            metrics: Metrics = UNCOUNTED, dev_guild: int | None = None,
+            force_sync: bool = False, ai_pace: float = 1.5, pace: ChannelPace | None = None,
+            timer_poll: float = 5.0, gateway_url: str | None = None,
+            heartbeat: Path | None = None, sleep: Sleep = asyncio.sleep,
+            shard_count: int | None = None, shard_ids: Sequence[int] | None = None,
+            owner: str | None = None, lease_ttl: float = LEASE_TTL,
+            **options: Any) -> KarakBot:
+    """The bot over ``service``: its background work (``sleep`` injectable: tests make time
+    pass at once), pictures drawn by ``renderer``, messages paced by ``pace``, AI seats playing
+    every ``ai_pace`` seconds, timers checked every ``timer_poll`` seconds, the leases of
+    process ``owner`` (default: named after the host and shards), the heartbeat file; other
+    ``options`` go to discord.py's client."""
+    tasks = Tasks(sleep, service.clock)
+    pictures = Pictures(renderer or PillowRenderer())
+    mine = None if shard_ids is None or shard_count is None else Shards(shard_count,
+                                                                          tuple(shard_ids))
+    leases = Leases(service.store, owner or instance_name(None, shard_ids), lease_ttl,
+                    service.clock, shards=mine)
+
+    def wire(client: discord.Client) -> Parts:
+        """Every part that sends to Discord, built once the client exists."""
+        messages = Messages(client, service, pictures, tasks, pace)
+        hints_given = GivenHints()
+        poster = Poster(service, messages, summary=partial(summary_of, service))
+        scheduler = Scheduler(
+            service, tasks, leases, poster, ai_pace=ai_pace, timer_poll=timer_poll,
+            heartbeat=heartbeat, connected=lambda: client.is_ready() and not client.is_closed(),
+            sweeps=(partial(lapse_offers, service, messages),),
+            forgetters=(messages.forget, hints_given.forget),
+            made_for=(hints_given.decided,))
+        past = PastMatches(service, messages, scheduler.begin)
+        clicks = Interactions(service, messages, scheduler, past, hints_given)
+        bodies = Commands(service, messages, clicks)
+        return Parts(tasks=tasks, pictures=pictures, messages=messages, scheduler=scheduler,
+                     poster=poster, clicks=clicks, bodies=bodies, cog=GoblinCog(bodies))
+
+    return KarakBot(service, wire, global_wait=GlobalWait(), metrics=metrics,
+                    dev_guild=dev_guild, force_sync=force_sync, gateway_url=gateway_url,
+                    shard_count=shard_count, shard_ids=shard_ids, **options)
+
+
+__all__ = ["compose", "from_settings"]
