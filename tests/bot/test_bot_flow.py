@@ -41,6 +41,7 @@ class HeldSleeps:
     def __init__(self, lb: Loopback) -> None:
         self.lb = lb
         self.released = asyncio.Event()
+        self.holding = asyncio.Event()  # set once a pause is held
         self.held = 0
 
     def __getattr__(self, name: str) -> Any:
@@ -50,6 +51,7 @@ class HeldSleeps:
         if delay < LONG:
             return await asyncio.sleep(delay, result)
         self.held += 1
+        self.holding.set()
         await self.released.wait()
         return result
 
@@ -220,8 +222,8 @@ async def rate_limited(h: LiveBot, lb: Loopback, paced: PaceClock,
     h.settle = partial(LiveBot.settle, h, but=f"feed-{slow}")  # type: ignore[method-assign]
     ann = Players(h, slow, [ANN])
     first = await h.bot.service.tables.load(slow)
-    assert await ann.step()
-    print("stepped", held.held, flush=True)  # answered and applied, though its message must wait
+    assert await ann.step()  # answered and applied, though its message must wait
+    await asyncio.wait_for(held.holding.wait(), 30)  # the feed reaches its request in its time
     assert held.held == 1 and h.bot.messages.feeds.busy(slow)
     stuck = h.last_table_message().text()
     # the other table goes on: moves answered, applied and shown while the first one waits
