@@ -31,6 +31,8 @@ from bot.discord_side.messages import Messages
 from bot.discord_side.options import OptionTree
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ratelimits import GlobalWait
+from bot.discord_side.reminders import POLL as REMINDER_POLL
+from bot.discord_side.reminders import Reminders
 from bot.discord_side.ui.custom_ids import KINDS, is_ours
 from bot.game.leases import instance_name
 from bot.game.service import GameService
@@ -191,6 +193,9 @@ class KarakBot(commands.AutoShardedBot):
         self.background = Background(self, service, self.messages, self.tasks, ai_pace=ai_pace,
                                      timer_poll=timer_poll, heartbeat=heartbeat, shards=mine,
                                      owner=owner or instance_name(None, shard_ids))
+        self.reminders = Reminders(self, service, self.tasks, self.background.leases,
+                                   max(REMINDER_POLL, timer_poll))
+        self.reminders.install(self)
         self.clicks = Interactions(service, self.messages, self.background)
         self.bodies = Commands(service, self.messages, self.clicks)
         if gateway_url:
@@ -214,6 +219,7 @@ class KarakBot(commands.AutoShardedBot):
         await self.sync_commands(force=self.force_sync)
         await self.background.resume()
         self.background.start_timers()
+        self.reminders.start()
 
     def rescue_interaction(self, data: Any) -> None:
         """An interaction discord.py could not read (a component click without its custom_id
