@@ -35,8 +35,8 @@ async def test_a_hand_opened_after_others_moved_tells_what_happened(bot: LiveBot
     hand = (await players.open_hand(other)).text()
     assert SINCE in hand
     assert hand.index("table #") < hand.index(SINCE)  # under the title, above the rest
-    told = hand.split(SINCE, 1)[1]
-    assert told.strip().startswith(">")  # the moves' narration follows
+    told = hand.split(f"{SINCE}**\n", 1)[1]
+    assert told.startswith(f"> {mover.name}")  # the narration of their moves follows
     mine = (await players.open_hand(mover)).text()
     assert SINCE not in mine  # their own move was the last: nothing happened since
 
