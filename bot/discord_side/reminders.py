@@ -68,8 +68,10 @@ class Reminders:
         client.add_listener(self.on_interaction, "on_interaction")
 
     def start(self) -> None:
-        """Start the loop sending due reminders (once)."""
+        """Start the loop sending due reminders (once), its first pass at once (what fell due
+        while the bot was stopped goes out now; the slow matches are known from then on)."""
         if self._loop is None:
+            self.tasks.supervise(self.send_due, f"{REMINDER_LOOP}-start")
             self._loop = self.tasks.repeat(self.send_due, REMINDER_LOOP, self.poll,
                                            endless=True)
 

@@ -6,9 +6,9 @@ when the turn started), when:
 
 - they asked for reminders (``/goblin notify on``);
 - they were not *active* in that match since their turn started: active means they clicked
-  something of the table (My hand, a move, the Log...) during their turn; the time of their
-  last such click at each table is stored (``seat_seen``, written only for a click during
-  their own turn of a slow match);
+  something of the table (My hand, a move, the Log...) during their turn; the time of each
+  person's last click at each slow match is stored (``seat_seen``, one small write per click,
+  only at slow matches; no table is read for it);
 - their direct messages were never found closed (then no message is tried again).
 
 Nothing is kept per turn until its reminder is due: the turn is named by its deadline, which
@@ -20,7 +20,7 @@ restart loses nothing). Once due, the reminder is recorded before it is sent (``
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.game.refusals import Refusal
 from bot.game.tables import Tables
@@ -70,6 +70,8 @@ class Reminding:
     store: Storage
     tables: Tables
     clock: Callable[[], float]
+    #: The running slow matches, as the last pass of :meth:`due` found them.
+    slow: set[int] = field(default_factory=set)
 
     async def due(self, holding: Callable[[int], Awaitable[bool]]) -> list[Reminder]:
         """The reminders to send now at the tables this process is ``holding`` (the lease of:
@@ -79,14 +81,18 @@ class Reminding:
         out."""
         now = self.clock()
         found: list[tuple[TableRecord, int, float, float]] = []
+        slow: set[int] = set()
         for tid in await self.tables.ids_with_status("running"):
             try:
                 record = await self.tables.load(tid)
             except Refusal:
                 continue
+            if record.timer >= SLOW:
+                slow.add(tid)
             waiting = slow_turn(record)
             if waiting is not None and waiting[2] <= now and await holding(tid):
                 found.append((record, *waiting))
+        self.slow = slow
         if not found:
             return []
         ids = [r.id for r, *_ in found]
@@ -113,14 +119,10 @@ class Reminding:
         await self.store.note_dms_closed(reminder.user, self.clock())
 
     async def clicked(self, table_id: int, user_id: int) -> None:
-        """``user_id`` clicked something of table ``table_id``: during their own turn of a slow
-        match, that is noted (they are active: no reminder for this turn)."""
-        try:
-            record = await self.tables.load(table_id)
-        except Refusal:
-            return
-        waiting = slow_turn(record)
-        if waiting is not None and waiting[0] == user_id:
+        """``user_id`` clicked something of table ``table_id``: at a slow match (one the last
+        pass of :meth:`due` found running), that is noted (a click during their own turn makes
+        them active: no reminder for that turn). No table is read for it."""
+        if table_id in self.slow:
             await self.store.seen(table_id, user_id, self.clock())
 
 

@@ -16,6 +16,8 @@ import asyncio
 import logging
 import signal
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import discord
@@ -64,8 +66,10 @@ def setup_logging(settings: Settings) -> None:
         logging.getLogger(name).setLevel(max(logging.INFO, root.level))
 
 
-async def run(settings: Settings, force_sync: bool = False) -> None:
-    """Open the database and run the bot until it is stopped (SIGTERM or SIGINT close it)."""
+async def run(settings: Settings, force_sync: bool = False,
+              clock: Callable[[], float] = time.time) -> None:
+    """Open the database and run the bot until it is stopped (SIGTERM or SIGINT close it);
+    ``clock``: the bot's time (the playground's moves on when asked)."""
     from bot.discord_side.client import KarakBot, route_to
     from bot.game.service import GameService
     from bot.process.metrics import instrument, served
@@ -76,14 +80,14 @@ async def run(settings: Settings, force_sync: bool = False) -> None:
 
     route_to(settings.api_base, settings.gateway_url)
     try:
-        store = await open_storage(settings.db)
+        store = await open_storage(settings.db, clock)
     except Exception as exc:
         problem = database_problem(exc, settings.db)
         if problem is None:
             raise
         raise problem from None
     try:
-        service = GameService(store, default_timer=settings.turn_timer,
+        service = GameService(store, default_timer=settings.turn_timer, clock=clock,
                               thinking=Thinking(seconds=settings.ai_think))
         bot = KarakBot(service, PillowRenderer(settings.drawing_workers),
                        dev_guild=settings.dev_guild, force_sync=force_sync,

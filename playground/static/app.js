@@ -354,6 +354,7 @@
     renderThreads();
   }
 
+  let clock = null; // the clock control (clock.js), made once the config is known
   function applyTexts() {
     document.documentElement.lang = lang();
     document.title = t("title");
@@ -369,6 +370,8 @@
     $("send-label").textContent = t("send");
     $("send").title = t("send");
     $("command-input").placeholder = t("command_hint");
+    if (!clock) clock = window.KarakClock({ state, $, api, t, toast, refusal, safeRefresh });
+    clock.texts();
     const select = $("language");
     select.title = t("language");
     select.innerHTML = Object.entries(state.config.languages).map(([code, name]) =>

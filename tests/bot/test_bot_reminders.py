@@ -78,6 +78,7 @@ async def test_no_reminder_for_someone_active_in_their_turn(bot: LiveBot, clock:
     start = clock.now
     tid, mover = await slow_match(bot, clock)
     clock.now = start + 2 * HOUR
+    await remind(bot)  # a pass of the loop (every few seconds) knows the slow matches
     await bot.click(mover, bot.last_table_message(), LogButton.id_for(tid))  # they looked
     await bot.settle()
     clock.now = start + 19 * HOUR
