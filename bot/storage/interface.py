@@ -163,6 +163,9 @@ class ReminderStorage(Protocol):
     async def note_dms_closed(self, user_id: int, at: float) -> None:
         """Discord refused a direct message to ``user_id``: none is tried again."""
 
+    async def clear_dms_closed(self, user_id: int) -> None:
+        """``user_id`` asked for reminders again: their direct messages are tried once more."""
+
     async def dms_closed(self, user_ids: Collection[int]) -> set[int]:
         """Those of ``user_ids`` whose direct messages were found closed."""
 

@@ -108,6 +108,12 @@ async def test_closed_direct_messages_are_noted_once(bot: LiveBot, clock: Clock,
     clock.now += 3 * HOUR
     await remind(bot)  # never tried again
     assert [c for c in calls[since:] if c.method == "POST"] == []
+    person = next(who for who in shy if who.id == mover)
+    ix = await bot.command(person, "notify")
+    assert "looked closed" in bot.reply(ix).text()  # told when they ask
+    ix = await bot.command(person, "notify", state="on")  # asking again tries once more
+    assert "looked closed" in bot.reply(ix).text()
+    assert await bot.store.dms_closed([mover]) == set()
 
 
 async def test_a_reminder_due_while_stopped_goes_out_once_after_a_restart(

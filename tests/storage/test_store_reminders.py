@@ -36,3 +36,5 @@ async def test_when_a_person_last_looked_and_closed_direct_messages(store: Stora
     await store.note_dms_closed(BOB, clock.now + 5)  # noted once
     assert await store.dms_closed([ANN, BOB]) == {BOB}
     assert await store.dms_closed([]) == set()
+    await store.clear_dms_closed(BOB)  # asked for reminders again: tried once more
+    assert await store.dms_closed([ANN, BOB]) == set()

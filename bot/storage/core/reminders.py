@@ -81,6 +81,11 @@ class ReminderRows(Base):
             await db.execute("INSERT INTO dms_closed (user_id, noted_at) VALUES (?, ?) "
                              "ON CONFLICT (user_id) DO NOTHING", user_id, at)
 
+    async def clear_dms_closed(self, user_id: int) -> None:
+        """``user_id`` asked for reminders again: their direct messages are tried once more."""
+        async with self._tx() as db:
+            await db.execute("DELETE FROM dms_closed WHERE user_id = ?", user_id)
+
     async def dms_closed(self, user_ids: Collection[int]) -> set[int]:
         """Those of ``user_ids`` whose direct messages were found closed."""
         if not user_ids:
