@@ -370,7 +370,10 @@
     $("send-label").textContent = t("send");
     $("send").title = t("send");
     $("command-input").placeholder = t("command_hint");
-    if (!clock) clock = window.KarakClock({ state, $, api, t, toast, refusal, safeRefresh });
+    if (!clock) {
+      clock = window.KarakClock({ state, $, api, t, toast, refusal, safeRefresh,
+        refreshTimes: () => view.refreshTimes(document) });
+    }
     clock.texts();
     const select = $("language");
     select.title = t("language");

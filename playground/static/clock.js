@@ -1,12 +1,14 @@
 /* The playground's clock control: moves the stand-in's clock and the bot's on by an hour, eight
  * hours or a day (POST /play/clock), so a slow match plays over a fake day. Built by app.js:
- * window.KarakClock({ state, $, api, t, toast, refusal, safeRefresh }). */
+ * window.KarakClock({ state, $, api, t, toast, refusal, safeRefresh, refreshTimes }); the
+ * relative times shown ("in 2 days") count from the moved clock (window.KarakClockOffset). */
 (function () {
   "use strict";
-  window.KarakClock = function ({ state, $, api, t, toast, refusal, safeRefresh }) {
+  window.KarakClock = function ({ state, $, api, t, toast, refusal, safeRefresh, refreshTimes }) {
     const labels = { 3600: () => t("clock.hour"), 28800: () => t("clock.hours"),
       86400: () => t("clock.day") };
     let offset = (state.config.clock && state.config.clock.offset) || 0;
+    window.KarakClockOffset = offset;
 
     function texts() {
       const box = $("clock");
@@ -33,7 +35,9 @@
       try {
         offset = (await api("/play/clock", { advance: seconds })).offset;
       } catch (e) { toast(refusal(e)); return; }
+      window.KarakClockOffset = offset;
       texts();
+      refreshTimes();
       await safeRefresh();
     }
 
