@@ -37,8 +37,8 @@ def away_lines(events: Sequence[Event], locale: str) -> list[str]:
         shown.append(f"> {line}")
     out = [translate(msg("remind.away.title"), locale), *shown]
     if len(shown) < len(told):
-        out.append("-# " + translate(msg("remind.away.more", count=len(told) - len(shown)),
-                                     locale))
+        more = translate(msg("remind.away.more", count=len(told) - len(shown)), locale)
+        out.append(f"*{more}*")  # not a "-#" line: the hand's first one is its seat line
     return out
 
 

@@ -46,7 +46,7 @@ def test_a_long_absence_is_cut_to_a_screen_with_the_rest_counted() -> None:
     lines = away_lines(events, "en")
     assert lines[0] == f"**{SINCE}**"
     assert len(lines) == MAX_LINES + 2
-    assert lines[-1] == "-# … and 5 more lines: the Log button tells the rest."
+    assert lines[-1] == "*… and 5 more lines: the Log button tells the rest.*"
     assert away_lines([], "en") == []
     assert "et encore 5 lignes" in away_lines(events, "fr")[-1]
     assert "a ještě 5 řádků" in away_lines(events, "cs")[-1]
