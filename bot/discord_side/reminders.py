@@ -100,7 +100,9 @@ class Reminders:
             await channel.send(content=text[:2000], allowed_mentions=NO_MENTIONS)
         except discord.Forbidden as exc:
             if exc.code != DMS_CLOSED:
-                raise
+                log.warning("could not remind user %s of table %s (%s)", reminder.user,
+                            record.id, exc.code or exc.status)
+                return
             log.info("the direct messages of user %s are closed: no reminder is sent to them",
                      reminder.user)
             await self.reminding.refused(reminder)
