@@ -19,6 +19,7 @@ from loopback.errors import ApiError, Reply, Upload
 from loopback.interaction import Interaction
 from loopback.layout import IS_COMPONENTS_V2, error_tree
 from loopback.model import (
+    DM_CHANNEL,
     EPHEMERAL,
     GROUP_DM,
     LOADING,
@@ -292,6 +293,8 @@ class Messages:
         channel = self._channel_param(params)
         if not channel.may_post(len(uploads)):  # the bot lost its rights here: not a breach
             raise ApiError(403, 50013, "Missing Permissions")
+        if channel.type == DM_CHANNEL and not all(u.dms_open for u in channel.recipients):
+            raise ApiError(403, 50007, "Cannot send messages to this user")  # as Discord does
         self.thread_writable(channel, posting=True)
         message = self.write(None, body or {}, uploads, "POST /channels/{id}/messages",
                               channel_id=channel.id)

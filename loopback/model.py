@@ -65,6 +65,8 @@ class User:
     locale: str = "en-US"
     admin: bool = False
     bot: bool = False
+    #: False: the user closed their direct messages to the bot (a post there gets 403, 50007)
+    dms_open: bool = True
 
     @property
     def permissions(self) -> int:

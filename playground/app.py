@@ -18,7 +18,10 @@ Settings (environment or ``.env``, besides the bot's own ``KARAK_*`` ones, which
 
 Routes added to the stand-in (its own API is documented in :mod:`loopback.server`): ``GET /``
 the page, ``GET /static/...`` its files, ``GET /play/config`` the channel, users and the page's
-texts in every language, ``POST /play/locale`` ``{"user", "locale"}`` a user's language.
+texts in every language, ``POST /play/locale`` ``{"user", "locale"}`` a user's language,
+``POST /play/clock`` ``{"advance": seconds}`` moves the clock on (one of :data:`CLOCK_STEPS`):
+a slow match played over a fake day. The stand-in's clock and the bot's follow the same jump,
+so turn timers, reminders and the time left move with it.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import logging
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +44,7 @@ from aiohttp import web
 
 from bot.process.settings import ConfigProblem, Settings, load_settings, read_env_file
 from i18n import LOCALE_NAMES, LOCALES, catalog, msg, normalise_locale, placeholders, translate
-from loopback import FAKE_TOKEN, Loopback, LoopbackError
+from loopback import FAKE_TOKEN, Loopback, LoopbackError, ManualClock
 from loopback.model import Channel
 from loopback.spec import unavailable_reason, validation_off
 from loopback.world import dumps
@@ -56,6 +60,8 @@ PEOPLE = ((1_220_000_000_000_000_011, "Ann"), (1_220_000_000_000_000_012, "Bob")
           (1_220_000_000_000_000_013, "Cleo"), (1_220_000_000_000_000_014, "Dan"))
 #: A person's direct message channel with the bot: their user id plus this (fixed, like theirs).
 DM_OFFSET = 100
+#: How far the page's clock control moves the clock on, in seconds (1 hour, 8 hours, 1 day).
+CLOCK_STEPS = (3600, 8 * 3600, 86400)
 GUILD_NAME = "Karak Club"
 CHANNEL_NAME = "goblin"
 #: Our locale -> the locale a Discord client of that language sends.
@@ -123,12 +129,15 @@ class Playground:
             if reason is not None:
                 log.warning("%s", validation_off(reason))
         self.validate = validate
+        #: The stand-in's clock: the page's clock control moves it on, and the bot's with it.
+        self.clock = ManualClock()
         self.lb = self._standin(port)
         self.channel: Channel | None = None
 
     def _standin(self, port: int) -> Loopback:
-        lb = Loopback(host=self.host, port=port, validate=self.validate)
+        lb = Loopback(host=self.host, port=port, validate=self.validate, clock=self.clock)
         lb.app.router.add_get("/", self._page)
+        lb.app.router.add_post("/play/clock", self._advance)
         lb.app.router.add_get("/play/config", self._config)
         lb.app.router.add_post("/play/locale", self._set_locale)
         lb.app.router.add_static("/static/", STATIC)
@@ -167,6 +176,10 @@ class Playground:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
+    def bot_clock(self) -> float:
+        """The bot's clock: the time, plus every move of the page's clock control."""
+        return time.time() + self.clock.offset
+
     @property
     def url(self) -> str:
         """The page's address."""
@@ -198,6 +211,7 @@ class Playground:
             "languages": {lc: LOCALE_NAMES[lc] for lc in LOCALES},
             "discord_locales": DISCORD_LOCALES,
             "strings": {lc: page_strings(lc) for lc in LOCALES},
+            "clock": {"steps": list(CLOCK_STEPS), "offset": self.clock.offset},
         }
 
     async def _config(self, request: web.Request) -> web.Response:
@@ -220,6 +234,24 @@ class Playground:
         user.locale = DISCORD_LOCALES[locale]
         self.lb.bump()
         return web.json_response(dict(user.public(), locale=locale))
+
+
+    async def _advance(self, request: web.Request) -> web.Response:
+        """Move the clock on by one of :data:`CLOCK_STEPS` seconds: the stand-in's and the
+        bot's (its turn timers, reminders and the time left follow at their next pass)."""
+        try:
+            data = await request.json()
+            seconds = data.get("advance") if isinstance(data, dict) else None
+            if seconds not in CLOCK_STEPS:
+                raise LoopbackError(f"the clock moves on by one of {list(CLOCK_STEPS)} seconds",
+                                    "bad_request")
+        except (LoopbackError, ValueError) as exc:
+            refusal = (exc if isinstance(exc, LoopbackError)
+                       else LoopbackError(f"bad request: {exc!r}", "bad_request"))
+            return web.json_response(refusal.public(), status=400)
+        self.clock.advance(float(seconds))
+        self.lb.bump()
+        return web.json_response({"offset": self.clock.offset})
 
 
 # ---------------------------------------------------------------------- settings and running
@@ -289,7 +321,7 @@ async def serve(options: Options, settings: Settings,
         settings = settings.model_copy(update={"api_base": lb.api_base,
                                                "gateway_url": lb.gateway_url})
         loop = asyncio.get_running_loop()
-        bot = loop.create_task(run(settings, force_sync=True))
+        bot = loop.create_task(run(settings, force_sync=True, clock=playground.bot_clock))
         deadline = loop.time() + CONNECT_WAIT
         while not lb.gateway.connected() and loop.time() < deadline:
             if bot.done():

@@ -61,6 +61,9 @@ class PlaygroundProcess:
         env.update({"KARAK_PLAYGROUND_DB": str(self.db), "KARAK_PLAYGROUND_PORT": "0",
                     "KARAK_PLAYGROUND_LOCALE": self.locale, "KARAK_AI_PACE": f"{self.ai_pace:g}",
                     "PYTHONUNBUFFERED": "1"})
+        # this checkout's code, even where the venv's editable install points to another one
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH"))
+                                            if p)
         return env
 
     def start(self) -> str:

@@ -40,6 +40,7 @@ SAME_AS_ENGLISH = {
     "bot.cmd.timer.t600", "bot.cmd.timer.t1800", "bot.lobby.minutes", "bot.lobby.seconds",
     "bot.table.ai", "render.ai", "bot.level.normal", "bot.cmd.level.normal",
     "turns.span.hour", "turns.span.minute", "turns.list.ai",
+    "playground.page.clock.hour", "playground.page.clock.hours",
 }
 
 

@@ -29,6 +29,7 @@ from bot.discord_side.messages import Messages
 from bot.discord_side.options import OptionTree
 from bot.discord_side.poster import Poster
 from bot.discord_side.ratelimits import GlobalWait
+from bot.discord_side.reminders import Reminders
 from bot.discord_side.ui.custom_ids import KINDS, is_ours
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
@@ -172,6 +173,7 @@ class Parts:
     clicks: Interactions
     bodies: Commands
     cog: GoblinCog
+    reminders: Reminders
 
 
 class KarakBot(commands.AutoShardedBot):
@@ -207,6 +209,7 @@ class KarakBot(commands.AutoShardedBot):
         self.clicks = parts.clicks
         self.bodies = parts.bodies
         self.cog = parts.cog
+        self.reminders = parts.reminders
         if gateway_url:
             route_to(gateway_url=gateway_url)
         drop_malformed_events(self._connection.parsers, self.rescue_interaction)
@@ -232,6 +235,7 @@ class KarakBot(commands.AutoShardedBot):
         await self.sync_commands(force=self.force_sync)
         await self.scheduler.resume()
         self.scheduler.start_timers()
+        self.reminders.start()
 
     def rescue_interaction(self, data: Any) -> None:
         """An interaction discord.py could not read (a component click without its custom_id

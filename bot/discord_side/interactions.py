@@ -16,6 +16,7 @@ import discord
 
 from bot.discord_side import forget
 from bot.discord_side.asides import confirm_abandon, leave_solo, show_log
+from bot.discord_side.away import add_away
 from bot.discord_side.context import (
     answer_privately,
     can_manage_channel,
@@ -196,6 +197,7 @@ class Interactions:
                 content=translate(msg("bot.error.not_started"), locale))
             return
         payload = await self.messages.hand_payload(record, seat, locale, note)
+        await add_away(payload.view, self.service, record, seat, locale)  # while away
         sent = await interaction.edit_original_response(view=payload.view,
                                                         attachments=payload.files)
         self.messages.sent_hand(record, seat, locale, sent, payload)

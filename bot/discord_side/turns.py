@@ -53,9 +53,16 @@ async def show_turns(interaction: discord.Interaction[Any], service: GameService
 
 async def set_notify(interaction: discord.Interaction[Any], service: GameService,
                      on: bool | None) -> None:
-    """/goblin notify: store the person's choice of reminders (None: only say it), privately."""
-    said = await service.turns.notify(interaction.user.id, on)
-    await answer_privately(interaction, translate(said, loc(interaction)))
+    """/goblin notify: store the person's choice of reminders (None: only say it), privately.
+    When a reminder found their direct messages closed, they are told; turning reminders on
+    again tries them once more."""
+    user = interaction.user.id
+    said = translate(await service.turns.notify(user, on), loc(interaction))
+    if on is not False and await service.store.dms_closed([user]):
+        said += "\n" + translate(msg("remind.dms_closed"), loc(interaction))
+        if on:
+            await service.store.clear_dms_closed(user)
+    await answer_privately(interaction, said)
 
 
 __all__ = ["set_notify", "show_turns", "turns_view"]

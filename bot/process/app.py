@@ -17,6 +17,8 @@ import asyncio
 import logging
 import signal
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import discord
@@ -65,8 +67,10 @@ def setup_logging(settings: Settings) -> None:
         logging.getLogger(name).setLevel(max(logging.INFO, root.level))
 
 
-async def run(settings: Settings, force_sync: bool = False) -> None:
-    """Open the database and run the bot until it is stopped (SIGTERM or SIGINT close it)."""
+async def run(settings: Settings, force_sync: bool = False,
+              clock: Callable[[], float] = time.time) -> None:
+    """Open the database and run the bot until it is stopped (SIGTERM or SIGINT close it);
+    ``clock``: the bot's time (the playground's moves on when asked)."""
     from bot.discord_side.client import route_to
     from bot.process.compose import from_settings
     from bot.process.metrics import served
@@ -74,14 +78,14 @@ async def run(settings: Settings, force_sync: bool = False) -> None:
 
     route_to(settings.api_base, settings.gateway_url)
     try:
-        store = await open_storage(settings.db)
+        store = await open_storage(settings.db, clock)
     except Exception as exc:
         problem = database_problem(exc, settings.db)
         if problem is None:
             raise
         raise problem from None
     try:
-        bot, metrics = from_settings(store, settings, force_sync)
+        bot, metrics = from_settings(store, settings, force_sync, clock)
         async with bot, served(metrics, store, settings.metrics_host, settings.metrics_port):
             stop_on_signals(bot)
             await bot.start(settings.token.get_secret_value())

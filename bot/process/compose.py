@@ -10,7 +10,8 @@ included; no part builds another or changes another's lists once built.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,8 @@ from bot.discord_side.pace import ChannelPace
 from bot.discord_side.past import PastMatches, lapse_offers, summary_of
 from bot.discord_side.poster import Poster
 from bot.discord_side.ratelimits import GlobalWait
+from bot.discord_side.reminders import POLL as REMINDER_POLL
+from bot.discord_side.reminders import Reminders
 from bot.game.leases import LEASE_TTL, Leases, instance_name
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
@@ -40,11 +43,12 @@ from bot.workers.pictures import Pictures, PillowRenderer, Renderer
 from bot.workers.thinking import Thinking
 
 
-def from_settings(store: Storage, settings: Settings, force_sync: bool = False
-                  ) -> tuple[KarakBot, Metrics]:
-    """The bot the process runs on ``store`` as ``settings`` say, and the metrics it counts
-    in (the store, the game service and the workers count there too)."""
-    service = GameService(store, default_timer=settings.turn_timer,
+def from_settings(store: Storage, settings: Settings, force_sync: bool = False,
+                  clock: Callable[[], float] = time.time) -> tuple[KarakBot, Metrics]:
+    """The bot the process runs on ``store`` as ``settings`` say, on ``clock`` (the
+    playground's moves on when asked), and the metrics it counts in (the store, the game
+    service and the workers count there too)."""
+    service = GameService(store, default_timer=settings.turn_timer, clock=clock,
                           thinking=Thinking(seconds=settings.ai_think))
     metrics = Metrics()
     bot = compose(service, PillowRenderer(settings.drawing_workers), metrics=metrics,
@@ -90,8 +94,11 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
         past = PastMatches(service, messages, scheduler.begin)
         clicks = Interactions(service, messages, scheduler, past, hints_given)
         bodies = Commands(service, messages, clicks)
+        reminders = Reminders(client, service, tasks, leases, max(REMINDER_POLL, timer_poll))
+        reminders.install(client)
         return Parts(tasks=tasks, pictures=pictures, messages=messages, scheduler=scheduler,
-                     poster=poster, clicks=clicks, bodies=bodies, cog=GoblinCog(bodies))
+                     poster=poster, clicks=clicks, bodies=bodies, cog=GoblinCog(bodies),
+                     reminders=reminders)
 
     return KarakBot(service, wire, global_wait=GlobalWait(), metrics=metrics,
                     dev_guild=dev_guild, force_sync=force_sync, gateway_url=gateway_url,

@@ -140,8 +140,38 @@ class SeatedStorage(Protocol):
         """Those of ``user_ids`` who asked for direct-message reminders."""
 
 
+class ReminderStorage(Protocol):
+    """Slow matches' reminders (see :mod:`bot.storage.core.reminders`)."""
+
+    async def claim_reminder(self, table_id: int, user_id: int, turn: int, due: float,
+                             state: str) -> bool:
+        """Record the reminder of ``user_id``'s turn ``turn`` at table ``table_id`` as
+        ``state``; False when it was recorded already: never two per turn."""
+
+    async def set_reminder(self, table_id: int, user_id: int, turn: int, state: str) -> None:
+        """Change the state of a recorded reminder."""
+
+    async def reminders_of(self, table_ids: Collection[int]) -> dict[tuple[int, int, int], str]:
+        """The recorded reminders of ``table_ids``: (table, user, turn) to its state."""
+
+    async def seen(self, table_id: int, user_id: int, at: float) -> None:
+        """``user_id`` opened or clicked something of table ``table_id`` at ``at``."""
+
+    async def seen_at(self, table_ids: Collection[int]) -> dict[tuple[int, int], float]:
+        """When each person last opened or clicked each of ``table_ids``."""
+
+    async def note_dms_closed(self, user_id: int, at: float) -> None:
+        """Discord refused a direct message to ``user_id``: none is tried again."""
+
+    async def clear_dms_closed(self, user_id: int) -> None:
+        """``user_id`` asked for reminders again: their direct messages are tried once more."""
+
+    async def dms_closed(self, user_ids: Collection[int]) -> set[int]:
+        """Those of ``user_ids`` whose direct messages were found closed."""
+
+
 class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedStorage,
-              Protocol):
+              ReminderStorage, Protocol):
     """The tables, their action logs, the servers' settings and the bot's own metadata.
 
     Writes that the disk or database refuses raise :class:`~bot.storage.records.CannotSave`
@@ -294,5 +324,5 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
         """Store a metadata value."""
 
 
-__all__ = ["LeaseStorage", "PeopleStorage", "RatingStorage", "SeatedStorage", "ShareStorage",
-           "Storage", "TableListener"]
+__all__ = ["LeaseStorage", "PeopleStorage", "RatingStorage", "ReminderStorage", "SeatedStorage",
+           "ShareStorage", "Storage", "TableListener"]

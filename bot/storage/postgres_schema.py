@@ -400,6 +400,29 @@ MIGRATIONS: tuple[Migration, ...] = (
         dm BOOLEAN NOT NULL
     );
     """,
+    # 18: slow matches' reminders, one per person and turn (named by its deadline in seconds),
+    # kept once handled (sent, or not: they were active, their direct messages are closed);
+    # when each person last opened or clicked each table; who cannot get direct messages
+    """
+    CREATE TABLE reminders (
+        table_id BIGINT NOT NULL REFERENCES tables(id),
+        user_id BIGINT NOT NULL,
+        turn BIGINT NOT NULL,
+        due TIMESTAMPTZ NOT NULL,
+        state TEXT NOT NULL,
+        PRIMARY KEY (table_id, user_id, turn)
+    );
+    CREATE TABLE seat_seen (
+        table_id BIGINT NOT NULL REFERENCES tables(id),
+        user_id BIGINT NOT NULL,
+        seen_at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (table_id, user_id)
+    );
+    CREATE TABLE dms_closed (
+        user_id BIGINT PRIMARY KEY,
+        noted_at TIMESTAMPTZ NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -342,6 +342,29 @@ MIGRATIONS: tuple[Migration, ...] = (
         dm INTEGER NOT NULL
     );
     """,
+    # 18: slow matches' reminders, one per person and turn (named by its deadline in seconds),
+    # kept once handled (sent, or not: they were active, their direct messages are closed);
+    # when each person last opened or clicked each table; who cannot get direct messages
+    """
+    CREATE TABLE reminders (
+        table_id INTEGER NOT NULL REFERENCES tables(id),
+        user_id INTEGER NOT NULL,
+        turn INTEGER NOT NULL,
+        due REAL NOT NULL,
+        state TEXT NOT NULL,
+        PRIMARY KEY (table_id, user_id, turn)
+    );
+    CREATE TABLE seat_seen (
+        table_id INTEGER NOT NULL REFERENCES tables(id),
+        user_id INTEGER NOT NULL,
+        seen_at REAL NOT NULL,
+        PRIMARY KEY (table_id, user_id)
+    );
+    CREATE TABLE dms_closed (
+        user_id INTEGER PRIMARY KEY,
+        noted_at REAL NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -13,6 +13,7 @@
   const THREAD = '<svg class="thread-icon" width="16" height="16" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" fill-rule="evenodd" d="M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2h-9l-5 4v-4H4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2Zm3 5v2h10V8H7Zm0 4v2h7v-2H7Z"/></svg>';
   const CHECK = '<svg width="11" height="11" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M9 16.2 4.8 12l-1.4 1.4L9 19 21 7l-1.4-1.4z"/></svg>';
 
+  let clock = null; // the clock control (clock.js), made once the config is known
   const state = {
     config: null,
     user: null,             // id of the user we act as
@@ -369,6 +370,11 @@
     $("send-label").textContent = t("send");
     $("send").title = t("send");
     $("command-input").placeholder = t("command_hint");
+    if (!clock) {
+      clock = window.KarakClock({ state, $, api, t, toast, refusal, safeRefresh,
+        refreshTimes: () => view.refreshTimes(document) });
+    }
+    clock.texts();
     const select = $("language");
     select.title = t("language");
     select.innerHTML = Object.entries(state.config.languages).map(([code, name]) =>

@@ -25,7 +25,7 @@ window.KarakMessage = (ctx) => {
     ["minute", 60], ["second", 1]];
   /** "in 2 hours" / "il y a 3 minutes" / "před 2 dny": ``seconds`` (Unix time) from now. */
   function relative(seconds, locale) {
-    const diff = seconds - Date.now() / 1000;
+    const diff = seconds - (Date.now() / 1000 + (window.KarakClockOffset || 0)); // the clock control's
     const [unit, size] = UNITS.find(([, size]) => Math.abs(diff) >= size) || UNITS[UNITS.length - 1];
     return new Intl.RelativeTimeFormat(locale, { numeric: "always" }).format(Math.round(diff / size), unit);
   }

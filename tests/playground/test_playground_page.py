@@ -49,7 +49,7 @@ def refusal_codes() -> set[str]:
 
 def test_every_text_the_page_uses_exists_in_every_language() -> None:
     script = "\n".join(p.read_text() for p in sorted(STATIC.glob("*.js")))
-    used = set(re.findall(r"\bt(?:Html)?\(\"(\w+)\"", script))
+    used = set(re.findall(r"\bt(?:Html)?\(\"([\w.]+)\"", script))
     assert len(used) > 15
     codes = refusal_codes()
     assert {"no_component", "message_loading", "unknown_command", "bad_request"} <= codes
@@ -125,6 +125,17 @@ async def test_routes_of_the_page() -> None:
             text = page_strings("fr")["refusal." + answer["code"]]
             assert text.format(**answer["params"]) == "Il n'y a pas de commande /dance."
         assert pg.lb.user(bob).locale == "cs"
+        # the clock control: the stand-in's clock and the bot's move on together
+        assert config["clock"] == {"steps": [3600, 28800, 86400], "offset": 0.0}
+        before, bot_before = pg.clock(), pg.bot_clock()
+        async with http.post(base + "play/clock", json={"advance": 28800}) as r:
+            assert r.status == 200 and (await r.json())["offset"] == 28800
+        assert pg.clock() - before >= 28800 and pg.bot_clock() - bot_before >= 28800
+        for bad in ({"advance": 5}, {"advance": -3600}, ["x"], {}):
+            async with http.post(base + "play/clock", json=bad) as r:
+                answer = await r.json()
+                assert r.status == 400 and answer["code"] == "bad_request", answer
+        assert pg.clock.offset == 28800
 
 
 async def test_validation_off_is_said_in_one_line(monkeypatch: pytest.MonkeyPatch,

@@ -51,6 +51,9 @@ KINDS: dict[tuple[str, str], str] = {
     ("leases", "expires_at"): "time",
     ("shares", "posted_at"): "time",
     ("sharers", "shared_at"): "time",
+    ("reminders", "due"): "time",
+    ("seat_seen", "seen_at"): "time",
+    ("dms_closed", "noted_at"): "time",
 }
 
 

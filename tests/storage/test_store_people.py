@@ -86,6 +86,9 @@ async def test_a_person_forgotten_is_found_nowhere_and_others_keep_their_past(
     running = await play_named(store, 5, channel=3, seats=SEATS, host=BOB, upto=6)
     await store.record_hint(rated, 2, ZED, 0, b"answer", clock.now)
     await store.record_hint(rated, 3, BOB, 1, b"answer", clock.now)
+    assert await store.claim_reminder(running, ZED, 86400, clock.now, "sent")
+    await store.seen(running, ZED, clock.now)
+    await store.note_dms_closed(ZED, clock.now)
     assert (await store.claim_share(rated, 50, ZED, window=600, slowmode=60,
                                     posting=300)).granted
     await store.save_rematch(RematchOffer(rated, ZED, clock.now, (ZED, BOB)))

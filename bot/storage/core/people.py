@@ -9,6 +9,9 @@ Where a user id is kept (every column of the schema that holds one):
 - ``hints.user_id``: the hints they were given, **deleted**;
 - ``sharers.user_id``: when they last shared a match in a channel, **deleted**;
 - ``notify.user_id``: whether they asked for direct-message reminders, **deleted**;
+- ``reminders.user_id``, ``seat_seen.user_id`` and ``dms_closed.user_id``: the reminders
+  sent to them, when they last looked at each table, that their direct messages are closed,
+  **deleted**;
 - ``shares.user_id``: who posted a match's animation in a channel (the post itself stays, so
   the match is not posted twice in the window), the pseudonym;
 - ``tables.host_id``, ``tables.seats`` (JSON: each seat's ``user`` and ``name``),
@@ -47,7 +50,8 @@ from bot.storage.records import seats_from_json, seats_to_json
 
 #: Tables whose rows about a person are deleted: (table, the column holding the id).
 DELETED = (("ratings", "user_id"), ("rating_changes", "user_id"), ("ai_records", "user_id"),
-           ("hints", "user_id"), ("sharers", "user_id"), ("notify", "user_id"))
+           ("hints", "user_id"), ("sharers", "user_id"), ("notify", "user_id"),
+           ("reminders", "user_id"), ("seat_seen", "user_id"), ("dms_closed", "user_id"))
 #: Columns whose id becomes the pseudonym: (table, column).
 RENAMED = (("tables", "host_id"), ("actions", "user_id"), ("results", "winner_user_id"),
            ("results", "abandoned_by"), ("result_seats", "user_id"), ("shares", "user_id"),

@@ -11,6 +11,7 @@ from bot.storage.core.history import HistoryQueries
 from bot.storage.core.leases import LeaseRows
 from bot.storage.core.people import PeopleRows
 from bot.storage.core.ratings import RatingQueries
+from bot.storage.core.reminders import ReminderRows
 from bot.storage.core.seated import SeatedQueries
 from bot.storage.core.servers import ServerQueries
 from bot.storage.core.shares import ShareRows
@@ -18,12 +19,13 @@ from bot.storage.core.tables import TableQueries
 
 
 class CoreStore(PeopleRows, TableQueries, ServerQueries, HistoryQueries, RatingQueries, HintRows,
-                LeaseRows, ShareRows, SeatedQueries):
+                LeaseRows, ShareRows, SeatedQueries, ReminderRows):
     """The queries of every part of the store (tables: :class:`TableQueries`; servers and
     metadata: :class:`ServerQueries`; past matches and rematch offers:
     :class:`HistoryQueries`; ratings: :class:`RatingQueries`; hints: :class:`HintRows`;
     leases: :class:`LeaseRows`; shares: :class:`ShareRows`; a person forgotten:
-    :class:`PeopleRows`; who sits where and reminders: :class:`SeatedQueries`) on ``read`` and
+    :class:`PeopleRows`; who sits where and reminders: :class:`SeatedQueries`; slow matches'
+    reminders sent: :class:`ReminderRows`) on ``read`` and
     the backend's transactions, in ``dialect``."""
 
     def __init__(self, dialect: Dialect, read: Db, clock: Callable[[], float]) -> None:

@@ -1,0 +1,144 @@
+"""Slow matches' reminders on Discord (what is due: :mod:`bot.game.reminders`).
+
+The turn's start pings the person in the table's channel (or thread): the table message posted
+for a person's new turn mentions them (:meth:`Messages.post_table`), at a slow match as at any
+other. The one direct message after a quarter of their time is sent here: the ``reminders``
+loop (supervised like the turn timers) sends the due reminders of the tables this process holds
+the lease of, a few at a time, each a direct message with a link to the table message and the
+time left. The requests go through discord.py's rate-limit handling and the bot's global wait
+(:mod:`bot.discord_side.ratelimits`): a 429 is waited out, never a reason to drop a reminder.
+
+A person whose direct messages are closed (Discord answers 403 with code 50007) is noted once,
+in the log and in the database: no direct message is tried again, after a restart neither.
+
+Every click on a table's components is seen here too (a listener of the client's
+``on_interaction``, apart from the routing of the click): during the clicker's own turn of a
+slow match it marks them active (no reminder for that turn).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import discord
+from discord.http import Route
+
+from bot.discord_side.context import jump_url
+from bot.discord_side.ui.custom_ids import parse
+from bot.game.leases import Leases
+from bot.game.reminders import Reminder, Reminding
+from bot.game.service import GameService
+from bot.game.spans import time_left
+from bot.supervision.tasks import Tasks
+from i18n import msg, translate
+
+log = logging.getLogger("karak.bot")
+#: The name of the loop sending reminders (in the log and the health check).
+REMINDER_LOOP = "reminders"
+#: Seconds between two passes of the loop: reminders due in the same minute go out in it.
+POLL = 15.0
+#: Reminders sent at once (each waits for its route's rate limit and the global one).
+AT_ONCE = 8
+#: Discord's JSON error code for a direct message refused ("Cannot send messages to this
+#: user": the person closed their direct messages, or shares no server with the bot).
+DMS_CLOSED = 50007
+NO_MENTIONS = discord.AllowedMentions.none()
+
+
+class Reminders:
+    """Sends the due reminders of one bot's tables, and notes who is active."""
+
+    def __init__(self, client: discord.Client, service: GameService, tasks: Tasks,
+                 leases: Leases, poll: float = POLL) -> None:
+        self.client = client
+        self.tasks = tasks
+        self.leases = leases
+        self.poll = poll
+        self.reminding = Reminding(service.store, service.tables, service.clock)
+        self.clock = service.clock
+        #: Direct messages sent (tests, benchmarks).
+        self.sent = 0
+        self._loop: asyncio.Task[Any] | None = None
+        self._dms: dict[int, int] = {}  # user -> their direct-message channel
+
+    def install(self, client: Any) -> None:
+        """Listen to the client's interactions (who is active)."""
+        client.add_listener(self.on_interaction, "on_interaction")
+
+    def start(self) -> None:
+        """Start the loop sending due reminders (once), its first pass at once (what fell due
+        while the bot was stopped goes out now; the slow matches are known from then on)."""
+        if self._loop is None:
+            self.tasks.supervise(self.send_due, f"{REMINDER_LOOP}-start")
+            self._loop = self.tasks.repeat(self.send_due, REMINDER_LOOP, self.poll,
+                                           endless=True)
+
+    async def send_due(self) -> bool:
+        """Send every reminder due now at the tables this process holds, :data:`AT_ONCE` at a
+        time; True (the loop goes on)."""
+        due = await self.reminding.due(self.leases.holding)
+        gate = asyncio.Semaphore(AT_ONCE)
+
+        async def one(reminder: Reminder) -> None:
+            async with gate:
+                await self.send(reminder)
+
+        await asyncio.gather(*(one(r) for r in due))
+        return True
+
+    async def send(self, reminder: Reminder) -> None:
+        """The direct message of one reminder (a refusal for closed direct messages noted;
+        another failure logged: the reminder is recorded as sent, never two per turn)."""
+        record = reminder.record
+        text = translate(msg("remind.dm", table=record.id, link=jump_url(record),
+                             left=time_left(reminder.deadline - self.clock()),
+                             deadline=int(reminder.deadline)), record.locale)
+        try:
+            channel = await self.direct(reminder.user)
+            await channel.send(content=text[:2000], allowed_mentions=NO_MENTIONS)
+        except discord.Forbidden as exc:
+            if exc.code != DMS_CLOSED:
+                log.warning("could not remind user %s of table %s (%s)", reminder.user,
+                            record.id, exc.code or exc.status)
+                return
+            log.info("the direct messages of user %s are closed: no reminder is sent to them",
+                     reminder.user)
+            await self.reminding.refused(reminder)
+            return
+        except discord.HTTPException as exc:
+            log.warning("could not remind user %s of table %s (%s)", reminder.user, record.id,
+                        exc.code or exc.status)
+            return
+        self.sent += 1
+
+    async def direct(self, user: int) -> discord.PartialMessageable:
+        """The direct-message channel with ``user`` (opened once per user and kept: one
+        request per person, not one per reminder). The user id goes as a string, as
+        Discord's API describes it (discord.py's ``create_dm`` sends a number)."""
+        known = self._dms.get(user)
+        if known is None:
+            data = await self.client.http.request(Route("POST", "/users/@me/channels"),
+                                                  json={"recipient_id": str(user)})
+            known = self._dms[user] = int(data["id"])
+        return self.client.get_partial_messageable(known, type=discord.ChannelType.private)
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """A click on a table's component: its person is active there (see
+        :meth:`Reminding.clicked`)."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data: Any = interaction.data or {}
+        custom_id = data.get("custom_id") if isinstance(data, dict) else None
+        if not isinstance(custom_id, str):
+            return
+        table = getattr(parse(custom_id), "table", None)
+        if isinstance(table, int):
+            try:
+                await self.reminding.clicked(table, interaction.user.id)
+            except Exception:  # noqa: BLE001 - a reminder too many is no reason to fail a click
+                log.exception("could not note a click on table %s", table)
+
+
+__all__ = ["POLL", "REMINDER_LOOP", "Reminders"]

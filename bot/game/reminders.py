@@ -1,0 +1,129 @@
+"""Slow matches remind people whose turn waits, with no Discord in sight.
+
+At a table whose turn timer is :data:`SLOW` or more, the person whose turn it is gets one
+direct message once :data:`SHARE` of their time has passed (the table message pinged them
+when the turn started), when:
+
+- they asked for reminders (``/goblin notify on``);
+- they were not *active* in that match since their turn started: active means they clicked
+  something of the table (My hand, a move, the Log...) during their turn; the time of each
+  person's last click at each slow match is stored (``seat_seen``, one small write per click,
+  only at slow matches; no table is read for it);
+- their direct messages were never found closed (then no message is tried again).
+
+Nothing is kept per turn until its reminder is due: the turn is named by its deadline, which
+the table stores when the turn starts and keeps through all the moves of that turn (so a
+restart loses nothing). Once due, the reminder is recorded before it is sent (``sent``, or
+``active`` when the person was active): never two per turn, whichever process or restart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from bot.game.refusals import Refusal
+from bot.game.tables import Tables
+from bot.storage.core.reminders import ACTIVE, CLOSED, SENT, turn_of
+from bot.storage.interface import Storage
+from bot.storage.records import TableRecord
+
+#: Turn timers of this many seconds or more remind people.
+SLOW = 3600
+#: The reminder goes out once this share of the turn's time has passed.
+SHARE = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Reminder:
+    """A reminder to send now: ``user``'s turn at ``record`` ends at ``record.deadline``."""
+
+    record: TableRecord
+    user: int
+    turn: int
+    due: float
+
+    @property
+    def deadline(self) -> float:
+        """When the turn's time is up."""
+        assert self.record.deadline is not None
+        return self.record.deadline
+
+
+def slow_turn(record: TableRecord) -> tuple[int, float, float] | None:
+    """(the person, when their turn started, when its reminder is due) of the running slow
+    match ``record`` whose turn is a person's; else None."""
+    if (record.status != "running" or record.state is None or record.deadline is None
+            or record.timer < SLOW):
+        return None
+    seat = record.seats[record.game.current]
+    if seat.ai or seat.user is None:
+        return None
+    start = record.deadline - record.timer
+    return seat.user, start, start + record.timer * SHARE
+
+
+@dataclass
+class Reminding:
+    """Which reminders are due, and what became of them (``clock``: the service's)."""
+
+    store: Storage
+    tables: Tables
+    clock: Callable[[], float]
+    #: The running slow matches, as the last pass of :meth:`due` found them.
+    slow: set[int] = field(default_factory=set)
+
+    async def due(self, holding: Callable[[int], Awaitable[bool]]) -> list[Reminder]:
+        """The reminders to send now at the tables this process is ``holding`` (the lease of:
+        only its holder reminds), earliest due first, each recorded as sent already; one
+        whose person was active since their turn started is recorded as such and left out;
+        people who did not ask for reminders, or whose direct messages are closed, are left
+        out."""
+        now = self.clock()
+        found: list[tuple[TableRecord, int, float, float]] = []
+        slow: set[int] = set()
+        for tid in await self.tables.ids_with_status("running"):
+            try:
+                record = await self.tables.load(tid)
+            except Refusal:
+                continue
+            if record.timer >= SLOW:
+                slow.add(tid)
+            waiting = slow_turn(record)
+            if waiting is not None and waiting[2] <= now and await holding(tid):
+                found.append((record, *waiting))
+        self.slow = slow
+        if not found:
+            return []
+        ids = [r.id for r, *_ in found]
+        users = {user for _, user, _, _ in found}
+        done = await self.store.reminders_of(ids)
+        asked = await self.store.notify_wanted(users) - await self.store.dms_closed(users)
+        seen = await self.store.seen_at(ids)
+        out: list[Reminder] = []
+        for record, user, start, due in sorted(found, key=lambda f: f[3]):
+            assert record.deadline is not None
+            turn = turn_of(record.deadline)
+            if user not in asked or (record.id, user, turn) in done:
+                continue
+            active = seen.get((record.id, user), float("-inf")) >= start
+            if await self.store.claim_reminder(record.id, user, turn, due,
+                                               ACTIVE if active else SENT) and not active:
+                out.append(Reminder(record, user, turn, due))
+        return out
+
+    async def refused(self, reminder: Reminder) -> None:
+        """Discord refused the reminder: the person's direct messages are closed (noted once:
+        none is tried again)."""
+        await self.store.set_reminder(reminder.record.id, reminder.user, reminder.turn, CLOSED)
+        await self.store.note_dms_closed(reminder.user, self.clock())
+
+    async def clicked(self, table_id: int, user_id: int) -> None:
+        """``user_id`` clicked something of table ``table_id``: at a slow match (one the last
+        pass of :meth:`due` found running), that is noted (a click during their own turn makes
+        them active: no reminder for that turn). No table is read for it."""
+        if table_id in self.slow:
+            await self.store.seen(table_id, user_id, self.clock())
+
+
+__all__ = ["SHARE", "SLOW", "Reminder", "Reminding", "slow_turn"]

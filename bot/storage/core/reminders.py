@@ -1,0 +1,99 @@
+"""Slow matches' reminders: the reminder of each person's turn once handled (sent, or not
+because they were active or their direct messages are closed), when each person last opened
+or clicked each table, and who cannot get direct messages.
+
+A turn is named by its deadline in whole seconds (:func:`turn_of`): set once when the turn
+starts, it stays the same through all the moves of that turn, and the next turn gets a later
+one."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from bot.storage.core.base import Base
+from bot.storage.core.rows import as_float, as_int
+
+#: A reminder's states: sent; not sent because the person was active in the match since their
+#: turn started; not sent because their direct messages are closed.
+SENT, ACTIVE, CLOSED = "sent", "active", "closed"
+
+
+def turn_of(deadline: float) -> int:
+    """The name of the turn ending at ``deadline``: its deadline in whole seconds."""
+    return round(deadline)
+
+
+class ReminderRows(Base):
+    """The rows of ``reminders``, ``seat_seen`` and ``dms_closed``."""
+
+    async def claim_reminder(self, table_id: int, user_id: int, turn: int, due: float,
+                             state: str) -> bool:
+        """Record the reminder of ``user_id``'s turn ``turn`` (its deadline) at table
+        ``table_id`` as ``state``; False when it was recorded already (by this process or
+        another): never two per turn."""
+        async with self._tx() as db:
+            row = await db.fetchrow(
+                "INSERT INTO reminders (table_id, user_id, turn, due, state) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_id, user_id, turn) "
+                "DO NOTHING RETURNING table_id", table_id, user_id, turn, due, state)
+        return row is not None
+
+    async def set_reminder(self, table_id: int, user_id: int, turn: int, state: str) -> None:
+        """Change the state of a recorded reminder (a direct message refused)."""
+        async with self._tx() as db:
+            await db.execute("UPDATE reminders SET state = ? WHERE table_id = ? AND user_id = ? "
+                             "AND turn = ?", state, table_id, user_id, turn)
+
+    async def reminders_of(self, table_ids: Collection[int]
+                           ) -> dict[tuple[int, int, int], str]:
+        """The recorded reminders of ``table_ids``: (table, user, turn) to its state."""
+        if not table_ids:
+            return {}
+        rows = await self._read.fetch(
+            "SELECT table_id, user_id, turn, state FROM reminders WHERE "
+            f"{self.dialect.any_of('table_id')}", self.dialect.many(sorted(set(table_ids))))
+        return {(as_int(r[0], "table_id"), as_int(r[1], "user_id"),
+                 as_int(r[2], "turn")): str(r[3]) for r in rows}
+
+    async def seen(self, table_id: int, user_id: int, at: float) -> None:
+        """``user_id`` opened or clicked something of table ``table_id`` at ``at``."""
+        async with self._tx() as db:
+            await db.execute(
+                "INSERT INTO seat_seen (table_id, user_id, seen_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (table_id, user_id) DO UPDATE SET seen_at = excluded.seen_at",
+                table_id, user_id, at)
+
+    async def seen_at(self, table_ids: Collection[int]) -> dict[tuple[int, int], float]:
+        """When each person last opened or clicked each of ``table_ids``: (table, user) to
+        the time."""
+        if not table_ids:
+            return {}
+        rows = await self._read.fetch(
+            "SELECT table_id, user_id, seen_at FROM seat_seen WHERE "
+            f"{self.dialect.any_of('table_id')}", self.dialect.many(sorted(set(table_ids))))
+        return {(as_int(r[0], "table_id"), as_int(r[1], "user_id")): as_float(r[2], "seen_at")
+                for r in rows}
+
+    async def note_dms_closed(self, user_id: int, at: float) -> None:
+        """Discord refused a direct message to ``user_id`` (their direct messages are closed):
+        none is tried again."""
+        async with self._tx() as db:
+            await db.execute("INSERT INTO dms_closed (user_id, noted_at) VALUES (?, ?) "
+                             "ON CONFLICT (user_id) DO NOTHING", user_id, at)
+
+    async def clear_dms_closed(self, user_id: int) -> None:
+        """``user_id`` asked for reminders again: their direct messages are tried once more."""
+        async with self._tx() as db:
+            await db.execute("DELETE FROM dms_closed WHERE user_id = ?", user_id)
+
+    async def dms_closed(self, user_ids: Collection[int]) -> set[int]:
+        """Those of ``user_ids`` whose direct messages were found closed."""
+        if not user_ids:
+            return set()
+        rows = await self._read.fetch(
+            f"SELECT user_id FROM dms_closed WHERE {self.dialect.any_of('user_id')}",
+            self.dialect.many(sorted(set(user_ids))))
+        return {as_int(r[0], "user_id") for r in rows}
+
+
+__all__ = ["ACTIVE", "CLOSED", "SENT", "ReminderRows", "turn_of"]

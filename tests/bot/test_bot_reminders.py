@@ -1,0 +1,141 @@
+"""Slow matches remind people: at a 3-day timer, the table message posted when a person's turn
+starts pings them; after a quarter of their time (18 h) one direct message goes to them if they
+asked for reminders (a link to the table message, the time left), never a second one for that
+turn; none when they did not ask, none when they clicked the table during their turn; a person
+whose direct messages are closed (403, 50007) is noted once and never tried again; a reminder
+due while the bot was stopped goes out once after it starts again."""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from live_bot import CHANNEL, GUILD, Call, LiveBot
+from players import ANN, BOB, EVE, TinyRenderer, open_table
+from storage.helpers import Clock
+
+from bot.discord_side.ui.custom_ids import LogButton
+from bot.storage.core.reminders import CLOSED
+from loopback import Loopback, Message, User
+
+THREE_DAYS = 3 * 86400
+HOUR = 3600
+
+
+async def slow_match(bot: LiveBot, clock: Clock, notify: bool = True) -> tuple[int, User]:
+    """A 3-day match of Ann and Bob whose players asked for reminders (or not); its id and
+    who plays first."""
+    for who in (ANN, BOB):
+        await bot.command(who, "notify", state="on" if notify else "off")
+    tid = await open_table(bot, ANN, [BOB], timer=THREE_DAYS)
+    rec = await bot.bot.service.tables.load(tid)
+    mover = ANN if rec.seats[rec.game.current].user == ANN.id else BOB
+    return tid, mover
+
+
+def dms(bot: LiveBot, user: User) -> list[Message]:
+    """The bot's messages in its direct messages with ``user``."""
+    channel = bot.lb.dm(user)
+    return [m for m in bot.lb.messages.values() if m.channel_id == channel.id and m.author.bot]
+
+
+async def remind(bot: LiveBot) -> None:
+    """One pass of the reminders' loop, and what it sent."""
+    await bot.bot.reminders.send_due()
+    await bot.settle()
+
+
+async def test_a_slow_turn_pings_then_reminds_once_after_a_quarter(bot: LiveBot,
+                                                                   clock: Clock) -> None:
+    start = clock.now
+    tid, mover = await slow_match(bot, clock)
+    table = bot.last_table_message()
+    assert f"<@{mover.id}>" in table.text() and table.mentions == [mover.id]  # the ping
+    clock.now = start + 18 * HOUR - 60
+    await remind(bot)
+    assert dms(bot, mover) == []  # not due yet
+    clock.now = start + 18 * HOUR + 5
+    await remind(bot)
+    [sent] = dms(bot, mover)
+    text = sent.text()
+    assert f"table #{tid}" in text and "2 days 5 h left" in text
+    assert f"https://discord.com/channels/{GUILD}/{CHANNEL}/{table.id}" in text
+    clock.now += 6 * HOUR
+    await remind(bot)
+    assert len(dms(bot, mover)) == 1  # never two per turn
+    other = BOB if mover is ANN else ANN
+    assert dms(bot, other) == []  # not their turn
+
+
+async def test_no_reminder_for_someone_who_did_not_ask(bot: LiveBot, clock: Clock) -> None:
+    start = clock.now
+    _, mover = await slow_match(bot, clock, notify=False)
+    clock.now = start + 19 * HOUR
+    await remind(bot)
+    assert dms(bot, mover) == []
+
+
+async def test_no_reminder_for_someone_active_in_their_turn(bot: LiveBot, clock: Clock) -> None:
+    start = clock.now
+    tid, mover = await slow_match(bot, clock)
+    clock.now = start + 2 * HOUR
+    await remind(bot)  # a pass of the loop (every few seconds) knows the slow matches
+    await bot.click(mover, bot.last_table_message(), LogButton.id_for(tid))  # they looked
+    await bot.settle()
+    clock.now = start + 19 * HOUR
+    await remind(bot)
+    assert dms(bot, mover) == []
+
+
+async def test_closed_direct_messages_are_noted_once(bot: LiveBot, clock: Clock,
+                                                     calls: list[Call]) -> None:
+    start = clock.now
+    shy = [replace(EVE, id=EVE.id + 200 + i, name=f"Shy{i}", dms_open=False) for i in (0, 1)]
+    for who in shy:  # whoever plays first has their direct messages closed
+        bot.lb.users[who.id] = who
+        await bot.command(who, "notify", state="on")
+    tid = await open_table(bot, shy[0], [shy[1]], timer=THREE_DAYS)
+    rec = await bot.bot.service.tables.load(tid)
+    mover = rec.seats[rec.game.current].user
+    clock.now = start + 19 * HOUR
+    since = len(calls)
+    await remind(bot)
+    refused = [c for c in calls[since:] if c.method == "POST" and c.path.endswith("/messages")]
+    assert [c.status for c in refused] == [403]  # tried once: Discord says 50007
+    assert all(dms(bot, who) == [] for who in shy)
+    assert await bot.store.dms_closed([who.id for who in shy]) == {mover}
+    assert list((await bot.store.reminders_of([tid])).values()) == [CLOSED]
+    since = len(calls)
+    clock.now += 3 * HOUR
+    await remind(bot)  # never tried again
+    assert [c for c in calls[since:] if c.method == "POST"] == []
+    person = next(who for who in shy if who.id == mover)
+    ix = await bot.command(person, "notify")
+    assert "looked closed" in bot.reply(ix).text()  # told when they ask
+    ix = await bot.command(person, "notify", state="on")  # asking again tries once more
+    assert "looked closed" in bot.reply(ix).text()
+    assert await bot.store.dms_closed([mover]) == set()
+
+
+async def test_a_reminder_due_while_stopped_goes_out_once_after_a_restart(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    db = tmp_path / "k.db"
+    start = clock.now
+    bot = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        _, mover = await slow_match(bot, clock)
+    finally:
+        await bot.stop()
+    clock.now = start + 20 * HOUR
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await remind(again)
+        await remind(again)
+        assert len(dms(again, mover)) == 1
+    finally:
+        await again.stop()
+    third = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await remind(third)
+        assert len(dms(third, mover)) == 1  # recorded: not sent again after a restart
+    finally:
+        await third.stop()

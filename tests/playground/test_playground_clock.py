@@ -1,0 +1,79 @@
+"""A slow match in the playground over a fake day, in a real headless Chromium: two people who
+asked for reminders start a match with a 1-day turn timer; the page's clock control moves the
+clock on by 8 hours (the stand-in's and the bot's); the person whose turn waits finds the bot's
+reminder in their direct messages with the bot, with the time left counted from the moved clock.
+Chromium is installed when missing, else the test skips (fails under CI), as
+``test_playground_browser.py`` says."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from loopback.components import interactive
+from playground import browser
+from playground.app import CHANNEL_ID, PEOPLE
+from playground.drive import Driver, PlaygroundProcess
+
+
+def _post(url: str, body: dict[str, Any]) -> Any:
+    req = urllib.request.Request(url, json.dumps(body).encode(),
+                                 {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def _command(url: str, user: str, command: str, **options: Any) -> None:
+    done = _post(url + "_loopback/command", {"user": user, "channel": str(CHANNEL_ID),
+                                            "command": command, "options": options,
+                                            "wait": "done"})
+    assert done["status"] == "done", done
+
+
+def _click(url: str, user: str, message: dict[str, Any], op: str) -> None:
+    cid = next(c["custom_id"] for c in interactive(message["components"])
+               if c["custom_id"].split(":")[3:4] == [op])
+    done = _post(url + "_loopback/click", {"user": user, "message": message["id"],
+                                          "custom_id": cid, "wait": "done"})
+    assert done["status"] == "done", done
+
+
+def test_a_slow_match_over_a_fake_day_reminds_in_direct_messages(chromium_ready: None,
+                                                                  tmp_path: Path) -> None:
+    errors: list[str] = []
+    ann, bob = str(PEOPLE[0][0]), str(PEOPLE[1][0])
+    with PlaygroundProcess(tmp_path / "pg.sqlite3", ai_pace=0.05) as proc, \
+            browser.chromium(1280, 900) as page:
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        for who in (ann, bob):
+            _command(proc.url, who, "goblin notify", state="on")
+        _command(proc.url, ann, "goblin new", timer=86400)
+        lobby = _get(f"{proc.url}_loopback/channels/{CHANNEL_ID}/messages?user={ann}")[
+            "messages"][-1]
+        _click(proc.url, bob, lobby, "join")
+        lobby = _get(f"{proc.url}_loopback/channels/{CHANNEL_ID}/messages?user={ann}")[
+            "messages"][-1]
+        _click(proc.url, ann, lobby, "start")
+        d = Driver(page, proc.url)
+        d.open(1)
+        turn = page.locator("article.msg.pinged").last  # the table message names who plays
+        page.locator("article.msg:has-text('Table #1')").last.wait_for(timeout=30_000)
+        mover = 1 if turn.count() else 2
+        d.act_as(mover)
+        page.click(".clock-step[data-seconds='28800']")
+        page.wait_for_selector(".clock-ahead:has-text('Clock: +8 h')")
+        page.click(".place-tab[data-place='dm']")
+        reminder = page.locator("article.msg:has-text('Your turn is waiting at table #1')")
+        reminder.last.wait_for(timeout=60_000)  # the bot's next pass of its reminders
+        text = reminder.last.inner_text()
+        assert "15 h" in text or "16 h" in text, text  # a 1-day turn, 8 hours on
+        breaches = page.evaluate("() => fetch('/_loopback/breaches').then(r => r.json())")
+        assert breaches == {"breaches": [], "orphaned": []}
+    assert not errors, errors
