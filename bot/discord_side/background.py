@@ -145,6 +145,7 @@ class Background:
                                        msg("bot.table.game_over", who=who, steps=state.step),
                                        await self.summary(record), below=changes or None)
         await self.service.meta.announced(record.id)
+        await self.messages.channel_line(self.messages.current(record), "won")
 
     def forget(self, table: int) -> None:
         """Drop what is kept in memory for a table that ended (finished or abandoned)."""

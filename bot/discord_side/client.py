@@ -31,6 +31,7 @@ from bot.discord_side.messages import Messages
 from bot.discord_side.options import OptionTree
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ratelimits import GlobalWait
+from bot.discord_side.threads import thread_deleted
 from bot.discord_side.ui.custom_ids import KINDS, is_ours
 from bot.game.leases import instance_name
 from bot.game.service import GameService
@@ -214,6 +215,12 @@ class KarakBot(commands.AutoShardedBot):
         await self.sync_commands(force=self.force_sync)
         await self.background.resume()
         self.background.start_timers()
+
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        """A thread was deleted: a match played in it ends as abandoned."""
+        assert self.user is not None
+        await thread_deleted(self.service, self.messages, self.background, payload.thread_id,
+                             self.user.id)
 
     def rescue_interaction(self, data: Any) -> None:
         """An interaction discord.py could not read (a component click without its custom_id
