@@ -217,10 +217,11 @@ class KarakBot(commands.AutoShardedBot):
         self.background.start_timers()
 
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
-        """A thread was deleted: a match played in it ends as abandoned."""
+        """A thread was deleted: a match played in it ends as abandoned (in the background)."""
         assert self.user is not None
-        await thread_deleted(self.service, self.messages, self.background, payload.thread_id,
-                             self.user.id)
+        self.tasks.spawn(thread_deleted(self.service, self.messages, self.background,
+                                        payload.thread_id, self.user.id),
+                         f"thread-deleted-{payload.thread_id}")
 
     def rescue_interaction(self, data: Any) -> None:
         """An interaction discord.py could not read (a component click without its custom_id
