@@ -64,10 +64,11 @@ class Translator(app_commands.Translator):
 
 
 def invite_permissions() -> discord.Permissions:
-    """The channel permissions the bot needs: see the channel, post, embed, upload, threads."""
+    """The channel permissions the bot needs: see the channel, post, embed, upload, and start
+    a thread for each match and post in it."""
     return discord.Permissions(view_channel=True, send_messages=True,
-                               send_messages_in_threads=True, embed_links=True,
-                               attach_files=True)
+                               send_messages_in_threads=True, create_public_threads=True,
+                               embed_links=True, attach_files=True)
 
 
 def invite_url(application_id: int) -> str:
