@@ -84,6 +84,7 @@ async def run(settings: Settings, force_sync: bool = False) -> None:
         raise problem from None
     try:
         service = GameService(store, default_timer=settings.turn_timer,
+                              default_threads=settings.threads,
                               thinking=Thinking(seconds=settings.ai_think))
         bot = KarakBot(service, PillowRenderer(settings.drawing_workers),
                        dev_guild=settings.dev_guild, force_sync=force_sync,

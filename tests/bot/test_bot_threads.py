@@ -20,7 +20,7 @@ from bot_helpers import Clock
 from live_bot import GUILD, LiveBot
 from players import ANN, BOB, Players, TinyRenderer
 
-from bot.discord_side.ui.custom_ids import HandButton, LobbyButton, RematchButton
+from bot.discord_side.ui.custom_ids import HandButton, LobbyButton, RematchButton, ShareButton
 from bot.workers.thinking import Thinking
 from loopback import Channel, Loopback, Message
 from loopback.permissions import CREATE_PUBLIC_THREADS
@@ -98,6 +98,13 @@ async def test_a_match_moves_to_its_thread_at_start_and_its_line_tells_the_resul
     line = h.lb.message(lobby.id).text()
     assert line.endswith(f"→ {link(thread)}") and " won against " in line
     assert [m.id for m in h.public()] == [lobby.id]
+    # Replay, then Share: the animation is posted in the thread
+    replay = h.reply(await h.click(ANN, final, f"kg:rp:{tid}:0:h.open"))
+    await h.click(ANN, replay, ShareButton.id_for(tid))
+    assert any(a.filename.endswith(".gif") for m in h.public(thread) for a in m.attachments)
+    assert [m.id for m in h.public()] == [lobby.id]
+    final = next(m for m in reversed(h.public(thread))
+                 if RematchButton.id_for(tid, "offer") in m.custom_ids())
     # a rematch: a new thread with its own line in the channel, linked from the old thread
     ix = await h.click(ANN, final, RematchButton.id_for(tid, "offer"))
     assert "has started" in h.said(ix)[0]
