@@ -23,7 +23,7 @@ from players import ANN, BOB, Players, TinyRenderer
 from bot.discord_side.ui.custom_ids import HandButton, LobbyButton, RematchButton, ShareButton
 from bot.workers.thinking import Thinking
 from loopback import Channel, Loopback, Message
-from loopback.permissions import CREATE_PUBLIC_THREADS
+from loopback.permissions import CREATE_PUBLIC_THREADS, SEND_MESSAGES_IN_THREADS
 
 
 @pytest.fixture
@@ -98,10 +98,13 @@ async def test_a_match_moves_to_its_thread_at_start_and_its_line_tells_the_resul
     line = h.lb.message(lobby.id).text()
     assert line.endswith(f"→ {link(thread)}") and " won against " in line
     assert [m.id for m in h.public()] == [lobby.id]
-    # Replay, then Share: the animation is posted in the thread
+    # Replay, then Share: the animation is posted in the thread (by someone who may post
+    # in threads there, as everyone may in a server's default permissions)
+    h.lb.set_overwrite(h.channel, h.guild.everyone, allow=SEND_MESSAGES_IN_THREADS)
+    await h.settle()
     replay = h.reply(await h.click(ANN, final, f"kg:rp:{tid}:0:h.open"))
-    await h.click(ANN, replay, ShareButton.id_for(tid))
-    assert any(a.filename.endswith(".gif") for m in h.public(thread) for a in m.attachments)
+    told = h.said(await h.click(ANN, replay, ShareButton.id_for(tid)))
+    assert any(a.filename.endswith(".gif") for m in h.public(thread) for a in m.attachments), told
     assert [m.id for m in h.public()] == [lobby.id]
     final = next(m for m in reversed(h.public(thread))
                  if RematchButton.id_for(tid, "offer") in m.custom_ids())

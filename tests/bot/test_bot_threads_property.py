@@ -95,6 +95,7 @@ async def test_matches_in_threads_cross_every_feature(h: LiveBot, seed: int) -> 
         for table, thread in matches.items():
             record = await h.bot.service.tables.load(table)
             assert record.thread_id == thread.id and record.channel_id == h.channel.id
+    assert {"move", "take-back", "hint", "log"} <= set(done), done  # every crossing met
     logs = {t: await h.store.action_log(t) for t in matches}
     # /goblin abandon inside the first thread closes that thread's match
     await h.abandon(ANN, channel=one)
