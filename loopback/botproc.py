@@ -74,7 +74,8 @@ class BotProcess:
                if not k.startswith("KARAK_") and k != "DISCORD_TOKEN"}
         env.update(self.lb.env())
         env.update({"KARAK_DB": str(self.db), "KARAK_AI_PACE": f"{self.ai_pace:g}",
-                    "KARAK_LOG_LEVEL": "INFO", "PYTHONUNBUFFERED": "1"})
+                    "KARAK_LOG_LEVEL": "INFO", "PYTHONUNBUFFERED": "1",
+                    "KARAK_THREADS": "false"})  # a table message in the channel (extra_env: on)
         if self.root != ROOT:
             env["PYTHONPATH"] = str(self.root)
         env.update(self.extra_env)

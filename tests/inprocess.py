@@ -137,13 +137,17 @@ class Gate:
 @contextlib.asynccontextmanager
 async def inprocess_bot(lb: Loopback, db: Path, *, time: FakeTime | None = None,
                         ai_pace: float = 1.0, timer_poll: float = 5.0,
-                        seeds: Callable[[], int] | None = None) -> AsyncIterator[InProcessBot]:
+                        seeds: Callable[[], int] | None = None,
+                        threads: bool = False) -> AsyncIterator[InProcessBot]:
     """The bot connected to ``lb`` (READY received, commands synced, tables resumed); stopped,
-    its database closed and discord.py's URLs restored on leaving."""
+    its database closed and discord.py's URLs restored on leaving (``threads``: each match in
+    a thread of its own, the bot's own default; off here, so a table message is in the
+    channel)."""
     time = time or FakeTime()
     store = await Store.open(db, clock=time.clock)
     numbers = itertools.count(7)
-    service = GameService(store, clock=time.clock, seeds=seeds or (lambda: next(numbers)))
+    service = GameService(store, clock=time.clock, seeds=seeds or (lambda: next(numbers)),
+                          default_threads=threads)
     heartbeat = db.with_name(db.name + ".alive")
     # table edits never wait for the channel here (the races make many writes in one instant
     # of the test's time); the pace itself is tested with tests/pace_clock.py

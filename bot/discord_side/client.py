@@ -30,6 +30,7 @@ from bot.discord_side.options import OptionTree
 from bot.discord_side.poster import Poster
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.reminders import Reminders
+from bot.discord_side.threads import thread_deleted
 from bot.discord_side.ui.custom_ids import KINDS, is_ours
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
@@ -62,10 +63,11 @@ class Translator(app_commands.Translator):
 
 
 def invite_permissions() -> discord.Permissions:
-    """The channel permissions the bot needs: see the channel, post, embed, upload, threads."""
+    """The channel permissions the bot needs: see the channel, post, embed, upload, and start
+    a thread for each match and post in it."""
     return discord.Permissions(view_channel=True, send_messages=True,
-                               send_messages_in_threads=True, embed_links=True,
-                               attach_files=True)
+                               send_messages_in_threads=True, create_public_threads=True,
+                               embed_links=True, attach_files=True)
 
 
 def invite_url(application_id: int) -> str:
@@ -236,6 +238,13 @@ class KarakBot(commands.AutoShardedBot):
         await self.scheduler.resume()
         self.scheduler.start_timers()
         self.reminders.start()
+
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        """A thread was deleted: a match played in it ends as abandoned (in the background)."""
+        assert self.user is not None
+        self.tasks.spawn(thread_deleted(self.service, self.messages, self.scheduler,
+                                        payload.thread_id, self.user.id),
+                         f"thread-deleted-{payload.thread_id}")
 
     def rescue_interaction(self, data: Any) -> None:
         """An interaction discord.py could not read (a component click without its custom_id

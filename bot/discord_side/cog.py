@@ -42,7 +42,7 @@ def _name(command: str) -> app_commands.locale_str:
 #: The options' names, localised (the Python parameter keeps the English name).
 OPTION = {o: _t(f"bot.cmd.option.{o}")
           for o in ("abilities", "timer", "name", "language", "ai_level", "undo", "player",
-                    "id", "hints")}
+                    "id", "hints", "thread", "threads")}
 TIMER_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.timer.t{t}"), value=t) for t in TIMERS]
 #: ``auto`` follows the server's language in Discord; the others force a shipped language.
 LANGUAGE_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.lang.{c}"), value=c)
@@ -89,20 +89,23 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
     @app_commands.command(name=_name("new"), description=_t("bot.cmd.new"))
     @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"),
                            ai_level=_t("bot.cmd.new_ai_level"), undo=_t("bot.cmd.new_undo"),
-                           hints=_t("bot.cmd.new_hints"))
+                           hints=_t("bot.cmd.new_hints"), thread=_t("bot.cmd.new_thread"))
     @app_commands.rename(abilities=OPTION["abilities"], timer=OPTION["timer"],
-                         ai_level=OPTION["ai_level"], undo=OPTION["undo"], hints=OPTION["hints"])
+                         ai_level=OPTION["ai_level"], undo=OPTION["undo"], hints=OPTION["hints"],
+                         thread=OPTION["thread"])
     @app_commands.choices(timer=TIMER_CHOICES)
     @app_commands.choices(ai_level=LEVEL_CHOICES)
     async def new(self, interaction: discord.Interaction[Any], abilities: bool | None = None,
                   timer: app_commands.Choice[int] | None = None,
                   ai_level: app_commands.Choice[str] | None = None,
-                  undo: bool | None = None, hints: bool | None = None) -> None:
-        """Open a table in this channel."""
+                  undo: bool | None = None, hints: bool | None = None,
+                  thread: bool | None = None) -> None:
+        """Open a table in this channel (its match in a thread of its own, by default where
+        the bot may create threads)."""
         await _run(interaction, self.bodies.new(interaction, abilities,
                                                 timer.value if timer else None,
                                                 ai_level.value if ai_level else None, undo,
-                                                hints))
+                                                hints, thread))
 
     @app_commands.command(name=_name("learn"), description=_t("bot.cmd.learn"))
     async def learn(self, interaction: discord.Interaction[Any]) -> None:
@@ -202,10 +205,10 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
     @app_commands.command(name=_name("settings"), description=_t("bot.cmd.settings"))
     @app_commands.describe(abilities=_t("bot.cmd.new_abilities"), timer=_t("bot.cmd.new_timer"),
                            language=_t("bot.cmd.language"), ai_level=_t("bot.cmd.new_ai_level"),
-                           undo=_t("bot.cmd.new_undo"))
+                           undo=_t("bot.cmd.new_undo"), threads=_t("bot.cmd.settings_threads"))
     @app_commands.rename(abilities=OPTION["abilities"], timer=OPTION["timer"],
                          language=OPTION["language"], ai_level=OPTION["ai_level"],
-                         undo=OPTION["undo"])
+                         undo=OPTION["undo"], threads=OPTION["threads"])
     @app_commands.choices(timer=TIMER_CHOICES)
     @app_commands.choices(language=LANGUAGE_CHOICES)
     @app_commands.choices(ai_level=LEVEL_CHOICES)
@@ -213,8 +216,9 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
                        timer: app_commands.Choice[int] | None = None,
                        language: app_commands.Choice[str] | None = None,
                        ai_level: app_commands.Choice[str] | None = None,
-                       undo: bool | None = None) -> None:
-        """Server defaults for new tables, and the language of the server's tables (admins).
+                       undo: bool | None = None, threads: bool | None = None) -> None:
+        """Server defaults for new tables (each match in a thread of its own or not), and the
+        language of the server's tables (admins).
 
         Discord has no default permissions for a subcommand (only for the whole ``/goblin``
         group, which every player needs), so everyone sees this one; the service's Manage
@@ -223,7 +227,8 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
         """
         await _run(interaction, self.bodies.settings(
             interaction, abilities, timer.value if timer else None,
-            language.value if language else None, ai_level.value if ai_level else None, undo))
+            language.value if language else None, ai_level.value if ai_level else None, undo,
+            threads))
 
     # ---------------------------------------------------------------- slow matches
 

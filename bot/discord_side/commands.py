@@ -16,6 +16,7 @@ from bot.discord_side.context import (
     loc,
     missing_message,
     missing_permissions,
+    permission_names,
     place_refusal,
     public_locale,
 )
@@ -23,6 +24,7 @@ from bot.discord_side.counting import refused_here
 from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
 from bot.discord_side.standings import end_lines
+from bot.discord_side.threads import in_thread, thread_missing
 from bot.discord_side.ui.custom_ids import AbandonButton
 from bot.discord_side.ui.lobby import lobby_view
 from bot.discord_side.ui.parts import MAX_TEXT, button, cut, layout, picture, row, text_block
@@ -70,10 +72,13 @@ class Commands:
 
     async def new(self, interaction: discord.Interaction[Any], abilities: bool | None,
                   timer: int | None, ai_level: str | None = None,
-                  undo: bool | None = None, hints: bool | None = None) -> None:
+                  undo: bool | None = None, hints: bool | None = None,
+                  thread: bool | None = None) -> None:
         """/goblin new: open a lobby in this channel (``ai_level``: the level of the AI seats
         the host adds, ``undo``: whether players may take back a move; None: the server's
-        default for each; ``hints``: None decides at the start). Simultaneous ones in a channel
+        default for each; ``hints``: None decides at the start; ``thread``: whether the match
+        moves to a thread of its own at Start, None: the server's choice). Simultaneous ones in
+        a channel
         take turns (each waiting one answers privately first, in Discord's 3 seconds): the
         first opens the table and posts its lobby, the others are pointed to that lobby."""
         self._may_open(interaction)
@@ -83,7 +88,7 @@ class Commands:
             await interaction.response.defer(ephemeral=True, thinking=True)
         async with lock:
             await self._open(interaction, interaction.channel_id, abilities, timer, ai_level,
-                             undo, hints)
+                             undo, hints, thread)
 
     @staticmethod
     def _may_open(interaction: discord.Interaction[Any]) -> None:
@@ -121,16 +126,19 @@ class Commands:
 
     async def _open(self, interaction: discord.Interaction[Any], channel_id: int,
                     abilities: bool | None, timer: int | None, ai_level: str | None,
-                    undo: bool | None = None, hints: bool | None = None) -> None:
+                    undo: bool | None = None, hints: bool | None = None,
+                    thread: bool | None = None) -> None:
         """Open a lobby and post it (under the channel's opening lock), or point to the
-        channel's table."""
+        channel's table. A match that should move to a thread where the bot may not create
+        one is played in the channel, and the host is told which permission is missing."""
         locale = loc(interaction)
+        threaded, missing = await self._threaded(interaction, thread)
         try:
             record = await self.service.lobby.create(
                 guild_id=interaction.guild_id, channel_id=channel_id,
                 host_id=interaction.user.id, host_name=interaction.user.display_name,
                 abilities=abilities, timer=timer, locale=public_locale(interaction),
-                ai_level=ai_level, undo=undo, hints=hints)
+                ai_level=ai_level, undo=undo, hints=hints, threaded=threaded)
         except Refusal as exc:
             refused_here(interaction)
             found = exc.record
@@ -154,6 +162,23 @@ class Commands:
             view=lobby_view(record, record.locale))
         if response is not None and response.message_id is not None:
             await self.service.tables.set_message(record.id, lobby_message_id=response.message_id)
+        if missing:
+            await interaction.followup.send(translate(msg(
+                "bot.thread.no_permission", missing=permission_names(missing)), locale),
+                ephemeral=True)
+
+    async def _threaded(self, interaction: discord.Interaction[Any],
+                        thread: bool | None) -> tuple[bool, list[str]]:
+        """Whether a match opened now moves to a thread of its own at Start (``thread``: the
+        host's choice, None: the server's), and the permissions the bot lacks here for it
+        when it should but cannot. Never in direct messages, nor from inside a thread (the
+        match is played in that thread)."""
+        if interaction.guild_id is None or in_thread(interaction):
+            return False, []
+        wanted = (thread if thread is not None
+                  else await self.service.servers.threads(interaction.guild_id))
+        missing = thread_missing(interaction) if wanted else []
+        return wanted and not missing, missing
 
     async def _point_to_lobby(self, interaction: discord.Interaction[Any], record: TableRecord,
                               locale: str) -> None:
@@ -234,16 +259,19 @@ class Commands:
 
     async def settings(self, interaction: discord.Interaction[Any], abilities: bool | None,
                        timer: int | None, language: str | None,
-                       ai_level: str | None = None, undo: bool | None = None) -> None:
-        """/goblin settings: the server's defaults for new tables (AI level and take-backs
-        included) and the language of its tables (the service checks Manage Server)."""
+                       ai_level: str | None = None, undo: bool | None = None,
+                       threads: bool | None = None) -> None:
+        """/goblin settings: the server's defaults for new tables (AI level, take-backs and
+        threads included) and the language of its tables (the service checks Manage
+        Server)."""
         locale = loc(interaction)
         # answer first (Discord's 3 seconds), then write and redraw the server's tables
         await interaction.response.defer(ephemeral=True, thinking=True)
         now = await self.service.servers.change_settings(
             interaction.guild_id, bool(interaction.permissions.manage_guild),
             abilities=abilities, timer=timer, language=language, ai_level=ai_level, undo=undo,
-            discord_locale=public_locale(interaction))
+            threads=threads, discord_locale=public_locale(interaction))
+        threaded = await self.service.servers.threads(interaction.guild_id)
         shown: Msg = msg(f"bot.language.{now.forced_locale}") if now.forced_locale else msg(
             "bot.done.language_auto",
             language=msg(f"bot.language.{public_locale(interaction)}"))
@@ -254,7 +282,8 @@ class Commands:
                 timer=timer_text(now.defaults.timer),
                 level=msg(f"bot.level.{now.defaults.ai_level}"),
                 language=shown), locale) + "\n" + translate(msg(
-                    "bot.undo.done", state=on_off(now.defaults.undo)), locale))
+                    "bot.undo.done", state=on_off(now.defaults.undo)), locale) + "\n" +
+                translate(msg("bot.thread.setting", state=on_off(threaded)), locale))
         finally:  # the lobbies and tables are redrawn after the answer
             for tid in now.relocalised:
                 await self._redraw(tid)

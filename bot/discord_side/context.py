@@ -65,10 +65,12 @@ def missing_message(missing: Sequence[str]) -> Msg:
 
 
 def jump_url(record: TableRecord) -> str:
-    """Link to the table's current message (or its lobby message, or its channel)."""
+    """Link to the table's current message (in its thread, for a match played in one), or its
+    lobby message (in the channel), or its channel."""
     where = record.message_id or record.lobby_message_id
     guild = record.guild_id if record.guild_id else "@me"
-    base = f"https://discord.com/channels/{guild}/{record.channel_id}"
+    channel = record.where if record.message_id else record.channel_id
+    base = f"https://discord.com/channels/{guild}/{channel}"
     return f"{base}/{where}" if where else base
 
 

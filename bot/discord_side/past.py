@@ -218,7 +218,8 @@ class PastMatches:
         channel = self.messages.client.get_partial_messageable(
             interaction.channel_id or loaded.record.channel_id, guild_id=interaction.guild_id)
         played_in = loaded.record.channel_id
-        if channel.id != played_in and not open_to_everyone(interaction, played_in):
+        if (channel.id not in (played_in, loaded.record.where)
+                and not open_to_everyone(interaction, played_in)):
             # its animation would show the match to people who may not view where it was played
             raise Refusal(msg("replay.sharing.elsewhere", table=table, channel=f"<#{played_in}>"))
         user = interaction.user.id
@@ -301,6 +302,7 @@ class PastMatches:
                 view=rematch_view(state, state.record.locale))
         if state.started is not None:
             await self.begin(state.started)
+            self.messages.rematched(state.record, state.started)
 
     async def _redraw_offer(self, state: RematchState) -> None:
         """Bring the offer's public message up to date."""

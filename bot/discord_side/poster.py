@@ -105,6 +105,7 @@ class Poster:
                                        msg("bot.table.game_over", who=who, steps=state.step),
                                        await self.summary(record), below=changes or None)
         await self.service.meta.announced(record.id)
+        await self.messages.channel_line(self.messages.current(record), "won")
 
 
 def take_back_notice(outcomes: Sequence[Outcome]) -> Msg | None:

@@ -64,8 +64,9 @@ class Lobby:
                      host_name: str, abilities: bool | None = None, timer: int | None = None,
                      locale: str = "en", ai_level: str | None = None,
                      lessons: bool = False, undo: bool | None = None,
-                     hints: bool | None = None) -> TableRecord:
-        """Open a lobby in the channel with the host in the first seat (``lessons``: the
+                     hints: bool | None = None, threaded: bool = False) -> TableRecord:
+        """Open a lobby in the channel with the host in the first seat (``threaded``: its match
+        moves to a thread of its own when it starts; ``lessons``: the
         lobby of a guided first match, the host and easy AI seats on the lesson seed, with no
         turn timer; :meth:`learn` starts it).
 
@@ -95,7 +96,8 @@ class Lobby:
                 guild_id=guild_id, place_key=Place.of(guild_id, host_id).key,
                 channel_id=channel_id, host_id=host_id, seats=seats,
                 abilities=abilities, timer=timer, seed=seed, locale=locale, ai_level=level,
-                lessons=lessons, undo=server.defaults.undo if undo is None else undo)
+                lessons=lessons, undo=server.defaults.undo if undo is None else undo,
+                threaded=threaded and guild_id is not None and not lessons)
         except TableExists as exc:
             try:
                 found: TableRecord | None = await self.tables.load(exc.table_id)

@@ -137,7 +137,7 @@ class Play:
         player answered that question (``sure``); a take-back is refused where the table does
         not allow it."""
         async with self.tables.hold(table_id) as record:
-            if channel_id is not None and channel_id != record.channel_id:
+            if channel_id is not None and channel_id not in (record.channel_id, record.where):
                 raise Illegal(msg("bot.error.other_channel"))
             seat = playing_seat(record, user_id, hand_of)
             if version > record.version:  # versions only grow: no bot ever drew this one
@@ -175,11 +175,12 @@ class Play:
         return msg("bot.undo.stale" if undone else "bot.error.already_played")
 
     async def check_channel(self, table_id: int, channel_id: int | None) -> None:
-        """Refuse a click on table ``table_id`` made in another channel than the table's. A
-        table never changes channel, so this need not wait for the table's lock (the click is
-        answered within Discord's 3 seconds even while the AI holds it)."""
+        """Refuse a click on table ``table_id`` made in another channel than the table's (or
+        its thread's). A table never changes channel, and moves to its thread before its first
+        message there, so this need not wait for the table's lock (the click is answered within
+        Discord's 3 seconds even while the AI holds it)."""
         record = await self.tables.load(table_id)
-        if channel_id is not None and channel_id != record.channel_id:
+        if channel_id is not None and channel_id not in (record.channel_id, record.where):
             raise Illegal(msg("bot.error.other_channel"))
 
     async def _apply(self, record: TableRecord, action: Action, seat: int, user_id: int | None,

@@ -27,7 +27,7 @@ LAPSE = 600.0
 #: The settings of a table a rematch keeps (every field of a table that is not about one match
 #: in particular: its seats, game, messages, times, or the cards it was played with).
 SETTINGS = ("guild_id", "place_key", "channel_id", "host_id", "abilities", "timer", "locale",
-            "ai_level", "lessons", "undo", "hints")
+            "ai_level", "lessons", "undo", "hints", "threaded")
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +170,8 @@ class Rematches:
                 channel_id=record.channel_id,
                 host_id=record.host_id, seats=seats, abilities=record.abilities,
                 timer=record.timer, seed=self.seeds(), locale=record.locale,
-                ai_level=record.ai_level, lessons=record.lessons, undo=record.undo)
+                ai_level=record.ai_level, lessons=record.lessons, undo=record.undo,
+                threaded=record.threaded)
         except TableExists as exc:
             raise Refusal(msg("rematch.error.table_active", table=exc.table_id), record) from exc
         if record.hints is not None:

@@ -28,11 +28,13 @@ class ServerSettings:
 
 @dataclass
 class Servers:
-    """Reading and changing the servers' settings (``default_timer``: a new server's timer)."""
+    """Reading and changing the servers' settings (``default_timer``: a new server's timer;
+    ``default_threads``: whether a server that never chose plays each match in a thread)."""
 
     store: Storage
     tables: Tables
     default_timer: int = 0
+    default_threads: bool = True
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
 
     def _lock(self, guild_id: int) -> asyncio.Lock:
@@ -46,6 +48,14 @@ class Servers:
         saved = await self.store.guild_settings(guild_id)
         return saved if saved is not None else ServerDefaults(timer=self.default_timer)
 
+    async def threads(self, guild_id: int | None) -> bool:
+        """Whether a new match of the server moves to a thread of its own (never outside a
+        server)."""
+        if guild_id is None:
+            return False
+        chosen = (await self.defaults(guild_id)).threads
+        return self.default_threads if chosen is None else chosen
+
     async def settings(self, guild_id: int | None) -> ServerSettings:
         """A server's defaults for new tables and its forced language (read by anyone)."""
         return ServerSettings(await self.defaults(guild_id),
@@ -54,7 +64,7 @@ class Servers:
     async def change_settings(self, guild_id: int | None, admin: bool, *,
                               abilities: bool | None = None, timer: int | None = None,
                               language: str | None = None, ai_level: str | None = None,
-                              undo: bool | None = None,
+                              undo: bool | None = None, threads: bool | None = None,
                               discord_locale: str = "en") -> ServerSettings:
         """/goblin settings: people who may Manage Server (``admin``) set the defaults of new
         tables (``undo``: whether players may take back a move) and the language of the
@@ -74,8 +84,9 @@ class Servers:
             new = ServerDefaults(old.abilities if abilities is None else abilities,
                                  old.timer if timer is None else timer,
                                  old.ai_level if level is None else level,
-                                 old.undo if undo is None else undo)
-            if any(v is not None for v in (abilities, timer, language, level, undo)):
+                                 old.undo if undo is None else undo,
+                                 old.threads if threads is None else threads)
+            if any(v is not None for v in (abilities, timer, language, level, undo, threads)):
                 await self.store.set_guild_settings(guild_id, new)
             if language is None:
                 return ServerSettings(new, now.forced_locale)

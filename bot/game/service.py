@@ -44,6 +44,7 @@ class GameService:
 
     store: Storage
     default_timer: int = 0
+    default_threads: bool = True  # a server that never chose plays each match in a thread
     clock: Callable[[], float] = time.time
     seeds: Callable[[], int] = field(default=lambda: secrets.randbits(31))
     thinking: Thinking = field(default_factory=Thinking)
@@ -63,7 +64,8 @@ class GameService:
 
     def __post_init__(self) -> None:
         self.tables = Tables(self.store)
-        self.servers = Servers(self.store, self.tables, self.default_timer)
+        self.servers = Servers(self.store, self.tables, self.default_timer,
+                               self.default_threads)
         self.lobby = Lobby(self.store, self.tables, self.servers, self.clock, self.seeds)
         self.play = Play(self.store, self.tables, self.thinking, self.clock)
         self.hints = Hints(self.store, self.tables, self.thinking, self.clock)

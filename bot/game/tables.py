@@ -85,5 +85,10 @@ class Tables:
         await self.store.set_message(table_id, message_id=message_id,
                                      lobby_message_id=lobby_message_id)
 
+    async def set_thread(self, table_id: int, thread_id: int | None, threaded: bool) -> None:
+        """Remember the thread the table's match moved to (None: it is played in its channel,
+        ``threaded`` false: it no longer waits for a thread)."""
+        await self.store.set_thread(table_id, thread_id, threaded)
+
 
 __all__ = ["Tables"]

@@ -62,10 +62,10 @@ class TurnList:
 
 
 def jump_link(record: TableRecord) -> str:
-    """The link to the table's message (to its channel before the message is posted); a match
-    in direct messages is under ``@me``."""
+    """The link to the table's message (to its channel, or its thread, before the message is
+    posted); a match in direct messages is under ``@me``."""
     place = "@me" if record.guild_id is None else str(record.guild_id)
-    link = f"https://discord.com/channels/{place}/{record.channel_id}"
+    link = f"https://discord.com/channels/{place}/{record.where}"
     return link if record.message_id is None else f"{link}/{record.message_id}"
 
 

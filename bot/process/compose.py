@@ -49,6 +49,7 @@ def from_settings(store: Storage, settings: Settings, force_sync: bool = False,
     playground's moves on when asked), and the metrics it counts in (the store, the game
     service and the workers count there too)."""
     service = GameService(store, default_timer=settings.turn_timer, clock=clock,
+                          default_threads=settings.threads,
                           thinking=Thinking(seconds=settings.ai_think))
     metrics = Metrics()
     bot = compose(service, PillowRenderer(settings.drawing_workers), metrics=metrics,

@@ -88,6 +88,9 @@ class Settings(BaseSettings):
                                     validation_alias="KARAK_GATEWAY_URL")
     # default turn timer (seconds) of new tables; 0 = no timer
     turn_timer: int = Field(0, validation_alias="KARAK_TURN_TIMER")
+    # each new match in a thread of its own where the bot may create threads, unless a server
+    # chose otherwise with /goblin settings threads
+    threads: bool = Field(True, validation_alias="KARAK_THREADS")
     # seconds between two moves of an AI seat
     ai_pace: float = Field(1.5, validation_alias="KARAK_AI_PACE")
     # seconds a hard AI seat may think about one decision (in a worker process)
@@ -233,6 +236,7 @@ ENV = {
     "KARAK_API_BASE": "api_base",
     "KARAK_GATEWAY_URL": "gateway_url",
     "KARAK_TURN_TIMER": "turn_timer",
+    "KARAK_THREADS": "threads",
     "KARAK_AI_PACE": "ai_pace",
     "KARAK_AI_THINK": "ai_think",
     "KARAK_HEARTBEAT": "heartbeat",

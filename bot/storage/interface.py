@@ -190,10 +190,11 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
     async def create_table(self, *, guild_id: int | None, place_key: str, channel_id: int,
                            host_id: int, seats: Sequence[SeatInfo], abilities: bool, timer: int,
                            seed: int, locale: str = "en", ai_level: AiLevel = "normal",
-                           lessons: bool = False, undo: bool = True) -> TableRecord:
-        """Create a lobby at the place ``place_key`` (a
-        :class:`~bot.game.places.Place`'s key; never empty) (``lessons``: a guided first
-        match), played with this bot's cards
+                           lessons: bool = False, undo: bool = True,
+                           threaded: bool = False) -> TableRecord:
+        """Create a lobby (``threaded``: its match moves to a thread when it starts) at the
+        place ``place_key`` (a :class:`~bot.game.places.Place`'s key; never empty)
+        (``lessons``: a guided first match), played with this bot's cards
         (``cards.catalogue_version()``), where players may take back a move when ``undo`` is
         true; raises
         :class:`~bot.storage.records.TableExists` when the channel has an active table."""
@@ -202,7 +203,11 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
         """The table or None."""
 
     async def active_in_channel(self, channel_id: int) -> int | None:
-        """The id of the channel's lobby or running table, if any."""
+        """The id of the lobby or running table played in the channel (a thread: its
+        match), if any."""
+
+    async def set_thread(self, table_id: int, thread_id: int | None, threaded: bool) -> None:
+        """The thread the table's match is played in (None: in its channel)."""
 
     async def ids_with_status(self, *statuses: Status) -> list[int]:
         """Ids of the tables with one of ``statuses`` (oldest first)."""

@@ -30,6 +30,7 @@ class ServerDefaults:
     timer: int = 0
     ai_level: AiLevel = DEFAULT_LEVEL
     undo: bool = True  # whether a player may take back a move (a table's ``undo``)
+    threads: bool | None = None  # each match in a thread of its own; None: the bot's default
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,14 @@ class TableRecord:
     lessons: bool = False  # a guided first match (/goblin learn): the hand explains rules
     undo: bool = True  # whether a player may take back a move of their turn
     hints: bool | None = None  # people may ask for hints; None: decided when the game starts
+    threaded: bool = False  # the match moves to a thread of its own when it starts
+    thread_id: int | None = None  # that thread (its messages go there), once created
+
+    @property
+    def where(self) -> int:
+        """The channel the table's messages go to: its thread once it has one, else the
+        channel it was opened in (``channel_id``, where its lobby message stays)."""
+        return self.thread_id if self.thread_id is not None else self.channel_id
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat index held by ``user_id``, or None."""

@@ -365,6 +365,19 @@ MIGRATIONS: tuple[Migration, ...] = (
         noted_at REAL NOT NULL
     );
     """,
+    # 19: a match in a thread of its own: whether it moves to one when it starts, the thread
+    # (its messages go there), a server's choice; a channel keeps at most one open lobby and one
+    # table played in the channel itself, any number of tables played in threads
+    """
+    ALTER TABLE tables ADD COLUMN threaded INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE tables ADD COLUMN thread_id INTEGER;
+    ALTER TABLE settings ADD COLUMN threads INTEGER;
+    DROP INDEX tables_one_active_per_channel;
+    CREATE UNIQUE INDEX tables_one_active_per_channel ON tables(channel_id)
+        WHERE status IN ('lobby', 'running') AND thread_id IS NULL;
+    CREATE UNIQUE INDEX tables_one_active_per_thread ON tables(thread_id)
+        WHERE status IN ('lobby', 'running') AND thread_id IS NOT NULL;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -209,15 +209,18 @@ class LiveBot:
     async def start(cls, lb: Loopback, db: Path, renderer: Any = None, *,
                     clock: Callable[[], float], seeds: Callable[[], int] | None = None,
                     thinking: Thinking | None = None, dev_guild: int | None = None,
-                    pace: PaceClock | None = None) -> LiveBot:
+                    pace: PaceClock | None = None, threads: bool = False) -> LiveBot:
         """Open the database and connect a new bot to ``lb`` (commands synced when they
         changed, tables resumed, READY received), settled; ``thinking`` makes the AI seats'
-        decisions (default: as the bot does, hard ones in a worker process)."""
+        decisions (default: as the bot does, hard ones in a worker process). ``threads``: a
+        server that never chose plays each match in a thread of its own (the bot's own
+        default; off here, so a test's table message is in the channel unless it asks)."""
         if seeds is None:
             numbers = itertools.count(7)
             seeds = lambda: next(numbers)  # noqa: E731 - deterministic games in tests
         store = await Store.open(db, clock=clock)
-        service = GameService(store, clock=clock, seeds=seeds, thinking=thinking or Thinking())
+        service = GameService(store, clock=clock, seeds=seeds, thinking=thinking or Thinking(),
+                              default_threads=threads)
         paced = pace or PaceClock()  # table edits wait on a clock of the bot's own work
         bot = compose(service, renderer, dev_guild=dev_guild, ai_pace=0, pace=paced.pace(),
                        timer_poll=3600, guild_ready_timeout=0.0)

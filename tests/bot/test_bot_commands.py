@@ -118,7 +118,7 @@ async def test_settings_for_admins_only(bot: LiveBot, calls: list[Call]) -> None
     group = next(c for c in sync.body if c["name"] == "goblin")
     settings = next(o for o in group["options"] if o["name"] == "settings")
     assert settings["type"] == 1 and {o["name"] for o in settings["options"]} == {
-        "abilities", "timer", "language", "ai_level", "undo"}
+        "abilities", "timer", "language", "ai_level", "undo", "threads"}
     # Discord has no per-subcommand permissions: the group stays open to every player (the
     # run-time Manage Server check above is what keeps the settings for admins)
     assert "default_member_permissions" not in settings

@@ -37,8 +37,8 @@ from storage.helpers import Clock
 KINDS: dict[tuple[str, str], str] = {
     **{("tables", c): "json" for c in ("seats", "state", "anchor")},
     ("rematches", "ready"): "json",
-    **{("tables", c): "flag" for c in ("abilities", "lessons", "undo", "hints")},
-    **{("settings", c): "flag" for c in ("abilities", "undo")},
+    **{("tables", c): "flag" for c in ("abilities", "lessons", "undo", "hints", "threaded")},
+    **{("settings", c): "flag" for c in ("abilities", "undo", "threads")},
     **{("actions", c): "flag" for c in ("by_ai", "undone")},
     **{("result_seats", c): "flag" for c in ("handed_to_ai", "moved")},
     ("rematches", "closed"): "flag",

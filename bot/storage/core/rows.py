@@ -32,7 +32,7 @@ from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
 TABLE_COLUMNS = ("id, guild_id, channel_id, host_id, status, abilities, timer, seed, locale, "
                  "seats, state, version, message_id, lobby_message_id, deadline, winner, "
                  "created_at, updated_at, revision, ai_level, catalogue, lessons, undo, "
-                 "hints, place_key, anchor")
+                 "hints, place_key, anchor, threaded, thread_id")
 #: The columns of ``actions`` that :func:`read_log_row` reads, in its order.
 LOG_COLUMNS = "step, seat, user_id, by_ai, action, at, undone"
 #: The columns of ``results`` and ``result_seats`` that :func:`read_results` reads and
@@ -68,7 +68,7 @@ def read_record(row: Row, states: StateCache | None = None) -> TableRecord:
 def _read_record(values: tuple[object, ...], states: StateCache | None) -> TableRecord:
     (tid, guild, channel, host, status, abilities, timer, seed, locale, seats, state, version,
      message, lobby, deadline, winner, created, updated, revision, ai_level, catalogue,
-     lessons, undo, hints, place_key, anchor) = values
+     lessons, undo, hints, place_key, anchor, threaded, thread) = values
     assert isinstance(tid, int)
     if not isinstance(place_key, str) or not place_key:
         raise CorruptTable(tid, f"place {place_key!r:.40}")
@@ -116,16 +116,18 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
         place_key=place_key,
         revision=as_int(revision, "revision"), ai_level=as_level(ai_level, "ai_level"),
         catalogue=catalogue, lessons=bool(lessons), undo=bool(undo),
-        hints=opt_flag(hints, "hints"),
+        hints=opt_flag(hints, "hints"), threaded=bool(threaded),
+        thread_id=opt_int(thread, "thread_id"),
     )
 
 
 def read_defaults(row: Row) -> ServerDefaults:
     """A server's ``settings`` row (abilities, timer, AI level, take-backs); a level this bot
     does not know reads as the default level."""
-    abilities, timer, level, undo = row
+    abilities, timer, level, undo, threads = row
     return ServerDefaults(bool(abilities), as_int(timer, "timer"),
-                          next((lv for lv in LEVELS if lv == level), DEFAULT_LEVEL), bool(undo))
+                          next((lv for lv in LEVELS if lv == level), DEFAULT_LEVEL), bool(undo),
+                          opt_flag(threads, "threads"))
 
 
 def read_log_row(row: Row) -> LogRow:

@@ -17,18 +17,21 @@ class ServerQueries(Base):
         if guild_id is None:
             return None
         row = await self._read.fetchrow(
-            "SELECT abilities, timer, ai_level, undo FROM settings WHERE guild_id = ?", guild_id)
+            "SELECT abilities, timer, ai_level, undo, threads FROM settings WHERE guild_id = ?",
+            guild_id)
         return None if row is None else read_defaults(row)
 
     async def set_guild_settings(self, guild_id: int, defaults: ServerDefaults) -> None:
         """Store a server's defaults for new tables."""
         async with self._tx() as db:
             await db.execute(
-                "INSERT INTO settings (guild_id, abilities, timer, ai_level, undo) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
+                "INSERT INTO settings (guild_id, abilities, timer, ai_level, undo, threads) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
                 "abilities = excluded.abilities, timer = excluded.timer, "
-                "ai_level = excluded.ai_level, undo = excluded.undo",
-                guild_id, defaults.abilities, defaults.timer, defaults.ai_level, defaults.undo)
+                "ai_level = excluded.ai_level, undo = excluded.undo, "
+                "threads = excluded.threads",
+                guild_id, defaults.abilities, defaults.timer, defaults.ai_level, defaults.undo,
+                defaults.threads)
 
     async def guild_locale(self, guild_id: int | None) -> str | None:
         """The language a server forced for its tables, or None (follow Discord's language)."""

@@ -137,21 +137,29 @@ class TableQueries(Base):
     async def create_table(self, *, guild_id: int | None, place_key: str, channel_id: int,
                            host_id: int, seats: Sequence[SeatInfo], abilities: bool, timer: int,
                            seed: int, locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
-                           lessons: bool = False, undo: bool = True) -> TableRecord:
+                           lessons: bool = False, undo: bool = True,
+                           threaded: bool = False) -> TableRecord:
         """Create a lobby (``lessons``: a guided first match; ``undo``: players may take back a
-        move); raises :class:`TableExists` when the channel has an active table (also when
-        another process created it a moment ago)."""
+        move; ``threaded``: the match moves to a thread of its own when it starts); raises
+        :class:`TableExists` when the channel has an active table played in it (a thread whose
+        match is running counts as its channel), also when another process created it a moment
+        ago."""
         now = self.clock()
         try:
             async with self._tx() as db:
+                there = await db.fetchrow(
+                    "SELECT id FROM tables WHERE thread_id = ? "
+                    "AND status IN ('lobby','running')", channel_id)
+                if there is not None:
+                    raise TableExists(as_int(there[0], "id"))
                 row = await db.fetchrow(
                     "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, "
                     "timer, seed, locale, seats, version, created_at, updated_at, ai_level, "
-                    "catalogue, lessons, undo, place_key) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, "
-                    "?, 0, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    "catalogue, lessons, undo, place_key, threaded) VALUES (?, ?, ?, 'lobby', "
+                    "?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                     guild_id, channel_id, host_id, abilities, timer, seed, locale,
                     seats_to_json(seats), now, now, ai_level, catalogue_version(), lessons,
-                    undo, place_key)
+                    undo, place_key, threaded)
                 assert row is not None
                 await write_seats(db, as_int(row[0], "id"), seats)
         except DatabaseError as exc:
@@ -183,11 +191,19 @@ class TableQueries(Base):
         return self._keep(table_id, row, writes)
 
     async def active_in_channel(self, channel_id: int) -> int | None:
-        """The id of the channel's lobby or running table, if any."""
+        """The id of the lobby or running table played in the channel, if any: a thread's
+        match for a thread, else the channel's lobby or the table played in the channel itself
+        (not the matches it holds in threads)."""
         row = await self._read.fetchrow(
-            "SELECT id FROM tables WHERE channel_id = ? AND status IN ('lobby','running')",
-            channel_id)
+            "SELECT id FROM tables WHERE status IN ('lobby','running') AND (thread_id = ? "
+            "OR (channel_id = ? AND thread_id IS NULL)) ORDER BY thread_id IS NULL LIMIT 1",
+            channel_id, channel_id)
         return None if row is None else as_int(row[0], "id")
+
+    async def set_thread(self, table_id: int, thread_id: int | None, threaded: bool) -> None:
+        """The thread the table's match is played in (None: in its channel; ``threaded``
+        false: it no longer waits for one)."""
+        await self._update(table_id, None, {"thread_id": thread_id, "threaded": threaded})
 
     async def ids_with_status(self, *statuses: Status) -> list[int]:
         """Ids of the tables in any of ``statuses`` (oldest first)."""

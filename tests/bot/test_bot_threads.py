@@ -1,0 +1,249 @@
+"""A match in a thread of its own, on the stand-in with the real discord.py client: at Start the
+match moves to a public thread created from its lobby message, named after the table, and the
+lobby message becomes the channel's line (who plays, then the result, with the thread's link);
+several matches run in one channel at once; where the bot may not create threads the host is
+told which permission is missing and the match is played in the channel; an archived thread is
+unarchived by the next move; a deleted thread ends its match as abandoned (its log kept); a
+rematch gets a new thread, linked from the old one; /goblin new inside a thread plays there;
+the links of /goblin turns open the thread.
+
+These tests run the bot with threads on (the bot's own default); the other end-to-end tests
+run it with threads off (:meth:`LiveBot.start`), so their table message is in the channel."""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from bot_helpers import Clock
+from live_bot import GUILD, LiveBot
+from players import ANN, BOB, Players, TinyRenderer
+
+from bot.discord_side.ui.custom_ids import HandButton, LobbyButton, RematchButton, ShareButton
+from bot.workers.thinking import Thinking
+from loopback import Channel, Loopback, Message
+from loopback.permissions import CREATE_PUBLIC_THREADS, SEND_MESSAGES_IN_THREADS
+
+
+@pytest.fixture
+async def h(lb: Loopback, tmp_path: Path, clock: Clock) -> AsyncIterator[LiveBot]:
+    """The bot with threads on, as it runs by default."""
+    live = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
+                               thinking=Thinking(workers=0), threads=True)
+    yield live
+    await live.stop()
+
+
+def table_message(h: LiveBot, where: Channel) -> Message:
+    """The newest table message in ``where`` (a channel or a thread)."""
+    return next(m for m in reversed(h.public(where))
+                if any(c.startswith(HandButton.prefix) for c in m.custom_ids()))
+
+
+class ThreadPlayers(Players):
+    """Players of a match played in ``thread``."""
+
+    def __init__(self, h: LiveBot, tid: int, users: list[object], thread: Channel) -> None:
+        super().__init__(h, tid, users)  # type: ignore[arg-type]
+        self.thread = thread
+
+    async def open_hand(self, user: object) -> Message:
+        ix = await self.h.click(user, table_message(self.h, self.thread),  # type: ignore[arg-type]
+                                HandButton.id_for(self.tid))
+        hand = self.h.reply(ix)
+        self.hand_msgs[user.id] = hand.id  # type: ignore[attr-defined]
+        return hand
+
+
+def link(thread: Channel) -> str:
+    """The link that opens ``thread``."""
+    return f"https://discord.com/channels/{GUILD}/{thread.id}"
+
+
+async def started(h: LiveBot, host: object = ANN, ai: int = 1,
+                  channel: Channel | None = None) -> tuple[int, Channel]:
+    """``host`` opens a match with ``ai`` AI seats in ``channel`` and starts it; its id and
+    the thread it moved to."""
+    where = channel or h.channel
+    before = {t.id for t in h.lb.threads_of(where)}
+    await h.command(host, "new", channel=where)  # type: ignore[arg-type]
+    lobby = h.public(where)[-1]
+    tid = int(lobby.custom_ids()[0].split(":")[2])
+    for _ in range(ai):
+        await h.click(host, lobby, LobbyButton.id_for(tid, "ai", None))  # type: ignore[arg-type]
+    await h.click(host, lobby, LobbyButton.id_for(tid, "start", None))  # type: ignore[arg-type]
+    thread = next(t for t in h.lb.threads_of(where) if t.id not in before)
+    return tid, thread
+
+
+async def test_a_match_moves_to_its_thread_at_start_and_its_line_tells_the_result(
+        h: LiveBot) -> None:
+    tid, thread = await started(h)
+    record = await h.bot.service.tables.load(tid)
+    assert record.thread_id == thread.id and record.channel_id == h.channel.id
+    assert thread.name == "Karak · Ann and 1 AI"
+    lobby = h.lb.starter(thread)
+    assert lobby is not None and lobby.id == record.lobby_message_id
+    assert h.lb.message(lobby.id).text() == f"Ann and 1 AI are playing → {link(thread)}"
+    assert not lobby.custom_ids()
+    # the channel keeps one line; the table message, with its buttons, is in the thread
+    assert [m.id for m in h.public()] == [lobby.id]
+    assert table_message(h, thread).custom_ids() == [f"kg:hand:{tid}", f"kg:log:{tid}"]
+    players = ThreadPlayers(h, tid, [ANN], thread)
+    while await players.step():
+        pass
+    final = h.public(thread)[-1]
+    assert RematchButton.id_for(tid, "offer") in final.custom_ids()
+    line = h.lb.message(lobby.id).text()
+    assert line.endswith(f"→ {link(thread)}") and " won against " in line
+    assert [m.id for m in h.public()] == [lobby.id]
+    # Replay, then Share: the animation is posted in the thread (by someone who may post
+    # in threads there, as everyone may in a server's default permissions)
+    h.lb.set_overwrite(h.channel, h.guild.everyone, allow=SEND_MESSAGES_IN_THREADS)
+    await h.settle()
+    replay = h.reply(await h.click(ANN, final, f"kg:rp:{tid}:0:h.open"))
+    told = h.said(await h.click(ANN, replay, ShareButton.id_for(tid)))
+    assert any(a.filename.endswith(".gif") for m in h.public(thread) for a in m.attachments), told
+    assert [m.id for m in h.public()] == [lobby.id]
+    final = next(m for m in reversed(h.public(thread))
+                 if RematchButton.id_for(tid, "offer") in m.custom_ids())
+    # a rematch: a new thread with its own line in the channel, linked from the old thread
+    ix = await h.click(ANN, final, RematchButton.id_for(tid, "offer"))
+    assert "has started" in h.said(ix)[0]
+    threads = h.lb.threads_of(h.channel)
+    assert len(threads) == 2
+    again = threads[1]
+    new = await h.store.active_in_channel(again.id)
+    assert new is not None and new != tid
+    assert table_message(h, again).custom_ids() == [f"kg:hand:{new}", f"kg:log:{new}"]
+    assert h.public(thread)[-1].text() == f"Rematch → {link(again)}"
+    assert h.public()[-1].text() == f"Ann and 1 AI are playing → {link(again)}"
+    assert h.lb.starter(again) is not None and h.lb.starter(again).id == h.public()[-1].id
+
+
+async def test_two_matches_run_at_once_in_one_channel(h: LiveBot) -> None:
+    first, one = await started(h, ANN)
+    second, two = await started(h, BOB)  # a new lobby opens beside the running match
+    assert one.id != two.id and first != second
+    assert two.name == "Karak · Bob and 1 AI"
+    for tid, thread, user in ((first, one, ANN), (second, two, BOB)):
+        assert (await h.bot.service.tables.load(tid)).status == "running"
+        assert await h.store.active_in_channel(thread.id) == tid
+        players = ThreadPlayers(h, tid, [user], thread)
+        assert await players.step()
+    # the channel holds the two lines; no table is played in the channel itself
+    assert [m.text() for m in h.public()] == [f"Ann and 1 AI are playing → {link(one)}",
+                                              f"Bob and 1 AI are playing → {link(two)}"]
+    assert await h.store.active_in_channel(h.channel.id) is None
+    # still at most one open lobby in the channel
+    await h.command(ANN, "new")
+    ix = await h.command(BOB, "new")
+    assert any("already has a lobby" in t or "lobby" in t for t in h.said(ix))
+
+
+async def test_without_the_thread_permission_the_match_is_played_in_the_channel(
+        h: LiveBot) -> None:
+    h.channel.bot_permissions &= ~CREATE_PUBLIC_THREADS
+    ix = await h.command(ANN, "new")
+    assert ("I can't open a thread for this match because I lack these permissions here: "
+            "Create Public Threads. It will be played in this channel.") in h.said(ix)
+    lobby = h.public()[-1]
+    tid = int(lobby.custom_ids()[0].split(":")[2])
+    await h.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
+    await h.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
+    assert not h.lb.threads_of(h.channel)
+    assert table_message(h, h.channel).custom_ids() == [f"kg:hand:{tid}", f"kg:log:{tid}"]
+    record = await h.bot.service.tables.load(tid)
+    assert record.thread_id is None and not record.threaded
+
+
+async def test_the_host_may_choose_no_thread(h: LiveBot) -> None:
+    await h.command(ANN, "new", thread=False)
+    lobby = h.public()[-1]
+    tid = int(lobby.custom_ids()[0].split(":")[2])
+    await h.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
+    await h.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
+    assert not h.lb.threads_of(h.channel)
+    assert table_message(h, h.channel).custom_ids() == [f"kg:hand:{tid}", f"kg:log:{tid}"]
+
+
+async def test_an_archived_thread_is_unarchived_by_the_next_move(h: LiveBot) -> None:
+    tid, thread = await started(h)
+    players = ThreadPlayers(h, tid, [ANN], thread)
+    assert await players.step()
+    h.lb.archive_thread(thread)  # a moderator archives it mid-match
+    await h.settle()
+    for _ in range(3):  # the moves edit the table message or post it anew: both unarchive
+        assert await players.step()
+        assert not thread.archived
+    assert (await h.bot.service.tables.load(tid)).status == "running"
+    assert table_message(h, thread).custom_ids() == [f"kg:hand:{tid}", f"kg:log:{tid}"]
+
+
+async def test_an_edit_in_an_archived_thread_unarchives_it_first(h: LiveBot) -> None:
+    tid, thread = await started(h)
+    h.lb.archive_thread(thread)
+    await h.settle()
+    record = h.bot.messages.current(await h.bot.service.tables.load(tid))
+    await h.bot.messages.edit_table(record, repost=False)  # an edit, never a post
+    assert not thread.archived
+
+
+async def test_a_deleted_thread_ends_its_match_as_abandoned(h: LiveBot) -> None:
+    tid, thread = await started(h)
+    players = ThreadPlayers(h, tid, [ANN], thread)
+    assert await players.step()
+    kept = await h.store.action_log(tid)
+    lobby = h.lb.starter(thread)
+    assert lobby is not None
+    heard = asyncio.ensure_future(h.bot.wait_for("raw_thread_delete", timeout=10))
+    h.lb.delete_thread(thread)
+    await heard
+    await h.settle()
+    record = await h.bot.service.tables.load(tid)
+    assert record.status == "abandoned"
+    assert await h.store.action_log(tid) == kept  # nothing of its log is lost
+    assert h.lb.message(lobby.id).text() == (
+        "The match of Ann and 1 AI was abandoned: its thread was deleted. Its log is kept.")
+    assert not h.bot.scheduler.busy(tid)
+    # the channel is free for a new match
+    await h.command(ANN, "new")
+    assert h.public()[-1].custom_ids()
+
+
+async def test_new_inside_a_thread_plays_there(h: LiveBot) -> None:
+    talk = h.lb.create_thread(h.channel, "talk", owner=ANN)
+    await h.settle()
+    await h.command(ANN, "new", channel=talk)
+    lobby = h.public(talk)[-1]
+    tid = int(lobby.custom_ids()[0].split(":")[2])
+    await h.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
+    await h.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
+    assert [t.id for t in h.lb.threads_of(h.channel)] == [talk.id]  # no thread in a thread
+    assert table_message(h, talk).custom_ids() == [f"kg:hand:{tid}", f"kg:log:{tid}"]
+    record = await h.bot.service.tables.load(tid)
+    assert record.channel_id == talk.id and record.thread_id is None
+    assert await ThreadPlayers(h, tid, [ANN], talk).step()
+
+
+async def test_the_links_to_a_match_open_its_thread(h: LiveBot) -> None:
+    tid, thread = await started(h)
+    ix = await h.command(ANN, "turns")
+    assert f"https://discord.com/channels/{GUILD}/{thread.id}/" in " ".join(h.said(ix))
+    ix = await h.command(ANN, "new")  # the channel's lobby opens; the link points to it
+    record = await h.bot.service.tables.load(tid)
+    from bot.discord_side.context import jump_url
+    assert jump_url(h.bot.messages.current(record)).startswith(link(thread) + "/")
+
+
+async def test_the_server_may_turn_threads_off(h: LiveBot) -> None:
+    from players import ADMIN
+    ix = await h.command(ADMIN, "settings", threads=False)
+    assert "Each new match in a thread of its own: off." in " ".join(h.said(ix))
+    await h.command(ANN, "new")
+    lobby = h.public()[-1]
+    tid = int(lobby.custom_ids()[0].split(":")[2])
+    await h.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
+    await h.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
+    assert not h.lb.threads_of(h.channel)
