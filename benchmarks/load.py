@@ -233,6 +233,15 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
                               {k: (pg_end[k] - pg_start[k]) / max(1, made) for k in PG_COUNTERS
                                if k in pg_start}, made)
             print("requests per move: " + routes(lb.requests, window_start, window_end, made))
+            clicks: dict[str, int] = {}
+            for ix in window:
+                what = (type(read_custom_id(str(ix.data.get("custom_id", "")))).__name__
+                        if ix.kind == "component" else ix.kind)
+                clicks[what] = clicks.get(what, 0) + 1
+            print("interactions per move: " + ", ".join(
+                f"{n / max(1, made):.2f} {k}" for k, n in sorted(clicks.items(),
+                                                               key=lambda kv: -kv[1]))
+                  + f"; {stats.opened} tables opened, {stats.games} games finished in all")
             if not report:
                 return figures
             opened = [ix for ix in window if ix.kind == "component"
