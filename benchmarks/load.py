@@ -23,7 +23,8 @@ message (the first edit of the channel's public table message whose footer shows
 applied), with how many moves got no such update; also the hand pictures of "My hand" clicks,
 the number of table messages posted and edited, Discord rule breaches, and the bot's RSS and
 CPU use (also as CPU milliseconds per move applied, people's and AI's: bot and drawing workers
-together, a figure that holds even on a shared machine).
+together, a figure that holds even on a shared machine). Every run (``--against`` too) also
+prints the bot's Discord requests per move applied, by method and route.
 
 With ``--against DIR`` (another version of the project, e.g. ``git archive <commit>`` unpacked
 in ``DIR``), the same load runs ``--rounds`` times with each version's bot in turn; the CPU per
@@ -231,6 +232,16 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
                               (server_end - server_start) / max(1, made),
                               {k: (pg_end[k] - pg_start[k]) / max(1, made) for k in PG_COUNTERS
                                if k in pg_start}, made)
+            print("requests per move: " + routes(lb.requests, window_start, window_end, made))
+            clicks: dict[str, int] = {}
+            for ix in window:
+                what = (type(read_custom_id(str(ix.data.get("custom_id", "")))).__name__
+                        if ix.kind == "component" else ix.kind)
+                clicks[what] = clicks.get(what, 0) + 1
+            print("interactions per move: " + ", ".join(
+                f"{n / max(1, made):.2f} {k}" for k, n in sorted(clicks.items(),
+                                                               key=lambda kv: -kv[1]))
+                  + f"; {stats.opened} tables opened, {stats.games} games finished in all")
             if not report:
                 return figures
             opened = [ix for ix in window if ix.kind == "component"
@@ -277,6 +288,21 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
             if args.show_log:
                 print(bot.log_tail(40))
             return figures
+
+
+def routes(requests: list[tuple[float, str, str]], start: float, end: float,
+           moves: int) -> str:
+    """The bot's Discord requests in the window per move applied, by method and route (ids
+    left out)."""
+    counts: dict[str, int] = {}
+    for t, method, path in requests:
+        if start <= t < end:
+            route = method + " " + re.sub(r"/[0-9]+|/aW[^/]*|/[A-Za-z0-9_.-]{40,}", "/:id", path)
+            counts[route] = counts.get(route, 0) + 1
+    total = sum(counts.values())
+    parts = [f"{n / max(1, moves):.2f} {r}"
+             for r, n in sorted(counts.items(), key=lambda kv: -kv[1])]
+    return f"{total / max(1, moves):.2f} in all (" + ", ".join(parts) + ")"
 
 
 def spread(values: list[float]) -> str:

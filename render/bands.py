@@ -109,8 +109,11 @@ def palette() -> Image.Image:
 
 def band(img: Image.Image) -> Band:
     """``img`` (an RGB strip WIDTH wide) reduced to the shared palette and compressed."""
-    indices = img.quantize(palette=palette(), dither=Image.Dither.NONE).tobytes()
-    rows = b"".join(b"\0" + indices[i:i + WIDTH] for i in range(0, len(indices), WIDTH))
+    indices = img.quantize(palette=palette(), dither=Image.Dither.NONE)
+    # each row led by PNG's "no filter" byte: the indices pasted one column in on zeros
+    led = Image.new("P", (WIDTH + 1, img.height), 0)
+    led.paste(indices, (1, 0))
+    rows = led.tobytes()
     packer = zlib.compressobj(LEVEL, zlib.DEFLATED, -15)
     return Band(img.height, len(rows), zlib.adler32(rows),
                 packer.compress(rows) + packer.flush(zlib.Z_FULL_FLUSH))

@@ -27,10 +27,9 @@ from bot.discord_side.counting import FAILURES, answered
 from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
 from bot.discord_side.options import OptionTree
-from bot.discord_side.poster import Poster
+from bot.discord_side.poster import Poster, thread_deleted
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.reminders import Reminders
-from bot.discord_side.threads import thread_deleted
 from bot.discord_side.ui.custom_ids import KINDS, is_ours
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 
 import discord
 
 from bot.discord_side.messages import Messages
 from bot.discord_side.standings import end_lines
 from bot.game.play import Outcome
+from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
 from bot.storage.records import TableRecord
 from engine import Undo
@@ -108,6 +110,22 @@ class Poster:
         await self.messages.channel_line(self.messages.current(record), "won")
 
 
+async def thread_deleted(service: GameService, messages: Messages, scheduler: Scheduler,
+                         thread_id: int, by: int) -> None:
+    """Thread ``thread_id`` was deleted: the match played in it ends as abandoned (``by``: the
+    bot itself, who sits at no table, so no person forfeits; its log and result are kept as
+    for any abandoned match) and the channel's line says its thread was deleted."""
+    table = await service.store.active_in_channel(thread_id)
+    if table is None:
+        return
+    record = await service.tables.load(table)
+    if record.thread_id != thread_id or record.status != "running":
+        return
+    closed = await service.lobby.abandon_table(table, by, True)
+    messages.last(closed, partial(messages.channel_line, closed, "deleted"))
+    scheduler.forget(table)
+
+
 def take_back_notice(outcomes: Sequence[Outcome]) -> Msg | None:
     """Who took back which move ("Ann takes back Slip Away."), the last take-back among
     ``outcomes``: the table message then shows the game as it was before that move, and the
@@ -117,4 +135,4 @@ def take_back_notice(outcomes: Sequence[Outcome]) -> Msg | None:
     return told[-1] if told else None
 
 
-__all__ = ["Poster", "take_back_notice"]
+__all__ = ["Poster", "take_back_notice", "thread_deleted"]

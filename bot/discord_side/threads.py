@@ -11,7 +11,6 @@ match goes, and the lobby message becomes the channel's line for the match.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -22,9 +21,7 @@ from bot.storage.records import TableRecord
 from i18n import Msg, msg, translate
 
 if TYPE_CHECKING:
-    from bot.discord_side.messages import Messages
-    from bot.game.scheduler import Scheduler
-    from bot.game.service import GameService
+    pass
 
 #: What the bot needs in a channel to move a match to a thread there.
 THREAD_NEEDS = ("create_public_threads", "send_messages_in_threads")
@@ -112,21 +109,5 @@ async def unarchive(client: discord.Client, thread_id: int) -> None:
     await thread.edit(archived=False)
 
 
-async def thread_deleted(service: GameService, messages: Messages, scheduler: Scheduler,
-                         thread_id: int, by: int) -> None:
-    """Thread ``thread_id`` was deleted: the match played in it ends as abandoned (``by``: the
-    bot itself, who sits at no table, so no person forfeits; its log and result are kept as
-    for any abandoned match) and the channel's line says its thread was deleted."""
-    table = await service.store.active_in_channel(thread_id)
-    if table is None:
-        return
-    record = await service.tables.load(table)
-    if record.thread_id != thread_id or record.status != "running":
-        return
-    closed = await service.lobby.abandon_table(table, by, True)
-    messages.last(closed, partial(messages.channel_line, closed, "deleted"))
-    scheduler.forget(table)
-
-
 __all__ = ["ARCHIVED", "THREAD_NEEDS", "in_thread", "line", "line_view", "players",
-           "thread_deleted", "thread_link", "thread_missing", "thread_name", "unarchive"]
+           "thread_link", "thread_missing", "thread_name", "unarchive"]

@@ -32,9 +32,8 @@ class SqliteDb:
         self.db = db
 
     async def fetch(self, sql: str, *args: object) -> list[Row]:
-        """Every row of a query."""
-        async with self.db.execute(sql, args) as cur:
-            return [tuple(r) for r in await cur.fetchall()]
+        """Every row of a query (run and read in one trip to the connection's thread)."""
+        return [tuple(r) for r in await self.db.execute_fetchall(sql, args)]
 
     async def fetchrow(self, sql: str, *args: object) -> Row | None:
         """The first row of a query (read to its end: a write's ``RETURNING`` completes)."""
@@ -42,9 +41,10 @@ class SqliteDb:
         return rows[0] if rows else None
 
     async def execute(self, sql: str, *args: object) -> int:
-        """Run one statement; the number of rows it wrote."""
-        async with self.db.execute(sql, args) as cur:
-            return cur.rowcount
+        """Run one statement; the number of rows it wrote (one trip to the connection's
+        thread: the finished statement's cursor is not closed by another)."""
+        cur = await self.db.execute(sql, args)
+        return cur.rowcount
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
         """Run one statement once per row of arguments."""
