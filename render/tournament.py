@@ -170,8 +170,8 @@ def _notes_band(notes: Sequence[str], marks: Sequence[tuple[str, str]]) -> Band:
 
 def _table_bands(lines: Sequence[StandingLine], locale: str) -> list[Band]:
     """The headings and a band per line."""
-    headers = [translate(f"render.tournament.{k}", locale)
-               for k in ("points", "opponents", "wins")]
+    headers = [translate(key, locale) for key in (
+        "render.tournament.points", "render.tournament.opponents", "render.tournament.wins")]
     cols = _columns(lines, headers)
     out = [_header_band(cols, headers, translate("render.tournament.player", locale))]
     out += [_line_band(line, cols, i % 2 == 0) for i, line in enumerate(lines)]
@@ -190,9 +190,10 @@ def standings_image(lines: Sequence[StandingLine], name: str, round_number: int,
     bands += _table_bands(lines, locale)
     notes = [translate("render.tournament.points_rule", locale),
              translate("render.tournament.tie_rule", locale)]
-    marks = [(mark, translate(f"render.tournament.{key}", locale))
-             for mark, key, shows in ((DROPPED_MARK, "dropped", any(s.dropped for s in lines)),
-                                      (BYE_MARK, "bye", any(s.bye for s in lines)))
+    marks = [(mark, translate(key, locale))
+             for mark, key, shows in (
+                 (DROPPED_MARK, "render.tournament.dropped", any(s.dropped for s in lines)),
+                 (BYE_MARK, "render.tournament.bye", any(s.bye for s in lines)))
              if shows]
     bands.append(_notes_band(notes, marks))
     return encode(bands)

@@ -12,7 +12,6 @@ from msgspec.structs import replace
 
 from bot.storage.core.tables import moved_columns
 from bot.storage.interface import Storage
-from bot.storage.sqlite_schema import SCHEMA_VERSION
 from engine import GameState, Undo, anchor_to_json, apply, state_to_json
 from engine.state import STATE_FORMAT
 from storage.backends import Backend, plain
@@ -102,15 +101,19 @@ async def test_a_state_stored_with_its_anchor_inside_reads_with_its_take_back(
     assert apply(rec.game, Undo()) == apply(game.states[at], Undo())
 
 
+#: The migration that gives the anchor its own column.
+ANCHOR_MIGRATION = 16
+
+
 async def test_the_migration_moves_the_anchor_out_of_a_running_game_s_state(
         backend: Backend, clock: Clock) -> None:
     game = taking_back(5)
     at = window(game)
-    await backend.build(SCHEMA_VERSION - 1)  # the schema before the anchor's column
-    rows = old_rows(SCHEMA_VERSION - 1, 3, "running", game, at)
+    await backend.build(ANCHOR_MIGRATION - 1)  # the schema before the anchor's column
+    rows = old_rows(ANCHOR_MIGRATION - 1, 3, "running", game, at)
     rows[0][1]["state"] = old_json(game.states[at])
     await backend.insert_rows(rows)
-    await backend.build(SCHEMA_VERSION)
+    await backend.build(ANCHOR_MIGRATION)
     stored = {r[0]: r[1:] for r in await backend.read_rows("tables", ["id", "state", "anchor"])}
     state, anchor = stored[3]
     assert isinstance(state, str) and '"base"' not in state
