@@ -35,7 +35,7 @@ SAME_AS_ENGLISH = {
     "hero.victorius.name", "hero.taia.name",
     "card.m1-09", "card.m1-18", "card.m2-08", "card.m2-14", "card.m3-05", "card.m3-09",
     "card.m3-11", "card.m3-12", "card.m3-17", "card.m3-20", "card.vic2", "back.m3-24",
-    "render.hand.deck", "bot.cmd.name.group", "bot.cmd.lang.en", "bot.cmd.lang.fr",
+    "render.hand.deck", "bot.thread.name", "bot.cmd.name.group", "bot.cmd.lang.en", "bot.cmd.lang.fr",
     "bot.cmd.lang.cs", "bot.cmd.timer.t60", "bot.cmd.timer.t120", "bot.cmd.timer.t300",
     "bot.cmd.timer.t600", "bot.cmd.timer.t1800", "bot.lobby.minutes", "bot.lobby.seconds",
     "bot.table.ai", "render.ai", "bot.level.normal", "bot.cmd.level.normal",

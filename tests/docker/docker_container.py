@@ -75,9 +75,10 @@ def new_name(what: str) -> str:
 
 
 def write_env(path: Path, lb: Loopback, settings: dict[str, str]) -> Path:
-    """An env file as an admin writes ``.env``: the stand-in's token and URLs, plus
-    ``settings``."""
-    values = {**lb.env(), **settings}
+    """An env file as an admin writes ``.env``: the stand-in's token and URLs, matches played
+    in the channel (the container tests follow a table there; a thread per match is tested on
+    the bot in-process), plus ``settings``."""
+    values = {**lb.env(), "KARAK_THREADS": "false", **settings}
     path.write_text("".join(f"{k}={v}\n" for k, v in values.items()), encoding="utf-8")
     return path
 
