@@ -64,7 +64,7 @@ async def karak(lb: Loopback, db: Path, renderer: CountingRenderer,
     closed on leaving."""
     store = await Store.open(db)
     seeds = itertools.count(11)
-    service = GameService(store, seeds=lambda: next(seeds))
+    service = GameService(store, seeds=lambda: next(seeds), default_threads=False)
 
     bot = compose(service, renderer, ai_pace=0, pace=paced.pace(), timer_poll=3600)
     paced.follow(bot.tasks)
