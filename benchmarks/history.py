@@ -31,13 +31,13 @@ import random
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.replay import long_match, match_options  # noqa: E402
+from benchmarks.timing import p99_line, timed  # noqa: E402
 from bot.discord_side.ui.past import history_view, replay_view  # noqa: E402
 from bot.game.history import History  # noqa: E402
 from bot.game.places import Place, Sight  # noqa: E402
@@ -54,26 +54,6 @@ GUILD = 1
 PLACE = Place.server(GUILD).key
 SIGHT = Sight(Place.server(GUILD))
 HEROES = ("horan", "taia", "argentus", "xanros")
-
-
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def _line(label: str, times: list[tuple[float, float]]) -> str:
-    walls, cpus = [w for w, _ in times], [c for _, c in times]
-    p99 = _pct(walls, 0.99)
-    verdict = "ok" if p99 <= GOAL_MS else f"> {GOAL_MS:.0f} ms"
-    return (f"{label} ({len(times)}): p50 {_pct(walls, 0.5):.1f} ms, p99 {p99:.1f} ms, "
-            f"worst {max(walls):.1f} ms (cpu p99 {_pct(cpus, 0.99):.1f} ms)"
-            f"  goal p99 <= {GOAL_MS:.0f} ms: {verdict}")
-
-
-async def _timed(work: Callable[[], Awaitable[None]]) -> tuple[float, float]:
-    wall, cpu = time.perf_counter(), time.process_time()
-    await work()
-    return (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
 
 
 async def store_match(store: Store, states: list[GameState], actions: list[str], *,
@@ -117,13 +97,13 @@ async def replay_steps(folder: Path, seed: int, steps: int, least: int, most: in
             replay_view(loaded, at, False, "en", names)
 
         await step(match.last)  # fonts and pictures' parts loaded once, not counted
-        print(_line("replay step, replay kept", [await _timed(partial(step, at))
-                                                 for at in order]))
+        kept = [await timed(partial(step, at)) for at in order]
+        print(p99_line("replay step, replay kept", kept, GOAL_MS))
         rebuilt = []
         for at in order[: max(1, steps // 4)]:
             history = History(store, Tables(store))  # nothing kept: rebuilt from the log
-            rebuilt.append(await _timed(partial(step, at)))
-        print(_line("replay step, rebuilt from the database", rebuilt))
+            rebuilt.append(await timed(partial(step, at)))
+        print(p99_line("replay step, rebuilt from the database", rebuilt, GOAL_MS))
     finally:
         await store.close()
 
@@ -170,7 +150,8 @@ async def history_pages(folder: Path, seed: int, matches: int, pages: int) -> No
             ("history page, the server's matches", None),
             ("history page, one person's matches", people[0]))
         for label, player in asked:
-            print(_line(label, [await _timed(partial(page, player)) for _ in range(pages)]))
+            times = [await timed(partial(page, player)) for _ in range(pages)]
+            print(p99_line(label, times, GOAL_MS))
     finally:
         await store.close()
 

@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "tests"))  # the throwaway PostgreSQL server of the tests
 
+from benchmarks.timing import p99_line, pct, timed  # noqa: E402
 from bot.discord_side.turns import turns_view  # noqa: E402
 from bot.game.places import Place  # noqa: E402
 from bot.game.turns import Turns, page_text  # noqa: E402
@@ -48,26 +49,6 @@ HEROES = ("horan", "taia", "argentus", "xanros", "aderyn", "victorius")
 #: People's ids look like Discord's.
 FIRST_ID = 10**17
 NOW = 1_800_000_000.0
-
-
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def _line(label: str, times: list[tuple[float, float]]) -> str:
-    walls, cpus = [w for w, _ in times], [c for _, c in times]
-    p99 = _pct(walls, 0.99)
-    verdict = "ok" if p99 <= GOAL_MS else f"> {GOAL_MS:.0f} ms"
-    return (f"{label} ({len(times)}): p50 {_pct(walls, 0.5):.1f} ms, p99 {p99:.1f} ms, "
-            f"worst {max(walls):.1f} ms (cpu p99 {_pct(cpus, 0.99):.1f} ms)"
-            f"  goal p99 <= {GOAL_MS:.0f} ms: {verdict}")
-
-
-async def _timed(work: Callable[[], Awaitable[None]]) -> tuple[float, float]:
-    wall, cpu = time.perf_counter(), time.process_time()
-    await work()
-    return (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
 
 
 async def fill(store: Storage, rng: random.Random, matches: int, people: int,
@@ -118,7 +99,7 @@ async def cold_ask(opener: Callable[[], Awaitable[Storage]], me: int,
     """One ``work`` timed on a store just opened (nothing kept), which is closed after."""
     store = await opener()
     try:
-        return await _timed(lambda: work(store, me))
+        return await timed(lambda: work(store, me))
     finally:
         await store.close()
 
@@ -155,16 +136,17 @@ async def run(args: argparse.Namespace) -> int:
               f"matches among {args.people} people, written in "
               f"{time.perf_counter() - started:.1f} s; the person sits in "
               f"{len(await store.running_of(me))}")
-        kept = [await _timed(lambda: ask(store, me)) for _ in range(args.asks)]
+        kept = [await timed(lambda: ask(store, me)) for _ in range(args.asks)]
         await store.close()
         cold = []
         for _ in range(args.cold):
             cold.append(await cold_ask(opener, me))
         scans = [await cold_ask(opener, me, scan) for _ in range(min(args.cold, 3))]
-    print(_line("turns, tables kept", kept))
-    print(_line("turns, store just opened", cold))
-    print(_line("without table_seats: every running table read, store just opened", scans))
-    worst = max(_pct([w for w, _ in kept], 0.99), _pct([w for w, _ in cold], 0.99))
+    print(p99_line("turns, tables kept", kept, GOAL_MS))
+    print(p99_line("turns, store just opened", cold, GOAL_MS))
+    print(p99_line("without table_seats: every running table read, store just opened", scans,
+                   GOAL_MS))
+    worst = max(pct([w for w, _ in kept], 0.99), pct([w for w, _ in cold], 0.99))
     return 0 if worst <= GOAL_MS else 1
 
 
