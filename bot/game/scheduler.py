@@ -123,7 +123,10 @@ class Scheduler:
             return
         if record.status != "running":
             return
-        self._known[record.id] = record
+        if record.seats[record.game.current].ai:
+            self._known[record.id] = record  # the AI loop's next decision starts from it
+        else:  # a person decides next: whatever changes the table next is read anew
+            self._known.pop(record.id, None)
         self.kick_ai(record)
 
     async def begin(self, record: TableRecord) -> None:
@@ -171,8 +174,6 @@ class Scheduler:
         if not await self.leases.holding(table):
             return False
         known = self._known.pop(table, None)
-        if known is not None and not known.seats[known.game.current].ai:
-            return False  # the last move (this loop's own) gave the turn to a person
         pace = asyncio.ensure_future(self.tasks.sleep(self.ai_pace))
         try:
             outcome = await self.service.play.ai_step(table, pace, self.going, known)

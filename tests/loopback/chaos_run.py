@@ -44,6 +44,8 @@ from loopback.botproc import BotProcess
 LOCALES = ("en-US", "fr", "cs")
 #: Seconds the tables get to move on after the disk is freed, without a restart.
 RECOVERY = 30.0
+#: The run fails when no move is stored for this long (seconds) while the bot is up.
+STALL = 120.0
 
 
 @dataclass(frozen=True)
@@ -263,10 +265,17 @@ class ChaosRun:
         """Let the people play (and the AI finish) until every match is finished."""
         lb = self.lb
         idle = 0
+        clock = asyncio.get_running_loop().time
+        last_moved, since = -1, clock()
         while True:
             unfinished, moved = progress(self.bot.db)
             if unfinished == 0:
                 return
+            if moved != last_moved or self.full is not None:
+                last_moved, since = moved, clock()
+            elif clock() - since > STALL:
+                raise AssertionError(f"no move stored for {STALL:g} s; running tables and "
+                                     f"their versions: {versions(self.bot.db)}")
             if not lb.gateway.connected():  # the bot is down: people wait a moment, then retry
                 await lb.changed(lb.version, 0.2)
                 continue
