@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from bot.game.guard import question
 from bot.game.lessons import Lesson, lesson_now
-from bot.game.refusals import Ask, Illegal, OutOfTurn, Refusal, Stale
+from bot.game.refusals import Ask, Illegal, OutOfTurn, Stale
 from bot.game.results import finished_result
 from bot.game.seats import deadline, playing_seat, seat_label
 from bot.game.standings import rate_result
@@ -360,17 +360,8 @@ class Play:
 
     async def due(self, only: Collection[int] | None = None) -> list[tuple[int, int, float]]:
         """(table id, version, deadline) of every running table with a turn timer set (of the
-        tables ``only`` when given)."""
-        out: list[tuple[int, int, float]] = []
-        ids = await self.store.ids_with_status("running")
-        for tid in ids if only is None else [t for t in ids if t in only]:
-            try:
-                record = await self.tables.load(tid)
-            except Refusal:
-                continue
-            if record.deadline is not None:
-                out.append((tid, record.version, record.deadline))
-        return out
+        tables ``only`` when given), from those columns alone: no state is read."""
+        return [t for t in await self.store.timers() if only is None or t[0] in only]
 
 
 def moved(record: TableRecord, state: GameState, seats: tuple[SeatInfo, ...],

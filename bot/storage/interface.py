@@ -212,6 +212,10 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
     async def ids_with_status(self, *statuses: Status) -> list[int]:
         """Ids of the tables with one of ``statuses`` (oldest first)."""
 
+    async def timers(self) -> list[tuple[int, int, float]]:
+        """(id, version, deadline) of every running table whose turn timer is set (oldest
+        first); a row whose version or deadline is damaged is left out."""
+
     async def update_lobby(self, table_id: int, seats: Sequence[SeatInfo],
                            host_id: int | None = None) -> None:
         """Store a lobby's seats (and a new host)."""

@@ -43,7 +43,9 @@ async def test_a_lobby_becomes_a_game_and_the_channel_holds_one_table(store: Sto
     assert await store.active_in_channel(1) == lobby.id
     assert await store.active_in_guild(GUILD) == [lobby.id]
     assert await store.ids_with_status("running") == [lobby.id]
+    assert await store.timers() == [(lobby.id, game.version, 123.0)]
     await store.set_status(lobby.id, "abandoned")
+    assert await store.timers() == []
     assert await store.active_in_channel(1) is None
     assert await store.history() == [lobby.id]
 

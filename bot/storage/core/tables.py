@@ -31,6 +31,7 @@ from bot.storage.core.rows import (
     STATE_CACHE,
     TABLE_COLUMNS,
     StateCache,
+    as_float,
     as_int,
     keep,
     opt_int,
@@ -211,6 +212,22 @@ class TableQueries(Base):
             f"SELECT id FROM tables WHERE {self.dialect.any_of('status')} ORDER BY id",
             self.dialect.many(list(statuses)))
         return [as_int(r[0], "id") for r in rows]
+
+    async def timers(self) -> list[tuple[int, int, float]]:
+        """(id, version, deadline) of every running table whose turn timer is set (oldest
+        first), read from those columns alone; a row whose version or deadline is damaged is
+        left out (reading the table says what is wrong with it)."""
+        rows = await self._read.fetch(
+            "SELECT id, version, deadline FROM tables "
+            "WHERE status = 'running' AND deadline IS NOT NULL ORDER BY id")
+        out: list[tuple[int, int, float]] = []
+        for row in rows:
+            try:
+                out.append((as_int(row[0], "id"), as_int(row[1], "version"),
+                            as_float(row[2], "deadline")))
+            except ValueError:
+                continue
+        return out
 
     async def _update(self, table_id: int, guard: int | None, columns: dict[str, object],
                       bump: bool = False, seats: Sequence[SeatInfo] | None = None) -> None:
