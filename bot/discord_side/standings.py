@@ -11,6 +11,7 @@ import discord
 
 from bot.discord_side.context import loc
 from bot.discord_side.ui.custom_ids import BoardButton
+from bot.discord_side.ui.numbers import points, signed
 from bot.discord_side.ui.parts import GOLD, MAX_TEXT, button, cut, layout, picture, row, text_block
 from bot.discord_side.uploads import ImageFile
 from bot.game.people import person
@@ -25,14 +26,6 @@ from i18n import Msg, msg, translate
 from render.charts import RatingPoint, rating_chart
 
 CHART = "rating.png"
-
-
-def points(value: int, locale: str) -> str:
-    """A whole number with the language's thousands separator (1,512; 1 512)."""
-    sign = "-" if value < 0 else ""
-    digits = str(abs(value))
-    groups = [digits[max(0, i - 3):i] for i in range(len(digits), 0, -3)][::-1]
-    return sign + translate(msg("ratings.thousands"), locale).join(groups)
 
 
 def rating_text(value: int, provisional: bool, locale: str) -> str:
@@ -50,12 +43,11 @@ def change_lines(record: TableRecord, changes: list[PersonChange], locale: str) 
     names = {s.user: s.name for s in record.seats if s.user is not None}
     lines = [f"**{translate(msg('ratings.end.title'), locale)}**"]
     for c in changes:
-        delta = c.change.delta
         lines.append(translate(msg(
             "ratings.end.line", who=names.get(c.user_id) or person(c.user_id),
             before=rating_text(c.change.before, c.was_provisional, locale),
             after=rating_text(c.change.after, c.change.provisional, locale),
-            delta=("+" if delta >= 0 else "−") + points(abs(delta), locale)), locale))
+            delta=signed(c.change.delta, locale)), locale))
     return "\n".join(lines)
 
 
@@ -183,5 +175,5 @@ async def show_board(interaction: discord.Interaction[Any], service: GameService
         await interaction.response.send_message(view=view, ephemeral=True)
 
 
-__all__ = ["board_text", "board_view", "change_lines", "points", "rating_text", "show_board",
+__all__ = ["board_text", "board_view", "change_lines", "rating_text", "show_board",
            "show_stats", "stats_chart", "stats_text"]

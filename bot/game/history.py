@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from bot.game.places import Sight
 from bot.game.refusals import Refusal
+from bot.game.standings import change_of
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
 from bot.storage.records import TableRecord, TableResult, standing
@@ -35,13 +36,15 @@ KEPT_REPLAYS = 4
 class HistoryPage:
     """One page of matches, newest first, with the anchors of the neighbouring pages: ``older``
     (list the matches older than this table) and ``newer`` (list those newer than this table);
-    None when there are none that way. ``rating_changes`` is each listed table's rating change
-    per person (empty until ratings exist)."""
+    None when there are none that way. ``rating_changes`` is each listed table's change of
+    shown rating per person (rated matches only); ``threads`` the thread each listed table was
+    played in (matches played in a thread only)."""
 
     results: tuple[TableResult, ...]
     older: int | None
     newer: int | None
     rating_changes: dict[int, dict[int, int]]
+    threads: dict[int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,13 +84,15 @@ class History:
         more = len(found) > size
         shown = found[1:] if after is not None and more else found[:size]
         if not shown:
-            return HistoryPage((), None, None, {})
+            return HistoryPage((), None, None, {}, {})
         newest, oldest = shown[0].table_id, shown[-1].table_id
         older = oldest if (more if after is None else await self._any(
             sight, player, before=oldest)) else None
         newer = newest if (more if after is not None else before is not None and await self._any(
             sight, player, after=newest)) else None
-        return HistoryPage(tuple(shown), older, newer, self.rating_changes(shown))
+        tables = [r.table_id for r in shown]
+        return HistoryPage(tuple(shown), older, newer, await self.rating_changes(tables),
+                           await self.store.threads_of(tables))
 
     async def _any(self, sight: Sight, player: int | None, *, before: int | None = None,
                    after: int | None = None) -> bool:
@@ -98,10 +103,14 @@ class History:
         return await self.store.matches(sight.place.key, player, limit, before, after,
                                         sight.channels)
 
-    @staticmethod
-    def rating_changes(results: list[TableResult]) -> dict[int, dict[int, int]]:
-        """Each table's rating change per person: none yet, until the bot rates players."""
-        return {}
+    async def rating_changes(self, tables: list[int]) -> dict[int, dict[int, int]]:
+        """Each rated table's change of shown rating per person."""
+        out: dict[int, dict[int, int]] = {}
+        for tid in tables:
+            changes = await self.store.changes_of_table(tid)
+            if changes:
+                out[tid] = {c.user_id: change_of(c).delta for c in changes}
+        return out
 
     async def replay(self, table_id: int, sight: Sight) -> Loaded:
         """Table ``table_id`` laid out for stepping through; refused when it is no match in

@@ -31,6 +31,7 @@ from bot.storage.interface import Storage
 from bot.storage.records import (
     AiRecord,
     PlayerRating,
+    RatingChange,
     StoredRating,
     TableRecord,
     TableResult,
@@ -89,6 +90,11 @@ def _after(stored: StoredRating) -> Rating:
 def shown_of(stored: StoredRating | None) -> Shown:
     """The shown number of a stored rating (a newcomer's for None)."""
     return shown(_rating(stored))
+
+
+def change_of(stored: RatingChange) -> Change:
+    """What one rated match did to one person's shown rating."""
+    return change(_rating(stored.before), _after(stored.after))
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,8 +179,7 @@ class Standings:
 
     async def changes(self, table_id: int) -> list[PersonChange]:
         """What a finished match did to each person's shown rating (none when not rated)."""
-        return [PersonChange(c.user_id, change(_rating(c.before), _after(c.after)),
-                             shown_of(c.before).provisional)
+        return [PersonChange(c.user_id, change_of(c), shown_of(c.before).provisional)
                 for c in await self.store.changes_of_table(table_id)]
 
     async def rating_note(self, record: TableRecord) -> Msg | None:
@@ -241,4 +246,5 @@ class Standings:
 
 
 __all__ = ["FORM", "MIN_GAMES", "PAGE_SIZE", "Board", "HeroRecord", "PersonChange", "Row",
-           "Standings", "Stats", "rate_result", "ranked", "shown_of", "unrated_for_movers"]
+           "Standings", "Stats", "change_of", "rate_result", "ranked", "shown_of",
+           "unrated_for_movers"]

@@ -274,6 +274,9 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
     async def result_of(self, table_id: int) -> TableResult | None:
         """The result of a finished table, or None."""
 
+    async def threads_of(self, table_ids: Collection[int]) -> dict[int, int]:
+        """The thread each of ``table_ids`` was played in, of those played in a thread."""
+
     async def matches(self, place_key: str, user_id: int | None = None, limit: int = 20,
                       before: int | None = None, after: int | None = None,
                       channels: Collection[int] | None = None) -> list[TableResult]:

@@ -59,6 +59,8 @@ async def test_a_rated_match_posts_each_change_and_stats_show_it(bot: LiveBot) -
     won, lost = rec.seats[rec.winner], rec.seats[1 - rec.winner]
     assert f"{won.name} 1,500? → " in posted and f"{lost.name} 1,500? → " in posted
     assert ", +" in posted and ", −" in posted  # the winner gains, the other loses
+    [history] = bot.said(await bot.command(ANN, "history"))  # the history shows both changes
+    assert "· rating +" in history and "· rating −" in history
     ix = await bot.command(ANN, "stats")
     [text] = bot.said(ix)
     assert "1 game played" in text and "?" in text and "Places in the last" not in text

@@ -98,6 +98,8 @@ async def test_a_match_moves_to_its_thread_at_start_and_its_line_tells_the_resul
     line = h.lb.message(lobby.id).text()
     assert line.endswith(f"→ {link(thread)}") and " won against " in line
     assert [m.id for m in h.public()] == [lobby.id]
+    # the history links the match to its thread
+    assert f"Played in <#{thread.id}>" in " ".join(h.said(await h.command(ANN, "history")))
     # Replay, then Share: the animation is posted in the thread (by someone who may post
     # in threads there, as everyone may in a server's default permissions)
     h.lb.set_overwrite(h.channel, h.guild.everyone, allow=SEND_MESSAGES_IN_THREADS)

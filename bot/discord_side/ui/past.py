@@ -17,6 +17,7 @@ from bot.discord_side.ui.custom_ids import (
     SeekMenu,
     ShareButton,
 )
+from bot.discord_side.ui.numbers import signed
 from bot.discord_side.ui.parts import (
     GOLD,
     GREY,
@@ -64,19 +65,23 @@ def _seat(seat: SeatResult, locale: str, champion: bool = True) -> str:
                          keys=seat.keys, hp=seat.hp), locale)
 
 
-def _entry(result: TableResult, changes: dict[int, int] | None, locale: str) -> str:
-    """One match of the history: number, date, length, winner and seats."""
+def _entry(result: TableResult, changes: dict[int, int] | None, thread: int | None,
+           locale: str) -> str:
+    """One match of the history: number, date, length, the thread it was played in (a link),
+    winner and seats."""
     lines = [translate(msg("history.entry", table=result.table_id,
                            date=f"<t:{int(result.finished_at)}:f>", rounds=result.rounds,
                            moves=result.actions), locale)]
+    if thread is not None:
+        lines.append(translate(msg("history.thread", thread=f"<#{thread}>"), locale))
     abandoned = result.abandoned_by is not None
     if abandoned:
         lines.append(translate(msg("ratings.note.history_abandoned"), locale))
     for seat in result.seats:
         line = "- " + _seat(seat, locale, champion=not abandoned)
         if changes is not None and seat.user_id in changes:  # filled once ratings exist
-            line += " " + translate(msg("history.rating", change=f"{changes[seat.user_id]:+d}"),
-                                    locale)
+            line += " " + translate(msg("history.rating",
+                                        change=signed(changes[seat.user_id], locale)), locale)
         lines.append(line)
     return "\n".join(lines)
 
@@ -89,7 +94,8 @@ def history_view(page: HistoryPage, player: int | None, locale: str) -> discord.
     if not page.results:
         parts.append(translate(msg("history.empty"), locale))
     for result in page.results:
-        parts.append(_entry(result, page.rating_changes.get(result.table_id), locale))
+        parts.append(_entry(result, page.rating_changes.get(result.table_id),
+                            page.threads.get(result.table_id), locale))
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n\n".join(parts)),
                                                       accent_colour=GOLD)
     if page.results:

@@ -137,6 +137,16 @@ class HistoryQueries(Base):
             heads.reverse()
         return await self._with_seats(heads)
 
+    async def threads_of(self, table_ids: Collection[int]) -> dict[int, int]:
+        """The thread each of ``table_ids`` was played in, of those played in a thread."""
+        if not table_ids:
+            return {}
+        rows = await self._read.fetch(
+            f"SELECT id, thread_id FROM tables WHERE {self.dialect.any_of('id')} "
+            "AND thread_id IS NOT NULL",
+            self.dialect.many(sorted(bounded(t) for t in table_ids)))
+        return {as_int(r[0], "id"): as_int(r[1], "thread_id") for r in rows}
+
     async def rematch_of(self, table_id: int) -> RematchOffer | None:
         """The rematch offer made at table ``table_id``, or None."""
         row = await self._read.fetchrow(
