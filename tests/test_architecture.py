@@ -164,7 +164,7 @@ def sql_leaks(root: Path, bot_tables: set[str]) -> list[str]:
 def bot_tables() -> set[str]:
     """The tables of the bot's schema, as the backends' migrations create them."""
     sources = [(ROOT / "bot/storage" / f).read_text(encoding="utf-8")
-               for f in ("sqlite_schema.py", "postgres_schema.py")]
+               for f in ("sqlite_schema.py", "postgres_schema.py", "postgres_baseline.py")]
     return {name.lower() for text in sources
             for name in re.findall(r"CREATE TABLE (?:IF NOT EXISTS )?(\w+)", text)}
 

@@ -6,10 +6,12 @@ from pathlib import Path
 import pytest
 from bot_helpers import Clock
 from live_bot import Call, LiveBot, record_requests
+from players import TinyRenderer
 from shared_files import discord_api_checked
 
 from bot.game.service import GameService
 from bot.storage.sqlite import Store
+from bot.workers.thinking import Thinking
 from loopback import Loopback, ManualClock
 
 
@@ -80,8 +82,16 @@ async def bot(lb: Loopback, calls: list[Call], tmp_path: Path,
               clock: Clock) -> AsyncIterator[LiveBot]:
     """The real bot on the stand-in and a fresh database, with pictures stood in by a tiny
     PNG."""
-    from players import TinyRenderer
-
     live = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock)
+    yield live
+    await live.stop()
+
+
+@pytest.fixture
+async def h(lb: Loopback, tmp_path: Path, clock: Clock) -> AsyncIterator[LiveBot]:
+    """The bot with threads on, as it runs by default, and no AI worker process (the threads
+    tests use it; a module that needs another bot defines its own ``h``)."""
+    live = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
+                               thinking=Thinking(workers=0), threads=True)
     yield live
     await live.stop()

@@ -12,27 +12,13 @@ run it with threads off (:meth:`LiveBot.start`), so their table message is in th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 
-import pytest
-from bot_helpers import Clock
 from live_bot import GUILD, LiveBot
-from players import ANN, BOB, Players, TinyRenderer
+from players import ANN, BOB, Players
 
 from bot.discord_side.ui.custom_ids import HandButton, LobbyButton, RematchButton, ShareButton
-from bot.workers.thinking import Thinking
-from loopback import Channel, Loopback, Message
+from loopback import Channel, Message
 from loopback.permissions import CREATE_PUBLIC_THREADS, SEND_MESSAGES_IN_THREADS
-
-
-@pytest.fixture
-async def h(lb: Loopback, tmp_path: Path, clock: Clock) -> AsyncIterator[LiveBot]:
-    """The bot with threads on, as it runs by default."""
-    live = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
-                               thinking=Thinking(workers=0), threads=True)
-    yield live
-    await live.stop()
 
 
 def table_message(h: LiveBot, where: Channel) -> Message:

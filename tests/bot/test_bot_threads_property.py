@@ -10,33 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-from bot_helpers import Clock
 from live_bot import GUILD, LiveBot, offered
-from players import ANN, BOB, TinyRenderer
+from players import ANN, BOB
 from test_bot_threads import ThreadPlayers, started, table_message
 
 from bot.discord_side.ui.custom_ids import LogButton
-from bot.workers.thinking import Thinking
 from engine import Undo, observe
 from engine.agents import make_agent
-from loopback import Channel, Loopback, User
+from loopback import Channel, User
 
 #: Seeded runs, and the acts of each.
 RUNS, ACTS = 3, 14
 UNDO = str(Undo())
-
-
-@pytest.fixture
-async def h(lb: Loopback, tmp_path: Path, clock: Clock) -> AsyncIterator[LiveBot]:
-    """The bot with threads on."""
-    live = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
-                               thinking=Thinking(workers=0), threads=True)
-    yield live
-    await live.stop()
 
 
 async def act(h: LiveBot, dice: random.Random, tid: int, user: User, thread: Channel) -> str:

@@ -1,8 +1,8 @@
-"""Released migrations are frozen: the schema modules and the rules they compute with import
-nothing of the bot, the engine, the cards, the pictures or the translations (only the standard
-library, the database drivers and each other), so a later change of live code never changes
-what an old migration does. And a migration's script runs whole: a ``;`` inside a string
-literal or a trigger's body does not cut it."""
+"""Released migrations are frozen: the schema modules, PostgreSQL's baseline and the rules they
+compute with import nothing of the bot, the engine, the cards, the pictures or the translations
+(only the standard library, the database drivers and each other), so a later change of live code
+never changes what an old migration does. And a migration's script runs whole: a ``;`` inside a
+string literal or a trigger's body does not cut it."""
 
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ from postgres_server import Server
 from bot.storage import postgres_schema, sqlite_schema
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-#: The modules holding the migrations and what they compute with: module -> file.
+#: The modules holding the migrations, the baseline and what they compute with: module -> file.
 FROZEN = {f"bot.storage.{name}": f"bot/storage/{name}.py"
-          for name in ("sqlite_schema", "postgres_schema", "migration_rules")}
+          for name in ("sqlite_schema", "postgres_schema", "postgres_baseline",
+                       "migration_rules")}
 #: The third-party packages a migration may use: the database drivers.
 DRIVERS = {"aiosqlite", "asyncpg"}
 

@@ -7,7 +7,7 @@ A column's kind is its type family (integer, real, text, bytes), or what it mean
 schema says so (:data:`KINDS`: JSON text, a yes/no flag, a time in seconds). Each backend says
 how it stores each meaning (:data:`SQLITE`, :data:`POSTGRES`): PostgreSQL in its own types
 (``jsonb``, ``boolean``, ``timestamptz``) from migration
-:data:`~bot.storage.postgres_schema.BASELINE_VERSION` on, as SQLite does before it
+:data:`~bot.storage.postgres_baseline.BASELINE_VERSION` on, as SQLite does before it
 (:data:`POSTGRES_BEFORE`: JSON as TEXT, flags as INTEGER, times as DOUBLE PRECISION).
 
 A new PostgreSQL database is built from the baseline script, an older one by its migrations:
@@ -27,7 +27,7 @@ from postgres_server import Server
 
 from bot.storage import postgres_schema as postgres_schema_module
 from bot.storage.postgres import Store as PostgresStore
-from bot.storage.postgres_schema import BASELINE_VERSION
+from bot.storage.postgres_baseline import BASELINE_VERSION
 from bot.storage.sqlite import Store as SqliteStore
 from bot.storage.sqlite_schema import SCHEMA_VERSION
 from storage.backends import PostgresBackend, SqliteBackend

@@ -15,7 +15,7 @@ from bot.game.ratings import AiSeat, Person, Rating, SeatResult, recompute
 from bot.game.standings import rate_result
 from bot.storage.migration_rules import CATALOGUE_5
 from bot.storage.postgres import Store as PostgresStore
-from bot.storage.postgres_schema import BASELINE_VERSION
+from bot.storage.postgres_baseline import BASELINE_VERSION
 from bot.storage.records import (
     CorruptTable,
     PlayerRating,
