@@ -12,9 +12,9 @@ import asyncio
 import random
 
 import pytest
+from in_threads import ThreadPlayers, started, table_message
 from live_bot import GUILD, LiveBot, offered
 from players import ANN, BOB
-from test_bot_threads import ThreadPlayers, started, table_message
 
 from bot.discord_side.ui.custom_ids import LogButton
 from engine import Undo, observe
