@@ -296,9 +296,6 @@ def prepare(environ: Mapping[str, str] | None = None,
                        "KARAK_API_BASE": "http://127.0.0.1/api/v10",
                        "KARAK_GATEWAY_URL": "ws://127.0.0.1/gateway"})
     bot_values.setdefault("KARAK_LOG_LEVEL", "WARNING")
-    # the playground's scripted scenes follow a table in the channel: KARAK_THREADS=true in the
-    # environment plays each match in a thread of its own, as the bot does by default
-    bot_values.setdefault("KARAK_THREADS", "false")
     try:
         settings = load_settings(bot_values, env_file=None)
     except ConfigProblem as exc:

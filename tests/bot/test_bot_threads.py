@@ -20,7 +20,9 @@ from bot_helpers import Clock
 from live_bot import GUILD, LiveBot
 from players import ANN, BOB, Players, TinyRenderer
 
+from bot.discord_side.threads import thread_name
 from bot.discord_side.ui.custom_ids import HandButton, LobbyButton, RematchButton, ShareButton
+from bot.storage.records import SeatInfo, TableRecord
 from bot.workers.thinking import Thinking
 from loopback import Channel, Loopback, Message
 from loopback.permissions import CREATE_PUBLIC_THREADS, SEND_MESSAGES_IN_THREADS
@@ -85,7 +87,7 @@ async def test_a_match_moves_to_its_thread_at_start_and_its_line_tells_the_resul
     assert thread.name == "Karak · Ann and 1 AI"
     lobby = h.lb.starter(thread)
     assert lobby is not None and lobby.id == record.lobby_message_id
-    assert h.lb.message(lobby.id).text() == f"Ann and 1 AI are playing → {link(thread)}"
+    assert h.lb.message(lobby.id).text() == f"Ann and 1 AI are playing →\u00a0{link(thread)}"
     assert not lobby.custom_ids()
     # the channel keeps one line; the table message, with its buttons, is in the thread
     assert [m.id for m in h.public()] == [lobby.id]
@@ -96,7 +98,7 @@ async def test_a_match_moves_to_its_thread_at_start_and_its_line_tells_the_resul
     final = h.public(thread)[-1]
     assert RematchButton.id_for(tid, "offer") in final.custom_ids()
     line = h.lb.message(lobby.id).text()
-    assert line.endswith(f"→ {link(thread)}") and " won against " in line
+    assert line.endswith(f"→\u00a0{link(thread)}") and " won against " in line
     assert [m.id for m in h.public()] == [lobby.id]
     # Replay, then Share: the animation is posted in the thread (by someone who may post
     # in threads there, as everyone may in a server's default permissions)
@@ -117,8 +119,8 @@ async def test_a_match_moves_to_its_thread_at_start_and_its_line_tells_the_resul
     new = await h.store.active_in_channel(again.id)
     assert new is not None and new != tid
     assert table_message(h, again).custom_ids() == [f"kg:hand:{new}", f"kg:log:{new}"]
-    assert h.public(thread)[-1].text() == f"Rematch → {link(again)}"
-    assert h.public()[-1].text() == f"Ann and 1 AI are playing → {link(again)}"
+    assert h.public(thread)[-1].text() == f"Rematch →\u00a0{link(again)}"
+    assert h.public()[-1].text() == f"Ann and 1 AI are playing →\u00a0{link(again)}"
     assert h.lb.starter(again) is not None and h.lb.starter(again).id == h.public()[-1].id
 
 
@@ -133,8 +135,8 @@ async def test_two_matches_run_at_once_in_one_channel(h: LiveBot) -> None:
         players = ThreadPlayers(h, tid, [user], thread)
         assert await players.step()
     # the channel holds the two lines; no table is played in the channel itself
-    assert [m.text() for m in h.public()] == [f"Ann and 1 AI are playing → {link(one)}",
-                                              f"Bob and 1 AI are playing → {link(two)}"]
+    assert [m.text() for m in h.public()] == [f"Ann and 1 AI are playing →\u00a0{link(one)}",
+                                              f"Bob and 1 AI are playing →\u00a0{link(two)}"]
     assert await h.store.active_in_channel(h.channel.id) is None
     # still at most one open lobby in the channel
     await h.command(ANN, "new")
@@ -205,7 +207,7 @@ async def test_a_deleted_thread_ends_its_match_as_abandoned(h: LiveBot) -> None:
     assert record.status == "abandoned"
     assert await h.store.action_log(tid) == kept  # nothing of its log is lost
     assert h.lb.message(lobby.id).text() == (
-        "The match of Ann and 1 AI was abandoned: its thread was deleted. Its log is kept.")
+        "The match between Ann and 1 AI was abandoned: its thread was deleted. Its log is kept.")
     assert not h.bot.scheduler.busy(tid)
     # the channel is free for a new match
     await h.command(ANN, "new")
@@ -247,3 +249,18 @@ async def test_the_server_may_turn_threads_off(h: LiveBot) -> None:
     await h.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
     await h.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
     assert not h.lb.threads_of(h.channel)
+
+
+def test_a_long_thread_name_is_cut_at_a_words_end() -> None:
+    """Four people with Discord's longest display names (32 characters) make a name longer than
+    a thread's 100 characters: it is cut at a word's end, never inside a word."""
+    names = ["Annabelle Constance Whitmore-Lee", "Bartholomew Fitzgerald Okonkwo-Z",
+             "Cleopatra Evangeline Montgomery", "Dante Alessandro Benedetti-Rossi"]
+    seats = tuple(SeatInfo(user=100 + i, name=n) for i, n in enumerate(names))
+    record = TableRecord(id=1, guild_id=1, channel_id=2, host_id=100, status="running",
+                         abilities=True, timer=0, seed=1, locale="en", seats=seats, state=None,
+                         version=0, message_id=None, lobby_message_id=None, deadline=None,
+                         winner=None, created_at=0.0, updated_at=0.0, place_key="guild:1")
+    name = thread_name(record)
+    assert len(name) <= 100 and name.endswith("…")
+    assert name == f"Karak · {names[0]}, {names[1]}, Cleopatra Evangeline…"
