@@ -165,7 +165,8 @@ def _everywhere(url: str, user: str) -> list[dict[str, Any]]:
 def test_python_m_bot_without_token_serves_a_table_that_outlives_a_restart(
         tmp_path: Path) -> None:
     """What a newcomer runs: the line with the address, the bot's commands on the stand-in, a
-    table, Ctrl-C, and the same table again after a restart (fixed ids, same database)."""
+    table, Ctrl-C, and the same table again after a restart (fixed ids, same database; the
+    match's thread made again with its id)."""
     db = tmp_path / "pg.sqlite3"
     ann = str(PEOPLE[0][0])
     with PlaygroundProcess(db, ai_pace=0.05) as proc:
