@@ -78,6 +78,8 @@ window.KarakMessage = (ctx) => {
     s = s.replace(/&lt;@!?(\d+)&gt;/g, (_, id) => stash(`<span class="mention">@${esc(ctx.userName(id))}</span>`));
     s = s.replace(/&lt;#(\d+)&gt;/g, (_, id) => stash(ctx.threadName(id) ? threadMention(id)
       : `<span class="mention">#${esc(ctx.channelName())}</span>`));
+    // a word glued to a link or mention by a no-break space stays on its line ("→ #thread")
+    s = s.replace(/(\S+\u00A0)(\u0000\d+\u0000)/g, '<span class="glued">$1$2</span>');
     s = s.replace(/\*\*(.+?)\*\*/g, "<strong>$1</strong>");
     s = s.replace(/__(.+?)__/g, "<u>$1</u>");
     s = s.replace(/(^|[^*\w])\*(?![\s*])(.+?)\*(?!\w)/g, "$1<em>$2</em>");
