@@ -166,6 +166,27 @@ class Playground:
         for user in users:
             self.lb.dm(user, user.id + DM_OFFSET)
 
+    async def restore_threads(self, db: str | Path) -> None:
+        """Make again, with the same ids, the threads of the matches database ``db`` holds as
+        still running in the playground's channel: the stand-in forgets its threads when the
+        playground stops, and the bot goes on with such a match in its thread."""
+        from bot.discord_side.threads import thread_name
+        from bot.storage.choice import open_storage
+
+        assert self.channel is not None
+        store = await open_storage(db)
+        try:
+            for table in await store.ids_with_status("running"):
+                record = await store.get(table)
+                if (record is None or record.thread_id is None
+                        or record.channel_id != self.channel.id
+                        or record.thread_id in self.lb.state.channels):
+                    continue
+                self.lb.create_thread(self.channel, thread_name(record), record.thread_id,
+                                      owner=self.lb.state.bot)
+        finally:
+            await store.close()
+
     async def stop(self) -> None:
         """Stop listening."""
         await self.lb.stop()
@@ -296,9 +317,6 @@ def prepare(environ: Mapping[str, str] | None = None,
                        "KARAK_API_BASE": "http://127.0.0.1/api/v10",
                        "KARAK_GATEWAY_URL": "ws://127.0.0.1/gateway"})
     bot_values.setdefault("KARAK_LOG_LEVEL", "WARNING")
-    # the playground's scripted scenes follow a table in the channel: KARAK_THREADS=true in the
-    # environment plays each match in a thread of its own, as the bot does by default
-    bot_values.setdefault("KARAK_THREADS", "false")
     try:
         settings = load_settings(bot_values, env_file=None)
     except ConfigProblem as exc:
@@ -320,6 +338,7 @@ async def serve(options: Options, settings: Settings,
                                   locale=options.locale).start()
     bot: asyncio.Task[None] | None = None
     try:
+        await playground.restore_threads(settings.db)
         lb = playground.lb
         settings = settings.model_copy(update={"api_base": lb.api_base,
                                                "gateway_url": lb.gateway_url})

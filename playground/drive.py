@@ -178,6 +178,36 @@ class Driver:
         button.click()
         self.settle()
 
+    def start(self) -> None:
+        """Click the lobby's Start and follow the match: when it moves to a thread of its own
+        (the lobby message then links to the thread), open that thread, as a person clicks the
+        link under the lobby message; when it stays in the channel, stay."""
+        counted = ("(hand) => document.querySelectorAll('article.msg .thread-link').length"
+                   " + document.querySelectorAll('article.msg ' + hand).length")
+        before = self.page.evaluate(counted, HAND)
+        links = self.page.locator("article.msg .thread-link").count()
+        self.click(":start")
+        # the visible result of Start: a new thread's link, or the table message with My hand
+        self.page.wait_for_function(f"([hand, before]) => ({counted})(hand) > before",
+                                    arg=[HAND, before])
+        if self.page.locator("article.msg .thread-link").count() > links:
+            self.open_thread(self.page.locator("article.msg .thread-link").last)
+
+    def open_thread(self, link: Any) -> None:
+        """Click ``link`` (a thread's link under its starter message, or a tab of the thread
+        list) and wait until the page shows that thread."""
+        thread = link.get_attribute("data-thread")
+        link.click()
+        self.page.wait_for_selector(f".thread-tab[data-thread='{thread}'][aria-selected='true']")
+        self.settle()
+
+    def thread(self) -> str:
+        """The id of the thread the page shows, ``""`` when it shows a channel."""
+        shown: str = self.page.evaluate(
+            "() => document.querySelector(\".thread-tab[aria-selected='true']\")"
+            "?.dataset.thread || ''")
+        return shown
+
     def choose(self, message: Any, custom_id: str, value: str) -> None:
         """Open a menu of ``message`` and pick the option ``value`` (without waiting)."""
         menu = message.locator(f".select[data-custom-id='{custom_id}']")
@@ -313,13 +343,14 @@ def prefer(controls: list[tuple[str, str, str]], rng: random.Random) -> tuple[st
 
 def play_match(driver: Driver, rng: random.Random, *, ai_seats: int = 1,
                max_clicks: int = 2000, log: Any = None) -> dict[str, Any]:
-    """Open a table as user 1, add ``ai_seats`` AI seats, start, and play user 1's seat by
-    clicking until the game is over; returns figures (clicks, seconds)."""
+    """Open a table as user 1, add ``ai_seats`` AI seats, start (following the match into its
+    thread), and play user 1's seat by clicking until the game is over; returns figures
+    (clicks, seconds)."""
     start = time.monotonic()
     driver.command("/goblin new")
     for _ in range(ai_seats):
         driver.click(":ai")
-    driver.click(":start")
+    driver.start()
     clicks = 0
     opened_for = ""
     while clicks < max_clicks:

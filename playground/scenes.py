@@ -1,5 +1,6 @@
 """More scenes for :mod:`playground.screenshot`: the fight menu with a cursed monster while the
-hand holds a reward card (``--fight``), and the channel after a whole match (``--channel``)."""
+hand holds a reward card (``--fight``), the match after a whole match (``--channel``: its
+thread), and the channel's lines of matches played in threads (``--threads``)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def fight_scene(driver: Driver, rng: random.Random, tries: int = 600) -> bool:
     fight against a cursed monster; the fight menu is left open. True if so."""
     driver.command("/goblin new")
     driver.click(":ai")
-    driver.click(":start")
+    driver.start()
     opened = ""
     for _ in range(tries):
         if driver.over():
@@ -51,10 +52,14 @@ def fight_scene(driver: Driver, rng: random.Random, tries: int = 600) -> bool:
 
 
 def channel_scene(driver: Driver, rng: random.Random) -> bool:
-    """Ann plays a whole match against one AI seat; then the channel is shown as Bob, who did
-    not play, sees it (no private message of Ann's). True when the match ended."""
+    """Ann plays a whole match against one AI seat; then the match is shown as Bob, who did
+    not play, sees it (no private message of Ann's): in its thread, opened from the channel,
+    when it was played in one. True when the match ended."""
     result = play_match(driver, rng, ai_seats=1)
+    thread = driver.thread()
     driver.open(2)
+    if thread:
+        driver.open_thread(driver.page.locator(f".thread-link[data-thread='{thread}']"))
     driver.settle()
     return bool(result["over"])
 

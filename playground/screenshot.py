@@ -9,7 +9,9 @@ runs ``/goblin learn`` instead: the picture shows her hand with its first lesson
 plays the match out); the picture is the end-of-game message alone (summary chart, Replay and
 Rematch). ``--replay`` does the same, then runs ``/goblin replay id:1`` and pictures the replay
 message; ``--hint`` opens Ann's hand on her first turn and pictures the answer to its Hint button.
-``--fight`` and ``--channel`` take the scenes of :mod:`playground.scenes`.
+``--fight`` and ``--channel`` take the scenes of :mod:`playground.scenes`; ``--threads`` pictures
+the channel after one match played out in its thread and another started in its own: the
+lines the bot leaves in the channel and the thread list.
 Needs Chromium and Playwright (installed when missing, see :mod:`playground.browser`); the
 replay's ⏮ ⏭ are drawn as icons by the page, no emoji font needed.
 """
@@ -38,7 +40,7 @@ def open_table(driver: Driver) -> None:
     driver.command("/goblin new")
     driver.click(":ai")
     driver.click(":ai")
-    driver.click(":start")
+    driver.start()
 
 
 def battle_scene(driver: Driver, rng: random.Random, tries: int = 60) -> bool:
@@ -95,6 +97,24 @@ def final_scene(driver: Driver, wait: float = 600.0) -> Any:
             return final
         time.sleep(1.0)
     return None
+
+
+def threads_scene(driver: Driver) -> bool:
+    """The channel's lines of matches played in threads: a match of Ann and two AI seats played
+    out by the AI (:func:`final_scene`: its line tells who won), then a match of Ann and one AI
+    seat started (its line says who plays); the thread list names both. True when both lines
+    show."""
+    page = driver.page
+    if final_scene(driver) is None:
+        return False
+    page.click(".place-tab[data-place='server']")
+    driver.settle()
+    driver.command("/goblin new")
+    driver.click(":ai")
+    driver.start()
+    page.click(".place-tab[data-place='server']")
+    driver.settle()
+    return bool(page.locator("article.msg .thread-mention").count() == 2)
 
 
 def replay_scene(driver: Driver) -> Any:
@@ -164,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fight", action="store_true",
                         help="the fight menu with a cursed monster, a reward card in hand")
     parser.add_argument("--channel", action="store_true",
-                        help="the channel after a whole match, as a spectator sees it")
+                        help="a whole match's thread afterwards, as a spectator sees it")
+    parser.add_argument("--threads", action="store_true",
+                        help="the channel's lines of a finished and a running match")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp, \
             PlaygroundProcess(Path(tmp) / "pg.sqlite3", ai_pace=0.05,
@@ -185,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.lesson:
             if not lesson_scene(driver):
                 print("no lesson shown; picture taken anyway", file=sys.stderr)
+        elif args.threads:
+            if not threads_scene(driver):
+                print("the scene did not come up; picture taken anyway", file=sys.stderr)
         elif args.fight or args.channel:
             scene = fight_scene if args.fight else channel_scene
             if not scene(driver, random.Random(args.seed)):

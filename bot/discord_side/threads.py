@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.discord_side.context import THREAD_TYPES
-from bot.discord_side.ui.parts import GREY, layout, text_block
+from bot.discord_side.ui.parts import GREY, cut, layout, text_block
 from bot.storage.records import TableRecord
 from i18n import Msg, msg, translate
 
@@ -52,9 +52,9 @@ def players(record: TableRecord, but: int | None = None) -> Msg | str:
 
 def thread_name(record: TableRecord) -> str:
     """The thread's name: the game and who plays, in the table's language, at most 100
-    characters."""
-    name = translate(msg("bot.thread.name", players=players(record)), record.locale)
-    return name if len(name) <= NAME_LIMIT else name[:NAME_LIMIT - 1] + "…"
+    characters (a longer one cut after a whole name, an ellipsis marking the cut)."""
+    return cut(translate(msg("bot.thread.name", players=players(record)), record.locale),
+               NAME_LIMIT)
 
 
 def thread_link(record: TableRecord, thread_id: int) -> str:

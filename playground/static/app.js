@@ -114,10 +114,15 @@
     try { const u = new URL(url, location.href); return u.pathname + u.search; } catch { return url; }
   }
   const view = window.KarakMessage({ esc, localPath, userName,
-    channelName, locale: () => discordLocale() || lang() });
+    channelName, threadName, locale: () => discordLocale() || lang() });
   setInterval(() => view.refreshTimes(document), 30_000);
   function channelName() {
     return state.place === "dm" ? state.config.bot.name : state.config.channel_name;
+  }
+  /** The name of thread ``id`` of the server's channel, or null when it is none of them. */
+  function threadName(id) {
+    const th = state.threads.find((x) => x.id === id);
+    return th ? th.name : null;
   }
   function currentThread() {
     return state.place === "thread" ? state.threads.find((th) => th.id === state.thread) : null;
@@ -148,7 +153,10 @@
   }
 
   function signature(m, group) {
-    return JSON.stringify([m.loopback.revision, m.loopback.loading, m.content, m.embeds,
+    // a message naming a thread (a link or a mention) is drawn again once the thread is known
+    const named = /discord\.com\/channels\/|<#/.test(m.content + JSON.stringify(m.components))
+      ? state.threads.map((th) => `${th.id}:${th.name}`).join(",") : null;
+    return JSON.stringify([named, m.loopback.revision, m.loopback.loading, m.content, m.embeds,
       m.components, m.attachments.map((a) => a.id), group, state.busy.get(m.id) ?? null,
       state.failed.has(m.id), state.used[m.interaction_metadata?.id] ?? null, lang(),
       (m.loopback.mentions || []).includes(state.user), m.thread ?? null]);
@@ -530,8 +538,10 @@
       if (tab) openThread(tab.dataset.thread);
     });
     $("messages").addEventListener("click", (e) => {
-      const link = e.target.closest(".thread-link");
-      if (link) openThread(link.dataset.thread);
+      const link = e.target.closest(".thread-link, .thread-mention");
+      if (!link) return;
+      e.preventDefault();
+      openThread(link.dataset.thread);
     });
     applyTexts();
     renderUsers();

@@ -2,13 +2,15 @@
  * embeds in Discord's markdown, attachments, action rows of buttons and menus, or a Components V2
  * layout (containers with their accent bar, text displays, sections with a button or thumbnail
  * beside their text, media galleries, files, separators). Plain JavaScript, no dependencies.
- * app.js makes one with KarakMessage({ esc, localPath, userName, channelName }). */
+ * app.js makes one with KarakMessage({ esc, localPath, userName, channelName, threadName }). */
 "use strict";
 
 window.KarakMessage = (ctx) => {
   const { esc, localPath } = ctx;
   const CHEVRON = '<svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M7 10l5 5 5-5z"/></svg>';
   const COMPONENTS_V2 = 1 << 15;  // the message flag of a Components V2 layout
+  // Discord's thread icon, as a mention of a thread shows it
+  const THREAD = '<svg class="thread-icon" width="16" height="16" viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" fill-rule="evenodd" d="M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2h-9l-5 4v-4H4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2Zm3 5v2h10V8H7Zm0 4v2h7v-2H7Z"/></svg>';
 
   // ------------------------------------------------------------------ timestamps and emoji
 
@@ -74,7 +76,10 @@ window.KarakMessage = (ctx) => {
     s = s.replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)|(https?:\/\/[^\s<]+[^\s<.,;:!?)])/g,
       (_, label, url, bare) => stash(link(url || bare, label || bare)));
     s = s.replace(/&lt;@!?(\d+)&gt;/g, (_, id) => stash(`<span class="mention">@${esc(ctx.userName(id))}</span>`));
-    s = s.replace(/&lt;#(\d+)&gt;/g, () => stash(`<span class="mention">#${esc(ctx.channelName())}</span>`));
+    s = s.replace(/&lt;#(\d+)&gt;/g, (_, id) => stash(ctx.threadName(id) ? threadMention(id)
+      : `<span class="mention">#${esc(ctx.channelName())}</span>`));
+    // a word glued to a link or mention by a no-break space stays on its line ("→ #thread")
+    s = s.replace(/(\S+\u00A0)(\u0000\d+\u0000)/g, '<span class="glued">$1$2</span>');
     s = s.replace(/\*\*(.+?)\*\*/g, "<strong>$1</strong>");
     s = s.replace(/__(.+?)__/g, "<u>$1</u>");
     s = s.replace(/(^|[^*\w])\*(?![\s*])(.+?)\*(?!\w)/g, "$1<em>$2</em>");
@@ -86,7 +91,15 @@ window.KarakMessage = (ctx) => {
   function link(url, label) {
     const jump = url.match(/^https:\/\/discord\.com\/channels\/\d+\/\d+\/(\d+)$/);
     if (jump) return `<a href="#m-${jump[1]}" data-jump="${jump[1]}">${label === url ? "#" + esc(ctx.channelName()) : label}</a>`;
+    // a bare link to a thread: Discord draws it as a mention of the thread, with its name
+    const place = url.match(/^https:\/\/discord\.com\/channels\/\d+\/(\d+)$/);
+    if (place && label === url && ctx.threadName(place[1])) return threadMention(place[1]);
     return `<a href="${url}" target="_blank" rel="noopener noreferrer">${label}</a>`;
+  }
+  /** A mention of thread ``id``: its icon and name, opening the thread when clicked. */
+  function threadMention(id) {
+    return `<a href="#" class="mention thread-mention" data-thread="${esc(id)}">${THREAD}`
+      + `<span>${esc(ctx.threadName(id))}</span></a>`;
   }
   /** Discord's block markdown: headings (#, ##, ###), -# subtext, > quotes, - / 1. lists. */
   function md(text) {

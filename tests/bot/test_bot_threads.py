@@ -30,7 +30,7 @@ async def test_a_match_moves_to_its_thread_at_start_and_its_line_tells_the_resul
     assert thread.name == "Karak · Ann and 1 AI"
     lobby = h.lb.starter(thread)
     assert lobby is not None and lobby.id == record.lobby_message_id
-    assert h.lb.message(lobby.id).text() == f"Ann and 1 AI are playing → {link(thread)}"
+    assert h.lb.message(lobby.id).text() == f"Ann and 1 AI are playing →\u00a0{link(thread)}"
     assert not lobby.custom_ids()
     # the channel keeps one line; the table message, with its buttons, is in the thread
     assert [m.id for m in h.public()] == [lobby.id]
@@ -46,7 +46,7 @@ async def test_a_match_moves_to_its_thread_at_start_and_its_line_tells_the_resul
     final = h.public(thread)[-1]
     assert RematchButton.id_for(tid, "offer") in final.custom_ids()
     line = h.lb.message(lobby.id).text()
-    assert line.endswith(f"→ {link(thread)}") and " won against " in line
+    assert line.endswith(f"→\u00a0{link(thread)}") and " won against " in line
     assert [m.id for m in h.public()] == [lobby.id]
     # the history links the match to its thread
     assert f"Played in <#{thread.id}>" in " ".join(h.said(await h.command(ANN, "history")))
@@ -69,8 +69,8 @@ async def test_a_match_moves_to_its_thread_at_start_and_its_line_tells_the_resul
     new = await h.store.active_in_channel(again.id)
     assert new is not None and new != tid
     assert table_message(h, again).custom_ids() == [f"kg:hand:{new}", f"kg:log:{new}"]
-    assert h.public(thread)[-1].text() == f"Rematch → {link(again)}"
-    assert h.public()[-1].text() == f"Ann and 1 AI are playing → {link(again)}"
+    assert h.public(thread)[-1].text() == f"Rematch →\u00a0{link(again)}"
+    assert h.public()[-1].text() == f"Ann and 1 AI are playing →\u00a0{link(again)}"
     assert h.lb.starter(again) is not None and h.lb.starter(again).id == h.public()[-1].id
 
 
@@ -85,8 +85,8 @@ async def test_two_matches_run_at_once_in_one_channel(h: LiveBot) -> None:
         players = ThreadPlayers(h, tid, [user], thread)
         assert await players.step()
     # the channel holds the two lines; no table is played in the channel itself
-    assert [m.text() for m in h.public()] == [f"Ann and 1 AI are playing → {link(one)}",
-                                              f"Bob and 1 AI are playing → {link(two)}"]
+    assert [m.text() for m in h.public()] == [f"Ann and 1 AI are playing →\u00a0{link(one)}",
+                                              f"Bob and 1 AI are playing →\u00a0{link(two)}"]
     assert await h.store.active_in_channel(h.channel.id) is None
     # still at most one open lobby in the channel
     await h.command(ANN, "new")
@@ -157,7 +157,7 @@ async def test_a_deleted_thread_ends_its_match_as_abandoned(h: LiveBot) -> None:
     assert record.status == "abandoned"
     assert await h.store.action_log(tid) == kept  # nothing of its log is lost
     assert h.lb.message(lobby.id).text() == (
-        "The match of Ann and 1 AI was abandoned: its thread was deleted. Its log is kept.")
+        "The match between Ann and 1 AI was abandoned: its thread was deleted. Its log is kept.")
     assert not h.bot.scheduler.busy(tid)
     # the channel is free for a new match
     await h.command(ANN, "new")

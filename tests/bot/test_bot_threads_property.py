@@ -95,8 +95,8 @@ async def test_matches_in_threads_cross_every_feature(h: LiveBot, seed: int) -> 
     assert (await h.bot.service.tables.load(second)).status in ("abandoned", "finished")
     texts = [h.lb.message(i).text() for i in lines]
     link = f"https://discord.com/channels/{GUILD}/"
-    assert texts[0] == f"The match of Ann and 1 AI was abandoned → {link}{one.id}", done
-    assert texts[1] == ("The match of Bob and 1 AI was abandoned: its thread was deleted. "
+    assert texts[0] == f"The match between Ann and 1 AI was abandoned →\u00a0{link}{one.id}", done
+    assert texts[1] == ("The match between Bob and 1 AI was abandoned: its thread was deleted. "
                         "Its log is kept."), done
     for table in matches:
         assert (await h.store.action_log(table))[:len(logs[table])] == logs[table]

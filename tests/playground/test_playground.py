@@ -150,15 +150,23 @@ def _post(url: str, body: dict[str, Any]) -> Any:
         return json.loads(r.read())
 
 
-def _messages(url: str, user: str) -> list[dict[str, Any]]:
-    data = _get(f"{url}_loopback/channels/{CHANNEL_ID}/messages?user={user}")
+def _messages(url: str, user: str, channel: int | str = CHANNEL_ID) -> list[dict[str, Any]]:
+    data = _get(f"{url}_loopback/channels/{channel}/messages?user={user}")
     return list(data["messages"])
+
+
+def _everywhere(url: str, user: str) -> list[dict[str, Any]]:
+    """The messages of the channel and of its threads (a match is played in one of its own)."""
+    threads = _get(f"{url}_loopback/channels/{CHANNEL_ID}/threads")["threads"]
+    return [m for place in (CHANNEL_ID, *(t["id"] for t in threads))
+            for m in _messages(url, user, place)]
 
 
 def test_python_m_bot_without_token_serves_a_table_that_outlives_a_restart(
         tmp_path: Path) -> None:
     """What a newcomer runs: the line with the address, the bot's commands on the stand-in, a
-    table, Ctrl-C, and the same table again after a restart (fixed ids, same database)."""
+    table, Ctrl-C, and the same table again after a restart (fixed ids, same database; the
+    match's thread made again with its id)."""
     db = tmp_path / "pg.sqlite3"
     ann = str(PEOPLE[0][0])
     with PlaygroundProcess(db, ai_pace=0.05) as proc:
@@ -185,7 +193,7 @@ def test_python_m_bot_without_token_serves_a_table_that_outlives_a_restart(
         version, found = 0, False
         deadline = time.monotonic() + again.timeout
         while not found and time.monotonic() < deadline:
-            msgs = _messages(again.url, ann)
+            msgs = _everywhere(again.url, ann)
             found = any(c.get("custom_id") == "kg:hand:1" for m in msgs
                         for c in interactive(m["components"]))
             if not found:

@@ -1,5 +1,6 @@
 """The playground in a real headless Chromium (Debian's ``chromium`` driven by Playwright): a
-newcomer's first turn, by clicking, and a private hand only its owner sees.
+newcomer's first turn, by clicking, in the thread the match moved to, and a private hand only its
+owner sees.
 
 Chromium and Playwright are installed when missing (apt-get as root or with ``sudo -n``, pip
 from the dev extra). When that is impossible the test fails with the reason under CI (the ``CI``
@@ -38,12 +39,24 @@ def test_a_turn_by_clicking_and_a_private_hand(chromium_ready: None, tmp_path: P
         d.click(":ai")
         d.click(":ai")
         assert lobby.inner_text().count("AI (normal):") == 2
-        d.click(":start")
+        d.start()
+
+        # the match moved to a thread of its own, named after the table, and the page followed
+        # it there from the link under the lobby message, which now names who plays
+        thread = d.thread()
+        assert thread and page.locator("#channel-name").inner_text() == "Karak · Ann and 2 AI"
+        page.click(".place-tab[data-place='server']")
+        line = page.locator(f"#m-{lobby.get_attribute('data-message-id')}")
+        line.locator(".thread-mention").wait_for()
+        assert "Ann and 2 AI are playing →\u00a0Karak · Ann and 2 AI" in line.inner_text()
+        line.locator(".thread-mention").click()  # the mention in the line opens the thread too
+        page.wait_for_selector(f".thread-tab[data-thread='{thread}'][aria-selected='true']")
+        d.settle()
 
         # the AI seats play until it is Ann's turn: a message that mentions her
         turn = page.locator(f"article.msg.pinged:has({HAND})").last
         turn.wait_for(timeout=30_000)
-        # the table message carries the game on: the lobby message is deleted
+        # the table message carries the game on: no lobby button is left
         page.wait_for_function("(lobby) => !document.querySelector(lobby)",
                                arg=f"[data-custom-id^='{LobbyButton.prefix}']")
         turn.locator(HAND).click()
@@ -74,23 +87,23 @@ def test_a_turn_by_clicking_and_a_private_hand(chromium_ready: None, tmp_path: P
         page.screenshot(path=str(shot))
         assert shot.stat().st_size > 20_000
 
-        # the hand is Ann's alone: Bob sees the channel without it, and cannot fetch its image
+        # the hand is Ann's alone: Bob sees the thread without it, and cannot fetch its image
         images = page.evaluate(
             "(sel) => [...document.querySelectorAll(sel + ' img')].map(i => i.src)", EPHEMERAL)
         assert images
         d.act_as(2)
         assert page.locator(".user-tab[aria-selected='true'] .name").inner_text().strip() == "Bob"
-        # Bob's view of the channel is fetched and drawn after the switch: wait for the table
+        assert d.thread() == thread
+        # Bob's view of the thread is fetched and drawn after the switch: wait for the table
         page.locator(f"article.msg:has({HAND})").last.wait_for()
         assert page.locator(EPHEMERAL).count() == 0
         assert page.locator(f"#m-{hand_id}").count() == 0
         bob = str(PEOPLE[1][0])
         ids = page.evaluate(
-            """async (bob) => {
-                 const cfg = await (await fetch('/play/config')).json();
-                 const r = await fetch(`/_loopback/channels/${cfg.channel}/messages?user=${bob}`);
+            """async ([bob, thread]) => {
+                 const r = await fetch(`/_loopback/channels/${thread}/messages?user=${bob}`);
                  return (await r.json()).messages.map(m => m.id);
-               }""", bob)
+               }""", [bob, thread])
         assert ids and hand_id not in ids
         for src in images:
             aid = src.split("/attachments/")[1].split("/")[0]

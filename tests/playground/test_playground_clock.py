@@ -63,6 +63,7 @@ def test_a_slow_match_over_a_fake_day_reminds_in_direct_messages(chromium_ready:
         _click(proc.url, ann, lobby, "start")
         d = Driver(page, proc.url)
         d.open(1)
+        d.open_thread(page.locator("article.msg .thread-link").last)  # the match's own thread
         turn = page.locator("article.msg.pinged").last  # the table message names who plays
         page.locator("article.msg:has-text('Table #1')").last.wait_for(timeout=30_000)
         mover = 1 if turn.count() else 2
