@@ -123,10 +123,6 @@ class Scheduler:
             return
         if record.status != "running":
             return
-        if record.seats[record.game.current].ai:
-            self._known[record.id] = record  # the AI loop's next decision starts from it
-        else:  # a person decides next: whatever changes the table next is read anew
-            self._known.pop(record.id, None)
         self.kick_ai(record)
 
     async def begin(self, record: TableRecord) -> None:
@@ -156,9 +152,14 @@ class Scheduler:
     # ------------------------------------------------------------------ AI seats
 
     def kick_ai(self, record: TableRecord) -> None:
-        """Start the AI loop of a table if an AI seat must decide (not once a stop began)."""
+        """Start the AI loop of a table if an AI seat must decide (not once a stop began);
+        ``record`` is the table as the caller's last change left it, kept for the loop's next
+        decision unless a newer one is kept already."""
         if not self.going() or record.status != "running" or record.state is None:
             return
+        known = self._known.get(record.id)
+        if known is None or known.version <= record.version:  # a leave keeps the version
+            self._known[record.id] = record
         if not record.seats[record.game.current].ai:
             return
         task = self._ai.get(record.id)
@@ -174,6 +175,8 @@ class Scheduler:
         if not await self.leases.holding(table):
             return False
         known = self._known.pop(table, None)
+        if known is not None and not known.seats[known.game.current].ai:
+            return False  # a person decides next; a change handing their seat over kicks again
         pace = asyncio.ensure_future(self.tasks.sleep(self.ai_pace))
         try:
             outcome = await self.service.play.ai_step(table, pace, self.going, known)

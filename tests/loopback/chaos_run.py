@@ -271,7 +271,7 @@ class ChaosRun:
             unfinished, moved = progress(self.bot.db)
             if unfinished == 0:
                 return
-            if moved != last_moved or self.full is not None:
+            if moved != last_moved:
                 last_moved, since = moved, clock()
             elif clock() - since > STALL:
                 raise AssertionError(f"no move stored for {STALL:g} s; running tables and "
@@ -287,7 +287,7 @@ class ChaosRun:
             for p in order:
                 if not p.left and not p.playing():
                     await p.leave()
-                    acted = True
+                    acted = acted or p.left  # a leave the full disk refused is no progress
                     continue
                 sent = await p.send_move() if p.playing() else None
                 if sent is not None:
