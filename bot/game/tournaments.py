@@ -383,7 +383,11 @@ class Tournaments:
                 return None
             return Progress(await self._record(tournament_id), tuple(decided), None,
                             standings(rules), total_rounds(rules), champion(rules))
-        return await self._seat(record, rules, tuple(decided))
+        seated = await self._seat(record, rules, tuple(decided))
+        if seated is None and decided:  # another pass seated the round: what this one decided
+            return Progress(rows.record, tuple(decided), None, standings(rules),
+                            total_rounds(rules))
+        return seated
 
     async def _decide(self, record: TournamentRecord, row: TournamentTableRow,
                       late: bool) -> Decided | None:
