@@ -4,11 +4,12 @@ nothing), several matches of one tournament in one channel, a table decided once
 end once, and everything read back by a store opened again."""
 from __future__ import annotations
 
+from bot.game.service import GameService
 from bot.storage.interface import Storage
 from bot.storage.records import NewTournamentTable, SeatInfo, TournamentRecord
 from storage.helpers import ANN, BOB, PLACE, Clock, played
 
-CAT, DAN = 303, 404
+CAT, DAN, EVE = 303, 404, 505
 
 
 async def _tournament(store: Storage, **changes: object) -> TournamentRecord:
@@ -85,3 +86,27 @@ async def test_a_round_is_seated_once_with_its_tables_in_one_channel(
     assert await store.finish_tournament(cup.id, 1)
     assert not await store.finish_tournament(cup.id, 1)
     assert await store.tournaments_with_status("finished") == [cup.id]
+
+
+async def test_a_tournament_decided_by_its_deadlines_after_a_restart(
+        store: Storage, fresh: Storage, clock: Clock) -> None:
+    seeds = iter(range(1, 1000))
+    service = GameService(store, clock=clock, seeds=lambda: next(seeds))
+    cup = await service.tournaments.create(guild_id=9, channel_id=77, host_id=ANN, name="Cup",
+                                           rounds=2, ai_level="easy", round_span=600)
+    for user in (ANN, BOB, CAT, DAN, EVE):
+        await service.tournaments.join(cup.id, user, str(user))
+    first = await service.tournaments.start(cup.id, ANN)
+    assert first.opened is not None
+    assert [len(t.seats) for t in first.opened.tables] == [4, 4]  # AI seats fill them
+    clock.now += 600
+    restarted = GameService(fresh, clock=clock, seeds=lambda: 5)  # a bot started again
+    (second,) = await restarted.tournaments.sweep()
+    assert [(d.pod, d.result.at_deadline) for d in second.decided] == [(1, True), (2, True)]
+    assert second.opened is not None and second.record.round == 2
+    assert await restarted.tournaments.sweep() == []
+    clock.now += 600
+    (final,) = await restarted.tournaments.sweep()
+    assert final.champion is not None and final.record.status == "finished"
+    assert sum(s.played for s in final.standings) == 10
+    assert await restarted.tournaments.sweep() == []
