@@ -176,3 +176,20 @@ async def test_a_whole_tournament_with_a_deadline_a_drop_and_a_restart(
         assert await after.tournaments.sweep() == []
     finally:
         await reopened.close()
+
+
+async def test_sign_up_closing_by_its_time_starts_or_cancels(service: GameService,
+                                                             clock: Clock) -> None:
+    cup = await _cup(service, 3, closes_at=clock.now + 60)
+    lone = await _cup(service, 1, closes_at=clock.now + 60)
+    assert await service.tournaments.sweep() == []
+    clock.now += 60
+    started, cancelled = await service.tournaments.sweep()
+    assert started.record.id == cup and started.opened is not None
+    assert [len(t.seats) for t in started.opened.tables] == [3]
+    assert cancelled.record.id == lone and cancelled.record.status == "cancelled"
+    assert cancelled.changed and not cancelled.finished
+    mine = await service.lobby.create(guild_id=GUILD, channel_id=CHANNEL, host_id=HOST,
+                                      host_name="Ann")  # beside the tournament's match
+    assert await service.store.active_in_channel(CHANNEL) == mine.id
+    assert await service.tournaments.sweep() == []
