@@ -95,16 +95,30 @@ class Opened:
 
 @dataclass(frozen=True, slots=True)
 class Progress:
-    """What one step of a tournament changed: the tournament as it is now, the tables decided,
-    the round seated (None: none), the standings, the rounds it plays and its champion (None
-    while it goes on, or when it was cancelled)."""
+    """What one step of a tournament changed: the tournament as it is now (its row, and its
+    rules' state: :mod:`bot.game.tournament_pictures` draws its standings and champion from
+    it), the tables decided and the round seated (None: none)."""
 
     record: TournamentRecord
+    tournament: Tournament
     decided: tuple[Decided, ...] = ()
     opened: Opened | None = None
-    standings: tuple[Standing, ...] = ()
-    rounds: int = 0
-    champion: Standing | None = None
+
+    @property
+    def standings(self) -> tuple[Standing, ...]:
+        """The standings now, best first."""
+        return standings(self.tournament)
+
+    @property
+    def rounds(self) -> int:
+        """The rounds the tournament plays (it may end sooner when players drop)."""
+        return total_rounds(self.tournament)
+
+    @property
+    def champion(self) -> Standing | None:
+        """The champion, once this step ended the tournament (None before, or when it was
+        cancelled)."""
+        return champion(self.tournament) if self.record.status == "finished" else None
 
     @property
     def finished(self) -> bool:
@@ -114,8 +128,8 @@ class Progress:
     @property
     def changed(self) -> bool:
         """True when the step did anything worth telling."""
-        return bool(self.decided or self.opened or self.champion
-                    or self.record.status == "cancelled")
+        return bool(self.decided or self.opened or self.record.status in ("finished",
+                                                                           "cancelled"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,8 +338,7 @@ class Tournaments:
             return None
         opened = tuple([await self.tables.load(i) for i in ids])
         now_record = await self._record(record.id)
-        return Progress(now_record, decided, Opened(seating, opened), standings(after),
-                        total_rounds(after))
+        return Progress(now_record, after, decided, Opened(seating, opened))
 
     @staticmethod
     def _new_table(record: TournamentRecord, seating: Seating, pod: Pod,
@@ -376,17 +389,14 @@ class Tournaments:
         if rules.rounds and not rules.rounds[-1].finished:
             if not decided:
                 return None
-            return Progress(rows.record, tuple(decided), None, standings(rules),
-                            total_rounds(rules))
+            return Progress(rows.record, rules, tuple(decided))
         if is_over(rules):
             if not await self.store.finish_tournament(tournament_id, record.round):
-                return None
-            return Progress(await self._record(tournament_id), tuple(decided), None,
-                            standings(rules), total_rounds(rules), champion(rules))
+                return Progress(rows.record, rules, tuple(decided)) if decided else None
+            return Progress(await self._record(tournament_id), rules, tuple(decided))
         seated = await self._seat(record, rules, tuple(decided))
         if seated is None and decided:  # another pass seated the round: what this one decided
-            return Progress(rows.record, tuple(decided), None, standings(rules),
-                            total_rounds(rules))
+            return Progress(rows.record, rules, tuple(decided))
         return seated
 
     async def _decide(self, record: TournamentRecord, row: TournamentTableRow,
@@ -488,7 +498,7 @@ class Tournaments:
             return await self._start(record)
         if not await self.store.cancel_tournament(record.id):
             return None
-        return Progress(await self._record(record.id))
+        return Progress(await self._record(record.id), rules_of(rows))
 
 
 __all__ = ["MAX_ENTRANTS", "MAX_NAME", "MAX_ROUNDS", "MIN_ENTRANTS", "Decided", "Opened",

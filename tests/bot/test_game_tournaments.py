@@ -16,6 +16,7 @@ from bot_helpers import Clock
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.tournament import rounds_needed
+from bot.game.tournament_pictures import champion_picture
 from bot.game.tournaments import Progress
 from bot.storage.records import TableRecord
 from bot.storage.sqlite import Store
@@ -170,6 +171,7 @@ async def test_a_whole_tournament_with_a_deadline_a_drop_and_a_restart(
         assert len(final) == 1 and final[0].finished
         assert final[0].record.status == "finished" and final[0].champion is not None
         assert final[0].champion == final[0].standings[0]
+        assert champion_picture(final[0].tournament, "cs")  # what the channel is shown
         lines = final[0].standings
         assert [s.points for s in lines] == sorted((s.points for s in lines), reverse=True)
         assert sum(s.played for s in lines) == 9 + 8
