@@ -364,18 +364,33 @@ class Tournaments:
             return None
         return await self.advance(tournament_id)
 
-    async def advance(self, tournament_id: int) -> Progress | None:
+    async def close_round(self, tournament_id: int, user_id: int,
+                          manager: bool = False) -> Progress:
+        """Its host (or a channel manager) ends the round under way now, as its deadline
+        would: each match still playing is closed and decided as it stands, then the next
+        round is seated or the tournament ends."""
+        record = await self._record(tournament_id)
+        self._host_only(record, user_id, manager)
+        if record.status != "running":
+            raise Refusal(msg("bot.tournament.error.not_running", name=record.name))
+        progress = await self.advance(tournament_id, now=True)
+        if progress is None:  # another pass moved it on this very moment
+            return Progress(await self._record(tournament_id),
+                            (await self.view(tournament_id)).tournament)
+        return progress
+
+    async def advance(self, tournament_id: int, now: bool = False) -> Progress | None:
         """Move a running tournament on as far as it goes now: each table of the round under way
         that ended is decided by its match's places, each still playing when the round's
         deadline passed is closed and decided as it stands; once every table is decided, the
-        next round is seated, or the tournament ends with its champion. None when nothing
-        changed (or another pass made the change)."""
+        next round is seated, or the tournament ends with its champion (``now``: the round
+        ends now, as if its deadline had passed). None when nothing changed (or another pass
+        made the change)."""
         rows = await self.store.tournament_rows(tournament_id)
         if rows is None or rows.record.status != "running":
             return None
         record = rows.record
-        now = self.clock()
-        late = record.deadline is not None and record.deadline <= now
+        late = now or record.deadline is not None and record.deadline <= self.clock()
         decided: list[Decided] = []
         for row in rows.tables:
             if row.round == record.round and not row.decided:

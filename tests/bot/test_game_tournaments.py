@@ -195,3 +195,17 @@ async def test_sign_up_closing_by_its_time_starts_or_cancels(service: GameServic
                                       host_name="Ann")  # beside the tournament's match
     assert await service.store.active_in_channel(CHANNEL) == mine.id
     assert await service.tournaments.sweep() == []
+
+
+async def test_the_host_ends_a_round_without_a_deadline(service: GameService) -> None:
+    cup = await _cup(service, 4, rounds=1)
+    first = await service.tournaments.start(cup, HOST)
+    assert first.opened is not None and first.record.deadline is None
+    with pytest.raises(Refusal, match="host_only"):
+        await service.tournaments.close_round(cup, 2)
+    assert await service.tournaments.sweep() == []  # no deadline: the match plays on
+    final = await service.tournaments.close_round(cup, 2, manager=True)
+    assert [d.result.at_deadline for d in final.decided] == [True]
+    assert final.finished and final.record.status == "finished"
+    with pytest.raises(Refusal, match="not_running"):
+        await service.tournaments.close_round(cup, HOST)
