@@ -22,7 +22,7 @@ import random
 import secrets
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.game.lobby import game_config
 from bot.game.places import Place
@@ -41,6 +41,7 @@ from bot.game.tournament import (
     TableSize,
     Tournament,
     champion,
+    deadline_result,
     is_over,
     seat_round,
     standings,
@@ -70,6 +71,8 @@ MAX_ROUNDS = 10
 MAX_ENTRANTS = 64
 #: The fewest players a tournament starts with.
 MIN_ENTRANTS = 2
+#: How many times closing a match at its deadline is tried while other processes move it.
+CLOSE_ATTEMPTS = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,34 +420,48 @@ class Tournaments:
     async def _decide(self, record: TournamentRecord, row: TournamentTableRow,
                       late: bool) -> Decided | None:
         """Decide one table of the round: by its match's result once it ended, as it stands
-        when ``late`` (the round's deadline passed: the match is closed first); None while it
-        plays on, or when another pass decided it."""
+        when ``late`` (the round's deadline passed: decided first, so a pass that finds the
+        match closed knows it was decided, then closed); None while it plays on, or when
+        another pass decided it."""
         try:
             table = await self.tables.load(row.table_id)
         except Refusal:  # a damaged match: its players share the last place
             log.error("tournament %s: table %s cannot be read", record.id, row.table_id)
             return await self._keep(record, row, None, tuple(len(row.seats) for _ in row.seats),
                                     True)
-        at_deadline = False
-        if table.status in ("running", "lobby"):
+        if table.status == "running":
             if not late:
                 return None
             async with self.tables.hold(row.table_id) as table:
                 if table.status == "running":
-                    try:
-                        await self.store.abandon(table.id, table.version)
-                    except StaleVersion:  # another process moved it: the next pass decides
+                    decided = await self._keep(record, row, table, places(table.game), True)
+                    if decided is None:
                         return None
-                    at_deadline = True
-                    table = await self.tables.load(row.table_id)
+                    return replace(decided, table=await self._close(table),
+                                   result=deadline_result(row.pod, row.seats, table.game))
         result = await self.store.result_of(row.table_id)
-        if result is not None and not at_deadline:
+        if result is not None:
             ranks = tuple(s.place for s in sorted(result.seats, key=lambda s: s.seat))
-        elif table.state is not None:
+        elif table.state is not None:  # closed, not rated: as it stood then
             ranks = places(table.state)
         else:  # pragma: no cover - a tournament's match is opened running, with a state
             ranks = tuple(len(row.seats) for _ in row.seats)
-        return await self._keep(record, row, table, ranks, at_deadline)
+        return await self._keep(record, row, table, ranks, False)
+
+    async def _close(self, table: TableRecord) -> TableRecord:
+        """Close a match the round's deadline decided (under its lock; not rated, as a match
+        closed before its end); another process's move in between is retried over."""
+        for _ in range(CLOSE_ATTEMPTS):
+            try:
+                await self.store.abandon(table.id, table.version)
+            except StaleVersion:
+                table = await self.tables.load(table.id)
+                if table.status != "running":
+                    return table
+                continue
+            return await self.tables.load(table.id)
+        log.error("tournament table %s could not be closed at its deadline", table.id)
+        return table
 
     async def _keep(self, record: TournamentRecord, row: TournamentTableRow,
                     table: TableRecord | None, ranks: Sequence[int],

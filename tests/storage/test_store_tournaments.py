@@ -4,9 +4,12 @@ nothing), several matches of one tournament in one channel, a table decided once
 end once, and everything read back by a store opened again."""
 from __future__ import annotations
 
+import asyncio
+
 from bot.game.service import GameService
 from bot.storage.interface import Storage
 from bot.storage.records import NewTournamentTable, SeatInfo, TournamentRecord
+from storage.backends import Backend
 from storage.helpers import ANN, BOB, PLACE, Clock, played
 
 CAT, DAN, EVE = 303, 404, 505
@@ -89,7 +92,7 @@ async def test_a_round_is_seated_once_with_its_tables_in_one_channel(
 
 
 async def test_a_tournament_decided_by_its_deadlines_after_a_restart(
-        store: Storage, fresh: Storage, clock: Clock) -> None:
+        backend: Backend, store: Storage, fresh: Storage, clock: Clock) -> None:
     seeds = iter(range(1, 1000))
     service = GameService(store, clock=clock, seeds=lambda: next(seeds))
     cup = await service.tournaments.create(guild_id=9, channel_id=77, host_id=ANN, name="Cup",
@@ -101,9 +104,16 @@ async def test_a_tournament_decided_by_its_deadlines_after_a_restart(
     assert [len(t.seats) for t in first.opened.tables] == [4, 4]  # AI seats fill them
     clock.now += 600
     restarted = GameService(fresh, clock=clock, seeds=lambda: 5)  # a bot started again
-    (second,) = await restarted.tournaments.sweep()
-    assert [(d.pod, d.result.at_deadline) for d in second.decided] == [(1, True), (2, True)]
-    assert second.opened is not None and second.record.round == 2
+    if backend.shared:  # and, where two processes may share the database, one more
+        passes = await asyncio.gather(restarted.tournaments.sweep(),
+                                      service.tournaments.sweep())
+    else:
+        passes = (await restarted.tournaments.sweep(),)
+    moved = [p for found in passes for p in found]
+    assert sorted((d.pod, d.result.at_deadline) for p in moved for d in p.decided) == [
+        (1, True), (2, True)]
+    (second,) = [p for p in moved if p.opened is not None]  # seated once
+    assert second.record.round == 2
     assert await restarted.tournaments.sweep() == []
     clock.now += 600
     (final,) = await restarted.tournaments.sweep()
