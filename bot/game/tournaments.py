@@ -10,6 +10,12 @@ deadline, and starts those whose sign-up closed. Each step is guarded in storage
 decided once, a round seated once, a tournament finished once), so two passes, or two
 processes, never take a step twice: the one that lost the race reports nothing.
 
+A round's matches are ordinary running tables (marked with their tournament, so several share
+its channel until each moves to a thread of its own): played, timed and rated as any match. A
+match still playing at the round's deadline is decided as it stands
+(:func:`~bot.game.tournament.deadline_result`), then closed unrated, as a match abandoned
+before its end; a match that ended is decided by its stored result (its places as rated).
+
 What a step changed comes back as a :class:`Progress` for the Discord side to post: the tables
 decided (those the deadline closed among them), the round seated with its new tables (to move to
 their threads and begin), the standings and, at the end, the champion.
