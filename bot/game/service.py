@@ -11,6 +11,7 @@ together over one storage backend and handed as one value to the Discord side.
 - :attr:`GameService.history`: past matches and their replays;
 - :attr:`GameService.rematches`: playing a finished table again.
 - :attr:`GameService.story`: what happened lately at a table, told again.
+- :attr:`GameService.tournaments`: server tournaments, their rounds and champion.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from bot.game.shares import Shares
 from bot.game.standings import Standings
 from bot.game.story import Story
 from bot.game.tables import Tables
+from bot.game.tournaments import Tournaments
 from bot.game.turns import Turns
 from bot.storage.interface import Storage
 from bot.workers.thinking import Thinking
@@ -61,6 +63,7 @@ class GameService:
     shares: Shares = field(init=False)
     people: People = field(init=False)
     turns: Turns = field(init=False)
+    tournaments: Tournaments = field(init=False)
 
     def __post_init__(self) -> None:
         self.tables = Tables(self.store)
@@ -77,6 +80,7 @@ class GameService:
         self.shares = Shares(self.store)
         self.people = People(self.store, self.tables, self.lobby)
         self.turns = Turns(self.store, self.clock)
+        self.tournaments = Tournaments(self.store, self.tables, self.clock, self.seeds)
 
 
 __all__ = ["GameService"]

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Protocol
 
 from bot.storage.core.people import Forgotten
 from bot.storage.records import (
     AiRecord,
     LogRow,
+    NewTournamentTable,
     PlayerRating,
     Rater,
     RatingChange,
@@ -20,6 +21,9 @@ from bot.storage.records import (
     Status,
     TableRecord,
     TableResult,
+    TournamentRecord,
+    TournamentRows,
+    TournamentStatus,
 )
 from bot.storage.shares import ShareClaim
 from bot.supervision.metrics import Metrics
@@ -170,8 +174,72 @@ class ReminderStorage(Protocol):
         """Those of ``user_ids`` whose direct messages were found closed."""
 
 
+class TournamentStorage(Protocol):
+    """Server tournaments (see :mod:`bot.storage.core.tournaments`): every step that moves one
+    on is guarded, so two passes never take it twice."""
+
+    async def create_tournament(self, *, guild_id: int, place_key: str, channel_id: int,
+                                host_id: int, name: str, rounds: int | None, table_size: int,
+                                timer: int, abilities: bool, ai_level: AiLevel | None,
+                                round_span: int, closes_at: float | None, seed: int,
+                                locale: str) -> TournamentRecord:
+        """A new tournament taking sign-ups."""
+
+    async def tournament(self, tournament_id: int) -> TournamentRecord | None:
+        """The tournament, or None."""
+
+    async def tournament_rows(self, tournament_id: int) -> TournamentRows | None:
+        """Everything stored of the tournament (None: no such tournament)."""
+
+    async def tournaments_with_status(self, *statuses: TournamentStatus) -> list[int]:
+        """Ids of the tournaments with one of ``statuses`` (oldest first)."""
+
+    async def tournaments_of(self, place_key: str,
+                             *statuses: TournamentStatus) -> list[TournamentRecord]:
+        """A place's tournaments with one of ``statuses`` (oldest first)."""
+
+    async def tournament_of_table(self, table_id: int) -> int | None:
+        """The tournament whose round opened table ``table_id`` (None: a table of its own)."""
+
+    async def enter(self, tournament_id: int, user_id: int, name: str, rating: int) -> bool:
+        """Sign ``user_id`` up; False when they were already, or sign-up is over."""
+
+    async def withdraw(self, tournament_id: int, user_id: int) -> bool:
+        """Take ``user_id`` off the entrants while sign-up lasts; False when they were not
+        on, or sign-up is over."""
+
+    async def drop_entrant(self, tournament_id: int, user_id: int, after: int) -> bool:
+        """``user_id`` drops out after ``after`` rounds were seated; False when they are no
+        entrant, dropped already, or the tournament is not running."""
+
+    async def seat_tournament_round(self, tournament_id: int, after: int, seed: int,
+                                    bye: int | None, tables: Sequence[NewTournamentTable],
+                                    deadline: float | None,
+                                    ratings: Mapping[int, int] | None = None
+                                    ) -> list[int] | None:
+        """In one transaction: round ``after + 1`` seated and its matches opened as running
+        tables; None (nothing written) when the tournament is no longer at round ``after``,
+        else the new tables' ids in the order of ``tables``."""
+
+    async def decide_tournament_table(self, tournament_id: int, round_number: int, pod: int,
+                                      places: Sequence[int], at_deadline: bool) -> bool:
+        """Keep the place each seat of a round's table took; False when decided already."""
+
+    async def finish_tournament(self, tournament_id: int, round_number: int) -> bool:
+        """The running tournament ends after round ``round_number``; False when it ended
+        already (or is at another round)."""
+
+    async def cancel_tournament(self, tournament_id: int) -> bool:
+        """Close a tournament still taking sign-ups; False when it is not."""
+
+    async def set_tournament_messages(self, tournament_id: int, *,
+                                      signup_message_id: int | None = None,
+                                      standings_message_id: int | None = None) -> None:
+        """Remember the tournament's sign-up message or its standings message."""
+
+
 class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedStorage,
-              ReminderStorage, Protocol):
+              ReminderStorage, TournamentStorage, Protocol):
     """The tables, their action logs, the servers' settings and the bot's own metadata.
 
     Writes that the disk or database refuses raise :class:`~bot.storage.records.CannotSave`
@@ -337,4 +405,4 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
 
 
 __all__ = ["LeaseStorage", "PeopleStorage", "RatingStorage", "ReminderStorage", "SeatedStorage",
-           "ShareStorage", "Storage", "TableListener"]
+           "ShareStorage", "Storage", "TableListener", "TournamentStorage"]

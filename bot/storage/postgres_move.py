@@ -48,6 +48,8 @@ async def copy_sqlite_to_postgres(source: Path, url: str) -> dict[str, int]:
                         name, records=[as_flags(row, flags) for row in rows], columns=columns)
             await db.execute("SELECT setval('tables_id_seq', GREATEST(COALESCE(MAX(id), 0), 1), "
                              "MAX(id) IS NOT NULL) FROM tables")
+            await db.execute("SELECT setval('tournaments_id_seq', GREATEST(COALESCE(MAX(id), "
+                             "0), 1), MAX(id) IS NOT NULL) FROM tournaments")
             await db.execute("SELECT setval('results_seq', COALESCE(MAX(seq), 0) + 1, false) "
                              "FROM results")
     except (asyncpg.PostgresError, asyncpg.InterfaceError) as exc:

@@ -435,6 +435,80 @@ MIGRATIONS: tuple[Migration, ...] = (
     CREATE UNIQUE INDEX tables_one_active_per_thread ON tables(thread_id)
         WHERE status IN ('lobby', 'running') AND thread_id IS NOT NULL;
     """,
+    # 20: server tournaments: a tournament (its place, channel, settings, status, the round
+    # under way and its deadline, its messages), its entrants (their rating when it started,
+    # the rounds seated before they dropped), its rounds (seed, bye), the tables of each round
+    # (a running table of ``tables``, marked with its tournament: a channel holds any number
+    # of them) and who sat at each seat with the place they took
+    """
+    CREATE TABLE tournaments (
+        id BIGSERIAL PRIMARY KEY,
+        guild_id BIGINT NOT NULL,
+        place_key TEXT NOT NULL,
+        channel_id BIGINT NOT NULL,
+        host_id BIGINT NOT NULL,
+        name TEXT NOT NULL,
+        rounds BIGINT,
+        table_size BIGINT NOT NULL,
+        timer BIGINT NOT NULL,
+        abilities BOOLEAN NOT NULL,
+        ai_level TEXT,
+        round_span BIGINT NOT NULL,
+        closes_at TIMESTAMPTZ,
+        seed BIGINT NOT NULL,
+        locale TEXT NOT NULL,
+        status TEXT NOT NULL
+            CHECK (status IN ('signup', 'running', 'finished', 'cancelled')),
+        round BIGINT NOT NULL DEFAULT 0,
+        deadline TIMESTAMPTZ,
+        signup_message_id BIGINT,
+        standings_message_id BIGINT,
+        created_at TIMESTAMPTZ NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL
+    );
+    CREATE INDEX tournaments_by_status ON tournaments(status);
+    CREATE INDEX tournaments_by_place ON tournaments(place_key, id);
+    CREATE TABLE tournament_entrants (
+        tournament_id BIGINT NOT NULL REFERENCES tournaments(id),
+        user_id BIGINT NOT NULL,
+        name TEXT NOT NULL,
+        rating BIGINT NOT NULL,
+        joined_at TIMESTAMPTZ NOT NULL,
+        dropped_after BIGINT,
+        PRIMARY KEY (tournament_id, user_id)
+    );
+    CREATE TABLE tournament_rounds (
+        tournament_id BIGINT NOT NULL REFERENCES tournaments(id),
+        round BIGINT NOT NULL,
+        seed BIGINT NOT NULL,
+        bye_user BIGINT,
+        started_at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (tournament_id, round)
+    );
+    CREATE TABLE tournament_tables (
+        tournament_id BIGINT NOT NULL REFERENCES tournaments(id),
+        round BIGINT NOT NULL,
+        pod BIGINT NOT NULL,
+        table_id BIGINT NOT NULL REFERENCES tables(id),
+        decided BOOLEAN NOT NULL DEFAULT FALSE,
+        at_deadline BOOLEAN NOT NULL DEFAULT FALSE,
+        PRIMARY KEY (tournament_id, round, pod)
+    );
+    CREATE UNIQUE INDEX tournament_tables_by_table ON tournament_tables(table_id);
+    CREATE TABLE tournament_seats (
+        tournament_id BIGINT NOT NULL REFERENCES tournaments(id),
+        round BIGINT NOT NULL,
+        pod BIGINT NOT NULL,
+        seat BIGINT NOT NULL,
+        user_id BIGINT,
+        place BIGINT,
+        PRIMARY KEY (tournament_id, round, pod, seat)
+    );
+    ALTER TABLE tables ADD COLUMN tournament_id BIGINT;
+    DROP INDEX tables_one_active_per_channel;
+    CREATE UNIQUE INDEX tables_one_active_per_channel ON tables(channel_id)
+        WHERE status IN ('lobby', 'running') AND thread_id IS NULL AND tournament_id IS NULL;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -396,8 +396,115 @@ def with_seat(seats: Sequence[SeatInfo], index: int, seat: SeatInfo) -> tuple[Se
     return tuple(out)
 
 
+# ---------------------------------------------------------------- tournaments
+
+TournamentStatus = Literal["signup", "running", "finished", "cancelled"]
+#: The statuses a stored tournament may have: players sign up, its rounds are played, it ended
+#: with its champion, or it closed before it started.
+TOURNAMENT_STATUSES: tuple[TournamentStatus, ...] = ("signup", "running", "finished",
+                                                     "cancelled")
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRecord:
+    """One stored tournament: where (a server's ``place_key``, the channel it was opened in),
+    who opened it (``host_id``), its settings (``rounds``: None for as many as its entrants
+    need; ``table_size``; the turn ``timer`` and ``abilities`` of its matches; ``ai_level``:
+    the level of the AI seats filling short tables, None for none; ``round_span``: the seconds
+    a round lasts, 0 for no limit; ``closes_at``: when the sign-up closes and it starts, None:
+    when its host starts it), its ``seed``, its status, the round under way (0 before the
+    first) and that round's ``deadline``, and its messages."""
+
+    id: int
+    guild_id: int
+    place_key: str
+    channel_id: int
+    host_id: int
+    name: str
+    rounds: int | None
+    table_size: int
+    timer: int
+    abilities: bool
+    ai_level: AiLevel | None
+    round_span: int
+    closes_at: float | None
+    seed: int
+    locale: str
+    status: TournamentStatus
+    round: int
+    deadline: float | None
+    signup_message_id: int | None
+    standings_message_id: int | None
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class EntrantRow:
+    """A tournament's entrant as stored: their rating (as shown) when they entered, updated
+    when it started, and the rounds seated before they dropped (None: still in)."""
+
+    user_id: int
+    name: str
+    rating: int
+    joined_at: float
+    dropped_after: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRoundRow:
+    """A seated round: its number, the seed it was drawn with, the player with a bye (None:
+    nobody) and when it began."""
+
+    round: int
+    seed: int
+    bye_user: int | None
+    started_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentTableRow:
+    """One table of a round: the round, the table's number in it (``pod``, 1: the top
+    table), its match (a table of ``tables``), the person at each seat (None: an AI seat), the
+    place each seat took (None while undecided), whether it is decided and whether the round's
+    deadline decided it."""
+
+    round: int
+    pod: int
+    table_id: int
+    seats: tuple[int | None, ...]
+    places: tuple[int | None, ...]
+    decided: bool = False
+    at_deadline: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRows:
+    """Everything stored of a tournament: its row, its entrants (in the order they entered),
+    its rounds and their tables (by round, then table)."""
+
+    record: TournamentRecord
+    entrants: tuple[EntrantRow, ...]
+    rounds: tuple[TournamentRoundRow, ...]
+    tables: tuple[TournamentTableRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NewTournamentTable:
+    """A match a round opens: its table's number in the round, its seats and its first state
+    (with the seed it was dealt from) and its first turn's deadline."""
+
+    pod: int
+    seats: tuple[SeatInfo, ...]
+    state: GameState
+    seed: int
+    deadline: float | None
+
+
 __all__ = [
     "MigrationFailed",
+    "TOURNAMENT_STATUSES", "EntrantRow", "NewTournamentTable", "TournamentRecord",
+    "TournamentRoundRow", "TournamentRows", "TournamentStatus", "TournamentTableRow",
     "ACTIVE", "STATUSES", "AiRecord", "CannotSave", "CorruptTable", "DatabaseError", "LogRow",
     "PlayerRating", "Rater", "RatingChange", "RematchOffer", "SchemaTooNew", "SeatInfo",
     "SeatKind", "SeatResult", "ServerDefaults", "Shards", "StaleVersion", "Status", "StorageError",

@@ -378,6 +378,80 @@ MIGRATIONS: tuple[Migration, ...] = (
     CREATE UNIQUE INDEX tables_one_active_per_thread ON tables(thread_id)
         WHERE status IN ('lobby', 'running') AND thread_id IS NOT NULL;
     """,
+    # 20: server tournaments: a tournament (its place, channel, settings, status, the round
+    # under way and its deadline, its messages), its entrants (their rating when it started,
+    # the rounds seated before they dropped), its rounds (seed, bye), the tables of each round
+    # (a running table of ``tables``, marked with its tournament: a channel holds any number
+    # of them) and who sat at each seat with the place they took
+    """
+    CREATE TABLE tournaments (
+        id INTEGER PRIMARY KEY,
+        guild_id INTEGER NOT NULL,
+        place_key TEXT NOT NULL,
+        channel_id INTEGER NOT NULL,
+        host_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        rounds INTEGER,
+        table_size INTEGER NOT NULL,
+        timer INTEGER NOT NULL,
+        abilities INTEGER NOT NULL,
+        ai_level TEXT,
+        round_span INTEGER NOT NULL,
+        closes_at REAL,
+        seed INTEGER NOT NULL,
+        locale TEXT NOT NULL,
+        status TEXT NOT NULL
+            CHECK (status IN ('signup', 'running', 'finished', 'cancelled')),
+        round INTEGER NOT NULL DEFAULT 0,
+        deadline REAL,
+        signup_message_id INTEGER,
+        standings_message_id INTEGER,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE INDEX tournaments_by_status ON tournaments(status);
+    CREATE INDEX tournaments_by_place ON tournaments(place_key, id);
+    CREATE TABLE tournament_entrants (
+        tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+        user_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        rating INTEGER NOT NULL,
+        joined_at REAL NOT NULL,
+        dropped_after INTEGER,
+        PRIMARY KEY (tournament_id, user_id)
+    );
+    CREATE TABLE tournament_rounds (
+        tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+        round INTEGER NOT NULL,
+        seed INTEGER NOT NULL,
+        bye_user INTEGER,
+        started_at REAL NOT NULL,
+        PRIMARY KEY (tournament_id, round)
+    );
+    CREATE TABLE tournament_tables (
+        tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+        round INTEGER NOT NULL,
+        pod INTEGER NOT NULL,
+        table_id INTEGER NOT NULL REFERENCES tables(id),
+        decided INTEGER NOT NULL DEFAULT 0,
+        at_deadline INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (tournament_id, round, pod)
+    );
+    CREATE UNIQUE INDEX tournament_tables_by_table ON tournament_tables(table_id);
+    CREATE TABLE tournament_seats (
+        tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+        round INTEGER NOT NULL,
+        pod INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        user_id INTEGER,
+        place INTEGER,
+        PRIMARY KEY (tournament_id, round, pod, seat)
+    );
+    ALTER TABLE tables ADD COLUMN tournament_id INTEGER;
+    DROP INDEX tables_one_active_per_channel;
+    CREATE UNIQUE INDEX tables_one_active_per_channel ON tables(channel_id)
+        WHERE status IN ('lobby', 'running') AND thread_id IS NULL AND tournament_id IS NULL;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

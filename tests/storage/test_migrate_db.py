@@ -53,6 +53,10 @@ async def test_a_bot_moves_to_postgresql_and_its_matches_go_on(
     await old.set_guild_settings(GUILD, ServerDefaults(True, 120, "hard"))
     await old.set_guild_locale(GUILD, "cs")
     await old.set_meta("synced", "abc")
+    cup = await old.create_tournament(
+        guild_id=GUILD, place_key=Place.server(GUILD).key, channel_id=5, host_id=1,
+        name="Cup", rounds=2, table_size=3, timer=0, abilities=True, ai_level="easy",
+        round_span=60, closes_at=None, seed=3, locale="en")
     ids = [finished.id, going.id, lobby.id]
     before = await everything(old, ids)
     await old.close()
@@ -70,6 +74,12 @@ async def test_a_bot_moves_to_postgresql_and_its_matches_go_on(
         assert len(await moved.action_log(going.id)) == len(running.moves)
         newer = await started(moved, won.states[0], channel=4)  # ids go on after the old ones
         assert newer.id == lobby.id + 1
+        assert await moved.tournament(cup.id) == cup
+        later = await moved.create_tournament(
+            guild_id=GUILD, place_key=Place.server(GUILD).key, channel_id=6, host_id=1,
+            name="Cup 2", rounds=None, table_size=4, timer=0, abilities=False, ai_level=None,
+            round_span=0, closes_at=None, seed=4, locale="en")
+        assert later.id == cup.id + 1  # tournament ids go on after the old ones too
     finally:
         await moved.close()
 

@@ -54,6 +54,12 @@ KINDS: dict[tuple[str, str], str] = {
     ("reminders", "due"): "time",
     ("seat_seen", "seen_at"): "time",
     ("dms_closed", "noted_at"): "time",
+    ("tournaments", "abilities"): "flag",
+    **{("tournament_tables", c): "flag" for c in ("decided", "at_deadline")},
+    **{("tournaments", c): "time" for c in ("closes_at", "deadline", "created_at",
+                                            "updated_at")},
+    ("tournament_entrants", "joined_at"): "time",
+    ("tournament_rounds", "started_at"): "time",
 }
 
 

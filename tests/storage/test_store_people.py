@@ -18,7 +18,7 @@ from bot.game.service import GameService
 from bot.game.standings import rate_result
 from bot.storage.core.people import unnamed_state
 from bot.storage.interface import Storage
-from bot.storage.records import LogRow, RematchOffer, SeatInfo
+from bot.storage.records import LogRow, NewTournamentTable, RematchOffer, SeatInfo
 from engine import GameConfig, Phase, SeatConfig, apply, new_game, observe
 from engine.agents import make_agent
 from storage.backends import Backend, PostgresBackend
@@ -94,6 +94,16 @@ async def test_a_person_forgotten_is_found_nowhere_and_others_keep_their_past(
     await store.save_rematch(RematchOffer(rated, ZED, clock.now, (ZED, BOB)))
     assert await store.ai_records(Place.dms(ZED).key, ZED)
     assert await store.rating_of(GUILD, ZED) is not None
+    cup = await store.create_tournament(
+        guild_id=GUILD, place_key=PLACE, channel_id=9, host_id=ZED, name="Cup", rounds=None,
+        table_size=4, timer=0, abilities=False, ai_level=None, round_span=0, closes_at=None,
+        seed=1, locale="en")
+    assert await store.enter(cup.id, ZED, ZED_NAME, 1500)
+    assert await store.enter(cup.id, BOB, "Bob", 1400)
+    duel = new_game(GameConfig(seats=tuple(SeatConfig(s.hero or "", name=s.name)
+                                           for s in SEATS[:2]), seed=8))
+    assert await store.seat_tournament_round(
+        cup.id, 0, 3, ZED, [NewTournamentTable(1, SEATS[:2], duel, 8, None)], None)
     before = await kept_about_bob(store, [rated, running])
     rows = await backend.every_row()
     assert found(rows, str(ZED)) and found(rows, ZED_NAME)  # the test sees them when there
@@ -112,6 +122,11 @@ async def test_a_person_forgotten_is_found_nowhere_and_others_keep_their_past(
         assert seat is not None and seat.seats[0].user == gone.pseudonym
         assert seat.seats[0].name == "" and seat.game.config.seats[0].name == ""
         assert seat.game.config.seats[1].name == "Bob"
+    kept = await store.tournament_rows(cup.id)
+    assert kept is not None and kept.record.host_id == gone.pseudonym
+    assert [(e.user_id, e.name) for e in kept.entrants] == [(gone.pseudonym, ""), (BOB, "Bob")]
+    assert kept.rounds[0].bye_user == gone.pseudonym
+    assert kept.tables[0].seats == (gone.pseudonym, BOB)
     offer = await store.rematch_of(rated)
     assert offer is not None and offer.ready == (gone.pseudonym, BOB)
     assert await store.hints_used(rated) == {1: 1}

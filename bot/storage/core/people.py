@@ -19,7 +19,9 @@ Where a user id is kept (every column of the schema that holds one):
   ``tables.place_key`` (``dm:<id>``), ``actions.user_id``, ``results.winner_user_id``,
   ``results.abandoned_by``, ``results.place_key``, ``result_seats.user_id``,
   ``rematches.offered_by``, ``rematches.ready`` (JSON list of ids) and ``table_seats.user_id``
-  (who sits where, kept in step with ``tables.seats``): the pseudonym, and the
+  (who sits where, kept in step with ``tables.seats``), ``tournaments.host_id``,
+  ``tournament_entrants.user_id`` (its ``name`` emptied), ``tournament_rounds.bye_user`` and
+  ``tournament_seats.user_id`` (a tournament's standings and rounds): the pseudonym, and the
   seat's name emptied (a seat without a name is shown by its hero's translated name, as an
   unnamed seat always was), so other people's histories, replays and results stay whole: the
   same moves, the same places, only the name changes.
@@ -55,7 +57,9 @@ DELETED = (("ratings", "user_id"), ("rating_changes", "user_id"), ("ai_records",
 #: Columns whose id becomes the pseudonym: (table, column).
 RENAMED = (("tables", "host_id"), ("actions", "user_id"), ("results", "winner_user_id"),
            ("results", "abandoned_by"), ("result_seats", "user_id"), ("shares", "user_id"),
-           ("rematches", "offered_by"), ("table_seats", "user_id"))
+           ("rematches", "offered_by"), ("table_seats", "user_id"),
+           ("tournaments", "host_id"), ("tournament_entrants", "user_id"),
+           ("tournament_rounds", "bye_user"), ("tournament_seats", "user_id"))
 #: Columns naming a place: a person's direct messages (``dm:<id>``) become the pseudonym's.
 PLACES = (("tables", "place_key"), ("results", "place_key"))
 
@@ -152,6 +156,8 @@ class PeopleRows(TableQueries):
             for table, column in DELETED:
                 deleted += await db.execute(f"DELETE FROM {table} WHERE {column} = ?", user_id)
             touched = await self._rename_tables(db, user_id, alias)
+            await db.execute("UPDATE tournament_entrants SET name = '' WHERE user_id = ?",
+                             user_id)
             for table, column in RENAMED:
                 await db.execute(f"UPDATE {table} SET {column} = ? WHERE {column} = ?",
                                  alias, user_id)

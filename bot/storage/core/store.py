@@ -16,16 +16,18 @@ from bot.storage.core.seated import SeatedQueries
 from bot.storage.core.servers import ServerQueries
 from bot.storage.core.shares import ShareRows
 from bot.storage.core.tables import TableQueries
+from bot.storage.core.tournaments import TournamentQueries
 
 
 class CoreStore(PeopleRows, TableQueries, ServerQueries, HistoryQueries, RatingQueries, HintRows,
-                LeaseRows, ShareRows, SeatedQueries, ReminderRows):
+                LeaseRows, ShareRows, SeatedQueries, ReminderRows, TournamentQueries):
     """The queries of every part of the store (tables: :class:`TableQueries`; servers and
     metadata: :class:`ServerQueries`; past matches and rematch offers:
     :class:`HistoryQueries`; ratings: :class:`RatingQueries`; hints: :class:`HintRows`;
     leases: :class:`LeaseRows`; shares: :class:`ShareRows`; a person forgotten:
     :class:`PeopleRows`; who sits where and reminders: :class:`SeatedQueries`; slow matches'
-    reminders sent: :class:`ReminderRows`) on ``read`` and
+    reminders sent: :class:`ReminderRows`; server tournaments: :class:`TournamentQueries`) on
+    ``read`` and
     the backend's transactions, in ``dialect``."""
 
     def __init__(self, dialect: Dialect, read: Db, clock: Callable[[], float]) -> None:

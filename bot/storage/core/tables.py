@@ -194,10 +194,12 @@ class TableQueries(Base):
     async def active_in_channel(self, channel_id: int) -> int | None:
         """The id of the lobby or running table played in the channel, if any: a thread's
         match for a thread, else the channel's lobby or the table played in the channel itself
-        (not the matches it holds in threads)."""
+        (not the matches it holds in threads); a tournament's matches, several to a channel
+        until each moves to its thread, come after the channel's own table."""
         row = await self._read.fetchrow(
             "SELECT id FROM tables WHERE status IN ('lobby','running') AND (thread_id = ? "
-            "OR (channel_id = ? AND thread_id IS NULL)) ORDER BY thread_id IS NULL LIMIT 1",
+            "OR (channel_id = ? AND thread_id IS NULL)) ORDER BY thread_id IS NULL, "
+            "tournament_id IS NOT NULL, id LIMIT 1",
             channel_id, channel_id)
         return None if row is None else as_int(row[0], "id")
 

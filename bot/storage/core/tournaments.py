@@ -1,0 +1,295 @@
+"""Server tournaments as plain rows: a tournament (``tournaments``), its entrants
+(``tournament_entrants``), its rounds (``tournament_rounds``), the matches each round opened
+(``tournament_tables``, each a running table of ``tables`` marked with its tournament) and who
+sat at each of their seats with the place they took (``tournament_seats``).
+
+Every step that moves a tournament on is guarded, so two passes, or two processes, never do it
+twice: a round is seated (its tables opened) in ONE transaction guarded by the round the
+tournament was at, a table is decided once (guarded by ``decided``), a tournament finishes
+once (guarded by its status and round)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from bot.storage.core.base import Base
+from bot.storage.core.db import Row
+from bot.storage.core.rows import as_flag, as_float, as_int, as_level, opt_float, opt_int
+from bot.storage.core.seated import write_seats
+from bot.storage.records import (
+    TOURNAMENT_STATUSES,
+    EntrantRow,
+    NewTournamentTable,
+    TournamentRecord,
+    TournamentRoundRow,
+    TournamentRows,
+    TournamentStatus,
+    TournamentTableRow,
+    seats_to_json,
+    storable,
+)
+from cards import catalogue_version
+from engine.agents import AiLevel
+
+#: The columns of ``tournaments`` that :func:`read_tournament` reads, in its order.
+TOURNAMENT_COLUMNS = ("id, guild_id, place_key, channel_id, host_id, name, rounds, table_size, "
+                      "timer, abilities, ai_level, round_span, closes_at, seed, locale, status, "
+                      "round, deadline, signup_message_id, standings_message_id, created_at, "
+                      "updated_at")
+
+
+def _status(value: object) -> TournamentStatus:
+    """A tournament's status column."""
+    status = next((s for s in TOURNAMENT_STATUSES if s == value), None)
+    if status is None:
+        raise ValueError(f"status {value!r:.40}")
+    return status
+
+
+def read_tournament(row: Row) -> TournamentRecord:
+    """The tournament in a stored row (:data:`TOURNAMENT_COLUMNS`)."""
+    (tid, guild, place_key, channel, host, name, rounds, size, timer, abilities, level, span,
+     closes, seed, locale, status, number, deadline, signup, standings, created,
+     updated) = row
+    return TournamentRecord(
+        id=as_int(tid, "id"), guild_id=as_int(guild, "guild_id"), place_key=str(place_key),
+        channel_id=as_int(channel, "channel_id"), host_id=as_int(host, "host_id"),
+        name=str(name), rounds=opt_int(rounds, "rounds"), table_size=as_int(size, "table_size"),
+        timer=as_int(timer, "timer"), abilities=as_flag(abilities, "abilities"),
+        ai_level=None if level is None else as_level(level, "ai_level"),
+        round_span=as_int(span, "round_span"), closes_at=opt_float(closes, "closes_at"),
+        seed=as_int(seed, "seed"), locale=str(locale), status=_status(status),
+        round=as_int(number, "round"), deadline=opt_float(deadline, "deadline"),
+        signup_message_id=opt_int(signup, "signup_message_id"),
+        standings_message_id=opt_int(standings, "standings_message_id"),
+        created_at=as_float(created, "created_at"), updated_at=as_float(updated, "updated_at"))
+
+
+class TournamentQueries(Base):
+    """The rows of the tournaments and of the matches their rounds open."""
+
+    async def create_tournament(self, *, guild_id: int, place_key: str, channel_id: int,
+                                host_id: int, name: str, rounds: int | None, table_size: int,
+                                timer: int, abilities: bool, ai_level: AiLevel | None,
+                                round_span: int, closes_at: float | None, seed: int,
+                                locale: str) -> TournamentRecord:
+        """A new tournament taking sign-ups (the settings as
+        :class:`~bot.storage.records.TournamentRecord` says)."""
+        now = self.clock()
+        async with self._tx() as db:
+            row = await db.fetchrow(
+                "INSERT INTO tournaments (guild_id, place_key, channel_id, host_id, name, "
+                "rounds, table_size, timer, abilities, ai_level, round_span, closes_at, seed, "
+                "locale, status, round, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                f"?, ?, ?, ?, ?, ?, ?, 'signup', 0, ?, ?) RETURNING {TOURNAMENT_COLUMNS}",
+                guild_id, place_key, channel_id, host_id, name, rounds, table_size, timer,
+                abilities, ai_level, round_span, closes_at, seed, locale, now, now)
+        assert row is not None
+        return read_tournament(row)
+
+    async def tournament(self, tournament_id: int) -> TournamentRecord | None:
+        """The tournament, or None."""
+        row = await self._read.fetchrow(
+            f"SELECT {TOURNAMENT_COLUMNS} FROM tournaments WHERE id = ?", tournament_id)
+        return None if row is None else read_tournament(row)
+
+    async def tournament_rows(self, tournament_id: int) -> TournamentRows | None:
+        """Everything stored of the tournament (None: no such tournament)."""
+        record = await self.tournament(tournament_id)
+        if record is None:
+            return None
+        entrants = await self._read.fetch(
+            "SELECT user_id, name, rating, joined_at, dropped_after FROM tournament_entrants "
+            "WHERE tournament_id = ? ORDER BY joined_at, user_id", tournament_id)
+        rounds = await self._read.fetch(
+            "SELECT round, seed, bye_user, started_at FROM tournament_rounds "
+            "WHERE tournament_id = ? ORDER BY round", tournament_id)
+        tables = await self._read.fetch(
+            "SELECT round, pod, table_id, decided, at_deadline FROM tournament_tables "
+            "WHERE tournament_id = ? ORDER BY round, pod", tournament_id)
+        seats = await self._read.fetch(
+            "SELECT round, pod, user_id, place FROM tournament_seats WHERE tournament_id = ? "
+            "ORDER BY round, pod, seat", tournament_id)
+        by_pod: dict[tuple[int, int], list[tuple[int | None, int | None]]] = {}
+        for r in seats:
+            by_pod.setdefault((as_int(r[0], "round"), as_int(r[1], "pod")), []).append(
+                (opt_int(r[2], "user_id"), opt_int(r[3], "place")))
+        return TournamentRows(
+            record=record,
+            entrants=tuple(EntrantRow(as_int(r[0], "user_id"), str(r[1]), as_int(r[2], "rating"),
+                                      as_float(r[3], "joined_at"), opt_int(r[4], "dropped_after"))
+                           for r in entrants),
+            rounds=tuple(TournamentRoundRow(as_int(r[0], "round"), as_int(r[1], "seed"),
+                                            opt_int(r[2], "bye_user"),
+                                            as_float(r[3], "started_at")) for r in rounds),
+            tables=tuple(
+                TournamentTableRow(
+                    round=as_int(r[0], "round"), pod=as_int(r[1], "pod"),
+                    table_id=as_int(r[2], "table_id"),
+                    seats=tuple(u for u, _ in by_pod.get((as_int(r[0], "round"),
+                                                          as_int(r[1], "pod")), [])),
+                    places=tuple(p for _, p in by_pod.get((as_int(r[0], "round"),
+                                                           as_int(r[1], "pod")), [])),
+                    decided=as_flag(r[3], "decided"), at_deadline=as_flag(r[4], "at_deadline"))
+                for r in tables))
+
+    async def tournaments_with_status(self, *statuses: TournamentStatus) -> list[int]:
+        """Ids of the tournaments with one of ``statuses`` (oldest first)."""
+        rows = await self._read.fetch(
+            f"SELECT id FROM tournaments WHERE {self.dialect.any_of('status')} ORDER BY id",
+            self.dialect.many(list(statuses)))
+        return [as_int(r[0], "id") for r in rows]
+
+    async def tournaments_of(self, place_key: str,
+                             *statuses: TournamentStatus) -> list[TournamentRecord]:
+        """A place's tournaments with one of ``statuses`` (oldest first)."""
+        rows = await self._read.fetch(
+            f"SELECT {TOURNAMENT_COLUMNS} FROM tournaments WHERE place_key = ? AND "
+            f"{self.dialect.any_of('status')} ORDER BY id", place_key,
+            self.dialect.many(list(statuses)))
+        return [read_tournament(r) for r in rows]
+
+    async def tournament_of_table(self, table_id: int) -> int | None:
+        """The tournament whose round opened table ``table_id`` (None: a table of its own)."""
+        row = await self._read.fetchrow(
+            "SELECT tournament_id FROM tournament_tables WHERE table_id = ?", table_id)
+        return None if row is None else as_int(row[0], "tournament_id")
+
+    async def enter(self, tournament_id: int, user_id: int, name: str, rating: int) -> bool:
+        """Sign ``user_id`` up; False when they were already, or sign-up is over."""
+        now = self.clock()
+        async with self._tx() as db:
+            row = await db.fetchrow(
+                "INSERT INTO tournament_entrants (tournament_id, user_id, name, rating, "
+                "joined_at) SELECT id, ?, ?, ?, ? FROM tournaments WHERE id = ? AND status = "
+                "'signup' ON CONFLICT (tournament_id, user_id) DO NOTHING RETURNING user_id",
+                user_id, name, rating, now, tournament_id)
+        return row is not None
+
+    async def withdraw(self, tournament_id: int, user_id: int) -> bool:
+        """Take ``user_id`` off the entrants while sign-up lasts; False when they were not on,
+        or sign-up is over."""
+        async with self._tx() as db:
+            return await db.execute(
+                "DELETE FROM tournament_entrants WHERE tournament_id = ? AND user_id = ? AND "
+                "EXISTS (SELECT 1 FROM tournaments WHERE id = ? AND status = 'signup')",
+                tournament_id, user_id, tournament_id) == 1
+
+    async def drop_entrant(self, tournament_id: int, user_id: int, after: int) -> bool:
+        """``user_id`` drops out after ``after`` rounds were seated; False when they are no
+        entrant, dropped already, or the tournament is not running."""
+        async with self._tx() as db:
+            return await db.execute(
+                "UPDATE tournament_entrants SET dropped_after = ? WHERE tournament_id = ? AND "
+                "user_id = ? AND dropped_after IS NULL AND EXISTS (SELECT 1 FROM tournaments "
+                "WHERE id = ? AND status = 'running')",
+                after, tournament_id, user_id, tournament_id) == 1
+
+    async def seat_tournament_round(self, tournament_id: int, after: int, seed: int,
+                                    bye: int | None, tables: Sequence[NewTournamentTable],
+                                    deadline: float | None,
+                                    ratings: Mapping[int, int] | None = None
+                                    ) -> list[int] | None:
+        """In ONE transaction: round ``after + 1`` seated (drawn with ``seed``, ``bye`` the
+        player with a bye) and its matches opened, each a running table in the tournament's
+        channel (moved to a thread of its own when shown), and the tournament running that
+        round until ``deadline``; ``ratings``: the entrants' ratings when it started (the
+        first round). Guarded by the round the tournament was at: None (and nothing written)
+        when it is no longer at round ``after`` (another pass seated it), else the new tables'
+        ids in the order of ``tables``."""
+        now = self.clock()
+        async with self._tx() as db:
+            row = await db.fetchrow(
+                "UPDATE tournaments SET round = ?, status = 'running', deadline = ?, "
+                "updated_at = ? WHERE id = ? AND round = ? AND status IN ('signup', 'running') "
+                "RETURNING guild_id, place_key, channel_id, host_id, timer, abilities, locale, "
+                "ai_level",
+                after + 1, deadline, now, tournament_id, after)
+            if row is None:
+                return None
+            guild, place_key, channel, host, timer, abilities, locale, ai_level = row
+            if ratings:
+                await db.executemany(
+                    "UPDATE tournament_entrants SET rating = ? WHERE tournament_id = ? AND "
+                    "user_id = ?", [(r, tournament_id, u) for u, r in sorted(ratings.items())])
+            await db.execute(
+                "INSERT INTO tournament_rounds (tournament_id, round, seed, bye_user, "
+                "started_at) VALUES (?, ?, ?, ?, ?)", tournament_id, after + 1, seed, bye, now)
+            ids: list[int] = []
+            for table in tables:
+                added = await db.fetchrow(
+                    "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, "
+                    "timer, seed, locale, seats, state, version, deadline, created_at, "
+                    "updated_at, ai_level, catalogue, lessons, undo, hints, place_key, "
+                    "threaded, tournament_id) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, "
+                    "?, ?, ?, ?, ?, FALSE, TRUE, FALSE, ?, TRUE, ?) RETURNING id",
+                    guild, channel, host, abilities, timer, table.seed, locale,
+                    seats_to_json(table.seats), storable(table.state), table.state.step,
+                    table.deadline, now, now,
+                    ai_level or "normal",
+                    catalogue_version(), place_key, tournament_id)
+                assert added is not None
+                table_id = as_int(added[0], "id")
+                ids.append(table_id)
+                await write_seats(db, table_id, table.seats)
+                await db.execute(
+                    "INSERT INTO tournament_tables (tournament_id, round, pod, table_id) "
+                    "VALUES (?, ?, ?, ?)", tournament_id, after + 1, table.pod, table_id)
+                await db.executemany(
+                    "INSERT INTO tournament_seats (tournament_id, round, pod, seat, user_id) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    [(tournament_id, after + 1, table.pod, i, None if s.ai else s.user)
+                     for i, s in enumerate(table.seats)])
+        return ids
+
+    async def decide_tournament_table(self, tournament_id: int, round_number: int, pod: int,
+                                      places: Sequence[int], at_deadline: bool) -> bool:
+        """Keep the place each seat of table ``pod`` of round ``round_number`` took (in seat
+        order; ``at_deadline``: the round's deadline decided it); False (and nothing written)
+        when it was decided already."""
+        async with self._tx() as db:
+            if await db.execute(
+                    "UPDATE tournament_tables SET decided = TRUE, at_deadline = ? WHERE "
+                    "tournament_id = ? AND round = ? AND pod = ? AND decided = FALSE",
+                    at_deadline, tournament_id, round_number, pod) != 1:
+                return False
+            await db.executemany(
+                "UPDATE tournament_seats SET place = ? WHERE tournament_id = ? AND round = ? "
+                "AND pod = ? AND seat = ?",
+                [(place, tournament_id, round_number, pod, seat)
+                 for seat, place in enumerate(places)])
+        return True
+
+    async def finish_tournament(self, tournament_id: int, round_number: int) -> bool:
+        """The running tournament ends after round ``round_number``; False when it ended
+        already (or is at another round)."""
+        async with self._tx() as db:
+            return await db.execute(
+                "UPDATE tournaments SET status = 'finished', deadline = NULL, updated_at = ? "
+                "WHERE id = ? AND status = 'running' AND round = ?",
+                self.clock(), tournament_id, round_number) == 1
+
+    async def cancel_tournament(self, tournament_id: int) -> bool:
+        """Close a tournament still taking sign-ups; False when it is not."""
+        async with self._tx() as db:
+            return await db.execute(
+                "UPDATE tournaments SET status = 'cancelled', updated_at = ? WHERE id = ? AND "
+                "status = 'signup'", self.clock(), tournament_id) == 1
+
+    async def set_tournament_messages(self, tournament_id: int, *,
+                                      signup_message_id: int | None = None,
+                                      standings_message_id: int | None = None) -> None:
+        """Remember the tournament's sign-up message or its standings message."""
+        changes = {name: value for name, value in (("signup_message_id", signup_message_id),
+                                                   ("standings_message_id",
+                                                    standings_message_id))
+                   if value is not None}
+        if not changes:
+            return
+        sets = ", ".join(f"{name} = ?" for name in changes)
+        async with self._tx() as db:
+            await db.execute(f"UPDATE tournaments SET {sets}, updated_at = ? WHERE id = ?",
+                             *changes.values(), self.clock(), tournament_id)
+
+
+__all__ = ["TOURNAMENT_COLUMNS", "TournamentQueries", "read_tournament"]

@@ -1,0 +1,211 @@
+"""Server tournaments through the game service on a real SQLite store: sign-up and its
+refusals, the start with 7, 8 and 9 players (tables of 4 and 3, a bye at tables of 3, AI seats
+filling short tables), a round's tables ending (one played to its end, rated; the others
+decided at the round's deadline on a clock moved by hand), the next round seated with no
+repeated opponents, a drop, a restart mid-round (a new store on the same file, one pass), and
+the final standings with the champion. Matches are driven by applying legal moves through the
+service, never through Discord."""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from bot_helpers import Clock
+
+from bot.game.refusals import Refusal
+from bot.game.service import GameService
+from bot.game.tournament import rounds_needed
+from bot.game.tournament_pictures import champion_picture
+from bot.game.tournaments import Progress
+from bot.storage.records import TableRecord
+from bot.storage.sqlite import Store
+from engine import observe
+from engine.agents import Agent, make_agent
+
+GUILD, CHANNEL, HOST = 9, 500, 1
+HOUR = 3600
+
+
+async def _cup(service: GameService, entrants: int, **settings: object) -> int:
+    """A tournament of ``entrants`` players (users 1, 2, ...; 1 is its host) signed up."""
+    record = await service.tournaments.create(guild_id=GUILD, channel_id=CHANNEL,
+                                              host_id=HOST, name="Goblin Cup",
+                                              **settings)  # type: ignore[arg-type]
+    for user in range(1, entrants + 1):
+        await service.tournaments.join(record.id, user, f"P{user}")
+    return record.id
+
+
+async def play_out(service: GameService, table_id: int) -> TableRecord:
+    """Play a match to its end: each person's move chosen by the normal AI and applied as
+    their click would be."""
+    agents: dict[int, Agent] = {}
+    while True:
+        record = await service.tables.load(table_id)
+        if record.status != "running":
+            return record
+        seat = record.game.current
+        agent = agents.setdefault(seat, make_agent("normal", seat))
+        user = record.seats[seat].user
+        assert user is not None and not record.seats[seat].ai
+        await service.play.act(table_id, user, record.version,
+                               str(agent.choose(observe(record.game, seat))), sure=True)
+
+
+def _met(progress: Progress) -> set[frozenset[int]]:
+    assert progress.opened is not None
+    return {frozenset((a, b)) for pod in progress.opened.seating.pods
+            for a in pod.players for b in pod.players if a < b}
+
+
+async def test_sign_up_and_its_refusals(service: GameService, clock: Clock) -> None:
+    tours = service.tournaments
+    with pytest.raises(Refusal, match="server_only"):
+        await tours.create(guild_id=None, channel_id=1, host_id=HOST, name="Cup")
+    with pytest.raises(Refusal, match="bad_name"):
+        await tours.create(guild_id=GUILD, channel_id=1, host_id=HOST, name="  ")
+    with pytest.raises(Refusal, match="bad_table_size"):
+        await tours.create(guild_id=GUILD, channel_id=1, host_id=HOST, name="Cup",
+                           table_size=2)
+    with pytest.raises(Refusal, match="bad_time"):
+        await tours.create(guild_id=GUILD, channel_id=1, host_id=HOST, name="Cup",
+                           closes_at=clock.now - 1)
+    cup = await tours.create(guild_id=GUILD, channel_id=1, host_id=HOST, name=" Goblin  Cup ")
+    assert cup.name == "Goblin Cup" and cup.status == "signup"
+    view = await tours.join(cup.id, HOST, "Ann")
+    assert [(s.user, s.rating) for s in view.standings] == [(HOST, view.standings[0].rating)]
+    with pytest.raises(Refusal, match="already_entered"):
+        await tours.join(cup.id, HOST, "Ann")
+    with pytest.raises(Refusal, match="too_few"):
+        await tours.start(cup.id, HOST)
+    await tours.join(cup.id, 2, "Bob")
+    with pytest.raises(Refusal, match="not_entered"):
+        await tours.leave(cup.id, 3)
+    with pytest.raises(Refusal, match="host_only"):
+        await tours.start(cup.id, 2)
+    with pytest.raises(Refusal, match="not_running"):
+        await tours.drop(cup.id, 2)
+    await tours.leave(cup.id, 2)
+    assert [e.user for e in (await tours.view(cup.id)).tournament.entrants] == [HOST]
+    assert [r.id for r in await tours.open_in(GUILD)] == [cup.id]
+    assert (await tours.cancel(cup.id, 2, manager=True)).record.status == "cancelled"
+    with pytest.raises(Refusal, match="signup_over"):
+        await tours.join(cup.id, 3, "Cy")
+    with pytest.raises(Refusal, match="no_such"):
+        await tours.view(cup.id + 1)
+
+
+@pytest.mark.parametrize(("entrants", "size", "ai", "players", "seats", "bye"), [
+    (7, 4, None, (4, 3), (4, 3), False),
+    (8, 4, None, (4, 4), (4, 4), False),
+    (9, 4, None, (3, 3, 3), (3, 3, 3), False),
+    (7, 3, None, (3, 3), (3, 3), True),
+    (5, 4, "easy", (3, 2), (4, 4), False),
+])
+async def test_the_first_round_is_seated_with_its_matches_open(
+        service: GameService, entrants: int, size: int, ai: str | None,
+        players: tuple[int, ...], seats: tuple[int, ...], bye: bool) -> None:
+    cup = await _cup(service, entrants, table_size=size, ai_level=ai)
+    progress = await service.tournaments.start(cup, HOST)
+    assert progress.opened is not None and progress.record.status == "running"
+    assert progress.record.round == 1 and progress.rounds == rounds_needed(entrants)
+    pods = progress.opened.seating.pods
+    assert tuple(len(p.players) for p in pods) == players
+    assert tuple(len(t.seats) for t in progress.opened.tables) == seats
+    assert (progress.opened.seating.bye is not None) == bye
+    seated = [u for t in progress.opened.tables for u in (s.user for s in t.seats) if u]
+    assert len(seated) == len(set(seated)) == entrants - bye
+    for pod, table in zip(pods, progress.opened.tables, strict=True):
+        assert table.status == "running" and table.channel_id == CHANNEL and table.threaded
+        assert sorted(s.user or 0 for s in table.seats if not s.ai) == sorted(pod.players)
+        assert all(s.level == ai for s in table.seats if s.ai)
+        assert await service.store.tournament_of_table(table.id) == cup
+    with pytest.raises(Refusal, match="started"):
+        await service.tournaments.start(cup, HOST)
+    assert await service.tournaments.sweep() == []  # nothing is due
+
+
+async def test_a_whole_tournament_with_a_deadline_a_drop_and_a_restart(
+        tmp_path: Path, store: Store, service: GameService, clock: Clock) -> None:
+    tours = service.tournaments
+    cup = await _cup(service, 9, table_size=3, rounds=2, round_span=HOUR)
+    first = await tours.start(cup, HOST)
+    assert first.opened is not None
+    tables = first.opened.tables
+    played = await play_out(service, tables[0].id)
+    assert played.status == "finished"
+    assert await store.changes_of_table(played.id)  # rated as any other match
+    progress = await tours.table_ended(played.id)
+    assert progress is not None and progress.opened is None
+    assert [(d.pod, d.result.at_deadline) for d in progress.decided] == [(1, False)]
+    assert await tours.table_ended(played.id) is None  # decided once
+    assert await tours.advance(cup) is None  # the others play on, the deadline is ahead
+    leaver = tables[1].seats[0].user
+    assert leaver is not None
+    view = await tours.drop(cup, leaver)
+    assert [s.user for s in view.standings if s.dropped] == [leaver]
+    with pytest.raises(Refusal, match="dropped"):
+        await tours.drop(cup, leaver)
+
+    # a restart mid-round: a new store on the same file, and the deadline passed meanwhile
+    clock.now += HOUR
+    reopened = await Store.open(tmp_path / "karak.sqlite3", clock=clock)
+    try:
+        after = GameService(reopened, clock=clock, seeds=lambda: 7)
+        passes = await asyncio.gather(after.tournaments.sweep(), after.tournaments.sweep())
+        moved = [p for found in passes for p in found]
+        decided = [d for p in moved for d in p.decided]
+        assert sorted((d.pod, d.result.at_deadline) for d in decided) == [(2, True), (3, True)]
+        assert all(d.table is not None and d.table.status == "abandoned" for d in decided)
+        seated = [p for p in moved if p.opened is not None]
+        assert len(seated) == 1  # two passes at once: the round is seated once
+        second = seated[0]
+        assert second.opened is not None and second.record.round == 2
+        assert len(second.opened.tables) == 3  # 8 players left: 3 + 3 + 2
+        assert leaver not in {u for p in second.opened.seating.pods for u in p.players}
+        assert not _met(first) & _met(second)  # nobody meets an opponent again
+        assert await after.tournaments.sweep() == []
+        clock.now += HOUR
+        final = await after.tournaments.sweep()
+        assert len(final) == 1 and final[0].finished
+        assert final[0].record.status == "finished" and final[0].champion is not None
+        assert final[0].champion == final[0].standings[0]
+        assert champion_picture(final[0].tournament, "cs")  # what the channel is shown
+        lines = final[0].standings
+        assert [s.points for s in lines] == sorted((s.points for s in lines), reverse=True)
+        assert sum(s.played for s in lines) == 9 + 8
+        assert await after.tournaments.sweep() == []
+    finally:
+        await reopened.close()
+
+
+async def test_sign_up_closing_by_its_time_starts_or_cancels(service: GameService,
+                                                             clock: Clock) -> None:
+    cup = await _cup(service, 3, closes_at=clock.now + 60)
+    lone = await _cup(service, 1, closes_at=clock.now + 60)
+    assert await service.tournaments.sweep() == []
+    clock.now += 60
+    started, cancelled = await service.tournaments.sweep()
+    assert started.record.id == cup and started.opened is not None
+    assert [len(t.seats) for t in started.opened.tables] == [3]
+    assert cancelled.record.id == lone and cancelled.record.status == "cancelled"
+    assert cancelled.changed and not cancelled.finished
+    mine = await service.lobby.create(guild_id=GUILD, channel_id=CHANNEL, host_id=HOST,
+                                      host_name="Ann")  # beside the tournament's match
+    assert await service.store.active_in_channel(CHANNEL) == mine.id
+    assert await service.tournaments.sweep() == []
+
+
+async def test_the_host_ends_a_round_without_a_deadline(service: GameService) -> None:
+    cup = await _cup(service, 4, rounds=1)
+    first = await service.tournaments.start(cup, HOST)
+    assert first.opened is not None and first.record.deadline is None
+    with pytest.raises(Refusal, match="host_only"):
+        await service.tournaments.close_round(cup, 2)
+    assert await service.tournaments.sweep() == []  # no deadline: the match plays on
+    final = await service.tournaments.close_round(cup, 2, manager=True)
+    assert [d.result.at_deadline for d in final.decided] == [True]
+    assert final.finished and final.record.status == "finished"
+    with pytest.raises(Refusal, match="not_running"):
+        await service.tournaments.close_round(cup, HOST)

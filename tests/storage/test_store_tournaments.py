@@ -1,0 +1,122 @@
+"""Server tournaments on every backend: sign-ups (once each, only while they are open), a round
+seated with its matches in ONE guarded transaction (a second seating of the same round writes
+nothing), several matches of one tournament in one channel, a table decided once, a drop, the
+end once, and everything read back by a store opened again."""
+from __future__ import annotations
+
+import asyncio
+
+from bot.game.service import GameService
+from bot.storage.interface import Storage
+from bot.storage.records import NewTournamentTable, SeatInfo, TournamentRecord
+from storage.backends import Backend
+from storage.helpers import ANN, BOB, PLACE, Clock, played
+
+CAT, DAN, EVE = 303, 404, 505
+
+
+async def _tournament(store: Storage, **changes: object) -> TournamentRecord:
+    settings: dict[str, object] = dict(
+        guild_id=9, place_key=PLACE, channel_id=77, host_id=ANN, name="Autumn Cup",
+        rounds=None, table_size=4, timer=0, abilities=False, ai_level=None, round_span=3600,
+        closes_at=None, seed=5, locale="en")
+    settings.update(changes)
+    return await store.create_tournament(**settings)  # type: ignore[arg-type]
+
+
+def _tables(*pods: tuple[int, ...]) -> list[NewTournamentTable]:
+    heroes = ("horan", "taia", "argentus", "lord")
+    out = []
+    for pod, users in enumerate(pods, start=1):
+        game = played(pod, heroes[:len(users)])
+        seats = tuple(SeatInfo(user=u, name=f"P{u}", hero=heroes[i])
+                      for i, u in enumerate(users))
+        out.append(NewTournamentTable(pod, seats, game.states[0], pod, None))
+    return out
+
+
+async def test_sign_up_once_and_only_while_it_is_open(store: Storage, clock: Clock) -> None:
+    cup = await _tournament(store, ai_level="easy", closes_at=clock.now + 60, rounds=2)
+    assert cup.status == "signup" and cup.round == 0 and cup.ai_level == "easy"
+    assert await store.enter(cup.id, ANN, "Ann", 1500)
+    assert not await store.enter(cup.id, ANN, "Ann", 1500)  # once
+    assert await store.enter(cup.id, BOB, "Bob", 1400)
+    assert await store.enter(cup.id, CAT, "Cat", 1300)
+    assert await store.withdraw(cup.id, CAT)
+    assert not await store.withdraw(cup.id, CAT)
+    rows = await store.tournament_rows(cup.id)
+    assert rows is not None and rows.record == cup
+    assert [(e.user_id, e.rating) for e in rows.entrants] == [(ANN, 1500), (BOB, 1400)]
+    assert await store.cancel_tournament(cup.id)
+    assert not await store.enter(cup.id, CAT, "Cat", 1300)  # sign-up is over
+    assert not await store.cancel_tournament(cup.id)
+    assert await store.tournaments_with_status("cancelled") == [cup.id]
+    assert await store.tournaments_of(PLACE, "signup", "running") == []
+
+
+async def test_a_round_is_seated_once_with_its_tables_in_one_channel(
+        store: Storage, fresh: Storage, clock: Clock) -> None:
+    cup = await _tournament(store)
+    for user in (ANN, BOB, CAT, DAN):
+        assert await store.enter(cup.id, user, str(user), 1000)
+    pods = _tables((ANN, BOB), (CAT, DAN))
+    ids = await store.seat_tournament_round(cup.id, 0, 11, None, pods, clock.now + 3600,
+                                            {ANN: 1600, DAN: 900})
+    assert ids is not None and len(ids) == 2
+    assert await store.seat_tournament_round(cup.id, 0, 11, None, pods, None) is None  # again
+    for tid in ids:
+        table = await store.get(tid)
+        assert table is not None and table.status == "running" and table.channel_id == 77
+        assert table.threaded and table.place_key == PLACE
+        assert await store.tournament_of_table(tid) == cup.id
+    assert await store.tournament_of_table(-5) is None
+    assert [t.id for t in await store.running_of(CAT)] == [ids[1]]
+    assert await store.decide_tournament_table(cup.id, 1, 1, [2, 1], False)
+    assert not await store.decide_tournament_table(cup.id, 1, 1, [1, 2], True)  # once
+    assert await store.drop_entrant(cup.id, DAN, 1)
+    assert not await store.drop_entrant(cup.id, DAN, 1)
+    await store.set_tournament_messages(cup.id, standings_message_id=55)
+    rows = await fresh.tournament_rows(cup.id)  # what a restarted bot reads
+    assert rows is not None
+    assert rows.record.status == "running" and rows.record.round == 1
+    assert rows.record.deadline == clock.now + 3600 and rows.record.standings_message_id == 55
+    assert [(e.user_id, e.rating, e.dropped_after) for e in rows.entrants] == [
+        (ANN, 1600, None), (BOB, 1000, None), (CAT, 1000, None), (DAN, 900, 1)]
+    assert [(r.round, r.seed, r.bye_user) for r in rows.rounds] == [(1, 11, None)]
+    assert [(t.pod, t.table_id, t.seats, t.places, t.decided) for t in rows.tables] == [
+        (1, ids[0], (ANN, BOB), (2, 1), True), (2, ids[1], (CAT, DAN), (None, None), False)]
+    assert not await store.finish_tournament(cup.id, 2)  # not at that round
+    assert await store.finish_tournament(cup.id, 1)
+    assert not await store.finish_tournament(cup.id, 1)
+    assert await store.tournaments_with_status("finished") == [cup.id]
+
+
+async def test_a_tournament_decided_by_its_deadlines_after_a_restart(
+        backend: Backend, store: Storage, fresh: Storage, clock: Clock) -> None:
+    seeds = iter(range(1, 1000))
+    service = GameService(store, clock=clock, seeds=lambda: next(seeds))
+    cup = await service.tournaments.create(guild_id=9, channel_id=77, host_id=ANN, name="Cup",
+                                           rounds=2, ai_level="easy", round_span=600)
+    for user in (ANN, BOB, CAT, DAN, EVE):
+        await service.tournaments.join(cup.id, user, str(user))
+    first = await service.tournaments.start(cup.id, ANN)
+    assert first.opened is not None
+    assert [len(t.seats) for t in first.opened.tables] == [4, 4]  # AI seats fill them
+    clock.now += 600
+    restarted = GameService(fresh, clock=clock, seeds=lambda: 5)  # a bot started again
+    if backend.shared:  # and, where two processes may share the database, one more
+        passes = await asyncio.gather(restarted.tournaments.sweep(),
+                                      service.tournaments.sweep())
+    else:
+        passes = (await restarted.tournaments.sweep(),)
+    moved = [p for found in passes for p in found]
+    assert sorted((d.pod, d.result.at_deadline) for p in moved for d in p.decided) == [
+        (1, True), (2, True)]
+    (second,) = [p for p in moved if p.opened is not None]  # seated once
+    assert second.record.round == 2
+    assert await restarted.tournaments.sweep() == []
+    clock.now += 600
+    (final,) = await restarted.tournaments.sweep()
+    assert final.champion is not None and final.record.status == "finished"
+    assert sum(s.played for s in final.standings) == 10
+    assert await restarted.tournaments.sweep() == []
