@@ -138,6 +138,35 @@ async def test_a_stop_ends_resting_loops_at_once_and_lets_a_step_under_way_finis
     assert steps == ["write"] and busy.done() and not busy.cancelled()
 
 
+async def test_a_loop_asks_its_pause_before_each_rest_and_a_wake_ends_the_rest() -> None:
+    """A loop whose pause is a function asks it after each step (the reminders' loop rests
+    until the next reminder falls due); setting its ``wake`` event ends a rest at once (the
+    playground's clock jumped), however long the rest would have been."""
+    tasks, wake, stepped = Tasks(), asyncio.Event(), asyncio.Event()
+    pauses = iter([0.0, 3600.0, 3600.0])
+    asked: list[float] = []
+    steps: list[int] = []
+
+    def pause() -> float:
+        asked.append(next(pauses))
+        return asked[-1]
+
+    async def step() -> bool:
+        steps.append(len(steps))
+        stepped.set()
+        return len(steps) < 2
+
+    loop = tasks.repeat(step, "reminders", pause, endless=True, wake=wake)
+    await stepped.wait()  # the first step: no pause before it
+    stepped.clear()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert steps == [0] and asked == [0.0, 3600.0]  # resting for an hour
+    wake.set()
+    await loop  # woken: the second step ran at once, and was the last
+    assert steps == [0, 1] and asked == [0.0, 3600.0] and not wake.is_set()
+
+
 def test_the_health_check_reports_failing_loops(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
