@@ -147,16 +147,14 @@ class Tasks:
         return self.spawn(self._supervised(work, name), name, endless)
 
     def repeat(self, step: Callable[[], Awaitable[bool]], name: str,
-               pause: float | Callable[[], float], endless: bool = False,
-               wake: asyncio.Event | None = None) -> asyncio.Task[Any]:
+               pause: float | Callable[[], float], endless: bool = False) -> asyncio.Task[Any]:
         """Supervise ``step``, run after a rest of ``pause`` seconds (a number, or a function
         asked before each rest) until it returns False or a stop begins; each success ends a
-        failure streak. Setting ``wake`` ends a rest at once (the next step runs now); a loop
-        with a ``wake`` rests on the event loop's time, not on :attr:`sleep`."""
+        failure streak."""
 
         async def loop() -> None:
             while not self.stopping:
-                await self._rest(pause() if callable(pause) else pause, wake)
+                await self._rest(pause() if callable(pause) else pause)
                 if self.stopping:
                     return
                 going = await step()
@@ -180,20 +178,13 @@ class Tasks:
             self.failures.worked(name)
             return
 
-    async def _rest(self, seconds: float, wake: asyncio.Event | None = None) -> None:
-        """The pause of a loop between two steps (a stop ends it at once, and so does
-        ``wake`` when set: it is cleared then)."""
+    async def _rest(self, seconds: float) -> None:
+        """The pause of a loop between two steps (a stop ends it at once)."""
         task = asyncio.current_task()
         assert task is not None
         self._resting.add(task)
         try:
-            if wake is None:
-                await self.sleep(seconds)
-                return
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(seconds):
-                    await wake.wait()
-            wake.clear()
+            await self.sleep(seconds)
         finally:
             self._resting.discard(task)
 

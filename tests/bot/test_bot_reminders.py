@@ -86,6 +86,19 @@ async def test_the_loop_passes_when_the_next_reminder_falls_due(bot: LiveBot,
     assert reminders.pause() == reminders.poll  # nothing more to come
 
 
+async def test_a_jump_of_the_clock_sends_what_fell_due_at_once(bot: LiveBot,
+                                                                 clock: Clock) -> None:
+    """The playground's clock control jumps the bot's clock hours on: a pass is taken then,
+    not at the loop's next one."""
+    start = clock.now
+    _, mover = await slow_match(bot, clock)
+    await remind(bot)  # the loop's pass: the reminder is due in 18 h, it rests till then
+    clock.now = start + 19 * HOUR
+    bot.bot.clock_moved()
+    await bot.settle()
+    assert len(dms(bot, mover)) == 1
+
+
 async def test_no_reminder_for_someone_who_did_not_ask(bot: LiveBot, clock: Clock) -> None:
     start = clock.now
     _, mover = await slow_match(bot, clock, notify=False)
