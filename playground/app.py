@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -48,6 +48,9 @@ from loopback import FAKE_TOKEN, Loopback, LoopbackError, ManualClock
 from loopback.model import Channel
 from loopback.spec import unavailable_reason, validation_off
 from loopback.world import dumps
+
+if TYPE_CHECKING:
+    from bot.discord_side.client import KarakBot
 
 log = logging.getLogger("karak.playground")
 
@@ -131,6 +134,8 @@ class Playground:
         self.validate = validate
         #: The stand-in's clock: the page's clock control moves it on, and the bot's with it.
         self.clock = ManualClock()
+        #: The bot, once built: told when the clock jumps.
+        self.bot: KarakBot | None = None
         self.lb = self._standin(port)
         self.channel: Channel | None = None
 
@@ -201,6 +206,10 @@ class Playground:
         """The bot's clock: the time, plus every move of the page's clock control."""
         return time.time() + self.clock.offset
 
+    def follow(self, bot: KarakBot) -> None:
+        """The bot is built: it is told when the clock jumps."""
+        self.bot = bot
+
     @property
     def url(self) -> str:
         """The page's address."""
@@ -259,7 +268,8 @@ class Playground:
 
     async def _advance(self, request: web.Request) -> web.Response:
         """Move the clock on by one of :data:`CLOCK_STEPS` seconds: the stand-in's and the
-        bot's (its turn timers, reminders and the time left follow at their next pass)."""
+        bot's (the reminders due by then go out at once; the turn timers and the time left
+        follow at their next pass)."""
         try:
             data = await request.json()
             seconds = data.get("advance") if isinstance(data, dict) else None
@@ -271,6 +281,8 @@ class Playground:
                        else LoopbackError(f"bad request: {exc!r}", "bad_request"))
             return web.json_response(refusal.public(), status=400)
         self.clock.advance(float(seconds))
+        if self.bot is not None:
+            self.bot.clock_moved()
         self.lb.bump()
         return web.json_response({"offset": self.clock.offset})
 
@@ -343,7 +355,8 @@ async def serve(options: Options, settings: Settings,
         settings = settings.model_copy(update={"api_base": lb.api_base,
                                                "gateway_url": lb.gateway_url})
         loop = asyncio.get_running_loop()
-        bot = loop.create_task(run(settings, force_sync=True, clock=playground.bot_clock))
+        bot = loop.create_task(run(settings, force_sync=True, clock=playground.bot_clock,
+                                   built=playground.follow))
         deadline = loop.time() + CONNECT_WAIT
         while not lb.gateway.connected() and loop.time() < deadline:
             if bot.done():

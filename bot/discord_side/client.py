@@ -238,6 +238,11 @@ class KarakBot(commands.AutoShardedBot):
         self.scheduler.start_timers()
         self.reminders.start()
 
+    def clock_moved(self) -> None:
+        """The bot's clock jumped forward (the playground's clock control): the reminders due
+        by the new time go out now, not at the loop's next pass."""
+        self.reminders.wake()
+
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
         """A thread was deleted: a match played in it ends as abandoned (in the background)."""
         assert self.user is not None

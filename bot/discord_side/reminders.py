@@ -5,8 +5,14 @@ for a person's new turn mentions them (:meth:`Messages.post_table`), at a slow m
 other. The one direct message after a quarter of their time is sent here: the ``reminders``
 loop (supervised like the turn timers) sends the due reminders of the tables this process holds
 the lease of, a few at a time, each a direct message with a link to the table message and the
-time left. The requests go through discord.py's rate-limit handling and the bot's global wait
-(:mod:`bot.discord_side.ratelimits`): a 429 is waited out, never a reason to drop a reminder.
+time left. The loop's pass is taken when the next reminder falls due (the last pass saw every
+slow turn, so it knows when), at the latest :data:`POLL` seconds after the last one (a turn that
+started since is seen then: its reminder is due a quarter of an hour later at the soonest); one
+more is taken at once when the bot's clock jumps (the playground's clock control). So a
+reminder goes out as soon as it is due and the ones due before it are sent, not at the next
+tick of a fixed grid of passes. The requests go through discord.py's rate-limit handling and
+the bot's global wait (:mod:`bot.discord_side.ratelimits`): a 429 is waited out, never a
+reason to drop a reminder.
 
 A person whose direct messages are closed (Discord answers 403 with code 50007) is noted once,
 in the log and in the database: no direct message is tried again, after a restart neither.
@@ -37,7 +43,8 @@ from i18n import msg, translate
 log = logging.getLogger("karak.bot")
 #: The name of the loop sending reminders (in the log and the health check).
 REMINDER_LOOP = "reminders"
-#: Seconds between two passes of the loop: reminders due in the same minute go out in it.
+#: Seconds at most between two passes of the loop (a pass is taken sooner when a reminder
+#: falls due sooner).
 POLL = 15.0
 #: Reminders sent at once (each waits for its route's rate limit and the global one).
 AT_ONCE = 8
@@ -61,6 +68,7 @@ class Reminders:
         #: Direct messages sent (tests, benchmarks).
         self.sent = 0
         self._loop: asyncio.Task[Any] | None = None
+        self._passing = asyncio.Lock()  # one pass at a time (the loop's, or one asked for)
         self._dms: dict[int, int] = {}  # user -> their direct-message channel
 
     def install(self, client: Any) -> None:
@@ -71,21 +79,31 @@ class Reminders:
         """Start the loop sending due reminders (once), its first pass at once (what fell due
         while the bot was stopped goes out now; the slow matches are known from then on)."""
         if self._loop is None:
-            self.tasks.supervise(self.send_due, f"{REMINDER_LOOP}-start")
-            self._loop = self.tasks.repeat(self.send_due, REMINDER_LOOP, self.poll,
+            self._loop = self.tasks.repeat(self.send_due, REMINDER_LOOP, self.pause,
                                            endless=True)
+
+    def pause(self) -> float:
+        """Seconds until the loop's next pass: until the next reminder falls due, at most
+        :attr:`poll` (none before the first pass)."""
+        return min(self.poll, max(0.0, self.reminding.upcoming - self.clock()))
+
+    def wake(self) -> None:
+        """The bot's clock jumped forward: a pass now, besides the loop's (once it runs)."""
+        if self._loop is not None:
+            self.tasks.spawn(self.send_due(), f"{REMINDER_LOOP}-now")
 
     async def send_due(self) -> bool:
         """Send every reminder due now at the tables this process holds, :data:`AT_ONCE` at a
-        time; True (the loop goes on)."""
-        due = await self.reminding.due(self.leases.holding)
-        gate = asyncio.Semaphore(AT_ONCE)
+        time (one pass at a time); True (the loop goes on)."""
+        async with self._passing:
+            due = await self.reminding.due(self.leases.holding)
+            gate = asyncio.Semaphore(AT_ONCE)
 
-        async def one(reminder: Reminder) -> None:
-            async with gate:
-                await self.send(reminder)
+            async def one(reminder: Reminder) -> None:
+                async with gate:
+                    await self.send(reminder)
 
-        await asyncio.gather(*(one(r) for r in due))
+            await asyncio.gather(*(one(r) for r in due))
         return True
 
     async def send(self, reminder: Reminder) -> None:

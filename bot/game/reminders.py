@@ -19,6 +19,7 @@ restart loses nothing). Once due, the reminder is recorded before it is sent (``
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -72,16 +73,20 @@ class Reminding:
     clock: Callable[[], float]
     #: The running slow matches, as the last pass of :meth:`due` found them.
     slow: set[int] = field(default_factory=set)
+    #: When the next reminder falls due, as the last pass of :meth:`due` found the slow turns
+    #: (minus infinity before the first pass, infinity when no turn's reminder is to come).
+    upcoming: float = -math.inf
 
     async def due(self, holding: Callable[[int], Awaitable[bool]]) -> list[Reminder]:
         """The reminders to send now at the tables this process is ``holding`` (the lease of:
         only its holder reminds), earliest due first, each recorded as sent already; one
         whose person was active since their turn started is recorded as such and left out;
         people who did not ask for reminders, or whose direct messages are closed, are left
-        out."""
+        out. :attr:`upcoming` then tells when the next one falls due."""
         now = self.clock()
         found: list[tuple[TableRecord, int, float, float]] = []
         slow: set[int] = set()
+        upcoming = math.inf
         for tid in await self.tables.ids_with_status("running"):
             try:
                 record = await self.tables.load(tid)
@@ -90,9 +95,14 @@ class Reminding:
             if record.timer >= SLOW:
                 slow.add(tid)
             waiting = slow_turn(record)
-            if waiting is not None and waiting[2] <= now and await holding(tid):
+            if waiting is None:
+                continue
+            if waiting[2] > now:
+                upcoming = min(upcoming, waiting[2])
+            elif await holding(tid):
                 found.append((record, *waiting))
         self.slow = slow
+        self.upcoming = upcoming
         if not found:
             return []
         ids = [r.id for r, *_ in found]

@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import discord
 
@@ -27,6 +28,9 @@ from bot.process.logs import log_handler
 from bot.process.settings import ConfigProblem, Settings, load_settings
 from bot.storage.choice import NoDriver, is_database_url, shown
 from i18n import msg, translate
+
+if TYPE_CHECKING:
+    from bot.discord_side.client import KarakBot
 
 log = logging.getLogger("karak.bot")
 #: The gateway's close codes refusing the shard settings: an invalid shard, sharding required.
@@ -68,9 +72,11 @@ def setup_logging(settings: Settings) -> None:
 
 
 async def run(settings: Settings, force_sync: bool = False,
-              clock: Callable[[], float] = time.time) -> None:
+              clock: Callable[[], float] = time.time,
+              built: Callable[[KarakBot], None] | None = None) -> None:
     """Open the database and run the bot until it is stopped (SIGTERM or SIGINT close it);
-    ``clock``: the bot's time (the playground's moves on when asked)."""
+    ``clock``: the bot's time (the playground's moves on when asked); ``built`` is given the
+    bot once it is built (the playground tells it when its clock jumps)."""
     from bot.discord_side.client import route_to
     from bot.process.compose import from_settings
     from bot.process.metrics import served
@@ -86,6 +92,8 @@ async def run(settings: Settings, force_sync: bool = False,
         raise problem from None
     try:
         bot, metrics = from_settings(store, settings, force_sync, clock)
+        if built is not None:
+            built(bot)
         async with bot, served(metrics, store, settings.metrics_host, settings.metrics_port):
             stop_on_signals(bot)
             await bot.start(settings.token.get_secret_value())

@@ -146,14 +146,15 @@ class Tasks:
         after the backoff pause (see the module's docstring)."""
         return self.spawn(self._supervised(work, name), name, endless)
 
-    def repeat(self, step: Callable[[], Awaitable[bool]], name: str, pause: float,
-               endless: bool = False) -> asyncio.Task[Any]:
-        """Supervise ``step``, run every ``pause`` seconds until it returns False or a stop
-        begins; each success ends a failure streak."""
+    def repeat(self, step: Callable[[], Awaitable[bool]], name: str,
+               pause: float | Callable[[], float], endless: bool = False) -> asyncio.Task[Any]:
+        """Supervise ``step``, run after a rest of ``pause`` seconds (a number, or a function
+        asked before each rest) until it returns False or a stop begins; each success ends a
+        failure streak."""
 
         async def loop() -> None:
             while not self.stopping:
-                await self._rest(pause)
+                await self._rest(pause() if callable(pause) else pause)
                 if self.stopping:
                     return
                 going = await step()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from live_bot import CHANNEL, GUILD, Call, LiveBot
 from players import ANN, BOB, EVE, TinyRenderer, open_table
 from storage.helpers import Clock
@@ -64,6 +65,38 @@ async def test_a_slow_turn_pings_then_reminds_once_after_a_quarter(bot: LiveBot,
     assert len(dms(bot, mover)) == 1  # never two per turn
     other = BOB if mover is ANN else ANN
     assert dms(bot, other) == []  # not their turn
+
+
+async def test_the_loop_passes_when_the_next_reminder_falls_due(bot: LiveBot,
+                                                                clock: Clock) -> None:
+    """The loop's next pass is when the next reminder falls due, not its poll later (many
+    reminders due in one minute all go out within it); it takes one at once when the clock
+    jumps."""
+    reminders = bot.bot.reminders
+    start = clock.now
+    await slow_match(bot, clock)
+    clock.now = start + 18 * HOUR - 60
+    await remind(bot)
+    assert reminders.pause() == pytest.approx(60.0)  # due in a minute: the poll is an hour
+    clock.now += 45
+    assert reminders.pause() == pytest.approx(15.0)
+    clock.now += 30
+    assert reminders.pause() == 0.0  # overdue: a pass at once
+    await remind(bot)
+    assert reminders.pause() == reminders.poll  # nothing more to come
+
+
+async def test_a_jump_of_the_clock_sends_what_fell_due_at_once(bot: LiveBot,
+                                                                 clock: Clock) -> None:
+    """The playground's clock control jumps the bot's clock hours on: a pass is taken then,
+    not at the loop's next one."""
+    start = clock.now
+    _, mover = await slow_match(bot, clock)
+    await remind(bot)  # the loop's pass: the reminder is due in 18 h, it rests till then
+    clock.now = start + 19 * HOUR
+    bot.bot.clock_moved()
+    await bot.settle()
+    assert len(dms(bot, mover)) == 1
 
 
 async def test_no_reminder_for_someone_who_did_not_ask(bot: LiveBot, clock: Clock) -> None:

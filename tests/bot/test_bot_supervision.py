@@ -138,6 +138,24 @@ async def test_a_stop_ends_resting_loops_at_once_and_lets_a_step_under_way_finis
     assert steps == ["write"] and busy.done() and not busy.cancelled()
 
 
+async def test_a_loop_asks_its_pause_before_each_rest() -> None:
+    """A loop whose pause is a function asks it before each rest, after the step before (the
+    reminders' loop rests until the next reminder falls due)."""
+    pauses = Pauses()
+    tasks = Tasks(pauses.sleep, pauses.clock)
+    planned = iter([0.0, 60.0, 3.5])
+    steps: list[float] = []
+
+    async def step() -> bool:
+        steps.append(pauses.now)
+        return len(steps) < 3
+
+    # a safety net only: the loop takes no time (a pause that is no number would be retried
+    # after every backoff, for ever)
+    await asyncio.wait_for(tasks.repeat(step, "reminders", lambda: next(planned)), 30)
+    assert pauses.asked == [0.0, 60.0, 3.5] and steps == [1000.0, 1060.0, 1063.5]
+
+
 def test_the_health_check_reports_failing_loops(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 from loopback.components import interactive
 from playground import browser
 from playground.app import CHANNEL_ID, PEOPLE
-from playground.drive import Driver, PlaygroundProcess
+from playground.drive import HAND, Driver, PlaygroundProcess
 
 
 def _post(url: str, body: dict[str, Any]) -> Any:
@@ -64,15 +64,17 @@ def test_a_slow_match_over_a_fake_day_reminds_in_direct_messages(chromium_ready:
         d = Driver(page, proc.url)
         d.open(1)
         d.open_thread(page.locator("article.msg .thread-link").last)  # the match's own thread
-        turn = page.locator("article.msg.pinged").last  # the table message names who plays
-        page.locator("article.msg:has-text('Table #1')").last.wait_for(timeout=30_000)
-        mover = 1 if turn.count() else 2
+        # the table message (the one with My hand) names who plays; the lobby above it names
+        # both seats, so it alone would seem to ping Ann whoever plays first
+        table = page.locator(f"article.msg:has({HAND})").last
+        table.wait_for(timeout=30_000)
+        mover = 1 if "pinged" in (table.get_attribute("class") or "").split() else 2
         d.act_as(mover)
         page.click(".clock-step[data-seconds='28800']")
         page.wait_for_selector(".clock-ahead:has-text('Clock: +8 h')")
         page.click(".place-tab[data-place='dm']")
         reminder = page.locator("article.msg:has-text('Your turn is waiting at table #1')")
-        reminder.last.wait_for(timeout=60_000)  # the bot's next pass of its reminders
+        reminder.last.wait_for(timeout=60_000)  # the clock's jump wakes the reminders' loop
         text = reminder.last.inner_text()
         assert "15 h" in text or "16 h" in text, text  # a 1-day turn, 8 hours on
         breaches = page.evaluate("() => fetch('/_loopback/breaches').then(r => r.json())")
