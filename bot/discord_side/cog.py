@@ -20,13 +20,15 @@ from bot.discord_side.context import answer_privately, loc
 from bot.discord_side.counting import answered
 from bot.discord_side.language import follow_person
 from bot.discord_side.standings import show_board, show_stats
+from bot.discord_side.tournaments import TournamentDesk
 from bot.discord_side.turns import set_notify, show_turns
 from bot.game.card_lookup import suggest
 from bot.game.refusals import Refusal
 from bot.game.seats import TIMERS
 from bot.game.servers import AUTO
+from bot.game.tournaments import MAX_NAME, MAX_ROUNDS
 from engine.agents import LEVELS
-from i18n import LOCALES, Msg, translate
+from i18n import LOCALES, Msg, msg, translate
 
 
 def _t(key: str) -> app_commands.locale_str:
@@ -49,6 +51,12 @@ LANGUAGE_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.lang.{c}"), value=c)
                     for c in (AUTO, *LOCALES)]
 #: /goblin notify's choices: direct-message reminders on or off.
 NOTIFY_CHOICES = [app_commands.Choice(name=_t(f"turns.cmd.{v}"), value=v) for v in ("on", "off")]
+#: /goblin tournament new's table sizes.
+SIZE_CHOICES = [app_commands.Choice(name=_t(f"bot.tournament.cmd.size.s{n}"), value=n)
+                for n in (3, 4)]
+#: The options of /goblin tournament, localised.
+TOURNAMENT_OPTION = {o: _t(f"bot.tournament.cmd.option.{o}")
+                     for o in ("rounds", "table_size", "round_hours", "signup_hours")}
 LEVEL_CHOICES = [app_commands.Choice(name=_t(f"bot.cmd.level.{lv}"), value=lv) for lv in LEVELS]
 
 
@@ -229,6 +237,80 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
             interaction, abilities, timer.value if timer else None,
             language.value if language else None, ai_level.value if ai_level else None, undo,
             threads))
+
+    # ---------------------------------------------------------------- tournaments
+
+    tournament = app_commands.Group(name=_t("bot.tournament.cmd.name.group"),
+                                    description=_t("bot.tournament.cmd.group"),
+                                    guild_only=True)
+
+    def _desk(self) -> TournamentDesk:
+        """The tournament bodies."""
+        desk = self.bodies.clicks.tournaments
+        if desk is None:
+            raise Refusal(msg("bot.tournament.error.no_such"))
+        return desk
+
+    @tournament.command(name=_t("bot.tournament.cmd.name.new"),
+                        description=_t("bot.tournament.cmd.new"))
+    @app_commands.describe(name=_t("bot.tournament.cmd.new_name"),
+                           rounds=_t("bot.tournament.cmd.new_rounds"),
+                           table_size=_t("bot.tournament.cmd.new_table_size"),
+                           timer=_t("bot.cmd.new_timer"), abilities=_t("bot.cmd.new_abilities"),
+                           ai_level=_t("bot.tournament.cmd.new_ai_level"),
+                           round_hours=_t("bot.tournament.cmd.new_round_hours"),
+                           signup_hours=_t("bot.tournament.cmd.new_signup_hours"))
+    @app_commands.rename(name=OPTION["name"], rounds=TOURNAMENT_OPTION["rounds"],
+                         table_size=TOURNAMENT_OPTION["table_size"], timer=OPTION["timer"],
+                         abilities=OPTION["abilities"], ai_level=OPTION["ai_level"],
+                         round_hours=TOURNAMENT_OPTION["round_hours"],
+                         signup_hours=TOURNAMENT_OPTION["signup_hours"])
+    @app_commands.choices(table_size=SIZE_CHOICES)
+    @app_commands.choices(timer=TIMER_CHOICES)
+    @app_commands.choices(ai_level=LEVEL_CHOICES)
+    async def tournament_new(self, interaction: discord.Interaction[Any],
+                             name: app_commands.Range[str, 1, MAX_NAME],
+                             rounds: app_commands.Range[int, 1, MAX_ROUNDS] | None = None,
+                             table_size: app_commands.Choice[int] | None = None,
+                             timer: app_commands.Choice[int] | None = None,
+                             abilities: bool | None = None,
+                             ai_level: app_commands.Choice[str] | None = None,
+                             round_hours: app_commands.Range[int, 1, 168] | None = None,
+                             signup_hours: app_commands.Range[int, 1, 168] | None = None
+                             ) -> None:
+        """Open a tournament in this channel, with its sign-up message (Manage Server)."""
+        level = ai_level.value if ai_level else None
+        await _run(interaction, self._desk().new(
+            interaction, name, rounds, table_size.value if table_size else 4,
+            timer.value if timer else None, bool(abilities),
+            level if level in LEVELS else None, round_hours, signup_hours))
+
+    @tournament.command(name=_t("bot.tournament.cmd.name.start"),
+                        description=_t("bot.tournament.cmd.start"))
+    async def tournament_start(self, interaction: discord.Interaction[Any]) -> None:
+        """Close sign-up and seat round 1 (host or Manage Channels)."""
+        await _run(interaction, self._desk().start(interaction))
+
+    @tournament.command(name=_t("bot.tournament.cmd.name.standings"),
+                        description=_t("bot.tournament.cmd.standings"))
+    async def tournament_standings(self, interaction: discord.Interaction[Any]) -> None:
+        """The standings picture, privately."""
+        await _run(interaction, self._desk().standings(interaction))
+
+    @tournament.command(name=_t("bot.tournament.cmd.name.drop"),
+                        description=_t("bot.tournament.cmd.drop"))
+    @app_commands.describe(player=_t("bot.tournament.cmd.drop_player"))
+    @app_commands.rename(player=OPTION["player"])
+    async def tournament_drop(self, interaction: discord.Interaction[Any],
+                              player: discord.User | None = None) -> None:
+        """Drop out of the tournament (its host or a channel manager: drop someone)."""
+        await _run(interaction, self._desk().drop(interaction, player))
+
+    @tournament.command(name=_t("bot.tournament.cmd.name.cancel"),
+                        description=_t("bot.tournament.cmd.cancel"))
+    async def tournament_cancel(self, interaction: discord.Interaction[Any]) -> None:
+        """Cancel a tournament still taking sign-ups (host or Manage Channels)."""
+        await _run(interaction, self._desk().cancel(interaction))
 
     # ---------------------------------------------------------------- slow matches
 

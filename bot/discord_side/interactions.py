@@ -31,6 +31,7 @@ from bot.discord_side.language import follow_person
 from bot.discord_side.messages import Messages
 from bot.discord_side.past import PastMatches
 from bot.discord_side.standings import show_board
+from bot.discord_side.tournaments import TournamentDesk
 from bot.discord_side.turns import show_turns
 from bot.discord_side.ui.control import Clicks, Control
 from bot.discord_side.ui.hand import ask_view
@@ -59,8 +60,10 @@ class Interactions:
     """Answers clicks (the client's ``clicks``)."""
 
     def __init__(self, service: GameService, messages: Messages, scheduler: Scheduler,
-                 past: PastMatches, hints_given: GivenHints) -> None:
+                 past: PastMatches, hints_given: GivenHints,
+                 tournaments: TournamentDesk | None = None) -> None:
         self.service = service
+        self.tournaments = tournaments
         self.messages = messages
         self.scheduler = scheduler
         self.past = past
@@ -153,6 +156,13 @@ class Interactions:
     async def turns(self, interaction: discord.Interaction[Any], owner: int, page: int) -> None:
         """A page of a person's matches."""
         await show_turns(interaction, self.service, owner, page)
+
+    async def tournament(self, interaction: discord.Interaction[Any], tournament: int,
+                         op: str) -> None:
+        """A Join or Leave button of a tournament's sign-up message."""
+        if self.tournaments is None:
+            raise Refusal(msg("bot.tournament.error.no_such"))
+        await self.tournaments.click(interaction, tournament, op)
 
     # ------------------------------------------------------------------ past matches
 

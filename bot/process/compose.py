@@ -30,13 +30,14 @@ from bot.discord_side.poster import Poster
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.reminders import POLL as REMINDER_POLL
 from bot.discord_side.reminders import Reminders
+from bot.discord_side.tournaments import TournamentDesk
 from bot.game.leases import LEASE_TTL, Leases, instance_name
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
 from bot.process.metrics import instrument
 from bot.process.settings import Settings
 from bot.storage.interface import Storage
-from bot.storage.records import Shards
+from bot.storage.records import Shards, TableRecord
 from bot.supervision.metrics import UNCOUNTED, Metrics
 from bot.supervision.tasks import Sleep, Tasks
 from bot.workers.pictures import Pictures, PillowRenderer, Renderer
@@ -86,14 +87,21 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
         messages = Messages(client, service, pictures, tasks, pace)
         hints_given = GivenHints()
         poster = Poster(service, messages, summary=partial(summary_of, service))
+
+        async def begin(record: TableRecord) -> None:
+            """Begin a tournament's match as a lobby's Start does."""
+            await scheduler.begin(record)
+
+        desk = TournamentDesk(service, messages, tasks, begin,
+                              forget=lambda table: scheduler.forget(table))
         scheduler = Scheduler(
             service, tasks, leases, poster, ai_pace=ai_pace, timer_poll=timer_poll,
             heartbeat=heartbeat, connected=lambda: client.is_ready() and not client.is_closed(),
-            sweeps=(partial(lapse_offers, service, messages),),
-            forgetters=(messages.forget, hints_given.forget),
+            sweeps=(partial(lapse_offers, service, messages), desk.sweep),
+            forgetters=(messages.forget, hints_given.forget, desk.ended),
             made_for=(hints_given.decided,))
         past = PastMatches(service, messages, scheduler.begin)
-        clicks = Interactions(service, messages, scheduler, past, hints_given)
+        clicks = Interactions(service, messages, scheduler, past, hints_given, desk)
         bodies = Commands(service, messages, clicks)
         reminders = Reminders(client, service, tasks, leases, max(REMINDER_POLL, timer_poll))
         reminders.install(client)

@@ -27,6 +27,7 @@ from bot.discord_side.ui.custom_ids import (
     SeekMenu,
     ShareButton,
     SureButton,
+    TournamentButton,
     TurnsButton,
     kind_of,
     parse,
@@ -52,6 +53,7 @@ from bot.discord_side.ui.targets import (
     ShowLog,
     Sure,
     Target,
+    TournamentOp,
     TurnsPage,
     Unreadable,
 )
@@ -92,6 +94,8 @@ WRITTEN: list[tuple[type[Control], str, Target]] = [
     (ForgetButton, ForgetButton.id_for(GUILD, True), Forget(GUILD, True)),
     (ForgetButton, ForgetButton.id_for(GUILD, False), Forget(GUILD, False)),
     (TurnsButton, TurnsButton.id_for(2000000000000000001, 3), TurnsPage(2000000000000000001, 3)),
+    *[(TournamentButton, TournamentButton.id_for(7, op), TournamentOp(7, op))
+      for op in ("join", "leave")],
 ]
 
 

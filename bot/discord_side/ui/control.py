@@ -114,6 +114,11 @@ class Answers(Protocol):
         """A ``/goblin turns`` page button."""
         ...
 
+    async def tournament(self, interaction: discord.Interaction[Any], tournament: int,
+                         op: str) -> None:
+        """A Join or Leave button of a tournament's sign-up message."""
+        ...
+
 
 class Clicks(Answers, Protocol):
     """What every click goes through first (acknowledgement rules, refusals, metrics), then

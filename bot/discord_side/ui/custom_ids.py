@@ -38,6 +38,7 @@ from bot.discord_side.ui.targets import (
     ShowLog,
     Sure,
     Target,
+    TournamentOp,
     TurnsPage,
     Unreadable,
 )
@@ -47,6 +48,8 @@ LOBBY_OPS = ("join", "leave", "ai", "unai", "start", "cancel")
 #: The buttons of a replay message: where each leads from the step shown.
 REPLAY_OPS = ("open", "first", "prev", "next", "last", "pturn", "nturn", "flip")
 REMATCH_OPS = ("offer", "ready", "start")
+#: The buttons of a tournament's sign-up message.
+TOURNAMENT_OPS = ("join", "leave")
 TABLE = rf"(?P<table>{NUMBER})"
 VERSION = rf"(?P<version>{NUMBER})"
 
@@ -516,11 +519,38 @@ class TurnsButton(Control, kind="turns", fields=rf"(?P<owner>{NUMBER}):(?P<page>
         await clicks.turns(interaction, t.owner, t.page)
 
 
+# ---------------------------------------------------------------- a server's tournament
+
+
+class TournamentButton(Control, kind="tour",
+                       fields=rf"(?P<tournament>{NUMBER}):(?P<op>{_one_of(TOURNAMENT_OPS)})"):
+    """A Join or Leave button of a tournament's sign-up message (anyone may click it; the
+    answer to the one who clicked is private, the sign-up message is edited for all)."""
+
+    checks_channel = False  # a tournament: no table behind it
+
+    @classmethod
+    def id_for(cls, tournament: int, op: str) -> str:
+        """The custom_id of button ``op`` of tournament ``tournament``'s sign-up message."""
+        return cls.join(tournament, op)
+
+    @classmethod
+    def read(cls, found: re.Match[str]) -> TournamentOp:
+        """The tournament and the operation."""
+        return TournamentOp(number(found, "tournament", 1), found["op"])
+
+    async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
+                     values: list[str]) -> None:
+        """Answered: the person signed up, or off."""
+        t = self.read_as(TournamentOp)
+        await clicks.tournament(interaction, t.tournament, t.op)
+
+
 #: Every kind, registered once with the client.
 KINDS: tuple[type[Control], ...] = (
     HandButton, LogButton, MoveButton, SureButton, BackButton, HintButton, MoveMenu, QuitButton,
     AbandonButton, LobbyButton, HeroMenu, LevelMenu, HistoryButton, ReplayButton, SeekMenu,
-    ShareButton, RematchButton, BoardButton, ForgetButton, TurnsButton,
+    ShareButton, RematchButton, BoardButton, ForgetButton, TurnsButton, TournamentButton,
 )
 
 
@@ -557,6 +587,7 @@ __all__ = [
     "LevelMenu", "LevelPick", "LobbyButton", "LobbyOp", "LogButton", "Move", "MoveButton",
     "MoveMenu", "OpenHand", "Pick", "Quit", "QuitButton", "RematchButton", "RematchOp",
     "ReplayButton", "ReplayGo", "ReplaySeek", "ReplayShare", "SeekMenu", "ShareButton", "ShowLog",
-    "Sure", "SureButton", "Target", "TurnsButton", "TurnsPage", "Unreadable", "control",
+    "Sure", "SureButton", "TOURNAMENT_OPS", "Target", "TournamentButton", "TournamentOp",
+    "TurnsButton", "TurnsPage", "Unreadable", "control",
     "is_ours", "kind_of", "parse",
 ]

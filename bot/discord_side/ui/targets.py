@@ -182,9 +182,18 @@ class Unreadable:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class TournamentOp:
+    """A button of a tournament's sign-up message: ``op`` (join or leave) on tournament
+    ``tournament``."""
+
+    tournament: int
+    op: str
+
+
 Target = (OpenHand | ShowLog | Move | Sure | Back | HintAsk | Pick | LobbyOp | HeroPick
           | LevelPick | Quit | Abandon | BoardPage | HistoryPage | ReplayGo | ReplaySeek
-          | ReplayShare | RematchOp | Forget | TurnsPage | Unreadable)
+          | ReplayShare | RematchOp | Forget | TurnsPage | TournamentOp | Unreadable)
 #: The targets of past matches (history, replays, rematches): no running table behind them.
 PAST = (HistoryPage, ReplayGo, ReplaySeek, ReplayShare, RematchOp)
 
@@ -193,5 +202,5 @@ __all__ = [
     "Abandon", "Back", "BoardPage", "Forget", "HeroPick", "HintAsk", "HistoryPage", "LevelPick",
     "LobbyOp",
     "Move", "OpenHand", "PAST", "Pick", "Quit", "RematchOp", "ReplayGo", "ReplaySeek",
-    "ReplayShare", "ShowLog", "Sure", "Target", "TurnsPage", "Unreadable",
+    "ReplayShare", "ShowLog", "Sure", "Target", "TournamentOp", "TurnsPage", "Unreadable",
 ]

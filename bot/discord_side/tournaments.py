@@ -1,0 +1,278 @@
+"""Server tournaments on Discord: the ``/goblin tournament`` command bodies, the sign-up message
+with its Join and Leave buttons (edited as entrants come and go), and what a tournament's step
+(:class:`~bot.game.tournaments.Progress`) posts: each opened match begun as any started match
+(its own thread where the bot may create one), the standings picture after a round, the
+champion at the end. The rules and the storage are the game service's
+(:mod:`bot.game.tournaments`); nothing here holds a table's lock while it sends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import discord
+
+from bot.discord_side.context import answer_privately, can_manage_channel, loc, public_locale
+from bot.discord_side.messages import NO_MENTIONS, Messages
+from bot.discord_side.ui.custom_ids import TournamentButton
+from bot.discord_side.ui.parts import (
+    GOLD,
+    MAX_TEXT,
+    button,
+    cut,
+    layout,
+    picture,
+    row,
+    text_block,
+)
+from bot.discord_side.uploads import ImageFile
+from bot.game.refusals import Refusal
+from bot.game.service import GameService
+from bot.game.tournament_pictures import champion_picture, standings_picture
+from bot.game.tournaments import Progress, View
+from bot.storage.records import TableRecord, TournamentRecord
+from bot.supervision.tasks import Tasks
+from engine.agents import AiLevel
+from i18n import msg, translate
+
+log = logging.getLogger("karak.bot")
+Begin = Callable[[TableRecord], Awaitable[None]]
+
+
+def signup_view(view: View) -> discord.ui.LayoutView:
+    """The public sign-up message: the tournament, how it is played, who entered, and its Join
+    and Leave buttons while sign-up lasts."""
+    record = view.record
+    locale = record.locale
+    names = [e.name for e in view.tournament.entrants]
+    lines = [translate(msg("bot.tournament.signup.title", name=record.name), locale),
+             translate(msg("bot.tournament.signup.how", size=record.table_size,
+                           host=f"<@{record.host_id}>"), locale),
+             translate(msg("bot.tournament.signup.entrants", count=len(names),
+                           names=", ".join(names) or "—"), locale)]
+    if record.status == "signup":
+        lines.append(translate(msg("bot.tournament.signup.open"), locale))
+        buttons = row(
+            button(translate(msg("bot.tournament.signup.join"), locale),
+                   TournamentButton.id_for(record.id, "join"), "success"),
+            button(translate(msg("bot.tournament.signup.leave"), locale),
+                   TournamentButton.id_for(record.id, "leave")))
+        return layout(discord.ui.Container[discord.ui.LayoutView](
+            text_block(cut("\n".join(lines), MAX_TEXT)), buttons, accent_colour=GOLD))
+    key = "bot.tournament.signup.cancelled" if record.status == "cancelled" \
+        else "bot.tournament.signup.closed"
+    lines.append(translate(msg(key), locale))
+    return layout(discord.ui.Container[discord.ui.LayoutView](
+        text_block(cut("\n".join(lines), MAX_TEXT)), accent_colour=GOLD))
+
+
+class TournamentDesk:
+    """The Discord side of server tournaments: ``begin`` starts an opened match as a lobby's
+    Start does (its table message, its thread, its AI seats); ``forget`` drops what is kept
+    for a match the round's deadline closed (the scheduler's forget)."""
+
+    def __init__(self, service: GameService, messages: Messages, tasks: Tasks,
+                 begin: Begin, forget: Callable[[int], None]) -> None:
+        self.service = service
+        self.messages = messages
+        self.tasks = tasks
+        self.begin = begin
+        self.forget = forget
+
+    # ------------------------------------------------------------------ finding one
+
+    async def _here(self, interaction: discord.Interaction[Any]) -> TournamentRecord:
+        """The tournament of the interaction's channel (the newest one taking sign-ups or
+        under way there; else the server's only one), or a refusal."""
+        if interaction.guild_id is None:
+            raise Refusal(msg("bot.tournament.error.server_only"))
+        found = await self.service.tournaments.open_in(interaction.guild_id)
+        mine = [t for t in found if t.channel_id == interaction.channel_id]
+        if mine:
+            return mine[-1]
+        if len(found) == 1:
+            return found[0]
+        raise Refusal(msg("bot.tournament.refusal.none_here"))
+
+    # ------------------------------------------------------------------ commands
+
+    async def new(self, interaction: discord.Interaction[Any], name: str,
+                  rounds: int | None, table_size: int, timer: int | None, abilities: bool,
+                  ai_level: AiLevel | None, round_hours: int | None,
+                  signup_hours: int | None) -> None:
+        """/goblin tournament new (Manage Server): open a tournament in this channel and post
+        its sign-up message."""
+        if interaction.guild_id is not None and not interaction.permissions.manage_guild:
+            raise Refusal(msg("bot.tournament.refusal.admins_only"))
+        now = self.service.clock()
+        record = await self.service.tournaments.create(
+            guild_id=interaction.guild_id, channel_id=interaction.channel_id or 0,
+            host_id=interaction.user.id, name=name, rounds=rounds, table_size=table_size,
+            timer=timer or 0, abilities=abilities, ai_level=ai_level,
+            round_span=(round_hours or 0) * 3600,
+            closes_at=None if not signup_hours else now + signup_hours * 3600,
+            locale=public_locale(interaction))
+        view = await self.service.tournaments.view(record.id)
+        await interaction.response.send_message(view=signup_view(view),
+                                                allowed_mentions=NO_MENTIONS)
+        sent = await interaction.original_response()
+        await self.service.store.set_tournament_messages(record.id, signup_message_id=sent.id)
+
+    async def start(self, interaction: discord.Interaction[Any]) -> None:
+        """/goblin tournament start (its host or a channel manager): round 1 is seated."""
+        record = await self._here(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        progress = await self.service.tournaments.start(record.id, interaction.user.id,
+                                                        can_manage_channel(interaction))
+        await interaction.edit_original_response(content=translate(
+            msg("bot.tournament.done.started", name=record.name), loc(interaction)))
+        await self._signup_edit(progress.record)
+        await self.post(progress)
+
+    async def cancel(self, interaction: discord.Interaction[Any]) -> None:
+        """/goblin tournament cancel (its host or a channel manager), while sign-up lasts."""
+        record = await self._here(interaction)
+        view = await self.service.tournaments.cancel(record.id, interaction.user.id,
+                                                     can_manage_channel(interaction))
+        await answer_privately(interaction, translate(
+            msg("bot.tournament.done.cancelled", name=record.name), loc(interaction)))
+        await self._signup_edit(view.record)
+
+    async def standings(self, interaction: discord.Interaction[Any]) -> None:
+        """/goblin tournament standings: the standings picture, privately."""
+        record = await self._here(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        view = await self.service.tournaments.view(record.id)
+        locale = loc(interaction)
+        png = await asyncio.to_thread(standings_picture, view.tournament, locale)
+        await interaction.edit_original_response(
+            view=self._picture_view(translate(msg("bot.tournament.post.standings",
+                                                  name=record.name), locale)),
+            attachments=[ImageFile(png, "standings.png")])
+
+    async def drop(self, interaction: discord.Interaction[Any],
+                   player: discord.User | discord.Member | None) -> None:
+        """/goblin tournament drop: a player drops out (``player``: someone else, by the
+        tournament's host or a channel manager)."""
+        record = await self._here(interaction)
+        who = interaction.user.id if player is None else player.id
+        await self.service.tournaments.drop(record.id, who, interaction.user.id,
+                                            can_manage_channel(interaction))
+        await answer_privately(interaction, translate(
+            msg("bot.tournament.dropped", who=f"<@{who}>"), loc(interaction)))
+
+    async def click(self, interaction: discord.Interaction[Any], tournament: int,
+                    op: str) -> None:
+        """A Join or Leave button: the person signed up or off (a refusal answers privately),
+        the sign-up message edited for everyone."""
+        tours = self.service.tournaments
+        if op == "join":
+            name = getattr(interaction.user, "display_name", None) or interaction.user.name
+            view = await tours.join(tournament, interaction.user.id, name)
+        else:
+            view = await tours.leave(tournament, interaction.user.id)
+        await interaction.response.edit_message(view=signup_view(view))
+        key = "bot.tournament.done.joined" if op == "join" else "bot.tournament.done.left"
+        await interaction.followup.send(translate(msg(key, name=view.record.name),
+                                                  loc(interaction)), ephemeral=True)
+
+    # ------------------------------------------------------------------ posting a step
+
+    @staticmethod
+    def _picture_view(title: str, line: str | None = None) -> discord.ui.LayoutView:
+        """A message of a title (and a line) above one uploaded picture."""
+        text = f"### {title}" + (f"\n{line}" if line else "")
+        return layout(discord.ui.Container[discord.ui.LayoutView](
+            text_block(cut(text, MAX_TEXT)), picture("standings.png", title),
+            accent_colour=GOLD))
+
+    async def _signup_edit(self, record: TournamentRecord) -> None:
+        """Redraw the sign-up message (its buttons gone once sign-up is over)."""
+        if record.signup_message_id is None:
+            return
+        view = await self.service.tournaments.view(record.id)
+        channel = self.messages.client.get_partial_messageable(record.channel_id)
+        try:
+            self.messages.pace.note(record.channel_id)
+            await channel.get_partial_message(record.signup_message_id).edit(
+                view=signup_view(view), allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as exc:
+            log.warning("could not edit the sign-up message of tournament %s (%s)", record.id,
+                        exc.status)
+
+    async def post(self, progress: Progress) -> None:
+        """Post what one step of a tournament changed: the matches the round's deadline closed
+        say so, the round's standings (and, at the end, the champion) go to the tournament's
+        channel, and each match the step opened begins."""
+        record = progress.record
+        for decided in progress.decided:
+            table = decided.table
+            if decided.result.at_deadline and table is not None and table.status == "abandoned":
+                await self.messages.closed(table)
+                self.forget(table.id)
+        if record.status == "cancelled":
+            await self._signup_edit(record)
+            return
+        rounds_done = progress.opened is not None and len(progress.tournament.rounds) > 1
+        if progress.finished or rounds_done:
+            await self._send_standings(progress)
+        if progress.opened is not None:
+            if len(progress.tournament.rounds) == 1 and record.closes_at is not None:
+                await self._signup_edit(record)
+            for table in progress.opened.tables:
+                await self.begin(table)
+
+    async def _send_standings(self, progress: Progress) -> None:
+        """The standings picture in the tournament's channel; the champion's at the end."""
+        record = progress.record
+        locale = record.locale
+        champion = progress.champion
+        if champion is not None:
+            png = await asyncio.to_thread(champion_picture, progress.tournament, locale)
+            title = translate(msg("bot.tournament.champion", who=f"<@{champion.user}>",
+                                  name=record.name), locale)
+            line = None
+        else:
+            png = await asyncio.to_thread(standings_picture, progress.tournament, locale)
+            title = translate(msg("bot.tournament.post.standings", name=record.name), locale)
+            line = translate(msg("bot.tournament.round_of", round=len(
+                progress.tournament.rounds), rounds=progress.rounds), locale)
+        if png is None:  # pragma: no cover - a finished tournament has its champion
+            return
+        channel = self.messages.client.get_partial_messageable(record.channel_id)
+        try:
+            self.messages.pace.note(record.channel_id)
+            await channel.send(view=self._picture_view(title, line),
+                               files=[ImageFile(png, "standings.png")],
+                               allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as exc:
+            log.warning("could not post the standings of tournament %s (%s)", record.id,
+                        exc.status)
+
+    # ------------------------------------------------------------------ the background
+
+    def ended(self, table: int) -> None:
+        """A table ended (the scheduler forgets it): when it is a tournament's match, the
+        tournament moves on in the background (its next round seated as soon as the round's
+        last match ended)."""
+        self.tasks.spawn(self._ended(table), f"tournament-table-{table}")
+
+    async def _ended(self, table: int) -> None:
+        progress = await self.service.tournaments.table_ended(table)
+        if progress is not None:
+            await self.post(progress)
+
+    async def sweep(self) -> None:
+        """Each pass of the timers: every tournament moved on (deadlines, closed sign-ups),
+        what changed posted."""
+        for progress in await self.service.tournaments.sweep():
+            try:
+                await self.post(progress)
+            except Exception:  # one tournament's trouble never stops the others
+                log.exception("could not post tournament %s", progress.record.id)
+
+
+__all__ = ["TournamentDesk", "signup_view"]
