@@ -1,0 +1,102 @@
+"""A server tournament on the stand-in with the real discord.py client: an admin opens it with
+/goblin tournament new, three people sign up with the Join button (a second Join and a forged
+click are refused privately), the host starts it, each round's match begins in a thread of its
+own, the round's deadline on the bot's clock decides the match still playing (the timer pass),
+the standings picture is posted in the tournament's channel and the next round seated, and at
+the end the champion is announced. Every request is checked against Discord's API."""
+from __future__ import annotations
+
+from bot_helpers import Clock
+from live_bot import LiveBot
+from players import ADMIN, ANN, BOB, EVE, forged_message, raw_click
+
+from bot.discord_side.ui.custom_ids import TournamentButton
+from loopback import Message
+
+
+async def timer_pass(h: LiveBot) -> None:
+    """One pass of the scheduler's sweeps (tournaments among them), settled."""
+    for sweep in h.bot.scheduler.sweeps:
+        await sweep()
+    await h.settle()
+
+
+def signup(h: LiveBot) -> Message:
+    """The tournament's sign-up message in the channel."""
+    return next(m for m in h.public() if "Tournament: Spring Cup" in h.message(m).text())
+
+
+async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_champion(
+        h: LiveBot, clock: Clock) -> None:
+    ix = await h.command(ADMIN, "tournament new", name="Spring Cup", rounds=2, table_size=3,
+                         round_hours=1)
+    assert not h.said(ix)  # the answer is the public sign-up message
+    board = signup(h)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    assert board.custom_ids() == [TournamentButton.id_for(tid, "join"),
+                                  TournamentButton.id_for(tid, "leave")]
+    for user in (ANN, BOB, EVE):
+        told = h.said(await h.click(user, board, TournamentButton.id_for(tid, "join")))
+        assert told == ["You have entered Spring Cup."]
+    assert "Entrants (3): Ann, Bob, Eve" in h.message(board).text()
+    again = h.said(await h.click(EVE, board, TournamentButton.id_for(tid, "join")))
+    assert again == ["You have already entered Spring Cup."]
+    forged = forged_message(h, ADMIN, TournamentButton.id_for(tid + 99, "join"))
+    assert await raw_click(h, ADMIN, forged, TournamentButton.id_for(tid + 99, "join"), 2) == [
+        "That tournament does not exist (any more)."]
+    refused = h.said(await h.command(ANN, "tournament start"))
+    assert refused == ["Only the tournament's host, or someone who can manage this channel, "
+                       "can do that."]
+
+    assert h.said(await h.command(ADMIN, "tournament start")) == [
+        "Spring Cup has started: the first round is seated."]
+    assert not h.message(board).custom_ids()  # sign-up is over
+    assert "Sign-up is closed" in h.message(board).text()
+    threads = h.lb.threads_of(h.channel)
+    assert len(threads) == 1  # three players, tables of 3: one match, in its thread
+    first = await h.store.active_in_channel(threads[0].id)
+    assert first is not None
+
+    clock.now += 3601  # the round's deadline passes: the match is decided as it stands
+    await timer_pass(h)
+    assert (await h.bot.service.tables.load(first)).status == "abandoned"
+    posted = [m for m in h.public() if "Standings: Spring Cup" in m.text()]
+    assert len(posted) == 1 and posted[0].attachments
+    assert "Round 2 of 2" in posted[0].text()
+    threads = h.lb.threads_of(h.channel)
+    assert len(threads) == 2  # round 2 seated, its match in a thread of its own
+
+    clock.now += 3601
+    await timer_pass(h)
+    view = await h.bot.service.tournaments.view(tid)
+    assert view.record.status == "finished"
+    champion = view.standings[0]
+    last = h.public()[-1]
+    assert last.text().startswith(f"### <@{champion.user}> wins Spring Cup!")
+    assert last.attachments
+    assert h.said(await h.command(BOB, "tournament start")) == [
+        "There is no tournament taking sign-ups or under way here."]
+
+
+async def test_standings_are_private_a_match_s_end_seats_the_next_round_and_a_player_drops(
+        h: LiveBot) -> None:
+    await h.command(ADMIN, "tournament new", name="Spring Cup", table_size=3)
+    board = signup(h)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    for user in (ANN, BOB):
+        await h.click(user, board, TournamentButton.id_for(tid, "join"))
+    await h.command(ADMIN, "tournament start")
+    ix = await h.command(ANN, "tournament standings")
+    shown = h.reply(ix)
+    assert shown.ephemeral and shown.attachments and "Standings: Spring Cup" in shown.text()
+    # the round's last match ends (closed in its thread): the next round is seated at once
+    thread = h.lb.threads_of(h.channel)[0]
+    await h.abandon(ADMIN, channel=thread)
+    posted = [m for m in h.public() if "Standings: Spring Cup" in m.text()]
+    assert len(posted) == 1 and "Round 2 of 3" in posted[0].text()
+    assert len(h.lb.threads_of(h.channel)) == 2
+    assert h.said(await h.command(BOB, "tournament drop")) == [
+        f"<@{BOB.id}> drops out of the tournament; the points already won stay in the "
+        "standings."]
+    assert h.said(await h.command(BOB, "tournament drop")) == [
+        "You have already dropped out of Spring Cup."]
