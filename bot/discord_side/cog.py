@@ -1,9 +1,11 @@
 """The ``/goblin`` slash command group: new, learn, join, leave, start, hand, status, rules, card,
-history, replay, stats, leaderboard, abandon, forget-me, settings, turns and notify. This module
+history, replay, stats, leaderboard, abandon, forget-me, settings, turns, notify and the
+tournament group (new, start, standings, drop, cancel). This module
 only declares the commands and their options; their bodies are in
 :mod:`bot.discord_side.commands` (history and replay in :mod:`bot.discord_side.past`, stats and
 leaderboard in :mod:`bot.discord_side.standings`, forget-me in :mod:`bot.discord_side.forget`,
-turns and notify in :mod:`bot.discord_side.turns`)."""
+turns and notify in :mod:`bot.discord_side.turns`, the tournament group in
+:mod:`bot.discord_side.tournaments`)."""
 
 from __future__ import annotations
 
