@@ -174,10 +174,15 @@ class TournamentDesk:
             view = await tours.join(tournament, interaction.user.id, name)
         else:
             view = await tours.leave(tournament, interaction.user.id)
-        await interaction.response.edit_message(view=signup_view(view))
         key = "bot.tournament.done.joined" if op == "join" else "bot.tournament.done.left"
-        await interaction.followup.send(translate(msg(key, name=view.record.name),
-                                                  loc(interaction)), ephemeral=True)
+        told = translate(msg(key, name=view.record.name), loc(interaction))
+        message = interaction.message
+        if message is not None and message.id == view.record.signup_message_id:
+            await interaction.response.edit_message(view=signup_view(view))
+            await interaction.followup.send(told, ephemeral=True)
+            return
+        await answer_privately(interaction, told)  # a button elsewhere: the sign-up is redrawn
+        await self._signup_edit(view.record)
 
     # ------------------------------------------------------------------ posting a step
 

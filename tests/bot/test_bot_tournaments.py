@@ -28,6 +28,8 @@ def signup(h: LiveBot) -> Message:
 
 async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_champion(
         h: LiveBot, clock: Clock) -> None:
+    assert h.said(await h.command(ANN, "tournament new", name="Ann's Cup")) == [
+        "Only server admins (Manage Server) can open a tournament."]
     ix = await h.command(ADMIN, "tournament new", name="Spring Cup", rounds=2, table_size=3,
                          round_hours=1)
     assert not h.said(ix)  # the answer is the public sign-up message
@@ -44,6 +46,10 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
     forged = forged_message(h, ADMIN, TournamentButton.id_for(tid + 99, "join"))
     assert await raw_click(h, ADMIN, forged, TournamentButton.id_for(tid + 99, "join"), 2) == [
         "That tournament does not exist (any more)."]
+    leave = forged_message(h, ADMIN, TournamentButton.id_for(tid, "leave"))
+    assert await raw_click(h, ADMIN, leave, TournamentButton.id_for(tid, "leave"), 2) == [
+        "You have not entered Spring Cup."]
+    assert "Entrants (3): Ann, Bob, Eve" in h.message(board).text()
     refused = h.said(await h.command(ANN, "tournament start"))
     assert refused == ["Only the tournament's host, or someone who can manage this channel, "
                        "can do that."]
