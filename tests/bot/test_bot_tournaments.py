@@ -106,3 +106,13 @@ async def test_standings_are_private_a_match_s_end_seats_the_next_round_and_a_pl
         "standings."]
     assert h.said(await h.command(BOB, "tournament drop")) == [
         "You have already dropped out of Spring Cup."]
+
+
+async def test_its_host_cancels_a_tournament_during_sign_up(h: LiveBot) -> None:
+    await h.command(ADMIN, "tournament new", name="Spring Cup")
+    board = signup(h)
+    assert h.said(await h.command(ANN, "tournament cancel")) == [
+        "Only the tournament's host, or someone who can manage this channel, can do that."]
+    assert h.said(await h.command(ADMIN, "tournament cancel")) == ["Spring Cup is cancelled."]
+    assert not h.message(board).custom_ids()
+    assert "This tournament was cancelled." in h.message(board).text()
