@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from bot.game.seats import MAX_SEATS, MIN_SEATS
+from bot.game.tournaments import MAX_ENTRANTS, MAX_ROUNDS
 from engine.catalog import tables
 from i18n import LOCALES, Msg, catalog, placeholders, translate
 
@@ -145,6 +146,8 @@ NEVER_ONE = {
     "event.lost": "'of the {hp} hits': a monster's HP is never below 2",
     "bot.error.table_full": "a table's most seats (MAX_SEATS) is 4",
     "bot.table.game_over": "no game is won in one move (the Lord needs three keys first)",
+    "bot.tournament.error.bad_rounds": "a tournament's most rounds (MAX_ROUNDS) is 10",
+    "bot.tournament.error.full": "a tournament's most entrants (MAX_ENTRANTS) is 64",
 }
 
 
@@ -152,6 +155,7 @@ def test_a_number_before_a_plural_noun_takes_plural_forms() -> None:
     """An English text with a number before a plural noun ("{hand} cards") would read
     "1 cards": such a text is a table of plural forms chosen by ``count``."""
     assert MIN_SEATS == 2 and MAX_SEATS == 4 and min(m.hp for m in tables().monsters.values()) >= 2
+    assert (MAX_ROUNDS, MAX_ENTRANTS) == (10, 64)  # the Czech forms, too, are those of 5 and more
     counted = re.compile(r"\{(?:count|n|hand|min|max|steps|attack|defence|hp|heal|draw)\} "
                          r"(?:card|hit|seat|key|turn|round|player|potion|move|point|minute"
                          r"|second|step|table|life|live)s\b")
