@@ -48,7 +48,7 @@ def signup_view(view: View) -> discord.ui.LayoutView:
     record = view.record
     locale = record.locale
     names = [e.name for e in view.tournament.entrants]
-    lines = [translate(msg("bot.tournament.signup.title", name=record.name), locale),
+    lines = ["### " + translate(msg("bot.tournament.signup.title", name=record.name), locale),
              translate(msg("bot.tournament.signup.how", size=record.table_size,
                            host=f"<@{record.host_id}>"), locale),
              translate(msg("bot.tournament.signup.entrants", count=len(names),
@@ -243,8 +243,9 @@ class TournamentDesk:
         else:
             png = await asyncio.to_thread(standings_picture, progress.tournament, locale)
             title = translate(msg("bot.tournament.post.standings", name=record.name), locale)
-            line = translate(msg("bot.tournament.round_of", round=len(
-                progress.tournament.rounds), rounds=progress.rounds), locale)
+            seated = len(progress.tournament.rounds)
+            line = translate(msg("bot.tournament.post.round.next_round", done=seated - 1,
+                                 round=seated, rounds=progress.rounds), locale)
         if png is None:  # pragma: no cover - a finished tournament has its champion
             return
         channel = self.messages.client.get_partial_messageable(record.channel_id)

@@ -68,7 +68,7 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
     assert (await h.bot.service.tables.load(first)).status == "abandoned"
     posted = [m for m in h.public() if "Standings: Spring Cup" in m.text()]
     assert len(posted) == 1 and posted[0].attachments
-    assert "Round 2 of 2" in posted[0].text()
+    assert "Round 1 of 2 is over: round 2 is seated." in posted[0].text()
     threads = h.lb.threads_of(h.channel)
     assert len(threads) == 2  # round 2 seated, its match in a thread of its own
 
@@ -99,7 +99,7 @@ async def test_standings_are_private_a_match_s_end_seats_the_next_round_and_a_pl
     thread = h.lb.threads_of(h.channel)[0]
     await h.abandon(ADMIN, channel=thread)
     posted = [m for m in h.public() if "Standings: Spring Cup" in m.text()]
-    assert len(posted) == 1 and "Round 2 of 3" in posted[0].text()
+    assert len(posted) == 1 and "Round 1 of 3 is over: round 2 is seated." in posted[0].text()
     assert len(h.lb.threads_of(h.channel)) == 2
     assert h.said(await h.command(BOB, "tournament drop")) == [
         f"<@{BOB.id}> drops out of the tournament; the points already won stay in the "
