@@ -41,6 +41,8 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
         told = h.said(await h.click(user, board, TournamentButton.id_for(tid, "join")))
         assert told == ["You have entered Spring Cup."]
     assert "Entrants (3): Ann, Bob, Eve" in h.message(board).text()
+    assert ("This tournament plays 2 rounds. Each round lasts 1 hour; a match still playing "
+            "then is decided as it stands.") in h.message(board).text()  # the host's choices
     again = h.said(await h.click(EVE, board, TournamentButton.id_for(tid, "join")))
     assert again == ["You have already entered Spring Cup."]
     forged = forged_message(h, ADMIN, TournamentButton.id_for(tid + 99, "join"))
