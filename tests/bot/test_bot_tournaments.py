@@ -62,6 +62,7 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
     assert "Sign-up is closed" in h.message(board).text()
     threads = h.lb.threads_of(h.channel)
     assert len(threads) == 1  # three players, tables of 3: one match, in its thread
+    assert threads[0].name.startswith("Spring Cup, round 1 · ")  # named after the tournament
     first = await h.store.active_in_channel(threads[0].id)
     assert first is not None
 
@@ -73,6 +74,8 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
     assert "Round 1 of 2 is over: round 2 is seated." in posted[0].text()
     threads = h.lb.threads_of(h.channel)
     assert len(threads) == 2  # round 2 seated, its match in a thread of its own
+    assert sorted(t.name.split(" · ")[0] for t in threads) == ["Spring Cup, round 1",
+                                                               "Spring Cup, round 2"]
 
     clock.now += 3601
     await timer_pass(h)
