@@ -11,7 +11,9 @@ Rematch). ``--replay`` does the same, then runs ``/goblin replay id:1`` and pict
 message; ``--hint`` opens Ann's hand on her first turn and pictures the answer to its Hint button.
 ``--fight`` and ``--channel`` take the scenes of :mod:`playground.scenes`; ``--threads`` pictures
 the channel after one match played out in its thread and another started in its own: the
-lines the bot leaves in the channel and the thread list.
+lines the bot leaves in the channel and the thread list. ``--tournament`` plays a small server
+tournament on the page's fake clock and saves its sign-up message, a match's thread, the
+standings and the champion at 390 and 1280 px wide into the directory ``--out``.
 Needs Chromium and Playwright (installed when missing, see :mod:`playground.browser`); the
 replay's ⏮ ⏭ are drawn as icons by the page, no emoji font needed.
 """
