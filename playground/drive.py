@@ -10,6 +10,7 @@ switch.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
@@ -19,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -323,6 +325,30 @@ class Driver:
     def over(self) -> bool:
         """True once the game-over message is in the channel."""
         return self.ending() != ""
+
+
+def hook(url: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    """One call to the stand-in's HTTP hooks (``_loopback/...``): a POST of ``body`` as JSON,
+    or a GET without one; the JSON answer."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url + path, data, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as answer:
+        return json.loads(answer.read())
+
+
+def command_as(url: str, user: int, channel: int, command: str, **options: Any) -> Any:
+    """Run the slash command ``command`` (``"goblin tournament new"``) as the person with id
+    ``user`` in ``channel``, waiting until the bot is done with it; the interaction."""
+    return hook(url, "_loopback/command", {"user": str(user), "channel": str(channel),
+                                           "command": command, "options": options,
+                                           "wait": "done"})
+
+
+def click_as(url: str, user: int, message: str, custom_id: str) -> Any:
+    """Click the button ``custom_id`` of message ``message`` as the person with id ``user``,
+    waiting until the bot is done with it; the interaction."""
+    return hook(url, "_loopback/click", {"user": str(user), "message": message,
+                                         "custom_id": custom_id, "wait": "done"})
 
 
 def prefer(controls: list[tuple[str, str, str]], rng: random.Random) -> tuple[str, str, str]:

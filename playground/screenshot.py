@@ -11,7 +11,9 @@ Rematch). ``--replay`` does the same, then runs ``/goblin replay id:1`` and pict
 message; ``--hint`` opens Ann's hand on her first turn and pictures the answer to its Hint button.
 ``--fight`` and ``--channel`` take the scenes of :mod:`playground.scenes`; ``--threads`` pictures
 the channel after one match played out in its thread and another started in its own: the
-lines the bot leaves in the channel and the thread list.
+lines the bot leaves in the channel and the thread list. ``--tournament`` plays a small server
+tournament on the page's fake clock and saves its sign-up message, a match's thread, the
+standings and the champion at 390 and 1280 px wide into the directory ``--out``.
 Needs Chromium and Playwright (installed when missing, see :mod:`playground.browser`); the
 replay's ⏮ ⏭ are drawn as icons by the page, no emoji font needed.
 """
@@ -26,9 +28,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bot.discord_side.ui.custom_ids import HintButton, QuitButton, RematchButton, ReplayButton
+from bot.discord_side.ui.custom_ids import (
+    HintButton,
+    QuitButton,
+    RematchButton,
+    ReplayButton,
+    TournamentButton,
+)
+from loopback.components import interactive
+from playground.app import CHANNEL_ID, PEOPLE
 from playground.browser import chromium
-from playground.drive import EPHEMERAL, HAND, Driver, PlaygroundProcess
+from playground.drive import EPHEMERAL, HAND, Driver, PlaygroundProcess, click_as, command_as, hook
 from playground.scenes import channel_scene, fight_scene, frame
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -152,6 +162,85 @@ def hint_scene(driver: Driver, tries: int = 60) -> Any:
     return None
 
 
+#: The tournament's name in each language of the pictures.
+CUP = {"en": "Spring Cup", "fr": "Coupe de printemps", "cs": "Jarní pohár"}
+#: The pictures of ``--tournament``, in the order they are taken.
+TOURNAMENT_SHOTS = ("signup", "thread", "standings", "champion")
+
+
+def _newest_picture_post(driver: Driver, before: int, wait: float = 120.0) -> Any:
+    """The newest public message with a picture in the channel once there are more than
+    ``before`` of them (a locator), None if none comes within ``wait`` seconds."""
+    page = driver.page
+    posts = page.locator("article.msg:not([data-ephemeral]):has(.gallery img, .image img)")
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if posts.count() > before:
+            driver.settle()
+            return posts.last
+        time.sleep(1.0)
+    return None
+
+
+def tournament_scene(driver: Driver, locale: str, out: Path, widths: tuple[int, ...]) -> bool:
+    """A small server tournament: Ann (the server's admin) opens it (2 rounds, tables of 3, easy
+    AI seats fill the short tables, 1 hour a round), the four people join, Ann starts it, the
+    clock control moves the clock 8 hours on twice (each round decided at its deadline by the
+    timer pass). Pictures ``out/{shot}-{width}.png`` of the sign-up message with its entrants,
+    the first match's thread, the standings after round 1 and the champion; True when all
+    four were taken."""
+    page, url = driver.page, driver.url
+    ann = PEOPLE[0][0]
+    command_as(url, ann, CHANNEL_ID, "goblin tournament new", name=CUP[locale], rounds=2,
+               table_size=3, ai_level="easy", round_hours=1)
+    messages = hook(url, f"_loopback/channels/{CHANNEL_ID}/messages?user={ann}")["messages"]
+    signup = next(m for m in reversed(messages)
+                  if any(c["custom_id"].startswith(TournamentButton.prefix)
+                         for c in interactive(m["components"])))
+    join = next(c["custom_id"] for c in interactive(signup["components"])
+                if c["custom_id"].endswith(":join"))
+    for uid, _name in PEOPLE:
+        click_as(url, uid, signup["id"], join)
+    driver.settle()
+    shots: dict[str, Any] = {}
+
+    def take(shot: str, message: Any) -> None:
+        for width in widths:
+            page.set_viewport_size({"width": width, "height": 900})
+            driver.settle()
+            page.mouse.move(1, 1)
+            path = out / f"{shot}-{width}.png"
+            if message is None:  # the whole window
+                page.evaluate("() => { const s = document.getElementById('scroller');"
+                              " s.scrollTop = s.scrollHeight; }")
+                driver.settle()
+                page.screenshot(path=str(path))
+            else:
+                message_picture(driver, message, path)
+            print(path)
+        shots[shot] = True
+
+    take("signup", page.locator(f"article.msg:has-text('{CUP[locale]}')").first)
+    before = page.locator("article.msg:not([data-ephemeral]):has(.gallery img, .image img)")
+    command_as(url, ann, CHANNEL_ID, "goblin tournament start")
+    driver.settle()
+    link = page.locator("article.msg .thread-link").first
+    link.wait_for(timeout=60_000)
+    driver.open_thread(link)
+    take("thread", None)
+    page.click(".place-tab[data-place='server']")
+    driver.settle()
+    for shot in ("standings", "champion"):
+        count = before.count()
+        hook(url, "play/clock", {"advance": 8 * 3600})
+        post = _newest_picture_post(driver, count)
+        if post is None:
+            print(f"no {shot} post:\n{driver.describe()}", file=sys.stderr)
+            return False
+        take(shot, post)
+    return len(shots) == len(TOURNAMENT_SHOTS)
+
+
 def message_picture(driver: Driver, message: Any, out: Path) -> None:
     """Save one message alone: the window made tall enough to show all of it below the page's
     header and above its message box, the message scrolled to the middle, clipped to it."""
@@ -187,6 +276,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="a whole match's thread afterwards, as a spectator sees it")
     parser.add_argument("--threads", action="store_true",
                         help="the channel's lines of a finished and a running match")
+    parser.add_argument("--tournament", action="store_true",
+                        help="a small server tournament: pictures of its sign-up, a match's "
+                             "thread, its standings and its champion at 390 and 1280 px wide, "
+                             "into the directory --out")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp, \
             PlaygroundProcess(Path(tmp) / "pg.sqlite3", ai_pace=0.05,
@@ -194,6 +287,9 @@ def main(argv: list[str] | None = None) -> int:
             chromium(args.width, args.height) as page:
         driver = Driver(page, proc.url)
         driver.open(1)
+        if args.tournament:
+            args.out.mkdir(parents=True, exist_ok=True)
+            return 0 if tournament_scene(driver, args.locale, args.out, (390, 1280)) else 1
         if args.scene:
             shown = scenes[args.scene](driver)
             if shown is None:

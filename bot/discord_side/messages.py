@@ -392,6 +392,13 @@ class Messages:
                 await self.delete(record, record.lobby_message_id)
         self.feeds.put(record.id, Job("post", record.version, work))
 
+    async def _tournament(self, record: TableRecord) -> tuple[str, int] | None:
+        """The name and the round under way of the tournament whose round opened the table
+        (None: a match of its own)."""
+        found = await self.service.store.tournament_of_table(record.id)
+        tournament = None if found is None else await self.service.store.tournament(found)
+        return None if tournament is None else (tournament.name, tournament.round)
+
     async def open_thread(self, record: TableRecord) -> TableRecord:
         """Move a starting match to a public thread created from its lobby message (from a
         new line in the channel for a match without one, a rematch); when Discord refuses, the
@@ -408,7 +415,8 @@ class Messages:
                 record = replace(record, lobby_message_id=lobby_id)
             lobby = self.lobby_channel(record).get_partial_message(lobby_id)
             self.pace.note(record.channel_id)
-            thread = await lobby.create_thread(name=thread_name(record))
+            thread = await lobby.create_thread(name=thread_name(record,
+                                                                await self._tournament(record)))
         except discord.HTTPException as exc:
             log.warning("could not open a thread for table %s (%s); it is played in its "
                         "channel", record.id, exc.code or exc.status)

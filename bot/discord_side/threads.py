@@ -50,11 +50,14 @@ def players(record: TableRecord, but: int | None = None) -> Msg | str:
     return listed([*names, *([msg("bot.thread.ai", count=ai)] if ai else [])])
 
 
-def thread_name(record: TableRecord) -> str:
-    """The thread's name: the game and who plays, in the table's language, at most 100
-    characters (a longer one cut after a whole name, an ellipsis marking the cut)."""
-    return cut(translate(msg("bot.thread.name", players=players(record)), record.locale),
-               NAME_LIMIT)
+def thread_name(record: TableRecord, tournament: tuple[str, int] | None = None) -> str:
+    """The thread's name: the game (or the tournament's name and round, for a tournament's
+    match: ``tournament``) and who plays, in the table's language, at most 100 characters (a
+    longer one cut after a whole name, an ellipsis marking the cut)."""
+    name = msg("bot.thread.name", players=players(record)) if tournament is None else msg(
+        "bot.thread.tournament.name", name=tournament[0], round=tournament[1],
+        players=players(record))
+    return cut(translate(name, record.locale), NAME_LIMIT)
 
 
 def thread_link(record: TableRecord, thread_id: int) -> str:

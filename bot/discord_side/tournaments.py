@@ -42,15 +42,34 @@ log = logging.getLogger("karak.bot")
 Begin = Callable[[TableRecord], Awaitable[None]]
 
 
+def settings_lines(record: TournamentRecord) -> list[str]:
+    """What the sign-up message says of the settings its host chose: the number of rounds,
+    how long a round lasts, the AI seats filling short tables, when sign-up closes (one line,
+    none when nothing was chosen)."""
+    said = []
+    if record.rounds is not None:
+        said.append(msg("bot.tournament.rounds_set", count=record.rounds))
+    if record.round_span > 0:
+        said.append(msg("bot.tournament.signup.extra.round_hours",
+                        count=record.round_span // 3600))
+    if record.ai_level is not None:
+        said.append(msg("bot.tournament.signup.extra.ai_fill"))
+    if record.closes_at is not None and record.status == "signup":
+        said.append(msg("bot.tournament.signup.extra.closes", at=int(record.closes_at)))
+    text = " ".join(translate(m, record.locale) for m in said)
+    return [text] if text else []
+
+
 def signup_view(view: View) -> discord.ui.LayoutView:
     """The public sign-up message: the tournament, how it is played, who entered, and its Join
     and Leave buttons while sign-up lasts."""
     record = view.record
     locale = record.locale
     names = [e.name for e in view.tournament.entrants]
-    lines = [translate(msg("bot.tournament.signup.title", name=record.name), locale),
+    lines = ["### " + translate(msg("bot.tournament.signup.title", name=record.name), locale),
              translate(msg("bot.tournament.signup.how", size=record.table_size,
                            host=f"<@{record.host_id}>"), locale),
+             *settings_lines(record),
              translate(msg("bot.tournament.signup.entrants", count=len(names),
                            names=", ".join(names) or "—"), locale)]
     if record.status == "signup":
@@ -243,8 +262,9 @@ class TournamentDesk:
         else:
             png = await asyncio.to_thread(standings_picture, progress.tournament, locale)
             title = translate(msg("bot.tournament.post.standings", name=record.name), locale)
-            line = translate(msg("bot.tournament.round_of", round=len(
-                progress.tournament.rounds), rounds=progress.rounds), locale)
+            seated = len(progress.tournament.rounds)
+            line = translate(msg("bot.tournament.post.round.next_round", done=seated - 1,
+                                 round=seated, rounds=progress.rounds), locale)
         if png is None:  # pragma: no cover - a finished tournament has its champion
             return
         channel = self.messages.client.get_partial_messageable(record.channel_id)

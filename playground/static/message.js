@@ -54,12 +54,19 @@ window.KarakMessage = (ctx) => {
     "\u23ED": "M17 5h2v14h-2zM11 5v14l6-7zM4 5v14l7-7z",   // ⏭
     "\u23EA": "M12 5v14l-9-7zM21 5v14l-9-7z",             // ⏪
     "\u23E9": "M3 5v14l9-7zM12 5v14l9-7z",                // ⏩
+    "\u{1F3C6}": "M7 3h10v6a5 5 0 0 1-10 0zM3 4h4v2H5v1a3 3 0 0 0 2.2 2.9l-.5 1.9A5 5 0 0 1 3 7z"
+      + "M21 4h-4v2h2v1a3 3 0 0 1-2.2 2.9l.5 1.9A5 5 0 0 0 21 7zM11 13.5h2V17h-2zM7 17h10v4H7z",  // 🏆
   };
-  const ICON_CHARS = new RegExp(`[${Object.keys(ICONS).join("")}]\uFE0F?`, "g");
+  /** The icons drawn in a colour of their own (the others take the text's). */
+  const ICON_FILL = { "\u{1F3C6}": "#f0b232" };
+  const ICON_CHARS = new RegExp(`(?:${Object.keys(ICONS).join("|")})\uFE0F?`, "gu");
   /** ``html`` (already escaped) with those emoji as inline icons named by the emoji. */
   function icons(html) {
-    return html.replace(ICON_CHARS, (e) => `<svg class="emoji" viewBox="0 0 24 24" role="img" aria-label="${e[0]}">`
-      + `<path fill="currentColor" d="${ICONS[e[0]]}"/></svg>`);
+    return html.replace(ICON_CHARS, (e) => {
+      const name = e.replace("\uFE0F", "");
+      return `<svg class="emoji" viewBox="0 0 24 24" role="img" aria-label="${name}">`
+        + `<path fill="${ICON_FILL[name] || "currentColor"}" d="${ICONS[name]}"/></svg>`;
+    });
   }
   /** A component's label: escaped, its emoji as icons. */
   function label(text) { return icons(esc(text || "")); }

@@ -41,6 +41,8 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
         told = h.said(await h.click(user, board, TournamentButton.id_for(tid, "join")))
         assert told == ["You have entered Spring Cup."]
     assert "Entrants (3): Ann, Bob, Eve" in h.message(board).text()
+    assert ("This tournament plays 2 rounds. Each round lasts 1 hour; a match still playing "
+            "then is decided as it stands.") in h.message(board).text()  # the host's choices
     again = h.said(await h.click(EVE, board, TournamentButton.id_for(tid, "join")))
     assert again == ["You have already entered Spring Cup."]
     forged = forged_message(h, ADMIN, TournamentButton.id_for(tid + 99, "join"))
@@ -60,6 +62,7 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
     assert "Sign-up is closed" in h.message(board).text()
     threads = h.lb.threads_of(h.channel)
     assert len(threads) == 1  # three players, tables of 3: one match, in its thread
+    assert threads[0].name.startswith("Spring Cup, round 1 · ")  # named after the tournament
     first = await h.store.active_in_channel(threads[0].id)
     assert first is not None
 
@@ -68,9 +71,11 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
     assert (await h.bot.service.tables.load(first)).status == "abandoned"
     posted = [m for m in h.public() if "Standings: Spring Cup" in m.text()]
     assert len(posted) == 1 and posted[0].attachments
-    assert "Round 2 of 2" in posted[0].text()
+    assert "Round 1 of 2 is over: round 2 is seated." in posted[0].text()
     threads = h.lb.threads_of(h.channel)
     assert len(threads) == 2  # round 2 seated, its match in a thread of its own
+    assert sorted(t.name.split(" · ")[0] for t in threads) == ["Spring Cup, round 1",
+                                                               "Spring Cup, round 2"]
 
     clock.now += 3601
     await timer_pass(h)
@@ -99,7 +104,7 @@ async def test_standings_are_private_a_match_s_end_seats_the_next_round_and_a_pl
     thread = h.lb.threads_of(h.channel)[0]
     await h.abandon(ADMIN, channel=thread)
     posted = [m for m in h.public() if "Standings: Spring Cup" in m.text()]
-    assert len(posted) == 1 and "Round 2 of 3" in posted[0].text()
+    assert len(posted) == 1 and "Round 1 of 3 is over: round 2 is seated." in posted[0].text()
     assert len(h.lb.threads_of(h.channel)) == 2
     assert h.said(await h.command(BOB, "tournament drop")) == [
         f"<@{BOB.id}> drops out of the tournament; the points already won stay in the "

@@ -7,42 +7,29 @@ Chromium is installed when missing, else the test skips (fails under CI), as
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 from loopback.components import interactive
 from playground import browser
 from playground.app import CHANNEL_ID, PEOPLE
-from playground.drive import HAND, Driver, PlaygroundProcess
-
-
-def _post(url: str, body: dict[str, Any]) -> Any:
-    req = urllib.request.Request(url, json.dumps(body).encode(),
-                                 {"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=10) as r:
-        return json.loads(r.read())
-
-
-def _get(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as r:
-        return json.loads(r.read())
+from playground.drive import HAND, Driver, PlaygroundProcess, click_as, command_as, hook
 
 
 def _command(url: str, user: str, command: str, **options: Any) -> None:
-    done = _post(url + "_loopback/command", {"user": user, "channel": str(CHANNEL_ID),
-                                            "command": command, "options": options,
-                                            "wait": "done"})
+    done = command_as(url, int(user), CHANNEL_ID, command, **options)
     assert done["status"] == "done", done
 
 
 def _click(url: str, user: str, message: dict[str, Any], op: str) -> None:
     cid = next(c["custom_id"] for c in interactive(message["components"])
                if c["custom_id"].split(":")[3:4] == [op])
-    done = _post(url + "_loopback/click", {"user": user, "message": message["id"],
-                                          "custom_id": cid, "wait": "done"})
+    done = click_as(url, int(user), message["id"], cid)
     assert done["status"] == "done", done
+
+
+def _lobby(url: str, user: str) -> Any:
+    return hook(url, f"_loopback/channels/{CHANNEL_ID}/messages?user={user}")["messages"][-1]
 
 
 def test_a_slow_match_over_a_fake_day_reminds_in_direct_messages(chromium_ready: None,
@@ -55,11 +42,9 @@ def test_a_slow_match_over_a_fake_day_reminds_in_direct_messages(chromium_ready:
         for who in (ann, bob):
             _command(proc.url, who, "goblin notify", state="on")
         _command(proc.url, ann, "goblin new", timer=86400)
-        lobby = _get(f"{proc.url}_loopback/channels/{CHANNEL_ID}/messages?user={ann}")[
-            "messages"][-1]
+        lobby = _lobby(proc.url, ann)
         _click(proc.url, bob, lobby, "join")
-        lobby = _get(f"{proc.url}_loopback/channels/{CHANNEL_ID}/messages?user={ann}")[
-            "messages"][-1]
+        lobby = _lobby(proc.url, ann)
         _click(proc.url, ann, lobby, "start")
         d = Driver(page, proc.url)
         d.open(1)

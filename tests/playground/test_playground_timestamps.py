@@ -1,7 +1,7 @@
 """The playground shows Discord's timestamp markup as Discord's client does: ``<t:…:f>`` as a date
 and time, ``<t:…:R>`` as a time from now, in the viewer's language, never the raw markup; and the
-replay's ⏮ ⏭ as icons that need no emoji font. Runs in headless Chromium; skips without it
-(fails under ``CI=true``)."""
+replay's ⏮ ⏭ and a tournament's 🏆 as icons that need no emoji font. Runs in headless
+Chromium; skips without it (fails under ``CI=true``)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def _plant(pg: Playground) -> None:
     """A message with two timestamps, one with the replay's buttons."""
     assert pg.channel is not None
     soon = int(time.time()) + 2 * 3600 + 60
-    pg.lb.plant_message(pg.channel, [], f"Finished <t:{WHEN}:f>. Lapses <t:{soon}:R>.")
+    pg.lb.plant_message(pg.channel, [], f"🏆 Finished <t:{WHEN}:f>. Lapses <t:{soon}:R>.")
     pg.lb.plant_message(pg.channel, [{"type": 1, "components": [
         {"type": 2, "style": 2, "label": label, "custom_id": f"kg:x:{i}"}
         for i, label in enumerate(("⏮ Start", "◀ Previous", "Next ▶", "End ⏭"))]}])
@@ -53,7 +53,9 @@ def test_timestamps_and_replay_icons(chromium_ready: None,
         stamps = page.locator("article.msg time.timestamp")
         stamps.first.wait_for()
         text = page.locator("article.msg").first.inner_text()
-        assert "<t:" not in text, text
+        assert "<t:" not in text and "🏆" not in text, text
+        trophy = page.locator("article.msg").first.locator("svg.emoji[aria-label='🏆']")
+        assert trophy.count() == 1  # the tournament's trophy, drawn as an icon too
         assert stamps.count() == 2
         shown = stamps.all_inner_texts()
         assert shown[0].startswith(date) and ":13" in shown[0], shown
