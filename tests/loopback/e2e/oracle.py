@@ -33,6 +33,19 @@ class Oracle:
                                "ORDER BY seq", (tid,)).fetchall()
         return [read_log_row(r) for r in rows]
 
+    def table_and_log(self, tid: int) -> tuple[TableRecord, list[LogRow]]:
+        """The table and its action log as one moment left them (one read transaction: a
+        move the bot stores meanwhile is in neither)."""
+        with self._connect() as con:
+            con.execute("BEGIN")
+            row = con.execute(f"SELECT {TABLE_COLUMNS} FROM tables WHERE id = ?",
+                              (tid,)).fetchone()
+            rows = con.execute(f"SELECT {LOG_COLUMNS} FROM actions WHERE table_id = ? "
+                               "ORDER BY seq", (tid,)).fetchall()
+            con.execute("COMMIT")
+        assert row is not None, f"no table {tid}"
+        return read_record(row), [read_log_row(r) for r in rows]
+
     def active_in(self, channel: int) -> int | None:
         """The table in a lobby or running in ``channel``, if any."""
         with self._connect() as con:
