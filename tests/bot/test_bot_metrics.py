@@ -18,6 +18,7 @@ from bot_helpers import Clock
 from live_bot import LiveBot, offered
 from players import Players, TinyRenderer, my_turn_hand, open_table
 from prometheus_client.parser import text_string_to_metric_families
+from shared_files import discord_api_checked
 
 from bot.process.metrics import PATH, instrument, served
 from bot.process.settings import ConfigProblem, load_settings
@@ -197,7 +198,7 @@ async def test_the_bot_process_serves_its_metrics_on_the_port_set(tmp_path: Path
     with socket.socket() as probe:  # a port free a moment ago
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    async with Loopback() as lb:
+    async with Loopback(validate=discord_api_checked()) as lb:
         LiveBot.world(lb)
         bot = BotProcess(lb, tmp_path / "k.db", extra_env={"KARAK_METRICS_PORT": str(port)})
         try:

@@ -173,7 +173,12 @@ class Person(Player):
     async def leave(self) -> None:
         """``/goblin leave``: the seat goes to the AI (checked in the database, since the bot
         may have died under the command)."""
-        await settle(await self.lb.command(self.user, self.channel, "goblin leave"))
+        ix = await self.lb.command(self.user, self.channel, "goblin leave")
+        await settle(ix)
+        sorry = translate(msg("bot.error.cannot_save"), self.user.locale)
+        answers = [i for i in (ix.original_id, *ix.followups) if i]
+        if any(sorry in self.lb.message(i).text() for i in answers):
+            self.unsaved += 1  # the full disk refused it: it is tried again
         rec = self.oracle.table(self.table)
         seat = rec.seat_of(self.user.id)
         self.left = rec.status != "running" or (seat is not None and rec.seats[seat].ai)
