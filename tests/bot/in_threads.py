@@ -2,7 +2,7 @@
 and a match started into a new thread."""
 from __future__ import annotations
 
-from live_bot import GUILD, LiveBot
+from live_bot import GUILD, LiveBot, table_id
 from players import ANN, Players
 
 from bot.discord_side.ui.custom_ids import HandButton, LobbyButton
@@ -42,10 +42,15 @@ async def started(h: LiveBot, host: object = ANN, ai: int = 1,
     where = channel or h.channel
     before = {t.id for t in h.lb.threads_of(where)}
     await h.command(host, "new", channel=where)  # type: ignore[arg-type]
-    lobby = h.public(where)[-1]
-    tid = int(lobby.custom_ids()[0].split(":")[2])
+    tid = await start_lobby(h, h.public(where)[-1], host, ai)
+    thread = next(t for t in h.lb.threads_of(where) if t.id not in before)
+    return tid, thread
+
+
+async def start_lobby(h: LiveBot, lobby: Message, host: object = ANN, ai: int = 1) -> int:
+    """``host`` adds ``ai`` AI seats to ``lobby`` and starts its match; the table's id."""
+    tid = table_id(lobby)
     for _ in range(ai):
         await h.click(host, lobby, LobbyButton.id_for(tid, "ai", None))  # type: ignore[arg-type]
     await h.click(host, lobby, LobbyButton.id_for(tid, "start", None))  # type: ignore[arg-type]
-    thread = next(t for t in h.lb.threads_of(where) if t.id not in before)
-    return tid, thread
+    return tid

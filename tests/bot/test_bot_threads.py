@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import asyncio
 
-from in_threads import ThreadPlayers, link, started, table_message
+from in_threads import ThreadPlayers, link, start_lobby, started, table_message
 from live_bot import GUILD, LiveBot, offered
 from players import ANN, BOB
 
-from bot.discord_side.ui.custom_ids import LobbyButton, RematchButton, ShareButton
+from bot.discord_side.ui.custom_ids import RematchButton, ShareButton
 from engine import Undo
 from loopback.permissions import CREATE_PUBLIC_THREADS, SEND_MESSAGES_IN_THREADS
 
@@ -100,10 +100,7 @@ async def test_without_the_thread_permission_the_match_is_played_in_the_channel(
     ix = await h.command(ANN, "new")
     assert ("I can't open a thread for this match because I lack these permissions here: "
             "Create Public Threads. It will be played in this channel.") in h.said(ix)
-    lobby = h.public()[-1]
-    tid = int(lobby.custom_ids()[0].split(":")[2])
-    await h.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
-    await h.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
+    tid = await start_lobby(h, h.public()[-1])
     assert not h.lb.threads_of(h.channel)
     assert table_message(h, h.channel).custom_ids() == [f"kg:hand:{tid}", f"kg:log:{tid}"]
     record = await h.bot.service.tables.load(tid)
@@ -112,10 +109,7 @@ async def test_without_the_thread_permission_the_match_is_played_in_the_channel(
 
 async def test_the_host_may_choose_no_thread(h: LiveBot) -> None:
     await h.command(ANN, "new", thread=False)
-    lobby = h.public()[-1]
-    tid = int(lobby.custom_ids()[0].split(":")[2])
-    await h.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
-    await h.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
+    tid = await start_lobby(h, h.public()[-1])
     assert not h.lb.threads_of(h.channel)
     assert table_message(h, h.channel).custom_ids() == [f"kg:hand:{tid}", f"kg:log:{tid}"]
 
@@ -168,10 +162,7 @@ async def test_new_inside_a_thread_plays_there(h: LiveBot) -> None:
     talk = h.lb.create_thread(h.channel, "talk", owner=ANN)
     await h.settle()
     await h.command(ANN, "new", channel=talk)
-    lobby = h.public(talk)[-1]
-    tid = int(lobby.custom_ids()[0].split(":")[2])
-    await h.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
-    await h.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
+    tid = await start_lobby(h, h.public(talk)[-1])
     assert [t.id for t in h.lb.threads_of(h.channel)] == [talk.id]  # no thread in a thread
     assert table_message(h, talk).custom_ids() == [f"kg:hand:{tid}", f"kg:log:{tid}"]
     record = await h.bot.service.tables.load(tid)
@@ -194,8 +185,5 @@ async def test_the_server_may_turn_threads_off(h: LiveBot) -> None:
     ix = await h.command(ADMIN, "settings", threads=False)
     assert "Each new match in a thread of its own: off." in " ".join(h.said(ix))
     await h.command(ANN, "new")
-    lobby = h.public()[-1]
-    tid = int(lobby.custom_ids()[0].split(":")[2])
-    await h.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
-    await h.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
+    await start_lobby(h, h.public()[-1])
     assert not h.lb.threads_of(h.channel)
