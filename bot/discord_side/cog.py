@@ -175,18 +175,18 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
     @app_commands.guild_only()
     async def history(self, interaction: discord.Interaction[Any],
                       player: discord.User | None = None,
-                      tournament: app_commands.Range[int, 1, 2**53 - 1] | None = None) -> None:
+                      tournament: app_commands.Range[str, 1, 100] | None = None) -> None:
         """Recent matches of this server (of one server tournament), only for you."""
         await _run(interaction, self.bodies.clicks.past.history(
             interaction, player.id if player is not None else None, tournament))
 
     @history.autocomplete("tournament")
     async def history_tournament_complete(self, interaction: discord.Interaction[Any],
-                                          current: str) -> list[app_commands.Choice[int]]:
+                                          current: str) -> list[app_commands.Choice[str]]:
         """Up to 25 tournaments of this server held in channels the asker may view, newest
         first, each with its status (none in direct messages), those whose name holds what was
-        typed."""
-        return [app_commands.Choice(name=label[:100], value=tid)
+        typed; each picked by its number."""
+        return [app_commands.Choice(name=label[:100], value=str(tid))
                 for label, tid in await tournament_choices(
                     self.bodies.service, interaction, str(current), loc(interaction))]
 

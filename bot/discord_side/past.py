@@ -142,13 +142,16 @@ class PastMatches:
     # ------------------------------------------------------------------ commands
 
     async def history(self, interaction: discord.Interaction[Any], player: int | None,
-                      tournament: int | None = None) -> None:
+                      tournament: str | None = None) -> None:
         """/goblin history [player] [tournament]: the newest matches of this place that the
         asker may see (in a server: played in a channel they may view), of one server
-        tournament when given, privately."""
+        tournament when given (its number, as suggested, or its name), privately."""
         await interaction.response.defer(ephemeral=True, thinking=True)
-        page = await self.service.history.page(sight_of(interaction), player,
-                                               tournament=tournament)
+        sight = sight_of(interaction)
+        cup = None if tournament is None else await self.service.history.tournament_typed(
+            sight, tournament)
+        page = await self.service.history.page(sight, player,
+                                               tournament=None if cup is None else cup.id)
         await interaction.edit_original_response(view=history_view(page, player,
                                                                    loc(interaction)))
 

@@ -178,6 +178,19 @@ class History:
             raise Refusal(msg("history.tournament.cancelled", name=record.name))
         return record
 
+    async def tournament_typed(self, sight: Sight, typed: str) -> TournamentRecord:
+        """The tournament of ``/goblin history tournament:``: its number (as suggested while
+        typing) or its exact name (the newest of that name), refused as
+        :meth:`tournament_in` refuses."""
+        typed = typed.strip()
+        if typed.isascii() and typed.isdigit() and len(typed) <= 19:
+            return await self.tournament_in(sight, int(typed))
+        named = next((t for t in await self.tournaments(sight)
+                      if t.name.casefold() == typed.casefold()), None)
+        if named is None:
+            raise Refusal(msg("history.tournament.no_such"))
+        return await self.tournament_in(sight, named.id)
+
     async def tournaments(self, sight: Sight) -> list[TournamentRecord]:
         """The tournaments of the server in ``sight`` (held in channels the asker may view),
         newest first; none in direct messages."""
