@@ -123,7 +123,10 @@ class History:
 
     async def _any(self, sight: Sight, player: int | None, cup: TournamentRecord | None, *,
                    before: int | None = None, after: int | None = None) -> bool:
-        return bool(await self._matches(sight, player, 1, before, after, cup, {}))
+        if cup is None:
+            return bool(await self._matches(sight, player, 1, before, after, None, {}))
+        return bool(await self.store.tournament_matches(cup.id, sight.place.key, player, 1,
+                                                        before, after, sight.channels))
 
     async def _matches(self, sight: Sight, player: int | None, limit: int,
                        before: int | None, after: int | None, cup: TournamentRecord | None,
