@@ -50,7 +50,7 @@ async def tournament_history(h: LiveBot, tid: int, first: int, second: int, alon
     assert text.index(f"#{second}**") < text.index(f"#{first}**")  # the later round first
     assert "· Round 2" in text and "· Round 1" in text
     assert text.count("Still being played at the round's deadline: decided as it stood then, "
-                      "not rated.") == 2
+                      "and not rated.") == 2
     assert "🏆" not in text  # decided at the deadline: no champion of the match
     assert HistoryButton.id_for(first, "o", None, tid) in page.custom_ids()
     # page 2, older than the round 2 match, stays the tournament's
