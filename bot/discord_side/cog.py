@@ -21,6 +21,7 @@ from bot.discord_side.commands import Commands
 from bot.discord_side.context import answer_privately, loc
 from bot.discord_side.counting import answered
 from bot.discord_side.language import follow_person
+from bot.discord_side.past import tournament_choices
 from bot.discord_side.standings import show_board, show_stats
 from bot.discord_side.tournaments import TournamentDesk
 from bot.discord_side.turns import set_notify, show_turns
@@ -168,14 +169,26 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
                 for label, c in suggest(current, loc(interaction))]
 
     @app_commands.command(name=_name("history"), description=_t("bot.cmd.history"))
-    @app_commands.describe(player=_t("bot.cmd.history_player"))
-    @app_commands.rename(player=OPTION["player"])
+    @app_commands.describe(player=_t("bot.cmd.history_player"),
+                           tournament=_t("history.tournament.describe"))
+    @app_commands.rename(player=OPTION["player"], tournament=_t("history.tournament.option"))
     @app_commands.guild_only()
     async def history(self, interaction: discord.Interaction[Any],
-                      player: discord.User | None = None) -> None:
-        """Recent matches of this server, only for you."""
+                      player: discord.User | None = None,
+                      tournament: app_commands.Range[str, 1, 100] | None = None) -> None:
+        """Recent matches of this server (of one server tournament), only for you."""
         await _run(interaction, self.bodies.clicks.past.history(
-            interaction, player.id if player is not None else None))
+            interaction, player.id if player is not None else None, tournament))
+
+    @history.autocomplete("tournament")
+    async def history_tournament_complete(self, interaction: discord.Interaction[Any],
+                                          current: str) -> list[app_commands.Choice[str]]:
+        """Up to 25 tournaments of this server held in channels the asker may view, newest
+        first, each with its status (none in direct messages), those whose name holds what was
+        typed; each picked by its number."""
+        return [app_commands.Choice(name=label[:100], value=str(tid))
+                for label, tid in await tournament_choices(
+                    self.bodies.service, interaction, str(current), loc(interaction))]
 
     @app_commands.command(name=_name("replay"), description=_t("bot.cmd.replay"))
     @app_commands.describe(table=_t("bot.cmd.replay_id"))

@@ -167,9 +167,9 @@ class Interactions:
     # ------------------------------------------------------------------ past matches
 
     async def history_page(self, interaction: discord.Interaction[Any], anchor: int, way: str,
-                           player: int) -> None:
-        """A page of past matches."""
-        await self.past.page(interaction, anchor, way, player)
+                           player: int, tournament: int = 0) -> None:
+        """A page of past matches (of one server tournament unless ``tournament`` is 0)."""
+        await self.past.page(interaction, anchor, way, player, tournament)
 
     async def replay_go(self, interaction: discord.Interaction[Any], table: int, step: int,
                         reveal: bool, op: str) -> None:

@@ -30,7 +30,13 @@ import discord
 from bot.discord_side.context import lacking, loc, permission_names
 from bot.discord_side.messages import MENTIONS, NO_MENTIONS, Messages
 from bot.discord_side.sight import open_to_everyone, sight_of, sight_of_table
-from bot.discord_side.ui.past import goto, history_view, rematch_view, replay_view
+from bot.discord_side.ui.past import (
+    MENU_OPTIONS,
+    goto,
+    history_view,
+    rematch_view,
+    replay_view,
+)
 from bot.discord_side.uploads import ImageFile
 from bot.game.history import Loaded
 from bot.game.refusals import Refusal
@@ -135,11 +141,17 @@ class PastMatches:
 
     # ------------------------------------------------------------------ commands
 
-    async def history(self, interaction: discord.Interaction[Any], player: int | None) -> None:
-        """/goblin history [player]: the newest matches of this place that the asker may see
-        (in a server: played in a channel they may view), privately."""
+    async def history(self, interaction: discord.Interaction[Any], player: int | None,
+                      tournament: str | None = None) -> None:
+        """/goblin history [player] [tournament]: the newest matches of this place that the
+        asker may see (in a server: played in a channel they may view), of one server
+        tournament when given (its number, as suggested, or its name), privately."""
         await interaction.response.defer(ephemeral=True, thinking=True)
-        page = await self.service.history.page(sight_of(interaction), player)
+        sight = sight_of(interaction)
+        cup = None if tournament is None else await self.service.history.tournament_typed(
+            sight, tournament)
+        page = await self.service.history.page(sight, player,
+                                               tournament=None if cup is None else cup.id)
         await interaction.edit_original_response(view=history_view(page, player,
                                                                    loc(interaction)))
 
@@ -152,13 +164,13 @@ class PastMatches:
     # ------------------------------------------------------------------ clicks
 
     async def page(self, interaction: discord.Interaction[Any], anchor: int, way: str,
-                   player: int) -> None:
+                   player: int, tournament: int = 0) -> None:
         """A history page button: the matches older ("o") or newer than table ``anchor``, of
-        one person (0: everyone)."""
+        one person (0: everyone), of one server tournament (0: every match)."""
         await interaction.response.defer()
         older, newer = (anchor, None) if way == "o" else (None, anchor)
         page = await self.service.history.page(sight_of(interaction), player or None,
-                                               older, newer)
+                                               older, newer, tournament=tournament or None)
         await interaction.edit_original_response(
             view=history_view(page, player or None, loc(interaction)))
 
@@ -356,5 +368,26 @@ async def lapse_offers(service: GameService, messages: Messages) -> None:
         await redraw_offer(messages, state)
 
 
+
+async def tournament_choices(service: GameService, interaction: discord.Interaction[Any],
+                             current: str, locale: str) -> list[tuple[str, int]]:
+    """The suggestions of ``/goblin history tournament:``: up to 25 tournaments of this server
+    (held in channels the asker may view; none in direct messages), newest first, whose name
+    holds what was typed, each labelled with its status."""
+    typed = current.strip().casefold()
+    out: list[tuple[str, int]] = []
+    for cup in await service.history.tournaments(sight_of(interaction)):
+        if typed and typed not in cup.name.casefold() and typed != str(cup.id):
+            continue
+        label = translate(msg("history.tournament.choice.running", name=cup.name,
+                              round=cup.round) if cup.status == "running"
+                          else msg(f"history.tournament.choice.{cup.status}", name=cup.name),
+                          locale)
+        out.append((label, cup.id))
+        if len(out) == MENU_OPTIONS:
+            break
+    return out
+
 __all__ = ["BOT_NEEDS", "CLICKER_NEEDS", "UPLOAD_LIMIT", "PastMatches", "earlier_message",
-           "lapse_offers", "redraw_offer", "share_refusal", "slowmode", "summary_of"]
+           "lapse_offers", "redraw_offer", "share_refusal", "slowmode", "summary_of",
+           "tournament_choices"]

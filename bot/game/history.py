@@ -14,14 +14,24 @@ taken; a few built replays are kept, the most recently used.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.game.places import Sight
 from bot.game.refusals import Refusal
 from bot.game.standings import change_of
 from bot.game.tables import Tables
+from bot.storage.core.history import INT_MAX
 from bot.storage.interface import Storage
-from bot.storage.records import TableRecord, TableResult, standing
+from bot.storage.records import (
+    TOURNAMENT_STATUSES,
+    SeatResult,
+    TableRecord,
+    TableResult,
+    TournamentMatch,
+    TournamentRecord,
+    places,
+    standing,
+)
 from cards import catalogue_version
 from engine.replay import Replay, ReplayError
 from i18n import Msg, msg
@@ -33,18 +43,30 @@ KEPT_REPLAYS = 4
 
 
 @dataclass(frozen=True, slots=True)
+class InRound:
+    """Where a listed match stands in its tournament: its round, and whether the round's
+    deadline decided it (closed as it stood, unrated)."""
+
+    round: int
+    at_deadline: bool
+
+
+@dataclass(frozen=True, slots=True)
 class HistoryPage:
     """One page of matches, newest first, with the anchors of the neighbouring pages: ``older``
     (list the matches older than this table) and ``newer`` (list those newer than this table);
     None when there are none that way. ``rating_changes`` is each listed table's change of
     shown rating per person (rated matches only); ``threads`` the thread each listed table was
-    played in (matches played in a thread only)."""
+    played in (matches played in a thread only). A page of one tournament's matches names its
+    ``tournament`` and each listed table's round (``rounds``)."""
 
     results: tuple[TableResult, ...]
     older: int | None
     newer: int | None
     rating_changes: dict[int, dict[int, int]]
     threads: dict[int, int]
+    tournament: TournamentRecord | None = None
+    rounds: dict[int, InRound] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,31 +99,108 @@ class History:
 
     async def page(self, sight: Sight, player: int | None = None,
                    before: int | None = None, after: int | None = None,
-                   size: int = PAGE) -> HistoryPage:
-        """The page of ``size`` matches in ``sight`` (of ``player`` when given) older than
-        table ``before``, or just newer than table ``after`` (neither: the newest)."""
-        found = await self._matches(sight, player, size + 1, before, after)
+                   size: int = PAGE, tournament: int | None = None) -> HistoryPage:
+        """The page of ``size`` matches in ``sight`` (of ``player`` when given, of the server
+        tournament ``tournament`` when given) older than table ``before``, or just newer than
+        table ``after`` (neither: the newest). A tournament not in sight (another server's, a
+        channel the asker cannot view, none such) or cancelled is refused."""
+        cup = None if tournament is None else await self.tournament_in(sight, tournament)
+        rounds: dict[int, InRound] = {}
+        found = await self._matches(sight, player, size + 1, before, after, cup, rounds)
         more = len(found) > size
         shown = found[1:] if after is not None and more else found[:size]
         if not shown:
-            return HistoryPage((), None, None, {}, {})
+            return HistoryPage((), None, None, {}, {}, cup)
         newest, oldest = shown[0].table_id, shown[-1].table_id
         older = oldest if (more if after is None else await self._any(
-            sight, player, before=oldest)) else None
+            sight, player, cup, before=oldest)) else None
         newer = newest if (more if after is not None else before is not None and await self._any(
-            sight, player, after=newest)) else None
+            sight, player, cup, after=newest)) else None
         tables = [r.table_id for r in shown]
         return HistoryPage(tuple(shown), older, newer, await self.rating_changes(tables),
-                           await self.store.threads_of(tables))
+                           await self.store.threads_of(tables), cup,
+                           {t: rounds[t] for t in tables if t in rounds})
 
-    async def _any(self, sight: Sight, player: int | None, *, before: int | None = None,
-                   after: int | None = None) -> bool:
-        return bool(await self._matches(sight, player, 1, before, after))
+    async def _any(self, sight: Sight, player: int | None, cup: TournamentRecord | None, *,
+                   before: int | None = None, after: int | None = None) -> bool:
+        if cup is None:
+            return bool(await self._matches(sight, player, 1, before, after, None, {}))
+        return bool(await self.store.tournament_matches(cup.id, sight.place.key, player, 1,
+                                                        before, after, sight.channels))
 
     async def _matches(self, sight: Sight, player: int | None, limit: int,
-                       before: int | None, after: int | None) -> list[TableResult]:
-        return await self.store.matches(sight.place.key, player, limit, before, after,
-                                        sight.channels)
+                       before: int | None, after: int | None, cup: TournamentRecord | None,
+                       rounds: dict[int, InRound]) -> list[TableResult]:
+        """The matches asked for; of a tournament, each one's round put in ``rounds``."""
+        if cup is None:
+            return await self.store.matches(sight.place.key, player, limit, before, after,
+                                            sight.channels)
+        out: list[TableResult] = []
+        for match in await self.store.tournament_matches(cup.id, sight.place.key, player,
+                                                         limit, before, after, sight.channels):
+            result = match.result or await self._closed_at_deadline(match)
+            if result is not None:
+                out.append(result)
+                rounds[match.table_id] = InRound(match.round, match.at_deadline)
+        return out
+
+    async def _closed_at_deadline(self, match: TournamentMatch) -> TableResult | None:
+        """How a match its round's deadline closed unrated stood then, laid out as a result
+        (places as the tournament counted them, no champion); None when its table cannot be
+        read."""
+        try:
+            record = await self.tables.load(match.table_id)
+        except Refusal:
+            return None
+        state = record.state
+        if state is None:
+            return None
+        ranks = places(state)
+        return TableResult(
+            table_id=record.id, guild_id=record.guild_id, channel_id=record.channel_id,
+            finished_at=record.updated_at, rounds=state.round, actions=state.step,
+            catalogue=record.catalogue, winner_seat=ranks.index(min(ranks)),
+            winner_user_id=None, place_key=record.place_key,
+            seats=tuple(SeatResult(
+                seat=i, user_id=info.user, kind="person" if info.user is not None else "ai",
+                ai_level=info.level if info.ai else None, hero=seat.hero,
+                keys=len(seat.keys), hp=seat.hp, place=ranks[i],
+                handed_to_ai=info.ai and info.user is not None)
+                for i, (info, seat) in enumerate(zip(record.seats, state.seats, strict=True))))
+
+    async def tournament_in(self, sight: Sight, tournament_id: int) -> TournamentRecord:
+        """Server tournament ``tournament_id`` when it is in ``sight`` (this server, a channel
+        the asker may view); refused otherwise (direct messages, another server's, a forged or
+        unknown id), and when it was cancelled (it has no matches)."""
+        record = None
+        if sight.place.kind == "guild" and 0 < tournament_id <= INT_MAX:
+            record = await self.store.tournament(tournament_id)
+        if record is None or not sight.sees(record.place_key, record.channel_id):
+            raise Refusal(msg("history.tournament.no_such"))
+        if record.status == "cancelled":
+            raise Refusal(msg("history.tournament.cancelled", name=record.name))
+        return record
+
+    async def tournament_typed(self, sight: Sight, typed: str) -> TournamentRecord:
+        """The tournament of ``/goblin history tournament:``: its number (as suggested while
+        typing) or its exact name (the newest of that name), refused as
+        :meth:`tournament_in` refuses."""
+        typed = typed.strip()
+        if typed.isascii() and typed.isdigit() and len(typed) <= 19:
+            return await self.tournament_in(sight, int(typed))
+        named = next((t for t in await self.tournaments(sight)
+                      if t.name.casefold() == typed.casefold()), None)
+        if named is None:
+            raise Refusal(msg("history.tournament.no_such"))
+        return await self.tournament_in(sight, named.id)
+
+    async def tournaments(self, sight: Sight) -> list[TournamentRecord]:
+        """The tournaments of the server in ``sight`` (held in channels the asker may view),
+        newest first; none in direct messages."""
+        if sight.place.kind != "guild":
+            return []
+        found = await self.store.tournaments_of(sight.place.key, *TOURNAMENT_STATUSES)
+        return [t for t in reversed(found) if sight.sees(t.place_key, t.channel_id)]
 
     async def rating_changes(self, tables: list[int]) -> dict[int, dict[int, int]]:
         """Each rated table's change of shown rating per person."""
@@ -157,4 +256,4 @@ class History:
         return await self.store.result_of(table_id)
 
 
-__all__ = ["KEPT_REPLAYS", "PAGE", "History", "HistoryPage", "Loaded", "no_match"]
+__all__ = ["KEPT_REPLAYS", "PAGE", "History", "HistoryPage", "InRound", "Loaded", "no_match"]

@@ -21,6 +21,7 @@ from bot.storage.records import (
     Status,
     TableRecord,
     TableResult,
+    TournamentMatch,
     TournamentRecord,
     TournamentRows,
     TournamentStatus,
@@ -351,6 +352,15 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
         """Like :meth:`results`, of the tables where person ``user_id`` held a seat when
         given, played in one of ``channels`` when given; ``after``: the ``limit`` tables just
         newer than table ``after`` (still listed newest first)."""
+
+    async def tournament_matches(self, tournament_id: int, place_key: str,
+                                 user_id: int | None = None, limit: int = 20,
+                                 before: int | None = None, after: int | None = None,
+                                 channels: Collection[int] | None = None
+                                 ) -> list[TournamentMatch]:
+        """Like :meth:`matches`, of the tables tournament ``tournament_id`` opened at the
+        place ``place_key`` (those its round's deadline closed unrated included, with no
+        result), newest first, each with its round."""
 
     # rematches
     async def rematch_of(self, table_id: int) -> RematchOffer | None:

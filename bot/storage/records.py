@@ -501,10 +501,25 @@ class NewTournamentTable:
     deadline: float | None
 
 
+@dataclass(frozen=True, slots=True)
+class TournamentMatch:
+    """A past match of a tournament, as ``/goblin history`` lists it: its table, the round
+    and the table's number in it (``pod``), whether the round's deadline decided it, and its
+    stored ``result`` (None: closed at the deadline unrated, so only its table tells how it
+    stood)."""
+
+    table_id: int
+    round: int
+    pod: int
+    at_deadline: bool
+    result: TableResult | None
+
+
 __all__ = [
     "MigrationFailed",
-    "TOURNAMENT_STATUSES", "EntrantRow", "NewTournamentTable", "TournamentRecord",
-    "TournamentRoundRow", "TournamentRows", "TournamentStatus", "TournamentTableRow",
+    "TOURNAMENT_STATUSES", "EntrantRow", "NewTournamentTable", "TournamentMatch",
+    "TournamentRecord", "TournamentRoundRow", "TournamentRows", "TournamentStatus",
+    "TournamentTableRow",
     "ACTIVE", "STATUSES", "AiRecord", "CannotSave", "CorruptTable", "DatabaseError", "LogRow",
     "PlayerRating", "Rater", "RatingChange", "RematchOffer", "SchemaTooNew", "SeatInfo",
     "SeatKind", "SeatResult", "ServerDefaults", "Shards", "StaleVersion", "Status", "StorageError",

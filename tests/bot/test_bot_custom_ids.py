@@ -81,6 +81,9 @@ WRITTEN: list[tuple[type[Control], str, Target]] = [
     (LevelMenu, LevelMenu.id_for(TABLE, 3, VERSION), LevelPick(TABLE, 3, VERSION)),
     (HistoryButton, HistoryButton.id_for(TABLE, "o", GUILD), HistoryPage(TABLE, "o", GUILD)),
     (HistoryButton, HistoryButton.id_for(TABLE, "n", None), HistoryPage(TABLE, "n", 0)),
+    (HistoryButton, HistoryButton.id_for(TABLE, "o", GUILD, TABLE),  # a tournament's page
+     HistoryPage(TABLE, "o", GUILD, TABLE)),
+    (HistoryButton, HistoryButton.id_for(TABLE, "n", None, 7), HistoryPage(TABLE, "n", 0, 7)),
     *[(ReplayButton, ReplayButton.id_for(TABLE, VERSION, reveal, op),
        ReplayGo(TABLE, VERSION, reveal, op))
       for op in ("open", "first", "prev", "next", "last", "pturn", "nturn", "flip")
@@ -137,7 +140,8 @@ POSTED = [
     ("kg:hero:3", HeroPick(3)),
     ("kg:hero:3:4", HeroPick(3)),  # an older bot's: the lobby's size
     ("kg:level:3:2:7", LevelPick(3, 2, 7)),
-    ("kg:hist:3:o:0", HistoryPage(3, "o", 0)),
+    ("kg:hist:3:o:0", HistoryPage(3, "o", 0)),  # drawn before tournaments: every match
+    ("kg:hist:3:o:0:5", HistoryPage(3, "o", 0, 5)),
     ("kg:rp:3:0:h.open", ReplayGo(3, 0, False, "open")),
     ("kg:rp:3:5:r.next", ReplayGo(3, 5, True, "next")),
     ("kg:rs:3:r", ReplaySeek(3, True)),
@@ -155,7 +159,8 @@ def test_ids_already_posted_read_the_same(custom_id: str, target: Target) -> Non
 
 @pytest.mark.parametrize("custom_id", [
     "kg:do:0:1:a", "kg:lobby:3:zap:1", "kg:do:3:-1:a", "kg:board:9:x", "kg:level:3:9:1",
-    "kg:level:3:x:1", "kg:hist:0:o:0", "kg:rp:1:x:h.next", "kg:rp:1:2:z.next",
+    "kg:level:3:x:1", "kg:hist:0:o:0", "kg:hist:3:o:0:0", "kg:hist:3:o:0:", "kg:rp:1:x:h.next",
+    "kg:rp:1:2:z.next",
     "kg:rp:1:2:h.jump", "kg:rm:1:explode", "kg:rsh:1:2", "kg:hero:1:2:3", "kg:", "kg:zzz:1",
     "kg:do:1:2:", "kg:hand:1\n", "kg:hand:" + "9" * 93, "other:hand:1",
     "kg:forget:0:yes", "kg:forget:5:maybe", "kg:forget:-3:yes", "kg:forget:5",

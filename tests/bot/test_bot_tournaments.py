@@ -3,15 +3,20 @@
 click are refused privately), the host starts it, each round's match begins in a thread of its
 own, the round's deadline on the bot's clock decides the match still playing (the timer pass),
 the standings picture is posted in the tournament's channel and the next round seated, and at
-the end the champion is announced. Every request is checked against Discord's API."""
+the end the champion is announced; /goblin history tournament: then lists its matches with their
+rounds, page by page. Every request is checked against Discord's API."""
 from __future__ import annotations
 
 from bot_helpers import Clock
-from live_bot import LiveBot
-from players import ADMIN, ANN, BOB, EVE, forged_message, raw_click
+from live_bot import GUILD, LiveBot
+from players import ADMIN, ANN, BOB, EVE, finished_match, forged_message, raw_click
+from storage.helpers import played
 
-from bot.discord_side.ui.custom_ids import TournamentButton
+from bot.discord_side.ui.custom_ids import HistoryButton, TournamentButton
 from loopback import Message
+
+NO_SUCH = ("This server has no such tournament to show: pick one from the list offered as you "
+           "type.")
 
 
 async def timer_pass(h: LiveBot) -> None:
@@ -26,8 +31,68 @@ def signup(h: LiveBot) -> Message:
     return next(m for m in h.public() if "Tournament: Spring Cup" in h.message(m).text())
 
 
+def listed(text: str, table: int) -> bool:
+    """Whether a history page lists table ``table``."""
+    return f"Table #{table}**" in text
+
+
+async def tournament_history(h: LiveBot, tid: int, first: int, second: int, alone: int) -> None:
+    """/goblin history tournament: of the finished two-round tournament ``tid`` (its matches
+    ``first`` and ``second``, both decided at their round's deadline) and of no other match
+    (``alone`` was played in the same channel before it): its rounds, a page button keeping
+    the tournament (an older button without it still listing every match), the person filter
+    composed, and the tournaments refused: another server's, a forged id, a cancelled one, any
+    in direct messages."""
+    page = h.reply(await h.command(ANN, "history", tournament=str(tid)))
+    text = page.text()
+    assert page.ephemeral and text.startswith("### Matches of Spring Cup")
+    assert listed(text, second) and listed(text, first) and not listed(text, alone)
+    assert text.index(f"#{second}**") < text.index(f"#{first}**")  # the later round first
+    assert "· Round 2" in text and "· Round 1" in text
+    assert text.count("Still being played at the round's deadline: decided as it stood then, "
+                      "and not rated.") == 2
+    assert "🏆" not in text  # decided at the deadline: no champion of the match
+    assert HistoryButton.id_for(first, "o", None, tid) in page.custom_ids()
+    # page 2, older than the round 2 match, stays the tournament's
+    older = HistoryButton.id_for(second, "o", None, tid)
+    button = forged_message(h, ANN, older)
+    await h.click(ANN, button, older, forge=True)
+    text = h.message(button).text()
+    assert listed(text, first) and not listed(text, second) and not listed(text, alone)
+    stale = HistoryButton.id_for(second, "o", None)  # drawn before tournaments: every match
+    button = forged_message(h, ANN, stale)
+    await h.click(ANN, button, stale, forge=True)
+    assert listed(h.message(button).text(), alone)
+    mine = h.reply(await h.command(ANN, "history", player=ANN.id, tournament=str(tid))).text()
+    assert mine.startswith(f"### Matches of <@{ANN.id}> in Spring Cup") and listed(mine, first)
+
+    service = h.bot.service
+    other = await service.tournaments.create(guild_id=GUILD + 1, channel_id=5, host_id=BOB.id,
+                                             name="Far Cup")
+    winter = await service.tournaments.create(guild_id=GUILD, channel_id=h.channel.id,
+                                              host_id=ADMIN.id, name="Winter Cup")
+    assert await h.store.cancel_tournament(winter.id)
+    for refused in (other.id, tid + 99, 2**70):
+        assert h.said(await h.command(ANN, "history", tournament=str(refused))) == [NO_SUCH]
+    assert h.said(await h.command(ANN, "history", tournament=str(winter.id))) == [
+        "Winter Cup was cancelled during sign-up, so it has no matches."]
+    choices = await h.autocomplete(ANN, "history", "tournament", "")
+    assert [(c["name"], c["value"]) for c in choices] == [  # this server's, newest first
+        ("Winter Cup · cancelled", str(winter.id)), ("Spring Cup · finished", str(tid))]
+    assert [c["value"] for c in await h.autocomplete(ANN, "history", "tournament", "spr")] == [
+        str(tid)]
+    named = h.reply(await h.command(ANN, "history", tournament="spring cup")).text()
+    assert named.startswith("### Matches of Spring Cup")  # its name typed in full
+    assert h.said(await h.command(ANN, "history", tournament="Far Cup")) == [NO_SUCH]
+    dms = h.lb.dm(ANN)
+    assert await h.lb.autocomplete(ANN, dms, "goblin history", "tournament", "") == []
+    assert h.said(await h.command(ANN, "history", channel=dms, tournament=str(tid))) == [
+        NO_SUCH]
+
+
 async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_champion(
         h: LiveBot, clock: Clock) -> None:
+    alone = await finished_match(h.store, played(1), channel=h.channel.id)
     assert h.said(await h.command(ANN, "tournament new", name="Ann's Cup")) == [
         "Only server admins (Manage Server) can open a tournament."]
     ix = await h.command(ADMIN, "tournament new", name="Spring Cup", rounds=2, table_size=3,
@@ -87,6 +152,9 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
     assert last.attachments
     assert h.said(await h.command(BOB, "tournament start")) == [
         "There is no tournament taking sign-ups or under way here."]
+    rows = await h.store.tournament_rows(tid)
+    assert rows is not None and [t.round for t in rows.tables] == [1, 2]
+    await tournament_history(h, tid, rows.tables[0].table_id, rows.tables[1].table_id, alone)
 
 
 async def test_standings_are_private_a_match_s_end_seats_the_next_round_and_a_player_drops(

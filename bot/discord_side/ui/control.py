@@ -80,8 +80,8 @@ class Answers(Protocol):
         ...
 
     async def history_page(self, interaction: discord.Interaction[Any], anchor: int, way: str,
-                           player: int) -> None:
-        """A ``/goblin history`` page button."""
+                           player: int, tournament: int = 0) -> None:
+        """A ``/goblin history`` page button (``tournament`` 0: every match)."""
         ...
 
     async def replay_go(self, interaction: discord.Interaction[Any], table: int, step: int,

@@ -332,27 +332,35 @@ class LevelMenu(Control, kind="level",
 
 
 class HistoryButton(Control, kind="hist",
-                    fields=rf"(?P<anchor>{NUMBER}):(?P<way>[on]):(?P<player>{NUMBER})"):
+                    fields=(rf"(?P<anchor>{NUMBER}):(?P<way>[on]):(?P<player>{NUMBER})"
+                            rf"(?::(?P<tournament>{NUMBER}))?")):
     """A ``/goblin history`` page button: the matches older ("o") or newer ("n") than a table,
-    of one person (0: everyone)."""
+    of one person (0: everyone), of one server tournament (the field left out: every match,
+    as the buttons drawn before tournaments read)."""
 
     checks_channel = False  # past matches: no running table behind them
 
     @classmethod
-    def id_for(cls, anchor: int, way: str, player: int | None) -> str:
-        """The custom_id of the page ``way`` from table ``anchor`` (``player`` None: everyone)."""
-        return cls.join(anchor, way, player or 0)
+    def id_for(cls, anchor: int, way: str, player: int | None,
+               tournament: int | None = None) -> str:
+        """The custom_id of the page ``way`` from table ``anchor`` (``player`` None: everyone;
+        ``tournament`` None: every match)."""
+        if tournament is None:
+            return cls.join(anchor, way, player or 0)
+        return cls.join(anchor, way, player or 0, tournament)
 
     @classmethod
     def read(cls, found: re.Match[str]) -> HistoryPage:
         """The page asked for."""
-        return HistoryPage(number(found, "anchor", 1), found["way"], number(found, "player"))
+        tournament = 0 if found["tournament"] is None else number(found, "tournament", 1)
+        return HistoryPage(number(found, "anchor", 1), found["way"], number(found, "player"),
+                           tournament)
 
     async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
                      values: list[str]) -> None:
         """Answered: the page shown."""
         t = self.read_as(HistoryPage)
-        await clicks.history_page(interaction, t.table, t.way, t.player)
+        await clicks.history_page(interaction, t.table, t.way, t.player, t.tournament)
 
 
 class ReplayButton(Control, kind="rp", fields=(

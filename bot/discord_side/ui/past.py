@@ -29,7 +29,7 @@ from bot.discord_side.ui.parts import (
     row,
     text_block,
 )
-from bot.game.history import HistoryPage, Loaded
+from bot.game.history import HistoryPage, InRound, Loaded
 from bot.game.people import person_text
 from bot.game.rematch import RematchState, people
 from bot.game.texts import phase_line
@@ -66,19 +66,26 @@ def _seat(seat: SeatResult, locale: str, champion: bool = True) -> str:
 
 
 def _entry(result: TableResult, changes: dict[int, int] | None, thread: int | None,
-           locale: str) -> str:
-    """One match of the history: number, date, length, the thread it was played in (a link),
-    winner and seats."""
-    lines = [translate(msg("history.entry", table=result.table_id,
-                           date=f"<t:{int(result.finished_at)}:f>", rounds=result.rounds,
-                           moves=result.actions), locale)]
+           locale: str, in_round: InRound | None = None) -> str:
+    """One match of the history: number, date, length, its tournament round (a tournament's
+    match), the thread it was played in (a link), winner and seats; a match abandoned, or
+    decided at its round's deadline, says so and has no champion."""
+    head = translate(msg("history.entry", table=result.table_id,
+                         date=f"<t:{int(result.finished_at)}:f>", rounds=result.rounds,
+                         moves=result.actions), locale)
+    if in_round is not None:
+        head += " · " + translate(msg("history.tournament.round", round=in_round.round), locale)
+    lines = [head]
     if thread is not None:
         lines.append(translate(msg("history.thread", thread=f"<#{thread}>"), locale))
     abandoned = result.abandoned_by is not None
     if abandoned:
         lines.append(translate(msg("ratings.note.history_abandoned"), locale))
+    at_deadline = in_round is not None and in_round.at_deadline
+    if at_deadline:
+        lines.append(translate(msg("history.tournament.at_deadline"), locale))
     for seat in result.seats:
-        line = "- " + _seat(seat, locale, champion=not abandoned)
+        line = "- " + _seat(seat, locale, champion=not (abandoned or at_deadline))
         if changes is not None and seat.user_id in changes:  # filled once ratings exist
             line += " " + translate(msg("history.rating",
                                         change=signed(changes[seat.user_id], locale)), locale)
@@ -87,23 +94,35 @@ def _entry(result: TableResult, changes: dict[int, int] | None, thread: int | No
 
 
 def history_view(page: HistoryPage, player: int | None, locale: str) -> discord.ui.LayoutView:
-    """A page of past matches with its Newer and Older buttons."""
-    title = (msg("history.title_player", who=f"<@{player}>") if player
-             else msg("history.title"))
+    """A page of past matches (of one server tournament, each with its round) with its Newer
+    and Older buttons (which keep the page's person and tournament)."""
+    cup = page.tournament
+    if cup is not None:
+        title = (msg("history.tournament.title_player", who=f"<@{player}>", name=cup.name)
+                 if player else msg("history.tournament.title", name=cup.name))
+        empty = msg("history.tournament.empty", name=cup.name)
+    else:
+        title = (msg("history.title_player", who=f"<@{player}>") if player
+                 else msg("history.title"))
+        empty = msg("history.empty")
     parts = [f"### {translate(title, locale)}"]
     if not page.results:
-        parts.append(translate(msg("history.empty"), locale))
+        parts.append(translate(empty, locale))
     for result in page.results:
         parts.append(_entry(result, page.rating_changes.get(result.table_id),
-                            page.threads.get(result.table_id), locale))
+                            page.threads.get(result.table_id), locale,
+                            page.rounds.get(result.table_id)))
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n\n".join(parts)),
                                                       accent_colour=GOLD)
     if page.results:
+        tournament = None if cup is None else cup.id
         newer = button(translate(msg("history.newer"), locale),
-                       HistoryButton.id_for(page.newer or page.results[0].table_id, "n", player),
+                       HistoryButton.id_for(page.newer or page.results[0].table_id, "n", player,
+                                            tournament),
                        disabled=page.newer is None)
         older = button(translate(msg("history.older"), locale),
-                       HistoryButton.id_for(page.older or page.results[-1].table_id, "o", player),
+                       HistoryButton.id_for(page.older or page.results[-1].table_id, "o", player,
+                                            tournament),
                        disabled=page.older is None)
         box.add_item(row(newer, older))
         box.add_item(text_block("-# " + translate(msg("history.replay_hint"), locale)))

@@ -92,11 +92,13 @@ class LevelPick:
 @dataclass(frozen=True, slots=True)
 class HistoryPage:
     """A page button of ``/goblin history``: the matches older (``way`` "o") or newer ("n")
-    than table ``table``, of person ``player`` (0: everyone)."""
+    than table ``table``, of person ``player`` (0: everyone), of server tournament
+    ``tournament`` (0: every match; buttons drawn before tournaments had none)."""
 
     table: int
     way: str
     player: int
+    tournament: int = 0
 
 
 @dataclass(frozen=True, slots=True)

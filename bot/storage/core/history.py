@@ -19,7 +19,7 @@ from bot.storage.core.rows import (
     opt_int,
     read_results,
 )
-from bot.storage.records import RematchOffer, TableResult
+from bot.storage.records import RematchOffer, TableResult, TournamentMatch
 
 #: The range of a 64-bit integer column: an id outside it names nothing.
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
@@ -170,6 +170,52 @@ class HistoryQueries(Base):
         rows = await self._read.fetch(
             f"SELECT {OFFER_COLUMNS} FROM rematches WHERE closed = FALSE ORDER BY offered_at")
         return [read_offer(r) for r in rows]
+
+    async def tournament_matches(self, tournament_id: int, place_key: str,
+                                 user_id: int | None = None, limit: int = 20,
+                                 before: int | None = None, after: int | None = None,
+                                 channels: Collection[int] | None = None
+                                 ) -> list[TournamentMatch]:
+        """The past matches of tournament ``tournament_id`` played at the place ``place_key``,
+        newest first (a later round's tables are newer, and a round's tables are numbered in
+        order): those with a stored result and those its round's deadline closed unrated; of
+        person ``user_id`` when given (seated there by the tournament), played in one of
+        ``channels`` when given; at most ``limit``, older than table ``before`` or just newer
+        than table ``after``."""
+        where = ["tt.tournament_id = ?", "t.place_key = ?",
+                 "(r.table_id IS NOT NULL OR tt.at_deadline = TRUE)"]
+        values: list[object] = [bounded(tournament_id), place_key]
+        if user_id is not None:
+            where.append("EXISTS (SELECT 1 FROM tournament_seats s WHERE s.tournament_id = "
+                         "tt.tournament_id AND s.round = tt.round AND s.pod = tt.pod AND "
+                         "s.user_id = ?)")
+            values.append(bounded(user_id))
+        if channels is not None:
+            where.append(self.dialect.any_of("t.channel_id"))
+            values.append(self.dialect.many(sorted(bounded(c) for c in channels)))
+        order = "DESC"
+        if before is not None:
+            where.append("tt.table_id < ?")
+            values.append(bounded(before))
+        elif after is not None:
+            where.append("tt.table_id > ?")
+            values.append(bounded(after))
+            order = "ASC"
+        values.append(limit)
+        rows = await self._read.fetch(
+            f"SELECT tt.table_id, tt.round, tt.pod, tt.at_deadline, {_HEADS} "
+            "FROM tournament_tables tt JOIN tables t ON t.id = tt.table_id "
+            "LEFT JOIN results r ON r.table_id = tt.table_id "
+            f"WHERE {' AND '.join(where)} ORDER BY tt.table_id {order} LIMIT ?", *values)
+        if order == "ASC":
+            rows.reverse()
+        results = {r.table_id: r for r in await self._with_seats(
+            [row[4:] for row in rows if row[4] is not None])}
+        return [TournamentMatch(table_id=as_int(row[0], "table_id"),
+                                round=as_int(row[1], "round"), pod=as_int(row[2], "pod"),
+                                at_deadline=as_flag(row[3], "at_deadline"),
+                                result=results.get(as_int(row[0], "table_id")))
+                for row in rows]
 
 
 __all__ = ["OFFER_COLUMNS", "HistoryQueries", "bounded", "insert_result", "read_offer",
