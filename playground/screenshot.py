@@ -13,7 +13,8 @@ message; ``--hint`` opens Ann's hand on her first turn and pictures the answer t
 the channel after one match played out in its thread and another started in its own: the
 lines the bot leaves in the channel and the thread list. ``--tournament`` plays a small server
 tournament on the page's fake clock and saves its sign-up message, a match's thread, the
-standings and the champion at 390 and 1280 px wide into the directory ``--out``.
+standings, the champion and ``/goblin history tournament:`` at 390 and 1280 px wide into the
+directory ``--out``.
 Needs Chromium and Playwright (installed when missing, see :mod:`playground.browser`); the
 replay's ⏮ ⏭ are drawn as icons by the page, no emoji font needed.
 """
@@ -30,6 +31,7 @@ from typing import Any
 
 from bot.discord_side.ui.custom_ids import (
     HintButton,
+    HistoryButton,
     QuitButton,
     RematchButton,
     ReplayButton,
@@ -165,7 +167,7 @@ def hint_scene(driver: Driver, tries: int = 60) -> Any:
 #: The tournament's name in each language of the pictures.
 CUP = {"en": "Spring Cup", "fr": "Coupe de printemps", "cs": "Jarní pohár"}
 #: The pictures of ``--tournament``, in the order they are taken.
-TOURNAMENT_SHOTS = ("signup", "thread", "standings", "champion")
+TOURNAMENT_SHOTS = ("signup", "thread", "standings", "champion", "history")
 
 
 def _newest_picture_post(driver: Driver, before: int, wait: float = 120.0) -> Any:
@@ -186,9 +188,10 @@ def tournament_scene(driver: Driver, locale: str, out: Path, widths: tuple[int, 
     """A small server tournament: Ann (the server's admin) opens it (2 rounds, tables of 3, easy
     AI seats fill the short tables, 1 hour a round), the four people join, Ann starts it, the
     clock control moves the clock 8 hours on twice (each round decided at its deadline by the
-    timer pass). Pictures ``out/{shot}-{width}.png`` of the sign-up message with its entrants,
-    the first match's thread, the standings after round 1 and the champion; True when all
-    four were taken."""
+    timer pass), then Ann runs ``/goblin history tournament:``. Pictures
+    ``out/{shot}-{width}.png`` of the sign-up message with its entrants, the first match's
+    thread, the standings after round 1, the champion and Ann's private page of the
+    tournament's matches; True when all five were taken."""
     page, url = driver.page, driver.url
     ann = PEOPLE[0][0]
     command_as(url, ann, CHANNEL_ID, "goblin tournament new", name=CUP[locale], rounds=2,
@@ -238,6 +241,10 @@ def tournament_scene(driver: Driver, locale: str, out: Path, widths: tuple[int, 
             print(f"no {shot} post:\n{driver.describe()}", file=sys.stderr)
             return False
         take(shot, post)
+    command_as(url, ann, CHANNEL_ID, "goblin history", tournament=CUP[locale])
+    driver.settle()
+    take("history", page.locator(
+        f"{EPHEMERAL}:has([data-custom-id^='{HistoryButton.prefix}'])").last)
     return len(shots) == len(TOURNAMENT_SHOTS)
 
 
@@ -278,8 +285,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the channel's lines of a finished and a running match")
     parser.add_argument("--tournament", action="store_true",
                         help="a small server tournament: pictures of its sign-up, a match's "
-                             "thread, its standings and its champion at 390 and 1280 px wide, "
-                             "into the directory --out")
+                             "thread, its standings, its champion and its history at 390 and "
+                             "1280 px wide, into the directory --out")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp, \
             PlaygroundProcess(Path(tmp) / "pg.sqlite3", ai_pace=0.05,
