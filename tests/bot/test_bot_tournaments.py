@@ -47,8 +47,9 @@ async def tournament_history(h: LiveBot, tid: int, first: int, second: int, alon
     text = page.text()
     assert page.ephemeral and text.startswith("### Matches of Spring Cup")
     assert listed(text, second) and listed(text, first) and not listed(text, alone)
-    assert text.index(f"#{second}**") < text.index(f"#{first}**")  # the later round first
-    assert "· Round 2" in text and "· Round 1" in text
+    # the later round first, each under its heading
+    assert (text.index("### Round 2\n") < text.index(f"#{second}**")
+            < text.index("### Round 1\n") < text.index(f"#{first}**"))
     assert text.count("Still being played at the round's deadline: decided as it stood then, "
                       "and not rated.") == 2
     assert "🏆" not in text  # decided at the deadline: no champion of the match
@@ -59,6 +60,7 @@ async def tournament_history(h: LiveBot, tid: int, first: int, second: int, alon
     await h.click(ANN, button, older, forge=True)
     text = h.message(button).text()
     assert listed(text, first) and not listed(text, second) and not listed(text, alone)
+    assert text.count("### Round") == 1 and "### Round 1\n" in text
     stale = HistoryButton.id_for(second, "o", None)  # drawn before tournaments: every match
     button = forged_message(h, ANN, stale)
     await h.click(ANN, button, stale, forge=True)

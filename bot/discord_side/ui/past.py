@@ -67,15 +67,12 @@ def _seat(seat: SeatResult, locale: str, champion: bool = True) -> str:
 
 def _entry(result: TableResult, changes: dict[int, int] | None, thread: int | None,
            locale: str, in_round: InRound | None = None) -> str:
-    """One match of the history: number, date, length, its tournament round (a tournament's
-    match), the thread it was played in (a link), winner and seats; a match abandoned, or
-    decided at its round's deadline, says so and has no champion."""
-    head = translate(msg("history.entry", table=result.table_id,
-                         date=f"<t:{int(result.finished_at)}:f>", rounds=result.rounds,
-                         moves=result.actions), locale)
-    if in_round is not None:
-        head += " · " + translate(msg("history.tournament.round", round=in_round.round), locale)
-    lines = [head]
+    """One match of the history: number, date, length, the thread it was played in (a link),
+    winner and seats (by place); a match abandoned, or decided at its tournament round's deadline
+    (``in_round``), says so and has no champion."""
+    lines = [translate(msg("history.entry", table=result.table_id,
+                           date=f"<t:{int(result.finished_at)}:f>", rounds=result.rounds,
+                           moves=result.actions), locale)]
     if thread is not None:
         lines.append(translate(msg("history.thread", thread=f"<#{thread}>"), locale))
     abandoned = result.abandoned_by is not None
@@ -84,7 +81,7 @@ def _entry(result: TableResult, changes: dict[int, int] | None, thread: int | No
     at_deadline = in_round is not None and in_round.at_deadline
     if at_deadline:
         lines.append(translate(msg("history.tournament.at_deadline"), locale))
-    for seat in result.seats:
+    for seat in sorted(result.seats, key=lambda s: s.place):  # by place, then seat order
         line = "- " + _seat(seat, locale, champion=not (abandoned or at_deadline))
         if changes is not None and seat.user_id in changes:  # filled once ratings exist
             line += " " + translate(msg("history.rating",
@@ -94,8 +91,8 @@ def _entry(result: TableResult, changes: dict[int, int] | None, thread: int | No
 
 
 def history_view(page: HistoryPage, player: int | None, locale: str) -> discord.ui.LayoutView:
-    """A page of past matches (of one server tournament, each with its round) with its Newer
-    and Older buttons (which keep the page's person and tournament)."""
+    """A page of past matches (of one server tournament: under a heading for each of its
+    rounds) with its Newer and Older buttons (which keep the page's person and tournament)."""
     cup = page.tournament
     if cup is not None:
         title = (msg("history.tournament.title_player", who=f"<@{player}>", name=cup.name)
@@ -108,10 +105,15 @@ def history_view(page: HistoryPage, player: int | None, locale: str) -> discord.
     parts = [f"### {translate(title, locale)}"]
     if not page.results:
         parts.append(translate(empty, locale))
+    heading = None
     for result in page.results:
+        in_round = page.rounds.get(result.table_id)
+        if in_round is not None and in_round.round != heading:
+            heading = in_round.round
+            parts.append("### " + translate(msg("history.tournament.round", round=heading),
+                                          locale))
         parts.append(_entry(result, page.rating_changes.get(result.table_id),
-                            page.threads.get(result.table_id), locale,
-                            page.rounds.get(result.table_id)))
+                            page.threads.get(result.table_id), locale, in_round))
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n\n".join(parts)),
                                                       accent_colour=GOLD)
     if page.results:
