@@ -62,7 +62,7 @@ async def test_history_pages_older_and_newer(bot: LiveBot) -> None:
     await bot.click(ANN, page, older)
     page = bot.message(page)
     assert [t for t in ids if f"Table #{t}**" in page.text()] == ids[:2]
-    assert f"<@{ANN.id}>" in page.text() and "AI (easy)" in page.text()
+    assert f"<@{ANN.id}>" in page.text() and "AI, easy level (" in page.text()
     for entry in page.text().split("\n\n")[1:3]:  # each match's seats listed by place
         places = [int(line[2:].split(".")[0]) for line in entry.splitlines()
                   if line.startswith("- ")]
