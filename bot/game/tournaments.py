@@ -192,7 +192,7 @@ def rules_of(rows: TournamentRows) -> Tournament:
         rounds.append(Round(Seating(r.round, r.seed, pods, r.bye_user), results))
     return Tournament(settings, tuple(Entrant(e.user_id, e.name, e.rating) for e in rows.entrants),
                       tuple(rounds), tuple((e.user_id, e.dropped_after) for e in rows.entrants
-                                           if e.dropped_after is not None))
+                                           if e.dropped_after is not None), rec.seed)
 
 
 @dataclass
@@ -321,8 +321,8 @@ class Tournaments:
                               count=len(rows.entrants), min=MIN_ENTRANTS))
         ratings = {e.user_id: await self._rating(record, e.user_id) for e in rows.entrants}
         rules = rules_of(rows)
-        rules = Tournament(rules.settings, tuple(Entrant(e.user, e.name, ratings[e.user])
-                                                 for e in rules.entrants))
+        rules = replace(rules, entrants=tuple(Entrant(e.user, e.name, ratings[e.user])
+                                              for e in rules.entrants))
         progress = await self._seat(record, rules, (), ratings)
         if progress is None:
             raise Refusal(msg("bot.tournament.error.started", name=record.name))
