@@ -100,6 +100,7 @@ class TournamentDesk:
         self.tasks = tasks
         self.begin = begin
         self.forget = forget
+        self._closing: set[int] = set()  # the tournaments whose round is being ended now
 
     # ------------------------------------------------------------------ finding one
 
@@ -182,6 +183,25 @@ class TournamentDesk:
                                             can_manage_channel(interaction))
         await answer_privately(interaction, translate(
             msg("bot.tournament.dropped", who=f"<@{who}>"), loc(interaction)))
+
+    async def end_round(self, interaction: discord.Interaction[Any]) -> None:
+        """/goblin tournament end-round (its host or a channel manager): the round under way
+        ends now, as at its deadline: each unfinished match is decided as it stands, the
+        standings are posted and the next round seated (or the champion named)."""
+        record = await self._here(interaction)
+        if record.id in self._closing:
+            raise Refusal(msg("bot.tournament.end_round.closing", name=record.name))
+        self._closing.add(record.id)
+        try:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            progress = await self.service.tournaments.close_round(
+                record.id, interaction.user.id, can_manage_channel(interaction), record.round)
+            await interaction.edit_original_response(content=translate(
+                msg("bot.tournament.end_round.done", round=record.round, name=record.name),
+                loc(interaction)))
+            await self.post(progress)
+        finally:
+            self._closing.discard(record.id)
 
     async def click(self, interaction: discord.Interaction[Any], tournament: int,
                     op: str) -> None:

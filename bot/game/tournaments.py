@@ -373,19 +373,21 @@ class Tournaments:
             return None
         return await self.advance(tournament_id)
 
-    async def close_round(self, tournament_id: int, user_id: int,
-                          manager: bool = False) -> Progress:
+    async def close_round(self, tournament_id: int, user_id: int, manager: bool = False,
+                          round_number: int | None = None) -> Progress:
         """Its host (or a channel manager) ends the round under way now, as its deadline
         would: each match still playing is closed and decided as it stands, then the next
-        round is seated or the tournament ends."""
+        round is seated or the tournament ends (``round_number``: the round the asker saw
+        under way; refused when it is over already, so two asking at once end one round)."""
         record = await self._record(tournament_id)
         self._host_only(record, user_id, manager)
         if record.status != "running":
             raise Refusal(msg("bot.tournament.error.not_running", name=record.name))
+        if round_number is not None and record.round != round_number:
+            raise Refusal(msg("bot.tournament.end_round.closing", name=record.name))
         progress = await self.advance(tournament_id, now=True)
-        if progress is None:  # another pass moved it on this very moment
-            return Progress(await self._record(tournament_id),
-                            (await self.view(tournament_id)).tournament)
+        if progress is None:  # another pass is moving it on this very moment
+            raise Refusal(msg("bot.tournament.end_round.closing", name=record.name))
         return progress
 
     async def advance(self, tournament_id: int, now: bool = False) -> Progress | None:

@@ -121,3 +121,41 @@ async def test_its_host_cancels_a_tournament_during_sign_up(h: LiveBot) -> None:
     assert h.said(await h.command(ADMIN, "tournament cancel")) == ["Spring Cup is cancelled."]
     assert not h.message(board).custom_ids()
     assert "This tournament was cancelled." in h.message(board).text()
+
+
+async def test_its_host_ends_a_round_early_and_the_next_one_is_seated(h: LiveBot) -> None:
+    """/goblin tournament end-round: refused before the start and to anyone but the host (or a
+    channel manager), privately; by the host, the match still playing is closed and decided as
+    it stands, the standings are posted and the next round seated; the last round's end names
+    the champion."""
+    await h.command(ADMIN, "tournament new", name="Spring Cup", rounds=2, table_size=3)
+    board = signup(h)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    for user in (ANN, BOB, EVE):
+        await h.click(user, board, TournamentButton.id_for(tid, "join"))
+    assert h.said(await h.command(ADMIN, "tournament end-round")) == [
+        "Spring Cup is not under way."]
+    await h.command(ADMIN, "tournament start")
+    first = await h.store.active_in_channel(h.lb.threads_of(h.channel)[0].id)
+    assert first is not None
+    assert h.said(await h.command(ANN, "tournament end-round")) == [
+        "Only the tournament's host, or someone who can manage this channel, can do that."]
+    assert (await h.bot.service.tables.load(first)).status == "running"
+
+    ix = await h.command(ADMIN, "tournament end-round")
+    assert h.reply(ix).ephemeral and h.said(ix) == [
+        "Round 1 of Spring Cup is over: its unfinished matches were decided as they stood."]
+    assert (await h.bot.service.tables.load(first)).status == "abandoned"
+    posted = [m for m in h.public() if "Standings: Spring Cup" in m.text()]
+    assert len(posted) == 1 and "Round 1 of 2 is over: round 2 is seated." in posted[0].text()
+    assert len(h.lb.threads_of(h.channel)) == 2
+    view = await h.bot.service.tournaments.view(tid)
+    assert [s.place for s in view.standings] == [1, 2, 3]  # one place each
+    assert all(r.at_deadline for r in view.tournament.rounds[0].results)
+
+    await h.command(ADMIN, "tournament end-round")
+    view = await h.bot.service.tournaments.view(tid)
+    assert view.record.status == "finished"
+    assert h.public()[-1].text().startswith(f"### <@{view.standings[0].user}> wins Spring Cup!")
+    assert h.said(await h.command(ADMIN, "tournament end-round")) == [
+        "There is no tournament taking sign-ups or under way here."]
