@@ -27,7 +27,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.game.lobby import game_config
@@ -198,12 +198,14 @@ def rules_of(rows: TournamentRows) -> Tournament:
 @dataclass
 class Tournaments:
     """Server tournaments over ``store``, their matches through ``tables`` (``clock`` and
-    ``seeds`` injectable for tests)."""
+    ``seeds`` injectable for tests; ``threads``: whether a server's matches move to threads of
+    their own, its setting; None: they always do)."""
 
     store: Storage
     tables: Tables
     clock: Callable[[], float] = time.time
     seeds: Callable[[], int] = field(default=lambda: secrets.randbits(31))
+    threads: Callable[[int], Awaitable[bool]] | None = None
 
     # ------------------------------------------------------------------ reading
 
@@ -339,7 +341,9 @@ class Tournaments:
         seating = after.rounds[-1].seating
         names = {e.user: e.name for e in rules.entrants}
         now = self.clock()
-        new = [self._new_table(record, seating, pod, names, now) for pod in seating.pods]
+        threaded = True if self.threads is None else await self.threads(record.guild_id)
+        new = [replace(self._new_table(record, seating, pod, names, now), threaded=threaded)
+               for pod in seating.pods]
         ends = now + record.round_span if record.round_span else None
         ids = await self.store.seat_tournament_round(record.id, number, seed, seating.bye, new,
                                                      ends, ratings)

@@ -12,6 +12,7 @@ from players import ADMIN, ANN, BOB, EVE, forged_message, raw_click
 
 from bot.discord_side.ui.custom_ids import TournamentButton
 from loopback import Message
+from loopback.permissions import CREATE_PUBLIC_THREADS
 
 
 async def timer_pass(h: LiveBot) -> None:
@@ -159,3 +160,41 @@ async def test_its_host_ends_a_round_early_and_the_next_one_is_seated(h: LiveBot
     assert h.public()[-1].text().startswith(f"### <@{view.standings[0].user}> wins Spring Cup!")
     assert h.said(await h.command(ADMIN, "tournament end-round")) == [
         "There is no tournament taking sign-ups or under way here."]
+
+
+async def _three_seated(h: LiveBot) -> int:
+    """Spring Cup (2 rounds, tables of 3) with Ann, Bob and Eve, started; its match's id."""
+    await h.command(ADMIN, "tournament new", name="Spring Cup", rounds=2, table_size=3)
+    board = signup(h)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    for user in (ANN, BOB, EVE):
+        await h.click(user, board, TournamentButton.id_for(tid, "join"))
+    await h.command(ADMIN, "tournament start")
+    view = await h.bot.service.tournaments.view(tid)
+    return view.tables[0].table_id
+
+
+async def test_a_match_refused_its_thread_is_played_in_the_channel_and_its_host_told(
+        h: LiveBot) -> None:
+    h.channel.bot_permissions &= ~CREATE_PUBLIC_THREADS  # Discord answers 403 (50013)
+    table = await _three_seated(h)
+    assert not h.lb.threads_of(h.channel)
+    record = await h.bot.service.tables.load(table)
+    assert record.status == "running" and record.thread_id is None and not record.threaded
+    shown = [m for m in h.public() if f"kg:hand:{table}" in m.custom_ids()]
+    assert len(shown) == 1  # the table message, in the channel: the match goes on
+    told = [m.text() for m in h.public() if "could not open a thread" in m.text()]
+    assert told == [f"<@{ADMIN.id}>, I could not open a thread for this match (I need the Create "
+                    "Public Threads permission in this channel), so it is played here; nothing "
+                    "is lost."]
+
+
+async def test_a_server_that_turned_threads_off_plays_its_tournament_in_the_channel(
+        h: LiveBot) -> None:
+    await h.command(ADMIN, "settings", threads=False)
+    table = await _three_seated(h)
+    assert not h.lb.threads_of(h.channel)
+    record = await h.bot.service.tables.load(table)
+    assert record.status == "running" and not record.threaded
+    assert [m for m in h.public() if f"kg:hand:{table}" in m.custom_ids()]
+    assert not [m for m in h.public() if "could not open a thread" in m.text()]  # as chosen
