@@ -42,8 +42,19 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
         told = h.said(await h.click(user, board, TournamentButton.id_for(tid, "join")))
         assert told == ["You have entered Spring Cup."]
     assert "Entrants (3): Ann, Bob, Eve" in h.message(board).text()
-    assert ("This tournament plays 2 rounds. Each round lasts 1 hour; a match still playing "
-            "then is decided as it stands.") in h.message(board).text()  # the host's choices
+    assert h.message(board).text().splitlines()[1:10] == [  # the terms, up front
+        f"Hosted by <@{ADMIN.id}>.",
+        "**Rounds:** 2.",
+        "**Tables:** 3 seats; two players left over play at a table of 2, one left over has a "
+        "bye (5 points).",
+        "**Turn timer:** none.",
+        "**Round length:** 1 h. A match not finished by then is ranked as it stands (most keys, "
+        "then most hit points) and is not rated.",
+        "**Sign-up closes:** when the host starts the tournament.",
+        "**Points by place:** 5/3/2/1 at a table of 4, 5/3/1 at a table of 3, 5/1 at a table "
+        "of 2.",
+        "**Ties:** opponents' points, then wins, then rating, then a draw by lot.",
+        ""]
     again = h.said(await h.click(EVE, board, TournamentButton.id_for(tid, "join")))
     assert again == ["You have already entered Spring Cup."]
     forged = forged_message(h, ADMIN, TournamentButton.id_for(tid + 99, "join"))
@@ -198,3 +209,18 @@ async def test_a_server_that_turned_threads_off_plays_its_tournament_in_the_chan
     assert record.status == "running" and not record.threaded
     assert [m for m in h.public() if f"kg:hand:{table}" in m.custom_ids()]
     assert not [m for m in h.public() if "could not open a thread" in m.text()]  # as chosen
+
+
+async def test_the_sign_up_message_states_the_closing_time_and_the_ai_seats(
+        h: LiveBot, clock: Clock) -> None:
+    await h.command(ADMIN, "tournament new", name="Spring Cup", table_size=4, timer=3600,
+                    ai_level="easy", signup_hours=2)
+    text = h.message(signup(h)).text()
+    at = int(clock.now) + 2 * 3600
+    assert "**Rounds:** as many as the players need: 3 up to 8 players" in text
+    assert ("**Tables:** 4 seats; AI seats fill the short tables (they take places but earn no "
+            "points), so nobody has a bye.") in text
+    assert "**Turn timer:** 1 h." in text
+    assert "**Round length:** no limit;" in text and "is not rated." in text
+    assert (f"**Sign-up closes:** <t:{at}:R> (<t:{at}:f>), and the tournament starts "
+            "then.") in text
