@@ -7,11 +7,14 @@ the end the champion is announced. Every request is checked against Discord's AP
 from __future__ import annotations
 
 from bot_helpers import Clock
+from in_threads import ThreadPlayers
 from live_bot import LiveBot
 from players import ADMIN, ANN, BOB, EVE, forged_message, raw_click
 
 from bot.discord_side.ui.custom_ids import TournamentButton
-from loopback import Message
+from engine import apply, observe
+from engine.agents import make_agent
+from loopback import Message, User
 from loopback.permissions import CREATE_PUBLIC_THREADS
 
 
@@ -173,12 +176,13 @@ async def test_its_host_ends_a_round_early_and_the_next_one_is_seated(h: LiveBot
         "There is no tournament taking sign-ups or under way here."]
 
 
-async def _three_seated(h: LiveBot) -> int:
-    """Spring Cup (2 rounds, tables of 3) with Ann, Bob and Eve, started; its match's id."""
+async def _three_seated(h: LiveBot, people: tuple[User, ...] = (ANN, BOB, EVE)) -> int:
+    """Spring Cup (2 rounds, tables of 3) with ``people`` (Ann, Bob and Eve), started; its
+    first match's id."""
     await h.command(ADMIN, "tournament new", name="Spring Cup", rounds=2, table_size=3)
     board = signup(h)
     tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
-    for user in (ANN, BOB, EVE):
+    for user in people:
         await h.click(user, board, TournamentButton.id_for(tid, "join"))
     await h.command(ADMIN, "tournament start")
     view = await h.bot.service.tournaments.view(tid)
@@ -224,3 +228,53 @@ async def test_the_sign_up_message_states_the_closing_time_and_the_ai_seats(
     assert "**Round length:** no limit;" in text and "is not rated." in text
     assert (f"**Sign-up closes:** <t:{at}:R> (<t:{at}:f>), and the tournament starts "
             "then.") in text
+
+
+async def _last_move(h: LiveBot, table: int) -> bool:
+    """True when the move the seat to play will choose (as :class:`Players` chooses) ends the
+    match."""
+    state = (await h.bot.service.tables.load(table)).game
+    move = make_agent("heuristic", state.step).choose(observe(state, state.current))
+    return apply(state, move)[0].winner is not None
+
+
+async def test_a_tournament_match_played_to_its_end_moves_the_round_on_by_itself(
+        h: LiveBot) -> None:
+    """Round 1's match is played to its true end by its two people clicking in its thread (two
+    players at tables of 3 sit at a table of 2: the cheapest whole match); the round then moves
+    on by itself: the match is rated, the tournament's points follow its places (5/1 at a table
+    of 2), the standings are posted and round 2 seated; ending round 2 names the champion."""
+    table = await _three_seated(h, (ANN, BOB))
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    thread = h.lb.threads_of(h.channel)[0]
+    players = ThreadPlayers(h, table, [ANN, BOB], thread)
+    rest = h.lb.world.rest_api
+    spec, rest.spec = rest.spec, None  # the moves' requests: checked by the matches' tests
+    try:
+        while not await _last_move(h, table):
+            assert await players.step()
+    finally:
+        rest.spec = spec
+    assert await players.step()  # the last move, the match's end and the round's move-on
+    assert not await players.step()  # are checked against Discord's API
+    assert (await h.bot.service.tables.load(table)).status == "finished"
+    result = await h.store.result_of(table)
+    assert result is not None and result.abandoned_by is None
+    for seat in result.seats:  # rated as any match
+        assert seat.user_id is not None
+        changes = await h.store.rating_changes(h.guild.id, seat.user_id)
+        assert [c.table_id for c in changes] == [table]
+
+    posted = [m for m in h.public() if "Standings: Spring Cup" in m.text()]
+    assert len(posted) == 1 and "Round 1 of 2 is over: round 2 is seated." in posted[0].text()
+    assert len(h.lb.threads_of(h.channel)) == 2
+    view = await h.bot.service.tournaments.view(tid)
+    points = {s.user: s.points for s in view.standings}
+    assert points == {s.user_id: (5, 1)[s.place - 1] for s in result.seats
+                      if s.user_id is not None}
+    assert not view.tournament.rounds[0].results[0].at_deadline
+
+    await h.command(ADMIN, "tournament end-round")
+    view = await h.bot.service.tournaments.view(tid)
+    assert view.record.status == "finished"
+    assert h.public()[-1].text().startswith(f"### <@{view.standings[0].user}> wins Spring Cup!")
