@@ -49,12 +49,13 @@ CASES: tuple[tuple[str, str, str], ...] = (
 )
 
 #: Names of the tournament pictures' sample standings: whole, long, with diacritics, an emoji, a
-#: name with nothing the font draws, a dropped player and a bye.
+#: name with nothing the font draws, a dropped player, a bye and two places the lot decided.
 TOURNAMENT_NAMES = ("Kateřina Nov", "François-Xavier Dupont-Aignan", "Bob 🎲", "Ödön Szőllős",
                     "Žofie", "🏆🏆", "Wojciech Wój", "Přemysl Otakar II.", "Zoë")
 TOURNAMENT_LINES = tuple(
-    StandingLine(place=i + 1 if i != 3 else 3, name=name, points=17 - 2 * i + (i == 3),
-                 opponents=40 - 3 * i, wins=max(0, 3 - i // 3), dropped=i in (4, 7), bye=i == 8)
+    StandingLine(place=i + 1, name=name, points=17 - 2 * i + 2 * (i == 3),
+                 opponents=40 - 3 * i + 3 * (i == 3), wins=max(0, 3 - i // 3) + (i == 3),
+                 dropped=i in (4, 7), bye=i == 8, by_lot=i in (2, 3))
     for i, name in enumerate(TOURNAMENT_NAMES))
 
 #: Pictures drawn from sample data instead of a scenario's observation: kind -> draw(locale).

@@ -53,8 +53,8 @@ CHAMPION_PX = 52
 @dataclass(frozen=True)
 class StandingLine:
     """One line of the standings as drawn: the place, the player's name, their points and
-    tie-break figures (opponents' points, wins), whether they dropped out and whether they had
-    a bye in the round just played."""
+    tie-break figures (opponents' points, wins), whether they dropped out, whether they had
+    a bye in the round just played and whether the lot decided their place (``by_lot``)."""
 
     place: int
     name: str
@@ -63,6 +63,7 @@ class StandingLine:
     wins: int
     dropped: bool = False
     bye: bool = False
+    by_lot: bool = False
 
 
 @lru_cache(maxsize=4096)
@@ -189,7 +190,7 @@ def standings_image(lines: Sequence[StandingLine], name: str, round_number: int,
     bands = [title_band("trophy", title, right, shorten=True)]
     bands += _table_bands(lines, locale)
     notes = [translate("render.tournament.points_rule", locale),
-             translate("render.tournament.tie_rule", locale)]
+             translate("render.tournament.tie_rule", locale), *lot_note(lines, locale)]
     marks = [(mark, translate(key, locale))
              for mark, key, shows in (
                  (DROPPED_MARK, "render.tournament.dropped", any(s.dropped for s in lines)),
@@ -235,8 +236,35 @@ def champion_image(lines: Sequence[StandingLine], name: str, rounds: int, player
     bands = [title_band("trophy", title, right, shorten=True),
              _champion_band(lines[0], rounds, locale), _gap(12)]
     bands += _table_bands(lines[:podium], locale)
-    bands.append(_gap(12))
+    note = lot_note(lines, locale, podium)
+    bands.append(_notes_band(note, ()) if note else _gap(12))
     return encode(bands)
 
 
-__all__ = ["StandingLine", "champion_image", "drawable", "standings_image"]
+def lot_groups(lines: Sequence[StandingLine]) -> list[tuple[int, int]]:
+    """The places the lot decided, as ``(first, last)`` places of each run of lines level on
+    points and every tie-break (``lines`` best first)."""
+    groups: list[tuple[int, int]] = []
+    figures = None
+    for line in lines:
+        now = (line.points, line.opponents, line.wins)
+        if line.by_lot and groups and figures == now and groups[-1][1] == line.place - 1:
+            groups[-1] = (groups[-1][0], line.place)
+        elif line.by_lot:
+            groups.append((line.place, line.place))
+        figures = now
+    return groups
+
+
+def lot_note(lines: Sequence[StandingLine], locale: str, down_to: int | None = None) -> list[str]:
+    """The line saying which places the lot decided (none when it decided none; ``down_to``:
+    only the runs reaching that place or better)."""
+    groups = [g for g in lot_groups(lines) if down_to is None or g[0] <= down_to]
+    if not groups:
+        return []
+    places = ", ".join(f"{a}–{b}" if b > a else str(a) for a, b in groups)
+    return [translate(msg("render.tournament.lot.places", places=places), locale)]
+
+
+__all__ = ["StandingLine", "champion_image", "drawable", "lot_groups", "lot_note",
+           "standings_image"]

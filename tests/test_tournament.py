@@ -272,13 +272,17 @@ def test_shared_places_share_the_points_of_that_place() -> None:
 
 def test_wins_then_rating_break_ties() -> None:
     """Two players level on points and opponents' points: the one with more wins first; level on
-    wins too, the higher rated first; level on everything, they share the place."""
+    wins too, the higher rated first; level on everything, the lot drawn from the tournament's
+    seed places them, and their lines say so."""
     people = [Entrant(1, "A", 1000), Entrant(2, "B", 2000), Entrant(3, "C", 1500),
               Entrant(4, "D", 1500)]
     t = seat_round(start(Settings("Cup", table_size=4), people), seed=0)
     t = record(t, PodResult(1, ((2, 1), (3, 2), (4, 2), (1, 4))))
     lines = standings(t)
-    assert [(s.user, s.place) for s in lines] == [(2, 1), (3, 2), (4, 2), (1, 4)]
+    assert [s.place for s in lines] == [1, 2, 3, 4]
+    assert [s.user for s in lines][::3] == [2, 1]
+    assert {s.user for s in lines[1:3]} == {3, 4}
+    assert [s.by_lot for s in lines] == [False, True, True, False]
     assert lines[0].wins == 1 and lines[1].wins == 0
 
 
@@ -472,3 +476,25 @@ def test_any_tournament_seats_everyone_still_in_once_a_round(count: int, size: T
         assert keys == sorted(keys)
     winner = champion(t)
     assert winner is not None and winner == standings(t)[0]
+
+
+def test_the_lot_is_the_last_tie_break_drawn_from_the_tournament_s_seed() -> None:
+    """Players level on points and every tie-break get distinct places drawn from the
+    tournament's seed: the same seed always gives the same order, another seed may not, and
+    the champion is the first of the final standings, the one the lot placed first."""
+    people = [Entrant(u, f"P{u}", 1500) for u in range(1, 4)]
+
+    def final(seed: int) -> Tournament:
+        t = seat_round(start(Settings("Cup", rounds=1, table_size=3), people, seed), seed=0)
+        return record(t, PodResult(1, ((1, 1), (2, 1), (3, 1))))  # all three level
+
+    orders = set()
+    for seed in range(12):
+        t = final(seed)
+        lines = standings(t)
+        assert [s.place for s in lines] == [1, 2, 3]
+        assert all(s.by_lot for s in lines)
+        assert lines == standings(final(seed))  # deterministic
+        assert champion(t) == lines[0]
+        orders.add(tuple(s.user for s in lines))
+    assert len(orders) > 1  # the seed decides, not the order of entry

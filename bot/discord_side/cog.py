@@ -1,6 +1,6 @@
 """The ``/goblin`` slash command group: new, learn, join, leave, start, hand, status, rules, card,
 history, replay, stats, leaderboard, abandon, forget-me, settings, turns, notify and the
-tournament group (new, start, standings, drop, cancel). This module
+tournament group (new, start, standings, drop, cancel, end-round). This module
 only declares the commands and their options; their bodies are in
 :mod:`bot.discord_side.commands` (history and replay in :mod:`bot.discord_side.past`, stats and
 leaderboard in :mod:`bot.discord_side.standings`, forget-me in :mod:`bot.discord_side.forget`,
@@ -326,6 +326,12 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
     async def tournament_cancel(self, interaction: discord.Interaction[Any]) -> None:
         """Cancel a tournament still taking sign-ups (host or Manage Channels)."""
         await _run(interaction, self._desk().cancel(interaction))
+
+    @tournament.command(name=_t("bot.tournament.end_round.name"),
+                        description=_t("bot.tournament.end_round.description"))
+    async def tournament_end_round(self, interaction: discord.Interaction[Any]) -> None:
+        """End the round under way now, as at its deadline (host or Manage Channels)."""
+        await _run(interaction, self._desk().end_round(interaction))
 
     # ---------------------------------------------------------------- slow matches
 

@@ -378,14 +378,18 @@ class Messages:
             if now.status != "running":  # closed meanwhile: the lobby says it was cancelled
                 await self.edit_lobby(None, now)
                 return
+            refused = False
             if now.threaded and now.thread_id is None:
                 now = await self.open_thread(now)
+                refused = not now.threaded
             try:
                 await self.post_table(now)
             except discord.HTTPException as exc:
                 log.warning("could not post the table message of table %s (%s)", record.id,
                             exc.status)
                 return
+            if refused:
+                await self.thread_refused(now)
             if now.thread_id is not None:
                 await self.channel_line(now)
             elif record.lobby_message_id is not None:
@@ -425,6 +429,18 @@ class Messages:
         await self.service.tables.set_thread(record.id, thread.id, True)
         self._threads[record.id] = thread.id
         return replace(record, thread_id=thread.id)
+
+    async def thread_refused(self, record: TableRecord) -> None:
+        """Tell the match's host, in the channel, that Discord refused the match's thread and
+        the match is played there (the host named, no one pinged)."""
+        text = translate(msg("bot.thread.refused.line", host=f"<@{record.host_id}>"),
+                         record.locale)
+        try:
+            self.pace.note(record.channel_id)
+            await self.lobby_channel(record).send(content=text, allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as exc:
+            log.warning("could not tell the host of table %s its thread was refused (%s)",
+                        record.id, exc.status)
 
     async def channel_line(self, record: TableRecord, ending: str | None = None) -> None:
         """Write the channel's line for a match played in a thread (its lobby message): who

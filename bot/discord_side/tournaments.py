@@ -31,6 +31,8 @@ from bot.discord_side.ui.parts import (
 from bot.discord_side.uploads import ImageFile
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
+from bot.game.spans import span
+from bot.game.texts import timer_text
 from bot.game.tournament_pictures import champion_picture, standings_picture
 from bot.game.tournaments import Progress, View
 from bot.storage.records import TableRecord, TournamentRecord
@@ -42,22 +44,27 @@ log = logging.getLogger("karak.bot")
 Begin = Callable[[TableRecord], Awaitable[None]]
 
 
-def settings_lines(record: TournamentRecord) -> list[str]:
-    """What the sign-up message says of the settings its host chose: the number of rounds,
-    how long a round lasts, the AI seats filling short tables, when sign-up closes (one line,
-    none when nothing was chosen)."""
-    said = []
-    if record.rounds is not None:
-        said.append(msg("bot.tournament.rounds_set", count=record.rounds))
-    if record.round_span > 0:
-        said.append(msg("bot.tournament.signup.extra.round_hours",
-                        count=record.round_span // 3600))
-    if record.ai_level is not None:
-        said.append(msg("bot.tournament.signup.extra.ai_fill"))
-    if record.closes_at is not None and record.status == "signup":
-        said.append(msg("bot.tournament.signup.extra.closes", at=int(record.closes_at)))
-    text = " ".join(translate(m, record.locale) for m in said)
-    return [text] if text else []
+def terms_lines(record: TournamentRecord) -> list[str]:
+    """The terms the sign-up message states up front, one line each: the host, the rounds, the
+    tables (AI seats or byes), the turn timer, how long a round lasts (and what becomes of a
+    match unfinished then: ranked as it stands, not rated), when sign-up closes (while it
+    lasts), the points by place and the tie-breaks."""
+    terms = [msg("bot.tournament.signup.terms.host", host=f"<@{record.host_id}>"),
+             msg("bot.tournament.signup.terms.rounds_auto") if record.rounds is None
+             else msg("bot.tournament.signup.terms.rounds", count=record.rounds),
+             msg("bot.tournament.signup.terms.tables", size=record.table_size)
+             if record.ai_level is None
+             else msg("bot.tournament.signup.terms.tables_ai", size=record.table_size),
+             msg("bot.tournament.signup.terms.timer", timer=timer_text(record.timer)),
+             msg("bot.tournament.signup.terms.round_span", span=span(record.round_span))
+             if record.round_span > 0 else msg("bot.tournament.signup.terms.no_round_span"),
+             msg("bot.tournament.signup.terms.points"),
+             msg("bot.tournament.signup.terms.ties")]
+    if record.status == "signup":  # once it is over, the message says so instead
+        terms.insert(5, msg("bot.tournament.signup.terms.closes", at=int(record.closes_at))
+                     if record.closes_at is not None
+                     else msg("bot.tournament.signup.terms.closes_by_host"))
+    return [translate(m, record.locale) for m in terms]
 
 
 def signup_view(view: View) -> discord.ui.LayoutView:
@@ -67,9 +74,7 @@ def signup_view(view: View) -> discord.ui.LayoutView:
     locale = record.locale
     names = [e.name for e in view.tournament.entrants]
     lines = ["### " + translate(msg("bot.tournament.signup.title", name=record.name), locale),
-             translate(msg("bot.tournament.signup.how", size=record.table_size,
-                           host=f"<@{record.host_id}>"), locale),
-             *settings_lines(record),
+             *terms_lines(record), "",
              translate(msg("bot.tournament.signup.entrants", count=len(names),
                            names=", ".join(names) or "—"), locale)]
     if record.status == "signup":
@@ -100,6 +105,7 @@ class TournamentDesk:
         self.tasks = tasks
         self.begin = begin
         self.forget = forget
+        self._closing: set[int] = set()  # the tournaments whose round is being ended now
 
     # ------------------------------------------------------------------ finding one
 
@@ -182,6 +188,25 @@ class TournamentDesk:
                                             can_manage_channel(interaction))
         await answer_privately(interaction, translate(
             msg("bot.tournament.dropped", who=f"<@{who}>"), loc(interaction)))
+
+    async def end_round(self, interaction: discord.Interaction[Any]) -> None:
+        """/goblin tournament end-round (its host or a channel manager): the round under way
+        ends now, as at its deadline: each unfinished match is decided as it stands, the
+        standings are posted and the next round seated (or the champion named)."""
+        record = await self._here(interaction)
+        if record.id in self._closing:
+            raise Refusal(msg("bot.tournament.end_round.closing", name=record.name))
+        self._closing.add(record.id)
+        try:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            progress = await self.service.tournaments.close_round(
+                record.id, interaction.user.id, can_manage_channel(interaction), record.round)
+            await interaction.edit_original_response(content=translate(
+                msg("bot.tournament.end_round.done", round=record.round, name=record.name),
+                loc(interaction)))
+            await self.post(progress)
+        finally:
+            self._closing.discard(record.id)
 
     async def click(self, interaction: discord.Interaction[Any], tournament: int,
                     op: str) -> None:

@@ -80,7 +80,8 @@ class GameService:
         self.shares = Shares(self.store)
         self.people = People(self.store, self.tables, self.lobby)
         self.turns = Turns(self.store, self.clock)
-        self.tournaments = Tournaments(self.store, self.tables, self.clock, self.seeds)
+        self.tournaments = Tournaments(self.store, self.tables, self.clock, self.seeds,
+                                       self.servers.threads)
 
 
 __all__ = ["GameService"]

@@ -28,7 +28,9 @@ The rules, as the players read them (the texts ``bot.tournament.*_rule`` say the
 - **Bye.** A bye is worth the points of a win at a 3-seat table (:data:`BYE_POINTS`); it is
   not a win and meets no opponents.
 - **Tie-breaks.** Opponents' points (the sum of the current points of every player met, once
-  per table shared), then wins (first places, shared ones too), then rating.
+  per table shared), then wins (first places, shared ones too), then rating, and last the lot
+  (drawn once from the tournament's seed, :func:`lots`): no two players share a place in the
+  standings, and the champion is the first of them. A line placed by the lot says so.
 - **Drops.** A dropped player is seated in no later round; they keep their points and stay in
   the standings, marked as dropped.
 - **Deadline.** A table unfinished when the round's time runs out is decided by the standings
@@ -152,13 +154,15 @@ class Round:
 
 @dataclass(frozen=True, slots=True)
 class Tournament:
-    """A tournament: its settings, its entrants, the rounds seated so far and the players who
-    dropped, as ``(user, rounds seated before the drop)`` pairs."""
+    """A tournament: its settings, its entrants, the rounds seated so far, the players who
+    dropped, as ``(user, rounds seated before the drop)`` pairs, and its ``seed`` (the lot that
+    orders players level on points and every tie-break is drawn from it)."""
 
     settings: Settings
     entrants: tuple[Entrant, ...]
     rounds: tuple[Round, ...] = ()
     dropped: tuple[tuple[int, int], ...] = ()
+    seed: int = 0
 
     def __post_init__(self) -> None:
         users = [e.user for e in self.entrants]
@@ -168,9 +172,10 @@ class Tournament:
 
 @dataclass(frozen=True, slots=True)
 class Standing:
-    """One line of the standings: the ``place`` (players level on points and every tie-break
-    share it), the player, their ``points``, the tie-breaks (``opponents``: opponents' points;
-    ``wins``), the tables they played, their byes and whether they dropped."""
+    """One line of the standings: the ``place`` (one player each), the player, their
+    ``points``, the tie-breaks (``opponents``: opponents' points; ``wins``), the tables they
+    played, their byes, whether they dropped and whether the lot placed them (``by_lot``: level
+    with a neighbour on points and every tie-break)."""
 
     place: int
     user: int
@@ -182,6 +187,7 @@ class Standing:
     played: int
     byes: int
     dropped: bool
+    by_lot: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,9 +270,16 @@ def _tables(tournament: Tournament) -> Iterable[tuple[Pod, PodResult]]:
             yield pod, result
 
 
+def lots(tournament: Tournament) -> dict[int, float]:
+    """The lot of each entrant, drawn once from the tournament's seed: of players level on
+    points and every tie-break, the lower lot ranks first."""
+    draw = random.Random(f"{tournament.seed}:lot")
+    return {user: draw.random() for user in sorted(e.user for e in tournament.entrants)}
+
+
 def standings(tournament: Tournament) -> tuple[Standing, ...]:
     """The standings as they are now: by points, then opponents' points, then wins, then
-    rating (then the order of entry, so equal lines keep one order)."""
+    rating, then the lot (:func:`lots`); one place each."""
     points = {e.user: 0 for e in tournament.entrants}
     wins = dict.fromkeys(points, 0)
     played = dict.fromkeys(points, 0)
@@ -288,12 +301,14 @@ def standings(tournament: Tournament) -> tuple[Standing, ...]:
     def key(e: Entrant) -> tuple[int, int, int, int]:
         return (-points[e.user], -opponents[e.user], -wins[e.user], -e.rating)
 
-    ordered = sorted(tournament.entrants, key=key)
+    lot = lots(tournament)
+    ordered = sorted(tournament.entrants, key=lambda e: (key(e), lot[e.user]))
     keys = [key(e) for e in ordered]
     return tuple(
-        Standing(place=keys.index(keys[i]) + 1, user=e.user, name=e.name, rating=e.rating,
+        Standing(place=i + 1, user=e.user, name=e.name, rating=e.rating,
                  points=points[e.user], opponents=opponents[e.user], wins=wins[e.user],
-                 played=played[e.user], byes=byes[e.user], dropped=e.user in gone)
+                 played=played[e.user], byes=byes[e.user], dropped=e.user in gone,
+                 by_lot=keys.count(keys[i]) > 1)
         for i, e in enumerate(ordered))
 
 
@@ -504,15 +519,15 @@ def drop(tournament: Tournament, user: int) -> Tournament:
     return replace(tournament, dropped=(*tournament.dropped, (user, len(tournament.rounds))))
 
 
-def start(settings: Settings, entrants: Iterable[Entrant]) -> Tournament:
-    """A tournament with its entrants and no round yet."""
-    return Tournament(settings, tuple(entrants))
+def start(settings: Settings, entrants: Iterable[Entrant], seed: int = 0) -> Tournament:
+    """A tournament with its entrants and no round yet (``seed``: its lot, :func:`lots`)."""
+    return Tournament(settings, tuple(entrants), seed=seed)
 
 
 __all__ = [
     "BYE_POINTS", "EXHAUSTIVE", "MIN_ROUNDS", "POINTS", "Entrant", "Pod", "PodResult", "Round",
     "Seating", "Settings", "Split", "Standing", "TableSize", "Tournament", "active", "champion",
-    "deadline_result", "drop", "dropped_users", "is_over", "points_for", "record",
+    "deadline_result", "drop", "dropped_users", "is_over", "lots", "points_for", "record",
     "result_of_table", "rounds_needed", "seat_round", "seating_order", "split", "standings",
     "start", "total_rounds",
 ]

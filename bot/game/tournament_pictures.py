@@ -13,7 +13,7 @@ def standing_lines(tournament: Tournament) -> tuple[StandingLine, ...]:
     bye = tournament.rounds[-1].seating.bye if tournament.rounds else None
     return tuple(StandingLine(place=s.place, name=s.name, points=s.points,
                               opponents=s.opponents, wins=s.wins, dropped=s.dropped,
-                              bye=s.user == bye)
+                              bye=s.user == bye, by_lot=s.by_lot)
                  for s in standings(tournament))
 
 

@@ -27,7 +27,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.game.lobby import game_config
@@ -192,18 +192,20 @@ def rules_of(rows: TournamentRows) -> Tournament:
         rounds.append(Round(Seating(r.round, r.seed, pods, r.bye_user), results))
     return Tournament(settings, tuple(Entrant(e.user_id, e.name, e.rating) for e in rows.entrants),
                       tuple(rounds), tuple((e.user_id, e.dropped_after) for e in rows.entrants
-                                           if e.dropped_after is not None))
+                                           if e.dropped_after is not None), rec.seed)
 
 
 @dataclass
 class Tournaments:
     """Server tournaments over ``store``, their matches through ``tables`` (``clock`` and
-    ``seeds`` injectable for tests)."""
+    ``seeds`` injectable for tests; ``threads``: whether a server's matches move to threads of
+    their own, its setting; None: they always do)."""
 
     store: Storage
     tables: Tables
     clock: Callable[[], float] = time.time
     seeds: Callable[[], int] = field(default=lambda: secrets.randbits(31))
+    threads: Callable[[int], Awaitable[bool]] | None = None
 
     # ------------------------------------------------------------------ reading
 
@@ -321,8 +323,8 @@ class Tournaments:
                               count=len(rows.entrants), min=MIN_ENTRANTS))
         ratings = {e.user_id: await self._rating(record, e.user_id) for e in rows.entrants}
         rules = rules_of(rows)
-        rules = Tournament(rules.settings, tuple(Entrant(e.user, e.name, ratings[e.user])
-                                                 for e in rules.entrants))
+        rules = replace(rules, entrants=tuple(Entrant(e.user, e.name, ratings[e.user])
+                                              for e in rules.entrants))
         progress = await self._seat(record, rules, (), ratings)
         if progress is None:
             raise Refusal(msg("bot.tournament.error.started", name=record.name))
@@ -339,7 +341,9 @@ class Tournaments:
         seating = after.rounds[-1].seating
         names = {e.user: e.name for e in rules.entrants}
         now = self.clock()
-        new = [self._new_table(record, seating, pod, names, now) for pod in seating.pods]
+        threaded = True if self.threads is None else await self.threads(record.guild_id)
+        new = [replace(self._new_table(record, seating, pod, names, now), threaded=threaded)
+               for pod in seating.pods]
         ends = now + record.round_span if record.round_span else None
         ids = await self.store.seat_tournament_round(record.id, number, seed, seating.bye, new,
                                                      ends, ratings)
@@ -373,19 +377,21 @@ class Tournaments:
             return None
         return await self.advance(tournament_id)
 
-    async def close_round(self, tournament_id: int, user_id: int,
-                          manager: bool = False) -> Progress:
+    async def close_round(self, tournament_id: int, user_id: int, manager: bool = False,
+                          round_number: int | None = None) -> Progress:
         """Its host (or a channel manager) ends the round under way now, as its deadline
         would: each match still playing is closed and decided as it stands, then the next
-        round is seated or the tournament ends."""
+        round is seated or the tournament ends (``round_number``: the round the asker saw
+        under way; refused when it is over already, so two asking at once end one round)."""
         record = await self._record(tournament_id)
         self._host_only(record, user_id, manager)
         if record.status != "running":
             raise Refusal(msg("bot.tournament.error.not_running", name=record.name))
+        if round_number is not None and record.round != round_number:
+            raise Refusal(msg("bot.tournament.end_round.closing", name=record.name))
         progress = await self.advance(tournament_id, now=True)
-        if progress is None:  # another pass moved it on this very moment
-            return Progress(await self._record(tournament_id),
-                            (await self.view(tournament_id)).tournament)
+        if progress is None:  # another pass is moving it on this very moment
+            raise Refusal(msg("bot.tournament.end_round.closing", name=record.name))
         return progress
 
     async def advance(self, tournament_id: int, now: bool = False) -> Progress | None:

@@ -492,13 +492,15 @@ class TournamentRows:
 @dataclass(frozen=True, slots=True)
 class NewTournamentTable:
     """A match a round opens: its table's number in the round, its seats and its first state
-    (with the seed it was dealt from) and its first turn's deadline."""
+    (with the seed it was dealt from), its first turn's deadline and whether it moves to a
+    thread of its own (``threaded``; false: it is played in the tournament's channel)."""
 
     pod: int
     seats: tuple[SeatInfo, ...]
     state: GameState
     seed: int
     deadline: float | None
+    threaded: bool = True
 
 
 @dataclass(frozen=True, slots=True)

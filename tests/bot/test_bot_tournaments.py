@@ -8,12 +8,16 @@ rounds, page by page. Every request is checked against Discord's API."""
 from __future__ import annotations
 
 from bot_helpers import Clock
+from in_threads import ThreadPlayers
 from live_bot import GUILD, LiveBot
 from players import ADMIN, ANN, BOB, EVE, finished_match, forged_message, raw_click
 from storage.helpers import played
 
 from bot.discord_side.ui.custom_ids import HistoryButton, TournamentButton
-from loopback import Message
+from engine import apply, observe
+from engine.agents import make_agent
+from loopback import Message, User
+from loopback.permissions import CREATE_PUBLIC_THREADS
 
 NO_SUCH = ("This server has no such tournament to show: pick one from the list offered as you "
            "type.")
@@ -108,8 +112,19 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
         told = h.said(await h.click(user, board, TournamentButton.id_for(tid, "join")))
         assert told == ["You have entered Spring Cup."]
     assert "Entrants (3): Ann, Bob, Eve" in h.message(board).text()
-    assert ("This tournament plays 2 rounds. Each round lasts 1 hour; a match still playing "
-            "then is decided as it stands.") in h.message(board).text()  # the host's choices
+    assert h.message(board).text().splitlines()[1:10] == [  # the terms, up front
+        f"Hosted by <@{ADMIN.id}>.",
+        "**Rounds:** 2.",
+        "**Tables:** 3 seats; two players left over play at a table of 2, one left over has a "
+        "bye (5 points).",
+        "**Turn timer:** none.",
+        "**Round length:** 1 h. A match not finished by then is ranked as it stands (most keys, "
+        "then most hit points) and is not rated.",
+        "**Sign-up closes:** when the host starts the tournament.",
+        "**Points by place:** 5/3/2/1 at a table of 4, 5/3/1 at a table of 3, 5/1 at a table "
+        "of 2.",
+        "**Ties:** opponents' points, then wins, then rating, then a draw by lot.",
+        ""]
     again = h.said(await h.click(EVE, board, TournamentButton.id_for(tid, "join")))
     assert again == ["You have already entered Spring Cup."]
     forged = forged_message(h, ADMIN, TournamentButton.id_for(tid + 99, "join"))
@@ -191,3 +206,145 @@ async def test_its_host_cancels_a_tournament_during_sign_up(h: LiveBot) -> None:
     assert h.said(await h.command(ADMIN, "tournament cancel")) == ["Spring Cup is cancelled."]
     assert not h.message(board).custom_ids()
     assert "This tournament was cancelled." in h.message(board).text()
+
+
+async def test_its_host_ends_a_round_early_and_the_next_one_is_seated(h: LiveBot) -> None:
+    """/goblin tournament end-round: refused before the start and to anyone but the host (or a
+    channel manager), privately; by the host, the match still playing is closed and decided as
+    it stands, the standings are posted and the next round seated; the last round's end names
+    the champion."""
+    await h.command(ADMIN, "tournament new", name="Spring Cup", rounds=2, table_size=3)
+    board = signup(h)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    for user in (ANN, BOB, EVE):
+        await h.click(user, board, TournamentButton.id_for(tid, "join"))
+    assert h.said(await h.command(ADMIN, "tournament end-round")) == [
+        "Spring Cup is not under way."]
+    await h.command(ADMIN, "tournament start")
+    first = await h.store.active_in_channel(h.lb.threads_of(h.channel)[0].id)
+    assert first is not None
+    assert h.said(await h.command(ANN, "tournament end-round")) == [
+        "Only the tournament's host, or someone who can manage this channel, can do that."]
+    assert (await h.bot.service.tables.load(first)).status == "running"
+
+    ix = await h.command(ADMIN, "tournament end-round")
+    assert h.reply(ix).ephemeral and h.said(ix) == [
+        "Round 1 of Spring Cup is over: its unfinished matches were decided as they stood."]
+    assert (await h.bot.service.tables.load(first)).status == "abandoned"
+    posted = [m for m in h.public() if "Standings: Spring Cup" in m.text()]
+    assert len(posted) == 1 and "Round 1 of 2 is over: round 2 is seated." in posted[0].text()
+    assert len(h.lb.threads_of(h.channel)) == 2
+    view = await h.bot.service.tournaments.view(tid)
+    assert [s.place for s in view.standings] == [1, 2, 3]  # one place each
+    assert all(r.at_deadline for r in view.tournament.rounds[0].results)
+
+    await h.command(ADMIN, "tournament end-round")
+    view = await h.bot.service.tournaments.view(tid)
+    assert view.record.status == "finished"
+    assert h.public()[-1].text().startswith(f"### <@{view.standings[0].user}> wins Spring Cup!")
+    assert h.said(await h.command(ADMIN, "tournament end-round")) == [
+        "There is no tournament taking sign-ups or under way here."]
+
+
+async def _three_seated(h: LiveBot, people: tuple[User, ...] = (ANN, BOB, EVE)) -> int:
+    """Spring Cup (2 rounds, tables of 3) with ``people`` (Ann, Bob and Eve), started; its
+    first match's id."""
+    await h.command(ADMIN, "tournament new", name="Spring Cup", rounds=2, table_size=3)
+    board = signup(h)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    for user in people:
+        await h.click(user, board, TournamentButton.id_for(tid, "join"))
+    await h.command(ADMIN, "tournament start")
+    view = await h.bot.service.tournaments.view(tid)
+    return view.tables[0].table_id
+
+
+async def test_a_match_refused_its_thread_is_played_in_the_channel_and_its_host_told(
+        h: LiveBot) -> None:
+    h.channel.bot_permissions &= ~CREATE_PUBLIC_THREADS  # Discord answers 403 (50013)
+    table = await _three_seated(h)
+    assert not h.lb.threads_of(h.channel)
+    record = await h.bot.service.tables.load(table)
+    assert record.status == "running" and record.thread_id is None and not record.threaded
+    shown = [m for m in h.public() if f"kg:hand:{table}" in m.custom_ids()]
+    assert len(shown) == 1  # the table message, in the channel: the match goes on
+    told = [m.text() for m in h.public() if "could not open a thread" in m.text()]
+    assert told == [f"<@{ADMIN.id}>, I could not open a thread for this match (I need the Create "
+                    "Public Threads permission in this channel), so it is played here; nothing "
+                    "is lost."]
+
+
+async def test_a_server_that_turned_threads_off_plays_its_tournament_in_the_channel(
+        h: LiveBot) -> None:
+    await h.command(ADMIN, "settings", threads=False)
+    table = await _three_seated(h)
+    assert not h.lb.threads_of(h.channel)
+    record = await h.bot.service.tables.load(table)
+    assert record.status == "running" and not record.threaded
+    assert [m for m in h.public() if f"kg:hand:{table}" in m.custom_ids()]
+    assert not [m for m in h.public() if "could not open a thread" in m.text()]  # as chosen
+
+
+async def test_the_sign_up_message_states_the_closing_time_and_the_ai_seats(
+        h: LiveBot, clock: Clock) -> None:
+    await h.command(ADMIN, "tournament new", name="Spring Cup", table_size=4, timer=3600,
+                    ai_level="easy", signup_hours=2)
+    text = h.message(signup(h)).text()
+    at = int(clock.now) + 2 * 3600
+    assert "**Rounds:** as many as the players need: 3 up to 8 players" in text
+    assert ("**Tables:** 4 seats; AI seats fill the short tables (they take places but earn no "
+            "points), so nobody has a bye.") in text
+    assert "**Turn timer:** 1 h." in text
+    assert "**Round length:** no limit;" in text and "is not rated." in text
+    assert (f"**Sign-up closes:** <t:{at}:R> (<t:{at}:f>), and the tournament starts "
+            "then.") in text
+
+
+async def _last_move(h: LiveBot, table: int) -> bool:
+    """True when the move the seat to play will choose (as :class:`Players` chooses) ends the
+    match."""
+    state = (await h.bot.service.tables.load(table)).game
+    move = make_agent("heuristic", state.step).choose(observe(state, state.current))
+    return apply(state, move)[0].winner is not None
+
+
+async def test_a_tournament_match_played_to_its_end_moves_the_round_on_by_itself(
+        h: LiveBot) -> None:
+    """Round 1's match is played to its true end by its two people clicking in its thread (two
+    players at tables of 3 sit at a table of 2: the cheapest whole match); the round then moves
+    on by itself: the match is rated, the tournament's points follow its places (5/1 at a table
+    of 2), the standings are posted and round 2 seated; ending round 2 names the champion."""
+    table = await _three_seated(h, (ANN, BOB))
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    thread = h.lb.threads_of(h.channel)[0]
+    players = ThreadPlayers(h, table, [ANN, BOB], thread)
+    rest = h.lb.world.rest_api
+    spec, rest.spec = rest.spec, None  # the moves' requests: checked by the matches' tests
+    try:
+        while not await _last_move(h, table):
+            assert await players.step()
+    finally:
+        rest.spec = spec
+    assert await players.step()  # the last move, the match's end and the round's move-on
+    assert not await players.step()  # are checked against Discord's API
+    assert (await h.bot.service.tables.load(table)).status == "finished"
+    result = await h.store.result_of(table)
+    assert result is not None and result.abandoned_by is None
+    for seat in result.seats:  # rated as any match
+        assert seat.user_id is not None
+        changes = await h.store.rating_changes(h.guild.id, seat.user_id)
+        assert [c.table_id for c in changes] == [table]
+
+    posted = [m for m in h.public() if "Standings: Spring Cup" in m.text()]
+    assert len(posted) == 1 and "Round 1 of 2 is over: round 2 is seated." in posted[0].text()
+    assert len(h.lb.threads_of(h.channel)) == 2
+    view = await h.bot.service.tournaments.view(tid)
+    points = {s.user: s.points for s in view.standings}
+    assert points == {s.user_id: (5, 1)[s.place - 1] for s in result.seats
+                      if s.user_id is not None}
+    assert not view.tournament.rounds[0].results[0].at_deadline
+
+    await h.command(ADMIN, "tournament end-round")
+    view = await h.bot.service.tournaments.view(tid)
+    assert view.record.status == "finished"
+    assert h.public()[-1].text().startswith(f"### <@{view.standings[0].user}> wins Spring Cup!")

@@ -209,3 +209,15 @@ async def test_the_host_ends_a_round_without_a_deadline(service: GameService) ->
     assert final.finished and final.record.status == "finished"
     with pytest.raises(Refusal, match="not_running"):
         await service.tournaments.close_round(cup, HOST)
+
+
+async def test_two_asking_at_once_end_one_round(service: GameService) -> None:
+    """Two hosts (or managers) end round 1 at the same moment: the one who comes second is
+    told the round is already being closed, and round 2 plays on."""
+    cup = await _cup(service, 3, rounds=2)
+    await service.tournaments.start(cup, HOST)
+    ended = await service.tournaments.close_round(cup, HOST, round_number=1)
+    assert ended.opened is not None and ended.record.round == 2
+    with pytest.raises(Refusal, match="end_round.closing"):
+        await service.tournaments.close_round(cup, 2, manager=True, round_number=1)
+    assert (await service.tournaments.view(cup)).record.round == 2

@@ -13,7 +13,14 @@ from PIL import Image
 from i18n import LOCALES, msg, translate
 from render.icons import record_icons
 from render.style import GOLD, WIDTH, Drawn, forget_drawings, record_text
-from render.tournament import StandingLine, champion_image, drawable, standings_image
+from render.tournament import (
+    StandingLine,
+    champion_image,
+    drawable,
+    lot_groups,
+    lot_note,
+    standings_image,
+)
 from tests.render.test_render_phone import WHOLE_NAMES, _cut, small_icons, too_small
 
 Recorded = tuple[list[Drawn], list[tuple[str, Image.Image]]]
@@ -43,11 +50,26 @@ def has_colour(image: Image.Image, colour: tuple[int, int, int], at_least: int =
 
 
 def field(count: int) -> list[StandingLine]:
-    """``count`` lines of standings: whole-length names, a long one, a dropped player, a bye."""
+    """``count`` lines of standings: whole-length names, a long one, a dropped player, a bye, two
+    places decided by lot."""
     names = [*WHOLE_NAMES, "Přemysl Otakar Druhý z Domu Přemyslovců", "Zoë 🎲"]
-    return [StandingLine(place=i + 1, name=names[i % len(names)], points=5 * count - 3 * i,
-                         opponents=100 + i, wins=count - i, dropped=i == 2, bye=i == count - 1)
-            for i in range(count)]
+    level = [3 if i == 4 else i for i in range(count)]  # the 4th and 5th level on everything
+    return [StandingLine(place=i + 1, name=names[i % len(names)], points=5 * count - 3 * j,
+                         opponents=100 + j, wins=count - j, dropped=i == 2, bye=i == count - 1,
+                         by_lot=i in (3, 4))
+            for i, j in zip(range(count), level, strict=True)]
+
+
+def test_the_places_the_lot_decided_are_named_in_runs() -> None:
+    def line(place: int, points: int, by_lot: bool) -> StandingLine:
+        return StandingLine(place=place, name="P", points=points, opponents=0, wins=0,
+                            by_lot=by_lot)
+
+    lines = [line(1, 9, False), line(2, 7, True), line(3, 7, True), line(4, 5, True),
+             line(5, 5, True), line(6, 5, True), line(7, 1, False)]
+    assert lot_groups(lines) == [(2, 3), (4, 6)]
+    assert lot_note(lines, "en") == ["Places 2–3, 4–6 were decided by lot."]
+    assert lot_note(lines[:1], "en") == []
 
 
 def test_names_lose_what_the_font_cannot_draw() -> None:
@@ -72,6 +94,8 @@ def test_the_standings_picture(locale: str, drawn: Recorded) -> None:
     assert translate(msg("render.tournament.round_of", round=2, rounds=5), locale) in shown
     assert translate("render.tournament.dropped", locale) in shown
     assert translate("render.tournament.bye", locale) in shown
+    lot = translate(msg("render.tournament.lot.places", places="4–5"), locale)
+    assert any(lot.startswith(d.text) for d in texts)  # the places the lot decided
     assert {"Zoë", *WHOLE_NAMES} <= shown  # whole names drawn whole, the emoji left out
     assert not too_small(texts), too_small(texts)[:10]
     assert not small_icons(icons), small_icons(icons)[:10]
