@@ -4,7 +4,7 @@ with 7; ``--shards 2``: Discord recommends 2 shards to the bot, which runs both 
 
 Creates one guild with one channel and the given users, prints the bot's environment
 (``DISCORD_TOKEN``, ``KARAK_API_BASE``, ``KARAK_GATEWAY_URL``) and the control API's address,
-then serves until interrupted. Without Discord's OpenAPI description (or the ``jsonschema``
+then serves until interrupted. Without Discord's OpenAPI description (or the ``jsonschema-rs``
 package) it says so in one line and serves without validating request bodies. Start the bot
 with that environment (and ``--sync`` when its database already exists, since a fresh stand-in
 knows no commands).

@@ -142,11 +142,11 @@ async def test_validation_off_is_said_in_one_line(monkeypatch: pytest.MonkeyPatc
                                                   caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="karak.playground")
     monkeypatch.setattr(playground.app, "unavailable_reason",
-                        lambda: "the jsonschema package is not installed")
+                        lambda: "the jsonschema-rs package is not installed")
     assert Playground(port=0).validate is False
     lines = [r.getMessage() for r in caplog.records if r.name == "karak.playground"]
     assert len(lines) == 1 and "request validation is off" in lines[0]
-    assert "jsonschema package is not installed" in lines[0]
+    assert "jsonschema-rs package is not installed" in lines[0]
     caplog.clear()
     assert Playground(port=0, validate=False).validate is False  # asked for: nothing to say
     assert not [r for r in caplog.records if r.name == "karak.playground"]
