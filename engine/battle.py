@@ -95,13 +95,15 @@ def _totals(state: GameState, battle: Battle, seat: Seat, t: Tables,
         if value and (not defence_cursed or (idx, "defence") in unlocked):
             card_defence += value * 2 if boosted and (idx, "defence") in boosted else value
     eq_att = eq_def = heal = 0
-    for slot in ("weapon", "armour"):
-        item = getattr(seat, slot)
-        if item and slot not in curses:
-            info_e = t.equipment[item]
-            eq_att += info_e.attack
-            eq_def += info_e.defence
-            heal += info_e.heal
+    weapon, armour = seat.weapon, seat.armour  # R23: each counts unless cursed
+    if weapon and "weapon" not in curses:
+        info_e = t.equipment[weapon]
+        eq_att, eq_def, heal = info_e.attack, info_e.defence, info_e.heal
+    if armour and "armour" not in curses:
+        info_e = t.equipment[armour]
+        eq_att += info_e.attack
+        eq_def += info_e.defence
+        heal += info_e.heal
     ability = 1 if battle.horan_bonus else 0
     monster = t.monsters[battle.monster]
     defence = card_defence + eq_def

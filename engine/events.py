@@ -41,11 +41,14 @@ class EventMaker:
 
 def seen_by(said: Iterable[Event], viewer: int | None) -> tuple[Event, ...]:
     """The events of ``said`` that seat ``viewer`` may see (None: a spectator, public ones only)."""
-    seen = []
-    for event in said:  # a loop: quicker than a comprehension, and every observation asks
-        if event.to is None or event.to == viewer:
-            seen.append(event)
-    return tuple(seen)
+    log = said if type(said) is tuple else tuple(said)
+    for event in log:  # a loop: quicker than a comprehension, and every observation asks
+        to = event.to
+        if to is not None and to != viewer:
+            break
+    else:  # the viewer sees them all (most logs): the very tuple, no copy
+        return log
+    return tuple([event for event in log if event.to is None or event.to == viewer])
 
 
 def narrate(said: Iterable[Event], locale: str, viewer: int | None = None) -> list[str]:

@@ -119,13 +119,20 @@ def _plays(state: GameState, seat: Seat, battle: Battle) -> list[Play]:
     unlocks = [e for e in UNLOCKABLE if e in curses] if hero == "xanros" \
         and not battle.ability_used else []
     for card in seat.hand:
-        play = Play(card)
+        play = _PLAY.get(card)
+        if play is None:  # the first time this card is offered in this process
+            play = _PLAY[card] = Play(card)
         if refuse_play(hero, battle, curses, play) is None:
             out.append(play)
             if unlocks:
                 out.extend(p for p in (Play(card, e) for e in unlocks)
                            if refuse_play(hero, battle, curses, p) is None)
     return out
+
+
+#: The plain plays of each card (no ability), made the first time they are offered: a battle
+#: offers its seat's whole hand at every step.
+_PLAY: dict[str, Play] = {}
 
 
 def _counters(battle: Battle | None, seat: Seat) -> list[DrinkCountercurse]:

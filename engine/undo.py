@@ -90,7 +90,10 @@ def revealed(before: GameState, after: GameState, said: Sequence[Event]) -> bool
 
 def _left(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
     """Whether a card of the zone ``old`` is no longer in it (``new``)."""
-    return any(card not in new for card in old)
+    for card in old:  # a loop, not ``any`` over a generator: every move asks
+        if card not in new:
+            return True
+    return False
 
 
 def closes(before: GameState, after: GameState, said: Sequence[Event]) -> bool:
