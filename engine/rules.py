@@ -219,7 +219,8 @@ def apply(state: GameState, action: Action, seat: int | None = None,
         return _take_back(state)
     table = Table(state)
     _HANDLERS[type(action)](table, action)
-    return undo.record(state, action, table.freeze(), table.said), table.said
+    said = table.said
+    return table.freeze(undo.record(state, action, table, said)), said
 
 
 def _take_back(state: GameState) -> tuple[GameState, list[Event]]:
