@@ -33,8 +33,14 @@ class EventMaker:
         names = self.names
         if len(values) != len(names):
             raise TypeError(f"{self.key} takes {len(names)} values, not {len(values)}")
+        order = self.order
+        if len(order) == 1:  # most events name one thing or two: no list for them
+            return Event(Msg(self.key, ((names[0], values[0]),)), to)
+        if len(order) == 2:
+            i, j = order
+            return Event(Msg(self.key, ((names[i], values[i]), (names[j], values[j]))), to)
         params = []
-        for i in self.order:  # a loop: quicker than a comprehension, and events come at every move
+        for i in order:  # a loop: quicker than a comprehension, and events come at every move
             params.append((names[i], values[i]))
         return Event(Msg(self.key, tuple(params)), to)
 
@@ -42,13 +48,20 @@ class EventMaker:
 def seen_by(said: Iterable[Event], viewer: int | None) -> tuple[Event, ...]:
     """The events of ``said`` that seat ``viewer`` may see (None: a spectator, public ones only)."""
     log = said if type(said) is tuple else tuple(said)
-    for event in log:  # a loop: quicker than a comprehension, and every observation asks
+    shown = 0  # loops, quicker than a comprehension: every observation asks
+    for event in log:
         to = event.to
         if to is not None and to != viewer:
             break
-    else:  # the viewer sees them all (most logs): the very tuple, no copy
+        shown += 1
+    else:  # the viewer sees them all: the very tuple, no copy
         return log
-    return tuple([event for event in log if event.to is None or event.to == viewer])
+    seen = list(log[:shown])
+    for event in log[shown + 1:]:
+        to = event.to
+        if to is None or to == viewer:
+            seen.append(event)
+    return tuple(seen)
 
 
 def narrate(said: Iterable[Event], locale: str, viewer: int | None = None) -> list[str]:
