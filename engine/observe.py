@@ -130,7 +130,7 @@ def observe(state: GameState, viewer: int | None = None) -> Observation:
         viewer, state.step, state.round, phase, current, state.order, state.config.abilities,
         _seat_views(state, t), _level_views(state.levels), state.lord, _piles(state.potions),
         state.pawnshop,
-        None if battle is None or phase is _OVER else _battle_view(state, battle, t),
+        None if battle is None or phase is _OVER else _battle_view(state, current, battle, t),
         state.pending, state.winner, seen_by(state.log, viewer),
         state.seats[viewer].hand if viewer is not None else (),
         battle.drawn if battle is not None and mine else (),
@@ -215,9 +215,9 @@ def _level_view(n: int, lv: Level) -> LevelView:
                      gates[0] if gates else None, len(gates))
 
 
-def _battle_view(state: GameState, b: Battle, t: Tables) -> BattleView:
+def _battle_view(state: GameState, current: int, b: Battle, t: Tables) -> BattleView:
     curses = t.monsters[b.monster].curses
     active = curses if b.countered is None else active_curses(b)
-    return BattleView(state.current, b.level, b.slot, b.monster, curses, b.countered, b.chain,
+    return BattleView(current, b.level, b.slot, b.monster, curses, b.countered, b.chain,
                       b.boosted, b.unlocked, b.ability_used, b.horan_bonus,
                       totals(state, active), active)
