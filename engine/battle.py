@@ -6,7 +6,7 @@ from __future__ import annotations
 from msgspec import Struct
 
 from engine.catalog import Tables, tables
-from engine.state import BASE_HAND, Battle, GameState, Seat
+from engine.state import BASE_HAND, MAX_HP, Battle, GameState, Seat
 
 
 class Totals(Struct, frozen=True, gc=False):
@@ -95,23 +95,26 @@ def _totals(state: GameState, battle: Battle, seat: Seat, t: Tables,
         if value and (not defence_cursed or (idx, "defence") in unlocked):
             card_defence += value * 2 if boosted and (idx, "defence") in boosted else value
     eq_att = eq_def = heal = 0
-    for slot in ("weapon", "armour"):
-        item = getattr(seat, slot)
-        if item and slot not in curses:
-            info_e = t.equipment[item]
-            eq_att += info_e.attack
-            eq_def += info_e.defence
-            heal += info_e.heal
+    weapon, armour = seat.weapon, seat.armour  # R23: each counts unless cursed
+    if weapon and "weapon" not in curses:
+        info_e = t.equipment[weapon]
+        eq_att, eq_def, heal = info_e.attack, info_e.defence, info_e.heal
+    if armour and "armour" not in curses:
+        info_e = t.equipment[armour]
+        eq_att += info_e.attack
+        eq_def += info_e.defence
+        heal += info_e.heal
     ability = 1 if battle.horan_bonus else 0
     monster = t.monsters[battle.monster]
-    defence = card_defence + eq_def
-    damage = max(0, monster.attack - defence)
+    damage = monster.attack - card_defence - eq_def  # conditions, not max and min: quicker
+    if damage < 0:
+        damage = 0
     hp = seat.hp if battle.hp_before is None else battle.hp_before
-    hp_after = max(0, hp - damage)
+    hp_after = hp - damage if hp > damage else 0
     knocked = damage > 0 and hp_after == 0
     attack = card_attack + eq_att + ability
     win = attack >= monster.hp and (not knocked or aderyn_applies(state, battle))
     if not knocked:
-        hp_after = min(5, hp_after + heal)
+        hp_after = hp_after + heal if hp_after + heal < MAX_HP else MAX_HP
     return Totals(card_attack, eq_att, ability, card_defence, eq_def, monster.attack,
                   monster.hp, damage, hp_after, knocked, win, 0 if knocked else heal)

@@ -33,17 +33,33 @@ class EventMaker:
         names = self.names
         if len(values) != len(names):
             raise TypeError(f"{self.key} takes {len(names)} values, not {len(values)}")
+        order = self.order
+        if len(order) == 1:  # most events name one thing or two: no list for them
+            return Event(Msg(self.key, ((names[0], values[0]),)), to)
+        if len(order) == 2:
+            i, j = order
+            return Event(Msg(self.key, ((names[i], values[i]), (names[j], values[j]))), to)
         params = []
-        for i in self.order:  # a loop: quicker than a comprehension, and events come at every move
+        for i in order:  # a loop: quicker than a comprehension, and events come at every move
             params.append((names[i], values[i]))
         return Event(Msg(self.key, tuple(params)), to)
 
 
 def seen_by(said: Iterable[Event], viewer: int | None) -> tuple[Event, ...]:
     """The events of ``said`` that seat ``viewer`` may see (None: a spectator, public ones only)."""
-    seen = []
-    for event in said:  # a loop: quicker than a comprehension, and every observation asks
-        if event.to is None or event.to == viewer:
+    log = said if type(said) is tuple else tuple(said)
+    shown = 0  # loops, quicker than a comprehension: every observation asks
+    for event in log:
+        to = event.to
+        if to is not None and to != viewer:
+            break
+        shown += 1
+    else:  # the viewer sees them all: the very tuple, no copy
+        return log
+    seen = list(log[:shown])
+    for event in log[shown + 1:]:
+        to = event.to
+        if to is None or to == viewer:
             seen.append(event)
     return tuple(seen)
 

@@ -75,8 +75,16 @@ def refusal(state: GameState, action: Action) -> str | None:
 
 def key_levels(seat: Seat) -> frozenset[int]:
     """The levels whose key (gatekeeper) the seat holds."""
-    monsters = tables().monsters
-    return frozenset(monsters[k].level for k in seat.keys)
+    keys = seat.keys
+    levels = _KEY_LEVELS.get(keys)
+    if levels is None:  # a few dozen sets of keys at most
+        monsters = tables().monsters
+        levels = _KEY_LEVELS[keys] = frozenset([monsters[k].level for k in keys])
+    return levels
+
+
+#: The levels of each set of keys held so far: every turn asks for the current seat's.
+_KEY_LEVELS: dict[tuple[str, ...], frozenset[int]] = {}
 
 
 def fight_refusal(state: GameState, fight: Fight) -> str | None:

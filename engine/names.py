@@ -26,8 +26,10 @@ def card_list(cards: tuple[str, ...]) -> Msg:
     if not cards:
         return msg("list.0")
     out = card_name(cards[0])
-    for i, card in enumerate(cards[1:], start=2):
-        out = msg("list.last" if i == len(cards) else "list.more", head=out, tail=card_name(card))
+    last = len(cards)
+    for i in range(1, last):  # the message made directly, its parameters in name order
+        out = Msg("list.last" if i == last - 1 else "list.more",
+                  (("head", out), ("tail", card_name(cards[i]))))
     return out
 
 

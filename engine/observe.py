@@ -14,11 +14,11 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from engine.actions import LORD_LEVEL, POTIONS, Action, Fight, parse
-from engine.battle import Totals, active_curses, hand_size, totals
+from engine.battle import Totals, active_curses, totals
 from engine.catalog import Tables, tables
 from engine.events import seen_by
 from engine.rules import legal_actions
-from engine.state import Battle, Event, GameState, Level, Phase, Seat, SeatConfig
+from engine.state import BASE_HAND, Battle, Event, GameState, Level, Phase, Seat, SeatConfig
 from i18n import Msg
 
 #: Phases read at every step, as module names: reaching an enum member (``Phase.BATTLE``) is a
@@ -130,7 +130,7 @@ def observe(state: GameState, viewer: int | None = None) -> Observation:
         viewer, state.step, state.round, phase, current, state.order, state.config.abilities,
         _seat_views(state, t), _level_views(state.levels), state.lord, _piles(state.potions),
         state.pawnshop,
-        None if battle is None or phase is _OVER else _battle_view(state, battle, t),
+        None if battle is None or phase is _OVER else _battle_view(state, current, battle, t),
         state.pending, state.winner, seen_by(state.log, viewer),
         state.seats[viewer].hand if viewer is not None else (),
         battle.drawn if battle is not None and mine else (),
@@ -176,9 +176,15 @@ def _new_seat_view(i: int, s: Seat, seated: SeatConfig, t: Tables) -> SeatView:
     if len(potions) > 1:  # in the merchant's order
         potions = tuple([p for p in POTIONS if p in potions])
     keys = tuple(sorted([t.monsters[k].level for k in s.keys])) if s.keys else ()
+    weapon, armour = s.weapon, s.armour
+    size = BASE_HAND  # engine.battle.hand_size without curses, worked out here: a new view a move
+    if weapon:
+        size += t.equipment[weapon].hand
+    if armour:
+        size += t.equipment[armour].hand
     return SeatView(i, seated.name or t.hero_names[s.hero], s.hero, seated.ai, s.hp, keys,
-                    s.weapon, s.armour, potions, len(s.hand), hand_size(s), len(s.deck),
-                    s.discard, s.stacking)
+                    weapon, armour, potions, len(s.hand), size, len(s.deck), s.discard,
+                    s.stacking)
 
 
 def _piles(sizes: tuple[int, int, int]) -> tuple[tuple[str, int], ...]:
@@ -209,9 +215,9 @@ def _level_view(n: int, lv: Level) -> LevelView:
                      gates[0] if gates else None, len(gates))
 
 
-def _battle_view(state: GameState, b: Battle, t: Tables) -> BattleView:
+def _battle_view(state: GameState, current: int, b: Battle, t: Tables) -> BattleView:
     curses = t.monsters[b.monster].curses
     active = curses if b.countered is None else active_curses(b)
-    return BattleView(state.current, b.level, b.slot, b.monster, curses, b.countered, b.chain,
+    return BattleView(current, b.level, b.slot, b.monster, curses, b.countered, b.chain,
                       b.boosted, b.unlocked, b.ability_used, b.horan_bonus,
                       totals(state, active), active)

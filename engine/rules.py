@@ -116,16 +116,38 @@ def _plays(state: GameState, seat: Seat, battle: Battle) -> list[Play]:
     out: list[Play] = []
     hero = seat.hero if state.config.abilities else ""
     curses = active_curses(battle)
+    if hero not in _PLAY_ABILITIES:  # refuse_play's rule without a hero's ability, inline
+        actions = tables().actions
+        chain = battle.chain
+        follows = actions[chain[-1]].next if chain else None  # the colours that may follow
+        for card in seat.hand:
+            colour = actions[card].colour
+            if colour not in curses and (follows is None or colour in follows):
+                play = _PLAY.get(card)
+                if play is None:  # the first time this card is offered in this process
+                    play = _PLAY[card] = Play(card)
+                out.append(play)
+        return out
     unlocks = [e for e in UNLOCKABLE if e in curses] if hero == "xanros" \
         and not battle.ability_used else []
     for card in seat.hand:
-        play = Play(card)
+        play = _PLAY.get(card)
+        if play is None:  # the first time this card is offered in this process
+            play = _PLAY[card] = Play(card)
         if refuse_play(hero, battle, curses, play) is None:
             out.append(play)
             if unlocks:
                 out.extend(p for p in (Play(card, e) for e in unlocks)
                            if refuse_play(hero, battle, curses, p) is None)
     return out
+
+
+#: The plain plays of each card (no ability), made the first time they are offered: a battle
+#: offers its seat's whole hand at every step.
+_PLAY: dict[str, Play] = {}
+#: The heroes whose ability changes which cards may be played (R61, R63, Victorius's second
+#: card): their plays are asked of :func:`~engine.legality.refuse_play` card by card.
+_PLAY_ABILITIES = frozenset({"argentus", "victorius", "xanros"})
 
 
 def _counters(battle: Battle | None, seat: Seat) -> list[DrinkCountercurse]:
@@ -212,7 +234,8 @@ def apply(state: GameState, action: Action, seat: int | None = None,
         return _take_back(state)
     table = Table(state)
     _HANDLERS[type(action)](table, action)
-    return undo.record(state, action, table.freeze(), table.said), table.said
+    said = table.said
+    return table.freeze(undo.record(state, action, table, said)), said
 
 
 def _take_back(state: GameState) -> tuple[GameState, list[Event]]:

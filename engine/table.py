@@ -19,7 +19,7 @@ from engine.actions import LORD_LEVEL, POTIONS, Action
 from engine.battle import hand_size
 from engine.catalog import tables
 from engine.names import card_list, seat_name
-from engine.state import LOG_LENGTH, Battle, Event, GameState, Phase, Seat
+from engine.state import LOG_LENGTH, Battle, Event, GameState, Phase, Seat, TakeBack
 from i18n import Param
 
 #: Phases read at every step, as module names: reaching an enum member (``Phase.BATTLE``) is a
@@ -69,14 +69,15 @@ class Table:
         """The name of ``seat`` (the seat acting now by default), for an event."""
         return seat_name(self.state, self.me if seat is None else seat)
 
-    def freeze(self) -> GameState:
-        """The next state: this table's contents, one step on, with this action's events logged."""
+    def freeze(self, undo: TakeBack | None = None) -> GameState:
+        """The next state: this table's contents, one step on, with this action's events logged
+        and the take-back record ``undo`` (:func:`engine.undo.record`)."""
         state = self.state
         log = (state.log + tuple(self.said))[-LOG_LENGTH:] if self.said else state.log
         return GameState(
             state.config, self.rng, tuple(self.seats), state.order, self.turn, self.round,
             self.levels, state.lord, self.potions, self.pawnshop, self.phase, self.battle,
-            self.pending, self.bought_pawned, self.winner, state.step + 1, log,
+            self.pending, self.bought_pawned, self.winner, state.step + 1, log, undo,
         )
 
     # ---- cards

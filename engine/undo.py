@@ -11,7 +11,7 @@ game closes the take-back as well (:func:`closes`).
 What taking back needs is kept in the state (``GameState.undo``, a
 :class:`~engine.state.TakeBack`): the notations of the moves that can still be taken back, and
 the state before the first of them, the anchor, which the record points at (the game made it
-already: nothing is copied). :func:`record` keeps it up to date after every move;
+already: nothing is copied). :func:`record` works it out for every move's new state;
 :func:`engine.rules.apply` takes a move back by replaying all but the last from the anchor, which
 rebuilds the earlier state exactly, its step, log and take-back record included.
 
@@ -25,8 +25,7 @@ take-back open: the seat cannot take back, and nothing else is lost.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from msgspec.structs import replace
+from typing import Protocol
 
 from engine import events
 from engine.actions import (
@@ -44,13 +43,37 @@ from engine.actions import (
 from engine.fighting import monster_at
 from engine.legality import EQUIPMENT_SLOTS
 from engine.names import card_name, monster_name, seat_name, word
-from engine.state import Event, GameState, Phase, TakeBack
+from engine.state import Event, GameState, Level, Phase, Seat, TakeBack
 from i18n import Msg, msg
 
 _OVER = Phase.OVER  # read on every move: a module name is quicker to reach than an enum member
 
 
-def revealed(before: GameState, after: GameState, said: Sequence[Event]) -> bool:
+class Position(Protocol):
+    """What :func:`closes` reads of the position after a move: a :class:`GameState`, or the
+    :class:`~engine.table.Table` a move has just worked on."""
+
+    @property
+    def rng(self) -> int:
+        """The generator's state."""
+    @property
+    def seats(self) -> Sequence[Seat]:
+        """The seats, by index."""
+    @property
+    def levels(self) -> tuple[Level, ...]:
+        """The cavern levels."""
+    @property
+    def turn(self) -> int:
+        """The position in the turn order whose turn it is."""
+    @property
+    def round(self) -> int:
+        """The round."""
+    @property
+    def phase(self) -> Phase:
+        """The pending decision's kind."""
+
+
+def revealed(before: GameState, after: Position, said: Sequence[Event]) -> bool:
     """Whether the move from ``before`` to ``after``, which said ``said``, made a random choice or
     showed something hidden from the seat that moved.
 
@@ -90,30 +113,32 @@ def revealed(before: GameState, after: GameState, said: Sequence[Event]) -> bool
 
 def _left(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
     """Whether a card of the zone ``old`` is no longer in it (``new``)."""
-    return any(card not in new for card in old)
+    for card in old:  # a loop, not ``any`` over a generator: every move asks
+        if card not in new:
+            return True
+    return False
 
 
-def closes(before: GameState, after: GameState, said: Sequence[Event]) -> bool:
+def closes(before: GameState, after: Position, said: Sequence[Event]) -> bool:
     """Whether no move up to ``after`` may be taken back any more: the move ended the turn or
     the game, or it was :func:`revealed`."""
     return (after.turn != before.turn or after.round != before.round
             or after.phase is _OVER or revealed(before, after, said))
 
 
-def record(before: GameState, action: Action, after: GameState,
-           said: Sequence[Event]) -> GameState:
-    """``after``, the state ``action`` led to from ``before`` (as a move leaves it: without a
-    record), with what taking the move back needs: ``before``'s record one move longer (a new one
-    from ``before`` if it had none); ``after`` as it is when the move :func:`closes` the
-    take-back."""
+def record(before: GameState, action: Action, after: Position,
+           said: Sequence[Event]) -> TakeBack | None:
+    """The take-back record of the state ``action`` leads to from ``before`` (``after``, the
+    table the move left, not frozen yet): ``before``'s record one move longer (a new one from
+    ``before`` if it had none), or None when the move :func:`closes` the take-back. The record
+    goes into the new state as it is made (:meth:`engine.table.Table.freeze`), not into a copy
+    of it."""
     if closes(before, after, said):
-        return after
+        return None
     history = before.undo
     if history is None:
-        history = TakeBack((str(action),), before)
-    else:
-        history = TakeBack((*history.moves, str(action)), history.base)
-    return replace(after, undo=history)
+        return TakeBack((str(action),), before)
+    return TakeBack((*history.moves, str(action)), history.base)
 
 
 def taken_back(earlier: GameState, move: Action) -> Event:

@@ -41,3 +41,18 @@ def test_bad_makers_are_refused() -> None:
     for key, names in (("event.play", ("who",)), ("event.x", ("a", "a")), ("event.y", ("to",))):
         with pytest.raises(ValueError):
             events.maker(key, *names)
+
+
+def test_a_viewer_sees_the_public_events_and_its_own_in_order() -> None:
+    """``seen_by`` keeps the order of what it may show, whatever holds the events (a tuple, which
+    comes back whole when nothing is hidden, a list or a generator)."""
+    ann, bob = events.revive("Ann"), events.revive("Bob")
+    mine = events.draw_private(msg("list.0"), to=1)
+    theirs = events.draw_private(msg("list.0"), to=2)
+    log = (ann, theirs, mine, bob, theirs)
+    assert events.seen_by(log, 1) == (ann, mine, bob)
+    assert events.seen_by(list(log), 2) == (ann, theirs, bob, theirs)
+    assert events.seen_by((e for e in log), None) == (ann, bob)
+    public = (ann, bob)
+    assert events.seen_by(public, 0) is public
+    assert events.seen_by((), 0) == ()

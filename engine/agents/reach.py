@@ -72,18 +72,26 @@ class ReachAgent:
         offered = choices(observation)
         phase = observation.phase  # fights are offered only on a turn, plays only in battle
         if phase is _BATTLE:  # a card while it can; else end it, or (30%) drink a potion
-            plays = [a for a in offered if type(a) is Play]
+            plays = []
+            for a in offered:  # loops, not comprehensions (each a call of its own): every step
+                if type(a) is Play:
+                    plays.append(a)
             if plays:
                 return self._pick(plays if self._chance(97) else offered)
             others = [a for a in offered if type(a) is not EndBattle]
             if others and self._chance(30):
                 return self._pick(others)
             return _END
-        legal = [a for a in offered if type(a) is not SetStacking]
+        legal: list[Action] = []
+        fights: list[Fight] = []
+        for a in offered:
+            if type(a) is not SetStacking:
+                legal.append(a)
+                if type(a) is Fight:  # offered only on a turn
+                    fights.append(a)
         if not legal:
             return self._pick(list(offered))
         if phase is _TURN:
-            fights = [a for a in legal if type(a) is Fight]
             if fights:
                 return self._turn(observation, legal, fights)
         if phase is _REWARD and self._chance(90):
