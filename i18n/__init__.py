@@ -31,7 +31,7 @@ import string
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Union
 
@@ -218,8 +218,15 @@ def translate(message: Msg | str, locale: str | None = DEFAULT_LOCALE) -> str:
 
     A key missing everywhere is returned as the key itself, so a gap shows instead of crashing.
     """
-    return _render(Msg(message) if isinstance(message, str) else message,
-                   normalise_locale(locale), None)
+    return _translated(Msg(message) if isinstance(message, str) else message,
+                       normalise_locale(locale))
+
+
+@lru_cache(maxsize=8192)
+def _translated(m: Msg, loc: str) -> str:
+    """``m`` in ``loc`` (kept: the catalogues never change while the program runs, and the
+    same lines are told again on every move of a table)."""
+    return _render(m, loc, None)
 
 
 def _render(m: Msg, loc: str, form: str | None) -> str:
