@@ -218,8 +218,12 @@ def translate(message: Msg | str, locale: str | None = DEFAULT_LOCALE) -> str:
 
     A key missing everywhere is returned as the key itself, so a gap shows instead of crashing.
     """
-    return _translated(Msg(message) if isinstance(message, str) else message,
-                       normalise_locale(locale))
+    m = Msg(message) if isinstance(message, str) else message
+    loc = normalise_locale(locale)
+    try:
+        return _translated(m, loc)
+    except TypeError:  # a parameter that cannot be a key (a list, say): rendered each time
+        return _render(m, loc, None)
 
 
 @lru_cache(maxsize=8192)
