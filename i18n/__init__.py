@@ -30,7 +30,7 @@ import re
 import string
 import tomllib
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Union
 
@@ -222,8 +222,19 @@ def translate(message: Msg | str, locale: str | None = DEFAULT_LOCALE) -> str:
 
     A key missing everywhere is returned as the key itself, so a gap shows instead of crashing.
     """
-    return _render(Msg(message) if isinstance(message, str) else message,
-                   normalise_locale(locale), None)
+    m = Msg(message) if isinstance(message, str) else message
+    loc = normalise_locale(locale)
+    try:
+        return _translated(m, loc)
+    except TypeError:  # a parameter that cannot be a key (a list, say): rendered each time
+        return _render(m, loc, None)
+
+
+@lru_cache(maxsize=8192)
+def _translated(m: Msg, loc: str) -> str:
+    """``m`` in ``loc`` (kept: the catalogues never change while the program runs, and the
+    same lines are told again on every move of a table)."""
+    return _render(m, loc, None)
 
 
 def _render(m: Msg, loc: str, form: str | None) -> str:

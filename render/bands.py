@@ -36,9 +36,9 @@ from render.style import (
     WIDTH,
 )
 
-#: zlib level of the bands: the quickest (a table picture is some 60 KB, far under Discord's
-#: upload limit).
-LEVEL = 1
+#: zlib level of the bands: level 2 compresses these palette rows as quickly as level 1 and
+#: some 5 % smaller (measured on the pictures of a load run; level 3 is a third slower).
+LEVEL = 2
 
 
 @dataclass(frozen=True)

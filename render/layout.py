@@ -90,9 +90,10 @@ def title_bar(img: Image.Image, d: ImageDraw.ImageDraw, mark: Image.Image | str,
 
 
 #: Bands kept per kind of band (each holds only its compressed bytes, a few to some twenty
-#: kilobytes; some 7 MiB in all): the parts of the recent pictures of a few hundred tables, in
-#: their languages, are not drawn again while they do not change.
-BANDS = 256
+#: kilobytes, 6 on average; some 30 MiB in all when every kind is full): the parts of the recent
+#: pictures of a few hundred tables and their people, in their languages, are not drawn again
+#: while they do not change (at 200 tables, 256 a kind left a third more of the drawing).
+BANDS = 1024
 
 
 @remembered(BANDS)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from msgspec.structs import replace
 from PIL import Image, ImageDraw
 
 from engine.catalog import tables
@@ -181,6 +182,12 @@ def _row_band(seats: tuple[SeatView, ...], game: Turn, kit: bool, locale: str) -
     return band(img)
 
 
+def shown(seat: SeatView) -> SeatView:
+    """``seat`` with what its panel does not show (hand, deck and discard) blanked: a band's
+    key then holds only what the band draws, so a card drawn or discarded keeps the band."""
+    return replace(seat, hand_count=0, hand_size=0, deck_count=0, discard=(), stacking="")
+
+
 def seat_bands(obs: Observation, locale: str) -> list[Band]:
     """The seat panels in turn order, PER_ROW a band (each band is drawn again only when one
     of its seats changed)."""
@@ -189,7 +196,7 @@ def seat_bands(obs: Observation, locale: str) -> list[Band]:
             obs.battle.seat if obs.battle is not None else None)
     bands = []
     for i in range(0, len(obs.order), PER_ROW):
-        row = tuple(obs.seats[s] for s in obs.order[i:i + PER_ROW])
+        row = tuple(shown(obs.seats[s]) for s in obs.order[i:i + PER_ROW])
         here = {s.index for s in row}  # a band knows only what concerns its own seats
         turn = Turn(*(g if g in here else None for g in game))
         bands.append(_row_band(row, turn, kit, locale))

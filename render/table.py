@@ -121,43 +121,54 @@ def _pile(img: Image.Image, x: int, y: int, top: str | None, count: int, level: 
         paste(img, card_back(TILE_W - 4, level, TILE_H - 4), (x, y))
 
 
-@remembered(32)
 def _cavern(levels: tuple[LevelView, ...], fought: Place | None,
-            open_: frozenset[Place] | None) -> Band:
-    """The three levels' rows (they change only when a monster is fought or a deck is drawn)."""
-    img, d = new_canvas(WIDTH, 3 * ROW_H, BG)
-    for i, lv in enumerate(levels):
-        y = i * ROW_H
-        cy = y + CAPTION_H // 2
-        numeral = draw_text(d, (GRID_X - 2, cy), ROMAN[lv.level], CAPTION_PX, fill=GOLD,
-                            anchor="lm", condensed=True)
-        y += CAPTION_H
-        for slot, card in enumerate(lv.row, 1):
-            x = GRID_X + (slot - 1) * COL
-            if card is None:
-                paste(img, empty_slot(TILE_W, TILE_H), (x, y))
-            else:
-                paste(img, monster_tile(card, TILE_W, TILE_H), (x, y))
-            if open_ is not None and (lv.level, slot) not in open_:
-                _dim(img, (x, y, x + TILE_W, y + TILE_H))
-            hit = fought == (lv.level, slot)
-            if hit:
-                frame_fought(d, x, y)
-            caption(img, d, x + TILE_W // 2, cy, [str(slot)], hit, left=GRID_X + numeral + 6)
-        xd = GRID_X + 5 * COL
-        _pile(img, xd, y, lv.deck_top, lv.deck_count, lv.level)
-        if open_ is not None:  # a deck's top is shown, never fought
-            _dim(img, (xd, y, xd + TILE_W, y + TILE_H))
-        caption(img, d, xd + TILE_W // 2, cy, [icon("deck", 24), str(lv.deck_count)])
-        xg = xd + COL
-        _pile(img, xg, y, lv.gate_top, lv.gate_count, lv.level)
-        if open_ is not None and (lv.level, 0) not in open_ and lv.gate_count:
-            _dim(img, (xg, y, xg + TILE_W, y + TILE_H))
-        hit = fought == (lv.level, 0)
+            open_: frozenset[Place] | None) -> list[Band]:
+    """The three levels' rows, a band each: a row is drawn again only when its own level
+    changes (a monster fought there, its deck drawn, its places opened or closed)."""
+    out = []
+    for lv in levels:
+        here = None if open_ is None else frozenset(p for p in open_ if p[0] == lv.level)
+        out.append(_level_band(lv, fought if fought is not None and fought[0] == lv.level
+                               else None, here))
+    return out
+
+
+@remembered(BANDS)
+def _level_band(lv: LevelView, fought: Place | None, open_: frozenset[Place] | None) -> Band:
+    """A level's row: its caption (numeral, place numbers, the decks' counts), its places,
+    its deck and its gatekeepers (``open_``: the places of this level that may be fought)."""
+    img, d = new_canvas(WIDTH, ROW_H, BG)
+    y = 0
+    cy = y + CAPTION_H // 2
+    numeral = draw_text(d, (GRID_X - 2, cy), ROMAN[lv.level], CAPTION_PX, fill=GOLD,
+                        anchor="lm", condensed=True)
+    y += CAPTION_H
+    for slot, card in enumerate(lv.row, 1):
+        x = GRID_X + (slot - 1) * COL
+        if card is None:
+            paste(img, empty_slot(TILE_W, TILE_H), (x, y))
+        else:
+            paste(img, monster_tile(card, TILE_W, TILE_H), (x, y))
+        if open_ is not None and (lv.level, slot) not in open_:
+            _dim(img, (x, y, x + TILE_W, y + TILE_H))
+        hit = fought == (lv.level, slot)
         if hit:
-            frame_fought(d, xg, y)
-        caption(img, d, xg + TILE_W // 2, cy,
-                [icon("key", 24, DARK if hit else None), str(lv.gate_count)], hit)
+            frame_fought(d, x, y)
+        caption(img, d, x + TILE_W // 2, cy, [str(slot)], hit, left=GRID_X + numeral + 6)
+    xd = GRID_X + 5 * COL
+    _pile(img, xd, y, lv.deck_top, lv.deck_count, lv.level)
+    if open_ is not None:  # a deck's top is shown, never fought
+        _dim(img, (xd, y, xd + TILE_W, y + TILE_H))
+    caption(img, d, xd + TILE_W // 2, cy, [icon("deck", 24), str(lv.deck_count)])
+    xg = xd + COL
+    _pile(img, xg, y, lv.gate_top, lv.gate_count, lv.level)
+    if open_ is not None and (lv.level, 0) not in open_ and lv.gate_count:
+        _dim(img, (xg, y, xg + TILE_W, y + TILE_H))
+    hit = fought == (lv.level, 0)
+    if hit:
+        frame_fought(d, xg, y)
+    caption(img, d, xg + TILE_W // 2, cy,
+            [icon("key", 24, DARK if hit else None), str(lv.gate_count)], hit)
     return band(img)
 
 
@@ -297,4 +308,4 @@ def draw_table(obs: Observation, locale: str) -> list[Band]:
                       fought is not None and fought[0] == 4,
                       open_ is not None and (4, 0) not in open_, locale)
     cavern = _cavern(tuple(obs.levels), fought if fought and fought[0] < 4 else None, open_)
-    return [_header(obs, locale), cavern, lord, *seat_bands(obs, locale)]
+    return [_header(obs, locale), *cavern, lord, *seat_bands(obs, locale)]

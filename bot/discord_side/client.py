@@ -9,7 +9,7 @@ import hashlib
 import json
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -138,7 +138,8 @@ def claimed(interaction: discord.Interaction[Any]) -> bool:
     """True when one of the bot's items answers this component click: one of its kinds'
     templates fits the custom_id and the clicked message carries it as a component of the kind
     the click names (what discord.py's dynamic items require before they call back; anything
-    else goes unanswered)."""
+    else goes unanswered). The message's components are searched as discord.py read them from
+    the event: the view discord.py builds from them holds the same ids and kinds."""
     data = cast(dict[str, Any], interaction.data or {})
     custom_id, kind = data.get("custom_id"), data.get("component_type")
     message = interaction.message
@@ -146,13 +147,19 @@ def claimed(interaction: discord.Interaction[Any]) -> bool:
         return False
     if message is None:
         return False
-    view_cls = discord.ui.LayoutView if message.flags.components_v2 else discord.ui.View
-    try:
-        view = view_cls.from_message(message, timeout=None)
-    except Exception:  # noqa: BLE001 - a message discord.py cannot read: no item answers it
-        return False
-    return any(item.type.value == kind and getattr(item, "custom_id", None) == custom_id
-               for item in view.walk_children())
+    return any(c.type.value == kind and getattr(c, "custom_id", None) == custom_id
+               for c in _nested(message.components))
+
+
+def _nested(components: Sequence[discord.Component]) -> Iterator[discord.Component]:
+    """Every component of ``components``, those nested in rows, containers, sections and
+    labels included."""
+    for component in components:
+        yield component
+        yield from _nested(getattr(component, "children", ()))
+        for inner in (getattr(component, "accessory", None), getattr(component, "component", None)):
+            if isinstance(inner, discord.Component):
+                yield from _nested((inner,))
 
 
 def intents() -> discord.Intents:
