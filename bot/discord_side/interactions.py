@@ -242,12 +242,11 @@ class Interactions:
             else:
                 await answer_privately(interaction, translate(exc.reason, locale))
             return
-        try:
-            await self.reply_hand(interaction, outcome.record, outcome.seat, locale)
-            await self.hints_given.decided(table, interaction.user.id, outcome.record.version)
-        finally:
-            # the move is saved: the table, the next player and the AI go on whatever the reply
-            self.messages.tasks.spawn(self.scheduler.after([outcome]), f"after-{table}")
+        # the move is saved: the table, the next player and the AI go on at once, whatever
+        # becomes of the mover's own reply
+        self.messages.tasks.spawn(self.scheduler.after([outcome]), f"after-{table}")
+        await self.reply_hand(interaction, outcome.record, outcome.seat, locale)
+        await self.hints_given.decided(table, interaction.user.id, outcome.record.version)
 
     async def ask(self, interaction: discord.Interaction[Any], question: Ask,
                   locale: str) -> None:

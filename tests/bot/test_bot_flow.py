@@ -1,7 +1,8 @@
 """A move flows once from the click to the messages: the table is read once per move, no
 Discord request goes out while a table's lock is held, and each table's messages go out in
 order on its own feed: a table whose channel is rate-limited holds up only itself, and the
-moves made while its request waits make one edit of its message, showing the newest state."""
+moves made while its request waits make one edit of its message, showing the newest state;
+the AI seats play on while the mover's own reply still waits for Discord."""
 
 from __future__ import annotations
 
@@ -252,3 +253,61 @@ async def rate_limited(h: LiveBot, lb: Loopback, paced: PaceClock,
     # the request held, then one edit: not one per move made meanwhile
     assert [c.method for c in sent] == ["PATCH", "PATCH"], sent
     assert final.version - first.version >= 3
+
+
+
+async def test_the_ai_plays_on_while_the_movers_own_reply_waits_for_discord(
+        lb: Loopback, tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A person's move hands the turn to the AI: the table and the AI seat go on at once, while
+    the edit of the mover's own hand message still waits for Discord."""
+    paced = PaceClock()
+    h = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
+                            thinking=Thinking(workers=0), pace=paced)
+    tasks = h.bot.tasks
+    # the table's paced edits do not wait for the held reply (it waits for the test)
+    paced.tasks = lambda: [t for t in tasks._tasks if t not in tasks.endless
+                           and not t.get_name().startswith("discord-ui")]
+    try:
+        await ai_plays_on(h, lb, monkeypatch)
+    finally:
+        await h.stop()
+
+
+async def ai_plays_on(h: LiveBot, lb: Loopback, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The body of the test above."""
+    from engine import apply, observe
+    from engine.agents import make_agent
+
+    tid = await open_table(h, ANN, [], ai=1)
+    players = Players(h, tid, [ANN])
+    while True:  # Ann's moves until the next one hands the turn to the AI
+        rec = await h.bot.service.tables.load(tid)
+        state = rec.game
+        move = make_agent("heuristic", state.step).choose(observe(state, state.current))
+        if apply(state, move)[0].current != state.current:
+            break
+        assert await players.step()
+    hand = await players.open_hand(ANN)
+    waiting, released = asyncio.Event(), asyncio.Event()
+    real_hook = discord.webhook.async_.AsyncWebhookAdapter.request
+
+    async def slow_reply(self: Any, route: Any, *args: Any, **kwargs: Any) -> Any:
+        if route.method == "PATCH" and route.path.endswith("/messages/@original"):
+            waiting.set()
+            await released.wait()
+        return await real_hook(self, route, *args, **kwargs)
+
+    monkeypatch.setattr(discord.webhook.async_.AsyncWebhookAdapter, "request", slow_reply)
+    cid, value = offered(hand)[str(move)]
+    ix = await (lb.click(ANN, hand, cid) if value is None
+                else lb.select(ANN, hand, cid, [value]))
+    await ix.answered(20)  # acknowledged at once
+    await asyncio.wait_for(waiting.wait(), 20)  # the mover's reply is on its way
+    await h.settle(but="discord-ui")  # the table's messages and the AI seat's turn
+    after = await h.bot.service.tables.load(tid)
+    assert after.version >= rec.version + 2, "the AI waited for the mover's own reply"
+    assert after.status != "running" or after.game.current == state.current
+    assert not h.bot.messages.feeds.busy(tid)  # the table message is shown meanwhile
+    released.set()
+    await h.settle()
+    assert after.status != "running" or await players.step()
