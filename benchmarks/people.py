@@ -20,6 +20,7 @@ from bot.discord_side.ui.custom_ids import (
     RematchButton,
     parse,
 )
+from bot.discord_side.ui.targets import Sure
 from loopback import Channel, Interaction, InteractionFailed, Loopback, Message, User
 
 #: Preference of a simulated person among the moves offered (first match wins a weighted draw).
@@ -30,12 +31,13 @@ PREFERENCE = (("fight:", 8.0), ("play:", 6.0), ("reward:keep", 4.0), ("keep:", 4
 
 
 def moves(message: Message) -> list[tuple[str, str, str | None]]:
-    """(notation, custom_id, select value or None) of every move control of a message."""
+    """(notation, custom_id, select value or None) of every move control of a message (the
+    Confirm button of a question asked before a move easy to regret among them)."""
     out: list[tuple[str, str, str | None]] = []
     for c in message.items():
         cid = str(c.get("custom_id", ""))
         target = parse(cid)
-        if isinstance(target, Move):
+        if isinstance(target, Move | Sure):
             out.append((target.notation, cid, None))
         elif cid.startswith(MoveMenu.prefix):
             out += [(str(o["value"]), cid, str(o["value"])) for o in c.get("options") or []]
