@@ -27,7 +27,8 @@ from loopback import Channel, Interaction, InteractionFailed, Loopback, Message,
 PREFERENCE = (("fight:", 8.0), ("play:", 6.0), ("reward:keep", 4.0), ("keep:", 4.0),
               ("discard:", 3.0), ("strength:", 2.0), ("counter:", 2.0), ("heal", 2.0),
               ("buy:", 1.0), ("pay:", 3.0), ("revive", 0.5), ("merchant", 0.3),
-              ("leave", 3.0), ("end", 1.0), ("cancel", 0.2), ("stack:", 0.5))
+              ("leave", 3.0), ("end", 1.0), ("cancel", 0.2), ("stack:", 0.5),
+              ("undo", 0.1))
 
 
 def moves(message: Message) -> list[tuple[str, str, str | None]]:
