@@ -209,3 +209,25 @@ async def test_the_host_ends_a_round_without_a_deadline(service: GameService) ->
     assert final.finished and final.record.status == "finished"
     with pytest.raises(Refusal, match="not_running"):
         await service.tournaments.close_round(cup, HOST)
+
+
+# ---------------------------------------------------------------- a full sign-up, at once
+
+
+async def test_people_joining_all_at_once_never_push_a_tournament_past_its_entrants_limit(
+        service: GameService) -> None:
+    """Join clicks arriving together (as when a sign-up is announced): each is checked against
+    the limit in the same step that enters it, so the last seat is taken once and everyone
+    after it is told the tournament is full."""
+    from bot.game.tournaments import MAX_ENTRANTS
+
+    tours = service.tournaments
+    cup = await tours.create(guild_id=GUILD, channel_id=CHANNEL, host_id=HOST, name="Cup")
+    for user in range(1, MAX_ENTRANTS - 1):
+        await tours.join(cup.id, user, f"P{user}")
+    late = range(MAX_ENTRANTS - 1, MAX_ENTRANTS + 3)  # 4 people for the last 2 places
+    answers = await asyncio.gather(*(tours.join(cup.id, u, f"P{u}") for u in late),
+                                   return_exceptions=True)
+    refused = [a for a in answers if isinstance(a, Refusal)]
+    assert len(refused) == 2 and all("full" in str(r) for r in refused), answers
+    assert len((await tours.view(cup.id)).tournament.entrants) == MAX_ENTRANTS
