@@ -54,6 +54,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "loopback")]
 
+from benchmarks.capacity import pct  # noqa: E402
 from benchmarks.load import routes  # noqa: E402
 from benchmarks.people import Stats, Table  # noqa: E402
 from bot.discord_side.ui.custom_ids import HandButton, TournamentButton  # noqa: E402
@@ -91,6 +92,8 @@ class Figures:
     moves: int = 0
     requests: list[tuple[float, str, str]] = field(default_factory=list)
     interactions: Counter[str] = field(default_factory=Counter)
+    lag: list[float] = field(default_factory=list)
+    late: Counter[str] = field(default_factory=Counter)
     breaches: list[str] = field(default_factory=list)
 
     def line(self) -> str:
@@ -168,6 +171,17 @@ class Entrant:
             table.table_id = await self._table_in(thread)
             await table.person(self.user)
             self.stats.games += 1
+
+
+async def watch_lag(figures: Figures, every: float = 0.1) -> None:
+    """Record how late this process's event loop (the stand-in's and the people's) wakes
+    from a sleep of ``every`` seconds, until cancelled: a busy stand-in answers and
+    timestamps late, which the bot's answers would be blamed for."""
+    loop = asyncio.get_running_loop()
+    while True:
+        began = loop.time()
+        await asyncio.sleep(every)
+        figures.lag.append(loop.time() - began - every)
 
 
 def route_counts(requests: list[tuple[float, str, str]]) -> Counter[str]:
@@ -277,6 +291,7 @@ async def run(args: argparse.Namespace, root: Path = ROOT) -> Figures:
                 if f"Entrants ({args.entrants})" not in board:
                     figures.breaches.append(f"the sign-up message lists: {board[-300:]}")
                 tasks = [asyncio.get_running_loop().create_task(p.play()) for p in people]
+                tasks.append(asyncio.get_running_loop().create_task(watch_lag(figures)))
                 ix = await lb.command(host, channel, "goblin tournament start")
                 await ix.done(120)
                 started = translate(msg("bot.tournament.done.started", name=NAME), LOCALE)
@@ -301,6 +316,11 @@ async def run(args: argparse.Namespace, root: Path = ROOT) -> Figures:
                         if x.kind == "component" else x.kind)
                 figures.interactions[kind] += 1
             figures.breaches += [f"Discord rule: {b}" for b in lb.breaches]
+            for b in lb.breaches:  # what the late answers were to
+                late = lb.interactions.get(b.interaction or 0)
+                if b.rule == "late" and late is not None:
+                    figures.late[type(read_custom_id(str(late.data.get("custom_id", ""))))
+                                 .__name__ if late.kind == "component" else late.kind] += 1
             figures.breaches += [r for p in people for r in p.refused]
             for p in people:
                 s = p.stats
@@ -369,6 +389,12 @@ def report(figures: Figures) -> None:
                                             matches))
     print("  interactions: " + ", ".join(f"{n} {k}"
                                          for k, n in figures.interactions.most_common()))
+    print(f"  this process's event loop (stand-in and people) woke late: p50 "
+          f"{pct(figures.lag, 0.5):.0f} ms, p99 {pct(figures.lag, 0.99):.0f} ms, max "
+          f"{max(figures.lag, default=0.0) * 1000:.0f} ms")
+    if figures.late:
+        print("  answered late (over 3 s): " + ", ".join(
+            f"{n} {k}" for k, n in figures.late.most_common()))
     print(f"  breaches: {len(figures.breaches)}")
     for b in figures.breaches[:30]:
         print(f"    {b}")
