@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.discord_side.ui.custom_ids import (
@@ -81,6 +82,9 @@ class Table:
         self.table_id = 0
         self.options = options or {}  # of /goblin new
         self.hint_chance = 0.0  # how often a person asks for a hint first (when offered)
+        #: the move a person would rather play, given their hand message (None: no advice,
+        #: or a move not offered: they pick by :data:`PREFERENCE`)
+        self.advice: Callable[[User, Message], str | None] | None = None
 
     async def _wait(self, ix: Interaction) -> bool:
         try:
@@ -135,8 +139,9 @@ class Table:
                     if await self._wait(await lb.click(user, hand, hint)):
                         self.stats.hints += 1
                 offered = moves(hand)
-                notation, cid, value = self.rng.choices(
-                    offered, [weight(n) for n, _, _ in offered])[0]
+                advised = None if self.advice is None else self.advice(user, hand)
+                notation, cid, value = next((o for o in offered if o[0] == advised), None) \
+                    or self.rng.choices(offered, [weight(n) for n, _, _ in offered])[0]
                 await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
                 if self.stop:
                     return

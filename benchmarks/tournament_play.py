@@ -47,12 +47,14 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "loopback")]
+
 
 from benchmarks.capacity import pct  # noqa: E402
 from benchmarks.load import routes  # noqa: E402
@@ -63,12 +65,15 @@ from bot.discord_side.ui.targets import OpenHand  # noqa: E402
 from bot.game.tournament import BYE_POINTS, POINTS, standings  # noqa: E402
 from bot.game.tournaments import rules_of  # noqa: E402
 from bot.storage.choice import open_storage  # noqa: E402
-from bot.storage.records import places  # noqa: E402
+from bot.storage.core.rows import TABLE_COLUMNS, read_record  # noqa: E402
+from bot.storage.records import TableRecord, places  # noqa: E402
+from engine import observe  # noqa: E402
+from engine.agents import make_agent  # noqa: E402
 from engine.errors import BadState  # noqa: E402
 from engine.replay import replay  # noqa: E402
 from engine.validate import check_state  # noqa: E402
 from i18n import msg, translate  # noqa: E402
-from loopback import Channel, Interaction, Loopback, User  # noqa: E402
+from loopback import Channel, Interaction, Loopback, Message, User  # noqa: E402
 from loopback.botproc import BotProcess  # noqa: E402
 from loopback.spec import unavailable_reason, validation_off  # noqa: E402
 
@@ -124,7 +129,23 @@ class Entrant:
         self.rng = rng
         self.stats = stats
         self.played: list[int] = []  # the threads of the matches played, in order
+        self.oracle: Path | None = None  # the bot's database: plays as the heuristic agent
+        self.skill = 0.0
         self.refused: list[str] = []
+
+    def _advice(self, table_id: int) -> Callable[[User, Message], str | None]:
+        """The heuristic agent's move for this person at their turn, ``skill`` of the time
+        (read from the bot's database, as the end-to-end tests' players do)."""
+        def advice(user: User, hand: Message) -> str | None:
+            assert self.oracle is not None
+            record = table_now(self.oracle, table_id)
+            seat = record.seat_of(user.id)
+            if (self.rng.random() >= self.skill or record.status != "running" or seat is None
+                    or record.game.current != seat):
+                return None
+            return str(make_agent("heuristic", record.version).choose(
+                observe(record.game, seat)))
+        return advice
 
     async def join(self, board_id: int, tournament: int) -> None:
         """Click Join on the sign-up message (as it is now)."""
@@ -169,6 +190,8 @@ class Entrant:
             table = Table(lb, thread, [self.user], 0, self.think,
                           random.Random(self.rng.random()), self.stats)
             table.table_id = await self._table_in(thread)
+            if self.oracle is not None:
+                table.advice = self._advice(table.table_id)
             await table.person(self.user)
             self.stats.games += 1
 
@@ -182,6 +205,14 @@ async def watch_lag(figures: Figures, every: float = 0.1) -> None:
         began = loop.time()
         await asyncio.sleep(every)
         figures.lag.append(loop.time() - began - every)
+
+
+def table_now(db: Path, table_id: int) -> TableRecord:
+    """A table as the bot's database holds it now (read-only, while the bot runs)."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)) as con:
+        row = con.execute(f"SELECT {TABLE_COLUMNS} FROM tables WHERE id = ?",
+                          (table_id,)).fetchone()
+    return read_record(row)
 
 
 def route_counts(requests: list[tuple[float, str, str]]) -> Counter[str]:
@@ -269,6 +300,8 @@ async def run(args: argparse.Namespace, root: Path = ROOT) -> Figures:
                               random.Random(rng.random()), Stats())
                       for n in range(1, args.entrants + 1)]
             db = Path(tmp) / "tournament.sqlite3"
+            for p in people:
+                p.oracle, p.skill = db, args.skill
             bot = BotProcess(lb, db, log=Path(tmp) / "bot.log", root=root,
                              extra_env={"KARAK_THREADS": "true"})
             await bot.start()
@@ -430,6 +463,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                    help="rounds played (default: as many as the entrants need)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--think", type=float, default=0.2, help="mean thinking time (s)")
+    p.add_argument("--skill", type=float, default=0.9,
+                   help="share of a person's moves taken from the heuristic agent (read "
+                        "from the bot's database); the others by the load's preferences")
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds the run takes at most")
     p.add_argument("--stall", type=float, default=180.0,
                    help="seconds without a stored move that end the run")
