@@ -153,6 +153,9 @@ class Entrant:
         board = self.lb.message(board_id)
         ix = await self.lb.click(self.user, board, TournamentButton.id_for(tournament, "join"))
         await ix.done(60)
+        deadline = time.monotonic() + 30  # the private answer follows the board's edit
+        while not said(self.lb, ix) and time.monotonic() < deadline:
+            await self.lb.changed(self.lb.version, 1)
         joined = translate(msg("bot.tournament.done.joined", name=NAME), LOCALE)
         if said(self.lb, ix) != [joined]:
             self.refused.append(f"{self.user.name} joining: {said(self.lb, ix)}")
