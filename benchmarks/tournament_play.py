@@ -1,8 +1,8 @@
 """A whole server tournament played by simulated people through the real bot on the stand-in.
 
     .venv/bin/python benchmarks/tournament_play.py [--entrants 64] [--table-size 4]
-        [--rounds N] [--seed 1] [--think 0.2] [--timeout 3600] [--stall 180]
-        [--against DIR] [--show-log]
+        [--rounds N] [--seed 1] [--think 0.2] [--skill 0.9] [--timeout 3600] [--stall 180]
+        [--progress 60] [--against DIR] [--show-log]
 
 The bot runs as its own process (``python -m bot``, as ``benchmarks/load.py`` runs it) against
 the stand-in, on a fresh SQLite database, with matches in threads (``KARAK_THREADS=true``). An
@@ -12,7 +12,8 @@ ends), every one of ``--entrants`` people clicks Join on the sign-up message (al
 same time), and the admin starts it with ``/goblin tournament start``. Each person acts only on
 what they see: a new line in the tournament's channel naming them opens a thread; there they
 play as ``benchmarks/people.py``'s people do (a mention on the table message opens their hand,
-then they click the moves it offers, thinking ``--think`` seconds on average) until the match
+then they click the moves it offers, thinking ``--think`` seconds on average; ``--skill`` of
+the time the heuristic agent's move, their table read from the bot's database) until the match
 ends, then wait for the next line naming them. The run ends when the tournament is finished in
 the database and its champion is posted.
 
