@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.discord_side.ui.custom_ids import (
@@ -20,22 +21,25 @@ from bot.discord_side.ui.custom_ids import (
     RematchButton,
     parse,
 )
+from bot.discord_side.ui.targets import Sure
 from loopback import Channel, Interaction, InteractionFailed, Loopback, Message, User
 
 #: Preference of a simulated person among the moves offered (first match wins a weighted draw).
 PREFERENCE = (("fight:", 8.0), ("play:", 6.0), ("reward:keep", 4.0), ("keep:", 4.0),
               ("discard:", 3.0), ("strength:", 2.0), ("counter:", 2.0), ("heal", 2.0),
               ("buy:", 1.0), ("pay:", 3.0), ("revive", 0.5), ("merchant", 0.3),
-              ("leave", 3.0), ("end", 1.0), ("cancel", 0.2), ("stack:", 0.5))
+              ("leave", 3.0), ("end", 1.0), ("cancel", 0.2), ("stack:", 0.5),
+              ("undo", 0.1))
 
 
 def moves(message: Message) -> list[tuple[str, str, str | None]]:
-    """(notation, custom_id, select value or None) of every move control of a message."""
+    """(notation, custom_id, select value or None) of every move control of a message (the
+    Confirm button of a question asked before a move easy to regret among them)."""
     out: list[tuple[str, str, str | None]] = []
     for c in message.items():
         cid = str(c.get("custom_id", ""))
         target = parse(cid)
-        if isinstance(target, Move):
+        if isinstance(target, Move | Sure):
             out.append((target.notation, cid, None))
         elif cid.startswith(MoveMenu.prefix):
             out += [(str(o["value"]), cid, str(o["value"])) for o in c.get("options") or []]
@@ -78,6 +82,9 @@ class Table:
         self.table_id = 0
         self.options = options or {}  # of /goblin new
         self.hint_chance = 0.0  # how often a person asks for a hint first (when offered)
+        #: the move a person would rather play, given their hand message (None: no advice,
+        #: or a move not offered: they pick by :data:`PREFERENCE`)
+        self.advice: Callable[[User, Message], str | None] | None = None
 
     async def _wait(self, ix: Interaction) -> bool:
         try:
@@ -132,8 +139,9 @@ class Table:
                     if await self._wait(await lb.click(user, hand, hint)):
                         self.stats.hints += 1
                 offered = moves(hand)
-                notation, cid, value = self.rng.choices(
-                    offered, [weight(n) for n, _, _ in offered])[0]
+                advised = None if self.advice is None else self.advice(user, hand)
+                notation, cid, value = next((o for o in offered if o[0] == advised), None) \
+                    or self.rng.choices(offered, [weight(n) for n, _, _ in offered])[0]
                 await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
                 if self.stop:
                     return

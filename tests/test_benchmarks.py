@@ -175,3 +175,30 @@ def test_the_turns_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[st
     out = capsys.readouterr().out
     assert "30 running matches among 20 people" in out and "the person sits in 10" in out
     assert "turns, tables kept (3): p50" in out and "turns, store just opened (2): p50" in out
+
+
+def test_the_simulated_people_confirm_a_move_they_are_asked_to_be_sure_of() -> None:
+    """benchmarks/people.py: a hand asking "Really end the battle?" offers its Confirm button
+    as a move (a person who saw no move there waited for ever); Back is no move."""
+    from benchmarks.people import moves
+    from bot.discord_side.ui.custom_ids import BackButton, SureButton
+    from loopback import Message, User
+
+    sure = SureButton.id_for(7, 12, "end")
+    asked = Message(1, 2, 3, User(4, "Ann"), components=[{"type": 1, "components": [
+        {"type": 2, "style": 3, "label": "Confirm", "custom_id": sure},
+        {"type": 2, "style": 2, "label": "Back", "custom_id": BackButton.id_for(7)}]}])
+    assert moves(asked) == [("end", sure, None)]
+
+
+def test_the_tournament_play_benchmark_measures_this_version_only(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """benchmarks/tournament_play.py --against a version without tournaments: nothing to
+    compare, said so (a whole tournament on the bot takes minutes: not run here)."""
+    import asyncio
+
+    bench = _benchmark("tournament_play", monkeypatch)
+    args = bench.parse(["--against", str(ROOT / "docs")])
+    assert (args.entrants, args.table_size, args.rounds) == (64, 4, None)
+    assert asyncio.run(bench.main(args)) == 2
+    assert "has no server tournaments" in capsys.readouterr().out

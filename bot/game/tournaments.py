@@ -276,9 +276,23 @@ class Tournaments:
         if len(rows.entrants) >= MAX_ENTRANTS:
             raise Refusal(msg("bot.tournament.error.full", name=record.name, max=MAX_ENTRANTS))
         if not await self.store.enter(tournament_id, user_id, name[:32],
-                                      await self._rating(record, user_id)):
-            raise Refusal(msg("bot.tournament.error.signup_over", name=record.name))
+                                      await self._rating(record, user_id), MAX_ENTRANTS):
+            raise await self._not_entered(tournament_id, user_id)
         return await self.view(tournament_id)
+
+    async def _not_entered(self, tournament_id: int, user_id: int) -> Refusal:
+        """Why a sign-up the store refused was refused, read again after it (another
+        sign-up arriving at the same moment took the last place, or entered the same
+        person, or sign-up closed)."""
+        rows = await self.store.tournament_rows(tournament_id)
+        if rows is None:
+            return Refusal(msg("bot.tournament.error.no_such"))
+        name = rows.record.name
+        if rows.record.status != "signup":
+            return Refusal(msg("bot.tournament.error.signup_over", name=name))
+        if any(e.user_id == user_id for e in rows.entrants):
+            return Refusal(msg("bot.tournament.error.already_entered", name=name))
+        return Refusal(msg("bot.tournament.error.full", name=name, max=MAX_ENTRANTS))
 
     async def leave(self, tournament_id: int, user_id: int) -> View:
         """Take ``user_id`` off the entrants while sign-up lasts (later: :meth:`drop`)."""

@@ -202,8 +202,11 @@ class TournamentStorage(Protocol):
     async def tournament_of_table(self, table_id: int) -> int | None:
         """The tournament whose round opened table ``table_id`` (None: a table of its own)."""
 
-    async def enter(self, tournament_id: int, user_id: int, name: str, rating: int) -> bool:
-        """Sign ``user_id`` up; False when they were already, or sign-up is over."""
+    async def enter(self, tournament_id: int, user_id: int, name: str, rating: int,
+                    limit: int | None = None) -> bool:
+        """Sign ``user_id`` up; False when they were already, sign-up is over, or ``limit``
+        entrants are in already (counted in the same step: sign-ups arriving together never
+        pass it)."""
 
     async def withdraw(self, tournament_id: int, user_id: int) -> bool:
         """Take ``user_id`` off the entrants while sign-up lasts; False when they were not

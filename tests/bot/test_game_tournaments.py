@@ -221,3 +221,25 @@ async def test_two_asking_at_once_end_one_round(service: GameService) -> None:
     with pytest.raises(Refusal, match="end_round.closing"):
         await service.tournaments.close_round(cup, 2, manager=True, round_number=1)
     assert (await service.tournaments.view(cup)).record.round == 2
+
+
+# ---------------------------------------------------------------- a full sign-up, at once
+
+
+async def test_people_joining_all_at_once_never_push_a_tournament_past_its_entrants_limit(
+        service: GameService) -> None:
+    """Join clicks arriving together (as when a sign-up is announced): each is checked against
+    the limit in the same step that enters it, so the last seat is taken once and everyone
+    after it is told the tournament is full."""
+    from bot.game.tournaments import MAX_ENTRANTS
+
+    tours = service.tournaments
+    cup = await tours.create(guild_id=GUILD, channel_id=CHANNEL, host_id=HOST, name="Cup")
+    for user in range(1, MAX_ENTRANTS - 1):
+        await tours.join(cup.id, user, f"P{user}")
+    late = range(MAX_ENTRANTS - 1, MAX_ENTRANTS + 3)  # 4 people for the last 2 places
+    answers = await asyncio.gather(*(tours.join(cup.id, u, f"P{u}") for u in late),
+                                   return_exceptions=True)
+    refused = [a for a in answers if isinstance(a, Refusal)]
+    assert len(refused) == 2 and all("full" in str(r) for r in refused), answers
+    assert len((await tours.view(cup.id)).tournament.entrants) == MAX_ENTRANTS

@@ -120,3 +120,13 @@ async def test_a_tournament_decided_by_its_deadlines_after_a_restart(
     assert final.champion is not None and final.record.status == "finished"
     assert sum(s.played for s in final.standings) == 10
     assert await restarted.tournaments.sweep() == []
+
+
+async def test_a_sign_up_past_the_limit_is_refused_in_the_same_step(store: Storage) -> None:
+    cup = await _tournament(store)
+    assert await store.enter(cup.id, ANN, "Ann", 1500, limit=2)
+    assert await store.enter(cup.id, BOB, "Bob", 1400, limit=2)
+    assert not await store.enter(cup.id, CAT, "Cat", 1300, limit=2)  # full
+    assert await store.enter(cup.id, CAT, "Cat", 1300)  # no limit given
+    rows = await store.tournament_rows(cup.id)
+    assert rows is not None and [e.user_id for e in rows.entrants] == [ANN, BOB, CAT]

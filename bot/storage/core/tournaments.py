@@ -155,15 +155,23 @@ class TournamentQueries(Base):
             "SELECT tournament_id FROM tournament_tables WHERE table_id = ?", table_id)
         return None if row is None else as_int(row[0], "tournament_id")
 
-    async def enter(self, tournament_id: int, user_id: int, name: str, rating: int) -> bool:
-        """Sign ``user_id`` up; False when they were already, or sign-up is over."""
+    async def enter(self, tournament_id: int, user_id: int, name: str, rating: int,
+                    limit: int | None = None) -> bool:
+        """Sign ``user_id`` up; False when they were already, sign-up is over, or ``limit``
+        entrants are in already (counted in the same step: sign-ups arriving together never
+        pass it)."""
         now = self.clock()
         async with self._tx() as db:
+            # the tournament's row locked first: concurrent sign-ups are counted one by one
+            await db.fetchrow(f"SELECT id FROM tournaments WHERE id = ?{self.dialect.for_update}",
+                              tournament_id)
             row = await db.fetchrow(
                 "INSERT INTO tournament_entrants (tournament_id, user_id, name, rating, "
                 "joined_at) SELECT id, ?, ?, ?, ? FROM tournaments WHERE id = ? AND status = "
-                "'signup' ON CONFLICT (tournament_id, user_id) DO NOTHING RETURNING user_id",
-                user_id, name, rating, now, tournament_id)
+                "'signup' AND (SELECT COUNT(*) FROM tournament_entrants WHERE tournament_id = "
+                "?) < ? ON CONFLICT (tournament_id, user_id) DO NOTHING RETURNING user_id",
+                user_id, name, rating, now, tournament_id, tournament_id,
+                limit if limit is not None else 2**31 - 1)
         return row is not None
 
     async def withdraw(self, tournament_id: int, user_id: int) -> bool:
