@@ -121,14 +121,7 @@ class HistoryQueries(Base):
         if channels is not None:
             where.append(self.dialect.any_of("r.channel_id"))
             values.append(self.dialect.many(sorted(bounded(c) for c in channels)))
-        order = "DESC"
-        if before is not None:
-            where.append("r.table_id < ?")
-            values.append(bounded(before))
-        elif after is not None:
-            where.append("r.table_id > ?")
-            values.append(bounded(after))
-            order = "ASC"
+        order = _page(where, values, "r.table_id", before, after)
         values.append(limit)
         heads = await self._read.fetch(
             f"SELECT DISTINCT {_HEADS} FROM {source} WHERE {' AND '.join(where)} "
@@ -193,14 +186,7 @@ class HistoryQueries(Base):
         if channels is not None:
             where.append(self.dialect.any_of("t.channel_id"))
             values.append(self.dialect.many(sorted(bounded(c) for c in channels)))
-        order = "DESC"
-        if before is not None:
-            where.append("tt.table_id < ?")
-            values.append(bounded(before))
-        elif after is not None:
-            where.append("tt.table_id > ?")
-            values.append(bounded(after))
-            order = "ASC"
+        order = _page(where, values, "tt.table_id", before, after)
         values.append(limit)
         rows = await self._read.fetch(
             f"SELECT tt.table_id, tt.round, tt.pod, tt.at_deadline, {_HEADS} "
@@ -216,6 +202,21 @@ class HistoryQueries(Base):
                                 at_deadline=as_flag(row[3], "at_deadline"),
                                 result=results.get(as_int(row[0], "table_id")))
                 for row in rows]
+
+
+def _page(where: list[str], values: list[object], column: str, before: int | None,
+          after: int | None) -> str:
+    """Bound a page of rows by table ``column``: older than ``before`` or just newer than
+    ``after`` (added to ``where`` and ``values``); the order to read them in ("ASC" for the
+    rows just newer, read upwards and turned round by the caller)."""
+    if before is not None:
+        where.append(f"{column} < ?")
+        values.append(bounded(before))
+    elif after is not None:
+        where.append(f"{column} > ?")
+        values.append(bounded(after))
+        return "ASC"
+    return "DESC"
 
 
 __all__ = ["OFFER_COLUMNS", "HistoryQueries", "bounded", "insert_result", "read_offer",
