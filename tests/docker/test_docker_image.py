@@ -182,6 +182,12 @@ async def test_a_match_through_the_container_stopped_and_started_again(
         laps.mark("stopped")
         # a new container on the same volume: old buttons answer, the matches go on
         await second.start(lb)
+        # the table message of before the stop, clicked by the one who waits (the move below
+        # replaces that message when it hands the turn to a person)
+        waiter = next(p.user for p in players if p is not mover)
+        ix = await lb.click(waiter, old_table, HandButton.id_for(t1))
+        await ix.done()
+        assert lb.message(ix.original_id or 0).owner == waiter.id
         sent = await mover.send_move()
         assert sent is not None and sent[2].id == old_hand.id
         await mover.finish_move(*sent)
@@ -190,9 +196,6 @@ async def test_a_match_through_the_container_stopped_and_started_again(
             assert sent is not None and sent[2].id == old_hand.id
             await mover.finish_move(*sent)
         assert oracle.table(t1).version == before[t1] + 1
-        ix = await lb.click(bob, old_table, HandButton.id_for(t1))
-        await ix.done()
-        assert lb.message(ix.original_id or 0).owner == bob.id
         await play(lb, players, [t1], oracle)
         laps.mark("match finished")
         rec = oracle.table(t1)
