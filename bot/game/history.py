@@ -24,12 +24,12 @@ from bot.storage.core.history import INT_MAX
 from bot.storage.interface import Storage
 from bot.storage.records import (
     TOURNAMENT_STATUSES,
-    SeatResult,
     TableRecord,
     TableResult,
     TournamentMatch,
     TournamentRecord,
     places,
+    seat_results,
     standing,
 )
 from cards import catalogue_version
@@ -161,12 +161,7 @@ class History:
             finished_at=record.updated_at, rounds=state.round, actions=state.step,
             catalogue=record.catalogue, winner_seat=ranks.index(min(ranks)),
             winner_user_id=None, place_key=record.place_key,
-            seats=tuple(SeatResult(
-                seat=i, user_id=info.user, kind="person" if info.user is not None else "ai",
-                ai_level=info.level if info.ai else None, hero=seat.hero,
-                keys=len(seat.keys), hp=seat.hp, place=ranks[i],
-                handed_to_ai=info.ai and info.user is not None)
-                for i, (info, seat) in enumerate(zip(record.seats, state.seats, strict=True))))
+            seats=seat_results(record.seats, state, ranks))
 
     async def tournament_in(self, sight: Sight, tournament_id: int) -> TournamentRecord:
         """Server tournament ``tournament_id`` when it is in ``sight`` (this server, a channel

@@ -15,7 +15,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from bot.storage.records import LogRow, SeatInfo, SeatResult, TableRecord, TableResult, table_result
+from bot.storage.records import (
+    LogRow,
+    SeatInfo,
+    TableRecord,
+    TableResult,
+    seat_results,
+    table_result,
+)
 from engine import GameState, Undo
 
 UNDO = str(Undo())
@@ -70,13 +77,7 @@ def abandoned_result(record: TableRecord, log: Iterable[LogRow], by: int,
 
     order = [standing(i) for i in range(len(state.seats))]
     places = [1 + sum(other < mine for other in order) for mine in order]
-    seats = tuple(
-        SeatResult(seat=i, user_id=info.user, kind="person" if info.user is not None else "ai",
-                   ai_level=info.level if info.ai else None, hero=seat.hero,
-                   keys=len(seat.keys), hp=seat.hp, place=places[i],
-                   handed_to_ai=info.ai and info.user is not None,
-                   moved=(i, info.user) in moved)
-        for i, (info, seat) in enumerate(zip(record.seats, state.seats, strict=True)))
+    seats = seat_results(record.seats, state, places, moved)
     return TableResult(
         table_id=record.id, guild_id=record.guild_id, channel_id=record.channel_id,
         finished_at=finished_at, rounds=state.round, actions=state.step,

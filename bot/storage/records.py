@@ -6,7 +6,7 @@ errors, and the JSON texts of seats and game states, checked both ways.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -340,6 +340,19 @@ def places(state: GameState) -> tuple[int, ...]:
     return tuple(1 + sum(other > mine for other in scores) for mine in scores)
 
 
+def seat_results(seats: Sequence[SeatInfo], state: GameState, ranks: Sequence[int],
+                 moved: Collection[tuple[int, int | None]] = ()) -> tuple[SeatResult, ...]:
+    """The seats' rows of a result: ``seats`` as they are at the end, ``state`` the game as it
+    stands, ``ranks`` each seat's place, ``moved`` the (seat, user) of each person who made a
+    move of their own."""
+    return tuple(
+        SeatResult(seat=i, user_id=info.user, kind="person" if info.user is not None else "ai",
+                   ai_level=info.level if info.ai else None, hero=seat.hero,
+                   keys=len(seat.keys), hp=seat.hp, place=ranks[i],
+                   handed_to_ai=info.ai and info.user is not None, moved=(i, info.user) in moved)
+        for i, (info, seat) in enumerate(zip(seats, state.seats, strict=True)))
+
+
 def table_result(table_id: int, guild_id: int | None, channel_id: int, catalogue: str,
                  seats: Sequence[SeatInfo], state: GameState, finished_at: float,
                  place_key: str) -> TableResult:
@@ -348,13 +361,8 @@ def table_result(table_id: int, guild_id: int | None, channel_id: int, catalogue
     :mod:`bot.game.results`)."""
     if state.winner is None:
         raise ValueError("the game has no winner yet")
-    ranks = places(state)
-    rows = tuple(
-        SeatResult(seat=i, user_id=info.user, kind="person" if info.user is not None else "ai",
-                   ai_level=info.level if info.ai else None, hero=seat.hero,
-                   keys=len(seat.keys), hp=seat.hp, place=ranks[i],
-                   handed_to_ai=info.ai and info.user is not None, moved=info.user is not None)
-        for i, (info, seat) in enumerate(zip(seats, state.seats, strict=True)))
+    rows = seat_results(seats, state, places(state),
+                        [(i, s.user) for i, s in enumerate(seats) if s.user is not None])
     return TableResult(
         table_id=table_id, guild_id=guild_id, channel_id=channel_id, finished_at=finished_at,
         rounds=state.round, actions=state.step, catalogue=catalogue, winner_seat=state.winner,
@@ -527,6 +535,6 @@ __all__ = [
     "SeatKind", "SeatResult", "ServerDefaults", "Shards", "StaleVersion", "Status", "StorageError",
     "StoredRating", "TableExists", "TableRecord", "TableResult", "UNDO", "anchor_column",
     "load_state", "people",
-    "places", "seats_from_json", "seats_to_json", "standing", "storable", "table_result",
-    "with_seat", "won",
+    "places", "seat_results", "seats_from_json", "seats_to_json", "standing", "storable",
+    "table_result", "with_seat", "won",
 ]
