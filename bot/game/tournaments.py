@@ -356,7 +356,7 @@ class Tournaments:
         names = {e.user: e.name for e in rules.entrants}
         now = self.clock()
         threaded = True if self.threads is None else await self.threads(record.guild_id)
-        new = [replace(self._new_table(record, seating, pod, names, now), threaded=threaded)
+        new = [self._new_table(record, seating, pod, names, now, threaded)
                for pod in seating.pods]
         ends = now + record.round_span if record.round_span else None
         ids = await self.store.seat_tournament_round(record.id, number, seed, seating.bye, new,
@@ -369,9 +369,10 @@ class Tournaments:
 
     @staticmethod
     def _new_table(record: TournamentRecord, seating: Seating, pod: Pod,
-                   names: dict[int, str], now: float) -> NewTournamentTable:
+                   names: dict[int, str], now: float, threaded: bool) -> NewTournamentTable:
         """The match of table ``pod``: its players and AI seats in an order drawn from the
-        table's seed (who plays first is drawn), free heroes dealt, the game set up."""
+        table's seed (who plays first is drawn), free heroes dealt, the game set up
+        (``threaded``: it moves to a thread of its own)."""
         seed = table_seed(seating.seed, pod.table)
         seats = [SeatInfo(user=u, name=names[u][:32]) for u in pod.players]
         seats += [SeatInfo(ai=True, level=record.ai_level or "normal")
@@ -380,7 +381,8 @@ class Tournaments:
         started, config = game_config(seats, record.abilities, seed)
         state = new_game(config)
         return NewTournamentTable(pod.table, started, state, seed,
-                                  deadline(now, record.timer, started, state, None, True))
+                                  deadline(now, record.timer, started, state, None, True),
+                                  threaded)
 
     async def table_ended(self, table_id: int) -> Progress | None:
         """A table ended (finished, or closed): when a tournament's round opened it, that
