@@ -57,13 +57,12 @@ def terms_lines(record: TournamentRecord) -> list[str]:
              else msg("bot.tournament.signup.terms.tables_ai", size=record.table_size),
              msg("bot.tournament.signup.terms.timer", timer=timer_text(record.timer)),
              msg("bot.tournament.signup.terms.round_span", span=span(record.round_span))
-             if record.round_span > 0 else msg("bot.tournament.signup.terms.no_round_span"),
-             msg("bot.tournament.signup.terms.points"),
-             msg("bot.tournament.signup.terms.ties")]
+             if record.round_span > 0 else msg("bot.tournament.signup.terms.no_round_span")]
     if record.status == "signup":  # once it is over, the message says so instead
-        terms.insert(5, msg("bot.tournament.signup.terms.closes", at=int(record.closes_at))
+        terms.append(msg("bot.tournament.signup.terms.closes", at=int(record.closes_at))
                      if record.closes_at is not None
                      else msg("bot.tournament.signup.terms.closes_by_host"))
+    terms += [msg("bot.tournament.signup.terms.points"), msg("bot.tournament.signup.terms.ties")]
     return [translate(m, record.locale) for m in terms]
 
 
@@ -105,7 +104,6 @@ class TournamentDesk:
         self.tasks = tasks
         self.begin = begin
         self.forget = forget
-        self._closing: set[int] = set()  # the tournaments whose round is being ended now
 
     # ------------------------------------------------------------------ finding one
 
@@ -194,19 +192,14 @@ class TournamentDesk:
         ends now, as at its deadline: each unfinished match is decided as it stands, the
         standings are posted and the next round seated (or the champion named)."""
         record = await self._here(interaction)
-        if record.id in self._closing:
-            raise Refusal(msg("bot.tournament.end_round.closing", name=record.name))
-        self._closing.add(record.id)
-        try:
-            await interaction.response.defer(ephemeral=True, thinking=True)
-            progress = await self.service.tournaments.close_round(
-                record.id, interaction.user.id, can_manage_channel(interaction), record.round)
-            await interaction.edit_original_response(content=translate(
-                msg("bot.tournament.end_round.done", round=record.round, name=record.name),
-                loc(interaction)))
-            await self.post(progress)
-        finally:
-            self._closing.discard(record.id)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        # refused when the round the asker saw is over or being closed by someone else
+        progress = await self.service.tournaments.close_round(
+            record.id, interaction.user.id, can_manage_channel(interaction), record.round)
+        await interaction.edit_original_response(content=translate(
+            msg("bot.tournament.end_round.done", round=record.round, name=record.name),
+            loc(interaction)))
+        await self.post(progress)
 
     async def click(self, interaction: discord.Interaction[Any], tournament: int,
                     op: str) -> None:
