@@ -246,6 +246,9 @@ def wrap(text: str, max_width: int, size: int, bold: bool = True,
     """Break ``text`` into at most ``max_lines`` lines no wider than ``max_width`` (the last
     line ends with an ellipsis when it all does not fit)."""
     words = text.split()
+    whole = " ".join(words)
+    if text_width(whole, size, bold, condensed) <= max_width:  # the usual case: one line
+        return [whole] if whole else []
     lines: list[str] = []
     line = ""
     for w in words:
