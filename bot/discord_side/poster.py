@@ -107,7 +107,7 @@ class Poster:
                                        msg("bot.table.game_over", who=who, steps=state.step),
                                        await self.summary(record), below=changes or None)
         await self.service.meta.announced(record.id)
-        await self.messages.channel_line(self.messages.current(record), "won")
+        await self.messages.threads.channel_line(self.messages.current(record), "won")
 
 
 async def thread_deleted(service: GameService, messages: Messages, scheduler: Scheduler,
@@ -122,7 +122,7 @@ async def thread_deleted(service: GameService, messages: Messages, scheduler: Sc
     if record.thread_id != thread_id or record.status != "running":
         return
     closed = await service.lobby.abandon_table(table, by, True)
-    messages.last(closed, partial(messages.channel_line, closed, "deleted"))
+    messages.last(closed, partial(messages.threads.channel_line, closed, "deleted"))
     scheduler.forget(table)
 
 

@@ -21,6 +21,7 @@ import discord
 from bot.discord_side.client import KarakBot, Parts
 from bot.discord_side.cog import GoblinCog
 from bot.discord_side.commands import Commands
+from bot.discord_side.feed import Feeds
 from bot.discord_side.hint_answers import GivenHints
 from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
@@ -30,6 +31,7 @@ from bot.discord_side.poster import Poster
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.reminders import POLL as REMINDER_POLL
 from bot.discord_side.reminders import Reminders
+from bot.discord_side.threads import MatchThreads
 from bot.discord_side.tournaments import TournamentDesk
 from bot.game.leases import LEASE_TTL, Leases, instance_name
 from bot.game.scheduler import Scheduler
@@ -84,7 +86,10 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
 
     def wire(client: discord.Client) -> Parts:
         """Every part that sends to Discord, built once the client exists."""
-        messages = Messages(client, service, pictures, tasks, pace)
+        channel_pace = pace or ChannelPace()
+        feeds = Feeds(tasks)
+        threads = MatchThreads(client, service, channel_pace, feeds)
+        messages = Messages(client, service, pictures, tasks, channel_pace, feeds, threads)
         hints_given = GivenHints()
         poster = Poster(service, messages, summary=partial(summary_of, service))
 
