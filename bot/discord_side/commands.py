@@ -154,7 +154,7 @@ class Commands:
                 await interaction.response.send_message(answer, ephemeral=True)
             return
         if interaction.response.is_done():  # answered privately while waiting its turn
-            record = await self.messages.show_lobby(record)
+            record = await self.messages.lobby.show(record)
             await interaction.edit_original_response(content=translate(
                 msg("bot.done.new", table=record.id, url=jump_url(record)), locale))
             return
@@ -187,7 +187,7 @@ class Commands:
         if not interaction.response.is_done():
             await interaction.response.defer(ephemeral=True, thinking=True)
         try:
-            record = await self.messages.show_lobby(record)
+            record = await self.messages.lobby.show(record)
         except discord.HTTPException as exc:  # the link then leads to the channel at least
             log.warning("could not redraw the lobby message of table %s (%s)", record.id,
                         exc.status)
@@ -206,7 +206,7 @@ class Commands:
                 content=translate(msg(f"bot.done.{op}", table=record.id), locale))
         finally:
             if record.status == "lobby":  # posted again if it was lost or deleted
-                await self.messages.refresh_lobby(record)
+                await self.messages.lobby.refresh(record)
             elif record.status == "abandoned" or op == "start":
                 await self.clicks.redraw_lobby(None, record.id)
             if record.status == "abandoned" and record.state is not None:  # a solo match left
@@ -295,7 +295,7 @@ class Commands:
         except Refusal:
             return
         if record.status == "lobby":
-            await self.messages.edit_lobby(None, record)
+            await self.messages.lobby.edit(None, record)
         else:
             self.messages.mark_dirty(table)
 

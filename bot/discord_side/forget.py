@@ -90,7 +90,7 @@ async def tables_after(clicks: Interactions, done: Forgetting) -> None:
         clicks.past.forget(table)
     for record in done.tables:
         if record.status == "lobby":
-            await clicks.messages.refresh_lobby(record)
+            await clicks.messages.lobby.refresh(record)
         elif record.status == "abandoned":
             await clicks.redraw_lobby(None, record.id)
         if record.status == "abandoned" and record.state is not None:

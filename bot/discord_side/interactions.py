@@ -332,8 +332,8 @@ class Interactions:
     async def redraw_lobby(self, interaction: discord.Interaction[Any] | None,
                            table: int) -> None:
         """Redraw the lobby message (through the clicked ``interaction``, or directly) from
-        the table as it is then, in order on the table's feed (:meth:`Messages.redraw_lobby`)."""
-        await self.messages.redraw_lobby(interaction, table)
+        the table as it is then, in order on the table's feed (:meth:`LobbyMessages.redraw`)."""
+        await self.messages.lobby.redraw(interaction, table)
 
     async def lobby_changed(self, record: TableRecord, op: str) -> None:
         """What follows a lobby change: a started game's table message and AI seats, a closed
@@ -380,7 +380,7 @@ class Interactions:
         except Refusal as exc:
             await self._redraw_stale_lobby(interaction, exc, None)
             raise
-        await self.messages.edit_lobby(interaction, record)
+        await self.messages.lobby.edit(interaction, record)
 
     async def level_pick(self, interaction: discord.Interaction[Any], table: int, seat: int,
                          revision: int, level: str) -> None:
@@ -392,7 +392,7 @@ class Interactions:
         except Refusal as exc:  # redrawn even when current: the menu shows the real level again
             await self._redraw_stale_lobby(interaction, exc, None)
             raise
-        await self.messages.edit_lobby(interaction, record)
+        await self.messages.lobby.edit(interaction, record)
 
     async def _redraw_stale_lobby(self, interaction: discord.Interaction[Any], refusal: Refusal,
                                   revision: int | None) -> None:

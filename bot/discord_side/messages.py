@@ -1,5 +1,6 @@
-"""The bot's messages in the table's channel (or its thread): posting, editing and re-posting
-the table message, coalescing its edits, and the lobby message.
+"""The table message in the table's channel (or its thread): posting it, editing it (edits
+coalesced) and re-posting it, the hand messages' pictures, the passing lines, and what each
+table's feed carries (a game's first message, its end, its closing).
 
 Every request for a table's messages goes out on the table's feed (:mod:`bot.discord_side.feed`),
 in the order queued and with no lock held; edits of a table message are coalesced there: while
@@ -20,17 +21,16 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
 
 import discord
 
-from bot.discord_side.context import MENTIONS, NO_MENTIONS, jump_url, lobby_channel
+from bot.discord_side.context import MENTIONS, NO_MENTIONS, jump_url
 from bot.discord_side.feed import Feeds, Job
+from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.shown import Shown, Slot
 from bot.discord_side.threads import MatchThreads
 from bot.discord_side.ui.hand import hand_view
-from bot.discord_side.ui.lobby import lobby_view
 from bot.discord_side.ui.table import moved_view, table_view, to_move
 from bot.discord_side.uploads import ImageFile
 from bot.game.lessons import emphasised
@@ -77,10 +77,12 @@ class Payload:
 
 
 class Messages:
-    """Posts and edits the lobby and table messages of every table."""
+    """Posts and edits the table message of every table (its thread and its lobby message
+    are ``threads`` and ``lobby``)."""
 
     def __init__(self, client: discord.Client, service: GameService, pictures: Pictures,
-                 tasks: Tasks, pace: ChannelPace, feeds: Feeds, threads: MatchThreads) -> None:
+                 tasks: Tasks, pace: ChannelPace, feeds: Feeds, threads: MatchThreads,
+                 lobby: LobbyMessages) -> None:
         self.client = client
         self.service = service
         self.pictures = pictures
@@ -89,6 +91,7 @@ class Messages:
         self.shown = Shown()
         self.feeds = feeds
         self.threads = threads
+        self.lobby = lobby
         self._message_ids: dict[int, int] = {}  # table -> its table message posted last
         self._passing: dict[int, list[int]] = {}  # table -> its passing lines' messages
 
@@ -344,7 +347,7 @@ class Messages:
             except Refusal:
                 return
             if now.status != "running":  # closed meanwhile: the lobby says it was cancelled
-                await self.edit_lobby(None, now)
+                await self.lobby.edit(None, now)
                 return
             refused = False
             if now.threaded and now.thread_id is None:
@@ -363,28 +366,6 @@ class Messages:
             elif record.lobby_message_id is not None:
                 await self.delete(record, record.lobby_message_id)
         self.feeds.put(record.id, Job("post", record.version, work))
-
-    async def redraw_lobby(self, interaction: discord.Interaction[Any] | None,
-                           table: int) -> None:
-        """Redraw the lobby message (through the clicked ``interaction``, or directly) from
-        the table as it is when the redraw goes out on the table's feed, and wait for it: lobby
-        edits never land out of order, and a lobby never shows an outcome a later request
-        undid."""
-        if self.feeds.ended(table):
-            return
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-        async def work() -> None:
-            try:
-                record = await self.service.tables.load(table)
-                await self.edit_lobby(interaction, record)
-            except Refusal:
-                return
-            finally:
-                if not done.done():
-                    done.set_result(None)
-        self.feeds.put(table, Job("other", -1, work))
-        await done
 
     def mark_dirty(self, table: int) -> None:
         """Ask for the table message to be refreshed soon, from the table read once."""
@@ -414,50 +395,6 @@ class Messages:
         """True while something is kept for the table (tests)."""
         return self.feeds.busy(table)
 
-    # ------------------------------------------------------------------ the lobby message
-
-    async def edit_lobby(self, interaction: discord.Interaction[Any] | None,
-                         record: TableRecord) -> None:
-        """Redraw the lobby message: through the clicked interaction, or directly."""
-        view = lobby_view(record, record.locale)
-        if interaction is not None:
-            await interaction.edit_original_response(view=view)
-        elif record.lobby_message_id is not None:
-            message = lobby_channel(self.client, record).get_partial_message(
-                record.lobby_message_id)
-            try:
-                self.pace.note(record.channel_id)
-                await message.edit(view=view, allowed_mentions=NO_MENTIONS)
-            except discord.HTTPException:
-                log.warning("could not edit the lobby message of table %s", record.id)
-
-    async def show_lobby(self, record: TableRecord) -> TableRecord:
-        """Bring a lobby's message up to date, posting it in the table's channel when it was
-        never posted (the bot died first) or is gone; returns the table with the message's id.
-        Raises :class:`discord.HTTPException` when Discord refuses both."""
-        view = lobby_view(record, record.locale)
-        channel = lobby_channel(self.client, record)
-        if record.lobby_message_id is not None:
-            try:
-                self.pace.note(record.channel_id)
-                await channel.get_partial_message(record.lobby_message_id).edit(
-                    view=view, allowed_mentions=NO_MENTIONS)
-                return record
-            except discord.NotFound:
-                log.info("the lobby message of table %s is gone; posting it again", record.id)
-        self.pace.note(record.channel_id)
-        message = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
-        await self.service.tables.set_message(record.id, lobby_message_id=message.id)
-        return replace(record, lobby_message_id=message.id)
-
-    async def refresh_lobby(self, record: TableRecord) -> None:
-        """:meth:`show_lobby`, logging (never raising) Discord's refusal."""
-        try:
-            await self.show_lobby(record)
-        except discord.HTTPException as exc:
-            log.warning("could not redraw the lobby message of table %s (%s)", record.id,
-                        exc.status)
-
     async def closed(self, record: TableRecord, below: str | None = None) -> None:
         """A table closed: its lobby or table message loses its buttons, says so, adds
         ``below`` (queued last on the table's feed)."""
@@ -466,7 +403,7 @@ class Messages:
     async def _close(self, record: TableRecord, below: str | None) -> None:
         record = self.current(record)
         if record.state is None or record.message_id is None:
-            await self.edit_lobby(None, record)  # a game closed before its first message
+            await self.lobby.edit(None, record)  # a game closed before its first message
             return
         await self.threads.channel_line(record, "abandoned")
         try:

@@ -80,7 +80,7 @@ class Poster:
     async def redraw_lobby(self, record: TableRecord) -> None:
         """Redraw an open lobby's message from the database (posted again when it was never
         posted or is gone)."""
-        await self.messages.refresh_lobby(record)
+        await self.messages.lobby.refresh(record)
 
     def end(self, record: TableRecord) -> None:
         """Queue the end of a finished game on its table's feed (see :meth:`announce_end`);

@@ -24,6 +24,7 @@ from bot.discord_side.commands import Commands
 from bot.discord_side.feed import Feeds
 from bot.discord_side.hint_answers import GivenHints
 from bot.discord_side.interactions import Interactions
+from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.messages import Messages
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.past import PastMatches, lapse_offers, summary_of
@@ -89,7 +90,9 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
         channel_pace = pace or ChannelPace()
         feeds = Feeds(tasks)
         threads = MatchThreads(client, service, channel_pace, feeds)
-        messages = Messages(client, service, pictures, tasks, channel_pace, feeds, threads)
+        lobby = LobbyMessages(client, service, channel_pace, feeds)
+        messages = Messages(client, service, pictures, tasks, channel_pace, feeds, threads,
+                            lobby)
         hints_given = GivenHints()
         poster = Poster(service, messages, summary=partial(summary_of, service))
 
