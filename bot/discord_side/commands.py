@@ -120,7 +120,7 @@ class Commands:
             await interaction.edit_original_response(
                 content=answer + (" " + jump_url(found) if found is not None else ""))
             return
-        await self.clicks.begin(record)
+        await self.clicks.lobby.begin(record)
         record = await self.service.tables.load(record.id)
         await self.clicks.reply_hand(interaction, record, 0, loc(interaction))
 
@@ -200,7 +200,7 @@ class Commands:
         await interaction.response.defer(ephemeral=True, thinking=True)
         assert interaction.channel_id is not None
         table = await self.service.tables.in_channel(interaction.channel_id)
-        record = await self.clicks.lobby_op(interaction, table.id, op)
+        record = await self.clicks.lobby.apply(interaction, table.id, op)
         try:
             await interaction.edit_original_response(
                 content=translate(msg(f"bot.done.{op}", table=record.id), locale))
@@ -208,10 +208,10 @@ class Commands:
             if record.status == "lobby":  # posted again if it was lost or deleted
                 await self.messages.lobby.refresh(record)
             elif record.status == "abandoned" or op == "start":
-                await self.clicks.redraw_lobby(None, record.id)
+                await self.messages.lobby.redraw(None, record.id)
             if record.status == "abandoned" and record.state is not None:  # a solo match left
                 await self.messages.closed(record)
-            await self.clicks.lobby_changed(record, op)
+            await self.clicks.lobby.changed(record, op)
 
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
         """/goblin hand."""

@@ -24,6 +24,7 @@ from bot.discord_side.commands import Commands
 from bot.discord_side.feed import Feeds
 from bot.discord_side.hint_answers import GivenHints
 from bot.discord_side.interactions import Interactions
+from bot.discord_side.lobby_clicks import LobbyClicks
 from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.messages import Messages
 from bot.discord_side.pace import ChannelPace
@@ -109,7 +110,9 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
             forgetters=(messages.forget, hints_given.forget, desk.ended),
             made_for=(hints_given.decided,))
         past = PastMatches(service, messages, scheduler.begin)
-        clicks = Interactions(service, messages, scheduler, past, hints_given, desk)
+        lobby_clicks = LobbyClicks(service, messages, scheduler)
+        clicks = Interactions(service, messages, scheduler, past, hints_given, lobby_clicks,
+                              desk)
         bodies = Commands(service, messages, clicks)
         reminders = Reminders(client, service, tasks, leases, max(REMINDER_POLL, timer_poll))
         reminders.install(client)
