@@ -18,11 +18,7 @@ import discord
 from bot.discord_side import forget
 from bot.discord_side.asides import confirm_abandon, leave_solo, show_log
 from bot.discord_side.away import add_away
-from bot.discord_side.context import (
-    answer_privately,
-    expired,
-    loc,
-)
+from bot.discord_side.context import answer_privately, expired, loc
 from bot.discord_side.counting import answered, refused_here
 from bot.discord_side.hint_answers import GivenHints, answer_hint
 from bot.discord_side.language import follow_person
@@ -55,7 +51,8 @@ def hand_owner(message: discord.Message | None) -> int | None:
 
 
 class Interactions:
-    """Answers clicks (the client's ``clicks``; the lobby's: ``lobby``)."""
+    """Answers clicks (the client's ``clicks``); those on a lobby message, through its
+    ``lobby``."""
 
     def __init__(self, service: GameService, messages: Messages, scheduler: Scheduler,
                  past: PastMatches, hints_given: GivenHints, lobby: LobbyClicks,

@@ -119,7 +119,6 @@ async def unarchive(client: discord.Client, thread_id: int) -> None:
     await thread.edit(archived=False)
 
 
-
 class MatchThreads:
     """The threads matches are played in: where each table's messages go, a starting match's
     thread, the channel's line of a match played in one, and the link to a rematch."""
