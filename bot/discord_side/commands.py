@@ -120,7 +120,7 @@ class Commands:
             await interaction.edit_original_response(
                 content=answer + (" " + jump_url(found) if found is not None else ""))
             return
-        await self.clicks.begin(record)
+        await self.clicks.lobby.begin(record)
         record = await self.service.tables.load(record.id)
         await self.clicks.reply_hand(interaction, record, 0, loc(interaction))
 
@@ -154,7 +154,7 @@ class Commands:
                 await interaction.response.send_message(answer, ephemeral=True)
             return
         if interaction.response.is_done():  # answered privately while waiting its turn
-            record = await self.messages.show_lobby(record)
+            record = await self.messages.lobby.show(record)
             await interaction.edit_original_response(content=translate(
                 msg("bot.done.new", table=record.id, url=jump_url(record)), locale))
             return
@@ -187,7 +187,7 @@ class Commands:
         if not interaction.response.is_done():
             await interaction.response.defer(ephemeral=True, thinking=True)
         try:
-            record = await self.messages.show_lobby(record)
+            record = await self.messages.lobby.show(record)
         except discord.HTTPException as exc:  # the link then leads to the channel at least
             log.warning("could not redraw the lobby message of table %s (%s)", record.id,
                         exc.status)
@@ -200,18 +200,18 @@ class Commands:
         await interaction.response.defer(ephemeral=True, thinking=True)
         assert interaction.channel_id is not None
         table = await self.service.tables.in_channel(interaction.channel_id)
-        record = await self.clicks.lobby_op(interaction, table.id, op)
+        record = await self.clicks.lobby.apply(interaction, table.id, op)
         try:
             await interaction.edit_original_response(
                 content=translate(msg(f"bot.done.{op}", table=record.id), locale))
         finally:
             if record.status == "lobby":  # posted again if it was lost or deleted
-                await self.messages.refresh_lobby(record)
+                await self.messages.lobby.refresh(record)
             elif record.status == "abandoned" or op == "start":
-                await self.clicks.redraw_lobby(None, record.id)
+                await self.messages.lobby.redraw(None, record.id)
             if record.status == "abandoned" and record.state is not None:  # a solo match left
                 await self.messages.closed(record)
-            await self.clicks.lobby_changed(record, op)
+            await self.clicks.lobby.changed(record, op)
 
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
         """/goblin hand."""
@@ -295,7 +295,7 @@ class Commands:
         except Refusal:
             return
         if record.status == "lobby":
-            await self.messages.edit_lobby(None, record)
+            await self.messages.lobby.edit(None, record)
         else:
             self.messages.mark_dirty(table)
 

@@ -1,5 +1,6 @@
 """What an interaction tells the bot about who asks and where: their language, the server's
-language, the permissions the bot lacks in the channel, and links to a table's message."""
+language, the permissions the bot lacks in the channel; links to a table's message, the channel
+a table was opened in, and who a message may ping."""
 
 from __future__ import annotations
 
@@ -18,6 +19,10 @@ log = logging.getLogger(__name__)
 NEEDED = ("view_channel", "send_messages", "embed_links", "attach_files")
 THREAD_TYPES = (discord.ChannelType.public_thread, discord.ChannelType.private_thread,
                 discord.ChannelType.news_thread)
+#: Who a message that names the person to move may ping: that person only.
+MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
+#: A message that pings no one (names are shown, never pinged).
+NO_MENTIONS = discord.AllowedMentions.none()
 
 
 def loc(interaction: discord.Interaction[Any]) -> str:
@@ -74,6 +79,11 @@ def jump_url(record: TableRecord) -> str:
     return f"{base}/{where}" if where else base
 
 
+def lobby_channel(client: discord.Client, record: TableRecord) -> discord.PartialMessageable:
+    """The channel the table was opened in, where its lobby message (or its line) is."""
+    return client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
+
+
 def place_refusal(interaction: discord.Interaction[Any]) -> Msg | None:
     """Why no table can live where the command was run, or None: a table lives in a server
     channel of a server that installed the bot, or in the bot's own direct messages. In a group
@@ -92,9 +102,9 @@ def can_manage_channel(interaction: discord.Interaction[Any]) -> bool:
     return interaction.guild_id is not None and bool(interaction.permissions.manage_channels)
 
 
-__all__ = ["answer_privately", "can_manage_channel", "jump_url", "lacking", "loc",
-           "missing_message", "missing_permissions", "permission_names", "place_refusal",
-           "public_locale"]
+__all__ = ["MENTIONS", "NO_MENTIONS", "answer_privately", "can_manage_channel", "jump_url",
+           "lacking", "lobby_channel", "loc", "missing_message", "missing_permissions",
+           "permission_names", "place_refusal", "public_locale"]
 
 
 def expired(error: discord.HTTPException) -> bool:

@@ -11,32 +11,25 @@ from typing import Any, Protocol
 import discord
 
 from bot.discord_side.context import answer_privately, loc
+from bot.discord_side.lobby_clicks import LobbyClicks
 from bot.discord_side.messages import Messages
 from bot.discord_side.past import PastMatches
 from bot.discord_side.ui.custom_ids import Forget, ForgetButton
 from bot.discord_side.ui.parts import button, layout, row, text_block
 from bot.game.people import Forgetting
 from bot.game.service import GameService
-from bot.storage.records import TableRecord
 from i18n import msg, translate
 
 
 class Interactions(Protocol):
     """What answers the clicks (:class:`bot.discord_side.interactions.Interactions`), as far as
-    forgetting a person needs it: the service, the messages and what follows a lobby change."""
+    forgetting a person needs it: the service, the messages, the past matches and what follows
+    a lobby change."""
 
     service: GameService
     messages: Messages
     past: PastMatches
-
-    async def redraw_lobby(self, interaction: discord.Interaction[Any] | None,
-                           table: int) -> None:
-        """Redraw a lobby message from the table as it is now."""
-        ...
-
-    async def lobby_changed(self, record: TableRecord, op: str) -> None:
-        """What follows a lobby change (``op``: ``leave`` here)."""
-        ...
+    lobby: LobbyClicks
 
 
 def question_view(user: int, locale: str) -> discord.ui.LayoutView:
@@ -90,12 +83,12 @@ async def tables_after(clicks: Interactions, done: Forgetting) -> None:
         clicks.past.forget(table)
     for record in done.tables:
         if record.status == "lobby":
-            await clicks.messages.refresh_lobby(record)
+            await clicks.messages.lobby.refresh(record)
         elif record.status == "abandoned":
-            await clicks.redraw_lobby(None, record.id)
+            await clicks.messages.lobby.redraw(None, record.id)
         if record.status == "abandoned" and record.state is not None:
             await clicks.messages.closed(record)
-        await clicks.lobby_changed(record, "leave")
+        await clicks.lobby.changed(record, "leave")
 
 
 __all__ = ["Interactions", "answer", "ask", "question_view", "tables_after"]

@@ -2,9 +2,10 @@
 service, and answered (the hand message, the lobby message or a private refusal).
 
 Each kind of control answers its own clicks (its class's ``answer`` in
-:mod:`bot.discord_side.ui.custom_ids` calls one handler here); every click first goes through
-:meth:`Interactions.on_click`, which holds what all clicks share. The service decides every
-rule and right; this module only turns its answers into messages.
+:mod:`bot.discord_side.ui.custom_ids` calls one handler here, or, for the lobby's buttons and
+menus, one of :attr:`Interactions.lobby`: :mod:`bot.discord_side.lobby_clicks`); every click
+first goes through :meth:`Interactions.on_click`, which holds what all clicks share. The service
+decides every rule and right; this module only turns its answers into messages.
 """
 
 from __future__ import annotations
@@ -17,17 +18,11 @@ import discord
 from bot.discord_side import forget
 from bot.discord_side.asides import confirm_abandon, leave_solo, show_log
 from bot.discord_side.away import add_away
-from bot.discord_side.context import (
-    answer_privately,
-    can_manage_channel,
-    expired,
-    loc,
-    missing_message,
-    missing_permissions,
-)
+from bot.discord_side.context import answer_privately, expired, loc
 from bot.discord_side.counting import answered, refused_here
 from bot.discord_side.hint_answers import GivenHints, answer_hint
 from bot.discord_side.language import follow_person
+from bot.discord_side.lobby_clicks import LobbyClicks
 from bot.discord_side.messages import Messages
 from bot.discord_side.past import PastMatches
 from bot.discord_side.standings import show_board
@@ -35,7 +30,6 @@ from bot.discord_side.tournaments import TournamentDesk
 from bot.discord_side.turns import show_turns
 from bot.discord_side.ui.control import Clicks, Control
 from bot.discord_side.ui.hand import ask_view
-from bot.discord_side.ui.lobby import lobby_view
 from bot.discord_side.ui.targets import Forget, Unreadable
 from bot.game.refusals import Ask, Refusal, Stale
 from bot.game.scheduler import Scheduler
@@ -57,14 +51,16 @@ def hand_owner(message: discord.Message | None) -> int | None:
 
 
 class Interactions:
-    """Answers clicks (the client's ``clicks``)."""
+    """Answers clicks (the client's ``clicks``); those on a lobby message, through its
+    ``lobby``."""
 
     def __init__(self, service: GameService, messages: Messages, scheduler: Scheduler,
-                 past: PastMatches, hints_given: GivenHints,
+                 past: PastMatches, hints_given: GivenHints, lobby: LobbyClicks,
                  tournaments: TournamentDesk | None = None) -> None:
         self.service = service
         self.tournaments = tournaments
         self.messages = messages
+        self.lobby = lobby
         self.scheduler = scheduler
         self.past = past
         self.hints_given = hints_given
@@ -311,112 +307,6 @@ class Interactions:
         except discord.HTTPException as exc:
             log.warning("could not send a new hand message for table %s (%s)", record.id,
                         exc.status)
-
-    # ------------------------------------------------------------------ the lobby
-
-    async def lobby_click(self, interaction: discord.Interaction[Any], table: int, op: str,
-                          revision: int | None) -> None:
-        """Join / Leave / Add AI / Remove AI / Start / Cancel on the lobby message, drawn at
-        lobby ``revision``."""
-        await interaction.response.defer()
-        try:
-            record = await self.lobby_op(interaction, table, op, revision)
-        except Refusal as exc:
-            await self._redraw_stale_lobby(interaction, exc, revision)
-            raise
-        try:
-            await self.redraw_lobby(interaction, table)
-        finally:
-            await self.lobby_changed(record, op)
-
-    async def redraw_lobby(self, interaction: discord.Interaction[Any] | None,
-                           table: int) -> None:
-        """Redraw the lobby message (through the clicked ``interaction``, or directly) from
-        the table as it is then, in order on the table's feed (:meth:`Messages.redraw_lobby`)."""
-        await self.messages.redraw_lobby(interaction, table)
-
-    async def lobby_changed(self, record: TableRecord, op: str) -> None:
-        """What follows a lobby change: a started game's table message and AI seats, a closed
-        table forgotten, a seat handed to the AI shown."""
-        if op == "start" and record.status == "running":
-            await self.begin(record)
-        elif record.status == "abandoned":
-            self.scheduler.forget(record.id)
-        elif op == "leave" and record.status == "running":
-            self.messages.mark_dirty(record.id)
-            self.scheduler.kick_ai(record)
-
-    async def lobby_op(self, interaction: discord.Interaction[Any], table: int, op: str,
-                       revision: int | None = None) -> TableRecord:
-        """Run one lobby operation for the interaction's user (``revision``: the lobby revision
-        the clicked message showed; None from a command)."""
-        user = interaction.user
-        svc = self.service
-        match op:
-            case "join":
-                return await svc.lobby.join(table, user.id, user.display_name)
-            case "leave":
-                return await svc.lobby.leave(table, user.id)
-            case "ai":
-                return await svc.lobby.add_ai(table, user.id, revision)
-            case "unai":
-                return await svc.lobby.remove_ai(table, user.id, revision)
-            case "start":
-                missing = missing_permissions(interaction)
-                if missing:
-                    raise Refusal(missing_message(missing))
-                return await svc.lobby.start(table, user.id, revision)
-            case _:
-                return await svc.lobby.cancel(table, user.id, can_manage_channel(interaction))
-
-    async def hero_pick(self, interaction: discord.Interaction[Any], table: int,
-                        values: list[str]) -> None:
-        """A seated player picked a hero in the lobby menu."""
-        await interaction.response.defer()
-        if not values:
-            raise Refusal(msg("bot.error.unknown_hero"))
-        try:
-            record = await self.service.lobby.pick_hero(table, interaction.user.id, values[0])
-        except Refusal as exc:
-            await self._redraw_stale_lobby(interaction, exc, None)
-            raise
-        await self.messages.edit_lobby(interaction, record)
-
-    async def level_pick(self, interaction: discord.Interaction[Any], table: int, seat: int,
-                         revision: int, level: str) -> None:
-        """The host picked the level of an AI seat in the lobby drawn at ``revision``."""
-        await interaction.response.defer()
-        try:
-            record = await self.service.lobby.set_level(table, interaction.user.id, seat, level,
-                                                  revision)
-        except Refusal as exc:  # redrawn even when current: the menu shows the real level again
-            await self._redraw_stale_lobby(interaction, exc, None)
-            raise
-        await self.messages.edit_lobby(interaction, record)
-
-    async def _redraw_stale_lobby(self, interaction: discord.Interaction[Any], refusal: Refusal,
-                                  revision: int | None) -> None:
-        """A lobby click was refused: when the clicked message is the table's lobby message and
-        shows an older lobby (a lost edit, a double click, a crash), redraw it from the table
-        read under its lock, so the next click on it works."""
-        record = refusal.record
-        message = interaction.message
-        if (record is None or message is None or message.flags.ephemeral
-                or message.id != record.lobby_message_id
-                or (revision is not None and revision == record.revision)):
-            return
-        try:
-            await interaction.edit_original_response(view=lobby_view(record, record.locale))
-        except discord.HTTPException as exc:
-            log.warning("could not redraw the lobby message of table %s (%s)", record.id,
-                        exc.status)
-
-    async def begin(self, record: TableRecord) -> None:
-        """The game started: post the table message (pinging the first player), delete the
-        lobby message and let AI seats play. The post goes out on the table's feed: a
-        /goblin abandon that came after the start is queued after it (and closes the posted
-        message), or before it (and nothing is posted: the lobby says it was cancelled)."""
-        await self.scheduler.begin(record)
 
 
 def answers(clicks: Interactions) -> Clicks:

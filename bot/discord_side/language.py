@@ -36,7 +36,7 @@ async def _follow(channel_id: int, user_id: int, locale: str, service: GameServi
         messages.mark_dirty(record.id)
         return
     if record.status == "lobby":
-        await messages.redraw_lobby(None, record.id)
+        await messages.lobby.redraw(None, record.id)
 
 
 __all__ = ["follow_person"]

@@ -1,5 +1,6 @@
-"""The bot's messages in the table's channel: posting, editing and re-posting the table
-message, coalescing its edits, and the lobby message.
+"""The table message in the table's channel (or its thread): posting it, editing it (edits
+coalesced) and re-posting it, the hand messages' pictures, the passing lines, and what each
+table's feed carries (a game's first message, its end, its closing).
 
 Every request for a table's messages goes out on the table's feed (:mod:`bot.discord_side.feed`),
 in the order queued and with no lock held; edits of a table message are coalesced there: while
@@ -20,24 +21,16 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, TypeVar
 
 import discord
 
-from bot.discord_side.context import jump_url
+from bot.discord_side.context import MENTIONS, NO_MENTIONS, jump_url
 from bot.discord_side.feed import Feeds, Job
+from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.shown import Shown, Slot
-from bot.discord_side.threads import (
-    ARCHIVED,
-    line,
-    line_view,
-    thread_link,
-    thread_name,
-    unarchive,
-)
+from bot.discord_side.threads import MatchThreads
 from bot.discord_side.ui.hand import hand_view
-from bot.discord_side.ui.lobby import lobby_view
 from bot.discord_side.ui.table import moved_view, table_view, to_move
 from bot.discord_side.uploads import ImageFile
 from bot.game.lessons import emphasised
@@ -49,13 +42,10 @@ from bot.supervision.tasks import Tasks
 from bot.workers.pictures import Pictures
 from engine import observe
 from engine.agents.offered import without_undo
-from i18n import Msg, msg, translate
+from i18n import Msg, translate
 from render import battle_key, hand_key, table_key
 
 log = logging.getLogger("karak.bot")
-T = TypeVar("T")
-MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
-NO_MENTIONS = discord.AllowedMentions.none()
 #: The file name of a finished table's summary chart.
 SUMMARY = "summary.png"
 #: Discord's JSON error code for an edit refused because the message is older than an hour and
@@ -87,52 +77,33 @@ class Payload:
 
 
 class Messages:
-    """Posts and edits the lobby and table messages of every table."""
+    """Posts and edits the table message of every table (its thread and its lobby message
+    are ``threads`` and ``lobby``)."""
 
     def __init__(self, client: discord.Client, service: GameService, pictures: Pictures,
-                 tasks: Tasks, pace: ChannelPace | None = None) -> None:
+                 tasks: Tasks, pace: ChannelPace, feeds: Feeds, threads: MatchThreads,
+                 lobby: LobbyMessages) -> None:
         self.client = client
         self.service = service
         self.pictures = pictures
         self.tasks = tasks
-        self.pace = pace or ChannelPace()
+        self.pace = pace
         self.shown = Shown()
-        self.feeds = Feeds(tasks)
+        self.feeds = feeds
+        self.threads = threads
+        self.lobby = lobby
         self._message_ids: dict[int, int] = {}  # table -> its table message posted last
         self._passing: dict[int, list[int]] = {}  # table -> its passing lines' messages
-        self._threads: dict[int, int] = {}  # table -> the thread its match moved to
-
-    def where(self, record: TableRecord) -> int:
-        """Where the table's messages go: its thread (also one opened since ``record`` was
-        read), else its channel."""
-        return self._threads.get(record.id, record.where)
 
     def channel(self, record: TableRecord) -> discord.PartialMessageable:
         """The table's channel, or its thread once its match moved to one."""
-        return self.client.get_partial_messageable(self.where(record), guild_id=record.guild_id)
-
-    def lobby_channel(self, record: TableRecord) -> discord.PartialMessageable:
-        """The channel the table was opened in, where its lobby message (or its line) is."""
-        return self.client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
-
-    async def unarchived(self, record: TableRecord, act: Callable[[], Awaitable[T]]) -> T:
-        """``act`` (an edit or deletion in the table's thread); when Discord refuses it
-        because a moderator (or Discord, after a while without messages) archived the thread,
-        the thread is taken out of the archive and ``act`` tried once more."""
-        try:
-            return await act()
-        except discord.HTTPException as exc:
-            thread = self._threads.get(record.id, record.thread_id)
-            if exc.code != ARCHIVED or thread is None:
-                raise
-        log.info("table %s: its thread was archived; unarchiving it", record.id)
-        await unarchive(self.client, thread)
-        return await act()
+        return self.client.get_partial_messageable(self.threads.where(record),
+                                                   guild_id=record.guild_id)
 
     async def send_text(self, record: TableRecord, text: str, passing: bool = False) -> None:
         """A plain line in the table's channel (no mention pings); a ``passing`` line is
         deleted when the table message is next posted."""
-        self.pace.note(self.where(record))
+        self.pace.note(self.threads.where(record))
         sent = await self.channel(record).send(content=text[:2000],
                                                allowed_mentions=NO_MENTIONS)
         if passing:
@@ -221,7 +192,7 @@ class Messages:
         deleted (``below``: lines under the headline, such as the end's rating changes)."""
         payload = await self.table_payload(record, headline=headline, summary=summary,
                                            below=below)
-        self.pace.note(self.where(record))
+        self.pace.note(self.threads.where(record))
         message = await self.channel(record).send(
             view=payload.view, files=payload.uploads(),
             allowed_mentions=MENTIONS if to_move(record, observe(record.game, None)) else
@@ -241,8 +212,8 @@ class Messages:
             return
         message = self.channel(record).get_partial_message(old)
         try:
-            self.pace.note(self.where(record))
-            await self.unarchived(record, partial(
+            self.pace.note(self.threads.where(record))
+            await self.threads.unarchived(record, partial(
                 message.edit, view=moved_view(record, jump_url(record), record.locale),
                 attachments=[], allowed_mentions=NO_MENTIONS))
         except discord.HTTPException as exc:
@@ -253,8 +224,9 @@ class Messages:
         """Delete the bot's own message ``old`` in the table's channel; True when it is gone
         (deleted now or before), False when Discord refused (logged)."""
         try:
-            self.pace.note(self.where(record))
-            await self.unarchived(record, self.channel(record).get_partial_message(old).delete)
+            self.pace.note(self.threads.where(record))
+            await self.threads.unarchived(record,
+                                          self.channel(record).get_partial_message(old).delete)
         except discord.NotFound:
             return True
         except discord.HTTPException as exc:
@@ -283,8 +255,8 @@ class Messages:
             payload = await self.table_payload(record, urgent=False, message=record.message_id)
         message = self.channel(record).get_partial_message(record.message_id)
         try:
-            self.pace.note(self.where(record))
-            edited = await self.unarchived(record, partial(
+            self.pace.note(self.threads.where(record))
+            edited = await self.threads.unarchived(record, partial(
                 message.edit, view=payload.view, attachments=payload.files,
                 allowed_mentions=NO_MENTIONS))
         except discord.NotFound:
@@ -308,16 +280,15 @@ class Messages:
         """``record`` with the table message posted last (a move read before a queued post
         went out still names the older message)."""
         known = self._message_ids.get(record.id)
-        thread = self._threads.get(record.id)
         if known is not None:
             record = replace(record, message_id=known)
-        return record if thread is None else replace(record, thread_id=thread)
+        return self.threads.current(record)
 
     def show(self, record: TableRecord) -> None:
         """Queue an edit of the table message to show ``record`` (coalesced: while it waits
         for its channel, a newer state replaces it)."""
         self.feeds.put(record.id, Job("edit", record.version, partial(self._edit, record),
-                                      partial(self.pace.ready, self.where(record))))
+                                      partial(self.pace.ready, self.threads.where(record))))
 
     async def _edit(self, record: TableRecord) -> None:
         """Edit the table message (re-posted when it refuses edits)."""
@@ -376,11 +347,11 @@ class Messages:
             except Refusal:
                 return
             if now.status != "running":  # closed meanwhile: the lobby says it was cancelled
-                await self.edit_lobby(None, now)
+                await self.lobby.edit(None, now)
                 return
             refused = False
             if now.threaded and now.thread_id is None:
-                now = await self.open_thread(now)
+                now = await self.threads.open(now)
                 refused = not now.threaded
             try:
                 await self.post_table(now)
@@ -389,111 +360,12 @@ class Messages:
                             exc.status)
                 return
             if refused:
-                await self.thread_refused(now)
+                await self.threads.refused(now)
             if now.thread_id is not None:
-                await self.channel_line(now)
+                await self.threads.channel_line(now)
             elif record.lobby_message_id is not None:
                 await self.delete(record, record.lobby_message_id)
         self.feeds.put(record.id, Job("post", record.version, work))
-
-    async def _tournament(self, record: TableRecord) -> tuple[str, int] | None:
-        """The name and the round under way of the tournament whose round opened the table
-        (None: a match of its own)."""
-        found = await self.service.store.tournament_of_table(record.id)
-        tournament = None if found is None else await self.service.store.tournament(found)
-        return None if tournament is None else (tournament.name, tournament.round)
-
-    async def open_thread(self, record: TableRecord) -> TableRecord:
-        """Move a starting match to a public thread created from its lobby message (from a
-        new line in the channel for a match without one, a rematch); when Discord refuses, the
-        match is played in the channel."""
-        try:
-            lobby_id = record.lobby_message_id
-            if lobby_id is None:
-                self.pace.note(record.channel_id)
-                sent = await self.lobby_channel(record).send(
-                    view=line_view(translate(line(record, record.channel_id), record.locale)),
-                    allowed_mentions=NO_MENTIONS)
-                lobby_id = sent.id
-                await self.service.tables.set_message(record.id, lobby_message_id=lobby_id)
-                record = replace(record, lobby_message_id=lobby_id)
-            lobby = self.lobby_channel(record).get_partial_message(lobby_id)
-            self.pace.note(record.channel_id)
-            thread = await lobby.create_thread(name=thread_name(record,
-                                                                await self._tournament(record)))
-        except discord.HTTPException as exc:
-            log.warning("could not open a thread for table %s (%s); it is played in its "
-                        "channel", record.id, exc.code or exc.status)
-            await self.service.tables.set_thread(record.id, None, False)
-            return replace(record, threaded=False)
-        await self.service.tables.set_thread(record.id, thread.id, True)
-        self._threads[record.id] = thread.id
-        return replace(record, thread_id=thread.id)
-
-    async def thread_refused(self, record: TableRecord) -> None:
-        """Tell the match's host, in the channel, that Discord refused the match's thread and
-        the match is played there (the host named, no one pinged)."""
-        text = translate(msg("bot.thread.refused.line", host=f"<@{record.host_id}>"),
-                         record.locale)
-        try:
-            self.pace.note(record.channel_id)
-            await self.lobby_channel(record).send(content=text, allowed_mentions=NO_MENTIONS)
-        except discord.HTTPException as exc:
-            log.warning("could not tell the host of table %s its thread was refused (%s)",
-                        record.id, exc.status)
-
-    async def channel_line(self, record: TableRecord, ending: str | None = None) -> None:
-        """Write the channel's line for a match played in a thread (its lobby message): who
-        plays, or how it ended (``ending``: see :func:`bot.discord_side.threads.line`)."""
-        thread = self._threads.get(record.id, record.thread_id)
-        if thread is None or record.lobby_message_id is None:
-            return
-        view = line_view(translate(line(record, thread, ending), record.locale))
-        message = self.lobby_channel(record).get_partial_message(record.lobby_message_id)
-        try:
-            self.pace.note(record.channel_id)
-            await message.edit(view=view, attachments=[], allowed_mentions=NO_MENTIONS)
-        except discord.HTTPException as exc:
-            log.warning("could not write the channel's line of table %s (%s)", record.id,
-                        exc.status)
-
-    def rematched(self, old: TableRecord, new: TableRecord) -> None:
-        """Queue, after the first message of ``new`` (a rematch of ``old``), a link to it in
-        ``old``'s thread and in the channel's line of ``new``, for matches played in
-        threads."""
-        async def work() -> None:
-            thread = self._threads.get(new.id)
-            if thread is None or self.where(old) == old.channel_id:
-                return
-            text = translate(msg("bot.thread.rematch", link=thread_link(new, thread)),
-                             old.locale)
-            try:
-                await self.send_text(old, text)
-            except discord.HTTPException as exc:
-                log.warning("could not link table %s to its rematch (%s)", old.id, exc.status)
-        self.feeds.put(new.id, Job("other", new.version, work))
-
-    async def redraw_lobby(self, interaction: discord.Interaction[Any] | None,
-                           table: int) -> None:
-        """Redraw the lobby message (through the clicked ``interaction``, or directly) from
-        the table as it is when the redraw goes out on the table's feed, and wait for it: lobby
-        edits never land out of order, and a lobby never shows an outcome a later request
-        undid."""
-        if self.feeds.ended(table):
-            return
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-        async def work() -> None:
-            try:
-                record = await self.service.tables.load(table)
-                await self.edit_lobby(interaction, record)
-            except Refusal:
-                return
-            finally:
-                if not done.done():
-                    done.set_result(None)
-        self.feeds.put(table, Job("other", -1, work))
-        await done
 
     def mark_dirty(self, table: int) -> None:
         """Ask for the table message to be refreshed soon, from the table read once."""
@@ -514,7 +386,7 @@ class Messages:
 
     def _drop(self, table: int) -> None:
         self._message_ids.pop(table, None)
-        self._threads.pop(table, None)
+        self.threads.forget(table)
         self._passing.pop(table, None)
         self.shown.forget(table)
         self.feeds.forget(table)
@@ -522,49 +394,6 @@ class Messages:
     def busy(self, table: int) -> bool:
         """True while something is kept for the table (tests)."""
         return self.feeds.busy(table)
-
-    # ------------------------------------------------------------------ the lobby message
-
-    async def edit_lobby(self, interaction: discord.Interaction[Any] | None,
-                         record: TableRecord) -> None:
-        """Redraw the lobby message: through the clicked interaction, or directly."""
-        view = lobby_view(record, record.locale)
-        if interaction is not None:
-            await interaction.edit_original_response(view=view)
-        elif record.lobby_message_id is not None:
-            message = self.lobby_channel(record).get_partial_message(record.lobby_message_id)
-            try:
-                self.pace.note(record.channel_id)
-                await message.edit(view=view, allowed_mentions=NO_MENTIONS)
-            except discord.HTTPException:
-                log.warning("could not edit the lobby message of table %s", record.id)
-
-    async def show_lobby(self, record: TableRecord) -> TableRecord:
-        """Bring a lobby's message up to date, posting it in the table's channel when it was
-        never posted (the bot died first) or is gone; returns the table with the message's id.
-        Raises :class:`discord.HTTPException` when Discord refuses both."""
-        view = lobby_view(record, record.locale)
-        channel = self.lobby_channel(record)
-        if record.lobby_message_id is not None:
-            try:
-                self.pace.note(record.channel_id)
-                await channel.get_partial_message(record.lobby_message_id).edit(
-                    view=view, allowed_mentions=NO_MENTIONS)
-                return record
-            except discord.NotFound:
-                log.info("the lobby message of table %s is gone; posting it again", record.id)
-        self.pace.note(record.channel_id)
-        message = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
-        await self.service.tables.set_message(record.id, lobby_message_id=message.id)
-        return replace(record, lobby_message_id=message.id)
-
-    async def refresh_lobby(self, record: TableRecord) -> None:
-        """:meth:`show_lobby`, logging (never raising) Discord's refusal."""
-        try:
-            await self.show_lobby(record)
-        except discord.HTTPException as exc:
-            log.warning("could not redraw the lobby message of table %s (%s)", record.id,
-                        exc.status)
 
     async def closed(self, record: TableRecord, below: str | None = None) -> None:
         """A table closed: its lobby or table message loses its buttons, says so, adds
@@ -574,9 +403,9 @@ class Messages:
     async def _close(self, record: TableRecord, below: str | None) -> None:
         record = self.current(record)
         if record.state is None or record.message_id is None:
-            await self.edit_lobby(None, record)  # a game closed before its first message
+            await self.lobby.edit(None, record)  # a game closed before its first message
             return
-        await self.channel_line(record, "abandoned")
+        await self.threads.channel_line(record, "abandoned")
         try:
             await self.edit_table(record, repost=False, payload=await self.table_payload(
                 record, urgent=False, message=record.message_id, below=below) if below else None)
@@ -590,4 +419,4 @@ async def _nothing() -> None:
     return None
 
 
-__all__ = ["MENTIONS", "Messages", "NO_MENTIONS", "TOO_OLD_TO_EDIT", "transient"]
+__all__ = ["Messages", "TOO_OLD_TO_EDIT", "transient"]

@@ -3,9 +3,10 @@ quiet, and waits only when it would otherwise run into the channel's rate limit.
 
 Discord limits the messages a bot posts and edits in one channel (a handful every few seconds,
 per channel: discord.py keys its buckets by the channel id). :class:`ChannelPace` counts the
-bot's own posts, edits and deletions in each channel (:mod:`bot.discord_side.messages` makes them
-all, and notes each) and tells how long a table edit must wait so that, within any ``period``, no
-more than ``limit - reserve`` requests go out before it: the ``reserve`` is left for what a person
+bot's own posts, edits and deletions in each channel (:mod:`bot.discord_side.messages`,
+:mod:`~bot.discord_side.lobby_message` and :mod:`~bot.discord_side.threads` make them all, and
+note each) and tells how long a table edit must wait so that, within any ``period``, no more
+than ``limit - reserve`` requests go out before it: the ``reserve`` is left for what a person
 waits for (the post that pings the next player). A refresh that waited shows the latest state,
 so a burst of moves makes one edit.
 """

@@ -27,8 +27,8 @@ from weakref import WeakValueDictionary
 
 import discord
 
-from bot.discord_side.context import lacking, loc, permission_names
-from bot.discord_side.messages import MENTIONS, NO_MENTIONS, Messages
+from bot.discord_side.context import MENTIONS, NO_MENTIONS, lacking, loc, permission_names
+from bot.discord_side.messages import Messages
 from bot.discord_side.sight import open_to_everyone, sight_of, sight_of_table
 from bot.discord_side.ui.past import (
     MENU_OPTIONS,
@@ -314,7 +314,7 @@ class PastMatches:
                 view=rematch_view(state, state.record.locale))
         if state.started is not None:
             await self.begin(state.started)
-            self.messages.rematched(state.record, state.started)
+            self.messages.threads.rematched(state.record, state.started)
 
     async def _redraw_offer(self, state: RematchState) -> None:
         """Bring the offer's public message up to date."""

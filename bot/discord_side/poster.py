@@ -80,7 +80,7 @@ class Poster:
     async def redraw_lobby(self, record: TableRecord) -> None:
         """Redraw an open lobby's message from the database (posted again when it was never
         posted or is gone)."""
-        await self.messages.refresh_lobby(record)
+        await self.messages.lobby.refresh(record)
 
     def end(self, record: TableRecord) -> None:
         """Queue the end of a finished game on its table's feed (see :meth:`announce_end`);
@@ -107,7 +107,7 @@ class Poster:
                                        msg("bot.table.game_over", who=who, steps=state.step),
                                        await self.summary(record), below=changes or None)
         await self.service.meta.announced(record.id)
-        await self.messages.channel_line(self.messages.current(record), "won")
+        await self.messages.threads.channel_line(self.messages.current(record), "won")
 
 
 async def thread_deleted(service: GameService, messages: Messages, scheduler: Scheduler,
@@ -122,7 +122,7 @@ async def thread_deleted(service: GameService, messages: Messages, scheduler: Sc
     if record.thread_id != thread_id or record.status != "running":
         return
     closed = await service.lobby.abandon_table(table, by, True)
-    messages.last(closed, partial(messages.channel_line, closed, "deleted"))
+    messages.last(closed, partial(messages.threads.channel_line, closed, "deleted"))
     scheduler.forget(table)
 
 

@@ -1,28 +1,35 @@
 """A match in a thread of its own: the thread's name, the one line its lobby message becomes in
 the channel (who plays, then how it ended, with the thread's link), whether the bot may create
-threads where a table is opened, and taking an archived thread out of the archive.
+threads where a table is opened, and taking an archived thread out of the archive;
+:class:`MatchThreads` opens a starting match's thread, writes the channel's line, links a
+rematch from the old match's thread, and knows where each table's messages go.
 
 A table opened with threads on (:attr:`~bot.storage.records.TableRecord.threaded`) keeps its
 lobby message in the channel; at Start the match moves to a public thread created from that
 message (:attr:`~bot.storage.records.TableRecord.thread_id`), where every later message of the
-match goes, and the lobby message becomes the channel's line for the match.
+match goes, and the lobby message becomes the channel's line for the match. When Discord
+refuses the thread, the match is played in the channel and its host is told so there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from typing import Any, TypeVar
 
 import discord
 
-from bot.discord_side.context import THREAD_TYPES
+from bot.discord_side.context import NO_MENTIONS, THREAD_TYPES, lobby_channel
+from bot.discord_side.feed import Feeds, Job
+from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.parts import GREY, cut, layout, text_block
+from bot.game.service import GameService
 from bot.storage.records import TableRecord
 from i18n import Msg, msg, translate
 
-if TYPE_CHECKING:
-    pass
-
+log = logging.getLogger("karak.bot")
+T = TypeVar("T")
 #: What the bot needs in a channel to move a match to a thread there.
 THREAD_NEEDS = ("create_public_threads", "send_messages_in_threads")
 #: Discord's JSON error code for an act refused in an archived thread (an edit, a deletion).
@@ -112,5 +119,127 @@ async def unarchive(client: discord.Client, thread_id: int) -> None:
     await thread.edit(archived=False)
 
 
-__all__ = ["ARCHIVED", "THREAD_NEEDS", "in_thread", "line", "line_view", "players",
-           "thread_link", "thread_missing", "thread_name", "unarchive"]
+class MatchThreads:
+    """The threads matches are played in: where each table's messages go, a starting match's
+    thread, the channel's line of a match played in one, and the link to a rematch."""
+
+    def __init__(self, client: discord.Client, service: GameService, pace: ChannelPace,
+                 feeds: Feeds) -> None:
+        self.client = client
+        self.service = service
+        self.pace = pace
+        self.feeds = feeds
+        self._threads: dict[int, int] = {}  # table -> the thread its match moved to
+
+    def where(self, record: TableRecord) -> int:
+        """Where the table's messages go: its thread (also one opened since ``record`` was
+        read), else its channel."""
+        return self._threads.get(record.id, record.where)
+
+    def current(self, record: TableRecord) -> TableRecord:
+        """``record`` with the thread its match moved to since it was read."""
+        thread = self._threads.get(record.id)
+        return record if thread is None else replace(record, thread_id=thread)
+
+    async def unarchived(self, record: TableRecord, act: Callable[[], Awaitable[T]]) -> T:
+        """``act`` (an edit or deletion in the table's thread); when Discord refuses it
+        because a moderator (or Discord, after a while without messages) archived the thread,
+        the thread is taken out of the archive and ``act`` tried once more."""
+        try:
+            return await act()
+        except discord.HTTPException as exc:
+            thread = self._threads.get(record.id, record.thread_id)
+            if exc.code != ARCHIVED or thread is None:
+                raise
+        log.info("table %s: its thread was archived; unarchiving it", record.id)
+        await unarchive(self.client, thread)
+        return await act()
+
+    async def _tournament(self, record: TableRecord) -> tuple[str, int] | None:
+        """The name and the round under way of the tournament whose round opened the table
+        (None: a match of its own)."""
+        found = await self.service.store.tournament_of_table(record.id)
+        tournament = None if found is None else await self.service.store.tournament(found)
+        return None if tournament is None else (tournament.name, tournament.round)
+
+    async def open(self, record: TableRecord) -> TableRecord:
+        """Move a starting match to a public thread created from its lobby message (from a
+        new line in the channel for a match without one, a rematch); when Discord refuses, the
+        match is played in the channel."""
+        try:
+            lobby_id = record.lobby_message_id
+            if lobby_id is None:
+                self.pace.note(record.channel_id)
+                sent = await lobby_channel(self.client, record).send(
+                    view=line_view(translate(line(record, record.channel_id), record.locale)),
+                    allowed_mentions=NO_MENTIONS)
+                lobby_id = sent.id
+                await self.service.tables.set_message(record.id, lobby_message_id=lobby_id)
+                record = replace(record, lobby_message_id=lobby_id)
+            lobby = lobby_channel(self.client, record).get_partial_message(lobby_id)
+            self.pace.note(record.channel_id)
+            thread = await lobby.create_thread(name=thread_name(record,
+                                                                await self._tournament(record)))
+        except discord.HTTPException as exc:
+            log.warning("could not open a thread for table %s (%s); it is played in its "
+                        "channel", record.id, exc.code or exc.status)
+            await self.service.tables.set_thread(record.id, None, False)
+            return replace(record, threaded=False)
+        await self.service.tables.set_thread(record.id, thread.id, True)
+        self._threads[record.id] = thread.id
+        return replace(record, thread_id=thread.id)
+
+    async def refused(self, record: TableRecord) -> None:
+        """Tell the match's host, in the channel, that Discord refused the match's thread and
+        the match is played there (the host named, no one pinged)."""
+        text = translate(msg("bot.thread.refused.line", host=f"<@{record.host_id}>"),
+                         record.locale)
+        try:
+            self.pace.note(record.channel_id)
+            await lobby_channel(self.client, record).send(content=text,
+                                                          allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as exc:
+            log.warning("could not tell the host of table %s its thread was refused (%s)",
+                        record.id, exc.status)
+
+    async def channel_line(self, record: TableRecord, ending: str | None = None) -> None:
+        """Write the channel's line for a match played in a thread (its lobby message): who
+        plays, or how it ended (``ending``: see :func:`line`)."""
+        thread = self._threads.get(record.id, record.thread_id)
+        if thread is None or record.lobby_message_id is None:
+            return
+        view = line_view(translate(line(record, thread, ending), record.locale))
+        message = lobby_channel(self.client, record).get_partial_message(record.lobby_message_id)
+        try:
+            self.pace.note(record.channel_id)
+            await message.edit(view=view, attachments=[], allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as exc:
+            log.warning("could not write the channel's line of table %s (%s)", record.id,
+                        exc.status)
+
+    def rematched(self, old: TableRecord, new: TableRecord) -> None:
+        """Queue, after the first message of ``new`` (a rematch of ``old``), a link to it in
+        ``old``'s thread and in the channel's line of ``new``, for matches played in
+        threads."""
+        async def work() -> None:
+            thread = self._threads.get(new.id)
+            where = self.where(old)
+            if thread is None or where == old.channel_id:
+                return
+            text = translate(msg("bot.thread.rematch", link=thread_link(new, thread)),
+                             old.locale)
+            try:
+                self.pace.note(where)
+                await self.client.get_partial_messageable(where, guild_id=old.guild_id).send(
+                    content=text, allowed_mentions=NO_MENTIONS)
+            except discord.HTTPException as exc:
+                log.warning("could not link table %s to its rematch (%s)", old.id, exc.status)
+        self.feeds.put(new.id, Job("other", new.version, work))
+
+    def forget(self, table: int) -> None:
+        """Drop the thread kept for a table that ended."""
+        self._threads.pop(table, None)
+
+
+__all__ = ["ARCHIVED", "THREAD_NEEDS", "MatchThreads", "in_thread", "line", "line_view",
+           "players", "thread_link", "thread_missing", "thread_name", "unarchive"]

@@ -15,8 +15,14 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.context import answer_privately, can_manage_channel, loc, public_locale
-from bot.discord_side.messages import NO_MENTIONS, Messages
+from bot.discord_side.context import (
+    NO_MENTIONS,
+    answer_privately,
+    can_manage_channel,
+    loc,
+    public_locale,
+)
+from bot.discord_side.messages import Messages
 from bot.discord_side.ui.custom_ids import TournamentButton
 from bot.discord_side.ui.parts import (
     GOLD,

@@ -21,8 +21,11 @@ import discord
 from bot.discord_side.client import KarakBot, Parts
 from bot.discord_side.cog import GoblinCog
 from bot.discord_side.commands import Commands
+from bot.discord_side.feed import Feeds
 from bot.discord_side.hint_answers import GivenHints
 from bot.discord_side.interactions import Interactions
+from bot.discord_side.lobby_clicks import LobbyClicks
+from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.messages import Messages
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.past import PastMatches, lapse_offers, summary_of
@@ -30,6 +33,7 @@ from bot.discord_side.poster import Poster
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.reminders import POLL as REMINDER_POLL
 from bot.discord_side.reminders import Reminders
+from bot.discord_side.threads import MatchThreads
 from bot.discord_side.tournaments import TournamentDesk
 from bot.game.leases import LEASE_TTL, Leases, instance_name
 from bot.game.scheduler import Scheduler
@@ -84,7 +88,12 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
 
     def wire(client: discord.Client) -> Parts:
         """Every part that sends to Discord, built once the client exists."""
-        messages = Messages(client, service, pictures, tasks, pace)
+        channel_pace = pace or ChannelPace()
+        feeds = Feeds(tasks)
+        threads = MatchThreads(client, service, channel_pace, feeds)
+        lobby = LobbyMessages(client, service, channel_pace, feeds)
+        messages = Messages(client, service, pictures, tasks, channel_pace, feeds, threads,
+                            lobby)
         hints_given = GivenHints()
         poster = Poster(service, messages, summary=partial(summary_of, service))
 
@@ -101,7 +110,9 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
             forgetters=(messages.forget, hints_given.forget, desk.ended),
             made_for=(hints_given.decided,))
         past = PastMatches(service, messages, scheduler.begin)
-        clicks = Interactions(service, messages, scheduler, past, hints_given, desk)
+        lobby_clicks = LobbyClicks(service, messages, scheduler)
+        clicks = Interactions(service, messages, scheduler, past, hints_given, lobby_clicks,
+                              desk)
         bodies = Commands(service, messages, clicks)
         reminders = Reminders(client, service, tasks, leases, max(REMINDER_POLL, timer_poll))
         reminders.install(client)

@@ -147,7 +147,7 @@ def after_start(bot: KarakBot, monkeypatch: pytest.MonkeyPatch, gate: Gate) -> N
 
 def before_the_table(bot: KarakBot, monkeypatch: pytest.MonkeyPatch, gate: Gate) -> None:
     """Hold the bot once the lobby says the game started, before its table is posted."""
-    hold_first(monkeypatch, bot.clicks, "begin", gate)
+    hold_first(monkeypatch, bot.clicks.lobby, "begin", gate)
 
 
 START_RACES = {

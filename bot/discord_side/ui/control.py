@@ -29,10 +29,35 @@ _NOTHING = re.compile(r"(?!)")
 T = TypeVar("T")
 
 
+class LobbyAnswers(Protocol):
+    """What answers the clicks on a lobby message
+    (:class:`bot.discord_side.lobby_clicks.LobbyClicks`): one handler a kind."""
+
+    async def click(self, interaction: discord.Interaction[Any], table: int, op: str,
+                    revision: int | None) -> None:
+        """A lobby button."""
+        ...
+
+    async def hero_pick(self, interaction: discord.Interaction[Any], table: int,
+                        values: list[str]) -> None:
+        """A lobby's hero menu."""
+        ...
+
+    async def level_pick(self, interaction: discord.Interaction[Any], table: int, seat: int,
+                         revision: int, level: str) -> None:
+        """An AI seat's level menu."""
+        ...
+
+
 class Answers(Protocol):
     """What answers each kind's clicks (:class:`bot.discord_side.interactions.Interactions`,
     built by the composition root): one handler a kind, called from the kind's
-    :meth:`Control.answer`."""
+    :meth:`Control.answer` (the lobby's kinds call theirs on :attr:`lobby`)."""
+
+    @property
+    def lobby(self) -> LobbyAnswers:
+        """What answers the lobby's buttons and menus."""
+        ...
 
     async def show_hand(self, interaction: discord.Interaction[Any], table: int) -> None:
         """The "My hand" button."""
@@ -62,21 +87,6 @@ class Answers(Protocol):
 
     async def abandon(self, interaction: discord.Interaction[Any], table: int) -> None:
         """The confirmation of abandoning a running match."""
-        ...
-
-    async def lobby_click(self, interaction: discord.Interaction[Any], table: int, op: str,
-                          revision: int | None) -> None:
-        """A lobby button."""
-        ...
-
-    async def hero_pick(self, interaction: discord.Interaction[Any], table: int,
-                        values: list[str]) -> None:
-        """A lobby's hero menu."""
-        ...
-
-    async def level_pick(self, interaction: discord.Interaction[Any], table: int, seat: int,
-                         revision: int, level: str) -> None:
-        """An AI seat's level menu."""
         ...
 
     async def history_page(self, interaction: discord.Interaction[Any], anchor: int, way: str,
@@ -239,4 +249,4 @@ class Control(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_NOTHING):
 
 
 __all__ = ["MAX_CUSTOM_ID", "NUMBER", "PREFIX", "Answers", "Clicks", "Control", "HasClicks",
-           "number"]
+           "LobbyAnswers", "number"]

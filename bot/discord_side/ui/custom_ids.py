@@ -1,7 +1,8 @@
 """Every kind of button and menu of the bot, one :class:`~bot.discord_side.ui.control.Control`
 class each: the custom_id it writes (``id_for``), the template that recognises it, the typed
 target it reads back (:mod:`bot.discord_side.ui.targets`) and how a click on it is answered
-(``answer``: one handler of :class:`~bot.discord_side.ui.control.Answers`). Adding a kind is
+(``answer``: one handler of :class:`~bot.discord_side.ui.control.Answers`, or of its
+``lobby`` for the lobby's buttons and menus). Adding a kind is
 one class here and one handler. The client registers :data:`KINDS` once; a ``kg:`` custom_id
 no template fits is answered by the client's fallback for clicks no item claims.
 
@@ -274,7 +275,7 @@ class LobbyButton(Control, kind="lobby",
                      values: list[str]) -> None:
         """Answered: the lobby operation done."""
         t = self.read_as(LobbyOp)
-        await clicks.lobby_click(interaction, t.table, t.op, t.revision)
+        await clicks.lobby.click(interaction, t.table, t.op, t.revision)
 
 
 class HeroMenu(Control, kind="hero", fields=rf"{TABLE}(?::[^:]*)?"):
@@ -297,7 +298,7 @@ class HeroMenu(Control, kind="hero", fields=rf"{TABLE}(?::[^:]*)?"):
     async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
                      values: list[str]) -> None:
         """Answered: the hero picked."""
-        await clicks.hero_pick(interaction, self.read_as(HeroPick).table, values)
+        await clicks.lobby.hero_pick(interaction, self.read_as(HeroPick).table, values)
 
 
 class LevelMenu(Control, kind="level",
@@ -328,7 +329,7 @@ class LevelMenu(Control, kind="level",
                      values: list[str]) -> None:
         """Answered: the level set."""
         t = self.read_as(LevelPick)
-        await clicks.level_pick(interaction, t.table, t.seat, t.revision, values[0])
+        await clicks.lobby.level_pick(interaction, t.table, t.seat, t.revision, values[0])
 
 
 class HistoryButton(Control, kind="hist",

@@ -1,0 +1,106 @@
+"""A table's lobby message, in the channel the table was opened in: its seats, heroes, settings
+and buttons until the game starts.
+
+It is redrawn through the clicked interaction, or directly; posted again when it was never
+posted (the bot died first) or is gone; and a redraw asked for by a click or a command goes out
+on the table's feed (:mod:`bot.discord_side.feed`), from the table as it is then, so lobby edits
+never land out of order. Once the game started, the table message takes over
+(:mod:`bot.discord_side.messages`): the lobby message is deleted, or becomes the channel's line
+of a match played in a thread (:mod:`bot.discord_side.threads`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import replace
+from typing import Any
+
+import discord
+
+from bot.discord_side.context import NO_MENTIONS, lobby_channel
+from bot.discord_side.feed import Feeds, Job
+from bot.discord_side.pace import ChannelPace
+from bot.discord_side.ui.lobby import lobby_view
+from bot.game.refusals import Refusal
+from bot.game.service import GameService
+from bot.storage.records import TableRecord
+
+log = logging.getLogger("karak.bot")
+
+
+class LobbyMessages:
+    """Posts and edits the lobby message of every table."""
+
+    def __init__(self, client: discord.Client, service: GameService, pace: ChannelPace,
+                 feeds: Feeds) -> None:
+        self.client = client
+        self.service = service
+        self.pace = pace
+        self.feeds = feeds
+
+    async def edit(self, interaction: discord.Interaction[Any] | None,
+                   record: TableRecord) -> None:
+        """Redraw the lobby message: through the clicked interaction, or directly."""
+        view = lobby_view(record, record.locale)
+        if interaction is not None:
+            await interaction.edit_original_response(view=view)
+        elif record.lobby_message_id is not None:
+            message = lobby_channel(self.client, record).get_partial_message(
+                record.lobby_message_id)
+            try:
+                self.pace.note(record.channel_id)
+                await message.edit(view=view, allowed_mentions=NO_MENTIONS)
+            except discord.HTTPException:
+                log.warning("could not edit the lobby message of table %s", record.id)
+
+    async def show(self, record: TableRecord) -> TableRecord:
+        """Bring a lobby's message up to date, posting it in the table's channel when it was
+        never posted (the bot died first) or is gone; returns the table with the message's id.
+        Raises :class:`discord.HTTPException` when Discord refuses both."""
+        view = lobby_view(record, record.locale)
+        channel = lobby_channel(self.client, record)
+        if record.lobby_message_id is not None:
+            try:
+                self.pace.note(record.channel_id)
+                await channel.get_partial_message(record.lobby_message_id).edit(
+                    view=view, allowed_mentions=NO_MENTIONS)
+                return record
+            except discord.NotFound:
+                log.info("the lobby message of table %s is gone; posting it again", record.id)
+        self.pace.note(record.channel_id)
+        message = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
+        await self.service.tables.set_message(record.id, lobby_message_id=message.id)
+        return replace(record, lobby_message_id=message.id)
+
+    async def refresh(self, record: TableRecord) -> None:
+        """:meth:`show`, logging (never raising) Discord's refusal."""
+        try:
+            await self.show(record)
+        except discord.HTTPException as exc:
+            log.warning("could not redraw the lobby message of table %s (%s)", record.id,
+                        exc.status)
+
+    async def redraw(self, interaction: discord.Interaction[Any] | None, table: int) -> None:
+        """Redraw the lobby message (through the clicked ``interaction``, or directly) from
+        the table as it is when the redraw goes out on the table's feed, and wait for it: lobby
+        edits never land out of order, and a lobby never shows an outcome a later request
+        undid."""
+        if self.feeds.ended(table):
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def work() -> None:
+            try:
+                record = await self.service.tables.load(table)
+                await self.edit(interaction, record)
+            except Refusal:
+                return
+            finally:
+                if not done.done():
+                    done.set_result(None)
+        self.feeds.put(table, Job("other", -1, work))
+        await done
+
+
+__all__ = ["LobbyMessages"]
