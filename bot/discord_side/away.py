@@ -1,5 +1,5 @@
 """The top of a hand message opened after others moved: what happened since the person's last
-move (:func:`bot.game.away.since_last_move`), up to a screen of lines, then how many more the
+move (:meth:`bot.game.play.Play.since_last_move`), up to a screen of lines, then how many more the
 Log button tells."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from collections.abc import Sequence
 import discord
 
 from bot.discord_side.ui.parts import MAX_TEXT, cut, text_length
-from bot.game.away import since_last_move
 from bot.game.service import GameService
 from bot.storage.records import TableRecord
 from engine import Event
@@ -59,7 +58,7 @@ def prepend(view: discord.ui.LayoutView, lines: Sequence[str]) -> None:
 async def add_away(view: discord.ui.LayoutView, service: GameService, record: TableRecord,
                    seat: int, locale: str) -> None:
     """Start the hand message ``view`` of ``seat`` with what happened since its last move."""
-    prepend(view, away_lines(await since_last_move(service.store, record, seat), locale))
+    prepend(view, away_lines(await service.play.since_last_move(record, seat), locale))
 
 
 

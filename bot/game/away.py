@@ -1,25 +1,74 @@
 """What happened at a table since a person's last move, for the top of their hand when they
-open it: the narration of the other seats' moves since then (what that seat may see), rebuilt
-from the stored action log. When nobody else moved since, nothing is replayed."""
+open it: the narration of the other seats' moves since then (what that seat may see).
+
+The moves this process applied last at a running table are kept with their events
+(:class:`Said`), so a hand opened during a match reads nothing: the moves since the seat's last
+one are at hand. When they are not all kept (the process started since, another process moved
+at the table, a move was taken back, or the seat's last move is older than what is kept), they
+are rebuilt from the stored action log (:func:`since_last_move`). When nobody else moved since,
+nothing is replayed."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from bot.storage.interface import Storage
 from bot.storage.records import TableRecord, standing
 from engine import Event
+from engine.events import seen_by
 from engine.replay import Replay, ReplayError
 
 log = logging.getLogger(__name__)
 
+#: The moves kept per table: a few rounds of a four-seat match, enough for a seat's last move
+#: to be among them while it waits for its next turn.
+KEPT_MOVES = 96
 
-async def since_last_move(store: Storage, record: TableRecord, seat: int) -> tuple[Event, ...]:
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """The last moves applied at a table, oldest first, each as the seat that made it and
+    every event it said (private ones included: shown through :func:`engine.events.seen_by`).
+    They lead from version ``first`` to ``version``; the take-backs of that span are not in it
+    (a take-back drops what is kept)."""
+
+    first: int
+    version: int
+    moves: tuple[tuple[int, tuple[Event, ...]], ...] = ()
+
+    def then(self, version: int, seat: int, events: tuple[Event, ...]) -> Said:
+        """These moves and the next one, which led from :attr:`version` to ``version``: the
+        oldest is let go beyond :data:`KEPT_MOVES`."""
+        moves = (*self.moves, (seat, events))
+        first = self.first
+        if len(moves) > KEPT_MOVES:
+            moves, first = moves[1:], first + 1
+        return Said(first, version, moves)
+
+    def since(self, seat: int) -> tuple[Event, ...] | None:
+        """The events ``seat`` may see of the moves after its last one; None when its last move
+        is older than what is kept (it made none since the game's start: all of them)."""
+        own = next((i for i in range(len(self.moves) - 1, -1, -1)
+                    if self.moves[i][0] == seat), None)
+        if own is None and self.first != 0:
+            return None
+        after = self.moves[own + 1:] if own is not None else self.moves
+        return tuple(e for _, events in after for e in seen_by(events, seat))
+
+
+async def since_last_move(store: Storage, record: TableRecord, seat: int,
+                          said: Said | None = None) -> tuple[Event, ...]:
     """The events ``seat`` may see of the moves made at ``record`` since that seat's last move
     that stands (since the game's start when it made none); none when the last move is its
-    own, or the log does not replay to the table's state (logged)."""
+    own, or the log does not replay to the table's state (logged). ``said``: the moves kept of
+    the table, used when they reach ``record``'s version and hold the seat's last move."""
     if record.state is None or record.version == 0:
         return ()
+    if said is not None and said.version == record.version:
+        kept = said.since(seat)
+        if kept is not None:
+            return kept
     rows = standing(await store.action_log(record.id))
     own = max((i for i, r in enumerate(rows) if r.seat == seat), default=-1)
     if own == len(rows) - 1:
@@ -35,4 +84,4 @@ async def since_last_move(store: Storage, record: TableRecord, seat: int) -> tup
                  for e in replay.events(step, seat))
 
 
-__all__ = ["since_last_move"]
+__all__ = ["KEPT_MOVES", "Said", "since_last_move"]

@@ -23,6 +23,7 @@ import time
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field, replace
 
+from bot.game.away import Said, since_last_move
 from bot.game.guard import question
 from bot.game.lessons import Lesson, lesson_now
 from bot.game.refusals import Ask, Illegal, OutOfTurn, Stale
@@ -123,6 +124,9 @@ class Play:
     #: The moves that stand at each guided match, and the version they reach (what its lesson
     #: is worked out from, kept up to date by the moves made here: no log read per hand).
     _moves: dict[int, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
+    #: The last moves made here at each running table, with their events (what a hand opened
+    #: while away tells, with no log read).
+    _said: dict[int, Said] = field(default_factory=dict)
 
     async def act(self, table_id: int, user_id: int, version: int, notation: str, *,
                   channel_id: int | None = None, menu: str | None = None,
@@ -208,7 +212,7 @@ class Play:
             raise Stale(await self._stale_reason(record.id, record.version), record) from exc
         self.metrics.moved("timer" if timed_out else "ai" if by_ai else "person")
         after = moved(record, new, seats, due, row.at)
-        self._moved_on(record, after, action)
+        self._moved_on(record, after, action, seat, tuple(events))
         return Outcome(record=after, before=state, action=action, seat=seat, by_ai=by_ai,
                        events=tuple(events), timed_out=timed_out, handed_to_ai=handed)
 
@@ -224,8 +228,23 @@ class Play:
             self._moves[record.id] = kept
         return lesson_now(record.game, kept[1], seat)
 
-    def _moved_on(self, before: TableRecord, after: TableRecord, action: Action) -> None:
-        """Keep a guided match's standing moves up to date with the move just written."""
+    async def since_last_move(self, record: TableRecord, seat: int) -> tuple[Event, ...]:
+        """What ``seat`` may see of the moves made at ``record`` since its last move (see
+        :func:`bot.game.away.since_last_move`): from the moves kept here when they reach it."""
+        return await since_last_move(self.store, record, seat, self._said.get(record.id))
+
+    def _moved_on(self, before: TableRecord, after: TableRecord, action: Action, seat: int,
+                  events: tuple[Event, ...]) -> None:
+        """Keep what is kept of the table up to date with the move just written: the moves
+        made here (a take-back or an ended game drops them), and a guided match's standing
+        moves."""
+        said = self._said.get(before.id)
+        if action == UNDO or after.status != "running":
+            self._said.pop(before.id, None)
+        elif said is not None and said.version == before.version:
+            self._said[before.id] = said.then(after.version, seat, events)
+        else:  # the first move made here, or the table moved on elsewhere meanwhile
+            self._said[before.id] = Said(before.version, after.version, ((seat, events),))
         kept = self._moves.get(before.id)
         if kept is None:
             return
@@ -238,6 +257,7 @@ class Play:
     def forget(self, table_id: int) -> None:
         """Drop what is kept for a table that ended."""
         self._moves.pop(table_id, None)
+        self._said.pop(table_id, None)
 
     @staticmethod
     def seed_for(table_seed: int, version: int) -> int:

@@ -7,7 +7,8 @@ from live_bot import LiveBot
 from players import ANN, BOB, Players, open_table
 
 from bot.discord_side.away import MAX_LINES, away_lines
-from engine import Event
+from bot.game.away import KEPT_MOVES, Said, since_last_move
+from engine import Event, Undo, observe
 from i18n import msg
 
 SINCE = "Since your last move:"
@@ -50,3 +51,47 @@ def test_a_long_absence_is_cut_to_a_screen_with_the_rest_counted() -> None:
     assert away_lines([], "en") == []
     assert "et encore 5 lignes" in away_lines(events, "fr")[-1]
     assert "a ještě 5 řádků" in away_lines(events, "cs")[-1]
+
+
+async def test_the_moves_kept_tell_what_the_stored_log_replays(bot: LiveBot) -> None:
+    """Through a match with an AI seat and a take-back, what a hand opened while away tells
+    comes from the moves the bot kept when they hold the seat's last move, and it is what the
+    stored action log replays to, for every seat at every step."""
+    tid = await open_table(bot, ANN, [BOB], ai=1)
+    players = Players(bot, tid, [ANN, BOB])
+    service = bot.bot.service
+    from_kept = took_back = 0
+    for _ in range(60):
+        if not await players.step():
+            break
+        rec = await service.tables.load(tid)
+        if not took_back and Undo() in observe(rec.game, rec.game.current).legal:
+            user = rec.seats[rec.game.current].user
+            assert user is not None
+            await service.play.act(tid, user, rec.version, str(Undo()))
+            await bot.settle()
+            players.hand_msgs.clear()  # taken back here, not on the hand: open it anew
+            took_back = 1
+            assert tid not in service.play._said  # a take-back drops the moves kept
+            rec = await service.tables.load(tid)
+        said = service.play._said.get(tid)
+        for seat in range(len(rec.seats)):
+            told = await service.play.since_last_move(rec, seat)
+            assert told == await since_last_move(service.store, rec, seat), (rec.version, seat)
+            from_kept += said is not None and said.version == rec.version and (
+                said.since(seat) is not None)
+    assert took_back and from_kept > 20
+
+
+def test_the_moves_kept_let_the_oldest_go_and_know_when_they_cannot_tell() -> None:
+    ann, bob = Event(msg("event.draw", who="Ann", count=1), None), Event(
+        msg("event.draw", who="Bob", count=1), None)
+    secret = Event(msg("event.draw", who="Bob", count=2), 1)  # only Bob sees it
+    said = Said(0, 0).then(1, 0, (ann,)).then(2, 1, (bob, secret))
+    assert said.since(0) == (bob,) and said.since(1) == ()
+    assert said.since(2) == (ann, bob)  # no move of its own since the start: all it may see
+    for version in range(3, KEPT_MOVES + 3):
+        said = said.then(version, 1, (bob,))
+    assert len(said.moves) == KEPT_MOVES and said.first == 2 and said.version == KEPT_MOVES + 2
+    assert said.since(0) is None and said.since(2) is None  # older than what is kept
+    assert said.since(1) == ()
