@@ -75,11 +75,10 @@ def title_bar(img: Image.Image, d: ImageDraw.ImageDraw, mark: Image.Image | str,
         rw += right_mark.width + 8
     x = MARGIN + sprite.width + 8
     room = WIDTH - MARGIN - x - (rw + 14 if rw else 0)
-    lines = wrap(title, room, TITLE_PX, max_lines=1)
-    size = TITLE_PX
-    if lines[0] != title:
-        lines = wrap(title, room, MIN_TEXT, max_lines=2)
-        size = MIN_TEXT
+    if title == " ".join(title.split()) and text_width(title, TITLE_PX) <= room:
+        lines, size = [title], TITLE_PX
+    else:  # smaller, on two lines
+        lines, size = wrap(title, room, MIN_TEXT, max_lines=2), MIN_TEXT
     cy = 25
     y = draw_lines(d, x, cy, lines, size, fill=INK, shorten=shorten)
     if right:
