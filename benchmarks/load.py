@@ -149,6 +149,30 @@ async def applied(db: Path, url: str | None = None) -> int:
         return int(con.execute("SELECT COUNT(*) FROM actions").fetchone()[0])
 
 
+async def steps_reached(db: Path, url: str | None = None) -> dict[tuple[int, int], int]:
+    """The game step each move reached (what the table message's footer then shows), by table
+    and the table's version after it: a take-back goes one step back, so after one the version
+    is no longer the step. Empty for a version of the bot whose log has no ``seq``."""
+    query = "SELECT table_id, seq, step FROM actions"
+    if url is not None:
+        import asyncpg
+
+        conn = await asyncpg.connect(url)
+        try:
+            rows = [tuple(r) for r in await conn.fetch(query)]
+        except asyncpg.UndefinedColumnError:
+            return {}
+        finally:
+            await conn.close()
+    else:
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
+            try:
+                rows = con.execute(query).fetchall()
+            except sqlite3.OperationalError:
+                return {}
+    return {(int(t), int(seq)): int(step) for t, seq, step in rows}
+
+
 async def measure(args: argparse.Namespace, count: int, warmup: float, duration: float,
                   report: bool, root: Path = ROOT, url: str | None = None,
                   server_cpu: Callable[[], float] = lambda: 0.0,
@@ -214,12 +238,14 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
                       if window_start <= ix.created < window_end]
             answered = [ix for ix in window if ix.responded is not None]
             first = [ix.responded - ix.created for ix in answered if ix.responded is not None]
-            moved: list[tuple[Interaction, int]] = []  # accepted moves, version after them
+            reached = await steps_reached(db, url)
+            moved: list[tuple[Interaction, int]] = []  # accepted moves, the step they reached
             for ix in window:
                 found = read_custom_id(str(ix.data.get("custom_id", ""))) if (
                     ix.kind == "component") else None
                 if isinstance(found, Move | Pick) and accepted(lb, ix):
-                    moved.append((ix, found.version + 1))
+                    version = found.version + 1
+                    moved.append((ix, reached.get((found.table, version), version)))
             # the hand message showing the move: with a new hand picture, or the pictures it
             # carried kept when they did not change
             hand_image = [ix.completed - ix.created for ix, _ in moved
