@@ -5,12 +5,14 @@ all and hands them over (:class:`Parts`); the client holds them for the time it 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Any, cast
 
 import discord
@@ -42,6 +44,10 @@ from i18n import DEFAULT_LOCALE, Msg, has_key, normalise_locale, translate
 log = logging.getLogger("karak.bot")
 #: Seconds given to moves being saved and messages being sent when the bot is stopped.
 SHUTDOWN_GRACE = 5.0
+#: Seconds the bot waits on Discord when it stops, once its own work is done: for its goodbye
+#: to the gateway and for discord.py's reconnection loop to end. While Discord cannot be reached
+#: that loop sleeps between attempts (up to 17 minutes) and would notice the stop only on waking.
+DISCORD_WAIT = 2.0
 
 
 class Translator(app_commands.Translator):
@@ -196,7 +202,8 @@ class KarakBot(commands.AutoShardedBot):
                  global_wait: GlobalWait, metrics: Metrics = UNCOUNTED,
                  dev_guild: int | None = None, force_sync: bool = False,
                  gateway_url: str | None = None, shard_count: int | None = None,
-                 shard_ids: Sequence[int] | None = None, **options: Any) -> None:
+                 shard_ids: Sequence[int] | None = None, discord_wait: float = DISCORD_WAIT,
+                 **options: Any) -> None:
         self.global_wait = global_wait  # honours global 429s discord.py would not wait for
         if shard_ids is not None:
             options["shard_ids"] = list(shard_ids)
@@ -208,6 +215,10 @@ class KarakBot(commands.AutoShardedBot):
         self.service = service
         self.dev_guild = dev_guild
         self.force_sync = force_sync
+        self.discord_wait = discord_wait
+        self._stop: asyncio.Task[None] | None = None  # the one close, whoever asked for it
+        self._connection_ends: asyncio.Timeout | None = None  # while the connection loop runs
+        self._cut_short = False  # whether the stop went on without Discord
         parts = wire(self)
         self.tasks = parts.tasks
         self.pictures = parts.pictures
@@ -345,14 +356,58 @@ class KarakBot(commands.AutoShardedBot):
                      invite_url(self.user.id))
         self.scheduler.beat()
 
+    async def connect(self, *, reconnect: bool = True) -> None:
+        """discord.py's connection loop, cut short by :meth:`close` once Discord has had its
+        wait (``discord_wait``): a loop sleeping out its backoff between two attempts to reach
+        a gateway that went away would otherwise notice the stop only on waking."""
+        try:
+            async with asyncio.timeout(None) as ends:
+                self._connection_ends = ends
+                await super().connect(reconnect=reconnect)
+        except TimeoutError:
+            if not ends.expired():
+                raise  # discord.py's own (a gateway not answering in time)
+        finally:
+            self._connection_ends = None
+        if ends.expired():
+            self._discord_unreachable()
+
     async def close(self) -> None:
         """Start no new AI move, timed-out turn or resumption; let moves being saved and
         messages being sent finish (a few seconds at most), stop the background work, the
-        drawing and the thinking workers, then disconnect."""
+        drawing and the thinking workers, then disconnect, waiting on Discord ``discord_wait``
+        seconds at most. Done once: a second call waits for the first."""
+        if self._stop is None:
+            self._stop = asyncio.ensure_future(self._close())
+        await asyncio.shield(self._stop)
+
+    async def _close(self) -> None:
+        """The bot's own work first, then Discord's part, both bounded."""
         await self.tasks.close(SHUTDOWN_GRACE if self.is_ready() else 0.0)
         await self.pictures.close()
         await self.service.thinking.close()
-        await super().close()
+        deadline = asyncio.get_running_loop().time() + self.discord_wait
+        if self._connection_ends is not None:
+            self._connection_ends.reschedule(deadline)
+        try:
+            async with asyncio.timeout_at(deadline):
+                await super().close()
+        except TimeoutError:
+            self._discord_unreachable()
+
+    def _discord_unreachable(self) -> None:
+        """Say once that the stop went on without Discord."""
+        if not self._cut_short:
+            self._cut_short = True
+            log.warning("Discord could not be reached while stopping: stopped without it "
+                        "after %g s", self.discord_wait)
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc_value: BaseException | None,
+                        traceback: TracebackType | None) -> None:
+        """Leaving ``async with``: :meth:`close` (discord.py's own exit would wait again on a
+        goodbye to Discord the close cut short)."""
+        await self.close()
 
 
 __all__ = ["KarakBot", "Parts", "Translator", "claimed", "drop_malformed_events", "intents",

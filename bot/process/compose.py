@@ -61,7 +61,8 @@ def from_settings(store: Storage, settings: Settings, force_sync: bool = False,
                   dev_guild=settings.dev_guild, force_sync=force_sync,
                   ai_pace=settings.ai_pace, gateway_url=settings.gateway_url,
                   heartbeat=settings.heartbeat, shard_count=settings.shard_count,
-                  shard_ids=settings.shard_ids, owner=settings.owner)
+                  shard_ids=settings.shard_ids, owner=settings.owner,
+                  discord_wait=settings.discord_stop_wait)
     instrument(metrics, store, service, bot)
     return bot, metrics
 

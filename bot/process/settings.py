@@ -110,6 +110,9 @@ class Settings(BaseSettings):
     metrics_port: int | None = Field(None, validation_alias="KARAK_METRICS_PORT")
     # the address the metrics port listens on (the Docker image: every address of the container)
     metrics_host: str = Field("127.0.0.1", validation_alias="KARAK_METRICS_HOST")
+    # seconds the bot waits on Discord when it stops, once its own work is done (the client's
+    # DISCORD_WAIT, not imported here: the settings are read without loading discord.py)
+    discord_stop_wait: float = Field(2.0, validation_alias="KARAK_DISCORD_STOP_WAIT")
 
     @field_validator("metrics_port")
     @classmethod
@@ -184,6 +187,13 @@ class Settings(BaseSettings):
             raise ValueError("ai_think")
         return value
 
+    @field_validator("discord_stop_wait")
+    @classmethod
+    def _discord_wait(cls, value: float) -> float:
+        if not 0.1 <= value <= 30:
+            raise ValueError("discord_stop_wait")
+        return value
+
     @field_validator("drawing_workers")
     @classmethod
     def _workers(cls, value: int) -> int:
@@ -246,6 +256,7 @@ ENV = {
     "KARAK_INSTANCE": "instance",
     "KARAK_METRICS_PORT": "metrics_port",
     "KARAK_METRICS_HOST": "metrics_host",
+    "KARAK_DISCORD_STOP_WAIT": "discord_stop_wait",
 }
 _FIELD_ENV = {v: k for k, v in ENV.items()}
 

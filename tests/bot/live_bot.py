@@ -63,7 +63,8 @@ __all__ = ["CHANNEL", "GUILD", "LINK", "Call", "LiveBot", "User", "component",
 
 #: Tasks of the stand-in's server side and of a running client that never end by themselves.
 _RESIDENT = ("RequestHandler.start", "RequestHandler._handle_request", "Connection.writer",
-             "Loopback._watch", "Client.connect", "AutoShardedClient.connect", "Shard.worker")
+             "Loopback._watch", "Client.connect", "AutoShardedClient.connect", "KarakBot.connect",
+             "Shard.worker")
 
 
 # ---------------------------------------------------------------------------- requests

@@ -42,6 +42,8 @@ def test_env_file_and_environment_precedence(tmp_path: Path) -> None:
     ({"DISCORD_TOKEN": TOKEN, "KARAK_DEV_GUILD": "-4"}, "KARAK_DEV_GUILD"),
     ({"DISCORD_TOKEN": TOKEN, "KARAK_API_BASE": "discord"}, "KARAK_API_BASE"),
     ({"DISCORD_TOKEN": TOKEN, "KARAK_DB": "/nonexistent-dir/k.db"}, "KARAK_DB"),
+    ({"DISCORD_TOKEN": TOKEN, "KARAK_DISCORD_STOP_WAIT": "0"}, "KARAK_DISCORD_STOP_WAIT"),
+    ({"DISCORD_TOKEN": TOKEN, "KARAK_DISCORD_STOP_WAIT": "soon"}, "KARAK_DISCORD_STOP_WAIT"),
 ])
 def test_problems_are_one_line_without_token(env: dict[str, str], needle: str,
                                              tmp_path: Path) -> None:
@@ -50,6 +52,16 @@ def test_problems_are_one_line_without_token(env: dict[str, str], needle: str,
         load_settings(env, env_file=None)
     text = str(info.value)
     assert needle in text and "\n" not in text and TOKEN not in text
+
+
+def test_the_wait_on_discord_when_stopping_defaults_to_the_clients(tmp_path: Path) -> None:
+    from bot.discord_side.client import DISCORD_WAIT
+
+    s = load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db")}, None)
+    assert s.discord_stop_wait == DISCORD_WAIT
+    s = load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db"),
+                       "KARAK_DISCORD_STOP_WAIT": "0.5"}, None)
+    assert s.discord_stop_wait == 0.5
 
 
 def test_unwritable_database_folder(tmp_path: Path) -> None:

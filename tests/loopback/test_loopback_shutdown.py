@@ -1,18 +1,21 @@
 """The real bot on Discord's terms: SIGTERM (``docker stop``) and Ctrl-C (SIGINT) end it with
-status 0, no traceback, the database checkpointed and no drawing worker left behind; SIGKILL
-while its drawing workers start leaves none of them behind either; a table message Discord no
-longer lets it edit is posted afresh."""
+status 0, no traceback, the database checkpointed and no drawing worker left behind, also when
+Discord has gone away (the wait on it is cut short); SIGKILL while its drawing workers start
+leaves none of them behind either; a table message Discord no longer lets it edit is posted
+afresh."""
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
+import re
 import signal
+import sqlite3
 from pathlib import Path
 
 import pytest
 from e2e.lobby import open_table, until
-from e2e.messages import hand_button
+from e2e.messages import hand_button, lobby_table
 
 from bot.discord_side.ui.custom_ids import HandButton
 from loopback import Loopback, ManualClock
@@ -20,6 +23,8 @@ from loopback.botproc import BotProcess
 
 #: The bot draws in worker processes here (its default draws in a thread of its own process).
 WORKERS = {"KARAK_DRAWING_WORKERS": "2"}
+#: discord.py's line as its connection loop starts to sleep before its next try at the gateway.
+RECONNECT = re.compile(r"Attempting a reconnect for shard ID \d+ in (\d+\.\d+)s")
 
 
 async def ended(pid: int, guard: float = 30) -> None:
@@ -62,6 +67,43 @@ async def test_the_bot_stops_cleanly(lb: Loopback, tmp_path: Path, sig: signal.S
     assert "Traceback" not in bot.log_text(), bot.log_tail()
     for pid in pids:  # the workers and multiprocessing's resource tracker end with the bot
         await ended(pid)
+    wal = db.with_name(db.name + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0, "the write-ahead log was checkpointed"
+
+
+async def test_the_bot_stops_at_once_when_discord_has_gone_away(lb: Loopback,
+                                                                tmp_path: Path) -> None:
+    """Discord goes away (the stand-in stops): discord.py tries again and again, sleeping ever
+    longer in between (up to 17 minutes), and without a bound on the wait its stop would last
+    the rest of that sleep. SIGTERM during a sleep lasting well beyond the wait on Discord (set
+    low here) ends the bot with status 0 and one line saying Discord could not be reached; what
+    was saved stays, and the database was closed properly."""
+    db = tmp_path / "karak.sqlite3"
+    bot = BotProcess(lb, db, extra_env={"KARAK_DISCORD_STOP_WAIT": "0.2"})
+    await bot.start()
+    try:
+        channel = lb.create_channel(lb.create_guild("Karak Club", locale="en-US"), "goblin-hall")
+        ix = await lb.command(lb.create_user("Ann"), channel, "goblin new")
+        await ix.done()
+        tid = lobby_table(lb.message(ix.original_id or 0))
+        seen = len(bot.log_text())
+        await lb.stop()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 60  # a guard, not a measurement
+        while not any(float(m[1]) >= 1.5 for m in RECONNECT.finditer(bot.log_text(), seen)):
+            assert loop.time() < deadline, "discord.py never slept long: " + bot.log_tail()
+            await asyncio.sleep(0.02)
+        assert bot.proc is not None
+        bot.proc.send_signal(signal.SIGTERM)  # as that sleep begins
+        status = await asyncio.wait_for(bot.wait(), 30)  # a guard, not a measurement
+    finally:
+        await bot.stop()
+    stop = bot.log_text().rsplit(" stopping\n", 1)[-1]
+    assert status == 0, bot.log_tail()
+    assert "Discord could not be reached while stopping" in stop, bot.log_tail()
+    assert " ERROR " not in stop and "Traceback" not in stop, bot.log_tail()
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        assert con.execute("SELECT status FROM tables WHERE id = ?", (tid,)).fetchone()
     wal = db.with_name(db.name + "-wal")
     assert not wal.exists() or wal.stat().st_size == 0, "the write-ahead log was checkpointed"
 
