@@ -16,7 +16,6 @@ status is 1 when any of them falls short.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib
 import sys
 import tempfile
@@ -25,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "loopback")]
 
+from benchmarks import running  # noqa: E402
 from loopback import Loopback  # noqa: E402
 from loopback.botproc import BotProcess  # noqa: E402
 
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-disk-full", action="store_true")
     parser.add_argument("--validate", action="store_true",
                         help="validate requests against Discord's OpenAPI description")
-    return asyncio.run(run(parser.parse_args(argv)))
+    return running.run(run(parser.parse_args(argv)))
 
 
 if __name__ == "__main__":

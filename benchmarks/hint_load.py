@@ -36,6 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks import running  # noqa: E402
 from benchmarks.capacity import pct  # noqa: E402
 from benchmarks.load import ROOT, spread  # noqa: E402
 from benchmarks.people import Stats, Table, stop_all  # noqa: E402
@@ -92,11 +93,12 @@ async def measure(args: argparse.Namespace, root: Path = ROOT, report: bool = Tr
     rng = random.Random(args.seed)
     stats = Stats()
     with tempfile.TemporaryDirectory() as tmp:
-        async with Loopback(keep_files=False) as lb:
+        async with Loopback(keep_files=False) as lb, contextlib.AsyncExitStack() as stopped:
             guild = lb.create_guild("Hints", locale="en-US")
             db = Path(tmp) / "hints.sqlite3"
             bot = BotProcess(lb, db, ai_pace=args.ai_pace, log=Path(tmp) / "bot.log",
                              root=root)
+            stopped.push_async_callback(bot.stop)  # also when the run fails or is cancelled
             await bot.start()
             tables = [Table(lb, lb.create_channel(guild, f"table-{n}"),
                             [lb.create_user(f"P{n}")], args.ai, args.think,
@@ -182,4 +184,4 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(run(parse())))
+    sys.exit(running.run(run(parse())))

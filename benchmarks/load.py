@@ -64,6 +64,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "tests"))  # the throwaway PostgreSQL server of the tests
 
+from benchmarks import running  # noqa: E402
 from benchmarks.capacity import Figures, capacity, pct  # noqa: E402
 from benchmarks.multiproc import (  # noqa: E402
     PG_COUNTERS,
@@ -186,7 +187,8 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
     layout = layout or [{}]
     shards = max(int(env.get("KARAK_SHARD_COUNT", "1")) for env in layout)
     with tempfile.TemporaryDirectory() as tmp:
-        async with Loopback(validate=args.validate, keep_files=False) as lb:
+        async with (Loopback(validate=args.validate, keep_files=False) as lb,
+                    contextlib.AsyncExitStack() as stopped):
             guilds = [lb.create_guild(f"Load {n}", guild_id=snowflake_on(n, shards))
                       for n in range(shards)]
             db = Path(tmp) / "load.sqlite3"
@@ -195,6 +197,7 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
                        root=root)
             pictures = TablePictures(lb)
             lb.watchers.append(pictures)
+            stopped.push_async_callback(bot.stop)  # also when the run fails or is cancelled
             await bot.start()
             tables = []
             for n in range(count):
@@ -433,4 +436,4 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main(parse())))
+    sys.exit(running.run(main(parse())))

@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "tests"))  # the throwaway PostgreSQL server of the tests
 
+from benchmarks import running  # noqa: E402
 from benchmarks.capacity import pct  # noqa: E402
 from benchmarks.multiproc import Bots, checked, per_shard  # noqa: E402
 from benchmarks.people import Stats, Table, stop_all  # noqa: E402
@@ -139,4 +140,4 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main(parse())))
+    sys.exit(running.run(main(parse())))

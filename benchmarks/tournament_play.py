@@ -57,6 +57,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "loopback")]
 
 
+from benchmarks import running  # noqa: E402
 from benchmarks.capacity import pct  # noqa: E402
 from benchmarks.load import routes  # noqa: E402
 from benchmarks.people import Stats, Table  # noqa: E402
@@ -485,4 +486,4 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main(parse())))
+    sys.exit(running.run(main(parse())))

@@ -5,11 +5,15 @@ from __future__ import annotations
 import gc
 import importlib.util
 import json
+import signal
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from benchmarks.running import TERMINATED
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -202,3 +206,28 @@ def test_the_tournament_play_benchmark_measures_this_version_only(
     assert (args.entrants, args.table_size, args.rounds) == (64, 4, None)
     assert asyncio.run(bench.main(args)) == 2
     assert "has no server tournaments" in capsys.readouterr().out
+
+
+def test_a_benchmark_ended_by_sigterm_runs_its_clean_up_first(tmp_path: Path) -> None:
+    """SIGTERM (``kill``, ``timeout``) cancels a benchmark's main task, so what it started (bot
+    processes, stand-ins, servers) is stopped on the way out; the exit status says SIGTERM."""
+    script = tmp_path / "bench.py"
+    script.write_text(
+        "import asyncio, sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from benchmarks.running import run\n"
+        "async def main() -> int:\n"
+        "    try:\n"
+        "        print('ready', flush=True)\n"
+        "        await asyncio.Event().wait()\n"
+        "    finally:\n"
+        "        await asyncio.sleep(0)  # a clean-up that awaits, as stopping a bot does\n"
+        "        print('cleaned up', flush=True)\n"
+        "    return 0\n"
+        "sys.exit(run(main()))\n")
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    assert out == "cleaned up\n"
+    assert proc.returncode == TERMINATED == 143
