@@ -187,11 +187,20 @@ class Table:
                 await asyncio.sleep(1)
 
 
+async def cancel_all(tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel ``tasks`` and wait until every one has ended. A task whose cancellation was
+    swallowed is cancelled again (Python 3.11's ``asyncio.wait_for`` can swallow one that lands
+    as its wait ends, and the person's loop would then go on waiting for the next match)."""
+    pending = {task for task in tasks if not task.done()}
+    while pending:
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=1.0)
+
+
 async def stop_all(tables: list[Table], tasks: list[asyncio.Task[None]]) -> None:
     """Stop every table's people and wait until their tasks have ended."""
     for t in tables:
         t.stop = True
-    for task in tasks:
-        task.cancel()
     with contextlib.suppress(BaseException):
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_all(tasks)

@@ -60,7 +60,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "loopback")]
 from benchmarks import running  # noqa: E402
 from benchmarks.capacity import pct  # noqa: E402
 from benchmarks.load import routes  # noqa: E402
-from benchmarks.people import Stats, Table  # noqa: E402
+from benchmarks.people import Stats, Table, cancel_all  # noqa: E402
 from bot.discord_side.ui.custom_ids import HandButton, TournamentButton  # noqa: E402
 from bot.discord_side.ui.custom_ids import parse as read_custom_id  # noqa: E402
 from bot.discord_side.ui.targets import OpenHand  # noqa: E402
@@ -342,10 +342,8 @@ async def run(args: argparse.Namespace, root: Path = ROOT) -> Figures:
                 figures.wall = time.monotonic() - began
                 figures.bot_cpu = bot.cpu_seconds() - bot_began
                 figures.own_cpu = time.process_time() - own_began
-                for task in tasks:
-                    task.cancel()
                 with contextlib.suppress(BaseException):
-                    await asyncio.gather(*tasks, return_exceptions=True)
+                    await cancel_all(tasks)
                 await bot.stop()
             figures.requests = lb.requests[first_request:]
             figures.moves = int(stored(db, "SELECT COUNT(*) FROM actions"))

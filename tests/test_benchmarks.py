@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 import importlib.util
 import json
@@ -13,6 +15,7 @@ from types import ModuleType
 
 import pytest
 
+from benchmarks.people import cancel_all
 from benchmarks.running import TERMINATED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -231,3 +234,17 @@ def test_a_benchmark_ended_by_sigterm_runs_its_clean_up_first(tmp_path: Path) ->
     out, _ = proc.communicate(timeout=60)
     assert out == "cleaned up\n"
     assert proc.returncode == TERMINATED == 143
+
+
+async def test_a_person_who_missed_a_cancellation_is_cancelled_again() -> None:
+    """The people of a benchmark stop even when one of them swallowed its cancellation (as
+    Python 3.11's ``asyncio.wait_for`` can): waiting for them would otherwise never end."""
+    async def stubborn() -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(3600)
+        await asyncio.sleep(3600)  # goes on waiting for the next match
+
+    task = asyncio.create_task(stubborn())
+    await asyncio.sleep(0)
+    await asyncio.wait_for(cancel_all([task]), 30)  # a guard, not a measurement
+    assert task.cancelled()
