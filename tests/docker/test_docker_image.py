@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from docker_container import FIGURES, UID, Built, Container, new_name, write_env
+from e2e.catalogue import where_shown
 from e2e.lobby import open_table, until
 from e2e.oracle import Oracle
 from e2e.player import Player, check_acknowledged, play, play_until
@@ -68,6 +69,15 @@ def person_to_move(oracle: Oracle, tid: int) -> bool:
     """True when a person holds the turn at a running table."""
     rec = oracle.table(tid)
     return rec.status == "running" and rec.seats[rec.game.current].user is not None
+
+
+def hall_shows_now(player: Player, oracle: Oracle, tid: int) -> bool:
+    """True when the newest table message ``player`` sees shows the table as stored: a move's
+    messages go out after it is stored, and the one handing the turn to a person replaces the
+    older table message."""
+    message = player.table_message()
+    shown = where_shown(message.text()) if message is not None else None
+    return shown == (tid, oracle.table(tid).game.step)
 
 
 def ai_to_move(oracle: Oracle, tid: int) -> bool:
@@ -151,6 +161,7 @@ async def test_a_match_through_the_container_stopped_and_started_again(
 
         # the hall's match waits for a person, whose hand is open
         await play_until(lb, players, lambda: person_to_move(oracle, t1))
+        await until(lb, lambda: hall_shows_now(players[0], oracle, t1))
         mover = next(p for p in players if p.user.id == oracle.table(t1).seats[
             oracle.table(t1).game.current].user)
         await mover.open_hand(force=True)
