@@ -118,17 +118,37 @@ class HistoryQueries(Base):
             source = "result_seats s JOIN results r ON r.table_id = s.table_id"
             where.append("s.user_id = ?")
             values.append(bounded(user_id))
-        if channels is not None:
-            where.append(self.dialect.any_of("r.channel_id"))
-            values.append(self.dialect.many(sorted(bounded(c) for c in channels)))
-        order = _page(where, values, "r.table_id", before, after)
-        values.append(limit)
-        heads = await self._read.fetch(
-            f"SELECT DISTINCT {_HEADS} FROM {source} WHERE {' AND '.join(where)} "
-            f"ORDER BY r.table_id {order} LIMIT ?", *values)
-        if order == "ASC":
-            heads.reverse()
+        self._in_channels(where, values, "r.channel_id", channels)
+        heads = await self._page(f"SELECT DISTINCT {_HEADS} FROM {source}", where, values,
+                                 "r.table_id", before, after, limit)
         return await self._with_seats(heads)
+
+    def _in_channels(self, where: list[str], values: list[object], column: str,
+                     channels: Collection[int] | None) -> None:
+        """Keep to the matches played in one of ``channels`` (None: anywhere), by ``column``
+        (added to ``where`` and ``values``)."""
+        if channels is not None:
+            where.append(self.dialect.any_of(column))
+            values.append(self.dialect.many(sorted(bounded(c) for c in channels)))
+
+    async def _page(self, select: str, where: list[str], values: list[object], column: str,
+                    before: int | None, after: int | None, limit: int) -> Sequence[Row]:
+        """The rows of ``select`` (its ``where`` conditions and their ``values``), newest
+        first by table ``column``: at most ``limit``, older than ``before`` or just newer than
+        ``after`` (read upwards from it, then turned round)."""
+        if before is not None:
+            where.append(f"{column} < ?")
+            values.append(bounded(before))
+        elif after is not None:
+            where.append(f"{column} > ?")
+            values.append(bounded(after))
+        order = "ASC" if before is None and after is not None else "DESC"
+        rows = await self._read.fetch(
+            f"{select} WHERE {' AND '.join(where)} ORDER BY {column} {order} LIMIT ?",
+            *values, limit)
+        if order == "ASC":
+            rows.reverse()
+        return rows
 
     async def threads_of(self, table_ids: Collection[int]) -> dict[int, int]:
         """The thread each of ``table_ids`` was played in, of those played in a thread."""
@@ -183,18 +203,12 @@ class HistoryQueries(Base):
                          "tt.tournament_id AND s.round = tt.round AND s.pod = tt.pod AND "
                          "s.user_id = ?)")
             values.append(bounded(user_id))
-        if channels is not None:
-            where.append(self.dialect.any_of("t.channel_id"))
-            values.append(self.dialect.many(sorted(bounded(c) for c in channels)))
-        order = _page(where, values, "tt.table_id", before, after)
-        values.append(limit)
-        rows = await self._read.fetch(
+        self._in_channels(where, values, "t.channel_id", channels)
+        rows = await self._page(
             f"SELECT tt.table_id, tt.round, tt.pod, tt.at_deadline, {_HEADS} "
             "FROM tournament_tables tt JOIN tables t ON t.id = tt.table_id "
-            "LEFT JOIN results r ON r.table_id = tt.table_id "
-            f"WHERE {' AND '.join(where)} ORDER BY tt.table_id {order} LIMIT ?", *values)
-        if order == "ASC":
-            rows.reverse()
+            "LEFT JOIN results r ON r.table_id = tt.table_id", where, values, "tt.table_id",
+            before, after, limit)
         results = {r.table_id: r for r in await self._with_seats(
             [row[4:] for row in rows if row[4] is not None])}
         return [TournamentMatch(table_id=as_int(row[0], "table_id"),
@@ -202,21 +216,6 @@ class HistoryQueries(Base):
                                 at_deadline=as_flag(row[3], "at_deadline"),
                                 result=results.get(as_int(row[0], "table_id")))
                 for row in rows]
-
-
-def _page(where: list[str], values: list[object], column: str, before: int | None,
-          after: int | None) -> str:
-    """Bound a page of rows by table ``column``: older than ``before`` or just newer than
-    ``after`` (added to ``where`` and ``values``); the order to read them in ("ASC" for the
-    rows just newer, read upwards and turned round by the caller)."""
-    if before is not None:
-        where.append(f"{column} < ?")
-        values.append(bounded(before))
-    elif after is not None:
-        where.append(f"{column} > ?")
-        values.append(bounded(after))
-        return "ASC"
-    return "DESC"
 
 
 __all__ = ["OFFER_COLUMNS", "HistoryQueries", "bounded", "insert_result", "read_offer",
