@@ -9,7 +9,7 @@ from functools import cache
 
 from bot.game.places import Place
 from bot.storage.interface import Storage
-from bot.storage.records import LogRow, Rater, SeatInfo, TableRecord
+from bot.storage.records import LogRow, Rater, SeatInfo, TableRecord, TournamentRecord
 from engine import (
     Action,
     GameConfig,
@@ -157,3 +157,14 @@ async def finished(store: Storage, seed: int, channel: int, guild: int | None = 
     rec = await started(store, game.states[-2], channel=channel, guild=guild, host=host)
     await play_on(store, rec.id, game, seats=seats, rater=rater)
     return rec.id
+
+
+async def new_tournament(store: Storage, **changes: object) -> TournamentRecord:
+    """A tournament opened for sign-ups in :data:`PLACE` by Ann (``changes``: its other
+    settings)."""
+    settings: dict[str, object] = dict(
+        guild_id=9, place_key=PLACE, channel_id=77, host_id=ANN, name="Autumn Cup",
+        rounds=None, table_size=4, timer=0, abilities=False, ai_level=None, round_span=3600,
+        closes_at=None, seed=5, locale="en")
+    settings.update(changes)
+    return await store.create_tournament(**settings)  # type: ignore[arg-type]

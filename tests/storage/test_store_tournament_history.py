@@ -15,7 +15,17 @@ from bot.game.service import GameService
 from bot.storage.interface import Storage
 from bot.storage.records import NewTournamentTable, SeatInfo, places
 from i18n import msg
-from storage.helpers import ANN, BOB, PLACE, SEATS, Clock, finished, play_on, played
+from storage.helpers import (
+    ANN,
+    BOB,
+    PLACE,
+    SEATS,
+    Clock,
+    finished,
+    new_tournament,
+    play_on,
+    played,
+)
 
 CAT = 303
 WITH_CAT = (SEATS[0], SeatInfo(user=CAT, name="Cat", hero="taia"), SEATS[2])
@@ -35,14 +45,9 @@ async def _round(store: Storage, cup: int, after: int,
 
 async def test_a_tournaments_matches_with_their_rounds_page_by_page(
         store: Storage) -> None:
-    cup = await store.create_tournament(
-        guild_id=9, place_key=PLACE, channel_id=77, host_id=ANN, name="Cup", rounds=3,
-        table_size=3, timer=0, abilities=False, ai_level=None, round_span=600, closes_at=None,
-        seed=5, locale="en")
-    other = await store.create_tournament(
-        guild_id=9, place_key=PLACE, channel_id=77, host_id=ANN, name="Other", rounds=1,
-        table_size=3, timer=0, abilities=False, ai_level=None, round_span=600, closes_at=None,
-        seed=6, locale="en")
+    cup = await new_tournament(store, name="Cup", rounds=3, table_size=3, round_span=600)
+    other = await new_tournament(store, name="Other", rounds=1, table_size=3, round_span=600,
+                                 seed=6)
     game = played(1)
     first = await _round(store, cup.id, 0, (SEATS, WITH_CAT))
     await play_on(store, first[0], game)  # ended: a result is stored
@@ -85,10 +90,7 @@ async def test_the_history_service_pages_a_tournament_with_its_rounds(
     the deadline's match laid out as it stood (its places, no result stored); a sight without
     its channel, another server's and direct messages refused; a cancelled one refused."""
     service = GameService(store, clock=clock, seeds=lambda: 5)
-    cup = await store.create_tournament(
-        guild_id=9, place_key=PLACE, channel_id=77, host_id=ANN, name="Cup", rounds=2,
-        table_size=3, timer=0, abilities=False, ai_level=None, round_span=600, closes_at=None,
-        seed=5, locale="en")
+    cup = await new_tournament(store, name="Cup", rounds=2, table_size=3, round_span=600)
     game = played(1)
     first = await _round(store, cup.id, 0, (SEATS, WITH_CAT))
     await play_on(store, first[0], game)
@@ -126,10 +128,7 @@ async def test_the_history_service_pages_a_tournament_with_its_rounds(
         assert await history.tournaments(elsewhere) == []
     assert [t.id for t in await history.tournaments(sight)] == [cup.id]
     assert (await history.tournament_typed(sight, " cup ")).id == cup.id
-    closed_early = await store.create_tournament(
-        guild_id=9, place_key=PLACE, channel_id=77, host_id=ANN, name="Gone", rounds=None,
-        table_size=3, timer=0, abilities=False, ai_level=None, round_span=0, closes_at=None,
-        seed=6, locale="en")
+    closed_early = await new_tournament(store, name="Gone", table_size=3, round_span=0, seed=6)
     assert await store.cancel_tournament(closed_early.id)
     with pytest.raises(Refusal) as refused:
         await history.page(sight, tournament=closed_early.id)

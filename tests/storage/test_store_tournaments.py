@@ -8,20 +8,11 @@ import asyncio
 
 from bot.game.service import GameService
 from bot.storage.interface import Storage
-from bot.storage.records import NewTournamentTable, SeatInfo, TournamentRecord
+from bot.storage.records import NewTournamentTable, SeatInfo
 from storage.backends import Backend
-from storage.helpers import ANN, BOB, PLACE, Clock, played
+from storage.helpers import ANN, BOB, PLACE, Clock, new_tournament, played
 
 CAT, DAN, EVE = 303, 404, 505
-
-
-async def _tournament(store: Storage, **changes: object) -> TournamentRecord:
-    settings: dict[str, object] = dict(
-        guild_id=9, place_key=PLACE, channel_id=77, host_id=ANN, name="Autumn Cup",
-        rounds=None, table_size=4, timer=0, abilities=False, ai_level=None, round_span=3600,
-        closes_at=None, seed=5, locale="en")
-    settings.update(changes)
-    return await store.create_tournament(**settings)  # type: ignore[arg-type]
 
 
 def _tables(*pods: tuple[int, ...]) -> list[NewTournamentTable]:
@@ -36,7 +27,7 @@ def _tables(*pods: tuple[int, ...]) -> list[NewTournamentTable]:
 
 
 async def test_sign_up_once_and_only_while_it_is_open(store: Storage, clock: Clock) -> None:
-    cup = await _tournament(store, ai_level="easy", closes_at=clock.now + 60, rounds=2)
+    cup = await new_tournament(store, ai_level="easy", closes_at=clock.now + 60, rounds=2)
     assert cup.status == "signup" and cup.round == 0 and cup.ai_level == "easy"
     assert await store.enter(cup.id, ANN, "Ann", 1500)
     assert not await store.enter(cup.id, ANN, "Ann", 1500)  # once
@@ -56,7 +47,7 @@ async def test_sign_up_once_and_only_while_it_is_open(store: Storage, clock: Clo
 
 async def test_a_round_is_seated_once_with_its_tables_in_one_channel(
         store: Storage, fresh: Storage, clock: Clock) -> None:
-    cup = await _tournament(store)
+    cup = await new_tournament(store)
     for user in (ANN, BOB, CAT, DAN):
         assert await store.enter(cup.id, user, str(user), 1000)
     pods = _tables((ANN, BOB), (CAT, DAN))
@@ -123,7 +114,7 @@ async def test_a_tournament_decided_by_its_deadlines_after_a_restart(
 
 
 async def test_a_sign_up_past_the_limit_is_refused_in_the_same_step(store: Storage) -> None:
-    cup = await _tournament(store)
+    cup = await new_tournament(store)
     assert await store.enter(cup.id, ANN, "Ann", 1500, limit=2)
     assert await store.enter(cup.id, BOB, "Bob", 1400, limit=2)
     assert not await store.enter(cup.id, CAT, "Cat", 1300, limit=2)  # full
