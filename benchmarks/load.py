@@ -130,8 +130,11 @@ class TablePictures:
 
 
 def accepted(lb: Loopback, ix: Interaction) -> bool:
-    """True when the bot took the move: answered, no follow-up refusal, no refusal note."""
+    """True when the bot took the move: answered in the clicked message (no refusal in a
+    message of its own), no refusal note."""
     if ix.responded is None or ix.followups or ix.failed:
+        return False
+    if ix.original_id is not None and ix.original_id != ix.message_id:
         return False
     reply = lb.messages.get(ix.original_id or 0)
     if reply is None:

@@ -152,8 +152,8 @@ class Table:
                             else lb.select(user, current, cid, [value]))
                 if await self._wait(ix):
                     self.stats.moves += 1
-                    if ix.followups:
-                        self.stats.refused += 1
+                    if ix.followups or ix.original_id not in (None, current.id):
+                        self.stats.refused += 1  # told in a message of its own
                 else:
                     acted.pop(hand.id, None)
                 idle_since = time.monotonic()

@@ -23,6 +23,7 @@ from bot.discord_side.context import (
 from bot.discord_side.counting import refused_here
 from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
+from bot.discord_side.replies import Reply
 from bot.discord_side.standings import end_lines
 from bot.discord_side.threads import in_thread, thread_missing
 from bot.discord_side.ui.custom_ids import AbandonButton
@@ -122,7 +123,8 @@ class Commands:
             return
         await self.clicks.lobby.begin(record)
         record = await self.service.tables.load(record.id)
-        await self.clicks.reply_hand(interaction, record, 0, loc(interaction))
+        async with Reply(interaction, in_place=False) as reply:  # acknowledged above
+            await self.clicks.reply_hand(reply, record, 0, loc(interaction))
 
     async def _open(self, interaction: discord.Interaction[Any], channel_id: int,
                     abilities: bool | None, timer: int | None, ai_level: str | None,

@@ -1,5 +1,7 @@
-"""Clicks on the bot's buttons and menus: each is acknowledged first (deferred), handed to the
-service, and answered (the hand message, the lobby message or a private refusal).
+"""Clicks on the bot's buttons and menus: each is handed to the service and answered (the hand
+message, the lobby message or a private refusal). A click on a hand is answered with its result
+in one request when that is ready soon (:mod:`bot.discord_side.replies`); other clicks are
+acknowledged first (deferred).
 
 Each kind of control answers its own clicks (its class's ``answer`` in
 :mod:`bot.discord_side.ui.custom_ids` calls one handler here, or, for the lobby's buttons and
@@ -25,6 +27,7 @@ from bot.discord_side.language import follow_person
 from bot.discord_side.lobby_clicks import LobbyClicks
 from bot.discord_side.messages import Messages
 from bot.discord_side.past import PastMatches
+from bot.discord_side.replies import GRACE, Reply
 from bot.discord_side.standings import show_board
 from bot.discord_side.tournaments import TournamentDesk
 from bot.discord_side.turns import show_turns
@@ -64,6 +67,8 @@ class Interactions:
         self.scheduler = scheduler
         self.past = past
         self.hints_given = hints_given
+        #: seconds a click on a hand waits for its answer before it is acknowledged on its own
+        self.grace = GRACE
 
     async def on_click(self, interaction: discord.Interaction[Any], control: Control,
                        values: list[str]) -> None:
@@ -191,22 +196,18 @@ class Interactions:
                         note: Msg | None = None) -> None:
         """Answer with a fresh private hand message (pictures and the seat's moves)."""
         locale = loc(interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        record = await self.service.tables.load(table)
-        seat = record.seat_of(interaction.user.id)
-        if seat is None:
-            await interaction.edit_original_response(
-                content=translate(msg("bot.error.not_seated"), locale))
-            return
-        if record.state is None:
-            await interaction.edit_original_response(
-                content=translate(msg("bot.error.not_started"), locale))
-            return
-        payload = await self.messages.hand_payload(record, seat, locale, note)
-        await add_away(payload.view, self.service, record, seat, locale)  # while away
-        sent = await interaction.edit_original_response(view=payload.view,
-                                                        attachments=payload.files)
-        self.messages.sent_hand(record, seat, locale, sent, payload)
+        async with Reply(interaction, in_place=False, grace=self.grace) as reply:
+            record = await self.service.tables.load(table)
+            seat = record.seat_of(interaction.user.id)
+            if seat is None or record.state is None:
+                await reply.tell(translate(msg(
+                    "bot.error.not_seated" if seat is None else "bot.error.not_started"),
+                    locale))
+                return
+            payload = await self.messages.hand_payload(record, seat, locale, note)
+            await add_away(payload.view, self.service, record, seat, locale)  # while away
+            sent = await reply.show(payload.view, payload.files)
+            self.messages.sent_hand(record, seat, locale, sent, payload)
 
     async def play(self, interaction: discord.Interaction[Any], table: int, version: int,
                    notation: str, menu: str | None = None, sure: bool = False) -> None:
@@ -221,42 +222,43 @@ class Interactions:
         answer is then a new private message (another user's hand message is refused).
         """
         locale = loc(interaction)
-        owner = await self._defer_in_hand(interaction)
-        try:
-            outcome = await self.service.play.act(table, interaction.user.id, version, notation,
-                                             channel_id=interaction.channel_id, menu=menu,
-                                             hand_of=owner, sure=sure)
-        except Ask as exc:
-            await self.ask(interaction, exc, locale)
-            return
-        except Stale as exc:
-            refused_here(interaction)
-            record = exc.record
-            seat = record.seat_of(interaction.user.id) if record else None
-            if record is not None and seat is not None and record.state is not None:
-                await self.reply_hand(interaction, record, seat, locale, exc.reason)
-            else:
-                await answer_privately(interaction, translate(exc.reason, locale))
-            return
-        # the move is saved: the table, the next player and the AI go on at once, whatever
-        # becomes of the mover's own reply
-        self.messages.tasks.spawn(self.scheduler.after([outcome]), f"after-{table}")
-        await self.reply_hand(interaction, outcome.record, outcome.seat, locale)
+        owner = hand_owner(interaction.message)
+        async with Reply(interaction, in_place=owner == interaction.user.id,
+                         grace=self.grace) as reply:
+            try:
+                outcome = await self.service.play.act(
+                    table, interaction.user.id, version, notation,
+                    channel_id=interaction.channel_id, menu=menu, hand_of=owner, sure=sure)
+            except Ask as exc:
+                await self.ask(reply, exc, locale)
+                return
+            except Stale as exc:
+                refused_here(interaction)
+                record = exc.record
+                seat = record.seat_of(interaction.user.id) if record else None
+                if record is not None and seat is not None and record.state is not None:
+                    await self.reply_hand(reply, record, seat, locale, exc.reason)
+                else:
+                    await reply.tell(translate(exc.reason, locale))
+                return
+            # the move is saved: the table, the next player and the AI go on at once, whatever
+            # becomes of the mover's own reply
+            self.messages.tasks.spawn(self.scheduler.after([outcome]), f"after-{table}")
+            await self.reply_hand(reply, outcome.record, outcome.seat, locale)
         await self.hints_given.decided(table, interaction.user.id, outcome.record.version)
 
-    async def ask(self, interaction: discord.Interaction[Any], question: Ask,
-                  locale: str) -> None:
+    async def ask(self, reply: Reply, question: Ask, locale: str) -> None:
         """Ask once more before a move easy to regret: in the clicked hand message, or, when it
         cannot be edited any more (dismissed, deleted), in a fresh private one."""
         self.messages.shown.drop((question.table.id, question.seat, locale))  # no picture
         view = ask_view(question.table, question.seat, question.reason, question.notation,
                         question.version, locale)
         try:
-            await interaction.edit_original_response(view=view, attachments=[])
+            await reply.show(view, [])
         except discord.HTTPException as exc:
             log.warning("could not ask in the hand message of table %s (%s); asking anew",
                         question.table.id, exc.status)
-            await interaction.followup.send(view=view, ephemeral=True)
+            await reply.show_anew(view, [])
 
     @staticmethod
     async def _defer_in_hand(interaction: discord.Interaction[Any]) -> int | None:
@@ -273,26 +275,27 @@ class Interactions:
     async def back(self, interaction: discord.Interaction[Any], table: int) -> None:
         """"Back" from the question asked before a move easy to regret: the hand again."""
         locale = loc(interaction)
-        await self._defer_in_hand(interaction)
-        record = await self.service.tables.load(table)
-        seat = record.seat_of(interaction.user.id)
-        if seat is None or record.state is None:
-            await answer_privately(interaction, translate(msg("bot.error.not_seated"), locale))
-            return
-        await self.reply_hand(interaction, record, seat, locale)
+        owner = hand_owner(interaction.message)
+        async with Reply(interaction, in_place=owner == interaction.user.id,
+                         grace=self.grace) as reply:
+            record = await self.service.tables.load(table)
+            seat = record.seat_of(interaction.user.id)
+            if seat is None or record.state is None:
+                await reply.tell(translate(msg("bot.error.not_seated"), locale))
+                return
+            await self.reply_hand(reply, record, seat, locale)
 
-    async def reply_hand(self, interaction: discord.Interaction[Any], record: TableRecord,
-                         seat: int, locale: str, note: Msg | None = None) -> None:
-        """Show the seat's hand after a click: in the clicked message, or, when that message
-        cannot be edited any more (dismissed, deleted, too old), in a fresh private one. A failed
-        reply is logged and never reported as a failed move."""
-        clicked = interaction.message
+    async def reply_hand(self, reply: Reply, record: TableRecord, seat: int, locale: str,
+                         note: Msg | None = None) -> None:
+        """Show the seat's hand as the answer to a click: in the clicked message, or, when that
+        message cannot be edited any more (dismissed, deleted, too old), in a fresh private one.
+        A failed reply is logged and never reported as a failed move."""
+        clicked = reply.interaction.message
         payload = await self.messages.hand_payload(
             record, seat, locale, note,
-            clicked.id if clicked is not None and clicked.flags.ephemeral else None)
+            clicked.id if reply.in_place and clicked is not None else None)
         try:
-            sent = await interaction.edit_original_response(view=payload.view,
-                                                            attachments=payload.files)
+            sent = await reply.show(payload.view, payload.files)
             self.messages.sent_hand(record, seat, locale, sent, payload)
             return
         except discord.HTTPException as exc:
@@ -300,8 +303,7 @@ class Interactions:
                         record.id, exc.status)
         payload = await self.messages.hand_payload(record, seat, locale, note)
         try:
-            await interaction.followup.send(view=payload.view, files=payload.uploads(),
-                                            ephemeral=True)
+            await reply.show_anew(payload.view, payload.uploads())
             if payload.hint:
                 self.service.hints.prepare(record)
         except discord.HTTPException as exc:

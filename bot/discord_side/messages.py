@@ -174,12 +174,16 @@ class Messages:
         return Payload(view, files, {n: keys[n] for n in names},
                        hint=bool(record.hints and ctrls.notations()))
 
-    def sent_hand(self, record: TableRecord, seat: int, locale: str, message: discord.Message,
-                  payload: Payload) -> None:
+    def sent_hand(self, record: TableRecord, seat: int, locale: str,
+                  message: discord.Message | None, payload: Payload) -> None:
         """``message`` now carries ``payload``, the seat's hand: its next edit keeps the
-        pictures that did not change. A Hint button shown gets the hint workers ready before
-        its first click (only once shown: drawing a hand starts nothing)."""
-        self.shown.remember((record.id, seat, locale), message, payload.keys)
+        pictures that did not change (None: Discord did not say what the message carries, so
+        the next edit sends every picture). A Hint button shown gets the hint workers ready
+        before its first click (only once shown: drawing a hand starts nothing)."""
+        if message is not None:
+            self.shown.remember((record.id, seat, locale), message, payload.keys)
+        else:
+            self.shown.drop((record.id, seat, locale))
         if payload.hint:
             self.service.hints.prepare(record)
 

@@ -119,18 +119,24 @@ def record_requests(lb: Loopback) -> list[Call]:
     return calls
 
 
-def on_answer(lb: Loopback, message: Message, then: Callable[[], None]) -> None:
+def on_answer(lb: Loopback, message: Message, then: Callable[[], None],
+              before: bool = False) -> None:
     """Run ``then`` once, the moment the stand-in has taken the bot's first answer to a click
-    on ``message`` (something happening on Discord while the bot is at work)."""
+    on ``message`` (something happening on Discord while the bot is at work); ``before``: the
+    moment that answer arrives, before the stand-in takes it."""
     real = lb.world.rest
     done: list[bool] = []
 
     async def rest(method: str, path: str, query: dict[str, str], auth: str | None, body: Any,
                    uploads: list[Upload]) -> Reply:
-        reply = await real(method, path, query, auth, body, uploads)
         iid = path.split("/")[2] if path.startswith("/interactions/") else ""
         ix = lb.interactions.get(int(iid)) if iid.isdigit() else None
-        if ix is not None and ix.message_id == message.id and not done:
+        now = ix is not None and ix.message_id == message.id and not done
+        if now and before:
+            done.append(True)
+            then()
+        reply = await real(method, path, query, auth, body, uploads)
+        if now and not done:
             done.append(True)
             then()
         return reply
@@ -139,8 +145,9 @@ def on_answer(lb: Loopback, message: Message, then: Callable[[], None]) -> None:
 
 
 def dismissed_on_answer(lb: Loopback, message: Message) -> None:
-    """The person dismisses ``message`` (deletes it) right after clicking on it."""
-    on_answer(lb, message, lambda: lb.delete_message(message))
+    """The person dismisses ``message`` (deletes it) after clicking on it, while the bot is at
+    work: just before the bot's answer to the click reaches Discord."""
+    on_answer(lb, message, lambda: lb.delete_message(message), before=True)
 
 
 # ---------------------------------------------------------------------------- messages
@@ -356,6 +363,13 @@ class LiveBot:
     def followups(self, ix: Interaction) -> list[Message]:
         """The interaction's follow-up messages."""
         return [self.lb.message(mid) for mid in ix.followups]
+
+    def new_answers(self, ix: Interaction) -> list[Message]:
+        """The messages the bot sent in answer to the interaction: its first response when
+        that is a message of its own (not the clicked one edited), then its follow-ups."""
+        first = ([self.lb.message(ix.original_id)]
+                 if ix.original_id is not None and ix.original_id != ix.message_id else [])
+        return first + self.followups(ix)
 
     def public(self, channel: Channel | None = None) -> list[Message]:
         """The channel's public messages, oldest first (deleted ones are gone)."""

@@ -93,7 +93,7 @@ async def test_a_failed_hand_edit_neither_freezes_the_table_nor_reports_a_failur
         after = await bot.bot.service.tables.load(tid)
         assert after.version > rec.version
         assert not any("went wrong" in t for t in bot.said(ix))
-        fresh = [m for m in bot.followups(ix) if m.components]
+        fresh = [m for m in bot.new_answers(ix) if m.components]
         assert fresh and all(m.owner == ANN.id for m in fresh), "a new private hand message"
         if (after.game.round, after.game.turn) != (rec.game.round, rec.game.turn):
             turns += 1
@@ -176,7 +176,7 @@ async def test_a_stale_click_on_a_gone_hand_message_gets_a_fresh_hand(bot: LiveB
     dismissed_on_answer(bot.lb, hand)  # dismissed meanwhile
     ix = await bot.play(user, hand, move)
     assert hand.deleted
-    fresh = [m for m in bot.followups(ix) if m.components]
+    fresh = [m for m in bot.new_answers(ix) if m.components]
     assert fresh and fresh[0].owner == user.id and "already played" in fresh[0].text()
     assert not any("went wrong" in t for t in bot.said(ix))
 

@@ -292,7 +292,8 @@ async def ai_plays_on(h: LiveBot, lb: Loopback, monkeypatch: pytest.MonkeyPatch)
     real_hook = discord.webhook.async_.AsyncWebhookAdapter.request
 
     async def slow_reply(self: Any, route: Any, *args: Any, **kwargs: Any) -> Any:
-        if route.method == "PATCH" and route.path.endswith("/messages/@original"):
+        if (route.method == "PATCH" and route.path.endswith("/messages/@original")
+                or route.method == "POST" and route.path.endswith("/callback")):
             waiting.set()
             await released.wait()
         return await real_hook(self, route, *args, **kwargs)
@@ -301,7 +302,6 @@ async def ai_plays_on(h: LiveBot, lb: Loopback, monkeypatch: pytest.MonkeyPatch)
     cid, value = offered(hand)[str(move)]
     ix = await (lb.click(ANN, hand, cid) if value is None
                 else lb.select(ANN, hand, cid, [value]))
-    await ix.answered(20)  # acknowledged at once
     await asyncio.wait_for(waiting.wait(), 20)  # the mover's reply is on its way
     await h.settle(but="discord-ui")  # the table's messages and the AI seat's turn
     after = await h.bot.service.tables.load(tid)
@@ -309,5 +309,71 @@ async def ai_plays_on(h: LiveBot, lb: Loopback, monkeypatch: pytest.MonkeyPatch)
     assert after.status != "running" or after.game.current == state.current
     assert not h.bot.messages.feeds.busy(tid)  # the table message is shown meanwhile
     released.set()
+    await ix.answered(20)
     await h.settle()
     assert after.status != "running" or await players.step()
+
+
+def webhook_calls(calls: list[Call], ix: Any) -> list[Call]:
+    """The requests that answered ``ix`` after its first response (edits, follow-ups)."""
+    return [c for c in calls if c.path.startswith("/webhooks/") and ix.token in c.path]
+
+
+async def test_a_hand_ready_soon_is_the_clicks_only_answer(bot: LiveBot,
+                                                           calls: list[Call]) -> None:
+    """Opening a hand and a move in it are each answered with the hand itself, in one request:
+    a new private message, then the clicked message edited. Nothing is deferred first."""
+    tid = await open_table(bot, ANN, [BOB])
+    rec = await bot.bot.service.tables.load(tid)
+    user = ANN if rec.seats[rec.game.current].user == ANN.id else BOB
+    opened = await bot.click(user, bot.last_table_message(), HandButton.id_for(tid))
+    hand = bot.reply(opened)
+    assert opened.response_type == 4 and hand.owner == user.id and hand.attachments
+    assert webhook_calls(calls, opened) == []
+    move = next(iter(offered(hand)))
+    played = await bot.play(user, hand, move, sure=True)
+    assert played.response_type == 7 and bot.reply(played).id == hand.id
+    assert webhook_calls(calls, played) == []
+    answer = [c for c in calls if c.path.startswith(f"/interactions/{played.id}/")]
+    assert [c.body["type"] for c in answer] == [7] and answer[0].body["data"]["components"]
+    assert (await bot.bot.service.tables.load(tid)).version > rec.version
+
+
+async def test_a_hand_not_ready_soon_is_acknowledged_first(
+        bot: LiveBot, calls: list[Call], monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the hand is not drawn within the grace time, the click is acknowledged on its own
+    (deferred: a "thinking" private message for a hand opened, nothing shown for a move), and
+    the hand is edited in once it is ready."""
+    bot.bot.clicks.grace = 0.01
+    tid = await open_table(bot, ANN, [BOB])
+    rec = await bot.bot.service.tables.load(tid)
+    user = ANN if rec.seats[rec.game.current].user == ANN.id else BOB
+    drawing = bot.bot.messages.hand_payload
+    released = asyncio.Event()
+
+    async def slow_hand(*args: Any, **kwargs: Any) -> Any:
+        await released.wait()
+        return await drawing(*args, **kwargs)
+
+    monkeypatch.setattr(bot.bot.messages, "hand_payload", slow_hand)
+    opened = await bot.lb.click(user, bot.last_table_message(), HandButton.id_for(tid))
+    await opened.answered(20)
+    assert opened.response_type == 5  # "thinking", privately
+    assert not bot.reply(opened).components
+    released.set()
+    await bot.settle()
+    hand = bot.reply(opened)
+    assert hand.owner == user.id and offered(hand) and hand.attachments
+    assert [c.method for c in webhook_calls(calls, opened)] == ["PATCH"]
+
+    released.clear()
+    move = next(iter(offered(hand)))
+    cid, value = offered(hand)[move]
+    played = await (bot.lb.click(user, hand, cid) if value is None
+                    else bot.lb.select(user, hand, cid, [value]))
+    await played.answered(20)
+    assert played.response_type == 6  # deferred: the hand stays as it is meanwhile
+    released.set()
+    await bot.settle()
+    assert [c.method for c in webhook_calls(calls, played)] == ["PATCH"]
+    assert (await bot.bot.service.tables.load(tid)).version > rec.version

@@ -166,7 +166,8 @@ class Person(Player):
         the hand message clicked again."""
         await super().finish_move(ix, notation, hand, where)
         sorry = translate(msg("bot.error.cannot_save"), self.user.locale)
-        if any(sorry in self.lb.message(f).text() for f in ix.followups):
+        told = [m for m in (ix.original_id, *ix.followups) if m and m != hand.id]
+        if any(sorry in self.lb.message(m).text() for m in told):
             self.unsaved += 1
             self.acted.pop(hand.id, None)
 

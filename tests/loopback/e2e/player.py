@@ -103,8 +103,8 @@ class Player:
         except InteractionFailed:
             self.acted.pop(hand.id, None)  # lost in a crash: the player will try again
             return
-        if ix.followups:
-            return  # refused with a message
+        if ix.followups or ix.original_id not in (None, hand.id):
+            return  # refused with a message of its own (the first answer or a follow-up)
         reply = self.lb.message(ix.original_id or 0)
         if refused(reply) or asking(reply):
             return  # a note in italics first: refused ("already played"); or a question
