@@ -50,6 +50,9 @@ class Reply:
 
     async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
                         trace: TracebackType | None) -> None:
+        if not self._lock.locked():  # no acknowledgement on its way: call it off at once
+            self._stop_timer()
+            return
         await self.settle()
 
     async def settle(self) -> None:
