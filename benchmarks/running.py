@@ -4,7 +4,9 @@ A benchmark that starts bot processes, stand-ins or database servers stops them 
 out. Python's default SIGTERM ends the script at once and skips that, so a benchmark stopped by
 ``kill`` or ``timeout`` used to leave its bot running. :func:`run` turns SIGTERM into the
 cancellation of the script's main task, so its clean-up runs, then exits with status 143 (128 +
-SIGTERM), as the shell reports a process ended by SIGTERM.
+SIGTERM), as the shell reports a process ended by SIGTERM. A benchmark killed outright
+(SIGKILL) runs no clean-up, but the bots it started end anyway: each is tied to the process
+that started it (``loopback/tied.py``).
 """
 
 from __future__ import annotations

@@ -23,6 +23,8 @@ from pathlib import Path
 from loopback.server import Loopback
 
 ROOT = Path(__file__).resolve().parents[1]
+#: What starts the bot tied to the process that starts it.
+TIED = Path(__file__).resolve().with_name("tied.py")
 #: Seconds a stopped bot's workers get to end after the bot itself.
 GROUP_GRACE = 15.0
 
@@ -93,7 +95,9 @@ class BotProcess:
         if self.pid is not None:
             raise RuntimeError("the bot is already running")
         before = self.lb.gateway.identifies
-        args = [sys.executable, "-m", "bot", "--env-file", os.devnull]
+        # tied to this process: SIGTERM when it ends, even killed outright (see tied.py)
+        args = [sys.executable, str(TIED), str(os.getpid()), sys.executable, "-m", "bot",
+                "--env-file", os.devnull]
         if sync:
             args.append("--sync")
         with self.log.open("ab") as out:

@@ -1,8 +1,8 @@
 """The real bot on Discord's terms: SIGTERM (``docker stop``) and Ctrl-C (SIGINT) end it with
 status 0, no traceback, the database checkpointed and no drawing worker left behind, also when
 Discord has gone away (the wait on it is cut short); SIGKILL while its drawing workers start
-leaves none of them behind either; a table message Discord no longer lets it edit is posted
-afresh."""
+leaves none of them behind either, and a bot whose starter was killed outright ends too; a
+table message Discord no longer lets it edit is posted afresh."""
 from __future__ import annotations
 
 import asyncio
@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from e2e.messages import hand_button, lobby_table
 
 from bot.discord_side.ui.custom_ids import HandButton
 from loopback import Loopback, ManualClock
-from loopback.botproc import BotProcess
+from loopback.botproc import ROOT, BotProcess
 
 #: The bot draws in worker processes here (its default draws in a thread of its own process).
 WORKERS = {"KARAK_DRAWING_WORKERS": "2"}
@@ -175,3 +176,33 @@ def _cmdline(pid: int) -> bytes:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return b""
+
+
+def in_group(group: int) -> list[int]:
+    """Live processes (zombies aside) of process group ``group`` (Linux)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == group and fields[0] != "Z":
+                out.append(int(entry.name))
+    return out
+
+
+async def test_a_bot_ends_when_what_started_it_is_killed_outright(tmp_path: Path) -> None:
+    """A test or benchmark killed with SIGKILL cannot stop the bot it started: the bot, tied to
+    it, gets SIGTERM and stops."""
+    holder = await asyncio.create_subprocess_exec(
+        sys.executable, str(Path(__file__).with_name("bot_holder.py")),
+        str(tmp_path / "karak.sqlite3"), cwd=str(ROOT), stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert holder.stdout is not None
+    try:
+        line = await asyncio.wait_for(holder.stdout.readline(), 90)
+        bot = int(line)
+        assert in_group(bot), "the bot runs"
+    finally:
+        holder.kill()
+        await holder.wait()
+    await ended(bot)
+    assert in_group(bot) == []
