@@ -19,6 +19,8 @@ from .oracle import Oracle
 #: Taking back a move, and how often a person does when it is offered.
 UNDO = "undo"
 UNDO_CHANCE = 0.1
+#: Seconds the players wait for a bot that went away (a restart takes a few) before giving up.
+AWAY_AT_MOST = 60.0
 
 
 @dataclass
@@ -133,15 +135,22 @@ async def play(lb: Loopback, players: list[Player], tables: list[int], oracle: O
                chaos: Chaos | None = None, max_rounds: int = 20000,
                shards: Collection[int] | None = None) -> None:
     """Let the players play until every table is finished (while the bot is connected on each
-    of ``shards``: None, every shard)."""
+    of ``shards``: None, every shard). A bot away for :data:`AWAY_AT_MOST` seconds in a row
+    fails the run (it died, and nothing starts it again)."""
     idle = 0
     rng = players[0].rng
+    loop = asyncio.get_running_loop()
+    away_since: float | None = None
     for _ in range(max_rounds):
         if all(oracle.table(t).status == "finished" for t in tables):
             return
         if not lb.gateway.connected(shards):  # the bot is down: people wait a moment, then retry
+            away_since = loop.time() if away_since is None else away_since
+            if loop.time() - away_since > AWAY_AT_MOST:
+                raise AssertionError(f"the bot stayed away for {AWAY_AT_MOST:g} s")
             await lb.changed(lb.version, 0.2)
             continue
+        away_since = None
         acted = False
         order = list(players)
         rng.shuffle(order)
