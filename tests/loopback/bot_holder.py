@@ -14,7 +14,7 @@ from loopback.botproc import BotProcess
 
 async def hold(db: Path) -> None:
     """Start the bot on ``db``, print its id, wait."""
-    async with Loopback() as lb:
+    async with Loopback(validate=False) as lb:  # its requests are checked elsewhere
         bot = BotProcess(lb, db)
         await bot.start()
         print(bot.pid, flush=True)
