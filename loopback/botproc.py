@@ -29,6 +29,17 @@ TIED = Path(__file__).resolve().with_name("tied.py")
 GROUP_GRACE = 15.0
 
 
+def group_members(group: int) -> list[int]:
+    """Live processes (zombies aside) of process group ``group`` (Linux)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == group and fields[0] != "Z":
+                out.append(int(entry.name))
+    return out
+
+
 def process_tree(pid: int) -> list[int]:
     """Process ``pid`` and its descendants, ``pid`` first (Linux: read from /proc)."""
     out, todo = [], [pid]
@@ -134,15 +145,7 @@ class BotProcess:
 
     def group_pids(self) -> list[int]:
         """Live processes (zombies aside) of the last bot's process group (Linux)."""
-        if self.group is None:
-            return []
-        out = []
-        for entry in Path("/proc").iterdir():
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                if int(fields[2]) == self.group and fields[0] != "Z":
-                    out.append(int(entry.name))
-        return out
+        return [] if self.group is None else group_members(self.group)
 
     async def group_gone(self, timeout: float = GROUP_GRACE) -> None:
         """Wait until no process of the last bot's group lives (polled); TimeoutError naming

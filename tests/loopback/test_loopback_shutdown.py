@@ -20,7 +20,7 @@ from e2e.messages import hand_button, lobby_table
 
 from bot.discord_side.ui.custom_ids import HandButton
 from loopback import Loopback, ManualClock
-from loopback.botproc import ROOT, BotProcess
+from loopback.botproc import ROOT, BotProcess, group_members
 
 #: The bot draws in worker processes here (its default draws in a thread of its own process).
 WORKERS = {"KARAK_DRAWING_WORKERS": "2"}
@@ -178,17 +178,6 @@ def _cmdline(pid: int) -> bytes:
         return b""
 
 
-def in_group(group: int) -> list[int]:
-    """Live processes (zombies aside) of process group ``group`` (Linux)."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            if int(fields[2]) == group and fields[0] != "Z":
-                out.append(int(entry.name))
-    return out
-
-
 async def test_a_bot_ends_when_what_started_it_is_killed_outright(tmp_path: Path) -> None:
     """A test or benchmark killed with SIGKILL cannot stop the bot it started: the bot, tied to
     it, gets SIGTERM and stops."""
@@ -200,9 +189,9 @@ async def test_a_bot_ends_when_what_started_it_is_killed_outright(tmp_path: Path
     try:
         line = await asyncio.wait_for(holder.stdout.readline(), 90)
         bot = int(line)
-        assert in_group(bot), "the bot runs"
+        assert group_members(bot), "the bot runs"
     finally:
         holder.kill()
         await holder.wait()
     await ended(bot)
-    assert in_group(bot) == []
+    assert group_members(bot) == []
