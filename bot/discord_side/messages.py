@@ -135,8 +135,13 @@ class Messages:
         kind = "battle" if obs.battle is not None else "table"
         name = f"{kind}.png"
         key = battle_key(obs, lc) if kind == "battle" else table_key(obs, lc)
+        slot = (record.id, None, lc)
+        since = self.shown.version(slot)
+        if message is not None and (
+                since is None or not self.service.play.wrote_all(record.id, since, record.version)):
+            message = None  # another process may have edited it since: its pictures are unknown
         picture = await self._picture(
-            (record.id, None, lc), message, name, key,
+            slot, message, name, key,
             lambda: self.pictures.battle((record.id, record.version, lc), obs, urgent)
             if kind == "battle" else self.pictures.png(kind, obs, lc, urgent))
         files: list[discord.File | discord.Attachment] = [picture] if picture is not None else []
@@ -201,7 +206,8 @@ class Messages:
             view=payload.view, files=payload.uploads(),
             allowed_mentions=MENTIONS if to_move(record, observe(record.game, None)) else
             NO_MENTIONS)
-        self.shown.remember((record.id, None, record.locale), message, payload.keys)
+        self.shown.remember((record.id, None, record.locale), message, payload.keys,
+                            record.version)
         self._message_ids[record.id] = message.id
         await self.service.tables.set_message(record.id, message_id=message.id)
         if record.message_id is not None and record.message_id != message.id:
@@ -276,7 +282,7 @@ class Messages:
                      exc.code or exc.status)
             await self.post_table(record)
             return
-        self.shown.remember(slot, edited, payload.keys)
+        self.shown.remember(slot, edited, payload.keys, record.version)
 
     # ------------------------------------------------------------------ the table's feed
 

@@ -7,6 +7,11 @@ reads of an observation. For each table message (per table and language) and eac
 each of its pictures the key it was drawn at and the attachment Discord made of it. An edit of
 that same message whose picture has the same key sends the existing attachment back instead of a
 new drawing; any other message (a new one, an older hand message) gets drawn pictures.
+
+A table message also remembers the table version it showed: when the bot runs as several
+processes, another one may have edited the message since (with other attachments), so its
+pictures are kept only while every move since that version was written by this process (see
+:meth:`bot.game.play.Play.wrote_all`).
 """
 
 from __future__ import annotations
@@ -26,10 +31,12 @@ SHOWN_MESSAGES = 4096
 
 @dataclass
 class _Message:
-    """One message and its pictures: file name -> (key, attachment id)."""
+    """One message and its pictures: file name -> (key, attachment id); the table version
+    it showed (None: a hand message, which only its own clicks edit)."""
 
     id: int
     pictures: dict[str, tuple[str, int]] = field(default_factory=dict)
+    version: int | None = None
 
 
 class Shown:
@@ -50,17 +57,25 @@ class Shown:
         found = known.pictures.get(name)
         return KeptPicture(found[1], name) if found is not None and found[0] == key else None
 
-    def remember(self, slot: Slot, message: discord.Message, keys: dict[str, str]) -> None:
+    def version(self, slot: Slot) -> int | None:
+        """The table version the slot's message was last posted or edited at (None: not
+        known)."""
+        known = self._slots.get(slot)
+        return None if known is None else known.version
+
+    def remember(self, slot: Slot, message: discord.Message, keys: dict[str, str],
+                 version: int | None = None) -> None:
         """``message`` was just posted or edited with the pictures of ``keys`` (file name ->
-        key): it is the slot's message now, and no other slot's (an edit in another language
-        replaced the pictures it carried)."""
+        key), showing the table at ``version``: it is the slot's message now, and no other
+        slot's (an edit in another language replaced the pictures it carried)."""
         by_name = {a.filename: a.id for a in message.attachments}
         other = self._owner.get(message.id)
         if other is not None and other != slot:
             self.drop(other)  # the message shows another language now: that one is gone
         self.drop(slot)
         self._slots[slot] = _Message(message.id, {
-            name: (key, by_name[name]) for name, key in keys.items() if name in by_name})
+            name: (key, by_name[name]) for name, key in keys.items() if name in by_name},
+            version)
         self._owner[message.id] = slot
         while len(self._slots) > self.size:
             self.drop(next(iter(self._slots)))

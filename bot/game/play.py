@@ -127,6 +127,9 @@ class Play:
     #: The last moves made here at each running table, with their events (what a hand opened
     #: while away tells, with no log read).
     _said: dict[int, Said] = field(default_factory=dict)
+    #: The versions of each table that followed one another through moves written here, first
+    #: and last: what another process wrote between them is not among them.
+    _written: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     async def act(self, table_id: int, user_id: int, version: int, notation: str, *,
                   channel_id: int | None = None, menu: str | None = None,
@@ -235,9 +238,12 @@ class Play:
 
     def _moved_on(self, before: TableRecord, after: TableRecord, action: Action, seat: int,
                   events: tuple[Event, ...]) -> None:
-        """Keep what is kept of the table up to date with the move just written: the moves
-        made here (a take-back or an ended game drops them), and a guided match's standing
-        moves."""
+        """Keep what is kept of the table up to date with the move just written: the versions
+        written here one after the other, the moves made here (a take-back or an ended game
+        drops them), and a guided match's standing moves."""
+        run = self._written.get(before.id)
+        start = run[0] if run is not None and run[1] == before.version else before.version
+        self._written[before.id] = (start, after.version)
         said = self._said.get(before.id)
         if action == UNDO or after.status != "running":
             self._said.pop(before.id, None)
@@ -258,6 +264,16 @@ class Play:
         """Drop what is kept for a table that ended."""
         self._moves.pop(table_id, None)
         self._said.pop(table_id, None)
+        self._written.pop(table_id, None)
+
+    def wrote_all(self, table_id: int, since: int, until: int) -> bool:
+        """True when every change of the table from version ``since`` to ``until`` was a
+        move written here (none when they are equal): no other process moved it in between,
+        so none had a move of it to show on its messages."""
+        if since == until:
+            return True
+        run = self._written.get(table_id)
+        return run is not None and run[0] <= since <= until <= run[1]
 
     @staticmethod
     def seed_for(table_seed: int, version: int) -> int:
