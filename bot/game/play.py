@@ -69,6 +69,9 @@ UNDO = Undo()
 #: Attempts at an AI seat's move, or a timed-out turn, while other processes keep changing the
 #: table between its read and its write.
 ATTEMPTS = 5
+#: Running tables whose moves made here are kept (the oldest forgotten first: a forgotten one
+#: only costs a read of its log, or a drawing, the next time).
+KEPT_TABLES = 4096
 
 
 class Contended(Exception):
@@ -240,25 +243,26 @@ class Play:
                   events: tuple[Event, ...]) -> None:
         """Keep what is kept of the table up to date with the move just written: the versions
         written here one after the other, the moves made here (a take-back or an ended game
-        drops them), and a guided match's standing moves."""
-        run = self._written.get(before.id)
+        drops them), and a guided match's standing moves; for the :data:`KEPT_TABLES` tables
+        moved here last (a table whose end another process wrote is never forgotten here
+        otherwise)."""
+        run = self._written.pop(before.id, None)  # taken out and put back: kept longest last
+        said = self._said.pop(before.id, None)
+        kept = self._moves.pop(before.id, None)
         start = run[0] if run is not None and run[1] == before.version else before.version
         self._written[before.id] = (start, after.version)
-        said = self._said.get(before.id)
         if action == UNDO or after.status != "running":
-            self._said.pop(before.id, None)
+            pass  # a take-back or the end: the moves made here are dropped
         elif said is not None and said.version == before.version:
             self._said[before.id] = said.then(after.version, seat, events)
         else:  # the first move made here, or the table moved on elsewhere meanwhile
             self._said[before.id] = Said(before.version, after.version, ((seat, events),))
-        kept = self._moves.get(before.id)
-        if kept is None:
-            return
-        if kept[0] != before.version or after.status != "running":
-            del self._moves[before.id]
-            return
-        moves = kept[1][:-1] if action == UNDO else (*kept[1], str(action))
-        self._moves[before.id] = (after.version, moves)
+        if kept is not None and kept[0] == before.version and after.status == "running":
+            moves = kept[1][:-1] if action == UNDO else (*kept[1], str(action))
+            self._moves[before.id] = (after.version, moves)
+        for each in (self._written, self._said, self._moves):  # tables another process ended
+            while len(each) > KEPT_TABLES:
+                del each[next(iter(each))]
 
     def forget(self, table_id: int) -> None:
         """Drop what is kept for a table that ended."""

@@ -3,12 +3,16 @@
 opened when nothing happened since starts as always."""
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
 from live_bot import LiveBot
 from players import ANN, BOB, Players, open_table
 
+import bot.game.play as play_module
 from bot.discord_side.away import MAX_LINES, away_lines
 from bot.game.away import KEPT_MOVES, Said, since_last_move
-from engine import Event, Undo, observe
+from engine import Event, Undo, legal_actions, observe
 from i18n import msg
 
 SINCE = "Since your last move:"
@@ -95,3 +99,26 @@ def test_the_moves_kept_let_the_oldest_go_and_know_when_they_cannot_tell() -> No
     assert len(said.moves) == KEPT_MOVES and said.first == 2 and said.version == KEPT_MOVES + 2
     assert said.since(0) is None and said.since(2) is None  # older than what is kept
     assert said.since(1) == ()
+
+
+async def test_the_moves_kept_are_for_the_tables_moved_here_last(
+        bot: LiveBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the bot keeps of the moves made here (their events, the versions written one after
+    the other) holds the tables moved here last: a table whose end another process wrote is
+    forgotten once enough others moved, and the next move there starts it again."""
+    monkeypatch.setattr(play_module, "KEPT_TABLES", 2)
+    tid = await open_table(bot, ANN, [BOB])
+    players = Players(bot, tid, [ANN, BOB])
+    assert await players.step()
+    play = bot.bot.service.play
+    rec = await bot.bot.service.tables.load(tid)
+    assert tid in play._said and play.wrote_all(tid, rec.version - 1, rec.version)
+    others = [replace(rec, id=rec.id + n) for n in (1, 2)]
+    for other in others:  # two other tables move here after it
+        moved = replace(other, version=other.version + 1)
+        play._moved_on(other, moved, legal_actions(other.game)[0], 0, ())
+    assert tid not in play._said and not play.wrote_all(tid, rec.version - 1, rec.version)
+    assert all(o.id in play._said and play.wrote_all(o.id, o.version, o.version + 1)
+               for o in others)
+    assert await players.step()  # a move at the forgotten table keeps it again
+    assert tid in play._said and len(play._said) == 2
