@@ -91,11 +91,21 @@ class Connection:
                 # SQLite has already rolled back after some errors (a full disk): the
                 # original error is what matters, not "no transaction is active"
                 if self.db.in_transaction:
-                    await self.db.execute("ROLLBACK")
+                    await self._roll_back()
                 if cannot_save(exc):
                     raise CannotSave(str(exc)) from exc
                 if isinstance(exc, sqlite3.Error):
                     raise DatabaseError(str(exc)) from exc
+                raise
+
+
+    async def _roll_back(self) -> None:
+        """Roll the transaction back. A COMMIT whose wait was cancelled (the bot stopping)
+        still runs, ahead of this ROLLBACK: the transaction it ended needs no rollback."""
+        try:
+            await self.db.execute("ROLLBACK")
+        except sqlite3.OperationalError:
+            if self.db.in_transaction:
                 raise
 
 

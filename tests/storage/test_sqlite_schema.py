@@ -3,6 +3,8 @@ told apart and the kept tables bounded (databases of earlier schemas: ``test_upg
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -74,3 +76,34 @@ async def test_what_is_kept_is_bounded(store: Store, monkeypatch: pytest.MonkeyP
     for tid in ids:
         assert (await store.get(tid)) is not None
     assert list(store._records) == ids[-2:]
+
+
+async def test_a_write_cancelled_while_it_commits_ends_cancelled_and_committed(
+        store: Store) -> None:
+    """A write whose COMMIT was on its way when the task was cancelled (the bot stopping):
+    the COMMIT still runs, and the cancellation is what the task ends with, not a failed
+    ROLLBACK after it."""
+    connection = store._connection
+    gate = threading.Event()
+    held: list[asyncio.Future[object]] = []
+
+    async def write() -> None:
+        async with connection.transaction() as db:
+            await db.execute("PRAGMA user_version = 77")
+            # the database's thread waits at the gate: the COMMIT queues behind it
+            held.append(asyncio.ensure_future(db._execute(gate.wait)))
+
+    task = asyncio.create_task(write())
+    while not held:
+        await asyncio.sleep(0)
+    for _ in range(5):  # the task is now waiting for its COMMIT
+        await asyncio.sleep(0)
+    task.cancel()
+    for _ in range(5):  # its ROLLBACK is queued behind the COMMIT
+        await asyncio.sleep(0)
+    gate.set()
+    await held[0]
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await store.schema_version() == 77
+    assert not connection.db.in_transaction
