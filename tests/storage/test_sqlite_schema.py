@@ -90,8 +90,9 @@ async def test_a_write_cancelled_while_it_commits_ends_cancelled_and_committed(
     async def write() -> None:
         async with connection.transaction() as db:
             await db.execute("PRAGMA user_version = 77")
-            # the database's thread waits at the gate: the COMMIT queues behind it
+            # the database's thread waits at the gate, queued before the COMMIT
             held.append(asyncio.ensure_future(db._execute(gate.wait)))
+            await asyncio.sleep(0)
 
     task = asyncio.create_task(write())
     while not held:
