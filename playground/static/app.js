@@ -461,6 +461,9 @@
     refreshing = (async () => {
       do {
         refreshAgain = false;
+        // the version before anything is read: whatever changes while this reads (a thread
+        // archived between the list of threads and the messages) wakes watch() again
+        const summary = await api("/_loopback/");
         if (state.place !== "dm") {
           const listed = await api(`/_loopback/channels/${state.config.channel}/threads`);
           state.threads = listed.threads || [];
@@ -473,11 +476,9 @@
         }
         const user = state.user;
         const channel = state.channel;
-        const [data, summary] = await Promise.all([
-          api(`/_loopback/channels/${channel}/messages?user=${user}`),
-          api("/_loopback/")]);
+        const data = await api(`/_loopback/channels/${channel}/messages?user=${user}`);
         if (user !== state.user || channel !== state.channel) { refreshAgain = true; continue; }
-        state.version = data.version;
+        state.version = summary.version;
         state.messages = data.messages;
         banner(summary.bot_connected ? "" : t("waiting_bot"));
         if (!state.commands.length) await loadCommands();
