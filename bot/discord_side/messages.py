@@ -137,8 +137,7 @@ class Messages:
         key = battle_key(obs, lc) if kind == "battle" else table_key(obs, lc)
         slot = (record.id, None, lc)
         since = self.shown.version(slot)
-        if message is not None and (
-                since is None or not self.service.play.wrote_all(record.id, since, record.version)):
+        if since is None or not self.service.play.wrote_all(record.id, since, record.version):
             message = None  # another process may have edited it since: its pictures are unknown
         picture = await self._picture(
             slot, message, name, key,

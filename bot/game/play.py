@@ -32,6 +32,7 @@ from bot.game.seats import deadline, playing_seat, seat_label
 from bot.game.standings import rate_result
 from bot.game.tables import Tables
 from bot.game.texts import controls
+from bot.storage.core.rows import keep
 from bot.storage.interface import Storage
 from bot.storage.records import (
     LogRow,
@@ -231,7 +232,7 @@ class Play:
         if kept is None or kept[0] != record.version:
             log_rows = await self.store.action_log(record.id)
             kept = (record.version, tuple(r.action for r in standing(log_rows)))
-            self._moves[record.id] = kept
+            keep(self._moves, record.id, kept, KEPT_TABLES)
         return lesson_now(record.game, kept[1], seat)
 
     async def since_last_move(self, record: TableRecord, seat: int) -> tuple[Event, ...]:
@@ -246,23 +247,20 @@ class Play:
         drops them), and a guided match's standing moves; for the :data:`KEPT_TABLES` tables
         moved here last (a table whose end another process wrote is never forgotten here
         otherwise)."""
-        run = self._written.pop(before.id, None)  # taken out and put back: kept longest last
-        said = self._said.pop(before.id, None)
-        kept = self._moves.pop(before.id, None)
+        run = self._written.get(before.id)
         start = run[0] if run is not None and run[1] == before.version else before.version
-        self._written[before.id] = (start, after.version)
-        if action == UNDO or after.status != "running":
-            pass  # a take-back or the end: the moves made here are dropped
-        elif said is not None and said.version == before.version:
-            self._said[before.id] = said.then(after.version, seat, events)
-        else:  # the first move made here, or the table moved on elsewhere meanwhile
-            self._said[before.id] = Said(before.version, after.version, ((seat, events),))
+        keep(self._written, before.id, (start, after.version), KEPT_TABLES)
+        said = self._said.pop(before.id, None)
+        if action != UNDO and after.status == "running":  # a take-back or the end drops them
+            if said is not None and said.version == before.version:
+                said = said.then(after.version, seat, events)
+            else:  # the first move made here, or the table moved on elsewhere meanwhile
+                said = Said(before.version, after.version, ((seat, events),))
+            keep(self._said, before.id, said, KEPT_TABLES)
+        kept = self._moves.pop(before.id, None)
         if kept is not None and kept[0] == before.version and after.status == "running":
             moves = kept[1][:-1] if action == UNDO else (*kept[1], str(action))
-            self._moves[before.id] = (after.version, moves)
-        for each in (self._written, self._said, self._moves):  # tables another process ended
-            while len(each) > KEPT_TABLES:
-                del each[next(iter(each))]
+            keep(self._moves, before.id, (after.version, moves), KEPT_TABLES)
 
     def forget(self, table_id: int) -> None:
         """Drop what is kept for a table that ended."""

@@ -98,7 +98,6 @@ class Connection:
                     raise DatabaseError(str(exc)) from exc
                 raise
 
-
     async def _roll_back(self) -> None:
         """Roll the transaction back. A COMMIT whose wait was cancelled (the bot stopping)
         still runs, ahead of this ROLLBACK: the transaction it ended needs no rollback."""
