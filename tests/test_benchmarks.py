@@ -7,6 +7,7 @@ import contextlib
 import gc
 import importlib.util
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -40,6 +41,15 @@ def test_the_engine_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[s
     assert "complete games/s (1 of 1 finished)" in out
     assert "state_to_json + state_from_json, midgame:" in out
     assert bench.main(["--against", str(ROOT / "docs")]) == 2  # not a checkout
+
+
+def test_the_requests_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _benchmark("requests", monkeypatch)
+    bench.main(["--messages", "8", "--rounds", "1"])
+    out = capsys.readouterr().out
+    for kind in bench.KINDS:
+        assert re.search(rf"{kind} +\d+\.\d\d ms", out), out
 
 
 def test_the_instruction_count_workload_plays_and_replays() -> None:
