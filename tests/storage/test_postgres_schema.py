@@ -90,8 +90,8 @@ async def test_a_move_cancelled_while_it_commits_leaves_the_store_whole(
         await holder.execute("SELECT pg_advisory_lock(4242)")
         move = asyncio.create_task(store.apply(rec.id, 0, game.states[1], game.log_row(0)))
         while not await holder.fetchval(
-                "SELECT count(*) FROM pg_stat_activity WHERE query = 'COMMIT;' "
-                "AND wait_event_type = 'Lock'"):
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND query = 'COMMIT;' AND wait_event_type = 'Lock'"):
             assert not move.done()
             await asyncio.sleep(0.01)
         move.cancel()
