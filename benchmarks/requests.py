@@ -79,10 +79,10 @@ async def _client(channels: list[int], messages: int, pictures: int) -> None:
     """The client process: connect, run each kind, print one JSON line of CPU seconds per kind
     (clicks: the parent clicks once this process says ``ready``)."""
     import discord  # noqa: PLC0415
-    import yarl  # noqa: PLC0415
 
-    discord.http.Route.BASE = os.environ["KARAK_API_BASE"].rstrip("/")
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(os.environ["KARAK_GATEWAY_URL"])
+    from bot.discord_side.client import route_to  # noqa: PLC0415
+
+    route_to(os.environ["KARAK_API_BASE"], os.environ["KARAK_GATEWAY_URL"])
     discord.utils.setup_logging(level=logging.WARNING)
     png = _picture()
 
