@@ -101,7 +101,10 @@ async def test_a_move_cancelled_while_it_commits_leaves_the_store_whole(
         await pg.execute("DROP TRIGGER commit_waits ON tables")
         steps = [r.step for r in await store.action_log(rec.id)]
         assert steps in ([], [1])
-        if not steps:  # the move was not kept: made again, it is taken
+        if steps:  # the move was kept: made again, it is refused as stale
+            with pytest.raises(StaleVersion):
+                await store.apply(rec.id, 0, game.states[1], game.log_row(0))
+        else:  # the move was not kept: made again, it is taken
             await store.apply(rec.id, 0, game.states[1], game.log_row(0))
         for _ in range(2 * POOL_SIZE):  # every connection of the pool lends well
             assert (await store.get(rec.id)).state == game.states[1]  # type: ignore[union-attr]
