@@ -383,4 +383,4 @@ class ChaosRun:
         f.acknowledged = self.acknowledged()
         f.injected_429 = self.lb.world.limiter.scheduled
         f.breaches = len(self.lb.breaches)
-        f.errors = bot_errors(self.bot, killed=True)
+        f.errors = bot_errors(self.bot, killed=True, full_disk=f.stored_while_full >= 0)
