@@ -188,10 +188,12 @@ class Person(Player):
 @dataclass
 class Full:
     """The disk while it is full: clicks refused before it filled, moves stored when it was
-    first seen full (-1 until then)."""
+    first seen full (-1 until then), and how often everybody opened their hand since, nothing
+    else happening."""
 
     refused: int
     moved: int = -1
+    looked: int = 0
 
 
 def progress(db: Path) -> tuple[int, int]:
@@ -285,7 +287,7 @@ class ChaosRun:
             if not lb.gateway.connected():  # the bot is down: people wait a moment, then retry
                 await lb.changed(lb.version, 0.2)
                 continue
-            self.disk(moved, idle)
+            self.disk(moved)
             kill = self.kill_due(moved)
             acted = False
             order = list(self.people)
@@ -316,7 +318,9 @@ class ChaosRun:
                 for p in order:
                     if p.playing():
                         await p.open_hand(force=True)
-                idle = 0 if self.full is None else idle
+                idle = 0
+                if self.full is not None:
+                    self.full.looked += 1
 
     def acknowledged(self) -> int:
         """Moves acknowledged to the people so far."""
@@ -326,11 +330,13 @@ class ChaosRun:
         """Clicks answered that nothing could be saved so far."""
         return sum(p.unsaved for p in self.people)
 
-    def disk(self, moved: int, idle: int) -> None:
+    def disk(self, moved: int) -> None:
         """The full disk: filled once the seeded number of people left, while a person who
-        still plays is to move; freed once enough clicks were refused (or nothing happened for
-        a while); then every table that was running must move on, without a restart, before
-        the next kill (those still idle after :data:`RECOVERY` seconds are noted)."""
+        still plays is to move; freed once enough clicks were refused, or when nothing happened
+        after everybody opened their hand twice (a person whose click a kill cut short waits
+        for that, and must still get to click the hand it brings); then every table that was
+        running must move on, without a restart, before the next kill (those still idle after
+        :data:`RECOVERY` seconds are noted)."""
         if self.full is None and self.full_after >= 0:
             left = sum(p.left for p in self.people)
             if left >= self.full_after and any(self.to_move(p) for p in self.people):
@@ -341,7 +347,7 @@ class ChaosRun:
             if self.full.moved < 0:  # the first look since the limit is in force
                 self.full.moved = moved
             refused = self.refused() - self.full.refused
-            if refused < self.plan.refusals and idle < 3:
+            if refused < self.plan.refusals and self.full.looked < 2:
                 return
             self.figures.refused_while_full = refused
             self.figures.stored_while_full = moved - self.full.moved
