@@ -42,6 +42,7 @@ Rules and faults::
     lb.inject_429(r"/channels/\\d+/messages", count=2, retry_after=0.3)
     Loopback(rate_limits=Schedule(seed=7, rate=0.05))   # 429s on a seeded schedule
     Loopback(channel_limit=ChannelLimit(5, 5.0))        # a channel's message limit
+    Loopback(global_limit=GlobalLimit(50, 1.0))         # the bot's global limit
     lb.limiter.retries, lb.limiter.early                # each retry after a 429; too early
     lb.send_malformed("int_custom_id")                  # damaged component interactions
     lb.delete_message(message)                          # a moderator deletes it (or dismissed)
@@ -92,7 +93,7 @@ from loopback.permissions import (
     VIEW_CHANNEL,
     Role,
 )
-from loopback.ratelimit import ChannelLimit, Schedule
+from loopback.ratelimit import ChannelLimit, GlobalLimit, Schedule
 from loopback.server import FAKE_TOKEN, Loopback
 from loopback.spec import Spec
 from loopback.world import LoopbackError, World
@@ -100,6 +101,6 @@ from loopback.world import LoopbackError, World
 __all__ = [
     "CREATE_PRIVATE_THREADS", "CREATE_PUBLIC_THREADS", "FAKE_TOKEN", "MANAGE_THREADS",
     "SEND_MESSAGES_IN_THREADS", "VIEW_CHANNEL", "Attachment", "Breach", "Channel", "ChannelLimit",
-    "Guild", "Interaction", "InteractionFailed", "Loopback", "LoopbackError", "ManualClock",
-    "Message", "Role", "Schedule", "Spec", "SystemClock", "User", "World",
+    "GlobalLimit", "Guild", "Interaction", "InteractionFailed", "Loopback", "LoopbackError",
+    "ManualClock", "Message", "Role", "Schedule", "Spec", "SystemClock", "User", "World",
 ]

@@ -1,7 +1,8 @@
 """Rate limits on demand: the stand-in answers chosen requests (:meth:`Limiter.inject_429`),
-requests drawn on a seeded schedule (:class:`Schedule`), or requests over a channel's message
-limit (:class:`ChannelLimit`) with 429 Too Many Requests, Discord's body and headers, global or
-for one route, and records every retry after one and whether it honoured ``retry_after``."""
+requests drawn on a seeded schedule (:class:`Schedule`), requests over a channel's message
+limit (:class:`ChannelLimit`) or over the bot's global limit (:class:`GlobalLimit`) with 429
+Too Many Requests, Discord's body and headers, global or for one route, and records every retry
+after one and whether it honoured ``retry_after``."""
 
 from __future__ import annotations
 
@@ -70,6 +71,17 @@ class ChannelLimit:
     period: float = 5.0
 
 
+@dataclass(frozen=True)
+class GlobalLimit:
+    """Discord's global limit on a bot, off unless given: within any ``period`` seconds (the
+    stand-in's clock), at most ``limit`` requests over all routes but the interactions' (the
+    callback and the interaction's webhook, outside the global limit on Discord); the next one
+    gets a global 429 asking every request to wait until the oldest leaves the window."""
+
+    limit: int = 50
+    period: float = 1.0
+
+
 #: A channel's message routes: posting (``/channels/{id}/messages``), editing or deleting one.
 CHANNEL_MESSAGES = re.compile(r"^/channels/(\d+)/messages(/\d+)?$")
 
@@ -96,14 +108,19 @@ class Limiter:
     each also a breach ``retry``)."""
 
     def __init__(self, clock: Clock, referee: Referee, schedule: Schedule | None = None,
-                 channel_limit: ChannelLimit | None = None) -> None:
+                 channel_limit: ChannelLimit | None = None,
+                 global_limit: GlobalLimit | None = None) -> None:
         self.clock = clock
         self.referee = referee
         self.rules: list[RateLimit] = []
         self.schedule = schedule
         self.channel_limit = channel_limit
+        self.global_limit = global_limit
         self._channel_writes: dict[str, deque[float]] = {}
+        self._bound: deque[float] = deque()  # requests within the global limit's window
         self.channel_limited = 0  # 429s answered for a channel's message limit
+        self.global_limited = 0  # 429s answered for the global limit
+        self.busiest = 0  # the most requests bound by the global limit seen within its window
         self._draw = random.Random(schedule.seed if schedule else 0)
         self._limited: dict[str, tuple[float, float]] = {}
         self._global: tuple[float, float] | None = None
@@ -163,7 +180,24 @@ class Limiter:
             self.scheduled += 1
             global_ = self._draw.random() < self.schedule.global_share and not interaction
             return self._limit(key, now, self.schedule.retry_after, "user", global_)
-        return self._channel_check(method, path, key, now)
+        return (None if interaction else self._global_check(key, now)) or self._channel_check(
+            method, path, key, now)
+
+    def _global_check(self, key: str, now: float) -> Reply | None:
+        """A global 429 when a request bound by the global limit goes over
+        :attr:`global_limit`, else None (and counted)."""
+        limit = self.global_limit
+        if limit is None:
+            return None
+        bound = self._bound
+        while bound and bound[0] <= now - limit.period:
+            bound.popleft()
+        if len(bound) >= limit.limit:
+            self.global_limited += 1
+            return self._limit(key, now, round(bound[0] + limit.period - now, 3), "user", True)
+        bound.append(now)
+        self.busiest = max(self.busiest, len(bound))
+        return None
 
     def _channel_check(self, method: str, path: str, key: str, now: float) -> Reply | None:
         """A 429 when the request goes over :attr:`channel_limit`, else None (and counted)."""

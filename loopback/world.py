@@ -48,7 +48,7 @@ from loopback.interaction import Breach, Interaction
 from loopback.model import PUBLIC_THREAD, Channel, Guild, Message, User, snowflake
 from loopback.people import MALFORMED, MALFORMED_EVENTS, People
 from loopback.permissions import MEMBER_PERMISSIONS, Role
-from loopback.ratelimit import ChannelLimit, Limiter, RateLimit, Schedule
+from loopback.ratelimit import ChannelLimit, GlobalLimit, Limiter, RateLimit, Schedule
 from loopback.referee import RESPONSE_DEADLINE, TOKEN_LIFETIME, Referee
 from loopback.rest import Rest
 from loopback.sharding import snowflake_on
@@ -69,12 +69,14 @@ class World:
                  token_lifetime: float = TOKEN_LIFETIME,
                  old_message_edits: int | None = None,
                  rate_limits: Schedule | None = None,
-                 channel_limit: ChannelLimit | None = None, shards: int = 1,
+                 channel_limit: ChannelLimit | None = None,
+                 global_limit: GlobalLimit | None = None, shards: int = 1,
                  required_shards: int = 1) -> None:
         self.clock: Clock = clock or SystemClock()
         self.state = State(self.clock, application_id or snowflake(), bot_name, keep_files)
         self.referee = Referee(self.state, response_deadline, token_lifetime)
-        self.limiter = Limiter(self.clock, self.referee, rate_limits, channel_limit)
+        self.limiter = Limiter(self.clock, self.referee, rate_limits, channel_limit,
+                               global_limit)
         self.people = People(self.state, self.referee)
         # the description is read, and its validators built, once for every world
         self.rest_api = Rest(self.state, self.referee, self.limiter,

@@ -14,10 +14,11 @@ from bot.supervision.tasks import Tasks
 class PaceClock:
     """Injected time of a bot's pace: ``waits`` lists every wait the pace asked for. With
     ``base`` (a stand-in's :class:`~loopback.ManualClock`) the time is the stand-in's, and a
-    wait moves both."""
+    wait moves both; ``limits`` go to the pace (:class:`ChannelPace`'s keywords)."""
 
-    def __init__(self, base: Any = None) -> None:
+    def __init__(self, base: Any = None, **limits: int) -> None:
         self.base = base
+        self.limits = limits  # the pace's limits, when not Discord's
         self.offset = 1000.0
         self.waits: list[float] = []
         self._sleepers: set[asyncio.Task[Any]] = set()
@@ -48,7 +49,7 @@ class PaceClock:
 
     def pace(self) -> ChannelPace:
         """A pace on this clock."""
-        return ChannelPace(clock=self, sleep=self.sleep)
+        return ChannelPace(clock=self, sleep=self.sleep, **self.limits)
 
     def follow(self, tasks: Tasks) -> None:
         """A wait lets the background work of a bot (its

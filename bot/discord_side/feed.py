@@ -6,10 +6,12 @@ per table sends them in the order queued, so the table's messages keep their ord
 lock held while Discord answers. A rate-limited channel only holds up its own table's feed:
 moves go on being written and queued, and the other tables' feeds go on.
 
-Edits coalesce: an edit queued while another edit of the same table still waits replaces it
-(the newest state is shown, once), and a fresh table message makes the edits queued before it
-pointless (it shows a newer state). A table whose end or closing was queued takes no more posts
-or edits. The worker ends when its table's feed is empty (a new one starts with the next job).
+Edits wait for their channel's pace and the bot's (:mod:`bot.discord_side.pace`) and coalesce:
+an edit queued while another edit of the same table still waits replaces it (the newest state
+is shown, once), and a fresh table message makes the edits queued before it pointless (it
+shows a newer state, and goes at once instead of waiting for the edit's turn). A table whose
+end or closing was queued takes no more posts or edits. The worker ends when its table's feed is
+empty (a new one starts with the next job).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any, Literal
 
 import discord
 
+from bot.discord_side.pace import ChannelPace
 from bot.supervision.tasks import Tasks
 
 log = logging.getLogger("karak.bot")
@@ -36,20 +39,24 @@ Kind = Literal["post", "edit", "other", "last"]
 class Job:
     """One request (or a few, in a row) for a table's messages: ``kind`` says how it
     coalesces, ``version`` the table version it shows (edits older than what was shown are
-    dropped), ``ready`` what it waits for first (its channel's pace), still replaceable."""
+    dropped); ``paced`` the channel whose pace (and the bot's) it waits for first, still
+    replaceable (None: it goes at once)."""
 
     kind: Kind
     version: int
     work: Callable[[], Awaitable[None]]
-    ready: Callable[[], Awaitable[object]] | None = None
+    paced: int | None = None
 
 
 class Feeds:
-    """The feeds of every table: queue a table's jobs, each table's worker sends them."""
+    """The feeds of every table: queue a table's jobs, each table's worker sends them (the
+    paced ones when ``pace`` lets them)."""
 
-    def __init__(self, tasks: Tasks) -> None:
+    def __init__(self, tasks: Tasks, pace: ChannelPace) -> None:
         self.tasks = tasks
+        self.pace = pace
         self._jobs: dict[int, deque[Job]] = {}
+        self._pacing: set[int] = set()  # tables whose worker waits for an edit's pace
         self._workers: dict[int, asyncio.Task[Any]] = {}
         self._shown: dict[int, int] = {}  # table -> the newest version queued to show
         self._ended: OrderedDict[int, None] = OrderedDict()
@@ -67,7 +74,10 @@ class Feeds:
             jobs[-1] = job  # the edit still waiting shows the newest state instead
         elif job.kind == "post":
             kept = [j for j in jobs if j.kind != "edit"]
-            jobs.clear()
+            if table in self._pacing and jobs and jobs[0].kind == "edit":
+                self._pacing.discard(table)  # the edit waiting for its pace is pointless:
+                self._workers.pop(table).cancel()  # its worker stops waiting, the next one
+            jobs.clear()  # starts with the post
             jobs.extend(kept)
             jobs.append(job)
         else:
@@ -88,8 +98,10 @@ class Feeds:
         jobs = self._jobs.get(table)
         while jobs:
             head = jobs[0]
-            if head.ready is not None:
-                await head.ready()  # newer edits may replace it meanwhile
+            if head.paced is not None and not self.pace.claim(head.paced):
+                self._pacing.add(table)  # a post queued meanwhile cancels this wait
+                await self.pace.ready(head.paced)  # newer edits may replace it meanwhile
+                self._pacing.discard(table)
             job = jobs.popleft()
             try:
                 await job.work()

@@ -297,7 +297,7 @@ class Messages:
         """Queue an edit of the table message to show ``record`` (coalesced: while it waits
         for its channel, a newer state replaces it)."""
         self.feeds.put(record.id, Job("edit", record.version, partial(self._edit, record),
-                                      partial(self.pace.ready, self.threads.where(record))))
+                                      self.threads.where(record)))
 
     async def _edit(self, record: TableRecord) -> None:
         """Edit the table message (re-posted when it refuses edits)."""

@@ -1,14 +1,22 @@
-"""How fast the bot writes in a channel: a table edit goes out at once while the channel is
-quiet, and waits only when it would otherwise run into the channel's rate limit.
+"""How fast the bot writes to Discord: a table edit goes out at once while there is room, and
+waits only when it would otherwise run into a rate limit, its channel's or the bot's own.
 
 Discord limits the messages a bot posts and edits in one channel (a handful every few seconds,
-per channel: discord.py keys its buckets by the channel id). :class:`ChannelPace` counts the
-bot's own posts, edits and deletions in each channel (:mod:`bot.discord_side.messages`,
-:mod:`~bot.discord_side.lobby_message` and :mod:`~bot.discord_side.threads` make them all, and
-note each) and tells how long a table edit must wait so that, within any ``period``, no more
-than ``limit - reserve`` requests go out before it: the ``reserve`` is left for what a person
-waits for (the post that pings the next player). A refresh that waited shows the latest state,
-so a burst of moves makes one edit.
+per channel: discord.py keys its buckets by the channel id), and every request a bot makes
+outside interactions to :data:`GLOBAL_LIMIT` a second (its global limit, shared by all its
+channels). :class:`ChannelPace` counts the bot's own posts, edits and deletions
+(:mod:`bot.discord_side.messages`, :mod:`~bot.discord_side.lobby_message`,
+:mod:`~bot.discord_side.threads` and the others that write to channels note each) and tells a
+table edit when it may go:
+
+- in its channel, no more than ``limit - reserve`` requests within any ``period`` before it;
+- over all channels, no more than ``global_limit - global_reserve`` within any second.
+
+The reserves are left for what a person waits for (the post that pings the next player, a
+lobby, a past match): those go at once. Table edits waiting for the bot's global room take
+their turns first come, first served. A refresh that waited shows the latest state, so a burst
+of moves makes one edit, and a busy bot edits each table message less often instead of
+meeting Discord's 429s.
 """
 
 from __future__ import annotations
@@ -24,23 +32,38 @@ LIMIT = 5
 PERIOD = 5.0
 #: Requests left for posts a person waits for (a new turn) when edits must wait.
 RESERVE = 1
+#: Requests Discord lets a bot make a second over all its routes but the interactions' (the
+#: global limit).
+GLOBAL_LIMIT = 50
+#: Of those, requests a second left for what a person waits for when table edits must wait.
+GLOBAL_RESERVE = 10
 
 
 class ChannelPace:
-    """The bot's recent requests per channel and the wait a table edit needs (``clock`` and
-    ``sleep`` are injected in tests)."""
+    """The bot's recent requests per channel and over all channels, and the wait a table edit
+    needs (``clock`` and ``sleep`` are injected in tests). ``global_limit`` and
+    ``global_reserve`` are this process's part of the bot's global limit (all of it unless the
+    bot runs as several processes)."""
 
     def __init__(self, limit: int = LIMIT, period: float = PERIOD, reserve: int = RESERVE, *,
+                 global_limit: int = GLOBAL_LIMIT, global_reserve: int = GLOBAL_RESERVE,
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], Awaitable[object]] = asyncio.sleep) -> None:
         if not 0 <= reserve < limit or period <= 0:
             raise ValueError("the pace needs 0 <= reserve < limit and a positive period")
+        if not 0 <= global_reserve < global_limit:
+            raise ValueError("the pace needs 0 <= global_reserve < global_limit")
         self.limit = limit
         self.period = period
         self.reserve = reserve
+        self.global_limit = global_limit
+        self.global_reserve = global_reserve
         self.clock = clock
         self.sleep = sleep
         self._sent: dict[int, deque[float]] = {}
+        self._all: deque[float] = deque()  # every request noted or claimed, over the last second
+        self._claimed: dict[int, int] = {}  # channel -> edits counted already, not yet noted
+        self._turns: list[object] = []  # edits waiting for global room, in turn
 
     def note(self, channel: int) -> None:
         """The bot makes a request on ``channel``'s messages now."""
@@ -48,6 +71,11 @@ class ChannelPace:
         sent = self._recent(channel, now)
         sent.append(now)
         self._sent[channel] = sent
+        claimed = self._claimed.pop(channel, 0)
+        if claimed > 1:
+            self._claimed[channel] = claimed - 1
+        if not claimed:  # an edit that took its turn was counted then
+            self._all.append(now)
 
     def _recent(self, channel: int, now: float) -> deque[float]:
         sent = self._sent.get(channel, deque())
@@ -58,7 +86,8 @@ class ChannelPace:
         return sent
 
     def wait(self, channel: int) -> float:
-        """Seconds before a table edit on ``channel`` stays within the limit (0: at once)."""
+        """Seconds before a table edit on ``channel`` stays within the channel's limit (0: at
+        once)."""
         now = self.clock()
         sent = self._recent(channel, now)
         room = self.limit - self.reserve
@@ -66,14 +95,68 @@ class ChannelPace:
             return 0.0
         return max(0.0, sent[len(sent) - room] + self.period - now)
 
-    async def ready(self, channel: int) -> bool:
-        """Wait until a table edit on ``channel`` stays within the limit; True when it had to
-        wait (the state to show may have changed meanwhile)."""
-        waited = False
+    def global_wait(self) -> float:
+        """Seconds before a table edit stays within the bot's global limit (0: at once)."""
+        now = self.clock()
+        while self._all and self._all[0] <= now - 1.0:
+            self._all.popleft()
+        room = self.global_limit - self.global_reserve
+        if len(self._all) < room:
+            return 0.0
+        return max(0.0, self._all[len(self._all) - room] + 1.0 - now)
+
+    def claim(self, channel: int) -> bool:
+        """Count a table edit on ``channel`` now when it may go at once (True); its
+        :meth:`note` is then not counted again. False: it must wait (:meth:`ready`)."""
+        if self._turns or self.wait(channel) > 0 or self.global_wait() > 0:
+            return False
+        self._count(channel)
+        return True
+
+    async def ready(self, channel: int) -> None:
+        """Wait until a table edit on ``channel`` stays within the channel's limit and the
+        bot's, and count it (its :meth:`note` is then not counted again)."""
         while (wait := self.wait(channel)) > 0:
-            waited = True
             await self.sleep(wait)
-        return waited
+        if self._turns or self.global_wait() > 0:
+            await self._global_turn()
+        self._count(channel)
+
+    def _count(self, channel: int) -> None:
+        self._all.append(self.clock())
+        self._claimed[channel] = self._claimed.get(channel, 0) + 1
+
+    def queued(self) -> int:
+        """How many table edits wait for the bot's global room."""
+        return len(self._turns)
+
+    async def _global_turn(self) -> None:
+        """Wait for this edit's turn, first come, first served: the first in line goes as soon
+        as there is room; the others sleep about as long as the edits before them take (edits
+        go at ``global_limit - global_reserve`` a second), then look again."""
+        me = object()
+        self._turns.append(me)
+        try:
+            while True:
+                wait = self.global_wait()
+                place = self._turns.index(me)
+                if place == 0 and wait <= 0:
+                    return
+                await self.sleep(max(wait, place / (self.global_limit - self.global_reserve)))
+        finally:
+            self._turns.remove(me)
 
 
-__all__ = ["LIMIT", "PERIOD", "RESERVE", "ChannelPace"]
+def process_pace(shards: int | None = None, of: int | None = None) -> ChannelPace:
+    """The pace of a process running ``shards`` of the bot's ``of`` shards: its part of the
+    bot's global limit is in proportion to them (all of it when it runs every shard), as the
+    processes of one bot share that limit."""
+    if shards is None or of is None or not 0 < shards < of:
+        return ChannelPace()
+    limit = max(2, GLOBAL_LIMIT * shards // of)
+    return ChannelPace(global_limit=limit, global_reserve=max(1, limit * GLOBAL_RESERVE //
+                                                               GLOBAL_LIMIT))
+
+
+__all__ = ["GLOBAL_LIMIT", "GLOBAL_RESERVE", "LIMIT", "PERIOD", "RESERVE", "ChannelPace",
+           "process_pace"]

@@ -27,7 +27,7 @@ from bot.discord_side.interactions import Interactions
 from bot.discord_side.lobby_clicks import LobbyClicks
 from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.messages import Messages
-from bot.discord_side.pace import ChannelPace
+from bot.discord_side.pace import ChannelPace, process_pace
 from bot.discord_side.past import PastMatches, lapse_offers, summary_of
 from bot.discord_side.poster import Poster
 from bot.discord_side.ratelimits import GlobalWait
@@ -89,8 +89,9 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
 
     def wire(client: discord.Client) -> Parts:
         """Every part that sends to Discord, built once the client exists."""
-        channel_pace = pace or ChannelPace()
-        feeds = Feeds(tasks)
+        channel_pace = pace or process_pace(None if shard_ids is None else len(shard_ids),
+                                            shard_count)
+        feeds = Feeds(tasks, channel_pace)
         threads = MatchThreads(client, service, channel_pace, feeds)
         lobby = LobbyMessages(client, service, channel_pace, feeds)
         messages = Messages(client, service, pictures, tasks, channel_pace, feeds, threads,

@@ -8,7 +8,7 @@ import argparse
 import pytest
 from minibot import MiniBot
 
-from loopback import FAKE_TOKEN, Loopback, ManualClock, Schedule, World
+from loopback import FAKE_TOKEN, GlobalLimit, Loopback, ManualClock, Schedule, World
 from loopback.__main__ import schedule
 
 
@@ -173,3 +173,34 @@ async def test_interaction_routes_are_outside_the_global_limit() -> None:
         assert reply.status == 429 and reply.body["global"] is False
         assert "X-RateLimit-Global" not in reply.headers
     assert world.limiter.retries == [] and world.breaches == []
+
+
+async def test_the_global_limit_counts_every_route_but_the_interactions() -> None:
+    clock = ManualClock()
+    world = World(clock=clock, validate=False, token=FAKE_TOKEN,
+                  global_limit=GlobalLimit(limit=3, period=1.0))
+    guild = world.create_guild()
+    channels = [world.create_channel(guild) for _ in range(4)]
+
+    async def post(n: int) -> int:
+        reply = await world.rest("POST", f"/channels/{channels[n].id}/messages", {},
+                                 f"Bot {FAKE_TOKEN}", {"content": "a"}, [])
+        return reply.status
+
+    assert [await post(n) for n in range(3)] == [200, 200, 200]  # three channels, one limit
+    clock.advance(0.4)
+    # an interaction's callback is outside the limit: answered as usual (here: unknown)
+    callback = await world.rest("POST", "/interactions/1/tok/callback", {}, None,
+                                {"type": 6}, [])
+    assert callback.status != 429
+    assert [b.rule for b in world.breaches] == ["unknown"]
+    world.breaches.clear()
+    reply = await world.rest("POST", f"/channels/{channels[3].id}/messages", {},
+                             f"Bot {FAKE_TOKEN}", {"content": "a"}, [])
+    assert reply.status == 429 and reply.body["global"] is True
+    assert reply.headers["X-RateLimit-Global"] == "true"
+    assert reply.body["retry_after"] == pytest.approx(0.6, abs=0.002)
+    clock.advance(0.6)  # the first three left the window
+    assert await post(3) == 200
+    assert world.limiter.global_limited == 1 and world.limiter.busiest == 3
+    assert world.breaches == []

@@ -1,8 +1,10 @@
 """The real bot, run in this test's process so its drawings can be counted, against the
 stand-in: a picture is drawn and uploaded only when what it shows changed, and a table edit
-waits only when the channel's message limit would otherwise be hit (injected clock)."""
+waits only when the channel's message limit or the bot's global limit would otherwise be hit
+(injected clock)."""
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import itertools
@@ -26,7 +28,7 @@ from bot.storage.records import TableRecord
 from bot.storage.sqlite import Store
 from engine import Observation
 from engine.actions import parse
-from loopback import ChannelLimit, Loopback, Message, User
+from loopback import ChannelLimit, GlobalLimit, Loopback, Message, User
 
 
 def _png() -> bytes:
@@ -182,4 +184,38 @@ async def test_table_edits_wait_only_for_the_channel_limit(tmp_path: Path) -> No
         assert paced.waits  # the channel was busy: edits waited and were coalesced
         assert len(written) - writes < record.version / 4, (len(written) - writes,
                                                              record.version)
+        assert lb.breaches == []
+
+
+async def test_table_edits_keep_within_the_bots_global_limit(tmp_path: Path) -> None:
+    """Eight tables' messages refreshed at once, on the stand-in's clock: the edits take turns
+    for the bot's global room (three a second here, one more left for posts), so the stand-in,
+    holding the bot to four requests a second, answers no 429; every table is edited once."""
+    from loopback import ManualClock
+
+    clock = ManualClock()
+    async with Loopback(clock=clock, validate=discord_api_checked()) as lb:
+        guild = lb.create_guild("Karak Club", locale="en-US")
+        eve = lb.create_user("Eve", "en-US")
+        paced = PaceClock(clock, global_limit=4, global_reserve=1)
+        async with karak(lb, tmp_path / "k.db", CountingRenderer(), paced) as bot:
+            halls = [lb.create_channel(guild, f"hall-{n}") for n in range(8)]
+            tables = [await open_table(lb, hall, eve, [], ai=1) for hall in halls]
+            records = [await until_table(lb, bot, tid,
+                                         lambda r: r.seats[r.game.current].user == eve.id)
+                       for tid in tables]
+            await asyncio.wait_for(bot.tasks.idle(), 30)
+            clock.advance(60)  # the bot has been quiet for a minute
+            lb.world.limiter.global_limit = GlobalLimit(4, 1.0)
+            since, waits = len(lb.requests), len(paced.waits)
+            for record in records:
+                bot.messages.show(record)
+            await asyncio.wait_for(bot.tasks.idle(), 30)
+        edits = [(at, path) for at, method, path in lb.requests[since:] if method == "PATCH"]
+        assert sorted(path.split("/")[2] for _, path in edits) == sorted(
+            str(hall.id) for hall in halls)
+        assert lb.world.limiter.global_limited == 0 and lb.world.limiter.busiest <= 4
+        assert len(paced.waits) > waits  # edits waited for their turn
+        seconds = {int(at - edits[0][0]) for at, _ in edits}
+        assert len(seconds) >= 3  # eight edits at three a second
         assert lb.breaches == []

@@ -1,0 +1,132 @@
+"""The pace of the bot's requests: a table edit waits for its channel's limit and for the bot's
+global limit, takes its turn first come, first served, and coalesces meanwhile; what a person
+waits for (a post) never waits behind an edit's turn. On a clock moved by hand."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.discord_side.feed import Feeds, Job
+from bot.discord_side.pace import GLOBAL_LIMIT, GLOBAL_RESERVE, ChannelPace, process_pace
+from bot.supervision.tasks import Tasks
+
+
+class Time:
+    """A clock that moves only when asked; a sleep waits until the clock reached its end."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+        self.moved = asyncio.Event()
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        self.moved.set()
+        self.moved = asyncio.Event()
+
+    async def sleep(self, seconds: float) -> None:
+        until = self.now + seconds
+        while self.now < until:
+            await self.moved.wait()
+
+
+async def settle() -> None:
+    """Let every task run until it waits for the clock."""
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
+def test_an_edit_may_go_while_the_channel_and_the_bot_have_room() -> None:
+    time = Time()
+    pace = ChannelPace(limit=5, period=5.0, reserve=1, global_limit=4, global_reserve=1,
+                       clock=time, sleep=time.sleep)
+    assert [pace.claim(c) for c in (1, 2, 3)] == [True, True, True]
+    assert not pace.claim(4)  # three requests in the last second: the rest is for posts
+    assert pace.global_wait() == pytest.approx(1.0)
+    time.advance(0.5)
+    pace.note(9)  # a post goes at once, and counts
+    time.advance(0.6)  # the three claimed edits are more than a second old
+    assert pace.global_wait() == 0.0
+    assert pace.claim(4) and pace.claim(4)
+    assert not pace.claim(5)  # the post and two edits within the second
+    pace.note(4)  # the claimed edits' own requests are not counted twice
+    pace.note(4)
+    time.advance(0.45)  # the post left the window, the two edits did not
+    assert pace.claim(5)
+    # the channel's own limit: four requests in five seconds, one left for a post
+    pace.note(4)
+    pace.note(4)
+    time.advance(1.1)
+    assert pace.wait(4) > 0 and not pace.claim(4)
+    assert pace.claim(6)
+
+
+async def test_edits_waiting_for_the_bot_take_their_turns_first_come_first_served() -> None:
+    time = Time()
+    pace = ChannelPace(global_limit=3, global_reserve=1, clock=time, sleep=time.sleep)
+    assert pace.claim(1) and pace.claim(2)
+    went: list[int] = []
+
+    async def edit(channel: int) -> None:
+        await pace.ready(channel)
+        went.append(channel)
+
+    waiting = [asyncio.ensure_future(edit(c)) for c in (10, 11, 12, 13)]
+    await settle()
+    assert went == []
+    waiting[1].cancel()  # gives up its turn: the next one takes it
+    await settle()
+    time.advance(1.0)
+    await settle()
+    assert went == [10, 12]  # the window freed two requests
+    assert not pace.claim(5)  # a new edit queues behind the one still waiting
+    time.advance(1.0)
+    await settle()
+    assert went == [10, 12, 13]
+    await asyncio.gather(*waiting, return_exceptions=True)
+
+
+async def test_a_post_goes_at_once_though_the_edit_before_it_waits_for_its_turn() -> None:
+    time = Time()
+    pace = ChannelPace(global_limit=2, global_reserve=1, clock=time, sleep=time.sleep)
+    feeds = Feeds(Tasks(time.sleep, time), pace)
+    sent: list[str] = []
+
+    def job(kind: str, version: int, what: str) -> Job:
+        async def work() -> None:
+            sent.append(what)
+            pace.note(7)
+        return Job("edit" if kind == "edit" else "post", version, work,
+                   7 if kind == "edit" else None)
+
+    feeds.put(1, job("edit", 1, "edit 1"))
+    await settle()
+    assert sent == ["edit 1"]  # room: at once
+    feeds.put(1, job("edit", 2, "edit 2"))
+    feeds.put(1, job("edit", 3, "edit 3"))
+    await settle()
+    assert sent == ["edit 1"] and feeds.queued(1) == 1  # waits for the bot's room, coalesced
+    feeds.put(1, job("post", 4, "post 4"))  # a new turn: it shows a newer state than the edit
+    await settle()
+    assert sent == ["edit 1", "post 4"]  # without waiting for the edit's turn
+    assert not feeds.busy(1) and pace.queued() == 0
+    # the edit gave its turn back: another table's edit gets it as soon as there is room
+    feeds.put(2, job("edit", 1, "other table"))
+    await settle()
+    assert sent == ["edit 1", "post 4"]
+    time.advance(1.0)
+    await settle()
+    assert sent == ["edit 1", "post 4", "other table"]
+
+
+def test_a_process_of_some_shards_keeps_to_its_part_of_the_global_limit() -> None:
+    whole = process_pace()
+    assert (whole.global_limit, whole.global_reserve) == (GLOBAL_LIMIT, GLOBAL_RESERVE)
+    assert process_pace(4, 4).global_limit == GLOBAL_LIMIT
+    half = process_pace(1, 2)
+    assert (half.global_limit, half.global_reserve) == (25, 5)
+    tiny = process_pace(1, 100)
+    assert 0 < tiny.global_reserve < tiny.global_limit
