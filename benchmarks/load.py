@@ -265,6 +265,9 @@ async def measure(args: argparse.Namespace, count: int, warmup: float, duration:
                               {k: (pg_end[k] - pg_start[k]) / max(1, made) for k in PG_COUNTERS
                                if k in pg_start}, made)
             print("requests per move: " + routes(lb.requests, window_start, window_end, made))
+            print(f"requests within Discord's global limit (all but the interactions'): at most "
+                  f"{busiest_second(lb.requests, window_start, window_end)} in a second "
+                  f"(Discord allows 50)")
             clicks: dict[str, int] = {}
             for ix in window:
                 what = (type(read_custom_id(str(ix.data.get("custom_id", "")))).__name__
@@ -335,6 +338,19 @@ def routes(requests: list[tuple[float, str, str]], start: float, end: float,
     parts = [f"{n / max(1, moves):.2f} {r}"
              for r, n in sorted(counts.items(), key=lambda kv: -kv[1])]
     return f"{total / max(1, moves):.2f} in all (" + ", ".join(parts) + ")"
+
+
+def busiest_second(requests: list[tuple[float, str, str]], start: float, end: float) -> int:
+    """The most requests bound by Discord's global limit (every route but an interaction's
+    callback and webhook) the bot made within any one second of the window."""
+    times = [t for t, _, path in requests if start <= t < end
+             and "/interactions/" not in path and "/webhooks/" not in path]
+    busiest, first = 0, 0
+    for last, t in enumerate(times):
+        while times[first] <= t - 1.0:
+            first += 1
+        busiest = max(busiest, last - first + 1)
+    return busiest
 
 
 def spread(values: list[float]) -> str:

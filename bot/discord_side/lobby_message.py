@@ -49,7 +49,7 @@ class LobbyMessages:
             message = lobby_channel(self.client, record).get_partial_message(
                 record.lobby_message_id)
             try:
-                self.pace.note(record.channel_id)
+                await self.pace.request(record.channel_id)
                 await message.edit(view=view, allowed_mentions=NO_MENTIONS)
             except discord.HTTPException:
                 log.warning("could not edit the lobby message of table %s", record.id)
@@ -62,13 +62,13 @@ class LobbyMessages:
         channel = lobby_channel(self.client, record)
         if record.lobby_message_id is not None:
             try:
-                self.pace.note(record.channel_id)
+                await self.pace.request(record.channel_id)
                 await channel.get_partial_message(record.lobby_message_id).edit(
                     view=view, allowed_mentions=NO_MENTIONS)
                 return record
             except discord.NotFound:
                 log.info("the lobby message of table %s is gone; posting it again", record.id)
-        self.pace.note(record.channel_id)
+        await self.pace.request(record.channel_id)
         message = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
         await self.service.tables.set_message(record.id, lobby_message_id=message.id)
         return replace(record, lobby_message_id=message.id)

@@ -103,7 +103,7 @@ class Messages:
     async def send_text(self, record: TableRecord, text: str, passing: bool = False) -> None:
         """A plain line in the table's channel (no mention pings); a ``passing`` line is
         deleted when the table message is next posted."""
-        self.pace.note(self.threads.where(record))
+        await self.pace.request(self.threads.where(record))
         sent = await self.channel(record).send(content=text[:2000],
                                                allowed_mentions=NO_MENTIONS)
         if passing:
@@ -200,7 +200,7 @@ class Messages:
         deleted (``below``: lines under the headline, such as the end's rating changes)."""
         payload = await self.table_payload(record, headline=headline, summary=summary,
                                            below=below)
-        self.pace.note(self.threads.where(record))
+        await self.pace.request(self.threads.where(record))
         message = await self.channel(record).send(
             view=payload.view, files=payload.uploads(),
             allowed_mentions=MENTIONS if to_move(record, observe(record.game, None)) else
@@ -221,7 +221,7 @@ class Messages:
             return
         message = self.channel(record).get_partial_message(old)
         try:
-            self.pace.note(self.threads.where(record))
+            await self.pace.request(self.threads.where(record))
             await self.threads.unarchived(record, partial(
                 message.edit, view=moved_view(record, jump_url(record), record.locale),
                 attachments=[], allowed_mentions=NO_MENTIONS))
@@ -233,7 +233,7 @@ class Messages:
         """Delete the bot's own message ``old`` in the table's channel; True when it is gone
         (deleted now or before), False when Discord refused (logged)."""
         try:
-            self.pace.note(self.threads.where(record))
+            await self.pace.request(self.threads.where(record))
             await self.threads.unarchived(record,
                                           self.channel(record).get_partial_message(old).delete)
         except discord.NotFound:
@@ -264,7 +264,7 @@ class Messages:
             payload = await self.table_payload(record, urgent=False, message=record.message_id)
         message = self.channel(record).get_partial_message(record.message_id)
         try:
-            self.pace.note(self.threads.where(record))
+            await self.pace.request(self.threads.where(record))
             edited = await self.threads.unarchived(record, partial(
                 message.edit, view=payload.view, attachments=payload.files,
                 allowed_mentions=NO_MENTIONS))

@@ -6,17 +6,18 @@ per channel: discord.py keys its buckets by the channel id), and every request a
 outside interactions to :data:`GLOBAL_LIMIT` a second (its global limit, shared by all its
 channels). :class:`ChannelPace` counts the bot's own posts, edits and deletions
 (:mod:`bot.discord_side.messages`, :mod:`~bot.discord_side.lobby_message`,
-:mod:`~bot.discord_side.threads` and the others that write to channels note each) and tells a
-table edit when it may go:
+:mod:`~bot.discord_side.threads` and the others that write to channels count each through
+:meth:`ChannelPace.request`) and tells a table edit when it may go:
 
 - in its channel, no more than ``limit - reserve`` requests within any ``period`` before it;
 - over all channels, no more than ``global_limit - global_reserve`` within any second.
 
 The reserves are left for what a person waits for (the post that pings the next player, a
-lobby, a past match): those go at once. Table edits waiting for the bot's global room take
-their turns first come, first served. A refresh that waited shows the latest state, so a burst
-of moves makes one edit, and a busy bot edits each table message less often instead of
-meeting Discord's 429s.
+lobby, a past match): those go at once, and wait only when the whole global limit was used
+within the last second. Table edits waiting for the bot's global room take their turns first
+come, first served. A refresh that waited shows the latest state, so a burst of moves makes
+one edit, and a busy bot edits each table message less often instead of meeting Discord's
+429s.
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ RESERVE = 1
 #: Requests Discord lets a bot make a second over all its routes but the interactions' (the
 #: global limit).
 GLOBAL_LIMIT = 50
-#: Of those, requests a second left for what a person waits for when table edits must wait.
-GLOBAL_RESERVE = 10
+#: Of those, requests a second left for what a person waits for when table edits must wait
+#: (a fifth).
+GLOBAL_RESERVE = GLOBAL_LIMIT // 5
 
 
 class ChannelPace:
@@ -61,21 +63,26 @@ class ChannelPace:
         self.clock = clock
         self.sleep = sleep
         self._sent: dict[int, deque[float]] = {}
-        self._all: deque[float] = deque()  # every request noted or claimed, over the last second
-        self._claimed: dict[int, int] = {}  # channel -> edits counted already, not yet noted
+        self._all: deque[float] = deque()  # every request counted, over the last second
+        self._claimed: dict[int, int] = {}  # channel -> edits counted, not yet requested
         self._turns: list[object] = []  # edits waiting for global room, in turn
 
-    def note(self, channel: int) -> None:
-        """The bot makes a request on ``channel``'s messages now."""
+    async def request(self, channel: int) -> None:
+        """The bot makes a request on ``channel``'s messages (a post, an edit, a deletion) now:
+        it is counted, once the bot's global limit has room for it (it waits only when the
+        whole limit was used within the last second; a table edit that took its turn was
+        counted then)."""
+        claimed = self._claimed.pop(channel, 0)
+        if claimed > 1:
+            self._claimed[channel] = claimed - 1
+        if not claimed:
+            while (wait := self._global_wait(self.global_limit)) > 0:
+                await self.sleep(wait)
+            self._all.append(self.clock())
         now = self.clock()
         sent = self._recent(channel, now)
         sent.append(now)
         self._sent[channel] = sent
-        claimed = self._claimed.pop(channel, 0)
-        if claimed > 1:
-            self._claimed[channel] = claimed - 1
-        if not claimed:  # an edit that took its turn was counted then
-            self._all.append(now)
 
     def _recent(self, channel: int, now: float) -> deque[float]:
         sent = self._sent.get(channel, deque())
@@ -96,18 +103,22 @@ class ChannelPace:
         return max(0.0, sent[len(sent) - room] + self.period - now)
 
     def global_wait(self) -> float:
-        """Seconds before a table edit stays within the bot's global limit (0: at once)."""
+        """Seconds before a table edit stays within the bot's global limit, less the reserve
+        (0: at once)."""
+        return self._global_wait(self.global_limit - self.global_reserve)
+
+    def _global_wait(self, room: int) -> float:
+        """Seconds before fewer than ``room`` requests were counted within the last second."""
         now = self.clock()
         while self._all and self._all[0] <= now - 1.0:
             self._all.popleft()
-        room = self.global_limit - self.global_reserve
         if len(self._all) < room:
             return 0.0
         return max(0.0, self._all[len(self._all) - room] + 1.0 - now)
 
     def claim(self, channel: int) -> bool:
         """Count a table edit on ``channel`` now when it may go at once (True); its
-        :meth:`note` is then not counted again. False: it must wait (:meth:`ready`)."""
+        :meth:`request` is then not counted again. False: it must wait (:meth:`ready`)."""
         if self._turns or self.wait(channel) > 0 or self.global_wait() > 0:
             return False
         self._count(channel)
@@ -115,7 +126,7 @@ class ChannelPace:
 
     async def ready(self, channel: int) -> None:
         """Wait until a table edit on ``channel`` stays within the channel's limit and the
-        bot's, and count it (its :meth:`note` is then not counted again)."""
+        bot's, and count it (its :meth:`request` is then not counted again)."""
         while (wait := self.wait(channel)) > 0:
             await self.sleep(wait)
         if self._turns or self.global_wait() > 0:
@@ -147,15 +158,15 @@ class ChannelPace:
             self._turns.remove(me)
 
 
-def process_pace(shards: int | None = None, of: int | None = None) -> ChannelPace:
-    """The pace of a process running ``shards`` of the bot's ``of`` shards: its part of the
-    bot's global limit is in proportion to them (all of it when it runs every shard), as the
-    processes of one bot share that limit."""
-    if shards is None or of is None or not 0 < shards < of:
-        return ChannelPace()
-    limit = max(2, GLOBAL_LIMIT * shards // of)
-    return ChannelPace(global_limit=limit, global_reserve=max(1, limit * GLOBAL_RESERVE //
-                                                               GLOBAL_LIMIT))
+def process_pace(shards: int | None = None, of: int | None = None,
+                 rate_limit: int = GLOBAL_LIMIT) -> ChannelPace:
+    """The pace of a process running ``shards`` of the bot's ``of`` shards, when Discord lets
+    the bot make ``rate_limit`` requests a second: the processes of one bot share that limit,
+    each in proportion to its shards (all of it when it runs every shard), and each keeps a
+    fifth of its part for what people wait for."""
+    part = rate_limit if shards is None or of is None or not 0 < shards < of else max(
+        2, rate_limit * shards // of)
+    return ChannelPace(global_limit=part, global_reserve=max(1, part // 5))
 
 
 __all__ = ["GLOBAL_LIMIT", "GLOBAL_RESERVE", "LIMIT", "PERIOD", "RESERVE", "ChannelPace",

@@ -260,7 +260,7 @@ class PastMatches:
         gif = await self._animation(loaded)
         if len(gif) > min(MAX_BYTES, UPLOAD_LIMIT):
             raise Refusal(msg("replay.too_big", table=table))
-        self.messages.pace.note(channel.id)
+        await self.messages.pace.request(channel.id)
         return await channel.send(content=translate(msg("replay.animation", table=table),
                                                     loaded.record.locale),
                                   file=ImageFile(gif, f"match-{table}.gif"),
@@ -291,7 +291,7 @@ class PastMatches:
             await interaction.response.defer(ephemeral=True, thinking=True)
             state = await rematches.offer(table, user)
             if state.offer.message_id is None and state.started is None:
-                self.messages.pace.note(state.record.channel_id)
+                await self.messages.pace.request(state.record.channel_id)
                 sent = await self.messages.channel(state.record).send(  # pings those asked
                     view=rematch_view(state, state.record.locale), allowed_mentions=MENTIONS)
                 await rematches.set_message(table, sent.id)
@@ -352,7 +352,7 @@ async def redraw_offer(messages: Messages, state: RematchState) -> None:
     if state.offer.message_id is None:
         return
     message = messages.channel(state.record).get_partial_message(state.offer.message_id)
-    messages.pace.note(state.record.channel_id)
+    await messages.pace.request(state.record.channel_id)
     try:
         await message.edit(view=rematch_view(state, state.record.locale),
                            allowed_mentions=NO_MENTIONS)

@@ -169,7 +169,7 @@ class MatchThreads:
         try:
             lobby_id = record.lobby_message_id
             if lobby_id is None:
-                self.pace.note(record.channel_id)
+                await self.pace.request(record.channel_id)
                 sent = await lobby_channel(self.client, record).send(
                     view=line_view(translate(line(record, record.channel_id), record.locale)),
                     allowed_mentions=NO_MENTIONS)
@@ -177,7 +177,7 @@ class MatchThreads:
                 await self.service.tables.set_message(record.id, lobby_message_id=lobby_id)
                 record = replace(record, lobby_message_id=lobby_id)
             lobby = lobby_channel(self.client, record).get_partial_message(lobby_id)
-            self.pace.note(record.channel_id)
+            await self.pace.request(record.channel_id)
             thread = await lobby.create_thread(name=thread_name(record,
                                                                 await self._tournament(record)))
         except discord.HTTPException as exc:
@@ -195,7 +195,7 @@ class MatchThreads:
         text = translate(msg("bot.thread.refused.line", host=f"<@{record.host_id}>"),
                          record.locale)
         try:
-            self.pace.note(record.channel_id)
+            await self.pace.request(record.channel_id)
             await lobby_channel(self.client, record).send(content=text,
                                                           allowed_mentions=NO_MENTIONS)
         except discord.HTTPException as exc:
@@ -211,7 +211,7 @@ class MatchThreads:
         view = line_view(translate(line(record, thread, ending), record.locale))
         message = lobby_channel(self.client, record).get_partial_message(record.lobby_message_id)
         try:
-            self.pace.note(record.channel_id)
+            await self.pace.request(record.channel_id)
             await message.edit(view=view, attachments=[], allowed_mentions=NO_MENTIONS)
         except discord.HTTPException as exc:
             log.warning("could not write the channel's line of table %s (%s)", record.id,
@@ -229,7 +229,7 @@ class MatchThreads:
             text = translate(msg("bot.thread.rematch", link=thread_link(new, thread)),
                              old.locale)
             try:
-                self.pace.note(where)
+                await self.pace.request(where)
                 await self.client.get_partial_messageable(where, guild_id=old.guild_id).send(
                     content=text, allowed_mentions=NO_MENTIONS)
             except discord.HTTPException as exc:

@@ -244,7 +244,7 @@ class TournamentDesk:
         view = await self.service.tournaments.view(record.id)
         channel = self.messages.client.get_partial_messageable(record.channel_id)
         try:
-            self.messages.pace.note(record.channel_id)
+            await self.messages.pace.request(record.channel_id)
             await channel.get_partial_message(record.signup_message_id).edit(
                 view=signup_view(view), allowed_mentions=NO_MENTIONS)
         except discord.HTTPException as exc:
@@ -293,7 +293,7 @@ class TournamentDesk:
             return
         channel = self.messages.client.get_partial_messageable(record.channel_id)
         try:
-            self.messages.pace.note(record.channel_id)
+            await self.messages.pace.request(record.channel_id)
             await channel.send(view=self._picture_view(title, line),
                                files=[ImageFile(png, "standings.png")],
                                allowed_mentions=NO_MENTIONS)

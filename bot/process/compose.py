@@ -27,7 +27,7 @@ from bot.discord_side.interactions import Interactions
 from bot.discord_side.lobby_clicks import LobbyClicks
 from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.messages import Messages
-from bot.discord_side.pace import ChannelPace, process_pace
+from bot.discord_side.pace import GLOBAL_LIMIT, ChannelPace, process_pace
 from bot.discord_side.past import PastMatches, lapse_offers, summary_of
 from bot.discord_side.poster import Poster
 from bot.discord_side.ratelimits import GlobalWait
@@ -62,7 +62,8 @@ def from_settings(store: Storage, settings: Settings, force_sync: bool = False,
                   ai_pace=settings.ai_pace, gateway_url=settings.gateway_url,
                   heartbeat=settings.heartbeat, shard_count=settings.shard_count,
                   shard_ids=settings.shard_ids, owner=settings.owner,
-                  discord_wait=settings.discord_stop_wait)
+                  discord_wait=settings.discord_stop_wait,
+                  rate_limit=settings.discord_rate_limit)
     instrument(metrics, store, service, bot)
     return bot, metrics
 
@@ -74,9 +75,10 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
             heartbeat: Path | None = None, sleep: Sleep = asyncio.sleep,
             shard_count: int | None = None, shard_ids: Sequence[int] | None = None,
             owner: str | None = None, lease_ttl: float = LEASE_TTL,
-            **options: Any) -> KarakBot:
+            rate_limit: int = GLOBAL_LIMIT, **options: Any) -> KarakBot:
     """The bot over ``service``: its background work (``sleep`` injectable: tests make time
-    pass at once), pictures drawn by ``renderer``, messages paced by ``pace``, AI seats playing
+    pass at once), pictures drawn by ``renderer``, messages paced by ``pace`` (default: this
+    process's part of the bot's global ``rate_limit``, by its shards), AI seats playing
     every ``ai_pace`` seconds, timers checked every ``timer_poll`` seconds, the leases of
     process ``owner`` (default: named after the host and shards), the heartbeat file; other
     ``options`` go to discord.py's client."""
@@ -90,7 +92,7 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
     def wire(client: discord.Client) -> Parts:
         """Every part that sends to Discord, built once the client exists."""
         channel_pace = pace or process_pace(None if shard_ids is None else len(shard_ids),
-                                            shard_count)
+                                            shard_count, rate_limit)
         feeds = Feeds(tasks, channel_pace)
         threads = MatchThreads(client, service, channel_pace, feeds)
         lobby = LobbyMessages(client, service, channel_pace, feeds)

@@ -36,6 +36,8 @@ MAX_TIMER = 7 * 24 * 3600  # a week: slow matches played across days
 MAX_WORKERS = 4
 #: Shards a bot may have at most (far above what Discord recommends to the largest bots).
 MAX_SHARDS = 1 << 16
+#: The highest global rate limit a bot may say Discord gave it (requests a second).
+MAX_RATE_LIMIT = 100_000
 
 
 class ConfigProblem(Exception):
@@ -113,6 +115,9 @@ class Settings(BaseSettings):
     # seconds the bot waits on Discord when it stops, once its own work is done (the client's
     # DISCORD_WAIT, not imported here: the settings are read without loading discord.py)
     discord_stop_wait: float = Field(2.0, validation_alias="KARAK_DISCORD_STOP_WAIT")
+    # requests a second Discord lets the bot make outside interactions (its global limit, shared
+    # by all its processes): 50 unless Discord raised the bot's
+    discord_rate_limit: int = Field(50, validation_alias="KARAK_DISCORD_RATE_LIMIT")
 
     @field_validator("metrics_port")
     @classmethod
@@ -194,6 +199,13 @@ class Settings(BaseSettings):
             raise ValueError("discord_stop_wait")
         return value
 
+    @field_validator("discord_rate_limit")
+    @classmethod
+    def _rate_limit(cls, value: int) -> int:
+        if not 10 <= value <= MAX_RATE_LIMIT:
+            raise ValueError("discord_rate_limit")
+        return value
+
     @field_validator("drawing_workers")
     @classmethod
     def _workers(cls, value: int) -> int:
@@ -257,6 +269,7 @@ ENV = {
     "KARAK_METRICS_PORT": "metrics_port",
     "KARAK_METRICS_HOST": "metrics_host",
     "KARAK_DISCORD_STOP_WAIT": "discord_stop_wait",
+    "KARAK_DISCORD_RATE_LIMIT": "discord_rate_limit",
 }
 _FIELD_ENV = {v: k for k, v in ENV.items()}
 

@@ -44,6 +44,8 @@ def test_env_file_and_environment_precedence(tmp_path: Path) -> None:
     ({"DISCORD_TOKEN": TOKEN, "KARAK_DB": "/nonexistent-dir/k.db"}, "KARAK_DB"),
     ({"DISCORD_TOKEN": TOKEN, "KARAK_DISCORD_STOP_WAIT": "0"}, "KARAK_DISCORD_STOP_WAIT"),
     ({"DISCORD_TOKEN": TOKEN, "KARAK_DISCORD_STOP_WAIT": "soon"}, "KARAK_DISCORD_STOP_WAIT"),
+    ({"DISCORD_TOKEN": TOKEN, "KARAK_DISCORD_RATE_LIMIT": "5"}, "KARAK_DISCORD_RATE_LIMIT"),
+    ({"DISCORD_TOKEN": TOKEN, "KARAK_DISCORD_RATE_LIMIT": "fast"}, "KARAK_DISCORD_RATE_LIMIT"),
 ])
 def test_problems_are_one_line_without_token(env: dict[str, str], needle: str,
                                              tmp_path: Path) -> None:
@@ -62,6 +64,16 @@ def test_the_wait_on_discord_when_stopping_defaults_to_the_clients(tmp_path: Pat
     s = load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db"),
                        "KARAK_DISCORD_STOP_WAIT": "0.5"}, None)
     assert s.discord_stop_wait == 0.5
+
+
+def test_the_global_rate_limit_is_discords_unless_raised(tmp_path: Path) -> None:
+    from bot.discord_side.pace import GLOBAL_LIMIT
+
+    s = load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db")}, None)
+    assert s.discord_rate_limit == GLOBAL_LIMIT == 50
+    s = load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db"),
+                       "KARAK_DISCORD_RATE_LIMIT": "1200"}, None)
+    assert s.discord_rate_limit == 1200
 
 
 def test_unwritable_database_folder(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ async def settle() -> None:
         await asyncio.sleep(0)
 
 
-def test_an_edit_may_go_while_the_channel_and_the_bot_have_room() -> None:
+async def test_an_edit_may_go_while_the_channel_and_the_bot_have_room() -> None:
     time = Time()
     pace = ChannelPace(limit=5, period=5.0, reserve=1, global_limit=4, global_reserve=1,
                        clock=time, sleep=time.sleep)
@@ -47,21 +47,34 @@ def test_an_edit_may_go_while_the_channel_and_the_bot_have_room() -> None:
     assert not pace.claim(4)  # three requests in the last second: the rest is for posts
     assert pace.global_wait() == pytest.approx(1.0)
     time.advance(0.5)
-    pace.note(9)  # a post goes at once, and counts
+    await pace.request(9)  # a post goes at once, and counts
     time.advance(0.6)  # the three claimed edits are more than a second old
     assert pace.global_wait() == 0.0
     assert pace.claim(4) and pace.claim(4)
     assert not pace.claim(5)  # the post and two edits within the second
-    pace.note(4)  # the claimed edits' own requests are not counted twice
-    pace.note(4)
+    await pace.request(4)  # the claimed edits' own requests are not counted twice
+    await pace.request(4)
     time.advance(0.45)  # the post left the window, the two edits did not
     assert pace.claim(5)
     # the channel's own limit: four requests in five seconds, one left for a post
-    pace.note(4)
-    pace.note(4)
     time.advance(1.1)
+    await pace.request(4)
+    await pace.request(4)
     assert pace.wait(4) > 0 and not pace.claim(4)
     assert pace.claim(6)
+
+
+async def test_a_post_waits_only_once_the_whole_global_limit_is_used() -> None:
+    time = Time()
+    pace = ChannelPace(global_limit=4, global_reserve=1, clock=time, sleep=time.sleep)
+    assert all([pace.claim(c) for c in (1, 2, 3)])
+    await pace.request(9)  # the reserve: at once
+    post = asyncio.ensure_future(pace.request(9))
+    await settle()
+    assert not post.done()  # four requests within the second: all Discord allows
+    time.advance(1.0)
+    await settle()
+    assert post.done()
 
 
 async def test_edits_waiting_for_the_bot_take_their_turns_first_come_first_served() -> None:
@@ -97,8 +110,8 @@ async def test_a_post_goes_at_once_though_the_edit_before_it_waits_for_its_turn(
 
     def job(kind: str, version: int, what: str) -> Job:
         async def work() -> None:
+            await pace.request(7)
             sent.append(what)
-            pace.note(7)
         return Job("edit" if kind == "edit" else "post", version, work,
                    7 if kind == "edit" else None)
 
@@ -130,3 +143,5 @@ def test_a_process_of_some_shards_keeps_to_its_part_of_the_global_limit() -> Non
     assert (half.global_limit, half.global_reserve) == (25, 5)
     tiny = process_pace(1, 100)
     assert 0 < tiny.global_reserve < tiny.global_limit
+    raised = process_pace(1, 4, rate_limit=1000)  # Discord raised the bot's limit
+    assert (raised.global_limit, raised.global_reserve) == (250, 50)
