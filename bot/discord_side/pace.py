@@ -64,7 +64,8 @@ class ChannelPace:
         self.sleep = sleep
         self._sent: dict[int, deque[float]] = {}
         self._all: deque[float] = deque()  # every request counted, over the last second
-        self._claimed: dict[int, int] = {}  # channel -> edits counted, not yet requested
+        self._claimed: dict[int, deque[float]] = {}  # channel -> when its edits not yet
+        # requested were counted
         self._turns: list[object] = []  # edits waiting for global room, in turn
 
     async def request(self, channel: int) -> None:
@@ -72,14 +73,19 @@ class ChannelPace:
         it is counted, once the bot's global limit has room for it (it waits only when the
         whole limit was used within the last second; a table edit that took its turn was
         counted then)."""
-        claimed = self._claimed.pop(channel, 0)
-        if claimed > 1:
-            self._claimed[channel] = claimed - 1
-        if not claimed:
+        claims = self._claimed.get(channel)
+        if claims:  # counted when it took its turn: counted from now on instead (it was drawn
+            claimed = claims.popleft()  # meanwhile, and goes out only now)
+            if not claims:
+                del self._claimed[channel]
+            self._global_wait(self.global_limit)  # what left the window is dropped
+            if self._all and claimed >= self._all[0]:
+                self._all.remove(claimed)
+        else:
             while (wait := self._global_wait(self.global_limit)) > 0:
                 await self.sleep(wait)
-            self._all.append(self.clock())
         now = self.clock()
+        self._all.append(now)
         sent = self._recent(channel, now)
         sent.append(now)
         self._sent[channel] = sent
@@ -134,8 +140,9 @@ class ChannelPace:
         self._count(channel)
 
     def _count(self, channel: int) -> None:
-        self._all.append(self.clock())
-        self._claimed[channel] = self._claimed.get(channel, 0) + 1
+        now = self.clock()
+        self._all.append(now)
+        self._claimed.setdefault(channel, deque()).append(now)
 
     def queued(self) -> int:
         """How many table edits wait for the bot's global room."""
