@@ -67,6 +67,7 @@ class ChannelPace:
         self._claimed: dict[int, deque[float]] = {}  # channel -> when its edits not yet
         # requested were counted
         self._turns: list[object] = []  # edits waiting for global room, in turn
+        self._next_edit = 0.0  # when the next table edit may go, spaced from the last one
 
     async def request(self, channel: int) -> None:
         """The bot makes a request on ``channel``'s messages (a post, an edit, a deletion) now:
@@ -109,9 +110,12 @@ class ChannelPace:
         return max(0.0, sent[len(sent) - room] + self.period - now)
 
     def global_wait(self) -> float:
-        """Seconds before a table edit stays within the bot's global limit, less the reserve
-        (0: at once)."""
-        return self._global_wait(self.global_limit - self.global_reserve)
+        """Seconds before a table edit stays within the bot's global limit, less the reserve,
+        and comes its share of a second after the edit before it (0: at once). Spaced so, the
+        edits waiting for room do not all go the moment it frees: a burst could reach Discord
+        in the same second as the one before it."""
+        spaced = self._next_edit - self.clock()
+        return max(spaced, self._global_wait(self.global_limit - self.global_reserve))
 
     def _global_wait(self, room: int) -> float:
         """Seconds before fewer than ``room`` requests were counted within the last second."""
@@ -142,6 +146,7 @@ class ChannelPace:
     def _count(self, channel: int) -> None:
         now = self.clock()
         self._all.append(now)
+        self._next_edit = now + 1.0 / (self.global_limit - self.global_reserve)
         self._claimed.setdefault(channel, deque()).append(now)
 
     def queued(self) -> int:
