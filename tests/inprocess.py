@@ -151,7 +151,8 @@ async def inprocess_bot(lb: Loopback, db: Path, *, time: FakeTime | None = None,
     heartbeat = db.with_name(db.name + ".alive")
     # table edits never wait for the channel here (the races make many writes in one instant
     # of the test's time); the pace itself is tested with tests/pace_clock.py
-    unpaced = ChannelPace(limit=UNPACED, clock=time.clock, sleep=time.sleep)
+    unpaced = ChannelPace(limit=UNPACED, global_limit=UNPACED, clock=time.clock,
+                          sleep=time.sleep)
     bot = compose(service, TinyRenderer(), ai_pace=ai_pace, pace=unpaced, timer_poll=timer_poll,
                    heartbeat=heartbeat, sleep=time.sleep)
     try:

@@ -110,12 +110,9 @@ class ChannelPace:
         return max(0.0, sent[len(sent) - room] + self.period - now)
 
     def global_wait(self) -> float:
-        """Seconds before a table edit stays within the bot's global limit, less the reserve,
-        and comes its share of a second after the edit before it (0: at once). Spaced so, the
-        edits waiting for room do not all go the moment it frees: a burst could reach Discord
-        in the same second as the one before it."""
-        spaced = self._next_edit - self.clock()
-        return max(spaced, self._global_wait(self.global_limit - self.global_reserve))
+        """Seconds before a table edit stays within the bot's global limit, less the reserve
+        (0: at once)."""
+        return self._global_wait(self.global_limit - self.global_reserve)
 
     def _global_wait(self, room: int) -> float:
         """Seconds before fewer than ``room`` requests were counted within the last second."""
@@ -154,18 +151,22 @@ class ChannelPace:
         return len(self._turns)
 
     async def _global_turn(self) -> None:
-        """Wait for this edit's turn, first come, first served: the first in line goes as soon
-        as there is room; the others sleep about as long as the edits before them take (edits
-        go at ``global_limit - global_reserve`` a second), then look again."""
+        """Wait for this edit's turn, first come, first served: the first in line goes once
+        there is room and its share of a second after the edit before it (edits go at
+        ``global_limit - global_reserve`` a second; spaced so, the edits waiting do not all go
+        the moment the room frees, a burst that could reach Discord within the same second as
+        the one before it); the others sleep about as long as the edits before them take, then
+        look again."""
         me = object()
         self._turns.append(me)
+        rate = self.global_limit - self.global_reserve
         try:
             while True:
-                wait = self.global_wait()
+                wait = max(self.global_wait(), self._next_edit - self.clock())
                 place = self._turns.index(me)
                 if place == 0 and wait <= 0:
                     return
-                await self.sleep(max(wait, place / (self.global_limit - self.global_reserve)))
+                await self.sleep(max(wait, place / rate))
         finally:
             self._turns.remove(me)
 

@@ -82,7 +82,8 @@ async def process(lb: Loopback, url: str, owner: str, time: FakeTime
     store = await Store.open(url, clock=time.clock)
     thinking = Counted()
     service = GameService(store, clock=time.clock, thinking=thinking)
-    pace = ChannelPace(limit=UNPACED, clock=time.clock, sleep=time.sleep)
+    pace = ChannelPace(limit=UNPACED, global_limit=UNPACED, clock=time.clock,
+                          sleep=time.sleep)
     bot = compose(service, TinyRenderer(), ai_pace=STEP, pace=pace, timer_poll=3600,
                    sleep=time.sleep, owner=owner)
     try:

@@ -39,25 +39,19 @@ async def settle() -> None:
         await asyncio.sleep(0)
 
 
-async def test_edits_go_spaced_while_the_bot_has_room_and_leave_the_rest_to_posts() -> None:
+async def test_edits_go_while_the_bot_has_room_and_leave_the_rest_to_posts() -> None:
     time = Time()
     pace = ChannelPace(global_limit=5, global_reserve=1, clock=time, sleep=time.sleep)
-    assert pace.claim(1)
-    assert not pace.claim(2)  # four edits a second: a quarter of a second apart
-    assert pace.global_wait() == pytest.approx(0.25)
-    for channel in (2, 3, 4):
-        time.advance(0.25)
-        assert pace.claim(channel)
-    time.advance(0.05)
+    assert [pace.claim(c) for c in (1, 2, 3, 4)] == [True] * 4
+    assert not pace.claim(5)  # four edits in the last second: the rest is for posts
+    assert pace.global_wait() == pytest.approx(1.0)
+    time.advance(0.5)
     await pace.request(9)  # a post goes at once, and counts
-    time.advance(0.2)  # the first edit left the last second, the post did not
-    assert not pace.claim(5)  # three edits and the post: the edits' room is full
-    assert pace.global_wait() == pytest.approx(0.25)
-    time.advance(0.25)
+    time.advance(0.5)  # the four edits left the last second, the post did not
     assert pace.claim(5)
     await pace.request(5)  # the claimed edit's own request is not counted again
-    time.advance(0.25)  # the edits of 100.25 and 100.5 left: 100.75, the post and 101.25
-    assert pace.claim(6)
+    assert pace.claim(6) and pace.claim(7)
+    assert not pace.claim(8)
 
 
 async def test_an_edit_waits_for_its_channel() -> None:
@@ -74,15 +68,12 @@ async def test_an_edit_waits_for_its_channel() -> None:
 async def test_a_post_waits_only_once_the_whole_global_limit_is_used() -> None:
     time = Time()
     pace = ChannelPace(global_limit=5, global_reserve=1, clock=time, sleep=time.sleep)
-    for channel in (1, 2, 3, 4):
-        assert pace.claim(channel)
-        time.advance(0.25)
-    await pace.request(9)  # the reserve: at once (101.0: the first edit just left)
-    await pace.request(9)
+    assert all([pace.claim(c) for c in (1, 2, 3, 4)])
+    await pace.request(9)  # the reserve: at once
     post = asyncio.ensure_future(pace.request(9))
     await settle()
     assert not post.done()  # five requests within the second: all Discord allows
-    time.advance(0.25)
+    time.advance(1.0)
     await settle()
     assert post.done()
 
@@ -90,9 +81,7 @@ async def test_a_post_waits_only_once_the_whole_global_limit_is_used() -> None:
 async def test_edits_waiting_for_the_bot_take_their_turns_first_come_first_served() -> None:
     time = Time()
     pace = ChannelPace(global_limit=3, global_reserve=1, clock=time, sleep=time.sleep)
-    assert pace.claim(1)  # two edits a second, half a second apart
-    time.advance(0.5)
-    assert pace.claim(2)
+    assert pace.claim(1) and pace.claim(2)  # two edits a second
     went: list[int] = []
 
     async def edit(channel: int) -> None:
@@ -103,12 +92,13 @@ async def test_edits_waiting_for_the_bot_take_their_turns_first_come_first_serve
     await settle()
     assert went == []
     waiting[1].cancel()  # gives up its turn: the next one takes it
-    for now in (10, 12, 13):
-        time.advance(0.5)
+    # the room frees at once a second later: the edits waiting go half a second apart
+    for seconds, now in ((1.0, [10]), (0.5, [10, 12]), (0.5, [10, 12, 13])):
+        assert not pace.claim(5)  # a new edit queues behind the ones waiting
+        time.advance(seconds)
         await settle()
-        assert went[-1] == now
-        assert not pace.claim(5)  # a new edit queues behind the ones still waiting
-    assert went == [10, 12, 13] and pace.queued() == 0
+        assert went == now
+    assert pace.queued() == 0
     await asyncio.gather(*waiting, return_exceptions=True)
 
 
