@@ -171,16 +171,21 @@ class ChannelPace:
             self._turns.remove(me)
 
 
-def process_pace(shards: int | None = None, of: int | None = None,
-                 rate_limit: int = GLOBAL_LIMIT) -> ChannelPace:
-    """The pace of a process running ``shards`` of the bot's ``of`` shards, when Discord lets
-    the bot make ``rate_limit`` requests a second: the processes of one bot share that limit,
-    each in proportion to its shards (all of it when it runs every shard), and each keeps a
-    fifth of its part for what people wait for."""
-    part = rate_limit if shards is None or of is None or not 0 < shards < of else max(
-        2, rate_limit * shards // of)
+def process_part(shards: int | None = None, of: int | None = None,
+                 rate_limit: int = GLOBAL_LIMIT) -> int:
+    """The requests a second a process running ``shards`` of the bot's ``of`` shards may make,
+    when Discord lets the bot make ``rate_limit``: the processes of one bot share that limit,
+    each in proportion to its shards (all of it when it runs every shard)."""
+    if shards is None or of is None or not 0 < shards < of:
+        return rate_limit
+    return max(2, rate_limit * shards // of)
+
+
+def process_pace(part: int = GLOBAL_LIMIT) -> ChannelPace:
+    """The pace of a process that may make ``part`` requests a second (:func:`process_part`):
+    a fifth of them kept for what people wait for."""
     return ChannelPace(global_limit=part, global_reserve=max(1, part // 5))
 
 
 __all__ = ["GLOBAL_LIMIT", "GLOBAL_RESERVE", "LIMIT", "PERIOD", "RESERVE", "ChannelPace",
-           "process_pace"]
+           "process_pace", "process_part"]

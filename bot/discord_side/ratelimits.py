@@ -15,11 +15,18 @@ A request already sent when a global 429 comes back cannot be called back. So fo
 :data:`CAREFUL` seconds after a global 429, bound requests go out one at a time: each next one
 leaves only once the previous one's answer is in, so a further global 429 finds no other
 request on the way and holds all of them.
+
+Before any 429, given the process's part of the bot's global limit, it also holds a bound
+request while that many went out within the last second: every request is counted as it
+starts, whoever makes it (the table messages' pace, :mod:`bot.discord_side.pace`, keeps the
+edits well under it; this is the last guard, for the requests it does not see and for those
+the event loop let out together).
 """
 from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
@@ -38,11 +45,14 @@ DISCORD_EPOCH = 1_420_070_400_000
 
 class GlobalWait:
     """Trace hooks for discord.py's ``http_trace``: after a global 429, hold every request but an
-    interaction's until its ``retry_after`` is over, then send them one at a time for a while
-    (``hold`` False: only watch)."""
+    interaction's until its ``retry_after`` is over, then send them one at a time for a while;
+    with a ``limit``, hold one while ``limit`` went out within the last second (``hold``
+    False: only watch)."""
 
-    def __init__(self, hold: bool = True) -> None:
+    def __init__(self, hold: bool = True, limit: int | None = None) -> None:
         self.hold = hold
+        self.limit = limit
+        self._started: deque[float] = deque()  # bound requests started within the last second
         self.metrics = UNCOUNTED  # the bot's, once it is built: 429s and first answers counted
         self.until = 0.0  # time.monotonic() at which the last global wait ends
         self.careful_until = 0.0  # one request at a time until then
@@ -64,6 +74,22 @@ class GlobalWait:
         context.bound = self.hold and not any(part in params.url.path for part in UNBOUND)
         if context.bound:
             await self._wait()
+            await self._room()
+
+    async def _room(self) -> None:
+        """Hold a bound request while :attr:`limit` started within the last second, then count
+        it."""
+        if self.limit is None:
+            return
+        started = self._started
+        while True:
+            now = time.monotonic()
+            while started and started[0] <= now - 1.0:
+                started.popleft()
+            if len(started) < self.limit:
+                break
+            await asyncio.sleep(started[0] + 1.0 - now)
+        started.append(now)
 
     async def _connected(self, session: aiohttp.ClientSession, context: SimpleNamespace,
                          params: object) -> None:

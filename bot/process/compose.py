@@ -27,7 +27,7 @@ from bot.discord_side.interactions import Interactions
 from bot.discord_side.lobby_clicks import LobbyClicks
 from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.messages import Messages
-from bot.discord_side.pace import GLOBAL_LIMIT, ChannelPace, process_pace
+from bot.discord_side.pace import GLOBAL_LIMIT, ChannelPace, process_pace, process_part
 from bot.discord_side.past import PastMatches, lapse_offers, summary_of
 from bot.discord_side.poster import Poster
 from bot.discord_side.ratelimits import GlobalWait
@@ -83,6 +83,7 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
     process ``owner`` (default: named after the host and shards), the heartbeat file; other
     ``options`` go to discord.py's client."""
     tasks = Tasks(sleep, service.clock)
+    part = process_part(None if shard_ids is None else len(shard_ids), shard_count, rate_limit)
     pictures = Pictures(renderer or PillowRenderer())
     mine = None if shard_ids is None or shard_count is None else Shards(shard_count,
                                                                           tuple(shard_ids))
@@ -91,8 +92,7 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
 
     def wire(client: discord.Client) -> Parts:
         """Every part that sends to Discord, built once the client exists."""
-        channel_pace = pace or process_pace(None if shard_ids is None else len(shard_ids),
-                                            shard_count, rate_limit)
+        channel_pace = pace or process_pace(part)
         feeds = Feeds(tasks, channel_pace)
         threads = MatchThreads(client, service, channel_pace, feeds)
         lobby = LobbyMessages(client, service, channel_pace, feeds)
@@ -124,7 +124,7 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
                      poster=poster, clicks=clicks, bodies=bodies, cog=GoblinCog(bodies),
                      reminders=reminders)
 
-    return KarakBot(service, wire, global_wait=GlobalWait(), metrics=metrics,
+    return KarakBot(service, wire, global_wait=GlobalWait(limit=part), metrics=metrics,
                     dev_guild=dev_guild, force_sync=force_sync, gateway_url=gateway_url,
                     shard_count=shard_count, shard_ids=shard_ids, **options)
 

@@ -8,7 +8,13 @@ import asyncio
 import pytest
 
 from bot.discord_side.feed import Feeds, Job
-from bot.discord_side.pace import GLOBAL_LIMIT, GLOBAL_RESERVE, ChannelPace, process_pace
+from bot.discord_side.pace import (
+    GLOBAL_LIMIT,
+    GLOBAL_RESERVE,
+    ChannelPace,
+    process_pace,
+    process_part,
+)
 from bot.supervision.tasks import Tasks
 
 
@@ -136,12 +142,13 @@ async def test_a_post_goes_at_once_though_the_edit_before_it_waits_for_its_turn(
 
 
 def test_a_process_of_some_shards_keeps_to_its_part_of_the_global_limit() -> None:
+    assert process_part() == process_part(4, 4) == GLOBAL_LIMIT
+    assert process_part(1, 2) == 25
+    assert process_part(1, 100) == 2
+    assert process_part(1, 4, rate_limit=1000) == 250  # Discord raised the bot's limit
     whole = process_pace()
     assert (whole.global_limit, whole.global_reserve) == (GLOBAL_LIMIT, GLOBAL_RESERVE)
-    assert process_pace(4, 4).global_limit == GLOBAL_LIMIT
-    half = process_pace(1, 2)
+    half = process_pace(25)
     assert (half.global_limit, half.global_reserve) == (25, 5)
-    tiny = process_pace(1, 100)
+    tiny = process_pace(2)
     assert 0 < tiny.global_reserve < tiny.global_limit
-    raised = process_pace(1, 4, rate_limit=1000)  # Discord raised the bot's limit
-    assert (raised.global_limit, raised.global_reserve) == (250, 50)

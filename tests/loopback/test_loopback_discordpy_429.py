@@ -114,3 +114,36 @@ async def test_a_storm_of_requests_across_channels_waits_for_a_global_limit(
     assert early == [], early
     assert lb.world.limiter.retries
     lb.breaches.clear()  # requests already sent when a 429 was answered arrive early
+
+
+class Counted(GlobalWait):
+    """The bot's :class:`GlobalWait` with its part of the global limit, noting when each bound
+    request went on after the limit's check."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(limit=limit)
+        self.went: list[float] = []
+
+    async def _room(self) -> None:
+        await super()._room()
+        self.went.append(time.monotonic())
+
+
+async def test_bound_requests_keep_within_the_process_part_of_the_global_limit(
+        lb: Loopback) -> None:
+    """With its part of the global limit (four requests a second here), no more than four
+    bound requests start within any second, whoever makes them, before any 429."""
+    guild = lb.create_guild("Karak Club")
+    channels = [lb.create_channel(guild, f"table-{n}") for n in range(6)]
+    hooks = Counted(limit=4)
+    with routes_to(lb):
+        http = await _client(hooks)
+        try:
+            await asyncio.gather(*(http.send_message(c.id, params=_payload("go"))
+                                   for c in channels))
+        finally:
+            await http.close()
+    went = sorted(hooks.went)
+    assert len(went) == len(channels) + 1  # the login's request too
+    assert all(went[n + 4] - went[n] >= 1.0 for n in range(len(went) - 4)), went
+    assert lb.world.limiter.retries == []
