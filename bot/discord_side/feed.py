@@ -76,8 +76,10 @@ class Feeds:
             kept = [j for j in jobs if j.kind != "edit"]
             if table in self._pacing and jobs and jobs[0].kind == "edit":
                 self._pacing.discard(table)  # the edit waiting for its pace is pointless:
-                self._workers.pop(table).cancel()  # its worker stops waiting, the next one
-            jobs.clear()  # starts with the post
+                waiting = self._workers.pop(table, None)  # its worker stops waiting, the
+                if waiting is not None:  # next one starts with the post
+                    waiting.cancel()
+            jobs.clear()
             jobs.extend(kept)
             jobs.append(job)
         else:
