@@ -102,6 +102,18 @@ class Retry:
         return self.waited >= self.asked - RETRY_SLACK
 
 
+def crowded(times: deque[float], limit: int, period: float, now: float) -> float | None:
+    """The seconds a request coming ``now`` must wait (until the oldest of ``times`` leaves the
+    window) when ``limit`` requests came within the last ``period``; None when there is room,
+    and the request is added to ``times`` (those that left the window are dropped)."""
+    while times and times[0] <= now - period:
+        times.popleft()
+    if len(times) >= limit:
+        return round(times[0] + period - now, 3)
+    times.append(now)
+    return None
+
+
 class Limiter:
     """The rate limits in force (injected rules, the seeded schedule), the 429s answered and
     every retry after one (:attr:`retries`; :attr:`early` counts those that came too soon,
@@ -189,14 +201,11 @@ class Limiter:
         limit = self.global_limit
         if limit is None:
             return None
-        bound = self._bound
-        while bound and bound[0] <= now - limit.period:
-            bound.popleft()
-        if len(bound) >= limit.limit:
+        wait = crowded(self._bound, limit.limit, limit.period, now)
+        if wait is not None:
             self.global_limited += 1
-            return self._limit(key, now, round(bound[0] + limit.period - now, 3), "user", True)
-        bound.append(now)
-        self.busiest = max(self.busiest, len(bound))
+            return self._limit(key, now, wait, "user", True)
+        self.busiest = max(self.busiest, len(self._bound))
         return None
 
     def _channel_check(self, method: str, path: str, key: str, now: float) -> Reply | None:
@@ -206,14 +215,11 @@ class Limiter:
         if limit is None or found is None or method == "GET":
             return None
         bucket = f"{method} {found.group(1)} {'message' if found.group(2) else 'channel'}"
-        writes = self._channel_writes.setdefault(bucket, deque())
-        while writes and writes[0] <= now - limit.period:
-            writes.popleft()
-        if len(writes) >= limit.limit:
+        wait = crowded(self._channel_writes.setdefault(bucket, deque()), limit.limit,
+                       limit.period, now)
+        if wait is not None:
             self.channel_limited += 1
-            return self._limit(key, now, round(writes[0] + limit.period - now, 3), "shared",
-                               False)
-        writes.append(now)
+            return self._limit(key, now, wait, "shared", False)
         return None
 
     def _limit(self, key: str, now: float, retry_after: float, scope: str,

@@ -41,6 +41,40 @@ GLOBAL_LIMIT = 50
 GLOBAL_RESERVE = GLOBAL_LIMIT // 5
 
 
+class Window:
+    """The times of the requests counted within the last ``period`` seconds (a sliding window;
+    those that left it are dropped as it is read or added to)."""
+
+    def __init__(self, period: float) -> None:
+        self.period = period
+        self.times: deque[float] = deque()
+
+    def _drop(self, now: float) -> None:
+        times = self.times
+        while times and times[0] <= now - self.period:
+            times.popleft()
+
+    def wait(self, room: int, now: float) -> float:
+        """Seconds from ``now`` before fewer than ``room`` requests are in the window (0: at
+        once)."""
+        self._drop(now)
+        times = self.times
+        if len(times) < room:
+            return 0.0
+        return max(0.0, times[len(times) - room] + self.period - now)
+
+    def add(self, now: float) -> None:
+        """Count a request made ``now``."""
+        self._drop(now)
+        self.times.append(now)
+
+    def forget(self, at: float, now: float) -> None:
+        """Take back the request counted ``at``, if it is still in the window."""
+        self._drop(now)
+        if self.times and at >= self.times[0]:
+            self.times.remove(at)
+
+
 class ChannelPace:
     """The bot's recent requests per channel and over all channels, and the wait a table edit
     needs (``clock`` and ``sleep`` are injected in tests). ``global_limit`` and
@@ -62,8 +96,8 @@ class ChannelPace:
         self.global_reserve = global_reserve
         self.clock = clock
         self.sleep = sleep
-        self._sent: dict[int, deque[float]] = {}
-        self._all: deque[float] = deque()  # every request counted, over the last second
+        self._sent: dict[int, Window] = {}  # channel -> its requests of the last period
+        self._all = Window(1.0)  # every request counted, over the last second
         self._claimed: dict[int, deque[float]] = {}  # channel -> when its edits not yet
         # requested were counted
         self._turns: list[object] = []  # edits waiting for global room, in turn
@@ -79,35 +113,24 @@ class ChannelPace:
             claimed = claims.popleft()  # meanwhile, and goes out only now)
             if not claims:
                 del self._claimed[channel]
-            self._global_wait(self.global_limit)  # what left the window is dropped
-            if self._all and claimed >= self._all[0]:
-                self._all.remove(claimed)
+            self._all.forget(claimed, self.clock())
         else:
             while (wait := self._global_wait(self.global_limit)) > 0:
                 await self.sleep(wait)
         now = self.clock()
-        self._all.append(now)
-        sent = self._recent(channel, now)
-        sent.append(now)
-        self._sent[channel] = sent
-
-    def _recent(self, channel: int, now: float) -> deque[float]:
-        sent = self._sent.get(channel, deque())
-        while sent and sent[0] <= now - self.period:
-            sent.popleft()
-        if not sent:
-            self._sent.pop(channel, None)
-        return sent
+        self._all.add(now)
+        self._sent.setdefault(channel, Window(self.period)).add(now)
 
     def wait(self, channel: int) -> float:
         """Seconds before a table edit on ``channel`` stays within the channel's limit (0: at
         once)."""
-        now = self.clock()
-        sent = self._recent(channel, now)
-        room = self.limit - self.reserve
-        if len(sent) < room:
+        sent = self._sent.get(channel)
+        if sent is None:
             return 0.0
-        return max(0.0, sent[len(sent) - room] + self.period - now)
+        wait = sent.wait(self.limit - self.reserve, self.clock())
+        if not sent.times:
+            del self._sent[channel]
+        return wait
 
     def global_wait(self) -> float:
         """Seconds before a table edit stays within the bot's global limit, less the reserve
@@ -116,12 +139,7 @@ class ChannelPace:
 
     def _global_wait(self, room: int) -> float:
         """Seconds before fewer than ``room`` requests were counted within the last second."""
-        now = self.clock()
-        while self._all and self._all[0] <= now - 1.0:
-            self._all.popleft()
-        if len(self._all) < room:
-            return 0.0
-        return max(0.0, self._all[len(self._all) - room] + 1.0 - now)
+        return self._all.wait(room, self.clock())
 
     def claim(self, channel: int) -> bool:
         """Count a table edit on ``channel`` now when it may go at once (True); its
@@ -142,7 +160,7 @@ class ChannelPace:
 
     def _count(self, channel: int) -> None:
         now = self.clock()
-        self._all.append(now)
+        self._all.add(now)
         self._next_edit = now + 1.0 / (self.global_limit - self.global_reserve)
         self._claimed.setdefault(channel, deque()).append(now)
 
@@ -188,4 +206,4 @@ def process_pace(part: int = GLOBAL_LIMIT) -> ChannelPace:
 
 
 __all__ = ["GLOBAL_LIMIT", "GLOBAL_RESERVE", "LIMIT", "PERIOD", "RESERVE", "ChannelPace",
-           "process_pace", "process_part"]
+           "Window", "process_pace", "process_part"]

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import deque
 from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
 import aiohttp
 
+from bot.discord_side.pace import Window
 from bot.supervision.metrics import UNCOUNTED
 
 #: Routes outside the global limit on Discord (an interaction's callback and webhook).
@@ -52,7 +52,7 @@ class GlobalWait:
     def __init__(self, hold: bool = True, limit: int | None = None) -> None:
         self.hold = hold
         self.limit = limit
-        self._started: deque[float] = deque()  # bound requests started within the last second
+        self._started = Window(1.0)  # bound requests started within the last second
         self.metrics = UNCOUNTED  # the bot's, once it is built: 429s and first answers counted
         self.until = 0.0  # time.monotonic() at which the last global wait ends
         self.careful_until = 0.0  # one request at a time until then
@@ -81,15 +81,9 @@ class GlobalWait:
         it."""
         if self.limit is None:
             return
-        started = self._started
-        while True:
-            now = time.monotonic()
-            while started and started[0] <= now - 1.0:
-                started.popleft()
-            if len(started) < self.limit:
-                break
-            await asyncio.sleep(started[0] + 1.0 - now)
-        started.append(now)
+        while (wait := self._started.wait(self.limit, time.monotonic())) > 0:
+            await asyncio.sleep(wait)
+        self._started.add(time.monotonic())
 
     async def _connected(self, session: aiohttp.ClientSession, context: SimpleNamespace,
                          params: object) -> None:
