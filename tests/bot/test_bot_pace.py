@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from inprocess import FakeTime
 
 from bot.discord_side.feed import Feeds, Job
 from bot.discord_side.pace import (
@@ -18,27 +19,6 @@ from bot.discord_side.pace import (
 from bot.supervision.tasks import Tasks
 
 
-class Time:
-    """A clock that moves only when asked; a sleep waits until the clock reached its end."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-        self.moved = asyncio.Event()
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-        self.moved.set()
-        self.moved = asyncio.Event()
-
-    async def sleep(self, seconds: float) -> None:
-        until = self.now + seconds
-        while self.now < until:
-            await self.moved.wait()
-
-
 async def settle() -> None:
     """Let every task run until it waits for the clock."""
     for _ in range(20):
@@ -46,14 +26,14 @@ async def settle() -> None:
 
 
 async def test_edits_go_while_the_bot_has_room_and_leave_the_rest_to_posts() -> None:
-    time = Time()
-    pace = ChannelPace(global_limit=5, global_reserve=1, clock=time, sleep=time.sleep)
+    time = FakeTime(100.0)
+    pace = ChannelPace(global_limit=5, global_reserve=1, clock=time.clock, sleep=time.sleep)
     assert [pace.claim(c) for c in (1, 2, 3, 4)] == [True] * 4
     assert not pace.claim(5)  # four edits in the last second: the rest is for posts
     assert pace.global_wait() == pytest.approx(1.0)
-    time.advance(0.5)
+    await time.advance(0.5)
     await pace.request(9)  # a post goes at once, and counts
-    time.advance(0.5)  # the four edits left the last second, the post did not
+    await time.advance(0.5)  # the four edits left the last second, the post did not
     assert pace.claim(5)
     await pace.request(5)  # the claimed edit's own request is not counted again
     assert pace.claim(6) and pace.claim(7)
@@ -61,32 +41,32 @@ async def test_edits_go_while_the_bot_has_room_and_leave_the_rest_to_posts() -> 
 
 
 async def test_an_edit_waits_for_its_channel() -> None:
-    time = Time()
-    pace = ChannelPace(limit=5, period=5.0, reserve=1, clock=time, sleep=time.sleep)
+    time = FakeTime(100.0)
+    pace = ChannelPace(limit=5, period=5.0, reserve=1, clock=time.clock, sleep=time.sleep)
     for _ in range(4):
         await pace.request(4)
     assert pace.wait(4) == pytest.approx(5.0) and not pace.claim(4)  # one left for a post
     assert pace.claim(6)  # another channel
-    time.advance(5.0)
+    await time.advance(5.0)
     assert pace.claim(4)
 
 
 async def test_a_post_waits_only_once_the_whole_global_limit_is_used() -> None:
-    time = Time()
-    pace = ChannelPace(global_limit=5, global_reserve=1, clock=time, sleep=time.sleep)
+    time = FakeTime(100.0)
+    pace = ChannelPace(global_limit=5, global_reserve=1, clock=time.clock, sleep=time.sleep)
     assert all([pace.claim(c) for c in (1, 2, 3, 4)])
     await pace.request(9)  # the reserve: at once
     post = asyncio.ensure_future(pace.request(9))
     await settle()
     assert not post.done()  # five requests within the second: all Discord allows
-    time.advance(1.0)
+    await time.advance(1.0)
     await settle()
     assert post.done()
 
 
 async def test_edits_waiting_for_the_bot_take_their_turns_first_come_first_served() -> None:
-    time = Time()
-    pace = ChannelPace(global_limit=3, global_reserve=1, clock=time, sleep=time.sleep)
+    time = FakeTime(100.0)
+    pace = ChannelPace(global_limit=3, global_reserve=1, clock=time.clock, sleep=time.sleep)
     assert pace.claim(1) and pace.claim(2)  # two edits a second
     went: list[int] = []
 
@@ -101,7 +81,7 @@ async def test_edits_waiting_for_the_bot_take_their_turns_first_come_first_serve
     # the room frees at once a second later: the edits waiting go half a second apart
     for seconds, now in ((1.0, [10]), (0.5, [10, 12]), (0.5, [10, 12, 13])):
         assert not pace.claim(5)  # a new edit queues behind the ones waiting
-        time.advance(seconds)
+        await time.advance(seconds)
         await settle()
         assert went == now
     assert pace.queued() == 0
@@ -109,9 +89,9 @@ async def test_edits_waiting_for_the_bot_take_their_turns_first_come_first_serve
 
 
 async def test_a_post_goes_at_once_though_the_edit_before_it_waits_for_its_turn() -> None:
-    time = Time()
-    pace = ChannelPace(global_limit=2, global_reserve=1, clock=time, sleep=time.sleep)
-    feeds = Feeds(Tasks(time.sleep, time), pace)
+    time = FakeTime(100.0)
+    pace = ChannelPace(global_limit=2, global_reserve=1, clock=time.clock, sleep=time.sleep)
+    feeds = Feeds(Tasks(time.sleep, time.clock), pace)
     sent: list[str] = []
 
     def job(kind: str, version: int, what: str) -> Job:
@@ -136,7 +116,7 @@ async def test_a_post_goes_at_once_though_the_edit_before_it_waits_for_its_turn(
     feeds.put(2, job("edit", 1, "other table"))
     await settle()
     assert sent == ["edit 1", "post 4"]
-    time.advance(1.0)
+    await time.advance(1.0)
     await settle()
     assert sent == ["edit 1", "post 4", "other table"]
 
