@@ -10,7 +10,8 @@ Edits wait for their channel's pace and the bot's (:mod:`bot.discord_side.pace`)
 an edit queued while another edit of the same table still waits replaces it (the newest state
 is shown, once), and a fresh table message makes the edits queued before it pointless (it
 shows a newer state, and goes at once instead of waiting for the edit's turn). A table whose
-end or closing was queued takes no more posts or edits. The worker ends when its table's feed is
+end or closing was queued takes no more posts or edits; a table another process took drops its
+posts and edits still queued. The worker ends when its table's feed is
 empty (a new one starts with the next job).
 """
 
@@ -73,22 +74,49 @@ class Feeds:
         if job.kind == "edit" and jobs and jobs[-1].kind == "edit":
             jobs[-1] = job  # the edit still waiting shows the newest state instead
         elif job.kind == "post":
-            kept = [j for j in jobs if j.kind != "edit"]
-            if table in self._pacing and jobs and jobs[0].kind == "edit":
-                self._pacing.discard(table)  # the edit waiting for its pace is pointless:
-                waiting = self._workers.pop(table, None)  # its worker stops waiting, the
-                if waiting is not None:  # next one starts with the post
-                    waiting.cancel()
-            jobs.clear()
-            jobs.extend(kept)
+            self._keep_only(table, ("post", "other", "last"))  # the edits are pointless
             jobs.append(job)
         else:
             jobs.append(job)
         if job.kind == "last":
             self._end(table)
+        self._start(table)
+
+    def drop(self, table: int) -> None:
+        """Drop the posts and edits still queued for ``table`` (another process shows it now:
+        they would show an older state after that process's); its lines and its end still
+        go."""
+        if self._jobs.get(table):
+            self._keep_only(table, ("other", "last"))
+            self._start(table)
+
+    def showing(self, table: int) -> int:
+        """The newest version of ``table`` queued to show here (-1: none)."""
+        return self._shown.get(table, -1)
+
+    def _keep_only(self, table: int, kinds: tuple[Kind, ...]) -> None:
+        """Keep only the jobs of ``kinds`` queued for ``table``; a worker waiting for the pace
+        of an edit dropped stops waiting (the next one starts with what is kept)."""
+        jobs = self._jobs[table]
+        if table in self._pacing and jobs and jobs[0].kind not in kinds:
+            self._pacing.discard(table)
+            waiting = self._workers.pop(table, None)
+            if waiting is not None:
+                waiting.cancel()
+        kept = [j for j in jobs if j.kind in kinds]
+        jobs.clear()
+        jobs.extend(kept)
+
+    def _start(self, table: int) -> None:
+        """Start ``table``'s worker unless it runs (a running worker sends what is queued,
+        and lets the feed go once it is empty)."""
         worker = self._workers.get(table)
-        if worker is None or worker.done():
+        if worker is not None and not worker.done():
+            return
+        if self._jobs.get(table):
             self._workers[table] = self.tasks.spawn(self._work(table), f"feed-{table}")
+        else:
+            self._jobs.pop(table, None)
 
     def _end(self, table: int) -> None:
         self._ended[table] = None
@@ -134,4 +162,4 @@ class Feeds:
         self._shown.pop(table, None)
 
 
-__all__ = ["ENDED", "Feeds", "Job"]
+__all__ = ["ENDED", "Feeds", "Job", "Kind"]

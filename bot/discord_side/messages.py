@@ -299,6 +299,11 @@ class Messages:
         self.feeds.put(record.id, Job("edit", record.version, partial(self._edit, record),
                                       self.threads.where(record)))
 
+    def catch_up(self, record: TableRecord) -> None:
+        """:meth:`show` ``record``, unless this process shows that state already."""
+        if self.feeds.showing(record.id) < record.version:
+            self.show(record)
+
     async def _edit(self, record: TableRecord) -> None:
         """Edit the table message (re-posted when it refuses edits)."""
         await self.edit_table(self.current(record))
@@ -392,6 +397,12 @@ class Messages:
         """Drop what is kept for a table that ended (once its feed has gone out)."""
         if not self.feeds.busy(table):
             self._drop(table)
+
+    def let_go(self, table: int) -> None:
+        """Another process shows the table now: drop its posts and edits still queued, and
+        what is known here of its messages (read afresh if it comes back)."""
+        self.feeds.drop(table)
+        self._drop(table)
 
     def _drop(self, table: int) -> None:
         self._message_ids.pop(table, None)

@@ -77,6 +77,18 @@ class Poster:
         """Queue a fresh table message of a running table (on start)."""
         self.messages.show(record)
 
+    def take_up(self, record: TableRecord) -> None:
+        """Queue a fresh table message of a running table this process took up (the process
+        that held it may have stopped before showing its last move), unless this process
+        already shows that state (a table it began, whose lease it had not claimed yet)."""
+        self.messages.catch_up(record)
+
+    def let_go(self, table: int) -> None:
+        """Another process took the table: its posts and edits still queued here are dropped
+        (they would show an older state after that process's), and so is what is known here
+        of its messages."""
+        self.messages.let_go(table)
+
     async def redraw_lobby(self, record: TableRecord) -> None:
         """Redraw an open lobby's message from the database (posted again when it was never
         posted or is gone)."""

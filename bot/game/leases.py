@@ -9,7 +9,13 @@ never taken, or its holder stopped renewing it), and renews all its leases in on
 which tables it holds and until when without asking the store; when that knowledge is out of
 date (a pause longer than the lease), the next question renews first. The owner's name stays the
 same across the process's restarts, so a restarted process takes its own leases back at once.
-With SQLite one process owns the file and every claim is granted.
+
+A process running some of the shards takes up the tables of its servers: the ones nobody holds
+yet, and on each pass those another process holds (:meth:`Leases.keep`). A process that took
+over a stopped one's tables so hands them back once it is running again, and a server's clicks
+and its tables' background work (and messages) stay in one process. The process that let a
+table go learns it on its next pass. With SQLite one process owns the file and every claim is
+granted.
 """
 
 from __future__ import annotations
@@ -37,6 +43,16 @@ def instance_name(instance: str | None, shard_ids: Sequence[int] | None) -> str:
 LEASE_TTL = 15.0
 
 
+@dataclass(frozen=True)
+class Pass:
+    """What one pass of :meth:`Leases.keep` changed: the tables this process holds now and did
+    not before (``taken``), and those another process took from it since the last pass
+    (``lost``)."""
+
+    taken: list[int]
+    lost: list[int]
+
+
 @dataclass
 class Leases:
     """The leases ``owner`` holds in ``store`` (``clock``: the store's, injectable for tests)."""
@@ -51,6 +67,8 @@ class Leases:
     _elsewhere: dict[int, float] = field(default_factory=dict)
     #: Tables that ended: their lease is given up on the next pass.
     _ended: set[int] = field(default_factory=set)
+    #: Tables another process took since the last pass.
+    _lost: set[int] = field(default_factory=set)
     _last_pass: float = -math.inf
     #: The shards this process runs (None: every shard): a table nobody took yet is claimed
     #: only by a process of its server's shard, so a server's clicks and its tables'
@@ -98,12 +116,15 @@ class Leases:
         renewed = await self.store.renew(self.owner, self.ttl)
         claimed_since = {t: until for t, until in self._until.items()
                          if until - self.ttl >= start}
+        before = self._until
         self._until = {**claimed_since, **{t: start + self.ttl for t in renewed}}
+        self._lost.update(t for t in before if t not in self._until)
 
-    async def keep(self) -> list[int]:
-        """One pass: give up the leases of tables that ended, renew the others, and claim the
-        tables whose lease lapsed; the tables newly held (to resume: a stopped process's, or
-        tables nobody held yet)."""
+    async def keep(self) -> Pass:
+        """One pass: give up the leases of tables that ended, renew the others, claim the
+        tables whose lease lapsed and take back this process's servers' tables that another
+        process holds; the tables newly held (to resume: a stopped process's, its own servers',
+        tables nobody held yet) and those lost since the last pass."""
         self._last_pass = self.clock()
         for table in sorted(self._ended):
             await self.store.release(table, self.owner)
@@ -112,13 +133,20 @@ class Leases:
         await self.renew()
         for table in await self.store.lapsed(self.shards):
             await self.claim(table)
-        return [t for t in self.held() if t not in before]
+        if self.shards is not None:
+            start = self.clock()
+            for table in await self.store.home(self.owner, self.shards, self.ttl):
+                self._until[table] = start + self.ttl
+                self._elsewhere.pop(table, None)
+        lost, self._lost = self._lost, set()
+        return Pass([t for t in self.held() if t not in before],
+                    sorted(t for t in lost if t not in self._until))
 
-    async def keep_up(self) -> list[int]:
-        """:meth:`keep`, when the last pass is older than a third of the lease (else nothing):
-        the timers then fire for the tables held now."""
+    async def keep_up(self) -> Pass:
+        """:meth:`keep`, when the last pass is older than a third of the lease (else nothing
+        changed): the timers then fire for the tables held now."""
         if self.clock() - self._last_pass < self.ttl / 3:
-            return []
+            return Pass([], [])
         return await self.keep()
 
     async def start(self) -> list[int]:
@@ -145,4 +173,4 @@ class Leases:
         await self.store.subscribe(heard)
 
 
-__all__ = ["LEASE_TTL", "Leases", "instance_name"]
+__all__ = ["LEASE_TTL", "Leases", "Pass", "instance_name"]

@@ -22,7 +22,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
-from bot.game.leases import Leases
+from bot.game.leases import Leases, Pass
 from bot.game.play import Outcome
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
@@ -65,6 +65,15 @@ class Posts(Protocol):
 
     def refresh(self, record: TableRecord) -> None:
         """Queue a fresh table message of a running table (on start)."""
+        ...
+
+    def take_up(self, record: TableRecord) -> None:
+        """Queue a fresh table message of a running table this process took up, unless it
+        shows that state already."""
+        ...
+
+    def let_go(self, table: int) -> None:
+        """Another process took the table: drop its posts and edits still queued here."""
         ...
 
     async def redraw_lobby(self, record: TableRecord) -> None:
@@ -212,14 +221,24 @@ class Scheduler:
             self.tasks.repeat(self._lease_pass, LEASE_LOOP, self.leases.ttl / 3, endless=True)
 
     async def _lease_pass(self) -> bool:
-        for tid in await self.leases.keep():
-            await self.take_over(tid)
+        await self._kept(await self.leases.keep())
         return True
 
-    async def take_over(self, table: int, timer: bool = True) -> None:
+    async def _kept(self, changes: Pass, timer: bool = True) -> None:
+        """After a pass of the leases: what another process took is let go (its messages are
+        that process's now), and what this process took is shown afresh and goes on."""
+        for tid in changes.lost:
+            self._known.pop(tid, None)
+            self.posts.let_go(tid)
+        for tid in changes.taken:
+            await self.take_over(tid, timer, show=True)
+
+    async def take_over(self, table: int, timer: bool = True, show: bool = False) -> None:
         """Go on with a running table this process holds now, or that another process changed:
         its AI plays, its timer fires when due (unless ``timer`` is false: the caller checks
-        the timers next); a table that ended is forgotten. Nothing starts once a stop began."""
+        the timers next); a table that ended is forgotten. ``show``: its table message is
+        refreshed first (the process that held it may have stopped before showing its last
+        move). Nothing starts once a stop began."""
         if not self.going():
             return
         try:
@@ -230,6 +249,8 @@ class Scheduler:
             self.forget(table)
         if record.status != "running":
             return
+        if show:
+            self.posts.take_up(record)
         self.kick_ai(record)
         if timer and record.deadline is not None and record.deadline <= self.service.clock():
             await self._expire(table, record.version)
@@ -265,8 +286,7 @@ class Scheduler:
         """Let the AI play every turn whose timer ran out; one table's trouble never stops the
         others' timers (it is raised once all were tried). Only the tables this process holds:
         the leases are kept first when their last pass is out of date."""
-        for tid in await self.leases.keep_up():
-            await self.take_over(tid, timer=False)
+        await self._kept(await self.leases.keep_up(), timer=False)
         now = self.service.clock()
         failed: list[int] = []
         first: Exception | None = None

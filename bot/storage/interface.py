@@ -89,6 +89,12 @@ class LeaseStorage(Protocol):
         was never taken that are the servers of ``shards`` (every one when None), in order: a
         process takes up the tables of its own servers and what a stopped process held."""
 
+    async def home(self, owner: str, shards: Shards, ttl: float) -> list[int]:
+        """Take for ``owner``, for ``ttl`` seconds from now, the leases another owner holds on
+        the lobbies and running tables of the servers of ``shards`` (a process back on its
+        shards takes up its servers' tables again, however long ago another took them over);
+        the ids of those tables, in order."""
+
     async def subscribe(self, listener: TableListener) -> None:
         """From now on, tell ``listener`` the id of each table another process writes (once
         that write is committed). A store that no other process writes tells nothing."""

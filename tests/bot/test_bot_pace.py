@@ -1,6 +1,7 @@
 """The pace of the bot's requests: a table edit waits for its channel's limit and for the bot's
 global limit, takes its turn first come, first served, and coalesces meanwhile; what a person
-waits for (a post) never waits behind an edit's turn. On a clock moved by hand."""
+waits for (a post) never waits behind an edit's turn; a table another process took drops
+what it had queued. On a clock moved by hand."""
 from __future__ import annotations
 
 import asyncio
@@ -8,7 +9,7 @@ import asyncio
 import pytest
 from inprocess import FakeTime
 
-from bot.discord_side.feed import Feeds, Job
+from bot.discord_side.feed import Feeds, Job, Kind
 from bot.discord_side.pace import (
     GLOBAL_LIMIT,
     GLOBAL_RESERVE,
@@ -119,6 +120,41 @@ async def test_a_post_goes_at_once_though_the_edit_before_it_waits_for_its_turn(
     await time.advance(1.0)
     await settle()
     assert sent == ["edit 1", "post 4", "other table"]
+
+
+async def test_a_table_another_process_took_drops_its_queued_posts_and_edits() -> None:
+    time = FakeTime(100.0)
+    pace = ChannelPace(global_limit=2, global_reserve=1, clock=time.clock, sleep=time.sleep)
+    feeds = Feeds(Tasks(time.sleep, time.clock), pace)
+    sent: list[str] = []
+
+    def job(kind: Kind, version: int, what: str) -> Job:
+        async def work() -> None:
+            await pace.request(7)
+            sent.append(what)
+        return Job(kind, version, work, 7 if kind == "edit" else None)
+
+    feeds.put(1, job("edit", 1, "edit 1"))
+    await settle()
+    feeds.put(1, job("edit", 2, "edit 2"))  # waits for the bot's room
+    await settle()
+    assert sent == ["edit 1"] and feeds.queued(1) == 1
+    feeds.drop(1)  # another process took the table: it shows version 2 and what follows
+    feeds.drop(2)  # a table with nothing queued: nothing to drop
+    await settle()
+    assert not feeds.busy(1) and pace.queued() == 0
+    await time.advance(5.0)
+    await settle()
+    assert sent == ["edit 1"] and feeds.showing(1) == 2
+    # taken back later: it goes on as before, its lines and end kept through a drop
+    feeds.put(1, job("edit", 5, "edit 5"))
+    feeds.put(1, job("other", 5, "a line"))
+    feeds.put(1, job("post", 6, "post 6"))
+    feeds.put(1, job("last", 7, "the end"))
+    feeds.drop(1)
+    await time.advance(5.0)
+    await settle()
+    assert sent == ["edit 1", "a line", "the end"] and not feeds.busy(1)
 
 
 def test_a_process_of_some_shards_keeps_to_its_part_of_the_global_limit() -> None:

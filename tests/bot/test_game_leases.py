@@ -2,7 +2,9 @@
 stores' clock: a table is claimed once and then known held without asking the store (a move
 costs no lease write), one renewal a pass keeps every lease, a table another process holds is
 not asked for again until its lease could have lapsed, an ended table's lease is given up, and a
-process's own name takes its leases back at once after a restart."""
+process's own name takes its leases back at once after a restart, and a process back on its
+shards takes its servers' tables home from the process that took them over, which learns it
+on its next pass."""
 
 from __future__ import annotations
 
@@ -13,8 +15,10 @@ import pytest
 from storage.backends import Backend, PostgresBackend, SqliteBackend
 from storage.helpers import Clock, played, started
 
-from bot.game.leases import LEASE_TTL, Leases, instance_name
+from bot.game.leases import LEASE_TTL, Leases, Pass, instance_name
 from bot.storage.interface import Storage
+from bot.storage.records import Shards
+from loopback.sharding import snowflake_on
 
 
 class Counting:
@@ -53,7 +57,7 @@ async def test_a_table_is_claimed_once_and_then_held_without_asking(
         clock.now += LEASE_TTL  # a pause longer than the lease: renewed before answering
         assert await leases.holding(tid)
         assert counted.calls == ["claim", "renew"]
-        assert await leases.keep() == []  # one pass: nothing ended, nothing lapsed
+        assert await leases.keep() == Pass([], [])  # one pass: nothing ended, lapsed, lost
         assert counted.calls == ["claim", "renew", "renew", "lapsed"]
     finally:
         await store.close()
@@ -72,7 +76,7 @@ async def test_a_table_held_elsewhere_is_not_asked_for_until_it_may_have_lapsed(
         assert not await leases.holding(tid)
         assert counted.calls == ["claim"]
         clock.now += LEASE_TTL  # two stopped: its lease lapsed, one's pass takes the table
-        assert await leases.keep() == [tid]
+        assert (await leases.keep()).taken == [tid]
         assert leases.held() == [tid]
         assert not await other.holding(tid)  # two's renewal finds the table taken
     finally:
@@ -98,6 +102,34 @@ async def test_an_ended_tables_lease_is_given_up_and_a_restart_takes_the_rest_ba
         assert await restarted.start() == [going]
     finally:
         await store.close()
+
+
+async def test_a_process_back_on_its_shards_takes_its_servers_tables_home(
+        backend: Backend, clock: Clock) -> None:
+    here, there = await backend.open(clock), await backend.open(clock)
+    try:
+        game = played(1)
+        mine, theirs = [(await started(here, game.states[0], channel=n + 1,
+                                       guild=snowflake_on(n, 2))).id for n in (1, 0)]
+        home = Leases(here, "one", clock=clock, shards=Shards(2, (1,)))
+        away = Leases(there, "two", clock=clock, shards=Shards(2, (0,)))
+        assert (await home.keep()).taken == [mine]  # a server's table: its shard's process
+        assert (await away.keep()).taken == [theirs]
+        for _ in range(2):  # one stopped, two renews: one's lease lapsed, anyone's now
+            assert (await away.keep()).taken == []
+            clock.now += LEASE_TTL / 2
+        assert await away.keep() == Pass([mine], [])
+        assert away.held() == [mine, theirs]
+        back = Leases(here, "one", clock=clock, shards=Shards(2, (1,)))
+        assert await back.start() == [mine]  # home at once, though the lease was two's
+        clock.now += 1
+        assert await away.keep() == Pass([], [mine])  # two learns it on its next pass
+        assert away.held() == [theirs] and not await away.holding(mine)
+        assert await back.keep() == Pass([], []) and await away.keep() == Pass([], [])
+        assert back.held() == [mine] and away.held() == [theirs]  # and they stay so
+    finally:
+        await here.close()
+        await there.close()
 
 
 def test_each_process_is_named_by_its_instance_or_its_shards() -> None:

@@ -2,8 +2,9 @@
 shards, with a match in a guild of each shard: one process is SIGKILLed mid-match. The other
 finishes its own match, takes over the killed process's table once its lease lapsed (the AI
 seats there move again, though nobody can click in that guild any more), and when the killed
-process starts again the people there finish their match too. No move acknowledged to a player
-is missing from the action log."""
+process starts again it takes its table home at once and the people there finish their match
+too, with one table message in their channel. No move acknowledged to a player is missing from
+the action log."""
 from __future__ import annotations
 
 import random
@@ -13,10 +14,12 @@ from pathlib import Path
 import pytest
 from e2e.botlog import bot_errors
 from e2e.lobby import open_table, until
+from e2e.messages import hand_button
 from e2e.pg_oracle import PgOracle
 from e2e.player import Player, check_acknowledged, play, play_until
 from postgres_server import Server
 
+from bot.discord_side.ui.custom_ids import HandButton
 from engine.replay import replay
 from loopback import Loopback
 from loopback.botproc import BotProcess
@@ -88,9 +91,16 @@ async def test_the_surviving_process_takes_over_the_killed_ones_tables(
     assert all(row.by_ai for row in oracle.log(taken)[at_kill.version:])
     assert oracle.lease_owner(taken) == "karak-0"
 
-    # the victim starts again: Cat plays on, the AI seats (now the survivor's) answer
+    # the victim starts again and takes its server's table home: Cat plays on, the AI seats
+    # answer there (as quickly as the survivor's did)
+    victim.ai_pace = PACES[0]
     await victim.start(shards=[1])
+    await until(lb, lambda: oracle.lease_owner(taken) == "karak-1", timeout=30)
     await play(lb, players, [kept, taken], oracle)
+    assert oracle.lease_owner(taken) in ("karak-1", None)  # never back to the survivor
+    shown = [m for m in lb.messages_for(halls[1], cat)
+             if m.owner is None and hand_button(m) == HandButton.id_for(taken)]
+    assert len(shown) <= 1, "the table message was posted twice"
     for tid in (kept, taken):
         rec = oracle.table(tid)
         assert rec.status == "finished" and rec.winner is not None

@@ -18,18 +18,29 @@ CLAIM = ("INSERT INTO leases (table_id, owner, expires_at) VALUES (?, ?, ?) "
          "WHERE leases.owner = excluded.owner OR leases.expires_at <= ? RETURNING table_id")
 
 
+def of_shards(shards: Shards) -> str:
+    """The condition that table ``t``'s server is heard on ``shards`` (direct-message tables
+    are shard 0's). The shard numbers are whole numbers written into the text."""
+    ids = ", ".join(str(int(i)) for i in shards.ids)
+    return f"((COALESCE(t.guild_id, 0) >> 22) % {int(shards.count)}) IN ({ids})"
+
+
 def lapsed_sql(shards: Shards | None) -> str:
     """The ids of the lobbies and running tables whose lease expired at the one argument (now),
-    and of those with no lease yet whose server is heard on ``shards`` (every one when None;
-    direct-message tables are shard 0's). The shard numbers are whole numbers written into the
-    text."""
-    mine = ""
-    if shards is not None:
-        ids = ", ".join(str(int(i)) for i in shards.ids)
-        mine = f" AND ((COALESCE(t.guild_id, 0) >> 22) % {int(shards.count)}) IN ({ids})"
+    and of those with no lease yet whose server is heard on ``shards`` (every one when None)."""
+    mine = "" if shards is None else f" AND {of_shards(shards)}"
     return ("SELECT t.id FROM tables t LEFT JOIN leases l ON l.table_id = t.id "
             "WHERE t.status IN ('lobby','running') "
             f"AND (l.expires_at <= ? OR (l.table_id IS NULL{mine})) ORDER BY t.id")
+
+
+def home_sql(shards: Shards) -> str:
+    """Give the owner (the first argument) until the second the leases other owners (the
+    third: the owner again) hold on the lobbies and running tables of ``shards``' servers;
+    the ids of those tables."""
+    return ("UPDATE leases SET owner = ?, expires_at = ? WHERE owner <> ? AND table_id IN "
+            "(SELECT t.id FROM tables t WHERE t.status IN ('lobby','running') "
+            f"AND {of_shards(shards)}) RETURNING table_id")
 
 
 class LeaseRows(Base):
@@ -64,6 +75,14 @@ class LeaseRows(Base):
             await db.execute("DELETE FROM leases WHERE table_id = ? AND owner = ?",
                              table_id, owner)
 
+    async def home(self, owner: str, shards: Shards, ttl: float) -> list[int]:
+        """Take for ``owner`` the leases other owners hold on the lobbies and running tables
+        of ``shards``' servers, in one statement; the ids of those tables."""
+        self._owner = owner
+        async with self._tx() as db:
+            rows = await db.fetch(home_sql(shards), owner, self.clock() + ttl, owner)
+        return sorted(as_int(r[0], "table_id") for r in rows)
+
     async def lapsed(self, shards: Shards | None = None) -> list[int]:
         """Ids of the lobbies and running tables whose lease expired, and of those with no
         lease yet that are ``shards``' (every one when None)."""
@@ -71,4 +90,4 @@ class LeaseRows(Base):
         return [as_int(r[0], "id") for r in rows]
 
 
-__all__ = ["LeaseRows", "lapsed_sql"]
+__all__ = ["LeaseRows", "home_sql", "lapsed_sql", "of_shards"]
