@@ -5,6 +5,7 @@ what it had queued. On a clock moved by hand."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 from inprocess import FakeTime
@@ -24,6 +25,21 @@ async def settle() -> None:
     """Let every task run until it waits for the clock."""
     for _ in range(20):
         await asyncio.sleep(0)
+
+
+def a_feed(time: FakeTime) -> tuple[ChannelPace, Feeds, list[str],
+                                    Callable[[Kind, int, str], Job]]:
+    """Feeds on a bot's pace of 2 requests a second (one of them kept for posts), what their
+    jobs sent, and a maker of jobs in channel 7 (its edits wait for that channel's pace)."""
+    pace = ChannelPace(global_limit=2, global_reserve=1, clock=time.clock, sleep=time.sleep)
+    sent: list[str] = []
+
+    def job(kind: Kind, version: int, what: str) -> Job:
+        async def work() -> None:
+            await pace.request(7)
+            sent.append(what)
+        return Job(kind, version, work, 7 if kind == "edit" else None)
+    return pace, Feeds(Tasks(time.sleep, time.clock), pace), sent, job
 
 
 async def test_edits_go_while_the_bot_has_room_and_leave_the_rest_to_posts() -> None:
@@ -91,16 +107,7 @@ async def test_edits_waiting_for_the_bot_take_their_turns_first_come_first_serve
 
 async def test_a_post_goes_at_once_though_the_edit_before_it_waits_for_its_turn() -> None:
     time = FakeTime(100.0)
-    pace = ChannelPace(global_limit=2, global_reserve=1, clock=time.clock, sleep=time.sleep)
-    feeds = Feeds(Tasks(time.sleep, time.clock), pace)
-    sent: list[str] = []
-
-    def job(kind: str, version: int, what: str) -> Job:
-        async def work() -> None:
-            await pace.request(7)
-            sent.append(what)
-        return Job("edit" if kind == "edit" else "post", version, work,
-                   7 if kind == "edit" else None)
+    pace, feeds, sent, job = a_feed(time)
 
     feeds.put(1, job("edit", 1, "edit 1"))
     await settle()
@@ -124,15 +131,7 @@ async def test_a_post_goes_at_once_though_the_edit_before_it_waits_for_its_turn(
 
 async def test_a_table_another_process_took_drops_its_queued_posts_and_edits() -> None:
     time = FakeTime(100.0)
-    pace = ChannelPace(global_limit=2, global_reserve=1, clock=time.clock, sleep=time.sleep)
-    feeds = Feeds(Tasks(time.sleep, time.clock), pace)
-    sent: list[str] = []
-
-    def job(kind: Kind, version: int, what: str) -> Job:
-        async def work() -> None:
-            await pace.request(7)
-            sent.append(what)
-        return Job(kind, version, work, 7 if kind == "edit" else None)
+    pace, feeds, sent, job = a_feed(time)
 
     feeds.put(1, job("edit", 1, "edit 1"))
     await settle()
