@@ -36,6 +36,7 @@ from bot.storage.core.rows import keep
 from bot.storage.interface import Storage
 from bot.storage.records import (
     LogRow,
+    NotHeld,
     SeatInfo,
     StaleVersion,
     TableRecord,
@@ -312,7 +313,8 @@ class Play:
         The decision is made without the table's lock (a hard one takes up to a second, in a
         worker process), then, once ``ready`` is done (the AI's pace; a future, awaited again
         on a second attempt), applied under the lock if the table is still where it was
-        decided and the bot is ``going`` on (else None: a stop began). If the table moved on
+        decided and the bot is ``going`` on (else None: a stop began, or another process took
+        the table, whose AI turns are then that process's). If the table moved on
         meanwhile (in this process or another), the decision is made again; after
         :data:`ATTEMPTS` raises :class:`Contended`. ``known``: the table as the last move
         left it (decided on without reading it; read again under the lock all the same)."""
@@ -333,6 +335,8 @@ class Play:
                     continue  # moved on while deciding
                 try:
                     return await self._apply(now, action, seat, None, True, now.seats)
+                except NotHeld:  # another process took the table: its AI plays there
+                    return None
                 except Stale:  # another process wrote the table between the read and the write
                     continue
         raise Contended(f"table {table_id} changed under {ATTEMPTS} AI moves")
@@ -359,6 +363,8 @@ class Play:
                     return out
                 try:
                     await self._time_out(record, out)
+                    return out
+                except NotHeld:  # another process took the table: its timer is that one's
                     return out
                 except Stale:  # another process wrote the table between the read and a write
                     record = await self.tables.load(table_id)

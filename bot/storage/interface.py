@@ -318,7 +318,8 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
         computed it; None: the final state's, every person counted as having moved) and the
         rating rows ``rater`` computes from the ratings stored at that moment; raises
         :class:`~bot.storage.records.StaleVersion` (and writes nothing) when the table is no
-        longer at ``before``."""
+        longer at ``before``, and :class:`~bot.storage.records.NotHeld` (nothing written) for
+        an AI seat's move (``log.by_ai``) when another process holds the table's lease."""
 
     async def abandon(self, table_id: int, version: int, result: TableResult | None = None,
                       rater: Rater | None = None) -> None:

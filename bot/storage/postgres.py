@@ -106,10 +106,10 @@ class Store(CoreStore):
         """True when PostgreSQL refused a row that breaks a unique index."""
         return isinstance(exc.__cause__, asyncpg.UniqueViolationError)
 
-    async def _wrote(self, db: Db, table_id: int) -> None:
+    async def _wrote(self, db: Db, table_id: int) -> bool:
         """The process holding the table's lease, if not this one, hears of the write once it
-        is committed."""
-        await notify(db, table_id, self._owner)
+        is committed; True when there is one."""
+        return await notify(db, table_id, self._owner)
 
     async def subscribe(self, listener: TableListener) -> None:
         """Tell ``listener`` the id of each table another process writes from now on (on a

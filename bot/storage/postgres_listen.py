@@ -34,14 +34,15 @@ PING = 30.0
 UNREACHABLE = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)
 
 
-async def notify(db: CoreDb, table_id: int, writer: str | None) -> None:
+async def notify(db: CoreDb, table_id: int, writer: str | None) -> bool:
     """Tell the listening processes that table ``table_id`` changed, once the caller's
     transaction commits, when another owner than ``writer`` holds its lease: only a lease
     holder acts on a change, and a write by the holder itself (the usual case, a server's
     clicks and its tables' AI in one process) sends nothing. PostgreSQL commits notifying
     transactions one at a time, each waiting for the disk, so every notification sent
-    limits the moves a whole deployment can save per second."""
-    await db.execute("SELECT pg_notify(?, ?) FROM leases WHERE table_id = ? "
+    limits the moves a whole deployment can save per second. True when another owner holds
+    the lease (it was told)."""
+    return 0 < await db.execute("SELECT pg_notify(?, ?) FROM leases WHERE table_id = ? "
                      "AND owner IS DISTINCT FROM ?", CHANNEL, str(table_id), table_id, writer)
 
 

@@ -76,6 +76,11 @@ class StaleVersion(StorageError):
     """The table moved on since the version a write was based on."""
 
 
+class NotHeld(StorageError):
+    """An AI seat's move refused: another process holds the table's lease, and its AI turns
+    and timers are that process's work. Nothing was written."""
+
+
 class CannotSave(StorageError):
     """A write the database refused because its disk is full or failing: nothing was written,
     and the same write may work later."""
@@ -531,8 +536,9 @@ __all__ = [
     "TournamentRecord", "TournamentRoundRow", "TournamentRows", "TournamentStatus",
     "TournamentTableRow",
     "ACTIVE", "STATUSES", "AiRecord", "CannotSave", "CorruptTable", "DatabaseError", "LogRow",
-    "PlayerRating", "Rater", "RatingChange", "RematchOffer", "SchemaTooNew", "SeatInfo",
-    "SeatKind", "SeatResult", "ServerDefaults", "Shards", "StaleVersion", "Status", "StorageError",
+    "NotHeld", "PlayerRating", "Rater", "RatingChange", "RematchOffer", "SchemaTooNew",
+    "SeatInfo", "SeatKind", "SeatResult", "ServerDefaults", "Shards", "StaleVersion", "Status",
+    "StorageError",
     "StoredRating", "TableExists", "TableRecord", "TableResult", "UNDO", "anchor_column",
     "load_state", "people",
     "places", "seat_results", "seats_from_json", "seats_to_json", "standing", "storable",

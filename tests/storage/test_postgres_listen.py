@@ -2,14 +2,16 @@
 by one store is told to the subscriber of the store holding its lease once committed (never a
 write rolled back, never the subscriber's own store's writes, nothing for a table whose lease
 the writer holds or nobody holds), and a listening connection that drops is made
-again, the subscriber told that changes may have been missed. An SQLite store tells nothing: no
+again, the subscriber told that changes may have been missed. An AI seat's move by a process
+not holding the table's lease is refused (its AI turns are the holder's); a person's move is
+written by whichever process heard the click. An SQLite store tells nothing: no
 other process writes its file."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,7 @@ from postgres_server import Server
 from bot.game.places import Place
 from bot.storage.postgres import Store
 from bot.storage.postgres_listen import Listener
-from bot.storage.records import StaleVersion
+from bot.storage.records import LogRow, NotHeld, StaleVersion
 from storage.backends import PostgresBackend, SqliteBackend
 from storage.helpers import SEATS, Clock, played, started
 
@@ -44,6 +46,11 @@ class Heard:
         return self.queue.empty()
 
 
+def by_person(row: LogRow) -> LogRow:
+    """``row`` as a person's move (written by whichever process heard the click)."""
+    return replace(row, by_ai=False, user_id=1)
+
+
 @pytest.fixture
 def pg(postgres_server: Server) -> PostgresBackend:
     return PostgresBackend(postgres_server)
@@ -63,12 +70,12 @@ async def test_every_table_write_of_another_process_is_heard(
         assert await mine.claim(rec.id, "mine", 15.0)  # mine does its background work now
         await other.update_lobby(rec.id, SEATS)
         await other.start_game(rec.id, SEATS, game.states[0], None)
-        await other.apply(rec.id, 0, game.states[1], game.log_row(0))
+        await other.apply(rec.id, 0, game.states[1], by_person(game.log_row(0)))
         await other.set_hints(rec.id, True)
         await other.relocalise(rec.id, "fr")
         assert [await heard.next() for _ in range(5)] == [rec.id] * 5
         with pytest.raises(StaleVersion):  # rolled back: nothing is told
-            await other.apply(rec.id, 0, game.states[1], game.log_row(0))
+            await other.apply(rec.id, 0, game.states[1], by_person(game.log_row(0)))
         await mine.apply(rec.id, 1, game.states[2], game.log_row(1))  # my own: not told
         await other.claim(rec.id, "other", 15.0)  # a lease is no change of the table
         await other.set_status(rec.id, "abandoned")
@@ -160,6 +167,24 @@ async def test_a_write_by_the_lease_holder_wakes_no_one(pair: Pair) -> None:
     assert await pair.mine.claim(marker.id, "mine", 15.0)
     await pair.other.set_hints(marker.id, True)  # a table mine holds: told, and first
     assert await pair.heard.next() == marker.id  # (notifications come in commit order)
+    assert pair.heard.nothing_more()
+
+
+async def test_an_ai_move_by_a_process_not_holding_the_table_is_refused(pair: Pair) -> None:
+    game = played(1)
+    rec = await started(pair.other, game.states[0])
+    assert await pair.mine.claim(rec.id, "mine", 15.0)
+    with pytest.raises(NotHeld):  # rolled back: nothing written, nobody told
+        await pair.other.apply(rec.id, 0, game.states[1], game.log_row(0))
+    refused = await pair.mine.get(rec.id)
+    assert refused is not None and refused.version == 0
+    assert await pair.mine.action_log(rec.id) == []
+    await pair.other.apply(rec.id, 0, game.states[1], by_person(game.log_row(0)))
+    assert await pair.heard.next() == rec.id
+    await pair.mine.apply(rec.id, 1, game.states[2], game.log_row(1))  # the holder's AI
+    written = await pair.other.get(rec.id)
+    assert written is not None and written.version == 2
+    assert [r.by_ai for r in await pair.other.action_log(rec.id)] == [False, True]
     assert pair.heard.nothing_more()
 
 

@@ -44,6 +44,7 @@ from bot.storage.records import (
     CorruptTable,
     DatabaseError,
     LogRow,
+    NotHeld,
     Rater,
     SeatInfo,
     StaleVersion,
@@ -99,18 +100,22 @@ class TableQueries(Base):
         """True when ``exc`` is the database refusing a row that breaks a unique index."""
         raise NotImplementedError  # the backend's own
 
-    async def _wrote(self, db: Db, table_id: int) -> None:
+    async def _wrote(self, db: Db, table_id: int) -> bool:
         """Called at the end of a write of table ``table_id``, inside its transaction (the
-        backend may tell other processes)."""
+        backend may tell other processes); True when another process holds the table's
+        lease (never, where one process owns the database)."""
+        return False
 
     @asynccontextmanager
-    async def _table_tx(self, table_id: int) -> AsyncIterator[Db]:
+    async def _table_tx(self, table_id: int, background: bool = False) -> AsyncIterator[Db]:
         """Write table ``table_id``; where one process owns the database its kept record goes
-        after, committed or not."""
+        after, committed or not. ``background``: the write is an AI seat's move, refused
+        (:class:`NotHeld`, nothing written) when another process holds the table's lease."""
         try:
             async with self._tx() as db:
                 yield db
-                await self._wrote(db, table_id)
+                if await self._wrote(db, table_id) and background:
+                    raise NotHeld(f"table {table_id} is another process's to play")
         finally:
             self._writes += 1
             if self.dialect.owned:
@@ -304,13 +309,14 @@ class TableQueries(Base):
         ``undone``; a finished game is marked ``finished`` with its winner, and its ``result``
         (as the game computed it, finished now; None: the final state's, every person counted
         as having moved) and the rating rows ``rater`` gives written. Raises
-        :class:`StaleVersion` (and writes nothing) when the table is no longer at ``before``.
-        The row as written is kept."""
+        :class:`StaleVersion` (and writes nothing) when the table is no longer at ``before``,
+        and :class:`NotHeld` (nothing written) for an AI seat's move when another process
+        holds the table's lease. The row as written is kept."""
         text = storable(state)
         now = self.clock()
         columns = moved_columns(state, before + 1, text, now, seats, deadline)
         sets = ", ".join(f"{name} = ?" for name in columns)
-        async with self._table_tx(table_id) as db:
+        async with self._table_tx(table_id, background=log.by_ai) as db:
             writes = self._writes  # this write ends as one more: then the row may be kept
             row = await db.fetchrow(
                 f"UPDATE tables SET {sets} WHERE id = ? AND version = ? AND status = 'running' "
