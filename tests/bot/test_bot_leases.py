@@ -1,8 +1,9 @@
 """Two bot processes on one PostgreSQL database (two real bots in the test's loop, each with its
 own store, on the stand-in, on one injected time): only the process holding a table's lease
-plays its AI turns and fires its timer; a person's move handled by the other process wakes the
-holder at once; a stopped process's tables are taken over within the lease and a third; a
-process restarted under its name takes its own leases back at once."""
+plays its AI turns (another's AI move is refused as it is written) and fires its timer; a
+person's move handled by the other process wakes the holder at once; a stopped process's tables
+are taken over within the lease and a third; a process restarted under its name takes its own
+leases back at once."""
 
 from __future__ import annotations
 
@@ -142,6 +143,9 @@ async def test_a_stopped_processs_tables_move_on_in_another_within_the_lease(
             assert two.held == [tid] and one.held == []  # the first to start took it
             await until(time, (one, two), lambda: _at_least(two, tid, 6), "six AI moves")
             assert one.thinking.decisions == 0  # never played there, not even tried
+            before = await version(one, tid)
+            assert await one.bot.service.play.ai_step(tid) is None  # asked to: refused
+            assert one.thinking.decisions == 1 and await version(two, tid) == before
             await until(time, (one, two), lambda: _at_least(two, tid, 8), "two more")
         # one stopped (its leases untouched); two still holds the table and plays on
         played_by_two = two.thinking.decisions
