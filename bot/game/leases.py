@@ -102,12 +102,16 @@ class Leases:
         """Claim the lease of ``table``; True when granted."""
         start = self.clock()
         if await self.store.claim(table, self.owner, self.ttl):
-            self._until[table] = start + self.ttl
-            self._elsewhere.pop(table, None)
+            self._granted(table, start)
             return True
         self._until.pop(table, None)
         self._elsewhere[table] = start + self.ttl
         return False
+
+    def _granted(self, table: int, start: float) -> None:
+        """The lease of ``table``, asked for at ``start``, was granted."""
+        self._until[table] = start + self.ttl
+        self._elsewhere.pop(table, None)
 
     async def renew(self) -> None:
         """Renew every lease this process holds (one write); a lease another process took
@@ -136,8 +140,7 @@ class Leases:
         if self.shards is not None:
             start = self.clock()
             for table in await self.store.home(self.owner, self.shards, self.ttl):
-                self._until[table] = start + self.ttl
-                self._elsewhere.pop(table, None)
+                self._granted(table, start)
         lost, self._lost = self._lost, set()
         return Pass([t for t in self.held() if t not in before],
                     sorted(t for t in lost if t not in self._until))
