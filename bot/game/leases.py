@@ -14,8 +14,9 @@ A process running some of the shards takes up the tables of its servers: the one
 yet, and on each pass those another process holds (:meth:`Leases.keep`). A process that took
 over a stopped one's tables so hands them back once it is running again, and a server's clicks
 and its tables' background work (and messages) stay in one process. The process that let a
-table go learns it on its next pass. With SQLite one process owns the file and every claim is
-granted.
+table go hears of it at once, as of a change of the table, and asks the store
+(:meth:`Leases.confirm`); a change it missed shows on its next pass. With SQLite one process
+owns the file and every claim is granted.
 """
 
 from __future__ import annotations
@@ -107,6 +108,13 @@ class Leases:
         self._until.pop(table, None)
         self._elsewhere[table] = start + self.ttl
         return False
+
+    async def confirm(self, table: int) -> bool:
+        """True when this process still holds ``table``, asked of the store (the lease is
+        renewed then): a change another process made may have been taking the table home.
+        When another process holds it now, this one holds it no more, and the next pass does
+        not report it lost again."""
+        return await self.claim(table)
 
     def _granted(self, table: int, start: float) -> None:
         """The lease of ``table``, asked for at ``start``, was granted."""

@@ -6,7 +6,8 @@ posts it (:class:`Posts`, given at construction).
 Several processes may share one database: each does this work only for the tables whose lease
 it holds (:class:`~bot.game.leases.Leases`, renewed and the lapsed ones claimed every third of
 the lease by the ``leases`` loop), and wakes a table it holds at once when another process
-changed it (a person's move handled by the process of that guild's shard).
+changed it (a person's move handled by the process of that guild's shard), or lets it go at
+once when that change was the table going home to the process of its server's shard.
 
 Once the bot begins to stop (``docker stop``), no AI move, timed-out turn or resumption starts;
 a move being written finishes, and is shown, within the shutdown grace.
@@ -256,9 +257,16 @@ class Scheduler:
             await self._expire(table, record.version)
 
     def wake(self, table: int) -> None:
-        """Another process changed ``table``, which this process holds: go on with it now."""
+        """Another process changed ``table``, which this process holds: go on with it now,
+        or let it go now when that change was the table going home to its server's process."""
         if self.going():
-            self.tasks.spawn(self.take_over(table), f"wake-{table}")
+            self.tasks.spawn(self._woken(table), f"wake-{table}")
+
+    async def _woken(self, table: int) -> None:
+        if await self.leases.confirm(table):
+            await self.take_over(table)
+        else:
+            await self._kept(Pass([], [table]))
 
     async def _timer_pass(self) -> bool:
         self.beat()

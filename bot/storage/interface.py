@@ -93,7 +93,8 @@ class LeaseStorage(Protocol):
         """Take for ``owner``, for ``ttl`` seconds from now, the leases another owner holds on
         the lobbies and running tables of the servers of ``shards`` (a process back on its
         shards takes up its servers' tables again, however long ago another took them over);
-        the ids of those tables, in order."""
+        the ids of those tables, in order. Subscribers in other processes are told each one
+        (:meth:`subscribe`), as of a write."""
 
     async def subscribe(self, listener: TableListener) -> None:
         """From now on, tell ``listener`` the id of each table another process writes (once

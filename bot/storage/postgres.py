@@ -25,7 +25,7 @@ from bot.storage.core.db import Db
 from bot.storage.core.store import CoreStore
 from bot.storage.interface import Storage, TableListener
 from bot.storage.postgres_dialect import DIALECT, Connection, PostgresDb, set_codecs
-from bot.storage.postgres_listen import Listener, OwnConnections, notify
+from bot.storage.postgres_listen import Listener, OwnConnections, notify, tell
 from bot.storage.postgres_schema import SCHEMA_VERSION, migrate, schema_version
 from bot.storage.records import CannotSave, DatabaseError, SchemaTooNew, StorageError
 
@@ -110,6 +110,11 @@ class Store(CoreStore):
         """The process holding the table's lease, if not this one, hears of the write once it
         is committed; True when there is one."""
         return await notify(db, table_id, self._owner)
+
+    async def _took(self, db: Db, tables: list[int]) -> None:
+        """The processes that held the leases of ``tables`` hear of it once it is committed:
+        they let those tables go at once."""
+        await tell(db, tables)
 
     async def subscribe(self, listener: TableListener) -> None:
         """Tell ``listener`` the id of each table another process writes from now on (on a

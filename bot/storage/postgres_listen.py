@@ -46,6 +46,14 @@ async def notify(db: CoreDb, table_id: int, writer: str | None) -> bool:
                      "AND owner IS DISTINCT FROM ?", CHANNEL, str(table_id), table_id, writer)
 
 
+async def tell(db: CoreDb, tables: list[int]) -> None:
+    """Tell the listening processes that each of ``tables`` changed, once the caller's
+    transaction commits: their leases moved to the caller's owner, and the process that held
+    one learns at once that it holds it no longer."""
+    for table in tables:
+        await db.execute("SELECT pg_notify(?, ?)", CHANNEL, str(table))
+
+
 class OwnConnections:
     """The server process ids of the store's own pool connections: a notification one of them
     sent is this process's own write. Given to the pool as its ``init``: every new connection
@@ -163,4 +171,4 @@ class Listener:
             self._connection = None
 
 
-__all__ = ["CHANNEL", "Listener", "OwnConnections", "notify"]
+__all__ = ["CHANNEL", "Listener", "OwnConnections", "notify", "tell"]

@@ -3,7 +3,8 @@ own store, on the stand-in, on one injected time): only the process holding a ta
 plays its AI turns (another's AI move is refused as it is written) and fires its timer; a
 person's move handled by the other process wakes the holder at once; a stopped process's tables
 are taken over within the lease and a third; a process restarted under its name takes its own
-leases back at once."""
+leases back at once; a table taken home by the process of its server's shard is let go at once
+by the process that covered for it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from discordpy_client import discordpy_client
@@ -23,10 +25,11 @@ from bot.discord_side.client import KarakBot
 from bot.discord_side.pace import ChannelPace
 from bot.game.leases import LEASE_TTL
 from bot.game.places import Place
+from bot.game.scheduler import Posts
 from bot.game.service import GameService
 from bot.process.compose import compose
 from bot.storage.postgres import Store
-from bot.storage.records import LogRow, SeatInfo
+from bot.storage.records import LogRow, SeatInfo, Shards
 from bot.workers.thinking import Thinking
 from engine import Action, Observation
 from loopback import Loopback
@@ -199,6 +202,46 @@ async def test_a_persons_move_in_one_process_wakes_the_holder_and_only_it_fires_
         await quiet(time, one)
     async with process(lb, url, "one", time) as restarted:
         assert restarted.held == [tid]  # its own lease, taken back at once
+
+
+async def test_a_table_gone_home_is_let_go_at_once_by_the_process_that_covered_for_it(
+        lb: Loopback, url: str) -> None:
+    time = FakeTime()
+    tid = await table(url, time, ALL_AI)
+    async with process(lb, url, "two", time) as two:
+        async with process(lb, url, "one", time) as one:
+            assert two.held == [tid] and one.held == []  # two covers for the guild's shard
+            await until(time, (one, two), lambda: _at_least(two, tid, 2), "two AI moves")
+            let_go: list[int] = []
+            posts = two.bot.scheduler.posts
+            two.bot.scheduler.posts = LetGo(posts, let_go)
+            one.bot.scheduler.leases.shards = Shards(1, (0,))  # one runs the guild's shard
+            assert (await one.bot.scheduler.leases.keep()).taken == [tid]  # takes it home
+            now = time.now
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + PATIENCE
+            while not let_go:  # told at once, not on its next pass
+                assert loop.time() < deadline, "two never let the table go"
+                await asyncio.sleep(0.005)
+            assert let_go == [tid] and two.held == [] and one.held == [tid]
+            assert time.now == now
+            two.bot.scheduler.posts = posts
+
+
+class LetGo:
+    """A process's posts, noting each table it lets go."""
+
+    def __init__(self, posts: Posts, noted: list[int]) -> None:
+        self.posts = posts
+        self.noted = noted
+
+    def let_go(self, table: int) -> None:
+        """Note it, and let it go."""
+        self.noted.append(table)
+        self.posts.let_go(table)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.posts, name)
 
 
 async def _at_least(p: Process, tid: int, wanted: int) -> bool:

@@ -4,7 +4,7 @@ costs no lease write), one renewal a pass keeps every lease, a table another pro
 not asked for again until its lease could have lapsed, an ended table's lease is given up, and a
 process's own name takes its leases back at once after a restart, and a process back on its
 shards takes its servers' tables home from the process that took them over, which learns it
-on its next pass."""
+when it asks (told of the change) or on its next pass."""
 
 from __future__ import annotations
 
@@ -125,6 +125,16 @@ async def test_a_process_back_on_its_shards_takes_its_servers_tables_home(
         clock.now += 1
         assert await away.keep() == Pass([], [mine])  # two learns it on its next pass
         assert away.held() == [theirs] and not await away.holding(mine)
+        for _ in range(2):  # one stopped again: two takes the table over again
+            assert (await away.keep()).taken == []
+            clock.now += LEASE_TTL / 2
+        assert await away.keep() == Pass([mine], [])
+        back = Leases(here, "one", clock=clock, shards=Shards(2, (1,)))
+        assert await back.start() == [mine]
+        assert away.holds(mine)  # two does not know yet (on PostgreSQL it is told at once)
+        assert await away.confirm(theirs) and not await away.confirm(mine)  # and asks
+        assert away.held() == [theirs]
+        assert await away.keep() == Pass([], [])  # let go already: not lost twice
         assert await back.keep() == Pass([], []) and await away.keep() == Pass([], [])
         assert back.held() == [mine] and away.held() == [theirs]  # and they stay so
     finally:

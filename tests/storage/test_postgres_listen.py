@@ -2,7 +2,8 @@
 by one store is told to the subscriber of the store holding its lease once committed (never a
 write rolled back, never the subscriber's own store's writes, nothing for a table whose lease
 the writer holds or nobody holds), and a listening connection that drops is made
-again, the subscriber told that changes may have been missed. An AI seat's move by a process
+again, the subscriber told that changes may have been missed. A table taken home by the process
+of its server's shard is told as a write is. An AI seat's move by a process
 not holding the table's lease is refused (its AI turns are the holder's); a person's move is
 written by whichever process heard the click. An SQLite store tells nothing: no
 other process writes its file."""
@@ -20,7 +21,8 @@ from postgres_server import Server
 from bot.game.places import Place
 from bot.storage.postgres import Store
 from bot.storage.postgres_listen import Listener
-from bot.storage.records import LogRow, NotHeld, StaleVersion
+from bot.storage.records import LogRow, NotHeld, Shards, StaleVersion
+from loopback.sharding import snowflake_on
 from storage.backends import PostgresBackend, SqliteBackend
 from storage.helpers import SEATS, Clock, played, started
 
@@ -185,6 +187,22 @@ async def test_an_ai_move_by_a_process_not_holding_the_table_is_refused(pair: Pa
     written = await pair.other.get(rec.id)
     assert written is not None and written.version == 2
     assert [r.by_ai for r in await pair.other.action_log(rec.id)] == [False, True]
+    assert pair.heard.nothing_more()
+
+
+async def test_a_table_taken_home_is_told_to_the_process_that_held_it(pair: Pair) -> None:
+    """A process back on its shards takes its servers' tables from the one that covered for
+    it: that one hears of each at once, and lets it go."""
+    game = played(1)
+    shard_one = await started(pair.other, game.states[0], guild=snowflake_on(1, 2))
+    shard_zero = await started(pair.other, game.states[0], channel=2, guild=snowflake_on(0, 2))
+    for rec in (shard_one, shard_zero):
+        assert await pair.mine.claim(rec.id, "mine", 15.0)  # mine covered for the stopped one
+    assert await pair.other.home("other", Shards(2, (1,)), 15.0) == [shard_one.id]
+    assert await pair.heard.next() == shard_one.id
+    assert await pair.other.home("other", Shards(2, (1,)), 15.0) == []  # home already
+    await pair.other.set_hints(shard_zero.id, True)  # a table mine holds still: told, and
+    assert await pair.heard.next() == shard_zero.id  # first (notifications in commit order)
     assert pair.heard.nothing_more()
 
 

@@ -7,6 +7,7 @@ writes is the backend's (``subscribe``)."""
 from __future__ import annotations
 
 from bot.storage.core.base import Base
+from bot.storage.core.db import Db
 from bot.storage.core.rows import as_int
 from bot.storage.records import Shards
 
@@ -77,11 +78,20 @@ class LeaseRows(Base):
 
     async def home(self, owner: str, shards: Shards, ttl: float) -> list[int]:
         """Take for ``owner`` the leases other owners hold on the lobbies and running tables
-        of ``shards``' servers, in one statement; the ids of those tables."""
+        of ``shards``' servers, in one statement (the processes that held them are told, as
+        of a write of each); the ids of those tables."""
         self._owner = owner
         async with self._tx() as db:
             rows = await db.fetch(home_sql(shards), owner, self.clock() + ttl, owner)
-        return sorted(as_int(r[0], "table_id") for r in rows)
+            taken = sorted(as_int(r[0], "table_id") for r in rows)
+            if taken:
+                await self._took(db, taken)
+        return taken
+
+    async def _took(self, db: Db, tables: list[int]) -> None:
+        """Called inside the transaction that took ``tables`` from their owners: the backend
+        may tell the processes that held them (nothing where one process owns the
+        database)."""
 
     async def lapsed(self, shards: Shards | None = None) -> list[int]:
         """Ids of the lobbies and running tables whose lease expired, and of those with no
