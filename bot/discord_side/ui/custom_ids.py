@@ -563,9 +563,14 @@ KINDS: tuple[type[Control], ...] = (
 )
 
 
+#: Each kind by the start of its custom_ids (``kg:<kind>:``).
+_BY_PREFIX: dict[str, type[Control]] = {k.prefix: k for k in KINDS}
+
+
 def kind_of(custom_id: str) -> type[Control] | None:
     """The kind whose template ``custom_id`` fits (None: no kind's)."""
-    return next((k for k in KINDS if k.pattern().fullmatch(custom_id)), None)
+    kind = _BY_PREFIX.get(custom_id[:custom_id.find(":", len(PREFIX) + 1) + 1])
+    return kind if kind is not None and kind.pattern().fullmatch(custom_id) else None
 
 
 def is_ours(custom_id: str) -> bool:
