@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -110,8 +111,15 @@ def seats_to_json(seats: Sequence[SeatInfo]) -> str:
     return json.dumps([s.model_dump() for s in seats], separators=(",", ":"))
 
 
+#: Seats texts read lately: the seats of a table stay the same across its moves, and each
+#: write reads its row back.
+SEATS_KEPT = 1024
+
+
+@lru_cache(maxsize=SEATS_KEPT)
 def seats_from_json(text: str) -> tuple[SeatInfo, ...]:
-    """Read seats written by :func:`seats_to_json`; raises ValueError on bad data."""
+    """Read seats written by :func:`seats_to_json` (the same text reads to the same immutable
+    seats); raises ValueError on bad data."""
     data = json.loads(text)
     if not isinstance(data, list) or len(data) > 4:
         raise ValueError("seats must be a list of at most 4 seats")
