@@ -15,15 +15,17 @@ yet, and on each pass those another process holds (:meth:`Leases.keep`). A proce
 over a stopped one's tables so hands them back once it is running again, and a server's clicks
 and its tables' background work (and messages) stay in one process. The process that let a
 table go hears of it at once, as of a change of the table, and asks the store
-(:meth:`Leases.confirm`); a change it missed shows on its next pass. With SQLite one process
-owns the file and every claim is granted.
+(:meth:`Leases.confirm`); a change it missed shows on its next pass. Two processes running
+the same shard (a configuration to mend) would take its tables from each other on every pass:
+once that is seen, a process says so (:attr:`Leases.shared`) and takes no more tables home.
+With SQLite one process owns the file and every claim is granted.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from bot.storage.interface import Storage
@@ -42,6 +44,22 @@ def instance_name(instance: str | None, shard_ids: Sequence[int] | None) -> str:
 #: Seconds a lease lasts unless renewed: a stopped process's tables move again within about
 #: this long (plus the time until another process's next pass, a third of it).
 LEASE_TTL = 15.0
+#: Passes in a row in which a table this process took home was taken from it again before
+#: the next one: then another process runs one of its shards too.
+CONTESTED_PASSES = 2
+
+
+class SharedShards(Exception):
+    """Another process runs some of this process's shards too (a configuration to mend: each
+    shard belongs to one process): the two took their servers' tables from each other."""
+
+    def __init__(self, shards: Shards) -> None:
+        ids = ", ".join(str(i) for i in shards.ids)
+        super().__init__(
+            f"another process runs shard(s) {ids} of {shards.count} as well, and takes this "
+            "process's tables on each pass: give each shard to one process only "
+            "(KARAK_SHARD_IDS). Until then tables no longer go home.")
+        self.shards = shards
 
 
 @dataclass(frozen=True)
@@ -75,6 +93,14 @@ class Leases:
     #: only by a process of its server's shard, so a server's clicks and its tables'
     #: background work stay in one process; a stopped process's tables are anyone's.
     shards: Shards | None = None
+    #: The tables the last pass took home, and those of them taken again since.
+    _came_home: set[int] = field(default_factory=set)
+    _taken_again: set[int] = field(default_factory=set)
+    #: Passes in a row that found a table taken again after it came home.
+    _contested: int = 0
+    #: Set once another process is found running this process's shards: from then on no
+    #: table is taken home (the two would take them from each other on every pass).
+    shared: SharedShards | None = None
 
     def holds(self, table: int) -> bool:
         """True while this process holds the lease of ``table`` (no question to the store)."""
@@ -114,7 +140,15 @@ class Leases:
         renewed then): a change another process made may have been taking the table home.
         When another process holds it now, this one holds it no more, and the next pass does
         not report it lost again."""
-        return await self.claim(table)
+        if await self.claim(table):
+            return True
+        self._note_lost([table])
+        return False
+
+    def _note_lost(self, tables: Iterable[int]) -> None:
+        """Another process took ``tables``: one that came home on the last pass was taken by
+        a process of the same shard."""
+        self._taken_again.update(t for t in tables if t in self._came_home)
 
     def _granted(self, table: int, start: float) -> None:
         """The lease of ``table``, asked for at ``start``, was granted."""
@@ -130,7 +164,9 @@ class Leases:
                          if until - self.ttl >= start}
         before = self._until
         self._until = {**claimed_since, **{t: start + self.ttl for t in renewed}}
-        self._lost.update(t for t in before if t not in self._until)
+        lost = [t for t in before if t not in self._until]
+        self._lost.update(lost)
+        self._note_lost(lost)
 
     async def keep(self) -> Pass:
         """One pass: give up the leases of tables that ended, renew the others, claim the
@@ -145,13 +181,25 @@ class Leases:
         await self.renew()
         for table in await self.store.lapsed(self.shards):
             await self.claim(table)
-        if self.shards is not None:
+        self._check_shared()
+        if self.shards is not None and self.shared is None:
             start = self.clock()
-            for table in await self.store.home(self.owner, self.shards, self.ttl):
+            self._came_home = set(await self.store.home(self.owner, self.shards, self.ttl))
+            for table in self._came_home:
                 self._granted(table, start)
         lost, self._lost = self._lost, set()
         return Pass([t for t in self.held() if t not in before],
                     sorted(t for t in lost if t not in self._until))
+
+    def _check_shared(self) -> None:
+        """Before taking tables home: when, on :data:`CONTESTED_PASSES` passes in a row, a
+        table that came home was taken again, another process runs these shards too
+        (:attr:`shared`)."""
+        self._contested = self._contested + 1 if self._taken_again else 0
+        self._taken_again = set()
+        self._came_home = set()
+        if self._contested >= CONTESTED_PASSES and self.shards is not None:
+            self.shared = self.shared or SharedShards(self.shards)
 
     async def keep_up(self) -> Pass:
         """:meth:`keep`, when the last pass is older than a third of the lease (else nothing
@@ -184,4 +232,4 @@ class Leases:
         await self.store.subscribe(heard)
 
 
-__all__ = ["LEASE_TTL", "Leases", "Pass", "instance_name"]
+__all__ = ["CONTESTED_PASSES", "LEASE_TTL", "Leases", "Pass", "SharedShards", "instance_name"]

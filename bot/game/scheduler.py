@@ -43,6 +43,8 @@ TIMER_LOOP = "turn-timers"
 HEARTBEAT = "heartbeat"
 #: The name of the loop renewing this process's leases and claiming the lapsed ones.
 LEASE_LOOP = "leases"
+#: What the health check names while another process runs this process's shards too.
+SHARDS = "shards"
 
 
 class TimersFailed(Exception):
@@ -223,6 +225,8 @@ class Scheduler:
 
     async def _lease_pass(self) -> bool:
         await self._kept(await self.leases.keep())
+        if self.leases.shared is not None:  # told on every pass: the health check says it
+            self.tasks.failures.failed(SHARDS, self.leases.shared)
         return True
 
     async def _kept(self, changes: Pass, timer: bool = True) -> None:
@@ -378,5 +382,5 @@ class Scheduler:
             await self.posts.redraw_lobby(record)
 
 
-__all__ = ["ANNOUNCE_WINDOW", "LEASE_LOOP", "Posts", "RECENT_ENDS", "Scheduler", "TIMER_LOOP",
-           "TimersFailed"]
+__all__ = ["ANNOUNCE_WINDOW", "LEASE_LOOP", "Posts", "RECENT_ENDS", "SHARDS", "Scheduler",
+           "TIMER_LOOP", "TimersFailed"]

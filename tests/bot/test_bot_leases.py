@@ -4,7 +4,8 @@ plays its AI turns (another's AI move is refused as it is written) and fires its
 person's move handled by the other process wakes the holder at once; a stopped process's tables
 are taken over within the lease and a third; a process restarted under its name takes its own
 leases back at once; a table taken home by the process of its server's shard is let go at once
-by the process that covered for it."""
+by the process that covered for it; two processes running one shard are found out, and say
+so in the health check."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from bot.discord_side.client import KarakBot
 from bot.discord_side.pace import ChannelPace
 from bot.game.leases import LEASE_TTL
 from bot.game.places import Place
-from bot.game.scheduler import Posts
+from bot.game.scheduler import SHARDS, Posts
 from bot.game.service import GameService
 from bot.process.compose import compose
 from bot.storage.postgres import Store
@@ -226,6 +227,28 @@ async def test_a_table_gone_home_is_let_go_at_once_by_the_process_that_covered_f
             assert let_go == [tid] and two.held == [] and one.held == [tid]
             assert time.now == now
             two.bot.scheduler.posts = posts
+
+
+@pytest.mark.allow_errors("shards failed (SharedShards: another process runs shard(s) 0 of 1")
+async def test_two_processes_running_one_shard_say_so_in_the_health_check(
+        lb: Loopback, url: str) -> None:
+    time = FakeTime()
+    tid = await table(url, time, SEATS)
+    async with process(lb, url, "two", time) as two:
+        async with process(lb, url, "one", time) as one:
+            for p in (one, two):  # both run the guild's shard: a configuration to mend
+                p.bot.scheduler.leases.shards = Shards(1, (0,))
+            await until(time, (one, two), lambda: _reported(one, two), "the report")
+            said = [line for p in (one, two) for line in p.bot.tasks.failures.unhealthy()]
+            assert len(said) == 1 and said[0].startswith(f"{SHARDS} failing")
+            assert "KARAK_SHARD_IDS" in said[0]
+            holder = one if one.held else two
+            await until(time, (one, two), lambda: _true(time.now > TIMER), "a minute")
+            assert holder.held == [tid] and (two if holder is one else one).held == []
+
+
+async def _reported(*running: Process) -> bool:
+    return any(p.bot.tasks.failures.unhealthy() for p in running)
 
 
 class LetGo:

@@ -4,7 +4,8 @@ costs no lease write), one renewal a pass keeps every lease, a table another pro
 not asked for again until its lease could have lapsed, an ended table's lease is given up, and a
 process's own name takes its leases back at once after a restart, and a process back on its
 shards takes its servers' tables home from the process that took them over, which learns it
-when it asks (told of the change) or on its next pass."""
+when it asks (told of the change) or on its next pass; two processes running one shard take
+its tables from each other until that is found, and then stop."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 from storage.backends import Backend, PostgresBackend, SqliteBackend
 from storage.helpers import Clock, played, started
 
-from bot.game.leases import LEASE_TTL, Leases, Pass, instance_name
+from bot.game.leases import LEASE_TTL, Leases, Pass, SharedShards, instance_name
 from bot.storage.interface import Storage
 from bot.storage.records import Shards
 from loopback.sharding import snowflake_on
@@ -140,6 +141,43 @@ async def test_a_process_back_on_its_shards_takes_its_servers_tables_home(
     finally:
         await here.close()
         await there.close()
+
+
+async def test_two_processes_running_one_shard_are_found_and_stop_taking_tables_home(
+        backend: Backend, clock: Clock) -> None:
+    here, there = await backend.open(clock), await backend.open(clock)
+    try:
+        game = played(1)
+        tid = (await started(here, game.states[0], guild=snowflake_on(0, 2))).id
+        one = Leases(here, "one", clock=clock, shards=Shards(2, (0,)))
+        two = Leases(there, "two", clock=clock, shards=Shards(2, (0, 1)))  # shard 0 twice
+        assert (await one.keep()).taken == [tid]
+        # two takes the table home; one, losing it, takes it back within its pass; and so on
+        assert await both(two, one, clock) == (Pass([tid], []), Pass([], []))
+        assert await both(two, one, clock) == (Pass([], []), Pass([], []))
+        assert two.shared is None and one.shared is None
+        assert await both(two, one, clock) == (Pass([], [tid]), Pass([], []))  # found out:
+        assert str(two.shared) == str(SharedShards(Shards(2, (0, 1))))  # two no longer takes
+        assert "shard(s) 0, 1 of 2" in str(two.shared)  # tables home, and says why
+        assert "KARAK_SHARD_IDS" in str(two.shared)
+        for _ in range(3):  # and so the table stays where it is
+            assert await both(two, one, clock) == (Pass([], []), Pass([], []))
+        assert one.held() == [tid] and two.held() == []
+        single = Leases(there, "three", clock=clock, shards=Shards(2, (1,)))
+        for _ in range(3):  # a process of other shards is never found sharing
+            await single.keep()
+        assert single.shared is None and one.shared is None
+    finally:
+        await here.close()
+        await there.close()
+
+
+async def both(first: Leases, second: Leases, clock: Clock) -> tuple[Pass, Pass]:
+    """A pass of each, a second apart."""
+    clock.now += 1
+    passed = await first.keep()
+    clock.now += 1
+    return passed, await second.keep()
 
 
 def test_each_process_is_named_by_its_instance_or_its_shards() -> None:
