@@ -93,7 +93,8 @@ class Messages:
         self.threads = threads
         self.lobby = lobby
         self._message_ids: dict[int, int] = {}  # table -> its table message posted last
-        self._passing: dict[int, list[int]] = {}  # table -> its passing lines' messages
+        #: table -> its passing lines' messages, with the table as the latest was posted
+        self._passing: dict[int, tuple[TableRecord, list[int]]] = {}
 
     def channel(self, record: TableRecord) -> discord.PartialMessageable:
         """The table's channel, or its thread once its match moved to one."""
@@ -107,7 +108,8 @@ class Messages:
         sent = await self.channel(record).send(content=text[:2000],
                                                allowed_mentions=NO_MENTIONS)
         if passing:
-            self._passing.setdefault(record.id, []).append(sent.id)
+            lines = self._passing.get(record.id, (record, []))[1]
+            self._passing[record.id] = (record, [*lines, sent.id])
 
     # ------------------------------------------------------------------ payloads
 
@@ -247,7 +249,7 @@ class Messages:
     async def retire_passing(self, record: TableRecord) -> None:
         """Delete the lines that only mattered until the table message was posted again (a
         turn timer ran out, a take-back): the newer table message carries the game on."""
-        for old in self._passing.pop(record.id, []):
+        for old in self._passing.pop(record.id, (record, []))[1]:
             await self.delete(record, old)
 
     async def edit_table(self, record: TableRecord, repost: bool = True,
@@ -400,14 +402,26 @@ class Messages:
 
     def let_go(self, table: int) -> None:
         """Another process shows the table now: drop its posts and edits still queued, and
-        what is known here of its messages (read afresh if it comes back)."""
+        what is known here of its messages (read afresh if it comes back). The passing lines
+        posted from here (and those still queued, once they went) are deleted: the table's
+        own process posts the table afresh, and does not know them."""
         self.feeds.drop(table)
-        self._drop(table)
+        self._drop(table, lines=False)
+        self.feeds.put(table, Job("other", 0, partial(self._retire_lines, table)))
 
-    def _drop(self, table: int) -> None:
+    async def _retire_lines(self, table: int) -> None:
+        """Delete the passing lines posted from here for a table another process took."""
+        kept = self._passing.pop(table, None)
+        if kept is not None:
+            record, lines = kept
+            for old in lines:
+                await self.delete(record, old)
+
+    def _drop(self, table: int, lines: bool = True) -> None:
         self._message_ids.pop(table, None)
         self.threads.forget(table)
-        self._passing.pop(table, None)
+        if lines:
+            self._passing.pop(table, None)
         self.shown.forget(table)
         self.feeds.forget(table)
 

@@ -17,6 +17,7 @@ from players import ADMIN, ANN, BOB, EVE, TinyRenderer, open_table
 from bot.discord_side.ui.custom_ids import HandButton, HeroMenu, LobbyButton
 from bot.storage.records import ServerDefaults
 from bot.workers.pictures import PillowRenderer
+from i18n import msg
 from loopback import Loopback, Message
 
 
@@ -200,6 +201,21 @@ async def test_turn_timer_lets_the_ai_play_then_takes_the_seat(bot: LiveBot,
     assert any("for good" in t for t in texts)
     rec = await bot.bot.service.tables.load(tid)
     assert rec.status == "finished" or all(s.ai for s in rec.seats)
+
+
+async def test_a_table_another_process_took_loses_the_passing_lines_posted_here(
+        bot: LiveBot) -> None:
+    tid = await open_timed_table(bot)
+    rec = await bot.bot.service.tables.load(tid)
+    table_message = bot.last_table_message()
+    bot.bot.messages.say(rec, msg("bot.table.timeout", who="Ann"))
+    await bot.settle()
+    assert "Time is up" in bot.public()[-1].text()
+    bot.bot.messages.say(rec, msg("bot.table.timeout", who="Bob"))  # still queued when
+    bot.bot.messages.let_go(tid)  # another process takes the table: it posts it afresh
+    await bot.settle()
+    assert [m.id for m in bot.public()] == [table_message.id]  # both lines gone
+    assert not bot.bot.messages.busy(tid)
 
 
 async def test_ai_turns_coalesce_table_edits(lb: Loopback, calls: list[Call], tmp_path: Path,
