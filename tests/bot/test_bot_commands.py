@@ -13,6 +13,7 @@ from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LINK, Call, LiveBot, User, component, offered, table_id
 from pace_clock import PaceClock
 from players import ADMIN, ANN, BOB, EVE, TinyRenderer, open_table
+from storage.backends import fill_up, make_room
 
 from bot.discord_side.ui.custom_ids import HandButton, HeroMenu, LobbyButton
 from bot.storage.records import ServerDefaults
@@ -216,6 +217,24 @@ async def test_a_table_another_process_took_loses_the_passing_lines_posted_here(
     await bot.settle()
     assert [m.id for m in bot.public()] == [table_message.id]  # both lines gone
     assert not bot.bot.messages.busy(tid)
+
+
+async def test_a_table_message_posted_while_the_database_is_full_still_retires_the_old_one(
+        bot: LiveBot) -> None:
+    tid = await open_timed_table(bot)
+    rec = await bot.bot.service.tables.load(tid)
+    old = bot.last_table_message()
+    await fill_up(bot.store)
+    connection = bot.store._connection
+    async with connection.writing:  # saving a table message's id takes room from now on
+        await connection.db.execute(
+            "CREATE TEMP TRIGGER roomy AFTER UPDATE OF message_id ON main.tables "
+            "BEGIN INSERT INTO filler VALUES (zeroblob(10000)); END")
+    bot.bot.messages.show_turn(rec)  # posted, but its id cannot be saved: only a warning
+    await bot.settle()
+    assert [m.id for m in bot.public()] == [bot.last_table_message().id] != [old.id]
+    await make_room(bot.store)
+    assert (await bot.store.get(tid)).message_id == old.id  # type: ignore[union-attr]
 
 
 async def test_ai_turns_coalesce_table_edits(lb: Loopback, calls: list[Call], tmp_path: Path,
