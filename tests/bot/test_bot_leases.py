@@ -205,46 +205,51 @@ async def test_a_persons_move_in_one_process_wakes_the_holder_and_only_it_fires_
         assert restarted.held == [tid]  # its own lease, taken back at once
 
 
+@contextlib.asynccontextmanager
+async def second_started(lb: Loopback, url: str, seats: tuple[SeatInfo, ...]
+                         ) -> AsyncIterator[tuple[FakeTime, int, Process, Process]]:
+    """A table of ``seats``, process two started (it takes the table), then process one:
+    the time, the table, one and two."""
+    time = FakeTime()
+    tid = await table(url, time, seats)
+    async with process(lb, url, "two", time) as two, process(lb, url, "one", time) as one:
+        assert two.held == [tid] and one.held == []
+        yield time, tid, one, two
+
+
 async def test_a_table_gone_home_is_let_go_at_once_by_the_process_that_covered_for_it(
         lb: Loopback, url: str) -> None:
-    time = FakeTime()
-    tid = await table(url, time, ALL_AI)
-    async with process(lb, url, "two", time) as two:
-        async with process(lb, url, "one", time) as one:
-            assert two.held == [tid] and one.held == []  # two covers for the guild's shard
-            await until(time, (one, two), lambda: _at_least(two, tid, 2), "two AI moves")
-            let_go: list[int] = []
-            posts = two.bot.scheduler.posts
-            two.bot.scheduler.posts = LetGo(posts, let_go)
-            one.bot.scheduler.leases.shards = Shards(1, (0,))  # one runs the guild's shard
-            assert (await one.bot.scheduler.leases.keep()).taken == [tid]  # takes it home
-            now = time.now
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + PATIENCE
-            while not let_go:  # told at once, not on its next pass
-                assert loop.time() < deadline, "two never let the table go"
-                await asyncio.sleep(0.005)
-            assert let_go == [tid] and two.held == [] and one.held == [tid]
-            assert time.now == now
-            two.bot.scheduler.posts = posts
+    async with second_started(lb, url, ALL_AI) as (time, tid, one, two):
+        await until(time, (one, two), lambda: _at_least(two, tid, 2), "two AI moves")
+        let_go: list[int] = []
+        posts = two.bot.scheduler.posts
+        two.bot.scheduler.posts = LetGo(posts, let_go)
+        one.bot.scheduler.leases.shards = Shards(1, (0,))  # one runs the guild's shard
+        assert (await one.bot.scheduler.leases.keep()).taken == [tid]  # takes it home
+        now = time.now
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + PATIENCE
+        while not let_go:  # told at once, not on its next pass
+            assert loop.time() < deadline, "two never let the table go"
+            await asyncio.sleep(0.005)
+        assert let_go == [tid] and two.held == [] and one.held == [tid]
+        assert time.now == now
+        two.bot.scheduler.posts = posts
 
 
 @pytest.mark.allow_errors("shards failed (SharedShards: another process runs shard(s) 0 of 1")
 async def test_two_processes_running_one_shard_say_so_in_the_health_check(
         lb: Loopback, url: str) -> None:
-    time = FakeTime()
-    tid = await table(url, time, SEATS)
-    async with process(lb, url, "two", time) as two:
-        async with process(lb, url, "one", time) as one:
-            for p in (one, two):  # both run the guild's shard: a configuration to mend
-                p.bot.scheduler.leases.shards = Shards(1, (0,))
-            await until(time, (one, two), lambda: _reported(one, two), "the report")
-            said = [line for p in (one, two) for line in p.bot.tasks.failures.unhealthy()]
-            assert len(said) == 1 and said[0].startswith(f"{SHARDS} failing")
-            assert "KARAK_SHARD_IDS" in said[0]
-            holder = one if one.held else two
-            await until(time, (one, two), lambda: _true(time.now > TIMER), "a minute")
-            assert holder.held == [tid] and (two if holder is one else one).held == []
+    async with second_started(lb, url, SEATS) as (time, tid, one, two):
+        for p in (one, two):  # both run the guild's shard: a configuration to mend
+            p.bot.scheduler.leases.shards = Shards(1, (0,))
+        await until(time, (one, two), lambda: _reported(one, two), "the report")
+        said = [line for p in (one, two) for line in p.bot.tasks.failures.unhealthy()]
+        assert len(said) == 1 and said[0].startswith(f"{SHARDS} failing")
+        assert "KARAK_SHARD_IDS" in said[0]
+        holder = one if one.held else two
+        await until(time, (one, two), lambda: _true(time.now > TIMER), "a minute")
+        assert holder.held == [tid] and (two if holder is one else one).held == []
 
 
 async def _reported(*running: Process) -> bool:
