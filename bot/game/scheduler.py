@@ -267,6 +267,7 @@ class Scheduler:
             self.tasks.spawn(self._woken(table), f"wake-{table}")
 
     async def _woken(self, table: int) -> None:
+        """Go on with a table another process changed, or let it go if that process took it."""
         if await self.leases.confirm(table):
             await self.take_over(table)
         else:
