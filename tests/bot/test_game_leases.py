@@ -9,6 +9,7 @@ its tables from each other until that is found, and then stop."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,17 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
     return SqliteBackend(tmp_path / "karak.sqlite3")
 
 
+@pytest.fixture
+async def two_stores(backend: Backend, clock: Clock) -> AsyncIterator[tuple[Storage, Storage]]:
+    """The stores of two processes on one database, on the test's clock."""
+    first, second = await backend.open(clock), await backend.open(clock)
+    try:
+        yield first, second
+    finally:
+        await first.close()
+        await second.close()
+
+
 async def test_a_table_is_claimed_once_and_then_held_without_asking(
         backend: Backend, clock: Clock) -> None:
     store = await backend.open(clock)
@@ -65,24 +77,20 @@ async def test_a_table_is_claimed_once_and_then_held_without_asking(
 
 
 async def test_a_table_held_elsewhere_is_not_asked_for_until_it_may_have_lapsed(
-        backend: Backend, clock: Clock) -> None:
-    mine, theirs = await backend.open(clock), await backend.open(clock)
-    try:
-        tid = (await started(mine, played(1).states[0])).id
-        other = Leases(theirs, "two", clock=clock)
-        assert await other.holding(tid)
-        counted = Counting(mine)
-        leases = Leases(counted, "one", clock=clock)  # type: ignore[arg-type]
-        assert not await leases.holding(tid)
-        assert not await leases.holding(tid)
-        assert counted.calls == ["claim"]
-        clock.now += LEASE_TTL  # two stopped: its lease lapsed, one's pass takes the table
-        assert (await leases.keep()).taken == [tid]
-        assert leases.held() == [tid]
-        assert not await other.holding(tid)  # two's renewal finds the table taken
-    finally:
-        await mine.close()
-        await theirs.close()
+        two_stores: tuple[Storage, Storage], clock: Clock) -> None:
+    mine, theirs = two_stores
+    tid = (await started(mine, played(1).states[0])).id
+    other = Leases(theirs, "two", clock=clock)
+    assert await other.holding(tid)
+    counted = Counting(mine)
+    leases = Leases(counted, "one", clock=clock)  # type: ignore[arg-type]
+    assert not await leases.holding(tid)
+    assert not await leases.holding(tid)
+    assert counted.calls == ["claim"]
+    clock.now += LEASE_TTL  # two stopped: its lease lapsed, one's pass takes the table
+    assert (await leases.keep()).taken == [tid]
+    assert leases.held() == [tid]
+    assert not await other.holding(tid)  # two's renewal finds the table taken
 
 
 async def test_an_ended_tables_lease_is_given_up_and_a_restart_takes_the_rest_back(
@@ -106,70 +114,65 @@ async def test_an_ended_tables_lease_is_given_up_and_a_restart_takes_the_rest_ba
 
 
 async def test_a_process_back_on_its_shards_takes_its_servers_tables_home(
-        backend: Backend, clock: Clock) -> None:
-    here, there = await backend.open(clock), await backend.open(clock)
-    try:
-        game = played(1)
-        mine, theirs = [(await started(here, game.states[0], channel=n + 1,
-                                       guild=snowflake_on(n, 2))).id for n in (1, 0)]
-        home = Leases(here, "one", clock=clock, shards=Shards(2, (1,)))
-        away = Leases(there, "two", clock=clock, shards=Shards(2, (0,)))
-        assert (await home.keep()).taken == [mine]  # a server's table: its shard's process
-        assert (await away.keep()).taken == [theirs]
-        for _ in range(2):  # one stopped, two renews: one's lease lapsed, anyone's now
-            assert (await away.keep()).taken == []
-            clock.now += LEASE_TTL / 2
-        assert await away.keep() == Pass([mine], [])
-        assert away.held() == [mine, theirs]
-        back = Leases(here, "one", clock=clock, shards=Shards(2, (1,)))
-        assert await back.start() == [mine]  # home at once, though the lease was two's
-        clock.now += 1
-        assert await away.keep() == Pass([], [mine])  # two learns it on its next pass
-        assert away.held() == [theirs] and not await away.holding(mine)
-        for _ in range(2):  # one stopped again: two takes the table over again
-            assert (await away.keep()).taken == []
-            clock.now += LEASE_TTL / 2
-        assert await away.keep() == Pass([mine], [])
-        back = Leases(here, "one", clock=clock, shards=Shards(2, (1,)))
-        assert await back.start() == [mine]
-        assert away.holds(mine)  # two does not know yet (on PostgreSQL it is told at once)
-        assert await away.confirm(theirs) and not await away.confirm(mine)  # and asks
-        assert away.held() == [theirs]
-        assert await away.keep() == Pass([], [])  # let go already: not lost twice
-        assert await back.keep() == Pass([], []) and await away.keep() == Pass([], [])
-        assert back.held() == [mine] and away.held() == [theirs]  # and they stay so
-    finally:
-        await here.close()
-        await there.close()
+        two_stores: tuple[Storage, Storage], clock: Clock) -> None:
+    here, there = two_stores
+    game = played(1)
+    mine, theirs = [(await started(here, game.states[0], channel=n + 1,
+                                   guild=snowflake_on(n, 2))).id for n in (1, 0)]
+    home = Leases(here, "one", clock=clock, shards=Shards(2, (1,)))
+    away = Leases(there, "two", clock=clock, shards=Shards(2, (0,)))
+    assert (await home.keep()).taken == [mine]  # a server's table: its shard's process
+    assert (await away.keep()).taken == [theirs]
+    assert await covering(away, clock) == Pass([mine], [])  # one stopped: anyone's now
+    assert away.held() == [mine, theirs]
+    back = Leases(here, "one", clock=clock, shards=Shards(2, (1,)))
+    assert await back.start() == [mine]  # home at once, though the lease was two's
+    clock.now += 1
+    assert await away.keep() == Pass([], [mine])  # two learns it on its next pass
+    assert away.held() == [theirs] and not await away.holding(mine)
+    assert await covering(away, clock) == Pass([mine], [])  # one stopped again
+    back = Leases(here, "one", clock=clock, shards=Shards(2, (1,)))
+    assert await back.start() == [mine]
+    assert away.holds(mine)  # two does not know yet (on PostgreSQL it is told at once)
+    assert await away.confirm(theirs) and not await away.confirm(mine)  # and asks
+    assert away.held() == [theirs]
+    assert await away.keep() == Pass([], [])  # let go already: not lost twice
+    assert await back.keep() == Pass([], []) and await away.keep() == Pass([], [])
+    assert back.held() == [mine] and away.held() == [theirs]  # and they stay so
+
+
+async def covering(leases: Leases, clock: Clock) -> Pass:
+    """The other process stopped: ``leases`` renews its own until the other's lapsed (nothing
+    taken meanwhile); the pass that takes them over."""
+    for _ in range(2):
+        assert (await leases.keep()).taken == []
+        clock.now += LEASE_TTL / 2
+    return await leases.keep()
 
 
 async def test_two_processes_running_one_shard_are_found_and_stop_taking_tables_home(
-        backend: Backend, clock: Clock) -> None:
-    here, there = await backend.open(clock), await backend.open(clock)
-    try:
-        game = played(1)
-        tid = (await started(here, game.states[0], guild=snowflake_on(0, 2))).id
-        one = Leases(here, "one", clock=clock, shards=Shards(2, (0,)))
-        two = Leases(there, "two", clock=clock, shards=Shards(2, (0, 1)))  # shard 0 twice
-        assert (await one.keep()).taken == [tid]
-        # two takes the table home; one, losing it, takes it back within its pass; and so on
-        assert await both(two, one, clock) == (Pass([tid], []), Pass([], []))
+        two_stores: tuple[Storage, Storage], clock: Clock) -> None:
+    here, there = two_stores
+    game = played(1)
+    tid = (await started(here, game.states[0], guild=snowflake_on(0, 2))).id
+    one = Leases(here, "one", clock=clock, shards=Shards(2, (0,)))
+    two = Leases(there, "two", clock=clock, shards=Shards(2, (0, 1)))  # shard 0 twice
+    assert (await one.keep()).taken == [tid]
+    # two takes the table home; one, losing it, takes it back within its pass; and so on
+    assert await both(two, one, clock) == (Pass([tid], []), Pass([], []))
+    assert await both(two, one, clock) == (Pass([], []), Pass([], []))
+    assert two.shared is None and one.shared is None
+    assert await both(two, one, clock) == (Pass([], [tid]), Pass([], []))  # found out:
+    assert str(two.shared) == str(SharedShards(Shards(2, (0, 1))))  # two no longer takes
+    assert "shard(s) 0, 1 of 2" in str(two.shared)  # tables home, and says why
+    assert "KARAK_SHARD_IDS" in str(two.shared)
+    for _ in range(3):  # and so the table stays where it is
         assert await both(two, one, clock) == (Pass([], []), Pass([], []))
-        assert two.shared is None and one.shared is None
-        assert await both(two, one, clock) == (Pass([], [tid]), Pass([], []))  # found out:
-        assert str(two.shared) == str(SharedShards(Shards(2, (0, 1))))  # two no longer takes
-        assert "shard(s) 0, 1 of 2" in str(two.shared)  # tables home, and says why
-        assert "KARAK_SHARD_IDS" in str(two.shared)
-        for _ in range(3):  # and so the table stays where it is
-            assert await both(two, one, clock) == (Pass([], []), Pass([], []))
-        assert one.held() == [tid] and two.held() == []
-        single = Leases(there, "three", clock=clock, shards=Shards(2, (1,)))
-        for _ in range(3):  # a process of other shards is never found sharing
-            await single.keep()
-        assert single.shared is None and one.shared is None
-    finally:
-        await here.close()
-        await there.close()
+    assert one.held() == [tid] and two.held() == []
+    single = Leases(there, "three", clock=clock, shards=Shards(2, (1,)))
+    for _ in range(3):  # a process of other shards is never found sharing
+        await single.keep()
+    assert single.shared is None and one.shared is None
 
 
 async def both(first: Leases, second: Leases, clock: Clock) -> tuple[Pass, Pass]:
