@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import statistics
 import threading
 from collections.abc import Iterator
 
@@ -58,9 +59,12 @@ async def test_discordpy_latency_is_the_network_delay(
         latencies = [await _next_latency(bot, 20.0) for _ in range(4)]
     # the first ack may answer the heartbeat sent on HELLO, not one of the thread's
     assert all(latency < INTERVAL / 2 for latency in latencies[1:]), latencies
-    # the keep-alive thread notes its send time just after sending, so a busy machine reads an
-    # ack a little early: the latency is the stand-in's delay give or take that moment
-    assert min(latencies[1:]) >= 0.9 * remote_lb.world.gateway.ack_latency, latencies
+    # the keep-alive thread notes its send time just after sending, so a busy machine can read
+    # one ack a few milliseconds early: the latency is the stand-in's delay give or take that
+    # moment (without the delay it would be a fraction of a millisecond)
+    delay = remote_lb.world.gateway.ack_latency
+    assert statistics.median(latencies[1:]) >= 0.9 * delay, latencies
+    assert min(latencies[1:]) >= 0.5 * delay, latencies
     assert not [r for r in caplog.records if "Can't keep up" in r.getMessage()]
 
 
