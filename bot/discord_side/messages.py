@@ -371,8 +371,7 @@ class Messages:
                 return
             refused = False
             if now.threaded and now.thread_id is None:
-                now = await self.threads.open(now)
-                refused = not now.threaded
+                now, refused = await self.threads.open(now)
             try:
                 await self.post_table(now)
             except discord.HTTPException as exc:
@@ -383,8 +382,8 @@ class Messages:
                 await self.threads.refused(now)
             if now.thread_id is not None:
                 await self.threads.channel_line(now)
-            elif record.lobby_message_id is not None:
-                await self.delete(record, record.lobby_message_id)
+            elif now.lobby_message_id is not None:
+                await self.delete(now, now.lobby_message_id)
         self.feeds.put(record.id, Job("post", record.version, work))
 
     def mark_dirty(self, table: int) -> None:

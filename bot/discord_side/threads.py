@@ -25,7 +25,7 @@ from bot.discord_side.feed import Feeds, Job
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.parts import GREY, cut, layout, text_block
 from bot.game.service import GameService
-from bot.storage.records import TableRecord
+from bot.storage.records import CannotSave, TableRecord
 from i18n import Msg, msg, translate
 
 log = logging.getLogger("karak.bot")
@@ -162,10 +162,14 @@ class MatchThreads:
         tournament = None if found is None else await self.service.store.tournament(found)
         return None if tournament is None else (tournament.name, tournament.round)
 
-    async def open(self, record: TableRecord) -> TableRecord:
+    async def open(self, record: TableRecord) -> tuple[TableRecord, bool]:
         """Move a starting match to a public thread created from its lobby message (from a
-        new line in the channel for a match without one, a rematch); when Discord refuses, the
-        match is played in the channel."""
+        new line in the channel for a match without one, a rematch). When Discord refuses the
+        thread, the match is played in the channel, and the True beside the record says the
+        host is to be told (:meth:`refused`). When the database takes no note of the new
+        thread, the match is played in the channel as well, where the stored table says it is:
+        the thread is deleted (where the bot may), a warning is logged, and the host has
+        nothing to mend."""
         try:
             lobby_id = record.lobby_message_id
             if lobby_id is None:
@@ -174,8 +178,8 @@ class MatchThreads:
                     view=line_view(translate(line(record, record.channel_id), record.locale)),
                     allowed_mentions=NO_MENTIONS)
                 lobby_id = sent.id
-                await self.service.tables.set_message(record.id, lobby_message_id=lobby_id)
                 record = replace(record, lobby_message_id=lobby_id)
+                await self.service.tables.set_message(record.id, lobby_message_id=lobby_id)
             lobby = lobby_channel(self.client, record).get_partial_message(lobby_id)
             await self.pace.request(record.channel_id)
             thread = await lobby.create_thread(name=thread_name(record,
@@ -183,11 +187,40 @@ class MatchThreads:
         except discord.HTTPException as exc:
             log.warning("could not open a thread for table %s (%s); it is played in its "
                         "channel", record.id, exc.code or exc.status)
-            await self.service.tables.set_thread(record.id, None, False)
-            return replace(record, threaded=False)
-        await self.service.tables.set_thread(record.id, thread.id, True)
+            return await self._in_channel(record), True
+        except CannotSave as exc:
+            log.warning("table %s: the line of its match could not be saved (%s); it is "
+                        "played in its channel", record.id, exc)
+            return await self._in_channel(record), False
+        try:
+            await self.service.tables.set_thread(record.id, thread.id, True)
+        except CannotSave as exc:
+            log.warning("table %s: its thread could not be saved (%s); it is played in its "
+                        "channel", record.id, exc)
+            await self._delete(record, thread)
+            return await self._in_channel(record), False
         self._threads[record.id] = thread.id
-        return replace(record, thread_id=thread.id)
+        return replace(record, thread_id=thread.id), False
+
+    async def _in_channel(self, record: TableRecord) -> TableRecord:
+        """``record`` played in its channel, noted as no longer waiting for a thread. When the
+        database takes no note, the stored table still names no thread, so its messages go to
+        its channel after a restart too (only a match's start opens a thread)."""
+        try:
+            await self.service.tables.set_thread(record.id, None, False)
+        except CannotSave:
+            pass
+        return replace(record, threaded=False)
+
+    async def _delete(self, record: TableRecord, thread: discord.Thread) -> None:
+        """Delete ``thread``, opened for table ``record`` but not kept (a warning when Discord
+        refuses: the bot needs Manage Threads for it)."""
+        try:
+            await self.pace.request(record.channel_id)
+            await thread.delete()
+        except discord.HTTPException as exc:
+            log.warning("could not delete the unused thread of table %s (%s)", record.id,
+                        exc.status)
 
     async def refused(self, record: TableRecord) -> None:
         """Tell the match's host, in the channel, that Discord refused the match's thread and

@@ -13,7 +13,7 @@ from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LINK, Call, LiveBot, User, component, offered, table_id
 from pace_clock import PaceClock
 from players import ADMIN, ANN, BOB, EVE, TinyRenderer, open_table
-from storage.backends import fill_up, make_room
+from storage.backends import make_room, no_room_for
 
 from bot.discord_side.ui.custom_ids import HandButton, HeroMenu, LobbyButton
 from bot.storage.records import ServerDefaults
@@ -224,12 +224,7 @@ async def test_a_table_message_posted_while_the_database_is_full_still_retires_t
     tid = await open_timed_table(bot)
     rec = await bot.bot.service.tables.load(tid)
     old = bot.last_table_message()
-    await fill_up(bot.store)
-    connection = bot.store._connection
-    async with connection.writing:  # saving a table message's id takes room from now on
-        await connection.db.execute(
-            "CREATE TEMP TRIGGER roomy AFTER UPDATE OF message_id ON main.tables "
-            "BEGIN INSERT INTO filler VALUES (zeroblob(10000)); END")
+    await no_room_for(bot.store, "message_id")
     bot.bot.messages.show_turn(rec)  # posted, but its id cannot be saved: only a warning
     await bot.settle()
     assert [m.id for m in bot.public()] == [bot.last_table_message().id] != [old.id]

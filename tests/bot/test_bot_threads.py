@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from in_threads import ThreadPlayers, link, start_lobby, started, table_message
 from live_bot import GUILD, LiveBot, offered
-from players import ANN, BOB
+from players import ANN, BOB, Players, finished_match
+from storage.backends import make_room, no_room_for
+from storage.helpers import played
 
 from bot.discord_side.ui.custom_ids import RematchButton, ShareButton
+from bot.storage.records import SeatInfo
 from engine import Undo
-from loopback.permissions import CREATE_PUBLIC_THREADS, SEND_MESSAGES_IN_THREADS
+from loopback.permissions import CREATE_PUBLIC_THREADS, MANAGE_THREADS, SEND_MESSAGES_IN_THREADS
 
 
 async def test_a_match_moves_to_its_thread_at_start_and_its_line_tells_the_result(
@@ -187,3 +191,44 @@ async def test_the_server_may_turn_threads_off(h: LiveBot) -> None:
     await h.command(ANN, "new")
     await start_lobby(h, h.public()[-1])
     assert not h.lb.threads_of(h.channel)
+
+
+@pytest.mark.parametrize("may_delete", [True, False])
+async def test_a_match_whose_thread_cannot_be_saved_is_played_in_its_channel(
+        h: LiveBot, caplog: pytest.LogCaptureFixture, may_delete: bool) -> None:
+    if may_delete:  # the unused thread is deleted; else it is left, and a warning says so
+        h.channel.bot_permissions |= MANAGE_THREADS
+    else:
+        h.channel.bot_permissions &= ~MANAGE_THREADS
+    await no_room_for(h.store, "thread_id")
+    await h.command(ANN, "new")
+    tid = await start_lobby(h, h.public()[-1])
+    assert "its thread could not be saved" in caplog.text
+    # played in the channel, where the stored table says it is, and the host is not told to
+    # grant a permission
+    record = await h.bot.service.tables.load(tid)
+    assert record.thread_id is None and record.where == h.channel.id
+    assert len(h.lb.threads_of(h.channel)) == (0 if may_delete else 1)
+    assert ("could not delete the unused thread" in caplog.text) is not may_delete
+    assert [m.id for m in h.public()] == [table_message(h, h.channel).id]
+    assert await Players(h, tid, [ANN]).step()
+    await make_room(h.store)
+
+
+async def test_a_rematch_whose_line_cannot_be_saved_is_played_in_its_channel(
+        h: LiveBot, caplog: pytest.LogCaptureFixture) -> None:
+    alone = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
+             SeatInfo(ai=True, hero="taia", level="easy"),
+             SeatInfo(ai=True, hero="argentus", level="easy"))
+    tid = await finished_match(h.store, played(2), seats=alone, threaded=True)
+    await h.bot.poster.announce_end(await h.bot.service.tables.load(tid))
+    await h.settle()
+    await no_room_for(h.store, "lobby_message_id")
+    await h.click(ANN, h.public()[-1], RematchButton.id_for(tid, "offer"))
+    new = await h.store.active_in_channel(h.channel.id)
+    assert new is not None and new != tid
+    assert "the line of its match could not be saved" in caplog.text
+    assert not h.lb.threads_of(h.channel)  # no thread was opened, and the line is gone
+    assert h.public()[-1].id == table_message(h, h.channel).id
+    assert not any("are playing" in m.text() for m in h.public())
+    await make_room(h.store)

@@ -329,6 +329,22 @@ async def fill_up(store: Store) -> None:
                     break
 
 
+async def no_room_for(store: Store, column: str) -> None:
+    """From now on, a write of ``column`` of a table in the database of ``store`` needs more
+    room than is left (SQLite's own "database or disk is full"), and other writes still fit:
+    a page limit a little above today's size, and a trigger that takes more than that."""
+    connection = store._connection
+    async with connection.writing:  # never inside one of the store's transactions
+        db = connection.db
+        await db.execute("CREATE TABLE IF NOT EXISTS filler (x BLOB)")
+        async with db.execute("PRAGMA page_count") as cursor:
+            row = await cursor.fetchone()
+        assert row is not None
+        await db.execute(f"PRAGMA max_page_count = {int(row[0]) + 100}")
+        await db.execute(f"CREATE TEMP TRIGGER roomy AFTER UPDATE OF {column} ON main.tables "
+                         "BEGIN INSERT INTO filler VALUES (zeroblob(2000000)); END")
+
+
 async def make_room(store: Store) -> None:
     """Lift the page limit :func:`fill_up` set: the database has room again."""
     connection = store._connection
