@@ -232,6 +232,23 @@ async def test_a_table_message_posted_while_the_database_is_full_still_retires_t
     assert (await bot.store.get(tid)).message_id == old.id  # type: ignore[union-attr]
 
 
+async def test_a_lobby_whose_message_cannot_be_saved_still_opens_and_starts(
+        bot: LiveBot, caplog: pytest.LogCaptureFixture) -> None:
+    await no_room_for(bot.store, "lobby_message_id")
+    ix = await bot.command(ANN, "new")
+    assert not bot.said(ix)  # the lobby itself is the answer: no "could not save"
+    assert "its lobby message could not be saved" in caplog.text
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    await bot.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
+    assert f"<@{BOB.id}>" in bot.lb.message(lobby.id).text()  # redrawn in place by the click
+    await bot.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
+    assert (await bot.bot.service.tables.load(tid)).status == "running"
+    # the table message is posted; the lobby, whose id was never saved, stays without buttons
+    assert [m.custom_ids() for m in bot.public()] == [[], [f"kg:hand:{tid}", f"kg:log:{tid}"]]
+    await make_room(bot.store)
+
+
 async def test_ai_turns_coalesce_table_edits(lb: Loopback, calls: list[Call], tmp_path: Path,
                                              clock: Clock) -> None:
     paced = PaceClock()
