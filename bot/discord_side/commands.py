@@ -34,7 +34,7 @@ from bot.game.card_lookup import card_ids, card_label, card_lines, find_card
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.texts import on_off, timer_text
-from bot.storage.records import CannotSave, TableRecord
+from bot.storage.records import TableRecord
 from i18n import Msg, msg, translate
 from render.card_picture import card_png
 
@@ -163,12 +163,7 @@ class Commands:
         response = await interaction.response.send_message(
             view=lobby_view(record, record.locale))
         if response is not None and response.message_id is not None:
-            try:
-                await self.service.tables.set_message(record.id,
-                                                      lobby_message_id=response.message_id)
-            except CannotSave as exc:  # the lobby stands, and its clicks redraw it in place
-                log.warning("table %s: its lobby message could not be saved (%s)", record.id,
-                            exc)
+            await self.messages.lobby.note(record.id, response.message_id)
         if missing:
             await interaction.followup.send(translate(msg(
                 "bot.thread.no_permission", missing=permission_names(missing)), locale),

@@ -24,7 +24,7 @@ from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.lobby import lobby_view
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
-from bot.storage.records import TableRecord
+from bot.storage.records import CannotSave, TableRecord
 
 log = logging.getLogger("karak.bot")
 
@@ -70,8 +70,16 @@ class LobbyMessages:
                 log.info("the lobby message of table %s is gone; posting it again", record.id)
         await self.pace.request(record.channel_id)
         message = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
-        await self.service.tables.set_message(record.id, lobby_message_id=message.id)
+        await self.note(record.id, message.id)
         return replace(record, lobby_message_id=message.id)
+
+    async def note(self, table: int, message_id: int) -> None:
+        """Save ``message_id`` as table ``table``'s lobby message. When the database takes no
+        write, a warning says so and the lobby goes on: its clicks redraw it in place."""
+        try:
+            await self.service.tables.set_message(table, lobby_message_id=message_id)
+        except CannotSave as exc:
+            log.warning("table %s: its lobby message could not be saved (%s)", table, exc)
 
     async def refresh(self, record: TableRecord) -> None:
         """:meth:`show`, logging (never raising) Discord's refusal."""

@@ -7,9 +7,11 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
+import pytest
 from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LINK, Call, LiveBot, component, table_id
 from players import ANN, BOB, EVE, TinyRenderer
+from storage.backends import make_room, no_room_for
 
 from bot.discord_side.ui.custom_ids import HeroMenu, LobbyButton
 from bot.storage.records import TableRecord
@@ -212,15 +214,21 @@ async def test_second_new_posts_a_lobby_that_has_no_message(bot: LiveBot) -> Non
     assert any(LINK + str(lobby.id) in t for t in bot.said(ix))
 
 
-async def test_second_new_posts_again_a_deleted_lobby(bot: LiveBot) -> None:
+@pytest.mark.parametrize("room", [True, False])
+async def test_second_new_posts_again_a_deleted_lobby(bot: LiveBot, room: bool,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
     tid, lobby = await open_lobby(bot)
     bot.lb.delete_message(lobby)
+    if not room:  # the new lobby's id cannot be saved: only a warning, the lobby works
+        await no_room_for(bot.store, "lobby_message_id")
     ix = await bot.command(BOB, "new")
     new = lobbies_of(bot, tid)[-1]
     assert new.id != lobby.id
     assert any(LINK + str(new.id) in t for t in bot.said(ix))
+    assert ("its lobby message could not be saved" in caplog.text) is not room
     await bot.click(BOB, new, lobby_id(new, "join"))
     assert (await bot.bot.service.tables.load(tid)).seat_of(BOB.id) == 1
+    await make_room(bot.store)
 
 
 async def test_join_by_command_posts_a_lobby_that_has_no_message(bot: LiveBot) -> None:
