@@ -42,7 +42,7 @@ from bot.game.history import Loaded
 from bot.game.refusals import Refusal
 from bot.game.rematch import RematchState
 from bot.game.service import GameService
-from bot.storage.records import TableRecord
+from bot.storage.records import CannotSave, TableRecord
 from bot.storage.shares import SharedPost
 from engine.names import seat_name
 from engine.replay import Replay
@@ -294,7 +294,11 @@ class PastMatches:
                 await self.messages.pace.request(state.record.channel_id)
                 sent = await self.messages.channel(state.record).send(  # pings those asked
                     view=rematch_view(state, state.record.locale), allowed_mentions=MENTIONS)
-                await rematches.set_message(table, sent.id)
+                try:
+                    await rematches.set_message(table, sent.id)
+                except CannotSave as exc:  # posted all the same: the offer stands
+                    log.warning("table %s: its rematch offer's message could not be saved "
+                                "(%s)", table, exc)
                 told = msg("rematch.offered")
             else:
                 await self._redraw_offer(state)

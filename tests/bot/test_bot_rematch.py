@@ -13,6 +13,7 @@ import pytest
 from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LiveBot
 from players import ANN, BOB, EVE, finished_match, planted
+from storage.backends import make_room, no_room_for
 from storage.helpers import played
 
 from bot.discord_side.ui.custom_ids import RematchButton
@@ -117,6 +118,18 @@ async def test_a_rematch_is_refused_where_a_table_is_active(bot: LiveBot) -> Non
     ix = await bot.click(ANN, final, RematchButton.id_for(tid, "offer"))
     assert "already has a table" in bot.said(ix)[0]
     assert await bot.bot.service.rematches.offer_of(tid) is None
+
+
+async def test_an_offer_whose_message_cannot_be_saved_is_still_made(
+        bot: LiveBot, caplog: pytest.LogCaptureFixture) -> None:
+    tid, final = await ended(bot)
+    await no_room_for(bot.store, "message_id", "rematches")
+    ix = await bot.click(ANN, final, RematchButton.id_for(tid, "offer"))
+    assert "offer is posted" in bot.said(ix)[0]  # not "nothing changed": it was posted
+    assert "its rematch offer's message could not be saved" in caplog.text
+    assert bot.public()[-1].custom_ids() == [RematchButton.id_for(tid, "ready"),
+                                             RematchButton.id_for(tid, "start")]
+    await make_room(bot.store)
 
 
 async def test_a_match_played_alone_with_the_ai_starts_again_at_once(bot: LiveBot) -> None:

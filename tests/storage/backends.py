@@ -329,8 +329,8 @@ async def fill_up(store: Store) -> None:
                     break
 
 
-async def no_room_for(store: Store, column: str) -> None:
-    """From now on, a write of ``column`` of a table in the database of ``store`` needs more
+async def no_room_for(store: Store, column: str, table: str = "tables") -> None:
+    """From now on, a write of ``column`` of ``table`` in the database of ``store`` needs more
     room than is left (SQLite's own "database or disk is full"), and other writes still fit:
     a page limit a little above today's size, and a trigger that takes more than that."""
     connection = store._connection
@@ -341,7 +341,7 @@ async def no_room_for(store: Store, column: str) -> None:
             row = await cursor.fetchone()
         assert row is not None
         await db.execute(f"PRAGMA max_page_count = {int(row[0]) + 100}")
-        await db.execute(f"CREATE TEMP TRIGGER roomy AFTER UPDATE OF {column} ON main.tables "
+        await db.execute(f"CREATE TEMP TRIGGER roomy AFTER UPDATE OF {column} ON main.{table} "
                          "BEGIN INSERT INTO filler VALUES (zeroblob(2000000)); END")
 
 
