@@ -249,7 +249,11 @@ class PastMatches:
             except Exception:
                 await self.service.shares.failed(table, channel.id, user, claim)
                 raise
-            await self.service.shares.posted(table, channel.id, claim, posted.id)
+            try:
+                await self.service.shares.posted(table, channel.id, claim, posted.id)
+            except CannotSave as exc:  # posted all the same: the claim lapses in its time
+                log.warning("table %s: its animation's message could not be saved (%s)",
+                            table, exc)
         await interaction.edit_original_response(
             content=translate(msg("replay.shared", table=table), loc(interaction)))
 

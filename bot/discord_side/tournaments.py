@@ -41,7 +41,7 @@ from bot.game.spans import span
 from bot.game.texts import timer_text
 from bot.game.tournament_pictures import champion_picture, standings_picture
 from bot.game.tournaments import Progress, View
-from bot.storage.records import TableRecord, TournamentRecord
+from bot.storage.records import CannotSave, TableRecord, TournamentRecord
 from bot.supervision.tasks import Tasks
 from engine.agents import AiLevel
 from i18n import msg, translate
@@ -148,7 +148,12 @@ class TournamentDesk:
         await interaction.response.send_message(view=signup_view(view),
                                                 allowed_mentions=NO_MENTIONS)
         sent = await interaction.original_response()
-        await self.service.store.set_tournament_messages(record.id, signup_message_id=sent.id)
+        try:
+            await self.service.store.set_tournament_messages(record.id,
+                                                             signup_message_id=sent.id)
+        except CannotSave as exc:  # the sign-up stands, and its clicks redraw it in place
+            log.warning("tournament %s: its sign-up message could not be saved (%s)",
+                        record.id, exc)
 
     async def start(self, interaction: discord.Interaction[Any]) -> None:
         """/goblin tournament start (its host or a channel manager): round 1 is seated."""
@@ -220,7 +225,8 @@ class TournamentDesk:
         key = "bot.tournament.done.joined" if op == "join" else "bot.tournament.done.left"
         told = translate(msg(key, name=view.record.name), loc(interaction))
         message = interaction.message
-        if message is not None and message.id == view.record.signup_message_id:
+        if message is not None and view.record.signup_message_id in (message.id, None):
+            # the sign-up (or, when its id could not be saved, the message clicked)
             await interaction.response.edit_message(view=signup_view(view))
             await interaction.followup.send(told, ephemeral=True)
             return

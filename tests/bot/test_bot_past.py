@@ -15,6 +15,7 @@ import pytest
 from bot_helpers import Clock
 from live_bot import CHANNEL, LINK, LiveBot, User
 from players import ADMIN, ANN, BOB, EVE, TinyRenderer, finished_match, planted
+from storage.backends import no_room_for
 from storage.helpers import played, taking_back
 
 from bot.discord_side.ui.custom_ids import ShareButton
@@ -162,12 +163,17 @@ async def test_a_match_of_other_cards_or_a_broken_log_is_not_replayed(
     assert "no match #999" in bot.said(ix)[0]
 
 
-async def test_the_shared_animation_is_posted_under_the_upload_limit(bot: LiveBot) -> None:
+@pytest.mark.parametrize("room", [True, False])
+async def test_the_shared_animation_is_posted_under_the_upload_limit(
+        bot: LiveBot, room: bool, caplog: pytest.LogCaptureFixture) -> None:
     game = played(2)
     tid = await finished_match(bot.store, game)
     message = await replay_of(bot, tid)
+    if not room:  # the post's id cannot be saved: posted all the same, and said so
+        await no_room_for(bot.store, "message_id", "shares")
     ix = await bot.click(ANN, message, ShareButton.id_for(tid))
     assert "is posted in the channel" in bot.said(ix)[0]
+    assert ("its animation's message could not be saved" in caplog.text) is not room
     posted = bot.public()[-1]
     gif = posted.attachments[0]
     assert gif.filename == f"match-{tid}.gif" and 0 < gif.size <= MAX_BYTES

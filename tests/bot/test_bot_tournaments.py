@@ -7,10 +7,12 @@ the end the champion is announced; /goblin history tournament: then lists its ma
 rounds, page by page. Every request is checked against Discord's API."""
 from __future__ import annotations
 
+import pytest
 from bot_helpers import Clock
 from in_threads import ThreadPlayers
 from live_bot import GUILD, LiveBot
 from players import ADMIN, ANN, BOB, EVE, finished_match, forged_message, raw_click
+from storage.backends import make_room, no_room_for
 from storage.helpers import played
 
 from bot.discord_side.ui.custom_ids import HistoryButton, TournamentButton
@@ -204,6 +206,20 @@ async def test_its_host_cancels_a_tournament_during_sign_up(h: LiveBot) -> None:
     assert h.said(await h.command(ADMIN, "tournament cancel")) == ["Spring Cup is cancelled."]
     assert not h.message(board).custom_ids()
     assert "This tournament was cancelled." in h.message(board).text()
+
+
+async def test_a_sign_up_whose_message_cannot_be_saved_still_takes_entrants(
+        h: LiveBot, caplog: pytest.LogCaptureFixture) -> None:
+    await no_room_for(h.store, "signup_message_id", "tournaments")
+    ix = await h.command(ADMIN, "tournament new", name="Spring Cup")
+    assert not h.said(ix)  # the sign-up is posted, and nobody is told that nothing changed
+    assert "its sign-up message could not be saved" in caplog.text
+    board = signup(h)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    told = h.said(await h.click(ANN, board, TournamentButton.id_for(tid, "join")))
+    assert told == ["You have entered Spring Cup."]
+    assert "Entrants (1): Ann" in h.message(board).text()  # the clicked sign-up, redrawn
+    await make_room(h.store)
 
 
 async def test_its_host_ends_a_round_early_and_the_next_one_is_seated(h: LiveBot) -> None:
