@@ -315,11 +315,7 @@ async def fill_up(store: Store) -> None:
     connection = store._connection
     async with connection.writing:  # never inside one of the store's transactions
         db = connection.db
-        await db.execute("CREATE TABLE IF NOT EXISTS filler (x BLOB)")
-        async with db.execute("PRAGMA page_count") as cur:
-            row = await cur.fetchone()
-        assert row is not None
-        await db.execute(f"PRAGMA max_page_count = {int(row[0])}")
+        await _page_limit(db, 0)
         for size in (4000, 1000, 100, 10):
             while True:
                 try:
@@ -336,13 +332,19 @@ async def no_room_for(store: Store, column: str, table: str = "tables") -> None:
     connection = store._connection
     async with connection.writing:  # never inside one of the store's transactions
         db = connection.db
-        await db.execute("CREATE TABLE IF NOT EXISTS filler (x BLOB)")
-        async with db.execute("PRAGMA page_count") as cursor:
-            row = await cursor.fetchone()
-        assert row is not None
-        await db.execute(f"PRAGMA max_page_count = {int(row[0]) + 100}")
+        await _page_limit(db, 100)
         await db.execute(f"CREATE TEMP TRIGGER roomy AFTER UPDATE OF {column} ON main.{table} "
                          "BEGIN INSERT INTO filler VALUES (zeroblob(2000000)); END")
+
+
+async def _page_limit(db: aiosqlite.Connection, spare: int) -> None:
+    """A table ``filler`` to take room with, and a page limit ``spare`` pages above the size
+    of the database of ``db``."""
+    await db.execute("CREATE TABLE IF NOT EXISTS filler (x BLOB)")
+    async with db.execute("PRAGMA page_count") as cursor:
+        row = await cursor.fetchone()
+    assert row is not None
+    await db.execute(f"PRAGMA max_page_count = {int(row[0]) + spare}")
 
 
 async def make_room(store: Store) -> None:
