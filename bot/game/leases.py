@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from bot.storage.interface import Storage
 from bot.storage.records import Shards
+from bot.supervision.tasks import Misconfigured
 
 
 def instance_name(instance: str | None, shard_ids: Sequence[int] | None) -> str:
@@ -49,7 +50,7 @@ LEASE_TTL = 15.0
 CONTESTED_PASSES = 2
 
 
-class SharedShards(Exception):
+class SharedShards(Misconfigured):
     """Another process runs some of this process's shards too (a configuration to mend: each
     shard belongs to one process): the two took their servers' tables from each other."""
 

@@ -40,6 +40,11 @@ def backoff(failures: int) -> float:
     return min(BACKOFF_CAP, BACKOFF_START * 2.0 ** min(failures - 1, 32))
 
 
+class Misconfigured(Exception):
+    """A failure that only a change of the bot's settings mends, its text saying which: logged
+    without a traceback, never as one that will go away by itself, and reported whole."""
+
+
 @dataclass
 class Streak:
     """Failures in a row of one piece of background work."""
@@ -58,14 +63,21 @@ class Failures:
         self.streaks: dict[str, Streak] = {}
 
     def failed(self, name: str, exc: BaseException) -> int:
-        """Note a failure of ``name``: the first of a streak is logged with its traceback, later
-        ones only when the streak becomes lasting. Returns the failures in the streak."""
+        """Note a failure of ``name``: the first of a streak is logged with its traceback (a
+        :class:`Misconfigured` one with what to mend), later ones only when the streak becomes
+        lasting. Returns the failures in the streak."""
         now = self.clock()
-        error = f"{type(exc).__name__}: {exc}"[:200]
+        mend = isinstance(exc, Misconfigured)
+        error = f"{type(exc).__name__}: {exc}"
+        if not mend:
+            error = error[:200]
         streak = self.streaks.get(name)
         if streak is None:
             streak = self.streaks[name] = Streak(now, 0, error)
-            log.error("%s failed (%s); retrying until it works", name, error, exc_info=exc)
+            if mend:
+                log.error("%s failed until the settings are mended: %s", name, exc)
+            else:
+                log.error("%s failed (%s); retrying until it works", name, error, exc_info=exc)
         streak.failures += 1
         streak.error = error
         self.lasting(name, streak, now)
@@ -223,5 +235,5 @@ class Tasks:
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
-__all__ = ["BACKOFF_CAP", "Failures", "Sleep", "Streak", "Tasks", "UNHEALTHY_AFTER",
-           "UNHEALTHY_FOR", "backoff"]
+__all__ = ["BACKOFF_CAP", "Failures", "Misconfigured", "Sleep", "Streak", "Tasks",
+           "UNHEALTHY_AFTER", "UNHEALTHY_FOR", "backoff"]

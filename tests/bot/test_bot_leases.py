@@ -237,7 +237,8 @@ async def test_a_table_gone_home_is_let_go_at_once_by_the_process_that_covered_f
         two.bot.scheduler.posts = posts
 
 
-@pytest.mark.allow_errors("shards failed (SharedShards: another process runs shard(s) 0 of 1")
+@pytest.mark.allow_errors("shards failed until the settings are mended: another process "
+                         "runs shard(s) 0 of 1")
 async def test_two_processes_running_one_shard_say_so_in_the_health_check(
         lb: Loopback, url: str) -> None:
     async with second_started(lb, url, SEATS) as (time, tid, one, two):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.supervision import health
-from bot.supervision.tasks import BACKOFF_CAP, UNHEALTHY_AFTER, Tasks
+from bot.supervision.tasks import BACKOFF_CAP, UNHEALTHY_AFTER, Misconfigured, Tasks
 
 
 class Pauses:
@@ -77,6 +77,21 @@ async def test_a_long_streak_is_unhealthy_by_time_too() -> None:
         "turn-timers failing"]
     tasks.failures.worked("turn-timers")
     assert tasks.failures.unhealthy() == []
+
+
+@pytest.mark.allow_errors("shards failed until the settings are mended")
+async def test_a_failure_only_the_settings_mend_says_so_whole_and_without_a_traceback(
+        caplog: pytest.LogCaptureFixture) -> None:
+    pauses = Pauses()
+    tasks = Tasks(pauses.sleep, pauses.clock)
+    told = "give each shard to one process only (KARAK_SHARD_IDS). " + "Until then " * 30
+    for _ in range(UNHEALTHY_AFTER):
+        tasks.failures.failed("shards", Misconfigured(told))
+    [error] = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert error.getMessage() == f"shards failed until the settings are mended: {told}"
+    assert not error.exc_info and "retrying" not in error.getMessage()
+    [line] = tasks.failures.unhealthy()
+    assert line.endswith(f"last: Misconfigured: {told}")  # whole, past 200 characters
 
 
 async def test_stopping_lets_an_answer_in_flight_finish_and_cancels_one_too_slow() -> None:
