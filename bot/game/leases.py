@@ -45,8 +45,9 @@ def instance_name(instance: str | None, shard_ids: Sequence[int] | None) -> str:
 #: Seconds a lease lasts unless renewed: a stopped process's tables move again within about
 #: this long (plus the time until another process's next pass, a third of it).
 LEASE_TTL = 15.0
-#: Passes in a row in which a table this process took home was taken from it again before
-#: the next one: then another process runs one of its shards too.
+#: Passes that found a table this process took home taken from it again, with no quiet pass
+#: between them (one after which no table came home and none was taken again): then another
+#: process runs one of its shards too.
 CONTESTED_PASSES = 2
 
 
@@ -94,10 +95,13 @@ class Leases:
     #: only by a process of its server's shard, so a server's clicks and its tables'
     #: background work stay in one process; a stopped process's tables are anyone's.
     shards: Shards | None = None
-    #: The tables the last pass took home, and those of them taken again since.
+    #: The tables the last pass took home and those the pass before it took, watched until
+    #: the next pass has taken its own (a process running the same shards may take one
+    #: while this one takes tables home), and those of them taken again.
     _came_home: set[int] = field(default_factory=set)
+    _came_before: set[int] = field(default_factory=set)
     _taken_again: set[int] = field(default_factory=set)
-    #: Passes in a row that found a table taken again after it came home.
+    #: Passes that found a table taken again after it came home, since the last quiet one.
     _contested: int = 0
     #: Set once another process is found running this process's shards: from then on no
     #: table is taken home (the two would take them from each other on every pass).
@@ -149,7 +153,8 @@ class Leases:
     def _note_lost(self, tables: Iterable[int]) -> None:
         """Another process took ``tables``: one that came home on the last pass was taken by
         a process of the same shard."""
-        self._taken_again.update(t for t in tables if t in self._came_home)
+        self._taken_again.update(t for t in tables
+                                 if t in self._came_home or t in self._came_before)
 
     def _granted(self, table: int, start: float) -> None:
         """The lease of ``table``, asked for at ``start``, was granted."""
@@ -183,22 +188,28 @@ class Leases:
         for table in await self.store.lapsed(self.shards):
             await self.claim(table)
         self._check_shared()
+        came: set[int] = set()
         if self.shards is not None and self.shared is None:
             start = self.clock()
-            self._came_home = set(await self.store.home(self.owner, self.shards, self.ttl))
-            for table in self._came_home:
+            came = set(await self.store.home(self.owner, self.shards, self.ttl))
+            for table in came:
                 self._granted(table, start)
+        self._came_before, self._came_home = self._came_home, came
         lost, self._lost = self._lost, set()
         return Pass([t for t in self.held() if t not in before],
                     sorted(t for t in lost if t not in self._until))
 
     def _check_shared(self) -> None:
-        """Before taking tables home: when, on :data:`CONTESTED_PASSES` passes in a row, a
-        table that came home was taken again, another process runs these shards too
-        (:attr:`shared`)."""
-        self._contested = self._contested + 1 if self._taken_again else 0
+        """Before taking tables home: when :data:`CONTESTED_PASSES` passes found a table that
+        came home taken again, with no quiet pass between them, another process runs these
+        shards too (:attr:`shared`). Two such processes whose passes overlap may each take the
+        table home only every other pass, so a pass in between that took it home again is not
+        quiet."""
+        if self._taken_again:
+            self._contested += 1
+        elif not self._came_home:
+            self._contested = 0
         self._taken_again = set()
-        self._came_home = set()
         if self._contested >= CONTESTED_PASSES and self.shards is not None:
             self.shared = self.shared or SharedShards(self.shards)
 

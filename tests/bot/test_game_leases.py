@@ -9,6 +9,7 @@ its tables from each other until that is found, and then stop."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ import pytest
 from storage.backends import Backend, PostgresBackend, SqliteBackend
 from storage.helpers import Clock, played, started
 
-from bot.game.leases import LEASE_TTL, Leases, Pass, SharedShards, instance_name
+from bot.game.leases import CONTESTED_PASSES, LEASE_TTL, Leases, Pass, SharedShards, instance_name
 from bot.storage.interface import Storage
 from bot.storage.records import Shards
 from loopback.sharding import snowflake_on
@@ -181,6 +182,68 @@ async def both(first: Leases, second: Leases, clock: Clock) -> tuple[Pass, Pass]
     passed = await first.keep()
     clock.now += 1
     return passed, await second.keep()
+
+
+async def test_two_processes_of_one_shard_whose_passes_overlap_find_each_other_out(
+        two_stores: tuple[Storage, Storage], clock: Clock) -> None:
+    """Two processes running one shard, their passes at the same moments: each takes the
+    table home while the other is still taking tables home, and hears at once that the other
+    took it (its scheduler's wake asks :meth:`Leases.confirm`). Which of the two takes it
+    first changes from pass to pass, so each takes it home only every other pass; they are
+    found out all the same."""
+    here, there = two_stores
+    tid = (await started(here, played(1).states[0], guild=snowflake_on(0, 2))).id
+    one_store, two_store = Overlapping(here), Overlapping(there)
+    one = Leases(one_store, "one", clock=clock, shards=Shards(2, (0,)))  # type: ignore[arg-type]
+    two = Leases(two_store, "two", clock=clock, shards=Shards(2, (0,)))  # type: ignore[arg-type]
+    one_store.other, two_store.other = (two, two_store), (one, one_store)
+    for turn in range(CONTESTED_PASSES + 3):
+        clock.now += 1
+        first = (one_store, two_store)[turn % 2]
+        for store in (one_store, two_store):
+            store.first = store is first
+            store.begun.clear()
+            store.done.clear()
+        await asyncio.gather(one.keep(), two.keep())
+    # one of them finds it out and takes the table home no more: the other keeps it
+    assert (one.shared, two.shared).count(None) == 1
+    assert one.held() + two.held() == [tid]
+
+
+class Overlapping:
+    """The store of one of two processes whose passes overlap (``other``: the other process
+    and its store). Tables are taken home once both passes have begun, this process's
+    ``first`` or once the other's were taken, and the other process is told at once of each
+    table taken."""
+
+    def __init__(self, store: Storage) -> None:
+        self.store = store
+        self.first = True
+        self.begun = asyncio.Event()  # this pass has read the lapsed tables
+        self.done = asyncio.Event()  # this pass has taken its tables home
+        self.other: tuple[Leases, Overlapping] | None = None
+
+    async def lapsed(self, shards: Shards | None = None) -> list[int]:
+        """The lapsed tables; this pass has begun."""
+        found = await self.store.lapsed(shards)
+        self.begun.set()
+        return found
+
+    async def home(self, owner: str, shards: Shards, ttl: float) -> list[int]:
+        """This process's tables taken home in their turn; the other process told."""
+        assert self.other is not None
+        leases, store = self.other
+        await store.begun.wait()
+        if not self.first and leases.shared is None:  # a process found out takes none home
+            await store.done.wait()
+        taken = await self.store.home(owner, shards, ttl)
+        for table in taken:
+            await leases.confirm(table)
+        self.done.set()
+        return taken
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
 
 
 def test_each_process_is_named_by_its_instance_or_its_shards() -> None:
