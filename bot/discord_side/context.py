@@ -1,16 +1,16 @@
 """What an interaction tells the bot about who asks and where: their language, the server's
 language, the permissions the bot lacks in the channel; links to a table's message, the channel
-a table was opened in, and who a message may ping."""
+a table was opened in, and who a message may ping; noting in the database what was posted."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from typing import Any
 
 import discord
 
-from bot.storage.records import TableRecord
+from bot.storage.records import CannotSave, TableRecord
 from i18n import Msg, msg, normalise_locale
 
 log = logging.getLogger(__name__)
@@ -103,7 +103,7 @@ def can_manage_channel(interaction: discord.Interaction[Any]) -> bool:
 
 
 __all__ = ["MENTIONS", "NO_MENTIONS", "answer_privately", "can_manage_channel", "jump_url",
-           "lacking", "lobby_channel", "loc", "missing_message", "missing_permissions",
+           "lacking", "lobby_channel", "loc", "missing_message", "missing_permissions", "noted",
            "permission_names", "place_refusal", "public_locale"]
 
 
@@ -124,3 +124,16 @@ async def answer_privately(interaction: discord.Interaction[Any], text: str) -> 
     except discord.HTTPException as exc:
         log.warning("could not answer interaction %s (%s %s)", interaction.id, exc.status,
                     exc.code)
+
+
+async def noted(write: Awaitable[object], what: str) -> bool:
+    """Await ``write``, which notes in the database something already posted on Discord
+    (``what`` names it in the log: "table 3: its lobby message"). When the database takes no
+    write, what was posted stands, a warning says what could not be saved, and the answer is
+    False."""
+    try:
+        await write
+    except CannotSave as exc:
+        log.warning("%s could not be saved (%s)", what, exc)
+        return False
+    return True

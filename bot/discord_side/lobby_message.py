@@ -18,13 +18,13 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.context import NO_MENTIONS, lobby_channel
+from bot.discord_side.context import NO_MENTIONS, lobby_channel, noted
 from bot.discord_side.feed import Feeds, Job
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.lobby import lobby_view
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
-from bot.storage.records import CannotSave, TableRecord
+from bot.storage.records import TableRecord
 
 log = logging.getLogger("karak.bot")
 
@@ -76,10 +76,8 @@ class LobbyMessages:
     async def note(self, table: int, message_id: int) -> None:
         """Save ``message_id`` as table ``table``'s lobby message. When the database takes no
         write, a warning says so and the lobby goes on: its clicks redraw it in place."""
-        try:
-            await self.service.tables.set_message(table, lobby_message_id=message_id)
-        except CannotSave as exc:
-            log.warning("table %s: its lobby message could not be saved (%s)", table, exc)
+        await noted(self.service.tables.set_message(table, lobby_message_id=message_id),
+                    f"table {table}: its lobby message")
 
     async def refresh(self, record: TableRecord) -> None:
         """:meth:`show`, logging (never raising) Discord's refusal."""

@@ -24,7 +24,7 @@ from functools import partial
 
 import discord
 
-from bot.discord_side.context import MENTIONS, NO_MENTIONS, jump_url
+from bot.discord_side.context import MENTIONS, NO_MENTIONS, jump_url, noted
 from bot.discord_side.feed import Feeds, Job
 from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.pace import ChannelPace
@@ -37,7 +37,7 @@ from bot.game.lessons import emphasised
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.texts import Controls, controls
-from bot.storage.records import CannotSave, TableRecord
+from bot.storage.records import TableRecord
 from bot.supervision.tasks import Tasks
 from bot.workers.pictures import Pictures
 from engine import observe
@@ -210,11 +210,9 @@ class Messages:
         self.shown.remember((record.id, None, record.locale), message, payload.keys,
                             record.version)
         self._message_ids[record.id] = message.id
-        try:
-            await self.service.tables.set_message(record.id, message_id=message.id)
-        except CannotSave as exc:  # known here; after a restart the table is posted afresh
-            log.warning("table %s: its new table message could not be saved (%s)", record.id,
-                        exc)
+        # known here when it cannot be saved; after a restart the table is posted afresh
+        await noted(self.service.tables.set_message(record.id, message_id=message.id),
+                    f"table {record.id}: its new table message")
         if record.message_id is not None and record.message_id != message.id:
             await self.retire(replace(record, message_id=message.id), record.message_id)
         await self.retire_passing(record)

@@ -27,7 +27,7 @@ from weakref import WeakValueDictionary
 
 import discord
 
-from bot.discord_side.context import MENTIONS, NO_MENTIONS, lacking, loc, permission_names
+from bot.discord_side.context import MENTIONS, NO_MENTIONS, lacking, loc, noted, permission_names
 from bot.discord_side.messages import Messages
 from bot.discord_side.sight import open_to_everyone, sight_of, sight_of_table
 from bot.discord_side.ui.past import (
@@ -42,7 +42,7 @@ from bot.game.history import Loaded
 from bot.game.refusals import Refusal
 from bot.game.rematch import RematchState
 from bot.game.service import GameService
-from bot.storage.records import CannotSave, TableRecord
+from bot.storage.records import TableRecord
 from bot.storage.shares import SharedPost
 from engine.names import seat_name
 from engine.replay import Replay
@@ -249,11 +249,9 @@ class PastMatches:
             except Exception:
                 await self.service.shares.failed(table, channel.id, user, claim)
                 raise
-            try:
-                await self.service.shares.posted(table, channel.id, claim, posted.id)
-            except CannotSave as exc:  # posted all the same: the claim lapses in its time
-                log.warning("table %s: its animation's message could not be saved (%s)",
-                            table, exc)
+            # posted all the same when it cannot be saved: the claim lapses in its time
+            await noted(self.service.shares.posted(table, channel.id, claim, posted.id),
+                        f"table {table}: its animation's message")
         await interaction.edit_original_response(
             content=translate(msg("replay.shared", table=table), loc(interaction)))
 
@@ -298,11 +296,8 @@ class PastMatches:
                 await self.messages.pace.request(state.record.channel_id)
                 sent = await self.messages.channel(state.record).send(  # pings those asked
                     view=rematch_view(state, state.record.locale), allowed_mentions=MENTIONS)
-                try:
-                    await rematches.set_message(table, sent.id)
-                except CannotSave as exc:  # posted all the same: the offer stands
-                    log.warning("table %s: its rematch offer's message could not be saved "
-                                "(%s)", table, exc)
+                await noted(rematches.set_message(table, sent.id),  # the offer stands
+                            f"table {table}: its rematch offer's message")
                 told = msg("rematch.offered")
             else:
                 await self._redraw_offer(state)

@@ -13,6 +13,7 @@ refuses the thread, the match is played in the channel and its host is told so t
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
@@ -20,7 +21,7 @@ from typing import Any, TypeVar
 
 import discord
 
-from bot.discord_side.context import NO_MENTIONS, THREAD_TYPES, lobby_channel
+from bot.discord_side.context import NO_MENTIONS, THREAD_TYPES, lobby_channel, noted
 from bot.discord_side.feed import Feeds, Job
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.parts import GREY, cut, layout, text_block
@@ -179,7 +180,10 @@ class MatchThreads:
                     allowed_mentions=NO_MENTIONS)
                 lobby_id = sent.id
                 record = replace(record, lobby_message_id=lobby_id)
-                await self.service.tables.set_message(record.id, lobby_message_id=lobby_id)
+                if not await noted(self.service.tables.set_message(
+                        record.id, lobby_message_id=lobby_id),
+                        f"table {record.id}: the line of its match"):
+                    return await self._in_channel(record), False
             lobby = lobby_channel(self.client, record).get_partial_message(lobby_id)
             await self.pace.request(record.channel_id)
             thread = await lobby.create_thread(name=thread_name(record,
@@ -188,15 +192,8 @@ class MatchThreads:
             log.warning("could not open a thread for table %s (%s); it is played in its "
                         "channel", record.id, exc.code or exc.status)
             return await self._in_channel(record), True
-        except CannotSave as exc:
-            log.warning("table %s: the line of its match could not be saved (%s); it is "
-                        "played in its channel", record.id, exc)
-            return await self._in_channel(record), False
-        try:
-            await self.service.tables.set_thread(record.id, thread.id, True)
-        except CannotSave as exc:
-            log.warning("table %s: its thread could not be saved (%s); it is played in its "
-                        "channel", record.id, exc)
+        if not await noted(self.service.tables.set_thread(record.id, thread.id, True),
+                           f"table {record.id}: its thread"):
             await self._delete(record, thread)
             return await self._in_channel(record), False
         self._threads[record.id] = thread.id
@@ -206,10 +203,8 @@ class MatchThreads:
         """``record`` played in its channel, noted as no longer waiting for a thread. When the
         database takes no note, the stored table still names no thread, so its messages go to
         its channel after a restart too (only a match's start opens a thread)."""
-        try:
+        with contextlib.suppress(CannotSave):
             await self.service.tables.set_thread(record.id, None, False)
-        except CannotSave:
-            pass
         return replace(record, threaded=False)
 
     async def _delete(self, record: TableRecord, thread: discord.Thread) -> None:

@@ -20,6 +20,7 @@ from bot.discord_side.context import (
     answer_privately,
     can_manage_channel,
     loc,
+    noted,
     public_locale,
 )
 from bot.discord_side.messages import Messages
@@ -41,7 +42,7 @@ from bot.game.spans import span
 from bot.game.texts import timer_text
 from bot.game.tournament_pictures import champion_picture, standings_picture
 from bot.game.tournaments import Progress, View
-from bot.storage.records import CannotSave, TableRecord, TournamentRecord
+from bot.storage.records import TableRecord, TournamentRecord
 from bot.supervision.tasks import Tasks
 from engine.agents import AiLevel
 from i18n import msg, translate
@@ -148,12 +149,10 @@ class TournamentDesk:
         await interaction.response.send_message(view=signup_view(view),
                                                 allowed_mentions=NO_MENTIONS)
         sent = await interaction.original_response()
-        try:
-            await self.service.store.set_tournament_messages(record.id,
-                                                             signup_message_id=sent.id)
-        except CannotSave as exc:  # the sign-up stands, and its clicks redraw it in place
-            log.warning("tournament %s: its sign-up message could not be saved (%s)",
-                        record.id, exc)
+        # the sign-up stands when it cannot be saved, and its clicks redraw it in place
+        await noted(self.service.store.set_tournament_messages(record.id,
+                                                               signup_message_id=sent.id),
+                    f"tournament {record.id}: its sign-up message")
 
     async def start(self, interaction: discord.Interaction[Any]) -> None:
         """/goblin tournament start (its host or a channel manager): round 1 is seated."""
