@@ -24,6 +24,7 @@ from bot.discord_side.context import (
     public_locale,
 )
 from bot.discord_side.messages import Messages
+from bot.discord_side.sight import sight_of
 from bot.discord_side.ui.custom_ids import TournamentButton
 from bot.discord_side.ui.parts import (
     GOLD,
@@ -116,10 +117,13 @@ class TournamentDesk:
 
     async def _here(self, interaction: discord.Interaction[Any]) -> TournamentRecord:
         """The tournament of the interaction's channel (the newest one taking sign-ups or
-        under way there; else the server's only one), or a refusal."""
+        under way there; else the server's only one), or a refusal. A tournament held in a
+        channel the asker may not view is none to them."""
         if interaction.guild_id is None:
             raise Refusal(msg("bot.tournament.error.server_only"))
-        found = await self.service.tournaments.open_in(interaction.guild_id)
+        sight = sight_of(interaction)
+        found = [t for t in await self.service.tournaments.open_in(interaction.guild_id)
+                 if sight.sees(t.place_key, t.channel_id)]
         mine = [t for t in found if t.channel_id == interaction.channel_id]
         if mine:
             return mine[-1]

@@ -2,7 +2,8 @@
 theirs alone (no other person's direct messages, no server, and no forged click reaches it), a
 server's match is not shown in direct messages, a match played in a channel a member may not view
 (its permission overwrites, their roles) is not shown to them, and ``/goblin stats`` counts only
-the matches of the server it is asked in, the records against the AI too."""
+the matches of the server it is asked in, the records against the AI too; a tournament held
+in a channel a member may not view is none to them."""
 from __future__ import annotations
 
 import pytest
@@ -180,3 +181,21 @@ async def test_a_private_channels_match_is_shared_only_where_it_was_played(
     assert "is posted in the channel" in " ".join(bot.said(ix))
     assert [a.filename for m in lb.messages_for(secret, ANN) for a in m.attachments
             if a.filename.endswith(".gif")] == [f"match-{tid}.gif"]
+
+
+async def test_a_private_channels_tournament_is_not_shown_elsewhere(bot: LiveBot) -> None:
+    """A tournament held in a channel Bob may not view is no tournament to him: asked in a
+    channel he may view, its standings are refused, as in /goblin history."""
+    secret = await crew_only(bot)
+    cup = await bot.bot.service.tournaments.create(
+        guild_id=bot.guild.id, channel_id=secret.id, host_id=ANN.id, name="Crew Cup")
+    ix = await bot.command(ANN, "tournament standings", channel=secret)  # Ann may view it
+    assert "Standings: Crew Cup" in bot.reply(ix).text()
+
+    ix = await bot.command(BOB, "tournament standings")  # Bob, in the public channel
+    told = " ".join(bot.said(ix))
+    assert "Crew Cup" not in told and not bot.reply(ix).attachments
+    assert told == "There is no tournament taking sign-ups or under way here."
+    assert bot.said(await bot.command(BOB, "history", tournament=str(cup.id))) == [
+        "This server has no such tournament to show: pick one from the list offered as you "
+        "type."]
