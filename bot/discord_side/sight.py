@@ -4,9 +4,11 @@ from their roles and each channel's permission overwrites.
 
 No privileged intent is needed: the interaction carries the member with their roles, and the
 guild's roles and channels (with their ``permission_overwrites``) came in GUILD_CREATE and are
-kept up to date by discord.py's cache. A thread is viewed through its parent channel. A channel
-the cache does not know (deleted since, or a server the bot is no member of) is out of sight,
-but for the channel the interaction comes from, when Discord says the member may view it.
+kept up to date by discord.py's cache. A public thread is viewed through its parent channel; a
+private thread only by those added to it, which the bot cannot tell without a privileged intent,
+so it is in sight of those who may manage its threads (they see every one), and from inside it.
+A channel the cache does not know (deleted since, or a server the bot is no member of) is out of
+sight, but for the channel the interaction comes from, when Discord says the member may view it.
 """
 
 from __future__ import annotations
@@ -19,12 +21,19 @@ from bot.game.places import Place, Sight
 
 
 def visible_channels(guild: discord.Guild, member: discord.Member) -> set[int]:
-    """The ids of the channels and threads of ``guild`` that ``member`` may view."""
+    """The ids of the channels and threads of ``guild`` that ``member`` may view (a private
+    thread: when they may manage its channel's threads)."""
     seen: set[int] = set()
     for channel in (*guild.channels, *guild.threads):
-        if channel.permissions_for(member).view_channel:
+        mine = channel.permissions_for(member)
+        if mine.view_channel and (not private(channel) or mine.manage_threads):
             seen.add(channel.id)
     return seen
+
+
+def private(channel: object) -> bool:
+    """Whether ``channel`` is a private thread, seen only by those added to it."""
+    return isinstance(channel, discord.Thread) and channel.is_private()
 
 
 def sight_of(interaction: discord.Interaction[Any]) -> Sight:
@@ -44,13 +53,15 @@ def sight_of(interaction: discord.Interaction[Any]) -> Sight:
 
 
 def open_to_everyone(interaction: discord.Interaction[Any], channel_id: int) -> bool:
-    """Whether everyone in the interaction's server may view channel ``channel_id`` (a thread:
-    its parent channel), as far as the cache tells; False outside a server or for a channel the
-    cache does not know."""
+    """Whether everyone in the interaction's server may view channel ``channel_id`` (a public
+    thread: its parent channel), as far as the cache tells; False outside a server, for a
+    private thread or for a channel the cache does not know."""
     guild = interaction.guild
     if not isinstance(guild, discord.Guild):
         return False
     channel = guild.get_channel_or_thread(channel_id)
+    if private(channel):
+        return False
     if isinstance(channel, discord.Thread):
         channel = channel.parent
     return channel is not None and channel.permissions_for(guild.default_role).view_channel
@@ -61,4 +72,4 @@ def sight_of_table(place_key: str) -> Sight:
     return Sight(Place.from_key(place_key))
 
 
-__all__ = ["open_to_everyone", "sight_of", "sight_of_table", "visible_channels"]
+__all__ = ["open_to_everyone", "private", "sight_of", "sight_of_table", "visible_channels"]

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import pytest
 from live_bot import GUILD, LiveBot
-from players import ANN, BOB, finished_match, forged_message, raw_click
+from players import ANN, BOB, EVE, finished_match, forged_message, raw_click
 from storage.helpers import played
 
 from bot.discord_side.ui.custom_ids import ShareButton
 from bot.game.standings import rate_result
 from bot.storage.records import SeatInfo
-from loopback import VIEW_CHANNEL, Channel
+from loopback import MANAGE_THREADS, VIEW_CHANNEL, Channel
+from loopback.model import PRIVATE_THREAD
+from loopback.permissions import MEMBER_PERMISSIONS
 
 #: Ann alone against two easy AI seats.
 SOLO = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
@@ -199,3 +201,32 @@ async def test_a_private_channels_tournament_is_not_shown_elsewhere(bot: LiveBot
     assert bot.said(await bot.command(BOB, "history", tournament=str(cup.id))) == [
         "This server has no such tournament to show: pick one from the list offered as you "
         "type."]
+
+
+async def test_a_private_threads_match_is_not_shown_to_who_is_not_in_it(bot: LiveBot) -> None:
+    """A private thread is seen only by those added to it (and those who may manage threads),
+    not by everyone who may view its channel: a match played in one (/goblin new inside it)
+    is not shown to Bob, who is not in it, and its animation is not shared in the channel."""
+    lb = bot.lb
+    thread = lb.create_thread(bot.channel, "crew talk", owner=ANN, kind=PRIVATE_THREAD)
+    await bot.settle()
+    tid = await finished_match(bot.store, played(1), channel=thread.id)
+
+    ix = await bot.command(ANN, "history", channel=thread)  # in the thread: Ann is in it
+    assert listed(bot.reply(ix).text(), tid)
+    ix = await bot.command(BOB, "history")  # Bob may view the channel, not the thread
+    assert not listed(bot.reply(ix).text(), tid)
+    ix = await bot.command(BOB, "replay", id=tid)
+    assert bot.said(ix) == [in_server(tid)]
+
+    mods = lb.create_role(bot.guild, "Mods", MEMBER_PERMISSIONS | MANAGE_THREADS)
+    lb.give_role(bot.guild, bot._known(EVE), mods)
+    await bot.settle()
+    ix = await bot.command(EVE, "replay", id=tid)  # who may manage threads sees them all
+    assert "Move 0 of" in bot.reply(ix).text()
+    ix = await bot.click(EVE, bot.reply(ix), ShareButton.id_for(tid))
+    assert "which not everyone here can see: share its animation from that channel" in \
+        " ".join(bot.said(ix))
+    gifs = [a.filename for m in lb.messages_for(bot.channel, EVE) for a in m.attachments
+            if a.filename.endswith(".gif")]
+    assert gifs == []  # its animation is not posted where everyone in the channel sees it
