@@ -218,8 +218,10 @@ class TournamentDesk:
     async def click(self, interaction: discord.Interaction[Any], tournament: int,
                     op: str) -> None:
         """A Join or Leave button: the person signed up or off (a refusal answers privately),
-        the sign-up message edited for everyone."""
+        the sign-up message edited for everyone. A button of a tournament out of the
+        clicker's sight (forged elsewhere) reaches no tournament."""
         tours = self.service.tournaments
+        await tours.in_sight(sight_of(interaction), tournament)
         if op == "join":
             name = getattr(interaction.user, "display_name", None) or interaction.user.name
             view = await tours.join(tournament, interaction.user.id, name)

@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.game.lobby import game_config
-from bot.game.places import Place
+from bot.game.places import Place, Sight
 from bot.game.refusals import Refusal
 from bot.game.seats import MAX_TIMER, TIMERS, deadline
 from bot.game.standings import shown_of
@@ -256,6 +256,15 @@ class Tournaments:
         """The tournament's row, or a refusal when there is none."""
         record = await self.store.tournament(tournament_id)
         if record is None:
+            raise Refusal(msg("bot.tournament.error.no_such"))
+        return record
+
+    async def in_sight(self, sight: Sight, tournament_id: int) -> TournamentRecord:
+        """The tournament's row when it is held in ``sight`` (this server, a channel the asker
+        may view); the refusal of one that does not exist otherwise (another server's, one in
+        a channel they may not view, any asked about in direct messages)."""
+        record = await self._record(tournament_id)
+        if not sight.sees(record.place_key, record.channel_id):
             raise Refusal(msg("bot.tournament.error.no_such"))
         return record
 

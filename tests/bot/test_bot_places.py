@@ -11,7 +11,7 @@ from live_bot import GUILD, LiveBot
 from players import ANN, BOB, EVE, finished_match, forged_message, raw_click
 from storage.helpers import played
 
-from bot.discord_side.ui.custom_ids import ShareButton
+from bot.discord_side.ui.custom_ids import ShareButton, TournamentButton
 from bot.game.standings import rate_result
 from bot.storage.records import SeatInfo
 from loopback import MANAGE_THREADS, VIEW_CHANNEL, Channel
@@ -230,3 +230,23 @@ async def test_a_private_threads_match_is_not_shown_to_who_is_not_in_it(bot: Liv
     gifs = [a.filename for m in lb.messages_for(bot.channel, EVE) for a in m.attachments
             if a.filename.endswith(".gif")]
     assert gifs == []  # its animation is not posted where everyone in the channel sees it
+
+
+async def test_a_forged_sign_up_click_reaches_no_tournament_out_of_sight(bot: LiveBot) -> None:
+    """A Join button forged with the id of a tournament held in a channel the clicker may not
+    view, on another server or in direct messages neither enters them nor names it."""
+    secret = await crew_only(bot)
+    cup = await bot.bot.service.tournaments.create(
+        guild_id=bot.guild.id, channel_id=secret.id, host_id=ANN.id, name="Crew Cup")
+    other = bot.lb.create_guild("Elsewhere", guild_id=GUILD + 7)
+    elsewhere = bot.lb.create_channel(other, "games")
+    await bot.settle()
+    cid = TournamentButton.id_for(cup.id, "join")
+    for where in (bot.channel, elsewhere, bot.lb.dm(BOB)):
+        told = await raw_click(bot, BOB, forged_message(bot, BOB, cid, channel=where), cid, 2)
+        assert told == ["That tournament does not exist (any more)."]
+    rows = await bot.store.tournament_rows(cup.id)
+    assert rows is not None and not rows.entrants
+
+    told = await raw_click(bot, ANN, forged_message(bot, ANN, cid, channel=secret), cid, 2)
+    assert "You have entered Crew Cup." in told  # where it is held
