@@ -1,0 +1,92 @@
+"""Messages as a French or Czech reader gets them: names in the case or with the article their
+place in the sentence needs, verbs and role nouns agreeing with the name they go with, counts
+agreeing with their own number, and one word for one game term."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.names import card_name, word
+from i18n import catalog, msg, translate
+from i18n.grammar import Name
+
+
+def _fr(key: str, **params: object) -> str:
+    return translate(msg(key, **params), "fr")  # type: ignore[arg-type]
+
+
+def _cs(key: str, **params: object) -> str:
+    return translate(msg(key, **params), "cs")  # type: ignore[arg-type]
+
+
+def test_french_wins_agree_with_their_own_number() -> None:
+    """"5 parties jouées, 1 gagnées": the wins took the plural of the games played."""
+    for count, wins in ((5, 1), (5, 0), (3, 2)):
+        text = _fr("ratings.stats.games", count=count, wins=wins)
+        assert f" {wins} gagnées" not in text and f" {wins} gagnée." not in text, text
+        assert str(wins) in text and str(count) in text, text
+
+
+def test_french_first_place_is_not_written_1e() -> None:
+    text = _fr("ratings.stats.rating", rating=1520, spread=40, place=1, ranked=6)
+    assert "1ᵉ " not in text, text
+
+
+@pytest.mark.parametrize("gatekeeper", ["g1-4", "g2-3", "g2-5", "g3-5"])
+def test_a_french_gatekeeper_of_feminine_name_is_a_gardienne(gatekeeper: str) -> None:
+    name = catalog("fr")[f"card.{gatekeeper}"]
+    assert isinstance(name, Name) and name.gender == "f"
+    text = _fr("bot.move.fight_gate", monster=msg(f"card.{gatekeeper}"), level="II")
+    assert ", gardienne du niveau II" in text, text
+    assert _fr("bot.move.fight_gate", monster=msg("card.g1-1"), level="I").endswith(
+        ", gardien du niveau I")
+
+
+@pytest.mark.parametrize(("key", "plural", "singular"), [
+    ("hint.chain", "prolongent", "prolonge"),
+    ("hint.discard", "sont", "est"),
+    ("error.no_effect", "n'ont", "n'a"),
+    ("error.strength_no_effect", "n'ont", "n'a"),
+])
+def test_a_french_card_of_plural_name_takes_a_plural_verb(key: str, plural: str,
+                                                           singular: str) -> None:
+    """Aderyn's "Dagues jumelles" is a plural name: "Les Dagues jumelles n'a pas..." read
+    wrong."""
+    twin = _fr(key, card=card_name("ade3"), effect=word("effect", "defence"))
+    assert twin.startswith(f"Les Dagues jumelles {plural} "), twin
+    single = _fr(key, card=card_name("vic1"), effect=word("effect", "defence"))
+    assert single.startswith(f"L'Estocade {singular} "), single
+
+
+def test_the_one_french_reward_card_to_pay_with_takes_its_article() -> None:
+    text = _fr("bot.facts.reward_cards", count=1, cards=card_name("m1-05"))
+    assert "avec le Piège de toile, la carte" in text, text
+
+
+@pytest.mark.parametrize("bought", ["m1-10", "m2-01", "m2-14"])
+def test_czech_purchase_never_puts_a_nominative_where_an_accusative_goes(bought: str) -> None:
+    """"kupuje u obchodníka Dýka": the object of "kupuje" in the nominative."""
+    text = _cs("event.bought", who="Eva", item=card_name(bought), paid=card_name("m1-03"))
+    name = translate(card_name(bought), "cs")
+    assert f"kupuje u obchodníka {name}" not in text, text
+    assert name in text and "Zvědova lest" in text, text
+
+
+def test_czech_says_akce_for_a_move_in_every_hint() -> None:
+    assert "tímto tahem" not in _cs("hint.heal")
+    assert "akcí" in _cs("hint.heal")
+
+
+def test_czech_abandon_question_says_ukoncit_not_leave() -> None:
+    """Abandoning a table ends the match for everyone: "opustit stůl" is leaving it."""
+    text = _cs("bot.channel.abandon_ask", table=4)
+    assert text.startswith("Opravdu ukončit stůl č. 4?"), text
+    assert "skončí všem hráčům" not in text, text
+
+
+@pytest.mark.parametrize("key", ["bot.tournament.ai_fill_rule",
+                                 "bot.tournament.signup.terms.tables_ai"])
+def test_czech_ai_seats_take_places_in_the_standings(key: str) -> None:
+    text = _cs(key, size=4)
+    assert "obsazuje pořadí" not in text and "místa v pořadí" in text, text
+
