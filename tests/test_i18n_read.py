@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from bot.game.texts import describe
+from engine import GameConfig, Pay, Phase, SeatConfig, apply, new_game, observe
+from engine.agents import make_agent
 from engine.names import card_name, word
 from i18n import catalog, msg, translate
 from i18n.grammar import Name
@@ -70,6 +73,35 @@ def test_czech_purchase_never_puts_a_nominative_where_an_accusative_goes(bought:
     name = translate(card_name(bought), "cs")
     assert f"kupuje u obchodníka {name}" not in text, text
     assert name in text and "Zvědova lest" in text, text
+
+
+def _pay_from_equipment() -> tuple[Pay, object]:
+    """A Pay move from a worn weapon or armour, with the observation that offers it."""
+    for seed in range(40):
+        config = GameConfig(tuple(SeatConfig(h, h) for h in ("horan", "argentus", "aderyn")),
+                            seed=seed)
+        state = new_game(config)
+        agents = [make_agent("random", seed * 10 + i) for i in range(3)]
+        for _ in range(1500):
+            if state.phase is Phase.OVER:
+                break
+            obs = observe(state, state.current)
+            for action in obs.legal:
+                if isinstance(action, Pay) and action.source in ("weapon", "armour"):
+                    return action, obs
+            state, _ = apply(state, agents[state.current].choose(obs))
+    raise AssertionError("no game paid with equipment")
+
+
+def test_paying_with_equipment_names_the_card_paid() -> None:
+    """The Czech label said "Zaplatit kartou zbroj" (pay with the card armour): the button
+    names the worn card, as the hint and the take-back already do."""
+    action, obs = _pay_from_equipment()
+    worn = getattr(obs.seats[obs.current], action.source)  # type: ignore[attr-defined]
+    label = describe(action, obs).label  # type: ignore[arg-type]
+    assert translate(label, "cs") == f"Zaplatit kartou {translate(card_name(worn), 'cs')}"
+    assert translate(label, "en") == f"Pay with {translate(card_name(worn), 'en')}"
+    assert translate(label, "fr").startswith("Payer avec l")
 
 
 def test_czech_says_akce_for_a_move_in_every_hint() -> None:

@@ -208,8 +208,10 @@ def describe(action: Action, obs: Observation) -> Choice:
         return Choice(n, msg("bot.move.buy_card", card=card_name(action.card)),
                       _card_desc(action.card))
     if isinstance(action, Pay):
-        what: Param = (word("slot", action.source) if action.source in ("weapon", "armour")
-                       else card_name(action.source))
+        paid = action.source
+        if paid in ("weapon", "armour"):  # the worn card, named as any card paid with
+            paid = getattr(obs.seats[obs.current], paid) or paid
+        what: Param = word("slot", paid) if paid in ("weapon", "armour") else card_name(paid)
         return Choice(n, msg("bot.move.pay", item=what))
     if isinstance(action, CancelPurchase):
         return Choice(n, msg("bot.move.cancel"))
