@@ -122,3 +122,16 @@ def test_czech_ai_seats_take_places_in_the_standings(key: str) -> None:
     text = _cs(key, size=4)
     assert "obsazuje pořadí" not in text and "místa v pořadí" in text, text
 
+
+
+def test_french_turns_list_puts_your_move_first() -> None:
+    """"celles où vous jouez d'abord" said "the ones where you play first"; the list shows the
+    matches where it is your move first."""
+    text = _fr("turns.cmd.turns")
+    assert "d'abord celles où c'est à vous de jouer" in text and len(text) <= 100, text
+
+
+def test_french_says_you_play_no_match_not_you_sit_at_one() -> None:
+    text = _fr("turns.list.none")
+    assert "assis à aucune partie" not in text and text.startswith(
+        "Vous ne jouez aucune partie en cours."), text
