@@ -56,6 +56,11 @@ class Servers:
         chosen = (await self.defaults(guild_id)).threads
         return self.default_threads if chosen is None else chosen
 
+    async def takebacks(self, guild_id: int | None) -> bool:
+        """Whether players may take back a move at a new table of the server (or outside one)
+        that chose nothing else for itself (a tournament's match)."""
+        return (await self.defaults(guild_id)).undo
+
     async def settings(self, guild_id: int | None) -> ServerSettings:
         """A server's defaults for new tables and its forced language (read by anyone)."""
         return ServerSettings(await self.defaults(guild_id),

@@ -81,7 +81,7 @@ class GameService:
         self.people = People(self.store, self.tables, self.lobby)
         self.turns = Turns(self.store, self.clock)
         self.tournaments = Tournaments(self.store, self.tables, self.clock, self.seeds,
-                                       self.servers.threads)
+                                       self.servers.threads, self.servers.takebacks)
 
 
 __all__ = ["GameService"]

@@ -199,13 +199,15 @@ def rules_of(rows: TournamentRows) -> Tournament:
 class Tournaments:
     """Server tournaments over ``store``, their matches through ``tables`` (``clock`` and
     ``seeds`` injectable for tests; ``threads``: whether a server's matches move to threads of
-    their own, its setting; None: they always do)."""
+    their own, its setting; None: they always do; ``takebacks``: whether its players may take
+    back a move, its setting; None: they may)."""
 
     store: Storage
     tables: Tables
     clock: Callable[[], float] = time.time
     seeds: Callable[[], int] = field(default=lambda: secrets.randbits(31))
     threads: Callable[[int], Awaitable[bool]] | None = None
+    takebacks: Callable[[int], Awaitable[bool]] | None = None
 
     # ------------------------------------------------------------------ reading
 
@@ -365,7 +367,8 @@ class Tournaments:
         names = {e.user: e.name for e in rules.entrants}
         now = self.clock()
         threaded = True if self.threads is None else await self.threads(record.guild_id)
-        new = [self._new_table(record, seating, pod, names, now, threaded)
+        undo = True if self.takebacks is None else await self.takebacks(record.guild_id)
+        new = [self._new_table(record, seating, pod, names, now, threaded, undo)
                for pod in seating.pods]
         ends = now + record.round_span if record.round_span else None
         ids = await self.store.seat_tournament_round(record.id, number, seed, seating.bye, new,
@@ -378,10 +381,12 @@ class Tournaments:
 
     @staticmethod
     def _new_table(record: TournamentRecord, seating: Seating, pod: Pod,
-                   names: dict[int, str], now: float, threaded: bool) -> NewTournamentTable:
+                   names: dict[int, str], now: float, threaded: bool,
+                   undo: bool = True) -> NewTournamentTable:
         """The match of table ``pod``: its players and AI seats in an order drawn from the
         table's seed (who plays first is drawn), free heroes dealt, the game set up
-        (``threaded``: it moves to a thread of its own)."""
+        (``threaded``: it moves to a thread of its own; ``undo``: its players may take back a
+        move)."""
         seed = table_seed(seating.seed, pod.table)
         seats = [SeatInfo(user=u, name=names[u][:32]) for u in pod.players]
         seats += [SeatInfo(ai=True, level=record.ai_level or "normal")
@@ -391,7 +396,7 @@ class Tournaments:
         state = new_game(config)
         return NewTournamentTable(pod.table, started, state, seed,
                                   deadline(now, record.timer, started, state, None, True),
-                                  threaded)
+                                  threaded, undo)
 
     async def table_ended(self, table_id: int) -> Progress | None:
         """A table ended (finished, or closed): when a tournament's round opened it, that

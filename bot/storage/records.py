@@ -514,7 +514,8 @@ class TournamentRows:
 class NewTournamentTable:
     """A match a round opens: its table's number in the round, its seats and its first state
     (with the seed it was dealt from), its first turn's deadline and whether it moves to a
-    thread of its own (``threaded``; false: it is played in the tournament's channel)."""
+    thread of its own (``threaded``; false: it is played in the tournament's channel) and
+    whether its players may take back a move (``undo``, the server's setting)."""
 
     pod: int
     seats: tuple[SeatInfo, ...]
@@ -522,6 +523,7 @@ class NewTournamentTable:
     seed: int
     deadline: float | None
     threaded: bool = True
+    undo: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,10 @@ from storage.backends import make_room, no_room_for
 from storage.helpers import played
 
 from bot.discord_side.ui.custom_ids import HistoryButton, TournamentButton
+from bot.game.refusals import Illegal
+from engine import Undo, observe
+from engine.agents import make_agent
+from engine.agents.offered import without_undo
 from loopback import Message, User
 from loopback.permissions import CREATE_PUBLIC_THREADS
 
@@ -347,3 +351,30 @@ async def test_a_tournament_match_played_to_its_end_moves_the_round_on_by_itself
     view = await h.bot.service.tournaments.view(tid)
     assert view.record.status == "finished"
     assert h.public()[-1].text().startswith(f"### <@{view.standings[0].user}> wins Spring Cup!")
+
+
+async def test_a_server_that_switched_taking_back_off_plays_its_tournament_without_it(
+        h: LiveBot) -> None:
+    """``/goblin settings undo:False`` holds for the server's new tables, a tournament's
+    matches among them: a take-back is refused there as at any table that forbids it."""
+    await h.command(ADMIN, "settings", undo=False)
+    table = await _three_seated(h)
+    play = h.bot.service.play
+    for _ in range(400):  # people's moves until one of them could take a move back
+        record = await h.bot.service.tables.load(table)
+        assert record.status == "running", "the match ended first"
+        state = record.game
+        obs = observe(state, state.current)
+        user = record.seats[state.current].user
+        assert user is not None and not record.seats[state.current].ai
+        if Undo() in obs.legal:
+            break
+        move = make_agent("heuristic", state.step).choose(without_undo(obs))
+        await play.act(table, user, record.version, str(move), sure=True)
+    else:
+        raise AssertionError("never reached")
+    assert not record.undo
+    with pytest.raises(Illegal) as refused:
+        await play.act(table, user, record.version, str(Undo()))
+    assert refused.value.reason.key == "bot.undo.off"
+    assert (await h.bot.service.tables.load(table)).version == record.version

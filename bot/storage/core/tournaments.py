@@ -230,12 +230,12 @@ class TournamentQueries(Base):
                     "timer, seed, locale, seats, state, version, deadline, created_at, "
                     "updated_at, ai_level, catalogue, lessons, undo, hints, place_key, "
                     "threaded, tournament_id) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, "
-                    "?, ?, ?, ?, ?, FALSE, TRUE, FALSE, ?, ?, ?) RETURNING id",
+                    "?, ?, ?, ?, ?, FALSE, ?, FALSE, ?, ?, ?) RETURNING id",
                     guild, channel, host, abilities, timer, table.seed, locale,
                     seats_to_json(table.seats), storable(table.state), table.state.step,
                     table.deadline, now, now,
                     ai_level or "normal",
-                    catalogue_version(), place_key, table.threaded, tournament_id)
+                    catalogue_version(), table.undo, place_key, table.threaded, tournament_id)
                 assert added is not None
                 table_id = as_int(added[0], "id")
                 ids.append(table_id)
