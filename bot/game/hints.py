@@ -4,7 +4,9 @@ The rules: hints are a table setting (:func:`hints_by_default` when the host did
 only the person who must decide may ask, on the decision in front of them (a Hint button of an
 older decision is refused as stale), and one hint per person and decision: the hint is kept in
 the store, so a second click, even after a restart, gets the same hint back (said to be given
-again) and the hints a person used are counted there (:meth:`Storage.hints_used`). The hint is
+again) and the hints a person used are counted there (:meth:`Storage.hints_used`). A decision
+is kept under the table version it was first met at: taking a move back returns to a decision
+met before (:func:`first_met`), whose hint is the one given again. The hint is
 worked out from the seat's observation alone, in the hint worker (:meth:`Thinking.hint`), with
 no table lock held: asking changes nothing at the table, so the checks read the table as it is
 (a stored record is never changed in place) without waiting behind a move or a table message's
@@ -24,7 +26,7 @@ from bot.game.seats import deciding_seat
 from bot.game.tables import Tables
 from bot.game.texts import describe
 from bot.storage.interface import Storage
-from bot.storage.records import SeatInfo, TableRecord
+from bot.storage.records import UNDO, LogRow, SeatInfo, TableRecord
 from bot.workers.thinking import Thinking, pack_hint, unpack_hint
 from engine import Action, Observation, observe
 from engine.agents.hint import Hint
@@ -76,7 +78,7 @@ class Hints:
         record = await self.tables.load(table_id)  # read only: no wait behind a table edit
         seat = self._check(record, user_id, version, hand_of)
         obs = observe(record.game, seat)
-        key = (table_id, version, user_id)
+        key = (table_id, await self._first_met(record), user_id)
         stored = await self.store.stored_hint(*key)
         again = stored is not None or key in self._pending
         if stored is None:
@@ -89,6 +91,14 @@ class Hints:
             stored = await asyncio.shield(task)
         used = (await self.store.hints_used(table_id)).get(seat, 0)
         return HintAnswer(record, seat, obs, unpack_hint(stored), again, used)
+
+    async def _first_met(self, record: TableRecord) -> int:
+        """The version at which the decision in front of ``record``'s seat was first met: its
+        own, unless a take-back returned to it (only then is the log read: each take-back
+        moves the version on and the step back)."""
+        if record.game.step == record.version:
+            return record.version
+        return first_met(await self.store.action_log(record.id), record.version)
 
     def prepare(self, record: TableRecord) -> None:
         """A hand offering the Hint button at ``record`` was shown: the hint workers get ready
@@ -120,6 +130,31 @@ class Hints:
     async def used(self, table_id: int) -> dict[int, int]:
         """Seat -> how many hints its person used at the table (none: left out)."""
         return await self.store.hints_used(table_id)
+
+
+def first_met(log: Sequence[LogRow], version: int) -> int:
+    """The first version of a table (``log``: its action log, a row a version) whose moves
+    that stand are those standing at ``version``: the same position, met again when a move
+    was taken back (``version`` itself when it is met for the first time)."""
+    def standing(upto: int) -> list[str]:
+        moves: list[str] = []
+        for row in log[:upto]:
+            if row.action != UNDO:
+                moves.append(row.action)
+            elif moves:  # a take-back takes back the latest move that stands
+                moves.pop()
+        return moves
+
+    now = standing(version)
+    moves: list[str] = []
+    for met, row in enumerate(log[:version]):
+        if moves == now:
+            return met
+        if row.action != UNDO:
+            moves.append(row.action)
+        elif moves:
+            moves.pop()
+    return version
 
 
 def hint_lines(answer: HintAnswer) -> list[Msg]:
@@ -173,5 +208,5 @@ def passed_lines(answer: HintAnswer) -> list[Msg]:
             msg("bot.hint.used", count=answer.used)]
 
 
-__all__ = ["HintAnswer", "Hints", "chance_line", "hint_lines", "hints_by_default", "passed_lines",
-           "people"]
+__all__ = ["HintAnswer", "Hints", "chance_line", "first_met", "hint_lines", "hints_by_default",
+           "passed_lines", "people"]

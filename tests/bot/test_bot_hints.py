@@ -21,10 +21,21 @@ from live_bot import LiveBot, table_id
 from players import ANN, BOB, Players, TinyRenderer, open_table
 
 from bot.discord_side.ui.custom_ids import LobbyButton
-from bot.game.hints import HintAnswer, hint_label, hint_lines
+from bot.game.hints import HintAnswer, first_met, hint_label, hint_lines
 from bot.game.texts import describe
+from bot.storage.records import LogRow
 from bot.workers.thinking import Thinking, advise
-from engine import Fight, GameConfig, Observation, Revive, SeatConfig, new_game, observe
+from engine import (
+    Fight,
+    GameConfig,
+    Observation,
+    Revive,
+    SeatConfig,
+    Undo,
+    apply,
+    new_game,
+    observe,
+)
 from engine.agents.hint import Hint, hint
 from i18n import LOCALES, msg, translate
 from loopback import Loopback, Message, User
@@ -343,3 +354,44 @@ async def test_a_hint_whose_decision_the_turn_timer_made_says_it_no_longer_appli
     await h.bot.scheduler.check_timers()  # the AI plays Ann's turn
     await h.settle()
     assert "no longer applies" in h.lb.message(answer.id).text()
+
+
+async def test_a_decision_met_again_after_a_take_back_gets_its_hint_back(h: LiveBot) -> None:
+    """Ann asks for a hint, plays a move and takes it back: the decision in front of her is the
+    one she asked about, so her next click gets that hint back (given again), not a second hint
+    counted against her."""
+    tid = await open_table(h, ANN, [], ai=1)
+    players = Players(h, tid, [ANN])
+    service = h.bot.service
+    for _ in range(400):  # until Ann may make a move she could take back
+        rec = await service.tables.load(tid)
+        state = rec.game
+        opening = [a for a in observe(state, state.current).legal
+                   if a != Undo() and apply(state, a, seat=state.current)[0].undo is not None]
+        if opening:
+            break
+        assert await players.step(), "the game ended first"
+    else:
+        raise AssertionError("never reached")
+    hand = await players.open_hand(ANN)
+    first = h.reply(await h.click(ANN, hand, hint_button(hand) or ""))
+    chances = CHANCE.findall(first.text())
+    assert "You have used 1 hint in this game." in first.text() and chances
+    await h.play(ANN, hand, str(opening[0]))
+    await h.play(ANN, h.message(hand), str(Undo()))
+    back = await service.tables.load(tid)
+    assert back.game == rec.game and back.version == rec.version + 2  # the same decision
+    hand = h.message(hand)
+    again = h.reply(await h.click(ANN, hand, hint_button(hand) or "")).text()
+    assert "You already asked for a hint on this move" in again, again
+    assert CHANCE.findall(again) == chances
+    assert "You have used 1 hint in this game." in again
+    assert await h.store.hints_used(tid) == {rec.game.current: 1}
+
+
+def test_a_decision_is_first_met_where_the_same_moves_stood() -> None:
+    """Versions 0..6 of a log ``a b undo b undo undo c``: a take-back returns to the version the
+    same moves stood at first; a move played again after a take-back reaches one met too."""
+    log = [LogRow(step=0, seat=0, user_id=1, by_ai=False, action=a, at=0.0)
+           for a in ("a", "b", "undo", "b", "undo", "undo", "c")]
+    assert [first_met(log, v) for v in range(8)] == [0, 1, 2, 1, 2, 1, 0, 7]
