@@ -1,4 +1,4 @@
-"""Messages as a French or Czech reader gets them: names in the case or with the article their
+"""Messages as a French or Czech reader (or, for a plural name, an English one) gets them: names in the case or with the article their
 place in the sentence needs, verbs and role nouns agreeing with the name they go with, counts
 agreeing with their own number, and one word for one game term."""
 
@@ -59,6 +59,25 @@ def test_a_french_card_of_plural_name_takes_a_plural_verb(key: str, plural: str,
     assert twin.startswith(f"Les Dagues jumelles {plural} "), twin
     single = _fr(key, card=card_name("vic1"), effect=word("effect", "defence"))
     assert single.startswith(f"L'Estocade {singular} "), single
+
+
+@pytest.mark.parametrize(("key", "plural", "singular"), [
+    ("hint.chain", "keep", "keeps"),
+    ("hint.discard", "are", "is"),
+    ("error.no_effect", "have", "has"),
+    ("error.strength_no_effect", "have", "has"),
+    ("error.wrong_colour", "do", "does"),
+])
+def test_an_english_card_of_plural_name_takes_a_plural_verb(key: str, plural: str,
+                                                             singular: str) -> None:
+    """"Twin Daggers has no defence to count" read wrong: the name is plural."""
+    params = {"card": card_name("ade3"), "effect": word("effect", "defence"),
+              "colour": word("colour", "red")}
+    twin = translate(msg(key, **params), "en")  # type: ignore[arg-type]
+    assert twin.startswith(f"Twin Daggers {plural} "), twin
+    params["card"] = card_name("vic1")
+    single = translate(msg(key, **params), "en")  # type: ignore[arg-type]
+    assert single.startswith(f"{translate(card_name('vic1'), 'en')} {singular} "), single
 
 
 def test_the_one_french_reward_card_to_pay_with_takes_its_article() -> None:
