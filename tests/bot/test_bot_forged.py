@@ -249,3 +249,10 @@ async def test_the_new_refusals_read_naturally_in_every_language() -> None:
                                                        "cs": "jinému serveru"})]:
         for locale, word in words.items():
             assert word in translate(msg(key), locale), (key, locale)
+
+
+async def test_a_tournament_id_past_sqlite_integers_is_no_tournament(bot: LiveBot) -> None:
+    cid = f"kg:tour:{HUGE}:join"
+    texts = await raw_click(bot, ANN, forged_message(bot, ANN, cid), cid, 2)
+    assert texts == ["That tournament does not exist (any more)."], texts
+

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from bot.storage.core.base import Base
 from bot.storage.core.db import Row
+from bot.storage.core.history import INT_MAX, INT_MIN
 from bot.storage.core.rows import as_flag, as_float, as_int, as_level, opt_float, opt_int
 from bot.storage.core.seated import write_seats
 from bot.storage.records import (
@@ -88,7 +89,10 @@ class TournamentQueries(Base):
         return read_tournament(row)
 
     async def tournament(self, tournament_id: int) -> TournamentRecord | None:
-        """The tournament, or None."""
+        """The tournament, or None (an id no 64-bit integer can hold, as a forged custom_id
+        may carry, is no tournament)."""
+        if not INT_MIN <= tournament_id <= INT_MAX:
+            return None
         row = await self._read.fetchrow(
             f"SELECT {TOURNAMENT_COLUMNS} FROM tournaments WHERE id = ?", tournament_id)
         return None if row is None else read_tournament(row)
