@@ -180,7 +180,7 @@ class PastMatches:
         if op == "open":
             await interaction.response.defer(ephemeral=True, thinking=True)
             loaded = await self.service.history.replay(table, sight_of(interaction))
-            await self._show(interaction, loaded, step, reveal)
+            await self._show(interaction, loaded, goto(loaded.replay, step, op), reveal)
             return
         await interaction.response.defer()
         loaded = await self.service.history.replay(table, sight_of(interaction))

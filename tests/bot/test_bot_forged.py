@@ -15,6 +15,7 @@ from live_bot import CHANNEL, GUILD, LiveBot, User, resolve, table_id
 from players import ANN, BOB, Players, finished_match, forged_message, open_table, raw_click
 from storage.helpers import played
 
+from bot.discord_side.ui.custom_ids import ReplayButton
 from i18n import msg, translate
 
 HUGE = "9" * 20  # past SQLite's 64-bit integers
@@ -256,3 +257,10 @@ async def test_a_tournament_id_past_sqlite_integers_is_no_tournament(bot: LiveBo
     texts = await raw_click(bot, ANN, forged_message(bot, ANN, cid), cid, 2)
     assert texts == ["That tournament does not exist (any more)."], texts
 
+
+async def test_a_replay_opened_past_its_last_move_shows_the_last(bot: LiveBot) -> None:
+    tid = await finished_match(bot.store, played(2))
+    last = len(played(2).moves)
+    cid = ReplayButton.id_for(tid, last + 50, False, "open")
+    texts = await raw_click(bot, ANN, forged_message(bot, ANN, cid), cid, 2)
+    assert texts and f"Move {last} of {last}" in texts[-1], texts
