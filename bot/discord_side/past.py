@@ -194,7 +194,7 @@ class PastMatches:
         await interaction.response.defer()
         loaded = await self.service.history.replay(table, sight_of(interaction))
         picked = values[0] if len(values) == 1 else ""
-        if not picked.isdigit() or int(picked) > loaded.replay.last:
+        if not (picked.isascii() and picked.isdigit()) or int(picked) > loaded.replay.last:
             raise Refusal(msg("replay.error.bad_step"))
         await self._show(interaction, loaded, int(picked), reveal)
 

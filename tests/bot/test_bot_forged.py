@@ -15,7 +15,7 @@ from live_bot import CHANNEL, GUILD, LiveBot, User, resolve, table_id
 from players import ANN, BOB, Players, finished_match, forged_message, open_table, raw_click
 from storage.helpers import played
 
-from bot.discord_side.ui.custom_ids import ReplayButton
+from bot.discord_side.ui.custom_ids import ReplayButton, SeekMenu
 from i18n import msg, translate
 
 HUGE = "9" * 20  # past SQLite's 64-bit integers
@@ -264,3 +264,11 @@ async def test_a_replay_opened_past_its_last_move_shows_the_last(bot: LiveBot) -
     cid = ReplayButton.id_for(tid, last + 50, False, "open")
     texts = await raw_click(bot, ANN, forged_message(bot, ANN, cid), cid, 2)
     assert texts and f"Move {last} of {last}" in texts[-1], texts
+
+
+@pytest.mark.parametrize("value", ["²", "1.0", " 3"])
+async def test_a_replay_bookmark_not_offered_is_refused(bot: LiveBot, value: str) -> None:
+    tid = await finished_match(bot.store, played(2))
+    cid = SeekMenu.id_for(tid, False)
+    texts = await raw_click(bot, ANN, forged_message(bot, ANN, cid, 3), cid, 3, [value])
+    assert texts and "That moment is not part of this match." in texts[-1], texts
