@@ -131,6 +131,8 @@ class PastMatches:
         #: A lock per (table, channel) whose animation is being shared, while anyone holds it.
         self._sharing: WeakValueDictionary[tuple[int, int], asyncio.Lock] = (
             WeakValueDictionary())
+        #: A lock per table whose Rematch is being answered, while anyone holds it.
+        self._offering: WeakValueDictionary[int, asyncio.Lock] = WeakValueDictionary()
 
     def forget(self, table: int) -> None:
         """Drop what is kept of table ``table``'s past (its replay, its animations): the names
@@ -291,18 +293,21 @@ class PastMatches:
         rematches = self.service.rematches
         if op == "offer":
             await interaction.response.defer(ephemeral=True, thinking=True)
-            state = await rematches.offer(table, user)
-            if state.offer.message_id is None and state.started is None:
-                await self.messages.pace.request(state.record.channel_id)
-                sent = await self.messages.channel(state.record).send(  # pings those asked
-                    view=rematch_view(state, state.record.locale), allowed_mentions=MENTIONS)
-                await noted(rematches.set_message(table, sent.id),  # the offer stands
-                            f"table {table}: its rematch offer's message")
-                told = msg("rematch.offered")
-            else:
-                await self._redraw_offer(state)
-                told = (msg("rematch.started", table=state.started.id) if state.started
-                        else msg("rematch.you_are_ready"))
+            # Rematch clicked by several at once: the first posts the offer, the others wait
+            # for its message and join it there (a server's clicks come through one process)
+            async with self._offering.setdefault(table, asyncio.Lock()):
+                state = await rematches.offer(table, user)
+                if state.offer.message_id is None and state.started is None:
+                    await self.messages.pace.request(state.record.channel_id)
+                    sent = await self.messages.channel(state.record).send(  # pings those asked
+                        view=rematch_view(state, state.record.locale), allowed_mentions=MENTIONS)
+                    await noted(rematches.set_message(table, sent.id),  # the offer stands
+                                f"table {table}: its rematch offer's message")
+                    told = msg("rematch.offered")
+                else:
+                    await self._redraw_offer(state)
+                    told = (msg("rematch.started", table=state.started.id) if state.started
+                            else msg("rematch.you_are_ready"))
             await interaction.edit_original_response(content=translate(told, locale))
         else:
             await interaction.response.defer()

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from bot_helpers import Clock
-from live_bot import CHANNEL, GUILD, LiveBot
+from live_bot import CHANNEL, GUILD, LiveBot, resolve
 from players import ANN, BOB, EVE, finished_match, planted
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
@@ -193,3 +193,27 @@ async def test_a_rematch_of_a_table_with_hints_offers_the_hint_button(bot: LiveB
     person = next(u for u in (ANN, BOB) if now.seats[now.game.current].user == u.id)
     hand = bot.reply(await bot.click(person, bot.last_table_message(), f"kg:hand:{new}"))
     assert f"kg:hint:{new}:{now.version}" in hand.custom_ids()
+
+
+async def test_rematch_clicked_by_two_at_once_posts_one_offer(bot: LiveBot) -> None:
+    """Ann and Bob click Rematch at the same moment: one offer is posted, and Bob is told he
+    is ready on it (its message says so), not that he posted an offer of his own."""
+    three = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
+             SeatInfo(user=BOB.id, name="Bob", hero="taia"),
+             SeatInfo(user=EVE.id, name="Eve", hero="argentus"))
+    tid = await finished_match(bot.store, played(2), seats=three)
+    await bot.bot.poster.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.settle()
+    final = bot.public()[-1]
+    before = len(bot.public())
+    button = resolve(final, RematchButton.id_for(tid, "offer"))
+    ann = await bot.lb.click(bot._known(ANN), final, button)
+    bob = await bot.lb.click(bot._known(BOB), final, button)
+    await bot.handled(ann, bob)
+    offers = [m for m in bot.public()[before:]
+              if RematchButton.id_for(tid, "ready") in m.custom_ids()]
+    assert len(offers) == 1, [bot.message(m).text() for m in offers]
+    assert bot.said(ann) == ["Your rematch offer is posted in the channel."]
+    assert bot.said(bob) == ["You are ready for the rematch."]
+    assert "2 people are ready" in bot.message(offers[0]).text()
+    assert (await bot.bot.service.rematches.offer_of(tid)).message_id == offers[0].id
