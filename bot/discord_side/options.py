@@ -37,6 +37,19 @@ def fits(kind: discord.AppCommandOptionType, value: object) -> bool:
     return True  # users, channels, roles...: discord.py resolves them itself
 
 
+def within(param: app_commands.Parameter, value: object) -> bool:
+    """True when ``value`` is within the bounds ``param`` declares: a number between its least
+    and greatest value, a string of a length between them (Discord's client keeps to them)."""
+    if isinstance(value, str):
+        size: float = len(value)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        size = value
+    else:
+        return True
+    low, high = param.min_value, param.max_value
+    return (low is None or size >= low) and (high is None or size <= high)
+
+
 def _leaf(tree: app_commands.CommandTree[Any], data: dict[str, Any],
           guild: discord.abc.Snowflake | None) -> tuple[Leaf | None, Any]:
     """The command a payload names and its options (None: not ours, let discord.py answer);
@@ -61,7 +74,8 @@ def _leaf(tree: app_commands.CommandTree[Any], data: dict[str, Any],
 
 def well_formed(tree: app_commands.CommandTree[Any], interaction: discord.Interaction[Any]) -> bool:
     """True when every option of the payload is one the command declares, of its declared type
-    (and among its choices); every required option is there (autocomplete aside)."""
+    (among its choices, within its bounds); every required option is there (autocomplete
+    aside: what is being typed is not yet bound)."""
     data = cast(dict[str, Any], interaction.data or {})
     guild = discord.Object(interaction.guild_id) if interaction.guild_id else None
     try:
@@ -83,6 +97,9 @@ def well_formed(tree: app_commands.CommandTree[Any], interaction: discord.Intera
             return False
         if param.choices and not option.get("focused") \
                 and value not in {c.value for c in param.choices}:
+            return False
+        if interaction.type is not discord.InteractionType.autocomplete \
+                and not within(param, value):
             return False
         given.add(param.display_name)
     if interaction.type is discord.InteractionType.autocomplete:
@@ -107,4 +124,4 @@ class OptionTree(app_commands.CommandTree[Any]):
         return False
 
 
-__all__ = ["OptionTree", "fits", "well_formed"]
+__all__ = ["OptionTree", "fits", "well_formed", "within"]

@@ -272,3 +272,17 @@ async def test_a_replay_bookmark_not_offered_is_refused(bot: LiveBot, value: str
     cid = SeekMenu.id_for(tid, False)
     texts = await raw_click(bot, ANN, forged_message(bot, ANN, cid, 3), cid, 3, [value])
     assert texts and "That moment is not part of this match." in texts[-1], texts
+
+
+@pytest.mark.parametrize("options", [
+    {"name": "Cup", "round_hours": 2**53},  # past a 64-bit column once turned into seconds
+    {"name": "Cup", "round_hours": 169},
+    {"name": "Cup", "signup_hours": 0},
+])
+async def test_option_values_out_of_their_declared_range_are_refused(
+        bot: LiveBot, options: dict[str, Any]) -> None:
+    from players import ADMIN
+    ix = await bot.command(ADMIN, "tournament new", forge=True, **options)
+    texts = bot.said(ix)
+    assert texts and "option" in texts[-1], texts
+    assert await bot.bot.service.tournaments.open_in(GUILD) == []
