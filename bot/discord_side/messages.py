@@ -199,14 +199,19 @@ class Messages:
                          summary: bytes | None = None, below: str | None = None) -> None:
         """Post a fresh table message (a person's turn starts, the game ends, the old message
         is gone or refuses edits); it pings the person who must play. The older message is
-        deleted (``below``: lines under the headline, such as the end's rating changes)."""
+        deleted (``below``: lines under the headline, such as the end's rating changes). When
+        the table's thread is found deleted, its match ends as abandoned (``threads.gone``)."""
         payload = await self.table_payload(record, headline=headline, summary=summary,
                                            below=below)
         await self.pace.request(self.threads.where(record))
-        message = await self.channel(record).send(
-            view=payload.view, files=payload.uploads(),
-            allowed_mentions=MENTIONS if to_move(record, observe(record.game, None)) else
-            NO_MENTIONS)
+        try:
+            message = await self.channel(record).send(
+                view=payload.view, files=payload.uploads(),
+                allowed_mentions=MENTIONS if to_move(record, observe(record.game, None)) else
+                NO_MENTIONS)
+        except discord.NotFound as exc:
+            self.threads.lost(record, exc)  # its thread deleted while the bot was away
+            raise
         self.shown.remember((record.id, None, record.locale), message, payload.keys,
                             record.version)
         self._message_ids[record.id] = message.id

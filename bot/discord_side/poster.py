@@ -19,6 +19,7 @@ import discord
 from bot.discord_side.messages import Messages
 from bot.discord_side.standings import end_lines
 from bot.game.play import Outcome
+from bot.game.refusals import Refusal
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
 from bot.storage.records import TableRecord
@@ -133,7 +134,10 @@ async def thread_deleted(service: GameService, messages: Messages, scheduler: Sc
     record = await service.tables.load(table)
     if record.thread_id != thread_id or record.status != "running":
         return
-    closed = await service.lobby.abandon_table(table, by, True)
+    try:
+        closed = await service.lobby.abandon_table(table, by, True)
+    except Refusal:  # closed meanwhile (the deletion heard, and found by a request, at once)
+        return
     messages.last(closed, partial(messages.threads.channel_line, closed, "deleted"))
     scheduler.forget(table)
 

@@ -2,7 +2,8 @@
 the channel (who plays, then how it ended, with the thread's link), whether the bot may create
 threads where a table is opened, and taking an archived thread out of the archive;
 :class:`MatchThreads` opens a starting match's thread, writes the channel's line, links a
-rematch from the old match's thread, and knows where each table's messages go.
+rematch from the old match's thread, knows where each table's messages go, and tells when a
+request found a table's thread deleted (while the bot was away, it heard no deletion).
 
 A table opened with threads on (:attr:`~bot.storage.records.TableRecord.threaded`) keeps its
 lobby message in the channel; at Start the match moves to a public thread created from that
@@ -35,6 +36,8 @@ T = TypeVar("T")
 THREAD_NEEDS = ("create_public_threads", "send_messages_in_threads")
 #: Discord's JSON error code for an act refused in an archived thread (an edit, a deletion).
 ARCHIVED = 50083
+#: Discord's JSON error code for a channel (or thread) that no longer exists.
+UNKNOWN_CHANNEL = 10003
 #: The longest thread name Discord takes.
 NAME_LIMIT = 100
 
@@ -125,11 +128,14 @@ class MatchThreads:
     thread, the channel's line of a match played in one, and the link to a rematch."""
 
     def __init__(self, client: discord.Client, service: GameService, pace: ChannelPace,
-                 feeds: Feeds) -> None:
+                 feeds: Feeds, gone: Callable[[int], None] | None = None) -> None:
         self.client = client
         self.service = service
         self.pace = pace
         self.feeds = feeds
+        #: told the id of a table's thread a request found deleted (its match then ends as
+        #: when the deletion is heard)
+        self.gone = gone
         self._threads: dict[int, int] = {}  # table -> the thread its match moved to
 
     def where(self, record: TableRecord) -> int:
@@ -155,6 +161,15 @@ class MatchThreads:
         log.info("table %s: its thread was archived; unarchiving it", record.id)
         await unarchive(self.client, thread)
         return await act()
+
+    def lost(self, record: TableRecord, exc: discord.HTTPException) -> None:
+        """A request for the table's messages failed with ``exc``: when Discord says the
+        table's thread no longer exists (deleted while the bot was away, so no deletion was
+        heard), :attr:`gone` is told."""
+        thread = self._threads.get(record.id, record.thread_id)
+        if exc.code == UNKNOWN_CHANNEL and thread is not None and self.gone is not None:
+            log.info("table %s: its thread %s is gone", record.id, thread)
+            self.gone(thread)
 
     async def _tournament(self, record: TableRecord) -> tuple[str, int] | None:
         """The name and the round under way of the tournament whose round opened the table
@@ -269,5 +284,5 @@ class MatchThreads:
         self._threads.pop(table, None)
 
 
-__all__ = ["ARCHIVED", "THREAD_NEEDS", "MatchThreads", "in_thread", "line", "line_view",
-           "players", "thread_link", "thread_missing", "thread_name", "unarchive"]
+__all__ = ["ARCHIVED", "THREAD_NEEDS", "UNKNOWN_CHANNEL", "MatchThreads", "in_thread", "line",
+           "line_view", "players", "thread_link", "thread_missing", "thread_name", "unarchive"]

@@ -29,7 +29,7 @@ from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.messages import Messages
 from bot.discord_side.pace import GLOBAL_LIMIT, ChannelPace, process_pace, process_part
 from bot.discord_side.past import PastMatches, lapse_offers, summary_of
-from bot.discord_side.poster import Poster
+from bot.discord_side.poster import Poster, thread_deleted
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.reminders import POLL as REMINDER_POLL
 from bot.discord_side.reminders import Reminders
@@ -94,7 +94,15 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
         """Every part that sends to Discord, built once the client exists."""
         channel_pace = pace or process_pace(part)
         feeds = Feeds(tasks, channel_pace)
-        threads = MatchThreads(client, service, channel_pace, feeds)
+
+        def thread_gone(thread: int) -> None:
+            """A request found a table's thread deleted: its match ends as when the deletion
+            is heard."""
+            assert client.user is not None
+            tasks.spawn(thread_deleted(service, messages, scheduler, thread, client.user.id),
+                        f"thread-deleted-{thread}")
+
+        threads = MatchThreads(client, service, channel_pace, feeds, gone=thread_gone)
         lobby = LobbyMessages(client, service, channel_pace, feeds)
         messages = Messages(client, service, pictures, tasks, channel_pace, feeds, threads,
                             lobby)

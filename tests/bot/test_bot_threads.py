@@ -12,17 +12,21 @@ run it with threads off (:meth:`LiveBot.start`), so their table message is in th
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
+from bot_helpers import Clock
 from in_threads import ThreadPlayers, link, start_lobby, started, table_message
 from live_bot import GUILD, LiveBot, offered
-from players import ANN, BOB, Players, finished_match
+from players import ANN, BOB, Players, TinyRenderer, finished_match
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
 
 from bot.discord_side.ui.custom_ids import RematchButton, ShareButton
 from bot.storage.records import SeatInfo
+from bot.workers.thinking import Thinking
 from engine import Undo
+from loopback import Loopback
 from loopback.permissions import CREATE_PUBLIC_THREADS, MANAGE_THREADS, SEND_MESSAGES_IN_THREADS
 
 
@@ -160,6 +164,34 @@ async def test_a_deleted_thread_ends_its_match_as_abandoned(h: LiveBot) -> None:
     # the channel is free for a new match
     await h.command(ANN, "new")
     assert h.public()[-1].custom_ids()
+
+
+async def test_a_thread_deleted_while_the_bot_was_away_ends_its_match_as_abandoned(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    db = tmp_path / "k.db"
+    h = await LiveBot.start(lb, db, TinyRenderer(), clock=clock, thinking=Thinking(workers=0),
+                            threads=True)
+    try:
+        tid, thread = await started(h)
+        assert await ThreadPlayers(h, tid, [ANN], thread).step()
+        lobby = h.lb.starter(thread)
+        assert lobby is not None
+        kept = await h.store.action_log(tid)
+    finally:
+        await h.stop()
+    lb.delete_thread(thread)  # a moderator deletes it while the bot is stopped: no event heard
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock,
+                                thinking=Thinking(workers=0), threads=True)
+    try:
+        record = await again.bot.service.tables.load(tid)
+        assert record.status == "abandoned"  # found gone by the first request to its thread
+        assert await again.store.action_log(tid) == kept
+        assert lb.message(lobby.id).text() == (
+            "The match between Ann and 1 AI was abandoned: its thread was deleted. "
+            "Its log is kept.")
+        assert not again.bot.scheduler.busy(tid)
+    finally:
+        await again.stop()
 
 
 async def test_new_inside_a_thread_plays_there(h: LiveBot) -> None:
