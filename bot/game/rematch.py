@@ -3,7 +3,10 @@ same seats, heroes, AI levels and settings, without a lobby round.
 
 A person of the table offers the rematch (*Rematch* on the final table message); each person
 says they are ready; when every person is ready the new match starts, or the host starts it with
-those who are (the seats of the others are left out; the AI seats stay). The offer lapses
+those who are (the seats of the others are left out; the AI seats stay). The host is the
+table's, or, when the table's host held no seat there (a tournament's match, hosted by its
+tournament's host), the person who offered the rematch: a match is never hosted by someone
+not playing it who never asked for it. The offer lapses
 :data:`LAPSE` seconds after it was made, and a channel that already has an active table refuses
 it. Every right is checked under the finished table's lock; the offer is stored in the database
 (:class:`~bot.storage.records.RematchOffer`), so a restart loses nothing.
@@ -49,6 +52,12 @@ def people(record: TableRecord) -> tuple[int, ...]:
     return tuple([s.user for s in record.seats if s.user is not None])
 
 
+def host_of(record: TableRecord, offer: RematchOffer) -> int:
+    """Who hosts the rematch of ``record``: its host, or the one who offered the rematch when
+    its host held no seat there (a tournament's match, hosted by its tournament's host)."""
+    return record.host_id if record.host_id in people(record) else offer.offered_by
+
+
 @dataclass
 class Rematches:
     """Offering, joining and starting rematches (``clock`` and ``seeds`` injectable)."""
@@ -85,7 +94,7 @@ class Rematches:
         async with self.tables.hold(table_id) as record:
             offer = await self._open_offer(record, user_id)
             assert offer is not None
-            if user_id != record.host_id:
+            if user_id != host_of(record, offer):
                 raise Refusal(msg("rematch.error.host_only"), record)
             if user_id not in offer.ready:
                 offer = replace(offer, ready=(*offer.ready, user_id))
@@ -157,18 +166,19 @@ class Rematches:
 
     async def _begin(self, record: TableRecord, offer: RematchOffer) -> RematchState:
         """Start the new match: the ready people and the AI seats, heroes and levels kept, and
-        every setting of the table (:data:`SETTINGS`)."""
+        every setting of the table (:data:`SETTINGS`; its host as :func:`host_of` says)."""
         seats = [SeatInfo(user=s.user, name=s.name, hero=s.hero, level=s.level)
                  if s.user is not None else s.model_copy(update={"timeouts": 0})
                  for s in record.seats if s.user is None or s.user in offer.ready]
         if len(seats) < MIN_SEATS:
             raise Refusal(msg("rematch.error.too_few", min=MIN_SEATS), record)
         await self._channel_free(record)
+        host = host_of(record, offer)
         try:
             new = await self.store.create_table(
                 guild_id=record.guild_id, place_key=record.place_key,
                 channel_id=record.channel_id,
-                host_id=record.host_id, seats=seats, abilities=record.abilities,
+                host_id=host, seats=seats, abilities=record.abilities,
                 timer=record.timer, seed=self.seeds(), locale=record.locale,
                 ai_level=record.ai_level, lessons=record.lessons, undo=record.undo,
                 threaded=record.threaded)
@@ -176,10 +186,10 @@ class Rematches:
             raise Refusal(msg("rematch.error.table_active", table=exc.table_id), record) from exc
         if record.hints is not None:
             await self.store.set_hints(new.id, record.hints)
-        started = await self.lobby.start(new.id, record.host_id)
+        started = await self.lobby.start(new.id, host)
         offer = replace(offer, new_table=started.id, closed=True)
         await self.store.save_rematch(offer)
         return RematchState(offer, record, started)
 
 
-__all__ = ["LAPSE", "SETTINGS", "RematchState", "Rematches", "people"]
+__all__ = ["LAPSE", "SETTINGS", "RematchState", "Rematches", "host_of", "people"]

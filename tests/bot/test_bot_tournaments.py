@@ -15,7 +15,7 @@ from players import ADMIN, ANN, BOB, EVE, finished_match, forged_message, raw_cl
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
 
-from bot.discord_side.ui.custom_ids import HistoryButton, TournamentButton
+from bot.discord_side.ui.custom_ids import HistoryButton, RematchButton, TournamentButton
 from bot.game.refusals import Illegal
 from engine import Undo, observe
 from engine.agents import make_agent
@@ -378,3 +378,29 @@ async def test_a_server_that_switched_taking_back_off_plays_its_tournament_witho
         await play.act(table, user, record.version, str(Undo()))
     assert refused.value.reason.key == "bot.undo.off"
     assert (await h.bot.service.tables.load(table)).version == record.version
+
+
+async def test_the_rematch_of_a_tournament_match_is_hosted_by_one_of_its_players(
+        h: LiveBot) -> None:
+    """A tournament's match is hosted by the tournament's host, who may hold no seat there; its
+    rematch, a match of its own, is hosted by the one who offered it: they may start it with
+    those ready, and abandon it."""
+    table = await _three_seated(h, (ANN, BOB))
+    thread = h.lb.threads_of(h.channel)[0]
+    players = ThreadPlayers(h, table, [ANN, BOB], thread)
+    while await players.step():
+        pass
+    final = next(m for m in reversed(h.public(thread))
+                 if RematchButton.id_for(table, "offer") in m.custom_ids())
+    await h.click(ANN, final, RematchButton.id_for(table, "offer"))
+    offer = h.public(thread)[-1]
+    ix = await h.click(ANN, offer, RematchButton.id_for(table, "start"))
+    assert h.said(ix) == ["A rematch needs at least 2 seats: wait for more people to be ready."]
+    await h.click(BOB, offer, RematchButton.id_for(table, "ready"))
+    again = h.lb.threads_of(h.channel)[-1]
+    new = await h.store.active_in_channel(again.id)
+    assert new is not None
+    record = await h.bot.service.tables.load(new)
+    assert record.status == "running" and record.host_id == ANN.id
+    assert h.said(await h.abandon(ANN, channel=again)) == [
+        f"Table #{new} was abandoned; it stays in the history."]
