@@ -298,12 +298,7 @@ class PastMatches:
             async with self._offering.setdefault(table, asyncio.Lock()):
                 state = await rematches.offer(table, user)
                 if state.offer.message_id is None and state.started is None:
-                    await self.messages.pace.request(state.record.channel_id)
-                    sent = await self.messages.channel(state.record).send(  # pings those asked
-                        view=rematch_view(state, state.record.locale), allowed_mentions=MENTIONS)
-                    await noted(rematches.set_message(table, sent.id),  # the offer stands
-                                f"table {table}: its rematch offer's message")
-                    told = msg("rematch.offered")
+                    told = await self._post_offer(state, user)
                 else:
                     await self._redraw_offer(state)
                     told = (msg("rematch.started", table=state.started.id) if state.started
@@ -323,6 +318,25 @@ class PastMatches:
         if state.started is not None:
             await self.begin(state.started)
             self.messages.threads.rematched(state.record, state.started)
+
+    async def _post_offer(self, state: RematchState, user: int) -> Msg:
+        """Post the offer's public message (pinging those asked); what ``user`` is told. When
+        Discord refuses the post (a moderator locked the match's thread, or the bot may no
+        longer post there), the offer stands all the same: the others say they are ready with
+        Rematch on the final table."""
+        table = state.record.id
+        try:
+            await self.messages.pace.request(state.record.channel_id)
+            sent = await self.messages.channel(state.record).send(
+                view=rematch_view(state, state.record.locale), allowed_mentions=MENTIONS)
+        except discord.HTTPException as exc:
+            log.warning("could not post the rematch offer of table %s (%s)", table,
+                        exc.code or exc.status)
+            return msg("rematch.offered_unposted" if user == state.offer.offered_by
+                       else "rematch.you_are_ready")
+        await noted(self.service.rematches.set_message(table, sent.id),  # the offer stands
+                    f"table {table}: its rematch offer's message")
+        return msg("rematch.offered")
 
     async def _redraw_offer(self, state: RematchState) -> None:
         """Bring the offer's public message up to date."""

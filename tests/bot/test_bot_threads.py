@@ -194,6 +194,30 @@ async def test_a_thread_deleted_while_the_bot_was_away_ends_its_match_as_abandon
         await again.stop()
 
 
+async def test_a_rematch_offered_in_a_locked_thread_stands_and_its_people_are_told(
+        h: LiveBot, caplog: pytest.LogCaptureFixture) -> None:
+    tid = await finished_match(h.store, played(2), threaded=True)
+    thread = h.lb.create_thread(h.channel, "the match")
+    await h.settle()
+    await h.store.set_thread(tid, thread.id, True)
+    await h.bot.poster.announce_end(await h.bot.service.tables.load(tid))
+    await h.settle()
+    final = h.public(thread)[-1]
+    h.channel.bot_permissions &= ~MANAGE_THREADS
+    h.lb.archive_thread(thread, locked=True)  # a moderator locks it once the match is over
+    await h.settle()
+    ix = await h.click(ANN, final, RematchButton.id_for(tid, "offer"))
+    assert h.said(ix) == [
+        "Your rematch offer stands, but I could not post it here (the thread may be locked, or "
+        "I may no longer post in it): the others say they are ready by pressing Rematch on the "
+        "final table."]
+    assert "could not post the rematch offer of table" in caplog.text
+    ix = await h.click(BOB, final, RematchButton.id_for(tid, "offer"))  # Bob is ready: it starts
+    assert h.said(ix) == ["The rematch has started: table #2."]
+    again = h.lb.threads_of(h.channel)[-1]
+    assert again.id != thread.id and await h.store.active_in_channel(again.id) == 2
+
+
 async def test_new_inside_a_thread_plays_there(h: LiveBot) -> None:
     talk = h.lb.create_thread(h.channel, "talk", owner=ANN)
     await h.settle()
