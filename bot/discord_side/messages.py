@@ -330,8 +330,8 @@ class Messages:
             return
         except discord.HTTPException as exc:
             log.warning("could not post the turn of table %s (%s)", record.id, exc.status)
-        if headline is not None:
-            await self.send_text(record, translate(headline, record.locale), passing=True)
+        if headline is not None:  # refused too, most likely: the edit shows the turn anyway
+            await self._say(record, headline)
         await self._edit(record)
 
     def say(self, record: TableRecord, notice: Msg) -> None:

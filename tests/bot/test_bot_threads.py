@@ -18,7 +18,7 @@ import pytest
 from bot_helpers import Clock
 from in_threads import ThreadPlayers, link, start_lobby, started, table_message
 from live_bot import GUILD, LiveBot, offered
-from players import ANN, BOB, Players, TinyRenderer, finished_match
+from players import ANN, BOB, Players, TinyRenderer, finished_match, open_table
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
 
@@ -216,6 +216,27 @@ async def test_a_rematch_offered_in_a_locked_thread_stands_and_its_people_are_to
     assert h.said(ix) == ["The rematch has started: table #2."]
     again = h.lb.threads_of(h.channel)[-1]
     assert again.id != thread.id and await h.store.active_in_channel(again.id) == 2
+
+
+async def test_a_timed_out_turn_is_shown_where_the_bot_may_no_longer_post(
+        h: LiveBot, clock: Clock) -> None:
+    """The bot loses Send Messages in Threads during a slow match: a turn whose timer ran out
+    can be neither posted afresh nor told in a line, so the table message is edited to show
+    it (whose turn it is now, and their time)."""
+    tid = await open_table(h, ANN, [BOB], timer=3 * 86400)
+    thread = h.lb.threads_of(h.channel)[-1]
+    record = await h.bot.service.tables.load(tid)
+    assert record.deadline is not None
+    h.channel.bot_permissions &= ~SEND_MESSAGES_IN_THREADS
+    await h.settle()
+    clock.now = record.deadline + 1
+    await h.bot.scheduler.check_timers()
+    await h.settle()
+    now = await h.bot.service.tables.load(tid)
+    assert now.version > record.version and now.deadline is not None
+    mover = now.seats[now.game.current].name
+    shown = h.message(table_message(h, thread)).text()
+    assert f"{mover}'s turn" in shown and f"<t:{int(now.deadline)}:R>" in shown
 
 
 async def test_new_inside_a_thread_plays_there(h: LiveBot) -> None:
