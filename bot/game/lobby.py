@@ -19,7 +19,16 @@ from bot.game.lessons import LESSON_AI_SEATS, LESSON_LEVEL, LESSON_SEED
 from bot.game.places import Place
 from bot.game.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
 from bot.game.results import abandoned_result, movers, waiting
-from bot.game.seats import MAX_SEATS, MAX_TIMER, MIN_SEATS, TIMERS, deadline, heroes, level_of
+from bot.game.seats import (
+    MAX_SEATS,
+    MAX_TIMER,
+    MIN_SEATS,
+    TIMERS,
+    deadline,
+    heroes,
+    level_of,
+    solo,
+)
 from bot.game.servers import Servers
 from bot.game.standings import rate_result
 from bot.game.tables import Tables
@@ -323,11 +332,18 @@ class Lobby:
         """Before the Leave button of a solo table closes it: the running table, when the user
         is its host (who confirms first); otherwise the refusal of :meth:`quit`."""
         record = await self.tables.load(table_id)
+        self._solo_only(record)
         if record.status != "running":
             raise Refusal(msg("bot.error.not_active"), record)
         if record.host_id != user_id:
             raise Refusal(msg("learn.error.host_only"), record)
         return record
+
+    @staticmethod
+    def _solo_only(record: TableRecord) -> None:
+        """Refuse a Leave button of a table that shows none (:func:`~bot.game.seats.solo`)."""
+        if not solo(record):
+            raise Refusal(msg("bot.error.bad_button"), record)
 
     async def abandon_note(self, record: TableRecord, user_id: int) -> Msg | None:
         """What abandoning the running match of ``record`` now would do to the ratings, said
@@ -346,8 +362,12 @@ class Lobby:
         return msg("ratings.note.ask_rated")
 
     async def quit(self, table_id: int, user_id: int) -> TableRecord:
-        """The confirmed Leave button of a solo table: its host closes it (kept as history)."""
+        """The confirmed Leave button of a solo table: its host closes it (kept as history).
+        A table with other people at it has no Leave button: one forged for it is refused, and
+        its host abandons it with /goblin abandon, which asks first and says what it does to
+        the ratings."""
         async with self.tables.hold(table_id) as record:
+            self._solo_only(record)
             return await self._close(record, user_id, False, "learn.error.host_only")
 
     async def follow_locale(self, channel_id: int, user_id: int,

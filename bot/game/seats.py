@@ -84,5 +84,11 @@ def deciding_seat(record: TableRecord, user_id: int, version: int, hand_of: int 
     return seat
 
 
+def solo(record: TableRecord) -> bool:
+    """True for a table only its host plays at (against AI seats): one in direct messages, or
+    a guided first match. Only such a table has a Leave button."""
+    return record.guild_id is None or record.lessons
+
+
 __all__ = ["MAX_SEATS", "MAX_TIMER", "MIN_SEATS", "TIMERS", "deadline", "deciding_seat",
-           "heroes", "level_of", "playing_seat", "seat_label"]
+           "heroes", "level_of", "playing_seat", "seat_label", "solo"]

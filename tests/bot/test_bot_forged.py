@@ -15,7 +15,7 @@ from live_bot import CHANNEL, GUILD, LiveBot, User, resolve, table_id
 from players import ANN, BOB, Players, finished_match, forged_message, open_table, raw_click
 from storage.helpers import played
 
-from bot.discord_side.ui.custom_ids import ReplayButton, SeekMenu
+from bot.discord_side.ui.custom_ids import QuitButton, ReplayButton, SeekMenu
 from i18n import msg, translate
 
 HUGE = "9" * 20  # past SQLite's 64-bit integers
@@ -286,3 +286,15 @@ async def test_option_values_out_of_their_declared_range_are_refused(
     texts = bot.said(ix)
     assert texts and "option" in texts[-1], texts
     assert await bot.bot.service.tournaments.open_in(GUILD) == []
+
+
+@pytest.mark.parametrize("sure", [False, True])
+async def test_a_leave_button_forged_for_a_table_of_several_people_is_refused(
+        bot: LiveBot, sure: bool) -> None:
+    """Only a solo table shows Leave: its host leaving a match with other people at it goes
+    through /goblin abandon, which asks first and says what it does to the ratings."""
+    tid = await open_table(bot, ANN, [BOB])
+    cid = QuitButton.id_for(tid, sure)
+    texts = await raw_click(bot, ANN, forged_message(bot, ANN, cid), cid, 2)
+    assert set(texts) == {"That button is damaged, out of date or from another bot."}, texts
+    assert (await bot.bot.service.tables.load(tid)).status == "running"

@@ -33,6 +33,7 @@ from bot.discord_side.ui.parts import (
 )
 from bot.game.facts import payable_line
 from bot.game.lessons import Lesson
+from bot.game.seats import solo
 from bot.game.texts import Controls, Group, menu_key, phase_line, seat_line
 from bot.storage.records import TableRecord
 from engine import GameState, Observation
@@ -120,7 +121,7 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
     if record.hints and ctrls.notations():
         last.append(button(translate(msg("bot.hint.button"), locale),
                            HintButton.id_for(record.id, record.version)))
-    if (record.lessons or record.guild_id is None) and record.status == "running":
+    if solo(record) and record.status == "running":
         last.append(button(translate(msg("learn.leave"), locale), QuitButton.id_for(record.id),
                            "danger"))
     if last and used + 2 + len(last) <= MAX_COMPONENTS:

@@ -10,7 +10,7 @@ import discord
 from bot.discord_side.ui.control import Control
 from bot.discord_side.ui.custom_ids import HeroMenu, LevelMenu, LobbyButton
 from bot.discord_side.ui.parts import GOLD, GREY, button, layout, menu, row, text_block
-from bot.game.seats import MAX_SEATS, heroes
+from bot.game.seats import MAX_SEATS, heroes, solo
 from bot.game.texts import on_off, timer_text
 from bot.storage.records import SeatInfo, TableRecord
 from engine.agents import LEVELS
@@ -79,12 +79,6 @@ def lobby_view(record: TableRecord, locale: str) -> discord.ui.LayoutView:
         if s.ai:
             box.add_item(row(level_menu(record, i, s, locale)))
     return layout(box)
-
-
-def solo(record: TableRecord) -> bool:
-    """True for a table only its host plays at (against AI seats): one in direct messages, or
-    a guided first match."""
-    return record.guild_id is None or record.lessons
 
 
 def level_menu(record: TableRecord, index: int, seat: SeatInfo, locale: str) -> Control:
