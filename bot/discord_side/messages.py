@@ -435,17 +435,20 @@ class Messages:
         """True while something is kept for the table (tests)."""
         return self.feeds.busy(table)
 
-    async def closed(self, record: TableRecord, below: str | None = None) -> None:
+    async def closed(self, record: TableRecord, below: str | None = None,
+                     ending: str = "abandoned") -> None:
         """A table closed: its lobby or table message loses its buttons, says so, adds
-        ``below`` (queued last on the table's feed)."""
-        self.last(record, partial(self._close, record, below))
+        ``below``, and the channel's line of a match played in a thread says how it ended
+        (``ending``, see :func:`~bot.discord_side.threads.line`), queued last on the table's
+        feed."""
+        self.last(record, partial(self._close, record, below, ending))
 
-    async def _close(self, record: TableRecord, below: str | None) -> None:
+    async def _close(self, record: TableRecord, below: str | None, ending: str) -> None:
         record = self.current(record)
         if record.state is None or record.message_id is None:
             await self.lobby.edit(None, record)  # a game closed before its first message
             return
-        await self.threads.channel_line(record, "abandoned")
+        await self.threads.channel_line(record, ending)
         try:
             await self.edit_table(record, repost=False, payload=await self.table_payload(
                 record, urgent=False, message=record.message_id, below=below) if below else None)

@@ -270,7 +270,7 @@ class TournamentDesk:
         for decided in progress.decided:
             table = decided.table
             if decided.result.at_deadline and table is not None and table.status == "abandoned":
-                await self.messages.closed(table)
+                await self.messages.closed(table, ending="round_over")
                 self.forget(table.id)
         if record.status == "cancelled":
             await self._signup_edit(record)

@@ -155,6 +155,9 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
     clock.now += 3601  # the round's deadline passes: the match is decided as it stands
     await timer_pass(h)
     assert (await h.bot.service.tables.load(first)).status == "abandoned"
+    lines = [m.text() for m in h.public() if "was abandoned" in m.text()
+             or "The round ended before the match between" in m.text()]
+    assert len(lines) == 1 and "; the match counts as it stood →" in lines[0], lines
     posted = [m for m in h.public() if "Standings: Spring Cup" in m.text()]
     assert len(posted) == 1 and posted[0].attachments
     assert "Round 1 of 2 is over: round 2 is seated." in posted[0].text()
