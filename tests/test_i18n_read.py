@@ -1,6 +1,7 @@
-"""Messages as a French or Czech reader (or, for a plural name, an English one) gets them: names in the case or with the article their
-place in the sentence needs, verbs and role nouns agreeing with the name they go with, counts
-agreeing with their own number, and one word for one game term."""
+"""Messages as a French or Czech reader (or, for a plural name, an English one) gets
+them: names in the case or with the article their place in the sentence needs, verbs and role
+nouns agreeing with the name they go with, counts agreeing with their own number, and one word
+for one game term."""
 
 from __future__ import annotations
 
