@@ -72,6 +72,8 @@ permissions are its parent's)::
     lb.archive_thread(thread, locked=True)   # a moderator archives (and locks) it
     lb.unarchive_thread(thread)
     lb.delete_thread(thread)        # THREAD_DELETE; the API answers Unknown Channel (10003)
+    # GET /channels/{id} answers an archived thread too (its parent_id, type and archive
+    # state), and Missing Access (403, 50001) where the bot may not view the parent
     lb.clock.advance(3600); lb.check_deadlines()  # idle past auto_archive minutes: archived
     channel.bot_permissions &= ~CREATE_PUBLIC_THREADS  # starting one answers 403 (50013)
 

@@ -29,7 +29,7 @@ from loopback.model import (
     iso_now,
     snowflake,
 )
-from loopback.permissions import MANAGE_THREADS
+from loopback.permissions import MANAGE_THREADS, VIEW_CHANNEL
 from loopback.referee import Referee
 from loopback.state import State
 
@@ -275,8 +275,13 @@ class Messages:
 
     async def channel_get(self, params: dict[str, str], body: Any, uploads: list[Upload],
                            query: dict[str, str]) -> Reply:
-        """The channel object."""
-        return Reply(200, self._channel_param(params).payload())
+        """The channel object (a thread's also once it is archived, with its parent and type);
+        Missing Access (403, 50001) for a server's channel the bot may not view (a thread:
+        its parent)."""
+        channel = self._channel_param(params)
+        if channel.guild_id is not None and not channel.bot_may(VIEW_CHANNEL):
+            raise ApiError(403, 50001, "Missing Access")
+        return Reply(200, channel.payload())
 
     async def history(self, params: dict[str, str], body: Any, uploads: list[Upload],
                        query: dict[str, str]) -> Reply:

@@ -18,12 +18,13 @@ from discordpy_client import discordpy_client
 from minibot import MiniBot
 
 from loopback import Loopback, ManualClock
-from loopback.model import Channel
+from loopback.model import PRIVATE_THREAD, Channel
 from loopback.permissions import (
     ALL_PERMISSIONS,
     CREATE_PUBLIC_THREADS,
     MANAGE_THREADS,
     SEND_MESSAGES_IN_THREADS,
+    VIEW_CHANNEL,
 )
 
 BUTTON = [{"type": 1, "components": [{"type": 2, "style": 1, "label": "x", "custom_id": "x"}]}]
@@ -260,6 +261,36 @@ async def test_guild_create_lists_the_active_threads(lb: Loopback) -> None:
         assert isinstance(text, discord.TextChannel)
         archived = [t async for t in text.archived_threads()]
         assert [t.id for t in archived] == [asleep.id]
+    assert lb.breaches == []
+
+
+async def test_an_archived_thread_is_fetched_with_its_parent(lb: Loopback) -> None:
+    """discord.py's cache forgets an archived thread, but ``fetch_channel`` still gets it from
+    the API (its parent and type); a deleted one is Unknown Channel, and a thread whose parent
+    the bot may not view is Missing Access, as on Discord."""
+    guild = lb.create_guild()
+    parent = lb.create_channel(guild)
+    chat = lb.create_thread(parent, "chat")
+    crew = lb.create_thread(parent, "crew", kind=PRIVATE_THREAD)
+    gone = lb.create_thread(parent, "gone")
+    for thread in (chat, crew):
+        lb.archive_thread(thread)
+    lb.delete_thread(gone)
+    async with discordpy_client(lb) as client:
+        known = client.get_guild(guild.id)
+        assert known is not None and list(known.threads) == []
+        for thread, private in ((chat, False), (crew, True)):
+            fetched = await client.fetch_channel(thread.id)
+            assert isinstance(fetched, discord.Thread)
+            assert (fetched.parent_id, fetched.is_private(), fetched.archived,
+                    fetched.guild.id) == (parent.id, private, True, guild.id)
+        with pytest.raises(discord.NotFound) as deleted:
+            await client.fetch_channel(gone.id)
+        assert deleted.value.code == 10003
+        parent.bot_permissions = ALL_PERMISSIONS & ~VIEW_CHANNEL
+        with pytest.raises(discord.Forbidden) as hidden:
+            await client.fetch_channel(chat.id)
+        assert hidden.value.code == 50001
     assert lb.breaches == []
 
 
