@@ -188,7 +188,8 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
         typed; each picked by its number."""
         return [app_commands.Choice(name=label[:100], value=str(tid))
                 for label, tid in await tournament_choices(
-                    self.bodies.service, interaction, str(current), loc(interaction))]
+                    self.bodies.service, self.bodies.clicks.past.sights, interaction,
+                    str(current), loc(interaction))]
 
     @app_commands.command(name=_name("replay"), description=_t("bot.cmd.replay"))
     @app_commands.describe(table=_t("bot.cmd.replay_id"))

@@ -29,7 +29,7 @@ import discord
 
 from bot.discord_side.context import MENTIONS, NO_MENTIONS, lacking, loc, noted, permission_names
 from bot.discord_side.messages import Messages
-from bot.discord_side.sight import open_to_everyone, sight_of, sight_of_table
+from bot.discord_side.sight import Sights, sight_of_table
 from bot.discord_side.ui.past import (
     MENU_OPTIONS,
     goto,
@@ -119,13 +119,15 @@ def earlier_message(post: SharedPost, guild_id: int | None) -> Msg:
 
 class PastMatches:
     """History pages, replays, shared animations and rematches (``begin`` posts a started
-    match's table message and lets its AI seats play)."""
+    match's table message and lets its AI seats play; ``sights`` tells what the asker may look
+    back at)."""
 
     def __init__(self, service: GameService, messages: Messages,
-                 begin: Callable[[TableRecord], Awaitable[None]]) -> None:
+                 begin: Callable[[TableRecord], Awaitable[None]], sights: Sights) -> None:
         self.service = service
         self.messages = messages
         self.begin = begin
+        self.sights = sights
         self._drawing = asyncio.Lock()  # one animation drawn at a time
         self._animations: OrderedDict[tuple[int, str], bytes] = OrderedDict()
         #: A lock per (table, channel) whose animation is being shared, while anyone holds it.
@@ -149,7 +151,7 @@ class PastMatches:
         asker may see (in a server: played in a channel they may view), of one server
         tournament when given (its number, as suggested, or its name), privately."""
         await interaction.response.defer(ephemeral=True, thinking=True)
-        sight = sight_of(interaction)
+        sight = await self.sights.of(interaction)
         cup = None if tournament is None else await self.service.history.tournament_typed(
             sight, tournament)
         page = await self.service.history.page(sight, player,
@@ -160,7 +162,7 @@ class PastMatches:
     async def replay(self, interaction: discord.Interaction[Any], table: int) -> None:
         """/goblin replay id: the match at its start, privately."""
         await interaction.response.defer(ephemeral=True, thinking=True)
-        loaded = await self.service.history.replay(table, sight_of(interaction))
+        loaded = await self.service.history.replay(table, await self.sights.of(interaction))
         await self._show(interaction, loaded, 0, False)
 
     # ------------------------------------------------------------------ clicks
@@ -171,7 +173,7 @@ class PastMatches:
         one person (0: everyone), of one server tournament (0: every match)."""
         await interaction.response.defer()
         older, newer = (anchor, None) if way == "o" else (None, anchor)
-        page = await self.service.history.page(sight_of(interaction), player or None,
+        page = await self.service.history.page(await self.sights.of(interaction), player or None,
                                                older, newer, tournament=tournament or None)
         await interaction.edit_original_response(
             view=history_view(page, player or None, loc(interaction)))
@@ -181,11 +183,11 @@ class PastMatches:
         """A replay button drawn at ``step`` ("open": a new private replay)."""
         if op == "open":
             await interaction.response.defer(ephemeral=True, thinking=True)
-            loaded = await self.service.history.replay(table, sight_of(interaction))
+            loaded = await self.service.history.replay(table, await self.sights.of(interaction))
             await self._show(interaction, loaded, goto(loaded.replay, step, op), reveal)
             return
         await interaction.response.defer()
-        loaded = await self.service.history.replay(table, sight_of(interaction))
+        loaded = await self.service.history.replay(table, await self.sights.of(interaction))
         if op == "flip":
             reveal = not reveal
         await self._show(interaction, loaded, goto(loaded.replay, step, op), reveal)
@@ -194,7 +196,7 @@ class PastMatches:
                    values: list[str]) -> None:
         """A step picked in a replay's bookmark menu."""
         await interaction.response.defer()
-        loaded = await self.service.history.replay(table, sight_of(interaction))
+        loaded = await self.service.history.replay(table, await self.sights.of(interaction))
         picked = values[0] if len(values) == 1 else ""
         if not (picked.isascii() and picked.isdigit()) or int(picked) > loaded.replay.last:
             raise Refusal(msg("replay.error.bad_step"))
@@ -228,12 +230,12 @@ class PastMatches:
         refused = share_refusal(interaction)
         if refused is not None:
             raise Refusal(refused)
-        loaded = await self.service.history.replay(table, sight_of(interaction))
+        loaded = await self.service.history.replay(table, await self.sights.of(interaction))
         channel = self.messages.client.get_partial_messageable(
             interaction.channel_id or loaded.record.channel_id, guild_id=interaction.guild_id)
         played_in = loaded.record.channel_id
         if (channel.id not in (played_in, loaded.record.where)
-                and not open_to_everyone(interaction, played_in)):
+                and not self.sights.open_to_everyone(interaction, played_in)):
             # its animation would show the match to people who may not view where it was played
             raise Refusal(msg("replay.sharing.elsewhere", table=table, channel=f"<#{played_in}>"))
         user = interaction.user.id
@@ -391,14 +393,16 @@ async def lapse_offers(service: GameService, messages: Messages) -> None:
 
 
 
-async def tournament_choices(service: GameService, interaction: discord.Interaction[Any],
-                             current: str, locale: str) -> list[tuple[str, int]]:
+async def tournament_choices(service: GameService, sights: Sights,
+                             interaction: discord.Interaction[Any], current: str,
+                             locale: str) -> list[tuple[str, int]]:
     """The suggestions of ``/goblin history tournament:``: up to 25 tournaments of this server
-    (held in channels the asker may view; none in direct messages), newest first, whose name
-    holds what was typed, each labelled with its status."""
+    (held in channels the asker may view, as far as ``sights`` knows without asking Discord;
+    none in direct messages), newest first, whose name holds what was typed, each labelled with
+    its status."""
     typed = current.strip().casefold()
     out: list[tuple[str, int]] = []
-    for cup in await service.history.tournaments(sight_of(interaction)):
+    for cup in await service.history.tournaments(sights.known(interaction)):
         if typed and typed not in cup.name.casefold() and typed != str(cup.id):
             continue
         label = translate(msg("history.tournament.choice.running", name=cup.name,

@@ -24,7 +24,7 @@ from bot.discord_side.context import (
     public_locale,
 )
 from bot.discord_side.messages import Messages
-from bot.discord_side.sight import sight_of
+from bot.discord_side.sight import Sights
 from bot.discord_side.ui.custom_ids import TournamentButton
 from bot.discord_side.ui.parts import (
     GOLD,
@@ -103,15 +103,17 @@ def signup_view(view: View) -> discord.ui.LayoutView:
 class TournamentDesk:
     """The Discord side of server tournaments: ``begin`` starts an opened match as a lobby's
     Start does (its table message, its thread, its AI seats); ``forget`` drops what is kept
-    for a match the round's deadline closed (the scheduler's forget)."""
+    for a match the round's deadline closed (the scheduler's forget); ``sights`` tells which
+    tournaments the asker may see."""
 
     def __init__(self, service: GameService, messages: Messages, tasks: Tasks,
-                 begin: Begin, forget: Callable[[int], None]) -> None:
+                 begin: Begin, forget: Callable[[int], None], sights: Sights) -> None:
         self.service = service
         self.messages = messages
         self.tasks = tasks
         self.begin = begin
         self.forget = forget
+        self.sights = sights
 
     # ------------------------------------------------------------------ finding one
 
@@ -121,7 +123,7 @@ class TournamentDesk:
         channel the asker may not view is none to them."""
         if interaction.guild_id is None:
             raise Refusal(msg("bot.tournament.error.server_only"))
-        sight = sight_of(interaction)
+        sight = self.sights.known(interaction)
         found = [t for t in await self.service.tournaments.open_in(interaction.guild_id)
                  if sight.sees(t.place_key, t.channel_id)]
         mine = [t for t in found if t.channel_id == interaction.channel_id]
@@ -221,7 +223,7 @@ class TournamentDesk:
         the sign-up message edited for everyone. A button of a tournament out of the
         clicker's sight (forged elsewhere) reaches no tournament."""
         tours = self.service.tournaments
-        await tours.in_sight(sight_of(interaction), tournament)
+        await tours.in_sight(self.sights.known(interaction), tournament)
         if op == "join":
             name = getattr(interaction.user, "display_name", None) or interaction.user.name
             view = await tours.join(tournament, interaction.user.id, name)

@@ -33,6 +33,7 @@ from bot.discord_side.poster import Poster, thread_deleted
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.reminders import POLL as REMINDER_POLL
 from bot.discord_side.reminders import Reminders
+from bot.discord_side.sight import Sights
 from bot.discord_side.threads import MatchThreads
 from bot.discord_side.tournaments import TournamentDesk
 from bot.game.leases import LEASE_TTL, Leases, instance_name
@@ -113,15 +114,17 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
             """Begin a tournament's match as a lobby's Start does."""
             await scheduler.begin(record)
 
+        sights = Sights(client, service)
+        sights.install(client)
         desk = TournamentDesk(service, messages, tasks, begin,
-                              forget=lambda table: scheduler.forget(table))
+                              forget=lambda table: scheduler.forget(table), sights=sights)
         scheduler = Scheduler(
             service, tasks, leases, poster, ai_pace=ai_pace, timer_poll=timer_poll,
             heartbeat=heartbeat, connected=lambda: client.is_ready() and not client.is_closed(),
             sweeps=(partial(lapse_offers, service, messages), desk.sweep),
             forgetters=(messages.forget, hints_given.forget, desk.ended),
             made_for=(hints_given.decided,))
-        past = PastMatches(service, messages, scheduler.begin)
+        past = PastMatches(service, messages, scheduler.begin, sights)
         lobby_clicks = LobbyClicks(service, messages, scheduler)
         clicks = Interactions(service, messages, scheduler, past, hints_given, lobby_clicks,
                               desk)

@@ -373,6 +373,10 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
         place ``place_key`` (those its round's deadline closed unrated included, with no
         result), newest first, each with its round."""
 
+    async def past_channels(self, place_key: str) -> set[int]:
+        """The channels (threads included) the finished matches of the place ``place_key``
+        were played in and its tournaments held in."""
+
     # rematches
     async def rematch_of(self, table_id: int) -> RematchOffer | None:
         """The rematch offer made at finished table ``table_id``, or None."""

@@ -250,3 +250,85 @@ async def test_a_forged_sign_up_click_reaches_no_tournament_out_of_sight(bot: Li
 
     told = await raw_click(bot, ANN, forged_message(bot, ANN, cid, channel=secret), cid, 2)
     assert "You have entered Crew Cup." in told  # where it is held
+
+
+async def test_a_match_played_in_a_thread_stays_in_sight_once_the_thread_is_archived(
+        bot: LiveBot) -> None:
+    """A match played in a thread (/goblin new inside it) is seen by whoever may view the
+    thread's channel, also after Discord archived the idle thread (discord.py's cache then no
+    longer holds it)."""
+    thread = bot.lb.create_thread(bot.channel, "chat", owner=ANN)
+    await bot.settle()
+    tid = await finished_match(bot.store, played(1), channel=thread.id)
+    ix = await bot.command(ANN, "history")
+    assert listed(bot.reply(ix).text(), tid)
+    assert asked(bot, thread) == 0  # the cache knows it: Discord is not asked
+    bot.lb.archive_thread(thread)  # a day without a message in it
+    await bot.settle()
+    ix = await bot.command(ANN, "history")
+    assert listed(bot.reply(ix).text(), tid)
+    ix = await bot.command(ANN, "replay", id=tid)
+    assert "Move 0 of" in bot.reply(ix).text()
+
+
+def asked(bot: LiveBot, channel: Channel) -> int:
+    """How often the bot asked Discord for ``channel`` (GET /channels/{id})."""
+    return sum(1 for _, method, path in bot.lb.requests
+               if method == "GET" and path == f"/channels/{channel.id}")
+
+
+async def test_an_archived_private_threads_match_stays_with_who_may_manage_threads(
+        bot: LiveBot) -> None:
+    """Once archived, a private thread's match is still not shown to those who may only view
+    its channel, and is to those who may manage its threads; its animation is still not
+    shared in the channel."""
+    lb = bot.lb
+    thread = lb.create_thread(bot.channel, "crew talk", owner=ANN, kind=PRIVATE_THREAD)
+    mods = lb.create_role(bot.guild, "Mods", MEMBER_PERMISSIONS | MANAGE_THREADS)
+    lb.give_role(bot.guild, bot._known(EVE), mods)
+    tid = await finished_match(bot.store, played(1), channel=thread.id)
+    lb.archive_thread(thread)
+    await bot.settle()
+
+    ix = await bot.command(BOB, "history")
+    assert not listed(bot.reply(ix).text(), tid)
+    ix = await bot.command(BOB, "replay", id=tid)
+    assert bot.said(ix) == [in_server(tid)]
+    ix = await bot.command(EVE, "history")
+    assert listed(bot.reply(ix).text(), tid)
+    ix = await bot.command(EVE, "replay", id=tid)
+    assert "Move 0 of" in bot.reply(ix).text()
+    ix = await bot.click(EVE, bot.reply(ix), ShareButton.id_for(tid))
+    assert "which not everyone here can see: share its animation from that channel" in \
+        " ".join(bot.said(ix))
+    assert asked(bot, thread) == 1  # what Discord told is remembered
+
+
+async def test_a_deleted_threads_match_is_out_of_sight(bot: LiveBot) -> None:
+    """A match played in a thread deleted since is shown to no one: asked about after its
+    deletion, Discord answers Unknown Channel; deleted after it was asked about as archived,
+    the deletion is heard. Nothing is asked again once known."""
+    lb = bot.lb
+    gone, later = (lb.create_thread(bot.channel, name, owner=ANN) for name in ("gone", "later"))
+    await bot.settle()
+    first = await finished_match(bot.store, played(1), channel=gone.id)
+    second = await finished_match(bot.store, played(2), channel=later.id)
+    lb.delete_thread(gone)
+    lb.archive_thread(later)
+    await bot.settle()
+
+    ix = await bot.command(ANN, "history")
+    text = bot.reply(ix).text()
+    assert not listed(text, first) and listed(text, second)
+    ix = await bot.command(ANN, "replay", id=first)
+    assert bot.said(ix) == [in_server(first)]
+    assert (asked(bot, gone), asked(bot, later)) == (1, 1)
+
+    lb.delete_thread(later)
+    await bot.settle()
+    ix = await bot.command(ANN, "history")
+    assert not listed(bot.reply(ix).text(), second)
+    ix = await bot.command(ANN, "replay", id=second)
+    assert bot.said(ix) == [in_server(second)]
+    assert (asked(bot, gone), asked(bot, later)) == (1, 1)
+    assert lb.breaches == []

@@ -3,9 +3,21 @@ rematch offers, through the storage interface."""
 
 from __future__ import annotations
 
+from bot.game.places import Place
 from bot.storage.interface import Storage
 from bot.storage.records import RematchOffer, SeatInfo
-from storage.helpers import ANN, BOB, GUILD, PLACE, SEATS, Clock, play_on, played, started
+from storage.helpers import (
+    ANN,
+    BOB,
+    GUILD,
+    PLACE,
+    SEATS,
+    Clock,
+    new_tournament,
+    play_on,
+    played,
+    started,
+)
 
 #: Eve plays instead of Bob.
 EVE = 303
@@ -48,6 +60,23 @@ async def test_a_persons_matches_only(store: Storage) -> None:
     page = await store.matches(PLACE, EVE, limit=2, before=with_eve[-1])
     assert [r.table_id for r in page] == [with_eve[1], with_eve[0]]
     assert all(len(r.seats) == 3 for r in page)
+
+
+async def test_the_channels_of_a_places_past_matches_and_tournaments(store: Storage) -> None:
+    """Each channel once, a running match's left out until it ends, another place's never."""
+    await finished(store, 2, channel=11)
+    await finished(store, 1, channel=12)
+    running = await started(store, played(1).states[-2], channel=13)
+    await finished(store, 1, channel=21, guild=GUILD + 1)
+    await finished(store, 1, channel=31, guild=None)  # Ann's direct messages
+    await new_tournament(store, channel_id=14)
+    await new_tournament(store, place_key=Place.server(GUILD + 1).key, channel_id=22)
+    assert await store.past_channels(PLACE) == {11, 12, 14}
+    await play_on(store, running.id, played(1))
+    assert await store.past_channels(PLACE) == {11, 12, 13, 14}
+    assert await store.past_channels(Place.server(GUILD + 1).key) == {21, 22}
+    assert await store.past_channels(Place.dms(ANN).key) == {31}
+    assert await store.past_channels(Place.server(GUILD + 2).key) == set()
 
 
 async def test_a_rematch_offer_is_stored_and_changed(store: Storage, clock: Clock) -> None:

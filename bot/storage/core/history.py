@@ -160,6 +160,14 @@ class HistoryQueries(Base):
             self.dialect.many(sorted(bounded(t) for t in table_ids)))
         return {as_int(r[0], "id"): as_int(r[1], "thread_id") for r in rows}
 
+    async def past_channels(self, place_key: str) -> set[int]:
+        """The channels (threads included) a place's finished matches were played in and its
+        tournaments held in."""
+        rows = await self._read.fetch(
+            "SELECT channel_id FROM results WHERE place_key = ? "
+            "UNION SELECT channel_id FROM tournaments WHERE place_key = ?", place_key, place_key)
+        return {as_int(r[0], "channel_id") for r in rows}
+
     async def rematch_of(self, table_id: int) -> RematchOffer | None:
         """The rematch offer made at table ``table_id``, or None."""
         row = await self._read.fetchrow(
