@@ -14,6 +14,7 @@ from bot.discord_side.context import answer_privately, loc
 from bot.discord_side.lobby_clicks import LobbyClicks
 from bot.discord_side.messages import Messages
 from bot.discord_side.past import PastMatches
+from bot.discord_side.tournaments import TournamentDesk
 from bot.discord_side.ui.custom_ids import Forget, ForgetButton
 from bot.discord_side.ui.parts import button, layout, row, text_block
 from bot.game.people import Forgetting
@@ -23,13 +24,14 @@ from i18n import msg, translate
 
 class Interactions(Protocol):
     """What answers the clicks (:class:`bot.discord_side.interactions.Interactions`), as far as
-    forgetting a person needs it: the service, the messages, the past matches and what follows
-    a lobby change."""
+    forgetting a person needs it: the service, the messages, the past matches, what follows
+    a lobby change and the tournaments' sign-up messages."""
 
     service: GameService
     messages: Messages
     past: PastMatches
     lobby: LobbyClicks
+    tournaments: TournamentDesk | None
 
 
 def question_view(user: int, locale: str) -> discord.ui.LayoutView:
@@ -77,7 +79,8 @@ async def answer(interaction: discord.Interaction[Any], clicks: Interactions,
 
 async def tables_after(clicks: Interactions, done: Forgetting) -> None:
     """What follows on the person's tables, as after ``/goblin leave``: a lobby redrawn, a
-    running match's AI going, a closed table told and forgotten; what is kept in memory of
+    running match's AI going, a closed table told and forgotten, a tournament's sign-up
+    message redrawn without them; what is kept in memory of
     the past matches they played (replays, animations) drawn again with the names changed."""
     for table in done.store.tables:
         clicks.past.forget(table)
@@ -89,6 +92,9 @@ async def tables_after(clicks: Interactions, done: Forgetting) -> None:
         if record.status == "abandoned" and record.state is not None:
             await clicks.messages.closed(record)
         await clicks.lobby.changed(record, "leave")
+    if clicks.tournaments is not None:  # their name off the entrants shown
+        for tournament in done.tournaments:
+            await clicks.tournaments.signup_changed(tournament)
 
 
 __all__ = ["Interactions", "answer", "ask", "question_view", "tables_after"]

@@ -37,6 +37,7 @@ from bot.discord_side.ui.parts import (
     text_block,
 )
 from bot.discord_side.uploads import ImageFile
+from bot.game.people import person
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.spans import span
@@ -57,7 +58,7 @@ def terms_lines(record: TournamentRecord) -> list[str]:
     tables (AI seats or byes), the turn timer, how long a round lasts (and what becomes of a
     match unfinished then: ranked as it stands, not rated), when sign-up closes (while it
     lasts), the points by place and the tie-breaks."""
-    terms = [msg("bot.tournament.signup.terms.host", host=f"<@{record.host_id}>"),
+    terms = [msg("bot.tournament.signup.terms.host", host=person(record.host_id)),
              msg("bot.tournament.signup.terms.rounds_auto") if record.rounds is None
              else msg("bot.tournament.signup.terms.rounds", count=record.rounds),
              msg("bot.tournament.signup.terms.tables", size=record.table_size)
@@ -250,6 +251,13 @@ class TournamentDesk:
             text_block(cut(text, MAX_TEXT)), picture("standings.png", title),
             accent_colour=GOLD))
 
+    async def signup_changed(self, tournament_id: int) -> None:
+        """Redraw the sign-up message of a tournament whose entrants changed outside its
+        buttons (a person forgotten on request)."""
+        record = await self.service.store.tournament(tournament_id)
+        if record is not None:
+            await self._signup_edit(record)
+
     async def _signup_edit(self, record: TournamentRecord) -> None:
         """Redraw the sign-up message (its buttons gone once sign-up is over)."""
         if record.signup_message_id is None:
@@ -293,7 +301,7 @@ class TournamentDesk:
         champion = progress.champion
         if champion is not None:
             png = await asyncio.to_thread(champion_picture, progress.tournament, locale)
-            title = translate(msg("bot.tournament.champion", who=f"<@{champion.user}>",
+            title = translate(msg("bot.tournament.champion", who=person(champion.user),
                                   name=record.name), locale)
             line = None
         else:

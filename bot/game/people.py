@@ -4,10 +4,13 @@ First their active tables let them go, as ``/goblin leave`` does (:meth:`Lobby.l
 drops them (a lobby they hosted passes to the next person in it, and closes when nobody is
 left); a running match goes on with the AI (normal level) in their seat, and when they hosted
 it the next person seated becomes its host, so someone can still close it; a match with no other
-person in it (a solo table, a guided first match) closes, as when they leave it. Then the store
-forgets them in one transaction (:meth:`~bot.storage.interface.PeopleStorage.forget_person`):
-their ratings, records against the AI, hints and shares deleted, their id everywhere else a
-pseudonym, their name gone. Other people's histories and replays stay whole.
+person in it (a solo table, a guided first match) closes, as when they leave it. A tournament
+still taking sign-ups takes them off its entrants, as its Leave button does; one under way drops
+them, as ``/goblin tournament drop`` does (their points stay, no later round seats them). Then
+the store forgets them in one transaction
+(:meth:`~bot.storage.interface.PeopleStorage.forget_person`): their ratings, records against
+the AI, hints and shares deleted, their id everywhere else a pseudonym, their name gone. Other
+people's histories and replays stay whole.
 
 Other people's ratings are not recomputed: the ratings they have stay as they are. A later
 ``python -m bot.admin ratings --recompute`` reads the stored results, where the pseudonym stands
@@ -51,15 +54,17 @@ def person_text(user_id: int, locale: str) -> str:
 class Forgetting:
     """What forgetting a person did: the store's part (:class:`Forgotten`) and their tables
     that were active, as they are now (a lobby without them, a running match with the AI in
-    their seat, a table closed)."""
+    their seat, a table closed), and the tournaments they were signed up for or playing in
+    (taken off its entrants, or dropped)."""
 
     store: Forgotten
     tables: tuple[TableRecord, ...]
+    tournaments: tuple[int, ...] = ()
 
     @property
     def anything(self) -> bool:
         """Whether anything was kept about the person."""
-        return self.store.anything or bool(self.tables)
+        return self.store.anything or bool(self.tables) or bool(self.tournaments)
 
 
 @dataclass
@@ -85,6 +90,8 @@ class People:
             if record.seat_of(user_id) is not None:
                 await self._leave(tid, user_id)
             await self._pass_host(tid, user_id)
+        entered = [tid for tid in await self.store.tournaments_with_status("signup", "running")
+                   if await self._leave_tournament(tid, user_id)]
         async with AsyncExitStack() as held:  # no move of theirs writes its seats meanwhile
             for tid in sorted(active):
                 await held.enter_async_context(self.tables.locked(tid))
@@ -95,7 +102,23 @@ class People:
                 after.append(await self.tables.load(tid))
             except Refusal:
                 continue
-        return Forgetting(gone, tuple(after))
+        return Forgetting(gone, tuple(after), tuple(entered))
+
+    async def _leave_tournament(self, tournament_id: int, user_id: int) -> bool:
+        """The person leaves a tournament they entered: taken off its entrants while sign-up
+        lasts, dropped once it is under way (their match under way goes on with the AI in
+        their seat); True when they were in it or host it (its sign-up message names them)."""
+        rows = await self.store.tournament_rows(tournament_id)
+        if rows is None:
+            return False
+        if not any(e.user_id == user_id for e in rows.entrants):
+            return rows.record.host_id == user_id
+        if rows.record.status == "signup" and await self.store.withdraw(tournament_id, user_id):
+            return True
+        now = await self.store.tournament(tournament_id)  # sign-up may have closed meanwhile
+        if now is not None and now.status == "running":
+            await self.store.drop_entrant(tournament_id, user_id, now.round)
+        return True
 
     async def _leave(self, table_id: int, user_id: int) -> None:
         """The person leaves an active table (as with /goblin leave)."""

@@ -18,11 +18,26 @@ import msgspec
 import pytest
 from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LiveBot, User, table_id
-from players import ANN, BOB, EVE, Players, TinyRenderer, forged_message, open_table, raw_click
+from players import (
+    ADMIN,
+    ANN,
+    BOB,
+    EVE,
+    Players,
+    TinyRenderer,
+    forged_message,
+    open_table,
+    raw_click,
+)
 from storage.test_store_people import play_named
 from test_bot_solo import open_in_dm
 
-from bot.discord_side.ui.custom_ids import ForgetButton, LobbyButton, ReplayButton
+from bot.discord_side.ui.custom_ids import (
+    ForgetButton,
+    LobbyButton,
+    ReplayButton,
+    TournamentButton,
+)
 from bot.process.admin import main
 from bot.storage.records import SeatInfo
 from bot.storage.sqlite import Store
@@ -181,6 +196,25 @@ async def test_a_lobby_drops_the_person_and_its_host_role_passes_on(bot: LiveBot
     assert record is not None and record.status == "lobby" and record.host_id == BOB.id
     assert [s.user for s in record.seats] == [BOB.id]
     assert "Ann" not in bot.message(lobby).text()  # the lobby is drawn again without her
+
+
+async def test_a_tournament_s_sign_up_drops_the_person(bot: LiveBot) -> None:
+    """A person forgotten while a tournament takes sign-ups is taken off its entrants (its
+    sign-up message drawn again without them), so no round seats a player nobody plays; its
+    host forgotten is no longer mentioned there."""
+    await bot.command(ADMIN, "tournament new", name="Spring Cup", table_size=3)
+    board = next(m for m in bot.public() if "Spring Cup" in m.text())
+    cup = (await bot.bot.service.tournaments.open_in(GUILD))[0].id
+    for user in (ANN, BOB, EVE):
+        await bot.click(user, board, TournamentButton.id_for(cup, "join"))
+    assert "Entrants (3): Ann, Bob, Eve" in bot.message(board).text()
+    assert "deleted" in await forget_me(bot, EVE)
+    assert "Entrants (2): Ann, Bob" in bot.message(board).text()
+    view = await bot.bot.service.tournaments.view(cup)
+    assert [e.user for e in view.tournament.entrants] == [ANN.id, BOB.id]
+    assert "deleted" in await forget_me(bot, ADMIN)  # its host: no longer mentioned
+    assert "Hosted by Forgotten player." in bot.message(board).text()
+    assert str(ADMIN.id) not in bot.message(board).text()
 
 
 async def test_a_solo_match_in_direct_messages_closes(bot: LiveBot) -> None:

@@ -243,3 +243,38 @@ async def test_people_joining_all_at_once_never_push_a_tournament_past_its_entra
     refused = [a for a in answers if isinstance(a, Refusal)]
     assert len(refused) == 2 and all("full" in str(r) for r in refused), answers
     assert len((await tours.view(cup.id)).tournament.entrants) == MAX_ENTRANTS
+
+
+# ---------------------------------------------------------------- a person forgotten
+
+
+async def test_a_person_forgotten_during_sign_up_is_seated_in_no_match(
+        service: GameService) -> None:
+    """Forgetting a person who signed up takes them off the entrants: no match of the
+    tournament seats a pseudonym nobody can play for."""
+    cup = await _cup(service, 4)
+    await service.people.forget(4)
+    view = await service.tournaments.view(cup)
+    assert sorted(e.user for e in view.tournament.entrants) == [1, 2, 3]
+    started = await service.tournaments.start(cup, HOST)
+    assert started.opened is not None
+    people = [s.user for t in started.opened.tables for s in t.seats if not s.ai]
+    assert sorted(u for u in people if u is not None) == [1, 2, 3]
+
+
+async def test_a_person_forgotten_mid_tournament_drops_out(service: GameService) -> None:
+    """Forgetting a person in a running tournament drops them: their match under way goes on
+    with the AI in their seat, and no later round seats them."""
+    cup = await _cup(service, 6, table_size=3, rounds=2)
+    first = await service.tournaments.start(cup, HOST)
+    assert first.opened is not None
+    gone = first.opened.tables[0].seats[0].user
+    assert gone is not None
+    await service.people.forget(gone)
+    view = await service.tournaments.view(cup)
+    assert [s.dropped for s in view.standings if s.user < 0] == [True]
+    second = await service.tournaments.close_round(cup, HOST)
+    assert second.opened is not None
+    seated = [s.user for t in second.opened.tables for s in t.seats
+              if s.user is not None and not s.ai]
+    assert seated and all(u > 0 for u in seated)
