@@ -286,9 +286,12 @@ class Commands:
                 language=shown), locale) + "\n" + translate(msg(
                     "bot.undo.done", state=on_off(now.defaults.undo)), locale) + "\n" +
                 translate(msg("bot.thread.setting", state=on_off(threaded)), locale))
-        finally:  # the lobbies and tables are redrawn after the answer
+        finally:  # the lobbies, tables and tournaments' sign-ups are redrawn after the answer
             for tid in now.relocalised:
                 await self._redraw(tid)
+            if self.clicks.tournaments is not None:
+                for tournament in now.tournaments:
+                    await self.clicks.tournaments.signup_changed(tournament)
 
     async def _redraw(self, table: int) -> None:
         """Redraw a table's lobby or table message (its language changed)."""

@@ -252,8 +252,8 @@ class TournamentDesk:
             accent_colour=GOLD))
 
     async def signup_changed(self, tournament_id: int) -> None:
-        """Redraw the sign-up message of a tournament whose entrants changed outside its
-        buttons (a person forgotten on request)."""
+        """Redraw the sign-up message of a tournament changed outside its buttons (a person
+        forgotten on request taken off its entrants, the server's language forced)."""
         record = await self.service.store.tournament(tournament_id)
         if record is not None:
             await self._signup_edit(record)

@@ -24,6 +24,7 @@ class ServerSettings:
     defaults: ServerDefaults
     forced_locale: str | None
     relocalised: tuple[int, ...] = ()  # tables whose language changed with this request
+    tournaments: tuple[int, ...] = ()  # tournaments whose language changed with it
 
 
 @dataclass
@@ -75,7 +76,8 @@ class Servers:
         tables (``undo``: whether players may take back a move) and the language of the
         server's tables (``language``: a shipped locale or :data:`AUTO`; ``discord_locale``: the
         server's language in Discord, which AUTO follows). Lobbies and running tables change
-        language at once; their ids are returned so their messages can be redrawn."""
+        language at once, and so do the tournaments taking sign-ups or under way (the rounds
+        seated from now on); their ids are returned so their messages can be redrawn."""
         if guild_id is None or not admin:
             raise Refusal(msg("bot.error.admins_only"))
         if timer is not None and timer not in TIMERS:
@@ -103,7 +105,8 @@ class Servers:
                 async with self.tables.locked(tid):
                     if await self.store.relocalise(tid, target):
                         changed.append(tid)
-            return ServerSettings(new, forced, tuple(changed))
+            moved = await self.store.relocalise_tournaments(guild_id, target)
+            return ServerSettings(new, forced, tuple(changed), tuple(moved))
 
 
 __all__ = ["AUTO", "ServerSettings", "Servers"]

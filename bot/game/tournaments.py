@@ -234,7 +234,8 @@ class Tournaments:
         entrants need; ``timer``: the turn timer of its matches; ``ai_level``: AI seats fill
         short tables, None: byes and smaller tables instead; ``round_span``: the seconds each
         round lasts before its unfinished matches are decided, 0: no limit; ``closes_at``: when
-        sign-up closes and it starts by itself, None: when its host starts it)."""
+        sign-up closes and it starts by itself, None: when its host starts it; ``locale``: the
+        server's language in Discord, unless its admins forced another one)."""
         if guild_id is None:
             raise Refusal(msg("bot.tournament.error.server_only"))
         name = " ".join(name.split())
@@ -252,7 +253,7 @@ class Tournaments:
             guild_id=guild_id, place_key=Place.server(guild_id).key, channel_id=channel_id,
             host_id=host_id, name=name, rounds=rounds, table_size=table_size, timer=timer,
             abilities=abilities, ai_level=ai_level, round_span=round_span, closes_at=closes_at,
-            seed=self.seeds(), locale=locale)
+            seed=self.seeds(), locale=await self.store.guild_locale(guild_id) or locale)
 
     async def _record(self, tournament_id: int) -> TournamentRecord:
         """The tournament's row, or a refusal when there is none."""

@@ -243,6 +243,10 @@ class TournamentStorage(Protocol):
     async def cancel_tournament(self, tournament_id: int) -> bool:
         """Close a tournament still taking sign-ups; False when it is not."""
 
+    async def relocalise_tournaments(self, guild_id: int, locale: str) -> list[int]:
+        """Set the language of a server's tournaments taking sign-ups or under way; the ids
+        of those whose language changed."""
+
     async def set_tournament_messages(self, tournament_id: int, *,
                                       signup_message_id: int | None = None,
                                       standings_message_id: int | None = None) -> None:

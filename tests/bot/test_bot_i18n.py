@@ -19,7 +19,7 @@ from shared_files import require_discord_api
 from bot.discord_side.ui.custom_ids import HandButton, LobbyButton
 from bot.storage.records import ServerDefaults
 from engine import Observation
-from i18n import LOCALES, translate
+from i18n import LOCALES, msg, translate
 from loopback import Loopback, Message
 from loopback.spec import spec as discord_spec
 
@@ -300,3 +300,17 @@ async def test_a_solo_table_in_direct_messages_speaks_its_person_s_language_now(
     lobby = bot.public()[-1]
     await bot.click(BOB, lobby, LobbyButton.id_for(table_id(lobby), "ai", None))
     assert (await bot.bot.service.tables.in_channel(CHANNEL)).locale == "en"
+
+
+async def test_a_tournament_speaks_the_forced_language_and_follows_a_change(
+        bot: LiveBot) -> None:
+    """A server that forced French opens its tournaments in French (its language in Discord
+    is English); forcing Czech later redraws the sign-up in Czech at once."""
+    bot.guild.locale = "en-US"
+    await bot.command(ADMIN, "settings", language="fr")
+    await bot.command(ADMIN, "tournament new", name="Spring Cup")
+    board = next(m for m in bot.public() if "Spring Cup" in m.text())
+    assert translate(msg("bot.tournament.signup.title", name="Spring Cup"), "fr") in board.text()
+    await bot.command(ADMIN, "settings", language="cs")
+    assert translate(msg("bot.tournament.signup.title", name="Spring Cup"), "cs") in \
+        bot.message(board).text()

@@ -278,3 +278,26 @@ async def test_a_person_forgotten_mid_tournament_drops_out(service: GameService)
     seated = [s.user for t in second.opened.tables for s in t.seats
               if s.user is not None and not s.ai]
     assert seated and all(u > 0 for u in seated)
+
+
+# ---------------------------------------------------------------- a server's language
+
+
+async def test_a_tournament_speaks_the_language_the_server_forced(service: GameService) -> None:
+    """A server that forced its tables' language opens its tournaments in it, whatever its
+    language in Discord; one forced later moves the tournaments under way too, so the rounds
+    seated after it are in the new language like the matches already running."""
+    await service.servers.change_settings(GUILD, True, language="fr")
+    cup = await service.tournaments.create(guild_id=GUILD, channel_id=CHANNEL, host_id=HOST,
+                                           name="Goblin Cup", rounds=2, locale="en")
+    assert cup.locale == "fr"
+    for user in (1, 2, 3):
+        await service.tournaments.join(cup.id, user, f"P{user}")
+    first = await service.tournaments.start(cup.id, HOST)
+    assert first.opened is not None
+    assert {t.locale for t in first.opened.tables} == {"fr"}
+    await service.servers.change_settings(GUILD, True, language="cs", discord_locale="en")
+    assert (await service.tournaments.view(cup.id)).record.locale == "cs"
+    second = await service.tournaments.close_round(cup.id, HOST)
+    assert second.opened is not None
+    assert {t.locale for t in second.opened.tables} == {"cs"}
