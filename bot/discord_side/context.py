@@ -23,6 +23,9 @@ THREAD_TYPES = (discord.ChannelType.public_thread, discord.ChannelType.private_t
 MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
 #: A message that pings no one (names are shown, never pinged).
 NO_MENTIONS = discord.AllowedMentions.none()
+#: Discord's JSON error code for an edit refused because the message is older than an hour and
+#: was edited too often since.
+TOO_OLD_TO_EDIT = 30046
 
 
 def loc(interaction: discord.Interaction[Any]) -> str:

@@ -17,7 +17,6 @@ import discord
 
 from bot.discord_side.context import can_manage_channel, missing_message, missing_permissions
 from bot.discord_side.messages import Messages
-from bot.discord_side.ui.lobby import lobby_view
 from bot.game.refusals import Refusal
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
@@ -121,7 +120,7 @@ class LobbyClicks:
                 or (revision is not None and revision == record.revision)):
             return
         try:
-            await interaction.edit_original_response(view=lobby_view(record, record.locale))
+            await self.messages.lobby.edit(interaction, record)
         except discord.HTTPException as exc:
             log.warning("could not redraw the lobby message of table %s (%s)", record.id,
                         exc.status)

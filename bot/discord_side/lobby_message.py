@@ -2,7 +2,9 @@
 and buttons until the game starts.
 
 It is redrawn through the clicked interaction, or directly; posted again when it was never
-posted (the bot died first) or is gone; and a redraw asked for by a click or a command goes out
+posted (the bot died first), is gone, or Discord no longer lets the bot edit it (a lobby open
+for more than an hour takes only a few edits an hour, JSON error 30046: the old message is then
+deleted); and a redraw asked for by a click or a command goes out
 on the table's feed (:mod:`bot.discord_side.feed`), from the table as it is then, so lobby edits
 never land out of order. Once the game started, the table message takes over
 (:mod:`bot.discord_side.messages`): the lobby message is deleted, or becomes the channel's line
@@ -18,7 +20,7 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.context import NO_MENTIONS, lobby_channel, noted
+from bot.discord_side.context import NO_MENTIONS, TOO_OLD_TO_EDIT, lobby_channel, noted
 from bot.discord_side.feed import Feeds, Job
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.lobby import lobby_view
@@ -41,17 +43,23 @@ class LobbyMessages:
 
     async def edit(self, interaction: discord.Interaction[Any] | None,
                    record: TableRecord) -> None:
-        """Redraw the lobby message: through the clicked interaction, or directly."""
+        """Redraw the lobby message: through the clicked interaction, or directly. An open
+        lobby whose message Discord no longer lets the bot edit is posted afresh."""
         view = lobby_view(record, record.locale)
-        if interaction is not None:
-            await interaction.edit_original_response(view=view)
-        elif record.lobby_message_id is not None:
-            message = lobby_channel(self.client, record).get_partial_message(
-                record.lobby_message_id)
-            try:
+        try:
+            if interaction is not None:
+                await interaction.edit_original_response(view=view)
+            elif record.lobby_message_id is not None:
+                message = lobby_channel(self.client, record).get_partial_message(
+                    record.lobby_message_id)
                 await self.pace.request(record.channel_id)
                 await message.edit(view=view, allowed_mentions=NO_MENTIONS)
-            except discord.HTTPException:
+        except discord.HTTPException as exc:
+            if exc.code == TOO_OLD_TO_EDIT and record.status == "lobby":
+                await self._afresh(record, interaction is not None)
+            elif interaction is not None:
+                raise
+            else:
                 log.warning("could not edit the lobby message of table %s", record.id)
 
     async def show(self, record: TableRecord) -> TableRecord:
@@ -68,9 +76,42 @@ class LobbyMessages:
                 return record
             except discord.NotFound:
                 log.info("the lobby message of table %s is gone; posting it again", record.id)
+            except discord.HTTPException as exc:
+                if exc.code != TOO_OLD_TO_EDIT:
+                    raise
+                return await self._afresh(record)
         await self.pace.request(record.channel_id)
         message = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
         await self.note(record.id, message.id)
+        return replace(record, lobby_message_id=message.id)
+
+    async def _afresh(self, record: TableRecord, loud: bool = True) -> TableRecord:
+        """Post the lobby message anew in place of one Discord no longer lets the bot edit,
+        and delete the old one, so no outdated lobby or button is left standing; returns the
+        table with the new message's id. Discord's refusal to post is raised when ``loud``,
+        else logged."""
+        old = record.lobby_message_id
+        log.info("the lobby message of table %s is too old to edit; posting it again",
+                 record.id)
+        channel = lobby_channel(self.client, record)
+        try:
+            await self.pace.request(record.channel_id)
+            message = await channel.send(view=lobby_view(record, record.locale),
+                                         allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as exc:
+            if loud:
+                raise
+            log.warning("could not post the lobby message of table %s again (%s)", record.id,
+                        exc.status)
+            return record
+        await self.note(record.id, message.id)
+        if old is not None:
+            try:
+                await self.pace.request(record.channel_id)
+                await channel.get_partial_message(old).delete()
+            except discord.HTTPException as exc:
+                log.warning("could not delete the old lobby message of table %s (%s)",
+                            record.id, exc.status)
         return replace(record, lobby_message_id=message.id)
 
     async def note(self, table: int, message_id: int) -> None:

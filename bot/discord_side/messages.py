@@ -24,7 +24,7 @@ from functools import partial
 
 import discord
 
-from bot.discord_side.context import MENTIONS, NO_MENTIONS, jump_url, noted
+from bot.discord_side.context import MENTIONS, NO_MENTIONS, TOO_OLD_TO_EDIT, jump_url, noted
 from bot.discord_side.feed import Feeds, Job
 from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.pace import ChannelPace
@@ -48,9 +48,6 @@ from render import battle_key, hand_key, table_key
 log = logging.getLogger("karak.bot")
 #: The file name of a finished table's summary chart.
 SUMMARY = "summary.png"
-#: Discord's JSON error code for an edit refused because the message is older than an hour and
-#: was edited too often since.
-TOO_OLD_TO_EDIT = 30046
 
 
 def transient(exc: discord.HTTPException) -> bool:

@@ -237,3 +237,32 @@ async def test_join_by_command_posts_a_lobby_that_has_no_message(bot: LiveBot) -
     [lobby] = lobbies_of(bot, record.id)
     assert f"<@{BOB.id}>" in lobby.text()
     assert (await bot.bot.service.tables.load(record.id)).lobby_message_id == lobby.id
+
+
+async def test_a_lobby_too_old_to_edit_is_posted_afresh(bot: LiveBot) -> None:
+    """A lobby left open for hours takes only a few edits an hour (Discord's JSON error
+    30046): once they are used up, the next change posts the lobby afresh (the old message
+    deleted), so the person who joined sees their seat and the host can still start from it."""
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    bot.lb.rest_api.messages.old_message_edits = 0  # the hour's edits used up
+    bot.lb.clock.advance(2 * 3600)
+    await bot.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
+    assert [b.rule for b in bot.lb.breaches] == ["old-edit"]
+    bot.lb.breaches.clear()
+    record = await bot.bot.service.tables.load(tid)
+    assert [s.user for s in record.seats] == [ANN.id, BOB.id]
+    assert lobby.deleted and record.lobby_message_id != lobby.id
+    fresh = bot.public()[-1]
+    assert fresh.id == record.lobby_message_id and f"<@{BOB.id}>" in fresh.text()
+    bot.lb.clock.advance(2 * 3600)  # and by command, hours later
+    await bot.command(EVE, "join")
+    assert [b.rule for b in bot.lb.breaches] == ["old-edit"]
+    bot.lb.breaches.clear()
+    assert fresh.deleted
+    fresh = bot.public()[-1]
+    assert fresh.id == (await bot.bot.service.tables.load(tid)).lobby_message_id
+    assert f"<@{EVE.id}>" in fresh.text()
+    await bot.click(ANN, fresh, LobbyButton.id_for(tid, "start", None))
+    assert (await bot.bot.service.tables.load(tid)).status == "running"
