@@ -121,3 +121,22 @@ async def test_a_sign_up_past_the_limit_is_refused_in_the_same_step(store: Stora
     assert await store.enter(cup.id, CAT, "Cat", 1300)  # no limit given
     rows = await store.tournament_rows(cup.id)
     assert rows is not None and [e.user_id for e in rows.entrants] == [ANN, BOB, CAT]
+
+
+async def test_a_servers_language_moves_its_tournaments_under_way_only(
+        store: Storage, fresh: Storage) -> None:
+    signup = await new_tournament(store)
+    running = await new_tournament(store, name="Winter Cup")
+    done = await new_tournament(store, name="Spring Cup")
+    elsewhere = await new_tournament(store, name="Far Cup", guild_id=10)
+    for user in (ANN, BOB):
+        assert await store.enter(running.id, user, str(user), 1000)
+    assert await store.seat_tournament_round(running.id, 0, 11, None, _tables((ANN, BOB)),
+                                             None) is not None
+    assert await store.cancel_tournament(done.id)
+    assert await store.relocalise_tournaments(9, "fr") == sorted([signup.id, running.id])
+    assert await store.relocalise_tournaments(9, "fr") == []  # already in French
+    locales = {cup.id: (await fresh.tournament(cup.id)) for cup in (signup, running, done,
+                                                                     elsewhere)}
+    assert {k: v.locale for k, v in locales.items() if v is not None} == {
+        signup.id: "fr", running.id: "fr", done.id: "en", elsewhere.id: "en"}
