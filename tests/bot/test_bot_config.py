@@ -321,3 +321,24 @@ async def test_a_postgresql_url_without_its_driver_says_which_extra_to_install(
         await open_storage(url)
     problem = str(database_problem(info.value, url))
     assert "pip install 'karak-goblin-bot[postgres]'" in problem and "s3cret" not in problem
+
+
+@pytest.mark.parametrize("name", ["KARAK_THREADS", "KARAK_METRICS_PORT", "KARAK_LOG_FORMAT",
+                                  "KARAK_DRAWING_WORKERS", "KARAK_AI_THINK"])
+def test_every_settings_refusal_is_a_sentence_in_every_language(
+        name: str, tmp_path: Path) -> None:
+    """A refused value is told by a sentence naming the setting, never by a bare translation
+    key, in each language the bot speaks."""
+    from bot.process.settings import ENV
+    from i18n import LOCALES, has_key
+
+    with pytest.raises(ConfigProblem) as info:
+        load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db"),
+                       name: "maybe"}, env_file=None)
+    text = str(info.value)
+    assert name in text and "bot.config" not in text, text
+    # every setting a value can be refused for has its sentence (the token has its own)
+    for field in sorted(set(ENV.values()) - {"token", "instance"}):
+        for locale in LOCALES:
+            assert has_key(f"bot.config.bad.{field}", locale), (field, locale)
+
