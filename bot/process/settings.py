@@ -76,7 +76,8 @@ class Settings(BaseSettings):
     """Validated settings of one bot process: the environment first, then ``.env``."""
 
     model_config = SettingsConfigDict(frozen=True, extra="ignore", case_sensitive=True,
-                                      env_ignore_empty=True, populate_by_name=True)
+                                      env_ignore_empty=True, populate_by_name=True,
+                                      env_file_encoding="utf-8")
 
     token: SecretStr = Field(validation_alias="DISCORD_TOKEN")
     # an SQLite file, or a postgresql:// URL (a database several bot processes share)
@@ -284,6 +285,8 @@ def read_env_file(path: Path) -> dict[str, str]:
     except OSError as exc:
         raise ConfigProblem(translate(msg("bot.config.env_unreadable", path=str(path),
                                           error=exc.strerror or str(exc)))) from None
+    except UnicodeDecodeError:  # saved in another encoding: the line is not echoed (a secret)
+        raise ConfigProblem(translate(msg("bot.config.env_not_utf8", path=str(path)))) from None
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):

@@ -342,3 +342,13 @@ def test_every_settings_refusal_is_a_sentence_in_every_language(
         for locale in LOCALES:
             assert has_key(f"bot.config.bad.{field}", locale), (field, locale)
 
+
+def test_an_env_file_not_in_utf8_is_one_line(tmp_path: Path) -> None:
+    """A ``.env`` saved in another encoding (an accent typed in Latin-1) stops the bot with
+    one line naming the file, not a traceback."""
+    env = tmp_path / ".env"
+    env.write_bytes(f"DISCORD_TOKEN={TOKEN}\nKARAK_INSTANCE=caf\xe9\n".encode("latin-1"))
+    with pytest.raises(ConfigProblem) as info:
+        load_settings({}, env_file=env)
+    text = str(info.value)
+    assert str(env) in text and "UTF-8" in text and "\n" not in text and TOKEN not in text
