@@ -17,10 +17,12 @@ from prometheus_client import CONTENT_TYPE_LATEST
 
 from bot.discord_side.client import KarakBot
 from bot.game.service import GameService
+from bot.process.settings import ConfigProblem
 from bot.storage.interface import Storage
 from bot.storage.records import Status
 from bot.supervision.metrics import Metrics
 from bot.workers.pictures import PillowRenderer
+from i18n import msg, translate
 
 #: The path the metrics are served at (Prometheus' default).
 PATH = "/metrics"
@@ -76,12 +78,18 @@ class MetricsServer:
 @asynccontextmanager
 async def served(metrics: Metrics, store: Storage, host: str,
                  port: int | None) -> AsyncIterator[MetricsServer | None]:
-    """Serve ``metrics`` on ``host``:``port`` for the block (None: nothing is opened)."""
+    """Serve ``metrics`` on ``host``:``port`` for the block (None: nothing is opened); raises
+    :class:`ConfigProblem` when it cannot listen there."""
     if port is None:
         yield None
         return
     server = MetricsServer(metrics, store)
-    await server.start(host, port)
+    try:
+        await server.start(host, port)
+    except OSError as exc:  # the port taken, or an address not of this machine
+        await server.close()
+        raise ConfigProblem(translate(msg("bot.config.metrics_unavailable", host=host,
+                                          port=port, error=exc.strerror or str(exc)))) from None
     try:
         yield server
     finally:

@@ -211,3 +211,32 @@ async def test_the_bot_process_serves_its_metrics_on_the_port_set(tmp_path: Path
     assert {"drawing", "thinking", "hints"} <= {
         dict(ls)["pool"] for (n, ls) in page if n == "karak_worker_queue_depth"}
     assert "Traceback" not in bot.log_text()
+
+
+def test_a_metrics_port_the_bot_cannot_listen_on_stops_it_in_one_line(tmp_path: Path) -> None:
+    """A ``KARAK_METRICS_PORT`` another program listens on already stops the bot with one line
+    naming the setting, the address and why, before it connects: not an "unexpected error"
+    that sends the admin to the debug log."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as taken, socket.socket() as closed:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        closed.bind(("127.0.0.1", 0))
+        port, nowhere = taken.getsockname()[1], closed.getsockname()[1]
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("KARAK_") and k != "DISCORD_TOKEN"}
+        env.update({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db"),
+                    "KARAK_METRICS_PORT": str(port),
+                    "KARAK_API_BASE": f"http://127.0.0.1:{nowhere}/api",
+                    "KARAK_GATEWAY_URL": f"ws://127.0.0.1:{nowhere}"})
+        done = subprocess.run([sys.executable, "-m", "bot", "--env-file", os.devnull],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+                              check=False)
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert "KARAK_METRICS_PORT" in last and f"127.0.0.1:{port}" in last, done.stderr
+    assert "Traceback" not in done.stderr and "unexpected" not in done.stderr
