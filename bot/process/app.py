@@ -27,6 +27,7 @@ import discord
 from bot.process.logs import log_handler
 from bot.process.settings import ConfigProblem, Settings, load_settings
 from bot.storage.choice import NoDriver, is_database_url, shown
+from bot.storage.records import NotADatabase
 from i18n import msg, translate
 
 if TYPE_CHECKING:
@@ -102,10 +103,13 @@ async def run(settings: Settings, force_sync: bool = False,
 
 
 def database_problem(exc: Exception, where: str) -> ConfigProblem | None:
-    """The one line telling why the PostgreSQL database ``where`` could not be opened (never its
-    password), or None when ``exc`` is no problem of reaching it. The server's refusals are told
-    apart by their standard SQLSTATE code, whatever the driver's exception class."""
+    """The one line telling why the database ``where`` could not be opened: a file that is no
+    SQLite database, or a PostgreSQL database out of reach (never its password); None when
+    ``exc`` is no such problem. The PostgreSQL server's refusals are told apart by their
+    standard SQLSTATE code, whatever the driver's exception class."""
     if not is_database_url(where):
+        if isinstance(exc, NotADatabase):
+            return ConfigProblem(translate(msg("bot.cli.db.not_sqlite", path=where)))
         return None
     db = shown(where).split("?", 1)[0]  # a password may also sit among the parameters
     state = str(getattr(exc, "sqlstate", None) or "")

@@ -56,6 +56,10 @@ class SchemaTooNew(StorageError):
         self.known = known
 
 
+class NotADatabase(StorageError):
+    """The database file is no SQLite database, or is damaged past opening."""
+
+
 class TableExists(StorageError):
     """The channel already has an active table (``table_id``)."""
 
@@ -542,6 +546,7 @@ class TournamentMatch:
 
 __all__ = [
     "MigrationFailed",
+    "NotADatabase",
     "TOURNAMENT_STATUSES", "EntrantRow", "NewTournamentTable", "TournamentMatch",
     "TournamentRecord", "TournamentRoundRow", "TournamentRows", "TournamentStatus",
     "TournamentTableRow",

@@ -24,7 +24,7 @@ from bot.storage.core.db import Db
 from bot.storage.core.store import CoreStore
 from bot.storage.core.tables import RECORDS
 from bot.storage.interface import Storage, TableListener
-from bot.storage.records import CannotSave, DatabaseError, SchemaTooNew
+from bot.storage.records import CannotSave, DatabaseError, NotADatabase, SchemaTooNew
 from bot.storage.sqlite_dialect import DIALECT, SqliteDb
 from bot.storage.sqlite_schema import SCHEMA_VERSION, run_migration, schema_version
 
@@ -46,10 +46,17 @@ class Connection:
     @classmethod
     async def open(cls, path: Path | str) -> Connection:
         """Open (creating if needed) the database at ``path`` and run its missing migrations;
-        raises :class:`SchemaTooNew` for a database of a newer bot."""
+        raises :class:`SchemaTooNew` for a database of a newer bot, :class:`NotADatabase` for
+        a file that is no SQLite database (or is damaged past opening)."""
         db = await aiosqlite.connect(str(path), isolation_level=None)
         try:
-            await db.execute("PRAGMA journal_mode=WAL")
+            try:
+                await db.execute("PRAGMA journal_mode=WAL")
+            except sqlite3.DatabaseError as exc:
+                if getattr(exc, "sqlite_errorcode", 0) & 0xFF in (sqlite3.SQLITE_NOTADB,
+                                                                  sqlite3.SQLITE_CORRUPT):
+                    raise NotADatabase(str(exc)) from exc
+                raise
             await db.execute("PRAGMA foreign_keys=ON")
             await db.execute("PRAGMA busy_timeout=5000")
             await db.execute("PRAGMA synchronous=NORMAL")

@@ -352,3 +352,23 @@ def test_an_env_file_not_in_utf8_is_one_line(tmp_path: Path) -> None:
         load_settings({}, env_file=env)
     text = str(info.value)
     assert str(env) in text and "UTF-8" in text and "\n" not in text and TOKEN not in text
+
+
+def test_a_database_file_that_is_no_database_stops_the_bot_in_one_line(tmp_path: Path) -> None:
+    """``KARAK_DB`` naming a file that is no SQLite database (a note, a compressed backup, a
+    file damaged past opening) stops the bot with one line naming the setting and the file,
+    and the file is left as it was."""
+    notes = tmp_path / "karak.sqlite3.gz"
+    notes.write_bytes(b"\x1f\x8b\x08\x00" + b"not a database " * 300)
+    before = notes.read_bytes()
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("KARAK_") and k != "DISCORD_TOKEN"}
+    env.update({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(notes)})
+    done = subprocess.run([sys.executable, "-m", "bot", "--env-file", os.devnull],
+                          cwd=Path(__file__).resolve().parents[2], env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "KARAK_DB" in lines[0] and str(notes) in lines[0] and "SQLite" in lines[0], lines
+    assert notes.read_bytes() == before
