@@ -188,9 +188,12 @@ def explain_fatal(exc: Exception) -> int:
               file=sys.stderr)
         return 2
     if isinstance(exc, MigrationFailed):
-        print(translate(msg("bot.upgrade.migration_failed", number=exc.number,
-                            kept=exc.number - 1, error=str(exc.__cause__ or exc))),
-              file=sys.stderr)
+        # the previous bot still opens the database only when no migration of this start
+        # worked before the one that failed
+        key = ("bot.upgrade.migration_failed" if exc.started >= exc.number - 1
+               else "bot.upgrade.migration_failed_later")
+        print(translate(msg(key, number=exc.number, kept=exc.number - 1, started=exc.started,
+                            error=str(exc.__cause__ or exc))), file=sys.stderr)
         return 2
     if isinstance(exc, discord.LoginFailure):
         print(translate(msg("bot.cli.login_failed")), file=sys.stderr)

@@ -127,14 +127,17 @@ def _list(value: object) -> list[object]:
 
 class MigrationFailed(Exception):
     """Schema migration ``number`` failed: its transaction was rolled back, so the database
-    stays at the version before it (``number - 1``), every earlier migration kept. Defined
-    here, beside the migrations (which import no live code); the bot reads it from
+    stays at the version before it (``number - 1``), every earlier migration kept. ``started``
+    is the version the database had when this start of the bot began migrating it (the
+    runner sets it; below ``number - 1`` when earlier migrations of the same upgrade worked).
+    Defined here, beside the migrations (which import no live code); the bot reads it from
     :mod:`bot.storage.records`."""
 
     def __init__(self, number: int, error: BaseException) -> None:
         super().__init__(f"migration {number} failed and was rolled back; the database stays "
                          f"at schema version {number - 1}: {type(error).__name__}: {error}")
         self.number = number
+        self.started = number - 1
 
 
 __all__ = ["CATALOGUE_5", "MigrationFailed", "ResultRow", "SeatRow", "anchor_out_16",

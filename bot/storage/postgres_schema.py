@@ -551,17 +551,24 @@ async def migrate(db: Db, upto: int = SCHEMA_VERSION) -> int:
     A database of a newer bot (a version above :data:`SCHEMA_VERSION`) is left as it is, its
     version returned: the caller refuses it."""
     current = 0
+    started: int | None = None  # the version found first (the failure of a later one says)
     for number in range(1, upto + 1):
         async with db.transaction():
             await db.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
             current = await schema_version(db)
+            if started is None:
+                started = current
             if current > SCHEMA_VERSION:
                 return current
             if current == 0 and upto >= BASELINE_VERSION:
                 await run_baseline(db)
                 current = BASELINE_VERSION
             elif current < number:
-                await run_migration(db, number)
+                try:
+                    await run_migration(db, number)
+                except MigrationFailed as exc:
+                    exc.started = started
+                    raise
                 current = number
     return current
 

@@ -24,7 +24,13 @@ from bot.storage.core.db import Db
 from bot.storage.core.store import CoreStore
 from bot.storage.core.tables import RECORDS
 from bot.storage.interface import Storage, TableListener
-from bot.storage.records import CannotSave, DatabaseError, NotADatabase, SchemaTooNew
+from bot.storage.records import (
+    CannotSave,
+    DatabaseError,
+    MigrationFailed,
+    NotADatabase,
+    SchemaTooNew,
+)
 from bot.storage.sqlite_dialect import DIALECT, SqliteDb
 from bot.storage.sqlite_schema import SCHEMA_VERSION, run_migration, schema_version
 
@@ -82,8 +88,12 @@ class Connection:
         if current > SCHEMA_VERSION:
             raise SchemaTooNew(current, SCHEMA_VERSION)
         for number in range(current + 1, SCHEMA_VERSION + 1):
-            async with self.transaction() as db:
-                await run_migration(db, number)
+            try:
+                async with self.transaction() as db:
+                    await run_migration(db, number)
+            except MigrationFailed as exc:
+                exc.started = current
+                raise
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:

@@ -58,3 +58,25 @@ async def test_a_failing_migration_is_named_and_leaves_the_last_good_version(
     monkeypatch.undo()  # the fixed release
     await (await backend.open(clock)).close()
     assert await found(backend) == (SCHEMA_VERSION, False)
+
+
+async def test_an_upgrade_across_releases_that_fails_late_says_the_old_bot_cannot_open_it(
+        backend: Backend, clock: Clock, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """An upgrade over two releases whose second migration fails keeps the first: the
+    database is then newer than the previous bot knows, so the line does not send the admin
+    back to that bot (which would refuse it as a newer bot's) but to the backup."""
+    await backend.build(SCHEMA_VERSION - 2)
+    for schema in (sqlite_schema, postgres_schema):
+        monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS[:-1], BROKEN))
+    with pytest.raises(MigrationFailed) as info:
+        await backend.open(clock)
+    assert (info.value.number, info.value.started) == (SCHEMA_VERSION, SCHEMA_VERSION - 2)
+    assert await found(backend) == (SCHEMA_VERSION - 1, False)
+    assert explain_fatal(info.value) == 2
+    line = capsys.readouterr().err
+    assert line.count("\n") == 1, line
+    assert f"stays at schema version {SCHEMA_VERSION - 1}" in line, line
+    assert "as it was" not in line and "Run the previous version" not in line, line
+    assert "Restore the backup made before the upgrade" in line, line
+    assert "no_such_table" in line and f"past the version {SCHEMA_VERSION - 2}" in line, line
