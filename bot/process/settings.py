@@ -362,5 +362,15 @@ def load_settings(environ: Mapping[str, str] | None = None,
         # the value itself is never shown: it may be a secret pasted into the wrong setting
         raise ConfigProblem(translate(msg(f"bot.config.bad.{field}", name=name))) from None
     if not is_database_url(settings.db):
+        check_some_shards_alone(settings)
         check_db_path(Path(settings.db))
     return settings
+
+
+def check_some_shards_alone(settings: Settings) -> None:
+    """Raise :class:`ConfigProblem` when a process on a SQLite file runs only some of the
+    bot's shards: the others need processes of their own, and only one process may use the
+    file, so their servers would never be answered."""
+    ids, count = settings.shard_ids, settings.shard_count
+    if ids is not None and count is not None and ids != tuple(range(count)):
+        raise ConfigProblem(translate(msg("bot.config.shards.sqlite_some", count=count)))

@@ -226,15 +226,16 @@ def test_shard_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
                                                   env_file=None).owner
     every = load_settings({**base, "KARAK_SHARD_COUNT": "3"}, env_file=None)
     assert every.shard_count == 3 and every.shard_ids is None
-    some = load_settings({**base, "KARAK_SHARD_COUNT": "8", "KARAK_SHARD_IDS": " 4-6, 0,5 "},
-                         env_file=None)
+    shared = "postgresql://karak@db.example/karak"  # some shards: processes share PostgreSQL
+    some = load_settings({**base, "KARAK_DB": shared, "KARAK_SHARD_COUNT": "8",
+                          "KARAK_SHARD_IDS": " 4-6, 0,5 "}, env_file=None)
     assert some.shard_ids == (0, 4, 5, 6)
     # the real environment and .env, read by pydantic-settings (no JSON decoding of the list)
     for name in list(os.environ):
         if name.startswith("KARAK_") or name == "DISCORD_TOKEN":
             monkeypatch.delenv(name)
     env = tmp_path / ".env"
-    env.write_text(f"DISCORD_TOKEN={TOKEN}\nKARAK_DB={tmp_path}/a.db\nKARAK_SHARD_COUNT=4\n")
+    env.write_text(f"DISCORD_TOKEN={TOKEN}\nKARAK_DB={shared}\nKARAK_SHARD_COUNT=4\n")
     monkeypatch.setenv("KARAK_SHARD_IDS", "2-3")
     read = load_settings(env_file=env)
     assert read.shard_count == 4 and read.shard_ids == (2, 3)
@@ -372,3 +373,19 @@ def test_a_database_file_that_is_no_database_stops_the_bot_in_one_line(tmp_path:
     assert len(lines) == 1, done.stderr
     assert "KARAK_DB" in lines[0] and str(notes) in lines[0] and "SQLite" in lines[0], lines
     assert notes.read_bytes() == before
+
+
+def test_some_shards_on_a_sqlite_file_are_refused(tmp_path: Path) -> None:
+    """A process running only some of the shards leaves the others to processes of their own,
+    which share a PostgreSQL database: on a SQLite file (one process only) the servers of the
+    other shards would never be answered, so the setting is refused in one line. Every shard
+    of a count, or some of them on PostgreSQL, is fine."""
+    base = {"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db"), "KARAK_SHARD_COUNT": "2"}
+    with pytest.raises(ConfigProblem) as info:
+        load_settings({**base, "KARAK_SHARD_IDS": "1"}, env_file=None)
+    text = str(info.value)
+    assert "KARAK_SHARD_IDS" in text and "PostgreSQL" in text and "\n" not in text, text
+    assert load_settings({**base, "KARAK_SHARD_IDS": "0-1"}, env_file=None).shard_ids == (0, 1)
+    shared = load_settings({**base, "KARAK_SHARD_IDS": "1",
+                            "KARAK_DB": "postgresql://karak@db.example/karak"}, env_file=None)
+    assert shared.shard_ids == (1,)

@@ -76,7 +76,8 @@ def test_compose_keeps_the_database_on_a_volume() -> None:
 
 
 def compose_environment() -> dict[str, str]:
-    """The ``environment:`` mapping of the compose service (a tiny reader of that block)."""
+    """The ``environment:`` mapping of the compose service ``karak``, the first one (a tiny
+    reader of that block; the ``postgres`` profile's services have blocks of their own)."""
     out: dict[str, str] = {}
     lines = (ROOT / "docker-compose.yml").read_text().splitlines()
     for i, line in enumerate(lines):
@@ -87,6 +88,7 @@ def compose_environment() -> dict[str, str]:
                     break
                 key, _, value = item.strip().partition(":")
                 out[key.strip()] = value.split(" #")[0].strip().strip("\"'")
+            return out
     return out
 
 
