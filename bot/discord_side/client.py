@@ -207,6 +207,9 @@ class KarakBot(commands.AutoShardedBot):
         self.global_wait = global_wait  # honours global 429s discord.py would not wait for
         if shard_ids is not None:
             options["shard_ids"] = list(shard_ids)
+        # the bot never joins a voice channel: discord.py's warnings that voice would need
+        # PyNaCl and davey tell an admin nothing to do
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         super().__init__(command_prefix=commands.when_mentioned, intents=intents(),
                          help_command=None, tree_cls=OptionTree,
                          http_trace=global_wait.trace, shard_count=shard_count, **options)

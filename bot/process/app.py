@@ -176,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
 def explain_fatal(exc: Exception) -> int:
     """Print one line for the admin about what stopped the bot (details at debug level);
     return the exit status."""
+    import aiohttp
     import discord
 
     from bot.storage.records import MigrationFailed, SchemaTooNew
@@ -201,6 +202,10 @@ def explain_fatal(exc: Exception) -> int:
     if isinstance(exc, discord.ConnectionClosed) and exc.code in SHARD_REFUSALS:
         print(translate(msg(SHARD_REFUSALS[exc.code])), file=sys.stderr)
         return 2
+    if isinstance(exc, aiohttp.ClientConnectionError):  # Discord out of reach: try again later
+        print(translate(msg("bot.cli.unreachable", error=str(exc) or type(exc).__name__)),
+              file=sys.stderr)
+        return 1
     if isinstance(exc, discord.PrivilegedIntentsRequired):  # pragma: no cover
         print(translate(msg("bot.cli.intents")), file=sys.stderr)
         return 2

@@ -45,7 +45,8 @@ class ConfigProblem(Exception):
 
 
 class NoToken(ConfigProblem):
-    """No ``DISCORD_TOKEN`` at all (``python -m bot`` then opens the browser playground)."""
+    """No ``DISCORD_TOKEN`` at all (``python -m bot`` says where to get one; ``python3
+    scripts/dev.py run`` opens the browser playground instead)."""
 
 
 class Refusal(ValueError):

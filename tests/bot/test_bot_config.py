@@ -389,3 +389,20 @@ def test_some_shards_on_a_sqlite_file_are_refused(tmp_path: Path) -> None:
     shared = load_settings({**base, "KARAK_SHARD_IDS": "1",
                             "KARAK_DB": "postgresql://karak@db.example/karak"}, env_file=None)
     assert shared.shard_ids == (1,)
+
+
+def test_discord_out_of_reach_stops_the_bot_in_one_line(tmp_path: Path) -> None:
+    """Discord's API out of reach at login (no network, DNS, a firewall): one line saying
+    so, and the status 1 a restart policy tries again on; no traceback, no voice warnings."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("KARAK_") and k != "DISCORD_TOKEN"}
+    env.update({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db"),
+                 "KARAK_API_BASE": f"http://127.0.0.1:{_closed_port()}/api/v10"})
+    done = subprocess.run([sys.executable, "-m", "bot", "--env-file", os.devnull],
+                          cwd=Path(__file__).resolve().parents[2], env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 1, done.stderr
+    said = done.stderr.strip().splitlines()[-1]  # after the log's lines
+    assert said.startswith("Cannot reach Discord (") and "127.0.0.1" in said, done.stderr
+    assert "Traceback" not in done.stderr and "voice will NOT" not in done.stderr, done.stderr
+    assert TOKEN not in done.stderr + done.stdout
