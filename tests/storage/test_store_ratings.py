@@ -6,13 +6,19 @@ equal to the live updates, also for matches ending in the same instant."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
+from postgres_server import Server
 
 from bot.game.ratings import AiSeat, Person, Rating, SeatResult, rate
 from bot.game.results import abandoned_result, movers
 from bot.game.standings import rate_result
+from bot.storage.core import ratings as ratings_rows
+from bot.storage.core.db import Db, Dialect
+from bot.storage.core.rows import Row
 from bot.storage.interface import Storage
 from bot.storage.records import (
     AiRecord,
@@ -21,8 +27,10 @@ from bot.storage.records import (
     StaleVersion,
     StoredRating,
     TableRecord,
+    TableResult,
     table_result,
 )
+from storage.backends import PostgresBackend
 from storage.helpers import ANN, BOB, GUILD, PLACE, SEATS, Clock, finished, play_on, played, started
 
 CAT = 303
@@ -239,3 +247,38 @@ def test_a_move_taken_back_or_made_by_the_ai_is_no_move_of_ones_own() -> None:
                    LogRow(2, 0, ANN, False, "undo", 0.0),  # the take-back itself
                    LogRow(3, 1, None, True, "y", 0.0),  # the AI, Bob's turn timer out
                    LogRow(4, 2, CAT, False, "z", 0.0)]) == {(2, CAT)}
+
+
+@pytest.mark.parametrize("guild", [GUILD, None], ids=["one_server", "every_server"])
+async def test_a_match_ending_while_the_ratings_are_rebuilt_keeps_its_rating(
+        postgres_server: Server, clock: Clock, monkeypatch: pytest.MonkeyPatch,
+        guild: int | None) -> None:
+    """A match another process rates while the rebuild reads the results is rated after the
+    rebuild, over the rebuilt ratings, never lost (PostgreSQL: processes write at once)."""
+    pg = PostgresBackend(postgres_server)
+    admin, bot = await pg.open(clock), await pg.open(clock)
+    try:
+        await finish(bot, 1, 1)
+        ending: list[asyncio.Task[int]] = []
+        read = ratings_rows.with_seats
+
+        async def reading(db: Db, dialect: Dialect, heads: Sequence[Row]) -> list[TableResult]:
+            found = await read(db, dialect, heads)
+            if not ending:  # the bot ends a match meanwhile
+                ending.append(asyncio.create_task(finish(bot, 2, 2)))
+                await asyncio.wait(ending, timeout=2)
+            return found
+
+        monkeypatch.setattr(ratings_rows, "with_seats", reading)
+        await admin.recompute_ratings(rate_result, guild)
+        second = await ending[0]
+        monkeypatch.undo()
+        assert len(await bot.changes_of_table(second)) == 2
+        live = (await bot.ratings(GUILD), [await bot.rating_changes(GUILD, u) for u in (ANN, BOB)])
+        assert all(r.games == 2 for r in live[0])
+        await admin.recompute_ratings(rate_result, guild)
+        assert (await bot.ratings(GUILD),
+                [await bot.rating_changes(GUILD, u) for u in (ANN, BOB)]) == live
+    finally:
+        await bot.close()
+        await admin.close()

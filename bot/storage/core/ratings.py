@@ -227,6 +227,13 @@ class RatingQueries(Base):
         order they were stored, in one transaction; returns the number of matches read."""
         where, args = ("WHERE guild_id = ?", [guild_id]) if guild_id is not None else ("", [])
         async with self._tx() as db:
+            # locked before the results are read: a match rated meanwhile by another process
+            # waits, then is rated over the rebuilt rows (read after it, it would be lost)
+            if guild_id is None:
+                if self.dialect.lock_ratings is not None:
+                    await db.execute(self.dialect.lock_ratings)
+            else:
+                await lock_place(db, self.dialect, str(guild_id))
             heads = await db.fetch(f"SELECT {RESULT_COLUMNS} FROM results {where} ORDER BY seq",
                                    *args)
             results = await with_seats(db, self.dialect, heads)
@@ -234,12 +241,9 @@ class RatingQueries(Base):
             for result in results:
                 step(tally, result, rater)
             if guild_id is None:
-                if self.dialect.lock_ratings is not None:
-                    await db.execute(self.dialect.lock_ratings)
                 for table in ("ratings", "rating_changes", "ai_records"):
                     await db.execute(f"DELETE FROM {table}")
             else:
-                await lock_place(db, self.dialect, str(guild_id))
                 await db.execute("DELETE FROM ratings WHERE guild_id = ?", guild_id)
                 await db.execute("DELETE FROM rating_changes WHERE guild_id = ?", guild_id)
             await save(db, tally, changed_ai=None if guild_id is None else set())
