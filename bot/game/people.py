@@ -2,7 +2,8 @@
 
 First their active tables let them go, as ``/goblin leave`` does (:meth:`Lobby.leave`): a lobby
 drops them (a lobby they hosted passes to the next person in it, and closes when nobody is
-left); a running match goes on with the AI (normal level) in their seat, and when they hosted
+left); a running match goes on with the AI (normal level) in their seat (its rating counts them
+as never seated, :mod:`bot.game.results`: their rating is gone), and when they hosted
 it the next person seated becomes its host, so someone can still close it; a match with no other
 person in it (a solo table, a guided first match) closes, as when they leave it. A tournament
 still taking sign-ups takes them off its entrants, as its Leave button does; one under way drops

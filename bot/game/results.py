@@ -2,7 +2,10 @@
 
 Who made a move matters to the ratings (:mod:`bot.game.standings`): a person who left, or whose
 turns the AI played, before their first move of their own is treated as never seated, their seat
-one more AI seat; a match where fewer than two people made a move is not rated.
+one more AI seat; a match where fewer than two people made a move is not rated. So is a person
+forgotten on request (``/goblin forget-me``) before the match ended: their ratings are deleted,
+so rating them as they stood is impossible, and a rebuild of the ratings (which would rate the
+pseudonym from their past results) must give the numbers the live update gave.
 
 A match abandoned (``/goblin abandon``) before every person still seated has moved is not rated
 and has no result, as on lichess, where a game can be aborted before both players have moved.
@@ -31,10 +34,11 @@ UNDO = str(Undo())
 def movers(log: Iterable[LogRow]) -> frozenset[tuple[int, int]]:
     """(seat, user) of each person with a move of their own that stands in ``log``: a move
     taken back, a take-back itself and a move the AI made for them (their turn timer ran
-    out) are none."""
+    out) are none, and so are the moves of a person forgotten since (their pseudonym is
+    negative: see :mod:`bot.storage.core.people`)."""
     return frozenset((row.seat, row.user_id) for row in log
-                     if row.user_id is not None and not row.by_ai and not row.undone
-                     and row.action != UNDO)
+                     if row.user_id is not None and row.user_id > 0 and not row.by_ai
+                     and not row.undone and row.action != UNDO)
 
 
 def finished_result(record: TableRecord, seats: Sequence[SeatInfo], state: GameState,

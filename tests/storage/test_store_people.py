@@ -14,6 +14,7 @@ import re
 from postgres_server import Server
 
 from bot.game.places import Place
+from bot.game.results import finished_result
 from bot.game.service import GameService
 from bot.game.standings import rate_result
 from bot.storage.core.people import unnamed_state
@@ -182,3 +183,36 @@ def test_a_state_saved_in_the_first_format_loses_the_name_too() -> None:
     assert json.loads(text)["state"]["log"][0]["text"]["params"]["who"] == {
         "key": "hero.horan.name", "params": []}
     assert unnamed_state("not a state", [0], ZED_NAME) == "not a state"  # damaged: left as it is
+
+
+async def test_a_match_running_when_a_person_is_forgotten_rates_the_others_as_a_rebuild(
+        store: Storage, clock: Clock) -> None:
+    for seed in (1, 2, 3):  # Zed's rating is no newcomer's any more
+        clock.now += 100
+        await play_named(store, seed, channel=seed, seats=SEATS)
+    clock.now += 100
+    running = await play_named(store, 4, channel=4, seats=SEATS, upto=30)  # Zed moved
+    assert await store.rating_of(GUILD, ZED) is not None
+
+    await GameService(store, clock=clock).people.forget(ZED)  # the AI takes his seat
+
+    record = await store.get(running)
+    assert record is not None and record.status == "running" and record.seats[0].ai
+    state = record.game
+    agents = [make_agent("normal", 4 * 8 + i) for i in range(len(SEATS))]
+    while state.phase is not Phase.OVER:  # the match goes on to its end, as the game plays it
+        seat = state.current
+        action = agents[seat].choose(observe(state, seat))
+        after, _ = apply(state, action)
+        user = None if record.seats[seat].ai else record.seats[seat].user
+        row = LogRow(after.step, seat, user, user is None, str(action), 0.0)
+        result = None if after.winner is None else finished_result(
+            record, record.seats, after, [*await store.action_log(running), row], 0.0)
+        await store.apply(running, state.step, after, row, rater=rate_result, result=result)
+        state = after
+    assert [c.user_id for c in await store.changes_of_table(running)] == []  # Bob alone
+    live = (await store.rating_of(GUILD, BOB), await store.rating_changes(GUILD, BOB))
+
+    await store.recompute_ratings(rate_result)
+
+    assert (await store.rating_of(GUILD, BOB), await store.rating_changes(GUILD, BOB)) == live
