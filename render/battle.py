@@ -23,8 +23,8 @@ from render.layout import (
     LINE_H,
     draw_lines,
     lines_of,
-    may_shorten,
     name_text,
+    shortenable,
     title_band,
 )
 from render.seats import hearts
@@ -298,7 +298,7 @@ def draw_battle(obs: Observation, locale: str) -> list[Band]:
     if obs.abilities:
         att_parts += (("spark", t.attack_ability),)
     return [
-        title_band("attack", title, rnd, may_shorten(seat.name)), top, *_chain(b, locale),
+        title_band("attack", title, rnd, shortenable(seat.name)), top, *_chain(b, locale),
         _total_line("attack", t.attack, att_parts, ("heart", t.monster_hp),
                     t.attack >= t.monster_hp, locale),
         _total_line("defence", t.defence, (("hand", t.defence_cards),

@@ -18,7 +18,7 @@ from engine.state import MAX_HP
 from i18n import Msg, msg, translate
 from render.bands import Band, band, encode
 from render.icons import icon, paste
-from render.layout import MARGIN, PLAYER_NAME_WHOLE, may_shorten, name_text, title_band
+from render.layout import MARGIN, may_shorten, name_text, shortenable, title_band
 from render.style import (
     BG,
     GOLD,
@@ -192,7 +192,7 @@ def rating_chart(points: Sequence[RatingPoint], name: str, locale: str = "en",
     title = translate(msg("render.chart.rating_title", who=name), locale)
     now = f"{points[-1].value}?" if points and points[-1].provisional else \
         (str(points[-1].value) if points else "")
-    bands = [title_band("trophy", title, now, shorten=len(name) > PLAYER_NAME_WHOLE),
+    bands = [title_band("trophy", title, now, shorten=shortenable(name)),
              _rating_plot(points, locale)]
     if points:
         items: list[tuple[Image.Image | None, str]] = [

@@ -26,8 +26,8 @@ from render.layout import (
     LINE_H,
     draw_lines,
     lines_of,
-    may_shorten,
     name_text,
+    shortenable,
     title_bar,
 )
 from render.seats import hearts
@@ -271,7 +271,7 @@ def _kit(me: Kit, locale: str) -> Band:
 
 
 @remembered(BANDS)
-def _head(title: str, shorten: bool, status_key: str, status_mark: str | None,
+def _head(title: str, shorten: str, status_key: str, status_mark: str | None,
           locale: str) -> Band:
     """The title, and under it what the viewer may do now."""
     img, d = new_canvas(WIDTH, 220, BG)
@@ -311,7 +311,7 @@ def draw_hand(obs: Observation, locale: str) -> list[Band]:
     marks = card_marks(obs)
     cursed = frozenset(obs.battle.active_curses) if obs.battle is not None else frozenset()
     title = translate(msg("render.hand.title", who=name_text(me.name, locale)), locale)
-    bands = [_head(title, may_shorten(me.name), *_status(obs, marks), locale)]
+    bands = [_head(title, shortenable(me.name), *_status(obs, marks), locale)]
     if obs.hand:
         bands += _cards_rows(obs.hand, marks, cursed, locale)
     else:

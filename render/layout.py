@@ -45,6 +45,11 @@ def may_shorten(name: Param) -> bool:
     return not isinstance(name, Msg) and len(str(name)) > PLAYER_NAME_WHOLE
 
 
+def shortenable(name: Param) -> str:
+    """The text of ``name`` when a title may cut it (see :func:`may_shorten`), else nothing."""
+    return str(name) if may_shorten(name) else ""
+
+
 def lines_of(text: str, width: int, size: int = MIN_TEXT, max_lines: int = 3,
              condensed: bool = False) -> list[str]:
     """``text`` broken into lines no wider than ``width`` at ``size`` (up to ``max_lines``)."""
@@ -62,12 +67,34 @@ def draw_lines(d: ImageDraw.ImageDraw, x: int, y: int, lines: list[str], size: i
     return y
 
 
+def _two_lines(title: str, room: int) -> list[str] | None:
+    """``title`` in at most two lines of ``room`` px at MIN_TEXT, or None when it needs more
+    (or a word wider than a line)."""
+    lines = wrap(title, room, MIN_TEXT, max_lines=2)
+    return lines if " ".join(lines) == " ".join(title.split()) else None
+
+
+def shortened_name(title: str, name: str, room: int) -> str:
+    """``title`` with the ``name`` in it cut as little as two lines of ``room`` px need, ending
+    with an ellipsis, so the words around the name (a turn's phase, a win, the monster fought)
+    stay whole; ``title`` itself when it fits, or when no shorter name would make it fit."""
+    if not name or name not in title or _two_lines(title, room) is not None:
+        return title
+    for keep in range(len(name) - 1, 0, -1):
+        candidate = title.replace(name, name[:keep].rstrip() + "…", 1)
+        if _two_lines(candidate, room) is not None:
+            return candidate
+    return title
+
+
 def title_bar(img: Image.Image, d: ImageDraw.ImageDraw, mark: Image.Image | str, title: str,
-              right: str, right_fill: RGB = MUTED, shorten: bool = False,
+              right: str, right_fill: RGB = MUTED, shorten: str = "",
               right_mark: Image.Image | None = None) -> int:
     """The picture's first lines: a mark (icon name or sprite), the title (in two lines when one
     does not hold it), and a short text at the right (with an optional sprite before it);
-    returns the height used."""
+    returns the height used. ``shorten`` is a name in the title that may be cut (a player's
+    beyond PLAYER_NAME_WHOLE characters, a tournament's): when the title needs more than two
+    lines, that name ends with an ellipsis rather than the words after it."""
     sprite = icon(mark, 34) if isinstance(mark, str) else mark
     paste(img, sprite, (MARGIN, 8))
     rw = text_width(right, MIN_TEXT) if right else 0
@@ -78,9 +105,10 @@ def title_bar(img: Image.Image, d: ImageDraw.ImageDraw, mark: Image.Image | str,
     if title == " ".join(title.split()) and text_width(title, TITLE_PX) <= room:
         lines, size = [title], TITLE_PX
     else:  # smaller, on two lines
-        lines, size = wrap(title, room, MIN_TEXT, max_lines=2), MIN_TEXT
+        lines = wrap(shortened_name(title, shorten, room), room, MIN_TEXT, max_lines=2)
+        size = MIN_TEXT
     cy = 25
-    y = draw_lines(d, x, cy, lines, size, fill=INK, shorten=shorten)
+    y = draw_lines(d, x, cy, lines, size, fill=INK, shorten=bool(shorten))
     if right:
         draw_text(d, (WIDTH - MARGIN, cy), right, MIN_TEXT, fill=right_fill, anchor="rm")
     if right_mark is not None:
@@ -96,7 +124,7 @@ BANDS = 1024
 
 
 @remembered(BANDS)
-def title_band(mark: str, title: str, right: str, shorten: bool = False) -> Band:
+def title_band(mark: str, title: str, right: str, shorten: str = "") -> Band:
     """The title bar (see :func:`title_bar`) as a band of its own."""
     img, d = new_canvas(WIDTH, 120, BG)
     h = title_bar(img, d, mark, title, right, shorten=shorten)

@@ -19,7 +19,7 @@ from render.bands import Band, band
 from render.cards import card_back, empty_slot, monster_tile
 from render.chips import card_chip, chip_key
 from render.icons import icon, paste
-from render.layout import BANDS, name_text, title_bar
+from render.layout import BANDS, name_text, shortenable, title_bar
 from render.seats import seat_bands
 from render.style import (
     BG,
@@ -271,10 +271,10 @@ def pending_sprite(pending: str, height: int) -> Image.Image:
 
 
 @remembered(BANDS)
-def _header_band(mark: str, title: str, right: str, pending: str | None) -> Band:
+def _header_band(mark: str, title: str, right: str, pending: str | None, shorten: str) -> Band:
     img, d = new_canvas(WIDTH, 120, BG)
     chip = pending_sprite(pending, 40) if pending is not None else None
-    h = title_bar(img, d, mark, title, right, shorten=True, right_mark=chip)
+    h = title_bar(img, d, mark, title, right, shorten=shorten, right_mark=chip)
     return band(img.crop((0, 0, WIDTH, h)))
 
 
@@ -283,11 +283,11 @@ def _header(obs: Observation, locale: str) -> Band:
     if obs.winner is not None:
         winner = obs.seats[obs.winner].name
         text = translate(msg("render.winner", who=name_text(winner, locale)), locale)
-        return _header_band("trophy", text, rnd, None)
+        return _header_band("trophy", text, rnd, None, shortenable(winner))
     phase = msg(f"render.phase.{shown_phase(obs).value}")
-    who = name_text(obs.seats[obs.current].name, locale)
-    text = translate(msg("render.turn", who=who, phase=phase), locale)
-    return _header_band("arrow", text, rnd, obs.pending)
+    name = obs.seats[obs.current].name
+    text = translate(msg("render.turn", who=name_text(name, locale), phase=phase), locale)
+    return _header_band("arrow", text, rnd, obs.pending, shortenable(name))
 
 
 @remembered(BANDS)

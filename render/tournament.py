@@ -184,10 +184,11 @@ def standings_image(lines: Sequence[StandingLine], name: str, round_number: int,
     """PNG of the standings of tournament ``name`` after round ``round_number`` of ``rounds``
     (``final``: the tournament is over), ``lines`` best first; the points rule and the
     tie-breaks under them."""
-    title = translate(msg("render.tournament.standings_title", name=drawable(name)), locale)
+    shown = drawable(name)
+    title = translate(msg("render.tournament.standings_title", name=shown), locale)
     right = translate("render.tournament.final", locale) if final else translate(
         msg("render.tournament.round_of", round=round_number, rounds=rounds), locale)
-    bands = [title_band("trophy", title, right, shorten=True)]
+    bands = [title_band("trophy", title, right, shorten=shown)]
     bands += _table_bands(lines, locale)
     notes = [translate("render.tournament.points_rule", locale),
              translate("render.tournament.tie_rule", locale), *lot_note(lines, locale)]
@@ -233,7 +234,7 @@ def champion_image(lines: Sequence[StandingLine], name: str, rounds: int, player
     ``lines``), then the first ``podium`` lines of the standings."""
     title = drawable(name)
     right = translate(msg("render.tournament.players", count=players), locale)
-    bands = [title_band("trophy", title, right, shorten=True),
+    bands = [title_band("trophy", title, right, shorten=title),
              _champion_band(lines[0], rounds, locale), _gap(12)]
     bands += _table_bands(lines[:podium], locale)
     note = lot_note(lines, locale, podium)

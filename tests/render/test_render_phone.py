@@ -5,21 +5,23 @@ sprites as drawn; and no label is cut, whatever the card, hero, monster or langu
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from msgspec import structs
 from PIL import Image
 
 import render
+from engine import Phase
 from engine.catalog import tables
-from engine.names import hero_name
+from engine.names import hero_name, monster_name
 from engine.observe import Observation
-from i18n import LOCALES
+from i18n import LOCALES, msg, translate
 from render.icons import record_icons
 from render.layout import PLAYER_NAME_WHOLE
 from render.positions import SCENARIOS, scene
 from render.style import PHONE_WIDTH, WIDTH, Drawn, font, forget_drawings, record_text
+from render.table import shown_phase
 
 SCALE = PHONE_WIDTH / WIDTH
 NUMBER_PX = 12
@@ -195,3 +197,46 @@ def test_the_cut_check_sees_a_cut_label(
     render.style.draw_text(d, (0, 0), "Bartholomew Longname", 26, max_width=150,
                            may_shorten=True)
     assert _cut(texts) == ["Supercalifragilistic"]
+
+
+#: Player names as long as Discord allows (32 characters) and a common longer-than-whole one.
+LONG_NAMES = ("Maximilián Šťastný-Dvořáček 1234", "Françoise-Élodie de Montmorency",
+              "Přemysl Otakar Žluťoučký Kůň III", "Kateřina Nováková")
+
+
+def _title_kept(draw: Callable[[Observation, str], bytes], obs: Observation, locale: str,
+                title: str, name: str) -> list[str]:
+    """The words of ``title`` around ``name`` that ``draw(obs, locale)`` does not show whole
+    (none when the picture keeps them; cached parts forgotten, so drawn again)."""
+    forget_drawings()
+    with record_text() as texts:
+        draw(obs, locale)
+    drawn = " ".join(" ".join(d.text for d in texts).split())
+    around = [" ".join(part.split()) for part in title.split(name) if part.strip()]
+    return [part for part in around if part not in drawn]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_long_player_name_is_shortened_not_the_words_around_it(locale: str) -> None:
+    """A title naming a player whose name is too long for its two lines shortens the name, and
+    keeps whole what the title says of them: the phase of their turn, that they won, the
+    monster they fight."""
+    t = tables()
+    for scenario in ("midgame", "start", "crowded"):
+        base = scene(scenario).observation()
+        for name in LONG_NAMES:
+            obs = structs.replace(base, seats=tuple(structs.replace(s, name=name)
+                                                    for s in base.seats))
+            phase = translate(f"render.phase.{shown_phase(obs).value}", locale)
+            title = translate(msg("render.turn", who=name, phase=phase), locale)
+            assert not _title_kept(render.table_image, obs, locale, title, name)
+            over = structs.replace(obs, phase=Phase.OVER, winner=obs.order[0])
+            title = translate(msg("render.winner", who=name), locale)
+            assert not _title_kept(render.table_image, over, locale, title, name)
+            if obs.battle is None:
+                continue
+            for monster in sorted(t.monsters):
+                fight = structs.replace(obs, battle=structs.replace(obs.battle, monster=monster))
+                title = translate(msg("render.battle.title", who=name,
+                                      monster=monster_name(monster)), locale)
+                assert not _title_kept(render.battle_image, fight, locale, title, name), title
