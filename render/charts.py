@@ -18,7 +18,7 @@ from engine.state import MAX_HP
 from i18n import Msg, msg, translate
 from render.bands import Band, band, encode
 from render.icons import icon, paste
-from render.layout import MARGIN, may_shorten, name_text, shortenable, title_band
+from render.layout import MARGIN, drawable, may_shorten, name_text, shortenable, title_band
 from render.style import (
     BG,
     GOLD,
@@ -189,7 +189,7 @@ def rating_chart(points: Sequence[RatingPoint], name: str, locale: str = "en",
     current one (a question mark while provisional) at the top right, the best and the count of
     matches under the chart. The best is the highest settled (not provisional) rating; before
     any, the rating everyone starts at (``start``; None: no best is shown then)."""
-    title = translate(msg("render.chart.rating_title", who=name), locale)
+    title = translate(msg("render.chart.rating_title", who=drawable(name)), locale)
     now = f"{points[-1].value}?" if points and points[-1].provisional else \
         (str(points[-1].value) if points else "")
     bands = [title_band("trophy", title, now, shorten=shortenable(name)),

@@ -7,6 +7,9 @@ is full. Game names (cards, monsters, heroes, labels) are never shortened: they 
 
 from __future__ import annotations
 
+import unicodedata
+from functools import lru_cache
+
 from PIL import Image, ImageDraw
 
 from i18n import Msg, Param, translate
@@ -22,6 +25,7 @@ from render.style import (
     draw_text,
     new_canvas,
     remembered,
+    text_mask,
     text_width,
     wrap,
 )
@@ -33,21 +37,41 @@ TITLE_PX = 30
 LINE_H = 34  # pitch of a line of text at TITLE_PX or less
 
 
+@lru_cache(maxsize=4096)
+def _has_glyph(ch: str) -> bool:
+    """True when the bundled font draws ``ch`` (not its box for a missing character)."""
+    missing, _, _ = text_mask("\U0010fffd", TITLE_PX, True, False, "la")
+    mask, _, _ = text_mask(ch, TITLE_PX, True, False, "la")
+    return mask.size != missing.size or mask.tobytes() != missing.tobytes()
+
+
+def drawable(name: str) -> str:
+    """``name`` without the characters the bundled font cannot draw (most emoji) and the
+    invisible ones that join or vary emoji, its spaces tidied; a question mark when nothing is
+    left."""
+    kept = "".join(ch for ch in name if ch.isspace() or (
+        unicodedata.category(ch) != "Cf" and not 0xFE00 <= ord(ch) <= 0xFE0F
+        and _has_glyph(ch)))
+    return " ".join(kept.split()) or "?"
+
+
 def name_text(name: Param, locale: str) -> str:
-    """A seat's display name (player name or hero name message) as text."""
+    """A seat's display name as drawn: a hero name message in ``locale``, or the player's name
+    without what the font cannot draw (:func:`drawable`)."""
     if isinstance(name, Msg):
         return translate(name, locale)
-    return str(name)
+    return drawable(str(name))
 
 
 def may_shorten(name: Param) -> bool:
     """True when ``name`` is a player's name beyond the length always drawn whole."""
-    return not isinstance(name, Msg) and len(str(name)) > PLAYER_NAME_WHOLE
+    return not isinstance(name, Msg) and len(drawable(str(name))) > PLAYER_NAME_WHOLE
 
 
 def shortenable(name: Param) -> str:
-    """The text of ``name`` when a title may cut it (see :func:`may_shorten`), else nothing."""
-    return str(name) if may_shorten(name) else ""
+    """The player's name as drawn when a title may cut it (see :func:`may_shorten`), else
+    nothing."""
+    return drawable(str(name)) if may_shorten(name) else ""
 
 
 def lines_of(text: str, width: int, size: int = MIN_TEXT, max_lines: int = 3,

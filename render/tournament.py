@@ -8,20 +8,18 @@ lines (:class:`StandingLine`) already ranked.
 Players' names follow the pictures' policy (:mod:`render.layout`): up to
 :data:`~render.layout.PLAYER_NAME_WHOLE` characters always whole, longer ones may end with an
 ellipsis. Characters the bundled font cannot draw (most emoji) are left out rather than drawn as
-empty boxes (:func:`drawable`).
+empty boxes (:func:`~render.layout.drawable`).
 """
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from i18n import msg, translate
 from render.bands import Band, band, encode
 from render.icons import icon, paste
-from render.layout import MARGIN, PLAYER_NAME_WHOLE, lines_of, title_band
+from render.layout import MARGIN, PLAYER_NAME_WHOLE, drawable, lines_of, title_band
 from render.style import (
     BG,
     GOLD,
@@ -34,7 +32,6 @@ from render.style import (
     WIDTH,
     draw_text,
     new_canvas,
-    text_mask,
     text_width,
 )
 
@@ -64,24 +61,6 @@ class StandingLine:
     dropped: bool = False
     bye: bool = False
     by_lot: bool = False
-
-
-@lru_cache(maxsize=4096)
-def _has_glyph(ch: str) -> bool:
-    """True when the bundled font draws ``ch`` (not its box for a missing character)."""
-    missing, _, _ = text_mask("\U0010fffd", NAME_PX, True, False, "la")
-    mask, _, _ = text_mask(ch, NAME_PX, True, False, "la")
-    return mask.size != missing.size or mask.tobytes() != missing.tobytes()
-
-
-def drawable(name: str) -> str:
-    """``name`` without the characters the bundled font cannot draw (most emoji) and the
-    invisible ones that join or vary emoji, its spaces tidied; a question mark when nothing is
-    left."""
-    kept = "".join(ch for ch in name if ch.isspace() or (
-        unicodedata.category(ch) != "Cf" and not 0xFE00 <= ord(ch) <= 0xFE0F
-        and _has_glyph(ch)))
-    return " ".join(kept.split()) or "?"
 
 
 @dataclass(frozen=True)

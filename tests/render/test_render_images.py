@@ -234,3 +234,39 @@ def test_band_checksums_combine_as_zlib_computes_them() -> None:
         a = bytes(rng.randrange(256) for _ in range(size_a))
         b = bytes(rng.randrange(256) for _ in range(size_b))
         assert adler32_combine(zlib.adler32(a), zlib.adler32(b), len(b)) == zlib.adler32(a + b)
+
+
+#: Discord names with characters the bundled font lacks: emoji, a flag, CJK.
+EMOJI_NAMES = ("Bob 🎲", "🏆🏆 Zoë", "Kuba 🇨🇿", "Eva \u2764\ufe0f\u200d\U0001f525 Nová 你好")
+
+
+def test_player_names_are_drawn_without_boxes_for_missing_glyphs() -> None:
+    """A player name with emoji (or other characters the font lacks) is drawn without them in
+    every picture naming players, as the tournament's pictures do, never as empty boxes."""
+    from render.charts import RatingPoint, SeatSeries, rating_chart, summary_chart
+    from render.style import record_text
+
+    f = font(40)
+    notdef = bytes(f.getmask("\u4e00"))
+    base = scene("midgame").observation()
+    obs = structs.replace(base, seats=tuple(structs.replace(s, name=n)
+                                            for s, n in zip(base.seats, EMOJI_NAMES,
+                                                            strict=True)))
+    winner = structs.replace(obs, phase=Phase.OVER, winner=1)
+    series = [SeatSeries(s.hero, n, keys=(0, 1), hp=(5, 3), won=s.index == 0)
+              for s, n in zip(obs.seats, EMOJI_NAMES, strict=True)]
+    forget_drawings()
+    with record_text() as texts:
+        render.table_image(obs)
+        render.table_image(winner)
+        render.battle_image(obs)
+        render.hand_image(obs)
+        summary_chart(series)
+        rating_chart([RatingPoint(1500)], EMOJI_NAMES[0])
+    forget_drawings()
+    boxes = sorted({d.text for d in texts
+                    if any(not ch.isspace() and bytes(f.getmask(ch)) == notdef
+                           for ch in d.text)})
+    assert not boxes, boxes
+    drawn = " ".join(d.text for d in texts)
+    assert "Bob" in drawn and "Zoë" in drawn and "Eva" in drawn
