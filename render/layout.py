@@ -27,6 +27,7 @@ from render.style import (
     remembered,
     text_mask,
     text_width,
+    words_of,
     wrap,
 )
 
@@ -95,7 +96,7 @@ def _two_lines(title: str, room: int) -> list[str] | None:
     """``title`` in at most two lines of ``room`` px at MIN_TEXT, or None when it needs more
     (or a word wider than a line)."""
     lines = wrap(title, room, MIN_TEXT, max_lines=2)
-    return lines if " ".join(lines) == " ".join(title.split()) else None
+    return lines if " ".join(lines) == " ".join(words_of(title)) else None
 
 
 def shortened_name(title: str, name: str, room: int) -> str:
@@ -126,7 +127,7 @@ def title_bar(img: Image.Image, d: ImageDraw.ImageDraw, mark: Image.Image | str,
         rw += right_mark.width + 8
     x = MARGIN + sprite.width + 8
     room = WIDTH - MARGIN - x - (rw + 14 if rw else 0)
-    if title == " ".join(title.split()) and text_width(title, TITLE_PX) <= room:
+    if title == " ".join(words_of(title)) and text_width(title, TITLE_PX) <= room:
         lines, size = [title], TITLE_PX
     else:  # smaller, on two lines
         lines = wrap(shortened_name(title, shorten, room), room, MIN_TEXT, max_lines=2)

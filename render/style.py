@@ -8,6 +8,7 @@ Every picture is :data:`WIDTH` pixels wide and laid out for the width a phone sh
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -241,11 +242,22 @@ def draw_text(d: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: 
     return text_width(text, size, bold, condensed)
 
 
+#: The spaces a line may break at: every space but the no-break ones (French writes one before
+#: ``! ? : ;``, which must not start a line).
+_BREAKABLE = re.compile(r"[^\S\u00a0\u202f\u2007]+")
+
+
+def words_of(text: str) -> list[str]:
+    """The words of ``text`` a line may break between (a no-break space holds its neighbours
+    in one word)."""
+    return [w for w in _BREAKABLE.split(text) if w]
+
+
 def wrap(text: str, max_width: int, size: int, bold: bool = True,
          max_lines: int = 2, condensed: bool = False) -> list[str]:
     """Break ``text`` into at most ``max_lines`` lines no wider than ``max_width`` (the last
-    line ends with an ellipsis when it all does not fit)."""
-    words = text.split()
+    line ends with an ellipsis when it all does not fit); never at a no-break space."""
+    words = words_of(text)
     whole = " ".join(words)
     if text_width(whole, size, bold, condensed) <= max_width:  # the usual case: one line
         return [whole] if whole else []

@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from msgspec import structs
 
 import render
+from engine import Phase
 from engine.names import monster_name
 from i18n import LOCALES, catalog, texts, translate
 from render.cards import LINE_SPACING, TWO_LINE_SHRINK, name_layout
@@ -137,3 +139,20 @@ def test_demo_writes_every_language_at_once(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         f"{kind}{'' if loc == 'en' else '-' + loc}.png"
         for kind in ("table", "battle", "hand") for loc in LOCALES)
+
+
+def test_french_no_break_spaces_hold_in_wrapped_lines(drawn: list[Drawn]) -> None:
+    """French puts a no-break space before ``! ? : ;``: a wrapped title never starts a line
+    with the mark alone (``Jean-Baptiste de la gagne`` then ``!``), and the space stays
+    unbreakable as drawn."""
+    base = scene("midgame").observation()
+    long_name = "Jean-Baptiste de la Fontaine"
+    for end in range(8, len(long_name) + 1):
+        name = long_name[:end]
+        over = structs.replace(base, phase=Phase.OVER, winner=0, seats=tuple(
+            structs.replace(s, name=name) for s in base.seats))
+        render.table_image(over, "fr")
+    titles = [d.text for d in drawn if "gagne" in d.text or d.text.startswith("!")]
+    assert len(titles) > 10
+    assert not [t for t in titles if t.lstrip()[:1] in set("!?:;»")], titles
+    assert all("gagne\u00a0!" in t for t in titles if "gagne" in t), titles
