@@ -298,11 +298,14 @@ def _round_labels(rounds: int, cell: float) -> list[int]:
 
 
 def _axis_band(rounds: int) -> Band:
-    """The round numbers under the plots."""
+    """The round numbers under the plots, each under its round but inside the margins (the
+    last round's column is narrower than its number in a long match)."""
     img, d = new_canvas(WIDTH, AXIS_H, BG)
     left, cell = _plot_x(rounds)
     for r in _round_labels(rounds, cell):
-        draw_text(d, (left + (r - 0.5) * cell, 6), str(r), MIN_TEXT, fill=MUTED, anchor="mt")
+        half = text_width(str(r), MIN_TEXT) / 2
+        x = min(left + (r - 0.5) * cell, WIDTH - MARGIN - half)
+        draw_text(d, (x, 6), str(r), MIN_TEXT, fill=MUTED, anchor="mt")
     return band(img)
 
 

@@ -129,3 +129,18 @@ def test_the_best_rating_counts_only_settled_ones_or_the_start(drawn: Recorded) 
     settled = [RatingPoint(1700, provisional=True), RatingPoint(1650), RatingPoint(1600)]
     rating_chart(settled, "Bob", start=1500)
     assert "best 1650" in {d.text for d in texts}, {d.text for d in texts}
+
+
+@pytest.mark.parametrize("rounds", [9, 10, 40, 45, 60, 99, 100, 150])
+def test_the_round_numbers_stay_inside_the_summary_chart(rounds: int) -> None:
+    """The last round's number, centred under its round, is not cut by the picture's edge in a
+    long match: the margins at both sides stay empty."""
+    from render.layout import MARGIN
+    from render.style import BG
+
+    image = picture(summary_chart(match(rounds)))
+    ground = image.getpixel((0, 0))  # the background as the shared palette keeps it
+    assert max(abs(a - b) for a, b in zip(ground, BG, strict=True)) <= 4
+    for x in (*range(MARGIN // 2), *range(WIDTH - MARGIN // 2, WIDTH)):
+        column = {image.getpixel((x, y)) for y in range(image.height)}
+        assert column == {ground}, f"{rounds} rounds: ink at x={x}"
