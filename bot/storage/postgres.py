@@ -8,9 +8,11 @@ other gets :class:`~bot.storage.records.StaleVersion`. A table read before is ke
 process may have written it since: it is served again only when its row's ``xmin`` is
 unchanged, checked by the read itself (one query, which then skips the stored state). A write
 of a table another process holds the lease of tells that process
-(:mod:`bot.storage.postgres_listen`). Refusals become
-:class:`~bot.storage.records.CannotSave` (the server is out of room or out of reach: the same
-write may work later) or :class:`~bot.storage.records.DatabaseError`.
+(:mod:`bot.storage.postgres_listen`). A server out of reach makes a read or a write raise
+:class:`~bot.storage.records.Unreachable` (the same may work once it is back; the pool
+connects again by itself); a write's other refusals become
+:class:`~bot.storage.records.CannotSave` (the server is out of room: the same write may work
+later) or :class:`~bot.storage.records.DatabaseError`.
 """
 
 from __future__ import annotations
@@ -21,19 +23,30 @@ from contextlib import asynccontextmanager
 
 import asyncpg
 
-from bot.storage.core.db import Db
+from bot.storage.core.db import Db, Reads
 from bot.storage.core.store import CoreStore
 from bot.storage.interface import Storage, TableListener
 from bot.storage.postgres_dialect import DIALECT, Connection, PostgresDb, set_codecs
 from bot.storage.postgres_listen import Listener, OwnConnections, notify, tell
 from bot.storage.postgres_schema import SCHEMA_VERSION, migrate, schema_version
-from bot.storage.records import CannotSave, DatabaseError, SchemaTooNew, StorageError
+from bot.storage.records import CannotSave, DatabaseError, SchemaTooNew, StorageError, Unreachable
 
 #: Connections each process keeps open to the server.
 POOL_SIZE = 4
-#: What the server or the way to it says when it cannot take a write now.
-UNREACHABLE = (OSError, asyncpg.InsufficientResourcesError, asyncpg.PostgresConnectionError,
-               asyncpg.InterfaceError, asyncpg.CannotConnectNowError)
+#: What the server or the way to it says when the server cannot be reached: it is stopped,
+#: starting, shutting down or crashed, or the way to it is cut (a connection refused, reset or
+#: lost in the middle of a query).
+UNREACHABLE = (OSError, asyncpg.PostgresConnectionError, asyncpg.CannotConnectNowError,
+               asyncpg.AdminShutdownError, asyncpg.CrashShutdownError)
+#: What else the server or the client says when it cannot take a write now (out of room).
+CANNOT_TAKE = (asyncpg.InsufficientResourcesError, asyncpg.InterfaceError)
+
+
+def out_of_reach(exc: BaseException) -> bool:
+    """True when ``exc`` says the server cannot be reached (:data:`UNREACHABLE`), or is the
+    client refusing a query on a connection that closed under it."""
+    return (isinstance(exc, UNREACHABLE)
+            or (isinstance(exc, asyncpg.InterfaceError) and "connection is closed" in str(exc)))
 
 
 async def rollback(db: Connection) -> None:
@@ -50,7 +63,7 @@ class Store(CoreStore):
 
     def __init__(self, pool: asyncpg.Pool, clock: Callable[[], float] = time.time,
                  news: Listener | None = None) -> None:
-        super().__init__(DIALECT, PostgresDb(pool), clock)
+        super().__init__(DIALECT, Reads(PostgresDb(pool), out_of_reach), clock)
         self._pool = pool
         self._news = news
 
@@ -97,10 +110,14 @@ class Store(CoreStore):
                     yield PostgresDb(db)
         except StorageError:
             raise
-        except UNREACHABLE as exc:
-            raise CannotSave(str(exc)) from exc
-        except asyncpg.PostgresError as exc:
-            raise DatabaseError(str(exc)) from exc
+        except Exception as exc:
+            if out_of_reach(exc):
+                raise Unreachable(str(exc) or type(exc).__name__) from exc
+            if isinstance(exc, CANNOT_TAKE):
+                raise CannotSave(str(exc)) from exc
+            if isinstance(exc, asyncpg.PostgresError):
+                raise DatabaseError(str(exc)) from exc
+            raise
 
     def _conflict(self, exc: DatabaseError) -> bool:
         """True when PostgreSQL refused a row that breaks a unique index."""
@@ -128,4 +145,4 @@ def _satisfies_the_interface(store: Store) -> Storage:
     return store
 
 
-__all__ = ["SCHEMA_VERSION", "Store"]
+__all__ = ["SCHEMA_VERSION", "Store", "out_of_reach"]

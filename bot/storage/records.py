@@ -91,6 +91,13 @@ class CannotSave(StorageError):
     and the same write may work later."""
 
 
+class Unreachable(CannotSave):
+    """The database is out of reach (its server stopped, restarting or cut off, its file gone
+    or unreadable): the read or write asked of it was not done, nothing was written, and the
+    same may work once the database is back. A :class:`CannotSave`, so whatever a write that
+    cannot be saved leaves standing stands here too."""
+
+
 class DatabaseError(StorageError):
     """Any other write the database refused (a broken constraint, a damaged file): nothing was
     written."""
@@ -554,7 +561,8 @@ __all__ = [
     "NotHeld", "PlayerRating", "Rater", "RatingChange", "RematchOffer", "SchemaTooNew",
     "SeatInfo", "SeatKind", "SeatResult", "ServerDefaults", "Shards", "StaleVersion", "Status",
     "StorageError",
-    "StoredRating", "TableExists", "TableRecord", "TableResult", "UNDO", "anchor_column",
+    "StoredRating", "TableExists", "TableRecord", "TableResult", "UNDO", "Unreachable",
+    "anchor_column",
     "load_state", "people",
     "places", "seat_results", "seats_from_json", "seats_to_json", "standing", "storable",
     "table_result", "with_seat", "won",

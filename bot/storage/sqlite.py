@@ -4,9 +4,11 @@ one file owned by one process.
 One aiosqlite connection in WAL mode; the schema is versioned with ``PRAGMA user_version`` and
 upgraded by the numbered migrations of :mod:`bot.storage.sqlite_schema`. Writes are made one at
 a time, each one transaction; the queries are the core's (:mod:`bot.storage.core`), in SQLite's
-dialect (:mod:`bot.storage.sqlite_dialect`). A write the disk refuses (full, failing) raises
-:class:`~bot.storage.records.CannotSave`, any other one
-:class:`~bot.storage.records.DatabaseError`.
+dialect (:mod:`bot.storage.sqlite_dialect`). A read the file cannot be read for, or a write it
+cannot be found or read for (:func:`unreadable`, :func:`out_of_reach`: the disk or share it is
+on failing or gone, the file deleted) raises :class:`~bot.storage.records.Unreachable`; any
+other write the disk refuses (full, failing) raises :class:`~bot.storage.records.CannotSave`,
+any other one :class:`~bot.storage.records.DatabaseError`.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import aiosqlite
 
-from bot.storage.core.db import Db
+from bot.storage.core.db import Db, Reads
 from bot.storage.core.store import CoreStore
 from bot.storage.core.tables import RECORDS
 from bot.storage.interface import Storage, TableListener
@@ -30,6 +32,7 @@ from bot.storage.records import (
     MigrationFailed,
     NotADatabase,
     SchemaTooNew,
+    Unreachable,
 )
 from bot.storage.sqlite_dialect import DIALECT, SqliteDb
 from bot.storage.sqlite_schema import SCHEMA_VERSION, run_migration, schema_version
@@ -40,6 +43,32 @@ def cannot_save(exc: BaseException) -> bool:
     return (isinstance(exc, sqlite3.OperationalError)
             and getattr(exc, "sqlite_errorcode", 0) & 0xFF
             in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR))
+
+
+#: SQLite's I/O errors met reading or finding the file (not writing it).
+READING = frozenset({sqlite3.SQLITE_IOERR_READ, sqlite3.SQLITE_IOERR_SHORT_READ,
+                     sqlite3.SQLITE_IOERR_FSTAT, sqlite3.SQLITE_IOERR_ACCESS})
+
+
+def out_of_reach(exc: BaseException) -> bool:
+    """True when ``exc`` is SQLite saying its file cannot be reached: it cannot open it
+    (``unable to open database file``), the file was moved or deleted under it, or it could not
+    read or find it (``disk I/O error`` while reading: the disk or the share the file is on
+    failing or gone). Not an I/O error while writing (a quota, a failing disk: that write cannot
+    be saved, see :func:`cannot_save`), a full disk, a busy or locked database, a damaged file
+    or a mistake in the SQL."""
+    code = getattr(exc, "sqlite_errorcode", 0)
+    return isinstance(exc, sqlite3.OperationalError) and (
+        code & 0xFF == sqlite3.SQLITE_CANTOPEN or code in READING
+        or code == sqlite3.SQLITE_READONLY_DBMOVED)
+
+
+def unreadable(exc: BaseException) -> bool:
+    """True when ``exc``, met by a read outside a transaction, says the file cannot be read:
+    :func:`out_of_reach`, or any I/O error (a read writes nothing)."""
+    return out_of_reach(exc) or (isinstance(exc, sqlite3.OperationalError)
+                                 and getattr(exc, "sqlite_errorcode", 0) & 0xFF
+                                 == sqlite3.SQLITE_IOERR)
 
 
 class Connection:
@@ -100,7 +129,12 @@ class Connection:
         """One write transaction (after the write under way): committed when the block ends,
         rolled back when it raises; SQLite's refusals become storage errors."""
         async with self.writing:
-            await self.db.execute("BEGIN IMMEDIATE")
+            try:
+                await self.db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if unreadable(exc):  # nothing written yet: the file cannot be locked or read
+                    raise Unreachable(str(exc)) from exc
+                raise
             try:
                 yield self.db
                 await self.db.execute("COMMIT")
@@ -109,6 +143,8 @@ class Connection:
                 # original error is what matters, not "no transaction is active"
                 if self.db.in_transaction:
                     await self._roll_back()
+                if out_of_reach(exc):
+                    raise Unreachable(str(exc)) from exc
                 if cannot_save(exc):
                     raise CannotSave(str(exc)) from exc
                 if isinstance(exc, sqlite3.Error):
@@ -131,7 +167,7 @@ class Store(CoreStore):
     SQL until a write of it ends."""
 
     def __init__(self, connection: Connection, clock: Callable[[], float] = time.time) -> None:
-        super().__init__(DIALECT, SqliteDb(connection.db), clock)
+        super().__init__(DIALECT, Reads(SqliteDb(connection.db), unreadable), clock)
         self._connection = connection
 
     @classmethod
@@ -168,4 +204,5 @@ def _satisfies_the_interface(store: Store) -> Storage:
     return store
 
 
-__all__ = ["RECORDS", "SCHEMA_VERSION", "Connection", "Store", "cannot_save"]
+__all__ = ["RECORDS", "SCHEMA_VERSION", "Connection", "Store", "cannot_save", "out_of_reach",
+           "unreadable"]

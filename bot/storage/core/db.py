@@ -1,12 +1,17 @@
 """What the core asks of a backend: a connection of the :class:`Db` shape (queries written with
 ``?`` placeholders, rows as tuples of plain Python values: ints, floats for times, bools or ints
-for flags, text for JSON) and a :class:`Dialect` for the few pieces of SQL that differ."""
+for flags, text for JSON) and a :class:`Dialect` for the few pieces of SQL that differ; the reads
+outside a transaction fail as the writes do when the database is out of reach
+(:class:`Reads`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
+
+from bot.storage.records import Unreachable
 
 #: A row read: its values in the order of the query's columns.
 Row = tuple[object, ...]
@@ -30,6 +35,48 @@ class Db(Protocol):
     async def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
         """Run one statement once per row of arguments."""
         ...
+
+
+class Reads:
+    """A backend's reads outside a transaction on ``db``: an exception that ``out_of_reach``
+    says means the database cannot be reached (its server stopped or cut off, its file
+    unreadable) is raised as :class:`~bot.storage.records.Unreachable`, as a write's is; any
+    other one as it is."""
+
+    def __init__(self, db: Db, out_of_reach: Callable[[BaseException], bool]) -> None:
+        self.db = db
+        self.out_of_reach = out_of_reach
+
+    @contextmanager
+    def _sorted(self) -> Iterator[None]:
+        try:
+            yield
+        except Unreachable:
+            raise
+        except Exception as exc:
+            if self.out_of_reach(exc):
+                raise Unreachable(str(exc) or type(exc).__name__) from exc
+            raise
+
+    async def fetch(self, sql: str, *args: object) -> list[Row]:
+        """Every row of a query."""
+        with self._sorted():
+            return await self.db.fetch(sql, *args)
+
+    async def fetchrow(self, sql: str, *args: object) -> Row | None:
+        """The first row of a query, or None."""
+        with self._sorted():
+            return await self.db.fetchrow(sql, *args)
+
+    async def execute(self, sql: str, *args: object) -> int:
+        """Run one statement; the number of rows it wrote."""
+        with self._sorted():
+            return await self.db.execute(sql, *args)
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
+        """Run one statement once per row of arguments."""
+        with self._sorted():
+            await self.db.executemany(sql, rows)
 
 
 @dataclass(frozen=True)
@@ -63,4 +110,4 @@ class Dialect:
         return self.one_of.format(column=column)
 
 
-__all__ = ["Db", "Dialect", "Row"]
+__all__ = ["Db", "Dialect", "Reads", "Row"]
