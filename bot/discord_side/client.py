@@ -35,7 +35,7 @@ from bot.discord_side.reminders import Reminders
 from bot.discord_side.ui.custom_ids import KINDS, is_ours
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
-from bot.storage.records import CannotSave
+from bot.storage.records import CannotSave, Unreachable
 from bot.supervision.metrics import UNCOUNTED, Metrics
 from bot.supervision.tasks import Tasks
 from bot.workers.pictures import Pictures
@@ -295,14 +295,19 @@ class KarakBot(commands.AutoShardedBot):
                                    error: app_commands.AppCommandError) -> None:
         """Any command that fails still gets a private answer within Discord's 3 seconds: an
         option value the command does not accept (a modified client can send anything), a
-        database that cannot save (nothing was saved), or an apology for an internal error
-        (logged)."""
+        database out of reach or one that cannot save (nothing was saved; a warning), or an
+        apology for an internal error (logged)."""
         if isinstance(error, app_commands.TransformerError | app_commands.CommandSignatureMismatch
                       | app_commands.CommandNotFound):
             log.warning("refused a command with unusable options: %s", error)
             key = "bot.error.bad_option"
         elif isinstance(error, app_commands.NoPrivateMessage):
             key = "bot.error.guild_only"
+        elif (isinstance(error, app_commands.CommandInvokeError)
+              and isinstance(error.original, Unreachable)):
+            log.warning("command %s not answered: the database is out of reach (%s)",
+                        error.command.name, error.original)
+            key = "bot.error.unreachable"
         elif (isinstance(error, app_commands.CommandInvokeError)
               and isinstance(error.original, CannotSave)):
             log.warning("command %s not saved: %s", error.command.name, error.original)

@@ -14,7 +14,7 @@ import discord
 from bot.supervision.metrics import UNCOUNTED, Metrics, Outcome
 
 #: The answers to a failed command that mean the bot failed (the others refuse the command).
-FAILURES = frozenset({"bot.error.internal", "bot.error.cannot_save"})
+FAILURES = frozenset({"bot.error.internal", "bot.error.cannot_save", "bot.error.unreachable"})
 #: Ids of the interactions being answered with a refusal by their own handler.
 _refused: set[int] = set()
 

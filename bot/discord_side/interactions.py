@@ -37,7 +37,7 @@ from bot.discord_side.ui.targets import Forget, Unreadable
 from bot.game.refusals import Ask, Refusal, Stale
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
-from bot.storage.records import CannotSave, TableRecord
+from bot.storage.records import CannotSave, TableRecord, Unreachable
 from bot.supervision.log_context import about
 from i18n import Msg, msg, translate
 
@@ -73,8 +73,9 @@ class Interactions:
     async def on_click(self, interaction: discord.Interaction[Any], control: Control,
                        values: list[str]) -> None:
         """Answer one click on one of the bot's controls; a refusal or a failure becomes a
-        private answer. A bot stopping meanwhile lets the answer finish first (within its grace
-        time). What it logs is about its table and server."""
+        private answer (a database out of reach: one saying so, and a warning). A bot stopping
+        meanwhile lets the answer finish first (within its grace time). What it logs is about
+        its table and server."""
         with about(table=getattr(control.target, "table", None), guild=interaction.guild_id):
             async with self.scheduler.tasks.in_flight():
                 await self._answer(interaction, control, values)
@@ -108,6 +109,11 @@ class Interactions:
         except Refusal as exc:
             answered(interaction, "refused", name)
             await answer_privately(interaction, translate(exc.reason, locale))
+        except Unreachable as exc:  # the supervision and the health check say it too
+            answered(interaction, "error", name)
+            log.warning("click on %s not answered: the database is out of reach (%s)", target,
+                        exc)
+            await answer_privately(interaction, translate(msg("bot.error.unreachable"), locale))
         except CannotSave as exc:
             answered(interaction, "error", name)
             log.warning("click on %s not saved: %s", target, exc)

@@ -42,7 +42,7 @@ from bot.game.history import Loaded
 from bot.game.refusals import Refusal
 from bot.game.rematch import RematchState
 from bot.game.service import GameService
-from bot.storage.records import TableRecord
+from bot.storage.records import TableRecord, Unreachable
 from bot.storage.shares import SharedPost
 from engine.names import seat_name
 from engine.replay import Replay
@@ -399,10 +399,16 @@ async def tournament_choices(service: GameService, sights: Sights,
     """The suggestions of ``/goblin history tournament:``: up to 25 tournaments of this server
     (held in channels the asker may view, as far as ``sights`` knows without asking Discord;
     none in direct messages), newest first, whose name holds what was typed, each labelled with
-    its status."""
+    its status. None while the database is out of reach (the command itself says so once
+    sent)."""
     typed = current.strip().casefold()
     out: list[tuple[str, int]] = []
-    for cup in await service.history.tournaments(sights.known(interaction)):
+    try:
+        cups = await service.history.tournaments(sights.known(interaction))
+    except Unreachable as exc:
+        log.info("no tournaments suggested: the database is out of reach (%s)", exc)
+        return []
+    for cup in cups:
         if typed and typed not in cup.name.casefold() and typed != str(cup.id):
             continue
         label = translate(msg("history.tournament.choice.running", name=cup.name,

@@ -39,6 +39,7 @@ from bot.discord_side.ui.custom_ids import (
 )
 from bot.game.service import GameService
 from bot.process.compose import compose
+from bot.storage.interface import Storage
 from bot.storage.sqlite import Store
 from bot.workers.pool import FEEDER
 from bot.workers.thinking import Thinking
@@ -64,7 +65,10 @@ __all__ = ["CHANNEL", "GUILD", "LINK", "Call", "LiveBot", "User", "component",
 #: Tasks of the stand-in's server side and of a running client that never end by themselves.
 _RESIDENT = ("RequestHandler.start", "RequestHandler._handle_request", "Connection.writer",
              "Loopback._watch", "Client.connect", "AutoShardedClient.connect", "KarakBot.connect",
-             "Shard.worker")
+             "Shard.worker",
+             # a PostgreSQL store's: its listening connection, and its pool refilling itself
+             # while the server is out of reach; a test's relay to the server
+             "Listener._keep", "Pool._maintain_min_size", "Relay._pump")
 
 
 # ---------------------------------------------------------------------------- requests
@@ -198,7 +202,7 @@ class LiveBot:
     """One running bot (a "process") on ``lb``, in guild :data:`GUILD`, channel
     :data:`CHANNEL`."""
 
-    def __init__(self, lb: Loopback, bot: KarakBot, store: Store,
+    def __init__(self, lb: Loopback, bot: KarakBot, store: Storage,
                  connection: contextlib.AsyncExitStack) -> None:
         self.lb = lb
         self.bot = bot
@@ -214,11 +218,12 @@ class LiveBot:
         lb.create_channel(guild, "games", channel_id=CHANNEL)
 
     @classmethod
-    async def start(cls, lb: Loopback, db: Path, renderer: Any = None, *,
+    async def start(cls, lb: Loopback, db: Path | Storage, renderer: Any = None, *,
                     clock: Callable[[], float], seeds: Callable[[], int] | None = None,
                     thinking: Thinking | None = None, dev_guild: int | None = None,
                     pace: PaceClock | None = None, threads: bool = False) -> LiveBot:
-        """Open the database and connect a new bot to ``lb`` (commands synced when they
+        """Open the database (``db``: an SQLite file, or a store opened already, which
+        :meth:`stop` closes too) and connect a new bot to ``lb`` (commands synced when they
         changed, tables resumed, READY received), settled; ``thinking`` makes the AI seats'
         decisions (default: as the bot does, hard ones in a worker process). ``threads``: a
         server that never chose plays each match in a thread of its own (the bot's own
@@ -226,7 +231,7 @@ class LiveBot:
         if seeds is None:
             numbers = itertools.count(7)
             seeds = lambda: next(numbers)  # noqa: E731 - deterministic games in tests
-        store = await Store.open(db, clock=clock)
+        store = await Store.open(db, clock=clock) if isinstance(db, Path) else db
         service = GameService(store, clock=clock, seeds=seeds, thinking=thinking or Thinking(),
                               default_threads=threads)
         paced = pace or PaceClock()  # table edits wait on a clock of the bot's own work

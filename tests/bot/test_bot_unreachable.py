@@ -1,0 +1,128 @@
+"""The bot while its database is out of reach, on the stand-in: a click or a command that needs
+the database gets a private answer saying so (in the clicker's language) and the log a warning
+without a traceback; the tournament suggestions are none; nothing is lost: a move that was not
+written is not shown as played, and once the database is back the same click plays it.
+
+PostgreSQL: the store reaches the shared test server through a relay of the test's own, cut and
+restored (``database_away.Relay``). SQLite: the file's descriptors fail under the open
+connection (``database_away.cut_file``)."""
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from bot_helpers import Clock
+from database_away import Relay, cut_file
+from live_bot import LiveBot, offered
+from players import ANN, BOB, TinyRenderer, my_turn_hand, open_table
+from postgres_server import Server
+
+from bot.discord_side.ui.custom_ids import HandButton, parse
+from bot.storage import postgres
+from bot.workers.thinking import Thinking
+from i18n import msg, translate
+from loopback import Loopback, Message
+
+AWAY = translate(msg("bot.error.unreachable"), "en-US")
+
+
+def move_target(hand: Message, move: str) -> object:
+    """The button or menu of ``hand`` that plays ``move``, as the log names it."""
+    return parse(offered(hand)[move][0])
+
+
+@pytest.fixture
+async def relay(postgres_server: Server) -> AsyncIterator[Relay]:
+    """A relay of the test's own to the shared PostgreSQL server."""
+    way = Relay.to(postgres_server)
+    await way.start()
+    yield way
+    await way.close()
+
+
+def warned(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The warnings logged so far that the database is out of reach, each checked to come
+    without a traceback: what they are about (the start of their line)."""
+    found = [r for r in caplog.records if r.levelno == logging.WARNING
+             and "not answered: the database is out of reach" in r.getMessage()]
+    assert all(r.exc_info is None for r in found), "a warning with a traceback"
+    return [r.getMessage().split(" not answered")[0] for r in found]
+
+
+@pytest.mark.allow_errors("leases failed (Unreachable")  # a lease pass falling in the cut
+async def test_a_postgresql_server_out_of_reach_gets_a_private_answer_and_loses_no_move(
+        lb: Loopback, relay: Relay, postgres_server: Server, clock: Clock,
+        caplog: pytest.LogCaptureFixture) -> None:
+    store = await postgres.Store.open(relay.url(await postgres_server.new_database()),
+                                      clock=clock)
+    h = await LiveBot.start(lb, store, TinyRenderer(), clock=clock,
+                            thinking=Thinking(workers=0))
+    try:
+        tid = await open_table(h, ANN, [BOB])
+        user, hand, rec = await my_turn_hand(h, tid, [ANN, BOB])
+        move = next(iter(offered(hand)))
+        table_message = h.last_table_message()
+        shown, buttons = table_message.text(), hand.custom_ids()
+
+        await relay.cut()  # the server goes away
+        played = await h.play(user, hand, move)
+        opened = await h.click(user, h.message(table_message), HandButton.id_for(tid))
+        history = await h.command(ANN, "history")
+        assert h.said(played) == [AWAY]
+        assert h.said(opened) == [AWAY]
+        assert AWAY in h.said(history)
+        assert await h.autocomplete(ANN, "history", "tournament", "") == []
+        assert warned(caplog) == [f"click on {move_target(hand, move)}",
+                                  f"click on OpenHand(table={tid})", "command history"]
+        # nothing shown as played: the table message and the hand stand as they were
+        assert h.message(table_message).text() == shown
+        assert h.message(hand).custom_ids() == buttons
+
+        await relay.restore()  # it is back: the pool connects again
+        assert (await h.store.get(tid)).version == rec.version  # type: ignore[union-attr]
+        again = await h.play(user, h.message(hand), move)
+        assert AWAY not in h.said(again)
+        assert (await h.store.get(tid)).version > rec.version  # type: ignore[union-attr]
+        assert h.last_table_message().text() != shown
+        assert AWAY not in h.said(await h.command(ANN, "history"))
+    finally:
+        await h.stop()
+
+
+async def test_an_sqlite_file_out_of_reach_gets_a_private_answer_and_loses_no_move(
+        lb: Loopback, tmp_path: Path, clock: Clock, caplog: pytest.LogCaptureFixture) -> None:
+    """The bot restarted (what it reads comes from the file, not SQLite's cache), then the
+    file goes out of reach: past matches cannot be read, and from then on neither can the
+    table a move or a hand needs."""
+    db = tmp_path / "k.db"
+    h = await LiveBot.start(lb, db, TinyRenderer(), clock=clock, thinking=Thinking(workers=0))
+    tid = await open_table(h, ANN, [BOB])
+    await h.stop()
+    h = await LiveBot.start(lb, db, TinyRenderer(), clock=clock, thinking=Thinking(workers=0))
+    try:
+        user, hand, rec = await my_turn_hand(h, tid, [ANN, BOB])
+        move = next(iter(offered(hand)))
+        table_message = h.last_table_message()
+        shown, buttons = table_message.text(), hand.custom_ids()
+
+        with cut_file(db):  # the disk the file is on goes away
+            history = await h.command(ANN, "history")
+            played = await h.play(user, hand, move)
+            opened = await h.click(user, h.message(table_message), HandButton.id_for(tid))
+        assert AWAY in h.said(history)
+        assert h.said(played) == [AWAY]
+        assert h.said(opened) == [AWAY]
+        assert warned(caplog) == ["command history", f"click on {move_target(hand, move)}",
+                                  f"click on OpenHand(table={tid})"]
+        assert h.message(table_message).text() == shown
+        assert h.message(hand).custom_ids() == buttons
+
+        assert (await h.store.get(tid)).version == rec.version  # type: ignore[union-attr]
+        again = await h.play(user, h.message(hand), move)  # the file is back
+        assert AWAY not in h.said(again)
+        assert (await h.store.get(tid)).version > rec.version  # type: ignore[union-attr]
+        assert h.last_table_message().text() != shown
+    finally:
+        await h.stop()
