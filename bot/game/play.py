@@ -345,7 +345,9 @@ class Play:
                      going: Callable[[], bool] = _always) -> list[Outcome]:
         """The turn timer ran out at ``version``: the AI plays the rest of this turn (D7).
 
-        The seat's timeout count grows; at :data:`MAX_TIMEOUTS` the seat goes to the AI for good.
+        The seat's timeout count grows, once a turn (a turn cut short by a failure and played
+        on at the next pass is counted once); at :data:`MAX_TIMEOUTS` the seat goes to the AI
+        for good.
         Nothing happens when the table moved on, the deadline is not reached or the bot is not
         ``going`` on (a stop began). When another process changes the table between its read and
         a write, the table is read again and the turn played on while it is still this turn and
@@ -385,6 +387,8 @@ class Play:
         seats = record.seats
         if out:
             handed = out[0].handed_to_ai
+        elif await self._timed_out_already(record, seat):
+            handed = False  # counted when the AI began it: a failure cut it short
         else:
             info = seats[seat]
             count = info.timeouts + 1
@@ -401,6 +405,16 @@ class Play:
             s = record.game
             if s.phase is Phase.OVER or (s.round, s.turn) != turn or handed:
                 return
+
+    async def _timed_out_already(self, record: TableRecord, seat: int) -> bool:
+        """True when the AI already made moves of this timed-out turn of ``seat`` (a write
+        failed, or the bot stopped, before it ended): its timeout was counted then. Its last
+        move is then the table's last, the AI's for a person's seat, made once the turn's
+        deadline had passed (its earlier turns' moves were all made before this turn began)."""
+        rows = await self.store.action_log(record.id)
+        last = rows[-1] if rows else None
+        return (last is not None and last.seat == seat and last.by_ai
+                and record.deadline is not None and last.at >= record.deadline)
 
     async def due(self, only: Collection[int] | None = None) -> list[tuple[int, int, float]]:
         """(table id, version, deadline) of every running table with a turn timer set (of the

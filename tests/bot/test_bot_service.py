@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bot_helpers import Clock
@@ -146,6 +147,38 @@ async def test_turn_timer_hands_the_seat_to_the_ai(service: GameService, clock: 
         after = await service.tables.load(tid)
         assert after.seats[seat].timeouts >= n or after.seats[seat].ai
     assert (await service.tables.load(tid)).seats[seat].ai
+
+
+async def test_a_timed_out_turn_cut_short_counts_once(service: GameService, clock: Clock,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write failing while the AI plays a timed-out turn (a full disk; a crash is the
+    same): the next pass plays the rest of that turn, and it still counts as one timeout,
+    not a second one that hands the seat to the AI for good."""
+    tid = await started(service, timer=60)
+    rec = await service.tables.load(tid)
+    assert rec.deadline is not None
+    seat = rec.game.current
+    real = service.store.apply
+    writes = 0
+
+    async def second_write_fails(*args: Any, **kwargs: Any) -> None:
+        nonlocal writes
+        writes += 1
+        if writes == 2:
+            raise OSError("disk full")
+        await real(*args, **kwargs)
+
+    monkeypatch.setattr(service.store, "apply", second_write_fails)
+    clock.now = rec.deadline + 1
+    with pytest.raises(OSError):
+        await service.play.expire(tid, rec.version)
+    cut = await service.tables.load(tid)
+    assert cut.version == rec.version + 1 and cut.game.current == seat  # one move made
+    assert cut.seats[seat].timeouts == 1
+    outs = await service.play.expire(tid, cut.version)  # the next pass of the timers
+    assert outs and not any(o.handed_to_ai for o in outs) and outs[-1].turn_changed
+    after = await service.tables.load(tid)
+    assert after.seats[seat].timeouts == 1 and not after.seats[seat].ai
 
 
 async def test_corrupt_row_only_hurts_its_table(service: GameService, store: Store,
