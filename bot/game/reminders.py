@@ -82,7 +82,8 @@ class Reminding:
         only its holder reminds), earliest due first, each recorded as sent already; one
         whose person was active since their turn started is recorded as such and left out;
         people who did not ask for reminders, or whose direct messages are closed, are left
-        out. :attr:`upcoming` then tells when the next one falls due."""
+        out, and so is a turn whose time is up (the bot was stopped past its deadline: the
+        timers' next pass plays it). :attr:`upcoming` then tells when the next one falls due."""
         now = self.clock()
         found: list[tuple[TableRecord, int, float, float]] = []
         slow: set[int] = set()
@@ -95,8 +96,8 @@ class Reminding:
             if record.timer >= SLOW:
                 slow.add(tid)
             waiting = slow_turn(record)
-            if waiting is None:
-                continue
+            if waiting is None or record.deadline is None or record.deadline <= now:
+                continue  # none of a turn whose time is up: the AI plays it at once
             if waiting[2] > now:
                 upcoming = min(upcoming, waiting[2])
             elif await holding(tid):

@@ -172,3 +172,25 @@ async def test_a_reminder_due_while_stopped_goes_out_once_after_a_restart(
         assert len(dms(third, mover)) == 1  # recorded: not sent again after a restart
     finally:
         await third.stop()
+
+
+async def test_no_reminder_of_a_turn_whose_time_ran_out_while_stopped(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """The bot was stopped past a turn's deadline: the AI plays that turn at the next pass of
+    the timers; its person gets no direct message "time is up" about it first."""
+    db = tmp_path / "k.db"
+    start = clock.now
+    bot = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        for who in (ANN, BOB):
+            await bot.command(who, "notify", state="on")
+        await open_table(bot, ANN, [BOB], timer=8 * HOUR)
+    finally:
+        await bot.stop()
+    clock.now = start + 9 * HOUR
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await remind(again)  # the loop's first pass, before the timers' first one
+        assert dms(again, ANN) == [] and dms(again, BOB) == []
+    finally:
+        await again.stop()
