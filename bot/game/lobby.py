@@ -39,6 +39,16 @@ from engine import rng as engine_rng
 from engine.agents import DEFAULT_LEVEL
 from i18n import Msg, msg
 
+#: The bits of a new table's (or tournament's) seed. The seed decides every hidden card of a
+#: match, and the first table picture pins it down among the seeds that could have been drawn:
+#: 2**31 of them are tried in a minute; 2**63 (the most a signed 64-bit column keeps) are not.
+SEED_BITS = 63
+
+
+def new_seed() -> int:
+    """A new seed, from the operating system's secure generator."""
+    return secrets.randbits(SEED_BITS)
+
 
 def game_config(lobby: Sequence[SeatInfo], abilities: bool,
                 seed: int) -> tuple[tuple[SeatInfo, ...], GameConfig]:
@@ -65,7 +75,7 @@ class Lobby:
     tables: Tables
     servers: Servers
     clock: Callable[[], float] = time.time
-    seeds: Callable[[], int] = field(default=lambda: secrets.randbits(31))
+    seeds: Callable[[], int] = field(default=new_seed)
 
     # ------------------------------------------------------------------ lobby
 
@@ -396,4 +406,4 @@ class Lobby:
             raise Refusal(msg("bot.error.host_only"), record)
 
 
-__all__ = ["Lobby"]
+__all__ = ["SEED_BITS", "Lobby", "game_config", "new_seed"]

@@ -16,14 +16,13 @@ together over one storage backend and handed as one value to the Discord side.
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.game.hints import Hints
 from bot.game.history import History
-from bot.game.lobby import Lobby
+from bot.game.lobby import Lobby, new_seed
 from bot.game.meta import BotMeta
 from bot.game.people import People
 from bot.game.play import Play
@@ -48,7 +47,7 @@ class GameService:
     default_timer: int = 0
     default_threads: bool = True  # a server that never chose plays each match in a thread
     clock: Callable[[], float] = time.time
-    seeds: Callable[[], int] = field(default=lambda: secrets.randbits(31))
+    seeds: Callable[[], int] = field(default=new_seed)
     thinking: Thinking = field(default_factory=Thinking)
     tables: Tables = field(init=False)
     servers: Servers = field(init=False)

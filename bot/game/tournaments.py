@@ -25,12 +25,11 @@ from __future__ import annotations
 
 import logging
 import random
-import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from bot.game.lobby import game_config
+from bot.game.lobby import SEED_BITS, game_config, new_seed
 from bot.game.places import Place, Sight
 from bot.game.refusals import Refusal
 from bot.game.seats import MAX_TIMER, TIMERS, deadline
@@ -158,12 +157,12 @@ class View:
 
 def round_seed(seed: int, number: int) -> int:
     """The seed round ``number`` of a tournament of ``seed`` is drawn with."""
-    return random.Random(f"{seed}:{number}").randrange(2**31)
+    return random.Random(f"{seed}:{number}").getrandbits(SEED_BITS)
 
 
 def table_seed(seed: int, pod: int) -> int:
     """The seed of the match of table ``pod`` of a round drawn with ``seed``."""
-    return random.Random(f"{seed}/{pod}").randrange(2**31)
+    return random.Random(f"{seed}/{pod}").getrandbits(SEED_BITS)
 
 
 def _table_size(size: int) -> TableSize:
@@ -205,7 +204,7 @@ class Tournaments:
     store: Storage
     tables: Tables
     clock: Callable[[], float] = time.time
-    seeds: Callable[[], int] = field(default=lambda: secrets.randbits(31))
+    seeds: Callable[[], int] = field(default=new_seed)
     threads: Callable[[int], Awaitable[bool]] | None = None
     takebacks: Callable[[int], Awaitable[bool]] | None = None
 
