@@ -36,6 +36,7 @@ from bot.discord_side.ui.hand import ask_view
 from bot.discord_side.ui.targets import Forget, Unreadable
 from bot.game.refusals import Ask, Refusal, Stale
 from bot.game.scheduler import Scheduler
+from bot.game.seats import sees_hand
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, TableRecord, Unreachable
 from bot.supervision.log_context import about
@@ -210,6 +211,9 @@ class Interactions:
                     "bot.error.not_seated" if seat is None else "bot.error.not_started"),
                     locale))
                 return
+            if not sees_hand(record, seat):
+                await reply.tell(translate(msg("bot.error.seat_is_ai"), locale))
+                return
             payload = await self.messages.hand_payload(record, seat, locale, note)
             await add_away(payload.view, self.service, record, seat, locale)  # while away
             sent = await reply.show(payload.view, payload.files)
@@ -242,7 +246,9 @@ class Interactions:
                 refused_here(interaction)
                 record = exc.record
                 seat = record.seat_of(interaction.user.id) if record else None
-                if record is not None and seat is not None and record.state is not None:
+                if record is not None and seat is not None and not sees_hand(record, seat):
+                    await reply.tell(translate(msg("bot.error.seat_is_ai"), locale))
+                elif record is not None and seat is not None and record.state is not None:
                     await self.reply_hand(reply, record, seat, locale, exc.reason)
                 else:
                     await reply.tell(translate(exc.reason, locale))
@@ -288,6 +294,9 @@ class Interactions:
             seat = record.seat_of(interaction.user.id)
             if seat is None or record.state is None:
                 await reply.tell(translate(msg("bot.error.not_seated"), locale))
+                return
+            if not sees_hand(record, seat):
+                await reply.tell(translate(msg("bot.error.seat_is_ai"), locale))
                 return
             await self.reply_hand(reply, record, seat, locale)
 

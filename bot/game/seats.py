@@ -84,6 +84,13 @@ def deciding_seat(record: TableRecord, user_id: int, version: int, hand_of: int 
     return seat
 
 
+def sees_hand(record: TableRecord, seat: int) -> bool:
+    """Whether the person of ``seat`` may see its hand and its private events: not while the AI
+    plays it for good in a running match (they left it, or their turn timer ran out too often),
+    as the cards the AI draws there are hidden from them as every other seat's are."""
+    return not (record.status == "running" and record.seats[seat].ai)
+
+
 def solo(record: TableRecord) -> bool:
     """True for a table only its host plays at (against AI seats): one in direct messages, or
     a guided first match. Only such a table has a Leave button."""
@@ -91,4 +98,4 @@ def solo(record: TableRecord) -> bool:
 
 
 __all__ = ["MAX_SEATS", "MAX_TIMER", "MIN_SEATS", "TIMERS", "deadline", "deciding_seat",
-           "heroes", "level_of", "playing_seat", "seat_label", "solo"]
+           "heroes", "level_of", "playing_seat", "seat_label", "sees_hand", "solo"]
