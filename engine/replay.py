@@ -161,7 +161,7 @@ class Replay:
 
     def narration(self, step: int, locale: str, viewer: int | None = None) -> list[str]:
         """:meth:`events` as sentences in ``locale``."""
-        return narrate(self.events(step, viewer), locale)
+        return narrate(self.events(step, viewer), locale, viewer)
 
     def turn_starts(self) -> tuple[int, ...]:
         """The step at which each turn began, in order (step 0 first)."""

@@ -8,11 +8,11 @@ import logging
 from dataclasses import dataclass
 
 from bot.game.refusals import Refusal
+from bot.game.seats import sees_hand
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
 from bot.storage.records import standing
 from engine import Event, observe
-from engine.events import seen_by
 from engine.replay import Replay, ReplayError
 from i18n import msg
 
@@ -46,6 +46,8 @@ class Story:
             raise Refusal(msg("bot.error.not_started"), record)
         state = record.state
         viewer = record.seat_of(user_id)
+        if viewer is not None and not sees_hand(record, viewer):
+            viewer = None  # a seat the AI plays for good: its private events are hidden
         rows = standing(await self.store.action_log(table_id))
         try:
             replay = Replay(state.config, [r.action for r in rows])
@@ -57,9 +59,10 @@ class Story:
             return Told(table_id, observe(state, viewer).events, False)
         starts = replay.turn_starts()
         first = starts[-TURNS] if len(starts) >= TURNS else 0
-        said = [e for step in range(first, replay.last + 1) for e in replay.events(step)]
+        said = [e for step in range(first, replay.last + 1)
+                for e in replay.events(step, viewer)]
         opening = next((i for i, e in enumerate(said) if e.text.key == "event.turn"), 0)
-        return Told(table_id, seen_by(said[opening:], viewer), True)
+        return Told(table_id, tuple(said[opening:]), True)
 
 
 __all__ = ["TURNS", "Story", "Told"]

@@ -10,7 +10,6 @@ from storage.helpers import Game, taking_back
 
 from bot.discord_side.ui.custom_ids import LogButton
 from bot.game.service import GameService
-from engine.events import seen_by
 from engine.replay import Replay
 
 
@@ -52,6 +51,10 @@ async def test_the_log_tells_the_last_two_turns_to_each_viewer(bot: LiveBot) -> 
         turns = [line for line in lines if line.startswith("Round ")]
         assert len(turns) == 2 and lines[0] == turns[0], lines  # the previous turn's start
         assert len(lines) > 4, lines  # more than the table message shows
+    drew = {name: any(line.startswith("You drew ") for line in lines)
+            for name, lines in told.items()}
+    assert drew["Ann"] or drew["Bob"], told  # the cards a seat drew, which only it sees
+    assert not drew["Eve"], told
 
 
 async def test_a_log_of_a_table_not_started_is_refused(bot: LiveBot) -> None:
@@ -77,7 +80,7 @@ async def test_the_log_tells_the_moves_that_stand_after_take_backs(service: Game
     for user, seat in ((ANN, 0), (BOB, 1), (EVE, None)):
         told = await service.story.last_turns(tid, user.id)
         assert told.whole  # the log replays: the whole story is told, not the last move's
-        said = seen_by([e for step in range(first, replay.last + 1)
-                        for e in replay.events(step)], seat)
+        said = [e for step in range(first, replay.last + 1) for e in replay.events(step, seat)]
         assert told.events[0].text.key == "event.turn"
-        assert told.events == said[said.index(told.events[0]):]
+        assert told.events == tuple(said[said.index(told.events[0]):])
+        assert all(e.to in (None, seat) for e in told.events)  # nobody else's private ones
