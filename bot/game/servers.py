@@ -78,7 +78,9 @@ class Servers:
         server's language in Discord, which AUTO follows). Lobbies and running tables change
         language at once, and so do the tournaments taking sign-ups or under way (the rounds
         seated from now on); their ids are returned so their messages can be redrawn."""
-        if guild_id is None or not admin:
+        if guild_id is None:  # direct messages: no server to set
+            raise Refusal(msg("bot.error.guild_only"))
+        if not admin:
             raise Refusal(msg("bot.error.admins_only"))
         if timer is not None and timer not in TIMERS:
             raise Refusal(msg("bot.error.bad_timer"))

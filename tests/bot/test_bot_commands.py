@@ -126,6 +126,10 @@ async def test_settings_for_admins_only(bot: LiveBot, calls: list[Call]) -> None
     assert "default_member_permissions" not in settings
     assert group.get("default_member_permissions") is None
     assert group.get("contexts") in (None, [0]) or 0 in group["contexts"]
+    # in direct messages there is no server to set, and nobody there is told to be an admin
+    assert bot.said(await bot.command(ANN, "settings", abilities=True,
+                                      channel=bot.lb.dm(ANN))) == [
+        "This command works in a server channel."]
 
 
 def puts(calls: list[Call]) -> list[Call]:
