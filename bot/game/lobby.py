@@ -227,7 +227,9 @@ class Lobby:
 
     async def leave(self, table_id: int, user_id: int) -> TableRecord:
         """Leave the lobby (the host's role passes on; an empty lobby closes) or hand a running
-        seat to the AI for good (a solo table, whose only person leaves, closes instead)."""
+        seat to the AI for good (a solo table, whose only person leaves, closes instead; the
+        host's role passes to the next person still playing, so the one who left can no longer
+        close the match for the others)."""
         async with self.tables.hold(table_id) as record:
             index = record.seat_of(user_id)
             if index is None:
@@ -239,6 +241,9 @@ class Lobby:
                 seats = with_seat(record.seats, index, record.seats[index].model_copy(
                     update={"ai": True, "level": DEFAULT_LEVEL}))
                 await self.store.update_seats(table_id, record.version, seats)
+                heirs = [s.user for s in seats if s.user is not None and not s.ai]
+                if record.host_id == user_id and heirs:
+                    await self.store.update_lobby(table_id, seats, host_id=heirs[0])
                 return await self.tables.load(table_id)
             if record.status != "lobby":
                 raise Refusal(msg("bot.error.not_lobby"), record)

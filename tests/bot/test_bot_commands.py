@@ -428,6 +428,17 @@ async def test_leaving_a_running_game_shows_the_ai_seat(bot: LiveBot) -> None:
     assert "[AI]" in table.text()
 
 
+async def test_a_host_who_leaves_a_running_match_hands_the_host_s_role_on(bot: LiveBot) -> None:
+    """Ann hosts and leaves: Bob, the next person still playing, hosts the match from then on,
+    and Ann can no longer close it for the others."""
+    tid = await open_table(bot, ANN, [BOB, EVE])
+    await bot.command(ANN, "leave")
+    rec = await bot.bot.service.tables.load(tid)
+    assert rec.host_id == next(s.user for s in rec.seats if s.user != ANN.id)
+    told = bot.said(await bot.command(ANN, "abandon"))
+    assert told and (await bot.bot.service.tables.load(tid)).status == "running", told
+
+
 async def test_a_running_turn_timer_shows_its_deadline(bot: LiveBot) -> None:
     tid = await open_timed_table(bot)
     rec = await bot.bot.service.tables.load(tid)
