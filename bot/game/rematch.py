@@ -179,7 +179,8 @@ class Rematches:
                 guild_id=record.guild_id, place_key=record.place_key,
                 channel_id=record.channel_id,
                 host_id=host, seats=seats, abilities=record.abilities,
-                timer=record.timer, seed=self.seeds(), locale=record.locale,
+                timer=record.timer, seed=self.seeds(),
+                locale=await self.store.guild_locale(record.guild_id) or record.locale,
                 ai_level=record.ai_level, lessons=record.lessons, undo=record.undo,
                 threaded=record.threaded)
         except TableExists as exc:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LiveBot, resolve
-from players import ANN, BOB, EVE, finished_match, planted
+from players import ADMIN, ANN, BOB, EVE, finished_match, planted
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
 
@@ -179,6 +179,19 @@ async def test_a_rematch_keeps_the_setting(bot: LiveBot, setting: str, value: An
     now = await bot.bot.service.tables.load(new)
     assert {s: getattr(now, s) for s in SETTINGS} == {s: getattr(old, s) for s in SETTINGS}
     assert now.guild_id == GUILD
+
+
+async def test_a_rematch_speaks_the_language_the_server_forced_since(bot: LiveBot) -> None:
+    """The server's admins forced French after the match: its rematch speaks French, as a new
+    table there would."""
+    tid = await finished_match(bot.store, played(2), seats=ALONE, locale="en")
+    await bot.bot.poster.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.settle()
+    await bot.command(ADMIN, "settings", language="fr")
+    await bot.click(ANN, bot.public()[-1], RematchButton.id_for(tid, "offer"))
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None and new != tid
+    assert (await bot.bot.service.tables.load(new)).locale == "fr"
 
 
 async def test_a_rematch_of_a_table_with_hints_offers_the_hint_button(bot: LiveBot) -> None:
