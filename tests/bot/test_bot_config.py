@@ -256,14 +256,20 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_an_unreachable_postgresql_database_stops_the_bot_in_one_line(tmp_path: Path) -> None:
-    url = f"postgresql://karak:s3cret@127.0.0.1:{_closed_port()}/karak?password=s3cret"
+def _run_bot(**settings: str) -> subprocess.CompletedProcess[str]:
+    """``python -m bot`` with a well-formed token, ``settings`` and no other setting of this
+    machine's environment; what it printed and its status."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("KARAK_") and k != "DISCORD_TOKEN"}
-    env.update({"DISCORD_TOKEN": TOKEN, "KARAK_DB": url})
-    done = subprocess.run([sys.executable, "-m", "bot", "--env-file", os.devnull],
+    env.update({"DISCORD_TOKEN": TOKEN, **settings})
+    return subprocess.run([sys.executable, "-m", "bot", "--env-file", os.devnull],
                           cwd=Path(__file__).resolve().parents[2], env=env, capture_output=True,
                           text=True, timeout=120, check=False)
+
+
+def test_an_unreachable_postgresql_database_stops_the_bot_in_one_line(tmp_path: Path) -> None:
+    url = f"postgresql://karak:s3cret@127.0.0.1:{_closed_port()}/karak?password=s3cret"
+    done = _run_bot(KARAK_DB=url)
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
@@ -362,12 +368,7 @@ def test_a_database_file_that_is_no_database_stops_the_bot_in_one_line(tmp_path:
     notes = tmp_path / "karak.sqlite3.gz"
     notes.write_bytes(b"\x1f\x8b\x08\x00" + b"not a database " * 300)
     before = notes.read_bytes()
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("KARAK_") and k != "DISCORD_TOKEN"}
-    env.update({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(notes)})
-    done = subprocess.run([sys.executable, "-m", "bot", "--env-file", os.devnull],
-                          cwd=Path(__file__).resolve().parents[2], env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
+    done = _run_bot(KARAK_DB=str(notes))
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
@@ -394,13 +395,8 @@ def test_some_shards_on_a_sqlite_file_are_refused(tmp_path: Path) -> None:
 def test_discord_out_of_reach_stops_the_bot_in_one_line(tmp_path: Path) -> None:
     """Discord's API out of reach at login (no network, DNS, a firewall): one line saying
     so, and the status 1 a restart policy tries again on; no traceback, no voice warnings."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("KARAK_") and k != "DISCORD_TOKEN"}
-    env.update({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db"),
-                 "KARAK_API_BASE": f"http://127.0.0.1:{_closed_port()}/api/v10"})
-    done = subprocess.run([sys.executable, "-m", "bot", "--env-file", os.devnull],
-                          cwd=Path(__file__).resolve().parents[2], env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
+    done = _run_bot(KARAK_DB=str(tmp_path / "k.db"),
+                    KARAK_API_BASE=f"http://127.0.0.1:{_closed_port()}/api/v10")
     assert done.returncode == 1, done.stderr
     said = done.stderr.strip().splitlines()[-1]  # after the log's lines
     assert said.startswith("Cannot reach Discord (") and "127.0.0.1" in said, done.stderr
