@@ -5,9 +5,10 @@ throwaway PostgreSQL server of the tests that need one (``postgres_server.py``).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from database_away import Relay
 from postgres_server import Server, Unavailable, in_ci, running_server
 from shared_files import unchecked_counts, unchecked_lines
 
@@ -22,6 +23,15 @@ def postgres_server() -> Iterator[Server]:
         if in_ci():
             pytest.fail(f"no PostgreSQL server under CI: {exc}")
         pytest.skip(f"the PostgreSQL backend is not checked: {exc}")
+
+
+@pytest.fixture
+async def relay(postgres_server: Server) -> AsyncIterator[Relay]:
+    """A relay of the test's own to the shared PostgreSQL server."""
+    way = Relay.to(postgres_server)
+    await way.start()
+    yield way
+    await way.close()
 
 
 #: fixture -> the group of tests one worker runs together when the suite runs in parallel

@@ -9,7 +9,6 @@ connection (``database_away.cut_file``)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -31,15 +30,6 @@ AWAY = translate(msg("bot.error.unreachable"), "en-US")
 def move_target(hand: Message, move: str) -> object:
     """The button or menu of ``hand`` that plays ``move``, as the log names it."""
     return parse(offered(hand)[move][0])
-
-
-@pytest.fixture
-async def relay(postgres_server: Server) -> AsyncIterator[Relay]:
-    """A relay of the test's own to the shared PostgreSQL server."""
-    way = Relay.to(postgres_server)
-    await way.start()
-    yield way
-    await way.close()
 
 
 def warned(caplog: pytest.LogCaptureFixture) -> list[str]:

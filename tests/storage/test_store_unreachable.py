@@ -11,7 +11,6 @@ restored: the shared test server is never stopped); SQLite's file through its de
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import asyncpg
@@ -23,15 +22,6 @@ from bot.storage import postgres, sqlite
 from bot.storage.records import CannotSave, Unreachable
 from storage.backends import fill_up, make_room
 from storage.helpers import Clock, play_on, played, started
-
-
-@pytest.fixture
-async def relay(postgres_server: Server) -> AsyncIterator[Relay]:
-    """A relay of the test's own to the shared PostgreSQL server."""
-    way = Relay.to(postgres_server)
-    await way.start()
-    yield way
-    await way.close()
 
 
 async def test_a_postgresql_server_out_of_reach_fails_reads_and_writes_as_unreachable(
