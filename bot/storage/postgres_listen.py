@@ -114,7 +114,8 @@ class Listener:
         may have been missed."""
         while True:
             try:
-                await asyncio.wait_for(self._lost.wait(), self.ping)
+                async with asyncio.timeout(self.ping):  # no task of its own, unlike wait_for
+                    await self._lost.wait()
             except TimeoutError:
                 await self.check()
                 continue
