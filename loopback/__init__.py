@@ -74,6 +74,7 @@ permissions are its parent's)::
     lb.delete_thread(thread)        # THREAD_DELETE; the API answers Unknown Channel (10003)
     # GET /channels/{id} answers an archived thread too (its parent_id, type and archive
     # state), and Missing Access (403, 50001) where the bot may not view the parent
+    lb.delete_channel(channel)      # CHANNEL_DELETE only: its threads go with it, unannounced
     lb.clock.advance(3600); lb.check_deadlines()  # idle past auto_archive minutes: archived
     channel.bot_permissions &= ~CREATE_PUBLIC_THREADS  # starting one answers 403 (50013)
 

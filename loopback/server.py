@@ -22,6 +22,8 @@ Control API (JSON over HTTP, for a web page or any script; ids are strings):
 ``GET  /_loopback/channels/{channel_id}/threads``
     ``{"threads": [...]}``: the channel's threads, oldest first (each with ``parent_id``,
     ``owner_id``, ``archived``, ``locked``, ``message_count``).
+``POST /_loopback/channels/{channel_id}/delete``
+    A moderator deletes the text channel, and its threads with it (CHANNEL_DELETE only).
 ``POST /_loopback/threads`` ``{"channel", "name", "message"?, "user"?, "type"?: 11|12,
 "auto_archive"?: 60|1440|4320|10080}``
     A person (``user``; none: the server's owner) starts a thread in the channel, from
@@ -181,6 +183,7 @@ class Loopback:
             ("GET", "/_loopback/commands", self._c_commands),
             ("GET", "/_loopback/channels/{cid}/messages", self._c_messages),
             ("GET", "/_loopback/channels/{cid}/threads", self._c_threads),
+            ("POST", "/_loopback/channels/{cid}/delete", self._c_delete_channel),
             ("POST", "/_loopback/threads", self._c_new_thread),
             ("POST", "/_loopback/threads/{tid}/{act}", self._c_thread_act),
             ("POST", "/_loopback/command", self._c_command),
@@ -313,6 +316,11 @@ class Loopback:
         user = self.world.user(request.query["user"])
         return {"version": self.world.version,
                 "messages": [self.world.view(m) for m in self.world.messages_for(channel, user)]}
+
+    async def _c_delete_channel(self, request: web.Request) -> Any:
+        channel = self.world.channel(request.match_info["cid"])
+        self.world.delete_channel(channel)
+        return {"deleted": str(channel.id)}
 
     async def _c_threads(self, request: web.Request) -> Any:
         channel = self.world.channel(request.match_info["cid"])

@@ -65,7 +65,7 @@ class State:
         self.guilds: dict[int, Guild] = {}
         self.channels: dict[int, Channel] = {}
         self.threads: dict[int, Channel] = {}  # the threads among the channels
-        self.deleted_channels: set[int] = set()  # threads deleted: Unknown Channel, no breach
+        self.deleted_channels: set[int] = set()  # deleted: Unknown Channel, no breach
         self.messages: dict[int, Message] = {}
         self.channel_log: dict[int, list[int]] = {}
         self.files: dict[int, Attachment] = {}
@@ -280,6 +280,26 @@ class State:
                                         "type": thread.type})
         self.bump(thread.parent_id)
         self.bump(thread.id)
+
+    def delete_channel(self, channel: Channel) -> None:
+        """Delete the server's text channel ``channel`` with its threads and all their
+        messages, sent as CHANNEL_DELETE alone (as Discord does: no THREAD_DELETE for its
+        threads); the API answers Unknown Channel for each of them from now on."""
+        if channel.thread or channel.guild_id is None:
+            raise LoopbackError(f"channel {channel.id} is no server's text channel",
+                                "no_channel")
+        guild = self.guilds[channel.guild_id]
+        payload = channel.payload()
+        for gone in [*self.threads_of(channel), channel]:
+            guild.channels.remove(gone)
+            del self.channels[gone.id]
+            self.threads.pop(gone.id, None)
+            self.deleted_channels.add(gone.id)
+            for mid in self.channel_log.get(gone.id, []):
+                self.messages[mid].deleted = True
+            self.bump(gone.id)
+        self.announce("CHANNEL_DELETE", payload)
+        self.bump()
 
     def set_slowmode(self, channel: Channel, seconds: int) -> None:
         """A moderator sets the channel's slowmode (0 to 21600 seconds; sent as

@@ -195,6 +195,12 @@ class World:
         and the API answers Unknown Channel (10003) for it from now on."""
         self.state.delete_thread(thread)
 
+    def delete_channel(self, channel: Channel) -> None:
+        """A moderator deletes the text channel ``channel`` (sent as CHANNEL_DELETE; its
+        threads go with it, with no THREAD_DELETE of their own, as on Discord): the API answers
+        Unknown Channel (10003) for it and its threads from now on."""
+        self.state.delete_channel(channel)
+
     def set_slowmode(self, channel: Channel, seconds: int) -> None:
         """A moderator sets the channel's slowmode (0 to 21600 seconds; sent to the bot)."""
         self.state.set_slowmode(channel, seconds)

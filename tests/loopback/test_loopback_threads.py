@@ -203,6 +203,39 @@ async def test_deleting_a_thread(lb: Loopback, client: Listener) -> None:
     assert lb.breaches == []  # a deleted thread is no mistake of the bot's
 
 
+async def test_a_deleted_channel_takes_its_threads_with_it(lb: Loopback,
+                                                           client: Listener) -> None:
+    parent, channel = await text_channel(lb, client)
+    lobby = await channel.send("lobby")
+    thread = await lobby.create_thread(name="Table 1")
+    other = lb.create_channel(lb.guilds[parent.guild_id or 0], "elsewhere")
+    sent: list[str] = []  # the events the stand-in sends
+    broadcast = lb.world.state.announce
+
+    def announce(name: str, data: dict[str, Any]) -> None:
+        sent.append(name)
+        broadcast(name, data)
+    lb.world.state.announce = announce
+    deleted = event(client, "guild_channel_delete")
+    its_thread = event(client, "raw_thread_delete")
+    lb.delete_channel(parent)  # a moderator deletes the channel
+    assert sent == ["CHANNEL_DELETE"]  # as Discord: nothing of its threads
+    assert (await deleted).id == parent.id
+    assert channel.guild.get_channel(parent.id) is None
+    assert channel.guild.get_thread(thread.id) is None
+    # discord.py tells of each thread it knew as deleted too (Discord sent CHANNEL_DELETE only)
+    assert (await its_thread).thread_id == thread.id
+    for gone in (channel, thread):
+        with pytest.raises(discord.NotFound) as refused:
+            await gone.send("anyone?")
+        assert refused.value.code == 10003
+    with pytest.raises(discord.NotFound):
+        await lobby.edit(content="still here?")
+    assert lb.threads_of(parent) == [] and lb.channel(other.id) is other
+    assert lb.message(lobby.id).deleted
+    assert lb.breaches == []  # a deleted channel is no mistake of the bot's
+
+
 async def test_permissions_to_start_and_post(lb: Loopback, client: Listener) -> None:
     parent, channel = await text_channel(lb, client)
     lobby = await channel.send("lobby")
