@@ -29,7 +29,7 @@ from bot.discord_side.counting import FAILURES, answered
 from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
 from bot.discord_side.options import OptionTree
-from bot.discord_side.poster import Poster, thread_deleted
+from bot.discord_side.poster import Poster, channel_deleted
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.reminders import Reminders
 from bot.discord_side.ui.custom_ids import KINDS, is_ours
@@ -265,11 +265,24 @@ class KarakBot(commands.AutoShardedBot):
         self.reminders.wake()
 
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
-        """A thread was deleted: a match played in it ends as abandoned (in the background)."""
+        """A thread was deleted: a match played in it ends as abandoned (in the background).
+        discord.py tells this too of each thread it knew in a deleted channel, after the
+        channel's deletion: the channel's line of its match is then not written (the channel
+        is no longer known)."""
         assert self.user is not None
-        self.tasks.spawn(thread_deleted(self.service, self.messages, self.scheduler,
-                                        payload.thread_id, self.user.id),
+        line = self.get_channel(payload.parent_id) is not None
+        self.tasks.spawn(channel_deleted(self.service, self.messages, self.scheduler,
+                                         payload.thread_id, self.user.id, line),
                          f"thread-deleted-{payload.thread_id}")
+
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        """A channel was deleted: every lobby and match in it or in its threads is closed
+        (Discord tells nothing of its threads) and a tournament held there is cancelled (in
+        the background)."""
+        assert self.user is not None
+        self.tasks.spawn(channel_deleted(self.service, self.messages, self.scheduler,
+                                         channel.id, self.user.id, False),
+                         f"channel-deleted-{channel.id}")
 
     def rescue_interaction(self, data: Any) -> None:
         """An interaction discord.py could not read (a component click without its custom_id

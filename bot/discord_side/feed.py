@@ -11,8 +11,8 @@ an edit queued while another edit of the same table still waits replaces it (the
 is shown, once), and a fresh table message makes the edits queued before it pointless (it
 shows a newer state, and goes at once instead of waiting for the edit's turn). A table whose
 end or closing was queued takes no more posts or edits; a table another process took drops its
-posts and edits still queued. The worker ends when its table's feed is
-empty (a new one starts with the next job).
+posts and edits still queued, and a table whose channel was deleted drops everything queued.
+The worker ends when its table's feed is empty (a new one starts with the next job).
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from bot.discord_side.pace import ChannelPace
 from bot.supervision.tasks import Tasks
 
 log = logging.getLogger("karak.bot")
+#: Discord's JSON error code for a channel (or thread) that no longer exists.
+UNKNOWN_CHANNEL = 10003
 #: Ended tables remembered, so a late edit of one is dropped (the oldest forgotten first).
 ENDED = 4096
 
@@ -41,12 +43,14 @@ class Job:
     """One request (or a few, in a row) for a table's messages: ``kind`` says how it
     coalesces, ``version`` the table version it shows (edits older than what was shown are
     dropped); ``paced`` the channel whose pace (and the bot's) it waits for first, still
-    replaceable (None: it goes at once)."""
+    replaceable (None: it goes at once); ``dropped`` is called when it is dropped unsent
+    (someone waits for it)."""
 
     kind: Kind
     version: int
     work: Callable[[], Awaitable[None]]
     paced: int | None = None
+    dropped: Callable[[], None] | None = None
 
 
 class Feeds:
@@ -90,6 +94,14 @@ class Feeds:
             self._keep_only(table, ("other", "last"))
             self._start(table)
 
+    def end(self, table: int) -> None:
+        """``table``'s channel was deleted: every job still queued for it is dropped (nothing
+        can be sent there any more) and nothing more is taken."""
+        if self._jobs.get(table):
+            self._keep_only(table, ())
+            self._start(table)
+        self._end(table)
+
     def showing(self, table: int) -> int:
         """The newest version of ``table`` queued to show here (-1: none)."""
         return self._shown.get(table, -1)
@@ -104,6 +116,9 @@ class Feeds:
             if waiting is not None:
                 waiting.cancel()
         kept = [j for j in jobs if j.kind in kinds]
+        for job in jobs:
+            if job.kind not in kinds and job.dropped is not None:
+                job.dropped()
         jobs.clear()
         jobs.extend(kept)
 
@@ -136,7 +151,10 @@ class Feeds:
             try:
                 await job.work()
             except discord.HTTPException as exc:
-                log.warning("table %s: a message request failed (%s)", table, exc.status)
+                if exc.code == UNKNOWN_CHANNEL:  # deleted: the request told (threads.lost)
+                    log.info("table %s: its channel is gone", table)
+                else:
+                    log.warning("table %s: a message request failed (%s)", table, exc.status)
             except Exception:
                 log.exception("table %s: a message request failed", table)
         if self._jobs.get(table) is jobs:
@@ -162,4 +180,4 @@ class Feeds:
         self._shown.pop(table, None)
 
 
-__all__ = ["ENDED", "Feeds", "Job", "Kind"]
+__all__ = ["ENDED", "UNKNOWN_CHANNEL", "Feeds", "Job", "Kind"]

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import discord
 
 from bot.discord_side.context import NO_MENTIONS, TOO_OLD_TO_EDIT, lobby_channel, noted
-from bot.discord_side.feed import Feeds, Job
+from bot.discord_side.feed import UNKNOWN_CHANNEL, Feeds, Job
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.lobby import lobby_view
 from bot.game.refusals import Refusal
@@ -32,14 +33,18 @@ log = logging.getLogger("karak.bot")
 
 
 class LobbyMessages:
-    """Posts and edits the lobby message of every table."""
+    """Posts and edits the lobby message of every table (``vanished``: told of a request to a
+    channel that failed, it says whether Discord found the channel deleted, and then has its
+    tables closed: :meth:`~bot.discord_side.threads.MatchThreads.vanished`)."""
 
     def __init__(self, client: discord.Client, service: GameService, pace: ChannelPace,
-                 feeds: Feeds) -> None:
+                 feeds: Feeds,
+                 vanished: Callable[[int, discord.HTTPException], bool] | None = None) -> None:
         self.client = client
         self.service = service
         self.pace = pace
         self.feeds = feeds
+        self.vanished = vanished
 
     async def edit(self, interaction: discord.Interaction[Any] | None,
                    record: TableRecord) -> None:
@@ -59,8 +64,13 @@ class LobbyMessages:
                 await self._afresh(record, interaction is not None)
             elif interaction is not None:
                 raise
-            else:
+            elif not self._gone(record, exc):
                 log.warning("could not edit the lobby message of table %s", record.id)
+
+    def _gone(self, record: TableRecord, exc: discord.HTTPException) -> bool:
+        """True when ``exc`` says the table's channel was deleted (its tables then end with
+        it: nothing is to be posted there any more)."""
+        return self.vanished is not None and self.vanished(record.channel_id, exc)
 
     async def show(self, record: TableRecord) -> TableRecord:
         """Bring a lobby's message up to date, posting it in the table's channel when it was
@@ -74,7 +84,9 @@ class LobbyMessages:
                 await channel.get_partial_message(record.lobby_message_id).edit(
                     view=view, allowed_mentions=NO_MENTIONS)
                 return record
-            except discord.NotFound:
+            except discord.NotFound as exc:
+                if exc.code == UNKNOWN_CHANNEL:  # the channel itself: nowhere to post it
+                    raise
                 log.info("the lobby message of table %s is gone; posting it again", record.id)
             except discord.HTTPException as exc:
                 if exc.code != TOO_OLD_TO_EDIT:
@@ -121,12 +133,14 @@ class LobbyMessages:
                     f"table {table}: its lobby message")
 
     async def refresh(self, record: TableRecord) -> None:
-        """:meth:`show`, logging (never raising) Discord's refusal."""
+        """:meth:`show`, logging (never raising) Discord's refusal; a channel found deleted
+        (while the bot was away) has its tables closed instead."""
         try:
             await self.show(record)
         except discord.HTTPException as exc:
-            log.warning("could not redraw the lobby message of table %s (%s)", record.id,
-                        exc.status)
+            if not self._gone(record, exc):
+                log.warning("could not redraw the lobby message of table %s (%s)", record.id,
+                            exc.status)
 
     async def redraw(self, interaction: discord.Interaction[Any] | None, table: int) -> None:
         """Redraw the lobby message (through the clicked ``interaction``, or directly) from
@@ -146,7 +160,10 @@ class LobbyMessages:
             finally:
                 if not done.done():
                     done.set_result(None)
-        self.feeds.put(table, Job("other", -1, work))
+        def dropped() -> None:  # the channel was deleted: the redraw is not sent
+            if not done.done():
+                done.set_result(None)
+        self.feeds.put(table, Job("other", -1, work, dropped=dropped))
         await done
 
 

@@ -197,7 +197,8 @@ class Messages:
         """Post a fresh table message (a person's turn starts, the game ends, the old message
         is gone or refuses edits); it pings the person who must play. The older message is
         deleted (``below``: lines under the headline, such as the end's rating changes). When
-        the table's thread is found deleted, its match ends as abandoned (``threads.gone``)."""
+        the table's thread or channel is found deleted, its tables end as abandoned
+        (``threads.gone``)."""
         payload = await self.table_payload(record, headline=headline, summary=summary,
                                            below=below)
         await self.pace.request(self.threads.where(record))
@@ -207,7 +208,7 @@ class Messages:
                 allowed_mentions=MENTIONS if to_move(record, observe(record.game, None)) else
                 NO_MENTIONS)
         except discord.NotFound as exc:
-            self.threads.lost(record, exc)  # its thread deleted while the bot was away
+            self.threads.lost(record, exc)  # its thread or channel deleted while away
             raise
         self.shown.remember((record.id, None, record.locale), message, payload.keys,
                             record.version)
@@ -402,6 +403,13 @@ class Messages:
         """Drop what is kept for a table that ended (once its feed has gone out)."""
         if not self.feeds.busy(table):
             self._drop(table)
+
+    def gone(self, table: int) -> None:
+        """The table's channel (or thread) was deleted and the table closed with it: what is
+        queued for it is dropped (nothing can be sent there any more), and so is what is kept
+        of its messages."""
+        self.feeds.end(table)
+        self._drop(table)
 
     def let_go(self, table: int) -> None:
         """Another process shows the table now: drop its posts and edits still queued, and

@@ -16,10 +16,10 @@ from functools import partial
 
 import discord
 
+from bot.discord_side.feed import UNKNOWN_CHANNEL
 from bot.discord_side.messages import Messages
 from bot.discord_side.standings import end_lines
 from bot.game.play import Outcome
-from bot.game.refusals import Refusal
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
 from bot.storage.records import TableRecord
@@ -123,23 +123,42 @@ class Poster:
         await self.messages.threads.channel_line(self.messages.current(record), "won")
 
 
-async def thread_deleted(service: GameService, messages: Messages, scheduler: Scheduler,
-                         thread_id: int, by: int) -> None:
-    """Thread ``thread_id`` was deleted: the match played in it ends as abandoned (``by``: the
-    bot itself, who sits at no table, so no person forfeits; its log and result are kept as
-    for any abandoned match) and the channel's line says its thread was deleted."""
-    table = await service.store.active_in_channel(thread_id)
-    if table is None:
-        return
-    record = await service.tables.load(table)
-    if record.thread_id != thread_id or record.status != "running":
-        return
-    try:
-        closed = await service.lobby.abandon_table(table, by, True)
-    except Refusal:  # closed meanwhile (the deletion heard, and found by a request, at once)
-        return
-    messages.last(closed, partial(messages.threads.channel_line, closed, "deleted"))
-    scheduler.forget(table)
+async def channel_deleted(service: GameService, messages: Messages, scheduler: Scheduler,
+                          channel_id: int, by: int, line: bool = True) -> None:
+    """Channel (or thread) ``channel_id`` was deleted, heard or found by a request: every
+    tournament held there is cancelled, then every lobby and running table it takes with it
+    (opened in it, played in threads of it, or played in it) is closed, a match ending as
+    abandoned (``by``: the bot itself, who sits at no table, so no person forfeits; its log and
+    result are kept as for any abandoned match). The channel's line of a match whose thread
+    was deleted says so (unless ``line`` is false: its channel is gone too); nothing else is
+    sent for the tables closed, whose place is gone."""
+    await service.tournaments.channel_gone(channel_id)
+    for closed in await service.lobby.close_within(channel_id, by):
+        if line and closed.thread_id == channel_id:
+            messages.last(closed, partial(messages.threads.channel_line, closed, "deleted"))
+        else:
+            messages.gone(closed.id)
+        log.info("table %s closed: its channel %s was deleted", closed.id, channel_id)
+        scheduler.forget(closed.id)
+
+
+async def found_deleted(service: GameService, messages: Messages, scheduler: Scheduler,
+                        channel_id: int, parent: int | None, by: int) -> None:
+    """A request found channel (or thread) ``channel_id`` deleted, a deletion the bot did not
+    hear (it was stopped): its tables are closed as when it is heard (:func:`channel_deleted`).
+    For a table's thread (of channel ``parent``), Discord is asked about its channel first:
+    when that is gone as well, the channel's deletion is what is handled (its tournament
+    cancelled before its matches close, and no channel's line written)."""
+    line = True
+    if parent is not None:
+        try:
+            await messages.client.fetch_channel(parent)
+        except discord.NotFound as exc:
+            if exc.code == UNKNOWN_CHANNEL:
+                channel_id, line = parent, False
+        except discord.HTTPException as exc:  # not told: the thread alone, as it stands
+            log.info("could not look up channel %s (%s)", parent, exc.status)
+    await channel_deleted(service, messages, scheduler, channel_id, by, line)
 
 
 def take_back_notice(outcomes: Sequence[Outcome]) -> Msg | None:
@@ -151,4 +170,4 @@ def take_back_notice(outcomes: Sequence[Outcome]) -> Msg | None:
     return told[-1] if told else None
 
 
-__all__ = ["Poster", "take_back_notice", "thread_deleted"]
+__all__ = ["Poster", "channel_deleted", "found_deleted", "take_back_notice"]

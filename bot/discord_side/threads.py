@@ -3,7 +3,8 @@ the channel (who plays, then how it ended, with the thread's link), whether the 
 threads where a table is opened, and taking an archived thread out of the archive;
 :class:`MatchThreads` opens a starting match's thread, writes the channel's line, links a
 rematch from the old match's thread, knows where each table's messages go, and tells when a
-request found a table's thread deleted (while the bot was away, it heard no deletion).
+request found a table's thread or channel deleted (while the bot was away, it heard no
+deletion).
 
 A table opened with threads on (:attr:`~bot.storage.records.TableRecord.threaded`) keeps its
 lobby message in the channel; at Start the match moves to a public thread created from that
@@ -23,7 +24,7 @@ from typing import Any, TypeVar
 import discord
 
 from bot.discord_side.context import NO_MENTIONS, THREAD_TYPES, lobby_channel, noted
-from bot.discord_side.feed import Feeds, Job
+from bot.discord_side.feed import UNKNOWN_CHANNEL, Feeds, Job
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.parts import GREY, cut, layout, text_block
 from bot.game.service import GameService
@@ -36,8 +37,6 @@ T = TypeVar("T")
 THREAD_NEEDS = ("create_public_threads", "send_messages_in_threads")
 #: Discord's JSON error code for an act refused in an archived thread (an edit, a deletion).
 ARCHIVED = 50083
-#: Discord's JSON error code for a channel (or thread) that no longer exists.
-UNKNOWN_CHANNEL = 10003
 #: The longest thread name Discord takes.
 NAME_LIMIT = 100
 
@@ -128,13 +127,13 @@ class MatchThreads:
     thread, the channel's line of a match played in one, and the link to a rematch."""
 
     def __init__(self, client: discord.Client, service: GameService, pace: ChannelPace,
-                 feeds: Feeds, gone: Callable[[int], None] | None = None) -> None:
+                 feeds: Feeds, gone: Callable[[int, int | None], None] | None = None) -> None:
         self.client = client
         self.service = service
         self.pace = pace
         self.feeds = feeds
-        #: told the id of a table's thread a request found deleted (its match then ends as
-        #: when the deletion is heard)
+        #: told the id of a channel or thread a request found deleted (its tables then end as
+        #: when the deletion is heard), and for a table's thread the channel it belongs to
         self.gone = gone
         self._threads: dict[int, int] = {}  # table -> the thread its match moved to
 
@@ -163,13 +162,22 @@ class MatchThreads:
         return await act()
 
     def lost(self, record: TableRecord, exc: discord.HTTPException) -> None:
-        """A request for the table's messages failed with ``exc``: when Discord says the
-        table's thread no longer exists (deleted while the bot was away, so no deletion was
-        heard), :attr:`gone` is told."""
-        thread = self._threads.get(record.id, record.thread_id)
-        if exc.code == UNKNOWN_CHANNEL and thread is not None and self.gone is not None:
-            log.info("table %s: its thread %s is gone", record.id, thread)
-            self.gone(thread)
+        """A request for the table's messages failed with ``exc``: when Discord says where
+        they go (the table's thread, else its channel) no longer exists (deleted while the bot
+        was away, so no deletion was heard), :attr:`gone` is told."""
+        self.vanished(self.where(record), exc, record.channel_id)
+
+    def vanished(self, channel_id: int, exc: discord.HTTPException,
+                 parent: int | None = None) -> bool:
+        """A request to channel (or thread) ``channel_id`` failed with ``exc``: True when
+        Discord says it no longer exists, and then :attr:`gone` is told (with ``parent``, the
+        channel a table's thread belongs to, which may be gone as well)."""
+        if exc.code != UNKNOWN_CHANNEL:
+            return False
+        log.info("channel %s is gone", channel_id)
+        if self.gone is not None:
+            self.gone(channel_id, None if parent == channel_id else parent)
+        return True
 
     async def _tournament(self, record: TableRecord) -> tuple[str, int] | None:
         """The name and the round under way of the tournament whose round opened the table
@@ -247,7 +255,8 @@ class MatchThreads:
 
     async def channel_line(self, record: TableRecord, ending: str | None = None) -> None:
         """Write the channel's line for a match played in a thread (its lobby message): who
-        plays, or how it ended (``ending``: see :func:`line`)."""
+        plays, or how it ended (``ending``: see :func:`line`). A channel found deleted is told
+        (:meth:`vanished`): its tables end with it."""
         thread = self._threads.get(record.id, record.thread_id)
         if thread is None or record.lobby_message_id is None:
             return
@@ -257,8 +266,9 @@ class MatchThreads:
             await self.pace.request(record.channel_id)
             await message.edit(view=view, attachments=[], allowed_mentions=NO_MENTIONS)
         except discord.HTTPException as exc:
-            log.warning("could not write the channel's line of table %s (%s)", record.id,
-                        exc.status)
+            if not self.vanished(record.channel_id, exc):  # gone: its tables end with it
+                log.warning("could not write the channel's line of table %s (%s)", record.id,
+                            exc.status)
 
     def rematched(self, old: TableRecord, new: TableRecord) -> None:
         """Queue, after the first message of ``new`` (a rematch of ``old``), a link to it in

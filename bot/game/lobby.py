@@ -324,6 +324,20 @@ class Lobby:
         async with self.tables.hold(table_id) as record:
             return await self._close(record, user_id, manager, "bot.error.manage_only")
 
+    async def close_within(self, channel_id: int, by: int) -> list[TableRecord]:
+        """Channel (or thread) ``channel_id`` was deleted: every lobby and running table it
+        takes with it (opened in it, played in threads of it, or, for a thread, played in it)
+        is closed as abandoned by ``by`` (the bot, who sits at no table: no person forfeits;
+        a match's log and result are kept as for any abandoned match). Returns the tables
+        closed now (one closed meanwhile, or that cannot be read, is left out)."""
+        closed: list[TableRecord] = []
+        for table in await self.store.active_within(channel_id):
+            try:
+                closed.append(await self.abandon_table(table, by, True))
+            except Refusal:
+                continue
+        return closed
+
     async def _close(self, record: TableRecord, user_id: int, manager: bool,
                      refusal: str) -> TableRecord:
         """Abandon an active table (kept as history) for its host or a channel manager, under

@@ -516,6 +516,16 @@ class Tournaments:
                                           if u is not None), at_deadline)
         return Decided(row.round, row.pod, table, result)
 
+    async def channel_gone(self, channel_id: int) -> list[int]:
+        """Channel ``channel_id`` was deleted: every tournament held there, taking sign-ups or
+        under way, is cancelled (no round is seated after, no standings nor champion are
+        posted; the matches of the round under way go with the channel, closed as abandoned
+        and left undecided). The ids of the tournaments cancelled now."""
+        cancelled = await self.store.cancel_tournaments_in(channel_id)
+        for tid in cancelled:
+            log.info("tournament %s cancelled: its channel %s was deleted", tid, channel_id)
+        return cancelled
+
     async def drop(self, tournament_id: int, user_id: int, by: int | None = None,
                    manager: bool = False) -> View:
         """``user_id`` drops out of a running tournament (``by``: someone else dropping them,

@@ -29,7 +29,7 @@ from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.messages import Messages
 from bot.discord_side.pace import GLOBAL_LIMIT, ChannelPace, process_pace, process_part
 from bot.discord_side.past import PastMatches, lapse_offers, summary_of
-from bot.discord_side.poster import Poster, thread_deleted
+from bot.discord_side.poster import Poster, found_deleted
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.reminders import POLL as REMINDER_POLL
 from bot.discord_side.reminders import Reminders
@@ -96,15 +96,15 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
         channel_pace = pace or process_pace(part)
         feeds = Feeds(tasks, channel_pace)
 
-        def thread_gone(thread: int) -> None:
-            """A request found a table's thread deleted: its match ends as when the deletion
-            is heard."""
+        def channel_gone(channel: int, parent: int | None) -> None:
+            """A request found a table's thread (of channel ``parent``) or channel deleted:
+            its tables end as when the deletion is heard."""
             assert client.user is not None
-            tasks.spawn(thread_deleted(service, messages, scheduler, thread, client.user.id),
-                        f"thread-deleted-{thread}")
+            tasks.spawn(found_deleted(service, messages, scheduler, channel, parent,
+                                      client.user.id), f"channel-deleted-{channel}")
 
-        threads = MatchThreads(client, service, channel_pace, feeds, gone=thread_gone)
-        lobby = LobbyMessages(client, service, channel_pace, feeds)
+        threads = MatchThreads(client, service, channel_pace, feeds, gone=channel_gone)
+        lobby = LobbyMessages(client, service, channel_pace, feeds, vanished=threads.vanished)
         messages = Messages(client, service, pictures, tasks, channel_pace, feeds, threads,
                             lobby)
         hints_given = GivenHints()

@@ -247,6 +247,10 @@ class TournamentStorage(Protocol):
         """Set the language of a server's tournaments taking sign-ups or under way; the ids
         of those whose language changed."""
 
+    async def cancel_tournaments_in(self, channel_id: int) -> list[int]:
+        """Cancel every tournament held in the channel, taking sign-ups or under way (the
+        channel was deleted); the ids of those cancelled now."""
+
     async def set_tournament_messages(self, tournament_id: int, *,
                                       signup_message_id: int | None = None,
                                       standings_message_id: int | None = None) -> None:
@@ -288,6 +292,10 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
     async def active_in_channel(self, channel_id: int) -> int | None:
         """The id of the lobby or running table played in the channel (a thread: its
         match), if any."""
+
+    async def active_within(self, channel_id: int) -> list[int]:
+        """The ids of the lobbies and running tables opened in the channel (played there or
+        in threads of it) or, for a thread, played in it (oldest first)."""
 
     async def set_thread(self, table_id: int, thread_id: int | None, threaded: bool) -> None:
         """The thread the table's match is played in (None: in its channel)."""

@@ -1,7 +1,8 @@
 """The pace of the bot's requests: a table edit waits for its channel's limit and for the bot's
 global limit, takes its turn first come, first served, and coalesces meanwhile; what a person
 waits for (a post) never waits behind an edit's turn; a table another process took drops
-what it had queued. On a clock moved by hand."""
+what it had queued, and a table whose channel was deleted all of it. On a clock moved by
+hand."""
 from __future__ import annotations
 
 import asyncio
@@ -154,6 +155,29 @@ async def test_a_table_another_process_took_drops_its_queued_posts_and_edits() -
     await time.advance(5.0)
     await settle()
     assert sent == ["edit 1", "a line", "the end"] and not feeds.busy(1)
+
+
+async def test_a_table_whose_channel_was_deleted_drops_everything_queued() -> None:
+    time = FakeTime(100.0)
+    pace, feeds, sent, job = a_feed(time)
+
+    feeds.put(1, job("edit", 1, "edit 1"))
+    await settle()
+    feeds.put(1, job("edit", 2, "edit 2"))  # waits for the bot's room
+    told: list[str] = []
+    waited = job("other", 2, "a lobby redraw")
+    waited.dropped = lambda: told.append("dropped")  # someone waits for it
+    feeds.put(1, waited)
+    feeds.put(1, job("last", 3, "the end"))
+    feeds.end(1)
+    feeds.end(2)  # a table with nothing queued
+    await time.advance(5.0)
+    await settle()
+    assert sent == ["edit 1"] and told == ["dropped"]
+    assert not feeds.busy(1) and feeds.ended(1) and feeds.ended(2) and pace.queued() == 0
+    feeds.put(1, job("post", 4, "post 4"))  # nothing more is taken
+    await settle()
+    assert sent == ["edit 1"]
 
 
 def test_a_process_of_some_shards_keeps_to_its_part_of_the_global_limit() -> None:

@@ -249,6 +249,16 @@ async def test_new_inside_a_thread_plays_there(h: LiveBot) -> None:
     record = await h.bot.service.tables.load(tid)
     assert record.channel_id == talk.id and record.thread_id is None
     assert await ThreadPlayers(h, tid, [ANN], talk).step()
+    # the thread deleted: its match ends as abandoned (nothing more is posted anywhere)
+    kept = await h.store.action_log(tid)
+    heard = asyncio.ensure_future(h.bot.wait_for("raw_thread_delete", timeout=10))
+    before = len(h.public())
+    h.lb.delete_thread(talk)
+    await heard
+    await h.settle()
+    assert (await h.bot.service.tables.load(tid)).status == "abandoned"
+    assert await h.store.action_log(tid) == kept and not h.bot.scheduler.busy(tid)
+    assert len(h.public()) == before
 
 
 async def test_the_links_to_a_match_open_its_thread(h: LiveBot) -> None:

@@ -50,6 +50,25 @@ async def test_a_lobby_becomes_a_game_and_the_channel_holds_one_table(store: Sto
     assert await store.history() == [lobby.id]
 
 
+async def test_a_deleted_channel_takes_its_lobbies_and_matches_and_its_threads(
+        store: Storage) -> None:
+    state = played(1).states[0]
+    here = await started(store, state, channel=10)  # played in the channel
+    ended = await started(store, state, channel=20)
+    await store.set_status(ended.id, "abandoned")
+    threaded = await started(store, state, channel=20)
+    await store.set_thread(threaded.id, 21, True)  # played in a thread of channel 20
+    lobby = await store.create_table(guild_id=GUILD, place_key=Place.of(GUILD, ANN).key,
+                                     channel_id=20, host_id=ANN, seats=SEATS[:1],
+                                     abilities=False, timer=0, seed=1)
+    in_thread = await started(store, state, channel=22)  # opened in a thread people made
+    assert await store.active_within(20) == [threaded.id, lobby.id]
+    assert await store.active_within(21) == [threaded.id]  # the thread: its match
+    assert await store.active_within(22) == [in_thread.id]
+    assert await store.active_within(10) == [here.id]
+    assert await store.active_within(99) == []
+
+
 async def test_the_log_keeps_the_order_moves_were_applied(store: Storage, clock: Clock) -> None:
     game = played(1)
     rec = await started(store, game.states[0])

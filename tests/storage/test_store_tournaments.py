@@ -140,3 +140,25 @@ async def test_a_servers_language_moves_its_tournaments_under_way_only(
                                                                      elsewhere)}
     assert {k: v.locale for k, v in locales.items() if v is not None} == {
         signup.id: "fr", running.id: "fr", done.id: "en", elsewhere.id: "en"}
+
+
+async def test_the_tournaments_of_a_deleted_channel_are_cancelled(store: Storage,
+                                                                  clock: Clock) -> None:
+    running = await new_tournament(store)
+    for user in (ANN, BOB):
+        assert await store.enter(running.id, user, str(user), 1000)
+    assert await store.seat_tournament_round(running.id, 0, 11, None, _tables((ANN, BOB)),
+                                             clock.now + 3600) is not None
+    signup = await new_tournament(store, name="Winter Cup")
+    elsewhere = await new_tournament(store, channel_id=78)
+    done = await new_tournament(store, name="Old Cup")
+    assert await store.cancel_tournament(done.id)
+    assert await store.cancel_tournaments_in(77) == [running.id, signup.id]
+    assert await store.cancel_tournaments_in(77) == []  # once
+    for cup, status in ((running, "cancelled"), (signup, "cancelled"), (elsewhere, "signup")):
+        found = await store.tournament(cup.id)
+        assert found is not None and found.status == status
+    found = await store.tournament(running.id)
+    assert found is not None and found.deadline is None and found.round == 1
+    assert await store.seat_tournament_round(running.id, 1, 12, None, _tables((ANN, BOB)),
+                                             None) is None  # no round seated after

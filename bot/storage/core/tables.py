@@ -208,6 +208,15 @@ class TableQueries(Base):
             channel_id, channel_id)
         return None if row is None else as_int(row[0], "id")
 
+    async def active_within(self, channel_id: int) -> list[int]:
+        """The ids of every lobby and running table a deleted channel takes with it (oldest
+        first): those opened in channel ``channel_id`` (played there, or in threads of it) and,
+        for a thread, the match played in it."""
+        rows = await self._read.fetch(
+            "SELECT id FROM tables WHERE status IN ('lobby','running') AND (channel_id = ? "
+            "OR thread_id = ?) ORDER BY id", channel_id, channel_id)
+        return [as_int(r[0], "id") for r in rows]
+
     async def set_thread(self, table_id: int, thread_id: int | None, threaded: bool) -> None:
         """The thread the table's match is played in (None: in its channel; ``threaded``
         false: it no longer waits for one)."""

@@ -298,6 +298,16 @@ class TournamentQueries(Base):
                 locale, self.clock(), guild_id, locale)
         return sorted(as_int(r[0], "id") for r in rows)
 
+    async def cancel_tournaments_in(self, channel_id: int) -> list[int]:
+        """Cancel every tournament held in channel ``channel_id`` (taking sign-ups or under
+        way: its channel was deleted); the ids of those cancelled now."""
+        async with self._tx() as db:
+            rows = await db.fetch(
+                "UPDATE tournaments SET status = 'cancelled', deadline = NULL, updated_at = ? "
+                "WHERE channel_id = ? AND status IN ('signup', 'running') RETURNING id",
+                self.clock(), channel_id)
+        return sorted(as_int(r[0], "id") for r in rows)
+
     async def set_tournament_messages(self, tournament_id: int, *,
                                       signup_message_id: int | None = None,
                                       standings_message_id: int | None = None) -> None:
