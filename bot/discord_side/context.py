@@ -26,6 +26,8 @@ NO_MENTIONS = discord.AllowedMentions.none()
 #: Discord's JSON error code for an edit refused because the message is older than an hour and
 #: was edited too often since.
 TOO_OLD_TO_EDIT = 30046
+#: Discord's JSON error code for a channel (or thread) that no longer exists.
+UNKNOWN_CHANNEL = 10003
 
 
 def loc(interaction: discord.Interaction[Any]) -> str:
@@ -105,7 +107,7 @@ def can_manage_channel(interaction: discord.Interaction[Any]) -> bool:
     return interaction.guild_id is not None and bool(interaction.permissions.manage_channels)
 
 
-__all__ = ["MENTIONS", "NO_MENTIONS", "answer_privately", "can_manage_channel", "jump_url",
+__all__ = ["MENTIONS", "NO_MENTIONS", "TOO_OLD_TO_EDIT", "UNKNOWN_CHANNEL", "answer_privately", "can_manage_channel", "jump_url",
            "lacking", "lobby_channel", "loc", "missing_message", "missing_permissions", "noted",
            "permission_names", "place_refusal", "public_locale"]
 

@@ -26,12 +26,11 @@ from typing import Any, Literal
 
 import discord
 
+from bot.discord_side.context import UNKNOWN_CHANNEL
 from bot.discord_side.pace import ChannelPace
 from bot.supervision.tasks import Tasks
 
 log = logging.getLogger("karak.bot")
-#: Discord's JSON error code for a channel (or thread) that no longer exists.
-UNKNOWN_CHANNEL = 10003
 #: Ended tables remembered, so a late edit of one is dropped (the oldest forgotten first).
 ENDED = 4096
 
@@ -180,4 +179,4 @@ class Feeds:
         self._shown.pop(table, None)
 
 
-__all__ = ["ENDED", "UNKNOWN_CHANNEL", "Feeds", "Job", "Kind"]
+__all__ = ["ENDED", "Feeds", "Job", "Kind"]

@@ -21,8 +21,14 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.context import NO_MENTIONS, TOO_OLD_TO_EDIT, lobby_channel, noted
-from bot.discord_side.feed import UNKNOWN_CHANNEL, Feeds, Job
+from bot.discord_side.context import (
+    NO_MENTIONS,
+    TOO_OLD_TO_EDIT,
+    UNKNOWN_CHANNEL,
+    lobby_channel,
+    noted,
+)
+from bot.discord_side.feed import Feeds, Job
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.lobby import lobby_view
 from bot.game.refusals import Refusal

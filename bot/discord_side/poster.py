@@ -16,7 +16,7 @@ from functools import partial
 
 import discord
 
-from bot.discord_side.feed import UNKNOWN_CHANNEL
+from bot.discord_side.context import UNKNOWN_CHANNEL
 from bot.discord_side.messages import Messages
 from bot.discord_side.standings import end_lines
 from bot.game.play import Outcome

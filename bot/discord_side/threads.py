@@ -23,8 +23,14 @@ from typing import Any, TypeVar
 
 import discord
 
-from bot.discord_side.context import NO_MENTIONS, THREAD_TYPES, lobby_channel, noted
-from bot.discord_side.feed import UNKNOWN_CHANNEL, Feeds, Job
+from bot.discord_side.context import (
+    NO_MENTIONS,
+    THREAD_TYPES,
+    UNKNOWN_CHANNEL,
+    lobby_channel,
+    noted,
+)
+from bot.discord_side.feed import Feeds, Job
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.parts import GREY, cut, layout, text_block
 from bot.game.service import GameService
