@@ -107,9 +107,9 @@ def can_manage_channel(interaction: discord.Interaction[Any]) -> bool:
     return interaction.guild_id is not None and bool(interaction.permissions.manage_channels)
 
 
-__all__ = ["MENTIONS", "NO_MENTIONS", "TOO_OLD_TO_EDIT", "UNKNOWN_CHANNEL", "answer_privately", "can_manage_channel", "jump_url",
-           "lacking", "lobby_channel", "loc", "missing_message", "missing_permissions", "noted",
-           "permission_names", "place_refusal", "public_locale"]
+__all__ = ["MENTIONS", "NO_MENTIONS", "TOO_OLD_TO_EDIT", "UNKNOWN_CHANNEL", "answer_privately",
+           "can_manage_channel", "jump_url", "lacking", "lobby_channel", "loc", "missing_message",
+           "missing_permissions", "noted", "permission_names", "place_refusal", "public_locale"]
 
 
 def expired(error: discord.HTTPException) -> bool:
