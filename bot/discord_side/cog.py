@@ -207,7 +207,8 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
     async def stats(self, interaction: discord.Interaction[Any],
                     player: discord.User | None = None) -> None:
         """A player's record and rating on this server, privately."""
-        await _run(interaction, show_stats(interaction, self.bodies.service, player))
+        await _run(interaction, show_stats(interaction, self.bodies.service,
+                                           self.bodies.clicks.past.sights, player))
 
     @app_commands.command(name=_name("leaderboard"), description=_t("ratings.cmd.leaderboard"))
     @app_commands.guild_only()

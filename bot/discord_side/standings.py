@@ -10,6 +10,7 @@ from typing import Any
 import discord
 
 from bot.discord_side.context import loc
+from bot.discord_side.sight import Sights
 from bot.discord_side.ui.custom_ids import BoardButton
 from bot.discord_side.ui.numbers import points, signed
 from bot.discord_side.ui.parts import GOLD, MAX_TEXT, button, cut, layout, picture, row, text_block
@@ -138,15 +139,17 @@ def board_view(board: Board, guild_id: int, locale: str) -> discord.ui.LayoutVie
 
 
 async def show_stats(interaction: discord.Interaction[Any], service: GameService,
-                     player: discord.abc.User | None) -> None:
+                     sights: Sights, player: discord.abc.User | None) -> None:
     """/goblin stats: a person's record (the asker's when ``player`` is None), privately; the
-    chart is drawn in a thread, off the event loop."""
+    chart is drawn in a thread, off the event loop. Someone else's games, wins and last places
+    count only the matches the asker may look back at (played in channels they may view)."""
     if interaction.guild_id is None:
         raise Refusal(msg("bot.error.guild_only"))
     locale = loc(interaction)
     await interaction.response.defer(ephemeral=True, thinking=True)
     who = player or interaction.user
-    stats = await service.standings.stats(Place.server(interaction.guild_id), who.id)
+    sight = None if who.id == interaction.user.id else await sights.of(interaction)
+    stats = await service.standings.stats(Place.server(interaction.guild_id), who.id, sight)
     name = who.display_name
     png = await asyncio.to_thread(stats_chart, stats, name, locale)
     container = discord.ui.Container[discord.ui.LayoutView](

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot.game.places import Place
+from bot.game.places import Place, Sight
 from bot.game.ratings import SCALE as POINTS_PER_SIGMA
 from bot.game.ratings import (
     AiSeat,
@@ -199,10 +199,13 @@ class Standings:
             return msg("ratings.note.abandoned_early")
         return msg("ratings.note.too_few")
 
-    async def stats(self, place: Place, user_id: int) -> Stats:
+    async def stats(self, place: Place, user_id: int, sight: Sight | None = None) -> Stats:
         """A person's record at a place (a server; in direct messages, without ratings):
-        every figure counts only the matches played there."""
-        results = await self.store.player_results(place.key, user_id)
+        every figure counts only the matches played there; the games, wins and last places
+        only those in ``sight`` when given (what someone else asking may look back at: the
+        rating, the server's, counts every rated match)."""
+        results = [r for r in await self.store.player_results(place.key, user_id)
+                   if sight is None or sight.sees(r.place_key, r.channel_id)]
         heroes: dict[str, tuple[int, int]] = {}
         wins = 0
         form: list[int] = []

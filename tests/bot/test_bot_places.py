@@ -1,9 +1,10 @@
 """Every past match is shown where it was played: a match in one person's direct messages is
 theirs alone (no other person's direct messages, no server, and no forged click reaches it), a
 server's match is not shown in direct messages, a match played in a channel a member may not view
-(its permission overwrites, their roles) is not shown to them, and ``/goblin stats`` counts only
-the matches of the server it is asked in, the records against the AI too; a tournament held
-in a channel a member may not view is none to them."""
+(its permission overwrites, their roles) is not shown to them (nor counted in someone else's
+``/goblin stats``), and ``/goblin stats`` counts only the matches of the server it is asked in,
+the records against the AI too; a tournament held in a channel a member may not view is none
+to them."""
 from __future__ import annotations
 
 import pytest
@@ -119,6 +120,21 @@ async def test_stats_count_only_the_server_they_are_asked_in(bot: LiveBot) -> No
     there = bot.reply(ix).text()
     assert "No finished game on this server yet." in there
     assert "against the AI" not in there  # neither this server's nor the DMs' records
+
+
+async def test_someone_elses_stats_count_only_the_matches_the_asker_may_view(
+        bot: LiveBot) -> None:
+    """Ann played one match in the open channel and one in a channel Bob may not view: her
+    own stats count both, Bob asking about her counts the one he may look back at."""
+    secret = await crew_only(bot)
+    game = played(1)
+    for channel in (bot.channel, secret):
+        await finished_match(bot.store, game, start=len(game.moves) - 1, seats=SOLO,
+                             channel=channel.id, rater=rate_result)
+    mine = bot.reply(await bot.command(ANN, "stats")).text()
+    assert "2 games played" in mine, mine
+    told = bot.reply(await bot.command(BOB, "stats", player=str(ANN.id))).text()
+    assert "1 game played" in told, told
 
 
 async def crew_only(bot: LiveBot) -> Channel:
