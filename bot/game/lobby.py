@@ -27,6 +27,7 @@ from bot.game.seats import (
     deadline,
     heroes,
     level_of,
+    next_host,
     solo,
 )
 from bot.game.servers import Servers
@@ -241,9 +242,9 @@ class Lobby:
                 seats = with_seat(record.seats, index, record.seats[index].model_copy(
                     update={"ai": True, "level": DEFAULT_LEVEL}))
                 await self.store.update_seats(table_id, record.version, seats)
-                heirs = [s.user for s in seats if s.user is not None and not s.ai]
-                if record.host_id == user_id and heirs:
-                    await self.store.update_lobby(table_id, seats, host_id=heirs[0])
+                heir = next_host(seats, user_id)
+                if record.host_id == user_id and heir is not None:
+                    await self.store.update_lobby(table_id, seats, host_id=heir)
                 return await self.tables.load(table_id)
             if record.status != "lobby":
                 raise Refusal(msg("bot.error.not_lobby"), record)

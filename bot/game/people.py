@@ -21,12 +21,15 @@ pseudonym a rating again, which no leaderboard lists).
 
 from __future__ import annotations
 
+import contextlib
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
 from bot.game.lobby import Lobby
 from bot.game.refusals import Refusal
+from bot.game.seats import next_host
 from bot.game.tables import Tables
+from bot.game.tournaments import Tournaments
 from bot.storage.core.people import Forgotten
 from bot.storage.interface import Storage
 from bot.storage.records import StaleVersion, TableRecord
@@ -70,11 +73,13 @@ class Forgetting:
 
 @dataclass
 class People:
-    """Forgetting people, over the store, the tables' locks and the lobby's rules."""
+    """Forgetting people, over the store, the tables' locks, the lobby's and the tournaments'
+    rules."""
 
     store: Storage
     tables: Tables
     lobby: Lobby
+    tournaments: Tournaments
 
     async def forget(self, user_id: int) -> Forgetting:
         """Forget person ``user_id`` (see the module); their active tables' records after."""
@@ -107,18 +112,19 @@ class People:
 
     async def _leave_tournament(self, tournament_id: int, user_id: int) -> bool:
         """The person leaves a tournament they entered: taken off its entrants while sign-up
-        lasts, dropped once it is under way (their match under way goes on with the AI in
-        their seat); True when they were in it or host it (its sign-up message names them)."""
+        lasts (as its Leave button does), dropped once it is under way (as ``/goblin
+        tournament drop`` does; their match under way goes on with the AI in their seat); True
+        when they were in it or host it (its sign-up message names them)."""
         rows = await self.store.tournament_rows(tournament_id)
         if rows is None:
             return False
         if not any(e.user_id == user_id for e in rows.entrants):
             return rows.record.host_id == user_id
-        if rows.record.status == "signup" and await self.store.withdraw(tournament_id, user_id):
-            return True
-        now = await self.store.tournament(tournament_id)  # sign-up may have closed meanwhile
-        if now is not None and now.status == "running":
-            await self.store.drop_entrant(tournament_id, user_id, now.round)
+        try:
+            await self.tournaments.leave(tournament_id, user_id)
+        except Refusal:  # sign-up is over (it may have closed meanwhile): dropped instead
+            with contextlib.suppress(Refusal):  # dropped already, or the tournament ended
+                await self.tournaments.drop(tournament_id, user_id)
         return True
 
     async def _leave(self, table_id: int, user_id: int) -> None:
@@ -138,10 +144,9 @@ class People:
         still close it (a lobby's host role passed on when they left it)."""
         try:
             async with self.tables.hold(table_id) as now:
-                heirs = [s.user for s in now.seats
-                         if s.user is not None and not s.ai and s.user != user_id]
-                if now.status == "running" and heirs and now.host_id == user_id:
-                    await self.store.update_lobby(table_id, now.seats, host_id=heirs[0])
+                heir = next_host(now.seats, user_id)
+                if now.status == "running" and heir is not None and now.host_id == user_id:
+                    await self.store.update_lobby(table_id, now.seats, host_id=heir)
         except Refusal:  # the table is gone or damaged
             return
 

@@ -91,6 +91,13 @@ def sees_hand(record: TableRecord, seat: int) -> bool:
     return not (record.status == "running" and record.seats[seat].ai)
 
 
+def next_host(seats: Sequence[SeatInfo], leaving: int) -> int | None:
+    """Who hosts a running match once ``leaving`` no longer plays it: the first person seated
+    who still plays (not the AI); None when only the AI plays on."""
+    return next((s.user for s in seats if s.user is not None and not s.ai
+                 and s.user != leaving), None)
+
+
 def solo(record: TableRecord) -> bool:
     """True for a table only its host plays at (against AI seats): one in direct messages, or
     a guided first match. Only such a table has a Leave button."""
@@ -98,4 +105,5 @@ def solo(record: TableRecord) -> bool:
 
 
 __all__ = ["MAX_SEATS", "MAX_TIMER", "MIN_SEATS", "TIMERS", "deadline", "deciding_seat",
-           "heroes", "level_of", "playing_seat", "seat_label", "sees_hand", "solo"]
+           "heroes", "level_of", "next_host", "playing_seat", "seat_label", "sees_hand",
+           "solo"]

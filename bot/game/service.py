@@ -77,10 +77,10 @@ class GameService:
         self.standings = Standings(self.store)
         self.story = Story(self.store, self.tables)
         self.shares = Shares(self.store)
-        self.people = People(self.store, self.tables, self.lobby)
-        self.turns = Turns(self.store, self.clock)
         self.tournaments = Tournaments(self.store, self.tables, self.clock, self.seeds,
                                        self.servers.threads, self.servers.takebacks)
+        self.people = People(self.store, self.tables, self.lobby, self.tournaments)
+        self.turns = Turns(self.store, self.clock)
 
 
 __all__ = ["GameService"]
