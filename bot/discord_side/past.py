@@ -162,7 +162,7 @@ class PastMatches:
     async def replay(self, interaction: discord.Interaction[Any], table: int) -> None:
         """/goblin replay id: the match at its start, privately."""
         await interaction.response.defer(ephemeral=True, thinking=True)
-        loaded = await self.service.history.replay(table, await self.sights.of(interaction))
+        loaded = await self._replay(interaction, table)
         await self._show(interaction, loaded, 0, False)
 
     # ------------------------------------------------------------------ clicks
@@ -183,11 +183,11 @@ class PastMatches:
         """A replay button drawn at ``step`` ("open": a new private replay)."""
         if op == "open":
             await interaction.response.defer(ephemeral=True, thinking=True)
-            loaded = await self.service.history.replay(table, await self.sights.of(interaction))
+            loaded = await self._replay(interaction, table)
             await self._show(interaction, loaded, goto(loaded.replay, step, op), reveal)
             return
         await interaction.response.defer()
-        loaded = await self.service.history.replay(table, await self.sights.of(interaction))
+        loaded = await self._replay(interaction, table)
         if op == "flip":
             reveal = not reveal
         await self._show(interaction, loaded, goto(loaded.replay, step, op), reveal)
@@ -196,11 +196,21 @@ class PastMatches:
                    values: list[str]) -> None:
         """A step picked in a replay's bookmark menu."""
         await interaction.response.defer()
-        loaded = await self.service.history.replay(table, await self.sights.of(interaction))
+        loaded = await self._replay(interaction, table)
         picked = values[0] if len(values) == 1 else ""
         if not (picked.isascii() and picked.isdigit()) or int(picked) > loaded.replay.last:
             raise Refusal(msg("replay.error.bad_step"))
         await self._show(interaction, loaded, int(picked), reveal)
+
+    async def _replay(self, interaction: discord.Interaction[Any], table: int) -> Loaded:
+        """The replay of ``table`` for the person behind ``interaction``: from what is known of
+        the channels they may view, and only when that refuses it, once Discord was asked about
+        the server's channels not known (a match in a thread archived since), so stepping
+        through a replay asks nothing of the store or Discord beyond the match itself."""
+        try:
+            return await self.service.history.replay(table, self.sights.known(interaction))
+        except Refusal:
+            return await self.service.history.replay(table, await self.sights.of(interaction))
 
     async def _show(self, interaction: discord.Interaction[Any], loaded: Loaded, step: int,
                     reveal: bool) -> None:
@@ -230,7 +240,7 @@ class PastMatches:
         refused = share_refusal(interaction)
         if refused is not None:
             raise Refusal(refused)
-        loaded = await self.service.history.replay(table, await self.sights.of(interaction))
+        loaded = await self._replay(interaction, table)
         channel = self.messages.client.get_partial_messageable(
             interaction.channel_id or loaded.record.channel_id, guild_id=interaction.guild_id)
         played_in = loaded.record.channel_id

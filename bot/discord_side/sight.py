@@ -45,10 +45,16 @@ def visible_channels(guild: discord.Guild, member: discord.Member) -> set[int]:
     thread: when they may manage its channel's threads)."""
     seen: set[int] = set()
     for channel in (*guild.channels, *guild.threads):
-        mine = channel.permissions_for(member)
-        if mine.view_channel and (not private(channel) or mine.manage_threads):
+        if may_look_back(channel.permissions_for(member), private(channel)):
             seen.add(channel.id)
     return seen
+
+
+def may_look_back(mine: discord.Permissions, private_thread: bool) -> bool:
+    """Whether permissions ``mine`` in a channel let one look back at its matches: viewing it,
+    and for a private thread managing its threads too (who was added to one is not told
+    without a privileged intent)."""
+    return mine.view_channel and (not private_thread or mine.manage_threads)
 
 
 def private(channel: object) -> bool:
@@ -215,9 +221,8 @@ class Sights:
         parent = None if told.parent_id is None else guild.get_channel(told.parent_id)
         if parent is None:
             return False
-        mine = parent.permissions_for(member)
-        return mine.view_channel and (not told.private or mine.manage_threads)
+        return may_look_back(parent.permissions_for(member), told.private)
 
 
-__all__ = ["ASKED_AT_ONCE", "KEPT_CHANNELS", "Sights", "Told", "private", "sight_of",
-           "sight_of_table", "visible_channels"]
+__all__ = ["ASKED_AT_ONCE", "KEPT_CHANNELS", "Sights", "Told", "may_look_back", "private",
+           "sight_of", "sight_of_table", "visible_channels"]
