@@ -38,11 +38,15 @@ from bot.storage.sqlite_dialect import DIALECT, SqliteDb
 from bot.storage.sqlite_schema import SCHEMA_VERSION, run_migration, schema_version
 
 
+def primary_code(exc: BaseException) -> int:
+    """SQLite's primary result code of ``exc`` (its extended code's low byte; 0: none)."""
+    return getattr(exc, "sqlite_errorcode", 0) & 0xFF
+
+
 def cannot_save(exc: BaseException) -> bool:
     """True when ``exc`` is SQLite saying the database or its disk is full, or an I/O error."""
     return (isinstance(exc, sqlite3.OperationalError)
-            and getattr(exc, "sqlite_errorcode", 0) & 0xFF
-            in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR))
+            and primary_code(exc) in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR))
 
 
 #: SQLite's I/O errors met reading or finding the file (not writing it).
@@ -59,7 +63,7 @@ def out_of_reach(exc: BaseException) -> bool:
     or a mistake in the SQL."""
     code = getattr(exc, "sqlite_errorcode", 0)
     return isinstance(exc, sqlite3.OperationalError) and (
-        code & 0xFF == sqlite3.SQLITE_CANTOPEN or code in READING
+        primary_code(exc) == sqlite3.SQLITE_CANTOPEN or code in READING
         or code == sqlite3.SQLITE_READONLY_DBMOVED)
 
 
@@ -67,8 +71,7 @@ def unreadable(exc: BaseException) -> bool:
     """True when ``exc``, met by a read outside a transaction, says the file cannot be read:
     :func:`out_of_reach`, or any I/O error (a read writes nothing)."""
     return out_of_reach(exc) or (isinstance(exc, sqlite3.OperationalError)
-                                 and getattr(exc, "sqlite_errorcode", 0) & 0xFF
-                                 == sqlite3.SQLITE_IOERR)
+                                 and primary_code(exc) == sqlite3.SQLITE_IOERR)
 
 
 class Connection:
@@ -88,8 +91,7 @@ class Connection:
             try:
                 await db.execute("PRAGMA journal_mode=WAL")
             except sqlite3.DatabaseError as exc:
-                if getattr(exc, "sqlite_errorcode", 0) & 0xFF in (sqlite3.SQLITE_NOTADB,
-                                                                  sqlite3.SQLITE_CORRUPT):
+                if primary_code(exc) in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
                     raise NotADatabase(str(exc)) from exc
                 raise
             await db.execute("PRAGMA foreign_keys=ON")
