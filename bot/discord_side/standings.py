@@ -141,8 +141,9 @@ def board_view(board: Board, guild_id: int, locale: str) -> discord.ui.LayoutVie
 async def show_stats(interaction: discord.Interaction[Any], service: GameService,
                      sights: Sights, player: discord.abc.User | None) -> None:
     """/goblin stats: a person's record (the asker's when ``player`` is None), privately; the
-    chart is drawn in a thread, off the event loop. Someone else's games, wins and last places
-    count only the matches the asker may look back at (played in channels they may view)."""
+    chart is drawn in a thread, off the event loop. Someone else's games, wins, last places
+    and records against the AI count only the matches the asker may look back at (played in
+    channels they may view)."""
     if interaction.guild_id is None:
         raise Refusal(msg("bot.error.guild_only"))
     locale = loc(interaction)

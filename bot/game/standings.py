@@ -35,6 +35,7 @@ from bot.storage.records import (
     StoredRating,
     TableRecord,
     TableResult,
+    against_ai,
     won,
 )
 from engine.agents import DEFAULT_LEVEL
@@ -201,15 +202,19 @@ class Standings:
 
     async def stats(self, place: Place, user_id: int, sight: Sight | None = None) -> Stats:
         """A person's record at a place (a server; in direct messages, without ratings):
-        every figure counts only the matches played there; the games, wins and last places
-        only those in ``sight`` when given (what someone else asking may look back at: the
-        rating, the server's, counts every rated match)."""
+        every figure counts only the matches played there; the games, wins, last places and
+        records against the AI only those in ``sight`` when given (what someone else asking
+        may look back at: the rating, the server's, counts every rated match)."""
         results = [r for r in await self.store.player_results(place.key, user_id)
                    if sight is None or sight.sees(r.place_key, r.channel_id)]
         heroes: dict[str, tuple[int, int]] = {}
         wins = 0
         form: list[int] = []
+        ai: dict[tuple[str, str], tuple[int, int]] = {}  # by level and hero
         for result in results:
+            for game in (g for g in against_ai(result) if g.user_id == user_id):
+                games_against, wins_against = ai.get((game.level, game.hero), (0, 0))
+                ai[(game.level, game.hero)] = (games_against + 1, wins_against + game.wins)
             seat = next(s for s in result.seats if s.user_id == user_id)
             games_with, wins_with = heroes.get(seat.hero, (0, 0))
             heroes[seat.hero] = (games_with + 1, wins_with + won(result, seat))
@@ -229,7 +234,8 @@ class Standings:
             rating=shown_of(mine.rating) if mine else None,
             uncertainty=round(POINTS_PER_SIGMA * mine.rating.sigma) if mine else 0,
             rated_games=mine.games if mine else 0, place=rank, ranked=len(board),
-            form=tuple(form), against_ai=tuple(await self.store.ai_records(place.key, user_id)),
+            form=tuple(form), against_ai=tuple(AiRecord(user_id, level, hero, g, w)
+                                              for (level, hero), (g, w) in sorted(ai.items())),
             history=history)
 
     async def leaderboard(self, place: Place, user_id: int, page: int) -> Board:

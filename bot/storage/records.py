@@ -353,6 +353,21 @@ def people(result: TableResult) -> list[SeatResult]:
     return [s for s in result.seats if s.user_id is not None]
 
 
+def against_ai(result: TableResult) -> list[AiRecord]:
+    """What the match ``result`` adds to a person's records against the AI: when they were the
+    only person who made a move, one game (and a win when they won it) against each AI level
+    at the table, a person who never moved counting as one more AI seat at the level it was
+    played at; nothing for a match of two people or more."""
+    seated = [s for s in people(result) if s.moved]
+    user = seated[0].user_id if len(seated) == 1 else None
+    if user is None:
+        return []
+    levels = sorted({s.ai_level or DEFAULT_LEVEL for s in result.seats
+                     if s.user_id is None or not s.moved})
+    return [AiRecord(user, level, seated[0].hero, 1, int(won(result, seated[0])))
+            for level in levels]
+
+
 def places(state: GameState) -> tuple[int, ...]:
     """Each seat's place in a finished game: the winner first, then by keys, then by HP; seats
     with as many keys and HP share a place (1, 2, 2, 4)."""
@@ -562,7 +577,7 @@ __all__ = [
     "SeatInfo", "SeatKind", "SeatResult", "ServerDefaults", "Shards", "StaleVersion", "Status",
     "StorageError",
     "StoredRating", "TableExists", "TableRecord", "TableResult", "UNDO", "Unreachable",
-    "anchor_column",
+    "against_ai", "anchor_column",
     "load_state", "people",
     "places", "seat_results", "seats_from_json", "seats_to_json", "standing", "storable",
     "table_result", "with_seat", "won",

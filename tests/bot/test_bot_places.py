@@ -2,7 +2,7 @@
 theirs alone (no other person's direct messages, no server, and no forged click reaches it), a
 server's match is not shown in direct messages, a match played in a channel a member may not view
 (its permission overwrites, their roles) is not shown to them (nor counted in someone else's
-``/goblin stats``), and ``/goblin stats`` counts only the matches of the server it is asked in,
+``/goblin stats``, the records against the AI too), and ``/goblin stats`` counts only the matches of the server it is asked in,
 the records against the AI too; a tournament held in a channel a member may not view is none
 to them."""
 from __future__ import annotations
@@ -135,6 +135,26 @@ async def test_someone_elses_stats_count_only_the_matches_the_asker_may_view(
     assert "2 games played" in mine, mine
     told = bot.reply(await bot.command(BOB, "stats", player=str(ANN.id))).text()
     assert "1 game played" in told, told
+
+
+async def test_someone_elses_records_against_the_ai_count_only_the_matches_the_asker_may_view(
+        bot: LiveBot) -> None:
+    """Ann played against the easy AI in the open channel and twice in a channel Bob may not
+    view: her own record against the AI counts the three, Bob asking about her the one."""
+    secret = await crew_only(bot)
+    game = played(1)
+    for channel in (bot.channel, secret, secret):
+        await finished_match(bot.store, game, start=len(game.moves) - 1, seats=SOLO,
+                             channel=channel.id, rater=rate_result)
+    mine = bot.reply(await bot.command(ANN, "stats")).text()
+    assert against_easy_ai(mine).endswith("won, 3 games"), mine
+    told = bot.reply(await bot.command(BOB, "stats", player=str(ANN.id))).text()
+    assert against_easy_ai(told).endswith("won, 1 game"), told
+
+
+def against_easy_ai(stats: str) -> str:
+    """The line of a ``/goblin stats`` answer on the games against the easy AI."""
+    return next(line for line in stats.splitlines() if line.startswith("Easy AI: "))
 
 
 async def crew_only(bot: LiveBot) -> Channel:

@@ -13,9 +13,10 @@ from dataclasses import replace
 import pytest
 from postgres_server import Server
 
+from bot.game.places import Place
 from bot.game.ratings import AiSeat, Person, Rating, SeatResult, rate
 from bot.game.results import abandoned_result, movers
-from bot.game.standings import rate_result
+from bot.game.standings import Standings, rate_result
 from bot.storage.core import ratings as ratings_rows
 from bot.storage.core.db import Db, Dialect
 from bot.storage.core.rows import Row
@@ -149,6 +150,10 @@ async def test_a_match_where_fewer_than_two_people_moved_is_not_rated(store: Sto
     assert await store.ai_records(PLACE, ANN) == [AiRecord(ANN, "easy", "horan", 3, 3 * ann_won),
                                            AiRecord(ANN, "normal", "horan", 3, 3 * ann_won)]
     assert await store.ai_records(PLACE, BOB) == []
+    standings = Standings(store)  # the records /goblin stats shows, read from each match
+    assert (await standings.stats(Place.server(GUILD), ANN)).against_ai == tuple(
+        await store.ai_records(PLACE, ANN))
+    assert (await standings.stats(Place.server(GUILD), BOB)).against_ai == ()
     assert await store.recompute_ratings(rate_result) == 3
     assert await store.ratings(GUILD) == []
     await finish_moved(store, 1, 4, set())  # nobody moved: nothing at all

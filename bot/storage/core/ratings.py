@@ -28,10 +28,10 @@ from bot.storage.records import (
     RatingChange,
     StoredRating,
     TableResult,
+    against_ai,
     people,
     won,
 )
-from engine.agents import DEFAULT_LEVEL
 
 RATING_COLUMNS = "guild_id, user_id, mu, sigma, games, wins, last_table"
 #: The columns of ``ai_records`` that :func:`read_ai` reads (its place is the query's).
@@ -55,14 +55,11 @@ def step(tally: Tally, result: TableResult, rater: Rater) -> None:
     level it was played at."""
     seated = [s for s in people(result) if s.moved]
     if len(seated) == 1:
-        person = seated[0]
-        assert person.user_id is not None
-        for level in sorted({s.ai_level or DEFAULT_LEVEL for s in result.seats
-                             if s.user_id is None or not s.moved}):
-            key = (result.place_key, person.user_id, level, person.hero)
-            done = tally.ai.get(key, AiRecord(person.user_id, level, person.hero, 0, 0))
-            tally.ai[key] = AiRecord(done.user_id, level, done.hero, done.games + 1,
-                                     done.wins + won(result, person))
+        for game in against_ai(result):
+            key = (result.place_key, game.user_id, game.level, game.hero)
+            done = tally.ai.get(key, AiRecord(game.user_id, game.level, game.hero, 0, 0))
+            tally.ai[key] = AiRecord(done.user_id, done.level, done.hero,
+                                     done.games + game.games, done.wins + game.wins)
         return
     guild = result.guild_id
     if guild is None:
