@@ -234,8 +234,10 @@ class Standings:
             rating=shown_of(mine.rating) if mine else None,
             uncertainty=round(POINTS_PER_SIGMA * mine.rating.sigma) if mine else 0,
             rated_games=mine.games if mine else 0, place=rank, ranked=len(board),
-            form=tuple(form), against_ai=tuple(AiRecord(user_id, level, hero, g, w)
-                                              for (level, hero), (g, w) in sorted(ai.items())),
+            form=tuple(form), against_ai=(
+                tuple(await self.store.ai_records(place.key, user_id)) if sight is None
+                else tuple(AiRecord(user_id, level, hero, g, w)
+                           for (level, hero), (g, w) in sorted(ai.items()))),
             history=history)
 
     async def leaderboard(self, place: Place, user_id: int, page: int) -> Board:
