@@ -4,9 +4,10 @@ and buttons until the game starts.
 It is redrawn through the clicked interaction, or directly; posted again when it was never
 posted (the bot died first), is gone, or Discord no longer lets the bot edit it (a lobby open
 for more than an hour takes only a few edits an hour, JSON error 30046: the old message is then
-deleted); and a redraw asked for by a click or a command goes out
-on the table's feed (:mod:`bot.discord_side.feed`), from the table as it is then, so lobby edits
-never land out of order. Once the game started, the table message takes over
+deleted); a lobby opened in a thread archived since is edited once the thread is taken out of
+the archive; and a redraw asked for by a click or a command goes out on the table's feed
+(:mod:`bot.discord_side.feed`), from the table as it is then, so lobby edits never land out of
+order. Once the game started, the table message takes over
 (:mod:`bot.discord_side.messages`): the lobby message is deleted, or becomes the channel's line
 of a match played in a thread (:mod:`bot.discord_side.threads`).
 """
@@ -30,6 +31,7 @@ from bot.discord_side.context import (
 )
 from bot.discord_side.feed import Feeds, Job
 from bot.discord_side.pace import ChannelPace
+from bot.discord_side.threads import ARCHIVED, unarchive
 from bot.discord_side.ui.lobby import lobby_view
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
@@ -61,10 +63,7 @@ class LobbyMessages:
             if interaction is not None:
                 await interaction.edit_original_response(view=view)
             elif record.lobby_message_id is not None:
-                message = lobby_channel(self.client, record).get_partial_message(
-                    record.lobby_message_id)
-                await self.pace.request(record.channel_id)
-                await message.edit(view=view, allowed_mentions=NO_MENTIONS)
+                await self._edit(record, record.lobby_message_id, view)
         except discord.HTTPException as exc:
             if exc.code == TOO_OLD_TO_EDIT and record.status == "lobby":
                 await self._afresh(record, interaction is not None)
@@ -72,6 +71,24 @@ class LobbyMessages:
                 raise
             elif not self._gone(record, exc):
                 log.warning("could not edit the lobby message of table %s", record.id)
+
+    async def _edit(self, record: TableRecord, message_id: int,
+                    view: discord.ui.LayoutView) -> None:
+        """Edit the lobby message ``message_id`` of ``record`` to ``view``. A lobby opened in a
+        thread that was archived since (idle for a while, or by a moderator: Discord refuses
+        edits there) is taken out of the archive, and the edit tried once more."""
+        message = lobby_channel(self.client, record).get_partial_message(message_id)
+        try:
+            await self.pace.request(record.channel_id)
+            await message.edit(view=view, allowed_mentions=NO_MENTIONS)
+            return
+        except discord.HTTPException as exc:
+            if exc.code != ARCHIVED:
+                raise
+        log.info("table %s: the thread of its lobby was archived; unarchiving it", record.id)
+        await unarchive(self.client, record.channel_id)
+        await self.pace.request(record.channel_id)
+        await message.edit(view=view, allowed_mentions=NO_MENTIONS)
 
     def _gone(self, record: TableRecord, exc: discord.HTTPException) -> bool:
         """True when ``exc`` says the table's channel was deleted (its tables then end with
@@ -86,9 +103,7 @@ class LobbyMessages:
         channel = lobby_channel(self.client, record)
         if record.lobby_message_id is not None:
             try:
-                await self.pace.request(record.channel_id)
-                await channel.get_partial_message(record.lobby_message_id).edit(
-                    view=view, allowed_mentions=NO_MENTIONS)
+                await self._edit(record, record.lobby_message_id, view)
                 return record
             except discord.NotFound as exc:
                 if exc.code == UNKNOWN_CHANNEL:  # the channel itself: nowhere to post it

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from bot_helpers import Clock
 from in_threads import ThreadPlayers, link, start_lobby, started, table_message
-from live_bot import GUILD, LiveBot, offered
+from live_bot import GUILD, LiveBot, component, offered
 from players import ANN, BOB, Players, TinyRenderer, finished_match, open_table
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
@@ -319,3 +319,18 @@ async def test_a_rematch_whose_line_cannot_be_saved_is_played_in_its_channel(
     assert h.public()[-1].id == table_message(h, h.channel).id
     assert not any("are playing" in m.text() for m in h.public())
     await make_room(h.store)
+
+
+async def test_a_lobby_in_an_archived_thread_is_redrawn_after_a_command(h: LiveBot) -> None:
+    talk = h.lb.create_thread(h.channel, "talk", owner=ANN)
+    await h.settle()
+    await h.command(ANN, "new", channel=talk)
+    lobby = h.public(talk)[-1]
+    h.lb.archive_thread(talk)  # idle for a while, or a moderator archived it
+    await h.settle()
+    ix = await h.command(BOB, "join", channel=talk)
+    assert "You joined" in " ".join(h.said(ix))
+    shown = h.message(lobby)
+    assert f"<@{BOB.id}>" in shown.text() and not talk.archived
+    start = next(c for c in shown.custom_ids() if ":start:" in c)
+    assert not component(shown, start).get("disabled")  # two seats: the host may start
