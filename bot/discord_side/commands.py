@@ -105,15 +105,18 @@ class Commands:
 
     async def learn(self, interaction: discord.Interaction[Any]) -> None:
         """/goblin learn: a guided first match for the asker alone, started at once; the
-        answer is the asker's hand, which explains each rule as it comes."""
+        answer is the asker's hand, which explains each rule as it comes. In a server it moves
+        to a thread of its own as any match does (the server's choice), so the channel stays
+        open to other matches while it lasts."""
         self._may_open(interaction)
         assert interaction.channel_id is not None
         await interaction.response.defer(ephemeral=True, thinking=True)
+        threaded, _ = await self._threaded(interaction, None)
         try:
             record = await self.service.lobby.learn(
                 guild_id=interaction.guild_id, channel_id=interaction.channel_id,
                 host_id=interaction.user.id, host_name=interaction.user.display_name,
-                locale=public_locale(interaction))
+                locale=public_locale(interaction), threaded=threaded)
         except Refusal as exc:
             refused_here(interaction)
             answer = translate(exc.reason, loc(interaction))
@@ -209,7 +212,9 @@ class Commands:
         finally:
             if record.status == "lobby":  # posted again if it was lost or deleted
                 await self.messages.lobby.refresh(record)
-            elif record.status == "abandoned" or op == "start":
+            elif op == "start" or (record.status == "abandoned" and record.state is None):
+                # a match left (a solo one closes) is closed below: its lobby message is gone,
+                # or is the channel's line of its thread
                 await self.messages.lobby.redraw(None, record.id)
             if record.status == "abandoned" and record.state is not None:  # a solo match left
                 await self.messages.closed(record)

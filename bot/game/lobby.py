@@ -117,7 +117,7 @@ class Lobby:
                 channel_id=channel_id, host_id=host_id, seats=seats,
                 abilities=abilities, timer=timer, seed=seed, locale=locale, ai_level=level,
                 lessons=lessons, undo=server.defaults.undo if undo is None else undo,
-                threaded=threaded and guild_id is not None and not lessons)
+                threaded=threaded and guild_id is not None)
         except TableExists as exc:
             try:
                 found: TableRecord | None = await self.tables.load(exc.table_id)
@@ -130,10 +130,13 @@ class Lobby:
         return record
 
     async def learn(self, *, guild_id: int | None, channel_id: int, host_id: int,
-                    host_name: str, locale: str = "en") -> TableRecord:
-        """``/goblin learn``: open and start a guided first match for the host alone."""
+                    host_name: str, locale: str = "en", threaded: bool = False) -> TableRecord:
+        """``/goblin learn``: open and start a guided first match for the host alone
+        (``threaded``: in a thread of its own, as :meth:`create` says, so a server channel is
+        not held by one person's lesson)."""
         record = await self.create(guild_id=guild_id, channel_id=channel_id, host_id=host_id,
-                                   host_name=host_name, locale=locale, lessons=True)
+                                   host_name=host_name, locale=locale, lessons=True,
+                                   threaded=threaded)
         return await self.start(record.id, host_id)
 
     @staticmethod

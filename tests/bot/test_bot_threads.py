@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from bot_helpers import Clock
 from in_threads import ThreadPlayers, link, start_lobby, started, table_message
-from live_bot import GUILD, LiveBot, component, offered
+from live_bot import GUILD, Call, LiveBot, component, offered, table_id
 from players import ANN, BOB, Players, TinyRenderer, finished_match, open_table
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
@@ -334,3 +334,29 @@ async def test_a_lobby_in_an_archived_thread_is_redrawn_after_a_command(h: LiveB
     assert f"<@{BOB.id}>" in shown.text() and not talk.archived
     start = next(c for c in shown.custom_ids() if ":start:" in c)
     assert not component(shown, start).get("disabled")  # two seats: the host may start
+
+
+async def test_a_guided_match_in_a_server_channel_moves_to_its_thread(
+        h: LiveBot, calls: list[Call]) -> None:
+    ix = await h.command(BOB, "learn")  # a guided match has no turn timer: it may last days
+    hand = h.reply(ix)
+    assert hand.owner == BOB.id and "Lesson (R10)" in hand.text()
+    (thread,) = h.lb.threads_of(h.channel)
+    tid = table_id(table_message(h, thread))
+    line = h.lb.starter(thread)
+    assert line is not None and h.public()[-1].id == line.id
+    record = await h.bot.service.tables.load(tid)
+    assert record.lessons and record.thread_id == thread.id
+    assert await ThreadPlayers(h, tid, [BOB], thread).step()  # the hand plays in the thread
+    # the channel stays open to other matches meanwhile
+    await h.command(ANN, "new")
+    lobby = h.public()[-1]
+    assert table_id(lobby) != tid and any(":join:" in c for c in lobby.custom_ids())
+    # the learner leaves: the match closes, its line says so and never showed a lobby again
+    calls.clear()
+    ix = await h.command(BOB, "leave", channel=thread)
+    assert "You left table" in " ".join(h.said(ix))
+    assert (await h.bot.service.tables.load(tid)).status == "abandoned"
+    assert h.message(line).text().startswith("The match between Bob and 2 AI was abandoned")
+    assert not [c for c in calls if c.method == "PATCH" and c.path.endswith(f"/{line.id}")
+                and "new table" in str(c.body)]
