@@ -31,7 +31,7 @@ from bot.discord_side.context import (
 )
 from bot.discord_side.feed import Feeds, Job
 from bot.discord_side.pace import ChannelPace
-from bot.discord_side.threads import ARCHIVED, unarchive
+from bot.discord_side.threads import unarchived
 from bot.discord_side.ui.lobby import lobby_view
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
@@ -78,17 +78,12 @@ class LobbyMessages:
         thread that was archived since (idle for a while, or by a moderator: Discord refuses
         edits there) is taken out of the archive, and the edit tried once more."""
         message = lobby_channel(self.client, record).get_partial_message(message_id)
-        try:
+
+        async def edit() -> None:
             await self.pace.request(record.channel_id)
             await message.edit(view=view, allowed_mentions=NO_MENTIONS)
-            return
-        except discord.HTTPException as exc:
-            if exc.code != ARCHIVED:
-                raise
-        log.info("table %s: the thread of its lobby was archived; unarchiving it", record.id)
-        await unarchive(self.client, record.channel_id)
-        await self.pace.request(record.channel_id)
-        await message.edit(view=view, allowed_mentions=NO_MENTIONS)
+
+        await unarchived(self.client, record.channel_id, edit)
 
     def _gone(self, record: TableRecord, exc: discord.HTTPException) -> bool:
         """True when ``exc`` says the table's channel was deleted (its tables then end with

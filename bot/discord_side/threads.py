@@ -128,6 +128,21 @@ async def unarchive(client: discord.Client, thread_id: int) -> None:
     await thread.edit(archived=False)
 
 
+async def unarchived(client: discord.Client, thread_id: int | None,
+                     act: Callable[[], Awaitable[T]]) -> T:
+    """``act`` (an edit or deletion in thread ``thread_id``; None: not in a thread); when
+    Discord refuses it because a moderator (or Discord, after a while without messages)
+    archived the thread, the thread is taken out of the archive and ``act`` tried once more."""
+    try:
+        return await act()
+    except discord.HTTPException as exc:
+        if exc.code != ARCHIVED or thread_id is None:
+            raise
+    log.info("thread %s was archived; unarchiving it", thread_id)
+    await unarchive(client, thread_id)
+    return await act()
+
+
 class MatchThreads:
     """The threads matches are played in: where each table's messages go, a starting match's
     thread, the channel's line of a match played in one, and the link to a rematch."""
@@ -154,18 +169,10 @@ class MatchThreads:
         return record if thread is None else replace(record, thread_id=thread)
 
     async def unarchived(self, record: TableRecord, act: Callable[[], Awaitable[T]]) -> T:
-        """``act`` (an edit or deletion in the table's thread); when Discord refuses it
-        because a moderator (or Discord, after a while without messages) archived the thread,
-        the thread is taken out of the archive and ``act`` tried once more."""
-        try:
-            return await act()
-        except discord.HTTPException as exc:
-            thread = self._threads.get(record.id, record.thread_id)
-            if exc.code != ARCHIVED or thread is None:
-                raise
-        log.info("table %s: its thread was archived; unarchiving it", record.id)
-        await unarchive(self.client, thread)
-        return await act()
+        """``act`` (an edit or deletion in the table's thread), tried again once the thread is
+        taken out of the archive when Discord refuses it there (:func:`unarchived`)."""
+        return await unarchived(self.client, self._threads.get(record.id, record.thread_id),
+                                act)
 
     def lost(self, record: TableRecord, exc: discord.HTTPException) -> None:
         """A request for the table's messages failed with ``exc``: when Discord says where
@@ -301,4 +308,5 @@ class MatchThreads:
 
 
 __all__ = ["ARCHIVED", "THREAD_NEEDS", "UNKNOWN_CHANNEL", "MatchThreads", "in_thread", "line",
-           "line_view", "players", "thread_link", "thread_missing", "thread_name", "unarchive"]
+           "line_view", "players", "thread_link", "thread_missing", "thread_name", "unarchive",
+           "unarchived"]
