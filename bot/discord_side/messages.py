@@ -202,11 +202,11 @@ class Messages:
         payload = await self.table_payload(record, headline=headline, summary=summary,
                                            below=below)
         await self.pace.request(self.threads.where(record))
+        pings = to_move(record, observe(record.game, None)) is not None
         try:
             message = await self.channel(record).send(
                 view=payload.view, files=payload.uploads(),
-                allowed_mentions=MENTIONS if to_move(record, observe(record.game, None)) else
-                NO_MENTIONS)
+                allowed_mentions=MENTIONS if pings else NO_MENTIONS)
         except discord.NotFound as exc:
             self.threads.lost(record, exc)  # its thread or channel deleted while away
             raise
@@ -216,6 +216,9 @@ class Messages:
         # known here when it cannot be saved; after a restart the table is posted afresh
         await noted(self.service.tables.set_message(record.id, message_id=message.id),
                     f"table {record.id}: its new table message")
+        if pings:  # after a restart, the turn is edited in, not pinged again
+            await noted(self.service.meta.pinged(record),
+                        f"table {record.id}: the ping of its turn")
         if record.message_id is not None and record.message_id != message.id:
             await self.retire(replace(record, message_id=message.id), record.message_id)
         await self.retire_passing(record)
@@ -305,11 +308,6 @@ class Messages:
         for its channel, a newer state replaces it)."""
         self.feeds.put(record.id, Job("edit", record.version, partial(self._edit, record),
                                       self.threads.where(record)))
-
-    def catch_up(self, record: TableRecord) -> None:
-        """:meth:`show` ``record``, unless this process shows that state already."""
-        if self.feeds.showing(record.id) < record.version:
-            self.show(record)
 
     async def _edit(self, record: TableRecord) -> None:
         """Edit the table message (re-posted when it refuses edits)."""

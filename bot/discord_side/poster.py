@@ -74,15 +74,22 @@ class Poster:
         is deleted."""
         self.messages.begin(record)
 
-    def refresh(self, record: TableRecord) -> None:
-        """Queue a fresh table message of a running table (on start)."""
-        self.messages.show(record)
+    async def refresh(self, record: TableRecord) -> None:
+        """Queue the table message of a running table brought up to date (on start): a new one
+        pinging the person to play when the bot stopped before their turn's was posted."""
+        if await self.service.meta.ping_owed(record):
+            self.messages.show_turn(record)
+        else:
+            self.messages.show(record)
 
-    def take_up(self, record: TableRecord) -> None:
-        """Queue a fresh table message of a running table this process took up (the process
-        that held it may have stopped before showing its last move), unless this process
-        already shows that state (a table it began, whose lease it had not claimed yet)."""
-        self.messages.catch_up(record)
+    async def take_up(self, record: TableRecord) -> None:
+        """Queue the table message of a running table this process took up brought up to date
+        (the process that held it may have stopped before showing its last move, or before
+        pinging the person to play), unless this process already shows that state (a table it
+        began, whose lease it had not claimed yet)."""
+        if self.messages.feeds.showing(record.id) >= record.version:
+            return
+        await self.refresh(record)
 
     def let_go(self, table: int) -> None:
         """Another process took the table: its posts and edits still queued here are dropped

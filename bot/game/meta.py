@@ -1,5 +1,7 @@
-"""The bot's own metadata: which command tree was last synced where, and which finished
-tables had their result posted (a result is posted once, even across a restart)."""
+"""The bot's own metadata: which command tree was last synced where, which finished tables had
+their result posted (a result is posted once, even across a restart), and which turn of each
+running table its table message pinged the person to play for (pinged once, even across a
+restart)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,9 @@ from bot.storage.records import TableRecord
 
 #: Metadata key remembering that a finished table's result was posted.
 ANNOUNCED = "announced:{}"
+#: Metadata key remembering the turn (``round:turn``) of a table whose table message pinged the
+#: person to play last.
+PINGED = "pinged:{}"
 #: Metadata key of the hash of the last synced command tree.
 SYNC_KEY = "commands_hash"
 
@@ -47,6 +52,23 @@ class BotMeta:
         """Remember that the result of the table was posted."""
         await self.store.set_meta(ANNOUNCED.format(table_id), "1")
 
+    async def pinged(self, record: TableRecord) -> None:
+        """Remember that a table message of the running table's turn pinged the person to
+        play."""
+        await self.store.set_meta(PINGED.format(record.id), _turn(record))
+
+    async def ping_owed(self, record: TableRecord) -> bool:
+        """True when a person must play the running table's turn and no table message pinged
+        them for it (the bot stopped between the move that began the turn and its post). A
+        table none was ever remembered for (started by an older bot) is owed none."""
+        if record.status != "running" or record.state is None:
+            return False
+        seat = record.seats[record.game.current]
+        if seat.user is None or seat.ai:
+            return False
+        last = await self.store.get_meta(PINGED.format(record.id))
+        return last is not None and last != _turn(record)
+
     async def synced(self, key: str) -> str | None:
         """The hash of the command tree last synced for ``key`` (a server or all)."""
         return await self.store.get_meta(f"{SYNC_KEY}:{key}")
@@ -54,6 +76,11 @@ class BotMeta:
     async def remember_sync(self, key: str, digest: str) -> None:
         """Remember the hash of the command tree just synced for ``key``."""
         await self.store.set_meta(f"{SYNC_KEY}:{key}", digest)
+
+
+def _turn(record: TableRecord) -> str:
+    """The running table's turn as the metadata keeps it (a take-back never leaves it)."""
+    return f"{record.game.round}:{record.game.turn}"
 
 
 __all__ = ["BotMeta"]

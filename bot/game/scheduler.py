@@ -66,13 +66,14 @@ class Posts(Protocol):
         """Queue a started game's table message (pinging the first player)."""
         ...
 
-    def refresh(self, record: TableRecord) -> None:
-        """Queue a fresh table message of a running table (on start)."""
+    async def refresh(self, record: TableRecord) -> None:
+        """Queue the table message of a running table brought up to date (on start), pinging
+        the person to play when their turn's was never posted."""
         ...
 
-    def take_up(self, record: TableRecord) -> None:
-        """Queue a fresh table message of a running table this process took up, unless it
-        shows that state already."""
+    async def take_up(self, record: TableRecord) -> None:
+        """Queue the table message of a running table this process took up brought up to
+        date, unless it shows that state already."""
         ...
 
     def let_go(self, table: int) -> None:
@@ -255,7 +256,7 @@ class Scheduler:
         if record.status != "running":
             return
         if show:
-            self.posts.take_up(record)
+            await self.posts.take_up(record)
         self.kick_ai(record)
         if timer and record.deadline is not None and record.deadline <= self.service.clock():
             await self._expire(table, record.version)
@@ -346,13 +347,13 @@ class Scheduler:
         for tid in [t for t in held if t in running]:
             try:
                 record = await self.service.tables.load(tid)
+                await self.posts.refresh(record)
             except Refusal as exc:
                 log.error("table %s cannot be resumed: %s", tid, exc.__cause__ or exc.reason.key)
                 continue
             except Exception:  # one table's trouble never stops the bot from starting
                 log.exception("table %s cannot be resumed", tid)
                 continue
-            self.posts.refresh(record)
             self.kick_ai(record)
         now = self.service.clock()
         for record in await self.service.meta.unannounced(RECENT_ENDS):
