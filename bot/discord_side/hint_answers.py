@@ -2,12 +2,15 @@
 person who asked, with the suggested move, the estimated chances to win of the best moves and
 the reason (the service decides who may ask and keeps the hint). Once the decision the hint was
 for has been made, by the person or by the AI when their turn timer ran out, its answer is
-edited to say the hint no longer applies (:class:`GivenHints`)."""
+edited to say the hint no longer applies (:class:`GivenHints`), through the click's token while
+Discord still takes it (15 minutes)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +25,9 @@ from i18n import Msg, translate
 log = logging.getLogger("karak.bot")
 #: Hint answers kept per person and table at most (the oldest forgotten first).
 KEPT = 8
+#: Seconds a hint's answer is kept for its edit: its click's token lasts 15 minutes, and a
+#: minute is left for the edit's way there.
+TOKEN_LIFETIME = 14 * 60.0
 
 
 def hint_view(answer: HintAnswer, locale: str) -> discord.ui.LayoutView:
@@ -48,28 +54,35 @@ class _Given:
     interaction: discord.Interaction[Any]
     answer: HintAnswer
     locale: str
+    at: float  # when it was shown (the clock of :class:`GivenHints`)
 
 
 @dataclass
 class GivenHints:
-    """The hint answers shown, per (table, person), until the decision they were for is made."""
+    """The hint answers shown, per (table, person), until the decision they were for is made
+    (``clock``: the time in seconds, injectable for tests)."""
 
+    clock: Callable[[], float] = time.time
     _given: dict[tuple[int, int], list[_Given]] = field(default_factory=dict)
 
     def remember(self, interaction: discord.Interaction[Any], answer: HintAnswer,
                  locale: str) -> None:
         """``interaction`` was answered with ``answer``."""
         kept = self._given.setdefault((answer.record.id, interaction.user.id), [])
-        kept.append(_Given(interaction, answer, locale))
+        kept.append(_Given(interaction, answer, locale, self.clock()))
         del kept[:-KEPT]
 
     async def decided(self, table: int, user: int, version: int) -> None:
         """A decision of ``user`` was made at ``table`` (by them or for them), which is now at
         ``version``: each of their hint answers for an earlier decision says it no longer
         applies. An answer Discord no
-        longer lets the bot edit (dismissed, too old) is left as it is."""
+        longer lets the bot edit (dismissed, too old) is left as it is, and so is one whose
+        click's token has expired (it is not tried)."""
         kept = self._given.pop((table, user), [])
+        now = self.clock()
         for given in kept:
+            if now - given.at > TOKEN_LIFETIME:
+                continue
             if given.answer.record.version == version:
                 self._given.setdefault((table, user), []).append(given)
                 continue

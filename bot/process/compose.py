@@ -107,7 +107,7 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
         lobby = LobbyMessages(client, service, channel_pace, feeds, vanished=threads.vanished)
         messages = Messages(client, service, pictures, tasks, channel_pace, feeds, threads,
                             lobby)
-        hints_given = GivenHints()
+        hints_given = GivenHints(clock=service.clock)
         poster = Poster(service, messages, summary=partial(summary_of, service))
 
         async def begin(record: TableRecord) -> None:

@@ -395,3 +395,20 @@ def test_a_decision_is_first_met_where_the_same_moves_stood() -> None:
     log = [LogRow(step=0, seat=0, user_id=1, by_ai=False, action=a, at=0.0)
            for a in ("a", "b", "undo", "b", "undo", "undo", "c")]
     assert [first_met(log, v) for v in range(8)] == [0, 1, 2, 1, 2, 1, 0, 7]
+
+
+async def test_a_hint_older_than_its_click_s_token_is_left_as_it_is(h: LiveBot,
+                                                                    clock: Clock) -> None:
+    """Ann thinks for more than Discord's 15 minutes after a hint: the click's token that
+    would edit the hint's answer has expired, so the bot leaves it as it is instead of using
+    it (Discord answers 401 and counts it against the bot)."""
+    tid = await open_table(h, ANN, [], ai=1)
+    players = Players(h, tid, [ANN])
+    hand = await players.open_hand(ANN)
+    answer = h.reply(await h.click(ANN, hand, hint_button(hand) or ""))
+    assert "Suggested move" in answer.text()
+    h.lb.clock.advance(16 * 60)
+    clock.now += 16 * 60
+    await players.step()  # Ann decides at last
+    assert "Suggested move" in h.lb.message(answer.id).text()
+    assert not h.lb.breaches, h.lb.breaches
