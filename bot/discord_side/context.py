@@ -8,6 +8,7 @@ import logging
 from collections.abc import Awaitable, Sequence
 from typing import Any
 
+import aiohttp
 import discord
 
 from bot.storage.records import CannotSave, TableRecord
@@ -28,6 +29,15 @@ NO_MENTIONS = discord.AllowedMentions.none()
 TOO_OLD_TO_EDIT = 30046
 #: Discord's JSON error code for a channel (or thread) that no longer exists.
 UNKNOWN_CHANNEL = 10003
+#: What a request to Discord that did not go through raises: Discord refused it, or the
+#: connection failed (dropped, timed out) on its way.
+UNDELIVERED = (discord.HTTPException, aiohttp.ClientError, OSError)
+
+
+def why(exc: BaseException) -> object:
+    """What a log line says of a request that did not go through: Discord's HTTP status, or
+    the connection's failure."""
+    return exc.status if isinstance(exc, discord.HTTPException) else repr(exc)
 
 
 def loc(interaction: discord.Interaction[Any]) -> str:
@@ -107,7 +117,8 @@ def can_manage_channel(interaction: discord.Interaction[Any]) -> bool:
     return interaction.guild_id is not None and bool(interaction.permissions.manage_channels)
 
 
-__all__ = ["MENTIONS", "NO_MENTIONS", "TOO_OLD_TO_EDIT", "UNKNOWN_CHANNEL", "answer_privately",
+__all__ = ["MENTIONS", "NO_MENTIONS", "TOO_OLD_TO_EDIT", "UNDELIVERED", "UNKNOWN_CHANNEL",
+           "answer_privately",
            "can_manage_channel", "jump_url", "lacking", "lobby_channel", "loc", "missing_message",
            "missing_permissions", "noted", "permission_names", "place_refusal", "public_locale"]
 

@@ -20,7 +20,7 @@ import discord
 from bot.discord_side import forget
 from bot.discord_side.asides import confirm_abandon, leave_solo, show_log
 from bot.discord_side.away import add_away
-from bot.discord_side.context import answer_privately, expired, loc
+from bot.discord_side.context import UNDELIVERED, answer_privately, expired, loc, why
 from bot.discord_side.counting import answered, refused_here
 from bot.discord_side.hint_answers import GivenHints, answer_hint
 from bot.discord_side.language import follow_person
@@ -304,7 +304,8 @@ class Interactions:
                          note: Msg | None = None) -> None:
         """Show the seat's hand as the answer to a click: in the clicked message, or, when that
         message cannot be edited any more (dismissed, deleted, too old), in a fresh private one.
-        A failed reply is logged and never reported as a failed move."""
+        A failed reply (Discord refused it, or the connection failed on its way) is logged and
+        never reported as a failed move."""
         clicked = reply.interaction.message
         payload = await self.messages.hand_payload(
             record, seat, locale, note,
@@ -313,17 +314,17 @@ class Interactions:
             sent = await reply.show(payload.view, payload.files)
             self.messages.sent_hand(record, seat, locale, sent, payload)
             return
-        except discord.HTTPException as exc:
+        except UNDELIVERED as exc:
             log.warning("could not edit the hand message of table %s (%s); sending a new one",
-                        record.id, exc.status)
+                        record.id, why(exc))
         payload = await self.messages.hand_payload(record, seat, locale, note)
         try:
             await reply.show_anew(payload.view, payload.uploads())
             if payload.hint:
                 self.service.hints.prepare(record)
-        except discord.HTTPException as exc:
+        except UNDELIVERED as exc:
             log.warning("could not send a new hand message for table %s (%s)", record.id,
-                        exc.status)
+                        why(exc))
 
 
 def answers(clicks: Interactions) -> Clicks:

@@ -234,3 +234,33 @@ async def test_an_expired_click_is_one_warning_and_no_traceback(
     assert any("expired" in r.getMessage() for r in caplog.records)
     assert [b.rule for b in bot.lb.breaches] == ["late"]
     bot.lb.breaches.clear()
+
+
+async def test_a_reply_cut_off_by_the_network_never_reports_a_saved_move_as_failed(
+        bot: LiveBot) -> None:
+    """The connection drops as the answer to a move's click goes out (the move is written):
+    the player is not told something went wrong, and gets a fresh private hand."""
+    import aiohttp
+
+    tid = await open_table(bot, ANN, [BOB])
+    user, hand, rec = await my_turn_hand(bot, tid, [ANN, BOB])
+    session: Any = bot.bot.http._HTTPClient__session  # type: ignore[attr-defined]
+    real = session.request
+    cut: list[str] = []
+
+    def request(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        if not cut and "/interactions/" in str(url):
+            cut.append(str(url))
+            raise aiohttp.ServerDisconnectedError()
+        return real(method, url, *args, **kwargs)
+
+    session.request = request
+    try:
+        notation = next(n for n, v in offered(hand).items() if v[1] is None and n != "merchant")
+        ix = await bot.play(user, hand, notation)
+    finally:
+        session.request = real
+    assert cut
+    assert (await bot.bot.service.tables.load(tid)).version == rec.version + 1
+    assert not any("went wrong" in t for t in bot.said(ix)), bot.said(ix)
+    assert [m for m in bot.new_answers(ix) if m.components and m.owner == user.id]
