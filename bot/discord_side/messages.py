@@ -24,7 +24,15 @@ from functools import partial
 
 import discord
 
-from bot.discord_side.context import MENTIONS, NO_MENTIONS, TOO_OLD_TO_EDIT, jump_url, noted
+from bot.discord_side.context import (
+    MENTIONS,
+    NO_MENTIONS,
+    TOO_OLD_TO_EDIT,
+    UNDELIVERED,
+    jump_url,
+    noted,
+    why,
+)
 from bot.discord_side.feed import Feeds, Job
 from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.pace import ChannelPace
@@ -315,8 +323,8 @@ class Messages:
 
     def show_turn(self, record: TableRecord, headline: Msg | None = None) -> None:
         """Queue a fresh table message for a person's new turn (it pings them; ``headline``:
-        a line above it). When Discord refuses the post, the line is told and the old message
-        edited instead."""
+        a line above it). When Discord refuses the post, or the connection fails on its way,
+        the line is told and the old message edited instead."""
         self.feeds.put(record.id, Job("post", record.version,
                                       partial(self._turn, record, headline)))
 
@@ -324,8 +332,8 @@ class Messages:
         try:
             await self.post_table(self.current(record), headline)
             return
-        except discord.HTTPException as exc:
-            log.warning("could not post the turn of table %s (%s)", record.id, exc.status)
+        except UNDELIVERED as exc:  # refused, or cut off on its way
+            log.warning("could not post the turn of table %s (%s)", record.id, why(exc))
         if headline is not None:  # refused too, most likely: the edit shows the turn anyway
             await self._say(record, headline)
         await self._edit(record)
@@ -339,9 +347,9 @@ class Messages:
     async def _say(self, record: TableRecord, notice: Msg) -> None:
         try:
             await self.send_text(record, translate(notice, record.locale), passing=True)
-        except discord.HTTPException as exc:
+        except UNDELIVERED as exc:
             log.warning("could not tell table %s that %s (%s)", record.id, notice.key,
-                        exc.status)
+                        why(exc))
 
     def last(self, record: TableRecord, work: Callable[[], Awaitable[None]]) -> None:
         """Queue the table's last messages (its end, its closing): nothing is posted or
@@ -373,9 +381,9 @@ class Messages:
                 now, refused = await self.threads.open(now)
             try:
                 await self.post_table(now)
-            except discord.HTTPException as exc:
+            except UNDELIVERED as exc:
                 log.warning("could not post the table message of table %s (%s)", record.id,
-                            exc.status)
+                            why(exc))
                 return
             if refused:
                 await self.threads.refused(now)
@@ -455,9 +463,9 @@ class Messages:
         try:
             await self.edit_table(record, repost=False, payload=await self.table_payload(
                 record, urgent=False, message=record.message_id, below=below) if below else None)
-        except discord.HTTPException as exc:
+        except UNDELIVERED as exc:
             log.warning("could not close the table message of table %s (%s)", record.id,
-                        exc.status)
+                        why(exc))
 
 
 async def _nothing() -> None:

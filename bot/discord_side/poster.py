@@ -16,7 +16,7 @@ from functools import partial
 
 import discord
 
-from bot.discord_side.context import UNKNOWN_CHANNEL
+from bot.discord_side.context import UNDELIVERED, UNKNOWN_CHANNEL, why
 from bot.discord_side.messages import Messages
 from bot.discord_side.standings import end_lines
 from bot.game.play import Outcome
@@ -108,9 +108,9 @@ class Poster:
         async def work() -> None:
             try:
                 await self.announce_end(record)
-            except discord.HTTPException as exc:
+            except UNDELIVERED as exc:
                 log.warning("could not post the result of table %s (%s)", record.id,
-                            exc.status)
+                            why(exc))
         self.messages.last(record, work)
 
     async def announce_end(self, record: TableRecord) -> None:

@@ -264,3 +264,49 @@ async def test_a_reply_cut_off_by_the_network_never_reports_a_saved_move_as_fail
     assert (await bot.bot.service.tables.load(tid)).version == rec.version + 1
     assert not any("went wrong" in t for t in bot.said(ix)), bot.said(ix)
     assert [m for m in bot.new_answers(ix) if m.components and m.owner == user.id]
+
+
+async def test_a_turn_s_post_cut_off_by_the_network_is_edited_in_instead(bot: LiveBot) -> None:
+    """The connection drops as the table message of a new turn is posted: as when Discord
+    refuses that post, the table message standing is edited to show the turn."""
+    import aiohttp
+
+    from engine import apply, observe
+    from engine.agents import make_agent
+
+    tid = await open_table(bot, ANN, [BOB])
+    players = Players(bot, tid, [ANN, BOB])
+    svc = bot.bot.service
+    for _ in range(3000):  # up to the move that ends a person's turn
+        rec = await svc.tables.load(tid)
+        state = rec.game
+        action = make_agent("heuristic", state.step).choose(observe(state, state.current))
+        after = apply(state, action)[0]
+        if (after.round, after.turn) != (state.round, state.turn) and after.winner is None:
+            break
+        assert await players.step()
+    table = bot.last_table_message()
+    session: Any = bot.bot.http._HTTPClient__session  # type: ignore[attr-defined]
+    real = session.request
+    cut: list[str] = []
+
+    def request(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        if not cut and method == "POST" and str(url).endswith(f"/channels/{CHANNEL}/messages"):
+            cut.append(str(url))
+            raise aiohttp.ServerDisconnectedError()
+        return real(method, url, *args, **kwargs)
+
+    session.request = request
+    try:
+        assert await players.step()
+    finally:
+        session.request = real
+    assert cut
+    now = await svc.tables.load(tid)
+    assert now.version == rec.version + 1
+    shown = bot.message(table)
+    nxt = now.seats[now.game.current].user
+    assert nxt != rec.seats[state.current].user
+    assert f"<@{nxt}>" in shown.text(), shown.text()  # whose turn it is now
+    assert bot.last_table_message().id == table.id
+    assert f"kg:hand:{tid}" in shown.custom_ids()
