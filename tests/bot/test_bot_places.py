@@ -2,9 +2,9 @@
 theirs alone (no other person's direct messages, no server, and no forged click reaches it), a
 server's match is not shown in direct messages, a match played in a channel a member may not view
 (its permission overwrites, their roles) is not shown to them (nor counted in someone else's
-``/goblin stats``, the records against the AI too), and ``/goblin stats`` counts only the matches of the server it is asked in,
-the records against the AI too; a tournament held in a channel a member may not view is none
-to them."""
+``/goblin stats``, the records against the AI too), and ``/goblin stats`` counts only the
+matches of the server it is asked in, the records against the AI too; a tournament held in a
+channel a member may not view is none to them."""
 from __future__ import annotations
 
 import pytest
