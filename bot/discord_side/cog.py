@@ -203,10 +203,10 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
     @app_commands.command(name=_name("stats"), description=_t("ratings.cmd.stats"))
     @app_commands.describe(player=_t("ratings.cmd.stats_player"))
     @app_commands.rename(player=OPTION["player"])
-    @app_commands.guild_only()
     async def stats(self, interaction: discord.Interaction[Any],
                     player: discord.User | None = None) -> None:
-        """A player's record and rating on this server, privately."""
+        """A player's record and rating on this server (one's own record in direct messages),
+        privately."""
         await _run(interaction, show_stats(interaction, self.bodies.service,
                                            self.bodies.clicks.past.sights, player))
 

@@ -67,13 +67,15 @@ def _share(what: str | Msg, games: int, wins: int) -> Msg:
                else 0, what=what)
 
 
-def stats_text(stats: Stats, name: str, locale: str) -> str:
-    """The record of ``stats`` as markdown."""
-    parts: list[str | Msg] = [f"### {translate(msg('ratings.place.title', who=name), locale)}"]
+def stats_text(stats: Stats, name: str, locale: str, dms: bool = False) -> str:
+    """The record of ``stats`` as markdown: of a server, or (``dms``) of the person's direct
+    messages, which are never rated."""
+    where = "ratings.dms" if dms else "ratings.place"
+    parts: list[str | Msg] = [f"### {translate(msg(f'{where}.title', who=name), locale)}"]
     parts.append(msg("ratings.stats.games", count=stats.games, wins=stats.wins)
-                 if stats.games else msg("ratings.stats.none"))
+                 if stats.games else msg("ratings.dms.none" if dms else "ratings.stats.none"))
     if stats.rating is None:
-        parts.append(msg("ratings.stats.unrated"))
+        parts.append(msg("ratings.dms.unrated" if dms else "ratings.stats.unrated"))
     else:
         shown = rating_text(stats.rating.value, stats.rating.provisional, locale)
         spread = points(stats.uncertainty, locale)
@@ -89,7 +91,7 @@ def stats_text(stats: Stats, name: str, locale: str) -> str:
         parts.append(f"**{translate(msg('ratings.stats.heroes'), locale)}**")
         parts.extend(_share(msg(f"hero.{h.hero}.name"), h.games, h.wins) for h in stats.heroes)
     if stats.against_ai:
-        parts.append(f"**{translate(msg('ratings.place.against_ai'), locale)}**")
+        parts.append(f"**{translate(msg(f'{where}.against_ai'), locale)}**")
         levels: dict[str, tuple[int, int]] = {}
         for r in stats.against_ai:
             games, wins = levels.get(r.level, (0, 0))
@@ -143,12 +145,21 @@ async def show_stats(interaction: discord.Interaction[Any], service: GameService
     """/goblin stats: a person's record (the asker's when ``player`` is None), privately; the
     chart is drawn in a thread, off the event loop. Someone else's games, wins, last places
     and records against the AI count only the matches the asker may look back at (played in
-    channels they may view)."""
-    if interaction.guild_id is None:
-        raise Refusal(msg("bot.error.guild_only"))
-    locale = loc(interaction)
-    await interaction.response.defer(ephemeral=True, thinking=True)
+    channels they may view). In direct messages: the asker's own solo matches there, which
+    are never rated (no chart)."""
     who = player or interaction.user
+    locale = loc(interaction)
+    if interaction.guild_id is None:
+        if who.id != interaction.user.id:
+            raise Refusal(msg("ratings.dms.own_only"))
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        stats = await service.standings.stats(Place.dms(who.id), who.id)
+        await interaction.edit_original_response(view=layout(
+            discord.ui.Container[discord.ui.LayoutView](
+                text_block(cut(stats_text(stats, who.display_name, locale, dms=True), MAX_TEXT)),
+                accent_colour=GOLD)))
+        return
+    await interaction.response.defer(ephemeral=True, thinking=True)
     sight = None if who.id == interaction.user.id else await sights.of(interaction)
     stats = await service.standings.stats(Place.server(interaction.guild_id), who.id, sight)
     name = who.display_name

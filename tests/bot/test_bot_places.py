@@ -121,6 +121,18 @@ async def test_stats_count_only_the_server_they_are_asked_in(bot: LiveBot) -> No
     assert "No finished game on this server yet." in there
     assert "against the AI" not in there  # neither this server's nor the DMs' records
 
+    ix = await bot.command(ANN, "stats", channel=dms)  # her direct messages: her solo match
+    mine = bot.reply(ix).text()
+    assert "Ann's record in direct messages" in mine and "1 game played" in mine
+    assert "Games against the AI alone in direct messages" in mine
+    assert "never rated" in mine and not bot.reply(ix).attachments
+    bob_dms = bot.lb.dm(BOB)
+    ix = await bot.command(BOB, "stats", channel=bob_dms)  # not Ann's direct messages
+    assert "No finished game in direct messages yet." in bot.reply(ix).text()
+    ix = await bot.command(BOB, "stats", channel=bob_dms, player=str(ANN.id))
+    assert bot.said(ix) == ["In direct messages only your own record is shown. Ask for "
+                            "someone else's in a server you share."]
+
 
 async def test_someone_elses_stats_count_only_the_matches_the_asker_may_view(
         bot: LiveBot) -> None:
