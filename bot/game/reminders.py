@@ -71,11 +71,14 @@ class Reminding:
     store: Storage
     tables: Tables
     clock: Callable[[], float]
-    #: The running slow matches, as the last pass of :meth:`due` found them.
+    #: The running slow matches, as the last pass of :meth:`due` found them, and those that
+    #: began here since.
     slow: set[int] = field(default_factory=set)
     #: When the next reminder falls due, as the last pass of :meth:`due` found the slow turns
     #: (minus infinity before the first pass, infinity when no turn's reminder is to come).
     upcoming: float = -math.inf
+    #: The slow matches that began here while the pass under way reads the running tables.
+    _began: set[int] = field(default_factory=set)
 
     async def due(self, holding: Callable[[int], Awaitable[bool]]) -> list[Reminder]:
         """The reminders to send now at the tables this process is ``holding`` (the lease of:
@@ -85,6 +88,7 @@ class Reminding:
         out, and so is a turn whose time is up (the bot was stopped past its deadline: the
         timers' next pass plays it). :attr:`upcoming` then tells when the next one falls due."""
         now = self.clock()
+        self._began = set()
         found: list[tuple[TableRecord, int, float, float]] = []
         slow: set[int] = set()
         upcoming = math.inf
@@ -102,7 +106,7 @@ class Reminding:
                 upcoming = min(upcoming, waiting[2])
             elif await holding(tid):
                 found.append((record, *waiting))
-        self.slow = slow
+        self.slow = slow | self._began
         self.upcoming = upcoming
         if not found:
             return []
@@ -129,10 +133,19 @@ class Reminding:
         await self.store.set_reminder(reminder.record.id, reminder.user, reminder.turn, CLOSED)
         await self.store.note_dms_closed(reminder.user, self.clock())
 
+    def began(self, record: TableRecord) -> None:
+        """The game of ``record`` started here: at a slow match, clicks are noted from now on,
+        not only once the next pass of :meth:`due` finds it running (its first player, pinged
+        as it starts, opens their hand at once)."""
+        if record.timer >= SLOW:
+            self.slow.add(record.id)
+            self._began.add(record.id)
+
     async def clicked(self, table_id: int, user_id: int) -> None:
         """``user_id`` clicked something of table ``table_id``: at a slow match (one the last
-        pass of :meth:`due` found running), that is noted (a click during their own turn makes
-        them active: no reminder for that turn). No table is read for it."""
+        pass of :meth:`due` found running, or that began here since), that is noted (a click
+        during their own turn makes them active: no reminder for that turn). No table is read
+        for it."""
         if table_id in self.slow:
             await self.store.seen(table_id, user_id, self.clock())
 

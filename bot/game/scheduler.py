@@ -91,15 +91,16 @@ class Scheduler:
     ``posts`` shows what happened; ``sweeps`` is more work for each pass of the timers (rematch
     offers lapsing); ``forgetters`` drop what other parts keep for a table that ended;
     ``made_for`` is told (table, user, version now) when the AI made a person's decision for
-    them (the turn timer ran out); ``connected`` says whether the bot is connected (the
-    heartbeat is written only then)."""
+    them (the turn timer ran out); ``began`` is told each game that started here; ``connected``
+    says whether the bot is connected (the heartbeat is written only then)."""
 
     def __init__(self, service: GameService, tasks: Tasks, leases: Leases, posts: Posts, *,
                  ai_pace: float = 1.5, timer_poll: float = 5.0, heartbeat: Path | None = None,
                  connected: Callable[[], bool] = lambda: True,
                  sweeps: Sequence[Callable[[], Awaitable[None]]] = (),
                  forgetters: Sequence[Callable[[int], None]] = (),
-                 made_for: Sequence[Callable[[int, int, int], Awaitable[None]]] = ()) -> None:
+                 made_for: Sequence[Callable[[int, int, int], Awaitable[None]]] = (),
+                 began: Sequence[Callable[[TableRecord], None]] = ()) -> None:
         self.service = service
         self.tasks = tasks
         self.leases = leases
@@ -111,6 +112,7 @@ class Scheduler:
         self.sweeps = tuple(sweeps)
         self.forgetters = tuple(forgetters)
         self.made_for = tuple(made_for)
+        self.began = tuple(began)
         self._ai: dict[int, asyncio.Task[Any]] = {}
         #: The table as its last move left it, for its AI seat's next decision.
         self._known: dict[int, TableRecord] = {}
@@ -141,6 +143,8 @@ class Scheduler:
     async def begin(self, record: TableRecord) -> None:
         """The game started: its table message goes out (pinging the first player) and its AI
         seats play."""
+        for told in self.began:
+            told(record)
         self.posts.begin(record)
         self.kick_ai(record)
 

@@ -118,19 +118,19 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
         sights.install(client)
         desk = TournamentDesk(service, messages, tasks, begin,
                               forget=lambda table: scheduler.forget(table), sights=sights)
+        reminders = Reminders(client, service, tasks, leases, max(REMINDER_POLL, timer_poll))
+        reminders.install(client)
         scheduler = Scheduler(
             service, tasks, leases, poster, ai_pace=ai_pace, timer_poll=timer_poll,
             heartbeat=heartbeat, connected=lambda: client.is_ready() and not client.is_closed(),
             sweeps=(partial(lapse_offers, service, messages), desk.sweep),
             forgetters=(messages.forget, hints_given.forget, desk.ended),
-            made_for=(hints_given.decided,))
+            made_for=(hints_given.decided,), began=(reminders.reminding.began,))
         past = PastMatches(service, messages, scheduler.begin, sights)
         lobby_clicks = LobbyClicks(service, messages, scheduler)
         clicks = Interactions(service, messages, scheduler, past, hints_given, lobby_clicks,
                               desk)
         bodies = Commands(service, messages, clicks)
-        reminders = Reminders(client, service, tasks, leases, max(REMINDER_POLL, timer_poll))
-        reminders.install(client)
         return Parts(tasks=tasks, pictures=pictures, messages=messages, scheduler=scheduler,
                      poster=poster, clicks=clicks, bodies=bodies, cog=GoblinCog(bodies),
                      reminders=reminders)

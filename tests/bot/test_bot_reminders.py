@@ -14,7 +14,7 @@ from live_bot import CHANNEL, GUILD, Call, LiveBot
 from players import ANN, BOB, EVE, TinyRenderer, open_table
 from storage.helpers import Clock
 
-from bot.discord_side.ui.custom_ids import LogButton
+from bot.discord_side.ui.custom_ids import HandButton, LogButton
 from bot.storage.core.reminders import CLOSED
 from loopback import Loopback, Message, User
 
@@ -113,6 +113,20 @@ async def test_no_reminder_for_someone_active_in_their_turn(bot: LiveBot, clock:
     clock.now = start + 2 * HOUR
     await remind(bot)  # a pass of the loop (every few seconds) knows the slow matches
     await bot.click(mover, bot.last_table_message(), LogButton.id_for(tid))  # they looked
+    await bot.settle()
+    clock.now = start + 19 * HOUR
+    await remind(bot)
+    assert dms(bot, mover) == []
+
+
+async def test_no_reminder_for_someone_who_opened_their_hand_as_the_match_began(
+        bot: LiveBot, clock: Clock) -> None:
+    """The first player, pinged as the slow match starts, opens their hand at once (before
+    the reminders' loop passes again and finds the match running): they were active."""
+    start = clock.now
+    tid, mover = await slow_match(bot, clock)
+    clock.now += 5
+    await bot.click(mover, bot.last_table_message(), HandButton.id_for(tid))
     await bot.settle()
     clock.now = start + 19 * HOUR
     await remind(bot)
