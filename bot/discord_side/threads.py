@@ -169,10 +169,10 @@ class MatchThreads:
         return record if thread is None else replace(record, thread_id=thread)
 
     async def unarchived(self, record: TableRecord, act: Callable[[], Awaitable[T]]) -> T:
-        """``act`` (an edit or deletion in the table's thread), tried again once the thread is
-        taken out of the archive when Discord refuses it there (:func:`unarchived`)."""
-        return await unarchived(self.client, self._threads.get(record.id, record.thread_id),
-                                act)
+        """``act`` (an edit or deletion where the table's messages go), tried again once the
+        thread they go to (the match's own, or the thread the table was opened in) is taken out
+        of the archive when Discord refuses it there (:func:`unarchived`)."""
+        return await unarchived(self.client, self.where(record), act)
 
     def lost(self, record: TableRecord, exc: discord.HTTPException) -> None:
         """A request for the table's messages failed with ``exc``: when Discord says where

@@ -144,6 +144,32 @@ async def test_an_edit_in_an_archived_thread_unarchives_it_first(h: LiveBot) -> 
     assert not thread.archived
 
 
+async def test_a_match_opened_in_a_thread_discord_archived_is_closed_there(
+        h: LiveBot, clock: Clock) -> None:
+    """A slow match opened with /goblin new inside a thread: Discord archives the thread after
+    a day without messages; the match's edits unarchive it first, as in a thread of the
+    match's own, so an abandoned match's table message loses its buttons."""
+    talk = h.lb.create_thread(h.channel, "talk", owner=ANN)
+    await h.settle()
+    await h.command(ANN, "new", channel=talk, timer=3 * 86400)
+    tid = await start_lobby(h, h.public(talk)[-1])
+    table = table_message(h, talk)
+    h.lb.clock.advance(25 * 3600)  # a day without a message: Discord archives the thread
+    clock.now += 25 * 3600
+    h.lb.check_deadlines()
+    await h.settle()
+    assert talk.archived
+    record = h.bot.messages.current(await h.bot.service.tables.load(tid))
+    await h.bot.messages.edit_table(record, repost=False)  # an edit, never a post
+    assert not talk.archived
+    h.lb.archive_thread(talk)
+    await h.settle()
+    await h.abandon(ANN, channel=talk)
+    await h.settle()
+    assert (await h.bot.service.tables.load(tid)).status == "abandoned"
+    assert not h.message(table).custom_ids() and "abandoned" in h.message(table).text()
+
+
 async def test_a_deleted_thread_ends_its_match_as_abandoned(h: LiveBot) -> None:
     tid, thread = await started(h)
     players = ThreadPlayers(h, tid, [ANN], thread)
