@@ -13,7 +13,7 @@ import re
 
 from postgres_server import Server
 
-from bot.game.places import Place
+from bot.game.places import Place, Sight
 from bot.game.results import finished_result
 from bot.game.service import GameService
 from bot.game.standings import rate_result
@@ -216,3 +216,29 @@ async def test_a_match_running_when_a_person_is_forgotten_rates_the_others_as_a_
     await store.recompute_ratings(rate_result)
 
     assert (await store.rating_of(GUILD, BOB), await store.rating_changes(GUILD, BOB)) == live
+
+
+
+async def test_a_person_named_as_a_word_of_the_game_leaves_their_matches_whole(
+        store: Storage, clock: Clock) -> None:
+    """Discord usernames are lowercase words: a person called as a hero ("horan"), a deck's
+    stacking ("top") or a message's parameter ("who", "card") is forgotten, and the matches
+    they played still read and replay as before (a running one goes on): only the name goes."""
+    for seed, name in enumerate(("horan", "top", "who", "card"), start=10):
+        forgotten = 700000000000000000 + seed
+        seats = (SeatInfo(user=forgotten, name=name, hero="horan"), *SEATS[1:])
+        rated = await play_named(store, seed, channel=1, seats=seats, host=BOB)
+        running = await play_named(store, seed, channel=seed, seats=seats, host=BOB, upto=12)
+        sight = Sight.of(Place.server(GUILD), None)
+        before = (await GameService(store, clock=clock).history.replay(rated, sight)).replay
+
+        await GameService(store, clock=clock).people.forget(forgotten)
+
+        for table in (rated, running):
+            record = await store.get(table)
+            assert record is not None and record.state is not None, name
+            assert [(s.hero, s.name) for s in record.game.config.seats] == [
+                ("horan", ""), ("taia", "Bob"), ("argentus", "")], name
+        after = (await GameService(store, clock=clock).history.replay(rated, sight)).replay
+        assert (after.last, after.final.seats, after.final.winner) == (
+            before.last, before.final.seats, before.final.winner), name

@@ -60,6 +60,8 @@ RENAMED = (("tables", "host_id"), ("actions", "user_id"), ("results", "winner_us
            ("rematches", "offered_by"), ("table_seats", "user_id"),
            ("tournaments", "host_id"), ("tournament_entrants", "user_id"),
            ("tournament_rounds", "bye_user"), ("tournament_seats", "user_id"))
+#: The parameter of the game's messages that names a seat (its person, or its hero).
+WHO = "who"
 #: Columns naming a place: a person's direct messages (``dm:<id>``) become the pseudonym's.
 PLACES = (("tables", "place_key"), ("results", "place_key"))
 
@@ -121,23 +123,26 @@ def unnamed_state(text: str | None, seats: list[int], name: str) -> str | None:
 
 
 def _rename(node: object, name: str, hero: dict[str, object]) -> None:
-    """Replace each value inside ``node`` that is the person's ``name`` by their hero's name: in
-    lists (a message's parameters are ``[name, value]`` pairs) and, for states saved when they
-    were an object, in objects, but never a ``name`` field (the setup's names, emptied apart).
-    The log keeps no seat number beside a name, so another seat of the same match shown by the
-    very same name has its lines renamed too (they then name the forgotten person's hero)."""
+    """Replace the person's ``name`` by their hero's name wherever a message inside ``node``
+    names a seat (its ``who`` parameter: a pair ``[who, name]``, or for states saved when a
+    message's parameters were an object, its ``who`` field), and nowhere else: a person may be
+    called as a hero, a deck's stacking or a parameter is spelled ("horan", "top", "card"),
+    which the game keeps as they are. The log keeps no seat number beside a name, so another
+    seat of the same match shown by the very same name has its lines renamed too (they then
+    name the forgotten person's hero)."""
     if isinstance(node, dict):
-        for key, value in node.items():
-            if value == name and key != "name":
-                node[key] = hero
-            else:
-                _rename(value, name, hero)
+        params = node.get("params") if set(node) == {"key", "params"} else None
+        if isinstance(params, dict) and params.get(WHO) == name:
+            params[WHO] = hero
+        elif isinstance(params, list):
+            for pair in params:
+                if pair == [WHO, name]:
+                    pair[1] = hero
+        for value in node.values():
+            _rename(value, name, hero)
     elif isinstance(node, list):
-        for index, value in enumerate(node):
-            if value == name:
-                node[index] = hero
-            else:
-                _rename(value, name, hero)
+        for value in node:
+            _rename(value, name, hero)
 
 
 class PeopleRows(TableQueries):
