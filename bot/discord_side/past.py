@@ -44,6 +44,7 @@ from bot.game.rematch import RematchState
 from bot.game.service import GameService
 from bot.storage.records import TableRecord, Unreachable
 from bot.storage.shares import SharedPost
+from engine import GameConfig
 from engine.names import seat_name
 from engine.replay import Replay
 from i18n import Msg, Param, msg, translate
@@ -129,7 +130,8 @@ class PastMatches:
         self.begin = begin
         self.sights = sights
         self._drawing = asyncio.Lock()  # one animation drawn at a time
-        self._animations: OrderedDict[tuple[int, str], bytes] = OrderedDict()
+        #: Animations drawn, by table and language, each with the setup (its names) drawn.
+        self._animations: OrderedDict[tuple[int, str], tuple[GameConfig, bytes]] = OrderedDict()
         #: A lock per (table, channel) whose animation is being shared, while anyone holds it.
         self._sharing: WeakValueDictionary[tuple[int, int], asyncio.Lock] = (
             WeakValueDictionary())
@@ -283,13 +285,18 @@ class PastMatches:
                                   allowed_mentions=NO_MENTIONS)
 
     async def _animation(self, loaded: Loaded) -> bytes:
-        """The GIF of a match in its table's language (kept, or drawn in a thread)."""
+        """The GIF of a match in its table's language (kept while its names are the match's
+        now, as a person forgotten through another process changes them; or drawn in a
+        thread)."""
         key = (loaded.record.id, loaded.record.locale)
+        setup = loaded.replay.final.config
         async with self._drawing:
-            gif = self._animations.get(key)
-            if gif is None:
+            kept = self._animations.get(key)
+            if kept is not None and kept[0] == setup:
+                gif = kept[1]
+            else:
                 gif = await asyncio.to_thread(match_animation, loaded.replay, key[1])
-                self._animations[key] = gif
+                self._animations[key] = (setup, gif)
                 while len(self._animations) > KEPT_ANIMATIONS:
                     self._animations.popitem(last=False)
             self._animations.move_to_end(key)

@@ -7,8 +7,9 @@ or in a channel they cannot view, is "no match" to them, as a table that never w
 
 A match is replayed from its seed and its action log, with today's cards: a match played with
 another card catalogue is refused (it would be a different game), and so is a log that no longer
-replays. Replays are read-only and the tables they show never change again, so no table's lock is
-taken; a few built replays are kept, the most recently used.
+replays. Replays are read-only and the tables they show never change again but for the names of
+people forgotten on request, so no table's lock is taken; a few built replays are kept, the most
+recently used, each while the table's setup (its names) is the one it was built from.
 """
 
 from __future__ import annotations
@@ -221,7 +222,9 @@ class History:
         if record.catalogue != catalogue_version():
             raise Refusal(msg("history.error.other_cards", table=table_id))
         kept = self._replays.get(table_id)
-        if kept is None:
+        if kept is None or kept.final.config != record.game.config:
+            # never built here, or its names changed since (a person forgotten through
+            # another process, which may share the database)
             kept = await self._build(record)
             self._replays[table_id] = kept
             while len(self._replays) > KEPT_REPLAYS:

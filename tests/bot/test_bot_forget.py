@@ -36,12 +36,15 @@ from bot.discord_side.ui.custom_ids import (
     ForgetButton,
     LobbyButton,
     ReplayButton,
+    ShareButton,
     TournamentButton,
 )
+from bot.game.shares import SHARE_WINDOW
 from bot.process.admin import main
 from bot.storage.records import SeatInfo
 from bot.storage.sqlite import Store
 from engine import Observation
+from engine.replay import Replay
 from loopback import Loopback, Message
 
 #: Ann and Bob played a rated match; the AI held the third seat.
@@ -274,3 +277,32 @@ async def test_the_admin_command_waits_for_a_bot_playing_the_person_on_sqlite(
     assert await asyncio.to_thread(main, argv) == 1
     assert "Stop the bot first" in capsys.readouterr().err
     assert anywhere(db, str(ANN.id))  # nothing was changed
+
+
+async def test_a_replay_and_animation_kept_lose_a_name_forgotten_elsewhere(
+        bot: LiveBot, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A person forgotten through another process sharing the database (the store alone
+    changes: this process drops nothing it keeps) is gone from the replay and the animation
+    this process kept of a match they played."""
+    drawn: list[list[str]] = []
+
+    def animation(replay: Replay, locale: str) -> bytes:
+        drawn.append([seat.name for seat in replay.final.config.seats])
+        return b"GIF89a" + b"\0" * 16
+
+    monkeypatch.setattr("bot.discord_side.past.match_animation", animation)
+    rated = await play_named(bot.store, 11, channel=CHANNEL, seats=SEATS, guild=GUILD,
+                             host=ANN.id)
+    ix = await bot.command(BOB, "replay", id=rated)
+    await bot.click(BOB, bot.reply(ix), ShareButton.id_for(rated))
+    assert drawn == [["Ann", "Bob", ""]]
+
+    await bot.store.forget_person(ANN.id)  # as another process does
+    clock.now += SHARE_WINDOW
+
+    ix = await bot.command(BOB, "replay", id=rated)
+    replay = bot.reply(ix)
+    await bot.click(BOB, replay, ReplayButton.id_for(rated, 0, False, "last"))
+    assert "Ann" not in bot.message(replay).text()
+    await bot.click(BOB, bot.message(replay), ShareButton.id_for(rated))
+    assert drawn[-1] == ["", "Bob", ""]

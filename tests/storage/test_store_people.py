@@ -242,3 +242,29 @@ async def test_a_person_named_as_a_word_of_the_game_leaves_their_matches_whole(
         after = (await GameService(store, clock=clock).history.replay(rated, sight)).replay
         assert (after.last, after.final.seats, after.final.winner) == (
             before.last, before.final.seats, before.final.winner), name
+
+
+async def test_a_replay_kept_by_another_process_loses_the_name_forgotten(
+        postgres_server: Server, clock: Clock) -> None:
+    """Several bot processes share a PostgreSQL database: a person forgotten through one of
+    them (or the admin command) is gone from the replay another process built and kept of a
+    match they played."""
+    pg = PostgresBackend(postgres_server)
+    bot, admin = await pg.open(clock), await pg.open(clock)
+    try:
+        rated = await play_named(bot, 3, channel=1, seats=SEATS, host=BOB)
+        history = GameService(bot, clock=clock).history
+        sight = Sight(Place.server(GUILD))
+        before = await history.replay(rated, sight)
+        assert before.replay.final.config.seats[0].name == ZED_NAME
+
+        await GameService(admin, clock=clock).people.forget(ZED)
+
+        after = await history.replay(rated, sight)
+        assert after.replay.final.config.seats[0].name == ""
+        told = [line for step in range(after.replay.last + 1)
+                for line in after.replay.narration(step, "en")]
+        assert told and not [line for line in told if ZED_NAME in line]
+    finally:
+        await bot.close()
+        await admin.close()
