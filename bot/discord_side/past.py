@@ -30,6 +30,7 @@ import discord
 from bot.discord_side.context import MENTIONS, NO_MENTIONS, lacking, loc, noted, permission_names
 from bot.discord_side.messages import Messages
 from bot.discord_side.sight import Sights, sight_of_table
+from bot.discord_side.threads import ARCHIVED
 from bot.discord_side.ui.past import (
     MENU_OPTIONS,
     goto,
@@ -60,6 +61,9 @@ KEPT_ANIMATIONS = 2
 #: sending messages in threads instead of sending messages).
 CLICKER_NEEDS = ("send_messages", "attach_files")
 BOT_NEEDS = ("view_channel", "send_messages", "attach_files")
+#: Discord's JSON error codes of a post refused in a thread beyond the permissions: archived
+#: and locked, or locked, without Manage Threads.
+POST_REFUSED = (ARCHIVED, 160005)
 
 
 def round_series(replay: Replay) -> list[SeatSeries]:
@@ -279,10 +283,19 @@ class PastMatches:
         if len(gif) > min(MAX_BYTES, UPLOAD_LIMIT):
             raise Refusal(msg("replay.too_big", table=table))
         await self.messages.pace.request(channel.id)
-        return await channel.send(content=translate(msg("replay.animation", table=table),
-                                                    loaded.record.locale),
-                                  file=ImageFile(gif, f"match-{table}.gif"),
-                                  allowed_mentions=NO_MENTIONS)
+        try:
+            return await channel.send(content=translate(msg("replay.animation", table=table),
+                                                        loaded.record.locale),
+                                      file=ImageFile(gif, f"match-{table}.gif"),
+                                      allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as exc:
+            if exc.status != 403 and exc.code not in POST_REFUSED:
+                raise
+            # the permissions Discord showed when clicked did not tell it (a locked thread, a
+            # permission taken away while the animation was drawn)
+            log.warning("could not post the animation of table %s in channel %s (%s)", table,
+                        channel.id, exc.code or exc.status)
+            raise Refusal(msg("replay.sharing.refused", table=table)) from exc
 
     async def _animation(self, loaded: Loaded) -> bytes:
         """The GIF of a match in its table's language (kept while its names are the match's

@@ -24,7 +24,8 @@ from bot.storage.sqlite import Store
 from engine.replay import Replay
 from loopback import Loopback, Message
 from loopback.model import ALL_PERMISSIONS, ATTACH_FILES, SEND_MESSAGES
-from render.animation import MAX_BYTES
+from loopback.permissions import MANAGE_THREADS
+from render.animation import MAX_BYTES, match_animation
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "loopback"))  # the e2e helpers
 from e2e.privacy import Secrets  # noqa: E402 - the stand-in tests' privacy watch
@@ -308,3 +309,37 @@ async def test_a_match_with_take_backs_is_replayed_shared_and_charted(bot: LiveB
     assert bot.public()[-1].attachments[0].filename == f"match-{tid}.gif"
     await bot.bot.poster.announce_end(await bot.bot.service.tables.load(tid))
     assert "summary.png" in [a.filename for a in bot.public()[-1].attachments]
+
+
+async def test_a_post_discord_refuses_is_told_privately_and_may_be_tried_again(
+        bot: LiveBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the permissions shown at the click do not tell: a moderator shares in the match's
+    thread, locked since, where the bot may not manage threads; a permission of the bot's taken
+    away while the animation is drawn. Each is told privately, nothing is counted against the
+    channel or the person, and a share once Discord takes it posts at once."""
+    thread = bot.lb.create_thread(bot.channel)
+    tid = await finished_match(bot.store, played(2), channel=thread.id)
+    bot.lb.archive_thread(thread, locked=True)
+    bot.channel.bot_permissions = ALL_PERMISSIONS & ~MANAGE_THREADS
+    ix = await bot.command(ADMIN, "replay", id=tid, channel=thread)
+    ix = await bot.click(ADMIN, bot.reply(ix), ShareButton.id_for(tid))
+    assert "Discord refused my post of the animation of match" in " ".join(bot.said(ix))
+    bot.lb.unarchive_thread(thread)
+    bot.channel.bot_permissions = ALL_PERMISSIONS
+    ix = await bot.command(ADMIN, "replay", id=tid, channel=thread)
+    ix = await bot.click(ADMIN, bot.reply(ix), ShareButton.id_for(tid))
+    assert "is posted in the channel" in " ".join(bot.said(ix))
+
+    drawn = match_animation
+
+    def losing_rights(replay: Replay, locale: str) -> bytes:
+        bot.channel.bot_permissions = ALL_PERMISSIONS & ~ATTACH_FILES
+        return drawn(replay, locale)
+
+    monkeypatch.setattr("bot.discord_side.past.match_animation", losing_rights)
+    other = await finished_match(bot.store, played(3))
+    told = await share(bot, ANN, other)
+    assert "Discord refused my post of the animation of match" in told
+    assert animations(bot) == []
+    bot.channel.bot_permissions = ALL_PERMISSIONS
+    assert "is posted in the channel" in await share(bot, ANN, other)
