@@ -22,6 +22,18 @@ texts in every language, ``POST /play/locale`` ``{"user", "locale"}`` a user's l
 ``POST /play/clock`` ``{"advance": seconds}`` moves the clock on (one of :data:`CLOCK_STEPS`):
 a slow match played over a fake day. The stand-in's clock and the bot's follow the same jump,
 so turn timers, reminders and the time left move with it.
+
+The page's moderator menu: ``GET /play/channel`` the server's channel (``{"id", "name",
+"hidden"}``: the ids of the people it is hidden from), ``POST /play/moderate`` ``{"act",
+"thread"?, "user"?}`` does what a moderator of the server does, through the stand-in's own world
+operations, so the bot hears the gateway events Discord sends (:data:`MODERATION`): a thread of
+the channel archived (``archive``), archived and locked (``lock``), unarchived and unlocked
+(``unarchive``) or deleted (``delete_thread``); the channel deleted (``delete_channel``: a new
+empty #goblin takes its place, with a new id, so the page has somewhere to play; the next start of
+the playground has the fixed id again, and the bot finds the other one gone as a channel deleted
+while it was away); the channel hidden from a person or shown to them again
+(``hide``, ``show``: their View Channel denied by a permission overwrite, or the overwrite
+emptied).
 """
 
 from __future__ import annotations
@@ -46,6 +58,7 @@ from bot.process.settings import ConfigProblem, Settings, load_settings, read_en
 from i18n import LOCALE_NAMES, LOCALES, catalog, msg, normalise_locale, placeholders, translate
 from loopback import FAKE_TOKEN, Loopback, LoopbackError, ManualClock
 from loopback.model import Channel
+from loopback.permissions import VIEW_CHANNEL
 from loopback.spec import unavailable_reason, validation_off
 from loopback.world import dumps
 
@@ -65,6 +78,11 @@ PEOPLE = ((1_220_000_000_000_000_011, "Ann"), (1_220_000_000_000_000_012, "Bob")
 DM_OFFSET = 100
 #: How far the page's clock control moves the clock on, in seconds (1 hour, 8 hours, 1 day).
 CLOCK_STEPS = (3600, 8 * 3600, 86400)
+#: What the page's moderator menu does, and the gateway event the bot hears for it: to a thread
+#: of the channel, to the channel, to a person's sight of the channel.
+MODERATION = {"archive": "THREAD_UPDATE", "lock": "THREAD_UPDATE", "unarchive": "THREAD_UPDATE",
+              "delete_thread": "THREAD_DELETE", "delete_channel": "CHANNEL_DELETE",
+              "hide": "CHANNEL_UPDATE", "show": "CHANNEL_UPDATE"}
 GUILD_NAME = "Karak Club"
 CHANNEL_NAME = "goblin"
 #: Our locale -> the locale a Discord client of that language sends.
@@ -145,6 +163,8 @@ class Playground:
         lb.app.router.add_post("/play/clock", self._advance)
         lb.app.router.add_get("/play/config", self._config)
         lb.app.router.add_post("/play/locale", self._set_locale)
+        lb.app.router.add_get("/play/channel", self._channel_state)
+        lb.app.router.add_post("/play/moderate", self._moderate)
         lb.app.router.add_static("/static/", STATIC)
         return lb
 
@@ -265,6 +285,61 @@ class Playground:
         self.lb.bump()
         return web.json_response(dict(user.public(), locale=locale))
 
+    def channel_state(self) -> dict[str, Any]:
+        """The server's channel the page shows (a new one once a moderator deleted it) and the
+        ids of the people it is hidden from."""
+        assert self.channel is not None
+        guild = self.lb.guilds[GUILD_ID]
+        hidden = [str(u.id) for u in self.lb.users.values()
+                  if not guild.permissions_in(u, self.channel) & VIEW_CHANNEL]
+        return {"id": str(self.channel.id), "name": self.channel.name, "hidden": hidden}
+
+    def moderate(self, act: str, thread: str | None = None, user: str | None = None) -> None:
+        """Do what a moderator does (one of :data:`MODERATION`) to ``thread`` of the server's
+        channel, to the channel, or to ``user``'s sight of it; LoopbackError when it cannot
+        be done."""
+        assert self.channel is not None
+        channel = self.channel
+        guild = self.lb.guilds[GUILD_ID]
+        if act in ("archive", "lock", "unarchive", "delete_thread"):
+            found = self.lb.channel(str(thread))
+            if not found.thread or found.parent_id != channel.id:
+                raise LoopbackError(f"channel {found.id} is no thread of #{channel.name}",
+                                    "no_thread")
+            if act == "delete_thread":
+                self.lb.delete_thread(found)
+            elif act == "unarchive":
+                self.lb.unarchive_thread(found)
+            else:
+                self.lb.archive_thread(found, locked=act == "lock")
+        elif act == "delete_channel":
+            self.lb.delete_channel(channel)
+            self.channel = self.lb.create_channel(guild, CHANNEL_NAME)
+        elif act in ("hide", "show"):
+            person = self.lb.user(str(user))
+            if person.admin or person.id == guild.owner_id:
+                raise LoopbackError(f"{person.name} sees every channel of the server",
+                                    "sees_every_channel")
+            self.lb.set_overwrite(channel, person, deny=VIEW_CHANNEL if act == "hide" else 0)
+        else:
+            raise LoopbackError(f"no moderator act {act!r}", "bad_request")
+
+    async def _channel_state(self, request: web.Request) -> web.Response:
+        return web.Response(text=dumps(self.channel_state()), content_type="application/json",
+                            headers={"Cache-Control": "no-cache"})
+
+    async def _moderate(self, request: web.Request) -> web.Response:
+        """What the moderator menu asks for; the channel's state after it."""
+        try:
+            data = await request.json()
+            if not isinstance(data, dict):
+                raise LoopbackError("a JSON object is expected", "bad_request")
+            self.moderate(str(data.get("act")), data.get("thread"), data.get("user"))
+        except (LoopbackError, ValueError) as exc:
+            refusal = (exc if isinstance(exc, LoopbackError)
+                       else LoopbackError(f"bad request: {exc!r}", "bad_request"))
+            return web.json_response(refusal.public(), status=400)
+        return web.json_response(self.channel_state())
 
     async def _advance(self, request: web.Request) -> web.Response:
         """Move the clock on by one of :data:`CLOCK_STEPS` seconds: the stand-in's and the

@@ -1,6 +1,6 @@
 /* Karak: Goblin playground: shows the stand-in's channel the way Discord does and acts as one of
  * its users through the stand-in's JSON API (/_loopback/, see loopback/server.py) and the
- * playground's own routes (/play/config, /play/locale, see playground/app.py).
+ * playground's own routes (/play/config, /play/locale, /play/channel, see playground/app.py).
  * Plain JavaScript, no dependencies, no build step. Every text comes from the server (i18n). */
 "use strict";
 
@@ -22,6 +22,7 @@
     channel: null,          // id of the channel shown (the server's, a thread, or the user's DM)
     thread: null,           // id of the thread shown
     threads: [],            // the server channel's threads (the stand-in's control API)
+    hidden: [],             // ids of the people a moderator hid the server's channel from
     version: 0,
     messages: [],
     commands: [],
@@ -127,10 +128,17 @@
   function currentThread() {
     return state.place === "thread" ? state.threads.find((th) => th.id === state.thread) : null;
   }
+  /** True when a moderator hid the server's channel from the person we act as, who then sees
+   *  neither it nor its threads (their direct messages still). */
+  function blind() {
+    return state.place !== "dm" && state.hidden.includes(state.user);
+  }
   const composer = window.KarakComposer({ state, $, esc, t, api, toast, refusal, localized,
     saveJSON, safeRefresh });
   const controls = window.KarakControls({ state, $, api, toast, refusal, render, safeRefresh,
     composer, switchUser, setLanguage, atBottom, toBottom });
+  const moderator = window.KarakModerator({ state, $, api, t, esc, toast, refusal, safeRefresh,
+    currentThread });
   function localized(obj, field) {
     const l = obj[`${field}_localizations`];
     return (l && l[discordLocale()]) || obj[field];
@@ -225,7 +233,8 @@
   function welcome() {
     let el = $("welcome");
     const th = currentThread();
-    const key = JSON.stringify([lang(), state.place, th ? [th.id, th.name, th.archived, th.locked] : null]);
+    const key = JSON.stringify([lang(), state.place, th ? [th.id, th.name, th.archived, th.locked] : null,
+      blind(), state.config.channel]);
     if (el && state.welcomeKey === key) return el;
     state.welcomeKey = key;
     if (!el) {
@@ -234,6 +243,11 @@
       el.className = "welcome";
     }
     if (state.place === "thread") return threadWelcome(el);
+    if (blind()) {
+      el.innerHTML = `<h1><span class="hash">#</span>${esc(channelName())}</h1>`
+        + `<p class="hidden-note">${esc(t("mod.hidden", { channel: state.config.channel_name }))}</p>`;
+      return el;
+    }
     let text = view.md(state.place === "dm" ? t("welcome_dm", { bot: state.config.bot.name })
       : t("welcome", { channel: state.config.channel_name }));
     // "/goblin new" in the welcome text starts that command
@@ -361,6 +375,7 @@
     $("guild-name").textContent = state.place === "dm" ? t("place_dm")
       : th ? `#${state.config.channel_name}` : state.config.guild_name;
     renderThreads();
+    moderator.texts();
   }
 
   function applyTexts() {
@@ -464,10 +479,19 @@
         // the version before anything is read: whatever changes while this reads (a thread
         // archived between the list of threads and the messages) wakes watch() again
         const summary = await api("/_loopback/");
+        const server = await api("/play/channel");
+        state.hidden = server.hidden || [];
+        if (server.id !== state.config.channel) {  // deleted by a moderator: the new one
+          state.config.channel = server.id;
+          state.config.channel_name = server.name;
+          if (state.place === "thread") { state.place = "server"; state.thread = null; }
+          if (state.place !== "dm") clearShown();
+        }
         if (state.place !== "dm") {
-          const listed = await api(`/_loopback/channels/${state.config.channel}/threads`);
+          const listed = blind() ? { threads: [] }
+            : await api(`/_loopback/channels/${state.config.channel}/threads`);
           state.threads = listed.threads || [];
-          if (state.place === "thread" && !currentThread()) {  // deleted: back to the channel
+          if (state.place === "thread" && !currentThread()) {  // deleted or hidden: back to the channel
             state.place = "server";
             state.thread = null;
             clearShown();
@@ -476,7 +500,8 @@
         }
         const user = state.user;
         const channel = state.channel;
-        const data = await api(`/_loopback/channels/${channel}/messages?user=${user}`);
+        const data = blind() ? { messages: [] }
+          : await api(`/_loopback/channels/${channel}/messages?user=${user}`);
         if (user !== state.user || channel !== state.channel) { refreshAgain = true; continue; }
         state.version = summary.version;
         state.messages = data.messages;
@@ -530,6 +555,7 @@
     const stored = localStorage.getItem("kg-user");
     state.user = (users[asked - 1] || users.find((u) => u.id === stored) || users[0]).id;
     controls.wire();
+    moderator.wire();
     $("places").addEventListener("click", (e) => {
       const tab = e.target.closest(".place-tab");
       if (tab) switchPlace(tab.dataset.place);

@@ -189,3 +189,58 @@ async def test_each_person_has_a_direct_message_channel_with_the_bot() -> None:
             assert r.status == 400 and answer["code"] == "not_a_recipient"
             assert page_strings("fr")["refusal.not_a_recipient"].startswith("Seules")
         assert "/goblin apprendre" in page_strings("fr")["welcome_dm"]
+
+
+async def test_the_moderator_routes_send_what_discord_sends() -> None:
+    """``POST /play/moderate`` does what a moderator does through the stand-in (the bot hears
+    THREAD_UPDATE, THREAD_DELETE, CHANNEL_UPDATE, CHANNEL_DELETE), ``GET /play/channel`` tells
+    the channel shown and whom it is hidden from; what cannot be done is refused with a code
+    the page translates."""
+    async with Playground(port=0, locale="en", validate=False) as pg, ClientSession() as http:
+        sent: list[str] = []
+        broadcast = pg.lb.gateway.broadcast
+
+        def announce(event: str, data: dict[str, Any]) -> None:
+            sent.append(event)
+            broadcast(event, data)
+
+        pg.lb.state.announce = announce
+        assert pg.channel is not None
+        first = pg.channel
+        thread = pg.lb.create_thread(first, "Karak · Ann and 1 AI")
+        ann, bob = (str(uid) for uid, _ in PEOPLE[:2])
+
+        async def moderate(body: Any) -> tuple[int, Any]:
+            async with http.post(pg.url + "play/moderate", json=body) as r:
+                return r.status, await r.json()
+
+        for act, archived, locked in (("archive", True, False), ("unarchive", False, False),
+                                      ("lock", True, True), ("unarchive", False, False)):
+            assert (await moderate({"act": act, "thread": str(thread.id)}))[0] == 200
+            assert (thread.archived, thread.locked) == (archived, locked), act
+        assert sent == ["THREAD_CREATE"] + ["THREAD_UPDATE"] * 4
+        status, shown = await moderate({"act": "hide", "user": bob})
+        assert status == 200 and shown == {"id": str(CHANNEL_ID), "name": "goblin",
+                                           "hidden": [bob]}
+        async with http.post(pg.url + "_loopback/command", json={
+                "user": bob, "channel": str(CHANNEL_ID), "command": "goblin new"}) as r:
+            assert r.status == 400 and (await r.json())["code"] == "channel_hidden"
+        assert (await moderate({"act": "show", "user": bob}))[1]["hidden"] == []
+        for bad, code in (({"act": "hide", "user": ann}, "sees_every_channel"),
+                          ({"act": "archive", "thread": str(CHANNEL_ID)}, "no_thread"),
+                          ({"act": "archive", "thread": "12"}, "no_channel"),
+                          ({"act": "archive"}, "bad_request"), ({"act": "ban"}, "bad_request"),
+                          (["x"], "bad_request")):
+            status, answer = await moderate(bad)
+            assert status == 400 and answer["code"] == code, (bad, answer)
+        assert (await moderate({"act": "delete_thread", "thread": str(thread.id)}))[0] == 200
+        sent.clear()
+        status, shown = await moderate({"act": "delete_channel"})
+        # a new #goblin takes the deleted one's place: the page's config follows it
+        assert status == 200 and shown["id"] != str(CHANNEL_ID) and shown["name"] == "goblin"
+        assert sent == ["CHANNEL_DELETE", "CHANNEL_CREATE"]
+        async with http.get(pg.url + "play/channel") as r:
+            assert await r.json() == shown
+        async with http.get(pg.url + "play/config") as r:
+            assert (await r.json())["channel"] == shown["id"]
+        assert first.id in pg.lb.state.deleted_channels
