@@ -138,6 +138,10 @@ async def test_a_person_forgotten_is_found_nowhere_and_others_keep_their_past(
     rebuilt = await store.recompute_ratings(rate_result)
     assert rebuilt == 2
     assert await kept_about_bob(store, [rated, running]) == before  # rated as before
+    assert await store.rating_of(GUILD, gone.pseudonym) is None  # nothing of the pseudonym
+    assert await store.rating_changes(GUILD, gone.pseudonym) == []
+    for place in (PLACE, Place.dms(gone.pseudonym).key):
+        assert await store.ai_records(place, gone.pseudonym) == []
     assert alone
 
 

@@ -36,7 +36,8 @@ id it replaced); it is drawn again in the rare case it is in use already, so two
 people never share one; and drawn at random rather than counted, it tells nothing about when
 the person was forgotten. The person gets ONE pseudonym for all their rows, so a rebuild of the
 ratings from the stored results (``python -m bot.admin ratings --recompute``) rates everyone
-else exactly as before (the pseudonym stands where the person stood).
+else exactly as before (the pseudonym stands where the person stood), and stores no rating,
+rating change or record against the AI of the pseudonym.
 """
 
 from __future__ import annotations

@@ -125,26 +125,28 @@ async def write_ratings(db: Db, dialect: Dialect, result: TableResult, rater: Ra
 async def save(db: Db, tally: Tally,
                changed_ai: AbstractSet[tuple[str, int, str, str]] | None = None) -> None:
     """Write ``tally``'s ratings, changes and records against the AI (only ``changed_ai`` of
-    those when given) over the stored ones."""
+    those when given) over the stored ones, but none of a forgotten person's: a rebuild rates
+    their pseudonym (negative) where they stood, so that everyone else is rated as before, and
+    keeps nothing of it."""
     await db.executemany(
         f"INSERT INTO ratings ({RATING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (guild_id, user_id) DO UPDATE SET mu = excluded.mu, "
         "sigma = excluded.sigma, games = excluded.games, wins = excluded.wins, "
         "last_table = excluded.last_table",
         [(r.guild_id, r.user_id, r.rating.mu, r.rating.sigma, r.games, r.wins, r.last_table)
-         for r in tally.ratings.values()])
+         for r in tally.ratings.values() if r.user_id > 0])
     await db.executemany(
         "INSERT INTO rating_changes (table_id, guild_id, user_id, mu_before, sigma_before, "
         "mu_after, sigma_after) VALUES (?, ?, ?, ?, ?, ?, ?)",
         [(c.table_id, c.guild_id, c.user_id, c.before.mu if c.before else None,
           c.before.sigma if c.before else None, c.after.mu, c.after.sigma)
-         for c in tally.changes])
+         for c in tally.changes if c.user_id > 0])
     await db.executemany(
         "INSERT INTO ai_records (place_key, user_id, level, hero, games, wins) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (place_key, user_id, level, hero) "
         "DO UPDATE SET games = excluded.games, wins = excluded.wins",
         [(k[0], r.user_id, r.level, r.hero, r.games, r.wins) for k, r in tally.ai.items()
-         if changed_ai is None or k in changed_ai])
+         if r.user_id > 0 and (changed_ai is None or k in changed_ai)])
 
 
 def read_rating(row: Row) -> PlayerRating:
