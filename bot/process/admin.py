@@ -8,6 +8,10 @@ SQLite database while the bot runs; ``restore --from FILE`` puts a backup in its
 bot uses it, keeping the database it replaces (see :mod:`bot.storage.sqlite_backup`).
 ``forget --user ID`` deletes what the bot keeps about one person, as ``/goblin forget-me`` does
 (:func:`forget`).
+
+``ratings`` and ``forget`` open the database as the bot does (migrating it), but never make
+one: a ``KARAK_DB`` that names no file, or no database of this bot (another program's file, a
+newer bot's database, a PostgreSQL server out of reach), is one line and exit status 2.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 from bot.game.standings import Standings
 from bot.process.settings import ConfigProblem, check_db_path, read_env_file
 from bot.storage.choice import is_database_url, open_storage, shown
+from bot.storage.interface import Storage
 from i18n import msg, translate
 
 
@@ -37,9 +42,45 @@ def database(env_file: Path | None) -> str:
     return where
 
 
+async def opened(where: str) -> Storage:
+    """The bot's database ``where``, opened and migrated as the bot opens it; raises
+    :class:`ConfigProblem` with one line when there is no such database (a file is never
+    made), or it cannot be opened."""
+    if not is_database_url(where) and not Path(where).is_file():
+        raise ConfigProblem(translate(msg("admin.no_database", path=where)))
+    try:
+        return await open_storage(where)
+    except Exception as exc:
+        problem = opening_problem(exc, where)
+        if problem is None:
+            raise
+        raise problem from None
+
+
+def opening_problem(exc: Exception, where: str) -> ConfigProblem | None:
+    """The one line telling why the database ``where`` could not be opened (as the bot says
+    it); None when ``exc`` is no such problem."""
+    from bot.process.app import database_problem
+    from bot.storage.records import MigrationFailed, SchemaTooNew
+    from bot.storage.sqlite import busy
+
+    if isinstance(exc, SchemaTooNew):
+        return ConfigProblem(translate(msg("bot.cli.schema_too_new", found=exc.found,
+                                           known=exc.known)))
+    if isinstance(exc, MigrationFailed):
+        key = ("bot.upgrade.migration_failed" if exc.started >= exc.number - 1
+               else "bot.upgrade.migration_failed_later")
+        return ConfigProblem(translate(msg(key, number=exc.number, kept=exc.number - 1,
+                                           started=exc.started,
+                                           error=str(exc.__cause__ or exc))))
+    if busy(exc):
+        return ConfigProblem(translate(msg("admin.backup.locked", path=where)))
+    return database_problem(exc, where)
+
+
 async def recompute(where: str | Path, guild: int | None) -> int:
     """Rebuild the ratings in the database ``where``; the number of matches read."""
-    store = await open_storage(where)
+    store = await opened(str(where))
     try:
         return await Standings(store).recompute(guild)
     finally:
@@ -84,7 +125,7 @@ async def forget(where: str, user: int, now: float) -> int:
     if user <= 0:
         print(translate(msg("forget.admin.bad_user")), file=sys.stderr)
         return 2
-    store = await open_storage(where)
+    store = await opened(where)
     try:
         service = GameService(store, clock=lambda: now)
         if not is_database_url(where) and in_use(Path(where), now, LEASE_TTL) is not None:
@@ -160,11 +201,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in ("backup", "restore"):
         file = args.target if args.command == "backup" else args.source
         return backup_or_restore(args.command, where, file, time.time())
-    if args.command == "forget":
-        return asyncio.run(forget(where, args.user, time.time()))
-    count = asyncio.run(recompute(where, args.guild))
+    try:
+        if args.command == "forget":
+            return asyncio.run(forget(where, args.user, time.time()))
+        count = asyncio.run(recompute(where, args.guild))
+    except ConfigProblem as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
     print(translate(msg("ratings.admin.done", count=count, db=shown(where))))
     return 0
 
 
-__all__ = ["backup_or_restore", "database", "forget", "main", "migrate_db", "parser", "recompute"]
+__all__ = ["backup_or_restore", "database", "forget", "main", "migrate_db", "opened",
+           "opening_problem", "parser", "recompute"]

@@ -43,6 +43,12 @@ def primary_code(exc: BaseException) -> int:
     return getattr(exc, "sqlite_errorcode", 0) & 0xFF
 
 
+def busy(exc: BaseException) -> bool:
+    """True when ``exc`` is SQLite saying another connection holds the database locked."""
+    return (isinstance(exc, sqlite3.OperationalError)
+            and primary_code(exc) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED))
+
+
 def cannot_save(exc: BaseException) -> bool:
     """True when ``exc`` is SQLite saying the database or its disk is full, or an I/O error."""
     return (isinstance(exc, sqlite3.OperationalError)
@@ -206,5 +212,5 @@ def _satisfies_the_interface(store: Store) -> Storage:
     return store
 
 
-__all__ = ["RECORDS", "SCHEMA_VERSION", "Connection", "Store", "cannot_save", "out_of_reach",
-           "unreadable"]
+__all__ = ["RECORDS", "SCHEMA_VERSION", "Connection", "Store", "busy", "cannot_save",
+           "out_of_reach", "unreadable"]

@@ -51,3 +51,34 @@ def test_the_admin_commands_explain_themselves() -> None:
     out = subprocess.run([sys.executable, "-m", "bot.admin", "ratings", "--help"], cwd=ROOT,
                          capture_output=True, text=True, check=True).stdout
     assert "--recompute" in out and "--guild" in out
+
+
+def test_a_database_not_there_or_unusable_is_one_line_and_nothing_is_made(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ratings`` and ``forget`` on a KARAK_DB that is no database of this bot say so in one
+    line, without a traceback, and never make an empty database in its place (which would
+    answer that there was nothing to rebuild or to forget)."""
+    monkeypatch.delenv("KARAK_DB", raising=False)
+    env = tmp_path / "bot.env"
+    missing = tmp_path / "typo.sqlite3"
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database\n", encoding="utf-8")
+    newer = tmp_path / "newer.sqlite3"
+    with sqlite3.connect(newer) as con:
+        con.execute("CREATE TABLE tables (id INTEGER)")
+        con.execute("PRAGMA user_version = 999")
+    cases = [(missing, f"There is no database at {missing}"),
+             (text, "is not a SQLite database"),
+             (newer, "written by a newer version of the bot"),
+             ("postgresql://karak:secret@127.0.0.1:1/karak", "postgresql://karak:***@")]
+    for where, said in cases:
+        env.write_text(f"KARAK_DB={where}\n", encoding="utf-8")
+        for command in (["ratings", "--recompute"], ["forget", "--user", "123"]):
+            assert main(["--env-file", str(env), *command]) == 2, (where, command)
+            out = capsys.readouterr()
+            assert said in out.err and out.err.count("\n") == 1 and out.out == "", out
+            assert "secret" not in out.err
+    assert not missing.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bot.env", "newer.sqlite3",
+                                                          "notes.txt"]
