@@ -4,7 +4,9 @@
 count (the database's write transactions, the moves, the pictures, Discord's answers, the
 commands and clicks) and has the worker pools read at scrape time. :func:`served` serves them at
 ``http://<host>:<port>/metrics`` while the bot runs (``KARAK_METRICS_PORT``; nothing is opened
-without it): each scrape counts the lobbies and running tables in the database first.
+without it): each scrape counts the lobbies and running tables in the database first. While the
+database is out of reach the page is served without those counts (the rest is what the admin
+watches then); the bot's own work tells the outage in the log.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from bot.discord_side.client import KarakBot
 from bot.game.service import GameService
 from bot.process.settings import ConfigProblem
 from bot.storage.interface import Storage
-from bot.storage.records import Status
+from bot.storage.records import Status, StorageError
 from bot.supervision.metrics import Metrics
 from bot.workers.pictures import PillowRenderer
 from i18n import msg, translate
@@ -63,10 +65,14 @@ class MetricsServer:
         return self.port
 
     async def page(self, request: web.Request) -> web.Response:
-        """The metrics, the tables counted now."""
-        counts: dict[str, int] = {status: len(await self.store.ids_with_status(status))
-                                  for status in COUNTED}
-        self.metrics.count_tables(counts)
+        """The metrics, the tables counted now (left out when the database cannot tell)."""
+        try:
+            counts: dict[str, int] = {status: len(await self.store.ids_with_status(status))
+                                      for status in COUNTED}
+        except StorageError:
+            self.metrics.tables_unknown()
+        else:
+            self.metrics.count_tables(counts)
         return web.Response(body=self.metrics.page(),
                             headers={"Content-Type": CONTENT_TYPE_LATEST})
 

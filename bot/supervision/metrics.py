@@ -138,6 +138,10 @@ class Metrics:
         for status in TABLE_STATUSES:
             self.tables.labels(status).set(counts.get(status, 0))
 
+    def tables_unknown(self) -> None:
+        """The tables could not be counted: none is shown until they are again."""
+        self.tables.clear()
+
     def watch_pool(self, name: str, pool: Pool) -> None:
         """Read ``pool``'s queue depth and restarts at each scrape, labelled ``name``."""
         self._pools.pools[name] = pool

@@ -240,3 +240,34 @@ def test_a_metrics_port_the_bot_cannot_listen_on_stops_it_in_one_line(tmp_path: 
     last = done.stderr.strip().splitlines()[-1]
     assert "KARAK_METRICS_PORT" in last and f"127.0.0.1:{port}" in last, done.stderr
     assert "Traceback" not in done.stderr and "unexpected" not in done.stderr
+
+
+async def test_a_database_out_of_reach_leaves_the_page_served_without_the_table_counts(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """While the database is out of reach the page is still served (the refusals it counts
+    are what the admin watches then), without ``karak_tables``, which cannot be counted: no
+    HTTP 500 with a traceback in the log at every scrape. Once it is back, they are counted."""
+    from database_away import cut_file
+    from storage.helpers import played, started
+
+    from bot.storage.sqlite import Store
+
+    path = tmp_path / "k.db"
+    first = await Store.open(path)
+    await started(first, played(1).states[0])
+    await first.close()
+    store = await Store.open(path)  # what it reads comes from the file
+    metrics = Metrics()
+    metrics.answered("click", "move", "refused")
+    try:
+        async with served(metrics, store, "127.0.0.1", 0) as server:
+            assert server is not None
+            with cut_file(path):
+                away = await scrape(server.port)
+            back = await scrape(server.port)
+    finally:
+        await store.close()
+    assert total(away, "karak_interactions_total", outcome="refused") == 1
+    assert not any(name == "karak_tables" for name, _ in away)
+    assert total(back, "karak_tables", status="running") == 1
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
