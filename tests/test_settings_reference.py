@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bot.process.settings import ENV, Settings
+from bot.process.settings import ENV, OTHER_NAMES, Settings
 from playground.app import ENV_DB, ENV_HOST, ENV_LOCALE, ENV_PORT
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,6 +44,15 @@ def test_the_reference_lists_exactly_the_bots_settings() -> None:
     listed = sections()
     assert sorted(listed["The bot"]) == sorted(ENV)
     assert sorted(listed["The playground"]) == sorted([ENV_DB, ENV_PORT, ENV_HOST, ENV_LOCALE])
+
+
+def test_every_other_name_the_reference_lists_is_known_to_the_bot() -> None:
+    """The names the bot does not read but never warns about are exactly the reference's
+    others that begin with ``KARAK_``."""
+    listed = sections()
+    others = {name for title, names in listed.items() if title != "The bot" for name in names
+              if name.startswith("KARAK_")}
+    assert sorted(OTHER_NAMES) == sorted(others)
 
 
 def test_env_example_holds_every_setting_of_the_reference() -> None:

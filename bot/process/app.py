@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.process.logs import log_handler
-from bot.process.settings import ConfigProblem, Settings, load_settings
+from bot.process.settings import ConfigProblem, Settings, load_settings, unknown_settings
 from bot.storage.choice import NoDriver, is_database_url, shown
 from bot.storage.records import NotADatabase
 from i18n import msg, translate
@@ -160,10 +160,15 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigProblem as exc:
         print(str(exc), file=sys.stderr)
         return 2
+    unknown = unknown_settings(env_file=args.env_file)  # ignored, but never silently
     if args.check:
+        for line in unknown:
+            print(line, file=sys.stderr)
         print(translate(msg("bot.cli.ok", db=shown(settings.db))))
         return 0
     setup_logging(settings)
+    for line in unknown:
+        log.warning("%s", line)
     try:
         asyncio.run(run(settings, force_sync=args.sync))
     except KeyboardInterrupt:

@@ -4,11 +4,14 @@ pydantic-settings, then validated.
 Every problem stops the bot with one line naming the setting and what is wrong; no value is ever
 echoed (a token pasted into the wrong setting stays secret), and the token is never printed, logged
 or kept in an exception message. A line of ``.env`` that is not an assignment is
-refused with its line number (python-dotenv would skip it silently).
+refused with its line number (python-dotenv would skip it silently). A ``KARAK_`` name no setting
+has (mistyped) is not refused: :func:`unknown_settings` names it and the closest setting, for
+the bot to warn about.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Mapping
@@ -274,6 +277,11 @@ ENV = {
     "KARAK_DISCORD_RATE_LIMIT": "discord_rate_limit",
 }
 _FIELD_ENV = {v: k for k, v in ENV.items()}
+#: The other names beginning with ``KARAK_`` that an admin may set (docs/settings.md): the
+#: playground's, Docker Compose's, and those of the tests and developer tools.
+OTHER_NAMES = ("KARAK_PLAYGROUND_DB", "KARAK_PLAYGROUND_PORT", "KARAK_PLAYGROUND_HOST",
+               "KARAK_PLAYGROUND_LOCALE", "KARAK_PG_PASSWORD", "KARAK_DISCORD_OPENAPI",
+               "KARAK_SKIP_DOCKER_INSTALL")
 
 
 def read_env_file(path: Path) -> dict[str, str]:
@@ -306,6 +314,22 @@ def read_env_file(path: Path) -> dict[str, str]:
             value = value.split(" #", 1)[0].rstrip()
         out[name] = value
     return out
+
+
+def unknown_settings(environ: Mapping[str, str] | None = None,
+                     env_file: Path | None = Path(".env")) -> list[str]:
+    """One line for each name in ``env_file`` or the environment (``environ``, when given,
+    instead of it) that begins with ``KARAK_`` but is no known setting, naming the closest one;
+    the bot would ignore it. Values are never read into the lines."""
+    names = set(read_env_file(env_file)) if env_file is not None else set()
+    names |= set(os.environ if environ is None else environ)
+    known = (*ENV, *OTHER_NAMES)
+    lines = []
+    for name in sorted(n for n in names if n.upper().startswith("KARAK_") and n not in known):
+        closest = difflib.get_close_matches(name.upper(), known, n=1, cutoff=0.6)
+        lines.append(translate(msg("bot.config.unknown", name=name, known=closest[0])
+                               if closest else msg("bot.config.unknown_far", name=name)))
+    return lines
 
 
 def check_db_path(path: Path) -> None:

@@ -402,3 +402,34 @@ def test_discord_out_of_reach_stops_the_bot_in_one_line(tmp_path: Path) -> None:
     assert said.startswith("Cannot reach Discord (") and "127.0.0.1" in said, done.stderr
     assert "Traceback" not in done.stderr and "voice will NOT" not in done.stderr, done.stderr
     assert TOKEN not in done.stderr + done.stdout
+
+
+def test_a_mistyped_setting_is_named_with_the_closest_one_and_the_bot_still_starts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A ``KARAK_`` name no setting has, in ``.env`` or the environment, would be ignored
+    without a word (the admin's timer never set): each gets one warning naming it and the
+    setting it is closest to; the playground's, Docker Compose's and the tests' own are known,
+    and the bot still starts."""
+    from bot.process.app import main
+    from bot.process.settings import unknown_settings
+
+    for name in list(os.environ):
+        if name.startswith("KARAK_") or name == "DISCORD_TOKEN":
+            monkeypatch.delenv(name)
+    env = tmp_path / ".env"
+    env.write_text(f"DISCORD_TOKEN={TOKEN}\nKARAK_DB={tmp_path}/k.db\nKARAK_TURN_TIMR=300\n"
+                   "karak_threads=false\nKARAK_PLAYGROUND_PORT=8081\nKARAK_PG_PASSWORD=x\n",
+                   encoding="utf-8")
+    monkeypatch.setenv("KARAK_METRIC_PORT", "9464")
+    monkeypatch.setenv("KARAK_DISCORD_OPENAPI", "/tmp/openapi.json")
+    lines = unknown_settings(env_file=env)
+    assert len(lines) == 3, lines
+    for wrong, known in (("KARAK_TURN_TIMR", "KARAK_TURN_TIMER"),
+                         ("karak_threads", "KARAK_THREADS"),
+                         ("KARAK_METRIC_PORT", "KARAK_METRICS_PORT")):
+        assert any(wrong in line and known in line for line in lines), (wrong, lines)
+    assert "8081" not in "".join(lines) and "9464" not in "".join(lines)
+    assert main(["--check", "--env-file", str(env)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 3 and "KARAK_TURN_TIMR" in err, err
