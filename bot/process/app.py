@@ -8,6 +8,11 @@ on stderr and exit status 2; neither the token nor the database's password is ev
 SIGTERM (``docker stop``) and Ctrl-C stop it cleanly: from then on no AI move, timed-out turn or
 resumption starts, moves being saved finish, the database is checkpointed, the drawing and
 thinking workers stop, and the exit status is 0.
+
+A SQLite file deleted or replaced under the running bot (SQLite would go on writing into the
+file it opened, lost at the next start) is found within :data:`WATCH_EVERY` seconds: the bot
+stops as on SIGTERM, copies the database it had open beside the path (``NAME.rescued``) and
+says so in one line, exit status 2.
 """
 
 from __future__ import annotations
@@ -32,8 +37,11 @@ from i18n import msg, translate
 
 if TYPE_CHECKING:
     from bot.discord_side.client import KarakBot
+    from bot.storage.interface import Storage
 
 log = logging.getLogger("karak.bot")
+#: Seconds between two looks at the SQLite file the bot has open (deleted or replaced?).
+WATCH_EVERY = 5.0
 #: The gateway's close codes refusing the shard settings: an invalid shard, sharding required.
 SHARD_REFUSALS = {4010: "bot.cli.shards.invalid", 4011: "bot.cli.shards.required"}
 
@@ -81,6 +89,7 @@ async def run(settings: Settings, force_sync: bool = False,
     from bot.discord_side.client import route_to
     from bot.process.compose import from_settings
     from bot.process.metrics import served
+    from bot.storage import sqlite
     from bot.storage.choice import open_storage
 
     route_to(settings.api_base, settings.gateway_url)
@@ -97,9 +106,47 @@ async def run(settings: Settings, force_sync: bool = False,
             built(bot)
         async with bot, served(metrics, store, settings.metrics_host, settings.metrics_port):
             stop_on_signals(bot)
-            await bot.start(settings.token.get_secret_value())
+            watch = asyncio.create_task(watch_file(store, bot, settings.db), name="file-watch")
+            try:
+                await bot.start(settings.token.get_secret_value())
+            finally:
+                watch.cancel()
+        if isinstance(store, sqlite.Store) and store.moved():
+            raise await rescued(store, Path(settings.db))
     finally:
         await store.close()
+
+
+async def watch_file(store: Storage, bot: discord.Client, where: str,
+                     every: float = WATCH_EVERY) -> None:
+    """Stop ``bot`` once the SQLite file ``where`` it has open is deleted or replaced: a look
+    at the path every ``every`` seconds, none on a move's way (nothing on PostgreSQL)."""
+    from bot.storage import sqlite
+
+    if not isinstance(store, sqlite.Store):
+        return
+    while not store.moved():
+        await asyncio.sleep(every)
+    log.warning("the database file %s was deleted or replaced under the bot: stopping", where)
+    await bot.close()
+
+
+async def rescued(store: Storage, path: Path) -> ConfigProblem:
+    """Copy the database ``store`` has open, whose file ``path`` no longer names, beside that
+    path; the one line saying so (or why it could not be copied)."""
+    from bot.storage import sqlite
+    from bot.storage.records import StorageError
+    from bot.storage.sqlite_backup import free_name
+
+    assert isinstance(store, sqlite.Store)
+    target = free_name(path, "rescued")
+    try:
+        await store.save_as(target)
+    except (StorageError, OSError) as exc:
+        target.unlink(missing_ok=True)
+        return ConfigProblem(translate(msg("bot.cli.db.moved_lost", path=str(path),
+                                           error=str(exc))))
+    return ConfigProblem(translate(msg("bot.cli.db.moved", path=str(path), saved=str(target))))
 
 
 def database_problem(exc: Exception, where: str) -> ConfigProblem | None:

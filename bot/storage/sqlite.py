@@ -9,11 +9,16 @@ cannot be found or read for (:func:`unreadable`, :func:`out_of_reach`: the disk 
 on failing or gone, the file deleted) raises :class:`~bot.storage.records.Unreachable`; any
 other write the disk refuses (full, failing) raises :class:`~bot.storage.records.CannotSave`,
 any other one :class:`~bot.storage.records.DatabaseError`.
+
+The file opened is remembered: :meth:`Store.moved` tells when no file, or another file, is at
+its path now (deleted or replaced under the bot, which SQLite does not notice: it goes on
+writing into the file it opened), and :meth:`Store.save_as` copies what the bot has open.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
@@ -83,9 +88,24 @@ def unreadable(exc: BaseException) -> bool:
 class Connection:
     """The open database: read with :attr:`db`, write inside :meth:`transaction`."""
 
-    def __init__(self, db: aiosqlite.Connection) -> None:
+    def __init__(self, db: aiosqlite.Connection, path: Path | None = None) -> None:
         self.db = db
         self.writing = asyncio.Lock()  # held by the one write under way
+        self.path = path
+        self.opened = file_identity(path) if path is not None else None
+
+    def moved(self) -> bool:
+        """True when the file opened is no longer at its path: deleted (its folder still
+        there), or another file put in its place. A path that cannot be looked at now (a
+        disk or share out of reach) tells nothing."""
+        if self.path is None or self.opened is None:
+            return False
+        try:
+            return file_identity(self.path) != self.opened
+        except FileNotFoundError:
+            return self.path.parent.is_dir()
+        except OSError:
+            return False
 
     @classmethod
     async def open(cls, path: Path | str) -> Connection:
@@ -103,7 +123,7 @@ class Connection:
             await db.execute("PRAGMA foreign_keys=ON")
             await db.execute("PRAGMA busy_timeout=5000")
             await db.execute("PRAGMA synchronous=NORMAL")
-            connection = cls(db)
+            connection = cls(db, Path(path))
             await connection.migrate()
         except BaseException:
             await db.close()
@@ -169,6 +189,12 @@ class Connection:
                 raise
 
 
+def file_identity(path: Path) -> tuple[int, int]:
+    """The device and inode of the file at ``path``: which file it is."""
+    found = os.stat(path)
+    return found.st_dev, found.st_ino
+
+
 class Store(CoreStore):
     """The bot's SQLite database. Open with :meth:`open`, close with :meth:`close`; a table
     read is kept (:data:`~bot.storage.core.tables.RECORDS` at most) and served again without
@@ -190,6 +216,26 @@ class Store(CoreStore):
     async def schema_version(self) -> int:
         """The schema version stored in ``PRAGMA user_version``."""
         return await schema_version(self._connection.db)
+
+    def moved(self) -> bool:
+        """True when the database file opened was deleted or replaced since (see
+        :meth:`Connection.moved`)."""
+        return self._connection.moved()
+
+    async def save_as(self, target: Path) -> None:
+        """Copy the database the store has open (every write it made, wherever its file is
+        now) into the new file ``target``, with SQLite's online backup, after the write
+        under way; raises :class:`CannotSave` when it cannot be written (OSError too)."""
+        try:
+            copy = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+            try:
+                async with self._connection.writing:
+                    await self._connection.db.backup(copy)
+                copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
+            finally:
+                copy.close()
+        except sqlite3.Error as exc:
+            raise CannotSave(str(exc)) from exc
 
     @asynccontextmanager
     async def _tx(self) -> AsyncIterator[Db]:

@@ -190,10 +190,15 @@ def in_use(path: Path, now: float, lease_ttl: float) -> Outcome | None:
 def kept_name(path: Path) -> Path:
     """Where the database a restore replaces is kept: ``NAME.before-restore``, or with
     ``-2``, ``-3``... when an earlier restore's copy is there."""
-    candidate = path.with_name(path.name + ".before-restore")
+    return free_name(path, "before-restore")
+
+
+def free_name(path: Path, suffix: str) -> Path:
+    """``NAME.suffix`` beside ``path``, or ``NAME.suffix-2``, ``-3``... when it is taken."""
+    candidate = path.with_name(f"{path.name}.{suffix}")
     number = 2
     while candidate.exists():
-        candidate = path.with_name(f"{path.name}.before-restore-{number}")
+        candidate = path.with_name(f"{path.name}.{suffix}-{number}")
         number += 1
     return candidate
 
@@ -259,4 +264,4 @@ def restore(where: str, source: Path, now: float, lease_ttl: float) -> Outcome:
 
 
 __all__ = ["DONE", "REFUSED", "USE_POSTGRES_TOOLS", "Outcome", "backup", "check_database",
-           "in_use", "kept_name", "pg_dump_command", "pg_restore_command", "restore"]
+           "free_name", "in_use", "kept_name", "pg_dump_command", "pg_restore_command", "restore"]
