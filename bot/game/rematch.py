@@ -6,9 +6,10 @@ says they are ready; when every person is ready the new match starts, or the hos
 those who are (the seats of the others are left out; the AI seats stay). The host is the
 table's, or, when the table's host held no seat there (a tournament's match, hosted by its
 tournament's host), the person who offered the rematch: a match is never hosted by someone
-not playing it who never asked for it. The offer lapses
-:data:`LAPSE` seconds after it was made, and a channel that already has an active table refuses
-it. Every right is checked under the finished table's lock; the offer is stored in the database
+not playing it who never asked for it. The offer lapses :data:`LAPSE` seconds after it was
+made, or a turn's time after it for a slow match (people who play one move a day answer at that
+pace: :func:`lapse`), and a channel that already has an active table refuses it. Every right
+is checked under the finished table's lock; the offer is stored in the database
 (:class:`~bot.storage.records.RematchOffer`), so a restart loses nothing.
 """
 
@@ -25,7 +26,7 @@ from bot.storage.interface import Storage
 from bot.storage.records import RematchOffer, SeatInfo, TableExists, TableRecord
 from i18n import msg
 
-#: Seconds an offer stays open.
+#: Seconds an offer stays open at least (a match whose turns take longer: a turn's time).
 LAPSE = 600.0
 #: The settings of a table a rematch keeps (every field of a table that is not about one match
 #: in particular: its seats, game, messages, times, or the cards it was played with).
@@ -44,7 +45,13 @@ class RematchState:
     @property
     def lapses_at(self) -> float:
         """When the offer lapses."""
-        return self.offer.offered_at + LAPSE
+        return self.offer.offered_at + lapse(self.record)
+
+
+def lapse(record: TableRecord) -> float:
+    """Seconds a rematch offer of ``record`` stays open: :data:`LAPSE`, or a turn's time when
+    its turns took longer (a slow match)."""
+    return max(LAPSE, float(record.timer))
 
 
 def people(record: TableRecord) -> tuple[int, ...]:
@@ -115,11 +122,11 @@ class Rematches:
         """Close every open offer whose time ran out; the offers just closed."""
         out = []
         for offer in await self.store.open_rematches():
-            if self.clock() < offer.offered_at + LAPSE:
+            if self.clock() < offer.offered_at + LAPSE:  # lapses after LAPSE at the soonest
                 continue
             async with self.tables.hold(offer.table_id) as record:
                 now = await self.store.rematch_of(offer.table_id)
-                if now is None or now.closed:
+                if now is None or now.closed or self.clock() < now.offered_at + lapse(record):
                     continue
                 now = replace(now, closed=True)
                 await self.store.save_rematch(now)
@@ -137,7 +144,8 @@ class Rematches:
         offer = await self.store.rematch_of(record.id)
         if offer is not None and offer.new_table is not None:
             raise Refusal(msg("rematch.error.started", table=offer.new_table), record)
-        if offer is not None and not offer.closed and self.clock() >= offer.offered_at + LAPSE:
+        if offer is not None and not offer.closed \
+                and self.clock() >= offer.offered_at + lapse(record):
             offer = replace(offer, closed=True)
             await self.store.save_rematch(offer)
             if not may_lapse:
@@ -193,4 +201,4 @@ class Rematches:
         return RematchState(offer, record, started)
 
 
-__all__ = ["LAPSE", "SETTINGS", "RematchState", "Rematches", "host_of", "people"]
+__all__ = ["LAPSE", "SETTINGS", "RematchState", "Rematches", "host_of", "lapse", "people"]

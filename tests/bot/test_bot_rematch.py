@@ -22,9 +22,10 @@ from bot.storage.records import SeatInfo, TableRecord
 from loopback import Message
 
 
-async def ended(bot: LiveBot) -> tuple[int, Message]:
-    """A finished match of Ann (the host), Bob and an easy AI, and its final table message."""
-    tid = await finished_match(bot.store, played(2))
+async def ended(bot: LiveBot, timer: int = 0) -> tuple[int, Message]:
+    """A finished match of Ann (the host), Bob and an easy AI (``timer``: its seconds a turn),
+    and its final table message."""
+    tid = await finished_match(bot.store, played(2), timer=timer)
     record = await bot.bot.service.tables.load(tid)
     await bot.bot.poster.announce_end(record)
     await bot.settle()
@@ -34,9 +35,9 @@ async def ended(bot: LiveBot) -> tuple[int, Message]:
     return tid, final
 
 
-async def offered(bot: LiveBot) -> tuple[int, Message]:
+async def offered(bot: LiveBot, timer: int = 0) -> tuple[int, Message]:
     """Ann offers a rematch; the offer's public message."""
-    tid, final = await ended(bot)
+    tid, final = await ended(bot, timer)
     ix = await bot.click(ANN, final, RematchButton.id_for(tid, "offer"))
     assert "offer is posted" in bot.said(ix)[0]
     offer = bot.public()[-1]
@@ -110,6 +111,20 @@ async def test_a_lapsed_offer_loses_its_buttons_on_the_timers_pass(bot: LiveBot,
     _, final = tid, bot.public()[-2]
     ix = await bot.click(ANN, final, RematchButton.id_for(tid, "offer"))  # a new offer may be made
     assert "offer is posted" in bot.said(ix)[0]
+
+
+async def test_a_slow_matchs_offer_lasts_a_turns_time(bot: LiveBot, clock: Clock) -> None:
+    """People who play one move a day answer a rematch at that pace too."""
+    day = 24 * 3600
+    tid, offer = await offered(bot, timer=day)
+    assert f"<t:{int(clock.now) + day}:R>" in offer.text()
+    clock.now += LAPSE + 1
+    await bot.bot.clicks.past.lapse_offers()
+    assert bot.message(offer).custom_ids()  # still open after LAPSE
+    clock.now += day - LAPSE
+    ix = await bot.click(BOB, offer, RematchButton.id_for(tid, "ready"))
+    assert "has lapsed" in " ".join(bot.said(ix))
+    assert not bot.message(offer).custom_ids() and "has lapsed" in bot.message(offer).text()
 
 
 async def test_a_rematch_is_refused_where_a_table_is_active(bot: LiveBot) -> None:
