@@ -125,8 +125,9 @@ __all__ = ["MENTIONS", "NO_MENTIONS", "TOO_OLD_TO_EDIT", "UNDELIVERED", "UNKNOWN
 
 def expired(error: discord.HTTPException) -> bool:
     """Whether Discord no longer takes answers to the interaction: it expired (JSON code 10062,
-    its 3 seconds ran out) or its answer stayed rate limited past every retry (429)."""
-    return error.code == 10062 or error.status == 429
+    its 3 seconds ran out; 50027, the 15 minutes of its token for follow-ups and edits) or its
+    answer stayed rate limited past every retry (429)."""
+    return error.code in (10062, 50027) or error.status == 429
 
 
 async def answer_privately(interaction: discord.Interaction[Any], text: str) -> None:

@@ -236,6 +236,23 @@ async def test_an_expired_click_is_one_warning_and_no_traceback(
     bot.lb.breaches.clear()
 
 
+def test_a_token_past_its_15_minutes_is_an_expired_click() -> None:
+    """Discord refuses follow-ups and edits through a token older than 15 minutes (401, JSON
+    code 50027): a click answered that late is expired, not a failure of the bot."""
+    from types import SimpleNamespace
+
+    from discord import HTTPException
+
+    from bot.discord_side.context import expired
+
+    def refused(status: int, code: int) -> HTTPException:
+        response: Any = SimpleNamespace(status=status, reason="")
+        return HTTPException(response, {"code": code, "message": ""})
+
+    assert expired(refused(401, 50027)) and expired(refused(404, 10062))
+    assert not expired(refused(403, 50013))
+
+
 async def test_a_reply_cut_off_by_the_network_never_reports_a_saved_move_as_failed(
         bot: LiveBot) -> None:
     """The connection drops as the answer to a move's click goes out (the move is written):
