@@ -275,6 +275,17 @@ class KarakBot(commands.AutoShardedBot):
                                          payload.thread_id, self.user.id, line),
                          f"thread-deleted-{payload.thread_id}")
 
+    async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
+        """A moderator locked a thread (Discord never locks one by itself): no one but
+        moderators may write there any more, so a match played in it ends as abandoned, as
+        when its thread is deleted, and the channel's line says so (in the background)."""
+        if not payload.data.get("thread_metadata", {}).get("locked"):
+            return
+        assert self.user is not None
+        self.tasks.spawn(channel_deleted(self.service, self.messages, self.scheduler,
+                                         payload.thread_id, self.user.id, ending="locked"),
+                         f"thread-locked-{payload.thread_id}")
+
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         """A channel was deleted: every lobby and match in it or in its threads is closed
         (Discord tells nothing of its threads) and a tournament held there is cancelled (in

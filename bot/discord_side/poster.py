@@ -131,21 +131,23 @@ class Poster:
 
 
 async def channel_deleted(service: GameService, messages: Messages, scheduler: Scheduler,
-                          channel_id: int, by: int, line: bool = True) -> None:
-    """Channel (or thread) ``channel_id`` was deleted, heard or found by a request: every
-    tournament held there is cancelled, then every lobby and running table it takes with it
-    (opened in it, played in threads of it, or played in it) is closed, a match ending as
-    abandoned (``by``: the bot itself, who sits at no table, so no person forfeits; its log and
-    result are kept as for any abandoned match). The channel's line of a match whose thread
-    was deleted says so (unless ``line`` is false: its channel is gone too); nothing else is
-    sent for the tables closed, whose place is gone."""
+                          channel_id: int, by: int, line: bool = True,
+                          ending: str = "deleted") -> None:
+    """Channel (or thread) ``channel_id`` was deleted, heard or found by a request, or
+    (``ending`` "locked") a moderator locked thread ``channel_id``, where no one may write
+    any more: every tournament held there is cancelled, then every lobby and running table it
+    takes with it (opened in it, played in threads of it, or played in it) is closed, a match
+    ending as abandoned (``by``: the bot itself, who sits at no table, so no person forfeits;
+    its log and result are kept as for any abandoned match). The channel's line of a match
+    whose thread was deleted or locked says so (unless ``line`` is false: its channel is gone
+    too); nothing else is sent for the tables closed, whose place is gone or shut."""
     await service.tournaments.channel_gone(channel_id)
     for closed in await service.lobby.close_within(channel_id, by):
         if line and closed.thread_id == channel_id:
-            messages.last(closed, partial(messages.threads.channel_line, closed, "deleted"))
+            messages.last(closed, partial(messages.threads.channel_line, closed, ending))
         else:
             messages.gone(closed.id)
-        log.info("table %s closed: its channel %s was deleted", closed.id, channel_id)
+        log.info("table %s closed: its channel %s was %s", closed.id, channel_id, ending)
         scheduler.forget(closed.id)
 
 

@@ -84,7 +84,8 @@ def thread_link(record: TableRecord, thread_id: int) -> str:
 def line(record: TableRecord, thread_id: int, ending: str | None = None) -> Msg:
     """The channel's line for a match in thread ``thread_id``: who plays (``ending`` None), who
     won ("won", for a finished game), that it was abandoned ("abandoned"), that its thread
-    was deleted ("deleted") or that its tournament's round ended first ("round_over")."""
+    was deleted ("deleted") or locked by a moderator ("locked"), or that its tournament's round
+    ended first ("round_over")."""
     link = thread_link(record, thread_id)
     if ending == "won" and record.state is not None and record.state.winner is not None:
         seat = record.state.winner
@@ -93,7 +94,7 @@ def line(record: TableRecord, thread_id: int, ending: str | None = None) -> Msg:
             f"hero.{record.state.seats[seat].hero}.name")
         return msg("bot.thread.won", winner=who, others=players(record, but=seat),
                    players=players(record), link=link)
-    if ending in ("abandoned", "deleted", "round_over"):
+    if ending in ("abandoned", "deleted", "locked", "round_over"):
         return msg(f"bot.thread.{ending}", players=players(record), link=link)
     return msg("bot.thread.playing", players=players(record), link=link)
 

@@ -192,6 +192,32 @@ async def test_a_deleted_thread_ends_its_match_as_abandoned(h: LiveBot) -> None:
     assert h.public()[-1].custom_ids()
 
 
+async def test_a_thread_a_moderator_locks_ends_its_match_as_abandoned(h: LiveBot) -> None:
+    """Locking a thread is a moderator's act (Discord never locks one by itself): no one but
+    moderators may write there any more, so its match ends as when the thread is deleted,
+    unrated, its log kept, and the channel's line says why, with the link to read it."""
+    tid, thread = await started(h)
+    players = ThreadPlayers(h, tid, [ANN], thread)
+    assert await players.step()
+    kept = await h.store.action_log(tid)
+    lobby = h.lb.starter(thread)
+    assert lobby is not None
+    heard = asyncio.ensure_future(h.bot.wait_for("raw_thread_update", timeout=10))
+    h.lb.archive_thread(thread, locked=True)
+    await heard
+    await h.settle()
+    assert (await h.bot.service.tables.load(tid)).status == "abandoned"
+    assert await h.store.action_log(tid) == kept
+    assert h.lb.message(lobby.id).text().startswith(
+        "The match between Ann and 1 AI was abandoned: a moderator locked its thread. Its log "
+        "is kept →")
+    assert thread.locked and thread.archived  # the bot leaves it as the moderator left it
+    assert not h.bot.scheduler.busy(tid)
+    h.lb.archive_thread(thread)  # archived again, unlocked (Discord's idle time): nothing more
+    await h.settle()
+    assert (await h.bot.service.tables.load(tid)).status == "abandoned"
+
+
 async def test_a_thread_deleted_while_the_bot_was_away_ends_its_match_as_abandoned(
         lb: Loopback, tmp_path: Path, clock: Clock) -> None:
     db = tmp_path / "k.db"

@@ -116,7 +116,7 @@ def test_a_moderator_archives_locks_and_deletes_a_matchs_thread(chromium_ready: 
         note.wait_for(state="detached")
         assert thread_state(page, thread) == (False, False)
 
-        # locked: the bot, which may manage threads, opens it again and plays on; it stays locked
+        # locked: no one but moderators may write there, so its match ends as abandoned
         moderate(d, "lock")
         page.wait_for_function("() => (document.querySelector('#welcome .thread-note')"
                                "?.textContent || '').includes('locked')")
@@ -125,29 +125,21 @@ def test_a_moderator_archives_locks_and_deletes_a_matchs_thread(chromium_ready: 
         assert page.locator("#mod-menu .mod-item .label").all_inner_texts() == [
             "Unlock thread", "Delete thread"]
         page.keyboard.press("Escape")
-        move(d, rng)
-        page.wait_for_function(
-            "(t) => fetch('/_loopback/channels/" + str(CHANNEL_ID) + "/threads')"
-            ".then(r => r.json()).then(j => j.threads.some(x => x.id === t && !x.archived))",
-            arg=thread)
-        assert thread_state(page, thread) == (False, True)
-        assert "locked" in note.inner_text()
         moderate(d, "unarchive")  # unlocked
         note.wait_for(state="detached")
 
-        # deleted: the page goes back to the channel, whose line tells the match was abandoned
+        # deleted: the page goes back to the channel, whose line still tells why the match ended
         page.click("#mod")
         page.locator("#mod-menu .mod-item[data-act='delete_thread']").click()
         page.screenshot(path=str(tmp_path / "moderator-armed-1280.png"))
         page.locator("#mod-menu .mod-item[data-act='delete_thread']").click()
         page.wait_for_function("() => document.querySelector('#channel-name').textContent"
                                " === 'goblin'")
-        line = page.locator(f"#m-{lobby}")
         page.wait_for_function(
-            "(id) => (document.getElementById(id)?.innerText || '').includes('abandoned')",
+            "(id) => (document.getElementById(id)?.innerText || '').includes('locked')",
             arg=f"m-{lobby}")
-        assert ("The match between Ann and 2 AI was abandoned: its thread was deleted. "
-                "Its log is kept.") in line.inner_text()
+        assert ("The match between Ann and 2 AI was abandoned: a moderator locked its thread. "
+                "Its log is kept") in page.locator(f"#m-{lobby}").inner_text()
         assert page.locator(".thread-tab").count() == 0
         breaches = page.evaluate("() => fetch('/_loopback/breaches').then(r => r.json())")
         assert breaches == {"breaches": [], "orphaned": []}
