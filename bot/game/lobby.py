@@ -345,7 +345,9 @@ class Lobby:
     async def _close(self, record: TableRecord, user_id: int, manager: bool,
                      refusal: str) -> TableRecord:
         """Abandon an active table (kept as history) for its host or a channel manager, under
-        the caller's lock; anyone else is refused with the message ``refusal``."""
+        the caller's lock; anyone else is refused with the message ``refusal``. One who sits at
+        the running match forfeits it: last when it is rated, and last at a tournament's table
+        whether it is rated or not."""
         if record.status not in ("lobby", "running"):
             raise Refusal(msg("bot.error.not_active"), record)
         if record.host_id != user_id and not manager:
@@ -356,7 +358,8 @@ class Lobby:
         result = abandoned_result(record, await self.store.action_log(record.id), user_id,
                                   self.clock())
         try:
-            await self.store.abandon(record.id, record.version, result, rate_result)
+            await self.store.abandon(record.id, record.version, result, rate_result,
+                                     record.seat_of(user_id))
         except StaleVersion as exc:  # pragma: no cover - the table's lock makes this unreachable
             raise Stale(msg("bot.error.already_played"), record) from exc
         return await self.tables.load(record.id)
@@ -381,15 +384,18 @@ class Lobby:
     async def abandon_note(self, record: TableRecord, user_id: int) -> Msg | None:
         """What abandoning the running match of ``record`` now would do to the ratings, said
         to ``user_id`` before they confirm: rated as it stands (them last when they made a move
-        at their seat), or not rated while someone still seated has not moved (None: a match of one
+        at their seat), or not rated while someone still seated has not moved, though one seated
+        at a tournament's match takes its last place there all the same (None: a match of one
         person, never rated)."""
         if sum(s.user is not None for s in record.seats) < 2:
             return None
         moved = movers(await self.store.action_log(record.id))
-        if waiting(record, moved):
-            return msg("ratings.note.ask_waiting")
-        if len(moved) < 2:
-            return msg("ratings.note.ask_too_few")
+        if waiting(record, moved) or len(moved) < 2:
+            if (record.seat_of(user_id) is not None
+                    and await self.store.tournament_of_table(record.id) is not None):
+                return msg("ratings.note.ask_forfeit")
+            return msg("ratings.note.ask_waiting" if waiting(record, moved)
+                       else "ratings.note.ask_too_few")
         if (record.seat_of(user_id), user_id) in moved:
             return msg("ratings.note.ask_rated_last")
         return msg("ratings.note.ask_rated")

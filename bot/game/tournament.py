@@ -36,6 +36,9 @@ The rules, as the players read them (the texts ``bot.tournament.*_rule`` say the
 - **Deadline.** A table unfinished when the round's time runs out is decided by the standings
   of its match at that moment, ranked as a finished match is (:func:`deadline_result`): more
   keys first, then more hit points; seats level share a place.
+- **Abandoning.** A match abandoned (``/goblin abandon``) is decided as it stands, as at the
+  deadline, except that a player who abandons their own match forfeits it: last place
+  (:func:`forfeited`), rated or not, as a rated match abandoned ranks its abandoner.
 """
 
 from __future__ import annotations
@@ -510,6 +513,16 @@ def deadline_result(table: int, seat_users: Sequence[int | None],
                                   if u is not None), at_deadline=True)
 
 
+def forfeited(ranks: Sequence[int], seat: int | None) -> tuple[int, ...]:
+    """The places of a match abandoned by the person at ``seat`` (None: by nobody seated
+    there), from ``ranks``, its places as it stands: they are last, the others keep their order
+    (those level still share a place), as a rated match abandoned is ranked."""
+    if seat is None:
+        return tuple(ranks)
+    order = [(i == seat, rank) for i, rank in enumerate(ranks)]
+    return tuple(1 + sum(other < mine for other in order) for mine in order)
+
+
 def drop(tournament: Tournament, user: int) -> Tournament:
     """``tournament`` with ``user`` dropped: seated in no later round (a table they sit at now
     plays on), kept in the standings."""
@@ -527,7 +540,7 @@ def start(settings: Settings, entrants: Iterable[Entrant], seed: int = 0) -> Tou
 __all__ = [
     "BYE_POINTS", "EXHAUSTIVE", "MIN_ROUNDS", "POINTS", "Entrant", "Pod", "PodResult", "Round",
     "Seating", "Settings", "Split", "Standing", "TableSize", "Tournament", "active", "champion",
-    "deadline_result", "drop", "dropped_users", "is_over", "lots", "points_for", "record",
-    "result_of_table", "rounds_needed", "seat_round", "seating_order", "split", "standings",
-    "start", "total_rounds",
+    "deadline_result", "drop", "dropped_users", "forfeited", "is_over", "lots", "points_for",
+    "record", "result_of_table", "rounds_needed", "seat_round", "seating_order", "split",
+    "standings", "start", "total_rounds",
 ]

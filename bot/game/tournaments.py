@@ -47,6 +47,7 @@ from bot.game.tournament import (
     Tournament,
     champion,
     deadline_result,
+    forfeited,
     is_over,
     seat_round,
     standings,
@@ -484,11 +485,22 @@ class Tournaments:
         result = await self.store.result_of(row.table_id)
         if result is not None:
             ranks = tuple(s.place for s in sorted(result.seats, key=lambda s: s.seat))
-        elif table.state is not None:  # closed, not rated: as it stood then
-            ranks = places(table.state)
+        elif table.state is not None:  # closed, not rated: as it stood then, its abandoner last
+            ranks = forfeited(places(table.state), await self._forfeit(record, row))
         else:  # pragma: no cover - a tournament's match is opened running, with a state
             ranks = tuple(len(row.seats) for _ in row.seats)
         return await self._keep(record, row, table, ranks, False)
+
+    async def _forfeit(self, record: TournamentRecord, row: TournamentTableRow) -> int | None:
+        """The seat whose person abandoned the match of ``row``, read again now its match is
+        found closed (``row`` may have been read before: the seat is stored as the match
+        closes)."""
+        if row.forfeit is not None:
+            return row.forfeit
+        rows = await self.store.tournament_rows(record.id)
+        now = None if rows is None else next(
+            (t for t in rows.tables if (t.round, t.pod) == (row.round, row.pod)), None)
+        return None if now is None else now.forfeit
 
     async def _close(self, table: TableRecord) -> TableRecord:
         """Close a match the round's deadline decided (under its lock; not rated, as a match

@@ -509,6 +509,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     CREATE UNIQUE INDEX tables_one_active_per_channel ON tables(channel_id)
         WHERE status IN ('lobby', 'running') AND thread_id IS NULL AND tournament_id IS NULL;
     """,
+    # 21: the seat of a tournament's match whose person abandoned it (/goblin abandon by
+    # someone seated there): they take its last place, rated or not
+    """
+    ALTER TABLE tournament_tables ADD COLUMN forfeit_seat BIGINT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

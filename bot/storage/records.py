@@ -513,8 +513,9 @@ class TournamentRoundRow:
 class TournamentTableRow:
     """One table of a round: the round, the table's number in it (``pod``, 1: the top
     table), its match (a table of ``tables``), the person at each seat (None: an AI seat), the
-    place each seat took (None while undecided), whether it is decided and whether the round's
-    deadline decided it."""
+    place each seat took (None while undecided), whether it is decided, whether the round's
+    deadline decided it and the seat whose person abandoned its match (``forfeit``; None:
+    nobody seated there did)."""
 
     round: int
     pod: int
@@ -523,6 +524,7 @@ class TournamentTableRow:
     places: tuple[int | None, ...]
     decided: bool = False
     at_deadline: bool = False
+    forfeit: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

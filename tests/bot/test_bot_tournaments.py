@@ -15,7 +15,12 @@ from players import ADMIN, ANN, BOB, EVE, finished_match, forged_message, raw_cl
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
 
-from bot.discord_side.ui.custom_ids import HistoryButton, RematchButton, TournamentButton
+from bot.discord_side.ui.custom_ids import (
+    AbandonButton,
+    HistoryButton,
+    RematchButton,
+    TournamentButton,
+)
 from bot.game.refusals import Illegal
 from engine import Undo, observe
 from engine.agents import make_agent
@@ -407,3 +412,23 @@ async def test_the_rematch_of_a_tournament_match_is_hosted_by_one_of_its_players
     assert record.status == "running" and record.host_id == ANN.id
     assert h.said(await h.abandon(ANN, channel=again)) == [
         f"Table #{new} was abandoned; it stays in the history."]
+
+
+async def test_its_host_abandoning_their_own_match_takes_its_last_place(h: LiveBot) -> None:
+    """The tournament's host plays in it and abandons their match in its thread before anyone
+    moved: the confirmation says they take its last place in the tournament though the match
+    is not rated, and the standings then give them a last place's points, the others a shared
+    first place's."""
+    table = await _three_seated(h, (ADMIN, BOB, EVE))
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    thread = h.lb.threads_of(h.channel)[0]
+    question = h.reply(await h.command(ADMIN, "abandon", channel=thread))
+    assert ("The match will not be rated, but it is a tournament's match: you take its last "
+            "place in the tournament") in question.text()
+    await h.click(ADMIN, question, AbandonButton.id_for(table))
+    assert (await h.bot.service.tables.load(table)).status == "abandoned"
+    assert await h.store.result_of(table) is None  # not rated
+    view = await h.bot.service.tournaments.view(tid)
+    assert view.record.round == 2  # the round's only match ended: round 2 is seated
+    assert {s.user: s.points for s in view.standings} == {ADMIN.id: 1, BOB.id: 5, EVE.id: 5}
+    assert view.standings[-1].user == ADMIN.id

@@ -301,3 +301,62 @@ async def test_a_tournament_speaks_the_language_the_server_forced(service: GameS
     second = await service.tournaments.close_round(cup.id, HOST)
     assert second.opened is not None
     assert {t.locale for t in second.opened.tables} == {"cs"}
+
+
+# ---------------------------------------------------------------- a match abandoned
+
+
+async def test_its_host_abandoning_their_own_match_before_anyone_moved_takes_its_last_place(
+        service: GameService) -> None:
+    """The tournament's host, seated at a match of it, abandons it before anyone moved (not
+    rated): as when a rated match is abandoned, they take its last place and the others are
+    placed as it stands, so closing the table never shares its first place with them."""
+    cup = await _cup(service, 3, table_size=3, rounds=2)
+    first = await service.tournaments.start(cup, HOST)
+    assert first.opened is not None
+    table = first.opened.tables[0]
+    assert table.seat_of(HOST) is not None
+    closed = await service.lobby.abandon_table(table.id, HOST, False)
+    assert closed.status == "abandoned" and await service.store.result_of(table.id) is None
+    progress = await service.tournaments.table_ended(table.id)
+    assert progress is not None and [d.pod for d in progress.decided] == [1]
+    places = dict(progress.decided[0].result.places)
+    assert places == {HOST: 3, 2: 1, 3: 1}, places
+    points = {s.user: s.points for s in progress.standings}
+    assert points == {HOST: 1, 2: 5, 3: 5}
+
+
+async def test_a_manager_abandoning_a_match_they_do_not_play_places_it_as_it_stands(
+        service: GameService) -> None:
+    """Someone who sits at no seat of a tournament's match (a channel manager) abandons it:
+    nobody forfeits, its players are placed as it stands, as at the round's deadline."""
+    cup = await _cup(service, 2, table_size=3, rounds=2)
+    first = await service.tournaments.start(cup, HOST)
+    assert first.opened is not None
+    table = first.opened.tables[0]
+    await service.lobby.abandon_table(table.id, 99, True)
+    progress = await service.tournaments.table_ended(table.id)
+    assert progress is not None
+    assert dict(progress.decided[0].result.places) == {HOST: 1, 2: 1}
+
+
+async def test_a_pass_that_read_the_round_before_its_host_abandoned_their_match_sees_it(
+        service: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A timer pass read the round's tables just before the host abandoned their own match
+    (it then finds the match closed): the host still takes its last place."""
+    cup = await _cup(service, 3, table_size=3, rounds=2)
+    first = await service.tournaments.start(cup, HOST)
+    assert first.opened is not None
+    table = first.opened.tables[0].id
+    load = service.tables.load
+
+    async def abandoned_meanwhile(table_id: int) -> TableRecord:
+        if table_id == table:
+            monkeypatch.setattr(service.tables, "load", load)
+            await service.lobby.abandon_table(table, HOST, False)
+        return await load(table_id)
+
+    monkeypatch.setattr(service.tables, "load", abandoned_meanwhile)
+    progress = await service.tournaments.advance(cup)
+    assert progress is not None and [d.pod for d in progress.decided] == [1]
+    assert dict(progress.decided[0].result.places) == {HOST: 3, 2: 1, 3: 1}

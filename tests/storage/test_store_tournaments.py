@@ -82,6 +82,24 @@ async def test_a_round_is_seated_once_with_its_tables_in_one_channel(
     assert await store.tournaments_with_status("finished") == [cup.id]
 
 
+async def test_the_seat_that_abandoned_a_match_is_kept_on_its_tournament_table(
+        store: Storage, fresh: Storage, clock: Clock) -> None:
+    """A tournament's match abandoned by a person seated there keeps their seat on its row of
+    the tournament (they take its last place), read back by a store opened again."""
+    cup = await new_tournament(store)
+    for user in (ANN, BOB, CAT, DAN):
+        assert await store.enter(cup.id, user, str(user), 1000)
+    ids = await store.seat_tournament_round(cup.id, 0, 11, None, _tables((ANN, BOB), (CAT, DAN)),
+                                            None)
+    assert ids is not None
+    first = await store.get(ids[0])
+    assert first is not None
+    await store.abandon(first.id, first.version, forfeit=1)
+    rows = await fresh.tournament_rows(cup.id)
+    assert rows is not None
+    assert [(t.table_id, t.forfeit) for t in rows.tables] == [(ids[0], 1), (ids[1], None)]
+
+
 async def test_a_tournament_decided_by_its_deadlines_after_a_restart(
         backend: Backend, store: Storage, fresh: Storage, clock: Clock) -> None:
     seeds = iter(range(1, 1000))

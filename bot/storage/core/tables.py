@@ -367,11 +367,13 @@ class TableQueries(Base):
             pass
 
     async def abandon(self, table_id: int, version: int, result: TableResult | None = None,
-                      rater: Rater | None = None) -> None:
+                      rater: Rater | None = None, forfeit: int | None = None) -> None:
         """In ONE transaction: mark the running table at ``version`` abandoned (kept as
         history) and, for a match rated when abandoned, store its ``result`` (abandoned now)
-        with the rating rows ``rater`` gives. Raises :class:`StaleVersion` (and writes nothing)
-        when the table is no longer running at ``version``."""
+        with the rating rows ``rater`` gives; ``forfeit``: the seat of the person who abandoned
+        it, kept on its row of ``tournament_tables`` when a tournament's round opened it (they
+        take its last place there, rated or not). Raises :class:`StaleVersion` (and writes
+        nothing) when the table is no longer running at ``version``."""
         now = self.clock()
         async with self._table_tx(table_id) as db:
             if await db.execute(
@@ -381,6 +383,9 @@ class TableQueries(Base):
                 raise StaleVersion(f"table {table_id} is no longer running at version {version}")
             if result is not None:
                 await store_result(db, self.dialect, replace(result, finished_at=now), rater)
+            if forfeit is not None:
+                await db.execute("UPDATE tournament_tables SET forfeit_seat = ? "
+                                 "WHERE table_id = ?", forfeit, table_id)
 
     async def action_log(self, table_id: int) -> list[LogRow]:
         """Every action applied at the table, in the order applied (undone ones included)."""

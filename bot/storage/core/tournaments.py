@@ -109,7 +109,8 @@ class TournamentQueries(Base):
             "SELECT round, seed, bye_user, started_at FROM tournament_rounds "
             "WHERE tournament_id = ? ORDER BY round", tournament_id)
         tables = await self._read.fetch(
-            "SELECT round, pod, table_id, decided, at_deadline FROM tournament_tables "
+            "SELECT round, pod, table_id, decided, at_deadline, forfeit_seat FROM "
+            "tournament_tables "
             "WHERE tournament_id = ? ORDER BY round, pod", tournament_id)
         seats = await self._read.fetch(
             "SELECT round, pod, user_id, place FROM tournament_seats WHERE tournament_id = ? "
@@ -134,7 +135,8 @@ class TournamentQueries(Base):
                                                           as_int(r[1], "pod")), [])),
                     places=tuple(p for _, p in by_pod.get((as_int(r[0], "round"),
                                                            as_int(r[1], "pod")), [])),
-                    decided=as_flag(r[3], "decided"), at_deadline=as_flag(r[4], "at_deadline"))
+                    decided=as_flag(r[3], "decided"), at_deadline=as_flag(r[4], "at_deadline"),
+                    forfeit=opt_int(r[5], "forfeit_seat"))
                 for r in tables))
 
     async def tournaments_with_status(self, *statuses: TournamentStatus) -> list[int]:
