@@ -204,7 +204,8 @@ class Commands:
         locale = loc(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
         assert interaction.channel_id is not None
-        table = await self.service.tables.in_channel(interaction.channel_id)
+        table = await self.service.tables.in_channel(interaction.channel_id,
+                                                     interaction.user.id)
         record = await self.clicks.lobby.apply(interaction, table.id, op)
         try:
             await interaction.edit_original_response(
@@ -223,7 +224,8 @@ class Commands:
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
         """/goblin hand."""
         assert interaction.channel_id is not None
-        table = await self.service.tables.in_channel(interaction.channel_id)
+        table = await self.service.tables.in_channel(interaction.channel_id,
+                                                     interaction.user.id)
         await self.clicks.show_hand(interaction, table.id)
 
     async def status(self, interaction: discord.Interaction[Any]) -> None:
@@ -231,7 +233,8 @@ class Commands:
         locale = loc(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
         assert interaction.channel_id is not None
-        record = await self.service.tables.in_channel(interaction.channel_id)
+        record = await self.service.tables.in_channel(interaction.channel_id,
+                                                      interaction.user.id)
         if record.state is None:
             await interaction.edit_original_response(view=lobby_view(record, locale))
             return

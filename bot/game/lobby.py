@@ -294,7 +294,7 @@ class Lobby:
         Channels here) closes the channel's table, kept as history. A damaged table is closed
         the same way (its host is read from its row alone); its id is returned instead of a
         record."""
-        tid = await self.store.active_in_channel(channel_id)
+        tid = await self.store.active_in_channel(channel_id, user_id)
         if tid is None:
             raise NoTable(msg("bot.error.no_table_here"))
         async with self.tables.locked(tid):
@@ -312,7 +312,7 @@ class Lobby:
         """Before /goblin abandon closes a running match: the table, when the user may close
         it and it is running (the user confirms first); None when it closes at once (a lobby,
         a damaged table). Refusals as :meth:`abandon`."""
-        tid = await self.store.active_in_channel(channel_id)
+        tid = await self.store.active_in_channel(channel_id, user_id)
         if tid is None:
             raise NoTable(msg("bot.error.no_table_here"))
         try:

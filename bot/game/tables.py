@@ -68,9 +68,10 @@ class Tables:
             raise NoTable(msg("bot.error.no_such_table", table=table_id))
         return record
 
-    async def in_channel(self, channel_id: int) -> TableRecord:
-        """The channel's active table, or a :class:`NoTable` refusal."""
-        tid = await self.store.active_in_channel(channel_id)
+    async def in_channel(self, channel_id: int, user_id: int | None = None) -> TableRecord:
+        """The channel's active table, or a :class:`NoTable` refusal (``user_id``: of a
+        tournament's matches played in the channel, the one they sit at)."""
+        tid = await self.store.active_in_channel(channel_id, user_id)
         if tid is None:
             raise NoTable(msg("bot.error.no_table_here"))
         return await self.load(tid)

@@ -289,9 +289,10 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
     async def get(self, table_id: int) -> TableRecord | None:
         """The table or None."""
 
-    async def active_in_channel(self, channel_id: int) -> int | None:
+    async def active_in_channel(self, channel_id: int, user_id: int | None = None) -> int | None:
         """The id of the lobby or running table played in the channel (a thread: its
-        match), if any."""
+        match), if any; of a tournament's matches played in the channel itself, the one
+        ``user_id`` sits at first."""
 
     async def active_within(self, channel_id: int) -> list[int]:
         """The ids of the lobbies and running tables opened in the channel (played there or

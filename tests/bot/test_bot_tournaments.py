@@ -432,3 +432,24 @@ async def test_its_host_abandoning_their_own_match_takes_its_last_place(h: LiveB
     assert view.record.round == 2  # the round's only match ended: round 2 is seated
     assert {s.user: s.points for s in view.standings} == {ADMIN.id: 1, BOB.id: 5, EVE.id: 5}
     assert view.standings[-1].user == ADMIN.id
+
+
+async def test_in_a_channel_holding_several_matches_of_a_tournament_each_player_reaches_theirs(
+        h: LiveBot) -> None:
+    """A server that turned threads off plays every match of a round in the tournament's
+    channel: /goblin hand, status and leave there reach the match of the one who asks, not
+    the oldest of them."""
+    await h.command(ADMIN, "settings", threads=False)
+    people = (ANN, BOB, EVE, User(2000000000000000004, "Dan"), User(2000000000000000005, "Cy"))
+    await _three_seated(h, people)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    view = await h.bot.service.tournaments.view(tid)
+    assert len(view.tables) == 2 and not h.lb.threads_of(h.channel)  # 3 + 2, in the channel
+    second = view.tables[1]
+    player = next(p for p in people if p.id == second.seats[0])
+    status = h.reply(await h.command(player, "status")).text()
+    assert f"#{second.table_id}" in status, status
+    assert h.said(await h.command(player, "leave")) == [
+        f"You left table #{second.table_id}."]
+    record = await h.bot.service.tables.load(second.table_id)
+    assert record.seats[record.seat_of(player.id) or 0].ai

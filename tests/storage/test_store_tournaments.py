@@ -180,3 +180,19 @@ async def test_the_tournaments_of_a_deleted_channel_are_cancelled(store: Storage
     assert found is not None and found.deadline is None and found.round == 1
     assert await store.seat_tournament_round(running.id, 1, 12, None, _tables((ANN, BOB)),
                                              None) is None  # no round seated after
+
+
+async def test_of_a_tournaments_matches_in_one_channel_each_player_finds_theirs(
+        store: Storage, clock: Clock) -> None:
+    """A round's matches played in the tournament's channel itself (threads turned off): the
+    channel's table for a player is the one they sit at, for anyone else the oldest."""
+    cup = await new_tournament(store)
+    for user in (ANN, BOB, CAT, DAN):
+        assert await store.enter(cup.id, user, str(user), 1000)
+    ids = await store.seat_tournament_round(cup.id, 0, 11, None, _tables((ANN, BOB), (CAT, DAN)),
+                                            None)
+    assert ids is not None
+    assert await store.active_in_channel(77) == ids[0]
+    assert await store.active_in_channel(77, DAN) == ids[1]
+    assert await store.active_in_channel(77, ANN) == ids[0]
+    assert await store.active_in_channel(77, EVE) == ids[0]

@@ -196,16 +196,19 @@ class TableQueries(Base):
             return kept[1]
         return self._keep(table_id, row, writes)
 
-    async def active_in_channel(self, channel_id: int) -> int | None:
+    async def active_in_channel(self, channel_id: int, user_id: int | None = None) -> int | None:
         """The id of the lobby or running table played in the channel, if any: a thread's
         match for a thread, else the channel's lobby or the table played in the channel itself
         (not the matches it holds in threads); a tournament's matches, several to a channel
-        until each moves to its thread, come after the channel's own table."""
+        until each moves to its thread (or for good where the server turned threads off), come
+        after the channel's own table, the one ``user_id`` sits at first."""
+        mine = ("NOT EXISTS (SELECT 1 FROM table_seats s WHERE s.table_id = tables.id AND "
+                "s.user_id = ?), " if user_id is not None else "")
         row = await self._read.fetchrow(
             "SELECT id FROM tables WHERE status IN ('lobby','running') AND (thread_id = ? "
             "OR (channel_id = ? AND thread_id IS NULL)) ORDER BY thread_id IS NULL, "
-            "tournament_id IS NOT NULL, id LIMIT 1",
-            channel_id, channel_id)
+            f"tournament_id IS NOT NULL, {mine}id LIMIT 1",
+            channel_id, channel_id, *(() if user_id is None else (user_id,)))
         return None if row is None else as_int(row[0], "id")
 
     async def active_within(self, channel_id: int) -> list[int]:
