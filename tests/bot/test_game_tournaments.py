@@ -16,7 +16,7 @@ from bot_helpers import Clock
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.tournament import rounds_needed
-from bot.game.tournament_pictures import champion_picture
+from bot.game.tournament_pictures import champion_picture, standing_lines
 from bot.game.tournaments import Progress
 from bot.storage.records import TableRecord
 from bot.storage.sqlite import Store
@@ -273,6 +273,9 @@ async def test_a_person_forgotten_mid_tournament_drops_out(service: GameService)
     await service.people.forget(gone)
     view = await service.tournaments.view(cup)
     assert [s.dropped for s in view.standings if s.user < 0] == [True]
+    # the standings picture names them as every message does
+    assert [line.name for line, s in zip(standing_lines(view.tournament, "fr"), view.standings,
+                                         strict=True) if s.user < 0] == ["Joueur oublié"]
     second = await service.tournaments.close_round(cup, HOST)
     assert second.opened is not None
     seated = [s.user for t in second.opened.tables for s in t.seats
