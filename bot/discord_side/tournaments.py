@@ -120,14 +120,18 @@ class TournamentDesk:
 
     async def _here(self, interaction: discord.Interaction[Any]) -> TournamentRecord:
         """The tournament of the interaction's channel (the newest one taking sign-ups or
-        under way there; else the server's only one), or a refusal. A tournament held in a
-        channel the asker may not view is none to them."""
+        under way there, or, in a thread such as a match's, in the thread's channel; else the
+        server's only one), or a refusal. A tournament held in a channel the asker may not
+        view is none to them."""
         if interaction.guild_id is None:
             raise Refusal(msg("bot.tournament.error.server_only"))
         sight = self.sights.known(interaction)
         found = [t for t in await self.service.tournaments.open_in(interaction.guild_id)
                  if sight.sees(t.place_key, t.channel_id)]
-        mine = [t for t in found if t.channel_id == interaction.channel_id]
+        channel = interaction.channel
+        parent = channel.parent_id if isinstance(channel, discord.Thread) else None
+        mine = ([t for t in found if t.channel_id == interaction.channel_id]
+                or [t for t in found if parent is not None and t.channel_id == parent])
         if mine:
             return mine[-1]
         if len(found) == 1:

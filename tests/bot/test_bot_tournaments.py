@@ -453,3 +453,21 @@ async def test_in_a_channel_holding_several_matches_of_a_tournament_each_player_
         f"You left table #{second.table_id}."]
     record = await h.bot.service.tables.load(second.table_id)
     assert record.seats[record.seat_of(player.id) or 0].ai
+
+
+async def test_in_a_match_s_thread_the_tournament_commands_reach_its_tournament(
+        h: LiveBot) -> None:
+    """A server holds two tournaments, in two channels: in the thread of a match of one of them,
+    /goblin tournament standings and drop reach that tournament (the thread's channel)."""
+    table = await _three_seated(h)
+    other = h.lb.create_channel(h.guild, "winter")
+    await h.command(ADMIN, "tournament new", channel=other, name="Winter Cup")
+    await h.settle()
+    assert len(await h.bot.service.tournaments.open_in(h.guild.id)) == 2
+    thread = h.lb.threads_of(h.channel)[0]
+    assert await h.store.active_in_channel(thread.id) == table
+    shown = h.reply(await h.command(ANN, "tournament standings", channel=thread))
+    assert "Standings: Spring Cup" in shown.text()
+    assert h.said(await h.command(BOB, "tournament drop", channel=thread)) == [
+        f"<@{BOB.id}> drops out of the tournament; the points already won stay in the "
+        "standings."]
