@@ -207,7 +207,10 @@ class MatchThreads:
         host is to be told (:meth:`refused`). When the database takes no note of the new
         thread, the match is played in the channel as well, where the stored table says it is:
         the thread is deleted (where the bot may), a warning is logged, and the host has
-        nothing to mend."""
+        nothing to mend. A match whose channel is itself a thread (a tournament opened in one)
+        is played there, as a match opened in a thread is: a thread holds no thread."""
+        if getattr(self.client.get_channel(record.channel_id), "type", None) in THREAD_TYPES:
+            return await self._in_channel(record), False
         try:
             lobby_id = record.lobby_message_id
             if lobby_id is None:

@@ -471,3 +471,22 @@ async def test_in_a_match_s_thread_the_tournament_commands_reach_its_tournament(
     assert h.said(await h.command(BOB, "tournament drop", channel=thread)) == [
         f"<@{BOB.id}> drops out of the tournament; the points already won stay in the "
         "standings."]
+
+
+async def test_a_tournament_opened_in_a_thread_plays_its_matches_in_that_thread(
+        h: LiveBot) -> None:
+    """A thread holds no thread: a tournament opened in one plays each match there, as a
+    match opened in a thread does, and nobody is told that a thread was refused."""
+    place = h.lb.create_thread(h.channel, "cup thread")
+    await h.command(ADMIN, "tournament new", channel=place, name="Spring Cup", table_size=3)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    board = next(m for m in h.public(place) if "Tournament: Spring Cup" in h.message(m).text())
+    for user in (ANN, BOB):
+        await h.click(user, board, TournamentButton.id_for(tid, "join"))
+    await h.command(ADMIN, "tournament start", channel=place)
+    table = (await h.bot.service.tournaments.view(tid)).tables[0].table_id
+    record = await h.bot.service.tables.load(table)
+    assert record.status == "running" and record.thread_id is None and not record.threaded
+    assert [m for m in h.public(place) if f"kg:hand:{table}" in m.custom_ids()]
+    assert not [m for m in h.public(place) if "could not open a thread" in m.text()]
+    assert h.lb.threads_of(h.channel) == [place]
