@@ -57,7 +57,8 @@ async def leave_solo(interaction: discord.Interaction[Any], service: GameService
         seat = record.seat_of(interaction.user.id)
         assert seat is not None  # the host holds the first seat
         messages.shown.drop((table, seat, locale))  # the question shows no picture
-        await interaction.edit_original_response(view=leave_view(record, seat, locale),
+        note = await service.lobby.abandon_note(record, interaction.user.id)
+        await interaction.edit_original_response(view=leave_view(record, seat, locale, note),
                                                  attachments=[])
         return
     record = await service.lobby.quit(table, interaction.user.id)

@@ -18,7 +18,7 @@ from bot.game.hints import hints_by_default
 from bot.game.lessons import LESSON_AI_SEATS, LESSON_LEVEL, LESSON_SEED
 from bot.game.places import Place
 from bot.game.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
-from bot.game.results import abandoned_result, movers, waiting
+from bot.game.results import abandoned_result, lost_alone, movers, waiting
 from bot.game.seats import (
     MAX_SEATS,
     MAX_TIMER,
@@ -239,8 +239,7 @@ class Lobby:
             if index is None:
                 raise NotSeated(msg("bot.error.not_seated"), record)
             if record.status == "running" and (record.guild_id is None or record.lessons):
-                await self.store.set_status(table_id, "abandoned")
-                return await self.tables.load(table_id)
+                return await self._close(record, user_id, False, "learn.error.host_only")
             if record.status == "running":
                 seats = with_seat(record.seats, index, record.seats[index].model_copy(
                     update={"ai": True, "level": DEFAULT_LEVEL}))
@@ -385,11 +384,13 @@ class Lobby:
         """What abandoning the running match of ``record`` now would do to the ratings, said
         to ``user_id`` before they confirm: rated as it stands (them last when they made a move
         at their seat), or not rated while someone still seated has not moved, though one seated
-        at a tournament's match takes its last place there all the same (None: a match of one
-        person, never rated)."""
+        at a tournament's match takes its last place there all the same; for a match of one
+        person, never rated, a game lost against the AI once they moved (None: nothing)."""
+        log = await self.store.action_log(record.id)
         if sum(s.user is not None for s in record.seats) < 2:
-            return None
-        moved = movers(await self.store.action_log(record.id))
+            return msg("ratings.note.ask_lost_alone") if lost_alone(record, log, user_id) \
+                else None
+        moved = movers(log)
         if waiting(record, moved) or len(moved) < 2:
             if (record.seat_of(user_id) is not None
                     and await self.store.tournament_of_table(record.id) is not None):

@@ -66,12 +66,21 @@ def rated_if_abandoned(record: TableRecord, log: Iterable[LogRow]) -> bool:
     return not waiting(record, moved) and len(moved) >= 2
 
 
+def lost_alone(record: TableRecord, log: Iterable[LogRow], by: int) -> bool:
+    """True when user ``by`` abandoning the running match now counts as a game they lost
+    against the AI: they are its one person (a guided match aside) and have made a move, so
+    a game about to be lost is not left out of their record by closing it."""
+    people = [s.user for s in record.seats if s.user is not None]
+    return not record.lessons and people == [by] and any(u == by for _, u in movers(log))
+
+
 def abandoned_result(record: TableRecord, log: Iterable[LogRow], by: int,
                      finished_at: float) -> TableResult | None:
     """The result of the running match at ``record``'s table abandoned now by user ``by``
-    (seated or not), or None when it is not rated (:func:`rated_if_abandoned`)."""
+    (seated or not), or None when it counts for nothing: not rated
+    (:func:`rated_if_abandoned`), nor lost by its one person (:func:`lost_alone`)."""
     rows = list(log)
-    if not rated_if_abandoned(record, rows):
+    if not (rated_if_abandoned(record, rows) or lost_alone(record, rows, by)):
         return None
     moved = movers(rows)
     state = record.game
@@ -89,4 +98,5 @@ def abandoned_result(record: TableRecord, log: Iterable[LogRow], by: int,
         seats=seats, place_key=record.place_key, abandoned_by=by)
 
 
-__all__ = ["abandoned_result", "finished_result", "movers", "rated_if_abandoned", "waiting"]
+__all__ = ["abandoned_result", "finished_result", "lost_alone", "movers", "rated_if_abandoned",
+           "waiting"]

@@ -13,6 +13,7 @@ from players import ANN, BOB, Players, TinyRenderer, forged_message
 
 from bot.discord_side.ui.custom_ids import BackButton, LobbyButton
 from bot.game.lessons import LESSON_LEVEL, LESSONS, advised
+from bot.game.places import Place
 from bot.game.play import Play
 from engine import observe
 from engine.agents import make_agent
@@ -132,9 +133,11 @@ async def test_learn_meets_every_lesson_on_its_seed(bot: LiveBot) -> None:
     hand = await learner_hand(bot, tid, hand)
     await bot.click(ANN, hand, f"kg:quit:{tid}")
     assert (await svc.tables.load(tid)).status == "running"
+    assert "record" not in bot.message(hand).text()  # a guided match counts in no record
     ix = await bot.click(ANN, bot.message(hand), f"kg:quit:{tid}:y")
     assert any("left table" in t for t in bot.said(ix))
     assert (await svc.tables.load(tid)).status == "abandoned"
+    assert await bot.store.player_results(Place.dms(ANN.id).key, ANN.id) == []
     assert bot.lb.breaches == []
 
 
@@ -174,3 +177,29 @@ async def test_leaving_from_the_hand_asks_once_and_ends_with_no_button_left(
     older = bot.message(older)
     assert not offered(older) and f"kg:quit:{tid}" not in older.custom_ids(), older.custom_ids()
     assert bot.lb.breaches == []
+
+
+async def test_leaving_a_solo_match_once_moved_counts_as_a_game_lost_against_the_ai(
+        bot: LiveBot) -> None:
+    """Closing a solo match is no way to keep a game about to be lost out of one's record:
+    once its person moved, it counts as a game lost against the AI (asked first); before,
+    it counts for nothing."""
+    early = await open_in_dm(bot, ai=1)
+    await bot.command(ANN, "leave")  # no move made yet
+    assert (await bot.bot.service.tables.load(early)).status == "abandoned"
+    assert "No finished game in direct messages yet." in bot.reply(
+        await bot.command(ANN, "stats")).text()
+
+    tid = await open_in_dm(bot, ai=1)
+    players = Players(bot, tid, [ANN])
+    while not any(row.user_id == ANN.id for row in await bot.store.action_log(tid)):
+        assert await players.step()
+    hand = bot.reply(await bot.click(ANN, bot.last_table_message(), f"kg:hand:{tid}"))
+    await bot.click(ANN, hand, f"kg:quit:{tid}")
+    assert "counts as a game lost in your record against the AI" in bot.message(hand).text()
+    await bot.click(ANN, bot.message(hand), f"kg:quit:{tid}:y")
+    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
+    told = bot.reply(await bot.command(ANN, "stats")).text()
+    assert "1 game played, 0 won." in told and "Place in the last game: 2" in told
+    assert "Games against the AI alone in direct messages" in told and "0% won, 1 game" in told
+

@@ -130,11 +130,15 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
     return layout(box)
 
 
-def leave_view(record: TableRecord, seat: int, locale: str) -> discord.ui.LayoutView:
+def leave_view(record: TableRecord, seat: int, locale: str,
+               note: Msg | None = None) -> discord.ui.LayoutView:
     """The hand message asking once before its person leaves a solo match (which closes it):
-    the question, then Leave (red) and Back (the hand again)."""
+    the question (and ``note``: what it does to their record), then Leave (red) and Back (the
+    hand again)."""
     lines = [f"### {translate(msg('bot.hand.title', table=record.id), locale)}",
              f"**{translate(msg('learn.leave_ask', table=record.id), locale)}**"]
+    if note is not None:
+        lines.append(translate(note, locale))
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(lines)),
                                                       accent_colour=_colour(record.game, seat))
     box.add_item(row(button(translate(msg("learn.leave_yes"), locale),
