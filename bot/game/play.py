@@ -215,7 +215,7 @@ class Play:
             await self.store.apply(
                 record.id, record.version, new, row,
                 seats=seats if seats != record.seats else None, deadline=due,
-                rater=rate_result, result=result)
+                rater=rate_result, result=result, revision=record.revision)
         except StaleVersion as exc:  # another process changed the table since it was read
             raise Stale(await self._stale_reason(record.id, record.version), record) from exc
         self.metrics.moved("timer" if timed_out else "ai" if by_ai else "person")

@@ -325,15 +325,18 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
                     deadline: float | None = None, rater: Rater | None = None,
-                    result: TableResult | None = None) -> None:
+                    result: TableResult | None = None, revision: int | None = None) -> None:
         """In one transaction: the new state at version ``before + 1`` guarded by version
-        ``before``, its log row (next in the table's log; a take-back marks the latest action
-        not yet taken back ``undone``), and when the game ends its ``result`` (as the game
-        computed it; None: the final state's, every person counted as having moved) and the
-        rating rows ``rater`` computes from the ratings stored at that moment; raises
+        ``before`` (and by ``revision`` when given: the changes of its seats made without a
+        move, a seat handed to the AI or a person forgotten, raise it), its log row (next in
+        the table's log; a take-back marks the latest action not yet taken back ``undone``),
+        and when the game ends its ``result`` (as the game computed it; None: the final
+        state's, every person counted as having moved) and the rating rows ``rater`` computes
+        from the ratings stored at that moment; raises
         :class:`~bot.storage.records.StaleVersion` (and writes nothing) when the table is no
-        longer at ``before``, and :class:`~bot.storage.records.NotHeld` (nothing written) for
-        an AI seat's move (``log.by_ai``) when another process holds the table's lease."""
+        longer at ``before`` (or ``revision``), and :class:`~bot.storage.records.NotHeld`
+        (nothing written) for an AI seat's move (``log.by_ai``) when another process holds
+        the table's lease."""
 
     async def abandon(self, table_id: int, version: int, result: TableResult | None = None,
                       rater: Rater | None = None, forfeit: int | None = None) -> None:

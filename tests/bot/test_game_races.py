@@ -16,6 +16,7 @@ from storage.helpers import ANN, BOB, Clock, Game, played, started
 
 from bot.game.places import Place
 from bot.game.play import Play
+from bot.game.service import GameService
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
 from bot.storage.records import SeatInfo
@@ -144,3 +145,36 @@ async def test_a_timed_out_turn_another_process_moved_in_is_played_on(
     finally:
         await mine.close()
         await theirs.close()
+
+
+async def test_a_timed_out_turn_never_writes_back_a_person_another_process_forgot(
+        backend: PostgresBackend, clock: Clock) -> None:
+    game = played(1)
+    i = first(game, lambda i: same_turn(game, i))
+    person = game.states[i].current
+    gone = next(s for s in range(3) if s != person)  # forgotten meanwhile, elsewhere
+    users = (ANN, BOB, 303)
+    seats = tuple(SeatInfo(user=users[s], name=f"P{s}", hero=h)
+                  for s, h in enumerate(("horan", "taia", "argentus")))
+    mine, theirs = await backend.open(clock), await backend.open(clock)
+    try:
+        rec = await mine.create_table(guild_id=9, place_key=Place.server(9).key, channel_id=1,
+                                      host_id=users[person], seats=seats, abilities=False,
+                                      timer=60, seed=game.states[0].config.seed)
+        await mine.start_game(rec.id, seats, game.states[i], clock.now - 1)
+        store = Meddled(mine)
+
+        async def forget() -> None:  # /goblin forget-me answered by the other process
+            await GameService(theirs, clock=clock).people.forget(users[gone])
+        store.meddle = forget
+        out = await play_on(store, clock).expire(rec.id, 0)
+        assert out and all(o.seat == person for o in out)
+        now = await mine.get(rec.id)
+        assert now is not None
+        assert now.seats[gone].ai and now.seats[gone].user != users[gone]
+        assert now.seats[gone].name == ""
+        assert await mine.running_of(users[gone]) == []  # nothing leads to them
+    finally:
+        await mine.close()
+        await theirs.close()
+

@@ -201,7 +201,8 @@ class PeopleRows(TableQueries):
 
     async def _rename_tables(self, db: Db, user_id: int, alias: int) -> list[int]:
         """Every table the person hosted or sat at: their seats held by ``alias`` and
-        unnamed in the seats, the state and the anchor; the ids of those tables."""
+        unnamed in the seats, the state and the anchor (its revision raised: a move another
+        process decided on the named seats is refused); the ids of those tables."""
         touched = []
         rows = await db.fetch(
             f"SELECT id, seats, state, anchor, host_id FROM tables "
@@ -212,8 +213,9 @@ class PeopleRows(TableQueries):
             named = _named_seat(str(row[1]), user_id, alias)
             if named is not None:
                 seats, changed, name = named
-                await db.execute("UPDATE tables SET seats = ?, state = ?, anchor = ? "
-                                 "WHERE id = ?", seats, unnamed_state(_text(row[2]), changed, name),
+                await db.execute("UPDATE tables SET seats = ?, state = ?, anchor = ?, "
+                                 "revision = revision + 1 WHERE id = ?",
+                                 seats, unnamed_state(_text(row[2]), changed, name),
                                  unnamed_state(_text(row[3]), changed, name), tid)
             if named is not None or as_int(row[4], "host_id") == user_id:
                 touched.append(tid)

@@ -278,8 +278,10 @@ class TableQueries(Base):
         await self._update(table_id, None, changes, bump=True, seats=seats)
 
     async def update_seats(self, table_id: int, version: int, seats: Sequence[SeatInfo]) -> None:
-        """Store a running table's seats (timeouts, seat handed to the AI) at ``version``."""
-        await self._update(table_id, version, {"seats": seats_to_json(seats)}, seats=seats)
+        """Store a running table's seats (timeouts, seat handed to the AI) at ``version``; its
+        revision grows, so a move another process decided on the seats before is refused."""
+        await self._update(table_id, version, {"seats": seats_to_json(seats)}, bump=True,
+                           seats=seats)
 
     async def set_status(self, table_id: int, status: Status) -> None:
         """Mark a table abandoned/finished (kept as history)."""
@@ -314,27 +316,30 @@ class TableQueries(Base):
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
                     deadline: float | None = None, rater: Rater | None = None,
-                    result: TableResult | None = None) -> None:
+                    result: TableResult | None = None, revision: int | None = None) -> None:
         """In ONE transaction: the new state at version ``before + 1`` (guarded by version
-        ``before``, the row locked until the end) and its log row (the table's next ``seq``);
+        ``before``, and by ``revision`` when given: the seats the move was decided on, which
+        another process may have changed without a move; the row locked until the end) and
+        its log row (the table's next ``seq``);
         a take-back (``undo``) also marks the latest action it has not taken back yet
         ``undone``; a finished game is marked ``finished`` with its winner, and its ``result``
         (as the game computed it, finished now; None: the final state's, every person counted
         as having moved) and the rating rows ``rater`` gives written. Raises
-        :class:`StaleVersion` (and writes nothing) when the table is no longer at ``before``,
-        and :class:`NotHeld` (nothing written) for an AI seat's move when another process
-        holds the table's lease. The row as written is kept."""
+        :class:`StaleVersion` (and writes nothing) when the table is no longer at ``before``
+        (or ``revision``), and :class:`NotHeld` (nothing written) for an AI seat's move when
+        another process holds the table's lease. The row as written is kept."""
         text = storable(state)
         now = self.clock()
         columns = moved_columns(state, before + 1, text, now, seats, deadline)
         sets = ", ".join(f"{name} = ?" for name in columns)
         async with self._table_tx(table_id, background=log.by_ai) as db:
             writes = self._writes  # this write ends as one more: then the row may be kept
+            guard = "" if revision is None else " AND revision = ?"
             row = await db.fetchrow(
-                f"UPDATE tables SET {sets} WHERE id = ? AND version = ? AND status = 'running' "
-                f"RETURNING {self.dialect.stamp}, "
+                f"UPDATE tables SET {sets} WHERE id = ? AND version = ? AND status = 'running'"
+                f"{guard} RETURNING {self.dialect.stamp}, "
                 f"{TABLE_COLUMNS.replace(' state,', ' NULL,').replace(' anchor', ' NULL')}",
-                *columns.values(), table_id, before)
+                *columns.values(), table_id, before, *(() if revision is None else (revision,)))
             if row is None:
                 raise StaleVersion(f"table {table_id} is no longer at version {before}")
             if seats is not None:
