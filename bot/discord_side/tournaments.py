@@ -105,16 +105,20 @@ class TournamentDesk:
     """The Discord side of server tournaments: ``begin`` starts an opened match as a lobby's
     Start does (its table message, its thread, its AI seats); ``forget`` drops what is kept
     for a match the round's deadline closed (the scheduler's forget); ``sights`` tells which
-    tournaments the asker may see."""
+    tournaments the asker may see; ``ours`` whether a server is heard on this process's shards
+    (only their tournaments move on here in the background: their matches begin in the process
+    that takes them up)."""
 
     def __init__(self, service: GameService, messages: Messages, tasks: Tasks,
-                 begin: Begin, forget: Callable[[int], None], sights: Sights) -> None:
+                 begin: Begin, forget: Callable[[int], None], sights: Sights,
+                 ours: Callable[[int], bool] = lambda guild: True) -> None:
         self.service = service
         self.messages = messages
         self.tasks = tasks
         self.begin = begin
         self.forget = forget
         self.sights = sights
+        self.ours = ours
 
     # ------------------------------------------------------------------ finding one
 
@@ -335,14 +339,14 @@ class TournamentDesk:
         self.tasks.spawn(self._ended(table), f"tournament-table-{table}")
 
     async def _ended(self, table: int) -> None:
-        progress = await self.service.tournaments.table_ended(table)
+        progress = await self.service.tournaments.table_ended(table, self.ours)
         if progress is not None:
             await self.post(progress)
 
     async def sweep(self) -> None:
         """Each pass of the timers: every tournament moved on (deadlines, closed sign-ups),
         what changed posted."""
-        for progress in await self.service.tournaments.sweep():
+        for progress in await self.service.tournaments.sweep(self.ours):
             try:
                 await self.post(progress)
             except Exception:  # one tournament's trouble never stops the others

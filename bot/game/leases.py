@@ -107,6 +107,15 @@ class Leases:
     #: table is taken home (the two would take them from each other on every pass).
     shared: SharedShards | None = None
 
+    def ours(self, guild_id: int | None) -> bool:
+        """Whether server ``guild_id`` is heard on this process's shards (direct messages:
+        shard 0; every server when it runs them all): its new tables are this process's to
+        begin and take up."""
+        if self.shards is None:
+            return True
+        return (0 if guild_id is None else (guild_id >> 22) % self.shards.count) \
+            in self.shards.ids
+
     def holds(self, table: int) -> bool:
         """True while this process holds the lease of ``table`` (no question to the store)."""
         return self._until.get(table, -math.inf) > self.clock()

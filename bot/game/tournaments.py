@@ -399,12 +399,16 @@ class Tournaments:
                                   deadline(now, record.timer, started, state, None, True),
                                   threaded, undo)
 
-    async def table_ended(self, table_id: int) -> Progress | None:
+    async def table_ended(self, table_id: int,
+                          ours: Callable[[int], bool] = lambda guild: True) -> Progress | None:
         """A table ended (finished, or closed): when a tournament's round opened it, that
-        tournament moves on (:meth:`advance`); None when it is no tournament's or nothing
-        changed."""
+        tournament moves on (:meth:`advance`) if its server is ``ours`` (see :meth:`sweep`);
+        None when it is no tournament's or nothing changed."""
         tournament_id = await self.store.tournament_of_table(table_id)
         if tournament_id is None:
+            return None
+        record = await self.store.tournament(tournament_id)
+        if record is None or not ours(record.guild_id):
             return None
         return await self.advance(tournament_id)
 
@@ -560,16 +564,21 @@ class Tournaments:
 
     # ------------------------------------------------------------------ the pass
 
-    async def sweep(self) -> list[Progress]:
-        """One pass over every tournament (the scheduler's timer pass; safe to run twice, or in
-        two processes): each running one moved on as far as it goes (:meth:`advance`), each
-        whose sign-up closed started (or cancelled, with too few players). What changed, one
-        :class:`Progress` each; one tournament's trouble never stops the others."""
+    async def sweep(self, ours: Callable[[int], bool] = lambda guild: True) -> list[Progress]:
+        """One pass over every tournament of the servers that are ``ours`` (the scheduler's
+        timer pass; safe to run twice, or in two processes; with several processes, each moves
+        on the tournaments of its own shards' servers, so a round's matches begin in the
+        process that takes them up and answers their clicks): each running one moved on as far
+        as it goes (:meth:`advance`), each whose sign-up closed started (or cancelled, with too
+        few players). What changed, one :class:`Progress` each; one tournament's trouble never
+        stops the others."""
         out: list[Progress] = []
         now = self.clock()
         for tid in await self.store.tournaments_with_status("signup", "running"):
             try:
                 record = await self._record(tid)
+                if not ours(record.guild_id):
+                    continue
                 if record.status == "running":
                     progress = await self.advance(tid)
                 elif record.closes_at is not None and record.closes_at <= now:

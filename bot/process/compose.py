@@ -117,7 +117,8 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
         sights = Sights(client, service)
         sights.install(client)
         desk = TournamentDesk(service, messages, tasks, begin,
-                              forget=lambda table: scheduler.forget(table), sights=sights)
+                              forget=lambda table: scheduler.forget(table), sights=sights,
+                              ours=leases.ours)
         reminders = Reminders(client, service, tasks, leases, max(REMINDER_POLL, timer_poll))
         reminders.install(client)
         scheduler = Scheduler(

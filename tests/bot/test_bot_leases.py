@@ -24,6 +24,7 @@ from storage.helpers import played
 
 from bot.discord_side.client import KarakBot
 from bot.discord_side.pace import ChannelPace
+from bot.discord_side.ui.custom_ids import HandButton
 from bot.game.leases import LEASE_TTL
 from bot.game.places import Place
 from bot.game.scheduler import SHARDS, Posts
@@ -35,7 +36,7 @@ from bot.workers.thinking import Thinking
 from engine import Action, Observation
 from loopback import Loopback
 
-ANN = 101
+ANN, BOB = 101, 202
 #: Ann plays the first hero; the AI the two others.
 SEATS = (SeatInfo(user=ANN, name="Ann", hero="horan"),
          SeatInfo(ai=True, hero="taia", level="easy"),
@@ -302,3 +303,39 @@ async def _log(url: str, time: FakeTime, tid: int) -> list[LogRow]:
         return await store.action_log(tid)
     finally:
         await store.close()
+
+
+async def test_a_tournament_round_is_seated_by_its_servers_process_and_shown_once(
+        lb: Loopback, url: str) -> None:
+    time = FakeTime()
+    start = time.now
+    async with process(lb, url, "one", time) as one, process(lb, url, "two", time) as two:
+        home = (GUILD >> 22) % 2
+        one.bot.scheduler.leases.shards = Shards(2, (home,))  # one hears the server
+        two.bot.scheduler.leases.shards = Shards(2, (1 - home,))
+        tours = two.bot.service.tournaments
+        cup = await tours.create(guild_id=GUILD, channel_id=CHANNEL, host_id=ANN, name="Cup",
+                                 table_size=3, ai_level="easy", closes_at=time.now + 60)
+        for user, name in ((ANN, "Ann"), (BOB, "Bob")):
+            await tours.join(cup.id, user, name)
+        await until(time, (one, two), lambda: _true(time.now > start + 61),
+                    "sign-up closing")
+        for p in (two, one):  # two's pass comes first, one's lease pass in between
+            desk = p.bot.clicks.tournaments
+            assert desk is not None
+            await desk.sweep()
+            await one.bot.scheduler._kept(await one.bot.scheduler.leases.keep())
+        (match,) = await one.store.ids_with_status("running")
+        await until(time, (one, two), lambda: _true(_posted(lb, match) > 0), "the match")
+        await until(time, (one, two), lambda: _true(time.now > start + 80), "a while")
+        shown = [m for m in lb.state.messages.values()
+                 if not m.deleted and HandButton.id_for(match) in m.custom_ids()]
+        assert len(shown) == 1 and shown[0].channel_id != CHANNEL  # in the match's thread
+        assert shown[0].mentions == [ANN] or shown[0].mentions == [BOB]  # one ping
+        assert one.held == [match] and two.held == []
+
+def _posted(lb: Loopback, table: int) -> int:
+    """The table messages of ``table`` shown (with their My hand button)."""
+    hand = HandButton.id_for(table)
+    return sum(1 for m in lb.state.messages.values()
+               if not m.deleted and hand in m.custom_ids())
