@@ -111,10 +111,7 @@ class Leases:
         """Whether server ``guild_id`` is heard on this process's shards (direct messages:
         shard 0; every server when it runs them all): its new tables are this process's to
         begin and take up."""
-        if self.shards is None:
-            return True
-        return (0 if guild_id is None else (guild_id >> 22) % self.shards.count) \
-            in self.shards.ids
+        return self.shards is None or self.shards.hear(guild_id)
 
     def holds(self, table: int) -> bool:
         """True while this process holds the lease of ``table`` (no question to the store)."""

@@ -42,6 +42,19 @@ class Shards:
     count: int
     ids: tuple[int, ...]
 
+    def hear(self, guild_id: int | None) -> bool:
+        """Whether server ``guild_id`` (None: direct messages) is heard on these shards."""
+        return shard_of(guild_id, self.count) in self.ids
+
+
+def shard_of(guild_id: int | None, shard_count: int) -> int:
+    """The shard that receives the events of server ``guild_id`` (None: a direct message,
+    shard 0) when the bot runs ``shard_count`` shards in all: Discord sends each server's events
+    on the shard ``(server id >> 22) % shard count`` only."""
+    if guild_id is None:
+        return 0
+    return (guild_id >> 22) % shard_count
+
 
 class StorageError(Exception):
     """A storage problem that is not about one table (schema too new, unreadable file)."""
@@ -581,6 +594,6 @@ __all__ = [
     "StoredRating", "TableExists", "TableRecord", "TableResult", "UNDO", "Unreachable",
     "against_ai", "anchor_column",
     "load_state", "people",
-    "places", "seat_results", "seats_from_json", "seats_to_json", "standing", "storable",
-    "table_result", "with_seat", "won",
+    "places", "seat_results", "seats_from_json", "seats_to_json", "shard_of", "standing",
+    "storable", "table_result", "with_seat", "won",
 ]

@@ -17,7 +17,7 @@ from minibot import GOBLIN, MiniBot
 from shared_files import discord_api_checked
 
 from bot.discord_side.client import route_to
-from bot.discord_side.shards import shard_of
+from bot.storage.records import shard_of
 from loopback import FAKE_TOKEN, Channel, Loopback, ManualClock, User
 from loopback.sharding import guild_of, identified_shard, snowflake_on
 
