@@ -85,10 +85,11 @@ def deciding_seat(record: TableRecord, user_id: int, version: int, hand_of: int 
 
 
 def sees_hand(record: TableRecord, seat: int) -> bool:
-    """Whether the person of ``seat`` may see its hand and its private events: not while the AI
-    plays it for good in a running match (they left it, or their turn timer ran out too often),
-    as the cards the AI draws there are hidden from them as every other seat's are."""
-    return not (record.status == "running" and record.seats[seat].ai)
+    """Whether the person of ``seat`` may see its hand and its private events: not once the AI
+    plays it for good (they left it, or their turn timer ran out too often), as the cards the
+    AI draws there are hidden from them as every other seat's are, also after the match was
+    abandoned (its replay hides every hand); a finished match shows every hand."""
+    return not (record.status != "finished" and record.seats[seat].ai)
 
 
 def next_host(seats: Sequence[SeatInfo], leaving: int) -> int | None:

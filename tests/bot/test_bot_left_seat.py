@@ -39,3 +39,12 @@ async def test_one_who_left_a_running_match_sees_no_more_of_its_seat_s_hand(
     said = await bot.bot.service.story.last_turns(tid, leaver.id)
     assert all(e.to is None for e in said.events), [e.text for e in said.events]
     assert "You drew" not in log.text(), log.text()
+    # nor once the match is abandoned (not finished: its hands stay hidden in its replay too)
+    host = next(u for u in (ANN, BOB, EVE) if u.id == rec.host_id)
+    await bot.abandon(host)
+    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
+    said = await bot.bot.service.story.last_turns(tid, leaver.id)
+    assert all(e.to is None for e in said.events), [e.text for e in said.events]
+    stale = bot.reply(await bot.click(leaver, old_hand, MoveButton.id_for(tid, 0, "revive")))
+    assert "You drew" not in stale.text() and "in hand:" not in stale.text(), stale.text()
+
