@@ -114,6 +114,23 @@ class Players:
         return True
 
 
+async def before_a_turn_ends(players: Players) -> tuple[Any, Any, Any, Any]:
+    """``players`` play up to the move that ends a person's turn (the game going on): the table
+    then, its state, that move (the heuristic agent's) and the state after it."""
+    from engine import apply, observe
+    from engine.agents import make_agent
+
+    for _ in range(3000):
+        rec = await players.h.bot.service.tables.load(players.tid)
+        state = rec.game
+        action = make_agent("heuristic", state.step).choose(observe(state, state.current))
+        after = apply(state, action)[0]
+        if (after.round, after.turn) != (state.round, state.turn) and after.winner is None:
+            return rec, state, action, after
+        assert await players.step()
+    raise AssertionError("no turn ended in 3000 moves")
+
+
 async def my_turn_hand(h: LiveBot, tid: int, users: list[User]) -> tuple[User, Message, Any]:
     rec = await h.bot.service.tables.load(tid)
     uid = rec.seats[rec.game.current].user

@@ -6,10 +6,8 @@ from pathlib import Path
 
 from bot_helpers import Clock
 from live_bot import LiveBot
-from players import ANN, BOB, Players, TinyRenderer, open_table
+from players import ANN, BOB, Players, TinyRenderer, before_a_turn_ends, open_table
 
-from engine import apply, observe
-from engine.agents import make_agent
 from loopback import Loopback
 
 
@@ -25,14 +23,7 @@ async def test_a_turn_written_just_before_a_crash_pings_its_player_once(
     tid = await open_table(h1, ANN, [BOB])
     players = Players(h1, tid, [ANN, BOB])
     svc = h1.bot.service
-    for _ in range(3000):  # up to the move that ends a person's turn
-        rec = await svc.tables.load(tid)
-        state = rec.game
-        action = make_agent("heuristic", state.step).choose(observe(state, state.current))
-        after = apply(state, action)[0]
-        if (after.round, after.turn) != (state.round, state.turn) and after.winner is None:
-            break
-        assert await players.step()
+    rec, state, action, after = await before_a_turn_ends(players)
     mover = rec.seats[state.current].user
     nxt = rec.seats[after.current].user
     assert mover is not None and nxt is not None and nxt != mover

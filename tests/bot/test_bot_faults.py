@@ -20,7 +20,15 @@ from live_bot import (
     resolve,
     table_id,
 )
-from players import ANN, BOB, Players, TinyRenderer, my_turn_hand, open_table
+from players import (
+    ANN,
+    BOB,
+    Players,
+    TinyRenderer,
+    before_a_turn_ends,
+    my_turn_hand,
+    open_table,
+)
 from storage.backends import SqliteBackend
 
 from bot.discord_side.ui.custom_ids import LobbyButton
@@ -288,20 +296,10 @@ async def test_a_turn_s_post_cut_off_by_the_network_is_edited_in_instead(bot: Li
     refuses that post, the table message standing is edited to show the turn."""
     import aiohttp
 
-    from engine import apply, observe
-    from engine.agents import make_agent
-
     tid = await open_table(bot, ANN, [BOB])
     players = Players(bot, tid, [ANN, BOB])
     svc = bot.bot.service
-    for _ in range(3000):  # up to the move that ends a person's turn
-        rec = await svc.tables.load(tid)
-        state = rec.game
-        action = make_agent("heuristic", state.step).choose(observe(state, state.current))
-        after = apply(state, action)[0]
-        if (after.round, after.turn) != (state.round, state.turn) and after.winner is None:
-            break
-        assert await players.step()
+    rec, state, _, _ = await before_a_turn_ends(players)
     table = bot.last_table_message()
     session: Any = bot.bot.http._HTTPClient__session  # type: ignore[attr-defined]
     real = session.request
