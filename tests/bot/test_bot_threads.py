@@ -170,52 +170,43 @@ async def test_a_match_opened_in_a_thread_discord_archived_is_closed_there(
     assert not h.message(table).custom_ids() and "abandoned" in h.message(table).text()
 
 
-async def test_a_deleted_thread_ends_its_match_as_abandoned(h: LiveBot) -> None:
+@pytest.mark.parametrize("how", ["deleted", "locked"])
+async def test_a_thread_deleted_or_locked_ends_its_match_as_abandoned(h: LiveBot,
+                                                                      how: str) -> None:
+    """Deleting a match's thread, or locking it (a moderator's act: Discord never locks one by
+    itself, and no one but moderators may write there any more), ends its match as abandoned,
+    unrated, its log kept; the channel's line says why (with the link to read a locked one)
+    and the channel is free for a new match."""
     tid, thread = await started(h)
     players = ThreadPlayers(h, tid, [ANN], thread)
     assert await players.step()
     kept = await h.store.action_log(tid)
     lobby = h.lb.starter(thread)
     assert lobby is not None
-    heard = asyncio.ensure_future(h.bot.wait_for("raw_thread_delete", timeout=10))
-    h.lb.delete_thread(thread)
+    heard = asyncio.ensure_future(h.bot.wait_for(
+        "raw_thread_delete" if how == "deleted" else "raw_thread_update", timeout=10))
+    if how == "deleted":
+        h.lb.delete_thread(thread)
+    else:
+        h.lb.archive_thread(thread, locked=True)
     await heard
     await h.settle()
-    record = await h.bot.service.tables.load(tid)
-    assert record.status == "abandoned"
+    assert (await h.bot.service.tables.load(tid)).status == "abandoned"
     assert await h.store.action_log(tid) == kept  # nothing of its log is lost
-    assert h.lb.message(lobby.id).text() == (
-        "The match between Ann and 1 AI was abandoned: its thread was deleted. Its log is kept.")
+    line = h.lb.message(lobby.id).text()
+    if how == "deleted":
+        assert line == ("The match between Ann and 1 AI was abandoned: its thread was "
+                        "deleted. Its log is kept.")
+    else:
+        assert line.startswith("The match between Ann and 1 AI was abandoned: a moderator "
+                               "locked its thread. Its log is kept →")
+        assert thread.locked and thread.archived  # left as the moderator left it
+        h.lb.archive_thread(thread)  # archived again, unlocked (Discord's idle time)
+        await h.settle()
+        assert (await h.bot.service.tables.load(tid)).status == "abandoned"
     assert not h.bot.scheduler.busy(tid)
-    # the channel is free for a new match
-    await h.command(ANN, "new")
+    await h.command(ANN, "new")  # the channel is free for a new match
     assert h.public()[-1].custom_ids()
-
-
-async def test_a_thread_a_moderator_locks_ends_its_match_as_abandoned(h: LiveBot) -> None:
-    """Locking a thread is a moderator's act (Discord never locks one by itself): no one but
-    moderators may write there any more, so its match ends as when the thread is deleted,
-    unrated, its log kept, and the channel's line says why, with the link to read it."""
-    tid, thread = await started(h)
-    players = ThreadPlayers(h, tid, [ANN], thread)
-    assert await players.step()
-    kept = await h.store.action_log(tid)
-    lobby = h.lb.starter(thread)
-    assert lobby is not None
-    heard = asyncio.ensure_future(h.bot.wait_for("raw_thread_update", timeout=10))
-    h.lb.archive_thread(thread, locked=True)
-    await heard
-    await h.settle()
-    assert (await h.bot.service.tables.load(tid)).status == "abandoned"
-    assert await h.store.action_log(tid) == kept
-    assert h.lb.message(lobby.id).text().startswith(
-        "The match between Ann and 1 AI was abandoned: a moderator locked its thread. Its log "
-        "is kept →")
-    assert thread.locked and thread.archived  # the bot leaves it as the moderator left it
-    assert not h.bot.scheduler.busy(tid)
-    h.lb.archive_thread(thread)  # archived again, unlocked (Discord's idle time): nothing more
-    await h.settle()
-    assert (await h.bot.service.tables.load(tid)).status == "abandoned"
 
 
 async def test_a_thread_deleted_while_the_bot_was_away_ends_its_match_as_abandoned(
