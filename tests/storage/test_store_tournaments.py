@@ -8,7 +8,7 @@ import asyncio
 
 from bot.game.service import GameService
 from bot.storage.interface import Storage
-from bot.storage.records import NewTournamentTable, SeatInfo
+from bot.storage.records import NewTournamentTable, SeatInfo, TournamentRecord
 from storage.backends import Backend
 from storage.helpers import ANN, BOB, PLACE, Clock, new_tournament, played
 
@@ -24,6 +24,18 @@ def _tables(*pods: tuple[int, ...]) -> list[NewTournamentTable]:
                       for i, u in enumerate(users))
         out.append(NewTournamentTable(pod, seats, game.states[0], pod, None))
     return out
+
+
+async def two_tables_seated(store: Storage) -> tuple[TournamentRecord, list[int]]:
+    """A tournament of Ann, Bob, Cat and Dan whose first round seats them at two tables (Ann
+    and Bob, Cat and Dan), with no deadline; the tournament and the tables' ids."""
+    cup = await new_tournament(store)
+    for user in (ANN, BOB, CAT, DAN):
+        assert await store.enter(cup.id, user, str(user), 1000)
+    ids = await store.seat_tournament_round(cup.id, 0, 11, None, _tables((ANN, BOB), (CAT, DAN)),
+                                            None)
+    assert ids is not None
+    return cup, ids
 
 
 async def test_sign_up_once_and_only_while_it_is_open(store: Storage, clock: Clock) -> None:
@@ -86,12 +98,7 @@ async def test_the_seat_that_abandoned_a_match_is_kept_on_its_tournament_table(
         store: Storage, fresh: Storage, clock: Clock) -> None:
     """A tournament's match abandoned by a person seated there keeps their seat on its row of
     the tournament (they take its last place), read back by a store opened again."""
-    cup = await new_tournament(store)
-    for user in (ANN, BOB, CAT, DAN):
-        assert await store.enter(cup.id, user, str(user), 1000)
-    ids = await store.seat_tournament_round(cup.id, 0, 11, None, _tables((ANN, BOB), (CAT, DAN)),
-                                            None)
-    assert ids is not None
+    cup, ids = await two_tables_seated(store)
     first = await store.get(ids[0])
     assert first is not None
     await store.abandon(first.id, first.version, forfeit=1)
@@ -186,12 +193,7 @@ async def test_of_a_tournaments_matches_in_one_channel_each_player_finds_theirs(
         store: Storage, clock: Clock) -> None:
     """A round's matches played in the tournament's channel itself (threads turned off): the
     channel's table for a player is the one they sit at, for anyone else the oldest."""
-    cup = await new_tournament(store)
-    for user in (ANN, BOB, CAT, DAN):
-        assert await store.enter(cup.id, user, str(user), 1000)
-    ids = await store.seat_tournament_round(cup.id, 0, 11, None, _tables((ANN, BOB), (CAT, DAN)),
-                                            None)
-    assert ids is not None
+    cup, ids = await two_tables_seated(store)
     assert await store.active_in_channel(77) == ids[0]
     assert await store.active_in_channel(77, DAN) == ids[1]
     assert await store.active_in_channel(77, ANN) == ids[0]
