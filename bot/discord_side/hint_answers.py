@@ -101,8 +101,9 @@ class GivenHints:
 async def answer_hint(service: GameService, interaction: discord.Interaction[Any], table: int,
                       version: int, hand_of: int | None, given: GivenHints | None = None) -> None:
     """Acknowledge privately (the hint takes a moment) while the service works the hint out,
-    then show it (kept in ``given``, when given); a refusal raises for the click's usual
-    private answer, once acknowledged."""
+    then show it (kept in ``given``, when given: a decision made while it was worked out, by
+    the person or by the AI for them, marks it at once as no longer applying); a refusal
+    raises for the click's usual private answer, once acknowledged."""
     acknowledging = asyncio.ensure_future(
         interaction.response.defer(ephemeral=True, thinking=True))
     try:
@@ -113,6 +114,9 @@ async def answer_hint(service: GameService, interaction: discord.Interaction[Any
     await interaction.edit_original_response(view=hint_view(answer, locale))
     if given is not None:
         given.remember(interaction, answer, locale)
+        now = await service.tables.load(table)
+        if now.version != answer.record.version:  # decided while the hint was worked out
+            await given.decided(table, interaction.user.id, now.version)
 
 
 __all__ = ["GivenHints", "answer_hint", "hint_view", "passed_view"]

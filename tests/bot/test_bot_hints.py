@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from bot_helpers import Clock, gated_advise, normal_instead
-from live_bot import LiveBot, table_id
+from live_bot import LiveBot, offered, table_id
 from players import ANN, BOB, Players, TinyRenderer, open_table
 
 from bot.discord_side.ui.custom_ids import LobbyButton
@@ -412,3 +412,41 @@ async def test_a_hint_older_than_its_click_s_token_is_left_as_it_is(h: LiveBot,
     await players.step()  # Ann decides at last
     assert "Suggested move" in h.lb.message(answer.id).text()
     assert not h.lb.breaches, h.lb.breaches
+
+
+async def test_a_hint_worked_out_after_its_decision_was_made_says_it_no_longer_applies(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """Ann asks for a hint and, while it is still being worked out, makes the decision: the
+    answer that arrives afterwards says the hint no longer applies, as it would had it come
+    first."""
+    started, release = threading.Event(), threading.Event()
+
+    def slow_advise(obs: Observation, iterations: int) -> Hint:
+        started.set()
+        release.wait(30)
+        return hint(obs, iterations=iterations)
+
+    thinking = Thinking(workers=0, work=normal_instead, advise=slow_advise,
+                        hint_iterations=ITERATIONS)
+    h = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
+                            thinking=thinking)
+    try:
+        tid = await open_table(h, ANN, [], ai=1)
+        hand = await Players(h, tid, [ANN]).open_hand(ANN)
+        asked = await lb.click(ANN, hand, hint_button(hand) or "")
+        assert await asyncio.to_thread(started.wait, 30)  # the hint is being worked out...
+        rec = await h.bot.service.tables.load(tid)
+        obs = observe(rec.game, rec.game.current)
+        move = next(a for a in obs.legal if isinstance(a, Fight))
+        cid, value = offered(hand)[str(move)]
+        played = (await lb.click(ANN, hand, cid) if value is None
+                  else await lb.select(ANN, hand, cid, [value]))
+        await played.answered(20)  # ...and Ann fights meanwhile
+        assert (await h.bot.service.tables.load(tid)).version > rec.version
+        release.set()
+        answer = h.reply(await h.handled(asked))
+        assert "no longer applies" in answer.text(), answer.text()
+        assert "Suggested move" not in answer.text()
+    finally:
+        release.set()
+        await h.stop()
