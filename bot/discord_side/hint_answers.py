@@ -75,17 +75,30 @@ class GivenHints:
     async def decided(self, table: int, user: int, version: int) -> None:
         """A decision of ``user`` was made at ``table`` (by them or for them), which is now at
         ``version``: each of their hint answers for an earlier decision says it no longer
-        applies. An answer Discord no
-        longer lets the bot edit (dismissed, too old) is left as it is, and so is one whose
-        click's token has expired (it is not tried)."""
+        applies (:meth:`passing`, then :meth:`passed`)."""
+        await self.passed(table, self.passing(table, user, version))
+
+    def passing(self, table: int, user: int, version: int) -> list[_Given]:
+        """The hint answers of ``user`` at ``table`` for a decision before ``version``, taken
+        out of what is kept (at once, so a table forgotten as its game ends meanwhile still
+        has them marked); those whose click's token has expired are dropped (never tried)."""
         kept = self._given.pop((table, user), [])
         now = self.clock()
+        out: list[_Given] = []
         for given in kept:
             if now - given.at > TOKEN_LIFETIME:
                 continue
             if given.answer.record.version == version:
                 self._given.setdefault((table, user), []).append(given)
-                continue
+            else:
+                out.append(given)
+        return out
+
+    @staticmethod
+    async def passed(table: int, passing: list[_Given]) -> None:
+        """Each answer of ``passing`` (:meth:`passing`) says it no longer applies. An answer
+        Discord no longer lets the bot edit (dismissed, too old) is left as it is."""
+        for given in passing:
             try:
                 await given.interaction.edit_original_response(
                     view=passed_view(given.answer, given.locale))

@@ -253,11 +253,14 @@ class Interactions:
                 else:
                     await reply.tell(translate(exc.reason, locale))
                 return
+            # the hints the move made pass, taken before the game's end can forget them
+            passing = self.hints_given.passing(table, interaction.user.id,
+                                               outcome.record.version)
             # the move is saved: the table, the next player and the AI go on at once, whatever
             # becomes of the mover's own reply
             self.messages.tasks.spawn(self.scheduler.after([outcome]), f"after-{table}")
             await self.reply_hand(reply, outcome.record, outcome.seat, locale)
-        await self.hints_given.decided(table, interaction.user.id, outcome.record.version)
+        await self.hints_given.passed(table, passing)
 
     async def ask(self, reply: Reply, question: Ask, locale: str) -> None:
         """Ask once more before a move easy to regret: in the clicked hand message, or, when it

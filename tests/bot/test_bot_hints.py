@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from bot_helpers import Clock, gated_advise, normal_instead
 from live_bot import LiveBot, offered, table_id
-from players import ANN, BOB, Players, TinyRenderer, open_table
+from players import ANN, BOB, Players, TinyRenderer, finished_match, open_table
+from storage.helpers import played
 
 from bot.discord_side.ui.custom_ids import LobbyButton
 from bot.game.hints import HintAnswer, first_met, hint_label, hint_lines
@@ -450,3 +451,21 @@ async def test_a_hint_worked_out_after_its_decision_was_made_says_it_no_longer_a
     finally:
         release.set()
         await h.stop()
+
+
+async def test_a_hint_for_the_move_that_wins_the_game_says_it_no_longer_applies(
+        h: LiveBot) -> None:
+    """Ann asks for a hint on her last decision and makes the move that wins the game: the
+    hint's answer says it no longer applies, as after any other decision."""
+    game = played(2)  # Ann's seat makes its last move
+    assert game.moves[-1][0] == 0
+    tid = await finished_match(h.store, game, upto=len(game.moves) - 1, hints=True)
+    await h.bot.poster.refresh(await h.bot.service.tables.load(tid))
+    await h.settle()
+    hand = await Players(h, tid, [ANN, BOB]).open_hand(ANN)
+    answer = h.reply(await h.click(ANN, hand, hint_button(hand) or ""))
+    assert "Suggested move" in answer.text()
+    await h.play(ANN, h.message(hand), game.moves[-1][1])
+    assert (await h.bot.service.tables.load(tid)).status == "finished"
+    after = h.lb.message(answer.id)
+    assert "no longer applies" in after.text(), after.text()
