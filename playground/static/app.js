@@ -136,7 +136,7 @@
   const composer = window.KarakComposer({ state, $, esc, t, api, toast, refusal, localized,
     saveJSON, safeRefresh });
   const controls = window.KarakControls({ state, $, api, toast, refusal, render, safeRefresh,
-    composer, switchUser, setLanguage, atBottom, toBottom });
+    composer, switchUser, setLanguage, atBottom, toBottom, goTo });
   const moderator = window.KarakModerator({ state, $, api, t, esc, toast, refusal, safeRefresh,
     currentThread });
   function localized(obj, field) {
@@ -431,6 +431,36 @@
     state.thread = id;
     clearShown();
     await safeRefresh();
+  }
+
+  /** Follow a link into Discord: open the place ``channel`` names (the server's channel, one
+   *  of its threads, the acting person's direct messages with the bot; the one shown when
+   *  empty), then bring message ``message`` (when given and shown there) into view, flashing.
+   *  A place the page does not hold (another person's direct messages) is left alone. */
+  async function goTo(channel, message) {
+    if (channel && channel !== state.channel) {
+      if (channel === state.config.channel) await switchPlace("server");
+      else if (channel === state.config.dms[state.user]) await switchPlace("dm");
+      else {
+        if (!state.threads.some((th) => th.id === channel)) {
+          try {
+            state.threads = (await api(`/_loopback/channels/${state.config.channel}/threads`)).threads || [];
+          } catch (e) { toast(refusal(e)); return; }
+        }
+        if (!state.threads.some((th) => th.id === channel)) return;
+        await openThread(channel);
+      }
+      if (state.rendering) await state.rendering;
+    }
+    const el = message ? $(`m-${message}`) : null;
+    if (!el) return;
+    state.stick = false;  // a picture loading afterwards leaves the message in view
+    // centred, or from its top when taller than the window (a table message on a phone)
+    const tall = el.offsetHeight > $("scroller").clientHeight;
+    el.scrollIntoView({ block: tall ? "start" : "center", behavior: "smooth" });
+    el.classList.remove("flash");
+    void el.offsetWidth;
+    el.classList.add("flash");
   }
 
   async function switchUser(id, index) {

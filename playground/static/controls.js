@@ -2,12 +2,13 @@
  * option sends the interaction to the stand-in as the user we act as; menus open and close the way
  * Discord's do; the user tabs, language menu, lightbox and command composer get their events here.
  * Plain JavaScript, no dependencies; app.js makes one with KarakControls({ state, $, api, toast,
- * refusal, render, safeRefresh, composer, switchUser, setLanguage, atBottom, toBottom }). */
+ * refusal, render, safeRefresh, composer, switchUser, setLanguage, atBottom, toBottom,
+ * goTo }). */
 "use strict";
 
 window.KarakControls = (ctx) => {
   const { state, $, api, toast, refusal, render, safeRefresh, composer,
-          switchUser, setLanguage, atBottom, toBottom } = ctx;
+          switchUser, setLanguage, atBottom, toBottom, goTo } = ctx;
 
   // ------------------------------------------------------------------ interactions
 
@@ -73,13 +74,7 @@ window.KarakControls = (ctx) => {
       const jump = ev.target.closest("[data-jump]");
       if (jump) {
         ev.preventDefault();
-        const el = $(`m-${jump.dataset.jump}`);
-        if (el) {
-          el.scrollIntoView({ block: "center", behavior: "smooth" });
-          el.classList.remove("flash");
-          void el.offsetWidth;
-          el.classList.add("flash");
-        }
+        goTo(jump.dataset.channel, jump.dataset.jump);
         return;
       }
       const start = ev.target.closest("[data-command]");

@@ -95,13 +95,18 @@ window.KarakMessage = (ctx) => {
     s = icons(s);
     return s.replace(/\u0000(\d+)\u0000/g, (_, i) => keep[Number(i)]);
   }
+  /** A link; one into Discord (a server's channel or thread, or direct messages: ``@me``, with
+   *  a message's id or without) opens that place in the page, at that message, as Discord's
+   *  client does (the page's click handler follows data-channel and data-jump). */
   function link(url, label) {
-    const jump = url.match(/^https:\/\/discord\.com\/channels\/\d+\/\d+\/(\d+)$/);
-    if (jump) return `<a href="#m-${jump[1]}" data-jump="${jump[1]}">${label === url ? "#" + esc(ctx.channelName()) : label}</a>`;
+    const place = url.match(/^https:\/\/discord\.com\/channels\/(?:\d+|@me)\/(\d+)(?:\/(\d+))?$/);
+    if (!place) return `<a href="${url}" target="_blank" rel="noopener noreferrer">${label}</a>`;
+    const [, channel, message] = place;
     // a bare link to a thread: Discord draws it as a mention of the thread, with its name
-    const place = url.match(/^https:\/\/discord\.com\/channels\/\d+\/(\d+)$/);
-    if (place && label === url && ctx.threadName(place[1])) return threadMention(place[1]);
-    return `<a href="${url}" target="_blank" rel="noopener noreferrer">${label}</a>`;
+    if (!message && label === url && ctx.threadName(channel)) return threadMention(channel);
+    const shown = label === url ? "#" + esc(ctx.threadName(channel) || ctx.channelName()) : label;
+    return `<a href="#${message ? `m-${message}` : ""}" data-jump="${message || ""}"`
+      + ` data-channel="${channel}">${shown}</a>`;
   }
   /** A mention of thread ``id``: its icon and name, opening the thread when clicked. */
   function threadMention(id) {

@@ -1,7 +1,8 @@
 """A slow match in the playground over a fake day, in a real headless Chromium: two people who
 asked for reminders start a match with a 1-day turn timer; the page's clock control moves the
 clock on by 8 hours (the stand-in's and the bot's); the person whose turn waits finds the bot's
-reminder in their direct messages with the bot, with the time left counted from the moved clock.
+reminder in their direct messages with the bot, with the time left counted from the moved clock,
+and its link opens the match's thread at the table message.
 Chromium is installed when missing, else the test skips (fails under CI), as
 ``test_playground_browser.py`` says."""
 
@@ -62,6 +63,12 @@ def test_a_slow_match_over_a_fake_day_reminds_in_direct_messages(chromium_ready:
         reminder.last.wait_for(timeout=60_000)  # the clock's jump wakes the reminders' loop
         text = reminder.last.inner_text()
         assert "15 h" in text or "16 h" in text, text  # a 1-day turn, 8 hours on
+        # its link opens the match's thread at the table message, as Discord's does
+        link = reminder.last.locator("a[data-jump]")
+        target = link.get_attribute("data-jump")
+        link.click()
+        page.wait_for_selector(".thread-tab[aria-selected='true']")
+        page.locator(f"#m-{target}:has({HAND})").wait_for()
         breaches = page.evaluate("() => fetch('/_loopback/breaches').then(r => r.json())")
         assert breaches == {"breaches": [], "orphaned": []}
     assert not errors, errors
