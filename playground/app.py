@@ -19,6 +19,9 @@ Settings (environment or ``.env``, besides the bot's own ``KARAK_*`` ones, which
 Routes added to the stand-in (its own API is documented in :mod:`loopback.server`): ``GET /``
 the page, ``GET /static/...`` its files, ``GET /play/config`` the channel, users and the page's
 texts in every language, ``POST /play/locale`` ``{"user", "locale"}`` a user's language,
+``POST /play/dms`` ``{"user", "open"}`` whether a user's direct messages are open to the bot
+(closed, as Discord's privacy setting closes them, the bot's posts there are refused with 403,
+code 50007: a reminder of a slow match's turn cannot reach them, and ``/goblin notify`` says so),
 ``POST /play/clock`` ``{"advance": seconds}`` moves the clock on (one of :data:`CLOCK_STEPS`):
 a slow match played over a fake day. The stand-in's clock and the bot's follow the same jump,
 so turn timers, reminders and the time left move with it.
@@ -163,6 +166,7 @@ class Playground:
         lb.app.router.add_post("/play/clock", self._advance)
         lb.app.router.add_get("/play/config", self._config)
         lb.app.router.add_post("/play/locale", self._set_locale)
+        lb.app.router.add_post("/play/dms", self._set_dms)
         lb.app.router.add_get("/play/channel", self._channel_state)
         lb.app.router.add_post("/play/moderate", self._moderate)
         lb.app.router.add_static("/static/", STATIC)
@@ -255,7 +259,7 @@ class Playground:
             "channel": str(self.channel.id), "channel_name": self.channel.name,
             "dms": {str(u.id): str(self.lb.dm(u).id) for u in self.lb.users.values()},
             "bot": {"id": str(self.lb.bot.id), "name": self.lb.bot.name},
-            "users": [dict(u.public(), locale=normalise_locale(u.locale))
+            "users": [dict(u.public(), locale=normalise_locale(u.locale), dms_open=u.dms_open)
                       for u in self.lb.users.values()],
             "locale": self.locale,
             "languages": {lc: LOCALE_NAMES[lc] for lc in LOCALES},
@@ -284,6 +288,22 @@ class Playground:
         user.locale = DISCORD_LOCALES[locale]
         self.lb.bump()
         return web.json_response(dict(user.public(), locale=locale))
+
+    async def _set_dms(self, request: web.Request) -> web.Response:
+        """Open or close a user's direct messages to the bot; the user."""
+        try:
+            data = await request.json()
+            if not isinstance(data, dict) or not isinstance(data.get("open"), bool):
+                raise LoopbackError('{"user", "open": true or false} is expected', "bad_request")
+            user = self.lb.user(str(data.get("user")))
+        except (LoopbackError, ValueError) as exc:
+            refusal = (exc if isinstance(exc, LoopbackError)
+                       else LoopbackError(f"bad request: {exc!r}", "bad_request"))
+            return web.json_response(refusal.public(), status=400)
+        user.dms_open = data["open"]
+        self.lb.bump()
+        return web.json_response(dict(user.public(), locale=normalise_locale(user.locale),
+                                      dms_open=user.dms_open))
 
     def channel_state(self) -> dict[str, Any]:
         """The server's channel the page shows (a new one once a moderator deleted it) and the

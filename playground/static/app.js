@@ -234,7 +234,7 @@
     let el = $("welcome");
     const th = currentThread();
     const key = JSON.stringify([lang(), state.place, th ? [th.id, th.name, th.archived, th.locked] : null,
-      blind(), state.config.channel]);
+      blind(), state.config.channel, state.place === "dm" && me().dms_open]);
     if (el && state.welcomeKey === key) return el;
     state.welcomeKey = key;
     if (!el) {
@@ -256,8 +256,28 @@
       return leaf ? `<a href="#" data-command="${esc(leaf.path.join(" "))}">${all}</a>` : all;
     });
     const hash = state.place === "dm" ? "@" : "#";
-    el.innerHTML = `<h1><span class="hash">${hash}</span>${esc(channelName())}</h1><p>${text}</p>`;
+    el.innerHTML = `<h1><span class="hash">${hash}</span>${esc(channelName())}</h1><p>${text}</p>`
+      + (state.place === "dm" ? dmsSetting() : "");
     return el;
+  }
+
+  /** Under the direct messages' welcome: whether they are open to the bot (Discord's privacy
+   *  setting), with the button that closes them, or opens them again. */
+  function dmsSetting() {
+    const bot = state.config.bot.name;
+    const open = me().dms_open !== false;
+    return `<p class="dms${open ? "" : " closed"}">${open ? "" : `<span>${esc(t("dms.closed", { bot }))}</span>`}`
+      + `<button type="button" class="dms-toggle" data-open="${!open}">`
+      + `${esc(open ? t("dms.close", { bot }) : t("dms.open"))}</button></p>`;
+  }
+
+  /** Open or close the acting person's direct messages to the bot. */
+  async function setDms(open) {
+    try {
+      const user = await api("/play/dms", { user: state.user, open });
+      me().dms_open = user.dms_open;
+    } catch (e) { toast(refusal(e)); }
+    await render();
   }
 
   function atBottom() {
@@ -595,6 +615,8 @@
       if (tab) openThread(tab.dataset.thread);
     });
     $("messages").addEventListener("click", (e) => {
+      const dms = e.target.closest(".dms-toggle");
+      if (dms) { setDms(dms.dataset.open === "true"); return; }
       const link = e.target.closest(".thread-link, .thread-mention");
       if (!link) return;
       e.preventDefault();

@@ -2,7 +2,8 @@
 asked for reminders start a match with a 1-day turn timer; the page's clock control moves the
 clock on by 8 hours (the stand-in's and the bot's); the person whose turn waits finds the bot's
 reminder in their direct messages with the bot, with the time left counted from the moved clock,
-and its link opens the match's thread at the table message.
+and its link opens the match's thread at the table message. The other person closed their direct
+messages to the bot on the page: their reminder is refused, and ``/goblin notify`` says so.
 Chromium is installed when missing, else the test skips (fails under CI), as
 ``test_playground_browser.py`` says."""
 
@@ -69,6 +70,36 @@ def test_a_slow_match_over_a_fake_day_reminds_in_direct_messages(chromium_ready:
         link.click()
         page.wait_for_selector(".thread-tab[aria-selected='true']")
         page.locator(f"#m-{target}:has({HAND})").wait_for()
+
+        # the other person closes their direct messages to the bot, on the page; the mover
+        # revives (a move that ends the turn): 8 hours into the other's turn, their reminder
+        # is refused, and /goblin notify tells them so; they open their direct messages again
+        other = 3 - mover
+        d.act_as(other)
+        page.click(".place-tab[data-place='dm']")
+        page.click(".dms-toggle")
+        page.wait_for_selector("#welcome .dms.closed")
+        d.act_as(mover)
+        page.click(".place-tab[data-place='server']")
+        d.open_thread(page.locator(".thread-tab").last)
+        d.open_turn("")
+        revive = next(c for c in d.controls() if c[1].endswith(":revive"))
+        d.act(*revive)
+        page.locator(f"article.msg.pinged:has({HAND})").last.wait_for(state="detached")
+        page.click(".clock-step[data-seconds='28800']")
+        page.wait_for_selector(".clock-ahead:has-text('Clock: +16 h')")
+        d.act_as(other)
+        page.click(".place-tab[data-place='dm']")
+        for _ in range(40):  # until the reminders' loop has tried
+            d.command("/goblin notify")
+            if "looked closed" in d.hand().inner_text():
+                break
+        assert "looked closed" in d.hand().inner_text(), d.describe()
+        assert page.locator("article.msg:has-text('Your turn is waiting')").count() == 0
+        page.click(".dms-toggle")
+        page.wait_for_selector("#welcome .dms:not(.closed)")
+        config = page.evaluate("() => fetch('/play/config').then(r => r.json())")
+        assert all(u["dms_open"] for u in config["users"])
         breaches = page.evaluate("() => fetch('/_loopback/breaches').then(r => r.json())")
         assert breaches == {"breaches": [], "orphaned": []}
     assert not errors, errors

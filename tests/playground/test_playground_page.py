@@ -125,6 +125,18 @@ async def test_routes_of_the_page() -> None:
             text = page_strings("fr")["refusal." + answer["code"]]
             assert text.format(**answer["params"]) == "Il n'y a pas de commande /dance."
         assert pg.lb.user(bob).locale == "cs"
+        # a person's direct messages closed to the bot, and open again
+        assert [u["dms_open"] for u in config["users"]] == [True] * len(PEOPLE)
+        async with http.post(base + "play/dms", json={"user": bob, "open": False}) as r:
+            assert r.status == 200 and (await r.json())["dms_open"] is False
+        assert pg.lb.user(bob).dms_open is False
+        for bad, code in (({"user": bob, "open": "no"}, "bad_request"),
+                          ({"user": "1", "open": True}, "no_user"), (["x"], "bad_request")):
+            async with http.post(base + "play/dms", json=bad) as r:
+                answer = await r.json()
+                assert r.status == 400 and answer["code"] == code, answer
+        async with http.post(base + "play/dms", json={"user": bob, "open": True}) as r:
+            assert r.status == 200 and pg.lb.user(bob).dms_open is True
         # the clock control: the stand-in's clock and the bot's move on together
         assert config["clock"] == {"steps": [3600, 28800, 86400], "offset": 0.0}
         before, bot_before = pg.clock(), pg.bot_clock()
