@@ -19,6 +19,7 @@ from bot.game.people import person
 from bot.game.places import Place
 from bot.game.ratings import BASE
 from bot.game.refusals import Refusal
+from bot.game.seats import seat_label
 from bot.game.service import GameService
 from bot.game.standings import FORM, MIN_GAMES, Board, PersonChange, Stats
 from bot.storage.records import TableRecord
@@ -54,12 +55,21 @@ def change_lines(record: TableRecord, changes: list[PersonChange], locale: str) 
 
 async def end_lines(service: GameService, record: TableRecord) -> str:
     """The lines under a match that ended, in the table's language: what it did to each
-    person's rating, and the note on its rating (rated as it stood when abandoned, or why it
-    was not rated); "" when there is nothing to say."""
+    person's rating, the note on its rating (rated as it stood when abandoned, or why it was
+    not rated) and how many hints each person used; "" when there is nothing to say."""
     changes = change_lines(record, await service.standings.changes(record.id), record.locale)
     note = await service.standings.rating_note(record)
+    hints = hints_line(record, await service.hints.used(record.id), record.locale)
     return "\n".join(part for part in (
-        changes, translate(note, record.locale) if note is not None else "") if part)
+        changes, translate(note, record.locale) if note is not None else "", hints) if part)
+
+
+def hints_line(record: TableRecord, used: dict[int, int], locale: str) -> str:
+    """How many hints each person of ``record`` used (``used``: by seat), seats in order; ""
+    when nobody used one."""
+    counts = [f"{translate(seat_label(record, seat), locale)} {count}"
+              for seat, count in sorted(used.items()) if count]
+    return translate(msg("bot.hint.at_end", list=", ".join(counts)), locale) if counts else ""
 
 
 def _share(what: str | Msg, games: int, wins: int) -> Msg:
@@ -190,5 +200,5 @@ async def show_board(interaction: discord.Interaction[Any], service: GameService
         await interaction.response.send_message(view=view, ephemeral=True)
 
 
-__all__ = ["board_text", "board_view", "change_lines", "rating_text", "show_board",
-           "show_stats", "stats_chart", "stats_text"]
+__all__ = ["board_text", "board_view", "change_lines", "end_lines", "hints_line", "rating_text",
+           "show_board", "show_stats", "stats_chart", "stats_text"]

@@ -469,3 +469,18 @@ async def test_a_hint_for_the_move_that_wins_the_game_says_it_no_longer_applies(
     assert (await h.bot.service.tables.load(tid)).status == "finished"
     after = h.lb.message(answer.id)
     assert "no longer applies" in after.text(), after.text()
+
+
+async def test_the_end_of_a_match_tells_how_many_hints_each_person_used(bot: LiveBot) -> None:
+    """The hints a person used are kept with the match and told under its final table, by
+    seat (nothing when nobody used one)."""
+    from bot.discord_side.standings import end_lines
+
+    tid = await finished_match(bot.store, played(2))  # Ann, Bob and an easy AI
+    record = await bot.bot.service.tables.load(tid)
+    assert "Hints used" not in await end_lines(bot.bot.service, record)
+    await bot.store.record_hint(tid, 3, BOB.id, 1, b"one", 1.0)
+    await bot.store.record_hint(tid, 7, BOB.id, 1, b"two", 2.0)
+    await bot.store.record_hint(tid, 5, ANN.id, 0, b"three", 3.0)
+    assert "Hints used: Ann 1, Bob 2." in await end_lines(bot.bot.service, record)
+

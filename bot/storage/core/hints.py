@@ -1,7 +1,7 @@
 """The hints: whether a table allows them, and the hints given, one row per person and decision
 (the table's version) holding the hint as the bytes the game service handed over, so a second
 click on the same decision gets the same hint back, even after a restart (of two given at once,
-the first one kept), and a match's history tells how many hints each seat used."""
+the first one kept), and the end of a match tells how many hints each seat used."""
 
 from __future__ import annotations
 
