@@ -13,26 +13,44 @@ shows a newer state, and goes at once instead of waiting for the edit's turn). A
 end or closing was queued takes no more posts or edits; a table another process took drops its
 posts and edits still queued, and a table whose channel was deleted drops everything queued.
 The worker ends when its table's feed is empty (a new one starts with the next job).
+
+An edit that does not go through because of Discord's own trouble (an HTTP 5xx, once discord.py
+gave up retrying) or the connection's (:func:`undelivered`) is tried again later, so a slow
+match's table message does not show an old state until the next move during an outage: it is
+queued again :data:`RETRY_FIRST` seconds later, then after a doubling pause up to
+:data:`RETRY_CAP`, at most :data:`RETRIES` times, on the bot's clock (:meth:`Feeds.retry_due`
+is a pass of the bot's timers). Only an edit: it shows the newest state, and showing it twice is
+harmless, whereas a failed post may have been made (the table message of a new turn falls back
+to an edit, see :mod:`bot.discord_side.messages`). The retry is not needed once a newer post or
+edit of the table is queued (it is forgotten then), and never made once the table ended, another
+process took it or its channel was deleted.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import discord
 
-from bot.discord_side.context import UNKNOWN_CHANNEL
+from bot.discord_side.context import UNDELIVERED, UNKNOWN_CHANNEL, why
 from bot.discord_side.pace import ChannelPace
 from bot.supervision.tasks import Tasks
 
 log = logging.getLogger("karak.bot")
 #: Ended tables remembered, so a late edit of one is dropped (the oldest forgotten first).
 ENDED = 4096
+#: Seconds before a failed edit is tried again; each further failure doubles the pause...
+RETRY_FIRST = 15.0
+#: ... up to this many seconds ...
+RETRY_CAP = 240.0
+#: ... and after this many tries again, the edit is given up (the next move shows the table).
+RETRIES = 8
 
 Kind = Literal["post", "edit", "other", "last"]
 
@@ -43,27 +61,45 @@ class Job:
     coalesces, ``version`` the table version it shows (edits older than what was shown are
     dropped); ``paced`` the channel whose pace (and the bot's) it waits for first, still
     replaceable (None: it goes at once); ``dropped`` is called when it is dropped unsent
-    (someone waits for it)."""
+    (someone waits for it); ``tries``: how often a failed edit was tried again already."""
 
     kind: Kind
     version: int
     work: Callable[[], Awaitable[None]]
     paced: int | None = None
     dropped: Callable[[], None] | None = None
+    tries: int = 0
+
+
+def undelivered(exc: BaseException) -> bool:
+    """True for a request that failed because of Discord's own trouble (HTTP 5xx) or the
+    connection's (dropped, timed out): it may well go through later."""
+    if isinstance(exc, discord.HTTPException):
+        return exc.status >= 500
+    return isinstance(exc, UNDELIVERED)
+
+
+def retry_pause(tries: int) -> float:
+    """Seconds before a failed edit is tried again, once ``tries`` retries failed already."""
+    return min(RETRY_CAP, RETRY_FIRST * 2.0 ** min(tries, 32))
 
 
 class Feeds:
     """The feeds of every table: queue a table's jobs, each table's worker sends them (the
-    paced ones when ``pace`` lets them)."""
+    paced ones when ``pace`` lets them); a failed edit is queued again once due on ``clock``
+    (:meth:`retry_due`)."""
 
-    def __init__(self, tasks: Tasks, pace: ChannelPace) -> None:
+    def __init__(self, tasks: Tasks, pace: ChannelPace,
+                 clock: Callable[[], float] = time.time) -> None:
         self.tasks = tasks
         self.pace = pace
+        self.clock = clock
         self._jobs: dict[int, deque[Job]] = {}
         self._pacing: set[int] = set()  # tables whose worker waits for an edit's pace
         self._workers: dict[int, asyncio.Task[Any]] = {}
         self._shown: dict[int, int] = {}  # table -> the newest version queued to show
         self._ended: OrderedDict[int, None] = OrderedDict()
+        self._retries: dict[int, tuple[float, Job]] = {}  # table -> when its failed edit goes
 
     def put(self, table: int, job: Job) -> None:
         """Queue ``job`` on ``table``'s feed (coalesced as its kind says)."""
@@ -73,6 +109,7 @@ class Feeds:
             if job.version < self._shown.get(table, -1):
                 return  # an older state than one already on its way
             self._shown[table] = job.version
+            self._retries.pop(table, None)  # it shows the newest state: no retry needed
         jobs = self._jobs.setdefault(table, deque())
         if job.kind == "edit" and jobs and jobs[-1].kind == "edit":
             jobs[-1] = job  # the edit still waiting shows the newest state instead
@@ -88,7 +125,8 @@ class Feeds:
     def drop(self, table: int) -> None:
         """Drop the posts and edits still queued for ``table`` (another process shows it now:
         they would show an older state after that process's); its lines and its end still
-        go."""
+        go, and a failed edit is not tried again."""
+        self._retries.pop(table, None)
         if self._jobs.get(table):
             self._keep_only(table, ("other", "last"))
             self._start(table)
@@ -133,6 +171,7 @@ class Feeds:
             self._jobs.pop(table, None)
 
     def _end(self, table: int) -> None:
+        self._retries.pop(table, None)
         self._ended[table] = None
         while len(self._ended) > ENDED:
             self._ended.popitem(last=False)
@@ -149,16 +188,47 @@ class Feeds:
             job = jobs.popleft()
             try:
                 await job.work()
-            except discord.HTTPException as exc:
-                if exc.code == UNKNOWN_CHANNEL:  # deleted: the request told (threads.lost)
+            except Exception as exc:
+                if job.kind == "edit" and undelivered(exc):
+                    self._later(table, job, exc)
+                elif not isinstance(exc, discord.HTTPException):
+                    log.exception("table %s: a message request failed", table)
+                elif exc.code == UNKNOWN_CHANNEL:  # deleted: the request told (threads.lost)
                     log.info("table %s: its channel is gone", table)
                 else:
                     log.warning("table %s: a message request failed (%s)", table, exc.status)
-            except Exception:
-                log.exception("table %s: a message request failed", table)
         if self._jobs.get(table) is jobs:
             del self._jobs[table]
             self._workers.pop(table, None)
+
+    def _later(self, table: int, job: Job, exc: BaseException) -> None:
+        """The edit ``job`` of ``table`` did not go through (:func:`undelivered`): it is tried
+        again later, unless a newer post or edit is queued already, the table ended or was
+        let go meanwhile (what was kept for it is forgotten), or it was tried enough."""
+        if (table in self._ended or self._shown.get(table) != job.version
+                or any(j.kind in ("post", "edit") for j in self._jobs.get(table, ()))):
+            log.warning("table %s: an edit of its message failed (%s)", table, why(exc))
+            return
+        if job.tries >= RETRIES:
+            log.warning("table %s: an edit of its message failed (%s), %d times; given up until "
+                        "the next move", table, why(exc), job.tries + 1)
+            return
+        pause = retry_pause(job.tries)
+        log.warning("table %s: an edit of its message failed (%s); trying again in %.0f s",
+                    table, why(exc), pause)
+        self._retries[table] = (self.clock() + pause, replace(job, tries=job.tries + 1))
+
+    async def retry_due(self) -> None:
+        """Queue again the failed edits whose pause is over (a pass of the bot's timers)."""
+        now = self.clock()
+        for table, (due, job) in list(self._retries.items()):
+            if due <= now:
+                del self._retries[table]
+                self.put(table, job)
+
+    def retrying(self, table: int) -> bool:
+        """True while a failed edit of ``table`` waits to be tried again."""
+        return table in self._retries
 
     def queued(self, table: int) -> int:
         """How many jobs wait on ``table``'s feed (tests)."""
@@ -177,6 +247,8 @@ class Feeds:
         """Drop what is kept for a table that ended (its end is remembered: nothing more is
         queued for it)."""
         self._shown.pop(table, None)
+        self._retries.pop(table, None)
 
 
-__all__ = ["ENDED", "Feeds", "Job", "Kind"]
+__all__ = ["ENDED", "RETRIES", "RETRY_CAP", "RETRY_FIRST", "Feeds", "Job", "Kind",
+           "retry_pause", "undelivered"]

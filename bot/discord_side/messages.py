@@ -5,7 +5,8 @@ table's feed carries (a game's first message, its end, its closing).
 Every request for a table's messages goes out on the table's feed (:mod:`bot.discord_side.feed`),
 in the order queued and with no lock held; edits of a table message are coalesced there: while
 one waits for its channel, a newer state replaces it, so a fast AI turn costs a handful of edits
-instead of one per move. When an
+instead of one per move. An edit that fails because of Discord's trouble (5xx) or the
+connection's is tried again later by the feed (never a post: it may have been made). When an
 edit of the table message fails for good (the message is gone, or Discord refuses edits of a
 message older than an hour, JSON error 30046), the table is posted afresh and the old message
 loses its buttons. Whenever a newer message carries the table, the older one is deleted (or,
@@ -33,7 +34,7 @@ from bot.discord_side.context import (
     noted,
     why,
 )
-from bot.discord_side.feed import Feeds, Job
+from bot.discord_side.feed import Feeds, Job, undelivered
 from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.shown import Shown, Slot
@@ -275,7 +276,7 @@ class Messages:
         too old, refused), post it afresh (unless ``repost`` is false)."""
         if record.message_id is None:
             if repost:
-                await self.post_table(record)
+                await self._afresh(record)
             return
         slot = (record.id, None, record.locale)
         if payload is None:
@@ -289,7 +290,7 @@ class Messages:
         except discord.NotFound:
             self.shown.drop(slot)
             if repost:
-                await self.post_table(replace(record, message_id=None))
+                await self._afresh(replace(record, message_id=None))
             return
         except discord.HTTPException as exc:
             self.shown.drop(slot)
@@ -297,9 +298,20 @@ class Messages:
                 raise
             log.info("table %s: its message refuses edits (%s); posting it again", record.id,
                      exc.code or exc.status)
-            await self.post_table(record)
+            await self._afresh(record)
             return
         self.shown.remember(slot, edited, payload.keys, record.version)
+
+    async def _afresh(self, record: TableRecord) -> None:
+        """Post the table afresh for an edit that could not be made: a post cut off by
+        Discord's trouble or the connection's is told, and not raised as the edit's failure
+        (the edit would be tried again, and the post may have been made)."""
+        try:
+            await self.post_table(record)
+        except UNDELIVERED as exc:
+            if not undelivered(exc):
+                raise
+            log.warning("could not post table %s afresh (%s)", record.id, why(exc))
 
     # ------------------------------------------------------------------ the table's feed
 
@@ -324,7 +336,8 @@ class Messages:
     def show_turn(self, record: TableRecord, headline: Msg | None = None) -> None:
         """Queue a fresh table message for a person's new turn (it pings them; ``headline``:
         a line above it). When Discord refuses the post, or the connection fails on its way,
-        the line is told and the old message edited instead."""
+        the line is told and an edit of the old message queued instead (a post is never tried
+        again: it may have been made)."""
         self.feeds.put(record.id, Job("post", record.version,
                                       partial(self._turn, record, headline)))
 
@@ -336,7 +349,7 @@ class Messages:
             log.warning("could not post the turn of table %s (%s)", record.id, why(exc))
         if headline is not None:  # refused too, most likely: the edit shows the turn anyway
             await self._say(record, headline)
-        await self._edit(record)
+        self.show(record)  # queued: tried again when it fails as well
 
     def say(self, record: TableRecord, notice: Msg) -> None:
         """Queue a passing line for the table (deleted when its table message is next

@@ -94,7 +94,7 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
     def wire(client: discord.Client) -> Parts:
         """Every part that sends to Discord, built once the client exists."""
         channel_pace = pace or process_pace(part)
-        feeds = Feeds(tasks, channel_pace)
+        feeds = Feeds(tasks, channel_pace, service.clock)
 
         def channel_gone(channel: int, parent: int | None) -> None:
             """A request found a table's thread (of channel ``parent``) or channel deleted:
@@ -124,7 +124,7 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
         scheduler = Scheduler(
             service, tasks, leases, poster, ai_pace=ai_pace, timer_poll=timer_poll,
             heartbeat=heartbeat, connected=lambda: client.is_ready() and not client.is_closed(),
-            sweeps=(partial(lapse_offers, service, messages), desk.sweep),
+            sweeps=(partial(lapse_offers, service, messages), desk.sweep, feeds.retry_due),
             forgetters=(messages.forget, hints_given.forget, desk.ended),
             made_for=(hints_given.decided,), began=(reminders.reminding.began,))
         past = PastMatches(service, messages, scheduler.begin, sights)

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from types import SimpleNamespace
 
+import aiohttp
+import discord
 import pytest
 from inprocess import FakeTime
 
-from bot.discord_side.feed import Feeds, Job, Kind
+from bot.discord_side.feed import RETRIES, Feeds, Job, Kind, retry_pause
 from bot.discord_side.pace import (
     GLOBAL_LIMIT,
     GLOBAL_RESERVE,
@@ -40,7 +43,7 @@ def a_feed(time: FakeTime) -> tuple[ChannelPace, Feeds, list[str],
             await pace.request(7)
             sent.append(what)
         return Job(kind, version, work, 7 if kind == "edit" else None)
-    return pace, Feeds(Tasks(time.sleep, time.clock), pace), sent, job
+    return pace, Feeds(Tasks(time.sleep, time.clock), pace, time.clock), sent, job
 
 
 async def test_edits_go_while_the_bot_has_room_and_leave_the_rest_to_posts() -> None:
@@ -178,6 +181,70 @@ async def test_a_table_whose_channel_was_deleted_drops_everything_queued() -> No
     feeds.put(1, job("post", 4, "post 4"))  # nothing more is taken
     await settle()
     assert sent == ["edit 1"]
+
+
+async def test_a_failed_edit_is_tried_again_after_a_growing_pause_a_bounded_number_of_times(
+        ) -> None:
+    """The connection fails on every try: the edit is tried again 15 s later, then after a
+    pause doubling up to 4 minutes, 8 times in all; a post failing so is not tried again."""
+    time = FakeTime(100.0)
+    pace, feeds, sent, job = a_feed(time)
+    tried: list[float] = []
+
+    async def cut_off() -> None:
+        await pace.request(7)
+        tried.append(time.now)
+        raise aiohttp.ServerDisconnectedError()
+
+    feeds.put(1, Job("edit", 1, cut_off, 7))
+    await settle()
+    for pause in [retry_pause(n) for n in range(RETRIES)]:
+        assert feeds.retrying(1)
+        await time.advance(pause - 1)
+        await feeds.retry_due()
+        await settle()
+        before = len(tried)
+        await time.advance(1)
+        await feeds.retry_due()
+        await settle()
+        assert len(tried) == before + 1
+    assert [b - a for a, b in zip(tried, tried[1:], strict=False)] == [
+        15, 30, 60, 120, 240, 240, 240, 240]
+    assert not feeds.retrying(1)  # given up: the next move shows the table
+    await time.advance(3600)
+    await feeds.retry_due()
+    await settle()
+    assert len(tried) == 1 + RETRIES and not feeds.busy(1)
+
+    async def refused() -> None:  # a post Discord may have made although it answered 503
+        raise discord.DiscordServerError(SimpleNamespace(status=503, reason="Unavailable"),
+                                         {"code": 0, "message": ""})
+
+    feeds.put(2, Job("post", 1, refused))
+    await settle()
+    assert not feeds.retrying(2) and not feeds.busy(2)
+    # not tried again once another process took the table, or its channel was deleted
+    for table, gone in ((3, feeds.drop), (4, feeds.end)):
+        feeds.put(table, Job("edit", 1, cut_off, 7))
+        await time.advance(5.0)
+        await settle()
+        assert feeds.retrying(table)
+        gone(table)
+        assert not feeds.retrying(table)
+    # nor when the table was let go (what was kept forgotten) while the edit was under way
+    going = asyncio.Event()
+
+    async def slow_cut_off() -> None:
+        await going.wait()
+        raise aiohttp.ServerDisconnectedError()
+
+    feeds.put(5, Job("edit", 1, slow_cut_off))
+    await settle()
+    feeds.drop(5)
+    feeds.forget(5)
+    going.set()
+    await settle()
+    assert not feeds.retrying(5) and not feeds.busy(5)
 
 
 def test_a_process_of_some_shards_keeps_to_its_part_of_the_global_limit() -> None:
