@@ -31,6 +31,10 @@ FOOTER = 2048
 AUTHOR = 256
 ROWS = 5
 FILES = 10
+#: The largest file Discord takes without Nitro or server boosts (bytes; interactions tell it
+#: as ``attachment_size_limit``), and the largest request carrying a message.
+FILE_SIZE = 10 * 1024 * 1024
+REQUEST_SIZE = 25 * 1024 * 1024
 CHOICES = 25
 CHOICE_NAME = 100
 CHOICE_VALUE = 100
@@ -122,6 +126,15 @@ def message_errors(body: dict[str, Any], files: int = 0,
     if max(files, len(attachments)) > FILES:
         out.append((("attachments",),
                     f"{max(files, len(attachments))} attachments (at most {FILES})"))
+    return out
+
+
+def upload_problems(sizes: list[int]) -> list[str]:
+    """What breaks Discord's size limits of uploaded files (each file, and the request)."""
+    out = [f"file {i} of {size} bytes (at most {FILE_SIZE})"
+           for i, size in enumerate(sizes) if size > FILE_SIZE]
+    if sum(sizes) > REQUEST_SIZE:
+        out.append(f"files of {sum(sizes)} bytes in all (at most {REQUEST_SIZE})")
     return out
 
 

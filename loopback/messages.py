@@ -177,6 +177,11 @@ class Messages:
                channel_id: int = 0, owner: int | None = None,
                create_flags: int = 0) -> Message:
         """Create (``message`` None) or edit a message from a request body, after the checks."""
+        too_big = limits.upload_problems([len(u.data) for u in uploads])
+        for problem in too_big:
+            self.referee.breach("limits", problem, route, interaction)
+        if too_big:
+            raise ApiError(413, 40005, "Request entity too large")
         flags = self._flags_after(message, body, route, interaction)
         self._check_body(message, body, uploads, flags, route, interaction)
         if message is not None and not message.loading:
@@ -239,17 +244,18 @@ class Messages:
         self.state.thread_message(thread, message, True)
 
     @staticmethod
-    def thread_writable(thread: Channel, posting: bool) -> None:
-        """Refuse, as Discord does, a bot's post (``posting``), edit or deletion in a thread it
-        may not write in: an edit or deletion in an archived thread (a post unarchives it
-        instead), a post in a locked thread without Manage Threads (only moderators write
-        there)."""
+    def thread_writable(thread: Channel, posting: bool, *, editing: bool = False) -> None:
+        """Refuse, as Discord does, a bot's post (``posting``), edit (``editing``) or deletion
+        in a thread it may not write in: an edit or deletion in an archived thread (a post
+        unarchives it instead), a post or an edit in a locked thread without Manage Threads
+        (only moderators create or update messages there; a deletion in an active locked
+        thread is let through)."""
         if not thread.thread:
             return
         manage = thread.bot_may(MANAGE_THREADS)
         if thread.archived and (not posting or (thread.locked and not manage)):
             raise ApiError(400, 50083, "Operation cannot be performed on an archived thread")
-        if thread.locked and posting and not manage:
+        if thread.locked and (posting or editing) and not manage:
             raise ApiError(403, 160005, "Thread is locked")
 
     def _channel_param(self, params: dict[str, str]) -> Channel:
@@ -264,8 +270,16 @@ class Messages:
             raise ApiError(403, 50001, "Missing Access")
         return channel
 
+    @staticmethod
+    def _viewable(channel: Channel) -> None:
+        """Refuse, as Discord does (403, code 50001 Missing Access), any request about a
+        server's channel (a thread: its parent) the bot may not view."""
+        if channel.guild_id is not None and not channel.bot_may(VIEW_CHANNEL):
+            raise ApiError(403, 50001, "Missing Access")
+
     def _channel_message(self, params: dict[str, str]) -> Message:
         channel = self._channel_param(params)
+        self._viewable(channel)
         mid = params["mid"]
         message = self.state.messages.get(int(mid)) if mid.isdigit() else None
         if (message is None or message.channel_id != channel.id or message.deleted
@@ -279,14 +293,14 @@ class Messages:
         Missing Access (403, 50001) for a server's channel the bot may not view (a thread:
         its parent)."""
         channel = self._channel_param(params)
-        if channel.guild_id is not None and not channel.bot_may(VIEW_CHANNEL):
-            raise ApiError(403, 50001, "Missing Access")
+        self._viewable(channel)
         return Reply(200, channel.payload())
 
     async def history(self, params: dict[str, str], body: Any, uploads: list[Upload],
                        query: dict[str, str]) -> Reply:
         """The channel's public messages, newest first (``limit``, at most 100)."""
         channel = self._channel_param(params)
+        self._viewable(channel)
         limit = max(1, min(100, int(query.get("limit", "50") or 50)))
         public = [m for i in self.state.channel_log.get(channel.id, [])
                   if not (m := self.state.messages[i]).ephemeral and not m.deleted]
@@ -296,6 +310,7 @@ class Messages:
                     query: dict[str, str]) -> Reply:
         """Post a message in the channel."""
         channel = self._channel_param(params)
+        self._viewable(channel)
         if not channel.may_post(len(uploads)):  # the bot lost its rights here: not a breach
             raise ApiError(403, 50013, "Missing Permissions")
         if channel.type == DM_CHANNEL and not all(u.dms_open for u in channel.recipients):
@@ -316,7 +331,8 @@ class Messages:
         message = self._channel_message(params)
         if not message.author.bot:
             raise ApiError(403, 50005, "Cannot edit a message authored by another user")
-        self.thread_writable(self.state.channels[message.channel_id], posting=False)
+        self.thread_writable(self.state.channels[message.channel_id], posting=False,
+                             editing=True)
         self.write(message, body or {}, uploads, "PATCH /channels/{id}/messages/{id}")
         return Reply(200, self.state.payload(message))
 

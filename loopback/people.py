@@ -12,6 +12,7 @@ from typing import Any
 from loopback.errors import LoopbackError, Upload
 from loopback.interaction import Interaction
 from loopback.layout import LINK
+from loopback.limits import FILE_SIZE
 from loopback.model import (
     BOT_DM_CONTEXT,
     EPHEMERAL,
@@ -20,7 +21,7 @@ from loopback.model import (
     User,
     snowflake,
 )
-from loopback.permissions import VIEW_CHANNEL
+from loopback.permissions import GROUP_DM_APP_PERMISSIONS, VIEW_CHANNEL
 from loopback.referee import Referee
 from loopback.slash import command_data, with_resolved_users
 from loopback.state import State
@@ -219,7 +220,7 @@ class People:
             "guild_locale": guild.locale if guild else "en-US",
             "app_permissions": str(channel.bot_rights), "entitlements": [],
             "authorizing_integration_owners": {"0": str(channel.guild_id)}, "context": 0,
-            "attachment_size_limit": 10 * 1024 * 1024, "data": ix.data,
+            "attachment_size_limit": FILE_SIZE, "data": ix.data,
         }
         if message is not None:
             out["message"] = message.payload(self.state.base_url, self.state.application_id)
@@ -229,16 +230,19 @@ class People:
                          message: Message | None) -> dict[str, Any]:
         """An interaction outside any server: ``user`` instead of ``member``, no guild, the
         context 1 (the bot's direct messages; the bot's install authorises it, key "0" with
-        the value "0") or 2 (a group direct message: only a user install works there)."""
+        the value "0") or 2 (a group direct message: only a user install works there, and the
+        app's permissions are the few Discord grants it in one)."""
         owners = ({"0": "0"} if channel.context == BOT_DM_CONTEXT
                   else {"1": str(ix.user.id)})
+        rights = (channel.bot_permissions if channel.context == BOT_DM_CONTEXT
+                  else GROUP_DM_APP_PERMISSIONS)
         out: dict[str, Any] = {
             "id": str(ix.id), "application_id": str(self.state.application_id), "type": ix.type,
             "token": ix.token, "version": 1, "channel_id": str(channel.id),
             "channel": channel.payload(), "user": ix.user.payload(), "locale": ix.user.locale,
-            "app_permissions": str(channel.bot_permissions), "entitlements": [],
+            "app_permissions": str(rights), "entitlements": [],
             "authorizing_integration_owners": owners, "context": channel.context,
-            "attachment_size_limit": 10 * 1024 * 1024, "data": ix.data,
+            "attachment_size_limit": FILE_SIZE, "data": ix.data,
         }
         if message is not None:
             out["message"] = message.payload(self.state.base_url, self.state.application_id)

@@ -18,6 +18,11 @@ MEMBER_PERMISSIONS = ((1 << 6) | (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) |
 VIEW_CHANNEL = 1 << 10
 SEND_MESSAGES = 1 << 11
 ATTACH_FILES = 1 << 15
+EMBED_LINKS = 1 << 14
+MENTION_EVERYONE = 1 << 17
+#: What interactions tell an app of its permissions in a group direct message it is no member
+#: of (Discord's documentation: attach files, embed links, mention everyone).
+GROUP_DM_APP_PERMISSIONS = ATTACH_FILES | EMBED_LINKS | MENTION_EVERYONE
 SEND_MESSAGES_IN_THREADS = 1 << 38
 #: Thread permission bits: manage threads (archive, lock, delete any thread), create a public
 #: thread, create a private thread.
@@ -89,6 +94,7 @@ def resolve(everyone: Role, roles: Sequence[Role], overwrites: Sequence[Overwrit
 
 
 __all__ = ["ADMINISTRATOR", "ALL_PERMISSIONS", "ATTACH_FILES", "CREATE_PRIVATE_THREADS",
-           "CREATE_PUBLIC_THREADS", "MANAGE_THREADS", "MEMBER_OVERWRITE", "MEMBER_PERMISSIONS",
+           "CREATE_PUBLIC_THREADS", "EMBED_LINKS", "GROUP_DM_APP_PERMISSIONS", "MANAGE_THREADS",
+           "MENTION_EVERYONE", "MEMBER_OVERWRITE", "MEMBER_PERMISSIONS",
            "ROLE_OVERWRITE", "SEND_MESSAGES", "SEND_MESSAGES_IN_THREADS", "VIEW_CHANNEL",
            "Overwrite", "Role", "resolve"]
