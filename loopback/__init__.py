@@ -75,6 +75,8 @@ permissions are its parent's)::
     # GET /channels/{id} answers an archived thread too (its parent_id, type and archive
     # state), and Missing Access (403, 50001) where the bot may not view the parent
     lb.delete_channel(channel)      # CHANNEL_DELETE only: its threads go with it, unannounced
+    lb.remove_guild(guild)          # the bot is removed: GUILD_DELETE, then Missing Access
+                                    # (403, 50001) for its channels and threads
     lb.clock.advance(3600); lb.check_deadlines()  # idle past auto_archive minutes: archived
     channel.bot_permissions &= ~CREATE_PUBLIC_THREADS  # starting one answers 403 (50013)
 

@@ -200,6 +200,9 @@ class People:
             raise LoopbackError(f"{user.name} is not in the private channel {channel.id}",
                                 "not_a_recipient")
         guild = self.state.guilds.get(channel.guild_id or 0)
+        if channel.guild_id is not None and guild is None:
+            raise LoopbackError(f"the bot is no longer in the server of channel {channel.id}",
+                                "bot_removed")
         if guild is not None and not guild.permissions_in(user, channel) & VIEW_CHANNEL:
             raise LoopbackError(f"{user.name} cannot view channel {channel.id}",
                                 "channel_hidden")

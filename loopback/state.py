@@ -301,6 +301,18 @@ class State:
         self.announce("CHANNEL_DELETE", payload)
         self.bump()
 
+    def remove_guild(self, guild: Guild) -> None:
+        """The bot is removed from ``guild`` (kicked, or the server deleted): sent as
+        GUILD_DELETE (without ``unavailable``, as Discord does); its channels and threads stay
+        on Discord but out of the bot's reach, so every request about them answers Missing
+        Access (403, 50001), and no one there can reach the bot any more."""
+        if self.guilds.pop(guild.id, None) is None:
+            raise LoopbackError(f"the bot is not in guild {guild.id}", "no_guild")
+        for channel in guild.channels:
+            channel.bot_permissions = 0
+        self.announce("GUILD_DELETE", {"id": str(guild.id)})
+        self.bump()
+
     def set_slowmode(self, channel: Channel, seconds: int) -> None:
         """A moderator sets the channel's slowmode (0 to 21600 seconds; sent as
         CHANNEL_UPDATE or THREAD_UPDATE)."""

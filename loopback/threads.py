@@ -63,6 +63,7 @@ class Threads:
         channel = self.messages._channel_param(params)  # noqa: SLF001
         if not channel.thread:
             raise ApiError(400, 50024, "Cannot execute action on this channel type")
+        self.messages._viewable(channel)  # noqa: SLF001 - Missing Access, as for its messages
         return channel
 
     @staticmethod

@@ -201,6 +201,11 @@ class World:
         Unknown Channel (10003) for it and its threads from now on."""
         self.state.delete_channel(channel)
 
+    def remove_guild(self, guild: Guild) -> None:
+        """A moderator removes the bot from ``guild`` (sent as GUILD_DELETE): its channels and
+        threads answer Missing Access (403, 50001) from now on, and no one acts there."""
+        self.state.remove_guild(guild)
+
     def set_slowmode(self, channel: Channel, seconds: int) -> None:
         """A moderator sets the channel's slowmode (0 to 21600 seconds; sent to the bot)."""
         self.state.set_slowmode(channel, seconds)

@@ -3,12 +3,14 @@ mistake of the bot: any request about a channel the bot may not view (403, code 
 Access: posts, edits, deletions and reading its messages), an edit of a message in a locked
 thread without Manage Threads (Thread is locked, 160005; a moderator's bot still edits there),
 a file over Discord's upload size (413, code 40005, a breach: interactions tell the bot the
-limit), and the few permissions interactions from a group direct message grant the app."""
+limit), the few permissions interactions from a group direct message grant the app, and a
+server that removed the bot (GUILD_DELETE, then Missing Access for its channels)."""
 from __future__ import annotations
 
+import pytest
 from minibot import GOBLIN, MiniBot, consumed
 
-from loopback import Loopback
+from loopback import Loopback, LoopbackError
 from loopback.limits import FILE_SIZE
 from loopback.permissions import (
     ALL_PERMISSIONS,
@@ -98,4 +100,31 @@ async def test_a_group_dm_grants_the_app_only_what_discord_says(
     assert not rights & SEND_MESSAGES
     await client.respond(got, {"type": 4, "data": {"content": "answered"}})
     await ix.done()
+    assert lb.breaches == []
+
+
+async def test_a_server_that_removed_the_bot(lb: Loopback, client: MiniBot) -> None:
+    """GUILD_DELETE without ``unavailable`` (the bot was removed, not an outage), then every
+    request about its channels and threads answers Missing Access; no one there reaches the
+    bot any more."""
+    guild = lb.create_guild()
+    await client.next_op(0, "GUILD_CREATE")
+    channel = lb.create_channel(guild)
+    thread = lb.create_thread(channel, "a match")
+    status, body, _ = await client.rest("POST", f"/channels/{thread.id}/messages",
+                                        {"content": "the table"})
+    assert status == 200, body
+    lb.remove_guild(guild)
+    gone = (await client.next_op(0, "GUILD_DELETE"))["d"]
+    assert gone == {"id": str(guild.id)}
+    for method, path, sent in (
+            ("POST", f"/channels/{channel.id}/messages", {"content": "x"}),
+            ("PATCH", f"/channels/{thread.id}/messages/{body['id']}", {"content": "x"}),
+            ("GET", f"/channels/{thread.id}", None),
+            ("PATCH", f"/channels/{thread.id}", {"archived": False})):
+        status, out, _ = await client.rest(method, path, sent)
+        assert (status, out["code"]) == (403, 50001), (method, path)
+    with pytest.raises(LoopbackError) as refused:
+        await lb.command(lb.create_user("Ann"), channel, "goblin settings")
+    assert refused.value.code == "bot_removed"
     assert lb.breaches == []
