@@ -29,7 +29,7 @@ from bot.discord_side.counting import FAILURES, answered
 from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
 from bot.discord_side.options import OptionTree
-from bot.discord_side.poster import Poster, channel_deleted
+from bot.discord_side.poster import Poster, channel_deleted, server_left
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.reminders import Reminders
 from bot.discord_side.ui.custom_ids import KINDS, is_ours
@@ -285,6 +285,14 @@ class KarakBot(commands.AutoShardedBot):
         self.tasks.spawn(channel_deleted(self.service, self.messages, self.scheduler,
                                          payload.thread_id, self.user.id, ending="locked"),
                          f"thread-locked-{payload.thread_id}")
+
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """The bot was removed from a server (not a server Discord cannot reach for a while):
+        its tables and tournaments are closed, as those of a deleted channel (in the
+        background)."""
+        assert self.user is not None
+        self.tasks.spawn(server_left(self.service, self.messages, self.scheduler, guild.id,
+                                     self.user.id), f"server-left-{guild.id}")
 
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         """A channel was deleted: every lobby and match in it or in its threads is closed

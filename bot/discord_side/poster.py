@@ -20,6 +20,7 @@ from bot.discord_side.context import UNDELIVERED, UNKNOWN_CHANNEL, why
 from bot.discord_side.messages import Messages
 from bot.discord_side.standings import end_lines
 from bot.game.play import Outcome
+from bot.game.refusals import Refusal
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
 from bot.storage.records import TableRecord
@@ -151,6 +152,28 @@ async def channel_deleted(service: GameService, messages: Messages, scheduler: S
         scheduler.forget(closed.id)
 
 
+async def server_left(service: GameService, messages: Messages, scheduler: Scheduler,
+                      guild_id: int, by: int) -> None:
+    """The bot was removed from server ``guild_id`` (kicked, or the server deleted): nothing
+    can be shown there any more, so every lobby and running table of the server, and every
+    tournament taking sign-ups or under way there, is closed as when its channel is deleted
+    (:func:`channel_deleted`, nothing sent)."""
+    channels: set[int] = set()
+    for tid in await service.store.active_in_guild(guild_id):
+        try:
+            channels.add((await service.tables.load(tid)).channel_id)
+        except Refusal:  # a table that cannot be read is closed by a moderator, as ever
+            continue
+    for tid in await service.store.tournaments_with_status("signup", "running"):
+        tournament = await service.store.tournament(tid)
+        if tournament is not None and tournament.guild_id == guild_id:
+            channels.add(tournament.channel_id)
+    log.info("the bot left server %s: closing the tables of %d channels", guild_id,
+             len(channels))
+    for channel in sorted(channels):
+        await channel_deleted(service, messages, scheduler, channel, by, line=False)
+
+
 async def found_deleted(service: GameService, messages: Messages, scheduler: Scheduler,
                         channel_id: int, parent: int | None, by: int) -> None:
     """A request found channel (or thread) ``channel_id`` deleted, a deletion the bot did not
@@ -179,4 +202,4 @@ def take_back_notice(outcomes: Sequence[Outcome]) -> Msg | None:
     return told[-1] if told else None
 
 
-__all__ = ["Poster", "channel_deleted", "found_deleted", "take_back_notice"]
+__all__ = ["Poster", "channel_deleted", "found_deleted", "server_left", "take_back_notice"]

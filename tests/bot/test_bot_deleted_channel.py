@@ -165,3 +165,39 @@ async def test_a_tournament_whose_channel_was_deleted_while_the_bot_was_away_is_
         assert view.record.status == "cancelled" and len(view.tables) == 1
     finally:
         await again.stop()
+
+
+async def test_a_server_that_removed_the_bot_has_its_tables_and_tournaments_closed(
+        h: LiveBot, clock: Clock, caplog: pytest.LogCaptureFixture) -> None:
+    """The bot removed from a server (GUILD_DELETE, not an outage): nothing can be shown there
+    any more, so its matches (in the channel, in threads), its lobbies and its tournaments are
+    closed as those of a deleted channel, nothing is sent there, and no timer runs out."""
+    threaded, thread = await started(h, ANN)
+    assert await ThreadPlayers(h, threaded, [ANN], thread).step()
+    other = h.lb.create_channel(h.guild, "more games")
+    await h.command(BOB, "new", channel=other, thread=False, timer=60)
+    here = table_id(h.public(other)[-1])
+    await h.click(EVE, h.public(other)[-1], LobbyButton.id_for(here, "join", None))
+    await start_lobby(h, h.public(other)[-1], BOB, ai=0)
+    lobby_channel = h.lb.create_channel(h.guild, "lobbies")
+    await h.command(EVE, "new", channel=lobby_channel)
+    lobby = table_id(h.public(lobby_channel)[-1])
+    await h.command(ADMIN, "tournament new", name="Autumn Cup")
+    autumn = (await h.bot.service.tournaments.open_in(h.guild.id))[-1].id
+    calls = record_requests(h.lb)
+    caplog.clear()
+
+    heard = asyncio.ensure_future(h.bot.wait_for("guild_remove", timeout=10))
+    h.lb.remove_guild(h.guild)
+    assert (await heard).id == h.guild.id
+    await h.settle()
+    for table in (threaded, here, lobby):
+        assert (await h.bot.service.tables.load(table)).status == "abandoned"
+        assert not h.bot.scheduler.busy(table) and not h.bot.messages.busy(table)
+    assert (await h.bot.service.tournaments.view(autumn)).record.status == "cancelled"
+    clock.now += 3600  # the match's turn timer no longer runs out
+    await h.bot.scheduler.check_timers()
+    await h.settle()
+    assert not calls  # nothing sent to the server that removed the bot
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
