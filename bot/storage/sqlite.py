@@ -163,6 +163,11 @@ class Connection:
                 if unreadable(exc):  # nothing written yet: the file cannot be locked or read
                     raise Unreachable(str(exc)) from exc
                 raise
+            except asyncio.CancelledError:
+                # a BEGIN whose wait was cancelled (the bot stopping) still runs: the
+                # transaction it opens is ended here, or the next write could not begin
+                await self._roll_back()
+                raise
             try:
                 yield self.db
                 await self.db.execute("COMMIT")

@@ -108,3 +108,33 @@ async def test_a_write_cancelled_while_it_commits_ends_cancelled_and_committed(
         await task
     assert await store.schema_version() == 77
     assert not connection.db.in_transaction
+
+
+async def test_a_write_cancelled_while_it_begins_leaves_no_transaction_open(
+        store: Store) -> None:
+    """A write whose BEGIN was on its way when the task was cancelled (the bot stopping): the
+    BEGIN still runs, and the transaction it opens is ended, so the next write can begin (the
+    bot's last one as it stops: letting its leases lapse)."""
+    connection = store._connection
+    gate = threading.Event()
+    # the database's thread waits at the gate, so the write's BEGIN is queued behind it
+    held = asyncio.ensure_future(connection.db._execute(gate.wait))
+
+    async def write() -> None:
+        async with connection.transaction() as db:
+            await db.execute("PRAGMA user_version = 77")
+
+    task = asyncio.create_task(write())
+    for _ in range(5):  # the task is now waiting for its BEGIN
+        await asyncio.sleep(0)
+    task.cancel()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    gate.set()
+    await held
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not connection.db.in_transaction
+    async with connection.transaction() as db:  # the next write begins
+        await db.execute("PRAGMA user_version = 78")
+    assert await store.schema_version() == 78
