@@ -232,6 +232,13 @@ class Leases:
         await self.keep()
         return self.held()
 
+    async def give_up(self) -> None:
+        """The process stopped cleanly (no more background work): every lease it holds
+        lapses now, so another process takes its tables up at its next pass, and ``python -m
+        bot.admin restore`` does not take it for a bot still running."""
+        self._until.clear()
+        await self.store.expire(self.owner)
+
     def forget(self, table: int) -> None:
         """``table`` ended: its lease is given up on the next pass."""
         self._elsewhere.pop(table, None)

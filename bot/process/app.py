@@ -13,6 +13,10 @@ A SQLite file deleted or replaced under the running bot (SQLite would go on writ
 file it opened, lost at the next start) is found within :data:`WATCH_EVERY` seconds: the bot
 stops as on SIGTERM, copies the database it had open beside the path (``NAME.rescued``) and
 says so in one line, exit status 2.
+
+A bot that stopped cleanly lets its tables' leases lapse at once (:func:`let_go`): another
+process on the same PostgreSQL database takes them up at its next pass, and a restore right
+after the stop does not take the stopped bot for one still running.
 """
 
 from __future__ import annotations
@@ -113,8 +117,22 @@ async def run(settings: Settings, force_sync: bool = False,
                 watch.cancel()
         if isinstance(store, sqlite.Store) and store.moved():
             raise await rescued(store, Path(settings.db))
+        await let_go(bot)
     finally:
         await store.close()
+
+
+async def let_go(bot: KarakBot) -> None:
+    """The bot stopped cleanly: its tables' leases lapse now (another process takes them up,
+    and ``python -m bot.admin restore`` does not take it for still running); a database out
+    of reach leaves them to lapse by themselves, as a killed process's do."""
+    from bot.storage.records import StorageError
+
+    try:
+        await bot.scheduler.leases.give_up()
+    except StorageError as exc:
+        log.info("the tables' leases could not be given up while stopping (%s): "
+                 "they lapse by themselves", exc)
 
 
 async def watch_file(store: Storage, bot: discord.Client, where: str,

@@ -84,6 +84,10 @@ class LeaseStorage(Protocol):
         """Give up ``owner``'s lease of table ``table_id`` (nothing when another owner holds
         it)."""
 
+    async def expire(self, owner: str) -> None:
+        """Let every lease ``owner`` holds lapse now (its process stopped cleanly): any
+        process may claim them at once, and nothing takes ``owner`` for still running."""
+
     async def lapsed(self, shards: Shards | None = None) -> list[int]:
         """Ids of the lobbies and running tables whose lease expired, and of those whose lease
         was never taken that are the servers of ``shards`` (every one when None), in order: a

@@ -69,6 +69,21 @@ async def test_a_released_lease_is_free_and_only_its_owner_releases_it(
     assert await store.renew("one", TTL) == []
 
 
+async def test_an_owner_that_stopped_lets_its_leases_lapse_at_once(store: Storage) -> None:
+    """A process stopping cleanly lets its leases lapse: any process may take its tables (of
+    any server's shard), another owner's leases stay, and the owner restarted takes its own
+    back."""
+    mine = (await started(store, played(1).states[0], channel=1, guild=7 << 22)).id
+    theirs = (await started(store, played(1).states[0], channel=2)).id
+    assert await store.claim(mine, "one", TTL) and await store.claim(theirs, "two", TTL)
+    assert await store.lapsed() == []
+    await store.expire("one")
+    assert await store.lapsed(Shards(2, (0,))) == [mine]  # expired: anyone's, not only shard 1's
+    assert not await store.claim(theirs, "three", TTL)  # two's lease stays
+    assert await store.renew("one", TTL) == [mine]  # one restarted: its own again
+    assert await store.lapsed() == []
+
+
 async def test_the_lobbies_and_running_tables_whose_lease_lapsed_are_listed(
         store: Storage, fresh: Storage, clock: Clock) -> None:
     game = played(1)

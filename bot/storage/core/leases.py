@@ -76,6 +76,13 @@ class LeaseRows(Base):
             await db.execute("DELETE FROM leases WHERE table_id = ? AND owner = ?",
                              table_id, owner)
 
+    async def expire(self, owner: str) -> None:
+        """Let every lease ``owner`` holds lapse now."""
+        now = self.clock()
+        async with self._tx() as db:
+            await db.execute("UPDATE leases SET expires_at = ? WHERE owner = ? "
+                             "AND expires_at > ?", now, owner, now)
+
     async def home(self, owner: str, shards: Shards, ttl: float) -> list[int]:
         """Take for ``owner`` the leases other owners hold on the lobbies and running tables
         of ``shards``' servers, in one statement (the processes that held them are told, as
