@@ -423,7 +423,8 @@ def prepare(environ: Mapping[str, str] | None = None,
     bot_values.update({"DISCORD_TOKEN": FAKE_TOKEN, "KARAK_DB": str(options.db),
                        "KARAK_API_BASE": "http://127.0.0.1/api/v10",
                        "KARAK_GATEWAY_URL": "ws://127.0.0.1/gateway"})
-    bot_values.setdefault("KARAK_LOG_LEVEL", "WARNING")
+    if not bot_values.get("KARAK_LOG_LEVEL", "").strip():  # unset or empty: quieter here
+        bot_values["KARAK_LOG_LEVEL"] = "WARNING"
     try:
         settings = load_settings(bot_values, env_file=None)
     except ConfigProblem as exc:

@@ -119,6 +119,15 @@ def test_settings_defaults_and_overrides(tmp_path: Path) -> None:
     assert settings.api_base != "https://discord.com/api/v10"
 
 
+def test_an_empty_log_level_is_the_playgrounds_default(tmp_path: Path) -> None:
+    """An empty value counts as unset, as everywhere in the settings: ``KARAK_LOG_LEVEL=`` in
+    ``.env`` (or the environment) leaves the playground at its quieter ``WARNING``."""
+    env = tmp_path / ".env"
+    env.write_text("KARAK_LOG_LEVEL=\n", encoding="utf-8")
+    assert prepare({}, env_file=env)[1].log_level == "WARNING"
+    assert prepare({"KARAK_LOG_LEVEL": " "}, env_file=None)[1].log_level == "WARNING"
+
+
 @pytest.mark.parametrize(("env", "needle"), [
     ({"KARAK_PLAYGROUND_PORT": "eighty"}, "KARAK_PLAYGROUND_PORT"),
     ({"KARAK_PLAYGROUND_PORT": "70000"}, "KARAK_PLAYGROUND_PORT"),
