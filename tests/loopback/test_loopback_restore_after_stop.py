@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import signal
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from loopback.botproc import BotProcess
 
 def holder(db: Path, tid: int) -> str | None:
     """Who holds table ``tid``'s lease in the database file ``db``."""
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as look:
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as look:  # closed at once
         row = look.execute("SELECT owner FROM leases WHERE table_id = ?", (tid,)).fetchone()
     return None if row is None else str(row[0])
 
