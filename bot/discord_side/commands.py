@@ -296,21 +296,10 @@ class Commands:
                 translate(msg("bot.thread.setting", state=on_off(threaded)), locale))
         finally:  # the lobbies, tables and tournaments' sign-ups are redrawn after the answer
             for tid in now.relocalised:
-                await self._redraw(tid)
+                self.messages.relocalised(tid)
             if self.clicks.tournaments is not None:
                 for tournament in now.tournaments:
                     await self.clicks.tournaments.signup_changed(tournament)
-
-    async def _redraw(self, table: int) -> None:
-        """Redraw a table's lobby or table message (its language changed)."""
-        try:
-            record = await self.service.tables.load(table)
-        except Refusal:
-            return
-        if record.status == "lobby":
-            await self.messages.lobby.edit(None, record)
-        else:
-            self.messages.mark_dirty(table)
 
     async def rules(self, interaction: discord.Interaction[Any]) -> None:
         """/goblin rules: a short summary of the rules, privately."""

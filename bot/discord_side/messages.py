@@ -410,6 +410,20 @@ class Messages:
         """Ask for the table message to be refreshed soon, from the table read once."""
         self.tasks.spawn(self._load_and_show(table), f"refresh-{table}")
 
+    def relocalised(self, table: int) -> None:
+        """The table's language changed: its lobby message is redrawn, or its table message,
+        from the table as it is when the redraw goes out on its feed (so a lobby change made
+        meanwhile is never drawn over by the table as it was before)."""
+        async def work() -> None:
+            try:
+                record = await self.service.tables.load(table)
+            except Refusal:
+                return
+            if record.status == "lobby":
+                await self.lobby.edit(None, record)
+        self.feeds.put(table, Job("other", -1, work))
+        self.mark_dirty(table)
+
     async def _load_and_show(self, table: int) -> None:
         try:
             record = await self.service.tables.load(table)

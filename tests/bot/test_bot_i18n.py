@@ -3,6 +3,7 @@ in the clicking user's language, public ones in the server's (which admins may o
 
 from __future__ import annotations
 
+import asyncio
 import json
 import unicodedata
 from collections.abc import AsyncIterator
@@ -12,7 +13,7 @@ from typing import Any
 import discord
 import pytest
 from bot_helpers import Clock
-from live_bot import CHANNEL, GUILD, LiveBot, User, offered, table_id
+from live_bot import CHANNEL, GUILD, LiveBot, User, offered, resolve, table_id
 from players import PNG, open_table
 from shared_files import require_discord_api
 
@@ -256,6 +257,42 @@ async def test_admins_may_force_the_server_language(bot: LiveBot,
     assert (await bot.bot.service.tables.in_channel(CHANNEL)).locale == "en"
     await bot.settle()
     assert "My hand" in _texts(bot.last_table_message())
+
+
+async def test_a_lobby_redrawn_in_the_forced_language_keeps_a_join_made_meanwhile(
+        bot: LiveBot) -> None:
+    """Bob joins an open lobby while the admin's language change is being drawn on it (after
+    the lobby was read for that redraw, before the redraw went out): the lobby ends up in the
+    new language and with Bob's seat, never drawn from the lobby as it was before he joined."""
+    bot.guild.locale = "en-US"
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    tables = bot.bot.service.tables
+    read = tables.load
+    armed = True
+
+    async def load(table: int) -> Any:
+        nonlocal armed
+        record = await read(table)
+        if armed and record.locale == "fr":  # the redraw for the new language read it
+            armed = False
+            on_feed = bot.bot.messages.feeds.busy(tid)  # redraws after it wait their turn
+            await bot.lb.click(bot._known(BOB), lobby,
+                               resolve(lobby, LobbyButton.id_for(tid, "join", None)))
+            for _ in range(500):
+                joined = (await read(tid)).seat_of(BOB.id) is not None
+                if joined and (on_feed or f"<@{BOB.id}>" in bot.message(lobby).text()):
+                    break
+                await asyncio.sleep(0.01)
+        return record
+
+    tables.load = load  # type: ignore[method-assign]
+    await bot.command(ADMIN, "settings", language="fr")
+    await bot.settle()
+    assert not armed
+    text = bot.message(lobby).text()
+    assert "nouvelle table" in text and f"<@{BOB.id}>" in text, text
 
 
 async def test_forced_language_applies_to_new_tables(bot: LiveBot) -> None:
