@@ -411,9 +411,10 @@ class Messages:
         self.tasks.spawn(self._load_and_show(table), f"refresh-{table}")
 
     def relocalised(self, table: int) -> None:
-        """The table's language changed: its lobby message is redrawn, or its table message,
-        from the table as it is when the redraw goes out on its feed (so a lobby change made
-        meanwhile is never drawn over by the table as it was before)."""
+        """The table's language changed: its lobby message is redrawn, or its table message
+        and the channel's line of a match played in a thread, each from the table as it is
+        when the redraw goes out on its feed (so a lobby change made meanwhile is never
+        drawn over by the table as it was before)."""
         async def work() -> None:
             try:
                 record = await self.service.tables.load(table)
@@ -421,6 +422,8 @@ class Messages:
                 return
             if record.status == "lobby":
                 await self.lobby.edit(None, record)
+            elif record.status == "running":
+                await self.threads.channel_line(self.current(record))
         self.feeds.put(table, Job("other", -1, work))
         self.mark_dirty(table)
 

@@ -22,10 +22,12 @@ from players import ANN, BOB, Players, TinyRenderer, finished_match, open_table
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
 
+from bot.discord_side.threads import line
 from bot.discord_side.ui.custom_ids import RematchButton, ShareButton
 from bot.storage.records import SeatInfo
 from bot.workers.thinking import Thinking
 from engine import Undo
+from i18n import translate
 from loopback import Loopback
 from loopback.permissions import CREATE_PUBLIC_THREADS, MANAGE_THREADS, SEND_MESSAGES_IN_THREADS
 
@@ -321,6 +323,21 @@ async def test_the_server_may_turn_threads_off(h: LiveBot) -> None:
     await h.command(ANN, "new")
     await start_lobby(h, h.public()[-1])
     assert not h.lb.threads_of(h.channel)
+
+
+async def test_the_channel_s_line_speaks_the_language_forced_during_the_match(
+        h: LiveBot) -> None:
+    """An admin forces French while a match is played in its thread: the channel's line of
+    the match (who plays, the thread's link) speaks French at once, as its table message does,
+    not only once the match ends."""
+    from players import ADMIN
+    tid, thread = await started(h)
+    lobby = (await h.bot.service.tables.load(tid)).lobby_message_id
+    assert lobby is not None
+    await h.command(ADMIN, "settings", language="fr")
+    now = await h.bot.service.tables.load(tid)
+    assert now.locale == "fr"
+    assert h.lb.message(lobby).text() == translate(line(now, thread.id), "fr")
 
 
 @pytest.mark.parametrize("may_delete", [True, False])
