@@ -4,10 +4,10 @@ by anyone and changed only by people who may Manage Server."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.game.refusals import Refusal
-from bot.game.seats import TIMERS, level_of
+from bot.game.seats import MAX_TIMER, TIMERS, level_of
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
 from bot.storage.records import ServerDefaults
@@ -45,9 +45,14 @@ class Servers:
         return found
 
     async def defaults(self, guild_id: int | None) -> ServerDefaults:
-        """The defaults of new tables in a server (or outside one)."""
+        """The defaults of new tables in a server (or outside one); a saved timer no table may
+        have (a damaged row) reads as a new server's."""
         saved = await self.store.guild_settings(guild_id)
-        return saved if saved is not None else ServerDefaults(timer=self.default_timer)
+        if saved is None:
+            return ServerDefaults(timer=self.default_timer)
+        if saved.timer not in TIMERS and not 30 <= saved.timer <= MAX_TIMER:
+            return replace(saved, timer=self.default_timer)
+        return saved
 
     async def threads(self, guild_id: int | None) -> bool:
         """Whether a new match of the server moves to a thread of its own (never outside a

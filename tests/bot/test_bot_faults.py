@@ -325,3 +325,23 @@ async def test_a_turn_s_post_cut_off_by_the_network_is_edited_in_instead(bot: Li
     assert f"<@{nxt}>" in shown.text(), shown.text()  # whose turn it is now
     assert bot.last_table_message().id == table.id
     assert f"kg:hand:{tid}" in shown.custom_ids()
+
+
+@pytest.mark.parametrize("columns", [{"timer": "soon"}, {"timer": -5}, {"threads": 7},
+                                     {"abilities": "yes"}, {"locale": "xx"}])
+async def test_a_damaged_server_settings_row_reads_as_the_defaults(
+        bot: LiveBot, tmp_path: Path, columns: dict[str, object]) -> None:
+    """A server's settings row damaged on disk (a careless hand, a bot of another version): each
+    damaged setting reads as its default, so tables still open there, and its admins see the
+    settings as they stand and set them again."""
+    from players import ADMIN
+    await bot.command(ADMIN, "settings", ai_level="hard", language="fr")
+    await SqliteBackend(tmp_path / "k.db").damage_settings(bot.store, bot.guild.id, **columns)
+    ix = await bot.command(ANN, "new")
+    assert not bot.said(ix), bot.said(ix)
+    rec = await bot.bot.service.tables.in_channel(CHANNEL)
+    assert rec.ai_level == "hard" and rec.timer == 0  # the settings not damaged still hold
+    assert rec.locale == ("en" if "locale" in columns else "fr")
+    [text] = bot.said(await bot.command(ADMIN, "settings", timer=60))
+    assert "turn timer: 1 min" in text and "AI level: hard" in text, text
+    assert "bot.language" not in text, text

@@ -10,7 +10,7 @@ that one table.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from bot.storage.records import (
@@ -122,12 +122,25 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
 
 
 def read_defaults(row: Row) -> ServerDefaults:
-    """A server's ``settings`` row (abilities, timer, AI level, take-backs); a level this bot
-    does not know reads as the default level."""
+    """A server's ``settings`` row (abilities, timer, AI level, take-backs, threads); a value
+    this bot cannot read (a level it does not know, a damaged column) reads as that setting's
+    default, so a damaged row never keeps a server from opening tables or its admins from
+    setting them again."""
     abilities, timer, level, undo, threads = row
-    return ServerDefaults(bool(abilities), as_int(timer, "timer"),
-                          next((lv for lv in LEVELS if lv == level), DEFAULT_LEVEL), bool(undo),
-                          opt_flag(threads, "threads"))
+    base = ServerDefaults()
+    return ServerDefaults(_or(as_flag, abilities, "abilities", base.abilities),
+                          _or(as_int, timer, "timer", base.timer),
+                          next((lv for lv in LEVELS if lv == level), DEFAULT_LEVEL),
+                          _or(as_flag, undo, "undo", base.undo),
+                          _or(opt_flag, threads, "threads", base.threads))
+
+
+def _or(read: Callable[[object, str], V], value: object, column: str, default: V) -> V:
+    """``value`` read by ``read``, or ``default`` when the column holds anything else."""
+    try:
+        return read(value, column)
+    except ValueError:
+        return default
 
 
 def read_log_row(row: Row) -> LogRow:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from bot.storage.core.base import Base
 from bot.storage.core.rows import as_int, read_defaults
 from bot.storage.records import ServerDefaults, StorageError
+from i18n import LOCALES
 
 
 class ServerQueries(Base):
@@ -34,12 +35,14 @@ class ServerQueries(Base):
                 defaults.threads)
 
     async def guild_locale(self, guild_id: int | None) -> str | None:
-        """The language a server forced for its tables, or None (follow Discord's language)."""
+        """The language a server forced for its tables, or None (follow Discord's language;
+        also for a stored value that is no language this bot speaks)."""
         if guild_id is None:
             return None
         row = await self._read.fetchrow("SELECT locale FROM settings WHERE guild_id = ?",
                                         guild_id)
-        return None if row is None or row[0] is None else str(row[0])
+        value = None if row is None else row[0]
+        return value if isinstance(value, str) and value in LOCALES else None
 
     async def set_guild_locale(self, guild_id: int, locale: str | None) -> None:
         """Force the language of a server's tables (None: follow Discord's language again).
