@@ -27,6 +27,16 @@ class ServerSettings:
     tournaments: tuple[int, ...] = ()  # tournaments whose language changed with it
 
 
+#: The timer stored for a server that never chose one: it follows the bot's default
+#: (``KARAK_TURN_TIMER``), also when that changes.
+UNCHOSEN = -1
+
+
+def allowed_timer(timer: int) -> bool:
+    """Whether ``timer`` (seconds a turn; 0: none) is one a table may have."""
+    return timer in TIMERS or 30 <= timer <= MAX_TIMER
+
+
 @dataclass
 class Servers:
     """Reading and changing the servers' settings (``default_timer``: a new server's timer;
@@ -45,12 +55,13 @@ class Servers:
         return found
 
     async def defaults(self, guild_id: int | None) -> ServerDefaults:
-        """The defaults of new tables in a server (or outside one); a saved timer no table may
-        have (a damaged row) reads as a new server's."""
+        """The defaults of new tables in a server (or outside one); a server that never chose
+        a timer (:data:`UNCHOSEN`) follows the bot's default, and so does a saved timer no
+        table may have (a damaged row)."""
         saved = await self.store.guild_settings(guild_id)
         if saved is None:
             return ServerDefaults(timer=self.default_timer)
-        if saved.timer not in TIMERS and not 30 <= saved.timer <= MAX_TIMER:
+        if not allowed_timer(saved.timer):
             return replace(saved, timer=self.default_timer)
         return saved
 
@@ -95,13 +106,18 @@ class Servers:
         async with self._lock(guild_id):
             now = await self.settings(guild_id)
             old = now.defaults
+            saved = await self.store.guild_settings(guild_id)
+            kept = saved.timer if saved is not None and allowed_timer(saved.timer) else UNCHOSEN
             new = ServerDefaults(old.abilities if abilities is None else abilities,
-                                 old.timer if timer is None else timer,
+                                 kept if timer is None else timer,
                                  old.ai_level if level is None else level,
                                  old.undo if undo is None else undo,
                                  old.threads if threads is None else threads)
-            if any(v is not None for v in (abilities, timer, language, level, undo, threads)):
+            if any(v is not None for v in (abilities, timer, level, undo, threads)) or (
+                    language is not None and saved is None):  # the language is kept on the row
                 await self.store.set_guild_settings(guild_id, new)
+            if new.timer == UNCHOSEN:  # told as the bot's default it follows
+                new = replace(new, timer=self.default_timer)
             if language is None:
                 return ServerSettings(new, now.forced_locale)
             forced = None if language == AUTO else normalise_locale(language)
@@ -116,4 +132,4 @@ class Servers:
             return ServerSettings(new, forced, tuple(changed), tuple(moved))
 
 
-__all__ = ["AUTO", "ServerSettings", "Servers"]
+__all__ = ["AUTO", "UNCHOSEN", "ServerSettings", "Servers", "allowed_timer"]

@@ -384,6 +384,25 @@ async def test_new_and_start_refuse_where_the_bot_cannot_post(
     assert (await bot.bot.service.tables.load(tid)).status == "lobby"
 
 
+async def test_a_server_that_never_chose_a_timer_follows_the_bots_default(
+        store: Any) -> None:
+    """KARAK_TURN_TIMER is the timer of a server that never chose one, also once that server
+    chose its language or another setting, and also when the bot's default changes later; a
+    timer the server chose stays."""
+    from bot.game.service import GameService
+
+    before = GameService(store, default_timer=60)
+    await before.servers.change_settings(GUILD, True, language="fr")
+    await before.servers.change_settings(GUILD, True, undo=False)
+    told = await before.servers.change_settings(GUILD, True, abilities=True)
+    assert told.defaults.timer == 60  # told as the default it follows
+    after = GameService(store, default_timer=3600)  # the admin changed KARAK_TURN_TIMER
+    assert (await after.servers.defaults(GUILD)).timer == 3600
+    await after.servers.change_settings(GUILD, True, timer=600)
+    await after.servers.change_settings(GUILD, True, undo=True)
+    assert (await GameService(store, default_timer=0).servers.defaults(GUILD)).timer == 600
+
+
 async def test_settings_answer_before_the_tables_are_redrawn(bot: LiveBot,
                                                              calls: list[Call]) -> None:
     await bot.command(ANN, "new")

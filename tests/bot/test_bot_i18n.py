@@ -298,7 +298,7 @@ async def test_a_lobby_redrawn_in_the_forced_language_keeps_a_join_made_meanwhil
 async def test_forced_language_applies_to_new_tables(bot: LiveBot) -> None:
     bot.guild.locale = "cs"
     await bot.command(ADMIN, "settings", language="fr", abilities=True)
-    assert await bot.store.guild_settings(GUILD) == ServerDefaults(True, 0, "normal")
+    assert await bot.bot.service.servers.defaults(GUILD) == ServerDefaults(True, 0, "normal")
     await bot.command(ANN, "new")
     lobby = bot.public()[-1]
     assert "### " + "Karak: Goblin – nouvelle table" in lobby.text()

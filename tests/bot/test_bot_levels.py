@@ -123,7 +123,7 @@ async def test_new_and_the_server_settings_set_the_default_level(quick: LiveBot)
     assert await quick.store.guild_settings(GUILD) is None
     ix = await quick.command(ADMIN, "settings", ai_level="easy")
     assert any("AI level: easy" in t for t in quick.said(ix))
-    assert await quick.store.guild_settings(GUILD) == ServerDefaults(False, 0, "easy")
+    assert await quick.bot.service.servers.defaults(GUILD) == ServerDefaults(False, 0, "easy")
     tid, lobby = await lobby_with_ai(quick, seats=1)  # the server's default
     assert "The next AI seat added starts at the easy level" in lobby.text()
     assert "3. AI (easy)" in lobby.text()
@@ -132,7 +132,7 @@ async def test_new_and_the_server_settings_set_the_default_level(quick: LiveBot)
     assert "3. AI (hard)" in lobby.text()
     assert (await quick.bot.service.tables.load(tid)).ai_level == "hard"
     await quick.command(ADMIN, "settings", timer=60)  # other settings keep the level
-    assert await quick.store.guild_settings(GUILD) == ServerDefaults(False, 60, "easy")
+    assert await quick.bot.service.servers.defaults(GUILD) == ServerDefaults(False, 60, "easy")
 
 
 @pytest.mark.parametrize("sub", ["new", "settings"])

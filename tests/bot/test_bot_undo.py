@@ -126,7 +126,7 @@ async def test_the_host_may_forbid_taking_back(bot: LiveBot) -> None:
 async def test_a_server_may_switch_taking_back_off_for_its_new_tables(bot: LiveBot) -> None:
     ix = await bot.command(ADMIN, "settings", undo=False)
     assert "at new tables on this server: off." in " ".join(bot.said(ix)), bot.said(ix)
-    assert await bot.store.guild_settings(GUILD) == ServerDefaults(undo=False)
+    assert await bot.bot.service.servers.defaults(GUILD) == ServerDefaults(undo=False)
     await bot.command(ANN, "new")
     assert "Taking back a move: off." in bot.public()[-1].text()
     assert not (await bot.bot.service.tables.in_channel(CHANNEL)).undo
