@@ -103,6 +103,11 @@ class Poster:
         posted or is gone)."""
         await self.messages.lobby.refresh(record)
 
+    async def closed(self, record: TableRecord) -> None:
+        """Queue the message of a lobby the bot closed (a day without a change) losing its
+        buttons and saying why, as a cancelled lobby's does."""
+        await self.messages.closed(record)
+
     def end(self, record: TableRecord) -> None:
         """Queue the end of a finished game on its table's feed (see :meth:`announce_end`);
         when Discord refuses it, it is posted again on the next start."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from bot.game.hints import hints_by_default
@@ -40,6 +40,11 @@ from engine import rng as engine_rng
 from engine.agents import DEFAULT_LEVEL
 from i18n import Msg, msg
 
+#: Seconds an open lobby may go without any change (a seat taken or left, an AI seat added,
+#: removed or set, a hero picked) before the bot closes it: a lobby its host walked away from
+#: would hold its channel, where no one else could open one, until a moderator abandoned it.
+LOBBY_IDLE = 24 * 3600.0
+
 #: The bits of a new table's (or tournament's) seed. The seed decides every hidden card of a
 #: match, and the first table picture pins it down among the seeds that could have been drawn:
 #: 2**31 of them are tried in a minute; 2**63 (the most a signed 64-bit column keeps) are not.
@@ -49,6 +54,14 @@ SEED_BITS = 63
 def new_seed() -> int:
     """A new seed, from the operating system's secure generator."""
     return secrets.randbits(SEED_BITS)
+
+
+def lapsed(record: TableRecord) -> bool:
+    """True when ``record`` is a lobby the bot closed after :data:`LOBBY_IDLE` without a change
+    (:meth:`Lobby.close_idle`: its last change, ``updated_at``, is that long before it closed)."""
+    return (record.status == "abandoned" and record.state is None
+            and record.finished_at is not None
+            and record.finished_at - record.updated_at >= LOBBY_IDLE)
 
 
 def game_config(lobby: Sequence[SeatInfo], abilities: bool,
@@ -273,9 +286,13 @@ class Lobby:
                 raise Refusal(msg("bot.error.too_few", min=MIN_SEATS), record)
             started, config = game_config(record.seats, record.abilities, record.seed)
             state = new_game(config)
-            await self.store.start_game(table_id, started, state,
-                                        deadline(self.clock(), record.timer, started, state,
-                                                 None, True))
+            try:
+                await self.store.start_game(table_id, started, state,
+                                            deadline(self.clock(), record.timer, started, state,
+                                                     None, True))
+            except StaleVersion as exc:  # another process closed the lobby meanwhile
+                raise Refusal(msg("bot.error.not_lobby"),
+                              await self.tables.load(table_id)) from exc
             if record.hints is None:  # the host did not choose: decided now the seats are known
                 await self.store.set_hints(table_id, hints_by_default(started))
             return await self.tables.load(table_id)
@@ -326,6 +343,30 @@ class Lobby:
         """The confirmed /goblin abandon of table ``table_id`` (rights checked again)."""
         async with self.tables.hold(table_id) as record:
             return await self._close(record, user_id, manager, "bot.error.manage_only")
+
+    async def close_idle(self, held: Collection[int]) -> list[TableRecord]:
+        """Close every open lobby among ``held`` (the tables this process holds) that went
+        :data:`LOBBY_IDLE` without a change, as abandoned (kept as history; no one forfeits:
+        nothing was played), so its channel is free for a new one. Each is closed under its
+        lock and only while unchanged, so a change another process made meanwhile keeps it
+        open. Returns the lobbies closed now (one that cannot be read is left alone)."""
+        now = self.clock()
+        before = now - LOBBY_IDLE
+        closed: list[TableRecord] = []
+        mine = set(held)
+        for table, revision in await self.store.idle_lobbies(before):
+            if table not in mine:
+                continue
+            try:
+                async with self.tables.hold(table) as record:
+                    if record.status != "lobby" or record.revision != revision:
+                        continue
+                    if not await self.store.close_idle_lobby(table, revision, before, now):
+                        continue
+                    closed.append(await self.tables.load(table))
+            except Refusal:
+                continue
+        return closed
 
     async def close_within(self, channel_id: int, by: int) -> list[TableRecord]:
         """Channel (or thread) ``channel_id`` was deleted: every lobby and running table it
@@ -436,4 +477,4 @@ class Lobby:
             raise Refusal(msg("bot.error.host_only"), record)
 
 
-__all__ = ["SEED_BITS", "Lobby", "game_config", "new_seed"]
+__all__ = ["LOBBY_IDLE", "SEED_BITS", "Lobby", "game_config", "lapsed", "new_seed"]

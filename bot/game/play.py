@@ -430,7 +430,8 @@ def moved(record: TableRecord, state: GameState, seats: tuple[SeatInfo, ...],
     return replace(record, state=state, version=record.version + 1, seats=seats,
                    deadline=None if over else deadline, updated_at=at,
                    status="finished" if over else record.status,
-                   winner=state.winner if over else record.winner)
+                   winner=state.winner if over else record.winner,
+                   finished_at=at if over else record.finished_at)
 
 
 __all__ = ["ATTEMPTS", "MAX_AI_MOVES_PER_TURN", "MAX_TIMEOUTS", "Contended", "Outcome",

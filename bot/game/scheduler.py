@@ -1,7 +1,7 @@
 """When game work happens on its own: AI seats play at a visible pace, turn timers run out, the
-heartbeat file is touched while connected, leases are kept, and on start every table this
-process holds goes on. Nothing here speaks to Discord: what a move changed is handed to what
-posts it (:class:`Posts`, given at construction).
+heartbeat file is touched while connected, leases are kept, a lobby left a day without a change
+is closed, and on start every table this process holds goes on. Nothing here speaks to Discord:
+what a move changed is handed to what posts it (:class:`Posts`, given at construction).
 
 Several processes may share one database: each does this work only for the tables whose lease
 it holds (:class:`~bot.game.leases.Leases`, renewed and the lapsed ones claimed every third of
@@ -82,6 +82,10 @@ class Posts(Protocol):
 
     async def redraw_lobby(self, record: TableRecord) -> None:
         """Redraw an open lobby's message (on start)."""
+        ...
+
+    async def closed(self, record: TableRecord) -> None:
+        """Queue the message of a lobby the bot closed losing its buttons and saying why."""
         ...
 
 
@@ -281,9 +285,22 @@ class Scheduler:
     async def _timer_pass(self) -> bool:
         self.beat()
         await self.check_timers()
+        await self.close_idle_lobbies()
         for sweep in self.sweeps:
             await sweep()
         return True
+
+    async def close_idle_lobbies(self) -> None:
+        """Close the open lobbies this process holds that went a day without a change
+        (:meth:`~bot.game.lobby.Lobby.close_idle`; another process's are its own to close):
+        each lobby message loses its buttons and says why, and the table is forgotten. The
+        leases are kept first when their last pass is out of date."""
+        if not self.going():
+            return
+        await self._kept(await self.leases.keep_up(), timer=False)
+        for record in await self.service.lobby.close_idle(self.leases.held()):
+            await self.posts.closed(record)
+            self.forget(record.id)
 
     def beat(self) -> None:
         """Write the heartbeat file while connected to Discord (container health check): it

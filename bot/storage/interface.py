@@ -312,6 +312,16 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
         """(id, version, deadline) of every running table whose turn timer is set (oldest
         first); a row whose version or deadline is damaged is left out."""
 
+    async def idle_lobbies(self, before: float) -> list[tuple[int, int]]:
+        """(id, revision) of every open lobby (not a tournament's) whose last change was at
+        ``before`` or earlier (oldest first); a lobby message posted again is no change."""
+
+    async def close_idle_lobby(self, table_id: int, revision: int, before: float,
+                               at: float) -> bool:
+        """Close the lobby ``table_id`` as abandoned at ``at`` when it is still open at
+        ``revision`` with no change since ``before``, its ``updated_at`` kept; True when
+        closed."""
+
     async def update_lobby(self, table_id: int, seats: Sequence[SeatInfo],
                            host_id: int | None = None) -> None:
         """Store a lobby's seats (and a new host)."""
@@ -324,7 +334,8 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
 
     async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
                          deadline: float | None) -> None:
-        """Turn a lobby into a running game."""
+        """Turn a lobby into a running game; raises
+        :class:`~bot.storage.records.StaleVersion` when it is no longer an open lobby."""
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,

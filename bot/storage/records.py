@@ -188,6 +188,9 @@ class TableRecord:
     hints: bool | None = None  # people may ask for hints; None: decided when the game starts
     threaded: bool = False  # the match moves to a thread of its own when it starts
     thread_id: int | None = None  # that thread (its messages go there), once created
+    #: when the table finished or was closed (None while it is a lobby or running); a lobby
+    #: the bot closed for want of a start keeps its last change as ``updated_at``
+    finished_at: float | None = None
 
     @property
     def where(self) -> int:

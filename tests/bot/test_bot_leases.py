@@ -5,7 +5,7 @@ person's move handled by the other process wakes the holder at once; a stopped p
 are taken over within the lease and a third; a process restarted under its name takes its own
 leases back at once; a table taken home by the process of its server's shard is let go at once
 by the process that covered for it; two processes running one shard are found out, and say
-so in the health check."""
+so in the health check; only the process holding a lobby left a day closes it."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from bot.discord_side.client import KarakBot
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.custom_ids import HandButton
 from bot.game.leases import LEASE_TTL
+from bot.game.lobby import LOBBY_IDLE, lapsed
 from bot.game.places import Place
 from bot.game.scheduler import SHARDS, Posts
 from bot.game.service import GameService
@@ -252,6 +253,27 @@ async def test_two_processes_running_one_shard_say_so_in_the_health_check(
         holder = one if one.held else two
         await until(time, (one, two), lambda: _true(time.now > TIMER), "a minute")
         assert holder.held == [tid] and (two if holder is one else one).held == []
+
+
+async def test_only_the_holder_closes_a_lobby_left_a_day(lb: Loopback, url: str) -> None:
+    time = FakeTime()
+    store = await Store.open(url, clock=lambda: time.now - LOBBY_IDLE)  # opened a day ago
+    try:
+        tid = (await store.create_table(guild_id=GUILD, place_key=Place.of(GUILD, ANN).key,
+                                        channel_id=CHANNEL, host_id=ANN, seats=SEATS[:1],
+                                        abilities=False, timer=0, seed=1)).id
+    finally:
+        await store.close()
+    async with process(lb, url, "two", time) as two, process(lb, url, "one", time) as one:
+        assert two.held == [tid] and one.held == []
+        await one.bot.scheduler.close_idle_lobbies()  # not one's lobby: nothing
+        found = await one.store.get(tid)
+        assert found is not None and found.status == "lobby"
+        await two.bot.scheduler.close_idle_lobbies()
+        await quiet(time, one, two)
+        closed = await one.store.get(tid)
+        assert closed is not None and closed.status == "abandoned" and lapsed(closed)
+        assert await one.store.active_in_channel(CHANNEL) is None
 
 
 async def _reported(*running: Process) -> bool:

@@ -13,6 +13,7 @@ from bot.storage.records import (
     CorruptTable,
     LogRow,
     ServerDefaults,
+    StaleVersion,
     StorageError,
     TableExists,
 )
@@ -169,3 +170,38 @@ async def test_times_come_back_to_the_microsecond(store: Storage, fresh: Storage
         assert moved is not None and moved.created_at == 1_764_369_309.123457
         assert moved.updated_at == 1_764_369_309.123457 and moved.deadline == 1_764_369_399.999999
         assert [r.at for r in await reader.action_log(rec.id)] == [1_764_369_310.000001]
+
+
+async def test_idle_lobbies_are_the_open_ones_unchanged_since_and_close_once(
+        store: Storage, fresh: Storage, clock: Clock) -> None:
+    """The lobbies with no change since a time (a lobby message posted again is none; a
+    running table is no lobby), closed only while still open at the revision read and
+    unchanged since, their last change kept as ``updated_at``."""
+    opened = clock.now
+
+    async def lobby(channel: int) -> int:
+        made = await store.create_table(guild_id=GUILD, place_key=Place.of(GUILD, ANN).key,
+                                        channel_id=channel, host_id=ANN, seats=SEATS[:1],
+                                        abilities=False, timer=0, seed=channel)
+        return made.id
+
+    idle, busy = await lobby(1), await lobby(2)
+    await started(store, played(1).states[0], channel=3)
+    clock.now += 100
+    await store.update_lobby(busy, SEATS[:2])  # Bob joins: a change
+    await store.set_message(idle, lobby_message_id=77)  # its message posted again: none
+    assert await store.idle_lobbies(opened) == [(idle, 0)]
+    assert await store.idle_lobbies(clock.now) == [(idle, 0), (busy, 1)]
+    assert not await store.close_idle_lobby(busy, 1, opened, clock.now)  # changed since
+    assert not await store.close_idle_lobby(idle, 1, opened, clock.now)  # another revision
+    assert await store.close_idle_lobby(idle, 0, opened, clock.now)
+    assert not await store.close_idle_lobby(idle, 0, opened, clock.now)  # closed once
+    with pytest.raises(StaleVersion):  # a Start that lost the race to the close
+        await fresh.start_game(idle, SEATS, played(1).states[0], None)
+    closed = await fresh.get(idle)
+    assert closed is not None and (closed.status, closed.revision, closed.lobby_message_id) == (
+        "abandoned", 1, 77)
+    assert (closed.updated_at, closed.finished_at) == (opened, clock.now)
+    assert await fresh.idle_lobbies(clock.now) == [(busy, 1)]
+    assert await fresh.active_in_channel(1) is None
+    assert await fresh.history() == [idle]

@@ -10,6 +10,7 @@ import discord
 from bot.discord_side.ui.control import Control
 from bot.discord_side.ui.custom_ids import HeroMenu, LevelMenu, LobbyButton
 from bot.discord_side.ui.parts import GOLD, GREY, button, layout, menu, row, text_block
+from bot.game.lobby import lapsed
 from bot.game.seats import MAX_SEATS, heroes, solo
 from bot.game.texts import on_off, timer_text
 from bot.storage.records import SeatInfo, TableRecord
@@ -38,7 +39,8 @@ def lobby_lines(record: TableRecord, locale: str) -> list[str]:
     if record.status == "running":
         lines.append(translate(msg("bot.lobby.started"), locale))
     elif record.status != "lobby":
-        lines.append(translate(msg("bot.lobby.cancelled"), locale))
+        lines.append(translate(msg("bot.lobby.lapsed" if lapsed(record)
+                                   else "bot.lobby.cancelled"), locale))
     return lines
 
 

@@ -249,12 +249,15 @@ class TableQueries(Base):
         return out
 
     async def _update(self, table_id: int, guard: int | None, columns: dict[str, object],
-                      bump: bool = False, seats: Sequence[SeatInfo] | None = None) -> None:
-        """Write ``columns`` of one table (guarded by its version when ``guard`` is given;
-        ``bump``: a lobby change, which raises its revision; ``seats``: the seats written, whose
-        people go into ``table_seats`` in the same transaction); raises
+                      bump: bool = False, seats: Sequence[SeatInfo] | None = None,
+                      touch: bool = True, lobby: bool = False) -> None:
+        """Write ``columns`` of one table (guarded by its version when ``guard`` is given, and
+        by its being an open lobby when ``lobby``; ``bump``: a lobby change, which raises its
+        revision; ``seats``: the seats written, whose people go into ``table_seats`` in the
+        same transaction; ``touch``: ``updated_at`` becomes now); raises
         :class:`StaleVersion` when no row was written."""
-        columns["updated_at"] = self.clock()
+        if touch:
+            columns["updated_at"] = self.clock()
         sets = ", ".join(f"{name} = ?" for name in columns)
         if bump:
             sets += ", revision = revision + 1"
@@ -263,6 +266,8 @@ class TableQueries(Base):
         if guard is not None:
             sql += " AND version = ?"
             values.append(guard)
+        if lobby:
+            sql += " AND status = 'lobby'"
         async with self._table_tx(table_id) as db:
             if await db.execute(sql, *values) != 1:
                 raise StaleVersion(f"table {table_id} moved on")
@@ -293,25 +298,55 @@ class TableQueries(Base):
     async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
                          deadline: float | None) -> None:
         """Turn a lobby into a running game holding ``state`` (version ``state.step``), played
-        with this bot's cards (its catalogue version)."""
+        with this bot's cards (its catalogue version); raises :class:`StaleVersion` when it is
+        no longer an open lobby (closed meanwhile, by another process too)."""
         text = storable(state)
         await self._update(table_id, 0, {"status": "running", "seats": seats_to_json(seats),
                                           "state": text, "version": state.step,
                                           "deadline": deadline,
                                           "catalogue": catalogue_version()}, bump=True,
-                           seats=seats)
+                           seats=seats, lobby=True)
         remember(self._states, table_id, text, state)
 
     async def set_message(self, table_id: int, *, message_id: int | None = None,
                           lobby_message_id: int | None = None) -> None:
-        """Remember the table's public message (or its lobby message)."""
+        """Remember the table's public message (or its lobby message: a lobby message posted
+        again is no change of the lobby, whose ``updated_at`` stays, see
+        :meth:`idle_lobbies`)."""
         changes: dict[str, object] = {}
         if message_id is not None:
             changes["message_id"] = message_id
         if lobby_message_id is not None:
             changes["lobby_message_id"] = lobby_message_id
         if changes:
-            await self._update(table_id, None, changes)
+            await self._update(table_id, None, changes, touch=message_id is not None)
+
+    async def idle_lobbies(self, before: float) -> list[tuple[int, int]]:
+        """(id, revision) of every open lobby (not a tournament's) whose last change was at
+        ``before`` or earlier (oldest first): every lobby change (a seat taken or left, an AI
+        seat added, removed or set, a hero picked, its language) writes its ``updated_at``. A
+        row whose revision is damaged is left out (reading the table says what is wrong)."""
+        rows = await self._read.fetch(
+            "SELECT id, revision FROM tables WHERE status = 'lobby' AND tournament_id IS NULL "
+            "AND updated_at <= ? ORDER BY id", before)
+        out: list[tuple[int, int]] = []
+        for row in rows:
+            try:
+                out.append((as_int(row[0], "id"), as_int(row[1], "revision")))
+            except ValueError:
+                continue
+        return out
+
+    async def close_idle_lobby(self, table_id: int, revision: int, before: float,
+                               at: float) -> bool:
+        """Close the lobby ``table_id`` as abandoned at ``at`` (kept as history) when it is
+        still open at ``revision`` with no change since ``before`` (another process may have
+        changed it meanwhile); its ``updated_at`` stays its last change. True when closed."""
+        async with self._table_tx(table_id) as db:
+            return await db.execute(
+                "UPDATE tables SET status = 'abandoned', deadline = NULL, finished_at = ?, "
+                "revision = revision + 1 WHERE id = ? AND status = 'lobby' AND revision = ? "
+                "AND updated_at <= ?", at, table_id, revision, before) == 1
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
