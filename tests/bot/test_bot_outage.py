@@ -9,7 +9,7 @@ from typing import Any
 
 from bot_helpers import Clock
 from live_bot import CHANNEL, Call, LiveBot
-from players import ANN, BOB, Players, open_table
+from players import ANN, BOB, Players, before_a_turn_ends, open_table
 
 from bot.discord_side.feed import RETRY_FIRST
 from bot.storage.records import TableRecord
@@ -65,6 +65,19 @@ async def to_an_edit(bot: LiveBot, players: Players, tid: int) -> None:
     raise AssertionError("no move that keeps the turn")
 
 
+async def edit_refused(bot: LiveBot) -> tuple[int, Players, Message, Outage]:
+    """Ann and Bob play on until a move edits the table message, and Discord refuses that
+    edit: the table, its people, the table message and the outage (still down)."""
+    tid = await open_table(bot, ANN, [BOB])
+    players = Players(bot, tid, [ANN, BOB])
+    await to_an_edit(bot, players, tid)
+    table = bot.last_table_message()
+    outage = Outage(bot.lb, table)
+    assert await players.step()  # the move is saved; its edit is refused
+    assert outage.refused == 1 and bot.bot.messages.feeds.retrying(tid)
+    return tid, players, table, outage
+
+
 async def timers_pass(bot: LiveBot, clock: Clock, seconds: float) -> None:
     """``seconds`` go by, then a pass of the bot's timers' sweeps, settled."""
     clock.now += seconds
@@ -75,15 +88,9 @@ async def timers_pass(bot: LiveBot, clock: Clock, seconds: float) -> None:
 
 async def test_an_edit_refused_by_discord_s_trouble_is_tried_again_until_it_shows_the_table(
         bot: LiveBot, calls: list[Call], clock: Clock) -> None:
-    tid = await open_table(bot, ANN, [BOB])
-    players = Players(bot, tid, [ANN, BOB])
-    await to_an_edit(bot, players, tid)
-    table = bot.last_table_message()
-    outage = Outage(bot.lb, table)
-    assert await players.step()  # the move is saved; its edit is refused
+    tid, _, table, outage = await edit_refused(bot)
     now = await bot.bot.service.tables.load(tid)
     feeds = bot.bot.messages.feeds
-    assert outage.refused == 1 and feeds.retrying(tid)
     assert footer(now) not in bot.message(table).text()  # stale meanwhile
     since = len(calls)
     await timers_pass(bot, clock, RETRY_FIRST - 1)  # not yet
@@ -104,14 +111,8 @@ async def test_an_edit_refused_by_discord_s_trouble_is_tried_again_until_it_show
 
 async def test_a_newer_move_shows_the_table_instead_of_the_edit_tried_again(
         bot: LiveBot, calls: list[Call], clock: Clock) -> None:
-    tid = await open_table(bot, ANN, [BOB])
-    players = Players(bot, tid, [ANN, BOB])
-    await to_an_edit(bot, players, tid)
-    table = bot.last_table_message()
-    outage = Outage(bot.lb, table)
-    assert await players.step()
+    tid, players, table, outage = await edit_refused(bot)
     feeds = bot.bot.messages.feeds
-    assert outage.refused == 1 and feeds.retrying(tid)
     outage.down = False
     assert await players.step()  # the next move is shown: the failed edit is not needed
     assert not feeds.retrying(tid)
@@ -124,14 +125,8 @@ async def test_a_newer_move_shows_the_table_instead_of_the_edit_tried_again(
 
 async def test_nothing_is_tried_again_once_the_table_ended(
         bot: LiveBot, calls: list[Call], clock: Clock) -> None:
-    tid = await open_table(bot, ANN, [BOB])
-    players = Players(bot, tid, [ANN, BOB])
-    await to_an_edit(bot, players, tid)
-    table = bot.last_table_message()
-    outage = Outage(bot.lb, table)
-    assert await players.step()
+    tid, players, table, outage = await edit_refused(bot)
     feeds = bot.bot.messages.feeds
-    assert outage.refused == 1 and feeds.retrying(tid)
     outage.down = False
     await bot.abandon(ANN)  # the table closes: its message says so, and loses its buttons
     assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
@@ -177,13 +172,7 @@ async def test_a_new_turn_refused_by_discord_s_trouble_is_edited_in_later(
     tid = await open_table(bot, ANN, [BOB])
     players = Players(bot, tid, [ANN, BOB])
     svc = bot.bot.service
-    for _ in range(3000):  # up to the move that ends a person's turn
-        state = (await svc.tables.load(tid)).game
-        action = make_agent("heuristic", state.step).choose(observe(state, state.current))
-        after = apply(state, action)[0]
-        if (after.round, after.turn) != (state.round, state.turn) and after.winner is None:
-            break
-        assert await players.step()
+    await before_a_turn_ends(players)
     table = bot.last_table_message()
     posts, edits_ = Outage(bot.lb, None), Outage(bot.lb, table)
     assert await players.step()

@@ -128,10 +128,10 @@ def read_defaults(row: Row) -> ServerDefaults:
     setting them again."""
     abilities, timer, level, undo, threads = row
     base = ServerDefaults()
-    return ServerDefaults(_or(as_flag, abilities, "abilities", base.abilities),
+    return ServerDefaults(_or(any_number_set, abilities, "abilities", base.abilities),
                           _or(as_int, timer, "timer", base.timer),
                           next((lv for lv in LEVELS if lv == level), DEFAULT_LEVEL),
-                          _or(as_flag, undo, "undo", base.undo),
+                          _or(any_number_set, undo, "undo", base.undo),
                           _or(opt_flag, threads, "threads", base.threads))
 
 
@@ -205,6 +205,14 @@ def as_flag(value: object, column: str) -> bool:
     if isinstance(value, bool):
         return value
     if value in (0, 1) and isinstance(value, int):
+        return bool(value)
+    raise ValueError(f"{column} {value!r:.40}")
+
+
+def any_number_set(value: object, column: str) -> bool:
+    """A yes/no setting written as a number, any number but 0 reading as set (as it always
+    did); ValueError naming the column when it holds no number."""
+    if isinstance(value, bool | int):
         return bool(value)
     raise ValueError(f"{column} {value!r:.40}")
 
