@@ -5,6 +5,7 @@ class here and a parameter in ``conftest.py``."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import sqlite3
@@ -99,13 +100,15 @@ class SqliteBackend:
             con.close()
 
     async def damage_table(self, store: Storage, table_id: int, **columns: object) -> None:
-        """Overwrite columns of the ``tables`` row ``table_id``."""
-        self._update("tables", "id", table_id, columns)
+        """Overwrite columns of the ``tables`` row ``table_id`` (in a thread: a bot running in
+        this event loop may be in the middle of a write, which it must be able to finish)."""
+        await asyncio.to_thread(self._update, "tables", "id", table_id, columns)
         forget(store)
 
     async def damage_settings(self, store: Storage, guild_id: int, **columns: object) -> None:
-        """Overwrite columns of the ``settings`` row of ``guild_id``."""
-        self._update("settings", "guild_id", guild_id, columns)
+        """Overwrite columns of the ``settings`` row of ``guild_id`` (in a thread, as
+        :meth:`damage_table`)."""
+        await asyncio.to_thread(self._update, "settings", "guild_id", guild_id, columns)
         forget(store)
 
     def _update(self, table: str, key: str, value: int, columns: dict[str, object]) -> None:
