@@ -127,7 +127,7 @@ def run(argv: list[str]) -> int:
     if cmd == "python":
         return child([str(PY), *rest])
     print(__doc__)
-    return 0 if cmd == "help" else 2
+    return 0 if cmd in ("help", "-h", "--help") else 2
 
 
 if __name__ == "__main__":
