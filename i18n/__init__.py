@@ -22,6 +22,9 @@ Two things a plain ``str.format`` cannot do are handled here, so translators wri
 * **French typography.** In French, the space before ``: ; ! ?`` and inside ``« »`` becomes a
   no-break space, and ``de``/``que`` before a parameter starting with a vowel are elided
   (``la main d'Aderyn``), so translations can be written with ordinary spaces.
+* **Czech prepositions.** *z*, *s*, *k*, *v* before a number (a parameter that is one, or digits)
+  take their vocalised form when the number's spoken word needs it: ``z {hp}`` gives "z 5" but
+  "ze 3" (ze tří), "ze 7" (ze sedmi), so a translation writes the plain preposition.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from typing import Union
 
 from msgspec import Struct
 
-from i18n.grammar import Name, agree, inflect, name_entry
+from i18n.grammar import Name, agree, czech_preposition, inflect, name_entry
 
 __all__ = [
     "DEFAULT_LOCALE", "LOCALES", "LOCALE_NAMES", "Msg", "PLURAL_FORMS", "Param", "catalog",
@@ -195,6 +198,21 @@ def _french(template: str, values: Mapping[str, object]) -> str:
     return _ELIDABLE.sub(elide, template)
 
 
+_CZ_PREPOSITION = re.compile(r"(?<!\w)([ZzSsKkVv]) (?:\{(\w+)\}|(\d+))")
+
+
+def _czech(template: str, values: Mapping[str, object]) -> str:
+    """Vocalise ``z s k v`` before a number parameter or digits (``z {hp}``: "ze 3", "ze 7")."""
+
+    def vocalise(m: re.Match[str]) -> str:
+        value = values.get(m[2]) if m[2] else int(m[3])
+        if not isinstance(value, int) or isinstance(value, bool):
+            return m[0]
+        return czech_preposition(m[1], value) + m[0][1:]
+
+    return _CZ_PREPOSITION.sub(vocalise, template)
+
+
 def _typography(text: str) -> str:
     """French no-break spaces before ``: ; ! ? »`` and after ``«``."""
     text = _FR_SPACE_BEFORE.sub("\u00a0\\1", text)
@@ -259,6 +277,8 @@ def _render(m: Msg, loc: str, form: str | None) -> str:
         text = _FORM.sub(lambda f: _asked(m, f[1], f[2], loc, loc_text), text)
     if loc_text == "fr":
         text = _typography(_french(text, values) if values else text)
+    elif loc_text == "cs" and " " in text:
+        text = _czech(text, values)
     if not m.params:
         return text
     try:

@@ -31,6 +31,10 @@ A value with no grammar (a player's name) takes no article: ``of`` gives "de Bob
 gender with a select: ``{monster:m=le|f=la}`` gives "le" for a masculine monster, "la" for a
 feminine one (options ``m``, ``f``, ``n``, and ``pl`` for a plural name; a gender the select does
 not list, or a value with no grammar, takes its first option).
+
+**Czech prepositions before a number.** *z*, *s*, *k* and *v* take their vocalised form (*ze*,
+*se*, *ke*, *ve*) before a number read with a sound that needs it: "ze 3" (ze tří), "ze 7" (ze
+sedmi), "ke 2" (ke dvěma), but "z 5" (z pěti), "k 7" (k sedmi); :func:`czech_preposition`.
 """
 
 from __future__ import annotations
@@ -39,7 +43,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["CASES", "FORMS", "GENDERS", "NUMBERS", "Name", "agree", "inflect", "name_entry"]
+__all__ = ["CASES", "FORMS", "GENDERS", "NUMBERS", "Name", "agree", "czech_preposition", "inflect",
+           "name_entry"]
 
 #: The forms a placeholder may ask of a name.
 FORMS = ("the", "of", "to", "a")
@@ -138,3 +143,39 @@ def agree(spec: str, name: Name | None) -> str:
 def _capital(text: str, form: str) -> str:
     """Capitalise ``text`` when the form was written capitalised (``{monster:The}``)."""
     return text[:1].upper() + text[1:] if form[:1].isupper() else text
+
+
+#: Numbers below 20 whose Czech word starts with a consonant cluster (dva, tři, čtyři, dvanáct,
+#: třináct, čtrnáct) or with s/š (šest, sedm, šestnáct, sedmnáct); 20 to 90 by their tens digit.
+_CLUSTER = frozenset({2, 3, 4, 12, 13, 14})
+_SIBILANT = frozenset({6, 7, 16, 17})
+
+
+def _spoken_start(n: int) -> str:
+    """How the Czech words for ``n`` start (cardinal or ordinal, any case): ``cluster`` (dvou,
+    tří, čtyř, sta, druhém...), ``sibilant`` (šesti, sedmi...) or ``plain`` (jedné, pěti,
+    tisíce...)."""
+    if n < 0:
+        return "plain"  # minus
+    for scale in (10**9, 10**6, 1000):  # miliarda, milion, tisíc: read from the count of them
+        if n >= scale:
+            if n // scale == 1:
+                return "plain"
+            n //= scale
+            break
+    if n >= 100:
+        if n // 100 == 1:
+            return "cluster"  # sto
+        n //= 100  # dvě stě, tři sta, šest set...
+    elif n >= 20:
+        n //= 10  # dvacet, třicet, čtyřicet, šedesát, sedmdesát...
+    return "cluster" if n in _CLUSTER else "sibilant" if n in _SIBILANT else "plain"
+
+
+def czech_preposition(preposition: str, number: int) -> str:
+    """The Czech ``preposition`` (z, s, k, v, any case) in the form it takes before ``number``:
+    *ze*/*se* before a cluster or s/š, *ke*/*ve* before a cluster, else as written."""
+    start = _spoken_start(number)
+    if start == "cluster" or (start == "sibilant" and preposition.lower() in ("z", "s")):
+        return preposition + "e"
+    return preposition

@@ -12,6 +12,7 @@ from types import ModuleType
 import pytest
 
 from i18n import catalog, msg, translate
+from i18n.grammar import czech_preposition
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -105,3 +106,28 @@ def test_a_fight_against_the_lord_names_the_lord(locale: str, lord: str) -> None
     assert any(line.endswith(lord) for line in fights), fights[-3:]
     assert not [line for line in fights if re.search(r"\bX\)", line)]
     assert any(re.search(r"\((level|niveau|patro) II\)\.$", line) for line in fights)
+
+
+@pytest.mark.parametrize(("hp", "preposition"), [
+    (1, "z"), (2, "ze"), (3, "ze"), (4, "ze"), (5, "z"), (6, "ze"), (7, "ze"), (8, "z"),
+    (10, "z"), (12, "ze"), (15, "z"), (17, "ze"), (20, "ze"), (50, "z"), (100, "ze")])
+def test_czech_z_before_a_number_is_vocalised_as_the_number_is_read(hp: int,
+                                                                     preposition: str) -> None:
+    """"ze 3" (ze tří), "ze 7" (ze sedmi), but "z 5" (z pěti): the lost fight's hits."""
+    text = translate(msg("event.lost", who="Eva", attack=1, hp=hp, monster=msg("card.m3-20")),
+                     "cs")
+    assert f" jen 1 {preposition} {hp} potřebných zásahů: nestvůra Nága odolává." in text
+
+
+@pytest.mark.parametrize(("preposition", "number", "expected"), [
+    ("k", 2, "ke"), ("k", 7, "k"), ("v", 3, "ve"), ("v", 6, "v"), ("s", 6, "se"), ("S", 4, "Se"),
+    ("s", 1, "s"), ("z", 1000, "z"), ("z", 2000, "ze"), ("z", 600, "ze"), ("k", 5, "k")])
+def test_czech_prepositions_before_numbers(preposition: str, number: int, expected: str) -> None:
+    assert czech_preposition(preposition, number) == expected
+
+
+@pytest.mark.parametrize(("pages", "text"), [(3, "Strana 1 ze 3"), (5, "Strana 1 z 5"),
+                                             (7, "Strana 1 ze 7")])
+def test_czech_pages_say_ze_where_the_number_needs_it(pages: int, text: str) -> None:
+    assert translate(msg("ratings.board.page", page=1, pages=pages), "cs") == text
+    assert translate(msg("ratings.board.page", page=1, pages=pages), "en").startswith("Page 1")
