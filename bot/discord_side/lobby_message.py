@@ -42,17 +42,21 @@ log = logging.getLogger("karak.bot")
 
 class LobbyMessages:
     """Posts and edits the lobby message of every table (``vanished``: told of a request to a
-    channel that failed, it says whether Discord found the channel deleted, and then has its
-    tables closed: :meth:`~bot.discord_side.threads.MatchThreads.vanished`)."""
+    channel that failed, and of the channel's server, it says whether Discord found the
+    channel deleted, and then has its tables closed:
+    :meth:`~bot.discord_side.threads.MatchThreads.vanished`; ``locked``: told of a thread a
+    lobby was opened in found locked, :meth:`~bot.discord_side.threads.MatchThreads.locked`)."""
 
     def __init__(self, client: discord.Client, service: GameService, pace: ChannelPace,
                  feeds: Feeds,
-                 vanished: Callable[[int, discord.HTTPException], bool] | None = None) -> None:
+                 vanished: Callable[[int, discord.HTTPException, int | None, int | None], bool]
+                 | None = None, locked: Callable[[int], None] | None = None) -> None:
         self.client = client
         self.service = service
         self.pace = pace
         self.feeds = feeds
         self.vanished = vanished
+        self.locked = locked
 
     async def edit(self, interaction: discord.Interaction[Any] | None,
                    record: TableRecord) -> None:
@@ -76,19 +80,21 @@ class LobbyMessages:
                     view: discord.ui.LayoutView) -> None:
         """Edit the lobby message ``message_id`` of ``record`` to ``view``. A lobby opened in a
         thread that was archived since (idle for a while, or by a moderator: Discord refuses
-        edits there) is taken out of the archive, and the edit tried once more."""
+        edits there) is taken out of the archive, and the edit tried once more (a thread a
+        moderator locked is not: :attr:`locked` is told)."""
         message = lobby_channel(self.client, record).get_partial_message(message_id)
 
         async def edit() -> None:
             await self.pace.request(record.channel_id)
             await message.edit(view=view, allowed_mentions=NO_MENTIONS)
 
-        await unarchived(self.client, record.channel_id, edit)
+        await unarchived(self.client, record.channel_id, edit, self.locked)
 
     def _gone(self, record: TableRecord, exc: discord.HTTPException) -> bool:
         """True when ``exc`` says the table's channel was deleted (its tables then end with
         it: nothing is to be posted there any more)."""
-        return self.vanished is not None and self.vanished(record.channel_id, exc)
+        return self.vanished is not None and self.vanished(record.channel_id, exc, None,
+                                                           record.guild_id)
 
     async def show(self, record: TableRecord) -> TableRecord:
         """Bring a lobby's message up to date, posting it in the table's channel when it was

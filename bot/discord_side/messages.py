@@ -38,7 +38,7 @@ from bot.discord_side.feed import Feeds, Job, undelivered
 from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.shown import Shown, Slot
-from bot.discord_side.threads import MatchThreads
+from bot.discord_side.threads import ARCHIVED, MatchThreads
 from bot.discord_side.ui.hand import hand_view
 from bot.discord_side.ui.table import moved_view, table_view, to_move
 from bot.discord_side.uploads import ImageFile
@@ -207,7 +207,8 @@ class Messages:
         is gone or refuses edits); it pings the person who must play. The older message is
         deleted (``below``: lines under the headline, such as the end's rating changes). When
         the table's thread or channel is found deleted, its tables end as abandoned
-        (``threads.gone``)."""
+        (``threads.gone``); so do its server's when the bot was removed from it
+        (``threads.left``)."""
         payload = await self.table_payload(record, headline=headline, summary=summary,
                                            below=below)
         await self.pace.request(self.threads.where(record))
@@ -216,8 +217,8 @@ class Messages:
             message = await self.channel(record).send(
                 view=payload.view, files=payload.uploads(),
                 allowed_mentions=MENTIONS if pings else NO_MENTIONS)
-        except discord.NotFound as exc:
-            self.threads.lost(record, exc)  # its thread or channel deleted while away
+        except discord.HTTPException as exc:
+            self.threads.lost(record, exc)  # its thread, channel or server gone while away
             raise
         self.shown.remember((record.id, None, record.locale), message, payload.keys,
                             record.version)
@@ -273,7 +274,8 @@ class Messages:
                          payload: Payload | None = None) -> None:
         """Bring the table message up to date (with ``payload`` when it is drawn already),
         drawing its picture only when it changed; when Discord will not edit it any more (gone,
-        too old, refused), post it afresh (unless ``repost`` is false)."""
+        too old, refused), post it afresh (unless ``repost`` is false; nor in a thread still
+        archived, which a moderator locked: its match ends)."""
         if record.message_id is None:
             if repost:
                 await self._afresh(record)
@@ -294,7 +296,7 @@ class Messages:
             return
         except discord.HTTPException as exc:
             self.shown.drop(slot)
-            if transient(exc) or not repost:
+            if transient(exc) or not repost or exc.code == ARCHIVED:  # locked: not posted in
                 raise
             log.info("table %s: its message refuses edits (%s); posting it again", record.id,
                      exc.code or exc.status)

@@ -23,7 +23,7 @@ from bot.game.play import Outcome
 from bot.game.refusals import Refusal
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
-from bot.storage.records import TableRecord
+from bot.storage.records import TableRecord, shard_of
 from engine import Undo
 from i18n import Msg, msg
 
@@ -180,12 +180,14 @@ async def server_left(service: GameService, messages: Messages, scheduler: Sched
 
 
 async def found_deleted(service: GameService, messages: Messages, scheduler: Scheduler,
-                        channel_id: int, parent: int | None, by: int) -> None:
-    """A request found channel (or thread) ``channel_id`` deleted, a deletion the bot did not
-    hear (it was stopped): its tables are closed as when it is heard (:func:`channel_deleted`).
-    For a table's thread (of channel ``parent``), Discord is asked about its channel first:
-    when that is gone as well, the channel's deletion is what is handled (its tournament
-    cancelled before its matches close, and no channel's line written)."""
+                        channel_id: int, parent: int | None, by: int,
+                        ending: str = "deleted") -> None:
+    """A request found channel (or thread) ``channel_id`` deleted, or (``ending`` "locked")
+    thread ``channel_id`` locked, what the bot did not hear (it was stopped): its tables are
+    closed as when it is heard (:func:`channel_deleted`). For a table's thread (of channel
+    ``parent``), Discord is asked about its channel first: when that is gone as well, the
+    channel's deletion is what is handled (its tournament cancelled before its matches close,
+    and no channel's line written)."""
     line = True
     if parent is not None:
         try:
@@ -195,7 +197,26 @@ async def found_deleted(service: GameService, messages: Messages, scheduler: Sch
                 channel_id, line = parent, False
         except discord.HTTPException as exc:  # not told: the thread alone, as it stands
             log.info("could not look up channel %s (%s)", parent, exc.status)
-    await channel_deleted(service, messages, scheduler, channel_id, by, line)
+    await channel_deleted(service, messages, scheduler, channel_id, by, line, ending)
+
+
+async def found_left(service: GameService, messages: Messages, scheduler: Scheduler,
+                     guild_id: int, by: int) -> bool:
+    """A request to a channel of server ``guild_id`` answered Missing Access: once the bot is
+    ready (it then knows every server it is in), when it is in that server no more (removed
+    while it was stopped, so no removal was heard), the server's tables and tournaments are
+    closed as when the removal is heard (:func:`server_left`). True when they were; False for
+    a server the bot is in (a channel it may not see) or that its shards here do not hear."""
+    client = messages.client
+    await client.wait_until_ready()
+    ids = getattr(client, "shard_ids", None)
+    count = getattr(client, "shard_count", None)
+    if ids is not None and count is not None and shard_of(guild_id, count) not in ids:
+        return False
+    if client.get_guild(guild_id) is not None:
+        return False
+    await server_left(service, messages, scheduler, guild_id, by)
+    return True
 
 
 def take_back_notice(outcomes: Sequence[Outcome]) -> Msg | None:
@@ -207,4 +228,5 @@ def take_back_notice(outcomes: Sequence[Outcome]) -> Msg | None:
     return told[-1] if told else None
 
 
-__all__ = ["Poster", "channel_deleted", "found_deleted", "server_left", "take_back_notice"]
+__all__ = ["Poster", "channel_deleted", "found_deleted", "found_left", "server_left",
+           "take_back_notice"]

@@ -3,8 +3,8 @@ the channel (who plays, then how it ended, with the thread's link), whether the 
 threads where a table is opened, and taking an archived thread out of the archive;
 :class:`MatchThreads` opens a starting match's thread, writes the channel's line, links a
 rematch from the old match's thread, knows where each table's messages go, and tells when a
-request found a table's thread or channel deleted (while the bot was away, it heard no
-deletion).
+request found a table's thread or channel deleted, its thread locked, or its server's channels
+out of reach (while the bot was away, it heard no deletion, lock or removal).
 
 A table opened with threads on (:attr:`~bot.storage.records.TableRecord.threaded`) keeps its
 lobby message in the channel; at Start the match moves to a public thread created from that
@@ -43,6 +43,9 @@ T = TypeVar("T")
 THREAD_NEEDS = ("create_public_threads", "send_messages_in_threads")
 #: Discord's JSON error code for an act refused in an archived thread (an edit, a deletion).
 ARCHIVED = 50083
+#: Discord's JSON error code for a request about a channel the bot may not see (also every
+#: channel of a server the bot was removed from).
+MISSING_ACCESS = 50001
 #: The longest thread name Discord takes.
 NAME_LIMIT = 100
 
@@ -117,30 +120,42 @@ def thread_missing(interaction: discord.Interaction[Any]) -> list[str]:
     return [p for p in THREAD_NEEDS if not getattr(have, p)]
 
 
-async def unarchive(client: discord.Client, thread_id: int) -> None:
+async def unarchive(client: discord.Client, thread_id: int) -> bool:
     """Take thread ``thread_id`` out of the archive (Discord refuses edits and deletions in an
-    archived thread; a post would unarchive it by itself)."""
+    archived thread; a post would unarchive it by itself). False, the thread left as it is,
+    when a moderator locked it (it is theirs to reopen)."""
     thread = client.get_channel(thread_id)
     if not isinstance(thread, discord.Thread):
         fetched = await client.fetch_channel(thread_id)
         if not isinstance(fetched, discord.Thread):
-            return
+            return True
         thread = fetched
+    if thread.locked:
+        return False
     await thread.edit(archived=False)
+    return True
 
 
 async def unarchived(client: discord.Client, thread_id: int | None,
-                     act: Callable[[], Awaitable[T]]) -> T:
+                     act: Callable[[], Awaitable[T]],
+                     locked: Callable[[int], None] | None = None) -> T:
     """``act`` (an edit or deletion in thread ``thread_id``; None: not in a thread); when
     Discord refuses it because a moderator (or Discord, after a while without messages)
-    archived the thread, the thread is taken out of the archive and ``act`` tried once more."""
+    archived the thread, the thread is taken out of the archive and ``act`` tried once more.
+    A thread a moderator locked is left archived: ``locked`` is told its id (a lock the bot
+    did not hear, made while it was stopped), and Discord's refusal raised."""
     try:
         return await act()
     except discord.HTTPException as exc:
         if exc.code != ARCHIVED or thread_id is None:
             raise
+        refused = exc
     log.info("thread %s was archived; unarchiving it", thread_id)
-    await unarchive(client, thread_id)
+    if not await unarchive(client, thread_id):
+        log.info("thread %s is locked", thread_id)
+        if locked is not None:
+            locked(thread_id)
+        raise refused
     return await act()
 
 
@@ -149,14 +164,19 @@ class MatchThreads:
     thread, the channel's line of a match played in one, and the link to a rematch."""
 
     def __init__(self, client: discord.Client, service: GameService, pace: ChannelPace,
-                 feeds: Feeds, gone: Callable[[int, int | None], None] | None = None) -> None:
+                 feeds: Feeds, gone: Callable[[int, int | None, str], None] | None = None,
+                 left: Callable[[int], None] | None = None) -> None:
         self.client = client
         self.service = service
         self.pace = pace
         self.feeds = feeds
-        #: told the id of a channel or thread a request found deleted (its tables then end as
-        #: when the deletion is heard), and for a table's thread the channel it belongs to
+        #: told the id of a channel or thread a request found deleted, or of a thread found
+        #: locked (its tables then end as when the deletion or the lock is heard), for a
+        #: table's thread the channel it belongs to, and how it ended ("deleted", "locked")
         self.gone = gone
+        #: told the id of a server one of whose tables' channels answered Missing Access (the
+        #: bot may have been removed from it while it was stopped)
+        self.left = left
         self._threads: dict[int, int] = {}  # table -> the thread its match moved to
 
     def where(self, record: TableRecord) -> int:
@@ -173,24 +193,35 @@ class MatchThreads:
         """``act`` (an edit or deletion where the table's messages go), tried again once the
         thread they go to (the match's own, or the thread the table was opened in) is taken out
         of the archive when Discord refuses it there (:func:`unarchived`)."""
-        return await unarchived(self.client, self.where(record), act)
+        return await unarchived(self.client, self.where(record), act, self.locked)
+
+    def locked(self, thread_id: int) -> None:
+        """A request found thread ``thread_id`` locked by a moderator (while the bot was
+        away, it heard no lock): :attr:`gone` is told, its tables end as on a lock heard."""
+        if self.gone is not None:
+            self.gone(thread_id, None, "locked")
 
     def lost(self, record: TableRecord, exc: discord.HTTPException) -> None:
         """A request for the table's messages failed with ``exc``: when Discord says where
         they go (the table's thread, else its channel) no longer exists (deleted while the bot
-        was away, so no deletion was heard), :attr:`gone` is told."""
-        self.vanished(self.where(record), exc, record.channel_id)
+        was away, so no deletion was heard), :attr:`gone` is told; when it says the bot may
+        not reach it, :attr:`left` may be (:meth:`vanished`)."""
+        self.vanished(self.where(record), exc, record.channel_id, record.guild_id)
 
     def vanished(self, channel_id: int, exc: discord.HTTPException,
-                 parent: int | None = None) -> bool:
+                 parent: int | None = None, guild_id: int | None = None) -> bool:
         """A request to channel (or thread) ``channel_id`` failed with ``exc``: True when
         Discord says it no longer exists, and then :attr:`gone` is told (with ``parent``, the
-        channel a table's thread belongs to, which may be gone as well)."""
+        channel a table's thread belongs to, which may be gone as well). When Discord answers
+        Missing Access for a channel of server ``guild_id``, :attr:`left` is told the server
+        (which closes its tables when the bot is in it no more)."""
+        if exc.code == MISSING_ACCESS and guild_id is not None and self.left is not None:
+            self.left(guild_id)
         if exc.code != UNKNOWN_CHANNEL:
             return False
         log.info("channel %s is gone", channel_id)
         if self.gone is not None:
-            self.gone(channel_id, None if parent == channel_id else parent)
+            self.gone(channel_id, None if parent == channel_id else parent, "deleted")
         return True
 
     async def _tournament(self, record: TableRecord) -> tuple[str, int] | None:
@@ -283,7 +314,7 @@ class MatchThreads:
             await self.pace.request(record.channel_id)
             await message.edit(view=view, attachments=[], allowed_mentions=NO_MENTIONS)
         except discord.HTTPException as exc:
-            if not self.vanished(record.channel_id, exc):  # gone: its tables end with it
+            if not self.vanished(record.channel_id, exc, guild_id=record.guild_id):
                 log.warning("could not write the channel's line of table %s (%s)", record.id,
                             exc.status)
 
@@ -311,6 +342,6 @@ class MatchThreads:
         self._threads.pop(table, None)
 
 
-__all__ = ["ARCHIVED", "THREAD_NEEDS", "UNKNOWN_CHANNEL", "MatchThreads", "in_thread", "line",
-           "line_view", "players", "thread_link", "thread_missing", "thread_name", "unarchive",
-           "unarchived"]
+__all__ = ["ARCHIVED", "MISSING_ACCESS", "THREAD_NEEDS", "UNKNOWN_CHANNEL", "MatchThreads",
+           "in_thread", "line", "line_view", "players", "thread_link", "thread_missing",
+           "thread_name", "unarchive", "unarchived"]

@@ -29,7 +29,7 @@ from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.messages import Messages
 from bot.discord_side.pace import GLOBAL_LIMIT, ChannelPace, process_pace, process_part
 from bot.discord_side.past import PastMatches, lapse_offers, summary_of
-from bot.discord_side.poster import Poster, found_deleted
+from bot.discord_side.poster import Poster, found_deleted, found_left
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.reminders import POLL as REMINDER_POLL
 from bot.discord_side.reminders import Reminders
@@ -96,15 +96,40 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
         channel_pace = pace or process_pace(part)
         feeds = Feeds(tasks, channel_pace, service.clock)
 
-        def channel_gone(channel: int, parent: int | None) -> None:
-            """A request found a table's thread (of channel ``parent``) or channel deleted:
-            its tables end as when the deletion is heard."""
+        def channel_gone(channel: int, parent: int | None, ending: str) -> None:
+            """A request found a table's thread (of channel ``parent``) or channel deleted, or
+            (``ending`` "locked") its thread locked: its tables end as when that is heard."""
             assert client.user is not None
             tasks.spawn(found_deleted(service, messages, scheduler, channel, parent,
-                                      client.user.id), f"channel-deleted-{channel}")
+                                      client.user.id, ending), f"channel-{ending}-{channel}")
 
-        threads = MatchThreads(client, service, channel_pace, feeds, gone=channel_gone)
-        lobby = LobbyMessages(client, service, channel_pace, feeds, vanished=threads.vanished)
+        looking: set[int] = set()  # servers looked up now, or found to have removed the bot
+
+        def server_gone(guild: int) -> None:
+            """A request to a table's channel in server ``guild`` answered Missing Access:
+            when the bot is in the server no more, its tables end as when the removal is heard
+            (the server looked up once for the many requests that fail together)."""
+            assert client.user is not None
+            if guild in looking:
+                return
+            looking.add(guild)
+
+            async def look() -> None:
+                assert client.user is not None
+                left = False
+                try:
+                    left = await found_left(service, messages, scheduler, guild,
+                                            client.user.id)
+                finally:
+                    if not left:  # the bot is there: a later refusal looks again
+                        looking.discard(guild)
+
+            tasks.spawn(look(), f"server-left-{guild}")
+
+        threads = MatchThreads(client, service, channel_pace, feeds, gone=channel_gone,
+                               left=server_gone)
+        lobby = LobbyMessages(client, service, channel_pace, feeds, vanished=threads.vanished,
+                              locked=threads.locked)
         messages = Messages(client, service, pictures, tasks, channel_pace, feeds, threads,
                             lobby)
         hints_given = GivenHints(clock=service.clock)

@@ -3,7 +3,8 @@ Discord sends CHANNEL_DELETE alone (nothing of the channel's threads), and every
 opened there (played in the channel, in the match's own thread, or in a thread people opened)
 is closed as when its thread is deleted: abandoned, its log kept, not rated while someone had not
 moved, its turn timer and AI seats stopped, and nothing sent to the gone channel. A channel
-deleted while the bot was stopped is found by the first request to it after the restart. A
+deleted while the bot was stopped is found by the first request to it after the restart, and so
+is a server that removed the bot meanwhile (Missing Access, the bot in it no more). A
 tournament held in a deleted channel is cancelled: its round's matches are closed and no
 further round is seated."""
 from __future__ import annotations
@@ -201,3 +202,53 @@ async def test_a_server_that_removed_the_bot_has_its_tables_and_tournaments_clos
     assert not calls  # nothing sent to the server that removed the bot
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
+
+
+async def test_a_server_that_removed_the_bot_while_it_was_away_is_found_at_its_restart(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """The bot is removed from a server while it is stopped (no GUILD_DELETE heard): the first
+    request to one of its tables' channels answers Missing Access, the bot is in that server
+    no more, and its tables and tournaments are closed as on a removal heard live; AI seats
+    and turn timers no longer play there, and the bot's other servers play on."""
+    db = tmp_path / "k.db"
+    club = lb.create_guild("Goblin Den")
+    games = lb.create_channel(club, "games")
+    h = await LiveBot.start(lb, db, TinyRenderer(), clock=clock, thinking=Thinking(workers=0),
+                            threads=True)
+    try:
+        threaded, thread = await started(h, ANN, channel=games)  # an AI seat plays next
+        assert await ThreadPlayers(h, threaded, [ANN], thread).step()
+        other = h.lb.create_channel(club, "more games")
+        await h.command(BOB, "new", channel=other, thread=False, timer=60)
+        here = table_id(h.public(other)[-1])
+        await h.click(EVE, h.public(other)[-1], LobbyButton.id_for(here, "join", None))
+        await start_lobby(h, h.public(other)[-1], BOB, ai=0)
+        lobbies = h.lb.create_channel(club, "lobbies")
+        await h.command(EVE, "new", channel=lobbies)
+        lobby = table_id(h.public(lobbies)[-1])
+        await h.command(ADMIN, "tournament new", channel=games, name="Autumn Cup")
+        autumn = (await h.bot.service.tournaments.open_in(club.id))[-1].id
+        await h.command(ANN, "new")  # a lobby in the server the bot stays in
+        stays = table_id(h.public()[-1])
+        kept = {t: await h.store.action_log(t) for t in (threaded, here)}
+    finally:
+        await h.stop()
+    lb.remove_guild(club)
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock,
+                                thinking=Thinking(workers=0), threads=True)
+    try:
+        await again.settle()
+        for table in (threaded, here, lobby):  # found by the first request to its channel
+            assert (await again.bot.service.tables.load(table)).status == "abandoned"
+            assert not again.bot.scheduler.busy(table)
+        for table, log in kept.items():
+            assert await again.store.action_log(table) == log
+        assert (await again.bot.service.tournaments.view(autumn)).record.status == "cancelled"
+        assert (await again.bot.service.tables.load(stays)).status == "lobby"
+        calls = record_requests(lb)
+        clock.now += 3600  # the match's turn timer no longer runs out
+        await again.bot.scheduler.check_timers()
+        await again.settle()
+        assert await again.store.action_log(here) == kept[here] and not calls
+    finally:
+        await again.stop()

@@ -239,6 +239,48 @@ async def test_a_thread_deleted_while_the_bot_was_away_ends_its_match_as_abandon
         await again.stop()
 
 
+@pytest.mark.parametrize("manage", [False, True])
+async def test_a_thread_locked_while_the_bot_was_away_ends_its_match_at_its_restart(
+        lb: Loopback, tmp_path: Path, clock: Clock, manage: bool) -> None:
+    """A moderator locks a match's thread, and a thread with a lobby in it, while the bot is
+    stopped (no THREAD_UPDATE heard): the first request to each after the restart finds it
+    locked, and its table ends as on a lock heard live, whether or not the bot may manage
+    threads; the threads are left locked and archived, as the moderator left them."""
+    db = tmp_path / "k.db"
+    h = await LiveBot.start(lb, db, TinyRenderer(), clock=clock, thinking=Thinking(workers=0),
+                            threads=True)
+    try:
+        tid, thread = await started(h)
+        assert await ThreadPlayers(h, tid, [ANN], thread).step()
+        lobby = h.lb.starter(thread)
+        assert lobby is not None
+        kept = await h.store.action_log(tid)
+        chat = h.lb.create_thread(h.channel, "chat")  # a thread people opened: a lobby in it
+        await h.command(BOB, "new", channel=chat)
+        in_chat = table_id(h.public(chat)[-1])
+    finally:
+        await h.stop()
+    lb.archive_thread(thread, locked=True)
+    lb.archive_thread(chat, locked=True)
+    if not manage:
+        h.channel.bot_permissions &= ~MANAGE_THREADS
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock,
+                                thinking=Thinking(workers=0), threads=True)
+    try:
+        assert (await again.bot.service.tables.load(tid)).status == "abandoned"
+        assert await again.store.action_log(tid) == kept
+        assert lb.message(lobby.id).text().startswith(
+            "The match between Ann and 1 AI was abandoned: a moderator locked its thread. "
+            "Its log is kept →")
+        assert thread.locked and thread.archived and chat.locked and chat.archived
+        assert (await again.bot.service.tables.load(in_chat)).status == "abandoned"
+        assert not again.bot.scheduler.busy(tid)
+        await again.command(ANN, "new")  # the channel is free for a new match
+        assert again.public()[-1].custom_ids()
+    finally:
+        await again.stop()
+
+
 async def test_a_rematch_offered_in_a_locked_thread_stands_and_its_people_are_told(
         h: LiveBot, caplog: pytest.LogCaptureFixture) -> None:
     tid = await finished_match(h.store, played(2), threaded=True)
