@@ -248,8 +248,10 @@ async def test_two_processes_running_one_shard_say_so_in_the_health_check(
             p.bot.scheduler.leases.shards = Shards(1, (0,))
         await until(time, (one, two), lambda: _reported(one, two), "the report")
         said = [line for p in (one, two) for line in p.bot.tasks.failures.unhealthy()]
-        assert len(said) == 1 and said[0].startswith(f"{SHARDS} failing")
-        assert "KARAK_SHARD_IDS" in said[0]
+        # the first to find the other out says so; on a busy machine both passes may overlap,
+        # and then both processes say it (each is set wrong)
+        assert said and all(line.startswith(f"{SHARDS} failing") and "KARAK_SHARD_IDS" in line
+                            for line in said), said
         holder = one if one.held else two
         await until(time, (one, two), lambda: _true(time.now > TIMER), "a minute")
         assert holder.held == [tid] and (two if holder is one else one).held == []
