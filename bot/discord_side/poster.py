@@ -23,7 +23,7 @@ from bot.game.play import Outcome
 from bot.game.refusals import Refusal
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
-from bot.storage.records import TableRecord, shard_of
+from bot.storage.records import Shards, TableRecord
 from engine import Undo
 from i18n import Msg, msg
 
@@ -211,7 +211,7 @@ async def found_left(service: GameService, messages: Messages, scheduler: Schedu
     await client.wait_until_ready()
     ids = getattr(client, "shard_ids", None)
     count = getattr(client, "shard_count", None)
-    if ids is not None and count is not None and shard_of(guild_id, count) not in ids:
+    if ids is not None and count is not None and not Shards(count, tuple(ids)).hear(guild_id):
         return False
     if client.get_guild(guild_id) is not None:
         return False
