@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from bot.game.lobby import Lobby
+from bot.game.people import forgotten
 from bot.game.refusals import Refusal
 from bot.game.seats import MIN_SEATS
 from bot.game.tables import Tables
@@ -55,8 +56,9 @@ def lapse(record: TableRecord) -> float:
 
 
 def people(record: TableRecord) -> tuple[int, ...]:
-    """The people who held a seat at the table (a seat the AI finished still counts)."""
-    return tuple([s.user for s in record.seats if s.user is not None])
+    """The people who held a seat at the table (a seat the AI finished still counts), but
+    those forgotten since (nobody can be ready, or host, in their place)."""
+    return tuple([s.user for s in record.seats if s.user is not None and not forgotten(s.user)])
 
 
 def host_of(record: TableRecord, offer: RematchOffer) -> int:
@@ -177,7 +179,8 @@ class Rematches:
         every setting of the table (:data:`SETTINGS`; its host as :func:`host_of` says)."""
         seats = [SeatInfo(user=s.user, name=s.name, hero=s.hero, level=s.level)
                  if s.user is not None else s.model_copy(update={"timeouts": 0})
-                 for s in record.seats if s.user is None or s.user in offer.ready]
+                 for s in record.seats
+                 if s.user is None or s.user in offer.ready and s.user in people(record)]
         if len(seats) < MIN_SEATS:
             raise Refusal(msg("rematch.error.too_few", min=MIN_SEATS), record)
         await self._channel_free(record)

@@ -245,3 +245,30 @@ async def test_rematch_clicked_by_two_at_once_posts_one_offer(bot: LiveBot) -> N
     assert bot.said(bob) == ["You are ready for the rematch."]
     assert "2 people are ready" in bot.message(offers[0]).text()
     assert (await bot.bot.service.rematches.offer_of(tid)).message_id == offers[0].id
+
+
+async def test_a_rematch_goes_on_without_a_host_who_was_forgotten(bot: LiveBot) -> None:
+    """Ann hosted the match and asked the bot to forget her: nobody can be ready in her
+    place, so Bob's rematch starts without her (alone with the AI seat: at once), never kept
+    waiting for "a forgotten player" or for her to start it."""
+    tid, final = await ended(bot)
+    await bot.bot.service.people.forget(ANN.id)
+    ix = await bot.click(BOB, final, RematchButton.id_for(tid, "offer"))
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None and f"has started: table #{new}" in bot.said(ix)[0]
+    now = await bot.bot.service.tables.load(new)
+    assert now.host_id == BOB.id
+    assert [(s.user, s.ai) for s in now.seats] == [(BOB.id, False), (None, True)]
+
+
+async def test_a_rematch_seats_nobody_forgotten_after_saying_they_were_ready(
+        bot: LiveBot) -> None:
+    """Ann offered the rematch, then asked the bot to forget her: once Bob is ready it starts
+    with Bob and the AI seat, no seat held for her pseudonym."""
+    tid, offer = await offered(bot)
+    await bot.bot.service.people.forget(ANN.id)
+    await bot.click(BOB, offer, RematchButton.id_for(tid, "ready"))
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None and new != tid
+    now = await bot.bot.service.tables.load(new)
+    assert [(s.user, s.ai) for s in now.seats] == [(BOB.id, False), (None, True)]
