@@ -14,7 +14,7 @@ import logging
 from dataclasses import dataclass
 
 from bot.storage.interface import Storage
-from bot.storage.records import TableRecord, standing
+from bot.storage.records import LogRow, TableRecord, standing
 from engine import Event
 from engine.events import seen_by
 from engine.replay import Replay, ReplayError
@@ -29,16 +29,17 @@ KEPT_MOVES = 64
 
 @dataclass(frozen=True, slots=True)
 class Said:
-    """The last moves applied at a table, oldest first, each as the seat that made it and
-    every event it said (private ones included: shown through :func:`engine.events.seen_by`).
-    They lead from version ``first`` to ``version``; the take-backs of that span are not in it
-    (a take-back drops what is kept)."""
+    """The last moves applied at a table, oldest first, each as the seat that made it (None
+    for a move the AI made in a person's place: no move of theirs) and every event it said
+    (private ones included: shown through :func:`engine.events.seen_by`). They lead from
+    version ``first`` to ``version``; the take-backs of that span are not in it (a take-back
+    drops what is kept)."""
 
     first: int
     version: int
-    moves: tuple[tuple[int, tuple[Event, ...]], ...] = ()
+    moves: tuple[tuple[int | None, tuple[Event, ...]], ...] = ()
 
-    def then(self, version: int, seat: int, events: tuple[Event, ...]) -> Said:
+    def then(self, version: int, seat: int | None, events: tuple[Event, ...]) -> Said:
         """These moves and the next one, which led from :attr:`version` to ``version``: the
         oldest is let go beyond :data:`KEPT_MOVES`."""
         moves = (*self.moves, (seat, events))
@@ -58,11 +59,18 @@ class Said:
         return tuple(e for _, events in after for e in seen_by(events, seat))
 
 
+def own_move(record: TableRecord, row: LogRow) -> bool:
+    """Whether the move of ``row`` at ``record``'s table is its seat's own: not one the AI
+    made in the place of the seat's person (their turn timer ran out, or they left)."""
+    return not row.by_ai or record.seats[row.seat].user is None
+
+
 async def since_last_move(store: Storage, record: TableRecord, seat: int,
                           said: Said | None = None) -> tuple[Event, ...]:
     """The events ``seat`` may see of the moves made at ``record`` since that seat's last move
     that stands (since the game's start when it made none); none when the last move is its
-    own, or the log does not replay to the table's state (logged). ``said``: the moves kept of
+    own, or the log does not replay to the table's state (logged). A move the AI made in the
+    person's place is none of theirs: they are told it too. ``said``: the moves kept of
     the table, used when they reach ``record``'s version and hold the seat's last move."""
     if record.state is None or record.version == 0:
         return ()
@@ -71,7 +79,8 @@ async def since_last_move(store: Storage, record: TableRecord, seat: int,
         if kept is not None:
             return kept
     rows = standing(await store.action_log(record.id))
-    own = max((i for i, r in enumerate(rows) if r.seat == seat), default=-1)
+    own = max((i for i, r in enumerate(rows) if r.seat == seat and own_move(record, r)),
+              default=-1)
     if own == len(rows) - 1:
         return ()  # nothing happened since: no replay
     try:
@@ -85,4 +94,4 @@ async def since_last_move(store: Storage, record: TableRecord, seat: int,
                  for e in replay.events(step, seat))
 
 
-__all__ = ["KEPT_MOVES", "Said", "since_last_move"]
+__all__ = ["KEPT_MOVES", "Said", "own_move", "since_last_move"]

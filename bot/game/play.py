@@ -220,7 +220,7 @@ class Play:
             raise Stale(await self._stale_reason(record.id, record.version), record) from exc
         self.metrics.moved("timer" if timed_out else "ai" if by_ai else "person")
         after = moved(record, new, seats, due, row.at)
-        self._moved_on(record, after, action, seat, tuple(events))
+        self._moved_on(record, after, action, seat, tuple(events), by_ai)
         return Outcome(record=after, before=state, action=action, seat=seat, by_ai=by_ai,
                        events=tuple(events), timed_out=timed_out, handed_to_ai=handed)
 
@@ -242,21 +242,23 @@ class Play:
         return await since_last_move(self.store, record, seat, self._said.get(record.id))
 
     def _moved_on(self, before: TableRecord, after: TableRecord, action: Action, seat: int,
-                  events: tuple[Event, ...]) -> None:
-        """Keep what is kept of the table up to date with the move just written: the versions
-        written here one after the other, the moves made here (a take-back or an ended game
-        drops them), and a guided match's standing moves; for the :data:`KEPT_TABLES` tables
-        moved here last (a table whose end another process wrote is never forgotten here
-        otherwise)."""
+                  events: tuple[Event, ...], by_ai: bool = False) -> None:
+        """Keep what is kept of the table up to date with the move just written (``by_ai``:
+        the AI made it): the versions written here one after the other, the moves made here
+        (a take-back or an ended game drops them; one the AI made in a person's place kept
+        as no move of theirs), and a guided match's standing moves; for the
+        :data:`KEPT_TABLES` tables moved here last (a table whose end another process wrote is
+        never forgotten here otherwise)."""
         run = self._written.get(before.id)
         start = run[0] if run is not None and run[1] == before.version else before.version
         keep(self._written, before.id, (start, after.version), KEPT_TABLES)
         said = self._said.pop(before.id, None)
         if action != UNDO and after.status == "running":  # a take-back or the end drops them
+            mover = None if by_ai and after.seats[seat].user is not None else seat
             if said is not None and said.version == before.version:
-                said = said.then(after.version, seat, events)
+                said = said.then(after.version, mover, events)
             else:  # the first move made here, or the table moved on elsewhere meanwhile
-                said = Said(before.version, after.version, ((seat, events),))
+                said = Said(before.version, after.version, ((mover, events),))
             keep(self._said, before.id, said, KEPT_TABLES)
         kept = self._moves.pop(before.id, None)
         if kept is not None and kept[0] == before.version and after.status == "running":

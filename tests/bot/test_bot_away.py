@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from bot_helpers import Clock
 from live_bot import LiveBot
 from players import ANN, BOB, Players, open_table
 
@@ -13,6 +14,7 @@ import bot.game.play as play_module
 from bot.discord_side.away import MAX_LINES, away_lines
 from bot.game.away import KEPT_MOVES, Said, since_last_move
 from engine import Event, Undo, legal_actions, observe
+from engine.replay import Replay
 from i18n import msg
 
 SINCE = "Since your last move:"
@@ -122,3 +124,32 @@ async def test_the_moves_kept_are_for_the_tables_moved_here_last(
                for o in others)
     assert await players.step()  # a move at the forgotten table keeps it again
     assert tid in play._said and len(play._said) == 2
+
+
+async def test_a_turn_the_ai_played_for_the_person_is_told_when_they_come_back(
+        bot: LiveBot, clock: Clock) -> None:
+    """At a 3-day match, a person whose time ran out had their turn played by the AI: the
+    hand they open when they come back tells what happened since *their* last move (the
+    other's turns and the moves the AI made in their place), from the moves kept here and
+    from the stored log alike."""
+    tid = await open_table(bot, ANN, [BOB], timer=3 * 86400)
+    players = Players(bot, tid, [ANN, BOB])
+    service = bot.bot.service
+    mover = await play_a_turn(bot, players, tid)  # the first player's turn
+    rec = await service.tables.load(tid)
+    away = rec.game.current  # the other never moves: the AI plays their turn
+    assert rec.deadline is not None and away != mover
+    clock.now = rec.deadline + 1
+    await bot.bot.scheduler.check_timers()
+    await bot.settle()
+    await play_a_turn(bot, players, tid)  # the first player's second turn
+    rec = await service.tables.load(tid)
+    assert rec.game.current == away and not rec.seats[away].ai
+    rows = await bot.store.action_log(tid)
+    replay = Replay(rec.game.config, [r.action for r in rows])
+    everything = tuple(e for step in range(1, len(rows) + 1)
+                       for e in replay.events(step, away))  # they made no move themselves
+    assert await since_last_move(bot.store, rec, away) == everything
+    said = service.play._said[tid]
+    assert said.version == rec.version and said.since(away) == everything  # kept here
+    assert await service.play.since_last_move(rec, away) == everything
