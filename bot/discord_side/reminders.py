@@ -12,7 +12,8 @@ more is taken at once when the bot's clock jumps (the playground's clock control
 reminder goes out as soon as it is due and the ones due before it are sent, not at the next
 tick of a fixed grid of passes. The requests go through discord.py's rate-limit handling and
 the bot's global wait (:mod:`bot.discord_side.ratelimits`): a 429 is waited out, never a
-reason to drop a reminder.
+reason to drop a reminder; nor is a failure (Discord's, or the connection's) to open the
+person's direct messages, after which the next pass tries again (nothing was sent).
 
 A person whose direct messages are closed (Discord answers 403 with code 50007) is noted once,
 in the log and in the database: no direct message is tried again, after a restart neither.
@@ -31,7 +32,7 @@ from typing import Any
 import discord
 from discord.http import Route
 
-from bot.discord_side.context import jump_url
+from bot.discord_side.context import UNDELIVERED, jump_url, why
 from bot.discord_side.ui.custom_ids import parse
 from bot.game.leases import Leases
 from bot.game.reminders import Reminder, Reminding
@@ -107,29 +108,40 @@ class Reminders:
         return True
 
     async def send(self, reminder: Reminder) -> None:
-        """The direct message of one reminder (a refusal for closed direct messages noted;
-        another failure logged: the reminder is recorded as sent, never two per turn)."""
+        """The direct message of one reminder (a refusal for closed direct messages noted).
+        When the direct messages could not even be opened (Discord's trouble, or the
+        connection's), nothing was sent: the reminder is released for the next pass. Another
+        failure is logged: the reminder stays recorded as sent (Discord may have posted it),
+        never two per turn."""
         record = reminder.record
         text = translate(msg("remind.dm", table=record.id, link=jump_url(record),
                              left=time_left(reminder.deadline - self.clock()),
                              deadline=int(reminder.deadline)), record.locale)
         try:
             channel = await self.direct(reminder.user)
-            await channel.send(content=text[:2000], allowed_mentions=NO_MENTIONS)
-        except discord.Forbidden as exc:
-            if exc.code != DMS_CLOSED:
-                log.warning("could not remind user %s of table %s (%s)", reminder.user,
-                            record.id, exc.code or exc.status)
-                return
-            log.info("the direct messages of user %s are closed: no reminder is sent to them",
-                     reminder.user)
-            await self.reminding.refused(reminder)
+        except UNDELIVERED as exc:
+            if not await self._closed(reminder, exc):
+                log.warning("could not open the direct messages of user %s to remind them of "
+                            "table %s (%s): tried again", reminder.user, record.id, why(exc))
+                await self.reminding.unsent(reminder)
             return
-        except discord.HTTPException as exc:
-            log.warning("could not remind user %s of table %s (%s)", reminder.user, record.id,
-                        exc.code or exc.status)
+        try:
+            await channel.send(content=text[:2000], allowed_mentions=NO_MENTIONS)
+        except UNDELIVERED as exc:
+            if not await self._closed(reminder, exc):
+                log.warning("could not remind user %s of table %s (%s)", reminder.user,
+                            record.id, why(exc))
             return
         self.sent += 1
+
+    async def _closed(self, reminder: Reminder, exc: BaseException) -> bool:
+        """True when ``exc`` says the person's direct messages are closed (then noted)."""
+        if not isinstance(exc, discord.Forbidden) or exc.code != DMS_CLOSED:
+            return False
+        log.info("the direct messages of user %s are closed: no reminder is sent to them",
+                 reminder.user)
+        await self.reminding.refused(reminder)
+        return True
 
     async def direct(self, user: int) -> discord.PartialMessageable:
         """The direct-message channel with ``user`` (opened once per user and kept: one

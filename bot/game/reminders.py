@@ -14,7 +14,8 @@ when the turn started), when:
 Nothing is kept per turn until its reminder is due: the turn is named by its deadline, which
 the table stores when the turn starts and keeps through all the moves of that turn (so a
 restart loses nothing). Once due, the reminder is recorded before it is sent (``sent``, or
-``active`` when the person was active): never two per turn, whichever process or restart.
+``active`` when the person was active): never two per turn, whichever process or restart; one
+of which nothing reached Discord is released again (:meth:`Reminding.unsent`).
 """
 
 from __future__ import annotations
@@ -132,6 +133,11 @@ class Reminding:
         none is tried again)."""
         await self.store.set_reminder(reminder.record.id, reminder.user, reminder.turn, CLOSED)
         await self.store.note_dms_closed(reminder.user, self.clock())
+
+    async def unsent(self, reminder: Reminder) -> None:
+        """Nothing of the reminder reached Discord (the connection dropped, or Discord failed,
+        before its direct message was posted): the next pass sends it."""
+        await self.store.release_reminder(reminder.record.id, reminder.user, reminder.turn)
 
     def began(self, record: TableRecord) -> None:
         """The game of ``record`` started here: at a slow match, clicks are noted from now on,

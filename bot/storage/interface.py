@@ -167,6 +167,9 @@ class ReminderStorage(Protocol):
     async def set_reminder(self, table_id: int, user_id: int, turn: int, state: str) -> None:
         """Change the state of a recorded reminder."""
 
+    async def release_reminder(self, table_id: int, user_id: int, turn: int) -> None:
+        """Forget a reminder recorded as sent that was not: a later pass claims it again."""
+
     async def reminders_of(self, table_ids: Collection[int]) -> dict[tuple[int, int, int], str]:
         """The recorded reminders of ``table_ids``: (table, user, turn) to its state."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from live_bot import CHANNEL, GUILD, Call, LiveBot
@@ -208,3 +209,34 @@ async def test_no_reminder_of_a_turn_whose_time_ran_out_while_stopped(
         assert dms(again, ANN) == [] and dms(again, BOB) == []
     finally:
         await again.stop()
+
+
+async def test_a_reminder_cut_off_by_the_network_before_it_was_sent_goes_out_later(
+        bot: LiveBot, clock: Clock) -> None:
+    """The connection drops as the bot opens the direct messages of the person to remind
+    (nothing was sent): the next pass sends the reminder, once; no failure is reported."""
+    import aiohttp
+
+    start = clock.now
+    _, mover = await slow_match(bot, clock)
+    clock.now = start + 19 * HOUR
+    session: Any = bot.bot.http._HTTPClient__session  # type: ignore[attr-defined]
+    real = session.request
+    cut: list[str] = []
+
+    def request(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        if method == "POST" and str(url).endswith("/users/@me/channels"):
+            cut.append(str(url))
+            raise aiohttp.ServerDisconnectedError()
+        return real(method, url, *args, **kwargs)
+
+    session.request = request
+    try:
+        await remind(bot)
+    finally:
+        session.request = real
+    assert cut and dms(bot, mover) == []
+    clock.now += 60
+    await remind(bot)
+    await remind(bot)
+    assert len(dms(bot, mover)) == 1

@@ -1,7 +1,7 @@
 """Slow matches' reminders on every backend: one per person and turn (a second claim of the
 same turn is refused, the next turn's is not), its state changed when a direct message is
-refused; when each person last looked at a table (the latest time kept); whose direct messages
-are closed (noted once)."""
+refused, released when it was never sent; when each person last looked at a table (the
+latest time kept); whose direct messages are closed (noted once)."""
 from __future__ import annotations
 
 from bot.storage.core.reminders import ACTIVE, CLOSED, SENT
@@ -21,6 +21,11 @@ async def test_one_reminder_per_turn_and_what_became_of_it(store: Storage, clock
     assert await store.reminders_of([table, other]) == {
         (table, ANN, 1000): SENT, (table, ANN, 2000): ACTIVE, (table, BOB, 1000): CLOSED}
     assert await store.reminders_of([other]) == {}
+    await store.release_reminder(table, ANN, 1000)  # recorded as sent, but never sent
+    await store.release_reminder(table, BOB, 1000)  # closed: stays so
+    assert await store.reminders_of([table]) == {
+        (table, ANN, 2000): ACTIVE, (table, BOB, 1000): CLOSED}
+    assert await store.claim_reminder(table, ANN, 1000, clock.now, SENT)  # claimed again
 
 
 async def test_when_a_person_last_looked_and_closed_direct_messages(store: Storage,

@@ -44,6 +44,13 @@ class ReminderRows(Base):
             await db.execute("UPDATE reminders SET state = ? WHERE table_id = ? AND user_id = ? "
                              "AND turn = ?", state, table_id, user_id, turn)
 
+    async def release_reminder(self, table_id: int, user_id: int, turn: int) -> None:
+        """Forget the reminder of ``user_id``'s turn ``turn`` at table ``table_id`` recorded as
+        sent, which was not (nothing reached Discord): a later pass claims it again."""
+        async with self._tx() as db:
+            await db.execute("DELETE FROM reminders WHERE table_id = ? AND user_id = ? "
+                             "AND turn = ? AND state = ?", table_id, user_id, turn, SENT)
+
     async def reminders_of(self, table_ids: Collection[int]
                            ) -> dict[tuple[int, int, int], str]:
         """The recorded reminders of ``table_ids``: (table, user, turn) to its state."""
