@@ -299,7 +299,7 @@ class GoblinCog(commands.GroupCog, group_name=_name("group"),
         level = ai_level.value if ai_level else None
         await _run(interaction, self._desk().new(
             interaction, name, rounds, table_size.value if table_size else 4,
-            timer.value if timer else None, bool(abilities),
+            timer.value if timer else None, abilities,
             level if level in LEVELS else None, round_hours, signup_hours))
 
     @tournament.command(name=_t("bot.tournament.cmd.name.start"),

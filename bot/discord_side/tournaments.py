@@ -55,9 +55,9 @@ Begin = Callable[[TableRecord], Awaitable[None]]
 
 def terms_lines(record: TournamentRecord) -> list[str]:
     """The terms the sign-up message states up front, one line each: the host, the rounds, the
-    tables (AI seats or byes), the turn timer, how long a round lasts (and what becomes of a
-    match unfinished then: ranked as it stands, not rated), when sign-up closes (while it
-    lasts), the points by place and the tie-breaks."""
+    tables (AI seats or byes), the turn timer, the heroes' abilities, how long a round lasts
+    (and what becomes of a match unfinished then: ranked as it stands, not rated), when
+    sign-up closes (while it lasts), the points by place and the tie-breaks."""
     terms = [msg("bot.tournament.signup.terms.host", host=person(record.host_id)),
              msg("bot.tournament.signup.terms.rounds_auto") if record.rounds is None
              else msg("bot.tournament.signup.terms.rounds", count=record.rounds),
@@ -65,6 +65,8 @@ def terms_lines(record: TournamentRecord) -> list[str]:
              if record.ai_level is None
              else msg("bot.tournament.signup.terms.tables_ai", size=record.table_size),
              msg("bot.tournament.signup.terms.timer", timer=timer_text(record.timer)),
+             msg("bot.tournament.signup.terms.abilities_on") if record.abilities
+             else msg("bot.tournament.signup.terms.abilities_off"),
              msg("bot.tournament.signup.terms.round_span", span=span(record.round_span))
              if record.round_span > 0 else msg("bot.tournament.signup.terms.no_round_span")]
     if record.status == "signup":  # once it is over, the message says so instead
@@ -145,18 +147,18 @@ class TournamentDesk:
     # ------------------------------------------------------------------ commands
 
     async def new(self, interaction: discord.Interaction[Any], name: str,
-                  rounds: int | None, table_size: int, timer: int | None, abilities: bool,
-                  ai_level: AiLevel | None, round_hours: int | None,
+                  rounds: int | None, table_size: int, timer: int | None,
+                  abilities: bool | None, ai_level: AiLevel | None, round_hours: int | None,
                   signup_hours: int | None) -> None:
         """/goblin tournament new (Manage Server): open a tournament in this channel and post
-        its sign-up message."""
+        its sign-up message (a ``timer`` or ``abilities`` not chosen: the server's default)."""
         if interaction.guild_id is not None and not interaction.permissions.manage_guild:
             raise Refusal(msg("bot.tournament.refusal.admins_only"))
         now = self.service.clock()
         record = await self.service.tournaments.create(
             guild_id=interaction.guild_id, channel_id=interaction.channel_id or 0,
             host_id=interaction.user.id, name=name, rounds=rounds, table_size=table_size,
-            timer=timer or 0, abilities=abilities, ai_level=ai_level,
+            timer=timer, abilities=abilities, ai_level=ai_level,
             round_span=(round_hours or 0) * 3600,
             closes_at=None if not signup_hours else now + signup_hours * 3600,
             locale=public_locale(interaction))

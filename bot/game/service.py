@@ -78,7 +78,8 @@ class GameService:
         self.story = Story(self.store, self.tables)
         self.shares = Shares(self.store)
         self.tournaments = Tournaments(self.store, self.tables, self.clock, self.seeds,
-                                       self.servers.threads, self.servers.takebacks)
+                                       self.servers.threads, self.servers.takebacks,
+                                       self.servers.defaults)
         self.people = People(self.store, self.tables, self.lobby, self.tournaments)
         self.turns = Turns(self.store, self.clock)
 

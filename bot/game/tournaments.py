@@ -57,6 +57,7 @@ from bot.storage.interface import Storage
 from bot.storage.records import (
     NewTournamentTable,
     SeatInfo,
+    ServerDefaults,
     StaleVersion,
     TableRecord,
     TournamentRecord,
@@ -200,7 +201,9 @@ class Tournaments:
     """Server tournaments over ``store``, their matches through ``tables`` (``clock`` and
     ``seeds`` injectable for tests; ``threads``: whether a server's matches move to threads of
     their own, its setting; None: they always do; ``takebacks``: whether its players may take
-    back a move, its setting; None: they may)."""
+    back a move, its setting; None: they may; ``defaults``: a server's defaults for new tables,
+    which a tournament opened without a timer or abilities takes; None: no timer, no
+    abilities)."""
 
     store: Storage
     tables: Tables
@@ -208,6 +211,7 @@ class Tournaments:
     seeds: Callable[[], int] = field(default=new_seed)
     threads: Callable[[int], Awaitable[bool]] | None = None
     takebacks: Callable[[int], Awaitable[bool]] | None = None
+    defaults: Callable[[int], Awaitable[ServerDefaults]] | None = None
 
     # ------------------------------------------------------------------ reading
 
@@ -226,8 +230,9 @@ class Tournaments:
     # ------------------------------------------------------------------ sign-up
 
     async def create(self, *, guild_id: int | None, channel_id: int, host_id: int, name: str,
-                     rounds: int | None = None, table_size: int = 4, timer: int = 0,
-                     abilities: bool = False, ai_level: AiLevel | None = None,
+                     rounds: int | None = None, table_size: int = 4,
+                     timer: int | None = None, abilities: bool | None = None,
+                     ai_level: AiLevel | None = None,
                      round_span: int = 0, closes_at: float | None = None,
                      locale: str = "en") -> TournamentRecord:
         """Open a tournament for sign-ups in the channel (``rounds`` None: as many as its
@@ -235,9 +240,14 @@ class Tournaments:
         short tables, None: byes and smaller tables instead; ``round_span``: the seconds each
         round lasts before its unfinished matches are decided, 0: no limit; ``closes_at``: when
         sign-up closes and it starts by itself, None: when its host starts it; ``locale``: the
-        server's language in Discord, unless its admins forced another one)."""
+        server's language in Discord, unless its admins forced another one). A ``timer`` or
+        ``abilities`` not chosen (None) is the server's default for new tables, as a lobby's
+        is, read now and kept: a setting changed later changes no tournament opened before."""
         if guild_id is None:
             raise Refusal(msg("bot.tournament.error.server_only"))
+        server = ServerDefaults() if self.defaults is None else await self.defaults(guild_id)
+        timer = server.timer if timer is None else timer
+        abilities = server.abilities if abilities is None else abilities
         name = " ".join(name.split())
         if not 1 <= len(name) <= MAX_NAME:
             raise Refusal(msg("bot.tournament.error.bad_name", max=MAX_NAME))

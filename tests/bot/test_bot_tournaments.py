@@ -121,12 +121,13 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
         told = h.said(await h.click(user, board, TournamentButton.id_for(tid, "join")))
         assert told == ["You have entered Spring Cup."]
     assert "Entrants (3): Ann, Bob, Eve" in h.message(board).text()
-    assert h.message(board).text().splitlines()[1:10] == [  # the terms, up front
+    assert h.message(board).text().splitlines()[1:11] == [  # the terms, up front
         f"Hosted by <@{ADMIN.id}>.",
         "**Rounds:** 2.",
         "**Tables:** 3 seats; two players left over play at a table of 2, one left over has a "
         "bye (5 points).",
         "**Turn timer:** none.",
+        "**Hero abilities:** off.",
         "**Round length:** 1 h. A match not finished by then is ranked as it stands (most keys, "
         "then most hit points) and is not rated.",
         "**Sign-up closes:** when the host starts the tournament.",
@@ -324,6 +325,27 @@ async def test_the_sign_up_message_states_the_closing_time_and_the_ai_seats(
     assert "**Round length:** no limit;" in text and "is not rated." in text
     assert (f"**Sign-up closes:** <t:{at}:R> (<t:{at}:f>), and the tournament starts "
             "then.") in text
+
+
+async def test_a_tournament_opened_without_options_states_and_plays_the_server_s_defaults(
+        h: LiveBot) -> None:
+    """A server whose admins chose a timer and hero abilities in /goblin settings opens a
+    tournament without either: its sign-up message states the server's, and its matches are
+    played with them, as a lobby's would be, even after the settings change again."""
+    await h.command(ADMIN, "settings", timer=3600, abilities=True)
+    await h.command(ADMIN, "tournament new", name="Spring Cup", rounds=2, table_size=3)
+    text = h.message(signup(h)).text()
+    assert "**Turn timer:** 1 h." in text and "**Hero abilities:** on." in text, text
+    await h.command(ADMIN, "settings", timer=0, abilities=False)  # after the opening
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    board = signup(h)
+    for user in (ANN, BOB):
+        await h.click(user, board, TournamentButton.id_for(tid, "join"))
+    await h.command(ADMIN, "tournament start")
+    table = (await h.bot.service.tournaments.view(tid)).tables[0].table_id
+    record = await h.bot.service.tables.load(table)
+    assert (record.timer, record.abilities) == (3600, True)
+    assert "**Turn timer:** 1 h." in h.message(board).text()
 
 
 async def test_a_tournament_match_played_to_its_end_moves_the_round_on_by_itself(

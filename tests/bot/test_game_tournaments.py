@@ -363,3 +363,50 @@ async def test_a_pass_that_read_the_round_before_its_host_abandoned_their_match_
     progress = await service.tournaments.advance(cup)
     assert progress is not None and [d.pod for d in progress.decided] == [1]
     assert dict(progress.decided[0].result.places) == {HOST: 3, 2: 1, 3: 1}
+
+
+# ---------------------------------------------------------------- a server's defaults
+
+
+async def test_a_tournament_opened_without_options_takes_the_server_s_defaults(
+        service: GameService) -> None:
+    """A tournament opened with no timer nor abilities takes those of the server's
+    ``/goblin settings``, as a lobby does; its matches are played with them, and a setting
+    changed after its opening changes nothing of a tournament already opened."""
+    await service.servers.change_settings(GUILD, True, abilities=True, timer=300)
+    cup = await service.tournaments.create(guild_id=GUILD, channel_id=CHANNEL, host_id=HOST,
+                                           name="Goblin Cup", rounds=2)
+    assert (cup.timer, cup.abilities) == (300, True)
+    lobby = await service.lobby.create(guild_id=GUILD, channel_id=CHANNEL + 1, host_id=HOST,
+                                       host_name="Ann")
+    assert (lobby.timer, lobby.abilities) == (cup.timer, cup.abilities)  # as a lobby's
+    await service.servers.change_settings(GUILD, True, abilities=False, timer=0)
+    for user in (1, 2, 3):
+        await service.tournaments.join(cup.id, user, f"P{user}")
+    first = await service.tournaments.start(cup.id, HOST)
+    assert first.opened is not None
+    assert {(t.timer, t.abilities) for t in first.opened.tables} == {(300, True)}
+    assert all(t.deadline is not None for t in first.opened.tables)  # its turns are timed
+
+
+async def test_a_tournament_s_own_options_win_over_the_server_s_defaults(
+        service: GameService) -> None:
+    """No timer and no abilities chosen for the tournament hold, whatever the server says."""
+    await service.servers.change_settings(GUILD, True, abilities=True, timer=300)
+    cup = await service.tournaments.create(guild_id=GUILD, channel_id=CHANNEL, host_id=HOST,
+                                           name="Goblin Cup", timer=0, abilities=False)
+    assert (cup.timer, cup.abilities) == (0, False)
+
+
+async def test_a_server_that_never_chose_a_timer_gives_its_tournaments_the_bot_s(
+        store: Store, clock: Clock) -> None:
+    """A server that never chose a timer follows the bot's ``KARAK_TURN_TIMER``: so do the
+    tournaments opened there without one."""
+    service = GameService(store, default_timer=600, clock=clock, seeds=lambda: 7)
+    cup = await service.tournaments.create(guild_id=GUILD, channel_id=CHANNEL, host_id=HOST,
+                                           name="Goblin Cup")
+    assert (cup.timer, cup.abilities) == (600, False)
+    await service.servers.change_settings(GUILD, True, undo=False)  # a timer still unchosen
+    cup = await service.tournaments.create(guild_id=GUILD, channel_id=CHANNEL, host_id=HOST,
+                                           name="Goblin Cup 2")
+    assert cup.timer == 600
