@@ -170,8 +170,11 @@ class Rematches:
         return RematchState(offer, record)
 
     async def _channel_free(self, record: TableRecord) -> None:
+        """Refuse when the channel has a table of its own (a tournament's matches played side
+        by side in its channel hold none: a lobby may be opened beside them, and so may a
+        rematch start)."""
         active = await self.store.active_in_channel(record.channel_id)
-        if active is not None:
+        if active is not None and await self.store.tournament_of_table(active) is None:
             raise Refusal(msg("rematch.error.table_active", table=active), record)
 
     async def _begin(self, record: TableRecord, offer: RematchOffer) -> RematchState:

@@ -410,3 +410,36 @@ async def test_a_server_that_never_chose_a_timer_gives_its_tournaments_the_bot_s
     cup = await service.tournaments.create(guild_id=GUILD, channel_id=CHANNEL, host_id=HOST,
                                            name="Goblin Cup 2")
     assert cup.timer == 600
+
+
+# ---------------------------------------------------------------- a rematch
+
+
+async def test_a_rematch_is_not_refused_for_another_match_of_the_tournament_in_the_channel(
+        service: GameService) -> None:
+    """A server that turned threads off plays a round's matches side by side in the
+    tournament's channel: the people of one that ended may play its rematch there while the
+    others play on (as a lobby may be opened beside them), rather than be told to finish or
+    abandon a match of the tournament that is not theirs."""
+    await service.servers.change_settings(GUILD, True, threads=False)
+    cup = await _cup(service, 5, table_size=3, rounds=2)  # a table of 3 and one of 2
+    first = await service.tournaments.start(cup, HOST)
+    assert first.opened is not None
+    short = next(t for t in first.opened.tables if len(t.seats) == 2)
+    other = next(t for t in first.opened.tables if t.id != short.id)
+    done = await play_out(service, short.id)
+    assert done.status == "finished"
+    a, b = (s.user for s in done.seats)
+    assert a is not None and b is not None
+    await service.rematches.offer(short.id, a)
+    started = (await service.rematches.ready(short.id, b)).started
+    assert started is not None and started.status == "running"
+    assert started.channel_id == CHANNEL and not started.threaded
+    assert await service.store.tournament_of_table(started.id) is None  # a match of its own
+    assert (await service.tables.load(other.id)).status == "running"
+    # a rematch is still refused beside the channel's own table
+    again = await play_out(service, started.id)
+    await service.rematches.offer(again.id, a)
+    await service.lobby.create(guild_id=GUILD, channel_id=CHANNEL, host_id=99, host_name="Zed")
+    with pytest.raises(Refusal, match="table_active"):
+        await service.rematches.ready(again.id, b)
