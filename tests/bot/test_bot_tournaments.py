@@ -477,6 +477,30 @@ async def test_in_a_channel_holding_several_matches_of_a_tournament_each_player_
     assert record.seats[record.seat_of(player.id) or 0].ai
 
 
+async def test_beside_a_lobby_in_the_tournament_s_channel_each_player_still_reaches_theirs(
+        h: LiveBot) -> None:
+    """A round's matches played in the tournament's channel (threads turned off) and a lobby
+    someone opened beside them there: /goblin hand, status and leave still reach the match of
+    the player who asks, and the lobby stays its host's table there."""
+    await h.command(ADMIN, "settings", threads=False)
+    people = (ANN, BOB, EVE, User(2000000000000000004, "Dan"), User(2000000000000000005, "Cy"))
+    await _three_seated(h, people)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    view = await h.bot.service.tournaments.view(tid)
+    zed = User(2000000000000000006, "Zed")
+    await h.command(zed, "new")
+    lobby = await h.store.active_in_channel(h.channel.id)
+    assert lobby is not None and lobby not in {t.table_id for t in view.tables}
+    second = view.tables[1]
+    player = next(p for p in people if p.id == second.seats[0])
+    status = h.reply(await h.command(player, "status")).text()
+    assert f"#{second.table_id}" in status, status
+    assert h.reply(await h.command(player, "hand")).ephemeral
+    assert h.said(await h.command(player, "leave")) == [
+        f"You left table #{second.table_id}."]
+    assert f"#{lobby}" in h.reply(await h.command(zed, "status")).text()
+
+
 async def test_in_a_match_s_thread_the_tournament_commands_reach_its_tournament(
         h: LiveBot) -> None:
     """A server holds two tournaments, in two channels: in the thread of a match of one of them,

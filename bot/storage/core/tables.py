@@ -201,13 +201,13 @@ class TableQueries(Base):
         match for a thread, else the channel's lobby or the table played in the channel itself
         (not the matches it holds in threads); a tournament's matches, several to a channel
         until each moves to its thread (or for good where the server turned threads off), come
-        after the channel's own table, the one ``user_id`` sits at first."""
+        after the channel's own table, except that the one ``user_id`` sits at comes first."""
         mine = ("NOT EXISTS (SELECT 1 FROM table_seats s WHERE s.table_id = tables.id AND "
                 "s.user_id = ?), " if user_id is not None else "")
         row = await self._read.fetchrow(
             "SELECT id FROM tables WHERE status IN ('lobby','running') AND (thread_id = ? "
             "OR (channel_id = ? AND thread_id IS NULL)) ORDER BY thread_id IS NULL, "
-            f"tournament_id IS NOT NULL, {mine}id LIMIT 1",
+            f"{mine}tournament_id IS NOT NULL, id LIMIT 1",
             channel_id, channel_id, *(() if user_id is None else (user_id,)))
         return None if row is None else as_int(row[0], "id")
 
