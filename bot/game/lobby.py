@@ -5,13 +5,20 @@ simultaneous clicks are serialised and the second sees the first's result.
 Each lobby change bumps the lobby's revision; a click made on an older revision of the lobby (a
 double click on Add AI seat, a Start pressed on a lobby that changed meanwhile) is refused as
 stale instead of changing the lobby twice.
+
+Several processes may share one database, and the lock serialises one process's clicks only:
+every lobby change is written only while the table is still at the revision it was decided on
+(:meth:`Lobby._again`), so a change another process made between the read and the write (a seat
+taken or left, the lobby started or closed, by a click or the timer pass) is never written
+over; the click is then made again on the table as it is now, and refused as any click on it
+would be when it no longer fits.
 """
 
 from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from bot.game.hints import hints_by_default
@@ -44,6 +51,10 @@ from i18n import Msg, msg
 #: removed or set, a hero picked) before the bot closes it: a lobby its host walked away from
 #: would hold its channel, where no one else could open one, until a moderator abandoned it.
 LOBBY_IDLE = 24 * 3600.0
+
+#: Attempts at a lobby change while another process changes the table between its read and its
+#: write (:meth:`Lobby._again`): the second is made on the table read again.
+ATTEMPTS = 2
 
 #: The bits of a new table's (or tournament's) seed. The seed decides every hidden card of a
 #: match, and the first table picture pins it down among the seeds that could have been drawn:
@@ -162,7 +173,7 @@ class Lobby:
 
     async def join(self, table_id: int, user_id: int, name: str) -> TableRecord:
         """Take a free seat in the lobby."""
-        async with self.tables.hold(table_id) as record:
+        async def seat(record: TableRecord) -> TableRecord:
             self._in_lobby(record)
             if record.seat_of(user_id) is not None:
                 raise Refusal(msg("bot.error.already_seated"), record)
@@ -171,26 +182,28 @@ class Lobby:
             if len(record.seats) >= MAX_SEATS:
                 raise Refusal(msg("bot.error.table_full", max=MAX_SEATS), record)
             seats = (*record.seats, SeatInfo(user=user_id, name=name[:32]))
-            await self.store.update_lobby(table_id, seats)
+            await self.store.update_lobby(table_id, seats, revision=record.revision)
             return await self.tables.load(table_id)
+        return await self._change(table_id, seat)
 
     async def add_ai(self, table_id: int, user_id: int, seen: int | None = None) -> TableRecord:
         """The host adds an AI seat (``seen``: the lobby revision the host was looking at; a
         second click of a double click then changes nothing)."""
-        async with self.tables.hold(table_id) as record:
+        async def add(record: TableRecord) -> TableRecord:
             self._in_lobby(record)
             self._host_only(record, user_id)
             self._unchanged(record, seen)
             if len(record.seats) >= MAX_SEATS:
                 raise Refusal(msg("bot.error.table_full", max=MAX_SEATS), record)
             seats = (*record.seats, SeatInfo(ai=True, level=record.ai_level))
-            await self.store.update_lobby(table_id, seats)
+            await self.store.update_lobby(table_id, seats, revision=record.revision)
             return await self.tables.load(table_id)
+        return await self._change(table_id, add)
 
     async def remove_ai(self, table_id: int, user_id: int,
                         seen: int | None = None) -> TableRecord:
         """The host removes the last AI seat (``seen`` as for :meth:`add_ai`)."""
-        async with self.tables.hold(table_id) as record:
+        async def remove(record: TableRecord) -> TableRecord:
             self._in_lobby(record)
             self._host_only(record, user_id)
             self._unchanged(record, seen)
@@ -198,14 +211,15 @@ class Lobby:
             if last is None:
                 raise Refusal(msg("bot.error.no_ai_seat"), record)
             seats = tuple(s for i, s in enumerate(record.seats) if i != last)
-            await self.store.update_lobby(table_id, seats)
+            await self.store.update_lobby(table_id, seats, revision=record.revision)
             return await self.tables.load(table_id)
+        return await self._change(table_id, remove)
 
     async def set_level(self, table_id: int, user_id: int, seat: int, level: str,
                         seen: int | None = None) -> TableRecord:
         """The host sets the level an AI seat of the lobby plays at (``seen`` as for
         :meth:`add_ai`)."""
-        async with self.tables.hold(table_id) as record:
+        async def set_to(record: TableRecord) -> TableRecord:
             self._in_lobby(record)
             if record.host_id != user_id:
                 raise Refusal(msg("bot.error.level_host_only"), record)
@@ -214,8 +228,9 @@ class Lobby:
                 raise Refusal(msg("bot.error.not_ai_seat"), record)
             seats = with_seat(record.seats, seat, record.seats[seat].model_copy(
                 update={"level": level_of(level)}))
-            await self.store.update_lobby(table_id, seats)
+            await self.store.update_lobby(table_id, seats, revision=record.revision)
             return await self.tables.load(table_id)
+        return await self._change(table_id, set_to)
 
     @staticmethod
     def _unchanged(record: TableRecord, seen: int | None) -> None:
@@ -228,7 +243,7 @@ class Lobby:
 
     async def pick_hero(self, table_id: int, user_id: int, hero: str) -> TableRecord:
         """A seated player picks a hero no other seat holds."""
-        async with self.tables.hold(table_id) as record:
+        async def pick(record: TableRecord) -> TableRecord:
             self._in_lobby(record)
             index = record.seat_of(user_id)
             if index is None:
@@ -239,15 +254,16 @@ class Lobby:
                 raise Refusal(msg("bot.error.hero_taken", hero=msg(f"hero.{hero}.name")), record)
             seats = with_seat(record.seats, index, record.seats[index].model_copy(
                 update={"hero": hero}))
-            await self.store.update_lobby(table_id, seats)
+            await self.store.update_lobby(table_id, seats, revision=record.revision)
             return await self.tables.load(table_id)
+        return await self._change(table_id, pick)
 
     async def leave(self, table_id: int, user_id: int) -> TableRecord:
         """Leave the lobby (the host's role passes on; an empty lobby closes) or hand a running
         seat to the AI for good (a solo table, whose only person leaves, closes instead; the
         host's role passes to the next person still playing, so the one who left can no longer
         close the match for the others)."""
-        async with self.tables.hold(table_id) as record:
+        async def vacate(record: TableRecord) -> TableRecord:
             index = record.seat_of(user_id)
             if index is None:
                 raise NotSeated(msg("bot.error.not_seated"), record)
@@ -256,29 +272,30 @@ class Lobby:
             if record.status == "running":
                 seats = with_seat(record.seats, index, record.seats[index].model_copy(
                     update={"ai": True, "level": DEFAULT_LEVEL}))
-                await self.store.update_seats(table_id, record.version, seats)
-                heir = next_host(seats, user_id)
-                if record.host_id == user_id and heir is not None:
-                    await self.store.update_lobby(table_id, seats, host_id=heir)
+                heir = next_host(seats, user_id) if record.host_id == user_id else None
+                await self.store.update_seats(table_id, record.version, seats, host_id=heir,
+                                              revision=record.revision)
                 return await self.tables.load(table_id)
             if record.status != "lobby":
                 raise Refusal(msg("bot.error.not_lobby"), record)
             seats = tuple(s for i, s in enumerate(record.seats) if i != index)
             humans = [s for s in seats if s.user is not None]
             if not humans:
-                await self.store.set_status(table_id, "abandoned")
+                await self.store.set_status(table_id, "abandoned", record.revision)
                 return await self.tables.load(table_id)
             host = record.host_id
             if host == user_id:
                 assert humans[0].user is not None
                 host = humans[0].user
-            await self.store.update_lobby(table_id, seats, host_id=host)
+            await self.store.update_lobby(table_id, seats, host_id=host,
+                                          revision=record.revision)
             return await self.tables.load(table_id)
+        return await self._change(table_id, vacate)
 
     async def start(self, table_id: int, user_id: int, seen: int | None = None) -> TableRecord:
         """The host starts the game; seats without a hero get a free one at random (``seen``
         as for :meth:`add_ai`: the host starts the lobby they saw)."""
-        async with self.tables.hold(table_id) as record:
+        async def begin(record: TableRecord) -> TableRecord:
             self._in_lobby(record)
             self._host_only(record, user_id)
             self._unchanged(record, seen)
@@ -286,24 +303,22 @@ class Lobby:
                 raise Refusal(msg("bot.error.too_few", min=MIN_SEATS), record)
             started, config = game_config(record.seats, record.abilities, record.seed)
             state = new_game(config)
-            try:
-                await self.store.start_game(table_id, started, state,
-                                            deadline(self.clock(), record.timer, started, state,
-                                                     None, True))
-            except StaleVersion as exc:  # another process closed the lobby meanwhile
-                raise Refusal(msg("bot.error.not_lobby"),
-                              await self.tables.load(table_id)) from exc
+            await self.store.start_game(table_id, started, state,
+                                        deadline(self.clock(), record.timer, started, state,
+                                                 None, True), record.revision)
             if record.hints is None:  # the host did not choose: decided now the seats are known
                 await self.store.set_hints(table_id, hints_by_default(started))
             return await self.tables.load(table_id)
+        return await self._change(table_id, begin)
 
     async def cancel(self, table_id: int, user_id: int, manager: bool = False) -> TableRecord:
         """The host (or a channel manager) closes a lobby. A game that started is closed with
         /goblin abandon only: a Cancel clicked as the lobby started lost the race to Start."""
-        async with self.tables.hold(table_id) as record:
+        async def close(record: TableRecord) -> TableRecord:
             if record.status == "running":
                 raise Refusal(msg("bot.error.already_started"), record)
             return await self._close(record, user_id, manager, "bot.error.host_only")
+        return await self._change(table_id, close)
 
     async def abandon(self, channel_id: int, user_id: int, manager: bool) -> TableRecord | int:
         """/goblin abandon: the host or a channel manager (``manager``: the user may Manage
@@ -315,13 +330,14 @@ class Lobby:
             raise NoTable(msg("bot.error.no_table_here"))
         async with self.tables.locked(tid):
             try:
-                record = await self.tables.load(tid)
+                await self.tables.load(tid)
             except Damaged:
                 if not manager and await self.store.host_of(tid) != user_id:
                     raise Refusal(msg("bot.error.manage_only")) from None
                 await self.store.abandon_damaged(tid, channel_id)
                 return tid
-            return await self._close(record, user_id, manager, "bot.error.manage_only")
+            return await self._again(tid, lambda record: self._close(
+                record, user_id, manager, "bot.error.manage_only"))
 
     async def to_confirm(self, channel_id: int, user_id: int,
                          manager: bool) -> TableRecord | None:
@@ -341,8 +357,8 @@ class Lobby:
 
     async def abandon_table(self, table_id: int, user_id: int, manager: bool) -> TableRecord:
         """The confirmed /goblin abandon of table ``table_id`` (rights checked again)."""
-        async with self.tables.hold(table_id) as record:
-            return await self._close(record, user_id, manager, "bot.error.manage_only")
+        return await self._change(table_id, lambda record: self._close(
+            record, user_id, manager, "bot.error.manage_only"))
 
     async def close_idle(self, held: Collection[int]) -> list[TableRecord]:
         """Close every open lobby among ``held`` (the tables this process holds) that went
@@ -393,7 +409,7 @@ class Lobby:
         if record.host_id != user_id and not manager:
             raise Refusal(msg(refusal), record)
         if record.status == "lobby":
-            await self.store.set_status(record.id, "abandoned")
+            await self.store.set_status(record.id, "abandoned", record.revision)
             return await self.tables.load(record.id)
         result = abandoned_result(record, await self.store.action_log(record.id), user_id,
                                   self.clock())
@@ -447,9 +463,10 @@ class Lobby:
         A table with other people at it has no Leave button: one forged for it is refused, and
         its host abandons it with /goblin abandon, which asks first and says what it does to
         the ratings."""
-        async with self.tables.hold(table_id) as record:
+        async def close(record: TableRecord) -> TableRecord:
             self._solo_only(record)
             return await self._close(record, user_id, False, "learn.error.host_only")
+        return await self._change(table_id, close)
 
     async def follow_locale(self, channel_id: int, user_id: int,
                             locale: str) -> TableRecord | None:
@@ -476,5 +493,30 @@ class Lobby:
         if record.host_id != user_id:
             raise Refusal(msg("bot.error.host_only"), record)
 
+    async def _change(self, table_id: int,
+                      change: Callable[[TableRecord], Awaitable[TableRecord]]) -> TableRecord:
+        """Hold table ``table_id`` and make ``change`` on it (see :meth:`_again`)."""
+        async with self.tables.locked(table_id):
+            return await self._again(table_id, change)
 
-__all__ = ["LOBBY_IDLE", "SEED_BITS", "Lobby", "game_config", "lapsed", "new_seed"]
+    async def _again(self, table_id: int,
+                     change: Callable[[TableRecord], Awaitable[TableRecord]]) -> TableRecord:
+        """Make ``change`` on table ``table_id`` read now (its lock held by the caller):
+        ``change`` checks the record, writes at its revision (or version) and returns the
+        table written. When another process changed the table between the read and the write
+        (the store refuses the write: :class:`StaleVersion`), the change is made again on the
+        table read again, whose checks refuse it when it no longer fits (the lobby closed or
+        started, a host's click on a lobby that changed); refused as made on an older lobby
+        after :data:`ATTEMPTS`."""
+        for attempt in range(1, ATTEMPTS + 1):
+            record = await self.tables.load(table_id)
+            try:
+                return await change(record)
+            except StaleVersion as exc:
+                if attempt == ATTEMPTS:
+                    raise Stale(msg("bot.error.lobby_moved"),
+                                await self.tables.load(table_id)) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+__all__ = ["ATTEMPTS", "LOBBY_IDLE", "SEED_BITS", "Lobby", "game_config", "lapsed", "new_seed"]

@@ -26,7 +26,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
 from bot.game.lobby import Lobby
-from bot.game.refusals import Refusal
+from bot.game.refusals import Refusal, Stale
 from bot.game.seats import next_host
 from bot.game.tables import Tables
 from bot.game.tournaments import Tournaments
@@ -133,21 +133,29 @@ class People:
             try:
                 await self.lobby.leave(table_id, user_id)
                 return
-            except Refusal:
-                return  # the table ended meanwhile, or they left it
-            except StaleVersion:  # another process moved the table on meanwhile: again
+            except Stale:  # another process kept changing the table meanwhile: again
                 if attempt == LEAVE_ATTEMPTS - 1:
                     raise
+            except Refusal:
+                return  # the table ended meanwhile, or they left it
 
     async def _pass_host(self, table_id: int, user_id: int) -> None:
         """A running match the person hosts passes to the next person seated, so someone can
-        still close it (a lobby's host role passed on when they left it)."""
-        try:
-            async with self.tables.hold(table_id) as now:
-                heir = next_host(now.seats, user_id)
-                if now.status == "running" and heir is not None and now.host_id == user_id:
-                    await self.store.update_lobby(table_id, now.seats, host_id=heir)
-        except Refusal:  # the table is gone or damaged
-            return
+        still close it (a lobby's host role passed on when they left it). Written only while
+        the table is at the revision read (its seats as read), read again when another process
+        changed it meanwhile."""
+        for attempt in range(LEAVE_ATTEMPTS):
+            try:
+                async with self.tables.hold(table_id) as now:
+                    heir = next_host(now.seats, user_id)
+                    if now.status == "running" and heir is not None and now.host_id == user_id:
+                        await self.store.update_lobby(table_id, now.seats, host_id=heir,
+                                                      revision=now.revision)
+                return
+            except Refusal:  # the table is gone or damaged
+                return
+            except StaleVersion:  # another process changed the table meanwhile: again
+                if attempt == LEAVE_ATTEMPTS - 1:
+                    raise
 
 __all__ = ["LEAVE_ATTEMPTS", "Forgetting", "People", "forgotten", "person", "person_text"]

@@ -326,19 +326,26 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
         closed."""
 
     async def update_lobby(self, table_id: int, seats: Sequence[SeatInfo],
-                           host_id: int | None = None) -> None:
-        """Store a lobby's seats (and a new host)."""
+                           host_id: int | None = None, revision: int | None = None) -> None:
+        """Store a lobby's seats (and a new host); given ``revision``, only while the table is
+        still at that revision (else :class:`~bot.storage.records.StaleVersion`, nothing
+        written)."""
 
-    async def update_seats(self, table_id: int, version: int, seats: Sequence[SeatInfo]) -> None:
-        """Store a running table's seats at ``version``."""
+    async def update_seats(self, table_id: int, version: int, seats: Sequence[SeatInfo],
+                           host_id: int | None = None, revision: int | None = None) -> None:
+        """Store a running table's seats (and a new host) at ``version`` (and ``revision``
+        when given)."""
 
-    async def set_status(self, table_id: int, status: Status) -> None:
-        """Mark a table abandoned or finished (kept as history)."""
+    async def set_status(self, table_id: int, status: Status,
+                         revision: int | None = None) -> None:
+        """Mark a table abandoned or finished (kept as history); ``revision`` as for
+        :meth:`update_lobby`."""
 
     async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
-                         deadline: float | None) -> None:
+                         deadline: float | None, revision: int | None = None) -> None:
         """Turn a lobby into a running game; raises
-        :class:`~bot.storage.records.StaleVersion` when it is no longer an open lobby."""
+        :class:`~bot.storage.records.StaleVersion` when it is no longer an open lobby (or
+        no longer at ``revision``, when given)."""
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,

@@ -93,3 +93,25 @@ async def test_a_start_that_lost_the_race_to_the_close_is_refused(bot: LiveBot, 
     assert "not taking seats any more" in " ".join(bot.said(ix))
     assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
     assert LAPSED in bot.message(lobby).text() and not bot.message(lobby).custom_ids()
+
+
+async def test_a_join_that_lost_the_race_to_the_close_is_refused(bot: LiveBot, clock: Clock,
+                                                                monkeypatch: Any) -> None:
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    clock.now += LOBBY_IDLE
+    update_lobby = bot.store.update_lobby
+
+    async def closed_first(table: int, *args: Any, **kwargs: Any) -> None:
+        """Another process closes the lobby between the Join's read and its write."""
+        assert await bot.store.close_idle_lobby(table, 0, clock.now - LOBBY_IDLE, clock.now)
+        await update_lobby(table, *args, **kwargs)
+
+    monkeypatch.setattr(bot.store, "update_lobby", closed_first)
+    ix = await bot.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
+    assert "not taking seats any more" in " ".join(bot.said(ix))
+    closed = await bot.bot.service.tables.load(tid)
+    assert closed.status == "abandoned" and closed.seat_of(BOB.id) is None
+    assert LAPSED in bot.message(lobby).text() and not bot.message(lobby).custom_ids()
+    assert f"<@{BOB.id}>" not in bot.message(lobby).text()

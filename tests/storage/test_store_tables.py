@@ -16,9 +16,10 @@ from bot.storage.records import (
     StaleVersion,
     StorageError,
     TableExists,
+    with_seat,
 )
 from storage.backends import Backend
-from storage.helpers import ANN, GUILD, SEATS, Clock, play_on, played, started
+from storage.helpers import ANN, BOB, GUILD, SEATS, Clock, play_on, played, started
 
 
 async def test_a_lobby_becomes_a_game_and_the_channel_holds_one_table(store: Storage) -> None:
@@ -69,6 +70,41 @@ async def test_a_deleted_channel_takes_its_lobbies_and_matches_and_its_threads(
     assert await store.active_within(10) == [here.id]
     assert await store.active_within(99) == []
 
+
+
+async def test_a_lobby_change_is_written_only_at_the_revision_it_was_decided_on(
+        store: Storage, fresh: Storage) -> None:
+    """Another process (``fresh``) changed the lobby after this one read it: a seat taken
+    or left, the lobby started or closed at the revision read is refused, nothing written."""
+    lobby = await store.create_table(guild_id=GUILD, place_key=Place.of(GUILD, ANN).key,
+                                     channel_id=1, host_id=ANN, seats=SEATS[:1],
+                                     abilities=False, timer=0, seed=5)
+    read = lobby.revision
+    await fresh.update_lobby(lobby.id, SEATS[:2], revision=read)  # Bob joins there
+    with pytest.raises(StaleVersion):  # an AI seat added to the lobby without Bob
+        await store.update_lobby(lobby.id, (SEATS[0], SEATS[2]), revision=read)
+    with pytest.raises(StaleVersion):  # Ann, alone as she saw it, leaves
+        await store.set_status(lobby.id, "abandoned", read)
+    with pytest.raises(StaleVersion):  # a Start without Bob
+        await store.start_game(lobby.id, SEATS[:1] + SEATS[2:], played(1).states[0], None,
+                               read)
+    now = await store.get(lobby.id)
+    assert now is not None and (now.status, now.seats, now.revision) == (
+        "lobby", SEATS[:2], read + 1)
+    state = played(1).states[0]
+    await fresh.start_game(lobby.id, SEATS, state, None, now.revision)
+    with pytest.raises(StaleVersion):  # a Cancel decided on the lobby: the match goes on
+        await store.set_status(lobby.id, "abandoned", now.revision)
+    running = await store.get(lobby.id)
+    assert running is not None and running.status == "running"
+    gone = with_seat(SEATS, 1, SEATS[1].model_copy(update={"ai": True}))
+    await fresh.update_seats(lobby.id, running.version, gone, revision=running.revision)
+    with pytest.raises(StaleVersion):  # Ann's seat handed to the AI on the seats before
+        await store.update_seats(lobby.id, running.version,
+                                 with_seat(SEATS, 0, SEATS[0].model_copy(update={"ai": True})),
+                                 host_id=BOB, revision=running.revision)
+    last = await store.get(lobby.id)
+    assert last is not None and (last.seats, last.host_id) == (gone, ANN)
 
 async def test_the_log_keeps_the_order_moves_were_applied(store: Storage, clock: Clock) -> None:
     game = played(1)

@@ -250,12 +250,13 @@ class TableQueries(Base):
 
     async def _update(self, table_id: int, guard: int | None, columns: dict[str, object],
                       bump: bool = False, seats: Sequence[SeatInfo] | None = None,
-                      touch: bool = True, lobby: bool = False) -> None:
-        """Write ``columns`` of one table (guarded by its version when ``guard`` is given, and
-        by its being an open lobby when ``lobby``; ``bump``: a lobby change, which raises its
-        revision; ``seats``: the seats written, whose people go into ``table_seats`` in the
-        same transaction; ``touch``: ``updated_at`` becomes now); raises
-        :class:`StaleVersion` when no row was written."""
+                      touch: bool = True, lobby: bool = False,
+                      revision: int | None = None) -> None:
+        """Write ``columns`` of one table (guarded by its version when ``guard`` is given, by
+        its revision when ``revision`` is, and by its being an open lobby when ``lobby``;
+        ``bump``: a lobby change, which raises its revision; ``seats``: the seats written,
+        whose people go into ``table_seats`` in the same transaction; ``touch``:
+        ``updated_at`` becomes now); raises :class:`StaleVersion` when no row was written."""
         if touch:
             columns["updated_at"] = self.clock()
         sets = ", ".join(f"{name} = ?" for name in columns)
@@ -266,6 +267,9 @@ class TableQueries(Base):
         if guard is not None:
             sql += " AND version = ?"
             values.append(guard)
+        if revision is not None:
+            sql += " AND revision = ?"
+            values.append(revision)
         if lobby:
             sql += " AND status = 'lobby'"
         async with self._table_tx(table_id) as db:
@@ -275,37 +279,48 @@ class TableQueries(Base):
                 await write_seats(db, table_id, seats)
 
     async def update_lobby(self, table_id: int, seats: Sequence[SeatInfo],
-                           host_id: int | None = None) -> None:
-        """Store a lobby's seats (and a new host when the host left)."""
+                           host_id: int | None = None, revision: int | None = None) -> None:
+        """Store a lobby's seats (and a new host when the host left); ``revision``: the lobby
+        revision they were decided on, whose change meanwhile (by another process too: a seat
+        taken or left, the lobby started or closed) raises :class:`StaleVersion`, nothing
+        written."""
         changes: dict[str, object] = {"seats": seats_to_json(seats)}
         if host_id is not None:
             changes["host_id"] = host_id
-        await self._update(table_id, None, changes, bump=True, seats=seats)
+        await self._update(table_id, None, changes, bump=True, seats=seats, revision=revision)
 
-    async def update_seats(self, table_id: int, version: int, seats: Sequence[SeatInfo]) -> None:
-        """Store a running table's seats (timeouts, seat handed to the AI) at ``version``; its
-        revision grows, so a move another process decided on the seats before is refused."""
-        await self._update(table_id, version, {"seats": seats_to_json(seats)}, bump=True,
-                           seats=seats)
+    async def update_seats(self, table_id: int, version: int, seats: Sequence[SeatInfo],
+                           host_id: int | None = None, revision: int | None = None) -> None:
+        """Store a running table's seats (timeouts, seat handed to the AI, and a new host when
+        ``host_id``) at ``version`` (and ``revision``, as :meth:`update_lobby`); its revision
+        grows, so a move another process decided on the seats before is refused."""
+        changes: dict[str, object] = {"seats": seats_to_json(seats)}
+        if host_id is not None:
+            changes["host_id"] = host_id
+        await self._update(table_id, version, changes, bump=True, seats=seats,
+                           revision=revision)
 
-    async def set_status(self, table_id: int, status: Status) -> None:
-        """Mark a table abandoned/finished (kept as history)."""
+    async def set_status(self, table_id: int, status: Status,
+                         revision: int | None = None) -> None:
+        """Mark a table abandoned/finished (kept as history); ``revision`` as for
+        :meth:`update_lobby`."""
         changes: dict[str, object] = {"status": status, "deadline": None}
         if status in ("finished", "abandoned"):
             changes["finished_at"] = self.clock()
-        await self._update(table_id, None, changes, bump=True)
+        await self._update(table_id, None, changes, bump=True, revision=revision)
 
     async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
-                         deadline: float | None) -> None:
+                         deadline: float | None, revision: int | None = None) -> None:
         """Turn a lobby into a running game holding ``state`` (version ``state.step``), played
         with this bot's cards (its catalogue version); raises :class:`StaleVersion` when it is
-        no longer an open lobby (closed meanwhile, by another process too)."""
+        no longer an open lobby (closed meanwhile, by another process too) or, given
+        ``revision``, no longer at that revision (its seats changed since they were read)."""
         text = storable(state)
         await self._update(table_id, 0, {"status": "running", "seats": seats_to_json(seats),
                                           "state": text, "version": state.step,
                                           "deadline": deadline,
                                           "catalogue": catalogue_version()}, bump=True,
-                           seats=seats, lobby=True)
+                           seats=seats, lobby=True, revision=revision)
         remember(self._states, table_id, text, state)
 
     async def set_message(self, table_id: int, *, message_id: int | None = None,

@@ -1,0 +1,166 @@
+"""Two processes on one database change one lobby: each holds only its own table locks, so
+another process's lobby change (a seat taken or left, the lobby started, closed, or closed by
+the timer pass after a day without a change) can come between the moment a click read the
+lobby and the moment it writes. The store writes a lobby change only while the lobby is still
+at the revision read; the click then reads the lobby again and is made on it, or refused as
+any click on that lobby would be: no seat is lost, none is written onto a closed lobby, and a
+started match is never closed as a lobby. The other process's change comes in at a fixed point
+(just before this process's write), not by timing."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from bot_helpers import Clock
+
+from bot.game.lobby import LOBBY_IDLE
+from bot.game.refusals import Refusal, Stale
+from bot.game.service import GameService
+from bot.storage.sqlite import Store
+
+ANN, BOB, CY = 101, 202, 303
+
+
+@pytest.fixture
+def other(store: Store, clock: Clock) -> GameService:
+    """The other process: a game service of its own (its own table locks) on the database."""
+    seeds = iter(range(5000, 100000))
+    return GameService(store, clock=clock, seeds=lambda: next(seeds))
+
+
+def meddle(monkeypatch: pytest.MonkeyPatch, store: Store, write: str,
+           theirs: Callable[[], Awaitable[object]]) -> None:
+    """The next ``write`` of the store lets the other process's change ``theirs`` in first."""
+    original = getattr(store, write)
+    pending: list[Callable[[], Awaitable[object]]] = [theirs]
+
+    async def meddled(*args: Any, **kwargs: Any) -> Any:
+        if pending:
+            await pending.pop()()
+        return await original(*args, **kwargs)
+
+    monkeypatch.setattr(store, write, meddled)
+
+
+async def lobby(service: GameService) -> int:
+    """Ann's new lobby."""
+    record = await service.lobby.create(guild_id=9, channel_id=1, host_id=ANN,
+                                        host_name="Ann")
+    return record.id
+
+
+def people(service: GameService, record: Any) -> list[int | None]:
+    """Who sits at each seat."""
+    return [s.user for s in record.seats]
+
+
+async def test_a_join_as_the_timer_pass_closes_the_idle_lobby_is_refused(
+        service: GameService, other: GameService, store: Store, clock: Clock,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    tid = await lobby(service)
+    clock.now += LOBBY_IDLE
+    meddle(monkeypatch, store, "update_lobby", lambda: other.lobby.close_idle({tid}))
+    with pytest.raises(Refusal) as refused:
+        await service.lobby.join(tid, BOB, "Bob")
+    assert refused.value.reason.key == "bot.error.not_lobby"
+    closed = await service.tables.load(tid)
+    assert closed.status == "abandoned" and people(service, closed) == [ANN]
+
+
+async def test_two_joins_in_two_processes_both_take_a_seat(
+        service: GameService, other: GameService, store: Store,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    tid = await lobby(service)
+    meddle(monkeypatch, store, "update_lobby", lambda: other.lobby.join(tid, CY, "Cy"))
+    record = await service.lobby.join(tid, BOB, "Bob")
+    assert record.status == "lobby" and people(service, record) == [ANN, CY, BOB]
+
+
+async def test_the_host_leaving_as_another_joins_keeps_the_new_seat(
+        service: GameService, other: GameService, store: Store,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    tid = await lobby(service)
+    await service.lobby.join(tid, BOB, "Bob")
+    meddle(monkeypatch, store, "update_lobby", lambda: other.lobby.join(tid, CY, "Cy"))
+    record = await service.lobby.leave(tid, ANN)
+    assert record.status == "lobby" and record.host_id == BOB
+    assert people(service, record) == [BOB, CY]
+
+
+async def test_the_last_person_leaving_as_another_joins_leaves_the_lobby_open(
+        service: GameService, other: GameService, store: Store,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    tid = await lobby(service)
+    meddle(monkeypatch, store, "set_status", lambda: other.lobby.join(tid, BOB, "Bob"))
+    record = await service.lobby.leave(tid, ANN)
+    assert record.status == "lobby" and record.host_id == BOB
+    assert people(service, record) == [BOB]
+
+
+async def test_a_start_after_another_process_seated_someone_is_refused(
+        service: GameService, other: GameService, store: Store,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ann started the lobby she saw (her and an AI seat): Bob, seated meanwhile, is not
+    left out of a match that started without him; she sees the lobby with him and starts
+    again."""
+    tid = await lobby(service)
+    seen = (await service.lobby.add_ai(tid, ANN)).revision
+    meddle(monkeypatch, store, "start_game", lambda: other.lobby.join(tid, BOB, "Bob"))
+    with pytest.raises(Stale) as refused:
+        await service.lobby.start(tid, ANN, seen)
+    assert refused.value.reason.key == "bot.error.lobby_moved"
+    assert refused.value.record is not None and refused.value.record.revision == seen + 1
+    record = await service.tables.load(tid)
+    assert record.status == "lobby" and people(service, record) == [ANN, None, BOB]
+    started = await service.lobby.start(tid, ANN, record.revision)
+    assert started.status == "running" and people(service, started) == [ANN, None, BOB]
+
+
+async def test_a_start_by_command_as_another_joins_starts_with_them(
+        service: GameService, other: GameService, store: Store,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    tid = await lobby(service)
+    await service.lobby.add_ai(tid, ANN)
+    meddle(monkeypatch, store, "start_game", lambda: other.lobby.join(tid, BOB, "Bob"))
+    started = await service.lobby.start(tid, ANN)
+    assert started.status == "running" and people(service, started) == [ANN, None, BOB]
+
+
+async def test_a_start_in_two_processes_at_once_starts_once(
+        service: GameService, other: GameService, store: Store,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    tid = await lobby(service)
+    seen = (await service.lobby.join(tid, BOB, "Bob")).revision
+    meddle(monkeypatch, store, "start_game", lambda: other.lobby.start(tid, ANN, seen))
+    with pytest.raises(Refusal) as refused:
+        await service.lobby.start(tid, ANN, seen)
+    assert refused.value.reason.key == "bot.error.already_started"
+    record = await service.tables.load(tid)
+    assert record.status == "running" and record.version == 0
+
+
+async def test_a_cancel_as_another_process_starts_the_match_is_refused(
+        service: GameService, other: GameService, store: Store,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    tid = await lobby(service)
+    await service.lobby.join(tid, BOB, "Bob")
+    meddle(monkeypatch, store, "set_status", lambda: other.lobby.start(tid, ANN))
+    with pytest.raises(Refusal) as refused:
+        await service.lobby.cancel(tid, ANN)
+    assert refused.value.reason.key == "bot.error.already_started"
+    record = await service.tables.load(tid)
+    assert record.status == "running" and record.state is not None
+
+
+async def test_two_people_leaving_a_match_in_two_processes_both_hand_their_seats_to_the_ai(
+        service: GameService, other: GameService, store: Store,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    tid = await lobby(service)
+    await service.lobby.join(tid, BOB, "Bob")
+    await service.lobby.join(tid, CY, "Cy")
+    await service.lobby.start(tid, ANN)
+    meddle(monkeypatch, store, "update_seats", lambda: other.lobby.leave(tid, CY))
+    record = await service.lobby.leave(tid, BOB)
+    assert record.status == "running" and [s.ai for s in record.seats] == [False, True, True]
