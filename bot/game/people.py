@@ -142,15 +142,15 @@ class People:
     async def _pass_host(self, table_id: int, user_id: int) -> None:
         """A running match the person hosts passes to the next person seated, so someone can
         still close it (a lobby's host role passed on when they left it). Written only while
-        the table is at the revision read (its seats as read), read again when another process
-        changed it meanwhile."""
+        the table is at the version and revision read (its seats as read), read again when
+        another process moved it on or changed its seats meanwhile."""
         for attempt in range(LEAVE_ATTEMPTS):
             try:
                 async with self.tables.hold(table_id) as now:
                     heir = next_host(now.seats, user_id)
                     if now.status == "running" and heir is not None and now.host_id == user_id:
-                        await self.store.update_lobby(table_id, now.seats, host_id=heir,
-                                                      revision=now.revision)
+                        await self.store.update_seats(table_id, now.version, now.seats,
+                                                      host_id=heir, revision=now.revision)
                 return
             except Refusal:  # the table is gone or damaged
                 return

@@ -18,7 +18,9 @@ from bot_helpers import Clock
 from bot.game.lobby import LOBBY_IDLE
 from bot.game.refusals import Refusal, Stale
 from bot.game.service import GameService
+from bot.storage.records import with_seat
 from bot.storage.sqlite import Store
+from engine import legal_actions
 
 ANN, BOB, CY = 101, 202, 303
 
@@ -30,18 +32,21 @@ def other(store: Store, clock: Clock) -> GameService:
     return GameService(store, clock=clock, seeds=lambda: next(seeds))
 
 
-def meddle(monkeypatch: pytest.MonkeyPatch, store: Store, write: str,
+def meddle(monkeypatch: pytest.MonkeyPatch, store: Store, writes: str,
            theirs: Callable[[], Awaitable[object]]) -> None:
-    """The next ``write`` of the store lets the other process's change ``theirs`` in first."""
-    original = getattr(store, write)
+    """The next of ``writes`` (names of the store's writes, space-separated) lets the other
+    process's change ``theirs`` in first."""
     pending: list[Callable[[], Awaitable[object]]] = [theirs]
 
-    async def meddled(*args: Any, **kwargs: Any) -> Any:
-        if pending:
-            await pending.pop()()
-        return await original(*args, **kwargs)
+    def meddled(original: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        async def write(*args: Any, **kwargs: Any) -> Any:
+            if pending:
+                await pending.pop()()
+            return await original(*args, **kwargs)
+        return write
 
-    monkeypatch.setattr(store, write, meddled)
+    for name in writes.split():
+        monkeypatch.setattr(store, name, meddled(getattr(store, name)))
 
 
 async def lobby(service: GameService) -> int:
@@ -164,3 +169,28 @@ async def test_two_people_leaving_a_match_in_two_processes_both_hand_their_seats
     meddle(monkeypatch, store, "update_seats", lambda: other.lobby.leave(tid, CY))
     record = await service.lobby.leave(tid, BOB)
     assert record.status == "running" and [s.ai for s in record.seats] == [False, True, True]
+
+
+async def test_a_host_forgotten_as_another_process_plays_keeps_the_move_s_seats(
+        service: GameService, other: GameService, store: Store,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A match hosted by someone not playing it (a tournament's host) who asks to be
+    forgotten: the host's role passes on, and the seats a move written meanwhile by another
+    process (the mover's count of timed-out turns back to none) are not written back."""
+    tid = await lobby(service)
+    await service.lobby.join(tid, BOB, "Bob")
+    record = await service.lobby.start(tid, ANN)
+    mover = record.game.current
+    late = with_seat(record.seats, mover, record.seats[mover].model_copy(
+        update={"timeouts": 1}))
+    await store.update_seats(tid, record.version, late, host_id=CY)
+    record = await service.tables.load(tid)
+    user = record.seats[mover].user
+    assert user is not None and record.host_id == CY
+    move = str(legal_actions(record.game)[0])
+    meddle(monkeypatch, store, "update_lobby update_seats",
+           lambda: other.play.act(tid, user, record.version, move))
+    await service.people.forget(CY)
+    after = await service.tables.load(tid)
+    assert after.host_id == ANN and after.version == record.version + 1
+    assert after.seats[mover].timeouts == 0
