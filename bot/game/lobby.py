@@ -401,9 +401,9 @@ class Lobby:
     async def _close(self, record: TableRecord, user_id: int, manager: bool,
                      refusal: str) -> TableRecord:
         """Abandon an active table (kept as history) for its host or a channel manager, under
-        the caller's lock; anyone else is refused with the message ``refusal``. One who sits at
-        the running match forfeits it: last when it is rated, and last at a tournament's table
-        whether it is rated or not."""
+        the caller's lock and within its :meth:`_again`; anyone else is refused with the
+        message ``refusal``. One who sits at the running match forfeits it: last when it is
+        rated, and last at a tournament's table whether it is rated or not."""
         if record.status not in ("lobby", "running"):
             raise Refusal(msg("bot.error.not_active"), record)
         if record.host_id != user_id and not manager:
@@ -413,11 +413,10 @@ class Lobby:
             return await self.tables.load(record.id)
         result = abandoned_result(record, await self.store.action_log(record.id), user_id,
                                   self.clock())
-        try:
-            await self.store.abandon(record.id, record.version, result, rate_result,
-                                     record.seat_of(user_id))
-        except StaleVersion as exc:  # pragma: no cover - the table's lock makes this unreachable
-            raise Stale(msg("bot.error.already_played"), record) from exc
+        # at the version read: a move another process wrote meanwhile is a StaleVersion, and
+        # the caller's :meth:`_again` closes the match as it stands after it
+        await self.store.abandon(record.id, record.version, result, rate_result,
+                                 record.seat_of(user_id))
         return await self.tables.load(record.id)
 
     async def may_quit(self, table_id: int, user_id: int) -> TableRecord:

@@ -194,3 +194,20 @@ async def test_a_host_forgotten_as_another_process_plays_keeps_the_move_s_seats(
     after = await service.tables.load(tid)
     assert after.host_id == ANN and after.version == record.version + 1
     assert after.seats[mover].timeouts == 0
+
+
+async def test_an_abandon_as_another_process_plays_a_move_closes_the_match(
+        service: GameService, other: GameService, store: Store,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host confirmed /goblin abandon as a move was written by another process: the
+    match is closed as it stands after the move, not refused as a move already played."""
+    tid = await lobby(service)
+    await service.lobby.join(tid, BOB, "Bob")
+    record = await service.lobby.start(tid, ANN)
+    user = record.seats[record.game.current].user
+    assert user is not None
+    move = str(legal_actions(record.game)[0])
+    meddle(monkeypatch, store, "abandon", lambda: other.play.act(tid, user, 0, move))
+    closed = await service.lobby.abandon_table(tid, ANN, False)
+    assert closed.status == "abandoned" and closed.version == 1
+    assert [row.action for row in await store.action_log(tid)] == [move]
