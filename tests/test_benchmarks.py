@@ -97,12 +97,11 @@ def test_the_hint_load_benchmark_reads_the_ai_seats_delays(tmp_path: Path,
 
     bench = _benchmark("hint_load", monkeypatch)
     db = tmp_path / "actions.sqlite3"
-    with sqlite3.connect(db) as con:
+    with contextlib.closing(sqlite3.connect(db)) as con, con:
         con.execute("CREATE TABLE actions (table_id, seq, by_ai, at)")
         con.executemany("INSERT INTO actions VALUES (?, ?, ?, ?)", [
             (1, 1, 0, 10.0), (1, 2, 1, 11.5), (1, 3, 1, 13.5), (2, 1, 1, 12.0),
             (2, 2, 0, 14.0), (2, 3, 1, 20.0)])
-    con.close()
     assert bench.ai_delays(db, 11.0, 14.0) == [1.5, 2.0]  # table 2's first move has no before
     assert bench.ai_delays(db, 0.0, 100.0) == [1.5, 2.0, 6.0]
     assert bench.parse(["--tables", "3"]).hint_chance == 0.3

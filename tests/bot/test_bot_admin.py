@@ -6,6 +6,7 @@ import asyncio
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,8 @@ async def test_the_rebuild_gives_the_live_ratings(
     live = await store.ratings(GUILD)
     changes = await store.changes_of_table(3)
     await store.close()
-    with sqlite3.connect(db) as con:  # as after the upgrade that added ratings: none yet
+    # as after the upgrade that added ratings: none yet
+    with closing(sqlite3.connect(db)) as con, con:
         con.execute("DELETE FROM ratings")
         con.execute("DELETE FROM rating_changes")
     env = tmp_path / "bot.env"
@@ -65,7 +67,7 @@ def test_a_database_not_there_or_unusable_is_one_line_and_nothing_is_made(
     text = tmp_path / "notes.txt"
     text.write_text("not a database\n", encoding="utf-8")
     newer = tmp_path / "newer.sqlite3"
-    with sqlite3.connect(newer) as con:
+    with closing(sqlite3.connect(newer)) as con, con:
         con.execute("CREATE TABLE tables (id INTEGER)")
         con.execute("PRAGMA user_version = 999")
     cases = [(missing, f"There is no database at {missing}"),

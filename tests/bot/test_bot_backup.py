@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -133,11 +134,12 @@ async def test_bad_inputs_get_one_line_and_change_nothing(
     text = tmp_path / "notes.txt"
     text.write_text("not a database\n", encoding="utf-8")
     other = tmp_path / "other.sqlite3"
-    with sqlite3.connect(other) as con:
+    with closing(sqlite3.connect(other)) as con, con:
         con.execute("CREATE TABLE photos (id INTEGER)")
     newer = tmp_path / "newer.sqlite3"
     newer.write_bytes(before)
-    with sqlite3.connect(newer) as con:  # as a newer bot's backup: one file, no -wal beside
+    # as a newer bot's backup: one file, no -wal beside
+    with closing(sqlite3.connect(newer)) as con, con:
         con.execute("PRAGMA journal_mode=DELETE")
         con.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     cases = [
@@ -171,7 +173,7 @@ async def test_bad_inputs_get_one_line_and_change_nothing(
     finally:
         locker.execute("ROLLBACK")
         locker.close()
-    with sqlite3.connect(db) as con:
+    with closing(sqlite3.connect(db)) as con, con:
         con.execute("PRAGMA journal_mode=WAL")
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "bot.env", "karak.sqlite3", "newer.sqlite3", "notes.txt", "other.sqlite3"]

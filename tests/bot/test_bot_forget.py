@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +67,7 @@ class Recorder(TinyRenderer):
 
 def anywhere(db: Path, text: str) -> list[str]:
     """The tables of the SQLite file ``db`` holding ``text`` in some column."""
-    with sqlite3.connect(db) as con:
+    with closing(sqlite3.connect(db)) as con:
         names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = "
                                            "'table' AND name NOT LIKE 'sqlite_%'")]
         return [n for n in names

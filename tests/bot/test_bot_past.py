@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -148,7 +149,7 @@ async def test_a_match_of_other_cards_or_a_broken_log_is_not_replayed(
         bot: LiveBot, tmp_path: Path) -> None:
     game = played(2)
     other, broken = (await finished_match(bot.store, game), await finished_match(bot.store, game))
-    with sqlite3.connect(tmp_path / "k.db") as con:
+    with closing(sqlite3.connect(tmp_path / "k.db")) as con, con:
         con.execute("UPDATE tables SET catalogue = 'an-older-catalogue' WHERE id = ?", (other,))
         con.execute("UPDATE actions SET action = 'end' WHERE table_id = ? AND seq = 1",
                     (broken,))

@@ -6,6 +6,7 @@ only once everyone has moved, its abandoner last."""
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,7 @@ def put_ratings(db: Path, people: int, games: int = MIN_GAMES) -> list[int]:
     """``people`` settled ratings on the bot's server, best first (written as the store does,
     while the bot runs): their user ids."""
     users = [3000000000000000000 + i for i in range(people)]
-    with sqlite3.connect(db) as con:
+    with closing(sqlite3.connect(db)) as con, con:
         con.executemany(
             "INSERT INTO ratings (guild_id, user_id, mu, sigma, games, wins, last_table) "
             "VALUES (?, ?, ?, 2.0, ?, 1, 1)",
@@ -103,7 +104,7 @@ async def test_a_provisional_or_new_rating_stays_off_the_leaderboard(
         bot: LiveBot, tmp_path: Path) -> None:
     db = tmp_path / "k.db"  # the bot fixture's database
     users = put_ratings(db, 2, games=MIN_GAMES - 1)
-    with sqlite3.connect(db) as con:
+    with closing(sqlite3.connect(db)) as con, con:
         con.execute("UPDATE ratings SET games = ? WHERE user_id = ?", (MIN_GAMES, users[0]))
         con.execute("UPDATE ratings SET sigma = 6.0, games = 20 WHERE user_id = ?", (users[1],))
     ix = await bot.command(ANN, "leaderboard")
@@ -127,7 +128,7 @@ async def test_another_servers_page_button_shows_nothing_of_it(bot: LiveBot) -> 
 
 
 async def test_stats_say_what_a_provisional_rating_is(bot: LiveBot, tmp_path: Path) -> None:
-    with sqlite3.connect(tmp_path / "k.db") as con:  # the bot fixture's database
+    with closing(sqlite3.connect(tmp_path / "k.db")) as con, con:  # the bot fixture's database
         con.executemany(
             "INSERT INTO ratings (guild_id, user_id, mu, sigma, games, wins, last_table) "
             "VALUES (?, ?, 25.0, ?, ?, 0, 1)", [(GUILD, ANN.id, 6.0, 1), (GUILD, BOB.id, 2.0, 30)])

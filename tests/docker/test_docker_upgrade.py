@@ -23,6 +23,7 @@ import random
 import shutil
 import subprocess
 import time
+from contextlib import closing
 from pathlib import Path
 
 from docker_base import base_name, image_exists
@@ -85,7 +86,7 @@ def schema_of(db: Path) -> int:
     """The schema version of the database file ``db``."""
     import sqlite3
 
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
         return int(con.execute("PRAGMA user_version").fetchone()[0])
 
 

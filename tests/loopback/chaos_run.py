@@ -27,6 +27,7 @@ import asyncio
 import random
 import resource
 import sqlite3
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -198,7 +199,7 @@ class Full:
 
 def progress(db: Path) -> tuple[int, int]:
     """(tables not finished, moves stored over all tables), read-only."""
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10) as con:
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)) as con:
         row = con.execute("SELECT COUNT(*) FILTER (WHERE status != 'finished'), "
                           "COALESCE(SUM(version), 0) FROM tables").fetchone()
     return int(row[0]), int(row[1])
@@ -206,7 +207,7 @@ def progress(db: Path) -> tuple[int, int]:
 
 def versions(db: Path) -> dict[int, int]:
     """The version of every running table."""
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10) as con:
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)) as con:
         rows = con.execute("SELECT id, version FROM tables WHERE status = 'running'").fetchall()
     return {int(r[0]): int(r[1]) for r in rows}
 
@@ -373,7 +374,7 @@ class ChaosRun:
         """Fill in the end figures from the database (the bot stopped)."""
         f = self.figures
         db = self.bot.db
-        with sqlite3.connect(db) as con:
+        with closing(sqlite3.connect(db)) as con:
             f.integrity = str(con.execute("PRAGMA integrity_check").fetchone()[0])
         f.stored_moves = progress(db)[1]
         for p in self.people:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from loopback.botproc import BotProcess
 
 def status(db: Path, table: int) -> str:
     """The table's status as the database holds it now (read beside the bot)."""
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as con:
         row = con.execute("SELECT status FROM tables WHERE id = ?", (table,)).fetchone()
     return str(row[0])
 

@@ -103,7 +103,7 @@ async def test_the_bot_stops_at_once_when_discord_has_gone_away(lb: Loopback,
     assert status == 0, bot.log_tail()
     assert "Discord could not be reached while stopping" in stop, bot.log_tail()
     assert " ERROR " not in stop and "Traceback" not in stop, bot.log_tail()
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
         assert con.execute("SELECT status FROM tables WHERE id = ?", (tid,)).fetchone()
     wal = db.with_name(db.name + "-wal")
     assert not wal.exists() or wal.stat().st_size == 0, "the write-ahead log was checkpointed"

@@ -11,6 +11,7 @@ restored: the shared test server is never stopped); SQLite's file through its de
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import asyncpg
@@ -78,18 +79,16 @@ async def test_a_locked_or_full_sqlite_file_or_bad_sql_is_not_out_of_reach(
     store = await sqlite.Store.open(path, clock=clock)
     try:
         errors = []
-        one = sqlite3.connect(path, timeout=0, isolation_level=None)
-        two = sqlite3.connect(path, timeout=0, isolation_level=None)
-        one.execute("BEGIN IMMEDIATE")
-        for doing in (lambda: two.execute("BEGIN IMMEDIATE"),  # database is locked
-                      lambda: two.execute("SELEC 1"),  # a syntax error
-                      lambda: two.execute("SELECT * FROM no_such_table")):
-            with pytest.raises(sqlite3.OperationalError) as failed:
-                doing()
-            errors.append(failed.value)
-        one.execute("ROLLBACK")
-        one.close()
-        two.close()
+        with closing(sqlite3.connect(path, timeout=0, isolation_level=None)) as one, \
+                closing(sqlite3.connect(path, timeout=0, isolation_level=None)) as two:
+            one.execute("BEGIN IMMEDIATE")
+            for doing in (lambda: two.execute("BEGIN IMMEDIATE"),  # database is locked
+                          lambda: two.execute("SELEC 1"),  # a syntax error
+                          lambda: two.execute("SELECT * FROM no_such_table")):
+                with pytest.raises(sqlite3.OperationalError) as failed:
+                    doing()
+                errors.append(failed.value)
+            one.execute("ROLLBACK")
         assert "database is locked" in str(errors[0])
         assert not any(sqlite.unreadable(e) or sqlite.out_of_reach(e) for e in errors)
         rec = await started(store, played(1).states[0])

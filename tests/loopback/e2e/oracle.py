@@ -4,6 +4,8 @@ backend reads them."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 from bot.storage.core.rows import LOG_COLUMNS, TABLE_COLUMNS, read_log_row, read_record
@@ -17,8 +19,11 @@ class Oracle:
     def __init__(self, db: Path) -> None:
         self.db = db
 
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10)
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        """A read-only connection of its own, closed on leaving."""
+        with closing(sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10)) as con:
+            yield con
 
     def table(self, tid: int) -> TableRecord:
         with self._connect() as con:
