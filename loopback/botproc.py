@@ -126,6 +126,8 @@ class BotProcess:
                 raise BotExited(f"the bot exited with {self.proc.returncode}: "
                                 f"{self.log_tail()}")
             if loop.time() > deadline:
+                self.kill()  # never left running: the caller has no bot to stop
+                await self.wait()
                 raise TimeoutError(f"the bot did not connect in {timeout} s: {self.log_tail()}")
             await self.lb.changed(self.lb.version, 0.2)
 

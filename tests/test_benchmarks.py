@@ -238,9 +238,14 @@ def test_a_benchmark_ended_by_sigterm_runs_its_clean_up_first(tmp_path: Path) ->
         "    return 0\n"
         "sys.exit(run(main()))\n")
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
-    proc.send_signal(signal.SIGTERM)
-    out, _ = proc.communicate(timeout=60)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:  # it waits for ever: never left behind
+            proc.kill()
+            proc.communicate()
     assert out == "cleaned up\n"
     assert proc.returncode == TERMINATED == 143
 

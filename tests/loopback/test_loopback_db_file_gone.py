@@ -19,11 +19,9 @@ from loopback.botproc import BotProcess
 
 
 async def stopped_on_its_own(bot: BotProcess) -> tuple[int, str]:
-    """The bot's exit status once it stopped by itself, and the last line it printed."""
-    try:
-        status = await asyncio.wait_for(bot.wait(), 60)
-    finally:
-        await bot.stop()
+    """The bot's exit status once it stopped by itself, and the last line it printed (the
+    caller stops it whatever happens)."""
+    status = await asyncio.wait_for(bot.wait(), 60)
     return status, bot.log_text().strip().splitlines()[-1]
 
 
@@ -34,11 +32,14 @@ async def test_a_database_file_deleted_or_replaced_stops_the_bot_and_keeps_what_
     ann, bob = lb.create_user("Ann"), lb.create_user("Bob")
 
     bot = BotProcess(lb, db)
-    await bot.start()
-    first = await open_table(lb, lb.create_channel(guild, "hall"), ann, [bob])
-    for suffix in ("", "-wal", "-shm"):  # rm karak.sqlite3*
-        Path(f"{db}{suffix}").unlink(missing_ok=True)
-    status, said = await stopped_on_its_own(bot)
+    try:
+        await bot.start()
+        first = await open_table(lb, lb.create_channel(guild, "hall"), ann, [bob])
+        for suffix in ("", "-wal", "-shm"):  # rm karak.sqlite3*
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        status, said = await stopped_on_its_own(bot)
+    finally:
+        await bot.stop()
     rescued = tmp_path / "karak.sqlite3.rescued"
     assert status == 2, bot.log_tail()
     assert f"{db} was deleted or replaced" in said and str(rescued) in said, said
@@ -47,12 +48,15 @@ async def test_a_database_file_deleted_or_replaced_stops_the_bot_and_keeps_what_
 
     # a backup moved over the database by hand while the bot runs: the bot's file is kept too
     bot = BotProcess(lb, db)
-    await bot.start()
-    second = await open_table(lb, lb.create_channel(guild, "cellar"), ann, [bob])
-    by_hand = tmp_path / "by-hand.sqlite3"
-    shutil.copyfile(rescued, by_hand)
-    os.replace(by_hand, db)
-    status, said = await stopped_on_its_own(bot)
+    try:
+        await bot.start()
+        second = await open_table(lb, lb.create_channel(guild, "cellar"), ann, [bob])
+        by_hand = tmp_path / "by-hand.sqlite3"
+        shutil.copyfile(rescued, by_hand)
+        os.replace(by_hand, db)
+        status, said = await stopped_on_its_own(bot)
+    finally:
+        await bot.stop()
     again = tmp_path / "karak.sqlite3.rescued-2"
     assert status == 2 and str(again) in said, said
     assert Oracle(again).table(second).id == second

@@ -109,7 +109,8 @@ async def test_attachments_are_stored_served_and_replaced(lb: Loopback, mini: Mi
     assert lb.breaches == []
 
 
-async def test_injected_429_and_early_retry(lb: Loopback, mini: MiniBot) -> None:
+async def test_injected_429_and_early_retry(lb: Loopback, mini: MiniBot,
+                                            clock: ManualClock) -> None:
     guild = lb.create_guild()
     channel = lb.create_channel(guild)
     await connected(lb, mini)
@@ -123,7 +124,7 @@ async def test_injected_429_and_early_retry(lb: Loopback, mini: MiniBot) -> None
     assert rules(lb) == ["retry"]
     lb.inject_429(r"/channels/\d+/messages$", retry_after=0.05)
     assert (await mini.rest("POST", path, {"content": "c"}))[0] == 429
-    await asyncio.sleep(0.1)
+    clock.advance(0.1)  # past the 429's retry_after
     assert (await mini.rest("POST", path, {"content": "d"}))[0] == 200
     assert consumed(lb) == ["retry"]
 

@@ -61,6 +61,7 @@ def test_sigterm_stops_the_launcher_the_bot_and_its_workers(tmp_path: Path) -> N
                 started.set()
 
     threading.Thread(target=read, daemon=True).start()
+    below: set[int] = set()
     try:
         assert started.wait(120), "".join(lines)
         below = descendants(proc.pid)
@@ -72,8 +73,9 @@ def test_sigterm_stops_the_launcher_the_bot_and_its_workers(tmp_path: Path) -> N
                 break
             time.sleep(0.1)
         assert [p for p in below if alive(p)] == [], "".join(lines[-20:])
-    finally:
-        for pid in [proc.pid, *descendants(proc.pid)]:
+    finally:  # those below the launcher too: once it has ended, they are no longer its own
+        for pid in {proc.pid, *descendants(proc.pid), *below,
+                    *(p for b in below for p in descendants(b))}:
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
         proc.wait()
