@@ -9,13 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from shared_files import require_file, rulebook
 
 from i18n import LOCALES, catalog, texts
-from playground.browser import in_ci
 
 ROOT = Path(__file__).resolve().parents[1]
 GLOSSARIES = ROOT / "docs" / "glossary"
-RULEBOOKS = ROOT.parent / "shared" / "rules"
 #: Keys holding proper names (cards, monsters, heroes): the glossary does not judge them.
 NAMES = re.compile(r"^(card|back)\.|^hero\.\w+\.name$")
 
@@ -84,21 +83,11 @@ def test_the_chosen_words_are_the_ones_players_read(locale: str) -> None:
     assert not missing, missing
 
 
-def _rulebook(locale: str) -> str | None:
-    path = RULEBOOKS / f"karak-goblin-rulebook.{locale}.txt"
-    if not path.exists():
-        return None
-    return " ".join(path.read_text(encoding="utf-8").split()).lower()
-
-
 @pytest.mark.parametrize("locale", LOCALES)
 def test_the_rulebook_words_are_the_printed_rulebook_s(locale: str) -> None:
-    book = _rulebook(locale)
-    if book is None:
-        if in_ci():
-            pytest.fail(f"../shared/rules/karak-goblin-rulebook.{locale}.txt is missing under CI")
-        pytest.skip(f"no ../shared/rules: glossary words not checked against the {locale} "
-                    "rulebook")
+    path = require_file(rulebook(locale),
+                        f"the glossary's words against the printed {locale} rulebook")
+    book = " ".join(path.read_text(encoding="utf-8").split()).lower()
     absent = [(t.notion, t.words) for t in glossary(locale) if t.source == "rulebook"
               and not any(w.lower().replace("{", "") in book for w in t.words)]
     assert not absent, absent
