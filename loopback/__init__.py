@@ -70,6 +70,8 @@ permissions are its parent's)::
     lb.starter(thread)              # the message it was started from (None: none)
     lb.messages_for(thread, ann)    # a thread's messages, as any channel's
     lb.archive_thread(thread, locked=True)   # a moderator archives (and locks) it
+    lb.lock_thread(thread)          # a moderator locks it, left open: a post or an edit
+                                    # without Manage Threads answers 403 (160005)
     lb.unarchive_thread(thread)
     lb.delete_thread(thread)        # THREAD_DELETE; the API answers Unknown Channel (10003)
     # GET /channels/{id} answers an archived thread too (its parent_id, type and archive

@@ -28,9 +28,9 @@ Control API (JSON over HTTP, for a web page or any script; ids are strings):
 "auto_archive"?: 60|1440|4320|10080}``
     A person (``user``; none: the server's owner) starts a thread in the channel, from
     ``message`` when given (the thread takes its id and the message shows it).
-``POST /_loopback/threads/{id}/archive`` ``{"locked"?}`` / ``.../unarchive`` /
+``POST /_loopback/threads/{id}/archive`` ``{"locked"?}`` / ``.../lock`` / ``.../unarchive`` /
 ``.../delete``
-    A moderator archives (and locks), unarchives, or deletes the thread.
+    A moderator archives (and locks), locks leaving it open, unarchives, or deletes the thread.
 ``POST /_loopback/command`` ``{"user", "channel", "command": "goblin new", "options"?: {},
 "wait"?: "answered"|"done"}``
     Run a slash command as the user; answers the interaction (see below).
@@ -348,6 +348,8 @@ class Loopback:
         d = await self._json(request) if request.can_read_body else {}
         if act == "archive":
             self.world.archive_thread(thread, locked=bool(d.get("locked", False)))
+        elif act == "lock":
+            self.world.lock_thread(thread)
         elif act == "unarchive":
             self.world.unarchive_thread(thread)
         elif act == "delete":

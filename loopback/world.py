@@ -186,6 +186,11 @@ class World:
         too if asked (sent as THREAD_UPDATE)."""
         self.state.set_archived(thread, True, locked)
 
+    def lock_thread(self, thread: Channel) -> None:
+        """A moderator locks ``thread`` and leaves it open (not archived): only those who may
+        manage threads write there any more (sent as THREAD_UPDATE)."""
+        self.state.set_archived(thread, thread.archived, True)
+
     def unarchive_thread(self, thread: Channel) -> None:
         """A moderator unarchives (and unlocks) ``thread`` (sent as THREAD_UPDATE)."""
         self.state.set_archived(thread, False, False)

@@ -29,7 +29,7 @@ from bot.discord_side.counting import FAILURES, answered
 from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
 from bot.discord_side.options import OptionTree
-from bot.discord_side.poster import Poster, channel_deleted, server_left
+from bot.discord_side.poster import Poster, channel_deleted, found_locked, server_left
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.reminders import Reminders
 from bot.discord_side.ui.custom_ids import KINDS, is_ours
@@ -285,6 +285,16 @@ class KarakBot(commands.AutoShardedBot):
         self.tasks.spawn(channel_deleted(self.service, self.messages, self.scheduler,
                                          payload.thread_id, self.user.id, ending="locked"),
                          f"thread-locked-{payload.thread_id}")
+
+    async def on_shard_ready(self, shard_id: int) -> None:
+        """Discord told a shard of its servers whole (at the start, or in a new session after
+        one it could not resume): a thread locked while the bot heard nothing ends what it
+        holds as on a lock heard (in the background)."""
+        assert self.user is not None
+        for guild in self.guilds:
+            if guild.shard_id == shard_id:
+                self.tasks.spawn(found_locked(self.service, self.messages, self.scheduler,
+                                              guild, self.user.id), f"locked-in-{guild.id}")
 
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """The bot was removed from a server (not a server Discord cannot reach for a while):

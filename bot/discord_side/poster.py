@@ -219,6 +219,28 @@ async def found_left(service: GameService, messages: Messages, scheduler: Schedu
     return True
 
 
+async def found_locked(service: GameService, messages: Messages, scheduler: Scheduler,
+                       guild: discord.Guild, by: int) -> None:
+    """Discord told the bot of server ``guild`` whole (at the start, or in a new session),
+    its open threads included: a thread it tells locked that
+    still holds a lobby, a running match or a tournament was locked while the bot heard
+    nothing (stopped, or between two sessions; a thread left open by its lock refuses
+    nothing the bot may do with Manage Threads), so what it holds is closed as on a lock
+    heard live (:func:`channel_deleted`)."""
+    locked = [t.id for t in guild.threads if t.locked]
+    if not locked:
+        return
+    held: set[int] = set()
+    for tid in await service.store.tournaments_with_status("signup", "running"):
+        tournament = await service.store.tournament(tid)
+        if tournament is not None and tournament.guild_id == guild.id:
+            held.add(tournament.channel_id)
+    for thread in locked:
+        if thread in held or await service.store.active_within(thread):
+            log.info("thread %s was locked while the bot was away", thread)
+            await channel_deleted(service, messages, scheduler, thread, by, ending="locked")
+
+
 def take_back_notice(outcomes: Sequence[Outcome]) -> Msg | None:
     """Who took back which move ("Ann takes back Slip Away."), the last take-back among
     ``outcomes``: the table message then shows the game as it was before that move, and the
@@ -228,5 +250,5 @@ def take_back_notice(outcomes: Sequence[Outcome]) -> Msg | None:
     return told[-1] if told else None
 
 
-__all__ = ["Poster", "channel_deleted", "found_deleted", "found_left", "server_left",
-           "take_back_notice"]
+__all__ = ["Poster", "channel_deleted", "found_deleted", "found_left", "found_locked",
+           "server_left", "take_back_notice"]

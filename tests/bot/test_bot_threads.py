@@ -281,6 +281,49 @@ async def test_a_thread_locked_while_the_bot_was_away_ends_its_match_at_its_rest
         await again.stop()
 
 
+@pytest.mark.parametrize("manage", [False, True])
+async def test_a_thread_locked_and_left_open_while_the_bot_was_away_ends_its_match(
+        lb: Loopback, tmp_path: Path, clock: Clock, manage: bool) -> None:
+    """A moderator locks a match's thread, and a thread with a lobby in it, without archiving
+    them, while the bot is stopped (no THREAD_UPDATE heard): at the restart Discord tells the
+    bot of both, open and locked, and their tables end as on a lock heard live, whether or not
+    the bot may manage threads (and so still post there); the threads stay locked."""
+    db = tmp_path / "k.db"
+    h = await LiveBot.start(lb, db, TinyRenderer(), clock=clock, thinking=Thinking(workers=0),
+                            threads=True)
+    try:
+        tid, thread = await started(h)
+        assert await ThreadPlayers(h, tid, [ANN], thread).step()
+        lobby = h.lb.starter(thread)
+        assert lobby is not None
+        kept = await h.store.action_log(tid)
+        chat = h.lb.create_thread(h.channel, "chat")  # a thread people opened: a lobby in it
+        await h.command(BOB, "new", channel=chat)
+        in_chat = table_id(h.public(chat)[-1])
+    finally:
+        await h.stop()
+    lb.lock_thread(thread)
+    lb.lock_thread(chat)
+    if not manage:
+        h.channel.bot_permissions &= ~MANAGE_THREADS
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock,
+                                thinking=Thinking(workers=0), threads=True)
+    try:
+        await again.settle()
+        assert (await again.bot.service.tables.load(tid)).status == "abandoned"
+        assert await again.store.action_log(tid) == kept
+        assert lb.message(lobby.id).text().startswith(
+            "The match between Ann and 1 AI was abandoned: a moderator locked its thread. "
+            "Its log is kept →")
+        assert thread.locked and chat.locked
+        assert (await again.bot.service.tables.load(in_chat)).status == "abandoned"
+        assert not again.bot.scheduler.busy(tid)
+        await again.command(ANN, "new")  # the channel is free for a new match
+        assert again.public()[-1].custom_ids()
+    finally:
+        await again.stop()
+
+
 async def test_a_rematch_offered_in_a_locked_thread_stands_and_its_people_are_told(
         h: LiveBot, caplog: pytest.LogCaptureFixture) -> None:
     tid = await finished_match(h.store, played(2), threaded=True)
