@@ -79,7 +79,8 @@ async def answer(interaction: discord.Interaction[Any], clicks: Interactions,
 
 async def tables_after(clicks: Interactions, done: Forgetting) -> None:
     """What follows on the person's tables, as after ``/goblin leave``: a lobby redrawn, a
-    running match's AI going, a closed table told and forgotten, a tournament's sign-up
+    running match's AI going (and the thread it is played in named again without them, with
+    the channel's line), a closed table told and forgotten, a tournament's sign-up
     message redrawn without them; what is kept in memory of
     the past matches they played (replays, animations) drawn again with the names changed."""
     for table in done.store.tables:
@@ -91,6 +92,8 @@ async def tables_after(clicks: Interactions, done: Forgetting) -> None:
             await clicks.messages.lobby.redraw(None, record.id)
         if record.status == "abandoned" and record.state is not None:
             await clicks.messages.closed(record)
+        if record.status == "running":  # their name off its thread's and the channel's line
+            clicks.messages.threads.renamed(record)
         await clicks.lobby.changed(record, "leave")
     if clicks.tournaments is not None:  # their name off the entrants shown
         for tournament in done.tournaments:

@@ -19,6 +19,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any, TypeVar
 
 import discord
@@ -33,8 +34,9 @@ from bot.discord_side.context import (
 from bot.discord_side.feed import Feeds, Job
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.parts import GREY, cut, layout, text_block
+from bot.game.refusals import Refusal
 from bot.game.service import GameService
-from bot.storage.records import CannotSave, TableRecord
+from bot.storage.records import CannotSave, StorageError, TableRecord
 from i18n import Msg, msg, translate
 
 log = logging.getLogger("karak.bot")
@@ -60,12 +62,22 @@ def listed(parts: Sequence[Msg | str]) -> Msg | str:
     return out
 
 
+def called(record: TableRecord, seat: int) -> Msg | str:
+    """How the channel's line and the thread's name call a person's seat: their name, or
+    for a seat without one (a person forgotten since) its hero's, as the table shows it."""
+    name = record.seats[seat].name
+    if name:
+        return name
+    state = record.state
+    return "?" if state is None else msg(f"hero.{state.seats[seat].hero}.name")
+
+
 def players(record: TableRecord, but: int | None = None) -> Msg | str:
     """The people at the table by name, then how many AI seats ("Ann, Bob and 2 AI"), leaving
     out seat ``but``."""
-    seats = [s for i, s in enumerate(record.seats) if i != but]
-    names: list[Msg | str] = [s.name or "?" for s in seats if s.user is not None]
-    ai = sum(s.user is None for s in seats)
+    seats = [(i, s) for i, s in enumerate(record.seats) if i != but]
+    names = [called(record, i) for i, s in seats if s.user is not None]
+    ai = sum(s.user is None for _, s in seats)
     return listed([*names, *([msg("bot.thread.ai", count=ai)] if ai else [])])
 
 
@@ -93,7 +105,7 @@ def line(record: TableRecord, thread_id: int, ending: str | None = None) -> Msg:
     if ending == "won" and record.state is not None and record.state.winner is not None:
         seat = record.state.winner
         winner = record.seats[seat]
-        who: Msg | str = winner.name if winner.user is not None and winner.name else msg(
+        who = called(record, seat) if winner.user is not None else msg(
             f"hero.{record.state.seats[seat].hero}.name")
         return msg("bot.thread.won", winner=who, others=players(record, but=seat),
                    players=players(record), link=link)
@@ -120,16 +132,23 @@ def thread_missing(interaction: discord.Interaction[Any]) -> list[str]:
     return [p for p in THREAD_NEEDS if not getattr(have, p)]
 
 
+async def thread_of(client: discord.Client, thread_id: int) -> discord.Thread | None:
+    """Thread ``thread_id`` as the bot knows it, or as Discord tells it (an archived thread
+    is not always known); None when it is no thread."""
+    thread = client.get_channel(thread_id)
+    if isinstance(thread, discord.Thread):
+        return thread
+    fetched = await client.fetch_channel(thread_id)
+    return fetched if isinstance(fetched, discord.Thread) else None
+
+
 async def unarchive(client: discord.Client, thread_id: int) -> bool:
     """Take thread ``thread_id`` out of the archive (Discord refuses edits and deletions in an
     archived thread; a post would unarchive it by itself). False, the thread left as it is,
     when a moderator locked it (it is theirs to reopen)."""
-    thread = client.get_channel(thread_id)
-    if not isinstance(thread, discord.Thread):
-        fetched = await client.fetch_channel(thread_id)
-        if not isinstance(fetched, discord.Thread):
-            return True
-        thread = fetched
+    thread = await thread_of(client, thread_id)
+    if thread is None:
+        return True
     if thread.locked:
         return False
     await thread.edit(archived=False)
@@ -337,11 +356,48 @@ class MatchThreads:
                 log.warning("could not link table %s to its rematch (%s)", old.id, exc.status)
         self.feeds.put(new.id, Job("other", new.version, work))
 
+    def renamed(self, record: TableRecord) -> None:
+        """Someone at ``record``'s running match, played in a thread the bot opened for it,
+        was forgotten: the channel's line is written again (on the table's feed) and the
+        thread named again, from the table as it is now, so their name is in neither. The
+        name goes on its own: Discord takes two name changes of a thread in ten minutes and
+        holds a third back until its turn, which the match's messages do not wait for."""
+        thread = self._threads.get(record.id, record.thread_id)
+        if thread is None:
+            return
+        self.feeds.put(record.id, Job("other", record.version,
+                                      partial(self.channel_line, record)))
+        self.feeds.tasks.spawn(self._rename(record, thread), f"thread-name-{thread}")
+
+    async def _rename(self, record: TableRecord, thread_id: int) -> None:
+        """Name thread ``thread_id`` after table ``record`` as it now stands (taken out of
+        the archive first, as for any edit there); a refusal is logged as a warning (a thread
+        found deleted or locked is told, as for any request: :meth:`lost`)."""
+        with contextlib.suppress(Refusal, StorageError):  # the table as it stands now
+            record = await self.service.tables.load(record.id)
+        try:
+            name = thread_name(record, await self._tournament(record))
+        except StorageError as exc:
+            log.warning("could not name the thread of table %s again (%s)", record.id,
+                        type(exc).__name__)
+            return
+        try:
+            await self.pace.request(record.channel_id)
+            thread = await thread_of(self.client, thread_id)
+            if thread is None or thread.name == name:
+                return
+            await unarchived(self.client, thread_id, partial(thread.edit, name=name),
+                             self.locked)
+        except discord.HTTPException as exc:
+            self.lost(record, exc)
+            log.warning("could not name the thread of table %s again (%s)", record.id,
+                        exc.code or exc.status)
+
     def forget(self, table: int) -> None:
         """Drop the thread kept for a table that ended."""
         self._threads.pop(table, None)
 
 
 __all__ = ["ARCHIVED", "MISSING_ACCESS", "THREAD_NEEDS", "UNKNOWN_CHANNEL", "MatchThreads",
-           "in_thread", "line", "line_view", "players", "thread_link", "thread_missing",
-           "thread_name", "unarchive", "unarchived"]
+           "called", "in_thread", "line", "line_view", "players", "thread_link",
+           "thread_missing", "thread_name", "thread_of", "unarchive", "unarchived"]

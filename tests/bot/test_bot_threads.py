@@ -18,12 +18,12 @@ import pytest
 from bot_helpers import Clock
 from in_threads import ThreadPlayers, link, start_lobby, started, table_message
 from live_bot import GUILD, Call, LiveBot, component, offered, table_id
-from players import ANN, BOB, Players, TinyRenderer, finished_match, open_table
+from players import ANN, BOB, EVE, Players, TinyRenderer, finished_match, open_table
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
 
 from bot.discord_side.threads import line
-from bot.discord_side.ui.custom_ids import RematchButton, ShareButton
+from bot.discord_side.ui.custom_ids import ForgetButton, RematchButton, ShareButton
 from bot.storage.records import SeatInfo
 from bot.workers.thinking import Thinking
 from engine import Undo
@@ -505,3 +505,41 @@ async def test_a_guided_match_in_a_server_channel_moves_to_its_thread(
     assert h.message(line).text().startswith("The match between Bob and 2 AI was abandoned")
     assert not [c for c in calls if c.method == "PATCH" and c.path.endswith(f"/{line.id}")
                 and "new table" in str(c.body)]
+
+
+async def test_a_person_forgotten_leaves_the_name_of_their_running_match_s_thread(
+        h: LiveBot, caplog: pytest.LogCaptureFixture) -> None:
+    """Bob asks the bot to forget him during a slow match played in a thread Discord
+    archived meanwhile: the match goes on with the AI in his seat, and his name leaves the
+    thread's name and the channel's line, where his seat is named by its hero, as everywhere a
+    forgotten person sat. Once the bot may no longer name the thread, Eve forgotten leaves
+    the channel's line, and a warning says the thread keeps her name."""
+    tid = await open_table(h, ANN, [BOB, EVE])
+    thread = h.lb.threads_of(h.channel)[-1]
+    lobby = h.lb.starter(thread)
+    assert lobby is not None
+    assert thread.name == "Karak · Ann, Bob and Eve"
+    h.lb.archive_thread(thread)  # a slow match: Discord archived its thread meanwhile
+    await h.settle()
+    asked = h.reply(await h.command(BOB, "forget-me"))
+    await h.click(BOB, asked, ForgetButton.id_for(BOB.id, True))
+    await h.settle()
+    record = await h.bot.service.tables.load(tid)
+    assert record.status == "running"
+    heroes = {s.user: translate(f"hero.{record.game.seats[i].hero}.name", "en")
+              for i, s in enumerate(record.seats)}
+    bob = next(heroes[u] for u in heroes if u not in (ANN.id, EVE.id))
+    assert thread.name == f"Karak · Ann, {bob} and Eve"
+    assert h.lb.message(lobby.id).text() == (
+        f"Ann, {bob} and Eve are playing →\u00a0{link(thread)}")
+    # the bot may no longer name the thread: the line still loses the name, a warning tells
+    h.channel.bot_permissions &= ~(MANAGE_THREADS | SEND_MESSAGES_IN_THREADS)
+    await h.settle()
+    asked = h.reply(await h.command(EVE, "forget-me"))
+    await h.click(EVE, asked, ForgetButton.id_for(EVE.id, True))
+    await h.settle()
+    assert (await h.bot.service.tables.load(tid)).status == "running"
+    assert thread.name == f"Karak · Ann, {bob} and Eve"
+    assert h.lb.message(lobby.id).text() == (
+        f"Ann, {bob} and {heroes[EVE.id]} are playing →\u00a0{link(thread)}")
+    assert "could not name the thread of table 1 again (50013)" in caplog.text
