@@ -77,8 +77,12 @@ class Poster:
 
     async def refresh(self, record: TableRecord) -> None:
         """Queue the table message of a running table brought up to date (on start): a new one
-        pinging the person to play when the bot stopped before their turn's was posted."""
-        if await self.service.meta.ping_owed(record):
+        pinging the person to play when the bot stopped before their turn's was posted, and
+        the game's beginning when it stopped before the first was (the match moved to its
+        thread, the lobby message made its channel's line or deleted, as at the start)."""
+        if record.message_id is None:
+            self.messages.begin(record)
+        elif await self.service.meta.ping_owed(record):
             self.messages.show_turn(record)
         else:
             self.messages.show(record)

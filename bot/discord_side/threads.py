@@ -258,7 +258,9 @@ class MatchThreads:
         thread, the match is played in the channel as well, where the stored table says it is:
         the thread is deleted (where the bot may), a warning is logged, and the host has
         nothing to mend. A match whose channel is itself a thread (a tournament opened in one)
-        is played there, as a match opened in a thread is: a thread holds no thread."""
+        is played there, as a match opened in a thread is: a thread holds no thread. Opened
+        once the bot is ready (a match begun at a restart): it then knows the channel."""
+        await self.client.wait_until_ready()
         if getattr(self.client.get_channel(record.channel_id), "type", None) in THREAD_TYPES:
             return await self._in_channel(record), False
         try:

@@ -543,3 +543,41 @@ async def test_a_person_forgotten_leaves_the_name_of_their_running_match_s_threa
     assert h.lb.message(lobby.id).text() == (
         f"Ann, {bob} and {heroes[EVE.id]} are playing →\u00a0{link(thread)}")
     assert "could not name the thread of table 1 again (50013)" in caplog.text
+
+
+@pytest.mark.parametrize("thread", [True, False])
+async def test_a_match_started_as_the_bot_stopped_begins_at_the_restart(
+        lb: Loopback, tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch,
+        thread: bool) -> None:
+    """The bot stops once a Start is saved, before any message of the match went out: at the
+    restart the match begins as at a Start, its lobby message left with no lobby's buttons
+    while the match is played: the match moves to its thread and the lobby message becomes
+    the channel's line, or (no thread) the lobby message is deleted."""
+    db = tmp_path / "k.db"
+    h = await LiveBot.start(lb, db, TinyRenderer(), clock=clock, thinking=Thinking(workers=0),
+                            threads=True)
+    try:
+        await h.command(ANN, "new", thread=thread)
+        lobby = h.public()[-1]
+        monkeypatch.setattr(h.bot.messages, "begin", lambda record: None)  # stopped first
+        tid = await start_lobby(h, lobby)
+        assert (await h.bot.service.tables.load(tid)).status == "running"
+    finally:
+        await h.stop()
+    monkeypatch.undo()
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock,
+                                thinking=Thinking(workers=0), threads=True)
+    try:
+        await again.settle()
+        threads = lb.threads_of(again.channel)
+        assert len(threads) == thread
+        where = threads[0] if thread else again.channel
+        assert table_message(again, where).custom_ids() == [f"kg:hand:{tid}", f"kg:log:{tid}"]
+        if thread:
+            assert [m.id for m in again.public()] == [lobby.id]
+            assert lb.message(lobby.id).text() == (
+                f"Ann and 1 AI are playing →\u00a0{link(threads[0])}")
+        else:
+            assert lobby.id not in [m.id for m in again.public()]
+    finally:
+        await again.stop()
