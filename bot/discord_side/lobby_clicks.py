@@ -40,7 +40,7 @@ class LobbyClicks:
         lobby ``revision``."""
         await interaction.response.defer()
         try:
-            record = await self.apply(interaction, table, op, revision)
+            record = await self.apply(interaction, table, op, revision, clicked=True)
         except Refusal as exc:
             await self._redraw_stale(interaction, exc, revision)
             raise
@@ -61,16 +61,17 @@ class LobbyClicks:
             self.scheduler.kick_ai(record)
 
     async def apply(self, interaction: discord.Interaction[Any], table: int, op: str,
-                    revision: int | None = None) -> TableRecord:
+                    revision: int | None = None, clicked: bool = False) -> TableRecord:
         """Run one lobby operation for the interaction's user (``revision``: the lobby revision
-        the clicked message showed; None from a command)."""
+        the clicked message showed; None from a command; ``clicked``: a button of the lobby
+        message, whose Leave leaves a lobby only, never a match that started meanwhile)."""
         user = interaction.user
         svc = self.service
         match op:
             case "join":
                 return await svc.lobby.join(table, user.id, user.display_name)
             case "leave":
-                return await svc.lobby.leave(table, user.id)
+                return await svc.lobby.leave(table, user.id, lobby_only=clicked)
             case "ai":
                 return await svc.lobby.add_ai(table, user.id, revision)
             case "unai":

@@ -258,15 +258,18 @@ class Lobby:
             return await self.tables.load(table_id)
         return await self._change(table_id, pick)
 
-    async def leave(self, table_id: int, user_id: int) -> TableRecord:
+    async def leave(self, table_id: int, user_id: int, lobby_only: bool = False) -> TableRecord:
         """Leave the lobby (the host's role passes on; an empty lobby closes) or hand a running
         seat to the AI for good (a solo table, whose only person leaves, closes instead; the
         host's role passes to the next person still playing, so the one who left can no longer
-        close the match for the others)."""
+        close the match for the others). ``lobby_only``: a lobby's Leave button, which asked to
+        leave the lobby: a match that started meanwhile is not left (``/goblin leave`` does)."""
         async def vacate(record: TableRecord) -> TableRecord:
             index = record.seat_of(user_id)
             if index is None:
                 raise NotSeated(msg("bot.error.not_seated"), record)
+            if lobby_only and record.status == "running":
+                raise Refusal(msg("bot.error.leave_started"), record)
             if record.status == "running" and (record.guild_id is None or record.lessons):
                 return await self._close(record, user_id, False, "learn.error.host_only")
             if record.status == "running":

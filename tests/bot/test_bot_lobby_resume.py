@@ -266,3 +266,19 @@ async def test_a_lobby_too_old_to_edit_is_posted_afresh(bot: LiveBot) -> None:
     assert f"<@{EVE.id}>" in fresh.text()
     await bot.click(ANN, fresh, LobbyButton.id_for(tid, "start", None))
     assert (await bot.bot.service.tables.load(tid)).status == "running"
+
+
+async def test_a_leave_clicked_on_the_lobby_as_it_started_keeps_the_seat(bot: LiveBot) -> None:
+    """Bob clicks Leave on the lobby just after Ann started it (the message still shows the
+    lobby's buttons): he asked to leave a lobby, not a match, so he keeps his seat and is told
+    privately how to leave the match; the lobby message loses its buttons. /goblin leave
+    still hands his seat to the AI."""
+    tid, lobby = await open_lobby(bot)
+    await bot.click(BOB, lobby, lobby_id(lobby, "join"))
+    await bot.bot.service.lobby.start(tid, ANN.id)  # Ann's Start, its lobby redraw not yet out
+    ix = await bot.click(BOB, lobby, lobby_id(lobby, "leave"))
+    assert any("/goblin leave" in t for t in bot.said(ix)), bot.said(ix)
+    assert await ai_seats(bot, tid) == [False, False]
+    assert not bot.message(lobby).custom_ids()
+    await bot.command(BOB, "leave")
+    assert await ai_seats(bot, tid) == [False, True]
