@@ -10,17 +10,21 @@ not playing it who never asked for it. The offer lapses :data:`LAPSE` seconds af
 made, or a turn's time after it for a slow match (people who play one move a day answer at that
 pace: :func:`lapse`), and a channel that already has an active table refuses it. Every right
 is checked under the finished table's lock; the offer is stored in the database
-(:class:`~bot.storage.records.RematchOffer`), so a restart loses nothing.
+(:class:`~bot.storage.records.RematchOffer`), so a restart loses nothing. It is written only
+while it is as read: when another process's click or timer pass, or a person forgotten
+meanwhile (forgetting takes no finished table's lock), changed it since, a click is made again
+on the offer as it is now (nobody's readiness lost, no forgotten person's id written back), and
+the timer pass leaves it alone (a rematch started meanwhile stays linked to its offer).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
 from bot.game.lobby import Lobby
 from bot.game.people import forgotten
-from bot.game.refusals import Refusal
+from bot.game.refusals import Refusal, Stale
 from bot.game.seats import MIN_SEATS
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
@@ -29,6 +33,9 @@ from i18n import msg
 
 #: Seconds an offer stays open at least (a match whose turns take longer: a turn's time).
 LAPSE = 600.0
+#: How many times a click on an offer is made again when the offer changed between its read
+#: and its write (another process's click or timer pass, a person forgotten).
+ATTEMPTS = 5
 #: The settings of a table a rematch keeps (every field of a table that is not about one match
 #: in particular: its seats, game, messages, times, or the cards it was played with).
 SETTINGS = ("guild_id", "place_key", "channel_id", "host_id", "abilities", "timer", "locale",
@@ -67,6 +74,10 @@ def host_of(record: TableRecord, offer: RematchOffer) -> int:
     return record.host_id if record.host_id in people(record) else offer.offered_by
 
 
+class Moved(Exception):
+    """The offer changed between its read and its write: read it again."""
+
+
 @dataclass
 class Rematches:
     """Offering, joining and starting rematches (``clock`` and ``seeds`` injectable)."""
@@ -80,48 +91,54 @@ class Rematches:
     async def offer(self, table_id: int, user_id: int) -> RematchState:
         """A person of a finished table offers a rematch (or, when one is open, says they are
         ready)."""
-        async with self.tables.hold(table_id) as record:
-            offer = await self._open_offer(record, user_id, may_lapse=True)
+        async def make(record: TableRecord) -> RematchState:
+            stored, offer = await self._open_offer(record, user_id, may_lapse=True)
             if offer is None:
                 await self._channel_free(record)
                 offer = RematchOffer(table_id, user_id, self.clock(), (user_id,))
                 if set(people(record)) <= {user_id}:  # played alone with the AI: at once
-                    return await self._begin(record, offer)
-                await self.store.save_rematch(offer)
+                    return await self._begin(record, offer, stored)
+                await self._write(offer, stored)
                 return RematchState(offer, record)
             return await self._ready(record, offer, user_id)
+        return await self._again(table_id, make)
 
     async def ready(self, table_id: int, user_id: int) -> RematchState:
         """A person of the table says they are ready; the match starts when all are."""
-        async with self.tables.hold(table_id) as record:
-            offer = await self._open_offer(record, user_id)
+        async def join(record: TableRecord) -> RematchState:
+            offer = (await self._open_offer(record, user_id))[1]
             assert offer is not None
             return await self._ready(record, offer, user_id)
+        return await self._again(table_id, join)
 
     async def start(self, table_id: int, user_id: int) -> RematchState:
         """The host starts the rematch with the people who are ready (the host among them)."""
-        async with self.tables.hold(table_id) as record:
-            offer = await self._open_offer(record, user_id)
-            assert offer is not None
-            if user_id != host_of(record, offer):
+        async def begin(record: TableRecord) -> RematchState:
+            was = (await self._open_offer(record, user_id))[1]
+            assert was is not None
+            if user_id != host_of(record, was):
                 raise Refusal(msg("rematch.error.host_only"), record)
-            if user_id not in offer.ready:
-                offer = replace(offer, ready=(*offer.ready, user_id))
-            return await self._begin(record, offer)
+            offer = was if user_id in was.ready else replace(was, ready=(*was.ready, user_id))
+            return await self._begin(record, offer, was)
+        return await self._again(table_id, begin)
 
     async def set_message(self, table_id: int, message_id: int) -> None:
         """Remember the offer's public message."""
-        async with self.tables.hold(table_id):
-            offer = await self.store.rematch_of(table_id)
-            if offer is not None:
-                await self.store.save_rematch(replace(offer, message_id=message_id))
+        for _ in range(ATTEMPTS):
+            async with self.tables.hold(table_id):
+                offer = await self.store.rematch_of(table_id)
+                if offer is None or await self.store.save_rematch(
+                        replace(offer, message_id=message_id), offer):
+                    return
 
     async def offer_of(self, table_id: int) -> RematchOffer | None:
         """The table's rematch offer as stored (open, started or lapsed), or None."""
         return await self.store.rematch_of(table_id)
 
     async def lapsed(self) -> list[RematchState]:
-        """Close every open offer whose time ran out; the offers just closed."""
+        """Close every open offer whose time ran out; the offers just closed (one that changed
+        since it was read, another process's click or rematch started meanwhile, is left as
+        it is)."""
         out = []
         for offer in await self.store.open_rematches():
             if self.clock() < offer.offered_at + LAPSE:  # lapses after LAPSE at the soonest
@@ -130,15 +147,32 @@ class Rematches:
                 now = await self.store.rematch_of(offer.table_id)
                 if now is None or now.closed or self.clock() < now.offered_at + lapse(record):
                     continue
-                now = replace(now, closed=True)
-                await self.store.save_rematch(now)
-                out.append(RematchState(now, record))
+                closed = replace(now, closed=True)
+                if await self.store.save_rematch(closed, now):
+                    out.append(RematchState(closed, record))
         return out
 
-    async def _open_offer(self, record: TableRecord, user_id: int,
-                          may_lapse: bool = False) -> RematchOffer | None:
-        """The table's open offer, after checking the user may take part; None when there is
-        none and ``may_lapse`` (a new one may be made)."""
+    async def _again(self, table_id: int,
+                     change: Callable[[TableRecord], Awaitable[RematchState]]) -> RematchState:
+        """Make ``change`` on the table held and read, again while the offer keeps changing
+        between its read and its write (:class:`Moved`)."""
+        for _ in range(ATTEMPTS):
+            async with self.tables.hold(table_id) as record:
+                try:
+                    return await change(record)
+                except Moved:
+                    continue
+        raise Stale(msg("bot.error.lobby_moved"))
+
+    async def _write(self, offer: RematchOffer, was: RematchOffer | None) -> None:
+        """Store ``offer`` while the stored one is still ``was``; :class:`Moved` if not."""
+        if not await self.store.save_rematch(offer, was):
+            raise Moved
+
+    async def _open_offer(self, record: TableRecord, user_id: int, may_lapse: bool = False
+                          ) -> tuple[RematchOffer | None, RematchOffer | None]:
+        """The table's offer as stored and its open offer, after checking the user may take
+        part; no open offer when there is none and ``may_lapse`` (a new one may be made)."""
         if record.status != "finished":
             raise Refusal(msg("rematch.error.not_finished"), record)
         if user_id not in people(record):
@@ -148,25 +182,26 @@ class Rematches:
             raise Refusal(msg("rematch.error.started", table=offer.new_table), record)
         if offer is not None and not offer.closed \
                 and self.clock() >= offer.offered_at + lapse(record):
-            offer = replace(offer, closed=True)
-            await self.store.save_rematch(offer)
+            closed = replace(offer, closed=True)
+            await self._write(closed, offer)
+            offer = closed
             if not may_lapse:
                 raise Refusal(msg("rematch.error.lapsed"), record)
         if offer is None or offer.closed:
             if may_lapse:
-                return None
+                return offer, None
             raise Refusal(msg("rematch.error.no_offer" if offer is None
                               else "rematch.error.lapsed"), record)
-        return offer
+        return offer, offer
 
     async def _ready(self, record: TableRecord, offer: RematchOffer,
                      user_id: int) -> RematchState:
         if user_id in offer.ready:
             raise Refusal(msg("rematch.error.already_ready"), record)
-        offer = replace(offer, ready=(*offer.ready, user_id))
+        was, offer = offer, replace(offer, ready=(*offer.ready, user_id))
         if set(people(record)) <= set(offer.ready):
-            return await self._begin(record, offer)
-        await self.store.save_rematch(offer)
+            return await self._begin(record, offer, was)
+        await self._write(offer, was)
         return RematchState(offer, record)
 
     async def _channel_free(self, record: TableRecord) -> None:
@@ -177,9 +212,12 @@ class Rematches:
         if active is not None and await self.store.tournament_of_table(active) is None:
             raise Refusal(msg("rematch.error.table_active", table=active), record)
 
-    async def _begin(self, record: TableRecord, offer: RematchOffer) -> RematchState:
+    async def _begin(self, record: TableRecord, offer: RematchOffer,
+                     was: RematchOffer | None) -> RematchState:
         """Start the new match: the ready people and the AI seats, heroes and levels kept, and
-        every setting of the table (:data:`SETTINGS`; its host as :func:`host_of` says)."""
+        every setting of the table (:data:`SETTINGS`; its host as :func:`host_of` says).
+        ``was``: the offer as stored (None: none yet); the offer links the new match even when
+        it changed since (another process's timer pass closed it meanwhile)."""
         seats = [SeatInfo(user=s.user, name=s.name, hero=s.hero, level=s.level)
                  if s.user is not None else s.model_copy(update={"timeouts": 0})
                  for s in record.seats
@@ -202,9 +240,15 @@ class Rematches:
         if record.hints is not None:
             await self.store.set_hints(new.id, record.hints)
         started = await self.lobby.start(new.id, host)
-        offer = replace(offer, new_table=started.id, closed=True)
-        await self.store.save_rematch(offer)
-        return RematchState(offer, record, started)
+        linked = replace(offer, new_table=started.id, closed=True)
+        for _ in range(ATTEMPTS):
+            if await self.store.save_rematch(linked, was):
+                break
+            was = await self.store.rematch_of(record.id)  # changed meanwhile: linked as it is
+            if was is not None:
+                linked = replace(was, new_table=started.id, closed=True)
+        return RematchState(linked, record, started)
 
 
-__all__ = ["LAPSE", "SETTINGS", "RematchState", "Rematches", "host_of", "lapse", "people"]
+__all__ = ["ATTEMPTS", "LAPSE", "SETTINGS", "Moved", "RematchState", "Rematches", "host_of",
+           "lapse", "people"]

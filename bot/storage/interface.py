@@ -423,8 +423,10 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
     async def rematch_of(self, table_id: int) -> RematchOffer | None:
         """The rematch offer made at finished table ``table_id``, or None."""
 
-    async def save_rematch(self, offer: RematchOffer) -> None:
-        """Store a rematch offer (a new one, or a change of the table's offer)."""
+    async def save_rematch(self, offer: RematchOffer, was: RematchOffer | None = None) -> bool:
+        """Store a rematch offer (a new one, or a change of the table's offer) while the
+        table's stored offer is still ``was`` (None: while it has none); True when written,
+        False when another writer changed it since it was read (nothing is written)."""
 
     async def open_rematches(self) -> list[RematchOffer]:
         """The rematch offers neither started nor closed, oldest first."""

@@ -3,6 +3,8 @@ rematch offers, through the storage interface."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.game.places import Place
 from bot.storage.interface import Storage
 from bot.storage.records import RematchOffer, SeatInfo
@@ -83,11 +85,25 @@ async def test_a_rematch_offer_is_stored_and_changed(store: Storage, clock: Cloc
     tid = (await finished(store, 1))[0]
     assert await store.rematch_of(tid) is None
     offer = RematchOffer(tid, ANN, clock.now, (ANN,))
-    await store.save_rematch(offer)
+    assert await store.save_rematch(offer)
     assert await store.rematch_of(tid) == offer
     assert await store.open_rematches() == [offer]
     later = RematchOffer(tid, ANN, clock.now, (ANN, BOB), message_id=55, new_table=9,
                          closed=True)
-    await store.save_rematch(later)
+    assert await store.save_rematch(later, offer)
     assert await store.rematch_of(tid) == later
     assert await store.open_rematches() == []
+
+
+async def test_a_rematch_offer_changed_since_it_was_read_is_not_written_over(
+        store: Storage, clock: Clock) -> None:
+    """An offer is written only while it is as read: a change another writer made since
+    (another process's Ready, a started rematch) is kept."""
+    tid = (await finished(store, 1))[0]
+    offer = RematchOffer(tid, ANN, clock.now, (ANN,))
+    assert await store.save_rematch(offer)
+    assert not await store.save_rematch(RematchOffer(tid, BOB, clock.now, (BOB,)))
+    started = replace(offer, new_table=9, closed=True)
+    assert await store.save_rematch(started, offer)
+    assert not await store.save_rematch(replace(offer, closed=True), offer)
+    assert await store.rematch_of(tid) == started

@@ -75,6 +75,12 @@ def read_offer(row: Row) -> RematchOffer:
         closed=as_flag(row[6], "closed"))
 
 
+def _offer_row(offer: RematchOffer) -> tuple[object, ...]:
+    """The values of ``offer``'s ``rematches`` row (:data:`OFFER_COLUMNS`)."""
+    return (offer.table_id, offer.offered_by, offer.offered_at, json.dumps(offer.ready),
+            offer.message_id, offer.new_table, offer.closed)
+
+
 class HistoryQueries(Base):
     """Past matches and rematch offers."""
 
@@ -174,17 +180,26 @@ class HistoryQueries(Base):
             f"SELECT {OFFER_COLUMNS} FROM rematches WHERE table_id = ?", bounded(table_id))
         return None if row is None else read_offer(row)
 
-    async def save_rematch(self, offer: RematchOffer) -> None:
-        """Store a new rematch offer, or the change of one."""
+    async def save_rematch(self, offer: RematchOffer, was: RematchOffer | None = None) -> bool:
+        """Store a new rematch offer, or the change of one, while the stored offer is still
+        ``was`` (None: while there is none; its row is locked as it is read): another writer's
+        change since it was read (another process's click or timer pass, a person forgotten)
+        is never written over. True when written."""
         async with self._tx() as db:
+            if was is None:
+                return await db.execute(
+                    f"INSERT INTO rematches ({OFFER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (table_id) DO NOTHING", *_offer_row(offer)) == 1
+            row = await db.fetchrow(
+                f"SELECT {OFFER_COLUMNS} FROM rematches WHERE table_id = ?"
+                f"{self.dialect.for_update}", bounded(offer.table_id))
+            if row is None or read_offer(row) != was:
+                return False
             await db.execute(
-                f"INSERT INTO rematches ({OFFER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (table_id) DO UPDATE SET offered_by = excluded.offered_by, "
-                "offered_at = excluded.offered_at, ready = excluded.ready, "
-                "message_id = excluded.message_id, new_table = excluded.new_table, "
-                "closed = excluded.closed",
-                offer.table_id, offer.offered_by, offer.offered_at, json.dumps(offer.ready),
-                offer.message_id, offer.new_table, offer.closed)
+                "UPDATE rematches SET offered_by = ?, offered_at = ?, ready = ?, "
+                "message_id = ?, new_table = ?, closed = ? WHERE table_id = ?",
+                *_offer_row(offer)[1:], offer.table_id)
+            return True
 
     async def open_rematches(self) -> list[RematchOffer]:
         """The offers neither started nor closed, oldest first."""

@@ -172,7 +172,9 @@ class PeopleRows(TableQueries):
                                  f"dm:{alias}", f"dm:{user_id}")
             await db.execute("UPDATE ai_records SET place_key = ? WHERE place_key = ?",
                              f"dm:{alias}", f"dm:{user_id}")
-            for row in await db.fetch("SELECT table_id, ready FROM rematches"):
+            for row in await db.fetch(  # locked: a Ready written meanwhile is not lost
+                    "SELECT table_id, ready FROM rematches WHERE CAST(ready AS TEXT) LIKE ?"
+                    f"{self.dialect.for_update}", f"%{user_id}%"):
                 try:
                     ready = json.loads(str(row[1]))
                 except ValueError:  # a damaged offer (reading it says so): nothing to rename
