@@ -21,6 +21,7 @@ from bot.discord_side.context import (
     can_manage_channel,
     loc,
     noted,
+    place_refusal,
     public_locale,
 )
 from bot.discord_side.messages import Messages
@@ -151,7 +152,12 @@ class TournamentDesk:
                   abilities: bool | None, ai_level: AiLevel | None, round_hours: int | None,
                   signup_hours: int | None) -> None:
         """/goblin tournament new (Manage Server): open a tournament in this channel and post
-        its sign-up message (a ``timer`` or ``abilities`` not chosen: the server's default)."""
+        its sign-up message (a ``timer`` or ``abilities`` not chosen: the server's default).
+        Refused in a server that did not install the bot (a user install answers there, but
+        can post none of the matches of its rounds), as a table is."""
+        refused = place_refusal(interaction) if interaction.guild_id is not None else None
+        if refused is not None:
+            raise Refusal(refused)
         if interaction.guild_id is not None and not interaction.permissions.manage_guild:
             raise Refusal(msg("bot.tournament.refusal.admins_only"))
         now = self.service.clock()

@@ -6,10 +6,12 @@ played by the agent that chose the seed."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from bot_helpers import Clock
 from live_bot import LiveBot, component, offered, table_id
-from players import ANN, BOB, Players, TinyRenderer, forged_message
+from players import ADMIN, ANN, BOB, Players, TinyRenderer, forged_message
 
 from bot.discord_side.ui.custom_ids import BackButton, LobbyButton
 from bot.game.lessons import LESSON_LEVEL, LESSONS, advised
@@ -18,6 +20,7 @@ from bot.game.play import Play
 from engine import observe
 from engine.agents import make_agent
 from loopback import Loopback, Message
+from loopback.people import People
 
 
 async def open_in_dm(h: LiveBot, ai: int) -> int:
@@ -90,6 +93,34 @@ async def test_no_table_in_a_group_dm_but_the_rules_work_there(bot: LiveBot) -> 
     ix = await bot.command(ANN, "rules", channel=group)
     assert ix.status() == "done" and bot.said(ix)
     assert bot.lb.breaches == []
+
+
+def user_installed_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's interactions come as from a server that did not install the bot, where
+    a person's user install of the app answers them (Discord names only the user's install)."""
+    made = People._interaction_payload
+
+    def payload(self: People, ix: Any, channel: Any, message: Any) -> dict[str, Any]:
+        out = made(self, ix, channel, message)
+        if out.get("guild_id"):
+            out["authorizing_integration_owners"] = {"1": str(ix.user.id)}
+        return out
+
+    monkeypatch.setattr(People, "_interaction_payload", payload)
+
+
+async def test_no_table_nor_tournament_in_a_server_that_did_not_install_the_bot(
+        bot: LiveBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user install answers in a server the bot is no member of, where it can post nothing
+    that outlives an interaction: a tournament, whose matches are posted round after round,
+    is refused there as a table is, and nothing is opened."""
+    user_installed_only(monkeypatch)
+    for sub, options in (("new", {}), ("learn", {}), ("tournament new", {"name": "Cup"})):
+        ix = await bot.command(ADMIN, sub, **options)
+        assert any("not a member of this server" in t for t in bot.said(ix)), (sub, bot.said(ix))
+    assert await bot.store.active_in_channel(bot.channel.id) is None
+    assert await bot.store.tournaments_with_status("signup", "running") == []
+    assert bot.public() == []
 
 
 async def learner_hand(h: LiveBot, tid: int, shown: Message | None) -> Message:
