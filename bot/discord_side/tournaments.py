@@ -20,6 +20,8 @@ from bot.discord_side.context import (
     answer_privately,
     can_manage_channel,
     loc,
+    missing_message,
+    missing_permissions,
     noted,
     place_refusal,
     public_locale,
@@ -153,13 +155,18 @@ class TournamentDesk:
                   signup_hours: int | None) -> None:
         """/goblin tournament new (Manage Server): open a tournament in this channel and post
         its sign-up message (a ``timer`` or ``abilities`` not chosen: the server's default).
-        Refused in a server that did not install the bot (a user install answers there, but
-        can post none of the matches of its rounds), as a table is."""
-        refused = place_refusal(interaction) if interaction.guild_id is not None else None
-        if refused is not None:
-            raise Refusal(refused)
-        if interaction.guild_id is not None and not interaction.permissions.manage_guild:
-            raise Refusal(msg("bot.tournament.refusal.admins_only"))
+        Refused, as a table is, in a server that did not install the bot (a user install
+        answers there, but can post none of the matches of its rounds) and where the bot lacks
+        a permission its posts need (the sign-up, the command's answer, needs none)."""
+        if interaction.guild_id is not None:
+            refused = place_refusal(interaction)
+            if refused is not None:
+                raise Refusal(refused)
+            if not interaction.permissions.manage_guild:
+                raise Refusal(msg("bot.tournament.refusal.admins_only"))
+            missing = missing_permissions(interaction)
+            if missing:
+                raise Refusal(missing_message(missing))
         now = self.service.clock()
         record = await self.service.tournaments.create(
             guild_id=interaction.guild_id, channel_id=interaction.channel_id or 0,

@@ -26,7 +26,7 @@ from engine import Undo, observe
 from engine.agents import make_agent
 from engine.agents.offered import without_undo
 from loopback import Message, User
-from loopback.permissions import CREATE_PUBLIC_THREADS
+from loopback.permissions import CREATE_PUBLIC_THREADS, SEND_MESSAGES
 
 NO_SUCH = ("This server has no such tournament to show: pick one from the list offered as you "
            "type.")
@@ -209,6 +209,19 @@ async def test_standings_are_private_a_match_s_end_seats_the_next_round_and_a_pl
         "standings."]
     assert h.said(await h.command(BOB, "tournament drop")) == [
         "You have already dropped out of Spring Cup."]
+
+
+async def test_a_tournament_is_refused_where_the_bot_cannot_post(h: LiveBot) -> None:
+    """The sign-up is the command's answer, which needs no permission of the bot's; its
+    rounds' standings and its matches are posts: without Send Messages, a tournament is
+    refused as a table is, saying which permission is missing, and nothing is opened."""
+    h.channel.bot_permissions &= ~SEND_MESSAGES
+    ix = await h.command(ADMIN, "tournament new", name="Spring Cup")
+    assert h.said(ix) == ["I can't run a game in this channel because I lack these "
+                          "permissions here: Send Messages. Ask an admin to grant them to the "
+                          "bot, or use another channel."]
+    assert await h.bot.service.tournaments.open_in(h.guild.id) == []
+    assert h.public() == []
 
 
 async def test_its_host_cancels_a_tournament_during_sign_up(h: LiveBot) -> None:
