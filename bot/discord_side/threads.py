@@ -34,6 +34,7 @@ from bot.discord_side.context import (
 from bot.discord_side.feed import Feeds, Job
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.parts import GREY, cut, layout, text_block
+from bot.game.people import person
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, StorageError, TableRecord
@@ -312,7 +313,7 @@ class MatchThreads:
     async def refused(self, record: TableRecord) -> None:
         """Tell the match's host, in the channel, that Discord refused the match's thread and
         the match is played there (the host named, no one pinged)."""
-        text = translate(msg("bot.thread.refused.line", host=f"<@{record.host_id}>"),
+        text = translate(msg("bot.thread.refused.line", host=person(record.host_id)),
                          record.locale)
         try:
             await self.pace.request(record.channel_id)

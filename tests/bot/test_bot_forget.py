@@ -307,3 +307,18 @@ async def test_a_replay_and_animation_kept_lose_a_name_forgotten_elsewhere(
     assert "Ann" not in bot.message(replay).text()
     await bot.click(BOB, bot.message(replay), ShareButton.id_for(rated))
     assert drawn[-1] == ["", "Bob", ""]
+
+
+async def test_a_lobby_closed_by_forgetting_its_one_person_names_nobody_by_pseudonym(
+        bot: LiveBot) -> None:
+    """Ann alone in her lobby asks the bot to forget her: the lobby closes, and its message,
+    drawn again, names her as every message names a forgotten person, never by a raw
+    pseudonym (``<@-...>``, which Discord shows as it is)."""
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    assert "deleted" in await forget_me(bot, ANN)
+    record = await bot.store.get(tid)
+    assert record is not None and record.status == "abandoned"
+    text = bot.message(lobby).text()
+    assert "<@-" not in text and "Forgotten player" in text, text

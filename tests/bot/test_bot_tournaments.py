@@ -549,3 +549,20 @@ async def test_a_tournament_opened_in_a_thread_plays_its_matches_in_that_thread(
     assert [m for m in h.public(place) if f"kg:hand:{table}" in m.custom_ids()]
     assert not [m for m in h.public(place) if "could not open a thread" in m.text()]
     assert h.lb.threads_of(h.channel) == [place]
+
+
+async def test_a_match_refused_its_thread_names_a_forgotten_host_as_every_message_does(
+        h: LiveBot) -> None:
+    """The tournament's host asked the bot to forget them before it started: a match refused
+    its thread tells the channel so naming them "Forgotten player", never by a raw pseudonym
+    (``<@-...>``, which Discord shows as it is)."""
+    h.channel.bot_permissions &= ~CREATE_PUBLIC_THREADS
+    await h.command(ADMIN, "tournament new", name="Spring Cup", rounds=2, table_size=3)
+    board = signup(h)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    for user in (ANN, BOB, EVE):
+        await h.click(user, board, TournamentButton.id_for(tid, "join"))
+    await h.bot.service.people.forget(ADMIN.id)
+    await h.command(ADMIN, "tournament start")  # a channel manager still
+    told = [m.text() for m in h.public() if "could not open a thread" in m.text()]
+    assert told and all(t.startswith("Forgotten player, I could not open") for t in told), told

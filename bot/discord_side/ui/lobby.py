@@ -11,18 +11,19 @@ from bot.discord_side.ui.control import Control
 from bot.discord_side.ui.custom_ids import HeroMenu, LevelMenu, LobbyButton
 from bot.discord_side.ui.parts import GOLD, GREY, button, layout, menu, row, text_block
 from bot.game.lobby import lapsed
+from bot.game.people import person
 from bot.game.seats import MAX_SEATS, heroes, solo
 from bot.game.texts import on_off, timer_text
 from bot.storage.records import SeatInfo, TableRecord
 from engine.agents import LEVELS
-from i18n import Msg, msg, translate
+from i18n import msg, translate
 
 
 def lobby_lines(record: TableRecord, locale: str) -> list[str]:
     """The lobby's text: title, seats, settings, host and what became of it."""
     lines = [f"### {translate(msg('bot.lobby.title', table=record.id), locale)}"]
     for i, s in enumerate(record.seats, start=1):
-        who: str | Msg = f"<@{s.user}>" if s.user else msg(
+        who = person(s.user) if s.user else msg(
             "bot.lobby.ai_seat", level=msg(f"bot.level.{s.level}"))
         hero = msg(f"hero.{s.hero}.name") if s.hero else msg("bot.lobby.random_hero")
         lines.append(translate(msg("bot.lobby.seat", n=i, who=who, hero=hero), locale))
@@ -35,7 +36,7 @@ def lobby_lines(record: TableRecord, locale: str) -> list[str]:
               translate(msg("bot.hint.lobby_auto" if record.hints is None else
                             "bot.hint.lobby_on" if record.hints else "bot.hint.lobby_off"),
                         locale),
-              translate(msg("bot.lobby.host", who=f"<@{record.host_id}>"), locale)]
+              translate(msg("bot.lobby.host", who=person(record.host_id)), locale)]
     if record.status == "running":
         lines.append(translate(msg("bot.lobby.started"), locale))
     elif record.status != "lobby":
