@@ -283,6 +283,22 @@ async def test_a_person_forgotten_mid_tournament_drops_out(service: GameService)
     assert seated and all(u > 0 for u in seated)
 
 
+
+@pytest.mark.parametrize("who", [HOST, 4])
+async def test_a_person_kept_only_in_a_cancelled_tournament_is_told_something_was_deleted(
+        service: GameService, who: int) -> None:
+    """The host of a tournament cancelled during sign-up, and a person who had signed up
+    for it, are kept in it (their id, an entrant's name) until forgotten: forgetting them
+    says something was kept, and a second time that nothing was."""
+    cup = await _cup(service, 4)
+    await service.tournaments.cancel(cup, HOST)
+    done = await service.people.forget(who)
+    assert done.anything
+    view = await service.tournaments.view(cup)
+    assert who not in [e.user for e in view.tournament.entrants] + [view.record.host_id]
+    assert not (await service.people.forget(who)).anything
+
+
 # ---------------------------------------------------------------- a server's language
 
 

@@ -71,17 +71,19 @@ PLACES = (("tables", "place_key"), ("results", "place_key"))
 class Forgotten:
     """What forgetting a person changed: the pseudonym that now stands for them, the ids of
     the tables they had a seat at or hosted (what is kept of those in memory, such as their
-    replays, shows the old names: drop it), and the number of rows deleted (none of either:
-    nothing was kept)."""
+    replays, shows the old names: drop it), the number of rows deleted and the number of
+    other rows where the pseudonym now stands for them (a tournament they hosted or entered,
+    a share they posted...; none of the three: nothing was kept)."""
 
     pseudonym: int
     tables: tuple[int, ...]
     deleted: int
+    renamed: int = 0
 
     @property
     def anything(self) -> bool:
         """Whether anything was kept about the person."""
-        return bool(self.tables) or self.deleted > 0
+        return bool(self.tables) or self.deleted > 0 or self.renamed > 0
 
 
 def pseudonym() -> int:
@@ -164,12 +166,14 @@ class PeopleRows(TableQueries):
             touched = await self._rename_tables(db, user_id, alias)
             await db.execute("UPDATE tournament_entrants SET name = '' WHERE user_id = ?",
                              user_id)
+            renamed = 0
             for table, column in RENAMED:
-                await db.execute(f"UPDATE {table} SET {column} = ? WHERE {column} = ?",
-                                 alias, user_id)
+                renamed += await db.execute(f"UPDATE {table} SET {column} = ? "
+                                            f"WHERE {column} = ?", alias, user_id)
             for table, column in PLACES:
-                await db.execute(f"UPDATE {table} SET {column} = ? WHERE {column} = ?",
-                                 f"dm:{alias}", f"dm:{user_id}")
+                renamed += await db.execute(f"UPDATE {table} SET {column} = ? "
+                                            f"WHERE {column} = ?", f"dm:{alias}",
+                                            f"dm:{user_id}")
             await db.execute("UPDATE ai_records SET place_key = ? WHERE place_key = ?",
                              f"dm:{alias}", f"dm:{user_id}")
             for row in await db.fetch(  # locked: a Ready written meanwhile is not lost
@@ -188,7 +192,7 @@ class PeopleRows(TableQueries):
         self._writes += 1
         for table_id in touched:
             self._records.pop(table_id, None)
-        return Forgotten(alias, tuple(touched), deleted)
+        return Forgotten(alias, tuple(touched), deleted, renamed)
 
     async def _fresh(self, db: Db) -> int:
         """A pseudonym no stored row uses."""
