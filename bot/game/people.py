@@ -4,7 +4,8 @@ First their active tables let them go, as ``/goblin leave`` does (:meth:`Lobby.l
 drops them (a lobby they hosted passes to the next person in it, and closes when nobody is
 left); a running match goes on with the AI (normal level) in their seat (its rating counts them
 as never seated, :mod:`bot.game.results`: their rating is gone), and when they hosted
-it the next person seated becomes its host, so someone can still close it; a match with no other
+it the next person seated becomes its host, so someone can still close it (not a tournament's
+match, which stays its tournament's and its channel's managers'); a match with no other
 person in it (a solo table, a guided first match) closes, as when they leave it. A tournament
 still taking sign-ups takes them off its entrants, as its Leave button does; one under way drops
 them, as ``/goblin tournament drop`` does (their points stay, no later round seats them). Then
@@ -141,9 +142,13 @@ class People:
 
     async def _pass_host(self, table_id: int, user_id: int) -> None:
         """A running match the person hosts passes to the next person seated, so someone can
-        still close it (a lobby's host role passed on when they left it). Written only while
+        still close it (a lobby's host role passed on when they left it); a tournament's match
+        stays its tournament's, as every match of its later rounds does: none of its players
+        may close it for the others (its channel's managers still can). Written only while
         the table is at the version and revision read (its seats as read), read again when
         another process moved it on or changed its seats meanwhile."""
+        if await self.store.tournament_of_table(table_id) is not None:
+            return
         for attempt in range(LEAVE_ATTEMPTS):
             try:
                 async with self.tables.hold(table_id) as now:

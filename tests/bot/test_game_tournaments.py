@@ -284,6 +284,29 @@ async def test_a_person_forgotten_mid_tournament_drops_out(service: GameService)
 
 
 
+
+async def test_a_forgotten_tournament_host_hands_no_player_the_close_of_their_match(
+        service: GameService) -> None:
+    """A tournament's matches are hosted by its host, who plays none of them: forgetting
+    the host while a round is under way makes no player its match's host, who could then
+    close it for everyone with /goblin abandon (the channel's managers still can), as no
+    match of a later round has one either."""
+    outside = 77  # hosts the tournament, plays in none of its matches
+    cup = await service.tournaments.create(guild_id=GUILD, channel_id=CHANNEL,
+                                           host_id=outside, name="Goblin Cup", table_size=3)
+    for user in (1, 2, 3):
+        await service.tournaments.join(cup.id, user, f"P{user}")
+    first = await service.tournaments.start(cup.id, outside)
+    assert first.opened is not None
+    table = first.opened.tables[0].id
+    await service.people.forget(outside)
+    record = await service.tables.load(table)
+    assert record.status == "running" and record.seat_of(record.host_id) is None
+    with pytest.raises(Refusal):
+        await service.lobby.abandon_table(table, 1, manager=False)
+    assert (await service.tables.load(table)).status == "running"
+
+
 @pytest.mark.parametrize("who", [HOST, 4])
 async def test_a_person_kept_only_in_a_cancelled_tournament_is_told_something_was_deleted(
         service: GameService, who: int) -> None:
