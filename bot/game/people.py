@@ -16,8 +16,8 @@ people's histories and replays stay whole.
 
 Other people's ratings are not recomputed: the ratings they have stay as they are. A later
 ``python -m bot.admin ratings --recompute`` reads the stored results, where the pseudonym stands
-in the forgotten person's seats, so it rates everyone else exactly as before (it gives the
-pseudonym a rating again, which no leaderboard lists).
+in the forgotten person's seats, so it rates everyone else exactly as before (and it stores no
+rating of the pseudonym: :func:`bot.storage.core.ratings.save`).
 """
 
 from __future__ import annotations
