@@ -70,8 +70,15 @@ def people(record: TableRecord) -> tuple[int, ...]:
 
 def host_of(record: TableRecord, offer: RematchOffer) -> int:
     """Who hosts the rematch of ``record``: its host, or the one who offered the rematch when
-    its host held no seat there (a tournament's match, hosted by its tournament's host)."""
-    return record.host_id if record.host_id in people(record) else offer.offered_by
+    its host held no seat there (a tournament's match, hosted by its tournament's host), or,
+    when neither plays it any more (forgotten since), the first person ready who still does
+    (the one who offered it while nobody is)."""
+    here = people(record)
+    if record.host_id in here:
+        return record.host_id
+    if offer.offered_by in here:
+        return offer.offered_by
+    return next((u for u in offer.ready if u in here), offer.offered_by)
 
 
 class Moved(Exception):

@@ -272,3 +272,44 @@ async def test_a_rematch_seats_nobody_forgotten_after_saying_they_were_ready(
     assert new is not None and new != tid
     now = await bot.bot.service.tables.load(new)
     assert [(s.user, s.ai) for s in now.seats] == [(BOB.id, False), (None, True)]
+
+
+
+async def test_a_rematch_offered_by_its_host_who_was_forgotten_may_still_be_started(
+        bot: LiveBot) -> None:
+    """Ann hosted the match of three people and an AI seat and offered the rematch, Bob said
+    he was ready, then Ann asked the bot to forget her: Bob, ready and still playing, hosts
+    the rematch and may start it with those who are ready (Eve need not come back for it),
+    as Ann could before."""
+    seats = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
+             SeatInfo(user=BOB.id, name="Bob", hero="taia"),
+             SeatInfo(user=EVE.id, name="Eve", hero="argentus"),
+             SeatInfo(ai=True, hero="xanros", level="easy"))
+    tid = await finished_match(bot.store, played(2, ("horan", "taia", "argentus", "xanros")),
+                               seats=seats)
+    await bot.bot.poster.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.settle()
+    final = bot.public()[-1]
+    await bot.click(ANN, final, RematchButton.id_for(tid, "offer"))
+    offer = bot.public()[-1]
+    await bot.click(BOB, offer, RematchButton.id_for(tid, "ready"))
+    await bot.bot.service.people.forget(ANN.id)
+    ix = await bot.click(BOB, offer, RematchButton.id_for(tid, "start"))
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None and new != tid, bot.said(ix)
+    now = await bot.bot.service.tables.load(new)
+    assert now.host_id == BOB.id
+    assert [(s.user, s.ai) for s in now.seats] == [(BOB.id, False), (None, True)]
+
+
+async def test_a_rematch_offered_by_someone_forgotten_is_hosted_by_one_who_plays_it(
+        bot: LiveBot) -> None:
+    """Ann hosted the match and offered the rematch, then asked the bot to forget her: the
+    rematch Bob then starts by saying he is ready is his to host, never her pseudonym's
+    (nobody could close it but the channel's managers)."""
+    tid, offer = await offered(bot)
+    await bot.bot.service.people.forget(ANN.id)
+    await bot.click(BOB, offer, RematchButton.id_for(tid, "ready"))
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None and new != tid
+    assert (await bot.bot.service.tables.load(new)).host_id == BOB.id
