@@ -88,7 +88,9 @@ async def tables_after(clicks: Interactions, done: Forgetting) -> None:
     for record in done.tables:
         if record.status == "lobby":
             await clicks.messages.lobby.refresh(record)
-        elif record.status == "abandoned":
+        elif record.status == "abandoned" and record.state is None:
+            # a match closed (a solo one) is closed below: its lobby message is gone, or is
+            # the channel's line of its thread
             await clicks.messages.lobby.redraw(None, record.id)
         if record.status == "abandoned" and record.state is not None:
             await clicks.messages.closed(record)

@@ -322,3 +322,16 @@ async def test_a_lobby_closed_by_forgetting_its_one_person_names_nobody_by_pseud
     assert record is not None and record.status == "abandoned"
     text = bot.message(lobby).text()
     assert "<@-" not in text and "Forgotten player" in text, text
+
+
+async def test_a_solo_match_closed_by_forgetting_warns_of_no_lobby_message(
+        bot: LiveBot, caplog: pytest.LogCaptureFixture) -> None:
+    """A solo match's lobby message went when the match began: forgetting its person closes
+    the match's table message, as /goblin leave does, and tries no edit of the lobby message
+    gone (which only filled the log with a warning)."""
+    await open_in_dm(bot, ai=1)
+    caplog.clear()
+    assert "deleted" in await forget_me(bot, ANN)
+    await bot.settle()
+    assert not [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert not any(c.startswith("kg:hand:") for m in bot.public() for c in m.custom_ids())
