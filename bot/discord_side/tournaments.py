@@ -40,7 +40,7 @@ from bot.discord_side.ui.parts import (
     text_block,
 )
 from bot.discord_side.uploads import ImageFile
-from bot.game.people import person
+from bot.game.people import forgotten, person, person_text
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.spans import span
@@ -85,7 +85,8 @@ def signup_view(view: View) -> discord.ui.LayoutView:
     and Leave buttons while sign-up lasts."""
     record = view.record
     locale = record.locale
-    names = [e.name for e in view.tournament.entrants]
+    names = [person_text(e.user, locale) if forgotten(e.user) else e.name
+             for e in view.tournament.entrants]
     lines = ["### " + translate(msg("bot.tournament.signup.title", name=record.name), locale),
              *terms_lines(record), "",
              translate(msg("bot.tournament.signup.entrants", count=len(names),

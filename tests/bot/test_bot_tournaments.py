@@ -566,3 +566,17 @@ async def test_a_match_refused_its_thread_names_a_forgotten_host_as_every_messag
     await h.command(ADMIN, "tournament start")  # a channel manager still
     told = [m.text() for m in h.public() if "could not open a thread" in m.text()]
     assert told and all(t.startswith("Forgotten player, I could not open") for t in told), told
+
+
+async def test_the_sign_up_redrawn_after_a_player_is_forgotten_mid_tournament_names_them(
+        h: LiveBot) -> None:
+    """Eve asked the bot to forget her while the tournament was under way: its sign-up
+    message, drawn again, lists her among its entrants as "Forgotten player", never as an
+    empty name."""
+    await _three_seated(h)
+    board = signup(h)
+    asked = h.reply(await h.command(EVE, "forget-me"))
+    await h.click(EVE, asked, next(c for c in asked.custom_ids() if c.endswith(":yes")))
+    line = next(x for x in h.message(board).text().splitlines() if x.startswith("Entrants"))
+    assert sorted(line.removeprefix("Entrants (3): ").split(", ")) == [
+        "Ann", "Bob", "Forgotten player"], line
