@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.game.lobby import Lobby
 from bot.game.refusals import Refusal, Stale
@@ -83,8 +83,11 @@ class People:
     tournaments: Tournaments
 
     async def forget(self, user_id: int) -> Forgetting:
-        """Forget person ``user_id`` (see the module); their active tables' records after."""
+        """Forget person ``user_id`` (see the module); their active tables' records after (in
+        the channels they were in: the messages of a table played in the person's direct
+        messages are closed there, though the store keeps the pseudonym for that channel)."""
         active = []
+        channels = {}
         for tid in await self.tables.ids_with_status("lobby") + \
                 await self.tables.ids_with_status("running"):
             try:
@@ -94,6 +97,7 @@ class People:
             if record.seat_of(user_id) is None and record.host_id != user_id:
                 continue
             active.append(tid)
+            channels[tid] = record.channel_id
             if record.seat_of(user_id) is not None:
                 await self._leave(tid, user_id)
             await self._pass_host(tid, user_id)
@@ -106,9 +110,12 @@ class People:
         after = []
         for tid in active:
             try:
-                after.append(await self.tables.load(tid))
+                record = await self.tables.load(tid)
             except Refusal:
                 continue
+            if record.channel_id != channels[tid]:
+                record = replace(record, channel_id=channels[tid])
+            after.append(record)
         return Forgetting(gone, tuple(after), tuple(entered))
 
     async def _leave_tournament(self, tournament_id: int, user_id: int) -> bool:

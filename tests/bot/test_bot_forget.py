@@ -335,3 +335,14 @@ async def test_a_solo_match_closed_by_forgetting_warns_of_no_lobby_message(
     await bot.settle()
     assert not [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert not any(c.startswith("kg:hand:") for m in bot.public() for c in m.custom_ids())
+
+
+async def test_nothing_kept_of_a_forgotten_person_s_direct_messages_leads_back_to_them(
+        bot: LiveBot, tmp_path: Path) -> None:
+    """The channel of a person's direct messages with the bot is theirs alone, and the same
+    one again when they come back: once forgotten, no stored row holds its id (else the
+    matches played there would be found again beside those they play after)."""
+    tid = await open_in_dm(bot, ai=1)
+    dm = bot.channel.id
+    assert "deleted" in await forget_me(bot, ANN)
+    assert anywhere(tmp_path / "k.db", str(dm)) == [], tid

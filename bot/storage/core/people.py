@@ -24,7 +24,11 @@ Where a user id is kept (every column of the schema that holds one):
   ``tournament_seats.user_id`` (a tournament's standings and rounds): the pseudonym, and the
   seat's name emptied (a seat without a name is shown by its hero's translated name, as an
   unnamed seat always was), so other people's histories, replays and results stay whole: the
-  same moves, the same places, only the name changes.
+  same moves, the same places, only the name changes;
+- ``tables.channel_id``, ``results.channel_id``, ``shares.channel_id`` and
+  ``sharers.channel_id`` of their direct messages with the bot (the channel of the tables
+  whose place was theirs: Discord tells whose it is, and it is theirs again when they come
+  back): the pseudonym.
 
 ``settings`` (per server), ``meta`` (the bot's own) and ``leases`` (per process) hold no
 person's id. A table added later that holds one must be handled here:
@@ -65,6 +69,9 @@ RENAMED = (("tables", "host_id"), ("actions", "user_id"), ("results", "winner_us
 WHO = "who"
 #: Columns naming a place: a person's direct messages (``dm:<id>``) become the pseudonym's.
 PLACES = (("tables", "place_key"), ("results", "place_key"))
+#: Tables naming a channel: a person's direct messages with the bot (found by the place of the
+#: tables played there) are theirs alone, so there the pseudonym stands for the channel too.
+DM_CHANNELS = ("tables", "results", "shares", "sharers")
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,12 +177,18 @@ class PeopleRows(TableQueries):
             for table, column in RENAMED:
                 renamed += await db.execute(f"UPDATE {table} SET {column} = ? "
                                             f"WHERE {column} = ?", alias, user_id)
+            dms = [as_int(r[0], "channel_id") for r in await db.fetch(
+                "SELECT DISTINCT channel_id FROM tables WHERE place_key = ?", f"dm:{user_id}")]
             for table, column in PLACES:
                 renamed += await db.execute(f"UPDATE {table} SET {column} = ? "
                                             f"WHERE {column} = ?", f"dm:{alias}",
                                             f"dm:{user_id}")
             await db.execute("UPDATE ai_records SET place_key = ? WHERE place_key = ?",
                              f"dm:{alias}", f"dm:{user_id}")
+            for channel in dms:  # theirs alone, and theirs again when they come back
+                for table in DM_CHANNELS:
+                    await db.execute(f"UPDATE {table} SET channel_id = ? WHERE channel_id = ?",
+                                     alias, channel)
             for row in await db.fetch(  # locked: a Ready written meanwhile is not lost
                     "SELECT table_id, ready FROM rematches WHERE CAST(ready AS TEXT) LIKE ?"
                     f"{self.dialect.for_update}", f"%{user_id}%"):
