@@ -12,8 +12,16 @@ more is taken at once when the bot's clock jumps (the playground's clock control
 reminder goes out as soon as it is due and the ones due before it are sent, not at the next
 tick of a fixed grid of passes. The requests go through discord.py's rate-limit handling and
 the bot's global wait (:mod:`bot.discord_side.ratelimits`): a 429 is waited out, never a
-reason to drop a reminder; nor is a failure (Discord's, or the connection's) to open the
-person's direct messages, after which the next pass tries again (nothing was sent).
+reason to drop a reminder; nor is a failure (Discord's, or the connection's) before the direct
+message went out, after which the next pass tries again (nothing was sent).
+
+Each reminder is recorded as sent just before its direct message is asked for, a few at a
+time, not the whole pass at once (see :mod:`bot.game.reminders`). Once the bot is stopping,
+no further one is begun; one the stop cuts off before its request went out (while it waited
+out a rate limit) is released, and the next start sends it. Whether the request went out is
+told by the HTTP client's trace (:meth:`Reminders.install`): from the moment its headers are
+written it may have reached Discord, unless Discord answered 429 (nothing posted); then it
+stays recorded as sent, never two per turn.
 
 A person whose direct messages are closed (Discord answers 403 with code 50007) is noted once,
 in the log and in the database: no direct message is tried again, after a restart neither.
@@ -27,8 +35,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from contextvars import ContextVar
+from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
+import aiohttp
 import discord
 from discord.http import Route
 
@@ -55,6 +67,33 @@ DMS_CLOSED = 50007
 NO_MENTIONS = discord.AllowedMentions.none()
 
 
+@dataclass
+class _Post:
+    """The request of one reminder's direct message: whether it may have reached Discord."""
+
+    out: bool = False
+
+
+#: The direct message being posted by the running task (its requests' trace marks it).
+_POSTING: ContextVar[_Post | None] = ContextVar("reminder_post", default=None)
+
+
+async def _headers_sent(session: aiohttp.ClientSession, context: SimpleNamespace,
+                        params: aiohttp.TraceRequestHeadersSentParams) -> None:
+    """A request is going out: a reminder's direct message may reach Discord from now on."""
+    post = _POSTING.get()
+    if post is not None:
+        post.out = True
+
+
+async def _answered(session: aiohttp.ClientSession, context: SimpleNamespace,
+                    params: aiohttp.TraceRequestEndParams) -> None:
+    """Discord answered a request: a 429 posted nothing (discord.py waits, then asks again)."""
+    post = _POSTING.get()
+    if post is not None and params.response.status == 429:
+        post.out = False
+
+
 class Reminders:
     """Sends the due reminders of one bot's tables, and notes who is active."""
 
@@ -73,8 +112,13 @@ class Reminders:
         self._dms: dict[int, int] = {}  # user -> their direct-message channel
 
     def install(self, client: Any) -> None:
-        """Listen to the client's interactions (who is active)."""
+        """Listen to the client's interactions (who is active), and trace its requests
+        (whether a reminder's direct message went out: before the client's session opens)."""
         client.add_listener(self.on_interaction, "on_interaction")
+        trace: aiohttp.TraceConfig | None = getattr(client.http, "http_trace", None)
+        if trace is not None:
+            trace.on_request_headers_sent.append(_headers_sent)
+            trace.on_request_end.append(_answered)
 
     def start(self) -> None:
         """Start the loop sending due reminders (once), its first pass at once (what fell due
@@ -95,44 +139,67 @@ class Reminders:
 
     async def send_due(self) -> bool:
         """Send every reminder due now at the tables this process holds, :data:`AT_ONCE` at a
-        time (one pass at a time); True (the loop goes on)."""
+        time (one pass at a time; none begun once the bot is stopping: the next start sends
+        them); True (the loop goes on)."""
         async with self._passing:
             due = await self.reminding.due(self.leases.holding)
             gate = asyncio.Semaphore(AT_ONCE)
 
             async def one(reminder: Reminder) -> None:
                 async with gate:
-                    await self.send(reminder)
+                    if not self.tasks.stopping:
+                        await self.send(reminder)
 
             await asyncio.gather(*(one(r) for r in due))
         return True
 
     async def send(self, reminder: Reminder) -> None:
-        """The direct message of one reminder (a refusal for closed direct messages noted).
-        When the direct messages could not even be opened (Discord's trouble, or the
-        connection's), nothing was sent: the reminder is released for the next pass. Another
-        failure is logged: the reminder stays recorded as sent (Discord may have posted it),
-        never two per turn."""
+        """Record one reminder as sent and send its direct message (none when another pass
+        or process recorded it first; a refusal for closed direct messages noted). When
+        nothing went out (the direct messages could not be opened, the connection failed
+        before the message was sent, the bot was stopped while it waited), the reminder is
+        released for the next pass. Another failure is logged: the reminder stays recorded as
+        sent (Discord may have posted it), never two per turn."""
         record = reminder.record
         text = translate(msg("remind.dm", table=record.id, link=jump_url(record),
                              left=time_left(reminder.deadline - self.clock()),
                              deadline=int(reminder.deadline)), record.locale)
+        post, claimed = _Post(), False
         try:
+            if not (claimed := await self.reminding.claim(reminder)):
+                return
             channel = await self.direct(reminder.user)
+            token = _POSTING.set(post)
+            try:
+                await channel.send(content=text[:2000], allowed_mentions=NO_MENTIONS)
+            finally:
+                _POSTING.reset(token)
         except UNDELIVERED as exc:
-            if not await self._closed(reminder, exc):
-                log.warning("could not open the direct messages of user %s to remind them of "
-                            "table %s (%s): tried again", reminder.user, record.id, why(exc))
-                await self.reminding.unsent(reminder)
-            return
-        try:
-            await channel.send(content=text[:2000], allowed_mentions=NO_MENTIONS)
-        except UNDELIVERED as exc:
-            if not await self._closed(reminder, exc):
+            if await self._closed(reminder, exc):
+                return
+            if post.out:
                 log.warning("could not remind user %s of table %s (%s)", reminder.user,
                             record.id, why(exc))
+                return
+            log.warning("could not reach Discord to remind user %s of table %s (%s): tried "
+                        "again", reminder.user, record.id, why(exc))
+            await self.reminding.unsent(reminder)
             return
+        except asyncio.CancelledError:
+            if claimed and not post.out:  # stopped before it went out: sent after the restart
+                await self._cut_off(reminder)
+            raise
         self.sent += 1
+
+    async def _cut_off(self, reminder: Reminder) -> None:
+        """The bot stopped before ``reminder``'s direct message went out: released."""
+        log.info("stopped before reminding user %s of table %s: left for the next start",
+                 reminder.user, reminder.record.id)
+        try:
+            await self.reminding.unsent(reminder)
+        except Exception:  # noqa: BLE001 - the stop goes on; the reminder stays recorded
+            log.warning("could not release the reminder of user %s at table %s",
+                        reminder.user, reminder.record.id, exc_info=True)
 
     async def _closed(self, reminder: Reminder, exc: BaseException) -> bool:
         """True when ``exc`` says the person's direct messages are closed (then noted)."""

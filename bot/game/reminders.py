@@ -13,9 +13,15 @@ when the turn started), when:
 
 Nothing is kept per turn until its reminder is due: the turn is named by its deadline, which
 the table stores when the turn starts and keeps through all the moves of that turn (so a
-restart loses nothing). Once due, the reminder is recorded before it is sent (``sent``, or
-``active`` when the person was active): never two per turn, whichever process or restart; one
-of which nothing reached Discord is released again (:meth:`Reminding.unsent`).
+restart loses nothing). Once due, each reminder is recorded just before it is sent
+(:meth:`Reminding.claim`, ``sent``; ``active`` at once when the person was active): never two
+per turn, whichever process or restart. Those due together are claimed one by one as they go
+out, not all at once: a stop or a crash during a long pass (many due after a restart, held up
+by Discord's rate limits) leaves the ones not begun unclaimed, and the next start sends them.
+One of which nothing reached Discord (a stop cut it off while it waited for its turn, a
+connection that failed before it was sent) is released again (:meth:`Reminding.unsent`). Only
+a hard crash (the process killed) between the claim and the send can lose a reminder: the few
+on their way then (a handful at a time are).
 """
 
 from __future__ import annotations
@@ -83,8 +89,9 @@ class Reminding:
 
     async def due(self, holding: Callable[[int], Awaitable[bool]]) -> list[Reminder]:
         """The reminders to send now at the tables this process is ``holding`` (the lease of:
-        only its holder reminds), earliest due first, each recorded as sent already; one
-        whose person was active since their turn started is recorded as such and left out;
+        only its holder reminds), earliest due first, none recorded yet (each is
+        :meth:`claim`-ed as it goes out); one whose person was active since their turn
+        started is recorded as such and left out;
         people who did not ask for reminders, or whose direct messages are closed, are left
         out, and so is a turn whose time is up (the bot was stopped past its deadline: the
         timers' next pass plays it). :attr:`upcoming` then tells when the next one falls due."""
@@ -122,11 +129,17 @@ class Reminding:
             turn = turn_of(record.deadline)
             if user not in asked or (record.id, user, turn) in done:
                 continue
-            active = seen.get((record.id, user), float("-inf")) >= start
-            if await self.store.claim_reminder(record.id, user, turn, due,
-                                               ACTIVE if active else SENT) and not active:
+            if seen.get((record.id, user), float("-inf")) >= start:
+                await self.store.claim_reminder(record.id, user, turn, due, ACTIVE)
+            else:
                 out.append(Reminder(record, user, turn, due))
         return out
+
+    async def claim(self, reminder: Reminder) -> bool:
+        """Record ``reminder`` as sent, just before it is sent; False when it was recorded
+        already (by another pass or process since :meth:`due`): then it is not sent."""
+        return await self.store.claim_reminder(reminder.record.id, reminder.user,
+                                               reminder.turn, reminder.due, SENT)
 
     async def refused(self, reminder: Reminder) -> None:
         """Discord refused the reminder: the person's direct messages are closed (noted once:
@@ -135,8 +148,8 @@ class Reminding:
         await self.store.note_dms_closed(reminder.user, self.clock())
 
     async def unsent(self, reminder: Reminder) -> None:
-        """Nothing of the reminder reached Discord (the connection dropped, or Discord failed,
-        before its direct message was posted): the next pass sends it."""
+        """Nothing of the reminder reached Discord (the connection dropped, Discord failed, or
+        the bot was stopped, before its direct message went out): the next pass sends it."""
         await self.store.release_reminder(reminder.record.id, reminder.user, reminder.turn)
 
     def began(self, record: TableRecord) -> None:

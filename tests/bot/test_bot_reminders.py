@@ -211,10 +211,12 @@ async def test_no_reminder_of_a_turn_whose_time_ran_out_while_stopped(
         await again.stop()
 
 
+@pytest.mark.parametrize("opening", [True, False], ids=["opening", "posting"])
 async def test_a_reminder_cut_off_by_the_network_before_it_was_sent_goes_out_later(
-        bot: LiveBot, clock: Clock) -> None:
-    """The connection drops as the bot opens the direct messages of the person to remind
-    (nothing was sent): the next pass sends the reminder, once; no failure is reported."""
+        bot: LiveBot, clock: Clock, opening: bool) -> None:
+    """The connection fails as the bot opens the direct messages of the person to remind, or
+    before its request to post there went out (nothing was sent): the next pass sends the
+    reminder, once; no failure is reported."""
     import aiohttp
 
     start = clock.now
@@ -223,9 +225,10 @@ async def test_a_reminder_cut_off_by_the_network_before_it_was_sent_goes_out_lat
     session: Any = bot.bot.http._HTTPClient__session  # type: ignore[attr-defined]
     real = session.request
     cut: list[str] = []
+    where = "/users/@me/channels" if opening else f"/channels/{bot.lb.dm(mover).id}/messages"
 
     def request(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
-        if method == "POST" and str(url).endswith("/users/@me/channels"):
+        if method == "POST" and str(url).endswith(where):
             cut.append(str(url))
             raise aiohttp.ServerDisconnectedError()
         return real(method, url, *args, **kwargs)
@@ -240,3 +243,66 @@ async def test_a_reminder_cut_off_by_the_network_before_it_was_sent_goes_out_lat
     await remind(bot)
     await remind(bot)
     assert len(dms(bot, mover)) == 1
+
+
+async def test_reminders_cut_off_by_a_stop_go_out_once_after_the_restart(
+        lb: Loopback, tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many reminders fell due at once (the bot was stopped): the first direct message is held
+    up by Discord's rate limit when the bot is stopped again (SIGTERM). What was sent is not
+    sent again, and what was not (the held one, and any not begun) goes out after the next
+    start: each reminder once."""
+    import asyncio
+
+    from bot.discord_side import client as client_module
+
+    monkeypatch.setattr(client_module, "SHUTDOWN_GRACE", 0.5)
+    db = tmp_path / "k.db"
+    start = clock.now
+    pairs = ((ANN, BOB), (BOB, EVE), (EVE, ANN))
+    bot = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        for who in (ANN, BOB, EVE):
+            await bot.command(who, "notify", state="on")
+        movers: list[User] = []
+        lobby = bot.bot.service.lobby
+        for host, guest in pairs:
+            where = lb.create_channel(bot.guild, f"{host.name} and {guest.name}")
+            rec = await lobby.create(guild_id=bot.guild.id, channel_id=where.id,
+                                     host_id=host.id, host_name=host.name, timer=THREE_DAYS)
+            await lobby.join(rec.id, guest.id, guest.name)
+            rec = await lobby.start(rec.id, host.id)
+            movers.append(host if rec.seats[rec.game.current].user == host.id else guest)
+    finally:
+        await bot.stop()
+    clock.now = start + 17 * HOUR
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        channels = {who.id: lb.dm(who).id for who in (ANN, BOB, EVE)}
+        held = lb.inject_429(rf"^/channels/({'|'.join(map(str, channels.values()))})/messages$",
+                             method="POST", count=1, retry_after=60.0)
+        clock.now = start + 20 * HOUR
+        again.bot.clock_moved()  # a pass, in the background: every reminder is due
+        for _ in range(500):
+            if held.hits:
+                break
+            await asyncio.sleep(0.01)
+        [hit] = held.hits
+        stuck = [m for m in movers if f"/channels/{channels[m.id]}/" in hit]
+        others = len(movers) - len(stuck)
+        for _ in range(500):  # the others go out meanwhile
+            if sum(len(dms(again, who)) for who in (ANN, BOB, EVE)) == others:
+                break
+            await asyncio.sleep(0.01)
+        await again.bot.close()  # SIGTERM, the held one still waiting out Discord's 429
+    finally:
+        await again.stop()
+    assert sum(len(dms(again, who)) for who in (ANN, BOB, EVE)) == others
+    lb.clock.advance(61)  # the restart comes after Discord's 429 is over
+    third = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await remind(third)
+        await remind(third)
+        for who in (ANN, BOB, EVE):
+            assert len(dms(third, who)) == movers.count(who), who.name
+    finally:
+        await third.stop()
