@@ -79,6 +79,9 @@ permissions are its parent's)::
     lb.delete_channel(channel)      # CHANNEL_DELETE only: its threads go with it, unannounced
     lb.remove_guild(guild)          # the bot is removed: GUILD_DELETE, then Missing Access
                                     # (403, 50001) for its channels and threads
+    lb.leave_guild(guild, ann)      # Ann leaves (no event): GET /guilds/{id}/members/{ann}
+                                    # answers 404 (10007), a DM once she shares no guild 50007
+    lb.join_guild(guild, ann)       # she is back
     lb.clock.advance(3600); lb.check_deadlines()  # idle past auto_archive minutes: archived
     channel.bot_permissions &= ~CREATE_PUBLIC_THREADS  # starting one answers 403 (50013)
 

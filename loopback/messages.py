@@ -313,7 +313,8 @@ class Messages:
         self._viewable(channel)
         if not channel.may_post(len(uploads)):  # the bot lost its rights here: not a breach
             raise ApiError(403, 50013, "Missing Permissions")
-        if channel.type == DM_CHANNEL and not all(u.dms_open for u in channel.recipients):
+        if channel.type == DM_CHANNEL and not all(u.dms_open and self.state.shares_guild(u)
+                                                  for u in channel.recipients):
             raise ApiError(403, 50007, "Cannot send messages to this user")  # as Discord does
         self.thread_writable(channel, posting=True)
         message = self.write(None, body or {}, uploads, "POST /channels/{id}/messages",

@@ -228,6 +228,8 @@ class Guild:
     joined: str = field(default_factory=iso_now)
     roles: list[Role] = field(default_factory=list)  # beside @everyone
     member_roles: dict[int, list[int]] = field(default_factory=dict)  # user id -> role ids
+    #: The people who left the guild (or were removed): every other user is a member.
+    gone: set[int] = field(default_factory=set)
 
     @property
     def everyone(self) -> Role:

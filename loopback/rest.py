@@ -86,6 +86,7 @@ class Rest:
             ("DELETE", "/channels/{cid}/thread-members/@me", self.threads.join, True),
             ("GET", "/channels/{cid}/threads/archived/public", self.threads.archived, True),
             ("GET", "/guilds/{guild}/threads/active", self.threads.active, True),
+            ("GET", "/guilds/{guild}/members/{uid}", self._member, True),
         ]
         for method, template, handler, auth in table:
             regex = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(template))
@@ -172,6 +173,18 @@ class Rest:
             self.referee.breach("unknown", f"unknown user {recipient}", "POST /users/@me/channels")
             raise ApiError(400, 50007, "Cannot send messages to this user")
         return Reply(200, self.state.dm(user).payload())
+
+    async def _member(self, params: dict[str, str], body: Any, uploads: list[Upload],
+                      query: dict[str, str]) -> Reply:
+        """``GET /guilds/{id}/members/{user}``: the member (no privileged intent needed), or
+        Unknown Member (404, 10007) for one who left or was never seen."""
+        guild = self.state.guilds.get(int(params["guild"]) if params["guild"].isdigit() else -1)
+        if guild is None:
+            raise ApiError(404, 10004, "Unknown Guild")
+        user = self.state.users.get(int(params["uid"]) if params["uid"].isdigit() else -1)
+        if user is None or user.id in guild.gone:
+            raise ApiError(404, 10007, "Unknown Member")
+        return Reply(200, guild.member(user))
 
     # ------------------------------------------------------------------ commands
 

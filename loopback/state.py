@@ -366,6 +366,22 @@ class State:
         self.bump()
         return role
 
+    def leave_guild(self, guild: Guild, user: User) -> None:
+        """``user`` leaves ``guild`` (or is removed from it). No event: a bot hears of members
+        only with the privileged members intent."""
+        guild.gone.add(user.id)
+        self.bump()
+
+    def join_guild(self, guild: Guild, user: User) -> None:
+        """``user`` joins ``guild`` again (no event either)."""
+        guild.gone.discard(user.id)
+        self.bump()
+
+    def shares_guild(self, user: User) -> bool:
+        """Whether ``user`` is in a guild with the bot (a stand-in without guilds does not
+        tell: True)."""
+        return not self.guilds or any(user.id not in g.gone for g in self.guilds.values())
+
     def give_role(self, guild: Guild, user: User, role: Role) -> None:
         """``user`` gets ``role`` in ``guild`` (no event: a bot hears of members' roles only
         with the privileged members intent; interactions carry them)."""

@@ -219,6 +219,16 @@ class World:
         """A new role of ``guild`` granting ``permissions`` (sent as GUILD_ROLE_CREATE)."""
         return self.state.create_role(guild, name, permissions)
 
+    def leave_guild(self, guild: Guild, user: User) -> None:
+        """``user`` leaves ``guild`` or is removed from it (no event without the members
+        intent): its member route answers Unknown Member (404, 10007), and a direct message
+        to them is refused (403, 50007) once they share no guild with the bot."""
+        self.state.leave_guild(guild, user)
+
+    def join_guild(self, guild: Guild, user: User) -> None:
+        """``user`` joins ``guild`` again."""
+        self.state.join_guild(guild, user)
+
     def give_role(self, guild: Guild, user: User, role: Role) -> None:
         """``user`` gets ``role`` in ``guild`` (interactions carry their roles)."""
         self.state.give_role(guild, user, role)

@@ -25,6 +25,10 @@ stays recorded as sent, never two per turn.
 
 A person whose direct messages are closed (Discord answers 403 with code 50007) is noted once,
 in the log and in the database: no direct message is tried again, after a restart neither.
+Before a reminder of a server's match, Discord is asked whether its person is still a member
+there (one request, no privileged intent needed): one who left gets none for that turn, and is
+not taken for one whose direct messages are closed (Discord answers 50007 too for a person who
+shares no server with the bot).
 
 Every click on a table's components is seen here too (a listener of the client's
 ``on_interaction``, apart from the routing of the click): during the clicker's own turn of a
@@ -64,6 +68,9 @@ AT_ONCE = 8
 #: Discord's JSON error code for a direct message refused ("Cannot send messages to this
 #: user": the person closed their direct messages, or shares no server with the bot).
 DMS_CLOSED = 50007
+#: Discord's JSON error codes for a person who is not a member of a server: Unknown Member,
+#: Unknown User (their account was deleted).
+NOT_A_MEMBER = (10007, 10013)
 NO_MENTIONS = discord.AllowedMentions.none()
 
 
@@ -164,6 +171,12 @@ class Reminders:
         text = translate(msg("remind.dm", table=record.id, link=jump_url(record),
                              left=time_left(reminder.deadline - self.clock()),
                              deadline=int(reminder.deadline)), record.locale)
+        if record.guild_id is not None and not await self.member(record.guild_id,
+                                                                  reminder.user):
+            if await self.reminding.away(reminder):
+                log.info("user %s is no longer in the server of table %s: not reminded",
+                         reminder.user, record.id)
+            return
         post, claimed = _Post(), False
         try:
             if not (claimed := await self.reminding.claim(reminder)):
@@ -208,6 +221,18 @@ class Reminders:
         log.info("the direct messages of user %s are closed: no reminder is sent to them",
                  reminder.user)
         await self.reminding.refused(reminder)
+        return True
+
+    async def member(self, guild: int, user: int) -> bool:
+        """Whether ``user`` is still a member of server ``guild``, asked of Discord (the bot
+        hears nothing when someone leaves); True when Discord could not tell."""
+        try:
+            await self.client.http.get_member(guild, user)
+        except discord.NotFound as exc:
+            return exc.code not in NOT_A_MEMBER
+        except UNDELIVERED as exc:
+            log.warning("could not ask whether user %s is in server %s (%s): reminded",
+                        user, guild, why(exc))
         return True
 
     async def direct(self, user: int) -> discord.PartialMessageable:

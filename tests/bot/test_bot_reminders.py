@@ -306,3 +306,37 @@ async def test_reminders_cut_off_by_a_stop_go_out_once_after_the_restart(
             assert len(dms(third, who)) == movers.count(who), who.name
     finally:
         await third.stop()
+
+
+async def test_no_reminder_for_someone_who_left_the_server_and_the_next_one_once_back(
+        bot: LiveBot, clock: Clock, calls: list[Call]) -> None:
+    """The person whose turn waits left the match's server (the bot hears nothing of it): no
+    direct message links them to a server they cannot open, and their direct messages are not
+    taken for closed (Discord refuses one to a person who shares no server with the bot). Their
+    turn is played by the turn timer, as anyone's who is away. Back in the server, they get the
+    reminder of their next turn."""
+    from players import Players
+
+    start = clock.now
+    tid, mover = await slow_match(bot, clock)
+    other = BOB if mover is ANN else ANN
+    bot.lb.leave_guild(bot.guild, mover)
+    clock.now = start + 19 * HOUR
+    since = len(calls)
+    await remind(bot)
+    assert dms(bot, mover) == []
+    assert [c for c in calls[since:] if c.method == "POST"] == []  # nothing tried
+    assert await bot.store.dms_closed([mover.id]) == set()
+    await remind(bot)
+    assert len([c for c in calls[since:] if "/members/" in c.path]) == 1  # asked once a turn
+    bot.lb.join_guild(bot.guild, mover)
+    clock.now = start + THREE_DAYS + 1  # their time is up: the AI plays their turn
+    await bot.bot.scheduler.check_timers()
+    await bot.settle()
+    players = Players(bot, tid, [ANN, BOB])
+    while (rec := await bot.bot.service.tables.load(tid)).seats[rec.game.current].user != mover.id:
+        assert await players.step()  # the other plays their turn
+    assert rec.deadline is not None
+    clock.now = rec.deadline - THREE_DAYS + 19 * HOUR
+    await remind(bot)
+    assert len(dms(bot, mover)) == 1 and dms(bot, other) == []

@@ -1,5 +1,6 @@
 """Slow matches' reminders: the reminder of each person's turn once handled (sent, or not
-because they were active or their direct messages are closed), when each person last opened
+because they were active, their direct messages are closed or they left the match's server),
+when each person last opened
 or clicked each table, and who cannot get direct messages.
 
 A turn is named by its deadline in whole seconds (:func:`turn_of`): set once when the turn
@@ -14,8 +15,9 @@ from bot.storage.core.base import Base
 from bot.storage.core.rows import as_float, as_int
 
 #: A reminder's states: sent; not sent because the person was active in the match since their
-#: turn started; not sent because their direct messages are closed.
-SENT, ACTIVE, CLOSED = "sent", "active", "closed"
+#: turn started; not sent because their direct messages are closed; not sent because they are
+#: no longer in the match's server.
+SENT, ACTIVE, CLOSED, AWAY = "sent", "active", "closed", "away"
 
 
 def turn_of(deadline: float) -> int:
@@ -103,4 +105,4 @@ class ReminderRows(Base):
         return {as_int(r[0], "user_id") for r in rows}
 
 
-__all__ = ["ACTIVE", "CLOSED", "SENT", "ReminderRows", "turn_of"]
+__all__ = ["ACTIVE", "AWAY", "CLOSED", "SENT", "ReminderRows", "turn_of"]
