@@ -107,11 +107,12 @@ class Commands:
         """/goblin learn: a guided first match for the asker alone, started at once; the
         answer is the asker's hand, which explains each rule as it comes. In a server it moves
         to a thread of its own as any match does (the server's choice), so the channel stays
-        open to other matches while it lasts."""
+        open to other matches while it lasts; where the bot may not create one, it is played
+        in the channel and the learner is told which permission is missing, as a host is."""
         self._may_open(interaction)
         assert interaction.channel_id is not None
         await interaction.response.defer(ephemeral=True, thinking=True)
-        threaded, _ = await self._threaded(interaction, None)
+        threaded, missing = await self._threaded(interaction, None)
         try:
             record = await self.service.lobby.learn(
                 guild_id=interaction.guild_id, channel_id=interaction.channel_id,
@@ -128,6 +129,10 @@ class Commands:
         record = await self.service.tables.load(record.id)
         async with Reply(interaction, in_place=False) as reply:  # acknowledged above
             await self.clicks.reply_hand(reply, record, 0, loc(interaction))
+        if missing:
+            await interaction.followup.send(translate(msg(
+                "bot.thread.no_permission", missing=permission_names(missing)),
+                loc(interaction)), ephemeral=True)
 
     async def _open(self, interaction: discord.Interaction[Any], channel_id: int,
                     abilities: bool | None, timer: int | None, ai_level: str | None,

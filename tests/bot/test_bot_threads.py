@@ -507,6 +507,21 @@ async def test_a_guided_match_in_a_server_channel_moves_to_its_thread(
                 and "new table" in str(c.body)]
 
 
+async def test_without_the_thread_permission_a_guided_match_tells_its_learner_why(
+        h: LiveBot) -> None:
+    """/goblin learn where the bot may not create threads plays the lesson in the channel and
+    tells the learner why, as /goblin new tells a host."""
+    h.channel.bot_permissions &= ~CREATE_PUBLIC_THREADS
+    ix = await h.command(BOB, "learn")
+    assert "Lesson (R10)" in h.reply(ix).text()
+    assert ("I can't open a thread for this match because I lack these permissions here: "
+            "Create Public Threads. It will be played in this channel.") in h.said(ix)
+    assert not h.lb.threads_of(h.channel)
+    tid = table_id(h.last_table_message())
+    record = await h.bot.service.tables.load(tid)
+    assert record.lessons and record.thread_id is None and not record.threaded
+
+
 async def test_a_person_forgotten_leaves_the_name_of_their_running_match_s_thread(
         h: LiveBot, caplog: pytest.LogCaptureFixture) -> None:
     """Bob asks the bot to forget him during a slow match played in a thread Discord
