@@ -27,7 +27,15 @@ from weakref import WeakValueDictionary
 
 import discord
 
-from bot.discord_side.context import MENTIONS, NO_MENTIONS, lacking, loc, noted, permission_names
+from bot.discord_side.context import (
+    MENTIONS,
+    NO_MENTIONS,
+    lacking,
+    loc,
+    noted,
+    permission_names,
+    place_refusal,
+)
 from bot.discord_side.messages import Messages
 from bot.discord_side.sight import Sights, sight_of_table
 from bot.discord_side.threads import ARCHIVED
@@ -86,9 +94,14 @@ def _name(name: Param) -> str | Msg:
 
 
 def share_refusal(interaction: discord.Interaction[Any]) -> Msg | None:
-    """Why the clicker's animation cannot be posted in the interaction's channel, or None: in a
-    server, the clicker lacks a permission a post with a file takes (their own permissions in
-    the channel, as Discord resolved them); anywhere, the bot does."""
+    """Why the clicker's animation cannot be posted in the interaction's channel, or None: the
+    bot may only answer there (a group direct message, a server that did not install it: see
+    :func:`place_refusal`); in a server, the clicker lacks a permission a post with a file
+    takes (their own permissions in the channel, as Discord resolved them); anywhere, the bot
+    does."""
+    if place_refusal(interaction) is not None:
+        return msg("replay.sharing.group_dm" if interaction.guild_id is None
+                   else "replay.sharing.not_in_server")
     if interaction.guild_id is not None:
         theirs = lacking(interaction, interaction.permissions, CLICKER_NEEDS)
         if theirs:

@@ -11,16 +11,31 @@ from typing import Any
 import pytest
 from bot_helpers import Clock
 from live_bot import LiveBot, component, offered, table_id
-from players import ADMIN, ANN, BOB, Players, TinyRenderer, forged_message
+from players import (
+    ADMIN,
+    ANN,
+    BOB,
+    Players,
+    TinyRenderer,
+    finished_match,
+    forged_message,
+)
+from storage.helpers import played
 
-from bot.discord_side.ui.custom_ids import BackButton, LobbyButton
+from bot.discord_side.ui.custom_ids import BackButton, LobbyButton, ShareButton
 from bot.game.lessons import LESSON_LEVEL, LESSONS, advised
 from bot.game.places import Place
 from bot.game.play import Play
+from bot.storage.records import SeatInfo
 from engine import observe
 from engine.agents import make_agent
 from loopback import Loopback, Message
 from loopback.people import People
+
+#: Ann alone against two easy AI seats.
+SOLO = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
+        SeatInfo(ai=True, hero="taia", level="easy"),
+        SeatInfo(ai=True, hero="argentus", level="easy"))
 
 
 async def open_in_dm(h: LiveBot, ai: int) -> int:
@@ -121,6 +136,28 @@ async def test_no_table_nor_tournament_in_a_server_that_did_not_install_the_bot(
     assert await bot.store.active_in_channel(bot.channel.id) is None
     assert await bot.store.tournaments_with_status("signup", "running") == []
     assert bot.public() == []
+
+
+async def test_share_in_a_group_dm_or_a_server_without_the_bot_says_why_it_cannot_post(
+        bot: LiveBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Share where the bot may only answer (a group conversation, a server that did not
+    install it) says so; no admin could grant the bot anything there."""
+    dm = bot.lb.dm(ANN)
+    tid = await finished_match(bot.store, played(2), channel=dm.id, guild=None, seats=SOLO)
+    group = bot.lb.create_group_dm([ANN, BOB])
+    ix = await bot.command(ANN, "replay", id=tid, channel=group)
+    ix = await bot.click(ANN, bot.reply(ix), ShareButton.id_for(tid))
+    told = " ".join(bot.said(ix))
+    assert "group conversation" in told and "admin" not in told, told
+    server = await finished_match(bot.store, played(1))
+    user_installed_only(monkeypatch)
+    ix = await bot.command(ANN, "replay", id=server)
+    ix = await bot.click(ANN, bot.reply(ix), ShareButton.id_for(server))
+    told = " ".join(bot.said(ix))
+    assert "not a member of this server" in told and "grant" not in told, told
+    assert not [m for m in bot.lb.messages.values() if m.author.bot and m.attachments
+                and any(a.filename.endswith(".gif") for a in m.attachments)]
+    assert bot.lb.breaches == []
 
 
 async def learner_hand(h: LiveBot, tid: int, shown: Message | None) -> Message:
