@@ -50,7 +50,8 @@ async def leave_solo(interaction: discord.Interaction[Any], service: GameService
                      sure: bool) -> None:
     """The Leave button of a solo table asks its host once, privately (the click, deferred,
     edits the clicked hand message, else a new private one); the confirmation (``sure``) closes
-    the table, and that message says so, with no button left."""
+    the table, and that message says so, with no button left; the table message ends with the
+    lines /goblin abandon adds (the hints used)."""
     locale = loc(interaction)
     if not sure:
         record = await service.lobby.may_quit(table, interaction.user.id)
@@ -67,7 +68,7 @@ async def leave_solo(interaction: discord.Interaction[Any], service: GameService
         await interaction.edit_original_response(view=layout(
             discord.ui.Container[discord.ui.LayoutView](text_block(told))), attachments=[])
     finally:
-        await messages.closed(record)
+        await messages.closed(record, await end_lines(service, record))
         scheduler.forget(table)
 
 

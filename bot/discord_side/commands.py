@@ -223,7 +223,8 @@ class Commands:
                 # or is the channel's line of its thread
                 await self.messages.lobby.redraw(None, record.id)
             if record.status == "abandoned" and record.state is not None:  # a solo match left
-                await self.messages.closed(record)
+                # with the lines /goblin abandon adds (the hints used)
+                await self.messages.closed(record, await end_lines(self.service, record))
             await self.clicks.lobby.changed(record, op)
 
     async def hand(self, interaction: discord.Interaction[Any]) -> None:

@@ -217,6 +217,29 @@ async def test_leaving_a_solo_match_closes_it(bot: LiveBot) -> None:
     assert not any(c.startswith("kg:hand:") for m in bot.public() for c in m.custom_ids())
 
 
+@pytest.mark.parametrize("how", ["abandon", "leave", "button"])
+async def test_a_solo_match_closed_any_way_ends_with_the_same_lines(bot: LiveBot,
+                                                                    how: str) -> None:
+    """/goblin abandon, /goblin leave and the hand's Leave button close a solo match alike:
+    its table message tells the hints its person used, whichever way it was closed."""
+    tid = await open_in_dm(bot, ai=1)
+    assert await Players(bot, tid, [ANN]).step()
+    record = await bot.bot.service.tables.load(tid)
+    await bot.store.record_hint(tid, record.version, ANN.id, 0, b"hint", 1.0)
+    if how == "abandon":
+        await bot.abandon(ANN)
+    elif how == "leave":
+        await bot.command(ANN, "leave")
+    else:
+        hand = bot.reply(await bot.click(ANN, bot.last_table_message(), f"kg:hand:{tid}"))
+        await bot.click(ANN, hand, f"kg:quit:{tid}")
+        await bot.click(ANN, bot.message(hand), f"kg:quit:{tid}:y")
+    await bot.settle()
+    record = await bot.bot.service.tables.load(tid)
+    assert record.status == "abandoned" and record.message_id is not None
+    assert "Hints used: Ann 1." in bot.lb.message(record.message_id).text()
+
+
 async def test_leaving_from_the_hand_asks_once_and_ends_with_no_button_left(
         bot: LiveBot) -> None:
     tid = await open_in_dm(bot, ai=1)
