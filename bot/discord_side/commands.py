@@ -279,7 +279,11 @@ class Commands:
                        threads: bool | None = None) -> None:
         """/goblin settings: the server's defaults for new tables (AI level, take-backs and
         threads included) and the language of its tables (the service checks Manage
-        Server)."""
+        Server). Refused in a server that did not install the bot, as /goblin new is: no
+        table of the bot's lives there."""
+        refused = place_refusal(interaction) if interaction.guild_id is not None else None
+        if refused is not None:
+            raise Refusal(refused)
         locale = loc(interaction)
         # answer first (Discord's 3 seconds), then write and redraw the server's tables
         await interaction.response.defer(ephemeral=True, thinking=True)

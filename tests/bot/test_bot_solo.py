@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from bot_helpers import Clock
-from live_bot import LiveBot, component, offered, table_id
+from live_bot import GUILD, LiveBot, component, offered, table_id
 from players import (
     ADMIN,
     ANN,
@@ -136,6 +136,17 @@ async def test_no_table_nor_tournament_in_a_server_that_did_not_install_the_bot(
     assert await bot.store.active_in_channel(bot.channel.id) is None
     assert await bot.store.tournaments_with_status("signup", "running") == []
     assert bot.public() == []
+
+
+async def test_no_settings_in_a_server_that_did_not_install_the_bot(
+        bot: LiveBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/goblin settings from a user install in a server the bot is no member of is refused as
+    /goblin new is there: no table of the bot's can live in that server, and nothing is
+    saved."""
+    user_installed_only(monkeypatch)
+    ix = await bot.command(ADMIN, "settings", abilities=True, language="fr")
+    assert any("not a member of this server" in t for t in bot.said(ix)), bot.said(ix)
+    assert await bot.store.guild_settings(GUILD) is None
 
 
 async def test_share_in_a_group_dm_or_a_server_without_the_bot_says_why_it_cannot_post(
