@@ -25,10 +25,12 @@ stays recorded as sent, never two per turn.
 
 A person whose direct messages are closed (Discord answers 403 with code 50007) is noted once,
 in the log and in the database: no direct message is tried again, after a restart neither.
-Before a reminder of a server's match, Discord is asked whether its person is still a member
-there (one request, no privileged intent needed): one who left gets none for that turn, and is
-not taken for one whose direct messages are closed (Discord answers 50007 too for a person who
-shares no server with the bot).
+Discord answers 50007 too for a person who shares no server with the bot: one who left the
+match's server (the bot hears nothing of it) would be taken for one whose direct messages are
+closed, and get no reminder once back. So a refusal of a server's match's reminder asks Discord
+whether the person is still a member there (one request, no privileged intent needed, only
+when refused): one who left is not noted, gets none for that turn, and the next one once back.
+One who left but shares another server with the bot still gets theirs.
 
 Every click on a table's components is seen here too (a listener of the client's
 ``on_interaction``, apart from the routing of the click): during the clicker's own turn of a
@@ -171,12 +173,6 @@ class Reminders:
         text = translate(msg("remind.dm", table=record.id, link=jump_url(record),
                              left=time_left(reminder.deadline - self.clock()),
                              deadline=int(reminder.deadline)), record.locale)
-        if record.guild_id is not None and not await self.member(record.guild_id,
-                                                                  reminder.user):
-            if await self.reminding.away(reminder):
-                log.info("user %s is no longer in the server of table %s: not reminded",
-                         reminder.user, record.id)
-            return
         post, claimed = _Post(), False
         try:
             if not (claimed := await self.reminding.claim(reminder)):
@@ -215,9 +211,17 @@ class Reminders:
                         reminder.user, reminder.record.id, exc_info=True)
 
     async def _closed(self, reminder: Reminder, exc: BaseException) -> bool:
-        """True when ``exc`` says the person's direct messages are closed (then noted)."""
+        """True when ``exc`` says the person's direct messages are closed (then noted), or
+        that they share no server with the bot any more, having left the match's (not noted:
+        no reminder for this turn)."""
         if not isinstance(exc, discord.Forbidden) or exc.code != DMS_CLOSED:
             return False
+        guild = reminder.record.guild_id
+        if guild is not None and not await self.member(guild, reminder.user):
+            log.info("user %s is no longer in the server of table %s: not reminded",
+                     reminder.user, reminder.record.id)
+            await self.reminding.away(reminder)
+            return True
         log.info("the direct messages of user %s are closed: no reminder is sent to them",
                  reminder.user)
         await self.reminding.refused(reminder)

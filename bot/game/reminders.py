@@ -10,13 +10,13 @@ when the turn started), when:
   person's last click at each slow match is stored (``seat_seen``, one small write per click,
   only at slow matches; no table is read for it);
 - their direct messages were never found closed (then no message is tried again);
-- they are still in the match's server. The bot hears nothing when someone leaves a server
-  (that needs Discord's privileged members intent), and does nothing about it: their turns
-  are played by the turn timer, as anyone's who is away. Whether they are is asked as the
-  reminder falls due (:mod:`bot.discord_side.reminders`): one who left gets none for that
-  turn (``away``; no link to a server they cannot open), nor are their direct messages taken
-  for closed (Discord refuses a direct message to a person who shares no server with the
-  bot), so back in the server they get the next turn's.
+- Discord does not refuse the direct message. It refuses it to a person who shares no server
+  with the bot, as to one whose direct messages are closed; the bot hears nothing when someone
+  leaves a server (that needs Discord's privileged members intent) and does nothing about it:
+  their turns are played by the turn timer, as anyone's who is away. So a refusal asks
+  Discord whether they are still in the match's server (:mod:`bot.discord_side.reminders`):
+  one who left is recorded ``away`` for that turn and not taken for one whose direct messages
+  are closed, so back in the server they get the next turn's.
 
 Nothing is kept per turn until its reminder is due: the turn is named by its deadline, which
 the table stores when the turn starts and keeps through all the moves of that turn (so a
@@ -148,11 +148,11 @@ class Reminding:
         return await self.store.claim_reminder(reminder.record.id, reminder.user,
                                                reminder.turn, reminder.due, SENT)
 
-    async def away(self, reminder: Reminder) -> bool:
-        """The person is no longer in the match's server: no reminder for this turn (recorded:
-        not asked again); False when it was recorded already."""
-        return await self.store.claim_reminder(reminder.record.id, reminder.user,
-                                               reminder.turn, reminder.due, AWAY)
+    async def away(self, reminder: Reminder) -> None:
+        """The person is no longer in the match's server (Discord refused the direct message:
+        they share none with the bot): no reminder for this turn, and their direct messages
+        are not noted as closed."""
+        await self.store.set_reminder(reminder.record.id, reminder.user, reminder.turn, AWAY)
 
     async def refused(self, reminder: Reminder) -> None:
         """Discord refused the reminder: the person's direct messages are closed (noted once:
