@@ -38,6 +38,9 @@ OLD_MESSAGE_AGE = 3600.0
 #: Edits Discord lets through, within any hour, to a message older than an hour (see
 #: :meth:`Messages._old_message_edit`).
 OLD_MESSAGE_EDITS = 3
+#: Seconds a post's nonce sent with ``enforce_nonce`` is not made again (Discord: "the past
+#: few minutes"): the same post answers with the message made the first time.
+NONCE_WINDOW = 120.0
 SUPPRESS_EMBEDS = 1 << 2
 SUPPRESS_NOTIFICATIONS = 1 << 12
 
@@ -317,9 +320,31 @@ class Messages:
                                                   for u in channel.recipients):
             raise ApiError(403, 50007, "Cannot send messages to this user")  # as Discord does
         self.thread_writable(channel, posting=True)
-        message = self.write(None, body or {}, uploads, "POST /channels/{id}/messages",
+        body = body or {}
+        nonce = str(body["nonce"]) if body.get("enforce_nonce") and body.get("nonce") else None
+        made = self._made(nonce)
+        if made is not None:
+            return Reply(200, self.state.payload(made))
+        message = self.write(None, body, uploads, "POST /channels/{id}/messages",
                               channel_id=channel.id)
+        if nonce is not None:
+            self.state.nonces[nonce] = (message.id, self.state.now())
         return Reply(200, self.state.payload(message))
+
+    def _made(self, nonce: str | None) -> Message | None:
+        """The bot's message posted with ``nonce`` enforced within :data:`NONCE_WINDOW` (the
+        nonces older than that are forgotten); a post with that nonce makes nothing new.
+        Deleted since: Unknown Message, as Discord answers such a post."""
+        now = self.state.now()
+        nonces = self.state.nonces
+        while nonces and now - next(iter(nonces.values()))[1] >= NONCE_WINDOW:
+            del nonces[next(iter(nonces))]
+        if nonce is None or nonce not in nonces:
+            return None
+        message = self.state.messages[nonces[nonce][0]]
+        if message.deleted:
+            raise ApiError(404, 10008, "Unknown Message")
+        return message
 
     async def message_get(self, params: dict[str, str], body: Any, uploads: list[Upload],
                            query: dict[str, str]) -> Reply:

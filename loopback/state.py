@@ -68,6 +68,8 @@ class State:
         self.deleted_channels: set[int] = set()  # deleted: Unknown Channel, no breach
         self.messages: dict[int, Message] = {}
         self.channel_log: dict[int, list[int]] = {}
+        #: nonce -> the bot's message posted with it enforced, and when (oldest first)
+        self.nonces: dict[str, tuple[int, float]] = {}
         self.files: dict[int, Attachment] = {}
         self.replaced: deque[tuple[float, int]] = deque()
         self.interactions: dict[int, Interaction] = {}

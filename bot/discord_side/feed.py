@@ -21,9 +21,11 @@ queued again :data:`RETRY_FIRST` seconds later, then after a doubling pause up t
 :data:`RETRY_CAP`, at most :data:`RETRIES` times, on the bot's clock (:meth:`Feeds.retry_due`
 is a pass of the bot's timers). Only an edit: it shows the newest state, and showing it twice is
 harmless, whereas a failed post may have been made (the table message of a new turn falls back
-to an edit, see :mod:`bot.discord_side.messages`). The retry is not needed once a newer post or
-edit of the table is queued (it is forgotten then), and never made once the table ended, another
-process took it or its channel was deleted.
+to an edit, see :mod:`bot.discord_side.messages`), unless Discord makes it once however often
+it is sent (:attr:`Job.again`: a post carrying its own :func:`nonce`, such as a game's first table
+message, which nothing else would post before a restart). The retry is not needed once a newer
+post or edit of the table is queued (it is forgotten then), and never made once the table ended,
+another process took it or its channel was deleted.
 """
 
 from __future__ import annotations
@@ -61,7 +63,9 @@ class Job:
     coalesces, ``version`` the table version it shows (edits older than what was shown are
     dropped); ``paced`` the channel whose pace (and the bot's) it waits for first, still
     replaceable (None: it goes at once); ``dropped`` is called when it is dropped unsent
-    (someone waits for it); ``tries``: how often a failed edit was tried again already."""
+    (someone waits for it); ``tries``: how often a failed edit was tried again already;
+    ``again``: a post tried again like an edit when it fails so (Discord makes it once however
+    often it is sent: see :func:`nonce`)."""
 
     kind: Kind
     version: int
@@ -69,6 +73,7 @@ class Job:
     paced: int | None = None
     dropped: Callable[[], None] | None = None
     tries: int = 0
+    again: bool = False
 
 
 def undelivered(exc: BaseException) -> bool:
@@ -77,6 +82,14 @@ def undelivered(exc: BaseException) -> bool:
     if isinstance(exc, discord.HTTPException):
         return exc.status >= 500
     return isinstance(exc, UNDELIVERED)
+
+
+def nonce(table: int, version: int, what: str) -> str:
+    """The nonce of ``table``'s post ``what`` at ``version``, the same each time it is sent:
+    Discord (sent with ``enforce_nonce``, as discord.py does with every nonce) answers a post
+    whose nonce it took within the past few minutes with the message made then, so a post tried
+    again after its answer was lost is not made twice."""
+    return f"{what}{table}v{version}"[:25]
 
 
 def retry_pause(tries: int) -> float:
@@ -189,7 +202,7 @@ class Feeds:
             try:
                 await job.work()
             except Exception as exc:
-                if job.kind == "edit" and undelivered(exc):
+                if (job.kind == "edit" or job.again) and undelivered(exc):
                     self._later(table, job, exc)
                 elif not isinstance(exc, discord.HTTPException):
                     log.exception("table %s: a message request failed", table)
@@ -202,20 +215,22 @@ class Feeds:
             self._workers.pop(table, None)
 
     def _later(self, table: int, job: Job, exc: BaseException) -> None:
-        """The edit ``job`` of ``table`` did not go through (:func:`undelivered`): it is tried
-        again later, unless a newer post or edit is queued already, the table ended or was
-        let go meanwhile (what was kept for it is forgotten), or it was tried enough."""
+        """The edit ``job`` of ``table`` (or a post made once however often it is sent) did not
+        go through (:func:`undelivered`): it is tried again later, unless a newer post or edit
+        is queued already, the table ended or was let go meanwhile (what was kept for it is
+        forgotten), or it was tried enough."""
+        what = "an edit" if job.kind == "edit" else "a post"
         if (table in self._ended or self._shown.get(table) != job.version
                 or any(j.kind in ("post", "edit") for j in self._jobs.get(table, ()))):
-            log.warning("table %s: an edit of its message failed (%s)", table, why(exc))
+            log.warning("table %s: %s of its message failed (%s)", table, what, why(exc))
             return
         if job.tries >= RETRIES:
-            log.warning("table %s: an edit of its message failed (%s), %d times; given up until "
-                        "the next move", table, why(exc), job.tries + 1)
+            log.warning("table %s: %s of its message failed (%s), %d times; given up until "
+                        "the next move", table, what, why(exc), job.tries + 1)
             return
         pause = retry_pause(job.tries)
-        log.warning("table %s: an edit of its message failed (%s); trying again in %.0f s",
-                    table, why(exc), pause)
+        log.warning("table %s: %s of its message failed (%s); trying again in %.0f s",
+                    table, what, why(exc), pause)
         self._retries[table] = (self.clock() + pause, replace(job, tries=job.tries + 1))
 
     async def retry_due(self) -> None:
@@ -250,5 +265,5 @@ class Feeds:
         self._retries.pop(table, None)
 
 
-__all__ = ["ENDED", "RETRIES", "RETRY_CAP", "RETRY_FIRST", "Feeds", "Job", "Kind",
+__all__ = ["ENDED", "RETRIES", "RETRY_CAP", "RETRY_FIRST", "Feeds", "Job", "Kind", "nonce",
            "retry_pause", "undelivered"]

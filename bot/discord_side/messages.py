@@ -6,8 +6,9 @@ Every request for a table's messages goes out on the table's feed (:mod:`bot.dis
 in the order queued and with no lock held; edits of a table message are coalesced there: while
 one waits for its channel, a newer state replaces it, so a fast AI turn costs a handful of edits
 instead of one per move. An edit that fails because of Discord's trouble (5xx) or the
-connection's is tried again later by the feed (never a post: it may have been made). When an
-edit of the table message fails for good (the message is gone, or Discord refuses edits of a
+connection's is tried again later by the feed; a post is not (it may have been made), but for a
+game's first table message, which Discord makes once however often it is sent (its nonce). When
+an edit of the table message fails for good (the message is gone, or Discord refuses edits of a
 message older than an hour, JSON error 30046), the table is posted afresh and the old message
 loses its buttons. Whenever a newer message carries the table, the older one is deleted (or,
 when Discord refuses, reduced to one line pointing to the newer one), and so are the lobby
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -34,7 +36,7 @@ from bot.discord_side.context import (
     noted,
     why,
 )
-from bot.discord_side.feed import Feeds, Job, undelivered
+from bot.discord_side.feed import Feeds, Job, nonce, undelivered
 from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.shown import Shown, Slot
@@ -202,13 +204,15 @@ class Messages:
     # ------------------------------------------------------------------ the table message
 
     async def post_table(self, record: TableRecord, headline: Msg | None = None,
-                         summary: bytes | None = None, below: str | None = None) -> None:
+                         summary: bytes | None = None, below: str | None = None,
+                         once: str | None = None) -> None:
         """Post a fresh table message (a person's turn starts, the game ends, the old message
         is gone or refuses edits); it pings the person who must play. The older message is
         deleted (``below``: lines under the headline, such as the end's rating changes). When
         the table's thread or channel is found deleted, its tables end as abandoned
         (``threads.gone``); so do its server's when the bot was removed from it
-        (``threads.left``)."""
+        (``threads.left``). ``once``: the post's :func:`~bot.discord_side.feed.nonce`, for a post
+        tried again when it is cut off (Discord makes it once)."""
         payload = await self.table_payload(record, headline=headline, summary=summary,
                                            below=below)
         await self.pace.request(self.threads.where(record))
@@ -216,7 +220,8 @@ class Messages:
         try:
             message = await self.channel(record).send(
                 view=payload.view, files=payload.uploads(),
-                allowed_mentions=MENTIONS if pings else NO_MENTIONS)
+                allowed_mentions=MENTIONS if pings else NO_MENTIONS,
+                nonce=secrets.randbits(64) if once is None else once)  # discord.py's default
         except discord.HTTPException as exc:
             self.threads.lost(record, exc)  # its thread, channel or server gone while away
             raise
@@ -379,8 +384,13 @@ class Messages:
     def begin(self, record: TableRecord) -> None:
         """Queue the first table message of a game that started (it pings the first player),
         unless the table was closed meanwhile; once posted, the lobby message has done its work
-        and is deleted."""
+        and is deleted. Cut off by Discord's trouble or the connection's, it is tried again
+        later as an edit is (nothing else would post it before a restart; the post carries its
+        nonce, so Discord makes it once), going on from what was done already."""
+        refused = False  # Discord refused the match's thread: its host is told, once
+
         async def work() -> None:
+            nonlocal refused
             # read under the table's lock, and let it go before posting: a request about the
             # table already waiting for the lock (a /goblin abandon) goes first
             try:
@@ -391,22 +401,27 @@ class Messages:
             if now.status != "running":  # closed meanwhile: the lobby says it was cancelled
                 await self.lobby.edit(None, now)
                 return
-            refused = False
             if now.threaded and now.thread_id is None:
                 now, refused = await self.threads.open(now)
-            try:
-                await self.post_table(now)
-            except UNDELIVERED as exc:
-                log.warning("could not post the table message of table %s (%s)", record.id,
-                            why(exc))
-                return
+            now = self.current(now)
+            if now.message_id is None:  # not posted by a try before
+                try:
+                    await self.post_table(now, once=nonce(record.id, record.version, "t"))
+                except UNDELIVERED as exc:
+                    if undelivered(exc):
+                        raise  # tried again later
+                    log.warning("could not post the table message of table %s (%s)",
+                                record.id, why(exc))
+                    return
+                now = self.current(now)
             if refused:
+                refused = False
                 await self.threads.refused(now)
             if now.thread_id is not None:
                 await self.threads.channel_line(now)
             elif now.lobby_message_id is not None:
                 await self.delete(now, now.lobby_message_id)
-        self.feeds.put(record.id, Job("post", record.version, work))
+        self.feeds.put(record.id, Job("post", record.version, work, again=True))
 
     def mark_dirty(self, table: int) -> None:
         """Ask for the table message to be refreshed soon, from the table read once."""

@@ -31,7 +31,7 @@ from bot.discord_side.context import (
     lobby_channel,
     noted,
 )
-from bot.discord_side.feed import Feeds, Job
+from bot.discord_side.feed import Feeds, Job, nonce, undelivered
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.parts import GREY, cut, layout, text_block
 from bot.game.people import person
@@ -46,6 +46,8 @@ T = TypeVar("T")
 THREAD_NEEDS = ("create_public_threads", "send_messages_in_threads")
 #: Discord's JSON error code for an act refused in an archived thread (an edit, a deletion).
 ARCHIVED = 50083
+#: Discord's JSON error code for a second thread started from one message.
+THREAD_MADE = 160004
 #: Discord's JSON error code for a request about a channel the bot may not see (also every
 #: channel of a server the bot was removed from).
 MISSING_ACCESS = 50001
@@ -260,7 +262,9 @@ class MatchThreads:
         the thread is deleted (where the bot may), a warning is logged, and the host has
         nothing to mend. A match whose channel is itself a thread (a tournament opened in one)
         is played there, as a match opened in a thread is: a thread holds no thread. Opened
-        once the bot is ready (a match begun at a restart): it then knows the channel."""
+        once the bot is ready (a match begun at a restart): it then knows the channel. Discord's
+        trouble or the connection's is raised (the start is tried again: its line carries its
+        nonce, and the thread a try made before the answer was lost is taken up)."""
         await self.client.wait_until_ready()
         if getattr(self.client.get_channel(record.channel_id), "type", None) in THREAD_TYPES:
             return await self._in_channel(record), False
@@ -270,7 +274,7 @@ class MatchThreads:
                 await self.pace.request(record.channel_id)
                 sent = await lobby_channel(self.client, record).send(
                     view=line_view(translate(line(record, record.channel_id), record.locale)),
-                    allowed_mentions=NO_MENTIONS)
+                    nonce=nonce(record.id, record.version, "l"), allowed_mentions=NO_MENTIONS)
                 lobby_id = sent.id
                 record = replace(record, lobby_message_id=lobby_id)
                 if not await noted(self.service.tables.set_message(
@@ -279,9 +283,17 @@ class MatchThreads:
                     return await self._in_channel(record), False
             lobby = lobby_channel(self.client, record).get_partial_message(lobby_id)
             await self.pace.request(record.channel_id)
-            thread = await lobby.create_thread(name=thread_name(record,
-                                                                await self._tournament(record)))
+            try:
+                thread = await lobby.create_thread(
+                    name=thread_name(record, await self._tournament(record)))
+            except discord.HTTPException as exc:
+                made = await self._made(lobby_id) if exc.code == THREAD_MADE else None
+                if made is None:
+                    raise
+                thread = made
         except discord.HTTPException as exc:
+            if undelivered(exc):
+                raise
             log.warning("could not open a thread for table %s (%s); it is played in its "
                         "channel", record.id, exc.code or exc.status)
             return await self._in_channel(record), True
@@ -291,6 +303,14 @@ class MatchThreads:
             return await self._in_channel(record), False
         self._threads[record.id] = thread.id
         return replace(record, thread_id=thread.id), False
+
+    async def _made(self, message_id: int) -> discord.Thread | None:
+        """The thread the bot started from message ``message_id`` (a try whose answer was
+        lost made it), None when it is someone else's."""
+        thread = await thread_of(self.client, message_id)
+        me = self.client.user
+        mine = thread is not None and me is not None and thread.owner_id == me.id
+        return thread if mine else None
 
     async def _in_channel(self, record: TableRecord) -> TableRecord:
         """``record`` played in its channel, noted as no longer waiting for a thread. When the
@@ -401,6 +421,6 @@ class MatchThreads:
         self._threads.pop(table, None)
 
 
-__all__ = ["ARCHIVED", "MISSING_ACCESS", "THREAD_NEEDS", "UNKNOWN_CHANNEL", "MatchThreads",
-           "called", "in_thread", "line", "line_view", "players", "thread_link",
+__all__ = ["ARCHIVED", "MISSING_ACCESS", "THREAD_MADE", "THREAD_NEEDS", "UNKNOWN_CHANNEL",
+           "MatchThreads", "called", "in_thread", "line", "line_view", "players", "thread_link",
            "thread_missing", "thread_name", "thread_of", "unarchive", "unarchived"]

@@ -2,12 +2,17 @@
 server error (503: discord.py raises it at once; a 500 it retries on its own first) is tried
 again after a growing pause on the bot's clock (passes of the timers) until the table message
 shows the table as it is; a newer move shows the table instead, and nothing is tried again
-once the table ended. A post is never tried again (Discord may have made it)."""
+once the table ended. A post is never tried again (Discord may have made it), but a game's first
+table message (and its thread) which nothing else would post before a restart: its nonce makes
+Discord give back the message a try made before its answer was lost."""
 from __future__ import annotations
 
 from typing import Any
 
+import aiohttp
+import pytest
 from bot_helpers import Clock
+from in_threads import link, table_message
 from live_bot import CHANNEL, Call, LiveBot
 from players import ANN, BOB, Players, before_a_turn_ends, open_table
 
@@ -184,3 +189,121 @@ async def test_a_new_turn_refused_by_discord_s_trouble_is_edited_in_later(
     assert posts.refused == 1 and bot.last_table_message().id == table.id
     assert footer(now) in bot.message(table).text()
     assert f"<@{now.seats[now.game.current].user}>" in bot.message(table).text()
+
+
+async def test_a_game_s_first_table_message_refused_by_discord_s_trouble_is_posted_later(
+        bot: LiveBot, calls: list[Call], clock: Clock) -> None:
+    """Start's table message is refused (503) while both seats are people's (no AI move
+    follows to post it): it is tried again on a later pass of the timers, so the first player
+    gets their buttons and the lobby message goes, without waiting for a restart."""
+    outage = Outage(bot.lb, None)
+    tid = await open_table(bot, ANN, [BOB])
+    assert outage.refused == 1
+    with pytest.raises(AssertionError):
+        bot.last_table_message()
+    outage.down = False
+    await timers_pass(bot, clock, RETRY_FIRST)
+    now = await bot.bot.service.tables.load(tid)
+    table = bot.last_table_message()
+    assert f"<@{now.seats[now.game.current].user}>" in table.text()
+    assert now.message_id == table.id
+    assert [m.id for m in bot.public()] == [table.id]  # the lobby message went
+    since = len(calls)
+    await timers_pass(bot, clock, 3600)  # done: nothing more
+    assert not [c for c in calls[since:] if c.channel_post]
+
+
+class AnswerLost:
+    """The connection drops as Discord answers the bot's next post in the channel (or the
+    next POST whose path ends with ``ends``): Discord did what was asked, and the bot is not
+    told (it sees the connection fail)."""
+
+    def __init__(self, bot: LiveBot, ends: str = f"/channels/{CHANNEL}/messages") -> None:
+        self.lost: list[str] = []
+        session: Any = bot.bot.http._HTTPClient__session  # type: ignore[attr-defined]
+        real = session.request
+        outer = self
+
+        class Lost:
+            def __init__(self, made: Any) -> None:
+                self.made = made
+
+            async def __aenter__(self) -> Any:
+                answer = await self.made.__aenter__()
+                await answer.read()
+                await self.made.__aexit__(None, None, None)
+                raise aiohttp.ServerDisconnectedError()
+
+            async def __aexit__(self, *exc: object) -> None:
+                return None
+
+        def request(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+            made = real(method, url, *args, **kwargs)
+            if not outer.lost and method == "POST" and str(url).endswith(ends):
+                outer.lost.append(str(url))
+                return Lost(made)
+            return made
+
+        session.request = request
+
+
+async def test_a_game_s_first_table_message_whose_answer_was_lost_is_not_posted_twice(
+        bot: LiveBot, calls: list[Call], clock: Clock) -> None:
+    """Discord made Start's table message but the connection dropped before the bot heard
+    so: tried again, the post (its nonce enforced) gives back the message made, so the channel
+    holds one table message, and the lobby message goes."""
+    lost = AnswerLost(bot)
+    tid = await open_table(bot, ANN, [BOB])
+    assert lost.lost
+    made = bot.last_table_message()
+    await timers_pass(bot, clock, RETRY_FIRST)
+    now = await bot.bot.service.tables.load(tid)
+    assert now.message_id == made.id
+    assert [m.id for m in bot.public()] == [made.id]  # one table message; the lobby went
+    assert f"<@{now.seats[now.game.current].user}>" in made.text()
+
+
+async def test_a_match_s_thread_refused_by_discord_s_trouble_is_opened_later(
+        h: LiveBot, clock: Clock) -> None:
+    """Discord answers 503 when Start opens the match's thread: the match is not moved to
+    the channel with its host told a permission is missing (none is); its start is tried
+    again on a later pass of the timers, which opens the thread and posts the table there."""
+    down = [True]
+    refused: list[str] = []
+    real = h.lb.world.rest
+
+    async def rest(method: str, path: str, query: dict[str, str], auth: str | None,
+                   body: Any, uploads: list[Upload]) -> Reply:
+        if down[0] and method.upper() == "POST" and path.endswith("/threads"):
+            refused.append(path)
+            return Reply(503, {"message": "Service Unavailable", "code": 0})
+        return await real(method, path, query, auth, body, uploads)
+
+    h.lb.world.rest = rest  # type: ignore[method-assign]
+    tid = await open_table(h, ANN, [BOB])
+    assert refused
+    down[0] = False
+    await timers_pass(h, clock, RETRY_FIRST)
+    now = await h.bot.service.tables.load(tid)
+    assert now.thread_id is not None
+    thread = h.lb.channel(now.thread_id)
+    assert now.message_id == table_message(h, thread).id
+    assert [m.id for m in h.public()] == [now.lobby_message_id]  # the channel's line alone
+    assert h.lb.message(now.lobby_message_id).text().endswith(link(thread))
+
+
+async def test_a_match_s_thread_whose_answer_was_lost_is_taken_up(
+        h: LiveBot, clock: Clock) -> None:
+    """Discord opened the match's thread but the connection dropped before the bot heard so:
+    the start tried again finds the thread it opened (Discord opens one a message) and plays
+    the match there, rather than in the channel with its host told a permission is missing."""
+    lost = AnswerLost(h, "/threads")
+    tid = await open_table(h, ANN, [BOB])
+    assert lost.lost
+    await timers_pass(h, clock, RETRY_FIRST)
+    now = await h.bot.service.tables.load(tid)
+    assert now.thread_id is not None and now.thread_id == now.lobby_message_id
+    thread = h.lb.channel(now.thread_id)
+    assert now.message_id == table_message(h, thread).id
+    assert [m.id for m in h.public()] == [now.lobby_message_id]  # the channel's line alone
+    assert h.lb.message(now.lobby_message_id).text().endswith(link(thread))

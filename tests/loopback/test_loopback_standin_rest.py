@@ -17,6 +17,7 @@ from shared_files import require_discord_api
 
 from loopback import Loopback, LoopbackError, ManualClock
 from loopback.limits import message_errors
+from loopback.messages import NONCE_WINDOW
 from loopback.slash import name_errors, name_ok
 from loopback.state import REPLACED_FILE_SECONDS
 
@@ -127,6 +128,30 @@ async def test_injected_429_and_early_retry(lb: Loopback, mini: MiniBot,
     clock.advance(0.1)  # past the 429's retry_after
     assert (await mini.rest("POST", path, {"content": "d"}))[0] == 200
     assert consumed(lb) == ["retry"]
+
+
+async def test_a_post_with_a_nonce_enforced_is_made_once_in_a_few_minutes(
+        lb: Loopback, mini: MiniBot, clock: ManualClock) -> None:
+    """As on Discord, a post carrying a nonce with ``enforce_nonce`` is not made again within
+    a few minutes: the message made the first time is returned (a post tried again after its
+    answer was lost); without ``enforce_nonce``, or once the window passed, it is made."""
+    guild = lb.create_guild()
+    channel = lb.create_channel(guild)
+    await connected(lb, mini)
+    path = f"/channels/{channel.id}/messages"
+    once = {"content": "a", "nonce": "t1v2", "enforce_nonce": True}
+    status, first, _ = await mini.rest("POST", path, once)
+    assert status == 200
+    clock.advance(NONCE_WINDOW - 1)
+    status, again, _ = await mini.rest("POST", path, once)
+    assert status == 200 and again["id"] == first["id"]
+    assert [m.id for m in lb.messages_for(channel, 0)] == [int(first["id"])]
+    status, loose, _ = await mini.rest("POST", path, {"content": "a", "nonce": "t1v2"})
+    assert status == 200 and loose["id"] != first["id"]
+    clock.advance(1)
+    status, late, _ = await mini.rest("POST", path, once)
+    assert status == 200 and late["id"] not in (first["id"], loose["id"])
+    assert lb.breaches == []
 
 
 async def test_control_api_drives_users(lb: Loopback, mini: MiniBot) -> None:
