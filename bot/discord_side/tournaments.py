@@ -17,6 +17,7 @@ import discord
 
 from bot.discord_side.context import (
     NO_MENTIONS,
+    UNDELIVERED,
     answer_privately,
     can_manage_channel,
     loc,
@@ -25,6 +26,7 @@ from bot.discord_side.context import (
     noted,
     place_refusal,
     public_locale,
+    why,
 )
 from bot.discord_side.messages import Messages
 from bot.discord_side.sight import Sights
@@ -292,14 +294,15 @@ class TournamentDesk:
             await self.messages.pace.request(record.channel_id)
             await channel.get_partial_message(record.signup_message_id).edit(
                 view=signup_view(view), allowed_mentions=NO_MENTIONS)
-        except discord.HTTPException as exc:
+        except UNDELIVERED as exc:  # refused, or cut off: the round's matches begin all the same
             log.warning("could not edit the sign-up message of tournament %s (%s)", record.id,
-                        exc.status)
+                        why(exc))
 
     async def post(self, progress: Progress) -> None:
         """Post what one step of a tournament changed: the matches the round's deadline closed
         say so, the round's standings (and, at the end, the champion) go to the tournament's
-        channel, and each match the step opened begins."""
+        channel, and each match the step opened begins (also when Discord refused, or the
+        connection cut off, the standings or the sign-up message's edit)."""
         record = progress.record
         for decided in progress.decided:
             table = decided.table
@@ -342,9 +345,9 @@ class TournamentDesk:
             await channel.send(view=self._picture_view(title, line),
                                files=[ImageFile(png, "standings.png")],
                                allowed_mentions=NO_MENTIONS)
-        except discord.HTTPException as exc:
+        except UNDELIVERED as exc:  # refused, or cut off: the next round begins all the same
             log.warning("could not post the standings of tournament %s (%s)", record.id,
-                        exc.status)
+                        why(exc))
 
     # ------------------------------------------------------------------ the background
 

@@ -7,6 +7,8 @@ the end the champion is announced; /goblin history tournament: then lists its ma
 rounds, page by page. Every request is checked against Discord's API."""
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from bot_helpers import Clock
 from in_threads import ThreadPlayers
@@ -580,3 +582,35 @@ async def test_the_sign_up_redrawn_after_a_player_is_forgotten_mid_tournament_na
     line = next(x for x in h.message(board).text().splitlines() if x.startswith("Entrants"))
     assert sorted(line.removeprefix("Entrants (3): ").split(", ")) == [
         "Ann", "Bob", "Forgotten player"], line
+
+
+async def test_the_next_round_begins_when_the_standings_post_is_cut_off(h: LiveBot) -> None:
+    """The connection drops as the round's standings are posted: the standings are lost (a
+    warning), but the next round's match still begins, its players given their table."""
+    import aiohttp
+
+    await _three_seated(h)
+    session: Any = h.bot.http._HTTPClient__session  # type: ignore[attr-defined]
+    real = session.request
+    cut: list[str] = []
+
+    def request(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        if not cut and method == "POST" and str(url).endswith(f"/channels/{h.channel.id}/messages"):
+            cut.append(str(url))
+            raise aiohttp.ServerDisconnectedError()
+        return real(method, url, *args, **kwargs)
+
+    session.request = request
+    try:
+        await h.command(ADMIN, "tournament end-round")
+        await h.settle()
+    finally:
+        session.request = real
+    assert cut
+    assert not [m for m in h.public() if "Standings: Spring Cup" in m.text()]
+    tid = (await h.bot.service.store.tournaments_with_status("running"))[0]
+    view = await h.bot.service.tournaments.view(tid)
+    second = view.tables[-1].table_id
+    record = await h.bot.service.tables.load(second)
+    assert record.status == "running" and record.message_id is not None
+    assert len(h.lb.threads_of(h.channel)) == 2
