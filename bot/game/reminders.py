@@ -2,7 +2,8 @@
 
 At a table whose turn timer is :data:`SLOW` or more, the person whose turn it is gets one
 direct message once :data:`SHARE` of their time has passed (the table message pinged them
-when the turn started), when:
+when the turn started; at a tournament's match, their time ends with the round, when that
+comes before their turn's deadline: the match is then decided as it stands), when:
 
 - they asked for reminders (``/goblin notify on``);
 - they were not *active* in that match since their turn started: active means they clicked
@@ -38,6 +39,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from bot.game.refusals import Refusal
+from bot.game.seats import turn_end
 from bot.game.tables import Tables
 from bot.storage.core.reminders import ACTIVE, AWAY, CLOSED, SENT, turn_of
 from bot.storage.interface import Storage
@@ -51,23 +53,28 @@ SHARE = 0.25
 
 @dataclass(frozen=True, slots=True)
 class Reminder:
-    """A reminder to send now: ``user``'s turn at ``record`` ends at ``record.deadline``."""
+    """A reminder to send now: ``user``'s turn at ``record`` ends at ``record.deadline``, or
+    at ``ends`` when that is sooner (its tournament's round ends then, deciding the match)."""
 
     record: TableRecord
     user: int
     turn: int
     due: float
+    ends: float | None = None
 
     @property
     def deadline(self) -> float:
-        """When the turn's time is up."""
+        """When the turn's time is up: its deadline, or its round's end when sooner."""
         assert self.record.deadline is not None
-        return self.record.deadline
+        return turn_end(self.record.deadline, self.ends)
 
 
-def slow_turn(record: TableRecord) -> tuple[int, float, float] | None:
+def slow_turn(record: TableRecord, ends: float | None = None
+              ) -> tuple[int, float, float] | None:
     """(the person, when their turn started, when its reminder is due) of the running slow
-    match ``record`` whose turn is a person's; else None."""
+    match ``record`` whose turn is a person's (``ends``: when its tournament's round ends: the
+    turn has until then at most, and its reminder is due after a quarter of that); else
+    None."""
     if (record.status != "running" or record.state is None or record.deadline is None
             or record.timer < SLOW):
         return None
@@ -75,7 +82,7 @@ def slow_turn(record: TableRecord) -> tuple[int, float, float] | None:
     if seat.ai or seat.user is None:
         return None
     start = record.deadline - record.timer
-    return seat.user, start, start + record.timer * SHARE
+    return seat.user, start, start + (turn_end(record.deadline, ends) - start) * SHARE
 
 
 @dataclass
@@ -106,6 +113,7 @@ class Reminding:
         self._began = set()
         found: list[tuple[TableRecord, int, float, float]] = []
         slow: set[int] = set()
+        turns: list[TableRecord] = []
         upcoming = math.inf
         for tid in await self.tables.ids_with_status("running"):
             try:
@@ -114,12 +122,18 @@ class Reminding:
                 continue
             if record.timer >= SLOW:
                 slow.add(tid)
-            waiting = slow_turn(record)
-            if waiting is None or record.deadline is None or record.deadline <= now:
-                continue  # none of a turn whose time is up: the AI plays it at once
+            if slow_turn(record) is not None:
+                turns.append(record)
+        ends = await self.store.round_ends([r.id for r in turns]) if turns else {}
+        for record in turns:
+            waiting = slow_turn(record, ends.get(record.id))
+            assert waiting is not None and record.deadline is not None
+            if turn_end(record.deadline, ends.get(record.id)) <= now:
+                continue  # none of a turn whose time is up: the AI plays it, or the round's
+                # end decides the match, at once
             if waiting[2] > now:
                 upcoming = min(upcoming, waiting[2])
-            elif await holding(tid):
+            elif await holding(record.id):
                 found.append((record, *waiting))
         self.slow = slow | self._began
         self.upcoming = upcoming
@@ -139,7 +153,7 @@ class Reminding:
             if seen.get((record.id, user), float("-inf")) >= start:
                 await self.store.claim_reminder(record.id, user, turn, due, ACTIVE)
             else:
-                out.append(Reminder(record, user, turn, due))
+                out.append(Reminder(record, user, turn, due, ends.get(record.id)))
         return out
 
     async def claim(self, reminder: Reminder) -> bool:

@@ -53,6 +53,12 @@ def deadline(now: float, timer: int, seats: Sequence[SeatInfo], state: GameState
     return previous
 
 
+def turn_end(deadline: float, ends: float | None) -> float:
+    """When a turn of ``deadline`` is over: then, or at ``ends`` when that is sooner (the end
+    of the tournament's round that opened the match, which decides it as it stands)."""
+    return deadline if ends is None else min(deadline, ends)
+
+
 def playing_seat(record: TableRecord, user_id: int, hand_of: int | None) -> int:
     """The seat of ``user_id`` at the running table, clicking on the hand message shown to
     ``hand_of`` (None: unknown); otherwise the refusal that says why."""
@@ -107,4 +113,4 @@ def solo(record: TableRecord) -> bool:
 
 __all__ = ["MAX_SEATS", "MAX_TIMER", "MIN_SEATS", "TIMERS", "deadline", "deciding_seat",
            "heroes", "level_of", "next_host", "playing_seat", "seat_label", "sees_hand",
-           "solo"]
+           "solo", "turn_end"]

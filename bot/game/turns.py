@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.game.seats import seat_label
+from bot.game.seats import seat_label, turn_end
 from bot.game.spans import time_left
 from bot.storage.interface import Storage
 from bot.storage.records import TableRecord
@@ -69,9 +69,12 @@ def jump_link(record: TableRecord) -> str:
     return link if record.message_id is None else f"{link}/{record.message_id}"
 
 
-def row_of(record: TableRecord, user_id: int, now: float) -> TurnRow | None:
-    """What the list shows of ``record`` for ``user_id``; None when the person no longer plays
-    there (their seat went to the AI) or the game is over."""
+def row_of(record: TableRecord, user_id: int, now: float,
+           ends: float | None = None) -> TurnRow | None:
+    """What the list shows of ``record`` for ``user_id`` (``ends``: when the tournament's round
+    that opened it ends, deciding it as it stands: the turn's time ends then at the latest);
+    None when the person no longer plays there (their seat went to the AI) or the game is
+    over."""
     seat = record.seat_of(user_id)
     if seat is None or record.seats[seat].ai or record.status != "running":
         return None
@@ -80,7 +83,7 @@ def row_of(record: TableRecord, user_id: int, now: float) -> TurnRow | None:
         return None
     current = state.current
     mine = current == seat
-    left = None if record.deadline is None else record.deadline - now
+    left = None if record.deadline is None else turn_end(record.deadline, ends) - now
     opponents = tuple(_who(record, i) for i in range(len(record.seats)) if i != seat)
     return TurnRow(record.id, jump_link(record), mine, left, opponents, _who(record, current))
 
@@ -91,9 +94,13 @@ def _who(record: TableRecord, seat: int) -> Msg | str:
     return msg("turns.list.ai", who=label) if record.seats[seat].ai else label
 
 
-def turn_list(records: list[TableRecord], user_id: int, now: float) -> TurnList:
-    """The list of ``user_id``'s matches among ``records``, each part sorted by time left."""
-    rows = [r for r in (row_of(rec, user_id, now) for rec in records) if r is not None]
+def turn_list(records: list[TableRecord], user_id: int, now: float,
+              ends: dict[int, float] | None = None) -> TurnList:
+    """The list of ``user_id``'s matches among ``records``, each part sorted by time left
+    (``ends``: when the tournament's round that opened a match ends, by table)."""
+    ends = ends or {}
+    rows = [r for r in (row_of(rec, user_id, now, ends.get(rec.id)) for rec in records)
+            if r is not None]
     return TurnList(tuple(sorted((r for r in rows if r.mine), key=TurnRow.order)),
                     tuple(sorted((r for r in rows if not r.mine), key=TurnRow.order)))
 
@@ -148,8 +155,11 @@ class Turns:
         self.clock = clock
 
     async def of(self, user_id: int) -> TurnList:
-        """Every running match ``user_id`` plays in, their move first (one indexed query)."""
-        return turn_list(await self.store.running_of(user_id), user_id, self.clock())
+        """Every running match ``user_id`` plays in, their move first (one indexed query, and
+        one for the ends of the tournaments' rounds that opened some of them)."""
+        records = await self.store.running_of(user_id)
+        ends = await self.store.round_ends([r.id for r in records]) if records else {}
+        return turn_list(records, user_id, self.clock(), ends)
 
     async def notify(self, user_id: int, on: bool | None) -> Msg:
         """Store ``user_id``'s choice of direct-message reminders (None: keep it) and say what

@@ -216,6 +216,10 @@ class TournamentStorage(Protocol):
     async def tournament_of_table(self, table_id: int) -> int | None:
         """The tournament whose round opened table ``table_id`` (None: a table of its own)."""
 
+    async def round_ends(self, table_ids: Collection[int]) -> dict[int, float]:
+        """When the round that opened each of ``table_ids`` ends (those a running
+        tournament's round under way with a deadline opened; the others are left out)."""
+
     async def enter(self, tournament_id: int, user_id: int, name: str, rating: int,
                     limit: int | None = None) -> bool:
         """Sign ``user_id`` up; False when they were already, sign-up is over, or ``limit``

@@ -614,3 +614,75 @@ async def test_the_next_round_begins_when_the_standings_post_is_cut_off(h: LiveB
     record = await h.bot.service.tables.load(second)
     assert record.status == "running" and record.message_id is not None
     assert len(h.lb.threads_of(h.channel)) == 2
+
+
+async def _slow_turn_before_the_round_ends(h: LiveBot, clock: Clock) -> tuple[int, User, float]:
+    """Spring Cup of Ann and Bob (who asked for reminders), 8-hour turns and rounds of a day:
+    each plays their turn 7 hours into it, until a turn starts 3 hours before the round ends
+    (its own deadline 5 hours after it); the match, who is to play and when the round ends."""
+    for who in (ANN, BOB):
+        await h.command(who, "notify", state="on")
+    await h.command(ADMIN, "tournament new", name="Spring Cup", rounds=2, table_size=3,
+                    timer=8 * 3600, round_hours=24)
+    board = signup(h)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    for user in (ANN, BOB):
+        await h.click(user, board, TournamentButton.id_for(tid, "join"))
+    await h.command(ADMIN, "tournament start")
+    ends = (await h.bot.service.tournaments.view(tid)).record.deadline
+    assert ends is not None
+    table = (await h.bot.service.tournaments.view(tid)).tables[0].table_id
+    players = ThreadPlayers(h, table, [ANN, BOB], h.lb.threads_of(h.channel)[0])
+    while True:
+        record = await h.bot.service.tables.load(table)
+        assert record.status == "running" and record.deadline is not None
+        if record.deadline > ends:
+            break
+        clock.now = record.deadline - 3600  # an hour before their turn's time is up
+        turn = (record.game.round, record.game.turn)
+        while True:
+            state = (await h.bot.service.tables.load(table)).game
+            if (state.round, state.turn) != turn:
+                break
+            assert await players.step()
+    mover = ANN if record.seats[record.game.current].user == ANN.id else BOB
+    return table, mover, ends
+
+
+def _dms(h: LiveBot, user: User) -> list[Message]:
+    """The bot's messages in its direct messages with ``user``."""
+    channel = h.lb.dm(user)
+    return [m for m in h.lb.messages.values() if m.channel_id == channel.id and m.author.bot]
+
+
+async def test_a_slow_tournament_match_s_reminder_counts_down_to_the_round_s_end(
+        h: LiveBot, clock: Clock) -> None:
+    """A turn of a tournament's match started 3 hours before the round's end, its 8-hour turn
+    timer reaching past it: the match is decided as it stands when the round ends, so the
+    reminder goes out within the time the turn truly has, and tells the time left until the
+    round's end, not the turn's deadline that will never come."""
+    table, mover, ends = await _slow_turn_before_the_round_ends(h, clock)
+    record = await h.bot.service.tables.load(table)
+    assert record.deadline is not None and record.deadline > ends > clock.now
+    clock.now = ends - 2 * 3600  # more than a quarter of the 3 hours the turn has passed
+    await h.bot.reminders.send_due()
+    await h.settle()
+    [sent] = _dms(h, mover)
+    text = sent.text()
+    assert f"table #{table}" in text and "2 h left" in text, text
+    assert f"<t:{int(ends)}:f>" in text, text
+    listed = h.reply(await h.command(mover, "turns")).text()  # their matches everywhere
+    assert f"[Table #{table}]" in listed and ": 2 h left." in listed, listed
+
+
+async def test_no_reminder_of_a_tournament_match_whose_round_ended(h: LiveBot,
+                                                                   clock: Clock) -> None:
+    """The round's end passed (the bot was stopped over it, or the timers' pass that closes
+    the match is still to come) while the turn's own deadline is ahead: the match is decided
+    as it stands at once, and its player gets no reminder of a turn they can no longer
+    play."""
+    _, mover, ends = await _slow_turn_before_the_round_ends(h, clock)
+    clock.now = ends + 60
+    await h.bot.reminders.send_due()
+    await h.settle()
+    assert _dms(h, mover) == []

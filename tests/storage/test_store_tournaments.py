@@ -73,6 +73,8 @@ async def test_a_round_is_seated_once_with_its_tables_in_one_channel(
         assert table.threaded and table.place_key == PLACE
         assert await store.tournament_of_table(tid) == cup.id
     assert await store.tournament_of_table(-5) is None
+    # the round's end, by match (a table of no tournament left out)
+    assert await store.round_ends([*ids, -5]) == dict.fromkeys(ids, clock.now + 3600)
     assert [t.id for t in await store.running_of(CAT)] == [ids[1]]
     assert await store.decide_tournament_table(cup.id, 1, 1, [2, 1], False)
     assert not await store.decide_tournament_table(cup.id, 1, 1, [1, 2], True)  # once
@@ -90,6 +92,7 @@ async def test_a_round_is_seated_once_with_its_tables_in_one_channel(
         (1, ids[0], (ANN, BOB), (2, 1), True), (2, ids[1], (CAT, DAN), (None, None), False)]
     assert not await store.finish_tournament(cup.id, 2)  # not at that round
     assert await store.finish_tournament(cup.id, 1)
+    assert await store.round_ends(ids) == {}  # over: no round ends any more
     assert not await store.finish_tournament(cup.id, 1)
     assert await store.tournaments_with_status("finished") == [cup.id]
 

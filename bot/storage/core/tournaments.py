@@ -10,7 +10,7 @@ once (guarded by its status and round)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from bot.storage.core.base import Base
 from bot.storage.core.db import Row
@@ -160,6 +160,19 @@ class TournamentQueries(Base):
         row = await self._read.fetchrow(
             "SELECT tournament_id FROM tournament_tables WHERE table_id = ?", table_id)
         return None if row is None else as_int(row[0], "tournament_id")
+
+    async def round_ends(self, table_ids: Collection[int]) -> dict[int, float]:
+        """When the round that opened each of ``table_ids`` ends: the deadline of a running
+        tournament's round under way, for each of its matches (a table of its own, or of a
+        round without a deadline, is left out)."""
+        if not table_ids:
+            return {}
+        rows = await self._read.fetch(
+            "SELECT tt.table_id, t.deadline FROM tournament_tables tt JOIN tournaments t ON "
+            "t.id = tt.tournament_id WHERE t.status = 'running' AND tt.round = t.round AND "
+            f"t.deadline IS NOT NULL AND {self.dialect.any_of('tt.table_id')}",
+            self.dialect.many(sorted(set(table_ids))))
+        return {as_int(r[0], "table_id"): as_float(r[1], "deadline") for r in rows}
 
     async def enter(self, tournament_id: int, user_id: int, name: str, rating: int,
                     limit: int | None = None) -> bool:
