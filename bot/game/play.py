@@ -344,8 +344,12 @@ class Play:
         raise Contended(f"table {table_id} changed under {ATTEMPTS} AI moves")
 
     async def expire(self, table_id: int, version: int,
-                     going: Callable[[], bool] = _always) -> list[Outcome]:
+                     going: Callable[[], bool] = _always,
+                     ends: float | None = None) -> list[Outcome]:
         """The turn timer ran out at ``version``: the AI plays the rest of this turn (D7).
+        ``ends``: when the tournament's round that opened the table ends; a turn whose
+        deadline is not before it never timed out (the round's end decides the match as it
+        stood then, however late the timers pass).
 
         The seat's timeout count grows, once a turn (a turn cut short by a failure and played
         on at the next pass is counted once); at :data:`MAX_TIMEOUTS` the seat goes to the AI
@@ -358,11 +362,11 @@ class Play:
         """
         out: list[Outcome] = []
         async with self.tables.hold(table_id) as record:
-            if record.version != version or not self._time_is_up(record):
+            if record.version != version or not self._time_is_up(record, ends):
                 return out
             turn = (record.game.round, record.game.turn, record.game.current)
             for _ in range(ATTEMPTS):
-                if not going() or not self._time_is_up(record) or (
+                if not going() or not self._time_is_up(record, ends) or (
                         record.game.round, record.game.turn, record.game.current) != turn:
                     return out
                 try:
@@ -376,10 +380,12 @@ class Play:
             return out
         raise Contended(f"table {table_id} changed under {ATTEMPTS} timed-out turns")
 
-    def _time_is_up(self, record: TableRecord) -> bool:
-        """True when a person's turn at this running table is past its deadline."""
+    def _time_is_up(self, record: TableRecord, ends: float | None = None) -> bool:
+        """True when a person's turn at this running table is past its deadline, which came
+        before ``ends`` (when its tournament's round ends, if it does)."""
         return (record.status == "running" and record.deadline is not None
                 and self.clock() >= record.deadline
+                and (ends is None or record.deadline < ends)
                 and not record.seats[record.game.current].ai)
 
     async def _time_out(self, record: TableRecord, out: list[Outcome]) -> None:

@@ -339,8 +339,12 @@ class Scheduler:
             raise TimersFailed(f"tables {failed}: {type(first).__name__}: {first}") from first
 
     async def _expire(self, table: int, version: int) -> None:
-        """The AI plays a timed-out turn; the table is told, and goes on whatever that did."""
-        outcomes = await self.service.play.expire(table, version, self.going)
+        """The AI plays a timed-out turn; the table is told, and goes on whatever that did. At
+        a tournament's match, a turn whose deadline came with or after its round's end is left
+        as it stands: the round's end decides the match (the tournaments' sweep of the same
+        pass of the timers closes it)."""
+        ends = (await self.service.store.round_ends([table])).get(table)
+        outcomes = await self.service.play.expire(table, version, self.going, ends)
         if not outcomes:
             return
         record = outcomes[-1].record

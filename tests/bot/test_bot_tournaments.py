@@ -7,13 +7,23 @@ the end the champion is announced; /goblin history tournament: then lists its ma
 rounds, page by page. Every request is checked against Discord's API."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from bot_helpers import Clock
 from in_threads import ThreadPlayers
 from live_bot import GUILD, LiveBot
-from players import ADMIN, ANN, BOB, EVE, finished_match, forged_message, raw_click
+from players import (
+    ADMIN,
+    ANN,
+    BOB,
+    EVE,
+    TinyRenderer,
+    finished_match,
+    forged_message,
+    raw_click,
+)
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
 
@@ -24,10 +34,11 @@ from bot.discord_side.ui.custom_ids import (
     TournamentButton,
 )
 from bot.game.refusals import Illegal
+from bot.workers.thinking import Thinking
 from engine import Undo, observe
 from engine.agents import make_agent
 from engine.agents.offered import without_undo
-from loopback import Message, User
+from loopback import Loopback, Message, User
 from loopback.permissions import CREATE_PUBLIC_THREADS, SEND_MESSAGES
 
 NO_SUCH = ("This server has no such tournament to show: pick one from the list offered as you "
@@ -686,3 +697,38 @@ async def test_no_reminder_of_a_tournament_match_whose_round_ended(h: LiveBot,
     await h.bot.reminders.send_due()
     await h.settle()
     assert _dms(h, mover) == []
+
+
+async def test_a_round_that_ended_while_the_bot_was_stopped_decides_its_match_as_it_stood(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """The bot was stopped over the round's end and over the deadline of the turn under way,
+    which came after it: started again, the first pass of its timers decides the match as it
+    stood when the round ended. The AI does not first play that turn in its person's place
+    (the turn was never over before the round was); the match is closed unrated, its moves
+    those made before the round's end."""
+    db = tmp_path / "k.db"
+    bot = await LiveBot.start(lb, db, TinyRenderer(), clock=clock,
+                              thinking=Thinking(workers=0), threads=True)
+    try:
+        table, _, ends = await _slow_turn_before_the_round_ends(bot, clock)
+        before = await bot.bot.service.tables.load(table)
+    finally:
+        await bot.stop()
+    assert before.deadline is not None and before.deadline > ends
+    clock.now = before.deadline + 3600  # back an hour after the turn's own deadline
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock,
+                                thinking=Thinking(workers=0), threads=True)
+    try:
+        await again.bot.scheduler.check_timers()  # one pass of the timers, as its loop takes it
+        for sweep in again.bot.scheduler.sweeps:
+            await sweep()
+        await again.settle()
+        after = await again.bot.service.tables.load(table)
+        assert after.status == "abandoned" and await again.store.result_of(table) is None
+        assert after.game.step == before.game.step  # no move after the round's end
+        cup = await again.store.tournament_of_table(table)
+        assert cup is not None
+        rows = await again.store.tournament_rows(cup)
+        assert rows is not None and rows.tables[0].at_deadline
+    finally:
+        await again.stop()
