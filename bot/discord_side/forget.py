@@ -13,7 +13,7 @@ import discord
 from bot.discord_side.context import answer_privately, loc
 from bot.discord_side.lobby_clicks import LobbyClicks
 from bot.discord_side.messages import Messages
-from bot.discord_side.past import PastMatches
+from bot.discord_side.past import PastMatches, redraw_offer
 from bot.discord_side.tournaments import TournamentDesk
 from bot.discord_side.ui.custom_ids import Forget, ForgetButton
 from bot.discord_side.ui.parts import button, layout, row, text_block
@@ -81,10 +81,13 @@ async def tables_after(clicks: Interactions, done: Forgetting) -> None:
     """What follows on the person's tables, as after ``/goblin leave``: a lobby redrawn, a
     running match's AI going (and the thread it is played in named again without them, with
     the channel's line), a closed table told and forgotten, a tournament's sign-up
-    message redrawn without them; what is kept in memory of
+    message redrawn without them, an open rematch offer of a match they played redrawn (no
+    longer waiting for them, nor naming them); what is kept in memory of
     the past matches they played (replays, animations) drawn again with the names changed."""
     for table in done.store.tables:
         clicks.past.forget(table)
+    for offer in await clicks.service.rematches.open_of(done.store.tables):
+        await redraw_offer(clicks.messages, offer)
     for record in done.tables:
         if record.status == "lobby":
             await clicks.messages.lobby.refresh(record)

@@ -142,6 +142,22 @@ class Rematches:
         """The table's rematch offer as stored (open, started or lapsed), or None."""
         return await self.store.rematch_of(table_id)
 
+    async def open_of(self, table_ids: tuple[int, ...]) -> list[RematchState]:
+        """The open offers of tables ``table_ids`` whose message was posted, each with its
+        table as it is now (a person who played them was forgotten: their messages name
+        them)."""
+        wanted = set(table_ids)
+        out = []
+        for offer in await self.store.open_rematches():
+            if offer.table_id not in wanted or offer.message_id is None:
+                continue
+            try:
+                record = await self.tables.load(offer.table_id)
+            except Refusal:  # a damaged table: its offer cannot be drawn
+                continue
+            out.append(RematchState(offer, record))
+        return out
+
     async def lapsed(self) -> list[RematchState]:
         """Close every open offer whose time ran out; the offers just closed (one that changed
         since it was read, another process's click or rematch started meanwhile, is left as

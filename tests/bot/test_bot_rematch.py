@@ -15,6 +15,7 @@ from live_bot import CHANNEL, GUILD, LiveBot, resolve
 from players import ADMIN, ANN, BOB, EVE, finished_match, planted
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
+from test_bot_forget import forget_me
 
 from bot.discord_side.ui.custom_ids import RematchButton
 from bot.game.rematch import LAPSE, SETTINGS
@@ -313,3 +314,35 @@ async def test_a_rematch_offered_by_someone_forgotten_is_hosted_by_one_who_plays
     new = await bot.store.active_in_channel(CHANNEL)
     assert new is not None and new != tid
     assert (await bot.bot.service.tables.load(new)).host_id == BOB.id
+
+
+async def test_an_open_offer_is_drawn_again_without_a_person_forgotten(bot: LiveBot) -> None:
+    """Ann offered a rematch of her match with Bob and Eve, Bob said he was ready, then Bob
+    asked the bot to forget him: the offer's message is drawn again at once (not at the next
+    click on it), with him neither mentioned nor counted ready (he will not play it), still
+    waiting for Eve; Eve forgotten too, it waits for nobody and Ann may start it."""
+    seats = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
+             SeatInfo(user=BOB.id, name="Bob", hero="taia"),
+             SeatInfo(user=EVE.id, name="Eve", hero="argentus"),
+             SeatInfo(ai=True, hero="xanros", level="easy"))
+    tid = await finished_match(bot.store, played(2, ("horan", "taia", "argentus", "xanros")),
+                               seats=seats)
+    await bot.bot.poster.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.settle()
+    await bot.click(ANN, bot.public()[-1], RematchButton.id_for(tid, "offer"))
+    offer = bot.public()[-1]
+    await bot.click(BOB, offer, RematchButton.id_for(tid, "ready"))
+    assert f"2 people are ready: <@{ANN.id}>, <@{BOB.id}>" in bot.message(offer).text()
+    assert "deleted" in await forget_me(bot, BOB)
+    text = bot.message(offer).text()
+    assert f"<@{BOB.id}>" not in text and "<@-" not in text, text
+    assert f"1 person is ready: <@{ANN.id}>\n" in text, text
+    assert f"Still waiting for: <@{EVE.id}>" in text, text
+    assert "deleted" in await forget_me(bot, EVE)
+    text = bot.message(offer).text()
+    assert f"<@{EVE.id}>" not in text and "waiting for" not in text, text
+    assert bot.message(offer).custom_ids() == [RematchButton.id_for(tid, "ready"),
+                                               RematchButton.id_for(tid, "start")]
+    await bot.click(ANN, offer, RematchButton.id_for(tid, "start"))
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None and new != tid

@@ -228,8 +228,8 @@ def replay_view(loaded: Loaded, step: int, reveal: bool, locale: str,
 
 
 def rematch_view(state: RematchState, locale: str, closed: bool = False) -> discord.ui.LayoutView:
-    """The public rematch offer: who is ready, when it lapses, Ready and Start (gone once the
-    rematch started or the offer lapsed)."""
+    """The public rematch offer: who is ready (of those who may still play it), when it
+    lapses, Ready and Start (gone once the rematch started or the offer lapsed)."""
     record, offer = state.record, state.offer
     lines = [f"### {translate(msg('rematch.title', table=record.id), locale)}"]
     if state.started is not None:
@@ -240,8 +240,9 @@ def rematch_view(state: RematchState, locale: str, closed: bool = False) -> disc
         lines.append(translate(msg("rematch.offer", who=person_text(offer.offered_by, locale),
                                    when=f"<t:{int(state.lapses_at)}:R>"), locale))
         lines.append(translate(msg("rematch.kept"), locale))
-    ready = [person_text(u, locale) for u in offer.ready]
-    waiting = [person_text(u, locale) for u in people(record) if u not in offer.ready]
+    here = people(record)  # a person forgotten since is neither ready nor waited for
+    ready = [person_text(u, locale) for u in offer.ready if u in here]
+    waiting = [person_text(u, locale) for u in here if u not in offer.ready]
     lines.append(translate(msg("rematch.ready_list", count=len(ready),
                                who=", ".join(ready) or "—"), locale))
     if waiting and state.started is None and not (closed or offer.closed):
