@@ -14,6 +14,7 @@ recently used, each while the table's setup (its names) is the one it was built 
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -34,8 +35,11 @@ from bot.storage.records import (
     standing,
 )
 from cards import catalogue_version
+from engine.actions import parse
 from engine.replay import Replay, ReplayError
 from i18n import Msg, msg
+
+log = logging.getLogger("karak.bot")
 
 #: Matches shown on one page of ``/goblin history``.
 PAGE = 5
@@ -238,8 +242,14 @@ class History:
 
     async def _build(self, record: TableRecord) -> Replay:
         """The replay of a table from its configuration and the actions of its log that stand
-        (a take-back and the action it took back are left out)."""
-        actions = [row.action for row in standing(await self.store.action_log(record.id))]
+        (a take-back and the action it took back are left out); refused when a row of its log
+        is damaged (a column holding what it cannot, an action in no notation)."""
+        try:
+            actions = [parse(row.action)
+                       for row in standing(await self.store.action_log(record.id))]
+        except ValueError as exc:  # BadNotation is one too
+            log.warning("table %s: its action log is damaged (%s)", record.id, exc)
+            raise Refusal(msg("history.error.damaged", table=record.id)) from exc
         try:
             built = Replay(record.game.config, actions)
         except ReplayError as exc:

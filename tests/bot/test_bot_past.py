@@ -165,6 +165,30 @@ async def test_a_match_of_other_cards_or_a_broken_log_is_not_replayed(
     assert "no match #999" in bot.said(ix)[0]
 
 
+@pytest.mark.parametrize("damage", [
+    "action = 'no-such-move'", "step = 'seven'", "at = 'noon'"])
+async def test_a_match_whose_stored_log_row_is_damaged_is_refused_privately(
+        bot: LiveBot, tmp_path: Path, damage: str) -> None:
+    """A row of the match's action log damaged in the database (a column holding what it
+    cannot, an action in no notation): the replay, and the Share of a replay opened before,
+    are refused privately, as a log that no longer replays is, and nothing fails."""
+    tid = await finished_match(bot.store, played(2))
+    message = await replay_of(bot, tid)
+    with closing(sqlite3.connect(tmp_path / "k.db")) as con, con:
+        con.execute(f"UPDATE actions SET {damage} WHERE table_id = ? AND seq = 2", (tid,))
+    await bot.bot.service.store.close()  # forget what the store and the history keep
+    bot.bot.service.store = bot.store = await Store.open(tmp_path / "k.db")
+    svc = bot.bot.service
+    svc.tables.store = svc.history.store = svc.shares.store = svc.store
+    svc.history.forget(tid)
+    ix = await bot.command(ANN, "replay", id=tid)
+    assert bot.said(ix) == [f"Match #{tid} cannot be replayed: the moves stored of it are "
+                            "damaged."]
+    ix = await bot.click(ANN, message, ShareButton.id_for(tid))
+    assert "the moves stored of it are damaged" in " ".join(bot.said(ix))
+    assert animations(bot) == []
+
+
 @pytest.mark.parametrize("room", [True, False])
 async def test_the_shared_animation_is_posted_under_the_upload_limit(
         bot: LiveBot, room: bool, caplog: pytest.LogCaptureFixture) -> None:
