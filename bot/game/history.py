@@ -214,11 +214,12 @@ class History:
     async def replay(self, table_id: int, sight: Sight) -> Loaded:
         """Table ``table_id`` laid out for stepping through; refused when it is no match in
         ``sight`` (another place, or a channel the asker cannot view), was never played, is
-        still being played, was played with other cards, or its log no longer replays."""
+        still being played, was played with other cards, is damaged, or its log no longer
+        replays."""
         try:
             record = await self.tables.load(table_id)
         except Refusal:
-            raise Refusal(no_match(sight, table_id)) from None
+            raise Refusal(await self._unreadable(table_id, sight)) from None
         if not sight.sees(record.place_key, record.channel_id) or record.state is None:
             raise Refusal(no_match(sight, table_id))
         if record.status == "running":
@@ -235,6 +236,19 @@ class History:
                 self._replays.popitem(last=False)
         self._replays.move_to_end(table_id)
         return Loaded(record, kept)
+
+    async def _unreadable(self, table_id: int, sight: Sight) -> Msg:
+        """Why table ``table_id``, which cannot be read, is not replayed: no match in ``sight``
+        (none such, or its stored result is not in sight), or a match in sight, as its stored
+        result tells, that was played with other cards (a state of another catalogue breaks
+        today's rules of the game) or is damaged."""
+        result = await self.store.result_of(table_id)
+        if result is None or not sight.sees(result.place_key, result.channel_id):
+            return no_match(sight, table_id)
+        if result.catalogue != catalogue_version():
+            return msg("history.error.other_cards", table=table_id)
+        log.warning("table %s: its finished match cannot be read, so not replayed", table_id)
+        return msg("history.error.damaged_table", table=table_id)
 
     def forget(self, table_id: int) -> None:
         """Drop the replay kept of table ``table_id`` (its names changed)."""

@@ -22,6 +22,7 @@ from storage.helpers import played, taking_back
 from bot.discord_side.ui.custom_ids import ShareButton
 from bot.game.shares import SHARE_WINDOW
 from bot.storage.sqlite import Store
+from engine import validate
 from engine.replay import Replay
 from loopback import Loopback, Message
 from loopback.model import ALL_PERMISSIONS, ATTACH_FILES, SEND_MESSAGES
@@ -163,6 +164,38 @@ async def test_a_match_of_other_cards_or_a_broken_log_is_not_replayed(
     assert "can no longer be replayed: its move 1" in bot.said(ix)[0]
     ix = await bot.command(ANN, "replay", id=999)
     assert "no match #999" in bot.said(ix)[0]
+
+
+@pytest.mark.parametrize("change", ["cards", "damage"])
+async def test_a_listed_match_whose_table_no_longer_reads_is_not_said_to_be_none(
+        bot: LiveBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str) -> None:
+    """A finished match /goblin history lists, whose stored table no longer reads: played
+    with cards since changed (a monster added since: its stored state breaks today's rules),
+    or damaged in the database. Its replay says why it cannot be replayed, not that the
+    server has no such match; asked from elsewhere, it is still no match."""
+    tid = await finished_match(bot.store, played(2))
+    with closing(sqlite3.connect(tmp_path / "k.db")) as con, con:
+        if change == "cards":
+            con.execute("UPDATE tables SET catalogue = 'older' WHERE id = ?", (tid,))
+            con.execute("UPDATE results SET catalogue = 'older' WHERE table_id = ?", (tid,))
+        else:
+            con.execute("UPDATE tables SET state = '{\"broken\"' WHERE id = ?", (tid,))
+    if change == "cards":
+        expected = validate._cards_expected
+        monkeypatch.setattr(validate, "_cards_expected",
+                            lambda state: [*expected(state), "a-monster-added-since"])
+    await bot.bot.service.store.close()  # forget what the store keeps of the tables
+    bot.bot.service.store = bot.store = await Store.open(tmp_path / "k.db")
+    svc = bot.bot.service
+    svc.tables.store = svc.history.store = svc.lobby.store = svc.store
+    assert f"Table #{tid}**" in bot.reply(await bot.command(ANN, "history")).text()
+    told = bot.said(await bot.command(ANN, "replay", id=tid))
+    assert told == [f"Match #{tid} was played with another version of the cards, so it cannot "
+                    "be replayed: it would be a different game." if change == "cards" else
+                    f"Match #{tid} cannot be replayed: it is damaged in the database. An admin "
+                    "can check the logs."]
+    told = bot.said(await bot.command(ANN, "replay", id=tid, channel=bot.lb.dm(ANN)))
+    assert told == [f"Your direct messages with the bot have no match #{tid} to show."]
 
 
 @pytest.mark.parametrize("damage", [
