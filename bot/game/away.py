@@ -78,14 +78,18 @@ async def since_last_move(store: Storage, record: TableRecord, seat: int,
         kept = said.since(seat)
         if kept is not None:
             return kept
-    rows = standing(await store.action_log(record.id))
+    try:
+        rows = standing(await store.action_log(record.id))
+    except ValueError as exc:  # a damaged row
+        log.warning("table %s: the action log cannot be read (%s)", record.id, exc)
+        return ()
     own = max((i for i, r in enumerate(rows) if r.seat == seat and own_move(record, r)),
               default=-1)
     if own == len(rows) - 1:
         return ()  # nothing happened since: no replay
     try:
         replay = Replay(record.state.config, [r.action for r in rows])
-    except ReplayError as exc:
+    except (ReplayError, ValueError) as exc:  # an action in no notation, too
         log.warning("table %s: the action log does not replay (%s)", record.id, exc)
         return ()
     if replay.final != record.state:

@@ -48,10 +48,10 @@ class Story:
         viewer = record.seat_of(user_id)
         if viewer is not None and not sees_hand(record, viewer):
             viewer = None  # a seat the AI plays for good: its private events are hidden
-        rows = standing(await self.store.action_log(table_id))
         try:
+            rows = standing(await self.store.action_log(table_id))
             replay = Replay(state.config, [r.action for r in rows])
-        except ReplayError as exc:
+        except (ReplayError, ValueError) as exc:  # a row damaged, or in no notation, too
             log.warning("table %s: the action log does not replay (%s)", table_id, exc)
             return Told(table_id, observe(state, viewer).events, False)
         if replay.final != state:

@@ -4,11 +4,17 @@ told); a seat sees its own private events, nobody sees another seat's."""
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
 from live_bot import LiveBot
 from players import ANN, BOB, EVE, Players, finished_match, open_table
 from storage.helpers import Game, taking_back
 
 from bot.discord_side.ui.custom_ids import LogButton
+from bot.game.away import since_last_move
 from bot.game.service import GameService
 from engine.replay import Replay
 
@@ -84,3 +90,20 @@ async def test_the_log_tells_the_moves_that_stand_after_take_backs(service: Game
         assert told.events[0].text.key == "event.turn"
         assert told.events == tuple(said[said.index(told.events[0]):])
         assert all(e.to in (None, seat) for e in told.events)  # nobody else's private ones
+
+
+@pytest.mark.parametrize("damage", ["action = 'no-such-move'", "step = 'seven'"])
+async def test_a_damaged_row_of_the_log_tells_the_last_move_only(
+        service: GameService, tmp_path: Path, damage: str) -> None:
+    """A row of a running match's action log damaged in the database (an action in no
+    notation, a column holding what it cannot): the Log tells what the table itself holds
+    (the last move's events) and the hand's "while you were away" tells nothing, as for a log
+    that no longer replays; neither fails."""
+    game = taking_back(2)
+    tid = await finished_match(service.store, game, upto=len(game.moves) // 2)
+    with closing(sqlite3.connect(tmp_path / "karak.sqlite3")) as con, con:
+        con.execute(f"UPDATE actions SET {damage} WHERE table_id = ?", (tid,))
+    told = await service.story.last_turns(tid, ANN.id)
+    assert not told.whole
+    record = await service.tables.load(tid)
+    assert await since_last_move(service.store, record, 0) == ()
