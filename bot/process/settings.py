@@ -333,12 +333,12 @@ def unknown_settings(environ: Mapping[str, str] | None = None,
 
 
 def check_db_path(path: Path) -> None:
-    """Raise :class:`ConfigProblem` unless the database file can be created or written."""
+    """Raise :class:`ConfigProblem` unless the database file can be created or written, in a
+    folder that can be written too: SQLite writes its ``-wal`` and ``-shm`` files beside the
+    database (an existing file in a read-only folder would fail once opened)."""
     folder = path.parent if str(path.parent) else Path(".")
-    if path.exists():
-        if path.is_dir() or not os.access(path, os.R_OK | os.W_OK):
-            raise ConfigProblem(translate(msg("bot.config.db_unwritable", path=str(path))))
-        return
+    if path.exists() and (path.is_dir() or not os.access(path, os.R_OK | os.W_OK)):
+        raise ConfigProblem(translate(msg("bot.config.db_unwritable", path=str(path))))
     if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
         raise ConfigProblem(translate(msg("bot.config.db_unwritable", path=str(path))))
 

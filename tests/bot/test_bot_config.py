@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -433,3 +434,38 @@ def test_a_mistyped_setting_is_named_with_the_closest_one_and_the_bot_still_star
     assert main(["--check", "--env-file", str(env)]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 3 and "KARAK_TURN_TIMR" in err, err
+
+
+def test_a_database_file_in_a_folder_the_bot_cannot_write_is_refused(tmp_path: Path) -> None:
+    """The database's folder must be writable, as the settings reference says (SQLite writes
+    its ``-wal`` and ``-shm`` files beside the database, a backup and a restore theirs): a
+    writable file in a folder the bot may not write to is refused at start in one line naming
+    KARAK_DB, not an unexpected error once the bot opens it."""
+    folder = Path(tempfile.mkdtemp(prefix="karak-ro-"))  # a path another user can reach
+    try:
+        db = folder / "karak.sqlite3"
+        db.write_bytes(b"")
+        db.chmod(0o666)
+        folder.chmod(0o555)
+        if os.geteuid() != 0:
+            with pytest.raises(ConfigProblem) as info:
+                load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(db)}, None)
+            said = str(info.value)
+        else:  # root writes through folder permissions: check as an unprivileged user
+            if shutil.which("setpriv") is None:
+                pytest.skip("running as root without setpriv: no unwritable folder to try")
+            done = subprocess.run(
+                ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                 sys.executable, "-m", "bot", "--check", "--env-file", os.devnull],
+                cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True,
+                timeout=60, check=False,
+                env={**{k: v for k, v in os.environ.items()
+                        if not k.startswith("KARAK_") and k != "DISCORD_TOKEN"},
+                     "DISCORD_TOKEN": TOKEN, "KARAK_DB": str(db)})
+            assert done.returncode == 2, (done.stdout, done.stderr)
+            said = done.stderr.strip()
+        assert "KARAK_DB" in said and str(db) in said and "\n" not in said, said
+    finally:
+        folder.chmod(0o755)
+        shutil.rmtree(folder)
+
