@@ -169,12 +169,17 @@ async def rescued(store: Storage, path: Path) -> ConfigProblem:
 
 def database_problem(exc: Exception, where: str) -> ConfigProblem | None:
     """The one line telling why the database ``where`` could not be opened: a file that is no
-    SQLite database, or a PostgreSQL database out of reach (never its password); None when
-    ``exc`` is no such problem. The PostgreSQL server's refusals are told apart by their
-    standard SQLSTATE code, whatever the driver's exception class."""
+    SQLite database or that another program holds locked, or a PostgreSQL database out of reach
+    (never its password); None when ``exc`` is no such problem. The PostgreSQL server's
+    refusals are told apart by their standard SQLSTATE code, whatever the driver's exception
+    class."""
     if not is_database_url(where):
+        from bot.storage.sqlite import busy
+
         if isinstance(exc, NotADatabase):
             return ConfigProblem(translate(msg("bot.cli.db.not_sqlite", path=where)))
+        if busy(exc):  # another program holds the file locked past SQLite's wait
+            return ConfigProblem(translate(msg("bot.cli.db.locked", path=where)))
         return None
     db = shown(where).split("?", 1)[0]  # a password may also sit among the parameters
     state = str(getattr(exc, "sqlstate", None) or "")

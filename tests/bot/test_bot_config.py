@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -434,6 +435,32 @@ def test_a_mistyped_setting_is_named_with_the_closest_one_and_the_bot_still_star
     assert main(["--check", "--env-file", str(env)]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 3 and "KARAK_TURN_TIMR" in err, err
+
+
+def test_a_database_another_program_holds_locked_stops_the_bot_in_one_line(
+        tmp_path: Path) -> None:
+    """A SQLite file another program holds locked (a long transaction in the sqlite3 shell, a
+    copy being made by hand) stops the bot with one line naming the setting and the file, as
+    the admin's commands say it, not an unexpected error; the file is left as it was."""
+    import sqlite3
+
+    db = tmp_path / "karak.sqlite3"
+    with sqlite3.connect(db) as con:
+        con.execute("CREATE TABLE notes (id INTEGER)")
+    con.close()
+    locker = sqlite3.connect(db, isolation_level=None)
+    try:
+        locker.execute("BEGIN EXCLUSIVE")
+        done = _run_bot(KARAK_DB=str(db))
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "KARAK_DB" in lines[0] and str(db) in lines[0] and "locked" in lines[0], lines
+    with closing(sqlite3.connect(db)) as con:
+        assert con.execute("PRAGMA user_version").fetchone() == (0,)  # nothing migrated
 
 
 def test_a_database_file_in_a_folder_the_bot_cannot_write_is_refused(tmp_path: Path) -> None:
