@@ -28,14 +28,28 @@ def is_database_url(where: str | Path) -> bool:
 
 
 def shown(where: str | Path) -> str:
-    """``where`` as it may be printed: a URL's password replaced by ``***``."""
+    """``where`` as it may be printed: a URL's password replaced by ``***``, the one before
+    its ``@`` and one among its parameters (``?password=...``) alike."""
     if not is_database_url(where):
         return str(where)
-    parts = urlsplit(str(where))
-    if parts.password is None:
-        return str(where)
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
+    return masked(str(where), "***")
+
+
+def masked(url: str, mask: str | None) -> str:
+    """The PostgreSQL ``url`` with each password it holds, before its ``@`` or among its
+    parameters, replaced by ``mask``, or left out when ``mask`` is None."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if parts.password is not None:
+        kept = "@" if mask is None else f":{mask}@"
+        netloc = netloc.replace(f":{parts.password}@", kept, 1)
+    query = []
+    for item in parts.query.split("&") if parts.query else []:
+        if item.partition("=")[0].strip().lower() != "password":
+            query.append(item)
+        elif mask is not None:
+            query.append(f"{item.partition('=')[0]}={mask}")
+    return urlunsplit(parts._replace(netloc=netloc, query="&".join(query)))
 
 
 async def open_storage(where: str | Path, clock: Callable[[], float] = time.time) -> Storage:
@@ -49,4 +63,4 @@ async def open_storage(where: str | Path, clock: Callable[[], float] = time.time
     return await sqlite.Store.open(where, clock=clock)
 
 
-__all__ = ["URL_SCHEMES", "NoDriver", "is_database_url", "open_storage", "shown"]
+__all__ = ["URL_SCHEMES", "NoDriver", "is_database_url", "masked", "open_storage", "shown"]

@@ -24,9 +24,8 @@ import shutil
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-from bot.storage.choice import is_database_url
+from bot.storage.choice import is_database_url, masked
 from bot.storage.sqlite_schema import SCHEMA_VERSION
 from i18n import Msg, msg
 
@@ -57,11 +56,9 @@ def _fail(key: str, **args: str | int) -> Outcome:
 
 
 def _without_password(url: str) -> str:
-    """``url`` with its password left out (``pg_dump`` asks for it, or reads ``PGPASSWORD``)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", "@", 1)))
+    """``url`` with its password left out, before its ``@`` and among its parameters alike
+    (``pg_dump`` asks for it, or reads ``PGPASSWORD``)."""
+    return masked(url, None)
 
 
 def pg_dump_command(url: str, file: Path) -> str:

@@ -496,3 +496,25 @@ def test_a_database_file_in_a_folder_the_bot_cannot_write_is_refused(tmp_path: P
         folder.chmod(0o755)
         shutil.rmtree(folder)
 
+
+def test_a_password_among_the_urls_parameters_is_never_shown(tmp_path: Path) -> None:
+    """A PostgreSQL URL may carry its password as a parameter (``?password=...``): it is
+    left out wherever the URL is shown, as the password before the ``@`` is (``--check``, the
+    admin's lines), and out of the ``pg_dump`` and ``pg_restore`` commands printed."""
+    from bot.storage.choice import shown
+    from bot.storage.sqlite_backup import pg_dump_command, pg_restore_command
+
+    url = "postgresql://karak@db.example/karak?sslmode=require&password=s3cret&port=5433"
+    assert shown(url) == ("postgresql://karak@db.example/karak?sslmode=require&password=***"
+                          "&port=5433")
+    for command in (pg_dump_command(url, Path("k.dump")), pg_restore_command(url, Path("k.dump"))):
+        assert "s3cret" not in command and "password" not in command, command
+        assert "'postgresql://karak@db.example/karak?sslmode=require&port=5433'" in command
+    done = subprocess.run([sys.executable, "-m", "bot", "--check", "--env-file", os.devnull],
+                          cwd=Path(__file__).resolve().parents[2], capture_output=True,
+                          text=True, timeout=60, check=False,
+                          env={**{k: v for k, v in os.environ.items()
+                                  if not k.startswith("KARAK_") and k != "DISCORD_TOKEN"},
+                               "DISCORD_TOKEN": TOKEN, "KARAK_DB": url})
+    assert done.returncode == 0, done.stderr
+    assert "s3cret" not in done.stdout + done.stderr and "db.example" in done.stdout
