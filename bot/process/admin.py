@@ -90,16 +90,32 @@ async def recompute(where: str | Path, guild: int | None) -> int:
 def migrate_db(source: Path, target: str) -> int:
     """Copy the SQLite file ``source`` into the PostgreSQL database ``target``; prints what was
     copied (or why nothing was) and returns the exit status."""
-    from bot.storage.postgres_move import CannotMove, copy_sqlite_to_postgres
-    from bot.storage.records import StorageError
+    import importlib.util
+
+    from bot.process.app import postgres_refusal, refusal_line
+    from bot.storage.records import MigrationFailed, StorageError
+    from bot.storage.sqlite import busy
 
     if not is_database_url(target):
         print(translate(msg("admin.migrate.not_url")), file=sys.stderr)
         return 2
+    if importlib.util.find_spec("asyncpg") is None:
+        print(translate(msg("admin.migrate.driver", db=shown(target))), file=sys.stderr)
+        return 1
+    from bot.storage.postgres_move import copy_sqlite_to_postgres
+
     try:
         copied = asyncio.run(copy_sqlite_to_postgres(source, target))
-    except (CannotMove, StorageError, OSError) as exc:
-        print(translate(msg("admin.migrate.failed", error=str(exc))), file=sys.stderr)
+    except Exception as exc:  # the server's refusals as the bot tells them, on --to
+        if (refusal := postgres_refusal(exc)) is not None:
+            line = refusal_line("admin.migrate", refusal, target)
+        elif busy(exc):
+            line = msg("admin.backup.locked", path=str(source))
+        elif isinstance(exc, StorageError | MigrationFailed):  # CannotMove is one
+            line = msg("admin.migrate.failed", error=str(exc))
+        else:
+            raise
+        print(translate(line), file=sys.stderr)
         return 1
     for table, count in copied.items():
         print(translate(msg("admin.migrate.copied", table=table, count=count)))

@@ -37,7 +37,7 @@ from bot.process.logs import log_handler
 from bot.process.settings import ConfigProblem, Settings, load_settings, unknown_settings
 from bot.storage.choice import NoDriver, is_database_url, shown
 from bot.storage.records import NotADatabase
-from i18n import msg, translate
+from i18n import Msg, msg, translate
 
 if TYPE_CHECKING:
     from bot.discord_side.client import KarakBot
@@ -181,21 +181,40 @@ def database_problem(exc: Exception, where: str) -> ConfigProblem | None:
         if busy(exc):  # another program holds the file locked past SQLite's wait
             return ConfigProblem(translate(msg("bot.cli.db.locked", path=where)))
         return None
-    db = shown(where).split("?", 1)[0]  # a password may also sit among the parameters
+    refusal = postgres_refusal(exc)
+    if refusal is None:
+        return None
+    return ConfigProblem(translate(refusal_line("bot.cli.db", refusal, where)))
+
+
+def postgres_refusal(exc: BaseException) -> str | None:
+    """Why a PostgreSQL database could not be opened, as the last part of its line's key:
+    ``driver`` (not installed), ``unreachable``, ``login``, ``missing`` (no such database), or
+    the server's SQLSTATE code of another refusal of the connection; None when ``exc`` is no
+    such problem. Told apart by the standard SQLSTATE code, whatever the driver's exception
+    class."""
     state = str(getattr(exc, "sqlstate", None) or "")
     if isinstance(exc, NoDriver):
-        key = "bot.cli.db.driver"
-    elif isinstance(exc, OSError):  # refused, unknown host, no answer in time
-        key = "bot.cli.db.unreachable"
-    elif state.startswith("28"):  # invalid authorisation: user name or password
-        key = "bot.cli.db.login"
-    elif state == "3D000":  # invalid catalogue name: no such database
-        key = "bot.cli.db.missing"
-    elif state.startswith(("08", "53", "57P")):  # connection, resources, server starting
-        return ConfigProblem(translate(msg("bot.cli.db.refused", db=db, code=state)))
-    else:
-        return None
-    return ConfigProblem(translate(msg(key, db=db)))
+        return "driver"
+    if isinstance(exc, OSError):  # refused, unknown host, no answer in time
+        return "unreachable"
+    if state.startswith("28"):  # invalid authorisation: user name or password
+        return "login"
+    if state == "3D000":  # invalid catalogue name: no such database
+        return "missing"
+    if state.startswith(("08", "53", "57P")):  # connection, resources, server starting
+        return state
+    return None
+
+
+def refusal_line(section: str, refusal: str, where: str) -> Msg:
+    """The line of ``section`` (``bot.cli.db``, ``admin.migrate``...) telling the
+    :func:`postgres_refusal` ``refusal`` of the database ``where``, named without its
+    password."""
+    db = shown(where).split("?", 1)[0]  # a password may also sit among the parameters
+    if refusal in ("driver", "unreachable", "login", "missing"):
+        return msg(f"{section}.{refusal}", db=db)
+    return msg(f"{section}.refused", db=db, code=refusal)
 
 
 def stop_on_signals(bot: discord.Client) -> None:

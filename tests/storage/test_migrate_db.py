@@ -101,3 +101,22 @@ async def test_a_move_without_a_file_or_a_url_is_refused(
     status, _, err = await admin("migrate-db", "--from", str(tmp_path / "none.sqlite3"),
                                  "--to", str(tmp_path / "other.sqlite3"))
     assert status == 2 and "postgresql://" in err
+
+
+async def test_a_move_into_a_database_the_server_refuses_is_one_line(
+        tmp_path: Path, postgres_server: Server) -> None:
+    """A typo in the target database's name (or a user name the server refuses) is one line
+    naming the database without its password, as the bot says it, never a traceback; the file
+    stays as it was."""
+    source = tmp_path / "karak.sqlite3"
+    await (await sqlite.Store.open(source)).close()
+    before = source.read_bytes()
+    missing = postgres_server.url("no_such_database").replace("postgres@", "postgres:s3cret@")
+    status, out, err = await admin("migrate-db", "--from", str(source), "--to", missing)
+    assert status == 1 and out == "", err
+    assert "has no database named in" in err and err.count("\n") == 1, err
+    assert "Traceback" not in err and "s3cret" not in err
+    unknown = postgres_server.url("postgres").replace("postgres@", "nobody@")
+    status, out, err = await admin("migrate-db", "--from", str(source), "--to", unknown)
+    assert status == 1 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert source.read_bytes() == before
