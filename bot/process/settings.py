@@ -389,7 +389,17 @@ def load_settings(environ: Mapping[str, str] | None = None,
     if not is_database_url(settings.db):
         check_some_shards_alone(settings)
         check_db_path(Path(settings.db))
+    if settings.heartbeat is not None:
+        check_heartbeat_path(settings.heartbeat)
     return settings
+
+
+def check_heartbeat_path(path: Path) -> None:
+    """Raise :class:`ConfigProblem` unless the heartbeat file can be written: not a folder, in
+    a folder that exists and can be written (the file is replaced whole, beside itself)."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigProblem(translate(msg("bot.config.heartbeat_unwritable", path=str(path))))
 
 
 def check_some_shards_alone(settings: Settings) -> None:

@@ -518,3 +518,18 @@ def test_a_password_among_the_urls_parameters_is_never_shown(tmp_path: Path) -> 
                                "DISCORD_TOKEN": TOKEN, "KARAK_DB": url})
     assert done.returncode == 0, done.stderr
     assert "s3cret" not in done.stdout + done.stderr and "db.example" in done.stdout
+
+
+def test_a_heartbeat_file_that_cannot_be_written_is_refused_at_start(tmp_path: Path) -> None:
+    """``KARAK_HEARTBEAT`` naming a folder, or a file in a folder that does not exist, would
+    let the bot start and then log a traceback every few seconds while the health check
+    stays unhealthy: it is refused at start in one line naming the setting."""
+    base = {"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db")}
+    for where in (tmp_path / "no" / "karak.alive", tmp_path):
+        with pytest.raises(ConfigProblem) as info:
+            load_settings({**base, "KARAK_HEARTBEAT": str(where)}, None)
+        said = str(info.value)
+        assert "KARAK_HEARTBEAT" in said and str(where) in said and "\n" not in said, said
+    alive = tmp_path / "karak.alive"
+    assert load_settings({**base, "KARAK_HEARTBEAT": str(alive)}, None).heartbeat == alive
+    assert not alive.exists()  # written once the bot is connected, not by the check
