@@ -141,10 +141,13 @@ async def forget(where: str, user: int, now: float) -> int:
     if user <= 0:
         print(translate(msg("forget.admin.bad_user")), file=sys.stderr)
         return 2
+    # asked before the command opens the file itself: its own connection is no bot
+    bot_on_file = (not is_database_url(where) and Path(where).is_file()
+                   and in_use(Path(where), now, LEASE_TTL) is not None)
     store = await opened(where)
     try:
         service = GameService(store, clock=lambda: now)
-        if not is_database_url(where) and in_use(Path(where), now, LEASE_TTL) is not None:
+        if bot_on_file:
             for tid in await store.ids_with_status("lobby", "running"):
                 record = await store.get(tid)
                 if record is not None and record.seat_of(user) is not None:

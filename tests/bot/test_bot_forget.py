@@ -280,6 +280,31 @@ async def test_the_admin_command_waits_for_a_bot_playing_the_person_on_sqlite(
     assert anywhere(db, str(ANN.id))  # nothing was changed
 
 
+
+async def test_the_admin_command_forgets_a_person_at_a_running_table_once_the_bot_stopped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no bot on the SQLite file (stopped, as the refusal asks), a person seated at a
+    running match is forgotten: the command's own connection to the file is no bot."""
+    db = tmp_path / "karak.sqlite3"
+    store = await Store.open(db)
+    running = await play_named(store, 13, channel=1, seats=SEATS, guild=GUILD, host=ANN.id,
+                               upto=4)
+    await store.close()
+    monkeypatch.setenv("KARAK_DB", str(db))
+    assert await asyncio.to_thread(main, ["forget", "--user", str(ANN.id)]) == 0, \
+        capsys.readouterr().err
+    assert f"User {ANN.id} is forgotten" in capsys.readouterr().out
+    assert anywhere(db, str(ANN.id)) == [] and anywhere(db, '"Ann"') == []
+    store = await Store.open(db)
+    try:
+        record = await store.get(running)
+        assert record is not None and record.status == "running"
+        assert record.seats[0].ai and record.seats[0].user != ANN.id
+    finally:
+        await store.close()
+
+
 async def test_a_replay_and_animation_kept_lose_a_name_forgotten_elsewhere(
         bot: LiveBot, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
     """A person forgotten through another process sharing the database (the store alone
