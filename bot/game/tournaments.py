@@ -460,19 +460,26 @@ class Tournaments:
         if decided:
             rows = await self.store.tournament_rows(tournament_id)
             assert rows is not None
-        rules = rules_of(rows)
-        if rules.rounds and not rules.rounds[-1].finished:
-            if not decided:
-                return None
-            return Progress(rows.record, rules, tuple(decided))
-        if is_over(rules):
-            if not await self.store.finish_tournament(tournament_id, record.round):
-                return Progress(rows.record, rules, tuple(decided)) if decided else None
-            return Progress(await self._record(tournament_id), rules, tuple(decided))
-        seated = await self._seat(record, rules, tuple(decided))
-        if seated is None and decided:  # another pass seated the round: what this one decided
-            return Progress(rows.record, rules, tuple(decided))
-        return seated
+        for _ in range(MAX_ENTRANTS + 1):  # each try again follows one more player's drop
+            rules = rules_of(rows)
+            if rules.rounds and not rules.rounds[-1].finished:
+                if not decided:
+                    return None
+                return Progress(rows.record, rules, tuple(decided))
+            if is_over(rules):
+                if not await self.store.finish_tournament(tournament_id, record.round):
+                    return Progress(rows.record, rules, tuple(decided)) if decided else None
+                return Progress(await self._record(tournament_id), rules, tuple(decided))
+            seated = await self._seat(record, rules, tuple(decided))
+            if seated is not None:
+                return seated
+            again = await self.store.tournament_rows(tournament_id)
+            if (again is None or again.record.status != "running"
+                    or again.record.round != record.round):
+                break  # another pass seated the round (or it was cancelled)
+            rows = again  # a player seated dropped out meanwhile: drawn again without them
+        # what this pass decided, the round seated by another
+        return Progress(rows.record, rules, tuple(decided)) if decided else None
 
     async def _decide(self, record: TournamentRecord, row: TournamentTableRow,
                       late: bool) -> Decided | None:
@@ -568,7 +575,7 @@ class Tournaments:
         if entrant is None:
             raise Refusal(msg("bot.tournament.error.not_entered", name=record.name))
         if entrant.dropped_after is not None or not await self.store.drop_entrant(
-                tournament_id, user_id, record.round):
+                tournament_id, user_id):
             raise Refusal(msg("bot.tournament.error.dropped", name=record.name))
         return await self.view(tournament_id)
 

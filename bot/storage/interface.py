@@ -230,8 +230,8 @@ class TournamentStorage(Protocol):
         """Take ``user_id`` off the entrants while sign-up lasts; False when they were not
         on, or sign-up is over."""
 
-    async def drop_entrant(self, tournament_id: int, user_id: int, after: int) -> bool:
-        """``user_id`` drops out after ``after`` rounds were seated; False when they are no
+    async def drop_entrant(self, tournament_id: int, user_id: int) -> bool:
+        """``user_id`` drops out after the rounds seated so far; False when they are no
         entrant, dropped already, or the tournament is not running."""
 
     async def seat_tournament_round(self, tournament_id: int, after: int, seed: int,
@@ -240,8 +240,9 @@ class TournamentStorage(Protocol):
                                     ratings: Mapping[int, int] | None = None
                                     ) -> list[int] | None:
         """In one transaction: round ``after + 1`` seated and its matches opened as running
-        tables; None (nothing written) when the tournament is no longer at round ``after``,
-        else the new tables' ids in the order of ``tables``."""
+        tables; None (nothing written) when the tournament is no longer at round ``after``, or
+        a player it seats (or gives the bye) dropped out meanwhile, else the new tables' ids in
+        the order of ``tables``."""
 
     async def decide_tournament_table(self, tournament_id: int, round_number: int, pod: int,
                                       places: Sequence[int], at_deadline: bool) -> bool:

@@ -482,3 +482,34 @@ async def test_a_rematch_is_not_refused_for_another_match_of_the_tournament_in_t
     await service.lobby.create(guild_id=GUILD, channel_id=CHANNEL, host_id=99, host_name="Zed")
     with pytest.raises(Refusal, match="table_active"):
         await service.rematches.ready(again.id, b)
+
+
+# ---------------------------------------------------------------- a drop while a round is seated
+
+
+async def test_a_player_who_drops_while_the_next_round_is_being_seated_is_not_seated(
+        service: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A player's drop is saved while the pass that ends round 1 is seating round 2 (after
+    it read the entrants, before it wrote the round): they were told they dropped out, so the
+    round seats them at no table; the round is still seated by that pass."""
+    cup = await _cup(service, 6, table_size=3, rounds=2)
+    first = await service.tournaments.start(cup, HOST)
+    assert first.opened is not None
+    leaver = first.opened.tables[0].seats[0].user
+    assert leaver is not None
+    tours = service.tournaments
+    threads = tours.threads
+    assert threads is not None
+
+    async def dropped_meanwhile(guild: int) -> bool:
+        monkeypatch.setattr(tours, "threads", threads)
+        await tours.drop(cup, leaver)
+        return await threads(guild)
+
+    monkeypatch.setattr(tours, "threads", dropped_meanwhile)
+    second = await tours.close_round(cup, HOST)
+    assert second.opened is not None and second.record.round == 2
+    assert leaver in {s.user for s in (await tours.view(cup)).standings if s.dropped}
+    seated = {s.user for t in second.opened.tables for s in t.seats}
+    assert leaver not in seated
+    assert leaver not in {u for p in second.opened.seating.pods for u in p.players}

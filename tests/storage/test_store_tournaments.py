@@ -78,8 +78,8 @@ async def test_a_round_is_seated_once_with_its_tables_in_one_channel(
     assert [t.id for t in await store.running_of(CAT)] == [ids[1]]
     assert await store.decide_tournament_table(cup.id, 1, 1, [2, 1], False)
     assert not await store.decide_tournament_table(cup.id, 1, 1, [1, 2], True)  # once
-    assert await store.drop_entrant(cup.id, DAN, 1)
-    assert not await store.drop_entrant(cup.id, DAN, 1)
+    assert await store.drop_entrant(cup.id, DAN)
+    assert not await store.drop_entrant(cup.id, DAN)
     await store.set_tournament_messages(cup.id, standings_message_id=55)
     rows = await fresh.tournament_rows(cup.id)  # what a restarted bot reads
     assert rows is not None
@@ -201,3 +201,25 @@ async def test_of_a_tournaments_matches_in_one_channel_each_player_finds_theirs(
     assert await store.active_in_channel(77, DAN) == ids[1]
     assert await store.active_in_channel(77, ANN) == ids[0]
     assert await store.active_in_channel(77, EVE) == ids[0]
+
+
+async def test_a_round_seating_a_player_who_dropped_meanwhile_is_not_seated(
+        store: Storage, clock: Clock) -> None:
+    """Round 2 was drawn while Dan was still in, and Dan dropped out before it was written:
+    nothing is written (the round is drawn again); drawn without him, it is seated. A drop
+    saved after a round was seated counts the rounds seated by then."""
+    cup, ids = await two_tables_seated(store)
+    for pod in (1, 2):
+        assert await store.decide_tournament_table(cup.id, 1, pod, [1, 2], False)
+    assert await store.drop_entrant(cup.id, DAN)
+    assert await store.seat_tournament_round(cup.id, 1, 12, None, _tables((ANN, CAT), (BOB, DAN)),
+                                             None) is None
+    assert await store.seat_tournament_round(cup.id, 1, 12, DAN, _tables((ANN, BOB, CAT)),
+                                             None) is None  # nor given the bye
+    assert await store.seat_tournament_round(cup.id, 1, 12, None, _tables((ANN, BOB, CAT)),
+                                             None) is not None
+    assert await store.drop_entrant(cup.id, CAT)
+    rows = await store.tournament_rows(cup.id)
+    assert rows is not None and rows.record.round == 2
+    assert [(e.user_id, e.dropped_after) for e in rows.entrants] == [
+        (ANN, None), (BOB, None), (CAT, 2), (DAN, 1)]

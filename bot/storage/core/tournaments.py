@@ -5,8 +5,9 @@ sat at each of their seats with the place they took (``tournament_seats``).
 
 Every step that moves a tournament on is guarded, so two passes, or two processes, never do it
 twice: a round is seated (its tables opened) in ONE transaction guarded by the round the
-tournament was at, a table is decided once (guarded by ``decided``), a tournament finishes
-once (guarded by its status and round)."""
+tournament was at (and by its drops: a player who dropped out meanwhile is never seated), a
+table is decided once (guarded by ``decided``), a tournament finishes once (guarded by its
+status and round)."""
 
 from __future__ import annotations
 
@@ -202,15 +203,19 @@ class TournamentQueries(Base):
                 "EXISTS (SELECT 1 FROM tournaments WHERE id = ? AND status = 'signup')",
                 tournament_id, user_id, tournament_id) == 1
 
-    async def drop_entrant(self, tournament_id: int, user_id: int, after: int) -> bool:
-        """``user_id`` drops out after ``after`` rounds were seated; False when they are no
-        entrant, dropped already, or the tournament is not running."""
+    async def drop_entrant(self, tournament_id: int, user_id: int) -> bool:
+        """``user_id`` drops out after the rounds seated so far (read in the same step: a
+        round being seated is seated before or after the drop, never with it half seen);
+        False when they are no entrant, dropped already, or the tournament is not running."""
         async with self._tx() as db:
+            # the tournament's row locked first, as seating a round locks it
+            await db.fetchrow(f"SELECT id FROM tournaments WHERE id = ?{self.dialect.for_update}",
+                              tournament_id)
             return await db.execute(
-                "UPDATE tournament_entrants SET dropped_after = ? WHERE tournament_id = ? AND "
-                "user_id = ? AND dropped_after IS NULL AND EXISTS (SELECT 1 FROM tournaments "
-                "WHERE id = ? AND status = 'running')",
-                after, tournament_id, user_id, tournament_id) == 1
+                "UPDATE tournament_entrants SET dropped_after = (SELECT round FROM tournaments "
+                "WHERE id = ?) WHERE tournament_id = ? AND user_id = ? AND dropped_after IS NULL "
+                "AND EXISTS (SELECT 1 FROM tournaments WHERE id = ? AND status = 'running')",
+                tournament_id, tournament_id, user_id, tournament_id) == 1
 
     async def seat_tournament_round(self, tournament_id: int, after: int, seed: int,
                                     bye: int | None, tables: Sequence[NewTournamentTable],
@@ -221,11 +226,24 @@ class TournamentQueries(Base):
         player with a bye) and its matches opened, each a running table in the tournament's
         channel (moved to a thread of its own when shown), and the tournament running that
         round until ``deadline``; ``ratings``: the entrants' ratings when it started (the
-        first round). Guarded by the round the tournament was at: None (and nothing written)
-        when it is no longer at round ``after`` (another pass seated it), else the new tables'
-        ids in the order of ``tables``."""
+        first round). Guarded by the round the tournament was at and by its drops: None (and
+        nothing written) when it is no longer at round ``after`` (another pass seated it), or
+        when a player seated (or given the bye) dropped out since the seating was drawn; else
+        the new tables' ids in the order of ``tables``."""
         now = self.clock()
+        seated = {s.user for t in tables for s in t.seats if s.user is not None and not s.ai}
+        if bye is not None:
+            seated.add(bye)
         async with self._tx() as db:
+            # the tournament's row locked first, as a drop locks it: a drop saved before is
+            # seen by the read that follows, one saved after comes once this round is seated
+            await db.fetchrow(f"SELECT id FROM tournaments WHERE id = ?{self.dialect.for_update}",
+                              tournament_id)
+            gone = await db.fetch("SELECT user_id FROM tournament_entrants WHERE "
+                                  "tournament_id = ? AND dropped_after IS NOT NULL",
+                                  tournament_id)
+            if seated & {as_int(r[0], "user_id") for r in gone}:
+                return None
             row = await db.fetchrow(
                 "UPDATE tournaments SET round = ?, status = 'running', deadline = ?, "
                 "updated_at = ? WHERE id = ? AND round = ? AND status IN ('signup', 'running') "
