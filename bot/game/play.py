@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from bot.game.away import Said, since_last_move
 from bot.game.guard import question
 from bot.game.lessons import Lesson, lesson_now
-from bot.game.refusals import Ask, Illegal, OutOfTurn, Stale
+from bot.game.refusals import Ask, Illegal, OutOfTurn, Refusal, Stale
 from bot.game.results import finished_result
 from bot.game.seats import deadline, playing_seat, seat_label
 from bot.game.standings import rate_result
@@ -135,6 +135,9 @@ class Play:
     #: The versions of each table that followed one another through moves written here, first
     #: and last: what another process wrote between them is not among them.
     _written: dict[int, tuple[int, int]] = field(default_factory=dict)
+    #: When the tournament's round that opened each of its matches ends (None: a round with
+    #: no deadline), read once: it is set as the round opens them.
+    _ends: dict[int, float | None] = field(default_factory=dict)
 
     async def act(self, table_id: int, user_id: int, version: int, notation: str, *,
                   channel_id: int | None = None, menu: str | None = None,
@@ -156,6 +159,8 @@ class Play:
                 raise Illegal(msg("bot.error.future_button"), record)
             if version < record.version:
                 raise Stale(await self._stale_reason(record.id, version), record)
+            if await self.round_over(record):
+                raise Refusal(msg("bot.tournament.round_over"), record)
             state = record.game
             if seat != state.current:
                 raise OutOfTurn(msg("bot.error.not_your_turn",
@@ -178,6 +183,19 @@ class Play:
             if seats[seat].timeouts:
                 seats = with_seat(seats, seat, seats[seat].model_copy(update={"timeouts": 0}))
             return await self._apply(record, action, seat, user_id, False, seats)
+
+    async def round_over(self, record: TableRecord) -> bool:
+        """True when the tournament's round that opened this table is over (its deadline
+        passed): the match is decided as it stood then, so no move of anyone counts any more
+        (the tournaments' next pass closes it). The round's end is read once a table, and
+        only of a tournament's match."""
+        if record.tournament_id is None:
+            return False
+        if record.id not in self._ends:
+            ends = (await self.store.round_ends([record.id])).get(record.id)
+            keep(self._ends, record.id, ends, KEPT_TABLES)
+        ends = self._ends[record.id]
+        return ends is not None and self.clock() >= ends
 
     async def _stale_reason(self, table_id: int, version: int) -> Msg:
         """Why a click on table version ``version``, older than the table's, is refused: a move
@@ -270,6 +288,7 @@ class Play:
         self._moves.pop(table_id, None)
         self._said.pop(table_id, None)
         self._written.pop(table_id, None)
+        self._ends.pop(table_id, None)
 
     def wrote_all(self, table_id: int, since: int, until: int) -> bool:
         """True when every change of the table from version ``since`` to ``until`` was a
@@ -319,11 +338,13 @@ class Play:
         the table, whose AI turns are then that process's). If the table moved on
         meanwhile (in this process or another), the decision is made again; after
         :data:`ATTEMPTS` raises :class:`Contended`. ``known``: the table as the last move
-        left it (decided on without reading it; read again under the lock all the same)."""
+        left it (decided on without reading it; read again under the lock all the same).
+        None too once the tournament's round that opened the table is over: the match is
+        decided as it stood then."""
         for _ in range(ATTEMPTS):
             record = known if known is not None else await self.tables.load(table_id)
             known = None
-            if not self._ai_to_move(record):
+            if not self._ai_to_move(record) or await self.round_over(record):
                 return None
             seat = record.game.current
             action = await self.thinking.choose(record.seats[seat].level, self.seed_of(record),
@@ -331,7 +352,7 @@ class Play:
             if ready is not None:
                 await ready
             async with self.tables.hold(table_id) as now:
-                if not going() or not self._ai_to_move(now):
+                if not going() or not self._ai_to_move(now) or await self.round_over(now):
                     return None
                 if now.version != record.version or now.seats != record.seats:
                     continue  # moved on while deciding

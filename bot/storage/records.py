@@ -191,6 +191,9 @@ class TableRecord:
     #: when the table finished or was closed (None while it is a lobby or running); a lobby
     #: the bot closed for want of a start keeps its last change as ``updated_at``
     finished_at: float | None = None
+    #: the tournament whose round opened the table as one of its matches (None: a table of
+    #: its own)
+    tournament_id: int | None = None
 
     @property
     def where(self) -> int:

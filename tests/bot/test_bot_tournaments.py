@@ -732,3 +732,38 @@ async def test_a_round_that_ended_while_the_bot_was_stopped_decides_its_match_as
         assert rows is not None and rows.tables[0].at_deadline
     finally:
         await again.stop()
+
+
+async def test_a_move_clicked_after_the_round_s_end_is_refused(h: LiveBot,
+                                                              clock: Clock) -> None:
+    """Ann and Bob play Spring Cup with an AI seat, rounds of an hour. The round's end passes
+    before the timers' pass that closes their match: the person to play clicks a move and is
+    told, privately, that the round is over and the match decided as it stood; nothing is
+    played (nor does the AI seat play on). The pass then closes the match with the moves made
+    before the round's end."""
+    await h.command(ADMIN, "tournament new", name="Spring Cup", rounds=2, table_size=3,
+                    ai_level="easy", round_hours=1)
+    board = signup(h)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    for user in (ANN, BOB):
+        await h.click(user, board, TournamentButton.id_for(tid, "join"))
+    await h.command(ADMIN, "tournament start")
+    await h.settle()
+    view = await h.bot.service.tournaments.view(tid)
+    table, ends = view.tables[0].table_id, view.record.deadline
+    assert ends is not None
+    players = ThreadPlayers(h, table, [ANN, BOB], h.lb.threads_of(h.channel)[0])
+    record = await h.bot.service.tables.load(table)
+    seat = record.game.current
+    mover = ANN if record.seats[seat].user == ANN.id else BOB
+    hand = await players.open_hand(mover)
+    clock.now = ends
+    move = str(make_agent("heuristic", 1).choose(without_undo(observe(record.game, seat))))
+    ix = await h.play(mover, hand, move)
+    assert h.said(ix) == ["The round's time is up: this match is decided as it stood then, "
+                          "and no move counts any more."]
+    await h.settle()
+    assert (await h.bot.service.tables.load(table)).version == record.version
+    await timer_pass(h)
+    after = await h.bot.service.tables.load(table)
+    assert after.status == "abandoned" and after.game == record.game

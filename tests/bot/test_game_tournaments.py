@@ -513,3 +513,60 @@ async def test_a_player_who_drops_while_the_next_round_is_being_seated_is_not_se
     seated = {s.user for t in second.opened.tables for s in t.seats}
     assert leaver not in seated
     assert leaver not in {u for p in second.opened.seating.pods for u in p.players}
+
+
+# ---------------------------------------------------------------- after the round's end
+
+
+async def _at_the_round_s_end(service: GameService, clock: Clock,
+                              ai_to_move: bool) -> TableRecord:
+    """The match of a cup of two people and an AI seat with rounds of an hour, played (each
+    person's move as their click) until an AI seat (``ai_to_move``) or a person must decide,
+    then the round's end passed without the timers' pass that closes it."""
+    cup = await _cup(service, 2, table_size=3, rounds=2, round_span=HOUR, ai_level="easy")
+    first = await service.tournaments.start(cup, HOST)
+    assert first.opened is not None and first.record.deadline is not None
+    table = first.opened.tables[0].id
+    while True:
+        record = await service.tables.load(table)
+        assert record.status == "running"
+        seat = record.game.current
+        if record.seats[seat].ai == ai_to_move:
+            break
+        if record.seats[seat].ai:
+            assert await service.play.ai_step(table) is not None
+        else:
+            user = record.seats[seat].user
+            assert user is not None
+            move = make_agent("normal", seat).choose(observe(record.game, seat))
+            await service.play.act(table, user, record.version, str(move), sure=True)
+    clock.now = first.record.deadline + 1
+    return record
+
+
+async def test_an_ai_seat_makes_no_move_after_the_round_s_end(service: GameService,
+                                                              clock: Clock) -> None:
+    """The round's end passed while an AI seat was to move (the timers' pass that closes the
+    match is still to come, or the bot restarted over it): the AI plays no more, and the match
+    is decided as it stood at the round's end."""
+    record = await _at_the_round_s_end(service, clock, ai_to_move=True)
+    assert await service.play.ai_step(record.id) is None
+    assert (await service.tables.load(record.id)).version == record.version
+    [progress] = await service.tournaments.sweep()
+    [decided] = progress.decided
+    assert decided.result.at_deadline and decided.table is not None
+    assert decided.table.status == "abandoned" and decided.table.game == record.game
+
+
+async def test_a_person_s_move_after_the_round_s_end_is_refused(service: GameService,
+                                                                clock: Clock) -> None:
+    """A person clicks a move once the round's end passed, before the timers' pass closes the
+    match: they are told the round is over, and nothing is played."""
+    record = await _at_the_round_s_end(service, clock, ai_to_move=False)
+    seat = record.game.current
+    user = record.seats[seat].user
+    assert user is not None
+    move = make_agent("normal", seat).choose(observe(record.game, seat))
+    with pytest.raises(Refusal, match="bot.tournament.round_over"):
+        await service.play.act(record.id, user, record.version, str(move), sure=True)
+    assert (await service.tables.load(record.id)).version == record.version
