@@ -58,7 +58,6 @@ from bot.storage.records import (
     NewTournamentTable,
     SeatInfo,
     ServerDefaults,
-    StaleVersion,
     TableRecord,
     TournamentRecord,
     TournamentRows,
@@ -484,8 +483,8 @@ class Tournaments:
     async def _decide(self, record: TournamentRecord, row: TournamentTableRow,
                       late: bool) -> Decided | None:
         """Decide one table of the round: by its match's result once it ended, as it stands
-        when ``late`` (the round's deadline passed: decided first, so a pass that finds the
-        match closed knows it was decided, then closed); None while it plays on, or when
+        when ``late`` (the round's deadline passed: decided and closed in one step, so a pass
+        that finds the match closed knows it was decided); None while it plays on, or when
         another pass decided it."""
         try:
             table = await self.tables.load(row.table_id)
@@ -498,11 +497,12 @@ class Tournaments:
                 return None
             async with self.tables.hold(row.table_id) as table:
                 if table.status == "running":
-                    decided = await self._keep(record, row, table, places(table.game), True)
-                    if decided is None:
-                        return None
-                    return replace(decided, table=await self._close(table),
-                                   result=deadline_result(row.pod, row.seats, table.game))
+                    closed = await self._close(record, row, table)
+                    if closed is not None:
+                        return closed
+                    table = await self.tables.load(row.table_id)
+            if table.status == "running":  # pragma: no cover - moved on under every attempt
+                return None
         result = await self.store.result_of(row.table_id)
         if result is not None:
             ranks = tuple(s.place for s in sorted(result.seats, key=lambda s: s.seat))
@@ -523,20 +523,23 @@ class Tournaments:
             (t for t in rows.tables if (t.round, t.pod) == (row.round, row.pod)), None)
         return None if now is None else now.forfeit
 
-    async def _close(self, table: TableRecord) -> TableRecord:
-        """Close a match the round's deadline decided (under its lock; not rated, as a match
-        closed before its end); another process's move in between is retried over."""
+    async def _close(self, record: TournamentRecord, row: TournamentTableRow,
+                     table: TableRecord) -> Decided | None:
+        """Close a match the round's deadline decided and keep its places as it stands, in one
+        step guarded by its version (under its lock; not rated, as a match closed before its
+        end). Another process's move in between is retried over, the places taken again;
+        None once the match is found no longer running (its end came meanwhile, or another
+        pass closed it): the caller decides it as it ended."""
         for _ in range(CLOSE_ATTEMPTS):
-            try:
-                await self.store.abandon(table.id, table.version)
-            except StaleVersion:
-                table = await self.tables.load(table.id)
-                if table.status != "running":
-                    return table
-                continue
-            return await self.tables.load(table.id)
+            if await self.store.close_at_deadline(record.id, row.round, row.pod,
+                                                  places(table.game), table.id, table.version):
+                return Decided(row.round, row.pod, await self.tables.load(table.id),
+                               deadline_result(row.pod, row.seats, table.game))
+            table = await self.tables.load(table.id)
+            if table.status != "running":
+                return None
         log.error("tournament table %s could not be closed at its deadline", table.id)
-        return table
+        return None
 
     async def _keep(self, record: TournamentRecord, row: TournamentTableRow,
                     table: TableRecord | None, ranks: Sequence[int],

@@ -8,7 +8,9 @@ service, never through Discord."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bot_helpers import Clock
@@ -20,7 +22,7 @@ from bot.game.tournament_pictures import champion_picture, standing_lines
 from bot.game.tournaments import Progress
 from bot.storage.records import TableRecord
 from bot.storage.sqlite import Store
-from engine import observe
+from engine import apply, observe
 from engine.agents import Agent, make_agent
 
 GUILD, CHANNEL, HOST = 9, 500, 1
@@ -570,3 +572,56 @@ async def test_a_person_s_move_after_the_round_s_end_is_refused(service: GameSer
     with pytest.raises(Refusal, match="bot.tournament.round_over"):
         await service.play.act(record.id, user, record.version, str(move), sure=True)
     assert (await service.tables.load(record.id)).version == record.version
+
+
+# ---------------------------------------------------------------- another process's move
+
+
+async def test_a_match_another_process_ends_as_its_round_is_closed_counts_as_it_ended(
+        service: GameService, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host ends the round while the last move of a match is made in another process
+    (its own table locks, the same database), after this process read the match still
+    playing and just before it closes it: the match ended and was rated, so the round takes
+    its places from its result, as the ratings do, never from the position before that
+    move."""
+    cup = await _cup(service, 2, rounds=1)
+    first = await service.tournaments.start(cup, HOST)
+    assert first.opened is not None
+    table = first.opened.tables[0].id
+    agents: dict[int, Agent] = {}
+    while True:  # people's moves until the next one ends the match
+        record = await service.tables.load(table)
+        seat = record.game.current
+        move = agents.setdefault(seat, make_agent("normal", seat)).choose(
+            observe(record.game, seat))
+        if apply(record.game, move, seat=seat)[0].winner is not None:
+            break
+        user = record.seats[seat].user
+        assert user is not None
+        await service.play.act(table, user, record.version, str(move), sure=True)
+    other = GameService(store, clock=service.clock, seeds=lambda: 7)
+    user = record.seats[seat].user
+    assert user is not None
+    pending = [lambda: other.play.act(table, user, record.version, str(move), sure=True)]
+
+    def meddled(write: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        async def moved_meanwhile(*args: Any, **kwargs: Any) -> Any:
+            if pending:
+                await pending.pop()()
+            return await write(*args, **kwargs)
+        return moved_meanwhile
+
+    for name in ("abandon", "close_at_deadline"):  # the write that closes the match
+        monkeypatch.setattr(store, name, meddled(getattr(store, name)))
+    final = await service.tournaments.close_round(cup, HOST)
+    ended = await service.tables.load(table)
+    result = await store.result_of(table)
+    assert ended.status == "finished" and result is not None  # rated
+    ranks = tuple(s.place for s in sorted(result.seats, key=lambda s: s.seat))
+    [decided] = final.decided
+    assert not decided.result.at_deadline
+    assert dict(decided.result.places) == {
+        u: p for u, p in zip((s.user for s in ended.seats), ranks, strict=True)}
+    rows = await store.tournament_rows(cup)
+    assert rows is not None
+    assert [(t.places, t.at_deadline) for t in rows.tables] == [(ranks, False)]

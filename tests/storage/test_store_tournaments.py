@@ -223,3 +223,31 @@ async def test_a_round_seating_a_player_who_dropped_meanwhile_is_not_seated(
     assert rows is not None and rows.record.round == 2
     assert [(e.user_id, e.dropped_after) for e in rows.entrants] == [
         (ANN, None), (BOB, None), (CAT, 2), (DAN, 1)]
+
+
+async def test_a_match_is_closed_at_its_round_s_deadline_only_as_it_stood(
+        store: Storage) -> None:
+    """Closing a match at its round's deadline keeps its places and closes it in one step,
+    guarded by the version the places were taken at: once a move came in, nothing is written;
+    a table decided already is closed, its places kept as they were."""
+    cup, ids = await two_tables_seated(store)
+    table = await store.get(ids[0])
+    assert table is not None
+    assert not await store.close_at_deadline(cup.id, 1, 1, [2, 1], ids[0], table.version + 1)
+    rows = await store.tournament_rows(cup.id)
+    assert rows is not None and not rows.tables[0].decided
+    assert (await store.get(ids[0])).status == "running"  # type: ignore[union-attr]
+    assert await store.close_at_deadline(cup.id, 1, 1, [2, 1], ids[0], table.version)
+    assert not await store.close_at_deadline(cup.id, 1, 1, [1, 2], ids[0], table.version)
+    assert await store.decide_tournament_table(cup.id, 1, 2, [1, 2], False)
+    other = await store.get(ids[1])
+    assert other is not None
+    assert not await store.close_at_deadline(cup.id, 1, 2, [2, 1], ids[1], other.version)
+    rows = await store.tournament_rows(cup.id)
+    assert rows is not None
+    assert [(t.places, t.decided, t.at_deadline) for t in rows.tables] == [
+        ((2, 1), True, True), ((1, 2), True, False)]
+    for tid in ids:
+        closed = await store.get(tid)
+        assert closed is not None and closed.status == "abandoned"
+        assert await store.result_of(tid) is None  # not rated

@@ -6,8 +6,9 @@ sat at each of their seats with the place they took (``tournament_seats``).
 Every step that moves a tournament on is guarded, so two passes, or two processes, never do it
 twice: a round is seated (its tables opened) in ONE transaction guarded by the round the
 tournament was at (and by its drops: a player who dropped out meanwhile is never seated), a
-table is decided once (guarded by ``decided``), a tournament finishes once (guarded by its
-status and round)."""
+table is decided once (guarded by ``decided``; one decided at the round's deadline is closed in
+the same transaction, guarded by the version its places were taken at), a tournament finishes
+once (guarded by its status and round)."""
 
 from __future__ import annotations
 
@@ -297,6 +298,33 @@ class TournamentQueries(Base):
                     "UPDATE tournament_tables SET decided = TRUE, at_deadline = ? WHERE "
                     "tournament_id = ? AND round = ? AND pod = ? AND decided = FALSE",
                     at_deadline, tournament_id, round_number, pod) != 1:
+                return False
+            await db.executemany(
+                "UPDATE tournament_seats SET place = ? WHERE tournament_id = ? AND round = ? "
+                "AND pod = ? AND seat = ?",
+                [(place, tournament_id, round_number, pod, seat)
+                 for seat, place in enumerate(places)])
+        return True
+
+    async def close_at_deadline(self, tournament_id: int, round_number: int, pod: int,
+                                places: Sequence[int], table_id: int, version: int) -> bool:
+        """In ONE transaction: the match of table ``pod`` of round ``round_number`` (table
+        ``table_id``) closed as abandoned (not rated) and decided at the round's deadline,
+        each seat taking its place of ``places`` (in seat order: the match as it stood at
+        ``version``). False and nothing written when the match is no longer running at
+        ``version`` (a move, or its end, came in meanwhile); False too, the match closed all
+        the same, when the table was decided already."""
+        now = self.clock()
+        async with self._table_tx(table_id) as db:
+            if await db.execute(
+                    "UPDATE tables SET status = 'abandoned', deadline = NULL, finished_at = ?, "
+                    "updated_at = ?, revision = revision + 1 WHERE id = ? AND version = ? "
+                    "AND status = 'running'", now, now, table_id, version) != 1:
+                return False
+            if await db.execute(
+                    "UPDATE tournament_tables SET decided = TRUE, at_deadline = TRUE WHERE "
+                    "tournament_id = ? AND round = ? AND pod = ? AND table_id = ? AND "
+                    "decided = FALSE", tournament_id, round_number, pod, table_id) != 1:
                 return False
             await db.executemany(
                 "UPDATE tournament_seats SET place = ? WHERE tournament_id = ? AND round = ? "
