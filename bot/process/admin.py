@@ -3,11 +3,11 @@ the bot's database (the same ``KARAK_DB`` setting as the bot, from the environme
 
 ``ratings --recompute [--guild ID]`` rebuilds every rating (of one server) from the stored
 results of finished matches, in the order they ended. ``migrate-db --from FILE --to URL`` moves
-a bot's SQLite file into an empty PostgreSQL database. ``backup --to FILE`` copies the bot's
-SQLite database while the bot runs; ``restore --from FILE`` puts a backup in its place while no
-bot uses it, keeping the database it replaces (see :mod:`bot.storage.sqlite_backup`).
-``forget --user ID`` deletes what the bot keeps about one person, as ``/goblin forget-me`` does
-(:func:`forget`).
+a bot's SQLite file into an empty PostgreSQL database once no bot runs on the file. ``backup
+--to FILE`` copies the bot's SQLite database while the bot runs; ``restore --from FILE`` puts a
+backup in its place while no bot uses it, keeping the database it replaces (see
+:mod:`bot.storage.sqlite_backup`). ``forget --user ID`` deletes what the bot keeps about one
+person, as ``/goblin forget-me`` does (:func:`forget`).
 
 ``ratings`` and ``forget`` open the database as the bot does (migrating it), but never make
 one: a ``KARAK_DB`` that names no file, or no database of this bot (another program's file, a
@@ -87,18 +87,27 @@ async def recompute(where: str | Path, guild: int | None) -> int:
         await store.close()
 
 
-def migrate_db(source: Path, target: str) -> int:
+def migrate_db(source: Path, target: str, now: float) -> int:
     """Copy the SQLite file ``source`` into the PostgreSQL database ``target``; prints what was
-    copied (or why nothing was) and returns the exit status."""
+    copied (or why nothing was) and returns the exit status.
+
+    Refused while a bot runs on ``source`` (a fresh lease at ``now``, or the file held open):
+    the moves it saved after the copy would be lost when the bot is switched over."""
     import importlib.util
 
+    from bot.game.leases import LEASE_TTL
     from bot.process.app import postgres_refusal, refusal_line
     from bot.storage.records import MigrationFailed, StorageError
     from bot.storage.sqlite import busy
+    from bot.storage.sqlite_backup import in_use
 
     if not is_database_url(target):
         print(translate(msg("admin.migrate.not_url")), file=sys.stderr)
         return 2
+    # asked before the copy opens the file itself: its own connection is no bot
+    if source.is_file() and (running := in_use(source, now, LEASE_TTL, "migrate")) is not None:
+        print(translate(running.message), file=sys.stderr)
+        return 1
     if importlib.util.find_spec("asyncpg") is None:
         print(translate(msg("admin.migrate.driver", db=shown(target))), file=sys.stderr)
         return 1
@@ -211,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run one administrator's command; returns the process exit status."""
     args = parser().parse_args(argv)
     if args.command == "migrate-db":
-        return migrate_db(args.source, args.target)
+        return migrate_db(args.source, args.target, time.time())
     try:
         where = database(args.env_file)
     except ConfigProblem as exc:

@@ -152,10 +152,11 @@ def _utc(moment: float) -> str:
     return datetime.datetime.fromtimestamp(moment, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def in_use(path: Path, now: float, lease_ttl: float) -> Outcome | None:
-    """Why the database ``path`` may not be replaced at ``now`` (None when it may): a bot holds
-    a table's lease that has not lapsed (it renews its leases, each for ``lease_ttl`` seconds,
-    every few seconds while it runs), or another program has the file open."""
+def in_use(path: Path, now: float, lease_ttl: float, command: str = "restore") -> Outcome | None:
+    """Why the database ``path`` may not be replaced (or moved) at ``now`` (None when it may):
+    a bot holds a table's lease that has not lapsed (it renews its leases, each for
+    ``lease_ttl`` seconds, every few seconds while it runs), or another program has the file
+    open. The refusal is told as ``command`` (``restore`` or ``migrate``) would say it."""
     try:
         with contextlib.closing(_connect_read_only(path)) as db:
             has_leases = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
@@ -170,7 +171,7 @@ def in_use(path: Path, now: float, lease_ttl: float) -> Outcome | None:
         return None  # not a database this bot could run on: nothing to protect but the file
     if row is not None:
         owner, until = str(row[0]), float(row[1])
-        return _fail("admin.restore.running", owner=owner, renewed=_utc(until - lease_ttl),
+        return _fail(f"admin.{command}.running", owner=owner, renewed=_utc(until - lease_ttl),
                      until=_utc(until))
     # a bot whose tables need no background work holds no lease: SQLite's lock tells
     try:
@@ -180,7 +181,7 @@ def in_use(path: Path, now: float, lease_ttl: float) -> Outcome | None:
             db.execute("ROLLBACK")
     except sqlite3.Error as exc:
         if _locked(exc):
-            return _fail("admin.restore.open_elsewhere", path=str(path))
+            return _fail(f"admin.{command}.open_elsewhere", path=str(path))
     return None
 
 

@@ -1,5 +1,6 @@
-"""``python -m bot.admin ratings --recompute``: every rating rebuilt from the stored results,
-equal to the live updates, on the database the bot's settings name."""
+"""``python -m bot.admin``: ``ratings --recompute`` rebuilds every rating from the stored results,
+equal to the live updates, on the database the bot's settings name; ``migrate-db`` refuses while
+a bot plays on the SQLite file it would copy."""
 from __future__ import annotations
 
 import asyncio
@@ -10,11 +11,18 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from bot_helpers import Clock
+from live_bot import LiveBot
+from players import ANN, BOB, Players, TinyRenderer, open_table
+from postgres_server import Server
 from storage.helpers import GUILD, SEATS, play_on, played, started
 
+from bot.game.leases import LEASE_TTL
 from bot.game.standings import rate_result
-from bot.process.admin import main
+from bot.process.admin import main, migrate_db
+from bot.storage import postgres
 from bot.storage.sqlite import Store
+from loopback import Loopback
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -84,3 +92,43 @@ def test_a_database_not_there_or_unusable_is_one_line_and_nothing_is_made(
     assert not missing.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bot.env", "newer.sqlite3",
                                                           "notes.txt"]
+
+
+async def test_a_move_to_postgresql_waits_for_the_bot_on_the_file_to_stop(
+        lb: Loopback, tmp_path: Path, clock: Clock, postgres_server: Server,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``migrate-db`` from the SQLite file a bot still plays on is refused, naming the bot (its
+    fresh lease) or the file it holds open, and copies nothing: the moves the bot saves after a
+    copy would be lost at the switch. Once the bot stopped, the move takes every move."""
+    db = tmp_path / "karak.sqlite3"
+    url = await postgres_server.new_database()
+    h1 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        tid = await open_table(h1, ANN, [BOB], ai=1)
+        players = Players(h1, tid, [ANN, BOB])
+        for _ in range(6):  # the AI's turns came: the bot holds the table's lease
+            assert await players.step()
+        assert await asyncio.to_thread(
+            main, ["migrate-db", "--from", str(db), "--to", url]) == 1
+        out = capsys.readouterr()
+        assert f"Another program has {db} open" in out.err and out.out == "", out
+        assert out.err.count("\n") == 1
+        assert await asyncio.to_thread(migrate_db, db, url, clock.now) == 1
+        out = capsys.readouterr()
+        assert "A bot is running on this database: main renewed its lease" in out.err, out
+        assert "Stop the bot, then move it" in out.err and out.out == ""
+        assert await asyncio.to_thread(migrate_db, db, url, clock.now + 10 * LEASE_TTL) == 1
+        assert f"Another program has {db} open" in capsys.readouterr().err
+        for _ in range(3):  # the bot goes on: these moves must reach PostgreSQL too
+            assert await players.step()
+        played_log = await h1.store.action_log(tid)
+    finally:
+        await h1.stop()
+    # (the process, stopped, lets its leases lapse: this harness's bot leaves them to run out)
+    assert await asyncio.to_thread(migrate_db, db, url, clock.now + 2 * LEASE_TTL) == 0
+    assert "Start the bot with KARAK_DB=" in capsys.readouterr().out
+    moved = await postgres.Store.open(url, clock=clock)
+    try:
+        assert await moved.action_log(tid) == played_log
+    finally:
+        await moved.close()
