@@ -22,6 +22,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import NoReturn
 
 from bot.game.standings import Standings
 from bot.process.settings import ConfigProblem, check_db_path, read_env_file
@@ -171,13 +172,21 @@ async def forget(where: str, user: int, now: float) -> int:
     return 0
 
 
+class Commands(argparse.ArgumentParser):
+    """The top of the command line: a command it does not know shows the full help (every
+    command with its line) before argparse's own error line."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_help(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def parser() -> argparse.ArgumentParser:
     """The command line: one subparser per command."""
-    top = argparse.ArgumentParser(prog="python -m bot.admin",
-                                  description=translate(msg("admin.description")))
+    top = Commands(prog="python -m bot.admin", description=translate(msg("admin.description")))
     top.add_argument("--env-file", type=Path, default=Path(".env"),
                      help=translate(msg("bot.cli.env_file")))
-    commands = top.add_subparsers(dest="command", required=True)
+    commands = top.add_subparsers(dest="command", parser_class=argparse.ArgumentParser)
     ratings = commands.add_parser("ratings", help=translate(msg("ratings.admin.ratings")),
                                   description=translate(msg("ratings.admin.description")))
     ratings.add_argument("--recompute", action="store_true", required=True,
@@ -218,7 +227,12 @@ def backup_or_restore(command: str, where: str, file: Path, now: float) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one administrator's command; returns the process exit status."""
-    args = parser().parse_args(argv)
+    command_line = parser()
+    args = command_line.parse_args(argv)
+    if args.command is None:  # no command: every command, with its line
+        command_line.print_help(sys.stderr)
+        print(translate(msg("admin.choose")), file=sys.stderr)
+        return 2
     if args.command == "migrate-db":
         return migrate_db(args.source, args.target, time.time())
     try:

@@ -63,6 +63,23 @@ def test_the_admin_commands_explain_themselves() -> None:
     assert "--recompute" in out and "--guild" in out
 
 
+def test_no_command_or_an_unknown_one_shows_every_command() -> None:
+    """``python -m bot.admin`` alone, or with a command it does not know, shows the full help:
+    every command with its line (not argparse's usage line alone), and exits with status 2."""
+    for args in ([], ["frobnicate"]):
+        done = subprocess.run([sys.executable, "-m", "bot.admin", *args], cwd=ROOT,
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == 2 and done.stdout == "", done
+        for command, line in (("ratings", "The players' ratings"),
+                              ("migrate-db", "Copy the bot's SQLite file"),
+                              ("backup", "Copy the bot's SQLite database"),
+                              ("restore", "Replace the bot's SQLite database"),
+                              ("forget", "Delete what the bot keeps")):
+            assert f"    {command} " in done.stderr and line in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr
+    assert "invalid choice: 'frobnicate'" in done.stderr  # argparse's own line, kept
+
+
 def test_a_database_not_there_or_unusable_is_one_line_and_nothing_is_made(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
