@@ -235,6 +235,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.command == "migrate-db":
         return migrate_db(args.source, args.target, time.time())
+    if args.command == "ratings" and args.guild is not None and args.guild <= 0:
+        print(translate(msg("ratings.admin.bad_guild")), file=sys.stderr)
+        return 2
     try:
         where = database(args.env_file)
     except ConfigProblem as exc:
@@ -250,7 +253,12 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigProblem as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    print(translate(msg("ratings.admin.done", count=count, db=shown(where))))
+    if count:
+        print(translate(msg("ratings.admin.done", count=count, db=shown(where))))
+    elif args.guild is not None:  # a server id typed wrong, or a server that never finished one
+        print(translate(msg("ratings.admin.no_games", guild=str(args.guild), db=shown(where))))
+    else:
+        print(translate(msg("ratings.admin.none", db=shown(where))))
     return 0
 
 

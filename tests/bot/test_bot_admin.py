@@ -57,6 +57,40 @@ async def test_the_rebuild_gives_the_live_ratings(
         await store.close()
 
 
+async def test_a_server_id_that_is_no_server_or_has_no_games_is_said_plainly(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ratings --recompute --guild`` with 0 or a negative number (no Discord server id) is
+    refused in one line before the database is touched; a server with no finished game in the
+    database is said to have none, not "rebuilt from 0 finished games"."""
+    db = tmp_path / "karak.sqlite3"
+    store = await Store.open(db)
+    game = played(1)
+    rec = await started(store, game.states[-2], channel=1)
+    await play_on(store, rec.id, game, rater=rate_result)
+    live = await store.ratings(GUILD)
+    await store.close()
+    env = tmp_path / "bot.env"
+    env.write_text(f"KARAK_DB={db}\n", encoding="utf-8")
+    monkeypatch.delenv("KARAK_DB", raising=False)
+    for guild in ("0", "-9"):
+        argv = ["--env-file", str(env), "ratings", "--recompute", "--guild", guild]
+        assert await asyncio.to_thread(main, argv) == 2, guild
+        out = capsys.readouterr()
+        assert "--guild must be a Discord server id: a positive number" in out.err, out
+        assert out.err.count("\n") == 1 and out.out == ""
+    argv = ["--env-file", str(env), "ratings", "--recompute", "--guild", str(GUILD + 1)]
+    assert await asyncio.to_thread(main, argv) == 0
+    out = capsys.readouterr().out
+    assert f"Server {GUILD + 1} has no finished game in {db}" in out, out
+    assert "rebuilt" not in out
+    store = await Store.open(db)
+    try:
+        assert await store.ratings(GUILD) == live  # the other server's ratings stay
+    finally:
+        await store.close()
+
+
 def test_the_admin_commands_explain_themselves() -> None:
     out = subprocess.run([sys.executable, "-m", "bot.admin", "ratings", "--help"], cwd=ROOT,
                          capture_output=True, text=True, check=True).stdout
