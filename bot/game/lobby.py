@@ -406,11 +406,14 @@ class Lobby:
         """Abandon an active table (kept as history) for its host or a channel manager, under
         the caller's lock and within its :meth:`_again`; anyone else is refused with the
         message ``refusal``. One who sits at the running match forfeits it: last when it is
-        rated, and last at a tournament's table whether it is rated or not."""
+        rated, and last at a tournament's table whether it is rated or not, but not once its
+        round is over (the match is decided as it stood then: they are told so)."""
         if record.status not in ("lobby", "running"):
             raise Refusal(msg("bot.error.not_active"), record)
         if record.host_id != user_id and not manager:
             raise Refusal(msg(refusal), record)
+        if record.seat_of(user_id) is not None and await self._round_over(record):
+            raise Refusal(msg("bot.tournament.round_over"), record)
         if record.status == "lobby":
             await self.store.set_status(record.id, "abandoned", record.revision)
             return await self.tables.load(record.id)
@@ -421,6 +424,14 @@ class Lobby:
         await self.store.abandon(record.id, record.version, result, rate_result,
                                  record.seat_of(user_id))
         return await self.tables.load(record.id)
+
+    async def _round_over(self, record: TableRecord) -> bool:
+        """Whether the tournament's round that opened ``record`` is over (its deadline
+        passed); False for a table of its own."""
+        if record.tournament_id is None:
+            return False
+        ends = (await self.store.round_ends([record.id])).get(record.id)
+        return ends is not None and self.clock() >= ends
 
     async def may_quit(self, table_id: int, user_id: int) -> TableRecord:
         """Before the Leave button of a solo table closes it: the running table, when the user

@@ -574,6 +574,19 @@ async def test_a_person_s_move_after_the_round_s_end_is_refused(service: GameSer
     assert (await service.tables.load(record.id)).version == record.version
 
 
+async def test_a_player_s_abandon_after_the_round_s_end_forfeits_nothing(
+        service: GameService, clock: Clock) -> None:
+    """A player abandons their match once the round's end passed, before the timers' pass
+    closes it: they are told the round is over (the match is decided as it stood then, with
+    no forfeit), and the table stays as it was for that pass to decide."""
+    record = await _at_the_round_s_end(service, clock, ai_to_move=False)
+    player = next(s.user for s in record.seats if s.user is not None)
+    with pytest.raises(Refusal, match="bot.tournament.round_over"):
+        await service.lobby.abandon_table(record.id, player, False)
+    assert (await service.tables.load(record.id)).status == "running"
+    await service.lobby.abandon_table(record.id, 99, True)  # a manager still closes it
+
+
 # ---------------------------------------------------------------- another process's move
 
 
