@@ -56,6 +56,24 @@ def no_errors_logged(caplog: pytest.LogCaptureFixture,
                     pytrace=False)
 
 
+@pytest.fixture(autouse=True)
+def bots_stopped(request: pytest.FixtureRequest) -> None:
+    """Every bot a test starts on the stand-in (:meth:`LiveBot.start`) is stopped when the test
+    ends, passed or failed: see ``left_bots_stopped`` (only for the tests using ``lb``: the
+    others run no event loop of their own for it)."""
+    if "lb" in request.fixturenames:
+        request.getfixturevalue("left_bots_stopped")
+
+
+@pytest.fixture
+async def left_bots_stopped(lb: Loopback) -> AsyncIterator[None]:
+    """At the end of the test, stop the bots started on ``lb`` that are still running (their
+    connection, database and worker processes), before the stand-in closes; a test that stops
+    its bots itself, in its body or in a fixture, leaves nothing to do here."""
+    yield
+    await LiveBot.stop_left(lb)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "allow_errors(*texts): error log lines containing these texts are expected")

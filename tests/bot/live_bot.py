@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from discordpy_client import discordpy_client
 from pace_clock import PaceClock
@@ -202,6 +202,10 @@ class LiveBot:
     """One running bot (a "process") on ``lb``, in guild :data:`GUILD`, channel
     :data:`CHANNEL`."""
 
+    #: The bots started and not stopped yet: the bot tests stop those a test left running when
+    #: it ends, passed or failed (:meth:`stop_left`, the ``left_bots_stopped`` fixture).
+    running: ClassVar[list[LiveBot]] = []
+
     def __init__(self, lb: Loopback, bot: KarakBot, store: Storage,
                  connection: contextlib.AsyncExitStack) -> None:
         self.lb = lb
@@ -227,31 +231,60 @@ class LiveBot:
         changed, tables resumed, READY received), settled; ``thinking`` makes the AI seats'
         decisions (default: as the bot does, hard ones in a worker process). ``threads``: a
         server that never chose plays each match in a thread of its own (the bot's own
-        default; off here, so a test's table message is in the channel unless it asks)."""
+        default; off here, so a test's table message is in the channel unless it asks).
+        The bot is in :attr:`running` until it is stopped; a start that fails closes what it
+        opened."""
         if seeds is None:
             numbers = itertools.count(7)
             seeds = lambda: next(numbers)  # noqa: E731 - deterministic games in tests
         store = await Store.open(db, clock=clock) if isinstance(db, Path) else db
-        service = GameService(store, clock=clock, seeds=seeds, thinking=thinking or Thinking(),
-                              default_threads=threads)
-        paced = pace or PaceClock()  # table edits wait on a clock of the bot's own work
-        bot = compose(service, renderer, dev_guild=dev_guild, ai_pace=0, pace=paced.pace(),
-                       timer_poll=3600, guild_ready_timeout=0.0)
-        paced.follow(bot.tasks)
         connection = contextlib.AsyncExitStack()
-        await connection.enter_async_context(discordpy_client(lb, bot))
+        try:
+            service = GameService(store, clock=clock, seeds=seeds,
+                                  thinking=thinking or Thinking(), default_threads=threads)
+            paced = pace or PaceClock()  # table edits wait on a clock of the bot's own work
+            bot = compose(service, renderer, dev_guild=dev_guild, ai_pace=0, pace=paced.pace(),
+                          timer_poll=3600, guild_ready_timeout=0.0)
+            paced.follow(bot.tasks)
+            await connection.enter_async_context(discordpy_client(lb, bot))
+        except BaseException:
+            await connection.aclose()
+            await store.close()
+            raise
         live = cls(lb, bot, store, connection)
+        cls.running.append(live)
         await live.settle()
         return live
 
     async def stop(self) -> None:
-        """Let the bot finish what it started, close it, its database and its connection."""
-        await self.settle()
-        await self._connection.aclose()
-        await self.store.close()
+        """Let the bot finish what it started, close it, its database and its connection (all
+        three closed even when it does not settle); nothing when it is stopped already."""
+        if self not in LiveBot.running:
+            return
+        LiveBot.running.remove(self)
+        try:
+            await self.settle()
+        finally:
+            try:
+                await self._connection.aclose()
+            finally:
+                await self.store.close()
         left = [t.get_name() for t in self._waiting()] + [
             t.get_name() for t in self.bot.tasks.endless if not t.done()]
         assert not left, f"the bot left tasks behind: {left}"
+
+    @classmethod
+    async def stop_left(cls, lb: Loopback) -> None:
+        """Stop every bot still running on ``lb`` (a test that failed before stopping its
+        bot, or never did), each whatever happens to the others; the first failure raised."""
+        failures: list[Exception] = []
+        for live in [b for b in cls.running if b.lb is lb]:
+            try:
+                await live.stop()
+            except Exception as exc:  # noqa: BLE001 - the next bot is stopped all the same
+                failures.append(exc)
+        if failures:
+            raise failures[0]
 
     def _waiting(self, but: str | None = None) -> list[asyncio.Task[Any]]:
         me = asyncio.current_task()
