@@ -80,7 +80,8 @@ async def answer(interaction: discord.Interaction[Any], clicks: Interactions,
 async def tables_after(clicks: Interactions, done: Forgetting) -> None:
     """What follows on the person's tables, as after ``/goblin leave``: a lobby redrawn, a
     running match's AI going (and the thread it is played in named again without them, with
-    the channel's line), a closed table told and forgotten, a tournament's sign-up
+    the channel's line), a closed table told and forgotten (a guided match's thread named
+    again too), a tournament's sign-up
     message redrawn without them, an open rematch offer of a match they played redrawn (no
     longer waiting for them, nor naming them); what is kept in memory of
     the past matches they played (replays, animations) drawn again with the names changed."""
@@ -96,7 +97,8 @@ async def tables_after(clicks: Interactions, done: Forgetting) -> None:
             # the channel's line of its thread
             await clicks.messages.lobby.redraw(None, record.id)
         if record.status == "abandoned" and record.state is not None:
-            await clicks.messages.closed(record)
+            await clicks.messages.closed(record)  # its channel's line without their name
+            clicks.messages.threads.named_again(record)  # and its thread's name
         if record.status == "running":  # their name off its thread's and the channel's line
             clicks.messages.threads.renamed(record)
         await clicks.lobby.changed(record, "leave")

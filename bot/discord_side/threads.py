@@ -385,12 +385,19 @@ class MatchThreads:
         thread named again, from the table as it is now, so their name is in neither. The
         name goes on its own: Discord takes two name changes of a thread in ten minutes and
         holds a third back until its turn, which the match's messages do not wait for."""
-        thread = self._threads.get(record.id, record.thread_id)
-        if thread is None:
+        if self._threads.get(record.id, record.thread_id) is None:
             return
         self.feeds.put(record.id, Job("other", record.version,
                                       partial(self.channel_line, record)))
-        self.feeds.tasks.spawn(self._rename(record, thread), f"thread-name-{thread}")
+        self.named_again(record)
+
+    def named_again(self, record: TableRecord) -> None:
+        """Name the thread of ``record``'s match again from the table as it is now (someone
+        at it was forgotten), on its own (see :meth:`renamed`): also for a match their
+        forgetting closed (a guided first match), whose channel's line its closing writes."""
+        thread = self._threads.get(record.id, record.thread_id)
+        if thread is not None:
+            self.feeds.tasks.spawn(self._rename(record, thread), f"thread-name-{thread}")
 
     async def _rename(self, record: TableRecord, thread_id: int) -> None:
         """Name thread ``thread_id`` after table ``record`` as it now stands (taken out of

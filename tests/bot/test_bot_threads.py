@@ -560,6 +560,27 @@ async def test_a_person_forgotten_leaves_the_name_of_their_running_match_s_threa
     assert "could not name the thread of table 1 again (50013)" in caplog.text
 
 
+async def test_a_learner_forgotten_leaves_the_name_of_their_guided_match_s_thread(
+        h: LiveBot) -> None:
+    """Bob asks the bot to forget him during his guided match, played in the thread the bot
+    opened and named after him: the match closes, and his name leaves the channel's line and
+    the thread's name alike (the match was running when he asked)."""
+    await h.command(BOB, "learn")
+    (thread,) = h.lb.threads_of(h.channel)
+    tid = table_id(table_message(h, thread))
+    line_message = h.lb.starter(thread)
+    assert line_message is not None and thread.name == "Karak · Bob and 2 AI"
+    asked = h.reply(await h.command(BOB, "forget-me"))
+    await h.click(BOB, asked, ForgetButton.id_for(BOB.id, True))
+    await h.settle()
+    record = await h.bot.service.tables.load(tid)
+    assert record.status == "abandoned"
+    hero = translate(f"hero.{record.game.seats[0].hero}.name", "en")
+    assert h.lb.message(line_message.id).text().startswith(
+        f"The match between {hero} and 2 AI was abandoned")
+    assert thread.name == f"Karak · {hero} and 2 AI"
+
+
 @pytest.mark.parametrize("thread", [True, False])
 async def test_a_match_started_as_the_bot_stopped_begins_at_the_restart(
         lb: Loopback, tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch,
