@@ -268,8 +268,10 @@ class Lobby:
             index = record.seat_of(user_id)
             if index is None:
                 raise NotSeated(msg("bot.error.not_seated"), record)
-            if lobby_only and record.status == "running":
-                raise Refusal(msg("bot.error.leave_started"), record)
+            if lobby_only and record.status == "running":  # /goblin leave works where it plays
+                raise Refusal(msg("bot.error.leave_started_thread" if record.threaded
+                                  or record.thread_id is not None
+                                  else "bot.error.leave_started"), record)
             if record.status == "running" and (record.guild_id is None or record.lessons):
                 return await self._close(record, user_id, False, "learn.error.host_only")
             if record.status == "running":

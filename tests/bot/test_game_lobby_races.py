@@ -211,3 +211,21 @@ async def test_an_abandon_as_another_process_plays_a_move_closes_the_match(
     closed = await service.lobby.abandon_table(tid, ANN, False)
     assert closed.status == "abandoned" and closed.version == 1
     assert [row.action for row in await store.action_log(tid)] == [move]
+
+
+@pytest.mark.parametrize(("threaded", "key"), [(False, "bot.error.leave_started"),
+                                               (True, "bot.error.leave_started_thread")])
+async def test_a_lobby_leave_after_the_start_tells_where_to_leave_the_match(
+        service: GameService, threaded: bool, key: str) -> None:
+    """Bob clicks the lobby's Leave as Ann starts it: he keeps his seat and is told to use
+    /goblin leave where the match is played, its thread when it moves to one (the same command
+    in the lobby's channel finds no table there)."""
+    record = await service.lobby.create(guild_id=9, channel_id=1, host_id=ANN, host_name="Ann",
+                                        threaded=threaded)
+    await service.lobby.join(record.id, BOB, "Bob")
+    await service.lobby.start(record.id, ANN)
+    with pytest.raises(Refusal) as refused:
+        await service.lobby.leave(record.id, BOB, lobby_only=True)
+    assert refused.value.reason.key == key
+    started = await service.tables.load(record.id)
+    assert started.status == "running" and people(service, started) == [ANN, BOB]
