@@ -215,10 +215,9 @@ async def test_a_match_whose_stored_log_row_is_damaged_is_refused_privately(
     svc.tables.store = svc.history.store = svc.shares.store = svc.store
     svc.history.forget(tid)
     ix = await bot.command(ANN, "replay", id=tid)
-    assert bot.said(ix) == [f"Match #{tid} cannot be replayed: the moves stored of it are "
-                            "damaged."]
+    assert bot.said(ix) == [f"Match #{tid} cannot be replayed: its stored moves are damaged."]
     ix = await bot.click(ANN, message, ShareButton.id_for(tid))
-    assert "the moves stored of it are damaged" in " ".join(bot.said(ix))
+    assert "its stored moves are damaged" in " ".join(bot.said(ix))
     assert animations(bot) == []
 
 
