@@ -42,6 +42,7 @@ import discord
 
 from bot.discord_side.context import UNDELIVERED, UNKNOWN_CHANNEL, why
 from bot.discord_side.pace import ChannelPace
+from bot.storage.records import TableRecord
 from bot.supervision.tasks import Tasks
 
 log = logging.getLogger("karak.bot")
@@ -84,12 +85,14 @@ def undelivered(exc: BaseException) -> bool:
     return isinstance(exc, UNDELIVERED)
 
 
-def nonce(table: int, version: int, what: str) -> str:
-    """The nonce of ``table``'s post ``what`` at ``version``, the same each time it is sent:
-    Discord (sent with ``enforce_nonce``, as discord.py does with every nonce) answers a post
-    whose nonce it took within the past few minutes with the message made then, so a post tried
-    again after its answer was lost is not made twice."""
-    return f"{what}{table}v{version}"[:25]
+def nonce(record: TableRecord, what: str) -> str:
+    """The nonce of the post ``what`` of ``record``'s table at its version, the same each time
+    it is sent: Discord (sent with ``enforce_nonce``, as discord.py does with every nonce)
+    answers a post whose nonce the bot used within the past few minutes with the message made
+    then, so a post tried again after its answer was lost is not made twice. Named by the
+    table's seed, not its id: a database replaced meanwhile (a backup restored) numbers its
+    tables again, and its table #1 is not another's."""
+    return f"{what}{record.seed:x}v{record.version}"[:25]
 
 
 def retry_pause(tries: int) -> float:

@@ -406,7 +406,7 @@ class Messages:
             now = self.current(now)
             if now.message_id is None:  # not posted by a try before
                 try:
-                    await self.post_table(now, once=nonce(record.id, record.version, "t"))
+                    await self.post_table(now, once=nonce(record, "t"))
                 except UNDELIVERED as exc:
                     if undelivered(exc):
                         raise  # tried again later

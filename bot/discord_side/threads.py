@@ -274,7 +274,7 @@ class MatchThreads:
                 await self.pace.request(record.channel_id)
                 sent = await lobby_channel(self.client, record).send(
                     view=line_view(translate(line(record, record.channel_id), record.locale)),
-                    nonce=nonce(record.id, record.version, "l"), allowed_mentions=NO_MENTIONS)
+                    nonce=nonce(record, "l"), allowed_mentions=NO_MENTIONS)
                 lobby_id = sent.id
                 record = replace(record, lobby_message_id=lobby_id)
                 if not await noted(self.service.tables.set_message(

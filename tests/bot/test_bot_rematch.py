@@ -167,7 +167,7 @@ async def test_a_match_played_alone_with_the_ai_starts_again_at_once(bot: LiveBo
 #: of a table is a setting the rematch keeps.
 PER_MATCH = {"id", "status", "seed", "seats", "state", "version", "message_id",
              "lobby_message_id", "deadline", "winner", "created_at", "updated_at", "revision",
-             "catalogue", "thread_id", "finished_at"}
+             "catalogue", "thread_id", "finished_at", "tournament_id"}
 ALONE = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
          SeatInfo(ai=True, hero="taia", level="easy"),
          SeatInfo(ai=True, hero="argentus", level="easy"))
