@@ -108,3 +108,24 @@ def test_a_select_takes_the_option_of_the_gender_else_the_first() -> None:
     assert agree("m=le|f=la", Name("Zjevení", "n")) == "le"
     assert agree("m=le|f=la|pl=les", Name("Dagues", "f", plural=True)) == "les"
     assert agree("m=něj|f=ni", None) == "něj"
+
+
+@pytest.mark.parametrize("key", ["bot.error.missing_permissions", "bot.thread.no_permission",
+                                 "replay.sharing.clicker_lacks", "replay.sharing.bot_lacks"])
+def test_missing_permissions_agree_with_how_many_are_missing(key: str) -> None:
+    """One missing permission is named in the singular, two or more in the plural: "cette
+    permission" / "ces 2 permissions", "toto oprávnění" / "tato 2 oprávnění" / "těchto 5
+    oprávnění"."""
+    def said(locale: str, count: int) -> str:
+        return translate(msg(key, missing="X", count=count), locale)
+
+    assert "this permission here: X." in said("en", 1)
+    assert "these 2 permissions here: X." in said("en", 2)
+    assert "cette permission\u00a0: X." in said("fr", 1)
+    assert "ces 2 permissions\u00a0: X." in said("fr", 2)
+    assert "chybí toto oprávnění: X." in said("cs", 1)
+    assert "chybí tato 2 oprávnění: X." in said("cs", 2)
+    assert "chybí těchto 5 oprávnění: X." in said("cs", 5)
+    # the admin is asked to grant "it", not "them"
+    for locale, them in (("en", "grant them"), ("fr", "de les accorder"), ("cs", "ať je ")):
+        assert them not in said(locale, 1)

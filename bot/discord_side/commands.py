@@ -16,7 +16,6 @@ from bot.discord_side.context import (
     loc,
     missing_message,
     missing_permissions,
-    permission_names,
     place_refusal,
     public_locale,
 )
@@ -130,9 +129,8 @@ class Commands:
         async with Reply(interaction, in_place=False) as reply:  # acknowledged above
             await self.clicks.reply_hand(reply, record, 0, loc(interaction))
         if missing:
-            await interaction.followup.send(translate(msg(
-                "bot.thread.no_permission", missing=permission_names(missing)),
-                loc(interaction)), ephemeral=True)
+            await interaction.followup.send(translate(missing_message(
+                missing, "bot.thread.no_permission"), loc(interaction)), ephemeral=True)
 
     async def _open(self, interaction: discord.Interaction[Any], channel_id: int,
                     abilities: bool | None, timer: int | None, ai_level: str | None,
@@ -173,9 +171,8 @@ class Commands:
         if response is not None and response.message_id is not None:
             await self.messages.lobby.note(record.id, response.message_id)
         if missing:
-            await interaction.followup.send(translate(msg(
-                "bot.thread.no_permission", missing=permission_names(missing)), locale),
-                ephemeral=True)
+            await interaction.followup.send(translate(missing_message(
+                missing, "bot.thread.no_permission"), locale), ephemeral=True)
 
     async def _threaded(self, interaction: discord.Interaction[Any],
                         thread: bool | None) -> tuple[bool, list[str]]:

@@ -79,9 +79,11 @@ def permission_names(missing: Sequence[str]) -> Msg | str:
     return names
 
 
-def missing_message(missing: Sequence[str]) -> Msg:
-    """The refusal naming the missing permissions as Discord's settings call them."""
-    return msg("bot.error.missing_permissions", missing=permission_names(missing))
+def missing_message(missing: Sequence[str], key: str = "bot.error.missing_permissions") -> Msg:
+    """The text ``key`` (by default the refusal to run a table here) naming the permissions
+    ``missing`` as Discord's settings call them, in its singular or plural form as they are
+    one or more."""
+    return msg(key, missing=permission_names(missing), count=len(missing))
 
 
 def jump_url(record: TableRecord) -> str:

@@ -32,8 +32,8 @@ from bot.discord_side.context import (
     NO_MENTIONS,
     lacking,
     loc,
+    missing_message,
     noted,
-    permission_names,
     place_refusal,
 )
 from bot.discord_side.messages import Messages
@@ -105,10 +105,10 @@ def share_refusal(interaction: discord.Interaction[Any]) -> Msg | None:
     if interaction.guild_id is not None:
         theirs = lacking(interaction, interaction.permissions, CLICKER_NEEDS)
         if theirs:
-            return msg("replay.sharing.clicker_lacks", missing=permission_names(theirs))
+            return missing_message(theirs, "replay.sharing.clicker_lacks")
     ours = lacking(interaction, interaction.app_permissions, BOT_NEEDS)
     if ours:
-        return msg("replay.sharing.bot_lacks", missing=permission_names(ours))
+        return missing_message(ours, "replay.sharing.bot_lacks")
     return None
 
 

@@ -354,20 +354,24 @@ async def test_double_clicks_on_add_and_remove_ai_change_the_lobby_once(bot: Liv
 
 
 @pytest.mark.parametrize(("perms", "thread", "named"), [
-    (("view_channel", "send_messages", "embed_links"), False, "Attach Files"),
-    (("view_channel", "attach_files"), False, "Send Messages, Embed Links"),
+    (("view_channel", "send_messages", "embed_links"), False,
+     "this permission here: Attach Files. Ask an admin to grant it"),
+    (("view_channel", "attach_files"), False,
+     "these 2 permissions here: Send Messages, Embed Links. Ask an admin to grant them"),
     (("view_channel", "send_messages", "embed_links", "attach_files"), True,
-     "Send Messages in Threads"),
+     "this permission here: Send Messages in Threads. Ask an admin to grant it"),
 ])
 async def test_new_and_start_refuse_where_the_bot_cannot_post(
         bot: LiveBot, perms: tuple[str, ...], thread: bool, named: str) -> None:
+    """The refusal names the missing permissions in the singular for one, the plural for
+    more."""
     where = bot.lb.create_thread(bot.channel) if thread else bot.channel
     lacking = discord.Permissions(**{p: True for p in perms}).value
     where.bot_permissions = lacking
     ix = await bot.command(ANN, "new", channel=where)
     assert ix.ephemeral
     [text] = bot.said(ix)
-    assert "lack these permissions" in text and named in text
+    assert text.startswith("I can't run a game in this channel because I lack ") and named in text
     assert await bot.store.active_in_channel(where.id) is None
     # a lobby opened while the bot could post; it lost the right before the start
     where.bot_permissions = discord.Permissions.all().value

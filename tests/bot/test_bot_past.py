@@ -295,13 +295,17 @@ async def test_the_clicker_and_the_bot_need_to_be_allowed_to_attach_files(
     bot.lb.set_overwrite(bot.channel, zoe, deny=ATTACH_FILES)
     told = await share(bot, zoe, tid)
     assert "vous ne pouvez pas partager l'animation dans ce salon" in told
-    assert "Joindre des fichiers" in told
+    assert "il vous manque ici cette permission\u00a0: Joindre des fichiers." in told
     bot.lb.set_overwrite(bot.channel, EVE, deny=SEND_MESSAGES | ATTACH_FILES)
     told = await share(bot, EVE, tid)
-    assert "you're missing these permissions here: Send Messages, Attach Files" in told
+    assert "you're missing these 2 permissions here: Send Messages, Attach Files." in told
     bot.channel.bot_permissions = ALL_PERMISSIONS & ~ATTACH_FILES
     told = await share(bot, ANN, tid)
-    assert "I lack these permissions here: Attach Files" in told
+    assert "I lack this permission here: Attach Files. Ask an admin to grant it" in told
+    bot.channel.bot_permissions = ALL_PERMISSIONS & ~(SEND_MESSAGES | ATTACH_FILES)
+    told = await share(bot, ANN, tid)
+    assert ("I lack these 2 permissions here: Send Messages, Attach Files. "
+            "Ask an admin to grant them") in told
     assert animations(bot) == []
 
 

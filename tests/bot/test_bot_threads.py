@@ -108,7 +108,7 @@ async def test_without_the_thread_permission_the_match_is_played_in_the_channel(
         h: LiveBot) -> None:
     h.channel.bot_permissions &= ~CREATE_PUBLIC_THREADS
     ix = await h.command(ANN, "new")
-    assert ("I can't open a thread for this match because I lack these permissions here: "
+    assert ("I can't open a thread for this match because I lack this permission here: "
             "Create Public Threads. It will be played in this channel.") in h.said(ix)
     tid = await start_lobby(h, h.public()[-1])
     assert not h.lb.threads_of(h.channel)
@@ -509,13 +509,15 @@ async def test_a_guided_match_in_a_server_channel_moves_to_its_thread(
 
 async def test_without_the_thread_permission_a_guided_match_tells_its_learner_why(
         h: LiveBot) -> None:
-    """/goblin learn where the bot may not create threads plays the lesson in the channel and
-    tells the learner why, as /goblin new tells a host."""
-    h.channel.bot_permissions &= ~CREATE_PUBLIC_THREADS
+    """/goblin learn where the bot may neither create threads nor post in them plays the
+    lesson in the channel and tells the learner why (both permissions, in the plural), as
+    /goblin new tells a host."""
+    h.channel.bot_permissions &= ~(CREATE_PUBLIC_THREADS | SEND_MESSAGES_IN_THREADS)
     ix = await h.command(BOB, "learn")
     assert "Lesson (R10)" in h.reply(ix).text()
-    assert ("I can't open a thread for this match because I lack these permissions here: "
-            "Create Public Threads. It will be played in this channel.") in h.said(ix)
+    assert ("I can't open a thread for this match because I lack these 2 permissions here: "
+            "Create Public Threads, Send Messages in Threads. It will be played in this "
+            "channel.") in h.said(ix)
     assert not h.lb.threads_of(h.channel)
     tid = table_id(h.last_table_message())
     record = await h.bot.service.tables.load(tid)

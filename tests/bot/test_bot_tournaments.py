@@ -230,8 +230,8 @@ async def test_a_tournament_is_refused_where_the_bot_cannot_post(h: LiveBot) -> 
     refused as a table is, saying which permission is missing, and nothing is opened."""
     h.channel.bot_permissions &= ~SEND_MESSAGES
     ix = await h.command(ADMIN, "tournament new", name="Spring Cup")
-    assert h.said(ix) == ["I can't run a game in this channel because I lack these "
-                          "permissions here: Send Messages. Ask an admin to grant them to the "
+    assert h.said(ix) == ["I can't run a game in this channel because I lack this "
+                          "permission here: Send Messages. Ask an admin to grant it to the "
                           "bot, or use another channel."]
     assert await h.bot.service.tournaments.open_in(h.guild.id) == []
     assert h.public() == []
