@@ -33,6 +33,7 @@ from bot.discord_side.context import (
     lacking,
     loc,
     missing_message,
+    missing_permissions,
     noted,
     place_refusal,
 )
@@ -336,12 +337,15 @@ class PastMatches:
         locale = loc(interaction)
         user = interaction.user.id
         rematches = self.service.rematches
+        # the click that would start it is refused, as Start is, where the bot may not post
+        missing = missing_permissions(interaction)
+        blocked = missing_message(missing) if missing else None
         if op == "offer":
             await interaction.response.defer(ephemeral=True, thinking=True)
             # Rematch clicked by several at once: the first posts the offer, the others wait
             # for its message and join it there (a server's clicks come through one process)
             async with self._offering.setdefault(table, asyncio.Lock()):
-                state = await rematches.offer(table, user)
+                state = await rematches.offer(table, user, blocked)
                 if state.offer.message_id is None and state.started is None:
                     told = await self._post_offer(state, user)
                 else:
@@ -352,8 +356,8 @@ class PastMatches:
         else:
             await interaction.response.defer()
             try:
-                state = await (rematches.start(table, user) if op == "start"
-                               else rematches.ready(table, user))
+                state = await (rematches.start(table, user, blocked) if op == "start"
+                               else rematches.ready(table, user, blocked))
             except Refusal as exc:
                 if exc.record is not None and exc.reason.key == "rematch.error.lapsed":
                     await self._redraw_offer_of(interaction, exc.record)

@@ -29,7 +29,7 @@ from bot.game.seats import MIN_SEATS
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
 from bot.storage.records import RematchOffer, SeatInfo, TableExists, TableRecord
-from i18n import msg
+from i18n import Msg, msg
 
 #: Seconds an offer stays open at least (a match whose turns take longer: a turn's time).
 LAPSE = 600.0
@@ -95,38 +95,44 @@ class Rematches:
     clock: Callable[[], float]
     seeds: Callable[[], int]
 
-    async def offer(self, table_id: int, user_id: int) -> RematchState:
+    async def offer(self, table_id: int, user_id: int,
+                    blocked: Msg | None = None) -> RematchState:
         """A person of a finished table offers a rematch (or, when one is open, says they are
-        ready)."""
+        ready); ``blocked``: why no match may begin in the channel now (the bot lacks a
+        permission its posts need), which refuses the click that would start it."""
         async def make(record: TableRecord) -> RematchState:
             stored, offer = await self._open_offer(record, user_id, may_lapse=True)
             if offer is None:
                 await self._channel_free(record)
                 offer = RematchOffer(table_id, user_id, self.clock(), (user_id,))
                 if set(people(record)) <= {user_id}:  # played alone with the AI: at once
-                    return await self._begin(record, offer, stored)
+                    return await self._begin(record, offer, stored, blocked)
                 await self._write(offer, stored)
                 return RematchState(offer, record)
-            return await self._ready(record, offer, user_id)
+            return await self._ready(record, offer, user_id, blocked)
         return await self._again(table_id, make)
 
-    async def ready(self, table_id: int, user_id: int) -> RematchState:
-        """A person of the table says they are ready; the match starts when all are."""
+    async def ready(self, table_id: int, user_id: int,
+                    blocked: Msg | None = None) -> RematchState:
+        """A person of the table says they are ready; the match starts when all are (refused
+        then when ``blocked``, see :meth:`offer`)."""
         async def join(record: TableRecord) -> RematchState:
             offer = (await self._open_offer(record, user_id))[1]
             assert offer is not None
-            return await self._ready(record, offer, user_id)
+            return await self._ready(record, offer, user_id, blocked)
         return await self._again(table_id, join)
 
-    async def start(self, table_id: int, user_id: int) -> RematchState:
-        """The host starts the rematch with the people who are ready (the host among them)."""
+    async def start(self, table_id: int, user_id: int,
+                    blocked: Msg | None = None) -> RematchState:
+        """The host starts the rematch with the people who are ready (the host among them;
+        refused when ``blocked``, see :meth:`offer`)."""
         async def begin(record: TableRecord) -> RematchState:
             was = (await self._open_offer(record, user_id))[1]
             assert was is not None
             if user_id != host_of(record, was):
                 raise Refusal(msg("rematch.error.host_only"), record)
             offer = was if user_id in was.ready else replace(was, ready=(*was.ready, user_id))
-            return await self._begin(record, offer, was)
+            return await self._begin(record, offer, was, blocked)
         return await self._again(table_id, begin)
 
     async def set_message(self, table_id: int, message_id: int) -> None:
@@ -218,12 +224,12 @@ class Rematches:
         return offer, offer
 
     async def _ready(self, record: TableRecord, offer: RematchOffer,
-                     user_id: int) -> RematchState:
+                     user_id: int, blocked: Msg | None = None) -> RematchState:
         if user_id in offer.ready:
             raise Refusal(msg("rematch.error.already_ready"), record)
         was, offer = offer, replace(offer, ready=(*offer.ready, user_id))
         if set(people(record)) <= set(offer.ready):
-            return await self._begin(record, offer, was)
+            return await self._begin(record, offer, was, blocked)
         await self._write(offer, was)
         return RematchState(offer, record)
 
@@ -236,11 +242,14 @@ class Rematches:
             raise Refusal(msg("rematch.error.table_active", table=active), record)
 
     async def _begin(self, record: TableRecord, offer: RematchOffer,
-                     was: RematchOffer | None) -> RematchState:
+                     was: RematchOffer | None, blocked: Msg | None = None) -> RematchState:
         """Start the new match: the ready people and the AI seats, heroes and levels kept, and
         every setting of the table (:data:`SETTINGS`; its host as :func:`host_of` says).
         ``was``: the offer as stored (None: none yet); the offer links the new match even when
-        it changed since (another process's timer pass closed it meanwhile)."""
+        it changed since (another process's timer pass closed it meanwhile). ``blocked``
+        refuses it (nothing written: the click is made again once the channel allows)."""
+        if blocked is not None:
+            raise Refusal(blocked, record)
         seats = [SeatInfo(user=s.user, name=s.name, hero=s.hero, level=s.level)
                  if s.user is not None else s.model_copy(update={"timeouts": 0})
                  for s in record.seats

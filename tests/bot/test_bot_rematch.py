@@ -21,6 +21,7 @@ from bot.discord_side.ui.custom_ids import RematchButton
 from bot.game.rematch import LAPSE, SETTINGS
 from bot.storage.records import SeatInfo, TableRecord
 from loopback import Message
+from loopback.permissions import SEND_MESSAGES
 
 
 async def ended(bot: LiveBot, timer: int = 0) -> tuple[int, Message]:
@@ -134,6 +135,27 @@ async def test_a_rematch_is_refused_where_a_table_is_active(bot: LiveBot) -> Non
     ix = await bot.click(ANN, final, RematchButton.id_for(tid, "offer"))
     assert "already has a table" in bot.said(ix)[0]
     assert await bot.bot.service.rematches.offer_of(tid) is None
+
+
+async def test_a_rematch_is_refused_where_the_bot_may_no_longer_post(bot: LiveBot) -> None:
+    """A moderator took Send Messages from the bot once the match was over: the offer stands
+    (it cannot be posted), but the click that would start the rematch is refused as Start is,
+    naming what is missing, and no table no one can see holds the channel; once the
+    permission is back, the same click starts it and its table is posted."""
+    tid, final = await ended(bot)
+    bot.channel.bot_permissions &= ~SEND_MESSAGES
+    ix = await bot.click(ANN, final, RematchButton.id_for(tid, "offer"))
+    assert "offer stands" in bot.said(ix)[0]
+    ix = await bot.click(BOB, final, RematchButton.id_for(tid, "offer"))
+    assert bot.said(ix)[0] == ("I can't run a game in this channel because I lack these "
+                               "permissions here: Send Messages. Ask an admin to grant them "
+                               "to the bot, or use another channel.")
+    assert await bot.store.active_in_channel(CHANNEL) is None
+    bot.channel.bot_permissions |= SEND_MESSAGES
+    ix = await bot.click(BOB, final, RematchButton.id_for(tid, "offer"))
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None and f"has started: table #{new}" in bot.said(ix)[0]
+    assert bot.last_table_message().custom_ids() == [f"kg:hand:{new}", f"kg:log:{new}"]
 
 
 async def test_an_offer_whose_message_cannot_be_saved_is_still_made(
