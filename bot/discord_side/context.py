@@ -29,6 +29,11 @@ NO_MENTIONS = discord.AllowedMentions.none()
 TOO_OLD_TO_EDIT = 30046
 #: Discord's JSON error code for a channel (or thread) that no longer exists.
 UNKNOWN_CHANNEL = 10003
+#: Discord's JSON error code for a request about a channel the bot may not see (also every
+#: channel of a server the bot was removed from).
+MISSING_ACCESS = 50001
+#: Discord's JSON error code for a request the bot lacks a permission for where it goes.
+MISSING_PERMISSIONS = 50013
 #: What a request to Discord that did not go through raises: Discord refused it, or the
 #: connection failed (dropped, timed out) on its way.
 UNDELIVERED = (discord.HTTPException, aiohttp.ClientError, OSError)
@@ -119,7 +124,8 @@ def can_manage_channel(interaction: discord.Interaction[Any]) -> bool:
     return interaction.guild_id is not None and bool(interaction.permissions.manage_channels)
 
 
-__all__ = ["MENTIONS", "NO_MENTIONS", "TOO_OLD_TO_EDIT", "UNDELIVERED", "UNKNOWN_CHANNEL",
+__all__ = ["MENTIONS", "MISSING_ACCESS", "MISSING_PERMISSIONS", "NO_MENTIONS", "TOO_OLD_TO_EDIT",
+           "UNDELIVERED", "UNKNOWN_CHANNEL",
            "answer_privately",
            "can_manage_channel", "jump_url", "lacking", "lobby_channel", "loc", "missing_message",
            "missing_permissions", "noted", "permission_names", "place_refusal", "public_locale"]

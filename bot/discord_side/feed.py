@@ -25,7 +25,10 @@ to an edit, see :mod:`bot.discord_side.messages`), unless Discord makes it once 
 it is sent (:attr:`Job.again`: a post carrying its own :func:`nonce`, such as a game's first table
 message, which nothing else would post before a restart). The retry is not needed once a newer
 post or edit of the table is queued (it is forgotten then), and never made once the table ended,
-another process took it or its channel was deleted.
+another process took it or its channel was deleted. So is one Discord refused because a moderator
+took a permission from the bot where the table is (:func:`withheld`: View Channel, Send Messages):
+they may well grant it again, and the table then shows how it stands, not how it stood when the
+permission went (a post refused so was not made).
 """
 
 from __future__ import annotations
@@ -40,7 +43,13 @@ from typing import Any, Literal
 
 import discord
 
-from bot.discord_side.context import UNDELIVERED, UNKNOWN_CHANNEL, why
+from bot.discord_side.context import (
+    MISSING_ACCESS,
+    MISSING_PERMISSIONS,
+    UNDELIVERED,
+    UNKNOWN_CHANNEL,
+    why,
+)
 from bot.discord_side.pace import ChannelPace
 from bot.storage.records import TableRecord
 from bot.supervision.tasks import Tasks
@@ -83,6 +92,14 @@ def undelivered(exc: BaseException) -> bool:
     if isinstance(exc, discord.HTTPException):
         return exc.status >= 500
     return isinstance(exc, UNDELIVERED)
+
+
+def withheld(exc: BaseException) -> bool:
+    """True for a request Discord refused because the bot may not view the channel (Missing
+    Access) or lacks a permission there (Missing Permissions): a moderator may grant it again,
+    and the request then goes through (a post refused so was not made)."""
+    return (isinstance(exc, discord.HTTPException)
+            and exc.code in (MISSING_ACCESS, MISSING_PERMISSIONS))
 
 
 def nonce(record: TableRecord, what: str) -> str:
@@ -205,7 +222,7 @@ class Feeds:
             try:
                 await job.work()
             except Exception as exc:
-                if (job.kind == "edit" or job.again) and undelivered(exc):
+                if (job.kind == "edit" or job.again) and (undelivered(exc) or withheld(exc)):
                     self._later(table, job, exc)
                 elif not isinstance(exc, discord.HTTPException):
                     log.exception("table %s: a message request failed", table)
@@ -219,7 +236,8 @@ class Feeds:
 
     def _later(self, table: int, job: Job, exc: BaseException) -> None:
         """The edit ``job`` of ``table`` (or a post made once however often it is sent) did not
-        go through (:func:`undelivered`): it is tried again later, unless a newer post or edit
+        go through (:func:`undelivered`, :func:`withheld`): it is tried again later, unless a
+        newer post or edit
         is queued already, the table ended or was let go meanwhile (what was kept for it is
         forgotten), or it was tried enough."""
         what = "an edit" if job.kind == "edit" else "a post"
@@ -269,4 +287,4 @@ class Feeds:
 
 
 __all__ = ["ENDED", "RETRIES", "RETRY_CAP", "RETRY_FIRST", "Feeds", "Job", "Kind", "nonce",
-           "retry_pause", "undelivered"]
+           "retry_pause", "undelivered", "withheld"]

@@ -36,7 +36,7 @@ from bot.discord_side.context import (
     noted,
     why,
 )
-from bot.discord_side.feed import Feeds, Job, nonce, undelivered
+from bot.discord_side.feed import Feeds, Job, nonce, undelivered, withheld
 from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.shown import Shown, Slot
@@ -384,9 +384,11 @@ class Messages:
     def begin(self, record: TableRecord) -> None:
         """Queue the first table message of a game that started (it pings the first player),
         unless the table was closed meanwhile; once posted, the lobby message has done its work
-        and is deleted. Cut off by Discord's trouble or the connection's, it is tried again
-        later as an edit is (nothing else would post it before a restart; the post carries its
-        nonce, so Discord makes it once), going on from what was done already."""
+        and is deleted. Cut off by Discord's trouble or the connection's, or refused for a
+        permission a moderator took from the bot (a tournament's round seated meanwhile), it
+        is tried again later as an edit is (nothing else would post it before a restart; the
+        post carries its nonce, so Discord makes it once), going on from what was done
+        already."""
         refused = False  # Discord refused the match's thread: its host is told, once
 
         async def work() -> None:
@@ -408,7 +410,7 @@ class Messages:
                 try:
                     await self.post_table(now, once=nonce(record, "t"))
                 except UNDELIVERED as exc:
-                    if undelivered(exc):
+                    if undelivered(exc) or withheld(exc):
                         raise  # tried again later
                     log.warning("could not post the table message of table %s (%s)",
                                 record.id, why(exc))

@@ -25,13 +25,14 @@ from typing import Any, TypeVar
 import discord
 
 from bot.discord_side.context import (
+    MISSING_ACCESS,
     NO_MENTIONS,
     THREAD_TYPES,
     UNKNOWN_CHANNEL,
     lobby_channel,
     noted,
 )
-from bot.discord_side.feed import Feeds, Job, nonce, undelivered
+from bot.discord_side.feed import Feeds, Job, nonce, undelivered, withheld
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.parts import GREY, cut, layout, text_block
 from bot.game.people import person
@@ -48,9 +49,6 @@ THREAD_NEEDS = ("create_public_threads", "send_messages_in_threads")
 ARCHIVED = 50083
 #: Discord's JSON error code for a second thread started from one message.
 THREAD_MADE = 160004
-#: Discord's JSON error code for a request about a channel the bot may not see (also every
-#: channel of a server the bot was removed from).
-MISSING_ACCESS = 50001
 #: The longest thread name Discord takes.
 NAME_LIMIT = 100
 
@@ -264,7 +262,9 @@ class MatchThreads:
         is played there, as a match opened in a thread is: a thread holds no thread. Opened
         once the bot is ready (a match begun at a restart): it then knows the channel. Discord's
         trouble or the connection's is raised (the start is tried again: its line carries its
-        nonce, and the thread a try made before the answer was lost is taken up)."""
+        nonce, and the thread a try made before the answer was lost is taken up), and so is
+        a refusal of the line for a permission the bot lost in the channel (:func:`withheld`:
+        the table could not be posted there either)."""
         await self.client.wait_until_ready()
         if getattr(self.client.get_channel(record.channel_id), "type", None) in THREAD_TYPES:
             return await self._in_channel(record), False
@@ -292,7 +292,9 @@ class MatchThreads:
                     raise
                 thread = made
         except discord.HTTPException as exc:
-            if undelivered(exc):
+            # the line refused for a permission the bot lost: the channel would refuse the
+            # table message as well (the start is tried again, thread and all)
+            if undelivered(exc) or (withheld(exc) and lobby_id is None):
                 raise
             log.warning("could not open a thread for table %s (%s); it is played in its "
                         "channel", record.id, exc.code or exc.status)

@@ -307,3 +307,28 @@ async def test_a_match_s_thread_whose_answer_was_lost_is_taken_up(
     assert now.message_id == table_message(h, thread).id
     assert [m.id for m in h.public()] == [now.lobby_message_id]  # the channel's line alone
     assert h.lb.message(now.lobby_message_id).text().endswith(link(thread))
+
+
+async def test_an_edit_refused_while_the_bot_may_not_view_the_channel_is_made_once_it_may(
+        bot: LiveBot, clock: Clock) -> None:
+    """A moderator hides the match's channel from the bot for a while (View Channel taken):
+    its people play on, answered privately, but the table message can be neither edited nor
+    posted afresh. Once the bot may view the channel again, the edit is tried again on a
+    pass of the timers, so the table shows the turn as it stands, not as it was when the
+    channel was hidden, without waiting for a move nobody knows is theirs."""
+    from loopback.permissions import VIEW_CHANNEL
+
+    tid = await open_table(bot, ANN, [BOB])
+    players = Players(bot, tid, [ANN, BOB])
+    await before_a_turn_ends(players)
+    table = bot.last_table_message()
+    bot.channel.bot_permissions &= ~VIEW_CHANNEL
+    assert await players.step()  # the turn ends: the move is saved, nothing can be shown
+    await bot.settle()
+    now = await bot.bot.service.tables.load(tid)
+    assert footer(now) not in bot.message(table).text()
+    bot.channel.bot_permissions |= VIEW_CHANNEL
+    await timers_pass(bot, clock, RETRY_FIRST)
+    shown = bot.last_table_message()
+    assert footer(now) in shown.text()
+    assert f"<@{now.seats[now.game.current].user}>" in shown.text()

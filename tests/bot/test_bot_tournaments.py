@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from bot_helpers import Clock
-from in_threads import ThreadPlayers
+from in_threads import ThreadPlayers, link, table_message
 from live_bot import GUILD, LiveBot
 from players import (
     ADMIN,
@@ -625,6 +625,35 @@ async def test_the_next_round_begins_when_the_standings_post_is_cut_off(h: LiveB
     record = await h.bot.service.tables.load(second)
     assert record.status == "running" and record.message_id is not None
     assert len(h.lb.threads_of(h.channel)) == 2
+
+
+async def test_a_round_seated_while_the_bot_may_not_post_begins_once_it_may(
+        h: LiveBot, clock: Clock) -> None:
+    """A moderator takes Send Messages from the bot in the tournament's channel during round
+    1: its end cannot post the standings, nor round 2's match (its line, its thread, its table
+    message). Once the permission is back, the start of round 2's match is tried again on a
+    pass of the timers, so its people get their table and its thread without a restart."""
+    from bot.discord_side.feed import RETRY_FIRST
+
+    await _three_seated(h)
+    h.channel.bot_permissions &= ~SEND_MESSAGES
+    await h.command(ADMIN, "tournament end-round")
+    await h.settle()
+    tid = (await h.bot.service.store.tournaments_with_status("running"))[0]
+    second = (await h.bot.service.tournaments.view(tid)).tables[-1].table_id
+    assert (await h.bot.service.tables.load(second)).message_id is None
+    h.channel.bot_permissions |= SEND_MESSAGES
+    clock.now += RETRY_FIRST
+    for sweep in h.bot.scheduler.sweeps:
+        await sweep()
+    await h.settle()
+    record = await h.bot.service.tables.load(second)
+    assert record.status == "running" and record.thread_id is not None
+    thread = h.lb.channel(record.thread_id)
+    assert record.message_id == table_message(h, thread).id
+    assert len(h.lb.threads_of(h.channel)) == 2
+    assert h.public()[-1].text().endswith(link(thread))  # the channel's line of the match
+    assert not [m for m in h.public() if "could not open a thread" in m.text()]  # none refused
 
 
 async def _slow_turn_before_the_round_ends(h: LiveBot, clock: Clock) -> tuple[int, User, float]:
