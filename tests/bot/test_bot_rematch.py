@@ -147,8 +147,8 @@ async def test_a_rematch_is_refused_where_the_bot_may_no_longer_post(bot: LiveBo
     ix = await bot.click(ANN, final, RematchButton.id_for(tid, "offer"))
     assert "offer stands" in bot.said(ix)[0]
     ix = await bot.click(BOB, final, RematchButton.id_for(tid, "offer"))
-    assert bot.said(ix)[0] == ("I can't run a game in this channel because I lack these "
-                               "permissions here: Send Messages. Ask an admin to grant them "
+    assert bot.said(ix)[0] == ("I can't run a game in this channel because I lack this "
+                               "permission here: Send Messages. Ask an admin to grant it "
                                "to the bot, or use another channel.")
     assert await bot.store.active_in_channel(CHANNEL) is None
     bot.channel.bot_permissions |= SEND_MESSAGES
