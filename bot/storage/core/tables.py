@@ -87,6 +87,16 @@ def moved_columns(state: GameState, version: int, text: str, now: float,
     return columns
 
 
+async def abandon_running(db: Db, table_id: int, version: int, now: float) -> bool:
+    """Within ``db``'s transaction, mark table ``table_id`` abandoned at ``now`` while it is
+    running at ``version`` (kept as history; its revision raised); False, nothing written,
+    when it no longer is."""
+    return await db.execute(
+        "UPDATE tables SET status = 'abandoned', deadline = NULL, finished_at = ?, "
+        "updated_at = ?, revision = revision + 1 WHERE id = ? AND version = ? "
+        "AND status = 'running'", now, now, table_id, version) == 1
+
+
 class TableQueries(Base):
     """The tables part of the store: the tables kept (``_records``, each with the stamp it was
     read at), the parsed states kept (``_states``) and the count of table writes ended
@@ -434,10 +444,7 @@ class TableQueries(Base):
         nothing) when the table is no longer running at ``version``."""
         now = self.clock()
         async with self._table_tx(table_id) as db:
-            if await db.execute(
-                    "UPDATE tables SET status = 'abandoned', deadline = NULL, finished_at = ?, "
-                    "updated_at = ?, revision = revision + 1 WHERE id = ? AND version = ? "
-                    "AND status = 'running'", now, now, table_id, version) != 1:
+            if not await abandon_running(db, table_id, version, now):
                 raise StaleVersion(f"table {table_id} is no longer running at version {version}")
             if result is not None:
                 await store_result(db, self.dialect, replace(result, finished_at=now), rater)

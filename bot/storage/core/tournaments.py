@@ -15,10 +15,11 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 from bot.storage.core.base import Base
-from bot.storage.core.db import Row
+from bot.storage.core.db import Db, Row
 from bot.storage.core.history import INT_MAX, INT_MIN
 from bot.storage.core.rows import as_flag, as_float, as_int, as_level, opt_float, opt_int
 from bot.storage.core.seated import write_seats
+from bot.storage.core.tables import abandon_running
 from bot.storage.records import (
     TOURNAMENT_STATUSES,
     EntrantRow,
@@ -66,6 +67,16 @@ def read_tournament(row: Row) -> TournamentRecord:
         signup_message_id=opt_int(signup, "signup_message_id"),
         standings_message_id=opt_int(standings, "standings_message_id"),
         created_at=as_float(created, "created_at"), updated_at=as_float(updated, "updated_at"))
+
+
+async def _place(db: Db, tournament_id: int, round_number: int, pod: int,
+                 places: Sequence[int]) -> None:
+    """Within ``db``'s transaction, give each seat of table ``pod`` of the round its place of
+    ``places`` (in seat order)."""
+    await db.executemany(
+        "UPDATE tournament_seats SET place = ? WHERE tournament_id = ? AND round = ? "
+        "AND pod = ? AND seat = ?",
+        [(place, tournament_id, round_number, pod, seat) for seat, place in enumerate(places)])
 
 
 class TournamentQueries(Base):
@@ -299,11 +310,7 @@ class TournamentQueries(Base):
                     "tournament_id = ? AND round = ? AND pod = ? AND decided = FALSE",
                     at_deadline, tournament_id, round_number, pod) != 1:
                 return False
-            await db.executemany(
-                "UPDATE tournament_seats SET place = ? WHERE tournament_id = ? AND round = ? "
-                "AND pod = ? AND seat = ?",
-                [(place, tournament_id, round_number, pod, seat)
-                 for seat, place in enumerate(places)])
+            await _place(db, tournament_id, round_number, pod, places)
         return True
 
     async def close_at_deadline(self, tournament_id: int, round_number: int, pod: int,
@@ -316,21 +323,14 @@ class TournamentQueries(Base):
         the same, when the table was decided already."""
         now = self.clock()
         async with self._table_tx(table_id) as db:
-            if await db.execute(
-                    "UPDATE tables SET status = 'abandoned', deadline = NULL, finished_at = ?, "
-                    "updated_at = ?, revision = revision + 1 WHERE id = ? AND version = ? "
-                    "AND status = 'running'", now, now, table_id, version) != 1:
+            if not await abandon_running(db, table_id, version, now):
                 return False
             if await db.execute(
                     "UPDATE tournament_tables SET decided = TRUE, at_deadline = TRUE WHERE "
                     "tournament_id = ? AND round = ? AND pod = ? AND table_id = ? AND "
                     "decided = FALSE", tournament_id, round_number, pod, table_id) != 1:
                 return False
-            await db.executemany(
-                "UPDATE tournament_seats SET place = ? WHERE tournament_id = ? AND round = ? "
-                "AND pod = ? AND seat = ?",
-                [(place, tournament_id, round_number, pod, seat)
-                 for seat, place in enumerate(places)])
+            await _place(db, tournament_id, round_number, pod, places)
         return True
 
     async def finish_tournament(self, tournament_id: int, round_number: int) -> bool:
