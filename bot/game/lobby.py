@@ -414,7 +414,8 @@ class Lobby:
             raise Refusal(msg("bot.error.not_active"), record)
         if record.host_id != user_id and not manager:
             raise Refusal(msg(refusal), record)
-        if record.seat_of(user_id) is not None and await self._round_over(record):
+        ends = await self.tables.round_end(record)
+        if record.seat_of(user_id) is not None and ends is not None and self.clock() >= ends:
             raise Refusal(msg("bot.tournament.round_over"), record)
         if record.status == "lobby":
             await self.store.set_status(record.id, "abandoned", record.revision)
@@ -426,14 +427,6 @@ class Lobby:
         await self.store.abandon(record.id, record.version, result, rate_result,
                                  record.seat_of(user_id))
         return await self.tables.load(record.id)
-
-    async def _round_over(self, record: TableRecord) -> bool:
-        """Whether the tournament's round that opened ``record`` is over (its deadline
-        passed); False for a table of its own."""
-        if record.tournament_id is None:
-            return False
-        ends = (await self.store.round_ends([record.id])).get(record.id)
-        return ends is not None and self.clock() >= ends
 
     async def may_quit(self, table_id: int, user_id: int) -> TableRecord:
         """Before the Leave button of a solo table closes it: the running table, when the user

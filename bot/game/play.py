@@ -135,9 +135,6 @@ class Play:
     #: The versions of each table that followed one another through moves written here, first
     #: and last: what another process wrote between them is not among them.
     _written: dict[int, tuple[int, int]] = field(default_factory=dict)
-    #: When the tournament's round that opened each of its matches ends (None: a round with
-    #: no deadline), read once: it is set as the round opens them.
-    _ends: dict[int, float | None] = field(default_factory=dict)
 
     async def act(self, table_id: int, user_id: int, version: int, notation: str, *,
                   channel_id: int | None = None, menu: str | None = None,
@@ -188,13 +185,8 @@ class Play:
         """True when the tournament's round that opened this table is over (its deadline
         passed): the match is decided as it stood then, so no move of anyone counts any more
         (the tournaments' next pass closes it). The round's end is read once a table, and
-        only of a tournament's match."""
-        if record.tournament_id is None:
-            return False
-        if record.id not in self._ends:
-            ends = (await self.store.round_ends([record.id])).get(record.id)
-            keep(self._ends, record.id, ends, KEPT_TABLES)
-        ends = self._ends[record.id]
+        only of a tournament's match (:meth:`Tables.round_end`)."""
+        ends = await self.tables.round_end(record)
         return ends is not None and self.clock() >= ends
 
     async def _stale_reason(self, table_id: int, version: int) -> Msg:
@@ -288,7 +280,6 @@ class Play:
         self._moves.pop(table_id, None)
         self._said.pop(table_id, None)
         self._written.pop(table_id, None)
-        self._ends.pop(table_id, None)
 
     def wrote_all(self, table_id: int, since: int, until: int) -> bool:
         """True when every change of the table from version ``since`` to ``until`` was a
@@ -365,12 +356,11 @@ class Play:
         raise Contended(f"table {table_id} changed under {ATTEMPTS} AI moves")
 
     async def expire(self, table_id: int, version: int,
-                     going: Callable[[], bool] = _always,
-                     ends: float | None = None) -> list[Outcome]:
-        """The turn timer ran out at ``version``: the AI plays the rest of this turn (D7).
-        ``ends``: when the tournament's round that opened the table ends; a turn whose
-        deadline is not before it never timed out (the round's end decides the match as it
-        stood then, however late the timers pass).
+                     going: Callable[[], bool] = _always) -> list[Outcome]:
+        """The turn timer ran out at ``version``: the AI plays the rest of this turn (D7). At
+        a tournament's match, a turn whose deadline is not before its round's end never timed
+        out (the round's end decides the match as it stood then, however late the timers
+        pass: :meth:`Tables.round_end`).
 
         The seat's timeout count grows, once a turn (a turn cut short by a failure and played
         on at the next pass is counted once); at :data:`MAX_TIMEOUTS` the seat goes to the AI
@@ -383,6 +373,7 @@ class Play:
         """
         out: list[Outcome] = []
         async with self.tables.hold(table_id) as record:
+            ends = await self.tables.round_end(record)
             if record.version != version or not self._time_is_up(record, ends):
                 return out
             turn = (record.game.round, record.game.turn, record.game.current)

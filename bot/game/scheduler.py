@@ -343,8 +343,7 @@ class Scheduler:
         a tournament's match, a turn whose deadline came with or after its round's end is left
         as it stands: the round's end decides the match (the tournaments' sweep of the same
         pass of the timers closes it)."""
-        ends = (await self.service.store.round_ends([table])).get(table)
-        outcomes = await self.service.play.expire(table, version, self.going, ends)
+        outcomes = await self.service.play.expire(table, version, self.going)
         if not outcomes:
             return
         record = outcomes[-1].record

@@ -14,9 +14,13 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from bot.game.refusals import Damaged, NoTable
+from bot.storage.core.rows import keep
 from bot.storage.interface import Storage
 from bot.storage.records import CorruptTable, Status, TableRecord
 from i18n import msg
+
+#: Tournament matches whose round's end is kept (the oldest let go first).
+KEPT_ENDS = 4096
 
 
 @dataclass
@@ -25,6 +29,9 @@ class Tables:
 
     store: Storage
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
+    #: When the tournament's round that opened each of its matches ends (None: a round with
+    #: no deadline), read once: it is set as the round opens them.
+    _ends: dict[int, float | None] = field(default_factory=dict)
 
     @asynccontextmanager
     async def hold(self, table_id: int) -> AsyncIterator[TableRecord]:
@@ -50,9 +57,22 @@ class Tables:
         return found
 
     def forget(self, table_id: int) -> None:
-        """Drop the lock of a table that ended (nothing is done with it any more)."""
+        """Drop the lock of a table that ended (nothing is done with it any more), and its
+        round's end."""
+        self._ends.pop(table_id, None)
         if not self.busy(table_id):
             self._locks.pop(table_id, None)
+
+    async def round_end(self, record: TableRecord) -> float | None:
+        """When the tournament's round that opened ``record``'s table ends, which decides its
+        match as it stands then; None for a table of its own (nothing read) or a round with
+        no deadline. Read once a table."""
+        if record.tournament_id is None:
+            return None
+        if record.id not in self._ends:
+            keep(self._ends, record.id,
+                 (await self.store.round_ends([record.id])).get(record.id), KEPT_ENDS)
+        return self._ends[record.id]
 
     def known(self, table_id: int) -> bool:
         """True while a lock of table ``table_id`` is kept (it was used and not forgotten)."""
