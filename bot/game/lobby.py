@@ -335,14 +335,13 @@ class Lobby:
             raise NoTable(msg("bot.error.no_table_here"))
         async with self.tables.locked(tid):
             try:
-                await self.tables.load(tid)
-            except Damaged:
+                return await self._again(tid, lambda record: self._close(
+                    record, user_id, manager, "bot.error.manage_only"))
+            except Damaged:  # the table's row cannot be read
                 if not manager and await self.store.host_of(tid) != user_id:
                     raise Refusal(msg("bot.error.manage_only")) from None
                 await self.store.abandon_damaged(tid, channel_id)
                 return tid
-            return await self._again(tid, lambda record: self._close(
-                record, user_id, manager, "bot.error.manage_only"))
 
     async def to_confirm(self, channel_id: int, user_id: int,
                          manager: bool) -> TableRecord | None:
