@@ -69,6 +69,17 @@ def lacking(interaction: discord.Interaction[Any], have: discord.Permissions,
     return [p for p in wanted if not getattr(have, p)]
 
 
+def table_lacks(interaction: discord.Interaction[Any], record: TableRecord) -> list[str]:
+    """The permissions a table needs (:data:`NEEDED`) that the bot lacks where ``record``'s
+    table is shown, read from a click in its channel or its thread: a thread's permissions are
+    its channel's, and there sending in threads stands for sending messages."""
+    in_thread = (record.thread_id is not None
+                 or getattr(interaction.channel, "type", None) in THREAD_TYPES)
+    wanted = [("send_messages_in_threads" if in_thread and p == "send_messages" else p)
+              for p in NEEDED]
+    return [p for p in wanted if not getattr(interaction.app_permissions, p)]
+
+
 def missing_permissions(interaction: discord.Interaction[Any]) -> list[str]:
     """The permissions the bot lacks in the interaction's channel to post a table there (names
     of :class:`discord.Permissions` flags, in a fixed order)."""
@@ -128,7 +139,8 @@ __all__ = ["MENTIONS", "MISSING_ACCESS", "MISSING_PERMISSIONS", "NO_MENTIONS", "
            "UNDELIVERED", "UNKNOWN_CHANNEL",
            "answer_privately",
            "can_manage_channel", "jump_url", "lacking", "lobby_channel", "loc", "missing_message",
-           "missing_permissions", "noted", "permission_names", "place_refusal", "public_locale"]
+           "missing_permissions", "noted", "permission_names", "place_refusal", "public_locale",
+           "table_lacks"]
 
 
 def expired(error: discord.HTTPException) -> bool:

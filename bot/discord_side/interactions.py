@@ -20,7 +20,14 @@ import discord
 from bot.discord_side import forget
 from bot.discord_side.asides import confirm_abandon, leave_solo, show_log
 from bot.discord_side.away import add_away
-from bot.discord_side.context import UNDELIVERED, answer_privately, expired, loc, why
+from bot.discord_side.context import (
+    UNDELIVERED,
+    answer_privately,
+    expired,
+    loc,
+    table_lacks,
+    why,
+)
 from bot.discord_side.counting import answered, refused_here
 from bot.discord_side.hint_answers import GivenHints, answer_hint
 from bot.discord_side.language import follow_person
@@ -224,7 +231,9 @@ class Interactions:
         """Apply a move clicked in a hand message (``menu``: the menu it was picked in, None for
         a button; ``sure``: the answer to the question asked before a move easy to regret),
         then refresh that message and the table. A move easy to regret asks that question in
-        the hand message instead.
+        the hand message instead. When the bot lacks a permission the table needs where it is
+        shown (a moderator took it), the move is played all the same and the mover's hand says
+        once that the table cannot show it, and which permission to ask an admin for.
 
         Only the clicker's own private hand message is redrawn in place. A move control on a
         message everyone sees (an older bot's, a forged one), or on a private message of
@@ -259,7 +268,9 @@ class Interactions:
             # the move is saved: the table, the next player and the AI go on at once, whatever
             # becomes of the mover's own reply
             self.messages.tasks.spawn(self.scheduler.after([outcome]), f"after-{table}")
-            await self.reply_hand(reply, outcome.record, outcome.seat, locale)
+            unshown = self.messages.unshown(outcome.record, interaction.user.id,
+                                            table_lacks(interaction, outcome.record))
+            await self.reply_hand(reply, outcome.record, outcome.seat, locale, unshown)
         await self.hints_given.passed(table, passing)
 
     async def ask(self, reply: Reply, question: Ask, locale: str) -> None:

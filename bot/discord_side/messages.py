@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -34,6 +34,7 @@ from bot.discord_side.context import (
     UNDELIVERED,
     jump_url,
     noted,
+    permission_names,
     why,
 )
 from bot.discord_side.feed import Feeds, Job, nonce, undelivered, withheld
@@ -53,7 +54,7 @@ from bot.supervision.tasks import Tasks
 from bot.workers.pictures import Pictures
 from engine import observe
 from engine.agents.offered import without_undo
-from i18n import Msg, translate
+from i18n import Msg, msg, translate
 from render import battle_key, hand_key, table_key
 
 log = logging.getLogger("karak.bot")
@@ -103,6 +104,8 @@ class Messages:
         self._message_ids: dict[int, int] = {}  # table -> its table message posted last
         #: table -> its passing lines' messages, with the table as the latest was posted
         self._passing: dict[int, tuple[TableRecord, list[int]]] = {}
+        #: table -> each mover told that the bot lacks these permissions where it is shown
+        self._unshown: dict[int, dict[int, tuple[str, ...]]] = {}
 
     def channel(self, record: TableRecord) -> discord.PartialMessageable:
         """The table's channel, or its thread once its match moved to one."""
@@ -187,6 +190,21 @@ class Messages:
         view = hand_view(record, seat, obs, locale, ctrls, note, names, lesson)
         return Payload(view, files, {n: keys[n] for n in names},
                        hint=bool(record.hints and ctrls.notations()))
+
+    def unshown(self, record: TableRecord, user: int, missing: Sequence[str]) -> Msg | None:
+        """The line telling ``user``, who just moved, that the table message cannot show their
+        move because the bot lacks the permissions ``missing`` where it is shown (None: nothing
+        to tell): each mover once, until those permissions are back (told again when they
+        change)."""
+        if not missing:
+            self._unshown.pop(record.id, None)
+            return None
+        told = self._unshown.setdefault(record.id, {})
+        if told.get(user) == tuple(missing):
+            return None
+        told[user] = tuple(missing)
+        return msg("bot.hand.unshown", channel=f"<#{self.threads.where(record)}>",
+                   missing=permission_names(missing), count=len(missing))
 
     def sent_hand(self, record: TableRecord, seat: int, locale: str,
                   message: discord.Message | None, payload: Payload) -> None:
@@ -490,6 +508,7 @@ class Messages:
             self._passing.pop(table, None)
         self.shown.forget(table)
         self.feeds.forget(table)
+        self._unshown.pop(table, None)
 
     def busy(self, table: int) -> bool:
         """True while something is kept for the table (tests)."""

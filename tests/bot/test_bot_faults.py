@@ -345,3 +345,46 @@ async def test_a_damaged_server_settings_row_reads_as_the_defaults(
     [text] = bot.said(await bot.command(ADMIN, "settings", timer=60))
     assert "turn timer: 1 min" in text and "AI level: hard" in text, text
     assert "bot.language" not in text, text
+
+
+async def _move(players: Players) -> tuple[User, str]:
+    """The seat to move plays the heuristic agent's move in its hand: who moved, and what
+    their private answer says."""
+    from engine import observe
+    from engine.agents import make_agent
+
+    rec = await players.h.bot.service.tables.load(players.tid)
+    user = players.users[rec.seats[rec.game.current].user or 0]
+    hand = await players.open_hand(user)
+    want = str(make_agent("heuristic", rec.version).choose(observe(rec.game, rec.game.current)))
+    ix = await players.h.play(user, hand, want)
+    assert (await players.h.bot.service.tables.load(players.tid)).version > rec.version
+    return user, " ".join([players.h.reply(ix).text(), *players.h.said(ix)])
+
+
+async def test_a_mover_is_told_once_that_the_table_cannot_show_their_move(
+        bot: LiveBot, clock: Clock) -> None:
+    """A moderator takes View Channel from the bot mid-match: the moves are still played, and
+    each person who moves is told once, in their hand, that the table cannot be updated and
+    which permission to ask an admin for; told again once it was granted and taken again."""
+    from loopback.permissions import VIEW_CHANNEL
+
+    tid = await open_table(bot, ANN, [BOB])
+    players = Players(bot, tid, [ANN, BOB])
+    _, said = await _move(players)
+    assert "View Channel" not in said
+    bot.channel.bot_permissions &= ~VIEW_CHANNEL
+    told: dict[int, int] = {}
+    for _ in range(12):
+        user, said = await _move(players)
+        if "View Channel" in said:
+            assert f"<#{CHANNEL}>" in said and "ask an admin" in said.lower(), said
+            told[user.id] = told.get(user.id, 0) + 1
+        await bot.settle()
+    assert told == {ANN.id: 1, BOB.id: 1}, told  # each mover once, not on every click
+    bot.channel.bot_permissions |= VIEW_CHANNEL
+    _, said = await _move(players)
+    assert "View Channel" not in said
+    bot.channel.bot_permissions &= ~VIEW_CHANNEL
+    _, said = await _move(players)
+    assert "View Channel" in said  # taken again: told again

@@ -26,7 +26,8 @@ from bot.discord_side.threads import line
 from bot.discord_side.ui.custom_ids import ForgetButton, RematchButton, ShareButton
 from bot.storage.records import SeatInfo
 from bot.workers.thinking import Thinking
-from engine import Undo
+from engine import Undo, observe
+from engine.agents import make_agent
 from i18n import translate
 from loopback import Loopback
 from loopback.permissions import CREATE_PUBLIC_THREADS, MANAGE_THREADS, SEND_MESSAGES_IN_THREADS
@@ -619,3 +620,23 @@ async def test_a_match_started_as_the_bot_stopped_begins_at_the_restart(
             assert lobby.id not in [m.id for m in again.public()]
     finally:
         await again.stop()
+
+
+async def test_a_mover_is_told_the_thread_s_table_cannot_show_their_move(h: LiveBot) -> None:
+    """The bot loses Send Messages in Threads during a match played in its thread: the mover's
+    hand says once that the table in the thread cannot be kept up to date, naming the
+    permission as Discord's settings do."""
+    tid, thread = await started(h)
+    h.channel.bot_permissions &= ~SEND_MESSAGES_IN_THREADS
+    await h.settle()
+    players = ThreadPlayers(h, tid, [ANN], thread)
+    said = []
+    for _ in range(3):
+        hand = await players.open_hand(ANN)
+        rec = await h.bot.service.tables.load(tid)
+        want = str(make_agent("heuristic", rec.version).choose(
+            observe(rec.game, rec.game.current)))
+        said.append(h.reply(await h.play(ANN, hand, want)).text())
+        await h.settle()
+    assert f"up to date in <#{thread.id}>" in said[0] and "Send Messages in Threads" in said[0]
+    assert not any("Send Messages in Threads" in s for s in said[1:]), said
