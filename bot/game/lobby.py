@@ -147,7 +147,11 @@ class Lobby:
                 found: TableRecord | None = await self.tables.load(exc.table_id)
             except Refusal:
                 found = None
-            raise Refusal(msg("bot.error.table_exists", table=exc.table_id), found) from exc
+            # a guided match in a server is one person's: they learn elsewhere, not by
+            # finishing or abandoning a table that may well be someone else's
+            key = ("learn.error.table_here" if lessons and guild_id is not None
+                   else "bot.error.table_exists")
+            raise Refusal(msg(key, table=exc.table_id), found) from exc
         if hints is not None:  # the host chose
             await self.store.set_hints(record.id, hints)
             record = await self.tables.load(record.id)

@@ -305,3 +305,21 @@ async def test_leaving_a_solo_match_once_moved_counts_as_a_game_lost_against_the
     assert "1 game played, 0 won." in told and "Place in the last game: 2" in told
     assert "Games against the AI alone in direct messages" in told and "0% won, 1 game" in told
 
+
+
+async def test_learn_beside_another_s_lobby_says_where_to_learn_instead(bot: LiveBot) -> None:
+    """With threads off a guided match would be played in the channel, whose one table is
+    Ann's lobby: Bob's /goblin learn is refused, not told to finish or abandon a table that is
+    not his, but told he can learn in a direct message with the bot; Ann's lobby is left as it
+    was."""
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    ix = await bot.command(BOB, "learn")
+    told = " ".join(bot.said(ix))
+    assert "direct message" in told and "abandon" not in told, told
+    assert str(lobby.id) in told  # the link to the table holding the channel
+    assert (await bot.bot.service.tables.load(table_id(lobby))).status == "lobby"
+    assert any(":join:" in c for c in bot.message(lobby).custom_ids())
+    # in direct messages Bob's guided match starts
+    ix = await bot.command(BOB, "learn", channel=bot.lb.dm(BOB))
+    assert "Lesson (R10)" in bot.reply(ix).text()
