@@ -451,7 +451,8 @@ class Messages:
         """The table's language changed: its lobby message is redrawn, or its table message
         and the channel's line of a match played in a thread, each from the table as it is
         when the redraw goes out on its feed (so a lobby change made meanwhile is never
-        drawn over by the table as it was before)."""
+        drawn over by the table as it was before); the thread the bot opened for the match is
+        named again in that language, on its own (:meth:`MatchThreads.named_again`)."""
         async def work() -> None:
             try:
                 record = await self.service.tables.load(table)
@@ -460,7 +461,9 @@ class Messages:
             if record.status == "lobby":
                 await self.lobby.edit(None, record)
             elif record.status == "running":
-                await self.threads.channel_line(self.current(record))
+                record = self.current(record)
+                await self.threads.channel_line(record)
+                self.threads.named_again(record)
         self.feeds.put(table, Job("other", -1, work))
         self.mark_dirty(table)
 

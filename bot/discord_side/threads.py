@@ -395,8 +395,9 @@ class MatchThreads:
 
     def named_again(self, record: TableRecord) -> None:
         """Name the thread of ``record``'s match again from the table as it is now (someone
-        at it was forgotten), on its own (see :meth:`renamed`): also for a match their
-        forgetting closed (a guided first match), whose channel's line its closing writes."""
+        at it was forgotten, or its language changed), on its own (see :meth:`renamed`): also
+        for a match their forgetting closed (a guided first match), whose channel's line its
+        closing writes."""
         thread = self._threads.get(record.id, record.thread_id)
         if thread is not None:
             self.feeds.tasks.spawn(self._rename(record, thread), f"thread-name-{thread}")

@@ -22,7 +22,7 @@ from players import ANN, BOB, EVE, Players, TinyRenderer, finished_match, open_t
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
 
-from bot.discord_side.threads import line
+from bot.discord_side.threads import line, thread_name
 from bot.discord_side.ui.custom_ids import ForgetButton, RematchButton, ShareButton
 from bot.storage.records import SeatInfo
 from bot.workers.thinking import Thinking
@@ -424,6 +424,20 @@ async def test_the_channel_s_line_speaks_the_language_forced_during_the_match(
     now = await h.bot.service.tables.load(tid)
     assert now.locale == "fr"
     assert h.lb.message(lobby).text() == translate(line(now, thread.id), "fr")
+
+
+async def test_a_running_match_s_thread_is_named_in_the_language_forced_during_it(
+        h: LiveBot) -> None:
+    """An admin forces French while a match is played in its thread: the thread is named
+    again in French ("Karak · Ann et 1 IA"), as its channel's line and table message speak
+    it."""
+    from players import ADMIN
+    tid, thread = await started(h)
+    assert thread.name == "Karak · Ann and 1 AI"
+    await h.command(ADMIN, "settings", language="fr")
+    await h.settle()
+    now = await h.bot.service.tables.load(tid)
+    assert thread.name == thread_name(now) == "Karak · Ann et 1 IA"
 
 
 @pytest.mark.parametrize("may_delete", [True, False])
