@@ -323,3 +323,18 @@ async def test_learn_beside_another_s_lobby_says_where_to_learn_instead(bot: Liv
     # in direct messages Bob's guided match starts
     ix = await bot.command(BOB, "learn", channel=bot.lb.dm(BOB))
     assert "Lesson (R10)" in bot.reply(ix).text()
+
+
+async def test_a_solo_match_closed_once_moved_is_not_said_to_be_rated_in_the_history(
+        bot: LiveBot) -> None:
+    """A solo match closed after its person moved is kept as a game lost against the AI, never
+    rated: the history says it was abandoned, not that it was rated as it stood."""
+    tid = await open_in_dm(bot, ai=1)
+    players = Players(bot, tid, [ANN])
+    while not any(row.user_id == ANN.id for row in await bot.store.action_log(tid)):
+        assert await players.step()
+    await bot.command(ANN, "leave")
+    assert (await bot.store.result_of(tid)) is not None
+    told = bot.reply(await bot.command(ANN, "history")).text()
+    assert f"#{tid}" in told and "rated as it stood" not in told, told
+    assert "a game lost against the AI, never rated" in told, told

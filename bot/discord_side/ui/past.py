@@ -33,7 +33,7 @@ from bot.game.history import HistoryPage, InRound, Loaded
 from bot.game.people import person_text
 from bot.game.rematch import RematchState, people
 from bot.game.texts import phase_line
-from bot.storage.records import SeatResult, TableResult
+from bot.storage.records import SeatResult, TableResult, against_ai
 from engine.names import card_name, seat_name
 from engine.replay import Replay
 from i18n import Msg, msg, translate
@@ -76,8 +76,9 @@ def _entry(result: TableResult, changes: dict[int, int] | None, thread: int | No
     if thread is not None:
         lines.append(translate(msg("history.thread", thread=f"<#{thread}>"), locale))
     abandoned = result.abandoned_by is not None
-    if abandoned:
-        lines.append(translate(msg("ratings.note.history_abandoned"), locale))
+    if abandoned:  # rated as it stood, or a game its one person lost against the AI
+        lines.append(translate(msg("ratings.note.history_abandoned_alone" if against_ai(result)
+                                   else "ratings.note.history_abandoned"), locale))
     at_deadline = in_round is not None and in_round.at_deadline
     if at_deadline:
         lines.append(translate(msg("history.tournament.at_deadline"), locale))
