@@ -453,7 +453,8 @@ class Lobby:
         to ``user_id`` before they confirm: rated as it stands (them last when they made a move
         at their seat), or not rated while someone still seated has not moved, though one seated
         at a tournament's match takes its last place there all the same; for a match of one
-        person, never rated, a game lost against the AI once they moved (None: nothing)."""
+        person (or one whose others all left before moving), never rated, a game lost against
+        the AI once they moved (None: nothing)."""
         log = await self.store.action_log(record.id)
         if sum(s.user is not None for s in record.seats) < 2:
             return msg("ratings.note.ask_lost_alone") if lost_alone(record, log, user_id) \
@@ -463,6 +464,8 @@ class Lobby:
             if (record.seat_of(user_id) is not None
                     and await self.store.tournament_of_table(record.id) is not None):
                 return msg("ratings.note.ask_forfeit")
+            if lost_alone(record, log, user_id):  # the others left before moving
+                return msg("ratings.note.ask_lost_alone")
             return msg("ratings.note.ask_waiting" if waiting(record, moved)
                        else "ratings.note.ask_too_few")
         if (record.seat_of(user_id), user_id) in moved:

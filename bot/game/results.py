@@ -68,10 +68,13 @@ def rated_if_abandoned(record: TableRecord, log: Iterable[LogRow]) -> bool:
 
 def lost_alone(record: TableRecord, log: Iterable[LogRow], by: int) -> bool:
     """True when user ``by`` abandoning the running match now counts as a game they lost
-    against the AI: they are its one person (a guided match aside) and have made a move, so
-    a game about to be lost is not left out of their record by closing it."""
-    people = [s.user for s in record.seats if s.user is not None]
-    return not record.lessons and people == [by] and any(u == by for _, u in movers(log))
+    against the AI: they are the one person who made a move (a guided match aside) and
+    nobody else still holds a seat (everyone else left, or the AI took their seat over,
+    before moving: played to its end, the match would count in their record against the
+    AI), so a game about to be lost is not left out of their record by closing it."""
+    others = [s for s in record.seats if s.user is not None and s.user != by and not s.ai]
+    return (not record.lessons and not others
+            and {u for _, u in movers(log)} == {by})
 
 
 def abandoned_result(record: TableRecord, log: Iterable[LogRow], by: int,

@@ -191,9 +191,10 @@ class Standings:
             return None
         result = await self.store.result_of(record.id)
         if result is not None:
-            if result.abandoned_by is not None:
-                return msg("ratings.note.abandoned_rated")
-            return msg("ratings.note.too_few") if unrated_for_movers(result) else None
+            if unrated_for_movers(result):  # played to its end, or closed as lost alone
+                return msg("ratings.note.too_few")
+            return msg("ratings.note.abandoned_rated") if result.abandoned_by is not None \
+                else None
         if record.status != "abandoned" or record.state is None:
             return None
         if waiting(record, movers(await self.store.action_log(record.id))):

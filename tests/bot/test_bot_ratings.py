@@ -214,3 +214,25 @@ async def test_abandoning_after_everyone_moved_rates_the_abandoner_last(bot: Liv
     [history] = bot.said(await bot.command(BOB, "history"))
     assert f"Table #{tid}" in history and "🏆" not in history  # nobody won it
     assert "Abandoned once everyone had moved, and rated as it stood then." in history
+
+
+async def test_abandoning_once_the_only_one_who_moved_counts_as_a_game_lost_against_the_ai(
+        bot: LiveBot) -> None:
+    """A friend who joins and leaves at once leaves Ann alone against the AI: the match counts
+    in her record against the AI when played to its end, so closing it once she moved (a game
+    about to be lost) counts as a game lost there too, as at a table she sat at alone."""
+    tid = await open_table(bot, ANN, [BOB])
+    await bot.command(BOB, "leave")  # before any move of his: as if he never sat
+    players = Players(bot, tid, [ANN])
+    while not await moved(bot, tid):
+        assert await players.step()
+        await bot.settle()
+    question = bot.reply(await bot.command(ANN, "abandon"))
+    assert "counts as a game lost in your record against the AI" in question.text(), \
+        question.text()
+    await bot.click(ANN, question, AbandonButton.id_for(tid))
+    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
+    assert "Rated" not in await table_text(bot, tid)
+    assert await bot.store.ratings(GUILD) == []
+    [stats] = bot.said(await bot.command(ANN, "stats"))
+    assert "1 game played, 0 won." in stats and "0% won, 1 game" in stats, stats
