@@ -306,7 +306,6 @@ async def test_leaving_a_solo_match_once_moved_counts_as_a_game_lost_against_the
     assert "Games against the AI alone in direct messages" in told and "0% won, 1 game" in told
 
 
-
 async def test_learn_beside_another_s_lobby_says_where_to_learn_instead(bot: LiveBot) -> None:
     """With threads off a guided match would be played in the channel, whose one table is
     Ann's lobby: Bob's /goblin learn is refused, not told to finish or abandon a table that is
