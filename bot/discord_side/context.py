@@ -29,6 +29,8 @@ NO_MENTIONS = discord.AllowedMentions.none()
 TOO_OLD_TO_EDIT = 30046
 #: Discord's JSON error code for a channel (or thread) that no longer exists.
 UNKNOWN_CHANNEL = 10003
+#: Discord's JSON error code for a message that no longer exists (deleted).
+UNKNOWN_MESSAGE = 10008
 #: Discord's JSON error code for a request about a channel the bot may not see (also every
 #: channel of a server the bot was removed from).
 MISSING_ACCESS = 50001
@@ -136,7 +138,7 @@ def can_manage_channel(interaction: discord.Interaction[Any]) -> bool:
 
 
 __all__ = ["MENTIONS", "MISSING_ACCESS", "MISSING_PERMISSIONS", "NO_MENTIONS", "TOO_OLD_TO_EDIT",
-           "UNDELIVERED", "UNKNOWN_CHANNEL",
+           "UNDELIVERED", "UNKNOWN_CHANNEL", "UNKNOWN_MESSAGE",
            "answer_privately",
            "can_manage_channel", "jump_url", "lacking", "lobby_channel", "loc", "missing_message",
            "missing_permissions", "noted", "permission_names", "place_refusal", "public_locale",

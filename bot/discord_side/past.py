@@ -9,7 +9,9 @@ at a time, and the last few are kept, so clicks on Share never pile up drawings.
 
 A match's animation is posted at most once per channel within a window, and a person shares no
 more often than the channel's slowmode lets them post (:mod:`bot.game.shares`; the claim is
-kept in the database, so it holds across processes and restarts). A server's clicks all come
+kept in the database, so it holds across processes and restarts). An earlier post Discord no
+longer knows (a moderator deleted it: the bot hears no message deletions, it asks when a click
+is refused for it) no longer holds the match back. A server's clicks all come
 through one process (its shard's), so the clicks on one match in one channel are also answered
 one after the other in the process: those made while it is being drawn and posted wait, then
 are pointed at the post.
@@ -30,12 +32,15 @@ import discord
 from bot.discord_side.context import (
     MENTIONS,
     NO_MENTIONS,
+    UNDELIVERED,
+    UNKNOWN_MESSAGE,
     lacking,
     loc,
     missing_message,
     missing_permissions,
     noted,
     place_refusal,
+    why,
 )
 from bot.discord_side.messages import Messages
 from bot.discord_side.sight import Sights, sight_of_table
@@ -53,7 +58,7 @@ from bot.game.refusals import Refusal
 from bot.game.rematch import RematchState
 from bot.game.service import GameService
 from bot.storage.records import TableRecord, Unreachable
-from bot.storage.shares import SharedPost
+from bot.storage.shares import ShareClaim, SharedPost
 from engine import GameConfig
 from engine.names import seat_name
 from engine.replay import Replay
@@ -271,8 +276,7 @@ class PastMatches:
         user = interaction.user.id
         lock = self._sharing.setdefault((table, channel.id), asyncio.Lock())
         async with lock:
-            claim = await self.service.shares.claim(table, channel.id, user,
-                                                    slowmode(interaction))
+            claim = await self._claim(interaction, table, channel, user)
             if claim.earlier is not None:
                 raise Refusal(earlier_message(claim.earlier, interaction.guild_id))
             if claim.wait_until is not None:
@@ -288,6 +292,33 @@ class PastMatches:
                         f"table {table}: its animation's message")
         await interaction.edit_original_response(
             content=translate(msg("replay.shared", table=table), loc(interaction)))
+
+    async def _claim(self, interaction: discord.Interaction[Any], table: int,
+                     channel: discord.PartialMessageable, user: int) -> ShareClaim:
+        """``user``'s claim to post ``table``'s animation in ``channel``; when it was refused
+        for an earlier post whose message is gone (a moderator deleted it), that post is given
+        up and the claim made again."""
+        shares = self.service.shares
+        claim = await shares.claim(table, channel.id, user, slowmode(interaction))
+        earlier = claim.earlier
+        if earlier is None or earlier.message_id is None \
+                or not await self._gone(channel, earlier.message_id):
+            return claim
+        await shares.gone(earlier)
+        return await shares.claim(table, channel.id, user, slowmode(interaction))
+
+    @staticmethod
+    async def _gone(channel: discord.PartialMessageable, message_id: int) -> bool:
+        """True when Discord answers that message ``message_id`` of ``channel`` is unknown
+        (deleted); False while it stands, or when Discord could not tell."""
+        try:
+            await channel.fetch_message(message_id)
+        except discord.NotFound as exc:
+            return exc.code == UNKNOWN_MESSAGE
+        except UNDELIVERED as exc:  # not known to be gone: the click is pointed at it
+            log.info("could not ask Discord about message %s of channel %s (%s)", message_id,
+                     channel.id, why(exc))
+        return False
 
     async def _post(self, loaded: Loaded,
                     channel: discord.PartialMessageable) -> discord.Message:

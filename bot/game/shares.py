@@ -1,6 +1,7 @@
 """A finished match's animation shared in a channel: at most one post of a match per channel
 within :data:`SHARE_WINDOW` (a later click is pointed at the earlier post), and a person's shares
-in a channel no more often than the channel's slowmode lets them post.
+in a channel no more often than the channel's slowmode lets them post. A post a moderator
+deleted no longer holds the match's post in the channel (:meth:`Shares.gone`).
 
 Each claim is checked and taken in one write of the store (:meth:`~bot.storage.interface.
 ShareStorage.claim_share`), so of many clicks at once, even through several processes, exactly
@@ -11,7 +12,7 @@ was posted lapses after :data:`POSTING_LIMIT`.
 from __future__ import annotations
 
 from bot.storage.interface import Storage
-from bot.storage.shares import ShareClaim
+from bot.storage.shares import ShareClaim, SharedPost
 
 #: Seconds during which a match's animation is posted at most once in a channel.
 SHARE_WINDOW = 600.0
@@ -35,6 +36,11 @@ class Shares:
     async def posted(self, table: int, channel: int, claim: ShareClaim, message: int) -> None:
         """The granted ``claim``'s animation is posted as message ``message``."""
         await self.store.share_posted(table, channel, claim.at, message)
+
+    async def gone(self, post: SharedPost) -> None:
+        """The earlier ``post`` (its message) was deleted: the match may be posted again."""
+        if post.message_id is not None:
+            await self.store.share_gone(post.table_id, post.channel_id, post.message_id)
 
     async def failed(self, table: int, channel: int, user: int, claim: ShareClaim) -> None:
         """Nothing was posted for the granted ``claim``: give it up."""

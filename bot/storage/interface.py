@@ -124,6 +124,10 @@ class ShareStorage(Protocol):
         """The animation whose claim was granted at ``at`` is posted as message
         ``message_id``."""
 
+    async def share_gone(self, table_id: int, channel_id: int, message_id: int) -> None:
+        """The animation's post as message ``message_id`` was deleted: the match may be posted
+        in the channel again (a newer post of it, another message, is kept)."""
+
     async def drop_share(self, table_id: int, channel_id: int, user_id: int,
                          at: float) -> None:
         """Give up the claim granted at ``at`` (nothing was posted)."""

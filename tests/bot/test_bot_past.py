@@ -346,6 +346,24 @@ async def test_an_earlier_post_is_pointed_at_after_a_restart(lb: Loopback, tmp_p
         await second.stop()
 
 
+async def test_a_post_a_moderator_deleted_is_shared_again(bot: LiveBot, clock: Clock) -> None:
+    """The animation's post deleted by a moderator within the window: the next Share posts it
+    again (Discord answers Unknown Message for the earlier one) rather than linking to a
+    message that is gone; while it stands, a Share still points at it."""
+    tid = await finished_match(bot.store, played(2))
+    assert "is posted in the channel" in await share(bot, ANN, tid)
+    [posted] = animations(bot)
+    clock.now += 60
+    assert f"{LINK}{posted.id}" in await share(bot, BOB, tid)
+    bot.lb.delete_message(posted)
+    clock.now += 60
+    assert "is posted in the channel" in await share(bot, BOB, tid)
+    [again] = animations(bot)
+    assert again.id != posted.id
+    assert f"{LINK}{again.id}" in await share(bot, EVE, tid)
+    assert len(animations(bot)) == 1
+
+
 async def test_a_post_another_process_is_making_is_announced(bot: LiveBot) -> None:
     tid = await finished_match(bot.store, played(2))
     claim = await bot.bot.service.shares.claim(tid, CHANNEL, BOB.id, 0)  # as another process

@@ -74,6 +74,14 @@ class ShareRows(Base):
                              "AND channel_id = ? AND posted_at = ?",
                              message_id, table_id, channel_id, at)
 
+    async def share_gone(self, table_id: int, channel_id: int, message_id: int) -> None:
+        """The post of table ``table_id``'s animation in ``channel_id`` as message
+        ``message_id`` is gone (deleted): the match may be posted there again. The sharer's
+        turn stays taken, as Discord's slowmode counts a message deleted since."""
+        async with self._tx() as db:
+            await db.execute("DELETE FROM shares WHERE table_id = ? AND channel_id = ? "
+                             "AND message_id = ?", table_id, channel_id, message_id)
+
     async def drop_share(self, table_id: int, channel_id: int, user_id: int,
                          at: float) -> None:
         """Give up the claim made at ``at`` (its post failed): the match may be posted there
