@@ -10,7 +10,7 @@ import hashlib
 import json
 import logging
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, cast
@@ -33,6 +33,7 @@ from bot.discord_side.poster import Poster, channel_deleted, found_locked, serve
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.reminders import Reminders
 from bot.discord_side.ui.custom_ids import KINDS, is_ours
+from bot.discord_side.ui.parts import nested
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, Unreachable
@@ -154,18 +155,7 @@ def claimed(interaction: discord.Interaction[Any]) -> bool:
     if message is None:
         return False
     return any(c.type.value == kind and getattr(c, "custom_id", None) == custom_id
-               for c in _nested(message.components))
-
-
-def _nested(components: Sequence[discord.Component]) -> Iterator[discord.Component]:
-    """Every component of ``components``, those nested in rows, containers, sections and
-    labels included."""
-    for component in components:
-        yield component
-        yield from _nested(getattr(component, "children", ()))
-        for inner in (getattr(component, "accessory", None), getattr(component, "component", None)):
-            if isinstance(inner, discord.Component):
-                yield from _nested((inner,))
+               for c in nested(message.components))
 
 
 def intents() -> discord.Intents:

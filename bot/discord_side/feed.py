@@ -23,7 +23,11 @@ is a pass of the bot's timers). Only an edit: it shows the newest state, and sho
 harmless, whereas a failed post may have been made (the table message of a new turn falls back
 to an edit, see :mod:`bot.discord_side.messages`), unless Discord makes it once however often
 it is sent (:attr:`Job.again`: a post carrying its own :func:`nonce`, such as a game's first table
-message, which nothing else would post before a restart). The retry is not needed once a newer
+message, which nothing else would post before a restart). Such a post is not given up while
+Discord's trouble or the connection's lasts, however long: it is tried again every
+:data:`RETRY_CAP` seconds until Discord answers (past :data:`NONCE_KEPT` seconds after a try
+whose answer never came, it looks for the message that try made before posting again, as
+Discord no longer gives it back for its nonce). The retry is not needed once a newer
 post or edit of the table is queued (it is forgotten then), and never made once the table ended,
 another process took it or its channel was deleted. So is one Discord refused because a moderator
 took a permission from the bot where the table is (:func:`withheld`: View Channel, Send Messages):
@@ -63,6 +67,10 @@ RETRY_FIRST = 15.0
 RETRY_CAP = 240.0
 #: ... and after this many tries again, the edit is given up (the next move shows the table).
 RETRIES = 8
+#: Seconds after a try of a post whose answer never came during which its :func:`nonce` is
+#: trusted to make it once: Discord remembers a nonce for a couple of minutes, so a post tried
+#: again later first looks for the message that try may have made (half of that, for a margin).
+NONCE_KEPT = 60.0
 
 Kind = Literal["post", "edit", "other", "last"]
 
@@ -245,7 +253,7 @@ class Feeds:
                 or any(j.kind in ("post", "edit") for j in self._jobs.get(table, ()))):
             log.warning("table %s: %s of its message failed (%s)", table, what, why(exc))
             return
-        if job.tries >= RETRIES:
+        if job.tries >= RETRIES and not (job.again and undelivered(exc)):
             log.warning("table %s: %s of its message failed (%s), %d times; given up until "
                         "the next move", table, what, why(exc), job.tries + 1)
             return
@@ -286,5 +294,5 @@ class Feeds:
         self._retries.pop(table, None)
 
 
-__all__ = ["ENDED", "RETRIES", "RETRY_CAP", "RETRY_FIRST", "Feeds", "Job", "Kind", "nonce",
-           "retry_pause", "undelivered", "withheld"]
+__all__ = ["ENDED", "NONCE_KEPT", "RETRIES", "RETRY_CAP", "RETRY_FIRST", "Feeds", "Job", "Kind",
+           "nonce", "retry_pause", "undelivered", "withheld"]

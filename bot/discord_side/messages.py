@@ -37,12 +37,14 @@ from bot.discord_side.context import (
     permission_names,
     why,
 )
-from bot.discord_side.feed import Feeds, Job, nonce, undelivered, withheld
+from bot.discord_side.feed import NONCE_KEPT, Feeds, Job, nonce, undelivered, withheld
 from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.shown import Shown, Slot
 from bot.discord_side.threads import ARCHIVED, MatchThreads
+from bot.discord_side.ui.custom_ids import HandButton
 from bot.discord_side.ui.hand import hand_view
+from bot.discord_side.ui.parts import nested
 from bot.discord_side.ui.table import moved_view, table_view, to_move
 from bot.discord_side.uploads import ImageFile
 from bot.game.lessons import emphasised
@@ -60,6 +62,9 @@ from render import battle_key, hand_key, table_key
 log = logging.getLogger("karak.bot")
 #: The file name of a finished table's summary chart.
 SUMMARY = "summary.png"
+#: The latest messages of a table's channel looked through for a table message a try whose
+#: answer never came made (one request).
+LOOKED = 50
 
 
 def transient(exc: discord.HTTPException) -> bool:
@@ -245,16 +250,36 @@ class Messages:
             raise
         self.shown.remember((record.id, None, record.locale), message, payload.keys,
                             record.version)
-        self._message_ids[record.id] = message.id
+        await self._carried(record, message.id, pings)
+
+    async def _carried(self, record: TableRecord, message: int, pings: bool) -> None:
+        """Message ``message``, posted now, carries ``record``'s table (``pings``: it names
+        the person to move): noted, and the older message and passing lines retired."""
+        self._message_ids[record.id] = message
         # known here when it cannot be saved; after a restart the table is posted afresh
-        await noted(self.service.tables.set_message(record.id, message_id=message.id),
+        await noted(self.service.tables.set_message(record.id, message_id=message),
                     f"table {record.id}: its new table message")
         if pings:  # after a restart, the turn is edited in, not pinged again
             await noted(self.service.meta.pinged(record),
                         f"table {record.id}: the ping of its turn")
-        if record.message_id is not None and record.message_id != message.id:
-            await self.retire(replace(record, message_id=message.id), record.message_id)
+        if record.message_id is not None and record.message_id != message:
+            await self.retire(replace(record, message_id=message), record.message_id)
         await self.retire_passing(record)
+
+    async def _made_before(self, record: TableRecord) -> discord.Message | None:
+        """The table message of ``record``'s table a try whose answer never came made, among
+        the latest :data:`LOOKED` messages of its channel (or thread): the bot's message with
+        the table's *My hand* button, newer than its lobby message (not one of a table of a
+        database replaced since, numbered alike); None when there is none."""
+        me = self.client.user
+        mine = HandButton.id_for(record.id)
+        after = record.lobby_message_id or 0
+        async for message in self.channel(record).history(limit=LOOKED):
+            if (me is not None and message.author.id == me.id and message.id > after
+                    and any(getattr(c, "custom_id", None) == mine
+                            for c in nested(message.components))):
+                return message
+        return None
 
     async def retire(self, record: TableRecord, old: int) -> None:
         """Delete the older table message ``old``: the channel keeps one live message per
@@ -406,11 +431,15 @@ class Messages:
         permission a moderator took from the bot (a tournament's round seated meanwhile), it
         is tried again later as an edit is (nothing else would post it before a restart; the
         post carries its nonce, so Discord makes it once), going on from what was done
-        already."""
+        already; Discord's trouble or the connection's is waited out however long it lasts.
+        Tried again once Discord may have forgotten the nonce of a try whose answer never came
+        (:data:`~bot.discord_side.feed.NONCE_KEPT`), it first looks for the message that try
+        made among the channel's latest, and takes it up instead of posting a second one."""
         refused = False  # Discord refused the match's thread: its host is told, once
+        unanswered: float | None = None  # when the first try whose answer never came began
 
         async def work() -> None:
-            nonlocal refused
+            nonlocal refused, unanswered
             # read under the table's lock, and let it go before posting: a request about the
             # table already waiting for the lock (a /goblin abandon) goes first
             try:
@@ -425,9 +454,20 @@ class Messages:
                 now, refused = await self.threads.open(now)
             now = self.current(now)
             if now.message_id is None:  # not posted by a try before
+                began = self.feeds.clock()
                 try:
-                    await self.post_table(now, once=nonce(record, "t"))
+                    # past its nonce's time, a try whose answer never came may have made it
+                    made = (await self._made_before(now) if unanswered is not None
+                            and began - unanswered >= NONCE_KEPT else None)
+                    if made is None:
+                        await self.post_table(now, once=nonce(record, "t"))
+                    else:
+                        self.shown.drop((now.id, None, now.locale))
+                        await self._carried(now, made.id, to_move(
+                            now, observe(now.game, None)) is not None)
                 except UNDELIVERED as exc:
+                    if undelivered(exc) and unanswered is None:
+                        unanswered = began
                     if undelivered(exc) or withheld(exc):
                         raise  # tried again later
                     log.warning("could not post the table message of table %s (%s)",

@@ -3,8 +3,9 @@ server error (503: discord.py raises it at once; a 500 it retries on its own fir
 again after a growing pause on the bot's clock (passes of the timers) until the table message
 shows the table as it is; a newer move shows the table instead, and nothing is tried again
 once the table ended. A post is never tried again (Discord may have made it), but a game's first
-table message (and its thread) which nothing else would post before a restart: its nonce makes
-Discord give back the message a try made before its answer was lost."""
+table message (and its thread) which nothing else would post before a restart, however long
+the outage lasts: its nonce makes Discord give back the message a try made before its answer was
+lost, and once Discord may have forgotten the nonce, that message is looked for first."""
 from __future__ import annotations
 
 from typing import Any
@@ -16,7 +17,7 @@ from in_threads import link, table_message
 from live_bot import CHANNEL, Call, LiveBot
 from players import ANN, BOB, Players, before_a_turn_ends, open_table
 
-from bot.discord_side.feed import RETRY_FIRST
+from bot.discord_side.feed import RETRIES, RETRY_FIRST, retry_pause
 from bot.storage.records import TableRecord
 from engine import apply, observe
 from engine.agents import make_agent
@@ -27,18 +28,19 @@ from loopback.world import Reply, Upload
 
 class Outage:
     """Discord answers every edit of the message ``message`` (or, without one, every post in
-    the channel) with 503 while :attr:`down`; the requests it refused are counted."""
+    the channel, and with ``reads`` every read of its messages too) with 503 while
+    :attr:`down`; the requests it refused are counted."""
 
-    def __init__(self, lb: Loopback, message: Message | None) -> None:
+    def __init__(self, lb: Loopback, message: Message | None, reads: bool = False) -> None:
         self.down = True
         self.refused = 0
         target = f"/channels/{CHANNEL}/messages" + (f"/{message.id}" if message else "")
-        verb = "PATCH" if message else "POST"
+        verbs = ("PATCH",) if message else ("POST", "GET") if reads else ("POST",)
         real = lb.world.rest
 
         async def rest(method: str, path: str, query: dict[str, str], auth: str | None,
                        body: Any, uploads: list[Upload]) -> Reply:
-            if self.down and method.upper() == verb and path == target:
+            if self.down and method.upper() in verbs and path == target:
                 self.refused += 1
                 return Reply(503, {"message": "Service Unavailable", "code": 0})
             return await real(method, path, query, auth, body, uploads)
@@ -257,6 +259,52 @@ async def test_a_game_s_first_table_message_whose_answer_was_lost_is_not_posted_
     assert lost.lost
     made = bot.last_table_message()
     await timers_pass(bot, clock, RETRY_FIRST)
+    now = await bot.bot.service.tables.load(tid)
+    assert now.message_id == made.id
+    assert [m.id for m in bot.public()] == [made.id]  # one table message; the lobby went
+    assert f"<@{now.seats[now.game.current].user}>" in made.text()
+
+
+async def outage_passes(bot: LiveBot, clock: Clock, tries: range) -> None:
+    """The bot's clock (and the stand-in's) moves on through the retries ``tries`` (counted
+    from 0) of a failed start, each pass of the timers once its pause is over."""
+    for tried in tries:
+        bot.lb.clock.advance(retry_pause(tried))
+        await timers_pass(bot, clock, retry_pause(tried))
+
+
+async def test_a_game_s_first_table_message_is_posted_after_a_long_outage(
+        bot: LiveBot, clock: Clock) -> None:
+    """Discord refuses every post for longer than the retries' doubling pauses add up to:
+    Start's table message is still tried again, at the longest pause, and posted once Discord
+    is back, without waiting for a restart."""
+    outage = Outage(bot.lb, None)
+    tid = await open_table(bot, ANN, [BOB])
+    await outage_passes(bot, clock, range(RETRIES + 4))  # over half an hour
+    assert outage.refused == RETRIES + 5
+    assert bot.bot.messages.feeds.retrying(tid)
+    outage.down = False
+    await outage_passes(bot, clock, range(RETRIES + 4, RETRIES + 5))
+    now = await bot.bot.service.tables.load(tid)
+    table = bot.last_table_message()
+    assert now.message_id == table.id
+    assert [m.id for m in bot.public()] == [table.id]  # the lobby message went
+
+
+async def test_a_first_table_message_made_before_a_long_outage_is_not_posted_twice(
+        bot: LiveBot, clock: Clock) -> None:
+    """Discord made Start's table message but the answer was lost, then refused every post
+    for longer than it remembers the post's nonce: the start tried again after that finds the
+    message made instead of posting a second one."""
+    lost = AnswerLost(bot)
+    tid = await open_table(bot, ANN, [BOB])
+    assert lost.lost
+    made = bot.last_table_message()
+    outage = Outage(bot.lb, None, reads=True)
+    await outage_passes(bot, clock, range(3))
+    assert outage.refused == 3
+    outage.down = False
+    await outage_passes(bot, clock, range(3, 4))  # 225 s on: Discord forgot the nonce
     now = await bot.bot.service.tables.load(tid)
     assert now.message_id == made.id
     assert [m.id for m in bot.public()] == [made.id]  # one table message; the lobby went

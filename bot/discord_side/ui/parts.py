@@ -3,7 +3,7 @@ carry our custom_ids, a picture, and Discord's size limits of a Components V2 me
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import discord
@@ -94,5 +94,16 @@ def text_length(view: discord.ui.LayoutView) -> int:
                if isinstance(item, discord.ui.TextDisplay))
 
 
+def nested(components: Sequence[discord.Component]) -> Iterator[discord.Component]:
+    """Every component of ``components``, those nested in rows, containers, sections and
+    labels included."""
+    for component in components:
+        yield component
+        yield from nested(getattr(component, "children", ()))
+        for inner in (getattr(component, "accessory", None), getattr(component, "component", None)):
+            if isinstance(inner, discord.Component):
+                yield from nested((inner,))
+
+
 __all__ = ["GOLD", "GREY", "MAX_COMPONENTS", "MAX_TEXT", "ROW_BUTTONS", "STYLES", "button",
-           "cut", "layout", "menu", "picture", "row", "text_block", "text_length"]
+           "cut", "layout", "menu", "nested", "picture", "row", "text_block", "text_length"]
