@@ -29,7 +29,7 @@ from loopback.model import (
     iso_now,
     snowflake,
 )
-from loopback.permissions import MANAGE_THREADS, VIEW_CHANNEL
+from loopback.permissions import MANAGE_THREADS, READ_MESSAGE_HISTORY, VIEW_CHANNEL
 from loopback.referee import Referee
 from loopback.state import State
 
@@ -301,9 +301,12 @@ class Messages:
 
     async def history(self, params: dict[str, str], body: Any, uploads: list[Upload],
                        query: dict[str, str]) -> Reply:
-        """The channel's public messages, newest first (``limit``, at most 100)."""
+        """The channel's public messages, newest first (``limit``, at most 100); none in a
+        server's channel where the bot may not read its history, as Discord answers."""
         channel = self._channel_param(params)
         self._viewable(channel)
+        if not channel.private and not channel.bot_may(READ_MESSAGE_HISTORY):
+            return Reply(200, [])
         limit = max(1, min(100, int(query.get("limit", "50") or 50)))
         public = [m for i in self.state.channel_log.get(channel.id, [])
                   if not (m := self.state.messages[i]).ephemeral and not m.deleted]

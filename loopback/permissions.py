@@ -19,6 +19,8 @@ VIEW_CHANNEL = 1 << 10
 SEND_MESSAGES = 1 << 11
 ATTACH_FILES = 1 << 15
 EMBED_LINKS = 1 << 14
+#: Without it a channel's messages are listed as none (Discord answers an empty list).
+READ_MESSAGE_HISTORY = 1 << 16
 MENTION_EVERYONE = 1 << 17
 #: What interactions tell an app of its permissions in a group direct message it is no member
 #: of (Discord's documentation: attach files, embed links, mention everyone).
@@ -96,5 +98,6 @@ def resolve(everyone: Role, roles: Sequence[Role], overwrites: Sequence[Overwrit
 __all__ = ["ADMINISTRATOR", "ALL_PERMISSIONS", "ATTACH_FILES", "CREATE_PRIVATE_THREADS",
            "CREATE_PUBLIC_THREADS", "EMBED_LINKS", "GROUP_DM_APP_PERMISSIONS", "MANAGE_THREADS",
            "MENTION_EVERYONE", "MEMBER_OVERWRITE", "MEMBER_PERMISSIONS",
-           "ROLE_OVERWRITE", "SEND_MESSAGES", "SEND_MESSAGES_IN_THREADS", "VIEW_CHANNEL",
+           "READ_MESSAGE_HISTORY", "ROLE_OVERWRITE", "SEND_MESSAGES", "SEND_MESSAGES_IN_THREADS",
+           "VIEW_CHANNEL",
            "Overwrite", "Role", "resolve"]

@@ -270,15 +270,21 @@ class Messages:
         """The table message of ``record``'s table a try whose answer never came made, among
         the latest :data:`LOOKED` messages of its channel (or thread): the bot's message with
         the table's *My hand* button, newer than its lobby message (not one of a table of a
-        database replaced since, numbered alike); None when there is none."""
+        database replaced since, numbered alike); None when there is none, or when the bot may
+        not read the channel's history (it then posts: a second message is the lesser harm
+        than a match never shown)."""
         me = self.client.user
         mine = HandButton.id_for(record.id)
         after = record.lobby_message_id or 0
-        async for message in self.channel(record).history(limit=LOOKED):
-            if (me is not None and message.author.id == me.id and message.id > after
-                    and any(getattr(c, "custom_id", None) == mine
-                            for c in nested(message.components))):
-                return message
+        try:
+            async for message in self.channel(record).history(limit=LOOKED):
+                if (me is not None and message.author.id == me.id and message.id > after
+                        and any(getattr(c, "custom_id", None) == mine
+                                for c in nested(message.components))):
+                    return message
+        except discord.Forbidden as exc:
+            log.info("table %s: could not look for its table message (%s)", record.id,
+                     why(exc))
         return None
 
     async def retire(self, record: TableRecord, old: int) -> None:

@@ -23,6 +23,7 @@ from engine import apply, observe
 from engine.agents import make_agent
 from i18n import msg, translate
 from loopback import Loopback, Message
+from loopback.permissions import READ_MESSAGE_HISTORY
 from loopback.world import Reply, Upload
 
 
@@ -309,6 +310,25 @@ async def test_a_first_table_message_made_before_a_long_outage_is_not_posted_twi
     assert now.message_id == made.id
     assert [m.id for m in bot.public()] == [made.id]  # one table message; the lobby went
     assert f"<@{now.seats[now.game.current].user}>" in made.text()
+
+
+async def test_a_first_table_message_is_posted_again_where_the_bot_may_not_read_history(
+        bot: LiveBot, clock: Clock) -> None:
+    """As above, where the bot may not read the channel's history (Discord then lists no
+    messages): it cannot find the message made, and posts the table again rather than leave
+    the match unshown."""
+    lost = AnswerLost(bot)
+    tid = await open_table(bot, ANN, [BOB])
+    assert lost.lost
+    made = bot.last_table_message()
+    bot.channel.bot_permissions &= ~READ_MESSAGE_HISTORY
+    outage = Outage(bot.lb, None, reads=True)
+    await outage_passes(bot, clock, range(3))
+    outage.down = False
+    await outage_passes(bot, clock, range(3, 4))
+    now = await bot.bot.service.tables.load(tid)
+    assert now.message_id is not None and now.message_id != made.id
+    assert now.message_id in [m.id for m in bot.public()]
 
 
 async def test_a_match_s_thread_refused_by_discord_s_trouble_is_opened_later(

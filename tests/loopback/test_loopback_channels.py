@@ -61,6 +61,22 @@ async def test_a_thread_needs_send_messages_in_threads(lb: Loopback, client: Min
     assert (status, body["code"]) == (403, 50013)
 
 
+async def test_a_channel_s_messages_are_listed_only_with_read_message_history(
+        lb: Loopback, client: MiniBot) -> None:
+    guild = lb.create_guild()
+    channel = lb.create_channel(guild)
+    where = f"/channels/{channel.id}/messages"
+    status, posted, _ = await client.rest("POST", where, {"content": "hello"})
+    assert status == 200, posted
+    status, listed, _ = await client.rest("GET", where + "?limit=50")
+    assert status == 200 and [m["id"] for m in listed] == [posted["id"]]
+    channel.bot_permissions = VIEW_CHANNEL | SEND_MESSAGES  # no Read Message History
+    status, listed, _ = await client.rest("GET", where + "?limit=50")
+    assert (status, listed) == (200, [])  # as Discord answers: no messages, no error
+    channel.bot_permissions = ALL_PERMISSIONS
+    assert len((await client.rest("GET", where))[1]) == 1
+
+
 async def test_a_deleted_message_is_gone(lb: Loopback, client: MiniBot) -> None:
     guild = lb.create_guild()
     channel = lb.create_channel(guild)
