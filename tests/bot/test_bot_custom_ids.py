@@ -1,9 +1,16 @@
 """The custom_id of every kind of button and menu: written from typed fields, read back by its
 kind's template into the same target, within Discord's 100 characters; the ids older versions
-posted still read the same; damaged ids read as unreadable."""
+posted still read the same; damaged ids read as unreadable, and whatever fits a template is read
+without an exception, its numbers only as the bot writes them."""
 from __future__ import annotations
 
+import asyncio
+from typing import Any, cast
+
+import discord
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bot.discord_side.ui.control import MAX_CUSTOM_ID, Control
 from bot.discord_side.ui.custom_ids import (
@@ -57,6 +64,7 @@ from bot.discord_side.ui.targets import (
     TurnsPage,
     Unreadable,
 )
+from bot.game.seats import MAX_SEATS
 
 TABLE = 2**63 - 1  # the largest table id the stores hold
 GUILD = 1_200_000_000_000_000_001  # a Discord snowflake
@@ -167,3 +175,49 @@ def test_ids_already_posted_read_the_same(custom_id: str, target: Target) -> Non
 ])
 def test_damaged_ids_are_unreadable(custom_id: str) -> None:
     assert parse(custom_id) == Unreadable(custom_id[:MAX_CUSTOM_ID])
+
+
+#: The fields of each target that are numbers read from a custom_id.
+NUMBERS = ("table", "version", "seat", "revision", "player", "tournament", "step", "guild",
+           "page", "user", "owner", "anchor")
+
+
+def _built(kind: type[Control], custom_id: str) -> Control:
+    """``custom_id`` clicked on a component of ``kind``'s own sort, as discord.py builds it."""
+    item: discord.ui.Item[Any] = (discord.ui.Select(custom_id=custom_id)
+                                  if kind.component is discord.ui.Select
+                                  else discord.ui.Button(custom_id=custom_id))
+    match = kind.pattern().fullmatch(custom_id)
+    assert match is not None
+    return asyncio.run(kind.from_custom_id(cast(Any, None), item, match))
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.kind)
+@settings(deadline=None, max_examples=300,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_id_a_template_fits_reads_as_the_bot_writes_it_or_is_unreadable(
+        kind: type[Control], data: st.DataObject) -> None:
+    """Whatever fits a kind's template (unicode digits, leading zeros, huge numbers, any text
+    in a free field) is read without an exception into a target of the kind whose numbers are
+    written as the bot writes them, within the limits of the kind; else it is unreadable."""
+    custom_id = data.draw(st.from_regex(kind.pattern(), fullmatch=True), label="custom_id")
+    target = kind.parse(custom_id)
+    assert parse(custom_id) == target
+    assert _built(kind, custom_id).target == target
+    if isinstance(target, Unreadable):
+        assert target.text == custom_id[:MAX_CUSTOM_ID]
+        return
+    assert kind_of(custom_id) is kind and len(custom_id) <= MAX_CUSTOM_ID
+    found = kind.pattern().fullmatch(custom_id)
+    assert found is not None
+    written = found.groupdict()
+    written.setdefault("table", written.get("anchor"))  # a history page's table
+    for name in NUMBERS:
+        value = getattr(target, name, None)
+        if isinstance(value, int) and not isinstance(value, bool) and written.get(name):
+            assert written[name] == str(value), (name, custom_id)  # ASCII, no leading zero
+            assert value >= 0
+    for name in ("table", "user", "owner", "guild"):
+        assert getattr(target, name, 1) >= 1
+    assert getattr(target, "seat", 0) < MAX_SEATS

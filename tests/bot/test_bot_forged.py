@@ -298,3 +298,17 @@ async def test_a_leave_button_forged_for_a_table_of_several_people_is_refused(
     texts = await raw_click(bot, ANN, forged_message(bot, ANN, cid), cid, 2)
     assert set(texts) == {"That button is damaged, out of date or from another bot."}, texts
     assert (await bot.bot.service.tables.load(tid)).status == "running"
+
+
+@pytest.mark.parametrize("written", ["arabic", "zero"])
+async def test_a_move_whose_numbers_the_bot_never_writes_so_is_damaged_and_plays_nothing(
+        bot: LiveBot, written: str) -> None:
+    """Python reads other scripts' digits ("٣") and leading zeros as numbers: an id written so
+    fits no button the bot posts, and is refused as damaged."""
+    tid, user, rec, move = await _first_move(bot)
+    table = (str(tid).translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")) if written == "arabic"
+             else f"0{tid}")
+    cid = f"kg:do:{table}:{rec.version}:{move}"
+    texts = await raw_click(bot, user, forged_message(bot, user, cid), cid, 2)
+    assert texts == ["That button is damaged, out of date or from another bot."], texts
+    assert (await bot.bot.service.tables.load(tid)).version == rec.version

@@ -23,8 +23,9 @@ from bot.discord_side.ui.targets import Forget, Target, Unreadable
 
 PREFIX = "kg"
 MAX_CUSTOM_ID = 100
-#: A number field of a custom_id.
-NUMBER = r"\d+"
+#: A number field of a custom_id, as the bot writes one: ASCII digits, no leading zero (``\d``
+#: and :func:`int` would also take other scripts' digits, "٣" read as 3).
+NUMBER = r"(?:0|[1-9][0-9]*)"
 _NOTHING = re.compile(r"(?!)")
 T = TypeVar("T")
 
