@@ -56,6 +56,7 @@ from bot.game.leases import Leases
 from bot.game.reminders import Reminder, Reminding
 from bot.game.service import GameService
 from bot.game.spans import time_left
+from bot.storage.records import CannotSave
 from bot.supervision.tasks import Tasks
 from i18n import msg, translate
 
@@ -263,6 +264,8 @@ class Reminders:
         if isinstance(table, int):
             try:
                 await self.reminding.clicked(table, interaction.user.id)
+            except CannotSave as exc:  # the database away or failing: the click says so itself
+                log.warning("could not note a click on table %s (%s)", table, exc)
             except Exception:  # noqa: BLE001 - a reminder too many is no reason to fail a click
                 log.exception("could not note a click on table %s", table)
 

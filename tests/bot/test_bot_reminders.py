@@ -120,6 +120,22 @@ async def test_no_reminder_for_someone_active_in_their_turn(bot: LiveBot, clock:
     assert dms(bot, mover) == []
 
 
+async def test_a_click_at_a_slow_match_while_the_database_is_away_is_answered_with_a_warning(
+        bot: LiveBot, clock: Clock, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The click is answered as any click is while the database is out of reach; that it
+    could not be noted (one write of each click at a slow match) is a warning, without a
+    traceback, as the database's other troubles are, not an error."""
+    from database_away import cut_file
+
+    tid, mover = await slow_match(bot, clock)
+    await remind(bot)  # a pass of the loop knows the slow match: its clicks are noted
+    with cut_file(tmp_path / "k.db"):
+        ix = await bot.click(mover, bot.last_table_message(), LogButton.id_for(tid))
+    assert bot.said(ix), "the click got a private answer"
+    found = [r for r in caplog.records if "could not note a click" in r.getMessage()]
+    assert [(r.levelname, r.exc_info) for r in found] == [("WARNING", None)]
+
+
 async def test_no_reminder_for_someone_who_opened_their_hand_as_the_match_began(
         bot: LiveBot, clock: Clock) -> None:
     """The first player, pinged as the slow match starts, opens their hand at once (before
