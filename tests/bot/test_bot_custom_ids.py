@@ -193,7 +193,7 @@ def _built(kind: type[Control], custom_id: str) -> Control:
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.kind)
-@settings(deadline=None, max_examples=300,
+@settings(deadline=None, max_examples=100,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_any_id_a_template_fits_reads_as_the_bot_writes_it_or_is_unreadable(
