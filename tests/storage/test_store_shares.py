@@ -83,3 +83,16 @@ async def test_of_twenty_claims_at_once_from_two_processes_one_is_granted(
     answers = await asyncio.gather(*(claim(s, tid, 50, 1000 + i)
                                      for i in range(10) for s in (store, fresh)))
     assert sum(a.granted for a in answers) == 1
+
+
+async def test_a_post_whose_message_is_gone_lets_the_match_be_posted_again(
+        store: Storage, clock: Clock) -> None:
+    tid = await finished(store, 1, channel=1)
+    first = await claim(store, tid, 50, ANN, slowmode=60)
+    await store.share_posted(tid, 50, first.at, 777)
+    clock.now += 5
+    await store.share_gone(tid, 50, 778)  # another message: the post stands
+    assert (await claim(store, tid, 50, BOB)).earlier == SharedPost(tid, 50, ANN, first.at, 777)
+    await store.share_gone(tid, 50, 777)
+    assert (await claim(store, tid, 50, ANN, slowmode=60)).wait_until == first.at + 60
+    assert (await claim(store, tid, 50, BOB)).granted  # the sharer's turn is theirs still
