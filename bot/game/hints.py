@@ -1,16 +1,16 @@
 """Hints: a person at a table with hints on asks what the hard AI would play in their place.
 
-The rules: hints are a table setting (:func:`hints_by_default` when the host did not choose);
-only the person who must decide may ask, on the decision in front of them (a Hint button of an
-older decision is refused as stale), and one hint per person and decision: the hint is kept in
-the store, so a second click, even after a restart, gets the same hint back (said to be given
-again) and the hints a person used are counted there (:meth:`Storage.hints_used`). A decision
-is kept under the table version it was first met at: taking a move back returns to a decision
-met before (:func:`first_met`), whose hint is the one given again. The hint is
-worked out from the seat's observation alone, in the hint worker (:meth:`Thinking.hint`), with
-no table lock held: asking changes nothing at the table, so the checks read the table as it is
-(a stored record is never changed in place) without waiting behind a move or a table message's
-edit. Also the Discord-free lines of a hint's answer (:func:`hint_lines`).
+The rules: hints are a table setting (:func:`hints_by_default` when the host did not choose); only
+the person who must decide may ask, on the decision in front of them (a Hint button of an older
+decision is refused as stale, saying whether a move was taken back since), and one hint per person
+and decision: the hint is kept in the store, so a second click, even after a restart, gets the same
+hint back (said to be given again) and the hints a person used are counted there
+(:meth:`Storage.hints_used`). A decision is kept under the table version it was first met at: taking
+a move back returns to a decision met before (:func:`first_met`), whose hint is the one given again.
+The hint is worked out from the seat's observation alone, in the hint worker
+(:meth:`Thinking.hint`), with no table lock held: asking changes nothing at the table, so the checks
+read the table as it is (a stored record is never changed in place) without waiting behind a move or
+a table message's edit. Also the Discord-free lines of a hint's answer (:func:`hint_lines`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from bot.game.refusals import Refusal
+from bot.game.refusals import Refusal, Stale
 from bot.game.seats import deciding_seat
 from bot.game.tables import Tables
 from bot.game.texts import describe
@@ -76,7 +76,7 @@ class Hints:
         """The hint for ``user_id``'s decision at version ``version`` (the Hint button's),
         clicked on the hand message shown to ``hand_of`` (None: unknown)."""
         record = await self.tables.load(table_id)  # read only: no wait behind a table edit
-        seat = self._check(record, user_id, version, hand_of)
+        seat = await self._check(record, user_id, version, hand_of)
         obs = observe(record.game, seat)
         key = (table_id, await self._first_met(record), user_id)
         stored = await self.store.stored_hint(*key)
@@ -107,14 +107,26 @@ class Hints:
         if record.hints:
             self.thinking.prepare_hints()
 
-    @staticmethod
-    def _check(record: TableRecord, user_id: int, version: int, hand_of: int | None) -> int:
+    async def _check(self, record: TableRecord, user_id: int, version: int,
+                     hand_of: int | None) -> int:
         """The seat of ``user_id`` when they may ask for a hint at ``version``; else a
-        refusal."""
-        seat = deciding_seat(record, user_id, version, hand_of, msg("bot.hint.stale"))
+        refusal (a Hint button of an older version says, as the move buttons beside it do,
+        whether a move was taken back since or it was simply played)."""
+        try:
+            seat = deciding_seat(record, user_id, version, hand_of, msg("bot.hint.stale"))
+        except Stale as exc:
+            if exc.reason.key == "bot.hint.stale" and await self._taken_back_since(record.id,
+                                                                                   version):
+                raise Stale(msg("bot.hint.taken_back"), record) from exc
+            raise
         if not record.hints:
             raise Refusal(msg("bot.hint.off"), record)
         return seat
+
+    async def _taken_back_since(self, table_id: int, version: int) -> bool:
+        """Whether a move was taken back at the table since ``version`` (the log's ``undo``
+        rows after it)."""
+        return any(row.action == UNDO for row in (await self.store.action_log(table_id))[version:])
 
     async def _work(self, key: Key, seat: int, obs: Observation) -> bytes:
         """Work the hint out and keep it; the hint kept (a refusal when no worker could)."""

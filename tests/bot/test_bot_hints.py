@@ -24,9 +24,10 @@ from storage.helpers import played
 from bot.discord_side.ui.custom_ids import LobbyButton
 from bot.game.hints import HintAnswer, first_met, hint_label, hint_lines
 from bot.game.texts import describe
-from bot.storage.records import LogRow
+from bot.storage.records import LogRow, TableRecord
 from bot.workers.thinking import Thinking, advise
 from engine import (
+    Action,
     Fight,
     GameConfig,
     Observation,
@@ -357,6 +358,20 @@ async def test_a_hint_whose_decision_the_turn_timer_made_says_it_no_longer_appli
     assert "no longer applies" in h.lb.message(answer.id).text()
 
 
+async def until_a_move_may_be_taken_back(players: Players) -> tuple[TableRecord, Action]:
+    """``players`` play until the person to play may make a move they could take back: the
+    table then, and such a move."""
+    for _ in range(400):
+        rec = await players.h.bot.service.tables.load(players.tid)
+        state = rec.game
+        opening = [a for a in observe(state, state.current).legal
+                   if a != Undo() and apply(state, a, seat=state.current)[0].undo is not None]
+        if opening:
+            return rec, opening[0]
+        assert await players.step(), "the game ended first"
+    raise AssertionError("never reached")
+
+
 async def test_a_decision_met_again_after_a_take_back_gets_its_hint_back(h: LiveBot) -> None:
     """Ann asks for a hint, plays a move and takes it back: the decision in front of her is the
     one she asked about, so her next click gets that hint back (given again), not a second hint
@@ -364,21 +379,12 @@ async def test_a_decision_met_again_after_a_take_back_gets_its_hint_back(h: Live
     tid = await open_table(h, ANN, [], ai=1)
     players = Players(h, tid, [ANN])
     service = h.bot.service
-    for _ in range(400):  # until Ann may make a move she could take back
-        rec = await service.tables.load(tid)
-        state = rec.game
-        opening = [a for a in observe(state, state.current).legal
-                   if a != Undo() and apply(state, a, seat=state.current)[0].undo is not None]
-        if opening:
-            break
-        assert await players.step(), "the game ended first"
-    else:
-        raise AssertionError("never reached")
+    rec, move = await until_a_move_may_be_taken_back(players)
     hand = await players.open_hand(ANN)
     first = h.reply(await h.click(ANN, hand, hint_button(hand) or ""))
     chances = CHANCE.findall(first.text())
     assert "You have used 1 hint in this game." in first.text() and chances
-    await h.play(ANN, hand, str(opening[0]))
+    await h.play(ANN, hand, str(move))
     await h.play(ANN, h.message(hand), str(Undo()))
     back = await service.tables.load(tid)
     assert back.game == rec.game and back.version == rec.version + 2  # the same decision
@@ -388,6 +394,23 @@ async def test_a_decision_met_again_after_a_take_back_gets_its_hint_back(h: Live
     assert CHANCE.findall(again) == chances
     assert "You have used 1 hint in this game." in again
     assert await h.store.hints_used(tid) == {rec.game.current: 1}
+
+
+async def test_a_hint_button_drawn_before_a_take_back_says_so(h: LiveBot) -> None:
+    """A Hint button of a hand message drawn before a move was taken back is refused as the
+    move buttons beside it are: it was drawn before a move was taken back (not played)."""
+    tid = await open_table(h, ANN, [], ai=1)
+    players = Players(h, tid, [ANN])
+    rec, move = await until_a_move_may_be_taken_back(players)
+    hand = await players.open_hand(ANN)
+    old = copy.deepcopy(hand)  # as Ann's screen still shows it
+    await h.play(ANN, hand, str(move))
+    await h.play(ANN, h.message(hand), str(Undo()))
+    said = " ".join(h.said(await h.click(ANN, old, hint_button(old) or "")))
+    assert "before a move was taken back" in said and "already" not in said, said
+    assert await h.store.hints_used(tid) == {}
+    for lc in LOCALES:
+        assert translate(msg("bot.hint.taken_back"), lc) != translate(msg("bot.hint.stale"), lc)
 
 
 def test_a_decision_is_first_met_where_the_same_moves_stood() -> None:
