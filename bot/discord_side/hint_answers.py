@@ -2,8 +2,9 @@
 person who asked, with the suggested move, the estimated chances to win of the best moves and
 the reason (the service decides who may ask and keeps the hint). Once the decision the hint was
 for has been made, by the person or by the AI when their turn timer ran out, its answer is
-edited to say the hint no longer applies (:class:`GivenHints`), through the click's token while
-Discord still takes it (15 minutes)."""
+edited to say the hint no longer applies (:class:`GivenHints`), and once a take-back returns
+to that decision, edited to show the hint again, through the click's token while Discord still
+takes it (15 minutes)."""
 
 from __future__ import annotations
 
@@ -47,29 +48,33 @@ def _view(messages: list[Msg], locale: str) -> discord.ui.LayoutView:
 
 
 @dataclass
-class _Given:
-    """One hint answer shown: the click it answered (whose token edits it), the hint and the
-    language."""
+class HintShown:
+    """One hint answer shown: the click it answered (whose token edits it), the hint, the
+    language and the table version its decision stands at (the one it was asked at, or the one
+    a take-back returned to it at)."""
 
     interaction: discord.Interaction[Any]
     answer: HintAnswer
     locale: str
     at: float  # when it was shown (the clock of :class:`GivenHints`)
+    version: int
 
 
 @dataclass
 class GivenHints:
-    """The hint answers shown, per (table, person), until the decision they were for is made
+    """The hint answers shown, per (table, person), until the decision they were for is made,
+    and those marked as no longer applying, until a take-back returns to their decision
     (``clock``: the time in seconds, injectable for tests)."""
 
     clock: Callable[[], float] = time.time
-    _given: dict[tuple[int, int], list[_Given]] = field(default_factory=dict)
+    _given: dict[tuple[int, int], list[HintShown]] = field(default_factory=dict)
+    _passed: dict[tuple[int, int], list[HintShown]] = field(default_factory=dict)
 
     def remember(self, interaction: discord.Interaction[Any], answer: HintAnswer,
                  locale: str) -> None:
         """``interaction`` was answered with ``answer``."""
         kept = self._given.setdefault((answer.record.id, interaction.user.id), [])
-        kept.append(_Given(interaction, answer, locale, self.clock()))
+        kept.append(HintShown(interaction, answer, locale, self.clock(), answer.record.version))
         del kept[:-KEPT]
 
     async def decided(self, table: int, user: int, version: int) -> None:
@@ -78,24 +83,56 @@ class GivenHints:
         applies (:meth:`passing`, then :meth:`passed`)."""
         await self.passed(table, self.passing(table, user, version))
 
-    def passing(self, table: int, user: int, version: int) -> list[_Given]:
+    def passing(self, table: int, user: int, version: int) -> list[HintShown]:
         """The hint answers of ``user`` at ``table`` for a decision before ``version``, taken
         out of what is kept (at once, so a table forgotten as its game ends meanwhile still
-        has them marked); those whose click's token has expired are dropped (never tried)."""
+        has them marked) and kept as passed (a take-back may return to their decision); those
+        whose click's token has expired are dropped (never tried)."""
         kept = self._given.pop((table, user), [])
         now = self.clock()
-        out: list[_Given] = []
+        out: list[HintShown] = []
         for given in kept:
             if now - given.at > TOKEN_LIFETIME:
                 continue
-            if given.answer.record.version == version:
+            if given.version == version:
                 self._given.setdefault((table, user), []).append(given)
             else:
                 out.append(given)
+        if out:
+            passed = self._passed.setdefault((table, user), [])
+            passed.extend(out)
+            del passed[:-KEPT]
+        return out
+
+    def any_passed(self, table: int, user: int) -> bool:
+        """Whether answers of ``user`` at ``table`` are marked as no longer applying (a
+        take-back may return to their decision)."""
+        return bool(self._passed.get((table, user)))
+
+    def returning(self, table: int, user: int, version: int, met: int) -> list[HintShown]:
+        """The answers of ``user`` at ``table`` marked as no longer applying whose decision,
+        first met at version ``met``, a take-back returned to at ``version``: taken out of
+        the passed ones and kept again, as applying at ``version`` (see :meth:`restored`);
+        those whose click's token has expired are dropped."""
+        passed = self._passed.pop((table, user), [])
+        now = self.clock()
+        out: list[HintShown] = []
+        for given in passed:
+            if now - given.at > TOKEN_LIFETIME:
+                continue
+            if given.answer.met == met:
+                given.version = version
+                out.append(given)
+            else:
+                self._passed.setdefault((table, user), []).append(given)
+        if out:
+            kept = self._given.setdefault((table, user), [])
+            kept.extend(out)
+            del kept[:-KEPT]
         return out
 
     @staticmethod
-    async def passed(table: int, passing: list[_Given]) -> None:
+    async def passed(table: int, passing: list[HintShown]) -> None:
         """Each answer of ``passing`` (:meth:`passing`) says it no longer applies. An answer
         Discord no longer lets the bot edit (dismissed, too old) is left as it is."""
         for given in passing:
@@ -105,10 +142,23 @@ class GivenHints:
             except discord.HTTPException as exc:
                 log.info("could not mark the hint of table %s as passed (%s)", table, exc.status)
 
+    @staticmethod
+    async def restored(table: int, returning: list[HintShown]) -> None:
+        """Each answer of ``returning`` (:meth:`returning`) shows its hint again, as it did
+        before its decision was made. An answer Discord no longer lets the bot edit is left
+        as it is."""
+        for given in returning:
+            try:
+                await given.interaction.edit_original_response(
+                    view=hint_view(given.answer, given.locale))
+            except discord.HTTPException as exc:
+                log.info("could not show the hint of table %s again (%s)", table, exc.status)
+
     def forget(self, table: int) -> None:
         """Drop what is kept for a table that ended."""
-        for key in [k for k in self._given if k[0] == table]:
-            del self._given[key]
+        for kept in (self._given, self._passed):
+            for key in [k for k in kept if k[0] == table]:
+                del kept[key]
 
 
 async def answer_hint(service: GameService, interaction: discord.Interaction[Any], table: int,
@@ -132,4 +182,4 @@ async def answer_hint(service: GameService, interaction: discord.Interaction[Any
             await given.decided(table, interaction.user.id, now.version)
 
 
-__all__ = ["GivenHints", "answer_hint", "hint_view", "passed_view"]
+__all__ = ["GivenHints", "HintShown", "answer_hint", "hint_view", "passed_view"]

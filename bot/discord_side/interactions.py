@@ -29,7 +29,7 @@ from bot.discord_side.context import (
     why,
 )
 from bot.discord_side.counting import answered, refused_here
-from bot.discord_side.hint_answers import GivenHints, answer_hint
+from bot.discord_side.hint_answers import GivenHints, HintShown, answer_hint
 from bot.discord_side.language import follow_person
 from bot.discord_side.lobby_clicks import LobbyClicks
 from bot.discord_side.messages import Messages
@@ -41,6 +41,7 @@ from bot.discord_side.turns import show_turns
 from bot.discord_side.ui.control import Clicks, Control
 from bot.discord_side.ui.hand import ask_view
 from bot.discord_side.ui.targets import Forget, Unreadable
+from bot.game.play import Outcome
 from bot.game.refusals import Ask, Refusal, Stale
 from bot.game.scheduler import Scheduler
 from bot.game.seats import sees_hand
@@ -262,9 +263,11 @@ class Interactions:
                 else:
                     await reply.tell(translate(exc.reason, locale))
                 return
-            # the hints the move made pass, taken before the game's end can forget them
+            # the hints the move made pass, taken before the game's end can forget them; a
+            # take-back returning to a decision makes its hints apply again
             passing = self.hints_given.passing(table, interaction.user.id,
                                                outcome.record.version)
+            returning = await self._hints_back(outcome, interaction.user.id)
             # the move is saved: the table, the next player and the AI go on at once, whatever
             # becomes of the mover's own reply
             self.messages.tasks.spawn(self.scheduler.after([outcome]), f"after-{table}")
@@ -272,6 +275,17 @@ class Interactions:
                                             table_lacks(interaction, outcome.record))
             await self.reply_hand(reply, outcome.record, outcome.seat, locale, unshown)
         await self.hints_given.passed(table, passing)
+        await self.hints_given.restored(table, returning)
+
+    async def _hints_back(self, outcome: Outcome, user: int) -> list[HintShown]:
+        """The hint answers of ``user`` that apply again after ``outcome``: those marked as no
+        longer applying whose decision a take-back returned to (the log is read only when
+        there are some)."""
+        table = outcome.record.id
+        if not outcome.undone or not self.hints_given.any_passed(table, user):
+            return []
+        met = await self.service.hints.met_at(outcome.record)
+        return self.hints_given.returning(table, user, outcome.record.version, met)
 
     async def ask(self, reply: Reply, question: Ask, locale: str) -> None:
         """Ask once more before a move easy to regret: in the clicked hand message, or, when it

@@ -51,7 +51,8 @@ def hints_by_default(seats: Sequence[SeatInfo]) -> bool:
 @dataclass(frozen=True, slots=True)
 class HintAnswer:
     """A hint given: the table when it was asked, the seat, its observation, the hint, whether
-    it was given before (``again``) and how many hints the seat used at the table so far."""
+    it was given before (``again``), how many hints the seat used at the table so far and the
+    version the decision was first met at (:func:`first_met`; None: unknown)."""
 
     record: TableRecord
     seat: int
@@ -59,6 +60,7 @@ class HintAnswer:
     advice: Hint
     again: bool
     used: int
+    met: int | None = None
 
 
 @dataclass
@@ -78,7 +80,7 @@ class Hints:
         record = await self.tables.load(table_id)  # read only: no wait behind a table edit
         seat = await self._check(record, user_id, version, hand_of)
         obs = observe(record.game, seat)
-        key = (table_id, await self._first_met(record), user_id)
+        key = (table_id, await self.met_at(record), user_id)
         stored = await self.store.stored_hint(*key)
         again = stored is not None or key in self._pending
         if stored is None:
@@ -90,9 +92,9 @@ class Hints:
                 task.add_done_callback(lambda _: self._pending.pop(key, None))
             stored = await asyncio.shield(task)
         used = (await self.store.hints_used(table_id)).get(seat, 0)
-        return HintAnswer(record, seat, obs, unpack_hint(stored), again, used)
+        return HintAnswer(record, seat, obs, unpack_hint(stored), again, used, key[1])
 
-    async def _first_met(self, record: TableRecord) -> int:
+    async def met_at(self, record: TableRecord) -> int:
         """The version at which the decision in front of ``record``'s seat was first met: its
         own, unless a take-back returned to it (only then is the log read: each take-back
         moves the version on and the step back)."""

@@ -396,6 +396,28 @@ async def test_a_decision_met_again_after_a_take_back_gets_its_hint_back(h: Live
     assert await h.store.hints_used(tid) == {rec.game.current: 1}
 
 
+async def test_a_hint_s_answer_applies_again_once_a_take_back_returns_to_its_decision(
+        h: LiveBot) -> None:
+    """Ann asks for a hint, plays a move (the answer says it no longer applies) and takes it
+    back: the decision is in front of her again, so the answer shows the hint again, as it
+    would had she never moved; once she decides again it no longer applies."""
+    tid = await open_table(h, ANN, [], ai=1)
+    players = Players(h, tid, [ANN])
+    rec, move = await until_a_move_may_be_taken_back(players)
+    hand = await players.open_hand(ANN)
+    answer = h.reply(await h.click(ANN, hand, hint_button(hand) or ""))
+    shown = answer.text()
+    assert "Suggested move" in shown
+    await h.play(ANN, hand, str(move))
+    assert "no longer applies" in h.lb.message(answer.id).text()
+    await h.play(ANN, h.message(hand), str(Undo()))
+    assert (await h.bot.service.tables.load(tid)).game == rec.game
+    assert h.lb.message(answer.id).text() == shown
+    await h.play(ANN, h.message(hand), str(move))
+    assert "no longer applies" in h.lb.message(answer.id).text()
+    assert await h.store.hints_used(tid) == {rec.game.current: 1}
+
+
 async def test_a_hint_button_drawn_before_a_take_back_says_so(h: LiveBot) -> None:
     """A Hint button of a hand message drawn before a move was taken back is refused as the
     move buttons beside it are: it was drawn before a move was taken back (not played)."""
