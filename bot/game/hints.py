@@ -21,8 +21,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from bot.game.refusals import Refusal, Stale
-from bot.game.seats import deciding_seat
+from bot.game.refusals import OutOfTurn, Refusal, Stale
+from bot.game.seats import deciding_seat, sees_hand
 from bot.game.tables import Tables
 from bot.game.texts import describe
 from bot.storage.interface import Storage
@@ -113,10 +113,14 @@ class Hints:
                      hand_of: int | None) -> int:
         """The seat of ``user_id`` when they may ask for a hint at ``version``; else a
         refusal (a Hint button of an older version says, as the move buttons beside it do,
-        whether a move was taken back since or it was simply played)."""
+        that the AI plays the seat now, or whether a move was taken back since or it was
+        simply played)."""
         try:
             seat = deciding_seat(record, user_id, version, hand_of, msg("bot.hint.stale"))
         except Stale as exc:
+            mine = record.seat_of(user_id)
+            if mine is not None and not sees_hand(record, mine):
+                raise OutOfTurn(msg("bot.error.seat_is_ai"), record) from exc
             if exc.reason.key == "bot.hint.stale" and await self._taken_back_since(record.id,
                                                                                    version):
                 raise Stale(msg("bot.hint.taken_back"), record) from exc

@@ -529,3 +529,23 @@ async def test_the_end_of_a_match_tells_how_many_hints_each_person_used(bot: Liv
     await bot.store.record_hint(tid, 5, ANN.id, 0, b"three", 3.0)
     assert "Hints used: Ann 1, Bob 2." in await end_lines(bot.bot.service, record)
 
+
+
+async def test_a_hint_button_of_a_seat_the_ai_took_over_says_the_ai_plays_it(
+        h: LiveBot) -> None:
+    """The person to play leaves the match and clicks the Hint button of the hand message
+    they opened before: the AI plays their seat now, as the move buttons beside it say (not
+    a move played, to ask about the next one from a new hand)."""
+    tid = await open_table(h, ANN, [BOB], hints=True)
+    user, _ = await whose_turn(h, tid, [ANN, BOB])
+    old = copy.deepcopy(await Players(h, tid, [ANN, BOB]).open_hand(user))
+    await h.command(user, "leave")  # the AI plays the rest of the turn
+    await h.settle()
+    rec = await h.bot.service.tables.load(tid)
+    assert rec.status == "running" and rec.seats[rec.seat_of(user.id) or 0].ai
+    ai_says = translate(msg("bot.error.seat_is_ai"), "en")
+    said = " ".join(h.said(await h.click(user, old, hint_button(old) or "")))
+    moved = h.reply(await h.play(user, old, next(iter(offered(old))), sure=False))
+    assert moved.text().strip() == ai_says, moved.text()
+    assert ai_says in said, said
+    assert await h.store.hints_used(tid) == {}
