@@ -2,9 +2,9 @@
 person who asked, with the suggested move, the estimated chances to win of the best moves and
 the reason (the service decides who may ask and keeps the hint). Once the decision the hint was
 for has been made, by the person or by the AI when their turn timer ran out, its answer is
-edited to say the hint no longer applies (:class:`GivenHints`), and once a take-back returns
-to that decision, edited to show the hint again, through the click's token while Discord still
-takes it (15 minutes)."""
+edited to say the hint no longer applies (:class:`GivenHints`), and once that decision is met
+again (a take-back returns to it, or a move taken back is played again), edited to show the
+hint again, through the click's token while Discord still takes it (15 minutes)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def _view(messages: list[Msg], locale: str) -> discord.ui.LayoutView:
 class HintShown:
     """One hint answer shown: the click it answered (whose token edits it), the hint, the
     language and the table version its decision stands at (the one it was asked at, or the one
-    a take-back returned to it at)."""
+    its decision was met again at after a take-back)."""
 
     interaction: discord.Interaction[Any]
     answer: HintAnswer
@@ -63,8 +63,8 @@ class HintShown:
 @dataclass
 class GivenHints:
     """The hint answers shown, per (table, person), until the decision they were for is made,
-    and those marked as no longer applying, until a take-back returns to their decision
-    (``clock``: the time in seconds, injectable for tests)."""
+    and those marked as no longer applying, until their decision is met again after a
+    take-back (``clock``: the time in seconds, injectable for tests)."""
 
     clock: Callable[[], float] = time.time
     _given: dict[tuple[int, int], list[HintShown]] = field(default_factory=dict)
@@ -111,9 +111,9 @@ class GivenHints:
 
     def returning(self, table: int, user: int, version: int, met: int) -> list[HintShown]:
         """The answers of ``user`` at ``table`` marked as no longer applying whose decision,
-        first met at version ``met``, a take-back returned to at ``version``: taken out of
-        the passed ones and kept again, as applying at ``version`` (see :meth:`restored`);
-        those whose click's token has expired are dropped."""
+        first met at version ``met``, is met again at ``version`` (after a take-back): taken
+        out of the passed ones and kept again, as applying at ``version`` (see
+        :meth:`restored`); those whose click's token has expired are dropped."""
         passed = self._passed.pop((table, user), [])
         now = self.clock()
         out: list[HintShown] = []

@@ -264,7 +264,7 @@ class Interactions:
                     await reply.tell(translate(exc.reason, locale))
                 return
             # the hints the move made pass, taken before the game's end can forget them; a
-            # take-back returning to a decision makes its hints apply again
+            # decision met again (a take-back, a move played again after it) has them apply
             passing = self.hints_given.passing(table, interaction.user.id,
                                                outcome.record.version)
             returning = await self._hints_back(outcome, interaction.user.id)
@@ -279,10 +279,11 @@ class Interactions:
 
     async def _hints_back(self, outcome: Outcome, user: int) -> list[HintShown]:
         """The hint answers of ``user`` that apply again after ``outcome``: those marked as no
-        longer applying whose decision a take-back returned to (the log is read only when
-        there are some)."""
+        longer applying whose decision is met again, as a take-back returns to it, or a move
+        taken back then played again (the log is read only when there are some, and a
+        take-back was made)."""
         table = outcome.record.id
-        if not outcome.undone or not self.hints_given.any_passed(table, user):
+        if not self.hints_given.any_passed(table, user):
             return []
         met = await self.service.hints.met_at(outcome.record)
         return self.hints_given.returning(table, user, outcome.record.version, met)

@@ -418,6 +418,31 @@ async def test_a_hint_s_answer_applies_again_once_a_take_back_returns_to_its_dec
     assert await h.store.hints_used(tid) == {rec.game.current: 1}
 
 
+async def test_a_hint_s_answer_applies_again_once_its_move_is_played_again(h: LiveBot) -> None:
+    """Ann plays a move, asks for a hint on the decision that follows, takes the move back (the
+    answer says it no longer applies) and plays it again: the same decision is in front of her,
+    so the answer shows the hint again, and asking again gives it back, not a second hint."""
+    tid = await open_table(h, ANN, [], ai=1)
+    players = Players(h, tid, [ANN])
+    rec, move = await until_a_move_may_be_taken_back(players)
+    hand = await players.open_hand(ANN)
+    await h.play(ANN, hand, str(move))
+    after = await h.bot.service.tables.load(tid)
+    hand = h.message(hand)
+    answer = h.reply(await h.click(ANN, hand, hint_button(hand) or ""))
+    shown = answer.text()
+    assert "Suggested move" in shown
+    await h.play(ANN, h.message(hand), str(Undo()))
+    assert "no longer applies" in h.lb.message(answer.id).text()
+    await h.play(ANN, h.message(hand), str(move))
+    assert (await h.bot.service.tables.load(tid)).game == after.game
+    assert h.lb.message(answer.id).text() == shown
+    hand = h.message(hand)
+    again = h.reply(await h.click(ANN, hand, hint_button(hand) or "")).text()
+    assert "You already asked for a hint on this move" in again, again
+    assert await h.store.hints_used(tid) == {rec.game.current: 1}
+
+
 async def test_a_hint_button_drawn_before_a_take_back_says_so(h: LiveBot) -> None:
     """A Hint button of a hand message drawn before a move was taken back is refused as the
     move buttons beside it are: it was drawn before a move was taken back (not played)."""
