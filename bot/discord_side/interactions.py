@@ -267,10 +267,10 @@ class Interactions:
             # decision met again (a take-back, a move played again after it) has them apply
             passing = self.hints_given.passing(table, interaction.user.id,
                                                outcome.record.version)
-            returning = await self._hints_back(outcome, interaction.user.id)
             # the move is saved: the table, the next player and the AI go on at once, whatever
             # becomes of the mover's own reply
             self.messages.tasks.spawn(self.scheduler.after([outcome]), f"after-{table}")
+            returning = await self._hints_back(outcome, interaction.user.id)
             unshown = self.messages.unshown(outcome.record, interaction.user.id,
                                             table_lacks(interaction, outcome.record))
             await self.reply_hand(reply, outcome.record, outcome.seat, locale, unshown)
