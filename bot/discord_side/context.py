@@ -20,7 +20,8 @@ log = logging.getLogger(__name__)
 NEEDED = ("view_channel", "send_messages", "embed_links", "attach_files")
 THREAD_TYPES = (discord.ChannelType.public_thread, discord.ChannelType.private_thread,
                 discord.ChannelType.news_thread)
-#: Who a message that names the person to move may ping: that person only.
+#: Who a message mentioning only people the bot chose may ping: those people (a rematch offer,
+#: which names no one by the name they chose).
 MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
 #: A message that pings no one (names are shown, never pinged).
 NO_MENTIONS = discord.AllowedMentions.none()
@@ -39,6 +40,25 @@ MISSING_PERMISSIONS = 50013
 #: What a request to Discord that did not go through raises: Discord refused it, or the
 #: connection failed (dropped, timed out) on its way.
 UNDELIVERED = (discord.HTTPException, aiohttp.ClientError, OSError)
+
+
+class _Pinging(discord.AllowedMentions):
+    """Mentions allowing the users listed only, their ids sent as Discord's API describes
+    snowflakes: strings (discord.py sends numbers)."""
+
+    def to_dict(self) -> Any:
+        data: dict[str, Any] = dict(super().to_dict())
+        users: list[int] | None = data.get("users")
+        if users is not None:
+            data["users"] = [str(user) for user in users]
+        return data
+
+
+def pinging(user_id: int) -> discord.AllowedMentions:
+    """Who a message that names the person to move may ping: that person only (a player's
+    display name may be a mention of someone else, shown in the message's lines)."""
+    return _Pinging(everyone=False, roles=False, users=[discord.Object(user_id)],
+                    replied_user=False)
 
 
 def why(exc: BaseException) -> object:
@@ -141,8 +161,8 @@ __all__ = ["MENTIONS", "MISSING_ACCESS", "MISSING_PERMISSIONS", "NO_MENTIONS", "
            "UNDELIVERED", "UNKNOWN_CHANNEL", "UNKNOWN_MESSAGE",
            "answer_privately",
            "can_manage_channel", "jump_url", "lacking", "lobby_channel", "loc", "missing_message",
-           "missing_permissions", "noted", "permission_names", "place_refusal", "public_locale",
-           "table_lacks"]
+           "missing_permissions", "noted", "permission_names", "pinging", "place_refusal",
+           "public_locale", "table_lacks"]
 
 
 def expired(error: discord.HTTPException) -> bool:

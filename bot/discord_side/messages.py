@@ -28,13 +28,13 @@ from functools import partial
 import discord
 
 from bot.discord_side.context import (
-    MENTIONS,
     NO_MENTIONS,
     TOO_OLD_TO_EDIT,
     UNDELIVERED,
     jump_url,
     noted,
     permission_names,
+    pinging,
     why,
 )
 from bot.discord_side.feed import NONCE_KEPT, Feeds, Job, nonce, undelivered, withheld
@@ -239,11 +239,12 @@ class Messages:
         payload = await self.table_payload(record, headline=headline, summary=summary,
                                            below=below)
         await self.pace.request(self.threads.where(record))
-        pings = to_move(record, observe(record.game, None)) is not None
+        mover = to_move(record, observe(record.game, None))
+        pings = mover is not None
         try:
             message = await self.channel(record).send(
                 view=payload.view, files=payload.uploads(),
-                allowed_mentions=MENTIONS if pings else NO_MENTIONS,
+                allowed_mentions=NO_MENTIONS if mover is None else pinging(mover),
                 nonce=secrets.randbits(64) if once is None else once)  # discord.py's default
         except discord.HTTPException as exc:
             self.threads.lost(record, exc)  # its thread, channel or server gone while away
