@@ -13,6 +13,7 @@ from bot.discord_side.standings import end_lines
 from bot.discord_side.ui.hand import leave_view
 from bot.discord_side.ui.parts import layout, text_block
 from bot.discord_side.ui.table import log_view
+from bot.game.markup import plain_names
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
 from i18n import msg, translate
@@ -25,7 +26,7 @@ async def show_log(interaction: discord.Interaction[Any], service: GameService,
     locale = loc(interaction)
     await interaction.response.defer(ephemeral=True, thinking=True)
     told = await service.story.last_turns(table, interaction.user.id)
-    lines = [translate(e.text, locale) for e in told.events]
+    lines = [translate(plain_names(e.text), locale) for e in told.events]
     await interaction.edit_original_response(view=log_view(table, lines, told.whole, locale))
 
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import discord
 
 from bot.discord_side.ui.parts import MAX_TEXT, cut, text_length
+from bot.game.markup import plain_names
 from bot.game.service import GameService
 from bot.storage.records import TableRecord
 from engine import Event
@@ -26,7 +27,7 @@ def away_lines(events: Sequence[Event], locale: str) -> list[str]:
     none for no event."""
     if not events:
         return []
-    told = [translate(e.text, locale) for e in events]
+    told = [translate(plain_names(e.text), locale) for e in events]
     shown: list[str] = []
     size = 0
     for line in told[:MAX_LINES]:

@@ -19,6 +19,7 @@ import discord
 from bot.discord_side.context import UNDELIVERED, UNKNOWN_CHANNEL, why
 from bot.discord_side.messages import Messages
 from bot.discord_side.standings import end_lines
+from bot.game.markup import plain
 from bot.game.play import Outcome
 from bot.game.refusals import Refusal
 from bot.game.scheduler import Scheduler
@@ -130,8 +131,8 @@ class Poster:
         assert state.winner is not None
         winner = record.seats[state.winner]
         who: str | Msg = (f"<@{winner.user}>" if winner.user and not winner.ai
-                          else (winner.name or msg(f"hero.{state.seats[state.winner].hero}"
-                                                   ".name")))
+                          else plain(winner.name) if winner.name
+                          else msg(f"hero.{state.seats[state.winner].hero}.name"))
         changes = await end_lines(self.service, record)
         await self.messages.post_table(self.messages.current(record),
                                        msg("bot.table.game_over", who=who, steps=state.step),

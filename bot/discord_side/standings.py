@@ -15,6 +15,7 @@ from bot.discord_side.ui.custom_ids import BoardButton
 from bot.discord_side.ui.numbers import points, signed
 from bot.discord_side.ui.parts import GOLD, MAX_TEXT, button, cut, layout, picture, row, text_block
 from bot.discord_side.uploads import ImageFile
+from bot.game.markup import plain
 from bot.game.people import person
 from bot.game.places import Place
 from bot.game.ratings import BASE
@@ -46,7 +47,8 @@ def change_lines(record: TableRecord, changes: list[PersonChange], locale: str) 
     lines = [f"**{translate(msg('ratings.end.title'), locale)}**"]
     for c in changes:
         lines.append(translate(msg(
-            "ratings.end.line", who=names.get(c.user_id) or person(c.user_id),
+            "ratings.end.line", who=plain(names[c.user_id]) if names.get(c.user_id)
+            else person(c.user_id),
             before=rating_text(c.change.before, c.was_provisional, locale),
             after=rating_text(c.change.after, c.change.provisional, locale),
             delta=signed(c.change.delta, locale)), locale))
@@ -81,7 +83,7 @@ def stats_text(stats: Stats, name: str, locale: str, dms: bool = False) -> str:
     """The record of ``stats`` as markdown: of a server, or (``dms``) of the person's direct
     messages, which are never rated."""
     where = "ratings.dms" if dms else "ratings.place"
-    parts: list[str | Msg] = [f"### {translate(msg(f'{where}.title', who=name), locale)}"]
+    parts: list[str | Msg] = [f"### {translate(msg(f'{where}.title', who=plain(name)), locale)}"]
     parts.append(msg("ratings.stats.games", count=stats.games, wins=stats.wins)
                  if stats.games else msg("ratings.dms.none" if dms else "ratings.stats.none"))
     if stats.rating is None:

@@ -42,6 +42,7 @@ from bot.discord_side.ui.parts import (
     text_block,
 )
 from bot.discord_side.uploads import ImageFile
+from bot.game.markup import plain
 from bot.game.people import forgotten, person, person_text
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
@@ -87,7 +88,7 @@ def signup_view(view: View) -> discord.ui.LayoutView:
     and Leave buttons while sign-up lasts."""
     record = view.record
     locale = record.locale
-    names = [person_text(e.user, locale) if forgotten(e.user) else e.name
+    names = [person_text(e.user, locale) if forgotten(e.user) else plain(e.name)
              for e in view.tournament.entrants]
     lines = ["### " + translate(msg("bot.tournament.signup.title", name=record.name), locale),
              *terms_lines(record), "",

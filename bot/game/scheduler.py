@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from bot.game.leases import Leases, Pass
+from bot.game.markup import plain
 from bot.game.play import Outcome
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
@@ -348,7 +349,8 @@ class Scheduler:
             return
         record = outcomes[-1].record
         seat = outcomes[0].seat
-        who = record.seats[seat].name or msg(f"hero.{record.game.seats[seat].hero}.name")
+        name = record.seats[seat].name
+        who = plain(name) if name else msg(f"hero.{record.game.seats[seat].hero}.name")
         key = "bot.table.timeout_final" if outcomes[0].handed_to_ai else "bot.table.timeout"
         await self.after(outcomes, msg(key, who=who))
 

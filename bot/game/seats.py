@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.game.markup import plain
 from bot.game.refusals import Illegal, NotSeated, OutOfTurn, Refusal, Stale
 from bot.storage.records import SeatInfo, TableRecord
 from engine import GameState, Phase
@@ -35,10 +36,11 @@ def heroes() -> tuple[str, ...]:
 
 
 def seat_label(record: TableRecord, seat: int) -> Msg | str:
-    """What a seat is called: its person's name, else its hero's name."""
+    """What a seat is called in text: its person's name (as they typed it), else its hero's
+    name."""
     info = record.seats[seat]
     if info.name:
-        return info.name
+        return plain(info.name)
     return msg(f"hero.{record.game.seats[seat].hero}.name")
 
 

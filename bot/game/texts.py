@@ -18,6 +18,7 @@ from bot.game.facts import (
     monster_facts,
     potion_facts,
 )
+from bot.game.markup import plain_param
 from bot.game.spans import HOUR, span
 from engine import (
     Action,
@@ -275,8 +276,8 @@ def card_stats(card: str) -> Msg:
 
 
 def seat_label(obs: Observation, seat: int) -> Param:
-    """What to call a seat in text."""
-    return obs.seats[seat].name
+    """What to call a seat in text (a person's name as they typed it)."""
+    return plain_param(obs.seats[seat].name)
 
 
 def phase_line(obs: Observation) -> Msg:
@@ -303,7 +304,7 @@ def seat_line(obs: Observation, seat: int, ai: bool | None = None) -> Msg:
     items: Param = joined(kit) if kit else msg("bot.facts.no_items")
     # an AI seat is called by its hero's name: the hero is not named twice
     key = "bot.table.seat" if s.name != hero_name(s.hero) else "bot.table.seat_hero"
-    return msg(key, who=s.name, hero=hero_name(s.hero), hp=s.hp, keys=keys,
+    return msg(key, who=plain_param(s.name), hero=hero_name(s.hero), hp=s.hp, keys=keys,
                items=items, count=s.hand_count, ai=msg("bot.table.ai") if ai else "")
 
 

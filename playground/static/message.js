@@ -77,6 +77,8 @@ window.KarakMessage = (ctx) => {
     const keep = [];
     const stash = (html) => { keep.push(html); return `\u0000${keep.length - 1}\u0000`; };
     let s = esc(text);
+    // a backslash shows the character after it as it is, and is not shown (a name as typed)
+    s = s.replace(/\\(&(?:lt|gt|amp|quot|#39);|[^A-Za-z0-9\s])/g, (_, c) => stash(c));
     s = s.replace(/`([^`\n]+)`/g, (_, c) => stash(`<code>${c}</code>`));
     s = s.replace(/&lt;t:(-?\d{1,13})(?::([tTdDfFR]))?&gt;/g,
       (all, seconds, style) => { const h = timestamp(seconds, style || "f"); return h ? stash(h) : all; });

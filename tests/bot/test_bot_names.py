@@ -5,6 +5,11 @@ from __future__ import annotations
 from live_bot import Call, LiveBot, User
 from players import ANN, EVE, Players, open_table
 
+from bot.discord_side.ui.custom_ids import LogButton
+from bot.game.markup import plain
+from loopback import Message
+from loopback.components import TEXT_DISPLAY, walk
+
 #: A player whose display name is a mention of someone who does not play.
 PINGER = User(2000000000000000201, f"<@{EVE.id}>")
 
@@ -24,3 +29,31 @@ async def test_a_name_that_is_a_mention_pings_nobody(bot: LiveBot, calls: list[C
             allowed = c.body["allowed_mentions"]
             assert "users" not in allowed.get("parse", []) and len(allowed.get("users", [])) <= 1
 
+
+
+#: A display name of Discord's markdown: bold, a spoiler and a masked link (32 characters).
+MARKDOWN = User(2000000000000000202, "**Kat** ||x|| [gift](https://e.x")
+
+
+def markdown(message: Message) -> str:
+    """The markdown of a message's text displays (what Discord renders)."""
+    return "\n".join(str(c.get("content") or "") for c in walk(message.components)
+                     if c.get("type") == TEXT_DISPLAY)
+
+
+async def test_a_name_of_markdown_or_a_mention_is_shown_as_typed(bot: LiveBot) -> None:
+    """Display names are shown as their people typed them wherever the bot's markdown names
+    them (the table message, the hands, the Log, /goblin turns): escaped, never bold, hidden,
+    a link or a mention of someone else."""
+    tid = await open_table(bot, MARKDOWN, [PINGER, ANN])
+    players = Players(bot, tid, [MARKDOWN, PINGER, ANN])
+    for _ in range(40):
+        await players.step()
+    await bot.click(ANN, bot.last_table_message(), LogButton.id_for(tid))
+    await bot.command(MARKDOWN, "turns")
+    shown = "\n".join(markdown(m) for m in bot.lb.messages.values())
+    for user in (MARKDOWN, PINGER):
+        assert user.name not in shown
+        assert plain(user.name) in shown
+    assert r"**\*\*Kat\*\* \|\|x\|\| \[gift\](https://e.x**" in shown  # bold, as typed
+    assert rf"\<\@{EVE.id}>" in shown

@@ -33,6 +33,7 @@ from bot.discord_side.ui.parts import (
 )
 from bot.game.facts import payable_line
 from bot.game.lessons import Lesson
+from bot.game.markup import plain_names
 from bot.game.seats import solo
 from bot.game.texts import Controls, Group, menu_key, phase_line, seat_line
 from bot.storage.records import TableRecord
@@ -102,7 +103,7 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
     payable = payable_line(obs)
     if payable is not None:  # says what the coin under a reward card in the picture means
         lines.append("-# " + translate(payable, locale))
-    lines += [f"> {translate(e.text, locale)}" for e in obs.events[-RECENT:]]
+    lines += [f"> {translate(plain_names(e.text), locale)}" for e in obs.events[-RECENT:]]
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(lines)),
                                                       accent_colour=_colour(obs, seat))
     for f in filenames:  # one gallery each: side by side, Discord would crop them

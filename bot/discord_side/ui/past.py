@@ -30,6 +30,7 @@ from bot.discord_side.ui.parts import (
     text_block,
 )
 from bot.game.history import HistoryPage, InRound, Loaded
+from bot.game.markup import plain, plain_names
 from bot.game.people import person_text
 from bot.game.rematch import RematchState, people
 from bot.game.texts import phase_line
@@ -182,7 +183,7 @@ def _hands(loaded: Loaded, step: int, locale: str) -> str:
     for i, hand in enumerate(shown.hands):
         cards = ", ".join(translate(card_name(c), locale) for c in hand) or "—"
         who = seat_name(state, i)
-        name = translate(who, locale) if isinstance(who, Msg) else str(who)
+        name = translate(who, locale) if isinstance(who, Msg) else plain(str(who))
         lines.append(f"- {name}: {cards}")
     return "\n".join(lines)
 
@@ -200,7 +201,7 @@ def replay_view(loaded: Loaded, step: int, reveal: bool, locale: str,
         head.append(f"-# {translate(msg('replay.revealed'), locale)}")
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(head)),
                                                       accent_colour=GREY)
-    told = replay.narration(step, locale)[-STEP_LINES:]
+    told = [translate(plain_names(e.text), locale) for e in replay.events(step)][-STEP_LINES:]
     if told:
         box.add_item(text_block("\n".join(f"> {line}" for line in told)))
     if reveal:

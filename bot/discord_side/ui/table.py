@@ -15,6 +15,7 @@ import discord
 from bot.discord_side.ui.custom_ids import HandButton, LogButton
 from bot.discord_side.ui.parts import GREY, MAX_TEXT, button, layout, picture, row, text_block
 from bot.discord_side.ui.past import end_buttons
+from bot.game.markup import plain_names, plain_param
 from bot.game.spans import HOUR
 from bot.game.texts import phase_line
 from bot.storage.records import TableRecord
@@ -66,10 +67,11 @@ def header(record: TableRecord, obs: Observation, locale: str,
         lines.append(_turn_line(record, obs, locale))
     for i, seat in enumerate(record.seats):  # the picture shows seats as they were set up
         if seat.ai and not obs.seats[i].ai and record.status == "running":
-            lines.append(translate(msg("bot.table.handed", who=obs.seats[i].name), locale))
+            lines.append(translate(msg("bot.table.handed",
+                                           who=plain_param(obs.seats[i].name)), locale))
     if record.deadline is not None and record.status == "running":
         lines.append(translate(msg("bot.table.deadline", when=deadline_markup(record)), locale))
-    ai_seats = [translate(msg("bot.table.ai_seat", who=obs.seats[i].name,
+    ai_seats = [translate(msg("bot.table.ai_seat", who=plain_param(obs.seats[i].name),
                               level=msg(f"bot.level.{seat.level}")), locale)
                 for i, seat in enumerate(record.seats) if seat.ai]
     if ai_seats and record.status == "running":
@@ -94,7 +96,7 @@ def _turn_line(record: TableRecord, obs: Observation, locale: str) -> str:
 
 def narration(obs: Observation, locale: str, count: int = NARRATION) -> str:
     """The last ``count`` things that happened, as quoted lines."""
-    return "\n".join(f"> {translate(e.text, locale)}" for e in obs.events[-count:])
+    return "\n".join(f"> {translate(plain_names(e.text), locale)}" for e in obs.events[-count:])
 
 
 def table_view(record: TableRecord, obs: Observation, locale: str, filename: str | None,
