@@ -35,6 +35,7 @@ from bot.discord_side.context import (
 from bot.discord_side.feed import Feeds, Job, nonce, undelivered, withheld
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.parts import GREY, cut, layout, text_block
+from bot.game.markup import plain_param
 from bot.game.people import person
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
@@ -101,18 +102,20 @@ def line(record: TableRecord, thread_id: int, ending: str | None = None) -> Msg:
     """The channel's line for a match in thread ``thread_id``: who plays (``ending`` None), who
     won ("won", for a finished game), that it was abandoned ("abandoned"), that its thread
     was deleted ("deleted") or locked by a moderator ("locked"), or that its tournament's round
-    ended first ("round_over")."""
+    ended first ("round_over"). The line is markdown: its names are shown as typed (the
+    thread's name, plain text, takes them untouched)."""
     link = thread_link(record, thread_id)
+    everyone = plain_param(players(record))
     if ending == "won" and record.state is not None and record.state.winner is not None:
         seat = record.state.winner
         winner = record.seats[seat]
-        who = called(record, seat) if winner.user is not None else msg(
+        who = plain_param(called(record, seat)) if winner.user is not None else msg(
             f"hero.{record.state.seats[seat].hero}.name")
-        return msg("bot.thread.won", winner=who, others=players(record, but=seat),
-                   players=players(record), link=link)
+        return msg("bot.thread.won", winner=who, others=plain_param(players(record, but=seat)),
+                   players=everyone, link=link)
     if ending in ("abandoned", "deleted", "locked", "round_over"):
-        return msg(f"bot.thread.{ending}", players=players(record), link=link)
-    return msg("bot.thread.playing", players=players(record), link=link)
+        return msg(f"bot.thread.{ending}", players=everyone, link=link)
+    return msg("bot.thread.playing", players=everyone, link=link)
 
 
 def line_view(text: str) -> discord.ui.LayoutView:

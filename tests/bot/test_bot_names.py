@@ -2,12 +2,15 @@
 typed and never a way to ping someone else."""
 from __future__ import annotations
 
+from pathlib import Path
+
+from bot_helpers import Clock
 from live_bot import Call, LiveBot, User
-from players import ANN, EVE, Players, open_table
+from players import ANN, EVE, Players, TinyRenderer, open_table
 
 from bot.discord_side.ui.custom_ids import LogButton
 from bot.game.markup import plain
-from loopback import Message
+from loopback import Loopback, Message
 from loopback.components import TEXT_DISPLAY, walk
 
 #: A player whose display name is a mention of someone who does not play.
@@ -57,3 +60,19 @@ async def test_a_name_of_markdown_or_a_mention_is_shown_as_typed(bot: LiveBot) -
         assert plain(user.name) in shown
     assert r"**\*\*Kat\*\* \|\|x\|\| \[gift\](https://e.x**" in shown  # bold, as typed
     assert rf"\<\@{EVE.id}>" in shown
+
+
+async def test_the_channels_line_of_a_match_in_a_thread_shows_names_as_typed(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """The channel's line of a match played in a thread names its players as they typed
+    their names; the thread's name, plain text, takes them untouched."""
+    h = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock, threads=True)
+    try:
+        before = {t.id for t in lb.threads_of(h.channel)}
+        await open_table(h, MARKDOWN, [ANN])
+        thread = next(t for t in lb.threads_of(h.channel) if t.id not in before)
+        said = "\n".join(markdown(m) for m in h.public())
+        assert plain(MARKDOWN.name) in said and MARKDOWN.name not in said
+        assert MARKDOWN.name in thread.name
+    finally:
+        await h.stop()
