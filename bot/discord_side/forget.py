@@ -2,10 +2,15 @@
 privately, with a Confirm and a Cancel button (:class:`~bot.discord_side.ui.custom_ids.
 ForgetButton`, carrying who asked); only that person's click is answered, and Confirm forgets
 them (:class:`~bot.game.people.People`): their tables then go on as after ``/goblin leave``
-(a lobby redrawn without them, a running match with the AI in their seat)."""
+(a lobby redrawn without them, a running match with the AI in their seat). A question is
+confirmed once (:class:`Confirmed`): a second click on it, Confirm again or Cancel, clicked
+before the first was answered, is told privately that it is done, and the question keeps
+saying Done (never that nothing was kept, nor that nothing was deleted)."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import discord
@@ -32,6 +37,40 @@ class Interactions(Protocol):
     past: PastMatches
     lobby: LobbyClicks
     tournaments: TournamentDesk | None
+    forget_questions: Confirmed
+
+
+#: How many confirmed questions are remembered (a second click comes within seconds).
+KEPT_QUESTIONS = 256
+
+
+@dataclass
+class Confirmed:
+    """The questions of /goblin forget-me confirmed in this process, by message id (the
+    clicks on one private message all reach the process of its channel's shard)."""
+
+    _questions: OrderedDict[int, None] = field(default_factory=OrderedDict)
+
+    def take(self, message: int | None) -> bool:
+        """Whether question ``message`` is confirmed now, by this click: False when it was
+        already (None, a message Discord does not name: always True)."""
+        if message is None:
+            return True
+        if message in self._questions:
+            return False
+        self._questions[message] = None
+        while len(self._questions) > KEPT_QUESTIONS:
+            self._questions.popitem(last=False)
+        return True
+
+    def undo(self, message: int | None) -> None:
+        """Question ``message`` was not confirmed after all (the deletion failed)."""
+        if message is not None:
+            self._questions.pop(message, None)
+
+    def taken(self, message: int | None) -> bool:
+        """Whether question ``message`` was confirmed."""
+        return message is not None and message in self._questions
 
 
 def question_view(user: int, locale: str) -> discord.ui.LayoutView:
@@ -59,17 +98,30 @@ async def ask(interaction: discord.Interaction[Any]) -> None:
 async def answer(interaction: discord.Interaction[Any], clicks: Interactions,
                  target: Forget) -> None:
     """A click on the question's buttons: someone else's click is told it is not theirs;
-    Cancel leaves everything as it was; Confirm forgets the person, and says what was done."""
+    Cancel leaves everything as it was; Confirm forgets the person, and says what was done. A
+    click on a question confirmed already (a double click, Cancel clicked meanwhile) is told
+    privately that it is done, and leaves the question as it is."""
     locale = loc(interaction)
     if interaction.user.id != target.user:
         await answer_privately(interaction, translate(msg("forget.not_yours"), locale))
         return
+    question = interaction.message.id if interaction.message is not None else None
     if not target.sure:
+        if clicks.forget_questions.taken(question):
+            await answer_privately(interaction, translate(msg("forget.too_late"), locale))
+            return
         await interaction.response.edit_message(view=told(translate(msg("forget.cancelled"),
                                                                     locale)))
         return
-    await interaction.response.defer()
-    done = await clicks.service.people.forget(target.user)
+    if not clicks.forget_questions.take(question):
+        await answer_privately(interaction, translate(msg("forget.already"), locale))
+        return
+    try:
+        await interaction.response.defer()
+        done = await clicks.service.people.forget(target.user)
+    except BaseException:
+        clicks.forget_questions.undo(question)
+        raise
     try:
         key = "forget.done" if done.anything else "forget.nothing"
         await interaction.edit_original_response(view=told(translate(msg(key), locale)))
@@ -107,4 +159,5 @@ async def tables_after(clicks: Interactions, done: Forgetting) -> None:
             await clicks.tournaments.signup_changed(tournament)
 
 
-__all__ = ["Interactions", "answer", "ask", "question_view", "tables_after"]
+__all__ = ["KEPT_QUESTIONS", "Confirmed", "Interactions", "answer", "ask", "question_view",
+           "tables_after"]

@@ -76,6 +76,8 @@ class Interactions:
         self.scheduler = scheduler
         self.past = past
         self.hints_given = hints_given
+        #: the questions of /goblin forget-me confirmed, each answered once
+        self.forget_questions = forget.Confirmed()
         #: seconds a click on a hand waits for its answer before it is acknowledged on its own
         self.grace = GRACE
 

@@ -371,3 +371,31 @@ async def test_nothing_kept_of_a_forgotten_person_s_direct_messages_leads_back_t
     dm = bot.channel.id
     assert "deleted" in await forget_me(bot, ANN)
     assert anywhere(tmp_path / "k.db", str(dm)) == [], tid
+
+
+
+async def test_a_double_click_of_confirm_says_done_once(bot: LiveBot) -> None:
+    """Two clicks of Confirm before either is answered: the first deletes and the question
+    says Done; the second is told privately it is done already, never that nothing was kept."""
+    await play_named(bot.store, 11, channel=CHANNEL, seats=SEATS, guild=GUILD, host=ANN.id)
+    asked = question(bot, await bot.command(ANN, "forget-me"))
+    button = ForgetButton.id_for(ANN.id, True)
+    first = await bot.lb.click(bot._known(ANN), asked, button)
+    second = await bot.lb.click(bot._known(ANN), asked, button)
+    await bot.handled(first, second)
+    text = bot.message(asked).text()
+    assert "what the bot kept about you is deleted" in text, text
+    assert any("You already confirmed" in t for t in bot.said(second)), bot.said(second)
+    assert await bot.store.rating_of(GUILD, ANN.id) is None
+
+
+async def test_cancel_after_confirm_is_too_late(bot: LiveBot) -> None:
+    """Cancel clicked on a question just confirmed (before the answer took its buttons away):
+    told privately it is too late, and the question says Done."""
+    await play_named(bot.store, 11, channel=CHANNEL, seats=SEATS, guild=GUILD, host=ANN.id)
+    asked = question(bot, await bot.command(ANN, "forget-me"))
+    confirm = await bot.lb.click(bot._known(ANN), asked, ForgetButton.id_for(ANN.id, True))
+    cancel = await bot.lb.click(bot._known(ANN), asked, ForgetButton.id_for(ANN.id, False))
+    await bot.handled(confirm, cancel)
+    assert "what the bot kept about you is deleted" in bot.message(asked).text()
+    assert any("Too late to cancel" in t for t in bot.said(cancel)), bot.said(cancel)
