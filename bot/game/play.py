@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from bot.game.away import Said, since_last_move
 from bot.game.guard import question
 from bot.game.lessons import Lesson, lesson_now
+from bot.game.people import forgotten
 from bot.game.refusals import Ask, Illegal, OutOfTurn, Refusal, Stale
 from bot.game.results import finished_result
 from bot.game.seats import deadline, playing_seat, seat_label
@@ -116,6 +117,18 @@ class Outcome:
         return (s.round, s.turn) != (self.before.round, self.before.turn) or s.winner is not None
 
 
+def refuse_elsewhere(record: TableRecord, channel_id: int | None) -> None:
+    """Refuse a click on ``record`` made in another channel than the table's (or its
+    thread's). A table played in the direct messages of a person forgotten since is over (it
+    closed as they were forgotten) and its channel is their pseudonym's, which no channel is:
+    a click on it, by them where it was played, is told the game is over."""
+    if channel_id is None or channel_id in (record.channel_id, record.where):
+        return
+    if forgotten(record.channel_id):
+        raise Illegal(msg("bot.error.game_closed"))
+    raise Illegal(msg("bot.error.other_channel"))
+
+
 @dataclass
 class Play:
     """The moves of a running table (``thinking`` makes the AI seats' decisions, hard ones away
@@ -149,8 +162,7 @@ class Play:
         player answered that question (``sure``); a take-back is refused where the table does
         not allow it."""
         async with self.tables.hold(table_id) as record:
-            if channel_id is not None and channel_id not in (record.channel_id, record.where):
-                raise Illegal(msg("bot.error.other_channel"))
+            refuse_elsewhere(record, channel_id)
             seat = playing_seat(record, user_id, hand_of)
             if version > record.version:  # versions only grow: no bot ever drew this one
                 raise Illegal(msg("bot.error.future_button"), record)
@@ -201,9 +213,7 @@ class Play:
         its thread's). A table never changes channel, and moves to its thread before its first
         message there, so this need not wait for the table's lock (the click is answered within
         Discord's 3 seconds even while the AI holds it)."""
-        record = await self.tables.load(table_id)
-        if channel_id is not None and channel_id not in (record.channel_id, record.where):
-            raise Illegal(msg("bot.error.other_channel"))
+        refuse_elsewhere(await self.tables.load(table_id), channel_id)
 
     async def _apply(self, record: TableRecord, action: Action, seat: int, user_id: int | None,
                      by_ai: bool, seats: tuple[SeatInfo, ...], timed_out: bool = False,
@@ -455,4 +465,4 @@ def moved(record: TableRecord, state: GameState, seats: tuple[SeatInfo, ...],
 
 
 __all__ = ["ATTEMPTS", "MAX_AI_MOVES_PER_TURN", "MAX_TIMEOUTS", "Contended", "Outcome",
-           "Play"]
+           "Play", "refuse_elsewhere"]

@@ -399,3 +399,18 @@ async def test_cancel_after_confirm_is_too_late(bot: LiveBot) -> None:
     await bot.handled(confirm, cancel)
     assert "what the bot kept about you is deleted" in bot.message(asked).text()
     assert any("Too late to cancel" in t for t in bot.said(cancel)), bot.said(cancel)
+
+
+async def test_a_forgotten_person_s_clicks_on_their_closed_dm_table_say_it_is_over(
+        bot: LiveBot) -> None:
+    """Ann forgotten, her solo table in her direct messages closed: a click on the buttons of
+    her hand still shown there (its moves, Hint, Leave) says the game is over, not that it
+    belongs to a table in another channel (its channel is her pseudonym's in the store)."""
+    tid = await open_in_dm(bot, ai=1)
+    hand = await Players(bot, tid, [ANN]).open_hand(ANN)
+    assert "deleted" in await forget_me(bot, ANN)
+    buttons = [c for c in bot.message(hand).custom_ids() if not c.startswith("kg:pick:")]
+    assert len(buttons) >= 3
+    for cid in buttons:
+        said = await raw_click(bot, ANN, bot.message(hand), cid, 2)
+        assert said == ["This game is over."], (cid, said)
