@@ -324,7 +324,9 @@ class Interactions:
             record = await self.service.tables.load(table)
             seat = record.seat_of(interaction.user.id)
             if seat is None or record.state is None:
-                await reply.tell(translate(msg("bot.error.not_seated"), locale))
+                await reply.tell(translate(msg(
+                    "bot.error.not_seated" if seat is None else "bot.error.not_started"),
+                    locale))
                 return
             if not sees_hand(record, seat):
                 await reply.tell(translate(msg("bot.error.seat_is_ai"), locale))

@@ -312,3 +312,15 @@ async def test_a_move_whose_numbers_the_bot_never_writes_so_is_damaged_and_plays
     texts = await raw_click(bot, user, forged_message(bot, user, cid), cid, 2)
     assert texts == ["That button is damaged, out of date or from another bot."], texts
     assert (await bot.bot.service.tables.load(tid)).version == rec.version
+
+
+@pytest.mark.parametrize("kind", ["back", "hand"])
+async def test_a_hand_asked_of_a_table_not_started_tells_its_seated_host_so(
+        bot: LiveBot, kind: str) -> None:
+    """Ann sits at her lobby: a forged Back (or My hand) button of it tells her the game has
+    not started, never that she has no seat."""
+    await bot.command(ANN, "new")
+    tid = table_id(bot.public()[-1])
+    custom_id = f"kg:{kind}:{tid}"
+    texts = await raw_click(bot, ANN, forged_message(bot, ANN, custom_id), custom_id, 2)
+    assert texts == [translate(msg("bot.error.not_started"), "en-US")], texts
