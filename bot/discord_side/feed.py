@@ -71,6 +71,9 @@ RETRIES = 8
 #: trusted to make it once: Discord remembers a nonce for a couple of minutes, so a post tried
 #: again later first looks for the message that try may have made (half of that, for a margin).
 NONCE_KEPT = 60.0
+#: The latest messages of a channel looked through for the post a try whose answer never came
+#: made (one request).
+LOOKED = 50
 
 Kind = Literal["post", "edit", "other", "last"]
 
@@ -118,6 +121,27 @@ def nonce(record: TableRecord, what: str) -> str:
     table's seed, not its id: a database replaced meanwhile (a backup restored) numbers its
     tables again, and its table #1 is not another's."""
     return f"{what}{record.seed:x}v{record.version}"[:25]
+
+
+async def made_before(channel: discord.abc.Messageable, me: discord.abc.Snowflake | None,
+                      after: int, marked: Callable[[discord.Message], bool], what: str
+                      ) -> discord.Message | None:
+    """The post a try whose answer never came made, once Discord may have forgotten its
+    :func:`nonce`: among the latest :data:`LOOKED` messages of ``channel``, the bot's (``me``)
+    newer than message ``after`` that ``marked`` recognises (``what``: the post, as the log
+    names it). None when there is none, or when the bot may not read the channel's history
+    (Discord then lists no messages, or refuses the read: the post is made again, a second
+    message being the lesser harm than none); Discord's trouble or the connection's is raised
+    (the post is tried again later)."""
+    if me is None:
+        return None
+    try:
+        async for message in channel.history(limit=LOOKED):
+            if message.author.id == me.id and message.id > after and marked(message):
+                return message
+    except discord.Forbidden as exc:
+        log.info("could not look for %s (%s)", what, why(exc))
+    return None
 
 
 def retry_pause(tries: int) -> float:
@@ -294,5 +318,5 @@ class Feeds:
         self._retries.pop(table, None)
 
 
-__all__ = ["ENDED", "NONCE_KEPT", "RETRIES", "RETRY_CAP", "RETRY_FIRST", "Feeds", "Job", "Kind",
-           "nonce", "retry_pause", "undelivered", "withheld"]
+__all__ = ["ENDED", "LOOKED", "NONCE_KEPT", "RETRIES", "RETRY_CAP", "RETRY_FIRST", "Feeds", "Job",
+           "Kind", "made_before", "nonce", "retry_pause", "undelivered", "withheld"]

@@ -37,7 +37,15 @@ from bot.discord_side.context import (
     pinging,
     why,
 )
-from bot.discord_side.feed import NONCE_KEPT, Feeds, Job, nonce, undelivered, withheld
+from bot.discord_side.feed import (
+    NONCE_KEPT,
+    Feeds,
+    Job,
+    made_before,
+    nonce,
+    undelivered,
+    withheld,
+)
 from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.shown import Shown, Slot
@@ -62,9 +70,6 @@ from render import battle_key, hand_key, table_key
 log = logging.getLogger("karak.bot")
 #: The file name of a finished table's summary chart.
 SUMMARY = "summary.png"
-#: The latest messages of a table's channel looked through for a table message a try whose
-#: answer never came made (one request).
-LOOKED = 50
 
 
 def transient(exc: discord.HTTPException) -> bool:
@@ -268,25 +273,16 @@ class Messages:
         await self.retire_passing(record)
 
     async def _made_before(self, record: TableRecord) -> discord.Message | None:
-        """The table message of ``record``'s table a try whose answer never came made, among
-        the latest :data:`LOOKED` messages of its channel (or thread): the bot's message with
-        the table's *My hand* button, newer than its lobby message (not one of a table of a
-        database replaced since, numbered alike); None when there is none, or when the bot may
-        not read the channel's history (it then posts: a second message is the lesser harm
-        than a match never shown)."""
-        me = self.client.user
+        """The table message of ``record``'s table a try whose answer never came made
+        (:func:`~bot.discord_side.feed.made_before`): the bot's message in its channel (or
+        thread) with the table's *My hand* button, newer than its lobby message (not one of a
+        table of a database replaced since, numbered alike)."""
         mine = HandButton.id_for(record.id)
-        after = record.lobby_message_id or 0
-        try:
-            async for message in self.channel(record).history(limit=LOOKED):
-                if (me is not None and message.author.id == me.id and message.id > after
-                        and any(getattr(c, "custom_id", None) == mine
-                                for c in nested(message.components))):
-                    return message
-        except discord.Forbidden as exc:
-            log.info("table %s: could not look for its table message (%s)", record.id,
-                     why(exc))
-        return None
+        return await made_before(
+            self.channel(record), self.client.user, record.lobby_message_id or 0,
+            lambda message: any(getattr(c, "custom_id", None) == mine
+                                for c in nested(message.components)),
+            f"the table message of table {record.id}")
 
     async def retire(self, record: TableRecord, old: int) -> None:
         """Delete the older table message ``old``: the channel keeps one live message per
@@ -440,13 +436,25 @@ class Messages:
         post carries its nonce, so Discord makes it once), going on from what was done
         already; Discord's trouble or the connection's is waited out however long it lasts.
         Tried again once Discord may have forgotten the nonce of a try whose answer never came
-        (:data:`~bot.discord_side.feed.NONCE_KEPT`), it first looks for the message that try
-        made among the channel's latest, and takes it up instead of posting a second one."""
+        (:data:`~bot.discord_side.feed.NONCE_KEPT`), it first looks for what that try posted
+        (the channel's line of a match moved to its thread, the table message) among the
+        channel's latest, and takes it up instead of posting a second one."""
         refused = False  # Discord refused the match's thread: its host is told, once
         unanswered: float | None = None  # when the first try whose answer never came began
 
         async def work() -> None:
-            nonlocal refused, unanswered
+            nonlocal unanswered
+            began = self.feeds.clock()
+            try:
+                # past its nonce's time, a try whose answer never came may have made its posts
+                await start(unanswered is not None and began - unanswered >= NONCE_KEPT)
+            except UNDELIVERED as exc:
+                if undelivered(exc) and unanswered is None:
+                    unanswered = began
+                raise
+
+        async def start(looks: bool) -> None:
+            nonlocal refused
             # read under the table's lock, and let it go before posting: a request about the
             # table already waiting for the lock (a /goblin abandon) goes first
             try:
@@ -458,14 +466,11 @@ class Messages:
                 await self.lobby.edit(None, now)
                 return
             if now.threaded and now.thread_id is None:
-                now, refused = await self.threads.open(now)
+                now, refused = await self.threads.open(now, looks)
             now = self.current(now)
             if now.message_id is None:  # not posted by a try before
-                began = self.feeds.clock()
                 try:
-                    # past its nonce's time, a try whose answer never came may have made it
-                    made = (await self._made_before(now) if unanswered is not None
-                            and began - unanswered >= NONCE_KEPT else None)
+                    made = await self._made_before(now) if looks else None
                     if made is None:
                         await self.post_table(now, once=nonce(record, "t"))
                     else:
@@ -473,8 +478,6 @@ class Messages:
                         await self._carried(now, made.id, to_move(
                             now, observe(now.game, None)) is not None)
                 except UNDELIVERED as exc:
-                    if undelivered(exc) and unanswered is None:
-                        unanswered = began
                     if undelivered(exc) or withheld(exc):
                         raise  # tried again later
                     log.warning("could not post the table message of table %s (%s)",

@@ -32,9 +32,9 @@ from bot.discord_side.context import (
     lobby_channel,
     noted,
 )
-from bot.discord_side.feed import Feeds, Job, nonce, undelivered, withheld
+from bot.discord_side.feed import Feeds, Job, made_before, nonce, undelivered, withheld
 from bot.discord_side.pace import ChannelPace
-from bot.discord_side.ui.parts import GREY, cut, layout, text_block
+from bot.discord_side.ui.parts import GREY, MAX_TEXT, cut, layout, nested, text_block
 from bot.game.markup import plain_param
 from bot.game.people import person
 from bot.game.refusals import Refusal
@@ -254,7 +254,7 @@ class MatchThreads:
         tournament = None if found is None else await self.service.store.tournament(found)
         return None if tournament is None else (tournament.name, tournament.round)
 
-    async def open(self, record: TableRecord) -> tuple[TableRecord, bool]:
+    async def open(self, record: TableRecord, looks: bool = False) -> tuple[TableRecord, bool]:
         """Move a starting match to a public thread created from its lobby message (from a
         new line in the channel for a match without one, a rematch). When Discord refuses the
         thread, the match is played in the channel, and the True beside the record says the
@@ -267,17 +267,23 @@ class MatchThreads:
         trouble or the connection's is raised (the start is tried again: its line carries its
         nonce, and the thread a try made before the answer was lost is taken up), and so is
         a refusal of the line for a permission the bot lost in the channel (:func:`withheld`:
-        the table could not be posted there either)."""
+        the table could not be posted there either). ``looks``: a try whose answer never came
+        may have made the line longer ago than Discord remembers its nonce, so the line that
+        try made is looked for first (:meth:`_line_made`), and taken up instead of a second
+        one."""
         await self.client.wait_until_ready()
         if getattr(self.client.get_channel(record.channel_id), "type", None) in THREAD_TYPES:
             return await self._in_channel(record), False
         try:
             lobby_id = record.lobby_message_id
             if lobby_id is None:
-                await self.pace.request(record.channel_id)
-                sent = await lobby_channel(self.client, record).send(
-                    view=line_view(translate(line(record, record.channel_id), record.locale)),
-                    nonce=nonce(record, "l"), allowed_mentions=NO_MENTIONS)
+                text = translate(line(record, record.channel_id), record.locale)
+                sent = await self._line_made(record, text) if looks else None
+                if sent is None:
+                    await self.pace.request(record.channel_id)
+                    sent = await lobby_channel(self.client, record).send(
+                        view=line_view(text), nonce=nonce(record, "l"),
+                        allowed_mentions=NO_MENTIONS)
                 lobby_id = sent.id
                 record = replace(record, lobby_message_id=lobby_id)
                 if not await noted(self.service.tables.set_message(
@@ -308,6 +314,19 @@ class MatchThreads:
             return await self._in_channel(record), False
         self._threads[record.id] = thread.id
         return replace(record, thread_id=thread.id), False
+
+    async def _line_made(self, record: TableRecord, text: str) -> discord.Message | None:
+        """The channel's line ``text`` of ``record``'s match a try whose answer never came made
+        (:func:`~bot.discord_side.feed.made_before`): the bot's message in the channel showing
+        that text alone, from which no thread was started. The line of a match under way links
+        its thread, so such a line is one a start of these very people left behind."""
+        shown = cut(text, MAX_TEXT)
+        return await made_before(
+            lobby_channel(self.client, record), self.client.user, 0,
+            lambda message: not message.flags.has_thread and [
+                getattr(c, "content", None) for c in nested(message.components)
+                if isinstance(c, discord.TextDisplay)] == [shown],
+            f"the line of table {record.id}")
 
     async def _made(self, message_id: int) -> discord.Thread | None:
         """The thread the bot started from message ``message_id`` (a try whose answer was

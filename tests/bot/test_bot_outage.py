@@ -3,9 +3,10 @@ server error (503: discord.py raises it at once; a 500 it retries on its own fir
 again after a growing pause on the bot's clock (passes of the timers) until the table message
 shows the table as it is; a newer move shows the table instead, and nothing is tried again
 once the table ended. A post is never tried again (Discord may have made it), but a game's first
-table message (and its thread) which nothing else would post before a restart, however long
-the outage lasts: its nonce makes Discord give back the message a try made before its answer was
-lost, and once Discord may have forgotten the nonce, that message is looked for first."""
+table message (and its thread, and the channel's line of a rematch moved to its thread) which
+nothing else would post before a restart, however long the outage lasts: its nonce makes Discord
+give back the message a try made before its answer was lost, and once Discord may have
+forgotten the nonce, that message is looked for first."""
 from __future__ import annotations
 
 from typing import Any
@@ -15,10 +16,12 @@ import pytest
 from bot_helpers import Clock
 from in_threads import link, table_message
 from live_bot import CHANNEL, Call, LiveBot
-from players import ANN, BOB, Players, before_a_turn_ends, open_table
+from players import ANN, BOB, Players, before_a_turn_ends, finished_match, open_table
+from storage.helpers import played
 
 from bot.discord_side.feed import RETRIES, RETRY_FIRST, retry_pause
-from bot.storage.records import TableRecord
+from bot.discord_side.ui.custom_ids import RematchButton
+from bot.storage.records import SeatInfo, TableRecord
 from engine import apply, observe
 from engine.agents import make_agent
 from i18n import msg, translate
@@ -400,3 +403,57 @@ async def test_an_edit_refused_while_the_bot_may_not_view_the_channel_is_made_on
     shown = bot.last_table_message()
     assert footer(now) in shown.text()
     assert f"<@{now.seats[now.game.current].user}>" in shown.text()
+
+
+
+async def rematch_line_lost(h: LiveBot, clock: Clock) -> tuple[Message, TableRecord]:
+    """Ann's match with two AI seats, played in a thread, ended; her Rematch starts the next
+    one at once, whose line Discord makes in the channel but whose answer is lost, then Discord
+    refuses every post and read in the channel for longer than it remembers the line's nonce:
+    the line made, and the rematch once Discord is back."""
+    alone = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
+             SeatInfo(ai=True, hero="taia", level="easy"),
+             SeatInfo(ai=True, hero="argentus", level="easy"))
+    tid = await finished_match(h.store, played(2), seats=alone, threaded=True)
+    await h.bot.poster.announce_end(await h.bot.service.tables.load(tid))
+    await h.settle()
+    lost = AnswerLost(h)
+    await h.click(ANN, h.public()[-1], RematchButton.id_for(tid, "offer"))
+    assert lost.lost
+    made = [m for m in h.public() if "are playing" in m.text()]
+    assert len(made) == 1
+    outage = Outage(h.lb, None, reads=True)
+    await outage_passes(h, clock, range(3))
+    assert outage.refused == 3
+    outage.down = False
+    await outage_passes(h, clock, range(3, 4))  # 225 s on: Discord forgot the nonce
+    new = await h.store.active_in_channel(h.lb.threads_of(h.channel)[-1].id)
+    assert new is not None and new != tid
+    return made[0], await h.bot.service.tables.load(new)
+
+
+async def test_a_rematch_s_line_made_before_a_long_outage_is_not_posted_twice(
+        h: LiveBot, clock: Clock) -> None:
+    """The start of a rematch played in a thread, tried again once Discord forgot its line's
+    nonce, finds the line made instead of posting a second one: the channel holds one line,
+    which links the rematch's thread, where its table is."""
+    made, now = await rematch_line_lost(h, clock)
+    assert now.lobby_message_id == made.id and now.thread_id is not None
+    assert [m.id for m in h.public() if "are playing" in m.text()] == [made.id]
+    thread = h.lb.channel(now.thread_id)
+    assert h.lb.message(made.id).text().endswith(link(thread))
+    assert table_message(h, thread).id == now.message_id
+
+
+async def test_a_rematch_s_line_is_posted_again_where_the_bot_may_not_read_history(
+        h: LiveBot, clock: Clock) -> None:
+    """As above, where the bot may not read the channel's history (Discord then lists no
+    messages): it cannot find the line made, and posts it again rather than leave the rematch
+    unshown; the match is played in its thread."""
+    h.channel.bot_permissions &= ~READ_MESSAGE_HISTORY
+    made, now = await rematch_line_lost(h, clock)
+    assert now.lobby_message_id is not None and now.lobby_message_id != made.id
+    assert now.thread_id is not None
+    thread = h.lb.channel(now.thread_id)
+    assert table_message(h, thread).id == now.message_id
+    assert h.lb.message(now.lobby_message_id).text().endswith(link(thread))
