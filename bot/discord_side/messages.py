@@ -116,6 +116,9 @@ class Messages:
         self._passing: dict[int, tuple[TableRecord, list[int]]] = {}
         #: table -> each mover told that the bot lacks these permissions where it is shown
         self._unshown: dict[int, dict[int, tuple[str, ...]]] = {}
+        #: table -> the start of its game, while its first table message is not known posted
+        #: (given the headline and whether a person's turn began since)
+        self._starts: dict[int, Callable[[Msg | None, bool], Awaitable[None]]] = {}
 
     def channel(self, record: TableRecord) -> discord.PartialMessageable:
         """The table's channel, or its thread once its match moved to one."""
@@ -378,9 +381,25 @@ class Messages:
 
     def show(self, record: TableRecord) -> None:
         """Queue an edit of the table message to show ``record`` (coalesced: while it waits
-        for its channel, a newer state replaces it)."""
+        for its channel, a newer state replaces it); while the game's first table message is
+        not posted yet, its start is queued again instead (:meth:`_started`)."""
+        if self._started(record, None, False):
+            return
         self.feeds.put(record.id, Job("edit", record.version, partial(self._edit, record),
                                       self.threads.where(record)))
+
+    def _started(self, record: TableRecord, headline: Msg | None, turn: bool) -> bool:
+        """True when the game's first table message is not posted yet (its start still tried
+        again, or given up for a while): the start is queued again in place of the edit (or,
+        ``turn``, the post of a person's turn with ``headline``) that would show ``record``,
+        so it is never given up for a newer move, and posts the table as it then stands, in
+        the match's thread; once the first message is posted, it shows ``record`` instead."""
+        start = self._starts.get(record.id)
+        if start is None:
+            return False
+        self.feeds.put(record.id, Job("post", record.version, partial(start, headline, turn),
+                                      again=True))
+        return True
 
     async def _edit(self, record: TableRecord) -> None:
         """Edit the table message (re-posted when it refuses edits)."""
@@ -390,7 +409,10 @@ class Messages:
         """Queue a fresh table message for a person's new turn (it pings them; ``headline``:
         a line above it). When Discord refuses the post, or the connection fails on its way,
         the line is told and an edit of the old message queued instead (a post is never tried
-        again: it may have been made)."""
+        again: it may have been made). While the game's first table message is not posted
+        yet, its start is queued again instead (:meth:`_started`)."""
+        if self._started(record, headline, True):
+            return
         self.feeds.put(record.id, Job("post", record.version,
                                       partial(self._turn, record, headline)))
 
@@ -438,22 +460,29 @@ class Messages:
         Tried again once Discord may have forgotten the nonce of a try whose answer never came
         (:data:`~bot.discord_side.feed.NONCE_KEPT`), it first looks for what that try posted
         (the channel's line of a match moved to its thread, the table message) among the
-        channel's latest, and takes it up instead of posting a second one."""
+        channel's latest, and takes it up instead of posting a second one. A change of the
+        table before its first message is posted (a seat left to the AI, a turn timer run out)
+        queues the start again in place of the edit or post that would show it
+        (:meth:`_started`): an edit has no message to edit yet, and a post would not open the
+        match's thread."""
         refused = False  # Discord refused the match's thread: its host is told, once
         unanswered: float | None = None  # when the first try whose answer never came began
 
-        async def work() -> None:
+        async def work(headline: Msg | None = None, turn: bool = False) -> None:
             nonlocal unanswered
             began = self.feeds.clock()
             try:
                 # past its nonce's time, a try whose answer never came may have made its posts
-                await start(unanswered is not None and began - unanswered >= NONCE_KEPT)
+                await start(unanswered is not None and began - unanswered >= NONCE_KEPT,
+                            headline, turn)
             except UNDELIVERED as exc:
                 if undelivered(exc) and unanswered is None:
                     unanswered = began
                 raise
+            if self._starts.get(record.id) is work:
+                del self._starts[record.id]  # done: the table's changes show it from now on
 
-        async def start(looks: bool) -> None:
+        async def start(looks: bool, headline: Msg | None, turn: bool) -> None:
             nonlocal refused
             # read under the table's lock, and let it go before posting: a request about the
             # table already waiting for the lock (a /goblin abandon) goes first
@@ -468,11 +497,13 @@ class Messages:
             if now.threaded and now.thread_id is None:
                 now, refused = await self.threads.open(now, looks)
             now = self.current(now)
-            if now.message_id is None:  # not posted by a try before
+            if now.message_id is not None:  # posted by a try before: a newer move shows it
+                await (self._turn(now, headline) if turn else self.edit_table(now))
+            else:
                 try:
                     made = await self._made_before(now) if looks else None
                     if made is None:
-                        await self.post_table(now, once=nonce(record, "t"))
+                        await self.post_table(now, headline, once=nonce(record, "t"))
                     else:
                         self.shown.drop((now.id, None, now.locale))
                         await self._carried(now, made.id, to_move(
@@ -491,6 +522,7 @@ class Messages:
                 await self.threads.channel_line(now)
             elif now.lobby_message_id is not None:
                 await self.delete(now, now.lobby_message_id)
+        self._starts[record.id] = work
         self.feeds.put(record.id, Job("post", record.version, work, again=True))
 
     def mark_dirty(self, table: int) -> None:
@@ -556,6 +588,7 @@ class Messages:
 
     def _drop(self, table: int, lines: bool = True) -> None:
         self._message_ids.pop(table, None)
+        self._starts.pop(table, None)
         self.threads.forget(table)
         if lines:
             self._passing.pop(table, None)

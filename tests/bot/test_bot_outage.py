@@ -219,6 +219,29 @@ async def test_a_game_s_first_table_message_refused_by_discord_s_trouble_is_post
     assert not [c for c in calls[since:] if c.channel_post]
 
 
+async def test_a_game_s_first_table_message_is_not_given_up_for_a_change_made_meanwhile(
+        bot: LiveBot, clock: Clock) -> None:
+    """Start's table message is refused by a long outage, and meanwhile Bob leaves the match
+    (his seat goes to the AI: the table changed, not whose turn it is): the start is still
+    tried again, rather than given up for an edit of a table message never posted, so once
+    Discord is back Ann is pinged to play and the lobby message goes, without waiting for a
+    restart."""
+    outage = Outage(bot.lb, None)
+    tid = await open_table(bot, ANN, [BOB], ai=1)
+    assert outage.refused == 1
+    assert "You left table #1." in bot.said(await bot.command(BOB, "leave"))
+    await bot.settle()
+    await outage_passes(bot, clock, range(RETRIES + 1))  # over twenty minutes
+    outage.down = False
+    await outage_passes(bot, clock, range(RETRIES + 1, RETRIES + 2))
+    now = await bot.bot.service.tables.load(tid)
+    assert now.seats[1].ai and now.game.current == 0
+    table = bot.last_table_message()
+    assert now.message_id == table.id
+    assert [m.id for m in bot.public()] == [table.id]  # the lobby message went
+    assert f"<@{ANN.id}>" in table.text()
+
+
 class AnswerLost:
     """The connection drops as Discord answers the bot's next post in the channel (or the
     next POST whose path ends with ``ends``): Discord did what was asked, and the bot is not
