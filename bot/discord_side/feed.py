@@ -38,6 +38,7 @@ permission went (a post refused so was not made).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import time
 from collections import OrderedDict, deque
@@ -116,11 +117,16 @@ def withheld(exc: BaseException) -> bool:
 def nonce(record: TableRecord, what: str) -> str:
     """The nonce of the post ``what`` of ``record``'s table at its version, the same each time
     it is sent: Discord (sent with ``enforce_nonce``, as discord.py does with every nonce)
-    answers a post whose nonce the bot used within the past few minutes with the message made
-    then, so a post tried again after its answer was lost is not made twice. Named by the
-    table's seed, not its id: a database replaced meanwhile (a backup restored) numbers its
-    tables again, and its table #1 is not another's."""
-    return f"{what}{record.seed:x}v{record.version}"[:25]
+    answers a post of the bot whose nonce it used within the past few minutes, in any channel,
+    with the message made then, so a post tried again after its answer was lost is not made
+    twice. Named by the table's seed mixed with its id and the moment it was opened: not its
+    id alone, since a database replaced meanwhile (a backup restored) numbers its tables
+    again, and its table #1 is not another's; not its seed alone, since every guided match is
+    dealt from the one lesson seed, and two people's begun within minutes are two posts."""
+    opened = hashlib.blake2b(f"{record.id}:{round(record.created_at * 1000)}".encode(),
+                             digest_size=8).digest()
+    key = record.seed ^ (int.from_bytes(opened, "big") >> 1)
+    return f"{what}{key:x}v{record.version}"[:25]
 
 
 async def made_before(channel: discord.abc.Messageable, me: discord.abc.Snowflake | None,

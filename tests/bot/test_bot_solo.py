@@ -220,6 +220,32 @@ async def test_learn_meets_every_lesson_on_its_seed(bot: LiveBot) -> None:
     assert bot.lb.breaches == []
 
 
+async def test_two_people_s_guided_matches_begun_within_minutes_each_get_their_table(
+        bot: LiveBot) -> None:
+    """Ann and Bob each start /goblin learn in their direct messages a moment apart: every
+    guided match is dealt from the one lesson seed, yet Bob's table message is posted in his
+    conversation, not answered with Ann's (Discord gives back the bot's message of a nonce
+    used in the past minutes, in any channel), and his moves show there."""
+    tables = {}
+    for user in (ANN, BOB):
+        ix = await bot.command(user, "learn", channel=bot.lb.dm(user))
+        shown = [m for m in bot.public(bot.lb.dm(user)) if m.custom_ids()]
+        assert len(shown) == 1, (user.name, shown)
+        tables[user.id] = (table_id(shown[0]), shown[0], bot.reply(ix))
+    (ann, ann_msg, _), (bob, bob_msg, hand) = tables[ANN.id], tables[BOB.id]
+    assert ann != bob and ann_msg.id != bob_msg.id
+    record = await bot.bot.service.tables.load(bob)
+    assert record.message_id == bob_msg.id
+    revisions = (ann_msg.revision, bob_msg.revision)
+    obs = observe(record.game, 0)
+    choice = make_agent(LESSON_LEVEL, Play.seed_for(record.seed, record.game.step)).choose(obs)
+    await bot.play(BOB, hand, str(choice if choice in obs.legal else obs.legal[0]))
+    assert (await bot.bot.service.tables.load(bob)).version > record.version
+    # the move shows in Bob's table message, and Ann's is left alone
+    assert bot.message(bob_msg).revision > revisions[1]
+    assert bot.message(ann_msg).revision == revisions[0]
+
+
 async def test_leaving_a_solo_match_closes_it(bot: LiveBot) -> None:
     tid = await open_in_dm(bot, ai=1)
     ix = await bot.command(ANN, "leave")
