@@ -339,7 +339,11 @@ class MatchThreads:
     async def _in_channel(self, record: TableRecord) -> TableRecord:
         """``record`` played in its channel, noted as no longer waiting for a thread. When the
         database takes no note, the stored table still names no thread, so its messages go to
-        its channel after a restart too (only a match's start opens a thread)."""
+        its channel after a restart too (only a match's start opens a thread). A guided match
+        opened for a thread keeps that mark: one person's lesson holds no place in the channel
+        (it may have started beside a lobby waiting there, and a lobby may open beside it)."""
+        if record.lessons and record.threaded:
+            return record
         with contextlib.suppress(CannotSave):
             await self.service.tables.set_thread(record.id, None, False)
         return replace(record, threaded=False)

@@ -236,7 +236,10 @@ class Rematches:
     async def _channel_free(self, record: TableRecord) -> None:
         """Refuse when the channel has a table of its own (a tournament's matches played side
         by side in its channel hold none: a lobby may be opened beside them, and so may a
-        rematch start)."""
+        rematch start). A guided match's rematch that moves to a thread of its own holds no
+        place in the channel either: it starts beside the channel's table."""
+        if record.lessons and record.threaded:
+            return
         active = await self.store.active_in_channel(record.channel_id)
         if active is not None and await self.store.tournament_of_table(active) is None:
             raise Refusal(msg("rematch.error.table_active", table=active), record)

@@ -307,15 +307,18 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
         (``lessons``: a guided first match), played with this bot's cards
         (``cards.catalogue_version()``), where players may take back a move when ``undo`` is
         true; raises
-        :class:`~bot.storage.records.TableExists` when the channel has an active table."""
+        :class:`~bot.storage.records.TableExists` when the channel has an active table (a
+        guided match bound for a thread of its own neither holds the channel nor is refused
+        there)."""
 
     async def get(self, table_id: int) -> TableRecord | None:
         """The table or None."""
 
     async def active_in_channel(self, channel_id: int, user_id: int | None = None) -> int | None:
         """The id of the lobby or running table played in the channel (a thread: its
-        match), if any; of a tournament's matches played in the channel itself, the one
-        ``user_id`` sits at first."""
+        match), if any: the channel's own table before a tournament's matches and one
+        person's guided matches played in the channel itself, but the one ``user_id`` sits at
+        first."""
 
     async def active_within(self, channel_id: int) -> list[int]:
         """The ids of the lobbies and running tables opened in the channel (played there or

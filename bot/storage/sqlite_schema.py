@@ -457,6 +457,15 @@ MIGRATIONS: tuple[Migration, ...] = (
     """
     ALTER TABLE tournament_tables ADD COLUMN forfeit_seat INTEGER;
     """,
+    # 22: a guided first match that moves to a thread of its own (/goblin learn in a server
+    # with threads on) holds no place in its channel, not even before its thread is opened at
+    # its start: it starts beside a lobby waiting there, and a lobby may open beside it
+    """
+    DROP INDEX tables_one_active_per_channel;
+    CREATE UNIQUE INDEX tables_one_active_per_channel ON tables(channel_id)
+        WHERE status IN ('lobby', 'running') AND thread_id IS NULL AND tournament_id IS NULL
+        AND NOT (lessons AND threaded);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

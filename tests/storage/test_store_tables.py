@@ -12,6 +12,7 @@ from bot.storage.interface import Storage
 from bot.storage.records import (
     CorruptTable,
     LogRow,
+    SeatInfo,
     ServerDefaults,
     StaleVersion,
     StorageError,
@@ -70,6 +71,39 @@ async def test_a_deleted_channel_takes_its_lobbies_and_matches_and_its_threads(
     assert await store.active_within(10) == [here.id]
     assert await store.active_within(99) == []
 
+
+
+async def test_a_guided_match_bound_for_a_thread_takes_no_place_in_its_channel(
+        store: Storage) -> None:
+    """A guided match that moves to a thread of its own opens, and runs, beside the lobby of
+    its channel (two of them by two people too), and a lobby opens beside it; one played in
+    the channel itself (threads off) is refused there, as any table is. The channel's table
+    is found before the guided matches, but the one a person sits at first."""
+    async def table(host: int, lessons: bool = False, threaded: bool = False) -> int:
+        return (await store.create_table(
+            guild_id=GUILD, place_key=Place.of(GUILD, host).key, channel_id=1, host_id=host,
+            seats=(SeatInfo(user=host, name="x"),), abilities=False, timer=0, seed=1,
+            lessons=lessons, threaded=threaded)).id
+
+    bob = await table(BOB, lessons=True, threaded=True)
+    lobby = await table(ANN)
+    eve = await table(303, lessons=True, threaded=True)
+    with pytest.raises(TableExists) as info:
+        await table(404, lessons=True)
+    assert info.value.table_id == lobby
+    with pytest.raises(TableExists) as info:
+        await table(404, threaded=True)
+    assert info.value.table_id == lobby
+    await store.start_game(bob, SEATS, played(1).states[0], None)
+    assert await store.active_in_channel(1) == lobby
+    assert await store.active_in_channel(1, BOB) == bob
+    assert await store.active_in_channel(1, 303) == eve
+    await store.set_status(lobby, "abandoned")
+    assert await store.active_in_channel(1) == bob
+    await store.set_thread(bob, 21, True)
+    assert await store.active_in_channel(1) == eve
+    assert await store.active_in_channel(21) == bob
+    assert await table(ANN) > eve  # a lobby opens beside the guided matches
 
 
 async def test_a_lobby_change_is_written_only_at_the_revision_it_was_decided_on(

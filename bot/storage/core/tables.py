@@ -159,7 +159,8 @@ class TableQueries(Base):
         move; ``threaded``: the match moves to a thread of its own when it starts); raises
         :class:`TableExists` when the channel has an active table played in it (a thread whose
         match is running counts as its channel), also when another process created it a moment
-        ago."""
+        ago; a guided match bound for a thread of its own (``lessons`` and ``threaded``) holds
+        no place in the channel and is refused by none."""
         now = self.clock()
         try:
             async with self._tx() as db:
@@ -209,15 +210,17 @@ class TableQueries(Base):
     async def active_in_channel(self, channel_id: int, user_id: int | None = None) -> int | None:
         """The id of the lobby or running table played in the channel, if any: a thread's
         match for a thread, else the channel's lobby or the table played in the channel itself
-        (not the matches it holds in threads); a tournament's matches, several to a channel
-        until each moves to its thread (or for good where the server turned threads off), come
-        after the channel's own table, except that the one ``user_id`` sits at comes first."""
+        (not the matches it holds in threads); one person's guided matches (played in the
+        channel until each moves to its thread, or for good where Discord refused it) and a
+        tournament's matches, several to a channel until each moves to its thread (or for good
+        where the server turned threads off), come after the channel's own table, except that
+        the one ``user_id`` sits at comes first."""
         mine = ("NOT EXISTS (SELECT 1 FROM table_seats s WHERE s.table_id = tables.id AND "
                 "s.user_id = ?), " if user_id is not None else "")
         row = await self._read.fetchrow(
             "SELECT id FROM tables WHERE status IN ('lobby','running') AND (thread_id = ? "
             "OR (channel_id = ? AND thread_id IS NULL)) ORDER BY thread_id IS NULL, "
-            f"{mine}tournament_id IS NOT NULL, id LIMIT 1",
+            f"{mine}tournament_id IS NOT NULL, lessons, id LIMIT 1",
             channel_id, channel_id, *(() if user_id is None else (user_id,)))
         return None if row is None else as_int(row[0], "id")
 
