@@ -218,12 +218,14 @@ def strength_refusal(battle: Battle | None, seat: Seat, effect: str) -> str | No
     return None
 
 
-def healing_refusal(seat: Seat) -> str | None:
-    """Why the seat may not drink a healing potion now (R35)."""
+def healing_refusal(seat: Seat, phase: Phase = Phase.TURN) -> str | None:
+    """Why the seat may not drink a healing potion now, in ``phase`` (R35): at 0 HP it must
+    revive, this turn at its start, or next turn when Aderyn's knocked-out win (R64) leaves
+    her keeping or pawning its reward."""
     if "healing" not in seat.potions:
         return "error.no_potion"
     if seat.hp <= 0:
-        return "error.no_hp"
+        return "error.no_hp" if phase is Phase.TURN else "error.no_hp_next_turn"
     return "error.full_hp" if seat.hp >= MAX_HP else None
 
 
@@ -267,7 +269,7 @@ _RULES: dict[type[Action], Callable[[GameState, Any], str | None]] = {
     VisitMerchant: lambda state, a: visit_refusal(state.seat),
     Revive: _allowed,
     SetStacking: lambda state, a: stacking_refusal(state.seat, a.mode),
-    DrinkHealing: lambda state, a: healing_refusal(state.seat),
+    DrinkHealing: lambda state, a: healing_refusal(state.seat, state.phase),
     Discard: lambda state, a: None if a.card in state.seat.hand else "error.not_in_hand",
     Play: play_refusal,
     DrinkStrength: lambda state, a: strength_refusal(state.battle, state.seat, a.effect),

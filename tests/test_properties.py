@@ -94,7 +94,7 @@ def expected_reasons(state: GameState, action: Action) -> set[str] | None:
     if type(action) in POTION_OF and POTION_OF[type(action)] not in seat.potions:
         return {"no_potion"}
     if isinstance(action, DrinkHealing):
-        return {"no_hp", "full_hp"}
+        return {"no_hp", "no_hp_next_turn", "full_hp"}
     if isinstance(action, KeepDrawn):
         return {"not_drawn"}
     if isinstance(action, SetStacking):

@@ -219,15 +219,19 @@ def attack_pair(target: str) -> tuple[str, str]:
 
 
 def aderyn_case(abilities: bool, *, lord: bool = False, healing_armour: bool = False,
+                equipment: bool = False, potions: Iterable[str] = (),
                 ) -> tuple[str, GameState]:
-    """Aderyn in a battle she wins on attack while the hits take exactly her last HP."""
+    """Aderyn in a battle she wins on attack while the hits take exactly her last HP
+    (``equipment``: against a monster whose reward is a weapon or an armour; ``potions``: the
+    potions she holds)."""
     weapon = max((e for e in T.equipment.values() if e.kind == "weapon"), key=lambda e: e.attack)
     armours: list[str | None] = [e.id for e in T.equipment.values() if e.kind == "armour"
                                  and (e.heal > 0 or not healing_armour)]
     if not healing_armour:
         armours.insert(0, None)
     targets = list(T.lords) if lord else [m for lv in (1, 2, 3) for m in T.regular[lv]
-                                          if not mon(m).curses]
+                                          if not mon(m).curses
+                                          and (not equipment or m in T.equipment)]
     for target in targets:
         m = mon(target)
         w_att = 0 if (not lord or "weapon" in m.curses) else weapon.attack
@@ -242,7 +246,7 @@ def aderyn_case(abilities: bool, *, lord: bool = False, healing_armour: bool = F
             a_def = T.equipment[armour].defence if armour else 0
             hp = m.attack - defence - a_def
             if 1 <= hp <= 5:
-                seat: dict[str, object] = {"armour": armour}
+                seat: dict[str, object] = {"armour": armour, "potions": list(potions)}
                 if lord:
                     seat["weapon"] = weapon.id
                 state = battle(target, *play, hero="aderyn", abilities=abilities, hp=hp, **seat)

@@ -4,6 +4,7 @@ battle that takes her last HP, Taia drawing two cards to keep one."""
 from __future__ import annotations
 
 from engine import Phase, totals
+from i18n import msg, translate
 
 from .helpers import (
     aderyn_case,
@@ -37,6 +38,20 @@ def test_r64_aderyn_must_revive_next_turn() -> None:
     state = run(state, "revive")  # seat 1
     assert state.current == 0
     assert {a for a in legal(state) if not a.startswith("stack:")} == {"revive"}
+
+
+def test_r64_r35_aderyn_keeping_her_reward_is_told_she_revives_next_turn() -> None:
+    """At 0 HP choosing whether to keep the equipment she won, a healing potion is refused
+    (R35: she lost her last HP this turn) with what comes next: she revives next turn, not
+    this one, whose only decision left is the reward's."""
+    _, state = aderyn_case(True, equipment=True, potions=["healing"])
+    state = run(state, "end")
+    assert state.phase is Phase.REWARD and state.seats[0].hp == 0
+    err = refused(state, "heal", "no_hp_next_turn", "next turn")
+    assert "this turn" not in str(err)
+    for locale in ("fr", "cs"):
+        assert translate(msg("error.no_hp_next_turn"), locale) \
+            != translate(msg("error.no_hp"), locale)
 
 
 def test_r64_aderyn_no_heal_after_battle() -> None:
