@@ -454,23 +454,26 @@ class Lobby:
         at their seat), or not rated while someone still seated has not moved, though one seated
         at a tournament's match takes its last place there all the same; for a match of one
         person (or one whose others all left before moving), never rated, a game lost against
-        the AI once they moved (None: nothing)."""
+        the AI once they moved, told beside that last place at a tournament's match (None:
+        nothing)."""
         log = await self.store.action_log(record.id)
-        if sum(s.user is not None for s in record.seats) < 2:
-            return msg("ratings.note.ask_lost_alone") if lost_alone(record, log, user_id) \
-                else None
         moved = movers(log)
-        if waiting(record, moved) or len(moved) < 2:
-            if (record.seat_of(user_id) is not None
-                    and await self.store.tournament_of_table(record.id) is not None):
-                return msg("ratings.note.ask_forfeit")
-            if lost_alone(record, log, user_id):  # the others left before moving
-                return msg("ratings.note.ask_lost_alone")
-            return msg("ratings.note.ask_waiting" if waiting(record, moved)
-                       else "ratings.note.ask_too_few")
-        if (record.seat_of(user_id), user_id) in moved:
-            return msg("ratings.note.ask_rated_last")
-        return msg("ratings.note.ask_rated")
+        people = sum(s.user is not None for s in record.seats)
+        if people >= 2 and not waiting(record, moved) and len(moved) >= 2:
+            if (record.seat_of(user_id), user_id) in moved:
+                return msg("ratings.note.ask_rated_last")
+            return msg("ratings.note.ask_rated")
+        lost = lost_alone(record, log, user_id)  # alone, or the others left before moving
+        if (record.seat_of(user_id) is not None
+                and await self.store.tournament_of_table(record.id) is not None):
+            return msg("ratings.note.ask_forfeit_lost_alone" if lost
+                       else "ratings.note.ask_forfeit")
+        if lost:
+            return msg("ratings.note.ask_lost_alone")
+        if people < 2:
+            return None
+        return msg("ratings.note.ask_waiting" if waiting(record, moved)
+                   else "ratings.note.ask_too_few")
 
     async def quit(self, table_id: int, user_id: int) -> TableRecord:
         """The confirmed Leave button of a solo table: its host closes it (kept as history).

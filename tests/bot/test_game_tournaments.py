@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from bot_helpers import Clock
 
+from bot.game.places import Place
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.tournament import rounds_needed
@@ -24,6 +25,7 @@ from bot.storage.records import TableRecord
 from bot.storage.sqlite import Store
 from engine import apply, observe
 from engine.agents import Agent, make_agent
+from i18n import translate
 
 GUILD, CHANNEL, HOST = 9, 500, 1
 HOUR = 3600
@@ -638,3 +640,30 @@ async def test_a_match_another_process_ends_as_its_round_is_closed_counts_as_it_
     rows = await store.tournament_rows(cup)
     assert rows is not None
     assert [(t.places, t.at_deadline) for t in rows.tables] == [(ranks, False)]
+
+
+async def test_abandoning_a_match_its_others_left_before_moving_tells_both_what_it_records(
+        service: GameService) -> None:
+    """The tournament's host plays their match alone, the others having left before moving:
+    abandoning it forfeits it in the tournament and also counts as a game they lost against
+    the AI (as at a table they sat at alone). The confirmation says both beforehand."""
+    cup = await _cup(service, 3, table_size=3, rounds=2)
+    first = await service.tournaments.start(cup, HOST)
+    assert first.opened is not None
+    table = first.opened.tables[0].id
+    for user in (2, 3):
+        await service.lobby.leave(table, user)
+    while (record := await service.tables.load(table)).game.current != record.seat_of(HOST):
+        assert await service.play.ai_step(table) is not None
+    seat = record.seat_of(HOST)
+    assert seat is not None
+    move = make_agent("normal", seat).choose(observe(record.game, seat))
+    await service.play.act(table, HOST, record.version, str(move), sure=True)
+    note = await service.lobby.abandon_note(await service.tables.load(table), HOST)
+    assert note is not None
+    told = translate(note, "en")
+    await service.lobby.abandon_table(table, HOST, False)
+    games = await service.store.ai_records(Place.server(GUILD).key, HOST)
+    assert sum(g.games for g in games) == 1 and sum(g.wins for g in games) == 0
+    assert "last place in the tournament" in told, told
+    assert "lost in your record against the AI" in told, told
