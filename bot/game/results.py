@@ -49,7 +49,7 @@ def finished_result(record: TableRecord, seats: Sequence[SeatInfo], state: GameS
     result = table_result(record.id, record.guild_id, record.channel_id, record.catalogue,
                           seats, state, finished_at, record.place_key)
     return replace(result, seats=tuple(replace(s, moved=(s.seat, s.user_id) in moved)
-                                       for s in result.seats))
+                                       for s in result.seats), guided=record.lessons)
 
 
 def waiting(record: TableRecord, moved: frozenset[tuple[int, int]]) -> bool:
@@ -98,7 +98,7 @@ def abandoned_result(record: TableRecord, log: Iterable[LogRow], by: int,
         table_id=record.id, guild_id=record.guild_id, channel_id=record.channel_id,
         finished_at=finished_at, rounds=state.round, actions=state.step,
         catalogue=record.catalogue, winner_seat=places.index(1), winner_user_id=None,
-        seats=seats, place_key=record.place_key, abandoned_by=by)
+        seats=seats, place_key=record.place_key, abandoned_by=by, guided=record.lessons)
 
 
 __all__ = ["abandoned_result", "finished_result", "lost_alone", "movers", "rated_if_abandoned",

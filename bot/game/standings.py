@@ -186,7 +186,10 @@ class Standings:
     async def rating_note(self, record: TableRecord) -> Msg | None:
         """What to say of the ratings under a match of two people or more that ended, beside its
         changes: that it was rated as it stood when abandoned, or why it was not rated (None: a
-        match played to its end and rated, or one of a single person, never rated)."""
+        match played to its end and rated, or one of a single person, never rated): a guided
+        match says it counts in no record."""
+        if record.lessons:
+            return msg("ratings.note.guided")
         if sum(s.user is not None for s in record.seats) < 2:
             return None
         result = await self.store.result_of(record.id)
@@ -203,11 +206,12 @@ class Standings:
 
     async def stats(self, place: Place, user_id: int, sight: Sight | None = None) -> Stats:
         """A person's record at a place (a server; in direct messages, without ratings):
-        every figure counts only the matches played there; the games, wins, last places and
+        every figure counts only the matches played there, none of them a guided match; the
+        games, wins, last places and
         records against the AI only those in ``sight`` when given (what someone else asking
         may look back at: the rating, the server's, counts every rated match)."""
         results = [r for r in await self.store.player_results(place.key, user_id)
-                   if sight is None or sight.sees(r.place_key, r.channel_id)]
+                   if not r.guided and (sight is None or sight.sees(r.place_key, r.channel_id))]
         heroes: dict[str, tuple[int, int]] = {}
         wins = 0
         form: list[int] = []

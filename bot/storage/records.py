@@ -277,7 +277,11 @@ class TableResult:
     ``abandoned_by``: the user who abandoned the match after every person had moved (the host or
     a channel manager, seated or not), None for a match played to its end. Such a match has no
     champion: ``winner_seat`` is then the seat first in the standings, and places are the
-    standings when it was abandoned, its abandoner's seat last."""
+    standings when it was abandoned, its abandoner's seat last.
+
+    ``guided``: a guided first match (``/goblin learn``, on a fixed seed whose hand advises
+    each move): kept in the history, but counted in no record (games, wins, places, records
+    against the AI) and never rated."""
 
     table_id: int
     guild_id: int | None
@@ -291,6 +295,7 @@ class TableResult:
     seats: tuple[SeatResult, ...]
     place_key: str  # where it was played (the table's ``place_key``)
     abandoned_by: int | None = None
+    guided: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,7 +381,9 @@ def against_ai(result: TableResult) -> list[AiRecord]:
     """What the match ``result`` adds to a person's records against the AI: when they were the
     only person who made a move, one game (and a win when they won it) against each AI level
     at the table, a person who never moved counting as one more AI seat at the level it was
-    played at; nothing for a match of two people or more."""
+    played at; nothing for a match of two people or more, nor for a guided match."""
+    if result.guided:
+        return []
     seated = [s for s in people(result) if s.moved]
     user = seated[0].user_id if len(seated) == 1 else None
     if user is None:

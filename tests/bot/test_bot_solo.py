@@ -363,3 +363,30 @@ async def test_a_solo_match_closed_once_moved_is_not_said_to_be_rated_in_the_his
     told = bot.reply(await bot.command(ANN, "history")).text()
     assert f"#{tid}" in told and "rated as it stood" not in told, told
     assert "a game lost against the AI, never rated" in told, told
+
+
+async def test_a_guided_match_played_to_its_end_counts_in_no_record(bot: LiveBot) -> None:
+    """The guided match is a lesson on a fixed seed whose hand advises each move: played to
+    its end it counts in no record, as when it is left, so replaying it with its advice
+    collects no wins against the easy AI. Its end and the history say so; /goblin stats shows
+    nothing of it, and a rebuild of the ratings and records counts it nowhere either."""
+    bot.channel = bot.lb.dm(ANN)
+    await bot.command(ANN, "learn")
+    tid = table_id(bot.last_table_message())
+    players = Players(bot, tid, [ANN])
+    for _ in range(3000):
+        if not await players.step():
+            break
+    await bot.settle()
+    record = await bot.bot.service.tables.load(tid)
+    assert record.status == "finished"
+    end = bot.lb.message(record.message_id).text() if record.message_id else ""
+    assert "guided match counts in no record" in end, end
+    place = Place.dms(ANN.id).key
+    assert await bot.store.ai_records(place, ANN.id) == []
+    told = bot.reply(await bot.command(ANN, "stats")).text()
+    assert "No finished game in direct messages yet." in told, told
+    history = bot.reply(await bot.command(ANN, "history")).text()
+    assert f"#{tid}" in history and "guided match, counted in no record" in history, history
+    await bot.bot.service.standings.recompute()
+    assert await bot.store.ai_records(place, ANN.id) == []

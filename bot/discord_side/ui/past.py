@@ -76,6 +76,8 @@ def _entry(result: TableResult, changes: dict[int, int] | None, thread: int | No
                            moves=result.actions), locale)]
     if thread is not None:
         lines.append(translate(msg("history.thread", thread=f"<#{thread}>"), locale))
+    if result.guided:
+        lines.append(translate(msg("ratings.note.history_guided"), locale))
     abandoned = result.abandoned_by is not None
     if abandoned:  # rated as it stood, or a game its one person lost against the AI
         lines.append(translate(msg("ratings.note.history_abandoned_alone" if against_ai(result)

@@ -53,14 +53,16 @@ async def insert_result(db: Db, dialect: Dialect, result: TableResult) -> None:
 
 async def with_seats(db: Db, dialect: Dialect, heads: Sequence[Row]) -> list[TableResult]:
     """The results of the ``results`` rows ``heads`` (:data:`RESULT_COLUMNS`), read with their
-    seats."""
+    seats and whether each was a guided match (its table's ``lessons``)."""
     if not heads:
         return []
+    ids = dialect.many([head[0] for head in heads])
     seats = await db.fetch(
         f"SELECT {SEAT_RESULT_COLUMNS} FROM result_seats WHERE "
-        f"{dialect.any_of('table_id')} ORDER BY table_id, seat",
-        dialect.many([head[0] for head in heads]))
-    return read_results(heads, seats)
+        f"{dialect.any_of('table_id')} ORDER BY table_id, seat", ids)
+    guided = await db.fetch(
+        f"SELECT id FROM tables WHERE {dialect.any_of('id')} AND lessons = TRUE", ids)
+    return read_results(heads, seats, {as_int(row[0], "id") for row in guided})
 
 
 def read_offer(row: Row) -> RematchOffer:

@@ -10,7 +10,7 @@ that one table.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TypeVar
 
 from bot.storage.records import (
@@ -151,9 +151,11 @@ def read_log_row(row: Row) -> LogRow:
                   bool(by_ai), str(action), as_float(at, "at"), bool(undone))
 
 
-def read_results(heads: Iterable[Row], seats: Iterable[Row]) -> list[TableResult]:
+def read_results(heads: Iterable[Row], seats: Iterable[Row],
+                 guided: Collection[int] = ()) -> list[TableResult]:
     """The results of ``heads`` (:data:`RESULT_COLUMNS` rows), each with its rows of ``seats``
-    (:data:`SEAT_RESULT_COLUMNS` rows, in seat order)."""
+    (:data:`SEAT_RESULT_COLUMNS` rows, in seat order); ``guided``: the ids of those tables that
+    were guided matches."""
     by_table: dict[int, list[SeatResult]] = {}
     for row in seats:
         tid, seat, user, kind, level, hero, keys, hp, place, handed, moved = row
@@ -175,7 +177,7 @@ def read_results(heads: Iterable[Row], seats: Iterable[Row]) -> list[TableResult
             winner_seat=as_int(winner, "winner_seat"),
             winner_user_id=opt_int(winner_user, "winner_user_id"),
             seats=tuple(by_table.get(table, ())), place_key=str(place_key),
-            abandoned_by=opt_int(abandoned_by, "abandoned_by")))
+            abandoned_by=opt_int(abandoned_by, "abandoned_by"), guided=table in guided))
     return out
 
 
