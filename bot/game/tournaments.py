@@ -555,8 +555,9 @@ class Tournaments:
     async def channel_gone(self, channel_id: int) -> list[int]:
         """Channel ``channel_id`` was deleted: every tournament held there, taking sign-ups or
         under way, is cancelled (no round is seated after, no standings nor champion are
-        posted; the matches of the round under way go with the channel, closed as abandoned
-        and left undecided). The ids of the tournaments cancelled now."""
+        posted; the matches of the round under way go with the channel, closed as abandoned,
+        rated as any match whose channel is deleted, and left undecided here). The ids of the
+        tournaments cancelled now."""
         cancelled = await self.store.cancel_tournaments_in(channel_id)
         for tid in cancelled:
             log.info("tournament %s cancelled: its channel %s was deleted", tid, channel_id)

@@ -20,6 +20,7 @@ from live_bot import LiveBot, record_requests, table_id
 from players import ADMIN, ANN, BOB, EVE, TinyRenderer
 
 from bot.discord_side.ui.custom_ids import LobbyButton, TournamentButton
+from bot.game.results import movers
 from bot.workers.thinking import Thinking
 from loopback import Channel, Loopback
 
@@ -252,3 +253,43 @@ async def test_a_server_that_removed_the_bot_while_it_was_away_is_found_at_its_r
         assert await again.store.action_log(here) == kept[here] and not calls
     finally:
         await again.stop()
+
+
+async def test_matches_everyone_moved_in_are_rated_as_they_stand_when_their_place_goes(
+        h: LiveBot) -> None:
+    """A match everyone had moved in ends with its deleted thread as any match abandoned then
+    does: rated as it stands, with nobody last (no one at the table abandoned it); a
+    tournament's match ends so with its deleted channel, and is left undecided in the
+    cancelled tournament (no places, no points)."""
+    await h.command(ANN, "new")
+    lobby = h.public()[-1]
+    own = table_id(lobby)
+    await h.click(BOB, lobby, LobbyButton.id_for(own, "join", None))
+    await start_lobby(h, lobby, ANN, ai=0)
+    thread = h.lb.channel((await h.bot.service.tables.load(own)).where)
+    players = ThreadPlayers(h, own, [ANN, BOB], thread)
+    while len(movers(await h.store.action_log(own))) < 2:
+        assert await players.step()
+    heard = asyncio.ensure_future(h.bot.wait_for("raw_thread_delete", timeout=10))
+    h.lb.delete_thread(thread)
+    await heard
+    await h.settle()
+    assert (await h.bot.service.tables.load(own)).status == "abandoned"
+    result = await h.store.result_of(own)
+    assert result is not None and result.abandoned_by not in (ANN.id, BOB.id)
+    assert {c.user_id for c in await h.store.changes_of_table(own)} == {ANN.id, BOB.id}
+
+    tournament = h.lb.create_channel(h.guild, "tournament")
+    cup = await spring_cup(h, tournament)
+    match = (await h.bot.service.tournaments.view(cup)).tables[0].table_id
+    thread = h.lb.channel((await h.bot.service.tables.load(match)).where)
+    players = ThreadPlayers(h, match, [ANN, BOB, EVE], thread)
+    while len(movers(await h.store.action_log(match))) < 3:
+        assert await players.step()
+    await deleted(h, tournament)
+    result = await h.store.result_of(match)
+    assert result is not None and result.abandoned_by not in (ANN.id, BOB.id, EVE.id)
+    assert {c.user_id for c in await h.store.changes_of_table(match)} == {ANN.id, BOB.id, EVE.id}
+    rows = await h.store.tournament_rows(cup)
+    assert rows is not None and not rows.tables[0].decided
+    assert rows.tables[0].places == (None, None, None)
