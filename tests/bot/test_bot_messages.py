@@ -30,7 +30,7 @@ async def test_a_table_message_too_old_to_edit_is_posted_afresh(bot: LiveBot,
     assert to_play is not None
     post = next(c.body for c in calls[since:] if c.channel_post)
     assert f"<@{to_play}>" in new.text()  # the fresh message names who plays now...
-    assert "users" in post["allowed_mentions"].get("parse", [])  # ...and pings them
+    assert post["allowed_mentions"].get("users") == [str(to_play)]  # ...and pings them only
     assert new.mentions == [to_play]
     # the old message refuses edits too: it is deleted, so no button or ping is left on it
     assert old.deleted and not [m for m in bot.public() if m.id == old.id]
