@@ -79,6 +79,8 @@ MAX_ENTRANTS = 64
 MIN_ENTRANTS = 2
 #: How many times closing a match at its deadline is tried while other processes move it.
 CLOSE_ATTEMPTS = 5
+#: How many times the first round is drawn again while people sign up or leave meanwhile.
+START_ATTEMPTS = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,22 +350,25 @@ class Tournaments:
         return await self._start(record)
 
     async def _start(self, record: TournamentRecord) -> Progress:
-        """Seat round 1 of a tournament taking sign-ups, its entrants' ratings read now."""
-        if record.status != "signup":
-            raise Refusal(msg("bot.tournament.error.started", name=record.name))
-        rows = await self.store.tournament_rows(record.id)
-        assert rows is not None
-        if len(rows.entrants) < MIN_ENTRANTS:
-            raise Refusal(msg("bot.tournament.error.too_few", name=record.name,
-                              count=len(rows.entrants), min=MIN_ENTRANTS))
-        ratings = {e.user_id: await self._rating(record, e.user_id) for e in rows.entrants}
-        rules = rules_of(rows)
-        rules = replace(rules, entrants=tuple(Entrant(e.user, e.name, ratings[e.user])
-                                              for e in rules.entrants))
-        progress = await self._seat(record, rules, (), ratings)
-        if progress is None:
-            raise Refusal(msg("bot.tournament.error.started", name=record.name))
-        return progress
+        """Seat round 1 of a tournament taking sign-ups, its entrants' ratings read now; drawn
+        again with the entrants as they are when someone signed up or left meanwhile."""
+        for _ in range(START_ATTEMPTS):
+            if record.status != "signup":
+                break
+            rows = await self.store.tournament_rows(record.id)
+            assert rows is not None
+            if len(rows.entrants) < MIN_ENTRANTS:
+                raise Refusal(msg("bot.tournament.error.too_few", name=record.name,
+                                  count=len(rows.entrants), min=MIN_ENTRANTS))
+            ratings = {e.user_id: await self._rating(record, e.user_id) for e in rows.entrants}
+            rules = rules_of(rows)
+            rules = replace(rules, entrants=tuple(Entrant(e.user, e.name, ratings[e.user])
+                                                  for e in rules.entrants))
+            progress = await self._seat(record, rules, (), ratings)
+            if progress is not None:
+                return progress
+            record = await self._record(record.id)  # started by another, or sign-up changed
+        raise Refusal(msg("bot.tournament.error.started", name=record.name))
 
     async def _seat(self, record: TournamentRecord, rules: Tournament,
                     decided: tuple[Decided, ...],

@@ -244,9 +244,10 @@ class TournamentStorage(Protocol):
                                     ratings: Mapping[int, int] | None = None
                                     ) -> list[int] | None:
         """In one transaction: round ``after + 1`` seated and its matches opened as running
-        tables; None (nothing written) when the tournament is no longer at round ``after``, or
-        a player it seats (or gives the bye) dropped out meanwhile, else the new tables' ids in
-        the order of ``tables``."""
+        tables; None (nothing written) when the tournament is no longer at round ``after``, a
+        player it seats (or gives the bye) left or dropped out meanwhile, or the first round
+        does not seat every entrant (one signed up meanwhile); else the new tables' ids in the
+        order of ``tables``."""
 
     async def decide_tournament_table(self, tournament_id: int, round_number: int, pod: int,
                                       places: Sequence[int], at_deadline: bool) -> bool:

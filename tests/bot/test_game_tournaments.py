@@ -519,6 +519,38 @@ async def test_a_player_who_drops_while_the_next_round_is_being_seated_is_not_se
     assert leaver not in {u for p in second.opened.seating.pods for u in p.players}
 
 
+@pytest.mark.parametrize("change", ["leave", "join"])
+async def test_a_sign_up_changed_while_the_first_round_is_being_seated_is_seated_as_it_is(
+        service: GameService, monkeypatch: pytest.MonkeyPatch, change: str) -> None:
+    """A person leaves (or signs up) while the host's Start is seating round 1 (after it read
+    the entrants, before it wrote the round), and is told they left (or are in): the round is
+    seated with the entrants as they are then, the one who left at no table and the one who
+    joined at one, never with the entrants the Start read."""
+    cup = await _cup(service, 5, table_size=3)
+    tours = service.tournaments
+    threads = tours.threads
+    assert threads is not None
+    who = 5 if change == "leave" else 6
+
+    async def changed_meanwhile(guild: int) -> bool:
+        monkeypatch.setattr(tours, "threads", threads)
+        if change == "leave":
+            await tours.leave(cup, who)
+        else:
+            await tours.join(cup, who, f"P{who}")
+        return await threads(guild)
+
+    monkeypatch.setattr(tours, "threads", changed_meanwhile)
+    first = await tours.start(cup, HOST)
+    assert first.opened is not None and first.record.round == 1
+    entrants = sorted(e.user for e in (await tours.view(cup)).tournament.entrants)
+    assert entrants == ([1, 2, 3, 4] if change == "leave" else [1, 2, 3, 4, 5, 6])
+    seated = {s.user for t in first.opened.tables for s in t.seats if not s.ai}
+    if first.opened.seating.bye is not None:
+        seated.add(first.opened.seating.bye)
+    assert seated == set(entrants)
+
+
 # ---------------------------------------------------------------- after the round's end
 
 

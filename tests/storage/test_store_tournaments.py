@@ -5,8 +5,13 @@ end once, and everything read back by a store opened again."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
+
+import pytest
 
 from bot.game.service import GameService
+from bot.storage.core.db import Db, Row
 from bot.storage.interface import Storage
 from bot.storage.records import NewTournamentTable, SeatInfo, TournamentRecord
 from storage.backends import Backend
@@ -223,6 +228,89 @@ async def test_a_round_seating_a_player_who_dropped_meanwhile_is_not_seated(
     assert rows is not None and rows.record.round == 2
     assert [(e.user_id, e.dropped_after) for e in rows.entrants] == [
         (ANN, None), (BOB, None), (CAT, 2), (DAN, 1)]
+
+
+async def test_a_first_round_drawn_before_a_sign_up_or_a_leave_is_not_seated(
+        store: Storage) -> None:
+    """The first round was drawn with Ann, Bob, Cat and Dan; Dan left (or Eve signed up)
+    before it was written: nothing is written (the round is drawn again); drawn with the
+    entrants as they are, it is seated."""
+    cup = await new_tournament(store)
+    for user in (ANN, BOB, CAT, DAN):
+        assert await store.enter(cup.id, user, str(user), 1000)
+    drawn = _tables((ANN, BOB), (CAT, DAN))
+    assert await store.withdraw(cup.id, DAN)
+    assert await store.seat_tournament_round(cup.id, 0, 11, None, drawn, None) is None
+    assert await store.enter(cup.id, DAN, str(DAN), 1000)
+    assert await store.enter(cup.id, EVE, str(EVE), 1000)
+    assert await store.seat_tournament_round(cup.id, 0, 11, None, drawn, None) is None
+    assert await store.seat_tournament_round(cup.id, 0, 11, EVE, drawn, None) is not None
+
+
+class _Seating:
+    """A store whose transactions run ``meanwhile`` (once) right after a read of a
+    tournament's entrants, then give it time to get as far as it can."""
+
+    def __init__(self, store: Storage, meanwhile: Callable[[], Awaitable[bool]]) -> None:
+        self.store = store
+        self.meanwhile = meanwhile
+        self.task: asyncio.Task[bool] | None = None
+        self.own = store._tx  # type: ignore[attr-defined]
+
+    @asynccontextmanager
+    async def tx(self) -> AsyncIterator[Db]:
+        async with self.own() as db:
+            yield _Hooked(db, self)
+
+
+class _Hooked:
+    """A transaction's connection that starts :attr:`_Seating.meanwhile` after it read the
+    entrants."""
+
+    def __init__(self, db: Db, seating: _Seating) -> None:
+        self.db = db
+        self.seating = seating
+
+    async def fetch(self, sql: str, *args: object) -> list[Row]:
+        rows = await self.db.fetch(sql, *args)
+        if "FROM tournament_entrants" in sql and self.seating.task is None:
+            self.seating.task = asyncio.ensure_future(self.seating.meanwhile())
+            await asyncio.sleep(0.5)  # the other process gets as far as it can
+        return rows
+
+    async def fetchrow(self, sql: str, *args: object) -> Row | None:
+        return await self.db.fetchrow(sql, *args)
+
+    async def execute(self, sql: str, *args: object) -> int:
+        return await self.db.execute(sql, *args)
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
+        await self.db.executemany(sql, rows)
+
+
+async def test_a_leave_while_the_first_round_is_written_waits_and_finds_sign_up_over(
+        store: Storage, fresh: Storage, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process's leave (or sign-up) comes while the first round is being written,
+    after it read the entrants: it waits for the round, then finds sign-up over; the round
+    seats the entrants it read, and they stay entrants."""
+    for change in ("leave", "sign-up"):
+        cup = await new_tournament(store)
+        for user in (ANN, BOB, CAT, DAN):
+            assert await store.enter(cup.id, user, str(user), 1000)
+
+        async def meanwhile(tid: int = cup.id, change: str = change) -> bool:
+            if change == "leave":
+                return await fresh.withdraw(tid, DAN)
+            return await fresh.enter(tid, EVE, str(EVE), 1000)
+
+        seating = _Seating(store, meanwhile)
+        monkeypatch.setattr(store, "_tx", seating.tx)
+        assert await store.seat_tournament_round(cup.id, 0, 11, None,
+                                                 _tables((ANN, BOB), (CAT, DAN)), None)
+        monkeypatch.setattr(store, "_tx", seating.own)
+        assert seating.task is not None and not await seating.task
+        rows = await store.tournament_rows(cup.id)
+        assert rows is not None and [e.user_id for e in rows.entrants] == [ANN, BOB, CAT, DAN]
 
 
 async def test_a_match_is_closed_at_its_round_s_deadline_only_as_it_stood(

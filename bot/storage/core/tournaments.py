@@ -210,6 +210,9 @@ class TournamentQueries(Base):
         """Take ``user_id`` off the entrants while sign-up lasts; False when they were not on,
         or sign-up is over."""
         async with self._tx() as db:
+            # the tournament's row locked first, as seating the first round locks it
+            await db.fetchrow(f"SELECT id FROM tournaments WHERE id = ?{self.dialect.for_update}",
+                              tournament_id)
             return await db.execute(
                 "DELETE FROM tournament_entrants WHERE tournament_id = ? AND user_id = ? AND "
                 "EXISTS (SELECT 1 FROM tournaments WHERE id = ? AND status = 'signup')",
@@ -238,23 +241,25 @@ class TournamentQueries(Base):
         player with a bye) and its matches opened, each a running table in the tournament's
         channel (moved to a thread of its own when shown), and the tournament running that
         round until ``deadline``; ``ratings``: the entrants' ratings when it started (the
-        first round). Guarded by the round the tournament was at and by its drops: None (and
-        nothing written) when it is no longer at round ``after`` (another pass seated it), or
-        when a player seated (or given the bye) dropped out since the seating was drawn; else
-        the new tables' ids in the order of ``tables``."""
+        first round). Guarded by the round the tournament was at and by its entrants: None (and
+        nothing written) when it is no longer at round ``after`` (another pass seated it), when
+        a player seated (or given the bye) left or dropped out since the seating was drawn, or
+        when the first round does not seat every entrant (one signed up meanwhile); else the
+        new tables' ids in the order of ``tables``."""
         now = self.clock()
         seated = {s.user for t in tables for s in t.seats if s.user is not None and not s.ai}
         if bye is not None:
             seated.add(bye)
         async with self._tx() as db:
-            # the tournament's row locked first, as a drop locks it: a drop saved before is
-            # seen by the read that follows, one saved after comes once this round is seated
+            # the tournament's row locked first, as a sign-up, a leave and a drop lock it: one
+            # saved before is seen by the read that follows, one saved after comes once this
+            # round is seated (a sign-up or a leave then finds sign-up over)
             await db.fetchrow(f"SELECT id FROM tournaments WHERE id = ?{self.dialect.for_update}",
                               tournament_id)
-            gone = await db.fetch("SELECT user_id FROM tournament_entrants WHERE "
-                                  "tournament_id = ? AND dropped_after IS NOT NULL",
-                                  tournament_id)
-            if seated & {as_int(r[0], "user_id") for r in gone}:
+            playing = {as_int(r[0], "user_id") for r in await db.fetch(
+                "SELECT user_id FROM tournament_entrants WHERE tournament_id = ? AND "
+                "dropped_after IS NULL", tournament_id)}
+            if not seated <= playing or (after == 0 and seated != playing):
                 return None
             row = await db.fetchrow(
                 "UPDATE tournaments SET round = ?, status = 'running', deadline = ?, "
