@@ -27,8 +27,15 @@ from typing import NoReturn
 from bot.game.standings import Standings
 from bot.process.settings import ConfigProblem, check_db_path, read_env_file
 from bot.storage.choice import is_database_url, open_storage, shown
+from bot.storage.core.history import INT_MAX
 from bot.storage.interface import Storage
 from i18n import msg, translate
+
+
+def discord_id(number: int) -> bool:
+    """True when ``number`` may be a Discord id (a server's, a person's): positive, and held by
+    the database's 64-bit columns."""
+    return 0 < number <= INT_MAX
 
 
 def database(env_file: Path | None) -> str:
@@ -148,7 +155,7 @@ async def forget(where: str, user: int, now: float) -> int:
     from bot.storage.sqlite_backup import in_use
 
     shown_user = str(user)
-    if user <= 0:
+    if not discord_id(user):
         print(translate(msg("forget.admin.bad_user")), file=sys.stderr)
         return 2
     # asked before the command opens the file itself: its own connection is no bot
@@ -235,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.command == "migrate-db":
         return migrate_db(args.source, args.target, time.time())
-    if args.command == "ratings" and args.guild is not None and args.guild <= 0:
+    if args.command == "ratings" and args.guild is not None and not discord_id(args.guild):
         print(translate(msg("ratings.admin.bad_guild")), file=sys.stderr)
         return 2
     try:
@@ -262,5 +269,5 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["backup_or_restore", "database", "forget", "main", "migrate_db", "opened",
+__all__ = ["backup_or_restore", "database", "discord_id", "forget", "main", "migrate_db", "opened",
            "opening_problem", "parser", "recompute"]

@@ -60,9 +60,10 @@ async def test_the_rebuild_gives_the_live_ratings(
 async def test_a_server_id_that_is_no_server_or_has_no_games_is_said_plainly(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """``ratings --recompute --guild`` with 0 or a negative number (no Discord server id) is
-    refused in one line before the database is touched; a server with no finished game in the
-    database is said to have none, not "rebuilt from 0 finished games"."""
+    """``ratings --recompute --guild`` with 0, a negative number or one past a 64-bit id (no
+    Discord server id) is refused in one line before the database is touched; a server with
+    no finished game in the database is said to have none, not "rebuilt from 0 finished
+    games"."""
     db = tmp_path / "karak.sqlite3"
     store = await Store.open(db)
     game = played(1)
@@ -73,7 +74,7 @@ async def test_a_server_id_that_is_no_server_or_has_no_games_is_said_plainly(
     env = tmp_path / "bot.env"
     env.write_text(f"KARAK_DB={db}\n", encoding="utf-8")
     monkeypatch.delenv("KARAK_DB", raising=False)
-    for guild in ("0", "-9"):
+    for guild in ("0", "-9", str(2**63)):
         argv = ["--env-file", str(env), "ratings", "--recompute", "--guild", guild]
         assert await asyncio.to_thread(main, argv) == 2, guild
         out = capsys.readouterr()

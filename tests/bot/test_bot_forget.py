@@ -261,7 +261,10 @@ async def test_the_admin_command_forgets_a_person(
         assert result.seats[0].user_id is not None and result.seats[0].user_id < 0
     finally:
         await store.close()
-    assert await asyncio.to_thread(main, [*argv[:-1], "0"]) == 2
+    for user in ("0", str(2**63)):  # no Discord user id: refused in one line
+        assert await asyncio.to_thread(main, [*argv[:-1], user]) == 2, user
+        out = capsys.readouterr()
+        assert "--user must be a Discord user id" in out.err and out.err.count("\n") == 1
 
 
 async def test_the_admin_command_waits_for_a_bot_playing_the_person_on_sqlite(
