@@ -381,12 +381,12 @@ async def test_a_guided_match_played_to_its_end_counts_in_no_record(bot: LiveBot
     record = await bot.bot.service.tables.load(tid)
     assert record.status == "finished"
     end = bot.lb.message(record.message_id).text() if record.message_id else ""
-    assert "guided match counts in no record" in end, end
+    assert "guided match is not counted anywhere" in end, end
     place = Place.dms(ANN.id).key
     assert await bot.store.ai_records(place, ANN.id) == []
     told = bot.reply(await bot.command(ANN, "stats")).text()
     assert "No finished game in direct messages yet." in told, told
     history = bot.reply(await bot.command(ANN, "history")).text()
-    assert f"#{tid}" in history and "guided match, counted in no record" in history, history
+    assert f"#{tid}" in history and "guided match, not counted in any record" in history, history
     await bot.bot.service.standings.recompute()
     assert await bot.store.ai_records(place, ANN.id) == []
