@@ -36,7 +36,9 @@ empty #goblin takes its place, with a new id, so the page has somewhere to play;
 the playground has the fixed id again, and the bot finds the other one gone as a channel deleted
 while it was away); the channel hidden from a person or shown to them again
 (``hide``, ``show``: their View Channel denied by a permission overwrite, or the overwrite
-emptied).
+emptied); the bot's Attach Files taken in the channel and its threads, or given back
+(``take_files``, ``give_files``): the bot can no longer update its tables there, and each
+mover is told so once in their hand.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ from bot.process.settings import ConfigProblem, Settings, load_settings, read_en
 from i18n import LOCALE_NAMES, LOCALES, catalog, msg, normalise_locale, placeholders, translate
 from loopback import FAKE_TOKEN, Loopback, LoopbackError, ManualClock
 from loopback.model import Channel
-from loopback.permissions import VIEW_CHANNEL
+from loopback.permissions import ATTACH_FILES, VIEW_CHANNEL
 from loopback.spec import unavailable_reason, validation_off
 from loopback.world import dumps
 
@@ -85,7 +87,8 @@ CLOCK_STEPS = (3600, 8 * 3600, 86400)
 #: of the channel, to the channel, to a person's sight of the channel.
 MODERATION = {"archive": "THREAD_UPDATE", "lock": "THREAD_UPDATE", "unarchive": "THREAD_UPDATE",
               "delete_thread": "THREAD_DELETE", "delete_channel": "CHANNEL_DELETE",
-              "hide": "CHANNEL_UPDATE", "show": "CHANNEL_UPDATE"}
+              "hide": "CHANNEL_UPDATE", "show": "CHANNEL_UPDATE",
+              "take_files": "CHANNEL_UPDATE", "give_files": "CHANNEL_UPDATE"}
 GUILD_NAME = "Karak Club"
 CHANNEL_NAME = "goblin"
 #: Our locale -> the locale a Discord client of that language sends.
@@ -306,13 +309,14 @@ class Playground:
                                       dms_open=user.dms_open))
 
     def channel_state(self) -> dict[str, Any]:
-        """The server's channel the page shows (a new one once a moderator deleted it) and the
-        ids of the people it is hidden from."""
+        """The server's channel the page shows (a new one once a moderator deleted it), the
+        ids of the people it is hidden from, and whether the bot may attach files there."""
         assert self.channel is not None
         guild = self.lb.guilds[GUILD_ID]
         hidden = [str(u.id) for u in self.lb.users.values()
                   if not guild.permissions_in(u, self.channel) & VIEW_CHANNEL]
-        return {"id": str(self.channel.id), "name": self.channel.name, "hidden": hidden}
+        return {"id": str(self.channel.id), "name": self.channel.name, "hidden": hidden,
+                "bot_files": self.channel.bot_may(ATTACH_FILES)}
 
     def moderate(self, act: str, thread: str | None = None, user: str | None = None) -> None:
         """Do what a moderator does (one of :data:`MODERATION`) to ``thread`` of the server's
@@ -341,6 +345,13 @@ class Playground:
                 raise LoopbackError(f"{person.name} sees every channel of the server",
                                     "sees_every_channel")
             self.lb.set_overwrite(channel, person, deny=VIEW_CHANNEL if act == "hide" else 0)
+        elif act in ("take_files", "give_files"):  # its threads' permissions are the channel's
+            if act == "take_files":
+                channel.bot_permissions &= ~ATTACH_FILES
+            else:
+                channel.bot_permissions |= ATTACH_FILES
+            self.lb.state.announce("CHANNEL_UPDATE", channel.payload())
+            self.lb.bump()
         else:
             raise LoopbackError(f"no moderator act {act!r}", "bad_request")
 

@@ -23,6 +23,7 @@
     thread: null,           // id of the thread shown
     threads: [],            // the server channel's threads (the stand-in's control API)
     hidden: [],             // ids of the people a moderator hid the server's channel from
+    botFiles: true,         // whether the bot may attach files in the server's channel
     version: 0,
     messages: [],
     commands: [],
@@ -531,6 +532,7 @@
         const summary = await api("/_loopback/");
         const server = await api("/play/channel");
         state.hidden = server.hidden || [];
+        state.botFiles = server.bot_files !== false;
         if (server.id !== state.config.channel) {  // deleted by a moderator: the new one
           state.config.channel = server.id;
           state.config.channel_name = server.name;

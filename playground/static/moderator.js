@@ -1,6 +1,7 @@
 /* The playground's moderator menu (the shield beside the channel's name): what a moderator of
  * the server does to the thread shown (archive, lock, unarchive or unlock, delete) or to the
- * channel (delete it; hide it from a person, or let them see it again). POST /play/moderate does
+ * channel (delete it; take the bot's Attach Files there, or give it back; hide it from a person,
+ * or let them see it again). POST /play/moderate does
  * it through the stand-in, so the bot hears the gateway events Discord would send (THREAD_UPDATE,
  * THREAD_DELETE, CHANNEL_DELETE, CHANNEL_UPDATE). A deletion asks for a second press. Built by
  * app.js: window.KarakModerator({ state, $, api, t, esc, toast, refusal, safeRefresh,
@@ -30,6 +31,9 @@
       }
       const items = [{ act: "delete_channel", label: t("mod.delete_channel"),
         hint: t("mod.delete_channel_hint", { channel }), danger: true }];
+      items.push(state.botFiles
+        ? { act: "take_files", label: t("mod.take_files", { channel }), hint: t("mod.take_files_hint") }
+        : { act: "give_files", label: t("mod.give_files", { channel }) });
       for (const u of state.config.users) {
         if (u.admin) continue;  // the server's owner sees every channel
         const hidden = state.hidden.includes(u.id);
@@ -37,7 +41,7 @@
           label: hidden ? t("mod.show", { user: u.name, channel })
                         : t("mod.hide", { user: u.name, channel }) });
       }
-      return { title: t("mod.title_channel", { channel }), items, people: 1,
+      return { title: t("mod.title_channel", { channel }), items, people: 2,
         sight: t("mod.sight", { channel }) };
     }
 
@@ -93,7 +97,9 @@
       if (THREAD_ACTS.includes(item.act)) body.thread = state.thread;
       if (item.user) body.user = item.user;
       try {
-        state.hidden = (await api("/play/moderate", body)).hidden || [];
+        const server = await api("/play/moderate", body);
+        state.hidden = server.hidden || [];
+        state.botFiles = server.bot_files !== false;
       } catch (e) { toast(refusal(e)); }
       await safeRefresh();
     }

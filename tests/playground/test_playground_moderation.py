@@ -206,3 +206,45 @@ def test_a_moderator_hides_the_channel_from_a_person_then_deletes_it(chromium_re
         assert breaches == {"breaches": [], "orphaned": []}
     assert status_of(tmp_path / "pg.sqlite3", 1) == "abandoned"
     assert not errors, errors
+
+
+def test_a_moderator_takes_the_bots_attach_files_and_the_mover_is_told(chromium_ready: None,
+                                                                      tmp_path: Path) -> None:
+    """The channel's menu takes the bot's Attach Files (in the channel and its threads) and
+    gives it back: Ann's move is still played, and her hand says once, on a phone's width, that
+    the table cannot be updated and which permission to ask an admin for."""
+    width = 390
+    rng = random.Random(5)
+    with PlaygroundProcess(tmp_path / "pg.sqlite3", ai_pace=0.05) as proc, \
+            browser.chromium(width, 844) as page:
+        errors = watch_errors(page)
+        d = Driver(page, proc.url)
+        d.open(1)
+        _, thread = started(d)
+        page.click(".place-tab[data-place='server']")
+        d.settle()
+        moderate(d, "take_files")
+        page.click("#mod")
+        assert page.locator("#mod-menu .mod-item[data-act='give_files'] .label").inner_text() \
+            == "Give the bot Attach Files in #goblin again"
+        page.keyboard.press("Escape")
+        d.open_thread(page.locator(f".thread-tab[data-thread='{thread}']"))
+        move(d, rng)
+        told = page.locator("article[data-ephemeral='1']:has-text('Attach Files')")
+        told.last.wait_for()
+        text = told.last.inner_text()
+        assert "I lack this permission there: Attach Files. Ask an admin" in text, text
+        box = told.last.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= width
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        told.last.evaluate("(a) => a.scrollIntoView()")
+        page.screenshot(path=str(tmp_path / "moderator-files-390.png"))
+        page.click(".place-tab[data-place='server']")
+        d.settle()
+        moderate(d, "give_files")
+        page.click("#mod")
+        assert page.locator("#mod-menu .mod-item[data-act='take_files']").count() == 1
+        page.keyboard.press("Escape")
+        breaches = page.evaluate("() => fetch('/_loopback/breaches').then(r => r.json())")
+        assert breaches == {"breaches": [], "orphaned": []}
+    assert not errors, errors
