@@ -233,7 +233,7 @@ async def test_the_moderator_routes_send_what_discord_sends() -> None:
         assert sent == ["THREAD_CREATE"] + ["THREAD_UPDATE"] * 4
         status, shown = await moderate({"act": "hide", "user": bob})
         assert status == 200 and shown == {"id": str(CHANNEL_ID), "name": "goblin",
-                                           "hidden": [bob]}
+                                           "hidden": [bob], "bot_files": True}
         async with http.post(pg.url + "_loopback/command", json={
                 "user": bob, "channel": str(CHANNEL_ID), "command": "goblin new"}) as r:
             assert r.status == 400 and (await r.json())["code"] == "channel_hidden"

@@ -33,8 +33,13 @@ WITH_CAT = (SEATS[0], SeatInfo(user=CAT, name="Cat", hero="taia"), SEATS[2])
 
 async def _round(store: Storage, cup: int, after: int,
                  pods: tuple[tuple[SeatInfo, ...], ...]) -> list[int]:
-    """Round ``after + 1`` seated: one table a pod, each one move before its end."""
+    """Round ``after + 1`` seated: one table a pod, each one move before its end (the first
+    round's people signed up first, as the first round seats every entrant)."""
     game = played(1)
+    if after == 0:
+        people = {s.user: s.name for pod in pods for s in pod if s.user is not None and not s.ai}
+        for user, name in people.items():
+            assert await store.enter(cup, user, name, 1000)
     ids = await store.seat_tournament_round(
         cup, after, 7, None,
         [NewTournamentTable(pod, seats, game.states[-2], 1, None)
