@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("karak.bot")
 #: Seconds between two looks at the SQLite file the bot has open (deleted or replaced?).
 WATCH_EVERY = 5.0
+#: The gateway's close code refusing the token (reset in the Developer Portal while the bot ran).
+TOKEN_REFUSED = 4004
 #: The gateway's close codes refusing the shard settings: an invalid shard, sharding required.
 SHARD_REFUSALS = {4010: "bot.cli.shards.invalid", 4011: "bot.cli.shards.required"}
 
@@ -290,7 +292,8 @@ def explain_fatal(exc: Exception) -> int:
         print(translate(msg(key, number=exc.number, kept=exc.number - 1, started=exc.started,
                             error=str(exc.__cause__ or exc))), file=sys.stderr)
         return 2
-    if isinstance(exc, discord.LoginFailure):
+    if isinstance(exc, discord.LoginFailure) or (
+            isinstance(exc, discord.ConnectionClosed) and exc.code == TOKEN_REFUSED):
         print(translate(msg("bot.cli.login_failed")), file=sys.stderr)
         return 2
     if isinstance(exc, discord.ConnectionClosed) and exc.code in SHARD_REFUSALS:
