@@ -83,9 +83,16 @@ def _locked(exc: sqlite3.Error) -> bool:
                                                           sqlite3.SQLITE_LOCKED)
 
 
+def _corrupt(exc: sqlite3.Error) -> bool:
+    """SQLite found the file damaged (a copy cut short, a bad disk): past the header that
+    tells a SQLite file, so no other program's file."""
+    return getattr(exc, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_CORRUPT
+
+
 def check_database(path: Path) -> Outcome | None:
     """Why ``path`` is not a database this bot can use (None when it is): missing, not a
-    SQLite file, another program's database, of a newer bot, damaged, or locked."""
+    SQLite file, another program's database, of a newer bot, damaged (also past reading its
+    list of tables: cut short), or locked."""
     if not path.is_file():
         return _fail("admin.backup.missing", path=str(path))
     with path.open("rb") as file:
@@ -107,6 +114,8 @@ def check_database(path: Path) -> Outcome | None:
     except sqlite3.Error as exc:
         if _locked(exc):
             return _fail("admin.backup.locked", path=str(path))
+        if _corrupt(exc):
+            return _fail("admin.backup.damaged", path=str(path), error=str(exc))
         return _fail("admin.backup.not_sqlite", path=str(path))
     return None
 

@@ -191,3 +191,34 @@ def test_postgresql_is_pointed_to_its_own_tools(
     assert main(["restore", "--from", "/data/karak.dump"]) == USE_POSTGRES_TOOLS
     err = capsys.readouterr().err
     assert "pg_restore" in err and "secret" not in err
+
+
+async def test_a_cut_short_backup_is_said_damaged_and_nothing_changes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A backup cut short (a copy stopped half way, a full disk) still begins as a SQLite
+    file: the line says it is damaged, not that it is no SQLite database (the admin would look
+    for another file), and the bot's database is left as it was."""
+    monkeypatch.delenv("KARAK_DB", raising=False)
+    db, env = tmp_path / "karak.sqlite3", tmp_path / "bot.env"
+    store = await Store.open(db)
+    try:
+        for n in range(400):
+            await store.set_meta(f"note-{n}", "x" * 200)
+        await store.set_meta("when", "before")
+    finally:
+        await store.close()
+    whole = tmp_path / "whole.sqlite3"
+    assert admin(env, db, "backup", "--to", str(whole)) == 0
+    capsys.readouterr()
+    cut = tmp_path / "cut.sqlite3"
+    cut.write_bytes(whole.read_bytes()[:whole.stat().st_size // 2])
+    before = db.read_bytes()
+    assert admin(env, db, "restore", "--from", str(cut)) == REFUSED
+    err = capsys.readouterr().err
+    assert "cut.sqlite3 is damaged" in err and err.count("\n") == 1, err
+    assert admin(env, cut, "backup", "--to", str(tmp_path / "again.sqlite3")) == REFUSED
+    err = capsys.readouterr().err
+    assert "cut.sqlite3 is damaged" in err and err.count("\n") == 1, err
+    assert db.read_bytes() == before and not (tmp_path / "again.sqlite3").exists()
+    assert not any(p.name.endswith(".before-restore") for p in tmp_path.iterdir())
