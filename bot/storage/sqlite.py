@@ -37,6 +37,7 @@ from bot.storage.records import (
     MigrationFailed,
     NotADatabase,
     SchemaTooNew,
+    StorageError,
     Unreachable,
 )
 from bot.storage.sqlite_dialect import DIALECT, SqliteDb
@@ -151,6 +152,10 @@ class Connection:
             except MigrationFailed as exc:
                 exc.started = current
                 raise
+            except StorageError as exc:  # its COMMIT refused (a full or failing disk)
+                failed = MigrationFailed(number, exc)
+                failed.started = current
+                raise failed from exc
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:

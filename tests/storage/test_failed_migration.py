@@ -4,6 +4,9 @@ worked, and once the migration works the same database is upgraded."""
 
 from __future__ import annotations
 
+import resource
+from pathlib import Path
+
 import pytest
 
 from bot.process.app import explain_fatal
@@ -80,3 +83,35 @@ async def test_an_upgrade_across_releases_that_fails_late_says_the_old_bot_canno
     assert "as it was" not in line and "Run the previous version" not in line, line
     assert "Restore the backup made before the upgrade" in line, line
     assert "no_such_table" in line and f"past the version {SCHEMA_VERSION - 2}" in line, line
+
+
+async def test_an_upgrade_on_a_full_disk_is_named_as_the_migration_that_failed(
+        tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """SQLite writes a migration out at its COMMIT: on a full disk that is where it fails. The
+    bot still says which migration failed, that it was rolled back and why (SQLite's words
+    for the refused write), in its one line, not that it stopped on an unexpected error; and once there is room the
+    same database is upgraded."""
+    backend = SqliteBackend(tmp_path / "karak.sqlite3")
+    await backend.build(SCHEMA_VERSION - 1)
+    roomy = (*sqlite_schema.MIGRATIONS[:-1],
+             "CREATE TABLE roomy (x BLOB); INSERT INTO roomy VALUES (zeroblob(400000));")
+    monkeypatch.setattr(sqlite_schema, "MIGRATIONS", roomy)
+    # as on a full disk: no file of this process grows past 64 KiB (the write-ahead log
+    # the COMMIT writes the migration into), every other write works
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, hard))
+    try:
+        with pytest.raises(MigrationFailed) as info:
+            await backend.open(clock)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert (info.value.number, info.value.started) == (SCHEMA_VERSION, SCHEMA_VERSION - 1)
+    assert await found(backend) == (SCHEMA_VERSION - 1, False)
+    assert explain_fatal(info.value) == 2
+    line = capsys.readouterr().err
+    assert line.count("\n") == 1 and line.startswith(
+        f"Database migration {SCHEMA_VERSION} failed and was rolled back: the database stays "
+        f"at schema version {SCHEMA_VERSION - 1}") and str(info.value.__cause__) in line, line
+    await (await backend.open(clock)).close()
+    assert backend.rows("PRAGMA user_version")[0][0] == SCHEMA_VERSION
