@@ -18,13 +18,13 @@ import discord
 
 from bot.discord_side.context import UNDELIVERED, UNKNOWN_CHANNEL, why
 from bot.discord_side.messages import Messages
-from bot.discord_side.standings import end_lines
+from bot.discord_side.standings import end_lines, rating_lines
 from bot.game.markup import plain
 from bot.game.play import Outcome
 from bot.game.refusals import Refusal
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
-from bot.storage.records import Shards, TableRecord
+from bot.storage.records import Shards, StorageError, TableRecord
 from engine import Undo
 from i18n import Msg, msg
 
@@ -151,11 +151,22 @@ async def channel_deleted(service: GameService, messages: Messages, scheduler: S
     ending as abandoned (``by``: the bot itself, who sits at no table, so no person forfeits;
     its log and result are kept as for any abandoned match). The channel's line of a match
     whose thread was deleted or locked says so (unless ``line`` is false: its channel is gone
-    too); nothing else is sent for the tables closed, whose place is gone or shut."""
+    too), with what that did to the ratings (rated as it stood once everyone moved, or why
+    not: the line is all anyone sees of it now); nothing else is sent for the tables closed,
+    whose place is gone or shut."""
+    async def ended(closed: TableRecord) -> None:
+        try:
+            below = await rating_lines(service, closed)
+        except StorageError as exc:  # the line says how it ended all the same
+            log.warning("could not read what table %s's end did to the ratings (%s)",
+                        closed.id, type(exc).__name__)
+            below = ""
+        await messages.threads.channel_line(closed, ending, below)
+
     await service.tournaments.channel_gone(channel_id)
     for closed in await service.lobby.close_within(channel_id, by):
         if line and closed.thread_id == channel_id:
-            messages.last(closed, partial(messages.threads.channel_line, closed, ending))
+            messages.last(closed, partial(ended, closed))
         else:
             messages.gone(closed.id)
         log.info("table %s closed: its channel %s was %s", closed.id, channel_id, ending)

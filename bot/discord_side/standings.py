@@ -55,15 +55,22 @@ def change_lines(record: TableRecord, changes: list[PersonChange], locale: str) 
     return "\n".join(lines)
 
 
-async def end_lines(service: GameService, record: TableRecord) -> str:
-    """The lines under a match that ended, in the table's language: what it did to each
-    person's rating, the note on its rating (rated as it stood when abandoned, or why it was
-    not rated) and how many hints each person used; "" when there is nothing to say."""
+async def rating_lines(service: GameService, record: TableRecord) -> str:
+    """What a match that ended did to the ratings, in the table's language: each person's
+    change, then the note on its rating (rated as it stood when abandoned, or why it was not
+    rated); "" when there is nothing to say."""
     changes = change_lines(record, await service.standings.changes(record.id), record.locale)
     note = await service.standings.rating_note(record)
-    hints = hints_line(record, await service.hints.used(record.id), record.locale)
     return "\n".join(part for part in (
-        changes, translate(note, record.locale) if note is not None else "", hints) if part)
+        changes, translate(note, record.locale) if note is not None else "") if part)
+
+
+async def end_lines(service: GameService, record: TableRecord) -> str:
+    """The lines under a match that ended, in the table's language: what it did to the
+    ratings (:func:`rating_lines`) and how many hints each person used; "" when there is
+    nothing to say."""
+    hints = hints_line(record, await service.hints.used(record.id), record.locale)
+    return "\n".join(part for part in (await rating_lines(service, record), hints) if part)
 
 
 def hints_line(record: TableRecord, used: dict[int, int], locale: str) -> str:
@@ -202,5 +209,5 @@ async def show_board(interaction: discord.Interaction[Any], service: GameService
         await interaction.response.send_message(view=view, ephemeral=True)
 
 
-__all__ = ["board_text", "board_view", "change_lines", "end_lines", "hints_line", "rating_text",
-           "show_board", "show_stats", "stats_chart", "stats_text"]
+__all__ = ["board_text", "board_view", "change_lines", "end_lines", "hints_line", "rating_lines",
+           "rating_text", "show_board", "show_stats", "stats_chart", "stats_text"]

@@ -371,14 +371,17 @@ class MatchThreads:
             log.warning("could not tell the host of table %s its thread was refused (%s)",
                         record.id, exc.status)
 
-    async def channel_line(self, record: TableRecord, ending: str | None = None) -> None:
+    async def channel_line(self, record: TableRecord, ending: str | None = None,
+                           below: str = "") -> None:
         """Write the channel's line for a match played in a thread (its lobby message): who
-        plays, or how it ended (``ending``: see :func:`line`). A channel found deleted is told
+        plays, or how it ended (``ending``: see :func:`line`), with ``below`` under it (what a
+        match ended with its thread did to the ratings). A channel found deleted is told
         (:meth:`vanished`): its tables end with it."""
         thread = self._threads.get(record.id, record.thread_id)
         if thread is None or record.lobby_message_id is None:
             return
-        view = line_view(translate(line(record, thread, ending), record.locale))
+        text = translate(line(record, thread, ending), record.locale)
+        view = line_view(f"{text}\n{below}" if below else text)
         message = lobby_channel(self.client, record).get_partial_message(record.lobby_message_id)
         try:
             await self.pace.request(record.channel_id)

@@ -24,7 +24,8 @@ from storage.backends import make_room, no_room_for
 from storage.helpers import played
 
 from bot.discord_side.threads import line, thread_name
-from bot.discord_side.ui.custom_ids import ForgetButton, RematchButton, ShareButton
+from bot.discord_side.ui.custom_ids import ForgetButton, LobbyButton, RematchButton, ShareButton
+from bot.game.results import movers
 from bot.storage.records import SeatInfo
 from bot.workers.thinking import Thinking
 from engine import Undo, observe
@@ -212,6 +213,43 @@ async def test_a_thread_deleted_or_locked_ends_its_match_as_abandoned(h: LiveBot
     assert not h.bot.scheduler.busy(tid)
     await h.command(ANN, "new")  # the channel is free for a new match
     assert h.public()[-1].custom_ids()
+
+
+@pytest.mark.parametrize(("how", "moves"), [("deleted", 2), ("locked", 2), ("deleted", 1)])
+async def test_the_line_of_a_match_ended_with_its_thread_says_whether_it_was_rated(
+        h: LiveBot, how: str, moves: int) -> None:
+    """Ann and Bob's match ends with its thread deleted or locked: the channel's line, all
+    anyone can see of it now, says what that did to the ratings, as the table message of a
+    match abandoned otherwise does: rated as it stood, each change shown, once both moved;
+    not rated while one of them had not moved."""
+    await h.command(ANN, "new")
+    lobby = h.public()[-1]
+    tid = table_id(lobby)
+    await h.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
+    await start_lobby(h, lobby, ANN, ai=0)
+    thread = h.lb.channel((await h.bot.service.tables.load(tid)).where)
+    players = ThreadPlayers(h, tid, [ANN, BOB], thread)
+    while len(movers(await h.store.action_log(tid))) < moves:
+        assert await players.step()
+    heard = asyncio.ensure_future(h.bot.wait_for(
+        "raw_thread_delete" if how == "deleted" else "raw_thread_update", timeout=10))
+    if how == "deleted":
+        h.lb.delete_thread(thread)
+    else:
+        h.lb.archive_thread(thread, locked=True)
+    await heard
+    await h.settle()
+    assert (await h.bot.service.tables.load(tid)).status == "abandoned"
+    text = h.lb.message(lobby.id).text()
+    assert text.startswith("The match between Ann and Bob was abandoned"), text
+    if moves == 2:
+        assert {c.user_id for c in await h.store.changes_of_table(tid)} == {ANN.id, BOB.id}
+        assert "Rated as the match stood when it was abandoned." in text, text
+        assert "Ratings" in text and "Ann 1," in text and "Bob 1," in text, text
+    else:
+        assert not await h.store.changes_of_table(tid)
+        assert "Not rated: the match was abandoned before everyone had made a move." in text, \
+            text
 
 
 async def test_a_thread_deleted_while_the_bot_was_away_ends_its_match_as_abandoned(
