@@ -90,8 +90,8 @@ async def test_an_upgrade_on_a_full_disk_is_named_as_the_migration_that_failed(
         capsys: pytest.CaptureFixture[str]) -> None:
     """SQLite writes a migration out at its COMMIT: on a full disk that is where it fails. The
     bot still says which migration failed, that it was rolled back and why (SQLite's words
-    for the refused write), in its one line, not that it stopped on an unexpected error; and once there is room the
-    same database is upgraded."""
+    for the refused write), in its one line, not that it stopped on an unexpected error; and
+    once there is room the same database is upgraded."""
     backend = SqliteBackend(tmp_path / "karak.sqlite3")
     await backend.build(SCHEMA_VERSION - 1)
     roomy = (*sqlite_schema.MIGRATIONS[:-1],
