@@ -24,6 +24,7 @@ import logging
 import math
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 from weakref import WeakValueDictionary
 
@@ -450,14 +451,17 @@ async def summary_of(service: GameService, record: TableRecord) -> bytes | None:
 
 
 async def redraw_offer(messages: Messages, state: RematchState) -> None:
-    """Bring a rematch offer's public message up to date."""
+    """Bring a rematch offer's public message up to date (in a thread archived since, a slow
+    match's offer lasting longer than Discord leaves an idle thread open, the thread is taken
+    out of the archive first)."""
     if state.offer.message_id is None:
         return
     message = messages.channel(state.record).get_partial_message(state.offer.message_id)
     await messages.pace.request(state.record.channel_id)
     try:
-        await message.edit(view=rematch_view(state, state.record.locale),
-                           allowed_mentions=NO_MENTIONS)
+        await messages.threads.unarchived(state.record, partial(
+            message.edit, view=rematch_view(state, state.record.locale),
+            allowed_mentions=NO_MENTIONS))
     except discord.HTTPException as exc:
         log.warning("could not edit the rematch offer of table %s (%s)", state.record.id,
                     exc.status)

@@ -938,3 +938,32 @@ async def test_a_guided_match_refused_its_thread_stays_in_the_channel_at_a_resta
         assert "Lesson" in again.reply(await again.command(BOB, "hand")).text()
     finally:
         await again.stop()
+
+
+async def test_a_slow_matchs_rematch_offer_lapses_in_its_archived_thread(
+        h: LiveBot, clock: Clock) -> None:
+    """A slow match's rematch offer stays open a turn's time (three days here), longer than
+    Discord leaves an idle thread unarchived (a day): when the offer lapses, its message in
+    the archived thread loses its buttons all the same (the thread taken out of the archive
+    first, as for any edit there)."""
+    days = 3 * 86400
+    tid = await finished_match(h.store, played(2), threaded=True, timer=days)
+    thread = h.lb.create_thread(h.channel, "the match")
+    await h.settle()
+    await h.store.set_thread(tid, thread.id, True)
+    await h.bot.poster.announce_end(await h.bot.service.tables.load(tid))
+    await h.settle()
+    final = h.public(thread)[-1]
+    ix = await h.click(ANN, final, RematchButton.id_for(tid, "offer"))
+    assert "offer is posted" in h.said(ix)[0]
+    offer = h.public(thread)[-1]
+    assert offer.custom_ids() == [RematchButton.id_for(tid, "ready"),
+                                  RematchButton.id_for(tid, "start")]
+    h.lb.clock.advance(days + 60)  # nobody answered: Discord archived the idle thread
+    clock.now += days + 60
+    h.lb.check_deadlines()
+    await h.settle()
+    assert thread.archived
+    await h.bot.clicks.past.lapse_offers()
+    await h.settle()
+    assert not h.message(offer).custom_ids() and "has lapsed" in h.message(offer).text()
