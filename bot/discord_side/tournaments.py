@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import discord
@@ -30,6 +31,7 @@ from bot.discord_side.context import (
 )
 from bot.discord_side.messages import Messages
 from bot.discord_side.sight import Sights
+from bot.discord_side.threads import unarchived
 from bot.discord_side.ui.custom_ids import TournamentButton
 from bot.discord_side.ui.parts import (
     GOLD,
@@ -286,15 +288,19 @@ class TournamentDesk:
             await self._signup_edit(record)
 
     async def _signup_edit(self, record: TournamentRecord) -> None:
-        """Redraw the sign-up message (its buttons gone once sign-up is over)."""
+        """Redraw the sign-up message (its buttons gone once sign-up is over); in a thread
+        archived since (sign-up lasting longer than Discord leaves an idle thread open), the
+        thread is taken out of the archive first."""
         if record.signup_message_id is None:
             return
         view = await self.service.tournaments.view(record.id)
-        channel = self.messages.client.get_partial_messageable(record.channel_id)
+        client = self.messages.client
+        message = client.get_partial_messageable(record.channel_id).get_partial_message(
+            record.signup_message_id)
         try:
             await self.messages.pace.request(record.channel_id)
-            await channel.get_partial_message(record.signup_message_id).edit(
-                view=signup_view(view), allowed_mentions=NO_MENTIONS)
+            await unarchived(client, record.channel_id, partial(
+                message.edit, view=signup_view(view), allowed_mentions=NO_MENTIONS))
         except UNDELIVERED as exc:  # refused, or cut off: the round's matches begin all the same
             log.warning("could not edit the sign-up message of tournament %s (%s)", record.id,
                         why(exc))

@@ -38,7 +38,7 @@ from bot.workers.thinking import Thinking
 from engine import Undo, observe
 from engine.agents import make_agent
 from engine.agents.offered import without_undo
-from loopback import Loopback, Message, User
+from loopback import Channel, Loopback, Message, User
 from loopback.permissions import CREATE_PUBLIC_THREADS, SEND_MESSAGES
 
 NO_SUCH = ("This server has no such tournament to show: pick one from the list offered as you "
@@ -562,6 +562,8 @@ async def test_a_tournament_opened_in_a_thread_plays_its_matches_in_that_thread(
     assert [m for m in h.public(place) if f"kg:hand:{table}" in m.custom_ids()]
     assert not [m for m in h.public(place) if "could not open a thread" in m.text()]
     assert h.lb.threads_of(h.channel) == [place]
+    assert not h.message(board).custom_ids()
+    assert "Sign-up is closed" in h.message(board).text()
 
 
 async def test_a_match_refused_its_thread_names_a_forgotten_host_as_every_message_does(
@@ -796,3 +798,39 @@ async def test_a_move_clicked_after_the_round_s_end_is_refused(h: LiveBot,
     await timer_pass(h)
     after = await h.bot.service.tables.load(table)
     assert after.status == "abandoned" and after.game == record.game
+
+
+
+async def _signed_up_in_a_thread_archived(h: LiveBot, clock: Clock) -> tuple[int, Channel,
+                                                                              Message]:
+    """A tournament opened in a thread takes sign-ups for two days, Ann and Bob join, and
+    nobody writes there since: Discord archives the idle thread, then sign-up closes on its
+    own (the timers' pass seats round 1). The tournament's id, its thread, its sign-up."""
+    place = h.lb.create_thread(h.channel, "cup thread")
+    await h.command(ADMIN, "tournament new", channel=place, name="Spring Cup", table_size=3,
+                    signup_hours=48)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    board = next(m for m in h.public(place) if "Tournament: Spring Cup" in h.message(m).text())
+    for user in (ANN, BOB):
+        await h.click(user, board, TournamentButton.id_for(tid, "join"))
+    h.lb.clock.advance(48 * 3600 + 60)  # two quiet days: Discord archived the idle thread
+    clock.now += 48 * 3600 + 60
+    h.lb.check_deadlines()
+    await h.settle()
+    assert place.archived
+    await timer_pass(h)  # sign-up closes: round 1 is seated
+    assert (await h.bot.service.tournaments.view(tid)).record.status == "running"
+    return tid, place, board
+
+
+async def test_a_sign_up_closing_in_a_thread_discord_archived_loses_its_buttons(
+        h: LiveBot, clock: Clock) -> None:
+    """Sign-up closes in a thread Discord archived: the sign-up message loses its Join and
+    Leave buttons all the same (the thread taken out of the archive first, as for any edit
+    there)."""
+    _, _, board = await _signed_up_in_a_thread_archived(h, clock)
+    assert not h.message(board).custom_ids()
+    assert "Sign-up is closed" in h.message(board).text()
+
+
+
