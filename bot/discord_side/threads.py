@@ -272,7 +272,7 @@ class MatchThreads:
         try made is looked for first (:meth:`_line_made`), and taken up instead of a second
         one."""
         await self.client.wait_until_ready()
-        if getattr(self.client.get_channel(record.channel_id), "type", None) in THREAD_TYPES:
+        if await self._in_a_thread(record):
             return await self._in_channel(record), False
         try:
             lobby_id = record.lobby_message_id
@@ -314,6 +314,21 @@ class MatchThreads:
             return await self._in_channel(record), False
         self._threads[record.id] = thread.id
         return replace(record, thread_id=thread.id), False
+
+    async def _in_a_thread(self, record: TableRecord) -> bool:
+        """Whether ``record``'s channel is itself a thread (a tournament opened in one),
+        asked of Discord when the bot does not know it: discord.py forgets a thread once it
+        is archived (idle for a while: sign-up or a round lasting days). Discord's trouble or
+        the connection's is raised; another refusal (a channel deleted) is left to the start's
+        own requests."""
+        channel = self.client.get_channel(record.channel_id)
+        if channel is None:
+            try:
+                channel = await self.client.fetch_channel(record.channel_id)
+            except discord.HTTPException as exc:
+                if undelivered(exc):
+                    raise
+        return getattr(channel, "type", None) in THREAD_TYPES
 
     async def _line_made(self, record: TableRecord, text: str) -> discord.Message | None:
         """The channel's line ``text`` of ``record``'s match a try whose answer never came made

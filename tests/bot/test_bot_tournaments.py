@@ -834,3 +834,31 @@ async def test_a_sign_up_closing_in_a_thread_discord_archived_loses_its_buttons(
 
 
 
+
+async def test_a_round_seated_in_a_thread_discord_archived_plays_there_untold(
+        h: LiveBot, clock: Clock) -> None:
+    """A tournament opened in a thread takes sign-ups for two days; a moderator deleted its
+    sign-up message, and nobody wrote there since: Discord archived the idle thread
+    (discord.py no longer holds it). When sign-up closes on its own, round 1's match is
+    played in that thread, as in an active one, and nobody is told that a thread was refused
+    for want of a permission."""
+    place = h.lb.create_thread(h.channel, "cup thread")
+    await h.command(ADMIN, "tournament new", channel=place, name="Spring Cup", table_size=3,
+                    signup_hours=48)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    board = next(m for m in h.public(place) if "Tournament: Spring Cup" in h.message(m).text())
+    for user in (ANN, BOB):
+        await h.click(user, board, TournamentButton.id_for(tid, "join"))
+    h.lb.delete_message(board)
+    h.lb.clock.advance(48 * 3600 + 60)
+    clock.now += 48 * 3600 + 60
+    h.lb.check_deadlines()
+    await h.settle()
+    assert place.archived
+    await timer_pass(h)  # sign-up closes: round 1 is seated
+    table = (await h.bot.service.tournaments.view(tid)).tables[0].table_id
+    record = await h.bot.service.tables.load(table)
+    assert record.status == "running" and record.message_id is not None
+    assert [m for m in h.public(place) if f"kg:hand:{table}" in m.custom_ids()]
+    assert not [m for m in h.public(place) if "could not open a thread" in m.text()]
+    assert h.lb.threads_of(h.channel) == [place]
