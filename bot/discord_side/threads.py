@@ -20,7 +20,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 
@@ -42,6 +42,9 @@ from bot.game.service import GameService
 from bot.storage.records import CannotSave, StorageError, TableRecord
 from i18n import Msg, msg, translate
 
+if TYPE_CHECKING:
+    from discord.types.threads import ThreadArchiveDuration
+
 log = logging.getLogger("karak.bot")
 T = TypeVar("T")
 #: What the bot needs in a channel to move a match to a thread there.
@@ -52,6 +55,8 @@ ARCHIVED = 50083
 THREAD_MADE = 160004
 #: The longest thread name Discord takes.
 NAME_LIMIT = 100
+#: The minutes of inactivity after which Discord may archive a thread, as it offers them.
+ARCHIVE_AFTER: tuple[ThreadArchiveDuration, ...] = (60, 1440, 4320, 10080)
 
 
 def listed(parts: Sequence[Msg | str]) -> Msg | str:
@@ -91,6 +96,15 @@ def thread_name(record: TableRecord, tournament: tuple[str, int] | None = None) 
         "bot.thread.tournament.name", name=tournament[0], round=tournament[1],
         players=players(record))
     return cut(translate(name, record.locale), NAME_LIMIT)
+
+
+def archive_after(record: TableRecord, default: ThreadArchiveDuration) -> ThreadArchiveDuration:
+    """The minutes of inactivity after which Discord archives the thread of ``record``'s
+    match (which hides it from its channel's list): the channel's own ``default``, or for a
+    slow match whose turn lasts longer, the shortest duration Discord offers that holds a
+    whole turn (a week at most)."""
+    turn = next((d for d in ARCHIVE_AFTER if d * 60 >= record.timer), ARCHIVE_AFTER[-1])
+    return max(default, turn)
 
 
 def thread_link(record: TableRecord, thread_id: int) -> str:
@@ -293,8 +307,13 @@ class MatchThreads:
             lobby = lobby_channel(self.client, record).get_partial_message(lobby_id)
             await self.pace.request(record.channel_id)
             try:
+                channel = self.client.get_channel(record.channel_id)
+                default: ThreadArchiveDuration = (
+                    channel.default_auto_archive_duration
+                    if isinstance(channel, discord.TextChannel) else 1440)
                 thread = await lobby.create_thread(
-                    name=thread_name(record, await self._tournament(record)))
+                    name=thread_name(record, await self._tournament(record)),
+                    auto_archive_duration=archive_after(record, default))
             except discord.HTTPException as exc:
                 made = await self._made(lobby_id) if exc.code == THREAD_MADE else None
                 if made is None:
@@ -475,6 +494,7 @@ class MatchThreads:
         self._threads.pop(table, None)
 
 
-__all__ = ["ARCHIVED", "MISSING_ACCESS", "THREAD_MADE", "THREAD_NEEDS", "UNKNOWN_CHANNEL",
-           "MatchThreads", "called", "in_thread", "line", "line_view", "players", "thread_link",
-           "thread_missing", "thread_name", "thread_of", "unarchive", "unarchived"]
+__all__ = ["ARCHIVED", "ARCHIVE_AFTER", "MISSING_ACCESS", "THREAD_MADE", "THREAD_NEEDS",
+           "UNKNOWN_CHANNEL", "MatchThreads", "archive_after", "called", "in_thread", "line",
+           "line_view", "players", "thread_link", "thread_missing", "thread_name", "thread_of",
+           "unarchive", "unarchived"]

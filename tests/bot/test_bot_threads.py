@@ -967,3 +967,20 @@ async def test_a_slow_matchs_rematch_offer_lapses_in_its_archived_thread(
     await h.bot.clicks.past.lapse_offers()
     await h.settle()
     assert not h.message(offer).custom_ids() and "has lapsed" in h.message(offer).text()
+
+
+@pytest.mark.parametrize(("timer", "idle"), [(0, 1440), (3600, 1440), (86400, 1440),
+                                             (3 * 86400, 4320), (7 * 86400, 10080)])
+async def test_a_match_s_thread_stays_in_the_channel_s_list_for_a_whole_turn(
+        h: LiveBot, timer: int, idle: int) -> None:
+    """Discord hides a thread from its channel's list once it was idle for its auto-archive
+    duration. A slow match's thread is kept there for a whole turn of its timer (three days,
+    a week), never less than the channel's own default (a day): a person who takes two days
+    over a three-day turn still finds the match beside the channel."""
+    tid = await open_table(h, ANN, [BOB], timer=timer)
+    thread = h.lb.threads_of(h.channel)[-1]
+    assert (await h.bot.service.tables.load(tid)).thread_id == thread.id
+    assert thread.auto_archive == idle
+    h.lb.clock.advance(idle * 60 - 60)  # nobody wrote in it for almost that long
+    h.lb.check_deadlines()
+    assert not thread.archived
