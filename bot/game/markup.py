@@ -7,6 +7,7 @@ options show text as it is, and take the name untouched."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from i18n import Msg, Param
 
@@ -20,6 +21,7 @@ _START = re.compile(r"^(\s*)([>#+-])")
 _NUMBERED = re.compile(r"^(\s*\d+)\.")
 
 
+@lru_cache(maxsize=4096)  # the same few names, over and over
 def plain(text: str) -> str:
     """``text`` escaped so Discord shows it as typed (a backslash before each character its
     markdown would read; Discord shows the character and not the backslash)."""
