@@ -68,7 +68,7 @@ async def opened(where: str) -> Storage:
 def opening_problem(exc: Exception, where: str) -> ConfigProblem | None:
     """The one line telling why the database ``where`` could not be opened (as the bot says
     it); None when ``exc`` is no such problem."""
-    from bot.process.app import database_problem
+    from bot.process.app import database_problem, migration_line
     from bot.storage.records import MigrationFailed, SchemaTooNew
     from bot.storage.sqlite import busy
 
@@ -76,11 +76,7 @@ def opening_problem(exc: Exception, where: str) -> ConfigProblem | None:
         return ConfigProblem(translate(msg("bot.cli.schema_too_new", found=exc.found,
                                            known=exc.known)))
     if isinstance(exc, MigrationFailed):
-        key = ("bot.upgrade.migration_failed" if exc.started >= exc.number - 1
-               else "bot.upgrade.migration_failed_later")
-        return ConfigProblem(translate(msg(key, number=exc.number, kept=exc.number - 1,
-                                           started=exc.started,
-                                           error=str(exc.__cause__ or exc))))
+        return ConfigProblem(translate(migration_line(exc)))
     if busy(exc):
         return ConfigProblem(translate(msg("admin.backup.locked", path=where)))
     return database_problem(exc, where)

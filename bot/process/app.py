@@ -35,8 +35,8 @@ import discord
 
 from bot.process.logs import log_handler
 from bot.process.settings import ConfigProblem, Settings, load_settings, unknown_settings
-from bot.storage.choice import NoDriver, is_database_url, shown
-from bot.storage.records import NotADatabase
+from bot.storage.choice import NoDriver, disk_full, is_database_url, shown
+from bot.storage.records import MigrationFailed, NotADatabase
 from i18n import Msg, msg, translate
 
 if TYPE_CHECKING:
@@ -269,13 +269,27 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def migration_line(exc: MigrationFailed) -> Msg:
+    """The line telling the admin that a migration failed and what to do: on a full disk, to
+    make room and start again (no bug to report); else the previous bot still opens the
+    database only when no migration of this start worked before the one that failed."""
+    if disk_full(exc.__cause__):
+        key = "bot.upgrade.migration_disk_full"
+    elif exc.started >= exc.number - 1:
+        key = "bot.upgrade.migration_failed"
+    else:
+        key = "bot.upgrade.migration_failed_later"
+    return msg(key, number=exc.number, kept=exc.number - 1, started=exc.started,
+               error=str(exc.__cause__ or exc))
+
+
 def explain_fatal(exc: Exception) -> int:
     """Print one line for the admin about what stopped the bot (details at debug level);
     return the exit status."""
     import aiohttp
     import discord
 
-    from bot.storage.records import MigrationFailed, SchemaTooNew
+    from bot.storage.records import SchemaTooNew
 
     if isinstance(exc, ConfigProblem):
         print(str(exc), file=sys.stderr)
@@ -285,12 +299,7 @@ def explain_fatal(exc: Exception) -> int:
               file=sys.stderr)
         return 2
     if isinstance(exc, MigrationFailed):
-        # the previous bot still opens the database only when no migration of this start
-        # worked before the one that failed
-        key = ("bot.upgrade.migration_failed" if exc.started >= exc.number - 1
-               else "bot.upgrade.migration_failed_later")
-        print(translate(msg(key, number=exc.number, kept=exc.number - 1, started=exc.started,
-                            error=str(exc.__cause__ or exc))), file=sys.stderr)
+        print(translate(migration_line(exc)), file=sys.stderr)
         return 2
     if isinstance(exc, discord.LoginFailure) or (
             isinstance(exc, discord.ConnectionClosed) and exc.code == TOKEN_REFUSED):

@@ -63,4 +63,25 @@ async def open_storage(where: str | Path, clock: Callable[[], float] = time.time
     return await sqlite.Store.open(where, clock=clock)
 
 
-__all__ = ["URL_SCHEMES", "NoDriver", "is_database_url", "masked", "open_storage", "shown"]
+#: PostgreSQL's SQLSTATE for a full disk (``could not extend file``...).
+DISK_FULL = "53100"
+
+
+def disk_full(exc: BaseException | None) -> bool:
+    """True when ``exc``, or an error it was raised from, says the database's disk is full:
+    SQLite's SQLITE_FULL (``database or disk is full``), PostgreSQL's SQLSTATE 53100. The
+    SQLite driver is always there (the standard library)."""
+    import sqlite3
+
+    while exc is not None:
+        if isinstance(exc, sqlite3.Error) and (
+                getattr(exc, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_FULL:
+            return True
+        if str(getattr(exc, "sqlstate", None) or "") == DISK_FULL:
+            return True
+        exc = exc.__cause__
+    return False
+
+
+__all__ = ["DISK_FULL", "URL_SCHEMES", "NoDriver", "disk_full", "is_database_url", "masked",
+           "open_storage", "shown"]

@@ -5,14 +5,17 @@ worked, and once the migration works the same database is upgraded."""
 from __future__ import annotations
 
 import resource
+import sqlite3
 from pathlib import Path
 
+import asyncpg
 import pytest
 
-from bot.process.app import explain_fatal
+from bot.process.app import explain_fatal, migration_line
 from bot.storage import postgres_schema, sqlite_schema
 from bot.storage.records import MigrationFailed
 from bot.storage.sqlite_schema import SCHEMA_VERSION
+from i18n import translate
 from storage.backends import Backend, PostgresBackend, SqliteBackend
 from storage.helpers import Clock
 
@@ -115,3 +118,54 @@ async def test_an_upgrade_on_a_full_disk_is_named_as_the_migration_that_failed(
         f"at schema version {SCHEMA_VERSION - 1}") and str(info.value.__cause__) in line, line
     await (await backend.open(clock)).close()
     assert backend.rows("PRAGMA user_version")[0][0] == SCHEMA_VERSION
+
+
+async def test_a_migration_that_fills_the_database_asks_for_room_not_a_report(
+        tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """SQLite refusing a migration's write as ``database or disk is full`` (SQLITE_FULL) is no
+    bug of the migration: the line says the disk is full and to free space and start again,
+    and asks for no report; once there is room the same database is upgraded."""
+    backend = SqliteBackend(tmp_path / "karak.sqlite3")
+    await backend.build(SCHEMA_VERSION - 1)
+    # as on a full disk: the database may not grow past its size (SQLite says SQLITE_FULL)
+    filling = (*sqlite_schema.MIGRATIONS[:-1],
+               "PRAGMA max_page_count = 1; CREATE TABLE roomy (x BLOB); "
+               "INSERT INTO roomy VALUES (zeroblob(400000));")
+    monkeypatch.setattr(sqlite_schema, "MIGRATIONS", filling)
+    with pytest.raises(MigrationFailed) as info:
+        await backend.open(clock)
+    assert "database or disk is full" in str(info.value)
+    assert await found(backend) == (SCHEMA_VERSION - 1, False)
+    assert explain_fatal(info.value) == 2
+    line = capsys.readouterr().err
+    assert line.count("\n") == 1 and f"Database migration {SCHEMA_VERSION} " in line, line
+    assert f"stays at schema version {SCHEMA_VERSION - 1}" in line, line
+    assert "disk holding the database is full" in line and "report" not in line, line
+    monkeypatch.undo()
+    await (await backend.open(clock)).close()
+    assert backend.rows("PRAGMA user_version")[0][0] == SCHEMA_VERSION
+
+
+@pytest.mark.parametrize("full", [
+    sqlite3.OperationalError("database or disk is full"),
+    asyncpg.DiskFullError('could not extend file "base/16384/16412": No space left on device')])
+def test_a_migration_refused_for_a_full_disk_asks_for_room_not_a_report(
+        full: Exception, capsys: pytest.CaptureFixture[str]) -> None:
+    """A migration the server or SQLite refused because the disk is full (SQLite's
+    SQLITE_FULL, PostgreSQL's SQLSTATE 53100) is no bug to report: the line says to free
+    space and start the bot again, after an upgrade across releases too, in every language."""
+    if isinstance(full, sqlite3.OperationalError):
+        full.sqlite_errorcode = sqlite3.SQLITE_FULL  # type: ignore[attr-defined]
+    for started in (SCHEMA_VERSION - 1, SCHEMA_VERSION - 3):
+        failed = MigrationFailed(SCHEMA_VERSION, full)
+        failed.__cause__ = full
+        failed.started = started
+        assert explain_fatal(failed) == 2
+        line = capsys.readouterr().err
+        assert line.count("\n") == 1 and "disk holding the database is full" in line, line
+        assert "report" not in line and "Free some space" in line and str(full) in line, line
+        assert f"stays at schema version {SCHEMA_VERSION - 1}" in line, line
+        for language in ("fr", "cs"):
+            said = translate(migration_line(failed), language)
+            assert str(full) in said and said != translate(migration_line(failed)), said
