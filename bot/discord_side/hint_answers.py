@@ -71,11 +71,23 @@ class GivenHints:
     _passed: dict[tuple[int, int], list[HintShown]] = field(default_factory=dict)
 
     def remember(self, interaction: discord.Interaction[Any], answer: HintAnswer,
-                 locale: str) -> None:
-        """``interaction`` was answered with ``answer``."""
+                 locale: str) -> HintShown:
+        """``interaction`` was answered with ``answer``: what is kept of it."""
         kept = self._given.setdefault((answer.record.id, interaction.user.id), [])
-        kept.append(HintShown(interaction, answer, locale, self.clock(), answer.record.version))
+        shown = HintShown(interaction, answer, locale, self.clock(), answer.record.version)
+        kept.append(shown)
         del kept[:-KEPT]
+        return shown
+
+    def applies_at(self, shown: HintShown, version: int) -> bool:
+        """``shown``, still kept as applying, applies at ``version`` (its decision met again
+        there after a take-back); False when it is kept so no more (a decision made since
+        marked it, or it was dropped)."""
+        kept = self._given.get((shown.answer.record.id, shown.interaction.user.id), [])
+        if not any(given is shown for given in kept):
+            return False
+        shown.version = version
+        return True
 
     async def decided(self, table: int, user: int, version: int) -> None:
         """A decision of ``user`` was made at ``table`` (by them or for them), which is now at
@@ -165,8 +177,9 @@ async def answer_hint(service: GameService, interaction: discord.Interaction[Any
                       version: int, hand_of: int | None, given: GivenHints | None = None) -> None:
     """Acknowledge privately (the hint takes a moment) while the service works the hint out,
     then show it (kept in ``given``, when given: a decision made while it was worked out, by
-    the person or by the AI for them, marks it at once as no longer applying); a refusal
-    raises for the click's usual private answer, once acknowledged."""
+    the person or by the AI for them, marks it at once as no longer applying, unless a
+    take-back returned to it meanwhile); a refusal raises for the click's usual private
+    answer, once acknowledged."""
     acknowledging = asyncio.ensure_future(
         interaction.response.defer(ephemeral=True, thinking=True))
     try:
@@ -176,10 +189,16 @@ async def answer_hint(service: GameService, interaction: discord.Interaction[Any
     locale = loc(interaction)
     await interaction.edit_original_response(view=hint_view(answer, locale))
     if given is not None:
-        given.remember(interaction, answer, locale)
+        shown = given.remember(interaction, answer, locale)
         now = await service.tables.load(table)
-        if now.version != answer.record.version:  # decided while the hint was worked out
-            await given.decided(table, interaction.user.id, now.version)
+        while now.version != shown.version:  # decided while the hint was worked out
+            if answer.met is None or await service.hints.met_at(now) != answer.met:
+                await given.decided(table, interaction.user.id, now.version)
+                return
+            # a take-back returned to the hint's decision: it applies, at the version now
+            if not given.applies_at(shown, now.version):
+                return
+            now = await service.tables.load(table)
 
 
 __all__ = ["GivenHints", "HintShown", "answer_hint", "hint_view", "passed_view"]

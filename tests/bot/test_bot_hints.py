@@ -523,6 +523,50 @@ async def test_a_hint_worked_out_after_its_decision_was_made_says_it_no_longer_a
         await h.stop()
 
 
+async def test_a_hint_worked_out_after_its_decision_was_taken_back_to_shows_the_hint(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """Ann asks for a hint and, while it is still being worked out, plays a move and takes it
+    back: the answer that arrives afterwards is for the decision in front of her again, so it
+    shows the hint; once she decides it no longer applies."""
+    started, release = threading.Event(), threading.Event()
+
+    def slow_advise(obs: Observation, iterations: int) -> Hint:
+        started.set()
+        release.wait(30)
+        return hint(obs, iterations=iterations)
+
+    thinking = Thinking(workers=0, work=normal_instead, advise=slow_advise,
+                        hint_iterations=ITERATIONS)
+    h = await LiveBot.start(lb, tmp_path / "k.db", TinyRenderer(), clock=clock,
+                            thinking=thinking)
+    try:
+        tid = await open_table(h, ANN, [], ai=1)
+        players = Players(h, tid, [ANN])
+        release.set()  # the AI's turns and any earlier hint go at once
+        rec, move = await until_a_move_may_be_taken_back(players)
+        started.clear()
+        release.clear()
+        hand = await players.open_hand(ANN)
+        asked = await lb.click(ANN, hand, hint_button(hand) or "")
+        assert await asyncio.to_thread(started.wait, 30)  # the hint is being worked out...
+        for action in (move, Undo()):  # ...and Ann moves and takes it back meanwhile
+            hand = h.message(hand)
+            cid, value = offered(hand)[str(action)]
+            done = (await lb.click(ANN, hand, cid) if value is None
+                    else await lb.select(ANN, hand, cid, [value]))
+            await done.answered(20)
+        back = await h.bot.service.tables.load(tid)
+        assert back.game == rec.game and back.version == rec.version + 2
+        release.set()
+        answer = h.reply(await h.handled(asked))
+        assert "Suggested move" in answer.text() and "no longer applies" not in answer.text()
+        await h.play(ANN, h.message(hand), str(move))
+        assert "no longer applies" in h.lb.message(answer.id).text()
+    finally:
+        release.set()
+        await h.stop()
+
+
 async def test_a_hint_for_the_move_that_wins_the_game_says_it_no_longer_applies(
         h: LiveBot) -> None:
     """Ann asks for a hint on her last decision and makes the move that wins the game: the
