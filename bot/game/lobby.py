@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from bot.game.hints import hints_by_default
 from bot.game.lessons import LESSON_AI_SEATS, LESSON_LEVEL, LESSON_SEED
+from bot.game.markup import typed
 from bot.game.places import Place
 from bot.game.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
 from bot.game.results import abandoned_result, lost_alone, movers, waiting
@@ -130,7 +131,7 @@ class Lobby:
         if timer not in TIMERS and not 30 <= timer <= MAX_TIMER:
             raise Refusal(msg("bot.error.bad_timer"))
         level = level_of(ai_level) if ai_level is not None else server.defaults.ai_level
-        seats: tuple[SeatInfo, ...] = (SeatInfo(user=host_id, name=host_name[:32]),)
+        seats: tuple[SeatInfo, ...] = (SeatInfo(user=host_id, name=typed(host_name)[:32]),)
         seed = self.seeds()
         if lessons:
             level, seed, abilities, timer = LESSON_LEVEL, LESSON_SEED, False, 0
@@ -185,7 +186,7 @@ class Lobby:
                 raise Refusal(msg("learn.error.solo_table"), record)
             if len(record.seats) >= MAX_SEATS:
                 raise Refusal(msg("bot.error.table_full", max=MAX_SEATS), record)
-            seats = (*record.seats, SeatInfo(user=user_id, name=name[:32]))
+            seats = (*record.seats, SeatInfo(user=user_id, name=typed(name)[:32]))
             await self.store.update_lobby(table_id, seats, revision=record.revision)
             return await self.tables.load(table_id)
         return await self._change(table_id, seat)

@@ -21,6 +21,19 @@ _START = re.compile(r"^(\s*)([>#+-])")
 _NUMBERED = re.compile(r"^(\s*\d+)\.")
 
 
+#: Control characters (C0 and DEL): none shows, and PostgreSQL refuses NUL in text; the ones
+#: that space text out become a space, the others are left out.
+_CONTROLS = {code: (" " if chr(code) in "\t\n\v\f\r" else None)
+             for code in (*range(0x20), 0x7F)}
+
+
+def typed(text: str) -> str:
+    """Text people gave (a name, a slash command's free text) as the bot keeps it: without
+    control characters, so it is the same on either database (SQLite would keep a NUL that
+    PostgreSQL refuses)."""
+    return text.translate(_CONTROLS)
+
+
 @lru_cache(maxsize=4096)  # the same few names, over and over
 def plain(text: str) -> str:
     """``text`` escaped so Discord shows it as typed (a backslash before each character its
@@ -48,4 +61,4 @@ def plain_names(message: Msg) -> Msg:
     return Msg(message.key, tuple((k, plain_param(v)) for k, v in message.params))
 
 
-__all__ = ["plain", "plain_names", "plain_param"]
+__all__ = ["plain", "plain_names", "plain_param", "typed"]

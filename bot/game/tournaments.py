@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.game.lobby import SEED_BITS, game_config, new_seed
+from bot.game.markup import typed
 from bot.game.places import Place, Sight
 from bot.game.refusals import Refusal
 from bot.game.seats import MAX_TIMER, TIMERS, deadline
@@ -249,7 +250,7 @@ class Tournaments:
         server = ServerDefaults() if self.defaults is None else await self.defaults(guild_id)
         timer = server.timer if timer is None else timer
         abilities = server.abilities if abilities is None else abilities
-        name = " ".join(name.split())
+        name = " ".join(typed(name).split())
         if not 1 <= len(name) <= MAX_NAME:
             raise Refusal(msg("bot.tournament.error.bad_name", max=MAX_NAME))
         if rounds is not None and not 1 <= rounds <= MAX_ROUNDS:
@@ -298,7 +299,7 @@ class Tournaments:
             raise Refusal(msg("bot.tournament.error.already_entered", name=record.name))
         if len(rows.entrants) >= MAX_ENTRANTS:
             raise Refusal(msg("bot.tournament.error.full", name=record.name, max=MAX_ENTRANTS))
-        if not await self.store.enter(tournament_id, user_id, name[:32],
+        if not await self.store.enter(tournament_id, user_id, typed(name)[:32],
                                       await self._rating(record, user_id), MAX_ENTRANTS):
             raise await self._not_entered(tournament_id, user_id)
         return await self.view(tournament_id)
