@@ -54,8 +54,13 @@ async def opened(where: str) -> Storage:
     """The bot's database ``where``, opened and migrated as the bot opens it; raises
     :class:`ConfigProblem` with one line when there is no such database (a file is never
     made), or it cannot be opened."""
-    if not is_database_url(where) and not Path(where).is_file():
-        raise ConfigProblem(translate(msg("admin.no_database", path=where)))
+    if not is_database_url(where):
+        from bot.storage.sqlite_backup import foreign
+
+        if not Path(where).is_file():
+            raise ConfigProblem(translate(msg("admin.no_database", path=where)))
+        if foreign(Path(where)):  # the bot would add its tables to it
+            raise ConfigProblem(translate(msg("admin.backup.not_ours", path=where)))
     try:
         return await open_storage(where)
     except Exception as exc:

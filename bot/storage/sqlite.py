@@ -111,11 +111,16 @@ class Connection:
     @classmethod
     async def open(cls, path: Path | str) -> Connection:
         """Open (creating if needed) the database at ``path`` and run its missing migrations;
-        raises :class:`SchemaTooNew` for a database of a newer bot, :class:`NotADatabase` for
-        a file that is no SQLite database (or is damaged past opening)."""
+        raises :class:`SchemaTooNew` for a database of a newer bot (left as it was),
+        :class:`NotADatabase` for a file that is no SQLite database (or is damaged past
+        opening)."""
         db = await aiosqlite.connect(str(path), isolation_level=None)
         try:
             try:
+                # a newer bot's database is refused before anything is written to it (the
+                # switch to WAL rewrites its header)
+                if (found := await schema_version(db)) > SCHEMA_VERSION:
+                    raise SchemaTooNew(found, SCHEMA_VERSION)
                 await db.execute("PRAGMA journal_mode=WAL")
             except sqlite3.DatabaseError as exc:
                 if primary_code(exc) in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):

@@ -120,6 +120,20 @@ def check_database(path: Path) -> Outcome | None:
     return None
 
 
+def foreign(path: Path) -> bool:
+    """True when the file ``path`` is another program's SQLite database: it holds tables but
+    no schema version of this bot (which the bot, opening it, would migrate from 0, adding its
+    tables beside them). Read only; False when it cannot be read (the bot's opening says
+    why)."""
+    try:
+        with contextlib.closing(_connect_read_only(path)) as db:
+            tables = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table'").fetchone()
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    except sqlite3.Error:
+        return False
+    return tables is not None and version < 1
+
+
 def _copy(source: Path, target: Path) -> None:
     """Copy the database ``source`` into ``target`` (made or overwritten) with SQLite's online
     backup API, in one step: the copy is the database as one moment saw it."""
@@ -271,4 +285,5 @@ def restore(where: str, source: Path, now: float, lease_ttl: float) -> Outcome:
 
 
 __all__ = ["DONE", "REFUSED", "USE_POSTGRES_TOOLS", "Outcome", "backup", "check_database",
-           "free_name", "in_use", "kept_name", "pg_dump_command", "pg_restore_command", "restore"]
+           "foreign", "free_name", "in_use", "kept_name", "pg_dump_command",
+           "pg_restore_command", "restore"]

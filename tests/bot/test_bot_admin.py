@@ -130,9 +130,14 @@ def test_a_database_not_there_or_unusable_is_one_line_and_nothing_is_made(
     with closing(sqlite3.connect(newer)) as con, con:
         con.execute("CREATE TABLE tables (id INTEGER)")
         con.execute("PRAGMA user_version = 999")
+    other = tmp_path / "other.sqlite3"
+    with closing(sqlite3.connect(other)) as con, con:
+        con.execute("CREATE TABLE photos (id INTEGER)")
+    untouched = {path: path.read_bytes() for path in (newer, other)}
     cases = [(missing, f"There is no database at {missing}"),
              (text, "is not a SQLite database"),
              (newer, "written by a newer version of the bot"),
+             (other, "is a SQLite database, but not one of this bot"),
              ("postgresql://karak:secret@127.0.0.1:1/karak", "postgresql://karak:***@")]
     for where, said in cases:
         env.write_text(f"KARAK_DB={where}\n", encoding="utf-8")
@@ -143,7 +148,9 @@ def test_a_database_not_there_or_unusable_is_one_line_and_nothing_is_made(
             assert "secret" not in out.err
     assert not missing.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bot.env", "newer.sqlite3",
-                                                          "notes.txt"]
+                                                          "notes.txt", "other.sqlite3"]
+    # refused, each file is left byte for byte as it was (a newer bot's not switched to WAL)
+    assert {path: path.read_bytes() for path in untouched} == untouched
 
 
 async def test_a_move_to_postgresql_waits_for_the_bot_on_the_file_to_stop(
