@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from bot.game.leases import Leases, Pass
 from bot.game.markup import plain
-from bot.game.play import Outcome
+from bot.game.play import Contended, Outcome
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.storage.records import TableRecord
@@ -193,7 +193,10 @@ class Scheduler:
     async def _ai_move(self, table: int) -> bool:
         """One move of the AI seat that must decide, shown once the AI's pace is over (the pace
         runs while the AI thinks); False when no AI seat must, or when another process holds
-        the table's lease (it plays there)."""
+        the table's lease (it plays there). A table other writers kept changing under every
+        attempt (:class:`~bot.game.play.Contended`) is an ordinary race, not a failure: the
+        AI's turn is tried again after its pace, the lease asked first, until it is made or
+        the table no longer needs it."""
         if not await self.leases.holding(table):
             return False
         known = self._known.pop(table, None)
@@ -205,6 +208,9 @@ class Scheduler:
         except Refusal as exc:
             log.error("AI cannot play table %s: %s", table, exc.reason.key)
             return False
+        except Contended as exc:  # others kept writing it: a race, no fault; its pace again
+            log.info("%s; the AI tries again", exc)
+            return True
         finally:
             pace.cancel()
         if outcome is None:
