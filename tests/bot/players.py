@@ -180,7 +180,12 @@ async def finished_match(store: Store, game: Game, *, upto: int | None = None,
     played ``game`` from step ``start`` to step ``upto`` (None: its end) through the storage
     interface, rated by ``rater`` (``settings``: the table's, as ``create_table`` takes them,
     abilities and the turn timer off unless given; ``hints``: whether hints were on); returns
-    its id."""
+    its id. A bot running on ``store`` holds the table's lease while its moves are written, as
+    the process that played it would: a pass of its leases meanwhile takes no part in it (no
+    table message, no AI move of its own wedged in between the planted ones); once the match
+    ended, the lease is given up on the bot's next pass."""
+    running = next((b for b in LiveBot.running if b.store is store), None)
+    leases = None if running is None else running.bot.scheduler.leases
     rec = await store.create_table(**{"guild_id": guild,
                                       "place_key": Place.of(guild, host.id).key,
                                       "channel_id": channel, "host_id": host.id, "seats": seats,
@@ -188,9 +193,13 @@ async def finished_match(store: Store, game: Game, *, upto: int | None = None,
                                       "seed": game.final.config.seed, **settings})
     if hints is not None:
         await store.set_hints(rec.id, hints)
+    if leases is not None:
+        assert await leases.holding(rec.id)
     await store.start_game(rec.id, seats, game.states[start], None)
     last = len(game.moves) if upto is None else upto
     for index in range(start, last):
         await store.apply(rec.id, index, game.states[index + 1], game.log_row(index),
                           rater=rater)
+    if leases is not None and last == len(game.moves):
+        leases.forget(rec.id)
     return rec.id

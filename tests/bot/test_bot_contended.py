@@ -2,18 +2,22 @@
 never by timing. An AI seat's turn whose table changed under every attempt at its move is an
 ordinary race between two writers, not a fault: the AI's turn is tried again (its pace again,
 the lease asked first) with no error logged and no failure streak counted, and the table goes
-on to its person's move."""
+on to its person's move. A match a test plants through the store while the bot runs is held
+by the bot meanwhile, so a pass of its leases takes no part in it."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from bot_helpers import Clock
 from live_bot import LiveBot
-from players import ANN, Players, TinyRenderer, open_table
+from players import ANN, Players, TinyRenderer, finished_match, open_table
+from storage.helpers import played
+from test_bot_solo import SOLO
 
 from bot.game.play import ATTEMPTS
 from bot.storage.records import LogRow
@@ -79,3 +83,42 @@ async def test_an_ai_turn_another_writer_kept_moving_plays_on_without_an_error(
     finally:
         await h.stop()
 
+
+class Passing:
+    """A store after whose next write the bot's leases loop makes a pass (as it may, every
+    third of a lease, while a test plants a match through the store)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.then: Callable[[], Awaitable[object]] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    async def apply(self, *args: Any, **kwargs: Any) -> None:
+        """The write, then the pass when one is due."""
+        await self.store.apply(*args, **kwargs)
+        then, self.then = self.then, None
+        if then is not None:
+            await then()
+
+
+async def test_a_match_planted_while_the_leases_pass_is_left_alone(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """A test plants a finished match move by move through the store while the bot runs: a
+    pass of the leases in the middle takes no part in it (no AI move of the bot's wedged in
+    between the planted ones, no table message, no end announced)."""
+    store = Passing(await Store.open(tmp_path / "k.db", clock=clock))
+    h = await LiveBot.start(lb, store, TinyRenderer(), clock=clock,
+                            thinking=Thinking(workers=0))
+    try:
+        shown = len(h.public())
+        store.then = h.bot.scheduler._lease_pass
+        game = played(1)
+        tid = await finished_match(h.store, game, seats=SOLO)
+        await h.settle()
+        assert store.then is None  # the pass was made
+        assert [r.action for r in await h.store.action_log(tid)] == [m for _, m in game.moves]
+        assert len(h.public()) == shown, [m.text()[:300] for m in h.public()]
+    finally:
+        await h.stop()

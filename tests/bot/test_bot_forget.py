@@ -128,7 +128,7 @@ async def test_forget_me_asks_once_and_leaves_other_people_their_past(
     bot = await LiveBot.start(lb, db, recorder, clock=clock)
     try:
         rated = await play_named(bot.store, 11, channel=CHANNEL, seats=SEATS, guild=GUILD,
-                                 host=ANN.id)
+                                 host=ANN.id, leases=bot.bot.scheduler.leases)
         running = await open_table(bot, ANN, [BOB])
         before_pictures, before_steps = await replay_pictures(bot, recorder, BOB, rated)
         before_history = bot.reply(await bot.command(BOB, "history")).text()
@@ -321,7 +321,7 @@ async def test_a_replay_and_animation_kept_lose_a_name_forgotten_elsewhere(
 
     monkeypatch.setattr("bot.discord_side.past.match_animation", animation)
     rated = await play_named(bot.store, 11, channel=CHANNEL, seats=SEATS, guild=GUILD,
-                             host=ANN.id)
+                             host=ANN.id, leases=bot.bot.scheduler.leases)
     ix = await bot.command(BOB, "replay", id=rated)
     await bot.click(BOB, bot.reply(ix), ShareButton.id_for(rated))
     assert drawn == [["Ann", "Bob", ""]]
@@ -380,7 +380,8 @@ async def test_nothing_kept_of_a_forgotten_person_s_direct_messages_leads_back_t
 async def test_a_double_click_of_confirm_says_done_once(bot: LiveBot) -> None:
     """Two clicks of Confirm before either is answered: the first deletes and the question
     says Done; the second is told privately it is done already, never that nothing was kept."""
-    await play_named(bot.store, 11, channel=CHANNEL, seats=SEATS, guild=GUILD, host=ANN.id)
+    await play_named(bot.store, 11, channel=CHANNEL, seats=SEATS, guild=GUILD, host=ANN.id,
+                     leases=bot.bot.scheduler.leases)
     asked = question(bot, await bot.command(ANN, "forget-me"))
     button = ForgetButton.id_for(ANN.id, True)
     first = await bot.lb.click(bot._known(ANN), asked, button)
@@ -395,7 +396,8 @@ async def test_a_double_click_of_confirm_says_done_once(bot: LiveBot) -> None:
 async def test_cancel_after_confirm_is_too_late(bot: LiveBot) -> None:
     """Cancel clicked on a question just confirmed (before the answer took its buttons away):
     told privately it is too late, and the question says Done."""
-    await play_named(bot.store, 11, channel=CHANNEL, seats=SEATS, guild=GUILD, host=ANN.id)
+    await play_named(bot.store, 11, channel=CHANNEL, seats=SEATS, guild=GUILD, host=ANN.id,
+                     leases=bot.bot.scheduler.leases)
     asked = question(bot, await bot.command(ANN, "forget-me"))
     confirm = await bot.lb.click(bot._known(ANN), asked, ForgetButton.id_for(ANN.id, True))
     cancel = await bot.lb.click(bot._known(ANN), asked, ForgetButton.id_for(ANN.id, False))

@@ -13,6 +13,7 @@ import re
 
 from postgres_server import Server
 
+from bot.game.leases import Leases
 from bot.game.places import Place, Sight
 from bot.game.results import finished_result
 from bot.game.service import GameService
@@ -33,15 +34,20 @@ SEATS = (SeatInfo(user=ZED, name=ZED_NAME, hero="horan"),
 
 
 async def play_named(store: Storage, seed: int, channel: int, seats: tuple[SeatInfo, ...],
-                     guild: int | None = GUILD, host: int = ZED, upto: int | None = None) -> int:
+                     guild: int | None = GUILD, host: int = ZED, upto: int | None = None,
+                     leases: Leases | None = None) -> int:
     """A table whose game (its setup naming the seats' people) the normal AI plays, each
-    person's moves logged as theirs, to its end (rated) or to move ``upto``."""
+    person's moves logged as theirs, to its end (rated) or to move ``upto``. ``leases``: those
+    of a bot running on ``store``, which holds the table while its moves are written (a pass of
+    them meanwhile takes no part in it) and gives it up once it ended."""
     config = GameConfig(seats=tuple(SeatConfig(s.hero or "", name=s.name, ai=s.ai)
                                     for s in seats), seed=seed)
     state = new_game(config)
     rec = await store.create_table(guild_id=guild, place_key=Place.of(guild, host).key,
                                    channel_id=channel, host_id=host, seats=seats,
                                    abilities=False, timer=0, seed=seed)
+    if leases is not None:
+        assert await leases.holding(rec.id)
     await store.start_game(rec.id, seats, state, None)
     agents = [make_agent("normal", seed * 8 + i) for i in range(len(seats))]
     moves = 0
@@ -54,6 +60,8 @@ async def play_named(store: Storage, seed: int, channel: int, seats: tuple[SeatI
                           LogRow(after.step, seat, user, user is None, str(action), 0.0),
                           rater=rate_result)
         state, moves = after, moves + 1
+    if leases is not None and state.phase is Phase.OVER:
+        leases.forget(rec.id)
     return rec.id
 
 
