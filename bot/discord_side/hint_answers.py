@@ -73,11 +73,33 @@ class GivenHints:
     def remember(self, interaction: discord.Interaction[Any], answer: HintAnswer,
                  locale: str) -> HintShown:
         """``interaction`` was answered with ``answer``: what is kept of it."""
-        kept = self._given.setdefault((answer.record.id, interaction.user.id), [])
         shown = HintShown(interaction, answer, locale, self.clock(), answer.record.version)
-        kept.append(shown)
-        del kept[:-KEPT]
+        self._keep(self._given, (answer.record.id, interaction.user.id), [shown])
         return shown
+
+    @staticmethod
+    def _keep(where: dict[tuple[int, int], list[HintShown]], key: tuple[int, int],
+              answers: list[HintShown]) -> None:
+        """Keep ``answers`` under ``key`` in ``where``, the last :data:`KEPT` of them."""
+        if answers:
+            kept = where.setdefault(key, [])
+            kept.extend(answers)
+            del kept[:-KEPT]
+
+    def _take(self, where: dict[tuple[int, int], list[HintShown]], key: tuple[int, int],
+              taken: Callable[[HintShown], bool]) -> list[HintShown]:
+        """The answers kept under ``key`` in ``where`` that ``taken`` picks, taken out; the
+        others stay, but for those whose click's token has expired (dropped: never tried)."""
+        now = self.clock()
+        out: list[HintShown] = []
+        for given in where.pop(key, []):
+            if now - given.at > TOKEN_LIFETIME:
+                continue
+            if taken(given):
+                out.append(given)
+            else:
+                where.setdefault(key, []).append(given)
+        return out
 
     def applies_at(self, shown: HintShown, version: int) -> bool:
         """``shown``, still kept as applying, applies at ``version`` (its decision met again
@@ -100,20 +122,8 @@ class GivenHints:
         out of what is kept (at once, so a table forgotten as its game ends meanwhile still
         has them marked) and kept as passed (a take-back may return to their decision); those
         whose click's token has expired are dropped (never tried)."""
-        kept = self._given.pop((table, user), [])
-        now = self.clock()
-        out: list[HintShown] = []
-        for given in kept:
-            if now - given.at > TOKEN_LIFETIME:
-                continue
-            if given.version == version:
-                self._given.setdefault((table, user), []).append(given)
-            else:
-                out.append(given)
-        if out:
-            passed = self._passed.setdefault((table, user), [])
-            passed.extend(out)
-            del passed[:-KEPT]
+        out = self._take(self._given, (table, user), lambda given: given.version != version)
+        self._keep(self._passed, (table, user), out)
         return out
 
     def any_passed(self, table: int, user: int) -> bool:
@@ -126,21 +136,10 @@ class GivenHints:
         first met at version ``met``, is met again at ``version`` (after a take-back): taken
         out of the passed ones and kept again, as applying at ``version`` (see
         :meth:`restored`); those whose click's token has expired are dropped."""
-        passed = self._passed.pop((table, user), [])
-        now = self.clock()
-        out: list[HintShown] = []
-        for given in passed:
-            if now - given.at > TOKEN_LIFETIME:
-                continue
-            if given.answer.met == met:
-                given.version = version
-                out.append(given)
-            else:
-                self._passed.setdefault((table, user), []).append(given)
-        if out:
-            kept = self._given.setdefault((table, user), [])
-            kept.extend(out)
-            del kept[:-KEPT]
+        out = self._take(self._passed, (table, user), lambda given: given.answer.met == met)
+        for given in out:
+            given.version = version
+        self._keep(self._given, (table, user), out)
         return out
 
     @staticmethod
