@@ -42,18 +42,25 @@ def _upper_first(text: str) -> str:
 
 def starts_a_word(label: str, typed: str) -> bool:
     """True when ``typed`` begins ``label`` or any of its words (ignoring case and accents)."""
-    name, wanted = _plain(label), _plain(typed.strip())
+    return _word_starts(_plain(label), _plain(typed.strip()))
+
+
+def _word_starts(name: str, wanted: str) -> bool:
+    """True when ``wanted`` begins ``name`` or any of its words (both made plain)."""
     starts = [0, *(m.end() for m in _BETWEEN_WORDS.finditer(name))]
     return any(name.startswith(wanted, at) for at in starts)
 
 
 def suggest(typed: str, locale: str, limit: int = 25) -> list[tuple[str, str]]:
     """(label, id) of up to ``limit`` things to look up whose name has a word starting with
-    ``typed``; names that start with it come first."""
-    found = [(card_label(c, locale), c) for c in card_ids()]
-    found = [(label, c) for label, c in found if starts_a_word(label, typed)]
-    found.sort(key=lambda pair: not _plain(pair[0]).startswith(_plain(typed.strip())))
-    return found[:limit]
+    ``typed``; names that start with it come first. ``typed`` is made plain once: Discord
+    sends up to 6,000 characters of it at each keystroke."""
+    wanted = _plain(typed.strip())
+    found = [(label, c, _plain(label)) for label, c in
+             ((card_label(c, locale), c) for c in card_ids())]
+    found = [(label, c, name) for label, c, name in found if _word_starts(name, wanted)]
+    found.sort(key=lambda three: not three[2].startswith(wanted))
+    return [(label, c) for label, c, _ in found[:limit]]
 
 
 def card_label(card: str, locale: str) -> str:

@@ -16,6 +16,7 @@ from players import ADMIN, ANN, BOB, EVE, TinyRenderer, open_table
 from storage.backends import make_room, no_room_for
 
 from bot.discord_side.ui.custom_ids import HandButton, HeroMenu, LobbyButton
+from bot.game import card_lookup
 from bot.storage.records import ServerDefaults
 from bot.workers.pictures import PillowRenderer
 from i18n import msg
@@ -467,3 +468,24 @@ async def test_a_running_turn_timer_shows_its_deadline(bot: LiveBot) -> None:
     rec = await bot.bot.service.tables.load(tid)
     assert rec.deadline is not None
     assert f"<t:{int(rec.deadline)}:R>" in bot.last_table_message().text()
+
+
+async def test_the_longest_card_name_discord_takes_is_read_once_per_suggestion(
+        bot: LiveBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Discord lets a text option hold 6,000 characters and asks for suggestions at each change
+    of it: what was typed is made plain once a request, not once for each of the 127 cards
+    twice (some 100 ms of the bot's one event loop a keystroke), and suggests as it did."""
+    read: list[int] = []
+    plain = card_lookup._plain
+
+    def counted(text: str) -> str:
+        read.append(len(text))
+        return plain(text)
+
+    monkeypatch.setattr(card_lookup, "_plain", counted)
+    short = await bot.autocomplete(EVE, "card", "name", "cle")
+    read.clear()
+    longest = await bot.autocomplete(EVE, "card", "name", "\u0301" * 5997 + "cle")
+    assert longest == short  # combining marks alone are left out, as accents are
+    assert sum(read) < 2 * 6000, f"{sum(read):,} characters made plain"
+    assert await bot.autocomplete(EVE, "card", "name", "x" * 6000) == []
