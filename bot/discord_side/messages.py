@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -449,7 +450,7 @@ class Messages:
                 self._drop(record.id)
         self.feeds.put(record.id, Job("last", record.version, then))
 
-    def begin(self, record: TableRecord) -> None:
+    def begin(self, record: TableRecord, resumed: bool = False) -> None:
         """Queue the first table message of a game that started (it pings the first player),
         unless the table was closed meanwhile; once posted, the lobby message has done its work
         and is deleted. Cut off by Discord's trouble or the connection's, or refused for a
@@ -464,9 +465,12 @@ class Messages:
         table before its first message is posted (a seat left to the AI, a turn timer run out)
         queues the start again in place of the edit or post that would show it
         (:meth:`_started`): an edit has no message to edit yet, and a post would not open the
-        match's thread."""
+        match's thread. ``resumed``: a start taken up from a process that stopped (a restart,
+        or another process taking the table up), whose tries may have made those posts at a
+        moment not known here, so they are looked for from the first try on."""
         refused = False  # Discord refused the match's thread: its host is told, once
-        unanswered: float | None = None  # when the first try whose answer never came began
+        # when the first try whose answer never came began (a resumed start's: long ago)
+        unanswered: float | None = -math.inf if resumed else None
 
         async def work(headline: Msg | None = None, turn: bool = False) -> None:
             nonlocal unanswered

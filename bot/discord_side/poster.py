@@ -80,9 +80,11 @@ class Poster:
         """Queue the table message of a running table brought up to date (on start): a new one
         pinging the person to play when the bot stopped before their turn's was posted, and
         the game's beginning when it stopped before the first was (the match moved to its
-        thread, the lobby message made its channel's line or deleted, as at the start)."""
+        thread, the lobby message made its channel's line or deleted, as at the start; what a
+        try of the stopped process may have posted is looked for first, as Discord may have
+        forgotten its nonce since)."""
         if record.message_id is None:
-            self.messages.begin(record)
+            self.messages.begin(record, resumed=True)
         elif await self.service.meta.ping_owed(record):
             self.messages.show_turn(record)
         else:

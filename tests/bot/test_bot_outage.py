@@ -9,6 +9,7 @@ give back the message a try made before its answer was lost, and once Discord ma
 forgotten the nonce, that message is looked for first."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -16,7 +17,15 @@ import pytest
 from bot_helpers import Clock
 from in_threads import link, table_message
 from live_bot import CHANNEL, Call, LiveBot
-from players import ANN, BOB, Players, before_a_turn_ends, finished_match, open_table
+from players import (
+    ANN,
+    BOB,
+    Players,
+    TinyRenderer,
+    before_a_turn_ends,
+    finished_match,
+    open_table,
+)
 from storage.helpers import played
 
 from bot.discord_side.feed import RETRIES, RETRY_FIRST, retry_pause
@@ -480,3 +489,25 @@ async def test_a_rematch_s_line_is_posted_again_where_the_bot_may_not_read_histo
     thread = h.lb.channel(now.thread_id)
     assert table_message(h, thread).id == now.message_id
     assert h.lb.message(now.lobby_message_id).text().endswith(link(thread))
+
+
+async def test_a_first_table_message_made_before_a_restart_past_its_nonce_is_not_posted_twice(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """Discord made Start's table message but the answer was lost, then the bot was stopped
+    and started again on the same database once Discord forgot the post's nonce (a longer
+    outage, a slow restart): the restarted bot, which cannot know when the stopped one tried,
+    finds the message made instead of posting a second one beside it."""
+    db = tmp_path / "k.db"
+    first = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    lost = AnswerLost(first)
+    tid = await open_table(first, ANN, [BOB])
+    assert lost.lost
+    made = first.last_table_message()
+    await first.stop()
+    lb.clock.advance(300)  # Discord forgot the nonce meanwhile
+    clock.now += 300
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    now = await again.bot.service.tables.load(tid)
+    assert now.message_id == made.id
+    assert [m.id for m in again.public()] == [made.id]  # one table message; the lobby went
+    await again.stop()
