@@ -237,14 +237,16 @@ class Messages:
 
     async def post_table(self, record: TableRecord, headline: Msg | None = None,
                          summary: bytes | None = None, below: str | None = None,
-                         once: str | None = None) -> None:
+                         once: str | None = None) -> discord.Message:
         """Post a fresh table message (a person's turn starts, the game ends, the old message
         is gone or refuses edits); it pings the person who must play. The older message is
         deleted (``below``: lines under the headline, such as the end's rating changes). When
         the table's thread or channel is found deleted, its tables end as abandoned
         (``threads.gone``); so do its server's when the bot was removed from it
         (``threads.left``). ``once``: the post's :func:`~bot.discord_side.feed.nonce`, for a post
-        tried again when it is cut off (Discord makes it once)."""
+        tried again when it is cut off (Discord makes it once): the message Discord gave back
+        may then be the one an earlier try made, showing the table as it stood then). Returns
+        the message."""
         payload = await self.table_payload(record, headline=headline, summary=summary,
                                            below=below)
         await self.pace.request(self.threads.where(record))
@@ -261,6 +263,7 @@ class Messages:
         self.shown.remember((record.id, None, record.locale), message, payload.keys,
                             record.version)
         await self._carried(record, message.id, pings)
+        return message
 
     async def _carried(self, record: TableRecord, message: int, pings: bool) -> None:
         """Message ``message``, posted now, carries ``record``'s table (``pings``: it names
@@ -287,6 +290,22 @@ class Messages:
             lambda message: any(getattr(c, "custom_id", None) == mine
                                 for c in nested(message.components)),
             f"the table message of table {record.id}")
+
+    async def _brought_up(self, record: TableRecord, message: discord.Message,
+                          headline: Msg | None) -> None:
+        """``message``, the game's first table message taken up, may have been made by a try
+        whose answer never came, showing the table as it stood then (Discord gives it back for
+        its nonce, or it was found): it is brought up to ``record``, and when it does not name
+        the person to move now (a turn began since), the turn is posted afresh to ping them
+        (the older message retired)."""
+        mover = to_move(record, observe(record.game, None))
+        self.shown.drop((record.id, None, record.locale))  # its pictures may be older
+        if mover is not None and not any(
+                f"<@{mover}>" in (getattr(c, "content", None) or "")
+                for c in nested(message.components)):
+            await self._turn(record, headline)
+        else:
+            await self.edit_table(record)
 
     async def retire(self, record: TableRecord, old: int) -> None:
         """Delete the older table message ``old``: the channel keeps one live message per
@@ -461,7 +480,9 @@ class Messages:
         Tried again once Discord may have forgotten the nonce of a try whose answer never came
         (:data:`~bot.discord_side.feed.NONCE_KEPT`), it first looks for what that try posted
         (the channel's line of a match moved to its thread, the table message) among the
-        channel's latest, and takes it up instead of posting a second one. A change of the
+        channel's latest, and takes it up instead of posting a second one; a message a try
+        before made, given back or found, shows the table as it stood then, so it is brought up
+        to date (a turn begun since posted afresh, pinging its person). A change of the
         table before its first message is posted (a seat left to the AI, a turn timer run out)
         queues the start again in place of the edit or post that would show it
         (:meth:`_started`): an edit has no message to edit yet, and a post would not open the
@@ -507,9 +528,8 @@ class Messages:
                 try:
                     made = await self._made_before(now) if looks else None
                     if made is None:
-                        await self.post_table(now, headline, once=nonce(record, "t"))
+                        made = await self.post_table(now, headline, once=nonce(record, "t"))
                     else:
-                        self.shown.drop((now.id, None, now.locale))
                         await self._carried(now, made.id, to_move(
                             now, observe(now.game, None)) is not None)
                 except UNDELIVERED as exc:
@@ -519,6 +539,9 @@ class Messages:
                                 record.id, why(exc))
                     return
                 now = self.current(now)
+                if unanswered is not None:  # made by a try before, as the table stood then
+                    await self._brought_up(now, made, headline)
+                    now = self.current(now)
             if refused:
                 refused = False
                 await self.threads.refused(now)

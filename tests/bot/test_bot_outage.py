@@ -301,6 +301,32 @@ async def test_a_game_s_first_table_message_whose_answer_was_lost_is_not_posted_
     assert f"<@{now.seats[now.game.current].user}>" in made.text()
 
 
+async def test_a_turn_begun_after_a_first_table_message_whose_answer_was_lost_pings_its_player(
+        bot: LiveBot, clock: Clock) -> None:
+    """Discord made Start's table message (pinging Ann) but the answer was lost; Ann, pinged,
+    opens her hand from it and ends her turn at once: the start, tried again for Bob's turn,
+    is given back that message for its nonce, and does not leave it standing as the table
+    message, saying it is still Ann's turn: Bob is pinged by a table message showing the
+    table as it is, the older one gone."""
+    lost = AnswerLost(bot)
+    tid = await open_table(bot, ANN, [BOB])
+    assert lost.lost
+    made = bot.last_table_message()
+    assert f"<@{ANN.id}>" in made.text()
+    state = (await bot.bot.service.tables.load(tid)).game
+    ends = next(a for a in observe(state, state.current).legal
+                if apply(state, a)[0].turn != state.turn)
+    hand = await Players(bot, tid, [ANN, BOB]).open_hand(ANN)
+    await bot.play(ANN, hand, str(ends))
+    await timers_pass(bot, clock, RETRY_FIRST)
+    now = await bot.bot.service.tables.load(tid)
+    assert now.seats[now.game.current].user == BOB.id
+    table = bot.last_table_message()
+    assert now.message_id == table.id and footer(now) in table.text()
+    assert BOB.id in table.mentions and f"<@{BOB.id}>, it is your turn" in table.text()
+    assert [m.id for m in bot.public()] == [table.id]  # the older one went
+
+
 async def outage_passes(bot: LiveBot, clock: Clock, tries: range) -> None:
     """The bot's clock (and the stand-in's) moves on through the retries ``tries`` (counted
     from 0) of a failed start, each pass of the timers once its pause is over."""
