@@ -19,6 +19,7 @@ import discord
 from bot.discord_side.context import (
     NO_MENTIONS,
     UNDELIVERED,
+    UNKNOWN_MESSAGE,
     answer_privately,
     can_manage_channel,
     loc,
@@ -304,6 +305,24 @@ class TournamentDesk:
         except UNDELIVERED as exc:  # refused, or cut off: the round's matches begin all the same
             log.warning("could not edit the sign-up message of tournament %s (%s)", record.id,
                         why(exc))
+            if not (isinstance(exc, discord.NotFound) and exc.code == UNKNOWN_MESSAGE):
+                return
+        if view.record.status != "signup":  # not drawn again at the next start
+            await noted(self.service.meta.signup_closed(record.id),
+                        f"tournament {record.id}: its sign-up message drawn closed")
+
+    async def resume(self) -> None:
+        """On start: the sign-up message of each tournament under way on this process's
+        shards that was never drawn closed (the bot stopped between seating round 1 and that
+        edit, or Discord refused it) loses its Join and Leave buttons, once."""
+        store = self.service.store
+        for tid in await store.tournaments_with_status("running"):
+            record = await store.tournament(tid)
+            if (record is None or record.signup_message_id is None
+                    or not self.ours(record.guild_id)
+                    or await self.service.meta.was_signup_closed(tid)):
+                continue
+            await self._signup_edit(record)
 
     async def post(self, progress: Progress) -> None:
         """Post what one step of a tournament changed: the matches the round's deadline closed

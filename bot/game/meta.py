@@ -1,7 +1,7 @@
 """The bot's own metadata: which command tree was last synced where, which finished tables had
-their result posted (a result is posted once, even across a restart), and which turn of each
+their result posted (a result is posted once, even across a restart), which turn of each
 running table its table message pinged the person to play for (pinged once, even across a
-restart)."""
+restart), and which tournaments' sign-up messages were drawn closed (without their buttons)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,9 @@ ANNOUNCED = "announced:{}"
 #: Metadata key remembering the turn (``round:turn``) of a table whose table message pinged the
 #: person to play last.
 PINGED = "pinged:{}"
+#: Metadata key remembering that a tournament's sign-up message was drawn without its buttons
+#: (or found deleted) once sign-up was over.
+SIGNUP_CLOSED = "signup_closed:{}"
 #: Metadata key of the hash of the last synced command tree.
 SYNC_KEY = "commands_hash"
 
@@ -68,6 +71,14 @@ class BotMeta:
             return False
         last = await self.store.get_meta(PINGED.format(record.id))
         return last is not None and last != _turn(record)
+
+    async def signup_closed(self, tournament_id: int) -> None:
+        """Remember that the tournament's sign-up message no longer shows its buttons."""
+        await self.store.set_meta(SIGNUP_CLOSED.format(tournament_id), "1")
+
+    async def was_signup_closed(self, tournament_id: int) -> bool:
+        """True when the tournament's sign-up message was drawn without its buttons."""
+        return await self.store.get_meta(SIGNUP_CLOSED.format(tournament_id)) is not None
 
     async def synced(self, key: str) -> str | None:
         """The hash of the command tree last synced for ``key`` (a server or all)."""

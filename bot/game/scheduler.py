@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
@@ -96,8 +96,10 @@ class Scheduler:
     ``posts`` shows what happened; ``sweeps`` is more work for each pass of the timers (rematch
     offers lapsing); ``forgetters`` drop what other parts keep for a table that ended;
     ``made_for`` is told (table, user, version now) when the AI made a person's decision for
-    them (the turn timer ran out); ``began`` is told each game that started here; ``connected``
-    says whether the bot is connected (the heartbeat is written only then)."""
+    them (the turn timer ran out); ``began`` is told each game that started here; ``resumes``
+    is more work for the start, once the tables are resumed (tournaments' sign-up messages
+    drawn closed); ``connected`` says whether the bot is connected (the heartbeat is written
+    only then)."""
 
     def __init__(self, service: GameService, tasks: Tasks, leases: Leases, posts: Posts, *,
                  ai_pace: float = 1.5, timer_poll: float = 5.0, heartbeat: Path | None = None,
@@ -105,7 +107,8 @@ class Scheduler:
                  sweeps: Sequence[Callable[[], Awaitable[None]]] = (),
                  forgetters: Sequence[Callable[[int], None]] = (),
                  made_for: Sequence[Callable[[int, int, int], Awaitable[None]]] = (),
-                 began: Sequence[Callable[[TableRecord], None]] = ()) -> None:
+                 began: Sequence[Callable[[TableRecord], None]] = (),
+                 resumes: Sequence[Callable[[], Coroutine[Any, Any, None]]] = ()) -> None:
         self.service = service
         self.tasks = tasks
         self.leases = leases
@@ -118,6 +121,7 @@ class Scheduler:
         self.forgetters = tuple(forgetters)
         self.made_for = tuple(made_for)
         self.began = tuple(began)
+        self.resumes = tuple(resumes)
         self._ai: dict[int, asyncio.Task[Any]] = {}
         #: The table as its last move left it, for its AI seat's next decision.
         self._known: dict[int, TableRecord] = {}
@@ -365,9 +369,9 @@ class Scheduler:
     async def resume(self) -> None:
         """On start, of the tables this process holds (its own leases taken back, the lapsed
         ones claimed): every open lobby gets its message redrawn, every running table gets its
-        message refreshed and its AI seats going, and a game that ended just before a crash
-        gets its result posted. From then on, other processes' changes of its tables wake
-        them."""
+        message refreshed and its AI seats going, a game that ended just before a crash gets
+        its result posted, and the start's other work (:attr:`resumes`) runs. From then on,
+        other processes' changes of its tables wake them."""
         if not self.going():
             return
         held = await self.leases.start()
@@ -387,6 +391,8 @@ class Scheduler:
                 log.exception("table %s cannot be resumed", tid)
                 continue
             self.kick_ai(record)
+        for number, work in enumerate(self.resumes):
+            self.tasks.supervise(work, f"resume-{number}")
         now = self.service.clock()
         for record in await self.service.meta.unannounced(RECENT_ENDS):
             if now - record.updated_at <= ANNOUNCE_WINDOW:

@@ -151,7 +151,8 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
             heartbeat=heartbeat, connected=lambda: client.is_ready() and not client.is_closed(),
             sweeps=(partial(lapse_offers, service, messages), desk.sweep, feeds.retry_due),
             forgetters=(messages.forget, hints_given.forget, desk.ended),
-            made_for=(hints_given.decided,), began=(reminders.reminding.began,))
+            made_for=(hints_given.decided,), began=(reminders.reminding.began,),
+            resumes=(desk.resume,))
         past = PastMatches(service, messages, scheduler.begin, sights)
         lobby_clicks = LobbyClicks(service, messages, scheduler)
         clicks = Interactions(service, messages, scheduler, past, hints_given, lobby_clicks,

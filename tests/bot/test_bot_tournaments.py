@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from bot_helpers import Clock
 from in_threads import ThreadPlayers, link, table_message
-from live_bot import GUILD, LiveBot
+from live_bot import GUILD, LiveBot, record_requests
 from players import (
     ADMIN,
     ANN,
@@ -862,3 +862,40 @@ async def test_a_round_seated_in_a_thread_discord_archived_plays_there_untold(
     assert [m for m in h.public(place) if f"kg:hand:{table}" in m.custom_ids()]
     assert not [m for m in h.public(place) if "could not open a thread" in m.text()]
     assert h.lb.threads_of(h.channel) == [place]
+
+
+async def test_a_sign_up_left_with_its_buttons_by_a_stop_loses_them_at_the_restart(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """The host started Spring Cup and the bot stopped once round 1 was seated, before the
+    sign-up message was edited: started again, the bot begins round 1's match and redraws the
+    sign-up without its Join and Leave buttons (once: a later restart edits it no more)."""
+    db = tmp_path / "k.db"
+    bot = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await bot.command(ADMIN, "tournament new", name="Spring Cup", table_size=3)
+        board = signup(bot)
+        tid = (await bot.bot.service.tournaments.open_in(bot.guild.id))[0].id
+        for user in (ANN, BOB):
+            await bot.click(user, board, TournamentButton.id_for(tid, "join"))
+        # what /goblin tournament start saves, the process stopping before it posts
+        await bot.bot.service.tournaments.start(tid, ADMIN.id)
+    finally:
+        await bot.stop()
+    assert bot.message(board).custom_ids()  # the stop left the buttons
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await again.settle()
+        assert not again.message(board).custom_ids()
+        assert "Sign-up is closed" in again.message(board).text()
+        table = (await again.bot.service.tournaments.view(tid)).tables[0].table_id
+        assert (await again.bot.service.tables.load(table)).message_id is not None
+    finally:
+        await again.stop()
+    edits = record_requests(lb)
+    third = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await third.settle()
+        assert not [c for c in edits if c.method == "PATCH"
+                    and c.path.endswith(f"/messages/{board.id}")]
+    finally:
+        await third.stop()
