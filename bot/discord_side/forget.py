@@ -98,7 +98,9 @@ async def ask(interaction: discord.Interaction[Any]) -> None:
 async def answer(interaction: discord.Interaction[Any], clicks: Interactions,
                  target: Forget) -> None:
     """A click on the question's buttons: someone else's click is told it is not theirs;
-    Cancel leaves everything as it was; Confirm forgets the person, and says what was done. A
+    Cancel leaves everything as it was; Confirm forgets the person, and says what was done (when
+    it finds nothing, that nothing is kept: not that nothing ever was, as a Confirm whose
+    answer a stop cut off, or another question confirmed, may have deleted it). A
     click on a question confirmed already (a double click, Cancel clicked meanwhile) is told
     privately that it is done, and leaves the question as it is."""
     locale = loc(interaction)

@@ -154,7 +154,7 @@ async def test_forget_me_asks_once_and_leaves_other_people_their_past(
         assert not any(c.startswith(ForgetButton.prefix) for c in bot.message(asked).custom_ids())
         again = forged_message(bot, ANN, ForgetButton.id_for(ANN.id, True))  # a double click
         ix = await bot.click(ANN, again, ForgetButton.id_for(ANN.id, True), forge=True)
-        assert "there was nothing to delete" in bot.message(again).text()
+        assert "nothing was left to delete" in bot.message(again).text()
 
         assert anywhere(db, str(ANN.id)) == [] and anywhere(db, '"Ann"') == []
         assert await bot.store.rating_of(GUILD, ANN.id) is None
@@ -419,3 +419,29 @@ async def test_a_forgotten_person_s_clicks_on_their_closed_dm_table_say_it_is_ov
     for cid in buttons:
         said = await raw_click(bot, ANN, bot.message(hand), cid, 2)
         assert said == ["This game is over."], (cid, said)
+
+
+async def test_a_confirm_whose_deletion_a_stop_cut_off_from_its_answer_says_done(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """Ann confirmed; the bot deleted her data and stopped before its answer reached the
+    question, which kept its buttons. After the restart she clicks Confirm again: she is told
+    it is done and nothing is kept, never that there was nothing to delete."""
+    db = tmp_path / "k.db"
+    bot = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await play_named(bot.store, 11, channel=CHANNEL, seats=SEATS, guild=GUILD,
+                         host=ANN.id, leases=bot.bot.scheduler.leases)
+        asked = question(bot, await bot.command(ANN, "forget-me"))
+        assert (await bot.bot.service.people.forget(ANN.id)).anything  # the first Confirm
+    finally:
+        await bot.stop()
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await again.click(ANN, asked, ForgetButton.id_for(ANN.id, True))
+        text = again.message(asked).text()
+        assert text.startswith("Done") and "keeps nothing about you" in text, text
+        assert "there was nothing to delete" not in text
+        assert not any(c.startswith(ForgetButton.prefix)
+                       for c in again.message(asked).custom_ids())
+    finally:
+        await again.stop()
