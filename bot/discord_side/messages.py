@@ -402,8 +402,9 @@ class Messages:
     def show(self, record: TableRecord) -> None:
         """Queue an edit of the table message to show ``record`` (coalesced: while it waits
         for its channel, a newer state replaces it); while the game's first table message is
-        not posted yet, its start is queued again instead (:meth:`_started`)."""
-        if self._started(record, None, False):
+        not posted yet, its start is queued again instead (:meth:`_started`), or, when
+        another process holds that start, nothing is (:meth:`_not_moved`)."""
+        if self._started(record, None, False) or self._not_moved(record):
             return
         self.feeds.put(record.id, Job("edit", record.version, partial(self._edit, record),
                                       self.threads.where(record)))
@@ -421,6 +422,15 @@ class Messages:
                                       again=True))
         return True
 
+    def _not_moved(self, record: TableRecord) -> bool:
+        """True when the match bound for a thread of its own has neither its thread nor its
+        first table message yet, and its start is not this process's (another process holding
+        the table begins it, showing the table as it then stands): posted from here, the
+        table would stand in the channel without the thread."""
+        now = self.current(record)
+        return (record.status == "running" and now.threaded and now.thread_id is None
+                and now.message_id is None and record.id not in self._starts)
+
     async def _edit(self, record: TableRecord) -> None:
         """Edit the table message (re-posted when it refuses edits)."""
         await self.edit_table(self.current(record))
@@ -430,8 +440,9 @@ class Messages:
         a line above it). When Discord refuses the post, or the connection fails on its way,
         the line is told and an edit of the old message queued instead (a post is never tried
         again: it may have been made). While the game's first table message is not posted
-        yet, its start is queued again instead (:meth:`_started`)."""
-        if self._started(record, headline, True):
+        yet, its start is queued again instead (:meth:`_started`), or, when another process
+        holds that start, nothing is (:meth:`_not_moved`)."""
+        if self._started(record, headline, True) or self._not_moved(record):
             return
         self.feeds.put(record.id, Job("post", record.version,
                                       partial(self._turn, record, headline)))
