@@ -36,7 +36,7 @@ import discord
 from bot.process.logs import log_handler
 from bot.process.settings import ConfigProblem, Settings, load_settings, unknown_settings
 from bot.storage.choice import NoDriver, disk_full, is_database_url, shown
-from bot.storage.records import MigrationFailed, NotADatabase
+from bot.storage.records import ForeignDatabase, MigrationFailed, NotADatabase
 from i18n import Msg, msg, translate
 
 if TYPE_CHECKING:
@@ -171,15 +171,17 @@ async def rescued(store: Storage, path: Path) -> ConfigProblem:
 
 def database_problem(exc: Exception, where: str) -> ConfigProblem | None:
     """The one line telling why the database ``where`` could not be opened: a file that is no
-    SQLite database or that another program holds locked, or a PostgreSQL database out of reach
-    (never its password); None when ``exc`` is no such problem. The PostgreSQL server's
-    refusals are told apart by their standard SQLSTATE code, whatever the driver's exception
-    class."""
+    SQLite database, another program's SQLite database or one another program holds locked, or
+    a PostgreSQL database out of reach (never its password); None when ``exc`` is no such
+    problem. The PostgreSQL server's refusals are told apart by their standard SQLSTATE code,
+    whatever the driver's exception class."""
     if not is_database_url(where):
         from bot.storage.sqlite import busy
 
         if isinstance(exc, NotADatabase):
             return ConfigProblem(translate(msg("bot.cli.db.not_sqlite", path=where)))
+        if isinstance(exc, ForeignDatabase):
+            return ConfigProblem(translate(msg("bot.cli.db.not_ours", path=where)))
         if busy(exc):  # another program holds the file locked past SQLite's wait
             return ConfigProblem(translate(msg("bot.cli.db.locked", path=where)))
         return None

@@ -73,6 +73,11 @@ class NotADatabase(StorageError):
     """The database file is no SQLite database, or is damaged past opening."""
 
 
+class ForeignDatabase(StorageError):
+    """The database file is another program's SQLite database: it holds tables but no schema
+    version of this bot (opening it would add the bot's tables beside them)."""
+
+
 class TableExists(StorageError):
     """The channel already has an active table (``table_id``)."""
 
@@ -595,6 +600,7 @@ class TournamentMatch:
 
 
 __all__ = [
+    "ForeignDatabase",
     "MigrationFailed",
     "NotADatabase",
     "TOURNAMENT_STATUSES", "EntrantRow", "NewTournamentTable", "TournamentMatch",

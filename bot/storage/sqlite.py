@@ -34,6 +34,7 @@ from bot.storage.interface import Storage, TableListener
 from bot.storage.records import (
     CannotSave,
     DatabaseError,
+    ForeignDatabase,
     MigrationFailed,
     NotADatabase,
     SchemaTooNew,
@@ -111,8 +112,9 @@ class Connection:
     @classmethod
     async def open(cls, path: Path | str) -> Connection:
         """Open (creating if needed) the database at ``path`` and run its missing migrations;
-        raises :class:`SchemaTooNew` for a database of a newer bot (left as it was),
-        :class:`NotADatabase` for a file that is no SQLite database (or is damaged past
+        raises :class:`SchemaTooNew` for a database of a newer bot,
+        :class:`ForeignDatabase` for another program's SQLite database (both left as they
+        were), :class:`NotADatabase` for a file that is no SQLite database (or is damaged past
         opening)."""
         db = await aiosqlite.connect(str(path), isolation_level=None)
         try:
@@ -121,6 +123,8 @@ class Connection:
                 # switch to WAL rewrites its header)
                 if (found := await schema_version(db)) > SCHEMA_VERSION:
                     raise SchemaTooNew(found, SCHEMA_VERSION)
+                if found < 1 and await has_tables(db):  # the bot would add its own beside
+                    raise ForeignDatabase(f"{path} holds tables but no schema of this bot")
                 await db.execute("PRAGMA journal_mode=WAL")
             except sqlite3.DatabaseError as exc:
                 if primary_code(exc) in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
@@ -202,6 +206,12 @@ class Connection:
         except sqlite3.OperationalError:
             if self.db.in_transaction:
                 raise
+
+
+async def has_tables(db: aiosqlite.Connection) -> bool:
+    """True when the database holds any table (read only)."""
+    async with db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1") as cur:
+        return await cur.fetchone() is not None
 
 
 def file_identity(path: Path) -> tuple[int, int]:

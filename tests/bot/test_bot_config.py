@@ -533,3 +533,25 @@ def test_a_heartbeat_file_that_cannot_be_written_is_refused_at_start(tmp_path: P
     alive = tmp_path / "karak.alive"
     assert load_settings({**base, "KARAK_HEARTBEAT": str(alive)}, None).heartbeat == alive
     assert not alive.exists()  # written once the bot is connected, not by the check
+
+
+def test_another_programs_sqlite_database_stops_the_bot_in_one_line(tmp_path: Path) -> None:
+    """``KARAK_DB`` naming another program's SQLite database (tables, but no schema version of
+    this bot) stops the bot with the line the admin's commands give such a file, exit status
+    2: the bot would add its tables beside the other program's. The file is left byte for
+    byte, and nothing is made beside it."""
+    import sqlite3
+
+    other = tmp_path / "photos.sqlite3"
+    with closing(sqlite3.connect(other)) as con, con:
+        con.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
+        con.execute("INSERT INTO photos (name) VALUES ('goblin.jpg')")
+    before = other.read_bytes()
+    done = _run_bot(KARAK_DB=str(other))
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "KARAK_DB" in lines[0] and str(other) in lines[0], lines
+    assert "is a SQLite database, but not one of this bot" in lines[0], lines
+    assert other.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["photos.sqlite3"]

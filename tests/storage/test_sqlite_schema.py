@@ -13,6 +13,7 @@ import pytest
 from bot.game.places import Place
 from bot.storage.records import (
     CannotSave,
+    ForeignDatabase,
     SchemaTooNew,
 )
 from bot.storage.sqlite import SCHEMA_VERSION, Store
@@ -44,6 +45,27 @@ async def test_a_newer_bots_database_is_refused(sqlite: SqliteBackend, store: St
     with pytest.raises(SchemaTooNew) as info:
         await Store.open(sqlite.path)
     assert (info.value.found, info.value.known) == (SCHEMA_VERSION + 1, SCHEMA_VERSION)
+
+
+async def test_another_programs_database_is_refused_and_left_as_it_was(
+        tmp_path: Path) -> None:
+    """A SQLite file with tables but no schema version of this bot is another program's: the
+    store refuses it before writing anything (its tables are not joined by the bot's), while
+    an empty file is a new database, as a missing one is."""
+    other = SqliteBackend(tmp_path / "photos.sqlite3")
+    with other.raw() as con:
+        con.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY)")
+    before = other.path.read_bytes()
+    with pytest.raises(ForeignDatabase):
+        await Store.open(other.path)
+    assert other.path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["photos.sqlite3"]
+    for new in (tmp_path / "empty.sqlite3", tmp_path / "missing.sqlite3"):
+        if new.name.startswith("empty"):
+            new.touch()
+        opened = await Store.open(new)
+        assert await opened.schema_version() == SCHEMA_VERSION
+        await opened.close()
 
 
 async def test_a_full_disk_refuses_the_write_and_the_same_write_works_later(
