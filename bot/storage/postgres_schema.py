@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+import asyncpg
+
 from bot.storage.migration_rules import CATALOGUE_5, MigrationFailed, anchor_out_16, result_rows_5
 from bot.storage.postgres_baseline import BASELINE_VERSION, Db, run_baseline
 
@@ -563,29 +565,47 @@ async def migrate(db: Db, upto: int = SCHEMA_VERSION) -> int:
     :data:`~bot.storage.postgres_baseline.BASELINE_VERSION` or later runs the baseline
     (:func:`~bot.storage.postgres_baseline.run_baseline`) instead of the migrations up to it.
     A database of a newer bot (a version above :data:`SCHEMA_VERSION`) is left as it is, its
-    version returned: the caller refuses it."""
+    version returned: the caller refuses it. A migration refused, by a statement or at its
+    COMMIT (a full disk), raises :class:`~bot.storage.records.MigrationFailed` naming it; the
+    baseline's refusal is told as the first migration's (the database stays new)."""
     current = 0
     started: int | None = None  # the version found first (the failure of a later one says)
     for number in range(1, upto + 1):
-        async with db.transaction():
-            await db.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
-            current = await schema_version(db)
-            if started is None:
-                started = current
-            if current > SCHEMA_VERSION:
-                return current
-            if current == 0 and upto >= BASELINE_VERSION:
-                await run_baseline(db)
-                current = BASELINE_VERSION
-            elif current < number:
-                try:
+        running: int | None = None  # the migration this transaction runs (1: the baseline)
+        try:
+            async with db.transaction():
+                await db.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
+                current = await schema_version(db)
+                if started is None:
+                    started = current
+                if current > SCHEMA_VERSION:
+                    return current
+                if current == 0 and upto >= BASELINE_VERSION:
+                    running = 1
+                    await run_baseline(db)
+                    current = BASELINE_VERSION
+                elif current < number:
+                    running = number
                     await run_migration(db, number)
-                except MigrationFailed as exc:
-                    exc.started = started
-                    raise
-                current = number
+                    current = number
+        except MigrationFailed as exc:
+            exc.started = started if started is not None else exc.number - 1
+            raise
+        except asyncpg.PostgresError as exc:
+            # the baseline, or the COMMIT, refused by the server (a full disk): rolled back
+            if running is None or lost(exc):
+                raise
+            failed = MigrationFailed(running, exc)
+            failed.started = started if started is not None else running - 1
+            raise failed from exc
     return current
 
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Db", "Migration", "migrate", "run_migration",
+def lost(exc: asyncpg.PostgresError) -> bool:
+    """True when ``exc`` says the connection or the server went away (whether the transaction
+    was committed is then unknown): not a refusal of the migration."""
+    return str(exc.sqlstate).startswith(("08", "57P"))  # connection lost, server stopping
+
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Db", "Migration", "lost", "migrate", "run_migration",
            "run_script", "schema_version"]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from postgres_server import Server
 
 from bot.process.app import explain_fatal, migration_line
 from bot.storage import postgres_schema, sqlite_schema
@@ -169,3 +170,90 @@ def test_a_migration_refused_for_a_full_disk_asks_for_room_not_a_report(
         for language in ("fr", "cs"):
             said = translate(migration_line(failed), language)
             assert str(full) in said and said != translate(migration_line(failed)), said
+
+
+#: What a migration's COMMIT meets on a server whose disk filled up meanwhile, without filling a
+#: disk: a check deferred to the COMMIT (of the version the migration records) that refuses it
+#: with PostgreSQL's SQLSTATE for a full disk.
+FULL_AT_COMMIT = """
+CREATE FUNCTION disk_full() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    RAISE EXCEPTION 'could not extend file "base/16384/16412": No space left on device'
+        USING ERRCODE = '53100';
+END $$;
+CREATE CONSTRAINT TRIGGER full_at_commit AFTER INSERT ON schema_version
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION disk_full();
+"""
+
+
+async def started_bot(url: str) -> Exception:
+    """What stopped the bot started on the database ``url`` (as ``python -m bot`` runs it,
+    before its Discord login)."""
+    from bot.process.app import run
+    from bot.process.settings import load_settings
+
+    token = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
+    settings = load_settings({"DISCORD_TOKEN": token, "KARAK_DB": url}, env_file=None)
+    with pytest.raises(Exception) as info:
+        await run(settings)
+    return info.value
+
+
+async def test_a_postgresql_migration_whose_commit_finds_the_disk_full_asks_for_room(
+        postgres_server: Server, clock: Clock, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A migration the server refuses at its COMMIT because its disk is full (SQLSTATE 53100)
+    stops the bot as SQLite's does: the line names the migration, says it was rolled back and
+    to free space, not that the server refused the connection; once there is room the same
+    database is upgraded."""
+    pg = PostgresBackend(postgres_server)
+    await pg.build(SCHEMA_VERSION - 1)
+    last = postgres_schema.MIGRATIONS[-1]
+
+    async def filling(db: postgres_schema.Db) -> None:
+        """The last migration, whose COMMIT then finds the disk full."""
+        await (postgres_schema.run_script(db, last) if isinstance(last, str) else last(db))
+        await postgres_schema.run_script(db, FULL_AT_COMMIT)
+
+    monkeypatch.setattr(postgres_schema, "MIGRATIONS",
+                        (*postgres_schema.MIGRATIONS[:-1], filling))
+    stopped = await started_bot(await pg.database())
+    assert isinstance(stopped, MigrationFailed), repr(stopped)
+    assert (stopped.number, stopped.started) == (SCHEMA_VERSION, SCHEMA_VERSION - 1)
+    assert isinstance(stopped.__cause__, asyncpg.DiskFullError)
+    assert await found(pg) == (SCHEMA_VERSION - 1, False)
+    assert await pg.rows("SELECT proname FROM pg_proc WHERE proname = 'disk_full'") == []
+    assert explain_fatal(stopped) == 2
+    line = capsys.readouterr().err
+    assert line.count("\n") == 1 and line.startswith(
+        f"Database migration {SCHEMA_VERSION} could not be written: the disk holding the "
+        "database is full"), line
+    assert f"stays at schema version {SCHEMA_VERSION - 1}" in line and "report" not in line
+    monkeypatch.undo()
+    await (await pg.open(clock)).close()
+    assert await found(pg) == (SCHEMA_VERSION, False)
+
+
+async def test_a_new_postgresql_database_on_a_full_disk_asks_for_room(
+        postgres_server: Server, clock: Clock, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A new database is built by the baseline, in one transaction: refused for a full disk, the
+    line says the first migration could not be written and the database stays new (version
+    0), nothing of it kept; once there is room the same database is built."""
+    from bot.storage import postgres_baseline
+
+    pg = PostgresBackend(postgres_server)
+    monkeypatch.setattr(postgres_baseline, "BASELINE",
+                        postgres_baseline.BASELINE + FULL_AT_COMMIT)
+    stopped = await started_bot(await pg.database())
+    assert isinstance(stopped, MigrationFailed), repr(stopped)
+    assert (stopped.number, stopped.started) == (1, 0)
+    assert await pg.rows("SELECT tablename FROM pg_tables "
+                         "WHERE schemaname = current_schema()") == []
+    assert explain_fatal(stopped) == 2
+    line = capsys.readouterr().err
+    assert line.count("\n") == 1 and line.startswith(
+        "Database migration 1 could not be written: the disk holding the database is full"), line
+    assert "stays at schema version 0" in line, line
+    monkeypatch.undo()
+    await (await pg.open(clock)).close()
+    assert await found(pg) == (SCHEMA_VERSION, False)
