@@ -555,3 +555,74 @@ def test_another_programs_sqlite_database_stops_the_bot_in_one_line(tmp_path: Pa
     assert "is a SQLite database, but not one of this bot" in lines[0], lines
     assert other.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["photos.sqlite3"]
+
+
+@pytest.mark.parametrize("journal", ["wal", "delete"])
+def test_a_newer_bots_sqlite_database_stops_the_bot_in_one_line_and_is_left_as_it_was(
+        journal: str, tmp_path: Path) -> None:
+    """A bot started on the database of a newer version of itself (a downgrade) says so in one
+    line, exit status 2, and writes nothing: the file (in WAL mode as a bot leaves it, or one
+    self-contained file as a backup is) is left byte for byte, nothing left beside it."""
+    import sqlite3
+
+    from bot.storage.sqlite_schema import SCHEMA_VERSION
+
+    newer = tmp_path / "karak.sqlite3"
+    with closing(sqlite3.connect(newer, isolation_level=None)) as con:
+        con.execute(f"PRAGMA journal_mode={journal}")
+        con.execute("CREATE TABLE tables (id INTEGER PRIMARY KEY)")
+        con.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    before = newer.read_bytes()
+    done = _run_bot(KARAK_DB=str(newer))
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "written by a newer version of the bot" in lines[0], lines
+    assert f"schema {SCHEMA_VERSION + 1}" in lines[0], lines
+    assert newer.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["karak.sqlite3"]
+
+
+async def test_a_newer_bots_postgresql_database_stops_the_bot_in_one_line_and_is_left_as_it_was(
+        postgres_server: Any) -> None:
+    """The same downgrade on PostgreSQL: one line, exit status 2, and nothing written (no
+    table made, no row inserted, updated or deleted)."""
+    import asyncio
+
+    import asyncpg
+
+    from bot.storage import postgres_schema
+
+    url = await postgres_server.new_database()
+    db = await asyncpg.connect(url)
+    try:  # on a connection of its own, which reports what it changed as it closes
+        await postgres_schema.migrate(db)
+        await db.execute("UPDATE schema_version SET version = version + 1")
+    finally:
+        await db.close()
+
+    async def seen() -> list[tuple[object, ...]]:
+        """Every relation of the database, its kind, the schema version and how many rows
+        were ever inserted, updated or deleted in it."""
+        db = await asyncpg.connect(url)
+        try:
+            return [tuple(r) for r in await db.fetch(
+                "SELECT c.relname, c.relkind, (SELECT version FROM schema_version), "
+                "COALESCE(s.n_tup_ins + s.n_tup_upd + s.n_tup_del, 0) "
+                "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid "
+                "WHERE n.nspname = current_schema() ORDER BY 1")]
+        finally:
+            await db.close()
+
+    await asyncio.sleep(0.5)  # the setup's connection gone, its changes reported
+    before = await seen()
+    done = await asyncio.to_thread(_run_bot, KARAK_DB=url)
+    await asyncio.sleep(1)  # the bot's connections gone, what they changed reported
+    after = await seen()
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "written by a newer version of the bot" in lines[0], lines
+    assert f"schema {postgres_schema.SCHEMA_VERSION + 1}" in lines[0], lines
+    assert after == before
