@@ -21,7 +21,11 @@ from loopback.model import (
     User,
     snowflake,
 )
-from loopback.permissions import GROUP_DM_APP_PERMISSIONS, VIEW_CHANNEL
+from loopback.permissions import (
+    BOT_DM_APP_PERMISSIONS,
+    GROUP_DM_APP_PERMISSIONS,
+    VIEW_CHANNEL,
+)
 from loopback.referee import Referee
 from loopback.slash import command_data, with_resolved_users
 from loopback.state import State
@@ -237,7 +241,7 @@ class People:
         app's permissions are the few Discord grants it in one)."""
         owners = ({"0": "0"} if channel.context == BOT_DM_CONTEXT
                   else {"1": str(ix.user.id)})
-        rights = (channel.bot_permissions if channel.context == BOT_DM_CONTEXT
+        rights = (BOT_DM_APP_PERMISSIONS if channel.context == BOT_DM_CONTEXT
                   else GROUP_DM_APP_PERMISSIONS)
         out: dict[str, Any] = {
             "id": str(ix.id), "application_id": str(self.state.application_id), "type": ix.type,

@@ -25,6 +25,11 @@ MENTION_EVERYONE = 1 << 17
 #: What interactions tell an app of its permissions in a group direct message it is no member
 #: of (Discord's documentation: attach files, embed links, mention everyone).
 GROUP_DM_APP_PERMISSIONS = ATTACH_FILES | EMBED_LINKS | MENTION_EVERYONE
+USE_EXTERNAL_EMOJIS = 1 << 18
+#: What interactions tell an app of its permissions in its bot's own direct messages with a
+#: person (Discord's documentation: those of a group direct message and Use External
+#: Emojis; neither View Channel nor Send Messages, though the bot may post there).
+BOT_DM_APP_PERMISSIONS = GROUP_DM_APP_PERMISSIONS | USE_EXTERNAL_EMOJIS
 SEND_MESSAGES_IN_THREADS = 1 << 38
 #: Thread permission bits: manage threads (archive, lock, delete any thread), create a public
 #: thread, create a private thread.
@@ -95,9 +100,10 @@ def resolve(everyone: Role, roles: Sequence[Role], overwrites: Sequence[Overwrit
     return base if base & VIEW_CHANNEL else 0
 
 
-__all__ = ["ADMINISTRATOR", "ALL_PERMISSIONS", "ATTACH_FILES", "CREATE_PRIVATE_THREADS",
+__all__ = ["ADMINISTRATOR", "ALL_PERMISSIONS", "ATTACH_FILES", "BOT_DM_APP_PERMISSIONS",
+           "CREATE_PRIVATE_THREADS",
            "CREATE_PUBLIC_THREADS", "EMBED_LINKS", "GROUP_DM_APP_PERMISSIONS", "MANAGE_THREADS",
            "MENTION_EVERYONE", "MEMBER_OVERWRITE", "MEMBER_PERMISSIONS",
            "READ_MESSAGE_HISTORY", "ROLE_OVERWRITE", "SEND_MESSAGES", "SEND_MESSAGES_IN_THREADS",
-           "VIEW_CHANNEL",
+           "USE_EXTERNAL_EMOJIS", "VIEW_CHANNEL",
            "Overwrite", "Role", "resolve"]

@@ -80,6 +80,22 @@ def public_locale(interaction: discord.Interaction[Any]) -> str:
     return loc(interaction)
 
 
+#: What the bot may always do in its own direct messages with a person, which Discord leaves
+#: out of an interaction's app permissions there: they list only Attach Files, Embed Links,
+#: Mention Everyone and Use External Emojis.
+IN_OWN_DMS = discord.Permissions(view_channel=True, send_messages=True,
+                                 read_message_history=True)
+
+
+def app_rights(interaction: discord.Interaction[Any]) -> discord.Permissions:
+    """What the bot may do where ``interaction`` comes from: its app permissions there, and
+    in its own direct messages with a person also seeing and posting (:data:`IN_OWN_DMS`)."""
+    have = interaction.app_permissions
+    if interaction.guild_id is None and interaction.context.dm_channel:
+        return have | IN_OWN_DMS
+    return have
+
+
 def lacking(interaction: discord.Interaction[Any], have: discord.Permissions,
             needed: Sequence[str]) -> list[str]:
     """Which of ``needed`` (names of :class:`discord.Permissions` flags; in a thread, sending
@@ -99,13 +115,14 @@ def table_lacks(interaction: discord.Interaction[Any], record: TableRecord) -> l
                  or getattr(interaction.channel, "type", None) in THREAD_TYPES)
     wanted = [("send_messages_in_threads" if in_thread and p == "send_messages" else p)
               for p in NEEDED]
-    return [p for p in wanted if not getattr(interaction.app_permissions, p)]
+    have = app_rights(interaction)
+    return [p for p in wanted if not getattr(have, p)]
 
 
 def missing_permissions(interaction: discord.Interaction[Any]) -> list[str]:
     """The permissions the bot lacks in the interaction's channel to post a table there (names
     of :class:`discord.Permissions` flags, in a fixed order)."""
-    return lacking(interaction, interaction.app_permissions, NEEDED)
+    return lacking(interaction, app_rights(interaction), NEEDED)
 
 
 def permission_names(missing: Sequence[str]) -> Msg | str:
@@ -157,9 +174,9 @@ def can_manage_channel(interaction: discord.Interaction[Any]) -> bool:
     return interaction.guild_id is not None and bool(interaction.permissions.manage_channels)
 
 
-__all__ = ["MENTIONS", "MISSING_ACCESS", "MISSING_PERMISSIONS", "NO_MENTIONS", "TOO_OLD_TO_EDIT",
-           "UNDELIVERED", "UNKNOWN_CHANNEL", "UNKNOWN_MESSAGE",
-           "answer_privately",
+__all__ = ["IN_OWN_DMS", "MENTIONS", "MISSING_ACCESS", "MISSING_PERMISSIONS", "NO_MENTIONS",
+           "TOO_OLD_TO_EDIT", "UNDELIVERED", "UNKNOWN_CHANNEL", "UNKNOWN_MESSAGE",
+           "answer_privately", "app_rights",
            "can_manage_channel", "jump_url", "lacking", "lobby_channel", "loc", "missing_message",
            "missing_permissions", "noted", "permission_names", "pinging", "place_refusal",
            "public_locale", "table_lacks"]

@@ -35,6 +35,7 @@ from bot.discord_side.context import (
     NO_MENTIONS,
     UNDELIVERED,
     UNKNOWN_MESSAGE,
+    app_rights,
     lacking,
     loc,
     missing_message,
@@ -113,7 +114,7 @@ def share_refusal(interaction: discord.Interaction[Any]) -> Msg | None:
         theirs = lacking(interaction, interaction.permissions, CLICKER_NEEDS)
         if theirs:
             return missing_message(theirs, "replay.sharing.clicker_lacks")
-    ours = lacking(interaction, interaction.app_permissions, BOT_NEEDS)
+    ours = lacking(interaction, app_rights(interaction), BOT_NEEDS)
     if ours:
         return missing_message(ours, "replay.sharing.bot_lacks")
     return None

@@ -29,6 +29,7 @@ from bot.discord_side.context import (
     NO_MENTIONS,
     THREAD_TYPES,
     UNKNOWN_CHANNEL,
+    app_rights,
     lobby_channel,
     noted,
 )
@@ -146,7 +147,7 @@ def in_thread(interaction: discord.Interaction[Any]) -> bool:
 def thread_missing(interaction: discord.Interaction[Any]) -> list[str]:
     """The permissions the bot lacks in the interaction's channel to move a match to a thread
     there (empty: it may)."""
-    have = interaction.app_permissions
+    have = app_rights(interaction)
     return [p for p in THREAD_NEEDS if not getattr(have, p)]
 
 

@@ -19,6 +19,7 @@ from loopback.permissions import (
     MANAGE_THREADS,
     MENTION_EVERYONE,
     SEND_MESSAGES,
+    USE_EXTERNAL_EMOJIS,
     VIEW_CHANNEL,
 )
 
@@ -98,6 +99,23 @@ async def test_a_group_dm_grants_the_app_only_what_discord_says(
     rights = int(got["app_permissions"])
     assert rights == ATTACH_FILES | EMBED_LINKS | MENTION_EVERYONE
     assert not rights & SEND_MESSAGES
+    await client.respond(got, {"type": 4, "data": {"content": "answered"}})
+    await ix.done()
+    assert lb.breaches == []
+
+
+async def test_the_bots_own_dm_grants_the_app_only_what_discord_says(
+        lb: Loopback, client: MiniBot) -> None:
+    """In the bot's direct messages with a person, Discord's interactions list the group
+    direct message's few permissions and Use External Emojis: neither View Channel nor Send
+    Messages, though the bot may post there."""
+    await client.register([EVERYWHERE])
+    ann = lb.create_user("Ann")
+    ix = await lb.command(ann, lb.dm(ann), "goblin settings")
+    got = await client.interaction()
+    rights = int(got["app_permissions"])
+    assert rights == ATTACH_FILES | EMBED_LINKS | MENTION_EVERYONE | USE_EXTERNAL_EMOJIS
+    assert not rights & (SEND_MESSAGES | VIEW_CHANNEL)
     await client.respond(got, {"type": 4, "data": {"content": "answered"}})
     await ix.done()
     assert lb.breaches == []
