@@ -184,6 +184,8 @@ class Feeds:
         jobs = self._jobs.setdefault(table, deque())
         if job.kind == "edit" and jobs and jobs[-1].kind == "edit":
             jobs[-1] = job  # the edit still waiting shows the newest state instead
+        elif job.again and jobs and jobs[-1].again:
+            jobs[-1] = job  # a game's start still waiting shows the table as it then stands
         elif job.kind == "post":
             self._keep_only(table, ("post", "other", "last"))  # the edits are pointless
             jobs.append(job)

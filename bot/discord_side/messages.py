@@ -120,6 +120,8 @@ class Messages:
         #: table -> the start of its game, while its first table message is not known posted
         #: (given the headline and whether a person's turn began since)
         self._starts: dict[int, Callable[[Msg | None, bool], Awaitable[None]]] = {}
+        #: table -> the headline of a person's turn begun while its start waited (it pings)
+        self._start_turns: dict[int, Msg | None] = {}
 
     def channel(self, record: TableRecord) -> discord.PartialMessageable:
         """The table's channel, or its thread once its match moved to one."""
@@ -414,10 +416,15 @@ class Messages:
         again, or given up for a while): the start is queued again in place of the edit (or,
         ``turn``, the post of a person's turn with ``headline``) that would show ``record``,
         so it is never given up for a newer move, and posts the table as it then stands, in
-        the match's thread; once the first message is posted, it shows ``record`` instead."""
+        the match's thread; once the first message is posted, it shows ``record`` instead. A
+        start still waiting on the table's feed is replaced, not followed, by the newer one
+        (each would edit the table and delete the lobby message again), and a person's turn
+        begun meanwhile is kept for whichever runs, so its ping is not lost."""
         start = self._starts.get(record.id)
         if start is None:
             return False
+        if turn:  # kept for the start that runs, whichever of those queued it is
+            self._start_turns[record.id] = headline
         self.feeds.put(record.id, Job("post", record.version, partial(start, headline, turn),
                                       again=True))
         return True
@@ -506,6 +513,8 @@ class Messages:
 
         async def work(headline: Msg | None = None, turn: bool = False) -> None:
             nonlocal unanswered
+            if record.id in self._start_turns:  # a person's turn began while it waited
+                headline, turn = self._start_turns.pop(record.id), True
             began = self.feeds.clock()
             try:
                 # past its nonce's time, a try whose answer never came may have made its posts
@@ -627,6 +636,7 @@ class Messages:
     def _drop(self, table: int, lines: bool = True) -> None:
         self._message_ids.pop(table, None)
         self._starts.pop(table, None)
+        self._start_turns.pop(table, None)
         self.threads.forget(table)
         if lines:
             self._passing.pop(table, None)
