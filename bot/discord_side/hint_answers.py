@@ -146,24 +146,28 @@ class GivenHints:
     async def passed(table: int, passing: list[HintShown]) -> None:
         """Each answer of ``passing`` (:meth:`passing`) says it no longer applies. An answer
         Discord no longer lets the bot edit (dismissed, too old) is left as it is."""
-        for given in passing:
-            try:
-                await given.interaction.edit_original_response(
-                    view=passed_view(given.answer, given.locale))
-            except discord.HTTPException as exc:
-                log.info("could not mark the hint of table %s as passed (%s)", table, exc.status)
+        await GivenHints._redraw(table, passing, passed_view, "mark the hint as passed")
 
     @staticmethod
     async def restored(table: int, returning: list[HintShown]) -> None:
         """Each answer of ``returning`` (:meth:`returning`) shows its hint again, as it did
         before its decision was made. An answer Discord no longer lets the bot edit is left
         as it is."""
-        for given in returning:
+        await GivenHints._redraw(table, returning, hint_view, "show the hint again")
+
+    @staticmethod
+    async def _redraw(table: int, answers: list[HintShown],
+                      view: Callable[[HintAnswer, str], discord.ui.LayoutView],
+                      what: str) -> None:
+        """Edit each of ``answers`` to ``view`` of its hint, through its click's token; one
+        Discord no longer lets the bot edit is left as it is (``what``: the edit, as the log
+        says it)."""
+        for given in answers:
             try:
                 await given.interaction.edit_original_response(
-                    view=hint_view(given.answer, given.locale))
+                    view=view(given.answer, given.locale))
             except discord.HTTPException as exc:
-                log.info("could not show the hint of table %s again (%s)", table, exc.status)
+                log.info("could not %s at table %s (%s)", what, table, exc.status)
 
     def forget(self, table: int) -> None:
         """Drop what is kept for a table that ended."""
