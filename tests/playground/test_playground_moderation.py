@@ -54,7 +54,7 @@ def thread_state(page: Any, thread: str) -> tuple[bool, bool]:
 
 def started(d: Driver) -> tuple[str, str]:
     """Ann opens a table with two AI seats and starts it; the page follows the match into its
-    thread. The lobby message's id and the thread's."""
+    thread and waits for its table message. The lobby message's id and the thread's."""
     d.command("/goblin new")
     lobby = d.page.locator("article.msg").last.get_attribute("data-message-id") or ""
     d.click(":ai")
@@ -62,6 +62,9 @@ def started(d: Driver) -> tuple[str, str]:
     d.start()
     thread = d.thread()
     assert lobby and thread
+    # the thread opens before the game's first table message is posted in it: wait for that
+    # message, so what a moderator does next acts on a match already shown
+    d.page.locator(f"article.msg:has({HAND})").first.wait_for(timeout=30_000)
     return lobby, thread
 
 
