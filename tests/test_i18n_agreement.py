@@ -75,9 +75,11 @@ def test_the_potion_of_strength_names_the_effect_in_czech_in_the_accusative(effe
 
 
 def test_the_hints_used_read_well_for_one_person_in_czech() -> None:
-    for count in (1, 2, 5):
-        text = translate(msg("bot.hint.used", count=count), "cs")
-        assert text == f"Toto je vaše {count}. rada v této hře.", text
+    """The line counts the hints used; it also closes a hint asked again and a hint whose
+    decision has passed, where "Toto je vaše 2. rada" named a hint not given just now."""
+    texts_ = [translate(msg("bot.hint.used", count=count), "cs") for count in (1, 2, 5)]
+    assert texts_ == ["V této hře jste použili 1 radu.", "V této hře jste použili 2 rady.",
+                      "V této hře jste použili 5 rad."], texts_
 
 
 def _selects(text: str) -> list[tuple[str, str]]:

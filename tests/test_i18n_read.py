@@ -155,3 +155,35 @@ def test_french_says_you_play_no_match_not_you_sit_at_one() -> None:
     text = _fr("turns.list.none")
     assert "assis à aucune partie" not in text and text.startswith(
         "Vous ne jouez aucune partie en cours."), text
+
+
+def test_czech_says_you_play_no_match_and_to_open_a_new_one() -> None:
+    """"Nesedíte u žádné rozehrané hry. Založte ji…": one sits at a table, not at a match, and
+    "ji" pointed back at the match said not to exist."""
+    text = _cs("turns.list.none")
+    assert text.startswith("Nehrajete žádnou rozehranou hru. Založte novou "), text
+
+
+def test_czech_turns_line_names_the_opponents_as_opponents() -> None:
+    """"Stůl č. 4 proti: Eva, Jan; …" read as a form field: "proti" needs the dative, which
+    names in the 1st case cannot take, so they are named as the opponents."""
+    text = _cs("turns.list.your_line", table=4, link="https://x", opponents="Eva, Jan",
+               left="zbývá 3 h")
+    assert "proti:" not in text and "soupeři: Eva, Jan" in text, text
+
+
+def test_czech_thread_option_says_by_default() -> None:
+    """"(výchozí tam, kde…)" left out the noun "výchozí" needs; the hints option says "ve
+    výchozím stavu"."""
+    text = _cs("bot.cmd.new_thread")
+    assert "ve výchozím stavu tam, kde" in text and len(text) <= 100, text
+
+
+@pytest.mark.parametrize("key", ["bot.tournament.seating_rule", "bot.tournament.tiebreak_rule",
+                                 "render.tournament.tie_rule",
+                                 "bot.tournament.signup.terms.ties"])
+def test_french_tournament_rating_is_not_read_as_its_standings(key: str) -> None:
+    """French calls a rating "classement", as it does the tournament's standings: "départagés
+    … puis par leur classement" read as "by their standings"; the rating is the server's."""
+    text = _fr(key)
+    assert "classement sur le serveur" in text, text
