@@ -19,6 +19,7 @@ import discord
 from bot.discord_side.context import (
     NO_MENTIONS,
     UNDELIVERED,
+    UNKNOWN_CHANNEL,
     UNKNOWN_MESSAGE,
     answer_privately,
     can_manage_channel,
@@ -305,18 +306,20 @@ class TournamentDesk:
         except UNDELIVERED as exc:  # refused, or cut off: the round's matches begin all the same
             log.warning("could not edit the sign-up message of tournament %s (%s)", record.id,
                         why(exc))
-            if not (isinstance(exc, discord.NotFound) and exc.code == UNKNOWN_MESSAGE):
-                return
+            if not (isinstance(exc, discord.NotFound)
+                    and exc.code in (UNKNOWN_MESSAGE, UNKNOWN_CHANNEL)):
+                return  # tried again at the next start (its message or channel is gone)
         if view.record.status != "signup":  # not drawn again at the next start
             await noted(self.service.meta.signup_closed(record.id),
                         f"tournament {record.id}: its sign-up message drawn closed")
 
     async def resume(self) -> None:
-        """On start: the sign-up message of each tournament under way on this process's
-        shards that was never drawn closed (the bot stopped between seating round 1 and that
-        edit, or Discord refused it) loses its Join and Leave buttons, once."""
+        """On start: the sign-up message of each tournament under way or cancelled on this
+        process's shards that was never drawn closed (the bot stopped between seating round 1,
+        or cancelling sign-up, and that edit, or Discord refused it) loses its Join and Leave
+        buttons, once."""
         store = self.service.store
-        for tid in await store.tournaments_with_status("running"):
+        for tid in await store.tournaments_with_status("running", "cancelled"):
             record = await store.tournament(tid)
             if (record is None or record.signup_message_id is None
                     or not self.ours(record.guild_id)

@@ -7,6 +7,7 @@ the end the champion is announced; /goblin history tournament: then lists its ma
 rounds, page by page. Every request is checked against Discord's API."""
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -897,5 +898,71 @@ async def test_a_sign_up_left_with_its_buttons_by_a_stop_loses_them_at_the_resta
         await third.settle()
         assert not [c for c in edits if c.method == "PATCH"
                     and c.path.endswith(f"/messages/{board.id}")]
+    finally:
+        await third.stop()
+
+
+async def test_a_cancelled_sign_up_left_with_its_buttons_by_a_stop_loses_them_at_the_restart(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """The host cancelled Spring Cup and the bot stopped before the sign-up message was
+    edited: started again, the bot redraws the sign-up as cancelled, without its Join and
+    Leave buttons (once: a later restart edits it no more)."""
+    db = tmp_path / "k.db"
+    bot = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await bot.command(ADMIN, "tournament new", name="Spring Cup", table_size=3)
+        board = signup(bot)
+        tid = (await bot.bot.service.tournaments.open_in(bot.guild.id))[0].id
+        await bot.click(ANN, board, TournamentButton.id_for(tid, "join"))
+        # what /goblin tournament cancel saves, the process stopping before it edits
+        await bot.bot.service.tournaments.cancel(tid, ADMIN.id, manager=True)
+    finally:
+        await bot.stop()
+    assert bot.message(board).custom_ids()  # the stop left the buttons
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await again.settle()
+        assert not again.message(board).custom_ids()
+        assert "cancelled" in again.message(board).text().lower()
+    finally:
+        await again.stop()
+    edits = record_requests(lb)
+    third = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await third.settle()
+        assert not [c for c in edits if c.method == "PATCH"
+                    and c.path.endswith(f"/messages/{board.id}")]
+    finally:
+        await third.stop()
+
+
+async def test_a_sign_up_whose_channel_was_deleted_is_not_redrawn_at_every_restart(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """Spring Cup's channel is deleted during sign-up (the tournament is cancelled with it):
+    a restart tries its sign-up message's edit at most once, not at every start."""
+    db = tmp_path / "k.db"
+    bot = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        place = lb.create_channel(bot.guild, "cup")
+        await bot.settle()
+        await bot.command(ADMIN, "tournament new", channel=place, name="Spring Cup",
+                          table_size=3)
+        tid = (await bot.bot.service.tournaments.open_in(bot.guild.id))[0].id
+        heard = asyncio.ensure_future(bot.bot.wait_for("guild_channel_delete", timeout=10))
+        lb.delete_channel(place)
+        await heard
+        await bot.settle()
+        assert (await bot.store.tournament(tid)).status == "cancelled"  # type: ignore[union-attr]
+    finally:
+        await bot.stop()
+    for _ in range(2):
+        again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+        await again.settle()
+        await again.stop()
+    edits = record_requests(lb)
+    third = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await third.settle()
+        assert not [c for c in edits if c.method == "PATCH" and f"/channels/{place.id}/" in c.path]
     finally:
         await third.stop()
