@@ -308,7 +308,7 @@ class TournamentDesk:
                         why(exc))
             if not (isinstance(exc, discord.NotFound)
                     and exc.code in (UNKNOWN_MESSAGE, UNKNOWN_CHANNEL)):
-                return  # tried again at the next start (its message or channel is gone)
+                return  # tried again at the next start; a message or channel gone is not
         if view.record.status != "signup":  # not drawn again at the next start
             await noted(self.service.meta.signup_closed(record.id),
                         f"tournament {record.id}: its sign-up message drawn closed")
@@ -320,10 +320,11 @@ class TournamentDesk:
         buttons, once."""
         store = self.service.store
         for tid in await store.tournaments_with_status("running", "cancelled"):
+            if await self.service.meta.was_signup_closed(tid):
+                continue  # the years' cancelled tournaments are not read again at each start
             record = await store.tournament(tid)
             if (record is None or record.signup_message_id is None
-                    or not self.ours(record.guild_id)
-                    or await self.service.meta.was_signup_closed(tid)):
+                    or not self.ours(record.guild_id)):
                 continue
             await self._signup_edit(record)
 
