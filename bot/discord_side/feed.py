@@ -32,7 +32,10 @@ post or edit of the table is queued (it is forgotten then), and never made once 
 another process took it or its channel was deleted. So is one Discord refused because a moderator
 took a permission from the bot where the table is (:func:`withheld`: View Channel, Send Messages):
 they may well grant it again, and the table then shows how it stands, not how it stood when the
-permission went (a post refused so was not made).
+permission went (a post refused so was not made). A game's start refused so is not given up
+either, however long the permission stays away: at a person's turn no move would follow to
+post it, and the match would stand unshown, with no button to play it, once the permission is
+granted again.
 """
 
 from __future__ import annotations
@@ -66,7 +69,8 @@ ENDED = 4096
 RETRY_FIRST = 15.0
 #: ... up to this many seconds ...
 RETRY_CAP = 240.0
-#: ... and after this many tries again, the edit is given up (the next move shows the table).
+#: ... and after this many tries again, the edit is given up (the next move shows the table;
+#: a game's start is never given up, see :attr:`Job.again`).
 RETRIES = 8
 #: Seconds after a try of a post whose answer never came during which its :func:`nonce` is
 #: trusted to make it once: Discord remembers a nonce for a couple of minutes, so a post tried
@@ -285,7 +289,7 @@ class Feeds:
                 or any(j.kind in ("post", "edit") for j in self._jobs.get(table, ()))):
             log.warning("table %s: %s of its message failed (%s)", table, what, why(exc))
             return
-        if job.tries >= RETRIES and not (job.again and undelivered(exc)):
+        if job.tries >= RETRIES and not job.again:
             log.warning("table %s: %s of its message failed (%s), %d times; given up until "
                         "the next move", table, what, why(exc), job.tries + 1)
             return

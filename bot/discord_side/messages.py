@@ -494,7 +494,8 @@ class Messages:
         permission a moderator took from the bot (a tournament's round seated meanwhile), it
         is tried again later as an edit is (nothing else would post it before a restart; the
         post carries its nonce, so Discord makes it once), going on from what was done
-        already; Discord's trouble or the connection's is waited out however long it lasts.
+        already; Discord's trouble or the connection's, or the permission's absence, is waited
+        out however long it lasts (at a person's turn, no move would follow to post it).
         Tried again once Discord may have forgotten the nonce of a try whose answer never came
         (:data:`~bot.discord_side.feed.NONCE_KEPT`), it first looks for what that try posted
         (the channel's line of a match moved to its thread, the table message) among the

@@ -16,7 +16,7 @@ import aiohttp
 import pytest
 from bot_helpers import Clock
 from in_threads import link, table_message
-from live_bot import CHANNEL, Call, LiveBot
+from live_bot import CHANNEL, Call, LiveBot, on_answer, table_id
 from players import (
     ANN,
     BOB,
@@ -29,13 +29,13 @@ from players import (
 from storage.helpers import played
 
 from bot.discord_side.feed import RETRIES, RETRY_FIRST, retry_pause
-from bot.discord_side.ui.custom_ids import RematchButton
+from bot.discord_side.ui.custom_ids import LobbyButton, RematchButton
 from bot.storage.records import SeatInfo, TableRecord
 from engine import apply, observe
 from engine.agents import make_agent
 from i18n import msg, translate
 from loopback import Loopback, Message
-from loopback.permissions import READ_MESSAGE_HISTORY
+from loopback.permissions import ATTACH_FILES, READ_MESSAGE_HISTORY
 from loopback.world import Reply, Upload
 
 
@@ -350,6 +350,31 @@ async def test_a_game_s_first_table_message_is_posted_after_a_long_outage(
     now = await bot.bot.service.tables.load(tid)
     table = bot.last_table_message()
     assert now.message_id == table.id
+    assert [m.id for m in bot.public()] == [table.id]  # the lobby message went
+
+
+async def test_a_game_s_start_refused_for_a_permission_for_long_is_posted_once_granted(
+        bot: LiveBot, clock: Clock) -> None:
+    """A moderator takes Attach Files from the bot the moment Ann's Start is answered, and
+    grants it again only after the retries' doubling pauses add up: it is Ann's turn, so no
+    move would ever post the table, and nobody could play without it. The start is still
+    tried again, at the longest pause, and the table is posted pinging Ann once the bot may."""
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    await bot.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
+    on_answer(bot.lb, lobby, lambda: setattr(
+        bot.channel, "bot_permissions", bot.channel.bot_permissions & ~ATTACH_FILES))
+    await bot.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
+    assert (await bot.bot.service.tables.load(tid)).message_id is None
+    await outage_passes(bot, clock, range(RETRIES + 4))  # over half an hour
+    assert bot.bot.messages.feeds.retrying(tid)
+    bot.channel.bot_permissions |= ATTACH_FILES
+    await outage_passes(bot, clock, range(RETRIES + 4, RETRIES + 5))
+    now = await bot.bot.service.tables.load(tid)
+    table = bot.last_table_message()
+    assert now.message_id == table.id and now.seats[now.game.current].user == ANN.id
+    assert f"<@{ANN.id}>" in table.text()
     assert [m.id for m in bot.public()] == [table.id]  # the lobby message went
 
 
