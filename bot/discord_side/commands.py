@@ -222,7 +222,7 @@ class Commands:
             if record.status == "abandoned" and record.state is not None:  # a solo match left
                 # with the lines /goblin abandon adds (the hints used)
                 await self.messages.closed(record, await end_lines(self.service, record))
-            await self.clicks.lobby.changed(record, op)
+            await self.clicks.lobby.changed(record, op, interaction)
 
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
         """/goblin hand."""

@@ -11,17 +11,25 @@ shows an older lobby redraws it, so the next click on it works.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 import discord
 
-from bot.discord_side.context import can_manage_channel, missing_message, missing_permissions
+from bot.discord_side.context import (
+    can_manage_channel,
+    loc,
+    missing_message,
+    missing_permissions,
+    noted,
+)
 from bot.discord_side.messages import Messages
+from bot.discord_side.threads import in_thread, thread_missing
 from bot.game.refusals import Refusal
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
 from bot.storage.records import TableRecord
-from i18n import msg
+from i18n import msg, translate
 
 log = logging.getLogger("karak.bot")
 
@@ -33,6 +41,8 @@ class LobbyClicks:
         self.service = service
         self.messages = messages
         self.scheduler = scheduler
+        #: table -> the thread permissions the bot lacked when its match started, to tell
+        self._unthreaded: dict[int, list[str]] = {}
 
     async def click(self, interaction: discord.Interaction[Any], table: int, op: str,
                     revision: int | None) -> None:
@@ -47,11 +57,15 @@ class LobbyClicks:
         try:
             await self.messages.lobby.redraw(interaction, table)
         finally:
-            await self.changed(record, op)
+            await self.changed(record, op, interaction)
 
-    async def changed(self, record: TableRecord, op: str) -> None:
+    async def changed(self, record: TableRecord, op: str,
+                      interaction: discord.Interaction[Any] | None = None) -> None:
         """What follows a lobby change: a started game's table message and AI seats, a closed
-        table forgotten, a seat handed to the AI shown."""
+        table forgotten, a seat handed to the AI shown; the host who started a match the bot
+        could not move to a thread is told why privately, once their ``interaction`` is
+        answered."""
+        missing = self._unthreaded.pop(record.id, None)
         if op == "start" and record.status == "running":
             await self.begin(record)
         elif record.status == "abandoned":
@@ -59,6 +73,13 @@ class LobbyClicks:
         elif op == "leave" and record.status == "running":
             self.messages.mark_dirty(record.id)
             self.scheduler.kick_ai(record)
+        if missing and interaction is not None:
+            try:
+                await interaction.followup.send(translate(missing_message(
+                    missing, "bot.thread.no_permission"), loc(interaction)), ephemeral=True)
+            except discord.HTTPException as exc:
+                log.warning("could not tell the host of table %s its thread was refused (%s)",
+                            record.id, exc.status)
 
     async def apply(self, interaction: discord.Interaction[Any], table: int, op: str,
                     revision: int | None = None, clicked: bool = False) -> TableRecord:
@@ -80,9 +101,28 @@ class LobbyClicks:
                 missing = missing_permissions(interaction)
                 if missing:
                     raise Refusal(missing_message(missing))
-                return await svc.lobby.start(table, user.id, revision)
+                return await self._where_played(
+                    interaction, await svc.lobby.start(table, user.id, revision))
             case _:
                 return await svc.lobby.cancel(table, user.id, can_manage_channel(interaction))
+
+    async def _where_played(self, interaction: discord.Interaction[Any],
+                            record: TableRecord) -> TableRecord:
+        """A match started now that should move to a thread of its own where the bot may no
+        longer open one or post in it (a moderator took the permission since its lobby
+        opened) is played in the channel, and its host is told privately which permission is
+        missing, as /goblin new tells it: opened, its thread would stay empty."""
+        if (record.status != "running" or not record.threaded or record.thread_id is not None
+                or in_thread(interaction)):
+            return record
+        missing = thread_missing(interaction)
+        if not missing:
+            return record
+        if await noted(self.service.tables.set_thread(record.id, None, False),
+                       f"table {record.id}: played in its channel"):
+            record = replace(record, threaded=False)
+        self._unthreaded[record.id] = missing  # told once the click or command is answered
+        return record
 
     async def hero_pick(self, interaction: discord.Interaction[Any], table: int,
                         values: list[str]) -> None:

@@ -121,6 +121,32 @@ async def test_without_the_thread_permission_the_match_is_played_in_the_channel(
     assert record.thread_id is None and not record.threaded
 
 
+@pytest.mark.parametrize("by", ["click", "command"])
+async def test_a_thread_permission_taken_before_start_plays_the_match_in_the_channel(
+        h: LiveBot, by: str) -> None:
+    """A moderator takes Send Messages in Threads from the bot while Ann's lobby waits: at
+    Start (her click, or /goblin start) the match is played in the channel, and Ann is told
+    privately which permission is missing, as /goblin new tells it; its thread would have
+    stayed empty, its table refused there, with nobody told anything."""
+    await h.command(ANN, "new")
+    lobby = h.public()[-1]
+    tid = table_id(lobby)
+    await h.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
+    h.channel.bot_permissions &= ~SEND_MESSAGES_IN_THREADS
+    ix = (await h.click(ANN, lobby, LobbyButton.id_for(tid, "start", None)) if by == "click"
+          else await h.command(ANN, "start"))
+    assert ("I can't open a thread for this match because I lack this permission here: "
+            "Send Messages in Threads. It will be played in this channel.") in h.said(ix)
+    if by == "command":
+        assert "started" in h.said(ix)[0], h.said(ix)
+    assert not h.lb.threads_of(h.channel)
+    record = await h.bot.service.tables.load(tid)
+    assert record.thread_id is None and not record.threaded
+    assert record.message_id == table_message(h, h.channel).id
+    mover = record.seats[record.game.current].user
+    assert f"<@{mover}>" in h.lb.message(record.message_id).text()
+
+
 async def test_the_host_may_choose_no_thread(h: LiveBot) -> None:
     await h.command(ANN, "new", thread=False)
     tid = await start_lobby(h, h.public()[-1])
