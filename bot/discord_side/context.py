@@ -5,14 +5,14 @@ a table was opened in, and who a message may ping; noting in the database what w
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import aiohttp
 import discord
 
 from bot.storage.records import CannotSave, TableRecord
-from i18n import Msg, msg, normalise_locale
+from i18n import Msg, msg, normalise_locale, translate
 
 log = logging.getLogger(__name__)
 
@@ -174,12 +174,13 @@ def can_manage_channel(interaction: discord.Interaction[Any]) -> bool:
     return interaction.guild_id is not None and bool(interaction.permissions.manage_channels)
 
 
-__all__ = ["IN_OWN_DMS", "MENTIONS", "MISSING_ACCESS", "MISSING_PERMISSIONS", "NO_MENTIONS",
+__all__ = ["IN_OWN_DMS", "MENTIONS", "MISSING_ACCESS", "MISSING_PERMISSIONS", "NEEDED",
+           "NO_MENTIONS",
            "TOO_OLD_TO_EDIT", "UNDELIVERED", "UNKNOWN_CHANNEL", "UNKNOWN_MESSAGE",
            "answer_privately", "app_rights",
            "can_manage_channel", "jump_url", "lacking", "lobby_channel", "loc", "missing_message",
            "missing_permissions", "noted", "permission_names", "pinging", "place_refusal",
-           "public_locale", "table_lacks"]
+           "public_locale", "table_lacks", "told_privately"]
 
 
 def expired(error: discord.HTTPException) -> bool:
@@ -200,6 +201,15 @@ async def answer_privately(interaction: discord.Interaction[Any], text: str) -> 
     except discord.HTTPException as exc:
         log.warning("could not answer interaction %s (%s %s)", interaction.id, exc.status,
                     exc.code)
+
+
+def told_privately(interaction: discord.Interaction[Any]) -> Callable[[Msg], Awaitable[None]]:
+    """What tells the person behind ``interaction`` a text later, privately and in their
+    language (:func:`answer_privately`: a follow-up once it is answered, which needs no
+    permission where the table is)."""
+    async def tell(text: Msg) -> None:
+        await answer_privately(interaction, translate(text, loc(interaction)))
+    return tell
 
 
 async def noted(write: Awaitable[object], what: str) -> bool:

@@ -18,10 +18,10 @@ import discord
 
 from bot.discord_side.context import (
     can_manage_channel,
-    loc,
     missing_message,
     missing_permissions,
     noted,
+    told_privately,
 )
 from bot.discord_side.messages import Messages
 from bot.discord_side.threads import in_thread, thread_missing
@@ -29,7 +29,7 @@ from bot.game.refusals import Refusal
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
 from bot.storage.records import TableRecord
-from i18n import msg, translate
+from i18n import msg
 
 log = logging.getLogger("karak.bot")
 
@@ -64,9 +64,11 @@ class LobbyClicks:
         """What follows a lobby change: a started game's table message and AI seats, a closed
         table forgotten, a seat handed to the AI shown; the host who started a match the bot
         could not move to a thread is told why privately, once their ``interaction`` is
-        answered."""
+        answered, and so they are if Discord refuses the match's table for a permission."""
         missing = self._unthreaded.pop(record.id, None)
         if op == "start" and record.status == "running":
+            if interaction is not None:
+                self.messages.when_withheld(record.id, told_privately(interaction))
             await self.begin(record)
         elif record.status == "abandoned":
             self.scheduler.forget(record.id)
@@ -74,12 +76,8 @@ class LobbyClicks:
             self.messages.mark_dirty(record.id)
             self.scheduler.kick_ai(record)
         if missing and interaction is not None:
-            try:
-                await interaction.followup.send(translate(missing_message(
-                    missing, "bot.thread.no_permission"), loc(interaction)), ephemeral=True)
-            except discord.HTTPException as exc:
-                log.warning("could not tell the host of table %s its thread was refused (%s)",
-                            record.id, exc.status)
+            await told_privately(interaction)(missing_message(missing,
+                                                              "bot.thread.no_permission"))
 
     async def apply(self, interaction: discord.Interaction[Any], table: int, op: str,
                     revision: int | None = None, clicked: bool = False) -> TableRecord:

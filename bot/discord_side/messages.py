@@ -29,6 +29,7 @@ from functools import partial
 import discord
 
 from bot.discord_side.context import (
+    NEEDED,
     NO_MENTIONS,
     TOO_OLD_TO_EDIT,
     UNDELIVERED,
@@ -122,6 +123,8 @@ class Messages:
         self._starts: dict[int, Callable[[Msg | None, bool], Awaitable[None]]] = {}
         #: table -> the headline of a person's turn begun while its start waited (it pings)
         self._start_turns: dict[int, Msg | None] = {}
+        #: table -> who is told when its game's start is refused for a permission
+        self._withheld: dict[int, Callable[[Msg], Awaitable[object]]] = {}
 
     def channel(self, record: TableRecord) -> discord.PartialMessageable:
         """The table's channel, or its thread once its match moved to one."""
@@ -524,7 +527,10 @@ class Messages:
             except UNDELIVERED as exc:
                 if undelivered(exc) and unanswered is None:
                     unanswered = began
+                if withheld(exc):
+                    self._withheld_told(record)
                 raise
+            self._withheld.pop(record.id, None)
             if self._starts.get(record.id) is work:
                 del self._starts[record.id]  # done: the table's changes show it from now on
 
@@ -572,6 +578,34 @@ class Messages:
                 await self.delete(now, now.lobby_message_id)
         self._starts[record.id] = work
         self.feeds.put(record.id, Job("post", record.version, work, again=True))
+
+    def when_withheld(self, table: int, tell: Callable[[Msg], Awaitable[object]]) -> None:
+        """Who is told, once, when Discord refuses the start of ``table``'s game for a
+        permission a moderator took from the bot (``tell``: the private answer to the click
+        or command that started it, which needs no permission where the table is)."""
+        self._withheld[table] = tell
+
+    def _withheld_told(self, record: TableRecord) -> None:
+        """The start of ``record``'s game was refused for a permission: whoever started it is
+        told (once) that its table is not posted, where, the permissions a table needs there,
+        and that it is posted as soon as the bot may (its start is tried again)."""
+        tell = self._withheld.pop(record.id, None)
+        if tell is None:
+            return
+        now = self.current(record)
+        where = self.threads.where(now)
+        needed = [("send_messages_in_threads" if p == "send_messages" and where != now.channel_id
+                   else p) for p in NEEDED]
+        told = msg("bot.done.start_withheld", table=record.id, channel=f"<#{where}>",
+                   needed=permission_names(needed))
+
+        async def telling() -> None:
+            try:
+                await tell(told)
+            except UNDELIVERED as exc:
+                log.warning("could not tell who started table %s that its table was refused "
+                            "(%s)", record.id, why(exc))
+        self.tasks.spawn(telling(), f"withheld-{record.id}")
 
     def mark_dirty(self, table: int) -> None:
         """Ask for the table message to be refreshed soon, from the table read once."""
@@ -638,6 +672,7 @@ class Messages:
         self._message_ids.pop(table, None)
         self._starts.pop(table, None)
         self._start_turns.pop(table, None)
+        self._withheld.pop(table, None)
         self.threads.forget(table)
         if lines:
             self._passing.pop(table, None)

@@ -42,6 +42,7 @@ from bot.discord_side.context import (
     missing_permissions,
     noted,
     place_refusal,
+    told_privately,
     why,
 )
 from bot.discord_side.messages import Messages
@@ -398,6 +399,7 @@ class PastMatches:
             await interaction.edit_original_response(
                 view=rematch_view(state, state.record.locale))
         if state.started is not None:
+            self.messages.when_withheld(state.started.id, told_privately(interaction))
             await self.begin(state.started)
             self.messages.threads.rematched(state.record, state.started)
 

@@ -378,6 +378,55 @@ async def test_a_game_s_start_refused_for_a_permission_for_long_is_posted_once_g
     assert [m.id for m in bot.public()] == [table.id]  # the lobby message went
 
 
+def attach_files_taken_at_start(bot: LiveBot) -> None:
+    """A moderator takes Attach Files from the bot in the channel the moment its first table
+    message of the game is on its way (after Start was checked and answered)."""
+    real = bot.lb.world.rest
+    taken: list[bool] = []
+
+    async def rest(method: str, path: str, query: dict[str, str], auth: str | None,
+                   body: Any, uploads: list[Upload]) -> Reply:
+        if (method.upper() == "POST" and path == f"/channels/{CHANNEL}/messages" and uploads
+                and not taken):
+            taken.append(True)
+            bot.channel.bot_permissions &= ~ATTACH_FILES
+        return await real(method, path, query, auth, body, uploads)
+
+    bot.lb.world.rest = rest  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize("by", ["click", "command"])
+async def test_the_host_is_told_privately_when_the_game_s_table_is_refused_at_start(
+        bot: LiveBot, clock: Clock, by: str) -> None:
+    """Discord refuses the game's first table message for a permission taken from the bot
+    after Start was checked: the channel still shows the lobby, and nobody would know why
+    the game does not show. Ann, who started it (Start clicked, or /goblin start), is told
+    privately (the answer to her click or command needs no permission in the channel) where
+    the table could not be posted, the permissions a table needs there, and that it is
+    tried again; the table is posted once the permission is back."""
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    await bot.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
+    attach_files_taken_at_start(bot)
+    ix = (await bot.click(ANN, lobby, LobbyButton.id_for(tid, "start", None)) if by == "click"
+          else await bot.command(ANN, "start"))
+    told = [t for t in bot.said(ix) if "did not let me post" in t]
+    assert told == [
+        f"Table #{tid} has started, but Discord did not let me post its table message in "
+        f"<#{CHANNEL}>: I probably lack one of these permissions there: View Channel, Send "
+        "Messages, Embed Links, Attach Files. Ask an admin to grant it to the bot. I keep "
+        "trying: the table message will appear within a few minutes once I may post it."
+    ], bot.said(ix)
+    assert (await bot.bot.service.tables.load(tid)).message_id is None
+    await timers_pass(bot, clock, RETRY_FIRST)  # refused again: told once
+    assert len([t for t in bot.said(ix) if "did not let me post" in t]) == 1
+    bot.channel.bot_permissions |= ATTACH_FILES
+    await timers_pass(bot, clock, retry_pause(1))
+    now = await bot.bot.service.tables.load(tid)
+    assert now.message_id == bot.last_table_message().id
+
+
 async def test_a_first_table_message_made_before_a_long_outage_is_not_posted_twice(
         bot: LiveBot, clock: Clock) -> None:
     """Discord made Start's table message but the answer was lost, then refused every post
