@@ -94,7 +94,8 @@ def signup_view(view: View) -> discord.ui.LayoutView:
     locale = record.locale
     names = [person_text(e.user, locale) if forgotten(e.user) else plain(e.name)
              for e in view.tournament.entrants]
-    lines = ["### " + translate(msg("bot.tournament.signup.title", name=record.name), locale),
+    lines = ["### " + translate(msg("bot.tournament.signup.title", name=plain(record.name)),
+                                locale),
              *terms_lines(record), "",
              translate(msg("bot.tournament.signup.entrants", count=len(names),
                            names=", ".join(names) or "—"), locale)]
@@ -199,7 +200,7 @@ class TournamentDesk:
         progress = await self.service.tournaments.start(record.id, interaction.user.id,
                                                         can_manage_channel(interaction))
         await interaction.edit_original_response(content=translate(
-            msg("bot.tournament.done.started", name=record.name), loc(interaction)))
+            msg("bot.tournament.done.started", name=plain(record.name)), loc(interaction)))
         await self._signup_edit(progress.record)
         await self.post(progress)
 
@@ -209,7 +210,7 @@ class TournamentDesk:
         view = await self.service.tournaments.cancel(record.id, interaction.user.id,
                                                      can_manage_channel(interaction))
         await answer_privately(interaction, translate(
-            msg("bot.tournament.done.cancelled", name=record.name), loc(interaction)))
+            msg("bot.tournament.done.cancelled", name=plain(record.name)), loc(interaction)))
         await self._signup_edit(view.record)
 
     async def standings(self, interaction: discord.Interaction[Any]) -> None:
@@ -219,9 +220,10 @@ class TournamentDesk:
         view = await self.service.tournaments.view(record.id)
         locale = loc(interaction)
         png = await asyncio.to_thread(standings_picture, view.tournament, locale)
+        title, alt = (translate(msg("bot.tournament.post.standings", name=name), locale)
+                      for name in (plain(record.name), record.name))
         await interaction.edit_original_response(
-            view=self._picture_view(translate(msg("bot.tournament.post.standings",
-                                                  name=record.name), locale)),
+            view=self._picture_view(title, alt),
             attachments=[ImageFile(png, "standings.png")])
 
     async def drop(self, interaction: discord.Interaction[Any],
@@ -245,7 +247,7 @@ class TournamentDesk:
         progress = await self.service.tournaments.close_round(
             record.id, interaction.user.id, can_manage_channel(interaction), record.round)
         await interaction.edit_original_response(content=translate(
-            msg("bot.tournament.end_round.done", round=record.round, name=record.name),
+            msg("bot.tournament.end_round.done", round=record.round, name=plain(record.name)),
             loc(interaction)))
         await self.post(progress)
 
@@ -262,7 +264,7 @@ class TournamentDesk:
         else:
             view = await tours.leave(tournament, interaction.user.id)
         key = "bot.tournament.done.joined" if op == "join" else "bot.tournament.done.left"
-        told = translate(msg(key, name=view.record.name), loc(interaction))
+        told = translate(msg(key, name=plain(view.record.name)), loc(interaction))
         message = interaction.message
         if message is not None and view.record.signup_message_id in (message.id, None):
             # the sign-up (or, when its id could not be saved, the message clicked)
@@ -275,11 +277,12 @@ class TournamentDesk:
     # ------------------------------------------------------------------ posting a step
 
     @staticmethod
-    def _picture_view(title: str, line: str | None = None) -> discord.ui.LayoutView:
-        """A message of a title (and a line) above one uploaded picture."""
+    def _picture_view(title: str, alt: str, line: str | None = None) -> discord.ui.LayoutView:
+        """A message of a title (markdown, and a line) above one uploaded picture described
+        by ``alt`` (plain text: the title as people read it)."""
         text = f"### {title}" + (f"\n{line}" if line else "")
         return layout(discord.ui.Container[discord.ui.LayoutView](
-            text_block(cut(text, MAX_TEXT)), picture("standings.png", title),
+            text_block(cut(text, MAX_TEXT)), picture("standings.png", alt),
             accent_colour=GOLD))
 
     async def signup_changed(self, tournament_id: int) -> None:
@@ -359,11 +362,14 @@ class TournamentDesk:
         if champion is not None:
             png = await asyncio.to_thread(champion_picture, progress.tournament, locale)
             title = translate(msg("bot.tournament.champion", who=person(champion.user),
-                                  name=record.name), locale)
+                                  name=plain(record.name)), locale)
+            alt = translate(msg("bot.tournament.champion", who=person(champion.user),
+                                name=record.name), locale)
             line = None
         else:
             png = await asyncio.to_thread(standings_picture, progress.tournament, locale)
-            title = translate(msg("bot.tournament.post.standings", name=record.name), locale)
+            title, alt = (translate(msg("bot.tournament.post.standings", name=name), locale)
+                          for name in (plain(record.name), record.name))
             seated = len(progress.tournament.rounds)
             line = translate(msg("bot.tournament.post.round.next_round", done=seated - 1,
                                  round=seated, rounds=progress.rounds), locale)
@@ -372,7 +378,7 @@ class TournamentDesk:
         channel = self.messages.client.get_partial_messageable(record.channel_id)
         try:
             await self.messages.pace.request(record.channel_id)
-            await channel.send(view=self._picture_view(title, line),
+            await channel.send(view=self._picture_view(title, alt, line),
                                files=[ImageFile(png, "standings.png")],
                                allowed_mentions=NO_MENTIONS)
         except UNDELIVERED as exc:  # refused, or cut off: the next round begins all the same

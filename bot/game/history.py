@@ -18,6 +18,7 @@ import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from bot.game.markup import plain
 from bot.game.places import Sight
 from bot.game.refusals import Refusal
 from bot.game.standings import change_of
@@ -178,7 +179,7 @@ class History:
         if record is None or not sight.sees(record.place_key, record.channel_id):
             raise Refusal(msg("history.tournament.no_such"))
         if record.status == "cancelled":
-            raise Refusal(msg("history.tournament.cancelled", name=record.name))
+            raise Refusal(msg("history.tournament.cancelled", name=plain(record.name)))
         return record
 
     async def tournament_typed(self, sight: Sight, typed: str) -> TournamentRecord:

@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.game.lobby import SEED_BITS, game_config, new_seed
-from bot.game.markup import typed
+from bot.game.markup import plain, typed
 from bot.game.places import Place, Sight
 from bot.game.refusals import Refusal
 from bot.game.seats import MAX_TIMER, TIMERS, deadline
@@ -292,13 +292,15 @@ class Tournaments:
         """Sign ``user_id`` up while sign-up lasts."""
         record = await self._record(tournament_id)
         if record.status != "signup":
-            raise Refusal(msg("bot.tournament.error.signup_over", name=record.name))
+            raise Refusal(msg("bot.tournament.error.signup_over", name=plain(record.name)))
         rows = await self.store.tournament_rows(tournament_id)
         assert rows is not None
         if any(e.user_id == user_id for e in rows.entrants):
-            raise Refusal(msg("bot.tournament.error.already_entered", name=record.name))
+            raise Refusal(msg("bot.tournament.error.already_entered",
+                              name=plain(record.name)))
         if len(rows.entrants) >= MAX_ENTRANTS:
-            raise Refusal(msg("bot.tournament.error.full", name=record.name, max=MAX_ENTRANTS))
+            raise Refusal(msg("bot.tournament.error.full", name=plain(record.name),
+                              max=MAX_ENTRANTS))
         if not await self.store.enter(tournament_id, user_id, typed(name)[:32],
                                       await self._rating(record, user_id), MAX_ENTRANTS):
             raise await self._not_entered(tournament_id, user_id)
@@ -311,7 +313,7 @@ class Tournaments:
         rows = await self.store.tournament_rows(tournament_id)
         if rows is None:
             return Refusal(msg("bot.tournament.error.no_such"))
-        name = rows.record.name
+        name = plain(rows.record.name)
         if rows.record.status != "signup":
             return Refusal(msg("bot.tournament.error.signup_over", name=name))
         if any(e.user_id == user_id for e in rows.entrants):
@@ -322,9 +324,9 @@ class Tournaments:
         """Take ``user_id`` off the entrants while sign-up lasts (later: :meth:`drop`)."""
         record = await self._record(tournament_id)
         if record.status != "signup":
-            raise Refusal(msg("bot.tournament.error.signup_over", name=record.name))
+            raise Refusal(msg("bot.tournament.error.signup_over", name=plain(record.name)))
         if not await self.store.withdraw(tournament_id, user_id):
-            raise Refusal(msg("bot.tournament.error.not_entered", name=record.name))
+            raise Refusal(msg("bot.tournament.error.not_entered", name=plain(record.name)))
         return await self.view(tournament_id)
 
     async def cancel(self, tournament_id: int, user_id: int, manager: bool = False) -> View:
@@ -332,7 +334,7 @@ class Tournaments:
         record = await self._record(tournament_id)
         self._host_only(record, user_id, manager)
         if record.status != "signup" or not await self.store.cancel_tournament(tournament_id):
-            raise Refusal(msg("bot.tournament.error.started", name=record.name))
+            raise Refusal(msg("bot.tournament.error.started", name=plain(record.name)))
         return await self.view(tournament_id)
 
     @staticmethod
@@ -359,7 +361,7 @@ class Tournaments:
             rows = await self.store.tournament_rows(record.id)
             assert rows is not None
             if len(rows.entrants) < MIN_ENTRANTS:
-                raise Refusal(msg("bot.tournament.error.too_few", name=record.name,
+                raise Refusal(msg("bot.tournament.error.too_few", name=plain(record.name),
                                   count=len(rows.entrants), min=MIN_ENTRANTS))
             ratings = {e.user_id: await self._rating(record, e.user_id) for e in rows.entrants}
             rules = rules_of(rows)
@@ -369,7 +371,7 @@ class Tournaments:
             if progress is not None:
                 return progress
             record = await self._record(record.id)  # started by another, or sign-up changed
-        raise Refusal(msg("bot.tournament.error.started", name=record.name))
+        raise Refusal(msg("bot.tournament.error.started", name=plain(record.name)))
 
     async def _seat(self, record: TournamentRecord, rules: Tournament,
                     decided: tuple[Decided, ...],
@@ -436,12 +438,12 @@ class Tournaments:
         record = await self._record(tournament_id)
         self._host_only(record, user_id, manager)
         if record.status != "running":
-            raise Refusal(msg("bot.tournament.error.not_running", name=record.name))
+            raise Refusal(msg("bot.tournament.error.not_running", name=plain(record.name)))
         if round_number is not None and record.round != round_number:
-            raise Refusal(msg("bot.tournament.end_round.closing", name=record.name))
+            raise Refusal(msg("bot.tournament.end_round.closing", name=plain(record.name)))
         progress = await self.advance(tournament_id, now=True)
         if progress is None:  # another pass is moving it on this very moment
-            raise Refusal(msg("bot.tournament.end_round.closing", name=record.name))
+            raise Refusal(msg("bot.tournament.end_round.closing", name=plain(record.name)))
         return progress
 
     async def advance(self, tournament_id: int, now: bool = False) -> Progress | None:
@@ -578,15 +580,15 @@ class Tournaments:
         if by is not None and by != user_id:
             self._host_only(record, by, manager)
         if record.status != "running":
-            raise Refusal(msg("bot.tournament.error.not_running", name=record.name))
+            raise Refusal(msg("bot.tournament.error.not_running", name=plain(record.name)))
         rows = await self.store.tournament_rows(tournament_id)
         assert rows is not None
         entrant = next((e for e in rows.entrants if e.user_id == user_id), None)
         if entrant is None:
-            raise Refusal(msg("bot.tournament.error.not_entered", name=record.name))
+            raise Refusal(msg("bot.tournament.error.not_entered", name=plain(record.name)))
         if entrant.dropped_after is not None or not await self.store.drop_entrant(
                 tournament_id, user_id):
-            raise Refusal(msg("bot.tournament.error.dropped", name=record.name))
+            raise Refusal(msg("bot.tournament.error.dropped", name=plain(record.name)))
         return await self.view(tournament_id)
 
     # ------------------------------------------------------------------ the pass

@@ -34,12 +34,14 @@ from bot.discord_side.ui.custom_ids import (
     RematchButton,
     TournamentButton,
 )
+from bot.game.markup import plain
 from bot.game.refusals import Illegal
 from bot.workers.thinking import Thinking
 from engine import Undo, observe
 from engine.agents import make_agent
 from engine.agents.offered import without_undo
 from loopback import Channel, Loopback, Message, User
+from loopback.components import TEXT_DISPLAY, walk
 from loopback.permissions import CREATE_PUBLIC_THREADS, SEND_MESSAGES
 
 NO_SUCH = ("This server has no such tournament to show: pick one from the list offered as you "
@@ -966,3 +968,42 @@ async def test_a_sign_up_whose_channel_was_deleted_is_not_redrawn_at_every_resta
         assert not [c for c in edits if c.method == "PATCH" and f"/channels/{place.id}/" in c.path]
     finally:
         await third.stop()
+
+
+#: A tournament's name of Discord's markdown: a heading, bold, a spoiler, a masked link and a
+#: mention of someone who does not play (60 characters at most).
+MARKED = f"# **Big** ||x|| [a](https://e.x) <@{EVE.id}>"
+
+
+def markdown(message: Message) -> str:
+    """The markdown of a message's text displays (what Discord renders)."""
+    return "\n".join(str(c.get("content") or "") for c in walk(message.components)
+                     if c.get("type") == TEXT_DISPLAY)
+
+
+async def test_a_tournament_name_of_markdown_is_shown_as_typed(h: LiveBot) -> None:
+    """The name its host typed is shown as typed wherever the bot's markdown names the
+    tournament (the sign-up, the answers to its buttons and commands, its refusals, the
+    standings and champion posts, /goblin history): escaped, never a heading, bold, hidden, a
+    link or a mention; its matches' thread names, plain text, take it untouched."""
+    await h.command(ADMIN, "tournament new", name=MARKED, rounds=1, table_size=3)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    board = next(m for m in h.public() if TournamentButton.id_for(tid, "join") in m.custom_ids())
+    said = []
+    for user in (ANN, BOB, ANN):
+        said += h.said(await h.click(user, board, TournamentButton.id_for(tid, "join")))
+    said += h.said(await h.command(ADMIN, "tournament end-round"))
+    said += h.said(await h.command(ADMIN, "tournament start"))
+    said += [markdown(h.reply(await h.command(ANN, "tournament standings")))]
+    threads = h.lb.threads_of(h.channel)
+    assert threads and threads[0].name.startswith(f"{MARKED}, round 1")
+    said += h.said(await h.command(ADMIN, "tournament end-round"))
+    said += [markdown(h.reply(await h.command(ANN, "history", tournament=str(tid))))]
+    shown = "\n".join([*said, *(markdown(m) for m in h.public())])
+    assert f"You have entered {plain(MARKED)}." in said
+    assert f"You have already entered {plain(MARKED)}." in said
+    assert f"{plain(MARKED)} is not under way." in said
+    assert f"### Matches of {plain(MARKED)}" in shown
+    assert f"wins {plain(MARKED)}!" in shown
+    assert MARKED not in shown, shown
+    assert f"<@{EVE.id}>" not in shown

@@ -99,9 +99,10 @@ def history_view(page: HistoryPage, player: int | None, locale: str) -> discord.
     rounds) with its Newer and Older buttons (which keep the page's person and tournament)."""
     cup = page.tournament
     if cup is not None:
-        title = (msg("history.tournament.title_player", who=f"<@{player}>", name=cup.name)
-                 if player else msg("history.tournament.title", name=cup.name))
-        empty = msg("history.tournament.empty", name=cup.name)
+        name = plain(cup.name)  # its host's text, shown as typed
+        title = (msg("history.tournament.title_player", who=f"<@{player}>", name=name)
+                 if player else msg("history.tournament.title", name=name))
+        empty = msg("history.tournament.empty", name=name)
     else:
         title = (msg("history.title_player", who=f"<@{player}>") if player
                  else msg("history.title"))
