@@ -165,7 +165,9 @@ async def channel_deleted(service: GameService, messages: Messages, scheduler: S
             below = ""
         await messages.threads.channel_line(closed, ending, below)
 
-    await service.tournaments.channel_gone(channel_id)
+    for tournament in await service.tournaments.channel_gone(channel_id):
+        # its sign-up message went with its place: none to draw cancelled at the next start
+        await service.meta.signup_closed(tournament)
     for closed in await service.lobby.close_within(channel_id, by):
         if line and closed.thread_id == channel_id:
             messages.last(closed, partial(ended, closed))

@@ -1007,3 +1007,32 @@ async def test_a_tournament_name_of_markdown_is_shown_as_typed(h: LiveBot) -> No
     assert f"wins {plain(MARKED)}!" in shown
     assert MARKED not in shown, shown
     assert f"<@{EVE.id}>" not in shown
+
+
+async def test_a_sign_up_cancelled_by_its_closing_time_before_a_stop_shows_so_at_the_restart(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """Spring Cup's sign-up closed with one entrant, so the timers cancelled it, and the bot
+    stopped before its sign-up message was edited: started again, the bot redraws the sign-up
+    as cancelled, without its Join and Leave buttons."""
+    db = tmp_path / "k.db"
+    bot = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await bot.command(ADMIN, "tournament new", name="Spring Cup", table_size=3,
+                          signup_hours=1)
+        board = signup(bot)
+        tid = (await bot.bot.service.tournaments.open_in(bot.guild.id))[0].id
+        await bot.click(ANN, board, TournamentButton.id_for(tid, "join"))
+        clock.now += 3601
+        # what the timers' pass saves, the process stopping before it posts
+        [cancelled] = await bot.bot.service.tournaments.sweep()
+        assert cancelled.record.status == "cancelled"
+    finally:
+        await bot.stop()
+    assert bot.message(board).custom_ids()  # the stop left the buttons
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await again.settle()
+        assert not again.message(board).custom_ids()
+        assert "This tournament was cancelled." in again.message(board).text()
+    finally:
+        await again.stop()
