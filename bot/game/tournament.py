@@ -39,12 +39,15 @@ The rules, as the players read them (the texts ``bot.tournament.*_rule`` say the
 - **Abandoning.** A match abandoned (``/goblin abandon``) is decided as it stands, as at the
   deadline, except that a player who abandons their own match forfeits it: last place
   (:func:`forfeited`), rated or not, as a rated match abandoned ranks its abandoner.
+- **Leaving.** A player who leaves their match to the AI (``/goblin leave``, their turn timer
+  running out for good, or forgotten on request) forfeits it too, however the AI plays their
+  seat: last place, as the ratings rank a person who left.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Literal
@@ -501,25 +504,28 @@ def result_of_table(table: int, result: TableResult) -> PodResult:
 
 
 def deadline_result(table: int, seat_users: Sequence[int | None],
-                    state: GameState) -> PodResult:
+                    state: GameState, left: Collection[int] = ()) -> PodResult:
     """A table's result when the round's deadline stops its match at ``state``: each seat
     placed as a finished match places it (the winner first, if any, then more keys, then more
-    hit points; seats level share a place). ``seat_users``: the user of each seat of the match
-    (None: an AI seat)."""
-    ranks = places(state)
+    hit points; seats level share a place), the seats whose people ``left`` the match to the
+    AI last (:func:`forfeited`). ``seat_users``: the user of each seat of the match (None: an
+    AI seat)."""
+    ranks = forfeited(places(state), left)
     if len(ranks) != len(seat_users):
         raise ValueError(f"the match has {len(ranks)} seats, not {len(seat_users)}")
     return PodResult(table, tuple((u, p) for u, p in zip(seat_users, ranks, strict=True)
                                   if u is not None), at_deadline=True)
 
 
-def forfeited(ranks: Sequence[int], seat: int | None) -> tuple[int, ...]:
-    """The places of a match abandoned by the person at ``seat`` (None: by nobody seated
-    there), from ``ranks``, its places as it stands: they are last, the others keep their order
-    (those level still share a place), as a rated match abandoned is ranked."""
-    if seat is None:
+def forfeited(ranks: Sequence[int], seats: Collection[int]) -> tuple[int, ...]:
+    """The places of a match forfeited by the people at ``seats`` (who abandoned it, or left
+    it to the AI: their seat played by the AI to its end), from ``ranks``, its places as it
+    stands or ended: they are last (in the order they stood among themselves), the others keep
+    their order (those level still share a place), as the ratings rank a match abandoned or
+    left."""
+    if not seats:
         return tuple(ranks)
-    order = [(i == seat, rank) for i, rank in enumerate(ranks)]
+    order = [(i in seats, rank) for i, rank in enumerate(ranks)]
     return tuple(1 + sum(other < mine for other in order) for mine in order)
 
 

@@ -169,6 +169,12 @@ def table_seed(seed: int, pod: int) -> int:
     return random.Random(f"{seed}/{pod}").getrandbits(SEED_BITS)
 
 
+def left_to_ai(table: TableRecord) -> set[int]:
+    """The seats of ``table`` whose people left them to the AI (``/goblin leave``, their turn
+    timer run out for good, forgotten on request): they forfeit the match."""
+    return {i for i, s in enumerate(table.seats) if s.user is not None and s.ai}
+
+
 def _table_size(size: int) -> TableSize:
     """A stored table size as the rules take it."""
     if size == 3:
@@ -512,10 +518,14 @@ class Tournaments:
             if table.status == "running":  # pragma: no cover - moved on under every attempt
                 return None
         result = await self.store.result_of(row.table_id)
-        if result is not None:
-            ranks = tuple(s.place for s in sorted(result.seats, key=lambda s: s.seat))
-        elif table.state is not None:  # closed, not rated: as it stood then, its abandoner last
-            ranks = forfeited(places(table.state), await self._forfeit(record, row))
+        if result is not None:  # its places as rated: those who left it to the AI last
+            ranks = forfeited(tuple(s.place for s in sorted(result.seats, key=lambda s: s.seat)),
+                              {s.seat for s in result.seats if s.handed_to_ai})
+        elif table.state is not None:  # closed, not rated: as it stood then, who left it last
+            abandoner = await self._forfeit(record, row)
+            ranks = forfeited(places(table.state),
+                              left_to_ai(table) | ({abandoner} if abandoner is not None
+                                                   else set()))
         else:  # pragma: no cover - a tournament's match is opened running, with a state
             ranks = tuple(len(row.seats) for _ in row.seats)
         return await self._keep(record, row, table, ranks, False)
@@ -539,10 +549,12 @@ class Tournaments:
         None once the match is found no longer running (its end came meanwhile, or another
         pass closed it): the caller decides it as it ended."""
         for _ in range(CLOSE_ATTEMPTS):
+            left = left_to_ai(table)
             if await self.store.close_at_deadline(record.id, row.round, row.pod,
-                                                  places(table.game), table.id, table.version):
+                                                  forfeited(places(table.game), left),
+                                                  table.id, table.version):
                 return Decided(row.round, row.pod, await self.tables.load(table.id),
-                               deadline_result(row.pod, row.seats, table.game))
+                               deadline_result(row.pod, row.seats, table.game, left))
             table = await self.tables.load(table.id)
             if table.status != "running":
                 return None

@@ -24,7 +24,7 @@ from bot.game.tournaments import Progress
 from bot.storage.records import TableRecord
 from bot.storage.sqlite import Store
 from engine import apply, observe
-from engine.agents import Agent, make_agent
+from engine.agents import Agent, AiLevel, make_agent
 from i18n import translate
 
 GUILD, CHANNEL, HOST = 9, 500, 1
@@ -699,3 +699,65 @@ async def test_abandoning_a_match_its_others_left_before_moving_tells_both_what_
     assert sum(g.games for g in games) == 1 and sum(g.wins for g in games) == 0
     assert "last place in the tournament" in told, told
     assert "lost in your record against the AI" in told, told
+
+
+async def _play_with_ai(service: GameService, table_id: int, level: AiLevel) -> TableRecord:
+    """Play a match to its end: its AI seats as the bot plays them, each person's move chosen
+    by an AI of ``level`` and applied as their click would be."""
+    agents: dict[int, Agent] = {}
+    while True:
+        record = await service.tables.load(table_id)
+        if record.status != "running":
+            return record
+        seat = record.game.current
+        if record.seats[seat].ai:
+            await service.play.ai_step(table_id)
+            continue
+        user = record.seats[seat].user
+        assert user is not None
+        agent = agents.setdefault(seat, make_agent(level, seat))
+        await service.play.act(table_id, user, record.version,
+                               str(agent.choose(observe(record.game, seat))), sure=True)
+
+
+async def test_a_player_who_left_their_match_to_the_ai_takes_its_last_place(
+        service: GameService) -> None:
+    """A player leaves their tournament match (``/goblin leave``): the AI plays their seat to
+    the end, and however it places, they forfeit the match, as the ratings count it: its last
+    place and its points, never the AI's win."""
+    cup = await _cup(service, 3, table_size=3, rounds=1)
+    first = await service.tournaments.start(cup, HOST)
+    assert first.opened is not None
+    table = first.opened.tables[0]
+    await service.lobby.leave(table.id, 2)
+    ended = await _play_with_ai(service, table.id, "easy")
+    assert ended.status == "finished"
+    result = await service.store.result_of(table.id)
+    assert result is not None
+    left = next(s for s in result.seats if s.user_id == 2)
+    assert left.handed_to_ai and left.place < 3  # the AI did well in their seat
+    progress = await service.tournaments.table_ended(table.id)
+    assert progress is not None
+    places = dict(progress.decided[0].result.places)
+    assert places[2] == 3, places
+    assert {s.user: s.points for s in progress.standings}[2] == 1
+
+
+async def test_a_player_who_left_their_match_to_the_ai_is_last_at_the_round_s_deadline(
+        service: GameService, clock: Clock) -> None:
+    """A player leaves their tournament match to the AI, and the round's deadline decides it
+    before anyone moved (all level as it stands): the one who left is last, the others share
+    its first place."""
+    cup = await _cup(service, 3, table_size=3, rounds=1, round_span=HOUR)
+    first = await service.tournaments.start(cup, HOST)
+    assert first.opened is not None
+    table = first.opened.tables[0]
+    await service.lobby.leave(table.id, 2)
+    clock.now += HOUR
+    [progress] = await service.tournaments.sweep()
+    [decided] = progress.decided
+    assert decided.result.at_deadline
+    assert dict(decided.result.places) == {HOST: 1, 2: 3, 3: 1}
+    rows = await service.store.tournament_rows(cup)
+    assert rows is not None and rows.tables[0].places[
+        rows.tables[0].seats.index(2)] == 3  # as stored
