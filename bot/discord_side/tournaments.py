@@ -156,6 +156,16 @@ class TournamentDesk:
             return found[0]
         raise Refusal(msg("bot.tournament.refusal.none_here"))
 
+    @staticmethod
+    def _manager(interaction: discord.Interaction[Any], record: TournamentRecord) -> bool:
+        """Whether the asker may manage the tournament's channel: Discord tells their rights
+        in the channel asked from, so only there or in a thread of it (a match's) do they
+        count; a manager of another channel is none of this tournament's."""
+        channel = interaction.channel
+        parent = channel.parent_id if isinstance(channel, discord.Thread) else None
+        return (record.channel_id in (interaction.channel_id, parent)
+                and can_manage_channel(interaction))
+
     # ------------------------------------------------------------------ commands
 
     async def new(self, interaction: discord.Interaction[Any], name: str,
@@ -198,7 +208,7 @@ class TournamentDesk:
         record = await self._here(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
         progress = await self.service.tournaments.start(record.id, interaction.user.id,
-                                                        can_manage_channel(interaction))
+                                                        self._manager(interaction, record))
         await interaction.edit_original_response(content=translate(
             msg("bot.tournament.done.started", name=plain(record.name)), loc(interaction)))
         await self._signup_edit(progress.record)
@@ -208,7 +218,7 @@ class TournamentDesk:
         """/goblin tournament cancel (its host or a channel manager), while sign-up lasts."""
         record = await self._here(interaction)
         view = await self.service.tournaments.cancel(record.id, interaction.user.id,
-                                                     can_manage_channel(interaction))
+                                                     self._manager(interaction, record))
         await answer_privately(interaction, translate(
             msg("bot.tournament.done.cancelled", name=plain(record.name)), loc(interaction)))
         await self._signup_edit(view.record)
@@ -233,7 +243,7 @@ class TournamentDesk:
         record = await self._here(interaction)
         who = interaction.user.id if player is None else player.id
         await self.service.tournaments.drop(record.id, who, interaction.user.id,
-                                            can_manage_channel(interaction))
+                                            self._manager(interaction, record))
         await answer_privately(interaction, translate(
             msg("bot.tournament.dropped", who=f"<@{who}>"), loc(interaction)))
 
@@ -245,7 +255,7 @@ class TournamentDesk:
         await interaction.response.defer(ephemeral=True, thinking=True)
         # refused when the round the asker saw is over or being closed by someone else
         progress = await self.service.tournaments.close_round(
-            record.id, interaction.user.id, can_manage_channel(interaction), record.round)
+            record.id, interaction.user.id, self._manager(interaction, record), record.round)
         await interaction.edit_original_response(content=translate(
             msg("bot.tournament.end_round.done", round=record.round, name=plain(record.name)),
             loc(interaction)))

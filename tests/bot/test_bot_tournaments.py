@@ -44,6 +44,9 @@ from loopback import Channel, Loopback, Message, User
 from loopback.components import TEXT_DISPLAY, walk
 from loopback.permissions import CREATE_PUBLIC_THREADS, SEND_MESSAGES
 
+#: Discord's Manage Channels permission bit.
+MANAGE_CHANNELS = 1 << 4
+
 NO_SUCH = ("This server has no such tournament to show: pick one from the list offered as you "
            "type.")
 
@@ -1036,3 +1039,26 @@ async def test_a_sign_up_cancelled_by_its_closing_time_before_a_stop_shows_so_at
         assert "This tournament was cancelled." in again.message(board).text()
     finally:
         await again.stop()
+
+
+async def test_managing_another_channel_gives_no_say_over_the_server_s_tournament(
+        h: LiveBot) -> None:
+    """Ann may manage her own channel, not the tournament's: there, /goblin tournament
+    end-round and drop player: still reach the server's only tournament, but she is refused as
+    anyone but its host or a manager of its channel is, and nothing changes."""
+    await _three_seated(h)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    lounge = h.lb.create_channel(h.guild, "ann's lounge")
+    h.lb.set_overwrite(lounge, ANN, allow=MANAGE_CHANNELS)
+    host_only = ["Only the tournament's host, or someone who can manage this channel, can do "
+                 "that."]
+    assert h.said(await h.command(ANN, "tournament end-round", channel=lounge)) == host_only
+    assert h.said(await h.command(ANN, "tournament drop", channel=lounge,
+                                  player=BOB.id)) == host_only
+    view = await h.bot.service.tournaments.view(tid)
+    assert view.record.round == 1 and not [s for s in view.standings if s.dropped]
+    # in the tournament's own channel, a manager of it may
+    h.lb.set_overwrite(h.channel, BOB, allow=MANAGE_CHANNELS)
+    assert h.said(await h.command(BOB, "tournament drop", player=EVE.id)) == [
+        f"<@{EVE.id}> drops out of the tournament; the points already won stay in the "
+        "standings."]
