@@ -19,10 +19,12 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 
 from bot.game.hints import hints_by_default
 from bot.game.lessons import LESSON_AI_SEATS, LESSON_LEVEL, LESSON_SEED
+from bot.game.limits import MatchLimit, TooMany
 from bot.game.markup import typed
 from bot.game.places import Place
 from bot.game.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
@@ -95,13 +97,15 @@ def game_config(lobby: Sequence[SeatInfo], abilities: bool,
 
 @dataclass
 class Lobby:
-    """Lobby and table-closing operations (``clock`` and ``seeds`` are injectable for tests)."""
+    """Lobby and table-closing operations (``clock`` and ``seeds`` are injectable for tests;
+    ``limit``: how many matches one person may start at once, None: no limit)."""
 
     store: Storage
     tables: Tables
     servers: Servers
     clock: Callable[[], float] = time.time
     seeds: Callable[[], int] = field(default=new_seed)
+    limit: MatchLimit | None = None
 
     # ------------------------------------------------------------------ lobby
 
@@ -163,10 +167,24 @@ class Lobby:
         """``/goblin learn``: open and start a guided first match for the host alone
         (``threaded``: in a thread of its own, as :meth:`create` says, so a server channel is
         not held by one person's lesson)."""
+        if self.limit is not None:  # refused before a lobby is opened for it
+            await self.limit.check(host_id, 0)
         record = await self.create(guild_id=guild_id, channel_id=channel_id, host_id=host_id,
                                    host_name=host_name, locale=locale, lessons=True,
                                    threaded=threaded)
-        return await self.start(record.id, host_id)
+        return await self.start_opened(record.id, host_id)
+
+    async def start_opened(self, table_id: int, host_id: int) -> TableRecord:
+        """Start lobby ``table_id`` its host just opened to start at once (a guided match, a
+        rematch); when the host started another match meanwhile and is now at the limit of
+        matches at once, the lobby is closed again and the refusal raised without it."""
+        try:
+            return await self.start(table_id, host_id)
+        except TooMany as exc:
+            async with self.tables.hold(table_id) as record:
+                if record.status == "lobby":
+                    await self.store.set_status(table_id, "abandoned", record.revision)
+            raise TooMany(exc.count, exc.limit) from None
 
     @staticmethod
     def _in_lobby(record: TableRecord) -> None:
@@ -304,7 +322,8 @@ class Lobby:
 
     async def start(self, table_id: int, user_id: int, seen: int | None = None) -> TableRecord:
         """The host starts the game; seats without a hero get a free one at random (``seen``
-        as for :meth:`add_ai`: the host starts the lobby they saw)."""
+        as for :meth:`add_ai`: the host starts the lobby they saw). Refused while the host
+        plays as many matches at once as the bot allows (:attr:`limit`)."""
         async def begin(record: TableRecord) -> TableRecord:
             self._in_lobby(record)
             self._host_only(record, user_id)
@@ -313,9 +332,10 @@ class Lobby:
                 raise Refusal(msg("bot.error.too_few", min=MIN_SEATS), record)
             started, config = game_config(record.seats, record.abilities, record.seed)
             state = new_game(config)
-            await self.store.start_game(table_id, started, state,
-                                        deadline(self.clock(), record.timer, started, state,
-                                                 None, True), record.revision)
+            async with self._room(user_id, record):
+                await self.store.start_game(table_id, started, state,
+                                            deadline(self.clock(), record.timer, started,
+                                                     state, None, True), record.revision)
             if record.hints is None:  # the host did not choose: decided now the seats are known
                 await self.store.set_hints(table_id, hints_by_default(started))
             return await self.tables.load(table_id)
@@ -505,6 +525,13 @@ class Lobby:
             return await self.tables.load(tid) if changed else None
         except Refusal:  # a damaged table
             return None
+
+    def _room(self, user_id: int, record: TableRecord) -> AbstractAsyncContextManager[None]:
+        """Hold ``user_id``'s lock while the match of ``record`` starts, refused when they play
+        as many matches at once as the bot allows (:class:`~bot.game.limits.MatchLimit`)."""
+        if self.limit is None:
+            return nullcontext()
+        return self.limit.room(user_id, record.timer, record)
 
     @staticmethod
     def _host_only(record: TableRecord, user_id: int) -> None:

@@ -22,10 +22,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
+from bot.game.limits import TooMany
 from bot.game.lobby import Lobby
 from bot.game.people import forgotten
 from bot.game.refusals import Refusal, Stale
-from bot.game.seats import MIN_SEATS
+from bot.game.seats import MIN_SEATS, seat_label
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
 from bot.storage.records import RematchOffer, SeatInfo, TableExists, TableRecord
@@ -106,7 +107,7 @@ class Rematches:
                 await self._channel_free(record)
                 offer = RematchOffer(table_id, user_id, self.clock(), (user_id,))
                 if set(people(record)) <= {user_id}:  # played alone with the AI: at once
-                    return await self._begin(record, offer, stored, blocked)
+                    return await self._begin(record, offer, stored, blocked, user_id)
                 await self._write(offer, stored)
                 return RematchState(offer, record)
             return await self._ready(record, offer, user_id, blocked)
@@ -132,7 +133,7 @@ class Rematches:
             if user_id != host_of(record, was):
                 raise Refusal(msg("rematch.error.host_only"), record)
             offer = was if user_id in was.ready else replace(was, ready=(*was.ready, user_id))
-            return await self._begin(record, offer, was, blocked)
+            return await self._begin(record, offer, was, blocked, user_id)
         return await self._again(table_id, begin)
 
     async def set_message(self, table_id: int, message_id: int) -> None:
@@ -229,7 +230,7 @@ class Rematches:
             raise Refusal(msg("rematch.error.already_ready"), record)
         was, offer = offer, replace(offer, ready=(*offer.ready, user_id))
         if set(people(record)) <= set(offer.ready):
-            return await self._begin(record, offer, was, blocked)
+            return await self._begin(record, offer, was, blocked, user_id)
         await self._write(offer, was)
         return RematchState(offer, record)
 
@@ -245,12 +246,15 @@ class Rematches:
             raise Refusal(msg("rematch.error.table_active", table=active), record)
 
     async def _begin(self, record: TableRecord, offer: RematchOffer,
-                     was: RematchOffer | None, blocked: Msg | None = None) -> RematchState:
+                     was: RematchOffer | None, blocked: Msg | None = None,
+                     by: int | None = None) -> RematchState:
         """Start the new match: the ready people and the AI seats, heroes and levels kept, and
         every setting of the table (:data:`SETTINGS`; its host as :func:`host_of` says).
         ``was``: the offer as stored (None: none yet); the offer links the new match even when
         it changed since (another process's timer pass closed it meanwhile). ``blocked``
-        refuses it (nothing written: the click is made again once the channel allows)."""
+        refuses it (nothing written: the click is made again once the channel allows), and so
+        does its host playing as many matches at once as the bot allows (said to ``by``, the
+        person whose click starts it, naming the host when that is someone else)."""
         if blocked is not None:
             raise Refusal(blocked, record)
         seats = [SeatInfo(user=s.user, name=s.name, hero=s.hero, level=s.level)
@@ -261,6 +265,31 @@ class Rematches:
             raise Refusal(msg("rematch.error.too_few", min=MIN_SEATS), record)
         await self._channel_free(record)
         host = host_of(record, offer)
+        try:
+            started = await self._open(record, seats, host)
+        except TooMany as exc:
+            seat = record.seat_of(host)
+            if by is None or by == host or seat is None:
+                raise TooMany(exc.count, exc.limit, record) from None
+            raise Refusal(msg("rematch.error.host_too_many", who=seat_label(record, seat),
+                              count=exc.count, limit=exc.limit), record) from None
+        linked = replace(offer, new_table=started.id, closed=True)
+        for _ in range(ATTEMPTS):
+            if await self.store.save_rematch(linked, was):
+                break
+            was = await self.store.rematch_of(record.id)  # changed meanwhile: linked as it is
+            if was is not None:
+                linked = replace(was, new_table=started.id, closed=True)
+        return RematchState(linked, record, started)
+
+    async def _open(self, record: TableRecord, seats: list[SeatInfo],
+                    host: int) -> TableRecord:
+        """Open the rematch of ``record`` with ``seats``, hosted by ``host``, and start it (see
+        :meth:`_begin`): refused before anything is written when the host plays as many
+        matches at once as the bot allows (:class:`~bot.game.limits.TooMany`; when they
+        started another meanwhile, the lobby opened for it is closed again)."""
+        if self.lobby.limit is not None:
+            await self.lobby.limit.check(host, record.timer, record)
         try:
             new = await self.store.create_table(
                 guild_id=record.guild_id, place_key=record.place_key,
@@ -274,15 +303,7 @@ class Rematches:
             raise Refusal(msg("rematch.error.table_active", table=exc.table_id), record) from exc
         if record.hints is not None:
             await self.store.set_hints(new.id, record.hints)
-        started = await self.lobby.start(new.id, host)
-        linked = replace(offer, new_table=started.id, closed=True)
-        for _ in range(ATTEMPTS):
-            if await self.store.save_rematch(linked, was):
-                break
-            was = await self.store.rematch_of(record.id)  # changed meanwhile: linked as it is
-            if was is not None:
-                linked = replace(was, new_table=started.id, closed=True)
-        return RematchState(linked, record, started)
+        return await self.lobby.start_opened(new.id, host)
 
 
 __all__ = ["ATTEMPTS", "LAPSE", "SETTINGS", "Moved", "RematchState", "Rematches", "host_of",

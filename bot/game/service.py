@@ -2,6 +2,7 @@
 together over one storage backend and handed as one value to the Discord side.
 
 - :attr:`GameService.tables`: table access (the per-table lock, loading);
+- :attr:`GameService.limit`: how many matches one person may start at once;
 - :attr:`GameService.lobby`: seats before the game, starting and closing a table;
 - :attr:`GameService.play`: moves, AI seats and turn timers;
 - :attr:`GameService.hints`: people's hints;
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 
 from bot.game.hints import Hints
 from bot.game.history import History
+from bot.game.limits import MATCH_LIMIT, MatchLimit
 from bot.game.lobby import Lobby, new_seed
 from bot.game.meta import BotMeta
 from bot.game.people import People
@@ -41,15 +43,18 @@ from bot.workers.thinking import Thinking
 @dataclass
 class GameService:
     """Every part of the game service over ``store`` (``clock`` and ``seeds`` are injectable
-    for tests; ``default_timer`` is the turn timer of a server that never chose one)."""
+    for tests; ``default_timer`` is the turn timer of a server that never chose one;
+    ``match_limit`` how many matches one person may start at once, 0: no limit)."""
 
     store: Storage
     default_timer: int = 0
+    match_limit: int = MATCH_LIMIT
     default_threads: bool = True  # a server that never chose plays each match in a thread
     clock: Callable[[], float] = time.time
     seeds: Callable[[], int] = field(default=new_seed)
     thinking: Thinking = field(default_factory=Thinking)
     tables: Tables = field(init=False)
+    limit: MatchLimit = field(init=False)
     servers: Servers = field(init=False)
     lobby: Lobby = field(init=False)
     play: Play = field(init=False)
@@ -68,7 +73,9 @@ class GameService:
         self.tables = Tables(self.store)
         self.servers = Servers(self.store, self.tables, self.default_timer,
                                self.default_threads)
-        self.lobby = Lobby(self.store, self.tables, self.servers, self.clock, self.seeds)
+        self.limit = MatchLimit(self.store, self.match_limit)
+        self.lobby = Lobby(self.store, self.tables, self.servers, self.clock, self.seeds,
+                           self.limit)
         self.play = Play(self.store, self.tables, self.thinking, self.clock)
         self.hints = Hints(self.store, self.tables, self.thinking, self.clock)
         self.meta = BotMeta(self.store, self.tables)

@@ -56,6 +56,7 @@ def from_settings(store: Storage, settings: Settings, force_sync: bool = False,
     service and the workers count there too)."""
     service = GameService(store, default_timer=settings.turn_timer, clock=clock,
                           default_threads=settings.threads,
+                          match_limit=settings.match_limit,
                           thinking=Thinking(seconds=settings.ai_think))
     metrics = Metrics()
     bot = compose(service, PillowRenderer(settings.drawing_workers), metrics=metrics,

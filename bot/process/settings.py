@@ -27,6 +27,7 @@ from pydantic_settings import (
 )
 
 from bot.game.leases import instance_name
+from bot.game.limits import MATCH_LIMIT, MAX_MATCH_LIMIT
 from bot.process.logs import LogFormat
 from bot.storage.choice import is_database_url
 from i18n import Msg, msg, translate
@@ -123,6 +124,8 @@ class Settings(BaseSettings):
     # requests a second Discord lets the bot make outside interactions (its global limit, shared
     # by all its processes): 50 unless Discord raised the bot's
     discord_rate_limit: int = Field(50, validation_alias="KARAK_DISCORD_RATE_LIMIT")
+    # how many matches (not slow ones) one person may play at once; 0 = no limit
+    match_limit: int = Field(MATCH_LIMIT, validation_alias="KARAK_MATCH_LIMIT")
 
     @field_validator("metrics_port")
     @classmethod
@@ -211,6 +214,13 @@ class Settings(BaseSettings):
             raise ValueError("discord_rate_limit")
         return value
 
+    @field_validator("match_limit")
+    @classmethod
+    def _match_limit(cls, value: int) -> int:
+        if not 0 <= value <= MAX_MATCH_LIMIT:
+            raise ValueError("match_limit")
+        return value
+
     @field_validator("drawing_workers")
     @classmethod
     def _workers(cls, value: int) -> int:
@@ -275,6 +285,7 @@ ENV = {
     "KARAK_METRICS_HOST": "metrics_host",
     "KARAK_DISCORD_STOP_WAIT": "discord_stop_wait",
     "KARAK_DISCORD_RATE_LIMIT": "discord_rate_limit",
+    "KARAK_MATCH_LIMIT": "match_limit",
 }
 _FIELD_ENV = {v: k for k, v in ENV.items()}
 #: The other names beginning with ``KARAK_`` that an admin may set (docs/settings.md): the

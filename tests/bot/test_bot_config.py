@@ -48,6 +48,8 @@ def test_env_file_and_environment_precedence(tmp_path: Path) -> None:
     ({"DISCORD_TOKEN": TOKEN, "KARAK_DISCORD_STOP_WAIT": "soon"}, "KARAK_DISCORD_STOP_WAIT"),
     ({"DISCORD_TOKEN": TOKEN, "KARAK_DISCORD_RATE_LIMIT": "5"}, "KARAK_DISCORD_RATE_LIMIT"),
     ({"DISCORD_TOKEN": TOKEN, "KARAK_DISCORD_RATE_LIMIT": "fast"}, "KARAK_DISCORD_RATE_LIMIT"),
+    ({"DISCORD_TOKEN": TOKEN, "KARAK_MATCH_LIMIT": "-1"}, "KARAK_MATCH_LIMIT"),
+    ({"DISCORD_TOKEN": TOKEN, "KARAK_MATCH_LIMIT": "lots"}, "KARAK_MATCH_LIMIT"),
 ])
 def test_problems_are_one_line_without_token(env: dict[str, str], needle: str,
                                              tmp_path: Path) -> None:
@@ -76,6 +78,15 @@ def test_the_global_rate_limit_is_discords_unless_raised(tmp_path: Path) -> None
     s = load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db"),
                        "KARAK_DISCORD_RATE_LIMIT": "1200"}, None)
     assert s.discord_rate_limit == 1200
+
+
+def test_the_limit_of_matches_at_once_defaults_to_the_game_s_and_zero_lifts_it(
+        tmp_path: Path) -> None:
+    from bot.game.limits import MATCH_LIMIT
+
+    db = {"KARAK_DB": str(tmp_path / "k.db"), "DISCORD_TOKEN": TOKEN}
+    assert load_settings(db, None).match_limit == MATCH_LIMIT
+    assert load_settings({**db, "KARAK_MATCH_LIMIT": "0"}, None).match_limit == 0
 
 
 def test_unwritable_database_folder(tmp_path: Path) -> None:
