@@ -5,8 +5,9 @@ The moves this process applied last at a running table are kept with their event
 (:class:`Said`), so a hand opened during a match reads nothing: the moves since the seat's last
 one are at hand. When they are not all kept (the process started since, another process moved
 at the table, a move was taken back, or the seat's last move is older than what is kept), they
-are rebuilt from the stored action log (:func:`since_last_move`). When nobody else moved since,
-nothing is replayed."""
+are rebuilt from the stored action log (:func:`since_last_move`), and so are they when the
+table's names changed since they were told (a person forgotten on request, through this process
+or another: the kept events name them). When nobody else moved since, nothing is replayed."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 from bot.storage.interface import Storage
 from bot.storage.records import LogRow, TableRecord, standing
-from engine import Event
+from engine import Event, GameConfig
 from engine.events import seen_by
 from engine.replay import Replay, ReplayError
 
@@ -33,11 +34,13 @@ class Said:
     for a move the AI made in a person's place: no move of theirs) and every event it said
     (private ones included: shown through :func:`engine.events.seen_by`). They lead from
     version ``first`` to ``version``; the take-backs of that span are not in it (a take-back
-    drops what is kept)."""
+    drops what is kept). ``config``: the game's setup they were told with (its seats' names),
+    None when not known."""
 
     first: int
     version: int
     moves: tuple[tuple[int | None, tuple[Event, ...]], ...] = ()
+    config: GameConfig | None = None
 
     def then(self, version: int, seat: int | None, events: tuple[Event, ...]) -> Said:
         """These moves and the next one, which led from :attr:`version` to ``version``: the
@@ -46,7 +49,13 @@ class Said:
         first = self.first
         if len(moves) > KEPT_MOVES:
             moves, first = moves[1:], first + 1
-        return Said(first, version, moves)
+        return Said(first, version, moves, self.config)
+
+    def holds(self, record: TableRecord) -> bool:
+        """Whether these moves are ``record``'s as it stands: they reach its version and were
+        told with its names (a person forgotten since is named in them)."""
+        return (self.version == record.version and record.state is not None
+                and self.config == record.state.config)
 
     def since(self, seat: int) -> tuple[Event, ...] | None:
         """The events ``seat`` may see of the moves after its last one; None when its last move
@@ -71,10 +80,11 @@ async def since_last_move(store: Storage, record: TableRecord, seat: int,
     that stands (since the game's start when it made none); none when the last move is its
     own, or the log does not replay to the table's state (logged). A move the AI made in the
     person's place is none of theirs: they are told it too. ``said``: the moves kept of
-    the table, used when they reach ``record``'s version and hold the seat's last move."""
+    the table, used when they reach ``record``'s version with its names
+    (:meth:`Said.holds`) and hold the seat's last move."""
     if record.state is None or record.version == 0:
         return ()
-    if said is not None and said.version == record.version:
+    if said is not None and said.holds(record):
         kept = said.since(seat)
         if kept is not None:
             return kept

@@ -275,10 +275,12 @@ class Play:
         said = self._said.pop(before.id, None)
         if action != UNDO and after.status == "running":  # a take-back or the end drops them
             mover = None if by_ai and after.seats[seat].user is not None else seat
-            if said is not None and said.version == before.version:
+            if said is not None and said.holds(before):
                 said = said.then(after.version, mover, events)
-            else:  # the first move made here, or the table moved on elsewhere meanwhile
-                said = Said(before.version, after.version, ((mover, events),))
+            else:  # the first move made here, the table moved on elsewhere meanwhile, or
+                # its names changed (a person forgotten: the moves kept name them)
+                said = Said(before.version, after.version, ((mover, events),),
+                            after.game.config)
             keep(self._said, before.id, said, KEPT_TABLES)
         kept = self._moves.pop(before.id, None)
         if kept is not None and kept[0] == before.version and after.status == "running":

@@ -9,6 +9,7 @@ import pytest
 from bot_helpers import Clock
 from live_bot import LiveBot
 from players import ANN, BOB, Players, open_table
+from test_bot_forget import forget_me
 
 import bot.game.play as play_module
 from bot.discord_side.away import MAX_LINES, away_lines
@@ -153,3 +154,24 @@ async def test_a_turn_the_ai_played_for_the_person_is_told_when_they_come_back(
     said = service.play._said[tid]
     assert said.version == rec.version and said.since(away) == everything  # kept here
     assert await service.play.since_last_move(rec, away) == everything
+
+
+async def test_a_person_forgotten_is_not_named_in_what_happened_while_away(
+        bot: LiveBot) -> None:
+    """A person forgotten on request while the match goes on is named nowhere any more: the
+    others' hands opened afterwards tell their moves made before it with their seat's hero,
+    not their name, as the Log and the replay do."""
+    tid = await open_table(bot, ANN, [BOB])
+    players = Players(bot, tid, [ANN, BOB])
+    await play_a_turn(bot, players, tid)
+    second = await play_a_turn(bot, players, tid)  # the other's turn: theirs to forget
+    rec = await bot.bot.service.tables.load(tid)
+    gone = ANN if rec.seats[second].user == ANN.id else BOB
+    stays = BOB if gone is ANN else ANN
+    assert f"> {gone.name}" in (await players.open_hand(stays)).text()
+
+    assert "deleted" in await forget_me(bot, gone)
+    await bot.settle()
+    players.hand_msgs.clear()
+    hand = (await players.open_hand(stays)).text()
+    assert SINCE in hand and gone.name not in hand, hand
