@@ -57,6 +57,7 @@ from bot.discord_side.ui.past import (
 )
 from bot.discord_side.uploads import ImageFile
 from bot.game.history import Loaded
+from bot.game.places import Place
 from bot.game.refusals import Refusal
 from bot.game.rematch import RematchState
 from bot.game.service import GameService
@@ -233,12 +234,24 @@ class PastMatches:
     async def _replay(self, interaction: discord.Interaction[Any], table: int) -> Loaded:
         """The replay of ``table`` for the person behind ``interaction``: from what is known of
         the channels they may view, and only when that refuses it, once Discord was asked about
-        the server's channels not known (a match in a thread archived since), so stepping
-        through a replay asks nothing of the store or Discord beyond the match itself."""
+        the server's channels not known (a match in a thread archived since; also the
+        match's own channel, as a match abandoned before everyone moved has no result to list
+        it among the server's past channels), so stepping through a replay asks nothing of the
+        store or Discord beyond the match itself."""
         try:
             return await self.service.history.replay(table, self.sights.known(interaction))
         except Refusal:
-            return await self.service.history.replay(table, await self.sights.of(interaction))
+            own: tuple[int, ...] = ()
+            try:
+                record = await self.service.tables.load(table)
+            except Refusal:  # none such, or damaged: the replay says which
+                pass
+            else:  # another server's channel is not asked about
+                if (interaction.guild_id is not None
+                        and record.place_key == Place.server(interaction.guild_id).key):
+                    own = (record.channel_id,)
+            return await self.service.history.replay(table,
+                                                     await self.sights.of(interaction, own))
 
     async def _show(self, interaction: discord.Interaction[Any], loaded: Loaded, step: int,
                     reveal: bool) -> None:

@@ -117,12 +117,13 @@ class Sights:
         if payload.thread_id in self._told:
             self._remember(payload.thread_id, Told(payload.guild_id))
 
-    async def of(self, interaction: discord.Interaction[Any]) -> Sight:
+    async def of(self, interaction: discord.Interaction[Any],
+                 also: Collection[int] = ()) -> Sight:
         """The sight of the person behind ``interaction``, once Discord was asked about the
-        channels of the server's past matches that neither the cache nor this process knows
-        (none asked when all are known)."""
+        channels of the server's past matches (and ``also`` those) that neither the cache nor
+        this process knows (none asked when all are known)."""
         if isinstance(interaction.guild, discord.Guild):
-            await self.learn(interaction.guild)
+            await self.learn(interaction.guild, also)
         return self.known(interaction)
 
     def known(self, interaction: discord.Interaction[Any]) -> Sight:
@@ -158,11 +159,12 @@ class Sights:
             channel = channel.parent
         return channel is not None and channel.permissions_for(guild.default_role).view_channel
 
-    async def learn(self, guild: discord.Guild) -> None:
-        """Ask Discord about each channel of ``guild``'s past matches and tournaments that
+    async def learn(self, guild: discord.Guild, also: Collection[int] = ()) -> None:
+        """Ask Discord about each channel of ``guild``'s past matches and tournaments (and
+        ``also`` those: the channel of a match with no result, asked about for its replay) that
         neither the cache nor this process knows; one server's questions at a time, so the
         same channel is not asked about twice."""
-        past = await self.service.store.past_channels(Place.server(guild.id).key)
+        past = await self.service.store.past_channels(Place.server(guild.id).key) | set(also)
         if not self._unknown(guild, past):
             return
         lock = self._asking.setdefault(guild.id, asyncio.Lock())

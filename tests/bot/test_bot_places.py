@@ -380,3 +380,22 @@ async def test_a_deleted_threads_match_is_out_of_sight(bot: LiveBot) -> None:
     assert bot.said(ix) == [in_server(second)]
     assert (asked(bot, gone), asked(bot, later)) == (1, 1)
     assert lb.breaches == []
+
+
+async def test_a_match_abandoned_unrated_in_a_thread_stays_in_sight_once_archived(
+        bot: LiveBot) -> None:
+    """A match played in a thread and abandoned before everyone moved (no result: not rated)
+    is replayed while the thread is active, and still once Discord archived it."""
+    thread = bot.lb.create_thread(bot.channel, "chat", owner=ANN)
+    await bot.settle()
+    tid = await finished_match(bot.store, played(1), channel=thread.id, upto=6)
+    record = await bot.store.get(tid)
+    assert record is not None
+    await bot.store.abandon(tid, record.version)
+    bot.bot.scheduler.leases.forget(tid)
+    ix = await bot.command(ANN, "replay", id=tid)
+    assert "Move 0 of" in bot.reply(ix).text()
+    bot.lb.archive_thread(thread)
+    await bot.settle()
+    ix = await bot.command(ANN, "replay", id=tid)
+    assert "Move 0 of" in bot.reply(ix).text(), bot.said(ix)
