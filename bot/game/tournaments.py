@@ -347,7 +347,7 @@ class Tournaments:
     def _host_only(record: TournamentRecord, user_id: int, manager: bool) -> None:
         """Refuse anyone but the tournament's host or a channel manager."""
         if record.host_id != user_id and not manager:
-            raise Refusal(msg("bot.tournament.error.host_only"))
+            raise Refusal(msg("bot.tournament.error.host_only", channel=f"<#{record.channel_id}>"))
 
     # ------------------------------------------------------------------ the rounds
 

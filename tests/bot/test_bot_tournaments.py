@@ -164,8 +164,8 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
         "You have not entered Spring Cup."]
     assert "Entrants (3): Ann, Bob, Eve" in h.message(board).text()
     refused = h.said(await h.command(ANN, "tournament start"))
-    assert refused == ["Only the tournament's host, or someone who can manage this channel, "
-                       "can do that."]
+    assert refused == ["Only the tournament's host, or someone who can manage its channel "
+                       f"(<#{h.channel.id}>), can do that."]
 
     assert h.said(await h.command(ADMIN, "tournament start")) == [
         "Spring Cup has started: the first round is seated."]
@@ -247,7 +247,8 @@ async def test_its_host_cancels_a_tournament_during_sign_up(h: LiveBot) -> None:
     await h.command(ADMIN, "tournament new", name="Spring Cup")
     board = signup(h)
     assert h.said(await h.command(ANN, "tournament cancel")) == [
-        "Only the tournament's host, or someone who can manage this channel, can do that."]
+        "Only the tournament's host, or someone who can manage its channel "
+        f"(<#{h.channel.id}>), can do that."]
     assert h.said(await h.command(ADMIN, "tournament cancel")) == ["Spring Cup is cancelled."]
     assert not h.message(board).custom_ids()
     assert "This tournament was cancelled." in h.message(board).text()
@@ -283,7 +284,8 @@ async def test_its_host_ends_a_round_early_and_the_next_one_is_seated(h: LiveBot
     first = await h.store.active_in_channel(h.lb.threads_of(h.channel)[0].id)
     assert first is not None
     assert h.said(await h.command(ANN, "tournament end-round")) == [
-        "Only the tournament's host, or someone who can manage this channel, can do that."]
+        "Only the tournament's host, or someone who can manage its channel "
+        f"(<#{h.channel.id}>), can do that."]
     assert (await h.bot.service.tables.load(first)).status == "running"
 
     ix = await h.command(ADMIN, "tournament end-round")
@@ -1050,8 +1052,8 @@ async def test_managing_another_channel_gives_no_say_over_the_server_s_tournamen
     tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
     lounge = h.lb.create_channel(h.guild, "ann's lounge")
     h.lb.set_overwrite(lounge, ANN, allow=MANAGE_CHANNELS)
-    host_only = ["Only the tournament's host, or someone who can manage this channel, can do "
-                 "that."]
+    host_only = ["Only the tournament's host, or someone who can manage its channel "
+                 f"(<#{h.channel.id}>), can do that."]
     assert h.said(await h.command(ANN, "tournament end-round", channel=lounge)) == host_only
     assert h.said(await h.command(ANN, "tournament drop", channel=lounge,
                                   player=BOB.id)) == host_only
