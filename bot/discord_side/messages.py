@@ -31,6 +31,7 @@ import discord
 from bot.discord_side.context import (
     NEEDED,
     NO_MENTIONS,
+    THREAD_TYPES,
     TOO_OLD_TO_EDIT,
     UNDELIVERED,
     jump_url,
@@ -587,15 +588,19 @@ class Messages:
 
     def _withheld_told(self, record: TableRecord) -> None:
         """The start of ``record``'s game was refused for a permission: whoever started it is
-        told (once) that its table is not posted, where, the permissions a table needs there,
-        and that it is posted as soon as the bot may (its start is tried again)."""
+        told (once) that its table is not posted, where, the permissions a table needs there
+        (in a thread, the match's own or the one its lobby was opened in, sending in threads
+        stands for sending messages), and that it is posted as soon as the bot may (its start
+        is tried again)."""
         tell = self._withheld.pop(record.id, None)
         if tell is None:
             return
         now = self.current(record)
         where = self.threads.where(now)
-        needed = [("send_messages_in_threads" if p == "send_messages" and where != now.channel_id
-                   else p) for p in NEEDED]
+        in_thread = (where != now.channel_id
+                     or getattr(self.client.get_channel(where), "type", None) in THREAD_TYPES)
+        needed = [("send_messages_in_threads" if p == "send_messages" and in_thread else p)
+                  for p in NEEDED]
         told = msg("bot.done.start_withheld", table=record.id, channel=f"<#{where}>",
                    needed=permission_names(needed))
 

@@ -35,7 +35,7 @@ from engine import apply, observe
 from engine.agents import make_agent
 from i18n import msg, translate
 from loopback import Loopback, Message
-from loopback.permissions import ATTACH_FILES, READ_MESSAGE_HISTORY
+from loopback.permissions import ATTACH_FILES, READ_MESSAGE_HISTORY, SEND_MESSAGES_IN_THREADS
 from loopback.world import Reply, Upload
 
 
@@ -425,6 +425,28 @@ async def test_the_host_is_told_privately_when_the_game_s_table_is_refused_at_st
     await timers_pass(bot, clock, retry_pause(1))
     now = await bot.bot.service.tables.load(tid)
     assert now.message_id == bot.last_table_message().id
+
+
+async def test_the_host_of_a_match_in_a_thread_is_told_the_thread_s_permissions(
+        bot: LiveBot) -> None:
+    """Ann's lobby was opened in a thread someone started: a moderator takes Send Messages in
+    Threads from the bot there the moment her Start is answered. She is told the permissions
+    a table needs in a thread, Send Messages in Threads among them, not Send Messages, which
+    the bot may well hold and which an admin would grant in vain."""
+    thread = bot.lb.create_thread(bot.channel, "chat", owner=ANN)
+    await bot.settle()
+    await bot.command(ANN, "new", channel=thread)
+    lobby = bot.public(thread)[-1]
+    tid = table_id(lobby)
+    await bot.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
+    on_answer(bot.lb, lobby, lambda: setattr(
+        thread, "bot_permissions", thread.bot_permissions & ~SEND_MESSAGES_IN_THREADS))
+    ix = await bot.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
+    told = [t for t in bot.said(ix) if "did not let me post" in t]
+    assert len(told) == 1, bot.said(ix)
+    assert (f"in <#{thread.id}>: I probably lack one of these permissions there: View "
+            "Channel, Send Messages in Threads, Embed Links, Attach Files.") in told[0]
+    assert (await bot.bot.service.tables.load(tid)).message_id is None
 
 
 async def test_a_first_table_message_made_before_a_long_outage_is_not_posted_twice(
