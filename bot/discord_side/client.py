@@ -51,6 +51,18 @@ SHUTDOWN_GRACE = 5.0
 DISCORD_WAIT = 2.0
 
 
+def is_connected(client: discord.Client) -> bool:
+    """True while ``client`` is connected to Discord: ready, not closed, and the gateway
+    connection of each of its shards open. discord.py still calls a client ready while a
+    connection is cut and it keeps trying to connect again, however long Discord stays out of
+    reach: the heartbeat of the health check is not written then."""
+    if not client.is_ready() or client.is_closed():
+        return False
+    if isinstance(client, discord.AutoShardedClient):
+        return all(not shard.is_closed() for shard in client.shards.values())
+    return client.ws is not None and client.ws.open
+
+
 class Translator(app_commands.Translator):
     """Command names, descriptions, option names and choices through i18n.
 
@@ -227,8 +239,8 @@ class KarakBot(commands.AutoShardedBot):
         drop_malformed_events(self._connection.parsers, self.rescue_interaction)
 
     def connected(self) -> bool:
-        """True while connected to Discord (ready and not closed)."""
-        return self.is_ready() and not self.is_closed()
+        """True while connected to Discord (see :func:`is_connected`)."""
+        return is_connected(self)
 
     async def launch_shards(self) -> None:
         """Connect the shards. With a gateway URL of its own and no shard count, the bot asks
@@ -451,4 +463,4 @@ class KarakBot(commands.AutoShardedBot):
 
 
 __all__ = ["KarakBot", "Parts", "Translator", "claimed", "drop_malformed_events", "intents",
-           "invite_permissions", "invite_url", "route_to"]
+           "invite_permissions", "invite_url", "is_connected", "route_to"]

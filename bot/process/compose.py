@@ -18,7 +18,7 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.client import KarakBot, Parts
+from bot.discord_side.client import KarakBot, Parts, is_connected
 from bot.discord_side.cog import GoblinCog
 from bot.discord_side.commands import Commands
 from bot.discord_side.feed import Feeds
@@ -149,7 +149,7 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
         reminders.install(client)
         scheduler = Scheduler(
             service, tasks, leases, poster, ai_pace=ai_pace, timer_poll=timer_poll,
-            heartbeat=heartbeat, connected=lambda: client.is_ready() and not client.is_closed(),
+            heartbeat=heartbeat, connected=partial(is_connected, client),
             sweeps=(partial(lapse_offers, service, messages), desk.sweep, feeds.retry_due),
             forgetters=(messages.forget, hints_given.forget, desk.ended),
             made_for=(hints_given.decided,), began=(reminders.reminding.began,),
