@@ -25,7 +25,8 @@ to an edit, see :mod:`bot.discord_side.messages`), unless Discord makes it once 
 it is sent (:attr:`Job.again`: a post carrying its own :func:`nonce`, such as a game's first table
 message, which nothing else would post before a restart). Such a post is not given up while
 Discord's trouble or the connection's lasts, however long: it is tried again every
-:data:`RETRY_CAP` seconds until Discord answers (past :data:`NONCE_KEPT` seconds after a try
+:data:`RETRY_CAP` seconds until Discord answers, the log warning of its first :data:`RETRIES`
+tries and once more that it goes on, not of every try (past :data:`NONCE_KEPT` seconds after a try
 whose answer never came, it looks for the message that try made before posting again, as
 Discord no longer gives it back for its nonce). The retry is not needed once a newer
 post or edit of the table is queued (it is forgotten then), and never made once the table ended,
@@ -265,6 +266,9 @@ class Feeds:
             job = jobs.popleft()
             try:
                 await job.work()
+                if job.tries > RETRIES:  # its warnings stopped: the end of the story
+                    log.info("table %s: its message went through after %d tries", table,
+                             job.tries + 1)
             except Exception as exc:
                 if (job.kind == "edit" or job.again) and (undelivered(exc) or withheld(exc)):
                     self._later(table, job, exc)
@@ -294,8 +298,14 @@ class Feeds:
                         "the next move", table, what, why(exc), job.tries + 1)
             return
         pause = retry_pause(job.tries)
-        log.warning("table %s: %s of its message failed (%s); trying again in %.0f s",
-                    table, what, why(exc), pause)
+        if job.tries < RETRIES:
+            log.warning("table %s: %s of its message failed (%s); trying again in %.0f s",
+                        table, what, why(exc), pause)
+        else:  # tried on for as long as it takes, which may be forever: warned once more
+            log.log(logging.WARNING if job.tries == RETRIES else logging.DEBUG,
+                    "table %s: %s of its message failed (%s), %d times; trying again every "
+                    "%.0f s until it goes through, without a further warning", table, what,
+                    why(exc), job.tries + 1, pause)
         self._retries[table] = (self.clock() + pause, replace(job, tries=job.tries + 1))
 
     async def retry_due(self) -> None:

@@ -9,6 +9,7 @@ give back the message a try made before its answer was lost, and once Discord ma
 forgotten the nonce, that message is looked for first."""
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -376,6 +377,33 @@ async def test_a_game_s_start_refused_for_a_permission_for_long_is_posted_once_g
     assert now.message_id == table.id and now.seats[now.game.current].user == ANN.id
     assert f"<@{ANN.id}>" in table.text()
     assert [m.id for m in bot.public()] == [table.id]  # the lobby message went
+
+
+async def test_a_game_s_start_refused_for_long_warns_a_few_times_not_every_retry(
+        bot: LiveBot, clock: Clock, caplog: pytest.LogCaptureFixture) -> None:
+    """A start refused for a permission taken from the bot is tried again every few minutes
+    for as long as the permission stays away, which may be forever: the log warns for the
+    first tries as for an edit, then once more that it goes on trying, not once every try
+    (about 360 warning lines a day for each such table), and says so when it is posted."""
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    await bot.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
+    on_answer(bot.lb, lobby, lambda: setattr(
+        bot.channel, "bot_permissions", bot.channel.bot_permissions & ~ATTACH_FILES))
+    caplog.clear()
+    await bot.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
+    await outage_passes(bot, clock, range(4 * RETRIES))  # hours of retries
+    assert bot.bot.messages.feeds.retrying(tid)
+    warned = [r for r in caplog.records if r.levelname == "WARNING"
+              and "of its message failed" in r.getMessage()]
+    assert RETRIES <= len(warned) <= RETRIES + 2, [r.getMessage() for r in warned]
+    bot.channel.bot_permissions |= ATTACH_FILES
+    caplog.set_level(logging.INFO, logger="karak.bot")
+    await outage_passes(bot, clock, range(4 * RETRIES, 4 * RETRIES + 1))
+    assert (await bot.bot.service.tables.load(tid)).message_id == bot.last_table_message().id
+    assert any(f"table {tid}" in r.getMessage() and "went through" in r.getMessage()
+               for r in caplog.records if r.levelname == "INFO"), caplog.text
 
 
 def attach_files_taken_at_start(bot: LiveBot) -> None:
