@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import discord
+from discord import app_commands
 
 from bot.supervision.metrics import UNCOUNTED, Metrics, Outcome
 
@@ -34,10 +35,19 @@ def answered(interaction: discord.Interaction[Any], outcome: Outcome,
         outcome = "refused" if outcome == "accepted" else outcome
     if interaction.type is discord.InteractionType.application_command:
         command = interaction.command
-        metrics_of(interaction).answered("command", command.name if command else "unknown",
-                                         outcome)
+        metrics_of(interaction).answered("command", command_name(command), outcome)
     else:
         metrics_of(interaction).answered("click", name or "unknown", outcome)
+
+
+def command_name(command: object) -> str:
+    """The name a command is counted by: its path under ``/goblin`` (``new``, ``tournament
+    new``), so a subcommand of a group is not counted as the command of the same name."""
+    if not isinstance(command, app_commands.Command | app_commands.ContextMenu):
+        return "unknown"
+    if isinstance(command, app_commands.Command) and command.root_parent is not None:
+        return command.qualified_name.split(" ", 1)[1]
+    return command.qualified_name
 
 
 def refused_here(interaction: discord.Interaction[Any]) -> None:
@@ -46,4 +56,4 @@ def refused_here(interaction: discord.Interaction[Any]) -> None:
     _refused.add(interaction.id)
 
 
-__all__ = ["FAILURES", "answered", "metrics_of", "refused_here"]
+__all__ = ["FAILURES", "answered", "command_name", "metrics_of", "refused_here"]

@@ -16,7 +16,7 @@ import aiohttp
 import pytest
 from bot_helpers import Clock
 from live_bot import LiveBot, offered
-from players import Players, TinyRenderer, my_turn_hand, open_table
+from players import ADMIN, Players, TinyRenderer, my_turn_hand, open_table
 from prometheus_client.parser import text_string_to_metric_families
 from shared_files import discord_api_checked
 
@@ -117,6 +117,23 @@ async def test_every_metric_moves_during_a_match(metered: tuple[LiveBot, int],
     pools = {dict(ls)["pool"] for (n, ls) in after if n == "karak_worker_queue_depth"}
     assert pools >= {"thinking", "hints"}
     assert {dict(ls)["pool"] for (n, ls) in after if n == "karak_worker_restarts_total"} == pools
+
+
+async def test_a_tournament_command_is_counted_by_its_own_name(
+        metered: tuple[LiveBot, int]) -> None:
+    """``/goblin tournament new`` and ``/goblin tournament start`` are not counted as
+    ``/goblin new`` and ``/goblin start``: the name tells the subcommand with its group."""
+    bot, port = metered
+    await bot.command(ADMIN, "tournament new", name="Spring Cup", rounds=2)
+    await bot.command(ADMIN, "tournament start")
+    await bot.command(ANN, "new")
+    samples = await scrape(port)
+    assert total(samples, "karak_interactions_total", kind="command", name="new") == 1
+    assert total(samples, "karak_interactions_total", kind="command", name="start") == 0
+    assert total(samples, "karak_interactions_total", kind="command",
+                 name="tournament new") == 1
+    assert total(samples, "karak_interactions_total", kind="command",
+                 name="tournament start") == 1
 
 
 def test_metrics_are_off_unless_a_port_is_set(tmp_path: Path) -> None:
