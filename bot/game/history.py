@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.game.markup import plain
 from bot.game.places import Sight
 from bot.game.refusals import Refusal
-from bot.game.standings import change_of
+from bot.game.standings import as_rated, change_of
 from bot.game.tables import Tables
+from bot.game.tournament import forfeited, result_places
+from bot.game.tournaments import left_to_ai
 from bot.storage.core.history import INT_MAX
 from bot.storage.interface import Storage
 from bot.storage.records import (
@@ -95,6 +97,15 @@ def no_match(sight: Sight, table_id: int) -> Msg:
     return msg("history.error.no_match", table=table_id)
 
 
+def in_tournament(result: TableResult) -> TableResult:
+    """A tournament's match ``result`` with each seat at the place the tournament gave it
+    (:func:`~bot.game.tournament.result_places`: those who left it to the AI last)."""
+    ranks = result_places(result)
+    return replace(result, seats=tuple(replace(s, place=ranks[i])
+                                       for i, s in enumerate(sorted(result.seats,
+                                                                    key=lambda s: s.seat))))
+
+
 class History:
     """The pages of past matches and the replays of finished ones."""
 
@@ -137,14 +148,17 @@ class History:
     async def _matches(self, sight: Sight, player: int | None, limit: int,
                        before: int | None, after: int | None, cup: TournamentRecord | None,
                        rounds: dict[int, InRound]) -> list[TableResult]:
-        """The matches asked for; of a tournament, each one's round put in ``rounds``."""
+        """The matches asked for, each seat at its place as the ratings count it (a person
+        who left after moving last); of a tournament, at its place as the tournament counted
+        it (a person who left last), each one's round put in ``rounds``."""
         if cup is None:
-            return await self.store.matches(sight.place.key, player, limit, before, after,
-                                            sight.channels)
+            return [as_rated(r) for r in await self.store.matches(
+                sight.place.key, player, limit, before, after, sight.channels)]
         out: list[TableResult] = []
         for match in await self.store.tournament_matches(cup.id, sight.place.key, player,
                                                          limit, before, after, sight.channels):
-            result = match.result or await self._closed_at_deadline(match)
+            result = (await self._closed_at_deadline(match) if match.result is None
+                      else in_tournament(match.result))
             if result is not None:
                 out.append(result)
                 rounds[match.table_id] = InRound(match.round, match.at_deadline)
@@ -152,8 +166,8 @@ class History:
 
     async def _closed_at_deadline(self, match: TournamentMatch) -> TableResult | None:
         """How a match its round's deadline closed unrated stood then, laid out as a result
-        (places as the tournament counted them, no champion); None when its table cannot be
-        read."""
+        (places as the tournament counted them, those who left it to the AI last; no
+        champion); None when its table cannot be read."""
         try:
             record = await self.tables.load(match.table_id)
         except Refusal:
@@ -161,7 +175,7 @@ class History:
         state = record.state
         if state is None:
             return None
-        ranks = places(state)
+        ranks = forfeited(places(state), left_to_ai(record))
         return TableResult(
             table_id=record.id, guild_id=record.guild_id, channel_id=record.channel_id,
             finished_at=record.updated_at, rounds=state.round, actions=state.step,
@@ -279,4 +293,5 @@ class History:
         return await self.store.result_of(table_id)
 
 
-__all__ = ["KEPT_REPLAYS", "PAGE", "History", "HistoryPage", "InRound", "Loaded", "no_match"]
+__all__ = ["KEPT_REPLAYS", "PAGE", "History", "HistoryPage", "InRound", "Loaded", "in_tournament",
+           "no_match"]

@@ -11,7 +11,7 @@ the service's is needed for two matches of one server ending together.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.game.places import Place, Sight
 from bot.game.ratings import SCALE as POINTS_PER_SIGMA
@@ -26,6 +26,7 @@ from bot.game.ratings import (
     rate,
     shown,
 )
+from bot.game.ratings import places as rating_places
 from bot.game.results import movers, waiting
 from bot.storage.interface import Storage
 from bot.storage.records import (
@@ -63,6 +64,22 @@ def _seat(result: TableResult, index: int, ratings: Mapping[int, StoredRating]) 
                         forfeited=seat.handed_to_ai or seat.user_id == result.abandoned_by)
     return SeatResult(player, seat.keys, seat.hp,
                       won=result.abandoned_by is None and result.winner_seat == seat.seat)
+
+
+def rated_places(result: TableResult) -> tuple[int, ...]:
+    """Each seat's place in ``result`` (in seat order) as the ratings count it, rated or not:
+    a person who left after moving (the AI finished their seat) or abandoned the match last,
+    whatever place their seat reached; a person who never moved as the AI seat they count as;
+    the others by the champion, keys and hit points."""
+    return tuple(rating_places([_seat(result, i, {}) for i in range(len(result.seats))]))
+
+
+def as_rated(result: TableResult) -> TableResult:
+    """``result`` with each seat at its place as the ratings count it (:func:`rated_places`),
+    as every read of past matches shows it."""
+    ranks = rated_places(result)
+    return replace(result, seats=tuple(replace(s, place=ranks[i])
+                                       for i, s in enumerate(result.seats)))
 
 
 def unrated_for_movers(result: TableResult) -> bool:
@@ -206,12 +223,15 @@ class Standings:
 
     async def stats(self, place: Place, user_id: int, sight: Sight | None = None) -> Stats:
         """A person's record at a place (a server; in direct messages, without ratings):
-        every figure counts only the matches played there, none of them a guided match; the
-        games, wins, last places and
+        every figure counts only the matches played there, none of them a guided match nor
+        one they left before their first move (the ratings count them as never seated there),
+        each place as the ratings count it (one who left after moving last); the games, wins,
+        last places and
         records against the AI only those in ``sight`` when given (what someone else asking
         may look back at: the rating, the server's, counts every rated match)."""
-        results = [r for r in await self.store.player_results(place.key, user_id)
-                   if not r.guided and (sight is None or sight.sees(r.place_key, r.channel_id))]
+        results = [as_rated(r) for r in await self.store.player_results(place.key, user_id)
+                   if not r.guided and (sight is None or sight.sees(r.place_key, r.channel_id))
+                   and any(s.user_id == user_id and s.moved for s in r.seats)]
         heroes: dict[str, tuple[int, int]] = {}
         wins = 0
         form: list[int] = []
@@ -220,7 +240,7 @@ class Standings:
             for game in (g for g in against_ai(result) if g.user_id == user_id):
                 games_against, wins_against = ai.get((game.level, game.hero), (0, 0))
                 ai[(game.level, game.hero)] = (games_against + 1, wins_against + game.wins)
-            seat = next(s for s in result.seats if s.user_id == user_id)
+            seat = next(s for s in result.seats if s.user_id == user_id and s.moved)
             games_with, wins_with = heroes.get(seat.hero, (0, 0))
             heroes[seat.hero] = (games_with + 1, wins_with + won(result, seat))
             wins += won(result, seat)
@@ -262,5 +282,5 @@ class Standings:
 
 
 __all__ = ["FORM", "MIN_GAMES", "PAGE_SIZE", "Board", "HeroRecord", "PersonChange", "Row",
-           "Standings", "Stats", "change_of", "rate_result", "ranked", "shown_of",
-           "unrated_for_movers"]
+           "Standings", "Stats", "as_rated", "change_of", "rate_result", "ranked", "rated_places",
+           "shown_of", "unrated_for_movers"]

@@ -517,6 +517,14 @@ def deadline_result(table: int, seat_users: Sequence[int | None],
                                   if u is not None), at_deadline=True)
 
 
+def result_places(result: TableResult) -> tuple[int, ...]:
+    """The places (in seat order) a tournament gives the seats of its match's ``result``: its
+    places, those whose people left it to the AI last (:func:`forfeited`), however the AI
+    played their seat."""
+    return forfeited(tuple(s.place for s in sorted(result.seats, key=lambda s: s.seat)),
+                     {s.seat for s in result.seats if s.handed_to_ai})
+
+
 def forfeited(ranks: Sequence[int], seats: Collection[int]) -> tuple[int, ...]:
     """The places of a match forfeited by the people at ``seats`` (who abandoned it, or left
     it to the AI: their seat played by the AI to its end), from ``ranks``, its places as it
@@ -547,6 +555,6 @@ __all__ = [
     "BYE_POINTS", "EXHAUSTIVE", "MIN_ROUNDS", "POINTS", "Entrant", "Pod", "PodResult", "Round",
     "Seating", "Settings", "Split", "Standing", "TableSize", "Tournament", "active", "champion",
     "deadline_result", "drop", "dropped_users", "forfeited", "is_over", "lots", "points_for",
-    "record", "result_of_table", "rounds_needed", "seat_round", "seating_order", "split",
-    "standings", "start", "total_rounds",
+    "record", "result_of_table", "result_places", "rounds_needed", "seat_round",
+    "seating_order", "split", "standings", "start", "total_rounds",
 ]

@@ -50,6 +50,7 @@ from bot.game.tournament import (
     deadline_result,
     forfeited,
     is_over,
+    result_places,
     seat_round,
     standings,
     total_rounds,
@@ -518,9 +519,8 @@ class Tournaments:
             if table.status == "running":  # pragma: no cover - moved on under every attempt
                 return None
         result = await self.store.result_of(row.table_id)
-        if result is not None:  # its places as rated: those who left it to the AI last
-            ranks = forfeited(tuple(s.place for s in sorted(result.seats, key=lambda s: s.seat)),
-                              {s.seat for s in result.seats if s.handed_to_ai})
+        if result is not None:  # its places: those who left it to the AI last
+            ranks = result_places(result)
         elif table.state is not None:  # closed, not rated: as it stood then, who left it last
             abandoner = await self._forfeit(record, row)
             ranks = forfeited(places(table.state),

@@ -422,9 +422,9 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
     async def matches(self, place_key: str, user_id: int | None = None, limit: int = 20,
                       before: int | None = None, after: int | None = None,
                       channels: Collection[int] | None = None) -> list[TableResult]:
-        """Like :meth:`results`, of the tables where person ``user_id`` held a seat when
-        given, played in one of ``channels`` when given; ``after``: the ``limit`` tables just
-        newer than table ``after`` (still listed newest first)."""
+        """Like :meth:`results`, of the tables where person ``user_id`` held a seat and made
+        a move when given, played in one of ``channels`` when given; ``after``: the ``limit``
+        tables just newer than table ``after`` (still listed newest first)."""
 
     async def tournament_matches(self, tournament_id: int, place_key: str,
                                  user_id: int | None = None, limit: int = 20,

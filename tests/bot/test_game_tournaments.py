@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from bot_helpers import Clock
 
-from bot.game.places import Place
+from bot.game.places import Place, Sight
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.tournament import rounds_needed
@@ -761,3 +761,36 @@ async def test_a_player_who_left_their_match_to_the_ai_is_last_at_the_round_s_de
     rows = await service.store.tournament_rows(cup)
     assert rows is not None and rows.tables[0].places[
         rows.tables[0].seats.index(2)] == 3  # as stored
+
+
+async def test_the_tournament_s_history_shows_who_left_at_the_place_it_gave_them(
+        service: GameService, clock: Clock) -> None:
+    """``/goblin history tournament:`` lists a match's seats at the places the tournament gave
+    them: a player who left to the AI last (never the champion), at the match's end however
+    the AI placed their seat, and at the round's deadline too (the others sharing first)."""
+    sight = Sight(Place.server(GUILD))
+    cup = await _cup(service, 3, table_size=3, rounds=1)
+    first = await service.tournaments.start(cup, HOST)
+    assert first.opened is not None
+    table = first.opened.tables[0]
+    await service.lobby.leave(table.id, 2)
+    await _play_with_ai(service, table.id, "easy")
+    result = await service.store.result_of(table.id)
+    assert result is not None and next(s for s in result.seats if s.user_id == 2).place < 3
+    progress = await service.tournaments.table_ended(table.id)
+    assert progress is not None
+    counted = dict(progress.decided[0].result.places)
+    [shown] = (await service.history.page(sight, tournament=cup)).results
+    assert {s.user_id: s.place for s in shown.seats if s.user_id is not None} == counted
+    assert counted[2] == 3
+
+    late = await _cup(service, 3, table_size=3, rounds=1, round_span=HOUR)
+    first = await service.tournaments.start(late, HOST)
+    assert first.opened is not None
+    await service.lobby.leave(first.opened.tables[0].id, 2)
+    clock.now += HOUR
+    [progress] = await service.tournaments.sweep()
+    [decided] = progress.decided
+    [shown] = (await service.history.page(sight, tournament=late)).results
+    assert {s.user_id: s.place for s in shown.seats if s.user_id is not None} == dict(
+        decided.result.places) == {HOST: 1, 2: 3, 3: 1}

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from bot.game.places import Place
 from bot.storage.interface import Storage
-from bot.storage.records import RematchOffer, SeatInfo
+from bot.storage.records import RematchOffer, SeatInfo, table_result
 from storage.helpers import (
     ANN,
     BOB,
@@ -62,6 +62,25 @@ async def test_a_persons_matches_only(store: Storage) -> None:
     page = await store.matches(PLACE, EVE, limit=2, before=with_eve[-1])
     assert [r.table_id for r in page] == [with_eve[1], with_eve[0]]
     assert all(len(r.seats) == 3 for r in page)
+
+
+async def test_a_persons_matches_leave_out_those_they_left_before_their_first_move(
+        store: Storage) -> None:
+    """Bob left one match before his first move (the AI played his seat): counted as never
+    seated there, it is not one of his matches, but it is Ann's and the place's."""
+    played_out = await finished(store, 1)
+    game = played(1)
+    left = (SEATS[0], SeatInfo(user=BOB, name="Bob", hero="taia", ai=True, level="normal"),
+            SEATS[2])
+    rec = await started(store, game.states[-2], 1, left)
+    result = table_result(rec.id, GUILD, 1, rec.catalogue, left, game.final, 0.0, PLACE)
+    result = replace(result, seats=tuple(replace(s, moved=s.user_id == ANN)
+                                         for s in result.seats))
+    index = len(game.moves) - 1
+    await store.apply(rec.id, index, game.final, game.log_row(index), result=result)
+    assert [r.table_id for r in await store.matches(PLACE, BOB)] == played_out
+    assert [r.table_id for r in await store.matches(PLACE, ANN)] == [rec.id, *played_out]
+    assert [r.table_id for r in await store.matches(PLACE)] == [rec.id, *played_out]
 
 
 async def test_the_channels_of_a_places_past_matches_and_tournaments(store: Storage) -> None:

@@ -34,7 +34,7 @@ from bot.game.markup import plain, plain_names
 from bot.game.people import person_text
 from bot.game.rematch import RematchState, people
 from bot.game.texts import phase_line
-from bot.storage.records import SeatResult, TableResult, against_ai
+from bot.storage.records import SeatResult, TableResult, against_ai, won
 from engine.names import card_name, seat_name
 from engine.replay import Replay
 from i18n import Msg, msg, translate
@@ -49,9 +49,10 @@ SEPARATOR = " · "
 STEP_LINES = 8
 
 
-def _seat(seat: SeatResult, locale: str, champion: bool = True) -> str:
-    """One seat of a result: who, hero, and the AI's level (``champion``: the first place won
-    the match; not so in an abandoned one)."""
+def _seat(seat: SeatResult, locale: str, champion: bool) -> str:
+    """One seat of a result: who, hero, and the AI's level (``champion``: the seat won the
+    match and was played to its end by who holds it; never a seat a person left to the
+    AI, nor in an abandoned match)."""
     hero = translate(msg(f"hero.{seat.hero}.name"), locale)
     if seat.kind == "ai":
         who = translate(msg("history.ai", level=msg(f"bot.level.{seat.ai_level}")), locale)
@@ -60,7 +61,7 @@ def _seat(seat: SeatResult, locale: str, champion: bool = True) -> str:
         if seat.handed_to_ai:
             who += " " + translate(msg("history.handed",
                                        level=msg(f"bot.level.{seat.ai_level}")), locale)
-    if seat.place == 1 and champion:
+    if champion:
         who = f"{translate(msg('history.winner'), locale)} {who}"
     return translate(msg("history.seat", place=seat.place, who=who, hero=hero,
                          keys=seat.keys, hp=seat.hp), locale)
@@ -86,7 +87,7 @@ def _entry(result: TableResult, changes: dict[int, int] | None, thread: int | No
     if at_deadline:
         lines.append(translate(msg("history.tournament.at_deadline"), locale))
     for seat in sorted(result.seats, key=lambda s: s.place):  # by place, then seat order
-        line = "- " + _seat(seat, locale, champion=not (abandoned or at_deadline))
+        line = "- " + _seat(seat, locale, champion=won(result, seat) and not at_deadline)
         if changes is not None and seat.user_id in changes:  # filled once ratings exist
             line += " " + translate(msg("history.rating",
                                         change=signed(changes[seat.user_id], locale)), locale)

@@ -116,15 +116,16 @@ class HistoryQueries(Base):
     async def matches(self, place_key: str, user_id: int | None = None, limit: int = 20,
                       before: int | None = None, after: int | None = None,
                       channels: Collection[int] | None = None) -> list[TableResult]:
-        """A place's finished matches, newest first (of person ``user_id`` when given, played
-        in one of ``channels`` when given): at most ``limit``, older than table ``before`` or
-        just newer than table ``after``."""
+        """A place's finished matches, newest first (of person ``user_id`` when given: those
+        where they made a move, as one who left before their first move counts as never
+        seated; played in one of ``channels`` when given): at most ``limit``, older than table
+        ``before`` or just newer than table ``after``."""
         where = ["r.place_key = ?"]
         values: list[object] = [place_key]
         source = "results r"
         if user_id is not None:
             source = "result_seats s JOIN results r ON r.table_id = s.table_id"
-            where.append("s.user_id = ?")
+            where.append("s.user_id = ? AND s.moved = TRUE")
             values.append(bounded(user_id))
         self._in_channels(where, values, "r.channel_id", channels)
         heads = await self._page(f"SELECT DISTINCT {_HEADS} FROM {source}", where, values,

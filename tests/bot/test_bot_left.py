@@ -1,0 +1,65 @@
+"""A person who left a match (``/goblin leave``, their turn timer run out for good), as the
+reads of past matches show it on the real bot and the stand-in: ``/goblin history`` and
+``/goblin stats`` place them as the ratings do (last, once they had moved, whatever place the
+AI reached in their seat, and never the champion), and a person who left before their first
+move, whom the ratings treat as never seated, has no such match in their own record or
+history."""
+from __future__ import annotations
+
+from live_bot import CHANNEL, LiveBot
+from players import ANN, BOB, SEATS, Players, finished_match, open_table
+from storage.helpers import played
+
+from bot.game.standings import rate_result
+from bot.storage.records import SeatInfo
+
+#: Bob's seat handed to the normal AI (he left, or ran out of time, after moving).
+LEFT = (SEATS[0], SeatInfo(user=BOB.id, name="Bob", hero="taia", ai=True, level="normal"),
+        SEATS[2])
+
+
+def seat_lines(history: str) -> list[str]:
+    """The seat lines of a history page's matches, in the order shown."""
+    return [line for line in history.splitlines() if line.startswith("- ")]
+
+
+async def test_one_who_left_after_moving_is_shown_last_as_rated_never_the_winner(
+        bot: LiveBot) -> None:
+    """Bob moved, then left: the AI won the match in his seat. The ratings put him last, so
+    the history lists him last without the champion's cup, and his stats' places say so."""
+    game = played(4)
+    assert game.final.winner == 1  # Bob's seat, played by the AI at the end
+    tid = await finished_match(bot.store, game, start=len(game.moves) - 1, seats=LEFT,
+                               channel=CHANNEL, rater=rate_result)
+    result = await bot.store.result_of(tid)
+    assert result is not None and result.seats[1].handed_to_ai and result.seats[1].moved
+    [history] = bot.said(await bot.command(ANN, "history"))
+    lines = seat_lines(history)
+    assert len(lines) == 3 and "🏆" not in history, history
+    assert lines[-1].startswith(f"- 3. <@{BOB.id}>") and "finished by the AI" in lines[-1]
+    assert "· rating −" in lines[-1]
+    [stats] = bot.said(await bot.command(BOB, "stats"))
+    assert "1 game played, 0 won." in stats and "Place in the last game: 3" in stats, stats
+
+
+async def test_one_who_left_before_their_first_move_has_no_such_match_in_their_record(
+        bot: LiveBot) -> None:
+    """Bob leaves before his first move: the ratings treat him as never seated (Ann's match is
+    a game against the AI), so neither his stats nor his history list the match as his."""
+    tid = await open_table(bot, ANN, [BOB])
+    await bot.command(BOB, "leave")
+    players = Players(bot, tid, [ANN])
+    while await players.step():
+        await bot.settle()
+    result = await bot.store.result_of(tid)
+    assert result is not None
+    assert [(s.user_id, s.moved) for s in result.seats if s.user_id == BOB.id] == [
+        (BOB.id, False)]
+    [stats] = bot.said(await bot.command(BOB, "stats"))
+    assert "No finished game on this server yet." in stats and "Place" not in stats, stats
+    [mine] = bot.said(await bot.command(BOB, "history", player=str(BOB.id)))
+    assert f"Table #{tid}" not in mine and "No finished match to show yet." in mine, mine
+    [everyone] = bot.said(await bot.command(ANN, "history"))
+    assert f"Table #{tid}" in everyone and f"<@{BOB.id}>" in everyone  # the seat he left
+    [hers] = bot.said(await bot.command(ANN, "stats"))
+    assert "1 game played" in hers, hers
