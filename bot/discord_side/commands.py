@@ -193,11 +193,7 @@ class Commands:
         again when it never was, or is gone) and the asker gets a link to it."""
         if not interaction.response.is_done():
             await interaction.response.defer(ephemeral=True, thinking=True)
-        try:
-            record = await self.messages.lobby.show(record)
-        except discord.HTTPException as exc:  # the link then leads to the channel at least
-            log.warning("could not redraw the lobby message of table %s (%s)", record.id,
-                        exc.status)
+        record = await self.messages.lobby.refresh(record)  # else the link leads to the channel
         await interaction.edit_original_response(content=translate(
             msg("bot.error.lobby_exists", table=record.id, url=jump_url(record)), locale))
 

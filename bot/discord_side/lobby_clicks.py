@@ -133,7 +133,7 @@ class LobbyClicks:
         except Refusal as exc:
             await self._redraw_stale(interaction, exc, None)
             raise
-        await self.messages.lobby.edit(interaction, record)
+        await self.messages.lobby.redraw(interaction, record.id)
 
     async def level_pick(self, interaction: discord.Interaction[Any], table: int, seat: int,
                          revision: int, level: str) -> None:
@@ -145,24 +145,20 @@ class LobbyClicks:
         except Refusal as exc:  # redrawn even when current: the menu shows the real level again
             await self._redraw_stale(interaction, exc, None)
             raise
-        await self.messages.lobby.edit(interaction, record)
+        await self.messages.lobby.redraw(interaction, record.id)
 
     async def _redraw_stale(self, interaction: discord.Interaction[Any], refusal: Refusal,
                             revision: int | None) -> None:
         """A lobby click was refused: when the clicked message is the table's lobby message and
-        shows an older lobby (a lost edit, a double click, a crash), redraw it from the table
-        read under its lock, so the next click on it works."""
+        shows an older lobby (a lost edit, a double click, a crash), redraw it on the table's
+        feed, so the next click on it works."""
         record = refusal.record
         message = interaction.message
         if (record is None or message is None or message.flags.ephemeral
                 or message.id != record.lobby_message_id
                 or (revision is not None and revision == record.revision)):
             return
-        try:
-            await self.messages.lobby.edit(interaction, record)
-        except discord.HTTPException as exc:
-            log.warning("could not redraw the lobby message of table %s (%s)", record.id,
-                        exc.status)
+        await self.messages.lobby.redraw(interaction, record.id)
 
     async def begin(self, record: TableRecord) -> None:
         """The game started: post the table message (pinging the first player), delete the

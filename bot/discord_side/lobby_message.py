@@ -154,39 +154,60 @@ class LobbyMessages:
         await noted(self.service.tables.set_message(table, lobby_message_id=message_id),
                     f"table {table}: its lobby message")
 
-    async def refresh(self, record: TableRecord) -> None:
-        """:meth:`show`, logging (never raising) Discord's refusal; a channel found deleted
-        (while the bot was away) has its tables closed instead."""
+    async def refresh(self, record: TableRecord) -> TableRecord:
+        """Bring the lobby message of ``record``'s table up to date on the table's feed, from
+        the table as it is when the redraw goes out (as :meth:`redraw`: so it never lands after
+        a later click's redraw and shows an older lobby), posting it again when it was never
+        posted or is gone (:meth:`show`); returns the table with the message's id. Discord's
+        refusal is logged (never raised); a channel found deleted (while the bot was away) has
+        its tables closed instead."""
+        return await self._queued(None, record.id, again=True) or record
+
+    async def _shown(self, record: TableRecord) -> TableRecord:
+        """:meth:`show`, logging (never raising) Discord's refusal."""
         try:
-            await self.show(record)
+            return await self.show(record)
         except discord.HTTPException as exc:
             if not self._gone(record, exc):
                 log.warning("could not redraw the lobby message of table %s (%s)", record.id,
                             exc.status)
+            return record
 
     async def redraw(self, interaction: discord.Interaction[Any] | None, table: int) -> None:
         """Redraw the lobby message (through the clicked ``interaction``, or directly) from
         the table as it is when the redraw goes out on the table's feed, and wait for it: lobby
         edits never land out of order, and a lobby never shows an outcome a later request
         undid."""
+        await self._queued(interaction, table)
+
+    async def _queued(self, interaction: discord.Interaction[Any] | None, table: int,
+                      again: bool = False) -> TableRecord | None:
+        """Redraw ``table``'s lobby message on its feed, from the table as it is then, and wait
+        for it (``again``: an open lobby's message posted again when it never was or is gone,
+        see :meth:`refresh`); returns the table as drawn (None: nothing was drawn)."""
         if self.feeds.ended(table):
-            return
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            return None
+        done: asyncio.Future[TableRecord | None] = (
+            asyncio.get_running_loop().create_future())
 
         async def work() -> None:
+            drawn: TableRecord | None = None
             try:
-                record = await self.service.tables.load(table)
-                await self.edit(interaction, record)
+                drawn = await self.service.tables.load(table)
+                if again and drawn.status == "lobby":
+                    drawn = await self._shown(drawn)
+                else:
+                    await self.edit(interaction, drawn)
             except Refusal:
                 return
             finally:
                 if not done.done():
-                    done.set_result(None)
+                    done.set_result(drawn)
         def dropped() -> None:  # the channel was deleted: the redraw is not sent
             if not done.done():
                 done.set_result(None)
         self.feeds.put(table, Job("other", -1, work, dropped=dropped))
-        await done
+        return await done
 
 
 __all__ = ["LobbyMessages"]

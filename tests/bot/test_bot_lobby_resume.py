@@ -4,8 +4,10 @@ the next start; a refused click on a stale lobby message redraws it; a second /g
 to the lobby (posting it again when it has no message)."""
 from __future__ import annotations
 
+import asyncio
 import copy
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bot_helpers import Clock
@@ -16,6 +18,7 @@ from storage.backends import make_room, no_room_for
 from bot.discord_side.ui.custom_ids import HeroMenu, LobbyButton
 from bot.storage.records import TableRecord
 from loopback import Loopback, Message
+from loopback.world import Reply, Upload
 
 
 def lobby_id(message: Message, op: str) -> str:
@@ -282,3 +285,49 @@ async def test_a_leave_clicked_on_the_lobby_as_it_started_keeps_the_seat(bot: Li
     assert not bot.message(lobby).custom_ids()
     await bot.command(BOB, "leave")
     assert await ai_seats(bot, tid) == [False, True]
+
+
+@pytest.mark.parametrize("later", ["join", "hero"])
+async def test_a_join_by_command_held_up_never_shows_an_older_lobby_than_a_later_click(
+        bot: LiveBot, later: str) -> None:
+    """/goblin join redraws the lobby on the table's feed, as a click does: its edit held up
+    on the way to Discord (a rate limit, a slow connection) while another person's Join
+    click, or the host's hero pick, was made lands before that click's redraw, not after it,
+    so the lobby ends showing both changes."""
+    tid, lobby = await open_lobby(bot)
+    held, release = asyncio.Event(), asyncio.Event()
+    real = bot.lb.world.rest
+
+    async def rest(method: str, path: str, query: dict[str, str], auth: str | None, body: Any,
+                   uploads: list[Upload]) -> Reply:
+        if method.upper() == "PATCH" and path == f"/channels/{CHANNEL}/messages/{lobby.id}":
+            held.set()
+            await release.wait()  # the command's edit of the lobby, held on its way
+        return await real(method, path, query, auth, body, uploads)
+
+    bot.lb.world.rest = rest  # type: ignore[method-assign]
+    joined = await bot.lb.command(BOB, bot.channel, "goblin join")
+    await asyncio.wait_for(held.wait(), 20)
+    if later == "join":
+        click = await bot.lb.click(EVE, lobby, lobby_id(lobby, "join"))
+        seen = f"<@{EVE.id}>"
+    else:
+        click = await bot.lb.select(ANN, lobby, HeroMenu.id_for(tid), ["taia"])
+        seen = f"<@{ANN.id}>: Taia"
+    await click.answered(20)
+    for _ in range(100):  # the click's own redraw, where it goes at once
+        if seen in bot.message(lobby).text():
+            break
+        await asyncio.sleep(0.01)
+    release.set()
+    await joined.answered(20)
+    await bot.settle()
+    bot.lb.world.rest = real  # type: ignore[method-assign]
+    record = await bot.bot.service.tables.load(tid)
+    shown = bot.message(lobby).text()
+    assert f"<@{BOB.id}>" in shown
+    if later == "join":
+        assert [s.user for s in record.seats] == [ANN.id, BOB.id, EVE.id]
+    else:
+        assert record.seats[0].hero == "taia"
+    assert seen in shown
