@@ -126,6 +126,8 @@ class Messages:
         self._start_turns: dict[int, Msg | None] = {}
         #: table -> who is told when its game's start is refused for a permission
         self._withheld: dict[int, Callable[[Msg], Awaitable[object]]] = {}
+        #: table -> its game's end, queued once its start is done (it ended first)
+        self._ends: dict[int, Callable[[], None]] = {}
 
     def channel(self, record: TableRecord) -> discord.PartialMessageable:
         """The table's channel, or its thread once its match moved to one."""
@@ -491,6 +493,18 @@ class Messages:
                 self._drop(record.id)
         self.feeds.put(record.id, Job("last", record.version, then))
 
+    def end(self, record: TableRecord, work: Callable[[], Awaitable[None]]) -> None:
+        """Queue a finished game's end (``work``, its last messages, see :meth:`last`); while
+        the game's first table message is not posted yet (every seat left to the AI, which
+        played the match to its end during Discord's outage or while a permission was away),
+        the start goes first, tried again as ever (the match moves to its thread, the lobby
+        message makes way), and the end follows it there, posting the final table."""
+        if record.id not in self._starts:
+            self.last(record, work)
+            return
+        self._ends[record.id] = partial(self.last, record, work)
+        self._started(record, None, False)
+
     def begin(self, record: TableRecord, resumed: bool = False) -> None:
         """Queue the first table message of a game that started (it pings the first player),
         unless the table was closed meanwhile; once posted, the lobby message has done its work
@@ -509,9 +523,11 @@ class Messages:
         table before its first message is posted (a seat left to the AI, a turn timer run out)
         queues the start again in place of the edit or post that would show it
         (:meth:`_started`): an edit has no message to edit yet, and a post would not open the
-        match's thread. ``resumed``: a start taken up from a process that stopped (a restart,
-        or another process taking the table up), whose tries may have made those posts at a
-        moment not known here, so they are looked for from the first try on."""
+        match's thread; a game that ended meanwhile (every seat left to the AI) is posted as it
+        ended, its end following (:meth:`end`). ``resumed``: a start taken up from a process
+        that stopped (a restart, or another process taking the table up), whose tries may have
+        made those posts at a moment not known here, so they are looked for from the first try
+        on."""
         refused = False  # Discord refused the match's thread: its host is told, once
         # when the first try whose answer never came began (a resumed start's: long ago)
         unanswered: float | None = -math.inf if resumed else None
@@ -534,6 +550,9 @@ class Messages:
             self._withheld.pop(record.id, None)
             if self._starts.get(record.id) is work:
                 del self._starts[record.id]  # done: the table's changes show it from now on
+                ended = self._ends.pop(record.id, None)
+                if ended is not None:  # the game ended before its start was posted
+                    ended()
 
         async def start(looks: bool, headline: Msg | None, turn: bool) -> None:
             nonlocal refused
@@ -544,8 +563,8 @@ class Messages:
                     pass
             except Refusal:
                 return
-            if now.status != "running":  # closed meanwhile: the lobby says it was cancelled
-                await self.lobby.edit(None, now)
+            if now.status not in ("running", "finished"):  # closed meanwhile: the lobby
+                await self.lobby.edit(None, now)  # says it was cancelled
                 return
             if now.threaded and now.thread_id is None:
                 now, refused = await self.threads.open(now, looks)
@@ -645,8 +664,9 @@ class Messages:
             self.show(record)
 
     def forget(self, table: int) -> None:
-        """Drop what is kept for a table that ended (once its feed has gone out)."""
-        if not self.feeds.busy(table):
+        """Drop what is kept for a table that ended (once its feed has gone out, and its end
+        waiting for its start went too)."""
+        if not self.feeds.busy(table) and table not in self._ends:
             self._drop(table)
 
     def gone(self, table: int) -> None:
@@ -678,6 +698,7 @@ class Messages:
         self._starts.pop(table, None)
         self._start_turns.pop(table, None)
         self._withheld.pop(table, None)
+        self._ends.pop(table, None)
         self.threads.forget(table)
         if lines:
             self._passing.pop(table, None)

@@ -124,7 +124,7 @@ class Poster:
             except UNDELIVERED as exc:
                 log.warning("could not post the result of table %s (%s)", record.id,
                             why(exc))
-        self.messages.last(record, work)
+        self.messages.end(record, work)
 
     async def announce_end(self, record: TableRecord) -> None:
         """Post the final table with the winner and, for a rated match, what it did to each

@@ -661,3 +661,58 @@ async def test_a_first_table_message_made_before_a_restart_past_its_nonce_is_not
     assert now.message_id == made.id
     assert [m.id for m in again.public()] == [made.id]  # one table message; the lobby went
     await again.stop()
+
+
+async def test_a_match_left_to_the_ai_that_ends_before_its_start_is_posted_opens_its_thread(
+        h: LiveBot, clock: Clock) -> None:
+    """Discord answers 503 when Start opens the match's thread, and meanwhile Ann and Bob
+    both leave the match to the AI, which plays it to its end before the start is tried
+    again: the match still moves to its thread, its end is posted there (not in the channel,
+    without the thread), and the channel keeps its line telling the result."""
+    down = [True]
+    real = h.lb.world.rest
+
+    async def rest(method: str, path: str, query: dict[str, str], auth: str | None,
+                   body: Any, uploads: list[Upload]) -> Reply:
+        if down[0] and method.upper() == "POST" and path.endswith("/threads"):
+            return Reply(503, {"message": "Service Unavailable", "code": 0})
+        return await real(method, path, query, auth, body, uploads)
+
+    h.lb.world.rest = rest  # type: ignore[method-assign]
+    tid = await open_table(h, ANN, [BOB])
+    await h.command(ANN, "leave")
+    await h.command(BOB, "leave")
+    await h.settle()
+    ended = await h.bot.service.tables.load(tid)
+    assert ended.status == "finished"
+    down[0] = False
+    await outage_passes(h, clock, range(RETRIES + 1))
+    now = await h.bot.service.tables.load(tid)
+    assert now.thread_id is not None, [m.text() for m in h.public()]
+    thread = h.lb.channel(now.thread_id)
+    assert [m.id for m in h.public()] == [now.lobby_message_id]  # the channel's line alone
+    assert " won against " in h.lb.message(now.lobby_message_id).text()
+    [final] = h.public(thread)
+    assert final.id == now.message_id and "The game is over" in final.text()
+    assert RematchButton.id_for(tid, "offer") in final.custom_ids()
+
+
+async def test_a_match_left_to_the_ai_that_ends_during_an_outage_at_its_start_shows_its_end(
+        bot: LiveBot, clock: Clock) -> None:
+    """Discord refuses every post from Start on (503), and meanwhile Ann and Bob both leave
+    the match to the AI, which plays it to its end: the start is still tried again once
+    Discord is back, and the end follows it, so the channel shows the final table in place of
+    the lobby message, without waiting for a restart."""
+    outage = Outage(bot.lb, None)
+    tid = await open_table(bot, ANN, [BOB])
+    await bot.command(ANN, "leave")
+    await bot.command(BOB, "leave")
+    await bot.settle()
+    assert (await bot.bot.service.tables.load(tid)).status == "finished"
+    await outage_passes(bot, clock, range(3))
+    outage.down = False
+    await outage_passes(bot, clock, range(3, RETRIES + 1))
+    now = await bot.bot.service.tables.load(tid)
+    [final] = bot.public()
+    assert final.id == now.message_id and "The game is over" in final.text()
+    assert RematchButton.id_for(tid, "offer") in final.custom_ids()
