@@ -56,7 +56,7 @@ from bot.discord_side.threads import ARCHIVED, MatchThreads
 from bot.discord_side.ui.custom_ids import HandButton
 from bot.discord_side.ui.hand import hand_view
 from bot.discord_side.ui.parts import nested
-from bot.discord_side.ui.table import moved_view, table_view, to_move
+from bot.discord_side.ui.table import footer_line, moved_view, table_view, to_move
 from bot.discord_side.uploads import ImageFile
 from bot.game.lessons import emphasised
 from bot.game.refusals import Refusal
@@ -300,17 +300,22 @@ class Messages:
             f"the table message of table {record.id}")
 
     async def _brought_up(self, record: TableRecord, message: discord.Message,
-                          headline: Msg | None) -> None:
+                          headline: Msg | None, tried: dict[str, tuple[int, int]]) -> None:
         """``message``, the game's first table message taken up, may have been made by a try
         whose answer never came, showing the table as it stood then (Discord gives it back for
-        its nonce, or it was found): it is brought up to ``record``, and when it does not name
-        the person to move now (a turn began since), the turn is posted afresh to ping them
+        its nonce, or it was found): it is brought up to ``record``, and when it did not ping
+        the person to move now for this turn (it names someone else, or the turn it pinged
+        them for is over: ``tried`` holds the footer line of each try's table, with its round
+        and turn, which tells the one that made it), the turn is posted afresh to ping them
         (the older message retired)."""
         mover = to_move(record, observe(record.game, None))
         self.shown.drop((record.id, None, record.locale))  # its pictures may be older
-        if mover is not None and not any(
-                f"<@{mover}>" in (getattr(c, "content", None) or "")
-                for c in nested(message.components)):
+        texts = [getattr(c, "content", None) or "" for c in nested(message.components)]
+        lines = {line for text in texts for line in text.split("\n")}
+        turns = {turn for footer, turn in tried.items() if footer in lines}
+        if mover is not None and (
+                not any(f"<@{mover}>" in text for text in texts)
+                or turns - {(record.game.round, record.game.turn)}):
             await self._turn(record, headline)
         else:
             await self.edit_table(record)
@@ -529,6 +534,8 @@ class Messages:
         made those posts at a moment not known here, so they are looked for from the first try
         on."""
         refused = False  # Discord refused the match's thread: its host is told, once
+        #: the footer line of the table each try posted -> its round and turn
+        tried: dict[str, tuple[int, int]] = {}
         # when the first try whose answer never came began (a resumed start's: long ago)
         unanswered: float | None = -math.inf if resumed else None
 
@@ -575,6 +582,8 @@ class Messages:
                 try:
                     made = await self._made_before(now) if looks else None
                     if made is None:
+                        tried[footer_line(observe(now.game, None), now.locale)] = (
+                            now.game.round, now.game.turn)
                         made = await self.post_table(now, headline, once=nonce(record, "t"))
                     else:
                         await self._carried(now, made.id, to_move(
@@ -587,7 +596,7 @@ class Messages:
                     return
                 now = self.current(now)
                 if unanswered is not None:  # made by a try before, as the table stood then
-                    await self._brought_up(now, made, headline)
+                    await self._brought_up(now, made, headline, tried)
                     now = self.current(now)
             if refused:
                 refused = False

@@ -716,3 +716,34 @@ async def test_a_match_left_to_the_ai_that_ends_during_an_outage_at_its_start_sh
     [final] = bot.public()
     assert final.id == now.message_id and "The game is over" in final.text()
     assert RematchButton.id_for(tid, "offer") in final.custom_ids()
+
+
+async def test_the_same_player_s_next_turn_after_a_lost_first_table_message_pings_them(
+        bot: LiveBot, clock: Clock) -> None:
+    """Discord made Start's table message (pinging Ann) but the answer was lost, and then
+    refuses every post for a while (503); Ann, pinged, plays her turn to its end from her
+    hand, the AI seat plays its own, and Ann's next turn begins: the start, tried again once
+    Discord is back, is given back the message pinging Ann for her first turn, and does not
+    just edit it (no ping for a turn she may not know began): a new table message pings her,
+    the older one gone."""
+    lost = AnswerLost(bot)
+    tid = await open_table(bot, ANN, [], ai=1)
+    assert lost.lost
+    made = bot.last_table_message()
+    first = await bot.bot.service.tables.load(tid)
+    assert first.seats[first.game.current].user == ANN.id and f"<@{ANN.id}>" in made.text()
+    outage = Outage(bot.lb, None)
+    players = Players(bot, tid, [ANN])
+    while True:  # Ann plays her turn; the AI seat plays its own
+        assert await players.step()
+        now = await bot.bot.service.tables.load(tid)
+        if now.game.round != first.game.round:
+            break
+    assert now.seats[now.game.current].user == ANN.id and outage.refused
+    outage.down = False
+    await timers_pass(bot, clock, RETRY_FIRST)
+    now = await bot.bot.service.tables.load(tid)
+    table = bot.last_table_message()
+    assert now.message_id == table.id and footer(now) in table.text()
+    assert table.id != made.id and ANN.id in table.mentions
+    assert [m.id for m in bot.public()] == [table.id]  # the older one went

@@ -79,9 +79,14 @@ def header(record: TableRecord, obs: Observation, locale: str,
                                        locale))
     if record.hints and record.status == "running":
         lines.append("-# " + translate(msg("bot.hint.table_on"), locale))
-    lines.append("-# " + translate(msg("bot.table.footer", round=obs.round, step=obs.step),
-                                   locale))
+    lines.append(footer_line(obs, locale))
     return "\n".join(lines)
+
+
+def footer_line(obs: Observation, locale: str) -> str:
+    """The table message's last small line: the round and the move number (one line of its
+    own, which tells which move a table message shows)."""
+    return "-# " + translate(msg("bot.table.footer", round=obs.round, step=obs.step), locale)
 
 
 def _turn_line(record: TableRecord, obs: Observation, locale: str) -> str:
@@ -149,5 +154,5 @@ def moved_view(record: TableRecord, url: str, locale: str) -> discord.ui.LayoutV
         accent_colour=GREY))
 
 
-__all__ = ["NARRATION", "accent", "deadline_markup", "header", "log_view", "moved_view",
-           "narration", "table_view", "to_move"]
+__all__ = ["NARRATION", "accent", "deadline_markup", "footer_line", "header", "log_view",
+           "moved_view", "narration", "table_view", "to_move"]
