@@ -1,7 +1,10 @@
 """Slow matches seen from one person: ``/goblin turns`` lists every running match they sit in,
 across every server and direct-message channel, first those where it is their move, then those
 where others are to move, each with a link to its table message, the time left and who plays
-in it; and ``/goblin notify`` keeps whether they want a direct message when their turn waits.
+in it, and last those the AI plays their seat at while they still host them (they left it,
+or their turn timer ran out for good): these count among their matches for the bot's limit
+(:func:`~bot.game.limits.counted`), which points to this list, so the list says how to end
+one; and ``/goblin notify`` keeps whether they want a direct message when their turn waits.
 
 No Discord here: the list is plain rows and its pages plain text (:func:`page_text`). A match is
 shown by its link alone (a channel's name from another server is never shown); Discord lets the
@@ -14,6 +17,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.game.limits import counted
 from bot.game.seats import seat_label, turn_end
 from bot.game.spans import time_left
 from bot.storage.interface import Storage
@@ -29,7 +33,7 @@ PER_PAGE = 12
 class TurnRow:
     """One running match the person sits in: where it is, whether it is their move, the seconds
     left before the turn's deadline (None: no timer running), who else plays and who is to
-    move."""
+    move; ``hosted``: the AI plays their seat there, and they still host it."""
 
     table: int
     link: str
@@ -37,6 +41,7 @@ class TurnRow:
     left: float | None
     opponents: tuple[Msg | str, ...]
     current: Msg | str
+    hosted: bool = False
 
     def order(self) -> tuple[float, int]:
         """Least time left first, matches without a timer last, then by table."""
@@ -45,15 +50,17 @@ class TurnRow:
 
 @dataclass(frozen=True, slots=True)
 class TurnList:
-    """A person's running matches: their move (``yours``), then others' (``waiting``)."""
+    """A person's running matches: their move (``yours``), then others' (``waiting``), then
+    those the AI plays their seat at while they host them (``hosted``)."""
 
     yours: tuple[TurnRow, ...]
     waiting: tuple[TurnRow, ...]
+    hosted: tuple[TurnRow, ...] = ()
 
     @property
     def rows(self) -> tuple[TurnRow, ...]:
         """Every match, in the order the list shows them."""
-        return self.yours + self.waiting
+        return self.yours + self.waiting + self.hosted
 
     @property
     def pages(self) -> int:
@@ -73,19 +80,24 @@ def row_of(record: TableRecord, user_id: int, now: float,
            ends: float | None = None) -> TurnRow | None:
     """What the list shows of ``record`` for ``user_id`` (``ends``: when the tournament's round
     that opened it ends, deciding it as it stands: the turn's time ends then at the latest);
-    None when the person no longer plays there (their seat went to the AI) or the game is
-    over."""
+    None when the person no longer plays there (their seat went to the AI) and it does not
+    count among their matches (:func:`~bot.game.limits.counted`: they no longer host it, or
+    it is slow), or the game is over."""
     seat = record.seat_of(user_id)
-    if seat is None or record.seats[seat].ai or record.status != "running":
+    if seat is None or record.status != "running":
+        return None
+    hosted = record.seats[seat].ai
+    if hosted and not counted(record, user_id):
         return None
     state = record.game
     if state.phase is Phase.OVER:
         return None
     current = state.current
-    mine = current == seat
+    mine = current == seat and not hosted
     left = None if record.deadline is None else turn_end(record.deadline, ends) - now
     opponents = tuple(_who(record, i) for i in range(len(record.seats)) if i != seat)
-    return TurnRow(record.id, jump_link(record), mine, left, opponents, _who(record, current))
+    return TurnRow(record.id, jump_link(record), mine, left, opponents, _who(record, current),
+                   hosted)
 
 
 def _who(record: TableRecord, seat: int) -> Msg | str:
@@ -102,7 +114,9 @@ def turn_list(records: list[TableRecord], user_id: int, now: float,
     rows = [r for r in (row_of(rec, user_id, now, ends.get(rec.id)) for rec in records)
             if r is not None]
     return TurnList(tuple(sorted((r for r in rows if r.mine), key=TurnRow.order)),
-                    tuple(sorted((r for r in rows if not r.mine), key=TurnRow.order)))
+                    tuple(sorted((r for r in rows if not r.mine and not r.hosted),
+                                 key=TurnRow.order)),
+                    tuple(sorted((r for r in rows if r.hosted), key=lambda r: r.table)))
 
 
 def _left(row: TurnRow) -> Msg:
@@ -110,6 +124,11 @@ def _left(row: TurnRow) -> Msg:
 
 
 def _line(row: TurnRow, locale: str) -> str:
+    if row.hosted:
+        names = ", ".join(translate(o, locale) if isinstance(o, Msg) else o
+                          for o in row.opponents)
+        key = "turns.list.hosted_line" if names else "turns.list.hosted_solo_line"
+        return translate(msg(key, table=row.table, link=row.link, opponents=names), locale)
     if not row.mine:
         return translate(msg("turns.list.wait_line", table=row.table, link=row.link,
                              who=row.current, left=_left(row)), locale)
@@ -138,8 +157,11 @@ def page_text(turns: TurnList, page: int, locale: str) -> str:
     for index, row in enumerate(shown, start=start):
         if index == 0 and turns.yours:
             lines.append(translate(msg("turns.list.yours", count=len(turns.yours)), locale))
-        if index == len(turns.yours):
+        if index == len(turns.yours) and turns.waiting:
             lines.append(translate(msg("turns.list.waiting", count=len(turns.waiting)), locale))
+        if index == len(turns.yours) + len(turns.waiting):
+            lines.append(translate(msg("turns.list.hosted", count=len(turns.hosted)), locale))
+            lines.append("-# " + translate(msg("turns.list.hosted_note"), locale))
         lines.append(f"- {_line(row, locale)}")
     if turns.pages > 1:
         lines.append("-# " + translate(msg("turns.list.page", page=page + 1,
@@ -155,7 +177,8 @@ class Turns:
         self.clock = clock
 
     async def of(self, user_id: int) -> TurnList:
-        """Every running match ``user_id`` plays in, their move first (one indexed query, and
+        """Every running match ``user_id`` plays in, their move first, then those they host
+        while the AI plays their seat (one indexed query, and
         one for the ends of the tournaments' rounds that opened some of them)."""
         records = await self.store.running_of(user_id)
         ends = await self.store.round_ends([r.id for r in records]) if records else {}

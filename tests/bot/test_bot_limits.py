@@ -143,12 +143,15 @@ PERSON = 1234567890123456789
 
 @pytest.mark.parametrize("language", ["en", "fr", "cs"])
 def test_a_full_page_of_turns_with_long_names_is_within_discords_limits(language: str) -> None:
-    """Twelve matches a page (the person's move in each, then others'), each with three
-    opponents of the longest names and the most time left, fit whole in one message."""
+    """Twelve matches a page (the person's move in each, then others', then those the AI
+    plays their seat at, with their note), each with three opponents of the longest names and
+    the most time left, fit whole in one message."""
     left = 6 * 86400 + 23 * 3600 + 59 * 60
-    rows = [TurnRow(100000 + i, LINK, i < PER_PAGE, left, tuple(NAMES[1:]), NAMES[0])
-            for i in range(2 * PER_PAGE)]
-    turns = TurnList(tuple(rows[:PER_PAGE]), tuple(rows[PER_PAGE:]))
+    rows = [TurnRow(100000 + i, LINK, i < PER_PAGE, left, tuple(NAMES[1:]), NAMES[0],
+                    i >= 2 * PER_PAGE - PER_PAGE // 2) for i in range(2 * PER_PAGE)]
+    turns = TurnList(tuple(rows[:PER_PAGE]), tuple(r for r in rows[PER_PAGE:] if not r.hosted),
+                     tuple(r for r in rows if r.hosted))
+    assert len(turns.hosted) == PER_PAGE // 2
     for page in (0, 1):
         view = turns_view(turns, PERSON, page, language)
         body = {"components": view.to_components(), "flags": IS_COMPONENTS_V2}

@@ -2,17 +2,19 @@
 and Czech, the AI playing once it runs out on the injected clock), ``/goblin turns`` listing a
 person's matches on two servers and in direct messages (their move first, then others', with
 links, time left and who plays; another person sees none of them; long lists turn pages, and a
-forged page button is refused privately) and ``/goblin notify`` kept and answered."""
+forged page button is refused privately; a match the limit counts though the AI plays the
+person's seat listed apart) and ``/goblin notify`` kept and answered."""
 from __future__ import annotations
 
 from dataclasses import replace
 
 import pytest
-from live_bot import CHANNEL, GUILD, LiveBot
+from live_bot import CHANNEL, GUILD, LiveBot, table_id
 from players import ANN, BOB, EVE, forged_message, open_table, raw_click
 from storage.helpers import Clock, played
 
-from bot.discord_side.ui.custom_ids import TurnsButton
+from bot.discord_side.ui.custom_ids import LobbyButton, TurnsButton
+from bot.game.limits import MATCH_LIMIT
 from bot.game.places import Place
 from bot.game.texts import timer_text
 from bot.game.turns import PER_PAGE, TurnList, TurnRow, page_text
@@ -195,3 +197,40 @@ def test_the_list_s_headings_agree_with_their_counts() -> None:
     wait = (TurnRow(9, "l", False, 60.0, ("Bob",), "Bob"),)
     text = page_text(TurnList(rows, wait), 0, "cs")
     assert "Jste na tahu** (2 hry)" in text and "Čeká se na ostatní** (1 hra)" in text
+
+
+async def test_turns_lists_each_match_the_limit_counts_a_match_left_to_the_ai_marked(
+        bot: LiveBot) -> None:
+    """Ann plays as many matches at once as the bot allows, one of them a match she still hosts
+    though the AI plays her seat (her turn timer ran out for good while Bob plays on): her next
+    Start is refused, pointing to /goblin turns, and /goblin turns lists that match too, marked,
+    saying the AI plays her seat and how to end it; Bob's list shows it as his match."""
+    tables = [await running(bot, people((ANN.id, "Ann"), (BOB.id, "Bob")), CHANNEL + 10 + i,
+                            GUILD, ANN.id, None) for i in range(MATCH_LIMIT - 1)]
+    seats = people((BOB.id, "Bob"), (ANN.id, "Ann"))  # Bob to move, the AI in Ann's seat
+    seats = (seats[0], seats[1].model_copy(update={"ai": True, "level": "normal"}), seats[2])
+    left = await running(bot, seats, CHANNEL + 30, GUILD, ANN.id, None, message=4242)
+    assert await bot.bot.service.limit.playing(ANN.id) == MATCH_LIMIT
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    await bot.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
+    refused = bot.said(await bot.click(ANN, bot.lb.message(lobby.id),
+                                       LobbyButton.id_for(tid, "start", None)))
+    assert refused[0].startswith(f"You already have {MATCH_LIMIT} matches running")
+    assert "/goblin turns lists your matches" in refused[0]
+
+    text = await turns_text(bot, ANN)
+    assert all(f"Table #{t}" in text for t in [*tables, left]), text
+    mine, ai_plays = text.split("The AI plays your seat")
+    assert f"Table #{left}" not in mine and "(1 match)" in ai_plays
+    assert f"(https://discord.com/channels/{GUILD}/{CHANNEL + 30}/4242): the AI plays your " \
+           "seat against Bob, Argentus (AI)." in ai_plays
+    assert "you still host them" in ai_plays and "/goblin abandon" in ai_plays
+    bob = await turns_text(bot, BOB)
+    assert f"Table #{left}" in bob.split("Waiting for others")[0]  # his move there
+    assert "The AI plays your seat" not in bob
+    for language, heading in (("fr", "L'IA joue à votre place** (1 partie)"),
+                              ("cs", "Za vás hraje AI** (1 hra)")):
+        said = await turns_text(bot, replace(ANN, locale=language))
+        assert heading in said and f"{left}" in said.split(heading)[1], (language, said)
