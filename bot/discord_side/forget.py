@@ -5,7 +5,9 @@ them (:class:`~bot.game.people.People`): their tables then go on as after ``/gob
 (a lobby redrawn without them, a running match with the AI in their seat). A question is
 confirmed once (:class:`Confirmed`): a second click on it, Confirm again or Cancel, clicked
 before the first was answered, is told privately that it is done, and the question keeps
-saying Done (never that nothing was kept, nor that nothing was deleted)."""
+saying Done (never that nothing was kept, nor that nothing was deleted). A question confirmed
+before a restart is known to the store alone: Cancel on it asks the store whether anything is
+still kept about the person (a read, which keeps nothing), and Confirm finds nothing left."""
 
 from __future__ import annotations
 
@@ -98,7 +100,10 @@ async def ask(interaction: discord.Interaction[Any]) -> None:
 async def answer(interaction: discord.Interaction[Any], clicks: Interactions,
                  target: Forget) -> None:
     """A click on the question's buttons: someone else's click is told it is not theirs;
-    Cancel leaves everything as it was; Confirm forgets the person, and says what was done (when
+    Cancel leaves everything as it was, and says nothing was deleted only while the store
+    still keeps something about the person (a question confirmed before a restart, which this
+    process does not know, may have deleted it all: then it says nothing is kept); Confirm
+    forgets the person, and says what was done (when
     it finds nothing, that nothing is kept: not that nothing ever was, as a Confirm whose
     answer a stop cut off, or another question confirmed, may have deleted it). A
     click on a question confirmed already (a double click, Cancel clicked meanwhile) is told
@@ -112,8 +117,13 @@ async def answer(interaction: discord.Interaction[Any], clicks: Interactions,
         if clicks.forget_questions.taken(question):
             await answer_privately(interaction, translate(msg("forget.too_late"), locale))
             return
-        await interaction.response.edit_message(view=told(translate(msg("forget.cancelled"),
-                                                                    locale)))
+        await interaction.response.defer()
+        kept = await clicks.service.people.kept(target.user)
+        if clicks.forget_questions.taken(question):  # Confirm clicked meanwhile
+            await answer_privately(interaction, translate(msg("forget.too_late"), locale))
+            return
+        key = "forget.cancelled" if kept else "forget.cancelled_nothing_kept"
+        await interaction.edit_original_response(view=told(translate(msg(key), locale)))
         return
     if not clicks.forget_questions.take(question):
         await answer_privately(interaction, translate(msg("forget.already"), locale))

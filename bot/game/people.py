@@ -118,6 +118,10 @@ class People:
             after.append(record)
         return Forgetting(gone, tuple(after), tuple(entered))
 
+    async def kept(self, user_id: int) -> bool:
+        """Whether the store still keeps anything about person ``user_id`` (read only)."""
+        return await self.store.keeps_about(user_id)
+
     async def _leave_tournament(self, tournament_id: int, user_id: int) -> bool:
         """The person leaves a tournament they entered: taken off its entrants while sign-up
         lasts (as its Leave button does), dropped once it is under way (as ``/goblin

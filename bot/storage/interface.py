@@ -141,6 +141,10 @@ class PeopleStorage(Protocol):
         and replace their id everywhere else by a fresh pseudonym (their seats' names
         emptied), so other people's histories stay whole."""
 
+    async def keeps_about(self, user_id: int) -> bool:
+        """Whether anything about person ``user_id`` is still kept (what
+        :meth:`forget_person` would delete or rename); read only."""
+
 
 
 class SeatedStorage(Protocol):

@@ -445,3 +445,34 @@ async def test_a_confirm_whose_deletion_a_stop_cut_off_from_its_answer_says_done
                        for c in again.message(asked).custom_ids())
     finally:
         await again.stop()
+
+
+async def test_cancel_on_a_question_whose_confirm_a_stop_cut_off_says_nothing_is_kept(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """Ann confirmed; the bot deleted her data and stopped before its answer reached the
+    question, which kept its buttons. After the restart she clicks Cancel: she is told the bot
+    keeps nothing about her (a Confirm may have deleted it), never that nothing was deleted, and
+    the question loses its buttons. Bob's question, never confirmed, still cancels as ever."""
+    db = tmp_path / "k.db"
+    bot = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await play_named(bot.store, 11, channel=CHANNEL, seats=SEATS, guild=GUILD,
+                         host=ANN.id, leases=bot.bot.scheduler.leases)
+        asked = question(bot, await bot.command(ANN, "forget-me"))
+        kept = question(bot, await bot.command(BOB, "forget-me"))
+        assert (await bot.bot.service.people.forget(ANN.id)).anything  # the first Confirm
+    finally:
+        await bot.stop()
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await again.click(ANN, asked, ForgetButton.id_for(ANN.id, False))
+        text = again.message(asked).text()
+        assert "Nothing was deleted" not in text, text
+        assert "keeps nothing about you" in text, text
+        assert not any(c.startswith(ForgetButton.prefix)
+                       for c in again.message(asked).custom_ids())
+        await again.click(BOB, kept, ForgetButton.id_for(BOB.id, False))
+        assert again.message(kept).text() == "Nothing was deleted."
+        assert await again.store.rating_of(GUILD, BOB.id) is not None
+    finally:
+        await again.stop()

@@ -3,14 +3,17 @@ their id and their name are in no column of any table (every table the database 
 asking it, so a table added later and not handled fails here), while other people's results,
 ratings, action logs and games read the same, and a rebuild of the ratings rates them the same;
 on PostgreSQL a running bot hears of the change another process (the admin command) makes to
-the table it plays."""
+the table it plays; whether anything is still kept about a person is read from each kind of
+row, and is no longer once they are forgotten."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import re
+from collections.abc import Awaitable, Callable
 
+import pytest
 from postgres_server import Server
 
 from bot.game.leases import Leases
@@ -280,3 +283,56 @@ async def test_a_replay_kept_by_another_process_loses_the_name_forgotten(
     finally:
         await bot.close()
         await admin.close()
+
+
+async def _lobby_seat(store: Storage, clock: Clock) -> None:
+    await store.create_table(guild_id=GUILD, place_key=PLACE, channel_id=1, host_id=BOB,
+                             seats=(SEATS[1], SEATS[0]), abilities=False, timer=0, seed=1)
+
+
+async def _lobby_hosted(store: Storage, clock: Clock) -> None:
+    await store.create_table(guild_id=GUILD, place_key=PLACE, channel_id=1, host_id=ZED,
+                             seats=(SEATS[1],), abilities=False, timer=0, seed=1)
+
+
+async def _played(store: Storage, clock: Clock) -> None:
+    await play_named(store, 3, channel=1, seats=SEATS, host=BOB)
+
+
+async def _shared(store: Storage, clock: Clock) -> None:
+    """Zed shared Bob's match against the AI, where Zed never sat."""
+    tid = await play_named(store, 4, channel=1, seats=(SEATS[1], SEATS[2]), host=BOB)
+    assert (await store.claim_share(tid, 50, ZED, window=600, slowmode=60,
+                                    posting=300)).granted
+
+
+async def _notify(store: Storage, clock: Clock) -> None:
+    await store.set_notify(ZED, False)
+
+
+async def _dms_closed(store: Storage, clock: Clock) -> None:
+    await store.note_dms_closed(ZED, clock.now)
+
+
+async def _entrant(store: Storage, clock: Clock) -> None:
+    cup = await store.create_tournament(
+        guild_id=GUILD, place_key=PLACE, channel_id=9, host_id=BOB, name="Cup", rounds=None,
+        table_size=4, timer=0, abilities=False, ai_level=None, round_span=0, closes_at=None,
+        seed=1, locale="en")
+    assert await store.enter(cup.id, ZED, ZED_NAME, 1500)
+
+
+@pytest.mark.parametrize("keep", [_lobby_seat, _lobby_hosted, _played, _shared, _notify,
+                                  _dms_closed, _entrant], ids=lambda f: f.__name__[1:])
+async def test_what_is_kept_about_a_person_is_found_and_gone_once_forgotten(
+        store: Storage, fresh: Storage, clock: Clock,
+        keep: Callable[[Storage, Clock], Awaitable[None]]) -> None:
+    """Whether the store keeps anything about Zed: nothing at first; yes after any one kind of
+    row that holds them (a reader opened before sees it too); no once they are forgotten, while
+    Bob, who played or hosted beside them, is still known."""
+    assert not await store.keeps_about(ZED)
+    await keep(store, clock)
+    assert await store.keeps_about(ZED) and await fresh.keeps_about(ZED)
+    assert (await store.forget_person(ZED)).anything
+    assert not await store.keeps_about(ZED) and not await fresh.keeps_about(ZED)
+    assert await store.keeps_about(BOB) == (keep not in (_notify, _dms_closed))

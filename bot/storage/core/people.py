@@ -159,6 +159,33 @@ class PeopleRows(TableQueries):
     """A person's data, forgotten on request (the tables they sat at written as the tables
     part writes them: kept records dropped, other processes told)."""
 
+    async def keeps_about(self, user_id: int) -> bool:
+        """Whether any row still holds person ``user_id`` (what :meth:`forget_person` would
+        delete or give the pseudonym), read only: a question of ``/goblin forget-me`` answered
+        after a restart says from it whether a Confirm already forgot them. The seats' JSON
+        and the action log are not read: ``table_seats`` holds whoever sits at a table, kept
+        in step with the seats, and one who moved there sat there."""
+        first = ("table_seats", "user_id")  # by index: most people are found there
+        unread = {first, ("actions", "user_id")}
+        checks: list[tuple[str, object]] = [
+            (f"SELECT 1 FROM {table} WHERE {column} = ?", user_id)
+            for table, column in (first, *((t, c) for t, c in (*DELETED, *RENAMED)
+                                           if (t, c) not in unread))]
+        checks += [(f"SELECT 1 FROM {table} WHERE {column} = ?", f"dm:{user_id}")
+                   for table, column in (*PLACES, ("ai_records", "place_key"))]
+        for query, value in checks:
+            if await self._read.fetchrow(f"{query} LIMIT 1", value) is not None:
+                return True
+        for row in await self._read.fetch(
+                "SELECT ready FROM rematches WHERE CAST(ready AS TEXT) LIKE ?", f"%{user_id}%"):
+            try:
+                ready = json.loads(str(row[0]))
+            except ValueError:  # a damaged offer: forgetting renames nothing there either
+                continue
+            if isinstance(ready, list) and user_id in ready:
+                return True
+        return False
+
     async def forget_person(self, user_id: int) -> Forgotten:
         """Forget person ``user_id`` in one transaction (see the module): their ratings,
         records, hints and shares deleted, their id elsewhere replaced by a fresh pseudonym and
