@@ -29,7 +29,7 @@ from bot.game.lessons import Lesson, lesson_now
 from bot.game.people import forgotten
 from bot.game.refusals import Ask, Illegal, OutOfTurn, Refusal, Stale
 from bot.game.results import finished_result
-from bot.game.seats import deadline, playing_seat, seat_label
+from bot.game.seats import deadline, next_host, playing_seat, seat_label
 from bot.game.standings import rate_result
 from bot.game.tables import Tables
 from bot.game.texts import controls
@@ -217,7 +217,7 @@ class Play:
 
     async def _apply(self, record: TableRecord, action: Action, seat: int, user_id: int | None,
                      by_ai: bool, seats: tuple[SeatInfo, ...], timed_out: bool = False,
-                     handed: bool = False) -> Outcome:
+                     handed: bool = False, host: int | None = None) -> Outcome:
         state = record.game
         try:
             new, events = apply(state, action, seat=seat)
@@ -235,11 +235,11 @@ class Play:
             await self.store.apply(
                 record.id, record.version, new, row,
                 seats=seats if seats != record.seats else None, deadline=due,
-                rater=rate_result, result=result, revision=record.revision)
+                rater=rate_result, result=result, revision=record.revision, host_id=host)
         except StaleVersion as exc:  # another process changed the table since it was read
             raise Stale(await self._stale_reason(record.id, record.version), record) from exc
         self.metrics.moved("timer" if timed_out else "ai" if by_ai else "person")
-        after = moved(record, new, seats, due, row.at)
+        after = moved(record, new, seats, due, row.at, host)
         self._moved_on(record, after, action, seat, tuple(events), by_ai)
         return Outcome(record=after, before=state, action=action, seat=seat, by_ai=by_ai,
                        events=tuple(events), timed_out=timed_out, handed_to_ai=handed)
@@ -376,7 +376,10 @@ class Play:
 
         The seat's timeout count grows, once a turn (a turn cut short by a failure and played
         on at the next pass is counted once); at :data:`MAX_TIMEOUTS` the seat goes to the AI
-        for good.
+        for good and, as when its person leaves it, a host's role passes to the next person who
+        still plays (not at a tournament's match, which stays its tournament's host's), so one
+        who no longer plays can no longer close it for the others (nor has it counted among
+        their matches at once); with no other person left, they still host it.
         Nothing happens when the table moved on, the deadline is not reached or the bot is not
         ``going`` on (a stop began). When another process changes the table between its read and
         a write, the table is read again and the turn played on while it is still this turn and
@@ -417,6 +420,7 @@ class Play:
         ``out`` (the moves already there were made for this turn: the timeout was counted)."""
         seat = record.game.current
         seats = record.seats
+        host = None
         if out:
             handed = out[0].handed_to_ai
         elif await self._timed_out_already(record, seat):
@@ -427,10 +431,14 @@ class Play:
             handed = count >= MAX_TIMEOUTS
             seats = with_seat(seats, seat, info.model_copy(  # taken over at normal
                 update={"timeouts": count, "ai": handed, "level": DEFAULT_LEVEL}))
+            if handed and info.user is not None and record.host_id == info.user \
+                    and record.tournament_id is None:  # as when they leave it
+                host = next_host(seats, info.user)
         turn = (record.game.round, record.game.turn)
         for _ in range(MAX_AI_MOVES_PER_TURN):
             outcome = await self._apply(record, self._ai_move(record), seat, None, True,
-                                        seats, timed_out=True, handed=handed)
+                                        seats, timed_out=True, handed=handed, host=host)
+            host = None  # written with the first move
             out.append(outcome)
             record = outcome.record
             seats = record.seats
@@ -455,11 +463,13 @@ class Play:
 
 
 def moved(record: TableRecord, state: GameState, seats: tuple[SeatInfo, ...],
-          deadline: float | None, at: float) -> TableRecord:
-    """The table as a move's write left it (the columns :meth:`Storage.apply` writes): the
-    move's outcome carries it, so nothing reads back what was just written."""
+          deadline: float | None, at: float, host: int | None = None) -> TableRecord:
+    """The table as a move's write left it (the columns :meth:`Storage.apply` writes, a new
+    ``host`` too): the move's outcome carries it, so nothing reads back what was just
+    written."""
     over = state.winner is not None
     return replace(record, state=state, version=record.version + 1, seats=seats,
+                   host_id=record.host_id if host is None else host,
                    deadline=None if over else deadline, updated_at=at,
                    status="finished" if over else record.status,
                    winner=state.winner if over else record.winner,

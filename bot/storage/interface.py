@@ -374,10 +374,12 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
                     deadline: float | None = None, rater: Rater | None = None,
-                    result: TableResult | None = None, revision: int | None = None) -> None:
+                    result: TableResult | None = None, revision: int | None = None,
+                    host_id: int | None = None) -> None:
         """In one transaction: the new state at version ``before + 1`` guarded by version
         ``before`` (and by ``revision`` when given: the changes of its seats made without a
-        move, a seat handed to the AI or a person forgotten, raise it), its log row (next in
+        move, a seat handed to the AI or a person forgotten, raise it) with the seats when
+        given and a new host when ``host_id`` (a host's seat handed to the AI), its log row (next in
         the table's log; a take-back marks the latest action not yet taken back ``undone``),
         and when the game ends its ``result`` (as the game computed it; None: the final
         state's, every person counted as having moved) and the rating rows ``rater`` computes

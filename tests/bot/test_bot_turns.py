@@ -15,6 +15,7 @@ from storage.helpers import Clock, played
 
 from bot.discord_side.ui.custom_ids import LobbyButton, TurnsButton
 from bot.game.limits import MATCH_LIMIT
+from bot.game.play import MAX_TIMEOUTS
 from bot.game.places import Place
 from bot.game.texts import timer_text
 from bot.game.turns import PER_PAGE, TurnList, TurnRow, page_text
@@ -234,3 +235,26 @@ async def test_turns_lists_each_match_the_limit_counts_a_match_left_to_the_ai_ma
                               ("cs", "Za vás hraje AI** (1 hra)")):
         said = await turns_text(bot, replace(ANN, locale=language))
         assert heading in said and f"{left}" in said.split(heading)[1], (language, said)
+
+
+async def test_a_host_timed_out_for_good_hands_the_host_s_role_to_who_plays_on(
+        bot: LiveBot, clock: Clock) -> None:
+    """Ann hosts a match with Bob and her turn timer runs out a second time: the AI takes her
+    seat for good and, as when she leaves it, Bob, who plays on, now hosts the match: it no
+    longer counts among Ann's matches nor shows in her list, and Bob may end it."""
+    state = played(1).states[0]
+    seats = people((ANN.id, "Ann"), (BOB.id, "Bob"))  # Ann to move
+    seats = (seats[0].model_copy(update={"timeouts": MAX_TIMEOUTS - 1}), *seats[1:])
+    rec = await bot.store.create_table(
+        guild_id=GUILD, place_key=Place.of(GUILD, ANN.id).key, channel_id=CHANNEL,
+        host_id=ANN.id, seats=seats, abilities=False, timer=60, seed=state.config.seed)
+    await bot.store.start_game(rec.id, seats, state, clock.now + 60)
+    await bot.settle()
+    clock.now += 61
+    await bot.bot.scheduler.check_timers()
+    await bot.settle()
+    after = await bot.bot.service.tables.load(rec.id)
+    assert after.seats[0].ai and after.status == "running"
+    assert after.host_id == BOB.id
+    assert await bot.bot.service.limit.playing(ANN.id) == 0
+    assert f"Table #{rec.id}" not in await turns_text(bot, ANN)

@@ -72,16 +72,20 @@ AT = {name.strip(): i for i, name in enumerate(TABLE_COLUMNS.split(","))}
 
 
 def moved_columns(state: GameState, version: int, text: str, now: float,
-                  seats: Sequence[SeatInfo] | None, deadline: float | None) -> dict[str, object]:
+                  seats: Sequence[SeatInfo] | None, deadline: float | None,
+                  host_id: int | None = None) -> dict[str, object]:
     """The columns a move writes: the state (``text``, stored at ``version``), its take-back's
     anchor when it changed (:func:`~bot.storage.records.anchor_column`), its deadline, the seats
-    when they changed, and for a finished game its status and winner."""
+    when they changed, a new host when ``host_id``, and for a finished game its status and
+    winner."""
     columns: dict[str, object] = {
         "state": text, "version": version, "deadline": deadline, "updated_at": now,
         **anchor_column(state),
     }
     if seats is not None:
         columns["seats"] = seats_to_json(seats)
+    if host_id is not None:
+        columns["host_id"] = host_id
     if state.winner is not None:
         columns.update(status="finished", winner=state.winner, finished_at=now, deadline=None)
     return columns
@@ -379,7 +383,8 @@ class TableQueries(Base):
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,
                     deadline: float | None = None, rater: Rater | None = None,
-                    result: TableResult | None = None, revision: int | None = None) -> None:
+                    result: TableResult | None = None, revision: int | None = None,
+                    host_id: int | None = None) -> None:
         """In ONE transaction: the new state at version ``before + 1`` (guarded by version
         ``before``, and by ``revision`` when given: the seats the move was decided on, which
         another process may have changed without a move; the row locked until the end) and
@@ -393,7 +398,7 @@ class TableQueries(Base):
         another process holds the table's lease. The row as written is kept."""
         text = storable(state)
         now = self.clock()
-        columns = moved_columns(state, before + 1, text, now, seats, deadline)
+        columns = moved_columns(state, before + 1, text, now, seats, deadline, host_id)
         sets = ", ".join(f"{name} = ?" for name in columns)
         async with self._table_tx(table_id, background=log.by_ai) as db:
             writes = self._writes  # this write ends as one more: then the row may be kept
