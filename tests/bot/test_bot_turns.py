@@ -203,7 +203,8 @@ def test_the_list_s_headings_agree_with_their_counts() -> None:
 async def test_turns_lists_each_match_the_limit_counts_a_match_left_to_the_ai_marked(
         bot: LiveBot) -> None:
     """Ann plays as many matches at once as the bot allows, one of them a match she still hosts
-    though the AI plays her seat (her turn timer ran out for good while Bob plays on): her next
+    though the AI plays her seat (planted with Bob to move, so that it waits: left to the AI
+    alone, it would play on to its end meanwhile): her next
     Start is refused, pointing to /goblin turns, and /goblin turns lists that match too, marked,
     saying the AI plays her seat and how to end it; Bob's list shows it as his match."""
     tables = [await running(bot, people((ANN.id, "Ann"), (BOB.id, "Bob")), CHANNEL + 10 + i,
