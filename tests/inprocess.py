@@ -19,6 +19,7 @@ from PIL import Image
 
 from bot.discord_side.client import KarakBot
 from bot.discord_side.pace import ChannelPace
+from bot.game.limits import MATCH_LIMIT
 from bot.game.service import GameService
 from bot.process.compose import compose
 from bot.storage.sqlite import Store
@@ -138,16 +139,17 @@ class Gate:
 async def inprocess_bot(lb: Loopback, db: Path, *, time: FakeTime | None = None,
                         ai_pace: float = 1.0, timer_poll: float = 5.0,
                         seeds: Callable[[], int] | None = None,
-                        threads: bool = False) -> AsyncIterator[InProcessBot]:
+                        threads: bool = False,
+                        match_limit: int = MATCH_LIMIT) -> AsyncIterator[InProcessBot]:
     """The bot connected to ``lb`` (READY received, commands synced, tables resumed); stopped,
     its database closed and discord.py's URLs restored on leaving (``threads``: each match in
     a thread of its own, the bot's own default; off here, so a table message is in the
-    channel)."""
+    channel; ``match_limit``: the matches one person may play at once, 0: no limit)."""
     time = time or FakeTime()
     store = await Store.open(db, clock=time.clock)
     numbers = itertools.count(7)
     service = GameService(store, clock=time.clock, seeds=seeds or (lambda: next(numbers)),
-                          default_threads=threads)
+                          default_threads=threads, match_limit=match_limit)
     heartbeat = db.with_name(db.name + ".alive")
     # table edits never wait for the channel here (the races make many writes in one instant
     # of the test's time); the pace itself is tested with tests/pace_clock.py
@@ -163,8 +165,10 @@ async def inprocess_bot(lb: Loopback, db: Path, *, time: FakeTime | None = None,
 
 
 @contextlib.asynccontextmanager
-async def live_bot(lb: Loopback, db: Path) -> AsyncIterator[KarakBot]:
+async def live_bot(lb: Loopback, db: Path,
+                   match_limit: int = MATCH_LIMIT) -> AsyncIterator[KarakBot]:
     """:func:`inprocess_bot` with no AI pace and no turn-timer polls: the bot alone, for tests
-    that drive every step themselves."""
-    async with inprocess_bot(lb, db, ai_pace=0, timer_poll=3600) as running:
+    that drive every step themselves (``match_limit`` as there)."""
+    async with inprocess_bot(lb, db, ai_pace=0, timer_poll=3600,
+                             match_limit=match_limit) as running:
         yield running.bot

@@ -195,7 +195,8 @@ async def test_start_and_cancel_at_once_many_times(
     oracle = Oracle(tmp_path / "k.sqlite3")
     rng = random.Random(17)
     outcomes = []
-    async with live_bot(lb, oracle.db) as bot:
+    # Ann starts up to twelve matches and plays none: no limit of matches at once here
+    async with live_bot(lb, oracle.db, match_limit=0) as bot:
         for _ in range(12):
             channel = lb.create_channel(guild)
             tid, lobby = await open_lobby(lb, channel, ann, bob)
@@ -265,7 +266,8 @@ async def test_new_tables_at_once_many_times(lb: Loopback, tmp_path: Path,
                                              people: tuple[User, User, User]) -> None:
     guild = lb.create_guild()
     oracle = Oracle(tmp_path / "k.sqlite3")
-    async with live_bot(lb, oracle.db) as bot:
+    # Ann starts up to twelve matches and plays none: no limit of matches at once here
+    async with live_bot(lb, oracle.db, match_limit=0) as bot:
         for _ in range(12):
             channel = lb.create_channel(guild)
             asked = await asyncio.gather(*(lb.command(u, channel, "goblin new") for u in people))

@@ -62,11 +62,13 @@ class CountingRenderer:
 @contextlib.asynccontextmanager
 async def karak(lb: Loopback, db: Path, renderer: CountingRenderer,
                 paced: PaceClock) -> AsyncIterator[KarakBot]:
-    """The real bot connected to ``lb`` in this process (AI without pause, pace on ``paced``),
+    """The real bot connected to ``lb`` in this process (AI without pause, pace on ``paced``;
+    no limit of matches at once, as one person opens a table in each of many channels),
     closed on leaving."""
     store = await Store.open(db)
     seeds = itertools.count(11)
-    service = GameService(store, seeds=lambda: next(seeds), default_threads=False)
+    service = GameService(store, seeds=lambda: next(seeds), default_threads=False,
+                          match_limit=0)
 
     bot = compose(service, renderer, ai_pace=0, pace=paced.pace(), timer_poll=3600)
     paced.follow(bot.tasks)
