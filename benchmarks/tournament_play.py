@@ -68,7 +68,7 @@ from bot.game.tournament import BYE_POINTS, POINTS, standings  # noqa: E402
 from bot.game.tournaments import rules_of  # noqa: E402
 from bot.storage.choice import open_storage  # noqa: E402
 from bot.storage.core.rows import TABLE_COLUMNS, read_record  # noqa: E402
-from bot.storage.records import TableRecord, places  # noqa: E402
+from bot.storage.records import TableRecord, TableResult, places  # noqa: E402
 from engine import observe  # noqa: E402
 from engine.agents import make_agent  # noqa: E402
 from engine.errors import BadState  # noqa: E402
@@ -266,7 +266,7 @@ async def check(db: Path, tournament_id: int, figures: Figures) -> None:
             if row.seats != tuple(s.user for s in table.seats):
                 figures.breaches.append(f"{where}: seats {row.seats} are not the match's")
             result = await store.result_of(row.table_id)
-            ranks = None if result is None else tuple(
+            ranks = None if not isinstance(result, TableResult) else tuple(
                 s.place for s in sorted(result.seats, key=lambda s: s.seat))
             if ranks is None or row.places != ranks or ranks != places(table.state):
                 figures.breaches.append(f"{where}: places {row.places}, result {ranks}, "

@@ -29,6 +29,7 @@ from bot.storage.core.history import INT_MAX
 from bot.storage.interface import Storage
 from bot.storage.records import (
     TOURNAMENT_STATUSES,
+    DamagedResult,
     TableRecord,
     TableResult,
     TournamentMatch,
@@ -66,9 +67,10 @@ class HistoryPage:
     None when there are none that way. ``rating_changes`` is each listed table's change of
     shown rating per person (rated matches only); ``threads`` the thread each listed table was
     played in (matches played in a thread only). A page of one tournament's matches names its
-    ``tournament`` and each listed table's round (``rounds``)."""
+    ``tournament`` and each listed table's round (``rounds``). A match whose stored result
+    cannot be read is listed as a :class:`~bot.storage.records.DamagedResult` in its place."""
 
-    results: tuple[TableResult, ...]
+    results: tuple[TableResult | DamagedResult, ...]
     older: int | None
     newer: int | None
     rating_changes: dict[int, dict[int, int]]
@@ -147,22 +149,31 @@ class History:
 
     async def _matches(self, sight: Sight, player: int | None, limit: int,
                        before: int | None, after: int | None, cup: TournamentRecord | None,
-                       rounds: dict[int, InRound]) -> list[TableResult]:
+                       rounds: dict[int, InRound]) -> list[TableResult | DamagedResult]:
         """The matches asked for, each seat at its place as the ratings count it (a person
         who left after moving last); of a tournament, at its place as the tournament counted
-        it (a person who left last), each one's round put in ``rounds``."""
+        it (a person who left last), each one's round put in ``rounds``. A match that cannot
+        be read stays in its place, damaged (a warning names it), so it counts on its page and
+        the pages beyond it are still reached."""
         if cup is None:
-            return [as_rated(r) for r in await self.store.matches(
-                sight.place.key, player, limit, before, after, sight.channels)]
-        out: list[TableResult] = []
-        for match in await self.store.tournament_matches(cup.id, sight.place.key, player,
-                                                         limit, before, after, sight.channels):
-            result = (await self._closed_at_deadline(match) if match.result is None
-                      else in_tournament(match.result))
-            if result is not None:
-                out.append(result)
-                rounds[match.table_id] = InRound(match.round, match.at_deadline)
-        return out
+            found = [r if isinstance(r, DamagedResult) else as_rated(r)
+                     for r in await self.store.matches(sight.place.key, player, limit, before,
+                                                       after, sight.channels)]
+        else:
+            found = []
+            for match in await self.store.tournament_matches(
+                    cup.id, sight.place.key, player, limit, before, after, sight.channels):
+                result = (await self._closed_at_deadline(match) if match.result is None
+                          else match.result if isinstance(match.result, DamagedResult)
+                          else in_tournament(match.result))
+                if result is not None:
+                    found.append(result)
+                    rounds[match.table_id] = InRound(match.round, match.at_deadline)
+        for result in found:
+            if isinstance(result, DamagedResult):
+                log.warning("table %s: its finished match cannot be read (%s), so listed as "
+                            "damaged", result.table_id, result.reason)
+        return found
 
     async def _closed_at_deadline(self, match: TournamentMatch) -> TableResult | None:
         """How a match its round's deadline closed unrated stood then, laid out as a result
@@ -258,9 +269,10 @@ class History:
         result tells, that was played with other cards (a state of another catalogue breaks
         today's rules of the game) or is damaged."""
         result = await self.store.result_of(table_id)
-        if result is None or not sight.sees(result.place_key, result.channel_id):
+        if result is None or result.place_key is None or result.channel_id is None \
+                or not sight.sees(result.place_key, result.channel_id):
             return no_match(sight, table_id)
-        if result.catalogue != catalogue_version():
+        if isinstance(result, TableResult) and result.catalogue != catalogue_version():
             return msg("history.error.other_cards", table=table_id)
         log.warning("table %s: its finished match cannot be read, so not replayed", table_id)
         return msg("history.error.damaged_table", table=table_id)
@@ -288,8 +300,8 @@ class History:
             raise Refusal(msg("history.error.no_replay", table=record.id, step=built.last))
         return built
 
-    async def result(self, table_id: int) -> TableResult | None:
-        """The stored result of a finished table."""
+    async def result(self, table_id: int) -> TableResult | DamagedResult | None:
+        """The stored result of a finished table (damaged when it cannot be read)."""
         return await self.store.result_of(table_id)
 
 

@@ -10,7 +10,8 @@ the service's is needed for two matches of one server ending together.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import logging
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from bot.game.places import Place, Sight
@@ -31,6 +32,7 @@ from bot.game.results import movers, waiting
 from bot.storage.interface import Storage
 from bot.storage.records import (
     AiRecord,
+    DamagedResult,
     PlayerRating,
     RatingChange,
     StoredRating,
@@ -41,6 +43,8 @@ from bot.storage.records import (
 )
 from engine.agents import DEFAULT_LEVEL
 from i18n import Msg, msg
+
+log = logging.getLogger("karak.bot")
 
 #: A rating shows on the leaderboard once settled and after this many rated matches.
 MIN_GAMES = 5
@@ -64,6 +68,19 @@ def _seat(result: TableResult, index: int, ratings: Mapping[int, StoredRating]) 
                         forfeited=seat.handed_to_ai or seat.user_id == result.abandoned_by)
     return SeatResult(player, seat.keys, seat.hp,
                       won=result.abandoned_by is None and result.winner_seat == seat.seat)
+
+
+def readable(found: Iterable[TableResult | DamagedResult]) -> list[TableResult]:
+    """The results of ``found`` that read, each damaged one left out with a warning naming its
+    table (what a record counts: a damaged match cannot count)."""
+    out = []
+    for result in found:
+        if isinstance(result, DamagedResult):
+            log.warning("table %s: its stored result is damaged (%s), so left out",
+                        result.table_id, result.reason)
+        else:
+            out.append(result)
+    return out
 
 
 def rated_places(result: TableResult) -> tuple[int, ...]:
@@ -209,8 +226,11 @@ class Standings:
             return msg("ratings.note.guided")
         if sum(s.user is not None for s in record.seats) < 2:
             return None
-        result = await self.store.result_of(record.id)
-        if result is not None:
+        found = await self.store.result_of(record.id)
+        result = None if found is None else next(iter(readable([found])), None)
+        if found is not None:
+            if result is None:  # stored, but damaged: nothing to say of it
+                return None
             if unrated_for_movers(result):  # played to its end, or closed as lost alone
                 return msg("ratings.note.too_few")
             return msg("ratings.note.abandoned_rated") if result.abandoned_by is not None \
@@ -229,7 +249,8 @@ class Standings:
         last places and
         records against the AI only those in ``sight`` when given (what someone else asking
         may look back at: the rating, the server's, counts every rated match)."""
-        results = [as_rated(r) for r in await self.store.player_results(place.key, user_id)
+        results = [as_rated(r) for r in readable(await self.store.player_results(place.key,
+                                                                                  user_id))
                    if not r.guided and (sight is None or sight.sees(r.place_key, r.channel_id))
                    and any(s.user_id == user_id and s.moved for s in r.seats)]
         heroes: dict[str, tuple[int, int]] = {}
@@ -283,4 +304,4 @@ class Standings:
 
 __all__ = ["FORM", "MIN_GAMES", "PAGE_SIZE", "Board", "HeroRecord", "PersonChange", "Row",
            "Standings", "Stats", "as_rated", "change_of", "rate_result", "ranked", "rated_places",
-           "shown_of", "unrated_for_movers"]
+           "readable", "shown_of", "unrated_for_movers"]

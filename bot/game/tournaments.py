@@ -34,7 +34,7 @@ from bot.game.markup import plain, typed
 from bot.game.places import Place, Sight
 from bot.game.refusals import Refusal
 from bot.game.seats import MAX_TIMER, TIMERS, deadline
-from bot.game.standings import shown_of
+from bot.game.standings import readable, shown_of
 from bot.game.tables import Tables
 from bot.game.tournament import (
     Entrant,
@@ -518,7 +518,8 @@ class Tournaments:
                     table = await self.tables.load(row.table_id)
             if table.status == "running":  # pragma: no cover - moved on under every attempt
                 return None
-        result = await self.store.result_of(row.table_id)
+        found = await self.store.result_of(row.table_id)
+        result = None if found is None else next(iter(readable([found])), None)
         if result is not None:  # its places: those who left it to the AI last
             ranks = result_places(result)
         elif table.state is not None:  # closed, not rated: as it stood then, who left it last

@@ -2,12 +2,13 @@
 the bot's database (the same ``KARAK_DB`` setting as the bot, from the environment or ``.env``).
 
 ``ratings --recompute [--guild ID]`` rebuilds every rating (of one server) from the stored
-results of finished matches, in the order they ended. ``migrate-db --from FILE --to URL`` moves
-a bot's SQLite file into an empty PostgreSQL database once no bot runs on the file. ``backup
---to FILE`` copies the bot's SQLite database while the bot runs; ``restore --from FILE`` puts a
-backup in its place while no bot uses it, keeping the database it replaces (see
-:mod:`bot.storage.sqlite_backup`). ``forget --user ID`` deletes what the bot keeps about one
-person, as ``/goblin forget-me`` does (:func:`forget`).
+results of finished matches, in the order they ended (refused, one line naming the tables and
+exit status 1, when one of those results is damaged: nothing is changed). ``migrate-db --from
+FILE --to URL`` moves a bot's SQLite file into an empty PostgreSQL database once no bot runs
+on the file. ``backup --to FILE`` copies the bot's SQLite database while the bot runs;
+``restore --from FILE`` puts a backup in its place while no bot uses it, keeping the database
+it replaces (see :mod:`bot.storage.sqlite_backup`). ``forget --user ID`` deletes what the bot
+keeps about one person, as ``/goblin forget-me`` does (:func:`forget`).
 
 ``ratings`` and ``forget`` open the database as the bot does (migrating it), but never make
 one: a ``KARAK_DB`` that names no file, or no database of this bot (another program's file, a
@@ -29,6 +30,7 @@ from bot.process.settings import ConfigProblem, check_db_path, read_env_file
 from bot.storage.choice import is_database_url, open_storage, shown
 from bot.storage.core.history import INT_MAX
 from bot.storage.interface import Storage
+from bot.storage.records import DamagedResults
 from i18n import msg, translate
 
 
@@ -261,6 +263,10 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigProblem as exc:
         print(str(exc), file=sys.stderr)
         return 2
+    except DamagedResults as exc:
+        print(translate(msg("ratings.admin.damaged", count=len(exc.table_ids), db=shown(where),
+                            tables=", ".join(map(str, exc.table_ids)))), file=sys.stderr)
+        return 1
     if count:
         print(translate(msg("ratings.admin.done", count=count, db=shown(where))))
     elif args.guild is not None:  # a server id typed wrong, or a server that never finished one

@@ -9,6 +9,7 @@ from typing import Protocol
 from bot.storage.core.people import Forgotten
 from bot.storage.records import (
     AiRecord,
+    DamagedResult,
     LogRow,
     NewTournamentTable,
     PlayerRating,
@@ -51,13 +52,16 @@ class RatingStorage(Protocol):
     async def ai_records(self, place_key: str, user_id: int) -> list[AiRecord]:
         """A person's records against the AI at a place (its key), by level and hero."""
 
-    async def player_results(self, place_key: str, user_id: int) -> list[TableResult]:
+    async def player_results(self, place_key: str,
+                             user_id: int) -> list[TableResult | DamagedResult]:
         """The results of a place's finished tables where ``user_id`` held a seat, newest
-        first."""
+        first (a damaged one in its place)."""
 
     async def recompute_ratings(self, rater: Rater, guild_id: int | None = None) -> int:
         """Rebuild the ratings (one server's, or all with the records against the AI) from the
-        stored results in the order the matches ended; returns the number of matches read."""
+        stored results in the order the matches ended; returns the number of matches read.
+        Refused with :class:`~bot.storage.records.DamagedResults` before anything is written
+        when one of those results is damaged."""
 
 
 #: Told the id of a table another process changed, or None when changes may have been missed
@@ -415,19 +419,21 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
 
     # results of finished games
     async def results(self, place_key: str, limit: int = 20,
-                      before: int | None = None) -> list[TableResult]:
+                      before: int | None = None) -> list[TableResult | DamagedResult]:
         """The results of the finished tables of a place (its key), newest table first: at
-        most ``limit``, of tables older than table ``before`` when given."""
+        most ``limit``, of tables older than table ``before`` when given; a result stored but
+        damaged is a :class:`~bot.storage.records.DamagedResult` in its place."""
 
-    async def result_of(self, table_id: int) -> TableResult | None:
-        """The result of a finished table, or None."""
+    async def result_of(self, table_id: int) -> TableResult | DamagedResult | None:
+        """The result of a finished table, or None; a damaged one when stored but damaged."""
 
     async def threads_of(self, table_ids: Collection[int]) -> dict[int, int]:
         """The thread each of ``table_ids`` was played in, of those played in a thread."""
 
     async def matches(self, place_key: str, user_id: int | None = None, limit: int = 20,
                       before: int | None = None, after: int | None = None,
-                      channels: Collection[int] | None = None) -> list[TableResult]:
+                      channels: Collection[int] | None = None
+                      ) -> list[TableResult | DamagedResult]:
         """Like :meth:`results`, of the tables where person ``user_id`` held a seat and made
         a move when given, played in one of ``channels`` when given; ``after``: the ``limit``
         tables just newer than table ``after`` (still listed newest first)."""

@@ -95,6 +95,17 @@ class CorruptTable(StorageError):
         self.reason = reason
 
 
+class DamagedResults(StorageError):
+    """A rebuild of the ratings refused before it wrote anything: the stored results of the
+    tables ``table_ids`` cannot be read (leaving them out would rate their people otherwise
+    than the live ratings did)."""
+
+    def __init__(self, table_ids: tuple[int, ...]) -> None:
+        super().__init__("the stored results of tables "
+                         f"{', '.join(map(str, table_ids))} are damaged")
+        self.table_ids = table_ids
+
+
 class StaleVersion(StorageError):
     """The table moved on since the version a write was based on."""
 
@@ -301,6 +312,19 @@ class TableResult:
     place_key: str  # where it was played (the table's ``place_key``)
     abandoned_by: int | None = None
     guided: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DamagedResult:
+    """A finished table's stored result that cannot be read (a value of its row, or of one of
+    its seats' rows, that its column cannot hold): its table, what is wrong, and where it was
+    played when that much still reads (None otherwise). Lists of past matches hold it in its
+    table's place, so a page of them still counts it and reaches the matches beyond it."""
+
+    table_id: int
+    reason: str
+    place_key: str | None = None
+    channel_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -596,7 +620,7 @@ class TournamentMatch:
     round: int
     pod: int
     at_deadline: bool
-    result: TableResult | None
+    result: TableResult | DamagedResult | None
 
 
 __all__ = [
@@ -606,7 +630,8 @@ __all__ = [
     "TOURNAMENT_STATUSES", "EntrantRow", "NewTournamentTable", "TournamentMatch",
     "TournamentRecord", "TournamentRoundRow", "TournamentRows", "TournamentStatus",
     "TournamentTableRow",
-    "ACTIVE", "STATUSES", "AiRecord", "CannotSave", "CorruptTable", "DatabaseError", "LogRow",
+    "ACTIVE", "STATUSES", "AiRecord", "CannotSave", "CorruptTable", "DamagedResult",
+    "DamagedResults", "DatabaseError", "LogRow",
     "NotHeld", "PlayerRating", "Rater", "RatingChange", "RematchOffer", "SchemaTooNew",
     "SeatInfo", "SeatKind", "SeatResult", "ServerDefaults", "Shards", "StaleVersion", "Status",
     "StorageError",

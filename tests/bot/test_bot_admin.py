@@ -92,6 +92,45 @@ async def test_a_server_id_that_is_no_server_or_has_no_games_is_said_plainly(
         await store.close()
 
 
+
+@pytest.mark.parametrize("guild", [None, GUILD])
+async def test_a_damaged_result_refuses_the_rebuild_in_one_line_and_changes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        guild: int | None) -> None:
+    """A stored result damaged on disk (a place stored as a word): leaving its match out
+    would rate its people otherwise than the live ratings did, so ``ratings --recompute``
+    (all servers, or that one) refuses before writing anything, in one line naming the table,
+    with exit status 1 (no traceback); the ratings stay as they were."""
+    db = tmp_path / "karak.sqlite3"
+    store = await Store.open(db)
+    for seed in (1, 2, 3):
+        game = played(seed)
+        rec = await started(store, game.states[-2], channel=seed)
+        await play_on(store, rec.id, game, rater=rate_result)
+    live = await store.ratings(GUILD)
+    changes = await store.changes_of_table(3)
+    await store.close()
+    with closing(sqlite3.connect(db)) as con, con:
+        con.execute("UPDATE result_seats SET place = 'x' WHERE table_id = 2 AND seat = 1")
+    env = tmp_path / "bot.env"
+    env.write_text(f"KARAK_DB={db}\n", encoding="utf-8")
+    monkeypatch.delenv("KARAK_DB", raising=False)
+    argv = ["--env-file", str(env), "ratings", "--recompute",
+            *([] if guild is None else ["--guild", str(guild)])]
+    assert await asyncio.to_thread(main, argv) == 1
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.count("\n") == 1, out
+    assert out.err == (f"Ratings not rebuilt: the stored result of 1 finished game in {db} is "
+                       "damaged (table 2); leaving it out would rate its players otherwise than "
+                       "they were rated, so nothing was changed. Restore a backup made before "
+                       "the damage, or repair that row.\n")
+    store = await Store.open(db)
+    try:
+        assert await store.ratings(GUILD) == live and live
+        assert await store.changes_of_table(3) == changes
+    finally:
+        await store.close()
+
 def test_the_admin_commands_explain_themselves() -> None:
     out = subprocess.run([sys.executable, "-m", "bot.admin", "ratings", "--help"], cwd=ROOT,
                          capture_output=True, text=True, check=True).stdout

@@ -21,6 +21,7 @@ from storage.helpers import played, taking_back
 
 from bot.discord_side.ui.custom_ids import ShareButton
 from bot.game.shares import SHARE_WINDOW
+from bot.game.standings import rate_result
 from bot.storage.sqlite import Store
 from engine import validate
 from engine.replay import Replay
@@ -77,6 +78,56 @@ async def test_history_pages_older_and_newer(bot: LiveBot) -> None:
     ix = await bot.command(ANN, "history", player=EVE.id)  # Eve never played here
     assert "No finished match" in bot.reply(ix).text()
 
+
+@pytest.mark.parametrize(("table", "damage"), [
+    ("result_seats", "place = 'x'"), ("result_seats", "ai_level = 'godlike'"),
+    ("result_seats", "keys = 1.5"), ("results", "finished_at = 'noon'")])
+async def test_a_match_whose_stored_result_is_damaged_hurts_only_itself(
+        bot: LiveBot, tmp_path: Path, caplog: pytest.LogCaptureFixture, table: str,
+        damage: str) -> None:
+    """A finished match's stored result damaged in the database (a value its row, or one of
+    its seats' rows, cannot hold): /goblin history lists every other match and says in one line that this one
+    is damaged, in its place, so the Older and Newer buttons still reach every other match;
+    /goblin stats and /goblin leaderboard answer, leaving it out (a warning names its table);
+    its table still reads, so it is still replayed; nothing fails."""
+    game = played(1)
+    ids = [await finished_match(bot.store, game, start=0 if n == 4 else len(game.moves) - 1,
+                                channel=CHANNEL, rater=rate_result) for n in range(7)]
+    damaged = ids[4]
+    with closing(sqlite3.connect(tmp_path / "k.db")) as con, con:
+        con.execute(f"UPDATE {table} SET {damage} WHERE table_id = ?"
+                    f"{' AND seat = 2' if table == 'result_seats' else ''}", (damaged,))
+    page = bot.reply(await bot.command(ANN, "history"))
+    assert [t for t in ids if f"Table #{t}**" in page.text()] == ids[2:]
+    assert (f"**Table #{damaged}** · damaged in the database, so it cannot be shown here. An "
+            "admin can check the logs.") in page.text()
+    older = next(c for c in page.custom_ids() if c.startswith("kg:hist:") and ":o:" in c)
+    await bot.click(ANN, page, older)
+    page = bot.message(page)
+    assert [t for t in ids if f"Table #{t}**" in page.text()] == ids[:2]
+    newer = next(c for c in page.custom_ids() if ":n:" in c)
+    await bot.click(ANN, page, newer)
+    assert "damaged in the database" in bot.message(page).text()
+    mine = bot.reply(await bot.command(ANN, "history", player=str(BOB.id))).text()
+    assert f"**Table #{damaged}** · damaged" in mine
+    [stats] = bot.said(await bot.command(ANN, "stats"))
+    assert "6 games played" in stats, stats
+    [board] = bot.said(await bot.command(ANN, "leaderboard"))
+    assert "Leaderboard" in board
+    told = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any(f"table {damaged}: its stored result is damaged" in t for t in told), told
+    assert "Move 0 of" in (await replay_of(bot, damaged)).text()
+    with closing(sqlite3.connect(tmp_path / "k.db")) as con, con:  # its table damaged too
+        con.execute("UPDATE tables SET state = '{\"broken\"' WHERE id = ?", (damaged,))
+    bot.bot.service.history.forget(damaged)
+    store = bot.bot.service.store
+    assert isinstance(store, Store)
+    store._records.clear()  # forget the table it kept
+    assert bot.said(await bot.command(ANN, "replay", id=damaged)) == [
+        f"Match #{damaged} cannot be replayed: it is damaged in the database. An admin can "
+        "check the logs."]
+    told = bot.said(await bot.command(ANN, "replay", id=damaged, channel=bot.lb.dm(ANN)))
+    assert told == [f"Your direct messages with the bot have no match #{damaged} to show."]
 
 # ---------------------------------------------------------------------------- replays
 

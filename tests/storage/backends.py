@@ -51,6 +51,11 @@ class Backend(Protocol):
         """Overwrite stored columns of a server's settings."""
         ...
 
+    async def damage_result(self, table_id: int, seat: int | None, **columns: object) -> None:
+        """Overwrite stored columns of the result of table ``table_id``: of its ``results``
+        row (``seat`` None), or of the ``result_seats`` row of ``seat``."""
+        ...
+
     async def refuse(self, store: Storage, what: Refused) -> None:
         """Make the database refuse every write of ``what`` from now on."""
         ...
@@ -111,10 +116,20 @@ class SqliteBackend:
         await asyncio.to_thread(self._update, "settings", "guild_id", guild_id, columns)
         forget(store)
 
-    def _update(self, table: str, key: str, value: int, columns: dict[str, object]) -> None:
+    async def damage_result(self, table_id: int, seat: int | None, **columns: object) -> None:
+        """Overwrite columns of a result's row, or of one of its seats' rows (no store keeps
+        results)."""
+        if seat is None:
+            await asyncio.to_thread(self._update, "results", "table_id", table_id, columns)
+        else:
+            await asyncio.to_thread(self._update, "result_seats", "table_id", table_id, columns,
+                                    f" AND seat = {int(seat)}")
+
+    def _update(self, table: str, key: str, value: int, columns: dict[str, object],
+                also: str = "") -> None:
         sets = ", ".join(f"{name} = ?" for name in columns)
         with self.raw() as con:
-            changed = con.execute(f"UPDATE {table} SET {sets} WHERE {key} = ?",
+            changed = con.execute(f"UPDATE {table} SET {sets} WHERE {key} = ?{also}",
                                   (*columns.values(), value)).rowcount
         assert changed == 1, f"test setup: no {table} row {value}"
 
@@ -225,16 +240,25 @@ class PostgresBackend:
         """Overwrite columns of the ``settings`` row of ``guild_id``."""
         await self._update("settings", "guild_id", guild_id, columns)
 
-    async def _update(self, table: str, key: str, value: int, columns: dict[str, object]) -> None:
+    async def damage_result(self, table_id: int, seat: int | None, **columns: object) -> None:
+        """Overwrite columns of a result's row, or of one of its seats' rows."""
+        if seat is None:
+            await self._update("results", "table_id", table_id, columns)
+        else:
+            await self._update("result_seats", "table_id", table_id, columns,
+                               f" AND seat = {int(seat)}")
+
+    async def _update(self, table: str, key: str, value: int, columns: dict[str, object],
+                      also: str = "") -> None:
         sets = ", ".join(f"{name} = ${i}" for i, name in enumerate(columns, start=2))
         try:
-            status = await self.execute(f"UPDATE {table} SET {sets} WHERE {key} = $1", value,
-                                        *columns.values())
+            status = await self.execute(f"UPDATE {table} SET {sets} WHERE {key} = $1{also}",
+                                        value, *columns.values())
         except (asyncpg.DataError, asyncpg.PostgresError) as exc:
             pytest.skip(f"PostgreSQL's column types refuse this damage ({type(exc).__name__})")
         assert status == "UPDATE 1", f"test setup: no {table} row {value}"
         names = ", ".join(columns)
-        stored = await self.rows(f"SELECT {names} FROM {table} WHERE {key} = $1", value)
+        stored = await self.rows(f"SELECT {names} FROM {table} WHERE {key} = $1{also}", value)
         if [tuple(map(plain, row)) for row in stored] != [tuple(map(plain, columns.values()))]:
             # e.g. 1.5 rounded into a BIGINT column
             pytest.skip("PostgreSQL's column types turn this damage into a valid value")

@@ -34,7 +34,7 @@ from bot.game.markup import plain, plain_names
 from bot.game.people import person_text
 from bot.game.rematch import RematchState, people
 from bot.game.texts import phase_line
-from bot.storage.records import SeatResult, TableResult, against_ai, won
+from bot.storage.records import DamagedResult, SeatResult, TableResult, against_ai, won
 from engine.names import card_name, seat_name
 from engine.replay import Replay
 from i18n import Msg, msg, translate
@@ -97,7 +97,8 @@ def _entry(result: TableResult, changes: dict[int, int] | None, thread: int | No
 
 def history_view(page: HistoryPage, player: int | None, locale: str) -> discord.ui.LayoutView:
     """A page of past matches (of one server tournament: under a heading for each of its
-    rounds) with its Newer and Older buttons (which keep the page's person and tournament)."""
+    rounds; a match that cannot be read is one line saying so) with its Newer and Older buttons
+    (which keep the page's person and tournament)."""
     cup = page.tournament
     if cup is not None:
         name = plain(cup.name)  # its host's text, shown as typed
@@ -118,6 +119,9 @@ def history_view(page: HistoryPage, player: int | None, locale: str) -> discord.
             heading = in_round.round
             parts.append("### " + translate(msg("history.tournament.round", round=heading),
                                           locale))
+        if isinstance(result, DamagedResult):  # still counted: the pages beyond it are reached
+            parts.append(translate(msg("history.damaged", table=result.table_id), locale))
+            continue
         parts.append(_entry(result, page.rating_changes.get(result.table_id),
                             page.threads.get(result.table_id), locale, in_round))
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n\n".join(parts)),

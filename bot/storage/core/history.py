@@ -19,7 +19,7 @@ from bot.storage.core.rows import (
     opt_int,
     read_results,
 )
-from bot.storage.records import RematchOffer, TableResult, TournamentMatch
+from bot.storage.records import DamagedResult, RematchOffer, TableResult, TournamentMatch
 
 #: The range of a 64-bit integer column: an id outside it names nothing.
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
@@ -51,9 +51,11 @@ async def insert_result(db: Db, dialect: Dialect, result: TableResult) -> None:
           s.handed_to_ai, s.moved) for s in result.seats])
 
 
-async def with_seats(db: Db, dialect: Dialect, heads: Sequence[Row]) -> list[TableResult]:
+async def with_seats(db: Db, dialect: Dialect,
+                     heads: Sequence[Row]) -> list[TableResult | DamagedResult]:
     """The results of the ``results`` rows ``heads`` (:data:`RESULT_COLUMNS`), read with their
-    seats and whether each was a guided match (its table's ``lessons``)."""
+    seats and whether each was a guided match (its table's ``lessons``); a damaged one is a
+    :class:`DamagedResult` in its place."""
     if not heads:
         return []
     ids = dialect.many([head[0] for head in heads])
@@ -86,7 +88,7 @@ def _offer_row(offer: RematchOffer) -> tuple[object, ...]:
 class HistoryQueries(Base):
     """Past matches and rematch offers."""
 
-    async def _with_seats(self, heads: Sequence[Row]) -> list[TableResult]:
+    async def _with_seats(self, heads: Sequence[Row]) -> list[TableResult | DamagedResult]:
         return await with_seats(self._read, self.dialect, heads)
 
     async def history(self, limit: int = 20) -> list[int]:
@@ -97,16 +99,18 @@ class HistoryQueries(Base):
         return [as_int(r[0], "id") for r in rows]
 
     async def results(self, place_key: str, limit: int = 20,
-                      before: int | None = None) -> list[TableResult]:
+                      before: int | None = None) -> list[TableResult | DamagedResult]:
         """The results of the finished tables of a place (its key), newest table first: at
-        most ``limit``, of tables older than table ``before`` when given."""
+        most ``limit``, of tables older than table ``before`` when given (a damaged one in its
+        place)."""
         newest = INT_MAX if before is None else bounded(before - 1)
         return await self._with_seats(await self._read.fetch(
             f"SELECT {RESULT_COLUMNS} FROM results WHERE place_key = ? AND table_id <= ? "
             "ORDER BY table_id DESC LIMIT ?", place_key, newest, limit))
 
-    async def result_of(self, table_id: int) -> TableResult | None:
-        """The result of a finished table, or None (not finished, or no such table)."""
+    async def result_of(self, table_id: int) -> TableResult | DamagedResult | None:
+        """The result of a finished table, or None (not finished, or no such table); a
+        :class:`DamagedResult` when it is stored but cannot be read."""
         if not INT_MIN <= table_id <= INT_MAX:
             return None
         found = await self._with_seats(await self._read.fetch(
@@ -115,11 +119,13 @@ class HistoryQueries(Base):
 
     async def matches(self, place_key: str, user_id: int | None = None, limit: int = 20,
                       before: int | None = None, after: int | None = None,
-                      channels: Collection[int] | None = None) -> list[TableResult]:
+                      channels: Collection[int] | None = None
+                      ) -> list[TableResult | DamagedResult]:
         """A place's finished matches, newest first (of person ``user_id`` when given: those
         where they made a move, as one who left before their first move counts as never
         seated; played in one of ``channels`` when given): at most ``limit``, older than table
-        ``before`` or just newer than table ``after``."""
+        ``before`` or just newer than table ``after``; a damaged one in its place, so a page
+        counts it."""
         where = ["r.place_key = ?"]
         values: list[object] = [place_key]
         source = "results r"

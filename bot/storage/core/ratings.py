@@ -14,6 +14,7 @@ ending in the same instant are rated in the same order both times.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
@@ -23,6 +24,8 @@ from bot.storage.core.history import insert_result, with_seats
 from bot.storage.core.rows import RESULT_COLUMNS, Row, as_float, as_int
 from bot.storage.records import (
     AiRecord,
+    DamagedResult,
+    DamagedResults,
     PlayerRating,
     Rater,
     RatingChange,
@@ -175,6 +178,18 @@ def read_change(row: Row) -> RatingChange:
                         as_float(at, "finished_at"))
 
 
+def readable_changes(rows: Sequence[Row]) -> list[RatingChange]:
+    """The rating changes of ``rows`` (:data:`CHANGE_COLUMNS`), a row damaged in the database
+    (or whose result's time is) left out: it never stops the reading of the others."""
+    out = []
+    for row in rows:
+        try:
+            out.append(read_change(row))
+        except (ValueError, TypeError):
+            continue
+    return out
+
+
 class RatingQueries(Base):
     """The ratings part of the store."""
 
@@ -195,15 +210,15 @@ class RatingQueries(Base):
 
     async def rating_changes(self, guild_id: int, user_id: int) -> list[RatingChange]:
         """A person's rating changes on a server, oldest first."""
-        return [read_change(r) for r in await self._read.fetch(
+        return readable_changes(await self._read.fetch(
             f"SELECT {CHANGE_COLUMNS} FROM rating_changes c JOIN results r USING (table_id) "
-            "WHERE c.guild_id = ? AND c.user_id = ? ORDER BY r.seq", guild_id, user_id)]
+            "WHERE c.guild_id = ? AND c.user_id = ? ORDER BY r.seq", guild_id, user_id))
 
     async def changes_of_table(self, table_id: int) -> list[RatingChange]:
         """The rating changes a finished match made (none when it was not rated)."""
-        return [read_change(r) for r in await self._read.fetch(
+        return readable_changes(await self._read.fetch(
             f"SELECT {CHANGE_COLUMNS} FROM rating_changes c JOIN results r USING (table_id) "
-            "WHERE c.table_id = ? ORDER BY c.user_id", table_id)]
+            "WHERE c.table_id = ? ORDER BY c.user_id", table_id))
 
     async def ai_records(self, place_key: str, user_id: int) -> list[AiRecord]:
         """A person's records against the AI at a place (its key), by level and hero."""
@@ -211,9 +226,10 @@ class RatingQueries(Base):
             f"SELECT {AI_COLUMNS} FROM ai_records WHERE place_key = ? AND user_id = ? "
             "ORDER BY level, hero", place_key, user_id)]
 
-    async def player_results(self, place_key: str, user_id: int) -> list[TableResult]:
+    async def player_results(self, place_key: str,
+                             user_id: int) -> list[TableResult | DamagedResult]:
         """The results of a place's finished tables where ``user_id`` held a seat, newest
-        first."""
+        first (a damaged one in its place)."""
         heads = await self._read.fetch(
             f"SELECT {RESULT_COLUMNS} FROM results WHERE place_key = ? AND table_id IN "
             "(SELECT table_id FROM result_seats WHERE user_id = ?) ORDER BY finished_at DESC, "
@@ -223,7 +239,9 @@ class RatingQueries(Base):
     async def recompute_ratings(self, rater: Rater, guild_id: int | None = None) -> int:
         """Rebuild the ratings (of one server when ``guild_id`` is given, under its rating
         lock; else of all, and the records against the AI) from the stored results in the
-        order they were stored, in one transaction; returns the number of matches read."""
+        order they were stored, in one transaction; returns the number of matches read.
+        Refused with :class:`DamagedResults` before anything is written when a result to read
+        is damaged: left out, its people would be rated otherwise than they were."""
         where, args = ("WHERE guild_id = ?", [guild_id]) if guild_id is not None else ("", [])
         async with self._tx() as db:
             # locked before the results are read: a match rated meanwhile by another process
@@ -236,8 +254,12 @@ class RatingQueries(Base):
             heads = await db.fetch(f"SELECT {RESULT_COLUMNS} FROM results {where} ORDER BY seq",
                                    *args)
             results = await with_seats(db, self.dialect, heads)
+            damaged = tuple(r.table_id for r in results if isinstance(r, DamagedResult))
+            if damaged:
+                raise DamagedResults(damaged)
             tally = Tally()
             for result in results:
+                assert isinstance(result, TableResult)
                 step(tally, result, rater)
             if guild_id is None:
                 for table in ("ratings", "rating_changes", "ai_records"):

@@ -16,6 +16,7 @@ from typing import TypeVar
 from bot.storage.records import (
     STATUSES,
     CorruptTable,
+    DamagedResult,
     LogRow,
     SeatKind,
     SeatResult,
@@ -152,33 +153,80 @@ def read_log_row(row: Row) -> LogRow:
 
 
 def read_results(heads: Iterable[Row], seats: Iterable[Row],
-                 guided: Collection[int] = ()) -> list[TableResult]:
+                 guided: Collection[int] = ()) -> list[TableResult | DamagedResult]:
     """The results of ``heads`` (:data:`RESULT_COLUMNS` rows), each with its rows of ``seats``
     (:data:`SEAT_RESULT_COLUMNS` rows, in seat order); ``guided``: the ids of those tables that
-    were guided matches."""
+    were guided matches. A result whose row, or one of whose seats' rows, holds a value its
+    column cannot is a :class:`DamagedResult` in its place (never a bare ValueError that would
+    stop the reading of every other result)."""
     by_table: dict[int, list[SeatResult]] = {}
+    damaged: dict[int, str] = {}
     for row in seats:
-        tid, seat, user, kind, level, hero, keys, hp, place, handed, moved = row
-        by_table.setdefault(as_int(tid, "table_id"), []).append(SeatResult(
-            seat=as_int(seat, "seat"), user_id=opt_int(user, "user_id"), kind=as_kind(kind),
-            ai_level=None if level is None else as_level(level, "ai_level"), hero=str(hero),
-            keys=as_int(keys, "keys"), hp=as_int(hp, "hp"), place=as_int(place, "place"),
-            handed_to_ai=bool(handed), moved=bool(moved)))
-    out = []
+        tid = row[0]
+        if not isinstance(tid, int):  # pragma: no cover - the key of its result row
+            continue
+        try:
+            seat = _read_seat(row)
+        except (ValueError, TypeError, OverflowError) as exc:
+            damaged.setdefault(tid, f"seat row: {exc}")
+        else:
+            by_table.setdefault(tid, []).append(seat)
+    out: list[TableResult | DamagedResult] = []
     for row in heads:
-        (tid, guild, channel, finished, rounds, actions, catalogue, winner, winner_user,
-         place_key, abandoned_by) = row
-        table = as_int(tid, "table_id")
-        out.append(TableResult(
-            table_id=table, guild_id=opt_int(guild, "guild_id"),
-            channel_id=as_int(channel, "channel_id"),
-            finished_at=as_float(finished, "finished_at"), rounds=as_int(rounds, "rounds"),
-            actions=as_int(actions, "actions"), catalogue=str(catalogue),
-            winner_seat=as_int(winner, "winner_seat"),
-            winner_user_id=opt_int(winner_user, "winner_user_id"),
-            seats=tuple(by_table.get(table, ())), place_key=str(place_key),
-            abandoned_by=opt_int(abandoned_by, "abandoned_by"), guided=table in guided))
+        tid = row[0]
+        if not isinstance(tid, int):  # pragma: no cover - an INTEGER PRIMARY KEY
+            continue
+        try:
+            read: TableResult | DamagedResult = _read_head(row, by_table.get(tid, []),
+                                                           tid in guided)
+        except (ValueError, TypeError, OverflowError) as exc:
+            read = _damaged(row, str(exc) or type(exc).__name__)
+        if tid in damaged and isinstance(read, TableResult):
+            read = _damaged(row, damaged[tid])
+        out.append(read)
     return out
+
+
+def _read_seat(row: Row) -> SeatResult:
+    """One :data:`SEAT_RESULT_COLUMNS` row (its table id aside)."""
+    _, seat, user, kind, level, hero, keys, hp, place, handed, moved = row
+    if not isinstance(hero, str):
+        raise ValueError(f"hero {hero!r:.40}")
+    return SeatResult(
+        seat=as_int(seat, "seat"), user_id=opt_int(user, "user_id"), kind=as_kind(kind),
+        ai_level=None if level is None else as_level(level, "ai_level"), hero=hero,
+        keys=as_int(keys, "keys"), hp=as_int(hp, "hp"), place=as_int(place, "place"),
+        handed_to_ai=bool(handed), moved=bool(moved))
+
+
+def _read_head(row: Row, seats: list[SeatResult], guided: bool) -> TableResult:
+    """One :data:`RESULT_COLUMNS` row with its ``seats``."""
+    (tid, guild, channel, finished, rounds, actions, catalogue, winner, winner_user,
+     place_key, abandoned_by) = row
+    if not isinstance(place_key, str):
+        raise ValueError(f"place {place_key!r:.40}")
+    if not isinstance(catalogue, str):
+        raise ValueError(f"catalogue {catalogue!r:.40}")
+    return TableResult(
+        table_id=as_int(tid, "table_id"), guild_id=opt_int(guild, "guild_id"),
+        channel_id=as_int(channel, "channel_id"),
+        finished_at=as_float(finished, "finished_at"), rounds=as_int(rounds, "rounds"),
+        actions=as_int(actions, "actions"), catalogue=catalogue,
+        winner_seat=as_int(winner, "winner_seat"),
+        winner_user_id=opt_int(winner_user, "winner_user_id"),
+        seats=tuple(seats), place_key=place_key,
+        abandoned_by=opt_int(abandoned_by, "abandoned_by"), guided=guided)
+
+
+def _damaged(row: Row, reason: str) -> DamagedResult:
+    """The damaged result of the :data:`RESULT_COLUMNS` row ``row``, with its place and
+    channel when they still read."""
+    tid, channel, place_key = row[0], row[2], row[9]
+    assert isinstance(tid, int)
+    return DamagedResult(tid, reason,
+                         place_key if isinstance(place_key, str) else None,
+                         channel if isinstance(channel, int) and not isinstance(channel, bool)
+                         else None)
 
 
 def remember(states: StateCache, table_id: int, text: str, state: GameState) -> None:
