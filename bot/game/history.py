@@ -68,7 +68,8 @@ class HistoryPage:
     shown rating per person (rated matches only); ``threads`` the thread each listed table was
     played in (matches played in a thread only). A page of one tournament's matches names its
     ``tournament`` and each listed table's round (``rounds``). A match whose stored result
-    cannot be read is listed as a :class:`~bot.storage.records.DamagedResult` in its place."""
+    (or, closed at its round's deadline, whose table) cannot be read is listed as a
+    :class:`~bot.storage.records.DamagedResult` in its place."""
 
     results: tuple[TableResult | DamagedResult, ...]
     older: int | None
@@ -163,29 +164,27 @@ class History:
             found = []
             for match in await self.store.tournament_matches(
                     cup.id, sight.place.key, player, limit, before, after, sight.channels):
-                result = (await self._closed_at_deadline(match) if match.result is None
-                          else match.result if isinstance(match.result, DamagedResult)
-                          else in_tournament(match.result))
-                if result is not None:
-                    found.append(result)
-                    rounds[match.table_id] = InRound(match.round, match.at_deadline)
+                found.append(await self._closed_at_deadline(match) if match.result is None
+                             else match.result if isinstance(match.result, DamagedResult)
+                             else in_tournament(match.result))
+                rounds[match.table_id] = InRound(match.round, match.at_deadline)
         for result in found:
             if isinstance(result, DamagedResult):
                 log.warning("table %s: its finished match cannot be read (%s), so listed as "
                             "damaged", result.table_id, result.reason)
         return found
 
-    async def _closed_at_deadline(self, match: TournamentMatch) -> TableResult | None:
+    async def _closed_at_deadline(self, match: TournamentMatch) -> TableResult | DamagedResult:
         """How a match its round's deadline closed unrated stood then, laid out as a result
         (places as the tournament counted them, those who left it to the AI last; no
-        champion); None when its table cannot be read."""
+        champion); damaged when its table cannot be read."""
         try:
             record = await self.tables.load(match.table_id)
-        except Refusal:
-            return None
+        except Refusal as exc:
+            return DamagedResult(match.table_id, f"its table: {exc.reason.key}")
         state = record.state
         if state is None:
-            return None
+            return DamagedResult(match.table_id, "its table has no game state")
         ranks = forfeited(places(state), left_to_ai(record))
         return TableResult(
             table_id=record.id, guild_id=record.guild_id, channel_id=record.channel_id,

@@ -13,8 +13,9 @@ from bot.game.places import Place, Sight
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.storage.interface import Storage
-from bot.storage.records import NewTournamentTable, SeatInfo, places
+from bot.storage.records import DamagedResult, NewTournamentTable, SeatInfo, places
 from i18n import msg
+from storage.backends import Backend
 from storage.helpers import (
     ANN,
     BOB,
@@ -138,3 +139,45 @@ async def test_the_history_service_pages_a_tournament_with_its_rounds(
     with pytest.raises(Refusal) as refused:
         await history.page(sight, tournament=closed_early.id)
     assert refused.value.reason == msg("history.tournament.cancelled", name="Gone")
+
+
+async def test_a_tournaments_match_that_cannot_be_read_keeps_its_place_on_the_pages(
+        backend: Backend, store: Storage, clock: Clock, caplog: pytest.LogCaptureFixture
+        ) -> None:
+    """A tournament's match its round's deadline closed, whose table is damaged in the
+    database, and one whose stored result is damaged: each is listed, damaged, in its place
+    with its round (a warning names it), so a page still counts it and the Older and Newer
+    anchors reach every other match, one match a page."""
+    service = GameService(store, clock=clock, seeds=lambda: 5)
+    cup = await new_tournament(store, name="Cup", rounds=2, table_size=3, round_span=600)
+    game = played(1)
+    first = await _round(store, cup.id, 0, (SEATS, WITH_CAT))
+    await play_on(store, first[0], game)
+    late = await store.get(first[1])
+    assert late is not None
+    assert await store.decide_tournament_table(cup.id, 1, 2, [1, 2, 3], True)
+    await store.abandon(late.id, late.version)
+    second = await _round(store, cup.id, 1, (SEATS, WITH_CAT))
+    for table in second:
+        await play_on(store, table, game)
+    await backend.damage_table(store, first[1], state='{"format": 1}')
+    await backend.damage_result(second[0], 2, ai_level="godlike")
+    sight = Sight.of(Place.server(9), {77})
+    newest = [second[1], second[0], first[1], first[0]]
+    shown, page = [], await service.history.page(sight, tournament=cup.id, size=1)
+    while True:
+        shown.append(page.results)
+        if page.older is None:
+            break
+        page = await service.history.page(sight, before=page.older, tournament=cup.id, size=1)
+    assert [[r.table_id for r in found] for found in shown] == [[t] for t in newest]
+    assert [type(found[0]) is DamagedResult for found in shown] == [False, True, True, False]
+    assert page.rounds == {first[0]: InRound(1, False)}
+    back = await service.history.page(sight, after=first[0], tournament=cup.id, size=1)
+    assert [r.table_id for r in back.results] == [first[1]]
+    assert back.rounds == {first[1]: InRound(1, True)} and back.newer is not None
+    whole = await service.history.page(sight, tournament=cup.id)
+    assert [r.table_id for r in whole.results] == newest and whole.older is None
+    told = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any(f"table {first[1]}:" in t for t in told), told
+    assert any(f"table {second[0]}:" in t for t in told), told
