@@ -86,8 +86,9 @@ async def test_a_match_whose_stored_result_is_damaged_hurts_only_itself(
         bot: LiveBot, tmp_path: Path, caplog: pytest.LogCaptureFixture, table: str,
         damage: str) -> None:
     """A finished match's stored result damaged in the database (a value its row, or one of
-    its seats' rows, cannot hold): /goblin history lists every other match and says in one line that this one
-    is damaged, in its place, so the Older and Newer buttons still reach every other match;
+    its seats' rows, cannot hold): /goblin history lists every other match and says in one
+    line that this one is damaged, in its place, so the Older and Newer buttons still reach
+    every other match;
     /goblin stats and /goblin leaderboard answer, leaving it out (a warning names its table);
     its table still reads, so it is still replayed; nothing fails."""
     game = played(1)
