@@ -15,8 +15,8 @@ from storage.helpers import Clock, played
 
 from bot.discord_side.ui.custom_ids import LobbyButton, TurnsButton
 from bot.game.limits import MATCH_LIMIT
-from bot.game.play import MAX_TIMEOUTS
 from bot.game.places import Place
+from bot.game.play import MAX_TIMEOUTS
 from bot.game.texts import timer_text
 from bot.game.turns import PER_PAGE, TurnList, TurnRow, page_text
 from bot.storage.records import SeatInfo
