@@ -111,6 +111,23 @@ def test_every_bot_layer_says_what_it_owns() -> None:
             f"bot/{layer.name}/__init__.py has no docstring"
 
 
+def test_the_architecture_page_names_every_module_of_each_layer() -> None:
+    """docs/architecture.md's row of each layer of ``bot/`` names each of its modules (a
+    module of a sub-package by its file name or its path under the layer)."""
+    rows = {m.group(1): m.group(2) for m in re.finditer(
+        r"^\| `([a-z_]+)/` \| (.*)$", (ROOT / "docs" / "architecture.md").read_text(
+            encoding="utf-8"), flags=re.MULTILINE)}
+    missing = []
+    for layer in sorted(p.parent for p in (ROOT / "bot").glob("*/__init__.py")):
+        row = rows.get(layer.name, "")
+        for module in sorted(layer.rglob("*.py")):
+            path = module.relative_to(layer).as_posix()
+            if module.name != "__init__.py" and f"`{module.name}`" not in row \
+                    and f"`{path}`" not in row:
+                missing.append(f"bot/{layer.name}/{path}")
+    assert missing == [], f"docs/architecture.md does not name {missing}"
+
+
 # ------------------------------------------------------------------ SQL stays in the backends
 
 #: A statement of SQL in any case, over one line or several.
