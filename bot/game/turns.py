@@ -161,7 +161,8 @@ def page_text(turns: TurnList, page: int, locale: str) -> str:
             lines.append(translate(msg("turns.list.waiting", count=len(turns.waiting)), locale))
         if index == len(turns.yours) + len(turns.waiting):
             lines.append(translate(msg("turns.list.hosted", count=len(turns.hosted)), locale))
-            lines.append("-# " + translate(msg("turns.list.hosted_note"), locale))
+            lines.append("-# " + translate(msg("turns.list.hosted_note",
+                                                count=len(turns.hosted)), locale))
         lines.append(f"- {_line(row, locale)}")
     if turns.pages > 1:
         lines.append("-# " + translate(msg("turns.list.page", page=page + 1,

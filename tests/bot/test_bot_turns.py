@@ -228,14 +228,17 @@ async def test_turns_lists_each_match_the_limit_counts_a_match_left_to_the_ai_ma
     assert f"Table #{left}" not in mine and "(1 match)" in ai_plays
     assert f"(https://discord.com/channels/{GUILD}/{CHANNEL + 30}/4242): the AI plays your " \
            "seat against Bob, Argentus (AI)." in ai_plays
-    assert "you still host them" in ai_plays and "/goblin abandon" in ai_plays
+    assert "You no longer play this match, but you still host it" in ai_plays
+    assert "/goblin abandon" in ai_plays
     bob = await turns_text(bot, BOB)
     assert f"Table #{left}" in bob.split("Waiting for others")[0]  # his move there
     assert "The AI plays your seat" not in bob
-    for language, heading in (("fr", "L'IA joue à votre place** (1 partie)"),
-                              ("cs", "Za vás hraje AI** (1 hra)")):
+    for language, heading, note in (
+            ("fr", "L'IA joue à votre place** (1 partie)", "Vous ne jouez plus cette partie"),
+            ("cs", "Za vás hraje AI** (1 hra)", "Tuto hru už nehrajete")):
         said = await turns_text(bot, replace(ANN, locale=language))
         assert heading in said and f"{left}" in said.split(heading)[1], (language, said)
+        assert note in said.split(heading)[1], (language, said)
 
 
 async def test_a_host_timed_out_for_good_hands_the_host_s_role_to_who_plays_on(
