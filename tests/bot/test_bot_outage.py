@@ -444,7 +444,7 @@ async def test_the_host_is_told_privately_when_the_game_s_table_is_refused_at_st
         f"Table #{tid} has started, but Discord did not let me post its table message in "
         f"<#{CHANNEL}>: I probably lack one of these permissions there: View Channel, Send "
         "Messages, Embed Links, Attach Files. Ask an admin to grant it to the bot. I keep "
-        "trying: the table message will appear within a few minutes once I may post it."
+        "trying: the table message will appear within a few minutes once I am allowed to post it."
     ], bot.said(ix)
     assert (await bot.bot.service.tables.load(tid)).message_id is None
     await timers_pass(bot, clock, RETRY_FIRST)  # refused again: told once
@@ -453,6 +453,15 @@ async def test_the_host_is_told_privately_when_the_game_s_table_is_refused_at_st
     await timers_pass(bot, clock, retry_pause(1))
     now = await bot.bot.service.tables.load(tid)
     assert now.message_id == bot.last_table_message().id
+
+
+def test_the_start_withheld_notice_promises_the_table_only_once_the_bot_may_post_it() -> None:
+    """The table message appears a few minutes after the bot may post it, not a few minutes
+    after the notice: a moderator may take days to give the permission back."""
+    told = msg("bot.done.start_withheld", table=7, channel="<#1>", needed="View Channel")
+    assert translate(told, "fr").endswith(
+        "apparaîtra dans les minutes qui suivront le moment où je pourrai le publier.")
+    assert translate(told, "cs").endswith("poté, co ji budu moct zveřejnit.")
 
 
 async def test_the_host_of_a_match_in_a_thread_is_told_the_thread_s_permissions(
