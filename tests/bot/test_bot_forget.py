@@ -46,6 +46,7 @@ from bot.storage.records import SeatInfo
 from bot.storage.sqlite import Store
 from engine import Observation
 from engine.replay import Replay
+from i18n import msg, translate
 from loopback import Loopback, Message
 
 #: Ann and Bob played a rated match; the AI held the third seat.
@@ -476,3 +477,10 @@ async def test_cancel_on_a_question_whose_confirm_a_stop_cut_off_says_nothing_is
         assert await again.store.rating_of(GUILD, BOB.id) is not None
     finally:
         await again.stop()
+
+
+def test_the_czech_cancel_after_a_cut_off_confirm_says_what_was_confirmed() -> None:
+    """The Czech text names what may have been confirmed (the deletion): 'potvrdili, co o vás
+    uchovával' read as confirming what the bot kept, the rest of the sentence left hanging."""
+    text = translate(msg("forget.cancelled_nothing_kept"), "cs")
+    assert "pokud jste smazání potvrdili už dříve, všechno, co o vás uchovával, je smazáno" in text
