@@ -121,9 +121,9 @@ async def test_a_damaged_result_refuses_the_rebuild_in_one_line_and_changes_noth
     out = capsys.readouterr()
     assert out.out == "" and out.err.count("\n") == 1, out
     assert out.err == (f"Ratings not rebuilt: the stored result of 1 finished game in {db} is "
-                       "damaged (table 2); leaving it out would rate its players otherwise than "
-                       "they were rated, so nothing was changed. Restore a backup made before "
-                       "the damage, or repair that row.\n")
+                       "damaged (table 2); leaving it out would rate its players differently "
+                       "from how they were rated, so nothing was changed. Restore a backup made "
+                       "before the damage, or repair that row.\n")
     store = await Store.open(db)
     try:
         assert await store.ratings(GUILD) == live and live
