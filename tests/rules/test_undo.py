@@ -92,7 +92,7 @@ def test_n19_several_take_backs_walk_back_to_the_turn_s_start() -> None:
         assert state == earlier
     assert state.phase is Phase.TURN
     monster = name(plain(1), monster=True)
-    assert translate(events[0].text) == f"Ann takes back the fight against {monster}."
+    assert translate(events[0].text) == f"Ann takes back the fight against the {monster}."
     refused(state, "undo", "nothing_to_undo", "nothing to take back")
 
 
