@@ -67,6 +67,9 @@ class User:
     bot: bool = False
     #: False: the user closed their direct messages to the bot (a post there gets 403, 50007)
     dms_open: bool = True
+    #: Their nickname on the server (the stand-in's servers share it), shown instead of their
+    #: name where they are a member; None: none
+    nick: str | None = None
 
     @property
     def permissions(self) -> int:
@@ -85,7 +88,7 @@ class User:
         member's in the channel, when given; ``roles``: their role ids, @everyone's left out
         as Discord does)."""
         shown = self.permissions if permissions is None else permissions
-        return {"user": self.payload(), "nick": None, "avatar": None,
+        return {"user": self.payload(), "nick": self.nick, "avatar": None,
                 "roles": [str(r) for r in roles or []],
                 "joined_at": joined or iso_now(), "premium_since": None, "deaf": False,
                 "mute": False, "flags": 0, "pending": False,

@@ -26,19 +26,22 @@ code 50007: a reminder of a slow match's turn cannot reach them, and ``/goblin n
 a slow match played over a fake day. The stand-in's clock and the bot's follow the same jump,
 so turn timers, reminders and the time left move with it.
 
-The page's moderator menu: ``GET /play/channel`` the server's channel (``{"id", "name",
-"hidden"}``: the ids of the people it is hidden from), ``POST /play/moderate`` ``{"act",
+The page's moderator menu: ``GET /play/channel`` the server's channel (``{"id", "name", "hidden",
+"bot_files", "nicknamed"}``: the ids of the people it is hidden from, whether the bot may attach
+files there, the ids of the people with a server nickname), ``POST /play/moderate`` ``{"act",
 "thread"?, "user"?}`` does what a moderator of the server does, through the stand-in's own world
-operations, so the bot hears the gateway events Discord sends (:data:`MODERATION`): a thread of
-the channel archived (``archive``), archived and locked (``lock``), unarchived and unlocked
+operations, so the bot hears the gateway events Discord sends (:data:`MODERATION`): a thread of the
+channel archived (``archive``), archived and locked (``lock``), unarchived and unlocked
 (``unarchive``) or deleted (``delete_thread``); the channel deleted (``delete_channel``: a new
 empty #goblin takes its place, with a new id, so the page has somewhere to play; the next start of
 the playground has the fixed id again, and the bot finds the other one gone as a channel deleted
-while it was away); the channel hidden from a person or shown to them again
-(``hide``, ``show``: their View Channel denied by a permission overwrite, or the overwrite
-emptied); the bot's Attach Files taken in the channel and its threads, or given back
-(``take_files``, ``give_files``): the bot can no longer update its tables there, and each
-mover is told so once in their hand.
+while it was away); the channel hidden from a person or shown to them again (``hide``, ``show``:
+their View Channel denied by a permission overwrite, or the overwrite emptied); the bot's Attach
+Files taken in the channel and its threads, or given back (``take_files``, ``give_files``): the bot
+can no longer update its tables there, and each mover is told so once in their hand; a person's
+server nickname set to their name between markdown's double asterisks, or cleared (``nick``,
+``unnick``: no event, Discord sends member updates only to bots with the members intent; the bot
+reads the nickname from the person's next command or click, and shows it as typed).
 """
 
 from __future__ import annotations
@@ -88,7 +91,8 @@ CLOCK_STEPS = (3600, 8 * 3600, 86400)
 MODERATION = {"archive": "THREAD_UPDATE", "lock": "THREAD_UPDATE", "unarchive": "THREAD_UPDATE",
               "delete_thread": "THREAD_DELETE", "delete_channel": "CHANNEL_DELETE",
               "hide": "CHANNEL_UPDATE", "show": "CHANNEL_UPDATE",
-              "take_files": "CHANNEL_UPDATE", "give_files": "CHANNEL_UPDATE"}
+              "take_files": "CHANNEL_UPDATE", "give_files": "CHANNEL_UPDATE",
+              "nick": "", "unnick": ""}
 GUILD_NAME = "Karak Club"
 CHANNEL_NAME = "goblin"
 #: Our locale -> the locale a Discord client of that language sends.
@@ -105,6 +109,12 @@ OVERRIDDEN = ("DISCORD_TOKEN", "KARAK_API_BASE", "KARAK_GATEWAY_URL", "KARAK_DB"
 PAGE_PREFIX = "playground.page."
 #: Seconds to wait for the bot's connection before printing the page's address anyway.
 CONNECT_WAIT = 60.0
+
+
+def nickname(name: str) -> str:
+    """The server nickname the moderator menu gives a person: their name between markdown's
+    double asterisks, which the bot must show as typed (not their name in bold)."""
+    return f"**{name}**"
 
 
 @dataclass(frozen=True)
@@ -310,13 +320,15 @@ class Playground:
 
     def channel_state(self) -> dict[str, Any]:
         """The server's channel the page shows (a new one once a moderator deleted it), the
-        ids of the people it is hidden from, and whether the bot may attach files there."""
+        ids of the people it is hidden from, whether the bot may attach files there, and the
+        ids of the people with a server nickname."""
         assert self.channel is not None
         guild = self.lb.guilds[GUILD_ID]
         hidden = [str(u.id) for u in self.lb.users.values()
                   if not guild.permissions_in(u, self.channel) & VIEW_CHANNEL]
+        nicknamed = [str(u.id) for u in self.lb.users.values() if u.nick is not None]
         return {"id": str(self.channel.id), "name": self.channel.name, "hidden": hidden,
-                "bot_files": self.channel.bot_may(ATTACH_FILES)}
+                "bot_files": self.channel.bot_may(ATTACH_FILES), "nicknamed": nicknamed}
 
     def moderate(self, act: str, thread: str | None = None, user: str | None = None) -> None:
         """Do what a moderator does (one of :data:`MODERATION`) to ``thread`` of the server's
@@ -351,6 +363,10 @@ class Playground:
             else:
                 channel.bot_permissions |= ATTACH_FILES
             self.lb.state.announce("CHANNEL_UPDATE", channel.payload())
+            self.lb.bump()
+        elif act in ("nick", "unnick"):
+            person = self.lb.user(str(user))
+            person.nick = nickname(person.name) if act == "nick" else None
             self.lb.bump()
         else:
             raise LoopbackError(f"no moderator act {act!r}", "bad_request")

@@ -24,6 +24,7 @@
     threads: [],            // the server channel's threads (the stand-in's control API)
     hidden: [],             // ids of the people a moderator hid the server's channel from
     botFiles: true,         // whether the bot may attach files in the server's channel
+    nicknamed: [],          // ids of the people a moderator gave a server nickname
     version: 0,
     messages: [],
     commands: [],
@@ -533,6 +534,7 @@
         const server = await api("/play/channel");
         state.hidden = server.hidden || [];
         state.botFiles = server.bot_files !== false;
+        state.nicknamed = server.nicknamed || [];
         if (server.id !== state.config.channel) {  // deleted by a moderator: the new one
           state.config.channel = server.id;
           state.config.channel_name = server.name;

@@ -1,7 +1,8 @@
 /* The playground's moderator menu (the shield beside the channel's name): what a moderator of
  * the server does to the thread shown (archive, lock, unarchive or unlock, delete) or to the
  * channel (delete it; take the bot's Attach Files there, or give it back; hide it from a person,
- * or let them see it again). POST /play/moderate does
+ * or let them see it again; give a person a server nickname with markdown characters, or clear
+ * it). POST /play/moderate does
  * it through the stand-in, so the bot hears the gateway events Discord would send (THREAD_UPDATE,
  * THREAD_DELETE, CHANNEL_DELETE, CHANNEL_UPDATE). A deletion asks for a second press. Built by
  * app.js: window.KarakModerator({ state, $, api, t, esc, toast, refusal, safeRefresh,
@@ -41,6 +42,16 @@
           label: hidden ? t("mod.show", { user: u.name, channel })
                         : t("mod.hide", { user: u.name, channel }) });
       }
+      let names = t("mod.names");
+      for (const u of state.config.users) {
+        if (u.admin) continue;  // no moderator changes the server owner's nickname
+        const named = state.nicknamed.includes(u.id);
+        items.push({ act: named ? "unnick" : "nick", user: u.id, head: names,
+          label: named ? t("mod.unnick", { user: u.name })
+                       : t("mod.nick", { user: u.name, nick: `**${u.name}**` }),
+          hint: named ? "" : t("mod.nick_hint") });
+        names = "";
+      }
       return { title: t("mod.title_channel", { channel }), items, people: 2,
         sight: t("mod.sight", { channel }) };
     }
@@ -52,6 +63,7 @@
       let html = `<div class="mod-title">${esc(title)}</div>`;
       items.forEach((item, i) => {
         if (i === people && sight) html += `<div class="mod-sight">${esc(sight)}</div>`;
+        if (item.head) html += `<div class="mod-sight">${esc(item.head)}</div>`;
         const key = item.act + (item.user || "");
         const cls = ["mod-item", item.danger ? "danger" : "", armed === key ? "armed" : "",
           item.hidden ? "hidden-from" : ""].filter(Boolean).join(" ");
@@ -100,6 +112,7 @@
         const server = await api("/play/moderate", body);
         state.hidden = server.hidden || [];
         state.botFiles = server.bot_files !== false;
+        state.nicknamed = server.nicknamed || [];
       } catch (e) { toast(refusal(e)); }
       await safeRefresh();
     }

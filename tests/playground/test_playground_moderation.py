@@ -251,3 +251,45 @@ def test_a_moderator_takes_the_bots_attach_files_and_the_mover_is_told(chromium_
         breaches = page.evaluate("() => fetch('/_loopback/breaches').then(r => r.json())")
         assert breaches == {"breaches": [], "orphaned": []}
     assert not errors, errors
+
+
+def test_a_moderator_gives_a_person_a_nickname_with_markdown(chromium_ready: None,
+                                                            tmp_path: Path) -> None:
+    """The channel's menu gives Bob the nickname **Bob** (and clears it): the table he opens
+    then shows his name as he typed it, asterisks and all, in its channel line and its table
+    message, never as bold text; at a phone's width."""
+    width = 390
+    with PlaygroundProcess(tmp_path / "pg.sqlite3", ai_pace=0.05) as proc, \
+            browser.chromium(width, 844) as page:
+        errors = watch_errors(page)
+        d = Driver(page, proc.url)
+        d.open(2)
+        page.click("#mod")
+        item = page.locator(f"#mod-menu .mod-item[data-act='nick'][data-user='{BOB}']")
+        assert item.locator(".label").inner_text() == "Give Bob the nickname **Bob**"
+        page.keyboard.press("Escape")
+        moderate(d, "nick", BOB)
+        d.command("/goblin new")
+        d.click(":ai")
+        d.start()
+        page.locator(f"article.msg:has({HAND})").first.wait_for(timeout=30_000)
+        table = page.locator(f"article.msg:has({HAND})").first
+        assert "**Bob**" in table.inner_text(), table.inner_text()
+        assert table.locator("strong:text-is('Bob'), b:text-is('Bob')").count() == 0
+        page.click(".place-tab[data-place='server']")
+        d.settle()
+        line = page.locator("article.msg:has(.thread-link)").last
+        assert "**Bob** and 1 AI are playing" in line.inner_text(), line.inner_text()
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(tmp_path / "moderator-nick-390.png"))
+        page.click("#mod")
+        assert page.locator(f"#mod-menu .mod-item[data-act='unnick'][data-user='{BOB}'] "
+                            ".label").inner_text() == "Clear Bob's nickname"
+        page.keyboard.press("Escape")
+        moderate(d, "unnick", BOB)
+        page.click("#mod")
+        assert page.locator(f"#mod-menu .mod-item[data-act='nick'][data-user='{BOB}']").count()
+        page.keyboard.press("Escape")
+        breaches = page.evaluate("() => fetch('/_loopback/breaches').then(r => r.json())")
+        assert breaches == {"breaches": [], "orphaned": []}
+    assert not errors, errors

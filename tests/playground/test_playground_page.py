@@ -206,8 +206,8 @@ async def test_each_person_has_a_direct_message_channel_with_the_bot() -> None:
 async def test_the_moderator_routes_send_what_discord_sends() -> None:
     """``POST /play/moderate`` does what a moderator does through the stand-in (the bot hears
     THREAD_UPDATE, THREAD_DELETE, CHANNEL_UPDATE, CHANNEL_DELETE), ``GET /play/channel`` tells
-    the channel shown and whom it is hidden from; what cannot be done is refused with a code
-    the page translates."""
+    the channel shown, whom it is hidden from and who has a server nickname; what cannot be
+    done is refused with a code the page translates."""
     async with Playground(port=0, locale="en", validate=False) as pg, ClientSession() as http:
         sent: list[str] = []
         broadcast = pg.lb.gateway.broadcast
@@ -233,11 +233,19 @@ async def test_the_moderator_routes_send_what_discord_sends() -> None:
         assert sent == ["THREAD_CREATE"] + ["THREAD_UPDATE"] * 4
         status, shown = await moderate({"act": "hide", "user": bob})
         assert status == 200 and shown == {"id": str(CHANNEL_ID), "name": "goblin",
-                                           "hidden": [bob], "bot_files": True}
+                                           "hidden": [bob], "bot_files": True,
+                                           "nicknamed": []}
         async with http.post(pg.url + "_loopback/command", json={
                 "user": bob, "channel": str(CHANNEL_ID), "command": "goblin new"}) as r:
             assert r.status == 400 and (await r.json())["code"] == "channel_hidden"
         assert (await moderate({"act": "show", "user": bob}))[1]["hidden"] == []
+        # a server nickname: no event (the bot asks for no member updates), and the next
+        # interaction of the person carries it
+        sent.clear()
+        assert (await moderate({"act": "nick", "user": bob}))[1]["nicknamed"] == [bob]
+        assert pg.lb.user(bob).member()["nick"] == "**Bob**" and sent == []
+        assert (await moderate({"act": "unnick", "user": bob}))[1]["nicknamed"] == []
+        assert pg.lb.user(bob).member()["nick"] is None
         for bad, code in (({"act": "hide", "user": ann}, "sees_every_channel"),
                           ({"act": "archive", "thread": str(CHANNEL_ID)}, "no_thread"),
                           ({"act": "archive", "thread": "12"}, "no_channel"),
