@@ -19,12 +19,14 @@ Two things a plain ``str.format`` cannot do are handled here, so translators wri
   and a sentence may ask for it with its article: ``{monster:the}`` gives "l'Araignée",
   ``{card:of}`` "du Casque de cuir" (see :mod:`i18n.grammar`); a list gives the form to each name.
   A word that agrees with a name is a select on its gender: ``à {monster:m=le|f=la} vaincre``.
-* **French typography.** In French, the space before ``: ; ! ?`` and inside ``« »`` becomes a
-  no-break space, and ``de``/``que`` before a parameter starting with a vowel are elided
-  (``la main d'Aderyn``), so translations can be written with ordinary spaces.
+* **French typography.** In French, the space before ``: ; ! ?``, inside ``« »`` and between
+  ``n°`` and its number becomes a no-break space, and ``de``/``que`` before a parameter starting
+  with a vowel are elided (``la main d'Aderyn``), so translations can be written with ordinary
+  spaces.
 * **Czech prepositions.** *z*, *s*, *k*, *v* before a number (a parameter that is one, or digits)
   take their vocalised form when the number's spoken word needs it: ``z {hp}`` gives "z 5" but
-  "ze 3" (ze tří), "ze 7" (ze sedmi), so a translation writes the plain preposition.
+  "ze 3" (ze tří), "ze 7" (ze sedmi), so a translation writes the plain preposition; ``č.``
+  keeps its number on its line (a no-break space).
 """
 
 from __future__ import annotations
@@ -184,6 +186,8 @@ _VOWEL_START = re.compile(r"[AEIOUÀÂÆÉÈÊËÎÏÔŒÙÛÜaeiouàâæéèê�
 _ELIDABLE = re.compile(r"\b([Dd]e|[Qq]ue) \{(\w+)\}")
 _FR_SPACE_BEFORE = re.compile(r" ([:;!?»])")
 _FR_SPACE_AFTER = re.compile(r"« ")
+#: "n°" before its number (a parameter or digits), which a line must not leave alone at its end.
+_FR_NUMERO = re.compile(r"(?<!\w)n° (?=\{\w+\}|\d)")
 
 
 def _french(template: str, values: Mapping[str, object]) -> str:
@@ -199,10 +203,13 @@ def _french(template: str, values: Mapping[str, object]) -> str:
 
 
 _CZ_PREPOSITION = re.compile(r"(?<!\w)([ZzSsKkVv]) (?:\{(\w+)\}|(\d+))")
+#: "č." (číslo) before its number (a parameter or digits), kept on the number's line.
+_CZ_NUMERO = re.compile(r"(?<!\w)č\. (?=\{\w+\}|\d)")
 
 
 def _czech(template: str, values: Mapping[str, object]) -> str:
-    """Vocalise ``z s k v`` before a number parameter or digits (``z {hp}``: "ze 3", "ze 7")."""
+    """Vocalise ``z s k v`` before a number parameter or digits (``z {hp}``: "ze 3", "ze 7");
+    a no-break space after ``č.`` before one (``stůl č. {table}``), as Czech typography asks."""
 
     def vocalise(m: re.Match[str]) -> str:
         value = values.get(m[2]) if m[2] else int(m[3])
@@ -210,12 +217,13 @@ def _czech(template: str, values: Mapping[str, object]) -> str:
             return m[0]
         return czech_preposition(m[1], value) + m[0][1:]
 
-    return _CZ_PREPOSITION.sub(vocalise, template)
+    return _CZ_NUMERO.sub("č.\u00a0", _CZ_PREPOSITION.sub(vocalise, template))
 
 
 def _typography(text: str) -> str:
-    """French no-break spaces before ``: ; ! ? »`` and after ``«``."""
-    text = _FR_SPACE_BEFORE.sub("\u00a0\\1", text)
+    """French no-break spaces before ``: ; ! ? »``, after ``«`` and after ``n°`` before its
+    number."""
+    text = _FR_NUMERO.sub("n°\u00a0", _FR_SPACE_BEFORE.sub("\u00a0\\1", text))
     return _FR_SPACE_AFTER.sub("«\u00a0", text)
 
 

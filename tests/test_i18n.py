@@ -113,6 +113,23 @@ def test_french_typography_and_elision() -> None:
         "Kolo 2: na tahu je Aderyn.")
 
 
+def test_a_table_number_stays_on_the_line_of_its_n_or_c() -> None:
+    """"n° 3" (French) and "č. 3" (Czech) keep their number on their line: a title at a phone's
+    width must not end with "n°" and start the next line with "3"."""
+    assert translate(msg("bot.lobby.title", table=3), "fr") == (
+        "Karak: Goblin – nouvelle table n°\u00a03")
+    assert translate(msg("bot.lobby.title", table=3), "cs") == "Karak: Goblin – nový stůl č.\u00a03"
+    assert translate(msg("bot.done.abandon", table=12), "fr").startswith("La table n°\u00a012 ")
+    for lc, sign in (("fr", "n° "), ("cs", "č. ")):
+        for k, entry in catalog(lc).items():
+            if k.startswith("render."):  # pictures draw their texts as they are
+                continue
+            for text in texts(entry):
+                if sign in text:
+                    rendered = translate(msg(k, **{p: 7 for p in placeholders(entry)}), lc)
+                    assert not re.search(re.escape(sign) + r"\d", rendered), (lc, k, rendered)
+
+
 @pytest.mark.parametrize(("given", "expected"), [
     ("fr", "fr"), ("cs", "cs"), ("en-US", "en"), ("en-GB", "en"), ("fr_FR", "fr"),
     ("de", "en"), ("pt-BR", "en"), ("", "en"), (None, "en"),

@@ -132,7 +132,7 @@ def test_czech_says_akce_for_a_move_in_every_hint() -> None:
 def test_czech_abandon_question_says_ukoncit_not_leave() -> None:
     """Abandoning a table ends the match for everyone: "opustit stůl" is leaving it."""
     text = _cs("bot.channel.abandon_ask", table=4)
-    assert text.startswith("Opravdu ukončit stůl č. 4?"), text
+    assert text.startswith("Opravdu ukončit stůl č.\u00a04?"), text
     assert "skončí všem hráčům" not in text, text
 
 

@@ -171,7 +171,7 @@ async def test_private_follows_the_user_public_follows_the_server(
         "Il n'y a pas de table dans ce salon. Ouvrez-en une avec /goblin créer."]
     await bot.command(BOB, "new")  # a French user opens a table on a Czech server
     lobby = bot.public()[-1]
-    assert "Karak: Goblin – nový stůl č. 1" in lobby.text()
+    assert "Karak: Goblin – nový stůl č.\u00a01" in lobby.text()
     assert "Přisednout" in _texts(lobby) and "Rejoindre" not in _texts(lobby)
     ix = await bot.command(BOB, "new")
     assert any("Ce salon a déjà une table qui attend ses joueurs" in t
@@ -182,16 +182,16 @@ async def test_private_follows_the_user_public_follows_the_server(
     assert bot.said(ix) == ["U tohoto stolu už máte místo."]
     await bot.click(BOB, lobby, LobbyButton.id_for(tid, "start", None))
     table = bot.last_table_message()
-    assert f"Karak: Goblin – stůl č. {tid}" in table.text()
+    assert f"Karak: Goblin – stůl č.\u00a0{tid}" in table.text()
     assert "Kolo 1: na tahu je" in _texts(table) and "Moje ruka" in _texts(table)
     assert ("table", "cs") in renderer.drawn and ("table", "fr") not in renderer.drawn
     # Each player's hand in their own language, drawn in it too.
     hand = bot.reply(await bot.click(BOB, table, HandButton.id_for(tid)))
     assert hand.owner == BOB.id
-    assert f"Votre main – table n° {tid}" in hand.text()
+    assert f"Votre main – table n°\u00a0{tid}" in hand.text()
     assert ("hand", "fr") in renderer.drawn
     ix = await bot.click(ANN, table, HandButton.id_for(tid))
-    assert f"Vaše ruka – stůl č. {tid}" in bot.reply(ix).text()
+    assert f"Vaše ruka – stůl č.\u00a0{tid}" in bot.reply(ix).text()
     assert ("hand", "cs") in renderer.drawn
 
 
