@@ -130,6 +130,18 @@ def test_a_table_number_stays_on_the_line_of_its_n_or_c() -> None:
                     assert not re.search(re.escape(sign) + r"\d", rendered), (lc, k, rendered)
 
 
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_past_match_s_figures_stay_with_their_labels(locale: str) -> None:
+    """/goblin history's lines at a phone's width: a figure never starts a line away from its
+    label ("HP:" / "5"), nor does a line start with the "·" between two figures."""
+    seat = translate(msg("history.seat", place=2, who="Ann", hero="Taia", keys=1, hp=5), locale)
+    entry = translate(msg("history.entry", table=3, date="<t:1:f>", rounds=37, moves=460),
+                      locale)
+    figures = entry.split("<t:1:f> · ", 1)[1]  # after the date, which stands on its own
+    for text in (seat, figures):
+        assert not re.search(r": \d| ·", text), text
+
+
 @pytest.mark.parametrize(("given", "expected"), [
     ("fr", "fr"), ("cs", "cs"), ("en-US", "en"), ("en-GB", "en"), ("fr_FR", "fr"),
     ("de", "en"), ("pt-BR", "en"), ("", "en"), (None, "en"),
