@@ -41,7 +41,10 @@ Files taken in the channel and its threads, or given back (``take_files``, ``giv
 can no longer update its tables there, and each mover is told so once in their hand; a person's
 server nickname set to their name between markdown's double asterisks, or cleared (``nick``,
 ``unnick``: no event, Discord sends member updates only to bots with the members intent; the bot
-reads the nickname from the person's next command or click, and shows it as typed).
+reads the nickname from the person's next command or click, and shows it as typed); the bot's
+newest post in the channel or in the thread shown deleted (``delete_post``: no event either, the
+bot asks for no message events and finds it gone when it next uses it, such as a match's shared
+animation, which Share then posts again).
 """
 
 from __future__ import annotations
@@ -92,7 +95,7 @@ MODERATION = {"archive": "THREAD_UPDATE", "lock": "THREAD_UPDATE", "unarchive": 
               "delete_thread": "THREAD_DELETE", "delete_channel": "CHANNEL_DELETE",
               "hide": "CHANNEL_UPDATE", "show": "CHANNEL_UPDATE",
               "take_files": "CHANNEL_UPDATE", "give_files": "CHANNEL_UPDATE",
-              "nick": "", "unnick": ""}
+              "nick": "", "unnick": "", "delete_post": ""}
 GUILD_NAME = "Karak Club"
 CHANNEL_NAME = "goblin"
 #: Our locale -> the locale a Discord client of that language sends.
@@ -364,6 +367,17 @@ class Playground:
                 channel.bot_permissions |= ATTACH_FILES
             self.lb.state.announce("CHANNEL_UPDATE", channel.payload())
             self.lb.bump()
+        elif act == "delete_post":
+            place = channel if thread is None else self.lb.channel(str(thread))
+            if thread is not None and (not place.thread or place.parent_id != channel.id):
+                raise LoopbackError(f"channel {place.id} is no thread of #{channel.name}",
+                                    "no_thread")
+            posts = [m for m in self.lb.state.messages.values()
+                     if m.channel_id == place.id and m.author.bot and not m.ephemeral
+                     and not m.deleted]
+            if not posts:
+                raise LoopbackError(f"the bot has no post in {place.id}", "no_post")
+            self.lb.delete_message(max(posts, key=lambda m: m.id))
         elif act in ("nick", "unnick"):
             person = self.lb.user(str(user))
             person.nick = nickname(person.name) if act == "nick" else None

@@ -2,7 +2,7 @@
  * the server does to the thread shown (archive, lock, unarchive or unlock, delete) or to the
  * channel (delete it; take the bot's Attach Files there, or give it back; hide it from a person,
  * or let them see it again; give a person a server nickname with markdown characters, or clear
- * it). POST /play/moderate does
+ * it); in either, delete the bot's newest post. POST /play/moderate does
  * it through the stand-in, so the bot hears the gateway events Discord would send (THREAD_UPDATE,
  * THREAD_DELETE, CHANNEL_DELETE, CHANNEL_UPDATE). A deletion asks for a second press. Built by
  * app.js: window.KarakModerator({ state, $, api, t, esc, toast, refusal, safeRefresh,
@@ -28,10 +28,14 @@
         else if (th.archived) items.push({ act: "unarchive", label: t("mod.unarchive") });
         items.push({ act: "delete_thread", label: t("mod.delete_thread"),
           hint: t("mod.delete_thread_hint"), danger: true });
+        items.push({ act: "delete_post", label: t("mod.delete_post"),
+          hint: t("mod.delete_post_hint"), danger: true });
         return { title: t("mod.title_thread"), items, people: items.length };
       }
       const items = [{ act: "delete_channel", label: t("mod.delete_channel"),
-        hint: t("mod.delete_channel_hint", { channel }), danger: true }];
+        hint: t("mod.delete_channel_hint", { channel }), danger: true },
+        { act: "delete_post", label: t("mod.delete_post"), hint: t("mod.delete_post_hint"),
+          danger: true }];
       items.push(state.botFiles
         ? { act: "take_files", label: t("mod.take_files", { channel }), hint: t("mod.take_files_hint") }
         : { act: "give_files", label: t("mod.give_files", { channel }) });
@@ -52,7 +56,7 @@
           hint: named ? "" : t("mod.nick_hint") });
         names = "";
       }
-      return { title: t("mod.title_channel", { channel }), items, people: 2,
+      return { title: t("mod.title_channel", { channel }), items, people: 3,
         sight: t("mod.sight", { channel }) };
     }
 
@@ -106,7 +110,8 @@
       if (item.danger && armed !== key) { armed = key; draw(); return; }
       close();
       const body = { act: item.act };
-      if (THREAD_ACTS.includes(item.act)) body.thread = state.thread;
+      if (THREAD_ACTS.includes(item.act) || (item.act === "delete_post" && currentThread()))
+        body.thread = state.thread;
       if (item.user) body.user = item.user;
       try {
         const server = await api("/play/moderate", body);

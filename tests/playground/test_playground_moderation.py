@@ -14,10 +14,11 @@ import random
 from pathlib import Path
 from typing import Any
 
+from bot.discord_side.ui.custom_ids import ShareButton
 from bot.storage.choice import open_storage
 from playground import browser
 from playground.app import CHANNEL_ID, PEOPLE
-from playground.drive import HAND, Driver, PlaygroundProcess, prefer
+from playground.drive import EPHEMERAL, HAND, Driver, PlaygroundProcess, prefer
 
 BOB = str(PEOPLE[1][0])
 
@@ -104,7 +105,8 @@ def test_a_moderator_archives_locks_and_deletes_a_matchs_thread(chromium_ready: 
         # the menu acts on the thread shown
         page.click("#mod")
         items = page.locator("#mod-menu .mod-item .label").all_inner_texts()
-        assert items == ["Archive thread", "Lock thread", "Delete thread"]
+        assert items == ["Archive thread", "Lock thread", "Delete thread",
+                         "Delete the bot's newest post here"]
         page.screenshot(path=str(tmp_path / "moderator-thread-1280.png"))
         page.keyboard.press("Escape")
         page.wait_for_selector("#mod-menu", state="hidden")
@@ -126,7 +128,7 @@ def test_a_moderator_archives_locks_and_deletes_a_matchs_thread(chromium_ready: 
         assert thread_state(page, thread) == (True, True)
         page.click("#mod")
         assert page.locator("#mod-menu .mod-item .label").all_inner_texts() == [
-            "Unlock thread", "Delete thread"]
+            "Unlock thread", "Delete thread", "Delete the bot's newest post here"]
         page.keyboard.press("Escape")
         moderate(d, "unarchive")  # unlocked
         note.wait_for(state="detached")
@@ -290,6 +292,48 @@ def test_a_moderator_gives_a_person_a_nickname_with_markdown(chromium_ready: Non
         page.click("#mod")
         assert page.locator(f"#mod-menu .mod-item[data-act='nick'][data-user='{BOB}']").count()
         page.keyboard.press("Escape")
+        breaches = page.evaluate("() => fetch('/_loopback/breaches').then(r => r.json())")
+        assert breaches == {"breaches": [], "orphaned": []}
+    assert not errors, errors
+
+
+
+#: How many posts of a match's animation the page shows.
+POSTS = ("() => [...document.querySelectorAll('article.msg:not([data-ephemeral])')]"
+         ".filter((a) => a.innerText.includes('from the first move to the last')).length")
+
+
+def test_a_moderator_deletes_a_shared_animation_and_share_posts_it_again(
+        chromium_ready: None, tmp_path: Path) -> None:
+    """The menu deletes the bot's newest post where the page is: a match's animation just
+    shared there. Share, within the ten minutes it links to a post instead of posting again,
+    then posts it again."""
+    from playground.screenshot import replay_scene
+
+    with PlaygroundProcess(tmp_path / "pg.sqlite3", ai_pace=0.02) as proc, \
+            browser.chromium(1280, 900) as page:
+        errors = watch_errors(page)
+        d = Driver(page, proc.url)
+        d.open(1)
+        assert replay_scene(d) is not None, d.describe()
+        share = page.locator(f"{EPHEMERAL} .btn[data-custom-id^='{ShareButton.prefix}']")
+
+        def posted() -> str:
+            """Share clicked; its answer once the animation is in the channel."""
+            before = page.evaluate(POSTS)
+            share.last.click()
+            page.wait_for_function(f"(n) => ({POSTS})() > n", arg=before, timeout=120_000)
+            d.settle()
+            return page.locator(EPHEMERAL).last.inner_text()
+
+        assert "is posted" in posted()
+        share.last.click()
+        d.settle()
+        assert "was already posted" in page.locator(EPHEMERAL).last.inner_text()
+        assert page.evaluate(POSTS) == 1
+        moderate(d, "delete_post", confirm=True)
+        page.wait_for_function(f"() => ({POSTS})() === 0")
+        assert "is posted" in posted()
         breaches = page.evaluate("() => fetch('/_loopback/breaches').then(r => r.json())")
         assert breaches == {"breaches": [], "orphaned": []}
     assert not errors, errors

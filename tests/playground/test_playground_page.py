@@ -250,6 +250,8 @@ async def test_the_moderator_routes_send_what_discord_sends() -> None:
                           ({"act": "archive", "thread": str(CHANNEL_ID)}, "no_thread"),
                           ({"act": "archive", "thread": "12"}, "no_channel"),
                           ({"act": "archive"}, "bad_request"), ({"act": "ban"}, "bad_request"),
+                          ({"act": "delete_post"}, "no_post"),
+                          ({"act": "delete_post", "thread": str(CHANNEL_ID)}, "no_thread"),
                           (["x"], "bad_request")):
             status, answer = await moderate(bad)
             assert status == 400 and answer["code"] == code, (bad, answer)
