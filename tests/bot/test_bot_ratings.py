@@ -236,3 +236,32 @@ async def test_abandoning_once_the_only_one_who_moved_counts_as_a_game_lost_agai
     assert await bot.store.ratings(GUILD) == []
     [stats] = bot.said(await bot.command(ANN, "stats"))
     assert "1 game played, 0 won." in stats and "0% won, 1 game" in stats, stats
+
+
+async def test_a_damaged_rating_hurts_only_its_own_person(bot: LiveBot, tmp_path: Path) -> None:
+    """A rating row damaged in the database (a word where a number belongs): the server's
+    leaderboard and everyone's stats still answer, its person reads as unrated, and their next
+    match ends and is rated (from a newcomer's rating, which writes the row anew)."""
+    db = tmp_path / "k.db"  # the bot fixture's database
+    users = put_ratings(db, 3)
+    with closing(sqlite3.connect(db)) as con, con:
+        con.execute("UPDATE ratings SET mu = 'x' WHERE user_id = ?", (users[1],))
+        con.execute("INSERT INTO ratings (guild_id, user_id, mu, sigma, games, wins, "
+                    "last_table) VALUES (?, ?, 25.0, 'x', 9, 4, 1)", (GUILD, ANN.id))
+    ix = await bot.command(BOB, "leaderboard")
+    [text] = bot.said(ix)
+    assert f"1. <@{users[0]}>" in text and f"2. <@{users[2]}>" in text
+    assert f"<@{users[1]}>" not in text
+    [text] = bot.said(await bot.command(User(users[1], "Mid"), "stats"))
+    assert "No rated game yet" in text
+    [text] = bot.said(await bot.command(User(users[0], "Top"), "stats"))
+    assert "1 of 2" in text, text
+    tid = await open_table(bot, ANN, [BOB])
+    players = await play_to_the_last_move(bot, tid, [ANN, BOB])
+    assert await players.step()  # the winning click: the match ends, rated
+    assert not await players.step()
+    [posted] = [m.text() for m in bot.public() if "Ratings" in m.text()]
+    rec = await bot.bot.service.tables.load(tid)
+    assert f"{rec.seats[0].name} 1,500? → " in posted  # Ann rated as a newcomer
+    rating = await bot.bot.service.store.rating_of(GUILD, ANN.id)
+    assert rating is not None and rating.games == 1

@@ -56,6 +56,12 @@ class Backend(Protocol):
         row (``seat`` None), or of the ``result_seats`` row of ``seat``."""
         ...
 
+    async def damage_row(self, table: str, where: dict[str, object],
+                         **columns: object) -> None:
+        """Overwrite stored columns of the one row of ``table`` whose columns hold ``where``'s
+        values (a table no store keeps: ratings, offers, tournaments, reminders...)."""
+        ...
+
     async def refuse(self, store: Storage, what: Refused) -> None:
         """Make the database refuse every write of ``what`` from now on."""
         ...
@@ -124,6 +130,20 @@ class SqliteBackend:
         else:
             await asyncio.to_thread(self._update, "result_seats", "table_id", table_id, columns,
                                     f" AND seat = {int(seat)}")
+
+    async def damage_row(self, table: str, where: dict[str, object],
+                         **columns: object) -> None:
+        """Overwrite columns of one row of ``table`` (in a thread, as :meth:`damage_table`)."""
+        await asyncio.to_thread(self._update_where, table, where, columns)
+
+    def _update_where(self, table: str, where: dict[str, object],
+                      columns: dict[str, object]) -> None:
+        sets = ", ".join(f"{name} = ?" for name in columns)
+        keys = " AND ".join(f"{name} = ?" for name in where)
+        with self.raw() as con:
+            changed = con.execute(f"UPDATE {table} SET {sets} WHERE {keys}",
+                                  (*columns.values(), *where.values())).rowcount
+        assert changed == 1, f"test setup: no {table} row {where}"
 
     def _update(self, table: str, key: str, value: int, columns: dict[str, object],
                 also: str = "") -> None:
@@ -247,6 +267,23 @@ class PostgresBackend:
         else:
             await self._update("result_seats", "table_id", table_id, columns,
                                f" AND seat = {int(seat)}")
+
+    async def damage_row(self, table: str, where: dict[str, object],
+                         **columns: object) -> None:
+        """Overwrite columns of one row of ``table`` (damage its column types refuse cannot
+        happen here: the test skips)."""
+        keys = " AND ".join(f"{name} = ${i}" for i, name in enumerate(where, start=1))
+        sets = ", ".join(f"{name} = ${i}" for i, name in enumerate(columns, start=len(where) + 1))
+        try:
+            status = await self.execute(f"UPDATE {table} SET {sets} WHERE {keys}",
+                                        *where.values(), *columns.values())
+        except (asyncpg.DataError, asyncpg.PostgresError) as exc:
+            pytest.skip(f"PostgreSQL's column types refuse this damage ({type(exc).__name__})")
+        assert status == "UPDATE 1", f"test setup: no {table} row {where}"
+        stored = await self.rows(f"SELECT {', '.join(columns)} FROM {table} WHERE {keys}",
+                                 *where.values())
+        if [tuple(map(plain, row)) for row in stored] != [tuple(map(plain, columns.values()))]:
+            pytest.skip("PostgreSQL's column types turn this damage into a valid value")
 
     async def _update(self, table: str, key: str, value: int, columns: dict[str, object],
                       also: str = "") -> None:

@@ -14,9 +14,11 @@ ending in the same instant are rated in the same order both times.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from bot.storage.core.base import Base
 from bot.storage.core.db import Db, Dialect
@@ -36,6 +38,8 @@ from bot.storage.records import (
     won,
 )
 
+log = logging.getLogger("karak.storage")
+V = TypeVar("V")
 RATING_COLUMNS = "guild_id, user_id, mu, sigma, games, wins, last_table"
 #: The columns of ``ai_records`` that :func:`read_ai` reads (its place is the query's).
 AI_COLUMNS = "user_id, level, hero, games, wins"
@@ -115,11 +119,13 @@ async def write_ratings(db: Db, dialect: Dialect, result: TableResult, rater: Ra
         rows = await db.fetch(f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = ? "
                               f"AND {dialect.any_of('user_id')}{dialect.for_update}",
                               result.guild_id, users)
-        tally.ratings = {(r.guild_id, r.user_id): r for r in map(read_rating, rows)}
+        tally.ratings = {(r.guild_id, r.user_id): r
+                         for r in mended(rows, read_rating, rating_row, result.table_id)}
     rows = await db.fetch(f"SELECT {AI_COLUMNS} FROM ai_records WHERE place_key = ? "
                           f"AND {dialect.any_of('user_id')}{dialect.for_update}",
                           result.place_key, users)
-    tally.ai = {(result.place_key, r.user_id, r.level, r.hero): r for r in map(read_ai, rows)}
+    tally.ai = {(result.place_key, r.user_id, r.level, r.hero): r
+                for r in mended(rows, read_ai, ai_row(result.place_key), result.table_id)}
     before = dict(tally.ai)
     step(tally, result, rater)
     await save(db, tally, changed_ai={k for k, v in tally.ai.items() if before.get(k) != v})
@@ -150,6 +156,34 @@ async def save(db: Db, tally: Tally,
         "DO UPDATE SET games = excluded.games, wins = excluded.wins",
         [(k[0], r.user_id, r.level, r.hero, r.games, r.wins) for k, r in tally.ai.items()
          if r.user_id > 0 and (changed_ai is None or k in changed_ai)])
+
+
+def mended(rows: Sequence[Row], read: Callable[[Row], V], name: Callable[[Row], str],
+           table_id: int) -> list[V]:
+    """The rows of ``rows`` that ``read`` reads, at the end of match ``table_id``: a damaged
+    one (named in a warning) counts as none, so the match is rated as if it were its person's
+    first and the row written anew (``ratings --recompute`` rebuilds it from the results); it
+    never stops the match's end."""
+    out = []
+    for row in rows:
+        try:
+            out.append(read(row))
+        except (ValueError, TypeError, OverflowError) as exc:
+            log.warning("%s is damaged (%s): table %s rates it as none and writes it anew",
+                        name(row), exc, table_id)
+    return out
+
+
+def rating_row(row: Row) -> str:
+    """A ``ratings`` row's name in a warning (:data:`RATING_COLUMNS`)."""
+    return f"the ratings row of user {row[1]} in server {row[0]}"
+
+
+def ai_row(place_key: str) -> Callable[[Row], str]:
+    """How an ``ai_records`` row of place ``place_key`` is named in a warning
+    (:data:`AI_COLUMNS`)."""
+    return lambda row: (f"the ai_records row of user {row[0]} at {place_key} "
+                        f"(level {row[1]!r:.20}, hero {row[2]!r:.20})")
 
 
 def read_rating(row: Row) -> PlayerRating:
@@ -195,18 +229,21 @@ class RatingQueries(Base):
 
     async def ratings(self, guild_id: int) -> list[PlayerRating]:
         """Every rating of a server (best ``mu`` first; the caller orders by what it shows) but
-        a forgotten person's (a pseudonym, negative: see :mod:`bot.storage.core.people`)."""
-        return [read_rating(r) for r in await self._read.fetch(
+        a forgotten person's (a pseudonym, negative: see :mod:`bot.storage.core.people`) and a
+        damaged one (named once in a warning)."""
+        return self._readable(await self._read.fetch(
             f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = ? AND user_id > 0 "
             "ORDER BY mu DESC",
-            guild_id)]
+            guild_id), read_rating, rating_row)
 
     async def rating_of(self, guild_id: int, user_id: int) -> PlayerRating | None:
-        """A person's rating on a server, or None before their first rated match."""
+        """A person's rating on a server, or None before their first rated match (and while
+        it is damaged: named once in a warning; their next rated match writes it anew)."""
         row = await self._read.fetchrow(
             f"SELECT {RATING_COLUMNS} FROM ratings WHERE guild_id = ? AND user_id = ?",
             guild_id, user_id)
-        return None if row is None else read_rating(row)
+        found = [] if row is None else self._readable([row], read_rating, rating_row)
+        return found[0] if found else None
 
     async def rating_changes(self, guild_id: int, user_id: int) -> list[RatingChange]:
         """A person's rating changes on a server, oldest first."""
@@ -221,10 +258,11 @@ class RatingQueries(Base):
             "WHERE c.table_id = ? ORDER BY c.user_id", table_id))
 
     async def ai_records(self, place_key: str, user_id: int) -> list[AiRecord]:
-        """A person's records against the AI at a place (its key), by level and hero."""
-        return [read_ai(r) for r in await self._read.fetch(
+        """A person's records against the AI at a place (its key), by level and hero (a
+        damaged one left out, named once in a warning)."""
+        return self._readable(await self._read.fetch(
             f"SELECT {AI_COLUMNS} FROM ai_records WHERE place_key = ? AND user_id = ? "
-            "ORDER BY level, hero", place_key, user_id)]
+            "ORDER BY level, hero", place_key, user_id), read_ai, ai_row(place_key))
 
     async def player_results(self, place_key: str,
                              user_id: int) -> list[TableResult | DamagedResult]:

@@ -37,6 +37,7 @@ class CoreStore(PeopleRows, TableQueries, ServerQueries, HistoryQueries, RatingQ
         self._states = {}
         self._records = {}
         self._writes = 0
+        self._named = {}
 
 
 __all__ = ["CoreStore"]

@@ -1,0 +1,69 @@
+"""Rows of the tables read in bulk, damaged in the database (a value its column cannot hold,
+as a bad disk or a careless hand leaves it): each hurts only its own row, named once in a
+warning, never every other row read with it (PostgreSQL's column types refuse some of these
+damages: skipped there)."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import pytest
+
+from bot.game.standings import rate_result
+from bot.storage.interface import Storage
+from bot.storage.records import SeatInfo
+from storage.backends import Backend
+from storage.helpers import ANN, BOB, GUILD, PLACE, finished
+
+ALONE = (SeatInfo(user=ANN, name="Ann", hero="horan"),
+         SeatInfo(ai=True, hero="taia", level="hard"),
+         SeatInfo(ai=True, hero="argentus", level="easy"))
+
+
+def warnings_of(caplog: pytest.LogCaptureFixture, *words: str) -> list[str]:
+    """The warnings logged that hold every one of ``words``."""
+    return [r.getMessage() for r in caplog.records
+            if r.levelno == logging.WARNING and all(w in r.getMessage() for w in words)]
+
+
+@pytest.mark.parametrize(("column", "value"), [
+    ("mu", "x"), ("sigma", math.inf), ("games", 2.5), ("last_table", "t")])
+async def test_a_damaged_rating_hurts_only_its_own_person(
+        backend: Backend, store: Storage, caplog: pytest.LogCaptureFixture,
+        column: str, value: object) -> None:
+    """One person's damaged rating: the server's ratings read every other one, that person
+    reads as unrated, and their next match ends and is rated (from a newcomer's rating, which
+    mends the row) as any other."""
+    await finished(store, 1, 1, rater=rate_result)
+    bob = await store.rating_of(GUILD, BOB)
+    await backend.damage_row("ratings", {"guild_id": GUILD, "user_id": ANN}, **{column: value})
+    caplog.set_level(logging.WARNING)
+    assert [r.user_id for r in await store.ratings(GUILD)] == [BOB]
+    assert [r.user_id for r in await store.ratings(GUILD)] == [BOB]
+    assert await store.rating_of(GUILD, ANN) is None
+    assert await store.rating_of(GUILD, BOB) == bob
+    assert len(warnings_of(caplog, "ratings", str(ANN))) == 1  # named once, not every read
+    await finished(store, 2, 2, rater=rate_result)
+    ann = await store.rating_of(GUILD, ANN)
+    assert ann is not None and ann.games == 1
+    again = await store.rating_of(GUILD, BOB)
+    assert again is not None and bob is not None and again.games == bob.games + 1
+
+
+@pytest.mark.parametrize(("column", "value"), [("games", "x"), ("wins", 1.5)])
+async def test_a_damaged_record_against_the_ai_hurts_only_itself(
+        backend: Backend, store: Storage, caplog: pytest.LogCaptureFixture,
+        column: str, value: object) -> None:
+    """One damaged record against the AI: the person's other records read, and their next
+    match alone with the AI ends and counts as any other."""
+    await finished(store, 1, 1, seats=ALONE, rater=rate_result)
+    records = await store.ai_records(PLACE, ANN)
+    assert len(records) == 2
+    await backend.damage_row("ai_records", {"place_key": PLACE, "user_id": ANN,
+                                            "level": "hard"}, **{column: value})
+    caplog.set_level(logging.WARNING)
+    assert await store.ai_records(PLACE, ANN) == [r for r in records if r.level != "hard"]
+    assert len(warnings_of(caplog, "ai_records", str(ANN))) == 1
+    await finished(store, 2, 2, seats=ALONE, rater=rate_result)
+    assert len(await store.ai_records(PLACE, ANN)) == 2
