@@ -29,7 +29,7 @@ from bot.game.refusals import Refusal, Stale
 from bot.game.seats import MIN_SEATS, seat_label
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
-from bot.storage.records import RematchOffer, SeatInfo, TableExists, TableRecord
+from bot.storage.records import DamagedOffer, RematchOffer, SeatInfo, TableExists, TableRecord
 from i18n import Msg, msg
 
 #: Seconds an offer stays open at least (a match whose turns take longer: a turn's time).
@@ -140,14 +140,21 @@ class Rematches:
         """Remember the offer's public message."""
         for _ in range(ATTEMPTS):
             async with self.tables.hold(table_id):
-                offer = await self.store.rematch_of(table_id)
-                if offer is None or await self.store.save_rematch(
-                        replace(offer, message_id=message_id), offer):
+                try:
+                    offer = await self.store.rematch_of(table_id)
+                    if offer is None or await self.store.save_rematch(
+                            replace(offer, message_id=message_id), offer):
+                        return
+                except DamagedOffer:  # damaged meanwhile: nothing to remember it in
                     return
 
     async def offer_of(self, table_id: int) -> RematchOffer | None:
-        """The table's rematch offer as stored (open, started or lapsed), or None."""
-        return await self.store.rematch_of(table_id)
+        """The table's rematch offer as stored (open, started or lapsed), or None (also when
+        it is damaged: nothing of it can be drawn)."""
+        try:
+            return await self.store.rematch_of(table_id)
+        except DamagedOffer:
+            return None
 
     async def open_of(self, table_ids: tuple[int, ...]) -> list[RematchState]:
         """The open offers of tables ``table_ids`` whose message was posted, each with its
@@ -174,12 +181,16 @@ class Rematches:
             if self.clock() < offer.offered_at + LAPSE:  # lapses after LAPSE at the soonest
                 continue
             async with self.tables.hold(offer.table_id) as record:
-                now = await self.store.rematch_of(offer.table_id)
-                if now is None or now.closed or self.clock() < now.offered_at + lapse(record):
+                try:
+                    now = await self.store.rematch_of(offer.table_id)
+                    if now is None or now.closed \
+                            or self.clock() < now.offered_at + lapse(record):
+                        continue
+                    closed = replace(now, closed=True)
+                    if await self.store.save_rematch(closed, now):
+                        out.append(RematchState(closed, record))
+                except DamagedOffer:  # damaged since it was read: left out of the next pass
                     continue
-                closed = replace(now, closed=True)
-                if await self.store.save_rematch(closed, now):
-                    out.append(RematchState(closed, record))
         return out
 
     async def _again(self, table_id: int,
@@ -195,8 +206,13 @@ class Rematches:
         raise Stale(msg("bot.error.lobby_moved"))
 
     async def _write(self, offer: RematchOffer, was: RematchOffer | None) -> None:
-        """Store ``offer`` while the stored one is still ``was``; :class:`Moved` if not."""
-        if not await self.store.save_rematch(offer, was):
+        """Store ``offer`` while the stored one is still ``was``; :class:`Moved` if not (a
+        refusal when the stored one is damaged)."""
+        try:
+            written = await self.store.save_rematch(offer, was)
+        except DamagedOffer as exc:
+            raise Refusal(msg("rematch.error.damaged", table=offer.table_id)) from exc
+        if not written:
             raise Moved
 
     async def _open_offer(self, record: TableRecord, user_id: int, may_lapse: bool = False
@@ -207,7 +223,10 @@ class Rematches:
             raise Refusal(msg("rematch.error.not_finished"), record)
         if user_id not in people(record):
             raise Refusal(msg("rematch.error.not_seated"), record)
-        offer = await self.store.rematch_of(record.id)
+        try:
+            offer = await self.store.rematch_of(record.id)
+        except DamagedOffer as exc:
+            raise Refusal(msg("rematch.error.damaged", table=record.id), record) from exc
         if offer is not None and offer.new_table is not None:
             raise Refusal(msg("rematch.error.started", table=offer.new_table), record)
         if offer is not None and not offer.closed \

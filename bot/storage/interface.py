@@ -453,15 +453,18 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
 
     # rematches
     async def rematch_of(self, table_id: int) -> RematchOffer | None:
-        """The rematch offer made at finished table ``table_id``, or None."""
+        """The rematch offer made at finished table ``table_id``, or None; raises
+        :class:`~bot.storage.records.DamagedOffer` when it is stored but cannot be read."""
 
     async def save_rematch(self, offer: RematchOffer, was: RematchOffer | None = None) -> bool:
         """Store a rematch offer (a new one, or a change of the table's offer) while the
         table's stored offer is still ``was`` (None: while it has none); True when written,
-        False when another writer changed it since it was read (nothing is written)."""
+        False when another writer changed it since it was read (nothing is written); raises
+        :class:`~bot.storage.records.DamagedOffer` when the stored one cannot be read."""
 
     async def open_rematches(self) -> list[RematchOffer]:
-        """The rematch offers neither started nor closed, oldest first."""
+        """The rematch offers neither started nor closed, oldest first (a damaged one left
+        out, named once in a warning)."""
 
     # hints
     async def set_hints(self, table_id: int, hints: bool) -> None:

@@ -106,6 +106,15 @@ class DamagedResults(StorageError):
         self.table_ids = table_ids
 
 
+class DamagedOffer(StorageError):
+    """The rematch offer of table ``table_id`` is stored but cannot be read; only that offer is
+    affected."""
+
+    def __init__(self, table_id: int, reason: str) -> None:
+        super().__init__(f"the rematch offer of table {table_id} is damaged: {reason}")
+        self.table_id = table_id
+
+
 class StaleVersion(StorageError):
     """The table moved on since the version a write was based on."""
 
@@ -630,8 +639,8 @@ __all__ = [
     "TOURNAMENT_STATUSES", "EntrantRow", "NewTournamentTable", "TournamentMatch",
     "TournamentRecord", "TournamentRoundRow", "TournamentRows", "TournamentStatus",
     "TournamentTableRow",
-    "ACTIVE", "STATUSES", "AiRecord", "CannotSave", "CorruptTable", "DamagedResult",
-    "DamagedResults", "DatabaseError", "LogRow",
+    "ACTIVE", "STATUSES", "AiRecord", "CannotSave", "CorruptTable", "DamagedOffer",
+    "DamagedResult", "DamagedResults", "DatabaseError", "LogRow",
     "NotHeld", "PlayerRating", "Rater", "RatingChange", "RematchOffer", "SchemaTooNew",
     "SeatInfo", "SeatKind", "SeatResult", "ServerDefaults", "Shards", "StaleVersion", "Status",
     "StorageError",

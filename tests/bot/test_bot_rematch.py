@@ -7,6 +7,9 @@ take part."""
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
+from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -368,3 +371,22 @@ async def test_an_open_offer_is_drawn_again_without_a_person_forgotten(bot: Live
     await bot.click(ANN, offer, RematchButton.id_for(tid, "start"))
     new = await bot.store.active_in_channel(CHANNEL)
     assert new is not None and new != tid
+
+
+async def test_a_damaged_offer_hurts_only_its_own_match(bot: LiveBot, clock: Clock,
+                                                        tmp_path: Path) -> None:
+    """An offer whose row is damaged in the database: a click on it is told so privately, and
+    the timers' pass still lapses every other offer and goes on to its other sweeps (the
+    tournaments' pass, the message edits tried again)."""
+    first, damaged = await offered(bot)
+    second, offer = await offered(bot)
+    with closing(sqlite3.connect(tmp_path / "k.db")) as con, con:  # the bot fixture's file
+        con.execute("UPDATE rematches SET ready = '[Ann' WHERE table_id = ?", (first,))
+    ix = await bot.click(BOB, damaged, RematchButton.id_for(first, "ready"))
+    assert f"rematch offer of match #{first} is damaged" in " ".join(bot.said(ix))
+    clock.now += LAPSE + 1
+    for _ in range(2):
+        assert await bot.bot.scheduler._timer_pass()
+    assert not bot.message(offer).custom_ids() and "has lapsed" in bot.message(offer).text()
+    assert bot.message(damaged).custom_ids()  # nothing of it can be read to be drawn
+    assert second != first

@@ -12,9 +12,9 @@ import pytest
 
 from bot.game.standings import rate_result
 from bot.storage.interface import Storage
-from bot.storage.records import SeatInfo
+from bot.storage.records import DamagedOffer, RematchOffer, SeatInfo
 from storage.backends import Backend
-from storage.helpers import ANN, BOB, GUILD, PLACE, finished
+from storage.helpers import ANN, BOB, GUILD, PLACE, Clock, finished
 
 ALONE = (SeatInfo(user=ANN, name="Ann", hero="horan"),
          SeatInfo(ai=True, hero="taia", level="hard"),
@@ -67,3 +67,23 @@ async def test_a_damaged_record_against_the_ai_hurts_only_itself(
     assert len(warnings_of(caplog, "ai_records", str(ANN))) == 1
     await finished(store, 2, 2, seats=ALONE, rater=rate_result)
     assert len(await store.ai_records(PLACE, ANN)) == 2
+
+
+@pytest.mark.parametrize("ready", ["[Ann", '{"Ann": 1}', '["Ann"]'])
+async def test_a_damaged_rematch_offer_hurts_only_its_own_table(
+        backend: Backend, store: Storage, clock: Clock, caplog: pytest.LogCaptureFixture,
+        ready: str) -> None:
+    """An open offer whose row is damaged is left out of the open offers (the others lapse
+    and are drawn as ever), and said to be damaged when asked of by its table."""
+    first = await finished(store, 1, 1)
+    second = await finished(store, 2, 2)
+    for tid in (first, second):
+        assert await store.save_rematch(RematchOffer(tid, ANN, clock.now, (ANN,)))
+    await backend.damage_row("rematches", {"table_id": first}, ready=ready)
+    caplog.set_level(logging.WARNING)
+    assert [o.table_id for o in await store.open_rematches()] == [second]
+    assert [o.table_id for o in await store.open_rematches()] == [second]
+    assert len(warnings_of(caplog, "rematches", str(first))) == 1
+    with pytest.raises(DamagedOffer):  # asked of by name: said to be damaged
+        await store.rematch_of(first)
+    assert (await store.rematch_of(second)) is not None

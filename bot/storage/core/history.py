@@ -19,7 +19,13 @@ from bot.storage.core.rows import (
     opt_int,
     read_results,
 )
-from bot.storage.records import DamagedResult, RematchOffer, TableResult, TournamentMatch
+from bot.storage.records import (
+    DamagedOffer,
+    DamagedResult,
+    RematchOffer,
+    TableResult,
+    TournamentMatch,
+)
 
 #: The range of a 64-bit integer column: an id outside it names nothing.
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
@@ -77,6 +83,15 @@ def read_offer(row: Row) -> RematchOffer:
         offered_at=as_float(row[2], "offered_at"), ready=tuple(ready),
         message_id=opt_int(row[4], "message_id"), new_table=opt_int(row[5], "new_table"),
         closed=as_flag(row[6], "closed"))
+
+
+def stored_offer(table_id: int, row: Row) -> RematchOffer:
+    """The ``rematches`` row of table ``table_id`` read; :class:`DamagedOffer` when it holds a
+    value its column cannot."""
+    try:
+        return read_offer(row)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise DamagedOffer(table_id, str(exc) or type(exc).__name__) from None
 
 
 def _offer_row(offer: RematchOffer) -> tuple[object, ...]:
@@ -184,10 +199,11 @@ class HistoryQueries(Base):
         return {as_int(r[0], "channel_id") for r in rows}
 
     async def rematch_of(self, table_id: int) -> RematchOffer | None:
-        """The rematch offer made at table ``table_id``, or None."""
+        """The rematch offer made at table ``table_id``, or None (:class:`DamagedOffer` when
+        its row cannot be read)."""
         row = await self._read.fetchrow(
             f"SELECT {OFFER_COLUMNS} FROM rematches WHERE table_id = ?", bounded(table_id))
-        return None if row is None else read_offer(row)
+        return None if row is None else stored_offer(table_id, row)
 
     async def save_rematch(self, offer: RematchOffer, was: RematchOffer | None = None) -> bool:
         """Store a new rematch offer, or the change of one, while the stored offer is still
@@ -202,7 +218,7 @@ class HistoryQueries(Base):
             row = await db.fetchrow(
                 f"SELECT {OFFER_COLUMNS} FROM rematches WHERE table_id = ?"
                 f"{self.dialect.for_update}", bounded(offer.table_id))
-            if row is None or read_offer(row) != was:
+            if row is None or stored_offer(offer.table_id, row) != was:
                 return False
             await db.execute(
                 "UPDATE rematches SET offered_by = ?, offered_at = ?, ready = ?, "
@@ -211,10 +227,11 @@ class HistoryQueries(Base):
             return True
 
     async def open_rematches(self) -> list[RematchOffer]:
-        """The offers neither started nor closed, oldest first."""
+        """The offers neither started nor closed, oldest first (a damaged one left out, named
+        once in a warning)."""
         rows = await self._read.fetch(
             f"SELECT {OFFER_COLUMNS} FROM rematches WHERE closed = FALSE ORDER BY offered_at")
-        return [read_offer(r) for r in rows]
+        return self._readable(rows, read_offer, lambda row: f"the rematches row of table {row[0]}")
 
     async def tournament_matches(self, tournament_id: int, place_key: str,
                                  user_id: int | None = None, limit: int = 20,
