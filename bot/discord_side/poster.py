@@ -24,7 +24,7 @@ from bot.game.play import Outcome
 from bot.game.refusals import Refusal
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
-from bot.storage.records import Shards, StorageError, TableRecord
+from bot.storage.records import DamagedTournament, Shards, StorageError, TableRecord
 from engine import Undo
 from i18n import Msg, msg
 
@@ -190,7 +190,10 @@ async def server_left(service: GameService, messages: Messages, scheduler: Sched
         except Refusal:  # a table that cannot be read is closed by a moderator, as ever
             continue
     for tid in await service.store.tournaments_with_status("signup", "running"):
-        tournament = await service.store.tournament(tid)
+        try:
+            tournament = await service.store.tournament(tid)
+        except DamagedTournament:  # nothing of it can be read (named in a log)
+            continue
         if tournament is not None and tournament.guild_id == guild_id:
             channels.add(tournament.channel_id)
     log.info("the bot left server %s: closing the tables of %d channels", guild_id,
@@ -252,7 +255,10 @@ async def found_locked(service: GameService, messages: Messages, scheduler: Sche
         return
     held: set[int] = set()
     for tid in await service.store.tournaments_with_status("signup", "running"):
-        tournament = await service.store.tournament(tid)
+        try:
+            tournament = await service.store.tournament(tid)
+        except DamagedTournament:  # nothing of it can be read (named in a log)
+            continue
         if tournament is not None and tournament.guild_id == guild.id:
             held.add(tournament.channel_id)
     for thread in locked:

@@ -40,7 +40,7 @@ from bot.game.markup import plain_param
 from bot.game.people import person
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
-from bot.storage.records import CannotSave, StorageError, TableRecord
+from bot.storage.records import CannotSave, DamagedTournament, StorageError, TableRecord
 from i18n import Msg, msg, translate
 
 if TYPE_CHECKING:
@@ -266,7 +266,10 @@ class MatchThreads:
         """The name and the round under way of the tournament whose round opened the table
         (None: a match of its own)."""
         found = await self.service.store.tournament_of_table(record.id)
-        tournament = None if found is None else await self.service.store.tournament(found)
+        try:
+            tournament = None if found is None else await self.service.store.tournament(found)
+        except DamagedTournament:  # its name cannot be read (named in a log): none given
+            return None
         return None if tournament is None else (tournament.name, tournament.round)
 
     async def open(self, record: TableRecord, looks: bool = False) -> tuple[TableRecord, bool]:

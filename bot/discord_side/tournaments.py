@@ -54,7 +54,7 @@ from bot.game.spans import span
 from bot.game.texts import timer_text
 from bot.game.tournament_pictures import champion_picture, standings_picture
 from bot.game.tournaments import Progress, View
-from bot.storage.records import TableRecord, TournamentRecord
+from bot.storage.records import DamagedTournament, TableRecord, TournamentRecord
 from bot.supervision.tasks import Tasks
 from engine.agents import AiLevel
 from i18n import msg, translate
@@ -298,9 +298,12 @@ class TournamentDesk:
     async def signup_changed(self, tournament_id: int) -> None:
         """Redraw the sign-up message of a tournament changed outside its buttons (a person
         forgotten on request taken off its entrants, the server's language forced)."""
-        record = await self.service.store.tournament(tournament_id)
-        if record is not None:
-            await self._signup_edit(record)
+        try:
+            record = await self.service.store.tournament(tournament_id)
+            if record is not None:
+                await self._signup_edit(record)
+        except (DamagedTournament, Refusal):  # nothing of it can be read (named in a log)
+            return
 
     async def _signup_edit(self, record: TournamentRecord) -> None:
         """Redraw the sign-up message (its buttons gone once sign-up is over); in a thread
@@ -335,11 +338,14 @@ class TournamentDesk:
         for tid in await store.tournaments_with_status("running", "cancelled"):
             if await self.service.meta.was_signup_closed(tid):
                 continue  # the years' cancelled tournaments are not read again at each start
-            record = await store.tournament(tid)
-            if (record is None or record.signup_message_id is None
-                    or not self.ours(record.guild_id)):
+            try:
+                record = await store.tournament(tid)
+                if (record is None or record.signup_message_id is None
+                        or not self.ours(record.guild_id)):
+                    continue
+                await self._signup_edit(record)
+            except (DamagedTournament, Refusal):  # nothing of it can be read (named in a log)
                 continue
-            await self._signup_edit(record)
 
     async def post(self, progress: Progress) -> None:
         """Post what one step of a tournament changed: the matches the round's deadline closed

@@ -30,6 +30,7 @@ from bot.storage.interface import Storage
 from bot.storage.records import (
     TOURNAMENT_STATUSES,
     DamagedResult,
+    DamagedTournament,
     TableRecord,
     TableResult,
     TournamentMatch,
@@ -199,7 +200,10 @@ class History:
         unknown id), and when it was cancelled (it has no matches)."""
         record = None
         if sight.place.kind == "guild" and 0 < tournament_id <= INT_MAX:
-            record = await self.store.tournament(tournament_id)
+            try:
+                record = await self.store.tournament(tournament_id)
+            except DamagedTournament as exc:
+                raise Refusal(msg("bot.tournament.error.damaged", id=tournament_id)) from exc
         if record is None or not sight.sees(record.place_key, record.channel_id):
             raise Refusal(msg("history.tournament.no_such"))
         if record.status == "cancelled":

@@ -33,7 +33,7 @@ from bot.game.tables import Tables
 from bot.game.tournaments import Tournaments
 from bot.storage.core.people import Forgotten
 from bot.storage.interface import Storage
-from bot.storage.records import StaleVersion, TableRecord
+from bot.storage.records import DamagedTournament, StaleVersion, TableRecord
 from i18n import Param, msg, translate
 
 #: How many times a seat is handed to the AI when another process keeps moving the table on.
@@ -127,7 +127,10 @@ class People:
         lasts (as its Leave button does), dropped once it is under way (as ``/goblin
         tournament drop`` does; their match under way goes on with the AI in their seat); True
         when they were in it or host it (its sign-up message names them)."""
-        rows = await self.store.tournament_rows(tournament_id)
+        try:
+            rows = await self.store.tournament_rows(tournament_id)
+        except DamagedTournament:  # nothing of it can be read: left as it is (named in a log)
+            return False
         if rows is None:
             return False
         if not any(e.user_id == user_id for e in rows.entrants):

@@ -57,6 +57,7 @@ from bot.game.tournament import (
 )
 from bot.storage.interface import Storage
 from bot.storage.records import (
+    DamagedTournament,
     NewTournamentTable,
     SeatInfo,
     ServerDefaults,
@@ -226,7 +227,7 @@ class Tournaments:
 
     async def view(self, tournament_id: int) -> View:
         """The tournament as it stands, or a refusal when there is none."""
-        rows = await self.store.tournament_rows(tournament_id)
+        rows = await self._rows(tournament_id)
         if rows is None:
             raise Refusal(msg("bot.tournament.error.no_such"))
         rules = rules_of(rows)
@@ -274,9 +275,25 @@ class Tournaments:
             abilities=abilities, ai_level=ai_level, round_span=round_span, closes_at=closes_at,
             seed=self.seeds(), locale=await self.store.guild_locale(guild_id) or locale)
 
+    async def _stored(self, tournament_id: int) -> TournamentRecord | None:
+        """The tournament's row, or None; a refusal when it is damaged (a pass over every
+        tournament leaves it out, the store names it once in a warning)."""
+        try:
+            return await self.store.tournament(tournament_id)
+        except DamagedTournament as exc:
+            raise Refusal(msg("bot.tournament.error.damaged", id=tournament_id)) from exc
+
+    async def _rows(self, tournament_id: int) -> TournamentRows | None:
+        """Everything stored of the tournament, or None; a refusal when one of its rows is
+        damaged (as :meth:`_stored`)."""
+        try:
+            return await self.store.tournament_rows(tournament_id)
+        except DamagedTournament as exc:
+            raise Refusal(msg("bot.tournament.error.damaged", id=tournament_id)) from exc
+
     async def _record(self, tournament_id: int) -> TournamentRecord:
         """The tournament's row, or a refusal when there is none."""
-        record = await self.store.tournament(tournament_id)
+        record = await self._stored(tournament_id)
         if record is None:
             raise Refusal(msg("bot.tournament.error.no_such"))
         return record
@@ -300,7 +317,7 @@ class Tournaments:
         record = await self._record(tournament_id)
         if record.status != "signup":
             raise Refusal(msg("bot.tournament.error.signup_over", name=plain(record.name)))
-        rows = await self.store.tournament_rows(tournament_id)
+        rows = await self._rows(tournament_id)
         assert rows is not None
         if any(e.user_id == user_id for e in rows.entrants):
             raise Refusal(msg("bot.tournament.error.already_entered",
@@ -317,7 +334,7 @@ class Tournaments:
         """Why a sign-up the store refused was refused, read again after it (another
         sign-up arriving at the same moment took the last place, or entered the same
         person, or sign-up closed)."""
-        rows = await self.store.tournament_rows(tournament_id)
+        rows = await self._rows(tournament_id)
         if rows is None:
             return Refusal(msg("bot.tournament.error.no_such"))
         name = plain(rows.record.name)
@@ -365,7 +382,7 @@ class Tournaments:
         for _ in range(START_ATTEMPTS):
             if record.status != "signup":
                 break
-            rows = await self.store.tournament_rows(record.id)
+            rows = await self._rows(record.id)
             assert rows is not None
             if len(rows.entrants) < MIN_ENTRANTS:
                 raise Refusal(msg("bot.tournament.error.too_few", name=plain(record.name),
@@ -431,7 +448,7 @@ class Tournaments:
         tournament_id = await self.store.tournament_of_table(table_id)
         if tournament_id is None:
             return None
-        record = await self.store.tournament(tournament_id)
+        record = await self._stored(tournament_id)
         if record is None or not ours(record.guild_id):
             return None
         return await self.advance(tournament_id)
@@ -460,7 +477,7 @@ class Tournaments:
         next round is seated, or the tournament ends with its champion (``now``: the round
         ends now, as if its deadline had passed). None when nothing changed (or another pass
         made the change)."""
-        rows = await self.store.tournament_rows(tournament_id)
+        rows = await self._rows(tournament_id)
         if rows is None or rows.record.status != "running":
             return None
         record = rows.record
@@ -472,7 +489,7 @@ class Tournaments:
                 if found is not None:
                     decided.append(found)
         if decided:
-            rows = await self.store.tournament_rows(tournament_id)
+            rows = await self._rows(tournament_id)
             assert rows is not None
         for _ in range(MAX_ENTRANTS + 1):  # each try again follows one more player's drop
             rules = rules_of(rows)
@@ -487,7 +504,7 @@ class Tournaments:
             seated = await self._seat(record, rules, tuple(decided))
             if seated is not None:
                 return seated
-            again = await self.store.tournament_rows(tournament_id)
+            again = await self._rows(tournament_id)
             if (again is None or again.record.status != "running"
                     or again.record.round != record.round):
                 break  # another pass seated the round (or it was cancelled)
@@ -537,7 +554,7 @@ class Tournaments:
         closes)."""
         if row.forfeit is not None:
             return row.forfeit
-        rows = await self.store.tournament_rows(record.id)
+        rows = await self._rows(record.id)
         now = None if rows is None else next(
             (t for t in rows.tables if (t.round, t.pod) == (row.round, row.pod)), None)
         return None if now is None else now.forfeit
@@ -594,7 +611,7 @@ class Tournaments:
             self._host_only(record, by, manager)
         if record.status != "running":
             raise Refusal(msg("bot.tournament.error.not_running", name=plain(record.name)))
-        rows = await self.store.tournament_rows(tournament_id)
+        rows = await self._rows(tournament_id)
         assert rows is not None
         entrant = next((e for e in rows.entrants if e.user_id == user_id), None)
         if entrant is None:
@@ -639,7 +656,7 @@ class Tournaments:
     async def _closed(self, record: TournamentRecord) -> Progress | None:
         """Sign-up closed by its time: the tournament starts, or is cancelled with fewer than
         :data:`MIN_ENTRANTS` players."""
-        rows = await self.store.tournament_rows(record.id)
+        rows = await self._rows(record.id)
         assert rows is not None
         if len(rows.entrants) >= MIN_ENTRANTS:
             return await self._start(record)

@@ -115,6 +115,15 @@ class DamagedOffer(StorageError):
         self.table_id = table_id
 
 
+class DamagedTournament(StorageError):
+    """A tournament whose stored rows (its own, or one of its entrants', rounds', tables' or
+    seats') cannot be read; only this tournament is affected."""
+
+    def __init__(self, tournament_id: int, reason: str) -> None:
+        super().__init__(f"tournament {tournament_id} is damaged: {reason}")
+        self.tournament_id = tournament_id
+
+
 class StaleVersion(StorageError):
     """The table moved on since the version a write was based on."""
 
@@ -640,7 +649,7 @@ __all__ = [
     "TournamentRecord", "TournamentRoundRow", "TournamentRows", "TournamentStatus",
     "TournamentTableRow",
     "ACTIVE", "STATUSES", "AiRecord", "CannotSave", "CorruptTable", "DamagedOffer",
-    "DamagedResult", "DamagedResults", "DatabaseError", "LogRow",
+    "DamagedResult", "DamagedResults", "DamagedTournament", "DatabaseError", "LogRow",
     "NotHeld", "PlayerRating", "Rater", "RatingChange", "RematchOffer", "SchemaTooNew",
     "SeatInfo", "SeatKind", "SeatResult", "ServerDefaults", "Shards", "StaleVersion", "Status",
     "StorageError",

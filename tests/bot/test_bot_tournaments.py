@@ -8,6 +8,8 @@ rounds, page by page. Every request is checked against Discord's API."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from players import (
 )
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
+from test_bot_forget import forget_me
 
 from bot.discord_side.ui.custom_ids import (
     AbandonButton,
@@ -1064,3 +1067,22 @@ async def test_managing_another_channel_gives_no_say_over_the_server_s_tournamen
     assert h.said(await h.command(BOB, "tournament drop", player=EVE.id)) == [
         f"<@{EVE.id}> drops out of the tournament; the points already won stay in the "
         "standings."]
+
+
+async def test_a_damaged_tournament_hurts_only_itself(h: LiveBot, tmp_path: Path,
+                                                      clock: Clock) -> None:
+    """One of a running tournament's rows damaged in the database (an entrant's time of
+    sign-up a word): the timers' pass leaves it (no error at every pass), its standings are
+    refused privately saying so, its match plays on, and anyone may still be forgotten."""
+    table = await _three_seated(h)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    with closing(sqlite3.connect(tmp_path / "k.db")) as con, con:  # the fixture's file
+        con.execute("UPDATE tournament_entrants SET joined_at = 'noon' WHERE tournament_id = ? "
+                    "AND user_id = ?", (tid, EVE.id))
+    clock.now += 2 * 24 * 3600  # past the round's deadline
+    for _ in range(2):
+        await timer_pass(h)
+    [said] = h.said(await h.command(ANN, "tournament standings"))
+    assert f"Tournament {tid} is damaged in the database" in said
+    assert (await h.store.get(table)).status == "running"  # type: ignore[union-attr]
+    assert "deleted" in await forget_me(h, EVE)

@@ -12,9 +12,9 @@ import pytest
 
 from bot.game.standings import rate_result
 from bot.storage.interface import Storage
-from bot.storage.records import DamagedOffer, RematchOffer, SeatInfo
+from bot.storage.records import DamagedOffer, DamagedTournament, RematchOffer, SeatInfo
 from storage.backends import Backend
-from storage.helpers import ANN, BOB, GUILD, PLACE, Clock, finished
+from storage.helpers import ANN, BOB, GUILD, PLACE, Clock, finished, new_tournament
 
 ALONE = (SeatInfo(user=ANN, name="Ann", hero="horan"),
          SeatInfo(ai=True, hero="taia", level="hard"),
@@ -87,3 +87,29 @@ async def test_a_damaged_rematch_offer_hurts_only_its_own_table(
     with pytest.raises(DamagedOffer):  # asked of by name: said to be damaged
         await store.rematch_of(first)
     assert (await store.rematch_of(second)) is not None
+
+
+@pytest.mark.parametrize(("table", "column", "value"), [
+    ("tournaments", "ai_level", "godlike"), ("tournaments", "round", "two"),
+    ("tournament_entrants", "joined_at", "noon"), ("tournament_entrants", "rating", 1.5)])
+async def test_a_damaged_tournament_hurts_only_itself(
+        backend: Backend, store: Storage, caplog: pytest.LogCaptureFixture, table: str,
+        column: str, value: object) -> None:
+    """A tournament one of whose rows is damaged (its own, or an entrant's): the place's
+    tournaments list every other one, and it is said to be damaged when asked of by its id,
+    named once in a warning."""
+    first, second = await new_tournament(store), await new_tournament(store, name="Winter")
+    for cup in (first, second):
+        assert await store.enter(cup.id, ANN, "Ann", 1500)
+    where = ({"id": first.id} if table == "tournaments"
+             else {"tournament_id": first.id, "user_id": ANN})
+    await backend.damage_row(table, where, **{column: value})
+    caplog.set_level(logging.WARNING)
+    assert [t.id for t in await store.tournaments_of(PLACE, "signup", "running")] == (
+        [second.id] if table == "tournaments" else [first.id, second.id])
+    for _ in range(2):
+        with pytest.raises(DamagedTournament):
+            await store.tournament_rows(first.id)
+    assert len(warnings_of(caplog, f"tournament {first.id}")) == 1
+    rows = await store.tournament_rows(second.id)
+    assert rows is not None and [e.user_id for e in rows.entrants] == [ANN]

@@ -22,6 +22,7 @@ from bot.storage.core.seated import write_seats
 from bot.storage.core.tables import abandon_running
 from bot.storage.records import (
     TOURNAMENT_STATUSES,
+    DamagedTournament,
     EntrantRow,
     NewTournamentTable,
     TournamentRecord,
@@ -103,18 +104,36 @@ class TournamentQueries(Base):
 
     async def tournament(self, tournament_id: int) -> TournamentRecord | None:
         """The tournament, or None (an id no 64-bit integer can hold, as a forged custom_id
-        may carry, is no tournament)."""
+        may carry, is no tournament); :class:`DamagedTournament` when its row cannot be read
+        (named once in a warning)."""
         if not INT_MIN <= tournament_id <= INT_MAX:
             return None
         row = await self._read.fetchrow(
             f"SELECT {TOURNAMENT_COLUMNS} FROM tournaments WHERE id = ?", tournament_id)
-        return None if row is None else read_tournament(row)
+        if row is None:
+            return None
+        try:
+            return read_tournament(row)
+        except (ValueError, TypeError, OverflowError) as exc:
+            self._damaged(f"the tournaments row of tournament {tournament_id}", exc)
+            raise DamagedTournament(tournament_id, str(exc)) from None
 
     async def tournament_rows(self, tournament_id: int) -> TournamentRows | None:
-        """Everything stored of the tournament (None: no such tournament)."""
+        """Everything stored of the tournament (None: no such tournament);
+        :class:`DamagedTournament` when one of its rows cannot be read (named once in a
+        warning)."""
         record = await self.tournament(tournament_id)
         if record is None:
             return None
+        try:
+            return await self._rows_of(record)
+        except (ValueError, TypeError, OverflowError) as exc:
+            self._damaged(f"a row of tournament {tournament_id}", exc)
+            raise DamagedTournament(tournament_id, str(exc)) from None
+
+    async def _rows_of(self, record: TournamentRecord) -> TournamentRows:
+        """Everything stored of the tournament ``record`` (ValueError for a damaged row)."""
+        tournament_id = record.id
         entrants = await self._read.fetch(
             "SELECT user_id, name, rating, joined_at, dropped_after FROM tournament_entrants "
             "WHERE tournament_id = ? ORDER BY joined_at, user_id", tournament_id)
@@ -161,12 +180,14 @@ class TournamentQueries(Base):
 
     async def tournaments_of(self, place_key: str,
                              *statuses: TournamentStatus) -> list[TournamentRecord]:
-        """A place's tournaments with one of ``statuses`` (oldest first)."""
+        """A place's tournaments with one of ``statuses`` (oldest first; a damaged one left
+        out, named once in a warning)."""
         rows = await self._read.fetch(
             f"SELECT {TOURNAMENT_COLUMNS} FROM tournaments WHERE place_key = ? AND "
             f"{self.dialect.any_of('status')} ORDER BY id", place_key,
             self.dialect.many(list(statuses)))
-        return [read_tournament(r) for r in rows]
+        return self._readable(rows, read_tournament,
+                              lambda row: f"the tournaments row of tournament {row[0]}")
 
     async def tournament_of_table(self, table_id: int) -> int | None:
         """The tournament whose round opened table ``table_id`` (None: a table of its own)."""
