@@ -13,10 +13,21 @@ from bot.discord_side.standings import end_lines
 from bot.discord_side.ui.hand import leave_view
 from bot.discord_side.ui.parts import layout, text_block
 from bot.discord_side.ui.table import log_view
+from bot.game.lobby import Kept
 from bot.game.markup import plain_names
 from bot.game.scheduler import Scheduler
 from bot.game.service import GameService
-from i18n import msg, translate
+from i18n import Msg, msg, translate
+
+
+def abandoned(table: int, kept: Kept) -> Msg:
+    """The answer to whoever abandoned table ``table``: what is kept of it (``kept``), only
+    what is true of it (listed in /goblin history, opened by /goblin replay alone, neither)."""
+    if kept == "listed":
+        return msg("bot.done.abandon", table=table)
+    if kept == "replay":
+        return msg("bot.done.abandon_replay", table=table)
+    return msg("bot.done.abandon_none", table=table)
 
 
 async def show_log(interaction: discord.Interaction[Any], service: GameService,
@@ -38,7 +49,7 @@ async def confirm_abandon(interaction: discord.Interaction[Any], service: GameSe
     record = await service.lobby.abandon_table(table, interaction.user.id,
                                                can_manage_channel(interaction))
     try:
-        told = translate(msg("bot.done.abandon", table=table), loc(interaction))
+        told = translate(abandoned(table, await service.lobby.kept(record)), loc(interaction))
         await interaction.edit_original_response(view=layout(
             discord.ui.Container[discord.ui.LayoutView](text_block(told))))
     finally:
@@ -60,12 +71,15 @@ async def leave_solo(interaction: discord.Interaction[Any], service: GameService
         assert seat is not None  # the host holds the first seat
         messages.shown.drop((table, seat, locale))  # the question shows no picture
         note = await service.lobby.abandon_note(record, interaction.user.id)
-        await interaction.edit_original_response(view=leave_view(record, seat, locale, note),
-                                                 attachments=[])
+        listed = await service.lobby.kept(record, interaction.user.id) == "listed"
+        await interaction.edit_original_response(
+            view=leave_view(record, seat, locale, note, listed), attachments=[])
         return
     record = await service.lobby.quit(table, interaction.user.id)
     try:
-        told = translate(msg("learn.left", table=table), locale)
+        left = ("learn.left" if await service.lobby.kept(record) == "listed"
+                else "learn.left_replay")
+        told = translate(msg(left, table=table), locale)
         await interaction.edit_original_response(view=layout(
             discord.ui.Container[discord.ui.LayoutView](text_block(told))), attachments=[])
     finally:
@@ -73,4 +87,4 @@ async def leave_solo(interaction: discord.Interaction[Any], service: GameService
         scheduler.forget(table)
 
 
-__all__ = ["confirm_abandon", "leave_solo", "show_log"]
+__all__ = ["abandoned", "confirm_abandon", "leave_solo", "show_log"]

@@ -10,6 +10,7 @@ from typing import Any
 
 import discord
 
+from bot.discord_side.asides import abandoned
 from bot.discord_side.context import (
     can_manage_channel,
     jump_url,
@@ -30,6 +31,7 @@ from bot.discord_side.ui.lobby import lobby_view
 from bot.discord_side.ui.parts import MAX_TEXT, button, cut, layout, picture, row, text_block
 from bot.discord_side.uploads import ImageFile
 from bot.game.card_lookup import card_ids, card_label, card_lines, find_card
+from bot.game.lobby import Kept
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.texts import on_off, timer_text
@@ -47,10 +49,13 @@ def note_view(title: str, body: str) -> discord.ui.LayoutView:
         text_block(cut(f"### {title}\n{body}", MAX_TEXT))))
 
 
-def confirm_view(table: int, locale: str, note: Msg | None = None) -> discord.ui.LayoutView:
+def confirm_view(table: int, locale: str, note: Msg | None = None,
+                 kept: Kept = "listed") -> discord.ui.LayoutView:
     """The private question before abandoning a running match (``note``: what it would do to
-    the ratings), with its one button."""
-    ask = translate(msg("bot.channel.abandon_ask", table=table), locale)
+    the ratings; ``kept``: whether /goblin history would list it, or only /goblin replay open
+    it), with its one button."""
+    ask = translate(msg("bot.channel.abandon_ask" if kept == "listed"
+                        else "bot.channel.abandon_ask_replay", table=table), locale)
     if note is not None:
         ask += "\n" + translate(note, locale)
     return layout(discord.ui.Container[discord.ui.LayoutView](
@@ -242,7 +247,8 @@ class Commands:
         await interaction.edit_original_response(view=payload.view, attachments=payload.files)
 
     async def abandon(self, interaction: discord.Interaction[Any]) -> None:
-        """/goblin abandon: the host or a channel manager closes the table (kept as history).
+        """/goblin abandon: the host or a channel manager closes the table (its match kept to
+        look back at, as :meth:`~bot.game.lobby.Lobby.kept` says).
         The answer is private until the service agreed; then the channel is told."""
         assert interaction.channel_id is not None
         await interaction.response.defer(ephemeral=True, thinking=True)
@@ -251,16 +257,18 @@ class Commands:
                                                       interaction.user.id, manager)
         if running is not None:  # a match in progress ends for everyone: asked once
             note = await self.service.lobby.abandon_note(running, interaction.user.id)
-            await interaction.edit_original_response(
-                view=confirm_view(running.id, loc(interaction), note))
+            await interaction.edit_original_response(view=confirm_view(
+                running.id, loc(interaction), note,
+                await self.service.lobby.kept(running, interaction.user.id)))
             return
         closed = await self.service.lobby.abandon(interaction.channel_id, interaction.user.id,
                                                   manager)
         record = closed if isinstance(closed, TableRecord) else None
         tid = closed.id if isinstance(closed, TableRecord) else closed
         try:  # one answer: the table's own message tells the channel
+            kept: Kept = "none" if record is None else await self.service.lobby.kept(record)
             await interaction.edit_original_response(
-                content=translate(msg("bot.done.abandon", table=tid), loc(interaction)))
+                content=translate(abandoned(tid, kept), loc(interaction)))
         finally:
             if record is not None:
                 await self.messages.closed(record, await end_lines(self.service, record))

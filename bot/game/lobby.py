@@ -21,6 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
+from typing import Literal
 
 from bot.game.hints import hints_by_default
 from bot.game.lessons import LESSON_AI_SEATS, LESSON_LEVEL, LESSON_SEED
@@ -44,7 +45,14 @@ from bot.game.servers import Servers
 from bot.game.standings import rate_result
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
-from bot.storage.records import SeatInfo, StaleVersion, TableExists, TableRecord, with_seat
+from bot.storage.records import (
+    SeatInfo,
+    StaleVersion,
+    StorageError,
+    TableExists,
+    TableRecord,
+    with_seat,
+)
 from engine import GameConfig, SeatConfig, new_game
 from engine import rng as engine_rng
 from engine.agents import DEFAULT_LEVEL
@@ -63,6 +71,11 @@ ATTEMPTS = 2
 #: match, and the first table picture pins it down among the seeds that could have been drawn:
 #: 2**31 of them are tried in a minute; 2**63 (the most a signed 64-bit column keeps) are not.
 SEED_BITS = 63
+
+#: What is kept of a closed table for people to look back at (:meth:`Lobby.kept`): "listed",
+#: its match in /goblin history (a stored result); "replay", its match opened by /goblin replay
+#: alone (a game played, no result); "none", neither (a lobby closed before its match started).
+Kept = Literal["listed", "replay", "none"]
 
 
 def new_seed() -> int:
@@ -496,6 +509,24 @@ class Lobby:
         return msg("ratings.note.ask_waiting" if waiting(record, moved)
                    else "ratings.note.ask_too_few")
 
+    async def kept(self, record: TableRecord, by: int | None = None) -> Kept:
+        """What is kept of the table of ``record`` for people to look back at (:data:`Kept`):
+        its match is listed in /goblin history only with a stored result, which a match
+        abandoned before everyone still seated moved, a guided match left and a match its one
+        mover did not close never have; /goblin replay opens any match that began. ``by``: the
+        running match, not closed yet, as user ``by`` abandoning it now would leave it."""
+        if record.state is None:
+            return "none"
+        if by is not None and record.status == "running":
+            result = abandoned_result(record, await self.store.action_log(record.id), by,
+                                      self.clock())
+            return "replay" if result is None else "listed"
+        try:
+            found = await self.store.result_of(record.id)
+        except StorageError:  # told after the table closed: nothing is claimed of it
+            return "none"
+        return "replay" if found is None else "listed"
+
     async def quit(self, table_id: int, user_id: int) -> TableRecord:
         """The confirmed Leave button of a solo table: its host closes it (kept as history).
         A table with other people at it has no Leave button: one forged for it is refused, and
@@ -564,4 +595,5 @@ class Lobby:
         raise AssertionError("unreachable")  # pragma: no cover
 
 
-__all__ = ["ATTEMPTS", "LOBBY_IDLE", "SEED_BITS", "Lobby", "game_config", "lapsed", "new_seed"]
+__all__ = ["ATTEMPTS", "LOBBY_IDLE", "SEED_BITS", "Kept", "Lobby", "game_config", "lapsed",
+           "new_seed"]

@@ -14,12 +14,23 @@ from pathlib import Path
 
 import pytest
 from bot_helpers import Clock
-from live_bot import CHANNEL, LINK, LiveBot, User
-from players import ADMIN, ANN, BOB, EVE, TinyRenderer, finished_match, planted
+from live_bot import CHANNEL, LINK, LiveBot, User, table_id
+from players import (
+    ADMIN,
+    ANN,
+    BOB,
+    EVE,
+    Players,
+    TinyRenderer,
+    finished_match,
+    open_table,
+    planted,
+)
 from storage.backends import no_room_for
 from storage.helpers import played, taking_back
 
-from bot.discord_side.ui.custom_ids import ShareButton
+from bot.discord_side.ui.custom_ids import AbandonButton, ShareButton
+from bot.game.results import movers
 from bot.game.shares import SHARE_WINDOW
 from bot.game.standings import rate_result
 from bot.storage.sqlite import Store
@@ -129,6 +140,46 @@ async def test_a_match_whose_stored_result_is_damaged_hurts_only_itself(
         "check the logs."]
     told = bot.said(await bot.command(ANN, "replay", id=damaged, channel=bot.lb.dm(ANN)))
     assert told == [f"Your direct messages with the bot have no match #{damaged} to show."]
+
+# ------------------------------------------------ what closing a table says of the history
+
+
+async def test_closing_a_table_says_the_history_keeps_it_only_when_it_lists_it(
+        bot: LiveBot) -> None:
+    """/goblin abandon says a match stays in the history only when /goblin history lists it
+    (a stored result: everyone had moved); a match abandoned before everyone moved is not
+    listed, and its question and answer say so and point to /goblin replay, which opens it; a
+    lobby closed before its match started is neither, and its answer claims nothing."""
+    early = await open_table(bot, ANN, [BOB])
+    assert await Players(bot, early, [ANN, BOB]).step()  # Bob has not moved yet
+    await bot.settle()
+    question = bot.reply(await bot.command(ANN, "abandon"))
+    assert "stays in the history" not in question.text(), question.text()
+    assert f"/goblin replay id:{early}" in question.text(), question.text()
+    ix = await bot.click(ANN, question, AbandonButton.id_for(early))
+    told = " ".join(bot.said(ix))
+    assert "stays in the history" not in told and f"/goblin replay id:{early}" in told, told
+    assert "No finished match to show yet." in bot.reply(await bot.command(ANN, "history")).text()
+    assert step_of(await replay_of(bot, early)) == 0
+
+    rated = await open_table(bot, ANN, [BOB])
+    players = Players(bot, rated, [ANN, BOB])
+    while len(movers(await bot.store.action_log(rated))) < 2:
+        assert await players.step()
+        await bot.settle()
+    question = bot.reply(await bot.command(ANN, "abandon"))
+    assert "it stays in the history" in question.text(), question.text()
+    told = " ".join(bot.said(await bot.click(ANN, question, AbandonButton.id_for(rated))))
+    assert told == f"Table #{rated} was abandoned; it stays in the history.", told
+    assert f"Table #{rated}**" in bot.reply(await bot.command(ANN, "history")).text()
+
+    await bot.command(ANN, "new")
+    lobby = table_id(bot.public()[-1])
+    told = " ".join(bot.said(await bot.command(ANN, "abandon")))
+    assert told == f"Table #{lobby} was abandoned.", told
+    assert bot.said(await bot.command(ANN, "replay", id=lobby)) == [
+        f"This server has no match #{lobby} to show."]
+
 
 # ---------------------------------------------------------------------------- replays
 

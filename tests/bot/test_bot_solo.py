@@ -220,6 +220,24 @@ async def test_learn_meets_every_lesson_on_its_seed(bot: LiveBot) -> None:
     assert bot.lb.breaches == []
 
 
+async def test_leaving_a_guided_match_says_it_is_not_listed_but_replayed(bot: LiveBot) -> None:
+    """A guided match counts in no record, so /goblin history never lists it once left: the
+    Leave button's question and its answer do not say it stays in the history, but point to
+    /goblin replay, which opens it."""
+    bot.channel = bot.lb.dm(ANN)
+    hand = bot.reply(await bot.command(ANN, "learn"))
+    tid = table_id(bot.last_table_message())
+    await bot.click(ANN, hand, f"kg:quit:{tid}")
+    asked = bot.message(hand).text()
+    assert "stays in the history" not in asked and f"/goblin replay id:{tid}" in asked, asked
+    ix = await bot.click(ANN, bot.message(hand), f"kg:quit:{tid}:y")
+    told = " ".join(bot.said(ix))
+    assert "left table" in told and "kept in the history" not in told, told
+    assert f"/goblin replay id:{tid}" in told, told
+    assert "No finished match" in bot.reply(await bot.command(ANN, "history")).text()
+    assert f"Replay of table #{tid}" in bot.reply(await bot.command(ANN, "replay", id=tid)).text()
+
+
 async def test_two_people_s_guided_matches_begun_within_minutes_each_get_their_table(
         bot: LiveBot) -> None:
     """Ann and Bob each start /goblin learn in their direct messages a moment apart: every

@@ -470,7 +470,8 @@ async def test_the_rematch_of_a_tournament_match_is_hosted_by_one_of_its_players
     record = await h.bot.service.tables.load(new)
     assert record.status == "running" and record.host_id == ANN.id
     assert h.said(await h.abandon(ANN, channel=again)) == [
-        f"Table #{new} was abandoned; it stays in the history."]
+        f"Table #{new} was abandoned. The history does not list it, but you can still step "
+        f"through it with /goblin replay id:{new}."]  # abandoned before anyone moved
 
 
 async def test_its_host_abandoning_their_own_match_takes_its_last_place(h: LiveBot) -> None:

@@ -131,13 +131,15 @@ def hand_view(record: TableRecord, seat: int, obs: Observation, locale: str, ctr
     return layout(box)
 
 
-def leave_view(record: TableRecord, seat: int, locale: str,
-               note: Msg | None = None) -> discord.ui.LayoutView:
+def leave_view(record: TableRecord, seat: int, locale: str, note: Msg | None = None,
+               listed: bool = True) -> discord.ui.LayoutView:
     """The hand message asking once before its person leaves a solo match (which closes it):
-    the question (and ``note``: what it does to their record), then Leave (red) and Back (the
-    hand again)."""
+    the question (whether /goblin history would list the match, ``listed``, or only /goblin
+    replay open it; and ``note``: what it does to their record), then Leave (red) and Back
+    (the hand again)."""
+    ask = msg("learn.leave_ask" if listed else "learn.leave_ask_replay", table=record.id)
     lines = [f"### {translate(msg('bot.hand.title', table=record.id), locale)}",
-             f"**{translate(msg('learn.leave_ask', table=record.id), locale)}**"]
+             f"**{translate(ask, locale)}**"]
     if note is not None:
         lines.append(translate(note, locale))
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(lines)),
