@@ -187,3 +187,17 @@ def test_french_tournament_rating_is_not_read_as_its_standings(key: str) -> None
     … puis par leur classement" read as "by their standings"; the rating is the server's."""
     text = _fr(key)
     assert "classement sur le serveur" in text, text
+
+
+@pytest.mark.parametrize(("locale", "yours"), [("en", ("you", "your")),
+                                               ("fr", ("vous", "vos", "votre")),
+                                               ("cs", ("vaše", "vašich", "vás", "vám"))])
+def test_a_guided_match_s_public_note_speaks_to_everyone(locale: str, yours: tuple[str, ...]
+                                                         ) -> None:
+    """The note under a guided match that ended is posted where everyone reads it (its table
+    message, the channel's line of its thread): it must not speak to the reader as its
+    learner."""
+    words = translate(msg("ratings.note.guided"), locale).lower()
+    for sign in ",.:;!?()":
+        words = words.replace(sign, " ")
+    assert not set(yours) & set(words.split()), (locale, words)

@@ -238,6 +238,22 @@ async def test_leaving_a_guided_match_says_it_is_not_listed_but_replayed(bot: Li
     assert f"Replay of table #{tid}" in bot.reply(await bot.command(ANN, "replay", id=tid)).text()
 
 
+async def test_a_guided_match_s_public_end_speaks_to_everyone(bot: LiveBot) -> None:
+    """A guided match learnt in a server channel ends in a public message: its note that it
+    counts in no record is read by everyone there, so it does not speak of "your" games or
+    record as if each reader were its learner."""
+    hand = bot.reply(await bot.command(ANN, "learn"))
+    tid = table_id(bot.last_table_message())
+    assert hand.owner == ANN.id
+    await bot.abandon(ANN)
+    record = await bot.bot.service.tables.load(tid)
+    assert record.status == "abandoned" and record.message_id is not None
+    end = bot.lb.message(record.message_id)
+    assert end.owner is None and "guided match" in end.text(), end.text()
+    note = next(line for line in end.text().splitlines() if "guided match" in line)
+    assert not {"your", "you"} & set(note.lower().replace(",", " ").split()), note
+
+
 async def test_two_people_s_guided_matches_begun_within_minutes_each_get_their_table(
         bot: LiveBot) -> None:
     """Ann and Bob each start /goblin learn in their direct messages a moment apart: every
@@ -399,7 +415,7 @@ async def test_a_guided_match_played_to_its_end_counts_in_no_record(bot: LiveBot
     record = await bot.bot.service.tables.load(tid)
     assert record.status == "finished"
     end = bot.lb.message(record.message_id).text() if record.message_id else ""
-    assert "guided match is not counted anywhere" in end, end
+    assert "guided match counts in no one's record" in end, end
     place = Place.dms(ANN.id).key
     assert await bot.store.ai_records(place, ANN.id) == []
     told = bot.reply(await bot.command(ANN, "stats")).text()
