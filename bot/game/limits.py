@@ -36,10 +36,14 @@ MAX_MATCH_LIMIT = 1000
 
 class TooMany(Refusal):
     """The person starting a match already plays as many as the bot allows at once
-    (``count``: how many they play; ``limit``: how many the bot allows)."""
+    (``count``: how many they play; ``limit``: how many the bot allows). Once an admin lowered
+    the limit below what they play, ending one is not enough: they are told how many to end."""
 
     def __init__(self, count: int, limit: int, record: TableRecord | None = None) -> None:
-        super().__init__(msg("bot.error.too_many_matches", count=count, limit=limit), record)
+        told = (msg("bot.error.too_many_matches", count=count, limit=limit) if count <= limit
+                else msg("bot.error.too_many_matches_over", count=count, limit=limit,
+                         ends=count - limit + 1))
+        super().__init__(told, record)
         self.count = count
         self.limit = limit
 

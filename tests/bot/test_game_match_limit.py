@@ -115,6 +115,33 @@ async def test_no_limit_when_the_admin_set_none(store: Store, clock: Clock) -> N
     assert await service.limit.playing(ANN.id) == MATCH_LIMIT + 2
 
 
+async def test_a_limit_lowered_below_what_a_person_plays_says_how_many_to_end(
+        store: Store, clock: Clock) -> None:
+    """An admin lowered KARAK_MATCH_LIMIT to 2 while Ann plays 4 matches: ending one is not
+    enough, so her refused Start says she must end 3 (in every language, with its plural)."""
+    seeds = iter(range(1000, 100000))
+    await running(GameService(store, clock=clock, seeds=lambda: next(seeds), match_limit=0), 4)
+    service = GameService(store, clock=clock, seeds=lambda: next(seeds), match_limit=2)
+    tid = await lobby(service, 1)
+    with pytest.raises(TooMany) as refused:
+        await service.lobby.start(tid, ANN.id)
+    text = translate(refused.value.reason)
+    assert "already have 4 matches running" in text and "at most 2 at once" in text, text
+    assert "end one first" not in text and "end 3 of them first" in text, text
+    assert "une d'abord" not in translate(refused.value.reason, "fr")
+    assert "3 d'entre elles" in translate(refused.value.reason, "fr")
+    assert "Nejdřív některou" not in translate(refused.value.reason, "cs")
+    assert "3 z nich" in translate(refused.value.reason, "cs")
+    await service.lobby.abandon(100, ANN.id, False)  # one ended: still over the limit
+    with pytest.raises(TooMany) as refused:
+        await service.lobby.start(tid, ANN.id)
+    assert "end 2 of them first" in translate(refused.value.reason)
+    await service.lobby.abandon(101, ANN.id, False)  # at the limit: one more to end
+    with pytest.raises(TooMany) as refused:
+        await service.lobby.start(tid, ANN.id)
+    assert "Finish or end one first" in translate(refused.value.reason)
+
+
 async def test_learn_at_the_limit_is_refused_and_leaves_no_lobby(service: GameService) -> None:
     await running(service, MATCH_LIMIT)
     with pytest.raises(TooMany) as refused:
