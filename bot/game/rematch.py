@@ -290,8 +290,12 @@ class Rematches:
             seat = record.seat_of(host)
             if by is None or by == host or seat is None:
                 raise TooMany(exc.count, exc.limit, record) from None
-            raise Refusal(msg("rematch.error.host_too_many", who=seat_label(record, seat),
-                              count=exc.count, limit=exc.limit), record) from None
+            told = (msg("rematch.error.host_too_many", who=seat_label(record, seat),
+                        count=exc.count, limit=exc.limit) if exc.count <= exc.limit
+                    else msg("rematch.error.host_too_many_over", who=seat_label(record, seat),
+                             count=exc.count, limit=exc.limit,
+                             ends=exc.count - exc.limit + 1))
+            raise Refusal(told, record) from None
         linked = replace(offer, new_table=started.id, closed=True)
         for _ in range(ATTEMPTS):
             if await self.store.save_rematch(linked, was):

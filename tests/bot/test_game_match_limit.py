@@ -192,6 +192,24 @@ async def test_a_rematch_its_host_cannot_start_is_refused_and_opens_nothing(
     assert state.started is not None and state.started.status == "running"
 
 
+async def test_a_rematch_host_over_a_lowered_limit_is_said_to_end_as_many_as_needed(
+        store: Store, clock: Clock) -> None:
+    """The limit lowered to 2 while Ann, who would host the rematch, plays 4 matches: Bob's
+    Ready is told the rematch starts once she ends 3 of them, not once she ends one."""
+    seeds = iter(range(1000, 100000))
+    tid = await finished_match(store, played(2), channel=1)
+    await running(GameService(store, clock=clock, seeds=lambda: next(seeds), match_limit=0), 4)
+    service = GameService(store, clock=clock, seeds=lambda: next(seeds), match_limit=2)
+    await service.rematches.offer(tid, ANN.id)
+    with pytest.raises(Refusal) as refused:
+        await service.rematches.ready(tid, BOB.id)
+    text = translate(refused.value.reason)
+    assert text.startswith("Ann, who would host the rematch, already has 4 matches"), text
+    assert "once they finish or end one." not in text and "end 3 of them" in text, text
+    assert "3 d'entre elles" in translate(refused.value.reason, "fr")
+    assert "3 z nich" in translate(refused.value.reason, "cs")
+
+
 async def test_a_tournament_round_seats_a_player_at_the_limit(service: GameService) -> None:
     await running(service, MATCH_LIMIT, host=2)
     cup = await service.tournaments.create(guild_id=GUILD, channel_id=500, host_id=1,
