@@ -6,6 +6,8 @@ whose direct messages are closed (403, 50007) is noted once and never tried agai
 due while the bot was stopped goes out once after it starts again."""
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -355,3 +357,26 @@ async def test_no_reminder_for_someone_who_left_the_server_and_the_next_one_once
     clock.now = rec.deadline - THREE_DAYS + 19 * HOUR
     await remind(bot)
     assert len(dms(bot, mover)) == 1 and dms(bot, other) == []
+
+
+@pytest.mark.parametrize("damaged", ["seat_seen", "reminders"])
+async def test_a_damaged_reminder_row_holds_up_no_one_s_reminder(
+        bot: LiveBot, clock: Clock, tmp_path: Path, damaged: str) -> None:
+    """One damaged row of who clicked when, or of a reminder (a word where a number belongs):
+    the pass of the reminders goes on, and the person whose turn waits is reminded."""
+    start = clock.now
+    tid, mover = await slow_match(bot, clock)
+    other = BOB if mover is ANN else ANN
+    clock.now = start + 2 * HOUR
+    await remind(bot)  # a pass of the loop knows the slow match: its clicks are noted
+    await bot.click(other, bot.last_table_message(), LogButton.id_for(tid))
+    await bot.settle()
+    with closing(sqlite3.connect(tmp_path / "k.db")) as con, con:  # the bot's database
+        if damaged == "seat_seen":
+            con.execute("UPDATE seat_seen SET seen_at = 'noon' WHERE user_id = ?", (other.id,))
+        else:
+            con.execute("INSERT INTO reminders (table_id, user_id, turn, due, state) "
+                        "VALUES (?, ?, 'then', 0, 'sent')", (tid, other.id))
+    clock.now = start + 19 * HOUR
+    await remind(bot)
+    assert len(dms(bot, mover)) == 1

@@ -14,7 +14,18 @@ from bot.game.standings import rate_result
 from bot.storage.interface import Storage
 from bot.storage.records import DamagedOffer, DamagedTournament, RematchOffer, SeatInfo
 from storage.backends import Backend
-from storage.helpers import ANN, BOB, GUILD, PLACE, Clock, finished, new_tournament
+from bot.storage.core.reminders import SENT
+from storage.helpers import (
+    ANN,
+    BOB,
+    GUILD,
+    PLACE,
+    Clock,
+    finished,
+    new_tournament,
+    played,
+    started,
+)
 
 ALONE = (SeatInfo(user=ANN, name="Ann", hero="horan"),
          SeatInfo(ai=True, hero="taia", level="hard"),
@@ -113,3 +124,30 @@ async def test_a_damaged_tournament_hurts_only_itself(
     assert len(warnings_of(caplog, f"tournament {first.id}")) == 1
     rows = await store.tournament_rows(second.id)
     assert rows is not None and [e.user_id for e in rows.entrants] == [ANN]
+
+
+@pytest.mark.parametrize(("table", "column", "value"), [
+    ("seat_seen", "seen_at", "noon"), ("seat_seen", "seen_at", math.inf),
+    ("reminders", "turn", "t"), ("reminders", "turn", 2.5)])
+async def test_a_damaged_reminder_or_click_hurts_only_its_own_row(
+        backend: Backend, store: Storage, clock: Clock, caplog: pytest.LogCaptureFixture,
+        table: str, column: str, value: object) -> None:
+    """A damaged reminder, or a damaged time of someone's last click: the reminders and clicks
+    of every other person and table read (the pass of reminders goes on), it is left out,
+    named once in a warning."""
+    first = (await started(store, played(1).states[0], channel=1)).id
+    second = (await started(store, played(2).states[0], channel=2)).id
+    for tid in (first, second):
+        for user in (ANN, BOB):
+            await store.seen(tid, user, 100.0)
+            assert await store.claim_reminder(tid, user, 1000, clock.now, SENT)
+    await backend.damage_row(table, {"table_id": first, "user_id": ANN}, **{column: value})
+    caplog.set_level(logging.WARNING)
+    for _ in range(2):
+        seen = await store.seen_at([first, second])
+        done = await store.reminders_of([first, second])
+    kept = {(first, BOB), (second, ANN), (second, BOB)}
+    assert set(seen) == (kept if table == "seat_seen" else kept | {(first, ANN)})
+    assert {(t, u) for t, u, _ in done} == (kept if table == "reminders"
+                                            else kept | {(first, ANN)})
+    assert len(warnings_of(caplog, table, str(first), str(ANN))) == 1

@@ -55,14 +55,17 @@ class ReminderRows(Base):
 
     async def reminders_of(self, table_ids: Collection[int]
                            ) -> dict[tuple[int, int, int], str]:
-        """The recorded reminders of ``table_ids``: (table, user, turn) to its state."""
+        """The recorded reminders of ``table_ids``: (table, user, turn) to its state (a
+        damaged one left out, named once in a warning)."""
         if not table_ids:
             return {}
         rows = await self._read.fetch(
             "SELECT table_id, user_id, turn, state FROM reminders WHERE "
             f"{self.dialect.any_of('table_id')}", self.dialect.many(sorted(set(table_ids))))
-        return {(as_int(r[0], "table_id"), as_int(r[1], "user_id"),
-                 as_int(r[2], "turn")): str(r[3]) for r in rows}
+        return dict(self._readable(
+            rows, lambda r: ((as_int(r[0], "table_id"), as_int(r[1], "user_id"),
+                              as_int(r[2], "turn")), str(r[3])),
+            lambda r: f"the reminders row of user {r[1]} at table {r[0]} (turn {r[2]!r:.20})"))
 
     async def seen(self, table_id: int, user_id: int, at: float) -> None:
         """``user_id`` opened or clicked something of table ``table_id`` at ``at``."""
@@ -74,14 +77,17 @@ class ReminderRows(Base):
 
     async def seen_at(self, table_ids: Collection[int]) -> dict[tuple[int, int], float]:
         """When each person last opened or clicked each of ``table_ids``: (table, user) to
-        the time."""
+        the time (a damaged one left out, named once in a warning: as if they never had; their
+        next click writes it anew)."""
         if not table_ids:
             return {}
         rows = await self._read.fetch(
             "SELECT table_id, user_id, seen_at FROM seat_seen WHERE "
             f"{self.dialect.any_of('table_id')}", self.dialect.many(sorted(set(table_ids))))
-        return {(as_int(r[0], "table_id"), as_int(r[1], "user_id")): as_float(r[2], "seen_at")
-                for r in rows}
+        return dict(self._readable(
+            rows, lambda r: ((as_int(r[0], "table_id"), as_int(r[1], "user_id")),
+                             as_float(r[2], "seen_at")),
+            lambda r: f"the seat_seen row of user {r[1]} at table {r[0]}"))
 
     async def note_dms_closed(self, user_id: int, at: float) -> None:
         """Discord refused a direct message to ``user_id`` (their direct messages are closed):
