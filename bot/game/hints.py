@@ -81,18 +81,25 @@ class Hints:
         seat = await self._check(record, user_id, version, hand_of)
         obs = observe(record.game, seat)
         key = (table_id, await self.met_at(record), user_id)
-        stored = await self.store.stored_hint(*key)
-        again = stored is not None or key in self._pending
-        if stored is None:
+        damaged = False
+        try:
+            stored = await self.store.stored_hint(*key)
+            kept = None if stored is None else unpack_hint(stored)
+        except ValueError as exc:  # kept damaged: worked out again, in its place
+            log.warning("the hint of user %s at table %s (version %s) is damaged (%s), so "
+                        "worked out again", user_id, table_id, key[1], exc)
+            kept, damaged = None, True
+        again = kept is not None or key in self._pending
+        if kept is None:
             task = self._pending.get(key)
             if task is None:  # a double click waits for the same hint
                 task = asyncio.get_running_loop().create_task(
-                    self._work(key, seat, obs), name=f"hint-{table_id}-{version}")
+                    self._work(key, seat, obs, damaged), name=f"hint-{table_id}-{version}")
                 self._pending[key] = task
                 task.add_done_callback(lambda _: self._pending.pop(key, None))
-            stored = await asyncio.shield(task)
+            kept = unpack_hint(await asyncio.shield(task))
         used = (await self.store.hints_used(table_id)).get(seat, 0)
-        return HintAnswer(record, seat, obs, unpack_hint(stored), again, used, key[1])
+        return HintAnswer(record, seat, obs, kept, again, used, key[1])
 
     async def met_at(self, record: TableRecord) -> int:
         """The version at which the decision in front of ``record``'s seat was first met: its
@@ -134,8 +141,9 @@ class Hints:
         rows after it)."""
         return any(row.action == UNDO for row in (await self.store.action_log(table_id))[version:])
 
-    async def _work(self, key: Key, seat: int, obs: Observation) -> bytes:
-        """Work the hint out and keep it; the hint kept (a refusal when no worker could)."""
+    async def _work(self, key: Key, seat: int, obs: Observation, mend: bool = False) -> bytes:
+        """Work the hint out and keep it (``mend``: in place of the damaged one kept); the hint
+        kept (a refusal when no worker could)."""
         try:
             advice = await self.thinking.hint(obs)
         except Exception as exc:  # a worker's trouble: the person may ask again
@@ -143,7 +151,7 @@ class Hints:
             raise Refusal(msg("bot.hint.failed")) from exc
         table_id, version, user_id = key
         return await self.store.record_hint(table_id, version, user_id, seat, pack_hint(advice),
-                                            self.clock())
+                                            self.clock(), mend)
 
     async def used(self, table_id: int) -> dict[int, int]:
         """Seat -> how many hints its person used at the table (none: left out)."""

@@ -471,12 +471,14 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
         """Allow (or not) hints at the table (a table that never chose: not decided yet)."""
 
     async def stored_hint(self, table_id: int, version: int, user_id: int) -> bytes | None:
-        """The hint (as data) ``user_id`` was given at ``version`` of the table, or None."""
+        """The hint (as data) ``user_id`` was given at ``version`` of the table, or None;
+        ValueError when it is kept damaged."""
 
     async def record_hint(self, table_id: int, version: int, user_id: int, seat: int,
-                          answer: bytes, at: float) -> bytes:
+                          answer: bytes, at: float, mend: bool = False) -> bytes:
         """Keep the hint ``answer`` given to ``user_id`` (at ``seat``) at ``version``, unless one
-        was kept already; the hint kept (the first one)."""
+        was kept already; the hint kept (the first one). ``mend``: the one kept is damaged,
+        ``answer`` replaces it."""
 
     async def hints_used(self, table_id: int) -> dict[int, int]:
         """Seat -> how many hints its person was given at the table (none: left out)."""

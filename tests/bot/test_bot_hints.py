@@ -11,8 +11,10 @@ import asyncio
 import copy
 import os
 import re
+import sqlite3
 import threading
 from collections.abc import AsyncIterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -618,3 +620,22 @@ async def test_a_hint_button_of_a_seat_the_ai_took_over_says_the_ai_plays_it(
     assert moved.text().strip() == ai_says, moved.text()
     assert ai_says in said, said
     assert await h.store.hints_used(tid) == {}
+
+
+@pytest.mark.parametrize("answer", ["garbled", b"\xc1garbled"])
+async def test_a_damaged_hint_is_worked_out_again(h: LiveBot, tmp_path: Path,
+                                                  answer: object) -> None:
+    """A hint kept damaged in the database (a word where its bytes belong, or bytes that are
+    no hint): a click on its Hint button works the hint out again (it is counted once), and
+    the hint kept is the new one."""
+    tid = await open_table(h, ANN, [], ai=1)
+    hand = await Players(h, tid, [ANN]).open_hand(ANN)
+    button = hint_button(hand) or ""
+    first = h.reply(await h.click(ANN, hand, button)).text()
+    with closing(sqlite3.connect(tmp_path / "k.db")) as con, con:  # the bot's database
+        con.execute("UPDATE hints SET answer = ? WHERE table_id = ?", (answer, tid))
+    texts = h.said(await h.click(ANN, hand, button))
+    assert any(CHANCE.findall(t) == CHANCE.findall(first) for t in texts), texts
+    assert list((await h.store.hints_used(tid)).values()) == [1]
+    again = h.reply(await h.click(ANN, hand, button)).text()
+    assert "You already asked" in again and CHANCE.findall(again) == CHANCE.findall(first)

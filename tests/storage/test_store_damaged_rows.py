@@ -151,3 +151,22 @@ async def test_a_damaged_reminder_or_click_hurts_only_its_own_row(
     assert {(t, u) for t, u, _ in done} == (kept if table == "reminders"
                                             else kept | {(first, ANN)})
     assert len(warnings_of(caplog, table, str(first), str(ANN))) == 1
+
+
+async def test_a_damaged_hint_is_said_to_be_so_and_replaced_when_worked_out_again(
+        backend: Backend, store: Storage) -> None:
+    """A hint kept damaged (a word where its bytes belong) is said to be damaged when read,
+    not taken for none or for a hint, and a hint worked out again in its place replaces it;
+    the hints of every other decision read as ever."""
+    table = (await started(store, played(1).states[0], channel=1)).id
+    assert await store.record_hint(table, 0, ANN, 0, b"first", 1.0) == b"first"
+    assert await store.record_hint(table, 1, ANN, 0, b"next", 2.0) == b"next"
+    assert await store.record_hint(table, 2, ANN, 0, b"bad", 2.0) == b"bad"
+    assert await store.record_hint(table, 2, ANN, 0, b"good", 2.0, mend=True) == b"good"
+    await backend.damage_row("hints", {"table_id": table, "version": 0}, answer="garbled")
+    with pytest.raises(ValueError, match="answer"):
+        await store.stored_hint(table, 0, ANN)
+    assert await store.stored_hint(table, 1, ANN) == b"next"
+    assert await store.record_hint(table, 0, ANN, 0, b"again", 3.0, mend=True) == b"again"
+    assert await store.stored_hint(table, 0, ANN) == b"again"
+    assert await store.hints_used(table) == {0: 3}

@@ -10,8 +10,9 @@ from bot.storage.core.rows import as_int
 
 
 def _data(value: object) -> bytes:
-    """A stored hint's bytes."""
-    assert isinstance(value, bytes | bytearray | memoryview)
+    """A stored hint's bytes; ValueError when the column holds anything else (damaged)."""
+    if not isinstance(value, bytes | bytearray | memoryview):
+        raise ValueError(f"answer {value!r:.40}")
     return bytes(value)
 
 
@@ -24,20 +25,24 @@ class HintRows(Base):
             await db.execute("UPDATE tables SET hints = ? WHERE id = ?", hints, table_id)
 
     async def stored_hint(self, table_id: int, version: int, user_id: int) -> bytes | None:
-        """The hint ``user_id`` was given at ``version`` of the table, or None."""
+        """The hint ``user_id`` was given at ``version`` of the table, or None; ValueError when
+        it is kept damaged (:meth:`record_hint` with ``mend`` replaces it)."""
         row = await self._read.fetchrow(
             "SELECT answer FROM hints WHERE table_id = ? AND version = ? AND user_id = ?",
             table_id, version, user_id)
         return None if row is None else _data(row[0])
 
     async def record_hint(self, table_id: int, version: int, user_id: int, seat: int,
-                          answer: bytes, at: float) -> bytes:
+                          answer: bytes, at: float, mend: bool = False) -> bytes:
         """Keep the hint ``answer`` given to ``user_id`` (at ``seat``) at ``version``, unless one
-        was kept already; the hint kept (the first one)."""
+        was kept already; the hint kept (the first one). ``mend``: the one kept is damaged,
+        ``answer`` replaces it."""
+        kept = ("(table_id, version, user_id) DO UPDATE SET answer = excluded.answer, "
+                "at = excluded.at") if mend else "DO NOTHING"
         async with self._tx() as db:
             await db.execute(
                 "INSERT INTO hints (table_id, version, user_id, seat, answer, at) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                f"VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT {kept}",
                 table_id, version, user_id, seat, answer, at)
             row = await db.fetchrow(
                 "SELECT answer FROM hints WHERE table_id = ? AND version = ? AND user_id = ?",
