@@ -1087,3 +1087,20 @@ async def test_a_damaged_tournament_hurts_only_itself(h: LiveBot, tmp_path: Path
     assert f"Tournament {tid} is damaged in the database" in said
     assert (await h.store.get(table)).status == "running"  # type: ignore[union-attr]
     assert "deleted" in await forget_me(h, EVE)
+
+
+async def test_a_tournament_s_damaged_deadline_holds_up_no_reminder(
+        h: LiveBot, clock: Clock, tmp_path: Path) -> None:
+    """A running tournament whose round's deadline is damaged in the database (a word): the
+    pass of the reminders goes on (its match reminded as one of a round without a deadline),
+    and its player's list of their matches still answers."""
+    table, mover, ends = await _slow_turn_before_the_round_ends(h, clock)
+    with closing(sqlite3.connect(tmp_path / "k.db")) as con, con:  # the fixture's file
+        con.execute("UPDATE tournaments SET deadline = 'noon'")
+    clock.now = ends - 1800  # a quarter of the 8-hour turn started 3 hours before has passed
+    await h.bot.reminders.send_due()
+    await h.settle()
+    [sent] = _dms(h, mover)
+    assert f"table #{table}" in sent.text()
+    listed = h.reply(await h.command(mover, "turns")).text()
+    assert f"[Table #{table}]" in listed, listed

@@ -12,7 +12,13 @@ import pytest
 
 from bot.game.standings import rate_result
 from bot.storage.interface import Storage
-from bot.storage.records import DamagedOffer, DamagedTournament, RematchOffer, SeatInfo
+from bot.storage.records import (
+    DamagedOffer,
+    DamagedTournament,
+    NewTournamentTable,
+    RematchOffer,
+    SeatInfo,
+)
 from storage.backends import Backend
 from bot.storage.core.reminders import SENT
 from storage.helpers import (
@@ -20,9 +26,11 @@ from storage.helpers import (
     BOB,
     GUILD,
     PLACE,
+    SEATS,
     Clock,
     finished,
     new_tournament,
+    play_on,
     played,
     started,
 )
@@ -30,6 +38,8 @@ from storage.helpers import (
 ALONE = (SeatInfo(user=ANN, name="Ann", hero="horan"),
          SeatInfo(ai=True, hero="taia", level="hard"),
          SeatInfo(ai=True, hero="argentus", level="easy"))
+CAT = 303
+WITH_CAT = (SEATS[0], SeatInfo(user=CAT, name="Cat", hero="taia"), SEATS[2])
 
 
 def warnings_of(caplog: pytest.LogCaptureFixture, *words: str) -> list[str]:
@@ -170,3 +180,53 @@ async def test_a_damaged_hint_is_said_to_be_so_and_replaced_when_worked_out_agai
     assert await store.record_hint(table, 0, ANN, 0, b"again", 3.0, mend=True) == b"again"
     assert await store.stored_hint(table, 0, ANN) == b"again"
     assert await store.hints_used(table) == {0: 3}
+
+
+async def _seated(store: Storage, name: str, deadline: float | None) -> tuple[int, int]:
+    """A tournament of Ann and Bob whose first round seats them at one table until
+    ``deadline``: its id and the table's."""
+    cup = await new_tournament(store, name=name)
+    for user in (ANN, BOB):
+        assert await store.enter(cup.id, user, str(user), 1500)
+    ids = await store.seat_tournament_round(
+        cup.id, 0, 7, None, [NewTournamentTable(1, SEATS[:2], played(1, ("horan", "taia"))
+                                                .states[0], 1, None)], deadline)
+    assert ids is not None
+    return cup.id, ids[0]
+
+
+async def test_a_tournament_s_damaged_deadline_hurts_only_its_own_matches(
+        backend: Backend, store: Storage, clock: Clock,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A running tournament whose deadline is damaged: the ends of the rounds of every other
+    tournament's matches read (the pass of reminders, a person's list of their matches),
+    its own matches read as of a round without a deadline, named once in a warning."""
+    first, damaged = await _seated(store, "Spring", clock.now + 3600)
+    _, kept = await _seated(store, "Winter", clock.now + 7200)
+    await backend.damage_row("tournaments", {"id": first}, deadline="noon")
+    caplog.set_level(logging.WARNING)
+    for _ in range(2):
+        assert await store.round_ends([damaged, kept]) == {kept: clock.now + 7200}
+    assert len(warnings_of(caplog, f"tournament {first}")) == 1
+
+
+async def test_a_tournament_s_damaged_table_row_is_left_out_of_its_matches(
+        backend: Backend, store: Storage, caplog: pytest.LogCaptureFixture) -> None:
+    """A damaged row of one of a tournament's tables: its other past matches are listed, the
+    damaged one left out, named once in a warning."""
+    cup = await new_tournament(store, name="Cup")
+    for user in (ANN, BOB, CAT):
+        assert await store.enter(cup.id, user, str(user), 1500)
+    game = played(1)
+    ids = await store.seat_tournament_round(
+        cup.id, 0, 7, None, [NewTournamentTable(pod, seats, game.states[-2], 1, None)
+                             for pod, seats in ((1, SEATS), (2, WITH_CAT))], None)
+    assert ids is not None
+    for tid in ids:
+        await play_on(store, tid, game)
+    assert [m.table_id for m in await store.tournament_matches(cup.id, PLACE)] == ids[::-1]
+    await backend.damage_row("tournament_tables", {"table_id": ids[0]}, pod="one")
+    caplog.set_level(logging.WARNING)
+    for _ in range(2):
+        assert [m.table_id for m in await store.tournament_matches(cup.id, PLACE)] == [ids[1]]
+    assert len(warnings_of(caplog, "tournament_tables", str(ids[0]))) == 1

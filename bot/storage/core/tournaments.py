@@ -198,15 +198,18 @@ class TournamentQueries(Base):
     async def round_ends(self, table_ids: Collection[int]) -> dict[int, float]:
         """When the round that opened each of ``table_ids`` ends: the deadline of a running
         tournament's round under way, for each of its matches (a table of its own, or of a
-        round without a deadline, is left out)."""
+        round without a deadline, is left out; so is one of a tournament whose deadline is
+        damaged, named once in a warning)."""
         if not table_ids:
             return {}
         rows = await self._read.fetch(
-            "SELECT tt.table_id, t.deadline FROM tournament_tables tt JOIN tournaments t ON "
-            "t.id = tt.tournament_id WHERE t.status = 'running' AND tt.round = t.round AND "
+            "SELECT tt.table_id, t.deadline, t.id FROM tournament_tables tt JOIN tournaments t "
+            "ON t.id = tt.tournament_id WHERE t.status = 'running' AND tt.round = t.round AND "
             f"t.deadline IS NOT NULL AND {self.dialect.any_of('tt.table_id')}",
             self.dialect.many(sorted(set(table_ids))))
-        return {as_int(r[0], "table_id"): as_float(r[1], "deadline") for r in rows}
+        return dict(self._readable(
+            rows, lambda r: (as_int(r[0], "table_id"), as_float(r[1], "deadline")),
+            lambda r: f"the tournaments row of tournament {r[2]}"))
 
     async def enter(self, tournament_id: int, user_id: int, name: str, rating: int,
                     limit: int | None = None) -> bool:
