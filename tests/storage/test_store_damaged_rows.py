@@ -11,6 +11,7 @@ import math
 import pytest
 
 from bot.game.standings import rate_result
+from bot.storage.core.reminders import SENT
 from bot.storage.interface import Storage
 from bot.storage.records import (
     DamagedOffer,
@@ -20,7 +21,6 @@ from bot.storage.records import (
     SeatInfo,
 )
 from storage.backends import Backend
-from bot.storage.core.reminders import SENT
 from storage.helpers import (
     ANN,
     BOB,

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from contextlib import AbstractAsyncContextManager
 from typing import TypeVar
 
-from bot.storage.core.db import Db, Dialect, Row
+from bot.storage.core.db import Db, Dialect
 from bot.supervision.metrics import UNCOUNTED, Metrics
 
 log = logging.getLogger("karak.storage")
@@ -16,6 +16,7 @@ log = logging.getLogger("karak.storage")
 #: read of it: a background pass reads it again and again).
 NAMED = 1024
 V = TypeVar("V")
+R = TypeVar("R")
 
 
 class Base:
@@ -40,8 +41,8 @@ class Base:
         self._named[row] = None
         log.warning("%s is damaged (%s), so left out", row, exc)
 
-    def _readable(self, rows: Iterable[Row], read: Callable[[Row], V],
-                  name: Callable[[Row], str]) -> list[V]:
+    def _readable(self, rows: Iterable[R], read: Callable[[R], V],
+                  name: Callable[[R], str]) -> list[V]:
         """``rows`` read by ``read``, each damaged one (a value its column cannot hold) left
         out and named once (:meth:`_damaged`) by ``name``: it never stops the reading of the
         others."""
