@@ -1,7 +1,8 @@
 """The misclick guard: the moves a player is asked about once more before they are applied.
 
 Three moves are easy to regret and cannot be taken back once made: ending a battle that the
-hand's "if the battle ends now" preview (the engine's battle totals) shows as lost, starting a
+hand's "if the battle ends now" preview (the engine's battle totals) shows as lost (the question
+states the hits and, when equipment heals after the battle, R25, the HP it leaves), starting a
 fight with 1 HP left against a monster whose attack gets past the seat's equipment (the cards
 played in the battle may still hold it off, but a slip knocks the hero out), and visiting the
 merchant when nothing can be bought there (nothing to pay with, R40, or nothing for sale to the
@@ -31,6 +32,8 @@ def question(obs: Observation, action: Action) -> Msg | None:
             return None
         if totals.knocked_out:
             return msg("bot.undo.end_knocked_out")
+        if totals.damage > 0 and totals.heal_after > 0:  # R25: hit, then healed
+            return msg("bot.undo.end_lost_healed", count=totals.damage, hp=totals.hp_after)
         if totals.damage > 0:
             return msg("bot.undo.end_lost", count=totals.damage)
         return msg("bot.undo.end_unhurt")

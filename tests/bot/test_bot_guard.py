@@ -67,3 +67,31 @@ def test_a_visit_to_the_merchant_is_asked_about_when_nothing_can_be_bought() -> 
     for key in ("bot.undo.merchant_no_payment", "bot.undo.merchant_nothing"):
         assert translate(msg(key), "fr").startswith("Vraiment rendre visite au marchand\xa0?")
         assert translate(msg(key), "cs").startswith("Opravdu navštívit obchodníka?")
+
+
+#: Armour that heals after every battle (R25), with the defence it brings.
+HEALER = next(e for e, i in tables().equipment.items() if i.kind == "armour" and i.heal > 0)
+
+
+def test_ending_a_lost_battle_states_the_hp_the_engine_leaves_after_equipment_heals() -> None:
+    """R24-R25: the hits are taken, then the armour heals; the question states what the engine
+    does, not the hits alone."""
+    info = tables().equipment[HEALER]
+    monster = plain(1, lambda m: m.attack > info.defence + 1 and m.hp > info.attack)
+    hits = tables().monsters[monster].attack - info.defence
+    for hp in range(hits + 1, 6):
+        state = position(SeatSetup("horan", name="Ann", hp=hp, armour=HEALER), "taia",
+                         fight=monster)
+        obs = observe(state, 0)
+        asked = question(obs, EndBattle())
+        after, _ = apply(state, EndBattle())
+        left = after.seats[0].hp
+        assert asked is not None and left > hp - hits  # hit, then healed
+        if asked.key == "bot.undo.end_lost":  # "You will lose {count} HP"
+            assert asked.get("count") == hp - left, (hp, left)
+        else:
+            assert asked.key == "bot.undo.end_lost_healed"
+            assert asked.get("count") == hits and asked.get("hp") == left
+            for locale in ("en", "fr", "cs"):
+                assert str(left) in translate(asked, locale)
+
