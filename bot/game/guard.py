@@ -3,12 +3,12 @@
 Three moves are easy to regret and cannot be taken back once made: ending a battle that the
 hand's "if the battle ends now" preview (the engine's battle totals) shows as lost (the question
 states the hits and, when equipment heals after the battle, R25, the HP it leaves), starting a
-fight with 1 HP left against a monster whose attack gets past the seat's equipment (the cards
-played in the battle may still hold it off, but a slip knocks the hero out), and visiting the
-merchant when nothing can be bought there (nothing to pay with, R40, or nothing for sale to the
-seat, R41-R42): the rules allow that visit (R7, R43), but it only spends the turn. The question
-is asked in the hand message; the answer's button carries the move (its custom id), nothing is
-kept.
+fight with 1 HP left against a monster whose attack gets past the seat's equipment that monster
+does not curse (R23; the cards played in the battle may still hold it off, but a slip knocks the
+hero out), and visiting the merchant when nothing can be bought there (nothing to pay with, R40,
+or nothing for sale to the seat, R41-R42): the rules allow that visit (R7, R43), but it only
+spends the turn. The question is asked in the hand message; the answer's button carries the
+move (its custom id), nothing is kept.
 """
 
 from __future__ import annotations
@@ -42,8 +42,11 @@ def question(obs: Observation, action: Action) -> Msg | None:
         monster = obs.target(action)
         if me.hp != LAST_HP or monster is None:
             return None
-        attack = tables().monsters[monster].attack
-        if attack > _equipment_defence(me.weapon, me.armour):
+        info = tables().monsters[monster]
+        attack = info.attack
+        held = tuple(item for kind, item in (("weapon", me.weapon), ("armour", me.armour))
+                     if kind not in info.curses)  # R23: cursed equipment counts for nothing
+        if attack > _equipment_defence(*held):
             return msg("bot.undo.fight_lethal", monster=monster_name(monster), attack=attack)
     if isinstance(action, VisitMerchant):
         if not can_pay(obs):

@@ -8,7 +8,7 @@ from rules.helpers import plain
 from bot.game.guard import question
 from engine import EndBattle, Fight, GameState, VisitMerchant, observe, parse
 from engine.catalog import tables
-from engine.position import SeatSetup, position
+from engine.position import SeatSetup, locate, position
 from engine.rules import apply
 from i18n import msg, translate
 
@@ -95,3 +95,22 @@ def test_ending_a_lost_battle_states_the_hp_the_engine_leaves_after_equipment_he
             for locale in ("en", "fr", "cs"):
                 assert str(left) in translate(asked, locale)
 
+
+def test_a_fight_at_1_hp_counts_no_equipment_the_monster_curses() -> None:
+    """R23: a cursed armour's defence is ignored in the battle, so it holds nothing off."""
+    monster = next(m for m, i in tables().monsters.items()
+                   if "armour" in i.curses and i.level < 4 and not i.gatekeeper)
+    attack = tables().monsters[monster].attack
+    armour = next(e for e, i in tables().equipment.items()
+                  if i.kind == "armour" and i.defence >= attack)
+    state = position(SeatSetup("horan", name="Ann", hp=1, armour=armour,
+                               keys=(1, 2)), "taia",
+                     rows={tables().monsters[monster].level: [monster, None, None, None, None]})
+    obs = observe(state, 0)
+    fight = locate(state, monster)
+    assert fight in obs.legal
+    asked = question(obs, fight)
+    battle, _ = apply(state, fight)
+    ended, _ = apply(battle, EndBattle())
+    assert ended.seats[0].hp == 0  # nothing played: the engine knocks the hero out
+    assert asked is not None and asked.key == "bot.undo.fight_lethal"
