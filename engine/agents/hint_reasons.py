@@ -103,8 +103,9 @@ def reason(obs: Observation, action: Action, deals: list[GameState]) -> Msg:
         if tables().monsters[beaten].reward == "action":
             return msg("hint.card", card=card_name(beaten))
         return msg("hint.beats", monster=monster_name(beaten))
-    if now.hp <= LOW_HP and sum(o.seat.hp > now.hp for o in ends) > half:
-        return msg("hint.heal")
+    healed = _majority((o.seat.hp for o in ends if o.seat.hp > now.hp), half)
+    if now.hp <= LOW_HP and healed is not None:  # the HP reached: 5 on reviving, less on a card
+        return msg("hint.heal", count=healed)
     if isinstance(action, LeaveMerchant):
         return msg("hint.leave")
     if isinstance(action, Fight):

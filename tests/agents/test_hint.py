@@ -221,3 +221,31 @@ def test_the_hint_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str
     assert figures["games"] == 1 and figures["errors"] == 0 and figures["seeds"] == [3, 3]
     assert figures["wins"] in (0, 1)
     assert figures["decision_ms"]["hint"]["p50"] > 0
+
+
+def test_the_hp_reason_states_the_hp_the_move_brings_back() -> None:
+    """A card that heals 1 HP (R18) at 1 HP brings the seat to 2, not to 5: the reason says the
+    HP the engine leaves the seat with at the end of its turn."""
+    from engine.agents.hint_reasons import outcome, reason
+    from engine.catalog import tables
+    from engine.position import SeatSetup, position
+
+    known = tables()
+    healer = next(c for c in known.hero_cards["horan"]
+                  if known.actions[c].heal > 0 and known.actions[c].attack == 0)
+    armour = max(known.equipment, key=lambda e: known.equipment[e].defence)
+    monster = next(m.id for m in known.monsters.values()
+                   if m.level == 1 and not m.curses and not m.gatekeeper
+                   and m.attack <= known.equipment[armour].defence and m.hp > 0)
+    state = position(SeatSetup("horan", name="Ann", hp=1, armour=armour, hand=[healer]),
+                     "taia", fight=monster)
+    obs = observe(state, 0)
+    play = Play(healer, "")
+    assert play in obs.legal
+    left = outcome(state, play, 0).seat.hp
+    assert 1 < left < 5  # healed by the card, not all the way
+    said = reason(obs, play, [state])
+    assert said.key == "hint.heal"
+    for locale in LOCALES:
+        text = translate(said, locale)
+        assert str(left) in text and "5" not in text, (locale, text)
