@@ -525,3 +525,19 @@ async def test_a_post_discord_refuses_is_told_privately_and_may_be_tried_again(
     assert animations(bot) == []
     bot.channel.bot_permissions = ALL_PERMISSIONS
     assert "is posted in the channel" in await share(bot, ANN, other)
+
+
+async def test_a_post_kept_damaged_is_shared_again(bot: LiveBot, clock: Clock,
+                                                   tmp_path: Path) -> None:
+    """A match's post, and a person's last share, whose times the database keeps damaged (a
+    word where a time belongs): the next Share posts the animation again, as after the
+    window, rather than answering that something went wrong at every click."""
+    tid = await finished_match(bot.store, played(2))
+    assert "is posted in the channel" in await share(bot, ANN, tid)
+    with closing(sqlite3.connect(tmp_path / "k.db")) as con, con:  # the bot's database
+        con.execute("UPDATE shares SET posted_at = 'noon'")
+        con.execute("UPDATE sharers SET shared_at = 'noon'")
+    bot.lb.set_slowmode(bot.channel, 60)
+    clock.now += 60
+    assert "is posted in the channel" in await share(bot, ANN, tid)
+    assert len(animations(bot)) == 2

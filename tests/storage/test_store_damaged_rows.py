@@ -230,3 +230,47 @@ async def test_a_tournament_s_damaged_table_row_is_left_out_of_its_matches(
     for _ in range(2):
         assert [m.table_id for m in await store.tournament_matches(cup.id, PLACE)] == [ids[1]]
     assert len(warnings_of(caplog, "tournament_tables", str(ids[0]))) == 1
+
+
+@pytest.mark.parametrize("value", ["noon", math.inf])
+async def test_a_damaged_post_of_a_match_is_taken_as_expired(
+        backend: Backend, store: Storage, clock: Clock, caplog: pytest.LogCaptureFixture,
+        value: object) -> None:
+    """A match's post in a channel whose time is damaged: the next claim of it is granted (as
+    of a post whose window is over) and mends the row, named once in a warning; the posts of
+    other channels are as ever."""
+    tid = await finished(store, 1, channel=1)
+    for channel in (50, 51):
+        first = await store.claim_share(tid, channel, ANN, window=600, slowmode=0,
+                                        posting=300)
+        await store.share_posted(tid, channel, first.at, 777)
+    await backend.damage_row("shares", {"table_id": tid, "channel_id": 50}, posted_at=value)
+    caplog.set_level(logging.WARNING)
+    clock.now += 1
+    again = await store.claim_share(tid, 50, BOB, window=600, slowmode=0, posting=300)
+    assert again.granted
+    assert (await store.claim_share(tid, 50, ANN, window=600, slowmode=0,
+                                    posting=300)).earlier is not None  # mended: BOB's now
+    assert not (await store.claim_share(tid, 51, BOB, window=600, slowmode=0,
+                                        posting=300)).granted
+    assert len(warnings_of(caplog, "shares", str(tid))) == 1
+
+
+@pytest.mark.parametrize("value", ["noon", math.inf])
+async def test_a_damaged_time_of_a_person_s_last_share_is_taken_as_long_ago(
+        backend: Backend, store: Storage, clock: Clock, caplog: pytest.LogCaptureFixture,
+        value: object) -> None:
+    """A person whose last share in a channel is kept damaged shares there again (as of a
+    share older than the slowmode), named once in a warning; the slowmode holds after."""
+    one, two, three = [await finished(store, s, channel=s) for s in (1, 2, 3)]
+    assert (await store.claim_share(one, 50, ANN, window=600, slowmode=60,
+                                    posting=300)).granted
+    await backend.damage_row("sharers", {"channel_id": 50, "user_id": ANN}, shared_at=value)
+    caplog.set_level(logging.WARNING)
+    clock.now += 1
+    assert (await store.claim_share(two, 50, ANN, window=600, slowmode=60,
+                                    posting=300)).granted
+    slowed = await store.claim_share(three, 50, ANN, window=600, slowmode=60, posting=300)
+    assert slowed.wait_until == clock.now + 60
+    assert len(warnings_of(caplog, "sharers", str(ANN))) == 1
+

@@ -43,7 +43,9 @@ class ShareRows(Base):
     async def claim_share(self, table_id: int, channel_id: int, user_id: int, *,
                           window: float, slowmode: float, posting: float) -> ShareClaim:
         """Claim the post of table ``table_id``'s animation in ``channel_id`` for ``user_id``
-        now (see :meth:`~bot.storage.interface.ShareStorage.claim_share`)."""
+        now (see :meth:`~bot.storage.interface.ShareStorage.claim_share`). A post or a last
+        share whose time is kept damaged is taken as one long past (the claim mends it),
+        named once in a warning."""
         now = self.clock()
         try:
             async with self._tx() as db:
@@ -53,15 +55,33 @@ class ShareRows(Base):
                                             "WHERE table_id = ? AND channel_id = ?",
                                             table_id, channel_id)
                     assert row is not None  # the conflict's row
-                    raise ShareRefused(ShareClaim(now, earlier=read_post(row)))
+                    try:
+                        earlier = read_post(row)
+                    except ValueError as exc:  # damaged: taken, as a post whose window is over
+                        self._damaged(f"the shares row of table {table_id} in channel "
+                                      f"{channel_id}", exc)
+                        await db.execute("UPDATE shares SET user_id = ?, posted_at = ?, "
+                                         "message_id = NULL WHERE table_id = ? "
+                                         "AND channel_id = ?",
+                                         user_id, now, table_id, channel_id)
+                    else:
+                        raise ShareRefused(ShareClaim(now, earlier=earlier))
                 if await db.fetchrow(CLAIM_TURN, channel_id, user_id, now,
                                      now - slowmode) is None:
                     row = await db.fetchrow("SELECT shared_at FROM sharers "
                                             "WHERE channel_id = ? AND user_id = ?",
                                             channel_id, user_id)
                     assert row is not None
-                    last = as_float(row[0], "shared_at")
-                    raise ShareRefused(ShareClaim(now, wait_until=last + slowmode))
+                    try:
+                        last = as_float(row[0], "shared_at")
+                    except ValueError as exc:  # damaged: taken, as a share long ago
+                        self._damaged(f"the sharers row of person {user_id} in channel "
+                                      f"{channel_id}", exc)
+                        await db.execute("UPDATE sharers SET shared_at = ? "
+                                         "WHERE channel_id = ? AND user_id = ?",
+                                         now, channel_id, user_id)
+                    else:
+                        raise ShareRefused(ShareClaim(now, wait_until=last + slowmode))
         except ShareRefused as refused:
             return refused.claim
         return ShareClaim(now)
