@@ -38,7 +38,8 @@ DIALECT = Dialect(
     next_result_seq="nextval('results_seq')", for_update=" FOR UPDATE",
     lock_place="SELECT pg_advisory_xact_lock(?, hashtext(?))",
     lock_ratings="LOCK TABLE ratings, rating_changes, ai_records",
-    one_of="{column} = ANY(?)", many=_array)
+    one_of="{column} = ANY(?)", many=_array,
+    not_a_time="NOT isfinite({column})")  # a timestamptz holds a time, or infinity
 
 
 @functools.lru_cache(maxsize=1024)

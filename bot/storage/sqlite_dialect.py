@@ -22,7 +22,9 @@ DIALECT = Dialect(
     name="sqlite", owned=True, stamp="NULL",
     next_result_seq="(SELECT COALESCE(MAX(seq), 0) + 1 FROM results)",
     for_update="", lock_place=None, lock_ratings=None,
-    one_of="{column} IN (SELECT value FROM json_each(?))", many=_json_list)
+    one_of="{column} IN (SELECT value FROM json_each(?))", many=_json_list,
+    # a REAL column holds whatever is written there (a word, infinity)
+    not_a_time="(typeof({column}) NOT IN ('integer', 'real', 'null') OR abs({column}) >= 9e999)")
 
 
 class SqliteDb:

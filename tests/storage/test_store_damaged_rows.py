@@ -274,3 +274,22 @@ async def test_a_damaged_time_of_a_person_s_last_share_is_taken_as_long_ago(
     assert slowed.wait_until == clock.now + 60
     assert len(warnings_of(caplog, "sharers", str(ANN))) == 1
 
+
+@pytest.mark.parametrize("value", ["noon", math.inf])
+async def test_a_damaged_lease_is_taken_as_expired(
+        backend: Backend, store: Storage, clock: Clock, caplog: pytest.LogCaptureFixture,
+        value: object) -> None:
+    """A table whose lease's expiry is damaged (its owner gone by another name): it is listed
+    among the lapsed ones and another owner's claim is granted, named once in a warning; the
+    lease then holds as any other."""
+    tid = (await started(store, played(1).states[0], channel=1)).id
+    kept = (await started(store, played(2).states[0], channel=2)).id
+    assert await store.claim(tid, "old", 15) and await store.claim(kept, "old", 15)
+    await backend.damage_row("leases", {"table_id": tid}, expires_at=value)
+    caplog.set_level(logging.WARNING)
+    assert await store.lapsed() == [tid]
+    assert await store.claim(tid, "new", 15)
+    assert not await store.claim(tid, "other", 15)
+    assert await store.lapsed() == []
+    assert len(warnings_of(caplog, "leases", str(tid))) == 1
+

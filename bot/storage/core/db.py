@@ -104,6 +104,13 @@ class Dialect:
     #: :attr:`many` from the values.
     one_of: str
     many: Callable[[Sequence[object]], object]
+    #: SQL true when ``{column}``, a time, holds none (damaged: a word, or no finite number;
+    #: a NULL is not), made by :meth:`no_time`.
+    not_a_time: str
+
+    def no_time(self, column: str) -> str:
+        """SQL true when the time ``column`` holds is damaged (no finite number of seconds)."""
+        return self.not_a_time.format(column=column)
 
     def any_of(self, column: str) -> str:
         """SQL true when ``column`` is one of the values of one argument made by :attr:`many`."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from bot.storage.core.base import Base
 from bot.storage.core.db import Db
-from bot.storage.core.rows import as_int
+from bot.storage.core.rows import as_float, as_int
 from bot.storage.records import Shards
 
 #: A lease is granted when there is none, when it expired, or when it is the owner's already
@@ -26,13 +26,15 @@ def of_shards(shards: Shards) -> str:
     return f"((COALESCE(t.guild_id, 0) >> 22) % {int(shards.count)}) IN ({ids})"
 
 
-def lapsed_sql(shards: Shards | None) -> str:
-    """The ids of the lobbies and running tables whose lease expired at the one argument (now),
-    and of those with no lease yet whose server is heard on ``shards`` (every one when None)."""
+def lapsed_sql(shards: Shards | None, no_time: str = "FALSE") -> str:
+    """The ids and lease expiries of the lobbies and running tables whose lease expired at the
+    one argument (now) or whose expiry is damaged (``no_time``: SQL true for such a
+    ``l.expires_at``), and of those with no lease yet whose server is heard on ``shards``
+    (every one when None)."""
     mine = "" if shards is None else f" AND {of_shards(shards)}"
-    return ("SELECT t.id FROM tables t LEFT JOIN leases l ON l.table_id = t.id "
-            "WHERE t.status IN ('lobby','running') "
-            f"AND (l.expires_at <= ? OR (l.table_id IS NULL{mine})) ORDER BY t.id")
+    return ("SELECT t.id, l.expires_at FROM tables t LEFT JOIN leases l ON l.table_id = t.id "
+            f"WHERE t.status IN ('lobby','running') AND (l.expires_at <= ? OR {no_time} "
+            f"OR (l.table_id IS NULL{mine})) ORDER BY t.id")
 
 
 def home_sql(shards: Shards) -> str:
@@ -53,11 +55,23 @@ class LeaseRows(Base):
 
     async def claim(self, table_id: int, owner: str, ttl: float) -> bool:
         """Take the lease of table ``table_id`` for ``owner`` for ``ttl`` seconds; True when
-        granted (free, expired, or ``owner``'s already)."""
+        granted (free, expired, or ``owner``'s already; a lease whose expiry is damaged is
+        expired, named once in a warning)."""
         self._owner = owner
         now = self.clock()
         async with self._tx() as db:
-            return await db.fetchrow(CLAIM, table_id, owner, now + ttl, now) is not None
+            if await db.fetchrow(CLAIM, table_id, owner, now + ttl, now) is not None:
+                return True
+            row = await db.fetchrow("SELECT expires_at FROM leases WHERE table_id = ?",
+                                    table_id)
+            try:
+                as_float(None if row is None else row[0], "expires_at")
+            except ValueError as exc:  # damaged: expired, so anyone's
+                self._damaged(f"the leases row of table {table_id}", exc)
+                await db.execute("UPDATE leases SET owner = ?, expires_at = ? "
+                                 "WHERE table_id = ?", owner, now + ttl, table_id)
+                return True
+            return False
 
     async def renew(self, owner: str, ttl: float) -> list[int]:
         """Extend every lease of ``owner`` on a lobby or running table, in one statement; the
@@ -101,9 +115,17 @@ class LeaseRows(Base):
         database)."""
 
     async def lapsed(self, shards: Shards | None = None) -> list[int]:
-        """Ids of the lobbies and running tables whose lease expired, and of those with no
-        lease yet that are ``shards``' (every one when None)."""
-        rows = await self._read.fetch(lapsed_sql(shards), self.clock())
+        """Ids of the lobbies and running tables whose lease expired (or whose expiry is
+        damaged, named once in a warning), and of those with no lease yet that are
+        ``shards``' (every one when None)."""
+        rows = await self._read.fetch(lapsed_sql(shards, self.dialect.no_time("l.expires_at")),
+                                      self.clock())
+        for row in rows:
+            if row[1] is not None:
+                try:
+                    as_float(row[1], "expires_at")
+                except ValueError as exc:
+                    self._damaged(f"the leases row of table {row[0]}", exc)
         return [as_int(r[0], "id") for r in rows]
 
 
