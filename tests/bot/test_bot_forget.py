@@ -484,3 +484,17 @@ def test_the_czech_cancel_after_a_cut_off_confirm_says_what_was_confirmed() -> N
     uchovával' read as confirming what the bot kept, the rest of the sentence left hanging."""
     text = translate(msg("forget.cancelled_nothing_kept"), "cs")
     assert "pokud jste smazání potvrdili už dříve, všechno, co o vás uchovával, je smazáno" in text
+
+
+async def test_a_table_kept_damaged_does_not_keep_a_person_from_being_forgotten(
+        bot: LiveBot, tmp_path: Path) -> None:
+    """A past match whose seats the database keeps damaged (no longer JSON) while they still
+    hold Bob's id: his forget-me goes on (the damaged seats cleared, a warning says so) and
+    he is told what was deleted, rather than that something went wrong."""
+    damaged = await play_named(bot.store, 1, CHANNEL, SEATS, guild=GUILD)
+    await play_named(bot.store, 2, CHANNEL, SEATS, guild=GUILD)
+    with closing(sqlite3.connect(tmp_path / "k.db")) as con, con:  # the bot's database
+        con.execute("UPDATE tables SET seats = ? WHERE id = ?",
+                    (f'[{{"user": {BOB.id}, "name": "Bob", "he', damaged))
+    assert "deleted" in await forget_me(bot, BOB)
+    assert anywhere(tmp_path / "k.db", str(BOB.id)) == []

@@ -293,3 +293,54 @@ async def test_a_damaged_lease_is_taken_as_expired(
     assert await store.lapsed() == []
     assert len(warnings_of(caplog, "leases", str(tid))) == 1
 
+
+@pytest.mark.parametrize("value", ["Ann", 2.5])
+async def test_a_damaged_host_of_a_table_does_not_keep_a_person_from_being_forgotten(
+        backend: Backend, store: Storage, caplog: pytest.LogCaptureFixture,
+        value: object) -> None:
+    """A table whose host is kept damaged, whose seats hold Bob's id only in a name (a table
+    forgetting must look at, not his): forgetting him goes on, the table left as it is, its
+    damaged host named in a warning."""
+    game = played(1)
+    tid = (await started(store, game.states[0], channel=1, seats=(
+        SEATS[0], SeatInfo(user=CAT, name=f"fan of {BOB}", hero="taia"), SEATS[2]))).id
+    mine = await finished(store, 2, channel=2)
+    await backend.damage_row("tables", {"id": tid}, host_id=value)
+    caplog.set_level(logging.WARNING)
+    forgotten = await store.forget_person(BOB)
+    assert forgotten.tables == (mine,)
+    assert not await store.keeps_about(BOB)
+    assert len(warnings_of(caplog, "tables", str(tid), "host_id")) == 1
+
+
+async def test_a_damaged_seating_holding_a_person_is_cleared_when_they_are_forgotten(
+        backend: Backend, store: Storage, caplog: pytest.LogCaptureFixture) -> None:
+    """A table whose seats are kept damaged (no longer JSON) while they still hold Bob's id
+    and name: forgetting him goes on, and the damaged seats, which no reading could unname,
+    are cleared (said in a warning); his other tables are forgotten as ever."""
+    tid = await finished(store, 1, channel=1)
+    mine = await finished(store, 2, channel=2)
+    await backend.damage_row("tables", {"id": tid},
+                             seats=f'[{{"user": {ANN}, "name": "Ann"}}, {{"user": {BOB}, "name')
+    caplog.set_level(logging.WARNING)
+    forgotten = await store.forget_person(BOB)
+    assert set(forgotten.tables) == {tid, mine}
+    assert not await store.keeps_about(BOB)
+    rows = dict(await backend.read_rows("tables", ["id", "seats"]))
+    assert str(BOB) not in str(rows[tid]) and "Bob" not in str(rows[tid])
+    assert len(warnings_of(caplog, "tables", str(tid), "seats")) == 1
+
+
+async def test_a_damaged_host_holding_the_person_s_id_is_given_the_pseudonym(
+        backend: Backend, store: Storage, caplog: pytest.LogCaptureFixture) -> None:
+    """A table whose host is kept damaged as a text still holding the person's id: forgetting
+    them gives it the pseudonym (nothing keeps their id), and says so in a warning."""
+    tid = (await started(store, played(1, ("horan", "argentus")).states[0],
+                         seats=(SEATS[0], SEATS[2]), host=BOB)).id  # he left: not seated
+    await backend.damage_row("tables", {"id": tid}, host_id=f"{BOB}x")
+    caplog.set_level(logging.WARNING)
+    forgotten = await store.forget_person(BOB)
+    assert forgotten.tables == (tid,)
+    [(host,)] = await backend.read_rows("tables", ["host_id"])
+    assert host == forgotten.pseudonym
+    assert len(warnings_of(caplog, "tables", str(tid), "host_id")) == 1

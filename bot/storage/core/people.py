@@ -47,9 +47,11 @@ rating change or record against the AI of the pseudonym.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from dataclasses import dataclass
 
+from bot.storage.core.base import log
 from bot.storage.core.db import Db
 from bot.storage.core.rows import as_int
 from bot.storage.core.tables import TableQueries
@@ -251,21 +253,51 @@ class PeopleRows(TableQueries):
         process decided on the named seats is refused); the ids of those tables."""
         touched = []
         rows = await db.fetch(
-            f"SELECT id, seats, state, anchor, host_id FROM tables "
-            f"WHERE host_id = ? OR CAST(seats AS TEXT) LIKE ? {self.dialect.for_update}",
-            user_id, f"%{user_id}%")
+            f"SELECT id, seats, state, anchor, host_id FROM tables WHERE host_id = ? "
+            f"OR CAST(host_id AS TEXT) LIKE ? OR CAST(seats AS TEXT) LIKE ? "
+            f"{self.dialect.for_update}", user_id, f"%{user_id}%", f"%{user_id}%")
         for row in rows:
             tid = as_int(row[0], "id")
-            named = _named_seat(str(row[1]), user_id, alias)
+            try:
+                named = _named_seat(str(row[1]), user_id, alias)
+            except ValueError as exc:  # damaged: no reading finds their seat there
+                named = None
+                if _holds(row[1], user_id):
+                    await self._clear_damaged(db, tid, "seats", "[]", exc)
+                    touched.append(tid)
             if named is not None:
                 seats, changed, name = named
                 await db.execute("UPDATE tables SET seats = ?, state = ?, anchor = ?, "
                                  "revision = revision + 1 WHERE id = ?",
                                  seats, unnamed_state(_text(row[2]), changed, name),
                                  unnamed_state(_text(row[3]), changed, name), tid)
-            if named is not None or as_int(row[4], "host_id") == user_id:
+            try:
+                hosted = as_int(row[4], "host_id") == user_id
+            except ValueError as exc:  # damaged: theirs only when it still holds their id
+                hosted = _holds(row[4], user_id)
+                if hosted:
+                    await self._clear_damaged(db, tid, "host_id", alias, exc)
+                else:
+                    log.warning("the tables row of table %s is damaged (%s), holding no "
+                                "person forgotten there: left as it is", tid, exc)
+            if (named is not None or hosted) and tid not in touched:
                 touched.append(tid)
         return touched
+
+    async def _clear_damaged(self, db: Db, table_id: int, column: str, value: object,
+                             exc: Exception) -> None:
+        """Overwrite the damaged ``column`` of table ``table_id``, which still holds the person
+        forgotten, by ``value`` (the table could not be read before either), saying so."""
+        await db.execute(f"UPDATE tables SET {column} = ?, revision = revision + 1 "
+                         "WHERE id = ?", value, table_id)
+        log.warning("the tables row of table %s holds the person forgotten in its damaged %s "
+                    "(%s): overwritten%s", table_id, column, exc,
+                    " (its game may still show their name)" if column == "seats" else "")
+
+
+def _holds(value: object, user_id: int) -> bool:
+    """Whether a damaged value still holds ``user_id`` as a whole number."""
+    return re.search(rf"(?<!\d){user_id}(?!\d)", str(value)) is not None
 
 
 def _text(value: object) -> str | None:
