@@ -4,8 +4,9 @@ Three moves are easy to regret and cannot be taken back once made: ending a batt
 hand's "if the battle ends now" preview (the engine's battle totals) shows as lost (the question
 states the hits and, when equipment heals after the battle, R25, the HP it leaves), starting a
 fight with 1 HP left against a monster whose attack gets past the seat's equipment that monster
-does not curse (R23; the cards played in the battle may still hold it off, but a slip knocks the
-hero out), and visiting the merchant when nothing can be bought there (nothing to pay with, R40,
+does not curse (R23; the cards played in the battle may still hold it off, and so may a healing
+potion the seat holds, drunk ahead of the hits, R35, which the question then names; a slip knocks
+the hero out), and visiting the merchant when nothing can be bought there (nothing to pay with, R40,
 or nothing for sale to the seat, R41-R42): the rules allow that visit (R7, R43), but it only
 spends the turn. The question is asked in the hand message; the answer's button carries the
 move (its custom id), nothing is kept.
@@ -17,6 +18,7 @@ from bot.game.facts import can_pay, for_sale
 from engine import Action, EndBattle, Fight, Observation, VisitMerchant
 from engine.catalog import tables
 from engine.names import monster_name
+from engine.state import MAX_HP
 from i18n import Msg, msg
 
 #: The HP at which a fight whose monster hits harder than the seat's equipment knocks it out.
@@ -46,8 +48,11 @@ def question(obs: Observation, action: Action) -> Msg | None:
         attack = info.attack
         held = tuple(item for kind, item in (("weapon", me.weapon), ("armour", me.armour))
                      if kind not in info.curses)  # R23: cursed equipment counts for nothing
-        if attack > _equipment_defence(*held):
-            return msg("bot.undo.fight_lethal", monster=monster_name(monster), attack=attack)
+        hits = attack - _equipment_defence(*held)
+        if hits > 0:  # R35: the potion brings 5 HP back before the hits, in any battle
+            saved = "healing" in me.potions and hits < MAX_HP
+            return msg("bot.undo.fight_lethal_potion" if saved else "bot.undo.fight_lethal",
+                       monster=monster_name(monster), attack=attack)
     if isinstance(action, VisitMerchant):
         if not can_pay(obs):
             return msg("bot.undo.merchant_no_payment")

@@ -114,3 +114,32 @@ def test_a_fight_at_1_hp_counts_no_equipment_the_monster_curses() -> None:
     ended, _ = apply(battle, EndBattle())
     assert ended.seats[0].hp == 0  # nothing played: the engine knocks the hero out
     assert asked is not None and asked.key == "bot.undo.fight_lethal"
+
+
+def test_a_fight_at_1_hp_names_the_healing_potion_that_saves_the_hero() -> None:
+    """R35: a healing potion drunk in the battle, ahead of the hits, brings the hero back to 5
+    HP; the question says so when that is enough, and only then."""
+    fight = Fight(1, 1)
+    state = position(SeatSetup("horan", name="Ann", hp=1, potions=("healing",)), "taia",
+                     rows={1: [HITTER, None, None, None, None]})
+    asked = question(observe(state, 0), fight)
+    battle, _ = apply(state, fight)
+    healed, _ = apply(battle, parse("heal"))
+    ended, _ = apply(healed, EndBattle())
+    assert ended.seats[0].hp > 0  # nothing played, the potion drunk: the hero stands
+    assert asked is not None and asked.key == "bot.undo.fight_lethal_potion"
+    assert "healing potion" in translate(asked)
+    assert "potion de soin" in translate(asked, "fr")
+    assert "lektvar" in translate(asked, "cs")
+    strong = next(m for m, i in tables().monsters.items()
+                  if i.level == 3 and not i.gatekeeper and i.attack >= 5 and not i.curses[1:])
+    level = tables().monsters[strong].level
+    state = position(SeatSetup("horan", name="Ann", hp=1, potions=("healing",), keys=(1, 2)),
+                     "taia", rows={level: [strong, None, None, None, None]})
+    fight = locate(state, strong)
+    asked = question(observe(state, 0), fight)
+    battle, _ = apply(state, fight)
+    healed, _ = apply(battle, parse("heal"))
+    ended, _ = apply(healed, EndBattle())
+    assert ended.seats[0].hp == 0  # the potion is not enough against that attack
+    assert asked is not None and asked.key == "bot.undo.fight_lethal"
