@@ -34,6 +34,7 @@ from engine.actions import (
     VisitMerchant,
 )
 from engine.agents import AiLevel
+from engine.battle import Totals
 from engine.catalog import tables
 from engine.names import ROMAN, card_name, monster_name, word
 from engine.observe import Observation
@@ -191,14 +192,27 @@ def _battle_text(name: str, obs: Observation, highlight: frozenset[str]) -> Msg:
     assert battle is not None
     totals = battle.totals
     monster = monster_name(battle.monster)
-    hits = msg("learn.battle.hits" if totals.damage > 0 else "learn.battle.no_hits",
-               attack=totals.monster_attack, defence=totals.defence, count=totals.damage)
+    hits = _hits_text(totals, obs.seats[battle.seat].hp)
     if name == "defence":
         return msg("learn.battle.defence", monster=monster, hits=hits)
     guard = any(n != str(EndBattle()) for n in highlight)
     return msg("learn.battle.win_guard" if guard else "learn.battle.win", monster=monster,
                attack=totals.attack, hp=totals.monster_hp, hits=hits,
                reward=_reward_text(battle.monster))
+
+
+def _hits_text(totals: Totals, hp: int) -> Msg:
+    """What ending the battle now does to the seat's ``hp``, as the engine does it: the hits
+    (R24), that knock it out when they take its last HP, else healed by equipment (R25)."""
+    if totals.damage <= 0:
+        key = "learn.battle.no_hits"
+    elif totals.knocked_out:
+        key = "learn.battle.hits_knocked_out"
+    else:
+        key = "learn.battle.hits_healed" if totals.heal_after > 0 else "learn.battle.hits"
+        hp = totals.hp_after
+    return msg(key, attack=totals.monster_attack, defence=totals.defence,
+               count=totals.damage, hp=hp)
 
 
 def _reward_text(monster: str) -> Msg:

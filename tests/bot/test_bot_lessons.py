@@ -46,7 +46,8 @@ from engine.actions import Fight, Play
 from engine.agents import make_agent
 from engine.catalog import tables
 from engine.observe import Observation
-from i18n import LOCALES, catalog, texts, translate
+from engine.position import SeatSetup, position
+from i18n import LOCALES, Msg, catalog, texts, translate
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The learner's turn every lesson must have come by, following the lessons' advice.
@@ -240,3 +241,38 @@ async def test_the_lessons_of_a_match_with_take_backs_read_the_moves_that_stand(
                                          sure=True)).record
     assert took_back > 5 and shown > 0
     assert lessons_met(record.game.config, kept, seat)
+
+
+def test_the_hits_lesson_states_what_ending_the_battle_does_to_the_hp() -> None:
+    """R24-R25: the lesson's hits are the HP the engine takes when the battle ends, after the
+    armour heals, and hits that take the last HP knock the hero out, never "cost" more HP than
+    the hero has."""
+    healer = next(e for e, i in tables().equipment.items() if i.kind == "armour" and i.heal > 0)
+    monsters = [m for m, i in tables().monsters.items()
+                if i.level == 1 and not i.gatekeeper and not i.curses and i.attack >= 2]
+    seen = set()
+    for armour in (None, healer):
+        for monster in monsters:
+            for hp in range(1, 6):
+                state = position(SeatSetup("horan", name="Ann", hp=hp, armour=armour), "taia",
+                                 fight=monster)
+                hits = lesson("defence", observe(state, 0)).text.get("hits")
+                assert isinstance(hits, Msg)
+                after, _ = apply(state, EndBattle())
+                left = after.seats[0].hp
+                seen.add(hits.key)
+                if left == 0:  # R24: the last HP taken, no heal
+                    assert hits.key == "learn.battle.hits_knocked_out", (armour, monster, hp)
+                elif hits.key == "learn.battle.hits":
+                    assert hits.get("count") == hp - left, (armour, monster, hp, left)
+                elif hits.key == "learn.battle.hits_healed":  # R25: hit, then healed
+                    assert hits.get("hp") == left, (armour, monster, hp, left)
+                else:
+                    assert hits.key == "learn.battle.no_hits" and left >= hp
+                for lc in LOCALES:
+                    text = translate(hits, lc)
+                    assert "{" not in text and not text.startswith("learn."), (lc, text)
+                    if left:
+                        assert str(left) in text or hits.key != "learn.battle.hits_healed"
+    assert seen >= {"learn.battle.hits", "learn.battle.hits_healed",
+                    "learn.battle.hits_knocked_out"}
