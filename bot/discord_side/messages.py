@@ -503,12 +503,17 @@ class Messages:
         the game's first table message is not posted yet (every seat left to the AI, which
         played the match to its end during Discord's outage or while a permission was away),
         the start goes first, tried again as ever (the match moves to its thread, the lobby
-        message makes way), and the end follows it there, posting the final table."""
-        if record.id not in self._starts:
+        message makes way), and the end follows it there, posting the final table. So it does
+        after a restart, when the stopped process's start never posted the first table message
+        (a start taken up, :meth:`begin` ``resumed``)."""
+        if record.id in self._starts:
+            self._ends[record.id] = partial(self.last, record, work)
+            self._started(record, None, False)
+        elif record.state is not None and self.current(record).message_id is None:
+            self.begin(record, resumed=True)
+            self._ends[record.id] = partial(self.last, record, work)
+        else:
             self.last(record, work)
-            return
-        self._ends[record.id] = partial(self.last, record, work)
-        self._started(record, None, False)
 
     def begin(self, record: TableRecord, resumed: bool = False) -> None:
         """Queue the first table message of a game that started (it pings the first player),

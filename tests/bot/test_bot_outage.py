@@ -32,6 +32,7 @@ from storage.helpers import played
 from bot.discord_side.feed import RETRIES, RETRY_FIRST, retry_pause
 from bot.discord_side.ui.custom_ids import LobbyButton, RematchButton
 from bot.storage.records import SeatInfo, TableRecord
+from bot.workers.thinking import Thinking
 from engine import apply, observe
 from engine.agents import make_agent
 from i18n import msg, translate
@@ -756,3 +757,45 @@ async def test_the_same_player_s_next_turn_after_a_lost_first_table_message_ping
     assert now.message_id == table.id and footer(now) in table.text()
     assert table.id != made.id and ANN.id in table.mentions
     assert [m.id for m in bot.public()] == [table.id]  # the older one went
+
+
+async def test_a_match_left_to_the_ai_that_ended_before_its_start_opens_its_thread_on_restart(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """Discord answers 503 whenever Start opens the match's thread, and meanwhile Ann and Bob
+    both leave the match to the AI, which plays it to its end; the bot is stopped before the
+    start is tried again, and started again once Discord is back: the restarted bot still
+    moves the match to its thread and posts its end there (not in the channel, without the
+    thread), and the lobby message makes way for the channel's line telling the result."""
+    db = tmp_path / "k.db"
+    first = await LiveBot.start(lb, db, TinyRenderer(), clock=clock,
+                                thinking=Thinking(workers=0), threads=True)
+    down = [True]
+    real = lb.world.rest
+
+    async def rest(method: str, path: str, query: dict[str, str], auth: str | None,
+                   body: Any, uploads: list[Upload]) -> Reply:
+        if down[0] and method.upper() == "POST" and path.endswith("/threads"):
+            return Reply(503, {"message": "Service Unavailable", "code": 0})
+        return await real(method, path, query, auth, body, uploads)
+
+    lb.world.rest = rest  # type: ignore[method-assign]
+    tid = await open_table(first, ANN, [BOB])
+    await first.command(ANN, "leave")
+    await first.command(BOB, "leave")
+    await first.settle()
+    assert (await first.bot.service.tables.load(tid)).status == "finished"
+    await first.stop()
+    down[0] = False
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock,
+                                thinking=Thinking(workers=0), threads=True)
+    await again.settle()
+    now = await again.bot.service.tables.load(tid)
+    assert now.thread_id is not None, [m.text() for m in again.public()]
+    thread = lb.channel(now.thread_id)
+    assert [m.id for m in again.public()] == [now.lobby_message_id]  # the channel's line alone
+    assert " won against " in lb.message(now.lobby_message_id).text()
+    [final] = again.public(thread)
+    assert final.id == now.message_id and "The game is over" in final.text()
+    assert RematchButton.id_for(tid, "offer") in final.custom_ids()
+    await again.stop()
+
