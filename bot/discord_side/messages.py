@@ -56,7 +56,7 @@ from bot.discord_side.threads import ARCHIVED, MatchThreads
 from bot.discord_side.ui.custom_ids import HandButton
 from bot.discord_side.ui.hand import hand_view
 from bot.discord_side.ui.parts import nested
-from bot.discord_side.ui.table import footer_line, moved_view, table_view, to_move
+from bot.discord_side.ui.table import footer_line, moved_view, shows_round, table_view, to_move
 from bot.discord_side.uploads import ImageFile
 from bot.game.lessons import emphasised
 from bot.game.refusals import Refusal
@@ -306,16 +306,21 @@ class Messages:
         its nonce, or it was found): it is brought up to ``record``, and when it did not ping
         the person to move now for this turn (it names someone else, or the turn it pinged
         them for is over: ``tried`` holds the footer line of each try's table, with its round
-        and turn, which tells the one that made it), the turn is posted afresh to ping them
-        (the older message retired)."""
+        and turn, which tells the one that made it; a message whose footer line shows no move
+        of this round, such as one a stopped process made, is of a turn over too), the turn is
+        posted afresh to ping them (the older message retired)."""
         mover = to_move(record, observe(record.game, None))
         self.shown.drop((record.id, None, record.locale))  # its pictures may be older
         texts = [getattr(c, "content", None) or "" for c in nested(message.components)]
         lines = {line for text in texts for line in text.split("\n")}
         turns = {turn for footer, turn in tried.items() if footer in lines}
+        state = record.game
         if mover is not None and (
                 not any(f"<@{mover}>" in text for text in texts)
-                or turns - {(record.game.round, record.game.turn)}):
+                or turns - {(state.round, state.turn)}
+                # no move of this round (a try of a stopped process, not in ``tried``):
+                # each seat plays one turn a round, so the one it pinged is over
+                or not shows_round(lines, state.round, record.locale)):
             await self._turn(record, headline)
         else:
             await self.edit_table(record)

@@ -799,3 +799,37 @@ async def test_a_match_left_to_the_ai_that_ended_before_its_start_opens_its_thre
     assert RematchButton.id_for(tid, "offer") in final.custom_ids()
     await again.stop()
 
+
+async def test_a_player_s_next_turn_after_a_lost_first_table_message_is_pinged_after_a_restart(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """Discord made Start's table message (pinging Ann) but the answer was lost, and then
+    refuses every post (503); Ann, pinged, plays her turn from her hand, the AI seat plays its
+    own, and Ann's next turn begins; the bot is stopped and started again once Discord is
+    back: the start taken up finds the message pinging Ann for her first turn, and does not
+    just edit it (edits never ping): a new table message pings her, the older one gone."""
+    db = tmp_path / "k.db"
+    first = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    lost = AnswerLost(first)
+    tid = await open_table(first, ANN, [], ai=1)
+    assert lost.lost
+    made = first.last_table_message()
+    began = await first.bot.service.tables.load(tid)
+    assert began.seats[began.game.current].user == ANN.id and f"<@{ANN.id}>" in made.text()
+    outage = Outage(lb, None)
+    players = Players(first, tid, [ANN])
+    while True:  # Ann plays her turn; the AI seat plays its own
+        assert await players.step()
+        now = await first.bot.service.tables.load(tid)
+        if now.game.round != began.game.round:
+            break
+    assert now.seats[now.game.current].user == ANN.id and outage.refused
+    await first.stop()
+    outage.down = False
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    await again.settle()
+    now = await again.bot.service.tables.load(tid)
+    table = again.last_table_message()
+    assert now.message_id == table.id and footer(now) in table.text()
+    assert table.id != made.id and ANN.id in table.mentions
+    assert [m.id for m in again.public()] == [table.id]  # the older one went
+    await again.stop()

@@ -10,6 +10,8 @@ whoever plays now.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import discord
 
 from bot.discord_side.ui.custom_ids import HandButton, LogButton
@@ -86,7 +88,20 @@ def header(record: TableRecord, obs: Observation, locale: str,
 def footer_line(obs: Observation, locale: str) -> str:
     """The table message's last small line: the round and the move number (one line of its
     own, which tells which move a table message shows)."""
-    return "-# " + translate(msg("bot.table.footer", round=obs.round, step=obs.step), locale)
+    return footer_line_of(obs.round, obs.step, locale)
+
+
+def shows_round(lines: Collection[str], round_: int, locale: str) -> bool:
+    """True when one of ``lines`` (a table message's) is the footer line of a move of round
+    ``round_``, whichever move it is."""
+    before, _, after = footer_line_of(round_, "\0", locale).partition("\0")
+    return any(line.startswith(before) and line.endswith(after)
+               and line[len(before):len(line) - len(after)].isdigit() for line in lines)
+
+
+def footer_line_of(round_: int, step: int | str, locale: str) -> str:
+    """The footer line of a table message showing move ``step`` of round ``round_``."""
+    return "-# " + translate(msg("bot.table.footer", round=round_, step=step), locale)
 
 
 def _turn_line(record: TableRecord, obs: Observation, locale: str) -> str:
@@ -154,5 +169,5 @@ def moved_view(record: TableRecord, url: str, locale: str) -> discord.ui.LayoutV
         accent_colour=GREY))
 
 
-__all__ = ["NARRATION", "accent", "deadline_markup", "footer_line", "header", "log_view",
-           "moved_view", "narration", "table_view", "to_move"]
+__all__ = ["NARRATION", "accent", "deadline_markup", "footer_line", "footer_line_of", "header",
+           "log_view", "moved_view", "narration", "shows_round", "table_view", "to_move"]
