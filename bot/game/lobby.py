@@ -298,8 +298,10 @@ class Lobby:
         """Leave the lobby (the host's role passes on; an empty lobby closes) or hand a running
         seat to the AI for good (a solo table, whose only person leaves, closes instead; the
         host's role passes to the next person still playing, so the one who left can no longer
-        close the match for the others). ``lobby_only``: a lobby's Leave button, which asked to
-        leave the lobby: a match that started meanwhile is not left (``/goblin leave`` does)."""
+        close the match for the others; a tournament's match stays its tournament's host's, as
+        every match of its later rounds does: none of its players may close it for the others).
+        ``lobby_only``: a lobby's Leave button, which asked to leave the lobby: a match that
+        started meanwhile is not left (``/goblin leave`` does)."""
         async def vacate(record: TableRecord) -> TableRecord:
             index = record.seat_of(user_id)
             if index is None:
@@ -313,7 +315,8 @@ class Lobby:
             if record.status == "running":
                 seats = with_seat(record.seats, index, record.seats[index].model_copy(
                     update={"ai": True, "level": DEFAULT_LEVEL}))
-                heir = next_host(seats, user_id) if record.host_id == user_id else None
+                heir = (next_host(seats, user_id) if record.host_id == user_id
+                        and record.tournament_id is None else None)  # as when forgotten
                 await self.store.update_seats(table_id, record.version, seats, host_id=heir,
                                               revision=record.revision)
                 return await self.tables.load(table_id)

@@ -1104,3 +1104,19 @@ async def test_a_tournament_s_damaged_deadline_holds_up_no_reminder(
     assert f"table #{table}" in sent.text()
     listed = h.reply(await h.command(mover, "turns")).text()
     assert f"[Table #{table}]" in listed, listed
+
+
+async def test_its_host_leaving_their_own_match_keeps_it_the_tournament_s(h: LiveBot) -> None:
+    """The tournament's host plays in it and leaves their match to the AI with /goblin leave:
+    the match stays hosted by the tournament's host, as when they time out for good or are
+    forgotten, so none of its players becomes its host, who could abandon it for everyone."""
+    table = await _three_seated(h, (ADMIN, BOB, EVE))
+    thread = h.lb.threads_of(h.channel)[0]
+    assert h.said(await h.command(ADMIN, "leave", channel=thread)) == [
+        f"You left table #{table}."]
+    record = await h.bot.service.tables.load(table)
+    assert record.status == "running" and record.seats[record.seat_of(ADMIN.id) or 0].ai
+    assert record.host_id == ADMIN.id
+    assert h.said(await h.command(BOB, "abandon", channel=thread)) == [
+        "Only the host or someone with Manage Channels can abandon the table."]
+    assert (await h.bot.service.tables.load(table)).status == "running"
