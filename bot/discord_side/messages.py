@@ -56,7 +56,7 @@ from bot.discord_side.threads import ARCHIVED, MatchThreads
 from bot.discord_side.ui.custom_ids import HandButton
 from bot.discord_side.ui.hand import hand_view
 from bot.discord_side.ui.parts import nested
-from bot.discord_side.ui.table import footer_line, moved_view, shows_round, table_view, to_move
+from bot.discord_side.ui.table import moved_view, shows_round, table_view, to_move
 from bot.discord_side.uploads import ImageFile
 from bot.game.lessons import emphasised
 from bot.game.refusals import Refusal
@@ -300,27 +300,21 @@ class Messages:
             f"the table message of table {record.id}")
 
     async def _brought_up(self, record: TableRecord, message: discord.Message,
-                          headline: Msg | None, tried: dict[str, tuple[int, int]]) -> None:
+                          headline: Msg | None) -> None:
         """``message``, the game's first table message taken up, may have been made by a try
         whose answer never came, showing the table as it stood then (Discord gives it back for
         its nonce, or it was found): it is brought up to ``record``, and when it did not ping
-        the person to move now for this turn (it names someone else, or the turn it pinged
-        them for is over: ``tried`` holds the footer line of each try's table, with its round
-        and turn, which tells the one that made it; a message whose footer line shows no move
-        of this round, such as one a stopped process made, is of a turn over too), the turn is
-        posted afresh to ping them (the older message retired)."""
+        the person to move now for this turn (it names someone else, or its footer line shows
+        no move of this round: each seat plays one turn a round, so the turn it pinged them for
+        is over, whichever try made it, here or in a stopped process), the turn is posted
+        afresh to ping them (the older message retired)."""
         mover = to_move(record, observe(record.game, None))
         self.shown.drop((record.id, None, record.locale))  # its pictures may be older
         texts = [getattr(c, "content", None) or "" for c in nested(message.components)]
         lines = {line for text in texts for line in text.split("\n")}
-        turns = {turn for footer, turn in tried.items() if footer in lines}
-        state = record.game
         if mover is not None and (
                 not any(f"<@{mover}>" in text for text in texts)
-                or turns - {(state.round, state.turn)}
-                # no move of this round (a try of a stopped process, not in ``tried``):
-                # each seat plays one turn a round, so the one it pinged is over
-                or not shows_round(lines, state.round, record.locale)):
+                or not shows_round(lines, record.game.round, record.locale)):
             await self._turn(record, headline)
         else:
             await self.edit_table(record)
@@ -544,8 +538,6 @@ class Messages:
         made those posts at a moment not known here, so they are looked for from the first try
         on."""
         refused = False  # Discord refused the match's thread: its host is told, once
-        #: the footer line of the table each try posted -> its round and turn
-        tried: dict[str, tuple[int, int]] = {}
         # when the first try whose answer never came began (a resumed start's: long ago)
         unanswered: float | None = -math.inf if resumed else None
 
@@ -592,8 +584,6 @@ class Messages:
                 try:
                     made = await self._made_before(now) if looks else None
                     if made is None:
-                        tried[footer_line(observe(now.game, None), now.locale)] = (
-                            now.game.round, now.game.turn)
                         made = await self.post_table(now, headline, once=nonce(record, "t"))
                     else:
                         await self._carried(now, made.id, to_move(
@@ -606,7 +596,7 @@ class Messages:
                     return
                 now = self.current(now)
                 if unanswered is not None:  # made by a try before, as the table stood then
-                    await self._brought_up(now, made, headline, tried)
+                    await self._brought_up(now, made, headline)
                     now = self.current(now)
             if refused:
                 refused = False

@@ -81,26 +81,21 @@ def header(record: TableRecord, obs: Observation, locale: str,
                                        locale))
     if record.hints and record.status == "running":
         lines.append("-# " + translate(msg("bot.hint.table_on"), locale))
-    lines.append(footer_line(obs, locale))
+    lines.append(footer_line(obs.round, obs.step, locale))
     return "\n".join(lines)
-
-
-def footer_line(obs: Observation, locale: str) -> str:
-    """The table message's last small line: the round and the move number (one line of its
-    own, which tells which move a table message shows)."""
-    return footer_line_of(obs.round, obs.step, locale)
 
 
 def shows_round(lines: Collection[str], round_: int, locale: str) -> bool:
     """True when one of ``lines`` (a table message's) is the footer line of a move of round
     ``round_``, whichever move it is."""
-    before, _, after = footer_line_of(round_, "\0", locale).partition("\0")
+    before, _, after = footer_line(round_, "\0", locale).partition("\0")
     return any(line.startswith(before) and line.endswith(after)
                and line[len(before):len(line) - len(after)].isdigit() for line in lines)
 
 
-def footer_line_of(round_: int, step: int | str, locale: str) -> str:
-    """The footer line of a table message showing move ``step`` of round ``round_``."""
+def footer_line(round_: int, step: int | str, locale: str) -> str:
+    """The table message's last small line, showing move ``step`` of round ``round_`` (one
+    line of its own, which tells which move a table message shows)."""
     return "-# " + translate(msg("bot.table.footer", round=round_, step=step), locale)
 
 
@@ -169,5 +164,5 @@ def moved_view(record: TableRecord, url: str, locale: str) -> discord.ui.LayoutV
         accent_colour=GREY))
 
 
-__all__ = ["NARRATION", "accent", "deadline_markup", "footer_line", "footer_line_of", "header",
+__all__ = ["NARRATION", "accent", "deadline_markup", "footer_line", "header",
            "log_view", "moved_view", "narration", "shows_round", "table_view", "to_move"]
