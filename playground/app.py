@@ -324,14 +324,16 @@ class Playground:
     def channel_state(self) -> dict[str, Any]:
         """The server's channel the page shows (a new one once a moderator deleted it), the
         ids of the people it is hidden from, whether the bot may attach files there, and the
-        ids of the people with a server nickname."""
+        ids of the people with a server nickname (``nicknamed``) and those nicknames (``nicks``,
+        which Discord shows in a mention in the server)."""
         assert self.channel is not None
         guild = self.lb.guilds[GUILD_ID]
         hidden = [str(u.id) for u in self.lb.users.values()
                   if not guild.permissions_in(u, self.channel) & VIEW_CHANNEL]
-        nicknamed = [str(u.id) for u in self.lb.users.values() if u.nick is not None]
+        nicks = {str(u.id): u.nick for u in self.lb.users.values() if u.nick is not None}
         return {"id": str(self.channel.id), "name": self.channel.name, "hidden": hidden,
-                "bot_files": self.channel.bot_may(ATTACH_FILES), "nicknamed": nicknamed}
+                "bot_files": self.channel.bot_may(ATTACH_FILES), "nicknamed": list(nicks),
+                "nicks": nicks}
 
     def moderate(self, act: str, thread: str | None = None, user: str | None = None) -> None:
         """Do what a moderator does (one of :data:`MODERATION`) to ``thread`` of the server's

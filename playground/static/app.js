@@ -25,6 +25,7 @@
     hidden: [],             // ids of the people a moderator hid the server's channel from
     botFiles: true,         // whether the bot may attach files in the server's channel
     nicknamed: [],          // ids of the people a moderator gave a server nickname
+    nicks: {},              // user id -> that server nickname
     version: 0,
     messages: [],
     commands: [],
@@ -104,6 +105,11 @@
     const u = state.config.users.find((x) => x.id === id);
     return u ? u.name : "?";
   }
+  /** How a message shows a person: in the server (its channel and threads) by their server
+   * nickname when they have one, as Discord shows a mention; in DMs by their name. */
+  function memberName(id) {
+    return (state.place !== "dm" && state.nicks[id]) || userName(id);
+  }
   function colour(id) {
     const i = state.config.users.findIndex((u) => u.id === id);
     return COLOURS[(i < 0 ? 5 : i) % COLOURS.length];
@@ -116,7 +122,7 @@
   function localPath(url) {
     try { const u = new URL(url, location.href); return u.pathname + u.search; } catch { return url; }
   }
-  const view = window.KarakMessage({ esc, localPath, userName,
+  const view = window.KarakMessage({ esc, localPath, userName: memberName,
     channelName, threadName, locale: () => discordLocale() || lang() });
   setInterval(() => view.refreshTimes(document), 30_000);
   function channelName() {
@@ -227,7 +233,7 @@
     if (th.locked) note = t("thread_locked");
     else if (th.archived) note = t("thread_archived");
     el.innerHTML = `<h1 class="thread-title">${THREAD}<span>${esc(th.name)}</span></h1>`
-      + `<p>${esc(t("thread_started", { user: userName(th.owner_id) }))}</p>`
+      + `<p>${esc(t("thread_started", { user: memberName(th.owner_id) }))}</p>`
       + (note ? `<p class="thread-note">${esc(note)}</p>` : "");
     return el;
   }
@@ -535,6 +541,7 @@
         state.hidden = server.hidden || [];
         state.botFiles = server.bot_files !== false;
         state.nicknamed = server.nicknamed || [];
+        state.nicks = server.nicks || {};
         if (server.id !== state.config.channel) {  // deleted by a moderator: the new one
           state.config.channel = server.id;
           state.config.channel_name = server.name;

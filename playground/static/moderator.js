@@ -118,6 +118,7 @@
         state.hidden = server.hidden || [];
         state.botFiles = server.bot_files !== false;
         state.nicknamed = server.nicknamed || [];
+        state.nicks = server.nicks || {};
       } catch (e) { toast(refusal(e)); }
       await safeRefresh();
     }

@@ -258,8 +258,8 @@ def test_a_moderator_takes_the_bots_attach_files_and_the_mover_is_told(chromium_
 def test_a_moderator_gives_a_person_a_nickname_with_markdown(chromium_ready: None,
                                                             tmp_path: Path) -> None:
     """The channel's menu gives Bob the nickname **Bob** (and clears it): the table he opens
-    then shows his name as he typed it, asterisks and all, in its channel line and its table
-    message, never as bold text; at a phone's width."""
+    then shows his name as he typed it, asterisks and all, in its channel line, its table
+    message and the mention that pings him, never as bold text; at a phone's width."""
     width = 390
     with PlaygroundProcess(tmp_path / "pg.sqlite3", ai_pace=0.05) as proc, \
             browser.chromium(width, 844) as page:
@@ -278,6 +278,8 @@ def test_a_moderator_gives_a_person_a_nickname_with_markdown(chromium_ready: Non
         table = page.locator(f"article.msg:has({HAND})").first
         assert "**Bob**" in table.inner_text(), table.inner_text()
         assert table.locator("strong:text-is('Bob'), b:text-is('Bob')").count() == 0
+        # the turn's ping shows his nickname, as Discord shows a mention in a server
+        assert page.locator("article.msg .mention:text-is('@**Bob**')").count() >= 1
         page.click(".place-tab[data-place='server']")
         d.settle()
         line = page.locator("article.msg:has(.thread-link)").last

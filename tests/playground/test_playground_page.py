@@ -234,7 +234,7 @@ async def test_the_moderator_routes_send_what_discord_sends() -> None:
         status, shown = await moderate({"act": "hide", "user": bob})
         assert status == 200 and shown == {"id": str(CHANNEL_ID), "name": "goblin",
                                            "hidden": [bob], "bot_files": True,
-                                           "nicknamed": []}
+                                           "nicknamed": [], "nicks": {}}
         async with http.post(pg.url + "_loopback/command", json={
                 "user": bob, "channel": str(CHANNEL_ID), "command": "goblin new"}) as r:
             assert r.status == 400 and (await r.json())["code"] == "channel_hidden"
@@ -242,7 +242,8 @@ async def test_the_moderator_routes_send_what_discord_sends() -> None:
         # a server nickname: no event (the bot asks for no member updates), and the next
         # interaction of the person carries it
         sent.clear()
-        assert (await moderate({"act": "nick", "user": bob}))[1]["nicknamed"] == [bob]
+        nicked = (await moderate({"act": "nick", "user": bob}))[1]
+        assert nicked["nicknamed"] == [bob] and nicked["nicks"] == {bob: "**Bob**"}
         assert pg.lb.user(bob).member()["nick"] == "**Bob**" and sent == []
         assert (await moderate({"act": "unnick", "user": bob}))[1]["nicknamed"] == []
         assert pg.lb.user(bob).member()["nick"] is None
