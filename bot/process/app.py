@@ -53,18 +53,33 @@ SHARD_REFUSALS = {4010: "bot.cli.shards.invalid", 4011: "bot.cli.shards.required
 
 
 class _NoToken(logging.Filter):
-    """Drops any log record that would contain the token (defence in depth)."""
+    """Writes the token as ``[token]`` wherever a log record would show it: its message, its
+    traceback, its stack (defence in depth: the bot never logs it on purpose, and the rest of
+    the record is what an admin needs to read)."""
+
+    HIDDEN = "[token]"
 
     def __init__(self, token: str) -> None:
         super().__init__()
         self.token = token
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """False for a record whose text contains the token."""
+        """True, once the token is taken out of ``record``."""
         try:
-            return self.token not in record.getMessage()
+            message = record.getMessage()
         except Exception:  # pragma: no cover - a broken record is not ours to fix
             return True
+        if self.token in message:
+            record.msg, record.args = message.replace(self.token, self.HIDDEN), None
+        if record.exc_info:
+            text = logging.Formatter().formatException(record.exc_info)
+            if self.token in text:
+                record.exc_info, record.exc_text = None, text.replace(self.token, self.HIDDEN)
+        elif record.exc_text and self.token in record.exc_text:
+            record.exc_text = record.exc_text.replace(self.token, self.HIDDEN)
+        if record.stack_info and self.token in record.stack_info:
+            record.stack_info = record.stack_info.replace(self.token, self.HIDDEN)
+        return True
 
 
 #: Libraries whose DEBUG lines carry what the bot sends or saves: discord.py logs gateway payloads

@@ -70,3 +70,25 @@ async def test_no_saved_state_reaches_the_log_at_debug(tmp_path: Path, kept: Kep
         assert seat.hand and json.dumps(list(seat.hand)) not in text
         assert repr(seat.hand)[1:-1] not in text
     assert TOKEN not in text
+
+
+@pytest.mark.parametrize("log_format", ["text", "json"])
+def test_the_token_is_written_as_hidden_in_messages_and_tracebacks(
+        tmp_path: Path, kept: Kept, capsys: pytest.CaptureFixture[str], log_format: str) -> None:
+    """A line, a traceback or a stack that would show the token shows ``[token]`` in its place,
+    and the rest of it is still logged: an admin reads what went wrong, never the token."""
+    settings = load_settings({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(tmp_path / "k.db"),
+                              "KARAK_LOG_FORMAT": log_format}, env_file=None)
+    setup_logging(settings)
+    log = logging.getLogger("karak.bot")
+    log.warning("sent with %s", TOKEN)
+    try:
+        raise RuntimeError(f"refused: Bot {TOKEN}")
+    except RuntimeError:
+        log.exception("the gateway failed")
+    log.warning("where %s", "it was", stack_info=True, extra={"note": TOKEN})
+    text = capsys.readouterr().err
+    assert TOKEN not in text
+    assert "sent with [token]" in text
+    assert "the gateway failed" in text and "refused: Bot [token]" in text
+    assert "RuntimeError" in text and "where it was" in text
