@@ -61,6 +61,7 @@ from i18n import Msg, msg
 #: Seconds an open lobby may go without any change (a seat taken or left, an AI seat added,
 #: removed or set, a hero picked) before the bot closes it: a lobby its host walked away from
 #: would hold its channel, where no one else could open one, until a moderator abandoned it.
+#: A slow match's lobby waits a turn's time when that is longer (:func:`idle_after`).
 LOBBY_IDLE = 24 * 3600.0
 
 #: Attempts at a lobby change while another process changes the table between its read and its
@@ -83,12 +84,19 @@ def new_seed() -> int:
     return secrets.randbits(SEED_BITS)
 
 
+def idle_after(record: TableRecord) -> float:
+    """Seconds the lobby ``record`` may go without a change before the bot closes it:
+    :data:`LOBBY_IDLE`, or a turn's time when its turns take longer (a slow match, whose
+    people join at the pace they play, as they answer its rematch offer)."""
+    return max(LOBBY_IDLE, float(record.timer))
+
+
 def lapsed(record: TableRecord) -> bool:
-    """True when ``record`` is a lobby the bot closed after :data:`LOBBY_IDLE` without a change
+    """True when ``record`` is a lobby the bot closed after :func:`idle_after` without a change
     (:meth:`Lobby.close_idle`: its last change, ``updated_at``, is that long before it closed)."""
     return (record.status == "abandoned" and record.state is None
             and record.finished_at is not None
-            and record.finished_at - record.updated_at >= LOBBY_IDLE)
+            and record.finished_at - record.updated_at >= idle_after(record))
 
 
 def game_config(lobby: Sequence[SeatInfo], abilities: bool,
@@ -407,7 +415,7 @@ class Lobby:
 
     async def close_idle(self, held: Collection[int]) -> list[TableRecord]:
         """Close every open lobby among ``held`` (the tables this process holds) that went
-        :data:`LOBBY_IDLE` without a change, as abandoned (kept as history; no one forfeits:
+        :func:`idle_after` without a change, as abandoned (kept as history; no one forfeits:
         nothing was played), so its channel is free for a new one. Each is closed under its
         lock and only while unchanged, so a change another process made meanwhile keeps it
         open. Returns the lobbies closed now (one that cannot be read is left alone)."""
@@ -419,10 +427,14 @@ class Lobby:
             if table not in mine:
                 continue
             try:
+                read = await self.tables.load(table)
+                if read.updated_at > now - idle_after(read):
+                    continue  # a slow match's lobby waits a turn's time (no lock taken)
                 async with self.tables.hold(table) as record:
                     if record.status != "lobby" or record.revision != revision:
                         continue
-                    if not await self.store.close_idle_lobby(table, revision, before, now):
+                    since = now - idle_after(record)
+                    if not await self.store.close_idle_lobby(table, revision, since, now):
                         continue
                     closed.append(await self.tables.load(table))
             except Refusal:
@@ -598,5 +610,5 @@ class Lobby:
         raise AssertionError("unreachable")  # pragma: no cover
 
 
-__all__ = ["ATTEMPTS", "LOBBY_IDLE", "SEED_BITS", "Kept", "Lobby", "game_config", "lapsed",
-           "new_seed"]
+__all__ = ["ATTEMPTS", "LOBBY_IDLE", "SEED_BITS", "Kept", "Lobby", "game_config", "idle_after",
+           "lapsed", "new_seed"]

@@ -1,7 +1,8 @@
 """A lobby its host walked away from: left a day without any change (a seat taken or left, an
-AI seat, a hero), the bot's timer pass closes it as a cancelled lobby is closed, its message
-saying why in the table's language, and the channel is free for a new one; a lobby changed
-within the day stays open, and so does one another process holds (it closes its own)."""
+AI seat, a hero; a slow match's lobby, a turn's time when that is longer), the bot's timer pass
+closes it as a cancelled lobby is closed, its message saying why in the table's language, and
+the channel is free for a new one; a lobby changed within the day stays open, and so does one
+another process holds (it closes its own)."""
 from __future__ import annotations
 
 from typing import Any
@@ -115,3 +116,42 @@ async def test_a_join_that_lost_the_race_to_the_close_is_refused(bot: LiveBot, c
     assert closed.status == "abandoned" and closed.seat_of(BOB.id) is None
     assert LAPSED in bot.message(lobby).text() and not bot.message(lobby).custom_ids()
     assert f"<@{BOB.id}>" not in bot.message(lobby).text()
+
+
+async def test_a_slow_match_s_lobby_waits_a_turn_s_time(bot: LiveBot, clock: Clock) -> None:
+    """The lobby of a slow match (three days a turn): its people join at that pace, as they
+    answer a rematch offer, so a day without a change does not close it; its buttons and its
+    Start still work then. Left a whole turn's time without one, it closes, saying how long."""
+    await bot.command(ANN, "new", timer=259200)  # three days a turn
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    clock.now += 2 * LOBBY_IDLE  # two days: nobody came yet
+    await bot.bot.scheduler._timer_pass()
+    await bot.settle()
+    assert (await bot.bot.service.tables.load(tid)).status == "lobby"
+    assert LobbyButton.id_for(tid, "join", 0) in bot.message(lobby).custom_ids()
+    clock.now += 3 * LOBBY_IDLE - 1  # almost three days since
+    await bot.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
+    await bot.bot.scheduler._timer_pass()
+    await bot.settle()
+    assert (await bot.bot.service.tables.load(tid)).status == "lobby"
+    clock.now += 3 * LOBBY_IDLE  # three days since Bob joined
+    await bot.bot.scheduler._timer_pass()
+    await bot.settle()
+    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
+    shown = bot.message(lobby)
+    assert not shown.custom_ids()
+    assert "This lobby closed after 3 days (a turn's time) without a start." in shown.text()
+
+
+async def test_a_slow_match_s_lobby_starts_after_a_day(bot: LiveBot, clock: Clock) -> None:
+    """Bob joins a slow match's lobby, and its host comes back to start it two days later."""
+    await bot.command(ANN, "new", timer=259200)  # three days a turn
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    await bot.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
+    clock.now += 2 * LOBBY_IDLE
+    await bot.bot.scheduler._timer_pass()
+    await bot.settle()
+    await bot.click(ANN, lobby, LobbyButton.id_for(tid, "start", 1))
+    assert (await bot.bot.service.tables.load(tid)).status == "running"

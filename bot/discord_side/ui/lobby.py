@@ -10,9 +10,10 @@ import discord
 from bot.discord_side.ui.control import Control
 from bot.discord_side.ui.custom_ids import HeroMenu, LevelMenu, LobbyButton
 from bot.discord_side.ui.parts import GOLD, GREY, button, layout, menu, row, text_block
-from bot.game.lobby import lapsed
+from bot.game.lobby import LOBBY_IDLE, idle_after, lapsed
 from bot.game.people import person
 from bot.game.seats import MAX_SEATS, heroes, solo
+from bot.game.spans import span
 from bot.game.texts import on_off, timer_text
 from bot.storage.records import SeatInfo, TableRecord
 from engine.agents import LEVELS
@@ -40,8 +41,11 @@ def lobby_lines(record: TableRecord, locale: str) -> list[str]:
     if record.status == "running":
         lines.append(translate(msg("bot.lobby.started"), locale))
     elif record.status != "lobby":
-        lines.append(translate(msg("bot.lobby.lapsed" if lapsed(record)
-                                   else "bot.lobby.cancelled"), locale))
+        idle = idle_after(record)
+        lines.append(translate(msg("bot.lobby.cancelled") if not lapsed(record)
+                               else msg("bot.lobby.lapsed") if idle <= LOBBY_IDLE
+                               else msg("bot.lobby.lapsed_turn", span=span(int(idle))),
+                               locale))
     return lines
 
 
