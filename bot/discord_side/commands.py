@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
@@ -19,6 +20,7 @@ from bot.discord_side.context import (
     missing_permissions,
     place_refusal,
     public_locale,
+    told_privately,
 )
 from bot.discord_side.counting import refused_here
 from bot.discord_side.interactions import Interactions
@@ -62,6 +64,16 @@ def confirm_view(table: int, locale: str, note: Msg | None = None,
         text_block(ask),
         row(button(translate(msg("bot.channel.abandon_yes"), locale), AbandonButton.id_for(table),
                    "danger"))))
+
+
+def after(answered: asyncio.Event,
+          tell: Callable[[Msg], Awaitable[None]]) -> Callable[[Msg], Awaitable[None]]:
+    """``tell``, held until ``answered`` is set: a follow-up sent before a deferred command's
+    answer would fill its "thinking..." message, which that answer then replaces."""
+    async def held(text: Msg) -> None:
+        await answered.wait()
+        await tell(text)
+    return held
 
 
 class Commands:
@@ -112,7 +124,8 @@ class Commands:
         answer is the asker's hand, which explains each rule as it comes. In a server it moves
         to a thread of its own as any match does (the server's choice), so the channel stays
         open to other matches while it lasts; where the bot may not create one, it is played
-        in the channel and the learner is told which permission is missing, as a host is."""
+        in the channel and the learner is told which permission is missing, as a host is; so
+        they are, below their hand, when Discord refuses the match's table for a permission."""
         self._may_open(interaction)
         assert interaction.channel_id is not None
         await interaction.response.defer(ephemeral=True, thinking=True)
@@ -129,10 +142,15 @@ class Commands:
             await interaction.edit_original_response(
                 content=answer + (" " + jump_url(found) if found is not None else ""))
             return
-        await self.clicks.lobby.begin(record)
-        record = await self.service.tables.load(record.id)
-        async with Reply(interaction, in_place=False) as reply:  # acknowledged above
-            await self.clicks.reply_hand(reply, record, 0, loc(interaction))
+        answered = asyncio.Event()  # the hand is the answer: what follows it comes after
+        self.messages.when_withheld(record.id, after(answered, told_privately(interaction)))
+        try:
+            await self.clicks.lobby.begin(record)
+            record = await self.service.tables.load(record.id)
+            async with Reply(interaction, in_place=False) as reply:  # acknowledged above
+                await self.clicks.reply_hand(reply, record, 0, loc(interaction))
+        finally:
+            answered.set()
         if missing:
             await interaction.followup.send(translate(missing_message(
                 missing, "bot.thread.no_permission"), loc(interaction)), ephemeral=True)

@@ -833,3 +833,29 @@ async def test_a_player_s_next_turn_after_a_lost_first_table_message_is_pinged_a
     assert table.id != made.id and ANN.id in table.mentions
     assert [m.id for m in again.public()] == [table.id]  # the older one went
     await again.stop()
+
+
+async def test_a_learner_is_told_privately_when_the_guided_match_s_table_is_refused(
+        bot: LiveBot, clock: Clock) -> None:
+    """/goblin learn starts its match at once: when Discord refuses its first table message
+    for a permission taken from the bot after the command was checked, the learner has only
+    their hand, and no table to open it from again. They are told privately, as a host who
+    clicked Start is, once, below their hand (which stays their answer); the table is posted
+    once the permission is back."""
+    attach_files_taken_at_start(bot)
+    ix = await bot.command(ANN, "learn")
+    hand = bot.reply(ix)
+    assert hand.owner == ANN.id and "Your hand" in hand.text(), hand.text()
+    tid = (await bot.bot.service.tables.in_channel(CHANNEL, ANN.id)).id
+    told = [t for t in bot.said(ix) if "did not let me post" in t]
+    assert told == [
+        f"Table #{tid} has started, but Discord did not let me post its table message in "
+        f"<#{CHANNEL}>: I probably lack one of these permissions there: View Channel, Send "
+        "Messages, Embed Links, Attach Files. Ask an admin to grant it to the bot. I keep "
+        "trying: the table message will appear within a few minutes once I am allowed to post it."
+    ], bot.said(ix)
+    await timers_pass(bot, clock, RETRY_FIRST)  # refused again: told once
+    assert len([t for t in bot.said(ix) if "did not let me post" in t]) == 1
+    bot.channel.bot_permissions |= ATTACH_FILES
+    await timers_pass(bot, clock, retry_pause(1))
+    assert (await bot.bot.service.tables.load(tid)).message_id == bot.last_table_message().id
