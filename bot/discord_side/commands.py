@@ -251,7 +251,8 @@ class Commands:
         await self.clicks.show_hand(interaction, table.id)
 
     async def status(self, interaction: discord.Interaction[Any]) -> None:
-        """/goblin status: the table as it is now, only for the asker."""
+        """/goblin status: the table as it is now, only for the asker, with a link to its table
+        message (none before the game's first is posted: the lobby message is no table's)."""
         locale = loc(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
         assert interaction.channel_id is not None
@@ -260,8 +261,10 @@ class Commands:
         if record.state is None:
             await interaction.edit_original_response(view=lobby_view(record, locale))
             return
+        record = self.messages.current(record)  # its table message posted last, if any
         payload = await self.messages.table_payload(
-            record, locale, headline=msg("bot.channel.status_link", url=jump_url(record)))
+            record, locale, headline=msg("bot.channel.status_link", url=jump_url(record))
+            if record.message_id is not None else msg("bot.channel.status_unposted"))
         await interaction.edit_original_response(view=payload.view, attachments=payload.files)
 
     async def abandon(self, interaction: discord.Interaction[Any]) -> None:

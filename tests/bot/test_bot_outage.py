@@ -21,6 +21,7 @@ from live_bot import CHANNEL, Call, LiveBot, on_answer, table_id
 from players import (
     ANN,
     BOB,
+    EVE,
     Players,
     TinyRenderer,
     before_a_turn_ends,
@@ -859,3 +860,21 @@ async def test_a_learner_is_told_privately_when_the_guided_match_s_table_is_refu
     bot.channel.bot_permissions |= ATTACH_FILES
     await timers_pass(bot, clock, retry_pause(1))
     assert (await bot.bot.service.tables.load(tid)).message_id == bot.last_table_message().id
+
+
+async def test_status_before_the_first_table_message_says_it_is_not_posted_yet(
+        bot: LiveBot) -> None:
+    """Eve asks /goblin status after Start, while Discord refuses the game's first table
+    message (a permission taken from the bot): her copy does not call the lobby message "the
+    table message" nor link to it (it is deleted once the table is posted); it says the table
+    message is not in the channel yet."""
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    await bot.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
+    attach_files_taken_at_start(bot)
+    await bot.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
+    assert (await bot.bot.service.tables.load(tid)).message_id is None
+    text = bot.reply(await bot.command(EVE, "status")).text()
+    assert str(lobby.id) not in text and "[the table message]" not in text, text
+    assert "the table message is not in the channel yet" in text, text
