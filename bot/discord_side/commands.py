@@ -185,7 +185,9 @@ class Commands:
                 await interaction.response.send_message(answer, ephemeral=True)
             return
         if interaction.response.is_done():  # answered privately while waiting its turn
-            record = await self.messages.lobby.show(record)
+            # posted on the table's feed, as it is then: a /goblin join meanwhile (the table is
+            # open) redraws it there too, after this post, not with a second lobby before it
+            record = await self.messages.lobby.refresh(record)
             await interaction.edit_original_response(content=translate(
                 msg("bot.done.new", table=record.id, url=jump_url(record)), locale))
             return

@@ -312,6 +312,53 @@ async def test_a_new_table_waiting_its_turn_opens_when_the_first_is_refused(
     assert lb.breaches == []
 
 
+async def test_a_join_while_a_waiting_lobby_is_posted_leaves_one_up_to_date_lobby(
+        lb: Loopback, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        people: tuple[User, User, User]) -> None:
+    """Bob's /goblin new waited for Ann's, which was refused: his table is open before its
+    lobby message is posted, and Cyril, told of it, runs /goblin join in the channel at that
+    moment. One lobby message stands in the end, the one the table notes, showing both: the
+    join's redraw neither posts a second lobby nor is drawn over by the table as it was
+    before Cyril sat down."""
+    ann, bob, cyril = people
+    channel = lb.create_channel(lb.create_guild())
+    oracle = Oracle(tmp_path / "k.sqlite3")
+    async with live_bot(lb, oracle.db) as bot:
+        refusing, posting = Gate(), Gate()
+        real = bot.service.lobby.create
+
+        async def refused_first(**kwargs: Any) -> Any:
+            if kwargs["host_id"] != ann.id:
+                return await real(**kwargs)
+            await refusing()
+            raise Refusal(msg("bot.error.bad_timer"))
+
+        monkeypatch.setattr(bot.service.lobby, "create", refused_first)
+        hold_first(monkeypatch, bot.messages.lobby, "show", posting)  # Bob's lobby, unposted
+        first = await lb.command(ann, channel, "goblin new")
+        await refusing.passed.wait()
+        second = await lb.command(bob, channel, "goblin new")
+        await second.answered(10)
+        refusing.open()
+        await posting.passed.wait()
+        joined = await lb.command(cyril, channel, "goblin join")
+        await joined.answered(10)
+        for _ in range(40):  # the join's redraw, on its way (posted at once, unless it waits)
+            if lobbies_in(lb, channel, bob):
+                break
+            await asyncio.sleep(0.05)
+        posting.open()
+        await asyncio.gather(first.done(10), second.done(10), joined.done(10))
+        await settle(bot)
+        tid = oracle.active_in(channel.id)
+        assert tid is not None and len(oracle.table(tid).seats) == 2
+        lobbies = lobbies_in(lb, channel, bob)
+        assert len(lobbies) == 1, [m.text()[:80] for m in lobbies]
+        assert oracle.table(tid).lobby_message_id == lobbies[0].id
+        assert f"<@{cyril.id}>" in lobbies[0].text(), lobbies[0].text()
+    assert lb.breaches == []
+
+
 async def abandon_while_held(lb: Loopback, bot: KarakBot, channel: Channel, host: User,
                              tid: int, gate: Gate) -> None:
     """The host abandons the table while the bot is held at ``gate`` drawing the table
