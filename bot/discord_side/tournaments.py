@@ -57,10 +57,12 @@ from bot.game.tournaments import Progress, View
 from bot.storage.records import DamagedTournament, TableRecord, TournamentRecord
 from bot.supervision.tasks import Tasks
 from engine.agents import AiLevel
-from i18n import msg, translate
+from i18n import Msg, msg, translate
 
 log = logging.getLogger("karak.bot")
 Begin = Callable[[TableRecord], Awaitable[None]]
+#: The direct-message channel with a person (opened once and kept).
+Direct = Callable[[int], Awaitable[discord.abc.Messageable]]
 
 
 def terms_lines(record: TournamentRecord) -> list[str]:
@@ -121,11 +123,13 @@ class TournamentDesk:
     for a match the round's deadline closed (the scheduler's forget); ``sights`` tells which
     tournaments the asker may see; ``ours`` whether a server is heard on this process's shards
     (only their tournaments move on here in the background: their matches begin in the process
-    that takes them up)."""
+    that takes them up); ``direct`` opens the direct messages with the tournament's host, told
+    there when Discord refuses a round's match its table for a permission."""
 
     def __init__(self, service: GameService, messages: Messages, tasks: Tasks,
                  begin: Begin, forget: Callable[[int], None], sights: Sights,
-                 ours: Callable[[int], bool] = lambda guild: True) -> None:
+                 ours: Callable[[int], bool] = lambda guild: True,
+                 direct: Direct | None = None) -> None:
         self.service = service
         self.messages = messages
         self.tasks = tasks
@@ -133,6 +137,9 @@ class TournamentDesk:
         self.forget = forget
         self.sights = sights
         self.ours = ours
+        self.direct = direct
+        #: (tournament, round) whose host was told a match of it was refused its table
+        self._withheld: set[tuple[int, int]] = set()
 
     # ------------------------------------------------------------------ finding one
 
@@ -367,8 +374,30 @@ class TournamentDesk:
         if progress.opened is not None:
             if len(progress.tournament.rounds) == 1 and record.closes_at is not None:
                 await self._signup_edit(record)
+            seated = len(progress.tournament.rounds)
             for table in progress.opened.tables:
+                self.messages.when_withheld(table.id, self._host_told(record, seated))
                 await self.begin(table)
+
+    def _host_told(self, record: TournamentRecord, round_no: int) -> Callable[[Msg],
+                                                                             Awaitable[None]]:
+        """What tells the tournament's host by direct message, once a round, that Discord
+        refused a match of round ``round_no`` its first table message for a permission
+        (``told``: what a person who clicked Start would be told): nobody started it by a
+        click, and the round's matches share its channel, where such a refusal holds them all
+        up (each is tried again, as any start is)."""
+        async def tell(told: Msg) -> None:
+            if (self.direct is None or forgotten(record.host_id)
+                    or (record.id, round_no) in self._withheld):
+                return
+            self._withheld.add((record.id, round_no))
+            text = translate(msg("bot.tournament.post.withheld", round=round_no,
+                                 name=plain(record.name), table=told.get("table") or 0,
+                                 channel=told.get("channel") or "",
+                                 needed=told.get("needed") or ""), record.locale)
+            channel = await self.direct(record.host_id)
+            await channel.send(content=text[:2000], allowed_mentions=NO_MENTIONS)
+        return tell
 
     async def _send_standings(self, progress: Progress) -> None:
         """The standings picture in the tournament's channel; the champion's at the end."""

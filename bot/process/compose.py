@@ -142,11 +142,11 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
 
         sights = Sights(client, service)
         sights.install(client)
-        desk = TournamentDesk(service, messages, tasks, begin,
-                              forget=lambda table: scheduler.forget(table), sights=sights,
-                              ours=leases.ours)
         reminders = Reminders(client, service, tasks, leases, max(REMINDER_POLL, timer_poll))
         reminders.install(client)
+        desk = TournamentDesk(service, messages, tasks, begin,
+                              forget=lambda table: scheduler.forget(table), sights=sights,
+                              ours=leases.ours, direct=reminders.direct)
         scheduler = Scheduler(
             service, tasks, leases, poster, ai_pace=ai_pace, timer_poll=timer_poll,
             heartbeat=heartbeat, connected=partial(is_connected, client),

@@ -670,6 +670,54 @@ async def test_a_round_seated_while_the_bot_may_not_post_begins_once_it_may(
     assert not [m for m in h.public() if "could not open a thread" in m.text()]  # none refused
 
 
+async def test_the_host_is_told_once_by_direct_message_when_a_round_s_match_is_refused(
+        h: LiveBot, clock: Clock) -> None:
+    """Round 2 is seated while the bot may not post in the tournament's channel: nobody
+    started its match by a click, so nobody would know why it does not show. The tournament's
+    host is told by direct message (the channel refuses the bot) where, and which permissions
+    a table needs there, once, not at each of the start's retries."""
+    from bot.discord_side.feed import RETRY_FIRST
+
+    await _three_seated(h)
+    h.channel.bot_permissions &= ~SEND_MESSAGES
+    await h.command(ADMIN, "tournament end-round")
+    await h.settle()
+    tid = (await h.bot.service.store.tournaments_with_status("running"))[0]
+    second = (await h.bot.service.tournaments.view(tid)).tables[-1].table_id
+    assert (await h.bot.service.tables.load(second)).message_id is None
+    told = [m.text() for m in _dms(h, ADMIN)]
+    assert told == [
+        f"Round 2 of Spring Cup is seated, but Discord did not let me post the table message "
+        f"of table #{second} in <#{h.channel.id}>: I probably lack one of these permissions "
+        "there: View Channel, Send Messages, Embed Links, Attach Files. Grant it to the bot, or "
+        "ask an admin to. I keep trying: every match of the round held up this way will appear "
+        "within a few minutes once I am allowed to post there."], told
+    clock.now += RETRY_FIRST  # refused again: not told again
+    await timer_pass(h)
+    assert len(_dms(h, ADMIN)) == 1
+    assert not any(_dms(h, user) for user in (ANN, BOB, EVE))
+
+
+async def test_a_round_whose_matches_are_all_refused_tells_its_host_once(h: LiveBot) -> None:
+    """Round 1's two matches are both refused their table (a permission taken from the bot in
+    the tournament's channel): the host gets one direct message for the round, not one a
+    match."""
+    await h.command(ADMIN, "tournament new", name="Spring Cup", rounds=2, table_size=3)
+    board = signup(h)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    for user in (ANN, BOB, EVE, ADMIN, h.lb.create_user("Cyril"), h.lb.create_user("Dana")):
+        await h.click(user, board, TournamentButton.id_for(tid, "join"))
+    h.channel.bot_permissions &= ~SEND_MESSAGES
+    await h.command(ADMIN, "tournament start")
+    await h.settle()
+    tables = (await h.bot.service.tournaments.view(tid)).tables
+    assert len(tables) == 2
+    for table in tables:
+        assert (await h.bot.service.tables.load(table.table_id)).message_id is None
+    told = [m.text() for m in _dms(h, ADMIN)]
+    assert len(told) == 1 and told[0].startswith("Round 1 of Spring Cup is seated"), told
+
+
 async def _slow_turn_before_the_round_ends(h: LiveBot, clock: Clock) -> tuple[int, User, float]:
     """Spring Cup of Ann and Bob (who asked for reminders), 8-hour turns and rounds of a day:
     each plays their turn 7 hours into it, until a turn starts 3 hours before the round ends
