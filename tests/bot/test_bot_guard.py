@@ -3,14 +3,25 @@ lost, a fight at 1 HP against a monster that gets past the seat's equipment, and
 merchant where nothing can be bought."""
 from __future__ import annotations
 
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from rules.helpers import plain
 
 from bot.game.guard import question
-from engine import EndBattle, Fight, GameState, VisitMerchant, observe, parse
+from engine import (
+    Discard,
+    EndBattle,
+    Fight,
+    GameState,
+    VisitMerchant,
+    legal_actions,
+    observe,
+    parse,
+)
 from engine.catalog import tables
 from engine.position import SeatSetup, locate, position
 from engine.rules import apply
-from i18n import msg, translate
+from i18n import Msg, msg, translate
 
 HITTER = plain(1, lambda m: m.attack >= 2)
 #: The armour with the most defence (3, more than a level I monster's attack of 2 or 3).
@@ -143,3 +154,98 @@ def test_a_fight_at_1_hp_names_the_healing_potion_that_saves_the_hero() -> None:
     ended, _ = apply(healed, EndBattle())
     assert ended.seats[0].hp == 0  # the potion is not enough against that attack
     assert asked is not None and asked.key == "bot.undo.fight_lethal"
+
+
+def test_a_fight_at_1_hp_names_the_countercurse_potion_that_frees_the_equipment() -> None:
+    """R33: a countercurse potion lifts the monster's armour curse, so the armour holds the
+    attack off again (R23); the question names the potion and the curse instead of a loss that
+    nothing but the cards could spare, and a fight the potion cannot help stays lethal."""
+    monster = next(m for m, i in tables().monsters.items()
+                   if "armour" in i.curses and i.level < 4 and not i.gatekeeper)
+    info = tables().monsters[monster]
+    armour = next(e for e, i in tables().equipment.items()
+                  if i.kind == "armour" and i.defence >= info.attack)
+    state = position(SeatSetup("horan", name="Ann", hp=1, armour=armour, keys=(1, 2),
+                               potions=("countercurse",)), "taia",
+                     rows={info.level: [monster, None, None, None, None]})
+    fight = locate(state, monster)
+    asked = question(observe(state, 0), fight)
+    battle, _ = apply(state, fight)
+    countered, _ = apply(battle, parse("counter:armour"))  # before any card (R33)
+    ended, _ = apply(countered, EndBattle())
+    assert ended.seats[0].hp == 1  # nothing played, the armour curse lifted: unhurt
+    assert asked is not None and asked.key == "bot.undo.fight_lethal_countercurse"
+    assert "countercurse potion against armour" in translate(asked)
+    assert "contre-malédiction" in translate(asked, "fr")
+    assert "lektvar ochrany" in translate(asked, "cs")
+    # with the healing potion as well, either potion saves the hero
+    both = position(SeatSetup("horan", name="Ann", hp=1, armour=armour, keys=(1, 2),
+                              potions=("healing", "countercurse")), "taia",
+                     rows={info.level: [monster, None, None, None, None]})
+    asked = question(observe(both, 0), locate(both, monster))
+    assert asked is not None and asked.key == "bot.undo.fight_lethal_either"
+    # without armour the countercurse frees nothing: the plain question
+    bare = position(SeatSetup("horan", name="Ann", hp=1, keys=(1, 2),
+                              potions=("countercurse",)), "taia",
+                    rows={info.level: [monster, None, None, None, None]})
+    asked = question(observe(bare, 0), locate(bare, monster))
+    assert asked is not None and asked.key == "bot.undo.fight_lethal"
+
+
+#: The regular monsters of levels I to III, each fought from its row with the keys to reach it.
+REGULARS = sorted(m for m, i in tables().monsters.items() if i.level < 4 and not i.gatekeeper)
+#: Those that curse equipment (R23), drawn as often as all the others together.
+CURSING = [m for m in REGULARS if {"weapon", "armour"} & set(tables().monsters[m].curses)]
+WEAPONS = sorted(e for e, i in tables().equipment.items() if i.kind == "weapon")
+ARMOURS = sorted(e for e, i in tables().equipment.items() if i.kind == "armour")
+#: What each fight question says the hero must drink, with no card played, to stay standing.
+DRINKS = {"bot.undo.fight_lethal_potion": (("heal",),),
+          "bot.undo.fight_lethal_countercurse": (("counter",),),
+          "bot.undo.fight_lethal_either": (("heal",), ("counter",)),
+          "bot.undo.fight_lethal_both": (("counter", "heal"),)}
+
+
+def _left_standing(state: GameState, drinks: tuple[str, ...], curse: str | None) -> bool:
+    """Whether the hero fighting in ``state`` stands after drinking ``drinks`` (the countercurse
+    against ``curse``) and ending the battle with no card played."""
+    for drink in drinks:
+        state, _ = apply(state, parse(f"counter:{curse}" if drink == "counter" else drink))
+    while EndBattle() not in legal_actions(state):  # R23: down to 4 cards first
+        state, _ = apply(state, next(a for a in legal_actions(state) if isinstance(a, Discard)))
+    ended, _ = apply(state, EndBattle())
+    return ended.seats[0].hp > 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(monster=st.one_of(st.sampled_from(CURSING), st.sampled_from(REGULARS)),
+       weapon=st.sampled_from([None, *WEAPONS]),
+       armour=st.sampled_from([None, *ARMOURS]),
+       potions=st.sampled_from([(), ("healing",), ("countercurse",),
+                                ("healing", "countercurse")]))
+def test_the_fight_question_at_1_hp_tells_what_the_engine_does(
+        monster: str, weapon: str | None, armour: str | None,
+        potions: tuple[str, ...]) -> None:
+    """R23-R24, R33, R35: the question before a fight at 1 HP is asked exactly when ending the
+    battle at once knocks the hero out; the potions it names spare the hero (each of them, or
+    both together, as it says), and a question that names none means no potion can."""
+    assume(monster not in (weapon, armour))  # equipment is a monster's reward card
+    info = tables().monsters[monster]
+    state = position(SeatSetup("horan", name="Ann", hp=1, weapon=weapon, armour=armour,
+                               keys=(1, 2), potions=potions), "taia",
+                     rows={info.level: [monster, None, None, None, None]})
+    fight = locate(state, monster)
+    asked = question(observe(state, 0), fight)
+    battle, _ = apply(state, fight)
+    assert (asked is None) == _left_standing(battle, (), None)
+    if asked is None:
+        return
+    curse = asked.get("curse")
+    lifted = curse.key.removeprefix("curse.") if isinstance(curse, Msg) else None
+    if asked.key == "bot.undo.fight_lethal":
+        assert not any(_left_standing(battle, drinks, c)
+                       for drinks in ((), ("heal",), ("counter",), ("counter", "heal"))
+                       for c in (info.curses or (None,))
+                       if all(("healing" if d == "heal" else "countercurse") in potions
+                              for d in drinks) and (c is not None or "counter" not in drinks))
+    else:
+        assert all(_left_standing(battle, drinks, lifted) for drinks in DRINKS[asked.key])
