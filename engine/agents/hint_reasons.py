@@ -129,7 +129,7 @@ def _battle_reason(obs: Observation, action: Action, after: Observation) -> Msg 
         return msg("hint.win_now", monster=monster) if before.win else None
     if later is None:
         return None
-    if later.totals.win and not before.win:
+    if later.totals.win and not before.win and before.attack < before.monster_hp:
         return msg("hint.enough_attack", attack=later.totals.attack, monster=monster)
     if before.knocked_out and not later.totals.knocked_out:
         return msg("hint.keeps_hp", monster=monster)

@@ -249,3 +249,31 @@ def test_the_hp_reason_states_the_hp_the_move_brings_back() -> None:
     for locale in LOCALES:
         text = translate(said, locale)
         assert str(left) in text and "5" not in text, (locale, text)
+
+
+def test_a_move_that_only_saves_the_last_hp_is_not_said_to_bring_the_attack_up() -> None:
+    """R24, R35: a seat at 1 HP whose weapon already beats the monster's HP loses the battle only
+    because the hits knock it out; the healing potion wins it without adding any attack, so the
+    reason says it keeps the last HP, not that it brings the attack to what it already was."""
+    from engine import DrinkHealing
+    from engine.agents.hint_reasons import reason
+    from engine.catalog import tables
+    from engine.position import SeatSetup, position
+
+    known = tables()
+    weapon = max(known.equipment, key=lambda e: known.equipment[e].attack)
+    monster = next(m.id for m in known.monsters.values()
+                   if m.level == 1 and not m.curses and not m.gatekeeper
+                   and 2 <= m.attack < 5 and m.hp <= known.equipment[weapon].attack)
+    state = position(SeatSetup("horan", name="Ann", hp=1, weapon=weapon, potions=("healing",)),
+                     "taia", fight=monster)
+    obs = observe(state, 0)
+    assert obs.battle is not None
+    before = obs.battle.totals
+    assert before.attack >= before.monster_hp and before.knocked_out and not before.win
+    drink = DrinkHealing()
+    assert drink in obs.legal
+    after = observe(apply(state, drink)[0], 0).battle
+    assert after is not None and after.totals.win and after.totals.attack == before.attack
+    said = reason(obs, drink, [state])
+    assert said.key == "hint.keeps_hp", translate(said)
