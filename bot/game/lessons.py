@@ -134,8 +134,9 @@ def situations(obs: Observation) -> list[str]:
         "win": in_battle and _wins(obs),
         "equipment": _first_equipment(obs),
         "key": bool(obs.seats[seat].keys) and obs.phase is Phase.TURN,
-        "merchant": (obs.phase is Phase.MERCHANT or obs.phase is Phase.TURN
-                     and VisitMerchant() in obs.legal and _can_pay(obs, seat)),
+        "merchant": ((obs.phase is Phase.MERCHANT
+                      or obs.phase is Phase.TURN and VisitMerchant() in obs.legal)
+                     and _can_pay(obs, seat)),
     }
     return [name for name in LESSONS if found[name]]
 

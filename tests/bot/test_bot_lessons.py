@@ -276,3 +276,18 @@ def test_the_hits_lesson_states_what_ending_the_battle_does_to_the_hp() -> None:
                         assert str(left) in text or hits.key != "learn.battle.hits_healed"
     assert seen >= {"learn.battle.hits", "learn.battle.hits_healed",
                     "learn.battle.hits_knocked_out"}
+
+
+def test_the_merchant_lesson_waits_for_something_to_pay_with() -> None:
+    """R40: the merchant lesson says "you have something to pay with"; a learner who visits the
+    merchant holding only starting cards (no equipment, no reward card) is not told so."""
+    visit = VisitMerchant()
+    for armour in (None, "m1-08"):
+        state = position(SeatSetup("horan", name="Ann", armour=armour), "taia")
+        assert visit in observe(state, 0).legal
+        inside, _ = apply(state, visit)
+        obs = observe(inside, 0)
+        assert obs.phase is Phase.MERCHANT
+        assert not any(tables().actions[c].reward for c in obs.hand)  # starting cards only
+        told = "merchant" in situations(obs)
+        assert told == (armour is not None), translate(lesson("merchant", obs).text)
