@@ -247,8 +247,8 @@ def controls(obs: Observation) -> Controls:
 
 
 def group_note(group: str, obs: Observation) -> Msg | None:
-    """A line under a group's title: what a reward is worth, why the merchant sells nothing,
-    which preference is set now."""
+    """A line under a group's title: what a reward is worth, why the merchant sells nothing
+    (nothing to pay with, or nothing for sale), which preference is set now."""
     if group == "reward" and obs.pending:
         return card_stats(obs.pending)
     if group == "fight":  # a lone fight is a button, which has no line of its own
@@ -256,7 +256,8 @@ def group_note(group: str, obs: Observation) -> Msg | None:
         monster = fight_monster(fights[0], obs) if len(fights) == 1 else None
         return monster_facts(monster, obs) if monster else None
     if group == "shop" and not any(kind_of(a) in ("buy", "pay") for a in obs.legal):
-        return msg("bot.hand.nothing_to_pay")
+        # R40 nothing to pay with, or R41-R42 nothing left for sale to a seat that could pay
+        return msg("bot.hand.nothing_to_pay" if not can_pay(obs) else "bot.hand.nothing_for_sale")
     if group == "shop" and any(isinstance(a, BuyPotion | BuyPawned) for a in obs.legal):
         return msg("bot.facts.price")
     if group == "setting":

@@ -21,6 +21,7 @@ from bot.game.facts import (
 )
 from bot.game.texts import controls, describe
 from engine import (
+    BuyPawned,
     BuyPotion,
     Fight,
     GameConfig,
@@ -31,11 +32,12 @@ from engine import (
     apply,
     new_game,
     observe,
+    parse,
 )
 from engine.agents import make_agent
 from engine.catalog import tables
 from engine.names import card_name
-from i18n import LOCALES, translate
+from i18n import LOCALES, msg, translate
 
 HEROES = ("horan", "argentus", "xanros", "aderyn")
 
@@ -207,3 +209,35 @@ async def test_a_card_lookup_shows_the_card_s_picture(bot: LiveBot) -> None:
     assert "attachment://card.png" in message.images()
     ix = await bot.command(ANN, "card", name="potion.healing")  # no card of its own
     assert bot.reply(ix).attachments == []
+
+
+def test_the_shop_line_says_why_nothing_can_be_bought() -> None:
+    """R40-R42: at the merchant with no purchase left to choose, the shop's line says why: nothing
+    to pay with, or nothing for sale to a seat that could pay (every potion on sale held, the
+    pawnshop's one card of the visit bought)."""
+    from engine.position import SeatSetup, position
+
+    every = ("strength", "healing", "countercurse")
+    armours = [e for e, i in tables().equipment.items() if i.kind == "armour"]
+
+    def note(state: GameState, *moves: str) -> str:
+        for move in moves:
+            state, _ = apply(state, parse(move))
+        obs = observe(state, 0)
+        assert obs.phase is Phase.MERCHANT
+        assert not any(isinstance(a, BuyPotion | BuyPawned) for a in obs.legal)
+        shop = next(g for g in controls(obs).groups if g.key == "shop")
+        assert shop.note is not None
+        return shop.note.key
+
+    poor = position(SeatSetup("horan", name="Ann"), "taia")
+    assert note(poor, "merchant") == "bot.hand.nothing_to_pay"
+    held = position(SeatSetup("horan", name="Ann", armour=armours[0], potions=every), "taia")
+    assert note(held, "merchant") == "bot.hand.nothing_for_sale"
+    bought = position(SeatSetup("horan", name="Ann", armour=armours[0], potions=every), "taia",
+                      pawnshop=(armours[1],))
+    assert note(bought, "merchant", f"buy:card:{armours[1]}", "pay:armour") == (
+        "bot.hand.nothing_for_sale")  # the new armour can pay, the pawnshop sold its card
+    for locale in LOCALES:
+        text = translate(msg("bot.hand.nothing_for_sale"), locale)
+        assert text and not text.startswith("bot."), locale
