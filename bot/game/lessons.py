@@ -38,6 +38,7 @@ from engine.battle import Totals
 from engine.catalog import tables
 from engine.names import ROMAN, card_name, monster_name, word
 from engine.observe import Observation
+from engine.state import MAX_HP
 from i18n import Msg, msg
 
 #: The lessons, in the order a moment that fits several of them picks one.
@@ -97,6 +98,30 @@ def _defence_plays(obs: Observation) -> frozenset[str]:
                      if isinstance(a, Play) and a.card in cards and cards[a.card].defence > 0)
 
 
+def _saving_plays(obs: Observation) -> frozenset[str]:
+    """The legal plays of a card that leaves the seat more HP at the battle's end than ending it
+    now does: its defence lowers the hits, or its heal, taken at once, keeps HP the hits would
+    take (R16, R18, R22, R24-R25; a cursed effect counts only when Xanros unlocks it)."""
+    battle = obs.battle
+    if battle is None:
+        return frozenset()
+    totals, curses = battle.totals, battle.active_curses
+    hp = obs.seats[battle.seat].hp
+    cards = tables().actions
+    out = set()
+    for a in obs.legal:
+        if not isinstance(a, Play) or a.card not in cards:
+            continue
+        info = cards[a.card]
+        defence = info.defence if "defence" not in curses or a.ability == "defence" else 0
+        heal = info.heal if "heal" not in curses or a.ability == "heal" else 0
+        before = min(hp + heal, MAX_HP)
+        hits = max(0, totals.monster_attack - totals.defence - defence)
+        if hits < before and min(before - hits + totals.heal_after, MAX_HP) > totals.hp_after:
+            out.add(str(a))
+    return frozenset(out)
+
+
 def _hurts(obs: Observation) -> bool:
     """True when ending the battle now would cost the seat HP."""
     return obs.battle is not None and obs.battle.totals.damage > 0
@@ -151,7 +176,7 @@ def _highlight(name: str, obs: Observation) -> frozenset[str]:
     if name == "defence":
         return _defence_plays(obs)
     if name == "win":
-        guard = _defence_plays(obs) if _hurts(obs) else frozenset()
+        guard = _saving_plays(obs) if _hurts(obs) else frozenset()
         return guard or kinds(EndBattle)
     if name == "equipment":
         return frozenset(str(a) for a in obs.legal if isinstance(a, TakeReward) and a.keep)
@@ -196,9 +221,11 @@ def _battle_text(name: str, obs: Observation, highlight: frozenset[str]) -> Msg:
     hits = _hits_text(totals, obs.seats[battle.seat].hp)
     if name == "defence":
         return msg("learn.battle.defence", monster=monster, hits=hits)
-    guard = any(n != str(EndBattle()) for n in highlight)
-    return msg("learn.battle.win_guard" if guard else "learn.battle.win", monster=monster,
-               attack=totals.attack, hp=totals.monster_hp, hits=hits,
+    plays = highlight - {str(EndBattle())}
+    key = ("learn.battle.win" if not plays
+           else "learn.battle.win_guard" if plays <= _defence_plays(obs)
+           else "learn.battle.win_save")  # some card heals before the hits instead
+    return msg(key, monster=monster, attack=totals.attack, hp=totals.monster_hp, hits=hits,
                reward=_reward_text(battle.monster))
 
 

@@ -291,3 +291,35 @@ def test_the_merchant_lesson_waits_for_something_to_pay_with() -> None:
         assert not any(tables().actions[c].reward for c in obs.hand)  # starting cards only
         told = "merchant" in situations(obs)
         assert told == (armour is not None), translate(lesson("merchant", obs).text)
+
+
+def test_the_win_lesson_points_at_a_card_that_saves_hp() -> None:
+    """R16, R18, R24: a battle already won costs the hero HP at its end; a card that heals first
+    keeps more of them, so the lesson does not say more cards would change nothing, and
+    highlights that card."""
+    known = tables()
+    healer = next(c for c in known.hero_cards["aderyn"]
+                  if known.actions[c].heal > 0 and known.actions[c].defence == 0
+                  and known.actions[c].draw == 0)
+    weapon = max(known.equipment, key=lambda e: known.equipment[e].attack)
+    monster = next(m.id for m in known.monsters.values()
+                   if m.level == 1 and not m.curses and not m.gatekeeper and m.attack == 2
+                   and m.hp <= known.equipment[weapon].attack)
+    state = position(SeatSetup("aderyn", name="Ann", hp=3, weapon=weapon, hand=[healer]),
+                     "taia", fight=monster)
+    obs = observe(state, 0)
+    assert situations(obs)[0] == "win"
+    play = next(a for a in obs.legal if isinstance(a, Play) and a.card == healer)
+    at_once = apply(state, EndBattle())[0].seats[0].hp
+    healed = apply(apply(state, play)[0], EndBattle())[0].seats[0].hp
+    assert healed > at_once  # the card keeps an HP the battle's end would take
+    shown = lesson("win", obs)
+    assert str(play) in shown.highlight
+    assert shown.text.key != "learn.battle.win", translate(shown.text)
+    for lc in LOCALES:
+        text = translate(shown.text, lc)
+        assert "{" not in text and not text.startswith("learn."), (lc, text)
+    # at full HP the card heals nothing before the hits: ending at once is the advice
+    full = position(SeatSetup("aderyn", name="Ann", hp=5, weapon=weapon, hand=[healer]),
+                    "taia", fight=monster)
+    assert lesson("win", observe(full, 0)).text.key == "learn.battle.win"
