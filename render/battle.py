@@ -178,7 +178,9 @@ def _outcome(t: Totals, locale: str) -> Band:
     colour: RGB = GOOD if t.win else BAD
     inner = WIDTH - 2 * MARGIN - 28
     head = lines_of(translate("render.battle.if_end", locale), inner)
-    verdict = translate("render.battle.win" if t.win else "render.battle.lose", locale)
+    verdict = translate("render.battle.win" if t.win
+                        else "render.battle.knocked" if t.knocked_out and t.attack >= t.monster_hp
+                        else "render.battle.lose", locale)  # R24: enough attack, last HP lost
     if t.damage:
         hits = translate(msg("render.battle.hits", count=t.damage), locale)
     else:

@@ -156,3 +156,30 @@ def test_french_no_break_spaces_hold_in_wrapped_lines(drawn: list[Drawn]) -> Non
     assert len(titles) > 10
     assert not [t for t in titles if t.lstrip()[:1] in set("!?:;»")], titles
     assert all("gagne\u00a0!" in t for t in titles if "gagne" in t), titles
+
+
+def test_a_battle_lost_to_the_last_hp_is_not_drawn_as_attack_not_enough() -> None:
+    """R24: at 1 HP with attack enough for the monster, ending the battle loses it because the
+    hits knock the hero out; the picture's verdict says so, not that the attack is short."""
+    from engine import observe
+    from engine.catalog import tables
+    from engine.position import SeatSetup, position
+
+    known = tables()
+    weapon = max(known.equipment, key=lambda e: known.equipment[e].attack)
+    monster = next(m.id for m in known.monsters.values()
+                   if m.level == 1 and not m.curses and not m.gatekeeper and m.attack >= 2
+                   and m.hp <= known.equipment[weapon].attack)
+    obs = observe(position(SeatSetup("horan", name="Ann", hp=1, weapon=weapon), "taia",
+                           fight=monster), 0)
+    assert obs.battle is not None
+    totals = obs.battle.totals
+    assert totals.attack >= totals.monster_hp and totals.knocked_out and not totals.win
+    for locale in LOCALES:
+        forget_drawings()
+        with record_text() as seen:
+            render.battle_image(obs, locale)
+        forget_drawings()
+        words = {d.wanted for d in seen}
+        assert translate("render.battle.lose", locale) not in words, locale
+        assert translate("render.battle.knocked", locale) in words, locale
