@@ -27,6 +27,9 @@ Two things a plain ``str.format`` cannot do are handled here, so translators wri
   take their vocalised form when the number's spoken word needs it: ``z {hp}`` gives "z 5" but
   "ze 3" (ze tří), "ze 7" (ze sedmi), so a translation writes the plain preposition; ``č.``
   keeps its number on its line (a no-break space).
+* **Hit points.** A number (a parameter or digits) and the HP after it ("5 HP", "5 PV",
+  "5 points de vie", "5 životů") are joined by a no-break space, so a line never parts them
+  (the pictures' texts, ``render.*``, are drawn as they are).
 """
 
 from __future__ import annotations
@@ -220,6 +223,12 @@ def _czech(template: str, values: Mapping[str, object]) -> str:
     return _CZ_NUMERO.sub("č.\u00a0", _CZ_PREPOSITION.sub(vocalise, template))
 
 
+#: A number (a parameter or digits) before each language's word for hit points.
+_HP_UNIT = {"en": re.compile(r"(?<!\w)(\{\w+\}|\d+) (?=HP\b)"),
+            "fr": re.compile(r"(?<!\w)(\{\w+\}|\d+) (?=(?:PV|points? de vie)\b)"),
+            "cs": re.compile(r"(?<!\w)(\{\w+\}|\d+) (?=život(?:y|ů)?\b)")}
+
+
 def _typography(text: str) -> str:
     """French no-break spaces before ``: ; ! ? »``, after ``«`` and after ``n°`` before its
     number."""
@@ -287,6 +296,8 @@ def _render(m: Msg, loc: str, form: str | None) -> str:
         text = _typography(_french(text, values) if values else text)
     elif loc_text == "cs" and " " in text:
         text = _czech(text, values)
+    if loc_text in _HP_UNIT and not m.key.startswith("render."):  # pictures wrap on their own
+        text = _HP_UNIT[loc_text].sub("\\1\u00a0", text)
     if not m.params:
         return text
     try:

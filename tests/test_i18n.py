@@ -87,7 +87,8 @@ def test_plural_rules() -> None:
 
 def test_counts_choose_the_plural_form() -> None:
     hits = [translate(msg("event.hits", who="Eva", count=n), "cs") for n in (1, 3, 5)]
-    assert hits == ["Eva ztrácí 1 život.", "Eva ztrácí 3 životy.", "Eva ztrácí 5 životů."]
+    assert hits == ["Eva ztrácí 1\u00a0život.", "Eva ztrácí 3\u00a0životy.",
+                    "Eva ztrácí 5\u00a0životů."]
     assert translate(msg("event.draw", who="Ann", count=1), "en") == "Ann draws a card."
     assert translate(msg("event.draw", who="Ann", count=2), "en") == "Ann draws 2 cards."
     assert translate(msg("render.battle.hits", count=0), "fr") == "encaisse 0 coup"
@@ -128,6 +129,31 @@ def test_a_table_number_stays_on_the_line_of_its_n_or_c() -> None:
                 if sign in text:
                     rendered = translate(msg(k, **{p: 7 for p in placeholders(entry)}), lc)
                     assert not re.search(re.escape(sign) + r"\d", rendered), (lc, k, rendered)
+
+
+#: Each language's words for hit points after a number ("5 HP", "5 PV", "5 životů").
+HP_UNITS = {"en": r"HP\b", "fr": r"(?:PV|points? de vie)\b", "cs": r"život(?:y|ů)?\b"}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_number_of_hp_stays_on_the_line_of_its_unit(locale: str) -> None:
+    """"5 HP" ("5 PV", "5 životů") keeps its number and its unit on one line: a phone's width
+    must not end a line with "5" and start the next with "HP", as the 1-HP fight question and
+    the battle lesson did ("(back to 5 / HP)", "with 1 / HP left")."""
+    assert "(back to 5\u00a0HP)" in translate(
+        msg("bot.undo.fight_lethal_potion", monster="Giant Bat", attack=3), "en")
+    assert "retour à 5\u00a0PV" in translate(
+        msg("bot.undo.fight_lethal_potion", monster="Chauve-souris", attack=3), "fr")
+    assert "zpět na 5\u00a0životů" in translate(
+        msg("bot.undo.fight_lethal_potion", monster="Netopýr", attack=3), "cs")
+    split = re.compile(r"(?<!\w)\d+ " + HP_UNITS[locale])
+    for k, entry in catalog(locale).items():
+        if k.startswith("render."):  # pictures draw their texts as they are
+            continue
+        for count in (1, 3, 7):
+            values = {p: count for p in placeholders(entry)}
+            rendered = translate(msg(k, **values), locale)
+            assert not split.search(rendered), (locale, k, rendered)
 
 
 @pytest.mark.parametrize("locale", LOCALES)

@@ -57,8 +57,8 @@ def test_czech_narration_reads_like_czech() -> None:
                   "dobíracího balíčku o", "tazích"):
         assert wrong not in text, wrong
     # Plurals after numbers: 2-4 take the "few" form, 5 and more the "other" one.
-    assert not re.search(r"\b[2-4] (životů|karet)\b", text)
-    assert not re.search(r"\b([5-9]|\d\d) (životy|karty)\b", text)
+    assert not re.search(r"\b[2-4]\s(životů|karet)\b", text)
+    assert not re.search(r"\b([5-9]|\d\d)\s(životy|karty)\b", text)
 
 
 @pytest.mark.parametrize(("low", "high"), [(1, 3), (2, 4), (1, 25)])
@@ -68,9 +68,9 @@ def test_czech_menus_count_their_options_in_any_number(low: int, high: int) -> N
 
 
 @pytest.mark.parametrize(("count", "cs", "fr"), [
-    (1, "Eva získává zpět 1 život.", "Eva récupère 1 PV."),
-    (3, "Eva získává zpět 3 životy.", "Eva récupère 3 PV."),
-    (5, "Eva získává zpět 5 životů.", "Eva récupère 5 PV."),
+    (1, "Eva získává zpět 1\u00a0život.", "Eva récupère 1\u00a0PV."),
+    (3, "Eva získává zpět 3\u00a0životy.", "Eva récupère 3\u00a0PV."),
+    (5, "Eva získává zpět 5\u00a0životů.", "Eva récupère 5\u00a0PV."),
 ])
 def test_healing_plurals(count: int, cs: str, fr: str) -> None:
     assert translate(msg("event.heal", who="Eva", count=count), "cs") == cs

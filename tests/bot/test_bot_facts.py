@@ -99,7 +99,7 @@ def test_every_fight_shows_attack_hp_and_curses() -> None:
                 monster = fight_monster(action, obs)
                 info = tables().monsters[monster or ""]
                 text = translate(describe(action, obs).description or "", "en")
-                assert f"{info.attack} attack, {info.hp} HP" in text, text
+                assert f"{info.attack} attack, {info.hp}\u00a0HP" in text, text
                 assert ("curses:" in text) == bool(info.curses), text
                 assert ("cannot beat" in text) == hand_cannot_win(obs, monster or ""), text
                 seen_cursed |= bool(info.curses)

@@ -199,7 +199,7 @@ def test_the_battle_lessons_work_the_hits_and_the_reward_out() -> None:
         assert f"attack of {totals.monster_attack}" in text, text
         assert f"defence of {totals.defence}" in text, text
         if totals.damage:
-            assert f"costs you {totals.damage} HP" in text, text
+            assert f"costs you {totals.damage}\u00a0HP" in text, text
     obs = observe(states[met["win"]], 0)
     assert obs.battle is not None
     text = translate(lesson("win", obs).text, "en")
