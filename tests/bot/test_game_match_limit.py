@@ -17,7 +17,7 @@ from bot.game.refusals import Refusal
 from bot.game.reminders import SLOW
 from bot.game.service import GameService
 from bot.storage.sqlite import Store
-from i18n import translate
+from i18n import msg, translate
 
 GUILD = 9
 
@@ -221,3 +221,22 @@ async def test_a_tournament_round_seats_a_player_at_the_limit(service: GameServi
     assert any(2 in {s.user for s in t.seats} for t in progress.opened.tables)
     assert await service.limit.playing(2) == MATCH_LIMIT + 1
 
+
+
+async def test_the_refusal_says_a_match_left_to_the_ai_still_counts_while_its_host_holds_it(
+        service: GameService) -> None:
+    """Ann left every match she plays against the AI alone: the AI plays them on and she still
+    hosts them, so they count. Her next Start is refused, and the refusal must not leave her
+    thinking /goblin leave frees a match (she did just that): it says such a match still counts
+    until it ends, in every language, and so does the refusal over a lowered limit."""
+    for alone in await running(service, MATCH_LIMIT):
+        await service.lobby.leave(alone, ANN.id)
+    tid = await lobby(service, 1)
+    with pytest.raises(TooMany) as refused:
+        await service.lobby.start(tid, ANN.id)
+    over = msg("bot.error.too_many_matches_over", count=7, limit=5, ends=3)
+    for told in (refused.value.reason, over):
+        assert "/goblin leave hands your seat to the AI" in translate(told)
+        assert "with no other person in it still counts until it ends" in translate(told)
+        assert "où ne joue personne d'autre compte toujours jusqu'à sa fin" in translate(told, "fr")
+        assert "kde nehraje nikdo jiný, se ale počítá dál, dokud neskončí" in translate(told, "cs")
