@@ -12,12 +12,14 @@ the bot to warn about.
 from __future__ import annotations
 
 import difflib
+import io
 import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal
 
+from dotenv import dotenv_values
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import (
     BaseSettings,
@@ -296,12 +298,14 @@ OTHER_NAMES = ("KARAK_PLAYGROUND_DB", "KARAK_PLAYGROUND_PORT", "KARAK_PLAYGROUND
 
 
 def read_env_file(path: Path) -> dict[str, str]:
-    """The ``KEY=value`` lines of a ``.env`` file (comments, blanks and ``export`` allowed)."""
-    out: dict[str, str] = {}
+    """The ``KEY=value`` lines of a ``.env`` file (comments, blanks and ``export`` allowed),
+    each value as the bot's own reading of the file takes it (python-dotenv, through
+    pydantic-settings: quotes and a comment after them, a comment after a tab, ``${NAME}``),
+    so the admin commands and the playground act on the settings the bot runs with."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return out
+        return {}
     except OSError as exc:
         raise ConfigProblem(translate(msg("bot.config.env_unreadable", path=str(path),
                                           error=exc.strerror or str(exc)))) from None
@@ -313,18 +317,12 @@ def read_env_file(path: Path) -> dict[str, str]:
             continue
         if line.startswith("export "):
             line = line[7:].lstrip()
-        name, sep, value = line.partition("=")
-        name = name.strip()
-        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        name, sep, _ = line.partition("=")
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name.strip()):
             raise ConfigProblem(translate(msg("bot.config.env_syntax", path=str(path),
                                               line=number)))
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1]
-        elif " #" in value:
-            value = value.split(" #", 1)[0].rstrip()
-        out[name] = value
-    return out
+    values = dotenv_values(stream=io.StringIO(text), interpolate=True)
+    return {name: value or "" for name, value in values.items()}
 
 
 def unknown_settings(environ: Mapping[str, str] | None = None,

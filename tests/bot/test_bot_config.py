@@ -637,3 +637,29 @@ async def test_a_newer_bots_postgresql_database_stops_the_bot_in_one_line_and_is
     assert "written by a newer version of the bot" in lines[0], lines
     assert f"schema {postgres_schema.SCHEMA_VERSION + 1}" in lines[0], lines
     assert after == before
+
+
+@pytest.mark.parametrize("line", [
+    'KARAK_DB="{db}"  # the bot\'s database',
+    "KARAK_DB='{db}' # the bot's database",
+    "KARAK_DB={db}\t# the bot's database",
+    "KARAK_DB=${{DATA_FOLDER}}/karak.sqlite3",
+])
+def test_the_admin_commands_and_the_playground_read_env_as_the_bot_does(
+        line: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``.env`` is read by pydantic-settings for the bot and by :func:`read_env_file` for the
+    admin commands, the playground and the check for mistyped names: a value quoted and then
+    commented, a comment after a tab and a ``${NAME}`` give each of them the same value, so a
+    backup or a restore never works on another file than the bot's."""
+    from bot.process.admin import database
+
+    for name in list(os.environ):
+        if name.startswith("KARAK_") or name == "DISCORD_TOKEN":
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("DATA_FOLDER", str(tmp_path))
+    db = tmp_path / "karak.sqlite3"
+    env = tmp_path / ".env"
+    env.write_text(f"DISCORD_TOKEN={TOKEN}\n{line.format(db=db)}\n", encoding="utf-8")
+    assert load_settings(env_file=env).db == str(db)
+    assert read_env_file(env)["KARAK_DB"] == str(db)
+    assert database(env) == str(db)
