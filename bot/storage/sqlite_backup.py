@@ -89,10 +89,10 @@ def _corrupt(exc: sqlite3.Error) -> bool:
     return getattr(exc, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_CORRUPT
 
 
-def check_database(path: Path) -> Outcome | None:
+def check_database(path: Path, newer: bool = False) -> Outcome | None:
     """Why ``path`` is not a database this bot can use (None when it is): missing, not a
-    SQLite file, another program's database, of a newer bot, damaged (also past reading its
-    list of tables: cut short), or locked."""
+    SQLite file, another program's database, of a newer bot (unless ``newer``: a backup copies
+    it as it is), damaged (also past reading its list of tables: cut short), or locked."""
     if not path.is_file():
         return _fail("admin.backup.missing", path=str(path))
     with path.open("rb") as file:
@@ -105,7 +105,7 @@ def check_database(path: Path) -> Outcome | None:
             version = int(db.execute("PRAGMA user_version").fetchone()[0])
             if not OWN_TABLES <= names or version < 1:
                 return _fail("admin.backup.not_ours", path=str(path))
-            if version > SCHEMA_VERSION:
+            if version > SCHEMA_VERSION and not newer:
                 return _fail("admin.restore.too_new", path=str(path), found=version,
                              known=SCHEMA_VERSION)
             checked = db.execute("PRAGMA quick_check").fetchone()[0]
@@ -154,7 +154,8 @@ def backup(where: str, target: Path) -> Outcome:
     if not target.parent.is_dir():
         return _fail("admin.backup.no_folder", path=str(target.parent))
     source = Path(where)
-    if (problem := check_database(source)) is not None:
+    # a newer bot's database too: after a step back to an older version, its moves are kept
+    if (problem := check_database(source, newer=True)) is not None:
         return problem
     partial = target.with_name(target.name + ".partial")
     try:

@@ -222,3 +222,30 @@ async def test_a_cut_short_backup_is_said_damaged_and_nothing_changes(
     assert "cut.sqlite3 is damaged" in err and err.count("\n") == 1, err
     assert db.read_bytes() == before and not (tmp_path / "again.sqlite3").exists()
     assert not any(p.name.endswith(".before-restore") for p in tmp_path.iterdir())
+
+
+async def test_a_newer_bots_database_is_backed_up_before_its_backup_is_restored(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a step back to an older version, the bot refuses the database a newer one wrote
+    and the upgrade guide says to restore a backup made before: ``backup`` still copies that
+    database as it is (a copy needs no knowledge of its schema), so the newer bot's moves can
+    be kept, and only ``restore`` refuses it."""
+    monkeypatch.delenv("KARAK_DB", raising=False)
+    db, env = tmp_path / "karak.sqlite3", tmp_path / "bot.env"
+    store = await Store.open(db)
+    try:
+        await store.set_meta("when", "newer")
+    finally:
+        await store.close()
+    with closing(sqlite3.connect(db)) as con, con:
+        con.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    copy = tmp_path / "newer-backup.sqlite3"
+    assert admin(env, db, "backup", "--to", str(copy)) == 0
+    out = capsys.readouterr()
+    assert out.out == f"Backed up {db} into {copy}.\n" and out.err == "", out
+    with closing(sqlite3.connect(copy)) as con:
+        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+        assert con.execute("SELECT value FROM meta WHERE key = 'when'").fetchone()[0] == "newer"
+    assert admin(env, tmp_path / "other.sqlite3", "restore", "--from", str(copy)) == REFUSED
+    assert "was written by a newer version of the bot" in capsys.readouterr().err
