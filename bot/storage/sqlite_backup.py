@@ -154,6 +154,8 @@ def backup(where: str, target: Path) -> Outcome:
     if not target.parent.is_dir():
         return _fail("admin.backup.no_folder", path=str(target.parent))
     source = Path(where)
+    if not source.is_file():  # KARAK_DB to mend (a relative path read from another folder...)
+        return _fail("admin.no_database", path=str(source))
     # a newer bot's database too: after a step back to an older version, its moves are kept
     if (problem := check_database(source, newer=True)) is not None:
         return problem

@@ -155,8 +155,11 @@ async def test_bad_inputs_get_one_line_and_change_nothing(
         assert admin(env, db, *args) == REFUSED, args
         out = capsys.readouterr()
         assert said in out.err and out.err.count("\n") == 1 and out.out == "", (args, out)
-    # a backup of a database that is not there, not a database, or another program's
-    for source, said in ((tmp_path / "none.sqlite3", "There is no file"),
+    # a backup of a database that is not there (KARAK_DB to mend: a relative path read from
+    # another folder, say), not a database, or another program's
+    for source, said in ((tmp_path / "none.sqlite3", "There is no database at "
+                          f"{tmp_path / 'none.sqlite3'}: point KARAK_DB (in the environment "
+                          "or .env) at the bot's database file"),
                          (text, "is not a SQLite database"), (other, "not one of this bot")):
         assert admin(env, source, "backup", "--to", str(tmp_path / "b.sqlite3")) == REFUSED
         assert said in capsys.readouterr().err
