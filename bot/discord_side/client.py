@@ -170,6 +170,16 @@ def claimed(interaction: discord.Interaction[Any]) -> bool:
                for c in nested(message.components))
 
 
+class DevGuildRefused(Exception):
+    """Discord refused to register the commands in the server ``KARAK_DEV_GUILD`` names (HTTP
+    ``status``): no server the bot is in (a mistyped id, a channel's or a person's id)."""
+
+    def __init__(self, guild: int, status: int) -> None:
+        super().__init__(f"server {guild}: HTTP {status}")
+        self.guild = guild
+        self.status = status
+
+
 def intents() -> discord.Intents:
     """The gateway intents: guilds only (no privileged intent, no message content)."""
     return discord.Intents(guilds=True)
@@ -395,7 +405,12 @@ class KarakBot(commands.AutoShardedBot):
         guild = discord.Object(self.dev_guild) if self.dev_guild else None
         if guild is not None:
             self.tree.copy_global_to(guild=guild)
-        synced = await self.tree.sync(guild=guild)
+        try:
+            synced = await self.tree.sync(guild=guild)
+        except (discord.Forbidden, discord.NotFound) as exc:
+            if guild is None:
+                raise
+            raise DevGuildRefused(guild.id, exc.status) from None
         await self.service.meta.remember_sync(key, digest)
         log.info("synced %d commands %s", len(synced),
                  f"to server {self.dev_guild}" if guild else "globally")
@@ -462,5 +477,6 @@ class KarakBot(commands.AutoShardedBot):
         await self.close()
 
 
-__all__ = ["KarakBot", "Parts", "Translator", "claimed", "drop_malformed_events", "intents",
-           "invite_permissions", "invite_url", "is_connected", "route_to"]
+__all__ = ["DevGuildRefused", "KarakBot", "Parts", "Translator", "claimed",
+           "drop_malformed_events", "intents", "invite_permissions", "invite_url", "is_connected",
+           "route_to"]

@@ -306,6 +306,7 @@ def explain_fatal(exc: Exception) -> int:
     import aiohttp
     import discord
 
+    from bot.discord_side.client import DevGuildRefused
     from bot.storage.records import SchemaTooNew
 
     if isinstance(exc, ConfigProblem):
@@ -321,6 +322,10 @@ def explain_fatal(exc: Exception) -> int:
     if isinstance(exc, discord.LoginFailure) or (
             isinstance(exc, discord.ConnectionClosed) and exc.code == TOKEN_REFUSED):
         print(translate(msg("bot.cli.login_failed")), file=sys.stderr)
+        return 2
+    if isinstance(exc, DevGuildRefused):
+        print(translate(msg("bot.cli.dev_guild", guild=str(exc.guild), status=exc.status)),
+              file=sys.stderr)
         return 2
     if isinstance(exc, discord.ConnectionClosed) and exc.code in SHARD_REFUSALS:
         print(translate(msg(SHARD_REFUSALS[exc.code])), file=sys.stderr)
