@@ -272,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         for line in unknown:
             print(line, file=sys.stderr)
+        if (problem := file_problem(settings.db)) is not None:  # as the start would refuse it
+            print(problem, file=sys.stderr)
+            return 2
         print(translate(msg("bot.cli.ok", db=shown(settings.db))))
         return 0
     setup_logging(settings)
@@ -284,6 +287,22 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         return explain_fatal(exc)
     return 0
+
+
+def file_problem(where: str) -> str | None:
+    """The line the start would stop on for the existing SQLite file ``where`` (no SQLite
+    database, another program's, a newer bot's), read without changing it; None when there
+    is none to tell before opening it (no such file yet, a PostgreSQL database)."""
+    from bot.storage.records import SchemaTooNew
+    from bot.storage.sqlite_backup import start_refusal
+
+    if is_database_url(where) or not Path(where).is_file():
+        return None
+    refusal = start_refusal(Path(where))
+    if isinstance(refusal, SchemaTooNew):
+        return translate(msg("bot.cli.schema_too_new", found=refusal.found, known=refusal.known))
+    problem = None if refusal is None else database_problem(refusal, where)
+    return None if problem is None else str(problem)
 
 
 def migration_line(exc: MigrationFailed) -> Msg:

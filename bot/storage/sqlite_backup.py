@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.storage.choice import is_database_url, masked
+from bot.storage.records import ForeignDatabase, NotADatabase, SchemaTooNew
 from bot.storage.sqlite_schema import SCHEMA_VERSION
 from i18n import Msg, msg
 
@@ -132,6 +133,26 @@ def foreign(path: Path) -> bool:
     except sqlite3.Error:
         return False
     return tables is not None and version < 1
+
+
+def start_refusal(path: Path) -> NotADatabase | ForeignDatabase | SchemaTooNew | None:
+    """What the bot's start would refuse the existing file ``path`` for (None: nothing), read
+    only, for ``python -m bot --check``: a file that is no SQLite database (or is damaged past
+    opening), another program's database, a newer bot's."""
+    try:
+        with contextlib.closing(_connect_read_only(path)) as db:
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+            tables = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table'").fetchone()
+    except sqlite3.Error as exc:
+        if getattr(exc, "sqlite_errorcode", 0) & 0xFF in (sqlite3.SQLITE_NOTADB,
+                                                          sqlite3.SQLITE_CORRUPT):
+            return NotADatabase(str(exc))
+        return None  # locked, unreadable...: the start says why, as it opens it
+    if version > SCHEMA_VERSION:
+        return SchemaTooNew(version, SCHEMA_VERSION)
+    if version < 1 and tables is not None:
+        return ForeignDatabase(f"{path} holds tables but no schema of this bot")
+    return None
 
 
 def _copy(source: Path, target: Path) -> None:
@@ -289,4 +310,4 @@ def restore(where: str, source: Path, now: float, lease_ttl: float) -> Outcome:
 
 __all__ = ["DONE", "REFUSED", "USE_POSTGRES_TOOLS", "Outcome", "backup", "check_database",
            "foreign", "free_name", "in_use", "kept_name", "pg_dump_command",
-           "pg_restore_command", "restore"]
+           "pg_restore_command", "restore", "start_refusal"]

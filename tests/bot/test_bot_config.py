@@ -269,13 +269,13 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _run_bot(**settings: str) -> subprocess.CompletedProcess[str]:
-    """``python -m bot`` with a well-formed token, ``settings`` and no other setting of this
-    machine's environment; what it printed and its status."""
+def _run_bot(*args: str, **settings: str) -> subprocess.CompletedProcess[str]:
+    """``python -m bot ARGS`` with a well-formed token, ``settings`` and no other setting of
+    this machine's environment; what it printed and its status."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("KARAK_") and k != "DISCORD_TOKEN"}
     env.update({"DISCORD_TOKEN": TOKEN, **settings})
-    return subprocess.run([sys.executable, "-m", "bot", "--env-file", os.devnull],
+    return subprocess.run([sys.executable, "-m", "bot", "--env-file", os.devnull, *args],
                           cwd=Path(__file__).resolve().parents[2], env=env, capture_output=True,
                           text=True, timeout=120, check=False)
 
@@ -663,3 +663,39 @@ def test_the_admin_commands_and_the_playground_read_env_as_the_bot_does(
     assert load_settings(env_file=env).db == str(db)
     assert read_env_file(env)["KARAK_DB"] == str(db)
     assert database(env) == str(db)
+
+
+def test_the_check_refuses_a_database_file_as_the_start_would(tmp_path: Path) -> None:
+    """``python -m bot --check`` looks at an existing SQLite file ``KARAK_DB`` names, read
+    only, and refuses, in the start's own line and exit status 2, what the start refuses: a
+    file that is no SQLite database, another program's database, a newer bot's. The bot's own
+    database, and a file not made yet (the start makes it), pass; nothing is made or changed."""
+    import sqlite3
+
+    from bot.storage.sqlite_schema import SCHEMA_VERSION
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database\n", encoding="utf-8")
+    other = tmp_path / "photos.sqlite3"
+    with closing(sqlite3.connect(other)) as con, con:
+        con.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY)")
+    newer = tmp_path / "newer.sqlite3"
+    with closing(sqlite3.connect(newer)) as con, con:
+        con.execute("CREATE TABLE tables (id INTEGER PRIMARY KEY)")
+        con.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    ours = tmp_path / "karak.sqlite3"
+    with closing(sqlite3.connect(ours)) as con, con:
+        con.execute("CREATE TABLE tables (id INTEGER PRIMARY KEY)")
+        con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    before = {path: path.read_bytes() for path in tmp_path.iterdir()}
+    for path in (notes, other, newer):
+        started = _run_bot(KARAK_DB=str(path))
+        checked = _run_bot("--check", KARAK_DB=str(path))
+        assert started.returncode == checked.returncode == 2, (path, checked)
+        assert checked.stderr == started.stderr and checked.stderr.count("\n") == 1, checked
+        assert checked.stdout == "", checked
+    for path in (ours, tmp_path / "new.sqlite3"):
+        checked = _run_bot("--check", KARAK_DB=str(path))
+        assert checked.returncode == 0 and checked.stderr == "", checked
+        assert checked.stdout == f"Settings are fine; the database is {path}.\n"
+    assert {path: path.read_bytes() for path in tmp_path.iterdir()} == before
