@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import os
 import shutil
 import sqlite3
 from dataclasses import dataclass
@@ -174,6 +175,8 @@ def backup(where: str, target: Path) -> Outcome:
         return _fail("admin.backup.exists", path=str(target))
     if not target.parent.is_dir():
         return _fail("admin.backup.no_folder", path=str(target.parent))
+    if not os.access(target.parent, os.W_OK | os.X_OK):  # read-only, or another user's
+        return _fail("admin.backup.unwritable_folder", path=str(target.parent))
     source = Path(where)
     if not source.is_file():  # KARAK_DB to mend (a relative path read from another folder...)
         return _fail("admin.no_database", path=str(source))
@@ -185,14 +188,21 @@ def backup(where: str, target: Path) -> Outcome:
         _copy(source, partial)
         partial.replace(target)
     except sqlite3.Error as exc:
-        partial.unlink(missing_ok=True)
+        _remove(partial)
         if _locked(exc):
             return _fail("admin.backup.locked", path=str(source))
         return _fail("admin.backup.failed", error=str(exc))
     except OSError as exc:
-        partial.unlink(missing_ok=True)
+        _remove(partial)
         return _fail("admin.backup.failed", error=exc.strerror or str(exc))
     return Outcome(DONE, msg("admin.backup.done", source=str(source), path=str(target)))
+
+
+def _remove(partial: Path) -> None:
+    """Remove the file a failed copy left, if any (a folder that turned read-only under the
+    copy keeps it: the failure is told all the same)."""
+    with contextlib.suppress(OSError):
+        partial.unlink(missing_ok=True)
 
 
 def _utc(moment: float) -> str:

@@ -252,3 +252,45 @@ async def test_a_newer_bots_database_is_backed_up_before_its_backup_is_restored(
         assert con.execute("SELECT value FROM meta WHERE key = 'when'").fetchone()[0] == "newer"
     assert admin(env, tmp_path / "other.sqlite3", "restore", "--from", str(copy)) == REFUSED
     assert "was written by a newer version of the bot" in capsys.readouterr().err
+
+
+async def test_a_backup_into_a_folder_it_may_not_write_is_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A backup into a folder the command may not write (a read-only mount, a folder of
+    another user than the one the command runs as, as in a container) says so in one line
+    naming the folder, exit status 1, not a traceback nor SQLite's 'unable to open database
+    file' (which file?)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    monkeypatch.delenv("KARAK_DB", raising=False)
+    db, env = tmp_path / "karak.sqlite3", tmp_path / "bot.env"
+    await (await Store.open(db)).close()
+    env.write_text(f"KARAK_DB={db}\n", encoding="utf-8")
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    command = [sys.executable, "-m", "bot.admin", "--env-file", str(env), "backup", "--to",
+               str(folder / "b.sqlite3")]
+    root = Path(__file__).resolve().parents[2]
+    if os.geteuid() != 0:
+        folder.chmod(0o500)
+        try:
+            done = subprocess.run(command, cwd=root, capture_output=True, text=True,
+                                  timeout=60, check=False)
+        finally:
+            folder.chmod(0o700)
+    else:  # root writes through folder permissions: a read-only file system instead
+        if shutil.which("unshare") is None:
+            pytest.skip("running as root without unshare: no read-only folder to try")
+        done = subprocess.run(
+            ["unshare", "--mount", "sh", "-c", 'mount -t tmpfs -o ro tmpfs "$1" && shift && '
+             'exec "$@"', "sh", str(folder), *command],
+            cwd=root, capture_output=True, text=True, timeout=60, check=False)
+        if "mount" in done.stderr and done.returncode not in (0, 1):
+            pytest.skip(f"cannot mount a read-only folder here: {done.stderr.strip()}")
+    assert done.returncode == REFUSED and done.stdout == "", done
+    assert done.stderr == (f"Cannot write into the folder {folder}: choose a folder the user "
+                           "this command runs as may write into (nothing was written).\n"), done
+    assert list(folder.iterdir()) == []
