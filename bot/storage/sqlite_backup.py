@@ -92,14 +92,18 @@ def _corrupt(exc: sqlite3.Error) -> bool:
 
 
 def check_database(path: Path, newer: bool = False) -> Outcome | None:
-    """Why ``path`` is not a database this bot can use (None when it is): missing, not a
-    SQLite file, another program's database, of a newer bot (unless ``newer``: a backup copies
+    """Why ``path`` is not a database this bot can use (None when it is): missing, unreadable,
+    not a SQLite file, another program's database, of a newer bot (unless ``newer``: a backup copies
     it as it is), damaged (also past reading its list of tables: cut short), or locked."""
     if not path.is_file():
         return _fail("admin.backup.missing", path=str(path))
-    with path.open("rb") as file:
-        if file.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
-            return _fail("admin.backup.not_sqlite", path=str(path))
+    try:
+        with path.open("rb") as file:
+            header = file.read(len(SQLITE_HEADER))
+    except OSError as exc:  # another user's file (copied in by root, say)
+        return _fail("admin.backup.unreadable", path=str(path), error=exc.strerror or str(exc))
+    if header != SQLITE_HEADER:
+        return _fail("admin.backup.not_sqlite", path=str(path))
     try:
         with contextlib.closing(_connect_read_only(path)) as db:
             names = {row[0] for row in db.execute(

@@ -294,3 +294,44 @@ async def test_a_backup_into_a_folder_it_may_not_write_is_one_line(
     assert done.stderr == (f"Cannot write into the folder {folder}: choose a folder the user "
                            "this command runs as may write into (nothing was written).\n"), done
     assert list(folder.iterdir()) == []
+
+
+async def test_a_restore_from_a_file_it_may_not_read_is_one_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A backup the command's user may not read (copied in by root into a container whose
+    commands run as another user, say) is refused in one line naming it, exit status 1, and
+    the bot's database is left as it was: not a traceback."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    monkeypatch.delenv("KARAK_DB", raising=False)
+    data = Path(tempfile.mkdtemp(prefix="karak-restore-"))  # a folder another user can reach
+    try:
+        data.chmod(0o755)
+        db, env = data / "karak.sqlite3", data / "bot.env"
+        await (await Store.open(db)).close()
+        backup = data / "backup.sqlite3"
+        assert admin(env, db, "backup", "--to", str(backup)) == 0
+        backup.chmod(0o000)
+        before, names = db.read_bytes(), sorted(p.name for p in data.iterdir())
+        command = [sys.executable, "-m", "bot.admin", "--env-file", str(env), "restore",
+                   "--from", str(backup)]
+        if os.geteuid() == 0:  # root reads through permissions: run as an unprivileged user
+            if shutil.which("setpriv") is None:
+                pytest.skip("running as root without setpriv: no unreadable file to try")
+            for path in (data, *data.iterdir()):
+                os.chown(path, 65534, 65534)
+            command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+        done = subprocess.run(command, cwd=Path(__file__).resolve().parents[2],
+                              capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == REFUSED and done.stdout == "", done
+        assert done.stderr == (f"{backup} cannot be read (Permission denied): give the user "
+                               "this command runs as the right to read it (nothing was "
+                               "changed).\n"), done
+        assert db.read_bytes() == before
+        assert sorted(p.name for p in data.iterdir()) == names  # no copy kept: none made
+    finally:
+        shutil.rmtree(data)
