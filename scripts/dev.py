@@ -83,11 +83,12 @@ def launch(argv: list[str]) -> int:
     """Inside ``.venv``: run the bot when a token is set (or when only checking the settings),
     else the playground. Any other setting problem is the bot's to explain in one line."""
     from bot.process.app import main as bot
-    from bot.process.settings import ConfigProblem, NoToken, load_settings
+    from bot.process.settings import ConfigProblem, NoToken, env_file_named, load_settings
 
-    env_file = Path(argv[argv.index("--env-file") + 1]) if "--env-file" in argv[:-1] \
-        else Path(".env")
+    named = Path(argv[argv.index("--env-file") + 1]) if "--env-file" in argv[:-1] else None
+    env_file = Path(".env") if named is None else named
     try:
+        env_file = env_file_named(named)  # a file named but not there: the bot's line
         load_settings(env_file=env_file)
     except NoToken:
         if "--check" not in argv:

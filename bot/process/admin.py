@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from bot.game.standings import Standings
-from bot.process.settings import ConfigProblem, check_db_path, read_env_file
+from bot.process.settings import ConfigProblem, check_db_path, env_file_named, read_env_file
 from bot.storage.choice import is_database_url, open_storage, shown
 from bot.storage.core.history import INT_MAX
 from bot.storage.interface import Storage
@@ -194,7 +194,7 @@ class Commands(argparse.ArgumentParser):
 def parser() -> argparse.ArgumentParser:
     """The command line: one subparser per command."""
     top = Commands(prog="python -m bot.admin", description=translate(msg("admin.description")))
-    top.add_argument("--env-file", type=Path, default=Path(".env"),
+    top.add_argument("--env-file", type=Path, default=None,
                      help=translate(msg("bot.cli.env_file")))
     commands = top.add_subparsers(dest="command", parser_class=argparse.ArgumentParser)
     ratings = commands.add_parser("ratings", help=translate(msg("ratings.admin.ratings")),
@@ -249,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         print(translate(msg("ratings.admin.bad_guild")), file=sys.stderr)
         return 2
     try:
-        where = database(args.env_file)
+        where = database(env_file_named(args.env_file))
     except ConfigProblem as exc:
         print(str(exc), file=sys.stderr)
         return 2

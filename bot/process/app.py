@@ -34,7 +34,13 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.process.logs import log_handler
-from bot.process.settings import ConfigProblem, Settings, load_settings, unknown_settings
+from bot.process.settings import (
+    ConfigProblem,
+    Settings,
+    env_file_named,
+    load_settings,
+    unknown_settings,
+)
 from bot.storage.choice import NoDriver, disk_full, is_database_url, shown
 from bot.storage.records import ForeignDatabase, MigrationFailed, NotADatabase
 from i18n import Msg, msg, translate
@@ -260,15 +266,16 @@ def main(argv: list[str] | None = None) -> int:
                                      description=translate(msg("bot.cli.description")))
     parser.add_argument("--sync", action="store_true", help=translate(msg("bot.cli.sync")))
     parser.add_argument("--check", action="store_true", help=translate(msg("bot.cli.check")))
-    parser.add_argument("--env-file", type=Path, default=Path(".env"),
+    parser.add_argument("--env-file", type=Path, default=None,
                         help=translate(msg("bot.cli.env_file")))
     args = parser.parse_args(argv)
     try:
-        settings = load_settings(env_file=args.env_file)
+        env_file = env_file_named(args.env_file)
+        settings = load_settings(env_file=env_file)
     except ConfigProblem as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    unknown = unknown_settings(env_file=args.env_file)  # ignored, but never silently
+    unknown = unknown_settings(env_file=env_file)  # ignored, but never silently
     if args.check:
         for line in unknown:
             print(line, file=sys.stderr)

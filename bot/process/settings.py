@@ -325,6 +325,17 @@ def read_env_file(path: Path) -> dict[str, str]:
     return {name: value or "" for name, value in values.items()}
 
 
+def env_file_named(path: Path | None) -> Path:
+    """The ``.env`` file to read: ``path`` as ``--env-file`` named it, which must be there
+    (:class:`ConfigProblem` otherwise: a typo would read as an empty file), else ``.env`` in
+    the current folder, which may be missing (the settings all in the environment)."""
+    if path is None:
+        return Path(".env")
+    if not path.exists():
+        raise ConfigProblem(translate(msg("bot.config.env_missing", path=str(path))))
+    return path
+
+
 def unknown_settings(environ: Mapping[str, str] | None = None,
                      env_file: Path | None = Path(".env")) -> list[str]:
     """One line for each name in ``env_file`` or the environment (``environ``, when given,

@@ -699,3 +699,65 @@ def test_the_check_refuses_a_database_file_as_the_start_would(tmp_path: Path) ->
         assert checked.returncode == 0 and checked.stderr == "", checked
         assert checked.stdout == f"Settings are fine; the database is {path}.\n"
     assert {path: path.read_bytes() for path in tmp_path.iterdir()} == before
+
+
+def test_an_env_file_named_on_the_command_line_that_is_not_there_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--env-file`` naming no file (a typo) stops the bot and the admin commands with one
+    line naming it, exit status 2: read as empty, it made the bot say that no DISCORD_TOKEN was
+    set and the admin commands look for the default database, while the token and KARAK_DB
+    were in the file meant. Without ``--env-file``, a missing ``.env`` is no problem (the
+    settings may all be in the environment)."""
+    from bot.process.admin import main as admin_main
+
+    missing = tmp_path / "bot.envv"
+    said = (f"There is no file {missing} (--env-file): give the path of the bot's .env file, "
+            "or leave --env-file out to read .env in the current folder.\n")
+    done = subprocess.run([sys.executable, "-m", "bot", "--env-file", str(missing), "--check"],
+                          cwd=Path(__file__).resolve().parents[2], capture_output=True,
+                          text=True, timeout=60, check=False,
+                          env={**os.environ, "DISCORD_TOKEN": TOKEN,
+                               "KARAK_DB": str(tmp_path / "k.db")})
+    assert done.returncode == 2 and done.stderr == said and done.stdout == "", done
+    assert admin_main(["--env-file", str(missing), "ratings", "--recompute"]) == 2
+    out = capsys.readouterr()
+    assert out.err == said and out.out == "", out
+    done = subprocess.run([sys.executable, "-m", "bot", "--check"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60, check=False,
+                          env={**os.environ, "DISCORD_TOKEN": TOKEN,
+                               "KARAK_DB": str(tmp_path / "k.db"),
+                               "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert done.returncode == 0, done
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_the_run_command_never_opens_the_playground_for_an_env_file_not_there(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``python3 scripts/dev.py run --env-file FILE`` with no such file says so, as the bot
+    does, instead of opening the playground as if the token were not set."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "dev", Path(__file__).resolve().parents[2] / "scripts" / "dev.py")
+    assert spec is not None and spec.loader is not None
+    dev = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dev)  # the launcher of ``scripts/dev.py run``
+    for name in list(os.environ):
+        if name.startswith("KARAK_") or name == "DISCORD_TOKEN":
+            monkeypatch.delenv(name)
+    import playground.app
+
+    opened: list[Path | None] = []
+
+    def playground_main(env_file: Path | None = None) -> int:
+        opened.append(env_file)
+        return 0
+
+    monkeypatch.setattr(playground.app, "main", playground_main)
+    missing = tmp_path / "bot.envv"
+    assert dev.launch(["--env-file", str(missing)]) == 2
+    assert opened == []
+    assert capsys.readouterr().err == (
+        f"There is no file {missing} (--env-file): give the path of the bot's .env file, or "
+        "leave --env-file out to read .env in the current folder.\n")
