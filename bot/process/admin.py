@@ -119,6 +119,9 @@ def migrate_db(source: Path, target: str, now: float) -> int:
     if source.is_file() and (running := in_use(source, now, LEASE_TTL, "migrate")) is not None:
         print(translate(running.message), file=sys.stderr)
         return 1
+    if source.is_file() and not writable(source):  # brought to this bot's schema first
+        print(translate(msg("admin.migrate.unwritable", path=str(source))), file=sys.stderr)
+        return 1
     if importlib.util.find_spec("asyncpg") is None:
         print(translate(msg("admin.migrate.driver", db=shown(target))), file=sys.stderr)
         return 1
@@ -141,6 +144,13 @@ def migrate_db(source: Path, target: str, now: float) -> int:
         print(translate(msg("admin.migrate.copied", table=table, count=count)))
     print(translate(msg("admin.migrate.done", target=shown(target))))
     return 0
+
+
+def writable(file: Path) -> bool:
+    """True when SQLite may write the database ``file``: the file, and its folder (its
+    ``-wal`` and ``-shm`` files go beside it), on a file system that is not read-only."""
+    folder = file.parent if str(file.parent) else Path(".")
+    return os.access(file, os.R_OK | os.W_OK) and os.access(folder, os.W_OK | os.X_OK)
 
 
 async def forget(where: str, user: int, now: float) -> int:
@@ -277,4 +287,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 __all__ = ["backup_or_restore", "database", "discord_id", "forget", "main", "migrate_db", "opened",
-           "opening_problem", "parser", "recompute"]
+           "opening_problem", "parser", "recompute", "writable"]

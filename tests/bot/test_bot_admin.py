@@ -230,3 +230,43 @@ async def test_a_move_to_postgresql_waits_for_the_bot_on_the_file_to_stop(
         assert await moved.action_log(tid) == played_log
     finally:
         await moved.close()
+
+
+async def test_a_move_from_a_file_it_may_not_write_is_one_line(tmp_path: Path) -> None:
+    """``migrate-db`` brings the file to this bot's schema before copying it, so a file it may
+    not write (a read-only mount, the bot's user's file run as another user) is refused in one
+    line naming it, exit status 1, before any server is asked: not SQLite's traceback."""
+    import os
+    import shutil
+
+    db = tmp_path / "karak.sqlite3"
+    await (await Store.open(db)).close()
+    folder = tmp_path / "mounted"
+    folder.mkdir()
+    url = "postgresql://karak:secret@127.0.0.1:1/karak"
+    if os.geteuid() != 0:
+        shutil.copyfile(db, folder / "karak.sqlite3")
+        folder.chmod(0o500)
+        (folder / "karak.sqlite3").chmod(0o400)
+        try:
+            done = subprocess.run([sys.executable, "-m", "bot.admin", "migrate-db", "--from",
+                                   str(folder / "karak.sqlite3"), "--to", url], cwd=ROOT,
+                                  capture_output=True, text=True, timeout=60, check=False)
+        finally:
+            folder.chmod(0o700)
+    else:  # root writes through permissions: a file system mounted read-only instead
+        if shutil.which("unshare") is None:
+            pytest.skip("running as root without unshare: no read-only file to try")
+        done = subprocess.run(
+            ["unshare", "--mount", "sh", "-c",
+             'mount -t tmpfs tmpfs "$1" && cp "$2" "$1/" && mount -o remount,ro "$1" && '
+             'shift 2 && exec "$@"', "sh", str(folder), str(db), sys.executable, "-m",
+             "bot.admin", "migrate-db", "--from", str(folder / "karak.sqlite3"), "--to", url],
+            cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+        if "mount" in done.stderr and done.returncode not in (0, 1):
+            pytest.skip(f"cannot mount a read-only folder here: {done.stderr.strip()}")
+    assert done.returncode == 1 and done.stdout == "", done
+    assert done.stderr == (
+        f"Nothing was copied: {folder / 'karak.sqlite3'} (--from) cannot be written by the user "
+        "this command runs as (it is brought to this bot's schema before the copy): run the "
+        "command as the bot's user, on a writable copy of the file.\n"), done
