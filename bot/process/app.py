@@ -192,12 +192,12 @@ async def rescued(store: Storage, path: Path) -> ConfigProblem:
 
 def database_problem(exc: Exception, where: str) -> ConfigProblem | None:
     """The one line telling why the database ``where`` could not be opened: a file that is no
-    SQLite database, another program's SQLite database or one another program holds locked, or
-    a PostgreSQL database out of reach (never its password); None when ``exc`` is no such
-    problem. The PostgreSQL server's refusals are told apart by their standard SQLSTATE code,
-    whatever the driver's exception class."""
+    SQLite database, another program's SQLite database or one another program holds locked, a
+    full or failing disk, or a PostgreSQL database out of reach (never its password); None when
+    ``exc`` is no such problem. The PostgreSQL server's refusals are told apart by their
+    standard SQLSTATE code, whatever the driver's exception class."""
     if not is_database_url(where):
-        from bot.storage.sqlite import busy
+        from bot.storage.sqlite import busy, cannot_save
 
         if isinstance(exc, NotADatabase):
             return ConfigProblem(translate(msg("bot.cli.db.not_sqlite", path=where)))
@@ -205,6 +205,8 @@ def database_problem(exc: Exception, where: str) -> ConfigProblem | None:
             return ConfigProblem(translate(msg("bot.cli.db.not_ours", path=where)))
         if busy(exc):  # another program holds the file locked past SQLite's wait
             return ConfigProblem(translate(msg("bot.cli.db.locked", path=where)))
+        if cannot_save(exc):  # no room for its -wal and -shm, nor to switch a backup to WAL
+            return ConfigProblem(translate(msg("bot.cli.db.disk_full", path=where)))
         return None
     refusal = postgres_refusal(exc)
     if refusal is None:

@@ -761,3 +761,46 @@ def test_the_run_command_never_opens_the_playground_for_an_env_file_not_there(
     assert capsys.readouterr().err == (
         f"There is no file {missing} (--env-file): give the path of the bot's .env file, or "
         "leave --env-file out to read .env in the current folder.\n")
+
+
+@pytest.mark.parametrize("journal", ["wal", "delete"])
+def test_a_full_disk_at_start_stops_the_bot_in_one_line(journal: str, tmp_path: Path) -> None:
+    """A bot started (or restarted by its container manager) while the disk holding its
+    database is full cannot open it (SQLite makes its ``-wal`` and ``-shm`` files beside it,
+    and switches a backup just restored to WAL): one line says the disk is full and to free
+    space, exit status 2, not an unexpected error, and the database is left as it was (SQLite
+    says ``database or disk is full``, or, growing its ``-shm``, ``disk I/O error``)."""
+    import sqlite3
+
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("a full disk is a small file system mounted as root in a mount namespace")
+    db = tmp_path / "karak.sqlite3"
+    with closing(sqlite3.connect(db, isolation_level=None)) as con:
+        con.execute(f"PRAGMA journal_mode={journal}")
+        con.execute("CREATE TABLE tables (id INTEGER PRIMARY KEY, note BLOB)")
+        con.execute("INSERT INTO tables (note) VALUES (zeroblob(100000))")
+        con.execute("PRAGMA user_version = 1")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("KARAK_") and k != "DISCORD_TOKEN"}
+    env.update({"DISCORD_TOKEN": TOKEN, "KARAK_DB": str(disk / "karak.sqlite3"),
+                "KARAK_API_BASE": "http://127.0.0.1:1", "KARAK_GATEWAY_URL": "ws://127.0.0.1:1"})
+    done = subprocess.run(
+        ["unshare", "--mount", "sh", "-c",
+         'mount -t tmpfs -o size=200k tmpfs "$1" && cp "$2" "$1/" && '
+         '(dd if=/dev/zero of="$1/filler" bs=1k count=400 2>/dev/null; true) && '
+         'shift 2 && "$@"; status=$?; '  # then the file compared with the one copied in
+         'cmp -s "$(dirname "$0")/karak.sqlite3" "$KARAK_DB" && echo unchanged; exit $status',
+         str(tmp_path / "x"), str(disk), str(db), sys.executable, "-m", "bot", "--env-file",
+         os.devnull],
+        cwd=Path(__file__).resolve().parents[2], env=env, capture_output=True, text=True,
+        timeout=120, check=False)
+    if "mount" in done.stderr and "karak" not in done.stderr:
+        pytest.skip(f"cannot mount a small file system here: {done.stderr.strip()}")
+    assert done.returncode == 2, done
+    assert done.stderr == (f"KARAK_DB: the disk holding {disk / 'karak.sqlite3'} is full or "
+                           "failing, so the database cannot be opened: free some space on that "
+                           "disk (or check it), then start the bot again (nothing was "
+                           "changed).\n"), done
+    assert done.stdout == "unchanged\n", done
