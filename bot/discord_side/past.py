@@ -380,7 +380,9 @@ class PastMatches:
 
     async def rematch(self, interaction: discord.Interaction[Any], table: int, op: str) -> None:
         """Rematch (offer), Ready or Start."""
-        await self.service.play.check_channel(table, interaction.channel_id)
+        await self.service.play.check_channel(
+            table, interaction.channel_id,
+            Place.of(interaction.guild_id, interaction.user.id).key)
         locale = loc(interaction)
         user = interaction.user.id
         rematches = self.service.rematches

@@ -27,7 +27,7 @@ from bot.game.away import Said, since_last_move
 from bot.game.guard import question
 from bot.game.lessons import Lesson, lesson_now
 from bot.game.people import forgotten
-from bot.game.refusals import Ask, Illegal, OutOfTurn, Refusal, Stale
+from bot.game.refusals import Ask, Illegal, NoTable, OutOfTurn, Refusal, Stale
 from bot.game.results import finished_result
 from bot.game.seats import deadline, next_host, playing_seat, seat_label
 from bot.game.standings import rate_result
@@ -117,15 +117,21 @@ class Outcome:
         return (s.round, s.turn) != (self.before.round, self.before.turn) or s.winner is not None
 
 
-def refuse_elsewhere(record: TableRecord, channel_id: int | None) -> None:
+def refuse_elsewhere(record: TableRecord, channel_id: int | None,
+                     place_key: str | None = None) -> None:
     """Refuse a click on ``record`` made in another channel than the table's (or its
     thread's). A table played in the direct messages of a person forgotten since is over (it
     closed as they were forgotten) and its channel is their pseudonym's, which no channel is:
-    a click on it, by them where it was played, is told the game is over."""
+    a click on it, by them where it was played, is told the game is over. A click made at
+    another place than the table's (``place_key``: the clicker's; another server, someone
+    else's direct messages) is told the table does not exist, as an id naming none is: nothing
+    of another place is revealed, not even that the id names a table there."""
     if channel_id is None or channel_id in (record.channel_id, record.where):
         return
     if forgotten(record.channel_id):
         raise Illegal(msg("bot.error.game_closed"))
+    if place_key is not None and place_key != record.place_key:
+        raise NoTable(msg("bot.error.no_such_table", table=record.id))
     raise Illegal(msg("bot.error.other_channel"))
 
 
@@ -151,9 +157,11 @@ class Play:
 
     async def act(self, table_id: int, user_id: int, version: int, notation: str, *,
                   channel_id: int | None = None, menu: str | None = None,
-                  hand_of: int | None = None, sure: bool = False) -> Outcome:
+                  hand_of: int | None = None, sure: bool = False,
+                  place_key: str | None = None) -> Outcome:
         """Apply the move ``notation`` for ``user_id``, clicked on table version ``version`` in
-        channel ``channel_id`` (a move clicked in another table's channel is refused), picked
+        channel ``channel_id`` of place ``place_key`` (a move clicked in another table's channel
+        is refused, see :func:`refuse_elsewhere`), picked
         in the hand message's menu ``menu`` (None: a button) that must offer it. ``hand_of``
         is the user the clicked hand message was shown to (None: unknown): anyone else's click
         on it is refused, whatever the table's state, so it never shows the clicker's hand.
@@ -162,7 +170,7 @@ class Play:
         player answered that question (``sure``); a take-back is refused where the table does
         not allow it."""
         async with self.tables.hold(table_id) as record:
-            refuse_elsewhere(record, channel_id)
+            refuse_elsewhere(record, channel_id, place_key)
             seat = playing_seat(record, user_id, hand_of)
             if version > record.version:  # versions only grow: no bot ever drew this one
                 raise Illegal(msg("bot.error.future_button"), record)
@@ -208,12 +216,14 @@ class Play:
         undone = any(row.action == str(UNDO) for row in since)
         return msg("bot.undo.stale" if undone else "bot.error.already_played")
 
-    async def check_channel(self, table_id: int, channel_id: int | None) -> None:
+    async def check_channel(self, table_id: int, channel_id: int | None,
+                            place_key: str | None = None) -> None:
         """Refuse a click on table ``table_id`` made in another channel than the table's (or
-        its thread's). A table never changes channel, and moves to its thread before its first
-        message there, so this need not wait for the table's lock (the click is answered within
-        Discord's 3 seconds even while the AI holds it)."""
-        refuse_elsewhere(await self.tables.load(table_id), channel_id)
+        its thread's), of place ``place_key`` (see :func:`refuse_elsewhere`). A table never
+        changes channel, and moves to its thread before its first message there, so this need
+        not wait for the table's lock (the click is answered within Discord's 3 seconds even
+        while the AI holds it)."""
+        refuse_elsewhere(await self.tables.load(table_id), channel_id, place_key)
 
     async def _apply(self, record: TableRecord, action: Action, seat: int, user_id: int | None,
                      by_ai: bool, seats: tuple[SeatInfo, ...], timed_out: bool = False,

@@ -4,12 +4,13 @@ server's match is not shown in direct messages, a match played in a channel a me
 (its permission overwrites, their roles) is not shown to them (nor counted in someone else's
 ``/goblin stats``, the records against the AI too), and ``/goblin stats`` counts only the
 matches of the server it is asked in, the records against the AI too; a tournament held in a
-channel a member may not view is none to them."""
+channel a member may not view is none to them, and a table's button forged at another place
+is told no such table exists."""
 from __future__ import annotations
 
 import pytest
 from live_bot import GUILD, LiveBot
-from players import ANN, BOB, EVE, finished_match, forged_message, raw_click
+from players import ANN, BOB, EVE, finished_match, forged_message, open_table, raw_click
 from storage.helpers import played
 
 from bot.discord_side.ui.custom_ids import ShareButton, TournamentButton
@@ -399,3 +400,42 @@ async def test_a_match_abandoned_unrated_in_a_thread_stays_in_sight_once_archive
     await bot.settle()
     ix = await bot.command(ANN, "replay", id=tid)
     assert "Move 0 of" in bot.reply(ix).text(), bot.said(ix)
+
+
+#: A button or menu of each kind bound to a table: its custom_id (``{t}``: the table) and
+#: whether it is a menu.
+TABLE_CONTROLS = [
+    ("kg:hand:{t}", 2), ("kg:log:{t}", 2), ("kg:do:{t}:0:end", 2), ("kg:sure:{t}:0:end", 2),
+    ("kg:back:{t}", 2), ("kg:hint:{t}:0", 2), ("kg:pick:{t}:0:fight00", 3), ("kg:quit:{t}", 2),
+    ("kg:abandon:{t}", 2), ("kg:lobby:{t}:join", 2), ("kg:hero:{t}", 3),
+    ("kg:level:{t}:1:0", 3), ("kg:rm:{t}:offer", 2), ("kg:rm:{t}:ready", 2)]
+
+
+@pytest.mark.parametrize("custom_id, kind", TABLE_CONTROLS)
+async def test_a_forged_click_on_another_places_table_is_told_no_such_table(
+        bot: LiveBot, custom_id: str, kind: int) -> None:
+    """A table's button forged on another server or in someone else's direct messages gets the
+    answer an id naming no table gets: not that the table is in another channel (which tells
+    the id names a table somewhere), and nothing changes at it."""
+    running = await open_table(bot, ANN, [BOB])
+    done = await finished_match(bot.store, played(2),
+                                channel=bot.lb.create_channel(bot.guild, "past").id)
+    ann_dms, _ = await ann_solo_in_dms(bot)
+    other = bot.lb.create_guild("Elsewhere", guild_id=GUILD + 7)
+    elsewhere = bot.lb.create_channel(other, "games")
+    await bot.settle()
+    before = await bot.store.get(running)
+    for table, places in ((running, (elsewhere, bot.lb.dm(EVE))),
+                          (done, (elsewhere, bot.lb.dm(EVE))),
+                          (ann_dms, (elsewhere, bot.channel, bot.lb.dm(BOB)))):
+        cid = custom_id.format(t=table)
+        for where in places:
+            clicker = BOB if where is bot.lb.dm(BOB) else EVE
+            told = await raw_click(bot, clicker, forged_message(bot, clicker, cid, kind,
+                                                                channel=where),
+                                   cid, kind, ["x"])
+            assert told == [f"Table #{table} does not exist."], (cid, where.id, told)
+    after = await bot.store.get(running)
+    assert after is not None and before is not None
+    assert (after.version, after.seats) == (before.version, before.seats)
+    assert await bot.store.rematch_of(done) is None
