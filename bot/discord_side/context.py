@@ -11,6 +11,7 @@ from typing import Any
 import aiohttp
 import discord
 
+from bot.game.places import Place
 from bot.storage.records import CannotSave, TableRecord
 from i18n import Msg, msg, normalise_locale, translate
 
@@ -70,6 +71,19 @@ def why(exc: BaseException) -> object:
 def loc(interaction: discord.Interaction[Any]) -> str:
     """The asking user's locale, mapped onto a shipped one."""
     return normalise_locale(str(interaction.locale.value) if interaction.locale else None)
+
+
+def clicked_at(interaction: discord.Interaction[Any]) -> str:
+    """The key of the place a click was made at: its server, or the clicker's direct
+    messages."""
+    return Place.of(interaction.guild_id, interaction.user.id).key
+
+
+def views_channel(interaction: discord.Interaction[Any]) -> bool:
+    """Whether the clicker may view the channel the click was made in, as Discord resolved
+    their permissions there (direct messages: always). Only a modified client clicks in a
+    channel its person may not view."""
+    return interaction.guild_id is None or interaction.permissions.view_channel
 
 
 def public_locale(interaction: discord.Interaction[Any]) -> str:
@@ -177,10 +191,10 @@ def can_manage_channel(interaction: discord.Interaction[Any]) -> bool:
 __all__ = ["IN_OWN_DMS", "MENTIONS", "MISSING_ACCESS", "MISSING_PERMISSIONS", "NEEDED",
            "NO_MENTIONS",
            "TOO_OLD_TO_EDIT", "UNDELIVERED", "UNKNOWN_CHANNEL", "UNKNOWN_MESSAGE",
-           "answer_privately", "app_rights",
-           "can_manage_channel", "jump_url", "lacking", "lobby_channel", "loc", "missing_message",
+           "answer_privately", "app_rights", "can_manage_channel", "clicked_at",
+           "jump_url", "lacking", "lobby_channel", "loc", "missing_message",
            "missing_permissions", "noted", "permission_names", "pinging", "place_refusal",
-           "public_locale", "table_lacks", "told_privately"]
+           "public_locale", "table_lacks", "told_privately", "views_channel"]
 
 
 def expired(error: discord.HTTPException) -> bool:

@@ -23,9 +23,11 @@ from bot.discord_side.away import add_away
 from bot.discord_side.context import (
     UNDELIVERED,
     answer_privately,
+    clicked_at,
     expired,
     loc,
     table_lacks,
+    views_channel,
     why,
 )
 from bot.discord_side.counting import answered, refused_here
@@ -41,7 +43,6 @@ from bot.discord_side.turns import show_turns
 from bot.discord_side.ui.control import Clicks, Control
 from bot.discord_side.ui.hand import ask_view
 from bot.discord_side.ui.targets import Forget, Unreadable
-from bot.game.places import Place
 from bot.game.play import Outcome
 from bot.game.refusals import Ask, Refusal, Stale
 from bot.game.scheduler import Scheduler
@@ -52,12 +53,6 @@ from bot.supervision.log_context import about
 from i18n import Msg, msg, translate
 
 log = logging.getLogger("karak.bot")
-
-
-def clicked_at(interaction: discord.Interaction[Any]) -> str:
-    """The key of the place a click was made at: its server, or the clicker's direct
-    messages."""
-    return Place.of(interaction.guild_id, interaction.user.id).key
 
 
 def hand_owner(message: discord.Message | None) -> int | None:
@@ -116,7 +111,8 @@ class Interactions:
                 table = getattr(target, "table", None)
                 if control.checks_channel and isinstance(table, int):
                     await self.service.play.check_channel(table, interaction.channel_id,
-                                                          clicked_at(interaction))
+                                                          clicked_at(interaction),
+                                                          views_channel(interaction))
                 if control.one_choice and len(values) != 1:
                     await answer_privately(interaction, translate(msg("bot.error.one_choice"),
                                                                   locale))
@@ -259,7 +255,7 @@ class Interactions:
                 outcome = await self.service.play.act(
                     table, interaction.user.id, version, notation,
                     channel_id=interaction.channel_id, menu=menu, hand_of=owner, sure=sure,
-                    place_key=clicked_at(interaction))
+                    place_key=clicked_at(interaction), viewed=views_channel(interaction))
             except Ask as exc:
                 await self.ask(reply, exc, locale)
                 return
@@ -375,4 +371,4 @@ def answers(clicks: Interactions) -> Clicks:
     return clicks
 
 
-__all__ = ["Interactions", "answers", "clicked_at"]
+__all__ = ["Interactions", "answers"]

@@ -36,6 +36,7 @@ from bot.discord_side.context import (
     UNDELIVERED,
     UNKNOWN_MESSAGE,
     app_rights,
+    clicked_at,
     lacking,
     loc,
     missing_message,
@@ -43,6 +44,7 @@ from bot.discord_side.context import (
     noted,
     place_refusal,
     told_privately,
+    views_channel,
     why,
 )
 from bot.discord_side.messages import Messages
@@ -380,9 +382,8 @@ class PastMatches:
 
     async def rematch(self, interaction: discord.Interaction[Any], table: int, op: str) -> None:
         """Rematch (offer), Ready or Start."""
-        await self.service.play.check_channel(
-            table, interaction.channel_id,
-            Place.of(interaction.guild_id, interaction.user.id).key)
+        await self.service.play.check_channel(table, interaction.channel_id,
+                                              clicked_at(interaction), views_channel(interaction))
         locale = loc(interaction)
         user = interaction.user.id
         rematches = self.service.rematches

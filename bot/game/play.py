@@ -118,14 +118,17 @@ class Outcome:
 
 
 def refuse_elsewhere(record: TableRecord, channel_id: int | None,
-                     place_key: str | None = None) -> None:
+                     place_key: str | None = None, viewed: bool = True) -> None:
     """Refuse a click on ``record`` made in another channel than the table's (or its
     thread's). A table played in the direct messages of a person forgotten since is over (it
     closed as they were forgotten) and its channel is their pseudonym's, which no channel is:
     a click on it, by them where it was played, is told the game is over. A click made at
     another place than the table's (``place_key``: the clicker's; another server, someone
-    else's direct messages) is told the table does not exist, as an id naming none is: nothing
-    of another place is revealed, not even that the id names a table there."""
+    else's direct messages), or by someone who may not view the channel it was made in
+    (``viewed`` false: a modified client's), is told the table does not exist, as an id naming
+    none is: nothing of it is revealed, not even that the id names a table there."""
+    if not viewed:
+        raise NoTable(msg("bot.error.no_such_table", table=record.id))
     if channel_id is None or channel_id in (record.channel_id, record.where):
         return
     if forgotten(record.channel_id):
@@ -158,10 +161,11 @@ class Play:
     async def act(self, table_id: int, user_id: int, version: int, notation: str, *,
                   channel_id: int | None = None, menu: str | None = None,
                   hand_of: int | None = None, sure: bool = False,
-                  place_key: str | None = None) -> Outcome:
+                  place_key: str | None = None, viewed: bool = True) -> Outcome:
         """Apply the move ``notation`` for ``user_id``, clicked on table version ``version`` in
-        channel ``channel_id`` of place ``place_key`` (a move clicked in another table's channel
-        is refused, see :func:`refuse_elsewhere`), picked
+        channel ``channel_id`` of place ``place_key`` (a move clicked in another table's channel,
+        or in one the clicker may not view, ``viewed`` false, is refused, see
+        :func:`refuse_elsewhere`), picked
         in the hand message's menu ``menu`` (None: a button) that must offer it. ``hand_of``
         is the user the clicked hand message was shown to (None: unknown): anyone else's click
         on it is refused, whatever the table's state, so it never shows the clicker's hand.
@@ -170,7 +174,7 @@ class Play:
         player answered that question (``sure``); a take-back is refused where the table does
         not allow it."""
         async with self.tables.hold(table_id) as record:
-            refuse_elsewhere(record, channel_id, place_key)
+            refuse_elsewhere(record, channel_id, place_key, viewed)
             seat = playing_seat(record, user_id, hand_of)
             if version > record.version:  # versions only grow: no bot ever drew this one
                 raise Illegal(msg("bot.error.future_button"), record)
@@ -217,13 +221,14 @@ class Play:
         return msg("bot.undo.stale" if undone else "bot.error.already_played")
 
     async def check_channel(self, table_id: int, channel_id: int | None,
-                            place_key: str | None = None) -> None:
+                            place_key: str | None = None, viewed: bool = True) -> None:
         """Refuse a click on table ``table_id`` made in another channel than the table's (or
-        its thread's), of place ``place_key`` (see :func:`refuse_elsewhere`). A table never
+        its thread's), of place ``place_key``, or in one the clicker may not view (``viewed``
+        false; see :func:`refuse_elsewhere`). A table never
         changes channel, and moves to its thread before its first message there, so this need
         not wait for the table's lock (the click is answered within Discord's 3 seconds even
         while the AI holds it)."""
-        refuse_elsewhere(await self.tables.load(table_id), channel_id, place_key)
+        refuse_elsewhere(await self.tables.load(table_id), channel_id, place_key, viewed)
 
     async def _apply(self, record: TableRecord, action: Action, seat: int, user_id: int | None,
                      by_ai: bool, seats: tuple[SeatInfo, ...], timed_out: bool = False,

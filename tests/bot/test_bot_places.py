@@ -5,15 +5,22 @@ server's match is not shown in direct messages, a match played in a channel a me
 ``/goblin stats``, the records against the AI too), and ``/goblin stats`` counts only the
 matches of the server it is asked in, the records against the AI too; a tournament held in a
 channel a member may not view is none to them, and a table's button forged at another place
-is told no such table exists."""
+is told no such table exists, as is a click in a channel the clicker may not view."""
 from __future__ import annotations
 
 import pytest
-from live_bot import GUILD, LiveBot
+from live_bot import GUILD, LiveBot, table_id
 from players import ANN, BOB, EVE, finished_match, forged_message, open_table, raw_click
 from storage.helpers import played
 
-from bot.discord_side.ui.custom_ids import ShareButton, TournamentButton
+from bot.discord_side.ui.custom_ids import (
+    HandButton,
+    HeroMenu,
+    LobbyButton,
+    LogButton,
+    ShareButton,
+    TournamentButton,
+)
 from bot.game.standings import rate_result
 from bot.storage.records import SeatInfo
 from loopback import MANAGE_THREADS, VIEW_CHANNEL, Channel
@@ -439,3 +446,30 @@ async def test_a_forged_click_on_another_places_table_is_told_no_such_table(
     assert after is not None and before is not None
     assert (after.version, after.seats) == (before.version, before.seats)
     assert await bot.store.rematch_of(done) is None
+
+
+async def test_a_click_in_a_channel_the_clicker_may_not_view_reaches_no_table(
+        bot: LiveBot) -> None:
+    """Only a modified client clicks a message of a channel its person may not view: Eve's
+    clicks on the lobby and table messages of a channel only the Crew may view neither seat
+    her nor tell her its turns or a hand, and are told there is no such table."""
+    secret = await crew_only(bot)
+    await bot.command(ANN, "new", channel=secret)
+    lobby = bot.public(secret)[-1]
+    tid = table_id(lobby)
+    none = [f"Table #{tid} does not exist."]
+    for cid, kind in ((LobbyButton.id_for(tid, "join", None), 2), (HeroMenu.id_for(tid), 3)):
+        assert await raw_click(bot, EVE, lobby, cid, kind, ["horan"]) == none, cid
+    assert (await bot.bot.service.tables.load(tid)).seat_of(EVE.id) is None
+    await bot.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
+    await bot.click(ANN, lobby, LobbyButton.id_for(tid, "start", None))
+    table = bot.public(secret)[-1]
+    assert HandButton.id_for(tid) in table.custom_ids()
+    for cid in (LogButton.id_for(tid), HandButton.id_for(tid)):
+        assert await raw_click(bot, EVE, table, cid, 2) == none, cid
+
+    lb = bot.lb  # let in by name: her clicks are answered as anyone's
+    lb.set_overwrite(secret, bot._known(EVE), allow=VIEW_CHANNEL)
+    await bot.settle()
+    told = await raw_click(bot, EVE, table, LogButton.id_for(tid), 2)
+    assert told and "the last two turns" in told[-1], told
