@@ -215,7 +215,9 @@ class Interactions:
 
     async def show_hand(self, interaction: discord.Interaction[Any], table: int,
                         note: Msg | None = None) -> None:
-        """Answer with a fresh private hand message (pictures and the seat's moves)."""
+        """Answer with a fresh private hand message (pictures and the seat's moves); once the
+        match is over (a click that came after its table message lost the button), it says
+        so, as a stale move's answer does."""
         locale = loc(interaction)
         async with Reply(interaction, in_place=False, grace=self.grace) as reply:
             record = await self.service.tables.load(table)
@@ -228,6 +230,8 @@ class Interactions:
             if not sees_hand(record, seat):
                 await reply.tell(translate(msg("bot.error.seat_is_ai"), locale))
                 return
+            if record.status != "running" and note is None:  # a click that came too late
+                note = msg("bot.error.game_closed")
             payload = await self.messages.hand_payload(record, seat, locale, note)
             await add_away(payload.view, self.service, record, seat, locale)  # while away
             sent = await reply.show(payload.view, payload.files)
@@ -321,7 +325,8 @@ class Interactions:
         return owner
 
     async def back(self, interaction: discord.Interaction[Any], table: int) -> None:
-        """"Back" from the question asked before a move easy to regret: the hand again."""
+        """"Back" from the question asked before a move easy to regret: the hand again (saying
+        the game is over once it is)."""
         locale = loc(interaction)
         owner = hand_owner(interaction.message)
         async with Reply(interaction, in_place=owner == interaction.user.id,
@@ -336,7 +341,9 @@ class Interactions:
             if not sees_hand(record, seat):
                 await reply.tell(translate(msg("bot.error.seat_is_ai"), locale))
                 return
-            await self.reply_hand(reply, record, seat, locale)
+            await self.reply_hand(reply, record, seat, locale,
+                                  None if record.status == "running"
+                                  else msg("bot.error.game_closed"))
 
     async def reply_hand(self, reply: Reply, record: TableRecord, seat: int, locale: str,
                          note: Msg | None = None) -> None:

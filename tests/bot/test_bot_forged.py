@@ -324,3 +324,17 @@ async def test_a_hand_asked_of_a_table_not_started_tells_its_seated_host_so(
     custom_id = f"kg:{kind}:{tid}"
     texts = await raw_click(bot, ANN, forged_message(bot, ANN, custom_id), custom_id, 2)
     assert texts == [translate(msg("bot.error.not_started"), "en-US")], texts
+
+
+@pytest.mark.parametrize("kind", ["hand", "back"])
+async def test_my_hand_clicked_once_the_match_was_abandoned_says_it_is_over(
+        bot: LiveBot, kind: str) -> None:
+    """A My hand (or Back) click that reached the bot after its match was abandoned (the table
+    message lost its buttons meanwhile) shows the hand as a stale move does: saying the game is
+    over, not only whose turn it was."""
+    tid = await open_table(bot, ANN, [BOB])
+    await bot.abandon(ANN)
+    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
+    custom_id = f"kg:{kind}:{tid}"
+    texts = await raw_click(bot, ANN, forged_message(bot, ANN, custom_id), custom_id, 2)
+    assert texts and translate(msg("bot.error.game_closed"), "en-US") in texts[-1], texts
