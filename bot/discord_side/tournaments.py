@@ -13,6 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
+from weakref import WeakValueDictionary
 
 import discord
 
@@ -140,6 +141,13 @@ class TournamentDesk:
         self.direct = direct
         #: (tournament, round) whose host was told a match of it was refused its table
         self._withheld: set[tuple[int, int]] = set()
+        #: A lock per tournament whose sign-up message is being drawn, while anyone holds it.
+        self._signups: WeakValueDictionary[int, asyncio.Lock] = WeakValueDictionary()
+
+    def _drawing(self, tournament_id: int) -> asyncio.Lock:
+        """The lock held while a tournament's sign-up message is read and drawn (a server's
+        clicks all come through one process): each draw reads it after the one before."""
+        return self._signups.setdefault(tournament_id, asyncio.Lock())
 
     # ------------------------------------------------------------------ finding one
 
@@ -284,8 +292,12 @@ class TournamentDesk:
         told = translate(msg(key, name=plain(view.record.name)), loc(interaction))
         message = interaction.message
         if message is not None and view.record.signup_message_id in (message.id, None):
-            # the sign-up (or, when its id could not be saved, the message clicked)
-            await interaction.response.edit_message(view=signup_view(view))
+            # the sign-up (or, when its id could not be saved, the message clicked), drawn as
+            # the tournament stands once the sign-ups answered before it were drawn: never an
+            # older list over a newer one
+            async with self._drawing(tournament):
+                now = await tours.view(tournament)
+                await interaction.response.edit_message(view=signup_view(now))
             await interaction.followup.send(told, ephemeral=True)
             return
         await answer_privately(interaction, told)  # a button elsewhere: the sign-up is redrawn
@@ -318,20 +330,21 @@ class TournamentDesk:
         thread is taken out of the archive first."""
         if record.signup_message_id is None:
             return
-        view = await self.service.tournaments.view(record.id)
         client = self.messages.client
         message = client.get_partial_messageable(record.channel_id).get_partial_message(
             record.signup_message_id)
-        try:
-            await self.messages.pace.request(record.channel_id)
-            await unarchived(client, record.channel_id, partial(
-                message.edit, view=signup_view(view), allowed_mentions=NO_MENTIONS))
-        except UNDELIVERED as exc:  # refused, or cut off: the round's matches begin all the same
-            log.warning("could not edit the sign-up message of tournament %s (%s)", record.id,
-                        why(exc))
-            if not (isinstance(exc, discord.NotFound)
-                    and exc.code in (UNKNOWN_MESSAGE, UNKNOWN_CHANNEL)):
-                return  # tried again at the next start; a message or channel gone is not
+        async with self._drawing(record.id):
+            view = await self.service.tournaments.view(record.id)
+            try:
+                await self.messages.pace.request(record.channel_id)
+                await unarchived(client, record.channel_id, partial(
+                    message.edit, view=signup_view(view), allowed_mentions=NO_MENTIONS))
+            except UNDELIVERED as exc:  # refused, or cut off: the matches begin all the same
+                log.warning("could not edit the sign-up message of tournament %s (%s)",
+                            record.id, why(exc))
+                if not (isinstance(exc, discord.NotFound)
+                        and exc.code in (UNKNOWN_MESSAGE, UNKNOWN_CHANNEL)):
+                    return  # tried again at the next start; a message or channel gone is not
         if view.record.status != "signup":  # not drawn again at the next start
             await noted(self.service.meta.signup_closed(record.id),
                         f"tournament {record.id}: its sign-up message drawn closed")

@@ -1168,3 +1168,37 @@ async def test_its_host_leaving_their_own_match_keeps_it_the_tournament_s(h: Liv
     assert h.said(await h.command(BOB, "abandon", channel=thread)) == [
         "Only the host or someone with Manage Channels can abandon the table."]
     assert (await h.bot.service.tables.load(table)).status == "running"
+
+
+async def test_two_sign_ups_at_once_leave_the_sign_up_listing_both(
+        h: LiveBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ann and Bob click Join at the same moment, and Ann's answer is the slower to reach
+    Discord (read before Bob entered, sent after his): the sign-up message still lists both of
+    them, never the older list of Ann alone."""
+    await h.command(ADMIN, "tournament new", name="Spring Cup")
+    board = signup(h)
+    cup = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    tours = h.bot.service.tournaments
+    read = tours.view
+    held: list[asyncio.Event] = []
+
+    async def slow_first(tournament_id: int) -> Any:
+        view = await read(tournament_id)
+        if not held:  # Ann's: read now, sent once Bob's answer is in
+            held.append(asyncio.Event())
+            await held[0].wait()
+        return view
+
+    monkeypatch.setattr(tours, "view", slow_first)
+    join = TournamentButton.id_for(cup, "join")
+    ann = await h.lb.click(h._known(ANN), board, join)
+    while not held:
+        await asyncio.sleep(0.01)
+    bob = await h.lb.click(h._known(BOB), board, join)
+    await bob.done()
+    held[0].set()
+    await h.handled(ann, bob)
+    assert h.said(ann)[-1] == "You have entered Spring Cup."
+    rows = await h.store.tournament_rows(cup)
+    assert rows is not None and len(rows.entrants) == 2
+    assert "Entrants (2): Ann, Bob" in h.message(board).text(), h.message(board).text()
