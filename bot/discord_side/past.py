@@ -164,7 +164,8 @@ class PastMatches:
         #: A lock per (table, channel) whose animation is being shared, while anyone holds it.
         self._sharing: WeakValueDictionary[tuple[int, int], asyncio.Lock] = (
             WeakValueDictionary())
-        #: A lock per table whose Rematch is being answered, while anyone holds it.
+        #: A lock per table whose Rematch is being answered, or whose offer is being drawn,
+        #: while anyone holds it.
         self._offering: WeakValueDictionary[int, asyncio.Lock] = WeakValueDictionary()
 
     def forget(self, table: int) -> None:
@@ -412,8 +413,12 @@ class PastMatches:
                 if exc.record is not None and exc.reason.key == "rematch.error.lapsed":
                     await self._redraw_offer_of(interaction, exc.record)
                 raise
-            await interaction.edit_original_response(
-                view=rematch_view(state, state.record.locale))
+            # drawn as the offer stands once the clicks answered before this one were drawn
+            # (a server's clicks come through one process): never an older offer over a newer
+            async with self._offering.setdefault(table, asyncio.Lock()):
+                now = await rematches.now(table) or state
+                await interaction.edit_original_response(
+                    view=rematch_view(now, state.record.locale))
         if state.started is not None:
             self.messages.when_withheld(state.started.id, told_privately(interaction))
             await self.begin(state.started)

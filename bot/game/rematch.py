@@ -156,6 +156,20 @@ class Rematches:
         except DamagedOffer:
             return None
 
+    async def now(self, table_id: int) -> RematchState | None:
+        """The table's offer as it stands now, with its table and, once it started, the new
+        match; None when there is none, or when it or one of its tables cannot be read."""
+        offer = await self.offer_of(table_id)
+        if offer is None:
+            return None
+        try:
+            record = await self.tables.load(table_id)
+            started = (None if offer.new_table is None
+                       else await self.tables.load(offer.new_table))
+        except Refusal:
+            return None
+        return RematchState(offer, record, started)
+
     async def open_of(self, table_ids: tuple[int, ...]) -> list[RematchState]:
         """The open offers of tables ``table_ids`` whose message was posted, each with its
         table as it is now (a person who played them was forgotten: their messages name

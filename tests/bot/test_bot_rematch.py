@@ -6,6 +6,7 @@ checked on its own, hints, taking back and lessons included); an offer lapses on
 take part."""
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import sqlite3
 from contextlib import closing
@@ -390,3 +391,42 @@ async def test_a_damaged_offer_hurts_only_its_own_match(bot: LiveBot, clock: Clo
     assert not bot.message(offer).custom_ids() and "has lapsed" in bot.message(offer).text()
     assert bot.message(damaged).custom_ids()  # nothing of it can be read to be drawn
     assert second != first
+
+
+async def test_a_ready_answered_late_leaves_a_started_rematch_s_offer_without_buttons(
+        bot: LiveBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bob says he is ready as Ann starts the rematch, and his answer is the slower to reach
+    Discord (read before the start, sent after it): the offer still says the rematch started,
+    with no Ready or Start left on it, never the open offer Bob's click read."""
+    three = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
+             SeatInfo(user=BOB.id, name="Bob", hero="taia"),
+             SeatInfo(user=EVE.id, name="Eve", hero="argentus"))
+    tid = await finished_match(bot.store, played(2), seats=three)
+    await bot.bot.poster.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.settle()
+    await bot.click(ANN, bot.public()[-1], RematchButton.id_for(tid, "offer"))
+    offer = bot.public()[-1]
+    rematches = bot.bot.service.rematches
+    ready = rematches.ready
+    held: list[asyncio.Event] = []
+
+    async def slow_answer(*args: Any) -> Any:
+        state = await ready(*args)
+        held.append(asyncio.Event())  # Bob's: read now, sent once Ann's answer is in
+        await held[0].wait()
+        return state
+
+    monkeypatch.setattr(rematches, "ready", slow_answer)
+    bob = await bot.lb.click(bot._known(BOB), offer, resolve(offer, RematchButton.id_for(
+        tid, "ready")))
+    while not held:
+        await asyncio.sleep(0.01)
+    ann = await bot.lb.click(bot._known(ANN), offer, resolve(offer, RematchButton.id_for(
+        tid, "start")))
+    await ann.done()
+    held[0].set()
+    await bot.handled(bob, ann)
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None and new != tid
+    shown = bot.message(offer)
+    assert f"table #{new}" in shown.text() and not shown.custom_ids(), shown.text()
