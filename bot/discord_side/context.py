@@ -38,6 +38,10 @@ UNKNOWN_MESSAGE = 10008
 MISSING_ACCESS = 50001
 #: Discord's JSON error code for a request the bot lacks a permission for where it goes.
 MISSING_PERMISSIONS = 50013
+#: Discord's JSON error code for a direct message refused ("Cannot send messages to this
+#: user": the person closed their direct messages, blocked the bot, or shares no server with
+#: it).
+DMS_CLOSED = 50007
 #: What a request to Discord that did not go through raises: Discord refused it, or the
 #: connection failed (dropped, timed out) on its way.
 UNDELIVERED = (discord.HTTPException, aiohttp.ClientError, OSError)
@@ -188,8 +192,8 @@ def can_manage_channel(interaction: discord.Interaction[Any]) -> bool:
     return interaction.guild_id is not None and bool(interaction.permissions.manage_channels)
 
 
-__all__ = ["IN_OWN_DMS", "MENTIONS", "MISSING_ACCESS", "MISSING_PERMISSIONS", "NEEDED",
-           "NO_MENTIONS",
+__all__ = ["DMS_CLOSED", "IN_OWN_DMS", "MENTIONS", "MISSING_ACCESS", "MISSING_PERMISSIONS",
+           "NEEDED", "NO_MENTIONS",
            "TOO_OLD_TO_EDIT", "UNDELIVERED", "UNKNOWN_CHANNEL", "UNKNOWN_MESSAGE",
            "answer_privately", "app_rights", "can_manage_channel", "clicked_at",
            "jump_url", "lacking", "lobby_channel", "loc", "missing_message",

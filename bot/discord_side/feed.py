@@ -53,6 +53,7 @@ from typing import Any, Literal
 import discord
 
 from bot.discord_side.context import (
+    DMS_CLOSED,
     MISSING_ACCESS,
     MISSING_PERMISSIONS,
     UNDELIVERED,
@@ -114,9 +115,10 @@ def undelivered(exc: BaseException) -> bool:
 def withheld(exc: BaseException) -> bool:
     """True for a request Discord refused because the bot may not view the channel (Missing
     Access) or lacks a permission there (Missing Permissions): a moderator may grant it again,
-    and the request then goes through (a post refused so was not made)."""
+    and the request then goes through (a post refused so was not made). So for a person's
+    direct messages closed to the bot (or the bot blocked): they may open them again."""
     return (isinstance(exc, discord.HTTPException)
-            and exc.code in (MISSING_ACCESS, MISSING_PERMISSIONS))
+            and exc.code in (MISSING_ACCESS, MISSING_PERMISSIONS, DMS_CLOSED))
 
 
 def nonce(record: TableRecord, what: str) -> str:

@@ -619,11 +619,16 @@ class Messages:
         told (once) that its table is not posted, where, the permissions a table needs there
         (in a thread, the match's own or the one its lobby was opened in, sending in threads
         stands for sending messages), and that it is posted as soon as the bot may (its start
-        is tried again)."""
+        is tried again). In a person's direct messages, which they closed to the bot (or
+        blocked it), they are told so, and that ``/goblin hand`` shows their hand meanwhile."""
         tell = self._withheld.pop(record.id, None)
         if tell is None:
             return
         now = self.current(record)
+        if now.guild_id is None:  # the person's own direct messages, closed to the bot
+            told = msg("bot.done.start_dms_closed", table=record.id)
+            self.tasks.spawn(self._telling(record, tell, told), f"withheld-{record.id}")
+            return
         where = self.threads.where(now)
         in_thread = (where != now.channel_id
                      or getattr(self.client.get_channel(where), "type", None) in THREAD_TYPES)
@@ -631,14 +636,17 @@ class Messages:
                   for p in NEEDED]
         told = msg("bot.done.start_withheld", table=record.id, channel=f"<#{where}>",
                    needed=permission_names(needed))
+        self.tasks.spawn(self._telling(record, tell, told), f"withheld-{record.id}")
 
-        async def telling() -> None:
-            try:
-                await tell(told)
-            except UNDELIVERED as exc:
-                log.warning("could not tell who started table %s that its table was refused "
-                            "(%s)", record.id, why(exc))
-        self.tasks.spawn(telling(), f"withheld-{record.id}")
+    @staticmethod
+    async def _telling(record: TableRecord, tell: Callable[[Msg], Awaitable[object]],
+                       told: Msg) -> None:
+        """Tell whoever started ``record``'s game ``told`` (why its table was refused)."""
+        try:
+            await tell(told)
+        except UNDELIVERED as exc:
+            log.warning("could not tell who started table %s that its table was refused "
+                        "(%s)", record.id, why(exc))
 
     def mark_dirty(self, table: int) -> None:
         """Ask for the table message to be refreshed soon, from the table read once."""

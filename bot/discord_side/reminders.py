@@ -50,7 +50,7 @@ import aiohttp
 import discord
 from discord.http import Route
 
-from bot.discord_side.context import UNDELIVERED, jump_url, why
+from bot.discord_side.context import DMS_CLOSED, UNDELIVERED, jump_url, why
 from bot.discord_side.ui.custom_ids import parse
 from bot.game.leases import Leases
 from bot.game.reminders import Reminder, Reminding
@@ -68,9 +68,6 @@ REMINDER_LOOP = "reminders"
 POLL = 15.0
 #: Reminders sent at once (each waits for its route's rate limit and the global one).
 AT_ONCE = 8
-#: Discord's JSON error code for a direct message refused ("Cannot send messages to this
-#: user": the person closed their direct messages, or shares no server with the bot).
-DMS_CLOSED = 50007
 #: Discord's JSON error codes for a person who is not a member of a server: Unknown Member,
 #: Unknown User (their account was deleted).
 NOT_A_MEMBER = (10007, 10013)

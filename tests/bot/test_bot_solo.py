@@ -5,6 +5,7 @@ every context, and ``/goblin learn`` meeting every lesson on its seed with the l
 played by the agent that chose the seed."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,9 @@ from players import (
     forged_message,
 )
 from storage.helpers import played
+from test_bot_outage import timers_pass
 
+from bot.discord_side.feed import RETRY_FIRST, retry_pause
 from bot.discord_side.ui.custom_ids import BackButton, LobbyButton, ShareButton
 from bot.game.lessons import LESSON_LEVEL, LESSONS, advised
 from bot.game.places import Place
@@ -424,3 +427,31 @@ async def test_a_guided_match_played_to_its_end_counts_in_no_record(bot: LiveBot
     assert f"#{tid}" in history and "guided match, not counted in any record" in history, history
     await bot.bot.service.standings.recompute()
     assert await bot.store.ai_records(place, ANN.id) == []
+
+
+async def test_a_solo_table_refused_by_closed_dms_is_told_and_posted_once_they_open(
+        bot: LiveBot, clock: Clock) -> None:
+    """Ann closed her direct messages to the bot (or blocked it): her commands and clicks are
+    still answered there, but Discord refuses the bot's own posts (403, 50007). Her solo
+    table starts all the same: she is told privately, once, that its table message could
+    not be posted in her direct messages and why, and it is posted once she opens them."""
+    shy = replace(ANN, dms_open=False)
+    bot.channel = bot.lb.dm(shy)
+    await bot.command(shy, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    await bot.click(shy, lobby, LobbyButton.id_for(tid, "ai", None))
+    ix = await bot.click(shy, lobby, LobbyButton.id_for(tid, "start", None))
+    told = [t for t in bot.said(ix) if "did not let me post" in t]
+    assert told == [
+        f"Table #{tid} has started, but Discord did not let me post its table message in "
+        "your direct messages: you may have closed them to the bot or blocked it. Open them "
+        "again and the table message will appear within a few minutes; meanwhile /goblin hand "
+        "shows your hand."], bot.said(ix)
+    assert (await bot.bot.service.tables.load(tid)).message_id is None
+    await timers_pass(bot, clock, RETRY_FIRST)  # refused again: told once
+    assert len([t for t in bot.said(ix) if "did not let me post" in t]) == 1
+    shy.dms_open = True
+    await timers_pass(bot, clock, retry_pause(1))
+    now = await bot.bot.service.tables.load(tid)
+    assert now.message_id == bot.last_table_message().id
