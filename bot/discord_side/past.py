@@ -31,6 +31,7 @@ from weakref import WeakValueDictionary
 import discord
 
 from bot.discord_side.context import (
+    DMS_CLOSED,
     MENTIONS,
     NO_MENTIONS,
     UNDELIVERED,
@@ -359,6 +360,8 @@ class PastMatches:
             # permission taken away while the animation was drawn)
             log.warning("could not post the animation of table %s in channel %s (%s)", table,
                         channel.id, exc.code or exc.status)
+            if exc.code == DMS_CLOSED:  # the person's own direct messages, the one place it goes
+                raise Refusal(msg("replay.sharing.dms_closed", table=table)) from exc
             raise Refusal(msg("replay.sharing.refused", table=table)) from exc
 
     async def _animation(self, loaded: Loaded) -> bytes:

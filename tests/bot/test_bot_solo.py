@@ -455,3 +455,21 @@ async def test_a_solo_table_refused_by_closed_dms_is_told_and_posted_once_they_o
     await timers_pass(bot, clock, retry_pause(1))
     now = await bot.bot.service.tables.load(tid)
     assert now.message_id == bot.last_table_message().id
+
+
+async def test_share_in_dms_closed_to_the_bot_says_to_open_them(bot: LiveBot) -> None:
+    """Ann's solo match in her direct messages can be shared only there (no other channel
+    replays it): when she closed them to the bot, or blocked it, Discord refuses the post,
+    and she is told to open them, not to share it from another channel."""
+    shy = replace(ANN, dms_open=False)
+    dms = bot.lb.dm(shy)
+    tid = await finished_match(bot.store, played(2), seats=SOLO, channel=dms.id, guild=None)
+    ix = await bot.command(shy, "replay", id=tid, channel=dms)
+    ix = await bot.click(shy, bot.reply(ix), ShareButton.id_for(tid))
+    assert bot.said(ix)[-1] == (
+        f"Discord refused my post of the animation of match #{tid} in your direct messages: "
+        "you may have closed them to the bot or blocked it. Open them again to share it.")
+    shy.dms_open = True  # the claim was given back: shared at once once they are open
+    ix = await bot.click(shy, bot.reply(await bot.command(shy, "replay", id=tid, channel=dms)),
+                         ShareButton.id_for(tid))
+    assert bot.said(ix)[-1] == f"The animation of match #{tid} is posted in the channel."
