@@ -423,9 +423,26 @@ class PastMatches:
                 await interaction.edit_original_response(
                     view=rematch_view(now, state.record.locale))
         if state.started is not None:
-            self.messages.when_withheld(state.started.id, told_privately(interaction))
-            await self.begin(state.started)
-            self.messages.threads.rematched(state.record, state.started)
+            started = await self._in_person_s_language(interaction, state.started)
+            self.messages.when_withheld(started.id, told_privately(interaction))
+            await self.begin(started)
+            self.messages.threads.rematched(state.record, started)
+
+    async def _in_person_s_language(self, interaction: discord.Interaction[Any],
+                                    started: TableRecord) -> TableRecord:
+        """The rematch just started, in direct messages speaking the language its person's
+        click tells (the finished table spoke the one they had when it ended), before its
+        first table message is posted; as it is elsewhere, or while the database is out of
+        reach (their next click brings it along)."""
+        if interaction.guild_id is not None:
+            return started
+        try:
+            moved = await self.service.lobby.follow_locale(started.channel_id,
+                                                           interaction.user.id,
+                                                           loc(interaction))
+        except Unreachable:
+            return started
+        return moved or started
 
     async def _post_offer(self, state: RematchState, user: int) -> Msg:
         """Post the offer's public message (pinging those asked); what ``user`` is told. When

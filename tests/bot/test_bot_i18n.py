@@ -14,11 +14,12 @@ import discord
 import pytest
 from bot_helpers import Clock
 from live_bot import CHANNEL, GUILD, LiveBot, User, offered, resolve, table_id
-from players import PNG, open_table
+from players import PNG, finished_match, open_table
 from shared_files import require_discord_api
+from storage.helpers import played
 
-from bot.discord_side.ui.custom_ids import HandButton, LobbyButton
-from bot.storage.records import ServerDefaults
+from bot.discord_side.ui.custom_ids import HandButton, LobbyButton, RematchButton
+from bot.storage.records import SeatInfo, ServerDefaults
 from engine import Observation
 from i18n import LOCALES, msg, translate
 from loopback import Loopback, Message
@@ -337,6 +338,31 @@ async def test_a_solo_table_in_direct_messages_speaks_its_person_s_language_now(
     lobby = bot.public()[-1]
     await bot.click(BOB, lobby, LobbyButton.id_for(table_id(lobby), "ai", None))
     assert (await bot.bot.service.tables.in_channel(CHANNEL)).locale == "en"
+
+
+async def test_a_solo_rematch_in_direct_messages_speaks_its_person_s_language_now(
+        bot: LiveBot) -> None:
+    """A solo match finished in English in Zoé's direct messages; she switched her Discord to
+    French since. Her click on Rematch, answered in French, starts the new match in French,
+    not in the language she had when the last one ended (until her next click)."""
+    person = User(2000000000000000110, "Zoé", locale="en-US")
+    dms = bot.lb.dm(person)
+    bot.channel = dms
+    seats = (SeatInfo(user=person.id, name="Zoé", hero="horan"),
+             SeatInfo(ai=True, hero="taia", level="easy"),
+             SeatInfo(ai=True, hero="argentus", level="easy"))
+    tid = await finished_match(bot.store, played(2), seats=seats, channel=dms.id, guild=None,
+                               host=person, locale="en")
+    await bot.bot.poster.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.settle()
+    person.locale = "fr"
+    ix = await bot.click(person, bot.public()[-1], RematchButton.id_for(tid, "offer"))
+    assert bot.said(ix)[0].startswith("La revanche a commencé"), bot.said(ix)
+    new = await bot.store.active_in_channel(dms.id)
+    assert new is not None and new != tid
+    assert (await bot.bot.service.tables.load(new)).locale == "fr"
+    table = bot.last_table_message()
+    assert "Ma main" in _texts(table) and "My hand" not in _texts(table), _texts(table)[:300]
 
 
 async def test_a_tournament_speaks_the_forced_language_and_follows_a_change(
