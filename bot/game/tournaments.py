@@ -312,11 +312,18 @@ class Tournaments:
         rating = await self.store.rating_of(record.guild_id, user_id)
         return shown_of(None if rating is None else rating.rating).value
 
+    def _signing_up(self, record: TournamentRecord) -> None:
+        """Refuse a sign-up or a withdrawal once sign-up is over: the tournament started or
+        was cancelled, or its closing time passed (the timers' next pass starts or cancels
+        it)."""
+        if record.status != "signup" or (record.closes_at is not None
+                                         and record.closes_at <= self.clock()):
+            raise Refusal(msg("bot.tournament.error.signup_over", name=plain(record.name)))
+
     async def join(self, tournament_id: int, user_id: int, name: str) -> View:
         """Sign ``user_id`` up while sign-up lasts."""
         record = await self._record(tournament_id)
-        if record.status != "signup":
-            raise Refusal(msg("bot.tournament.error.signup_over", name=plain(record.name)))
+        self._signing_up(record)
         rows = await self._rows(tournament_id)
         assert rows is not None
         if any(e.user_id == user_id for e in rows.entrants):
@@ -347,8 +354,7 @@ class Tournaments:
     async def leave(self, tournament_id: int, user_id: int) -> View:
         """Take ``user_id`` off the entrants while sign-up lasts (later: :meth:`drop`)."""
         record = await self._record(tournament_id)
-        if record.status != "signup":
-            raise Refusal(msg("bot.tournament.error.signup_over", name=plain(record.name)))
+        self._signing_up(record)
         if not await self.store.withdraw(tournament_id, user_id):
             raise Refusal(msg("bot.tournament.error.not_entered", name=plain(record.name)))
         return await self.view(tournament_id)

@@ -190,6 +190,11 @@ async def test_sign_up_closing_by_its_time_starts_or_cancels(service: GameServic
     lone = await _cup(service, 1, closes_at=clock.now + 60)
     assert await service.tournaments.sweep() == []
     clock.now += 60
+    # past its closing time, before the timers' pass: sign-up is over for clicks already
+    with pytest.raises(Refusal, match="signup_over"):
+        await service.tournaments.join(cup, 4, "P4")
+    with pytest.raises(Refusal, match="signup_over"):
+        await service.tournaments.leave(cup, 3)
     started, cancelled = await service.tournaments.sweep()
     assert started.record.id == cup and started.opened is not None
     assert [len(t.seats) for t in started.opened.tables] == [3]
