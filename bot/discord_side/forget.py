@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import discord
 
 from bot.discord_side.context import answer_privately, loc
+from bot.discord_side.counting import refused_here
 from bot.discord_side.lobby_clicks import LobbyClicks
 from bot.discord_side.messages import Messages
 from bot.discord_side.past import PastMatches, redraw_offer
@@ -110,22 +111,26 @@ async def answer(interaction: discord.Interaction[Any], clicks: Interactions,
     privately that it is done, and leaves the question as it is."""
     locale = loc(interaction)
     if interaction.user.id != target.user:
+        refused_here(interaction)
         await answer_privately(interaction, translate(msg("forget.not_yours"), locale))
         return
     question = interaction.message.id if interaction.message is not None else None
     if not target.sure:
         if clicks.forget_questions.taken(question):
+            refused_here(interaction)
             await answer_privately(interaction, translate(msg("forget.too_late"), locale))
             return
         await interaction.response.defer()
         kept = await clicks.service.people.kept(target.user)
         if clicks.forget_questions.taken(question):  # Confirm clicked meanwhile
+            refused_here(interaction)
             await answer_privately(interaction, translate(msg("forget.too_late"), locale))
             return
         key = "forget.cancelled" if kept else "forget.cancelled_nothing_kept"
         await interaction.edit_original_response(view=told(translate(msg(key), locale)))
         return
     if not clicks.forget_questions.take(question):
+        refused_here(interaction)
         await answer_privately(interaction, translate(msg("forget.already"), locale))
         return
     try:

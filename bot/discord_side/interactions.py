@@ -118,8 +118,6 @@ class Interactions:
                                                                   locale))
                 else:
                     await control.answer(self, interaction, values)
-                if not control.counted:
-                    return
             answered(interaction, "accepted", name)
         except Refusal as exc:
             answered(interaction, "refused", name)

@@ -16,10 +16,19 @@ import aiohttp
 import pytest
 from bot_helpers import Clock
 from live_bot import LiveBot, offered
-from players import ADMIN, Players, TinyRenderer, my_turn_hand, open_table
+from players import (
+    ADMIN,
+    Players,
+    TinyRenderer,
+    forged_message,
+    my_turn_hand,
+    open_table,
+    raw_click,
+)
 from prometheus_client.parser import text_string_to_metric_families
 from shared_files import discord_api_checked
 
+from bot.discord_side.ui.custom_ids import ForgetButton, TurnsButton
 from bot.process.metrics import PATH, instrument, served
 from bot.process.settings import ConfigProblem, load_settings
 from bot.supervision.metrics import Metrics
@@ -134,6 +143,24 @@ async def test_a_tournament_command_is_counted_by_its_own_name(
                  name="tournament new") == 1
     assert total(samples, "karak_interactions_total", kind="command",
                  name="tournament start") == 1
+
+
+async def test_clicks_on_a_persons_own_lists_and_questions_are_counted(
+        metered: tuple[LiveBot, int]) -> None:
+    """A page of ``/goblin turns`` and an answer to ``/goblin forget-me``'s question are
+    counted as any click is: accepted, or refused when they were someone else's."""
+    bot, port = metered
+    turns = TurnsButton.id_for(ANN.id, 0)
+    await raw_click(bot, ANN, forged_message(bot, ANN, turns), turns, 2)
+    await raw_click(bot, BOB, forged_message(bot, BOB, turns), turns, 2)
+    cancel = ForgetButton.id_for(ANN.id, False)
+    await raw_click(bot, ANN, forged_message(bot, ANN, cancel), cancel, 2)
+    await raw_click(bot, BOB, forged_message(bot, BOB, cancel), cancel, 2)
+    samples = await scrape(port)
+    for name in ("turnspage", "forget"):
+        for outcome in ("accepted", "refused"):
+            assert total(samples, "karak_interactions_total", kind="click", name=name,
+                         outcome=outcome) == 1, (name, outcome)
 
 
 def test_metrics_are_off_unless_a_port_is_set(tmp_path: Path) -> None:

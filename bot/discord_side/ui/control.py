@@ -171,8 +171,6 @@ class Control(discord.ui.DynamicItem[discord.ui.Item[Any]], template=_NOTHING):
     #: Whether a click is refused outside the table's channel before it is answered (false:
     #: the kind has no table, or its answer checks later).
     checks_channel: ClassVar[bool] = True
-    #: Whether a click is counted as accepted once answered (false: its answer counts itself).
-    counted: ClassVar[bool] = True
     #: Whether the kind is a menu of which exactly one value must be picked.
     one_choice: ClassVar[bool] = False
 

@@ -484,7 +484,6 @@ class ForgetButton(Control, kind="forget", fields=rf"(?P<user>{NUMBER}):(?P<op>y
     who asked (only they may answer it)."""
 
     checks_channel = False  # a person's data: no table behind it
-    counted = False
 
     @classmethod
     def id_for(cls, user: int, sure: bool) -> str:
@@ -509,7 +508,6 @@ class TurnsButton(Control, kind="turns", fields=rf"(?P<owner>{NUMBER}):(?P<page>
     """A page button of ``/goblin turns``: whose list and which page (from 0)."""
 
     checks_channel = False  # one's own matches everywhere: no table here
-    counted = False
 
     @classmethod
     def id_for(cls, owner: int, page: int) -> str:
