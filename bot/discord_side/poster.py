@@ -115,20 +115,27 @@ class Poster:
         buttons and saying why, as a cancelled lobby's does."""
         await self.messages.closed(record)
 
-    def end(self, record: TableRecord) -> None:
+    def end(self, record: TableRecord, late: bool = False) -> None:
         """Queue the end of a finished game on its table's feed (see :meth:`announce_end`);
-        when Discord refuses it, it is posted again on the next start."""
+        when Discord refuses it, it is posted again on the next start (``late``: one that
+        ended longer ago than the start's window is shown on its last table message)."""
         async def work() -> None:
             try:
-                await self.announce_end(record)
+                await self.announce_end(record, late)
             except UNDELIVERED as exc:
                 log.warning("could not post the result of table %s (%s)", record.id,
                             why(exc))
-        self.messages.end(record, work)
+        if late:  # nothing posted, its start neither
+            self.messages.last(record, work)
+        else:
+            self.messages.end(record, work)
 
-    async def announce_end(self, record: TableRecord) -> None:
+    async def announce_end(self, record: TableRecord, late: bool = False) -> None:
         """Post the final table with the winner and, for a rated match, what it did to each
-        person's rating (once: remembered in the database)."""
+        person's rating (once: remembered in the database). ``late`` (the bot was away
+        longer than the start's window since): the last table message is edited to show it
+        instead, as no one waits for a new post any more, and none pings; a game whose table
+        message was never posted, or that Discord will not edit, shows nothing more."""
         state = record.game
         assert state.winner is not None
         winner = record.seats[state.winner]
@@ -136,9 +143,22 @@ class Poster:
                           else plain(winner.name) if winner.name
                           else msg(f"hero.{state.seats[state.winner].hero}.name"))
         changes = await end_lines(self.service, record)
-        await self.messages.post_table(self.messages.current(record),
-                                       msg("bot.table.game_over", who=who, steps=state.step),
-                                       await self.summary(record), below=changes or None)
+        headline = msg("bot.table.game_over", who=who, steps=state.step)
+        now = self.messages.current(record)
+        if not late:
+            await self.messages.post_table(now, headline, await self.summary(record),
+                                           below=changes or None)
+        elif now.message_id is not None:
+            try:
+                await self.messages.edit_table(now, repost=False, payload=(
+                    await self.messages.table_payload(
+                        now, urgent=False, headline=headline, message=now.message_id,
+                        summary=await self.summary(record), below=changes or None)))
+            except discord.HTTPException as exc:
+                if exc.status >= 500:
+                    raise  # Discord's trouble: shown on the next start
+                log.warning("could not show the result of table %s (%s)", record.id,
+                            exc.code or exc.status)
         await self.service.meta.announced(record.id)
         await self.messages.threads.channel_line(self.messages.current(record), "won")
 

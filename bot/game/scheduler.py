@@ -35,7 +35,8 @@ from bot.supervision.tasks import Tasks
 from i18n import Msg, msg
 
 log = logging.getLogger("karak.bot")
-#: On start, results not yet posted are posted for games that ended this recently (seconds)...
+#: On start, results not yet posted are posted for games that ended this recently (seconds);
+#: an older one is shown on its last table message instead, with nothing posted so late...
 ANNOUNCE_WINDOW = 3600.0
 #: ... among this many most recent finished or abandoned tables.
 RECENT_ENDS = 50
@@ -59,8 +60,9 @@ class Posts(Protocol):
         """Queue what the moves changed on their table's feed (the end of a finished game)."""
         ...
 
-    def end(self, record: TableRecord) -> None:
-        """Queue the end of a finished game (its result, once)."""
+    def end(self, record: TableRecord, late: bool = False) -> None:
+        """Queue the end of a finished game (its result, once; ``late``: shown on its last
+        table message, nothing posted)."""
         ...
 
     def begin(self, record: TableRecord) -> None:
@@ -370,8 +372,10 @@ class Scheduler:
         """On start, of the tables this process holds (its own leases taken back, the lapsed
         ones claimed): every open lobby gets its message redrawn, every running table gets its
         message refreshed and its AI seats going, a game that ended just before a crash gets
-        its result posted, and the start's other work (:attr:`resumes`) runs. From then on,
-        other processes' changes of its tables wake them."""
+        its result posted (one that ended longer ago than :data:`ANNOUNCE_WINDOW` shown on
+        its last table message, nothing posted so late), and the start's other work
+        (:attr:`resumes`) runs. From then on, other processes' changes of its tables wake
+        them."""
         if not self.going():
             return
         held = await self.leases.start()
@@ -395,17 +399,18 @@ class Scheduler:
             self.tasks.supervise(work, f"resume-{number}")
         now = self.service.clock()
         for record in await self.service.meta.unannounced(RECENT_ENDS):
-            if now - record.updated_at <= ANNOUNCE_WINDOW:
-                self.tasks.supervise(partial(self._resume_end, record),
-                                     f"announce-{record.id}")
+            late = now - record.updated_at > ANNOUNCE_WINDOW
+            self.tasks.supervise(partial(self._resume_end, record, late),
+                                 f"announce-{record.id}")
 
-    async def _resume_end(self, record: TableRecord) -> None:
-        """Post the result of a game that ended just before a crash, unless another process
+    async def _resume_end(self, record: TableRecord, late: bool = False) -> None:
+        """Post the result of a game that ended just before a crash (``late``: longer ago
+        than :data:`ANNOUNCE_WINDOW`, shown on its last table message), unless another process
         does (it holds the table) or did."""
         if not self.going() or not await self.leases.holding(record.id):
             return
         if not await self.service.meta.was_announced(record.id):
-            self.posts.end(record)
+            self.posts.end(record, late)
         self.forget(record.id)
 
     async def _resume_lobby(self, tid: int) -> None:
