@@ -53,7 +53,7 @@ from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.shown import Shown, Slot
 from bot.discord_side.threads import ARCHIVED, MatchThreads
-from bot.discord_side.ui.custom_ids import HandButton
+from bot.discord_side.ui.custom_ids import HandButton, RematchButton
 from bot.discord_side.ui.hand import hand_view
 from bot.discord_side.ui.parts import nested
 from bot.discord_side.ui.table import moved_view, shows_round, table_view, to_move
@@ -298,6 +298,24 @@ class Messages:
             lambda message: any(getattr(c, "custom_id", None) == mine
                                 for c in nested(message.components)),
             f"the table message of table {record.id}")
+
+    async def end_made_before(self, record: TableRecord) -> bool:
+        """Whether the post of ``record``'s end that a try whose answer never came made (a
+        stopped process's, at a moment not known here) is found: the bot's message in its
+        channel (or thread) with the table's Rematch button, newer than its table message
+        (:func:`~bot.discord_side.feed.made_before`). Found, it is taken up as the table
+        message, the older one retired."""
+        offer = RematchButton.id_for(record.id, "offer")
+        made = await made_before(
+            self.channel(record), self.client.user,
+            record.message_id or record.lobby_message_id or 0,
+            lambda message: any(getattr(c, "custom_id", None) == offer
+                                for c in nested(message.components)),
+            f"the result of table {record.id}")
+        if made is None:
+            return False
+        await self._carried(record, made.id, False)
+        return True
 
     async def _brought_up(self, record: TableRecord, message: discord.Message,
                           headline: Msg | None) -> None:

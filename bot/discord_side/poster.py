@@ -17,6 +17,7 @@ from functools import partial
 import discord
 
 from bot.discord_side.context import UNDELIVERED, UNKNOWN_CHANNEL, why
+from bot.discord_side.feed import nonce
 from bot.discord_side.messages import Messages
 from bot.discord_side.standings import end_lines, rating_lines
 from bot.game.markup import plain
@@ -115,13 +116,14 @@ class Poster:
         buttons and saying why, as a cancelled lobby's does."""
         await self.messages.closed(record)
 
-    def end(self, record: TableRecord, late: bool = False) -> None:
+    def end(self, record: TableRecord, resumed: bool = False, late: bool = False) -> None:
         """Queue the end of a finished game on its table's feed (see :meth:`announce_end`);
-        when Discord refuses it, it is posted again on the next start (``late``: one that
-        ended longer ago than the start's window is shown on its last table message)."""
+        when Discord refuses it, it is posted again on the next start (``resumed``; ``late``:
+        one that ended longer ago than the start's window is shown on its last table
+        message)."""
         async def work() -> None:
             try:
-                await self.announce_end(record, late)
+                await self.announce_end(record, resumed, late)
             except UNDELIVERED as exc:
                 log.warning("could not post the result of table %s (%s)", record.id,
                             why(exc))
@@ -130,12 +132,17 @@ class Poster:
         else:
             self.messages.end(record, work)
 
-    async def announce_end(self, record: TableRecord, late: bool = False) -> None:
+    async def announce_end(self, record: TableRecord, resumed: bool = False,
+                           late: bool = False) -> None:
         """Post the final table with the winner and, for a rated match, what it did to each
-        person's rating (once: remembered in the database). ``late`` (the bot was away
-        longer than the start's window since): the last table message is edited to show it
-        instead, as no one waits for a new post any more, and none pings; a game whose table
-        message was never posted, or that Discord will not edit, shows nothing more."""
+        person's rating (once: remembered in the database; the post carries its
+        :func:`~bot.discord_side.feed.nonce`, so Discord makes it once). ``resumed`` (on
+        start): a try of the stopped process whose answer never came may have made it, longer
+        ago than Discord remembers its nonce, so it is looked for first and taken up instead
+        of a second one. ``late`` (the bot was away longer than the start's window since):
+        the last table message is edited to show it instead, as no one waits for a new post
+        any more, and none pings; a game whose table message was never posted, or that
+        Discord will not edit, shows nothing more."""
         state = record.game
         assert state.winner is not None
         winner = record.seats[state.winner]
@@ -146,8 +153,9 @@ class Poster:
         headline = msg("bot.table.game_over", who=who, steps=state.step)
         now = self.messages.current(record)
         if not late:
-            await self.messages.post_table(now, headline, await self.summary(record),
-                                           below=changes or None)
+            if not (resumed and await self.messages.end_made_before(now)):
+                await self.messages.post_table(now, headline, await self.summary(record),
+                                               below=changes or None, once=nonce(record, "e"))
         elif now.message_id is not None:
             try:
                 await self.messages.edit_table(now, repost=False, payload=(

@@ -60,8 +60,9 @@ class Posts(Protocol):
         """Queue what the moves changed on their table's feed (the end of a finished game)."""
         ...
 
-    def end(self, record: TableRecord, late: bool = False) -> None:
-        """Queue the end of a finished game (its result, once; ``late``: shown on its last
+    def end(self, record: TableRecord, resumed: bool = False, late: bool = False) -> None:
+        """Queue the end of a finished game (its result, once; ``resumed``: on start, a post
+        a stopped process's try may have made looked for first; ``late``: shown on its last
         table message, nothing posted)."""
         ...
 
@@ -410,7 +411,7 @@ class Scheduler:
         if not self.going() or not await self.leases.holding(record.id):
             return
         if not await self.service.meta.was_announced(record.id):
-            self.posts.end(record, late)
+            self.posts.end(record, resumed=True, late=late)
         self.forget(record.id)
 
     async def _resume_lobby(self, tid: int) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from bot_helpers import Clock
 from live_bot import LiveBot
 from players import ANN, BOB, Players, TinyRenderer, open_table
+from test_bot_outage import AnswerLost
 
 from bot.discord_side.ui.custom_ids import HandButton
 from bot.game.scheduler import ANNOUNCE_WINDOW
@@ -85,3 +86,37 @@ async def test_result_lost_longer_ago_than_the_window_shows_on_its_table_message
     h3 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)  # and only once
     await h3.stop()
     assert game_overs(h3) == [final] and len(h3.public()) == before
+
+
+async def test_a_result_whose_answer_was_lost_is_not_posted_again_on_restart(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """Discord made the end's post but the connection dropped before the bot heard so (its
+    result not known posted), then the bot restarted once Discord forgot the post's nonce:
+    the restarted bot finds the result made instead of posting it a second time."""
+    db = tmp_path / "k.db"
+    h1 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    tid = await open_table(h1, ANN, [BOB])
+    players = Players(h1, tid, [ANN, BOB])
+    svc = h1.bot.service
+    for _ in range(3000):
+        rec = await svc.tables.load(tid)
+        state = rec.game
+        obs = observe(state, state.current)
+        action = make_agent("heuristic", state.step).choose(obs)
+        if apply(state, action)[0].winner is not None:
+            break
+        assert await players.step()
+    lost = AnswerLost(h1)
+    assert await players.step()  # the last move: its result is made, the answer lost
+    await h1.settle()
+    assert lost.lost
+    [made] = game_overs(h1)
+    await h1.stop()
+    lb.clock.advance(300)  # Discord forgot the nonce meanwhile
+    clock.now += 300
+    h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    await h2.stop()
+    assert game_overs(h2) == [made]
+    live = [m for m in h2.public() if any(c.startswith(HandButton.prefix)
+                                          for c in m.custom_ids())]
+    assert live == []  # the table message it replaced went, as after an answered post
