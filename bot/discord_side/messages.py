@@ -104,7 +104,8 @@ class Messages:
 
     def __init__(self, client: discord.Client, service: GameService, pictures: Pictures,
                  tasks: Tasks, pace: ChannelPace, feeds: Feeds, threads: MatchThreads,
-                 lobby: LobbyMessages) -> None:
+                 lobby: LobbyMessages, unsure: Callable[[int], bool] = lambda table: False
+                 ) -> None:
         self.client = client
         self.service = service
         self.pictures = pictures
@@ -114,6 +115,10 @@ class Messages:
         self.feeds = feeds
         self.threads = threads
         self.lobby = lobby
+        #: whether another process may have taken a table up since this process last knew
+        #: it held it (:meth:`~bot.game.leases.Leases.unsure`), and shown it with pictures of
+        #: its own, at the version this process showed or at a later one
+        self.unsure = unsure
         self._message_ids: dict[int, int] = {}  # table -> its table message posted last
         #: table -> its passing lines' messages, with the table as the latest was posted
         self._passing: dict[int, tuple[TableRecord, list[int]]] = {}
@@ -172,7 +177,8 @@ class Messages:
         key = battle_key(obs, lc) if kind == "battle" else table_key(obs, lc)
         slot = (record.id, None, lc)
         since = self.shown.version(slot)
-        if since is None or not self.service.play.wrote_all(record.id, since, record.version):
+        if (since is None or not self.service.play.wrote_all(record.id, since, record.version)
+                or self.unsure(record.id)):
             message = None  # another process may have edited it since: its pictures are unknown
         picture = await self._picture(
             slot, message, name, key,

@@ -68,7 +68,9 @@ class SharedShards(Misconfigured):
 class Pass:
     """What one pass of :meth:`Leases.keep` changed: the tables this process holds now and did
     not before (``taken``), and those another process took from it since the last pass
-    (``lost``)."""
+    (``lost``). A table another process took and this pass took back (home, or lapsed) is in
+    both: what this process knew of its messages is out of date, as the other may have shown
+    it meanwhile."""
 
     taken: list[int]
     lost: list[int]
@@ -116,6 +118,16 @@ class Leases:
     def holds(self, table: int) -> bool:
         """True while this process holds the lease of ``table`` (no question to the store)."""
         return self._until.get(table, -math.inf) > self.clock()
+
+    def unsure(self, table: int) -> bool:
+        """True when another process may have taken ``table`` up since this process last knew
+        it held it (no question to the store): its hold ran out unrenewed (a stall longer than
+        the lease), or a renewal found it taken and the next pass has not let it go yet. A
+        table never held here is not (the process of its server's shard shows it)."""
+        if table in self._lost:
+            return True
+        until = self._until.get(table)
+        return until is not None and until <= self.clock()
 
     def held(self) -> list[int]:
         """The tables whose lease this process holds now, in order."""
@@ -202,8 +214,10 @@ class Leases:
                 self._granted(table, start)
         self._came_before, self._came_home = self._came_home, came
         lost, self._lost = self._lost, set()
-        return Pass([t for t in self.held() if t not in before],
-                    sorted(t for t in lost if t not in self._until))
+        # a table lost and taken back within the pass: the other process may have shown it
+        # meanwhile, so it is let go and taken up afresh
+        return Pass(sorted({*(t for t in self.held() if t not in before),
+                            *(t for t in lost if t in self._until)}), sorted(lost))
 
     def _check_shared(self) -> None:
         """Before taking tables home: when :data:`CONTESTED_PASSES` passes found a table that

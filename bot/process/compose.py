@@ -132,7 +132,7 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
         lobby = LobbyMessages(client, service, channel_pace, feeds, vanished=threads.vanished,
                               locked=threads.locked)
         messages = Messages(client, service, pictures, tasks, channel_pace, feeds, threads,
-                            lobby)
+                            lobby, unsure=leases.unsure)
         hints_given = GivenHints(clock=service.clock)
         poster = Poster(service, messages, summary=partial(summary_of, service))
 

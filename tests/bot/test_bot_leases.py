@@ -25,7 +25,7 @@ from storage.helpers import played
 from bot.discord_side.client import KarakBot
 from bot.discord_side.pace import ChannelPace
 from bot.discord_side.ui.custom_ids import HandButton
-from bot.game.leases import LEASE_TTL
+from bot.game.leases import LEASE_TTL, Pass
 from bot.game.lobby import LOBBY_IDLE, lapsed
 from bot.game.places import Place
 from bot.game.scheduler import SHARDS, Posts
@@ -34,7 +34,8 @@ from bot.process.compose import compose
 from bot.storage.postgres import Store
 from bot.storage.records import LogRow, SeatInfo, Shards
 from bot.workers.thinking import Thinking
-from engine import Action, Observation
+from engine import Action, Observation, observe
+from engine.agents import make_agent
 from loopback import Loopback
 
 ANN, BOB = 101, 202
@@ -363,3 +364,66 @@ def _posted(lb: Loopback, table: int) -> int:
     hand = HandButton.id_for(table)
     return sum(1 for m in lb.state.messages.values()
                if not m.deleted and hand in m.custom_ids())
+
+
+async def test_a_table_taken_back_in_the_pass_that_found_it_taken_shows_the_newest_message(
+        lb: Loopback, url: str) -> None:
+    """A process of the table's server could not renew its leases for longer than a lease
+    lasts (its database out of reach), so another process took the table up, and posted a
+    newer table message (a turn pinged); the pass that finds the lease taken also takes it
+    home. What the first process knew of the table's messages is out of date then: the
+    player's next move shows the table on the newest message, leaving one table message live,
+    not a second one beside a stale one whose buttons still stand."""
+    time = FakeTime()
+    tid = await table(url, time, SEATS)
+    game = played(1)
+    async with process(lb, url, "one", time) as one, process(lb, url, "two", time) as two:
+        assert one.held == [tid]
+        await quiet(time, one, two)
+        first = _live(lb, tid)
+        assert len(first) == 1
+        two.bot.scheduler.ai_pace = 0.0  # its AI turns go by without the test's time
+        leases = one.bot.scheduler.leases
+        keep = leases.keep
+        leases.keep = _stalled  # type: ignore[method-assign]
+        await until(time, (one, two), lambda: _true(two.held == [tid]), "two taking it up")
+        leases.keep = keep  # type: ignore[method-assign]
+        for index in range(7):  # Ann's turn, her clicks handled by one (her guild's shard)
+            seat, notation = game.moves[index]
+            outcome = await one.bot.service.play.act(tid, ANN, index, notation, sure=True)
+            await one.bot.scheduler.after([outcome])
+        await _heard(two, tid)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + PATIENCE
+        while not await _ann_to_play(two, tid) or _live(lb, tid) == first:
+            assert loop.time() < deadline, "two never pinged Ann's next turn"
+            await asyncio.sleep(0.005)
+        await quiet(time, one, two)
+        [newest] = _live(lb, tid)  # two's, pinging Ann; the older one retired
+        assert newest != first[0]
+        leases.shards = Shards(1, (0,))  # one runs the guild's shard
+        await one.bot.scheduler._kept(await leases.keep())  # finds it taken, takes it home
+        assert one.held == [tid]
+        await quiet(time, one, two)
+        record = await one.bot.service.tables.load(tid)
+        state = record.game
+        action = make_agent("heuristic", state.step).choose(observe(state, state.current))
+        outcome = await one.bot.service.play.act(tid, ANN, record.version, str(action),
+                                                 sure=True)
+        await one.bot.scheduler.after([outcome])
+        await quiet(time, one, two)
+        for _ in range(50):
+            await asyncio.sleep(0.01)
+        assert _live(lb, tid) == [newest]
+
+
+async def _stalled() -> Pass:
+    """A pass of the leases that cannot reach the database: nothing renewed, nothing known."""
+    return Pass([], [])
+
+
+def _live(lb: Loopback, table: int) -> list[int]:
+    """The ids of ``table``'s table messages that still carry their My hand button."""
+    hand = HandButton.id_for(table)
+    return sorted(m.id for m in lb.state.messages.values()
+                  if not m.deleted and hand in m.custom_ids())
