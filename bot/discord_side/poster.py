@@ -152,10 +152,11 @@ class Poster:
         changes = await end_lines(self.service, record)
         headline = msg("bot.table.game_over", who=who, steps=state.step)
         now = self.messages.current(record)
-        if not late:
-            if not (resumed and await self.messages.end_made_before(now)):
-                await self.messages.post_table(now, headline, await self.summary(record),
-                                               below=changes or None, once=nonce(record, "e"))
+        if (resumed or late) and await self.messages.end_made_before(now):
+            pass  # made by a try whose answer never came: taken up
+        elif not late:
+            await self.messages.post_table(now, headline, await self.summary(record),
+                                           below=changes or None, once=nonce(record, "e"))
         elif now.message_id is not None:
             try:
                 await self.messages.edit_table(now, repost=False, payload=(

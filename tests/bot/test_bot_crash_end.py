@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from bot_helpers import Clock
 from live_bot import LiveBot
 from players import ANN, BOB, Players, TinyRenderer, open_table
@@ -88,11 +89,13 @@ async def test_result_lost_longer_ago_than_the_window_shows_on_its_table_message
     assert game_overs(h3) == [final] and len(h3.public()) == before
 
 
+@pytest.mark.parametrize("away", [300.0, ANNOUNCE_WINDOW + 3600])
 async def test_a_result_whose_answer_was_lost_is_not_posted_again_on_restart(
-        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+        lb: Loopback, tmp_path: Path, clock: Clock, away: float) -> None:
     """Discord made the end's post but the connection dropped before the bot heard so (its
-    result not known posted), then the bot restarted once Discord forgot the post's nonce:
-    the restarted bot finds the result made instead of posting it a second time."""
+    result not known posted), then the bot restarted once Discord forgot the post's nonce
+    (``away`` seconds later; past the end's window too): the restarted bot finds the result
+    made instead of showing it a second time."""
     db = tmp_path / "k.db"
     h1 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     tid = await open_table(h1, ANN, [BOB])
@@ -112,8 +115,8 @@ async def test_a_result_whose_answer_was_lost_is_not_posted_again_on_restart(
     assert lost.lost
     [made] = game_overs(h1)
     await h1.stop()
-    lb.clock.advance(300)  # Discord forgot the nonce meanwhile
-    clock.now += 300
+    lb.clock.advance(away)  # Discord forgot the nonce meanwhile
+    clock.now += away
     h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     await h2.stop()
     assert game_overs(h2) == [made]
