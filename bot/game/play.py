@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.game.away import Said, since_last_move
@@ -201,9 +201,26 @@ class Play:
             ask = None if sure or action not in obs.legal else question(obs, action)
             if ask is not None:
                 raise Ask(ask, record, seat, notation, version)
-            if seats[seat].timeouts:
-                seats = with_seat(seats, seat, seats[seat].model_copy(update={"timeouts": 0}))
+            timeouts = await self._timeouts_after(record, action, seat)
+            if seats[seat].timeouts != timeouts:
+                seats = with_seat(seats, seat, seats[seat].model_copy(
+                    update={"timeouts": timeouts}))
             return await self._apply(record, action, seat, user_id, False, seats)
+
+    async def _timeouts_after(self, record: TableRecord, action: Action, seat: int) -> int:
+        """The count of timed-out turns in a row of ``seat`` once its person makes ``action``:
+        none after a move of theirs; after a take-back, the turns the timer played since
+        their last move that still stands (the move taken back is none, so it ends no row of
+        timeouts: else making a move and taking it back each turn would keep a seat whose every
+        turn the AI plays, its person counted as never seated until a move of theirs, made
+        once the match goes well, claims it)."""
+        if action != UNDO:
+            return 0
+        log = await self.store.action_log(record.id)
+        standing = [row for row in log if not row.undone and row.action != str(UNDO)]
+        taken = standing[-1] if standing else None  # the move this take-back takes back
+        return timed_out_turns([row for row in log if row is not taken], seat,
+                               record.seats[seat].user)
 
     async def round_over(self, record: TableRecord) -> bool:
         """True when the tournament's round that opened this table is over (its deadline
@@ -475,6 +492,24 @@ class Play:
         """(table id, version, deadline) of every running table with a turn timer set (of the
         tables ``only`` when given), from those columns alone: no state is read."""
         return [t for t in await self.store.timers() if only is None or t[0] in only]
+
+
+def timed_out_turns(log: Sequence[LogRow], seat: int, user: int | None) -> int:
+    """How many turns of ``seat`` the timer played (runs of the AI's moves for its person
+    ``user`` in the action ``log``) since ``user``'s last move of their own that stands (a
+    move taken back, and a take-back, are none)."""
+    turns = 0
+    inside = False  # within a run of the timer's moves for the seat
+    for row in reversed(log):
+        if row.seat == seat and row.by_ai:
+            turns += not inside
+            inside = True
+            continue
+        inside = False
+        if (row.seat == seat and row.user_id == user and not row.undone
+                and row.action != str(UNDO)):
+            break
+    return turns
 
 
 def moved(record: TableRecord, state: GameState, seats: tuple[SeatInfo, ...],

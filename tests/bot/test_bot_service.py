@@ -10,10 +10,12 @@ from storage.backends import SqliteBackend
 
 from bot.game.play import MAX_TIMEOUTS
 from bot.game.refusals import Damaged, Illegal, NotSeated, OutOfTurn, Refusal, Stale
+from bot.game.results import movers
 from bot.game.service import GameService
 from bot.storage.records import CorruptTable
 from bot.storage.sqlite import Store
-from engine import Phase, legal_actions
+from engine import Phase, Undo, apply, legal_actions, observe
+from engine.agents import make_agent
 
 A, B, C = 101, 202, 303
 
@@ -232,3 +234,38 @@ async def test_a_damaged_ordinary_column_only_hurts_its_table(
             await service.play.expire(t1, due[t1])
     rec2 = await service.tables.load(t2)
     assert await service.play.expire(t2, rec2.version)
+
+
+async def test_a_move_taken_back_is_no_move_between_two_timeouts(service: GameService,
+                                                                  clock: Clock) -> None:
+    """A person who, turn after turn, makes a move, takes it back and lets the timer play the
+    turn has had two timeouts in a row all the same: the seat goes to the AI for good. (Kept,
+    the AI would play their whole match while they count as never seated, a seat theirs to
+    claim with one move of their own once it goes well, and unrated when it does not.)"""
+    tid = await started(service, timer=60)
+    rec = await service.tables.load(tid)
+    seat = rec.game.current
+    user = rec.seats[seat].user
+    assert user is not None
+    for _ in range(MAX_TIMEOUTS):
+        rec = await service.tables.load(tid)
+        while rec.game.current != seat:  # the other person plays their turns
+            state = rec.game
+            other = rec.seats[state.current].user
+            assert other is not None
+            action = make_agent("heuristic", state.step).choose(observe(state, state.current))
+            await service.play.act(tid, other, rec.version, str(action), sure=True)
+            rec = await service.tables.load(tid)
+        state = rec.game
+        move = next(a for a in legal_actions(state)
+                    if Undo() in observe(apply(state, a)[0], seat).legal)
+        await service.play.act(tid, user, rec.version, str(move), sure=True)
+        rec = await service.tables.load(tid)
+        await service.play.act(tid, user, rec.version, str(Undo()))  # taken back: none
+        rec = await service.tables.load(tid)
+        assert rec.deadline is not None and not rec.seats[seat].ai
+        clock.now = rec.deadline + 1
+        assert await service.play.expire(tid, rec.version)
+    after = await service.tables.load(tid)
+    assert after.seats[seat].ai  # handed to the AI: their turns are no longer theirs to claim
+    assert not movers(await service.store.action_log(tid)) & {(seat, user)}
