@@ -42,12 +42,15 @@ async def show_log(interaction: discord.Interaction[Any], service: GameService,
 
 
 async def confirm_abandon(interaction: discord.Interaction[Any], service: GameService,
-                          messages: Messages, scheduler: Scheduler, table: int) -> None:
+                          messages: Messages, scheduler: Scheduler, table: int,
+                          listed: bool | None = None) -> None:
     """The host (or a channel manager) confirmed /goblin abandon: the match closes, the
-    confirmation becomes the one answer, and the table message says it was abandoned."""
+    confirmation becomes the one answer, and the table message says it was abandoned; refused
+    when it would no longer end as the question said (``listed``: kept in the history, or
+    not)."""
     await interaction.response.defer()
     record = await service.lobby.abandon_table(table, interaction.user.id,
-                                               can_manage_channel(interaction))
+                                               can_manage_channel(interaction), listed)
     try:
         told = translate(abandoned(table, await service.lobby.kept(record)), loc(interaction))
         await interaction.edit_original_response(view=layout(

@@ -62,8 +62,8 @@ def confirm_view(table: int, locale: str, note: Msg | None = None,
         ask += "\n" + translate(note, locale)
     return layout(discord.ui.Container[discord.ui.LayoutView](
         text_block(ask),
-        row(button(translate(msg("bot.channel.abandon_yes"), locale), AbandonButton.id_for(table),
-                   "danger"))))
+        row(button(translate(msg("bot.channel.abandon_yes"), locale),
+                   AbandonButton.id_for(table, kept == "listed"), "danger"))))
 
 
 def after(answered: asyncio.Event,

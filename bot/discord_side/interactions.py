@@ -161,9 +161,11 @@ class Interactions:
         await self._defer_in_hand(interaction)
         await leave_solo(interaction, self.service, self.messages, self.scheduler, table, sure)
 
-    async def abandon(self, interaction: discord.Interaction[Any], table: int) -> None:
+    async def abandon(self, interaction: discord.Interaction[Any], table: int,
+                      listed: bool | None = None) -> None:
         """The confirmation of abandoning a running match."""
-        await confirm_abandon(interaction, self.service, self.messages, self.scheduler, table)
+        await confirm_abandon(interaction, self.service, self.messages, self.scheduler, table,
+                              listed)
 
     async def board(self, interaction: discord.Interaction[Any], guild: int, page: int) -> None:
         """A page of a server's leaderboard."""

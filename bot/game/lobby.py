@@ -408,10 +408,15 @@ class Lobby:
             return record
         return None
 
-    async def abandon_table(self, table_id: int, user_id: int, manager: bool) -> TableRecord:
-        """The confirmed /goblin abandon of table ``table_id`` (rights checked again)."""
+    async def abandon_table(self, table_id: int, user_id: int, manager: bool,
+                            listed: bool | None = None) -> TableRecord:
+        """The confirmed /goblin abandon of table ``table_id`` (rights checked again).
+        ``listed``: what its question said abandoning would do (keep the match in the
+        history: rated as it stands, or a game lost against the AI; or not; None: nothing
+        said): refused when the match moved on since so that it would do otherwise (someone's
+        first move made, or taken back)."""
         return await self._change(table_id, lambda record: self._close(
-            record, user_id, manager, "bot.error.manage_only"))
+            record, user_id, manager, "bot.error.manage_only", listed))
 
     async def close_idle(self, held: Collection[int]) -> list[TableRecord]:
         """Close every open lobby among ``held`` (the tables this process holds) that went
@@ -456,7 +461,7 @@ class Lobby:
         return closed
 
     async def _close(self, record: TableRecord, user_id: int, manager: bool,
-                     refusal: str) -> TableRecord:
+                     refusal: str, listed: bool | None = None) -> TableRecord:
         """Abandon an active table (kept as history) for its host or a channel manager, under
         the caller's lock and within its :meth:`_again`; anyone else is refused with the
         message ``refusal``. One who sits at the running match forfeits it: last when it is
@@ -474,6 +479,8 @@ class Lobby:
             return await self.tables.load(record.id)
         result = abandoned_result(record, await self.store.action_log(record.id), user_id,
                                   self.clock())
+        if listed is not None and (result is not None) != listed:  # not what they were told
+            raise Refusal(msg("ratings.note.changed"), record)
         # at the version read: a move another process wrote meanwhile is a StaleVersion, and
         # the caller's :meth:`_again` closes the match as it stands after it
         await self.store.abandon(record.id, record.version, result, rate_result,

@@ -10,7 +10,7 @@ import asyncio
 import re
 
 from bot_helpers import Clock, holding
-from live_bot import LiveBot
+from live_bot import LiveBot, resolve
 from players import ANN, BOB, EVE, Players, open_table
 
 from bot.discord_side.ui.custom_ids import AbandonButton, HandButton
@@ -51,7 +51,7 @@ async def test_abandon_answers_before_waiting_for_the_table(bot: LiveBot) -> Non
         await asked.done(10)  # asked at once: the table is read without its lock
         question = bot.reply(asked)
         assert "Abandon table" in question.text() and question.ephemeral
-        ix = await bot.lb.click(ANN, question, AbandonButton.id_for(tid))
+        ix = await bot.lb.click(ANN, question, resolve(question, AbandonButton.id_for(tid)))
         await ix.answered()  # the confirmation too is answered at once
         assert (await bot.bot.service.tables.load(tid)).status == "running"
     finally:

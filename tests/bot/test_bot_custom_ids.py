@@ -83,6 +83,7 @@ WRITTEN: list[tuple[type[Control], str, Target]] = [
     (QuitButton, QuitButton.id_for(TABLE), Quit(TABLE)),
     (QuitButton, QuitButton.id_for(TABLE, sure=True), Quit(TABLE, sure=True)),
     (AbandonButton, AbandonButton.id_for(TABLE), Abandon(TABLE)),
+    (AbandonButton, AbandonButton.id_for(TABLE, True), Abandon(TABLE, True)),
     *[(LobbyButton, LobbyButton.id_for(TABLE, op, VERSION), LobbyOp(TABLE, op, VERSION))
       for op in ("join", "leave", "ai", "unai", "start", "cancel")],
     (HeroMenu, HeroMenu.id_for(TABLE), HeroPick(TABLE)),
@@ -142,7 +143,9 @@ POSTED = [
     ("kg:pick:3:4:fight0", Pick(3, 4, "fight0")),
     ("kg:quit:3", Quit(3)),
     ("kg:quit:3:y", Quit(3, sure=True)),
-    ("kg:abandon:3", Abandon(3)),
+    ("kg:abandon:3", Abandon(3)),  # an older bot's: its question's promise unknown
+    ("kg:abandon:3:l", Abandon(3, True)),
+    ("kg:abandon:3:r", Abandon(3, False)),
     ("kg:lobby:3:ai:4", LobbyOp(3, "ai", 4)),
     ("kg:lobby:3:join", LobbyOp(3, "join", None)),  # an older bot's: no revision
     ("kg:hero:3", HeroPick(3)),

@@ -265,3 +265,29 @@ async def test_a_damaged_rating_hurts_only_its_own_person(bot: LiveBot, tmp_path
     assert f"{rec.seats[0].name} 1,500? → " in posted  # Ann rated as a newcomer
     rating = await bot.bot.service.store.rating_of(GUILD, ANN.id)
     assert rating is not None and rating.games == 1
+
+
+async def test_a_confirmation_that_promised_no_rating_never_rates_the_match(
+        bot: LiveBot) -> None:
+    """Ann asks to abandon while Bob has not moved yet: she is told the match will not be
+    rated. Bob makes his first move before she confirms: her click would now rate the match,
+    her last, so it is refused privately (she may ask again) and the match plays on."""
+    tid = await open_table(bot, ANN, [BOB])
+    players = Players(bot, tid, [ANN, BOB])
+    assert await players.step()  # the first to play moves; the other has not yet
+    await bot.settle()
+    question = bot.reply(await bot.command(ANN, "abandon"))
+    assert "has not made a move yet, so the match will not be rated" in question.text()
+    while len(await moved(bot, tid)) < 2:
+        assert await players.step()
+        await bot.settle()
+    ix = await bot.click(ANN, question, AbandonButton.id_for(tid))
+    assert (await bot.bot.service.tables.load(tid)).status == "running"
+    assert await bot.store.ratings(GUILD) == [] and await bot.store.result_of(tid) is None
+    said = " ".join(bot.said(ix))
+    assert "The match changed since you asked" in said, said
+    question = bot.reply(await bot.command(ANN, "abandon"))  # asked again: told what it does
+    assert "rated as it stands: you last" in question.text()
+    await bot.click(ANN, question, AbandonButton.id_for(tid))
+    assert (await bot.bot.service.tables.load(tid)).status == "abandoned"
+    assert {r.user_id for r in await bot.store.ratings(GUILD)} == {ANN.id, BOB.id}

@@ -86,8 +86,10 @@ class Answers(Protocol):
         """A solo table's Leave button (``sure``: its confirmation)."""
         ...
 
-    async def abandon(self, interaction: discord.Interaction[Any], table: int) -> None:
-        """The confirmation of abandoning a running match."""
+    async def abandon(self, interaction: discord.Interaction[Any], table: int,
+                      listed: bool | None = None) -> None:
+        """The confirmation of abandoning a running match (``listed``: what its question
+        said, see :class:`~bot.discord_side.ui.targets.Abandon`)."""
         ...
 
     async def history_page(self, interaction: discord.Interaction[Any], anchor: int, way: str,

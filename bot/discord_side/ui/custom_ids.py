@@ -232,26 +232,29 @@ class QuitButton(Control, kind="quit", fields=rf"{TABLE}(?::(?P<sure>y))?"):
         await clicks.quit(interaction, t.table, t.sure)
 
 
-class AbandonButton(Control, kind="abandon", fields=TABLE):
-    """The button that confirms abandoning a running match."""
+class AbandonButton(Control, kind="abandon", fields=rf"{TABLE}(?::(?P<listed>[lr]))?"):
+    """The button that confirms abandoning a running match, with what its question said of
+    it: kept in the history (``l``) or only to replay (``r``); an older bot's says nothing."""
 
     @classmethod
-    def id_for(cls, table: int) -> str:
-        """The custom_id of table ``table``'s button."""
-        return cls.join(table)
+    def id_for(cls, table: int, listed: bool | None = None) -> str:
+        """The custom_id of table ``table``'s button (``listed``: what its question said)."""
+        return cls.join(table) if listed is None else cls.join(table, "l" if listed else "r")
 
     @classmethod
     def read(cls, found: re.Match[str]) -> Abandon:
-        """The table abandoned."""
-        return Abandon(_table(found))
-
-
-# ---------------------------------------------------------------- a lobby
+        """The table abandoned, and what the question said of it."""
+        said = found["listed"]
+        return Abandon(_table(found), None if said is None else said == "l")
 
     async def answer(self, clicks: Answers, interaction: discord.Interaction[Any],
                      values: list[str]) -> None:
-        """Answered: the match abandoned."""
-        await clicks.abandon(interaction, self.read_as(Abandon).table)
+        """Answered: the match abandoned, if it still ends as its question said."""
+        t = self.read_as(Abandon)
+        await clicks.abandon(interaction, t.table, t.listed)
+
+
+# ---------------------------------------------------------------- a lobby
 
 
 class LobbyButton(Control, kind="lobby",

@@ -146,9 +146,12 @@ class Quit:
 
 @dataclass(frozen=True, slots=True)
 class Abandon:
-    """The button that confirms /goblin abandon of a running match."""
+    """The button that confirms /goblin abandon of a running match; ``listed``: whether its
+    question said the match would be kept in the history (a result stored: rated as it stands,
+    or a game lost against the AI), None on an older bot's button, which did not say."""
 
     table: int
+    listed: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
