@@ -277,7 +277,8 @@ class PastMatches:
     async def share(self, interaction: discord.Interaction[Any], table: int) -> None:
         """Post the match's animation in the channel (drawn in a thread of the bot), unless
         the clicker or the bot may not post it there, the match was played in another channel
-        that not everyone in the server may view, it was posted there lately (the clicker
+        that not everyone who may view this one may view (as they may a channel this one is
+        a thread of, or a public thread of this one), it was posted there lately (the clicker
         is pointed at that post), or the clicker shared there within the channel's slowmode.
         The clicks on one match in one channel are answered one after the other, so those
         made while it is being posted are pointed at the post once it is there."""
@@ -290,7 +291,7 @@ class PastMatches:
             interaction.channel_id or loaded.record.channel_id, guild_id=interaction.guild_id)
         played_in = loaded.record.channel_id
         if (channel.id not in (played_in, loaded.record.where)
-                and not self.sights.open_to_everyone(interaction, played_in)):
+                and not self.sights.seen_with(interaction, played_in)):
             # its animation would show the match to people who may not view where it was played
             raise Refusal(msg("replay.sharing.elsewhere", table=table, channel=f"<#{played_in}>"))
         user = interaction.user.id

@@ -159,6 +159,35 @@ class Sights:
             channel = channel.parent
         return channel is not None and channel.permissions_for(guild.default_role).view_channel
 
+    def seen_with(self, interaction: discord.Interaction[Any], channel_id: int) -> bool:
+        """Whether whoever may view the interaction's channel may view channel ``channel_id``
+        too: both are seen through the same channel (a thread is viewed only by those who
+        may view its channel, a public one by all of them), as far as the cache and what
+        Discord told tell; or everyone in the server may view it (:meth:`open_to_everyone`)."""
+        here = interaction.channel
+        home = here.parent_id if isinstance(here, discord.Thread) else interaction.channel_id
+        if home is not None and self._viewed_through(interaction, channel_id) == home:
+            return True
+        return self.open_to_everyone(interaction, channel_id)
+
+    def _viewed_through(self, interaction: discord.Interaction[Any],
+                        channel_id: int) -> int | None:
+        """The channel of the interaction's server whose viewers all may view channel
+        ``channel_id``, and only they: the channel itself, or a public thread's parent; None
+        for a private thread (seen only by those added to it) or a channel not known."""
+        guild = interaction.guild
+        if not isinstance(guild, discord.Guild):
+            return None
+        found = guild.get_channel_or_thread(channel_id)
+        if isinstance(found, discord.Thread):
+            return None if private(found) else found.parent_id
+        if found is not None:
+            return found.id
+        told = self._told.get(channel_id)
+        if told is None or told.guild_id != guild.id or told.private:
+            return None
+        return told.parent_id
+
     async def learn(self, guild: discord.Guild, also: Collection[int] = ()) -> None:
         """Ask Discord about each channel of ``guild``'s past matches and tournaments (and
         ``also`` those: the channel of a match with no result, asked about for its replay) that

@@ -25,7 +25,7 @@ from bot.game.standings import rate_result
 from bot.storage.records import SeatInfo
 from loopback import MANAGE_THREADS, VIEW_CHANNEL, Channel
 from loopback.model import PRIVATE_THREAD
-from loopback.permissions import MEMBER_PERMISSIONS
+from loopback.permissions import MEMBER_PERMISSIONS, SEND_MESSAGES_IN_THREADS
 
 #: Ann alone against two easy AI seats.
 SOLO = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
@@ -239,6 +239,39 @@ async def test_a_private_channels_match_is_shared_only_where_it_was_played(
     assert "is posted in the channel" in " ".join(bot.said(ix))
     assert [a.filename for m in lb.messages_for(secret, ANN) for a in m.attachments
             if a.filename.endswith(".gif")] == [f"match-{tid}.gif"]
+
+
+async def test_a_private_channels_match_is_shared_in_its_threads_and_from_its_own(
+        bot: LiveBot) -> None:
+    """Whoever may view a thread may view its channel, and a public thread is viewed by all
+    who view its channel: a match of the crew's channel is shared in a thread of that channel
+    (where the crew talks about it), and a match played in a public thread of the crew's
+    channel is shared in the channel itself and in another thread of it; none is refused as
+    shown to people who may not view where it was played."""
+    lb = bot.lb
+    secret = await crew_only(bot)
+    crew = next(r for r in bot.guild.roles if r.name == "Crew")
+    lb.set_overwrite(secret, crew, allow=VIEW_CHANNEL | SEND_MESSAGES_IN_THREADS)
+    talk = lb.create_thread(secret, "crew talk", owner=ANN)
+    await bot.settle()
+    tid = await finished_match(bot.store, played(1), channel=secret.id)
+    ix = await bot.command(ANN, "replay", id=tid, channel=talk)
+    ix = await bot.click(ANN, bot.reply(ix), ShareButton.id_for(tid))
+    assert "is posted in the channel" in " ".join(bot.said(ix))
+    assert [a.filename for m in lb.messages_for(talk, ANN) for a in m.attachments
+            if a.filename.endswith(".gif")] == [f"match-{tid}.gif"]
+
+    inside = await finished_match(bot.store, played(2), channel=talk.id)  # /goblin new in it
+    ix = await bot.command(ANN, "replay", id=inside, channel=secret)
+    ix = await bot.click(ANN, bot.reply(ix), ShareButton.id_for(inside))
+    assert "is posted in the channel" in " ".join(bot.said(ix))
+    assert [a.filename for m in lb.messages_for(secret, ANN) for a in m.attachments
+            if a.filename.endswith(".gif")] == [f"match-{inside}.gif"]
+    later = lb.create_thread(secret, "next match talk", owner=ANN)  # another thread of it
+    await bot.settle()
+    ix = await bot.command(ANN, "replay", id=inside, channel=later)
+    ix = await bot.click(ANN, bot.reply(ix), ShareButton.id_for(inside))
+    assert "is posted in the channel" in " ".join(bot.said(ix))
 
 
 async def test_a_private_channels_tournament_is_not_shown_elsewhere(bot: LiveBot) -> None:
