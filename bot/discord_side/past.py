@@ -34,6 +34,7 @@ from bot.discord_side.context import (
     DMS_CLOSED,
     MENTIONS,
     NO_MENTIONS,
+    THREAD_TYPES,
     UNDELIVERED,
     UNKNOWN_MESSAGE,
     app_rights,
@@ -127,11 +128,13 @@ def share_refusal(interaction: discord.Interaction[Any]) -> Msg | None:
 
 def slowmode(interaction: discord.Interaction[Any]) -> float:
     """Seconds the clicker must leave between posts in the interaction's channel: its slowmode,
-    which Discord does not apply to those who may manage its messages or the channel."""
+    which Discord does not apply to those who may manage its messages or the channel (in a
+    thread, its threads too)."""
     if interaction.guild_id is None:
         return 0.0
     mine = interaction.permissions
-    if mine.manage_messages or mine.manage_channels:
+    in_thread = getattr(interaction.channel, "type", None) in THREAD_TYPES
+    if mine.manage_messages or mine.manage_channels or (in_thread and mine.manage_threads):
         return 0.0
     return float(getattr(interaction.channel, "slowmode_delay", 0) or 0)
 

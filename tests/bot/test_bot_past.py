@@ -38,7 +38,7 @@ from engine import validate
 from engine.replay import Replay
 from loopback import Loopback, Message
 from loopback.model import ALL_PERMISSIONS, ATTACH_FILES, SEND_MESSAGES
-from loopback.permissions import MANAGE_THREADS
+from loopback.permissions import MANAGE_THREADS, MEMBER_PERMISSIONS, SEND_MESSAGES_IN_THREADS
 from render.animation import MAX_BYTES, match_animation
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "loopback"))  # the e2e helpers
@@ -428,6 +428,31 @@ async def test_a_person_shares_no_more_often_than_the_channels_slowmode(
     assert "is posted in the channel" in await share(bot, ADMIN, first)
     assert "is posted in the channel" in await share(bot, ADMIN, second)
     assert len(animations(bot)) == 4
+
+
+async def test_who_may_manage_a_threads_threads_shares_there_beyond_its_slowmode(
+        bot: LiveBot, clock: Clock) -> None:
+    """In a thread, Discord's slowmode spares who may manage threads as well: a moderator of
+    threads shares one match after another in a thread with slowmode on, while another person
+    is still told when they may share there again."""
+    thread = bot.lb.create_thread(bot.channel, "after the match")
+    bot.lb.set_overwrite(bot.channel, bot.guild.everyone, allow=SEND_MESSAGES_IN_THREADS)
+    bot.lb.set_slowmode(thread, 60)
+    mods = bot.lb.create_role(bot.guild, "Thread mods", MEMBER_PERMISSIONS | MANAGE_THREADS)
+    bot.lb.give_role(bot.guild, bot._known(EVE), mods)
+    await bot.settle()
+    first, second, third, fourth = [await finished_match(bot.store, played(s))
+                                    for s in (2, 3, 4, 5)]
+    for tid in (first, second):
+        ix = await bot.command(EVE, "replay", id=tid, channel=thread)
+        ix = await bot.click(EVE, bot.reply(ix), ShareButton.id_for(tid))
+        assert "is posted in the channel" in " ".join(bot.said(ix))
+    shared_at = clock.now
+    for tid in (third, fourth):
+        ix = await bot.command(ANN, "replay", id=tid, channel=thread)
+        ix = await bot.click(ANN, bot.reply(ix), ShareButton.id_for(tid))
+    assert f"you can share an animation here again <t:{int(shared_at) + 60}:R>" in \
+        " ".join(bot.said(ix))
 
 
 async def test_an_earlier_post_is_pointed_at_after_a_restart(lb: Loopback, tmp_path: Path,
