@@ -37,6 +37,21 @@ async def _no_summary(record: TableRecord) -> bytes | None:
     return None
 
 
+def winner_name(record: TableRecord) -> str | Msg:
+    """Who won the finished game ``record``, as its end's post names them: a person by a
+    mention, a person's seat the AI played to the end by their name marked as the table marks
+    an AI seat (the ratings count them as having left), an AI seat by its name or hero."""
+    state = record.game
+    assert state.winner is not None
+    winner = record.seats[state.winner]
+    if winner.user and not winner.ai:
+        return f"<@{winner.user}>"
+    if winner.name:
+        return msg("bot.table.ai_played", who=plain(winner.name)) if winner.user \
+            else plain(winner.name)
+    return msg(f"hero.{state.seats[state.winner].hero}.name")
+
+
 class Poster:
     """Posts what happened at the tables (``summary``: the summary chart of a finished table,
     None: none)."""
@@ -143,14 +158,8 @@ class Poster:
         the last table message is edited to show it instead, as no one waits for a new post
         any more, and none pings; a game whose table message was never posted, or that
         Discord will not edit, shows nothing more."""
-        state = record.game
-        assert state.winner is not None
-        winner = record.seats[state.winner]
-        who: str | Msg = (f"<@{winner.user}>" if winner.user and not winner.ai
-                          else plain(winner.name) if winner.name
-                          else msg(f"hero.{state.seats[state.winner].hero}.name"))
         changes = await end_lines(self.service, record)
-        headline = msg("bot.table.game_over", who=who, steps=state.step)
+        headline = msg("bot.table.game_over", who=winner_name(record), steps=record.game.step)
         now = self.messages.current(record)
         if (resumed or late) and await self.messages.end_made_before(now):
             pass  # made by a try whose answer never came: taken up
@@ -306,4 +315,4 @@ def take_back_notice(outcomes: Sequence[Outcome]) -> Msg | None:
 
 
 __all__ = ["Poster", "channel_deleted", "found_deleted", "found_left", "found_locked",
-           "server_left", "take_back_notice"]
+           "server_left", "take_back_notice", "winner_name"]

@@ -10,8 +10,10 @@ from live_bot import CHANNEL, LiveBot
 from players import ANN, BOB, SEATS, Players, finished_match, open_table
 from storage.helpers import played
 
+from bot.discord_side.poster import winner_name
 from bot.game.standings import rate_result
 from bot.storage.records import SeatInfo
+from i18n import msg, translate
 
 #: Bob's seat handed to the normal AI (he left, or ran out of time, after moving).
 LEFT = (SEATS[0], SeatInfo(user=BOB.id, name="Bob", hero="taia", ai=True, level="normal"),
@@ -40,6 +42,13 @@ async def test_one_who_left_after_moving_is_shown_last_as_rated_never_the_winner
     assert "· rating −" in lines[-1]
     [stats] = bot.said(await bot.command(BOB, "stats"))
     assert "1 game played, 0 won." in stats and "Place in the last game: 3" in stats, stats
+    # the end's post names the AI's win in his seat as the table marks that seat, not his
+    record = await bot.bot.service.tables.load(tid)
+    assert [translate(msg("bot.table.game_over", who=winner_name(record), steps=9), lc)
+            for lc in ("en", "fr", "cs")] == [
+        "The game is over: Bob [AI] wins after 9 moves.",
+        "La partie est finie\u00a0: Bob [IA] l'emporte après 9 actions.",
+        "Hra skončila: po 9 akcích vítězí Bob [AI]."]
 
 
 async def test_one_who_left_before_their_first_move_has_no_such_match_in_their_record(
