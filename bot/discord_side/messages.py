@@ -187,7 +187,8 @@ class Messages:
         files: list[discord.File | discord.Attachment] = [picture] if picture is not None else []
         view = table_view(record, obs, lc, name if files else None,
                           translate(headline, lc) if headline is not None else None,
-                          SUMMARY if summary is not None else None, below)
+                          SUMMARY if summary is not None else None, below,
+                          await self.service.tables.round_end(record))
         keys = {name: key} if files else {}
         if summary is not None:  # the end's summary chart: only on the message that ends it
             files.append(ImageFile(summary, SUMMARY))

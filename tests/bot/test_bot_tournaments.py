@@ -1202,3 +1202,16 @@ async def test_two_sign_ups_at_once_leave_the_sign_up_listing_both(
     rows = await h.store.tournament_rows(cup)
     assert rows is not None and len(rows.entrants) == 2
     assert "Entrants (2): Ann, Bob" in h.message(board).text(), h.message(board).text()
+
+
+async def test_a_slow_tournament_match_s_table_says_the_turn_ends_with_the_round(
+        h: LiveBot, clock: Clock) -> None:
+    """The table message of a tournament's match whose turn timer reaches past the round's
+    end says the turn ends when the round does (the match is decided as it stands then), as
+    the reminder and /goblin turns do, not at the turn's deadline that will never come."""
+    table, _, ends = await _slow_turn_before_the_round_ends(h, clock)
+    record = await h.bot.service.tables.load(table)
+    assert record.deadline is not None and record.deadline > ends
+    shown = table_message(h, h.lb.threads_of(h.channel)[0]).text()
+    assert f"<t:{int(ends)}:R> (<t:{int(ends)}:f>)" in shown, shown
+    assert f"<t:{int(record.deadline)}:" not in shown, shown

@@ -18,6 +18,7 @@ from bot.discord_side.ui.custom_ids import HandButton, LogButton
 from bot.discord_side.ui.parts import GREY, MAX_TEXT, button, layout, picture, row, text_block
 from bot.discord_side.ui.past import end_buttons
 from bot.game.markup import plain_names, plain_param
+from bot.game.seats import turn_end
 from bot.game.spans import HOUR
 from bot.game.texts import phase_line
 from bot.storage.records import TableRecord
@@ -29,12 +30,14 @@ from render.style import HERO_COLOUR
 NARRATION = 4
 
 
-def deadline_markup(record: TableRecord) -> str:
+def deadline_markup(record: TableRecord, ends: float | None = None) -> str:
     """When the running turn ends, as Discord shows it to each reader: the time from now in
     their language ("in 2 days"), and for a timer of an hour or more (a slow match, its
-    players perhaps in other time zones) also the date and time in the reader's own zone."""
+    players perhaps in other time zones) also the date and time in the reader's own zone.
+    ``ends``: when the tournament's round that opened the match ends, deciding it as it
+    stands: the turn ends then when that comes first."""
     assert record.deadline is not None
-    when = int(record.deadline)
+    when = int(turn_end(record.deadline, ends))
     return f"<t:{when}:R> (<t:{when}:f>)" if record.timer >= HOUR else f"<t:{when}:R>"
 
 
@@ -54,10 +57,12 @@ def to_move(record: TableRecord, obs: Observation) -> int | None:
 
 
 def header(record: TableRecord, obs: Observation, locale: str,
-           headline: str | None = None, below: str | None = None) -> str:
+           headline: str | None = None, below: str | None = None,
+           ends: float | None = None) -> str:
     """Title, whose turn (a mention while a person must play), the turn timer, and small lines
     with the AI seats' levels, the round and the move number (``below``: lines under the
-    headline, e.g. what the match did to the players' ratings)."""
+    headline, e.g. what the match did to the players' ratings; ``ends``: when the tournament's
+    round that opened the match ends, see :func:`deadline_markup`)."""
     lines = [f"### {translate(msg('bot.table.title', table=record.id), locale)}"]
     if headline:
         lines.append(f"**{headline}**")
@@ -72,7 +77,8 @@ def header(record: TableRecord, obs: Observation, locale: str,
             lines.append(translate(msg("bot.table.handed",
                                            who=plain_param(obs.seats[i].name)), locale))
     if record.deadline is not None and record.status == "running":
-        lines.append(translate(msg("bot.table.deadline", when=deadline_markup(record)), locale))
+        lines.append(translate(msg("bot.table.deadline", when=deadline_markup(record, ends)),
+                               locale))
     ai_seats = [translate(msg("bot.table.ai_seat", who=plain_param(obs.seats[i].name),
                               level=msg(f"bot.level.{seat.level}")), locale)
                 for i, seat in enumerate(record.seats) if seat.ai]
@@ -116,14 +122,15 @@ def narration(obs: Observation, locale: str, count: int = NARRATION) -> str:
 
 def table_view(record: TableRecord, obs: Observation, locale: str, filename: str | None,
                headline: str | None = None, summary: str | None = None,
-               below: str | None = None) -> discord.ui.LayoutView:
+               below: str | None = None, ends: float | None = None) -> discord.ui.LayoutView:
     """The table message (``filename``: its uploaded picture, None when drawing failed;
     ``headline``: a line shown above the turn, e.g. the result of the game; ``summary``: the
     uploaded summary chart of a finished match; ``below``: lines under the headline, the
-    rating changes of a rated match that ended)."""
+    rating changes of a rated match that ended; ``ends``: when the tournament's round that
+    opened the match ends, which ends a turn whose timer reaches past it)."""
     running = record.status == "running"
     box = discord.ui.Container[discord.ui.LayoutView](
-        text_block(header(record, obs, locale, headline, below)),
+        text_block(header(record, obs, locale, headline, below, ends)),
         accent_colour=accent(obs) if record.status != "abandoned" else GREY)
     told = narration(obs, locale)
     if told:
