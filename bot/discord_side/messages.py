@@ -10,7 +10,9 @@ connection's is tried again later by the feed; a post is not (it may have been m
 game's first table message, which Discord makes once however often it is sent (its nonce). When
 an edit of the table message fails for good (the message is gone, or Discord refuses edits of a
 message older than an hour, JSON error 30046), the table is posted afresh and the old message
-loses its buttons. Whenever a newer message carries the table, the older one is deleted (or,
+loses its buttons; a table message posted from here an hour ago or more (a slow match's turn
+played hours after it began) is posted afresh before an edit meets that limit, without a second
+ping for the turn. Whenever a newer message carries the table, the older one is deleted (or,
 when Discord refuses, reduced to one line pointing to the newer one), and so are the lobby
 message once the game started and the passing lines (a turn timer ran out, a take-back): the
 channel keeps one live message per table, and no stale mention or button is left standing.
@@ -62,7 +64,7 @@ from bot.game.lessons import emphasised
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.texts import Controls, controls
-from bot.storage.records import TableRecord
+from bot.storage.records import StorageError, TableRecord
 from bot.supervision.tasks import Tasks
 from bot.workers.pictures import Pictures
 from engine import observe
@@ -73,6 +75,11 @@ from render import battle_key, hand_key, table_key
 log = logging.getLogger("karak.bot")
 #: The file name of a finished table's summary chart.
 SUMMARY = "summary.png"
+#: Seconds after its post a table message is posted afresh rather than edited: Discord takes
+#: only a few edits an hour of a message older than an hour (JSON error 30046), which a slow
+#: match's turn, played hours after its message pinged its person, would run into (a minute
+#: left for the post's way to Discord).
+FRESH_FOR = 3600.0 - 60.0
 
 
 def transient(exc: discord.HTTPException) -> bool:
@@ -120,6 +127,8 @@ class Messages:
         #: its own, at the version this process showed or at a later one
         self.unsure = unsure
         self._message_ids: dict[int, int] = {}  # table -> its table message posted last
+        #: table -> its table message posted last from here, and when (the service's clock)
+        self._posted_at: dict[int, tuple[int, float]] = {}
         #: table -> its passing lines' messages, with the table as the latest was posted
         self._passing: dict[int, tuple[TableRecord, list[int]]] = {}
         #: table -> each mover told that the bot lacks these permissions where it is shown
@@ -252,7 +261,7 @@ class Messages:
 
     async def post_table(self, record: TableRecord, headline: Msg | None = None,
                          summary: bytes | None = None, below: str | None = None,
-                         once: str | None = None) -> discord.Message:
+                         once: str | None = None, ping: bool = True) -> discord.Message:
         """Post a fresh table message (a person's turn starts, the game ends, the old message
         is gone or refuses edits); it pings the person who must play. The older message is
         deleted (``below``: lines under the headline, such as the end's rating changes). When
@@ -260,12 +269,13 @@ class Messages:
         (``threads.gone``); so do its server's when the bot was removed from it
         (``threads.left``). ``once``: the post's :func:`~bot.discord_side.feed.nonce`, for a post
         tried again when it is cut off (Discord makes it once): the message Discord gave back
-        may then be the one an earlier try made, showing the table as it stood then). Returns
-        the message."""
+        may then be the one an earlier try made, showing the table as it stood then). ``ping``
+        false: the person who must play was pinged for this turn already, and is not again.
+        Returns the message."""
         payload = await self.table_payload(record, headline=headline, summary=summary,
                                            below=below)
         await self.pace.request(self.threads.where(record))
-        mover = to_move(record, observe(record.game, None))
+        mover = to_move(record, observe(record.game, None)) if ping else None
         pings = mover is not None
         try:
             message = await self.channel(record).send(
@@ -275,6 +285,7 @@ class Messages:
         except discord.HTTPException as exc:
             self.threads.lost(record, exc)  # its thread, channel or server gone while away
             raise
+        self._posted_at[record.id] = (message.id, self.service.clock())
         self.shown.remember((record.id, None, record.locale), message, payload.keys,
                             record.version)
         await self._carried(record, message.id, pings)
@@ -386,11 +397,24 @@ class Messages:
         """Bring the table message up to date (with ``payload`` when it is drawn already),
         drawing its picture only when it changed; when Discord will not edit it any more (gone,
         too old, refused), post it afresh (unless ``repost`` is false; nor in a thread still
-        archived, which a moderator locked: its match ends)."""
+        archived, which a moderator locked: its match ends). A message posted from here
+        :data:`FRESH_FOR` ago or longer (a slow match's turn played hours after it began) is
+        posted afresh at once, instead of running into Discord's few edits an hour of an old
+        message: pinging the person to play only when their turn's ping is owed (they are
+        usually the one playing); where the bot may no longer post, the message is edited."""
         if record.message_id is None:
             if repost:
                 await self._afresh(record)
             return
+        if repost and self._aged(record):
+            try:
+                await self._afresh(record, await self._ping_owed(record))
+                return
+            except discord.HTTPException as exc:
+                if not withheld(exc):
+                    raise
+                log.info("table %s: could not post it afresh (%s); its message is edited",
+                         record.id, exc.code)
         slot = (record.id, None, record.locale)
         if payload is None:
             payload = await self.table_payload(record, urgent=False, message=record.message_id)
@@ -415,12 +439,30 @@ class Messages:
             return
         self.shown.remember(slot, edited, payload.keys, record.version)
 
-    async def _afresh(self, record: TableRecord) -> None:
-        """Post the table afresh for an edit that could not be made: a post cut off by
-        Discord's trouble or the connection's is told, and not raised as the edit's failure
-        (the edit would be tried again, and the post may have been made)."""
+    async def _ping_owed(self, record: TableRecord) -> bool:
+        """Whether the person to play at ``record``'s table was not pinged for their turn yet
+        (False when the database cannot tell: they most likely were)."""
         try:
-            await self.post_table(record)
+            return await self.service.meta.ping_owed(record)
+        except StorageError as exc:
+            log.warning("table %s: could not tell whether its turn was pinged (%s)", record.id,
+                        type(exc).__name__)
+            return False
+
+    def _aged(self, record: TableRecord) -> bool:
+        """Whether ``record``'s table message was posted from here :data:`FRESH_FOR` ago or
+        longer (False when it was posted elsewhere, or before a restart: not known)."""
+        posted = self._posted_at.get(record.id)
+        return (posted is not None and posted[0] == record.message_id
+                and self.service.clock() - posted[1] >= FRESH_FOR)
+
+    async def _afresh(self, record: TableRecord, ping: bool = True) -> None:
+        """Post the table afresh for an edit that could not be made (``ping`` false: without
+        pinging the person to play, as :meth:`post_table`): a post cut off by Discord's
+        trouble or the connection's is told, and not raised as the edit's failure (the edit
+        would be tried again, and the post may have been made)."""
+        try:
+            await self.post_table(record, ping=ping)
         except UNDELIVERED as exc:
             if not undelivered(exc):
                 raise
@@ -737,6 +779,7 @@ class Messages:
 
     def _drop(self, table: int, lines: bool = True) -> None:
         self._message_ids.pop(table, None)
+        self._posted_at.pop(table, None)
         self._starts.pop(table, None)
         self._start_turns.pop(table, None)
         self._withheld.pop(table, None)

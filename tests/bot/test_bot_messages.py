@@ -4,9 +4,10 @@ message per table (folded into a pointer only when Discord refuses the deletion)
 from __future__ import annotations
 
 from live_bot import Call, LiveBot
-from players import ANN, BOB, open_table
+from players import ANN, BOB, Players, open_table
 
 from bot.discord_side.ui.custom_ids import HandButton
+from loopback.permissions import SEND_MESSAGES
 
 
 async def test_a_table_message_too_old_to_edit_is_posted_afresh(bot: LiveBot,
@@ -60,3 +61,55 @@ async def test_an_older_table_message_that_cannot_be_deleted_points_to_the_newer
     assert new.id != old.id and not old.deleted
     assert not old.custom_ids() and not old.images()
     assert str(new.id) in old.text() and "<@" not in old.text()
+
+
+async def test_a_slow_turn_played_hours_after_its_ping_is_pinged_once(bot: LiveBot,
+                                                                      calls: list[Call]) -> None:
+    """A slow match's turn is played the day after it began: its table message, posted (and
+    pinging its person) as the turn began, is over an hour old, and Discord takes only a few
+    edits an hour of such a message (JSON error 30046). The turn's moves never run into that
+    limit, and the person playing is not pinged a second time for the turn they are playing:
+    the table is posted afresh, without a ping, at their first move, and edited from then on."""
+    tid = await open_table(bot, ANN, [BOB], timer=3 * 86400)
+    rec = await bot.bot.service.tables.load(tid)
+    mover = rec.seats[rec.game.current].user
+    turn = (rec.game.round, rec.game.turn)
+    first = bot.last_table_message()
+    assert first.mentions == [mover]
+    since = len(calls)
+    bot.lb.clock.advance(20 * 3600)  # the turn is played the next day
+    clock = bot.bot.service.clock
+    clock.now += 20 * 3600  # type: ignore[attr-defined]
+    players = Players(bot, tid, [ANN, BOB])
+    moves = 0
+    while (rec.game.round, rec.game.turn) == turn:
+        assert await players.step()
+        moves += 1
+        rec = await bot.bot.service.tables.load(tid)
+    await bot.settle()
+    assert moves > 3  # more edits than Discord lets through on a message over an hour old
+    assert not bot.lb.breaches
+    pinged = [c.body["allowed_mentions"].get("users") for c in calls[since:]
+              if c.channel_post and c.body.get("allowed_mentions", {}).get("users")]
+    nxt = rec.seats[rec.game.current].user
+    assert pinged == [[str(nxt)]]  # the next turn's person only: the mover was pinged before
+    assert first.deleted
+    assert [m.id for m in bot.public() if HandButton.id_for(tid) in m.custom_ids()] == [
+        bot.last_table_message().id]
+
+
+async def test_a_slow_turn_s_table_is_edited_where_the_bot_may_no_longer_post(
+        bot: LiveBot) -> None:
+    """A slow match's table message over an hour old, in a channel where a moderator took
+    the bot's Send Messages since: it cannot be posted afresh, so it is edited, as it was."""
+    tid = await open_table(bot, ANN, [BOB], timer=3 * 86400)
+    first = bot.last_table_message()
+    bot.lb.clock.advance(20 * 3600)
+    clock = bot.bot.service.clock
+    clock.now += 20 * 3600  # type: ignore[attr-defined]
+    bot.channel.bot_permissions &= ~SEND_MESSAGES
+    revision = bot.message(first).revision
+    assert await Players(bot, tid, [ANN, BOB]).step()
+    await bot.settle()
+    assert not bot.message(first).deleted and bot.message(first).revision > revision
+    assert (await bot.bot.service.tables.load(tid)).message_id == first.id
