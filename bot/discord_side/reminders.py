@@ -10,7 +10,11 @@ slow turn, so it knows when), at the latest :data:`POLL` seconds after the last 
 started since is seen then: its reminder is due a quarter of an hour later at the soonest); one
 more is taken at once when the bot's clock jumps (the playground's clock control). So a
 reminder goes out as soon as it is due and the ones due before it are sent, not at the next
-tick of a fixed grid of passes. The requests go through discord.py's rate-limit handling and
+tick of a fixed grid of passes. A reminder whose table's messages are being brought up to date
+(its feed has work) waits for a pass a few seconds later: after a restart, the first request to
+a match's thread or channel may find it deleted (or a thread locked) while the bot was away (the
+match closed, no reminder pointing to it), or post the turn's table message anew; so does one
+whose match is being closed for that. The requests go through discord.py's rate-limit handling and
 the bot's global wait (:mod:`bot.discord_side.ratelimits`): a 429 is waited out, never a
 reason to drop a reminder; nor is a failure (Discord's, or the connection's) before the direct
 message went out, after which the next pass tries again (nothing was sent).
@@ -41,6 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -56,7 +61,7 @@ from bot.game.leases import Leases
 from bot.game.reminders import Reminder, Reminding
 from bot.game.service import GameService
 from bot.game.spans import time_left
-from bot.storage.records import CannotSave
+from bot.storage.records import CannotSave, TableRecord
 from bot.supervision.tasks import Tasks
 from i18n import msg, translate
 
@@ -68,6 +73,9 @@ REMINDER_LOOP = "reminders"
 POLL = 15.0
 #: Reminders sent at once (each waits for its route's rate limit and the global one).
 AT_ONCE = 8
+#: Seconds at most before the loop's next pass when a due reminder was held back while its
+#: table's messages were being brought up to date.
+HELD_BACK = 5.0
 #: Discord's JSON error codes for a person who is not a member of a server: Unknown Member,
 #: Unknown User (their account was deleted).
 NOT_A_MEMBER = (10007, 10013)
@@ -105,11 +113,18 @@ class Reminders:
     """Sends the due reminders of one bot's tables, and notes who is active."""
 
     def __init__(self, client: discord.Client, service: GameService, tasks: Tasks,
-                 leases: Leases, poll: float = POLL) -> None:
+                 leases: Leases, poll: float = POLL,
+                 settling: Callable[[TableRecord], bool] = lambda record: False) -> None:
         self.client = client
         self.tasks = tasks
         self.leases = leases
         self.poll = poll
+        #: Whether a table's messages are still being brought up to date (its feed has work:
+        #: after a restart, the first request to its thread or channel may find it deleted),
+        #: or its match is being closed (a request found its thread or channel gone, or its
+        #: thread locked).
+        self.settling = settling
+        self._held = False  # a due reminder was held back by the last pass
         self.reminding = Reminding(service.store, service.tables, service.clock)
         self.clock = service.clock
         #: Direct messages sent (tests, benchmarks).
@@ -136,8 +151,10 @@ class Reminders:
 
     def pause(self) -> float:
         """Seconds until the loop's next pass: until the next reminder falls due, at most
-        :attr:`poll` (none before the first pass)."""
-        return min(self.poll, max(0.0, self.reminding.upcoming - self.clock()))
+        :attr:`poll`, or :data:`HELD_BACK` when the last pass held one back (none before the
+        first pass)."""
+        pause = min(self.poll, max(0.0, self.reminding.upcoming - self.clock()))
+        return min(pause, HELD_BACK) if self._held else pause
 
     def wake(self) -> None:
         """The bot's clock jumped forward: a pass now, besides the loop's (once it runs)."""
@@ -147,9 +164,15 @@ class Reminders:
     async def send_due(self) -> bool:
         """Send every reminder due now at the tables this process holds, :data:`AT_ONCE` at a
         time (one pass at a time; none begun once the bot is stopping: the next start sends
-        them); True (the loop goes on)."""
+        them); one whose table's messages are still being brought up to date is held back for
+        a pass a few seconds later (after a restart, its thread or channel may be found deleted
+        while the bot was away, its match closed, or its turn's table message posted anew:
+        the reminder would point to what is gone). True (the loop goes on)."""
         async with self._passing:
             due = await self.reminding.due(self.leases.holding)
+            ready = [r for r in due if not self.settling(r.record)]
+            self._held = len(ready) < len(due)
+            due = ready
             gate = asyncio.Semaphore(AT_ONCE)
 
             async def one(reminder: Reminder) -> None:

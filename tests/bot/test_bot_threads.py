@@ -1010,3 +1010,32 @@ async def test_a_match_s_thread_stays_in_the_channel_s_list_for_a_whole_turn(
     h.lb.clock.advance(idle * 60 - 60)  # nobody wrote in it for almost that long
     h.lb.check_deadlines()
     assert not thread.archived
+
+
+async def test_no_reminder_of_a_match_whose_thread_was_deleted_while_the_bot_was_away(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """A slow match's thread is deleted while the bot is stopped, and its person's reminder
+    falls due meanwhile: at the restart the match is found gone (abandoned) by the first
+    request to its thread, and no reminder goes out pointing to the deleted thread."""
+    db = tmp_path / "k.db"
+    h = await LiveBot.start(lb, db, TinyRenderer(), clock=clock, thinking=Thinking(workers=0),
+                            threads=True)
+    try:
+        for who in (ANN, BOB):
+            await h.command(who, "notify", state="on")
+        tid = await open_table(h, ANN, [BOB], timer=3 * 86400)
+        thread = h.lb.threads_of(h.channel)[-1]
+    finally:
+        await h.stop()
+    clock.now += 20 * 3600  # past a quarter of the turn: its reminder is due
+    lb.delete_thread(thread)  # a moderator deletes it while the bot is stopped
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock,
+                                thinking=Thinking(workers=0), threads=True)
+    try:
+        await again.bot.reminders.send_due()
+        await again.settle()
+        assert (await again.bot.service.tables.load(tid)).status == "abandoned"
+        assert not [m for m in lb.messages.values() if m.author.bot
+                    and m.channel_id in (lb.dm(ANN).id, lb.dm(BOB).id)]
+    finally:
+        await again.stop()
