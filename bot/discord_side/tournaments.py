@@ -1,5 +1,7 @@
 """Server tournaments on Discord: the ``/goblin tournament`` command bodies, the sign-up message
-with its Join and Leave buttons (edited as entrants come and go), and what a tournament's step
+with its Join and Leave buttons (edited as entrants come and go; posted anew, the old one
+deleted, once Discord no longer lets the bot edit it: a sign-up open for more than an hour takes
+only a few edits an hour), and what a tournament's step
 (:class:`~bot.game.tournaments.Progress`) posts: each opened match begun as any started match
 (its own thread where the bot may create one), the standings picture after a round, the
 champion at the end. The rules and the storage are the game service's
@@ -19,6 +21,7 @@ import discord
 
 from bot.discord_side.context import (
     NO_MENTIONS,
+    TOO_OLD_TO_EDIT,
     UNDELIVERED,
     UNKNOWN_CHANNEL,
     UNKNOWN_MESSAGE,
@@ -139,6 +142,8 @@ class TournamentDesk:
         self.sights = sights
         self.ours = ours
         self.direct = direct
+        #: tournament -> held while its sign-up message is posted anew (one post at a time)
+        self._reposting: dict[int, asyncio.Lock] = {}
         #: (tournament, round) whose host was told a match of it was refused its table
         self._withheld: set[tuple[int, int]] = set()
         #: A lock per tournament whose sign-up message is being drawn, while anyone holds it.
@@ -294,10 +299,17 @@ class TournamentDesk:
         if message is not None and view.record.signup_message_id in (message.id, None):
             # the sign-up (or, when its id could not be saved, the message clicked), drawn as
             # the tournament stands once the sign-ups answered before it were drawn: never an
-            # older list over a newer one
+            # older list over a newer one; posted anew when Discord no longer edits it
             async with self._drawing(tournament):
                 now = await tours.view(tournament)
-                await interaction.response.edit_message(view=signup_view(now))
+                try:
+                    await interaction.response.edit_message(view=signup_view(now))
+                except discord.HTTPException as exc:
+                    if exc.code != TOO_OLD_TO_EDIT:
+                        raise
+                    await answer_privately(interaction, told)
+                    await self._signup_afresh(tournament, message.id)
+                    return
             await interaction.followup.send(told, ephemeral=True)
             return
         await answer_privately(interaction, told)  # a button elsewhere: the sign-up is redrawn
@@ -340,6 +352,10 @@ class TournamentDesk:
                 await unarchived(client, record.channel_id, partial(
                     message.edit, view=signup_view(view), allowed_mentions=NO_MENTIONS))
             except UNDELIVERED as exc:  # refused, or cut off: the matches begin all the same
+                if (isinstance(exc, discord.HTTPException) and exc.code == TOO_OLD_TO_EDIT
+                        and view.record.status == "signup"):
+                    await self._signup_afresh(record.id, record.signup_message_id)
+                    return
                 log.warning("could not edit the sign-up message of tournament %s (%s)",
                             record.id, why(exc))
                 if not (isinstance(exc, discord.NotFound)
@@ -348,6 +364,46 @@ class TournamentDesk:
         if view.record.status != "signup":  # not drawn again at the next start
             await noted(self.service.meta.signup_closed(record.id),
                         f"tournament {record.id}: its sign-up message drawn closed")
+
+    async def _signup_afresh(self, tournament: int, old: int) -> None:
+        """Post the sign-up message of ``tournament`` anew in place of message ``old``, which
+        Discord no longer lets the bot edit (a sign-up open for more than an hour takes only a
+        few edits an hour, JSON error 30046: those who join later would find their click
+        failed and the list without them), and delete ``old``; when another click posted it
+        anew meanwhile, that message is redrawn instead."""
+        async with self._reposting.setdefault(tournament, asyncio.Lock()):
+            try:
+                record = await self.service.store.tournament(tournament)
+            except DamagedTournament:  # nothing of it can be read (named in a log)
+                return
+            if record is None:
+                return
+            if record.signup_message_id not in (old, None):
+                await self._signup_edit(record)
+                return
+            view = await self.service.tournaments.view(tournament)
+            client = self.messages.client
+            channel = client.get_partial_messageable(record.channel_id,
+                                                     guild_id=record.guild_id)
+            log.info("the sign-up message of tournament %s is too old to edit; posting it "
+                     "again", tournament)
+            try:
+                await self.messages.pace.request(record.channel_id)
+                sent = await channel.send(view=signup_view(view), allowed_mentions=NO_MENTIONS)
+            except UNDELIVERED as exc:
+                log.warning("could not post the sign-up message of tournament %s again (%s)",
+                            tournament, why(exc))
+                return
+            await noted(self.service.store.set_tournament_messages(
+                tournament, signup_message_id=sent.id),
+                f"tournament {tournament}: its sign-up message")
+            try:
+                await self.messages.pace.request(record.channel_id)
+                await unarchived(client, record.channel_id,
+                                 channel.get_partial_message(old).delete)
+            except UNDELIVERED as exc:
+                log.info("could not delete the old sign-up message of tournament %s (%s)",
+                         tournament, why(exc))
 
     async def resume(self) -> None:
         """On start: the sign-up message of each tournament under way or cancelled on this

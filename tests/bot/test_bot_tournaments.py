@@ -1215,3 +1215,30 @@ async def test_a_slow_tournament_match_s_table_says_the_turn_ends_with_the_round
     shown = table_message(h, h.lb.threads_of(h.channel)[0]).text()
     assert f"<t:{int(ends)}:R> (<t:{int(ends)}:f>)" in shown, shown
     assert f"<t:{int(record.deadline)}:" not in shown, shown
+
+
+async def test_people_joining_a_sign_up_open_for_hours_are_all_entered_and_listed(
+        h: LiveBot, clock: Clock) -> None:
+    """A sign-up open for two days: over an hour old, its message takes only a few edits an
+    hour (Discord's JSON error 30046), and five people join within one hour. Each is told they
+    entered, and once the message refuses the edit it is posted anew (the old one deleted),
+    listing everyone, its buttons on it alone."""
+    await h.command(ADMIN, "tournament new", name="Spring Cup", rounds=2, table_size=3,
+                    timer=86400, signup_hours=48)
+    board = signup(h)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    h.lb.clock.advance(2 * 3600)
+    clock.now += 2 * 3600
+    people = [User(EVE.id + 100 + i, f"Player {i}") for i in range(5)]
+    for user in people:
+        ix = await h.click(user, h.message(signup(h)), TournamentButton.id_for(tid, "join"))
+        assert h.said(ix) == ["You have entered Spring Cup."]
+    assert [b.rule for b in h.lb.breaches] == ["old-edit"]  # refused once, then posted anew
+    h.lb.breaches.clear()
+    boards = [m for m in h.public() if "Tournament: Spring Cup" in m.text()]
+    assert len(boards) == 1 and boards[0].id != board.id and h.message(board).deleted
+    text = boards[0].text()
+    assert all(f"Player {i}" in text for i in range(5)) and "5" in text, text
+    assert TournamentButton.id_for(tid, "join") in boards[0].custom_ids()
+    record = (await h.bot.service.tournaments.view(tid)).record
+    assert record.signup_message_id == boards[0].id
