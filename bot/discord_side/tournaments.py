@@ -304,12 +304,15 @@ class TournamentDesk:
                 now = await tours.view(tournament)
                 try:
                     await interaction.response.edit_message(view=signup_view(now))
+                    too_old = False
                 except discord.HTTPException as exc:
                     if exc.code != TOO_OLD_TO_EDIT:
                         raise
-                    await answer_privately(interaction, told)
-                    await self._signup_afresh(tournament, message.id)
-                    return
+                    too_old = True
+            if too_old:  # posted anew once the lock is let go (the post may redraw instead)
+                await answer_privately(interaction, told)
+                await self._signup_afresh(tournament, message.id)
+                return
             await interaction.followup.send(told, ephemeral=True)
             return
         await answer_privately(interaction, told)  # a button elsewhere: the sign-up is redrawn
@@ -345,6 +348,7 @@ class TournamentDesk:
         client = self.messages.client
         message = client.get_partial_messageable(record.channel_id).get_partial_message(
             record.signup_message_id)
+        too_old = False
         async with self._drawing(record.id):
             view = await self.service.tournaments.view(record.id)
             try:
@@ -352,15 +356,17 @@ class TournamentDesk:
                 await unarchived(client, record.channel_id, partial(
                     message.edit, view=signup_view(view), allowed_mentions=NO_MENTIONS))
             except UNDELIVERED as exc:  # refused, or cut off: the matches begin all the same
-                if (isinstance(exc, discord.HTTPException) and exc.code == TOO_OLD_TO_EDIT
-                        and view.record.status == "signup"):
-                    await self._signup_afresh(record.id, record.signup_message_id)
-                    return
-                log.warning("could not edit the sign-up message of tournament %s (%s)",
-                            record.id, why(exc))
-                if not (isinstance(exc, discord.NotFound)
-                        and exc.code in (UNKNOWN_MESSAGE, UNKNOWN_CHANNEL)):
-                    return  # tried again at the next start; a message or channel gone is not
+                too_old = (isinstance(exc, discord.HTTPException)
+                           and exc.code == TOO_OLD_TO_EDIT and view.record.status == "signup")
+                if not too_old:
+                    log.warning("could not edit the sign-up message of tournament %s (%s)",
+                                record.id, why(exc))
+                    if not (isinstance(exc, discord.NotFound)
+                            and exc.code in (UNKNOWN_MESSAGE, UNKNOWN_CHANNEL)):
+                        return  # tried again at the next start; a message or channel gone not
+        if too_old:  # posted anew once the lock is let go (the post may redraw instead)
+            await self._signup_afresh(record.id, record.signup_message_id)
+            return
         if view.record.status != "signup":  # not drawn again at the next start
             await noted(self.service.meta.signup_closed(record.id),
                         f"tournament {record.id}: its sign-up message drawn closed")
