@@ -619,12 +619,16 @@ class Tournaments:
             raise Refusal(msg("bot.tournament.error.not_running", name=plain(record.name)))
         rows = await self._rows(tournament_id)
         assert rows is not None
+        # the refusals name the player asked about when someone else drops them
+        other = {} if by is None or by == user_id else {"who": f"<@{user_id}>"}
         entrant = next((e for e in rows.entrants if e.user_id == user_id), None)
         if entrant is None:
-            raise Refusal(msg("bot.tournament.error.not_entered", name=plain(record.name)))
+            raise Refusal(msg("bot.tournament.error.not_entered" + ("_other" if other else ""),
+                              name=plain(record.name), **other))
         if entrant.dropped_after is not None or not await self.store.drop_entrant(
                 tournament_id, user_id):
-            raise Refusal(msg("bot.tournament.error.dropped", name=plain(record.name)))
+            raise Refusal(msg("bot.tournament.error.dropped" + ("_other" if other else ""),
+                              name=plain(record.name), **other))
         return await self.view(tournament_id)
 
     # ------------------------------------------------------------------ the pass

@@ -1242,3 +1242,22 @@ async def test_people_joining_a_sign_up_open_for_hours_are_all_entered_and_liste
     assert TournamentButton.id_for(tid, "join") in boards[0].custom_ids()
     record = (await h.bot.service.tournaments.view(tid)).record
     assert record.signup_message_id == boards[0].id
+
+
+async def test_its_host_dropping_someone_else_is_told_about_that_player_not_themselves(
+        h: LiveBot) -> None:
+    """The host drops a player who never entered, then drops Bob twice: the refusals name the
+    player asked about, not "you" (the host never entered, nor dropped out)."""
+    await _three_seated(h)
+    zed = h.lb.create_user("Zed")
+    assert h.said(await h.command(ADMIN, "tournament drop", player=zed.id)) == [
+        f"<@{zed.id}> has not entered Spring Cup."]
+    assert h.said(await h.command(ADMIN, "tournament drop", player=BOB.id)) == [
+        f"<@{BOB.id}> drops out of the tournament; the points already won stay in the "
+        "standings."]
+    assert h.said(await h.command(ADMIN, "tournament drop", player=BOB.id)) == [
+        f"<@{BOB.id}> has already dropped out of Spring Cup."]
+    assert h.said(await h.command(BOB, "tournament drop")) == [  # their own: "you" still
+        "You have already dropped out of Spring Cup."]
+    assert h.said(await h.command(zed, "tournament drop")) == [
+        "You have not entered Spring Cup."]
