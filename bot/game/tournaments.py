@@ -250,11 +250,17 @@ class Tournaments:
         short tables, None: byes and smaller tables instead; ``round_span``: the seconds each
         round lasts before its unfinished matches are decided, 0: no limit; ``closes_at``: when
         sign-up closes and it starts by itself, None: when its host starts it; ``locale``: the
-        server's language in Discord, unless its admins forced another one). A ``timer`` or
+        server's language in Discord, unless its admins forced another one); refused in a
+        channel holding a tournament taking sign-ups or under way. A ``timer`` or
         ``abilities`` not chosen (None) is the server's default for new tables, as a lobby's
         is, read now and kept: a setting changed later changes no tournament opened before."""
         if guild_id is None:
             raise Refusal(msg("bot.tournament.error.server_only"))
+        # one at a time in a channel: its commands there reach the channel's tournament
+        held = next((t for t in await self.open_in(guild_id) if t.channel_id == channel_id),
+                    None)
+        if held is not None:
+            raise Refusal(msg("bot.tournament.error.channel_taken", name=plain(held.name)))
         server = ServerDefaults() if self.defaults is None else await self.defaults(guild_id)
         timer = server.timer if timer is None else timer
         abilities = server.abilities if abilities is None else abilities

@@ -1261,3 +1261,23 @@ async def test_its_host_dropping_someone_else_is_told_about_that_player_not_them
         "You have already dropped out of Spring Cup."]
     assert h.said(await h.command(zed, "tournament drop")) == [
         "You have not entered Spring Cup."]
+
+
+async def test_a_second_tournament_is_refused_in_a_channel_holding_one(h: LiveBot) -> None:
+    """Spring Cup is under way in the channel: opening Winter Cup there too is refused,
+    privately, saying which tournament holds the channel (its commands, asked there or in its
+    matches' threads, would reach only the newer one: Spring Cup's round could no longer be
+    ended, nor its players dropped). Another channel takes it; so does this one once Spring
+    Cup is over."""
+    await _three_seated(h)
+    assert h.said(await h.command(ADMIN, "tournament new", name="Winter Cup")) == [
+        "Spring Cup is already taking sign-ups or under way in this channel: open the new "
+        "tournament in another channel, or once Spring Cup is over."]
+    assert [t.name for t in await h.bot.service.tournaments.open_in(h.guild.id)] == [
+        "Spring Cup"]
+    other = h.lb.create_channel(h.guild, "winter")
+    assert not h.said(await h.command(ADMIN, "tournament new", channel=other,
+                                      name="Winter Cup"))
+    await h.command(ADMIN, "tournament end-round")
+    await h.command(ADMIN, "tournament end-round")  # Spring Cup is over
+    assert not h.said(await h.command(ADMIN, "tournament new", name="Autumn Cup"))

@@ -31,9 +31,11 @@ GUILD, CHANNEL, HOST = 9, 500, 1
 HOUR = 3600
 
 
-async def _cup(service: GameService, entrants: int, **settings: object) -> int:
-    """A tournament of ``entrants`` players (users 1, 2, ...; 1 is its host) signed up."""
-    record = await service.tournaments.create(guild_id=GUILD, channel_id=CHANNEL,
+async def _cup(service: GameService, entrants: int, channel: int = CHANNEL,
+               **settings: object) -> int:
+    """A tournament of ``entrants`` players (users 1, 2, ...; 1 is its host) signed up in
+    ``channel``."""
+    record = await service.tournaments.create(guild_id=GUILD, channel_id=channel,
                                               host_id=HOST, name="Goblin Cup",
                                               **settings)  # type: ignore[arg-type]
     for user in range(1, entrants + 1):
@@ -187,7 +189,7 @@ async def test_a_whole_tournament_with_a_deadline_a_drop_and_a_restart(
 async def test_sign_up_closing_by_its_time_starts_or_cancels(service: GameService,
                                                              clock: Clock) -> None:
     cup = await _cup(service, 3, closes_at=clock.now + 60)
-    lone = await _cup(service, 1, closes_at=clock.now + 60)
+    lone = await _cup(service, 1, CHANNEL + 1, closes_at=clock.now + 60)
     assert await service.tournaments.sweep() == []
     clock.now += 60
     # past its closing time, before the timers' pass: sign-up is over for clicks already
@@ -455,8 +457,8 @@ async def test_a_server_that_never_chose_a_timer_gives_its_tournaments_the_bot_s
                                            name="Goblin Cup")
     assert (cup.timer, cup.abilities) == (600, False)
     await service.servers.change_settings(GUILD, True, undo=False)  # a timer still unchosen
-    cup = await service.tournaments.create(guild_id=GUILD, channel_id=CHANNEL, host_id=HOST,
-                                           name="Goblin Cup 2")
+    cup = await service.tournaments.create(guild_id=GUILD, channel_id=CHANNEL + 1,
+                                           host_id=HOST, name="Goblin Cup 2")
     assert cup.timer == 600
 
 
