@@ -52,6 +52,7 @@ from bot.discord_side.ui.parts import (
 from bot.discord_side.uploads import ImageFile
 from bot.game.markup import plain
 from bot.game.people import forgotten, person, person_text
+from bot.game.places import Place
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.spans import span
@@ -156,11 +157,13 @@ class TournamentDesk:
 
     # ------------------------------------------------------------------ finding one
 
-    async def _here(self, interaction: discord.Interaction[Any]) -> TournamentRecord:
+    async def _here(self, interaction: discord.Interaction[Any],
+                    finished: bool = False) -> TournamentRecord:
         """The tournament of the interaction's channel (the newest one taking sign-ups or
         under way there, or, in a thread such as a match's, in the thread's channel; else the
-        server's only one), or a refusal. A tournament held in a channel the asker may not
-        view is none to them."""
+        server's only one), or a refusal (``finished``: with none, the newest one that ended
+        in that channel). A tournament held in a channel the asker may not view is none to
+        them."""
         if interaction.guild_id is None:
             raise Refusal(msg("bot.tournament.error.server_only"))
         sight = self.sights.known(interaction)
@@ -174,6 +177,14 @@ class TournamentDesk:
             return mine[-1]
         if len(found) == 1:
             return found[0]
+        if finished:  # its final standings, once it is over
+            ended = [t for t in await self.service.store.tournaments_of(
+                         Place.server(interaction.guild_id).key, "finished")
+                     if sight.sees(t.place_key, t.channel_id)]
+            mine = ([t for t in ended if t.channel_id == interaction.channel_id]
+                    or [t for t in ended if parent is not None and t.channel_id == parent])
+            if mine:
+                return mine[-1]
         raise Refusal(msg("bot.tournament.refusal.none_here"))
 
     @staticmethod
@@ -244,8 +255,10 @@ class TournamentDesk:
         await self._signup_edit(view.record)
 
     async def standings(self, interaction: discord.Interaction[Any]) -> None:
-        """/goblin tournament standings: the standings picture, privately."""
-        record = await self._here(interaction)
+        """/goblin tournament standings: the standings picture, privately (once the
+        tournament is over, its final standings: the champion's post shows only the
+        podium)."""
+        record = await self._here(interaction, finished=True)
         await interaction.response.defer(ephemeral=True, thinking=True)
         view = await self.service.tournaments.view(record.id)
         locale = loc(interaction)

@@ -1281,3 +1281,25 @@ async def test_a_second_tournament_is_refused_in_a_channel_holding_one(h: LiveBo
     await h.command(ADMIN, "tournament end-round")
     await h.command(ADMIN, "tournament end-round")  # Spring Cup is over
     assert not h.said(await h.command(ADMIN, "tournament new", name="Autumn Cup"))
+
+
+async def test_the_final_standings_are_shown_once_the_tournament_is_over(h: LiveBot) -> None:
+    """The champion's post shows the podium only: once Spring Cup is over, /goblin tournament
+    standings in its channel (or a thread of its matches) still shows its final standings,
+    every player's place, privately, instead of answering that no tournament is there; a
+    channel where none was held still has none."""
+    await _three_seated(h, (ANN, BOB, EVE, h.lb.create_user("Cyril")))
+    await h.command(ADMIN, "tournament end-round")
+    await h.command(ADMIN, "tournament end-round")
+    tid = (await h.store.tournaments_with_status("finished"))[0]
+    assert (await h.bot.service.tournaments.view(tid)).record.status == "finished"
+    for where in (h.channel, h.lb.threads_of(h.channel)[0]):
+        shown = h.reply(await h.command(BOB, "tournament standings", channel=where))
+        assert shown.ephemeral and shown.attachments, shown.text()
+        assert "Standings: Spring Cup" in shown.text()
+    other = h.lb.create_channel(h.guild, "lounge")
+    assert h.said(await h.command(BOB, "tournament standings", channel=other)) == [
+        "There is no tournament taking sign-ups or under way here."]
+    # the commands that change a tournament still find none
+    assert h.said(await h.command(ADMIN, "tournament end-round")) == [
+        "There is no tournament taking sign-ups or under way here."]
