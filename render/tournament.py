@@ -51,7 +51,9 @@ CHAMPION_PX = 52
 class StandingLine:
     """One line of the standings as drawn: the place, the player's name, their points and
     tie-break figures (opponents' points, wins), whether they dropped out, whether they had
-    a bye in the round just played and whether the lot decided their place (``by_lot``)."""
+    a bye in the round just played, whether the lot decided their place (``by_lot``) and
+    their rating, the tie-break before the lot, which the picture does not show (None: not
+    known)."""
 
     place: int
     name: str
@@ -61,6 +63,7 @@ class StandingLine:
     dropped: bool = False
     bye: bool = False
     by_lot: bool = False
+    rating: int | None = None
 
 
 @dataclass(frozen=True)
@@ -223,11 +226,11 @@ def champion_image(lines: Sequence[StandingLine], name: str, rounds: int, player
 
 def lot_groups(lines: Sequence[StandingLine]) -> list[tuple[int, int]]:
     """The places the lot decided, as ``(first, last)`` places of each run of lines level on
-    points and every tie-break (``lines`` best first)."""
+    points and every tie-break, the rating included (``lines`` best first)."""
     groups: list[tuple[int, int]] = []
     figures = None
     for line in lines:
-        now = (line.points, line.opponents, line.wins)
+        now = (line.points, line.opponents, line.wins, line.rating)
         if line.by_lot and groups and figures == now and groups[-1][1] == line.place - 1:
             groups[-1] = (groups[-1][0], line.place)
         elif line.by_lot:

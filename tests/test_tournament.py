@@ -42,6 +42,7 @@ from bot.storage.records import SeatResult, TableResult
 from engine import new_game
 from engine.simulate import seated
 from render.style import WIDTH
+from render.tournament import lot_groups, lot_note
 
 
 def entrants(count: int, seed: int = 0) -> list[Entrant]:
@@ -498,3 +499,18 @@ def test_the_lot_is_the_last_tie_break_drawn_from_the_tournament_s_seed() -> Non
         assert champion(t) == lines[0]
         orders.add(tuple(s.user for s in lines))
     assert len(orders) > 1  # the seed decides, not the order of entry
+
+
+def test_the_pictures_name_only_the_places_the_lot_decided() -> None:
+    """Four players share first place at one table (all level at the round's deadline): the
+    rating places Ann and Bob (1600) above Cleo and Dan (1500), and the lot decides only within
+    each pair, so the standings and the podium say places 1–2 and 3–4 were drawn by lot, not
+    1–4."""
+    people = [Entrant(1, "Ann", 1600), Entrant(2, "Bob", 1600), Entrant(3, "Cleo", 1500),
+              Entrant(4, "Dan", 1500)]
+    t = seat_round(start(Settings("Cup", rounds=1), people, seed=3), seed=5)
+    t = record(t, PodResult(1, ((1, 1), (2, 1), (3, 1), (4, 1)), at_deadline=True))
+    assert [s.rating for s in standings(t)] == [1600, 1600, 1500, 1500]
+    lines = standing_lines(t)
+    assert lot_groups(lines) == [(1, 2), (3, 4)]
+    assert lot_note(lines, "en") == ["Places 1–2, 3–4 were decided by lot."]

@@ -17,7 +17,7 @@ def standing_lines(tournament: Tournament, locale: str = "en") -> tuple[Standing
                               name=person_text(s.user, locale) if forgotten(s.user) else s.name,
                               points=s.points,
                               opponents=s.opponents, wins=s.wins, dropped=s.dropped,
-                              bye=s.user == bye, by_lot=s.by_lot)
+                              bye=s.user == bye, by_lot=s.by_lot, rating=s.rating)
                  for s in standings(tournament))
 
 
