@@ -31,6 +31,7 @@ from bot.discord_side.context import (
     missing_message,
     missing_permissions,
     noted,
+    pinging,
     place_refusal,
     public_locale,
     why,
@@ -57,6 +58,7 @@ from bot.game.refusals import Refusal
 from bot.game.service import GameService
 from bot.game.spans import span
 from bot.game.texts import timer_text
+from bot.game.tournament import BYE_POINTS
 from bot.game.tournament_pictures import champion_picture, standings_picture
 from bot.game.tournaments import Progress, View
 from bot.storage.records import DamagedTournament, TableRecord, TournamentRecord
@@ -462,6 +464,8 @@ class TournamentDesk:
         if progress.opened is not None:
             if len(progress.tournament.rounds) == 1 and record.closes_at is not None:
                 await self._signup_edit(record)
+            if progress.opened.seating.bye is not None:
+                await self._send_bye(record, progress.opened.seating.bye)
             seated = len(progress.tournament.rounds)
             for table in progress.opened.tables:
                 self.messages.when_withheld(table.id, self._host_told(record, seated))
@@ -517,6 +521,20 @@ class TournamentDesk:
         except UNDELIVERED as exc:  # refused, or cut off: the next round begins all the same
             log.warning("could not post the standings of tournament %s (%s)", record.id,
                         why(exc))
+
+    async def _send_bye(self, record: TournamentRecord, user_id: int) -> None:
+        """The line in the tournament's channel telling the player with the round's bye so
+        (pinging them alone): no match of the round names them, and round 1 posts no
+        standings."""
+        text = translate(msg("bot.tournament.bye", who=person(user_id), count=BYE_POINTS),
+                         record.locale)
+        channel = self.messages.client.get_partial_messageable(record.channel_id)
+        try:
+            await self.messages.pace.request(record.channel_id)
+            await channel.send(content=text, allowed_mentions=NO_MENTIONS if forgotten(user_id)
+                               else pinging(user_id))
+        except UNDELIVERED as exc:  # refused, or cut off: the round's matches begin all the same
+            log.warning("could not tell the bye of tournament %s (%s)", record.id, why(exc))
 
     # ------------------------------------------------------------------ the background
 

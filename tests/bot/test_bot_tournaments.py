@@ -1303,3 +1303,27 @@ async def test_the_final_standings_are_shown_once_the_tournament_is_over(h: Live
     # the commands that change a tournament still find none
     assert h.said(await h.command(ADMIN, "tournament end-round")) == [
         "There is no tournament taking sign-ups or under way here."]
+
+
+async def test_the_player_with_a_bye_is_told_so_in_the_tournament_s_channel(h: LiveBot) -> None:
+    """Four players at tables of 3: each round one of them has a bye. Round 1 posts no
+    standings, so without a word they would only see the others' matches begin: a line in the
+    tournament's channel tells the player with the bye (pinging them alone), once a round, and
+    round 2 gives it to someone else."""
+    cyril = h.lb.create_user("Cyril")
+    await _three_seated(h, (ANN, BOB, EVE, cyril))
+    tid = (await h.store.tournaments_with_status("running"))[0]
+
+    def byes() -> list[Message]:
+        return [m for m in h.public() if "has a bye this round" in m.text()]
+
+    first = (await h.bot.service.tournaments.view(tid)).tournament.rounds[0].seating.bye
+    assert first is not None
+    [line] = byes()
+    assert line.text() == f"<@{first}> has a bye this round and scores 5 points."
+    await h.command(ADMIN, "tournament end-round")
+    second = (await h.bot.service.tournaments.view(tid)).tournament.rounds[1].seating.bye
+    assert second not in (None, first)
+    assert [m.text() for m in byes()] == [
+        f"<@{first}> has a bye this round and scores 5 points.",
+        f"<@{second}> has a bye this round and scores 5 points."]
