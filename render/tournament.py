@@ -174,13 +174,17 @@ def standings_image(lines: Sequence[StandingLine], name: str, round_number: int,
     bands += _table_bands(lines, locale)
     notes = [translate("render.tournament.points_rule", locale),
              translate("render.tournament.tie_rule", locale), *lot_note(lines, locale)]
-    marks = [(mark, translate(key, locale))
-             for mark, key, shows in (
-                 (DROPPED_MARK, "render.tournament.dropped", any(s.dropped for s in lines)),
-                 (BYE_MARK, "render.tournament.bye", any(s.bye for s in lines)))
-             if shows]
-    bands.append(_notes_band(notes, marks))
+    bands.append(_notes_band(notes, _marks(lines, locale)))
     return encode(bands)
+
+
+def _marks(lines: Sequence[StandingLine], locale: str) -> list[tuple[str, str]]:
+    """The marks ``lines`` show, each with the word that explains it."""
+    return [(mark, translate(key, locale))
+            for mark, key, shows in (
+                (DROPPED_MARK, "render.tournament.dropped", any(s.dropped for s in lines)),
+                (BYE_MARK, "render.tournament.bye", any(s.bye for s in lines)))
+            if shows]
 
 
 def _champion_band(winner: StandingLine, rounds: int, locale: str) -> Band:
@@ -213,14 +217,16 @@ def _gap(height: int) -> Band:
 def champion_image(lines: Sequence[StandingLine], name: str, rounds: int, players: int,
                    locale: str = "en", podium: int = 3) -> bytes:
     """PNG of the end of tournament ``name``: its champion (the first of the final standings
-    ``lines``), then the first ``podium`` lines of the standings."""
+    ``lines``), then the first ``podium`` lines of the standings, the places the lot decided
+    among them and the marks they show explained."""
     title = drawable(name)
     right = translate(msg("render.tournament.players", count=players), locale)
     bands = [title_band("trophy", title, right, shorten=title),
              _champion_band(lines[0], rounds, locale), _gap(12)]
     bands += _table_bands(lines[:podium], locale)
     note = lot_note(lines, locale, podium)
-    bands.append(_notes_band(note, ()) if note else _gap(12))
+    marks = _marks(lines[:podium], locale)  # those the podium shows, explained
+    bands.append(_notes_band(note, marks) if note or marks else _gap(12))
     return encode(bands)
 
 

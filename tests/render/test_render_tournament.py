@@ -138,3 +138,23 @@ def test_the_champion_picture(locale: str, drawn: Recorded) -> None:
     assert not too_small(texts), too_small(texts)[:10]
     assert not small_icons(icons), small_icons(icons)[:10]
     assert not _cut(texts), _cut(texts)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_champion_picture_explains_the_marks_its_podium_shows(locale: str,
+                                                                  drawn: Recorded) -> None:
+    """Cleo had the last round's bye and Bob dropped out, both on the podium: their marks are
+    explained under it, as under the standings; Dan's mark, below the podium, is not drawn."""
+    texts, _ = drawn
+    lines = [StandingLine(1, "Ann", 15, 54, 3), StandingLine(2, "Cleo", 11, 46, 0, bye=True),
+             StandingLine(3, "Bob", 9, 48, 0, dropped=True), StandingLine(4, "Dan", 7, 40, 0)]
+    champion_image(lines, "Cup", 3, 4, locale)
+    shown = {d.text for d in texts}
+    assert translate("render.tournament.bye", locale) in shown
+    assert translate("render.tournament.dropped", locale) in shown
+    texts.clear()
+    forget_drawings()
+    champion_image([lines[0], lines[3], *lines[1:3]], "Cup", 3, 4, locale, podium=2)
+    shown = {d.text for d in texts}
+    assert translate("render.tournament.bye", locale) not in shown
+    assert translate("render.tournament.dropped", locale) not in shown
