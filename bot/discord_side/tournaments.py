@@ -258,9 +258,11 @@ class TournamentDesk:
 
     async def standings(self, interaction: discord.Interaction[Any]) -> None:
         """/goblin tournament standings: the standings picture, privately (once the
-        tournament is over, its final standings: the champion's post shows only the
-        podium)."""
+        tournament is over, its final standings: the champion's post shows only the podium;
+        refused before round 1, when nothing is played)."""
         record = await self._here(interaction, finished=True)
+        if record.status == "signup":  # nothing played yet: no standings to show
+            raise Refusal(msg("bot.tournament.error.not_started", name=plain(record.name)))
         await interaction.response.defer(ephemeral=True, thinking=True)
         view = await self.service.tournaments.view(record.id)
         locale = loc(interaction)

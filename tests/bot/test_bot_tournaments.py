@@ -1327,3 +1327,19 @@ async def test_the_player_with_a_bye_is_told_so_in_the_tournament_s_channel(h: L
     assert [m.text() for m in byes()] == [
         f"<@{first}> has a bye this round and scores 5 points.",
         f"<@{second}> has a bye this round and scores 5 points."]
+
+
+async def test_standings_asked_during_sign_up_say_the_tournament_has_not_started(
+        h: LiveBot) -> None:
+    """Before round 1 nothing is played: /goblin tournament standings showed a picture of
+    "Round 0 of 3", every entrant at 0 points and "Places 1–2 were decided by lot". It now
+    says, privately, that the standings begin with the first round."""
+    await h.command(ADMIN, "tournament new", name="Spring Cup")
+    board = signup(h)
+    tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
+    for user in (ANN, BOB):
+        await h.click(user, board, TournamentButton.id_for(tid, "join"))
+    ix = await h.command(ANN, "tournament standings")
+    assert not h.reply(ix).attachments
+    assert h.said(ix) == ["Spring Cup has not started yet: its standings begin with its first "
+                          "round. Its entrants are listed on its sign-up message."]
