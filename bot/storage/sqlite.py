@@ -6,9 +6,11 @@ upgraded by the numbered migrations of :mod:`bot.storage.sqlite_schema`. Writes 
 a time, each one transaction; the queries are the core's (:mod:`bot.storage.core`), in SQLite's
 dialect (:mod:`bot.storage.sqlite_dialect`). A read the file cannot be read for, or a write it
 cannot be found or read for (:func:`unreadable`, :func:`out_of_reach`: the disk or share it is
-on failing or gone, the file deleted) raises :class:`~bot.storage.records.Unreachable`; any
-other write the disk refuses (full, failing) raises :class:`~bot.storage.records.CannotSave`,
-any other one :class:`~bot.storage.records.DatabaseError`.
+on failing or gone, the file deleted), and a read or a write begun while another program holds
+the file locked past SQLite's wait (:func:`held_away`), raise
+:class:`~bot.storage.records.Unreachable`; any other write the disk refuses (full, failing)
+raises :class:`~bot.storage.records.CannotSave`, any other one
+:class:`~bot.storage.records.DatabaseError`.
 
 The file opened is remembered: :meth:`Store.moved` tells when no file, or another file, is at
 its path now (deleted or replaced under the bot, which SQLite does not notice: it goes on
@@ -87,6 +89,14 @@ def unreadable(exc: BaseException) -> bool:
                                  and primary_code(exc) == sqlite3.SQLITE_IOERR)
 
 
+def held_away(exc: BaseException) -> bool:
+    """True when ``exc``, met by a read outside a transaction or by the start of a write
+    (nothing written yet), says the file cannot be used now: :func:`unreadable`, or another
+    program holding it locked past SQLite's wait (:func:`busy`: a backup tool, an open
+    ``sqlite3`` shell). Like a file out of reach, the same may work once it is let go."""
+    return unreadable(exc) or busy(exc)
+
+
 class Connection:
     """The open database: read with :attr:`db`, write inside :meth:`transaction`."""
 
@@ -162,6 +172,9 @@ class Connection:
                 exc.started = current
                 raise
             except StorageError as exc:  # its COMMIT refused (a full or failing disk)
+                cause = exc.__cause__
+                if cause is not None and busy(cause):  # another program holds the file:
+                    raise cause from None  # the start says so, nothing was migrated
                 failed = MigrationFailed(number, exc)
                 failed.started = current
                 raise failed from exc
@@ -174,7 +187,7 @@ class Connection:
             try:
                 await self.db.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
-                if unreadable(exc):  # nothing written yet: the file cannot be locked or read
+                if held_away(exc):  # nothing written yet: the file cannot be locked or read
                     raise Unreachable(str(exc)) from exc
                 raise
             except asyncio.CancelledError:
@@ -226,7 +239,7 @@ class Store(CoreStore):
     SQL until a write of it ends."""
 
     def __init__(self, connection: Connection, clock: Callable[[], float] = time.time) -> None:
-        super().__init__(DIALECT, Reads(SqliteDb(connection.db), unreadable), clock)
+        super().__init__(DIALECT, Reads(SqliteDb(connection.db), held_away), clock)
         self._connection = connection
 
     @classmethod
@@ -284,4 +297,4 @@ def _satisfies_the_interface(store: Store) -> Storage:
 
 
 __all__ = ["RECORDS", "SCHEMA_VERSION", "Connection", "Store", "busy", "cannot_save",
-           "out_of_reach", "unreadable"]
+           "held_away", "out_of_reach", "unreadable"]

@@ -9,7 +9,10 @@ connection (``database_away.cut_file``)."""
 from __future__ import annotations
 
 import logging
+import sqlite3
+from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bot_helpers import Clock
@@ -111,6 +114,42 @@ async def test_an_sqlite_file_out_of_reach_gets_a_private_answer_and_loses_no_mo
 
         assert (await h.store.get(tid)).version == rec.version  # type: ignore[union-attr]
         again = await h.play(user, h.message(hand), move)  # the file is back
+        assert AWAY not in h.said(again)
+        assert (await h.store.get(tid)).version > rec.version  # type: ignore[union-attr]
+        assert h.last_table_message().text() != shown
+    finally:
+        await h.stop()
+
+
+async def test_an_sqlite_file_another_program_holds_locked_gets_a_private_answer(
+        lb: Loopback, tmp_path: Path, clock: Clock, caplog: pytest.LogCaptureFixture) -> None:
+    """Another program (a backup script, an open ``sqlite3`` shell) holds the file locked for
+    writing past SQLite's wait: a move cannot be written, and its player is told the database
+    cannot be reached right now, in a warning's line (no apology for an internal error, no
+    traceback); nothing is shown as played, and once the lock is let go the same click plays
+    it."""
+    db = tmp_path / "k.db"
+    h = await LiveBot.start(lb, db, TinyRenderer(), clock=clock, thinking=Thinking(workers=0))
+    try:
+        tid = await open_table(h, ANN, [BOB])
+        user, hand, rec = await my_turn_hand(h, tid, [ANN, BOB])
+        move = next(iter(offered(hand)))
+        table_message = h.last_table_message()
+        shown, buttons = table_message.text(), hand.custom_ids()
+        store: Any = h.store
+        await store._connection.db.execute("PRAGMA busy_timeout=50")  # SQLite's wait, shorter
+
+        with closing(sqlite3.connect(db, timeout=0, isolation_level=None)) as other:
+            other.execute("BEGIN IMMEDIATE")  # the other program's write under way
+            played = await h.play(user, hand, move)
+            other.execute("ROLLBACK")
+        assert h.said(played) == [AWAY]
+        assert warned(caplog) == [f"click on {move_target(hand, move)}"]
+        assert h.message(table_message).text() == shown
+        assert h.message(hand).custom_ids() == buttons
+
+        assert (await h.store.get(tid)).version == rec.version  # type: ignore[union-attr]
+        again = await h.play(user, h.message(hand), move)  # the lock let go
         assert AWAY not in h.said(again)
         assert (await h.store.get(tid)).version > rec.version  # type: ignore[union-attr]
         assert h.last_table_message().text() != shown

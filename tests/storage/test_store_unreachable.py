@@ -19,9 +19,10 @@ import pytest
 from database_away import Relay, cut_file
 from postgres_server import Server
 
+from bot.process.app import database_problem
 from bot.storage import postgres, sqlite
 from bot.storage.records import CannotSave, Unreachable
-from storage.backends import fill_up, make_room
+from storage.backends import SqliteBackend, fill_up, make_room
 from storage.helpers import Clock, play_on, played, started
 
 
@@ -114,3 +115,19 @@ def test_postgresql_errors_that_are_not_out_of_reach() -> None:
                   asyncpg.AdminShutdownError("terminating connection due to administrator "
                                              "command")):
         assert postgres.out_of_reach(error), error
+
+
+async def test_a_migration_another_program_holds_the_file_locked_for_is_told_so(
+        tmp_path: Path) -> None:
+    """A bot upgraded while another program holds its SQLite file locked for writing: the
+    migration that cannot begin is told as the lock (the start's one line says to stop that
+    program), not as a migration that failed, nor as the file out of reach."""
+    path = tmp_path / "karak.sqlite3"
+    await SqliteBackend(path).build(sqlite.SCHEMA_VERSION - 1)
+    with closing(sqlite3.connect(path, timeout=0, isolation_level=None)) as other:
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(sqlite3.OperationalError) as locked:
+            await sqlite.Connection.open(path)
+        other.execute("ROLLBACK")
+    problem = database_problem(locked.value, str(path))
+    assert problem is not None and "is locked by another program" in str(problem)
