@@ -356,12 +356,14 @@ class Lobby:
                 raise Refusal(msg("bot.error.too_few", min=MIN_SEATS), record)
             started, config = game_config(record.seats, record.abilities, record.seed)
             state = new_game(config)
+            # the host did not choose hints: decided now the seats are known, in the start's
+            # own write (a start half saved would be a match without its table message)
+            hints = hints_by_default(started) if record.hints is None else None
             async with self._room(user_id, record):
                 await self.store.start_game(table_id, started, state,
                                             deadline(self.clock(), record.timer, started,
-                                                     state, None, True), record.revision)
-            if record.hints is None:  # the host did not choose: decided now the seats are known
-                await self.store.set_hints(table_id, hints_by_default(started))
+                                                     state, None, True), record.revision,
+                                            hints=hints)
             return await self.tables.load(table_id)
         return await self._change(table_id, begin)
 

@@ -370,10 +370,11 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
         :meth:`update_lobby`."""
 
     async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
-                         deadline: float | None, revision: int | None = None) -> None:
-        """Turn a lobby into a running game; raises
-        :class:`~bot.storage.records.StaleVersion` when it is no longer an open lobby (or
-        no longer at ``revision``, when given)."""
+                         deadline: float | None, revision: int | None = None,
+                         hints: bool | None = None) -> None:
+        """Turn a lobby into a running game (and, when ``hints`` is given, allow hints or not,
+        in the same transaction); raises :class:`~bot.storage.records.StaleVersion` when it is
+        no longer an open lobby (or no longer at ``revision``, when given)."""
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,

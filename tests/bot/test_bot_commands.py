@@ -254,6 +254,31 @@ async def test_a_lobby_whose_message_cannot_be_saved_still_opens_and_starts(
     await make_room(bot.store)
 
 
+async def test_a_start_the_database_cannot_save_whole_leaves_the_lobby_to_start_again(
+        bot: LiveBot) -> None:
+    """Ann starts her lobby with an AI seat as the database stops taking writes part of the
+    way (here: no room for the table's hints, which a start decides with the seats): she is
+    told nothing was saved, and nothing was: the table is still a lobby, not a match started
+    behind her back (Start again calling it started) with its hints never decided, so off
+    where one person plays against the AI. Once the database has room, the same click starts
+    it, hints on, and its table message is posted."""
+    await bot.command(ANN, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    await bot.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
+    await no_room_for(bot.store, "hints")
+    ix = await bot.click(ANN, bot.message(lobby), LobbyButton.id_for(tid, "start", None))
+    assert "could not save that" in " ".join(bot.said(ix))
+    assert (await bot.bot.service.tables.load(tid)).status == "lobby"
+    await make_room(bot.store)
+    ix = await bot.click(ANN, bot.message(lobby), LobbyButton.id_for(tid, "start", None))
+    assert not bot.said(ix), bot.said(ix)
+    now = await bot.bot.service.tables.load(tid)
+    assert now.status == "running" and now.hints is True  # one person: hints on
+    assert now.message_id == bot.last_table_message().id
+    assert f"kg:hand:{tid}" in bot.last_table_message().custom_ids()
+
+
 async def test_ai_turns_coalesce_table_edits(lb: Loopback, calls: list[Call], tmp_path: Path,
                                              clock: Clock) -> None:
     paced = PaceClock()

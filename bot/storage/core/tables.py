@@ -327,17 +327,21 @@ class TableQueries(Base):
         await self._update(table_id, None, changes, bump=True, revision=revision)
 
     async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
-                         deadline: float | None, revision: int | None = None) -> None:
+                         deadline: float | None, revision: int | None = None,
+                         hints: bool | None = None) -> None:
         """Turn a lobby into a running game holding ``state`` (version ``state.step``), played
-        with this bot's cards (its catalogue version); raises :class:`StaleVersion` when it is
-        no longer an open lobby (closed meanwhile, by another process too) or, given
+        with this bot's cards (its catalogue version), and whether hints are allowed when
+        ``hints`` is given, in one transaction; raises :class:`StaleVersion` when it is no
+        longer an open lobby (closed meanwhile, by another process too) or, given
         ``revision``, no longer at that revision (its seats changed since they were read)."""
         text = storable(state)
-        await self._update(table_id, 0, {"status": "running", "seats": seats_to_json(seats),
-                                          "state": text, "version": state.step,
-                                          "deadline": deadline,
-                                          "catalogue": catalogue_version()}, bump=True,
-                           seats=seats, lobby=True, revision=revision)
+        changes: dict[str, object] = {"status": "running", "seats": seats_to_json(seats),
+                                      "state": text, "version": state.step,
+                                      "deadline": deadline, "catalogue": catalogue_version()}
+        if hints is not None:
+            changes["hints"] = hints
+        await self._update(table_id, 0, changes, bump=True, seats=seats, lobby=True,
+                           revision=revision)
         remember(self._states, table_id, text, state)
 
     async def set_message(self, table_id: int, *, message_id: int | None = None,
