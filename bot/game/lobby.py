@@ -19,7 +19,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
-from contextlib import AbstractAsyncContextManager, nullcontext
+from contextlib import AbstractAsyncContextManager, nullcontext, suppress
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -46,6 +46,7 @@ from bot.game.standings import rate_result
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
 from bot.storage.records import (
+    CannotSave,
     SeatInfo,
     StaleVersion,
     StorageError,
@@ -167,7 +168,7 @@ class Lobby:
                 channel_id=channel_id, host_id=host_id, seats=seats,
                 abilities=abilities, timer=timer, seed=seed, locale=locale, ai_level=level,
                 lessons=lessons, undo=server.defaults.undo if undo is None else undo,
-                threaded=threaded and guild_id is not None)
+                threaded=threaded and guild_id is not None, hints=hints)
         except TableExists as exc:
             try:
                 found: TableRecord | None = await self.tables.load(exc.table_id)
@@ -178,9 +179,6 @@ class Lobby:
             key = ("learn.error.table_here" if lessons and guild_id is not None
                    else "bot.error.table_exists")
             raise Refusal(msg(key, table=exc.table_id), found) from exc
-        if hints is not None:  # the host chose
-            await self.store.set_hints(record.id, hints)
-            record = await self.tables.load(record.id)
         return record
 
     async def learn(self, *, guild_id: int | None, channel_id: int, host_id: int,
@@ -198,14 +196,25 @@ class Lobby:
     async def start_opened(self, table_id: int, host_id: int) -> TableRecord:
         """Start lobby ``table_id`` its host just opened to start at once (a guided match, a
         rematch); when the host started another match meanwhile and is now at the limit of
-        matches at once, the lobby is closed again and the refusal raised without it."""
+        matches at once, the lobby is closed again and the refusal raised without it. A start
+        the database could not save closes it again too, when it still can: nobody sees that
+        lobby, which would hold its channel (the click is told nothing was saved, and may be
+        made again)."""
         try:
             return await self.start(table_id, host_id)
         except TooMany as exc:
-            async with self.tables.hold(table_id) as record:
-                if record.status == "lobby":
-                    await self.store.set_status(table_id, "abandoned", record.revision)
+            await self._close_opened(table_id)
             raise TooMany(exc.count, exc.limit) from None
+        except CannotSave:
+            with suppress(StorageError, Refusal):  # what the click is told is the start's
+                await self._close_opened(table_id)
+            raise
+
+    async def _close_opened(self, table_id: int) -> None:
+        """Close lobby ``table_id``, opened to start at once, that did not start."""
+        async with self.tables.hold(table_id) as record:
+            if record.status == "lobby":
+                await self.store.set_status(table_id, "abandoned", record.revision)
 
     @staticmethod
     def _in_lobby(record: TableRecord) -> None:

@@ -335,11 +335,9 @@ class Rematches:
                 timer=record.timer, seed=self.seeds(),
                 locale=await self.store.guild_locale(record.guild_id) or record.locale,
                 ai_level=record.ai_level, lessons=record.lessons, undo=record.undo,
-                threaded=record.threaded)
+                threaded=record.threaded, hints=record.hints)
         except TableExists as exc:
             raise Refusal(msg("rematch.error.table_active", table=exc.table_id), record) from exc
-        if record.hints is not None:
-            await self.store.set_hints(new.id, record.hints)
         return await self.lobby.start_opened(new.id, host)
 
 

@@ -310,12 +310,12 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
                            host_id: int, seats: Sequence[SeatInfo], abilities: bool, timer: int,
                            seed: int, locale: str = "en", ai_level: AiLevel = "normal",
                            lessons: bool = False, undo: bool = True,
-                           threaded: bool = False) -> TableRecord:
+                           threaded: bool = False, hints: bool | None = None) -> TableRecord:
         """Create a lobby (``threaded``: its match moves to a thread when it starts) at the
         place ``place_key`` (a :class:`~bot.game.places.Place`'s key; never empty)
         (``lessons``: a guided first match), played with this bot's cards
         (``cards.catalogue_version()``), where players may take back a move when ``undo`` is
-        true; raises
+        true, and ask for hints when ``hints`` is (None: decided as it starts); raises
         :class:`~bot.storage.records.TableExists` when the channel has an active table (a
         guided match bound for a thread of its own neither holds the channel nor is refused
         there)."""

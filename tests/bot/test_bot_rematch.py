@@ -174,6 +174,26 @@ async def test_an_offer_whose_message_cannot_be_saved_is_still_made(
     await make_room(bot.store)
 
 
+async def test_a_rematch_the_database_cannot_start_leaves_the_channel_free(
+        bot: LiveBot) -> None:
+    """The host starts the rematch as the database stops taking writes part of the way
+    through (here: no room for the new match's state, once its table was opened): they are
+    told nothing was saved, and no table is left holding the channel (a lobby nobody sees,
+    which would refuse the rematch, and /goblin new, as "a table is already here"). Once
+    the database has room, the same click starts the rematch, its table posted."""
+    tid, offer = await offered(bot)
+    await no_room_for(bot.store, "state")
+    ix = await bot.click(ANN, offer, RematchButton.id_for(tid, "start"))
+    assert "could not save that" in " ".join(bot.said(ix))
+    assert await bot.store.active_in_channel(CHANNEL) is None
+    await make_room(bot.store)
+    ix = await bot.click(ANN, bot.message(offer), RematchButton.id_for(tid, "start"))
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None and new != tid, bot.said(ix)
+    assert (await bot.bot.service.tables.load(new)).status == "running"
+    assert bot.last_table_message().custom_ids() == [f"kg:hand:{new}", f"kg:log:{new}"]
+
+
 async def test_a_match_played_alone_with_the_ai_starts_again_at_once(bot: LiveBot) -> None:
     alone = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
              SeatInfo(ai=True, hero="taia", level="easy"),

@@ -241,6 +241,26 @@ async def test_leaving_a_guided_match_says_it_is_not_listed_but_replayed(bot: Li
     assert f"Replay of table #{tid}" in bot.reply(await bot.command(ANN, "replay", id=tid)).text()
 
 
+async def test_a_guided_match_the_database_cannot_start_is_learnt_once_it_can(
+        bot: LiveBot) -> None:
+    """/goblin learn in direct messages as the database stops taking writes part of the way
+    through (here: no room for the match's state, once its table was opened): Ann is told
+    nothing was saved, and no lobby of hers is left that nobody sees, to refuse her next
+    /goblin learn there as "a table is already here". Once the database has room, the same
+    command starts her guided match."""
+    from storage.backends import make_room, no_room_for
+
+    bot.channel = bot.lb.dm(ANN)
+    await no_room_for(bot.store, "state")
+    assert "could not save that" in " ".join(bot.said(await bot.command(ANN, "learn")))
+    assert await bot.store.active_in_channel(bot.channel.id) is None
+    await make_room(bot.store)
+    hand = bot.reply(await bot.command(ANN, "learn"))
+    assert hand.owner == ANN.id and "Your hand" in hand.text(), hand.text()
+    tid = table_id(bot.last_table_message())
+    assert (await bot.bot.service.tables.load(tid)).status == "running"
+
+
 async def test_a_guided_match_s_public_end_speaks_to_everyone(bot: LiveBot) -> None:
     """A guided match learnt in a server channel ends in a public message: its note that it
     counts in no record is read by everyone there, so it does not speak of "your" games or

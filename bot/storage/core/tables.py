@@ -158,9 +158,10 @@ class TableQueries(Base):
                            host_id: int, seats: Sequence[SeatInfo], abilities: bool, timer: int,
                            seed: int, locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
                            lessons: bool = False, undo: bool = True,
-                           threaded: bool = False) -> TableRecord:
+                           threaded: bool = False, hints: bool | None = None) -> TableRecord:
         """Create a lobby (``lessons``: a guided first match; ``undo``: players may take back a
-        move; ``threaded``: the match moves to a thread of its own when it starts); raises
+        move; ``threaded``: the match moves to a thread of its own when it starts; ``hints``:
+        whether people may ask for hints, None: decided when it starts); raises
         :class:`TableExists` when the channel has an active table played in it (a thread whose
         match is running counts as its channel), also when another process created it a moment
         ago; a guided match bound for a thread of its own (``lessons`` and ``threaded``) holds
@@ -176,11 +177,11 @@ class TableQueries(Base):
                 row = await db.fetchrow(
                     "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, "
                     "timer, seed, locale, seats, version, created_at, updated_at, ai_level, "
-                    "catalogue, lessons, undo, place_key, threaded) VALUES (?, ?, ?, 'lobby', "
-                    "?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    "catalogue, lessons, undo, place_key, threaded, hints) VALUES (?, ?, ?, "
+                    "'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                     guild_id, channel_id, host_id, abilities, timer, seed, locale,
                     seats_to_json(seats), now, now, ai_level, catalogue_version(), lessons,
-                    undo, place_key, threaded)
+                    undo, place_key, threaded, hints)
                 assert row is not None
                 await write_seats(db, as_int(row[0], "id"), seats)
         except DatabaseError as exc:
