@@ -12,7 +12,7 @@ import discord
 from bot.discord_side.context import loc
 from bot.discord_side.messages import Messages
 from bot.game.service import GameService
-from bot.storage.records import Unreachable
+from bot.storage.records import CannotSave
 
 
 def follow_person(interaction: discord.Interaction[Any], service: GameService,
@@ -29,11 +29,12 @@ def follow_person(interaction: discord.Interaction[Any], service: GameService,
 async def _follow(channel_id: int, user_id: int, locale: str, service: GameService,
                   messages: Messages) -> None:
     """Relocalise the table, then redraw its lobby message (under the table's lock, read as it
-    is then) or its table message (a coalesced edit). Not while the database is out of reach:
-    the click or command itself is answered so (the next one tells the language again)."""
+    is then) or its table message (a coalesced edit). Not while the database is out of reach
+    or cannot save (full, failing): the click or command itself is answered so when it needs
+    the database, and the next one tells the language again; no error at every click."""
     try:
         record = await service.lobby.follow_locale(channel_id, user_id, locale)
-    except Unreachable:
+    except CannotSave:  # out of reach too
         return
     if record is None:
         return

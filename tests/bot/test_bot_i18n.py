@@ -340,6 +340,36 @@ async def test_a_solo_table_in_direct_messages_speaks_its_person_s_language_now(
     assert (await bot.bot.service.tables.in_channel(CHANNEL)).locale == "en"
 
 
+async def test_a_solo_table_s_language_the_database_cannot_save_is_no_error_at_each_click(
+        bot: LiveBot) -> None:
+    """The person of a solo table in direct messages switched their Discord to French while
+    the database takes no writes (full, failing): each click still gets its answer, and the
+    table's language, which cannot be saved, is left as it was, without an error and its
+    traceback in the log at every click (the next click once it can be saved brings it
+    along)."""
+    from storage.backends import make_room, no_room_for
+
+    person = User(2000000000000000110, "Zoé", locale="en-US")
+    bot.channel = bot.lb.dm(person)
+    await bot.command(person, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    await bot.click(person, lobby, LobbyButton.id_for(tid, "ai", None))
+    await bot.click(person, lobby, LobbyButton.id_for(tid, "start", None))
+    table = bot.last_table_message()
+    await no_room_for(bot.store, "locale")
+    person.locale = "fr"
+    for _ in range(2):
+        hand = bot.reply(await bot.click(person, table, HandButton.id_for(tid)))
+        assert "Votre main" in _texts(hand), _texts(hand)[:300]
+        await bot.settle()
+    assert (await bot.bot.service.tables.load(tid)).locale == "en"
+    await make_room(bot.store)
+    await bot.click(person, table, HandButton.id_for(tid))
+    await bot.settle()
+    assert (await bot.bot.service.tables.load(tid)).locale == "fr"
+
+
 async def test_a_solo_rematch_in_direct_messages_speaks_its_person_s_language_now(
         bot: LiveBot) -> None:
     """A solo match finished in English in Zoé's direct messages; she switched her Discord to
