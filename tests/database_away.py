@@ -6,7 +6,9 @@ other tests share is never stopped. :class:`Relay` listens on 127.0.0.1 and join
 connection it accepts to a new connection to the server (a unix socket, as the throwaway server
 of ``postgres_server.py`` listens on). :meth:`Relay.cut` closes the listener and every relayed
 connection at once (the server stopped, restarting or the network cut: connections reset, new
-ones refused); :meth:`Relay.restore` listens again on the same port.
+ones refused); :meth:`Relay.restore` listens again on the same port. :meth:`Relay.silence`
+keeps every connection open but carries nothing more either way until :meth:`Relay.restore`
+(a failover, or a cut the network tells nobody of: no reset, no answer).
 
 SQLite: :func:`cut_file` makes the file fail under the open connection: reads and writes of it
 fail, as on a disk or share that went away. (A file removed, replaced or made unreadable by
@@ -37,6 +39,8 @@ class Relay:
         self._listener: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self._pumps: set[asyncio.Task[None]] = set()
+        self._flowing = asyncio.Event()
+        self._flowing.set()
 
     @classmethod
     def to(cls, server: Server) -> Relay:
@@ -49,11 +53,19 @@ class Relay:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
 
     async def start(self) -> None:
-        """Listen (on a free port the first time, on the same port after a :meth:`cut`)."""
-        self._listener = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
-        self.port = self._listener.sockets[0].getsockname()[1]
+        """Listen (on a free port the first time, on the same port after a :meth:`cut`), and
+        carry what comes (again, after a :meth:`silence`)."""
+        self._flowing.set()
+        if self._listener is None:
+            self._listener = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
+            self.port = self._listener.sockets[0].getsockname()[1]
 
     restore = start
+
+    def silence(self) -> None:
+        """Carry nothing more, either way, on any connection, a new one included (each stays
+        open: the other end is told nothing)."""
+        self._flowing.clear()
 
     async def cut(self) -> None:
         """Close the listener and every relayed connection (reset, as a dead way does)."""
@@ -94,6 +106,7 @@ class Relay:
         """Copy ``source`` into ``sink`` until either side ends; then end both connections."""
         try:
             while data := await source.read(CHUNK):
+                await self._flowing.wait()
                 sink.write(data)
                 await sink.drain()
         except (OSError, asyncio.IncompleteReadError):

@@ -33,6 +33,11 @@ from bot.storage.records import CannotSave, DatabaseError, SchemaTooNew, Storage
 
 #: Connections each process keeps open to the server.
 POOL_SIZE = 4
+#: Seconds a query, or a new connection, may take before the server counts as out of reach:
+#: a way to it gone silent (a failover, a network cut that resets nothing) would otherwise hold
+#: a click, and its table, until the operating system gives the connection up, many minutes
+#: later (past the 15 minutes Discord lets the bot answer a click). Migrations run without it.
+QUERY_WAIT = 20.0
 #: What the server or the way to it says when the server cannot be reached: it is stopped,
 #: starting, shutting down or crashed, or the way to it is cut (a connection refused, reset or
 #: lost in the middle of a query).
@@ -69,24 +74,27 @@ class Store(CoreStore):
 
     @classmethod
     async def open(cls, url: str, clock: Callable[[], float] = time.time,
-                   pool_size: int = POOL_SIZE) -> Store:
-        """Connect to the database at ``url`` and run its missing migrations; raises
-        :class:`~bot.storage.records.SchemaTooNew` for a database of a newer bot."""
+                   pool_size: int = POOL_SIZE, wait: float = QUERY_WAIT) -> Store:
+        """Connect to the database at ``url`` and run its missing migrations (on a connection
+        of their own, however long they take); raises
+        :class:`~bot.storage.records.SchemaTooNew` for a database of a newer bot. From then
+        on a query or a connection that takes longer than ``wait`` seconds raises
+        :class:`~bot.storage.records.Unreachable` (see :data:`QUERY_WAIT`)."""
         own = OwnConnections()
 
         async def init(connection: asyncpg.Connection) -> None:
             await set_codecs(connection)
             await own(connection)
 
-        pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size, reset=rollback,
-                                         init=init)
+        migrating = await asyncpg.connect(url)
         try:
-            async with pool.acquire() as db:
-                if (found := await migrate(db)) > SCHEMA_VERSION:
-                    raise SchemaTooNew(found, SCHEMA_VERSION)
-        except BaseException:
-            await pool.close()
-            raise
+            await set_codecs(migrating)
+            if (found := await migrate(migrating)) > SCHEMA_VERSION:
+                raise SchemaTooNew(found, SCHEMA_VERSION)
+        finally:
+            await migrating.close()
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size, reset=rollback,
+                                         init=init, command_timeout=wait, timeout=wait)
         return cls(pool, clock, Listener(url, own))
 
     async def close(self) -> None:

@@ -8,8 +8,10 @@ restored (``database_away.Relay``). SQLite: the file's descriptors fail under th
 connection (``database_away.cut_file``)."""
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
+import time
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ from typing import Any
 import pytest
 from bot_helpers import Clock
 from database_away import Relay, cut_file
-from live_bot import LiveBot, offered
+from live_bot import LiveBot, offered, resolve
 from players import ANN, BOB, TinyRenderer, my_turn_hand, open_table
 from postgres_server import Server
 
@@ -81,6 +83,49 @@ async def test_a_postgresql_server_out_of_reach_gets_a_private_answer_and_loses_
         assert h.last_table_message().text() != shown
         assert AWAY not in h.said(await h.command(ANN, "history"))
     finally:
+        await h.stop()
+
+
+@pytest.mark.allow_errors("leases failed (Unreachable")  # a lease pass falling in the silence
+async def test_a_postgresql_server_gone_silent_gets_a_private_answer_in_seconds(
+        lb: Loopback, relay: Relay, postgres_server: Server, clock: Clock,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The way to the server goes silent, as in a failover or a network cut that resets
+    nothing (the connections stay open, no answer comes): a move clicked then is answered
+    within the store's wait, not held (with its table) until the operating system gives the
+    connection up, many minutes later, past the 15 minutes Discord lets the bot answer; once
+    the way is back, the same click plays it."""
+    wait = 2.0
+    store = await postgres.Store.open(relay.url(await postgres_server.new_database()),
+                                      clock=clock, wait=wait)
+    h = await LiveBot.start(lb, store, TinyRenderer(), clock=clock,
+                            thinking=Thinking(workers=0))
+    try:
+        tid = await open_table(h, ANN, [BOB])
+        user, hand, rec = await my_turn_hand(h, tid, [ANN, BOB])
+        move = next(iter(offered(hand)))
+        shown = h.last_table_message().text()
+
+        relay.silence()
+        begun = time.monotonic()
+        cid, value = offered(hand)[move]
+        played = await (h.lb.click(user, hand, resolve(hand, cid)) if value is None
+                        else h.lb.select(user, hand, resolve(hand, cid), [value]))
+        while AWAY not in h.said(played) and time.monotonic() - begun < 10 * wait:
+            await asyncio.sleep(0.1)
+        assert AWAY in h.said(played)
+        assert time.monotonic() - begun < 3 * wait
+        assert warned(caplog) == [f"click on {move_target(hand, move)}"]
+        assert h.last_table_message().text() == shown
+
+        await relay.restore()
+        await h.settle()
+        assert (await h.store.get(tid)).version == rec.version  # type: ignore[union-attr]
+        again = await h.play(user, h.message(hand), move)
+        assert AWAY not in h.said(again)
+        assert (await h.store.get(tid)).version > rec.version  # type: ignore[union-attr]
+    finally:
+        await relay.restore()
         await h.stop()
 
 
