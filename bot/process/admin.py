@@ -64,7 +64,7 @@ async def opened(where: str) -> Storage:
         if foreign(Path(where)):  # the bot would add its tables to it
             raise ConfigProblem(translate(msg("admin.backup.not_ours", path=where)))
     try:
-        return await open_storage(where)
+        return await open_storage(where, patient=True)  # a rebuild reads years at once
     except Exception as exc:
         problem = opening_problem(exc, where)
         if problem is None:

@@ -52,12 +52,17 @@ def masked(url: str, mask: str | None) -> str:
     return urlunsplit(parts._replace(netloc=netloc, query="&".join(query)))
 
 
-async def open_storage(where: str | Path, clock: Callable[[], float] = time.time) -> Storage:
-    """Open (creating and migrating if needed) the database ``where`` names."""
+async def open_storage(where: str | Path, clock: Callable[[], float] = time.time,
+                       patient: bool = False) -> Storage:
+    """Open (creating and migrating if needed) the database ``where`` names; ``patient``: a
+    PostgreSQL query waits as long as it needs (the admin commands) instead of counting the
+    server out of reach after :data:`~bot.storage.postgres.QUERY_WAIT` seconds (the bot)."""
     if is_database_url(where):
         if importlib.util.find_spec("asyncpg") is None:
             raise NoDriver("KARAK_DB names a PostgreSQL database, but asyncpg is not installed")
         from bot.storage import postgres
+        if patient:
+            return await postgres.Store.open(str(where), clock=clock, wait=None)
         return await postgres.Store.open(str(where), clock=clock)
     from bot.storage import sqlite
     return await sqlite.Store.open(where, clock=clock)

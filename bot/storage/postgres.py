@@ -38,6 +38,8 @@ POOL_SIZE = 4
 #: a click, and its table, until the operating system gives the connection up, many minutes
 #: later (past the 15 minutes Discord lets the bot answer a click). Migrations run without it.
 QUERY_WAIT = 20.0
+#: Seconds a new connection may take when queries wait as long as they need (asyncpg's own).
+CONNECT_WAIT = 60.0
 #: What the server or the way to it says when the server cannot be reached: it is stopped,
 #: starting, shutting down or crashed, or the way to it is cut (a connection refused, reset or
 #: lost in the middle of a query).
@@ -74,12 +76,13 @@ class Store(CoreStore):
 
     @classmethod
     async def open(cls, url: str, clock: Callable[[], float] = time.time,
-                   pool_size: int = POOL_SIZE, wait: float = QUERY_WAIT) -> Store:
+                   pool_size: int = POOL_SIZE, wait: float | None = QUERY_WAIT) -> Store:
         """Connect to the database at ``url`` and run its missing migrations (on a connection
         of their own, however long they take); raises
         :class:`~bot.storage.records.SchemaTooNew` for a database of a newer bot. From then
         on a query or a connection that takes longer than ``wait`` seconds raises
-        :class:`~bot.storage.records.Unreachable` (see :data:`QUERY_WAIT`)."""
+        :class:`~bot.storage.records.Unreachable` (see :data:`QUERY_WAIT`; None: no limit,
+        for the admin commands, whose one statement may read a whole server's years)."""
         own = OwnConnections()
 
         async def init(connection: asyncpg.Connection) -> None:
@@ -94,7 +97,8 @@ class Store(CoreStore):
         finally:
             await migrating.close()
         pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size, reset=rollback,
-                                         init=init, command_timeout=wait, timeout=wait)
+                                         init=init, command_timeout=wait,
+                                         timeout=CONNECT_WAIT if wait is None else wait)
         return cls(pool, clock, Listener(url, own))
 
     async def close(self) -> None:

@@ -131,3 +131,24 @@ async def test_a_migration_another_program_holds_the_file_locked_for_is_told_so(
         other.execute("ROLLBACK")
     problem = database_problem(locked.value, str(path))
     assert problem is not None and "is locked by another program" in str(problem)
+
+
+async def test_a_postgresql_query_waits_its_limit_and_an_admin_command_s_as_long_as_it_needs(
+        postgres_server: Server, clock: Clock) -> None:
+    """The bot's store counts a query that takes longer than its wait as the server out of
+    reach; the admin commands' store (``open_storage(patient=True)``) waits for it."""
+    from bot.storage.choice import open_storage
+
+    url = await postgres_server.new_database()
+    quick = await postgres.Store.open(url, clock=clock, wait=0.2)
+    patient = await open_storage(url, clock=clock, patient=True)
+    assert isinstance(patient, postgres.Store)
+    try:
+        with pytest.raises(Unreachable):
+            async with quick._tx() as db:
+                await db.fetchrow("SELECT pg_sleep(0.6)")
+        async with patient._tx() as db:
+            assert await db.fetchrow("SELECT pg_sleep(0.6), 1") is not None
+    finally:
+        await quick.close()
+        await patient.close()
