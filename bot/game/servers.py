@@ -4,6 +4,7 @@ by anyone and changed only by people who may Manage Server."""
 from __future__ import annotations
 
 import asyncio
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
 
 from bot.game.refusals import Refusal
@@ -93,7 +94,8 @@ class Servers:
         server's tables (``language``: a shipped locale or :data:`AUTO`; ``discord_locale``: the
         server's language in Discord, which AUTO follows). Lobbies and running tables change
         language at once, and so do the tournaments taking sign-ups or under way (the rounds
-        seated from now on); their ids are returned so their messages can be redrawn."""
+        seated from now on), in one write with the defaults (a database that stops part of
+        the way changes nothing); their ids are returned so their messages can be redrawn."""
         if guild_id is None:  # direct messages: no server to set
             raise Refusal(msg("bot.error.guild_only"))
         if not admin:
@@ -113,23 +115,23 @@ class Servers:
                                  old.ai_level if level is None else level,
                                  old.undo if undo is None else undo,
                                  old.threads if threads is None else threads)
-            if any(v is not None for v in (abilities, timer, level, undo, threads)) or (
-                    language is not None and saved is None):  # the language is kept on the row
-                await self.store.set_guild_settings(guild_id, new)
-            if new.timer == UNCHOSEN:  # told as the bot's default it follows
-                new = replace(new, timer=self.default_timer)
+            chosen = any(v is not None for v in (abilities, timer, level, undo, threads))
+            told = replace(new, timer=self.default_timer) if new.timer == UNCHOSEN else new
             if language is None:
-                return ServerSettings(new, now.forced_locale)
+                if chosen:
+                    await self.store.set_guild_settings(guild_id, new)
+                return ServerSettings(told, now.forced_locale)
             forced = None if language == AUTO else normalise_locale(language)
-            await self.store.set_guild_locale(guild_id, forced)
             target = forced or normalise_locale(discord_locale)
-            changed: list[int] = []
-            for tid in await self.store.active_in_guild(guild_id):
-                async with self.tables.locked(tid):
-                    if await self.store.relocalise(tid, target):
-                        changed.append(tid)
-            moved = await self.store.relocalise_tournaments(guild_id, target)
-            return ServerSettings(new, forced, tuple(changed), tuple(moved))
+            # one write, the tables held (no move of theirs is drawn over by an older
+            # language): a database that stops part of the way changes nothing
+            async with AsyncExitStack() as held:
+                for tid in sorted(await self.store.active_in_guild(guild_id)):
+                    await held.enter_async_context(self.tables.locked(tid))
+                changed, moved = await self.store.relocalise_guild(
+                    guild_id, new if chosen or saved is None else None,  # the row holds it
+                    forced, target)
+            return ServerSettings(told, forced, tuple(changed), tuple(moved))
 
 
 __all__ = ["AUTO", "UNCHOSEN", "ServerSettings", "Servers", "allowed_timer"]

@@ -503,6 +503,13 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
     async def relocalise(self, table_id: int, locale: str) -> bool:
         """Set the language of an active table; True when it changed."""
 
+    async def relocalise_guild(self, guild_id: int, defaults: ServerDefaults | None,
+                               forced: str | None, locale: str) -> tuple[list[int], list[int]]:
+        """Force a server's language (None: Discord's again), with its ``defaults`` for new
+        tables when given, and set ``locale`` on its lobbies, running tables and tournaments
+        taking sign-ups or under way, in one transaction; the ids of the tables, then of the
+        tournaments, whose language changed."""
+
     # the bot's own metadata
     async def get_meta(self, key: str) -> str | None:
         """A stored metadata value."""

@@ -296,6 +296,38 @@ async def test_a_lobby_redrawn_in_the_forced_language_keeps_a_join_made_meanwhil
     assert "nouvelle table" in text and f"<@{BOB.id}>" in text, text
 
 
+async def test_a_language_change_the_database_stops_part_of_the_way_changes_nothing(
+        bot: LiveBot) -> None:
+    """An admin forces French while the database takes writes of the servers' tables but not
+    of its tournaments (full, failing, part of the way through the change): they are told
+    nothing changed, and nothing did (the server, its open lobby and its tournament's sign-up
+    still speak English); the same command once the database has room again changes and
+    redraws them all, the lobby's message included."""
+    from storage.backends import make_room, no_room_for
+
+    bot.guild.locale = "en-US"
+    other = bot.lb.create_channel(bot.guild, "cup")
+    await bot.command(ADMIN, "tournament new", name="Spring Cup", channel=other)
+    board = next(m for m in bot.public(other) if "Spring Cup" in m.text())
+    await bot.command(BOB, "new")
+    lobby = bot.public()[-1]
+    tid = table_id(lobby)
+    await no_room_for(bot.store, "locale", "tournaments")
+    ix = await bot.command(ADMIN, "settings", language="fr")
+    assert "nothing changed" in bot.said(ix)[-1]
+    assert await bot.store.guild_locale(GUILD) is None
+    assert (await bot.bot.service.tables.load(tid)).locale == "en"
+    assert "Join" in _texts(bot.message(lobby))
+    await make_room(bot.store)
+    await bot.command(ADMIN, "settings", language="fr")
+    await bot.settle()
+    assert await bot.store.guild_locale(GUILD) == "fr"
+    assert (await bot.bot.service.tables.load(tid)).locale == "fr"
+    assert translate("bot.lobby.join", "fr") in _texts(bot.message(lobby))
+    assert translate(msg("bot.tournament.signup.title", name="Spring Cup"), "fr") in \
+        bot.message(board).text()
+
+
 async def test_forced_language_applies_to_new_tables(bot: LiveBot) -> None:
     bot.guild.locale = "cs"
     await bot.command(ADMIN, "settings", language="fr", abilities=True)

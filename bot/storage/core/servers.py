@@ -4,9 +4,23 @@ bot's own metadata."""
 from __future__ import annotations
 
 from bot.storage.core.base import Base
+from bot.storage.core.db import Db
 from bot.storage.core.rows import as_int, read_defaults
 from bot.storage.records import ServerDefaults, StorageError
 from i18n import LOCALES
+
+
+async def write_defaults(db: Db, guild_id: int, defaults: ServerDefaults) -> None:
+    """Store a server's defaults for new tables in the transaction of ``db`` (its language
+    kept)."""
+    await db.execute(
+        "INSERT INTO settings (guild_id, abilities, timer, ai_level, undo, threads) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
+        "abilities = excluded.abilities, timer = excluded.timer, "
+        "ai_level = excluded.ai_level, undo = excluded.undo, "
+        "threads = excluded.threads",
+        guild_id, defaults.abilities, defaults.timer, defaults.ai_level, defaults.undo,
+        defaults.threads)
 
 
 class ServerQueries(Base):
@@ -25,14 +39,7 @@ class ServerQueries(Base):
     async def set_guild_settings(self, guild_id: int, defaults: ServerDefaults) -> None:
         """Store a server's defaults for new tables."""
         async with self._tx() as db:
-            await db.execute(
-                "INSERT INTO settings (guild_id, abilities, timer, ai_level, undo, threads) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
-                "abilities = excluded.abilities, timer = excluded.timer, "
-                "ai_level = excluded.ai_level, undo = excluded.undo, "
-                "threads = excluded.threads",
-                guild_id, defaults.abilities, defaults.timer, defaults.ai_level, defaults.undo,
-                defaults.threads)
+            await write_defaults(db, guild_id, defaults)
 
     async def guild_locale(self, guild_id: int | None) -> str | None:
         """The language a server forced for its tables, or None (follow Discord's language;

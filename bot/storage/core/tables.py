@@ -40,6 +40,7 @@ from bot.storage.core.rows import (
     remember,
 )
 from bot.storage.core.seated import write_seats
+from bot.storage.core.servers import write_defaults
 from bot.storage.records import (
     CorruptTable,
     DatabaseError,
@@ -47,8 +48,10 @@ from bot.storage.records import (
     NotHeld,
     Rater,
     SeatInfo,
+    ServerDefaults,
     StaleVersion,
     Status,
+    StorageError,
     TableExists,
     TableRecord,
     TableResult,
@@ -477,6 +480,40 @@ class TableQueries(Base):
             return await db.execute(
                 "UPDATE tables SET locale = ?, updated_at = ? WHERE id = ? AND locale != ? "
                 "AND status IN ('lobby','running')", locale, self.clock(), table_id, locale) == 1
+
+    async def relocalise_guild(self, guild_id: int, defaults: ServerDefaults | None,
+                               forced: str | None, locale: str) -> tuple[list[int], list[int]]:
+        """Force the language of a server (``forced``; None: follow Discord's language
+        again), storing its ``defaults`` for new tables first when given (a server that has
+        none stored must give them), and set ``locale`` on its lobbies and running tables and
+        on its tournaments taking sign-ups or under way, all in one transaction: a database
+        that stops part of the way changes nothing. The ids of the tables, then of the
+        tournaments, whose language changed."""
+        tables: list[int] = []
+        try:
+            async with self._tx() as db:
+                if defaults is not None:
+                    await write_defaults(db, guild_id, defaults)
+                if await db.execute("UPDATE settings SET locale = ? WHERE guild_id = ?",
+                                    forced, guild_id) != 1:
+                    raise StorageError(f"server {guild_id} has no settings yet")
+                rows = await db.fetch(
+                    "UPDATE tables SET locale = ?, updated_at = ? WHERE guild_id = ? AND "
+                    "status IN ('lobby','running') AND locale != ? RETURNING id",
+                    locale, self.clock(), guild_id, locale)
+                tables = sorted(as_int(r[0], "id") for r in rows)
+                for table_id in tables:
+                    await self._wrote(db, table_id)
+                moved = await db.fetch(
+                    "UPDATE tournaments SET locale = ?, updated_at = ? WHERE guild_id = ? AND "
+                    "status IN ('signup', 'running') AND locale != ? RETURNING id",
+                    locale, self.clock(), guild_id, locale)
+        finally:
+            self._writes += 1
+            if self.dialect.owned:
+                for table_id in tables:
+                    self._records.pop(table_id, None)
+        return tables, sorted(as_int(r[0], "id") for r in moved)
 
     async def host_of(self, table_id: int) -> int | None:
         """The host of a table read from its row alone (None when unreadable): a damaged
