@@ -20,7 +20,17 @@ from bot.storage.records import (
     with_seat,
 )
 from storage.backends import Backend
-from storage.helpers import ANN, BOB, GUILD, SEATS, Clock, play_on, played, started
+from storage.helpers import (
+    ANN,
+    BOB,
+    GUILD,
+    SEATS,
+    Clock,
+    new_tournament,
+    play_on,
+    played,
+    started,
+)
 
 
 async def test_a_lobby_becomes_a_game_and_the_channel_holds_one_table(store: Storage) -> None:
@@ -224,6 +234,32 @@ async def test_servers_settings_and_the_bots_metadata(backend: Backend, store: S
     await store.set_meta("synced", "a")
     await store.set_meta("synced", "b")
     assert await store.get_meta("synced") == "b"
+
+
+async def test_a_servers_language_changes_with_its_tables_and_tournaments_at_once(
+        store: Storage, fresh: Storage) -> None:
+    """A server's forced language, its defaults, and the language of its open tables and
+    tournaments go in one write: the tables and tournaments whose language changed are told
+    back; another server's, and finished ones, keep theirs."""
+    running = await started(store, played(1).states[0], channel=1)
+    elsewhere = await started(store, played(2).states[0], channel=2, guild=GUILD + 1)
+    over = await started(store, played(3).states[0], channel=3)
+    await store.abandon(over.id, over.version, None)
+    cup = await new_tournament(store)
+    defaults = ServerDefaults(True, 600, "hard")
+    changed, moved = await store.relocalise_guild(GUILD, defaults, "fr", "fr")
+    assert (changed, moved) == ([running.id], [cup.id])
+    for reader in (store, fresh):
+        assert await reader.guild_locale(GUILD) == "fr"
+        assert await reader.guild_settings(GUILD) == defaults
+        assert [(await reader.get(t)).locale for t in (running.id, elsewhere.id, over.id)] \
+            == ["fr", "en", "en"]  # type: ignore[union-attr]
+        found = await reader.tournament(cup.id)
+        assert found is not None and found.locale == "fr"
+    assert await store.relocalise_guild(GUILD, None, None, "fr") == ([], [])  # as they are
+    assert await store.guild_locale(GUILD) is None
+    with pytest.raises(StorageError):  # no defaults stored for that server yet
+        await store.relocalise_guild(GUILD + 2, None, "cs", "cs")
 
 
 async def test_times_come_back_to_the_microsecond(store: Storage, fresh: Storage,
