@@ -1,8 +1,8 @@
 """The answer to a click on a hand message's Hint button: a new private message, only for the
 person who asked, with the suggested move, the estimated chances to win of the best moves and
 the reason (the service decides who may ask and keeps the hint). Once the decision the hint was
-for has been made, by the person or by the AI when their turn timer ran out, its answer is
-edited to say the hint no longer applies (:class:`GivenHints`), and once that decision is met
+for has been made, by the person or by the AI (their turn timer ran out, or they left the seat
+to it), its answer is edited to say the hint no longer applies (:class:`GivenHints`), and once that decision is met
 again (a take-back returns to it, or a move taken back is played again), edited to show the
 hint again, through the click's token while Discord still takes it (15 minutes)."""
 

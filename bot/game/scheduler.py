@@ -99,10 +99,10 @@ class Scheduler:
     ``posts`` shows what happened; ``sweeps`` is more work for each pass of the timers (rematch
     offers lapsing); ``forgetters`` drop what other parts keep for a table that ended;
     ``made_for`` is told (table, user, version now) when the AI made a person's decision for
-    them (the turn timer ran out); ``began`` is told each game that started here; ``resumes``
-    is more work for the start, once the tables are resumed (tournaments' sign-up messages
-    drawn closed); ``connected`` says whether the bot is connected (the heartbeat is written
-    only then)."""
+    them (the turn timer ran out, or they left the seat to the AI); ``began`` is told each game
+    that started here; ``resumes`` is more work for the start, once the tables are resumed
+    (tournaments' sign-up messages drawn closed); ``connected`` says whether the bot is
+    connected (the heartbeat is written only then)."""
 
     def __init__(self, service: GameService, tasks: Tasks, leases: Leases, posts: Posts, *,
                  ai_pace: float = 1.5, timer_poll: float = 5.0, heartbeat: Path | None = None,
@@ -140,7 +140,7 @@ class Scheduler:
             return
         for o in outcomes:
             user = o.record.seats[o.seat].user
-            if user is not None and (o.timed_out or o.handed_to_ai):
+            if user is not None and o.by_ai:  # timed out, or the seat left to the AI
                 for told in self.made_for:
                     await told(o.record.id, user, o.record.version)
         record = outcomes[-1].record

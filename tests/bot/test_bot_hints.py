@@ -360,6 +360,24 @@ async def test_a_hint_whose_decision_the_turn_timer_made_says_it_no_longer_appli
     assert "no longer applies" in h.lb.message(answer.id).text()
 
 
+async def test_a_hint_whose_decision_the_ai_made_after_its_person_left_no_longer_applies(
+        h: LiveBot) -> None:
+    """The person to play asks for a hint, then leaves the match: the AI makes the decision
+    in their place, so the hint's answer says it no longer applies, as when their turn timer
+    ran out."""
+    tid = await open_table(h, ANN, [BOB], hints=True)
+    user, _ = await whose_turn(h, tid, [ANN, BOB])
+    hand = await Players(h, tid, [ANN, BOB]).open_hand(user)
+    answer = h.reply(await h.click(user, hand, hint_button(hand) or ""))
+    assert "Suggested move" in answer.text()
+    await h.command(user, "leave")  # the AI plays the rest of the turn
+    await h.settle()
+    rec = await h.bot.service.tables.load(tid)
+    assert rec.seats[rec.seat_of(user.id) or 0].ai
+    after = h.lb.message(answer.id).text()
+    assert "no longer applies" in after and "Suggested move" not in after, after
+
+
 async def until_a_move_may_be_taken_back(players: Players) -> tuple[TableRecord, Action]:
     """``players`` play until the person to play may make a move they could take back: the
     table then, and such a move."""
