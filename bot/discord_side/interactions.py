@@ -43,6 +43,7 @@ from bot.discord_side.turns import show_turns
 from bot.discord_side.ui.control import Clicks, Control
 from bot.discord_side.ui.hand import ask_view
 from bot.discord_side.ui.targets import Forget, Unreadable
+from bot.game.hints import setting
 from bot.game.play import Outcome
 from bot.game.refusals import Ask, Refusal, Stale
 from bot.game.scheduler import Scheduler
@@ -274,10 +275,11 @@ class Interactions:
                 else:
                     await reply.tell(translate(exc.reason, locale))
                 return
-            # the hints the move made pass, taken before the game's end can forget them; a
-            # decision met again (a take-back, a move played again after it) has them apply
-            passing = self.hints_given.passing(table, interaction.user.id,
-                                               outcome.record.version)
+            # the hints the move made pass, taken before the game's end can forget them (not
+            # a setting's, which leaves the decision in front of the person); a decision met
+            # again (a take-back, a move played again after it) has them apply
+            passing = [] if setting(str(outcome.action)) else self.hints_given.passing(
+                table, interaction.user.id, outcome.record.version)
             # the move is saved: the table, the next player and the AI go on at once, whatever
             # becomes of the mover's own reply
             self.messages.tasks.spawn(self.scheduler.after([outcome]), f"after-{table}")

@@ -6,7 +6,9 @@ decision is refused as stale, saying whether a move was taken back since), and o
 and decision: the hint is kept in the store, so a second click, even after a restart, gets the same
 hint back (said to be given again) and the hints a person used are counted there
 (:meth:`Storage.hints_used`). A decision is kept under the table version it was first met at: taking
-a move back returns to a decision met before (:func:`first_met`), whose hint is the one given again.
+a move back returns to a decision met before (:func:`first_met`), whose hint is the one given again;
+changing the deck stacking preference, a standing setting (D5), does not end the decision in front
+of the seat, so its hint stays the one of that decision (:func:`setting`).
 The hint is worked out from the seat's observation alone, in the hint worker
 (:meth:`Thinking.hint`), with no table lock held: asking changes nothing at the table, so the checks
 read the table as it is (a stored record is never changed in place) without waiting behind a move or
@@ -28,7 +30,7 @@ from bot.game.texts import describe
 from bot.storage.interface import Storage
 from bot.storage.records import UNDO, LogRow, SeatInfo, TableRecord
 from bot.workers.thinking import Thinking, pack_hint, unpack_hint
-from engine import Action, Observation, observe
+from engine import Action, Observation, SetStacking, observe
 from engine.agents.hint import Hint
 from i18n import Msg, msg
 
@@ -103,9 +105,12 @@ class Hints:
 
     async def met_at(self, record: TableRecord) -> int:
         """The version at which the decision in front of ``record``'s seat was first met: its
-        own, unless a take-back returned to it (only then is the log read: each take-back
-        moves the version on and the step back)."""
-        if record.game.step == record.version:
+        own, unless a take-back returned to it or the seat's last move changed a setting (only
+        then is the log read: each take-back moves the version on and the step back, and a
+        setting's move, still open to a take-back, is the take-back record's last)."""
+        game = record.game
+        if game.step == record.version and (game.undo is None or not game.undo.moves
+                                            or not setting(game.undo.moves[-1])):
             return record.version
         return first_met(await self.store.action_log(record.id), record.version)
 
@@ -158,29 +163,43 @@ class Hints:
         return await self.store.hints_used(table_id)
 
 
+def setting(notation: str) -> bool:
+    """Whether the move ``notation`` changes a standing setting (the deck stacking preference,
+    D5), which does not end the decision in front of the seat."""
+    return notation.split(":", 1)[0] == SetStacking.verb
+
+
 def first_met(log: Sequence[LogRow], version: int) -> int:
     """The first version of a table (``log``: its action log, a row a version) whose moves
-    that stand are those standing at ``version``: the same position, met again when a move
-    was taken back (``version`` itself when it is met for the first time)."""
+    that stand, settings' aside (:func:`setting`), are those standing at ``version``: the same
+    decision, met again when a move was taken back (``version`` itself when it is met for the
+    first time)."""
     def standing(upto: int) -> list[str]:
         moves: list[str] = []
+        decided: list[str] = []
         for row in log[:upto]:
-            if row.action != UNDO:
-                moves.append(row.action)
-            elif moves:  # a take-back takes back the latest move that stands
-                moves.pop()
-        return moves
+            _stand(moves, decided, row.action)
+        return decided
 
     now = standing(version)
     moves: list[str] = []
+    decided: list[str] = []
     for met, row in enumerate(log[:version]):
-        if moves == now:
+        if decided == now:
             return met
-        if row.action != UNDO:
-            moves.append(row.action)
-        elif moves:
-            moves.pop()
+        _stand(moves, decided, row.action)
     return version
+
+
+def _stand(moves: list[str], decided: list[str], action: str) -> None:
+    """``action`` applied to ``moves``, the moves that stand, and ``decided``, those of them
+    that are no setting's: a take-back takes back the latest move that stands."""
+    if action != UNDO:
+        moves.append(action)
+        if not setting(action):
+            decided.append(action)
+    elif moves and not setting(moves.pop()):
+        decided.pop()
 
 
 def hint_lines(answer: HintAnswer) -> list[Msg]:
@@ -235,4 +254,4 @@ def passed_lines(answer: HintAnswer) -> list[Msg]:
 
 
 __all__ = ["HintAnswer", "Hints", "chance_line", "first_met", "hint_lines", "hints_by_default",
-           "passed_lines", "people"]
+           "passed_lines", "people", "setting"]

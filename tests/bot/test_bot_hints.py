@@ -35,6 +35,7 @@ from engine import (
     Observation,
     Revive,
     SeatConfig,
+    SetStacking,
     Undo,
     apply,
     new_game,
@@ -336,7 +337,10 @@ async def test_a_hint_for_a_decision_made_says_it_no_longer_applies(h: LiveBot) 
     ix = await h.click(ANN, hand, hint_button(hand) or "")
     answer = h.reply(ix)
     assert "Suggested move" in answer.text()
-    await players.step()  # Ann makes the decision from her hand message
+    rec = await h.bot.service.tables.load(tid)
+    move = next(a for a in observe(rec.game, rec.game.current).legal
+                if not isinstance(a, SetStacking))  # a setting leaves the decision as it was
+    await h.play(ANN, hand, str(move))  # Ann makes the decision from her hand message
     after = h.lb.message(answer.id)
     assert "no longer applies" in after.text() and "Suggested move" not in after.text()
     assert after.ephemeral and after.owner == ANN.id
@@ -480,12 +484,51 @@ async def test_a_hint_button_drawn_before_a_take_back_says_so(h: LiveBot) -> Non
         assert translate(msg("bot.hint.taken_back"), lc) != translate(msg("bot.hint.stale"), lc)
 
 
+async def test_a_deck_stacking_choice_leaves_the_decision_and_its_hint_as_they_were(
+        h: LiveBot) -> None:
+    """Ann asks for a hint at the start of her turn, then changes her deck stacking preference
+    (a standing setting, which does not end the decision): the answer still applies, and the
+    Hint button of the hand as it is now gives the same hint back, not a second one counted
+    against her."""
+    tid = await open_table(h, ANN, [], ai=1)
+    players = Players(h, tid, [ANN])
+    for _ in range(400):
+        rec = await h.bot.service.tables.load(tid)
+        obs = observe(rec.game, rec.game.current)
+        stack = next((a for a in obs.legal if isinstance(a, SetStacking)), None)
+        if stack is not None:
+            break
+        assert await players.step(), "the game ended first"
+    else:
+        raise AssertionError("never reached")
+    hand = await players.open_hand(ANN)
+    answer = h.reply(await h.click(ANN, hand, hint_button(hand) or ""))
+    shown = answer.text()
+    assert "Suggested move" in shown
+    await h.play(ANN, hand, str(stack))
+    assert h.lb.message(answer.id).text() == shown  # the decision is still in front of her
+    hand = h.message(hand)
+    again = h.reply(await h.click(ANN, hand, hint_button(hand) or "")).text()
+    assert "You already asked for a hint on this move" in again, again
+    assert CHANCE.findall(again) == CHANCE.findall(shown)
+    assert "You have used 1 hint in this game." in again
+    assert await h.store.hints_used(tid) == {rec.game.current: 1}
+
+
 def test_a_decision_is_first_met_where_the_same_moves_stood() -> None:
     """Versions 0..6 of a log ``a b undo b undo undo c``: a take-back returns to the version the
     same moves stood at first; a move played again after a take-back reaches one met too."""
     log = [LogRow(step=0, seat=0, user_id=1, by_ai=False, action=a, at=0.0)
            for a in ("a", "b", "undo", "b", "undo", "undo", "c")]
     assert [first_met(log, v) for v in range(8)] == [0, 1, 2, 1, 2, 1, 0, 7]
+
+
+def test_a_deck_stacking_choice_is_no_new_decision() -> None:
+    """Versions 0..6 of a log ``a stack:top b undo undo c``: the decision after a stacking
+    choice is the one before it, also once a take-back returns past it."""
+    log = [LogRow(step=0, seat=0, user_id=1, by_ai=False, action=a, at=0.0)
+           for a in ("a", "stack:top", "b", "undo", "undo", "c")]
+    assert [first_met(log, v) for v in range(7)] == [0, 1, 1, 3, 1, 1, 6]
 
 
 async def test_a_hint_older_than_its_click_s_token_is_left_as_it_is(h: LiveBot,
