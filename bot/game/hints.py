@@ -6,9 +6,10 @@ decision is refused as stale, saying whether a move was taken back since), and o
 and decision: the hint is kept in the store, so a second click, even after a restart, gets the same
 hint back (said to be given again) and the hints a person used are counted there
 (:meth:`Storage.hints_used`). A decision is kept under the table version it was first met at: taking
-a move back returns to a decision met before (:func:`first_met`), whose hint is the one given again;
-changing the deck stacking preference, a standing setting (D5), does not end the decision in front
-of the seat, so its hint stays the one of that decision (:func:`setting`).
+a move back returns to a decision met before (:func:`first_met`), whose hint is the one given again,
+and so does cancelling a purchase before paying (the merchant's decision is in front of the seat
+again); changing the deck stacking preference, a standing setting (D5), does not end the decision
+in front of the seat, so its hint stays the one of that decision (:func:`setting`).
 The hint is worked out from the seat's observation alone, in the hint worker
 (:meth:`Thinking.hint`), with no table lock held: asking changes nothing at the table, so the checks
 read the table as it is (a stored record is never changed in place) without waiting behind a move or
@@ -30,7 +31,7 @@ from bot.game.texts import describe
 from bot.storage.interface import Storage
 from bot.storage.records import UNDO, LogRow, SeatInfo, TableRecord
 from bot.workers.thinking import Thinking, pack_hint, unpack_hint
-from engine import Action, Observation, SetStacking, observe
+from engine import Action, CancelPurchase, Observation, SetStacking, observe
 from engine.agents.hint import Hint
 from i18n import Msg, msg
 
@@ -105,12 +106,13 @@ class Hints:
 
     async def met_at(self, record: TableRecord) -> int:
         """The version at which the decision in front of ``record``'s seat was first met: its
-        own, unless a take-back returned to it or the seat's last move changed a setting (only
-        then is the log read: each take-back moves the version on and the step back, and a
-        setting's move, still open to a take-back, is the take-back record's last)."""
+        own, unless a take-back returned to it, or the seat's last move cancelled a purchase
+        or changed a setting (only then is the log read: each take-back moves the version on
+        and the step back, and such a move, still open to a take-back, is the take-back
+        record's last)."""
         game = record.game
         if game.step == record.version and (game.undo is None or not game.undo.moves
-                                            or not setting(game.undo.moves[-1])):
+                                            or not _keeps(game.undo.moves[-1])):
             return record.version
         return first_met(await self.store.action_log(record.id), record.version)
 
@@ -169,37 +171,59 @@ def setting(notation: str) -> bool:
     return notation.split(":", 1)[0] == SetStacking.verb
 
 
-def first_met(log: Sequence[LogRow], version: int) -> int:
-    """The first version of a table (``log``: its action log, a row a version) whose moves
-    that stand, settings' aside (:func:`setting`), are those standing at ``version``: the same
-    decision, met again when a move was taken back (``version`` itself when it is met for the
-    first time)."""
-    def standing(upto: int) -> list[str]:
-        moves: list[str] = []
-        decided: list[str] = []
-        for row in log[:upto]:
-            _stand(moves, decided, row.action)
-        return decided
+#: A purchase cancelled before paying: the merchant's decision is in front of the seat again.
+CANCEL = str(CancelPurchase())
 
-    now = standing(version)
-    moves: list[str] = []
-    decided: list[str] = []
+
+def _keeps(notation: str) -> bool:
+    """Whether the move ``notation`` leads to a decision met before (a purchase cancelled) or
+    leaves the one in front of the seat (a setting)."""
+    return notation == CANCEL or setting(notation)
+
+
+def first_met(log: Sequence[LogRow], version: int) -> int:
+    """The first version of a table (``log``: its action log, a row a version) at which the
+    decision in front of the seat at ``version`` stood: the same moves standing, a purchase
+    cancelled taken out with the purchase and settings aside (:func:`setting`); met again when
+    a move was taken back (``version`` itself when it is met for the first time)."""
+    now = _Decisions()
+    for row in log[:version]:
+        now.apply(row.action)
+    then = _Decisions()
     for met, row in enumerate(log[:version]):
-        if decided == now:
+        if then.decided == now.decided:
             return met
-        _stand(moves, decided, row.action)
+        then.apply(row.action)
     return version
 
 
-def _stand(moves: list[str], decided: list[str], action: str) -> None:
-    """``action`` applied to ``moves``, the moves that stand, and ``decided``, those of them
-    that are no setting's: a take-back takes back the latest move that stands."""
-    if action != UNDO:
-        moves.append(action)
-        if not setting(action):
-            decided.append(action)
-    elif moves and not setting(moves.pop()):
-        decided.pop()
+@dataclass
+class _Decisions:
+    """The moves that stand, one action of a log after another (a take-back takes back the
+    latest), and ``decided``: those that made a decision, a purchase cancelled taken out with
+    the purchase and settings left out."""
+
+    decided: list[str] = field(default_factory=list)
+    #: per move that stands, what it did to ``decided`` (the move taken out by a cancel, "" for
+    #: a setting, None for a move added), so a take-back undoes it
+    _done: list[str | None] = field(default_factory=list)
+
+    def apply(self, action: str) -> None:
+        """One more action of the log."""
+        if action == UNDO:
+            if self._done:  # a take-back takes back the latest move that stands
+                done = self._done.pop()
+                if done is None:
+                    self.decided.pop()
+                elif done:
+                    self.decided.append(done)
+        elif setting(action):
+            self._done.append("")
+        elif action == CANCEL and self.decided:
+            self._done.append(self.decided.pop())
+        else:
+            self.decided.append(action)
+            self._done.append(None)
 
 
 def hint_lines(answer: HintAnswer) -> list[Msg]:

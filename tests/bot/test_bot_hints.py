@@ -24,12 +24,16 @@ from players import ANN, BOB, Players, TinyRenderer, finished_match, open_table
 from storage.helpers import played
 
 from bot.discord_side.ui.custom_ids import LobbyButton
+from bot.game.facts import can_pay, for_sale
 from bot.game.hints import HintAnswer, first_met, hint_label, hint_lines
 from bot.game.texts import describe
 from bot.storage.records import LogRow, TableRecord
 from bot.workers.thinking import Thinking, advise
 from engine import (
     Action,
+    BuyPawned,
+    BuyPotion,
+    CancelPurchase,
     Fight,
     GameConfig,
     Observation,
@@ -37,6 +41,7 @@ from engine import (
     SeatConfig,
     SetStacking,
     Undo,
+    VisitMerchant,
     apply,
     new_game,
     observe,
@@ -515,6 +520,41 @@ async def test_a_deck_stacking_choice_leaves_the_decision_and_its_hint_as_they_w
     assert await h.store.hints_used(tid) == {rec.game.current: 1}
 
 
+async def test_a_purchase_cancelled_puts_the_merchant_s_decision_and_its_hint_back(
+        h: LiveBot) -> None:
+    """Ann asks for a hint at the merchant, picks something to buy (the answer no longer
+    applies) and cancels the purchase before paying: the merchant's decision is in front of her
+    again, as after a take-back, so the answer shows its hint again and asking gives it back,
+    not a second hint counted against her."""
+    tid = await open_table(h, ANN, [], ai=1)
+    players = Players(h, tid, [ANN])
+    for _ in range(600):
+        rec = await h.bot.service.tables.load(tid)
+        obs = observe(rec.game, rec.game.current)
+        buy = next((a for a in obs.legal if isinstance(a, BuyPotion | BuyPawned)), None)
+        if buy is not None:
+            break
+        if VisitMerchant() in obs.legal and can_pay(obs) and for_sale(obs):
+            await h.play(ANN, await players.open_hand(ANN), str(VisitMerchant()))
+            continue
+        assert await players.step(), "the game ended first"
+    else:
+        raise AssertionError("never reached")
+    hand = await players.open_hand(ANN)
+    answer = h.reply(await h.click(ANN, hand, hint_button(hand) or ""))
+    shown = answer.text()
+    assert "Suggested move" in shown
+    await h.play(ANN, hand, str(buy))
+    assert "no longer applies" in h.lb.message(answer.id).text()
+    await h.play(ANN, h.message(hand), str(CancelPurchase()))
+    assert h.lb.message(answer.id).text() == shown
+    hand = h.message(hand)
+    again = h.reply(await h.click(ANN, hand, hint_button(hand) or "")).text()
+    assert "You already asked for a hint on this move" in again, again
+    assert "You have used 1 hint in this game." in again
+    assert await h.store.hints_used(tid) == {rec.game.current: 1}
+
+
 def test_a_decision_is_first_met_where_the_same_moves_stood() -> None:
     """Versions 0..6 of a log ``a b undo b undo undo c``: a take-back returns to the version the
     same moves stood at first; a move played again after a take-back reaches one met too."""
@@ -529,6 +569,15 @@ def test_a_deck_stacking_choice_is_no_new_decision() -> None:
     log = [LogRow(step=0, seat=0, user_id=1, by_ai=False, action=a, at=0.0)
            for a in ("a", "stack:top", "b", "undo", "undo", "c")]
     assert [first_met(log, v) for v in range(7)] == [0, 1, 1, 3, 1, 1, 6]
+
+
+def test_a_purchase_cancelled_returns_to_the_decision_before_it() -> None:
+    """Versions 0..6 of a log ``visit buy cancel buy undo undo``: a purchase cancelled
+    returns to the merchant's decision before it, and taking the cancel back to the payment's."""
+    log = [LogRow(step=0, seat=0, user_id=1, by_ai=False, action=a, at=0.0)
+           for a in ("visit", "buy:potion:healing", "cancel", "buy:potion:healing", "undo",
+                     "undo")]
+    assert [first_met(log, v) for v in range(7)] == [0, 1, 2, 1, 2, 1, 2]
 
 
 async def test_a_hint_older_than_its_click_s_token_is_left_as_it_is(h: LiveBot,
