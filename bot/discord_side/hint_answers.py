@@ -2,9 +2,10 @@
 person who asked, with the suggested move, the estimated chances to win of the best moves and
 the reason (the service decides who may ask and keeps the hint). Once the decision the hint was
 for has been made, by the person or by the AI (their turn timer ran out, or they left the seat
-to it), its answer is edited to say the hint no longer applies (:class:`GivenHints`), and once that decision is met
-again (a take-back returns to it, or a move taken back is played again), edited to show the
-hint again, through the click's token while Discord still takes it (15 minutes)."""
+to it), its answer is edited to say the hint no longer applies (:class:`GivenHints`), and once
+that decision is met again (a take-back returns to it, or a move taken back is played again),
+edited to show the hint again, through the click's token while Discord still takes it (15
+minutes)."""
 
 from __future__ import annotations
 
