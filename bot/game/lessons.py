@@ -9,7 +9,8 @@ the card before it (R15); a battle already won if you end it now, with the hits 
 take and the reward you will gain (R19, R24 to R27: the reward lesson comes before the reward
 is taken, even when there is nothing to decide about it); a first weapon or armour won, to keep
 or send to the pawnshop (R27, R30); a key held (R11) and a visit to the merchant with something to
-pay (R40). One lesson at a time, in that order of preference; a lesson that is not shown at its
+pay (R40); the key lesson waits for a turn with a deeper fight that does not knock the hero
+out. One lesson at a time, in that order of preference; a lesson that is not shown at its
 first chance waits for the next one. Which lessons were met, and when, is worked out again from
 the table's seed and moves (:func:`lessons_met`), so nothing about them is stored.
 """
@@ -21,6 +22,7 @@ from dataclasses import dataclass, replace
 
 import msgspec
 
+from bot.game.guard import question
 from bot.game.texts import Choice, Controls
 from engine import Action, GameConfig, GameState, Phase, apply, new_game, observe, parse
 from engine.actions import (
@@ -134,6 +136,13 @@ def _wins(obs: Observation) -> bool:
             and EndBattle() in obs.legal)
 
 
+def _deeper_fights(obs: Observation) -> frozenset[str]:
+    """The legal fights deeper than level I that the hand does not ask about first: none that
+    the 1-HP warning says would knock the hero out (R11, R24)."""
+    return frozenset(str(a) for a in obs.legal
+                     if isinstance(a, Fight) and a.level > 1 and question(obs, a) is None)
+
+
 def _first_equipment(obs: Observation) -> bool:
     """True when the seat decides about a weapon or armour it won, having none of that kind."""
     item = tables().equipment.get(obs.pending or "") if obs.phase is Phase.REWARD else None
@@ -158,7 +167,8 @@ def situations(obs: Observation) -> list[str]:
                   and bool(battle.active_curses)),
         "win": in_battle and _wins(obs),
         "equipment": _first_equipment(obs),
-        "key": bool(obs.seats[seat].keys) and obs.phase is Phase.TURN,
+        "key": (bool(obs.seats[seat].keys) and obs.phase is Phase.TURN
+                and bool(_deeper_fights(obs))),
         "merchant": ((obs.phase is Phase.MERCHANT
                       or obs.phase is Phase.TURN and VisitMerchant() in obs.legal)
                      and _can_pay(obs, seat)),
@@ -185,7 +195,7 @@ def _highlight(name: str, obs: Observation) -> frozenset[str]:
     if name == "curse":
         return kinds(Play, Discard)
     if name == "key":
-        return frozenset(str(a) for a in obs.legal if isinstance(a, Fight) and a.level == 2)
+        return _deeper_fights(obs)
     return kinds(VisitMerchant, BuyPotion, BuyPawned)
 
 

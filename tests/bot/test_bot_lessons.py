@@ -16,6 +16,7 @@ from types import ModuleType
 
 import pytest
 
+from bot.game.guard import question
 from bot.game.lessons import (
     LESSON_SEED,
     LESSONS,
@@ -323,3 +324,28 @@ def test_the_win_lesson_points_at_a_card_that_saves_hp() -> None:
     full = position(SeatSetup("aderyn", name="Ann", hp=5, weapon=weapon, hand=[healer]),
                     "taia", fight=monster)
     assert lesson("win", observe(full, 0)).text.key == "learn.battle.win"
+
+
+def test_the_key_lesson_never_points_at_a_fight_the_1_hp_warning_asks_about() -> None:
+    """R11, R24: at 1 HP the hand asks before a fight whose monster would knock the hero out;
+    the key lesson highlights only the deeper fights the hero survives, and waits for a later
+    turn when every one of them would knock it out."""
+    rows = {2: ["m2-07", "m2-03", "m2-17", "m2-12", "m2-18"]}
+    gates = {2: ["g2-2"]}
+    guarded = position(SeatSetup("xanros", name="Ann", hp=1, keys=[1], armour="m3-01"), "taia",
+                       rows=rows, gates=gates)
+    obs = observe(guarded, 0)
+    assert "key" in situations(obs)
+    shown = lesson("key", obs)
+    safe = {str(a) for a in obs.legal if isinstance(a, Fight) and a.level == 2
+            and question(obs, a) is None}
+    assert safe == {"fight:2-2", "fight:2-4"}
+    assert shown.highlight == safe
+    bare = position(SeatSetup("xanros", name="Ann", hp=1, keys=[1]), "taia", rows=rows,
+                    gates=gates)
+    assert "key" not in situations(observe(bare, 0))  # every deeper fight knocks out
+    rested = position(SeatSetup("xanros", name="Ann", keys=[1]), "taia", rows=rows, gates=gates)
+    obs = observe(rested, 0)
+    assert "key" in situations(obs)
+    assert lesson("key", obs).highlight == {str(a) for a in obs.legal
+                                            if isinstance(a, Fight) and a.level == 2}
