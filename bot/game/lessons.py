@@ -186,8 +186,7 @@ def _highlight(name: str, obs: Observation) -> frozenset[str]:
     if name == "defence":
         return _defence_plays(obs)
     if name == "win":
-        guard = _saving_plays(obs) if _hurts(obs) else frozenset()
-        return guard or kinds(EndBattle)
+        return _saving_plays(obs) or kinds(EndBattle)
     if name == "equipment":
         return frozenset(str(a) for a in obs.legal if isinstance(a, TakeReward) and a.keep)
     if name == "chain":
@@ -233,6 +232,7 @@ def _battle_text(name: str, obs: Observation, highlight: frozenset[str]) -> Msg:
         return msg("learn.battle.defence", monster=monster, hits=hits)
     plays = highlight - {str(EndBattle())}
     key = ("learn.battle.win" if not plays
+           else "learn.battle.win_heal" if totals.damage <= 0  # no hits: the cards heal
            else "learn.battle.win_guard" if plays <= _defence_plays(obs)
            else "learn.battle.win_save")  # some card heals before the hits instead
     return msg(key, monster=monster, attack=totals.attack, hp=totals.monster_hp, hits=hits,

@@ -349,3 +349,28 @@ def test_the_key_lesson_never_points_at_a_fight_the_1_hp_warning_asks_about() ->
     assert "key" in situations(obs)
     assert lesson("key", obs).highlight == {str(a) for a in obs.legal
                                             if isinstance(a, Fight) and a.level == 2}
+
+
+def test_the_win_lesson_points_at_a_heal_when_the_battle_costs_no_hp() -> None:
+    """R16, R18: a battle won whose monster's attack the armour stops costs no HP, yet a card
+    that heals still gives HP back to a hurt hero: the lesson does not say more cards would
+    change nothing, and highlights that card."""
+    known = tables()
+    healer = next(c for c in known.hero_cards["xanros"]
+                  if known.actions[c].heal > 0 and known.actions[c].defence == 0)
+    state = position(SeatSetup("xanros", name="Ann", hp=3, weapon="m3-19", armour="m3-01",
+                               hand=[healer]), "taia", fight="m1-03")
+    obs = observe(state, 0)
+    assert obs.battle is not None and obs.battle.totals.damage == 0
+    assert situations(obs)[0] == "win"
+    play = next(a for a in obs.legal if isinstance(a, Play) and a.card == healer)
+    at_once = apply(state, EndBattle())[0].seats[0].hp
+    healed = apply(apply(state, play)[0], EndBattle())[0].seats[0].hp
+    assert healed > at_once
+    shown = lesson("win", obs)
+    assert str(play) in shown.highlight
+    assert shown.text.key != "learn.battle.win", translate(shown.text)
+    assert shown.text.key == "learn.battle.win_heal"
+    for lc in LOCALES:
+        text = translate(shown.text, lc)
+        assert "{" not in text and not text.startswith("learn."), (lc, text)
