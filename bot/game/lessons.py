@@ -1,18 +1,18 @@
 """The guided first match (``/goblin learn``): which rule the learner's hand message explains,
 and which of its moves it highlights.
 
-A lesson is met at the learner's first decision where its situation arises, read from what the
-seat sees (its observation) and nothing else, and it speaks of that decision: the first choice
-of a monster to fight (R10); a cursed monster (R21 to R23); a battle the monster would make you
-lose HP in, with a card that adds defence in hand (R24); a card that must follow the colours of
-the card before it (R15); a battle already won if you end it now, with the hits you will
-take and the reward you will gain (R19, R24 to R27: the reward lesson comes before the reward
-is taken, even when there is nothing to decide about it); a first weapon or armour won, to keep
-or send to the pawnshop (R27, R30); a key held (R11) and a visit to the merchant with something to
-pay (R40); the key lesson waits for a turn with a deeper fight that does not knock the hero
-out. One lesson at a time, in that order of preference; a lesson that is not shown at its
-first chance waits for the next one. Which lessons were met, and when, is worked out again from
-the table's seed and moves (:func:`lessons_met`), so nothing about them is stored.
+A lesson is met at the learner's first decision where its situation arises, read from what the seat
+sees (its observation) and nothing else, and it speaks of that decision: the first choice of a
+monster to fight (R10); a cursed monster (R21 to R23); a battle the monster would make you lose HP
+in, with a card that adds defence in hand (R24); a card that must follow the colours of the card
+before it, in a battle not yet won (R15); a battle already won if you end it now, with the hits you
+will take and the reward you will gain (R19, R24 to R27: the reward lesson comes before the reward
+is taken, even when there is nothing to decide about it); a first weapon or armour won, to keep or
+send to the pawnshop (R27, R30); a key held (R11) and a visit to the merchant with something to pay
+(R40); the key lesson waits for a turn with a deeper fight that does not knock the hero out. One
+lesson at a time, in that order of preference; a lesson that is not shown at its first chance waits
+for the next one. Which lessons were met, and when, is worked out again from the table's seed and
+moves (:func:`lessons_met`), so nothing about them is stored.
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def situations(obs: Observation) -> list[str]:
         "fight": obs.phase is Phase.TURN and any(isinstance(a, Fight) for a in obs.legal),
         "defence": (in_battle and _hurts(obs) and not _wins(obs)
                     and bool(_defence_plays(obs))),
-        "chain": (in_battle and battle is not None and bool(battle.chain)
+        "chain": (in_battle and battle is not None and bool(battle.chain) and not _wins(obs)
                   and any(isinstance(a, Play) for a in obs.legal)),
         "curse": (obs.phase in (Phase.BATTLE, Phase.DISCARD) and battle is not None
                   and bool(battle.active_curses)),

@@ -374,3 +374,25 @@ def test_the_win_lesson_points_at_a_heal_when_the_battle_costs_no_hp() -> None:
     for lc in LOCALES:
         text = translate(shown.text, lc)
         assert "{" not in text and not text.startswith("learn."), (lc, text)
+
+
+def test_a_battle_won_by_its_first_card_teaches_the_win_before_the_chain() -> None:
+    """R19, R24-R27: once the first card wins the battle, the hand teaches what ending it now
+    does (the hits, the reward about to be gained) and points at the cards that keep HP, not at
+    every card that may follow: the chain lesson waits for a battle where more cards are still
+    needed, so the first reward is never taken without the win lesson."""
+    known = tables()
+    opener = next(c for c in known.hero_cards["xanros"] if known.actions[c].attack == 2
+                  and known.actions[c].next & {known.actions[o].colour
+                                              for o in known.hero_cards["xanros"]})
+    followers = [c for c in known.hero_cards["xanros"]
+                 if c != opener and known.actions[c].colour in known.actions[opener].next]
+    state = position(SeatSetup("xanros", name="Ann", hand=[opener, *followers]), "taia",
+                     fight="m1-05")
+    state, _ = apply(state, Play(opener))
+    obs = observe(state, 0)
+    assert obs.battle is not None and obs.battle.totals.win and obs.battle.chain
+    assert any(isinstance(a, Play) for a in obs.legal)
+    found = situations(obs)
+    assert found and found[0] == "win", found
+    assert "chain" not in found
