@@ -46,6 +46,7 @@ from engine import (
 from engine.actions import Fight, Play
 from engine.agents import make_agent
 from engine.catalog import tables
+from engine.names import word
 from engine.observe import Observation
 from engine.position import SeatSetup, position
 from i18n import LOCALES, Msg, catalog, texts, translate
@@ -396,3 +397,22 @@ def test_a_battle_won_by_its_first_card_teaches_the_win_before_the_chain() -> No
     found = situations(obs)
     assert found and found[0] == "win", found
     assert "chain" not in found
+
+
+@pytest.mark.parametrize("monster", ["g2-4", "m2-05", "m2-06", "m3-11", "m3-13", "m3-14"])
+def test_the_curse_lesson_names_the_curse(monster: str) -> None:
+    """R22, R23: the lesson of a monster that curses an effect or an item names which one, as
+    the colour curse's lesson names the colour: "an effect" alone leaves the learner to guess
+    which of their cards or items counts for nothing."""
+    reach = range(1, tables().monsters[monster].level)
+    state = position(SeatSetup("xanros", name="Ann", weapon="m2-01", armour="m2-03",
+                               keys=reach), "taia", fight=monster)
+    obs = observe(state, 0)
+    assert obs.battle is not None
+    curse = obs.battle.active_curses[0]
+    assert "curse" in situations(obs)
+    shown = lesson("curse", obs)
+    for lc in LOCALES:
+        text = translate(shown.text, lc)
+        assert translate(word("curse", curse), lc) in text, (lc, text)
+        assert "{" not in text, (lc, text)
