@@ -49,7 +49,7 @@ from engine.catalog import tables
 from engine.names import word
 from engine.observe import Observation
 from engine.position import SeatSetup, position
-from i18n import LOCALES, Msg, catalog, texts, translate
+from i18n import LOCALES, Msg, catalog, msg, texts, translate
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The learner's turn every lesson must have come by, following the lessons' advice.
@@ -416,3 +416,11 @@ def test_the_curse_lesson_names_the_curse(monster: str) -> None:
         text = translate(shown.text, lc)
         assert translate(word("curse", curse), lc) in text, (lc, text)
         assert "{" not in text, (lc, text)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_end_of_a_guided_match_points_to_a_match_that_counts(locale: str) -> None:
+    """The note under a guided match that ended says it counts in no record, and where a
+    match that counts starts: the Rematch button under it opens another guided match."""
+    note = translate(msg("ratings.note.guided"), locale)
+    assert f"/goblin {translate(msg('bot.cmd.name.new'), locale)}" in note, note
