@@ -32,6 +32,7 @@ from engine.actions import (
     EndBattle,
     Fight,
     Play,
+    SetStacking,
     TakeReward,
     VisitMerchant,
 )
@@ -301,22 +302,29 @@ def emphasised(ctrls: Controls, shown: Lesson) -> Controls:
 def lessons_met(config: GameConfig, moves: Iterable[Action | str], seat: int,
                 upto: int | None = None) -> dict[str, int]:
     """Each lesson the learner at ``seat`` met in the game of ``config`` played with
-    ``moves``, and the step it was met at (the state's step when it was shown); ``upto``: the
-    last step to read."""
+    ``moves``, and the step it was shown at last (a lesson stays shown while the learner only
+    switches their deck stacking, D5: a setting that leaves the decision as it was); ``upto``:
+    the last step to read."""
     met: dict[str, int] = {}
     state: GameState = new_game(config)
     last = MAX_STEPS if upto is None else min(upto, MAX_STEPS)
     steps = iter(moves)
-    while len(met) < len(LESSONS) and state.step <= last:
-        if state.current == seat and state.phase is not Phase.OVER:
+    shown: str | None = None  # the lesson of the decision at hand, kept across a setting
+    while (len(met) < len(LESSONS) or shown is not None) and state.step <= last:
+        if shown is None and state.current == seat and state.phase is not Phase.OVER:
             fresh = [n for n in situations(observe(state, seat)) if n not in met]
             if fresh:
                 met[fresh[0]] = state.step
+                shown = fresh[0]
         move = next(steps, None)
         if move is None:
             break
-        state, _ = apply(state, parse(move) if isinstance(move, str) else move,
-                         seat=state.current)
+        action = parse(move) if isinstance(move, str) else move
+        state, _ = apply(state, action, seat=state.current)
+        if shown is not None and isinstance(action, SetStacking):  # D5: the same decision
+            met[shown] = state.step
+        else:
+            shown = None
     return met
 
 

@@ -36,6 +36,7 @@ from engine import (
     GameState,
     Phase,
     SeatConfig,
+    SetStacking,
     Undo,
     VisitMerchant,
     apply,
@@ -424,3 +425,30 @@ def test_the_end_of_a_guided_match_points_to_a_match_that_counts(locale: str) ->
     match that counts starts: the Rematch button under it opens another guided match."""
     note = translate(msg("ratings.note.guided"), locale)
     assert f"/goblin {translate(msg('bot.cmd.name.new'), locale)}" in note, note
+
+
+def test_a_lesson_stays_while_the_learner_switches_the_deck_stacking() -> None:
+    """D5: switching how the discard pile becomes the deck is a standing setting, not a move: it
+    leaves the learner at the same decision, so the lesson of that decision stays in the hand
+    (the guided match played with each lesson's advice, a switch made at each lesson of a turn,
+    and switched back, meets every lesson at the same decisions, none of them swallowed)."""
+    config, moves, states, _ = guided_match()
+    met = lessons_met(config, moves, 0)
+    played: list[str] = []
+    state = new_game(config)
+    for step, move in enumerate(moves):
+        if step in met.values():
+            shown = lesson_now(state, played, 0)
+            assert shown is not None
+            switch = next((a for a in observe(state, 0).legal if isinstance(a, SetStacking)),
+                          None)
+            back = SetStacking(state.seats[0].stacking)
+            for setting in (switch, back) if switch is not None else ():  # and back again
+                state, _ = apply(state, setting, seat=0)
+                played.append(str(setting))
+                again = lesson_now(state, played, 0)
+                assert again is not None and again.name == shown.name, (shown.name, again)
+                assert again.highlight == shown.highlight
+        state, _ = apply(state, move, seat=state.current)
+        played.append(str(move))
+    assert set(lessons_met(config, played, 0)) == set(LESSONS)
