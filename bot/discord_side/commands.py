@@ -25,6 +25,7 @@ from bot.discord_side.context import (
 from bot.discord_side.counting import refused_here
 from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
+from bot.discord_side.past import redraw_offer
 from bot.discord_side.replies import Reply
 from bot.discord_side.standings import end_lines
 from bot.discord_side.threads import in_thread, thread_missing
@@ -331,6 +332,8 @@ class Commands:
         finally:  # the lobbies, tables and tournaments' sign-ups are redrawn after the answer
             for tid in now.relocalised:
                 self.messages.relocalised(tid)
+            for offer in await self.service.rematches.open_of(now.relocalised):
+                await redraw_offer(self.messages, offer)  # an open offer: as a lobby is
             if self.clicks.tournaments is not None:
                 for tournament in now.tournaments:
                     await self.clicks.tournaments.signup_changed(tournament)

@@ -93,9 +93,11 @@ class Servers:
         tables (``undo``: whether players may take back a move) and the language of the
         server's tables (``language``: a shipped locale or :data:`AUTO`; ``discord_locale``: the
         server's language in Discord, which AUTO follows). Lobbies and running tables change
-        language at once, and so do the tournaments taking sign-ups or under way (the rounds
-        seated from now on), in one write with the defaults (a database that stops part of
-        the way changes nothing); their ids are returned so their messages can be redrawn."""
+        language at once, and so do the finished tables whose rematch offer is open (the offer
+        and the rematch it starts speak it) and the tournaments taking sign-ups or under way
+        (the rounds seated from now on), in one write with the defaults (a database that stops
+        part of the way changes nothing); their ids are returned so their messages can be
+        redrawn."""
         if guild_id is None:  # direct messages: no server to set
             raise Refusal(msg("bot.error.guild_only"))
         if not admin:

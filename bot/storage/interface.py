@@ -506,9 +506,9 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
     async def relocalise_guild(self, guild_id: int, defaults: ServerDefaults | None,
                                forced: str | None, locale: str) -> tuple[list[int], list[int]]:
         """Force a server's language (None: Discord's again), with its ``defaults`` for new
-        tables when given, and set ``locale`` on its lobbies, running tables and tournaments
-        taking sign-ups or under way, in one transaction; the ids of the tables, then of the
-        tournaments, whose language changed."""
+        tables when given, and set ``locale`` on its lobbies, running tables, finished tables
+        whose rematch offer is open and tournaments taking sign-ups or under way, in one
+        transaction; the ids of the tables, then of the tournaments, whose language changed."""
 
     # the bot's own metadata
     async def get_meta(self, key: str) -> str | None:

@@ -439,3 +439,29 @@ async def test_a_tournament_speaks_the_forced_language_and_follows_a_change(
     await bot.command(ADMIN, "settings", language="cs")
     assert translate(msg("bot.tournament.signup.title", name="Spring Cup"), "cs") in \
         bot.message(board).text()
+
+
+async def test_an_open_rematch_offer_follows_the_server_s_new_language(bot: LiveBot) -> None:
+    """A match finished in English and Anna offered a rematch; the admins force French while
+    the offer waits. The offer is redrawn in French at once, and again in French when Benoît
+    says he is ready, as a lobby would be, and the rematch it starts speaks French."""
+    bot.guild.locale = "en-US"
+    seats = (SeatInfo(user=ANN.id, name="Anna", hero="horan"),
+             SeatInfo(user=BOB.id, name="Benoît", hero="taia"),
+             SeatInfo(ai=True, hero="argentus", level="easy"))
+    tid = await finished_match(bot.store, played(2), seats=seats, host=ANN, locale="en")
+    await bot.bot.poster.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.settle()
+    await bot.click(ANN, bot.public()[-1], RematchButton.id_for(tid, "offer"))
+    offer = bot.public()[-1]
+    assert translate(msg("rematch.kept"), "en") in offer.text()
+    await bot.command(ADMIN, "settings", language="fr")
+    await bot.settle()
+    assert translate(msg("rematch.kept"), "fr") in bot.message(offer).text()
+    assert translate(msg("rematch.ready"), "fr") in _texts(bot.message(offer))
+    await bot.click(BOB, offer, RematchButton.id_for(tid, "ready"))
+    await bot.settle()
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None and new != tid
+    assert translate(msg("rematch.started", table=new), "fr") in bot.message(offer).text()
+    assert (await bot.bot.service.tables.load(new)).locale == "fr"

@@ -12,6 +12,7 @@ from bot.storage.interface import Storage
 from bot.storage.records import (
     CorruptTable,
     LogRow,
+    RematchOffer,
     SeatInfo,
     ServerDefaults,
     StaleVersion,
@@ -26,6 +27,7 @@ from storage.helpers import (
     GUILD,
     SEATS,
     Clock,
+    finished,
     new_tournament,
     play_on,
     played,
@@ -260,6 +262,26 @@ async def test_a_servers_language_changes_with_its_tables_and_tournaments_at_onc
     assert await store.guild_locale(GUILD) is None
     with pytest.raises(StorageError):  # no defaults stored for that server yet
         await store.relocalise_guild(GUILD + 2, None, "cs", "cs")
+
+
+async def test_a_finished_table_whose_rematch_offer_is_open_changes_language_with_its_server(
+        store: Storage, fresh: Storage, clock: Clock) -> None:
+    """A finished table whose rematch offer is open speaks the server's new language (its offer
+    and the rematch it starts are drawn in it), keeping when it finished; one whose offer
+    lapsed or started a rematch, or that none was offered at, keeps its own."""
+    waiting = await finished(store, 1, channel=1)
+    lapsed = await finished(store, 2, channel=2)
+    quiet = await finished(store, 3, channel=3)
+    assert await store.save_rematch(RematchOffer(waiting, ANN, clock.now, (ANN,)))
+    assert await store.save_rematch(RematchOffer(lapsed, ANN, clock.now, (ANN,), closed=True))
+    ended = (await store.get(waiting)).updated_at  # type: ignore[union-attr]
+    await store.set_guild_settings(GUILD, ServerDefaults())
+    clock.now += 60
+    assert await store.relocalise_guild(GUILD, None, "fr", "fr") == ([waiting], [])
+    for reader in (store, fresh):
+        assert [(await reader.get(t)).locale for t in (waiting, lapsed, quiet)] \
+            == ["fr", "en", "en"]  # type: ignore[union-attr]
+        assert (await reader.get(waiting)).updated_at == ended  # type: ignore[union-attr]
 
 
 async def test_times_come_back_to_the_microsecond(store: Storage, fresh: Storage,

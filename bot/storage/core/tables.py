@@ -487,8 +487,9 @@ class TableQueries(Base):
         again), storing its ``defaults`` for new tables first when given (a server that has
         none stored must give them), and set ``locale`` on its lobbies and running tables and
         on its tournaments taking sign-ups or under way, all in one transaction: a database
-        that stops part of the way changes nothing. The ids of the tables, then of the
-        tournaments, whose language changed."""
+        that stops part of the way changes nothing; so do its finished tables whose rematch
+        offer is open. The ids of the tables, then of the tournaments, whose language
+        changed."""
         tables: list[int] = []
         try:
             async with self._tx() as db:
@@ -501,7 +502,15 @@ class TableQueries(Base):
                     "UPDATE tables SET locale = ?, updated_at = ? WHERE guild_id = ? AND "
                     "status IN ('lobby','running') AND locale != ? RETURNING id",
                     locale, self.clock(), guild_id, locale)
-                tables = sorted(as_int(r[0], "id") for r in rows)
+                # a finished table whose rematch offer is open speaks as a lobby does (its
+                # offer is redrawn, its rematch opened, in its language); it keeps its
+                # ``updated_at``, when it finished
+                offers = await db.fetch(
+                    "UPDATE tables SET locale = ? WHERE guild_id = ? AND status = 'finished' "
+                    "AND locale != ? AND id IN (SELECT table_id FROM rematches WHERE "
+                    "closed = FALSE AND new_table IS NULL) RETURNING id",
+                    locale, guild_id, locale)
+                tables = sorted(as_int(r[0], "id") for r in (*rows, *offers))
                 for table_id in tables:
                     await self._wrote(db, table_id)
                 moved = await db.fetch(
