@@ -84,10 +84,10 @@ async def test_a_start_that_lost_the_race_to_the_close_is_refused(bot: LiveBot, 
     clock.now += LOBBY_IDLE
     start_game = bot.store.start_game
 
-    async def closed_first(table: int, *args: Any) -> None:
+    async def closed_first(table: int, *args: Any, **kwargs: Any) -> None:
         """Another process closes the lobby between the Start's read and its write."""
         assert await bot.store.close_idle_lobby(table, 1, clock.now - LOBBY_IDLE, clock.now)
-        await start_game(table, *args)
+        await start_game(table, *args, **kwargs)
 
     monkeypatch.setattr(bot.store, "start_game", closed_first)
     ix = await bot.click(ANN, lobby, LobbyButton.id_for(tid, "start", 1))
