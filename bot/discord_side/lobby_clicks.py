@@ -55,7 +55,7 @@ class LobbyClicks:
             await self._redraw_stale(interaction, exc, revision)
             raise
         try:
-            await self.messages.lobby.redraw(interaction, table)
+            await self._redraw(interaction, record)
         finally:
             await self.changed(record, op, interaction)
 
@@ -133,7 +133,7 @@ class LobbyClicks:
         except Refusal as exc:
             await self._redraw_stale(interaction, exc, None)
             raise
-        await self.messages.lobby.redraw(interaction, record.id)
+        await self._redraw(interaction, record)
 
     async def level_pick(self, interaction: discord.Interaction[Any], table: int, seat: int,
                          revision: int, level: str) -> None:
@@ -145,7 +145,23 @@ class LobbyClicks:
         except Refusal as exc:  # redrawn even when current: the menu shows the real level again
             await self._redraw_stale(interaction, exc, None)
             raise
+        await self._redraw(interaction, record)
+
+    async def _redraw(self, interaction: discord.Interaction[Any], record: TableRecord) -> None:
+        """Redraw the clicked lobby after a change to table ``record``; when it is a copy of
+        the lobby (the private one /goblin status shows, or a message that is no longer the
+        table's lobby message: one posted again in its place), the table's lobby message in
+        its channel too, as after the
+        same /goblin command (posted again when it is gone)."""
         await self.messages.lobby.redraw(interaction, record.id)
+        message = interaction.message
+        if message is None or not (message.flags.ephemeral or record.lobby_message_id
+                                   not in (None, message.id)):
+            return  # the lobby message itself (its id unsaved when the database was full)
+        if record.status == "lobby":
+            await self.messages.lobby.refresh(record)
+        else:
+            await self.messages.lobby.redraw(None, record.id)
 
     async def _redraw_stale(self, interaction: discord.Interaction[Any], refusal: Refusal,
                             revision: int | None) -> None:
