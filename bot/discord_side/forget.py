@@ -7,10 +7,14 @@ confirmed once (:class:`Confirmed`): a second click on it, Confirm again or Canc
 before the first was answered, is told privately that it is done, and the question keeps
 saying Done (never that nothing was kept, nor that nothing was deleted). A question confirmed
 before a restart is known to the store alone: Cancel on it asks the store whether anything is
-still kept about the person (a read, which keeps nothing), and Confirm finds nothing left."""
+still kept about the person (a read, which keeps nothing), and Confirm finds nothing left. A
+Confirm the database stopped part of the way (:class:`~bot.game.people.PartlyForgotten`) says
+what was done, the person's tables and tournaments drawn again without them, and leaves the
+question to be confirmed again once the database is back."""
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -25,9 +29,12 @@ from bot.discord_side.past import PastMatches, redraw_offer
 from bot.discord_side.tournaments import TournamentDesk
 from bot.discord_side.ui.custom_ids import Forget, ForgetButton
 from bot.discord_side.ui.parts import button, layout, row, text_block
-from bot.game.people import Forgetting
+from bot.game.people import Forgetting, PartlyForgotten
 from bot.game.service import GameService
+from bot.storage.records import CannotSave
 from i18n import msg, translate
+
+log = logging.getLogger("karak.bot")
 
 
 class Interactions(Protocol):
@@ -136,6 +143,15 @@ async def answer(interaction: discord.Interaction[Any], clicks: Interactions,
     try:
         await interaction.response.defer()
         done = await clicks.service.people.forget(target.user)
+    except PartlyForgotten as exc:  # their tables let go, their data not deleted: said so
+        clicks.forget_questions.undo(question)  # the same Confirm does the rest
+        log.warning("forget-me stopped part of the way, the tables let go: %s", exc.cause)
+        await answer_privately(interaction, translate(msg("forget.partly"), locale))
+        try:
+            await tables_after(clicks, exc.done)
+        except CannotSave as again:  # the database away: drawn again at their next change
+            log.warning("the tables of a person partly forgotten not drawn again: %s", again)
+        return
     except BaseException:
         clicks.forget_questions.undo(question)
         raise

@@ -18,6 +18,12 @@ Other people's ratings are not recomputed: the ratings they have stay as they ar
 ``python -m bot.admin ratings --recompute`` reads the stored results, where the pseudonym stands
 in the forgotten person's seats, so it rates everyone else exactly as before (and it stores no
 rating of the pseudonym: :func:`bot.storage.core.ratings.save`).
+
+The tables and tournaments are let go in writes of their own, before the store's transaction:
+a database that stops taking writes part of the way (full, failing, out of reach) raises
+:class:`PartlyForgotten`, which says what was done (the person is no longer at those tables
+nor in those tournaments: their messages are to be drawn again), and the same forgetting
+once the database is back does the rest.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from bot.game.tables import Tables
 from bot.game.tournaments import Tournaments
 from bot.storage.core.people import Forgotten
 from bot.storage.interface import Storage
-from bot.storage.records import DamagedTournament, StaleVersion, TableRecord
+from bot.storage.records import CannotSave, DamagedTournament, StaleVersion, TableRecord
 from i18n import Param, msg, translate
 
 #: How many times a seat is handed to the AI when another process keeps moving the table on.
@@ -72,6 +78,18 @@ class Forgetting:
         return self.store.anything or bool(self.tables) or bool(self.tournaments)
 
 
+class PartlyForgotten(CannotSave):
+    """Forgetting a person stopped part of the way, the database refusing a write (``cause``):
+    ``done`` is what was done before (their tables let go and tournaments left, as they are
+    now), the store's deletion not (nothing of it was written); forgetting them again does the
+    rest."""
+
+    def __init__(self, done: Forgetting, cause: CannotSave) -> None:
+        super().__init__(str(cause))
+        self.done = done
+        self.cause = cause
+
+
 @dataclass
 class People:
     """Forgetting people, over the store, the tables' locks, the lobby's and the tournaments'
@@ -86,37 +104,52 @@ class People:
         """Forget person ``user_id`` (see the module); their active tables' records after (in
         the channels they were in: the messages of a table played in the person's direct
         messages are closed there, though the store keeps the pseudonym for that channel)."""
-        active = []
-        channels = {}
-        for tid in await self.tables.ids_with_status("lobby") + \
-                await self.tables.ids_with_status("running"):
-            try:
-                record = await self.tables.load(tid)
-            except Refusal:  # a damaged table: nothing of it can be read, or shown
-                continue
-            if record.seat_of(user_id) is None and record.host_id != user_id:
-                continue
-            active.append(tid)
-            channels[tid] = record.channel_id
-            if record.seat_of(user_id) is not None:
-                await self._leave(tid, user_id)
-            await self._pass_host(tid, user_id)
-        entered = [tid for tid in await self.store.tournaments_with_status("signup", "running")
-                   if await self._leave_tournament(tid, user_id)]
-        async with AsyncExitStack() as held:  # no move of theirs writes its seats meanwhile
-            for tid in sorted(active):
-                await held.enter_async_context(self.tables.locked(tid))
-            gone = await self.store.forget_person(user_id)
+        active: list[int] = []  # the tables let go so far
+        channels: dict[int, int] = {}
+        entered: list[int] = []
+        try:
+            for tid in await self.tables.ids_with_status("lobby") + \
+                    await self.tables.ids_with_status("running"):
+                try:
+                    record = await self.tables.load(tid)
+                except Refusal:  # a damaged table: nothing of it can be read, or shown
+                    continue
+                if record.seat_of(user_id) is None and record.host_id != user_id:
+                    continue
+                channels[tid] = record.channel_id
+                if record.seat_of(user_id) is not None:
+                    await self._leave(tid, user_id)
+                await self._pass_host(tid, user_id)
+                active.append(tid)
+            for tid in await self.store.tournaments_with_status("signup", "running"):
+                if await self._leave_tournament(tid, user_id):
+                    entered.append(tid)
+            async with AsyncExitStack() as held:  # no move of theirs writes its seats meanwhile
+                for tid in sorted(active):
+                    await held.enter_async_context(self.tables.locked(tid))
+                gone = await self.store.forget_person(user_id)
+        except CannotSave as exc:
+            if not active and not entered:  # nothing was done
+                raise
+            done = Forgetting(Forgotten(0, (), 0), await self._after(active, channels),
+                              tuple(entered))
+            raise PartlyForgotten(done, exc) from exc
+        return Forgetting(gone, await self._after(active, channels), tuple(entered))
+
+    async def _after(self, active: list[int],
+                     channels: dict[int, int]) -> tuple[TableRecord, ...]:
+        """The records of the tables let go, as they are now, in the channels they were in
+        (a table that cannot be read now, damaged or the database away, left out)."""
         after = []
         for tid in active:
             try:
                 record = await self.tables.load(tid)
-            except Refusal:
+            except (Refusal, CannotSave):
                 continue
             if record.channel_id != channels[tid]:
                 record = replace(record, channel_id=channels[tid])
             after.append(record)
-        return Forgetting(gone, tuple(after), tuple(entered))
+        return tuple(after)
 
     async def kept(self, user_id: int) -> bool:
         """Whether the store still keeps anything about person ``user_id`` (read only)."""
@@ -177,4 +210,5 @@ class People:
                 if attempt == LEAVE_ATTEMPTS - 1:
                     raise
 
-__all__ = ["LEAVE_ATTEMPTS", "Forgetting", "People", "forgotten", "person", "person_text"]
+__all__ = ["LEAVE_ATTEMPTS", "Forgetting", "PartlyForgotten", "People", "forgotten", "person",
+           "person_text"]

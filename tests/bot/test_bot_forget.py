@@ -30,6 +30,7 @@ from players import (
     open_table,
     raw_click,
 )
+from storage.backends import make_room, no_room_for
 from storage.test_store_people import play_named
 from test_bot_solo import open_in_dm
 
@@ -498,3 +499,66 @@ async def test_a_table_kept_damaged_does_not_keep_a_person_from_being_forgotten(
                     (f'[{{"user": {BOB.id}, "name": "Bob", "he', damaged))
     assert "deleted" in await forget_me(bot, BOB)
     assert anywhere(tmp_path / "k.db", str(BOB.id)) == []
+
+
+async def test_a_forgetting_the_database_stops_part_of_the_way_says_what_it_did(
+        bot: LiveBot) -> None:
+    """Ann confirms while the database stops taking writes part of the way: she has left the
+    lobby she was in (its host role passed to Bob) and her running match (the AI in her
+    seat), but her past could not be deleted. She is told exactly that (not that nothing
+    changed), the lobby is drawn again without her, and the same Confirm, once the database
+    has room, deletes the rest; the match goes on to its end."""
+    await play_named(bot.store, 11, channel=CHANNEL, seats=SEATS, guild=GUILD, host=ANN.id,
+                     leases=bot.bot.scheduler.leases)
+    running = await open_table(bot, ANN, [BOB])
+    other = bot.lb.create_channel(bot.guild, "more games")
+    await bot.command(ANN, "new", channel=other)
+    lobby = bot.public(other)[-1]
+    tid = table_id(lobby)
+    await bot.click(BOB, lobby, LobbyButton.id_for(tid, "join", None))
+    assert f"<@{ANN.id}>" in bot.message(lobby).text()
+    await no_room_for(bot.store, "user_id", "result_seats")  # her past: no room to rename it
+    asked = question(bot, await bot.command(ANN, "forget-me"))
+    ix = await bot.click(ANN, asked, ForgetButton.id_for(ANN.id, True))
+    said = " ".join(bot.said(ix))
+    assert "nothing changed" not in said, said
+    assert "you left the lobbies" in said and "Delete my data again" in said, said
+    record = await bot.store.get(tid)
+    assert record is not None and [s.user for s in record.seats] == [BOB.id]
+    assert f"<@{ANN.id}>" not in bot.message(lobby).text()  # drawn again without her
+    assert await bot.store.rating_of(GUILD, ANN.id) is not None  # not deleted yet
+    match = await bot.store.get(running)
+    assert match is not None and match.host_id == BOB.id
+    assert [s.ai for s in match.seats if s.user == ANN.id] == [True]
+    await make_room(bot.store)
+    await bot.click(ANN, bot.message(asked), ForgetButton.id_for(ANN.id, True))
+    assert "what the bot kept about you is deleted" in bot.message(asked).text()
+    assert await bot.store.rating_of(GUILD, ANN.id) is None
+    players = Players(bot, running, [BOB])
+    while await players.step():
+        pass
+    match = await bot.store.get(running)
+    assert match is not None and match.status == "finished"
+
+
+async def test_a_sign_up_left_by_a_forgetting_stopped_part_of_the_way_is_drawn_again(
+        bot: LiveBot) -> None:
+    """Ann, signed up for a tournament, confirms while the database cannot take the deletion:
+    she is off its entrants, and its sign-up message says so at once (the Confirm that later
+    finishes no longer finds her there, so it would never draw it again)."""
+    await play_named(bot.store, 11, channel=CHANNEL, seats=SEATS, guild=GUILD, host=BOB.id,
+                     leases=bot.bot.scheduler.leases)
+    await bot.command(ADMIN, "tournament new", name="Spring Cup", table_size=3)
+    board = next(m for m in bot.public() if "Spring Cup" in m.text())
+    cup = (await bot.bot.service.tournaments.open_in(GUILD))[0].id
+    for user in (ANN, BOB, EVE):
+        await bot.click(user, board, TournamentButton.id_for(cup, "join"))
+    await no_room_for(bot.store, "user_id", "result_seats")
+    asked = question(bot, await bot.command(ANN, "forget-me"))
+    ix = await bot.click(ANN, asked, ForgetButton.id_for(ANN.id, True))
+    assert any("you left the lobbies, matches and tournaments" in t for t in bot.said(ix))
+    assert "Entrants (2): Bob, Eve" in bot.message(board).text()
+    await make_room(bot.store)
+    await bot.click(ANN, bot.message(asked), ForgetButton.id_for(ANN.id, True))
+    assert "what the bot kept about you is deleted" in bot.message(asked).text()
+    assert "Entrants (2): Bob, Eve" in bot.message(board).text()
