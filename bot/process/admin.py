@@ -30,7 +30,7 @@ from bot.process.settings import ConfigProblem, check_db_path, env_file_named, r
 from bot.storage.choice import is_database_url, open_storage, shown
 from bot.storage.core.history import INT_MAX
 from bot.storage.interface import Storage
-from bot.storage.records import DamagedResults
+from bot.storage.records import CannotSave, DamagedResults
 from i18n import msg, translate
 
 
@@ -276,6 +276,10 @@ def main(argv: list[str] | None = None) -> int:
     except DamagedResults as exc:
         print(translate(msg("ratings.admin.damaged", count=len(exc.table_ids), db=shown(where),
                             tables=", ".join(map(str, exc.table_ids)))), file=sys.stderr)
+        return 1
+    except CannotSave as exc:  # full, failing or gone: the same command again finishes it
+        print(translate(msg("admin.cannot_save", db=shown(where), error=str(exc))),
+              file=sys.stderr)
         return 1
     if count:
         print(translate(msg("ratings.admin.done", count=count, db=shown(where))))

@@ -270,3 +270,35 @@ async def test_a_move_from_a_file_it_may_not_write_is_one_line(tmp_path: Path) -
         f"Nothing was copied: {folder / 'karak.sqlite3'} (--from) cannot be written by the user "
         "this command runs as (it is brought to this bot's schema before the copy): run the "
         "command as the bot's user, on a writable copy of the file.\n"), done
+
+
+@pytest.mark.parametrize("command", [["forget", "--user", str(ANN.id)],
+                                     ["ratings", "--recompute"]])
+async def test_a_database_that_cannot_save_is_one_line_saying_to_run_it_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        command: list[str]) -> None:
+    """``forget`` and ``ratings --recompute`` whose write the database refuses (a full or
+    failing disk) say so in one line, and that the same command finishes the job once there
+    is room, with exit status 1: no traceback."""
+    from bot.game.people import People
+    from bot.game.standings import Standings
+    from bot.storage.records import CannotSave
+
+    db = tmp_path / "karak.sqlite3"
+    store = await Store.open(db)
+    await store.close()
+
+    async def refused(*args: object, **kwargs: object) -> object:
+        raise CannotSave("database or disk is full")
+
+    monkeypatch.setattr(People, "forget", refused)
+    monkeypatch.setattr(Standings, "recompute", refused)
+    env = tmp_path / "bot.env"
+    env.write_text(f"KARAK_DB={db}\n", encoding="utf-8")
+    monkeypatch.delenv("KARAK_DB", raising=False)
+    assert await asyncio.to_thread(main, ["--env-file", str(env), *command]) == 1
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == (
+        f"The database {db} could not save the change (database or disk is full). Free space "
+        "on its disk (or bring the database back) and run the same command again: it "
+        "finishes what this one could not.\n")
