@@ -145,8 +145,6 @@ class TournamentDesk:
         self.sights = sights
         self.ours = ours
         self.direct = direct
-        #: tournament -> held while its sign-up message is posted anew (one post at a time)
-        self._reposting: dict[int, asyncio.Lock] = {}
         #: (tournament, round) whose host was told a match of it was refused its table
         self._withheld: set[tuple[int, int]] = set()
         #: A lock per tournament whose sign-up message is being drawn, while anyone holds it.
@@ -393,8 +391,9 @@ class TournamentDesk:
         Discord no longer lets the bot edit (a sign-up open for more than an hour takes only a
         few edits an hour, JSON error 30046: those who join later would find their click
         failed and the list without them), and delete ``old``; when another click posted it
-        anew meanwhile, that message is redrawn instead."""
-        async with self._reposting.setdefault(tournament, asyncio.Lock()):
+        anew meanwhile, that message is redrawn instead. Posted under the lock its draws hold,
+        so one post is made and no draw lands on the message being replaced."""
+        async with self._drawing(tournament):
             try:
                 record = await self.service.store.tournament(tournament)
             except DamagedTournament:  # nothing of it can be read (named in a log)
@@ -402,31 +401,40 @@ class TournamentDesk:
             if record is None:
                 return
             if record.signup_message_id not in (old, None):
-                await self._signup_edit(record)
-                return
-            view = await self.service.tournaments.view(tournament)
-            client = self.messages.client
-            channel = client.get_partial_messageable(record.channel_id,
-                                                     guild_id=record.guild_id)
-            log.info("the sign-up message of tournament %s is too old to edit; posting it "
-                     "again", tournament)
-            try:
-                await self.messages.pace.request(record.channel_id)
-                sent = await channel.send(view=signup_view(view), allowed_mentions=NO_MENTIONS)
-            except UNDELIVERED as exc:
-                log.warning("could not post the sign-up message of tournament %s again (%s)",
-                            tournament, why(exc))
-                return
-            await noted(self.service.store.set_tournament_messages(
-                tournament, signup_message_id=sent.id),
-                f"tournament {tournament}: its sign-up message")
-            try:
-                await self.messages.pace.request(record.channel_id)
-                await unarchived(client, record.channel_id,
-                                 channel.get_partial_message(old).delete)
-            except UNDELIVERED as exc:
-                log.info("could not delete the old sign-up message of tournament %s (%s)",
-                         tournament, why(exc))
+                reposted = record
+            else:
+                reposted = None
+                await self._post_signup_anew(record, old)
+        if reposted is not None:  # another click posted it anew meanwhile: redrawn, lock let go
+            await self._signup_edit(reposted)
+
+    async def _post_signup_anew(self, record: TournamentRecord, old: int) -> None:
+        """Post the sign-up message of tournament ``record`` anew, note its id and delete the
+        message ``old`` it replaces (under :meth:`_drawing`'s lock)."""
+        tournament = record.id
+        view = await self.service.tournaments.view(tournament)
+        client = self.messages.client
+        channel = client.get_partial_messageable(record.channel_id,
+                                                 guild_id=record.guild_id)
+        log.info("the sign-up message of tournament %s is too old to edit; posting it "
+                 "again", tournament)
+        try:
+            await self.messages.pace.request(record.channel_id)
+            sent = await channel.send(view=signup_view(view), allowed_mentions=NO_MENTIONS)
+        except UNDELIVERED as exc:
+            log.warning("could not post the sign-up message of tournament %s again (%s)",
+                        tournament, why(exc))
+            return
+        await noted(self.service.store.set_tournament_messages(
+            tournament, signup_message_id=sent.id),
+            f"tournament {tournament}: its sign-up message")
+        try:
+            await self.messages.pace.request(record.channel_id)
+            await unarchived(client, record.channel_id,
+                             channel.get_partial_message(old).delete)
+        except UNDELIVERED as exc:
+            log.info("could not delete the old sign-up message of tournament %s (%s)",
+                     tournament, why(exc))
 
     async def resume(self) -> None:
         """On start: the sign-up message of each tournament under way or cancelled on this
