@@ -694,26 +694,22 @@ class Messages:
         now = self.current(record)
         if now.guild_id is None:  # the person's own direct messages, closed to the bot
             told = msg("bot.done.start_dms_closed", table=record.id)
-            self.tasks.spawn(self._telling(record, tell, told), f"withheld-{record.id}")
-            return
-        where = self.threads.where(now)
-        in_thread = (where != now.channel_id
-                     or getattr(self.client.get_channel(where), "type", None) in THREAD_TYPES)
-        needed = [("send_messages_in_threads" if p == "send_messages" and in_thread else p)
-                  for p in NEEDED]
-        told = msg("bot.done.start_withheld", table=record.id, channel=f"<#{where}>",
-                   needed=permission_names(needed))
-        self.tasks.spawn(self._telling(record, tell, told), f"withheld-{record.id}")
+        else:
+            where = self.threads.where(now)
+            in_thread = (where != now.channel_id or getattr(
+                self.client.get_channel(where), "type", None) in THREAD_TYPES)
+            needed = [("send_messages_in_threads" if p == "send_messages" and in_thread else p)
+                      for p in NEEDED]
+            told = msg("bot.done.start_withheld", table=record.id, channel=f"<#{where}>",
+                       needed=permission_names(needed))
 
-    @staticmethod
-    async def _telling(record: TableRecord, tell: Callable[[Msg], Awaitable[object]],
-                       told: Msg) -> None:
-        """Tell whoever started ``record``'s game ``told`` (why its table was refused)."""
-        try:
-            await tell(told)
-        except UNDELIVERED as exc:
-            log.warning("could not tell who started table %s that its table was refused "
-                        "(%s)", record.id, why(exc))
+        async def telling() -> None:
+            try:
+                await tell(told)
+            except UNDELIVERED as exc:
+                log.warning("could not tell who started table %s that its table was refused "
+                            "(%s)", record.id, why(exc))
+        self.tasks.spawn(telling(), f"withheld-{record.id}")
 
     def mark_dirty(self, table: int) -> None:
         """Ask for the table message to be refreshed soon, from the table read once."""
