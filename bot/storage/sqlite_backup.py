@@ -131,13 +131,7 @@ def foreign(path: Path) -> bool:
     no schema version of this bot (which the bot, opening it, would migrate from 0, adding its
     tables beside them). Read only; False when it cannot be read (the bot's opening says
     why)."""
-    try:
-        with contextlib.closing(_connect_read_only(path)) as db:
-            tables = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table'").fetchone()
-            version = int(db.execute("PRAGMA user_version").fetchone()[0])
-    except sqlite3.Error:
-        return False
-    return tables is not None and version < 1
+    return isinstance(start_refusal(path), ForeignDatabase)
 
 
 def start_refusal(path: Path) -> NotADatabase | ForeignDatabase | SchemaTooNew | None:
