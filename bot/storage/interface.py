@@ -275,10 +275,6 @@ class TournamentStorage(Protocol):
     async def cancel_tournament(self, tournament_id: int) -> bool:
         """Close a tournament still taking sign-ups; False when it is not."""
 
-    async def relocalise_tournaments(self, guild_id: int, locale: str) -> list[int]:
-        """Set the language of a server's tournaments taking sign-ups or under way; the ids
-        of those whose language changed."""
-
     async def cancel_tournaments_in(self, channel_id: int) -> list[int]:
         """Cancel every tournament held in the channel, taking sign-ups or under way (the
         channel was deleted); the ids of those cancelled now."""
@@ -468,9 +464,6 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
         out, named once in a warning)."""
 
     # hints
-    async def set_hints(self, table_id: int, hints: bool) -> None:
-        """Allow (or not) hints at the table (a table that never chose: not decided yet)."""
-
     async def stored_hint(self, table_id: int, version: int, user_id: int) -> bytes | None:
         """The hint (as data) ``user_id`` was given at ``version`` of the table, or None;
         ValueError when it is kept damaged."""
@@ -493,9 +486,6 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
 
     async def guild_locale(self, guild_id: int | None) -> str | None:
         """The language a server forced for its tables, or None."""
-
-    async def set_guild_locale(self, guild_id: int, locale: str | None) -> None:
-        """Force (or with None, stop forcing) a server's language."""
 
     async def active_in_guild(self, guild_id: int) -> list[int]:
         """Ids of a server's lobbies and running tables (oldest first)."""

@@ -191,11 +191,9 @@ async def finished_match(store: Store, game: Game, *, upto: int | None = None,
                                       "channel_id": channel, "host_id": host.id, "seats": seats,
                                       "abilities": False, "timer": 0,
                                       "seed": game.final.config.seed, **settings})
-    if hints is not None:
-        await store.set_hints(rec.id, hints)
     if leases is not None:
         assert await leases.holding(rec.id)
-    await store.start_game(rec.id, seats, game.states[start], None)
+    await store.start_game(rec.id, seats, game.states[start], None, hints=hints)
     last = len(game.moves) if upto is None else upto
     for index in range(start, last):
         await store.apply(rec.id, index, game.states[index + 1], game.log_row(index),

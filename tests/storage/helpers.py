@@ -124,13 +124,13 @@ def taking_back(seed: int, heroes: tuple[str, ...] = ("horan", "taia", "argentus
 
 async def started(store: Storage, state: GameState, channel: int = 1,
                   seats: Sequence[SeatInfo] = SEATS, guild: int | None = GUILD,
-                  host: int = ANN) -> TableRecord:
+                  host: int = ANN, hints: bool | None = None) -> TableRecord:
     """A table in ``channel`` hosted by ``host`` whose game is ``state`` (a lobby started at
-    that position)."""
+    that position; ``hints``: whether its start allowed hints, None: left undecided)."""
     rec = await store.create_table(guild_id=guild, place_key=Place.of(guild, host).key,
                                    channel_id=channel, host_id=host, seats=seats,
                                    abilities=False, timer=0, seed=state.config.seed)
-    await store.start_game(rec.id, seats, state, None)
+    await store.start_game(rec.id, seats, state, None, hints=hints)
     found = await store.get(rec.id)
     assert found is not None
     return found

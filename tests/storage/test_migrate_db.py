@@ -50,8 +50,7 @@ async def test_a_bot_moves_to_postgresql_and_its_matches_go_on(
     lobby = await old.create_table(guild_id=GUILD, place_key=Place.server(GUILD).key,
                                    channel_id=3, host_id=SEATS[0].user or 0,
                                    seats=SEATS[:1], abilities=True, timer=60, seed=7)
-    await old.set_guild_settings(GUILD, ServerDefaults(True, 120, "hard"))
-    await old.set_guild_locale(GUILD, "cs")
+    await old.relocalise_guild(GUILD, ServerDefaults(True, 120, "hard"), "cs", "cs")
     await old.set_meta("synced", "abc")
     cup = await old.create_tournament(
         guild_id=GUILD, place_key=Place.server(GUILD).key, channel_id=5, host_id=1,

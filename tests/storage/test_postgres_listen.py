@@ -73,7 +73,7 @@ async def test_every_table_write_of_another_process_is_heard(
         await other.update_lobby(rec.id, SEATS)
         await other.start_game(rec.id, SEATS, game.states[0], None)
         await other.apply(rec.id, 0, game.states[1], by_person(game.log_row(0)))
-        await other.set_hints(rec.id, True)
+        await other.set_message(rec.id, message_id=10)
         await other.relocalise(rec.id, "fr")
         assert [await heard.next() for _ in range(5)] == [rec.id] * 5
         with pytest.raises(StaleVersion):  # rolled back: nothing is told
@@ -150,7 +150,7 @@ async def test_a_listening_connection_that_no_longer_answers_is_made_again(
                                         channel_id=1, host_id=1, seats=SEATS,
                                         abilities=False, timer=0, seed=1)
     assert await pair.mine.claim(rec.id, "mine", 15.0)
-    await pair.other.set_hints(rec.id, True)
+    await pair.other.set_message(rec.id, message_id=10)
     assert await pair.heard.next() == rec.id
 
 
@@ -162,12 +162,12 @@ async def test_a_write_by_the_lease_holder_wakes_no_one(pair: Pair) -> None:
     game = played(1)
     await pair.other.apply(rec.id, 0, game.states[1], game.log_row(0))
     assert await pair.mine.claim(rec.id, "mine", 15.0) is False  # held by other
-    await pair.other.set_hints(rec.id, True)
+    await pair.other.set_message(rec.id, message_id=10)
     assert await pair.mine.claim(rec.id, "other", 15.0)  # the holder's name, another process
-    await pair.other.set_hints(rec.id, False)  # of the same owner: nothing to tell
+    await pair.other.set_message(rec.id, message_id=11)  # of the same owner: nothing to tell
     marker = await started(pair.other, played(1).states[0], channel=2)
     assert await pair.mine.claim(marker.id, "mine", 15.0)
-    await pair.other.set_hints(marker.id, True)  # a table mine holds: told, and first
+    await pair.other.set_message(marker.id, message_id=12)  # a table mine holds: told, and first
     assert await pair.heard.next() == marker.id  # (notifications come in commit order)
     assert pair.heard.nothing_more()
 
@@ -201,8 +201,8 @@ async def test_a_table_taken_home_is_told_to_the_process_that_held_it(pair: Pair
     assert await pair.other.home("other", Shards(2, (1,)), 15.0) == [shard_one.id]
     assert await pair.heard.next() == shard_one.id
     assert await pair.other.home("other", Shards(2, (1,)), 15.0) == []  # home already
-    await pair.other.set_hints(shard_zero.id, True)  # a table mine holds still: told, and
-    assert await pair.heard.next() == shard_zero.id  # first (notifications in commit order)
+    await pair.other.set_message(shard_zero.id, message_id=10)  # a table mine holds still:
+    assert await pair.heard.next() == shard_zero.id  # told, and first (in commit order)
     assert pair.heard.nothing_more()
 
 

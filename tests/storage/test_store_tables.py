@@ -221,14 +221,14 @@ async def test_a_damaged_column_only_hurts_its_table(
 async def test_servers_settings_and_the_bots_metadata(backend: Backend, store: Storage) -> None:
     assert await store.guild_settings(GUILD) is None and await store.guild_settings(None) is None
     with pytest.raises(StorageError):
-        await store.set_guild_locale(GUILD, "cs")  # no settings row to change yet
+        await store.relocalise_guild(GUILD, None, "cs", "cs")  # no settings row to change yet
     await store.set_guild_settings(GUILD, ServerDefaults(False, 60, "hard"))
-    await store.set_guild_locale(GUILD, "fr")
+    await store.relocalise_guild(GUILD, None, "fr", "fr")
     assert await store.guild_locale(GUILD) == "fr" and await store.guild_locale(None) is None
     await store.set_guild_settings(GUILD, ServerDefaults(True, 0, "easy"))
     assert await store.guild_settings(GUILD) == ServerDefaults(True, 0, "easy")
     assert await store.guild_locale(GUILD) == "fr"  # the language stays
-    await store.set_guild_locale(GUILD, None)
+    await store.relocalise_guild(GUILD, None, None, "en")
     assert await store.guild_locale(GUILD) is None
     await backend.damage_settings(store, GUILD, ai_level="godlike")
     assert await store.guild_settings(GUILD) == ServerDefaults(True, 0, "normal")

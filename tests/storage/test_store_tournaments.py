@@ -13,7 +13,7 @@ import pytest
 from bot.game.service import GameService
 from bot.storage.core.db import Db, Row
 from bot.storage.interface import Storage
-from bot.storage.records import NewTournamentTable, SeatInfo, TournamentRecord
+from bot.storage.records import NewTournamentTable, SeatInfo, ServerDefaults, TournamentRecord
 from storage.backends import Backend
 from storage.helpers import ANN, BOB, PLACE, Clock, new_tournament, played
 
@@ -164,11 +164,13 @@ async def test_a_servers_language_moves_its_tournaments_under_way_only(
     elsewhere = await new_tournament(store, name="Far Cup", guild_id=10)
     for user in (ANN, BOB):
         assert await store.enter(running.id, user, str(user), 1000)
-    assert await store.seat_tournament_round(running.id, 0, 11, None, _tables((ANN, BOB)),
-                                             None) is not None
+    match = await store.seat_tournament_round(running.id, 0, 11, None, _tables((ANN, BOB)),
+                                              None)
+    assert match is not None
     assert await store.cancel_tournament(done.id)
-    assert await store.relocalise_tournaments(9, "fr") == sorted([signup.id, running.id])
-    assert await store.relocalise_tournaments(9, "fr") == []  # already in French
+    assert await store.relocalise_guild(9, ServerDefaults(), "fr", "fr") == (
+        match, sorted([signup.id, running.id]))  # the round's match with its tournament
+    assert await store.relocalise_guild(9, None, "fr", "fr") == ([], [])  # already in French
     locales = {cup.id: (await fresh.tournament(cup.id)) for cup in (signup, running, done,
                                                                      elsewhere)}
     assert {k: v.locale for k, v in locales.items() if v is not None} == {

@@ -109,7 +109,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
         assert await store.hints_used(3) == {0: 1}
         assert await store.guild_settings(GUILD) == ServerDefaults(True, 300, "normal", True)
         assert await store.guild_locale(GUILD) is None
-        await store.set_guild_locale(GUILD, "fr")
+        await store.relocalise_guild(GUILD, None, "fr", "fr")
         assert await store.guild_locale(GUILD) == "fr"
         assert await store.get_meta("announced:1") == "1"
         assert await store.matches(PLACE, ANN) == expected  # a person's matches, and rematches

@@ -1,7 +1,8 @@
-"""The hints: whether a table allows them, and the hints given, one row per person and decision
-(the table's version) holding the hint as the bytes the game service handed over, so a second
-click on the same decision gets the same hint back, even after a restart (of two given at once,
-the first one kept), and the end of a match tells how many hints each seat used."""
+"""The hints given (whether a table allows them is written with the table, or with its start),
+one row per person and decision (the table's version) holding the hint as the bytes the game
+service handed over, so a second click on the same decision gets the same hint back, even after
+a restart (of two given at once, the first one kept), and the end of a match tells how many
+hints each seat used."""
 
 from __future__ import annotations
 
@@ -18,11 +19,6 @@ def _data(value: object) -> bytes:
 
 class HintRows(Base):
     """The hints part of the store."""
-
-    async def set_hints(self, table_id: int, hints: bool) -> None:
-        """Allow (or not) hints at the table."""
-        async with self._table_tx(table_id) as db:
-            await db.execute("UPDATE tables SET hints = ? WHERE id = ?", hints, table_id)
 
     async def stored_hint(self, table_id: int, version: int, user_id: int) -> bytes | None:
         """The hint ``user_id`` was given at ``version`` of the table, or None; ValueError when

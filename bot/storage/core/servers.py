@@ -6,7 +6,7 @@ from __future__ import annotations
 from bot.storage.core.base import Base
 from bot.storage.core.db import Db
 from bot.storage.core.rows import as_int, read_defaults
-from bot.storage.records import ServerDefaults, StorageError
+from bot.storage.records import ServerDefaults
 from i18n import LOCALES
 
 
@@ -50,14 +50,6 @@ class ServerQueries(Base):
                                         guild_id)
         value = None if row is None else row[0]
         return value if isinstance(value, str) and value in LOCALES else None
-
-    async def set_guild_locale(self, guild_id: int, locale: str | None) -> None:
-        """Force the language of a server's tables (None: follow Discord's language again).
-        Its settings row must exist: store its defaults with :meth:`set_guild_settings` first."""
-        async with self._tx() as db:
-            if await db.execute("UPDATE settings SET locale = ? WHERE guild_id = ?",
-                                locale, guild_id) != 1:
-                raise StorageError(f"server {guild_id} has no settings yet")
 
     async def active_in_guild(self, guild_id: int) -> list[int]:
         """Ids of a server's lobbies and running tables (oldest first)."""

@@ -378,16 +378,6 @@ class TournamentQueries(Base):
                 "UPDATE tournaments SET status = 'cancelled', updated_at = ? WHERE id = ? AND "
                 "status = 'signup'", self.clock(), tournament_id) == 1
 
-    async def relocalise_tournaments(self, guild_id: int, locale: str) -> list[int]:
-        """Set the language of a server's tournaments taking sign-ups or under way (the rounds
-        seated from now on speak it); the ids of those whose language changed."""
-        async with self._tx() as db:
-            rows = await db.fetch(
-                "UPDATE tournaments SET locale = ?, updated_at = ? WHERE guild_id = ? AND "
-                "status IN ('signup', 'running') AND locale != ? RETURNING id",
-                locale, self.clock(), guild_id, locale)
-        return sorted(as_int(r[0], "id") for r in rows)
-
     async def cancel_tournaments_in(self, channel_id: int) -> list[int]:
         """Cancel every tournament held in channel ``channel_id`` (taking sign-ups or under
         way: its channel was deleted); the ids of those cancelled now."""
