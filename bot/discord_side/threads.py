@@ -2,9 +2,10 @@
 the channel (who plays, then how it ended, with the thread's link), whether the bot may create
 threads where a table is opened, and taking an archived thread out of the archive;
 :class:`MatchThreads` opens a starting match's thread, writes the channel's line, links a
-rematch from the old match's thread, knows where each table's messages go, and tells when a
-request found a table's thread or channel deleted, its thread locked, or its server's channels
-out of reach (while the bot was away, it heard no deletion, lock or removal).
+rematch from the old match's thread, knows where each table's messages go, closes the tables
+of a thread or channel a request found deleted (or of a thread found locked), knowing which are
+being closed meanwhile, and tells when a server's channels were out of reach (while the bot was
+away, it heard no deletion, lock or removal).
 
 A table opened with threads on (:attr:`~bot.storage.records.TableRecord.threaded`) keeps its
 lobby message in the channel; at Start the match moves to a public thread created from that
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -202,20 +203,23 @@ class MatchThreads:
     thread, the channel's line of a match played in one, and the link to a rematch."""
 
     def __init__(self, client: discord.Client, service: GameService, pace: ChannelPace,
-                 feeds: Feeds, gone: Callable[[int, int | None, str], None] | None = None,
+                 feeds: Feeds, gone: Callable[[int, int | None, str],
+                                              Coroutine[Any, Any, None]] | None = None,
                  left: Callable[[int], None] | None = None) -> None:
         self.client = client
         self.service = service
         self.pace = pace
         self.feeds = feeds
-        #: told the id of a channel or thread a request found deleted, or of a thread found
-        #: locked (its tables then end as when the deletion or the lock is heard), for a
-        #: table's thread the channel it belongs to, and how it ended ("deleted", "locked")
+        #: closes the tables of a channel or thread a request found deleted, or of a thread
+        #: found locked, as when the deletion or the lock is heard (run in the background:
+        #: told the channel's id, for a table's thread the channel it belongs to, and how it
+        #: ended, "deleted" or "locked")
         self.gone = gone
         #: told the id of a server one of whose tables' channels answered Missing Access (the
         #: bot may have been removed from it while it was stopped)
         self.left = left
         self._threads: dict[int, int] = {}  # table -> the thread its match moved to
+        self._closing: set[int] = set()  # threads and channels whose tables are being closed
 
     def where(self, record: TableRecord) -> int:
         """Where the table's messages go: its thread (also one opened since ``record`` was
@@ -233,33 +237,49 @@ class MatchThreads:
         of the archive when Discord refuses it there (:func:`unarchived`)."""
         return await unarchived(self.client, self.where(record), act, self.locked)
 
+    def settling(self, record: TableRecord) -> bool:
+        """Whether ``record``'s messages are being brought up to date (its feed has work:
+        after a restart, the first request to its thread or channel may find it deleted), or
+        its thread or channel was found gone (or its thread locked) and its tables are being
+        closed."""
+        return self.feeds.busy(record.id) or bool({record.where, record.channel_id}
+                                                  & self._closing)
+
+    def _close(self, channel_id: int, parent: int | None, ending: str) -> None:
+        """Close the tables of channel (or thread) ``channel_id`` with :attr:`gone`, in the
+        background; the channel counts as :meth:`settling` until that is done."""
+        if self.gone is None:
+            return
+        self._closing.add(channel_id)
+        task = self.feeds.tasks.spawn(self.gone(channel_id, parent, ending),
+                                      f"channel-{ending}-{channel_id}")
+        task.add_done_callback(lambda _: self._closing.discard(channel_id))
+
     def locked(self, thread_id: int) -> None:
         """A request found thread ``thread_id`` locked by a moderator (while the bot was
-        away, it heard no lock): :attr:`gone` is told, its tables end as on a lock heard."""
-        if self.gone is not None:
-            self.gone(thread_id, None, "locked")
+        away, it heard no lock): its tables end as on a lock heard (:attr:`gone`)."""
+        self._close(thread_id, None, "locked")
 
     def lost(self, record: TableRecord, exc: discord.HTTPException) -> None:
         """A request for the table's messages failed with ``exc``: when Discord says where
         they go (the table's thread, else its channel) no longer exists (deleted while the bot
-        was away, so no deletion was heard), :attr:`gone` is told; when it says the bot may
-        not reach it, :attr:`left` may be (:meth:`vanished`)."""
+        was away, so no deletion was heard), its tables end (:attr:`gone`); when it says the
+        bot may not reach it, :attr:`left` may be told (:meth:`vanished`)."""
         self.vanished(self.where(record), exc, record.channel_id, record.guild_id)
 
     def vanished(self, channel_id: int, exc: discord.HTTPException,
                  parent: int | None = None, guild_id: int | None = None) -> bool:
         """A request to channel (or thread) ``channel_id`` failed with ``exc``: True when
-        Discord says it no longer exists, and then :attr:`gone` is told (with ``parent``, the
-        channel a table's thread belongs to, which may be gone as well). When Discord answers
-        Missing Access for a channel of server ``guild_id``, :attr:`left` is told the server
-        (which closes its tables when the bot is in it no more)."""
+        Discord says it no longer exists, and then its tables end (:attr:`gone`, told
+        ``parent``, the channel a table's thread belongs to, which may be gone as well). When
+        Discord answers Missing Access for a channel of server ``guild_id``, :attr:`left` is
+        told the server (which closes its tables when the bot is in it no more)."""
         if exc.code == MISSING_ACCESS and guild_id is not None and self.left is not None:
             self.left(guild_id)
         if exc.code != UNKNOWN_CHANNEL:
             return False
         log.info("channel %s is gone", channel_id)
-        if self.gone is not None:
-            self.gone(channel_id, None if parent == channel_id else parent, "deleted")
+        self._close(channel_id, None if parent == channel_id else parent, "deleted")
         return True
 
     async def _tournament(self, record: TableRecord) -> tuple[str, int] | None:

@@ -97,22 +97,12 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
         channel_pace = pace or process_pace(part)
         feeds = Feeds(tasks, channel_pace, service.clock)
 
-        closing: set[int] = set()  # threads and channels whose tables are being closed
-
-        def channel_gone(channel: int, parent: int | None, ending: str) -> None:
+        async def channel_gone(channel: int, parent: int | None, ending: str) -> None:
             """A request found a table's thread (of channel ``parent``) or channel deleted, or
             (``ending`` "locked") its thread locked: its tables end as when that is heard."""
             assert client.user is not None
-            closing.add(channel)
-            task = tasks.spawn(found_deleted(service, messages, scheduler, channel, parent,
-                                             client.user.id, ending),
-                               f"channel-{ending}-{channel}")
-            task.add_done_callback(lambda _: closing.discard(channel))
-
-        def settling(record: TableRecord) -> bool:
-            """Whether ``record``'s messages are being brought up to date (its feed has work),
-            or its thread or channel was found gone and its tables are being closed."""
-            return feeds.busy(record.id) or bool({record.where, record.channel_id} & closing)
+            await found_deleted(service, messages, scheduler, channel, parent, client.user.id,
+                                ending)
 
         looking: set[int] = set()  # servers looked up now, or found to have removed the bot
 
@@ -153,7 +143,7 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
         sights = Sights(client, service)
         sights.install(client)
         reminders = Reminders(client, service, tasks, leases, max(REMINDER_POLL, timer_poll),
-                              settling=settling)
+                              settling=threads.settling)
         reminders.install(client)
         desk = TournamentDesk(service, messages, tasks, begin,
                               forget=lambda table: scheduler.forget(table), sights=sights,
