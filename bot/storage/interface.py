@@ -415,12 +415,6 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
         """Mark a table whose row cannot be read abandoned."""
 
     # results of finished games
-    async def results(self, place_key: str, limit: int = 20,
-                      before: int | None = None) -> list[TableResult | DamagedResult]:
-        """The results of the finished tables of a place (its key), newest table first: at
-        most ``limit``, of tables older than table ``before`` when given; a result stored but
-        damaged is a :class:`~bot.storage.records.DamagedResult` in its place."""
-
     async def result_of(self, table_id: int) -> TableResult | DamagedResult | None:
         """The result of a finished table, or None; a damaged one when stored but damaged."""
 
@@ -431,9 +425,12 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
                       before: int | None = None, after: int | None = None,
                       channels: Collection[int] | None = None
                       ) -> list[TableResult | DamagedResult]:
-        """Like :meth:`results`, of the tables where person ``user_id`` held a seat and made
-        a move when given, played in one of ``channels`` when given; ``after``: the ``limit``
-        tables just newer than table ``after`` (still listed newest first)."""
+        """The results of the finished tables of a place (its key), newest table first: at
+        most ``limit``, of tables older than table ``before`` when given, or the ``limit``
+        tables just newer than table ``after`` (still listed newest first); of the tables
+        where person ``user_id`` held a seat and made a move when given, played in one of
+        ``channels`` when given. A result stored but damaged is a
+        :class:`~bot.storage.records.DamagedResult` in its place."""
 
     async def tournament_matches(self, tournament_id: int, place_key: str,
                                  user_id: int | None = None, limit: int = 20,

@@ -31,7 +31,7 @@ async def everything(store: Storage, ids: list[int]) -> list[object]:
     """What a bot reads from ``store``: each table, its log and result, the settings and the
     metadata."""
     seen: list[object] = [await store.ids_with_status("lobby", "running", "finished"),
-                          await store.results(PLACE), await store.guild_settings(GUILD),
+                          await store.matches(PLACE), await store.guild_settings(GUILD),
                           await store.guild_locale(GUILD), await store.get_meta("synced")]
     for tid in ids:
         seen += [await store.get(tid), await store.action_log(tid), await store.result_of(tid)]

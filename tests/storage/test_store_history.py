@@ -105,7 +105,7 @@ async def test_a_damaged_result_hurts_only_its_own_match(
     theirs = await store.player_results(PLACE, BOB)
     assert sorted((r.table_id, isinstance(r, DamagedResult)) for r in theirs) == [
         (t, t == damaged) for t in ids]
-    assert [r.table_id for r in await store.results(PLACE)] == ids[::-1]
+    assert [r.table_id for r in await store.matches(PLACE)] == ids[::-1]
     ratings = await store.ratings(GUILD)
     with pytest.raises(DamagedResults) as refused:
         await store.recompute_ratings(rate_result)

@@ -74,8 +74,8 @@ async def test_the_upgrade_gives_each_match_its_place(backend: Backend, clock: C
         assert [r.place_key if r else None for r in places] == [
             PLACE, f"dm:{ANN}", f"dm:{BOB}", f"dm:{BOB}"]
         for key, ids in ((PLACE, [1]), (Place.dms(ANN).key, [2]), (Place.dms(BOB).key, [3])):
-            assert [r.table_id for r in await store.results(key)] == ids
-            assert all(r.place_key == key for r in await store.results(key))
+            assert [r.table_id for r in await store.matches(key)] == ids
+            assert all(r.place_key == key for r in await store.matches(key))
         assert [r.table_id for r in await store.matches(Place.dms(BOB).key, ANN)] == []
         won = int(game.final.winner == 0)
         for key, user in ((PLACE, ANN), (Place.dms(ANN).key, ANN), (Place.dms(BOB).key, BOB)):

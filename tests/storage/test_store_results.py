@@ -82,7 +82,7 @@ async def test_a_result_is_written_once(store: Storage) -> None:
     with pytest.raises(StaleVersion):  # the game is over: no move is applied again
         await store.apply(tid, len(game.moves) - 1, game.final, game.log_row(len(game.moves) - 1))
     assert await store.result_of(tid) == result
-    assert await store.results(PLACE) == [result]
+    assert await store.matches(PLACE) == [result]
 
 
 async def test_a_refused_result_refuses_the_move_that_ends_the_game(
@@ -109,7 +109,7 @@ async def test_only_finished_tables_have_results(store: Storage) -> None:
                                      abilities=False, timer=0, seed=1)
     for tid in (running.id, abandoned.id, lobby.id, 999, 2**70, -(2**70)):
         assert await store.result_of(tid) is None
-    assert await store.results(PLACE) == []
+    assert await store.matches(PLACE) == []
 
 
 async def test_a_servers_results_newest_first_page_by_page(store: Storage) -> None:
@@ -117,17 +117,17 @@ async def test_a_servers_results_newest_first_page_by_page(store: Storage) -> No
     theirs = await finished(store, 1, channel=10, guild=GUILD + 1)
     nowhere = await finished(store, 2, channel=11, guild=None)
     elsewhere = await finished(store, 3, channel=12, guild=None, host=BOB)
-    assert [r.table_id for r in await store.results(PLACE)] == ours[::-1]
-    assert [r.table_id for r in await store.results(PLACE, limit=2)] == ours[:0:-1]
-    assert [r.table_id for r in await store.results(PLACE, limit=2, before=ours[1])] == ours[:1]
-    assert await store.results(PLACE, before=ours[0]) == []
-    assert len(await store.results(PLACE, before=2**70)) == 3  # no SQLite integer: no bound
-    assert [r.table_id for r in await store.results(Place.server(GUILD + 1).key)] == [theirs]
+    assert [r.table_id for r in await store.matches(PLACE)] == ours[::-1]
+    assert [r.table_id for r in await store.matches(PLACE, limit=2)] == ours[:0:-1]
+    assert [r.table_id for r in await store.matches(PLACE, limit=2, before=ours[1])] == ours[:1]
+    assert await store.matches(PLACE, before=ours[0]) == []
+    assert len(await store.matches(PLACE, before=2**70)) == 3  # no SQLite integer: no bound
+    assert [r.table_id for r in await store.matches(Place.server(GUILD + 1).key)] == [theirs]
     # outside any server, each person's direct messages are a place of their own
-    assert [r.table_id for r in await store.results(Place.dms(ANN).key)] == [nowhere]
-    assert [r.table_id for r in await store.results(Place.dms(BOB).key)] == [elsewhere]
+    assert [r.table_id for r in await store.matches(Place.dms(ANN).key)] == [nowhere]
+    assert [r.table_id for r in await store.matches(Place.dms(BOB).key)] == [elsewhere]
     found = await store.result_of(elsewhere)
     assert found is not None and found.place_key == f"dm:{BOB}"
-    every = await store.results(PLACE)
+    every = await store.matches(PLACE)
     assert every == [await store.result_of(tid) for tid in ours[::-1]]
     assert all(isinstance(r, TableResult) and len(r.seats) == 3 for r in every)

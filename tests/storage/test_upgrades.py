@@ -82,7 +82,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
                          3002.0, PLACE),
             table_result(1, GUILD, 101, CATALOGUE_5, read_back(SEATS, version), won.final,
                          3001.0, PLACE)]
-        assert await store.results(PLACE) == expected
+        assert await store.matches(PLACE) == expected
         assert expected[0].seats[1].handed_to_ai and expected[0].seats[1].kind == "person"
         assert await store.result_of(1) == expected[1]
         for tid in (3, 4, 5, 6):
@@ -125,7 +125,7 @@ async def test_every_earlier_database_is_upgraded_in_place(
         await store.close()
     again = await backend.open(clock)  # opened again: nothing written twice
     try:
-        assert await again.results(PLACE) == expected
+        assert await again.matches(PLACE) == expected
     finally:
         await again.close()
     assert len(await backend.read_rows("result_seats", ["table_id"])) == 6

@@ -113,16 +113,6 @@ class HistoryQueries(Base):
             "ORDER BY id DESC LIMIT ?", limit)
         return [as_int(r[0], "id") for r in rows]
 
-    async def results(self, place_key: str, limit: int = 20,
-                      before: int | None = None) -> list[TableResult | DamagedResult]:
-        """The results of the finished tables of a place (its key), newest table first: at
-        most ``limit``, of tables older than table ``before`` when given (a damaged one in its
-        place)."""
-        newest = INT_MAX if before is None else bounded(before - 1)
-        return await self._with_seats(await self._read.fetch(
-            f"SELECT {RESULT_COLUMNS} FROM results WHERE place_key = ? AND table_id <= ? "
-            "ORDER BY table_id DESC LIMIT ?", place_key, newest, limit))
-
     async def result_of(self, table_id: int) -> TableResult | DamagedResult | None:
         """The result of a finished table, or None (not finished, or no such table); a
         :class:`DamagedResult` when it is stored but cannot be read."""
