@@ -13,20 +13,26 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 from bot_helpers import Clock
+from discord import HTTPException
 from in_threads import ThreadPlayers, link, start_lobby, started, table_message
 from live_bot import GUILD, Call, LiveBot, component, offered, table_id
 from players import ADMIN, ANN, BOB, EVE, Players, TinyRenderer, finished_match, open_table
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
 
-from bot.discord_side.threads import line, thread_name
+from bot.discord_side.context import UNKNOWN_CHANNEL
+from bot.discord_side.feed import Feeds
+from bot.discord_side.pace import ChannelPace
+from bot.discord_side.threads import MatchThreads, line, thread_name
 from bot.discord_side.ui.custom_ids import ForgetButton, LobbyButton, RematchButton, ShareButton
 from bot.game.results import movers
 from bot.storage.records import SeatInfo
+from bot.supervision.tasks import Tasks
 from bot.workers.thinking import Thinking
 from engine import Undo, observe
 from engine.agents import make_agent
@@ -1039,3 +1045,35 @@ async def test_no_reminder_of_a_match_whose_thread_was_deleted_while_the_bot_was
                     and m.channel_id in (lb.dm(ANN).id, lb.dm(BOB).id)]
     finally:
         await again.stop()
+
+
+async def test_the_tables_of_a_thread_found_gone_settle_until_they_are_closed() -> None:
+    """A request finds a match's thread deleted, or a thread locked, while the bot was away:
+    the tables there count as settling (their reminders wait: they would point to what is
+    gone) until their own closing is done."""
+    tasks, pace = Tasks(), ChannelPace()
+    closed = {50: asyncio.Event(), 6: asyncio.Event()}
+    told: list[tuple[int, int | None, str]] = []
+
+    async def gone(channel: int, parent: int | None, ending: str) -> None:
+        told.append((channel, parent, ending))
+        await closed[channel].wait()
+
+    threads = MatchThreads(cast(Any, None), cast(Any, None), pace, Feeds(tasks, pace),
+                           gone=gone)
+    in_thread = cast(Any, SimpleNamespace(id=1, where=50, channel_id=5))
+    in_channel = cast(Any, SimpleNamespace(id=2, where=6, channel_id=6))
+    deleted = HTTPException(cast(Any, SimpleNamespace(status=404, reason="")),
+                            {"code": UNKNOWN_CHANNEL, "message": ""})
+    assert not threads.settling(in_thread) and not threads.settling(in_channel)
+    assert threads.vanished(50, deleted, parent=5)
+    threads.locked(6)
+    assert threads.settling(in_thread) and threads.settling(in_channel)
+    first = next(t for t in asyncio.all_tasks() if t.get_name() == "channel-deleted-50")
+    closed[50].set()
+    await first
+    assert not threads.settling(in_thread) and threads.settling(in_channel)
+    closed[6].set()
+    await tasks.idle()
+    assert not threads.settling(in_channel)
+    assert told == [(50, 5, "deleted"), (6, None, "locked")]
