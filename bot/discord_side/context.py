@@ -66,6 +66,12 @@ def pinging(user_id: int) -> discord.AllowedMentions:
                     replied_user=False)
 
 
+def posted_at(message_id: int) -> float:
+    """When the message ``message_id`` was posted (seconds since 1970, as ``time.time()``):
+    Discord's ids tell when they were made, to the millisecond."""
+    return discord.utils.snowflake_time(message_id).timestamp()
+
+
 def why(exc: BaseException) -> object:
     """What a log line says of a request that did not go through: Discord's HTTP status, or
     the connection's failure."""

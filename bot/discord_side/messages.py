@@ -40,6 +40,7 @@ from bot.discord_side.context import (
     noted,
     permission_names,
     pinging,
+    posted_at,
     why,
 )
 from bot.discord_side.feed import (
@@ -127,8 +128,6 @@ class Messages:
         #: its own, at the version this process showed or at a later one
         self.unsure = unsure
         self._message_ids: dict[int, int] = {}  # table -> its table message posted last
-        #: table -> its table message posted last from here, and when (the service's clock)
-        self._posted_at: dict[int, tuple[int, float]] = {}
         #: table -> its passing lines' messages, with the table as the latest was posted
         self._passing: dict[int, tuple[TableRecord, list[int]]] = {}
         #: table -> each mover told that the bot lacks these permissions where it is shown
@@ -285,7 +284,6 @@ class Messages:
         except discord.HTTPException as exc:
             self.threads.lost(record, exc)  # its thread, channel or server gone while away
             raise
-        self._posted_at[record.id] = (message.id, self.service.clock())
         self.shown.remember((record.id, None, record.locale), message, payload.keys,
                             record.version)
         await self._carried(record, message.id, pings)
@@ -397,11 +395,12 @@ class Messages:
         """Bring the table message up to date (with ``payload`` when it is drawn already),
         drawing its picture only when it changed; when Discord will not edit it any more (gone,
         too old, refused), post it afresh (unless ``repost`` is false; nor in a thread still
-        archived, which a moderator locked: its match ends). A message posted from here
-        :data:`FRESH_FOR` ago or longer (a slow match's turn played hours after it began) is
-        posted afresh at once, instead of running into Discord's few edits an hour of an old
-        message: pinging the person to play only when their turn's ping is owed (they are
-        usually the one playing); where the bot may no longer post, the message is edited."""
+        archived, which a moderator locked: its match ends). A message posted
+        :data:`FRESH_FOR` ago or longer (a slow match's turn played hours after it began; its id
+        tells when it was posted, before a restart too) is posted afresh at once, instead of
+        running into Discord's few edits an hour of an old message: pinging the person to play
+        only when their turn's ping is owed (they are usually the one playing); where the bot
+        may no longer post, the message is edited."""
         if record.message_id is None:
             if repost:
                 await self._afresh(record)
@@ -450,11 +449,9 @@ class Messages:
             return False
 
     def _aged(self, record: TableRecord) -> bool:
-        """Whether ``record``'s table message was posted from here :data:`FRESH_FOR` ago or
-        longer (False when it was posted elsewhere, or before a restart: not known)."""
-        posted = self._posted_at.get(record.id)
-        return (posted is not None and posted[0] == record.message_id
-                and self.service.clock() - posted[1] >= FRESH_FOR)
+        """Whether ``record``'s table message was posted :data:`FRESH_FOR` ago or longer."""
+        return (record.message_id is not None
+                and self.service.clock() - posted_at(record.message_id) >= FRESH_FOR)
 
     async def _afresh(self, record: TableRecord, ping: bool = True) -> None:
         """Post the table afresh for an edit that could not be made (``ping`` false: without
@@ -775,7 +772,6 @@ class Messages:
 
     def _drop(self, table: int, lines: bool = True) -> None:
         self._message_ids.pop(table, None)
-        self._posted_at.pop(table, None)
         self._starts.pop(table, None)
         self._start_turns.pop(table, None)
         self._withheld.pop(table, None)

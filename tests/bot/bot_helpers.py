@@ -12,8 +12,10 @@ from engine.agents.hint import Hint
 
 
 class Clock:
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
+    """The bot's time, moved by hand (seconds since 1970; ``start``: its first reading)."""
+
+    def __init__(self, start: float = 1_700_000_000.0) -> None:
+        self.now = start
 
     def __call__(self) -> float:
         return self.now

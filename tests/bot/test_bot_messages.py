@@ -3,11 +3,29 @@ afresh (and pings the person to play), and the old one is deleted: the channel k
 message per table (folded into a pointer only when Discord refuses the deletion)."""
 from __future__ import annotations
 
-from live_bot import Call, LiveBot
-from players import ANN, BOB, Players, open_table
+import time
+from pathlib import Path
 
+import pytest
+from bot_helpers import Clock
+from live_bot import Call, LiveBot
+from players import ANN, BOB, Players, TinyRenderer, open_table
+
+from bot.discord_side.context import posted_at
 from bot.discord_side.ui.custom_ids import HandButton
+from loopback import Loopback
 from loopback.permissions import SEND_MESSAGES
+
+
+@pytest.fixture
+def clock() -> Clock:
+    """The bot's clock, starting at the time Discord's new ids tell (as a real bot's does)."""
+    return Clock(start=float(int(time.time())))
+
+
+def test_a_message_id_tells_when_it_was_posted() -> None:
+    # the example of Discord's reference: 2016-04-30 11:18:25.796 UTC
+    assert posted_at(175928847299117063) == 1462015105.796
 
 
 async def test_a_table_message_too_old_to_edit_is_posted_afresh(bot: LiveBot,
@@ -113,3 +131,26 @@ async def test_a_slow_turn_s_table_is_edited_where_the_bot_may_no_longer_post(
     await bot.settle()
     assert not bot.message(first).deleted and bot.message(first).revision > revision
     assert (await bot.bot.service.tables.load(tid)).message_id == first.id
+
+
+async def test_a_slow_turn_after_a_restart_posts_its_hour_old_table_afresh(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """The bot restarts while a slow match waits on its turn; the turn is played the next day.
+    The table message's age is read from its id (Discord's ids tell when they were made), so
+    the new process posts the table afresh at the first move, rather than running into
+    Discord's few edits an hour of a message over an hour old."""
+    db = tmp_path / "k.db"
+    first_bot = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    tid = await open_table(first_bot, ANN, [BOB], timer=3 * 86400)
+    first = first_bot.last_table_message()
+    await first_bot.stop()
+    lb.clock.advance(20 * 3600)  # the turn is played the next day
+    clock.now += 20 * 3600
+    lb.rest_api.messages.old_message_edits = 0  # any edit of the old message is refused
+    bot = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    assert await Players(bot, tid, [ANN, BOB]).step()
+    await bot.settle()
+    assert not bot.lb.breaches
+    assert bot.message(first).deleted
+    assert (await bot.bot.service.tables.load(tid)).message_id == bot.last_table_message().id
+    await bot.stop()
