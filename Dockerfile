@@ -42,5 +42,5 @@ COPY bot ./bot
 USER 10001:10001
 VOLUME ["/data"]
 HEALTHCHECK --interval=60s --timeout=10s --start-period=120s --retries=3 \
-    CMD ["python", "-m", "bot.supervision.health"]
+    CMD ["python", "-m", "bot.process.health"]
 CMD ["python", "-m", "bot"]

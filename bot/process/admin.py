@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from bot.game.standings import Standings
-from bot.process.settings import ConfigProblem, check_db_path, env_file_named, read_env_file
+from bot.process.settings import ConfigProblem, check_db_path, env_file_named, setting
 from bot.storage.choice import is_database_url, open_storage, shown
 from bot.storage.core.history import INT_MAX
 from bot.storage.interface import Storage
@@ -43,10 +43,7 @@ def discord_id(number: int) -> bool:
 def database(env_file: Path | None) -> str:
     """The bot's database: ``KARAK_DB`` from the environment, else from ``env_file``, else the
     bot's default (a file, checked, or a PostgreSQL URL)."""
-    value = os.environ.get("KARAK_DB", "").strip()
-    if not value and env_file is not None:
-        value = read_env_file(env_file).get("KARAK_DB", "").strip()
-    where = value or "karak.sqlite3"
+    where = setting("KARAK_DB", env_file) or "karak.sqlite3"
     if not is_database_url(where):
         check_db_path(Path(where))
     return where

@@ -325,6 +325,16 @@ def read_env_file(path: Path) -> dict[str, str]:
     return {name: value or "" for name, value in values.items()}
 
 
+def setting(name: str, env_file: Path | None, environ: Mapping[str, str] | None = None) -> str:
+    """The value the bot takes for the setting ``name``: from the environment (``environ``,
+    when given, instead of it), else from ``env_file``; empty (values stripped) when unset in
+    both, an empty value counting as unset, as the bot's own reading does."""
+    value = (os.environ if environ is None else environ).get(name, "").strip()
+    if not value and env_file is not None:
+        value = read_env_file(env_file).get(name, "").strip()
+    return value
+
+
 def env_file_named(path: Path | None) -> Path:
     """The ``.env`` file to read: ``path`` as ``--env-file`` named it, which must be there
     (:class:`ConfigProblem` otherwise: a typo would read as an empty file), else ``.env`` in

@@ -1,21 +1,17 @@
-"""Container health check: ``python -m bot.supervision.health`` exits 0 while the bot's heartbeat
-is fresh and names no failing work.
+"""The bot's heartbeat file, and what it tells of the bot's health (the check itself, which reads
+the bot's settings, is :mod:`bot.process.health`).
 
 The running bot writes the heartbeat file (``KARAK_HEARTBEAT``) every few seconds while it is
 connected to Discord; a missing or stale file means the bot is down or cut off. The file holds
 one line for each background loop that keeps failing (``ai-12 failing: 7 failures in 64 s,
 last: CannotSave: database or disk is full``); any such line makes the bot unhealthy, and
-the check prints it (``docker inspect`` shows what the check printed). An unset or empty
-``KARAK_HEARTBEAT`` means the image's default file, :data:`DEFAULT_HEARTBEAT` (an ``.env`` line
-``KARAK_HEARTBEAT=`` must not send the check to look at the current folder).
+the check prints it.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
 
 MAX_AGE = 90.0
@@ -49,21 +45,3 @@ def write_heartbeat(path: Path, failing: list[str]) -> None:
     fresh.write_text("".join(f"{line}\n" for line in failing), encoding="utf-8")
     os.replace(fresh, path)
 
-
-def heartbeat_path(environ: Mapping[str, str] | None = None) -> Path:
-    """The heartbeat file the check reads: ``KARAK_HEARTBEAT``, or the default when unset or
-    empty."""
-    value = (os.environ if environ is None else environ).get("KARAK_HEARTBEAT", "").strip()
-    return Path(value) if value else DEFAULT_HEARTBEAT
-
-
-def main() -> int:
-    """Exit status 0 (healthy) or 1, printing what is wrong."""
-    found = problems(heartbeat_path())
-    for line in found:
-        print(line)
-    return 1 if found else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

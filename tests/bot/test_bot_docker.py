@@ -106,8 +106,9 @@ def image_environment() -> dict[str, str]:
 def test_container_heartbeat_is_the_file_the_health_check_reads(tmp_path: Path) -> None:
     """What the container sees when an admin copies .env.example to .env and fills in the
     token: the image's ENV, overridden by the env_file, overridden by compose's environment."""
+    from bot.process.health import heartbeat_path
     from bot.process.settings import load_settings, read_env_file
-    from bot.supervision.health import DEFAULT_HEARTBEAT, heartbeat_path
+    from bot.supervision.health import DEFAULT_HEARTBEAT
 
     env = image_environment()
     assert env["KARAK_HEARTBEAT"] == str(DEFAULT_HEARTBEAT)
@@ -117,16 +118,54 @@ def test_container_heartbeat_is_the_file_the_health_check_reads(tmp_path: Path) 
     env["KARAK_DB"] = str(tmp_path / "k.sqlite3")
     settings = load_settings(env, env_file=None)
     assert settings.heartbeat is not None, "the bot would never touch the heartbeat"
-    assert settings.heartbeat == heartbeat_path(env) == DEFAULT_HEARTBEAT
+    assert settings.heartbeat == heartbeat_path(env, env_file=None) == DEFAULT_HEARTBEAT
 
 
 def test_empty_heartbeat_setting_means_the_image_default() -> None:
-    from bot.supervision.health import DEFAULT_HEARTBEAT, heartbeat_path
+    from bot.process.health import heartbeat_path
+    from bot.supervision.health import DEFAULT_HEARTBEAT
 
-    assert heartbeat_path({"KARAK_HEARTBEAT": ""}) == DEFAULT_HEARTBEAT
-    assert heartbeat_path({"KARAK_HEARTBEAT": "  "}) == DEFAULT_HEARTBEAT
-    assert heartbeat_path({}) == DEFAULT_HEARTBEAT
-    assert heartbeat_path({"KARAK_HEARTBEAT": "/run/beat"}) == Path("/run/beat")
+    assert heartbeat_path({"KARAK_HEARTBEAT": ""}, env_file=None) == DEFAULT_HEARTBEAT
+    assert heartbeat_path({"KARAK_HEARTBEAT": "  "}, env_file=None) == DEFAULT_HEARTBEAT
+    assert heartbeat_path({}, env_file=None) == DEFAULT_HEARTBEAT
+    assert heartbeat_path({"KARAK_HEARTBEAT": "/run/beat"}, env_file=None) == Path("/run/beat")
+
+
+def test_the_health_check_reads_the_settings_the_bot_reads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Outside Docker the bot's settings may all be in ``.env`` (or the file ``--env-file``
+    names): the health check reads the heartbeat file the bot writes from there too, the
+    environment winning over the file as it does for the bot."""
+    from bot.process.health import main
+
+    monkeypatch.delenv("KARAK_HEARTBEAT", raising=False)
+    monkeypatch.chdir(tmp_path)
+    beat, other, env_beat = tmp_path / "beat", tmp_path / "other", tmp_path / "env-beat"
+    (tmp_path / ".env").write_text(f"DISCORD_TOKEN=x\nKARAK_HEARTBEAT={beat}\n")
+    (tmp_path / "prod.env").write_text(f"KARAK_HEARTBEAT='{other}'  # the second bot\n")
+    beat.touch()
+    assert main([]) == 0 and capsys.readouterr().out == ""
+    assert main(["--env-file", "prod.env"]) == 1
+    assert capsys.readouterr().out == f"no heartbeat file {other}\n"
+    other.touch()
+    assert main(["--env-file", "prod.env"]) == 0
+    monkeypatch.setenv("KARAK_HEARTBEAT", str(env_beat))
+    assert main([]) == 1 and capsys.readouterr().out == f"no heartbeat file {env_beat}\n"
+    monkeypatch.setenv("KARAK_HEARTBEAT", "")  # empty: unset, the file's value is read
+    assert main([]) == 0
+    assert main(["--env-file", "missing.env"]) == 1
+    assert "missing.env" in capsys.readouterr().out
+
+
+def test_the_image_s_health_check_is_the_bot_s() -> None:
+    """The Docker image's HEALTHCHECK runs the health check module, which exists."""
+    import importlib.util
+
+    check = next(v for k, v in stages()[-1] if k == "HEALTHCHECK")
+    module = re.search(r'"-m", "([\w.]+)"', check)
+    assert module is not None and module.group(1) == "bot.process.health"
+    assert importlib.util.find_spec(module.group(1)) is not None
 
 
 def test_health_check(tmp_path: Path) -> None:
