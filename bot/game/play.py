@@ -27,7 +27,7 @@ from bot.game.away import Said, since_last_move
 from bot.game.guard import question
 from bot.game.lessons import Lesson, lesson_now
 from bot.game.people import forgotten
-from bot.game.refusals import Ask, Illegal, NoTable, OutOfTurn, Refusal, Stale
+from bot.game.refusals import Ask, Damaged, Illegal, NoTable, OutOfTurn, Refusal, Stale
 from bot.game.results import finished_result
 from bot.game.seats import deadline, next_host, playing_seat, seat_label
 from bot.game.standings import rate_result
@@ -138,6 +138,17 @@ def refuse_elsewhere(record: TableRecord, channel_id: int | None,
     raise Illegal(msg("bot.error.other_channel"))
 
 
+def refuse_damaged_elsewhere(damaged: Damaged, table_id: int, channel_id: int | None,
+                             place_key: str | None = None, viewed: bool = True) -> None:
+    """Refuse as for no table (as :func:`refuse_elsewhere` does) a click on the damaged table
+    ``table_id`` made where it is not played: at another place than its own, or at any place
+    but its channel when its place cannot be read, or in a channel the clicker may not view.
+    Where it is played, ``damaged`` itself is the answer."""
+    if not viewed or (channel_id is not None and channel_id not in damaged.channels
+                      and place_key is not None and place_key != damaged.place_key):
+        raise NoTable(msg("bot.error.no_such_table", table=table_id))
+
+
 @dataclass
 class Play:
     """The moves of a running table (``thinking`` makes the AI seats' decisions, hard ones away
@@ -173,8 +184,8 @@ class Play:
         A move easy to regret (:func:`bot.game.guard.question`) raises :class:`Ask` unless the
         player answered that question (``sure``); a take-back is refused where the table does
         not allow it."""
-        async with self.tables.hold(table_id) as record:
-            refuse_elsewhere(record, channel_id, place_key, viewed)
+        async with self.tables.locked(table_id):
+            record = await self._here(table_id, channel_id, place_key, viewed)
             seat = playing_seat(record, user_id, hand_of)
             if version > record.version:  # versions only grow: no bot ever drew this one
                 raise Illegal(msg("bot.error.future_button"), record)
@@ -245,7 +256,21 @@ class Play:
         changes channel, and moves to its thread before its first message there, so this need
         not wait for the table's lock (the click is answered within Discord's 3 seconds even
         while the AI holds it)."""
-        refuse_elsewhere(await self.tables.load(table_id), channel_id, place_key, viewed)
+        await self._here(table_id, channel_id, place_key, viewed)
+
+    async def _here(self, table_id: int, channel_id: int | None, place_key: str | None,
+                    viewed: bool) -> TableRecord:
+        """Table ``table_id`` for a click made in channel ``channel_id`` of place ``place_key``
+        (``viewed``: by someone who may view it), refused as :func:`refuse_elsewhere` says; a
+        damaged table is told damaged only where it is played
+        (:func:`refuse_damaged_elsewhere`)."""
+        try:
+            record = await self.tables.load(table_id)
+        except Damaged as exc:
+            refuse_damaged_elsewhere(exc, table_id, channel_id, place_key, viewed)
+            raise
+        refuse_elsewhere(record, channel_id, place_key, viewed)
+        return record
 
     async def _apply(self, record: TableRecord, action: Action, seat: int, user_id: int | None,
                      by_ai: bool, seats: tuple[SeatInfo, ...], timed_out: bool = False,
@@ -527,4 +552,4 @@ def moved(record: TableRecord, state: GameState, seats: tuple[SeatInfo, ...],
 
 
 __all__ = ["ATTEMPTS", "MAX_AI_MOVES_PER_TURN", "MAX_TIMEOUTS", "Contended", "Outcome",
-           "Play", "refuse_elsewhere"]
+           "Play", "refuse_damaged_elsewhere", "refuse_elsewhere"]

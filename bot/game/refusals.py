@@ -21,7 +21,15 @@ class NoTable(Refusal):
 
 
 class Damaged(Refusal):
-    """The table's stored row is corrupt; nothing can be done with it but abandoning it."""
+    """The table's stored row is corrupt; nothing can be done with it but abandoning it.
+    ``place_key`` and ``channels`` are what could be read of where it is played (None, and
+    none, when even that is damaged)."""
+
+    def __init__(self, reason: Msg, place_key: str | None = None,
+                 channels: tuple[int, ...] = ()) -> None:
+        super().__init__(reason)
+        self.place_key = place_key
+        self.channels = channels
 
 
 class Stale(Refusal):

@@ -83,7 +83,8 @@ class Tables:
         try:
             record = await self.store.get(table_id)
         except CorruptTable as exc:
-            raise Damaged(msg("bot.error.damaged", table=exc.table_id)) from exc
+            raise Damaged(msg("bot.error.damaged", table=exc.table_id), place_key=exc.place_key,
+                          channels=exc.channels) from exc
         if record is None:
             raise NoTable(msg("bot.error.no_such_table", table=table_id))
         return record

@@ -87,12 +87,17 @@ class TableExists(StorageError):
 
 
 class CorruptTable(StorageError):
-    """A table whose stored row cannot be read; only this table is affected."""
+    """A table whose stored row cannot be read; only this table is affected. ``place_key``
+    and ``channels`` (its channel, and its thread's) are what could be read of where it is
+    played (None, and none, when even that is damaged)."""
 
-    def __init__(self, table_id: int, reason: str) -> None:
+    def __init__(self, table_id: int, reason: str, place_key: str | None = None,
+                 channels: tuple[int, ...] = ()) -> None:
         super().__init__(f"table {table_id} is damaged: {reason}")
         self.table_id = table_id
         self.reason = reason
+        self.place_key = place_key
+        self.channels = channels
 
 
 class DamagedResults(StorageError):

@@ -8,9 +8,12 @@ channel a member may not view is none to them, and a table's button forged at an
 is told no such table exists, as is a click in a channel the clicker may not view."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from live_bot import GUILD, LiveBot, table_id
 from players import ANN, BOB, EVE, finished_match, forged_message, open_table, raw_click
+from storage.backends import SqliteBackend
 from storage.helpers import played
 
 from bot.discord_side.ui.custom_ids import (
@@ -479,6 +482,30 @@ async def test_a_forged_click_on_another_places_table_is_told_no_such_table(
     assert after is not None and before is not None
     assert (after.version, after.seats) == (before.version, before.seats)
     assert await bot.store.rematch_of(done) is None
+
+
+@pytest.mark.parametrize("custom_id, kind", TABLE_CONTROLS)
+async def test_a_forged_click_on_another_places_damaged_table_is_told_no_such_table(
+        bot: LiveBot, tmp_path: Path, custom_id: str, kind: int) -> None:
+    """A table whose stored game is damaged is told damaged where it is played only: a button
+    of it forged on another server or in someone's direct messages gets the answer an id naming
+    no table gets, as for a table that is not damaged; so it does where even its place cannot
+    be read, but in its own channel."""
+    tid = await open_table(bot, ANN, [BOB])
+    other = bot.lb.create_guild("Elsewhere", guild_id=GUILD + 7)
+    elsewhere = bot.lb.create_channel(other, "games")
+    await bot.settle()
+    backend = SqliteBackend(tmp_path / "k.db")
+    cid = custom_id.format(t=tid)
+    for damage in ({"state": '{"broken"'}, {"place_key": ""}):
+        await backend.damage_table(bot.store, tid, **damage)
+        for where, clicker in ((elsewhere, EVE), (bot.lb.dm(EVE), EVE), (bot.lb.dm(BOB), BOB)):
+            told = await raw_click(bot, clicker, forged_message(bot, clicker, cid, kind,
+                                                                channel=where),
+                                   cid, kind, ["x"])
+            assert told == [f"Table #{tid} does not exist."], (cid, damage, where.id, told)
+        told = await raw_click(bot, BOB, forged_message(bot, BOB, cid, kind), cid, kind, ["x"])
+        assert len(told) == 1 and "is damaged in the database" in told[0], (cid, damage, told)
 
 
 async def test_a_click_in_a_channel_the_clicker_may_not_view_reaches_no_table(

@@ -60,10 +60,21 @@ def read_record(row: Row, states: StateCache | None = None) -> TableRecord:
         raise CorruptTable(-1, f"table id {tid!r}")
     try:
         return _read_record(values, states)
-    except CorruptTable:
-        raise
+    except CorruptTable as exc:
+        reason = exc.reason
     except (ValueError, TypeError, OverflowError) as exc:
-        raise CorruptTable(tid, str(exc) or type(exc).__name__) from None
+        reason = str(exc) or type(exc).__name__
+    raise CorruptTable(tid, reason, *_where(values)) from None
+
+
+def _where(values: tuple[object, ...]) -> tuple[str | None, tuple[int, ...]]:
+    """What can be read of where the table of a damaged row is played: its place (None when
+    damaged too) and its channel and thread (those that can be read)."""
+    found = dict(zip(TABLE_COLUMNS.split(", "), values, strict=True))
+    place_key = found["place_key"]
+    channels = (found["channel_id"], found["thread_id"])
+    return (place_key if isinstance(place_key, str) and place_key else None,
+            tuple(c for c in channels if type(c) is int))
 
 
 def _read_record(values: tuple[object, ...], states: StateCache | None) -> TableRecord:
