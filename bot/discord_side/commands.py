@@ -25,7 +25,6 @@ from bot.discord_side.context import (
 from bot.discord_side.counting import refused_here
 from bot.discord_side.interactions import Interactions
 from bot.discord_side.messages import Messages
-from bot.discord_side.past import redraw_offer
 from bot.discord_side.replies import Reply
 from bot.discord_side.standings import end_lines
 from bot.discord_side.threads import in_thread, thread_missing
@@ -333,7 +332,9 @@ class Commands:
             for tid in now.relocalised:
                 self.messages.relocalised(tid)
             for offer in await self.service.rematches.open_of(now.relocalised):
-                await redraw_offer(self.messages, offer)  # an open offer: as a lobby is
+                table = offer.record.id  # an open offer: as a lobby is, once drawn before
+                self.messages.tasks.spawn(self.clicks.past.redraw_offer_of(table),
+                                          f"offer-{table}")
             if self.clicks.tournaments is not None:
                 for tournament in now.tournaments:
                     await self.clicks.tournaments.signup_changed(tournament)

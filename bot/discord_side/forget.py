@@ -25,7 +25,7 @@ from bot.discord_side.context import answer_privately, loc
 from bot.discord_side.counting import refused_here
 from bot.discord_side.lobby_clicks import LobbyClicks
 from bot.discord_side.messages import Messages
-from bot.discord_side.past import PastMatches, redraw_offer
+from bot.discord_side.past import PastMatches
 from bot.discord_side.tournaments import TournamentDesk
 from bot.discord_side.ui.custom_ids import Forget, ForgetButton
 from bot.discord_side.ui.parts import button, layout, row, text_block
@@ -173,7 +173,7 @@ async def tables_after(clicks: Interactions, done: Forgetting) -> None:
     for table in done.store.tables:
         clicks.past.forget(table)
     for offer in await clicks.service.rematches.open_of(done.store.tables):
-        await redraw_offer(clicks.messages, offer)
+        await clicks.past.redraw_offer_of(offer.record.id)
     for record in done.tables:
         if record.status == "lobby":
             await clicks.messages.lobby.refresh(record)

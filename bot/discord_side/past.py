@@ -407,7 +407,7 @@ class PastMatches:
                 if state.offer.message_id is None and state.started is None:
                     told = await self._post_offer(state, user)
                 else:
-                    await self._redraw_offer(state)
+                    await self._redraw_held(table, state)
                     told = (msg("rematch.started", table=state.started.id) if state.started
                             else msg("rematch.you_are_ready"))
             await interaction.edit_original_response(content=translate(told, locale))
@@ -425,7 +425,7 @@ class PastMatches:
             async with self._offering.setdefault(table, asyncio.Lock()):
                 now = await rematches.now(table) or state
                 await interaction.edit_original_response(
-                    view=rematch_view(now, state.record.locale))
+                    view=rematch_view(now, now.record.locale))
         if state.started is not None:
             started = await self._in_person_s_language(interaction, state.started)
             self.messages.when_withheld(started.id, told_privately(interaction))
@@ -467,9 +467,21 @@ class PastMatches:
                     f"table {table}: its rematch offer's message")
         return msg("rematch.offered")
 
-    async def _redraw_offer(self, state: RematchState) -> None:
-        """Bring the offer's public message up to date."""
-        await redraw_offer(self.messages, state)
+    async def redraw_offer_of(self, table: int) -> None:
+        """Bring table ``table``'s rematch offer message up to date (a language change, a
+        person forgotten, the offer lapsing), from the offer and its table as they stand once
+        the clicks on it answered before are drawn (a server's clicks come through one
+        process): whichever is drawn last was read last, so a change is never drawn over by
+        an offer read before it."""
+        async with self._offering.setdefault(table, asyncio.Lock()):
+            await self._redraw_held(table)
+
+    async def _redraw_held(self, table: int, state: RematchState | None = None) -> None:
+        """Draw table ``table``'s offer as it stands now (``state`` when it can no longer be
+        read), its lock held."""
+        now = await self.service.rematches.now(table) or state
+        if now is not None:
+            await redraw_offer(self.messages, now)
 
     async def _redraw_offer_of(self, interaction: discord.Interaction[Any],
                                record: TableRecord) -> None:
@@ -480,8 +492,10 @@ class PastMatches:
                 view=rematch_view(RematchState(offer, record), record.locale, closed=True))
 
     async def lapse_offers(self) -> None:
-        """Close the offers whose time ran out (see :func:`lapse_offers`)."""
-        await lapse_offers(self.service, self.messages)
+        """Close the rematch offers whose time ran out; their messages lose their buttons (a
+        pass of the turn timers does it)."""
+        for state in await self.service.rematches.lapsed():
+            await self.redraw_offer_of(state.record.id)
 
 
 async def summary_of(service: GameService, record: TableRecord) -> bytes | None:
@@ -515,13 +529,6 @@ async def redraw_offer(messages: Messages, state: RematchState) -> None:
                     exc.status)
 
 
-async def lapse_offers(service: GameService, messages: Messages) -> None:
-    """Close the rematch offers whose time ran out; their messages lose their buttons (a
-    pass of the turn timers does it)."""
-    for state in await service.rematches.lapsed():
-        await redraw_offer(messages, state)
-
-
 
 async def tournament_choices(service: GameService, sights: Sights,
                              interaction: discord.Interaction[Any], current: str,
@@ -551,5 +558,5 @@ async def tournament_choices(service: GameService, sights: Sights,
     return out
 
 __all__ = ["BOT_NEEDS", "CLICKER_NEEDS", "UPLOAD_LIMIT", "PastMatches", "earlier_message",
-           "lapse_offers", "redraw_offer", "share_refusal", "slowmode", "summary_of",
+           "redraw_offer", "share_refusal", "slowmode", "summary_of",
            "tournament_choices"]

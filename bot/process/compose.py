@@ -28,7 +28,7 @@ from bot.discord_side.lobby_clicks import LobbyClicks
 from bot.discord_side.lobby_message import LobbyMessages
 from bot.discord_side.messages import Messages
 from bot.discord_side.pace import GLOBAL_LIMIT, ChannelPace, process_pace, process_part
-from bot.discord_side.past import PastMatches, lapse_offers, summary_of
+from bot.discord_side.past import PastMatches, summary_of
 from bot.discord_side.poster import Poster, found_deleted, found_left
 from bot.discord_side.ratelimits import GlobalWait
 from bot.discord_side.reminders import POLL as REMINDER_POLL
@@ -140,6 +140,11 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
             """Begin a tournament's match as a lobby's Start does."""
             await scheduler.begin(record)
 
+        async def lapse_offers() -> None:
+            """Close the rematch offers whose time ran out, their messages drawn as the
+            clicks on them are."""
+            await past.lapse_offers()
+
         sights = Sights(client, service)
         sights.install(client)
         reminders = Reminders(client, service, tasks, leases, max(REMINDER_POLL, timer_poll),
@@ -151,7 +156,7 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
         scheduler = Scheduler(
             service, tasks, leases, poster, ai_pace=ai_pace, timer_poll=timer_poll,
             heartbeat=heartbeat, connected=partial(is_connected, client),
-            sweeps=(partial(lapse_offers, service, messages), desk.sweep, feeds.retry_due),
+            sweeps=(lapse_offers, desk.sweep, feeds.retry_due),
             forgetters=(messages.forget, hints_given.forget, desk.ended),
             made_for=(hints_given.decided,), began=(reminders.reminding.began,),
             resumes=(desk.resume,))

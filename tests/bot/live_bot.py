@@ -286,7 +286,7 @@ class LiveBot:
         if failures:
             raise failures[0]
 
-    def _waiting(self, but: str | None = None) -> list[asyncio.Task[Any]]:
+    def _waiting(self, but: str | tuple[str, ...] | None = None) -> list[asyncio.Task[Any]]:
         me = asyncio.current_task()
         return [t for t in asyncio.all_tasks() if t is not me and not t.done()
                 and t not in self.bot.tasks.endless
@@ -294,9 +294,10 @@ class LiveBot:
                 and not t.get_name().startswith(FEEDER)  # the workers' feeders never end
                 and not (but and t.get_name().startswith(but))]
 
-    async def settle(self, *, but: str | None = None) -> None:
+    async def settle(self, *, but: str | tuple[str, ...] | None = None) -> None:
         """Wait until every task the bot started (answers, AI turns, edits) is done, but the
-        tasks whose names start with ``but`` (``"ai-"``: AI turns still thinking)."""
+        tasks whose names start with ``but`` (``"ai-"``: AI turns still thinking; a tuple:
+        any of those)."""
         while pending := self._waiting(but):
             _, left = await asyncio.wait(pending, timeout=30)
             if left:

@@ -450,3 +450,80 @@ async def test_a_ready_answered_late_leaves_a_started_rematch_s_offer_without_bu
     assert new is not None and new != tid
     shown = bot.message(offer)
     assert f"table #{new}" in shown.text() and not shown.custom_ids(), shown.text()
+
+
+async def test_a_rematch_click_drawn_after_a_language_change_leaves_the_new_language(
+        bot: LiveBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bob clicks Rematch on an open offer as the server's admins force French: his click read
+    the offer in English, and its redraw is the slower to reach Discord, after the language
+    change's own redraw. The offer ends in French, never drawn over by the English one."""
+    three = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
+             SeatInfo(user=BOB.id, name="Bob", hero="taia"),
+             SeatInfo(user=EVE.id, name="Eve", hero="argentus"))
+    tid = await finished_match(bot.store, played(2), seats=three, locale="en")
+    await bot.bot.poster.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.settle()
+    final = bot.public()[-1]
+    await bot.click(ANN, final, RematchButton.id_for(tid, "offer"))
+    offer = bot.public()[-1]
+    assert "Everyone keeps their hero" in offer.text()
+    pace = bot.bot.messages.pace
+    request = pace.request
+    reached, go = asyncio.Event(), asyncio.Event()
+
+    async def held_once(*args: Any) -> Any:
+        if not reached.is_set():  # Bob's redraw: read now, sent once the language changed
+            reached.set()
+            await go.wait()
+        return await request(*args)
+
+    monkeypatch.setattr(pace, "request", held_once)
+    bob = await bot.lb.click(bot._known(BOB), final, resolve(final, RematchButton.id_for(
+        tid, "offer")))
+    await reached.wait()
+    admin = await bot.lb.command(bot._known(ADMIN), bot.channel, "goblin settings",
+                                 language="fr")
+    await admin.answered(20)
+    await bot.settle(but=("discord-ui-dynamic-item-RematchButton", "offer-"))
+    go.set()
+    await bot.handled(bob, admin)
+    shown = bot.message(offer).text()
+    assert "Chacun garde son héros" in shown, shown
+
+
+async def test_a_ready_click_answered_after_a_language_change_shows_the_new_language(
+        bot: LiveBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bob says he is ready as the server's admins force French, and his answer is the slower
+    to reach Discord (read before the change, sent after it): the offer it redraws speaks
+    French, as the language change's redraw did."""
+    three = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
+             SeatInfo(user=BOB.id, name="Bob", hero="taia"),
+             SeatInfo(user=EVE.id, name="Eve", hero="argentus"))
+    tid = await finished_match(bot.store, played(2), seats=three, locale="en")
+    await bot.bot.poster.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.settle()
+    await bot.click(ANN, bot.public()[-1], RematchButton.id_for(tid, "offer"))
+    offer = bot.public()[-1]
+    rematches = bot.bot.service.rematches
+    ready = rematches.ready
+    reached, go = asyncio.Event(), asyncio.Event()
+
+    async def slow_answer(*args: Any) -> Any:
+        state = await ready(*args)
+        reached.set()
+        await go.wait()
+        return state
+
+    monkeypatch.setattr(rematches, "ready", slow_answer)
+    bob = await bot.lb.click(bot._known(BOB), offer, resolve(offer, RematchButton.id_for(
+        tid, "ready")))
+    await reached.wait()
+    admin = await bot.lb.command(bot._known(ADMIN), bot.channel, "goblin settings",
+                                 language="fr")
+    await admin.answered(20)
+    await bot.settle(but="discord-ui-dynamic-item-RematchButton")
+    assert "Chacun garde son héros" in bot.message(offer).text()
+    go.set()
+    await bot.handled(bob, admin)
+    shown = bot.message(offer).text()
+    assert "Chacun garde son héros" in shown, shown
