@@ -11,8 +11,10 @@ is taken, even when there is nothing to decide about it); a first weapon or armo
 send to the pawnshop (R27, R30); a key held (R11) and a visit to the merchant with something to pay
 (R40); the key lesson waits for a turn with a deeper fight that does not knock the hero out. One
 lesson at a time, in that order of preference; a lesson that is not shown at its first chance waits
-for the next one. Which lessons were met, and when, is worked out again from the table's seed and
-moves (:func:`lessons_met`), so nothing about them is stored.
+for the next one. A lesson stays shown while the learner switches their deck stacking or drinks a
+potion, moves that leave the decision in front of them (:data:`SAME_DECISION`). Which lessons
+were met, and when, is worked out again from the table's seed and moves (:func:`lessons_met`), so
+nothing about them is stored.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ from engine.actions import (
     BuyPawned,
     BuyPotion,
     Discard,
+    DrinkCountercurse,
+    DrinkHealing,
+    DrinkStrength,
     EndBattle,
     Fight,
     Play,
@@ -63,6 +68,10 @@ LESSON_AI_SEATS = 2
 LESSON_LEVEL: AiLevel = "easy"
 #: A lesson's moves from a menu shown as buttons at most (a level's row and its gatekeeper).
 LIFTED = 6
+#: The moves that leave the learner at the decision they were at: a standing setting (D5) and a
+#: potion drunk (R33-R35), which changes the HP or the battle but asks nothing new. The lesson of
+#: that decision stays shown across them while its situation still holds.
+SAME_DECISION = (SetStacking, DrinkHealing, DrinkStrength, DrinkCountercurse)
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,8 +312,8 @@ def lessons_met(config: GameConfig, moves: Iterable[Action | str], seat: int,
                 upto: int | None = None) -> dict[str, int]:
     """Each lesson the learner at ``seat`` met in the game of ``config`` played with
     ``moves``, and the step it was shown at last (a lesson stays shown while the learner only
-    switches their deck stacking, D5: a setting that leaves the decision as it was); ``upto``:
-    the last step to read."""
+    switches their deck stacking or drinks a potion, :data:`SAME_DECISION`, as long as its
+    situation holds); ``upto``: the last step to read."""
     met: dict[str, int] = {}
     state: GameState = new_game(config)
     last = MAX_STEPS if upto is None else min(upto, MAX_STEPS)
@@ -321,7 +330,8 @@ def lessons_met(config: GameConfig, moves: Iterable[Action | str], seat: int,
             break
         action = parse(move) if isinstance(move, str) else move
         state, _ = apply(state, action, seat=state.current)
-        if shown is not None and isinstance(action, SetStacking):  # D5: the same decision
+        if (shown is not None and isinstance(action, SAME_DECISION)
+                and shown in situations(observe(state, seat))):  # the same decision
             met[shown] = state.step
         else:
             shown = None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import random
 import re
 import subprocess
 import sys
@@ -18,6 +19,7 @@ import pytest
 
 from bot.game.guard import question
 from bot.game.lessons import (
+    LESSON_LEVEL,
     LESSON_SEED,
     LESSONS,
     advised,
@@ -27,10 +29,14 @@ from bot.game.lessons import (
     lessons_met,
     situations,
 )
+from bot.game.play import Play as PlayService
 from bot.game.service import GameService
 from bot.game.texts import controls
 from engine import (
     Action,
+    DrinkCountercurse,
+    DrinkHealing,
+    DrinkStrength,
     EndBattle,
     GameConfig,
     GameState,
@@ -452,3 +458,54 @@ def test_a_lesson_stays_while_the_learner_switches_the_deck_stacking() -> None:
         state, _ = apply(state, move, seat=state.current)
         played.append(str(move))
     assert set(lessons_met(config, played, 0)) == set(LESSONS)
+
+
+def _wandering_learner(seed: int, steps: int) -> tuple[list[str], list[GameState]]:
+    """The guided match with the learner making random legal moves (the easy agent now and
+    then, settings and take-backs aside) and the AI seats as the bot plays them: the moves and
+    the state before each."""
+    rng = random.Random(seed)
+    config = finder().lesson_config(LESSON_SEED)
+    state = new_game(config)
+    moves: list[str] = []
+    states: list[GameState] = []
+    while state.phase is not Phase.OVER and state.step < steps:
+        obs = observe(state, state.current)
+        if state.current == 0:
+            legal = [a for a in obs.legal if not isinstance(a, (Undo, SetStacking))]
+            action = (rng.choice(legal) if rng.random() < 0.7
+                      else make_agent("easy", state.step).choose(obs))
+        else:
+            action = make_agent(LESSON_LEVEL, PlayService.seed_for(LESSON_SEED, state.step)
+                                ).choose(obs)
+        states.append(state)
+        moves.append(str(action))
+        state, _ = apply(state, action, seat=state.current)
+    return moves, states
+
+
+def test_a_lesson_stays_while_the_learner_drinks_a_potion() -> None:
+    """R33-R35: a potion drunk leaves the learner at the same decision (the same battle to
+    fight on, the same monsters to choose from), so the lesson of that decision stays in the
+    hand, worked out again for the HP or the battle the potion changed, while it still fits."""
+    drinks = (DrinkHealing, DrinkStrength, DrinkCountercurse)
+    tried = 0
+    for seed in range(60):
+        moves, states = _wandering_learner(seed, 120)
+        for step, state in enumerate(states):
+            if state.current != 0:
+                continue
+            shown = lesson_now(state, moves[:step], 0)
+            potions = [a for a in observe(state, 0).legal if isinstance(a, drinks)]
+            if shown is None or not potions:
+                continue
+            for potion in potions:
+                after, _ = apply(state, potion, seat=0)
+                again = lesson_now(after, [*moves[:step], str(potion)], 0)
+                if shown.name in situations(observe(after, 0)):
+                    assert again is not None and again.name == shown.name, (seed, step, potion)
+                    assert again == lesson(shown.name, observe(after, 0))
+                    tried += 1
+        if tried:
+            break
+    assert tried
