@@ -3,18 +3,18 @@ and which of its moves it highlights.
 
 A lesson is met at the learner's first decision where its situation arises, read from what the seat
 sees (its observation) and nothing else, and it speaks of that decision: the first choice of a
-monster to fight (R10); a cursed monster (R21 to R23); a battle the monster would make you lose HP
-in, with a card that adds defence in hand (R24); a card that must follow the colours of the card
-before it, in a battle not yet won (R15); a battle already won if you end it now, with the hits you
-will take and the reward you will gain (R19, R24 to R27: the reward lesson comes before the reward
-is taken, even when there is nothing to decide about it); a first weapon or armour won, to keep or
-send to the pawnshop (R27, R30); a key held (R11) and a visit to the merchant with something to pay
-(R40); the key lesson waits for a turn with a deeper fight that does not knock the hero out. One
-lesson at a time, in that order of preference; a lesson that is not shown at its first chance waits
-for the next one. A lesson stays shown while the learner switches their deck stacking or drinks a
-potion, moves that leave the decision in front of them (:data:`SAME_DECISION`). Which lessons
-were met, and when, is worked out again from the table's seed and moves (:func:`lessons_met`), so
-nothing about them is stored.
+monster to fight (R10); a cursed monster, each of its curses explained (R21 to R23); a battle the
+monster would make you lose HP in, with a card that adds defence in hand (R24); a card that must
+follow the colours of the card before it, in a battle not yet won (R15); a battle already won if you
+end it now, with the hits you will take and the reward you will gain (R19, R24 to R27: the reward
+lesson comes before the reward is taken, even when there is nothing to decide about it); a first
+weapon or armour won, to keep or send to the pawnshop (R27, R30); a key held (R11) and a visit to
+the merchant with something to pay (R40); the key lesson waits for a turn with a deeper fight that
+does not knock the hero out. One lesson at a time, in that order of preference; a lesson that is not
+shown at its first chance waits for the next one. A lesson stays shown while the learner switches
+their deck stacking or drinks a potion, moves that leave the decision in front of them
+(:data:`SAME_DECISION`). Which lessons were met, and when, is worked out again from the table's seed
+and moves (:func:`lessons_met`), so nothing about them is stored.
 """
 
 from __future__ import annotations
@@ -210,24 +210,40 @@ def _highlight(name: str, obs: Observation) -> frozenset[str]:
 
 def lesson(name: str, obs: Observation) -> Lesson:
     """Lesson ``name`` as shown to ``obs``'s viewer now."""
-    rule = RULES.get(name)
-    key = name
+    highlight = _highlight(name, obs)
     if name == "curse":
         assert obs.battle is not None
-        kind = _curse_kind(obs.battle.active_curses[0])
-        rule = CURSE_RULES[kind]
-        key = f"curse_{kind}"
-    assert rule is not None
-    highlight = _highlight(name, obs)
+        curses = obs.battle.active_curses
+        rule = ", ".join(sorted({CURSE_RULES[_curse_kind(c)] for c in curses},
+                                key=lambda r: int(r[1:])))
+        return Lesson(name, rule, _curse_text(curses), highlight)
+    rule = RULES[name]
     if name in ("defence", "win"):
         return Lesson(name, rule, _battle_text(name, obs, highlight), highlight)
     if name == "equipment":
         return Lesson(name, rule, _equipment_text(obs), highlight)
-    if name == "curse":
-        assert obs.battle is not None
-        curse = word("curse", obs.battle.active_curses[0])
-        return Lesson(name, rule, msg(f"learn.lesson.{key}", rule=rule, curse=curse), highlight)
-    return Lesson(name, rule, msg(f"learn.lesson.{key}", rule=rule), highlight)
+    return Lesson(name, rule, msg(f"learn.lesson.{name}", rule=rule), highlight)
+
+
+def _curse_text(curses: Sequence[str]) -> Msg:
+    """The lesson of a monster's curses that count in the battle (R21-R23; a countercurse lifts
+    one): each kind said once, its curses named, the colours cursed together; a monster with
+    curses of two kinds has both explained."""
+    kinds: dict[str, list[str]] = {}
+    for curse in curses:
+        kinds.setdefault(_curse_kind(curse), []).append(curse)
+    said = []
+    for kind, same in kinds.items():
+        named: Msg = word("curse", same[0])
+        for other in same[1:]:  # two colours: "green cards and blue cards"
+            named = msg("learn.curse.and", first=named, second=word("curse", other))
+        said.append((kind, named))
+    if len(said) == 1:
+        kind, named = said[0]
+        return msg(f"learn.lesson.curse_{kind}", curse=named)
+    (kind, named), (kind2, named2) = said  # a monster has two curses at most
+    return msg("learn.lesson.curse_two", first=msg(f"learn.curse.{kind}", curse=named),
+               second=msg(f"learn.curse.{kind2}", curse=named2))
 
 
 def _battle_text(name: str, obs: Observation, highlight: frozenset[str]) -> Msg:

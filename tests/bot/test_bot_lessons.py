@@ -19,6 +19,7 @@ import pytest
 
 from bot.game.guard import question
 from bot.game.lessons import (
+    CURSE_RULES,
     LESSON_LEVEL,
     LESSON_SEED,
     LESSONS,
@@ -509,3 +510,41 @@ def test_a_lesson_stays_while_the_learner_drinks_a_potion() -> None:
         if tried:
             break
     assert tried
+
+
+TWO_CURSES = sorted(m for m, i in tables().monsters.items() if len(i.curses) == 2)
+
+
+@pytest.mark.parametrize("monster", TWO_CURSES)
+def test_the_curse_lesson_explains_every_curse_of_the_monster(monster: str) -> None:
+    """R21-R23, R33: a monster with two curses has both explained, each by its rule (two colours
+    named together, two kinds each in a sentence of its own); once a countercurse lifts one, the
+    lesson speaks of the one left."""
+    curses = tables().monsters[monster].curses
+    reach = range(1, tables().monsters[monster].level)
+    state = position(SeatSetup("xanros", name="Ann", weapon="m2-01", armour="m2-03",
+                               keys=reach, potions=["countercurse"]), "taia", fight=monster)
+    obs = observe(state, 0)
+    assert obs.battle is not None and set(obs.battle.active_curses) == set(curses)
+    assert "curse" in situations(obs)
+    shown = lesson("curse", obs)
+    rules = {CURSE_RULES[_kind(c)] for c in curses}
+    assert shown.rule == ", ".join(sorted(rules)), shown.rule
+    for lc in LOCALES:
+        text = translate(shown.text, lc)
+        for curse in curses:
+            assert translate(word("curse", curse), lc) in text, (lc, text)
+        assert "{" not in text and not text.startswith("learn."), (lc, text)
+    lifted, _ = apply(state, DrinkCountercurse(curses[0]), seat=0)
+    if lifted.phase is Phase.DISCARD or lifted.battle is not None:
+        left = lesson("curse", observe(lifted, 0))
+        assert left.rule == CURSE_RULES[_kind(curses[1])]
+        for lc in LOCALES:
+            text = translate(left.text, lc)
+            assert translate(word("curse", curses[1]), lc) in text, (lc, text)
+            assert translate(word("curse", curses[0]), lc) not in text, (lc, text)
+
+
+def _kind(curse: str) -> str:
+    return ("colour" if curse in {"green", "blue", "red", "yellow"}
+            else "equipment" if curse in {"weapon", "armour"} else "effect")
