@@ -24,12 +24,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from bot.game.lessons import lesson_now
 from bot.game.refusals import OutOfTurn, Refusal, Stale
 from bot.game.seats import deciding_seat, sees_hand
 from bot.game.tables import Tables
 from bot.game.texts import describe
 from bot.storage.interface import Storage
-from bot.storage.records import UNDO, LogRow, SeatInfo, TableRecord
+from bot.storage.records import UNDO, LogRow, SeatInfo, TableRecord, standing
 from bot.workers.thinking import Thinking, pack_hint, unpack_hint
 from engine import Action, CancelPurchase, Observation, SetStacking, observe
 from engine.agents.hint import Hint
@@ -54,8 +55,9 @@ def hints_by_default(seats: Sequence[SeatInfo]) -> bool:
 @dataclass(frozen=True, slots=True)
 class HintAnswer:
     """A hint given: the table when it was asked, the seat, its observation, the hint, whether
-    it was given before (``again``), how many hints the seat used at the table so far and the
-    version the decision was first met at (:func:`first_met`; None: unknown)."""
+    it was given before (``again``), how many hints the seat used at the table so far, the
+    version the decision was first met at (:func:`first_met`; None: unknown) and, in a guided
+    match, the moves the lesson in the hand highlights."""
 
     record: TableRecord
     seat: int
@@ -64,6 +66,8 @@ class HintAnswer:
     again: bool
     used: int
     met: int | None = None
+    #: the moves the lesson shown with the decision highlights (a guided match; empty: none)
+    lesson: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -102,7 +106,17 @@ class Hints:
                 task.add_done_callback(lambda _: self._pending.pop(key, None))
             kept = unpack_hint(await asyncio.shield(task))
         used = (await self.store.hints_used(table_id)).get(seat, 0)
-        return HintAnswer(record, seat, obs, kept, again, used, key[1])
+        return HintAnswer(record, seat, obs, kept, again, used, key[1],
+                          await self._lesson(record, seat))
+
+    async def _lesson(self, record: TableRecord, seat: int) -> frozenset[str]:
+        """The moves the lesson shown in ``seat``'s hand highlights, at a guided match (the
+        moves that stand read from the log); none elsewhere."""
+        if not record.lessons:
+            return frozenset()
+        moves = [row.action for row in standing(await self.store.action_log(record.id))]
+        shown = lesson_now(record.game, moves, seat)
+        return frozenset() if shown is None else shown.highlight
 
     async def met_at(self, record: TableRecord) -> int:
         """The version at which the decision in front of ``record``'s seat was first met: its
@@ -230,7 +244,8 @@ def hint_lines(answer: HintAnswer) -> list[Msg]:
     """The answer to a hint, line by line: the suggested move named as the hand names it, the
     reason, the estimated chance to win of up to three moves, highest first, each with its
     margin (the suggested one marked), why the suggested move is not first when it is not (then
-    in place of a reason that would call it the best chance), and the hints used."""
+    in place of a reason that would call it the best chance), in a guided match whose lesson
+    highlights other moves that both are open to the player, and the hints used."""
     obs = answer.obs
     advice = answer.advice
     lines = [msg("bot.hint.title", table=answer.record.id)]
@@ -242,6 +257,8 @@ def hint_lines(answer: HintAnswer) -> list[Msg]:
     close = rows[0][0][0] != advice.best
     if not (close and advice.reason.key == "hint.best"):  # "the best chance": said below
         lines.append(advice.reason)
+    if answer.lesson and str(advice.best) not in answer.lesson:  # a guided match's other voice
+        lines.append(msg("bot.hint.answer.lesson"))
     lines.append(msg("bot.hint.answer.chances" if advice.margins else "bot.hint.chances"))
     for (action, chance), margin in rows:
         label = hint_label(action, obs)

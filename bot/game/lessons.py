@@ -222,7 +222,9 @@ def lesson(name: str, obs: Observation) -> Lesson:
         return Lesson(name, rule, _battle_text(name, obs, highlight), highlight)
     if name == "equipment":
         return Lesson(name, rule, _equipment_text(obs), highlight)
-    return Lesson(name, rule, msg(f"learn.lesson.{name}", rule=rule), highlight)
+    inside = name == "merchant" and obs.phase is Phase.MERCHANT  # the visit already chosen
+    key = "merchant_inside" if inside else name
+    return Lesson(name, rule, msg(f"learn.lesson.{key}", rule=rule), highlight)
 
 
 def _curse_text(curses: Sequence[str]) -> Msg:

@@ -16,8 +16,10 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from bot_helpers import Clock
 
 from bot.game.guard import question
+from bot.game.hints import hint_lines
 from bot.game.lessons import (
     CURSE_RULES,
     LESSON_LEVEL,
@@ -33,6 +35,8 @@ from bot.game.lessons import (
 from bot.game.play import Play as PlayService
 from bot.game.service import GameService
 from bot.game.texts import controls
+from bot.storage.sqlite import Store
+from bot.workers.thinking import Thinking
 from engine import (
     Action,
     DrinkCountercurse,
@@ -548,3 +552,46 @@ def test_the_curse_lesson_explains_every_curse_of_the_monster(monster: str) -> N
 def _kind(curse: str) -> str:
     return ("colour" if curse in {"green", "blue", "red", "yellow"}
             else "equipment" if curse in {"weapon", "armour"} else "effect")
+
+
+async def test_a_hint_in_a_guided_match_never_contradicts_its_lesson(store: Store,
+                                                                     clock: Clock) -> None:
+    """A lesson highlights the moves that show its rule at work; the hint weighs the chance to
+    win. Asked at a lesson's decision, a hint that suggests a move the lesson does not highlight
+    (a level I fight where the key lesson points deeper) says that the lesson shows a rule and
+    both choices are allowed, and the key and merchant lessons say the other choice may be
+    worth more now; a hint that agrees with the lesson says nothing of the kind."""
+    service = GameService(store, clock=clock, thinking=Thinking(workers=0))
+    learner = 101
+    record = await service.lobby.learn(guild_id=9, channel_id=1, host_id=learner,
+                                       host_name="Ann")
+    seat = record.seat_of(learner)
+    assert seat == 0 and record.hints
+    config, moves, _, _ = guided_match()
+    last = max(lessons_met(config, moves, 0).values())
+    asked, differ = 0, set()
+    while record.game.step <= last:
+        outcome = await service.play.ai_step(record.id)
+        if outcome is not None:
+            record = outcome.record
+            continue
+        move = str(moves[record.game.step])
+        shown = await service.play.lesson(record, seat)
+        if shown is not None:
+            answer = await service.hints.ask(record.id, learner, record.version)
+            assert answer.lesson == shown.highlight
+            agrees = str(answer.advice.best) in shown.highlight
+            told = "bot.hint.answer.lesson" in [line.key for line in hint_lines(answer)]
+            assert agrees != told, (shown.name, answer.advice.best)
+            asked += 1
+            if not agrees:
+                differ.add(shown.name)
+                for lc in LOCALES:
+                    assert not translate(msg("bot.hint.answer.lesson"), lc).startswith("bot.")
+        record = (await service.play.act(record.id, learner, record.version, move,
+                                         sure=True)).record
+    assert asked == len(LESSONS)
+    assert "key" in differ, differ  # the hint weighs a level I fight against the key lesson
+    for name in differ & {"key", "merchant"}:  # lessons of a choice: they say so themselves
+        text = translate(msg(f"learn.lesson.{name}"), "en")
+        assert "may be the better choice" in text or "may still be worth more" in text, text
