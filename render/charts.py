@@ -57,13 +57,15 @@ class RatingPoint:
 class SeatSeries:
     """One seat over a finished match: its hero (the colour), its name (a player's name, or a
     message such as the hero's name), the keys it held and its hit points at the end of each
-    round, and whether it won."""
+    round, whether it won, and whether the AI played it at the end (its own seat, or a
+    person's it took over: the name is then marked as the table picture marks an AI seat)."""
 
     hero: str
     name: str | Msg
     keys: tuple[int, ...]
     hp: tuple[int, ...]
     won: bool = False
+    ai: bool = False
 
 
 def _mix(colour: RGB, ground: RGB, share: float) -> RGB:
@@ -224,7 +226,8 @@ def _plot_x(rounds: int) -> tuple[int, float]:
 
 
 def _name_row(img: Image.Image, d: ImageDraw.ImageDraw, seat: SeatSeries, locale: str) -> None:
-    """The hero's colour, the seat's name (a trophy for the winner), its final keys and HP."""
+    """The hero's colour, the seat's name (after it the AI's mark when the AI played it at the
+    end, then a trophy for the winner), its final keys and HP."""
     cy = 8 + NAME_PX // 2
     d.rounded_rectangle((MARGIN, 8, MARGIN + 8, 8 + NAME_PX), radius=3,
                         fill=HERO_COLOUR.get(seat.hero, INK))
@@ -235,9 +238,15 @@ def _name_row(img: Image.Image, d: ImageDraw.ImageDraw, seat: SeatSeries, locale
         paste(img, icon(mark, ICON), (right, cy - ICON // 2))
         right -= 18
     x = MARGIN + 18
-    room = right - x - (ICON + 8 if seat.won else 0)
+    mark = translate("render.ai", locale) if seat.ai else ""
+    mark_w = text_width(mark, MIN_TEXT) + 16 if mark else 0
+    room = right - x - (ICON + 8 if seat.won else 0) - (mark_w + 8 if mark else 0)
     x += draw_text(d, (x, cy), name_text(seat.name, locale), NAME_PX, anchor="lm",
                    max_width=room, may_shorten=may_shorten(seat.name))
+    if mark:  # a pill, as the table picture's: the AI played this seat at the end
+        d.rounded_rectangle((x + 8, cy - 16, x + 8 + mark_w, cy + 16), radius=16, fill=LINE)
+        draw_text(d, (x + 8 + mark_w // 2, cy), mark, MIN_TEXT, anchor="mm", max_width=mark_w)
+        x += 8 + mark_w
     if seat.won:
         paste(img, icon("trophy", ICON), (x + 8, cy - ICON // 2))
 

@@ -23,7 +23,7 @@ import asyncio
 import logging
 import math
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from functools import partial
 from typing import Any
 from weakref import WeakValueDictionary
@@ -88,9 +88,10 @@ BOT_NEEDS = ("view_channel", "send_messages", "attach_files")
 POST_REFUSED = (ARCHIVED, 160005)
 
 
-def round_series(replay: Replay) -> list[SeatSeries]:
+def round_series(replay: Replay, ai: Collection[int] = ()) -> list[SeatSeries]:
     """Each seat's keys and hit points at the end of every round of a match (for the summary
-    chart), in seat order."""
+    chart), in seat order (``ai``: the seats the AI played at the end, its own or a person's
+    it took over, whose names the chart marks as an AI seat's)."""
     ends: dict[int, int] = {}  # round -> its last step
     for step in range(replay.last + 1):
         ends[replay.state(step).round] = step
@@ -98,7 +99,8 @@ def round_series(replay: Replay) -> list[SeatSeries]:
     final = replay.final
     return [SeatSeries(seat.hero, _name(seat_name(final, i)),
                        keys=tuple([len(s.seats[i].keys) for s in states]),
-                       hp=tuple([s.seats[i].hp for s in states]), won=final.winner == i)
+                       hp=tuple([s.seats[i].hp for s in states]), won=final.winner == i,
+                       ai=i in ai)
             for i, seat in enumerate(final.seats)]
 
 
@@ -503,7 +505,8 @@ async def summary_of(service: GameService, record: TableRecord) -> bytes | None:
     in a thread; None when its match cannot be replayed (it is then left out)."""
     try:
         loaded = await service.history.replay(record.id, sight_of_table(record.place_key))
-        return await asyncio.to_thread(summary_chart, round_series(loaded.replay),
+        ai = {i for i, seat in enumerate(record.seats) if seat.ai}
+        return await asyncio.to_thread(summary_chart, round_series(loaded.replay, ai),
                                        record.locale)
     except Refusal as exc:
         log.warning("no summary chart for table %s: %s", record.id, exc.reason.key)

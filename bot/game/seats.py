@@ -44,6 +44,15 @@ def seat_label(record: TableRecord, seat: int) -> Msg | str:
     return msg(f"hero.{record.game.seats[seat].hero}.name")
 
 
+def won_for_person(record: TableRecord) -> bool:
+    """True when the AI won a finished table in a person's seat: they left it (or their turn
+    timer ran out for good) and the AI played it to the end. Every text naming that win marks
+    the seat as the AI's, as the end's post does ("Bob [AI]"), never as the person's own."""
+    winner = record.game.winner
+    return winner is not None and record.seats[winner].user is not None \
+        and record.seats[winner].ai
+
+
 def deadline(now: float, timer: int, seats: Sequence[SeatInfo], state: GameState,
              previous: float | None, new_turn: bool) -> float | None:
     """The turn deadline after a move at time ``now``: a fresh one when a person's turn starts,
@@ -115,4 +124,4 @@ def solo(record: TableRecord) -> bool:
 
 __all__ = ["MAX_SEATS", "MAX_TIMER", "MIN_SEATS", "TIMERS", "deadline", "deciding_seat",
            "heroes", "level_of", "next_host", "playing_seat", "seat_label", "sees_hand",
-           "solo", "turn_end"]
+           "solo", "turn_end", "won_for_person"]

@@ -5,13 +5,15 @@ move's events)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.game.refusals import Refusal
 from bot.game.seats import sees_hand
 from bot.game.tables import Tables
+from bot.game.texts import winner_named
 from bot.storage.interface import Storage
-from bot.storage.records import standing
+from bot.storage.records import TableRecord, standing
 from engine import Event, observe
 from engine.replay import Replay, ReplayError
 from i18n import msg
@@ -24,7 +26,8 @@ TURNS = 2
 @dataclass(frozen=True, slots=True)
 class Told:
     """The events a viewer may see since the start of the previous turn (``whole``: False when
-    the log could not be replayed and only the state's last events are told)."""
+    the log could not be replayed and only the state's last events are told), the winner
+    named as the table names them (:func:`~bot.game.texts.winner_named`)."""
 
     table: int
     events: tuple[Event, ...]
@@ -53,16 +56,22 @@ class Story:
             replay = Replay(state.config, [r.action for r in rows])
         except (ReplayError, ValueError) as exc:  # a row damaged, or in no notation, too
             log.warning("table %s: the action log does not replay (%s)", table_id, exc)
-            return Told(table_id, observe(state, viewer).events, False)
+            return Told(table_id, _as_told(record, observe(state, viewer).events), False)
         if replay.final != state:
             log.warning("table %s: the action log does not reach the stored state", table_id)
-            return Told(table_id, observe(state, viewer).events, False)
+            return Told(table_id, _as_told(record, observe(state, viewer).events), False)
         starts = replay.turn_starts()
         first = starts[-TURNS] if len(starts) >= TURNS else 0
         said = [e for step in range(first, replay.last + 1)
                 for e in replay.events(step, viewer)]
         opening = next((i for i, e in enumerate(said) if e.text.key == "event.turn"), 0)
-        return Told(table_id, tuple(said[opening:]), True)
+        return Told(table_id, _as_told(record, said[opening:]), True)
+
+
+def _as_told(record: TableRecord, events: Sequence[Event]) -> tuple[Event, ...]:
+    """``events`` of table ``record`` as the table tells them (its winner named as its other
+    texts name them)."""
+    return tuple(Event(winner_named(e.text, record), e.to) for e in events)
 
 
 __all__ = ["TURNS", "Story", "Told"]

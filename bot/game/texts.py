@@ -19,7 +19,9 @@ from bot.game.facts import (
     potion_facts,
 )
 from bot.game.markup import plain_param
+from bot.game.seats import won_for_person
 from bot.game.spans import HOUR, span
+from bot.storage.records import TableRecord
 from engine import (
     Action,
     BuyPawned,
@@ -286,6 +288,21 @@ def phase_line(obs: Observation) -> Msg:
     if obs.winner is not None:
         return msg("bot.table.winner", who=seat_label(obs, obs.winner))
     return msg(f"bot.prompt.waiting.{obs.phase.value}", who=seat_label(obs, obs.current))
+
+
+#: The texts of a table that name its winner: who won, and the rules' narration of the last
+#: battle, against the Lord of All Monsters.
+WINNER_TEXTS = frozenset({"bot.table.winner", "event.champion"})
+
+
+def winner_named(text: Msg, record: TableRecord) -> Msg:
+    """``text``, a line of table ``record`` (its narration, who won), naming the winner as the
+    end's post does: a person's seat the AI won for them marked as the AI's ("Bob [AI]"), not
+    as though they had played it out; any other line as it is."""
+    if text.key not in WINNER_TEXTS or not won_for_person(record):
+        return text
+    return Msg(text.key, tuple((key, msg("bot.table.ai_played", who=value) if key == "who"
+                                else value) for key, value in text.params))
 
 
 def seat_line(obs: Observation, seat: int, ai: bool | None = None) -> Msg:

@@ -8,16 +8,38 @@ from __future__ import annotations
 
 from live_bot import CHANNEL, LiveBot
 from players import ANN, BOB, SEATS, Players, finished_match, open_table
-from storage.helpers import played
+from storage.helpers import Game, played
 
+from bot.discord_side.past import round_series
 from bot.discord_side.poster import winner_name
+from bot.discord_side.sight import sight_of_table
 from bot.game.standings import rate_result
+from bot.game.texts import phase_line, winner_named
 from bot.storage.records import SeatInfo
+from engine import GameConfig, Phase, SeatConfig, apply, new_game, observe
+from engine.agents import make_agent
 from i18n import msg, translate
+from render.charts import summary_chart
 
 #: Bob's seat handed to the normal AI (he left, or ran out of time, after moving).
 LEFT = (SEATS[0], SeatInfo(user=BOB.id, name="Bob", hero="taia", ai=True, level="normal"),
         SEATS[2])
+
+
+def named_game(seed: int) -> Game:
+    """The game of :data:`LEFT`'s heroes, its seats named as the bot names them (Ann, Bob,
+    and the AI's seat by its hero), played to its end by the normal AI with ``seed``."""
+    state = new_game(GameConfig(seats=(
+        SeatConfig("horan", name="Ann"), SeatConfig("taia", name="Bob"),
+        SeatConfig("argentus", ai=True)), seed=seed))
+    agents = [make_agent("normal", seed * 8 + i) for i in range(3)]
+    states, moves = [state], []
+    while state.phase is not Phase.OVER:
+        action = agents[state.current].choose(observe(state, state.current))
+        moves.append((state.current, str(action)))
+        state, _ = apply(state, action)
+        states.append(state)
+    return Game(tuple(states), tuple(moves))
 
 
 def seat_lines(history: str) -> list[str]:
@@ -72,3 +94,41 @@ async def test_one_who_left_before_their_first_move_has_no_such_match_in_their_r
     assert f"Table #{tid}" in everyone and f"<@{BOB.id}>" in everyone  # the seat he left
     [hers] = bot.said(await bot.command(ANN, "stats"))
     assert "1 game played" in hers, hers
+
+
+async def test_the_final_table_names_the_ai_s_win_in_his_seat_as_the_end_post_does(
+        bot: LiveBot) -> None:
+    """Bob left and the AI won in his seat: the final table message's line of who won, the
+    rules' narration of the last battle there and in the Log, and the summary chart's name
+    beside the trophy mark the seat as the AI's, as the end's post does, in every language."""
+    game = named_game(4)
+    assert game.final.winner == 1
+    tid = await finished_match(bot.store, game, seats=LEFT, channel=CHANNEL, rater=rate_result)
+    await bot.bot.poster.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.settle()
+    final = bot.public()[-1]
+    text = final.text()
+    assert f"The game is over: Bob [AI] wins after {game.final.step} moves." in text, text
+    assert "\nBob [AI] is the Champion of the Realm!\n" in text, text
+    assert ("> Bob [AI] defeats the Lord of All Monsters and is the Champion of the Realm!"
+            in text), text
+    assert "> Bob defeats the" in text  # the battle he won, as every other line, names him
+    told = await bot.bot.service.story.last_turns(tid, ANN.id)
+    lines = {lc: [translate(e.text, lc) for e in told.events] for lc in ("en", "fr", "cs")}
+    champion = {lc: lines[lc][-1] for lc in lines}
+    assert champion == {
+        "en": "Bob [AI] defeats the Lord of All Monsters and is the Champion of the Realm!",
+        "fr": "Bob [IA] terrasse le Seigneur de Tous les Monstres et devient le Champion du "
+              "Royaume\u00a0!",
+        "cs": "Bob [AI] pokořuje vládce nestvůr a vítězí!"}, champion
+    record = await bot.bot.service.tables.load(tid)
+    assert [translate(winner_named(phase_line(observe(record.game, None)), record), lc)
+            for lc in ("en", "fr", "cs")] == [
+        "Bob [AI] is the Champion of the Realm!",
+        "Bob [IA] devient le Champion du Royaume\u00a0!",
+        "Vítězí Bob [AI]! Vládce nestvůr je pokořen."]
+    loaded = await bot.bot.service.history.replay(tid, sight_of_table(record.place_key))
+    [summary] = [a.data for a in final.attachments if a.filename == "summary.png"]
+    # Bob's name is marked as the AI's seat is (the AI's own seat, 2, too), beside his trophy
+    assert summary == summary_chart(round_series(loaded.replay, {1, 2}), "en")
+    assert summary != summary_chart(round_series(loaded.replay, {2}), "en")

@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from engine.names import hero_name
-from i18n import LOCALES
+from i18n import LOCALES, translate
 from render.charts import (
     RatingPoint,
     SeatSeries,
@@ -144,3 +144,20 @@ def test_the_round_numbers_stay_inside_the_summary_chart(rounds: int) -> None:
     for x in (*range(MARGIN // 2), *range(WIDTH - MARGIN // 2, WIDTH)):
         column = {image.getpixel((x, y)) for y in range(image.height)}
         assert column == {ground}, f"{rounds} rounds: ink at x={x}"
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_seat_the_ai_played_at_the_end_is_marked_beside_its_name(locale: str,
+                                                                   drawn: Recorded) -> None:
+    """The winner's seat, a person's the AI took over, and another's whose name is long: each
+    name is followed by the AI's mark in the reader's language, whole, the trophy still drawn
+    after the winner's; the long name is shortened to leave it room."""
+    texts, icons = drawn
+    seats = [SeatSeries(s.hero, s.name, s.keys, s.hp, s.won, ai=i in (2, 3))
+             for i, s in enumerate(match())]
+    plain, marked = picture(summary_chart(match(), locale)), picture(summary_chart(seats, locale))
+    assert plain.size == marked.size and plain != marked
+    mark = translate("render.ai", locale)
+    assert [d.text for d in texts if d.wanted == mark] == [mark, mark]
+    assert [name for name, _ in icons].count("trophy") == 2  # once in either picture
+    assert not _cut(texts), _cut(texts)

@@ -20,7 +20,7 @@ from bot.discord_side.ui.past import end_buttons
 from bot.game.markup import plain_names, plain_param
 from bot.game.seats import turn_end
 from bot.game.spans import HOUR
-from bot.game.texts import phase_line
+from bot.game.texts import phase_line, winner_named
 from bot.storage.records import TableRecord
 from engine import Observation
 from i18n import msg, translate
@@ -108,16 +108,18 @@ def footer_line(round_: int, step: int | str, locale: str) -> str:
 def _turn_line(record: TableRecord, obs: Observation, locale: str) -> str:
     """Who must play now (a mention while a person must), or who won."""
     user = to_move(record, obs)
-    turn = msg("bot.table.your_turn", who=f"<@{user}>") if user is not None else phase_line(obs)
+    turn = (msg("bot.table.your_turn", who=f"<@{user}>") if user is not None
+            else winner_named(phase_line(obs), record))
     line = translate(turn, locale)
     if record.status == "running" and obs.winner is None and record.seats[obs.current].ai:
         line += " " + translate(msg("bot.table.ai"), locale)
     return line
 
 
-def narration(obs: Observation, locale: str, count: int = NARRATION) -> str:
-    """The last ``count`` things that happened, as quoted lines."""
-    return "\n".join(f"> {translate(plain_names(e.text), locale)}" for e in obs.events[-count:])
+def narration(record: TableRecord, obs: Observation, locale: str, count: int = NARRATION) -> str:
+    """The last ``count`` things that happened at ``record``'s table, as quoted lines."""
+    return "\n".join(f"> {translate(plain_names(winner_named(e.text, record)), locale)}"
+                     for e in obs.events[-count:])
 
 
 def table_view(record: TableRecord, obs: Observation, locale: str, filename: str | None,
@@ -132,7 +134,7 @@ def table_view(record: TableRecord, obs: Observation, locale: str, filename: str
     box = discord.ui.Container[discord.ui.LayoutView](
         text_block(header(record, obs, locale, headline, below, ends)),
         accent_colour=accent(obs) if record.status != "abandoned" else GREY)
-    told = narration(obs, locale)
+    told = narration(record, obs, locale)
     if told:
         box.add_item(text_block(told))
     if filename is not None:
