@@ -166,10 +166,15 @@ def test_czech_says_you_play_no_match_and_to_open_a_new_one() -> None:
 
 def test_czech_turns_line_names_the_opponents_as_opponents() -> None:
     """"Stůl č. 4 proti: Eva, Jan; …" read as a form field: "proti" needs the dative, which
-    names in the 1st case cannot take, so they are named as the opponents."""
-    text = _cs("turns.list.your_line", table=4, link="https://x", opponents="Eva, Jan",
-               left="zbývá 3 h")
-    assert "proti:" not in text and "soupeři: Eva, Jan" in text, text
+    names in the 1st case cannot take, so they are named as the opponents: one opponent in the
+    singular ("soupeři" said of one was wrong), two or three in the plural, counted."""
+    one = _cs("turns.list.your_line", table=4, link="https://x", opponents="Eva",
+              left="zbývá 3 h", count=1)
+    two = _cs("turns.list.your_line", table=4, link="https://x", opponents="Eva a Jan",
+              left="zbývá 3 h", count=2)
+    assert "proti:" not in one + two
+    assert one == "[Stůl č.\u00a04](https://x), soupeř: Eva; zbývá 3 h.", one
+    assert two == "[Stůl č.\u00a04](https://x), 2 soupeři: Eva a Jan; zbývá 3 h.", two
 
 
 def test_czech_thread_option_says_by_default() -> None:

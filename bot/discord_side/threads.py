@@ -128,7 +128,7 @@ def line(record: TableRecord, thread_id: int, ending: str | None = None) -> Msg:
         who = plain_param(called(record, seat)) if winner.user is not None else msg(
             f"hero.{record.state.seats[seat].hero}.name")
         return msg("bot.thread.won", winner=who, others=plain_param(players(record, but=seat)),
-                   players=everyone, link=link)
+                   count=len(record.seats) - 1, players=everyone, link=link)
     if ending in ("abandoned", "deleted", "locked", "round_over"):
         return msg(f"bot.thread.{ending}", players=everyone, link=link)
     return msg("bot.thread.playing", players=everyone, link=link)

@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.game.facts import joined
 from bot.game.limits import counted
 from bot.game.seats import seat_label, turn_end
 from bot.game.spans import time_left
@@ -124,17 +125,16 @@ def _left(row: TurnRow) -> Msg:
 
 
 def _line(row: TurnRow, locale: str) -> str:
+    count, names = len(row.opponents), joined(row.opponents)
     if row.hosted:
-        names = ", ".join(translate(o, locale) if isinstance(o, Msg) else o
-                          for o in row.opponents)
-        key = "turns.list.hosted_line" if names else "turns.list.hosted_solo_line"
-        return translate(msg(key, table=row.table, link=row.link, opponents=names), locale)
+        key = "turns.list.hosted_line" if count else "turns.list.hosted_solo_line"
+        return translate(msg(key, table=row.table, link=row.link, opponents=names,
+                             count=count), locale)
     if not row.mine:
         return translate(msg("turns.list.wait_line", table=row.table, link=row.link,
                              who=row.current, left=_left(row)), locale)
-    names = ", ".join(translate(o, locale) if isinstance(o, Msg) else o for o in row.opponents)
-    key = "turns.list.your_line" if names else "turns.list.solo_line"
-    return translate(msg(key, table=row.table, link=row.link, opponents=names,
+    key = "turns.list.your_line" if count else "turns.list.solo_line"
+    return translate(msg(key, table=row.table, link=row.link, opponents=names, count=count,
                          left=_left(row)), locale)
 
 

@@ -21,7 +21,17 @@ from bot_helpers import Clock
 from discord import HTTPException
 from in_threads import ThreadPlayers, link, start_lobby, started, table_message
 from live_bot import GUILD, Call, LiveBot, component, offered, table_id
-from players import ADMIN, ANN, BOB, EVE, Players, TinyRenderer, finished_match, open_table
+from players import (
+    ADMIN,
+    ANN,
+    BOB,
+    EVE,
+    SEATS,
+    Players,
+    TinyRenderer,
+    finished_match,
+    open_table,
+)
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
 
@@ -1077,3 +1087,16 @@ async def test_the_tables_of_a_thread_found_gone_settle_until_they_are_closed() 
     await tasks.idle()
     assert not threads.settling(in_channel)
     assert told == [(50, 5, "deleted"), (6, None, "locked")]
+
+
+async def test_czech_names_the_winner_s_one_opponent_in_the_singular(h: LiveBot) -> None:
+    """The channel's line of a finished match in Czech: one opponent is "soupeř" (the plural
+    "soupeři" said of one was wrong), two are counted, "2 soupeři"."""
+    said = []
+    for seats in (SEATS[:2], SEATS):  # Ann and Bob; Ann, Bob and an AI
+        game = played(2, tuple(s.hero for s in seats))
+        tid = await finished_match(h.store, game, seats=seats, locale="cs")
+        said.append(translate(line(await h.bot.service.tables.load(tid), 77, "won"), "cs"))
+    thread = f"https://discord.com/channels/{GUILD}/77"
+    assert said == [f"Hru vyhrává Bob, soupeř: Ann →\u00a0{thread}",
+                    f"Hru vyhrává Ann, 2 soupeři: Bob a 1 AI →\u00a0{thread}"]

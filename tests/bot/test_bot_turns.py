@@ -38,9 +38,9 @@ def people(*who: tuple[int, str]) -> tuple[SeatInfo, ...]:
 
 async def running(bot: LiveBot, seats: tuple[SeatInfo, ...], channel: int, guild: int | None,
                   host: int, deadline: float | None, message: int | None = None) -> int:
-    """A running table (the game of seed 1 at its start: seat 0 to move) stored as the bot
-    stores one; its id."""
-    state = played(1).states[0]
+    """A running table (the game of seed 1 of ``seats``' heroes at its start: seat 0 to move)
+    stored as the bot stores one; its id."""
+    state = played(1, tuple(s.hero for s in seats)).states[0]
     rec = await bot.store.create_table(
         guild_id=guild, place_key=Place.of(guild, host).key, channel_id=channel, host_id=host,
         seats=seats, abilities=False, timer=THREE_DAYS if deadline else 0,
@@ -124,10 +124,10 @@ async def test_turns_lists_two_servers_and_direct_messages(bot: LiveBot,
     assert "Your move** (3 matches)" in mine
     assert mine.index(f"Table #{soon}") < mine.index(f"Table #{here}") < mine.index(
         f"Table #{solo}")  # least time left first; no timer last
-    assert f"(https://discord.com/channels/{GUILD}/{CHANNEL}/555) against Bob, Argentus (AI): " \
-           "2 days 3 h left." in mine
-    assert f"(https://discord.com/channels/@me/{ann_dms.id}) against Taia (AI), " \
-           "Argentus (AI): no turn timer." in mine
+    assert f"(https://discord.com/channels/{GUILD}/{CHANNEL}/555) against 2 opponents, Bob and " \
+           "Argentus (AI): 2 days 3 h left." in mine
+    assert f"(https://discord.com/channels/@me/{ann_dms.id}) against 2 opponents, Taia (AI) " \
+           "and Argentus (AI): no turn timer." in mine
     assert f"(https://discord.com/channels/{GUILD + 7}/{elsewhere.id}/777): waiting for Bob, " \
            "5 h left." in waiting
     assert "secret-den" not in text and "Elsewhere" not in text  # links, never names
@@ -137,6 +137,28 @@ async def test_turns_lists_two_servers_and_direct_messages(bot: LiveBot,
     assert f"Table #{there}" in bob_mine and f"Table #{here}" in bob_waiting
     assert f"Table #{solo}" not in bob and f"Table #{soon}" not in bob
     assert "You sit in no running match" in await turns_text(bot, DAN)
+
+
+async def test_czech_names_one_opponent_in_the_singular_and_two_counted(
+        bot: LiveBot, clock: Clock) -> None:
+    """Czech "soupeři" (opponents) said of a single one was wrong: a match against one person
+    says "soupeř", one against two says "2 soupeři", also where the AI plays the seat."""
+    jana = User(ANN.id, "Jana", locale="cs")
+    one = await running(bot, people((ANN.id, "Jana"), (BOB.id, "Bob"))[:2], CHANNEL, GUILD,
+                        ANN.id, clock.now + HOUR, message=555)
+    two = await running(bot, people((ANN.id, "Jana"), (BOB.id, "Bob")), CHANNEL + 1, GUILD,
+                        ANN.id, clock.now + 2 * HOUR, message=556)
+    hosted = (SeatInfo(user=ANN.id, name="Jana", hero="horan", ai=True, level="normal"),
+              SeatInfo(user=BOB.id, name="Bob", hero="taia"))
+    alone = await running(bot, hosted, CHANNEL + 2, GUILD, ANN.id, None, message=557)
+    text = (await turns_text(bot, jana)).replace("\u00a0", " ")
+    link = f"https://discord.com/channels/{GUILD}"
+    assert f"[Stůl č. {one}]({link}/{CHANNEL}/555), soupeř: Bob; zbývá 1 h." in text, text
+    assert f"[Stůl č. {two}]({link}/{CHANNEL + 1}/556), 2 soupeři: Bob a Argentus (AI); " \
+           "zbývají 2 h." in text, text
+    assert f"[Stůl č. {alone}]({link}/{CHANNEL + 2}/557): za vás hraje AI, soupeř: Bob." \
+           in text, text
+    assert "soupeři: Bob;" not in text and "soupeři: Bob." not in text
 
 
 async def test_a_long_list_turns_pages_for_its_person_only(bot: LiveBot, clock: Clock) -> None:
@@ -227,7 +249,7 @@ async def test_turns_lists_each_match_the_limit_counts_a_match_left_to_the_ai_ma
     mine, ai_plays = text.split("The AI plays your seat")
     assert f"Table #{left}" not in mine and "(1 match)" in ai_plays
     assert f"(https://discord.com/channels/{GUILD}/{CHANNEL + 30}/4242): the AI plays your " \
-           "seat against Bob, Argentus (AI)." in ai_plays
+           "seat against 2 opponents, Bob and Argentus (AI)." in ai_plays
     assert "You no longer play this match, but you still host it" in ai_plays
     assert "/goblin abandon" in ai_plays
     bob = await turns_text(bot, BOB)
