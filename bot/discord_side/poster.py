@@ -193,7 +193,8 @@ async def channel_deleted(service: GameService, messages: Messages, scheduler: S
     whose thread was deleted or locked says so (unless ``line`` is false: its channel is gone
     too), with what that did to the ratings (rated as it stood once everyone moved, or why
     not: the line is all anyone sees of it now); nothing else is sent for the tables closed,
-    whose place is gone or shut."""
+    whose place is gone or shut. The finished and closed matches of a deleted thread (those
+    closed now too) no longer name it: the history places them in their channel."""
     async def ended(closed: TableRecord) -> None:
         try:
             below = await rating_lines(service, closed)
@@ -213,6 +214,12 @@ async def channel_deleted(service: GameService, messages: Messages, scheduler: S
             messages.gone(closed.id)
         log.info("table %s closed: its channel %s was %s", closed.id, channel_id, ending)
         scheduler.forget(closed.id)
+    if ending == "deleted":
+        try:
+            await service.tables.thread_gone(channel_id)
+        except StorageError as exc:  # the history links to the thread as before
+            log.warning("could not note that thread %s was deleted (%s)", channel_id,
+                        type(exc).__name__)
 
 
 async def server_left(service: GameService, messages: Messages, scheduler: Scheduler,

@@ -67,7 +67,8 @@ class HistoryPage:
     (list the matches older than this table) and ``newer`` (list those newer than this table);
     None when there are none that way. ``rating_changes`` is each listed table's change of
     shown rating per person (rated matches only); ``threads`` the thread each listed table was
-    played in (matches played in a thread only). A page of one tournament's matches names its
+    played in, of those bound for a thread of their own (None: it has none, deleted since or
+    never opened: the match was played in its channel). A page of one tournament's matches names its
     ``tournament`` and each listed table's round (``rounds``). A match whose stored result
     (or, closed at its round's deadline, whose table) cannot be read is listed as a
     :class:`~bot.storage.records.DamagedResult` in its place."""
@@ -76,7 +77,7 @@ class HistoryPage:
     older: int | None
     newer: int | None
     rating_changes: dict[int, dict[int, int]]
-    threads: dict[int, int]
+    threads: dict[int, int | None]
     tournament: TournamentRecord | None = None
     rounds: dict[int, InRound] = field(default_factory=dict)
 

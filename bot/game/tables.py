@@ -112,5 +112,10 @@ class Tables:
         ``threaded`` false: it no longer waits for a thread)."""
         await self.store.set_thread(table_id, thread_id, threaded)
 
+    async def thread_gone(self, thread_id: int) -> list[int]:
+        """Thread ``thread_id`` was deleted: the finished and closed tables played in it no
+        longer name it (the history places them in their channel); their ids."""
+        return await self.store.thread_gone(thread_id)
+
 
 __all__ = ["Tables"]

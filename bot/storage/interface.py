@@ -332,6 +332,11 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
     async def set_thread(self, table_id: int, thread_id: int | None, threaded: bool) -> None:
         """The thread the table's match is played in (None: in its channel)."""
 
+    async def thread_gone(self, thread_id: int) -> list[int]:
+        """Thread ``thread_id`` was deleted: the finished and closed tables played in it name
+        it no more (their messages go to their channel, where the history places them); their
+        ids."""
+
     async def ids_with_status(self, *statuses: Status) -> list[int]:
         """Ids of the tables with one of ``statuses`` (oldest first)."""
 
@@ -418,8 +423,10 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
     async def result_of(self, table_id: int) -> TableResult | DamagedResult | None:
         """The result of a finished table, or None; a damaged one when stored but damaged."""
 
-    async def threads_of(self, table_ids: Collection[int]) -> dict[int, int]:
-        """The thread each of ``table_ids`` was played in, of those played in a thread."""
+    async def threads_of(self, table_ids: Collection[int]) -> dict[int, int | None]:
+        """The thread each of ``table_ids`` was played in, of those bound for a thread of
+        their own: None for one that has none (deleted since, or never opened: the match was
+        played in its channel)."""
 
     async def matches(self, place_key: str, user_id: int | None = None, limit: int = 20,
                       before: int | None = None, after: int | None = None,

@@ -46,7 +46,7 @@ from bot.supervision.tasks import Tasks
 from bot.workers.thinking import Thinking
 from engine import Undo, observe
 from engine.agents import make_agent
-from i18n import translate
+from i18n import msg, translate
 from loopback import Loopback
 from loopback.permissions import CREATE_PUBLIC_THREADS, MANAGE_THREADS, SEND_MESSAGES_IN_THREADS
 from loopback.world import Reply, Upload
@@ -292,6 +292,37 @@ async def test_the_line_of_a_match_ended_with_its_thread_says_whether_it_was_rat
         assert not await h.store.changes_of_table(tid)
         assert "Not rated: the match was abandoned before everyone had made a move." in text, \
             text
+    if moves == 2:  # listed in the history: in its thread while there is one, else its channel
+        history = " ".join(h.said(await h.command(ANN, "history")))
+        assert f"Table #{tid}" in history, history
+        played_in = h.channel.id if how == "deleted" else thread.id
+        assert f"Played in <#{played_in}>" in history and (
+            how == "locked" or f"<#{thread.id}>" not in history), history
+
+
+async def test_the_history_names_the_channel_of_a_match_whose_thread_was_deleted(
+        h: LiveBot) -> None:
+    """A finished match's thread deleted since: /goblin history no longer links to it (Discord
+    would show an unknown channel) but names the channel it was played in, in each language,
+    and the table's messages would go there."""
+    tid, thread = await started(h)
+    players = ThreadPlayers(h, tid, [ANN], thread)
+    while await players.step():
+        pass
+    await h.settle()
+    assert (await h.bot.service.tables.load(tid)).status == "finished"
+    assert f"Played in <#{thread.id}>" in " ".join(h.said(await h.command(ANN, "history")))
+    heard = asyncio.ensure_future(h.bot.wait_for("raw_thread_delete", timeout=10))
+    h.lb.delete_thread(thread)
+    await heard
+    await h.settle()
+    record = await h.bot.service.tables.load(tid)
+    assert record.thread_id is None and record.where == h.channel.id
+    history = " ".join(h.said(await h.command(ANN, "history")))
+    assert f"<#{thread.id}>" not in history and f"Played in <#{h.channel.id}>" in history, \
+        history
+    assert [translate(msg("history.channel", channel="#talk"), lc) for lc in ("fr", "cs")] == [
+        "Jouée dans le salon #talk", "Hráno v kanálu #talk"]
 
 
 async def test_a_thread_deleted_while_the_bot_was_away_ends_its_match_as_abandoned(

@@ -85,6 +85,40 @@ async def test_a_deleted_channel_takes_its_lobbies_and_matches_and_its_threads(
 
 
 
+async def test_a_deleted_thread_is_named_by_none_of_the_matches_that_ended_in_it(
+        store: Storage, fresh: Storage) -> None:
+    """Thread 21 of channel 20 deleted: the finished and abandoned matches played in it no
+    longer name it (their messages go to the channel, where the history places them), for
+    this process, which read one before, and another; a running match in it is left to its closing,
+    and a match of another thread is untouched. The history tells a match bound for a thread
+    that has none (deleted, or never opened) from one played in its channel."""
+    game = played(1)
+    ended = []
+    for thread in (21, 21, 23, None):  # ended in thread 21 (twice), in 23, in no thread
+        record = await started(store, game.states[0], channel=20)
+        await store.set_thread(record.id, thread, True)
+        await store.set_status(record.id, "abandoned")
+        ended.append(record.id)
+    done = await finished(store, 2, channel=20)
+    await store.set_thread(done, 21, True)
+    running = await started(store, game.states[0], channel=20)
+    await store.set_thread(running.id, 21, True)
+    plain = await started(store, game.states[0], channel=20)  # played in the channel
+    await store.set_status(plain.id, "abandoned")
+    assert (await store.get(done)).thread_id == 21  # type: ignore[union-attr]
+    assert await store.thread_gone(21) == [ended[0], ended[1], done]
+    for table in (ended[0], ended[1], done):
+        for reader in (store, fresh):
+            record = await reader.get(table)
+            assert record is not None and record.thread_id is None and record.where == 20
+            assert record.threaded and record.status in ("finished", "abandoned")
+    assert (await store.get(running.id)).thread_id == 21  # type: ignore[union-attr]
+    assert await store.thread_gone(21) == []
+    assert await store.threads_of([*ended, done, running.id, plain.id]) == {
+        ended[0]: None, ended[1]: None, ended[2]: 23, ended[3]: None, done: None,
+        running.id: 21}
+
+
 async def test_a_guided_match_bound_for_a_thread_takes_no_place_in_its_channel(
         store: Storage) -> None:
     """A guided match that moves to a thread of its own opens, and runs, beside the lobby of

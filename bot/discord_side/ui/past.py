@@ -67,16 +67,29 @@ def _seat(seat: SeatResult, locale: str, champion: bool) -> str:
                          keys=seat.keys, hp=seat.hp), locale)
 
 
-def _entry(result: TableResult, changes: dict[int, int] | None, thread: int | None,
+def played_in(result: TableResult, threads: dict[int, int | None]) -> Msg | None:
+    """Where a match bound for a thread of its own was played (``threads``: see
+    :attr:`~bot.game.history.HistoryPage.threads`): its thread (a link), or its channel once
+    the thread was deleted (or when it never opened); None for a match played in its channel
+    from the start."""
+    if result.table_id not in threads:
+        return None
+    thread = threads[result.table_id]
+    if thread is None:
+        return msg("history.channel", channel=f"<#{result.channel_id}>")
+    return msg("history.thread", thread=f"<#{thread}>")
+
+
+def _entry(result: TableResult, changes: dict[int, int] | None, where: Msg | None,
            locale: str, in_round: InRound | None = None) -> str:
-    """One match of the history: number, date, length, the thread it was played in (a link),
-    winner and seats (by place); a match abandoned, or decided at its tournament round's deadline
-    (``in_round``), says so and has no champion."""
+    """One match of the history: number, date, length, where it was played (``where``: see
+    :func:`played_in`), winner and seats (by place); a match abandoned, or decided at its
+    tournament round's deadline (``in_round``), says so and has no champion."""
     lines = [translate(msg("history.entry", table=result.table_id,
                            date=f"<t:{int(result.finished_at)}:f>", rounds=result.rounds,
                            moves=result.actions), locale)]
-    if thread is not None:
-        lines.append(translate(msg("history.thread", thread=f"<#{thread}>"), locale))
+    if where is not None:
+        lines.append(translate(where, locale))
     if result.guided:
         lines.append(translate(msg("ratings.note.history_guided"), locale))
     abandoned = result.abandoned_by is not None
@@ -123,7 +136,7 @@ def history_view(page: HistoryPage, player: int | None, locale: str) -> discord.
             parts.append(translate(msg("history.damaged", table=result.table_id), locale))
             continue
         parts.append(_entry(result, page.rating_changes.get(result.table_id),
-                            page.threads.get(result.table_id), locale, in_round))
+                            played_in(result, page.threads), locale, in_round))
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n\n".join(parts)),
                                                       accent_colour=GOLD)
     if page.results:

@@ -170,15 +170,17 @@ class HistoryQueries(Base):
             rows.reverse()
         return rows
 
-    async def threads_of(self, table_ids: Collection[int]) -> dict[int, int]:
-        """The thread each of ``table_ids`` was played in, of those played in a thread."""
+    async def threads_of(self, table_ids: Collection[int]) -> dict[int, int | None]:
+        """The thread each of ``table_ids`` was played in, of those bound for a thread of
+        their own: None for one that has none (deleted since, or never opened: the match was
+        played in its channel)."""
         if not table_ids:
             return {}
         rows = await self._read.fetch(
             f"SELECT id, thread_id FROM tables WHERE {self.dialect.any_of('id')} "
-            "AND thread_id IS NOT NULL",
+            "AND (thread_id IS NOT NULL OR threaded = TRUE)",
             self.dialect.many(sorted(bounded(t) for t in table_ids)))
-        return {as_int(r[0], "id"): as_int(r[1], "thread_id") for r in rows}
+        return {as_int(r[0], "id"): opt_int(r[1], "thread_id") for r in rows}
 
     async def past_channels(self, place_key: str) -> set[int]:
         """The channels (threads included) a place's finished matches were played in and its

@@ -246,6 +246,18 @@ class TableQueries(Base):
         false: it no longer waits for one)."""
         await self._update(table_id, None, {"thread_id": thread_id, "threaded": threaded})
 
+    async def thread_gone(self, thread_id: int) -> list[int]:
+        """Thread ``thread_id`` was deleted: the finished and closed tables played in it name
+        it no more (their messages go to their channel, where the history places them); their
+        ids. A lobby or running table is no business of this: closing it is."""
+        rows = await self._read.fetch(
+            "SELECT id FROM tables WHERE thread_id = ? AND status IN ('finished','abandoned') "
+            "ORDER BY id", thread_id)
+        ids = [as_int(r[0], "id") for r in rows]
+        for table_id in ids:
+            await self._update(table_id, None, {"thread_id": None}, touch=False)
+        return ids
+
     async def ids_with_status(self, *statuses: Status) -> list[int]:
         """Ids of the tables in any of ``statuses`` (oldest first)."""
         rows = await self._read.fetch(
