@@ -40,6 +40,7 @@ from bot.discord_side.ui.parts import GREY, MAX_TEXT, cut, layout, nested, text_
 from bot.game.markup import plain_param
 from bot.game.people import person
 from bot.game.refusals import Refusal
+from bot.game.seats import won_for_person
 from bot.game.service import GameService
 from bot.storage.records import CannotSave, DamagedTournament, StorageError, TableRecord
 from i18n import Msg, msg, translate
@@ -119,7 +120,8 @@ def line(record: TableRecord, thread_id: int, ending: str | None = None) -> Msg:
     won ("won", for a finished game), that it was abandoned ("abandoned"), that its thread
     was deleted ("deleted") or locked by a moderator ("locked"), or that its tournament's round
     ended first ("round_over"). The line is markdown: its names are shown as typed (the
-    thread's name, plain text, takes them untouched)."""
+    thread's name, plain text, takes them untouched). A person's seat the AI won for them (they
+    left it) is named as the AI's, as the end's post names it ("Bob [AI]")."""
     link = thread_link(record, thread_id)
     everyone = plain_param(players(record))
     if ending == "won" and record.state is not None and record.state.winner is not None:
@@ -127,6 +129,8 @@ def line(record: TableRecord, thread_id: int, ending: str | None = None) -> Msg:
         winner = record.seats[seat]
         who = plain_param(called(record, seat)) if winner.user is not None else msg(
             f"hero.{record.state.seats[seat].hero}.name")
+        if won_for_person(record):  # as the end's post names the AI's win in their seat
+            who = msg("bot.table.ai_played", who=who)
         return msg("bot.thread.won", winner=who, others=plain_param(players(record, but=seat)),
                    count=len(record.seats) - 1, players=everyone, link=link)
     if ending in ("abandoned", "deleted", "locked", "round_over"):

@@ -13,6 +13,7 @@ from storage.helpers import Game, played
 from bot.discord_side.past import round_series
 from bot.discord_side.poster import winner_name
 from bot.discord_side.sight import sight_of_table
+from bot.discord_side.threads import line
 from bot.game.standings import rate_result
 from bot.game.texts import phase_line, winner_named
 from bot.storage.records import SeatInfo
@@ -99,8 +100,9 @@ async def test_one_who_left_before_their_first_move_has_no_such_match_in_their_r
 async def test_the_final_table_names_the_ai_s_win_in_his_seat_as_the_end_post_does(
         bot: LiveBot) -> None:
     """Bob left and the AI won in his seat: the final table message's line of who won, the
-    rules' narration of the last battle there and in the Log, and the summary chart's name
-    beside the trophy mark the seat as the AI's, as the end's post does, in every language."""
+    rules' narration of the last battle there and in the Log, the summary chart's name beside
+    the trophy and the channel's line of a match in a thread mark the seat as the AI's, as the
+    end's post does, in every language."""
     game = named_game(4)
     assert game.final.winner == 1
     tid = await finished_match(bot.store, game, seats=LEFT, channel=CHANNEL, rater=rate_result)
@@ -127,6 +129,12 @@ async def test_the_final_table_names_the_ai_s_win_in_his_seat_as_the_end_post_do
         "Bob [AI] is the Champion of the Realm!",
         "Bob [IA] devient le Champion du Royaume\u00a0!",
         "Vítězí Bob [AI]! Vládce nestvůr je pokořen."]
+    # the channel's line, had the match been played in a thread of its own
+    link = f"https://discord.com/channels/{record.guild_id}/77"
+    assert [translate(line(record, 77, "won"), lc) for lc in ("en", "fr", "cs")] == [
+        f"Bob [AI] won against 2 opponents, Ann and 1 AI →\u00a0{link}",
+        f"Bob [IA] a gagné contre 2 adversaires, Ann et 1 IA →\u00a0{link}",
+        f"Hru vyhrává Bob [AI], 2 soupeři: Ann a 1 AI →\u00a0{link}"]
     loaded = await bot.bot.service.history.replay(tid, sight_of_table(record.place_key))
     [summary] = [a.data for a in final.attachments if a.filename == "summary.png"]
     # Bob's name is marked as the AI's seat is (the AI's own seat, 2, too), beside his trophy
