@@ -291,12 +291,13 @@ def phase_line(obs: Observation) -> Msg:
 
 
 #: The texts of a table that name its winner: who won, and the rules' narration of the last
-#: battle, against the Lord of All Monsters.
-WINNER_TEXTS = frozenset({"bot.table.winner", "event.champion"})
+#: battle, against the Lord of All Monsters (and its replay's bookmark).
+WINNER_TEXTS = frozenset({"bot.table.winner", "event.champion", "replay.bookmark.champion"})
 
 
 def winner_named(text: Msg, record: TableRecord) -> Msg:
-    """``text``, a line of table ``record`` (its narration, who won), naming the winner as the
+    """``text``, a line of table ``record`` (its narration, who won, its replay's bookmarks),
+    naming the winner as the
     end's post does: a person's seat the AI won for them marked as the AI's ("Bob [AI]"), not
     as though they had played it out; any other line as it is."""
     if text.key not in WINNER_TEXTS or not won_for_person(record):

@@ -129,6 +129,16 @@ async def test_the_final_table_names_the_ai_s_win_in_his_seat_as_the_end_post_do
         "Bob [AI] is the Champion of the Realm!",
         "Bob [IA] devient le Champion du Royaume\u00a0!",
         "Vítězí Bob [AI]! Vládce nestvůr je pokořen."]
+    # its replay, at its last move: who won, the narration, and the seek menu's bookmark
+    replay = bot.reply(await bot.command(ANN, "replay", id=tid))
+    last = next(c for c in replay.custom_ids() if c.startswith("kg:rp:") and c.endswith("last"))
+    await bot.click(ANN, replay, last)
+    shown = bot.message(replay).text()
+    assert "\nBob [AI] is the Champion of the Realm!" in shown, shown
+    assert "> Bob [AI] defeats the Lord of All Monsters and is the Champion of the Realm!" \
+        in shown, shown
+    assert "Bob [AI] defeats the Lord of All Monsters, the " in shown, shown
+    assert "Bob is the Champion" not in shown and "Bob defeats the Lord" not in shown, shown
     # the channel's line, had the match been played in a thread of its own
     link = f"https://discord.com/channels/{record.guild_id}/77"
     assert [translate(line(record, 77, "won"), lc) for lc in ("en", "fr", "cs")] == [

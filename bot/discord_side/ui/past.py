@@ -33,8 +33,15 @@ from bot.game.history import HistoryPage, InRound, Loaded
 from bot.game.markup import plain, plain_names
 from bot.game.people import person_text
 from bot.game.rematch import RematchState, people
-from bot.game.texts import phase_line
-from bot.storage.records import DamagedResult, SeatResult, TableResult, against_ai, won
+from bot.game.texts import phase_line, winner_named
+from bot.storage.records import (
+    DamagedResult,
+    SeatResult,
+    TableRecord,
+    TableResult,
+    against_ai,
+    won,
+)
 from engine.names import card_name, seat_name
 from engine.replay import Replay
 from i18n import Msg, msg, translate
@@ -174,12 +181,15 @@ def goto(replay: Replay, step: int, op: str) -> int:
     return step
 
 
-def bookmark_options(replay: Replay, step: int, locale: str) -> list[tuple[str, str, str | None]]:
+def bookmark_options(replay: Replay, step: int, locale: str, record: TableRecord | None = None
+                     ) -> list[tuple[str, str, str | None]]:
     """The bookmarks offered in the seek menu: the :data:`MENU_OPTIONS` nearest ``step`` (one
-    option per step, its bookmarks' labels joined), in the order of the match."""
+    option per step, its bookmarks' labels joined), in the order of the match (``record``: its
+    table, which names its winner as :func:`~bot.game.texts.winner_named` does)."""
     labels: dict[int, list[str]] = {}
     for mark in replay.bookmarks:
-        labels.setdefault(mark.step, []).append(translate(mark.label, locale))
+        label = mark.label if record is None else winner_named(mark.label, record)
+        labels.setdefault(mark.step, []).append(translate(label, locale))
     nearest = sorted(labels, key=lambda s: (abs(s - step), s))[:MENU_OPTIONS]
     return [_fitted(labels[s], str(s), translate(msg("replay.option_step", step=s), locale))
             for s in sorted(nearest)]
@@ -217,12 +227,13 @@ def replay_view(loaded: Loaded, step: int, reveal: bool, locale: str,
     obs = replay.view(step)
     head = [f"### {translate(msg('replay.title', table=tid), locale)}",
             translate(msg("replay.where", step=step, last=replay.last, round=obs.round), locale),
-            translate(phase_line(obs), locale)]
+            translate(winner_named(phase_line(obs), loaded.record), locale)]
     if reveal:
         head.append(f"-# {translate(msg('replay.revealed'), locale)}")
     box = discord.ui.Container[discord.ui.LayoutView](text_block("\n".join(head)),
                                                       accent_colour=GREY)
-    told = [translate(plain_names(e.text), locale) for e in replay.events(step)][-STEP_LINES:]
+    told = [translate(plain_names(winner_named(e.text, loaded.record)), locale)
+            for e in replay.events(step)][-STEP_LINES:]
     if told:
         box.add_item(text_block("\n".join(f"> {line}" for line in told)))
     if reveal:
@@ -246,7 +257,7 @@ def replay_view(loaded: Loaded, step: int, reveal: bool, locale: str,
                      button(translate(msg("replay.share"), locale), ShareButton.id_for(tid),
                             "primary")))
     box.add_item(row(menu(SeekMenu.id_for(tid, reveal), translate(msg("replay.seek"), locale),
-                          bookmark_options(replay, step, locale), str(step))))
+                          bookmark_options(replay, step, locale, loaded.record), str(step))))
     return layout(box)
 
 
