@@ -28,8 +28,9 @@ Two things a plain ``str.format`` cannot do are handled here, so translators wri
   "ze 3" (ze tří), "ze 7" (ze sedmi), so a translation writes the plain preposition; ``č.``
   keeps its number on its line (a no-break space).
 * **Hit points.** A number (a parameter or digits) and the HP after it ("5 HP", "5 PV",
-  "5 points de vie", "5 životů") are joined by a no-break space, so a line never parts them
-  (the pictures' texts, ``render.*``, are drawn as they are).
+  "5 points de vie", "5 životů"; in Czech also before it, "životy 5" of a monster's figures)
+  are joined by a no-break space, so a line never parts them (the pictures' texts,
+  ``render.*``, are drawn as they are).
 """
 
 from __future__ import annotations
@@ -223,10 +224,12 @@ def _czech(template: str, values: Mapping[str, object]) -> str:
     return _CZ_NUMERO.sub("č.\u00a0", _CZ_PREPOSITION.sub(vocalise, template))
 
 
-#: A number (a parameter or digits) before each language's word for hit points.
+#: A number (a parameter or digits) before each language's word for hit points (in Czech also
+#: after it: "útok 3, životy 5").
 _HP_UNIT = {"en": re.compile(r"(?<!\w)(\{\w+\}|\d+) (?=HP\b)"),
             "fr": re.compile(r"(?<!\w)(\{\w+\}|\d+) (?=(?:PV|points? de vie)\b)"),
-            "cs": re.compile(r"(?<!\w)(\{\w+\}|\d+) (?=život(?:y|ů)?\b)")}
+            "cs": re.compile(r"(?<!\w)(\{\w+\}|\d+) (?=život(?:y|ů)?\b)|(?<=\bživoty) "
+                             r"(?=\{\w+\}|\d)")}
 
 
 def _typography(text: str) -> str:
@@ -297,7 +300,7 @@ def _render(m: Msg, loc: str, form: str | None) -> str:
     elif loc_text == "cs" and " " in text:
         text = _czech(text, values)
     if loc_text in _HP_UNIT and not m.key.startswith("render."):  # pictures wrap on their own
-        text = _HP_UNIT[loc_text].sub("\\1\u00a0", text)
+        text = _HP_UNIT[loc_text].sub(lambda u: f"{u[1] or ''}\u00a0", text)
     if not m.params:
         return text
     try:

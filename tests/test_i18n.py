@@ -140,14 +140,17 @@ HP_UNITS = {"en": r"HP\b", "fr": r"(?:PV|points? de vie)\b", "cs": r"život(?:y|
 def test_a_number_of_hp_stays_on_the_line_of_its_unit(locale: str) -> None:
     """"5 HP" ("5 PV", "5 životů") keeps its number and its unit on one line: a phone's width
     must not end a line with "5" and start the next with "HP", as the 1-HP fight question and
-    the battle lesson did ("(back to 5 / HP)", "with 1 / HP left")."""
+    the battle lesson did ("(back to 5 / HP)", "with 1 / HP left"); nor Czech's monster
+    figures "životy" and its number ("útok 3, životy / 7")."""
     assert "(back to 5\u00a0HP)" in translate(
         msg("bot.undo.fight_lethal_potion", monster="Giant Bat", attack=3), "en")
     assert "retour à 5\u00a0PV" in translate(
         msg("bot.undo.fight_lethal_potion", monster="Chauve-souris", attack=3), "fr")
     assert "zpět na 5\u00a0životů" in translate(
         msg("bot.undo.fight_lethal_potion", monster="Netopýr", attack=3), "cs")
-    split = re.compile(r"(?<!\w)\d+ " + HP_UNITS[locale])
+    assert "útok 3, životy\u00a07" in translate(
+        msg("bot.move.monster_stats", attack=3, hp=7), "cs")
+    split = re.compile(r"(?<!\w)\d+ " + HP_UNITS[locale] + r"|\bživoty \d")
     for k, entry in catalog(locale).items():
         if k.startswith("render."):  # pictures draw their texts as they are
             continue
