@@ -65,3 +65,12 @@ def test_a_cut_ends_at_a_word() -> None:
     assert text[len(shown) - 1] == " "
     assert cut("x" * 150, 100) == "x" * 99 + "…"
     assert cut("short", 100) == "short"
+
+
+def test_a_cut_never_parts_what_a_no_break_space_joins() -> None:
+    """A no-break space joins a number to its unit ("5 HP") or "n°" to its number: a cut
+    falling on it goes back to the word before, never leaving "5…" without its HP."""
+    text = "Wyvern: 5 attack, back to 5\u00a0HP and more"
+    limit = text.index("\u00a0") + 1  # the cut's last kept character would be the no-break space
+    assert cut(text, limit) == "Wyvern: 5 attack, back to…"
+    assert cut("La table n°\u00a012 a commencé", 12) == "La table…"

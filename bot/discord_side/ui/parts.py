@@ -33,11 +33,12 @@ GREY = 0x80848E
 
 def cut(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters at a word's end (an ellipsis marks the cut; a text
-    whose first words are longer than half the limit is cut within a word)."""
+    whose first words are longer than half the limit is cut within a word). A no-break space
+    joins what it stands between ("5 HP", "n° 12"), which a cut never parts."""
     if len(text) <= limit:
         return text
     head = text[:limit - 1]
-    if not text[limit - 1].isspace():
+    if not text[limit - 1].isspace() or text[limit - 1] == "\u00a0":
         space = head.rfind(" ")
         if space >= limit // 2:
             head = head[:space]
