@@ -274,13 +274,16 @@ class TournamentDesk:
     async def drop(self, interaction: discord.Interaction[Any],
                    player: discord.User | discord.Member | None) -> None:
         """/goblin tournament drop: a player drops out (``player``: someone else, by the
-        tournament's host or a channel manager)."""
+        tournament's host or a channel manager), told privately to whoever asked: "you" for
+        themselves, the player by a mention for someone else."""
         record = await self._here(interaction)
         who = interaction.user.id if player is None else player.id
         await self.service.tournaments.drop(record.id, who, interaction.user.id,
                                             self._manager(interaction, record))
-        await answer_privately(interaction, translate(
-            msg("bot.tournament.dropped", who=f"<@{who}>"), loc(interaction)))
+        told = (msg("bot.tournament.dropped_you", name=plain(record.name))
+                if who == interaction.user.id
+                else msg("bot.tournament.dropped", who=f"<@{who}>", name=plain(record.name)))
+        await answer_privately(interaction, translate(told, loc(interaction)))
 
     async def end_round(self, interaction: discord.Interaction[Any]) -> None:
         """/goblin tournament end-round (its host or a channel manager): the round under way

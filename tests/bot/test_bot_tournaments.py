@@ -227,8 +227,7 @@ async def test_standings_are_private_a_match_s_end_seats_the_next_round_and_a_pl
     assert len(posted) == 1 and "Round 1 of 3 is over: round 2 is seated." in posted[0].text()
     assert len(h.lb.threads_of(h.channel)) == 2
     assert h.said(await h.command(BOB, "tournament drop")) == [
-        f"<@{BOB.id}> drops out of the tournament; the points already won stay in the "
-        "standings."]
+        "You have dropped out of Spring Cup; the points you already won stay in the standings."]
     assert h.said(await h.command(BOB, "tournament drop")) == [
         "You have already dropped out of Spring Cup."]
 
@@ -553,8 +552,7 @@ async def test_in_a_match_s_thread_the_tournament_commands_reach_its_tournament(
     shown = h.reply(await h.command(ANN, "tournament standings", channel=thread))
     assert "Standings: Spring Cup" in shown.text()
     assert h.said(await h.command(BOB, "tournament drop", channel=thread)) == [
-        f"<@{BOB.id}> drops out of the tournament; the points already won stay in the "
-        "standings."]
+        "You have dropped out of Spring Cup; the points you already won stay in the standings."]
 
 
 async def test_a_tournament_opened_in_a_thread_plays_its_matches_in_that_thread(
@@ -1114,7 +1112,7 @@ async def test_managing_another_channel_gives_no_say_over_the_server_s_tournamen
     # in the tournament's own channel, a manager of it may
     h.lb.set_overwrite(h.channel, BOB, allow=MANAGE_CHANNELS)
     assert h.said(await h.command(BOB, "tournament drop", player=EVE.id)) == [
-        f"<@{EVE.id}> drops out of the tournament; the points already won stay in the "
+        f"<@{EVE.id}> has dropped out of Spring Cup; the points already won stay in the "
         "standings."]
 
 
@@ -1253,7 +1251,7 @@ async def test_its_host_dropping_someone_else_is_told_about_that_player_not_them
     assert h.said(await h.command(ADMIN, "tournament drop", player=zed.id)) == [
         f"<@{zed.id}> has not entered Spring Cup."]
     assert h.said(await h.command(ADMIN, "tournament drop", player=BOB.id)) == [
-        f"<@{BOB.id}> drops out of the tournament; the points already won stay in the "
+        f"<@{BOB.id}> has dropped out of Spring Cup; the points already won stay in the "
         "standings."]
     assert h.said(await h.command(ADMIN, "tournament drop", player=BOB.id)) == [
         f"<@{BOB.id}> has already dropped out of Spring Cup."]
