@@ -173,11 +173,12 @@ class Messages:
     async def table_payload(self, record: TableRecord, locale: str | None = None,
                             urgent: bool = True, headline: Msg | None = None,
                             message: int | None = None, summary: bytes | None = None,
-                            below: str | None = None) -> Payload:
+                            below: str | None = None, closed: Msg | None = None) -> Payload:
         """The table message: in the table's (public) language, or in ``locale`` for a private
         copy (``urgent=False``: a background refresh, drawn after the pictures people are
         waiting for; ``message``: the message it will edit, whose picture is kept when it did
-        not change; ``below``: lines under the headline)."""
+        not change; ``below``: lines under the headline; ``closed``: how a closed table ended,
+        in place of its being abandoned)."""
         lc = locale or record.locale
         obs = observe(record.game, None)
         kind = "battle" if obs.battle is not None else "table"
@@ -196,7 +197,8 @@ class Messages:
         view = table_view(record, obs, lc, name if files else None,
                           translate(headline, lc) if headline is not None else None,
                           SUMMARY if summary is not None else None, below,
-                          await self.service.tables.round_end(record))
+                          await self.service.tables.round_end(record),
+                          translate(closed, lc) if closed is not None else None)
         keys = {name: key} if files else {}
         if summary is not None:  # the end's summary chart: only on the message that ends it
             files.append(ImageFile(summary, SUMMARY))
@@ -789,10 +791,11 @@ class Messages:
 
     async def closed(self, record: TableRecord, below: str | None = None,
                      ending: str = "abandoned") -> None:
-        """A table closed: its lobby or table message loses its buttons, says so, adds
-        ``below``, and the channel's line of a match played in a thread says how it ended
-        (``ending``, see :func:`~bot.discord_side.threads.line`), queued last on the table's
-        feed."""
+        """A table closed: its lobby or table message loses its buttons, says so (a match its
+        tournament round's end closed, ``ending`` "round_over", that the round ended first, not
+        that it was abandoned), adds ``below``, and the channel's line of a match played in a
+        thread says how it ended (``ending``, see :func:`~bot.discord_side.threads.line`),
+        queued last on the table's feed."""
         self.last(record, partial(self._close, record, below, ending))
 
     async def _close(self, record: TableRecord, below: str | None, ending: str) -> None:
@@ -801,9 +804,11 @@ class Messages:
             await self.lobby.edit(None, record)  # a game closed before its first message
             return
         await self.threads.channel_line(record, ending)
+        closed = msg("bot.table.round_over") if ending == "round_over" else None
         try:
             await self.edit_table(record, repost=False, payload=await self.table_payload(
-                record, urgent=False, message=record.message_id, below=below) if below else None)
+                record, urgent=False, message=record.message_id, below=below, closed=closed)
+                if below or closed else None)
         except UNDELIVERED as exc:
             log.warning("could not close the table message of table %s (%s)", record.id,
                         why(exc))

@@ -186,6 +186,11 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
     lines = [m.text() for m in h.public() if "was abandoned" in m.text()
              or "The round ended before the match between" in m.text()]
     assert len(lines) == 1 and "; the match counts as it stood →" in lines[0], lines
+    closed = await h.bot.service.tables.load(first)  # its table message says why, too
+    assert closed.message_id is not None
+    table_text = h.lb.message(closed.message_id).text()
+    assert "**The round ended before this match did: it counts as it stood then.**" in table_text
+    assert "abandoned" not in table_text
     posted = [m for m in h.public() if "Standings: Spring Cup" in m.text()]
     assert len(posted) == 1 and posted[0].attachments
     assert "Round 1 of 2 is over: round 2 is seated." in posted[0].text()

@@ -58,18 +58,19 @@ def to_move(record: TableRecord, obs: Observation) -> int | None:
 
 def header(record: TableRecord, obs: Observation, locale: str,
            headline: str | None = None, below: str | None = None,
-           ends: float | None = None) -> str:
+           ends: float | None = None, closed: str | None = None) -> str:
     """Title, whose turn (a mention while a person must play), the turn timer, and small lines
     with the AI seats' levels, the round and the move number (``below``: lines under the
     headline, e.g. what the match did to the players' ratings; ``ends``: when the tournament's
-    round that opened the match ends, see :func:`deadline_markup`)."""
+    round that opened the match ends, see :func:`deadline_markup`; ``closed``: how a closed
+    table ended, in place of its being abandoned, e.g. by its tournament round's end)."""
     lines = [f"### {translate(msg('bot.table.title', table=record.id), locale)}"]
     if headline:
         lines.append(f"**{headline}**")
     if below:
         lines.append(below)
     if record.status == "abandoned":  # nobody is to play any more: no turn line
-        lines.append(f"**{translate(msg('bot.table.abandoned'), locale)}**")
+        lines.append(f"**{closed or translate(msg('bot.table.abandoned'), locale)}**")
     else:
         lines.append(_turn_line(record, obs, locale))
     for i, seat in enumerate(record.seats):  # the picture shows seats as they were set up
@@ -124,15 +125,17 @@ def narration(record: TableRecord, obs: Observation, locale: str, count: int = N
 
 def table_view(record: TableRecord, obs: Observation, locale: str, filename: str | None,
                headline: str | None = None, summary: str | None = None,
-               below: str | None = None, ends: float | None = None) -> discord.ui.LayoutView:
+               below: str | None = None, ends: float | None = None,
+               closed: str | None = None) -> discord.ui.LayoutView:
     """The table message (``filename``: its uploaded picture, None when drawing failed;
     ``headline``: a line shown above the turn, e.g. the result of the game; ``summary``: the
     uploaded summary chart of a finished match; ``below``: lines under the headline, the
     rating changes of a rated match that ended; ``ends``: when the tournament's round that
-    opened the match ends, which ends a turn whose timer reaches past it)."""
+    opened the match ends, which ends a turn whose timer reaches past it; ``closed``: how a
+    closed table ended, said in place of its being abandoned)."""
     running = record.status == "running"
     box = discord.ui.Container[discord.ui.LayoutView](
-        text_block(header(record, obs, locale, headline, below, ends)),
+        text_block(header(record, obs, locale, headline, below, ends, closed)),
         accent_colour=accent(obs) if record.status != "abandoned" else GREY)
     told = narration(record, obs, locale)
     if told:
