@@ -471,10 +471,17 @@ async def test_a_solo_table_refused_by_closed_dms_is_told_and_posted_once_they_o
     assert (await bot.bot.service.tables.load(tid)).message_id is None
     await timers_pass(bot, clock, RETRY_FIRST)  # refused again: told once
     assert len([t for t in bot.said(ix) if "did not let me post" in t]) == 1
+    # /goblin status meanwhile speaks of her direct messages, not of a channel
+    copy = bot.reply(await bot.command(shy, "status")).text()
+    assert ("**Only you see this copy: the table message is not in these direct messages yet. "
+            "It will appear here as soon as I can post it; if you closed your direct messages "
+            "to the bot, open them again.**") in copy, copy
     shy.dms_open = True
     await timers_pass(bot, clock, retry_pause(1))
     now = await bot.bot.service.tables.load(tid)
     assert now.message_id == bot.last_table_message().id
+    copy = bot.reply(await bot.command(shy, "status")).text()
+    assert "is further up in these direct messages." in copy and "the channel" not in copy, copy
 
 
 async def test_share_in_dms_closed_to_the_bot_says_to_open_them(bot: LiveBot) -> None:
