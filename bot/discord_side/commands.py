@@ -255,8 +255,8 @@ class Commands:
     async def status(self, interaction: discord.Interaction[Any]) -> None:
         """/goblin status: the table as it is now, only for the asker, with a link to its table
         message (none before the game's first is posted: the lobby message is no table's), in
-        the channel or, for a solo table, in the person's direct messages (which they may have
-        closed to the bot: they are told to open them)."""
+        the channel, in the match's thread or, for a solo table, in the person's direct
+        messages (which they may have closed to the bot: they are told to open them)."""
         locale = loc(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
         assert interaction.channel_id is not None
@@ -266,10 +266,11 @@ class Commands:
             await interaction.edit_original_response(view=lobby_view(record, locale))
             return
         record = self.messages.current(record)  # its table message posted last, if any
-        dms = "_dm" if record.guild_id is None else ""  # a solo table in direct messages
+        where = ("_dm" if record.guild_id is None  # a solo table in direct messages
+                 else "_thread" if record.thread_id is not None else "")
         payload = await self.messages.table_payload(
-            record, locale, headline=msg(f"bot.channel.status_link{dms}", url=jump_url(record))
-            if record.message_id is not None else msg(f"bot.channel.status_unposted{dms}"))
+            record, locale, headline=msg(f"bot.channel.status_link{where}", url=jump_url(record))
+            if record.message_id is not None else msg(f"bot.channel.status_unposted{where}"))
         await interaction.edit_original_response(view=payload.view, attachments=payload.files)
 
     async def abandon(self, interaction: discord.Interaction[Any]) -> None:

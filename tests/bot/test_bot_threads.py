@@ -65,6 +65,9 @@ async def test_a_match_moves_to_its_thread_at_start_and_its_line_tells_the_resul
     # the channel keeps one line; the table message, with its buttons, is in the thread
     assert [m.id for m in h.public()] == [lobby.id]
     assert table_message(h, thread).custom_ids() == [f"kg:hand:{tid}", f"kg:log:{tid}"]
+    copy = h.reply(await h.command(ANN, "status", channel=thread)).text()  # names the thread
+    assert "Only you see this copy: [the table message](" in copy, copy
+    assert ") is in the match's thread." in copy and "the channel" not in copy, copy
     players = ThreadPlayers(h, tid, [ANN], thread)
     assert await players.step()
     hand = await players.open_hand(ANN)  # a take-back in the thread, then on to the end
