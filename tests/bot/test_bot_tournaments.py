@@ -179,6 +179,9 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
     assert threads[0].name.startswith("Spring Cup, round 1 · ")  # named after the tournament
     first = await h.store.active_in_channel(threads[0].id)
     assert first is not None
+    # no turn timer: the table message says when the round's end decides the match
+    shown = table_message(h, threads[0]).text()
+    assert "The tournament's round ends <t:" in shown and "Turn timer" not in shown, shown
 
     clock.now += 3601  # the round's deadline passes: the match is decided as it stands
     await timer_pass(h)
@@ -1216,8 +1219,9 @@ async def test_a_slow_tournament_match_s_table_says_the_turn_ends_with_the_round
     record = await h.bot.service.tables.load(table)
     assert record.deadline is not None and record.deadline > ends
     shown = table_message(h, h.lb.threads_of(h.channel)[0]).text()
-    assert f"<t:{int(ends)}:R> (<t:{int(ends)}:f>)" in shown, shown
-    assert f"<t:{int(record.deadline)}:" not in shown, shown
+    assert (f"The tournament's round ends <t:{int(ends)}:R> (<t:{int(ends)}:f>): this match is "
+            "then decided as it stands.") in shown, shown  # the match's end, not the turn's
+    assert f"<t:{int(record.deadline)}:" not in shown and "Turn timer" not in shown, shown
 
 
 async def test_people_joining_a_sign_up_open_for_hours_are_all_entered_and_listed(

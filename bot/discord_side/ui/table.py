@@ -62,8 +62,9 @@ def header(record: TableRecord, obs: Observation, locale: str,
     """Title, whose turn (a mention while a person must play), the turn timer, and small lines
     with the AI seats' levels, the round and the move number (``below``: lines under the
     headline, e.g. what the match did to the players' ratings; ``ends``: when the tournament's
-    round that opened the match ends, see :func:`deadline_markup`; ``closed``: how a closed
-    table ended, in place of its being abandoned, e.g. by its tournament round's end)."""
+    round that opened the match ends, said in place of the turn's end when it comes first, or
+    when the match has no turn timer; ``closed``: how a closed table ended, in place of its
+    being abandoned, e.g. by its tournament round's end)."""
     lines = [f"### {translate(msg('bot.table.title', table=record.id), locale)}"]
     if headline:
         lines.append(f"**{headline}**")
@@ -77,7 +78,11 @@ def header(record: TableRecord, obs: Observation, locale: str,
         if seat.ai and not obs.seats[i].ai and record.status == "running":
             lines.append(translate(msg("bot.table.handed",
                                            who=plain_param(obs.seats[i].name)), locale))
-    if record.deadline is not None and record.status == "running":
+    if record.status == "running" and ends is not None and (record.deadline is None
+                                                             or ends < record.deadline):
+        lines.append(translate(msg("bot.table.round_ends",  # the match ends before the turn
+                                   when=f"<t:{int(ends)}:R> (<t:{int(ends)}:f>)"), locale))
+    elif record.deadline is not None and record.status == "running":
         lines.append(translate(msg("bot.table.deadline", when=deadline_markup(record, ends)),
                                locale))
     ai_seats = [translate(msg("bot.table.ai_seat", who=plain_param(obs.seats[i].name),
