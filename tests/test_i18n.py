@@ -240,12 +240,20 @@ def test_the_rulebooks_use_those_words(lc: str) -> None:
 
 def test_commands_named_in_texts_are_the_language_s_command_names() -> None:
     """``/goblin new`` in English is ``/goblin créer`` for a French user, ``/goblin založit``
-    for a Czech one: texts must name the commands as Discord shows them to that reader."""
+    for a Czech one: texts must name the commands as Discord shows them to that reader (and
+    the tournament group's, ``/goblin tournoi retrait``, its subcommand too)."""
     for lc in LOCALES:
         names = {v for k, v in catalog(lc).items() if k.startswith("bot.cmd.name.")}
+        group = catalog(lc)["bot.tournament.cmd.name.group"]
+        subs = {v for k, v in catalog(lc).items()
+                if k.startswith("bot.tournament.cmd.name.") and not k.endswith(".group")}
         for k, entry in catalog(lc).items():
             for text in texts(entry):
-                for used in re.findall(r"/goblin ([^\s.,;:!?)]+)", text):
+                for used, sub in re.findall(r"/goblin ([^\s.,;:!?)]+)(?: ([^\s.,;:!?)]+))?",
+                                            text):
+                    if used == group:
+                        assert sub in subs, f"{lc} {k}: /goblin {used} {sub} is not a command"
+                        continue
                     assert used in names, f"{lc} {k}: /goblin {used} is not a command in {lc}"
 
 

@@ -318,13 +318,17 @@ class Tournaments:
         rating = await self.store.rating_of(record.guild_id, user_id)
         return shown_of(None if rating is None else rating.rating).value
 
-    def _signing_up(self, record: TournamentRecord) -> None:
-        """Refuse a sign-up or a withdrawal once sign-up is over: the tournament started or
-        was cancelled, or its closing time passed (the timers' next pass starts or cancels
-        it)."""
+    def _signing_up(self, record: TournamentRecord, leaving: bool = False) -> None:
+        """Refuse a sign-up or a withdrawal (``leaving``) once sign-up is over: the tournament
+        started or was cancelled, or its closing time passed (the timers' next pass starts or
+        cancels it). A withdrawal from a tournament started or about to start is pointed to
+        /goblin tournament drop, which takes a player out of one under way."""
         if record.status != "signup" or (record.closes_at is not None
                                          and record.closes_at <= self.clock()):
-            raise Refusal(msg("bot.tournament.error.signup_over", name=plain(record.name)))
+            key = ("bot.tournament.error.signup_over_leave"
+                   if leaving and record.status in ("signup", "running")
+                   else "bot.tournament.error.signup_over")
+            raise Refusal(msg(key, name=plain(record.name)))
 
     async def join(self, tournament_id: int, user_id: int, name: str) -> View:
         """Sign ``user_id`` up while sign-up lasts."""
@@ -360,7 +364,7 @@ class Tournaments:
     async def leave(self, tournament_id: int, user_id: int) -> View:
         """Take ``user_id`` off the entrants while sign-up lasts (later: :meth:`drop`)."""
         record = await self._record(tournament_id)
-        self._signing_up(record)
+        self._signing_up(record, leaving=True)
         if not await self.store.withdraw(tournament_id, user_id):
             raise Refusal(msg("bot.tournament.error.not_entered", name=plain(record.name)))
         return await self.view(tournament_id)

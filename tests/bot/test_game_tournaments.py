@@ -98,6 +98,8 @@ async def test_sign_up_and_its_refusals(service: GameService, clock: Clock) -> N
     assert (await tours.cancel(cup.id, 2, manager=True)).record.status == "cancelled"
     with pytest.raises(Refusal, match="signup_over"):
         await tours.join(cup.id, 3, "Cy")
+    with pytest.raises(Refusal, match="signup_over$"):  # cancelled: no drop to point to
+        await tours.leave(cup.id, HOST)
     with pytest.raises(Refusal, match="no_such"):
         await tours.view(cup.id + 1)
 
@@ -195,7 +197,7 @@ async def test_sign_up_closing_by_its_time_starts_or_cancels(service: GameServic
     # past its closing time, before the timers' pass: sign-up is over for clicks already
     with pytest.raises(Refusal, match="signup_over"):
         await service.tournaments.join(cup, 4, "P4")
-    with pytest.raises(Refusal, match="signup_over"):
+    with pytest.raises(Refusal, match="signup_over_leave"):  # pointed to the drop
         await service.tournaments.leave(cup, 3)
     started, cancelled = await service.tournaments.sweep()
     assert started.record.id == cup and started.opened is not None
