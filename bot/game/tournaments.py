@@ -69,7 +69,7 @@ from bot.storage.records import (
 )
 from engine import new_game
 from engine.agents import AiLevel
-from i18n import msg
+from i18n import Msg, msg
 
 log = logging.getLogger("karak.bot")
 #: The longest name a tournament may have.
@@ -257,10 +257,10 @@ class Tournaments:
         if guild_id is None:
             raise Refusal(msg("bot.tournament.error.server_only"))
         # one at a time in a channel: its commands there reach the channel's tournament
-        held = next((t for t in await self.open_in(guild_id) if t.channel_id == channel_id),
-                    None)
-        if held is not None:
-            raise Refusal(msg("bot.tournament.error.channel_taken", name=plain(held.name)))
+        # (checked again as it is stored: two opened at the same moment never both pass)
+        held = await self.open_in(guild_id)
+        if any(t.channel_id == channel_id for t in held):
+            raise Refusal(self._channel_taken(held, channel_id))
         server = ServerDefaults() if self.defaults is None else await self.defaults(guild_id)
         timer = server.timer if timer is None else timer
         abilities = server.abilities if abilities is None else abilities
@@ -275,11 +275,21 @@ class Tournaments:
             raise Refusal(msg("bot.error.bad_timer"))
         if round_span < 0 or closes_at is not None and closes_at <= self.clock():
             raise Refusal(msg("bot.tournament.error.bad_time"))
-        return await self.store.create_tournament(
+        created = await self.store.create_tournament(
             guild_id=guild_id, place_key=Place.server(guild_id).key, channel_id=channel_id,
             host_id=host_id, name=name, rounds=rounds, table_size=table_size, timer=timer,
             abilities=abilities, ai_level=ai_level, round_span=round_span, closes_at=closes_at,
             seed=self.seeds(), locale=await self.store.guild_locale(guild_id) or locale)
+        if created is None:  # another opened at the same moment took the channel first
+            raise Refusal(self._channel_taken(await self.open_in(guild_id), channel_id))
+        return created
+
+    @staticmethod
+    def _channel_taken(held: Sequence[TournamentRecord], channel_id: int) -> Msg:
+        """The refusal of a new tournament in channel ``channel_id``, naming the one of
+        ``held`` (a server's open tournaments) that holds it."""
+        name = next((t.name for t in held if t.channel_id == channel_id), "")
+        return msg("bot.tournament.error.channel_taken", name=plain(name))
 
     async def _stored(self, tournament_id: int) -> TournamentRecord | None:
         """The tournament's row, or None; a refusal when it is damaged (a pass over every

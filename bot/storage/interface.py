@@ -209,8 +209,9 @@ class TournamentStorage(Protocol):
                                 host_id: int, name: str, rounds: int | None, table_size: int,
                                 timer: int, abilities: bool, ai_level: AiLevel | None,
                                 round_span: int, closes_at: float | None, seed: int,
-                                locale: str) -> TournamentRecord:
-        """A new tournament taking sign-ups."""
+                                locale: str) -> TournamentRecord | None:
+        """A new tournament taking sign-ups; None when the channel holds one taking sign-ups
+        or under way (checked and written in one step)."""
 
     async def tournament(self, tournament_id: int) -> TournamentRecord | None:
         """The tournament, or None."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -121,13 +123,17 @@ async def spring_cup(h: LiveBot, channel: Channel) -> int:
     return cup
 
 
-async def test_a_tournament_whose_channel_is_deleted_is_cancelled(h: LiveBot) -> None:
+async def test_a_tournament_whose_channel_is_deleted_is_cancelled(h: LiveBot,
+                                                                  tmp_path: Path) -> None:
     cup = await spring_cup(h, h.channel)
     # another, taking sign-ups, in the same channel (opened before a channel took one
-    # tournament at a time: /goblin tournament new refuses it now)
+    # tournament at a time: the store refuses it now, so it is moved there by hand)
     autumn = (await new_tournament(h.store, guild_id=h.guild.id,
                                    place_key=Place.server(h.guild.id).key,
-                                   channel_id=h.channel.id, host_id=ADMIN.id)).id
+                                   channel_id=h.channel.id + 1, host_id=ADMIN.id)).id
+    with closing(sqlite3.connect(tmp_path / "k.db")) as con, con:  # the fixture's file
+        con.execute("UPDATE tournaments SET channel_id = ? WHERE id = ?",
+                    (h.channel.id, autumn))
     view = await h.bot.service.tournaments.view(cup)
     assert view.record.status == "running" and autumn != cup
     table = view.tables[0].table_id

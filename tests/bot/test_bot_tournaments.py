@@ -1290,6 +1290,24 @@ async def test_a_second_tournament_is_refused_in_a_channel_holding_one(h: LiveBo
     assert not h.said(await h.command(ADMIN, "tournament new", name="Autumn Cup"))
 
 
+async def test_two_tournaments_opened_at_once_in_one_channel_make_one(h: LiveBot) -> None:
+    """Two admins open a tournament in the channel at the same moment: one is opened, with its
+    sign-up message, and the other is told privately which tournament holds the channel."""
+    admin2 = User(ADMIN.id + 1, "Second Mod", admin=True)
+    first = await h.lb.command(h._known(ADMIN), h.channel, "goblin tournament new",
+                               name="Spring Cup")
+    second = await h.lb.command(h._known(admin2), h.channel, "goblin tournament new",
+                                name="Winter Cup")
+    await h.handled(first, second)
+    opened = await h.bot.service.tournaments.open_in(h.guild.id)
+    assert len(opened) == 1
+    told = h.said(first, second)
+    assert told == [f"{opened[0].name} is already taking sign-ups or under way in this "
+                    "channel: open the new tournament in another channel, or once "
+                    f"{opened[0].name} is over."], told
+    assert len([m for m in h.public() if "Tournament:" in m.text()]) == 1
+
+
 async def test_the_final_standings_are_shown_once_the_tournament_is_over(h: LiveBot) -> None:
     """The champion's post shows the podium only: once Spring Cup is over, /goblin tournament
     standings in its channel (or a thread of its matches) still shows its final standings,

@@ -167,4 +167,6 @@ async def new_tournament(store: Storage, **changes: object) -> TournamentRecord:
         rounds=None, table_size=4, timer=0, abilities=False, ai_level=None, round_span=3600,
         closes_at=None, seed=5, locale="en")
     settings.update(changes)
-    return await store.create_tournament(**settings)  # type: ignore[arg-type]
+    created = await store.create_tournament(**settings)  # type: ignore[arg-type]
+    assert created is not None, "its channel holds a tournament taking sign-ups or under way"
+    return created

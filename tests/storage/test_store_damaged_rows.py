@@ -119,7 +119,8 @@ async def test_a_damaged_tournament_hurts_only_itself(
     """A tournament one of whose rows is damaged (its own, or an entrant's): the place's
     tournaments list every other one, and it is said to be damaged when asked of by its id,
     named once in a warning."""
-    first, second = await new_tournament(store), await new_tournament(store, name="Winter")
+    first = await new_tournament(store)
+    second = await new_tournament(store, name="Winter", channel_id=78)
     for cup in (first, second):
         assert await store.enter(cup.id, ANN, "Ann", 1500)
     where = ({"id": first.id} if table == "tournaments"
@@ -182,10 +183,11 @@ async def test_a_damaged_hint_is_said_to_be_so_and_replaced_when_worked_out_agai
     assert await store.hints_used(table) == {0: 3}
 
 
-async def _seated(store: Storage, name: str, deadline: float | None) -> tuple[int, int]:
-    """A tournament of Ann and Bob whose first round seats them at one table until
-    ``deadline``: its id and the table's."""
-    cup = await new_tournament(store, name=name)
+async def _seated(store: Storage, name: str, deadline: float | None,
+                  channel: int) -> tuple[int, int]:
+    """A tournament of Ann and Bob in ``channel`` whose first round seats them at one table
+    until ``deadline``: its id and the table's."""
+    cup = await new_tournament(store, name=name, channel_id=channel)
     for user in (ANN, BOB):
         assert await store.enter(cup.id, user, str(user), 1500)
     ids = await store.seat_tournament_round(
@@ -201,8 +203,8 @@ async def test_a_tournament_s_damaged_deadline_hurts_only_its_own_matches(
     """A running tournament whose deadline is damaged: the ends of the rounds of every other
     tournament's matches read (the pass of reminders, a person's list of their matches),
     its own matches read as of a round without a deadline, named once in a warning."""
-    first, damaged = await _seated(store, "Spring", clock.now + 3600)
-    _, kept = await _seated(store, "Winter", clock.now + 7200)
+    first, damaged = await _seated(store, "Spring", clock.now + 3600, 77)
+    _, kept = await _seated(store, "Winter", clock.now + 7200, 78)
     await backend.damage_row("tournaments", {"id": first}, deadline="noon")
     caplog.set_level(logging.WARNING)
     for _ in range(2):

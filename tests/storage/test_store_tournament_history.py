@@ -53,7 +53,7 @@ async def test_a_tournaments_matches_with_their_rounds_page_by_page(
         store: Storage) -> None:
     cup = await new_tournament(store, name="Cup", rounds=3, table_size=3, round_span=600)
     other = await new_tournament(store, name="Other", rounds=1, table_size=3, round_span=600,
-                                 seed=6)
+                                 seed=6, channel_id=79)
     game = played(1)
     first = await _round(store, cup.id, 0, (SEATS, WITH_CAT))
     await play_on(store, first[0], game)  # ended: a result is stored
@@ -134,10 +134,11 @@ async def test_the_history_service_pages_a_tournament_with_its_rounds(
         assert await history.tournaments(elsewhere) == []
     assert [t.id for t in await history.tournaments(sight)] == [cup.id]
     assert (await history.tournament_typed(sight, " cup ")).id == cup.id
-    closed_early = await new_tournament(store, name="Gone", table_size=3, round_span=0, seed=6)
+    closed_early = await new_tournament(store, name="Gone", table_size=3, round_span=0, seed=6,
+                                  channel_id=79)
     assert await store.cancel_tournament(closed_early.id)
     with pytest.raises(Refusal) as refused:
-        await history.page(sight, tournament=closed_early.id)
+        await history.page(Sight.of(Place.server(9), {77, 79}), tournament=closed_early.id)
     assert refused.value.reason == msg("history.tournament.cancelled", name="Gone")
 
 

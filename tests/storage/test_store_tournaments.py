@@ -146,6 +146,31 @@ async def test_a_tournament_decided_by_its_deadlines_after_a_restart(
     assert await restarted.tournaments.sweep() == []
 
 
+async def test_two_tournaments_opened_at_once_in_one_channel_make_one(
+        store: Storage, fresh: Storage) -> None:
+    """Two tournaments opened in one channel at the same moment, by two processes: one is
+    opened, the other refused (None, nothing written); another channel takes one all the
+    same, and so does this one once its tournament is over."""
+    opened = await asyncio.gather(new_opening(store, "Spring Cup"),
+                                  new_opening(fresh, "Winter Cup"))
+    assert sum(cup is not None for cup in opened) == 1
+    assert len(await store.tournaments_of(PLACE, "signup", "running", "cancelled")) == 1
+    assert await new_opening(store, "Autumn Cup") is None
+    assert await new_opening(store, "Far Cup", channel_id=78) is not None
+    cup = next(c for c in opened if c is not None)
+    assert await store.cancel_tournament(cup.id)
+    assert await new_opening(fresh, "Autumn Cup") is not None
+
+
+async def new_opening(store: Storage, name: str, channel_id: int = 77
+                      ) -> TournamentRecord | None:
+    """A tournament named ``name`` opened in ``channel_id``, or None when it holds one."""
+    return await store.create_tournament(
+        guild_id=9, place_key=PLACE, channel_id=channel_id, host_id=ANN, name=name,
+        rounds=None, table_size=4, timer=0, abilities=False, ai_level=None, round_span=0,
+        closes_at=None, seed=5, locale="en")
+
+
 async def test_a_sign_up_past_the_limit_is_refused_in_the_same_step(store: Storage) -> None:
     cup = await new_tournament(store)
     assert await store.enter(cup.id, ANN, "Ann", 1500, limit=2)
@@ -159,9 +184,9 @@ async def test_a_sign_up_past_the_limit_is_refused_in_the_same_step(store: Stora
 async def test_a_servers_language_moves_its_tournaments_under_way_only(
         store: Storage, fresh: Storage) -> None:
     signup = await new_tournament(store)
-    running = await new_tournament(store, name="Winter Cup")
-    done = await new_tournament(store, name="Spring Cup")
-    elsewhere = await new_tournament(store, name="Far Cup", guild_id=10)
+    running = await new_tournament(store, name="Winter Cup", channel_id=78)
+    done = await new_tournament(store, name="Spring Cup", channel_id=79)
+    elsewhere = await new_tournament(store, name="Far Cup", guild_id=10, channel_id=80)
     for user in (ANN, BOB):
         assert await store.enter(running.id, user, str(user), 1000)
     match = await store.seat_tournament_round(running.id, 0, 11, None, _tables((ANN, BOB)),
@@ -179,18 +204,20 @@ async def test_a_servers_language_moves_its_tournaments_under_way_only(
 
 async def test_the_tournaments_of_a_deleted_channel_are_cancelled(store: Storage,
                                                                   clock: Clock) -> None:
+    done = await new_tournament(store, name="Old Cup")
+    assert await store.cancel_tournament(done.id)
     running = await new_tournament(store)
     for user in (ANN, BOB):
         assert await store.enter(running.id, user, str(user), 1000)
     assert await store.seat_tournament_round(running.id, 0, 11, None, _tables((ANN, BOB)),
                                              clock.now + 3600) is not None
-    signup = await new_tournament(store, name="Winter Cup")
+    signup = await new_tournament(store, name="Winter Cup", channel_id=79)
     elsewhere = await new_tournament(store, channel_id=78)
-    done = await new_tournament(store, name="Old Cup")
-    assert await store.cancel_tournament(done.id)
-    assert await store.cancel_tournaments_in(77) == [running.id, signup.id]
+    assert await store.cancel_tournaments_in(77) == [running.id]
     assert await store.cancel_tournaments_in(77) == []  # once
-    for cup, status in ((running, "cancelled"), (signup, "cancelled"), (elsewhere, "signup")):
+    assert await store.cancel_tournaments_in(79) == [signup.id]
+    for cup, status in ((running, "cancelled"), (signup, "cancelled"), (elsewhere, "signup"),
+                        (done, "cancelled")):
         found = await store.tournament(cup.id)
         assert found is not None and found.status == status
     found = await store.tournament(running.id)
@@ -295,8 +322,8 @@ async def test_a_leave_while_the_first_round_is_written_waits_and_finds_sign_up_
     """Another process's leave (or sign-up) comes while the first round is being written,
     after it read the entrants: it waits for the round, then finds sign-up over; the round
     seats the entrants it read, and they stay entrants."""
-    for change in ("leave", "sign-up"):
-        cup = await new_tournament(store)
+    for channel, change in enumerate(("leave", "sign-up"), start=77):
+        cup = await new_tournament(store, channel_id=channel)
         for user in (ANN, BOB, CAT, DAN):
             assert await store.enter(cup.id, user, str(user), 1000)
 

@@ -41,6 +41,9 @@ TOURNAMENT_COLUMNS = ("id, guild_id, place_key, channel_id, host_id, name, round
                       "timer, abilities, ai_level, round_span, closes_at, seed, locale, status, "
                       "round, deadline, signup_message_id, standings_message_id, created_at, "
                       "updated_at")
+#: The key space of the channel locks a tournament is opened under (the channel's id is the
+#: other half of the key).
+CHANNEL_LOCK = 0x544E
 
 
 def _status(value: object) -> TournamentStatus:
@@ -87,20 +90,27 @@ class TournamentQueries(Base):
                                 host_id: int, name: str, rounds: int | None, table_size: int,
                                 timer: int, abilities: bool, ai_level: AiLevel | None,
                                 round_span: int, closes_at: float | None, seed: int,
-                                locale: str) -> TournamentRecord:
+                                locale: str) -> TournamentRecord | None:
         """A new tournament taking sign-ups (the settings as
-        :class:`~bot.storage.records.TournamentRecord` says)."""
+        :class:`~bot.storage.records.TournamentRecord` says); None, and nothing written, when
+        channel ``channel_id`` holds one taking sign-ups or under way. Checked and written in
+        one transaction under the channel's lock (PostgreSQL's advisory lock: a second
+        transaction's check waits for the first to end and then sees its row; SQLite's write
+        transactions run one at a time), so two opened at the same moment never both pass."""
         now = self.clock()
         async with self._tx() as db:
+            if self.dialect.lock_place is not None:
+                await db.execute(self.dialect.lock_place, CHANNEL_LOCK, str(channel_id))
             row = await db.fetchrow(
                 "INSERT INTO tournaments (guild_id, place_key, channel_id, host_id, name, "
                 "rounds, table_size, timer, abilities, ai_level, round_span, closes_at, seed, "
-                "locale, status, round, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
-                f"?, ?, ?, ?, ?, ?, ?, 'signup', 0, ?, ?) RETURNING {TOURNAMENT_COLUMNS}",
+                "locale, status, round, created_at, updated_at) SELECT ?, ?, ?, ?, ?, ?, ?, "
+                "?, ?, ?, ?, ?, ?, ?, 'signup', 0, ?, ? WHERE NOT EXISTS (SELECT 1 FROM "
+                "tournaments WHERE channel_id = ? AND status IN ('signup', 'running')) "
+                f"RETURNING {TOURNAMENT_COLUMNS}",
                 guild_id, place_key, channel_id, host_id, name, rounds, table_size, timer,
-                abilities, ai_level, round_span, closes_at, seed, locale, now, now)
-        assert row is not None
-        return read_tournament(row)
+                abilities, ai_level, round_span, closes_at, seed, locale, now, now, channel_id)
+        return None if row is None else read_tournament(row)
 
     async def tournament(self, tournament_id: int) -> TournamentRecord | None:
         """The tournament, or None (an id no 64-bit integer can hold, as a forged custom_id
