@@ -96,6 +96,21 @@ def terms_lines(record: TournamentRecord) -> list[str]:
     return [translate(m, record.locale) for m in terms]
 
 
+def entrants_line(names: list[str], locale: str, room: int) -> str:
+    """The sign-up's line of entrants, ``names`` in the order they entered, in at most
+    ``room`` characters: as many names as fit, then how many more entered (64 names of
+    markdown characters, each shown escaped, would not fit a message)."""
+    line = translate(msg("bot.tournament.signup.entrants", count=len(names),
+                         names=", ".join(names) or "—"), locale)
+    shown = len(names)
+    while len(line) > room and shown > 0:
+        shown -= 1
+        line = translate(msg("bot.tournament.signup.entrants_more", total=len(names),
+                             count=len(names) - shown, names=", ".join(names[:shown])),
+                         locale)
+    return line
+
+
 def signup_view(view: View) -> discord.ui.LayoutView:
     """The public sign-up message: the tournament, how it is played, who entered, and its Join
     and Leave buttons while sign-up lasts."""
@@ -103,13 +118,16 @@ def signup_view(view: View) -> discord.ui.LayoutView:
     locale = record.locale
     names = [person_text(e.user, locale) if forgotten(e.user) else plain(e.name)
              for e in view.tournament.entrants]
-    lines = ["### " + translate(msg("bot.tournament.signup.title", name=plain(record.name)),
-                                locale),
-             *terms_lines(record), "",
-             translate(msg("bot.tournament.signup.entrants", count=len(names),
-                           names=", ".join(names) or "—"), locale)]
+    head = ["### " + translate(msg("bot.tournament.signup.title", name=plain(record.name)),
+                               locale), *terms_lines(record), ""]
+    key = {"signup": "bot.tournament.signup.open",
+           "cancelled": "bot.tournament.signup.cancelled"}.get(record.status,
+                                                                 "bot.tournament.signup.closed")
+    tail = [translate(msg(key), locale)]
+    # the entrants as many as fit: the rest of the message is always shown whole
+    room = MAX_TEXT - len("\n".join([*head, "", *tail]))
+    lines = [*head, entrants_line(names, locale, room), *tail]
     if record.status == "signup":
-        lines.append(translate(msg("bot.tournament.signup.open"), locale))
         buttons = row(
             button(translate(msg("bot.tournament.signup.join"), locale),
                    TournamentButton.id_for(record.id, "join"), "success"),
@@ -117,9 +135,6 @@ def signup_view(view: View) -> discord.ui.LayoutView:
                    TournamentButton.id_for(record.id, "leave")))
         return layout(discord.ui.Container[discord.ui.LayoutView](
             text_block(cut("\n".join(lines), MAX_TEXT)), buttons, accent_colour=GOLD))
-    key = "bot.tournament.signup.cancelled" if record.status == "cancelled" \
-        else "bot.tournament.signup.closed"
-    lines.append(translate(msg(key), locale))
     return layout(discord.ui.Container[discord.ui.LayoutView](
         text_block(cut("\n".join(lines), MAX_TEXT)), accent_colour=GOLD))
 

@@ -16,6 +16,7 @@ from live_bot import LiveBot, User, component, table_id
 from players import ADMIN, TinyRenderer
 from shared_files import discord_api_checked
 
+from bot.discord_side.tournaments import signup_view
 from bot.discord_side.turns import turns_view
 from bot.discord_side.ui.custom_ids import (
     LobbyButton,
@@ -27,10 +28,13 @@ from bot.discord_side.ui.custom_ids import (
 from bot.discord_side.ui.parts import MAX_TEXT, text_length
 from bot.discord_side.ui.past import history_view
 from bot.game.history import PAGE, HistoryPage, InRound
-from bot.game.tournaments import MAX_ENTRANTS, MAX_NAME
+from bot.game.markup import plain
+from bot.game.tournament import Entrant, Settings, Tournament
+from bot.game.tournaments import MAX_ENTRANTS, MAX_NAME, View
 from bot.game.turns import PER_PAGE, TurnList, TurnRow, page_text
 from bot.storage.records import SeatResult, TableResult, TournamentRecord
 from bot.workers.thinking import Thinking
+from i18n import msg, translate
 from loopback import Loopback, ManualClock, Message
 from loopback.components import walk
 from loopback.layout import IS_COMPONENTS_V2, TEXT_TOTAL, TOTAL_COMPONENTS
@@ -186,3 +190,39 @@ def test_a_full_history_page_of_a_tournament_is_within_discords_limits(language:
     view = history_view(page, PERSON, language)
     assert message_errors({"components": view.to_components(), "flags": IS_COMPONENTS_V2}) == []
     assert text_length(view) < MAX_TEXT
+
+
+#: A display name of Discord's longest (32 characters) made of markdown's characters alone:
+#: shown escaped, it doubles in length.
+MARKDOWN_NAME = "*_~`|[]<@\\" * 3 + "**"
+
+
+@pytest.mark.parametrize("status", ["signup", "running", "cancelled"])
+@pytest.mark.parametrize("language", ["en", "fr", "cs"])
+def test_a_sign_up_of_64_names_of_markdown_is_within_discords_limits(language: str,
+                                                                      status: str) -> None:
+    """64 entrants each named with 32 of markdown's characters (each shown escaped: twice as
+    long) in the longest tournament name: the sign-up message names as many as fit and says
+    how many more entered, its terms and its last line shown whole, within Discord's limits."""
+    assert len(MARKDOWN_NAME) == 32 and len(plain(MARKDOWN_NAME)) == 64
+    cup = TournamentRecord(
+        id=99999, guild_id=PERSON, place_key="guild:1", channel_id=PERSON, host_id=PERSON,
+        name="*" * MAX_NAME, rounds=None, table_size=4, timer=604800, abilities=True,
+        ai_level="hard", round_span=7 * 86400, closes_at=2_000_000_000, seed=1,
+        locale=language, status=status, round=0, deadline=None, signup_message_id=None,
+        standings_message_id=None, created_at=0, updated_at=0)  # type: ignore[arg-type]
+    entrants = tuple(Entrant(PERSON + i, MARKDOWN_NAME, 1000) for i in range(MAX_ENTRANTS))
+    view = signup_view(View(cup, Tournament(Settings(cup.name), entrants), (), ()))
+    assert message_errors({"components": view.to_components(), "flags": IS_COMPONENTS_V2}) == []
+    text = "".join(c["content"] for c in walk(view.to_components()) if c.get("type") == 10)
+    assert len(text) <= MAX_TEXT
+    last = {"signup": "bot.tournament.signup.open",
+            "cancelled": "bot.tournament.signup.cancelled"}.get(status,
+                                                                "bot.tournament.signup.closed")
+    assert text.endswith("\n" + translate(msg(last), language)), text[-200:]  # never cut
+    shown = text.count(plain(MARKDOWN_NAME))
+    assert 0 < shown < MAX_ENTRANTS
+    more = translate(msg("bot.tournament.signup.entrants_more", total=MAX_ENTRANTS,
+                         count=MAX_ENTRANTS - shown,
+                         names=", ".join([plain(MARKDOWN_NAME)] * shown)), language)
+    assert more in text
