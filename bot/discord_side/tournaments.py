@@ -52,6 +52,7 @@ from bot.discord_side.ui.parts import (
 )
 from bot.discord_side.uploads import ImageFile
 from bot.game.markup import plain
+from bot.game.meta import FINAL_ROUND
 from bot.game.people import forgotten, person, person_text
 from bot.game.places import Place
 from bot.game.refusals import Refusal
@@ -61,7 +62,12 @@ from bot.game.texts import timer_text
 from bot.game.tournament import BYE_POINTS
 from bot.game.tournament_pictures import champion_picture, standings_picture
 from bot.game.tournaments import Progress, View
-from bot.storage.records import DamagedTournament, TableRecord, TournamentRecord
+from bot.storage.records import (
+    DamagedTournament,
+    StorageError,
+    TableRecord,
+    TournamentRecord,
+)
 from bot.supervision.tasks import Tasks
 from engine.agents import AiLevel
 from i18n import Msg, msg, translate
@@ -164,6 +170,8 @@ class TournamentDesk:
         self._withheld: set[tuple[int, int]] = set()
         #: A lock per tournament whose sign-up message is being drawn, while anyone holds it.
         self._signups: WeakValueDictionary[int, asyncio.Lock] = WeakValueDictionary()
+        #: A lock per tournament whose standings are being noted and posted, while held.
+        self._standings: WeakValueDictionary[int, asyncio.Lock] = WeakValueDictionary()
 
     def _drawing(self, tournament_id: int) -> asyncio.Lock:
         """The lock held while a tournament's sign-up message is read and drawn (a server's
@@ -458,8 +466,14 @@ class TournamentDesk:
         """On start: the sign-up message of each tournament under way or cancelled on this
         process's shards that was never drawn closed (the bot stopped between seating round 1,
         or cancelling sign-up, and that edit, or Discord refused it) loses its Join and Leave
-        buttons, once."""
+        buttons, once; the standings (or the champion) of each tournament under way or
+        finished there that a crash left unposted are posted, once."""
         store = self.service.store
+        for tid in await store.tournaments_with_status("running", "finished"):
+            try:
+                await self._owed_standings(tid)
+            except (DamagedTournament, Refusal):  # nothing of it can be read (named in a log)
+                continue
         for tid in await store.tournaments_with_status("running", "cancelled"):
             if await self.service.meta.was_signup_closed(tid):
                 continue  # the years' cancelled tournaments are not read again at each start
@@ -486,9 +500,8 @@ class TournamentDesk:
         if record.status == "cancelled":
             await self._signup_edit(record)
             return
-        rounds_done = progress.opened is not None and len(progress.tournament.rounds) > 1
-        if progress.finished or rounds_done:
-            await self._send_standings(progress)
+        if progress.finished or progress.opened is not None:
+            await self._standings_once(progress)
         if progress.opened is not None:
             if len(progress.tournament.rounds) == 1 and record.closes_at is not None:
                 await self._signup_edit(record)
@@ -518,6 +531,55 @@ class TournamentDesk:
             channel = await self.direct(record.host_id)
             await channel.send(content=text[:2000], allowed_mentions=NO_MENTIONS)
         return tell
+
+    async def _standings_once(self, progress: Progress) -> None:
+        """Post the standings of a round seated now (none after round 1 is seated: nothing is
+        played yet) or the champion of a tournament that ended now, once: noted in the bot's
+        metadata before the post, so neither a second step reporting it nor a restart after a
+        crash posts it twice (a crash between the note and the post loses it)."""
+        record = progress.record
+        final = progress.finished
+        seated = len(progress.tournament.rounds)
+        meta = self.service.meta
+        async with self._standing(record.id):
+            try:
+                posted = await meta.standings_posted(record.id)
+            except StorageError as exc:  # unknown: posted as ever, the matches begin after it
+                log.warning("tournament %s: how far its standings were posted cannot be read "
+                            "(%s)", record.id, exc)
+                posted = None
+            if posted is not None and posted >= (FINAL_ROUND if final else seated):
+                return
+            try:
+                await meta.posting_standings(record.id, seated, final)
+            except StorageError as exc:  # posted all the same (a restart may post it again)
+                log.warning("tournament %s: its standings could not be noted as posted (%s)",
+                            record.id, exc)
+            if final or seated > 1:
+                await self._send_standings(progress)
+
+    async def _owed_standings(self, tournament_id: int) -> None:
+        """On start: post the standings of the tournament when the bot stopped between
+        saving a round's end (the next round seated, or the champion known) and posting
+        them (a crash; a clean stop waits for the post). A tournament none were ever noted
+        for (started by an older bot) is owed none."""
+        posted = await self.service.meta.standings_posted(tournament_id)
+        if posted is None or posted >= FINAL_ROUND:
+            return  # the years' finished tournaments are not read again at each start
+        record = await self.service.store.tournament(tournament_id)
+        if record is None or not self.ours(record.guild_id):
+            return
+        final = record.status == "finished"
+        if posted >= (FINAL_ROUND if final else record.round):
+            return
+        view = await self.service.tournaments.view(tournament_id)
+        log.info("tournament %s: posting the standings a stop left unposted", tournament_id)
+        await self._standings_once(Progress(view.record, view.tournament))
+
+    def _standing(self, tournament_id: int) -> asyncio.Lock:
+        """The lock held while a tournament's standings are noted and posted (a server's
+        tournaments all move on in one process): each step finds the note of the one before."""
+        return self._standings.setdefault(tournament_id, asyncio.Lock())
 
     async def _send_standings(self, progress: Progress) -> None:
         """The standings picture in the tournament's channel; the champion's at the end."""

@@ -1,7 +1,8 @@
 """The bot's own metadata: which command tree was last synced where, which finished tables had
 their result posted (a result is posted once, even across a restart), which turn of each
 running table its table message pinged the person to play for (pinged once, even across a
-restart), and which tournaments' sign-up messages were drawn closed (without their buttons)."""
+restart), which tournaments' sign-up messages were drawn closed (without their buttons), and
+how far each tournament's standings were posted (posted once, even across a restart)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,15 @@ PINGED = "pinged:{}"
 #: Metadata key remembering that a tournament's sign-up message was drawn without its buttons
 #: (or found deleted) once sign-up was over.
 SIGNUP_CLOSED = "signup_closed:{}"
+#: Metadata key remembering how far a tournament's standings were posted: the round seated
+#: when they were (``2``: the standings after round 1, posted with round 2 seated; ``1``: its
+#: first round seated, nothing to post yet), or ``final`` once its champion was.
+STANDINGS = "standings:{}"
+#: The value of :data:`STANDINGS` once a tournament's champion was posted.
+FINAL = "final"
+#: How far :meth:`BotMeta.standings_posted` says the standings of a tournament whose champion
+#: was posted went (past any round).
+FINAL_ROUND = 1 << 30
 #: Metadata key of the hash of the last synced command tree.
 SYNC_KEY = "commands_hash"
 
@@ -79,6 +89,22 @@ class BotMeta:
     async def was_signup_closed(self, tournament_id: int) -> bool:
         """True when the tournament's sign-up message was drawn without its buttons."""
         return await self.store.get_meta(SIGNUP_CLOSED.format(tournament_id)) is not None
+
+    async def standings_posted(self, tournament_id: int) -> int | None:
+        """How far the tournament's standings were posted (the round seated then; one more
+        than its last round once its champion was); None when nothing was remembered (a
+        tournament started by an older bot, or stopped before its first round was noted)."""
+        value = await self.store.get_meta(STANDINGS.format(tournament_id))
+        if value == FINAL:
+            return FINAL_ROUND
+        return int(value) if value is not None and value.isdigit() else None
+
+    async def posting_standings(self, tournament_id: int, seated: int, final: bool) -> None:
+        """Remember that the tournament's standings with round ``seated`` seated (``final``:
+        its champion) are being posted: noted before the post, so a restart never posts them
+        twice."""
+        await self.store.set_meta(STANDINGS.format(tournament_id),
+                                  FINAL if final else str(seated))
 
     async def synced(self, key: str) -> str | None:
         """The hash of the command tree last synced for ``key`` (a server or all)."""

@@ -967,6 +967,54 @@ async def test_a_sign_up_left_with_its_buttons_by_a_stop_loses_them_at_the_resta
         await third.stop()
 
 
+async def test_standings_a_crash_left_unposted_are_posted_once_at_the_restart(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """The bot dies once round 1's end is saved (round 2 seated) and before the standings are
+    posted, then again once round 2's end is saved (the champion known): each start posts
+    what the crash left unposted, once, and round 2's match begins; a later start posts
+    nothing more."""
+    db = tmp_path / "k.db"
+
+    def posts(bot: LiveBot) -> tuple[list[str], list[str]]:
+        texts = [m.text() for m in bot.public()]
+        return ([t for t in texts if "Standings: Spring Cup" in t],
+                [t for t in texts if "wins Spring Cup" in t])
+
+    bot = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await _three_seated(bot)
+        tid = (await bot.bot.service.tournaments.open_in(bot.guild.id))[0].id
+        # what /goblin tournament end-round saves, the process dying before it posts
+        await bot.bot.service.tournaments.close_round(tid, ADMIN.id)
+    finally:
+        await bot.stop()
+    assert posts(bot) == ([], [])
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await again.settle()
+        standings, _ = posts(again)
+        assert len(standings) == 1 and "Round 1 of 2 is over: round 2 is seated." in standings[0]
+        view = await again.bot.service.tournaments.view(tid)
+        second = next(t.table_id for t in view.tables if t.round == 2)
+        assert (await again.bot.service.tables.load(second)).message_id is not None
+        await again.bot.service.tournaments.close_round(tid, ADMIN.id)  # dies again
+    finally:
+        await again.stop()
+    assert posts(again) == (standings, [])
+    third = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await third.settle()
+        assert len(posts(third)[0]) == 1 and len(posts(third)[1]) == 1
+    finally:
+        await third.stop()
+    fourth = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await fourth.settle()
+        assert len(posts(fourth)[0]) == 1 and len(posts(fourth)[1]) == 1
+    finally:
+        await fourth.stop()
+
+
 async def test_a_cancelled_sign_up_left_with_its_buttons_by_a_stop_loses_them_at_the_restart(
         lb: Loopback, tmp_path: Path, clock: Clock) -> None:
     """The host cancelled Spring Cup and the bot stopped before the sign-up message was
