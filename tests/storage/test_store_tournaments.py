@@ -162,6 +162,51 @@ async def test_two_tournaments_opened_at_once_in_one_channel_make_one(
     assert await new_opening(fresh, "Autumn Cup") is not None
 
 
+async def test_a_tournament_opened_while_another_is_written_in_its_channel_waits_for_it(
+        backend: Backend, store: Storage, fresh: Storage,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process opens a tournament in the channel while the first one's row is written
+    and not yet committed (PostgreSQL's READ COMMITTED would let its check miss that row):
+    it waits for the first transaction, then finds the channel taken."""
+    own = store._tx  # type: ignore[attr-defined]
+    other: list[asyncio.Task[TournamentRecord | None]] = []
+
+    class Hooked:
+        """A transaction that starts the other opening once its own row is written."""
+
+        def __init__(self, db: Db) -> None:
+            self.db = db
+
+        async def fetchrow(self, sql: str, *args: object) -> Row | None:
+            row = await self.db.fetchrow(sql, *args)
+            if sql.startswith("INSERT INTO tournaments") and not other:
+                other.append(asyncio.ensure_future(new_opening(fresh, "Winter Cup")))
+                while backend.shared and not other[0].done() and not await _waiting(store):
+                    await asyncio.sleep(0)  # until it waits for the lock (or got through)
+            return row
+
+        async def execute(self, sql: str, *args: object) -> int:
+            return await self.db.execute(sql, *args)
+
+    @asynccontextmanager
+    async def tx() -> AsyncIterator[object]:
+        async with own() as db:
+            yield Hooked(db)
+
+    monkeypatch.setattr(store, "_tx", tx)
+    assert await new_opening(store, "Spring Cup") is not None
+    monkeypatch.setattr(store, "_tx", own)
+    assert await other[0] is None
+    assert [t.name for t in await fresh.tournaments_of(PLACE, "signup")] == ["Spring Cup"]
+
+
+async def _waiting(store: Storage) -> bool:
+    """Whether a PostgreSQL session waits for an advisory lock."""
+    row = await store._read.fetchrow(  # type: ignore[attr-defined]
+        "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+    return row is not None and int(row[0]) > 0
+
+
 async def new_opening(store: Storage, name: str, channel_id: int = 77
                       ) -> TournamentRecord | None:
     """A tournament named ``name`` opened in ``channel_id``, or None when it holds one."""
