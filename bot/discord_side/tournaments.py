@@ -126,7 +126,10 @@ def signup_view(view: View) -> discord.ui.LayoutView:
              for e in view.tournament.entrants]
     head = ["### " + translate(msg("bot.tournament.signup.title", name=plain(record.name)),
                                locale), *terms_lines(record), ""]
-    key = {"signup": "bot.tournament.signup.open",
+    # while sign-up lasts, how to enter (before its closing time, when it has one: then it
+    # starts by itself); after, whether it started or was cancelled
+    key = {"signup": "bot.tournament.signup.open" if record.closes_at is None
+           else "bot.tournament.signup.open_timed",
            "cancelled": "bot.tournament.signup.cancelled"}.get(record.status,
                                                                  "bot.tournament.signup.closed")
     tail = [translate(msg(key), locale)]

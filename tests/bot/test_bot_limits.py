@@ -216,7 +216,7 @@ def test_a_sign_up_of_64_names_of_markdown_is_within_discords_limits(language: s
     assert message_errors({"components": view.to_components(), "flags": IS_COMPONENTS_V2}) == []
     text = "".join(c["content"] for c in walk(view.to_components()) if c.get("type") == 10)
     assert len(text) <= MAX_TEXT
-    last = {"signup": "bot.tournament.signup.open",
+    last = {"signup": "bot.tournament.signup.open_timed",
             "cancelled": "bot.tournament.signup.cancelled"}.get(status,
                                                                 "bot.tournament.signup.closed")
     assert text.endswith("\n" + translate(msg(last), language)), text[-200:]  # never cut
