@@ -129,7 +129,7 @@ class Commands:
         self._may_open(interaction)
         assert interaction.channel_id is not None
         await interaction.response.defer(ephemeral=True, thinking=True)
-        threaded, missing = await self._threaded(interaction, None)
+        threaded, _, missing = await self._threaded(interaction, None)
         try:
             record = await self.service.lobby.learn(
                 guild_id=interaction.guild_id, channel_id=interaction.channel_id,
@@ -163,13 +163,14 @@ class Commands:
         channel's table. A match that should move to a thread where the bot may not create
         one is played in the channel, and the host is told which permission is missing."""
         locale = loc(interaction)
-        threaded, missing = await self._threaded(interaction, thread)
+        threaded, chosen, missing = await self._threaded(interaction, thread)
         try:
             record = await self.service.lobby.create(
                 guild_id=interaction.guild_id, channel_id=channel_id,
                 host_id=interaction.user.id, host_name=interaction.user.display_name,
                 abilities=abilities, timer=timer, locale=public_locale(interaction),
-                ai_level=ai_level, undo=undo, hints=hints, threaded=threaded)
+                ai_level=ai_level, undo=undo, hints=hints, threaded=threaded,
+                thread_chosen=chosen)
         except Refusal as exc:
             refused_here(interaction)
             found = exc.record
@@ -200,17 +201,19 @@ class Commands:
                 missing, "bot.thread.no_permission"), locale), ephemeral=True)
 
     async def _threaded(self, interaction: discord.Interaction[Any],
-                        thread: bool | None) -> tuple[bool, list[str]]:
+                        thread: bool | None) -> tuple[bool, bool, list[str]]:
         """Whether a match opened now moves to a thread of its own at Start (``thread``: the
-        host's choice, None: the server's), and the permissions the bot lacks here for it
-        when it should but cannot. Never in direct messages, nor from inside a thread (the
-        match is played in that thread)."""
+        host's choice, None: the server's), whether that is settled now (false: only the
+        server's choice for now, which its choice at Start replaces), and the permissions the
+        bot lacks here for it when it should but cannot (then it is played in the channel,
+        as the host is told). Never in direct messages, nor from inside a thread (the match
+        is played in that thread)."""
         if interaction.guild_id is None or in_thread(interaction):
-            return False, []
+            return False, True, []
         wanted = (thread if thread is not None
                   else await self.service.servers.threads(interaction.guild_id))
         missing = thread_missing(interaction) if wanted else []
-        return wanted and not missing, missing
+        return wanted and not missing, thread is not None or bool(missing), missing
 
     async def _point_to_lobby(self, interaction: discord.Interaction[Any], record: TableRecord,
                               locale: str) -> None:

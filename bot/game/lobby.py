@@ -135,9 +135,11 @@ class Lobby:
                      host_name: str, abilities: bool | None = None, timer: int | None = None,
                      locale: str = "en", ai_level: str | None = None,
                      lessons: bool = False, undo: bool | None = None,
-                     hints: bool | None = None, threaded: bool = False) -> TableRecord:
+                     hints: bool | None = None, threaded: bool = False,
+                     thread_chosen: bool = True) -> TableRecord:
         """Open a lobby in the channel with the host in the first seat (``threaded``: its match
-        moves to a thread of its own when it starts; ``lessons``: the
+        moves to a thread of its own when it starts; ``thread_chosen`` false: that is only the
+        server's choice now, and the server's choice when it starts decides; ``lessons``: the
         lobby of a guided first match, the host and easy AI seats on the lesson seed, with no
         turn timer; :meth:`learn` starts it).
 
@@ -168,7 +170,8 @@ class Lobby:
                 channel_id=channel_id, host_id=host_id, seats=seats,
                 abilities=abilities, timer=timer, seed=seed, locale=locale, ai_level=level,
                 lessons=lessons, undo=server.defaults.undo if undo is None else undo,
-                threaded=threaded and guild_id is not None, hints=hints)
+                threaded=threaded and guild_id is not None, hints=hints,
+                thread_chosen=thread_chosen or guild_id is None or lessons)
         except TableExists as exc:
             try:
                 found: TableRecord | None = await self.tables.load(exc.table_id)
@@ -368,11 +371,15 @@ class Lobby:
             # the host did not choose hints: decided now the seats are known, in the start's
             # own write (a start half saved would be a match without its table message)
             hints = hints_by_default(started) if record.hints is None else None
+            # nor where it is played: the server's choice now (it may have changed since the
+            # lobby opened)
+            threaded = (await self.servers.threads(record.guild_id)
+                        if record.thread_choice is None else None)
             async with self._room(user_id, record):
                 await self.store.start_game(table_id, started, state,
                                             deadline(self.clock(), record.timer, started,
                                                      state, None, True), record.revision,
-                                            hints=hints)
+                                            hints=hints, threaded=threaded)
             return await self.tables.load(table_id)
         return await self._change(table_id, begin)
 

@@ -307,8 +307,11 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
                            host_id: int, seats: Sequence[SeatInfo], abilities: bool, timer: int,
                            seed: int, locale: str = "en", ai_level: AiLevel = "normal",
                            lessons: bool = False, undo: bool = True,
-                           threaded: bool = False, hints: bool | None = None) -> TableRecord:
-        """Create a lobby (``threaded``: its match moves to a thread when it starts) at the
+                           threaded: bool = False, hints: bool | None = None,
+                           thread_chosen: bool = True) -> TableRecord:
+        """Create a lobby (``threaded``: its match moves to a thread when it starts; chosen
+        now when ``thread_chosen``, else the server's choice when it starts, stored as
+        :attr:`~bot.storage.records.TableRecord.thread_choice`) at the
         place ``place_key`` (a :class:`~bot.game.places.Place`'s key; never empty)
         (``lessons``: a guided first match), played with this bot's cards
         (``cards.catalogue_version()``), where players may take back a move when ``undo`` is
@@ -373,9 +376,10 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
 
     async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
                          deadline: float | None, revision: int | None = None,
-                         hints: bool | None = None) -> None:
+                         hints: bool | None = None, threaded: bool | None = None) -> None:
         """Turn a lobby into a running game (and, when ``hints`` is given, allow hints or not,
-        in the same transaction); raises :class:`~bot.storage.records.StaleVersion` when it is
+        when ``threaded`` is, move it to a thread of its own or not, in the same
+        transaction); raises :class:`~bot.storage.records.StaleVersion` when it is
         no longer an open lobby (or no longer at ``revision``, when given)."""
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,

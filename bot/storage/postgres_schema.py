@@ -525,6 +525,14 @@ MIGRATIONS: tuple[Migration, ...] = (
         WHERE status IN ('lobby', 'running') AND thread_id IS NULL AND tournament_id IS NULL
         AND NOT (lessons AND threaded);
     """,
+    # 23: where a match is played as chosen when its lobby opened (the host's thread: option,
+    # or in the channel where no thread can be: direct messages, inside a thread, a permission
+    # missing); NULL: the server's choice when it starts. An existing table keeps what it was
+    # given when its lobby opened
+    """
+    ALTER TABLE tables ADD COLUMN thread_choice BOOLEAN;
+    UPDATE tables SET thread_choice = threaded;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -233,6 +233,10 @@ class TableRecord:
     #: the tournament whose round opened the table as one of its matches (None: a table of
     #: its own)
     tournament_id: int | None = None
+    #: where the match is played as chosen when its lobby opened (the host's ``thread:``
+    #: option, or in its channel where no thread could be); None: the server's choice when it
+    #: starts (``threaded`` then follows it)
+    thread_choice: bool | None = None
 
     @property
     def where(self) -> int:

@@ -1134,3 +1134,84 @@ async def test_czech_names_the_winner_s_one_opponent_in_the_singular(h: LiveBot)
     thread = f"https://discord.com/channels/{GUILD}/77"
     assert said == [f"Hru vyhrává Bob, soupeř: Ann →\u00a0{thread}",
                     f"Hru vyhrává Ann, 2 soupeři: Bob a 1 AI →\u00a0{thread}"]
+
+
+async def test_a_lobby_follows_the_server_turning_threads_off_before_its_start(
+        h: LiveBot) -> None:
+    """Ann's lobby opens while the server plays each match in a thread of its own (the bot's
+    default); an admin turns threads off before she starts it: her match is played in the
+    channel, as the server says at its start."""
+    await h.command(ANN, "new")
+    lobby = h.public()[-1]
+    await h.command(ADMIN, "settings", threads=False)
+    tid = await start_lobby(h, lobby)
+    assert not h.lb.threads_of(h.channel)
+    assert table_message(h, h.channel).custom_ids() == [f"kg:hand:{tid}", f"kg:log:{tid}"]
+    record = await h.bot.service.tables.load(tid)
+    assert not record.threaded and record.thread_id is None
+
+
+async def test_a_lobby_follows_the_server_turning_threads_on_before_its_start(
+        h: LiveBot) -> None:
+    await h.command(ADMIN, "settings", threads=False)
+    await h.command(ANN, "new")
+    lobby = h.public()[-1]
+    await h.command(ADMIN, "settings", threads=True)
+    tid = await start_lobby(h, lobby)
+    (thread,) = h.lb.threads_of(h.channel)
+    assert table_message(h, thread).custom_ids() == [f"kg:hand:{tid}", f"kg:log:{tid}"]
+    assert (await h.bot.service.tables.load(tid)).thread_id == thread.id
+
+
+@pytest.mark.parametrize("chosen", [True, False])
+async def test_the_host_s_own_thread_choice_stands_whatever_the_server_chooses_meanwhile(
+        h: LiveBot, chosen: bool) -> None:
+    """Ann chose herself whether her match moves to a thread (``thread:`` of /goblin new): an
+    admin turning threads the other way while her lobby waits changes nothing."""
+    await h.command(ADMIN, "settings", threads=not chosen)
+    await h.command(ANN, "new", thread=chosen)
+    lobby = h.public()[-1]
+    await h.command(ADMIN, "settings", threads=chosen)
+    await h.command(ADMIN, "settings", threads=not chosen)
+    tid = await start_lobby(h, lobby)
+    assert len(h.lb.threads_of(h.channel)) == int(chosen)
+    record = await h.bot.service.tables.load(tid)
+    assert record.threaded == chosen and (record.thread_id is not None) == chosen
+
+
+async def test_a_lobby_inside_a_thread_plays_there_though_the_server_turned_threads_on(
+        h: LiveBot) -> None:
+    await h.command(ADMIN, "settings", threads=False)
+    talk = h.lb.create_thread(h.channel, "talk", owner=ANN)
+    await h.settle()
+    await h.command(ANN, "new", channel=talk)
+    lobby = h.public(talk)[-1]
+    await h.command(ADMIN, "settings", threads=True)
+    tid = await start_lobby(h, lobby)
+    assert [t.id for t in h.lb.threads_of(h.channel)] == [talk.id]  # no thread in a thread
+    assert table_message(h, talk).custom_ids() == [f"kg:hand:{tid}", f"kg:log:{tid}"]
+    record = await h.bot.service.tables.load(tid)
+    assert record.channel_id == talk.id and record.thread_id is None and not record.threaded
+
+
+@pytest.mark.parametrize("chosen", [True, False])
+async def test_a_rematch_follows_the_server_s_threads_unless_its_host_chose_a_thread(
+        h: LiveBot, chosen: bool) -> None:
+    """Ann's match moved to a thread, by her own choice or the server's; the server turns
+    threads off before its rematch: the rematch keeps her choice, or follows the server's and
+    is played in the channel."""
+    alone = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
+             SeatInfo(ai=True, hero="taia", level="easy"),
+             SeatInfo(ai=True, hero="argentus", level="easy"))
+    done = await finished_match(h.store, played(2), seats=alone, threaded=True,
+                                thread_chosen=chosen)
+    await h.bot.poster.announce_end(await h.bot.service.tables.load(done))
+    await h.settle()
+    final = h.public()[-1]
+    await h.command(ADMIN, "settings", threads=False)
+    ix = await h.click(ANN, final, RematchButton.id_for(done, "offer"))
+    assert "has started" in h.said(ix)[0], h.said(ix)
+    new = await h.bot.service.tables.load(done + 1)
+    assert new.status == "running" and new.threaded == chosen
+    assert len(h.lb.threads_of(h.channel)) == int(chosen)
+    assert (new.thread_id is not None) == chosen

@@ -33,6 +33,7 @@ from storage.helpers import (
     played,
     started,
 )
+from storage.old_bots import old_rows
 
 
 async def test_a_lobby_becomes_a_game_and_the_channel_holds_one_table(store: Storage) -> None:
@@ -367,3 +368,44 @@ async def test_idle_lobbies_are_the_open_ones_unchanged_since_and_close_once(
     assert await fresh.idle_lobbies(clock.now) == [(busy, 1)]
     assert await fresh.active_in_channel(1) is None
     assert await fresh.history() == [idle]
+
+
+async def test_a_lobby_keeps_whether_its_thread_was_chosen_and_its_start_decides_where(
+        store: Storage) -> None:
+    """A lobby opened on the server's choice of threads stores no choice of its own: its start
+    writes where its match is played, in the start's own write; a chosen one keeps its
+    choice."""
+    state = played(1).states[0]
+    waiting = await store.create_table(
+        guild_id=GUILD, place_key=Place.of(GUILD, ANN).key, channel_id=1, host_id=ANN,
+        seats=SEATS, abilities=False, timer=0, seed=1, threaded=True, thread_chosen=False)
+    assert waiting.threaded and waiting.thread_choice is None
+    await store.start_game(waiting.id, SEATS, state, None, threaded=False)
+    now = await store.get(waiting.id)
+    assert now is not None and not now.threaded and now.thread_choice is None
+    chosen = await store.create_table(
+        guild_id=GUILD, place_key=Place.of(GUILD, ANN).key, channel_id=2, host_id=ANN,
+        seats=SEATS, abilities=False, timer=0, seed=1, threaded=True)
+    assert chosen.threaded and chosen.thread_choice is True
+    await store.start_game(chosen.id, SEATS, state, None)
+    now = await store.get(chosen.id)
+    assert now is not None and now.threaded and now.thread_choice is True
+
+
+async def test_the_upgrade_keeps_where_each_waiting_lobby_was_to_be_played(
+        backend: Backend, clock: Clock) -> None:
+    """Lobbies opened before a host's choice of a thread was stored apart keep where they
+    were to be played when they opened (one opened inside a thread, or where the bot lacked a
+    permission for a thread, never moves to one by the server's choice at its start)."""
+    await backend.build(22)
+    rows = [*old_rows(22, 1, "lobby", None, 0), *old_rows(22, 2, "lobby", None, 0)]
+    rows[0][1]["threaded"] = 1
+    await backend.insert_rows(rows)
+    await backend.build(23)
+    store = await backend.open(clock)
+    try:
+        one, two = await store.get(1), await store.get(2)
+        assert one is not None and one.threaded and one.thread_choice is True
+        assert two is not None and not two.threaded and two.thread_choice is False
+    finally:
+        await store.close()

@@ -33,7 +33,8 @@ from engine.agents import DEFAULT_LEVEL, LEVELS, AiLevel
 TABLE_COLUMNS = ("id, guild_id, channel_id, host_id, status, abilities, timer, seed, locale, "
                  "seats, state, version, message_id, lobby_message_id, deadline, winner, "
                  "created_at, updated_at, revision, ai_level, catalogue, lessons, undo, "
-                 "hints, place_key, anchor, threaded, thread_id, finished_at, tournament_id")
+                 "hints, place_key, anchor, threaded, thread_id, finished_at, tournament_id, "
+                 "thread_choice")
 #: The columns of ``actions`` that :func:`read_log_row` reads, in its order.
 LOG_COLUMNS = "step, seat, user_id, by_ai, action, at, undone"
 #: The columns of ``results`` and ``result_seats`` that :func:`read_results` reads and
@@ -80,7 +81,8 @@ def _where(values: tuple[object, ...]) -> tuple[str | None, tuple[int, ...]]:
 def _read_record(values: tuple[object, ...], states: StateCache | None) -> TableRecord:
     (tid, guild, channel, host, status, abilities, timer, seed, locale, seats, state, version,
      message, lobby, deadline, winner, created, updated, revision, ai_level, catalogue,
-     lessons, undo, hints, place_key, anchor, threaded, thread, finished, tournament) = values
+     lessons, undo, hints, place_key, anchor, threaded, thread, finished, tournament,
+     thread_choice) = values
     assert isinstance(tid, int)
     if not isinstance(place_key, str) or not place_key:
         raise CorruptTable(tid, f"place {place_key!r:.40}")
@@ -131,6 +133,7 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
         hints=opt_flag(hints, "hints"), threaded=bool(threaded),
         thread_id=opt_int(thread, "thread_id"), finished_at=opt_float(finished, "finished_at"),
         tournament_id=opt_int(tournament, "tournament_id"),
+        thread_choice=opt_flag(thread_choice, "thread_choice"),
     )
 
 

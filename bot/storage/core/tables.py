@@ -161,9 +161,11 @@ class TableQueries(Base):
                            host_id: int, seats: Sequence[SeatInfo], abilities: bool, timer: int,
                            seed: int, locale: str = "en", ai_level: AiLevel = DEFAULT_LEVEL,
                            lessons: bool = False, undo: bool = True,
-                           threaded: bool = False, hints: bool | None = None) -> TableRecord:
+                           threaded: bool = False, hints: bool | None = None,
+                           thread_chosen: bool = True) -> TableRecord:
         """Create a lobby (``lessons``: a guided first match; ``undo``: players may take back a
-        move; ``threaded``: the match moves to a thread of its own when it starts; ``hints``:
+        move; ``threaded``: the match moves to a thread of its own when it starts, as chosen
+        now when ``thread_chosen``, else as the server chooses when it starts; ``hints``:
         whether people may ask for hints, None: decided when it starts); raises
         :class:`TableExists` when the channel has an active table played in it (a thread whose
         match is running counts as its channel), also when another process created it a moment
@@ -180,11 +182,13 @@ class TableQueries(Base):
                 row = await db.fetchrow(
                     "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, "
                     "timer, seed, locale, seats, version, created_at, updated_at, ai_level, "
-                    "catalogue, lessons, undo, place_key, threaded, hints) VALUES (?, ?, ?, "
-                    "'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    "catalogue, lessons, undo, place_key, threaded, hints, thread_choice) "
+                    "VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                    "RETURNING id",
                     guild_id, channel_id, host_id, abilities, timer, seed, locale,
                     seats_to_json(seats), now, now, ai_level, catalogue_version(), lessons,
-                    undo, place_key, threaded, hints)
+                    undo, place_key, threaded, hints,
+                    threaded if thread_chosen else None)
                 assert row is not None
                 await write_seats(db, as_int(row[0], "id"), seats)
         except DatabaseError as exc:
@@ -344,10 +348,11 @@ class TableQueries(Base):
 
     async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
                          deadline: float | None, revision: int | None = None,
-                         hints: bool | None = None) -> None:
+                         hints: bool | None = None, threaded: bool | None = None) -> None:
         """Turn a lobby into a running game holding ``state`` (version ``state.step``), played
-        with this bot's cards (its catalogue version), and whether hints are allowed when
-        ``hints`` is given, in one transaction; raises :class:`StaleVersion` when it is no
+        with this bot's cards (its catalogue version), whether hints are allowed when
+        ``hints`` is given and whether it moves to a thread of its own when ``threaded`` is,
+        in one transaction; raises :class:`StaleVersion` when it is no
         longer an open lobby (closed meanwhile, by another process too) or, given
         ``revision``, no longer at that revision (its seats changed since they were read)."""
         text = storable(state)
@@ -356,6 +361,8 @@ class TableQueries(Base):
                                       "deadline": deadline, "catalogue": catalogue_version()}
         if hints is not None:
             changes["hints"] = hints
+        if threaded is not None:
+            changes["threaded"] = threaded
         await self._update(table_id, 0, changes, bump=True, seats=seats, lobby=True,
                            revision=revision)
         remember(self._states, table_id, text, state)
