@@ -40,7 +40,7 @@ ATTEMPTS = 5
 #: The settings of a table a rematch keeps (every field of a table that is not about one match
 #: in particular: its seats, game, messages, times, or the cards it was played with).
 SETTINGS = ("guild_id", "place_key", "channel_id", "host_id", "abilities", "timer", "locale",
-            "ai_level", "lessons", "undo", "hints", "threaded", "thread_choice")
+            "ai_level", "lessons", "undo", "hints_choice", "threaded", "thread_choice")
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,7 +335,7 @@ class Rematches:
                 timer=record.timer, seed=self.seeds(),
                 locale=await self.store.guild_locale(record.guild_id) or record.locale,
                 ai_level=record.ai_level, lessons=record.lessons, undo=record.undo,
-                threaded=record.threaded, hints=record.hints,
+                threaded=record.threaded, hints=record.hints_choice,
                 thread_chosen=record.thread_choice is not None)
         except TableExists as exc:
             raise Refusal(msg("rematch.error.table_active", table=exc.table_id), record) from exc

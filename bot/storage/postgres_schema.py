@@ -533,6 +533,13 @@ MIGRATIONS: tuple[Migration, ...] = (
     ALTER TABLE tables ADD COLUMN thread_choice BOOLEAN;
     UPDATE tables SET thread_choice = threaded;
     """,
+    # 24: whether people may ask for hints as the host chose when the lobby opened (NULL: on
+    # when one person plays), which a rematch decides anew from who sits at it; ``hints``
+    # holds what its match was given at its start. An existing table keeps what it had
+    """
+    ALTER TABLE tables ADD COLUMN hints_choice BOOLEAN;
+    UPDATE tables SET hints_choice = hints;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

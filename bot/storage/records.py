@@ -237,6 +237,10 @@ class TableRecord:
     #: option, or in its channel where no thread could be); None: the server's choice when it
     #: starts (``threaded`` then follows it)
     thread_choice: bool | None = None
+    #: whether people may ask for hints as the host chose when the lobby opened (None: as
+    #: :func:`~bot.game.hints.hints_by_default` decides from who sits at its start); ``hints``
+    #: is what the match was given
+    hints_choice: bool | None = None
 
     @property
     def where(self) -> int:

@@ -179,7 +179,7 @@ async def finished_match(store: Store, game: Game, *, upto: int | None = None,
     """A table of server ``guild`` (None: in ``host``'s direct messages) in ``channel`` that
     played ``game`` from step ``start`` to step ``upto`` (None: its end) through the storage
     interface, rated by ``rater`` (``settings``: the table's, as ``create_table`` takes them,
-    abilities and the turn timer off unless given; ``hints``: whether hints were on); returns
+    abilities and the turn timer off unless given; ``hints``: as the host chose them); returns
     its id. A bot running on ``store`` holds the table's lease while its moves are written, as
     the process that played it would: a pass of its leases meanwhile takes no part in it (no
     table message, no AI move of its own wedged in between the planted ones); once the match
@@ -190,7 +190,8 @@ async def finished_match(store: Store, game: Game, *, upto: int | None = None,
                                       "place_key": Place.of(guild, host.id).key,
                                       "channel_id": channel, "host_id": host.id, "seats": seats,
                                       "abilities": False, "timer": 0,
-                                      "seed": game.final.config.seed, **settings})
+                                      "seed": game.final.config.seed, "hints": hints,
+                                      **settings})
     if leases is not None:
         assert await leases.holding(rec.id)
     await store.start_game(rec.id, seats, game.states[start], None, hints=hints)

@@ -213,7 +213,7 @@ async def test_a_match_played_alone_with_the_ai_starts_again_at_once(bot: LiveBo
 #: of a table is a setting the rematch keeps.
 PER_MATCH = {"id", "status", "seed", "seats", "state", "version", "message_id",
              "lobby_message_id", "deadline", "winner", "created_at", "updated_at", "revision",
-             "catalogue", "thread_id", "finished_at", "tournament_id"}
+             "catalogue", "thread_id", "finished_at", "tournament_id", "hints"}
 ALONE = (SeatInfo(user=ANN.id, name="Ann", hero="horan"),
          SeatInfo(ai=True, hero="taia", level="easy"),
          SeatInfo(ai=True, hero="argentus", level="easy"))
@@ -268,6 +268,33 @@ async def test_a_rematch_of_a_table_with_hints_offers_the_hint_button(bot: LiveB
     person = next(u for u in (ANN, BOB) if now.seats[now.game.current].user == u.id)
     hand = bot.reply(await bot.click(person, bot.last_table_message(), f"kg:hand:{new}"))
     assert f"kg:hint:{new}:{now.version}" in hand.custom_ids()
+
+
+@pytest.mark.parametrize("chosen", [None, False])
+async def test_a_rematch_of_one_person_decides_hints_from_who_sits_at_it(
+        bot: LiveBot, chosen: bool | None) -> None:
+    """Ann and Bob played with hints left to the default (off: two people played); Bob is not
+    ready, Ann starts the rematch with the AI seat: one person plays, so hints are on, as at
+    any match of one person. Had Ann chosen hints off at /goblin new, they stay off."""
+    tid = await finished_match(bot.store, played(2), hints=chosen)
+    if chosen is None:
+        await bot.store.set_hints(tid, False)  # what its start decided: two people played
+    old = await bot.bot.service.tables.load(tid)
+    assert old.hints is False and old.hints_choice is chosen
+    await bot.bot.poster.announce_end(old)
+    await bot.settle()
+    await bot.click(ANN, bot.public()[-1], RematchButton.id_for(tid, "offer"))
+    await bot.click(ANN, bot.public()[-1], RematchButton.id_for(tid, "start"))
+    new = await bot.store.active_in_channel(CHANNEL)
+    assert new is not None and new != tid
+    now = await bot.bot.service.tables.load(new)
+    assert [s.user for s in now.seats if s.user is not None] == [ANN.id]
+    assert now.hints is (chosen is None) and now.hints_choice is chosen
+    while now.seats[now.game.current].user != ANN.id:  # the AI seat moves first
+        await bot.settle()
+        now = await bot.bot.service.tables.load(new)
+    hand = bot.reply(await bot.click(ANN, bot.last_table_message(), f"kg:hand:{new}"))
+    assert (f"kg:hint:{new}:{now.version}" in hand.custom_ids()) is (chosen is None)
 
 
 async def test_rematch_clicked_by_two_at_once_posts_one_offer(bot: LiveBot) -> None:

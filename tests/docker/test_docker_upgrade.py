@@ -71,14 +71,15 @@ def confirmed(players: list[Player]) -> int:
 class OldOracle(Oracle):
     """Reads a database of schema 12, before each table kept its place (``place_key``), its
     take-back's anchor apart (``anchor``: then inside the state), its thread, its
-    tournament and its host's choice of a thread."""
+    tournament and its host's choices of a thread and of hints."""
 
     def table(self, tid: int) -> TableRecord:
         columns = TABLE_COLUMNS.replace("place_key", "'guild:0' AS place_key").replace(
             " anchor", " NULL AS anchor").replace(
             " threaded, thread_id", " 0 AS threaded, NULL AS thread_id").replace(
             " tournament_id", " NULL AS tournament_id").replace(
-            " thread_choice", " NULL AS thread_choice")
+            " thread_choice", " NULL AS thread_choice").replace(
+            " hints_choice", " NULL AS hints_choice")
         with self._connect() as con:
             row = con.execute(f"SELECT {columns} FROM tables WHERE id = ?", (tid,)).fetchone()
         assert row is not None, f"no table {tid}"

@@ -38,7 +38,7 @@ KINDS: dict[tuple[str, str], str] = {
     **{("tables", c): "json" for c in ("seats", "state", "anchor")},
     ("rematches", "ready"): "json",
     **{("tables", c): "flag" for c in ("abilities", "lessons", "undo", "hints", "threaded",
-                                       "thread_choice")},
+                                       "thread_choice", "hints_choice")},
     **{("settings", c): "flag" for c in ("abilities", "undo", "threads")},
     **{("actions", c): "flag" for c in ("by_ai", "undone")},
     **{("result_seats", c): "flag" for c in ("handed_to_ai", "moved")},

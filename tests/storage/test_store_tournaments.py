@@ -76,6 +76,7 @@ async def test_a_round_is_seated_once_with_its_tables_in_one_channel(
         table = await store.get(tid)
         assert table is not None and table.status == "running" and table.channel_id == 77
         assert table.threaded and table.place_key == PLACE
+        assert table.hints is False and table.hints_choice is False  # a rematch's too
         assert await store.tournament_of_table(tid) == cup.id
     assert await store.tournament_of_table(-5) is None
     # the round's end, by match (a table of no tournament left out)

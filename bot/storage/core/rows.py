@@ -34,7 +34,7 @@ TABLE_COLUMNS = ("id, guild_id, channel_id, host_id, status, abilities, timer, s
                  "seats, state, version, message_id, lobby_message_id, deadline, winner, "
                  "created_at, updated_at, revision, ai_level, catalogue, lessons, undo, "
                  "hints, place_key, anchor, threaded, thread_id, finished_at, tournament_id, "
-                 "thread_choice")
+                 "thread_choice, hints_choice")
 #: The columns of ``actions`` that :func:`read_log_row` reads, in its order.
 LOG_COLUMNS = "step, seat, user_id, by_ai, action, at, undone"
 #: The columns of ``results`` and ``result_seats`` that :func:`read_results` reads and
@@ -82,7 +82,7 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
     (tid, guild, channel, host, status, abilities, timer, seed, locale, seats, state, version,
      message, lobby, deadline, winner, created, updated, revision, ai_level, catalogue,
      lessons, undo, hints, place_key, anchor, threaded, thread, finished, tournament,
-     thread_choice) = values
+     thread_choice, hints_choice) = values
     assert isinstance(tid, int)
     if not isinstance(place_key, str) or not place_key:
         raise CorruptTable(tid, f"place {place_key!r:.40}")
@@ -134,6 +134,7 @@ def _read_record(values: tuple[object, ...], states: StateCache | None) -> Table
         thread_id=opt_int(thread, "thread_id"), finished_at=opt_float(finished, "finished_at"),
         tournament_id=opt_int(tournament, "tournament_id"),
         thread_choice=opt_flag(thread_choice, "thread_choice"),
+        hints_choice=opt_flag(hints_choice, "hints_choice"),
     )
 
 

@@ -166,7 +166,8 @@ class TableQueries(Base):
         """Create a lobby (``lessons``: a guided first match; ``undo``: players may take back a
         move; ``threaded``: the match moves to a thread of its own when it starts, as chosen
         now when ``thread_chosen``, else as the server chooses when it starts; ``hints``:
-        whether people may ask for hints, None: decided when it starts); raises
+        whether people may ask for hints, None: decided when it starts, kept as the host's
+        choice); raises
         :class:`TableExists` when the channel has an active table played in it (a thread whose
         match is running counts as its channel), also when another process created it a moment
         ago; a guided match bound for a thread of its own (``lessons`` and ``threaded``) holds
@@ -182,13 +183,13 @@ class TableQueries(Base):
                 row = await db.fetchrow(
                     "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, "
                     "timer, seed, locale, seats, version, created_at, updated_at, ai_level, "
-                    "catalogue, lessons, undo, place_key, threaded, hints, thread_choice) "
-                    "VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                    "RETURNING id",
+                    "catalogue, lessons, undo, place_key, threaded, hints, thread_choice, "
+                    "hints_choice) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, "
+                    "?, ?, ?, ?, ?, ?) RETURNING id",
                     guild_id, channel_id, host_id, abilities, timer, seed, locale,
                     seats_to_json(seats), now, now, ai_level, catalogue_version(), lessons,
                     undo, place_key, threaded, hints,
-                    threaded if thread_chosen else None)
+                    threaded if thread_chosen else None, hints)
                 assert row is not None
                 await write_seats(db, as_int(row[0], "id"), seats)
         except DatabaseError as exc:

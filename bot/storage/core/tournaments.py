@@ -316,9 +316,9 @@ class TournamentQueries(Base):
                 added = await db.fetchrow(
                     "INSERT INTO tables (guild_id, channel_id, host_id, status, abilities, "
                     "timer, seed, locale, seats, state, version, deadline, created_at, "
-                    "updated_at, ai_level, catalogue, lessons, undo, hints, place_key, "
-                    "threaded, tournament_id) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, "
-                    "?, ?, ?, ?, ?, FALSE, ?, FALSE, ?, ?, ?) RETURNING id",
+                    "updated_at, ai_level, catalogue, lessons, undo, hints, hints_choice, "
+                    "place_key, threaded, tournament_id) VALUES (?, ?, ?, 'running', ?, ?, ?, "
+                    "?, ?, ?, ?, ?, ?, ?, ?, ?, FALSE, ?, FALSE, FALSE, ?, ?, ?) RETURNING id",
                     guild, channel, host, abilities, timer, table.seed, locale,
                     seats_to_json(table.seats), storable(table.state), table.state.step,
                     table.deadline, now, now,
