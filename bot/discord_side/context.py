@@ -83,6 +83,12 @@ def loc(interaction: discord.Interaction[Any]) -> str:
     return normalise_locale(str(interaction.locale.value) if interaction.locale else None)
 
 
+def spoken(interaction: discord.Interaction[Any]) -> str:
+    """The Discord locale the asking user's client speaks, as Discord names it (``fr``,
+    ``en-US``; one the bot ships no language for too)."""
+    return str(interaction.locale.value)
+
+
 def clicked_at(interaction: discord.Interaction[Any]) -> str:
     """The key of the place a click was made at: its server, or the clicker's direct
     messages."""
@@ -204,7 +210,7 @@ __all__ = ["DMS_CLOSED", "IN_OWN_DMS", "MENTIONS", "MISSING_ACCESS", "MISSING_PE
            "answer_privately", "app_rights", "can_manage_channel", "clicked_at",
            "jump_url", "lacking", "lobby_channel", "loc", "missing_message",
            "missing_permissions", "noted", "permission_names", "pinging", "place_refusal",
-           "public_locale", "table_lacks", "told_privately", "views_channel"]
+           "public_locale", "spoken", "table_lacks", "told_privately", "views_channel"]
 
 
 def expired(error: discord.HTTPException) -> bool:

@@ -55,13 +55,13 @@ import aiohttp
 import discord
 from discord.http import Route
 
-from bot.discord_side.context import DMS_CLOSED, UNDELIVERED, jump_url, why
+from bot.discord_side.context import DMS_CLOSED, UNDELIVERED, jump_url, spoken, why
 from bot.discord_side.ui.custom_ids import parse
 from bot.game.leases import Leases
 from bot.game.reminders import Reminder, Reminding
 from bot.game.service import GameService
 from bot.game.spans import time_left
-from bot.storage.records import CannotSave, TableRecord
+from bot.storage.records import CannotSave, StorageError, TableRecord
 from bot.supervision.tasks import Tasks
 from i18n import msg, translate
 
@@ -193,7 +193,7 @@ class Reminders:
         record = reminder.record
         text = translate(msg("remind.dm", table=record.id, link=jump_url(record),
                              left=time_left(reminder.deadline - self.clock()),
-                             deadline=int(reminder.deadline)), record.locale)
+                             deadline=int(reminder.deadline)), reminder.language)
         post, claimed = _Post(), False
         try:
             if not (claimed := await self.reminding.claim(reminder)):
@@ -272,8 +272,16 @@ class Reminders:
         return self.client.get_partial_messageable(known, type=discord.ChannelType.private)
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        """A click on a table's component: its person is active there (see
-        :meth:`Reminding.clicked`)."""
+        """Any interaction: the language its person's client speaks (see
+        :meth:`Reminding.spoke`); a click on a table's component: its person is active there
+        (see :meth:`Reminding.clicked`)."""
+        try:
+            await self.reminding.spoke(interaction.user.id, spoken(interaction))
+        except StorageError as exc:  # the database away or failing: the next interaction
+            log.info("could not note the language of user %s (%s)", interaction.user.id, exc)
+        except Exception:  # noqa: BLE001 - a reminder's language is no reason to fail anything
+            log.warning("could not note the language of user %s", interaction.user.id,
+                        exc_info=True)
         if interaction.type is not discord.InteractionType.component:
             return
         data: Any = interaction.data or {}

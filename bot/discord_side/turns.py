@@ -12,7 +12,7 @@ from typing import Any
 
 import discord
 
-from bot.discord_side.context import answer_privately, loc
+from bot.discord_side.context import answer_privately, loc, spoken
 from bot.discord_side.ui.custom_ids import TurnsButton
 from bot.discord_side.ui.parts import GOLD, MAX_TEXT, button, cut, layout, row, text_block
 from bot.game.refusals import Refusal
@@ -57,7 +57,8 @@ async def set_notify(interaction: discord.Interaction[Any], service: GameService
     When a reminder found their direct messages closed, they are told; turning reminders on
     again tries them once more."""
     user = interaction.user.id
-    said = translate(await service.turns.notify(user, on), loc(interaction))
+    said = translate(await service.turns.notify(user, on, spoken(interaction)),
+                     loc(interaction))
     if on is not False and await service.store.dms_closed([user]):
         said += "\n" + translate(msg("remind.dms_closed"), loc(interaction))
         if on:

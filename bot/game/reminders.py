@@ -44,23 +44,42 @@ from bot.game.tables import Tables
 from bot.storage.core.reminders import ACTIVE, AWAY, CLOSED, SENT, turn_of
 from bot.storage.interface import Storage
 from bot.storage.records import TableRecord
+from i18n import LOCALES
 
 #: Turn timers of this many seconds or more remind people.
 SLOW = 3600
 #: The reminder goes out once this share of the turn's time has passed.
 SHARE = 0.25
+#: People whose Discord language this process last found stored, kept to store it only when
+#: it changes (the oldest forgotten first beyond this many).
+SPOKEN = 10_000
+
+
+def shipped(locale: str | None) -> str | None:
+    """The shipped language of a Discord locale (``fr``, ``en-US``, ``cs``), None when the bot
+    speaks none of it (or none is known)."""
+    base = (locale or "").replace("_", "-").split("-")[0].lower()
+    return base if base in LOCALES else None
 
 
 @dataclass(frozen=True, slots=True)
 class Reminder:
     """A reminder to send now: ``user``'s turn at ``record`` ends at ``record.deadline``, or
-    at ``ends`` when that is sooner (its tournament's round ends then, deciding the match)."""
+    at ``ends`` when that is sooner (its tournament's round ends then, deciding the match);
+    ``locale``: the Discord language of their client, as last stored (None: not known)."""
 
     record: TableRecord
     user: int
     turn: int
     due: float
     ends: float | None = None
+    locale: str | None = None
+
+    @property
+    def language(self) -> str:
+        """The language the reminder speaks: its person's own, when the bot speaks it, else
+        the table's."""
+        return shipped(self.locale) or self.record.locale
 
     @property
     def deadline(self) -> float:
@@ -100,6 +119,9 @@ class Reminding:
     upcoming: float = -math.inf
     #: The slow matches that began here while the pass under way reads the running tables.
     _began: set[int] = field(default_factory=set)
+    #: person -> the Discord language this process last found stored for them, or stored
+    #: (:meth:`spoke`; at most :data:`SPOKEN` people, the oldest forgotten first)
+    _spoken: dict[int, str] = field(default_factory=dict)
 
     async def due(self, holding: Callable[[int], Awaitable[bool]]) -> list[Reminder]:
         """The reminders to send now at the tables this process is ``holding`` (the lease of:
@@ -143,6 +165,7 @@ class Reminding:
         users = {user for _, user, _, _ in found}
         done = await self.store.reminders_of(ids)
         asked = await self.store.notify_wanted(users) - await self.store.dms_closed(users)
+        spoken = await self.store.notify_locales(asked)
         seen = await self.store.seen_at(ids)
         out: list[Reminder] = []
         for record, user, start, due in sorted(found, key=lambda f: f[3]):
@@ -153,7 +176,8 @@ class Reminding:
             if seen.get((record.id, user), float("-inf")) >= start:
                 await self.store.claim_reminder(record.id, user, turn, due, ACTIVE)
             else:
-                out.append(Reminder(record, user, turn, due, ends.get(record.id)))
+                out.append(Reminder(record, user, turn, due, ends.get(record.id),
+                                    spoken.get(user)))
         return out
 
     async def claim(self, reminder: Reminder) -> bool:
@@ -195,5 +219,21 @@ class Reminding:
         if table_id in self.slow:
             await self.store.seen(table_id, user_id, self.clock())
 
+    async def spoke(self, user_id: int, locale: str) -> None:
+        """``user_id``'s Discord client speaks ``locale`` (each interaction of theirs tells):
+        stored for their reminders when it differs from what is stored. What this process
+        last found stored is kept, so an interaction in the same language costs nothing more;
+        nothing is stored for a person who never chose whether to get reminders (they get
+        none: ``/goblin notify`` stores the language it is asked in)."""
+        if self._spoken.get(user_id) == locale:
+            return
+        stored = await self.store.notify_locales([user_id])
+        if user_id in stored and stored[user_id] != locale:
+            await self.store.note_locale(user_id, locale)
+        self._spoken.pop(user_id, None)  # the newest last: the oldest is forgotten first
+        self._spoken[user_id] = locale
+        if len(self._spoken) > SPOKEN:
+            del self._spoken[next(iter(self._spoken))]
 
-__all__ = ["SHARE", "SLOW", "Reminder", "Reminding", "slow_turn"]
+
+__all__ = ["SHARE", "SLOW", "SPOKEN", "Reminder", "Reminding", "shipped", "slow_turn"]

@@ -185,11 +185,12 @@ class Turns:
         ends = await self.store.round_ends([r.id for r in records]) if records else {}
         return turn_list(records, user_id, self.clock(), ends)
 
-    async def notify(self, user_id: int, on: bool | None) -> Msg:
-        """Store ``user_id``'s choice of direct-message reminders (None: keep it) and say what
+    async def notify(self, user_id: int, on: bool | None, locale: str | None = None) -> Msg:
+        """Store ``user_id``'s choice of direct-message reminders (None: keep it), with the
+        Discord language of their client (``locale``: the reminders speak it), and say what
         it is now."""
         if on is not None:
-            await self.store.set_notify(user_id, on)
+            await self.store.set_notify(user_id, on, locale)
             return msg("turns.notify.on" if on else "turns.notify.off")
         return msg("turns.notify.is_on" if await self.store.notify_of(user_id)
                    else "turns.notify.is_off")

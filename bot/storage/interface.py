@@ -158,14 +158,23 @@ class SeatedStorage(Protocol):
         """The running tables where ``user_id`` holds a seat (or held one that went to the
         AI), by id, found by index (``table_seats``, written with every write of the seats)."""
 
-    async def set_notify(self, user_id: int, on: bool) -> None:
-        """Store whether ``user_id`` wants a direct message when their turn waits."""
+    async def set_notify(self, user_id: int, on: bool, locale: str | None = None) -> None:
+        """Store whether ``user_id`` wants a direct message when their turn waits (and the
+        Discord language of their client, when ``locale`` is given)."""
 
     async def notify_of(self, user_id: int) -> bool:
         """Whether ``user_id`` asked for direct-message reminders (never asked: no)."""
 
     async def notify_wanted(self, user_ids: Collection[int]) -> set[int]:
         """Those of ``user_ids`` who asked for direct-message reminders."""
+
+    async def notify_locales(self, user_ids: Collection[int]) -> dict[int, str | None]:
+        """The Discord language stored for each of ``user_ids`` who chose whether to get
+        reminders (None: not known yet); those who never chose are left out."""
+
+    async def note_locale(self, user_id: int, locale: str) -> None:
+        """Store the Discord language ``user_id``'s client speaks now, when they chose whether
+        to get reminders (nothing is stored for anyone else)."""
 
 
 class ReminderStorage(Protocol):

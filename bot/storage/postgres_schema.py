@@ -540,6 +540,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     ALTER TABLE tables ADD COLUMN hints_choice BOOLEAN;
     UPDATE tables SET hints_choice = hints;
     """,
+    # 25: the Discord language of each person who chose whether to get reminders, as their
+    # client last told it (NULL: not known yet), which their reminders speak
+    """
+    ALTER TABLE notify ADD COLUMN locale TEXT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -261,6 +261,7 @@ async def test_a_match_of_other_cards_or_a_broken_log_is_not_replayed(
     bot.bot.service.store = bot.store = await Store.open(tmp_path / "k.db")
     svc = bot.bot.service
     svc.tables.store = svc.history.store = svc.store
+    bot.bot.reminders.reminding.store = svc.store
     ix = await bot.command(ANN, "replay", id=other)
     assert "another version of the cards" in bot.said(ix)[0]
     ix = await bot.command(ANN, "replay", id=broken)
@@ -291,6 +292,7 @@ async def test_a_listed_match_whose_table_no_longer_reads_is_not_said_to_be_none
     bot.bot.service.store = bot.store = await Store.open(tmp_path / "k.db")
     svc = bot.bot.service
     svc.tables.store = svc.history.store = svc.lobby.store = svc.store
+    bot.bot.reminders.reminding.store = svc.store
     assert f"Table #{tid}**" in bot.reply(await bot.command(ANN, "history")).text()
     told = bot.said(await bot.command(ANN, "replay", id=tid))
     assert told == [f"Match #{tid} was played with another version of the cards, so it cannot "
@@ -316,6 +318,7 @@ async def test_a_match_whose_stored_log_row_is_damaged_is_refused_privately(
     bot.bot.service.store = bot.store = await Store.open(tmp_path / "k.db")
     svc = bot.bot.service
     svc.tables.store = svc.history.store = svc.shares.store = svc.store
+    bot.bot.reminders.reminding.store = svc.store
     svc.history.forget(tid)
     ix = await bot.command(ANN, "replay", id=tid)
     assert bot.said(ix) == [f"Match #{tid} cannot be replayed: its stored moves are damaged."]

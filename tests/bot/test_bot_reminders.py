@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from live_bot import CHANNEL, GUILD, Call, LiveBot
-from players import ANN, BOB, EVE, TinyRenderer, open_table
+from players import ADMIN, ANN, BOB, EVE, TinyRenderer, open_table
 from storage.helpers import Clock
 
 from bot.discord_side.ui.custom_ids import HandButton, LogButton
@@ -380,3 +380,62 @@ async def test_a_damaged_reminder_row_holds_up_no_one_s_reminder(
     clock.now = start + 19 * HOUR
     await remind(bot)
     assert len(dms(bot, mover)) == 1
+
+
+@pytest.mark.parametrize(("client", "table", "says"), [
+    ("fr", None, "Votre tour vous attend à la table n°"),  # a French person, an English table
+    ("en-GB", "fr", "Your turn is waiting at table #"),  # an English person, a French table
+    ("de", "fr", "Votre tour vous attend à la table n°"),  # a language the bot does not speak
+])
+async def test_a_reminder_speaks_its_person_s_own_language(
+        bot: LiveBot, clock: Clock, monkeypatch: pytest.MonkeyPatch, client: str,
+        table: str | None, says: str) -> None:
+    """The person whose turn waits last used Discord in ``client``'s language (any command
+    or click tells it; here /goblin turns, after /goblin notify in English): their reminder
+    speaks it, whatever the table speaks (the server's language, or the one its admins forced),
+    unless the bot speaks no such language: then the table's."""
+    if table is not None:
+        await bot.command(ADMIN, "settings", language=table)
+    start = clock.now
+    tid, mover = await slow_match(bot, clock)
+    assert (await bot.bot.service.tables.load(tid)).locale == (table or "en")
+    monkeypatch.setattr(mover, "locale", client)
+    await bot.command(mover, "turns")
+    clock.now = start + 18 * HOUR + 5
+    await remind(bot)
+    [sent] = dms(bot, mover)
+    assert sent.text().startswith(says), sent.text()
+    monkeypatch.undo()
+    assert await bot.store.notify_locales([mover.id]) == {mover.id: client}
+
+
+async def test_a_person_s_language_is_stored_only_when_it_changes(
+        bot: LiveBot, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each interaction tells a person's language; it is written only when it differs from
+    what is stored (read once, then kept in memory: no read either while it stays), and only
+    for people who chose whether to get reminders (nobody else is reminded)."""
+    writes: list[tuple[int, str]] = []
+    reads: list[int] = []
+    note, read = bot.store.note_locale, bot.store.notify_locales
+
+    async def noted(user_id: int, locale: str) -> None:
+        writes.append((user_id, locale))
+        await note(user_id, locale)
+
+    async def looked(user_ids: Any) -> dict[int, str | None]:
+        reads.extend(user_ids)
+        return await read(user_ids)
+
+    monkeypatch.setattr(bot.store, "note_locale", noted)
+    monkeypatch.setattr(bot.store, "notify_locales", looked)
+    await bot.command(ANN, "notify", state="on")
+    for _ in range(3):
+        await bot.command(ANN, "turns")
+        await bot.command(BOB, "turns")  # never chose: nothing stored for him
+    assert writes == [] and sorted(reads) == [ANN.id, BOB.id]
+    assert await read([ANN.id, BOB.id]) == {ANN.id: "en-US"}
+    monkeypatch.setattr(ANN, "locale", "cs")
+    for _ in range(3):
+        await bot.command(ANN, "turns")
+    assert writes == [(ANN.id, "cs")] and sorted(reads) == [ANN.id, ANN.id, BOB.id]
+    assert await read([ANN.id]) == {ANN.id: "cs"}

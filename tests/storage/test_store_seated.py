@@ -93,3 +93,38 @@ async def test_the_upgrade_fills_who_sits_where(backend: Backend, clock: Clock) 
         assert [r.id for r in await store.running_of(BOB)] == [1, 3]
     finally:
         await store.close()
+
+
+async def test_the_language_of_each_person_s_reminders_is_kept(backend: Backend, clock: Clock,
+                                                               store: Storage) -> None:
+    """Stored with a person's choice of reminders and noted anew as it changes; nothing for
+    someone who never chose; the upgrade leaves it unknown for those who chose before."""
+    await store.set_notify(ANN, True, "fr")
+    await store.set_notify(ANN, False)  # no language told: the stored one stays
+    await store.set_notify(BOB, True)
+    await store.note_locale(CAROL, "cs")  # never chose: nothing stored
+    assert await store.notify_locales([ANN, BOB, CAROL]) == {ANN: "fr", BOB: None}
+    await store.note_locale(BOB, "en-US")
+    await store.note_locale(ANN, "cs")
+    assert await store.notify_locales([]) == {}
+    await store.close()
+    again = await backend.open(clock)  # kept across a restart
+    try:
+        assert await again.notify_locales([ANN, BOB]) == {ANN: "cs", BOB: "en-US"}
+        assert not await again.notify_of(ANN) and await again.notify_of(BOB)
+    finally:
+        await again.close()
+
+
+async def test_the_upgrade_keeps_each_choice_of_reminders_without_a_language(
+        backend: Backend, clock: Clock) -> None:
+    await backend.build(24)
+    await backend.insert_rows([("notify", dict(user_id=ANN, dm=1)),
+                               ("notify", dict(user_id=BOB, dm=0))])
+    await backend.build(25)
+    store = await backend.open(clock)
+    try:
+        assert await store.notify_wanted([ANN, BOB]) == {ANN}
+        assert await store.notify_locales([ANN, BOB]) == {ANN: None, BOB: None}
+    finally:
+        await store.close()

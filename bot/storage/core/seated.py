@@ -1,6 +1,7 @@
 """Who sits where, and what each person asked of the bot: a person's running tables (found
 through ``table_seats``, one row per person and table, written with every write of a table's
-seats) and their choice of direct-message reminders when their turn waits."""
+seats) and their choice of direct-message reminders when their turn waits, with the Discord
+language those reminders speak."""
 
 from __future__ import annotations
 
@@ -46,11 +47,32 @@ class SeatedQueries(Base):
                 out.append(record)
         return out
 
-    async def set_notify(self, user_id: int, on: bool) -> None:
-        """Store whether ``user_id`` wants a direct message when their turn waits."""
+    async def set_notify(self, user_id: int, on: bool, locale: str | None = None) -> None:
+        """Store whether ``user_id`` wants a direct message when their turn waits, and the
+        Discord language their client speaks when ``locale`` is given (else the one stored
+        stays)."""
         async with self._tx() as db:
-            await db.execute("INSERT INTO notify (user_id, dm) VALUES (?, ?) ON CONFLICT "
-                             "(user_id) DO UPDATE SET dm = excluded.dm", user_id, on)
+            await db.execute("INSERT INTO notify (user_id, dm, locale) VALUES (?, ?, ?) ON "
+                             "CONFLICT (user_id) DO UPDATE SET dm = excluded.dm, "
+                             "locale = COALESCE(excluded.locale, notify.locale)",
+                             user_id, on, locale)
+
+    async def notify_locales(self, user_ids: Collection[int]) -> dict[int, str | None]:
+        """The Discord language stored for each of ``user_ids`` who chose whether to get
+        reminders (None: not known yet); those who never chose are left out."""
+        if not user_ids:
+            return {}
+        rows = await self._read.fetch(
+            f"SELECT user_id, locale FROM notify WHERE {self.dialect.any_of('user_id')}",
+            self.dialect.many(sorted(set(user_ids))))
+        return {as_int(r[0], "user_id"): r[1] if isinstance(r[1], str) else None
+                for r in rows}
+
+    async def note_locale(self, user_id: int, locale: str) -> None:
+        """Store the Discord language ``user_id``'s client speaks now, when they chose whether
+        to get reminders (nothing is stored for anyone else)."""
+        async with self._tx() as db:
+            await db.execute("UPDATE notify SET locale = ? WHERE user_id = ?", locale, user_id)
 
     async def notify_of(self, user_id: int) -> bool:
         """Whether ``user_id`` asked for direct-message reminders (never asked: no)."""
