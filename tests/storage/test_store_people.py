@@ -12,6 +12,7 @@ import asyncio
 import json
 import re
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import pytest
 from postgres_server import Server
@@ -21,13 +22,14 @@ from bot.game.places import Place, Sight
 from bot.game.results import finished_result
 from bot.game.service import GameService
 from bot.game.standings import rate_result
+from bot.storage.core import tables as tables_rows
 from bot.storage.core.people import unnamed_state
 from bot.storage.interface import Storage
 from bot.storage.records import LogRow, NewTournamentTable, RematchOffer, SeatInfo
 from engine import GameConfig, Phase, SeatConfig, apply, new_game, observe
 from engine.agents import make_agent
 from storage.backends import Backend, PostgresBackend
-from storage.helpers import BOB, GUILD, PLACE, Clock
+from storage.helpers import BOB, GUILD, PLACE, Clock, played, started
 
 #: The person forgotten: an id and a name found nowhere by chance.
 ZED, ZED_NAME = 731234567890123456, "Zelda Quill"
@@ -336,3 +338,48 @@ async def test_what_is_kept_about_a_person_is_found_and_gone_once_forgotten(
     assert (await store.forget_person(ZED)).anything
     assert not await store.keeps_about(ZED) and not await fresh.keeps_about(ZED)
     assert await store.keeps_about(BOB) == (keep not in (_notify, _dms_closed))
+
+
+async def test_a_match_another_process_ends_while_its_person_is_forgotten_keeps_nothing_of_them(
+        postgres_server: Server, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On PostgreSQL another process writes the winning move of a match the person plays (its
+    result and their new rating) while they are being forgotten: whichever transaction comes
+    first, no rating, rating change or result of theirs is left under their id, and the match
+    is rated (Bob's rating stays)."""
+    pg = PostgresBackend(postgres_server)
+    forgetting, playing = await pg.open(clock), await pg.open(clock)
+    try:
+        game = played(1)
+        rec = await started(playing, game.states[-2], seats=SEATS, host=BOB)
+        rated, go, renaming = asyncio.Event(), asyncio.Event(), asyncio.Event()
+        real_result = tables_rows.store_result
+
+        async def held_open(*args: Any, **kwargs: Any) -> None:
+            """The match's result and ratings written, its transaction not yet committed."""
+            await real_result(*args, **kwargs)
+            rated.set()
+            await go.wait()
+
+        monkeypatch.setattr(tables_rows, "store_result", held_open)
+        real_rename = forgetting._rename_tables
+
+        async def renames(*args: Any) -> list[int]:
+            renaming.set()
+            return await real_rename(*args)
+
+        monkeypatch.setattr(forgetting, "_rename_tables", renames)
+        last = len(game.moves) - 1
+        move = asyncio.create_task(playing.apply(rec.id, last, game.final, game.log_row(last),
+                                                 rater=rate_result))
+        await rated.wait()
+        forget = asyncio.create_task(forgetting.forget_person(ZED))
+        await renaming.wait()
+        go.set()
+        await move
+        await forget
+        assert not await forgetting.keeps_about(ZED)
+        assert [r.user_id for r in await forgetting.ratings(GUILD)] == [BOB]
+        assert await forgetting.rating_changes(GUILD, ZED) == []
+    finally:
+        await forgetting.close()
+        await playing.close()

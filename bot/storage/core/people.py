@@ -196,10 +196,13 @@ class PeopleRows(TableQueries):
         again finds nothing."""
         async with self._tx() as db:
             alias = await self._fresh(db)
+            # their tables first, locked: a match of theirs another process is ending now
+            # (its result and ratings written, not yet committed) is waited for, so its rows
+            # are deleted or renamed below, never left under their id
+            touched = await self._rename_tables(db, user_id, alias)
             deleted = 0
             for table, column in DELETED:
                 deleted += await db.execute(f"DELETE FROM {table} WHERE {column} = ?", user_id)
-            touched = await self._rename_tables(db, user_id, alias)
             await db.execute("UPDATE tournament_entrants SET name = '' WHERE user_id = ?",
                              user_id)
             renamed = 0
