@@ -499,10 +499,12 @@ class Lobby:
                                   self.clock())
         if listed is not None and (result is not None) != listed:  # not what they were told
             raise Refusal(msg("ratings.note.changed"), record)
-        # at the version read: a move another process wrote meanwhile is a StaleVersion, and
-        # the caller's :meth:`_again` closes the match as it stands after it
+        # at the version and revision read: a move another process wrote meanwhile, or a
+        # change of its seats (one handed to the AI, a person forgotten, whose result must
+        # not keep their id), is a StaleVersion, and the caller's :meth:`_again` closes the
+        # match as it stands after it
         await self.store.abandon(record.id, record.version, result, rate_result,
-                                 record.seat_of(user_id))
+                                 record.seat_of(user_id), record.revision)
         return await self.tables.load(record.id)
 
     async def may_quit(self, table_id: int, user_id: int) -> TableRecord:

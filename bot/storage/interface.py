@@ -410,12 +410,14 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
         the table's lease."""
 
     async def abandon(self, table_id: int, version: int, result: TableResult | None = None,
-                      rater: Rater | None = None, forfeit: int | None = None) -> None:
+                      rater: Rater | None = None, forfeit: int | None = None,
+                      revision: int | None = None) -> None:
         """In one transaction: mark the running table at ``version`` abandoned and, for a match
         rated when abandoned, store its ``result`` and the rating rows ``rater`` computes;
         ``forfeit``: the seat of the person who abandoned it, kept for a tournament's match
         (they take its last place); raises :class:`~bot.storage.records.StaleVersion` (and
-        writes nothing) when the table is no longer running at ``version``."""
+        writes nothing) when the table is no longer running at ``version``, or no longer at
+        ``revision`` when given (its seats changed since)."""
 
     async def set_message(self, table_id: int, *, message_id: int | None = None,
                           lobby_message_id: int | None = None) -> None:

@@ -17,6 +17,7 @@ from bot_helpers import Clock
 
 from bot.game.lobby import LOBBY_IDLE
 from bot.game.refusals import Refusal, Stale
+from bot.game.results import movers
 from bot.game.service import GameService
 from bot.storage.records import with_seat
 from bot.storage.sqlite import Store
@@ -229,3 +230,23 @@ async def test_a_lobby_leave_after_the_start_tells_where_to_leave_the_match(
     assert refused.value.reason.key == key
     started = await service.tables.load(record.id)
     assert started.status == "running" and people(service, started) == [ANN, BOB]
+
+
+async def test_an_abandon_as_another_process_forgets_a_player_keeps_nothing_of_them(
+        service: GameService, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ann moved, then left the match to the AI (as forgetting her does first); Bob, its host
+    now, confirms /goblin abandon as another process forgets her: the match is closed as it
+    stands once she is forgotten, and no result, rating or change keeps her id."""
+    tid = await lobby(service)
+    await service.lobby.join(tid, BOB, "Bob")
+    record = await service.lobby.start(tid, ANN)
+    while {u for _, u in movers(await store.action_log(tid))} != {ANN, BOB}:
+        user = record.seats[record.game.current].user
+        assert user is not None
+        record = (await service.play.act(tid, user, record.version,
+                                         str(legal_actions(record.game)[0]))).record
+    await service.lobby.leave(tid, ANN)
+    meddle(monkeypatch, store, "abandon", lambda: store.forget_person(ANN))
+    closed = await service.lobby.abandon_table(tid, BOB, False)
+    assert closed.status == "abandoned"
+    assert not await store.keeps_about(ANN)

@@ -94,14 +94,17 @@ def moved_columns(state: GameState, version: int, text: str, now: float,
     return columns
 
 
-async def abandon_running(db: Db, table_id: int, version: int, now: float) -> bool:
+async def abandon_running(db: Db, table_id: int, version: int, now: float,
+                          revision: int | None = None) -> bool:
     """Within ``db``'s transaction, mark table ``table_id`` abandoned at ``now`` while it is
-    running at ``version`` (kept as history; its revision raised); False, nothing written,
-    when it no longer is."""
+    running at ``version`` (and ``revision`` when given; kept as history, its revision
+    raised); False, nothing written, when it no longer is."""
+    guard = "" if revision is None else " AND revision = ?"
     return await db.execute(
         "UPDATE tables SET status = 'abandoned', deadline = NULL, finished_at = ?, "
         "updated_at = ?, revision = revision + 1 WHERE id = ? AND version = ? "
-        "AND status = 'running'", now, now, table_id, version) == 1
+        f"AND status = 'running'{guard}", now, now, table_id, version,
+        *(() if revision is None else (revision,))) == 1
 
 
 class TableQueries(Base):
@@ -471,16 +474,19 @@ class TableQueries(Base):
             pass
 
     async def abandon(self, table_id: int, version: int, result: TableResult | None = None,
-                      rater: Rater | None = None, forfeit: int | None = None) -> None:
+                      rater: Rater | None = None, forfeit: int | None = None,
+                      revision: int | None = None) -> None:
         """In ONE transaction: mark the running table at ``version`` abandoned (kept as
         history) and, for a match rated when abandoned, store its ``result`` (abandoned now)
         with the rating rows ``rater`` gives; ``forfeit``: the seat of the person who abandoned
         it, kept on its row of ``tournament_tables`` when a tournament's round opened it (they
         take its last place there, rated or not). Raises :class:`StaleVersion` (and writes
-        nothing) when the table is no longer running at ``version``."""
+        nothing) when the table is no longer running at ``version``, or no longer at
+        ``revision`` when given (its seats changed since the result was worked out from them:
+        a seat handed to the AI, a person forgotten)."""
         now = self.clock()
         async with self._table_tx(table_id) as db:
-            if not await abandon_running(db, table_id, version, now):
+            if not await abandon_running(db, table_id, version, now, revision):
                 raise StaleVersion(f"table {table_id} is no longer running at version {version}")
             if result is not None:
                 await store_result(db, self.dialect, replace(result, finished_at=now), rater)
