@@ -22,6 +22,7 @@ from bot.game.places import Place, Sight
 from bot.game.results import finished_result
 from bot.game.service import GameService
 from bot.game.standings import rate_result
+from bot.storage.core import ratings as ratings_rows
 from bot.storage.core import tables as tables_rows
 from bot.storage.core.people import unnamed_state
 from bot.storage.interface import Storage
@@ -29,7 +30,7 @@ from bot.storage.records import LogRow, NewTournamentTable, RematchOffer, SeatIn
 from engine import GameConfig, Phase, SeatConfig, apply, new_game, observe
 from engine.agents import make_agent
 from storage.backends import Backend, PostgresBackend
-from storage.helpers import BOB, GUILD, PLACE, Clock, played, started
+from storage.helpers import BOB, GUILD, PLACE, Clock, play_on, played, started
 
 #: The person forgotten: an id and a name found nowhere by chance.
 ZED, ZED_NAME = 731234567890123456, "Zelda Quill"
@@ -383,3 +384,80 @@ async def test_a_match_another_process_ends_while_its_person_is_forgotten_keeps_
     finally:
         await forgetting.close()
         await playing.close()
+
+
+async def test_a_rebuild_of_the_ratings_as_a_person_is_forgotten_keeps_nothing_of_them(
+        postgres_server: Server, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On PostgreSQL an admin rebuilds a server's ratings (``ratings --recompute --guild``)
+    while another process forgets a person rated there: the rebuild's rows, written from the
+    results as they were before, are not left under the person's id once both are done."""
+    pg = PostgresBackend(postgres_server)
+    forgetting, rebuilding = await pg.open(clock), await pg.open(clock)
+    try:
+        game = played(1)
+        rec = await started(rebuilding, game.states[-2], seats=SEATS, host=BOB)
+        await play_on(rebuilding, rec.id, game, rater=rate_result)
+        assert ZED in {r.user_id for r in await rebuilding.ratings(GUILD)}
+        saved, go = asyncio.Event(), asyncio.Event()
+        real_save = ratings_rows.save
+
+        async def held_open(*args: Any, **kwargs: Any) -> None:
+            """The rebuilt rows written, the rebuild's transaction not yet committed."""
+            await real_save(*args, **kwargs)
+            saved.set()
+            await go.wait()
+
+        monkeypatch.setattr(ratings_rows, "save", held_open)
+        rebuild = asyncio.create_task(rebuilding.recompute_ratings(rate_result, GUILD))
+        await saved.wait()
+        forget = asyncio.create_task(forgetting.forget_person(ZED))
+        while not await rebuilding._read.fetchrow(  # the forgetting waits for the rebuild
+                "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock'"):
+            assert not forget.done(), forget.exception()
+        go.set()
+        await rebuild
+        await forget
+        assert not await forgetting.keeps_about(ZED)
+        assert [r.user_id for r in await forgetting.ratings(GUILD)] == [BOB]
+    finally:
+        await forgetting.close()
+        await rebuilding.close()
+
+
+async def test_a_rebuild_of_the_ratings_begun_as_a_person_is_forgotten_reads_them_forgotten(
+        postgres_server: Server, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other way round: the rebuild of a server's ratings begins while a forgetting is
+    written, not yet committed; it reads the results once the person is forgotten (their
+    pseudonym), so it writes nothing under their id."""
+    pg = PostgresBackend(postgres_server)
+    forgetting, rebuilding = await pg.open(clock), await pg.open(clock)
+    try:
+        game = played(1)
+        rec = await started(rebuilding, game.states[-2], seats=SEATS, host=BOB)
+        await play_on(rebuilding, rec.id, game, rater=rate_result)
+        written, go = asyncio.Event(), asyncio.Event()
+        real_wrote = forgetting._wrote
+
+        async def held_open(*args: Any) -> bool:
+            """The forgetting written, its transaction not yet committed."""
+            written.set()
+            await go.wait()
+            return await real_wrote(*args)
+
+        monkeypatch.setattr(forgetting, "_wrote", held_open)
+        forget = asyncio.create_task(forgetting.forget_person(ZED))
+        await written.wait()
+        rebuild = asyncio.create_task(rebuilding.recompute_ratings(rate_result, GUILD))
+        while not await forgetting._read.fetchrow(  # the rebuild waits for the forgetting
+                "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock'"):
+            assert not rebuild.done(), rebuild.exception()
+        go.set()
+        await forget
+        await rebuild
+        assert not await forgetting.keeps_about(ZED)
+        assert [r.user_id for r in await forgetting.ratings(GUILD)] == [BOB]
+    finally:
+        await forgetting.close()
+        await rebuilding.close()

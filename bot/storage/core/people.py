@@ -200,6 +200,10 @@ class PeopleRows(TableQueries):
             # (its result and ratings written, not yet committed) is waited for, so its rows
             # are deleted or renamed below, never left under their id
             touched = await self._rename_tables(db, user_id, alias)
+            if self.dialect.lock_ratings is not None:
+                # and the ratings: a rebuild of them under way (its rows, written from the
+                # results as they were, still holding the person's id) is waited for too
+                await db.execute(self.dialect.lock_ratings)
             deleted = 0
             for table, column in DELETED:
                 deleted += await db.execute(f"DELETE FROM {table} WHERE {column} = ?", user_id)

@@ -289,6 +289,11 @@ class RatingQueries(Base):
                     await db.execute(self.dialect.lock_ratings)
             else:
                 await lock_place(db, self.dialect, str(guild_id))
+                # read before the results: a person being forgotten meanwhile (who locks
+                # these tables whole) is either waited for, their results then read renamed,
+                # or waits for this rebuild, and then deletes the rows it writes of them
+                await db.fetch("SELECT (SELECT 1 FROM ratings LIMIT 1), "
+                               "(SELECT 1 FROM rating_changes LIMIT 1)")
             heads = await db.fetch(f"SELECT {RESULT_COLUMNS} FROM results {where} ORDER BY seq",
                                    *args)
             results = await with_seats(db, self.dialect, heads)
