@@ -50,12 +50,12 @@ def sentences(locale: str) -> dict[str, str]:
 def _uses(text: str, variant: str) -> bool:
     """True when ``text`` uses ``variant``: a piece with a placeholder anywhere in the template, a
     regular expression (``re:`` before it) anywhere in the text, a word at the start of a word of
-    the text (placeholders left out of both)."""
-    if "{" in variant:
-        return variant.lower() in text.lower()
+    the text (placeholders left out of both; a regular expression sees each written ``{}``)."""
     words = re.sub(r"\{[^}]*\}", "{}", text)
     if variant.startswith("re:"):
         return re.search(variant[3:], words, re.IGNORECASE) is not None
+    if "{" in variant:
+        return variant.lower() in text.lower()
     return re.search(r"(?<!\w)" + re.escape(variant), words, re.IGNORECASE) is not None
 
 
@@ -121,6 +121,39 @@ def test_one_thing_has_one_name(locale: str) -> None:
     assert not unnamed, unnamed
 
 
+#: English texts naming a match's round (every seat once). Every other English text with the word
+#: "round" names a tournament's round (all its tables once).
+MATCH_ROUND = {
+    "bot.table.footer", "event.turn", "replay.bookmark.turn", "history.entry", "replay.where",
+    "render.round", "render.chart.summary_title", "render.chart.rounds",
+}
+
+
+def _notion(locale: str, notion: str) -> Term:
+    """The row of ``locale``'s glossary for ``notion`` (its first cell, before any parenthesis)."""
+    return next(t for t in glossary(locale) if t.notion.split(" (")[0] == notion)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_match_s_round_and_a_tournament_s_round_are_told_apart(locale: str) -> None:
+    """A tournament's history lists a round's matches with how many rounds each lasted: each text
+    uses its own word, and a language with two words never uses the other one."""
+    match, tournament = _notion(locale, "round"), _notion(locale, "tournament round")
+    apart = not set(match.words) & set(tournament.words)
+    found = sentences(locale)
+    wrong = []
+    for key, english in sentences("en").items():
+        if not re.search(r"\bround", english, re.IGNORECASE):
+            continue
+        own, other = (match, tournament) if key in MATCH_ROUND else (tournament, match)
+        said = found[key].replace("_", " ")  # an option's name: délka_kola
+        if (not any(_uses(said, w) for w in own.words)
+                or apart and any(_uses(said, w) for w in other.words)):
+            wrong.append((key, said))
+    assert not wrong, wrong
+    assert locale == "en" or apart
+
+
 def test_a_forbidden_pattern_is_caught() -> None:
     """A ``re:`` variant: the Lord named short, or by its card's name alone."""
     short = "re:Lord\\b(?! of All Monsters)"
@@ -128,6 +161,10 @@ def test_a_forbidden_pattern_is_caught() -> None:
     assert not _uses("You may face the Lord of All Monsters.", short)
     assert _uses("Na vládce se můžete utkat.", "re:vládc\\w*\\b(?! nestvůr)")
     assert not _uses("Utkat se s vládcem nestvůr", "re:vládc\\w*\\b(?! nestvůr)")
+    number_after_kolo = "re:\\bkol\\w*:?\\s\\{\\}"
+    assert _uses("Kolo {round}: na tahu je {who}.", number_after_kolo)
+    assert _uses("kola:\u00a0{rounds}", number_after_kolo)
+    assert not _uses("{round}. kolo turnaje {name} skončilo", number_after_kolo)
 
 
 #: Card, monster and hero names that use a word a glossary forbids in sentences, each on

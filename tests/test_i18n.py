@@ -112,7 +112,7 @@ def test_french_typography_and_elision() -> None:
     assert champion.endswith("Royaume\u00a0!") and " !" not in champion
     # Only French gets these rules.
     assert translate(msg("event.turn", who="Aderyn", round=2), "cs") == (
-        "Kolo 2: na tahu je Aderyn.")
+        "Runda 2: na tahu je Aderyn.")
 
 
 def test_a_table_number_stays_on_the_line_of_its_n_or_c() -> None:

@@ -184,7 +184,7 @@ async def test_private_follows_the_user_public_follows_the_server(
     await bot.click(BOB, lobby, LobbyButton.id_for(tid, "start", None))
     table = bot.last_table_message()
     assert f"Karak: Goblin – stůl č.\u00a0{tid}" in table.text()
-    assert "Kolo 1: na tahu je" in _texts(table) and "Moje ruka" in _texts(table)
+    assert "Runda 1: na tahu je" in _texts(table) and "Moje ruka" in _texts(table)
     assert ("table", "cs") in renderer.drawn and ("table", "fr") not in renderer.drawn
     # Each player's hand in their own language, drawn in it too.
     hand = bot.reply(await bot.click(BOB, table, HandButton.id_for(tid)))
