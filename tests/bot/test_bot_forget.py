@@ -522,7 +522,7 @@ async def test_a_forgetting_the_database_stops_part_of_the_way_says_what_it_did(
     ix = await bot.click(ANN, asked, ForgetButton.id_for(ANN.id, True))
     said = " ".join(bot.said(ix))
     assert "nothing changed" not in said, said
-    assert "you left the lobbies" in said and "Delete my data again" in said, said
+    assert "you left the lobbies" in said and "Press *Delete my data* again" in said, said
     record = await bot.store.get(tid)
     assert record is not None and [s.user for s in record.seats] == [BOB.id]
     assert f"<@{ANN.id}>" not in bot.message(lobby).text()  # drawn again without her
