@@ -49,7 +49,7 @@ async def test_a_start_at_the_limit_is_refused_saying_how_many_and_how_to_end_on
     with pytest.raises(TooMany) as refused:
         await service.lobby.start(tid, ANN.id)
     text = translate(refused.value.reason)
-    assert f"already have {MATCH_LIMIT} matches running" in text
+    assert f"already play {MATCH_LIMIT} matches" in text
     assert f"at most {MATCH_LIMIT} at once" in text and "/goblin abandon" in text
     assert "deux" not in translate(refused.value.reason, "fr")  # a number, as told
     assert (await service.tables.load(tid)).status == "lobby"  # it waits: nothing lost
@@ -126,7 +126,7 @@ async def test_a_limit_lowered_below_what_a_person_plays_says_how_many_to_end(
     with pytest.raises(TooMany) as refused:
         await service.lobby.start(tid, ANN.id)
     text = translate(refused.value.reason)
-    assert "already have 4 matches running" in text and "at most 2 at once" in text, text
+    assert "already play 4 matches" in text and "at most 2 at once" in text, text
     assert "end one first" not in text and "end 3 of them first" in text, text
     assert "une d'abord" not in translate(refused.value.reason, "fr")
     assert "3 d'entre elles" in translate(refused.value.reason, "fr")
@@ -227,8 +227,9 @@ async def test_the_refusal_says_a_match_left_to_the_ai_still_counts_while_its_ho
         service: GameService) -> None:
     """Ann left every match she plays against the AI alone: the AI plays them on and she still
     hosts them, so they count. Her next Start is refused, and the refusal must not leave her
-    thinking /goblin leave frees a match (she did just that): it says such a match still counts
-    until it ends, in every language, and so does the refusal over a lowered limit."""
+    thinking /goblin leave frees a match (she did just that): it says /goblin abandon ends a match
+    its host plays with no other person, in every language, and so does the refusal over a
+    lowered limit."""
     for alone in await running(service, MATCH_LIMIT):
         await service.lobby.leave(alone, ANN.id)
     tid = await lobby(service, 1)
@@ -236,7 +237,16 @@ async def test_the_refusal_says_a_match_left_to_the_ai_still_counts_while_its_ho
         await service.lobby.start(tid, ANN.id)
     over = msg("bot.error.too_many_matches_over", count=7, limit=5, ends=3)
     for told in (refused.value.reason, over):
-        assert "/goblin leave hands your seat to the AI" in translate(told)
-        assert "with no other person in it still counts until it ends" in translate(told)
-        assert "où ne joue personne d'autre compte toujours jusqu'à sa fin" in translate(told, "fr")
-        assert "kde nehraje nikdo jiný, se ale počítá dál, dokud neskončí" in translate(told, "cs")
+        assert "/goblin abandon if you host it with no other person in it" in translate(told)
+        assert "abandonner si vous en êtes l'hôte et que personne d'autre n'y joue" in translate(
+            told, "fr")
+        assert "ukončit, pokud jste ji založili a nikdo jiný v ní nehraje" in translate(told, "cs")
+
+
+@pytest.mark.parametrize("locale", ["en", "fr", "cs"])
+@pytest.mark.parametrize(("count", "limit"), [(1, 1), (3, 3), (5, 5), (12, 5)])
+def test_the_refusal_is_a_few_lines_on_a_phone(locale: str, count: int, limit: int) -> None:
+    """About six lines on a 390 px wide phone (some 50 characters a line), in every plural
+    form: which matches hold the person and how to end one, no more."""
+    told = TooMany(count, limit).reason
+    assert len(translate(told, locale)) <= 320, translate(told, locale)
