@@ -12,7 +12,18 @@ from i18n import LOCALES, catalog, texts
 #: A text naming a button, by its key, and the keys of the labels of the buttons it names.
 NAMES_BUTTONS: dict[str, tuple[str, ...]] = {
     "bot.rules.bot": ("bot.table.my_hand",),
+    "bot.error.already_started": ("bot.table.my_hand",),
+    "bot.error.not_your_hand": ("bot.table.my_hand",),
+    "bot.hint.stale": ("bot.hint.button",),
+    "bot.hint.taken_back": ("bot.hint.button",),
+    "bot.hint.table_on": ("bot.hint.button",),
     "forget.partly": ("forget.confirm",),
+    "rematch.offered_unposted": ("rematch.button",),
+    "rematch.error.lapsed": ("rematch.button",),
+    "rematch.error.no_offer": ("rematch.button",),
+    "bot.tournament.signup.open": ("bot.tournament.signup.join",),
+    "playground.page.welcome": ("bot.lobby.ai", "bot.lobby.start"),
+    "playground.page.welcome_dm": ("bot.lobby.ai", "bot.lobby.start"),
 }
 
 #: A piece in italics: one asterisk each side, not two (bold).

@@ -456,7 +456,7 @@ async def test_a_rematch_offered_in_a_locked_thread_stands_and_its_people_are_to
     ix = await h.click(ANN, final, RematchButton.id_for(tid, "offer"))
     assert h.said(ix) == [
         "Your rematch offer stands, but I could not post it here (the thread may be locked, or "
-        "I may no longer post in it): the others say they are ready by pressing Rematch on the "
+        "I may no longer post in it): the others say they are ready by pressing *Rematch* on the "
         "final table."]
     assert "could not post the rematch offer of table" in caplog.text
     ix = await h.click(BOB, final, RematchButton.id_for(tid, "offer"))  # Bob is ready: it starts
