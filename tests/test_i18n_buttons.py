@@ -22,6 +22,7 @@ NAMES_BUTTONS: dict[str, tuple[str, ...]] = {
     "rematch.error.lapsed": ("rematch.button",),
     "rematch.error.no_offer": ("rematch.button",),
     "bot.tournament.signup.open": ("bot.tournament.signup.join",),
+    "bot.tournament.signup.open_timed": ("bot.tournament.signup.join",),
     "playground.page.welcome": ("bot.lobby.ai", "bot.lobby.start"),
     "playground.page.welcome_dm": ("bot.lobby.ai", "bot.lobby.start"),
 }

@@ -370,7 +370,7 @@ async def test_the_sign_up_message_states_the_closing_time_and_the_ai_seats(
     assert (f"**Sign-up closes:** <t:{at}:R> (<t:{at}:f>), and the tournament starts "
             "then.") in text
     # not "the host starts the tournament", which would say otherwise
-    assert "\nClick Join to enter before sign-up closes.\n" in text
+    assert "\nPress *Join* to enter before sign-up closes.\n" in text
     assert "the host starts the tournament" not in text, text
 
 
