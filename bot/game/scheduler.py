@@ -129,6 +129,8 @@ class Scheduler:
         #: The table as its last move left it, for its AI seat's next decision.
         self._known: dict[int, TableRecord] = {}
         self._timers: asyncio.Task[Any] | None = None
+        #: The tables whose result, left unposted by a stopped process, was taken up here.
+        self._resumed_ends: set[int] = set()
 
     # ------------------------------------------------------------------ after moves
 
@@ -248,6 +250,8 @@ class Scheduler:
 
     async def _lease_pass(self) -> bool:
         await self._kept(await self.leases.keep())
+        for tid in await self.service.store.left_ends():
+            await self._left_end(tid)
         if self.leases.shared is not None:  # told on every pass: the health check says it
             self.tasks.failures.failed(SHARDS, self.leases.shared)
         return True
@@ -408,11 +412,34 @@ class Scheduler:
         """Post the result of a game that ended just before a crash (``late``: longer ago
         than :data:`ANNOUNCE_WINDOW`, shown on its last table message), unless another process
         does (it holds the table) or did."""
-        if not self.going() or not await self.leases.holding(record.id):
+        if (not self.going() or record.id in self._resumed_ends
+                or not await self.leases.holding(record.id)):
             return
+        self._resumed_ends.add(record.id)  # once, by the start or a pass of the leases
         if not await self.service.meta.was_announced(record.id):
             self.posts.end(record, resumed=True, late=late)
         self.forget(record.id)
+
+    async def _left_end(self, tid: int) -> None:
+        """A table that ended whose holder stopped before giving its lease up (killed, or
+        stopped, maybe before it posted the result): its lease is claimed (by one process
+        only), a finished game's result posted unless it was, and the lease given up."""
+        if not self.going() or not await self.leases.holding(tid):
+            return
+        if tid in self._resumed_ends:  # taken up here already: only the lease to give up
+            self.forget(tid)
+            return
+        try:
+            record = await self.service.tables.load(tid)
+        except Refusal:
+            self.forget(tid)
+            return
+        if (record.status == "finished" and record.state is not None
+                and record.game.winner is not None):
+            late = self.service.clock() - record.updated_at > ANNOUNCE_WINDOW
+            await self._resume_end(record, late)
+        else:
+            self.forget(tid)
 
     async def _resume_lobby(self, tid: int) -> None:
         """Redraw one open lobby's message after a restart (its last edit, or its first post,

@@ -97,6 +97,11 @@ class LeaseStorage(Protocol):
         was never taken that are the servers of ``shards`` (every one when None), in order: a
         process takes up the tables of its own servers and what a stopped process held."""
 
+    async def left_ends(self) -> list[int]:
+        """Ids of the tables that ended whose lease expired without being given up (its
+        holder stopped before giving it up, maybe before posting a finished game's result),
+        in order."""
+
     async def home(self, owner: str, shards: Shards, ttl: float) -> list[int]:
         """Take for ``owner``, for ``ttl`` seconds from now, the leases another owner holds on
         the lobbies and running tables of the servers of ``shards`` (a process back on its

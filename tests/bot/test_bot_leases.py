@@ -359,6 +359,43 @@ async def test_a_tournament_round_is_seated_by_its_servers_process_and_shown_onc
         assert shown[0].mentions == [ANN] or shown[0].mentions == [BOB]  # one ping
         assert one.held == [match] and two.held == []
 
+async def test_a_result_a_killed_process_never_posted_is_posted_once_by_another(
+        lb: Loopback, url: str) -> None:
+    """The process holding a table is killed between its game's last move and the post of
+    its result: the other process, running on, claims the lapsed lease of the finished
+    table, posts the result once, and gives the lease up."""
+    time = FakeTime()
+    tid = await table(url, time, ALL_AI)
+    async with contextlib.AsyncExitStack() as running:
+        killed = contextlib.AsyncExitStack()
+        two = await killed.enter_async_context(process(lb, url, "two", time))
+        one = await running.enter_async_context(process(lb, url, "one", time))
+        assert two.held == [tid] and one.held == []
+        two.bot.scheduler.ai_pace = 0.0
+        unposted: list[int] = []
+        two.bot.scheduler.posts.end = (  # type: ignore[method-assign]
+            lambda record, resumed=False, late=False: unposted.append(record.id))
+        await until(time, (one, two), lambda: _finished(one, tid), "the end")
+        assert unposted == [tid]
+        await killed.aclose()  # its lease of the finished table left to lapse
+        await until(time, (one,), lambda: one.bot.service.meta.was_announced(tid),
+                    "the result posted")
+        await until(time, (one,), lambda: _true(time.now > LEASE_TTL * 3), "a while")
+        assert len(_results(lb)) == 1
+        assert await one.store.left_ends() == []
+
+
+async def _finished(p: Process, tid: int) -> bool:
+    rec = await p.store.get(tid)
+    assert rec is not None
+    return rec.status == "finished"
+
+
+def _results(lb: Loopback) -> list[str]:
+    """The texts of the posts of a game's result."""
+    return [m.text() for m in lb.state.messages.values() if not m.deleted and "wins" in m.text()]
+
+
 def _posted(lb: Loopback, table: int) -> int:
     """The table messages of ``table`` shown (with their My hand button)."""
     hand = HandButton.id_for(table)

@@ -130,3 +130,26 @@ async def test_a_table_nobody_took_is_left_to_a_process_of_its_servers_shard(
     assert await store.claim(theirs, "shards-1", TTL)
     clock.now += TTL  # shard 1's process stopped renewing: its table is the others' to take
     assert await store.lapsed(first) == [ours, theirs, direct]
+
+
+async def test_the_ended_tables_whose_lease_lapsed_unreleased_are_listed(
+        store: Storage, clock: Clock) -> None:
+    """A table that ended keeps its lease row until its holder gives it up: one whose lease
+    expired without that (the holder stopped first) is listed, until someone releases it."""
+    game = played(1)
+    done, given_up, running = [(await started(store, game.states[-2], channel=c)).id
+                               for c in (1, 2, 3)]
+    closed = await lobby(store, 4)
+    for tid in (done, given_up, running, closed):
+        assert await store.claim(tid, "one", TTL)
+    for tid in (done, given_up):
+        await store.apply(tid, len(game.moves) - 1, game.final,
+                          game.log_row(len(game.moves) - 1))
+    await store.set_status(closed, "abandoned")
+    await store.release(given_up, "one")
+    assert await store.left_ends() == []  # held still
+    clock.now += TTL
+    assert await store.left_ends() == [done, closed]  # not a running table's lapsed lease
+    assert await store.claim(done, "two", TTL)
+    await store.release(done, "two")
+    assert await store.left_ends() == [closed]

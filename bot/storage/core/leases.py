@@ -97,6 +97,16 @@ class LeaseRows(Base):
             await db.execute("UPDATE leases SET expires_at = ? WHERE owner = ? "
                              "AND expires_at > ?", now, owner, now)
 
+    async def left_ends(self) -> list[int]:
+        """Ids of the tables that ended (finished or closed) whose lease expired without
+        being given up: the process that held them stopped before its next pass, maybe
+        before it posted a finished game's result."""
+        rows = await self._read.fetch(
+            "SELECT l.table_id FROM leases l JOIN tables t ON t.id = l.table_id "
+            "WHERE t.status NOT IN ('lobby','running') AND l.expires_at <= ? "
+            "ORDER BY l.table_id", self.clock())
+        return [as_int(r[0], "table_id") for r in rows]
+
     async def home(self, owner: str, shards: Shards, ttl: float) -> list[int]:
         """Take for ``owner`` the leases other owners hold on the lobbies and running tables
         of ``shards``' servers, in one statement (the processes that held them are told, as
