@@ -464,3 +464,39 @@ def _live(lb: Loopback, table: int) -> list[int]:
     hand = HandButton.id_for(table)
     return sorted(m.id for m in lb.state.messages.values()
                   if not m.deleted and hand in m.custom_ids())
+
+
+async def test_a_language_changed_by_the_servers_process_during_a_move_of_the_holder_is_shown(
+        lb: Loopback, url: str) -> None:
+    """The server's language changes (in the process of its shard) while the process holding
+    one of its tables writes an AI move: the move is shown in the new language, not in the
+    one the table had when the move was decided."""
+    async with second_started(lb, url, SEATS) as (time, tid, one, two):
+        store = two.store
+        apply = store.apply
+        changed: list[int] = []
+
+        async def racing(table_id: int, before: int, state: Any, *args: Any,
+                         **kwargs: Any) -> None:
+            if not changed and state.current == 0:  # the move that hands Ann her turn
+                told = await one.bot.service.servers.change_settings(GUILD, True,
+                                                                     language="fr")
+                changed.extend(told.relocalised)
+                for table_id in told.relocalised:
+                    one.bot.scheduler.posts.messages.relocalised(table_id)
+            await apply(table_id, before, state, *args, **kwargs)
+
+        store.apply = racing  # type: ignore[method-assign]
+        game = played(1)
+        for index in range(7):  # Ann's first turn, her clicks handled by one
+            outcome = await one.bot.service.play.act(tid, ANN, index, game.moves[index][1],
+                                                     sure=True)
+            await one.bot.scheduler.after([outcome])
+        await until(time, (one, two), lambda: _ann_to_play(one, tid), "Ann's turn")
+        await quiet(time, one, two)
+        for _ in range(50):
+            await asyncio.sleep(0.01)
+        assert changed == [tid]
+        shown = [m for m in lb.state.messages.values()
+                 if not m.deleted and HandButton.id_for(tid) in m.custom_ids()]
+        assert len(shown) == 1 and "Ma main" in shown[0].text(), shown[0].text()  # French

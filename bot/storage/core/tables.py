@@ -524,8 +524,12 @@ class TableQueries(Base):
                 if await db.execute("UPDATE settings SET locale = ? WHERE guild_id = ?",
                                     forced, guild_id) != 1:
                     raise StorageError(f"server {guild_id} has no settings yet")
+                # a running table's revision is raised: a move another process decided in
+                # the former language, written after this, is refused and made again (its
+                # outcome shown in this language)
                 rows = await db.fetch(
-                    "UPDATE tables SET locale = ?, updated_at = ? WHERE guild_id = ? AND "
+                    "UPDATE tables SET locale = ?, updated_at = ?, revision = revision + "
+                    "CASE WHEN status = 'running' THEN 1 ELSE 0 END WHERE guild_id = ? AND "
                     "status IN ('lobby','running') AND locale != ? RETURNING id",
                     locale, self.clock(), guild_id, locale)
                 # a finished table whose rematch offer is open speaks as a lobby does (its
