@@ -121,6 +121,12 @@ class Poster:
         of its messages."""
         self.messages.let_go(table)
 
+    def changed_elsewhere(self, table: int) -> None:
+        """Another process wrote the table and may have edited its table message since, with
+        pictures of its own: the pictures known here to be on it are drawn again, not sent
+        back by their attachments (which that message may no longer carry)."""
+        self.messages.shown.unsure(table)
+
     async def redraw_lobby(self, record: TableRecord) -> None:
         """Redraw an open lobby's message from the database (posted again when it was never
         posted or is gone)."""

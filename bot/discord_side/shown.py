@@ -11,7 +11,8 @@ new drawing; any other message (a new one, an older hand message) gets drawn pic
 A table message also remembers the table version it showed: when the bot runs as several
 processes, another one may have edited the message since (with other attachments), so its
 pictures are kept only while every move since that version was written by this process (see
-:meth:`bot.game.play.Play.wrote_all`).
+:meth:`bot.game.play.Play.wrote_all`), and they are forgotten when another process writes the
+table without a move (a change of the server's language redraws it there).
 """
 
 from __future__ import annotations
@@ -85,6 +86,12 @@ class Shown:
         known = self._slots.pop(slot, None)
         if known is not None and self._owner.get(known.id) == slot:
             del self._owner[known.id]
+
+    def unsure(self, table: int) -> None:
+        """Forget the table messages of ``table`` (in every language; its hand messages are
+        kept, which only their own clicks edit): another process may have edited them."""
+        for slot in [s for s in self._slots if s[0] == table and s[1] is None]:
+            self.drop(slot)
 
     def forget(self, table: int) -> None:
         """Forget every message of a table that ended."""

@@ -84,6 +84,12 @@ class Posts(Protocol):
         """Another process took the table: drop its posts and edits still queued here."""
         ...
 
+    def changed_elsewhere(self, table: int) -> None:
+        """Another process wrote the table, which this process holds, and may have edited its
+        table message since: the pictures that message is known to carry are not sent back
+        (they are drawn)."""
+        ...
+
     async def redraw_lobby(self, record: TableRecord) -> None:
         """Redraw an open lobby's message (on start)."""
         ...
@@ -294,7 +300,11 @@ class Scheduler:
             self.tasks.spawn(self._woken(table), f"wake-{table}")
 
     async def _woken(self, table: int) -> None:
-        """Go on with a table another process changed, or let it go if that process took it."""
+        """Go on with a table another process changed, or let it go if that process took it.
+        Either way that process may have edited its table message (a change of the server's
+        language, or a person's move or leave there, redraws it): the pictures known here to
+        be on it are forgotten."""
+        self.posts.changed_elsewhere(table)
         if await self.leases.confirm(table):
             await self.take_over(table)
         else:

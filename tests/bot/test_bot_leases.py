@@ -34,9 +34,10 @@ from bot.process.compose import compose
 from bot.storage.postgres import Store
 from bot.storage.records import LogRow, SeatInfo, Shards
 from bot.workers.thinking import Thinking
-from engine import Action, Observation, observe
+from engine import Action, GameState, Observation, observe
 from engine.agents import make_agent
 from loopback import Loopback
+from render.keys import battle_key, table_key
 
 ANN, BOB = 101, 202
 #: Ann plays the first hero; the AI the two others.
@@ -396,6 +397,12 @@ def _results(lb: Loopback) -> list[str]:
     return [m.text() for m in lb.state.messages.values() if not m.deleted and "wins" in m.text()]
 
 
+def _picture(state: GameState) -> str:
+    """The key of the picture a table message shows of ``state`` (in English)."""
+    obs = observe(state, None)
+    return table_key(obs) if obs.battle is None else f"battle {battle_key(obs)}"
+
+
 def _posted(lb: Loopback, table: int) -> int:
     """The table messages of ``table`` shown (with their My hand button)."""
     hand = HandButton.id_for(table)
@@ -500,3 +507,51 @@ async def test_a_language_changed_by_the_servers_process_during_a_move_of_the_ho
         shown = [m for m in lb.state.messages.values()
                  if not m.deleted and HandButton.id_for(tid) in m.custom_ids()]
         assert len(shown) == 1 and "Ma main" in shown[0].text(), shown[0].text()  # French
+
+
+async def test_pictures_another_process_replaced_are_drawn_again_not_sent_back(
+        lb: Loopback, url: str) -> None:
+    """The server's language goes to French and back (in the process of its shard, which
+    redraws the table message each time, with pictures of its own) between two AI moves of the
+    process holding the table: that process's next edit, whose picture did not change, draws
+    it again instead of sending back an attachment the message no longer carries, so the
+    table message is edited in place, not posted again."""
+    async with second_started(lb, url, ALL_AI) as (time, tid, one, two):
+        apply = two.store.apply
+        flipped: list[int] = []
+
+        async def shown_in(word: str, before: set[int]) -> None:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + PATIENCE
+            while True:
+                message = lb.state.messages[message_id]
+                if word in message.text() and not {a.id for a in message.attachments} & before:
+                    return
+                assert loop.time() < deadline, "the redraw never came"
+                await asyncio.sleep(0.005)
+
+        async def flipping(table_id: int, before: int, state: Any, *args: Any,
+                           **kwargs: Any) -> None:
+            record = await two.store.get(table_id)
+            assert record is not None
+            if (not flipped and record.message_id is not None and record.version >= 3
+                    and _picture(state) == _picture(record.game)
+                    and two.bot.scheduler.posts.messages.shown.version((tid, None, "en"))
+                    == record.version):
+                flipped.append(record.version)
+                nonlocal message_id
+                message_id = record.message_id
+                for language, word in (("fr", "Ma main"), ("en", "My hand")):
+                    carried = {a.id for a in lb.state.messages[message_id].attachments}
+                    told = await one.bot.service.servers.change_settings(
+                        GUILD, True, language=language)
+                    for relocalised in told.relocalised:
+                        one.bot.scheduler.posts.messages.relocalised(relocalised)
+                    await shown_in(word, carried)
+            await apply(table_id, before, state, *args, **kwargs)
+
+        message_id = 0
+        two.store.apply = flipping  # type: ignore[method-assign]
+        await until(time, (one, two), lambda: _true(bool(flipped)), "a move keeping its picture")
+        await until(time, (one, two), lambda: _at_least(two, tid, flipped[0] + 3), "moves after")
+        assert _live(lb, tid) == [message_id]  # edited in place all along
