@@ -69,8 +69,8 @@ MAX_TIMEOUTS = 2
 MAX_AI_MOVES_PER_TURN = 200
 #: Taking back a move (only a person does, and only where the table allows it).
 UNDO = Undo()
-#: Attempts at an AI seat's move, or a timed-out turn, while other processes keep changing the
-#: table between its read and its write.
+#: Attempts at an AI seat's move, a timed-out turn or a person's move, while other processes
+#: keep changing the table between its read and its write.
 ATTEMPTS = 5
 #: Running tables whose moves made here are kept (the oldest forgotten first: a forgotten one
 #: only costs a read of its log, or a drawing, the next time).
@@ -183,40 +183,55 @@ class Play:
 
         A move easy to regret (:func:`bot.game.guard.question`) raises :class:`Ask` unless the
         player answered that question (``sure``); a take-back is refused where the table does
-        not allow it."""
+        not allow it. A write refused because another process changed the table's seats or
+        language meanwhile, but made no move (its version is the one clicked), is checked and
+        made again from the table as it is: the click still stands."""
         async with self.tables.locked(table_id):
-            record = await self._here(table_id, channel_id, place_key, viewed)
-            seat = playing_seat(record, user_id, hand_of)
-            if version > record.version:  # versions only grow: no bot ever drew this one
-                raise Illegal(msg("bot.error.future_button"), record)
-            if version < record.version:
-                raise Stale(await self._stale_reason(record.id, version), record)
-            if await self.round_over(record):
-                raise Refusal(msg("bot.tournament.round_over"), record)
-            state = record.game
-            if seat != state.current:
-                raise OutOfTurn(msg("bot.error.not_your_turn",
-                                    who=seat_label(record, state.current)), record)
-            try:
-                action = parse(notation)
-            except BadNotation as exc:
-                raise Illegal(msg("bot.error.bad_move"), record) from exc
-            seats = record.seats
-            if seats[seat].ai:
-                raise OutOfTurn(msg("bot.error.seat_is_ai"), record)
-            if action == UNDO and not record.undo:
-                raise Illegal(msg("bot.undo.off"), record)
-            obs = observe(state, seat)
-            if menu is not None and not controls(obs).in_menu(menu, notation):
-                raise Illegal(msg("bot.error.not_in_menu"), record)
-            ask = None if sure or action not in obs.legal else question(obs, action)
-            if ask is not None:
-                raise Ask(ask, record, seat, notation, version)
-            timeouts = await self._timeouts_after(record, action, seat)
-            if seats[seat].timeouts != timeouts:
-                seats = with_seat(seats, seat, seats[seat].model_copy(
-                    update={"timeouts": timeouts}))
-            return await self._apply(record, action, seat, user_id, False, seats)
+            for _ in range(ATTEMPTS):
+                record = await self._here(table_id, channel_id, place_key, viewed)
+                try:
+                    return await self._act(record, user_id, version, notation, menu, hand_of,
+                                           sure)
+                except Stale:
+                    if record.version != version or (
+                            await self.tables.load(table_id)).version != version:
+                        raise  # a move was made (or taken back) since the click
+            raise Stale(msg("bot.error.already_played"), record)
+
+    async def _act(self, record: TableRecord, user_id: int, version: int, notation: str,
+                   menu: str | None, hand_of: int | None, sure: bool) -> Outcome:
+        """:meth:`act` on ``record``, the table read under its lock."""
+        seat = playing_seat(record, user_id, hand_of)
+        if version > record.version:  # versions only grow: no bot ever drew this one
+            raise Illegal(msg("bot.error.future_button"), record)
+        if version < record.version:
+            raise Stale(await self._stale_reason(record.id, version), record)
+        if await self.round_over(record):
+            raise Refusal(msg("bot.tournament.round_over"), record)
+        state = record.game
+        if seat != state.current:
+            raise OutOfTurn(msg("bot.error.not_your_turn",
+                                who=seat_label(record, state.current)), record)
+        try:
+            action = parse(notation)
+        except BadNotation as exc:
+            raise Illegal(msg("bot.error.bad_move"), record) from exc
+        seats = record.seats
+        if seats[seat].ai:
+            raise OutOfTurn(msg("bot.error.seat_is_ai"), record)
+        if action == UNDO and not record.undo:
+            raise Illegal(msg("bot.undo.off"), record)
+        obs = observe(state, seat)
+        if menu is not None and not controls(obs).in_menu(menu, notation):
+            raise Illegal(msg("bot.error.not_in_menu"), record)
+        ask = None if sure or action not in obs.legal else question(obs, action)
+        if ask is not None:
+            raise Ask(ask, record, seat, notation, version)
+        timeouts = await self._timeouts_after(record, action, seat)
+        if seats[seat].timeouts != timeouts:
+            seats = with_seat(seats, seat, seats[seat].model_copy(
+                update={"timeouts": timeouts}))
+        return await self._apply(record, action, seat, user_id, False, seats)
 
     async def _timeouts_after(self, record: TableRecord, action: Action, seat: int) -> int:
         """The count of timed-out turns in a row of ``seat`` once its person makes ``action``:

@@ -19,7 +19,7 @@ from bot.game.play import Play
 from bot.game.service import GameService
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
-from bot.storage.records import SeatInfo
+from bot.storage.records import SeatInfo, ServerDefaults
 from bot.workers.thinking import Thinking
 
 #: Every seat played by the AI at easy level.
@@ -178,3 +178,32 @@ async def test_a_timed_out_turn_never_writes_back_a_person_another_process_forgo
         await mine.close()
         await theirs.close()
 
+
+
+async def test_a_person_s_move_read_before_another_process_changed_the_language_is_made(
+        backend: PostgresBackend, clock: Clock) -> None:
+    """Another process changes the server's language (the table's revision, not its version)
+    between the read of a person's click and its write: the click still stands, so its move
+    is checked and made on the table as it is, not refused as already played."""
+    game = played(1)
+    i = 0
+    person = game.states[i].current
+    seats = tuple(SeatInfo(user=(ANN, BOB, 303)[s], name=f"P{s}", hero=h)
+                  for s, h in enumerate(("horan", "taia", "argentus")))
+    mine, theirs = await backend.open(clock), await backend.open(clock)
+    try:
+        rec = await started(mine, game.states[i], seats=seats, guild=9)
+        store = Meddled(mine)
+
+        async def relocalise() -> None:  # /goblin settings language:fr, in the other process
+            await theirs.relocalise_guild(9, ServerDefaults(), "fr", "fr")
+        store.meddle = relocalise
+        out = await play_on(store, clock).act(rec.id, seats[person].user or 0, rec.version,
+                                              game.moves[i][1], channel_id=1,
+                                              place_key=Place.server(9).key)
+        assert out.before == game.states[i] and out.record.version == rec.version + 1
+        assert out.record.locale == "fr"  # shown in the language now set
+        assert store.writes == 2  # the refused write, and the one made again
+    finally:
+        await mine.close()
+        await theirs.close()
