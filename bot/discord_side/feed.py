@@ -61,7 +61,7 @@ from bot.discord_side.context import (
     why,
 )
 from bot.discord_side.pace import ChannelPace
-from bot.storage.records import TableRecord
+from bot.storage.records import TableRecord, TournamentRecord
 from bot.supervision.tasks import Tasks
 
 log = logging.getLogger("karak.bot")
@@ -130,10 +130,20 @@ def nonce(record: TableRecord, what: str) -> str:
     id alone, since a database replaced meanwhile (a backup restored) numbers its tables
     again, and its table #1 is not another's; not its seed alone, since every guided match is
     dealt from the one lesson seed, and two people's begun within minutes are two posts."""
+    return f"{what}{_named(record):x}v{record.version}"[:25]
+
+
+def standings_nonce(record: TournamentRecord, seated: int, final: bool) -> str:
+    """The nonce of the post of tournament ``record``'s standings with round ``seated`` seated
+    (``final``: its champion), the same each time it is sent (see :func:`nonce`)."""
+    return f"s{_named(record):x}{'f' if final else f'r{seated}'}"[:25]
+
+
+def _named(record: TableRecord | TournamentRecord) -> int:
+    """A number naming a table or tournament across databases (see :func:`nonce`)."""
     opened = hashlib.blake2b(f"{record.id}:{round(record.created_at * 1000)}".encode(),
                              digest_size=8).digest()
-    key = record.seed ^ (int.from_bytes(opened, "big") >> 1)
-    return f"{what}{key:x}v{record.version}"[:25]
+    return record.seed ^ (int.from_bytes(opened, "big") >> 1)
 
 
 async def made_before(channel: discord.abc.Messageable, me: discord.abc.Snowflake | None,
@@ -343,4 +353,5 @@ class Feeds:
 
 
 __all__ = ["ENDED", "LOOKED", "NONCE_KEPT", "RETRIES", "RETRY_CAP", "RETRY_FIRST", "Feeds", "Job",
-           "Kind", "made_before", "nonce", "retry_pause", "undelivered", "withheld"]
+           "Kind", "made_before", "nonce", "retry_pause", "standings_nonce", "undelivered",
+           "withheld"]

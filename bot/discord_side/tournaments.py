@@ -36,6 +36,7 @@ from bot.discord_side.context import (
     public_locale,
     why,
 )
+from bot.discord_side.feed import made_before, standings_nonce, undelivered
 from bot.discord_side.messages import Messages
 from bot.discord_side.sight import Sights
 from bot.discord_side.threads import unarchived
@@ -46,6 +47,7 @@ from bot.discord_side.ui.parts import (
     button,
     cut,
     layout,
+    nested,
     picture,
     row,
     text_block,
@@ -535,60 +537,78 @@ class TournamentDesk:
             await channel.send(content=text[:2000], allowed_mentions=NO_MENTIONS)
         return tell
 
-    async def _standings_once(self, progress: Progress) -> None:
+    async def _standings_once(self, progress: Progress, resumed: bool = False) -> None:
         """Post the standings of a round seated now (none after round 1 is seated: nothing is
         played yet) or the champion of a tournament that ended now, once: noted in the bot's
-        metadata before the post, so neither a second step reporting it nor a restart after a
-        crash posts it twice (a crash between the note and the post loses it)."""
+        metadata before the post (which carries its
+        :func:`~bot.discord_side.feed.standings_nonce`, so Discord makes it once), and noted
+        made after it, so neither a second step reporting it nor a restart posts it twice.
+        ``resumed`` (on start): a post noted but never noted made (a crash, or Discord's
+        trouble) may have been made by a try whose answer never came, longer ago than Discord
+        remembers its nonce: it is looked for first, and posted only when absent."""
         record = progress.record
         final = progress.finished
         seated = len(progress.tournament.rounds)
         meta = self.service.meta
         async with self._standing(record.id):
             try:
-                posted = await meta.standings_posted(record.id)
+                note = await meta.standings_posted(record.id)
             except StorageError as exc:  # unknown: posted as ever, the matches begin after it
                 log.warning("tournament %s: how far its standings were posted cannot be read "
                             "(%s)", record.id, exc)
-                posted = None
-            if posted is not None and posted >= (FINAL_ROUND if final else seated):
-                return
-            try:
-                await meta.posting_standings(record.id, seated, final)
-            except StorageError as exc:  # posted all the same (a restart may post it again)
-                log.warning("tournament %s: its standings could not be noted as posted (%s)",
-                            record.id, exc)
-            if final or seated > 1:
-                await self._send_standings(progress)
+                note = None
+            if note is not None and note.reached >= (FINAL_ROUND if final else seated):
+                if note.made or not resumed:
+                    return  # posted, or tried by this process: the next start tries again
+            else:
+                await self._note_standings(record.id, seated, final, made=False)
+            if (final or seated > 1) and not await self._send_standings(
+                    progress, look=note is not None and resumed):
+                return  # Discord's trouble: tried again at the next start
+            await self._note_standings(record.id, seated, final, made=True)
+
+    async def _note_standings(self, tournament_id: int, seated: int, final: bool,
+                              made: bool) -> None:
+        """Note in the bot's metadata that the tournament's standings are being posted, or
+        (``made``) were; a note that cannot be written is logged (a restart may post again)."""
+        try:
+            await self.service.meta.posting_standings(tournament_id, seated, final, made)
+        except StorageError as exc:
+            log.warning("tournament %s: its standings could not be noted as posted (%s)",
+                        tournament_id, exc)
 
     async def _owed_standings(self, tournament_id: int) -> None:
         """On start: post the standings of the tournament when the bot stopped between
-        saving a round's end (the next round seated, or the champion known) and posting
-        them (a crash; a clean stop waits for the post). A tournament none were ever noted
-        for (started by an older bot) is owed none."""
-        posted = await self.service.meta.standings_posted(tournament_id)
-        if posted is None or posted >= FINAL_ROUND:
+        saving a round's end (the next round seated, or the champion known) and hearing that
+        their post was made (a crash; a clean stop waits for the post). A tournament none were
+        ever noted for (started by an older bot) is owed none."""
+        note = await self.service.meta.standings_posted(tournament_id)
+        if note is None or (note.made and note.reached >= FINAL_ROUND):
             return  # the years' finished tournaments are not read again at each start
         record = await self.service.store.tournament(tournament_id)
         if record is None or not self.ours(record.guild_id):
             return
         final = record.status == "finished"
-        if posted >= (FINAL_ROUND if final else record.round):
+        if note.made and note.reached >= (FINAL_ROUND if final else record.round):
             return
         view = await self.service.tournaments.view(tournament_id)
         log.info("tournament %s: posting the standings a stop left unposted", tournament_id)
-        await self._standings_once(Progress(view.record, view.tournament))
+        await self._standings_once(Progress(view.record, view.tournament), resumed=True)
 
     def _standing(self, tournament_id: int) -> asyncio.Lock:
         """The lock held while a tournament's standings are noted and posted (a server's
         tournaments all move on in one process): each step finds the note of the one before."""
         return self._standings.setdefault(tournament_id, asyncio.Lock())
 
-    async def _send_standings(self, progress: Progress) -> None:
-        """The standings picture in the tournament's channel; the champion's at the end."""
+    async def _send_standings(self, progress: Progress, look: bool = False) -> bool:
+        """The standings picture in the tournament's channel; the champion's at the end. True
+        once made (``look``: or found made by a try whose answer never came, see
+        :func:`~bot.discord_side.feed.made_before`), or refused for good; False on Discord's
+        trouble or the connection's (the next start tries again)."""
         record = progress.record
         locale = record.locale
         champion = progress.champion
+        seated = len(progress.tournament.rounds)
         if champion is not None:
             png = await asyncio.to_thread(champion_picture, progress.tournament, locale)
             title = translate(msg("bot.tournament.champion", who=person(champion.user),
@@ -600,20 +620,29 @@ class TournamentDesk:
             png = await asyncio.to_thread(standings_picture, progress.tournament, locale)
             title, alt = (translate(msg("bot.tournament.post.standings", name=name), locale)
                           for name in (plain(record.name), record.name))
-            seated = len(progress.tournament.rounds)
             line = translate(msg("bot.tournament.post.round.next_round", done=seated - 1,
                                  round=seated, rounds=progress.rounds), locale)
         if png is None:  # pragma: no cover - a finished tournament has its champion
-            return
+            return True
         channel = self.messages.client.get_partial_messageable(record.channel_id)
+        mark = line or title  # what tells this post from the tournament's others
         try:
+            if look and await made_before(
+                    channel, self.messages.client.user, record.signup_message_id or 0,
+                    lambda message: any(mark in (getattr(c, "content", None) or "")
+                                        for c in nested(message.components)),
+                    f"the standings of tournament {record.id}") is not None:
+                return True
             await self.messages.pace.request(record.channel_id)
             await channel.send(view=self._picture_view(title, alt, line),
                                files=[ImageFile(png, "standings.png")],
-                               allowed_mentions=NO_MENTIONS)
+                               allowed_mentions=NO_MENTIONS,
+                               nonce=standings_nonce(record, seated, champion is not None))
         except UNDELIVERED as exc:  # refused, or cut off: the next round begins all the same
             log.warning("could not post the standings of tournament %s (%s)", record.id,
                         why(exc))
+            return not undelivered(exc)
+        return True
 
     async def _send_bye(self, record: TournamentRecord, user_id: int) -> None:
         """The line in the tournament's channel telling the player with the round's bye so

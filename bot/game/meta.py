@@ -7,6 +7,7 @@ how far each tournament's standings were posted (posted once, even across a rest
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.game.refusals import Refusal
 from bot.game.tables import Tables
@@ -23,15 +24,28 @@ PINGED = "pinged:{}"
 SIGNUP_CLOSED = "signup_closed:{}"
 #: Metadata key remembering how far a tournament's standings were posted: the round seated
 #: when they were (``2``: the standings after round 1, posted with round 2 seated; ``1``: its
-#: first round seated, nothing to post yet), or ``final`` once its champion was.
+#: first round seated, nothing to post yet), or ``final`` once its champion was; followed by
+#: :data:`POSTING` while that post is under way (noted before it, its answer not heard yet).
 STANDINGS = "standings:{}"
 #: The value of :data:`STANDINGS` once a tournament's champion was posted.
 FINAL = "final"
+#: The mark after the value of :data:`STANDINGS` while its post is under way.
+POSTING = "?"
 #: How far :meth:`BotMeta.standings_posted` says the standings of a tournament whose champion
 #: was posted went (past any round).
 FINAL_ROUND = 1 << 30
 #: Metadata key of the hash of the last synced command tree.
 SYNC_KEY = "commands_hash"
+
+
+class StandingsNote(NamedTuple):
+    """How far a tournament's standings were posted: ``reached``, the round seated then (one
+    more than its last round, :data:`FINAL_ROUND`, for its champion); ``made``: False while
+    that post is under way (a try whose answer was never heard, after a crash, may have made
+    it)."""
+
+    reached: int
+    made: bool
 
 
 @dataclass
@@ -90,21 +104,26 @@ class BotMeta:
         """True when the tournament's sign-up message was drawn without its buttons."""
         return await self.store.get_meta(SIGNUP_CLOSED.format(tournament_id)) is not None
 
-    async def standings_posted(self, tournament_id: int) -> int | None:
-        """How far the tournament's standings were posted (the round seated then; one more
-        than its last round once its champion was); None when nothing was remembered (a
-        tournament started by an older bot, or stopped before its first round was noted)."""
+    async def standings_posted(self, tournament_id: int) -> StandingsNote | None:
+        """How far the tournament's standings were noted as posted, and whether that post was
+        made; None when nothing was remembered (a tournament started by an older bot, or
+        stopped before its first round was noted)."""
         value = await self.store.get_meta(STANDINGS.format(tournament_id))
-        if value == FINAL:
-            return FINAL_ROUND
-        return int(value) if value is not None and value.isdigit() else None
+        if value is None:
+            return None
+        reached = value.removesuffix(POSTING)
+        made = reached == value
+        if reached == FINAL:
+            return StandingsNote(FINAL_ROUND, made)
+        return StandingsNote(int(reached), made) if reached.isdigit() else None
 
-    async def posting_standings(self, tournament_id: int, seated: int, final: bool) -> None:
+    async def posting_standings(self, tournament_id: int, seated: int, final: bool,
+                                made: bool = False) -> None:
         """Remember that the tournament's standings with round ``seated`` seated (``final``:
-        its champion) are being posted: noted before the post, so a restart never posts them
-        twice."""
+        its champion) are being posted (noted before the post, so a restart never posts them
+        twice: it looks for the post first), or (``made``) were."""
         await self.store.set_meta(STANDINGS.format(tournament_id),
-                                  FINAL if final else str(seated))
+                                  (FINAL if final else str(seated)) + ("" if made else POSTING))
 
     async def synced(self, key: str) -> str | None:
         """The hash of the command tree last synced for ``key`` (a server or all)."""

@@ -30,6 +30,7 @@ from players import (
 from storage.backends import make_room, no_room_for
 from storage.helpers import played
 from test_bot_forget import forget_me
+from test_bot_outage import AnswerLost
 
 from bot.discord_side.ui.custom_ids import (
     AbandonButton,
@@ -1016,6 +1017,72 @@ async def test_standings_a_crash_left_unposted_are_posted_once_at_the_restart(
         assert len(posts(fourth)[0]) == 1 and len(posts(fourth)[1]) == 1
     finally:
         await fourth.stop()
+
+
+def _standings_posts(bot: LiveBot) -> list[str]:
+    """The texts of Spring Cup's standings posts in the bot's public messages."""
+    return [m.text() for m in bot.public() if "Standings: Spring Cup" in m.text()]
+
+
+async def test_standings_noted_as_posting_by_a_crash_before_the_post_are_posted_at_the_restart(
+        lb: Loopback, tmp_path: Path, clock: Clock) -> None:
+    """The bot dies once round 1's end is saved and the standings' post noted, before the
+    post: the restart looks for it, finds none, posts it and notes it made; a later start
+    posts nothing more."""
+    db = tmp_path / "k.db"
+    bot = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await _three_seated(bot)
+        tid = (await bot.bot.service.tournaments.open_in(bot.guild.id))[0].id
+        await bot.bot.service.tournaments.close_round(tid, ADMIN.id)
+        await bot.bot.service.meta.posting_standings(tid, 2, False)  # then the process dies
+    finally:
+        await bot.stop()
+    assert _standings_posts(bot) == []
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await again.settle()
+        assert len(_standings_posts(again)) == 1
+        assert await again.bot.service.meta.standings_posted(tid) == (2, True)
+    finally:
+        await again.stop()
+    third = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await third.settle()
+        assert len(_standings_posts(third)) == 1
+    finally:
+        await third.stop()
+
+
+@pytest.mark.parametrize("away", [30.0, 300.0])
+async def test_standings_whose_answer_was_lost_are_not_posted_again_at_the_restart(
+        lb: Loopback, tmp_path: Path, clock: Clock, away: float) -> None:
+    """Discord made round 1's standings post but the connection dropped before the bot heard
+    so (the post not noted made), then the bot stopped and started again ``away`` seconds
+    later (Discord still remembering the post's nonce, or not any more): the restarted bot
+    finds the post made instead of posting it a second time, and notes it made."""
+    db = tmp_path / "k.db"
+    bot = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await _three_seated(bot)
+        tid = (await bot.bot.service.tournaments.open_in(bot.guild.id))[0].id
+        lost = AnswerLost(bot)
+        await bot.command(ADMIN, "tournament end-round")
+        await bot.settle()
+        [made] = _standings_posts(bot)
+        assert lost.lost
+        assert await bot.bot.service.meta.standings_posted(tid) == (2, False)
+    finally:
+        await bot.stop()
+    lb.clock.advance(away)
+    clock.now += away
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    try:
+        await again.settle()
+        assert _standings_posts(again) == [made]
+        assert await again.bot.service.meta.standings_posted(tid) == (2, True)
+    finally:
+        await again.stop()
 
 
 async def test_a_cancelled_sign_up_left_with_its_buttons_by_a_stop_loses_them_at_the_restart(
