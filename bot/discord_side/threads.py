@@ -209,7 +209,7 @@ class MatchThreads:
     def __init__(self, client: discord.Client, service: GameService, pace: ChannelPace,
                  feeds: Feeds, gone: Callable[[int, int | None, str],
                                               Coroutine[Any, Any, None]] | None = None,
-                 left: Callable[[int], None] | None = None) -> None:
+                 left: Callable[[int], Coroutine[Any, Any, bool]] | None = None) -> None:
         self.client = client
         self.service = service
         self.pace = pace
@@ -219,11 +219,13 @@ class MatchThreads:
         #: told the channel's id, for a table's thread the channel it belongs to, and how it
         #: ended, "deleted" or "locked")
         self.gone = gone
-        #: told the id of a server one of whose tables' channels answered Missing Access (the
-        #: bot may have been removed from it while it was stopped)
+        #: looks up a server one of whose tables' channels answered Missing Access (the bot
+        #: may have been removed from it while it was stopped), told its id, in the
+        #: background: closes its tables when the bot is in it no more (True then)
         self.left = left
         self._threads: dict[int, int] = {}  # table -> the thread its match moved to
         self._closing: set[int] = set()  # threads and channels whose tables are being closed
+        self._looking: set[int] = set()  # servers looked up now, or found to have removed the bot
 
     def where(self, record: TableRecord) -> int:
         """Where the table's messages go: its thread (also one opened since ``record`` was
@@ -259,6 +261,25 @@ class MatchThreads:
                                       f"channel-{ending}-{channel_id}")
         task.add_done_callback(lambda _: self._closing.discard(channel_id))
 
+    def _look(self, guild_id: int) -> None:
+        """Look up server ``guild_id`` with :attr:`left`, in the background: once for the many
+        requests that fail together, and never again once it was found to have removed the bot
+        (a server the bot is in is looked up again at a later refusal)."""
+        left = self.left
+        if left is None or guild_id in self._looking:
+            return
+        self._looking.add(guild_id)
+
+        async def look() -> None:
+            gone = False
+            try:
+                gone = await left(guild_id)
+            finally:
+                if not gone:
+                    self._looking.discard(guild_id)
+
+        self.feeds.tasks.spawn(look(), f"server-left-{guild_id}")
+
     def locked(self, thread_id: int) -> None:
         """A request found thread ``thread_id`` locked by a moderator (while the bot was
         away, it heard no lock): its tables end as on a lock heard (:attr:`gone`)."""
@@ -268,7 +289,7 @@ class MatchThreads:
         """A request for the table's messages failed with ``exc``: when Discord says where
         they go (the table's thread, else its channel) no longer exists (deleted while the bot
         was away, so no deletion was heard), its tables end (:attr:`gone`); when it says the
-        bot may not reach it, :attr:`left` may be told (:meth:`vanished`)."""
+        bot may not reach it, its server may be looked up (:meth:`vanished`)."""
         self.vanished(self.where(record), exc, record.channel_id, record.guild_id)
 
     def vanished(self, channel_id: int, exc: discord.HTTPException,
@@ -276,10 +297,10 @@ class MatchThreads:
         """A request to channel (or thread) ``channel_id`` failed with ``exc``: True when
         Discord says it no longer exists, and then its tables end (:attr:`gone`, told
         ``parent``, the channel a table's thread belongs to, which may be gone as well). When
-        Discord answers Missing Access for a channel of server ``guild_id``, :attr:`left` is
-        told the server (which closes its tables when the bot is in it no more)."""
-        if exc.code == MISSING_ACCESS and guild_id is not None and self.left is not None:
-            self.left(guild_id)
+        Discord answers Missing Access for a channel of server ``guild_id``, the server is
+        looked up (:meth:`_look`: its tables close when the bot is in it no more)."""
+        if exc.code == MISSING_ACCESS and guild_id is not None:
+            self._look(guild_id)
         if exc.code != UNKNOWN_CHANNEL:
             return False
         log.info("channel %s is gone", channel_id)

@@ -104,28 +104,12 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
             await found_deleted(service, messages, scheduler, channel, parent, client.user.id,
                                 ending)
 
-        looking: set[int] = set()  # servers looked up now, or found to have removed the bot
-
-        def server_gone(guild: int) -> None:
+        async def server_gone(guild: int) -> bool:
             """A request to a table's channel in server ``guild`` answered Missing Access:
             when the bot is in the server no more, its tables end as when the removal is heard
-            (the server looked up once for the many requests that fail together)."""
+            (True then)."""
             assert client.user is not None
-            if guild in looking:
-                return
-            looking.add(guild)
-
-            async def look() -> None:
-                assert client.user is not None
-                left = False
-                try:
-                    left = await found_left(service, messages, scheduler, guild,
-                                            client.user.id)
-                finally:
-                    if not left:  # the bot is there: a later refusal looks again
-                        looking.discard(guild)
-
-            tasks.spawn(look(), f"server-left-{guild}")
+            return await found_left(service, messages, scheduler, guild, client.user.id)
 
         threads = MatchThreads(client, service, channel_pace, feeds, gone=channel_gone,
                                left=server_gone)
