@@ -1055,23 +1055,34 @@ async def test_standings_noted_as_posting_by_a_crash_before_the_post_are_posted_
 
 
 @pytest.mark.parametrize("away", [30.0, 300.0])
+@pytest.mark.parametrize("final", [False, True])
 async def test_standings_whose_answer_was_lost_are_not_posted_again_at_the_restart(
-        lb: Loopback, tmp_path: Path, clock: Clock, away: float) -> None:
-    """Discord made round 1's standings post but the connection dropped before the bot heard
-    so (the post not noted made), then the bot stopped and started again ``away`` seconds
-    later (Discord still remembering the post's nonce, or not any more): the restarted bot
-    finds the post made instead of posting it a second time, and notes it made."""
+        lb: Loopback, tmp_path: Path, clock: Clock, away: float, final: bool) -> None:
+    """Discord made round 1's standings post (``final``: the champion's, once round 2 ended)
+    but the connection dropped before the bot heard so (the post not noted made), then the
+    bot stopped and started again ``away`` seconds later (Discord still remembering the
+    post's nonce, or not any more): the restarted bot finds the post made instead of posting
+    it a second time, and notes it made."""
     db = tmp_path / "k.db"
+    shown = "wins Spring Cup" if final else "Standings: Spring Cup"
+
+    def posts(bot: LiveBot) -> list[str]:
+        return [m.text() for m in bot.public() if shown in m.text()]
+
     bot = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     try:
         await _three_seated(bot)
         tid = (await bot.bot.service.tournaments.open_in(bot.guild.id))[0].id
+        if final:
+            await bot.command(ADMIN, "tournament end-round")
+            await bot.settle()
         lost = AnswerLost(bot)
         await bot.command(ADMIN, "tournament end-round")
         await bot.settle()
-        [made] = _standings_posts(bot)
+        [made] = posts(bot)
         assert lost.lost
-        assert await bot.bot.service.meta.standings_posted(tid) == (2, False)
+        noted = await bot.bot.service.meta.standings_posted(tid)
+        assert noted is not None and noted == (noted.reached, False)
     finally:
         await bot.stop()
     lb.clock.advance(away)
@@ -1079,8 +1090,8 @@ async def test_standings_whose_answer_was_lost_are_not_posted_again_at_the_resta
     again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
     try:
         await again.settle()
-        assert _standings_posts(again) == [made]
-        assert await again.bot.service.meta.standings_posted(tid) == (2, True)
+        assert posts(again) == [made]
+        assert await again.bot.service.meta.standings_posted(tid) == (noted.reached, True)
     finally:
         await again.stop()
 
