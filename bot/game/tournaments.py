@@ -588,17 +588,21 @@ class Tournaments:
     async def _close(self, record: TournamentRecord, row: TournamentTableRow,
                      table: TableRecord) -> Decided | None:
         """Close a match the round's deadline decided and keep its places as it stands, in one
-        step guarded by its version (under its lock; not rated, as a match closed before its
-        end). Another process's move in between is retried over, the places taken again;
-        None once the match is found no longer running (its end came meanwhile, or another
-        pass closed it): the caller decides it as it ended."""
+        step guarded by its version and revision (under its lock; not rated, as a match closed
+        before its end). Another process's move in between, or its change of the seats (one
+        handed to the AI, a person forgotten), is retried over, the places taken again from the
+        match as it is; None once the match is found no longer running (its end came
+        meanwhile, or another pass closed it): the caller decides it as it ended."""
         for _ in range(CLOSE_ATTEMPTS):
             left = left_to_ai(table)
+            # who sits where as the match read says (a person forgotten: their pseudonym)
+            users = tuple(None if u is None else table.seats[i].user
+                          for i, u in enumerate(row.seats))
             if await self.store.close_at_deadline(record.id, row.round, row.pod,
                                                   forfeited(places(table.game), left),
-                                                  table.id, table.version):
+                                                  table.id, table.version, table.revision):
                 return Decided(row.round, row.pod, await self.tables.load(table.id),
-                               deadline_result(row.pod, row.seats, table.game, left))
+                               deadline_result(row.pod, users, table.game, left))
             table = await self.tables.load(table.id)
             if table.status != "running":
                 return None

@@ -277,11 +277,12 @@ class TournamentStorage(Protocol):
         """Keep the place each seat of a round's table took; False when decided already."""
 
     async def close_at_deadline(self, tournament_id: int, round_number: int, pod: int,
-                                places: Sequence[int], table_id: int, version: int) -> bool:
+                                places: Sequence[int], table_id: int, version: int,
+                                revision: int) -> bool:
         """In one transaction: the match of table ``pod`` of round ``round_number`` (table
         ``table_id``) closed, not rated, and decided at the round's deadline with ``places``
-        (the match as it stood at ``version``); False when it is no longer running at
-        ``version`` (nothing written) or was decided already."""
+        (the match as it stood at ``version`` and ``revision``: its seats as read); False when
+        it is no longer running at both (nothing written) or was decided already."""
 
     async def finish_tournament(self, tournament_id: int, round_number: int) -> bool:
         """The running tournament ends after round ``round_number``; False when it ended

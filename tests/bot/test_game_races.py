@@ -207,3 +207,66 @@ async def test_a_person_s_move_read_before_another_process_changed_the_language_
     finally:
         await mine.close()
         await theirs.close()
+
+
+async def _round_at_its_deadline(service: GameService, clock: Clock) -> tuple[int, int]:
+    """A cup of three people (users 1, 2, 3) at one table of three, its one round of an hour
+    begun and its deadline passed before anyone moved: the cup's id and its match's."""
+    cup = await service.tournaments.create(guild_id=9, channel_id=500, host_id=1,
+                                           name="Goblin Cup", table_size=3, rounds=1,
+                                           round_span=3600)
+    for user in (1, 2, 3):
+        await service.tournaments.join(cup.id, user, f"P{user}")
+    first = await service.tournaments.start(cup.id, 1)
+    assert first.opened is not None
+    clock.now += 3600
+    return cup.id, first.opened.tables[0].id
+
+
+def closing_meddled(monkeypatch: pytest.MonkeyPatch, store: Storage,
+                    theirs: Callable[[], Awaitable[object]]) -> None:
+    """The next close of a match at its round's deadline lets ``theirs`` in first."""
+    pending = [theirs]
+    original = store.close_at_deadline
+
+    async def close(*args: Any, **kwargs: Any) -> bool:
+        if pending:
+            await pending.pop()()
+        return await original(*args, **kwargs)
+    monkeypatch.setattr(store, "close_at_deadline", close)
+
+
+@pytest.mark.parametrize("change", ["leave", "forget"])
+async def test_a_seat_changed_by_another_process_as_the_deadline_closes_the_match_counts(
+        backend: PostgresBackend, clock: Clock, monkeypatch: pytest.MonkeyPatch,
+        change: str) -> None:
+    """Another process hands player 2's seat to the AI (they left the match, or asked to be
+    forgotten) between the moment the round's deadline read their match and the moment it
+    closes it: the close is made again on the seats as they are, so player 2 is last, and a
+    forgotten person's id is kept nowhere in the places decided."""
+    mine, theirs = await backend.open(clock), await backend.open(clock)
+    try:
+        service = GameService(mine, clock=clock, seeds=lambda: 7)
+        other = GameService(theirs, clock=clock, seeds=lambda: 8)
+        cup, table = await _round_at_its_deadline(service, clock)
+
+        async def meddle() -> None:
+            if change == "leave":
+                await other.lobby.leave(table, 2)
+            else:
+                await other.people.forget(2)
+        closing_meddled(monkeypatch, mine, meddle)
+        [progress] = await service.tournaments.sweep()
+        [decided] = progress.decided
+        assert decided.result.at_deadline
+        places = dict(decided.result.places)
+        gone = 2 if change == "leave" else next(u for u in places if u not in (1, 3))
+        assert places == {1: 1, 3: 1, gone: 3}
+        assert gone == 2 or gone < 0  # the pseudonym, never the forgotten id
+        rows = await mine.tournament_rows(cup)
+        assert rows is not None
+        [stored] = rows.tables
+        assert stored.places[stored.seats.index(gone)] == 3
+    finally:
+        await mine.close()
+        await theirs.close()

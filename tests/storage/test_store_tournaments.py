@@ -391,21 +391,28 @@ async def test_a_leave_while_the_first_round_is_written_waits_and_finds_sign_up_
 async def test_a_match_is_closed_at_its_round_s_deadline_only_as_it_stood(
         store: Storage) -> None:
     """Closing a match at its round's deadline keeps its places and closes it in one step,
-    guarded by the version the places were taken at: once a move came in, nothing is written;
-    a table decided already is closed, its places kept as they were."""
+    guarded by the version and revision the places were taken at: once a move came in, or
+    the seats changed, nothing is written; a table decided already is closed, its places kept
+    as they were."""
     cup, ids = await two_tables_seated(store)
     table = await store.get(ids[0])
     assert table is not None
-    assert not await store.close_at_deadline(cup.id, 1, 1, [2, 1], ids[0], table.version + 1)
+    for version, revision in ((table.version + 1, table.revision),
+                              (table.version, table.revision + 1)):
+        assert not await store.close_at_deadline(cup.id, 1, 1, [2, 1], ids[0], version,
+                                                 revision)
     rows = await store.tournament_rows(cup.id)
     assert rows is not None and not rows.tables[0].decided
     assert (await store.get(ids[0])).status == "running"  # type: ignore[union-attr]
-    assert await store.close_at_deadline(cup.id, 1, 1, [2, 1], ids[0], table.version)
-    assert not await store.close_at_deadline(cup.id, 1, 1, [1, 2], ids[0], table.version)
+    assert await store.close_at_deadline(cup.id, 1, 1, [2, 1], ids[0], table.version,
+                                         table.revision)
+    assert not await store.close_at_deadline(cup.id, 1, 1, [1, 2], ids[0], table.version,
+                                             table.revision + 1)
     assert await store.decide_tournament_table(cup.id, 1, 2, [1, 2], False)
     other = await store.get(ids[1])
     assert other is not None
-    assert not await store.close_at_deadline(cup.id, 1, 2, [2, 1], ids[1], other.version)
+    assert not await store.close_at_deadline(cup.id, 1, 2, [2, 1], ids[1], other.version,
+                                             other.revision)
     rows = await store.tournament_rows(cup.id)
     assert rows is not None
     assert [(t.places, t.decided, t.at_deadline) for t in rows.tables] == [

@@ -353,16 +353,18 @@ class TournamentQueries(Base):
         return True
 
     async def close_at_deadline(self, tournament_id: int, round_number: int, pod: int,
-                                places: Sequence[int], table_id: int, version: int) -> bool:
+                                places: Sequence[int], table_id: int, version: int,
+                                revision: int) -> bool:
         """In ONE transaction: the match of table ``pod`` of round ``round_number`` (table
         ``table_id``) closed as abandoned (not rated) and decided at the round's deadline,
         each seat taking its place of ``places`` (in seat order: the match as it stood at
-        ``version``). False and nothing written when the match is no longer running at
-        ``version`` (a move, or its end, came in meanwhile); False too, the match closed all
-        the same, when the table was decided already."""
+        ``version`` and ``revision``). False and nothing written when the match is no longer
+        running at ``version`` and ``revision`` (a move, or its end, came in meanwhile, or its
+        seats changed: one handed to the AI, a person forgotten); False too, the match closed
+        all the same, when the table was decided already."""
         now = self.clock()
         async with self._table_tx(table_id) as db:
-            if not await abandon_running(db, table_id, version, now):
+            if not await abandon_running(db, table_id, version, now, revision):
                 return False
             if await db.execute(
                     "UPDATE tournament_tables SET decided = TRUE, at_deadline = TRUE WHERE "
