@@ -414,7 +414,8 @@ class Lobby:
                          manager: bool) -> TableRecord | None:
         """Before /goblin abandon closes a running match: the table, when the user may close
         it and it is running (the user confirms first); None when it closes at once (a lobby,
-        a damaged table). Refusals as :meth:`abandon`."""
+        a damaged table). Refusals as :meth:`abandon`: one who sits at a tournament's match
+        whose round is over is told so at once, not asked first."""
         tid = await self.store.active_in_channel(channel_id, user_id)
         if tid is None:
             raise NoTable(msg("bot.error.no_table_here"))
@@ -423,8 +424,18 @@ class Lobby:
         except Damaged:
             return None
         if record.status == "running" and (record.host_id == user_id or manager):
+            await self._refuse_after_round(record, user_id)
             return record
         return None
+
+    async def _refuse_after_round(self, record: TableRecord, user_id: int) -> None:
+        """Refuse ``user_id``'s abandon of ``record`` when they sit at it and it is a
+        tournament's match whose round is over (the match is decided as it stood then)."""
+        if record.seat_of(user_id) is None:
+            return
+        ends = await self.tables.round_end(record)
+        if ends is not None and self.clock() >= ends:
+            raise Refusal(msg("bot.tournament.round_over"), record)
 
     async def abandon_table(self, table_id: int, user_id: int, manager: bool,
                             listed: bool | None = None) -> TableRecord:
@@ -489,9 +500,7 @@ class Lobby:
             raise Refusal(msg("bot.error.not_active"), record)
         if record.host_id != user_id and not manager:
             raise Refusal(msg(refusal), record)
-        ends = await self.tables.round_end(record)
-        if record.seat_of(user_id) is not None and ends is not None and self.clock() >= ends:
-            raise Refusal(msg("bot.tournament.round_over"), record)
+        await self._refuse_after_round(record, user_id)
         if record.status == "lobby":
             await self.store.set_status(record.id, "abandoned", record.revision)
             return await self.tables.load(record.id)

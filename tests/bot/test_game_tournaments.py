@@ -630,6 +630,19 @@ async def test_a_player_s_abandon_after_the_round_s_end_forfeits_nothing(
     await service.lobby.abandon_table(record.id, 99, True)  # a manager still closes it
 
 
+async def test_its_host_abandoning_after_the_round_s_end_is_told_before_any_question(
+        service: GameService, clock: Clock) -> None:
+    """The host of a cup, sitting at a match, uses /goblin abandon once the round's end passed:
+    they are told at once that the round is over, not first asked to confirm an abandon that
+    would then be refused; a manager who does not play there is still asked."""
+    record = await _at_the_round_s_end(service, clock, ai_to_move=False)
+    assert record.seat_of(HOST) is not None and record.host_id == HOST
+    with pytest.raises(Refusal, match="bot.tournament.round_over"):
+        await service.lobby.to_confirm(record.channel_id, HOST, False)
+    asked = await service.lobby.to_confirm(record.channel_id, 99, True)
+    assert asked is not None and asked.id == record.id
+
+
 # ---------------------------------------------------------------- another process's move
 
 
