@@ -188,7 +188,8 @@ class ReminderStorage(Protocol):
     async def claim_reminder(self, table_id: int, user_id: int, turn: int, due: float,
                              state: str) -> bool:
         """Record the reminder of ``user_id``'s turn ``turn`` at table ``table_id`` as
-        ``state``; False when it was recorded already: never two per turn."""
+        ``state``; False when it was recorded already (never two per turn), or when
+        ``user_id`` no longer sits there (forgotten meanwhile: nothing kept under their id)."""
 
     async def set_reminder(self, table_id: int, user_id: int, turn: int, state: str) -> None:
         """Change the state of a recorded reminder."""
@@ -200,7 +201,8 @@ class ReminderStorage(Protocol):
         """The recorded reminders of ``table_ids``: (table, user, turn) to its state."""
 
     async def seen(self, table_id: int, user_id: int, at: float) -> None:
-        """``user_id`` opened or clicked something of table ``table_id`` at ``at``."""
+        """``user_id`` opened or clicked something of table ``table_id`` at ``at`` (kept only
+        while they sit there)."""
 
     async def seen_at(self, table_ids: Collection[int]) -> dict[tuple[int, int], float]:
         """When each person last opened or clicked each of ``table_ids``."""
@@ -498,7 +500,8 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
                           answer: bytes, at: float, mend: bool = False) -> bytes:
         """Keep the hint ``answer`` given to ``user_id`` (at ``seat``) at ``version``, unless one
         was kept already; the hint kept (the first one). ``mend``: the one kept is damaged,
-        ``answer`` replaces it."""
+        ``answer`` replaces it. Nothing is kept once ``user_id`` no longer sits at the table
+        (forgotten meanwhile): ``answer`` is returned."""
 
     async def hints_used(self, table_id: int) -> dict[int, int]:
         """Seat -> how many hints its person was given at the table (none: left out)."""

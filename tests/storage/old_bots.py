@@ -11,8 +11,13 @@ from collections import Counter
 
 from bot.storage.migration_rules import CATALOGUE_5
 from bot.storage.records import SeatInfo, table_result
+from bot.storage.sqlite_schema import MIGRATIONS
 from engine import state_to_json
 from storage.helpers import ANN, BOB, GUILD, PLACE, SEATS, Game, played
+
+#: The migration that adds ``table_seats`` (who sits at each table).
+SEATED = next(i for i, m in enumerate(MIGRATIONS, start=1)
+              if isinstance(m, str) and "CREATE TABLE table_seats" in m)
 
 #: Bob's seat was handed to the AI (he ran out of time).
 HANDED = (SEATS[0], SEATS[1].model_copy(update={"ai": True, "timeouts": 3}), SEATS[2])
@@ -95,7 +100,8 @@ def old_database(version: int) -> list[Row]:
     step 10, 4 abandoned in its lobby, 5 abandoned at step 5, 6 finished with a damaged state
     (never given a result), a server's settings and a metadata key; from schema 8 a closed
     rematch offer, from 9 a rating with its change and a record against the AI, from 10 a hint,
-    from 11 a lease, from 12 a shared animation."""
+    from 11 a lease, from 12 a shared animation; from the schema that adds ``table_seats``,
+    who sits at each table, as those bots kept it in step with the seats."""
     won, handed, running = played(1), played(2), played(3)
     rows = [*old_rows(version, 1, "finished", won, len(won.moves)),
             *old_rows(version, 2, "finished", handed, len(handed.moves), seats=HANDED),
@@ -128,6 +134,11 @@ def old_database(version: int) -> list[Row]:
         rows += [("shares", dict(table_id=1, channel_id=101, user_id=ANN, posted_at=3200.0,
                                  message_id=77)),
                  ("sharers", dict(channel_id=101, user_id=ANN, shared_at=3200.0))]
+    if version >= SEATED:
+        rows += [("table_seats", dict(table_id=columns["id"], user_id=user))
+                 for table, columns in list(rows) if table == "tables"
+                 for user in sorted({s["user"] for s in json.loads(str(columns["seats"]))
+                                     if s.get("user") is not None})]
     return rows
 
 

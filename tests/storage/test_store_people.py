@@ -461,3 +461,53 @@ async def test_a_rebuild_of_the_ratings_begun_as_a_person_is_forgotten_reads_the
     finally:
         await forgetting.close()
         await rebuilding.close()
+
+
+async def _a_click_s_rows(store: Storage, table_id: int, version: int) -> bytes:
+    """What a click of Zed's at table ``table_id`` writes about them there: the hint they asked
+    for, the reminder of their turn, and that they were active; the hint they are given."""
+    given = await store.record_hint(table_id, version, ZED, 0, b"hint", 5.0)
+    await store.claim_reminder(table_id, ZED, 7, 6.0, "sent")
+    await store.seen(table_id, ZED, 8.0)
+    return given
+
+
+async def test_a_click_read_before_a_person_was_forgotten_keeps_nothing_of_them(
+        store: Storage) -> None:
+    """Zed's click read their table before another process forgot them and writes after it:
+    they get their hint, but no hint, reminder or click is kept under their id at the table
+    where their seat now holds the pseudonym."""
+    rec = await started(store, played(3).states[0], seats=SEATS, host=BOB)
+    await store.forget_person(ZED)
+    assert await _a_click_s_rows(store, rec.id, rec.version) == b"hint"
+    assert not await store.keeps_about(ZED)
+    assert await store.hints_used(rec.id) == {}
+
+
+async def test_a_click_written_while_a_person_is_being_forgotten_keeps_nothing_of_them(
+        postgres_server: Server, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On PostgreSQL, Zed's click in one process writes while another process forgets them
+    (after the forgetting deleted their rows, before it ends): the click waits for the
+    forgetting, finds them forgotten, and keeps nothing under their id."""
+    backend = PostgresBackend(postgres_server)
+    mine, theirs, watcher = (await backend.open(clock), await backend.open(clock),
+                             await backend.open(clock))
+    try:
+        rec = await started(mine, played(3).states[0], seats=SEATS, host=BOB)
+        click: list[asyncio.Task[bytes]] = []
+        wrote = theirs._wrote  # type: ignore[attr-defined]
+
+        async def paused(*args: Any) -> None:  # the forgetting's last step, before it ends
+            if not click:
+                click.append(asyncio.create_task(_a_click_s_rows(mine, rec.id, rec.version)))
+                while not click[0].done() and (await watcher._read.fetchrow(  # type: ignore[attr-defined]
+                        "SELECT COUNT(*) FROM pg_locks WHERE NOT granted"))[0] == 0:
+                    await asyncio.sleep(0.01)  # until the click is written, or waits
+            await wrote(*args)
+        monkeypatch.setattr(theirs, "_wrote", paused)
+        await theirs.forget_person(ZED)
+        assert await click[0] == b"hint"
+        assert not await mine.keeps_about(ZED)
+    finally:
+        for store in (mine, theirs, watcher):
+            await store.close()

@@ -117,4 +117,17 @@ class Dialect:
         return self.one_of.format(column=column)
 
 
-__all__ = ["Db", "Dialect", "Reads", "Row"]
+#: The key space of the locks on one person's rows (their id, as text, the other half of the
+#: key): forgetting a person holds it, and so does each write of a row keyed by their id, so
+#: such a write comes wholly before the forgetting (its row deleted or renamed) or after it.
+PERSON_LOCK = 0x5045
+
+
+async def lock_person(db: Db, dialect: Dialect, user_id: int) -> None:
+    """Take the lock of person ``user_id``'s rows until the caller's transaction ends (where
+    the dialect has such locks: SQLite runs one write transaction at a time)."""
+    if dialect.lock_place is not None:
+        await db.execute(dialect.lock_place, PERSON_LOCK, str(user_id))
+
+
+__all__ = ["PERSON_LOCK", "Db", "Dialect", "Reads", "Row", "lock_person"]

@@ -7,7 +7,9 @@ hints each seat used."""
 from __future__ import annotations
 
 from bot.storage.core.base import Base
+from bot.storage.core.db import lock_person
 from bot.storage.core.rows import as_int
+from bot.storage.core.seated import SEATED
 
 
 def _data(value: object) -> bytes:
@@ -32,19 +34,21 @@ class HintRows(Base):
                           answer: bytes, at: float, mend: bool = False) -> bytes:
         """Keep the hint ``answer`` given to ``user_id`` (at ``seat``) at ``version``, unless one
         was kept already; the hint kept (the first one). ``mend``: the one kept is damaged,
-        ``answer`` replaces it."""
+        ``answer`` replaces it. Kept only while ``user_id`` sits at the table: one forgotten
+        meanwhile (by another process too) gets ``answer``, and nothing is kept under their
+        id."""
         kept = ("(table_id, version, user_id) DO UPDATE SET answer = excluded.answer, "
                 "at = excluded.at") if mend else "DO NOTHING"
         async with self._tx() as db:
+            await lock_person(db, self.dialect, user_id)
             await db.execute(
                 "INSERT INTO hints (table_id, version, user_id, seat, answer, at) "
-                f"VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT {kept}",
-                table_id, version, user_id, seat, answer, at)
+                f"SELECT ?, ?, ?, ?, ?, ? WHERE {SEATED} ON CONFLICT {kept}",
+                table_id, version, user_id, seat, answer, at, table_id, user_id)
             row = await db.fetchrow(
                 "SELECT answer FROM hints WHERE table_id = ? AND version = ? AND user_id = ?",
                 table_id, version, user_id)
-        assert row is not None
-        return _data(row[0])
+        return answer if row is None else _data(row[0])
 
     async def hints_used(self, table_id: int) -> dict[int, int]:
         """Seat -> how many hints the person at that seat was given at the table (seats that

@@ -52,7 +52,7 @@ import secrets
 from dataclasses import dataclass
 
 from bot.storage.core.base import log
-from bot.storage.core.db import Db
+from bot.storage.core.db import Db, lock_person
 from bot.storage.core.rows import as_int
 from bot.storage.core.tables import TableQueries
 from bot.storage.records import seats_from_json, seats_to_json
@@ -195,6 +195,10 @@ class PeopleRows(TableQueries):
         caller hands a running seat to the AI and drops them from a lobby first). Running it
         again finds nothing."""
         async with self._tx() as db:
+            # their own lock first: a hint, reminder or click of theirs at a table being
+            # written now is waited for (its row then deleted below); one written after finds
+            # their seat held by the pseudonym, and is not kept
+            await lock_person(db, self.dialect, user_id)
             alias = await self._fresh(db)
             # their tables first, locked: a match of theirs another process is ending now
             # (its result and ratings written, not yet committed) is waited for, so its rows

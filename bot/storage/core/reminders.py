@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from bot.storage.core.base import Base
+from bot.storage.core.db import lock_person
 from bot.storage.core.rows import as_float, as_int
+from bot.storage.core.seated import SEATED
 
 #: A reminder's states: sent; not sent because the person was active in the match since their
 #: turn started; not sent because their direct messages are closed; not sent because they are
@@ -32,12 +34,15 @@ class ReminderRows(Base):
                              state: str) -> bool:
         """Record the reminder of ``user_id``'s turn ``turn`` (its deadline) at table
         ``table_id`` as ``state``; False when it was recorded already (by this process or
-        another): never two per turn."""
+        another): never two per turn; False too when ``user_id`` no longer sits there
+        (forgotten meanwhile, by another process too: nothing is kept under their id)."""
         async with self._tx() as db:
+            await lock_person(db, self.dialect, user_id)
             row = await db.fetchrow(
                 "INSERT INTO reminders (table_id, user_id, turn, due, state) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_id, user_id, turn) "
-                "DO NOTHING RETURNING table_id", table_id, user_id, turn, due, state)
+                f"SELECT ?, ?, ?, ?, ? WHERE {SEATED} ON CONFLICT (table_id, user_id, turn) "
+                "DO NOTHING RETURNING table_id", table_id, user_id, turn, due, state,
+                table_id, user_id)
         return row is not None
 
     async def set_reminder(self, table_id: int, user_id: int, turn: int, state: str) -> None:
@@ -68,12 +73,16 @@ class ReminderRows(Base):
             lambda r: f"the reminders row of user {r[1]} at table {r[0]} (turn {r[2]!r:.20})"))
 
     async def seen(self, table_id: int, user_id: int, at: float) -> None:
-        """``user_id`` opened or clicked something of table ``table_id`` at ``at``."""
+        """``user_id`` opened or clicked something of table ``table_id`` at ``at``: kept while
+        they sit there (only a seat's person is reminded; one forgotten meanwhile, by another
+        process too, leaves nothing under their id)."""
         async with self._tx() as db:
+            await lock_person(db, self.dialect, user_id)
             await db.execute(
-                "INSERT INTO seat_seen (table_id, user_id, seen_at) VALUES (?, ?, ?) "
+                "INSERT INTO seat_seen (table_id, user_id, seen_at) "
+                f"SELECT ?, ?, ? WHERE {SEATED} "
                 "ON CONFLICT (table_id, user_id) DO UPDATE SET seen_at = excluded.seen_at",
-                table_id, user_id, at)
+                table_id, user_id, at, table_id, user_id)
 
     async def seen_at(self, table_ids: Collection[int]) -> dict[tuple[int, int], float]:
         """When each person last opened or clicked each of ``table_ids``: (table, user) to

@@ -12,6 +12,12 @@ from bot.storage.core.db import Db
 from bot.storage.core.rows import as_int
 from bot.storage.records import CorruptTable, SeatInfo, TableRecord
 
+#: SQL true while person ``?`` (the second argument) sits at table ``?`` (the first): a row
+#: written about them at that table checks it under :func:`~bot.storage.core.db.lock_person`,
+#: so none is written under their id once they are forgotten (their seat then holds their
+#: pseudonym).
+SEATED = "EXISTS (SELECT 1 FROM table_seats WHERE table_id = ? AND user_id = ?)"
+
 
 async def write_seats(db: Db, table_id: int, seats: Sequence[SeatInfo]) -> None:
     """Inside a write of table ``table_id``'s seats: its rows of ``table_seats`` become the
