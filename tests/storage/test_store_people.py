@@ -12,6 +12,7 @@ import asyncio
 import json
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -30,7 +31,7 @@ from bot.storage.records import LogRow, NewTournamentTable, RematchOffer, SeatIn
 from engine import GameConfig, Phase, SeatConfig, apply, new_game, observe
 from engine.agents import make_agent
 from storage.backends import Backend, PostgresBackend
-from storage.helpers import BOB, GUILD, PLACE, Clock, play_on, played, started
+from storage.helpers import BOB, GUILD, PLACE, Clock, finished, play_on, played, started
 
 #: The person forgotten: an id and a name found nowhere by chance.
 ZED, ZED_NAME = 731234567890123456, "Zelda Quill"
@@ -484,29 +485,59 @@ async def test_a_click_read_before_a_person_was_forgotten_keeps_nothing_of_them(
     assert await store.hints_used(rec.id) == {}
 
 
+async def test_a_rematch_click_read_before_a_person_was_forgotten_keeps_nothing_of_them(
+        store: Storage, clock: Clock) -> None:
+    """Zed's Rematch or Ready click read their finished table before another process forgot
+    them and writes after it: nothing is written (the click, read again, finds them no longer
+    at the table), and no offer names them."""
+    offered = await finished(store, 4, channel=3, seats=SEATS, host=BOB)
+    alone = await finished(store, 5, channel=4, seats=SEATS, host=BOB)
+    bob_s = RematchOffer(offered, BOB, clock.now, (BOB,))
+    assert await store.save_rematch(bob_s)
+    await store.forget_person(ZED)
+    assert not await store.save_rematch(replace(bob_s, ready=(BOB, ZED)), bob_s)
+    assert not await store.save_rematch(RematchOffer(alone, ZED, clock.now, (ZED,)))
+    assert await store.rematch_of(offered) == bob_s and await store.rematch_of(alone) is None
+    assert not await store.keeps_about(ZED)
+
+
+@pytest.mark.parametrize("where", ["running", "finished"])
 async def test_a_click_written_while_a_person_is_being_forgotten_keeps_nothing_of_them(
-        postgres_server: Server, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+        postgres_server: Server, clock: Clock, monkeypatch: pytest.MonkeyPatch,
+        where: str) -> None:
     """On PostgreSQL, Zed's click in one process writes while another process forgets them
-    (after the forgetting deleted their rows, before it ends): the click waits for the
-    forgetting, finds them forgotten, and keeps nothing under their id."""
+    (after the forgetting deleted or renamed their rows, before it ends): at a running table
+    a hint, a reminder, a click noted; at a finished one, Ready on Bob's rematch offer. The
+    click waits for the forgetting, finds them forgotten, and keeps nothing under their id."""
     backend = PostgresBackend(postgres_server)
     mine, theirs, watcher = (await backend.open(clock), await backend.open(clock),
                              await backend.open(clock))
     try:
-        rec = await started(mine, played(3).states[0], seats=SEATS, host=BOB)
-        click: list[asyncio.Task[bytes]] = []
+        if where == "running":
+            rec = await started(mine, played(3).states[0], seats=SEATS, host=BOB)
+
+            async def write() -> object:
+                return await _a_click_s_rows(mine, rec.id, rec.version)
+        else:
+            tid = await finished(mine, 4, channel=3, seats=SEATS, host=BOB)
+            bob_s = RematchOffer(tid, BOB, clock.now, (BOB,))
+            assert await mine.save_rematch(bob_s)
+
+            async def write() -> object:
+                return await mine.save_rematch(replace(bob_s, ready=(BOB, ZED)), bob_s)
+        click: list[asyncio.Task[object]] = []
         wrote = theirs._wrote  # type: ignore[attr-defined]
 
         async def paused(*args: Any) -> None:  # the forgetting's last step, before it ends
             if not click:
-                click.append(asyncio.create_task(_a_click_s_rows(mine, rec.id, rec.version)))
+                click.append(asyncio.create_task(write()))
                 while not click[0].done() and (await watcher._read.fetchrow(  # type: ignore[attr-defined]
                         "SELECT COUNT(*) FROM pg_locks WHERE NOT granted"))[0] == 0:
                     await asyncio.sleep(0.01)  # until the click is written, or waits
             await wrote(*args)
         monkeypatch.setattr(theirs, "_wrote", paused)
         await theirs.forget_person(ZED)
-        assert await click[0] == b"hint"
+        assert await click[0] in (b"hint", False)
         assert not await mine.keeps_about(ZED)
     finally:
         for store in (mine, theirs, watcher):

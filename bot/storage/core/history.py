@@ -8,7 +8,7 @@ import json
 from collections.abc import Collection, Sequence
 
 from bot.storage.core.base import Base
-from bot.storage.core.db import Db, Dialect
+from bot.storage.core.db import Db, Dialect, lock_person
 from bot.storage.core.rows import (
     RESULT_COLUMNS,
     SEAT_RESULT_COLUMNS,
@@ -201,8 +201,21 @@ class HistoryQueries(Base):
         """Store a new rematch offer, or the change of one, while the stored offer is still
         ``was`` (None: while there is none; its row is locked as it is read): another writer's
         change since it was read (another process's click or timer pass, a person forgotten)
-        is never written over. True when written."""
+        is never written over. Not written either (False) when a person it adds (who offered
+        it, or is ready) no longer sits at the table: forgotten meanwhile, by another process
+        too, nothing is kept under their id. True when written."""
+        added = sorted({offer.offered_by, *offer.ready}
+                       - (set() if was is None else {was.offered_by, *was.ready}))
         async with self._tx() as db:
+            for user in added:  # in order: two writers never wait for each other's
+                await lock_person(db, self.dialect, user)
+            if added:
+                row = await db.fetchrow(
+                    "SELECT COUNT(*) FROM table_seats WHERE table_id = ? AND "
+                    f"{self.dialect.any_of('user_id')}", bounded(offer.table_id),
+                    self.dialect.many(added))
+                if row is None or as_int(row[0], "count") != len(added):
+                    return False
             if was is None:
                 return await db.execute(
                     f"INSERT INTO rematches ({OFFER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
