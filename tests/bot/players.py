@@ -175,13 +175,14 @@ async def finished_match(store: Store, game: Game, *, upto: int | None = None,
                          seats: tuple[SeatInfo, ...] = SEATS, start: int = 0,
                          channel: int = CHANNEL, guild: int | None = GUILD, host: User = ANN,
                          rater: Rater | None = None, hints: bool | None = None,
-                         **settings: Any) -> int:
+                         decided: bool | None = None, **settings: Any) -> int:
     """A table of server ``guild`` (None: in ``host``'s direct messages) in ``channel`` that
     played ``game`` from step ``start`` to step ``upto`` (None: its end) through the storage
     interface, rated by ``rater`` (``settings``: the table's, as ``create_table`` takes them,
-    abilities and the turn timer off unless given; ``hints``: as the host chose them); returns
-    its id. A bot running on ``store`` holds the table's lease while its moves are written, as
-    the process that played it would: a pass of its leases meanwhile takes no part in it (no
+    abilities and the turn timer off unless given; ``hints``: as the host chose them,
+    ``decided``: as its start decided them when other than that); returns its id. A bot
+    running on ``store`` holds the table's lease while its moves are written, as the process
+    that played it would: a pass of its leases meanwhile takes no part in it (no
     table message, no AI move of its own wedged in between the planted ones); once the match
     ended, the lease is given up on the bot's next pass."""
     running = next((b for b in LiveBot.running if b.store is store), None)
@@ -194,7 +195,8 @@ async def finished_match(store: Store, game: Game, *, upto: int | None = None,
                                       **settings})
     if leases is not None:
         assert await leases.holding(rec.id)
-    await store.start_game(rec.id, seats, game.states[start], None, hints=hints)
+    await store.start_game(rec.id, seats, game.states[start], None,
+                           hints=hints if decided is None else decided)
     last = len(game.moves) if upto is None else upto
     for index in range(start, last):
         await store.apply(rec.id, index, game.states[index + 1], game.log_row(index),

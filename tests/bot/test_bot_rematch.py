@@ -276,9 +276,8 @@ async def test_a_rematch_of_one_person_decides_hints_from_who_sits_at_it(
     """Ann and Bob played with hints left to the default (off: two people played); Bob is not
     ready, Ann starts the rematch with the AI seat: one person plays, so hints are on, as at
     any match of one person. Had Ann chosen hints off at /goblin new, they stay off."""
-    tid = await finished_match(bot.store, played(2), hints=chosen)
-    if chosen is None:
-        await bot.store.set_hints(tid, False)  # what its start decided: two people played
+    # what its start decided: two people played
+    tid = await finished_match(bot.store, played(2), hints=chosen, decided=False)
     old = await bot.bot.service.tables.load(tid)
     assert old.hints is False and old.hints_choice is chosen
     await bot.bot.poster.announce_end(old)
