@@ -213,11 +213,8 @@ def tournament_scene(driver: Driver, locale: str, out: Path, widths: tuple[int, 
             driver.settle()
             page.mouse.move(1, 1)
             path = out / f"{shot}-{width}.png"
-            if message is None:  # the whole window
-                page.evaluate("() => { const s = document.getElementById('scroller');"
-                              " s.scrollTop = s.scrollHeight; }")
-                driver.settle()
-                page.screenshot(path=str(path))
+            if message is None:
+                window_picture(driver, path)
             else:
                 message_picture(driver, message, path)
             print(path)
@@ -246,6 +243,23 @@ def tournament_scene(driver: Driver, locale: str, out: Path, widths: tuple[int, 
     take("history", page.locator(
         f"{EPHEMERAL}:has([data-custom-id^='{HistoryButton.prefix}'])").last)
     return len(shots) == len(TOURNAMENT_SHOTS)
+
+
+def window_picture(driver: Driver, out: Path) -> None:
+    """Save the whole window, made taller when the messages overflow it, so that every
+    message shows from its top (a thread's table message with its header and ping) down to the
+    message box."""
+    page = driver.page
+    overflow = int(page.evaluate("() => { const s = document.getElementById('scroller');"
+                                 " return s.scrollHeight - s.clientHeight; }"))
+    if overflow > 0:
+        size = page.viewport_size
+        page.set_viewport_size({"width": size["width"], "height": size["height"] + overflow})
+        driver.settle()
+    page.evaluate("() => { const s = document.getElementById('scroller');"
+                  " s.scrollTop = s.scrollHeight; }")
+    driver.settle()
+    page.screenshot(path=str(out))
 
 
 def message_picture(driver: Driver, message: Any, out: Path) -> None:

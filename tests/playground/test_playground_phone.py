@@ -16,7 +16,7 @@ from planted_page import planted
 from playground.app import Playground
 from playground.browser import chromium
 from playground.drive import EPHEMERAL, Driver, PlaygroundProcess
-from playground.screenshot import battle_scene, final_scene
+from playground.screenshot import battle_scene, final_scene, window_picture
 
 WIDTH = 390
 #: Pictures are drawn larger than they are shown: never shrunk below this part of their size.
@@ -135,3 +135,27 @@ def test_long_menu_texts_stay_within_a_phone(chromium_ready: None, tmp_path: Pat
     for moment in seen:
         assert moment["scroll"] <= WIDTH, moment["scroll"]
         assert moment["wide"] == [], moment["wide"][:5]
+
+
+def test_a_window_picture_shows_every_message_from_its_top(chromium_ready: None,
+                                                            tmp_path: Path) -> None:
+    """A window too short for its messages is pictured taller: the first message's top shows,
+    as does the message box under the last one (the tournament thread's picture showed its
+    table message without its header)."""
+    with PlaygroundProcess(tmp_path / "pg.sqlite3", ai_pace=0.05) as proc, \
+            chromium(WIDTH, 300) as page:
+        driver = Driver(page, proc.url)
+        driver.open(1)
+        driver.command("/goblin new")
+        driver.settle()
+        shot = tmp_path / "window.png"
+        window_picture(driver, shot)
+        first, scroller, box = page.evaluate("""() => [
+            document.querySelector('article.msg').getBoundingClientRect().top,
+            document.getElementById('scroller').getBoundingClientRect().top,
+            document.getElementById('command-input').getBoundingClientRect().bottom]""")
+        height = page.viewport_size["height"]
+    assert height > 300
+    assert first >= scroller, (first, scroller)
+    assert box <= height, (box, height)
+    assert shot.stat().st_size > 0
