@@ -23,7 +23,7 @@ async def test_the_bot_tells_a_host_at_the_limit_privately_and_keeps_the_lobby(
     await h.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
     told = h.said(await h.click(ANN, h.lb.message(lobby.id),
                                 LobbyButton.id_for(tid, "start", None)))
-    assert told and told[0].startswith(f"You already have {MATCH_LIMIT} matches running")
+    assert told and told[0].startswith(f"You already play {MATCH_LIMIT} matches")
     assert (await h.bot.service.tables.load(tid)).status == "lobby"
     start = LobbyButton.id_for(tid, "start", None)
     assert any(c.startswith(start) for c in h.lb.message(lobby.id).custom_ids())

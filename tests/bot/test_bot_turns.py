@@ -241,8 +241,8 @@ async def test_turns_lists_each_match_the_limit_counts_a_match_left_to_the_ai_ma
     await bot.click(ANN, lobby, LobbyButton.id_for(tid, "ai", None))
     refused = bot.said(await bot.click(ANN, bot.lb.message(lobby.id),
                                        LobbyButton.id_for(tid, "start", None)))
-    assert refused[0].startswith(f"You already have {MATCH_LIMIT} matches running")
-    assert "/goblin turns lists your matches" in refused[0]
+    assert refused[0].startswith(f"You already play {MATCH_LIMIT} matches")
+    assert "/goblin turns lists yours" in refused[0]
 
     text = await turns_text(bot, ANN)
     assert all(f"Table #{t}" in text for t in [*tables, left]), text
