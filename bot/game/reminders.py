@@ -42,6 +42,7 @@ from bot.game.refusals import Refusal
 from bot.game.seats import turn_end
 from bot.game.tables import Tables
 from bot.storage.core.reminders import ACTIVE, AWAY, CLOSED, SENT, turn_of
+from bot.storage.core.rows import keep
 from bot.storage.interface import Storage
 from bot.storage.records import TableRecord
 from i18n import LOCALES
@@ -230,10 +231,7 @@ class Reminding:
         stored = await self.store.notify_locales([user_id])
         if user_id in stored and stored[user_id] != locale:
             await self.store.note_locale(user_id, locale)
-        self._spoken.pop(user_id, None)  # the newest last: the oldest is forgotten first
-        self._spoken[user_id] = locale
-        if len(self._spoken) > SPOKEN:
-            del self._spoken[next(iter(self._spoken))]
+        keep(self._spoken, user_id, locale, SPOKEN)
 
 
 __all__ = ["SHARE", "SLOW", "SPOKEN", "Reminder", "Reminding", "shipped", "slow_turn"]

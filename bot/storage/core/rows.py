@@ -249,13 +249,13 @@ def remember(states: StateCache, table_id: int, text: str, state: GameState) -> 
     keep(states, table_id, (text, state), STATE_CACHE)
 
 
-def keep(kept: dict[int, V], table_id: int, value: V, most: int) -> None:
-    """Keep ``value`` for table ``table_id`` in ``kept``, which holds at most ``most`` tables
-    (the one kept longest goes first)."""
-    kept.pop(table_id, None)
+def keep(kept: dict[int, V], key: int, value: V, most: int) -> None:
+    """Keep ``value`` for ``key`` (a table's id, a person's) in ``kept``, which holds at most
+    ``most`` of them (the one kept longest goes first)."""
+    kept.pop(key, None)
     if len(kept) >= most:
         kept.pop(next(iter(kept)))
-    kept[table_id] = value
+    kept[key] = value
 
 
 def as_int(value: object, column: str) -> int:
