@@ -4,7 +4,8 @@ deleted, once Discord no longer lets the bot edit it: a sign-up open for more th
 only a few edits an hour), and what a tournament's step
 (:class:`~bot.game.tournaments.Progress`) posts: each opened match begun as any started match
 (its own thread where the bot may create one), the standings picture after a round, the
-champion at the end. The rules and the storage are the game service's
+champion at the end (the messages' layouts are :mod:`bot.discord_side.ui.tournament`'s). The
+rules and the storage are the game service's
 (:mod:`bot.game.tournaments`); nothing here holds a table's lock while it sends.
 """
 
@@ -40,30 +41,18 @@ from bot.discord_side.feed import made_before, standings_nonce, undelivered
 from bot.discord_side.messages import Messages
 from bot.discord_side.sight import Sights
 from bot.discord_side.threads import unarchived
-from bot.discord_side.ui.custom_ids import TournamentButton
-from bot.discord_side.ui.parts import (
-    GOLD,
-    MAX_TEXT,
-    button,
-    cut,
-    layout,
-    nested,
-    picture,
-    row,
-    text_block,
-)
+from bot.discord_side.ui.parts import nested
+from bot.discord_side.ui.tournament import picture_view, signup_view
 from bot.discord_side.uploads import ImageFile
 from bot.game.markup import plain
 from bot.game.meta import FINAL_ROUND
-from bot.game.people import forgotten, person, person_text
+from bot.game.people import forgotten, person
 from bot.game.places import Place
 from bot.game.refusals import Refusal
 from bot.game.service import GameService
-from bot.game.spans import span
-from bot.game.texts import timer_text
 from bot.game.tournament import BYE_POINTS
 from bot.game.tournament_pictures import champion_picture, standings_picture
-from bot.game.tournaments import Progress, View
+from bot.game.tournaments import Progress
 from bot.storage.records import (
     DamagedTournament,
     StorageError,
@@ -78,76 +67,6 @@ log = logging.getLogger("karak.bot")
 Begin = Callable[[TableRecord], Awaitable[None]]
 #: The direct-message channel with a person (opened once and kept).
 Direct = Callable[[int], Awaitable[discord.abc.Messageable]]
-
-
-def terms_lines(record: TournamentRecord) -> list[str]:
-    """The terms the sign-up message states up front, one line each: the host, the rounds, the
-    tables (AI seats or byes), the turn timer, the heroes' abilities, how long a round lasts
-    (and what becomes of a match unfinished then: ranked as it stands, not rated), when
-    sign-up closes (while it lasts), the points by place and the tie-breaks."""
-    terms = [msg("bot.tournament.signup.terms.host", host=person(record.host_id)),
-             msg("bot.tournament.signup.terms.rounds_auto") if record.rounds is None
-             else msg("bot.tournament.signup.terms.rounds", count=record.rounds),
-             msg("bot.tournament.signup.terms.tables", size=record.table_size)
-             if record.ai_level is None
-             else msg("bot.tournament.signup.terms.tables_ai", size=record.table_size),
-             msg("bot.tournament.signup.terms.timer", timer=timer_text(record.timer)),
-             msg("bot.tournament.signup.terms.abilities_on") if record.abilities
-             else msg("bot.tournament.signup.terms.abilities_off"),
-             msg("bot.tournament.signup.terms.round_span", span=span(record.round_span))
-             if record.round_span > 0 else msg("bot.tournament.signup.terms.no_round_span")]
-    if record.status == "signup":  # once it is over, the message says so instead
-        terms.append(msg("bot.tournament.signup.terms.closes", at=int(record.closes_at))
-                     if record.closes_at is not None
-                     else msg("bot.tournament.signup.terms.closes_by_host"))
-    terms += [msg("bot.tournament.signup.terms.points"), msg("bot.tournament.signup.terms.ties")]
-    return [translate(m, record.locale) for m in terms]
-
-
-def entrants_line(names: list[str], locale: str, room: int) -> str:
-    """The sign-up's line of entrants, ``names`` in the order they entered, in at most
-    ``room`` characters: as many names as fit, then how many more entered (64 names of
-    markdown characters, each shown escaped, would not fit a message)."""
-    line = translate(msg("bot.tournament.signup.entrants", count=len(names),
-                         names=", ".join(names) or "—"), locale)
-    shown = len(names)
-    while len(line) > room and shown > 0:
-        shown -= 1
-        line = translate(msg("bot.tournament.signup.entrants_more", total=len(names),
-                             count=len(names) - shown, names=", ".join(names[:shown])),
-                         locale)
-    return line
-
-
-def signup_view(view: View) -> discord.ui.LayoutView:
-    """The public sign-up message: the tournament, how it is played, who entered, and its Join
-    and Leave buttons while sign-up lasts."""
-    record = view.record
-    locale = record.locale
-    names = [person_text(e.user, locale) if forgotten(e.user) else plain(e.name)
-             for e in view.tournament.entrants]
-    head = ["### " + translate(msg("bot.tournament.signup.title", name=plain(record.name)),
-                               locale), *terms_lines(record), ""]
-    # while sign-up lasts, how to enter (before its closing time, when it has one: then it
-    # starts by itself); after, whether it started or was cancelled
-    key = {"signup": "bot.tournament.signup.open" if record.closes_at is None
-           else "bot.tournament.signup.open_timed",
-           "cancelled": "bot.tournament.signup.cancelled"}.get(record.status,
-                                                                 "bot.tournament.signup.closed")
-    tail = [translate(msg(key), locale)]
-    # the entrants as many as fit: the rest of the message is always shown whole
-    room = MAX_TEXT - len("\n".join([*head, "", *tail]))
-    lines = [*head, entrants_line(names, locale, room), *tail]
-    if record.status == "signup":
-        buttons = row(
-            button(translate(msg("bot.tournament.signup.join"), locale),
-                   TournamentButton.id_for(record.id, "join"), "success"),
-            button(translate(msg("bot.tournament.signup.leave"), locale),
-                   TournamentButton.id_for(record.id, "leave")))
-        return layout(discord.ui.Container[discord.ui.LayoutView](
-            text_block(cut("\n".join(lines), MAX_TEXT)), buttons, accent_colour=GOLD))
-    return layout(discord.ui.Container[discord.ui.LayoutView](
-        text_block(cut("\n".join(lines), MAX_TEXT)), accent_colour=GOLD))
 
 
 class TournamentDesk:
@@ -296,7 +215,7 @@ class TournamentDesk:
         title, alt = (translate(msg("bot.tournament.post.standings", name=name), locale)
                       for name in (plain(record.name), record.name))
         await interaction.edit_original_response(
-            view=self._picture_view(title, alt),
+            view=picture_view(title, alt),
             attachments=[ImageFile(png, "standings.png")])
 
     async def drop(self, interaction: discord.Interaction[Any],
@@ -365,15 +284,6 @@ class TournamentDesk:
         await self._signup_edit(view.record)
 
     # ------------------------------------------------------------------ posting a step
-
-    @staticmethod
-    def _picture_view(title: str, alt: str, line: str | None = None) -> discord.ui.LayoutView:
-        """A message of a title (markdown, and a line) above one uploaded picture described
-        by ``alt`` (plain text: the title as people read it)."""
-        text = f"### {title}" + (f"\n{line}" if line else "")
-        return layout(discord.ui.Container[discord.ui.LayoutView](
-            text_block(cut(text, MAX_TEXT)), picture("standings.png", alt),
-            accent_colour=GOLD))
 
     async def signup_changed(self, tournament_id: int) -> None:
         """Redraw the sign-up message of a tournament changed outside its buttons (a person
@@ -634,7 +544,7 @@ class TournamentDesk:
                     f"the standings of tournament {record.id}") is not None:
                 return True
             await self.messages.pace.request(record.channel_id)
-            await channel.send(view=self._picture_view(title, alt, line),
+            await channel.send(view=picture_view(title, alt, line),
                                files=[ImageFile(png, "standings.png")],
                                allowed_mentions=NO_MENTIONS,
                                nonce=standings_nonce(record, seated, champion is not None))
@@ -681,4 +591,4 @@ class TournamentDesk:
                 log.exception("could not post tournament %s", progress.record.id)
 
 
-__all__ = ["TournamentDesk", "signup_view"]
+__all__ = ["TournamentDesk"]

@@ -16,7 +16,6 @@ from live_bot import LiveBot, User, component, table_id
 from players import ADMIN, TinyRenderer
 from shared_files import discord_api_checked
 
-from bot.discord_side.tournaments import signup_view
 from bot.discord_side.turns import turns_view
 from bot.discord_side.ui.custom_ids import (
     LobbyButton,
@@ -27,6 +26,7 @@ from bot.discord_side.ui.custom_ids import (
 )
 from bot.discord_side.ui.parts import MAX_TEXT, text_length
 from bot.discord_side.ui.past import history_view
+from bot.discord_side.ui.tournament import signup_view
 from bot.game.history import PAGE, HistoryPage, InRound
 from bot.game.markup import plain
 from bot.game.tournament import Entrant, Settings, Tournament
