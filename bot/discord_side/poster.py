@@ -24,6 +24,7 @@ from bot.game.markup import plain
 from bot.game.play import Outcome
 from bot.game.refusals import Refusal
 from bot.game.scheduler import Scheduler
+from bot.game.seats import won_for_person
 from bot.game.service import GameService
 from bot.storage.records import DamagedTournament, Shards, StorageError, TableRecord
 from engine import Undo
@@ -46,10 +47,10 @@ def winner_name(record: TableRecord) -> str | Msg:
     winner = record.seats[state.winner]
     if winner.user and not winner.ai:
         return f"<@{winner.user}>"
-    if winner.name:
-        return msg("bot.table.ai_played", who=plain(winner.name)) if winner.user \
-            else plain(winner.name)
-    return msg(f"hero.{state.seats[state.winner].hero}.name")
+    if not winner.name:
+        return msg(f"hero.{state.seats[state.winner].hero}.name")
+    return (msg("bot.table.ai_played", who=plain(winner.name)) if won_for_person(record)
+            else plain(winner.name))
 
 
 class Poster:
