@@ -250,6 +250,10 @@ class Playground:
         """The bot is built: it is told when the clock jumps."""
         self.bot = bot
 
+    def ready(self) -> bool:
+        """Whether the bot is built and ready (it knows the server and its channels)."""
+        return self.bot is not None and self.bot.is_ready()
+
     @property
     def url(self) -> str:
         """The page's address."""
@@ -481,7 +485,7 @@ def prepare(environ: Mapping[str, str] | None = None,
 async def serve(options: Options, settings: Settings,
                 announce: Callable[[str], None] | None = None) -> None:
     """Run the stand-in, the page and the bot until cancelled; ``announce`` gets the one line
-    with the page's address once the bot is connected (or after :data:`CONNECT_WAIT` seconds
+    with the page's address once the bot is ready (or after :data:`CONNECT_WAIT` seconds
     anyway: the page then says it waits for the bot)."""
     from bot.process.app import run
 
@@ -497,7 +501,10 @@ async def serve(options: Options, settings: Settings,
         bot = loop.create_task(run(settings, force_sync=True, clock=playground.bot_clock,
                                    built=playground.follow))
         deadline = loop.time() + CONNECT_WAIT
-        while not lb.gateway.connected() and loop.time() < deadline:
+        # ready, not only connected: discord.py is ready two seconds after the server arrived,
+        # and a match started before (a person quick on the page) waits for it to open its
+        # thread
+        while not (playground.ready() and lb.gateway.connected()) and loop.time() < deadline:
             if bot.done():
                 await bot  # raises what stopped the bot
                 return

@@ -81,7 +81,7 @@ class PlaygroundProcess:
             assert self.proc is not None and self.proc.stdout is not None
             for line in self.proc.stdout:
                 self.lines.append(line.rstrip("\n"))
-                match = re.search(r"https?://\S+/", line)
+                match = re.search(r"http://[^/\s]+:\d+/", line)  # not a link the log names
                 if match and not found:
                     found.append(match.group(0))
 

@@ -171,6 +171,14 @@ def _everywhere(url: str, user: str) -> list[dict[str, Any]]:
             for m in _messages(url, user, place)]
 
 
+class _Logged(PlaygroundProcess):
+    """The playground with the bot's log at INFO, which says when the bot is ready."""
+
+    def env(self) -> dict[str, str]:
+        """The playground's environment, and the log level."""
+        return {**super().env(), "KARAK_LOG_LEVEL": "INFO"}
+
+
 def test_python_m_bot_without_token_serves_a_table_that_outlives_a_restart(
         tmp_path: Path) -> None:
     """What a newcomer runs: the line with the address, the bot's commands on the stand-in, a
@@ -178,8 +186,11 @@ def test_python_m_bot_without_token_serves_a_table_that_outlives_a_restart(
     match's thread made again with its id)."""
     db = tmp_path / "pg.sqlite3"
     ann = str(PEOPLE[0][0])
-    with PlaygroundProcess(db, ai_pace=0.05) as proc:
+    with _Logged(db, ai_pace=0.05) as proc:
         assert len([line for line in proc.lines if proc.url in line]) == 1
+        # the address is given once the bot is ready, not only connected: a Start clicked at
+        # once opens its thread at once
+        assert any("connected as" in line for line in proc.lines), proc.lines
         names = [c["name"] for c in _get(proc.url + "_loopback/commands?guild_id="
                                          + str(GUILD_ID))["commands"]]
         assert names == ["goblin"]

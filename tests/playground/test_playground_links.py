@@ -50,6 +50,7 @@ def test_a_tables_link_opens_its_thread_or_the_direct_messages(chromium_ready: N
         _lobby_click(proc.url, ann, "start")
         d = Driver(page, proc.url)
         d.open(1)
+        d.settle()  # the match's thread opened and its table message posted there
         d.command("/goblin turns")
         links = d.hand().locator("a[data-jump]")
         assert links.count() == 2, d.describe()
