@@ -25,10 +25,11 @@ from render.bands import encode
 from render.battle import draw_battle
 from render.hand import draw_hand, playable_cards
 from render.keys import battle_key, hand_key, table_key
+from render.seats import Handed
 from render.style import forget_drawings
 from render.table import draw_table
 
-__all__ = ["battle_image", "battle_key", "forget_drawings", "hand_image", "hand_key",
+__all__ = ["Handed", "battle_image", "battle_key", "forget_drawings", "hand_image", "hand_key",
            "match_animation", "playable_cards", "table_image", "table_key"]
 
 
@@ -38,9 +39,11 @@ def _check(obs: object) -> Observation:
     return obs
 
 
-def table_image(obs: Observation, locale: str = "en") -> bytes:
-    """PNG of the public table as seen in ``obs`` (identical for every viewer)."""
-    return encode(draw_table(_check(obs), locale))
+def table_image(obs: Observation, locale: str = "en", handed: Handed = ()) -> bytes:
+    """PNG of the public table as seen in ``obs`` (identical for every viewer); ``handed``: the
+    seats the AI plays now in place of the person who left them (see
+    :data:`render.seats.Handed`), marked as the AI's."""
+    return encode(draw_table(_check(obs), locale, handed))
 
 
 def battle_image(obs: Observation, locale: str = "en") -> bytes:

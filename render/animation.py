@@ -20,6 +20,7 @@ from PIL import Image
 from engine.observe import Observation
 from engine.replay import Replay
 from render.bands import palette, palette_image
+from render.seats import Handed
 from render.style import BG
 from render.table import draw_table
 
@@ -43,9 +44,10 @@ def spread(items: Sequence[T], count: int) -> list[T]:
     return [items[round(i * last / (count - 1))] for i in range(count)]
 
 
-def frame(view: Observation, locale: str) -> Image.Image:
-    """The table picture of ``view`` as a palette image."""
-    return palette_image(draw_table(view, locale))
+def frame(view: Observation, locale: str, handed: Handed = ()) -> Image.Image:
+    """The table picture of ``view`` as a palette image (``handed``: see
+    :func:`render.table.draw_table`)."""
+    return palette_image(draw_table(view, locale, handed))
 
 
 def _gif(frames: list[Image.Image]) -> bytes:
@@ -74,14 +76,17 @@ def _padded(pictures: list[Image.Image]) -> list[Image.Image]:
     return out
 
 
-def animation(views: Sequence[Observation], locale: str = "en") -> bytes:
+def animation(views: Sequence[Observation], locale: str = "en", handed: Handed = ()) -> bytes:
     """The GIF of the table pictures of ``views`` one after another: each shows for
     :data:`FRAME_MS`, the last for :data:`LAST_MS`; at most :data:`MAX_FRAMES` of them (evenly
-    spread, the first and last kept) and at most :data:`MAX_BYTES`."""
+    spread, the first and last kept) and at most :data:`MAX_BYTES`. ``handed``: the seats the
+    AI played at the match's end in place of the person who left them, marked as the AI's on
+    the frames of its end (when the AI took them over is not in the views)."""
     if not views:
         raise ValueError("an animation needs at least one picture")
     chosen = spread(views, MAX_FRAMES)
-    pictures = _padded([frame(v, locale) for v in chosen])
+    pictures = _padded([frame(v, locale, handed if v.winner is not None else ())
+                        for v in chosen])
     gif = _gif(pictures)
     while len(gif) > MAX_BYTES and len(pictures) > 2:
         pictures = spread(pictures, len(pictures) // 2)
@@ -97,7 +102,7 @@ def match_steps(replay: Replay) -> list[int]:
     return steps
 
 
-def match_animation(replay: Replay, locale: str = "en") -> bytes:
+def match_animation(replay: Replay, locale: str = "en", handed: Handed = ()) -> bytes:
     """The GIF of a whole match (:func:`animation` of the spectator's view at each of
-    :func:`match_steps`)."""
-    return animation([replay.view(step) for step in match_steps(replay)], locale)
+    :func:`match_steps`, with ``handed``)."""
+    return animation([replay.view(step) for step in match_steps(replay)], locale, handed)

@@ -23,6 +23,7 @@ from engine.observe import Observation
 from engine.state import Phase
 from render.hand import PENDING_PHASES, card_marks
 from render.layout import name_text
+from render.seats import Handed
 from render.table import open_places, shown_phase
 
 
@@ -30,20 +31,20 @@ def _digest(*parts: object) -> str:
     return hashlib.blake2b(repr(parts).encode(), digest_size=10).hexdigest()
 
 
-def table_key(obs: Observation, locale: str = "en") -> str:
-    """The key of :func:`render.table_image` of ``obs`` in ``locale``."""
+def table_key(obs: Observation, locale: str = "en", handed: Handed = ()) -> str:
+    """The key of :func:`render.table_image` of ``obs`` in ``locale`` with ``handed``."""
     fighter = obs.battle.seat if obs.battle is not None else None
     seats = tuple(
-        (s.index, name_text(s.name, locale), s.hero, s.ai, s.keys, s.weapon, s.armour,
-         s.potions, None if s.index == fighter else (s.hp, s.hand_count, s.deck_count,
-                                                     len(s.discard)))
+        (s.index, name_text(s.name, locale), s.hero, s.ai or s.index in handed, s.keys,
+         s.weapon, s.armour, s.potions,
+         None if s.index == fighter else (s.hp, s.hand_count, s.deck_count, len(s.discard)))
         for s in (obs.seats[i] for i in obs.order))
     open_ = open_places(obs)
     places = None if open_ is None else tuple(sorted(open_))
     fought = (obs.battle.seat, obs.battle.level, obs.battle.slot) if obs.battle else None
     shopping = obs.phase in (Phase.MERCHANT, Phase.PAY)
     return _digest("table", locale, obs.round, shown_phase(obs).value, shopping, obs.current,
-                   obs.winner,
+                   obs.winner, obs.winner is not None and obs.winner in handed,
                    obs.pending, seats, tuple(obs.levels), obs.lord, tuple(obs.potion_piles),
                    obs.pawnshop, fought, places)
 

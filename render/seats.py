@@ -2,9 +2,10 @@
 right, then below).
 
 Each panel shows what a glance at the table needs: the name (turn arrow, trophy, AI pill, the
-hero's colour), hit points and keys by level, then potions, weapon and armour. The table
-message's text gives each seat's hero, equipment names and hand size; the seat in battle shows
-a sword instead of its hit points (they change with every card it plays: see the battle
+hero's colour), hit points and keys by level, then potions, weapon and armour. The AI pill marks
+a seat set up for the AI and one it took over from a person who left (see :data:`Handed`). The
+table message's text gives each seat's hero, equipment names and hand size; the seat in battle
+shows a sword instead of its hit points (they change with every card it plays: see the battle
 picture).
 """
 
@@ -51,6 +52,10 @@ NAME_PX = 30
 PER_ROW = 2
 SEAT_W = (WIDTH - 2 * GRID_X - (PER_ROW - 1) * GAP) // PER_ROW
 INNER = SEAT_W - 2 * PAD
+#: The seats the AI plays now in place of the person seated there (they left the match, or
+#: their turn timer ran out for good), in seat order: the observation holds the seats as the
+#: table was set up, the bot knows who plays them now. Their panels show the AI pill.
+Handed = tuple[int, ...]
 
 
 def hearts(img: Image.Image, hp: int, x: int, y: int, size: int) -> int:
@@ -182,21 +187,23 @@ def _row_band(seats: tuple[SeatView, ...], game: Turn, kit: bool, locale: str) -
     return band(img)
 
 
-def shown(seat: SeatView) -> SeatView:
-    """``seat`` with what its panel does not show (hand, deck and discard) blanked: a band's
-    key then holds only what the band draws, so a card drawn or discarded keeps the band."""
-    return replace(seat, hand_count=0, hand_size=0, deck_count=0, discard=(), stacking="")
+def shown(seat: SeatView, handed: Handed = ()) -> SeatView:
+    """``seat`` with what its panel does not show (hand, deck and discard) blanked, and marked
+    as the AI's when it is ``handed`` to it: a band's key then holds only what the band draws,
+    so a card drawn or discarded keeps the band, and a seat changing hands draws it again."""
+    return replace(seat, ai=seat.ai or seat.index in handed, hand_count=0, hand_size=0,
+                   deck_count=0, discard=(), stacking="")
 
 
-def seat_bands(obs: Observation, locale: str) -> list[Band]:
+def seat_bands(obs: Observation, locale: str, handed: Handed = ()) -> list[Band]:
     """The seat panels in turn order, PER_ROW a band (each band is drawn again only when one
-    of its seats changed)."""
+    of its seats changed; ``handed``: see :data:`Handed`)."""
     kit = any(_kit_row(s) for s in obs.seats)
     game = (None if obs.phase is Phase.OVER else obs.current, obs.winner,
             obs.battle.seat if obs.battle is not None else None)
     bands = []
     for i in range(0, len(obs.order), PER_ROW):
-        row = tuple(shown(obs.seats[s]) for s in obs.order[i:i + PER_ROW])
+        row = tuple(shown(obs.seats[s], handed) for s in obs.order[i:i + PER_ROW])
         here = {s.index for s in row}  # a band knows only what concerns its own seats
         turn = Turn(*(g if g in here else None for g in game))
         bands.append(_row_band(row, turn, kit, locale))

@@ -4,8 +4,10 @@ It draws only public parts of the observation (never ``hand``, ``drawn``, ``lega
 so every viewer, spectators included, gets the same picture. Monsters show what a phone can
 read: attack, hit points, their curses' marks and a gatekeeper's key (names and curse texts are
 in the battle picture and the card command). Places the seat to move cannot fight now are
-dimmed. During a battle the fighter's hit points and card counts change with every card played,
-so they are shown in the battle picture instead (see :func:`render.keys.table_key`).
+dimmed. A seat the AI took over from a person who left it is marked as the AI's (its panel's AI
+pill, and "Bob [AI] wins!" in the header when it won), as the bot's texts mark it. During a
+battle the fighter's hit points and card counts change with every card played, so they are
+shown in the battle picture instead (see :func:`render.keys.table_key`).
 """
 
 from __future__ import annotations
@@ -14,13 +16,13 @@ from PIL import Image, ImageDraw
 
 from engine.observe import LevelView, Observation
 from engine.state import Phase
-from i18n import msg, translate
+from i18n import Msg, msg, translate
 from render.bands import Band, band
 from render.cards import card_back, empty_slot, monster_tile
 from render.chips import card_chip, chip_key
 from render.icons import icon, paste
 from render.layout import BANDS, name_text, shortenable, title_bar
-from render.seats import seat_bands
+from render.seats import Handed, seat_bands
 from render.style import (
     BG,
     DARK,
@@ -278,11 +280,14 @@ def _header_band(mark: str, title: str, right: str, pending: str | None, shorten
     return band(img.crop((0, 0, WIDTH, h)))
 
 
-def _header(obs: Observation, locale: str) -> Band:
+def _header(obs: Observation, locale: str, handed: Handed) -> Band:
     rnd = translate(msg("render.round", round=obs.round), locale)
     if obs.winner is not None:
         winner = obs.seats[obs.winner].name
-        text = translate(msg("render.winner", who=name_text(winner, locale)), locale)
+        who: Msg | str = name_text(winner, locale)
+        if obs.winner in handed:  # the AI won it for the person who left: the AI's win
+            who = msg("render.ai_played", who=who)
+        text = translate(msg("render.winner", who=who), locale)
         return _header_band("trophy", text, rnd, None, shortenable(winner))
     phase = msg(f"render.phase.{shown_phase(obs).value}")
     name = obs.seats[obs.current].name
@@ -299,8 +304,9 @@ def _lord_band(lord: str, piles: tuple[tuple[str, int], ...], pawnshop: tuple[st
     return band(img)
 
 
-def draw_table(obs: Observation, locale: str) -> list[Band]:
-    """The table picture of ``obs``, as its bands from top to bottom."""
+def draw_table(obs: Observation, locale: str, handed: Handed = ()) -> list[Band]:
+    """The table picture of ``obs``, as its bands from top to bottom (``handed``: the seats
+    the AI plays now in place of the person who left them, see :data:`render.seats.Handed`)."""
     open_ = open_places(obs)
     fought = (obs.battle.level, obs.battle.slot) if obs.battle is not None else None
     shopping = obs.phase in (Phase.MERCHANT, Phase.PAY)
@@ -308,4 +314,4 @@ def draw_table(obs: Observation, locale: str) -> list[Band]:
                       fought is not None and fought[0] == 4,
                       open_ is not None and (4, 0) not in open_, locale)
     cavern = _cavern(tuple(obs.levels), fought if fought and fought[0] < 4 else None, open_)
-    return [_header(obs, locale), *cavern, lord, *seat_bands(obs, locale)]
+    return [_header(obs, locale, handed), *cavern, lord, *seat_bands(obs, locale, handed)]

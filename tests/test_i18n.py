@@ -39,8 +39,8 @@ SAME_AS_ENGLISH = {
     "bot.cmd.lang.fr", "bot.cmd.lang.cs", "bot.cmd.timer.t60", "bot.cmd.timer.t120",
     "bot.cmd.timer.t300",
     "bot.cmd.timer.t600", "bot.cmd.timer.t1800", "bot.lobby.minutes", "bot.lobby.seconds",
-    "bot.table.ai", "bot.table.ai_played", "render.ai", "bot.level.normal",
-    "bot.cmd.level.normal",
+    "bot.table.ai", "bot.table.ai_played", "render.ai", "render.ai_played",
+    "bot.level.normal", "bot.cmd.level.normal",
     "turns.span.hour", "turns.span.minute", "turns.list.ai",
     "playground.page.clock.hour", "playground.page.clock.hours",
 }
