@@ -41,7 +41,7 @@ UNPACED = 1_000_000
 class TinyRenderer:
     """Stands in for Pillow where a test plays whole matches (pictures are tested apart)."""
 
-    def table(self, obs: Observation, locale: str) -> bytes:
+    def table(self, obs: Observation, locale: str, handed: tuple[int, ...] = ()) -> bytes:
         return picture("table", obs, locale)
 
     def battle(self, obs: Observation, locale: str) -> bytes:

@@ -63,6 +63,7 @@ from bot.discord_side.ui.table import moved_view, shows_round, table_view, to_mo
 from bot.discord_side.uploads import ImageFile
 from bot.game.lessons import emphasised
 from bot.game.refusals import Refusal
+from bot.game.seats import handed
 from bot.game.service import GameService
 from bot.game.texts import Controls, controls
 from bot.storage.records import StorageError, TableRecord
@@ -183,7 +184,8 @@ class Messages:
         obs = observe(record.game, None)
         kind = "battle" if obs.battle is not None else "table"
         name = f"{kind}.png"
-        key = battle_key(obs, lc) if kind == "battle" else table_key(obs, lc)
+        ai_now = handed(record)  # the seats the AI took over: the table picture marks them
+        key = battle_key(obs, lc) if kind == "battle" else table_key(obs, lc, ai_now)
         slot = (record.id, None, lc)
         since = self.shown.version(slot)
         if (since is None or not self.service.play.wrote_all(record.id, since, record.version)
@@ -192,7 +194,7 @@ class Messages:
         picture = await self._picture(
             slot, message, name, key,
             lambda: self.pictures.battle((record.id, record.version, lc), obs, urgent)
-            if kind == "battle" else self.pictures.png(kind, obs, lc, urgent))
+            if kind == "battle" else self.pictures.png(kind, obs, lc, urgent, ai_now))
         files: list[discord.File | discord.Attachment] = [picture] if picture is not None else []
         view = table_view(record, obs, lc, name if files else None,
                           translate(headline, lc) if headline is not None else None,

@@ -64,6 +64,7 @@ from bot.game.history import Loaded
 from bot.game.places import Place
 from bot.game.refusals import Refusal
 from bot.game.rematch import RematchState
+from bot.game.seats import handed
 from bot.game.service import GameService
 from bot.storage.records import TableRecord, Unreachable
 from bot.storage.shares import ShareClaim, SharedPost
@@ -165,8 +166,11 @@ class PastMatches:
         self.begin = begin
         self.sights = sights
         self._drawing = asyncio.Lock()  # one animation drawn at a time
-        #: Animations drawn, by table and language, each with the setup (its names) drawn.
-        self._animations: OrderedDict[tuple[int, str], tuple[GameConfig, bytes]] = OrderedDict()
+        #: Animations drawn, by table and language, each with the setup (its names) and the
+        #: seats marked as handed to the AI it was drawn with.
+        self._animations: OrderedDict[tuple[int, str],
+                                      tuple[tuple[GameConfig, tuple[int, ...]], bytes]] = (
+            OrderedDict())
         #: A lock per (table, channel) whose animation is being shared, while anyone holds it.
         self._sharing: WeakValueDictionary[tuple[int, int], asyncio.Lock] = (
             WeakValueDictionary())
@@ -271,7 +275,11 @@ class PastMatches:
         locale = loc(interaction)
         view = loaded.replay.view(step)
         kinds = ["table", "battle"] if view.battle is not None else ["table"]
-        drawn = await asyncio.gather(*(self.messages.pictures.png(k, view, locale)
+        # the seats the AI took over are marked on the match's end, as its texts mark the win:
+        # the replay does not say when it took them over
+        ai_now = handed(loaded.record) if view.winner is not None else ()
+        drawn = await asyncio.gather(*(self.messages.pictures.png(k, view, locale,
+                                                                  handed=ai_now)
                                        for k in kinds))
         files = [ImageFile(png, f"{k}.png") for k, png in zip(kinds, drawn, strict=True)
                  if png is not None]
@@ -375,13 +383,13 @@ class PastMatches:
         now, as a person forgotten through another process changes them; or drawn in a
         thread)."""
         key = (loaded.record.id, loaded.record.locale)
-        setup = loaded.replay.final.config
+        setup = (loaded.replay.final.config, handed(loaded.record))
         async with self._drawing:
             kept = self._animations.get(key)
             if kept is not None and kept[0] == setup:
                 gif = kept[1]
             else:
-                gif = await asyncio.to_thread(match_animation, loaded.replay, key[1])
+                gif = await asyncio.to_thread(match_animation, loaded.replay, key[1], setup[1])
                 self._animations[key] = (setup, gif)
                 while len(self._animations) > KEPT_ANIMATIONS:
                     self._animations.popitem(last=False)

@@ -44,13 +44,19 @@ def seat_label(record: TableRecord, seat: int) -> Msg | str:
     return msg(f"hero.{record.game.seats[seat].hero}.name")
 
 
+def handed(record: TableRecord) -> tuple[int, ...]:
+    """The seats of ``record`` the AI plays now in place of their person: they left the match
+    (or their turn timer ran out for good). The game knows its seats as they were set up; the
+    table pictures are handed these to show those seats as the AI's, as the texts do."""
+    return tuple(i for i, s in enumerate(record.seats) if s.user is not None and s.ai)
+
+
 def won_for_person(record: TableRecord) -> bool:
     """True when the AI won a finished table in a person's seat: they left it (or their turn
     timer ran out for good) and the AI played it to the end. Every text naming that win marks
     the seat as the AI's, as the end's post does ("Bob [AI]"), never as the person's own."""
     winner = record.game.winner
-    return winner is not None and record.seats[winner].user is not None \
-        and record.seats[winner].ai
+    return winner is not None and winner in handed(record)
 
 
 def deadline(now: float, timer: int, seats: Sequence[SeatInfo], state: GameState,
@@ -123,5 +129,5 @@ def solo(record: TableRecord) -> bool:
 
 
 __all__ = ["MAX_SEATS", "MAX_TIMER", "MIN_SEATS", "TIMERS", "deadline", "deciding_seat",
-           "heroes", "level_of", "next_host", "playing_seat", "seat_label", "sees_hand",
+           "handed", "heroes", "level_of", "next_host", "playing_seat", "seat_label", "sees_hand",
            "solo", "turn_end", "won_for_person"]

@@ -27,30 +27,37 @@ BACKGROUND_SLACK = 8.0
 #: takes in the last, and an urgent picture asked for meanwhile waits behind one at most.
 IN_FLIGHT = 2
 
-#: A picture to draw: its kind (``table``, ``battle`` or ``hand``), observation and language.
-Picture = tuple[str, Observation, str]
+#: A picture to draw: its kind (``table``, ``battle`` or ``hand``), observation, language and
+#: the seats the AI plays now in place of the person who left them (which a table picture
+#: marks as the AI's: see :data:`render.Handed`).
+Picture = tuple[str, Observation, str, tuple[int, ...]]
 
 
-def draw(kind: str, obs: Observation, locale: str) -> bytes:
+def draw(kind: str, obs: Observation, locale: str, handed: tuple[int, ...] = ()) -> bytes:
     """Draw one picture (``table``, ``battle`` or ``hand``)."""
     from render import battle_image, hand_image, table_image
 
-    painters = {"table": table_image, "battle": battle_image, "hand": hand_image}
+    if kind == "table":
+        return table_image(obs, locale, handed)
+    painters = {"battle": battle_image, "hand": hand_image}
     return painters[kind](obs, locale)
 
 
 def pack(picture: Picture) -> bytes:
-    """A picture as a worker reads it: its kind, language and packed observation."""
-    kind, obs, locale = picture
-    return f"{kind} {locale} ".encode() + obs.packed()
+    """A picture as a worker reads it: its kind, language, the seats handed to the AI (``-``
+    for none, else their numbers joined by commas) and packed observation."""
+    kind, obs, locale, handed = picture
+    seats = ",".join(map(str, handed)) or "-"
+    return f"{kind} {locale} {seats} ".encode() + obs.packed()
 
 
 def draw_packed(job: bytes) -> bytes:
     """A worker's job (see :func:`pack`): the PNG of the picture."""
     from engine.observe import unpacked
 
-    kind, locale, obs = job.split(b" ", 2)
-    return draw(kind.decode(), unpacked(obs), locale.decode())
+    kind, locale, seats, obs = job.split(b" ", 3)
+    handed = () if seats == b"-" else tuple(int(s) for s in seats.split(b","))
+    return draw(kind.decode(), unpacked(obs), locale.decode(), handed)
 
 
 def draw_here(picture: Picture) -> bytes:
@@ -70,15 +77,16 @@ class DrawingPool:
         self.in_threads = 0  # pictures drawn in threads because their worker died
 
     async def draw(self, kind: str, obs: Observation, locale: str,
-                   priority: int = URGENT) -> bytes:
+                   priority: int = URGENT, handed: tuple[int, ...] = ()) -> bytes:
         """The picture, drawn as soon as a worker is free for its priority: urgent pictures
-        now, background ones a little later, so they give way but are never starved."""
+        now, background ones a little later, so they give way but are never starved
+        (``handed``: see :data:`Picture`)."""
         delay = BACKGROUND_SLACK if priority == BACKGROUND else 0.0
         try:
-            return await self.pool.run((kind, obs, locale), delay)
+            return await self.pool.run((kind, obs, locale, handed), delay)
         except WorkerGone:
             self.in_threads += 1
-            return await asyncio.to_thread(draw, kind, obs, locale)
+            return await asyncio.to_thread(draw, kind, obs, locale, handed)
 
     async def close(self) -> None:
         """Stop the workers."""

@@ -26,8 +26,9 @@ BATTLE_PICTURES = 1024
 class Renderer(Protocol):
     """Turns observations into PNG bytes (the real one is :class:`PillowRenderer`)."""
 
-    def table(self, obs: Observation, locale: str) -> bytes:
-        """The public table."""
+    def table(self, obs: Observation, locale: str, handed: tuple[int, ...] = ()) -> bytes:
+        """The public table (``handed``: the seats the AI plays now in place of the person who
+        left them, marked as the AI's)."""
         ...
 
     def battle(self, obs: Observation, locale: str) -> bytes:
@@ -49,19 +50,23 @@ class PillowRenderer:
     def __init__(self, workers: int = 0) -> None:
         self.pool = DrawingPool(workers)
 
-    async def draw(self, kind: str, obs: Observation, locale: str, urgent: bool = True) -> bytes:
-        """Draw ``kind`` (table, battle, hand) off the event loop."""
-        return await self.pool.draw(kind, obs, locale, URGENT if urgent else BACKGROUND)
+    async def draw(self, kind: str, obs: Observation, locale: str, urgent: bool = True,
+                   handed: tuple[int, ...] = ()) -> bytes:
+        """Draw ``kind`` (table, battle, hand) off the event loop (``handed``: see
+        :meth:`table`)."""
+        return await self.pool.draw(kind, obs, locale, URGENT if urgent else BACKGROUND,
+                                    handed)
 
     async def close(self) -> None:
         """Stop the worker processes."""
         await self.pool.close()
 
-    def table(self, obs: Observation, locale: str) -> bytes:
-        """The public table."""
+    def table(self, obs: Observation, locale: str, handed: tuple[int, ...] = ()) -> bytes:
+        """The public table (``handed``: the seats the AI plays now in place of the person who
+        left them, marked as the AI's)."""
         from render import table_image
 
-        return table_image(obs, locale)
+        return table_image(obs, locale, handed)
 
     def battle(self, obs: Observation, locale: str) -> bytes:
         """The battle in progress."""
@@ -93,14 +98,18 @@ class Pictures:
         self.metrics = UNCOUNTED  # the bot's, once it is built: times every drawing
         self._battles: OrderedDict[tuple[int, str], _Battle] = OrderedDict()
 
-    async def png(self, kind: str, obs: Observation, locale: str,
-                  urgent: bool = True) -> bytes | None:
-        """A picture drawn off the event loop (``urgent``: someone is waiting for it)."""
+    async def png(self, kind: str, obs: Observation, locale: str, urgent: bool = True,
+                  handed: tuple[int, ...] = ()) -> bytes | None:
+        """A picture drawn off the event loop (``urgent``: someone is waiting for it;
+        ``handed``: the seats a table picture marks as the AI's in place of the person who
+        left them)."""
         drawer = getattr(self.renderer, "draw", None)
         try:
             with self.metrics.drawing(kind):
                 if drawer is not None:
-                    data = await drawer(kind, obs, locale, urgent)
+                    data = await drawer(kind, obs, locale, urgent, handed)
+                elif kind == "table":
+                    data = await asyncio.to_thread(self.renderer.table, obs, locale, handed)
                 else:
                     data = await asyncio.to_thread(getattr(self.renderer, kind), obs, locale)
         except Exception:

@@ -36,7 +36,7 @@ ADMIN = User(2000000000000000009, "Mod", admin=True)
 class TinyRenderer:
     """Stands in for Pillow where a test plays hundreds of moves (images are tested apart)."""
 
-    def table(self, obs: Observation, locale: str) -> bytes:
+    def table(self, obs: Observation, locale: str, handed: tuple[int, ...] = ()) -> bytes:
         return PNG
 
     def battle(self, obs: Observation, locale: str) -> bytes:

@@ -42,7 +42,7 @@ async def test_urgent_first_but_background_not_starved(monkeypatch: pytest.Monke
     order: list[str] = []
     started, release = threading.Event(), threading.Event()
 
-    def fake_draw(kind: str, obs: Any, locale: str) -> bytes:
+    def fake_draw(kind: str, obs: Any, locale: str, handed: tuple[int, ...] = ()) -> bytes:
         if locale.startswith("hold"):
             started.set()
             release.wait(30)
@@ -113,7 +113,7 @@ async def test_a_picture_the_worker_cannot_draw_is_an_error_and_the_worker_goes_
 
 
 async def test_no_workers_draws_in_threads(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(drawing, "draw", lambda kind, obs, locale: kind.encode())
+    monkeypatch.setattr(drawing, "draw", lambda kind, obs, locale, handed=(): kind.encode())
     pool = DrawingPool(0)
     assert await pool.draw("battle", None, "en") == b"battle"
     await pool.close()
@@ -125,7 +125,7 @@ async def test_a_battle_picture_is_drawn_once_per_version() -> None:
     calls: list[str] = []
 
     class Counting:
-        def table(self, obs: Any, locale: str) -> bytes:
+        def table(self, obs: Any, locale: str, handed: tuple[int, ...] = ()) -> bytes:
             return b"t"
 
         def hand(self, obs: Any, locale: str) -> bytes:
@@ -153,7 +153,8 @@ async def test_a_person_never_waits_for_a_background_battle_picture() -> None:
     asked: list[bool] = []
 
     class Queued:
-        async def draw(self, kind: str, obs: Any, locale: str, urgent: bool) -> bytes:
+        async def draw(self, kind: str, obs: Any, locale: str, urgent: bool,
+                       handed: tuple[int, ...] = ()) -> bytes:
             asked.append(urgent)
             if not urgent:
                 await held.wait()  # behind the urgent pictures of other tables
@@ -177,7 +178,7 @@ async def test_without_workers_one_thread_of_the_bot_draws(
 
     seen: list[str] = []
 
-    def fake_draw(kind: str, obs: Any, locale: str) -> bytes:
+    def fake_draw(kind: str, obs: Any, locale: str, handed: tuple[int, ...] = ()) -> bytes:
         seen.append(threading.current_thread().name)
         return kind.encode()
 
@@ -263,7 +264,7 @@ async def test_pictures_handed_to_a_worker_that_died_are_drawn_in_threads(
         return fake
 
     monkeypatch.setattr(pool.Worker, "start", staticmethod(start))
-    monkeypatch.setattr(drawing, "draw", lambda kind, obs, locale: locale.encode())
+    monkeypatch.setattr(drawing, "draw", lambda kind, obs, locale, handed=(): locale.encode())
     pictures = DrawingPool(1)
     try:
         asked = [asyncio.ensure_future(pictures.draw("hand", _obs(), name)) for name in "xy"]
@@ -273,3 +274,32 @@ async def test_pictures_handed_to_a_worker_that_died_are_drawn_in_threads(
         assert pictures.stats()["in_threads"] == 2
     finally:
         await pictures.close()
+
+
+async def test_a_table_picture_s_job_carries_the_seats_handed_to_the_ai() -> None:
+    """The seats the AI took over from a person reach the table picture however it is drawn:
+    packed for a worker process, or in a thread of the bot's."""
+    from bot.workers.pictures import Pictures, PillowRenderer
+    from engine import Phase
+    from render import table_image
+
+    state = new_game(GameConfig(seats=(SeatConfig("horan", name="Ann"),
+                                       SeatConfig("taia", name="Bob")), seed=3))
+    over = structs.replace(observe(state, None), phase=Phase.OVER, winner=1)
+    marked = table_image(over, "fr", (1,))
+    assert marked != table_image(over, "fr")
+    assert drawing.draw_packed(drawing.pack(("table", over, "fr", (1,)))) == marked
+    assert drawing.draw_packed(drawing.pack(("table", over, "fr", ()))) == table_image(over, "fr")
+    for workers in (0, 1):
+        renderer = PillowRenderer(workers)
+        try:
+            assert await Pictures(renderer).png("table", over, "fr", handed=(1,)) == marked
+        finally:
+            await renderer.close()
+
+    class Threaded:  # a renderer drawn in threads of the bot (no pool of its own)
+        def table(self, obs: Any, locale: str, handed: tuple[int, ...] = ()) -> bytes:
+            return table_image(obs, locale, handed)
+
+    threaded = Pictures(Threaded())  # type: ignore[arg-type]
+    assert await threaded.png("table", over, "fr", handed=(1,)) == marked

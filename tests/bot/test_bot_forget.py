@@ -62,7 +62,7 @@ class Recorder(TinyRenderer):
     def __init__(self) -> None:
         self.seen: list[Observation] = []
 
-    def table(self, obs: Observation, locale: str) -> bytes:
+    def table(self, obs: Observation, locale: str, handed: tuple[int, ...] = ()) -> bytes:
         self.seen.append(obs)
         return super().table(obs, locale)
 
@@ -317,7 +317,7 @@ async def test_a_replay_and_animation_kept_lose_a_name_forgotten_elsewhere(
     this process kept of a match they played."""
     drawn: list[list[str]] = []
 
-    def animation(replay: Replay, locale: str) -> bytes:
+    def animation(replay: Replay, locale: str, handed: tuple[int, ...] = ()) -> bytes:
         drawn.append([seat.name for seat in replay.final.config.seats])
         return b"GIF89a" + b"\0" * 16
 

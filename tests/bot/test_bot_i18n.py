@@ -38,7 +38,7 @@ class RecordingRenderer:
     def __init__(self) -> None:
         self.drawn: list[tuple[str, str]] = []
 
-    def table(self, obs: Observation, locale: str) -> bytes:
+    def table(self, obs: Observation, locale: str, handed: tuple[int, ...] = ()) -> bytes:
         self.drawn.append(("table", locale))
         return PNG
 

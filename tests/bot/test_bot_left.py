@@ -6,20 +6,28 @@ move, whom the ratings treat as never seated, has no such match in their own rec
 history."""
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+from bot_helpers import Clock
 from live_bot import CHANNEL, LiveBot
-from players import ANN, BOB, SEATS, Players, finished_match, open_table
+from players import ANN, BOB, SEATS, Players, TinyRenderer, finished_match, open_table
 from storage.helpers import Game, played
 
 from bot.discord_side.past import round_series
 from bot.discord_side.poster import winner_name
 from bot.discord_side.sight import sight_of_table
 from bot.discord_side.threads import line
+from bot.discord_side.ui.custom_ids import ShareButton
+from bot.game.seats import won_for_person
 from bot.game.standings import rate_result
 from bot.game.texts import phase_line, winner_named
 from bot.storage.records import SeatInfo
-from engine import GameConfig, Phase, SeatConfig, apply, new_game, observe
+from engine import GameConfig, Observation, Phase, SeatConfig, apply, new_game, observe
 from engine.agents import make_agent
+from engine.replay import Replay
 from i18n import msg, translate
+from loopback import Loopback
 from render.charts import summary_chart
 
 #: Bob's seat handed to the normal AI (he left, or ran out of time, after moving).
@@ -150,3 +158,69 @@ async def test_the_final_table_names_the_ai_s_win_in_his_seat_as_the_end_post_do
     # Bob's name is marked as the AI's seat is (the AI's own seat, 2, too), beside his trophy
     assert summary == summary_chart(round_series(loaded.replay, {1, 2}), "en")
     assert summary != summary_chart(round_series(loaded.replay, {2}), "en")
+
+
+class Jobs(TinyRenderer):
+    """Tiny pictures, each table picture's job kept: who won in it and the seats marked as
+    handed to the AI."""
+
+    def __init__(self) -> None:
+        self.tables: list[tuple[int | None, tuple[int, ...]]] = []
+
+    def table(self, obs: Observation, locale: str, handed: tuple[int, ...] = ()) -> bytes:
+        self.tables.append((obs.winner, handed))
+        return super().table(obs, locale, handed)
+
+
+async def test_the_table_picture_marks_the_seat_of_one_who_left_and_the_ai_s_win_there(
+        lb: Loopback, tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bob leaves a running match: the table message's picture is drawn again once, marking
+    his seat as the AI's; the AI wins there, and the final table picture, as its replay's
+    last step, names that win as the AI's (their jobs carry his seat as handed to the AI), as
+    the texts do."""
+    jobs = Jobs()
+    animated: list[tuple[int, ...]] = []
+
+    def animation(replay: Replay, locale: str, handed: tuple[int, ...] = ()) -> bytes:
+        animated.append(handed)
+        return b"GIF89a" + b"\0" * 16
+
+    monkeypatch.setattr("bot.discord_side.past.match_animation", animation)
+    live = await LiveBot.start(lb, tmp_path / "k.db", jobs, clock=clock)
+    try:
+        game = named_game(4)
+        step = 427  # Bob's seat is to move, no battle on: a table picture
+        assert game.moves[step][0] == 1 and game.states[step].battle is None
+        tid = await finished_match(live.store, game, upto=step)
+        await live.bot.poster.refresh(await live.bot.service.tables.load(tid))
+        await live.settle()
+        drawn = len(jobs.tables)
+        assert drawn and all(job == (None, ()) for job in jobs.tables)  # his own seat
+        await live.command(BOB, "leave")
+        await live.settle()
+        record = await live.bot.service.tables.load(tid)
+        assert record.status == "finished" and won_for_person(record)
+        # once when the seat changed hands, then the AI's win in it (its battle in between
+        # shows in battle pictures)
+        assert jobs.tables[drawn:] == [(None, (1,)), (1, (1,))], jobs.tables
+        final = live.public()[-1]
+        assert [a.filename for a in final.attachments][:1] == ["table.png"]
+        assert "\nBob [AI] is the Champion of the Realm!\n" in final.text(), final.text()
+        # its replay: the end marks his seat as the AI's, as its text marks the win; its first
+        # step shows the seat as it was set up (when the AI took it over is not in the replay)
+        replay = live.reply(await live.command(ANN, "replay", id=tid))
+        drawn = len(jobs.tables)
+        last = next(c for c in replay.custom_ids()
+                    if c.startswith("kg:rp:") and c.endswith("last"))
+        await live.click(ANN, replay, last)
+        assert jobs.tables[drawn:] == [(1, (1,))], jobs.tables
+        assert "\nBob [AI] is the Champion of the Realm!" in live.message(replay).text()
+        first = next(c for c in live.message(replay).custom_ids()
+                     if c.startswith("kg:rp:") and c.endswith("first"))
+        await live.click(ANN, live.message(replay), first)
+        assert jobs.tables[drawn + 1:] == [(None, ())], jobs.tables
+        # its animation, shared: drawn with his seat handed to the AI (its end marks it)
+        await live.click(ANN, live.message(replay), ShareButton.id_for(tid))
+        assert animated == [(1,)]
+    finally:
+        await live.stop()

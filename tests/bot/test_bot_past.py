@@ -542,9 +542,9 @@ async def test_a_post_discord_refuses_is_told_privately_and_may_be_tried_again(
 
     drawn = match_animation
 
-    def losing_rights(replay: Replay, locale: str) -> bytes:
+    def losing_rights(replay: Replay, locale: str, handed: tuple[int, ...] = ()) -> bytes:
         bot.channel.bot_permissions = ALL_PERMISSIONS & ~ATTACH_FILES
-        return drawn(replay, locale)
+        return drawn(replay, locale, handed)
 
     monkeypatch.setattr("bot.discord_side.past.match_animation", losing_rights)
     other = await finished_match(bot.store, played(3))

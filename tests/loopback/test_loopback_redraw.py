@@ -46,7 +46,7 @@ class CountingRenderer:
     def __init__(self) -> None:
         self.drawn: Counter[str] = Counter()
 
-    def table(self, obs: Observation, locale: str) -> bytes:
+    def table(self, obs: Observation, locale: str, handed: tuple[int, ...] = ()) -> bytes:
         self.drawn["table"] += 1
         return PNG
 
